@@ -1,0 +1,243 @@
+"""Typed configuration: dataclasses on the inside, YAML on disk, dotted overrides on the command line.
+
+Every config in leviathan is a (possibly nested) dataclass. This module turns plain dictionaries
+(from YAML, JSON or ``key.sub=value`` overrides) into those dataclasses and back, and rejects bad
+input with one message that names the key, the problem and the fix:
+
+    >>> from_dict(ModelConfig, {"hiden_size": 64})
+    ConfigError: unknown key 'hiden_size' in ModelConfig; did you mean 'hidden_size'?
+
+Footguns handled here so no caller has to:
+- YAML reads ``1e-3`` as a string; numbers given as strings are converted when the field is a number.
+- ``bool`` is a subclass of ``int`` in Python; ``hidden_size: true`` is rejected, not read as 1.
+- ``Optional[int]`` accepts ``null``/``none``.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import difflib
+import json
+import os
+import types
+import typing
+from pathlib import Path
+from typing import Any, Literal, Mapping, Sequence, TypeVar, get_args, get_origin
+
+import yaml
+
+T = TypeVar("T")
+
+
+class ConfigError(ValueError):
+    """A configuration value a user must fix. The message names the key and the fix."""
+
+
+# --------------------------------------------------------------------------------------------
+# dict -> dataclass
+
+
+def _type_name(tp: Any) -> str:
+    if get_origin(tp) is Literal:
+        return " | ".join(repr(a) for a in get_args(tp))
+    return getattr(tp, "__name__", str(tp).replace("typing.", ""))
+
+
+def _coerce(value: Any, tp: Any, where: str) -> Any:
+    """Convert ``value`` to type ``tp`` or raise ConfigError naming ``where``."""
+    origin = get_origin(tp)
+    if tp is Any:
+        return value
+    if origin in (typing.Union, types.UnionType):
+        args = get_args(tp)
+        if value is None or (isinstance(value, str) and value.lower() in ("none", "null")):
+            if type(None) in args:
+                return None
+        errors = []
+        for arg in args:
+            if arg is type(None):
+                continue
+            try:
+                return _coerce(value, arg, where)
+            except ConfigError as e:
+                errors.append(str(e))
+        raise ConfigError(errors[0] if errors else f"{where}: got {value!r}, expected {_type_name(tp)}")
+    if origin is Literal:
+        choices = get_args(tp)
+        if value in choices:
+            return value
+        hint = difflib.get_close_matches(str(value), [str(c) for c in choices], n=1)
+        extra = f"; did you mean {hint[0]!r}?" if hint else ""
+        raise ConfigError(f"{where}: {value!r} is not one of {', '.join(map(repr, choices))}{extra}")
+    if origin in (list, tuple, Sequence) or tp in (list, tuple):
+        if isinstance(value, str):
+            value = [v.strip() for v in value.split(",") if v.strip()] if value else []
+        if not isinstance(value, (list, tuple)):
+            raise ConfigError(f"{where}: expected a list, got {value!r}")
+        (item_tp,) = get_args(tp)[:1] or (Any,)
+        out = [_coerce(v, item_tp, f"{where}[{i}]") for i, v in enumerate(value)]
+        return tuple(out) if (origin is tuple or tp is tuple) else out
+    if origin in (dict, Mapping) or tp is dict:
+        if not isinstance(value, Mapping):
+            raise ConfigError(f"{where}: expected a mapping, got {value!r}")
+        return dict(value)
+    if dataclasses.is_dataclass(tp):
+        if isinstance(value, tp):
+            return value
+        if not isinstance(value, Mapping):
+            raise ConfigError(f"{where}: expected a section of keys for {tp.__name__}, got {value!r}")
+        return from_dict(tp, value, prefix=where + ".")
+    if tp is bool:
+        if isinstance(value, bool):
+            return value
+        if isinstance(value, str) and value.lower() in ("true", "yes", "1", "on", "false", "no", "0", "off"):
+            return value.lower() in ("true", "yes", "1", "on")
+        raise ConfigError(f"{where}: expected true or false, got {value!r}")
+    if tp is int:
+        if isinstance(value, bool):
+            raise ConfigError(f"{where}: expected an integer, got {value!r}")
+        if isinstance(value, int):
+            return value
+        if isinstance(value, float) and value.is_integer():
+            return int(value)
+        if isinstance(value, str):
+            try:
+                f = float(value.replace("_", ""))
+            except ValueError:
+                f = None
+            if f is not None and f.is_integer():
+                return int(f)
+        raise ConfigError(f"{where}: expected an integer, got {value!r}")
+    if tp is float:
+        if isinstance(value, bool):
+            raise ConfigError(f"{where}: expected a number, got {value!r}")
+        if isinstance(value, (int, float)):
+            return float(value)
+        if isinstance(value, str):
+            try:
+                return float(value)
+            except ValueError:
+                pass
+        raise ConfigError(f"{where}: expected a number, got {value!r}")
+    if tp is str:
+        if isinstance(value, (str, int, float)) and not isinstance(value, bool):
+            return str(value)
+        raise ConfigError(f"{where}: expected a string, got {value!r}")
+    return value
+
+
+def from_dict(cls: type[T], data: Mapping[str, Any], prefix: str = "") -> T:
+    """Build dataclass ``cls`` from ``data``, checking every key and type.
+
+    Unknown keys raise ConfigError with the closest valid name; the dataclass's own
+    ``__post_init__`` runs last and validates values.
+    """
+    if data is None:
+        data = {}
+    if not isinstance(data, Mapping):
+        raise ConfigError(f"{prefix.rstrip('.') or cls.__name__}: expected a mapping of keys, got {data!r}")
+    fields = {f.name: f for f in dataclasses.fields(cls) if f.init}
+    hints = typing.get_type_hints(cls)
+    kwargs = {}
+    for key, value in data.items():
+        if key not in fields:
+            hint = difflib.get_close_matches(key, list(fields), n=1, cutoff=0.6)
+            extra = f"; did you mean '{prefix}{hint[0]}'?" if hint else f"; valid keys: {', '.join(sorted(fields))}"
+            raise ConfigError(f"unknown key '{prefix}{key}' in {cls.__name__}{extra}")
+        kwargs[key] = _coerce(value, hints[key], f"{prefix}{key}")
+    try:
+        return cls(**kwargs)
+    except ConfigError as e:
+        if prefix and not str(e).startswith(prefix):
+            raise ConfigError(f"{prefix}{e}") from None
+        raise
+
+
+def to_dict(obj: Any) -> Any:
+    """Dataclass (nested) -> plain dict of YAML-safe values."""
+    if dataclasses.is_dataclass(obj):
+        return {f.name: to_dict(getattr(obj, f.name)) for f in dataclasses.fields(obj)}
+    if isinstance(obj, (list, tuple)):
+        return [to_dict(v) for v in obj]
+    if isinstance(obj, dict):
+        return {k: to_dict(v) for k, v in obj.items()}
+    if isinstance(obj, Path):
+        return str(obj)
+    return obj
+
+
+# --------------------------------------------------------------------------------------------
+# overrides and files
+
+
+def parse_override(text: str) -> tuple[list[str], Any]:
+    """``"model.hidden_size=256"`` -> (["model", "hidden_size"], 256). Values are parsed as YAML."""
+    if "=" not in text:
+        raise ConfigError(f"override {text!r} must look like key=value (for example model.hidden_size=256)")
+    key, raw = text.split("=", 1)
+    key = key.strip().lstrip("-")
+    if not key:
+        raise ConfigError(f"override {text!r} has an empty key; write key=value")
+    try:
+        value = yaml.safe_load(raw) if raw.strip() else ""
+    except yaml.YAMLError:
+        value = raw
+    return key.split("."), value
+
+
+def apply_overrides(data: dict, overrides: Sequence[str]) -> dict:
+    """Apply ``a.b=c`` overrides to a nested dict (in place) and return it."""
+    for text in overrides:
+        path, value = parse_override(text)
+        node = data
+        for part in path[:-1]:
+            child = node.get(part)
+            if child is None:
+                child = node[part] = {}
+            if not isinstance(child, dict):
+                raise ConfigError(f"override {text!r}: '{part}' is a value, not a section")
+            node = child
+        node[path[-1]] = value
+    return data
+
+
+def load_yaml(path: str | os.PathLike) -> dict:
+    """Read a YAML mapping; a missing or malformed file is a ConfigError that names it."""
+    path = Path(path)
+    if not path.is_file():
+        raise ConfigError(f"config file {str(path)!r} does not exist; pass the path of a YAML file")
+    try:
+        data = yaml.safe_load(path.read_text()) or {}
+    except yaml.YAMLError as e:
+        raise ConfigError(f"config file {str(path)!r} is not valid YAML: {e}") from None
+    if not isinstance(data, dict):
+        raise ConfigError(f"config file {str(path)!r} must hold a mapping of keys at the top level")
+    return data
+
+
+def dump_yaml(obj: Any, path: str | os.PathLike | None = None) -> str:
+    text = yaml.safe_dump(to_dict(obj), sort_keys=False)
+    if path is not None:
+        atomic_write_text(path, text)
+    return text
+
+
+def atomic_write_text(path: str | os.PathLike, text: str) -> None:
+    """Write ``text`` to ``path`` via a temporary file + fsync + rename: readers never see a partial file."""
+    path = Path(path)
+    tmp = path.with_name(f".{path.name}.tmp{os.getpid()}")
+    with open(tmp, "w") as f:
+        f.write(text)
+        f.flush()
+        os.fsync(f.fileno())
+    os.replace(tmp, path)
+
+
+def atomic_write_json(path: str | os.PathLike, obj: Any) -> None:
+    atomic_write_text(path, json.dumps(obj, indent=2, sort_keys=False) + "\n")
+
+
+def require(condition: bool, message: str) -> None:
+    """Raise ConfigError(message) unless ``condition``; used by __post_init__ validators."""
+    if not condition:
+        raise ConfigError(message)

@@ -1,0 +1,152 @@
+"""Parameter and FLOP accounting by named group, and the isoparametric depth solver (SPEC §3).
+
+Groups: ``input`` (the input side: table, factorised table, codebooks or generator), ``body``
+(decoder blocks and the final norm), ``head`` (the output matrix). They sum to ``total``. A tied
+matrix is counted once, in ``input``; the head of a dense_tied model is then 0 and ``tied`` is True.
+
+Counts are computed analytically from a ``ModelConfig`` (instant even for the paper's 200k x 2048
+configurations, no weights allocated) and, for a built model, from its named parameters;
+``tests/unit/test_accounting.py`` checks both agree for every variant.
+
+FLOPs are forward multiply-adds x 2 per token (training ~ 3x). The generator's cost depends on the
+number of distinct ids in a batch, not on tokens, so it is reported per distinct id.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, replace
+
+from torch import nn
+
+from .config import ModelConfig
+
+
+@dataclass(frozen=True)
+class ParamCounts:
+    input: int
+    body: int
+    head: int
+    tied: bool
+
+    @property
+    def total(self) -> int:
+        return self.input + self.body + self.head
+
+    def as_dict(self) -> dict:
+        return {"input": self.input, "body": self.body, "head": self.head, "total": self.total, "tied": self.tied}
+
+
+def generator_params(cfg: ModelConfig) -> int:
+    """k b d_s + M (d_s^2 + 2 d_s) + M d_s kappa r + M r D (SPEC §1)."""
+    k, b, d, M = cfg.generator_k, cfg.base, cfg.generator_seed_dim, cfg.generator_modes
+    return k * b * d + M * (d * d + 2 * d) + M * d * cfg.generator_knots * cfg.generator_rank \
+        + M * cfg.generator_rank * cfg.hidden_size
+
+
+def input_params(cfg: ModelConfig) -> int:
+    V, D = cfg.vocab_size, cfg.hidden_size
+    if cfg.embedding in ("dense_tied", "dense_untied"):
+        return V * D
+    if cfg.embedding == "factorized":
+        return V * cfg.embedding_rank + cfg.embedding_rank * D
+    if cfg.embedding == "compositional":
+        return cfg.generator_k * cfg.base * cfg.generator_seed_dim + cfg.generator_seed_dim * D
+    return generator_params(cfg)
+
+
+def layer_params(cfg: ModelConfig) -> int:
+    D, F, hd = cfg.hidden_size, cfg.resolved_intermediate_size, cfg.resolved_head_dim
+    attn = D * cfg.num_attention_heads * hd * 2 + D * cfg.kv_heads * hd * 2  # q, o + k, v
+    return attn + 3 * D * F + 2 * D  # + SwiGLU + two RMSNorms
+
+
+def count_config(cfg: ModelConfig) -> ParamCounts:
+    """Analytic parameter counts for a configuration."""
+    body = cfg.num_hidden_layers * layer_params(cfg) + cfg.hidden_size
+    head = 0 if cfg.tie_word_embeddings else cfg.vocab_size * cfg.hidden_size
+    return ParamCounts(input=input_params(cfg), body=body, head=head, tied=cfg.tie_word_embeddings)
+
+
+def count_model(model: nn.Module) -> ParamCounts:
+    """Counts from a built ``CausalLM`` by parameter name; each tensor once."""
+    groups = {"input": 0, "body": 0, "head": 0}
+    seen = set()
+    for name, p in model.named_parameters(remove_duplicate=False):
+        if id(p) in seen:
+            continue
+        seen.add(id(p))
+        if name.startswith("model.embed_tokens."):
+            groups["input"] += p.numel()
+        elif name.startswith("lm_head."):
+            groups["head"] += p.numel()
+        else:
+            groups["body"] += p.numel()
+    tied = model.lm_head.weight is getattr(model.model.embed_tokens, "weight", None)
+    return ParamCounts(tied=tied, **groups)
+
+
+def flops_per_token(cfg: ModelConfig, seq_len: int | None = None) -> dict:
+    """Forward FLOPs per token by group (2 per multiply-add), plus the generator per distinct id."""
+    T = seq_len or cfg.max_position_embeddings
+    D, hd, H = cfg.hidden_size, cfg.resolved_head_dim, cfg.num_attention_heads
+    matmul = layer_params(cfg) - 2 * D
+    attention = 2 * 2 * T * H * hd / 2  # QK^T and AV over on average T/2 causal keys
+    body = cfg.num_hidden_layers * (2 * matmul + attention)
+    head = 2 * cfg.vocab_size * D
+    out = {"body": body, "head": head, "input": 0.0}
+    if cfg.embedding == "factorized":
+        out["input"] = 2 * cfg.embedding_rank * D
+    elif cfg.embedding == "compositional":
+        out["input"] = 2 * cfg.generator_seed_dim * D
+    if cfg.embedding == "leviathan":
+        d, M, r, p = cfg.generator_seed_dim, cfg.generator_modes, cfg.generator_rank, cfg.generator_degree
+        out["generator_per_distinct_id"] = 2 * M * d * d + 2 * M * d * (p + 1) * r + M * d * r + 2 * M * r * D
+        out["generator_literal_per_position"] = 2 * M * d * d + 2 * M * d * cfg.generator_knots * r + M * d * r \
+            + 2 * M * r * D
+    out["total"] = out["body"] + out["head"] + out["input"]
+    return out
+
+
+@dataclass(frozen=True)
+class IsoSolution:
+    config: ModelConfig
+    target_total: int
+    total: int
+
+    @property
+    def gap(self) -> int:
+        return self.total - self.target_total
+
+    @property
+    def relative_gap(self) -> float:
+        return self.gap / self.target_total
+
+
+def isoparametric_depth(dense: ModelConfig, embedding: str = "leviathan", max_layers: int = 1024) -> IsoSolution:
+    """The depth at which ``embedding`` with ``dense``'s width has the total closest to ``dense``'s.
+
+    The paper's example: a 6-layer dense-untied model of 109M matches a 52-layer leviathan of 108.5M
+    (o200k, width 512): the input table's budget is spent on depth.
+    """
+    target = count_config(dense).total
+    base = replace(dense, embedding=embedding)
+    fixed = count_config(replace(base, num_hidden_layers=1))
+    per_layer = layer_params(base)
+    fixed_total = fixed.total - per_layer  # everything except the layers
+    best = max(1, min(max_layers, round((target - fixed_total) / per_layer)))
+    candidates = [n for n in (best - 1, best, best + 1) if 1 <= n <= max_layers]
+    layers = min(candidates, key=lambda n: abs(fixed_total + n * per_layer - target))
+    cfg = replace(base, num_hidden_layers=layers)
+    return IsoSolution(cfg, target, count_config(cfg).total)
+
+
+def format_table(rows: list[tuple[str, ModelConfig]]) -> str:
+    """A plain-text table of parameter groups for named configurations."""
+    header = f"{'model':<28} {'layers':>6} {'input':>14} {'body':>14} {'head':>14} {'total':>14} {'input %':>8}"
+    lines = [header, "-" * len(header)]
+    for name, cfg in rows:
+        c = count_config(cfg)
+        head = "tied" if c.tied else f"{c.head:,}"
+        lines.append(f"{name:<28} {cfg.num_hidden_layers:>6} {c.input:>14,} {c.body:>14,} {head:>14} "
+                     f"{c.total:>14,} {100 * c.input / c.total:>7.2f}%")
+    return "\n".join(lines)

@@ -1,0 +1,182 @@
+"""ModelConfig: the backbone (Hugging Face LlamaConfig names) plus the input-embedding variant.
+
+Backbone field names are exactly LlamaConfig's (hidden_size, intermediate_size, num_hidden_layers,
+num_attention_heads, num_key_value_heads, head_dim, rms_norm_eps, rope_theta,
+max_position_embeddings), so a dense model's config maps onto ``transformers.LlamaConfig`` key for
+key. Leviathan's own fields are prefixed ``generator_`` (SPEC §1, paper defaults).
+
+Embedding variants (SPEC §3):
+- ``dense_tied``: one V x D matrix is the input table and the output head (counted once).
+- ``dense_untied``: separate V x D input table and V x D head.
+- ``leviathan``: the continuous generator for input, an untied dense head.
+- ``factorized``: ALBERT-style V x e table then e x D map (``embedding_rank`` = e), untied head.
+- ``compositional``: the generator's steps 1-2 (base-b digits, codebook sum) plus a d_s x D linear
+  map, no splines; untied head.
+
+Footgun: ``generator_base`` is resolved once from ``vocab_size`` (smallest b with b^k >= V) and then
+stored. Growing the vocabulary later must keep the base, otherwise every token's digits change
+and the trained generator computes different embeddings. ``resolved()`` fixes it explicitly.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, replace
+from typing import Literal, Optional
+
+from ..config import ConfigError, require
+
+EmbeddingKind = Literal["dense_tied", "dense_untied", "leviathan", "factorized", "compositional"]
+EMBEDDING_KINDS: tuple[str, ...] = ("dense_tied", "dense_untied", "leviathan", "factorized", "compositional")
+
+
+def min_base(vocab_size: int, k: int) -> int:
+    """Smallest integer b with b**k >= vocab_size (SPEC §1 step 1). Exact integer arithmetic."""
+    require(vocab_size >= 1, f"vocab_size must be at least 1, got {vocab_size}")
+    require(k >= 1, f"generator_k must be at least 1, got {k}")
+    b = max(2, int(round(vocab_size ** (1.0 / k))))
+    while b**k < vocab_size:
+        b += 1
+    while b > 2 and (b - 1) ** k >= vocab_size:
+        b -= 1
+    return b
+
+
+@dataclass
+class ModelConfig:
+    """A LLaMA-style decoder with a pluggable input embedding.
+
+    Args:
+        vocab_size: rows of the output head (and of a dense input table). o200k_base has 200,019.
+        hidden_size: model width D.
+        intermediate_size: SwiGLU hidden width; None means 8/3 * D rounded up to a multiple of 64.
+        num_hidden_layers: decoder blocks.
+        num_attention_heads: query heads; must divide hidden_size unless head_dim is given.
+        num_key_value_heads: key/value heads for grouped-query attention; None means = query heads.
+        head_dim: per-head width; None means hidden_size // num_attention_heads.
+        max_position_embeddings: longest sequence the model accepts.
+        rope_theta: rotary base.
+        rms_norm_eps: RMSNorm epsilon (HF default 1e-6).
+        initializer_range: std of the normal init of dense weights.
+        embedding: which input side, see module docstring.
+        embedding_rank: inner width e of the ``factorized`` table.
+        generator_k: index coordinates k (paper 3).
+        generator_seed_dim: seed width d_s (paper 128).
+        generator_modes: modes M (paper 8).
+        generator_knots: knots kappa (paper 32 in v1, 16 also used).
+        generator_rank: rank r per mode (paper 64).
+        generator_degree: B-spline degree (paper 2, quadratic; 1 and 3 also supported).
+        generator_ln_eps: LayerNorm epsilon in each mode.
+        generator_base: digit base b; None means the smallest b with b^k >= vocab_size.
+        generator_chunk_size: distinct ids processed at once inside the spline kernel (memory knob).
+    """
+
+    vocab_size: int = 200_019
+    hidden_size: int = 512
+    intermediate_size: Optional[int] = None
+    num_hidden_layers: int = 6
+    num_attention_heads: int = 8
+    num_key_value_heads: Optional[int] = None
+    head_dim: Optional[int] = None
+    max_position_embeddings: int = 512
+    rope_theta: float = 10000.0
+    rms_norm_eps: float = 1e-6
+    initializer_range: float = 0.02
+    embedding: EmbeddingKind = "leviathan"
+    embedding_rank: int = 128
+    generator_k: int = 3
+    generator_seed_dim: int = 128
+    generator_modes: int = 8
+    generator_knots: int = 32
+    generator_rank: int = 64
+    generator_degree: int = 2
+    generator_ln_eps: float = 1e-5
+    generator_base: Optional[int] = None
+    generator_chunk_size: int = 256
+
+    def __post_init__(self) -> None:
+        for name in ("vocab_size", "hidden_size", "num_hidden_layers", "num_attention_heads",
+                     "max_position_embeddings", "embedding_rank", "generator_k", "generator_seed_dim",
+                     "generator_modes", "generator_rank", "generator_chunk_size"):
+            value = getattr(self, name)
+            require(isinstance(value, int) and not isinstance(value, bool) and value > 0,
+                    f"model.{name} must be a positive integer, got {value!r}")
+        for name in ("intermediate_size", "num_key_value_heads", "head_dim", "generator_base"):
+            value = getattr(self, name)
+            require(value is None or (isinstance(value, int) and value > 0),
+                    f"model.{name} must be a positive integer or null, got {value!r}")
+        require(self.embedding in EMBEDDING_KINDS,
+                f"model.embedding must be one of {', '.join(EMBEDDING_KINDS)}, got {self.embedding!r}")
+        if self.head_dim is None:
+            require(self.hidden_size % self.num_attention_heads == 0,
+                    f"model.hidden_size ({self.hidden_size}) must be divisible by model.num_attention_heads "
+                    f"({self.num_attention_heads}); change one of them or set model.head_dim")
+        require(self.resolved_head_dim % 2 == 0,
+                f"head dimension {self.resolved_head_dim} must be even for rotary embeddings")
+        require(self.num_attention_heads % self.kv_heads == 0,
+                f"model.num_attention_heads ({self.num_attention_heads}) must be a multiple of "
+                f"model.num_key_value_heads ({self.kv_heads})")
+        require(self.generator_knots >= 2, f"model.generator_knots must be at least 2, got {self.generator_knots}")
+        require(self.generator_degree in (1, 2, 3),
+                f"model.generator_degree must be 1, 2 or 3 (paper: 2), got {self.generator_degree}")
+        require(self.rms_norm_eps > 0 and self.generator_ln_eps > 0, "epsilons must be positive")
+        if self.generator_base is not None:
+            require(self.generator_base >= 2, f"model.generator_base must be at least 2, got {self.generator_base}")
+            if self.uses_digits:
+                require(self.generator_base ** self.generator_k >= self.vocab_size,
+                        f"model.generator_base={self.generator_base} with generator_k={self.generator_k} addresses "
+                        f"{self.generator_base ** self.generator_k} ids, fewer than vocab_size={self.vocab_size}; "
+                        f"raise generator_base or set it to null")
+
+    # ---- derived values (never stored twice) ------------------------------------------------
+    @property
+    def resolved_head_dim(self) -> int:
+        return self.head_dim if self.head_dim is not None else self.hidden_size // self.num_attention_heads
+
+    @property
+    def kv_heads(self) -> int:
+        return self.num_key_value_heads if self.num_key_value_heads is not None else self.num_attention_heads
+
+    @property
+    def resolved_intermediate_size(self) -> int:
+        if self.intermediate_size is not None:
+            return self.intermediate_size
+        return 64 * ((8 * self.hidden_size // 3 + 63) // 64)
+
+    @property
+    def tie_word_embeddings(self) -> bool:
+        return self.embedding == "dense_tied"
+
+    @property
+    def uses_digits(self) -> bool:
+        return self.embedding in ("leviathan", "compositional")
+
+    @property
+    def base(self) -> int:
+        """Digit base b (SPEC §1 step 1)."""
+        if self.generator_base is not None:
+            return self.generator_base
+        return min_base(self.vocab_size, self.generator_k)
+
+    @property
+    def id_capacity(self) -> int:
+        """Number of ids the input side can embed: b^k for digit-based inputs, else vocab_size."""
+        return self.base ** self.generator_k if self.uses_digits else self.vocab_size
+
+    def resolved(self) -> "ModelConfig":
+        """Copy with every None default made explicit (what a run folder records)."""
+        return replace(
+            self,
+            intermediate_size=self.resolved_intermediate_size,
+            num_key_value_heads=self.kv_heads,
+            head_dim=self.resolved_head_dim,
+            generator_base=self.base if self.uses_digits else self.generator_base,
+        )
+
+    def with_vocab_size(self, vocab_size: int) -> "ModelConfig":
+        """Same model for a larger vocabulary, keeping the digit base (see module footgun)."""
+        cfg = self.resolved()
+        if cfg.uses_digits and vocab_size > cfg.id_capacity:
+            raise ConfigError(
+                f"vocab_size {vocab_size} exceeds the generator's capacity b^k = {cfg.base}^{cfg.generator_k} "
+                f"= {cfg.id_capacity}; a larger vocabulary needs a new generator (larger generator_base)")
+        return replace(cfg, vocab_size=vocab_size)

@@ -1,0 +1,44 @@
+"""Compositional index: token id -> base-b digits, most significant first (SPEC §1 step 1).
+
+With V = 200,019 (o200k_base) and k = 3 the base is b = 59 (59^3 = 205,379), so 177 codebook rows
+of width d_s address every token, and ids V..b^k-1 already have embeddings (room to add tokens).
+
+Footgun: ids outside [0, b^k) would silently alias another token's digits under integer
+division; ``to_digits`` rejects them with a message instead.
+"""
+
+from __future__ import annotations
+
+import torch
+
+
+def check_ids(ids: torch.Tensor, base: int, k: int) -> None:
+    """Raise ValueError naming the offending id if any id is outside [0, base**k)."""
+    capacity = base**k
+    if ids.numel() == 0:
+        return
+    lo, hi = int(ids.min()), int(ids.max())
+    if lo < 0 or hi >= capacity:
+        bad = lo if lo < 0 else hi
+        raise ValueError(
+            f"token id {bad} is outside the generator's range [0, {capacity}) (base {base}, k {k}); "
+            f"check the tokenizer matches the model, or grow the model with a larger generator_base")
+
+
+def to_digits(ids: torch.Tensor, base: int, k: int, check: bool = True) -> torch.Tensor:
+    """ids (...) int -> digits (..., k) int64, most significant digit first.
+
+    ``to_digits(tensor([205378]), 59, 3) == tensor([[58, 58, 58]])``.
+    """
+    if check:
+        check_ids(ids, base, k)
+    ids = ids.long()
+    powers = base ** torch.arange(k - 1, -1, -1, device=ids.device, dtype=torch.long)  # (k,) b^(k-1) .. 1
+    return (ids.unsqueeze(-1) // powers) % base  # (..., k)
+
+
+def from_digits(digits: torch.Tensor, base: int) -> torch.Tensor:
+    """digits (..., k) -> ids (...): the inverse of ``to_digits``."""
+    k = digits.shape[-1]
+    powers = base ** torch.arange(k - 1, -1, -1, device=digits.device, dtype=torch.long)
+    return (digits.long() * powers).sum(-1)

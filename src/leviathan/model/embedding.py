@@ -1,0 +1,102 @@
+"""Input-embedding variants behind one interface (SPEC §3).
+
+Every input side is an ``nn.Module`` mapping ids (...) -> (..., D) with
+- ``num_embeddings``: the vocabulary it was built for;
+- ``bake()``: the (V, D) table it computes, for export and zero-overhead serving.
+
+``build_input_embedding(cfg)`` picks the variant from ``cfg.embedding``; the decoder stores it as
+``model.embed_tokens`` so dense checkpoints keep Hugging Face's key ``model.embed_tokens.weight``.
+The head is never part of the input side: for ``dense_tied`` the decoder points ``lm_head.weight``
+at ``embed_tokens.weight`` (one tensor, counted once).
+"""
+
+from __future__ import annotations
+
+import torch
+import torch.nn.functional as F
+from torch import nn
+
+from .config import ModelConfig
+from .digits import check_ids, to_digits
+from .generator import LeviathanGenerator
+
+
+class TableEmbedding(nn.Embedding):
+    """The usual V x D lookup table (dense_tied, dense_untied)."""
+
+    @torch.no_grad()
+    def bake(self) -> torch.Tensor:
+        return self.weight.detach().clone()
+
+
+class FactorizedEmbedding(nn.Module):
+    """ALBERT-style low-rank table: a V x e lookup followed by an e x D linear map."""
+
+    def __init__(self, vocab_size: int, hidden_size: int, rank: int):
+        super().__init__()
+        self.num_embeddings, self.embedding_dim = vocab_size, hidden_size
+        self.table = nn.Parameter(torch.empty(vocab_size, rank))
+        self.proj = nn.Linear(rank, hidden_size, bias=False)
+
+    def forward(self, input_ids: torch.Tensor) -> torch.Tensor:
+        return self.proj(F.embedding(input_ids, self.table))  # (..., e) -> (..., D)
+
+    @torch.no_grad()
+    def bake(self) -> torch.Tensor:
+        return self.proj(self.table)
+
+
+class CompositionalEmbedding(nn.Module):
+    """Generator steps 1-2 (digits, codebook sum) plus a d_s x D linear map; no splines."""
+
+    def __init__(self, vocab_size: int, hidden_size: int, k: int, seed_dim: int, base: int):
+        super().__init__()
+        self.vocab_size, self.embedding_dim = vocab_size, hidden_size
+        self.k, self.base, self.seed_dim = k, base, seed_dim
+        self.codebooks = nn.Parameter(torch.empty(k, base, seed_dim))
+        self.proj = nn.Linear(seed_dim, hidden_size, bias=False)
+
+    @property
+    def capacity(self) -> int:
+        return self.base**self.k
+
+    @property
+    def num_embeddings(self) -> int:
+        return self.vocab_size
+
+    def forward(self, input_ids: torch.Tensor) -> torch.Tensor:
+        check_ids(input_ids, self.base, self.k)
+        digits = to_digits(input_ids.reshape(-1), self.base, self.k, check=False)  # (N, k)
+        offsets = torch.arange(self.k, device=input_ids.device) * self.base
+        z = F.embedding_bag(digits + offsets, self.codebooks.view(-1, self.seed_dim), mode="sum")  # (N, d_s)
+        return self.proj(z).view(*input_ids.shape, -1)  # (..., D)
+
+    @torch.no_grad()
+    def bake(self) -> torch.Tensor:
+        return self(torch.arange(self.num_embeddings, device=self.codebooks.device))
+
+
+def build_input_embedding(cfg: ModelConfig) -> nn.Module:
+    """The input side named by ``cfg.embedding``, freshly initialised."""
+    V, D = cfg.vocab_size, cfg.hidden_size
+    if cfg.embedding in ("dense_tied", "dense_untied"):
+        module = TableEmbedding(V, D)
+    elif cfg.embedding == "factorized":
+        module = FactorizedEmbedding(V, D, cfg.embedding_rank)
+    elif cfg.embedding == "compositional":
+        module = CompositionalEmbedding(V, D, cfg.generator_k, cfg.generator_seed_dim, cfg.base)
+    elif cfg.embedding == "leviathan":
+        return LeviathanGenerator(V, D, k=cfg.generator_k, seed_dim=cfg.generator_seed_dim,
+                                  modes=cfg.generator_modes, knots=cfg.generator_knots, rank=cfg.generator_rank,
+                                  degree=cfg.generator_degree, ln_eps=cfg.generator_ln_eps, base=cfg.base)
+    else:  # ModelConfig validation makes this unreachable
+        raise ValueError(f"unknown embedding {cfg.embedding!r}")
+    init_dense(module, cfg.initializer_range)
+    return module
+
+
+@torch.no_grad()
+def init_dense(module: nn.Module, std: float) -> None:
+    """Hugging Face Llama's init for dense weights: N(0, std^2)."""
+    for p in module.parameters():
+        nn.init.normal_(p, std=std)

@@ -1,0 +1,249 @@
+"""LLaMA-style decoder with Hugging Face's module names and a pluggable input embedding (SPEC §2).
+
+The math is ``transformers.LlamaForCausalLM``'s: pre-norm RMSNorm (computed in fp32), rotary
+position embedding with the rotate-half convention, SwiGLU MLP, causal multi-head attention with
+optional grouped-query heads, no biases, final RMSNorm, linear head. Module paths are identical
+(``model.embed_tokens``, ``model.layers.{i}.self_attn.q_proj``, ``.mlp.gate_proj``,
+``.input_layernorm``, ``model.norm``, ``lm_head``), so a dense state dict *is* a Llama state dict and
+a baked Leviathan model converts to one by replacing the generator with its table.
+
+``model.embed_tokens`` is whatever ``build_input_embedding`` returns (table, factorised, codebook,
+generator). This file never imports distributed code; parallelism, compile and checkpointing
+wrap it from outside.
+
+KV cache: any object with ``update(key, value, layer_idx) -> (keys, values)`` and
+``get_seq_length()`` works, so Hugging Face's ``DynamicCache`` and our ``KVCache`` are interchangeable.
+"""
+
+from __future__ import annotations
+
+from typing import Optional
+
+import torch
+import torch.nn.functional as F
+from torch import nn
+
+from .config import ModelConfig
+from .embedding import TableEmbedding, build_input_embedding
+
+
+class LlamaRMSNorm(nn.Module):
+    def __init__(self, hidden_size: int, eps: float = 1e-6):
+        super().__init__()
+        self.weight = nn.Parameter(torch.ones(hidden_size))
+        self.variance_epsilon = eps
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        dtype = x.dtype
+        x = x.float()
+        x = x * torch.rsqrt(x.pow(2).mean(-1, keepdim=True) + self.variance_epsilon)
+        return self.weight * x.to(dtype)
+
+
+class LlamaRotaryEmbedding(nn.Module):
+    """cos/sin tables for positions; inv_freq = theta^(-2i/d) as in HF's default rope."""
+
+    def __init__(self, head_dim: int, theta: float):
+        super().__init__()
+        inv_freq = 1.0 / (theta ** (torch.arange(0, head_dim, 2, dtype=torch.float) / head_dim))
+        self.register_buffer("inv_freq", inv_freq, persistent=False)
+
+    def forward(self, position_ids: torch.Tensor, dtype: torch.dtype):
+        freqs = position_ids[..., None].float() * self.inv_freq  # (B, T, d/2)
+        emb = torch.cat((freqs, freqs), dim=-1)  # (B, T, d)
+        return emb.cos().to(dtype), emb.sin().to(dtype)
+
+
+def rotate_half(x: torch.Tensor) -> torch.Tensor:
+    x1, x2 = x.chunk(2, dim=-1)
+    return torch.cat((-x2, x1), dim=-1)
+
+
+def apply_rotary(q, k, cos, sin):
+    cos, sin = cos.unsqueeze(1), sin.unsqueeze(1)  # (B, 1, T, d) broadcast over heads
+    return q * cos + rotate_half(q) * sin, k * cos + rotate_half(k) * sin
+
+
+class KVCache:
+    """Minimal key/value cache with the Hugging Face ``Cache.update`` signature."""
+
+    def __init__(self):
+        self.keys: list[torch.Tensor] = []
+        self.values: list[torch.Tensor] = []
+
+    def update(self, key: torch.Tensor, value: torch.Tensor, layer_idx: int, cache_kwargs=None):
+        if layer_idx == len(self.keys):
+            self.keys.append(key)
+            self.values.append(value)
+        else:
+            self.keys[layer_idx] = torch.cat([self.keys[layer_idx], key], dim=-2)
+            self.values[layer_idx] = torch.cat([self.values[layer_idx], value], dim=-2)
+        return self.keys[layer_idx], self.values[layer_idx]
+
+    def get_seq_length(self, layer_idx: int = 0) -> int:
+        return self.keys[layer_idx].shape[-2] if layer_idx < len(self.keys) else 0
+
+
+class LlamaAttention(nn.Module):
+    def __init__(self, cfg: ModelConfig, layer_idx: int):
+        super().__init__()
+        self.layer_idx = layer_idx
+        self.num_heads, self.num_kv_heads, self.head_dim = cfg.num_attention_heads, cfg.kv_heads, cfg.resolved_head_dim
+        D = cfg.hidden_size
+        self.q_proj = nn.Linear(D, self.num_heads * self.head_dim, bias=False)
+        self.k_proj = nn.Linear(D, self.num_kv_heads * self.head_dim, bias=False)
+        self.v_proj = nn.Linear(D, self.num_kv_heads * self.head_dim, bias=False)
+        self.o_proj = nn.Linear(self.num_heads * self.head_dim, D, bias=False)
+
+    def forward(self, x, cos, sin, cache=None, attn_mask: Optional[torch.Tensor] = None):
+        B, T, _ = x.shape
+        q = self.q_proj(x).view(B, T, self.num_heads, self.head_dim).transpose(1, 2)  # (B, H, T, d)
+        k = self.k_proj(x).view(B, T, self.num_kv_heads, self.head_dim).transpose(1, 2)  # (B, Hkv, T, d)
+        v = self.v_proj(x).view(B, T, self.num_kv_heads, self.head_dim).transpose(1, 2)
+        q, k = apply_rotary(q, k, cos, sin)
+        if cache is not None:
+            k, v = cache.update(k, v, self.layer_idx)  # (B, Hkv, S, d), S = past + T
+        if self.num_kv_heads != self.num_heads:
+            rep = self.num_heads // self.num_kv_heads
+            k, v = k.repeat_interleave(rep, dim=1), v.repeat_interleave(rep, dim=1)  # (B, H, S, d)
+        if attn_mask is None:
+            # causal from position 0; with a cache and T == 1 every key is visible
+            y = F.scaled_dot_product_attention(q, k, v, is_causal=T > 1 and k.shape[-2] == T)
+            if T > 1 and k.shape[-2] != T:
+                raise ValueError("multi-token input with a non-empty cache needs an explicit attn_mask")
+        else:
+            y = F.scaled_dot_product_attention(q, k, v, attn_mask=attn_mask)
+        return self.o_proj(y.transpose(1, 2).reshape(B, T, self.num_heads * self.head_dim))
+
+
+class LlamaMLP(nn.Module):
+    def __init__(self, cfg: ModelConfig):
+        super().__init__()
+        D, F_ = cfg.hidden_size, cfg.resolved_intermediate_size
+        self.gate_proj = nn.Linear(D, F_, bias=False)
+        self.up_proj = nn.Linear(D, F_, bias=False)
+        self.down_proj = nn.Linear(F_, D, bias=False)
+
+    def forward(self, x):
+        return self.down_proj(F.silu(self.gate_proj(x)) * self.up_proj(x))
+
+
+class LlamaDecoderLayer(nn.Module):
+    def __init__(self, cfg: ModelConfig, layer_idx: int):
+        super().__init__()
+        self.self_attn = LlamaAttention(cfg, layer_idx)
+        self.mlp = LlamaMLP(cfg)
+        self.input_layernorm = LlamaRMSNorm(cfg.hidden_size, cfg.rms_norm_eps)
+        self.post_attention_layernorm = LlamaRMSNorm(cfg.hidden_size, cfg.rms_norm_eps)
+
+    def forward(self, x, cos, sin, cache=None, attn_mask=None):
+        x = x + self.self_attn(self.input_layernorm(x), cos, sin, cache, attn_mask)
+        return x + self.mlp(self.post_attention_layernorm(x))
+
+
+class LlamaModel(nn.Module):
+    """Embedding + decoder blocks + final norm (HF's ``LlamaModel``)."""
+
+    def __init__(self, cfg: ModelConfig):
+        super().__init__()
+        self.embed_tokens = build_input_embedding(cfg)
+        self.layers = nn.ModuleList(LlamaDecoderLayer(cfg, i) for i in range(cfg.num_hidden_layers))
+        self.norm = LlamaRMSNorm(cfg.hidden_size, cfg.rms_norm_eps)
+        self.rotary_emb = LlamaRotaryEmbedding(cfg.resolved_head_dim, cfg.rope_theta)
+
+    def forward(self, input_ids, cache=None, position_ids=None, attention_mask=None):
+        B, T = input_ids.shape
+        past = cache.get_seq_length() if cache is not None else 0
+        h = self.embed_tokens(input_ids)  # (B, T, D)
+        if position_ids is None:
+            position_ids = torch.arange(past, past + T, device=input_ids.device).unsqueeze(0).expand(B, T)
+        cos, sin = self.rotary_emb(position_ids, h.dtype)
+        attn_mask = None
+        if attention_mask is not None and not bool(attention_mask.all()):
+            # key padding (B, S) combined with causality; True = may attend
+            S = attention_mask.shape[-1]
+            causal = torch.ones(T, S, dtype=torch.bool, device=h.device).tril(diagonal=S - T)
+            attn_mask = causal[None, None] & attention_mask[:, None, None, :].bool()
+        elif cache is not None and T > 1 and past > 0:
+            attn_mask = torch.ones(T, past + T, dtype=torch.bool, device=h.device).tril(diagonal=past)
+        for layer in self.layers:
+            h = layer(h, cos, sin, cache, attn_mask)
+        return self.norm(h)
+
+
+class CausalLM(nn.Module):
+    """The training model: ``LlamaModel`` + linear head, tied for ``dense_tied`` (HF's ``LlamaForCausalLM``).
+
+    ``forward(input_ids, labels)`` returns ``(logits, loss)``; labels equal to -100 are ignored.
+    """
+
+    def __init__(self, cfg: ModelConfig):
+        super().__init__()
+        self.config = cfg.resolved()
+        self.model = LlamaModel(self.config)
+        self.lm_head = nn.Linear(cfg.hidden_size, cfg.vocab_size, bias=False)
+        self.init_weights()
+
+    @torch.no_grad()
+    def init_weights(self) -> None:
+        """HF Llama init (N(0, initializer_range^2) for linears, ones for norms); generator keeps its own."""
+        std = self.config.initializer_range
+        for module in [*self.model.layers.modules(), self.lm_head]:
+            if isinstance(module, nn.Linear):
+                nn.init.normal_(module.weight, std=std)
+        if self.config.tie_word_embeddings:
+            self.lm_head.weight = self.model.embed_tokens.weight
+
+    def forward(self, input_ids: torch.Tensor, labels: Optional[torch.Tensor] = None, cache=None,
+                position_ids=None, attention_mask=None):
+        h = self.model(input_ids, cache=cache, position_ids=position_ids, attention_mask=attention_mask)
+        logits = self.lm_head(h)  # (B, T, V)
+        loss = None
+        if labels is not None:
+            loss = F.cross_entropy(logits.float().view(-1, logits.shape[-1]), labels.reshape(-1), ignore_index=-100)
+        return logits, loss
+
+    # ---- serving and vocabulary ----------------------------------------------------------
+    @torch.no_grad()
+    def bake_(self) -> "CausalLM":
+        """Replace the input side by its computed (V, D) table in place: zero inference overhead."""
+        emb = self.model.embed_tokens
+        if isinstance(emb, TableEmbedding):
+            return self
+        table = emb.bake()
+        baked = TableEmbedding(table.shape[0], table.shape[1]).to(table.device, table.dtype)
+        baked.weight.copy_(table)
+        self.model.embed_tokens = baked
+        return self
+
+    @torch.no_grad()
+    def add_tokens(self, num_new: int) -> int:
+        """Grow the vocabulary by ``num_new`` ids without touching any trained input parameter.
+
+        Only digit-based inputs (leviathan, compositional) can do this: ids up to b^k - 1 already
+        have embeddings. New head rows are the mean of the existing rows, so a new token starts with
+        the average logit rather than a random one (the choice HF's resize makes). Returns the new V.
+        """
+        emb = self.model.embed_tokens
+        cfg = self.config
+        if not cfg.uses_digits:
+            raise ValueError(f"add_tokens needs a digit-based input side (leviathan or compositional); "
+                             f"this model's embedding is {cfg.embedding!r}, whose table has no spare rows")
+        new_cfg = cfg.with_vocab_size(cfg.vocab_size + num_new)  # raises past b^k
+        old = self.lm_head.weight
+        new_rows = old.mean(0, keepdim=True).expand(num_new, -1)
+        head = nn.Linear(cfg.hidden_size, new_cfg.vocab_size, bias=False).to(old.device, old.dtype)
+        head.weight.copy_(torch.cat([old, new_rows]))
+        self.lm_head = head
+        emb.vocab_size = new_cfg.vocab_size
+        self.config = new_cfg
+        return new_cfg.vocab_size
+
+    @property
+    def device(self) -> torch.device:
+        return next(self.parameters()).device
+
+
+def count_params(module: nn.Module) -> int:
+    """Parameters of a module, each tensor once (tied weights count once)."""
+    return sum(p.numel() for p in {id(p): p for p in module.parameters()}.values())

@@ -1,0 +1,42 @@
+"""The generator formula of SPEC §1 written literally: the slow reference the fast path is tested against.
+
+Every position is computed on its own (no deduplication), the dense (..., kappa) basis of every
+seed coordinate is formed, phi is a full contraction over all kappa knots, and the product is a
+plain ``prod``. Autograd keeps every intermediate. Use it for tests and benchmarks, never for
+training.
+"""
+
+from __future__ import annotations
+
+import torch
+import torch.nn.functional as F
+
+from .bspline import dense_basis
+from .digits import to_digits
+
+
+def reference_embed(ids: torch.Tensor, codebooks: torch.Tensor, proj: torch.Tensor, ln_weight: torch.Tensor,
+                    ln_bias: torch.Tensor, spline_coeff: torch.Tensor, out: torch.Tensor,
+                    degree: int = 2, ln_eps: float = 1e-5) -> torch.Tensor:
+    """ids (...) -> embeddings (..., D), straight from the formula. Parameter shapes as in the generator."""
+    k, b, d_s = codebooks.shape
+    M, _, kappa, r = spline_coeff.shape
+    digits = to_digits(ids, b, k)  # (..., k)
+    z = sum(codebooks[j][digits[..., j]] for j in range(k))  # step 2: (..., d_s)
+    embedding = 0
+    for m in range(M):
+        h = z @ proj[m].T  # (..., d_s)
+        h = F.layer_norm(h, (d_s,), ln_weight[m], ln_bias[m], ln_eps)
+        u = torch.sigmoid(h / 2)  # step 3: (..., d_s) in (0, 1)
+        basis = dense_basis(u, kappa, degree)  # step 4: (..., d_s, kappa)
+        phi = torch.einsum("...dg,dgc->...dc", basis, spline_coeff[m])  # (..., d_s, r)
+        P = torch.prod(phi, dim=-2)  # step 5: (..., r)
+        embedding = embedding + P @ out[m]  # step 6: (..., D)
+    return embedding
+
+
+def reference_from_module(generator, ids: torch.Tensor) -> torch.Tensor:
+    """Run the literal formula with a LeviathanGenerator's own parameters."""
+    g = generator
+    return reference_embed(ids, g.codebooks, g.proj, g.ln_weight, g.ln_bias, g.spline_coeff, g.out,
+                           degree=g.degree, ln_eps=g.ln_eps)
