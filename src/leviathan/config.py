@@ -26,10 +26,12 @@ from typing import Any, Literal, Mapping, Sequence, TypeVar, get_args, get_origi
 
 import yaml
 
+from .errors import UserError
+
 T = TypeVar("T")
 
 
-class ConfigError(ValueError):
+class ConfigError(UserError, ValueError):
     """A configuration value a user must fix. The message names the key and the fix."""
 
 

@@ -1,0 +1,74 @@
+"""Command line: ``leviathan <verb> ...`` and ``python -m leviathan <verb>`` (torchrun-compatible).
+
+Each verb lives in ``leviathan.commands.<verb>`` and exposes ``add_arguments(parser)`` and
+``run(args) -> int``; modules are imported only when their verb runs, so ``leviathan params`` does
+not pay for importing the training stack. A ``UserError`` (bad input, bad config) prints one line
+``error: ...`` and exits with status 2; nothing else is swallowed.
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import sys
+
+from .errors import UserError
+
+# verb -> (module, one-line help)
+VERBS: dict[str, tuple[str, str]] = {
+    "demo": ("leviathan.commands.demo", "train dense-tied and leviathan side by side on the built-in corpus (the main job)"),
+    "prepare": ("leviathan.commands.prepare", "tokenize a corpus into memory-mapped token shards"),
+    "train": ("leviathan.commands.train", "train a model from a YAML config and dotted overrides"),
+    "eval": ("leviathan.commands.eval", "loss, perplexity and bits per byte of a checkpoint"),
+    "generate": ("leviathan.commands.generate", "sample text from a checkpoint"),
+    "export": ("leviathan.commands.export", "export a checkpoint as a Hugging Face directory"),
+    "params": ("leviathan.commands.params", "parameter and FLOP table of any configuration"),
+    "bench": ("leviathan.commands.bench", "side-by-side speed and memory benchmark"),
+    "sweep": ("leviathan.commands.sweep", "run an experiment grid, resumable"),
+    "analyze": ("leviathan.commands.analyze", "scaling fits, frequency buckets, sample efficiency"),
+    "report": ("leviathan.commands.report", "Markdown report with figures from sweep results"),
+    "lm-eval": ("leviathan.commands.lm_eval", "downstream tasks through lm-evaluation-harness, offline"),
+}
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="leviathan", description=__doc__.splitlines()[0])
+    parser.add_argument("--version", action="version", version=f"leviathan {_version()}")
+    sub = parser.add_subparsers(dest="verb", metavar="VERB")
+    for verb, (module, help_text) in VERBS.items():
+        sub.add_parser(verb, help=help_text, add_help=False)
+    return parser
+
+
+def _version() -> str:
+    from . import __version__
+
+    return __version__
+
+
+def main(argv: list[str] | None = None) -> int:
+    argv = list(sys.argv[1:] if argv is None else argv)
+    if not argv or argv[0] in ("-h", "--help", "--version") or argv[0] not in VERBS:
+        parser = build_parser()
+        if argv and argv[0] not in ("-h", "--help", "--version"):
+            parser.error(f"unknown verb {argv[0]!r}; choose one of: {', '.join(VERBS)}")
+        parser.parse_args(argv or ["--help"])
+        return 0
+    verb, rest = argv[0], argv[1:]
+    module_name, help_text = VERBS[verb]
+    module = importlib.import_module(module_name)
+    parser = argparse.ArgumentParser(prog=f"leviathan {verb}", description=help_text)
+    module.add_arguments(parser)
+    args = parser.parse_args(rest)
+    try:
+        return int(module.run(args) or 0)
+    except UserError as e:
+        print(f"error: {e}", file=sys.stderr)
+        return 2
+    except KeyboardInterrupt:
+        print("interrupted", file=sys.stderr)
+        return 130
+
+
+if __name__ == "__main__":
+    sys.exit(main())

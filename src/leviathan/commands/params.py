@@ -1,0 +1,49 @@
+"""``leviathan params``: parameter groups (input, body, head, total) and FLOPs for any configuration.
+
+    leviathan params --preset paper-1.2b                     # dense-tied vs leviathan, same body
+    leviathan params --preset paper-109m --isoparametric     # + the leviathan depth matching dense-untied
+    leviathan params model.hidden_size=256 model.vocab_size=8192
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import replace
+
+from ..config import apply_overrides, from_dict
+from ..model.accounting import count_config, flops_per_token, format_table, isoparametric_depth
+from ..model.config import EMBEDDING_KINDS, ModelConfig
+from ..presets import preset_dict
+
+
+def add_arguments(parser) -> None:
+    parser.add_argument("overrides", nargs="*", help="model.KEY=VALUE settings (ModelConfig fields)")
+    parser.add_argument("--preset", default=None, help="start from a named preset (see leviathan.presets)")
+    parser.add_argument("--variants", default="dense_tied,dense_untied,leviathan",
+                        help=f"comma-separated embedding variants to list (of {', '.join(EMBEDDING_KINDS)})")
+    parser.add_argument("--isoparametric", action="store_true",
+                        help="also solve the leviathan depth whose total matches dense_untied")
+    parser.add_argument("--json", action="store_true", help="print JSON instead of a table")
+
+
+def run(args) -> int:
+    data = {"model": preset_dict(args.preset) if args.preset else {}}
+    apply_overrides(data, [o if o.startswith("model.") else f"model.{o}" for o in args.overrides])
+    base = from_dict(ModelConfig, data["model"], prefix="model.")
+    rows = [(v, replace(base, embedding=v)) for v in args.variants.split(",") if v]
+    if args.isoparametric:
+        sol = isoparametric_depth(replace(base, embedding="dense_untied"))
+        rows.append((f"leviathan iso ({sol.relative_gap:+.2%})", sol.config))
+    if args.json:
+        out = [{"name": n, "num_hidden_layers": c.num_hidden_layers, **count_config(c).as_dict(),
+                "flops_per_token": flops_per_token(c)} for n, c in rows]
+        print(json.dumps(out, indent=2))
+        return 0
+    print(format_table(rows))
+    lev = [c for n, c in rows if c.embedding == "leviathan"]
+    if lev:
+        f = flops_per_token(lev[0])
+        print(f"\ngenerator: {count_config(lev[0]).input:,} parameters (base b={lev[0].base}, "
+              f"capacity b^k={lev[0].id_capacity:,}); {f['generator_per_distinct_id'] / 1e6:.2f} MFLOP per distinct id "
+              f"(literal formula: {f['generator_literal_per_position'] / 1e6:.2f} MFLOP per position)")
+    return 0

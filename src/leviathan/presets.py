@@ -1,0 +1,47 @@
+"""Named model sizes. ``model.preset=NAME`` in a config (or ``--preset NAME``) starts from one of these.
+
+Paper presets use o200k_base (V = 200,019), sequence 512 and the paper's generator defaults; the
+CPU presets are the same shapes scaled down so a 2-core machine trains them in minutes (they take
+their vocabulary size from the prepared data). Widths/depths of the paper's own models are not all
+published; these are LLaMA-proportioned sizes that land on the paper's parameter totals
+(``leviathan params --preset NAME`` prints the table).
+"""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+from .errors import UserError
+from .model.config import ModelConfig
+
+O200K = 200_019
+
+PRESETS: dict[str, dict] = {
+    # ---- CPU scale (vocabulary from the data) ----
+    "cpu-tiny": dict(hidden_size=64, num_hidden_layers=2, num_attention_heads=4, max_position_embeddings=128,
+                     generator_seed_dim=32, generator_modes=4, generator_knots=16, generator_rank=16),
+    "cpu-small": dict(hidden_size=128, num_hidden_layers=4, num_attention_heads=4, max_position_embeddings=256,
+                      generator_seed_dim=64, generator_modes=8, generator_knots=16, generator_rank=32),
+    # ---- paper scale: o200k, sequence 512 ----
+    "paper-60m": dict(vocab_size=O200K, hidden_size=256, num_hidden_layers=6, num_attention_heads=4),
+    "paper-109m": dict(vocab_size=O200K, hidden_size=512, num_hidden_layers=6, num_attention_heads=8),
+    "paper-200m": dict(vocab_size=O200K, hidden_size=768, num_hidden_layers=8, num_attention_heads=12),
+    "paper-421m": dict(vocab_size=O200K, hidden_size=1024, num_hidden_layers=16, num_attention_heads=16),
+    "paper-1.2b": dict(vocab_size=O200K, hidden_size=2048, num_hidden_layers=16, num_attention_heads=16,
+                       generator_knots=16),
+}
+
+
+def preset_dict(name: str) -> dict:
+    if name not in PRESETS:
+        import difflib
+
+        hint = difflib.get_close_matches(name, list(PRESETS), n=1)
+        extra = f"; did you mean {hint[0]!r}?" if hint else ""
+        raise UserError(f"unknown preset {name!r}{extra} (available: {', '.join(PRESETS)})")
+    return dict(PRESETS[name])
+
+
+def preset(name: str, **overrides) -> ModelConfig:
+    """ModelConfig for a named preset, with keyword overrides (e.g. ``embedding="dense_tied"``)."""
+    return replace(ModelConfig(**preset_dict(name)), **overrides) if overrides else ModelConfig(**preset_dict(name))
