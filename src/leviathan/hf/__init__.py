@@ -1,0 +1,19 @@
+"""Hugging Face integration: config, model adapter, Auto-class registration, export.
+
+``import leviathan.hf`` registers ``LeviathanConfig`` (model_type ``"leviathan"``) with ``AutoConfig``
+and ``LeviathanForCausalLM`` with ``AutoModelForCausalLM``, so a directory written by
+``export.to_hf`` (or ``save_pretrained``) loads with ``AutoModelForCausalLM.from_pretrained(dir)``.
+No remote code is shipped: ``trust_remote_code`` is never needed, but the loading process must
+import ``leviathan.hf`` first. ``export.to_plain_llama`` writes a directory that needs neither.
+"""
+
+from transformers import AutoConfig, AutoModelForCausalLM
+
+from . import export
+from .configuration import LeviathanConfig
+from .modeling import InputEmbeddingError, LeviathanForCausalLM, LeviathanPreTrainedModel
+
+AutoConfig.register(LeviathanConfig.model_type, LeviathanConfig, exist_ok=True)
+AutoModelForCausalLM.register(LeviathanConfig, LeviathanForCausalLM, exist_ok=True)
+
+__all__ = ["LeviathanConfig", "LeviathanForCausalLM", "LeviathanPreTrainedModel", "InputEmbeddingError", "export"]

@@ -1,0 +1,99 @@
+"""``LeviathanConfig``: the Hugging Face config of a leviathan model (model_type ``"leviathan"``).
+
+It carries every field of ``leviathan.model.config.ModelConfig`` under the same name (the backbone
+fields are LlamaConfig's names, the generator's are prefixed ``generator_``), so
+``LeviathanConfig.from_model_config(cfg).to_model_config() == cfg.resolved()``. Validation is
+ModelConfig's: a bad value raises ``leviathan.config.ConfigError`` naming the field and the fix.
+
+``tie_word_embeddings`` is derived, never chosen: it is True exactly for ``embedding="dense_tied"``
+(transformers reads it to decide whether ``lm_head.weight`` is tied to ``model.embed_tokens.weight``).
+
+Footguns:
+- transformers 5 configs are dataclasses: every field below needs a class-level annotation, and
+  this module must not use ``from __future__ import annotations`` (the strict validator reads the
+  annotations as types).
+- ``from_model_config`` stores the *resolved* config (explicit ``intermediate_size``, ``head_dim``,
+  ``num_key_value_heads``, ``generator_base``), so config.json is self-contained and the digit base
+  survives a later vocabulary change (see ``ModelConfig``'s footgun).
+- A field added to ``ModelConfig`` must be added here too; ``to_model_config`` raises if one is
+  missing rather than silently dropping it (tests/integration/test_hf.py checks the two agree).
+"""
+
+import dataclasses
+
+from transformers import PretrainedConfig
+
+from ..config import ConfigError
+from ..model.config import ModelConfig
+
+
+class LeviathanConfig(PretrainedConfig):
+    """Hugging Face twin of ``ModelConfig``; see that class for the meaning of every field.
+
+    Extra fields (Hugging Face conventions, not part of ``ModelConfig``): ``use_cache`` (return a
+    KV cache from ``forward``), ``bos_token_id``, ``eos_token_id``, ``pad_token_id`` (read by
+    ``generate``), ``tie_word_embeddings`` (derived from ``embedding``).
+    """
+
+    model_type = "leviathan"
+
+    # ---- ModelConfig fields (same names, same defaults) ------------------------------------
+    vocab_size: int = 200_019
+    hidden_size: int = 512
+    intermediate_size: int | None = None
+    num_hidden_layers: int = 6
+    num_attention_heads: int = 8
+    num_key_value_heads: int | None = None
+    head_dim: int | None = None
+    max_position_embeddings: int = 512
+    rope_theta: float = 10000.0
+    rms_norm_eps: float = 1e-6
+    initializer_range: float = 0.02
+    embedding: str = "leviathan"
+    embedding_rank: int = 128
+    generator_k: int = 3
+    generator_seed_dim: int = 128
+    generator_modes: int = 8
+    generator_knots: int = 32
+    generator_rank: int = 64
+    generator_degree: int = 2
+    generator_ln_eps: float = 1e-5
+    generator_base: int | None = None
+    generator_chunk_size: int = 256
+
+    # ---- Hugging Face fields ------------------------------------------------------------------
+    use_cache: bool = True
+    bos_token_id: int | None = None
+    eos_token_id: int | list[int] | None = None
+    pad_token_id: int | None = None
+    tie_word_embeddings: bool = False
+
+    def __post_init__(self, **kwargs):
+        if self.tie_word_embeddings and self.embedding != "dense_tied":
+            raise ConfigError(f"tie_word_embeddings=True needs embedding='dense_tied' (got {self.embedding!r}); "
+                              "tying is derived from the embedding variant, set embedding instead")
+        self.tie_word_embeddings = self.embedding == "dense_tied"
+        for name in ("rope_theta", "rms_norm_eps", "initializer_range", "generator_ln_eps"):
+            value = getattr(self, name)
+            if isinstance(value, bool) or not isinstance(value, (int, float)):
+                raise ConfigError(f"{name} must be a number, got {value!r}")
+            setattr(self, name, float(value))  # config.json then always holds a float
+        super().__post_init__(**kwargs)
+        self.to_model_config()  # validate with ModelConfig's messages
+
+    # ---- conversions ---------------------------------------------------------------------------
+    def to_model_config(self) -> ModelConfig:
+        """The native ``ModelConfig`` (validated) this config describes."""
+        values = {}
+        for f in dataclasses.fields(ModelConfig):
+            if not hasattr(self, f.name):
+                raise ConfigError(f"LeviathanConfig has no field {f.name!r}, which ModelConfig has; "
+                                  "add it to leviathan/hf/configuration.py")
+            values[f.name] = getattr(self, f.name)
+        return ModelConfig(**values)
+
+    @classmethod
+    def from_model_config(cls, cfg: ModelConfig, **kwargs) -> "LeviathanConfig":
+        """A config for ``cfg`` with every default made explicit; ``kwargs`` set Hugging Face fields."""
+        values = dataclasses.asdict(cfg.resolved())
+        return cls(**values, **kwargs)

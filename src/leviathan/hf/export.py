@@ -1,0 +1,213 @@
+"""Conversions between the native ``CausalLM`` and Hugging Face, and export to directories.
+
+- ``from_native(model) -> LeviathanForCausalLM`` and ``to_native(hf_model) -> CausalLM``: same weights,
+  same logits (the adapter builds the native submodules, so the state dicts are key-for-key equal).
+- ``to_hf(model, out_dir)``: a ``save_pretrained`` directory (model_type ``leviathan``, safetensors)
+  that ``AutoModelForCausalLM.from_pretrained`` loads after ``import leviathan.hf``. The generator is
+  kept: the directory is a trainable leviathan model.
+- ``to_plain_llama(model, out_dir)``: a directory that ``transformers.LlamaForCausalLM`` (or
+  ``AutoModelForCausalLM``) loads with no leviathan code and no ``trust_remote_code``. The input side
+  is baked (SPEC §1: the generator is a pure function of the id, so its (V, D) table computed once
+  *is* the model's input embedding) and written as ``model.embed_tokens.weight``; the head stays its
+  own matrix (``tie_word_embeddings`` false) unless the model is ``dense_tied``. The math is LLaMA's
+  (SPEC §2), so the logits equal ours up to float rounding. This is the format for serving and for
+  lm-evaluation-harness.
+
+Both exports write into a temporary sibling folder and rename it into place, so ``out_dir`` is either
+absent or complete. An existing non-empty ``out_dir`` is an error unless ``overwrite=True``.
+
+``tokenizer`` (optional) is saved alongside, duck-typed: an object with ``save_pretrained(dir)`` (a
+Hugging Face tokenizer), a ``tokenizers.Tokenizer`` (written as ``tokenizer.json``), or anything with
+``save(dir)`` (``leviathan.data.tokenizer.Tokenizer``). Its end-of-text id (``eot_id`` or
+``eos_token_id``) becomes the config's ``eos_token_id`` so ``generate`` stops there.
+
+Footgun: a native model baked in place (``CausalLM.bake_()``) has a table but a non-dense config;
+``from_native`` describes it as ``dense_untied`` (which it now is) rather than rebuild a generator.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import dataclasses
+import os
+import shutil
+import tempfile
+from pathlib import Path
+from typing import Any, Iterator, Optional
+
+import torch
+from transformers import GenerationConfig, LlamaConfig, PreTrainedModel
+
+from ..errors import UserError
+from ..model.config import ModelConfig
+from ..model.embedding import TableEmbedding
+from ..model.llama import CausalLM
+from .configuration import LeviathanConfig
+from .modeling import LeviathanForCausalLM
+
+
+# ---- in-memory conversions ----------------------------------------------------------------------
+def _native_config(model: CausalLM) -> ModelConfig:
+    """The config describing ``model`` as it is now (a baked non-dense model is dense_untied)."""
+    cfg = model.config.resolved()
+    if cfg.embedding not in ("dense_tied", "dense_untied") and isinstance(model.model.embed_tokens, TableEmbedding):
+        cfg = dataclasses.replace(cfg, embedding="dense_untied", generator_base=None)
+    return cfg
+
+
+def _place_like(module: torch.nn.Module, reference: torch.nn.Module) -> torch.nn.Module:
+    p = next(reference.parameters())
+    module.to(device=p.device)
+    if next(module.parameters()).dtype != p.dtype:
+        module.to(dtype=p.dtype)
+    return module.train(reference.training)
+
+
+def from_native(model: CausalLM, **config_kwargs: Any) -> LeviathanForCausalLM:
+    """A ``LeviathanForCausalLM`` with ``model``'s weights (copied); ``config_kwargs`` set HF fields
+    such as ``eos_token_id``."""
+    if isinstance(model, LeviathanForCausalLM):
+        return model
+    hf = LeviathanForCausalLM(LeviathanConfig.from_model_config(_native_config(model), **config_kwargs))
+    hf.load_state_dict(model.state_dict(), strict=True)
+    return _place_like(hf, model)
+
+
+def to_native(hf_model: LeviathanForCausalLM) -> CausalLM:
+    """The native ``CausalLM`` (the training model) with ``hf_model``'s weights (copied)."""
+    if isinstance(hf_model, CausalLM):
+        return hf_model
+    model = CausalLM(hf_model.config.to_model_config())
+    model.load_state_dict(hf_model.state_dict(), strict=True)
+    return _place_like(model, hf_model)
+
+
+def plain_llama_config(cfg: ModelConfig, **kwargs: Any) -> LlamaConfig:
+    """The ``transformers.LlamaConfig`` of ``cfg``'s backbone (its input side baked to a table)."""
+    cfg = cfg.resolved()
+    try:
+        return LlamaConfig(
+            vocab_size=cfg.vocab_size, hidden_size=cfg.hidden_size, intermediate_size=cfg.intermediate_size,
+            num_hidden_layers=cfg.num_hidden_layers, num_attention_heads=cfg.num_attention_heads,
+            num_key_value_heads=cfg.num_key_value_heads, head_dim=cfg.head_dim,
+            max_position_embeddings=cfg.max_position_embeddings, rms_norm_eps=cfg.rms_norm_eps,
+            rope_parameters={"rope_type": "default", "rope_theta": float(cfg.rope_theta)},
+            initializer_range=cfg.initializer_range, hidden_act="silu", attention_bias=False, mlp_bias=False,
+            tie_word_embeddings=cfg.tie_word_embeddings, architectures=["LlamaForCausalLM"],
+            **{"bos_token_id": None, "eos_token_id": None, "pad_token_id": None, **kwargs},
+        )
+    except ValueError as e:  # e.g. LlamaConfig insists that num_attention_heads divides hidden_size
+        raise UserError(f"this model's backbone cannot be described by transformers.LlamaConfig: {e}") from e
+
+
+def plain_llama_state_dict(model: CausalLM) -> dict[str, torch.Tensor]:
+    """Llama-keyed tensors: the baked input table as ``model.embed_tokens.weight``, no tied duplicate."""
+    cfg = model.config
+    table = model.model.embed_tokens.bake()  # (V, D); a detached copy for every input side
+    if table.shape[0] != cfg.vocab_size:
+        raise ValueError(f"baked input table has {table.shape[0]} rows, expected vocab_size={cfg.vocab_size}")
+    out = {"model.embed_tokens.weight": table}
+    for name, tensor in model.state_dict().items():
+        if name.startswith("model.embed_tokens."):
+            continue
+        if name == "lm_head.weight" and cfg.tie_word_embeddings:
+            continue  # the same tensor as embed_tokens; transformers re-ties it on load
+        out[name] = tensor
+    return {k: v.detach().to("cpu").contiguous() for k, v in out.items()}
+
+
+# ---- directories --------------------------------------------------------------------------------
+@contextlib.contextmanager
+def _atomic_dir(out_dir: str | os.PathLike, overwrite: bool) -> Iterator[Path]:
+    """Yield an empty temporary folder next to ``out_dir``; on success it becomes ``out_dir``."""
+    out = Path(out_dir)
+    if out.exists():
+        if not out.is_dir():
+            raise UserError(f"{out} exists and is not a directory; choose another output directory")
+        if any(out.iterdir()) and not overwrite:
+            raise UserError(f"{out} exists and is not empty; choose another output directory or pass overwrite=True")
+    out.parent.mkdir(parents=True, exist_ok=True)
+    tmp = Path(tempfile.mkdtemp(prefix=f".{out.name}.tmp-", dir=out.parent))
+    try:
+        yield tmp
+        os.chmod(tmp, 0o755)  # mkdtemp makes it private
+        if out.exists():
+            old = Path(tempfile.mkdtemp(prefix=f".{out.name}.old-", dir=out.parent))
+            os.replace(out, old / out.name)
+            os.replace(tmp, out)
+            shutil.rmtree(old, ignore_errors=True)
+        else:
+            os.replace(tmp, out)
+    except BaseException:
+        shutil.rmtree(tmp, ignore_errors=True)
+        raise
+
+
+def _eos_id(tokenizer: Any) -> Optional[int]:
+    for attr in ("eot_id", "eos_token_id"):
+        value = getattr(tokenizer, attr, None)
+        if isinstance(value, int) and not isinstance(value, bool):
+            return value
+    return None
+
+
+def _save_tokenizer(tokenizer: Any, directory: Path) -> None:
+    if hasattr(tokenizer, "save_pretrained"):  # transformers tokenizer
+        tokenizer.save_pretrained(str(directory))
+        return
+    try:
+        import tokenizers
+        if isinstance(tokenizer, tokenizers.Tokenizer):  # its save() takes a file path
+            tokenizer.save(str(directory / "tokenizer.json"))
+            return
+    except ImportError:  # pragma: no cover - tokenizers is a dependency
+        pass
+    if hasattr(tokenizer, "save"):
+        tokenizer.save(str(directory))
+        return
+    raise TypeError(f"cannot save tokenizer of type {type(tokenizer).__name__}: it has neither save_pretrained(dir) "
+                    "nor save(dir)")
+
+
+def _as_native(model: CausalLM | LeviathanForCausalLM) -> CausalLM:
+    return to_native(model) if isinstance(model, PreTrainedModel) else model
+
+
+def to_hf(model: CausalLM | LeviathanForCausalLM, out_dir: str | os.PathLike, tokenizer: Any = None, *,
+          overwrite: bool = False) -> Path:
+    """Write ``model`` as a leviathan Hugging Face directory (config.json + model.safetensors [+ tokenizer]).
+
+    Load it with ``import leviathan.hf; AutoModelForCausalLM.from_pretrained(out_dir)``. Returns ``out_dir``.
+    """
+    eos = _eos_id(tokenizer) if tokenizer is not None else None
+    hf = from_native(model, **({"eos_token_id": eos} if eos is not None else {}))
+    if eos is not None and hf is model:  # an HF model passed in: record the tokenizer's end-of-text id
+        hf.config.eos_token_id = hf.generation_config.eos_token_id = eos
+    with _atomic_dir(out_dir, overwrite) as tmp:
+        hf.save_pretrained(str(tmp))
+        if tokenizer is not None:
+            _save_tokenizer(tokenizer, tmp)
+    return Path(out_dir)
+
+
+def to_plain_llama(model: CausalLM | LeviathanForCausalLM, out_dir: str | os.PathLike, tokenizer: Any = None, *,
+                   overwrite: bool = False, max_shard_size: str = "5GB") -> Path:
+    """Write ``model`` as a plain ``LlamaForCausalLM`` directory (no leviathan code needed to load it).
+
+    The input side is baked into ``model.embed_tokens.weight``; ``tie_word_embeddings`` is true only
+    for ``dense_tied``. Returns ``out_dir``.
+    """
+    from huggingface_hub import save_torch_state_dict
+
+    native = _as_native(model)
+    eos = _eos_id(tokenizer) if tokenizer is not None else None
+    tensors = plain_llama_state_dict(native)
+    dtype = tensors["model.embed_tokens.weight"].dtype
+    config = plain_llama_config(native.config, eos_token_id=eos, dtype=str(dtype).removeprefix("torch."))
+    with _atomic_dir(out_dir, overwrite) as tmp:
+        config.save_pretrained(str(tmp))
+        GenerationConfig.from_model_config(config).save_pretrained(str(tmp))
+        save_torch_state_dict(tensors, str(tmp), max_shard_size=max_shard_size, metadata={"format": "pt"})
+        if tokenizer is not None:
+            _save_tokenizer(tokenizer, tmp)
+    return Path(out_dir)

@@ -1,0 +1,186 @@
+"""``LeviathanForCausalLM``: a thin Hugging Face adapter around the native backbone.
+
+It builds the *same* submodules as ``leviathan.model.llama.CausalLM`` (``self.model = LlamaModel(cfg)``,
+``self.lm_head``), so its state dict keys equal the native model's, and a dense model's keys equal
+``transformers.LlamaForCausalLM``'s. All the math lives in ``leviathan.model``; this file only speaks
+transformers' protocol: ``forward(...) -> CausalLMOutputWithPast``, a ``DynamicCache`` as KV cache
+(the native attention calls ``cache.update(k, v, layer_idx)`` and ``cache.get_seq_length()``),
+``generate()`` through ``GenerationMixin``, ``save_pretrained``/``from_pretrained`` (safetensors),
+and the Auto classes (registered on ``import leviathan.hf``).
+
+Training uses the native ``CausalLM``; this class is for shipping and for tools that expect a
+``PreTrainedModel`` (lm-evaluation-harness, ``pipeline``, ``generate``). Convert with
+``leviathan.hf.export.from_native`` / ``to_native``.
+
+Differences from the native model a caller must know:
+- ``labels`` follow Hugging Face's convention: labels are the inputs, the loss shifts them by one
+  (the native ``CausalLM.forward`` takes already-shifted targets).
+- ``get_input_embeddings()`` returns whatever the input side is (for ``leviathan`` the generator).
+  ``resize_token_embeddings`` / ``set_input_embeddings`` raise ``InputEmbeddingError`` for the
+  digit-based and factorised inputs: swapping in an ``nn.Embedding`` table would silently throw the
+  generator away. Grow a leviathan vocabulary with ``CausalLM.add_tokens`` (ids up to b^k - 1
+  already have embeddings).
+- ``inputs_embeds`` is not supported (the input side is part of the model), and neither are
+  ``output_attentions`` / ``output_hidden_states`` nor static/compiled caches (4D masks).
+
+Footgun (transformers 5 loading): ``from_pretrained`` builds the model on the meta device, loads the
+checkpoint, then calls ``_init_weights`` on everything not loaded, including the non-persistent
+rotary ``inv_freq`` buffer. ``_init_weights`` therefore recomputes ``inv_freq``; without it the
+rotary tables would be uninitialised memory. It uses ``transformers.initialization`` so loaded
+tensors (flagged ``_is_hf_initialized``) are never overwritten.
+"""
+
+from __future__ import annotations
+
+from typing import Optional
+
+import torch
+from torch import nn
+from transformers import GenerationMixin, PreTrainedModel
+from transformers import initialization as hf_init
+from transformers.cache_utils import DynamicCache
+from transformers.modeling_outputs import CausalLMOutputWithPast
+
+from ..errors import UserError
+from ..model.embedding import CompositionalEmbedding, FactorizedEmbedding
+from ..model.generator import LeviathanGenerator
+from ..model.llama import LlamaModel, LlamaRMSNorm, LlamaRotaryEmbedding
+from .configuration import LeviathanConfig
+
+TIED_WEIGHTS = {"lm_head.weight": "model.embed_tokens.weight"}
+# transformers 5 renamed the output's ``past_key_values`` field to ``cache``
+_CACHE_FIELD = "cache" if "cache" in CausalLMOutputWithPast.__dataclass_fields__ else "past_key_values"
+
+
+class InputEmbeddingError(UserError, NotImplementedError):
+    """An operation that would replace a non-table input side (generator, codebooks, factorised table)."""
+
+
+class LeviathanPreTrainedModel(PreTrainedModel):
+    config_class = LeviathanConfig
+    base_model_prefix = "model"
+    main_input_name = "input_ids"
+    _no_split_modules = ["LlamaDecoderLayer"]
+    _supports_sdpa = True  # the native attention always calls F.scaled_dot_product_attention
+    supports_gradient_checkpointing = False
+
+    @torch.no_grad()
+    def _init_weights(self, module: nn.Module) -> None:
+        """The native initialisation (``CausalLM.init_weights``, ``build_input_embedding``), guarded."""
+        std = self.config.initializer_range
+        if isinstance(module, (nn.Linear, nn.Embedding)):  # backbone, head, dense tables, factorised proj
+            hf_init.normal_(module.weight, std=std)
+        elif isinstance(module, LlamaRMSNorm):
+            hf_init.ones_(module.weight)
+        elif isinstance(module, LlamaRotaryEmbedding):
+            d = module.inv_freq.shape[0] * 2  # head_dim
+            inv_freq = 1.0 / (self.config.rope_theta ** (torch.arange(0, d, 2, dtype=torch.float) / d))
+            hf_init.copy_(module.inv_freq, inv_freq)
+        elif isinstance(module, FactorizedEmbedding):
+            hf_init.normal_(module.table, std=std)
+        elif isinstance(module, CompositionalEmbedding):
+            hf_init.normal_(module.codebooks, std=std)
+        elif isinstance(module, LeviathanGenerator):
+            # SPEC §1 reference init. transformers calls _init_weights inside guard_torch_init_functions,
+            # which makes the torch.nn.init calls in reset_parameters skip loaded (_is_hf_initialized) tensors
+            module.reset_parameters()
+
+
+class LeviathanForCausalLM(LeviathanPreTrainedModel, GenerationMixin):
+    """``LlamaModel`` (any input side) + linear head, as a ``PreTrainedModel`` with ``generate``."""
+
+    def __init__(self, config: LeviathanConfig):
+        super().__init__(config)
+        # tying only for dense_tied: transformers reads this {target: source} dict in post_init
+        self._tied_weights_keys = dict(TIED_WEIGHTS) if config.tie_word_embeddings else None
+        cfg = config.to_model_config().resolved()
+        self.model = LlamaModel(cfg)
+        self.vocab_size = cfg.vocab_size
+        self.lm_head = nn.Linear(cfg.hidden_size, cfg.vocab_size, bias=False)
+        self.post_init()  # init (see _init_weights) and tie
+
+    # ---- embeddings --------------------------------------------------------------------------
+    def get_input_embeddings(self) -> nn.Module:
+        """The input side: an ``nn.Embedding`` table for dense models, the generator for leviathan."""
+        return self.model.embed_tokens
+
+    def _refuse_table_swap(self, what: str) -> None:
+        kind = self.config.embedding
+        if kind in ("dense_tied", "dense_untied"):
+            return
+        hint = ("convert with leviathan.hf.export.to_native(model), call CausalLM.add_tokens(n) (ids up to "
+                "b^k - 1 already have embeddings, no retraining of the input side), then export.from_native"
+                if kind in ("leviathan", "compositional") else
+                "this input side has no resize operation; build a new model with the larger vocab_size")
+        raise InputEmbeddingError(f"{what} would replace this model's {kind!r} input side with a plain table "
+                                  f"and discard its trained parameters; to grow the vocabulary, {hint}")
+
+    def set_input_embeddings(self, value: nn.Module) -> None:
+        self._refuse_table_swap("set_input_embeddings")
+        self.model.embed_tokens = value
+
+    def resize_token_embeddings(self, new_num_tokens: Optional[int] = None, pad_to_multiple_of: Optional[int] = None,
+                                mean_resizing: bool = True):
+        self._refuse_table_swap("resize_token_embeddings")
+        return super().resize_token_embeddings(new_num_tokens, pad_to_multiple_of, mean_resizing)
+
+    def get_output_embeddings(self) -> nn.Module:
+        return self.lm_head
+
+    def set_output_embeddings(self, new_embeddings: nn.Module) -> None:
+        self.lm_head = new_embeddings
+
+    # ---- forward -----------------------------------------------------------------------------
+    def forward(
+        self,
+        input_ids: Optional[torch.LongTensor] = None,
+        attention_mask: Optional[torch.Tensor] = None,
+        position_ids: Optional[torch.LongTensor] = None,
+        cache=None,
+        inputs_embeds: Optional[torch.Tensor] = None,
+        labels: Optional[torch.LongTensor] = None,
+        use_cache: Optional[bool] = None,
+        logits_to_keep: int | torch.Tensor = 0,
+        return_dict: Optional[bool] = None,
+        past_key_values=None,
+        **kwargs,
+    ) -> CausalLMOutputWithPast | tuple:
+        """input_ids (B, T) -> logits (B, T', V), T' = T or ``logits_to_keep``; loss when labels are given.
+
+        attention_mask: (B, S) with 1 for tokens to attend, S = cached + T (left padding for batches).
+        position_ids: (B, T); default past .. past+T-1 (``generate`` derives them from the mask).
+        cache: a transformers ``Cache`` (``DynamicCache``) or native ``KVCache``; ``past_key_values``
+        is accepted as its older name. With ``use_cache`` (config default True) and no cache, a
+        ``DynamicCache`` is created and returned.
+        """
+        if inputs_embeds is not None:
+            raise ValueError("LeviathanForCausalLM computes its own input embeddings; "
+                             "pass input_ids, not inputs_embeds")
+        if input_ids is None:
+            raise ValueError("input_ids is required")
+        for flag in ("output_attentions", "output_hidden_states"):
+            if kwargs.get(flag):
+                raise ValueError(f"{flag}=True is not supported by LeviathanForCausalLM")
+        if attention_mask is not None and attention_mask.dim() != 2:
+            raise ValueError(f"attention_mask must be 2D (batch, keys), got shape {tuple(attention_mask.shape)}; "
+                             "static/compiled caches are not supported")
+        cache = cache if cache is not None else past_key_values
+        use_cache = use_cache if use_cache is not None else self.config.use_cache
+        if use_cache and cache is None:
+            cache = DynamicCache(config=self.config)
+
+        h = self.model(input_ids, cache=cache, position_ids=position_ids, attention_mask=attention_mask)  # (B, T, D)
+        if isinstance(logits_to_keep, int):
+            h = h[:, -logits_to_keep:, :] if logits_to_keep > 0 else h
+        else:
+            h = h[:, logits_to_keep, :]
+        logits = self.lm_head(h)  # (B, T', V)
+
+        loss = None
+        if labels is not None:
+            # Hugging Face convention: labels == inputs, shifted inside (ignore_index -100)
+            loss = self.loss_function(logits=logits, labels=labels, vocab_size=self.config.vocab_size,
+                                      num_items_in_batch=kwargs.get("num_items_in_batch"))
+        out = CausalLMOutputWithPast(loss=loss, logits=logits, **{_CACHE_FIELD: cache if use_cache else None})
+        return_dict = return_dict if return_dict is not None else self.config.return_dict
+        return out if return_dict else out.to_tuple()
