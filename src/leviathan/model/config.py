@@ -118,7 +118,10 @@ class ModelConfig:
         require(self.generator_knots >= 2, f"model.generator_knots must be at least 2, got {self.generator_knots}")
         require(self.generator_degree in (1, 2, 3),
                 f"model.generator_degree must be 1, 2 or 3 (paper: 2), got {self.generator_degree}")
-        require(self.rms_norm_eps > 0 and self.generator_ln_eps > 0, "epsilons must be positive")
+        for name in ("rope_theta", "rms_norm_eps", "initializer_range", "generator_ln_eps"):
+            value = getattr(self, name)
+            require(isinstance(value, (int, float)) and not isinstance(value, bool) and value > 0,
+                    f"model.{name} must be a positive number, got {value!r}")
         if self.generator_base is not None:
             require(self.generator_base >= 2, f"model.generator_base must be at least 2, got {self.generator_base}")
             if self.uses_digits:
