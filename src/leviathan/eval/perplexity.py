@@ -1,0 +1,96 @@
+"""Validation loss, perplexity and bits per byte of a causal LM over a token stream (SPEC §5).
+
+The stream is cut into consecutive, non-overlapping windows of ``seq_len`` inputs: window j reads
+tokens ``[j T, j T + T)`` and predicts ``[j T + 1, j T + T]``, so every token after the first is
+predicted exactly once, from a context of 0..T-1 earlier tokens of its window (the same context
+lengths the model was trained with). A last, shorter window covers the remainder. N tokens give
+N - 1 predictions.
+
+- ``loss``: mean negative log-likelihood in nats per predicted token.
+- ``ppl``: exp(loss).
+- ``bpb``: bits per byte = total nats / ln 2 / ``num_bytes``, where ``num_bytes`` is the UTF-8 size
+  of the text the tokens encode. It does not depend on the tokenizer, so models with different
+  vocabularies compare on it. (The first token is not predicted; over any realistic stream that
+  is noise.)
+
+Logits are converted to fp32 before the softmax, whatever the model's compute dtype.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import math
+
+import numpy as np
+import torch
+import torch.nn.functional as F
+from torch import nn
+
+
+def _logits(model: nn.Module, x: torch.Tensor) -> torch.Tensor:
+    out = model(x)
+    if isinstance(out, tuple):
+        return out[0]
+    return out.logits  # a Hugging Face model
+
+
+@torch.no_grad()
+def token_losses(model: nn.Module, tokens: np.ndarray, seq_len: int, batch_size: int,
+                 dtype: torch.dtype | None = None) -> np.ndarray:
+    """Nats for each of the ``len(tokens) - 1`` predicted tokens, in stream order (float64).
+
+    ``dtype`` (optional) runs the forward under torch.autocast with that dtype (bf16 on GPU).
+    """
+    tokens = np.asarray(tokens)
+    n = len(tokens) - 1
+    if n < 1:
+        raise ValueError(f"need at least 2 tokens to predict one, got {len(tokens)}")
+    if seq_len < 1 or batch_size < 1:
+        raise ValueError(f"seq_len and batch_size must be positive, got {seq_len} and {batch_size}")
+    device = next(model.parameters()).device
+    autocast = (torch.autocast(device.type, dtype=dtype) if dtype is not None and dtype != torch.float32
+                else contextlib.nullcontext())
+    was_training = model.training
+    model.eval()
+    out = np.empty(n, dtype=np.float64)
+    num_full = n // seq_len
+    # windows: (start, length); full ones batched, the remainder alone
+    spans = [(j * seq_len, seq_len) for j in range(num_full)]
+    if n - num_full * seq_len:
+        spans.append((num_full * seq_len, n - num_full * seq_len))
+    try:
+        i = 0
+        while i < len(spans):
+            length = spans[i][1]
+            group = [s for s in spans[i:i + batch_size] if s[1] == length]
+            starts = [s for s, _ in group]
+            chunk = np.stack([tokens[s:s + length + 1] for s in starts]).astype(np.int64)  # (B, T+1)
+            ids = torch.from_numpy(chunk).to(device)
+            with autocast:
+                logits = _logits(model, ids[:, :-1])  # (B, T, V)
+            nll = F.cross_entropy(logits.float().reshape(-1, logits.shape[-1]), ids[:, 1:].reshape(-1),
+                                  reduction="none").view(len(starts), length)  # (B, T)
+            nll = nll.double().cpu().numpy()
+            for row, s in enumerate(starts):
+                out[s:s + length] = nll[row]
+            i += len(group)
+    finally:
+        model.train(was_training)
+    return out
+
+
+def evaluate(model: nn.Module, tokens: np.ndarray, seq_len: int, batch_size: int, num_bytes: int | None = None,
+             dtype: torch.dtype | None = None) -> dict:
+    """``{"loss", "ppl", "bpb", "tokens"}`` over the stream; ``bpb`` is None without ``num_bytes``.
+
+    ``tokens`` counts predicted tokens (``len(tokens) - 1``).
+    """
+    nats = token_losses(model, tokens, seq_len, batch_size, dtype=dtype)
+    total = float(nats.sum())
+    loss = total / len(nats)
+    return {
+        "loss": loss,
+        "ppl": math.exp(loss) if loss < 700 else float("inf"),
+        "bpb": total / math.log(2) / num_bytes if num_bytes else None,
+        "tokens": int(len(nats)),
+    }

@@ -1,0 +1,88 @@
+"""Sampling from a CausalLM: temperature, top-k, top-p (nucleus), with the native KV cache.
+
+    ids = generate(model, prompt_ids, max_new_tokens=64, temperature=0.8, top_k=50, top_p=0.95, seed=0)
+
+The prompt is run once (prefill) into a ``KVCache``; each new token is then a single-position
+forward that reuses the cached keys and values, so a step costs O(context) attention, not a full
+re-run. ``use_cache=False`` re-runs the whole sequence each step (a reference for tests).
+
+Serving a leviathan model: bake it first (``model.bake_()``): the generator becomes the ordinary
+table it computes, so decoding pays nothing for it (``leviathan generate`` does this by default).
+
+Footguns: generation stops at ``model.config.max_position_embeddings`` total tokens (the model was
+never trained on later positions; a longer prompt keeps its last ones); ``temperature=0`` means
+greedy decoding (argmax), and top-k / top-p are then irrelevant.
+"""
+
+from __future__ import annotations
+
+from typing import Sequence
+
+import torch
+
+from .model.llama import KVCache
+
+
+def sample_next_token(logits: torch.Tensor, temperature: float = 1.0, top_k: int | None = None,
+                      top_p: float | None = None, generator: torch.Generator | None = None) -> torch.Tensor:
+    """logits (B, V) -> next ids (B,). Filters are applied in the order temperature, top-k, top-p."""
+    if temperature < 0:
+        raise ValueError(f"temperature must be >= 0, got {temperature}")
+    if temperature == 0:
+        return logits.argmax(dim=-1)
+    logits = logits.float() / temperature
+    if top_k is not None and 0 < top_k < logits.shape[-1]:
+        kth = torch.topk(logits, top_k, dim=-1).values[..., -1:]  # (B, 1)
+        logits = logits.masked_fill(logits < kth, float("-inf"))
+    if top_p is not None and 0 < top_p < 1:
+        sorted_logits, order = torch.sort(logits, dim=-1, descending=True)
+        probs = sorted_logits.softmax(dim=-1)
+        # drop a token when the tokens ranked above it already hold top_p of the mass (the first is always kept)
+        drop = (probs.cumsum(dim=-1) - probs) >= top_p
+        sorted_logits = sorted_logits.masked_fill(drop, float("-inf"))
+        logits = torch.full_like(logits, float("-inf")).scatter(-1, order, sorted_logits)
+    probs = logits.softmax(dim=-1)
+    return torch.multinomial(probs, num_samples=1, generator=generator).squeeze(-1)
+
+
+@torch.no_grad()
+def generate(model, prompt_ids: Sequence[int] | torch.Tensor, max_new_tokens: int, temperature: float = 1.0,
+             top_k: int | None = None, top_p: float | None = None, eos_id: int | None = None,
+             seed: int | None = None, use_cache: bool = True) -> torch.Tensor:
+    """Continue ``prompt_ids`` ((T,) or (B, T), equal lengths) and return (B, T + new) ids, prompt included.
+
+    Sampling stops for a sequence at ``eos_id`` (later positions repeat it) and for all of them after
+    ``max_new_tokens`` or at ``max_position_embeddings`` tokens.
+    """
+    device = next(model.parameters()).device
+    ids = torch.as_tensor(prompt_ids, dtype=torch.long, device=device)
+    if ids.dim() == 1:
+        ids = ids.unsqueeze(0)
+    if ids.shape[1] == 0:
+        raise ValueError("the prompt is empty; give at least one token (for example the end-of-text id)")
+    limit = model.config.max_position_embeddings
+    if ids.shape[1] >= limit:
+        ids = ids[:, -(limit - 1):]
+    generator = None
+    if seed is not None:
+        generator = torch.Generator(device=device)
+        generator.manual_seed(seed)
+    was_training = model.training
+    model.eval()
+    finished = torch.zeros(ids.shape[0], dtype=torch.bool, device=device)
+    cache = KVCache() if use_cache else None
+    step_input = ids
+    try:
+        for _ in range(min(max_new_tokens, limit - ids.shape[1])):
+            logits, _ = model(step_input if use_cache else ids, cache=cache)
+            nxt = sample_next_token(logits[:, -1], temperature, top_k, top_p, generator)  # (B,)
+            if eos_id is not None:
+                nxt = torch.where(finished, torch.full_like(nxt, eos_id), nxt)
+                finished |= nxt == eos_id
+            ids = torch.cat([ids, nxt[:, None]], dim=1)
+            step_input = nxt[:, None]
+            if eos_id is not None and bool(finished.all()):
+                break
+    finally:
+        model.train(was_training)
+    return ids

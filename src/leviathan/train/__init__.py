@@ -1,0 +1,16 @@
+"""Training: typed run config, AdamW + schedule, the loop, atomic checkpoints, DDP/FSDP2, metrics.
+
+    from leviathan.train import load_run_config, train
+    cfg = load_run_config("configs/tiny.yaml", ["optim.lr=1e-3", "max_steps=200"])
+    summary = train(cfg, "runs/tiny", resume="auto")
+
+Modules: ``config`` (RunConfig), ``optim`` (parameter groups, AdamW), ``schedule`` (warmup + cosine),
+``loop`` (train), ``checkpoint`` (step folders, load_model), ``distributed`` (torchrun, DDP, FSDP2),
+``metrics`` (metrics.jsonl, TensorBoard, versions.json).
+"""
+
+from .checkpoint import load_model
+from .config import RunConfig, load_run_config
+from .loop import NonFiniteLossError, train
+
+__all__ = ["RunConfig", "load_run_config", "train", "load_model", "NonFiniteLossError"]

@@ -1,0 +1,263 @@
+"""Checkpoints: atomic step folders that hold everything an exact resume needs, and nothing pickled.
+
+    <run_dir>/checkpoints/step-00000500/
+        model.safetensors   state dict of the unwrapped, uncompiled CausalLM; a tied head is stored
+                            once (as model.embed_tokens.weight, the Hugging Face convention)
+        optimizer.pt        AdamW state keyed by parameter name (torch.distributed.checkpoint's
+                            full state dict form); tensors, numbers and strings only, so it loads
+                            with ``torch.load(weights_only=True)``
+        rng.pt              torch CPU and CUDA generator states (uint8 tensors)
+        state.json          step, tokens, data loader state, python + numpy RNG states, world size
+        config.yaml         the resolved RunConfig
+        tokenizer.json      the tokenizer (when it is not a built-in one), so a checkpoint is self-contained
+
+Atomicity: files are written into ``checkpoints/.tmp-step-XXXXXXXX`` with an fsync each, the folder is
+fsynced and renamed to ``step-XXXXXXXX`` (a rename within a directory is atomic), then the parent is
+fsynced. A folder named ``step-*`` is therefore complete unless damaged by hand; ``is_complete``
+still checks every required file before a resume trusts it, and ``.tmp-*`` leftovers of a crash are
+removed at the next start. The schedule is a pure function of the step and needs no state.
+
+RNG: the states of rank 0 are saved and restored on every rank (all ranks start from the same seed
+and the training step draws no random numbers; the states are kept so that future stochastic
+layers resume exactly).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import random
+import re
+import shutil
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import torch
+from safetensors.torch import load_file, save_file
+
+from ..config import dump_yaml, from_dict, load_yaml
+from ..errors import UserError
+from ..model.llama import CausalLM
+
+CHECKPOINTS = "checkpoints"
+REQUIRED = ("model.safetensors", "optimizer.pt", "state.json", "config.yaml")
+STEP_RE = re.compile(r"^step-(\d{8,})$")
+FORMAT = 1
+
+
+def step_name(step: int) -> str:
+    return f"step-{step:08d}"
+
+
+def is_complete(path: Path) -> bool:
+    """All required files present and state.json parses."""
+    if not all((path / f).is_file() for f in REQUIRED):
+        return False
+    try:
+        json.loads((path / "state.json").read_text())
+    except (OSError, ValueError):
+        return False
+    return True
+
+
+def list_checkpoints(run_dir: str | os.PathLike) -> list[tuple[int, Path]]:
+    """Complete step folders of a run, oldest first."""
+    root = Path(run_dir) / CHECKPOINTS
+    if not root.is_dir():
+        return []
+    out = []
+    for child in root.iterdir():
+        m = STEP_RE.match(child.name)
+        if m and child.is_dir() and is_complete(child):
+            out.append((int(m.group(1)), child))
+    return sorted(out)
+
+
+def latest_checkpoint(run_dir: str | os.PathLike) -> Path | None:
+    found = list_checkpoints(run_dir)
+    return found[-1][1] if found else None
+
+
+def find_checkpoint(path: str | os.PathLike) -> Path:
+    """A step folder from a step folder, a ``checkpoints`` folder or a run folder (its latest step).
+
+    Errors name what was expected: an explicit step that is missing or incomplete is never replaced
+    by another one.
+    """
+    path = Path(path)
+    if not path.exists():
+        raise UserError(f"checkpoint {str(path)!r} does not exist; pass a run folder or one of its "
+                        f"checkpoints/step-XXXXXXXX folders")
+    if (path / "model.safetensors").exists() or STEP_RE.match(path.name):
+        if not is_complete(path):
+            missing = [f for f in REQUIRED if not (path / f).is_file()]
+            raise UserError(f"checkpoint {str(path)!r} is incomplete (missing {', '.join(missing) or 'a valid state.json'});"
+                            f" pass a complete step folder or the run folder to use its latest complete step")
+        return path
+    run_dir = path.parent if path.name == CHECKPOINTS else path
+    latest = latest_checkpoint(run_dir)
+    if latest is None:
+        raise UserError(f"{str(path)!r} holds no complete checkpoint (expected {CHECKPOINTS}/step-XXXXXXXX folders)")
+    return latest
+
+
+def resolve_resume(resume: str | None, run_dir: Path) -> Path | None:
+    """``None`` -> fresh start; ``auto`` -> the latest complete step of ``run_dir`` or None; else that checkpoint."""
+    if resume is None:
+        return None
+    if resume == "auto":
+        return latest_checkpoint(run_dir)
+    return find_checkpoint(resume)
+
+
+# ---- RNG ----------------------------------------------------------------------------------------
+def capture_rng() -> tuple[dict, dict]:
+    """(JSON-able python/numpy states, tensor states for rng.pt)."""
+    py = random.getstate()
+    np_state = np.random.get_state()
+    json_part = {
+        "python": [py[0], list(py[1]), py[2]],
+        "numpy": [np_state[0], np_state[1].tolist(), int(np_state[2]), int(np_state[3]), float(np_state[4])],
+    }
+    tensors = {"torch": torch.get_rng_state()}
+    if torch.cuda.is_available() and torch.cuda.is_initialized():
+        tensors["cuda"] = torch.cuda.get_rng_state_all()
+    return json_part, tensors
+
+
+def restore_rng(json_part: dict, tensors: dict) -> None:
+    v, state, gauss = json_part["python"]
+    random.setstate((v, tuple(state), gauss))
+    name, keys, pos, has_gauss, cached = json_part["numpy"]
+    np.random.set_state((name, np.asarray(keys, dtype=np.uint32), pos, has_gauss, cached))
+    torch.set_rng_state(tensors["torch"])
+    if "cuda" in tensors and torch.cuda.is_available():
+        states = tensors["cuda"]
+        if len(states) == torch.cuda.device_count():
+            torch.cuda.set_rng_state_all(states)
+
+
+# ---- writing ------------------------------------------------------------------------------------
+def _fsync_file(path: Path) -> None:
+    with open(path, "rb+") as f:
+        os.fsync(f.fileno())
+
+
+def _fsync_dir(path: Path) -> None:
+    fd = os.open(path, os.O_RDONLY)
+    try:
+        os.fsync(fd)
+    finally:
+        os.close(fd)
+
+
+def model_tensors(state_dict: dict[str, torch.Tensor], tied: bool) -> dict[str, torch.Tensor]:
+    """Contiguous CPU tensors for safetensors; a tied head is dropped (it *is* embed_tokens.weight)."""
+    out = {}
+    for k, v in state_dict.items():
+        if tied and k == "lm_head.weight":
+            continue
+        out[k] = v.detach().to("cpu").contiguous()
+    return out
+
+
+def clean_partial(run_dir: Path) -> None:
+    """Remove ``.tmp-*`` folders left by a crash during a save."""
+    root = run_dir / CHECKPOINTS
+    if root.is_dir():
+        for child in root.iterdir():
+            if child.name.startswith(".tmp-") and child.is_dir():
+                shutil.rmtree(child, ignore_errors=True)
+
+
+def save_checkpoint(run_dir: Path, step: int, model_state: dict[str, torch.Tensor], tied: bool, optim_state: dict,
+                    state: dict, rng_tensors: dict, config_text: str, tokenizer_file: Path | None = None,
+                    keep_last: int | None = None) -> Path:
+    """Write ``checkpoints/step-XXXXXXXX`` atomically and prune to ``keep_last``. Rank 0 only."""
+    root = run_dir / CHECKPOINTS
+    root.mkdir(parents=True, exist_ok=True)
+    final = root / step_name(step)
+    if final.exists() and is_complete(final):
+        return final
+    tmp = root / f".tmp-{step_name(step)}-{os.getpid()}"
+    if tmp.exists():
+        shutil.rmtree(tmp)
+    tmp.mkdir()
+    save_file(model_tensors(model_state, tied), str(tmp / "model.safetensors"), metadata={"format": "pt"})
+    torch.save(optim_state, tmp / "optimizer.pt")
+    torch.save(rng_tensors, tmp / "rng.pt")
+    (tmp / "config.yaml").write_text(config_text)
+    if tokenizer_file is not None and Path(tokenizer_file).is_file():
+        shutil.copyfile(tokenizer_file, tmp / "tokenizer.json")
+    (tmp / "state.json").write_text(json.dumps({"format": FORMAT, **state}, indent=1) + "\n")
+    for f in tmp.iterdir():
+        _fsync_file(f)
+    _fsync_dir(tmp)
+    if final.exists():  # an incomplete folder of the same step (damaged by hand): replace it
+        shutil.rmtree(final)
+    os.rename(tmp, final)
+    _fsync_dir(root)
+    if keep_last is not None:
+        prune(run_dir, keep_last)
+    return final
+
+
+def prune(run_dir: Path, keep_last: int) -> None:
+    """Delete all but the newest ``keep_last`` complete checkpoints."""
+    for _, path in list_checkpoints(run_dir)[:-keep_last]:
+        shutil.rmtree(path, ignore_errors=True)
+
+
+# ---- reading ------------------------------------------------------------------------------------
+def load_state(path: Path) -> dict[str, Any]:
+    """Everything a resume needs from a step folder; only weights_only loads and JSON."""
+    return {
+        "model": load_file(str(path / "model.safetensors")),
+        "optimizer": torch.load(path / "optimizer.pt", map_location="cpu", weights_only=True),
+        "rng": torch.load(path / "rng.pt", map_location="cpu", weights_only=True) if (path / "rng.pt").exists() else None,
+        "state": json.loads((path / "state.json").read_text()),
+        "config": load_yaml(path / "config.yaml"),
+    }
+
+
+def load_model_state(model: CausalLM, tensors: dict[str, torch.Tensor]) -> None:
+    """Load safetensors weights into ``model``; a missing tied head is expected, nothing else is."""
+    result = model.load_state_dict(tensors, strict=False)
+    missing = [k for k in result.missing_keys if not (k == "lm_head.weight" and model.config.tie_word_embeddings)]
+    if missing or result.unexpected_keys:
+        raise UserError(f"checkpoint weights do not match the model: missing {missing[:5]}, unexpected "
+                        f"{result.unexpected_keys[:5]}; is the model section of the config the one it was trained with?")
+
+
+def run_config_from_dict(raw: dict):
+    from .config import RunConfig
+
+    return from_dict(RunConfig, raw)
+
+
+def load_model(path: str | os.PathLike, device: str | torch.device = "cpu") -> tuple[CausalLM, Any]:
+    """(CausalLM in eval mode, RunConfig) from a run folder (latest complete step) or a step folder."""
+    step = find_checkpoint(path)
+    cfg = run_config_from_dict(load_yaml(step / "config.yaml"))
+    model = CausalLM(cfg.model)
+    load_model_state(model, load_file(str(step / "model.safetensors")))
+    return model.to(device).eval(), cfg
+
+
+def load_tokenizer(path: str | os.PathLike):
+    """The tokenizer stored with a checkpoint (``tokenizer.json``), else the built-in named in its state."""
+    from ..data.tokenizer import load_tokenizer as _load
+
+    step = find_checkpoint(path)
+    if (step / "tokenizer.json").is_file():
+        return _load(str(step / "tokenizer.json"))
+    state = json.loads((step / "state.json").read_text())
+    spec = state.get("tokenizer")
+    if not spec:
+        raise UserError(f"checkpoint {str(step)!r} records no tokenizer; pass one explicitly")
+    return _load(spec)
+
+
+def config_text(cfg) -> str:
+    return dump_yaml(cfg)

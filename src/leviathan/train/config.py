@@ -1,0 +1,281 @@
+"""RunConfig: everything one training run needs, as typed dataclasses read from YAML + dotted overrides.
+
+    leviathan train --config configs/tiny.yaml model.hidden_size=128 optim.lr=1e-3 max_steps=200
+
+Layout of a config file (every key optional except what has no default; see the dataclasses):
+
+    model:      ModelConfig fields, or ``preset: NAME`` plus ModelConfig fields that override it
+    data:       path (a prepared data dir), seq_len, shuffle
+    optim:      AdamW: lr (peak), betas, eps, weight_decay (decoupled), grad_clip
+    schedule:   warmup_steps, min_lr_ratio (linear warmup, then cosine decay to lr * min_lr_ratio)
+    batch_tokens, micro_batch_size, max_steps | max_tokens, log_interval, eval_interval,
+    eval_tokens, eval_batch_size, checkpoint_interval, keep_last, seed, device, dtype, compile,
+    parallel
+
+Decisions worth knowing:
+- ``model.vocab_size: null`` (or absent, after the preset is applied) means "the data's vocabulary":
+  it is read from ``<data.path>/meta.json``. The CPU presets leave it unset for this reason; the
+  paper presets fix it at o200k's 200,019. An explicit value must be >= the data's vocab_size (a
+  larger head is allowed: ids the data never uses simply get no gradient). The resolved value is
+  what ``config.yaml`` in the run folder records, so a run never depends on the data to rebuild.
+- ``batch_tokens`` is the *global* batch per optimizer step in tokens. Gradient accumulation is
+  derived: ``batch_tokens / (seq_len * micro_batch_size * world_size)``, which must be a whole
+  number; otherwise the error lists the nearest valid values (``grad_accum_steps``).
+- Exactly one of ``max_steps`` and ``max_tokens`` is set; ``max_tokens`` is rounded down to whole
+  optimizer steps.
+- ``data.path`` is resolved against the current directory and stored absolute in the run folder.
+- ``device: auto`` is cuda when available, else cpu; ``dtype: auto`` is bfloat16 autocast on cuda
+  and float32 on cpu (bf16 on CPU is hundreds of times slower here; it is allowed but warned about).
+"""
+
+from __future__ import annotations
+
+import copy
+import json
+from dataclasses import dataclass, field, fields, replace
+from pathlib import Path
+from typing import Any, Literal, Optional, Sequence
+
+from ..config import ConfigError, apply_overrides, from_dict, load_yaml, require
+from ..model.config import ModelConfig
+from ..presets import preset_dict
+
+
+@dataclass
+class DataConfig:
+    """Args:
+        path: prepared data directory (``leviathan prepare``): meta.json, train.bin, val.bin.
+        seq_len: tokens per training sequence (<= model.max_position_embeddings).
+        shuffle: visit training sequences in a seeded random order (False: in file order).
+    """
+
+    path: str = "data/stdlib"
+    seq_len: int = 512
+    shuffle: bool = True
+
+    def __post_init__(self) -> None:
+        require(isinstance(self.seq_len, int) and self.seq_len > 0,
+                f"data.seq_len must be a positive integer, got {self.seq_len!r}")
+        require(bool(self.path), "data.path is empty; set it to a prepared data directory (leviathan prepare)")
+
+
+@dataclass
+class OptimConfig:
+    """AdamW with decoupled weight decay.
+
+    Weight decay applies to the matrices of the body and the output head only. Norm weights, biases
+    and *every* parameter of the input side (a dense table, a tied table, the generator's codebooks,
+    mode projections, LayerNorms, spline coefficients and output maps) are not decayed: an input
+    row only receives gradient when its token occurs, so decoupled decay would shrink rare tokens'
+    embeddings every step they are absent; and decaying the spline coefficients pulls every phi
+    towards 0, which collapses the product over d_s (they start at 1 for that reason).
+
+    Args:
+        lr: peak learning rate (reached at the end of warmup).
+        betas: Adam (beta1, beta2).
+        eps: Adam epsilon.
+        weight_decay: decoupled decay of the decayed group (0 disables).
+        grad_clip: clip the global gradient norm to this value; null or 0 disables.
+    """
+
+    lr: float = 3e-4
+    betas: tuple[float, float] = (0.9, 0.95)
+    eps: float = 1e-8
+    weight_decay: float = 0.1
+    grad_clip: Optional[float] = 1.0
+
+    def __post_init__(self) -> None:
+        require(self.lr > 0, f"optim.lr must be positive, got {self.lr}")
+        require(len(self.betas) == 2 and all(0.0 <= b < 1.0 for b in self.betas),
+                f"optim.betas must be two numbers in [0, 1), got {list(self.betas)}")
+        self.betas = (float(self.betas[0]), float(self.betas[1]))
+        require(self.eps > 0, f"optim.eps must be positive, got {self.eps}")
+        require(self.weight_decay >= 0, f"optim.weight_decay must be >= 0, got {self.weight_decay}")
+        require(self.grad_clip is None or self.grad_clip >= 0,
+                f"optim.grad_clip must be >= 0 or null, got {self.grad_clip}")
+
+
+@dataclass
+class ScheduleConfig:
+    """Linear warmup from lr/warmup_steps to lr, then cosine decay to lr * min_lr_ratio at the last step.
+
+    Args:
+        warmup_steps: optimizer steps of linear warmup (0: start at the peak).
+        min_lr_ratio: final learning rate as a fraction of optim.lr.
+    """
+
+    warmup_steps: int = 100
+    min_lr_ratio: float = 0.1
+
+    def __post_init__(self) -> None:
+        require(isinstance(self.warmup_steps, int) and self.warmup_steps >= 0,
+                f"schedule.warmup_steps must be an integer >= 0, got {self.warmup_steps!r}")
+        require(0.0 <= self.min_lr_ratio <= 1.0, f"schedule.min_lr_ratio must be in [0, 1], got {self.min_lr_ratio}")
+
+
+@dataclass
+class RunConfig:
+    """One training run. Sections ``model``, ``data``, ``optim``, ``schedule``; the rest is flat.
+
+    Args:
+        batch_tokens: global tokens per optimizer step (all ranks, all micro steps).
+        micro_batch_size: sequences per rank per forward/backward.
+        max_steps: optimizer steps to train (exactly one of max_steps / max_tokens).
+        max_tokens: training tokens; rounded down to whole optimizer steps.
+        log_interval: steps between train-loss rows in metrics.jsonl / TensorBoard.
+        eval_interval: steps between validation evaluations (also at the last step); 0 disables
+            intermediate evaluation (the final one still runs).
+        eval_tokens: validation tokens per evaluation (the first ones of the split, the same every
+            time); null means the whole split.
+        eval_batch_size: sequences per evaluation forward; null means micro_batch_size.
+        checkpoint_interval: steps between checkpoints (also at the last step); 0 means only at the end.
+        keep_last: complete checkpoints kept (older ones deleted); null keeps all.
+        seed: model init and data order.
+        device: auto | cpu | cuda | cuda:N.
+        dtype: auto | float32 | bfloat16 (autocast; parameters and optimizer state stay fp32).
+        compile: torch.compile the training forward (off by default; the saved module is uncompiled).
+        parallel: ddp | fsdp, used when launched with more than one process (torchrun).
+    """
+
+    model: ModelConfig = field(default_factory=ModelConfig)
+    data: DataConfig = field(default_factory=DataConfig)
+    optim: OptimConfig = field(default_factory=OptimConfig)
+    schedule: ScheduleConfig = field(default_factory=ScheduleConfig)
+    batch_tokens: int = 65_536
+    micro_batch_size: int = 8
+    max_steps: Optional[int] = None
+    max_tokens: Optional[int] = None
+    log_interval: int = 10
+    eval_interval: int = 200
+    eval_tokens: Optional[int] = 65_536
+    eval_batch_size: Optional[int] = None
+    checkpoint_interval: int = 500
+    keep_last: Optional[int] = 3
+    seed: int = 1337
+    device: str = "auto"
+    dtype: Literal["auto", "float32", "bfloat16"] = "auto"
+    compile: bool = False
+    parallel: Literal["ddp", "fsdp"] = "ddp"
+
+    def __post_init__(self) -> None:
+        for name in ("batch_tokens", "micro_batch_size", "log_interval"):
+            value = getattr(self, name)
+            require(value > 0, f"{name} must be a positive integer, got {value}")
+        for name in ("eval_interval", "checkpoint_interval"):
+            value = getattr(self, name)
+            require(value >= 0, f"{name} must be >= 0 (0 disables the periodic one), got {value}")
+        for name in ("max_steps", "max_tokens", "eval_tokens", "eval_batch_size", "keep_last"):
+            value = getattr(self, name)
+            require(value is None or value > 0, f"{name} must be a positive integer or null, got {value}")
+        require((self.max_steps is None) != (self.max_tokens is None),
+                "set exactly one of max_steps and max_tokens (for example max_steps=1000); "
+                + ("both are set" if self.max_steps is not None else "neither is set"))
+        if self.max_tokens is not None:
+            require(self.max_tokens >= self.batch_tokens,
+                    f"max_tokens={self.max_tokens} is less than one optimizer step of batch_tokens="
+                    f"{self.batch_tokens}; raise max_tokens or lower batch_tokens")
+        require(self.data.seq_len <= self.model.max_position_embeddings,
+                f"data.seq_len={self.data.seq_len} exceeds model.max_position_embeddings="
+                f"{self.model.max_position_embeddings}; lower data.seq_len or raise model.max_position_embeddings")
+        require(self.device == "auto" or self.device == "cpu" or self.device.startswith("cuda"),
+                f"device must be auto, cpu, cuda or cuda:N, got {self.device!r}")
+
+    # ---- derived values ----------------------------------------------------------------------
+    @property
+    def total_steps(self) -> int:
+        """Optimizer steps of the whole run."""
+        if self.max_steps is not None:
+            return self.max_steps
+        return self.max_tokens // self.batch_tokens
+
+    def grad_accum_steps(self, world_size: int = 1) -> int:
+        """batch_tokens / (seq_len * micro_batch_size * world_size), or a ConfigError listing valid values."""
+        T, mb = self.data.seq_len, self.micro_batch_size
+        unit = T * mb * world_size
+        if self.batch_tokens % unit == 0:
+            return self.batch_tokens // unit
+        lower, upper = (self.batch_tokens // unit) * unit, (self.batch_tokens // unit + 1) * unit
+        near = ", ".join(str(v) for v in (lower, upper) if v > 0)
+        per_seq = T * world_size
+        msg = (f"batch_tokens={self.batch_tokens} is not a multiple of data.seq_len x micro_batch_size x world_size "
+               f"= {T} x {mb} x {world_size} = {unit}, so gradient accumulation would not be a whole number; "
+               f"use batch_tokens={near.replace(', ', ' or batch_tokens=')}")
+        if self.batch_tokens % per_seq == 0:
+            n = self.batch_tokens // per_seq
+            divisors = [d for d in range(1, min(n, 4096) + 1) if n % d == 0]
+            msg += f", or micro_batch_size one of {', '.join(map(str, divisors[:12]))}{' ...' if len(divisors) > 12 else ''}"
+        raise ConfigError(msg)
+
+    def resolved(self) -> "RunConfig":
+        """Copy with the model's None defaults made explicit (what the run folder records)."""
+        return replace(self, model=self.model.resolved())
+
+
+# --------------------------------------------------------------------------------------------
+# loading
+
+
+def _section_hint(raw: dict) -> None:
+    """An unknown top-level key that is a field of a section gets a 'did you mean section.key' message."""
+    top = {f.name for f in fields(RunConfig)}
+    sections = {"model": ModelConfig, "data": DataConfig, "optim": OptimConfig, "schedule": ScheduleConfig}
+    for key in raw:
+        if key in top:
+            continue
+        for section, cls in sections.items():
+            if key in {f.name for f in fields(cls)}:
+                raise ConfigError(f"unknown key '{key}' in RunConfig; did you mean '{section}.{key}'?")
+
+
+def data_meta(path: str | Path) -> dict | None:
+    """meta.json of a prepared data dir, or None if there is none."""
+    meta = Path(path) / "meta.json"
+    if not meta.is_file():
+        return None
+    return json.loads(meta.read_text())
+
+
+def build_run_config(raw: dict, check_data: bool = True) -> RunConfig:
+    """RunConfig from a plain nested dict (YAML + overrides already applied).
+
+    Applies ``model.preset``, fills ``model.vocab_size`` from the data when it is null/absent, makes
+    ``data.path`` absolute, and (``check_data``) checks the model's vocabulary covers the data's.
+    """
+    raw = copy.deepcopy(raw)
+    if not isinstance(raw.get("model", {}), dict) or not isinstance(raw.get("data", {}), dict):
+        raise ConfigError("'model' and 'data' must be sections of keys (for example model: {preset: cpu-tiny})")
+    _section_hint(raw)
+    model = dict(raw.get("model") or {})
+    name = model.pop("preset", None)
+    if name:
+        model = {**preset_dict(str(name)), **model}
+    data = dict(raw.get("data") or {})
+    data_path = Path(str(data.get("path", DataConfig.path))).expanduser()
+    data["path"] = str(data_path.resolve())
+    meta = data_meta(data_path)
+    if model.get("vocab_size") is None:
+        if meta is None:
+            raise ConfigError(
+                f"model.vocab_size is null, which means 'take it from the data', but {str(data_path)!r} has no "
+                f"meta.json; prepare the data first (leviathan prepare) or set model.vocab_size")
+        model["vocab_size"] = int(meta["vocab_size"])
+    raw["model"], raw["data"] = model, data
+    cfg = from_dict(RunConfig, raw)
+    if check_data and meta is not None:
+        check_vocab(cfg, meta)
+    return cfg
+
+
+def check_vocab(cfg: RunConfig, meta: dict) -> None:
+    data_vocab = int(meta["vocab_size"])
+    if cfg.model.vocab_size < data_vocab:
+        raise ConfigError(
+            f"model.vocab_size={cfg.model.vocab_size} is smaller than the data's vocabulary ({data_vocab}, tokenizer "
+            f"{meta.get('tokenizer')!r}); set model.vocab_size={data_vocab} (or null to take it from the data)")
+
+
+def load_run_config(path: str | Path | None, overrides: Sequence[str] = (), check_data: bool = True) -> RunConfig:
+    """Read a YAML file (or start empty when ``path`` is None), apply ``key.sub=value`` overrides, validate."""
+    raw: dict[str, Any] = load_yaml(path) if path is not None else {}
+    apply_overrides(raw, list(overrides))
+    return build_run_config(raw, check_data=check_data)

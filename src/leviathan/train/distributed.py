@@ -1,0 +1,165 @@
+"""Data parallelism applied from outside the model: DDP (default) or FSDP2, set up from torchrun's env.
+
+    torchrun --nproc_per_node=2 -m leviathan train --config configs/tiny.yaml            # DDP
+    torchrun --nproc_per_node=8 -m leviathan train --config configs/paper-109m.yaml parallel=fsdp
+
+``init_distributed`` reads ``RANK``, ``LOCAL_RANK`` and ``WORLD_SIZE`` (set by torchrun) and, when
+WORLD_SIZE > 1, initialises the default process group: gloo on CPU, nccl on GPU (one GPU per
+process, ``cuda:LOCAL_RANK``). Without those variables everything here is a no-op and a run is a
+plain single-process run. ``leviathan.model`` never imports this module.
+
+Semantics the loop relies on:
+- every rank builds the model from the same seed, so weights start identical (DDP also broadcasts
+  rank 0's at wrap time);
+- rank r reads the global sequence stream ``[r::world]`` (BatchLoader), so W ranks with micro batch
+  b see the sequences one process sees with micro batch W*b; gradients are averaged over ranks,
+  and each rank's loss is a mean over an equal number of tokens, so the averaged loss and gradient
+  equal the single-process ones up to float reduction order (tests/integration/test_ddp.py);
+- only rank 0 writes files (metrics, checkpoints, TensorBoard).
+
+FSDP2 (``parallel: fsdp``, GPUs; not exercised by the CPU test suite): ``fully_shard`` is applied
+to each decoder layer and then to the root, so parameters are sharded DTensors between uses and
+all-gathered per layer. The input side (table or generator) and a tied head stay in the root
+group: the tied tensor must live in one FSDP group, and the generator is small. The optimizer is
+built *after* sharding (it must see the DTensor parameters). Gradient accumulation skips the
+reduce-scatter on all but the last micro step (``set_requires_gradient_sync``). Checkpoints gather
+full, CPU-offloaded state dicts on rank 0 through ``torch.distributed.checkpoint.state_dict``, so an
+FSDP checkpoint is byte-for-byte the same format as a single-process one, and loads anywhere.
+Mixed precision stays torch.autocast (the same code path as DDP); parameters and optimizer state
+are fp32.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+from dataclasses import dataclass
+
+import torch
+import torch.distributed as dist
+from torch import nn
+
+
+@dataclass(frozen=True)
+class DistInfo:
+    rank: int = 0
+    local_rank: int = 0
+    world_size: int = 1
+    backend: str | None = None
+
+    @property
+    def enabled(self) -> bool:
+        return self.world_size > 1
+
+    @property
+    def is_main(self) -> bool:
+        return self.rank == 0
+
+
+def env_world() -> tuple[int, int, int]:
+    """(rank, local_rank, world_size) from torchrun's environment; (0, 0, 1) without it."""
+    return (int(os.environ.get("RANK", 0)), int(os.environ.get("LOCAL_RANK", 0)),
+            int(os.environ.get("WORLD_SIZE", 1)))
+
+
+def resolve_device(spec: str) -> torch.device:
+    """``auto`` -> cuda (``cuda:LOCAL_RANK`` under torchrun) when available, else cpu."""
+    _, local_rank, world = env_world()
+    if spec == "auto":
+        spec = "cuda" if torch.cuda.is_available() else "cpu"
+    if spec == "cuda" and world > 1:
+        spec = f"cuda:{local_rank}"
+    device = torch.device(spec)
+    if device.type == "cuda":
+        if not torch.cuda.is_available():
+            from ..errors import UserError
+
+            raise UserError(f"device={spec!r} but CUDA is not available here; use device=cpu or device=auto")
+        torch.cuda.set_device(device)
+    return device
+
+
+def init_distributed(device: torch.device) -> DistInfo:
+    """Initialise the process group from torchrun's env (gloo on CPU, nccl on CUDA) if WORLD_SIZE > 1."""
+    rank, local_rank, world = env_world()
+    if world <= 1:
+        return DistInfo()
+    backend = "nccl" if device.type == "cuda" else "gloo"
+    if not dist.is_initialized():
+        dist.init_process_group(backend=backend, device_id=device if device.type == "cuda" else None)
+    return DistInfo(rank=rank, local_rank=local_rank, world_size=world, backend=backend)
+
+
+def shutdown(info: DistInfo) -> None:
+    if info.enabled and dist.is_initialized():
+        dist.destroy_process_group()
+
+
+def apply_fsdp(model: nn.Module) -> nn.Module:
+    """FSDP2: shard each decoder layer, then the root (input side, final norm, head). In place."""
+    from torch.distributed.fsdp import fully_shard
+
+    for layer in model.model.layers:
+        fully_shard(layer)
+    fully_shard(model)
+    return model
+
+
+def wrap_ddp(model: nn.Module, device: torch.device) -> nn.Module:
+    from torch.nn.parallel import DistributedDataParallel as DDP
+
+    return DDP(model, device_ids=[device.index] if device.type == "cuda" else None)
+
+
+@contextlib.contextmanager
+def no_grad_sync(train_model: nn.Module, raw_model: nn.Module, parallel: str, skip: bool):
+    """Skip the gradient all-reduce / reduce-scatter on a non-final micro step."""
+    if not skip:
+        yield
+    elif parallel == "fsdp":
+        raw_model.set_requires_gradient_sync(False)
+        try:
+            yield
+        finally:
+            raw_model.set_requires_gradient_sync(True)
+    elif hasattr(train_model, "no_sync"):
+        with train_model.no_sync():
+            yield
+    else:
+        yield
+
+
+def all_reduce_mean(t: torch.Tensor, info: DistInfo) -> torch.Tensor:
+    if info.enabled:
+        t = t.clone()
+        dist.all_reduce(t, op=dist.ReduceOp.SUM)
+        t /= info.world_size
+    return t
+
+
+def any_rank(flag: bool, info: DistInfo, device: torch.device) -> bool:
+    """True if ``flag`` is true on any rank (used to stop all ranks at the same step)."""
+    if not info.enabled:
+        return flag
+    t = torch.tensor([1.0 if flag else 0.0], device=device)
+    dist.all_reduce(t, op=dist.ReduceOp.MAX)
+    return bool(t.item() > 0)
+
+
+def barrier(info: DistInfo) -> None:
+    if info.enabled:
+        dist.barrier()
+
+
+def broadcast_object(obj, info: DistInfo):
+    """rank 0's ``obj`` on every rank."""
+    if not info.enabled:
+        return obj
+    box = [obj]
+    dist.broadcast_object_list(box, src=0)
+    return box[0]
+
+
+def grad_norm_value(norm) -> torch.Tensor:
+    """clip_grad_norm_ returns a DTensor under FSDP2; the full scalar either way."""
+    return norm.full_tensor() if hasattr(norm, "full_tensor") else norm

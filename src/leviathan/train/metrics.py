@@ -1,0 +1,129 @@
+"""Run-folder records: metrics as JSON lines + TensorBoard, and versions.json.
+
+metrics.jsonl (one JSON object per line, appended and flushed as they happen):
+    {"step", "tokens", "train_loss", "lr", "tokens_per_s", "time_s", "grad_norm"}     training rows
+    {"step", "tokens", "val_loss", "val_ppl", "val_bpb", "split"}                      validation rows
+TensorBoard (``<run_dir>/tensorboard``) gets the same numbers as ``train/*`` and ``val/*`` scalars.
+
+On resume from step s the rows after s (written by the interrupted run after its last checkpoint)
+are dropped from metrics.jsonl and TensorBoard is told to purge them, so the records read as one
+uninterrupted run.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import platform
+import socket
+import subprocess
+import sys
+from pathlib import Path
+
+import torch
+
+
+class MetricsLogger:
+    """JSON lines + TensorBoard on rank 0; a no-op elsewhere (``enabled=False``)."""
+
+    def __init__(self, run_dir: Path, enabled: bool = True, resume_step: int | None = None,
+                 tensorboard: bool = True):
+        self.enabled = enabled
+        self.path = Path(run_dir) / "metrics.jsonl"
+        self._file = None
+        self._tb = None
+        if not enabled:
+            return
+        kept = []
+        if resume_step is not None and self.path.exists():
+            for line in self.path.read_text().splitlines():
+                try:
+                    row = json.loads(line)
+                except ValueError:
+                    continue  # a line cut short by a crash
+                if row.get("step", 0) <= resume_step:
+                    kept.append(line)
+        self.path.write_text("".join(line + "\n" for line in kept))
+        self._file = open(self.path, "a")
+        if tensorboard:
+            try:
+                from torch.utils.tensorboard import SummaryWriter
+            except ImportError:  # tensorboard not installed: JSON lines are the record
+                SummaryWriter = None
+            if SummaryWriter is not None:
+                purge = resume_step + 1 if resume_step is not None else None
+                self._tb = SummaryWriter(log_dir=str(Path(run_dir) / "tensorboard"), purge_step=purge)
+
+    def log(self, row: dict) -> None:
+        if not self.enabled:
+            return
+        self._file.write(json.dumps(row) + "\n")
+        self._file.flush()
+        if self._tb is not None:
+            prefix = "val" if "val_loss" in row else "train"
+            for key, value in row.items():
+                if key in ("step", "split") or not isinstance(value, (int, float)) or value is None:
+                    continue
+                name = key.removeprefix("val_").removeprefix("train_")
+                self._tb.add_scalar(f"{prefix}/{name}", value, global_step=row["step"])
+
+    def close(self) -> None:
+        if self._file is not None:
+            self._file.close()
+            self._file = None
+        if self._tb is not None:
+            self._tb.flush()
+            self._tb.close()
+            self._tb = None
+
+
+def read_metrics(path: str | os.PathLike) -> list[dict]:
+    """Rows of a metrics.jsonl file (a run folder is accepted too)."""
+    path = Path(path)
+    if path.is_dir():
+        path = path / "metrics.jsonl"
+    return [json.loads(line) for line in path.read_text().splitlines() if line.strip()]
+
+
+def git_revision() -> str | None:
+    """``<sha>[-dirty]`` of the source tree leviathan is imported from, or None outside git."""
+    src = Path(__file__).resolve().parents[1]
+    try:
+        sha = subprocess.run(["git", "rev-parse", "HEAD"], cwd=src, capture_output=True, text=True, timeout=5)
+        if sha.returncode != 0:
+            return None
+        dirty = subprocess.run(["git", "status", "--porcelain", "--untracked-files=no"], cwd=src,
+                               capture_output=True, text=True, timeout=5)
+        return sha.stdout.strip() + ("-dirty" if dirty.stdout.strip() else "")
+    except (OSError, subprocess.SubprocessError):
+        return None
+
+
+def collect_versions(device: torch.device, tokenizer: str | None, world_size: int = 1) -> dict:
+    """What versions.json records: enough to tell two runs' software and hardware apart."""
+    from .. import __version__
+
+    try:
+        import transformers
+
+        tf_version = transformers.__version__
+    except ImportError:
+        tf_version = None
+    if device.type == "cuda":
+        device_name = torch.cuda.get_device_name(device)
+    else:
+        device_name = platform.processor() or platform.machine()
+    return {
+        "python": sys.version.split()[0],
+        "torch": torch.__version__,
+        "transformers": tf_version,
+        "leviathan": __version__,
+        "git_revision": git_revision(),
+        "device": str(device),
+        "device_name": device_name,
+        "cpu_threads": torch.get_num_threads(),
+        "world_size": world_size,
+        "hostname": socket.gethostname(),
+        "platform": platform.platform(),
+        "tokenizer": tokenizer,
+    }

@@ -1,0 +1,29 @@
+"""Learning-rate schedule: linear warmup, then cosine decay to a floor (the paper's setup, SPEC §4).
+
+The schedule is a pure function of the optimizer step, so it needs no state in a checkpoint: a
+resumed run recomputes the same value from the step it resumes at.
+
+    step:  0 .. warmup-1          lr * (step + 1) / warmup
+           warmup .. total-1      min_lr + (lr - min_lr) * (1 + cos(pi * progress)) / 2,
+                                  progress = (step - warmup) / max(1, total - 1 - warmup)
+
+so the first step trains at lr / warmup (never at 0) and the last one at exactly ``min_lr``.
+"""
+
+from __future__ import annotations
+
+import math
+
+
+def lr_at(step: int, lr: float, warmup_steps: int, total_steps: int, min_lr: float) -> float:
+    """Learning rate for 0-based optimizer step ``step`` of ``total_steps``."""
+    if step < warmup_steps:
+        return lr * (step + 1) / warmup_steps
+    span = max(1, total_steps - 1 - warmup_steps)
+    progress = min(1.0, (step - warmup_steps) / span)
+    return min_lr + (lr - min_lr) * 0.5 * (1.0 + math.cos(math.pi * progress))
+
+
+def set_lr(optimizer, value: float) -> None:
+    for group in optimizer.param_groups:
+        group["lr"] = value

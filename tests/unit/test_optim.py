@@ -1,0 +1,61 @@
+"""Optimizer parameter groups, the lr schedule and the batch geometry of RunConfig."""
+
+import math
+
+import pytest
+
+from leviathan import CausalLM
+from leviathan.config import ConfigError
+from leviathan.presets import preset
+from leviathan.train.config import RunConfig, build_run_config
+from leviathan.train.optim import build_optimizer, param_groups
+from leviathan.train.schedule import lr_at
+
+
+@pytest.mark.parametrize("embedding", ["dense_tied", "dense_untied", "leviathan", "factorized", "compositional"])
+def test_groups_cover_every_parameter_once(embedding):
+    model = CausalLM(preset("cpu-tiny", vocab_size=64, embedding=embedding, num_hidden_layers=1))
+    decay, no_decay = param_groups(model, 0.1)
+    ids = [id(p) for p in decay["params"] + no_decay["params"]]
+    assert len(ids) == len(set(ids)) == len({id(p) for p in model.parameters()})
+    # every input-side parameter (generator codebooks, LN, splines; tied table) is undecayed
+    assert all(n.startswith("model.embed_tokens.") or p.ndim < 2
+               for n, p in zip(no_decay["names"], no_decay["params"]))
+    assert not any(n.startswith("model.embed_tokens.") for n in decay["names"])
+    assert all(p.ndim >= 2 for p in decay["params"])
+    assert any("norm" in n for n in no_decay["names"])
+    if embedding == "dense_tied":
+        assert "lm_head.weight" not in decay["names"]  # the tied head is the input table
+    else:
+        assert "lm_head.weight" in decay["names"]
+    if embedding == "leviathan":
+        assert {"model.embed_tokens.codebooks", "model.embed_tokens.ln_weight",
+                "model.embed_tokens.spline_coeff"} <= set(no_decay["names"])
+    opt = build_optimizer(model, RunConfig(max_steps=1).optim)
+    assert [g["weight_decay"] for g in opt.param_groups] == [0.1, 0.0]
+
+
+def test_schedule_warmup_cosine_floor():
+    lr, warm, total, floor = 1.0, 4, 14, 0.1
+    values = [lr_at(s, lr, warm, total, floor) for s in range(total)]
+    assert values[:4] == [0.25, 0.5, 0.75, 1.0]
+    assert values[-1] == pytest.approx(floor)
+    assert all(a >= b for a, b in zip(values[3:], values[4:]))
+    mid = lr_at(4 + 9 // 2, lr, warm, total, floor)  # halfway through the decay (progress 4/9)
+    assert mid == pytest.approx(floor + (lr - floor) * 0.5 * (1 + math.cos(math.pi * 4 / 9)))
+    assert lr_at(0, lr, 0, 10, 0.0) == 1.0
+
+
+def test_grad_accum_and_message():
+    cfg = build_run_config({"model": {"preset": "cpu-tiny", "vocab_size": 64}, "data": {"seq_len": 64},
+                            "micro_batch_size": 4, "batch_tokens": 1024, "max_steps": 1}, check_data=False)
+    assert cfg.grad_accum_steps(1) == 4 and cfg.grad_accum_steps(2) == 2 and cfg.grad_accum_steps(4) == 1
+    with pytest.raises(ConfigError, match=r"= 2048, .*use batch_tokens=2048, or micro_batch_size one of 1, 2$"):
+        cfg.grad_accum_steps(8)  # 64 x 4 x 8 = 2048 > 1024
+    cfg2 = build_run_config({"model": {"preset": "cpu-tiny", "vocab_size": 64}, "data": {"seq_len": 64},
+                             "micro_batch_size": 4, "batch_tokens": 1000, "max_steps": 1}, check_data=False)
+    with pytest.raises(ConfigError, match=r"use batch_tokens=768 or batch_tokens=1024"):
+        cfg2.grad_accum_steps(1)
+    cfg3 = build_run_config({"model": {"preset": "cpu-tiny", "vocab_size": 64}, "data": {"seq_len": 64},
+                             "batch_tokens": 1024, "max_tokens": 5000}, check_data=False)
+    assert cfg3.total_steps == 4
