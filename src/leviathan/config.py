@@ -228,11 +228,15 @@ def atomic_write_text(path: str | os.PathLike, text: str) -> None:
     """Write ``text`` to ``path`` via a temporary file + fsync + rename: readers never see a partial file."""
     path = Path(path)
     tmp = path.with_name(f".{path.name}.tmp{os.getpid()}")
-    with open(tmp, "w") as f:
-        f.write(text)
-        f.flush()
-        os.fsync(f.fileno())
-    os.replace(tmp, path)
+    try:
+        with open(tmp, "w") as f:
+            f.write(text)
+            f.flush()
+            os.fsync(f.fileno())
+        os.replace(tmp, path)
+    except BaseException:
+        tmp.unlink(missing_ok=True)
+        raise
 
 
 def atomic_write_json(path: str | os.PathLike, obj: Any) -> None:

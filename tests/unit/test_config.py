@@ -97,9 +97,6 @@ def test_bool_for_optional_int_rejected_through_from_dict():
         from_dict(ModelConfig, {"rope_theta": True})
 
 
-@pytest.mark.xfail(strict=True, reason=(
-    "bug: ModelConfig.__post_init__ checks Optional ints with isinstance(value, int) and value > 0, which "
-    "accepts True (bool is an int); the required-int loop above it excludes bool explicitly"))
 def test_direct_construction_rejects_bool_for_optional_sizes():
     with pytest.raises(ConfigError, match="intermediate_size"):
         ModelConfig(intermediate_size=True)

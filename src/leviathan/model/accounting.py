@@ -125,8 +125,10 @@ class IsoSolution:
 def isoparametric_depth(dense: ModelConfig, embedding: str = "leviathan", max_layers: int = 1024) -> IsoSolution:
     """The depth at which ``embedding`` with ``dense``'s width has the total closest to ``dense``'s.
 
-    The paper's example: a 6-layer dense-untied model of 109M matches a 52-layer leviathan of 108.5M
-    (o200k, width 512): the input table's budget is spent on depth.
+    The paper's example (109M dense with 6 layers vs 108.5M leviathan with 52 layers) spends the input
+    table's budget on depth. The paper does not publish that backbone's exact shape; with this
+    accounting (SwiGLU width 8/3 D) o200k at width 256 gives 107.2M dense-untied and 67 layers, at
+    width 512 224.1M and 37 layers. ``leviathan params --preset NAME --isoparametric`` prints it.
     """
     target = count_config(dense).total
     base = replace(dense, embedding=embedding)

@@ -30,7 +30,7 @@ EMBEDDING_KINDS: tuple[str, ...] = ("dense_tied", "dense_untied", "leviathan", "
 
 
 def min_base(vocab_size: int, k: int) -> int:
-    """Smallest integer b with b**k >= vocab_size (SPEC §1 step 1). Exact integer arithmetic."""
+    """Smallest integer b >= 2 with b**k >= vocab_size (SPEC §1 step 1). Exact integer arithmetic."""
     require(vocab_size >= 1, f"vocab_size must be at least 1, got {vocab_size}")
     require(k >= 1, f"generator_k must be at least 1, got {k}")
     b = max(2, int(round(vocab_size ** (1.0 / k))))
@@ -102,7 +102,7 @@ class ModelConfig:
                     f"model.{name} must be a positive integer, got {value!r}")
         for name in ("intermediate_size", "num_key_value_heads", "head_dim", "generator_base"):
             value = getattr(self, name)
-            require(value is None or (isinstance(value, int) and value > 0),
+            require(value is None or (isinstance(value, int) and not isinstance(value, bool) and value > 0),
                     f"model.{name} must be a positive integer or null, got {value!r}")
         require(self.embedding in EMBEDDING_KINDS,
                 f"model.embedding must be one of {', '.join(EMBEDDING_KINDS)}, got {self.embedding!r}")
@@ -115,8 +115,9 @@ class ModelConfig:
         require(self.num_attention_heads % self.kv_heads == 0,
                 f"model.num_attention_heads ({self.num_attention_heads}) must be a multiple of "
                 f"model.num_key_value_heads ({self.kv_heads})")
-        require(self.generator_knots >= 2, f"model.generator_knots must be at least 2, got {self.generator_knots}")
-        require(self.generator_degree in (1, 2, 3),
+        require(isinstance(self.generator_knots, int) and not isinstance(self.generator_knots, bool)
+                and self.generator_knots >= 2, f"model.generator_knots must be at least 2, got {self.generator_knots}")
+        require(not isinstance(self.generator_degree, bool) and self.generator_degree in (1, 2, 3),
                 f"model.generator_degree must be 1, 2 or 3 (paper: 2), got {self.generator_degree}")
         for name in ("rope_theta", "rms_norm_eps", "initializer_range", "generator_ln_eps"):
             value = getattr(self, name)

@@ -226,6 +226,10 @@ class CausalLM(nn.Module):
         """
         emb = self.model.embed_tokens
         cfg = self.config
+        if num_new < 1:
+            raise ValueError(f"add_tokens needs a positive number of new tokens, got {num_new}")
+        if cfg.uses_digits and not hasattr(emb, "capacity"):
+            raise ValueError("the input side was baked into a table (bake_()); call add_tokens before bake_()")
         if not cfg.uses_digits:
             raise ValueError(f"add_tokens needs a digit-based input side (leviathan or compositional); "
                              f"this model's embedding is {cfg.embedding!r}, whose table has no spare rows")
