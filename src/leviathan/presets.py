@@ -22,6 +22,13 @@ PRESETS: dict[str, dict] = {
                      generator_seed_dim=32, generator_modes=4, generator_knots=16, generator_rank=16),
     "cpu-small": dict(hidden_size=128, num_hidden_layers=4, num_attention_heads=4, max_position_embeddings=256,
                       generator_seed_dim=64, generator_modes=8, generator_knots=16, generator_rank=32),
+    # rungs of the CPU scaling ladder around cpu-small (experiments grid `cpu`)
+    "cpu-mini": dict(hidden_size=96, num_hidden_layers=3, num_attention_heads=4, max_position_embeddings=256,
+                     generator_seed_dim=48, generator_modes=6, generator_knots=16, generator_rank=24),
+    "cpu-medium": dict(hidden_size=192, num_hidden_layers=6, num_attention_heads=6, max_position_embeddings=256,
+                       generator_seed_dim=64, generator_modes=8, generator_knots=16, generator_rank=32),
+    "cpu-large": dict(hidden_size=256, num_hidden_layers=8, num_attention_heads=8, max_position_embeddings=256,
+                      generator_seed_dim=64, generator_modes=8, generator_knots=16, generator_rank=48),
     # ---- paper scale: o200k, sequence 512 ----
     "paper-60m": dict(vocab_size=O200K, hidden_size=256, num_hidden_layers=6, num_attention_heads=4),
     "paper-109m": dict(vocab_size=O200K, hidden_size=512, num_hidden_layers=6, num_attention_heads=8),

@@ -1,0 +1,276 @@
+"""``leviathan analyze``: the paper's analyses (SPEC §5) over sweep results or single runs.
+
+    leviathan analyze scaling runs/cpu                     # dense power law + dense-equivalent multipliers
+    leviathan analyze compare runs/cpu                     # iso-body / isoparametric perplexity reductions
+    leviathan analyze frequency runs/cpu                   # per-frequency-bucket reductions (from the rows)
+    leviathan analyze frequency --runs RUN_A RUN_B --data DATA_DIR   # same, evaluating two checkpoints now
+    leviathan analyze efficiency runs/cpu                  # tokens to reach the baseline's final loss
+    leviathan analyze efficiency --model RUN_DIR --reference RUN_DIR
+    leviathan analyze throughput runs/cpu
+    leviathan analyze fit --sizes 1e6,2e6,4e6,8e6 --losses 4.1,3.8,3.6,3.45   # a fit from numbers
+
+Every subcommand takes ``--json`` to print machine-readable output.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+
+
+def add_arguments(parser) -> None:
+    sub = parser.add_subparsers(dest="analysis", metavar="ANALYSIS", required=True)
+
+    def common(p, results=True):
+        if results:
+            p.add_argument("results", nargs="?", default=None, help="sweep output dir or results.jsonl")
+        p.add_argument("--eval-set", default="val", help="eval set of the rows to use (default: val)")
+        p.add_argument("--json", action="store_true", help="print JSON")
+
+    p = sub.add_parser("scaling", help="fit L(N) = E + A N^-alpha to the dense ladder; dense-equivalent sizes")
+    common(p)
+    p.add_argument("--variant", default=None, help="dense ladder variant (default: the scaling experiment's)")
+    p.add_argument("--count", default="total", choices=["total", "body", "non_input"], help="parameters counted as N")
+    p.add_argument("--bootstrap", type=int, default=1000)
+    p.add_argument("--ci", type=float, default=0.95)
+    p.add_argument("--seed", type=int, default=0)
+
+    p = sub.add_parser("fit", help="power-law fit of given sizes and losses")
+    p.add_argument("--sizes", required=True, help="comma-separated parameter counts")
+    p.add_argument("--losses", required=True, help="comma-separated losses, same order")
+    p.add_argument("--invert", default=None, help="LOSS:PARAMS pairs (comma-separated) to place on the fit")
+    p.add_argument("--bootstrap", type=int, default=1000)
+    p.add_argument("--ci", type=float, default=0.95)
+    p.add_argument("--seed", type=int, default=0)
+    p.add_argument("--json", action="store_true")
+
+    p = sub.add_parser("compare", help="perplexity of each variant vs the baseline of its comparison")
+    common(p)
+
+    p = sub.add_parser("frequency", help="loss by training-frequency bucket and the reduction vs a baseline")
+    common(p)
+    p.add_argument("--regime", default="iso_body", help="comparison regime of the rows (default: iso_body)")
+    p.add_argument("--baseline", default=None, help="baseline variant (default: dense_tied; isoparametric: dense_untied)")
+    p.add_argument("--runs", nargs="+", default=None, metavar="RUN_DIR",
+                   help="evaluate these checkpoints now instead (the first is the baseline)")
+    p.add_argument("--data", default=None, help="with --runs: prepared data dir (train_freq.npy, val split)")
+    p.add_argument("--split", default="val", help="with --runs: split of the data dir to evaluate")
+    p.add_argument("--buckets", type=int, default=5)
+    p.add_argument("--method", default="mass", choices=["mass", "log"])
+    p.add_argument("--seq-len", type=int, default=None)
+    p.add_argument("--batch-size", type=int, default=8)
+    p.add_argument("--max-tokens", type=int, default=None)
+
+    p = sub.add_parser("efficiency", help="tokens a model needs to reach a reference's final validation loss")
+    common(p)
+    p.add_argument("--regime", default="iso_body")
+    p.add_argument("--model", default=None, help="run dir (or metrics.jsonl) of the model")
+    p.add_argument("--reference", default=None, help="run dir (or metrics.jsonl) of the reference")
+    p.add_argument("--split", default=None, help="validation split name in metrics.jsonl (default: any)")
+
+    p = sub.add_parser("throughput", help="tokens/s per variant and the slowdown vs the baseline")
+    common(p)
+    p.add_argument("--allow-mixed-hardware", action="store_true")
+
+
+def _rows(args):
+    from ..errors import UserError
+    from ..experiments.sweep import load_results
+
+    if not args.results:
+        raise UserError("pass a sweep output dir or results.jsonl (or see --help for single-run options)")
+    return load_results(args.results)
+
+
+def _dump(obj) -> None:
+    from ..experiments.sweep import _clean, _json_default
+
+    print(json.dumps(_clean(json.loads(json.dumps(obj, default=_json_default))), indent=2))
+
+
+def run(args) -> int:
+    return {"scaling": _scaling, "fit": _fit, "compare": _compare, "frequency": _frequency,
+            "efficiency": _efficiency, "throughput": _throughput}[args.analysis](args)
+
+
+def _scaling(args) -> int:
+    from ..experiments.scaling import format_fit, scaling_from_results
+
+    sc = scaling_from_results(_rows(args), args.variant, args.eval_set, args.count, args.bootstrap, args.ci, args.seed)
+    if args.json:
+        _dump({**sc, "fit": sc["fit"].as_dict()})
+        return 0
+    print(f"dense ladder: {sc['variant']} ({len(sc['points'])} runs), N = {sc['count']} parameters, "
+          f"eval set {sc['eval_set']}")
+    print(format_fit(sc["fit"]))
+    if sc["fit"].num_runs < 4:
+        print("note: fewer than 4 ladder runs; the intervals are not meaningful")
+    for e in sc["equivalents"]:
+        ci = e["multiplier_ci"]
+        ci_s = "" if not ci else f" [{_num(ci[0])}, {_num(ci[1])}]"
+        print(f"  {e['name']:<32} params {e['params']:>14,.0f}  loss {e['loss']:.4f}  N_eq {_num(e['N_eq'], ',.0f'):>14}"
+              f"  multiplier {_num(e['multiplier'])}x{ci_s}  {e['flag']}")
+    return 0
+
+
+def _num(v, spec=".2f"):
+    return "inf" if v is None or (isinstance(v, float) and not math.isfinite(v)) else format(v, spec)
+
+
+def _fit(args) -> int:
+    from ..errors import UserError
+    from ..experiments.scaling import dense_equivalent, fit_power_law, format_fit
+
+    try:
+        N = [float(v) for v in args.sizes.split(",")]
+        L = [float(v) for v in args.losses.split(",")]
+    except ValueError:
+        raise UserError("--sizes and --losses take comma-separated numbers") from None
+    fit = fit_power_law(N, L, num_bootstrap=args.bootstrap, ci=args.ci, seed=args.seed)
+    eqs = []
+    for pair in (args.invert.split(",") if args.invert else []):
+        try:
+            loss, params = (float(v) for v in pair.split(":"))
+        except ValueError:
+            raise UserError(f"--invert takes LOSS:PARAMS pairs, got {pair!r}") from None
+        eqs.append(dense_equivalent(fit, loss, params, seed=args.seed).as_dict())
+    if args.json:
+        _dump({"fit": fit.as_dict(), "equivalents": eqs})
+        return 0
+    print(format_fit(fit))
+    for e in eqs:
+        print(f"  loss {e['loss']:.4f} with {e['params']:,.0f} params: N_eq {_num(e['N_eq'], ',.0f')}, "
+              f"multiplier {_num(e['multiplier'])}x {e['multiplier_ci'] or ''} {e['flag']}")
+    return 0
+
+
+def _compare(args) -> int:
+    from ..experiments.report import COMPARISONS, comparison_table
+
+    rows = _rows(args)
+    tables = {regime: comparison_table(rows, regime, base, args.eval_set) for regime, base in COMPARISONS}
+    if args.json:
+        _dump(tables)
+        return 0
+    for regime, entries in tables.items():
+        if not entries:
+            continue
+        print(f"{regime}:")
+        for e in entries:
+            red = "-" if e["reduction"] is None else f"{100 * e['reduction']:+.1f}%"
+            print(f"  size {e['size']:<6} seed {e['seed']}  {e['variant']:<14} ppl {_num(e['ppl'], '.3f'):>9}  "
+                  f"{e['baseline']} ppl {_num(e['baseline_ppl'], '.3f'):>9}  reduction {red}")
+    return 0
+
+
+def _frequency(args) -> int:
+    from ..experiments.efficiency import BASELINES
+
+    if args.runs:
+        return _frequency_runs(args)
+    from ..experiments.frequency import frequency_from_results
+
+    baseline = args.baseline or BASELINES.get(args.regime, "dense_tied")
+    res = frequency_from_results(_rows(args), args.regime, baseline, args.eval_set)
+    if args.json:
+        _dump(res)
+        return 0
+    if not res:
+        print(f"no {args.regime} pairs with per-bucket losses on {args.eval_set!r}")
+        return 0
+    for f in res:
+        b = f["buckets"]
+        print(f"{f['regime']} size {f['size']} seed {f['seed']}: {f['variant']} vs {f['baseline']} "
+              f"({b.get('method', '?')} buckets, rarest first)")
+        for j, red in enumerate(f["reduction"]):
+            lab = f"{b['min_count'][j]:,}-{b['max_count'][j]:,}" if b.get("min_count") else str(j)
+            print(f"  {j}  train count {lab:>20}  targets {f['count'][j]:>8,}  "
+                  f"ppl {_num(_exp(f['baseline_loss'][j]), '.2f'):>10} -> {_num(_exp(f['model_loss'][j]), '.2f'):>10}"
+                  f"  reduction {'-' if red is None else f'{100 * red:+.1f}%'}")
+    return 0
+
+
+def _exp(v):
+    return None if v is None else math.exp(v)
+
+
+def _frequency_runs(args) -> int:
+    """Evaluate checkpoints now: token losses on a split of the data dir, bucketed by train_freq.npy."""
+    from pathlib import Path
+
+    import numpy as np
+    import torch
+
+    from ..data.loader import TokenDataset
+    from ..errors import UserError
+    from ..eval.perplexity import token_losses
+    from ..experiments.frequency import aligned_targets, bucket_losses, format_table, make_buckets
+    from ..train.checkpoint import load_model
+
+    if not args.data:
+        raise UserError("--runs needs --data (the prepared data dir the models were trained on)")
+    freq_path = Path(args.data) / "train_freq.npy"
+    if not freq_path.is_file():
+        raise UserError(f"{freq_path} not found; re-run leviathan prepare")
+    freq = np.load(freq_path)
+    buckets = make_buckets(freq, args.buckets, args.method)
+    tokens = np.asarray(TokenDataset(args.data, args.split).tokens)
+    if args.max_tokens:
+        tokens = tokens[: args.max_tokens + 1]
+    results, names = [], []
+    for run_dir in args.runs:
+        model, cfg = load_model(run_dir)
+        model.eval()
+        seq_len = args.seq_len or int(getattr(getattr(cfg, "data", None), "seq_len", 0) or
+                                      model.config.max_position_embeddings)
+        with torch.no_grad():
+            losses = np.asarray(token_losses(model, tokens, seq_len, args.batch_size), dtype=np.float64)
+        results.append(bucket_losses(losses, aligned_targets(tokens, len(losses)), buckets, freq))
+        names.append(Path(run_dir).name)
+    if args.json:
+        _dump({"names": names, "buckets": buckets.as_dict(), "results": [r.as_dict() for r in results]})
+        return 0
+    print(format_table(names, results, buckets.labels()))
+    return 0
+
+
+def _efficiency(args) -> int:
+    from ..experiments.efficiency import (efficiency_from_results, format_efficiency, read_metrics,
+                                          sample_efficiency, val_curve)
+
+    if args.model or args.reference:
+        from ..errors import UserError
+
+        if not (args.model and args.reference):
+            raise UserError("pass both --model and --reference")
+        res = sample_efficiency(val_curve(read_metrics(args.model), args.split),
+                                val_curve(read_metrics(args.reference), args.split))
+        if args.json:
+            _dump(res)
+        else:
+            print(format_efficiency(args.model, args.reference, res))
+        return 0
+    res = efficiency_from_results(_rows(args), args.regime, None, args.split)
+    if args.json:
+        _dump(res)
+        return 0
+    for e in res:
+        if "error" in e:
+            print(f"{e['name']} vs {e['baseline_name']}: {e['error']}")
+        else:
+            print(format_efficiency(e["name"], e["baseline_name"], e))
+    return 0
+
+
+def _throughput(args) -> int:
+    from ..experiments.efficiency import throughput_table
+
+    res = throughput_table(_rows(args), allow_mixed_hardware=args.allow_mixed_hardware)
+    if args.json:
+        _dump(res)
+        return 0
+    for t in res:
+        slow = "" if t["slowdown"] is None else f"  {100 * t['slowdown']:+.0f}% slower than {t['baseline']}"
+        print(f"{t['regime']:<14} {str(t['size']):<6} s{t['seed']} {t['variant']:<14} "
+              f"{_num(t['tokens_per_s'], ',.0f'):>10} tok/s{slow}{'  ' + t['note'] if t.get('note') else ''}")
+    return 0

@@ -1,0 +1,54 @@
+"""``leviathan lm-eval``: downstream benchmarks through lm-evaluation-harness, offline, on our weights.
+
+    leviathan lm-eval runs/cpu/runs/m-leviathan-s0 --data-root ../shared/data            # all six
+    leviathan lm-eval RUN --tasks lambada_openai,arc_easy --limit 500 --out results/lev-m
+    LEVIATHAN_DATA=../shared/data leviathan lm-eval path/to/exported-hf-dir --tasks paper
+
+SOURCE is a run dir (latest checkpoint), a checkpoint step dir, or an exported HF directory. The
+checkpoint is exported to a plain Llama directory (baked input side), checked against our own
+logits, and evaluated with lm-eval's ``simple_evaluate`` on task YAMLs that read the local files
+(see ``leviathan.eval.harness``). Tasks: paper (= lambada_openai, hellaswag, piqa, arc_easy,
+arc_challenge, winogrande) or any of them, comma-separated.
+"""
+
+from __future__ import annotations
+
+import json
+
+
+def add_arguments(parser) -> None:
+    parser.add_argument("source", help="run dir, checkpoint step dir, or exported HF directory")
+    parser.add_argument("--tasks", default="paper", help="paper, or comma-separated task names")
+    parser.add_argument("--data-root", default=None, help="folder with the task files (default: $LEVIATHAN_DATA)")
+    parser.add_argument("--limit", type=float, default=None, help="examples per task (a fraction if < 1)")
+    parser.add_argument("--batch-size", default="8", help="lm-eval batch size (or 'auto')")
+    parser.add_argument("--device", default="cpu", help="cpu, cuda, cuda:N")
+    parser.add_argument("--dtype", default="float32", help="dtype the exported model is loaded in")
+    parser.add_argument("--num-fewshot", type=int, default=None, help="few-shot examples (default: 0)")
+    parser.add_argument("--out", default=None, help="write lm_eval.json (summary + lm-eval results) here")
+    parser.add_argument("--keep-export", action="store_true", help="keep the exported HF directory in OUT/hf")
+    parser.add_argument("--no-verify", action="store_true", help="skip the export parity check (not advised)")
+    parser.add_argument("--json", action="store_true", help="print the summary as JSON")
+
+
+def run(args) -> int:
+    from ..eval.harness import evaluate, format_summary
+
+    limit = args.limit
+    if limit is not None and limit >= 1:
+        limit = int(limit)
+    batch = args.batch_size if args.batch_size == "auto" else int(args.batch_size)
+    out = evaluate(args.source, args.tasks, data=args.data_root, out_dir=args.out, keep_export=args.keep_export,
+                   limit=limit, batch_size=batch, device=args.device, dtype=args.dtype,
+                   num_fewshot=args.num_fewshot, verify=not args.no_verify)
+    if args.json:
+        print(json.dumps({"source": out["source"], "tasks": out["tasks"], "verify": out["verify"],
+                          "limit": out["limit"]}, indent=2))
+    else:
+        if out["verify"]:
+            print(f"export verified: max |logit difference| {out['verify']['max_abs_logit_diff']:.2e} "
+                  f"over {out['verify']['probe_tokens']} probe tokens")
+        print(format_summary(out["tasks"]))
+        if args.out:
+            print(f"wrote {args.out}/lm_eval.json")
+    return 0

@@ -1,0 +1,58 @@
+"""``leviathan sweep``: run an experiment grid (iso-body, isoparametric, dense ladder), resumable.
+
+    leviathan sweep --grid cpu --list                       # the runs and their parameter groups
+    leviathan sweep --grid cpu --out runs/cpu               # train + evaluate; rerun the same line to resume
+    leviathan sweep --grid paper --out runs/paper --data-dir data/pile-o200k
+    leviathan sweep --grid paper --commands                 # one `leviathan train` line per run, for a scheduler
+    leviathan sweep --grid cpu --only 'm-*' --max-runs 2    # a subset
+
+Grids live in configs/experiments/<name>.yaml (or pass a path). Results: OUT/results.jsonl, one row
+per finished run; ``leviathan analyze`` and ``leviathan report`` read it.
+"""
+
+from __future__ import annotations
+
+import json
+
+
+def add_arguments(parser) -> None:
+    parser.add_argument("--grid", required=True, help="grid name (cpu, paper, ...) or path to a grid YAML")
+    parser.add_argument("--out", default=None, help="sweep output dir (default: runs/<grid name>)")
+    parser.add_argument("--data-dir", default=None, help="prepared data dir (overrides the grid's data.dir)")
+    parser.add_argument("--data-root", default=None,
+                        help="folder that relative eval-text paths resolve against (default: $LEVIATHAN_DATA)")
+    parser.add_argument("--seeds", default=None, help="comma-separated model-init seeds (overrides the grid's)")
+    parser.add_argument("--only", action="append", default=None, metavar="PATTERN",
+                        help="run only runs whose name matches this glob (repeatable)")
+    parser.add_argument("--regime", action="append", default=None,
+                        choices=["iso_body", "isoparametric", "scaling", "variants"],
+                        help="run only runs of this regime (repeatable)")
+    parser.add_argument("--max-runs", type=int, default=None, help="stop after this many runs (resume later)")
+    parser.add_argument("--skip-eval", action="store_true", help="train only; rows then hold training summaries")
+    parser.add_argument("--list", action="store_true", help="print the expanded runs and exit")
+    parser.add_argument("--commands", action="store_true", help="print one `leviathan train` line per run and exit")
+    parser.add_argument("--json", action="store_true", help="with --list: print the expanded grid as JSON")
+    parser.add_argument("overrides", nargs="*", help="KEY=VALUE overrides applied to every run's config")
+
+
+def run(args) -> int:
+    from ..experiments.grid import format_runs, load_grid
+    from ..experiments.sweep import grid_snapshot, run_sweep, select_runs, train_commands
+
+    seeds = [int(s) for s in args.seeds.split(",") if s.strip()] if args.seeds else None
+    grid = load_grid(args.grid, data_dir=args.data_dir, seeds=seeds, overrides=args.overrides)
+    out = args.out or f"runs/{grid.name}"
+    if args.list:
+        if args.json:
+            print(json.dumps(grid_snapshot(grid), indent=2))
+        else:
+            print(format_runs(grid))
+        return 0
+    if args.commands:
+        for line in train_commands(grid, out, select_runs(grid, args.only, args.regime)):
+            print(line)
+        return 0
+    rows = run_sweep(grid, out, only=args.only, regimes=args.regime, max_runs=args.max_runs,
+                     root=args.data_root, skip_eval=args.skip_eval)
+    print(f"{len(rows)} new rows in {out}/results.jsonl; next: leviathan report {out} --out {out}/report")
+    return 0

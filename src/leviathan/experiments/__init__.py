@@ -1,0 +1,14 @@
+"""The paper's experimental method as code (SPEC §3-5).
+
+- ``grid``: experiment grids as data (configs/experiments/*.yaml) expanded into runs: iso-body,
+  isoparametric (depth solved to equal totals), dense scaling ladder, other input variants.
+- ``sweep``: resumable execution of a grid; one JSON row per finished run in results.jsonl.
+- ``scaling``: power-law fit L(N) = E + A N^-alpha with bootstrap intervals; dense-equivalent size.
+- ``frequency``: loss by training-frequency bucket and the relative reduction between models.
+- ``efficiency``: tokens to reach a reference loss, gains over training, throughput table.
+- ``report``: Markdown report with figures from a sweep's results.
+
+Every analysis is a pure function of arrays or result rows (no torch import), so it is tested on
+synthetic data whose answer is known. CLI: ``leviathan sweep``, ``leviathan analyze``,
+``leviathan report``; downstream benchmarks: ``leviathan lm-eval`` (``leviathan.eval.harness``).
+"""

@@ -1,0 +1,212 @@
+"""Sample efficiency, gains over training and throughput (SPEC §5; paper v2: 2.1x fewer tokens at 1.2B).
+
+Sample efficiency: how many training tokens model M needs to reach reference model R's *final*
+validation loss. M's validation curve (rows ``{"tokens", "val_loss"}`` of its ``metrics.jsonl``)
+is scanned in token order for the first evaluation at or below the target; the crossing point is
+linearly interpolated between that evaluation and the one before it (in (tokens, loss) space).
+The factor is tokens_R / tokens_M: 2.1 means M needed 2.1x fewer tokens. If M never reaches the
+target the result says ``reached: False`` and the factor is None (at best "< tokens_R / tokens_M_final").
+Validation noise can make a curve touch the target early and rise again; the first crossing is
+what a practitioner stopping training would see, so that is what is reported.
+
+Gains over training: at every token count where both curves were evaluated, the relative perplexity
+reduction 1 - exp(L_M - L_R) (the paper: "gains grow during training").
+
+Throughput: tokens/s of each run from its summary (``tokens_per_s``), compared within a comparison
+group (same regime, size and seed) against the baseline variant: slowdown = 1 - tps / tps_baseline
+(the paper: 23%-51% lower at iso-body). Only runs measured on the same hardware compare fairly; the
+table shows the hardware string and refuses to compare across different ones unless told to.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import os
+from dataclasses import dataclass
+
+import numpy as np
+
+from ..errors import UserError
+
+
+@dataclass
+class Curve:
+    """A validation curve: tokens seen and validation loss, sorted by tokens."""
+
+    tokens: np.ndarray
+    loss: np.ndarray
+
+    @property
+    def final_loss(self) -> float:
+        return float(self.loss[-1])
+
+    @property
+    def final_tokens(self) -> float:
+        return float(self.tokens[-1])
+
+
+def read_metrics(path: str | os.PathLike) -> list[dict]:
+    """Rows of a metrics.jsonl (a run dir or the file itself); a torn last line is skipped."""
+    path = os.fspath(path)
+    if os.path.isdir(path):
+        path = os.path.join(path, "metrics.jsonl")
+    if not os.path.isfile(path):
+        raise UserError(f"no metrics file at {path!r}; pass a run directory or its metrics.jsonl")
+    rows = []
+    with open(path) as f:
+        for line in f:
+            line = line.strip()
+            if not line:
+                continue
+            try:
+                rows.append(json.loads(line))
+            except json.JSONDecodeError:
+                continue  # a line being written when the file was read
+    return rows
+
+
+def val_curve(rows: list[dict], split: str | None = None) -> Curve:
+    """Validation curve from metrics rows; ``split`` selects rows with that ``split`` (None: all val rows).
+
+    A resumed run may log the same step twice; the last row for a token count wins.
+    """
+    points: dict[float, float] = {}
+    for r in rows:
+        if "val_loss" not in r or r.get("val_loss") is None:
+            continue
+        if split is not None and r.get("split", split) != split:
+            continue
+        points[float(r["tokens"])] = float(r["val_loss"])
+    if not points:
+        raise UserError("no validation rows (val_loss) in the metrics; was validation enabled during training?")
+    t = np.array(sorted(points), dtype=float)
+    return Curve(t, np.array([points[v] for v in t], dtype=float))
+
+
+def train_curve(rows: list[dict]) -> Curve:
+    points = {float(r["tokens"]): float(r["train_loss"]) for r in rows if r.get("train_loss") is not None}
+    t = np.array(sorted(points), dtype=float)
+    return Curve(t, np.array([points[v] for v in t], dtype=float))
+
+
+def tokens_to_reach(curve: Curve, target: float) -> float | None:
+    """First token count at which ``curve`` reaches ``target`` (linear interpolation), or None."""
+    t, L = curve.tokens, curve.loss
+    hit = np.flatnonzero(L <= target)
+    if len(hit) == 0:
+        return None
+    i = int(hit[0])
+    if i == 0:
+        return float(t[0])
+    t0, t1, l0, l1 = t[i - 1], t[i], L[i - 1], L[i]
+    if l0 == l1:
+        return float(t1)
+    return float(t0 + (l0 - target) / (l0 - l1) * (t1 - t0))
+
+
+def sample_efficiency(model: Curve, reference: Curve) -> dict:
+    """Tokens ``model`` needs to reach ``reference``'s final loss, and the factor tokens_ref / tokens_model."""
+    target = reference.final_loss
+    tokens = tokens_to_reach(model, target)
+    out = {"target_loss": target, "reference_tokens": reference.final_tokens, "reached": tokens is not None,
+           "tokens": tokens, "factor": None, "model_final_loss": model.final_loss,
+           "model_final_tokens": model.final_tokens}
+    if tokens is not None and tokens > 0:
+        out["factor"] = reference.final_tokens / tokens
+    elif tokens is None:
+        out["factor_upper_bound"] = reference.final_tokens / model.final_tokens
+    return out
+
+
+def gain_over_training(model: Curve, reference: Curve) -> dict:
+    """Relative perplexity reduction 1 - exp(L_model - L_ref) at the token counts both curves share."""
+    common = np.intersect1d(model.tokens, reference.tokens)
+    lm = model.loss[np.searchsorted(model.tokens, common)]
+    lr = reference.loss[np.searchsorted(reference.tokens, common)]
+    return {"tokens": common.tolist(), "reduction": (1.0 - np.exp(lm - lr)).tolist()}
+
+
+BASELINES = {"iso_body": "dense_tied", "isoparametric": "dense_untied", "variants": "dense_untied"}
+
+
+def throughput_table(rows: list[dict], baselines: dict[str, str] | None = None,
+                     allow_mixed_hardware: bool = False) -> list[dict]:
+    """Per run: tokens/s and the slowdown vs the baseline variant of the same (regime, size, seed).
+
+    ``rows`` are results.jsonl rows with ``regime``/``regimes``, ``size``, ``seed``, ``variant``,
+    ``tokens_per_s`` and ``hardware``. The baseline variant of each regime comes from ``baselines``
+    (default ``BASELINES``: dense_tied for iso-body, dense_untied for isoparametric). Runs without a
+    same-group baseline get ``slowdown: None``.
+    """
+    baselines = {**BASELINES, **(baselines or {})}
+    groups: dict[tuple, dict[str, dict]] = {}
+    for r in rows:
+        for regime in r.get("regimes") or [r.get("regime")]:
+            groups.setdefault((regime, r.get("size"), r.get("seed")), {})[r["variant"]] = r
+    out = []
+    for (regime, size, seed), by_variant in sorted(groups.items(), key=lambda kv: tuple(map(str, kv[0]))):
+        base = by_variant.get(baselines.get(regime, ""))
+        for variant, r in sorted(by_variant.items()):
+            tps = r.get("tokens_per_s")
+            entry = {"regime": regime, "size": size, "seed": seed, "variant": variant, "name": r.get("name"),
+                     "tokens_per_s": tps, "hardware": _hardware_key(r), "baseline": None, "slowdown": None}
+            if base is not None and base is not r and tps and base.get("tokens_per_s"):
+                if _hardware_key(base) != _hardware_key(r) and not allow_mixed_hardware:
+                    entry["note"] = "baseline ran on different hardware; not compared"
+                else:
+                    entry["baseline"] = base["variant"]
+                    entry["slowdown"] = 1.0 - tps / base["tokens_per_s"]
+            out.append(entry)
+    return out
+
+
+def _hardware_key(row: dict) -> str:
+    hw = row.get("hardware") or {}
+    if isinstance(hw, str):
+        return hw
+    parts = [str(hw.get("device", "")), str(hw.get("cpu", "")), f"threads={hw.get('torch_threads', '')}"]
+    if hw.get("gpu"):
+        parts.append(str(hw["gpu"]))
+    return " / ".join(p for p in parts if p)
+
+
+def format_efficiency(name: str, ref_name: str, res: dict) -> str:
+    if res["reached"]:
+        return (f"{name} reaches {ref_name}'s final loss {res['target_loss']:.4f} after {res['tokens']:,.0f} tokens "
+                f"vs {res['reference_tokens']:,.0f}: {res['factor']:.2f}x fewer tokens")
+    return (f"{name} does not reach {ref_name}'s final loss {res['target_loss']:.4f} within {res['model_final_tokens']:,.0f} "
+            f"tokens (its final loss {res['model_final_loss']:.4f})")
+
+
+def finite(v) -> bool:
+    return v is not None and isinstance(v, (int, float)) and math.isfinite(v)
+
+
+def efficiency_from_results(rows: list[dict], regime: str = "iso_body", baseline: str | None = None,
+                            split: str | None = None) -> list[dict]:
+    """Sample efficiency and gains over training of every variant vs the baseline of each (size, seed)."""
+    from .frequency import comparison_groups
+
+    baseline = baseline or BASELINES.get(regime, "dense_tied")
+    out = []
+    for (size, seed), by_variant in comparison_groups(rows, regime).items():
+        base = by_variant.get(baseline)
+        if base is None:
+            continue
+        for variant, r in by_variant.items():
+            if variant == baseline:
+                continue
+            entry = {"regime": regime, "size": size, "seed": seed, "baseline": baseline, "variant": variant,
+                     "name": r["name"], "baseline_name": base["name"]}
+            try:
+                mc = val_curve(read_metrics(r["metrics"]), split)
+                bc = val_curve(read_metrics(base["metrics"]), split)
+            except (UserError, KeyError, OSError) as e:
+                entry["error"] = str(e)
+                out.append(entry)
+                continue
+            entry.update(sample_efficiency(mc, bc))
+            entry["gain_over_training"] = gain_over_training(mc, bc)
+            out.append(entry)
+    return out

@@ -1,0 +1,429 @@
+"""Experiment grids as data: a YAML file names the runs of the paper's comparisons; this expands it.
+
+A grid (``configs/experiments/<name>.yaml``, selected by name: ``leviathan sweep --grid cpu``) holds
+
+    name: cpu
+    base_config: configs/cpu-small.yaml   # optional training config (train.config.RunConfig YAML)
+    base: {train.max_tokens: 2_000_000}   # optional dotted (or nested) overrides applied to it
+    data: {dir: data/gutenberg-bpe, vocab_size: 8192}   # prepared data; vocab_size only if not prepared yet
+    seeds: [0]                            # each comparison is repeated per seed
+    data_seed: null                       # a fixed data order for every run, if the run config has one
+    keys: {seed: seed, data_seed: null, data_dir: data.path}   # where these go in the run config
+    eval: {sets: {...}, buckets: 5, bucket_method: mass, seq_len: 256, batch_size: 8, max_tokens: null}
+    sizes:                                # model fields per size (+ optional run-config overrides)
+      s: {preset: cpu-small}
+      m: {preset: cpu-small, hidden_size: 192, run: {optim.lr: 2e-3}}
+    experiments:
+      iso_body:      {variants: [dense_tied, leviathan], sizes: [s, m]}   # same backbone
+      isoparametric: {baseline: dense_untied, variants: [leviathan], sizes: [s, m]}   # deeper, same total
+      scaling:       {variant: dense_untied, sizes: [xs, s, m, l]}        # dense ladder for the power law
+      variants:      {baseline: dense_untied, variants: [factorized, compositional], sizes: [m]}
+
+Regimes (SPEC §3):
+- ``iso_body``: every variant gets the size's backbone unchanged.
+- ``isoparametric`` and ``variants``: the baseline (dense_untied) has the size's backbone; every other
+  variant keeps the width and gets the depth whose total parameter count is closest to the
+  baseline's (``leviathan.model.accounting.isoparametric_depth``). At CPU scale one layer is several
+  percent of the model, so when depth alone misses ``tolerance`` (default 1%) the deeper model's
+  SwiGLU width is trimmed to close the gap (``match_total``; the run name then says ``-F<width>``).
+  Paper-scale sizes match by depth alone.
+- ``scaling``: one variant (dense) at every listed size, the ladder the power law is fitted to.
+
+Runs are identified by content, not by regime: the dense_untied run of size m is the same run in the
+isoparametric comparison and the scaling ladder, so it trains once and its row lists both regimes.
+Names: ``<size>-<variant>[-L<layers>][-F<ffn>]-s<seed>`` (``-L``/``-F`` when depth/SwiGLU width differ
+from the size's).
+
+Same data for every run: one data dir, and the data order is fixed by the seed. Our RunConfig has a
+single ``seed`` (model init *and* data order), so the runs of one comparison (same seed) see the same
+tokens in the same order, and a repeat with another seed changes both. If a run config grows a
+separate data-order seed, set ``keys.data_seed`` to its key and ``data_seed`` to a number: then every
+run of the grid sees the same data order and only the init differs. Parameter counts here are analytic
+(``count_config``) with the vocabulary of the prepared data (``meta.json``), or ``data.vocab_size``
+when the data is not prepared yet (the sweep re-checks against meta.json before training).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from dataclasses import dataclass, field, replace
+from pathlib import Path
+from typing import Any
+
+from ..config import ConfigError, from_dict, load_yaml
+from ..errors import UserError
+from ..model.accounting import count_config, isoparametric_depth
+from ..model.config import EMBEDDING_KINDS, ModelConfig
+from ..presets import preset_dict
+
+REGIMES = ("iso_body", "isoparametric", "scaling", "variants")
+DEFAULT_KEYS = {"seed": "seed", "data_seed": None, "data_dir": "data.path"}
+GRID_KEYS = {"name", "description", "base_config", "base", "data", "data_seed", "seeds", "keys", "eval", "sizes",
+             "experiments", "tolerance", "notes"}
+
+
+def repo_root() -> Path:
+    """The source checkout this module lives in (src/leviathan/experiments/grid.py -> root)."""
+    return Path(__file__).resolve().parents[3]
+
+
+def grid_search_dirs() -> list[Path]:
+    return [Path.cwd() / "configs" / "experiments", repo_root() / "configs" / "experiments"]
+
+
+def available_grids() -> list[str]:
+    names = set()
+    for d in grid_search_dirs():
+        if d.is_dir():
+            names.update(p.stem for p in d.glob("*.yaml"))
+    return sorted(names)
+
+
+def find_grid(name_or_path: str | os.PathLike) -> Path:
+    """A grid by name (``cpu``, ``paper``) or by path to a YAML file."""
+    p = Path(name_or_path)
+    if p.suffix in (".yaml", ".yml") or p.exists():
+        if not p.is_file():
+            raise UserError(f"grid file {str(p)!r} does not exist")
+        return p
+    for d in grid_search_dirs():
+        cand = d / f"{name_or_path}.yaml"
+        if cand.is_file():
+            return cand
+    raise UserError(f"unknown grid {str(name_or_path)!r}; available: {', '.join(available_grids()) or 'none'} "
+                    f"(or pass the path of a grid YAML)")
+
+
+@dataclass
+class EvalSet:
+    """``split``: a split of the prepared data dir; ``text``: a raw text file (tokenized with the data's tokenizer)."""
+
+    name: str
+    split: str | None = None
+    text: str | None = None  # path; relative paths resolve against the data folder (LEVIATHAN_DATA)
+    optional: bool = False  # skip (with a note) instead of failing when the file is missing
+
+
+@dataclass
+class RunSpec:
+    """One training run of a grid, fully resolved."""
+
+    name: str
+    regimes: list[str]
+    variant: str
+    size: str
+    seed: int
+    data_seed: int  # the seed that fixes the data order (= seed unless the grid sets data_seed)
+    model: dict  # ModelConfig fields (no vocab-dependent defaults left implicit)
+    params: dict  # analytic counts by group: input, body, head, total, tied
+    target_total: int | None = None  # isoparametric: the baseline's total this run matches
+    run_overrides: list[str] = field(default_factory=list)  # the size's run-config overrides
+
+    @property
+    def regime(self) -> str:
+        return self.regimes[0]
+
+    @property
+    def num_hidden_layers(self) -> int:
+        return int(self.model["num_hidden_layers"])
+
+    def model_config(self) -> ModelConfig:
+        return ModelConfig(**self.model)
+
+
+@dataclass
+class Grid:
+    name: str
+    path: Path | None
+    base_config: Path | None
+    base_overrides: list[str]
+    data_dir: Path
+    vocab_size: int
+    vocab_from: str  # "meta.json" | "grid"
+    data_seed: int | None
+    seeds: list[int]
+    keys: dict
+    eval_sets: list[EvalSet]
+    eval_options: dict
+    runs: list[RunSpec] = field(default_factory=list)
+    raw: dict = field(default_factory=dict, repr=False)
+
+    def run(self, name: str) -> RunSpec:
+        for r in self.runs:
+            if r.name == name:
+                return r
+        raise UserError(f"no run named {name!r} in grid {self.name!r}")
+
+    def run_overrides(self, spec: RunSpec) -> list[str]:
+        """Dotted overrides that turn the base config into this run's config."""
+        out = list(self.base_overrides) + list(spec.run_overrides)
+        out += [f"model.{k}={_yaml_scalar(v)}" for k, v in spec.model.items()]
+        out.append(f"{self.keys['seed']}={spec.seed}")
+        if self.keys.get("data_seed") and self.data_seed is not None:
+            out.append(f"{self.keys['data_seed']}={self.data_seed}")
+        out.append(f"{self.keys['data_dir']}={self.data_dir}")
+        return out
+
+
+def _yaml_scalar(v: Any) -> str:
+    if v is None:
+        return "null"
+    if isinstance(v, bool):
+        return "true" if v else "false"
+    return str(v)
+
+
+def flatten(d: dict, prefix: str = "") -> list[str]:
+    """Nested or dotted mapping -> ``["a.b=1", ...]`` overrides."""
+    out = []
+    for k, v in (d or {}).items():
+        key = f"{prefix}{k}"
+        if isinstance(v, dict):
+            out += flatten(v, key + ".")
+        elif isinstance(v, list):
+            out.append(f"{key}=[{', '.join(_yaml_scalar(x) for x in v)}]")
+        else:
+            out.append(f"{key}={_yaml_scalar(v)}")
+    return out
+
+
+def _resolve_path(value: str, grid_path: Path | None) -> Path:
+    p = Path(os.path.expandvars(os.path.expanduser(value)))
+    if p.is_absolute() or p.exists() or grid_path is None:
+        return p
+    # configs/experiments/x.yaml -> relative to the project root holding configs/
+    root = grid_path.resolve().parent.parent.parent
+    return root / p if (root / p).exists() else p
+
+
+def read_vocab_size(data_dir: Path) -> int | None:
+    meta = data_dir / "meta.json"
+    if not meta.is_file():
+        return None
+    try:
+        return int(json.loads(meta.read_text())["vocab_size"])
+    except (ValueError, KeyError) as e:
+        raise UserError(f"{meta} is not a prepared-data meta.json ({e}); re-run leviathan prepare") from None
+
+
+def _size_model(name: str, spec: Any, vocab_size: int) -> tuple[dict, list[str]]:
+    """(ModelConfig fields, run-config overrides) of a size entry."""
+    if isinstance(spec, str):
+        spec = {"preset": spec}
+    if not isinstance(spec, dict):
+        raise ConfigError(f"sizes.{name}: expected a preset name or a mapping of model fields, got {spec!r}")
+    spec = dict(spec)
+    run = spec.pop("run", None) or {}
+    if not isinstance(run, dict):
+        raise ConfigError(f"sizes.{name}.run: expected a mapping of run-config keys, got {run!r}")
+    fields = preset_dict(spec.pop("preset")) if "preset" in spec else {}
+    fields.update(spec)
+    fields["vocab_size"] = vocab_size
+    from_dict(ModelConfig, fields, prefix=f"sizes.{name}.")  # validate every key now
+    return fields, flatten(run)
+
+
+def load_grid(name_or_path: str | os.PathLike | dict, *, data_dir: str | None = None, seeds: list[int] | None = None,
+              overrides: list[str] | None = None) -> Grid:
+    """Read and expand a grid. ``data_dir``/``seeds``/``overrides`` replace the file's settings."""
+    if isinstance(name_or_path, dict):
+        raw, path = dict(name_or_path), None
+    else:
+        path = find_grid(name_or_path)
+        raw = load_yaml(path)
+    unknown = set(raw) - GRID_KEYS
+    if unknown:
+        import difflib
+
+        k = sorted(unknown)[0]
+        hint = difflib.get_close_matches(k, GRID_KEYS, n=1)
+        raise ConfigError(f"unknown key {k!r} in grid {raw.get('name', path)}" +
+                          (f"; did you mean {hint[0]!r}?" if hint else f"; valid keys: {', '.join(sorted(GRID_KEYS))}"))
+    name = str(raw.get("name") or (path.stem if path else "grid"))
+    data = raw.get("data") or {}
+    if isinstance(data, str):
+        data = {"dir": data}
+    ddir = data_dir or data.get("dir")
+    if not ddir:
+        raise ConfigError(f"grid {name!r} names no data dir; set data.dir in the grid or pass --data-dir")
+    ddir = Path(os.path.expandvars(os.path.expanduser(str(ddir))))
+    vocab = read_vocab_size(ddir)
+    vocab_from = "meta.json"
+    if vocab is None:
+        if not data.get("vocab_size"):
+            raise UserError(f"data dir {str(ddir)!r} is not prepared (no meta.json) and grid {name!r} gives no "
+                            f"data.vocab_size; run `{data.get('prepare', 'leviathan prepare ...')}` first")
+        vocab, vocab_from = int(data["vocab_size"]), "grid"
+
+    base_config = raw.get("base_config")
+    base_config = _resolve_path(str(base_config), path) if base_config else None
+    base = raw.get("base") or {}
+    if not isinstance(base, dict):
+        raise ConfigError(f"grid {name!r}: base must be a mapping of config keys")
+    base_overrides = flatten(base) + list(overrides or [])
+    keys = {**DEFAULT_KEYS, **(raw.get("keys") or {})}
+    data_seed = raw.get("data_seed")
+    data_seed = None if data_seed is None else int(data_seed)
+    seeds = [int(s) for s in (seeds if seeds is not None else raw.get("seeds", [0]))]
+    if not seeds:
+        raise ConfigError(f"grid {name!r}: seeds must list at least one seed")
+    tolerance = float(raw.get("tolerance", 0.01))
+
+    ev = dict(raw.get("eval") or {})
+    sets_raw = ev.pop("sets", None) or {"val": {"split": "val"}}
+    eval_sets = []
+    for set_name, s in sets_raw.items():
+        s = {"split": s} if isinstance(s, str) else dict(s)
+        es = EvalSet(name=set_name, split=s.get("split"), text=s.get("text"), optional=bool(s.get("optional", False)))
+        if (es.split is None) == (es.text is None):
+            raise ConfigError(f"grid {name!r}: eval set {set_name!r} needs exactly one of split: or text:")
+        eval_sets.append(es)
+    eval_options = {"buckets": 5, "bucket_method": "mass", "seq_len": None, "batch_size": 8, "max_tokens": None,
+                    "bucket_sets": None}
+    for k, v in ev.items():
+        if k not in eval_options:
+            raise ConfigError(f"unknown key eval.{k} in grid {name!r}; valid: sets, {', '.join(eval_options)}")
+        eval_options[k] = v
+
+    sizes_raw = raw.get("sizes") or {}
+    if not sizes_raw:
+        raise ConfigError(f"grid {name!r} defines no sizes")
+    parsed = {n: _size_model(n, s, vocab) for n, s in sizes_raw.items()}
+    sizes = {n: m for n, (m, _) in parsed.items()}
+    size_runs = {n: r for n, (_, r) in parsed.items()}
+
+    grid = Grid(name=name, path=path, base_config=base_config, base_overrides=base_overrides, data_dir=ddir,
+                vocab_size=vocab, vocab_from=vocab_from, data_seed=data_seed, seeds=seeds, keys=keys,
+                eval_sets=eval_sets, eval_options=eval_options, raw=raw)
+    grid.runs = expand(raw.get("experiments") or {}, sizes, seeds, data_seed if keys.get("data_seed") else None,
+                       tolerance, name)
+    for r in grid.runs:
+        r.run_overrides = list(size_runs[r.size])
+    if not grid.runs:
+        raise ConfigError(f"grid {name!r} has no experiments; add iso_body, isoparametric, scaling or variants")
+    return grid
+
+
+def _check_variant(v: str, where: str) -> str:
+    if v not in EMBEDDING_KINDS:
+        raise ConfigError(f"{where}: unknown variant {v!r}; choose from {', '.join(EMBEDDING_KINDS)}")
+    return v
+
+
+def match_total(baseline: ModelConfig, variant: str, tolerance: float = 0.01,
+                where: str = "") -> tuple[ModelConfig, int]:
+    """``variant`` with ``baseline``'s width and the total closest to the baseline's (within ``tolerance``).
+
+    First the depth (``isoparametric_depth``). At CPU scale one layer can be several percent of
+    the model, so when depth alone misses the tolerance the SwiGLU width (``intermediate_size``) of
+    the deeper model is trimmed to close the gap, trying depths L-1, L, L+1 and keeping the one
+    with the smallest gap (then the smallest change of width). Returns (config, target total);
+    the config's ``intermediate_size`` is explicit (None only when the default was kept).
+    """
+    sol = isoparametric_depth(baseline, embedding=variant)
+    target = sol.target_total
+    if abs(sol.relative_gap) <= tolerance:
+        return replace(sol.config, intermediate_size=baseline.intermediate_size), target
+    D = baseline.hidden_size
+    F0 = baseline.resolved_intermediate_size
+    best = None
+    for layers in (sol.config.num_hidden_layers - 1, sol.config.num_hidden_layers, sol.config.num_hidden_layers + 1):
+        if layers < 1:
+            continue
+        cfg = replace(sol.config, num_hidden_layers=layers, intermediate_size=F0)
+        slope = 3 * D * layers  # parameters per unit of intermediate_size
+        F = max(1, F0 + round((target - count_config(cfg).total) / slope))
+        cfg = replace(cfg, intermediate_size=F)
+        gap = abs(count_config(cfg).total - target)
+        key = (gap, abs(F - F0))
+        if best is None or key < best[0]:
+            best = (key, cfg)
+    cfg = best[1]
+    rel = (count_config(cfg).total - target) / target
+    if abs(rel) > tolerance:
+        raise ConfigError(f"{where}: {variant} cannot match the {baseline.embedding} total {target:,} within "
+                          f"{tolerance:.0%} (best {rel:+.2%} at {cfg.num_hidden_layers} layers); change the size "
+                          f"or raise the grid's tolerance")
+    return cfg, target
+
+
+def expand(experiments: dict, sizes: dict[str, dict], seeds: list[int], data_seed: int | None, tolerance: float,
+           grid_name: str = "grid") -> list[RunSpec]:
+    """The runs of all experiments, deduplicated by content, in a stable order (experiments, sizes, variants, seeds)."""
+    runs: dict[str, RunSpec] = {}
+
+    def add(regime: str, variant: str, size: str, model: dict, seed: int, target: int | None = None) -> None:
+        default_layers = ModelConfig(**sizes[size]).num_hidden_layers
+        layers = ModelConfig(**model).num_hidden_layers
+        ffn = model.get("intermediate_size")
+        name = f"{size}-{variant}" + (f"-L{layers}" if layers != default_layers else "") \
+            + (f"-F{ffn}" if ffn is not None and ffn != sizes[size].get("intermediate_size") else "") + f"-s{seed}"
+        if name in runs:
+            if regime not in runs[name].regimes:
+                runs[name].regimes.append(regime)
+            if target is not None and runs[name].target_total is None:
+                runs[name].target_total = target
+            return
+        cfg = ModelConfig(**model)
+        runs[name] = RunSpec(name=name, regimes=[regime], variant=variant, size=size, seed=seed,
+                             data_seed=seed if data_seed is None else data_seed,
+                             model=dict(model), params=count_config(cfg).as_dict(), target_total=target)
+
+    for regime, exp in experiments.items():
+        if regime not in REGIMES:
+            raise ConfigError(f"grid {grid_name!r}: unknown experiment {regime!r}; choose from {', '.join(REGIMES)}")
+        exp = dict(exp or {})
+        where = f"experiments.{regime}"
+        exp_sizes = exp.get("sizes") or []
+        for s in exp_sizes:
+            if s not in sizes:
+                raise ConfigError(f"{where}.sizes: unknown size {s!r}; defined sizes: {', '.join(sizes)}")
+        exp_seeds = [int(s) for s in exp.get("seeds", seeds)]
+        if regime == "scaling":
+            variants = [_check_variant(exp.get("variant", "dense_untied"), where)]
+            if len(set(exp_sizes)) < 3:
+                raise ConfigError(f"{where}: a power-law fit needs at least 3 sizes (4 or more recommended)")
+        else:
+            variants = [_check_variant(v, where) for v in exp.get("variants") or []]
+        if regime == "iso_body":
+            for size in exp_sizes:
+                for seed in exp_seeds:
+                    for v in variants:
+                        add(regime, v, size, {**sizes[size], "embedding": v}, seed)
+        elif regime == "scaling":
+            for size in exp_sizes:
+                for seed in exp_seeds:
+                    add(regime, variants[0], size, {**sizes[size], "embedding": variants[0]}, seed)
+        else:  # isoparametric / variants: match the baseline's total by depth
+            baseline = _check_variant(exp.get("baseline", "dense_untied"), where)
+            for size in exp_sizes:
+                base_model = {**sizes[size], "embedding": baseline}
+                base_cfg = ModelConfig(**base_model)
+                for seed in exp_seeds:
+                    add(regime, baseline, size, base_model, seed)
+                    for v in variants:
+                        if v == baseline:
+                            continue
+                        cfg, target = match_total(base_cfg, v, tolerance, where=f"{where} size {size!r}")
+                        add(regime, v, size, {**base_model, "embedding": v,
+                                              "num_hidden_layers": cfg.num_hidden_layers,
+                                              "intermediate_size": cfg.intermediate_size}, seed, target=target)
+    return list(runs.values())
+
+
+def format_runs(grid: Grid) -> str:
+    """Table of the expanded runs: name, regimes, layers, parameter groups."""
+    head = f"{'run':<34} {'regimes':<32} {'layers':>6} {'input':>12} {'body':>12} {'head':>12} {'total':>13}"
+    order = f"data seed {grid.data_seed}" if grid.keys.get("data_seed") and grid.data_seed is not None \
+        else "data order fixed by each run's seed"
+    lines = [f"grid {grid.name!r}: {len(grid.runs)} runs, data {grid.data_dir} (vocab {grid.vocab_size:,} from "
+             f"{grid.vocab_from}), {order}", head, "-" * len(head)]
+    for r in grid.runs:
+        p = r.params
+        extra = ""
+        if r.target_total:
+            extra = f"  ({(p['total'] - r.target_total) / r.target_total:+.2%} vs baseline)"
+        lines.append(f"{r.name:<34} {','.join(r.regimes):<32} {r.num_hidden_layers:>6} {p['input']:>12,} "
+                     f"{p['body']:>12,} {'tied' if p['tied'] else format(p['head'], ','):>12} {p['total']:>13,}{extra}")
+    return "\n".join(lines)

@@ -1,0 +1,394 @@
+"""Scaling analysis (SPEC §5): fit L(N) = E + A N^(-alpha) to dense runs, invert it for other runs.
+
+The paper's isoparametric claim ("leviathan behaves like a dense model with 1.47x-2.11x its
+parameters") comes from exactly this: fit the dense models' validation loss against their
+parameter count, then ask which dense size N_eq the fit says would reach a leviathan run's loss.
+The multiplier is N_eq / N_leviathan.
+
+Fitting. Least squares in loss space with x = log N as the regressor:
+``L = E + exp(c - alpha * (x - x0))`` with x0 the mean log size, so the parameters are O(1)
+whatever the units of N (A = exp(c + alpha * x0)). For a fixed alpha the model is linear in (E, e^c),
+so the fit is a one-dimensional search over alpha (variable projection: a log grid over
+[1e-4, 5], then a bounded scalar refinement) with the linear part solved in closed form under the
+bounds 0 <= E < min(L) (the irreducible loss lies below every observed loss) and A >= 0. This never
+needs a starting guess and cannot land in a bad local minimum of (E, A, alpha) jointly. The point
+estimate is then polished by scipy's ``curve_fit`` (bounded trust region, same parametrisation),
+kept only if it lowers the squared error.
+
+Confidence intervals are a bootstrap over runs: resample the (N, L) points with replacement and
+refit. When every size has at least two runs (seeds) the resampling is stratified by size (each
+size keeps its number of runs); otherwise whole runs are resampled and draws with fewer than three
+distinct sizes (three parameters need three sizes) are redrawn; the number of redraws is reported.
+Intervals are percentile intervals (``ci`` = 0.95 -> 2.5th and 97.5th percentiles).
+
+Inverting. N_eq = (A / (L - E))^(1/alpha). A loss at or below E is never reached by any dense size
+according to the fit: N_eq is infinite and the result is flagged ``below_irreducible`` instead of
+returning a number. N_eq outside the fitted range of sizes is flagged ``extrapolated``.
+
+Footguns: a fit on fewer than 4 sizes has no residual degrees of freedom worth the name; the
+bootstrap interval then mostly says "we don't know" and the report should say so. Quantiles of
+draws that include infinity use the inverted-CDF rule (no interpolation between a finite draw and
+infinity).
+"""
+
+from __future__ import annotations
+
+import math
+import warnings
+from dataclasses import dataclass, field
+from typing import Iterable, Sequence
+
+import numpy as np
+
+from ..errors import UserError
+
+ALPHA_BOUNDS = (1e-4, 5.0)
+
+
+def power_law(N, E: float, A: float, alpha: float):
+    """L(N) = E + A N^(-alpha) (vectorised)."""
+    return E + A * np.power(np.asarray(N, dtype=float), -alpha)
+
+
+@dataclass
+class PowerLawFit:
+    """A fitted L(N) = E + A N^(-alpha) with optional bootstrap draws.
+
+    ``draws`` is an array (num_draws, 3) of (E, A, alpha) from the bootstrap, or None.
+    """
+
+    E: float
+    A: float
+    alpha: float
+    num_runs: int
+    N_min: float
+    N_max: float
+    rmse: float
+    ci: float = 0.95
+    draws: np.ndarray | None = field(default=None, repr=False)
+    num_redrawn: int = 0
+    stratified: bool = False
+
+    def predict(self, N):
+        return power_law(N, self.E, self.A, self.alpha)
+
+    def interval(self, name: str) -> tuple[float, float] | None:
+        """Percentile interval of E, A or alpha over the bootstrap draws (None without draws)."""
+        if self.draws is None or len(self.draws) == 0:
+            return None
+        col = {"E": 0, "A": 1, "alpha": 2}[name]
+        return _percentile_interval(self.draws[:, col], self.ci)
+
+    def as_dict(self) -> dict:
+        out = {"E": self.E, "A": self.A, "alpha": self.alpha, "num_runs": self.num_runs,
+               "N_min": self.N_min, "N_max": self.N_max, "rmse": self.rmse, "ci": self.ci,
+               "num_bootstrap": 0 if self.draws is None else int(len(self.draws)),
+               "num_redrawn": self.num_redrawn, "stratified": self.stratified}
+        for name in ("E", "A", "alpha"):
+            iv = self.interval(name)
+            out[f"{name}_ci"] = None if iv is None else [_finite_or_none(v) for v in iv]
+        return out
+
+
+def _finite_or_none(v: float) -> float | None:
+    return float(v) if v is not None and math.isfinite(v) else None
+
+
+def _percentile_interval(values: np.ndarray, ci: float) -> tuple[float, float]:
+    lo_q, hi_q = (1 - ci) / 2, 1 - (1 - ci) / 2
+    v = np.asarray(values, dtype=float)
+    v = v[~np.isnan(v)]
+    if len(v) == 0:
+        return (math.nan, math.nan)
+    # inverted_cdf never interpolates between a finite draw and +inf
+    return (float(np.quantile(v, lo_q, method="inverted_cdf")), float(np.quantile(v, hi_q, method="inverted_cdf")))
+
+
+def _check_inputs(N, L) -> tuple[np.ndarray, np.ndarray]:
+    N = np.asarray(N, dtype=float).ravel()
+    L = np.asarray(L, dtype=float).ravel()
+    if N.shape != L.shape:
+        raise UserError(f"sizes and losses differ in length ({len(N)} vs {len(L)})")
+    if not (np.all(np.isfinite(N)) and np.all(np.isfinite(L))):
+        raise UserError("sizes and losses must be finite numbers (a diverged run has loss nan/inf; drop it)")
+    if np.any(N <= 0) or np.any(L <= 0):
+        raise UserError("sizes and losses must be positive")
+    if len(np.unique(N)) < 3:
+        raise UserError(f"a power-law fit E + A N^-alpha needs runs at 3 or more distinct sizes, got "
+                        f"{len(np.unique(N))}; add sizes to the dense ladder")
+    return N, L
+
+
+def _linear_given_alpha(z: np.ndarray, L: np.ndarray, L_min: float, fix_E: float | None):
+    """Least squares of L = E + C z for each row of z (G, n), with 0 <= E < min L and C >= 0.
+
+    For fixed alpha the model is linear in (E, C): closed form, then the box constraints (the
+    optimum of a convex problem violating a bound lies on that bound).
+    """
+    E_hi = L_min * (1 - 1e-9)
+    zz = np.sum(z * z, axis=1)
+    if fix_E is None:
+        zm = z.mean(axis=1, keepdims=True)
+        var = np.sum((z - zm) ** 2, axis=1)
+        C = np.sum((z - zm) * (L - L.mean())[None, :], axis=1) / np.maximum(var, 1e-300)
+        E = L.mean() - C * zm[:, 0]
+        clip = (E < 0) | (E > E_hi)
+        E = np.clip(E, 0.0, E_hi)
+        C = np.where(clip, np.sum(z * (L[None, :] - E[:, None]), axis=1) / np.maximum(zz, 1e-300), C)
+    else:
+        E = np.full(z.shape[0], float(fix_E))
+        C = np.sum(z * (L[None, :] - E[:, None]), axis=1) / np.maximum(zz, 1e-300)
+    C = np.maximum(C, 1e-300)
+    sse = np.sum((E[:, None] + C[:, None] * z - L[None, :]) ** 2, axis=1)
+    return E, C, sse
+
+
+def _fit_once(x: np.ndarray, L: np.ndarray, x0: float, fix_E: float | None = None,
+              polish: bool = False) -> tuple[float, float, float]:
+    """(E, c, alpha) for L = E + exp(c - alpha (x - x0)); x = log N.
+
+    Variable projection: for each alpha the best (E, C = e^c) is linear least squares, so the fit is
+    a 1-D search over alpha (a log grid, then a bounded scalar refinement around the best point).
+    ``polish`` additionally runs scipy's ``curve_fit`` on all three parameters from that solution
+    and keeps it only if it lowers the squared error (a cross-check; it never should by much).
+    """
+    from scipy.optimize import curve_fit, minimize_scalar
+
+    xc = x - x0
+    L_min = float(L.min())
+    if fix_E is not None and fix_E >= L_min:
+        raise UserError(f"fixed E={fix_E} must be below the smallest loss {L_min}")
+    a_lo, a_hi = ALPHA_BOUNDS
+    grid = np.geomspace(a_lo, a_hi, 241)
+    _, _, sse = _linear_given_alpha(np.exp(-grid[:, None] * xc[None, :]), L, L_min, fix_E)
+    g = int(np.argmin(sse))
+
+    def objective(alpha: float) -> float:
+        return float(_linear_given_alpha(np.exp(-alpha * xc)[None, :], L, L_min, fix_E)[2][0])
+
+    lo, hi = grid[max(g - 1, 0)], grid[min(g + 1, len(grid) - 1)]
+    alpha = float(grid[g])
+    if hi > lo:
+        res = minimize_scalar(objective, bounds=(lo, hi), method="bounded", options={"xatol": 1e-10})
+        if res.fun <= sse[g]:
+            alpha = float(res.x)
+    E_arr, C_arr, sse_arr = _linear_given_alpha(np.exp(-alpha * xc)[None, :], L, L_min, fix_E)
+    E, c, best = float(E_arr[0]), math.log(float(C_arr[0])), float(sse_arr[0])
+
+    if polish and fix_E is None:
+        def model(xx, E_, c_, alpha_):
+            return E_ + np.exp(c_ - alpha_ * xx)
+
+        E_hi = L_min * (1 - 1e-9)
+        p0 = [min(max(E, 0.0), E_hi * (1 - 1e-6)), float(np.clip(c, -699, 699)), float(np.clip(alpha, a_lo, a_hi))]
+        try:
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore")
+                popt, _ = curve_fit(model, xc, L, p0=p0, bounds=([0.0, -700.0, a_lo], [E_hi, 700.0, a_hi]),
+                                    method="trf", maxfev=5000)
+            if np.sum((model(xc, *popt) - L) ** 2) < best:
+                E, c, alpha = (float(v) for v in popt)
+        except (RuntimeError, ValueError):
+            pass
+    return E, c, alpha
+
+
+def fit_power_law(N: Sequence[float], L: Sequence[float], *, num_bootstrap: int = 1000, ci: float = 0.95,
+                  seed: int = 0, fix_E: float | None = None) -> PowerLawFit:
+    """Fit L(N) = E + A N^(-alpha) to runs (N_i, L_i), with a bootstrap over runs.
+
+    Args:
+        N: parameter counts of the runs (one entry per run; repeated sizes = several seeds).
+        L: their validation losses (nats).
+        num_bootstrap: bootstrap draws (0 disables the intervals).
+        ci: central coverage of the percentile intervals.
+        seed: RNG seed of the bootstrap (results are deterministic given it).
+        fix_E: hold the irreducible loss at this value (e.g. 0 for a pure power law).
+    """
+    N, L = _check_inputs(N, L)
+    if not 0 < ci < 1:
+        raise UserError(f"ci must lie in (0, 1), got {ci}")
+    x = np.log(N)
+    x0 = float(x.mean())
+    E, c, alpha = _fit_once(x, L, x0, fix_E, polish=True)
+    A = math.exp(c + alpha * x0)
+    rmse = float(np.sqrt(np.mean((power_law(N, E, A, alpha) - L) ** 2)))
+    fit = PowerLawFit(E=E, A=A, alpha=alpha, num_runs=len(N), N_min=float(N.min()), N_max=float(N.max()),
+                      rmse=rmse, ci=ci)
+    if num_bootstrap > 0:
+        fit.draws, fit.num_redrawn, fit.stratified = _bootstrap(N, L, x0, num_bootstrap, seed, fix_E)
+    return fit
+
+
+def _bootstrap(N, L, x0, num_draws, seed, fix_E):
+    rng = np.random.default_rng(seed)
+    sizes, inverse = np.unique(N, return_inverse=True)
+    groups = [np.flatnonzero(inverse == g) for g in range(len(sizes))]
+    stratified = min(len(g) for g in groups) >= 2
+    draws, redrawn, attempts = [], 0, 0
+    while len(draws) < num_draws:
+        attempts += 1
+        if attempts > 20 * num_draws + 100:
+            raise UserError("bootstrap could not draw resamples with 3 distinct sizes; add runs or sizes")
+        if stratified:
+            idx = np.concatenate([rng.choice(g, size=len(g), replace=True) for g in groups])
+        else:
+            idx = rng.integers(0, len(N), size=len(N))
+            if len(np.unique(N[idx])) < 3:
+                redrawn += 1
+                continue
+        x = np.log(N[idx])
+        E, c, alpha = _fit_once(x, L[idx], x0, fix_E)
+        draws.append((E, math.exp(c + alpha * x0), alpha))
+    return np.asarray(draws, dtype=float), redrawn, stratified
+
+
+# --------------------------------------------------------------------------------------------
+# inversion: dense-equivalent size and multiplier
+
+
+def invert_power_law(L, E, A, alpha):
+    """N with E + A N^-alpha = L; +inf where L <= E (vectorised)."""
+    L = np.asarray(L, dtype=float)
+    E, A, alpha = (np.asarray(v, dtype=float) for v in (E, A, alpha))
+    gap = L - E
+    with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
+        out = np.where(gap > 0, np.power(A / np.where(gap > 0, gap, 1.0), 1.0 / alpha), np.inf)
+    return out
+
+
+@dataclass
+class DenseEquivalent:
+    """Dense-equivalent size of a run with loss ``loss`` and ``params`` parameters."""
+
+    loss: float
+    params: float
+    N_eq: float  # +inf when the loss is below the fitted irreducible loss
+    multiplier: float  # N_eq / params (+inf likewise)
+    flag: str  # "ok" | "below_irreducible" | "extrapolated"
+    N_eq_ci: tuple[float, float] | None = None
+    multiplier_ci: tuple[float, float] | None = None
+    fraction_undefined: float | None = None  # share of bootstrap draws where loss <= E
+
+    @property
+    def defined(self) -> bool:
+        return math.isfinite(self.N_eq)
+
+    def as_dict(self) -> dict:
+        return {"loss": self.loss, "params": self.params, "N_eq": _finite_or_none(self.N_eq),
+                "multiplier": _finite_or_none(self.multiplier), "defined": self.defined, "flag": self.flag,
+                "N_eq_ci": None if self.N_eq_ci is None else [_finite_or_none(v) for v in self.N_eq_ci],
+                "multiplier_ci": None if self.multiplier_ci is None else [_finite_or_none(v) for v in self.multiplier_ci],
+                "fraction_undefined": self.fraction_undefined}
+
+
+def dense_equivalent(fit: PowerLawFit, loss: float | Iterable[float], params: float, *,
+                     seed: int = 0) -> DenseEquivalent:
+    """Invert ``fit`` at ``loss``: the dense size that the fit says reaches it, and N_eq / params.
+
+    ``loss`` may be a list (several seeds of the same model): the point estimate uses the mean, and
+    each bootstrap draw also resamples these losses, so seed noise enters the interval.
+    """
+    losses = np.atleast_1d(np.asarray(loss, dtype=float))
+    if len(losses) == 0 or not np.all(np.isfinite(losses)):
+        raise UserError("dense_equivalent needs finite losses")
+    if params <= 0:
+        raise UserError(f"params must be positive, got {params}")
+    L = float(losses.mean())
+    N_eq = float(invert_power_law(L, fit.E, fit.A, fit.alpha))
+    if not math.isfinite(N_eq):
+        flag = "below_irreducible"
+    elif N_eq < fit.N_min or N_eq > fit.N_max:
+        flag = "extrapolated"
+    else:
+        flag = "ok"
+    out = DenseEquivalent(loss=L, params=float(params), N_eq=N_eq, multiplier=N_eq / params, flag=flag)
+    if fit.draws is not None and len(fit.draws):
+        rng = np.random.default_rng(seed)
+        if len(losses) > 1:
+            Ls = losses[rng.integers(0, len(losses), size=(len(fit.draws), len(losses)))].mean(axis=1)
+        else:
+            Ls = np.full(len(fit.draws), L)
+        n_eq = invert_power_law(Ls, fit.draws[:, 0], fit.draws[:, 1], fit.draws[:, 2])
+        out.N_eq_ci = _percentile_interval(n_eq, fit.ci)
+        out.multiplier_ci = tuple(v / params for v in out.N_eq_ci)
+        out.fraction_undefined = float(np.mean(~np.isfinite(n_eq)))
+    return out
+
+
+def format_fit(fit: PowerLawFit) -> str:
+    def iv(name):
+        r = fit.interval(name)
+        return "" if r is None else f" [{r[0]:.4g}, {r[1]:.4g}]"
+
+    return (f"L(N) = E + A N^-alpha over {fit.num_runs} runs, N in [{fit.N_min:.3g}, {fit.N_max:.3g}]: "
+            f"E = {fit.E:.4g}{iv('E')}, A = {fit.A:.4g}{iv('A')}, alpha = {fit.alpha:.4g}{iv('alpha')} "
+            f"(rmse {fit.rmse:.3g}; {int(fit.ci * 100)}% bootstrap intervals)")
+
+
+# --------------------------------------------------------------------------------------------
+# from sweep results
+
+
+COUNTS = ("total", "body", "non_input")
+
+
+def row_params(row: dict, count: str = "total") -> float:
+    """Parameter count of a results row: ``total``, ``body`` or ``non_input`` (body + head)."""
+    p = row.get("params") or {}
+    if count == "total":
+        return float(p["total"])
+    if count == "body":
+        return float(p["body"])
+    if count == "non_input":
+        return float(p["body"] + p["head"])
+    raise UserError(f"unknown parameter count {count!r}; choose one of {', '.join(COUNTS)}")
+
+
+def row_loss(row: dict, eval_set: str = "val") -> float | None:
+    """Loss of a results row on an eval set (``final_val_loss`` of training when ``val`` was not evaluated)."""
+    ev = (row.get("eval") or {}).get(eval_set)
+    if ev and ev.get("loss") is not None:
+        return float(ev["loss"])
+    if eval_set == "val" and row.get("final_val_loss") is not None:
+        return float(row["final_val_loss"])
+    return None
+
+
+def ladder_variant(rows: list[dict]) -> str:
+    """The dense variant of the scaling ladder: the variant of rows in the ``scaling`` regime."""
+    variants = {r["variant"] for r in rows if "scaling" in (r.get("regimes") or [r.get("regime")])}
+    if len(variants) == 1:
+        return variants.pop()
+    return "dense_untied"
+
+
+def scaling_from_results(rows: list[dict], variant: str | None = None, eval_set: str = "val", count: str = "total",
+                         num_bootstrap: int = 1000, ci: float = 0.95, seed: int = 0) -> dict:
+    """Fit the dense ladder of a sweep and place every other run on it.
+
+    Returns ``{"variant", "eval_set", "count", "fit": PowerLawFit, "points": [(name, N, L)],
+    "equivalents": [{"name", "variant", "size", "regimes", "seeds", "params", **DenseEquivalent}]}``;
+    the runs of one configuration with several seeds are one entry (their losses resampled).
+    """
+    variant = variant or ladder_variant(rows)
+    points = [(r["name"], row_params(r, count), row_loss(r, eval_set)) for r in rows if r["variant"] == variant]
+    points = [p for p in points if p[2] is not None]
+    if not points:
+        raise UserError(f"no {variant} runs with a {eval_set!r} loss in the results; the ladder variant is set "
+                        f"with --variant (the grid's scaling experiment)")
+    fit = fit_power_law([p[1] for p in points], [p[2] for p in points], num_bootstrap=num_bootstrap, ci=ci, seed=seed)
+    groups: dict[str, list[dict]] = {}
+    for r in rows:
+        if r["variant"] == variant or row_loss(r, eval_set) is None:
+            continue
+        key = r["name"].rsplit("-s", 1)[0] if r.get("seed") is not None else r["name"]
+        groups.setdefault(key, []).append(r)
+    equivalents = []
+    for key, rs in groups.items():
+        eq = dense_equivalent(fit, [row_loss(r, eval_set) for r in rs], row_params(rs[0], count), seed=seed)
+        regimes = sorted({g for r in rs for g in (r.get("regimes") or [r.get("regime")])})
+        equivalents.append({"name": key, "variant": rs[0]["variant"], "size": rs[0].get("size"), "regimes": regimes,
+                            "seeds": [r.get("seed") for r in rs], **eq.as_dict()})
+    return {"variant": variant, "eval_set": eval_set, "count": count, "fit": fit, "points": points,
+            "equivalents": equivalents}

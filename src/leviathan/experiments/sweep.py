@@ -1,0 +1,464 @@
+"""Resumable sweep: train every run of a grid, evaluate it, append one JSON row per run to results.jsonl.
+
+    leviathan sweep --grid cpu --out runs/cpu          # kill it any time; the same line resumes
+
+Layout of ``OUT``:
+
+    OUT/grid.json            the expanded grid (runs, regimes, parameter counts), rewritten on every start
+    OUT/results.jsonl        one row per finished run (the input of ``leviathan analyze`` / ``report``)
+    OUT/runs/<run name>/     the run directory given to ``leviathan.train.loop.train`` (checkpoints,
+                             metrics.jsonl); ``sweep_train.json`` holds its training summary
+    OUT/.lock                held while a sweep runs: a second sweep on the same OUT refuses to start
+
+Resuming. On start, runs whose name already has a row in results.jsonl are skipped. Every other run
+is trained with ``resume="auto"``, so a run killed half-way continues from its latest complete
+checkpoint; a run whose training finished but whose evaluation did not (``sweep_train.json`` exists)
+goes straight to evaluation. Rows are appended with a single ``os.write`` on an ``O_APPEND``
+descriptor followed by ``fsync``: a killed sweep leaves whole rows or none (a torn last line, which
+only a crash in the middle of that one write could leave, is ignored by the reader and that run is
+redone).
+
+Evaluation of a finished run (``evaluate_run``): for each eval set of the grid, per-token losses
+(``leviathan.eval.perplexity.token_losses``) -> loss, perplexity, bits per byte, and the losses per
+training-frequency bucket (``experiments.frequency``; buckets from the data dir's train_freq.npy,
+the same for every run of the grid). Eval sets are a split of the prepared data (``split: val``) or
+a raw text file (``text: wikitext-2/wiki.valid.tokens``) tokenized with the data's tokenizer;
+relative text paths resolve against the data folder (``--data-root`` or ``$LEVIATHAN_DATA``).
+``max_tokens`` caps the tokens evaluated per set (CPU budget); bits per byte then uses the same
+share of the text's bytes.
+
+Row (one JSON object per line): name, regime (first), regimes, variant, size, seed, data_seed,
+num_hidden_layers, hidden_size, intermediate_size, params {input, body, head, total, tied},
+target_total, steps, tokens, wall_time_s, tokens_per_s, final_val_loss, final_val_ppl, eval {set:
+{loss, ppl, bpb, tokens}}, buckets {set: {loss, ppl, count, num_unseen_targets, buckets}}, hardware
+{device, cpu, cores, torch_threads, gpu, torch}, run_dir, metrics, grid, created, notes.
+
+Training and evaluation functions are parameters (``train_fn``, ``eval_fn``) so the sweep logic is
+tested without training; by default they are ``leviathan.train.loop.train`` and ``evaluate_run``.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import datetime as _dt
+import fnmatch
+import json
+import math
+import os
+import platform
+import time
+from pathlib import Path
+from typing import Any, Callable
+
+import numpy as np
+
+from ..errors import UserError
+from .grid import Grid, RunSpec
+
+RESULTS = "results.jsonl"
+TRAIN_SUMMARY = "sweep_train.json"
+
+
+# --------------------------------------------------------------------------------------------
+# results.jsonl
+
+
+def read_results(path: str | os.PathLike) -> list[dict]:
+    """Rows of a results.jsonl (a sweep dir or the file). Torn or blank lines are skipped."""
+    path = Path(path)
+    if path.is_dir():
+        path = path / RESULTS
+    if not path.is_file():
+        return []
+    rows = []
+    with open(path) as f:
+        for line in f:
+            line = line.strip()
+            if not line:
+                continue
+            try:
+                row = json.loads(line)
+            except json.JSONDecodeError:
+                continue
+            if isinstance(row, dict) and "name" in row:
+                rows.append(row)
+    return rows
+
+
+def load_results(path: str | os.PathLike) -> list[dict]:
+    """Like ``read_results`` but a missing or empty file is an error naming the fix."""
+    rows = read_results(path)
+    if not rows:
+        raise UserError(f"no result rows in {str(path)!r}; pass a sweep output dir or its results.jsonl "
+                        f"(written by `leviathan sweep`)")
+    return rows
+
+
+def _json_default(o: Any):
+    if isinstance(o, (np.integer,)):
+        return int(o)
+    if isinstance(o, (np.floating,)):
+        return float(o)
+    if isinstance(o, np.ndarray):
+        return o.tolist()
+    if isinstance(o, Path):
+        return str(o)
+    raise TypeError(f"not JSON serialisable: {type(o).__name__}")
+
+
+def _clean(o: Any) -> Any:
+    """Non-finite floats -> None so every row is strict JSON."""
+    if isinstance(o, float):
+        return o if math.isfinite(o) else None
+    if isinstance(o, dict):
+        return {k: _clean(v) for k, v in o.items()}
+    if isinstance(o, (list, tuple)):
+        return [_clean(v) for v in o]
+    return o
+
+
+def append_result(path: str | os.PathLike, row: dict) -> None:
+    """Append one row atomically: a single write of the whole line on an O_APPEND descriptor, then fsync."""
+    data = (json.dumps(_clean(row), default=_json_default, allow_nan=False) + "\n").encode()
+    fd = os.open(os.fspath(path), os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644)
+    try:
+        # a torn last line (crash mid-write) would glue onto this row: start on a fresh line
+        size = os.fstat(fd).st_size
+        if size:
+            with open(os.fspath(path), "rb") as f:
+                f.seek(size - 1)
+                if f.read(1) != b"\n":
+                    data = b"\n" + data
+        written = os.write(fd, data)
+        if written != len(data):  # pragma: no cover - regular files write fully
+            raise OSError(f"short write to {path}: {written} of {len(data)} bytes")
+        os.fsync(fd)
+    finally:
+        os.close(fd)
+
+
+@contextlib.contextmanager
+def sweep_lock(out_dir: Path):
+    """Exclusive lock on OUT/.lock: two sweeps must not train the same run at once."""
+    import fcntl
+
+    out_dir.mkdir(parents=True, exist_ok=True)
+    fd = os.open(out_dir / ".lock", os.O_RDWR | os.O_CREAT, 0o644)
+    try:
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except OSError:
+            raise UserError(f"another sweep is running on {str(out_dir)!r} (it holds {out_dir / '.lock'}); "
+                            f"wait for it or use a different --out") from None
+        os.ftruncate(fd, 0)
+        os.write(fd, f"{os.getpid()}\n".encode())
+        yield
+    finally:
+        os.close(fd)
+
+
+# --------------------------------------------------------------------------------------------
+# hardware
+
+
+def hardware_info() -> dict:
+    """Where a run's throughput was measured: CPU model, cores, torch threads, GPU if any."""
+    cpu = platform.processor() or platform.machine()
+    try:
+        with open("/proc/cpuinfo") as f:
+            for line in f:
+                if line.lower().startswith("model name"):
+                    cpu = line.split(":", 1)[1].strip()
+                    break
+    except OSError:
+        pass
+    info = {"device": "cpu", "cpu": cpu, "cores": os.cpu_count(), "torch_threads": None, "gpu": None,
+            "torch": None, "host": platform.node()}
+    try:
+        import torch
+
+        info["torch"] = torch.__version__
+        info["torch_threads"] = torch.get_num_threads()
+        if torch.cuda.is_available():
+            info["device"] = "cuda"
+            info["gpu"] = torch.cuda.get_device_name(0)
+            info["num_gpus"] = torch.cuda.device_count()
+    except ImportError:  # pragma: no cover - torch is a dependency
+        pass
+    return info
+
+
+# --------------------------------------------------------------------------------------------
+# building and evaluating runs
+
+
+def build_run_config(grid: Grid, spec: RunSpec):
+    """The run's ``RunConfig``: the grid's base config + base overrides + the run's model/seeds/data."""
+    from ..train.config import load_run_config
+
+    return load_run_config(str(grid.base_config) if grid.base_config else None, grid.run_overrides(spec))
+
+
+def data_root(explicit: str | os.PathLike | None = None) -> Path | None:
+    """The folder relative eval-text paths resolve against: --data-root, else $LEVIATHAN_DATA."""
+    value = explicit or os.environ.get("LEVIATHAN_DATA")
+    return Path(value).expanduser() if value else None
+
+
+def resolve_text_path(text: str, root: Path | None) -> Path:
+    p = Path(os.path.expandvars(os.path.expanduser(text)))
+    if p.is_absolute():
+        return p
+    if root is not None:
+        return root / p
+    return p
+
+
+class EvalData:
+    """Tokens of each eval set and the frequency buckets of a grid, computed once per sweep."""
+
+    def __init__(self, grid: Grid, root: Path | None):
+        self.grid = grid
+        self.root = root
+        self._sets: dict[str, tuple[np.ndarray, float] | None] = {}
+        self._tokenizer = None
+        self._freq = None
+        self._buckets = None
+        self.notes: list[str] = []
+
+    @property
+    def tokenizer(self):
+        if self._tokenizer is None:
+            from ..data.tokenizer import load_tokenizer
+
+            self._tokenizer = load_tokenizer(str(self.grid.data_dir))
+        return self._tokenizer
+
+    def buckets(self):
+        if self._buckets is None:
+            from .frequency import make_buckets
+
+            path = self.grid.data_dir / "train_freq.npy"
+            if not path.is_file():
+                raise UserError(f"{path} is missing; re-run leviathan prepare (it writes train_freq.npy)")
+            self._freq = np.load(path)
+            self._buckets = make_buckets(self._freq, int(self.grid.eval_options["buckets"]),
+                                         str(self.grid.eval_options["bucket_method"]))
+        return self._buckets, self._freq
+
+    def tokens(self, es) -> tuple[np.ndarray, float] | None:
+        """(tokens, UTF-8 bytes they encode) of an eval set, or None for a missing optional set.
+
+        With ``max_tokens`` the bytes are the text's bytes times the share of tokens kept.
+        """
+        if es.name in self._sets:
+            return self._sets[es.name]
+        if es.split is not None:
+            from ..data.loader import TokenDataset
+
+            ds = TokenDataset(str(self.grid.data_dir), es.split)
+            tokens = np.asarray(ds.tokens)
+            split_meta = (ds.meta.get("splits") or {}).get(es.split, {})
+            num_bytes = float(split_meta.get("bytes") or math.nan)
+        else:
+            path = resolve_text_path(es.text, self.root)
+            if not path.is_file():
+                where = "" if self.root else " (relative paths need --data-root or $LEVIATHAN_DATA)"
+                if es.optional:
+                    self.notes.append(f"eval set {es.name!r} skipped: {path} not found{where}")
+                    self._sets[es.name] = None
+                    return None
+                raise UserError(f"eval set {es.name!r}: {path} not found{where}")
+            text = path.read_text(encoding="utf-8")
+            tokens = np.asarray(_encode_eval_text(path, text, self.tokenizer), dtype=np.int64)
+            num_bytes = float(len(text.encode("utf-8")))
+        cap = self.grid.eval_options.get("max_tokens")
+        if cap and len(tokens) > int(cap) + 1:
+            num_bytes *= (int(cap) + 1) / len(tokens)
+            tokens = tokens[: int(cap) + 1]
+        self._sets[es.name] = (tokens, num_bytes)
+        return self._sets[es.name]
+
+
+def _encode_eval_text(path: Path, text: str, tokenizer) -> list[int]:
+    """The data engineer's eval-text tokenization when it exists (same document handling as training)."""
+    try:
+        from ..data.prepare import prepare_eval_text
+    except ImportError:
+        prepare_eval_text = None
+    if prepare_eval_text is not None:
+        return list(prepare_eval_text(str(path), tokenizer))
+    return list(tokenizer.encode(text))
+
+
+def summarize_losses(losses: np.ndarray, num_bytes: float) -> dict:
+    """loss (nats/token), ppl, bits per byte (= total nats / ln 2 / bytes, as eval.perplexity), tokens."""
+    losses = np.asarray(losses, dtype=np.float64)
+    loss = float(losses.mean()) if len(losses) else math.nan
+    bpb = float(losses.sum()) / math.log(2) / num_bytes if num_bytes and math.isfinite(num_bytes) else None
+    return {"loss": loss, "ppl": math.exp(loss) if loss < 700 else math.inf, "bpb": bpb, "tokens": int(len(losses))}
+
+
+def evaluate_run(grid: Grid, spec: RunSpec, run_dir: Path, eval_data: EvalData) -> dict:
+    """Loss/ppl/bpb and per-frequency-bucket losses of a finished run on every eval set of the grid."""
+    import torch
+
+    from ..eval.perplexity import token_losses
+    from ..train.checkpoint import load_model
+    from .frequency import aligned_targets, bucket_losses
+
+    model, cfg = load_model(str(run_dir))
+    model.eval()
+    opts = grid.eval_options
+    seq_len = int(opts.get("seq_len") or _run_seq_len(cfg, model))
+    batch_size = int(opts.get("batch_size") or 8)
+    bucket_sets = opts.get("bucket_sets")
+    out = {"eval": {}, "buckets": {}, "notes": []}
+    buckets, freq = eval_data.buckets()
+    for es in grid.eval_sets:
+        got = eval_data.tokens(es)
+        if got is None:
+            continue
+        tokens, num_bytes = got
+        with torch.no_grad():
+            losses = np.asarray(token_losses(model, tokens, seq_len, batch_size), dtype=np.float64)
+        out["eval"][es.name] = summarize_losses(losses, num_bytes)
+        if bucket_sets is None or es.name in bucket_sets:
+            targets = aligned_targets(tokens, len(losses))
+            out["buckets"][es.name] = bucket_losses(losses, targets, buckets, freq).as_dict()
+    out["notes"] = list(eval_data.notes)
+    return out
+
+
+def _run_seq_len(cfg, model) -> int:
+    for path in (("train", "seq_len"), ("data", "seq_len"), ("seq_len",)):
+        node = cfg
+        for part in path:
+            node = getattr(node, part, None)
+        if isinstance(node, int) and node > 0:
+            return node
+    return int(model.config.max_position_embeddings)
+
+
+# --------------------------------------------------------------------------------------------
+# the sweep
+
+
+def select_runs(grid: Grid, only: list[str] | None = None, regimes: list[str] | None = None) -> list[RunSpec]:
+    runs = grid.runs
+    if regimes:
+        runs = [r for r in runs if set(r.regimes) & set(regimes)]
+    if only:
+        runs = [r for r in runs if any(fnmatch.fnmatch(r.name, pat) for pat in only)]
+    return runs
+
+
+def grid_snapshot(grid: Grid) -> dict:
+    return {"name": grid.name, "path": str(grid.path) if grid.path else None,
+            "base_config": str(grid.base_config) if grid.base_config else None,
+            "base_overrides": grid.base_overrides, "data_dir": str(grid.data_dir), "vocab_size": grid.vocab_size,
+            "data_seed": grid.data_seed, "seeds": grid.seeds,
+            "eval_sets": [vars(e) for e in grid.eval_sets], "eval_options": grid.eval_options,
+            "runs": [{"name": r.name, "regimes": r.regimes, "variant": r.variant, "size": r.size, "seed": r.seed,
+                      "data_seed": r.data_seed, "model": r.model, "params": r.params, "target_total": r.target_total}
+                     for r in grid.runs]}
+
+
+def make_row(grid: Grid, spec: RunSpec, run_dir: Path, summary: dict, evals: dict, hardware: dict) -> dict:
+    params = summary.get("params") or spec.params
+    if isinstance(params, dict):
+        params = {k: params[k] for k in ("input", "body", "head", "total", "tied") if k in params}
+    return {
+        "name": spec.name, "regime": spec.regime, "regimes": list(spec.regimes), "variant": spec.variant,
+        "size": spec.size, "seed": spec.seed, "data_seed": spec.data_seed,
+        "num_hidden_layers": spec.model.get("num_hidden_layers"), "hidden_size": spec.model.get("hidden_size"),
+        "intermediate_size": spec.model.get("intermediate_size"), "vocab_size": spec.model.get("vocab_size"),
+        "params": params, "target_total": spec.target_total,
+        "steps": summary.get("steps"), "tokens": summary.get("tokens"), "wall_time_s": summary.get("wall_time_s"),
+        "tokens_per_s": summary.get("tokens_per_s"), "final_val_loss": summary.get("final_val_loss"),
+        "final_val_ppl": summary.get("final_val_ppl"),
+        "eval": evals.get("eval", {}), "buckets": evals.get("buckets", {}), "hardware": hardware,
+        "run_dir": str(run_dir), "metrics": str(summary.get("metrics") or run_dir / "metrics.jsonl"),
+        "grid": grid.name, "created": _dt.datetime.now(_dt.timezone.utc).isoformat(timespec="seconds"),
+        "notes": evals.get("notes", []),
+    }
+
+
+def run_sweep(grid: Grid, out_dir: str | os.PathLike, *, train_fn: Callable | None = None,
+              eval_fn: Callable | None = None, config_fn: Callable | None = None, only: list[str] | None = None, regimes: list[str] | None = None,
+              max_runs: int | None = None, root: str | os.PathLike | None = None, skip_eval: bool = False,
+              log: Callable[[str], None] = print) -> list[dict]:
+    """Train and evaluate the grid's runs that have no row yet; return the rows appended now.
+
+    ``train_fn(cfg, run_dir, resume="auto") -> summary`` (default ``leviathan.train.loop.train``);
+    ``eval_fn(grid, spec, run_dir, eval_data) -> {"eval", "buckets", "notes"}`` (default ``evaluate_run``);
+    ``config_fn(grid, spec) -> cfg`` (default ``build_run_config``).
+    """
+    out_dir = Path(out_dir)
+    if train_fn is None:
+        from ..train.loop import train as train_fn  # noqa: F811 - the contract's entry point
+    if eval_fn is None:
+        eval_fn = evaluate_run
+    if config_fn is None:
+        config_fn = build_run_config
+    runs = select_runs(grid, only, regimes)
+    if not runs:
+        raise UserError(f"no run of grid {grid.name!r} matches the selection")
+    new_rows = []
+    with sweep_lock(out_dir):
+        from ..config import atomic_write_json
+
+        atomic_write_json(out_dir / "grid.json", grid_snapshot(grid))
+        results = out_dir / RESULTS
+        done = {r["name"] for r in read_results(results)}
+        todo = [r for r in runs if r.name not in done]
+        log(f"sweep {grid.name!r}: {len(runs)} runs selected, {len(runs) - len(todo)} already in {results}, "
+            f"{len(todo)} to go")
+        # build every run config first: a bad key fails now, not after hours of training
+        configs = {spec.name: config_fn(grid, spec) for spec in todo}
+        eval_data = EvalData(grid, data_root(root))
+        hardware = hardware_info()
+        for i, spec in enumerate(todo):
+            if max_runs is not None and i >= max_runs:
+                log(f"stopping after {max_runs} runs (--max-runs); run the same command to continue")
+                break
+            run_dir = out_dir / "runs" / spec.name
+            run_dir.mkdir(parents=True, exist_ok=True)
+            summary_path = run_dir / TRAIN_SUMMARY
+            t0 = time.time()
+            if summary_path.is_file():
+                summary = json.loads(summary_path.read_text())
+                log(f"[{i + 1}/{len(todo)}] {spec.name}: trained already, evaluating")
+            else:
+                log(f"[{i + 1}/{len(todo)}] {spec.name}: training ({', '.join(spec.regimes)}; "
+                    f"{spec.params['total']:,} parameters)")
+                summary = dict(train_fn(configs[spec.name], str(run_dir), resume="auto"))
+                if summary.get("stopped"):
+                    log(f"[{i + 1}/{len(todo)}] {spec.name}: training stopped by {summary['stopped']} at step "
+                        f"{summary.get('steps')}; checkpoint saved. Run the same command to resume.")
+                    break
+                atomic_write_json(summary_path, _clean(json.loads(json.dumps(summary, default=_json_default))))
+            evals = {"eval": {}, "buckets": {}, "notes": ["evaluation skipped (--skip-eval)"]} if skip_eval \
+                else eval_fn(grid, spec, run_dir, eval_data)
+            row = make_row(grid, spec, run_dir, summary, evals, hardware)
+            append_result(results, row)
+            new_rows.append(row)
+            main = row["eval"].get("val", {}).get("loss", row.get("final_val_loss"))
+            log(f"[{i + 1}/{len(todo)}] {spec.name}: done in {time.time() - t0:.0f}s"
+                + (f", val loss {main:.4f}" if isinstance(main, (int, float)) else ""))
+    return new_rows
+
+
+def train_commands(grid: Grid, out_dir: str | os.PathLike, runs: list[RunSpec] | None = None) -> list[str]:
+    """One ``leviathan train`` line per run (for schedulers / torchrun); ``sweep`` then only evaluates them."""
+    import shlex
+
+    lines = []
+    for spec in runs or grid.runs:
+        args = ["leviathan", "train"]
+        if grid.base_config:
+            args += ["--config", str(grid.base_config)]
+        args += grid.run_overrides(spec)
+        args += ["--run-dir", str(Path(out_dir) / "runs" / spec.name), "--resume", "auto"]
+        lines.append(" ".join(shlex.quote(a) for a in args))
+    return lines

@@ -1,0 +1,172 @@
+"""lm-evaluation-harness bridge: the harness scores OUR weights, offline, on local task files.
+
+A tiny leviathan model is exported and evaluated on one fixture file per task (written here); every
+loglikelihood lm-eval reports must equal the one we compute with our own ``CausalLM`` on the same
+token ids. Then our weights are perturbed, re-exported and re-evaluated: the harness numbers move
+exactly as our recomputation says. A harness that silently loaded some other model (a hub model, a
+stale export) would fail both checks.
+"""
+
+import json
+import math
+
+import numpy as np
+import pytest
+import torch
+
+pytest.importorskip("lm_eval")
+pytest.importorskip("accelerate", reason="lm-eval's hf model needs accelerate (pip install 'lm-eval[hf]')")
+
+from leviathan.data.tokenizer import train_bpe  # noqa: E402
+from leviathan.errors import UserError  # noqa: E402
+from leviathan.eval import harness  # noqa: E402
+from leviathan.model.config import ModelConfig  # noqa: E402
+from leviathan.model.llama import CausalLM  # noqa: E402
+
+SENTENCES = [
+    "The cat sat on the mat and looked at the door.",
+    "A man is sitting on a roof. He starts pulling up roofing.",
+    "Which gas do plants take in from the air? Carbon dioxide.",
+    "Sarah was a much better surgeon than Maria so Maria always got the harder cases.",
+    "To open a jar, twist the lid counterclockwise with a firm grip.",
+    "The sun rises in the east and sets in the west every day.",
+]
+
+
+def write_jsonl(path, rows):
+    path.write_text("".join(json.dumps(r) + "\n" for r in rows))
+    return str(path)
+
+
+@pytest.fixture(scope="module")
+def fixtures(tmp_path_factory):
+    d = tmp_path_factory.mktemp("tasks")
+    files = {
+        "lambada_openai": [write_jsonl(d / "lambada.jsonl", [{"text": s.rstrip(".")} for s in SENTENCES[:4]])],
+        "arc_easy": [write_jsonl(d / "arc.jsonl", [
+            {"id": "q1", "question": {"stem": "Which gas do plants take in?", "choices": [
+                {"text": "carbon dioxide", "label": "A"}, {"text": "helium", "label": "B"},
+                {"text": "neon", "label": "C"}]}, "answerKey": "A"},
+            {"id": "q2", "question": {"stem": "Where does the sun rise?", "choices": [
+                {"text": "west", "label": "1"}, {"text": "east", "label": "2"}]}, "answerKey": "2"}])],
+        "winogrande": [write_jsonl(d / "wino.jsonl", [
+            {"context_options": ["Sarah was a better surgeon than Maria so Sarah",
+                                 "Sarah was a better surgeon than Maria so Maria"],
+             "continuation": "always got the harder cases.", "gold": 1}])],
+        "hellaswag": [write_jsonl(d / "hs.jsonl", [
+            {"idx": 0, "activity_label": "Roof shingle removal", "ctx": "A man is sitting on a roof. he",
+             "label": 1, "endings": ["is eating soup.", "starts pulling up roofing."]}])],
+        "piqa": [write_jsonl(d / "piqa.jsonl", [{"id": "p1", "goal": "Open a jar.", "sol1": "Twist the lid.",
+                                                 "sol2": "Paint the lid."}]),
+                 str((d / "piqa-labels.lst").write_text("0\n") and d / "piqa-labels.lst")],
+    }
+    tok = train_bpe(SENTENCES * 4, vocab_size=320)
+    cfg = ModelConfig(vocab_size=tok.vocab_size, hidden_size=32, num_hidden_layers=2, num_attention_heads=2,
+                      max_position_embeddings=128, embedding="leviathan", generator_seed_dim=8, generator_modes=2,
+                      generator_knots=8, generator_rank=4)
+    torch.manual_seed(0)
+    model = CausalLM(cfg).eval()
+    return files, tok, model
+
+
+def our_loglikelihood(model, tok, context: str, continuation: str) -> float:
+    """lm-eval's HFLM recipe (trailing context spaces move to the continuation, encode the whole,
+    split), scored with our own model."""
+    if context:
+        n = len(context) - len(context.rstrip())
+        if n:
+            continuation, context = context[-n:] + continuation, context[:-n]
+        whole = tok.encode(context + continuation)
+        ctx = tok.encode(context)
+        cont = whole[len(ctx):]
+    else:
+        ctx, cont = [tok.eot_id], tok.encode(continuation)
+    ids = torch.tensor([(ctx + cont)[:-1]])
+    with torch.no_grad():
+        logits, _ = model(ids)
+    logp = torch.log_softmax(logits[0].double(), -1)[-len(cont):]
+    return float(logp.gather(1, torch.tensor(cont)[:, None]).sum())
+
+
+def harness_lls(out) -> list[tuple[str, str, str, float]]:
+    rows = []
+    for task, samples in out["results"]["samples"].items():
+        for s in samples:
+            for args, resp in zip(s["arguments"], s["resps"]):
+                rows.append((task, args[0], args[1], float(resp[0][0])))
+    return rows
+
+
+def run(fixtures, model):
+    files, tok, _ = fixtures
+    return harness.evaluate_model(model, tok, list(files), files=files, log_samples=True, batch_size=4)
+
+
+def test_harness_scores_are_our_loglikelihoods_and_move_with_our_weights(fixtures):
+    files, tok, model = fixtures
+    out = run(fixtures, model)
+    assert out["verify"]["max_abs_logit_diff"] < 1e-4
+    rows = harness_lls(out)
+    assert {r[0] for r in rows} == {f"lev_{k}" for k in files}
+    assert len(rows) == 4 + 5 + 2 + 2 + 2  # lambada 4, arc 3+2 choices, wino 2, hellaswag 2, piqa 2
+    before = []
+    for task, ctx, cont, ll in rows:
+        mine = our_loglikelihood(model, tok, ctx, cont)
+        assert ll == pytest.approx(mine, abs=2e-4), (task, ctx, cont)
+        before.append(mine)
+    # the summary's LAMBADA perplexity is exp(-mean ll) of exactly these numbers
+    lam = [ll for task, _, _, ll in rows if task == "lev_lambada_openai"]
+    assert out["tasks"]["lambada_openai"]["perplexity"] == pytest.approx(math.exp(-np.mean(lam)), rel=1e-4)
+    assert out["tasks"]["arc_easy"]["num_samples"] == 2
+
+    # perturb OUR weights (the generator's output maps and the head), re-export, re-evaluate
+    perturbed = CausalLM(model.config)
+    perturbed.load_state_dict(model.state_dict())
+    with torch.no_grad():
+        g = torch.Generator().manual_seed(1)
+        for name, p in perturbed.named_parameters():
+            if name.startswith("model.embed_tokens.") or name == "lm_head.weight":
+                p.add_(0.5 * p.std() * torch.randn(p.shape, generator=g))
+    perturbed.eval()
+    out2 = run(fixtures, perturbed)
+    rows2 = harness_lls(out2)
+    moved = 0
+    for (task, ctx, cont, ll), old in zip(rows2, before):
+        mine = our_loglikelihood(perturbed, tok, ctx, cont)
+        assert ll == pytest.approx(mine, abs=2e-4), (task, ctx, cont)
+        moved += abs(mine - old) > 1e-3
+    assert moved == len(rows2)
+
+
+def test_export_guard_refuses_a_model_that_is_not_ours(fixtures, tmp_path):
+    files, tok, model = fixtures
+    harness.export_for_harness(model, tok, tmp_path / "hf")
+    torch.manual_seed(123)  # conftest seeds every test with 0, as the fixture did
+    other = CausalLM(model.config).eval()  # different random weights
+    with pytest.raises(UserError, match="logits differ"):
+        harness.verify_export(other, tok, tmp_path / "hf")
+    cfg = json.loads((tmp_path / "hf" / "tokenizer_config.json").read_text())
+    assert cfg["tokenizer_class"] == "PreTrainedTokenizerFast" and cfg["bos_token"] is None
+
+
+def test_task_preparation_and_names(tmp_path, monkeypatch):
+    assert harness.resolve_tasks("paper") == list(harness.PAPER_TASKS)
+    assert harness.resolve_tasks("lev_piqa,arc_easy,piqa") == ["piqa", "arc_easy"]
+    with pytest.raises(UserError, match="unknown task"):
+        harness.resolve_tasks("mmlu")
+    with pytest.raises(UserError, match="missing data file"):
+        harness.prepare_tasks(tmp_path, tmp_path / "out", ["lambada_openai"])
+    (tmp_path / "piqa").mkdir()
+    (tmp_path / "piqa" / "valid.jsonl").write_text(json.dumps({"goal": "g", "sol1": "a", "sol2": "b"}) + "\n")
+    (tmp_path / "piqa" / "valid-labels.lst").write_text("1\n")
+    names = harness.prepare_tasks(tmp_path, tmp_path / "out", ["piqa"])
+    assert names == {"piqa": "lev_piqa"}
+    text = (tmp_path / "out" / "piqa.yaml").read_text()
+    assert "__DATA_FILES__" not in text and str(tmp_path / "out" / "piqa_valid_labeled.jsonl") in text
+    merged = json.loads((tmp_path / "out" / "piqa_valid_labeled.jsonl").read_text())
+    assert merged["label"] == 1
+    monkeypatch.delenv("LEVIATHAN_DATA", raising=False)
+    with pytest.raises(UserError, match="LEVIATHAN_DATA"):
+        harness.data_root(None)
+    monkeypatch.setenv("LEVIATHAN_DATA", str(tmp_path))
+    assert harness.data_root(None) == tmp_path.resolve()

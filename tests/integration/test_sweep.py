@@ -1,0 +1,164 @@
+"""Sweep: resumable execution of a grid, atomic results rows, evaluation hooks.
+
+The fast tests drive ``run_sweep`` with a fake training function (the contract:
+``train(cfg, run_dir, resume="auto") -> summary``); ``test_real_sweep_on_tiny_corpus`` runs the real
+training loop, checkpoint loading and evaluation on a corpus prepared in a temp dir (seconds).
+"""
+
+import json
+import math
+import os
+
+import numpy as np
+import pytest
+
+from leviathan.errors import UserError
+from leviathan.experiments.grid import load_grid
+from leviathan.experiments.sweep import (append_result, hardware_info, read_results, run_sweep, summarize_losses,
+                                         sweep_lock, train_commands)
+
+
+def grid_dict(data_dir="/nonexistent"):
+    return {
+        "name": "fake",
+        "base": {"max_steps": 4, "data": {"seq_len": 16}},
+        "data": {"dir": str(data_dir), "vocab_size": 1024},
+        "seeds": [0],
+        "sizes": {"a": {"preset": "cpu-tiny", "hidden_size": 16, "num_attention_heads": 2},
+                  "b": {"preset": "cpu-tiny", "hidden_size": 32, "num_attention_heads": 2},
+                  "c": {"preset": "cpu-tiny", "hidden_size": 48, "num_attention_heads": 2}},
+        "experiments": {"iso_body": {"variants": ["dense_tied", "leviathan"], "sizes": ["a"]},
+                        "scaling": {"variant": "dense_untied", "sizes": ["a", "b", "c"]}},
+    }
+
+
+class FakeTrainer:
+    """Writes a metrics file, 'checkpoints' progress into the run dir, can be told to die mid-run."""
+
+    def __init__(self, die_on=None):
+        self.calls = []
+        self.die_on = die_on
+
+    def __call__(self, cfg, run_dir, resume=None):
+        name = os.path.basename(run_dir)
+        self.calls.append((name, resume))
+        progress = os.path.join(run_dir, "progress")
+        step = int(open(progress).read()) if os.path.exists(progress) else 0
+        while step < 4:
+            step += 1
+            with open(os.path.join(run_dir, "metrics.jsonl"), "a") as f:
+                f.write(json.dumps({"step": step, "tokens": step * 100, "val_loss": 5.0 - step * 0.1}) + "\n")
+            open(progress, "w").write(str(step))
+            if self.die_on == name and step == 2:
+                raise KeyboardInterrupt("killed")
+        return {"run_dir": run_dir, "steps": 4, "tokens": 400, "wall_time_s": 1.0, "tokens_per_s": 400.0,
+                "final_val_loss": 4.6, "final_val_ppl": math.exp(4.6),
+                "params": {"input": 1, "body": 2, "head": 3, "total": 6, "tied": False},
+                "metrics": os.path.join(run_dir, "metrics.jsonl")}
+
+
+def fake_eval(grid, spec, run_dir, eval_data):
+    return {"eval": {"val": {"loss": 4.5, "ppl": math.exp(4.5), "bpb": 1.2, "tokens": 10}},
+            "buckets": {"val": {"loss": [5.0, 4.0], "count": [5, 5]}}, "notes": []}
+
+
+def sweep(tmp_path, trainer, **kw):
+    g = load_grid(grid_dict())
+    return run_sweep(g, tmp_path / "out", train_fn=trainer, eval_fn=fake_eval,
+                     config_fn=lambda grid, spec: grid.run_overrides(spec), log=lambda s: None, **kw)
+
+
+def test_sweep_appends_rows_and_resumes_after_a_kill(tmp_path):
+    t = FakeTrainer(die_on="b-dense_untied-s0")
+    rows = sweep(tmp_path, t, max_runs=2)
+    assert [r["name"] for r in rows] == ["a-dense_tied-s0", "a-leviathan-s0"]
+    with pytest.raises(KeyboardInterrupt):
+        sweep(tmp_path, t)  # trains a-dense_untied, dies half-way through b-dense_untied
+    results = tmp_path / "out" / "results.jsonl"
+    assert [r["name"] for r in read_results(results)] == ["a-dense_tied-s0", "a-leviathan-s0", "a-dense_untied-s0"]
+    t.die_on = None
+    rows = sweep(tmp_path, t)
+    assert [r["name"] for r in rows] == ["b-dense_untied-s0", "c-dense_untied-s0"]
+    # every run was trained with resume="auto"; the killed one was called twice and continued
+    assert all(resume == "auto" for _, resume in t.calls)
+    assert [n for n, _ in t.calls].count("b-dense_untied-s0") == 2
+    steps = [json.loads(line)["step"] for line in open(tmp_path / "out/runs/b-dense_untied-s0/metrics.jsonl")]
+    assert steps == [1, 2, 3, 4]
+    # a complete sweep does nothing more
+    assert sweep(tmp_path, t) == []
+    rows = read_results(results)
+    assert len(rows) == 5 and len({r["name"] for r in rows}) == 5
+    row = rows[0]
+    for key in ("name", "regime", "regimes", "variant", "size", "seed", "data_seed", "params", "tokens",
+                "wall_time_s", "hardware", "tokens_per_s", "eval", "buckets", "metrics"):
+        assert key in row
+    assert row["eval"]["val"]["loss"] == 4.5 and row["hardware"]["cores"] == os.cpu_count()
+    assert row["regime"] == "iso_body"
+    shared = [r for r in rows if r["name"] == "a-dense_untied-s0"][0]
+    assert shared["regimes"] == ["scaling"]
+    snap = json.loads((tmp_path / "out" / "grid.json").read_text())
+    assert len(snap["runs"]) == 5
+
+
+def test_trained_but_not_evaluated_run_skips_training(tmp_path):
+    t = FakeTrainer()
+    calls = []
+
+    def failing_eval(grid, spec, run_dir, eval_data):
+        calls.append(spec.name)
+        raise RuntimeError("eval crashed")
+
+    g = load_grid(grid_dict())
+    with pytest.raises(RuntimeError):
+        run_sweep(g, tmp_path / "out", train_fn=t, eval_fn=failing_eval, config_fn=lambda g_, s: None,
+                  log=lambda s: None)
+    assert len(t.calls) == 1 and (tmp_path / "out/runs/a-dense_tied-s0/sweep_train.json").is_file()
+    sweep(tmp_path, t, only=["a-dense_tied-*"])
+    assert len(t.calls) == 1  # not trained again
+    assert read_results(tmp_path / "out")[0]["tokens"] == 400
+
+
+def test_a_run_stopped_by_sigterm_gets_no_row_and_stops_the_sweep(tmp_path):
+    class Stopping(FakeTrainer):
+        def __call__(self, cfg, run_dir, resume=None):
+            summary = super().__call__(cfg, run_dir, resume)
+            return {**summary, "stopped": "SIGTERM"} if len(self.calls) == 1 else summary
+
+    t = Stopping()
+    assert sweep(tmp_path, t) == []
+    assert len(t.calls) == 1 and not (tmp_path / "out/runs/a-dense_tied-s0/sweep_train.json").exists()
+    rows = sweep(tmp_path, t)
+    assert len(rows) == 5 and t.calls[1] == ("a-dense_tied-s0", "auto")
+
+
+def test_results_rows_are_atomic_and_torn_lines_ignored(tmp_path):
+    path = tmp_path / "results.jsonl"
+    append_result(path, {"name": "a", "x": float("nan"), "v": np.float32(1.5), "arr": np.arange(2)})
+    with open(path, "a") as f:
+        f.write('{"name": "torn", "x": ')  # a crash in the middle of a write
+    append_result(path, {"name": "b"})
+    rows = read_results(path)
+    assert [r["name"] for r in rows] == ["a", "b"]
+    assert rows[0]["x"] is None and rows[0]["v"] == 1.5 and rows[0]["arr"] == [0, 1]
+
+
+def test_lock_refuses_a_second_sweep(tmp_path):
+    with sweep_lock(tmp_path):
+        with pytest.raises(UserError, match="another sweep"):
+            with sweep_lock(tmp_path):
+                pass
+    with sweep_lock(tmp_path):  # released
+        pass
+
+
+def test_selection_commands_and_helpers(tmp_path):
+    g = load_grid(grid_dict())
+    lines = train_commands(g, tmp_path)
+    assert len(lines) == 5 and all(line.startswith("leviathan train") for line in lines)
+    with pytest.raises(UserError, match="matches"):
+        sweep(tmp_path, FakeTrainer(), only=["nothing*"])
+    rows = sweep(tmp_path, FakeTrainer(), regimes=["iso_body"])
+    assert {r["variant"] for r in rows} == {"dense_tied", "leviathan"}
+    s = summarize_losses(np.array([1.0, 2.0]), num_bytes=8)
+    assert s["loss"] == 1.5 and s["bpb"] == pytest.approx(3.0 / math.log(2) / 8) and s["tokens"] == 2
+    assert hardware_info()["torch_threads"] >= 1

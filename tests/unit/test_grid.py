@@ -1,0 +1,133 @@
+"""Experiment grids: YAML -> runs (iso-body, isoparametric within 1%, dense ladder), names, overrides."""
+
+import json
+
+import pytest
+
+from leviathan.config import ConfigError
+from leviathan.errors import UserError
+from leviathan.experiments.grid import available_grids, find_grid, format_runs, load_grid, match_total
+from leviathan.model.accounting import count_config
+from leviathan.model.config import ModelConfig
+
+
+def small_grid(**changes):
+    raw = {
+        "name": "t",
+        "base": {"max_steps": 3, "data": {"seq_len": 32}},
+        "data": {"dir": "/nonexistent/data", "vocab_size": 4096},
+        "seeds": [0, 1],
+        "sizes": {"a": {"preset": "cpu-tiny", "hidden_size": 32},
+                  "b": "cpu-tiny",
+                  "c": {"preset": "cpu-tiny", "hidden_size": 96, "run": {"optim": {"lr": 1e-3}}}},
+        "experiments": {"iso_body": {"variants": ["dense_tied", "leviathan"], "sizes": ["a", "b"]},
+                        "isoparametric": {"variants": ["leviathan"], "sizes": ["b", "c"]},
+                        "scaling": {"variant": "dense_untied", "sizes": ["a", "b", "c"], "seeds": [0]}},
+    }
+    raw.update(changes)
+    return raw
+
+
+def test_expansion_regimes_dedup_and_names():
+    g = load_grid(small_grid())
+    names = [r.name for r in g.runs]
+    assert len(names) == len(set(names))
+    assert g.vocab_size == 4096 and g.vocab_from == "grid"
+    # iso-body: same backbone, variants differ only in the input side
+    for seed in (0, 1):
+        for size in ("a", "b"):
+            pair = [r for r in g.runs if "iso_body" in r.regimes and r.size == size and r.seed == seed]
+            assert {r.variant for r in pair} == {"dense_tied", "leviathan"}
+            assert pair[0].params["body"] == pair[1].params["body"]
+            assert pair[0].num_hidden_layers == pair[1].num_hidden_layers
+    # the dense_untied run of size b seed 0 serves both isoparametric and scaling: trained once
+    shared = g.run("b-dense_untied-s0")
+    assert set(shared.regimes) == {"isoparametric", "scaling"}
+    # scaling only for seed 0 (its own seeds list)
+    assert [r.seed for r in g.runs if r.regimes == ["scaling"]] == [0]
+    # size run-config overrides reach the runs of that size only
+    c_runs = [r for r in g.runs if r.size == "c"]
+    assert all("optim.lr=0.001" in g.run_overrides(r) for r in c_runs)
+    assert all("optim.lr=0.001" not in g.run_overrides(r) for r in g.runs if r.size != "c")
+    assert "t" in format_runs(g)
+
+
+def test_isoparametric_totals_match_within_one_percent():
+    g = load_grid(small_grid())
+    iso = [r for r in g.runs if "isoparametric" in r.regimes and r.variant == "leviathan"]
+    assert len(iso) == 4
+    for r in iso:
+        base = g.run(f"{r.size}-dense_untied-s{r.seed}")
+        assert r.target_total == base.params["total"]
+        assert abs(r.params["total"] - base.params["total"]) <= 0.01 * base.params["total"]
+        assert r.num_hidden_layers > base.num_hidden_layers  # the table's budget went into depth
+        assert r.params["total"] == count_config(r.model_config()).total
+
+
+def test_match_total_trims_ffn_only_when_depth_misses():
+    paper = ModelConfig(vocab_size=200_019, hidden_size=512, num_hidden_layers=6, num_attention_heads=8,
+                        embedding="dense_untied")
+    cfg, target = match_total(paper, "leviathan")
+    assert cfg.intermediate_size is None and abs(count_config(cfg).total - target) < 0.01 * target
+    small = ModelConfig(vocab_size=8192, hidden_size=128, num_hidden_layers=4, num_attention_heads=4,
+                        embedding="dense_untied", generator_seed_dim=64, generator_rank=32, generator_knots=16)
+    cfg, target = match_total(small, "leviathan")
+    assert cfg.intermediate_size is not None
+    assert abs(count_config(cfg).total - target) <= 0.001 * target
+
+
+def test_shipped_grids_load_and_cover_the_paper_regimes():
+    assert {"cpu", "paper"} <= set(available_grids())
+    for name in ("cpu", "paper"):
+        g = load_grid(name)
+        regimes = {reg for r in g.runs for reg in r.regimes}
+        assert {"iso_body", "isoparametric", "scaling"} <= regimes
+        assert len({r.size for r in g.runs if "iso_body" in r.regimes}) >= 3
+        assert len({r.size for r in g.runs if "scaling" in r.regimes}) >= 4
+        assert len({r.size for r in g.runs if "isoparametric" in r.regimes}) >= 2
+        for r in g.runs:
+            if r.target_total:
+                assert abs(r.params["total"] - r.target_total) <= 0.01 * r.target_total
+    paper = load_grid("paper")
+    assert paper.vocab_size == 200_019 and all(r.model_config().max_position_embeddings == 512 for r in paper.runs)
+    assert "data.seq_len=512" in paper.base_overrides
+    assert find_grid("cpu").name == "cpu.yaml"
+
+
+def test_vocab_comes_from_prepared_meta(tmp_path):
+    (tmp_path / "meta.json").write_text(json.dumps({"vocab_size": 300}))
+    g = load_grid(small_grid(), data_dir=str(tmp_path), seeds=[5])
+    assert g.vocab_size == 300 and g.vocab_from == "meta.json"
+    assert all(r.model["vocab_size"] == 300 for r in g.runs)
+    assert {r.seed for r in g.runs if r.regimes != ["scaling"]} == {5}  # scaling keeps its own seeds list
+    overrides = g.run_overrides(g.runs[0])
+    assert f"data.path={tmp_path}" in overrides and "seed=5" in overrides
+
+
+def test_run_overrides_build_a_valid_run_config():
+    train_config = pytest.importorskip("leviathan.train.config")
+    g = load_grid(small_grid())
+    for r in g.runs:
+        cfg = train_config.load_run_config(None, g.run_overrides(r), check_data=False)
+        assert cfg.model.embedding == r.variant and cfg.seed == r.seed
+        assert cfg.model.num_hidden_layers == r.num_hidden_layers and cfg.model.vocab_size == 4096
+        assert count_config(cfg.model).total == r.params["total"]
+
+
+@pytest.mark.parametrize("change, match", [
+    ({"experiment": {}}, "did you mean 'experiments'"),
+    ({"experiments": {"iso_body": {"variants": ["dense"], "sizes": ["a"]}}}, "unknown variant"),
+    ({"experiments": {"iso_body": {"variants": ["leviathan"], "sizes": ["zz"]}}}, "unknown size"),
+    ({"experiments": {"scaling": {"sizes": ["a", "b"]}}}, "at least 3 sizes"),
+    ({"experiments": {"isobody": {}}}, "unknown experiment"),
+    ({"sizes": {"a": {"preset": "cpu-tiny", "hiden_size": 3}}}, "hidden_size"),
+    ({"data": {"dir": "/nonexistent"}}, "not prepared"),
+])
+def test_bad_grids_name_the_problem(change, match):
+    with pytest.raises((ConfigError, UserError), match=match):
+        load_grid(small_grid(**change))
+
+
+def test_unknown_grid_name_lists_available():
+    with pytest.raises(UserError, match="available"):
+        find_grid("no-such-grid")

@@ -1,0 +1,141 @@
+"""Report and analyze verbs on a synthetic sweep whose answers are known by construction."""
+
+import json
+import math
+
+import numpy as np
+import pytest
+
+from leviathan.cli import main
+from leviathan.experiments.report import analyze, comparison_table, write_report
+from leviathan.experiments.sweep import append_result, read_results
+
+E, A, ALPHA = 2.0, 60.0, 0.3
+HW = {"device": "cpu", "cpu": "test", "torch_threads": 2}
+
+
+def law(n):
+    return E + A * n ** -ALPHA
+
+
+def curve(final_loss, total_tokens, speed=1.0):
+    # L(t) = final + 3 * ((t*speed)^-0.5 - T^-0.5*...) shaped so L(total) = final for speed 1
+    t = np.linspace(total_tokens / 10, total_tokens, 10)
+    return t, final_loss + 2.0 * ((speed * t / total_tokens) ** -0.5 - 1.0)
+
+
+def make_sweep(tmp_path, with_metrics=True):
+    out = tmp_path / "sweep"
+    (out / "runs").mkdir(parents=True)
+    rows = []
+
+    def row(name, regimes, variant, size, params, loss, buckets=None, tps=1000.0, speed=1.0, layers=4):
+        run_dir = out / "runs" / name
+        run_dir.mkdir()
+        if with_metrics:
+            t, L = curve(loss, 1e6, speed)
+            with open(run_dir / "metrics.jsonl", "w") as f:
+                for ti, li in zip(t, L):
+                    f.write(json.dumps({"step": int(ti // 1000), "tokens": float(ti), "val_loss": float(li),
+                                        "split": "val"}) + "\n")
+        r = {"name": name, "regime": regimes[0], "regimes": regimes, "variant": variant, "size": size, "seed": 0,
+             "num_hidden_layers": layers, "params": params, "tokens": 1e6, "tokens_per_s": tps, "hardware": HW,
+             "final_val_loss": loss, "eval": {"val": {"loss": loss, "ppl": math.exp(loss)}},
+             "buckets": {"val": buckets} if buckets else {}, "metrics": str(run_dir / "metrics.jsonl")}
+        rows.append(r)
+
+    def p(inp, body, head, tied=False):
+        return {"input": inp, "body": body, "head": head, "total": inp + body + head, "tied": tied}
+
+    bucket_meta = {"method": "mass", "min_count": [0, 10, 100], "max_count": [9, 99, 1000]}
+    for size, n in (("xs", 1e6), ("s", 2e6), ("m", 4e6), ("l", 8e6)):
+        regimes = ["scaling"] + (["isoparametric"] if size in ("s", "m") else [])
+        row(f"{size}-dense_untied-s0", regimes, "dense_untied", size, p(int(n * 0.3), int(n * 0.4), int(n * 0.3)),
+            law(n))
+    for size, n in (("xs", 1e6), ("s", 2e6), ("m", 4e6)):
+        dense_loss = law(n) + 0.05
+        row(f"{size}-dense_tied-s0", ["iso_body"], "dense_tied", size, p(int(n * 0.3), int(n * 0.4), 0, True),
+            dense_loss, {"loss": [6.0, 4.0, 2.0], "count": [10, 10, 10], "buckets": bucket_meta})
+        row(f"{size}-leviathan-s0", ["iso_body"], "leviathan", size, p(10_000, int(n * 0.4), int(n * 0.3)),
+            dense_loss - 0.1, {"loss": [5.0, 3.9, 2.0], "count": [10, 10, 10], "buckets": bucket_meta},
+            tps=700.0, speed=2.0)
+    # isoparametric leviathan with the loss of a dense model twice its size
+    for size, n in (("s", 2e6), ("m", 4e6)):
+        row(f"{size}-leviathan-L9-s0", ["isoparametric"], "leviathan", size, p(10_000, int(n * 0.7) - 10_000,
+            int(n * 0.3)), law(2 * n), layers=9)
+    for r in rows:
+        append_result(out / "results.jsonl", r)
+    return out
+
+
+def test_analysis_numbers_match_the_construction(tmp_path):
+    out = make_sweep(tmp_path)
+    rows = read_results(out)
+    a = analyze(rows, num_bootstrap=50)
+    iso = a["comparisons"]["iso_body"]
+    assert len(iso) == 3 and all(e["reduction"] == pytest.approx(1 - math.exp(-0.1)) for e in iso)
+    sc = a["scaling"]
+    assert sc["variant"] == "dense_untied" and sc["fit"]["alpha"] == pytest.approx(ALPHA, rel=1e-3)
+    mult = {e["name"]: e for e in sc["equivalents"]}
+    assert mult["s-leviathan-L9"]["multiplier"] == pytest.approx(2.0, rel=1e-3)
+    assert mult["m-leviathan-L9"]["flag"] in ("ok", "extrapolated")
+    freq = [f for f in a["frequency"] if f["regime"] == "iso_body"]
+    assert len(freq) == 3
+    assert freq[0]["reduction"][0] == pytest.approx(1 - math.exp(-1.0)) and freq[0]["reduction"][2] == 0.0
+    eff = [e for e in a["efficiency"] if e["regime"] == "iso_body"]
+    # the leviathan curve is the dense curve's shape at twice the speed, shifted 0.1 lower
+    assert all(e["reached"] and e["factor"] > 2.0 for e in eff)
+    tp = [t for t in a["throughput"] if t["regime"] == "iso_body" and t["variant"] == "leviathan"]
+    assert all(t["slowdown"] == pytest.approx(0.3) for t in tp)
+    assert comparison_table(rows, "isoparametric", "dense_untied")[0]["reduction"] > 0
+
+
+def test_write_report_makes_markdown_json_and_figures(tmp_path):
+    out = make_sweep(tmp_path)
+    md_path = write_report(out, tmp_path / "report", num_bootstrap=30)
+    md = md_path.read_text()
+    for section in ("Iso-body", "Isoparametric", "Scaling", "Parameter allocation", "frequency", "Sample efficiency",
+                    "Throughput"):
+        assert section in md
+    assert "2.00x" in md  # the isoparametric multiplier
+    for fig in ("loss_curves", "frontier", "reduction_by_size", "param_allocation", "frequency_reduction",
+                "gain_over_training"):
+        png = tmp_path / "report" / f"{fig}.png"
+        assert png.is_file() and png.read_bytes()[:4] == b"\x89PNG", fig
+        assert f"({fig}.png)" in md
+    data = json.loads((tmp_path / "report" / "analysis.json").read_text())
+    assert data["scaling"]["fit"]["alpha"] == pytest.approx(ALPHA, rel=1e-3)
+
+
+def test_report_degrades_gracefully_without_metrics_or_ladder(tmp_path):
+    out = make_sweep(tmp_path, with_metrics=False)
+    rows = [r for r in read_results(out) if r["variant"] != "dense_untied"]
+    (out / "results.jsonl").unlink()
+    for r in rows:
+        append_result(out / "results.jsonl", r)
+    md = write_report(out, tmp_path / "r2", num_bootstrap=10).read_text()
+    assert "Not computed" in md and "No metrics.jsonl" in md
+
+
+def test_cli_analyze_and_report(tmp_path, capsys):
+    out = make_sweep(tmp_path)
+    assert main(["analyze", "scaling", str(out), "--bootstrap", "20"]) == 0
+    text = capsys.readouterr().out
+    assert "alpha = 0.3" in text and "s-leviathan-L9" in text
+    assert main(["analyze", "scaling", str(out), "--bootstrap", "0", "--json"]) == 0
+    assert json.loads(capsys.readouterr().out)["fit"]["alpha"] == pytest.approx(ALPHA, rel=1e-3)
+    for sub in ("compare", "frequency", "efficiency", "throughput"):
+        assert main(["analyze", sub, str(out)]) == 0
+        assert capsys.readouterr().out.strip()
+    assert main(["analyze", "efficiency", "--model", str(out / "runs/s-leviathan-s0"),
+                 "--reference", str(out / "runs/s-dense_tied-s0")]) == 0
+    assert "fewer tokens" in capsys.readouterr().out
+    assert main(["analyze", "fit", "--sizes", "1e6,2e6,4e6,8e6",
+                 "--losses", ",".join(str(law(n)) for n in (1e6, 2e6, 4e6, 8e6)),
+                 "--invert", f"{law(3e6)}:1.5e6,1.0:1e6", "--bootstrap", "0"]) == 0
+    text = capsys.readouterr().out
+    assert "multiplier 2.00x" in text and "below_irreducible" in text
+    assert main(["analyze", "scaling", str(tmp_path / "nothing")]) == 2
+    assert "no result rows" in capsys.readouterr().err
+    assert main(["report", str(out), "--bootstrap", "10"]) == 0
+    assert (out / "report" / "report.md").is_file()

@@ -1,0 +1,108 @@
+"""Power-law fit, bootstrap intervals and dense-equivalent inversion on synthetic runs with a known law."""
+
+import math
+
+import numpy as np
+import pytest
+
+from leviathan.errors import UserError
+from leviathan.experiments.scaling import (dense_equivalent, fit_power_law, format_fit, invert_power_law,
+                                           power_law)
+
+TRUE = dict(E=1.8, A=400.0, alpha=0.34)
+SIZES = np.array([2e6, 4e6, 8e6, 16e6, 32e6, 64e6, 128e6])
+
+
+def test_exact_data_recovers_parameters():
+    L = power_law(SIZES, **TRUE)
+    fit = fit_power_law(SIZES, L, num_bootstrap=0)
+    assert fit.E == pytest.approx(TRUE["E"], rel=1e-5)
+    assert fit.A == pytest.approx(TRUE["A"], rel=1e-4)
+    assert fit.alpha == pytest.approx(TRUE["alpha"], rel=1e-5)
+    assert fit.rmse < 1e-8
+    assert fit.draws is None and fit.interval("alpha") is None
+
+
+def test_noisy_data_recovers_alpha_and_interval_covers_truth():
+    rng = np.random.default_rng(0)
+    N = np.repeat(SIZES, 3)  # three seeds per size -> stratified bootstrap
+    L = power_law(N, **TRUE) + rng.normal(0, 0.004, len(N))
+    fit = fit_power_law(N, L, num_bootstrap=300, seed=1)
+    assert fit.stratified
+    assert fit.alpha == pytest.approx(TRUE["alpha"], abs=0.03)
+    lo, hi = fit.interval("alpha")
+    assert lo < hi and lo - 0.01 <= TRUE["alpha"] <= hi + 0.01
+    lo, hi = fit.interval("E")
+    assert lo - 0.02 <= TRUE["E"] <= hi + 0.02
+    assert "alpha" in format_fit(fit)
+    d = fit.as_dict()
+    assert d["num_bootstrap"] == 300 and len(d["alpha_ci"]) == 2
+
+
+def test_bootstrap_is_deterministic_given_seed_and_redraws_degenerate_samples():
+    rng = np.random.default_rng(3)
+    N = SIZES[:4]  # one run per size: whole-run resampling, draws with < 3 sizes are redrawn
+    L = power_law(N, **TRUE) + rng.normal(0, 0.003, len(N))
+    a = fit_power_law(N, L, num_bootstrap=50, seed=7)
+    b = fit_power_law(N, L, num_bootstrap=50, seed=7)
+    assert not a.stratified and a.num_redrawn > 0
+    np.testing.assert_array_equal(a.draws, b.draws)
+
+
+def test_polish_agrees_with_curve_fit_from_the_truth():
+    from scipy.optimize import curve_fit
+
+    rng = np.random.default_rng(5)
+    L = power_law(SIZES, **TRUE) + rng.normal(0, 0.01, len(SIZES))
+    fit = fit_power_law(SIZES, L, num_bootstrap=0)
+    popt, _ = curve_fit(lambda n, E, A, a: E + A * n ** (-a), SIZES, L, p0=[TRUE["E"], TRUE["A"], TRUE["alpha"]],
+                        maxfev=20000)
+    sse_ours = np.sum((fit.predict(SIZES) - L) ** 2)
+    sse_ref = np.sum((power_law(SIZES, *popt) - L) ** 2)
+    assert sse_ours <= sse_ref * (1 + 1e-6)
+
+
+def test_pure_power_law_and_fixed_E():
+    L = power_law(SIZES, 0.0, 50.0, 0.2)
+    fit = fit_power_law(SIZES, L, num_bootstrap=0, fix_E=0.0)
+    assert fit.E == 0 and fit.alpha == pytest.approx(0.2, rel=1e-6) and fit.A == pytest.approx(50, rel=1e-5)
+
+
+def test_dense_equivalent_inverts_the_law_and_multiplier():
+    fit = fit_power_law(SIZES, power_law(SIZES, **TRUE), num_bootstrap=100, seed=0)
+    # a model with 10M parameters that reaches the loss of a 21M dense model: multiplier 2.1
+    eq = dense_equivalent(fit, power_law(21e6, **TRUE), params=10e6)
+    assert eq.flag == "ok" and eq.defined
+    assert eq.N_eq == pytest.approx(21e6, rel=1e-3)
+    assert eq.multiplier == pytest.approx(2.1, rel=1e-3)
+    lo, hi = eq.multiplier_ci
+    assert lo <= eq.multiplier * 1.001 and hi >= eq.multiplier * 0.999
+    assert eq.fraction_undefined == 0.0
+    # several seeds: point estimate at the mean loss
+    eq2 = dense_equivalent(fit, [power_law(21e6, **TRUE) - 0.001, power_law(21e6, **TRUE) + 0.001], params=10e6)
+    assert eq2.multiplier == pytest.approx(2.1, rel=1e-2)
+
+
+def test_loss_below_irreducible_is_flagged_not_a_number():
+    fit = fit_power_law(SIZES, power_law(SIZES, **TRUE), num_bootstrap=20)
+    eq = dense_equivalent(fit, TRUE["E"] - 0.1, params=1e6)
+    assert not eq.defined and eq.flag == "below_irreducible" and math.isinf(eq.multiplier)
+    d = eq.as_dict()
+    assert d["N_eq"] is None and d["multiplier"] is None and d["defined"] is False
+    assert d["fraction_undefined"] == 1.0
+    assert math.isinf(float(invert_power_law(1.0, 1.5, 10.0, 0.3)))
+
+
+def test_extrapolation_flag():
+    fit = fit_power_law(SIZES, power_law(SIZES, **TRUE), num_bootstrap=0)
+    eq = dense_equivalent(fit, power_law(1e9, **TRUE), params=1e8)
+    assert eq.flag == "extrapolated" and eq.N_eq == pytest.approx(1e9, rel=1e-3)
+
+
+def test_bad_inputs_raise_user_errors():
+    with pytest.raises(UserError, match="3 or more distinct sizes"):
+        fit_power_law([1e6, 1e6, 2e6], [3.0, 3.1, 2.9])
+    with pytest.raises(UserError, match="finite"):
+        fit_power_law([1e6, 2e6, 4e6], [3.0, float("nan"), 2.9])
+    with pytest.raises(UserError, match="differ in length"):
+        fit_power_law([1e6, 2e6, 4e6], [3.0, 2.9])
