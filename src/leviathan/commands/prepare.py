@@ -1,0 +1,51 @@
+"""``leviathan prepare``: tokenize a corpus into a data dir (memory-mapped token files + meta.json).
+
+    leviathan prepare stdlib --out data/stdlib                                  # built-in corpus, o200k_base
+    leviathan prepare books/ --out data/books --tokenizer bpe:8192              # train a small BPE first
+    leviathan prepare train/ --val-source valid/ --out data/x --tokenizer cl100k_base
+    leviathan prepare 'pile/*.jsonl.zst' --out data/pile --workers 16
+    leviathan prepare hf:wikitext:wikitext-103-raw-v1@train --out data/wt103    # needs network
+
+SOURCE: a text file, a folder (recursive), a glob, .jsonl / .jsonl.zst / .parquet files,
+hf:NAME[:CONFIG][@SPLIT], or ``stdlib`` (the Python standard library's sources; no download).
+See leviathan.data.prepare for the data dir format and the validation split rule.
+"""
+
+from __future__ import annotations
+
+import json
+
+
+def add_arguments(parser) -> None:
+    parser.add_argument("source", nargs="+", help="file, folder, glob, hf:NAME[:CONFIG][@SPLIT] or stdlib (several are concatenated)")
+    parser.add_argument("--out", required=True, help="data dir to create")
+    parser.add_argument("--tokenizer", default="o200k_base",
+                        help="o200k_base (default) | cl100k_base | bpe:VOCAB (train one) | path/to/tokenizer.json | a data dir")
+    parser.add_argument("--val-source", default=None, help="separate validation corpus (then --val-fraction is ignored)")
+    parser.add_argument("--val-fraction", type=float, default=0.01,
+                        help="fraction of documents held out for validation, by a content hash (default 0.01)")
+    parser.add_argument("--workers", type=int, default=2, help="tokenizer threads (default 2)")
+    parser.add_argument("--seed", type=int, default=0, help="seed of the train/validation assignment")
+    parser.add_argument("--text-field", default="text", help="field/column holding the text in JSON lines, parquet, hf: sources")
+    parser.add_argument("--max-documents", type=int, default=None, help="read at most this many documents per source")
+    parser.add_argument("--strict", action="store_true", help="fail on invalid UTF-8 or JSON instead of replacing/skipping (counted)")
+    parser.add_argument("--overwrite", action="store_true", help="replace an existing, different data dir at --out")
+    parser.add_argument("--no-progress", action="store_true", help="no progress bar")
+    parser.add_argument("--json", action="store_true", help="print meta.json to stdout when done")
+
+
+def run(args) -> int:
+    from ..data.prepare import prepare
+
+    source = args.source[0] if len(args.source) == 1 else list(args.source)
+    meta = prepare(source, args.out, args.tokenizer, val_fraction=args.val_fraction, val_source=args.val_source,
+                   num_workers=args.workers, seed=args.seed, overwrite=args.overwrite, strict=args.strict,
+                   text_field=args.text_field, max_documents=args.max_documents, progress=not args.no_progress)
+    if args.json:
+        print(json.dumps(meta, indent=2))
+    else:
+        s = meta["splits"]
+        print(f"{args.out}: {meta['tokenizer']} (vocab {meta['vocab_size']:,}, {meta['dtype']}), "
+              f"train {s['train']['tokens']:,} tokens / {s['train']['documents']:,} docs, "
+              f"val {s['val']['tokens']:,} tokens / {s['val']['documents']:,} docs")
+    return 0

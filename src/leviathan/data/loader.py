@@ -1,0 +1,288 @@
+"""Reading prepared data: a validated memmap per split and a resumable, rank-sharded batch loader.
+
+    ds = TokenDataset("data/stdlib", "train")          # ds.tokens: np.memmap (N,), ds.meta: meta.json
+    loader = BatchLoader(ds, seq_len=256, batch_size=32, seed=0, rank=r, world_size=w)
+    x, y = loader.next_batch()                         # int64 (B, T) each; y[:, t] == x[:, t + 1]
+    state = loader.state_dict()                        # plain JSON ints (and the shuffle mode)
+    loader.load_state_dict(state)                      # the next batches are exactly the same again
+
+Windows. The split is cut into ``num_windows = (N - 1) // T`` windows; window i covers tokens
+``[i*T, i*T + T + 1)``: its first T tokens are the inputs x, its last T the targets y. Inputs never
+overlap and every token after the first is a target exactly once per epoch (consecutive windows
+share their boundary token, x's first = previous y's last). The tail that does not fill a window
+is dropped. Windows cross document boundaries (documents are separated by eot in the file).
+
+Order. ``shuffle="windows"`` (default): epoch e visits all windows in a permutation drawn from
+``numpy.random.default_rng([seed, e])``; epochs follow each other forever, so the run is a single
+global sequence stream s_0, s_1, ... that depends only on (seed, data, seq_len).
+``shuffle="none"``: windows in file order (evaluation). ``shuffle="buffer"``: the paper's setup,
+a shuffle buffer of ``shuffle_buffer`` sequences (default 10,000) over the stream of windows in
+file order: the buffer starts with the first windows, each output takes a pseudo-random slot and
+refills it with the next window of the stream (a local shuffle only, as with any stream buffer).
+
+Ranks. Rank r of w ranks takes the global stream positions ``[r::w]``: at step k it yields
+positions ``p + r + j*w`` for ``j < batch_size`` where p = k * batch_size * w. So w ranks with batch b
+see exactly the sequences one rank with batch w*b sees at the same step (tested).
+
+Resume. ``state_dict()`` records the global stream position (sequences consumed by all ranks),
+the seed, seq_len, num_windows and the shuffle mode (plus the buffer contents for
+``shuffle="buffer"``). ``load_state_dict`` checks they match, then continues from there; because
+the position is global, resuming with another world size or batch size continues the same stream.
+
+Footguns: ids are stored as uint16/uint32 and returned as int64 (what embedding layers index
+with); ``TokenDataset`` checks the file length and a sample of ids against meta.json, so a
+truncated copy or a data dir from another tokenizer fails loudly instead of training on garbage.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+
+import numpy as np
+import torch
+
+from ..errors import UserError
+
+__all__ = ["TokenDataset", "BatchLoader", "load_meta", "SHUFFLE_MODES"]
+
+SHUFFLE_MODES = ("windows", "buffer", "none")
+_SPLIT_ALIASES = {"valid": "val", "validation": "val", "dev": "val"}
+_FULL_CHECK_TOKENS = 64_000_000  # at most this many ids are scanned for ids >= vocab_size
+
+
+def load_meta(data_dir: str | os.PathLike) -> dict:
+    """Read and check ``meta.json`` of a prepared data dir (UserError naming the fix otherwise)."""
+    d = Path(data_dir)
+    fix = f"run `leviathan prepare SOURCE --out {d}` to create it"
+    if not d.is_dir():
+        raise UserError(f"data dir {d} does not exist; {fix}")
+    p = d / "meta.json"
+    if not p.is_file():
+        raise UserError(f"{d} is not a prepared data dir (no meta.json); {fix}")
+    try:
+        meta = json.loads(p.read_text())
+    except (OSError, json.JSONDecodeError) as e:
+        raise UserError(f"{p} is not valid JSON ({e}); the data dir is damaged; {fix}") from None
+    if not isinstance(meta, dict) or meta.get("format") != 1:
+        raise UserError(f"{p} is not a leviathan data dir meta.json (format {meta.get('format') if isinstance(meta, dict) else '?'}, "
+                        f"expected 1); {fix}")
+    missing = [k for k in ("tokenizer", "vocab_size", "dtype", "eot_id", "splits") if k not in meta]
+    if missing:
+        raise UserError(f"{p} lacks {', '.join(missing)}; it was not written by leviathan prepare; {fix}")
+    if meta["dtype"] not in ("uint16", "uint32"):
+        raise UserError(f"{p}: dtype {meta['dtype']!r} is not uint16 or uint32; {fix}")
+    if meta["dtype"] == "uint16" and int(meta["vocab_size"]) > 65536:
+        raise UserError(f"{p}: vocab_size {meta['vocab_size']} does not fit uint16 ids; {fix}")
+    return meta
+
+
+class TokenDataset:
+    """One split of a prepared data dir as a read-only memmap.
+
+    ``.tokens``: np.memmap (N,) of uint16/uint32; ``.meta``: meta.json; ``.vocab_size``, ``.eot_id``,
+    ``.num_tokens`` (= len(self)), ``.data_dir``, ``.split``, ``.num_bytes`` (UTF-8 bytes of the split).
+    """
+
+    def __init__(self, data_dir: str | os.PathLike, split: str = "train", *, check_ids: bool = True):
+        self.data_dir = Path(data_dir)
+        self.meta = load_meta(self.data_dir)
+        split = _SPLIT_ALIASES.get(split, split)
+        splits = self.meta["splits"]
+        if split not in splits:
+            raise UserError(f"{self.data_dir} has no split {split!r} (has: {', '.join(splits)}); use one of those")
+        self.split = split
+        info = splits[split]
+        self.vocab_size = int(self.meta["vocab_size"])
+        self.eot_id = int(self.meta["eot_id"])
+        self.dtype = np.dtype(self.meta["dtype"])
+        self.num_bytes = int(info.get("bytes", 0))
+        path = self.data_dir / info.get("file", f"{split}.bin")
+        self.path = path
+        if not path.is_file():
+            raise UserError(f"{path} is missing; the data dir is incomplete; re-run `leviathan prepare` "
+                            f"(with --overwrite) to rebuild it")
+        size = path.stat().st_size
+        if size % self.dtype.itemsize:
+            raise UserError(f"{path} is {size} bytes, not a multiple of {self.dtype.itemsize} ({self.dtype.name}): "
+                            f"the file is truncated or damaged; re-copy it or re-run `leviathan prepare --overwrite`")
+        n = size // self.dtype.itemsize
+        expected = info.get("tokens")
+        if expected is not None and int(expected) != n:
+            raise UserError(f"{path} holds {n:,} tokens but meta.json says {int(expected):,}: the file is truncated "
+                            f"or from another preparation; re-copy the data dir or re-run `leviathan prepare --overwrite`")
+        self.tokens = (np.memmap(path, dtype=self.dtype, mode="r", shape=(n,)) if n
+                       else np.zeros(0, dtype=self.dtype))
+        if check_ids:
+            self._check_ids()
+
+    def _check_ids(self) -> None:
+        """Scan all ids (or, above 64M tokens, 256 evenly spaced blocks) for ids >= vocab_size."""
+        n = len(self.tokens)
+        if n == 0:
+            return
+        if n <= _FULL_CHECK_TOKENS:
+            blocks = [(0, n)]
+        else:
+            block = _FULL_CHECK_TOKENS // 256
+            blocks = [(int(s), int(s) + block) for s in np.linspace(0, n - block, 256)]
+        for start, stop in blocks:
+            chunk = self.tokens[start:stop]
+            if int(chunk.max()) >= self.vocab_size:
+                first = int(np.argmax(chunk >= self.vocab_size))
+                raise UserError(f"{self.path}: token id {int(chunk[first])} at position {start + first:,} is >= vocab_size "
+                                f"{self.vocab_size} from meta.json: the file belongs to another tokenizer or is "
+                                f"damaged; re-run `leviathan prepare --overwrite`")
+
+    def __len__(self) -> int:
+        return len(self.tokens)
+
+    @property
+    def num_tokens(self) -> int:
+        return len(self.tokens)
+
+    def tokenizer(self):
+        """The tokenizer this data was prepared with."""
+        from .tokenizer import load_tokenizer
+
+        return load_tokenizer(self.data_dir)
+
+    def __repr__(self) -> str:
+        return (f"TokenDataset({str(self.data_dir)!r}, {self.split!r}: {len(self):,} tokens, "
+                f"{self.meta['tokenizer']}, vocab {self.vocab_size:,})")
+
+
+# --------------------------------------------------------------------------------------------
+
+
+def _mix64(x: np.ndarray) -> np.ndarray:
+    """splitmix64 finaliser on uint64 (vectorised): a fixed pseudo-random function of the counter."""
+    x = x.astype(np.uint64, copy=True)
+    with np.errstate(over="ignore"):
+        x ^= x >> np.uint64(30)
+        x *= np.uint64(0xBF58476D1CE4E5B9)
+        x ^= x >> np.uint64(27)
+        x *= np.uint64(0x94D049BB133111EB)
+        x ^= x >> np.uint64(31)
+    return x
+
+
+class BatchLoader:
+    """Deterministic, resumable (x, y) batches of int64 (batch_size, seq_len); see module docstring."""
+
+    def __init__(self, dataset, seq_len: int, batch_size: int, seed: int = 0, rank: int = 0,
+                 world_size: int = 1, shuffle: str = "windows", shuffle_buffer: int = 10_000):
+        if isinstance(dataset, (str, os.PathLike)):
+            dataset = TokenDataset(dataset, "train")
+        tokens = dataset.tokens if isinstance(dataset, TokenDataset) else np.asarray(dataset)
+        if tokens.ndim != 1:
+            raise UserError(f"BatchLoader needs a 1-D token array, got shape {tokens.shape}")
+        self.dataset = dataset
+        self.tokens = tokens
+        self.seq_len, self.batch_size, self.seed = int(seq_len), int(batch_size), int(seed)
+        self.rank, self.world_size = int(rank), int(world_size)
+        if self.seq_len < 1 or self.batch_size < 1:
+            raise UserError(f"seq_len and batch_size must be >= 1, got {seq_len} and {batch_size}")
+        if not 0 <= self.rank < self.world_size:
+            raise UserError(f"rank {rank} is not in [0, world_size={world_size})")
+        if shuffle not in SHUFFLE_MODES:
+            raise UserError(f"shuffle={shuffle!r} is not one of {', '.join(SHUFFLE_MODES)}")
+        self.shuffle = shuffle
+        self.num_windows = (len(tokens) - 1) // self.seq_len if len(tokens) else 0
+        if self.num_windows < 1:
+            name = f"{dataset.path}" if isinstance(dataset, TokenDataset) else "the token array"
+            raise UserError(f"{name} has {len(tokens):,} tokens, fewer than seq_len + 1 = {self.seq_len + 1}; "
+                            f"use a shorter seq_len or more data")
+        self.shuffle_buffer = min(int(shuffle_buffer), self.num_windows) if shuffle == "buffer" else 0
+        if shuffle == "buffer" and int(shuffle_buffer) < 1:
+            raise UserError(f"shuffle_buffer must be >= 1, got {shuffle_buffer}")
+        self.position = 0  # global stream position: sequences consumed by all ranks together
+        self._perm_epoch, self._perm = -1, None
+        self._buffer: np.ndarray | None = None
+        if shuffle == "buffer":
+            self._buffer = np.arange(self.shuffle_buffer, dtype=np.int64)  # the stream's first windows
+
+    # ----------------------------------------------------------------------------------------
+    # the global stream
+
+    @property
+    def epoch(self) -> int:
+        """Epochs (passes over all windows) completed by the global stream."""
+        return self.position // self.num_windows
+
+    def __len__(self) -> int:
+        """Batches per epoch for this rank (the stream itself never ends)."""
+        return self.num_windows // (self.batch_size * self.world_size)
+
+    def _permutation(self, epoch: int) -> np.ndarray:
+        if epoch != self._perm_epoch:
+            self._perm = np.random.default_rng([self.seed, epoch]).permutation(self.num_windows)
+            self._perm_epoch = epoch
+        return self._perm
+
+    def _windows(self, positions: np.ndarray) -> np.ndarray:
+        """Window index at each global stream position (``windows`` / ``none`` modes)."""
+        if self.shuffle == "none":
+            return positions % self.num_windows
+        out = np.empty_like(positions)
+        epochs = positions // self.num_windows
+        for e in np.unique(epochs):
+            sel = epochs == e
+            out[sel] = self._permutation(int(e))[positions[sel] % self.num_windows]
+        return out
+
+    def _take_buffer(self, count: int) -> np.ndarray:
+        """Advance the shuffle buffer by ``count`` outputs from ``self.position``; return their windows."""
+        buf, size = self._buffer, self.shuffle_buffer
+        counters = np.arange(self.position, self.position + count, dtype=np.uint64)
+        slots = (_mix64(counters ^ _mix64(np.array([self.seed], dtype=np.uint64))) % np.uint64(size)).astype(np.int64)
+        out = np.empty(count, dtype=np.int64)
+        for k in range(count):  # sequential by nature: each output refills the slot it emptied
+            s = slots[k]
+            out[k] = buf[s]
+            buf[s] = (size + self.position + k) % self.num_windows  # next window of the stream
+        return out
+
+    # ----------------------------------------------------------------------------------------
+
+    def next_batch(self) -> tuple[torch.Tensor, torch.Tensor]:
+        """The next (x, y) for this rank: int64 (batch_size, seq_len) each, y shifted by one token."""
+        g = self.batch_size * self.world_size  # global batch
+        if self.shuffle == "buffer":
+            windows = self._take_buffer(g)[self.rank::self.world_size]
+        else:
+            positions = self.position + self.rank + self.world_size * np.arange(self.batch_size, dtype=np.int64)
+            windows = self._windows(positions)
+        self.position += g
+        starts = windows * self.seq_len
+        idx = starts[:, None] + np.arange(self.seq_len + 1)[None, :]  # (B, T+1)
+        chunk = torch.from_numpy(np.asarray(self.tokens[idx]).astype(np.int64))
+        return chunk[:, :-1].contiguous(), chunk[:, 1:].contiguous()
+
+    def __iter__(self):
+        while True:
+            yield self.next_batch()
+
+    def state_dict(self) -> dict:
+        state = {"format": 1, "position": int(self.position), "seed": self.seed, "seq_len": self.seq_len,
+                 "num_windows": int(self.num_windows), "shuffle": self.shuffle}
+        if self.shuffle == "buffer":
+            state["shuffle_buffer"] = int(self.shuffle_buffer)
+            state["buffer"] = [int(v) for v in self._buffer]
+        return state
+
+    def load_state_dict(self, state: dict) -> None:
+        for key in ("seed", "seq_len", "num_windows", "shuffle") + (("shuffle_buffer",) if self.shuffle == "buffer" else ()):
+            mine = getattr(self, key)
+            if key in state and state[key] != mine:
+                raise UserError(f"cannot resume the data loader: the saved {key} is {state[key]!r} but this run has "
+                                f"{mine!r}; resume with the same data, seq_len, seed and shuffle settings")
+        if "position" not in state:
+            raise UserError("loader state has no 'position'; it was not written by BatchLoader.state_dict()")
+        self.position = int(state["position"])
+        if self.shuffle == "buffer":
+            buf = state.get("buffer")
+            if buf is None or len(buf) != self.shuffle_buffer:
+                raise UserError("loader state lacks the shuffle buffer contents; it was saved by another shuffle mode")
+            self._buffer = np.asarray(buf, dtype=np.int64)

@@ -1,0 +1,580 @@
+"""Document sources: everything ``leviathan prepare`` can read, each yielding documents (str).
+
+    open_source("stdlib")                          # the Python standard library's .py files (default corpus)
+    open_source("books/")                          # a folder, recursive: text files one document each,
+                                                   #   plus any .jsonl / .jsonl.zst / .parquet inside
+    open_source("data/*.txt")                      # a glob (``**`` recurses)
+    open_source("pile/00.jsonl.zst")               # JSON lines with a "text" field, plain or zstd (the Pile)
+    open_source("shard.parquet", text_field="content")
+    open_source("hf:wikitext:wikitext-2-raw-v1@train")   # Hugging Face datasets, streaming (needs network)
+    open_source(["a.txt", "b/"])                   # several, concatenated in order
+
+A source is re-iterable (each ``iter()`` reads it again from the start, in a deterministic order:
+sorted paths) and knows ``description`` (recorded in meta.json), ``stat_fingerprint()``
+(sha256 over file names, sizes and mtimes; cheap, used to tell whether a data dir is up to date)
+and ``total_bytes()`` (for the progress bar, when known). ``stats`` counts what was read and what
+was skipped during the last iteration.
+
+Text is decoded as UTF-8 (a leading BOM dropped). Invalid bytes become U+FFFD and are counted in
+``stats.decode_errors`` (prepare reports them); with ``strict=True`` the first one raises
+``UserError`` naming the file and byte offset. Empty documents are skipped and counted.
+
+The ``stdlib`` corpus: every ``.py`` file under ``sysconfig.get_paths()["stdlib"]``, excluding test
+directories (``test``, ``tests``, ``idle_test``), ``site-packages``/``dist-packages`` and caches,
+in sorted path order; about 12 MB / 730 files on CPython 3.11. It needs no download, but it differs
+between Python versions, which the fingerprint in meta.json records.
+"""
+
+from __future__ import annotations
+
+import codecs
+import glob as _glob
+import hashlib
+import io
+import json
+import os
+import sysconfig
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Iterable, Iterator, Sequence
+
+from ..errors import UserError
+
+__all__ = [
+    "Source",
+    "SourceStats",
+    "TextFiles",
+    "JsonLines",
+    "Parquet",
+    "HFDataset",
+    "Stdlib",
+    "Concat",
+    "Limit",
+    "open_source",
+    "stdlib_files",
+    "DEFAULT_TEXT_EXTENSIONS",
+]
+
+#: Files a folder source reads as one document each.
+DEFAULT_TEXT_EXTENSIONS = (
+    ".txt", ".text", ".md", ".markdown", ".rst", ".tex", ".org", ".html", ".htm", ".xml",
+    ".py", ".pyi", ".c", ".h", ".cc", ".cpp", ".hpp", ".rs", ".go", ".java", ".js", ".ts",
+    ".sh", ".toml", ".yaml", ".yml", ".cfg", ".ini", ".css", ".csv", ".tsv",
+)
+JSONL_SUFFIXES = (".jsonl", ".jsonl.zst", ".json.zst", ".ndjson", ".ndjson.zst", ".jsonl.zstd")
+PARQUET_SUFFIXES = (".parquet",)
+_SKIP_DIRS = {"__pycache__", ".git", ".hg", ".svn", "node_modules", ".ipynb_checkpoints"}
+_STDLIB_SKIP_DIRS = {"test", "tests", "idle_test", "site-packages", "dist-packages", "__pycache__"}
+
+
+@dataclass
+class SourceStats:
+    """What the last iteration read (reset at the start of each ``iter()``)."""
+
+    documents: int = 0
+    bytes: int = 0
+    decode_errors: int = 0
+    files_with_decode_errors: list[str] = field(default_factory=list)
+    skipped_empty: int = 0
+    skipped_records: int = 0  # JSON lines that did not parse (non-strict) or null texts
+    skipped_files: int = 0  # files in folders with an extension no reader handles
+
+    def merge(self, other: "SourceStats") -> None:
+        for k in ("documents", "bytes", "decode_errors", "skipped_empty", "skipped_records", "skipped_files"):
+            setattr(self, k, getattr(self, k) + getattr(other, k))
+        self.files_with_decode_errors.extend(other.files_with_decode_errors)
+
+    def as_dict(self) -> dict:
+        d = dict(self.__dict__)
+        d["files_with_decode_errors"] = self.files_with_decode_errors[:20]
+        return d
+
+
+# --------------------------------------------------------------------------------------------
+# decoding with counted errors
+
+_ERRORS = [0]
+
+
+def _count_and_replace(exc: UnicodeDecodeError):
+    _ERRORS[0] += 1
+    return "\ufffd", exc.end
+
+
+codecs.register_error("leviathan.count", _count_and_replace)
+
+
+def decode_utf8(data: bytes, where: str, strict: bool, stats: SourceStats, base_offset: int = 0,
+                offset_kind: str = "byte offset") -> str:
+    """UTF-8 -> str; counts replaced sequences in ``stats`` or raises UserError when ``strict``."""
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError as e:
+        if strict:
+            raise UserError(
+                f"{where}: invalid UTF-8 at {offset_kind} {base_offset + e.start} ({e.reason}); convert the "
+                f"file to UTF-8 (e.g. iconv -f latin1 -t utf-8) or drop --strict to replace bad bytes "
+                f"with U+FFFD (they are counted and reported)") from None
+        before = _ERRORS[0]
+        text = data.decode("utf-8", errors="leviathan.count")
+        stats.decode_errors += _ERRORS[0] - before
+        if len(stats.files_with_decode_errors) < 100 and where not in stats.files_with_decode_errors:
+            stats.files_with_decode_errors.append(where)
+    if text.startswith("\ufeff"):
+        text = text[1:]
+    return text
+
+
+# --------------------------------------------------------------------------------------------
+# sources
+
+
+class Source:
+    """A re-iterable stream of documents. Subclasses implement ``_documents()``."""
+
+    description: str = "?"
+
+    def __init__(self) -> None:
+        self.stats = SourceStats()
+        self.skipped_files = 0  # files a folder walk passed over (unknown extension)
+
+    def __iter__(self) -> Iterator[str]:
+        self.stats = SourceStats(skipped_files=self.skipped_files)
+        for doc in self._documents():
+            if not doc or doc.isspace():
+                self.stats.skipped_empty += 1
+                continue
+            self.stats.documents += 1
+            yield doc
+
+    def _documents(self) -> Iterator[str]:
+        raise NotImplementedError
+
+    def stat_fingerprint(self) -> str:
+        """sha256 over what identifies the input cheaply (file names, sizes, mtimes)."""
+        h = hashlib.sha256(self.description.encode())
+        for item in self._stat_items():
+            h.update(repr(item).encode())
+        return h.hexdigest()
+
+    def _stat_items(self) -> Iterable:
+        return ()
+
+    def total_bytes(self) -> int | None:
+        return None
+
+    def __repr__(self) -> str:
+        return f"{type(self).__name__}({self.description})"
+
+
+def _file_stat(path: Path) -> tuple:
+    st = path.stat()
+    return (str(path), st.st_size, st.st_mtime_ns)
+
+
+class _FileSource(Source):
+    def __init__(self, paths: Sequence[str | os.PathLike], strict: bool = False, description: str | None = None):
+        super().__init__()
+        self.paths = [Path(p) for p in paths]
+        self.strict = strict
+        if not self.paths:
+            raise UserError(f"{description or type(self).__name__}: no input files; check the path")
+        self.description = description or (str(self.paths[0]) if len(self.paths) == 1 else
+                                            f"{len(self.paths)} files from {self.paths[0].parent}")
+
+    def _stat_items(self):
+        return (_file_stat(p) for p in self.paths)
+
+    def total_bytes(self) -> int | None:
+        return sum(p.stat().st_size for p in self.paths)
+
+    def _read(self, path: Path) -> bytes:
+        try:
+            return path.read_bytes()
+        except FileNotFoundError:
+            raise UserError(f"{path} disappeared while reading; re-run when the corpus is complete") from None
+        except OSError as e:
+            raise UserError(f"cannot read {path}: {e}; check permissions") from None
+
+
+class TextFiles(_FileSource):
+    """Each file is one document."""
+
+    def _documents(self):
+        for path in self.paths:
+            data = self._read(path)
+            self.stats.bytes += len(data)
+            yield decode_utf8(data, str(path), self.strict, self.stats)
+
+
+class JsonLines(_FileSource):
+    """JSON lines, one document per line in field ``text_field``; ``.zst`` files stream-decompressed."""
+
+    def __init__(self, paths, text_field: str = "text", strict: bool = False, description: str | None = None):
+        super().__init__(paths, strict, description)
+        self.text_field = text_field
+        self.description += f" [field {text_field}]" if text_field != "text" else ""
+
+    def total_bytes(self) -> int | None:
+        # progress counts raw line bytes; compressed sizes would not match
+        if any(p.name.endswith((".zst", ".zstd")) for p in self.paths):
+            return None
+        return super().total_bytes()
+
+    def _lines(self, path: Path) -> Iterator[bytes]:
+        if path.name.endswith((".zst", ".zstd")):
+            import zstandard
+
+            with open(path, "rb") as raw:
+                # The Pile's shards need a long window; 2 GiB is zstd's maximum.
+                dctx = zstandard.ZstdDecompressor(max_window_size=2**31)
+                try:
+                    with dctx.stream_reader(raw, read_size=1 << 20) as reader:
+                        yield from io.BufferedReader(reader, buffer_size=1 << 20)
+                except zstandard.ZstdError as e:
+                    raise UserError(f"{path}: not a valid zstd stream ({e}); check the download or "
+                                    f"decompress it with `zstd -d`") from None
+        else:
+            with open(path, "rb") as f:
+                yield from f
+
+    def _documents(self):
+        compressed = None
+        for path in self.paths:
+            if not path.exists():
+                raise UserError(f"{path} does not exist; check the path")
+            compressed = path.name.endswith((".zst", ".zstd"))
+            offset = 0
+            for lineno, line in enumerate(self._lines(path), 1):
+                start, offset = offset, offset + len(line)
+                if not line.strip():
+                    continue
+                where = f"{path} line {lineno}"
+                text = decode_utf8(line, where, self.strict, self.stats, base_offset=start,
+                                   offset_kind="decompressed byte offset" if compressed else "byte offset")
+                try:
+                    record = json.loads(text)
+                except json.JSONDecodeError as e:
+                    if self.strict:
+                        raise UserError(f"{where}: not valid JSON ({e.msg}); fix the line or drop --strict "
+                                        f"to skip bad lines (they are counted)") from None
+                    self.stats.skipped_records += 1
+                    continue
+                if not isinstance(record, dict) or self.text_field not in record:
+                    keys = ", ".join(map(str, record)) if isinstance(record, dict) else type(record).__name__
+                    raise UserError(f"{where}: no {self.text_field!r} field (found: {keys}); pass "
+                                    f"--text-field NAME to read another field")
+                value = record[self.text_field]
+                if value is None:
+                    self.stats.skipped_records += 1
+                    continue
+                if not isinstance(value, str):
+                    raise UserError(f"{where}: field {self.text_field!r} holds {type(value).__name__}, not "
+                                    f"text; pass --text-field NAME for the field with the document text")
+                self.stats.bytes += len(line)
+                yield value
+
+
+class Parquet(_FileSource):
+    """Parquet files, one document per row of column ``text_field`` (read in record batches)."""
+
+    def __init__(self, paths, text_field: str = "text", strict: bool = False, description: str | None = None,
+                 batch_rows: int = 1024):
+        super().__init__(paths, strict, description)
+        self.text_field = text_field
+        self.batch_rows = batch_rows
+        self.description += f" [column {text_field}]" if text_field != "text" else ""
+
+    def total_bytes(self) -> int | None:
+        return None  # compressed columnar data: the file size says little about the text
+
+    def _documents(self):
+        import pyarrow.parquet as pq
+
+        for path in self.paths:
+            try:
+                pf = pq.ParquetFile(path)
+            except Exception as e:  # noqa: BLE001 - pyarrow raises several types
+                raise UserError(f"{path}: not a readable parquet file ({e}); check the file") from None
+            names = pf.schema_arrow.names
+            if self.text_field not in names:
+                raise UserError(f"{path}: no column {self.text_field!r} (columns: {', '.join(names)}); "
+                                f"pass --text-field NAME")
+            for batch in pf.iter_batches(batch_size=self.batch_rows, columns=[self.text_field]):
+                for value in batch.column(0).to_pylist():
+                    if value is None:
+                        self.stats.skipped_records += 1
+                        continue
+                    if isinstance(value, bytes):
+                        value = decode_utf8(value, str(path), self.strict, self.stats)
+                    elif not isinstance(value, str):
+                        raise UserError(f"{path}: column {self.text_field!r} is not text; pass --text-field NAME")
+                    self.stats.bytes += len(value.encode("utf-8"))
+                    yield value
+
+
+class HFDataset(Source):
+    """A Hugging Face ``datasets`` dataset, read with ``streaming=True`` (nothing is cached to disk).
+
+    ``name`` is a hub id (needs network) or a builder such as ``json``/``parquet``/``text`` with
+    ``data_files`` (works offline; that is how the tests exercise this path).
+    """
+
+    def __init__(self, name: str, config: str | None = None, split: str = "train", text_field: str = "text",
+                 data_files=None, streaming: bool = True, strict: bool = False):
+        super().__init__()
+        self.name, self.config, self.split = name, config, split
+        self.text_field, self.data_files, self.streaming, self.strict = text_field, data_files, streaming, strict
+        self.description = f"hf:{name}" + (f":{config}" if config else "") + f"@{split}"
+        if data_files is not None:
+            self.description += f" data_files={data_files}"
+        if text_field != "text":
+            self.description += f" [field {text_field}]"
+
+    def _stat_items(self):
+        files = self.data_files
+        if files is None:
+            return ()
+        if isinstance(files, (str, os.PathLike)):
+            files = [files]
+        if isinstance(files, dict):
+            files = [f for v in files.values() for f in ([v] if isinstance(v, (str, os.PathLike)) else v)]
+        return [_file_stat(Path(f)) for f in files if Path(f).exists()]
+
+    def _open(self):
+        try:
+            import datasets
+        except ImportError:  # pragma: no cover - a dependency
+            raise UserError("hf: sources need the `datasets` package; pip install datasets") from None
+        kwargs = {"split": self.split, "streaming": self.streaming}
+        if self.data_files is not None:
+            kwargs["data_files"] = self.data_files
+        try:
+            return datasets.load_dataset(self.name, self.config, **kwargs)
+        except Exception as e:  # noqa: BLE001 - datasets raises many types, incl. network errors
+            raise UserError(
+                f"could not open Hugging Face dataset {self.description} ({type(e).__name__}: "
+                f"{str(e).splitlines()[0] if str(e) else ''}); check the name, config and split, and network "
+                f"access (offline machines: download the files and pass their path instead)") from None
+
+    def _documents(self):
+        ds = self._open()
+        it = iter(ds)
+        row_number = 0
+        while True:
+            try:
+                row = next(it)
+            except StopIteration:
+                return
+            except UserError:
+                raise
+            except Exception as e:  # noqa: BLE001 - streaming can fail mid-way (network)
+                raise UserError(f"reading {self.description} failed after {row_number} rows "
+                                f"({type(e).__name__}: {e}); check network access and retry") from None
+            row_number += 1
+            if self.text_field not in row:
+                raise UserError(f"{self.description}: rows have no {self.text_field!r} field (found: "
+                                f"{', '.join(row)}); pass --text-field NAME")
+            value = row[self.text_field]
+            if value is None:
+                self.stats.skipped_records += 1
+                continue
+            if not isinstance(value, str):
+                raise UserError(f"{self.description}: field {self.text_field!r} is not text; pass --text-field NAME")
+            self.stats.bytes += len(value.encode("utf-8"))
+            yield value
+
+
+def stdlib_files() -> list[Path]:
+    """The standard library's own .py files (no tests, no site-packages), sorted."""
+    root = Path(sysconfig.get_paths()["stdlib"])
+    if not root.is_dir():
+        raise UserError(f"the Python standard library directory {root} does not exist on this machine; "
+                        f"pass another SOURCE")
+    out = []
+    for dirpath, dirnames, filenames in os.walk(root):
+        dirnames[:] = sorted(d for d in dirnames if d not in _STDLIB_SKIP_DIRS and not d.startswith("."))
+        out.extend(Path(dirpath) / f for f in filenames if f.endswith(".py"))
+    return sorted(out, key=lambda p: p.relative_to(root).as_posix())
+
+
+class Stdlib(TextFiles):
+    """The embedded default corpus: the standard library's .py sources (see module docstring)."""
+
+    def __init__(self, strict: bool = False):
+        import sys
+
+        files = stdlib_files()
+        super().__init__(files, strict, description=f"stdlib (Python {sys.version.split()[0]}, "
+                                                    f"{sysconfig.get_paths()['stdlib']})")
+        self.root = Path(sysconfig.get_paths()["stdlib"])
+
+    def _stat_items(self):
+        # names relative to the stdlib root: the same Python in another prefix is the same corpus
+        for p in self.paths:
+            st = p.stat()
+            yield (p.relative_to(self.root).as_posix(), st.st_size)
+
+
+class Concat(Source):
+    """Several sources, one after the other."""
+
+    def __init__(self, sources: Sequence[Source]):
+        super().__init__()
+        if not sources:
+            raise UserError("no sources given; pass at least one SOURCE")
+        self.sources = list(sources)
+        self.description = " + ".join(s.description for s in self.sources)
+
+    def _documents(self):
+        for s in self.sources:
+            yield from s
+            self.stats.merge(_without_counts(s.stats))
+
+    def _stat_items(self):
+        return [s.stat_fingerprint() for s in self.sources]
+
+    def total_bytes(self):
+        sizes = [s.total_bytes() for s in self.sources]
+        return None if any(v is None for v in sizes) else sum(sizes)
+
+
+class Limit(Source):
+    """The first ``max_documents`` (non-empty) documents of ``source``."""
+
+    def __init__(self, source: Source, max_documents: int):
+        super().__init__()
+        if max_documents < 1:
+            raise UserError(f"max_documents must be at least 1, got {max_documents}")
+        self.source, self.max_documents = source, int(max_documents)
+        self.description = f"{source.description} (first {self.max_documents} documents)"
+
+    def _documents(self):
+        n = 0
+        for doc in self.source:
+            yield doc
+            n += 1
+            if n >= self.max_documents:
+                break
+        self.stats.merge(_without_counts(self.source.stats))
+
+    def _stat_items(self):
+        return [self.source.stat_fingerprint()]
+
+
+def _without_counts(stats: SourceStats) -> SourceStats:
+    s = SourceStats()
+    s.merge(stats)
+    s.documents = 0
+    return s
+
+
+# --------------------------------------------------------------------------------------------
+# spec -> source
+
+
+def _kind_of(path: Path) -> str:
+    name = path.name.lower()
+    if name.endswith(JSONL_SUFFIXES):
+        return "jsonl"
+    if name.endswith(PARQUET_SUFFIXES):
+        return "parquet"
+    return "text"
+
+
+def _group_files(paths: Sequence[Path], text_field: str, strict: bool, description: str) -> Source:
+    """Files of mixed kinds -> one source reading them in the given (sorted) order."""
+    groups: list[tuple[str, list[Path]]] = []
+    for p in paths:
+        kind = _kind_of(p)
+        if groups and groups[-1][0] == kind:
+            groups[-1][1].append(p)
+        else:
+            groups.append((kind, [p]))
+    parts: list[Source] = []
+    for kind, files in groups:
+        desc = description if len(groups) == 1 else None
+        if kind == "jsonl":
+            parts.append(JsonLines(files, text_field, strict, desc))
+        elif kind == "parquet":
+            parts.append(Parquet(files, text_field, strict, desc))
+        else:
+            parts.append(TextFiles(files, strict, desc))
+    if len(parts) == 1:
+        return parts[0]
+    out = Concat(parts)
+    out.description = description
+    return out
+
+
+def _folder_files(root: Path, extensions: Sequence[str]) -> tuple[list[Path], int]:
+    exts = tuple(e.lower() for e in extensions)
+    data_exts = JSONL_SUFFIXES + PARQUET_SUFFIXES
+    files, skipped = [], 0
+    for dirpath, dirnames, filenames in os.walk(root):
+        dirnames[:] = [d for d in dirnames if d not in _SKIP_DIRS and not d.startswith(".")]
+        for f in filenames:
+            if f.startswith("."):
+                continue
+            low = f.lower()
+            if low.endswith(data_exts) or Path(low).suffix in exts:
+                files.append(Path(dirpath) / f)
+            else:
+                skipped += 1
+    return sorted(files, key=lambda p: p.relative_to(root).as_posix()), skipped
+
+
+def parse_hf_spec(spec: str) -> tuple[str, str | None, str]:
+    """``hf:NAME[:CONFIG][@SPLIT]`` -> (name, config, split); split defaults to ``train``."""
+    body = spec[3:]
+    split = "train"
+    if "@" in body:
+        body, split = body.rsplit("@", 1)
+    name, _, config = body.partition(":")
+    if not name or not split:
+        raise UserError(f"bad Hugging Face source {spec!r}; write hf:NAME[:CONFIG][@SPLIT], "
+                        f"e.g. hf:wikitext:wikitext-103-raw-v1@train")
+    return name, (config or None), split
+
+
+def open_source(spec, *, text_field: str = "text", strict: bool = False,
+                extensions: Sequence[str] = DEFAULT_TEXT_EXTENSIONS, max_documents: int | None = None) -> Source:
+    """A ``Source`` for ``spec``: a path (file, folder, glob), ``hf:...``, ``stdlib``, a Source, or a list."""
+    if isinstance(spec, Source):
+        src = spec
+    elif isinstance(spec, (list, tuple)):
+        src = Concat([open_source(s, text_field=text_field, strict=strict, extensions=extensions) for s in spec])
+        if len(src.sources) == 1:
+            src = src.sources[0]
+    else:
+        spec = os.fspath(spec)
+        if not isinstance(spec, str) or not spec:
+            raise UserError(f"source {spec!r} is empty; pass a file, folder, glob, hf:NAME or stdlib")
+        path = Path(spec).expanduser()
+        if spec == "stdlib":
+            src = Stdlib(strict)
+        elif spec.startswith("hf:"):
+            name, config, split = parse_hf_spec(spec)
+            src = HFDataset(name, config, split, text_field, strict=strict)
+        elif path.is_dir():
+            files, skipped = _folder_files(path, extensions)
+            if not files:
+                raise UserError(f"folder {spec} holds no readable files (looked for {', '.join(extensions[:6])}, "
+                                f"..., .jsonl, .jsonl.zst, .parquet); point at the right folder or use a glob")
+            src = _group_files(files, text_field, strict, f"{path}/ ({len(files)} files)")
+            src.skipped_files = skipped
+        elif path.is_file():
+            src = _group_files([path], text_field, strict, str(path))
+        elif any(c in spec for c in "*?["):
+            files = sorted((Path(p) for p in _glob.glob(os.path.expanduser(spec), recursive=True)
+                            if Path(p).is_file()), key=str)
+            if not files:
+                raise UserError(f"glob {spec!r} matches no files; check the pattern (quote it so the shell "
+                                f"does not expand it)")
+            src = _group_files(files, text_field, strict, f"{spec} ({len(files)} files)")
+        else:
+            raise UserError(f"source {spec!r} does not exist; pass a file, a folder, a glob, "
+                            f"hf:NAME[:CONFIG][@SPLIT] or stdlib")
+    if max_documents is not None:
+        src = Limit(src, max_documents)
+    return src

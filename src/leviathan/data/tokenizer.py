@@ -1,0 +1,384 @@
+"""Tokenizers, all local: o200k_base / cl100k_base (quicktok), any ``tokenizer.json``, trained BPE.
+
+The paper trains with OpenAI's ``o200k_base`` (vocabulary 200,019 ids with its special tokens);
+that is the default here. Every tokenizer exposes the same small interface (see
+docs/CONTRACTS.md, section Data):
+
+    tok = load_tokenizer("o200k_base")        # or "cl100k_base", "path/tokenizer.json", a data dir
+    tok.name, tok.vocab_size, tok.eot_id      # "o200k_base", 200019, 199999
+    ids = tok.encode("hello")                 # list[int]; special-token strings are plain text
+    tok.decode(ids)
+    tok.save(directory)                       # tokenizer.json (if not built-in) + leviathan_tokenizer.json
+    bpe = train_bpe(texts, vocab_size=8192)   # byte-level BPE, "<|endoftext|>" is id 0, name "bpe:8192"
+
+``.name`` is the spec recorded in meta.json, checkpoints and exports: a built-in encoding name,
+``bpe:VOCAB`` for a BPE trained by ``leviathan prepare``, or the absolute path of a
+``tokenizer.json``. A trained BPE cannot be rebuilt from its name; load it from the prepared
+data dir (or any directory written by ``Tokenizer.save``), which holds its ``tokenizer.json``.
+
+Speed: quicktok encodes with native threads (it releases the GIL), ~5M tokens/s per core for
+o200k. The ``tokenizers`` library is 10-30x slower on book-length documents, so a byte-level
+BPE ``tokenizer.json`` whose pre-tokenizer quicktok knows (the o200k, cl100k, llama3 and qwen
+grammars; ``train_bpe`` uses the o200k grammar for exactly this reason) is imported into quicktok
+at load time; quicktok verifies the import token by token against ``tokenizers`` and refuses
+anything it would approximate, in which case we silently keep the ``tokenizers`` path.
+
+Footguns:
+- ``encode`` treats special-token strings ("<|endoftext|>") in the text as ordinary text (tiktoken's
+  ``encode_ordinary``): a document quoting the string never produces a fake separator. The
+  end-of-text id is inserted only by the data pipeline, between documents.
+- ``vocab_size`` counts special tokens (o200k: 200,019 = 199,998 ranks + gaps + specials; it is
+  ``max id + 1``), which is what a model's embedding/head size must be.
+- A ``tokenizer.json`` without any end-of-text-like special token gets "<|endoftext|>" appended
+  (one more id); the saved copy in the data dir records it.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import io
+import json
+import os
+import re
+import shutil
+import tempfile
+from pathlib import Path
+from typing import Iterable, Sequence
+
+import numpy as np
+
+from ..errors import UserError
+
+__all__ = [
+    "BUILTIN_ENCODINGS",
+    "EOT_TEXT",
+    "Tokenizer",
+    "BuiltinTokenizer",
+    "HFTokenizer",
+    "load_tokenizer",
+    "train_bpe",
+]
+
+BUILTIN_ENCODINGS = ("o200k_base", "cl100k_base")
+EOT_TEXT = "<|endoftext|>"
+TOKENIZER_FILE = "tokenizer.json"
+INFO_FILE = "leviathan_tokenizer.json"
+# End-of-text-like special tokens looked up (in this order) in a foreign tokenizer.json.
+_EOT_CANDIDATES = ("<|endoftext|>", "<|end_of_text|>", "</s>", "<eos>", "<|eos|>", "[EOS]")
+
+# The o200k_base pre-tokenizer regex (tiktoken's, verbatim). ``train_bpe`` splits with it so that
+# (1) the BPE learns on the same pre-tokens as the paper's tokenizer and (2) quicktok can run it.
+O200K_PATTERN = (
+    r"""[^\r\n\p{L}\p{N}]?[\p{Lu}\p{Lt}\p{Lm}\p{Lo}\p{M}]*[\p{Ll}\p{Lm}\p{Lo}\p{M}]+(?i:'s|'t|'re|'ve|'m|'ll|'d)?"""
+    r"""|[^\r\n\p{L}\p{N}]?[\p{Lu}\p{Lt}\p{Lm}\p{Lo}\p{M}]+[\p{Ll}\p{Lm}\p{Lo}\p{M}]*(?i:'s|'t|'re|'ve|'m|'ll|'d)?"""
+    r"""|\p{N}{1,3}| ?[^\s\p{L}\p{N}]+[\r\n/]*|\s*[\r\n]+|\s+(?!\S)|\s+"""
+)
+
+# A newline followed by an ASCII letter is a pre-token boundary in the o200k, cl100k, llama3 and
+# GPT-2 grammars (no alternative can consume "\n" together with a following letter, and merges
+# never cross pre-tokens), so a long document cut right after such a newline encodes to exactly
+# the same ids as the whole document. The data pipeline uses this to spread one huge document
+# over several threads; tests check the equality.
+_SAFE_CUT = re.compile(r"\n(?=[A-Za-z])")
+
+
+class Tokenizer:
+    """Interface shared by all tokenizers (see module docstring)."""
+
+    name: str
+    vocab_size: int
+    eot_id: int
+    #: True when cutting text after "\n" + ASCII letter never changes the ids (see ``_SAFE_CUT``).
+    newline_cut_safe: bool = False
+
+    def encode(self, text: str) -> list[int]:
+        raise NotImplementedError
+
+    def encode_batch(self, texts: Sequence[str], num_threads: int = 0) -> list[list[int]]:
+        toks, offsets = self.encode_flat(texts, num_threads)
+        return [toks[offsets[i]:offsets[i + 1]].tolist() for i in range(len(texts))]
+
+    def encode_flat(self, texts: Sequence[str], num_threads: int = 0) -> tuple[np.ndarray, np.ndarray]:
+        """Encode many texts at once -> (ids uint32 (N,), offsets int64 (len(texts)+1,)).
+
+        Text i is ``ids[offsets[i]:offsets[i+1]]``. ``num_threads=0`` uses every core.
+        """
+        raise NotImplementedError
+
+    def decode(self, ids: Iterable[int]) -> str:
+        raise NotImplementedError
+
+    def save(self, directory: str | os.PathLike) -> Path:
+        """Write what ``load_tokenizer(directory)`` needs; returns the directory."""
+        directory = Path(directory)
+        directory.mkdir(parents=True, exist_ok=True)
+        info = {"format": 1, "name": self.name, "kind": self.kind, "vocab_size": self.vocab_size,
+                "eot_id": self.eot_id}
+        (directory / INFO_FILE).write_text(json.dumps(info, indent=2) + "\n")
+        return directory
+
+    kind = "abstract"
+
+    def __repr__(self) -> str:
+        return f"{type(self).__name__}(name={self.name!r}, vocab_size={self.vocab_size}, eot_id={self.eot_id})"
+
+
+# --------------------------------------------------------------------------------------------
+# built-in encodings (quicktok)
+
+
+class BuiltinTokenizer(Tokenizer):
+    """``o200k_base`` or ``cl100k_base`` through quicktok (ids identical to tiktoken's)."""
+
+    kind = "builtin"
+    newline_cut_safe = True
+
+    def __init__(self, name: str):
+        import quicktok
+
+        if name not in BUILTIN_ENCODINGS:
+            raise UserError(f"unknown built-in tokenizer {name!r}; choose one of {', '.join(BUILTIN_ENCODINGS)}")
+        self.name = name
+        self._enc = quicktok.get_encoding(name)
+        self.vocab_size = int(self._enc.n_vocab)
+        self.eot_id = int(self._enc.eot_token)
+
+    def encode(self, text: str) -> list[int]:
+        return self._enc.encode_ordinary(text)
+
+    def encode_flat(self, texts, num_threads=0):
+        toks, offsets = self._enc.encode_batch(list(texts), int(num_threads))
+        return np.asarray(toks, dtype=np.uint32), np.asarray(offsets, dtype=np.int64)
+
+    def decode(self, ids) -> str:
+        return self._enc.decode([int(i) for i in ids])
+
+
+# --------------------------------------------------------------------------------------------
+# tokenizer.json (Hugging Face tokenizers), with a verified quicktok fast path
+
+
+class HFTokenizer(Tokenizer):
+    """A Hugging Face ``tokenizers`` tokenizer (any ``tokenizer.json``).
+
+    ``fast=True`` imports byte-level BPEs with a known pre-tokenizer grammar into quicktok
+    (verified by quicktok against ``tokenizers``); ``self.fast`` says whether that worked.
+    """
+
+    kind = "tokenizers"
+
+    def __init__(self, hf_tokenizer, name: str, fast: bool = True):
+        self.name = name
+        self._hf = hf_tokenizer
+        # Special-token strings inside documents stay text (like quicktok's encode_ordinary).
+        try:
+            self._hf.encode_special_tokens = True
+        except AttributeError:  # tokenizers < 0.15: best effort
+            pass
+        vocab = self._hf.get_vocab(with_added_tokens=True)
+        eot = next((vocab[t] for t in _EOT_CANDIDATES if t in vocab), None)
+        if eot is None:
+            self._hf.add_special_tokens([EOT_TEXT])
+            vocab = self._hf.get_vocab(with_added_tokens=True)
+            eot = vocab[EOT_TEXT]
+        self.eot_id = int(eot)
+        self.vocab_size = int(max(max(vocab.values()) + 1, self._hf.get_vocab_size(with_added_tokens=True)))
+        self._qt = _import_into_quicktok(self._hf) if fast else None
+        self.newline_cut_safe = self._qt is not None  # quicktok only accepts the safe grammars
+
+    @property
+    def fast(self) -> bool:
+        return self._qt is not None
+
+    def encode(self, text: str) -> list[int]:
+        if self._qt is not None:
+            return self._qt.encode_ordinary(text)
+        return self._hf.encode(text, add_special_tokens=False).ids
+
+    def encode_flat(self, texts, num_threads=0):
+        texts = list(texts)
+        if self._qt is not None:
+            toks, offsets = self._qt.encode_batch(texts, int(num_threads))
+            return np.asarray(toks, dtype=np.uint32), np.asarray(offsets, dtype=np.int64)
+        # tokenizers parallelises encode_batch itself (rayon; RAYON_NUM_THREADS caps it).
+        encs = self._hf.encode_batch(texts, add_special_tokens=False) if texts else []
+        lens = np.fromiter((len(e.ids) for e in encs), dtype=np.int64, count=len(encs))
+        offsets = np.zeros(len(encs) + 1, dtype=np.int64)
+        np.cumsum(lens, out=offsets[1:])
+        toks = np.empty(int(offsets[-1]), dtype=np.uint32)
+        for i, e in enumerate(encs):
+            toks[offsets[i]:offsets[i + 1]] = e.ids
+        return toks, offsets
+
+    def decode(self, ids) -> str:
+        return self._hf.decode([int(i) for i in ids], skip_special_tokens=False)
+
+    def save(self, directory):
+        directory = super().save(directory)
+        self._hf.save(str(directory / TOKENIZER_FILE))
+        return directory
+
+    def to_json(self) -> str:
+        return self._hf.to_str()
+
+
+def _import_into_quicktok(hf_tokenizer):
+    """Return a quicktok.Tokenizer equivalent to ``hf_tokenizer``, or None if quicktok refuses it."""
+    try:
+        import quicktok
+    except ImportError:  # pragma: no cover - quicktok is a dependency
+        return None
+    spec = json.loads(hf_tokenizer.to_str())
+    # quicktok treats every added token as special (never matched by encode_ordinary); tokenizers
+    # matches non-special added tokens inside text. Only import when the two agree.
+    if any(not t.get("special", False) for t in spec.get("added_tokens", [])):
+        return None
+    tmp = tempfile.mkdtemp(prefix="leviathan-qt-")
+    try:
+        path = os.path.join(tmp, TOKENIZER_FILE)
+        with open(path, "w") as f:
+            f.write(hf_tokenizer.to_str())
+        with contextlib.redirect_stdout(io.StringIO()):
+            quicktok.import_tokenizer(path, "leviathan_import", data_dir=tmp)
+        qt = quicktok.Tokenizer("leviathan_import", tmp)  # loads its tables into memory
+        probe = "Leviathan: 3 digits, 42 émigrés\n\n  def f(x):\treturn x<|endoftext|>"
+        if qt.encode_ordinary(probe) != hf_tokenizer.encode(probe, add_special_tokens=False).ids:
+            return None
+        return qt
+    except Exception:  # noqa: BLE001 - any refusal just means "use tokenizers"
+        return None
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)
+
+
+# --------------------------------------------------------------------------------------------
+# training a byte-level BPE
+
+
+def train_bpe(texts: Iterable[str], vocab_size: int, *, min_frequency: int = 2,
+              show_progress: bool = False, name: str | None = None) -> HFTokenizer:
+    """Train a byte-level BPE with ``vocab_size`` ids ("<|endoftext|>" is id 0) on ``texts``.
+
+    Pre-tokenization is o200k's regex followed by GPT-2's byte-to-unicode map, so every byte
+    string is encodable (no unknown token) and quicktok can run the result. On a small corpus the
+    vocabulary can stop short of ``vocab_size`` (no pair left with ``min_frequency``);
+    ``.vocab_size`` is the real size, ``.name`` records the request (``bpe:VOCAB``).
+    """
+    from tokenizers import Regex, Tokenizer as _HF, decoders, models, pre_tokenizers, trainers
+
+    vocab_size = int(vocab_size)
+    if vocab_size < 257:
+        raise UserError(f"BPE vocabulary size {vocab_size} is too small: it needs 256 byte tokens plus "
+                        f"<|endoftext|>; use at least 257 (typical: 4096-32768)")
+    if vocab_size > 262_144:
+        raise UserError(f"BPE vocabulary size {vocab_size} is above the 262,144 supported here; use a smaller one")
+    tok = _HF(models.BPE())
+    tok.pre_tokenizer = pre_tokenizers.Sequence([
+        pre_tokenizers.Split(Regex(O200K_PATTERN), behavior="isolated", invert=False),
+        pre_tokenizers.ByteLevel(add_prefix_space=False, use_regex=False),
+    ])
+    tok.decoder = decoders.ByteLevel()
+    trainer = trainers.BpeTrainer(vocab_size=vocab_size, min_frequency=min_frequency,
+                                  special_tokens=[EOT_TEXT], show_progress=show_progress,
+                                  initial_alphabet=pre_tokenizers.ByteLevel.alphabet())
+    tok.train_from_iterator((t for t in texts if t), trainer=trainer)
+    if tok.get_vocab_size() <= 1:
+        raise UserError("cannot train a BPE on an empty corpus; give it some text")
+    return HFTokenizer(tok, name or f"bpe:{vocab_size}")
+
+
+# --------------------------------------------------------------------------------------------
+# loading by spec
+
+_BUILTIN_CACHE: dict[str, BuiltinTokenizer] = {}
+
+_SPEC_HELP = ("use o200k_base (default), cl100k_base, the path of a tokenizer.json, or a directory "
+              "holding one (a prepared data dir, a checkpoint); bpe:VOCAB is only valid for "
+              "`leviathan prepare`, which trains it")
+
+
+def _from_json_file(path: Path, name: str) -> HFTokenizer:
+    from tokenizers import Tokenizer as _HF
+
+    try:
+        hf = _HF.from_file(str(path))
+    except Exception as e:  # noqa: BLE001 - the library raises plain Exception
+        raise UserError(f"{path} is not a readable Hugging Face tokenizer.json ({e}); "
+                        f"pass a valid tokenizer.json or a built-in name (o200k_base)") from None
+    return HFTokenizer(hf, name)
+
+
+def _from_directory(directory: Path) -> Tokenizer:
+    info = {}
+    for fname in (INFO_FILE, "meta.json"):
+        p = directory / fname
+        if p.is_file():
+            try:
+                data = json.loads(p.read_text())
+            except json.JSONDecodeError as e:
+                raise UserError(f"{p} is not valid JSON ({e}); re-create the directory") from None
+            if isinstance(data, dict):
+                info = {"name": data.get("name", data.get("tokenizer")), "eot_id": data.get("eot_id"),
+                        "vocab_size": data.get("vocab_size")}
+                break
+    name = info.get("name")
+    if (directory / TOKENIZER_FILE).is_file():
+        if name in (None, "") or name in BUILTIN_ENCODINGS:
+            name = str(directory.resolve())
+        tok: Tokenizer = _from_json_file(directory / TOKENIZER_FILE, str(name))
+    elif name in BUILTIN_ENCODINGS:
+        tok = load_tokenizer(name)
+    elif name:
+        raise UserError(f"{directory} records tokenizer {name!r} but holds no {TOKENIZER_FILE}; "
+                        f"copy the tokenizer.json back or re-run `leviathan prepare`")
+    else:
+        raise UserError(f"{directory} holds no tokenizer ({TOKENIZER_FILE}, {INFO_FILE} or meta.json); {_SPEC_HELP}")
+    for key in ("eot_id", "vocab_size"):
+        want = info.get(key)
+        if want is not None and int(want) != getattr(tok, key):
+            raise UserError(f"tokenizer in {directory} has {key}={getattr(tok, key)} but its metadata says "
+                            f"{want}; the directory was edited by hand; re-create it")
+    return tok
+
+
+def load_tokenizer(spec) -> Tokenizer:
+    """``o200k_base`` | ``cl100k_base`` | path to a tokenizer.json | a directory (data dir, checkpoint)."""
+    if isinstance(spec, Tokenizer):
+        return spec
+    if spec is None:
+        spec = "o200k_base"
+    if isinstance(spec, os.PathLike):
+        spec = os.fspath(spec)
+    if not isinstance(spec, str) or not spec:
+        raise UserError(f"tokenizer spec {spec!r} is not a string; {_SPEC_HELP}")
+    if spec in BUILTIN_ENCODINGS:
+        if spec not in _BUILTIN_CACHE:
+            _BUILTIN_CACHE[spec] = BuiltinTokenizer(spec)
+        return _BUILTIN_CACHE[spec]
+    if spec.startswith("bpe:"):
+        raise UserError(f"tokenizer {spec!r} is a BPE trained by `leviathan prepare`; load it from the "
+                        f"prepared data dir (or its tokenizer.json), not by name")
+    path = Path(spec).expanduser()
+    if path.is_dir():
+        return _from_directory(path)
+    if path.is_file():
+        return _from_json_file(path, str(path.resolve()))
+    lowered = spec.lower().replace("-", "_")
+    hint = next((b for b in BUILTIN_ENCODINGS if lowered.startswith(b[:4])), None)
+    extra = f"; did you mean {hint!r}?" if hint else ""
+    raise UserError(f"unknown tokenizer {spec!r} (no such built-in, file or directory){extra}; {_SPEC_HELP}")
+
+
+def split_for_threads(text: str, max_chars: int) -> list[str]:
+    """Cut ``text`` after "\\n"+letter near every ``max_chars`` chars (ids unchanged; see ``_SAFE_CUT``)."""
+    if len(text) <= max_chars:
+        return [text]
+    pieces, start = [], 0
+    while len(text) - start > max_chars:
+        m = _SAFE_CUT.search(text, start + max_chars)
+        if m is None:
+            break
+        pieces.append(text[start:m.end()])
+        start = m.end()
+    pieces.append(text[start:])
+    return pieces
