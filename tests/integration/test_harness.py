@@ -23,6 +23,9 @@ from leviathan.eval import harness  # noqa: E402
 from leviathan.model.config import ModelConfig  # noqa: E402
 from leviathan.model.llama import CausalLM  # noqa: E402
 
+# one intra-op thread: on the shared 2-core machine OpenMP stalls cost far more than they gain
+pytestmark = pytest.mark.usefixtures("single_thread")
+
 SENTENCES = [
     "The cat sat on the mat and looked at the door.",
     "A man is sitting on a roof. He starts pulling up roofing.",

@@ -17,6 +17,9 @@ from leviathan.experiments.grid import load_grid
 from leviathan.experiments.sweep import (append_result, hardware_info, read_results, run_sweep, summarize_losses,
                                          sweep_lock, train_commands)
 
+# one intra-op thread: on the shared 2-core machine OpenMP stalls cost far more than they gain
+pytestmark = pytest.mark.usefixtures("single_thread")
+
 
 def grid_dict(data_dir="/nonexistent"):
     return {
@@ -162,3 +165,93 @@ def test_selection_commands_and_helpers(tmp_path):
     s = summarize_losses(np.array([1.0, 2.0]), num_bytes=8)
     assert s["loss"] == 1.5 and s["bpb"] == pytest.approx(3.0 / math.log(2) / 8) and s["tokens"] == 2
     assert hardware_info()["torch_threads"] >= 1
+
+
+# --------------------------------------------------------------------------------------------
+# the real thing: prepare a tiny corpus, train, evaluate, report (seconds)
+
+WORDS = ("the cat dog bird sat ran flew on under over a mat tree house quickly slowly and then "
+         "saw heard found big small red green old new river stone light dark").split()
+
+
+def tiny_corpus(root, num_docs=40, seed=0):
+    rng = np.random.default_rng(seed)
+    root.mkdir(parents=True, exist_ok=True)
+    for d in range(num_docs):
+        sentences = [" ".join(rng.choice(WORDS, size=rng.integers(4, 10))).capitalize() + "."
+                     for _ in range(rng.integers(5, 15))]
+        (root / f"doc{d:03d}.txt").write_text(" ".join(sentences) + "\n")
+    return root
+
+
+def test_real_sweep_on_tiny_corpus(tmp_path, capsys):
+    pytest.importorskip("leviathan.data.prepare")
+    pytest.importorskip("leviathan.train.loop")
+    from leviathan.cli import main
+    from leviathan.data.prepare import prepare
+    from leviathan.experiments.report import write_report
+
+    data = tmp_path / "data"
+    prepare(str(tiny_corpus(tmp_path / "corpus")), str(data), "bpe:300", val_fraction=0.2, progress=False,
+            log=lambda s: None)
+    eval_text = tmp_path / "extra.txt"
+    eval_text.write_text(" ".join(WORDS) + ". The red bird flew over the old house.\n")
+    raw = {
+        "name": "tiny",
+        "base": {"data": {"seq_len": 16}, "batch_tokens": 64, "micro_batch_size": 4, "max_steps": 3,
+                 "log_interval": 1, "eval_interval": 1, "eval_tokens": 256, "checkpoint_interval": 2,
+                 "schedule": {"warmup_steps": 1}, "device": "cpu", "dtype": "float32"},
+        "data": {"dir": str(data)},
+        "seeds": [0],
+        "eval": {"sets": {"val": {"split": "val"}, "extra": {"text": "extra.txt"},
+                          "missing": {"text": "nope.txt", "optional": True}},
+                 "buckets": 3, "seq_len": 16, "batch_size": 4, "max_tokens": 400},
+        "sizes": {s: {"hidden_size": h, "num_hidden_layers": 1, "num_attention_heads": 2,
+                      "max_position_embeddings": 16, "generator_seed_dim": 8, "generator_modes": 2,
+                      "generator_knots": 6, "generator_rank": 4} for s, h in (("a", 16), ("b", 24), ("c", 32))},
+        "experiments": {"iso_body": {"variants": ["dense_tied", "leviathan"], "sizes": ["a"]},
+                        "scaling": {"variant": "dense_tied", "sizes": ["a", "b", "c"]}},
+    }
+    grid = load_grid(raw)
+    assert grid.vocab_from == "meta.json"
+    out = tmp_path / "sweep"
+    rows = run_sweep(grid, out, root=tmp_path, log=lambda s: None)
+    assert len(rows) == 4  # a-dense_tied serves iso-body and the ladder
+    for r in rows:
+        assert r["steps"] == 3 and r["tokens"] == 192 and r["params"]["total"] == r["params"]["input"] + \
+            r["params"]["body"] + r["params"]["head"]
+        val = r["eval"]["val"]
+        assert math.isfinite(val["loss"]) and val["ppl"] == pytest.approx(math.exp(val["loss"])) and val["bpb"] > 0
+        assert val["tokens"] <= 400 and r["eval"]["extra"]["tokens"] > 10
+        b = r["buckets"]["val"]
+        assert sum(b["count"]) == val["tokens"] and len(b["loss"]) == 3
+        # the per-bucket means recombine into the overall loss
+        assert sum(l * c for l, c in zip(b["loss"], b["count"]) if l is not None) / sum(b["count"]) == \
+            pytest.approx(val["loss"])
+        assert any("missing" in n for n in r["notes"])
+        assert read_results(out) and os.path.isfile(r["metrics"])
+    # the model evaluated is the trained one: its val loss matches the loop's final validation
+    # (the loop evaluates eval_tokens=256 tokens, the sweep 400: close, not equal)
+    assert all(abs(r["eval"]["val"]["loss"] - r["final_val_loss"]) < 0.5 for r in rows)
+    assert run_sweep(grid, out, root=tmp_path, log=lambda s: None) == []  # resumable: nothing left
+    md = write_report(out, tmp_path / "report", num_bootstrap=10).read_text()
+    assert "Iso-body" in md and "dense_tied ladder" in md
+    # the printed train commands are valid `leviathan train` invocations
+    line = train_commands(grid, out)[0].split()
+    assert main(line[1:] + ["--print-config"]) == 0
+    assert "embedding: dense_tied" in capsys.readouterr().out
+
+    # downstream: `leviathan lm-eval RUN_DIR` exports the checkpoint with its own BPE and scores it
+    pytest.importorskip("lm_eval")
+    pytest.importorskip("accelerate")
+    root = tmp_path / "bench"
+    (root / "lambada_openai").mkdir(parents=True)
+    (root / "lambada_openai" / "lambada_test.jsonl").write_text(
+        "".join(json.dumps({"text": t}) + "\n" for t in ("the red bird flew over the house",
+                                                          "the cat sat on the mat")))
+    lev = [r for r in rows if r["variant"] == "leviathan"][0]
+    assert main(["lm-eval", lev["run_dir"], "--tasks", "lambada_openai", "--data-root", str(root), "--json"]) == 0
+    res = json.loads(capsys.readouterr().out)
+    assert res["verify"]["max_abs_logit_diff"] < 1e-4
+    assert res["tasks"]["lambada_openai"]["num_samples"] == 2
+    assert math.isfinite(res["tasks"]["lambada_openai"]["perplexity"])

@@ -83,9 +83,9 @@ def _rows(args):
 
 
 def _dump(obj) -> None:
-    from ..experiments.sweep import _clean, _json_default
+    from ..experiments.sweep import json_safe, json_default
 
-    print(json.dumps(_clean(json.loads(json.dumps(obj, default=_json_default))), indent=2))
+    print(json.dumps(json_safe(json.loads(json.dumps(obj, default=json_default))), indent=2))
 
 
 def run(args) -> int:

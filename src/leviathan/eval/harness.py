@@ -43,6 +43,7 @@ import json
 import math
 import os
 import shutil
+import sys
 import tempfile
 from dataclasses import dataclass
 from pathlib import Path
@@ -344,11 +345,14 @@ def run_harness(hf_dir: str | os.PathLike, task_dir: str | os.PathLike, task_nam
 
         tm = TaskManager(include_path=str(task_dir), include_defaults=False)
         hf_dir = str(Path(hf_dir).resolve())
-        return simple_evaluate(model="hf", model_args=f"pretrained={hf_dir},tokenizer={hf_dir},dtype={dtype}",
-                               tasks=list(task_names), task_manager=tm, limit=limit, batch_size=batch_size,
-                               device=device, num_fewshot=num_fewshot, log_samples=log_samples,
-                               random_seed=seed, numpy_random_seed=seed, torch_random_seed=seed,
-                               fewshot_random_seed=seed, bootstrap_iters=1000)
+        # lm-eval prints progress to stdout; keep stdout for our own (JSON) output
+        with contextlib.redirect_stdout(sys.stderr):
+            return simple_evaluate(model="hf",
+                                   model_args=f"pretrained={hf_dir},tokenizer={hf_dir},dtype={dtype}",
+                                   tasks=list(task_names), task_manager=tm, limit=limit, batch_size=batch_size,
+                                   device=device, num_fewshot=num_fewshot, log_samples=log_samples,
+                                   random_seed=seed, numpy_random_seed=seed, torch_random_seed=seed,
+                                   fewshot_random_seed=seed, bootstrap_iters=1000)
 
 
 def summarize(results: dict, keys: Sequence[str]) -> dict:

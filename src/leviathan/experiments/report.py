@@ -29,7 +29,7 @@ from ..errors import UserError
 from .efficiency import efficiency_from_results, read_metrics, throughput_table, val_curve
 from .frequency import comparison_groups, frequency_from_results
 from .scaling import power_law, row_loss, scaling_from_results
-from .sweep import _clean, load_results
+from .sweep import json_safe, load_results
 
 COMPARISONS = (("iso_body", "dense_tied"), ("isoparametric", "dense_untied"), ("variants", "dense_untied"))
 
@@ -48,11 +48,14 @@ def comparison_table(rows: list[dict], regime: str, baseline: str, eval_set: str
             if variant == baseline:
                 continue
             lm = row_loss(r, eval_set)
+            bpb = ((r.get("eval") or {}).get(eval_set) or {}).get("bpb")
+            base_bpb = (((base or {}).get("eval") or {}).get(eval_set) or {}).get("bpb")
             out.append({"regime": regime, "size": size, "seed": seed, "variant": variant, "name": r["name"],
                         "params": r.get("params", {}).get("total"), "layers": r.get("num_hidden_layers"),
                         "baseline": baseline, "baseline_params": (base or {}).get("params", {}).get("total"),
                         "baseline_layers": (base or {}).get("num_hidden_layers"),
                         "loss": lm, "ppl": _exp(lm), "baseline_loss": lb, "baseline_ppl": _exp(lb),
+                        "bpb": bpb, "baseline_bpb": base_bpb,
                         "reduction": None if (lm is None or lb is None) else 1.0 - math.exp(lm - lb)})
     return out
 
@@ -75,6 +78,9 @@ def analyze(rows: list[dict], eval_set: str = "val", num_bootstrap: int = 1000, 
     out["efficiency"] = [e for regime, base in COMPARISONS for e in efficiency_from_results(rows, regime, base)]
     out["throughput"] = throughput_table(rows)
     out["params"] = _param_rows(rows)
+    out["per_set"] = [{"name": r["name"], "params": (r.get("params") or {}).get("total"),
+                       "sets": {k: v for k, v in (r.get("eval") or {}).items()}}
+                      for r in sorted(rows, key=lambda r: ((r.get("params") or {}).get("total") or 0, r["name"]))]
     return out
 
 
@@ -303,7 +309,7 @@ def _table(header: list[str], rows: list[list[str]]) -> str:
 
 
 def render_markdown(a: dict, figures: dict[str, bool], source: str) -> str:
-    md = [f"# Leviathan sweep report", "",
+    md = ["# Leviathan sweep report", "",
           f"Source: `{source}` ({a['num_runs']} runs). Losses are nats per token on eval set `{a['eval_set']}` "
           f"(eval sets in the results: {', '.join(a['eval_sets']) or 'none'}); perplexity = exp(loss); "
           f"reduction = 1 - ppl / ppl_baseline (positive: better than the baseline).", ""]
@@ -320,14 +326,25 @@ def render_markdown(a: dict, figures: dict[str, bool], source: str) -> str:
         if not entries:
             continue
         md += [f"## {titles[regime]}", ""]
-        md.append(_table(["size", "seed", "model", "layers", "params", "ppl", "baseline", "layers", "params",
-                          "ppl", "ppl reduction"],
+        md.append(_table(["size", "seed", "model", "layers", "params", "ppl", "bpb", "baseline", "layers", "params",
+                          "ppl", "bpb", "ppl reduction"],
                          [[e["size"], e["seed"], e["variant"], e["layers"], _fmt(e["params"], ",d"), _fmt(e["ppl"], ".3f"),
-                           e["baseline"], e["baseline_layers"], _fmt(e["baseline_params"], ",d"),
-                           _fmt(e["baseline_ppl"], ".3f"), _pct(e["reduction"])] for e in entries]))
+                           _fmt(e["bpb"], ".4f"), e["baseline"], e["baseline_layers"], _fmt(e["baseline_params"], ",d"),
+                           _fmt(e["baseline_ppl"], ".3f"), _fmt(e["baseline_bpb"], ".4f"), _pct(e["reduction"])]
+                          for e in entries]))
         md.append("")
     if figures.get("reduction_by_size"):
         md += ["![perplexity reduction by size](reduction_by_size.png)", ""]
+
+    if a["eval_sets"]:
+        md += ["## Every run on every eval set", "", "Perplexity (bits per byte).", ""]
+        sets = a["eval_sets"]
+        md.append(_table(["run", "params"] + sets,
+                         [[p["name"], _fmt(p["params"], ",d")] +
+                          [("-" if p["sets"].get(s_) is None else
+                            f"{_fmt(p['sets'][s_]['ppl'], '.3f')} ({_fmt(p['sets'][s_].get('bpb'), '.4f')})")
+                           for s_ in sets] for p in a["per_set"]]))
+        md.append("")
 
     md += ["## Scaling: dense power law and dense-equivalent sizes", ""]
     sc = a.get("scaling") or {}
@@ -442,7 +459,7 @@ def write_report(results: str | os.PathLike, out_dir: str | os.PathLike, eval_se
     from ..config import atomic_write_json, atomic_write_text
 
     atomic_write_text(out / "report.md", render_markdown(a, figures, str(results)))
-    atomic_write_json(out / "analysis.json", _clean(json.loads(json.dumps(_jsonable(a), default=_default))))
+    atomic_write_json(out / "analysis.json", json_safe(json.loads(json.dumps(_jsonable(a), default=_default))))
     return out / "report.md"
 
 

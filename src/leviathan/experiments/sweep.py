@@ -94,32 +94,32 @@ def load_results(path: str | os.PathLike) -> list[dict]:
     return rows
 
 
-def _json_default(o: Any):
+def json_default(o: Any):
     if isinstance(o, (np.integer,)):
         return int(o)
     if isinstance(o, (np.floating,)):
-        return float(o)
+        return float(o) if np.isfinite(o) else None
     if isinstance(o, np.ndarray):
-        return o.tolist()
+        return json_safe(o.tolist())
     if isinstance(o, Path):
         return str(o)
     raise TypeError(f"not JSON serialisable: {type(o).__name__}")
 
 
-def _clean(o: Any) -> Any:
+def json_safe(o: Any) -> Any:
     """Non-finite floats -> None so every row is strict JSON."""
     if isinstance(o, float):
         return o if math.isfinite(o) else None
     if isinstance(o, dict):
-        return {k: _clean(v) for k, v in o.items()}
+        return {k: json_safe(v) for k, v in o.items()}
     if isinstance(o, (list, tuple)):
-        return [_clean(v) for v in o]
+        return [json_safe(v) for v in o]
     return o
 
 
 def append_result(path: str | os.PathLike, row: dict) -> None:
     """Append one row atomically: a single write of the whole line on an O_APPEND descriptor, then fsync."""
-    data = (json.dumps(_clean(row), default=_json_default, allow_nan=False) + "\n").encode()
+    data = (json.dumps(json_safe(row), default=json_default, allow_nan=False) + "\n").encode()
     fd = os.open(os.fspath(path), os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644)
     try:
         # a torn last line (crash mid-write) would glue onto this row: start on a fresh line
@@ -269,9 +269,7 @@ class EvalData:
                     self._sets[es.name] = None
                     return None
                 raise UserError(f"eval set {es.name!r}: {path} not found{where}")
-            text = path.read_text(encoding="utf-8")
-            tokens = np.asarray(_encode_eval_text(path, text, self.tokenizer), dtype=np.int64)
-            num_bytes = float(len(text.encode("utf-8")))
+            tokens, num_bytes = _encode_eval_text(path, self.tokenizer)
         cap = self.grid.eval_options.get("max_tokens")
         if cap and len(tokens) > int(cap) + 1:
             num_bytes *= (int(cap) + 1) / len(tokens)
@@ -280,15 +278,12 @@ class EvalData:
         return self._sets[es.name]
 
 
-def _encode_eval_text(path: Path, text: str, tokenizer) -> list[int]:
-    """The data engineer's eval-text tokenization when it exists (same document handling as training)."""
-    try:
-        from ..data.prepare import prepare_eval_text
-    except ImportError:
-        prepare_eval_text = None
-    if prepare_eval_text is not None:
-        return list(prepare_eval_text(str(path), tokenizer))
-    return list(tokenizer.encode(text))
+def _encode_eval_text(path: Path, tokenizer) -> tuple[np.ndarray, float]:
+    """(ids, UTF-8 bytes) of a raw eval text with the data's tokenizer (``data.prepare.prepare_eval_text``)."""
+    from ..data.prepare import prepare_eval_text
+
+    tokens, num_bytes = prepare_eval_text(str(path), tokenizer)
+    return np.asarray(tokens, dtype=np.int64), float(num_bytes)
 
 
 def summarize_losses(losses: np.ndarray, num_bytes: float) -> dict:
@@ -437,7 +432,7 @@ def run_sweep(grid: Grid, out_dir: str | os.PathLike, *, train_fn: Callable | No
                     log(f"[{i + 1}/{len(todo)}] {spec.name}: training stopped by {summary['stopped']} at step "
                         f"{summary.get('steps')}; checkpoint saved. Run the same command to resume.")
                     break
-                atomic_write_json(summary_path, _clean(json.loads(json.dumps(summary, default=_json_default))))
+                atomic_write_json(summary_path, json_safe(json.loads(json.dumps(summary, default=json_default))))
             evals = {"eval": {}, "buckets": {}, "notes": ["evaluation skipped (--skip-eval)"]} if skip_eval \
                 else eval_fn(grid, spec, run_dir, eval_data)
             row = make_row(grid, spec, run_dir, summary, evals, hardware)
