@@ -92,6 +92,8 @@ def test_shipped_grids_load_and_cover_the_paper_regimes():
     assert paper.vocab_size == 200_019 and all(r.model_config().max_position_embeddings == 512 for r in paper.runs)
     assert "data.seq_len=512" in paper.base_overrides
     assert find_grid("cpu").name == "cpu.yaml"
+    for name in available_grids():  # every shipped grid expands (smoke included)
+        assert load_grid(name).runs
 
 
 def test_vocab_comes_from_prepared_meta(tmp_path):

@@ -270,7 +270,12 @@ def _throughput(args) -> int:
         _dump(res)
         return 0
     for t in res:
-        slow = "" if t["slowdown"] is None else f"  {100 * t['slowdown']:+.0f}% slower than {t['baseline']}"
+        if t["slowdown"] is None:
+            slow = ""
+        elif t["slowdown"] >= 0:
+            slow = f"  {100 * t['slowdown']:.0f}% slower than {t['baseline']}"
+        else:
+            slow = f"  {-100 * t['slowdown']:.0f}% faster than {t['baseline']}"
         print(f"{t['regime']:<14} {str(t['size']):<6} s{t['seed']} {t['variant']:<14} "
               f"{_num(t['tokens_per_s'], ',.0f'):>10} tok/s{slow}{'  ' + t['note'] if t.get('note') else ''}")
     return 0

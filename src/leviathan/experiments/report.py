@@ -226,7 +226,10 @@ def fig_param_allocation(params: list[dict], path: Path) -> bool:
     inp = np.array([p["input"] for p in params], dtype=float)
     body = np.array([p["body"] for p in params], dtype=float)
     head = np.array([p["head"] for p in params], dtype=float)
-    ax.bar(x, inp, label="input side", color="#ff7f0e")
+    tied = np.array([bool(p.get("tied")) for p in params])
+    ax.bar(x[~tied], inp[~tied], label="input side", color="#ff7f0e")
+    if tied.any():
+        ax.bar(x[tied], inp[tied], label="input side = head (tied)", color="#ff7f0e", hatch="//", edgecolor="#7f7f7f")
     ax.bar(x, body, bottom=inp, label="body", color="#1f77b4")
     ax.bar(x, head, bottom=inp + body, label="head", color="#7f7f7f")
     ax.set_xticks(x)
