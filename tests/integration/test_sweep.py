@@ -121,6 +121,18 @@ def test_trained_but_not_evaluated_run_skips_training(tmp_path):
     assert read_results(tmp_path / "out")[0]["tokens"] == 400
 
 
+def test_throughput_of_a_run_trained_elsewhere_comes_from_its_metrics(tmp_path):
+    class Finished(FakeTrainer):  # what train(resume="auto") returns for a run finished by `leviathan train`
+        def __call__(self, cfg, run_dir, resume=None):
+            with open(os.path.join(run_dir, "metrics.jsonl"), "a") as f:
+                for tps in (100.0, 300.0, 200.0):
+                    f.write(json.dumps({"step": 1, "tokens": 10, "train_loss": 5.0, "tokens_per_s": tps}) + "\n")
+            return {**super().__call__(cfg, run_dir, resume), "tokens_per_s": None}
+
+    rows = sweep(tmp_path, Finished(), only=["a-dense_tied-*"])
+    assert rows[0]["tokens_per_s"] == 200.0
+
+
 def test_a_run_stopped_by_sigterm_gets_no_row_and_stops_the_sweep(tmp_path):
     class Stopping(FakeTrainer):
         def __call__(self, cfg, run_dir, resume=None):
@@ -143,6 +155,12 @@ def test_results_rows_are_atomic_and_torn_lines_ignored(tmp_path):
     rows = read_results(path)
     assert [r["name"] for r in rows] == ["a", "b"]
     assert rows[0]["x"] is None and rows[0]["v"] == 1.5 and rows[0]["arr"] == [0, 1]
+
+
+def test_refuses_to_run_under_torchrun(tmp_path, monkeypatch):
+    monkeypatch.setenv("WORLD_SIZE", "2")
+    with pytest.raises(UserError, match="--commands"):
+        sweep(tmp_path, FakeTrainer())
 
 
 def test_lock_refuses_a_second_sweep(tmp_path):

@@ -108,6 +108,12 @@ def test_vocab_comes_from_prepared_meta(tmp_path):
 
 def test_run_overrides_build_a_valid_run_config():
     train_config = pytest.importorskip("leviathan.train.config")
+    for name in available_grids():  # every shipped grid's base settings are valid RunConfig keys
+        shipped = load_grid(name)
+        for r in shipped.runs:
+            cfg = train_config.load_run_config(None, shipped.run_overrides(r), check_data=False)
+            assert count_config(cfg.model).total == r.params["total"]
+            cfg.grad_accum_steps()  # batch geometry is whole
     g = load_grid(small_grid())
     for r in g.runs:
         cfg = train_config.load_run_config(None, g.run_overrides(r), check_data=False)

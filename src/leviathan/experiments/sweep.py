@@ -18,6 +18,13 @@ descriptor followed by ``fsync``: a killed sweep leaves whole rows or none (a to
 only a crash in the middle of that one write could leave, is ignored by the reader and that run is
 redone).
 
+Several GPUs. The sweep trains its runs one after another in one process (it refuses to start under
+torchrun). For multi-GPU runs, ``leviathan sweep --grid NAME --commands`` prints one
+``leviathan train`` line per run (same config, same run dir); launch them with torchrun or a
+scheduler, then run the sweep once more: ``train(resume="auto")`` finds each run finished and
+returns at once, and the sweep evaluates it and writes its row (throughput then comes from the
+run's metrics.jsonl).
+
 Evaluation of a finished run (``evaluate_run``): for each eval set of the grid, per-token losses
 (``leviathan.eval.perplexity.token_losses``) -> loss, perplexity, bits per byte, and the losses per
 training-frequency bucket (``experiments.frequency``; buckets from the data dir's train_freq.npy,
@@ -359,8 +366,23 @@ def grid_snapshot(grid: Grid) -> dict:
                      for r in grid.runs]}
 
 
+def _metrics_tokens_per_s(path: str | os.PathLike) -> float | None:
+    """Median training throughput logged in metrics.jsonl (for runs trained outside this sweep)."""
+    from .efficiency import read_metrics
+
+    try:
+        values = [float(r["tokens_per_s"]) for r in read_metrics(path) if r.get("tokens_per_s")]
+    except UserError:
+        return None
+    return float(np.median(values)) if values else None
+
+
 def make_row(grid: Grid, spec: RunSpec, run_dir: Path, summary: dict, evals: dict, hardware: dict) -> dict:
     params = summary.get("params") or spec.params
+    metrics = str(summary.get("metrics") or run_dir / "metrics.jsonl")
+    tokens_per_s = summary.get("tokens_per_s")
+    if not tokens_per_s:  # resumed an already finished run: this session trained nothing
+        tokens_per_s = _metrics_tokens_per_s(metrics)
     if isinstance(params, dict):
         params = {k: params[k] for k in ("input", "body", "head", "total", "tied") if k in params}
     return {
@@ -370,10 +392,10 @@ def make_row(grid: Grid, spec: RunSpec, run_dir: Path, summary: dict, evals: dic
         "intermediate_size": spec.model.get("intermediate_size"), "vocab_size": spec.model.get("vocab_size"),
         "params": params, "target_total": spec.target_total,
         "steps": summary.get("steps"), "tokens": summary.get("tokens"), "wall_time_s": summary.get("wall_time_s"),
-        "tokens_per_s": summary.get("tokens_per_s"), "final_val_loss": summary.get("final_val_loss"),
+        "tokens_per_s": tokens_per_s, "final_val_loss": summary.get("final_val_loss"),
         "final_val_ppl": summary.get("final_val_ppl"),
         "eval": evals.get("eval", {}), "buckets": evals.get("buckets", {}), "hardware": hardware,
-        "run_dir": str(run_dir), "metrics": str(summary.get("metrics") or run_dir / "metrics.jsonl"),
+        "run_dir": str(run_dir), "metrics": metrics,
         "grid": grid.name, "created": _dt.datetime.now(_dt.timezone.utc).isoformat(timespec="seconds"),
         "notes": evals.get("notes", []),
     }
@@ -390,6 +412,10 @@ def run_sweep(grid: Grid, out_dir: str | os.PathLike, *, train_fn: Callable | No
     ``config_fn(grid, spec) -> cfg`` (default ``build_run_config``).
     """
     out_dir = Path(out_dir)
+    if int(os.environ.get("WORLD_SIZE", "1")) > 1:
+        raise UserError("leviathan sweep runs its runs one after another in one process; for several GPUs print "
+                        "the runs with `leviathan sweep --grid NAME --commands`, launch each with torchrun, then run "
+                        "the sweep once more (single process) to evaluate them and write the rows")
     if train_fn is None:
         from ..train.loop import train as train_fn  # noqa: F811 - the contract's entry point
     if eval_fn is None:
