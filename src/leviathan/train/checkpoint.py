@@ -9,7 +9,9 @@
         rng.pt              torch CPU and CUDA generator states (uint8 tensors)
         state.json          step, tokens, data loader state, python + numpy RNG states, world size
         config.yaml         the resolved RunConfig
-        tokenizer.json      the tokenizer (when it is not a built-in one), so a checkpoint is self-contained
+        tokenizer.json, leviathan_tokenizer.json
+                            the tokenizer (``Tokenizer.save``; a built-in one is recorded by name only),
+                            so ``load_tokenizer(step_dir)`` works without the data folder
 
 Atomicity: files are written into ``checkpoints/.tmp-step-XXXXXXXX`` with an fsync each, the folder is
 fsynced and renamed to ``step-XXXXXXXX`` (a rename within a directory is atomic), then the parent is
@@ -172,7 +174,7 @@ def clean_partial(run_dir: Path) -> None:
 
 
 def save_checkpoint(run_dir: Path, step: int, model_state: dict[str, torch.Tensor], tied: bool, optim_state: dict,
-                    state: dict, rng_tensors: dict, config_text: str, tokenizer_file: Path | None = None,
+                    state: dict, rng_tensors: dict, config_text: str, tokenizer=None,
                     keep_last: int | None = None) -> Path:
     """Write ``checkpoints/step-XXXXXXXX`` atomically and prune to ``keep_last``. Rank 0 only."""
     root = run_dir / CHECKPOINTS
@@ -188,8 +190,8 @@ def save_checkpoint(run_dir: Path, step: int, model_state: dict[str, torch.Tenso
     torch.save(optim_state, tmp / "optimizer.pt")
     torch.save(rng_tensors, tmp / "rng.pt")
     (tmp / "config.yaml").write_text(config_text)
-    if tokenizer_file is not None and Path(tokenizer_file).is_file():
-        shutil.copyfile(tokenizer_file, tmp / "tokenizer.json")
+    if tokenizer is not None:
+        tokenizer.save(tmp)
     (tmp / "state.json").write_text(json.dumps({"format": FORMAT, **state}, indent=1) + "\n")
     for f in tmp.iterdir():
         _fsync_file(f)
@@ -246,16 +248,15 @@ def load_model(path: str | os.PathLike, device: str | torch.device = "cpu") -> t
 
 
 def load_tokenizer(path: str | os.PathLike):
-    """The tokenizer stored with a checkpoint (``tokenizer.json``), else the built-in named in its state."""
+    """The tokenizer saved in a checkpoint (a run folder means its latest complete step)."""
     from ..data.tokenizer import load_tokenizer as _load
 
     step = find_checkpoint(path)
-    if (step / "tokenizer.json").is_file():
-        return _load(str(step / "tokenizer.json"))
-    state = json.loads((step / "state.json").read_text())
-    spec = state.get("tokenizer")
+    if (step / "tokenizer.json").is_file() or (step / "leviathan_tokenizer.json").is_file():
+        return _load(step)
+    spec = json.loads((step / "state.json").read_text()).get("tokenizer")
     if not spec:
-        raise UserError(f"checkpoint {str(step)!r} records no tokenizer; pass one explicitly")
+        raise UserError(f"checkpoint {str(step)!r} records no tokenizer; evaluate a prepared split instead")
     return _load(spec)
 
 

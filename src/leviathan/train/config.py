@@ -5,7 +5,7 @@
 Layout of a config file (every key optional except what has no default; see the dataclasses):
 
     model:      ModelConfig fields, or ``preset: NAME`` plus ModelConfig fields that override it
-    data:       path (a prepared data dir), seq_len, shuffle
+    data:       path (a prepared data dir), seq_len, shuffle, shuffle_buffer
     optim:      AdamW: lr (peak), betas, eps, weight_decay (decoupled), grad_clip
     schedule:   warmup_steps, min_lr_ratio (linear warmup, then cosine decay to lr * min_lr_ratio)
     batch_tokens, micro_batch_size, max_steps | max_tokens, log_interval, eval_interval,
@@ -46,16 +46,21 @@ class DataConfig:
     """Args:
         path: prepared data directory (``leviathan prepare``): meta.json, train.bin, val.bin.
         seq_len: tokens per training sequence (<= model.max_position_embeddings).
-        shuffle: visit training sequences in a seeded random order (False: in file order).
+        shuffle: order of the training windows (``leviathan.data.loader``): ``windows`` (a seeded
+            permutation per epoch), ``buffer`` (the paper's streaming shuffle buffer of
+            ``shuffle_buffer`` sequences) or ``none`` (file order).
+        shuffle_buffer: sequences in the buffer for ``shuffle: buffer`` (paper: 10,000).
     """
 
     path: str = "data/stdlib"
     seq_len: int = 512
-    shuffle: bool = True
+    shuffle: Literal["windows", "buffer", "none"] = "windows"
+    shuffle_buffer: int = 10_000
 
     def __post_init__(self) -> None:
         require(isinstance(self.seq_len, int) and self.seq_len > 0,
                 f"data.seq_len must be a positive integer, got {self.seq_len!r}")
+        require(self.shuffle_buffer > 0, f"data.shuffle_buffer must be a positive integer, got {self.shuffle_buffer}")
         require(bool(self.path), "data.path is empty; set it to a prepared data directory (leviathan prepare)")
 
 

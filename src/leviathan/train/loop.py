@@ -187,7 +187,7 @@ def _train(cfg: RunConfig, run_dir: Path, resume: str | None, device: torch.devi
     optimizer = build_optimizer(model, cfg.optim, device.type)
     train_data = TokenDataset(cfg.data.path, "train")
     loader = BatchLoader(train_data, cfg.data.seq_len, cfg.micro_batch_size, seed=cfg.seed, rank=info.rank,
-                         world_size=info.world_size, shuffle=cfg.data.shuffle)
+                         world_size=info.world_size, shuffle=cfg.data.shuffle, shuffle_buffer=cfg.data.shuffle_buffer)
     val_tokens, val_bytes = _eval_stream(cfg, meta, TokenDataset(cfg.data.path, "val").tokens)
 
     step, tokens, elapsed_before = 0, 0, 0.0
@@ -207,8 +207,7 @@ def _train(cfg: RunConfig, run_dir: Path, resume: str | None, device: torch.devi
     resolved = cfg.resolved()
     config_text = dump_yaml(resolved)
     tokenizer_name = meta.get("tokenizer")
-    tokenizer_file = Path(cfg.data.path) / "tokenizer.json"
-    tokenizer_file = tokenizer_file if tokenizer_file.is_file() else None
+    tokenizer = _data_tokenizer(cfg.data.path) if main else None
     if main:
         run_dir.mkdir(parents=True, exist_ok=True)
         ckpt.clean_partial(run_dir)
@@ -223,19 +222,24 @@ def _train(cfg: RunConfig, run_dir: Path, resume: str | None, device: torch.devi
         f"grad accumulation {accum}, world {info.world_size})")
     metrics = MetricsLogger(run_dir, enabled=main, resume_step=step if loaded is not None else None)
 
-    def save(at_step: int) -> Path | None:
-        model_state = _model_state(model, cfg, info)
+    def snapshot() -> dict:
+        """Everything but weights and optimizer state, as of the end of the current step."""
+        rng_json, rng_tensors = ckpt.capture_rng()
+        return {"state": {"step": step, "tokens": tokens, "loader": loader.state_dict(), "rng": rng_json,
+                          "world_size": info.world_size, "train_time_s": elapsed_before + train_time,
+                          "tokenizer": tokenizer_name},
+                "rng": rng_tensors}
+
+    def save(snap: dict) -> None:
+        """Write a checkpoint of the current weights/optimizer with ``snap``'s step, loader and RNG state."""
+        nonlocal last_saved
+        model_state = _model_state(model, cfg, info)  # collectives under FSDP: every rank calls
         optim_state = _optim_state(model, optimizer, cfg, info)
-        path = None
         if main:
-            rng_json, rng_tensors = ckpt.capture_rng()
-            state = {"step": at_step, "tokens": tokens, "loader": loader.state_dict(), "rng": rng_json,
-                     "world_size": info.world_size, "train_time_s": elapsed_before + train_time,
-                     "tokenizer": tokenizer_name}
-            path = ckpt.save_checkpoint(run_dir, at_step, model_state, model.config.tie_word_embeddings, optim_state,
-                                        state, rng_tensors, config_text, tokenizer_file, cfg.keep_last)
+            ckpt.save_checkpoint(run_dir, snap["state"]["step"], model_state, model.config.tie_word_embeddings,
+                                 optim_state, snap["state"], snap["rng"], config_text, tokenizer, cfg.keep_last)
+        last_saved = snap["state"]["step"]
         D.barrier(info)
-        return path
 
     def run_eval() -> dict:
         result = evaluate(model, val_tokens, cfg.data.seq_len, cfg.eval_batch_size or cfg.micro_batch_size,
@@ -248,11 +252,16 @@ def _train(cfg: RunConfig, run_dir: Path, resume: str | None, device: torch.devi
     # ---- loop ---------------------------------------------------------------------------------
     from tqdm.auto import tqdm
 
-    bar = tqdm(total=total_steps, initial=step, disable=not main or quiet, unit="step", dynamic_ncols=True,
+    interactive = main and not quiet and sys.stderr.isatty()
+    bar = tqdm(total=total_steps, initial=step, disable=not interactive, unit="step", dynamic_ncols=True,
                file=sys.stderr)
+    note = (lambda msg: bar.write(msg, file=sys.stderr)) if interactive else say
     train_time, session_tokens = 0.0, 0
     interval_time, interval_tokens = 0.0, 0
     last_saved = step if loaded is not None else None
+    # A periodic checkpoint of step k is written during step k + 1, after the weights of step k gave a
+    # finite loss and before the optimizer moves them: a checkpoint is never the state that diverged.
+    pending: dict | None = None
     last_val: dict | None = None
     stopped = None
     model.train()
@@ -281,6 +290,9 @@ def _train(cfg: RunConfig, run_dir: Path, resume: str | None, device: torch.devi
                 loss_value, norm_value = float(loss_mean.item()), float(grad_norm.item())
                 if not (math.isfinite(loss_value) and math.isfinite(norm_value)):
                     raise NonFiniteLossError(_divergence_message(step + 1, loss_value, norm_value, lr, cfg, run_dir))
+                if pending is not None:
+                    save(pending)
+                    pending = None
                 optimizer.step()
                 optimizer.zero_grad(set_to_none=True)
                 step += 1
@@ -297,20 +309,26 @@ def _train(cfg: RunConfig, run_dir: Path, resume: str | None, device: torch.devi
                     metrics.log({"step": step, "tokens": tokens, "train_loss": loss_value, "lr": lr,
                                  "tokens_per_s": tok_s, "time_s": elapsed_before + train_time,
                                  "grad_norm": norm_value})
+                    if not interactive:  # a log file instead of a terminal: one line per logged step
+                        note(f"step {step}/{total_steps}: loss {loss_value:.4f}, lr {lr:.3g}, {tok_s:,.0f} tok/s")
                     interval_time, interval_tokens = 0.0, 0
                 if step == total_steps or (cfg.eval_interval and step % cfg.eval_interval == 0):
                     last_val = run_eval()
                     if main and not quiet:
-                        bar.write(f"step {step}: val loss {last_val['val_loss']:.4f}, ppl {last_val['val_ppl']:.2f}"
-                                  + (f", bpb {last_val['val_bpb']:.4f}" if last_val["val_bpb"] else ""), file=sys.stderr)
-                if step == total_steps or (cfg.checkpoint_interval and step % cfg.checkpoint_interval == 0):
-                    save(step)
-                    last_saved = step
+                        note(f"step {step}: val loss {last_val['val_loss']:.4f}, ppl {last_val['val_ppl']:.2f}"
+                             + (f", bpb {last_val['val_bpb']:.4f}" if last_val["val_bpb"] else ""))
+                if step == total_steps:
+                    if last_val is not None and not math.isfinite(last_val["val_loss"]):
+                        raise NonFiniteLossError(_divergence_message(step, last_val["val_loss"], 0.0, lr, cfg, run_dir,
+                                                                     what="validation loss"))
+                    save(snapshot())  # the end: verified by the final evaluation instead
+                elif cfg.checkpoint_interval and step % cfg.checkpoint_interval == 0:
+                    pending = snapshot()
                 if D.any_rank(flag.signum is not None, info, device):
                     stopped = signal.Signals(flag.signum).name if flag.signum is not None else "SIGTERM"
                     if last_saved != step:
-                        save(step)
-                        last_saved = step
+                        save(pending or snapshot())
+                        pending = None
                     say(f"stopped by {stopped} at step {step}; checkpoint saved, continue with --resume auto")
                     break
             if stopped == "SIGINT":
@@ -344,8 +362,20 @@ def _train(cfg: RunConfig, run_dir: Path, resume: str | None, device: torch.devi
     return summary
 
 
-def _divergence_message(step: int, loss: float, norm: float, lr: float, cfg: RunConfig, run_dir: Path) -> str:
-    what = f"loss is {loss}" if not math.isfinite(loss) else f"gradient norm is {norm} (loss {loss:.4f})"
+def _data_tokenizer(data_dir: str):
+    """The data folder's tokenizer, saved into every checkpoint; None (with a warning) if it cannot load."""
+    from ..data.tokenizer import load_tokenizer
+
+    try:
+        return load_tokenizer(data_dir)
+    except (UserError, ImportError) as e:
+        warnings.warn(f"checkpoints will not include a tokenizer: {e}")
+        return None
+
+
+def _divergence_message(step: int, loss: float, norm: float, lr: float, cfg: RunConfig, run_dir: Path,
+                        what: str = "loss") -> str:
+    what = f"{what} is {loss}" if not math.isfinite(loss) else f"gradient norm is {norm} (loss {loss:.4f})"
     latest = ckpt.latest_checkpoint(run_dir)
     keep = (f"the last good checkpoint is {latest} (nothing was saved from the diverged state)" if latest
             else "no checkpoint had been saved yet (nothing was saved from the diverged state)")

@@ -1,0 +1,34 @@
+"""``leviathan export``: a checkpoint as a Hugging Face directory.
+
+    leviathan export runs/tiny hf/tiny                 # model_type "leviathan" (import leviathan.hf to load)
+    leviathan export runs/tiny hf/tiny-llama --plain-llama   # baked table: plain LlamaForCausalLM, no leviathan code
+
+The tokenizer stored with the checkpoint is written alongside (tokenizer.json).
+"""
+
+from __future__ import annotations
+
+
+def add_arguments(parser) -> None:
+    parser.add_argument("checkpoint", help="run folder or checkpoints/step-XXXXXXXX folder")
+    parser.add_argument("out_dir", help="output directory (must not exist or be empty, unless --overwrite)")
+    parser.add_argument("--plain-llama", action="store_true",
+                        help="bake the input side and write a plain LlamaForCausalLM directory")
+    parser.add_argument("--overwrite", action="store_true", help="replace a non-empty out_dir")
+
+
+def run(args) -> int:
+    from ..errors import UserError
+    from ..hf import export
+    from ..train import checkpoint as ckpt
+
+    model, _ = ckpt.load_model(args.checkpoint)
+    try:
+        tokenizer = ckpt.load_tokenizer(args.checkpoint)
+    except (UserError, ImportError):
+        tokenizer = None
+    writer = export.to_plain_llama if args.plain_llama else export.to_hf
+    out = writer(model, args.out_dir, tokenizer, overwrite=args.overwrite)
+    kind = "plain LlamaForCausalLM (baked input table)" if args.plain_llama else f"leviathan ({model.config.embedding})"
+    print(f"wrote {kind} to {out}" + ("" if tokenizer is not None else " (no tokenizer found in the checkpoint)"))
+    return 0
