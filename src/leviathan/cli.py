@@ -3,7 +3,9 @@
 Each verb lives in ``leviathan.commands.<verb>`` and exposes ``add_arguments(parser)`` and
 ``run(args) -> int``; modules are imported only when their verb runs, so ``leviathan params`` does
 not pay for importing the training stack. A ``UserError`` (bad input, bad config) prints one line
-``error: ...`` and exits with status 2; nothing else is swallowed.
+``error: ...`` and exits with status 2, and so does an ``OSError`` about the user's storage (disk full,
+permission denied, read-only file system, a file where a folder belongs; ``errors.storage_error_message``);
+nothing else is swallowed.
 """
 
 from __future__ import annotations
@@ -12,7 +14,7 @@ import argparse
 import importlib
 import sys
 
-from .errors import UserError
+from .errors import UserError, storage_error_message
 
 # verb -> (module, one-line help)
 VERBS: dict[str, tuple[str, str]] = {
@@ -46,6 +48,15 @@ def _version() -> str:
     return __version__
 
 
+def _parse(parser: argparse.ArgumentParser, argv: list[str]) -> argparse.Namespace:
+    """Options and positionals in any order: ``train --run-dir r model.hidden_size=64`` works like the reverse
+    (plain ``parse_args`` would call a positional after the options 'unrecognized')."""
+    try:
+        return parser.parse_intermixed_args(argv)
+    except TypeError:  # a verb with sub-commands (analyze): argparse cannot intermix those
+        return parser.parse_args(argv)
+
+
 def main(argv: list[str] | None = None) -> int:
     argv = list(sys.argv[1:] if argv is None else argv)
     if not argv or argv[0] in ("-h", "--help", "--version") or argv[0] not in VERBS:
@@ -59,11 +70,17 @@ def main(argv: list[str] | None = None) -> int:
     module = importlib.import_module(module_name)
     parser = argparse.ArgumentParser(prog=f"leviathan {verb}", description=help_text)
     module.add_arguments(parser)
-    args = parser.parse_args(rest)
+    args = _parse(parser, rest)
     try:
         return int(module.run(args) or 0)
     except UserError as e:
         print(f"error: {e}", file=sys.stderr)
+        return 2
+    except OSError as e:
+        message = storage_error_message(e)
+        if message is None:
+            raise
+        print(f"error: {message}", file=sys.stderr)
         return 2
     except KeyboardInterrupt:
         print("interrupted", file=sys.stderr)

@@ -15,6 +15,7 @@ import json
 from pathlib import Path
 
 from ..errors import UserError
+from . import positive_int
 
 
 def add_arguments(parser) -> None:
@@ -22,9 +23,9 @@ def add_arguments(parser) -> None:
     parser.add_argument("--data", default=None, help="prepared data folder (default: the one the run trained on)")
     parser.add_argument("--split", default="val", help="split of the prepared data (default val)")
     parser.add_argument("--text", default=None, help="evaluate a raw UTF-8 text file instead of a prepared split")
-    parser.add_argument("--seq-len", type=int, default=None, help="window length (default: the run's data.seq_len)")
-    parser.add_argument("--batch-size", type=int, default=8, help="windows per forward")
-    parser.add_argument("--max-tokens", type=int, default=None, help="evaluate only the first N tokens")
+    parser.add_argument("--seq-len", type=positive_int, default=None, help="window length (default: the run's data.seq_len)")
+    parser.add_argument("--batch-size", type=positive_int, default=8, help="windows per forward")
+    parser.add_argument("--max-tokens", type=positive_int, default=None, help="evaluate only the first N tokens")
     parser.add_argument("--device", default="auto", help="auto | cpu | cuda")
     parser.add_argument("--json", action="store_true", help="print JSON")
 
@@ -61,6 +62,7 @@ def run(args) -> int:
             raise UserError(f"{data_dir!r} is not a prepared data folder (no meta.json); pass --data or --text")
         if args.split not in meta.get("splits", {}):
             raise UserError(f"split {args.split!r} not in {data_dir!r}; available: {', '.join(meta.get('splits', {}))}")
+        ckpt.check_tokenizer(ckpt.find_checkpoint(args.checkpoint), data_dir, "evaluate")
         tokens = TokenDataset(data_dir, args.split).tokens
         num_bytes = meta["splits"][args.split].get("bytes")
         total_tokens = len(tokens)

@@ -9,16 +9,17 @@ float rounding, no per-token generator cost); ``--no-bake`` keeps the generator.
 from __future__ import annotations
 
 from ..errors import UserError
+from . import positive_int
 
 
 def add_arguments(parser) -> None:
     parser.add_argument("checkpoint", help="run folder or checkpoints/step-XXXXXXXX folder")
     parser.add_argument("--prompt", default="", help="text to continue (default: start of a document)")
-    parser.add_argument("--max-new-tokens", type=int, default=100)
+    parser.add_argument("--max-new-tokens", type=positive_int, default=100)
     parser.add_argument("--temperature", type=float, default=0.8, help="0 = greedy")
-    parser.add_argument("--top-k", type=int, default=None)
+    parser.add_argument("--top-k", type=positive_int, default=None)
     parser.add_argument("--top-p", type=float, default=None)
-    parser.add_argument("--num-samples", type=int, default=1)
+    parser.add_argument("--num-samples", type=positive_int, default=1)
     parser.add_argument("--seed", type=int, default=None, help="sampling seed (reproducible output)")
     parser.add_argument("--no-bake", action="store_true", help="keep the generator instead of its baked table")
     parser.add_argument("--no-cache", action="store_true", help="re-run the full context each token (slow; for checks)")

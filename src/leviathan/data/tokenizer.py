@@ -36,6 +36,7 @@ Footguns:
 from __future__ import annotations
 
 import contextlib
+import hashlib
 import io
 import json
 import os
@@ -116,6 +117,10 @@ class Tokenizer:
                 "eot_id": self.eot_id}
         (directory / INFO_FILE).write_text(json.dumps(info, indent=2) + "\n")
         return directory
+
+    def fingerprint(self) -> str:
+        """Equal for two tokenizers that map every text to the same ids (a built-in: its name)."""
+        return self.name
 
     kind = "abstract"
 
@@ -220,6 +225,12 @@ class HFTokenizer(Tokenizer):
 
     def to_json(self) -> str:
         return self._hf.to_str()
+
+    def fingerprint(self) -> str:
+        """sha256 of what fixes the ids: the model (vocabulary, merges), added tokens and pre-processing."""
+        spec = json.loads(self._hf.to_str())
+        keys = ("model", "added_tokens", "normalizer", "pre_tokenizer")
+        return hashlib.sha256(json.dumps({k: spec.get(k) for k in keys}, sort_keys=True).encode()).hexdigest()
 
 
 def _import_into_quicktok(hf_tokenizer):

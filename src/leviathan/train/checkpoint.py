@@ -17,7 +17,14 @@ Atomicity: files are written into ``checkpoints/.tmp-step-XXXXXXXX`` with an fsy
 fsynced and renamed to ``step-XXXXXXXX`` (a rename within a directory is atomic), then the parent is
 fsynced. A folder named ``step-*`` is therefore complete unless damaged by hand; ``is_complete``
 still checks every required file before a resume trusts it, and ``.tmp-*`` leftovers of a crash are
-removed at the next start. The schedule is a pure function of the step and needs no state.
+removed at the next start. A save that fails (a full disk, a second Ctrl-C) removes its temporary
+folder at once and leaves the previous checkpoints untouched; a full disk is a ``UserError`` that says so.
+The schedule is a pure function of the step and needs no state.
+
+Untrusted files: weights load only through safetensors, ``optimizer.pt`` / ``rng.pt`` only through
+``torch.load(weights_only=True)`` (tensors, numbers, strings: a pickle that names any other object is
+refused, never executed), everything else is JSON or ``yaml.safe_load``. A damaged or foreign file is a
+``UserError`` naming it; weights whose shapes differ from the config are refused before loading.
 
 RNG: the states of rank 0 are saved and restored on every rank (all ranks start from the same seed
 and the training step draws no random numbers; the states are kept so that future stochastic
@@ -39,7 +46,7 @@ import torch
 from safetensors.torch import load_file, save_file
 
 from ..config import dump_yaml, from_dict, load_yaml
-from ..errors import UserError
+from ..errors import UserError, storage_error_message
 from ..model.llama import CausalLM
 
 CHECKPOINTS = "checkpoints"
@@ -183,23 +190,33 @@ def save_checkpoint(run_dir: Path, step: int, model_state: dict[str, torch.Tenso
     if final.exists() and is_complete(final):
         return final
     tmp = root / f".tmp-{step_name(step)}-{os.getpid()}"
-    if tmp.exists():
-        shutil.rmtree(tmp)
-    tmp.mkdir()
-    save_file(model_tensors(model_state, tied), str(tmp / "model.safetensors"), metadata={"format": "pt"})
-    torch.save(optim_state, tmp / "optimizer.pt")
-    torch.save(rng_tensors, tmp / "rng.pt")
-    (tmp / "config.yaml").write_text(config_text)
-    if tokenizer is not None:
-        tokenizer.save(tmp)
-    (tmp / "state.json").write_text(json.dumps({"format": FORMAT, **state}, indent=1) + "\n")
-    for f in tmp.iterdir():
-        _fsync_file(f)
-    _fsync_dir(tmp)
-    if final.exists():  # an incomplete folder of the same step (damaged by hand): replace it
-        shutil.rmtree(final)
-    os.rename(tmp, final)
-    _fsync_dir(root)
+    try:
+        if tmp.exists():
+            shutil.rmtree(tmp)
+        tmp.mkdir()
+        save_file(model_tensors(model_state, tied), str(tmp / "model.safetensors"), metadata={"format": "pt"})
+        torch.save(optim_state, tmp / "optimizer.pt")
+        torch.save(rng_tensors, tmp / "rng.pt")
+        (tmp / "config.yaml").write_text(config_text)
+        if tokenizer is not None:
+            tokenizer.save(tmp)
+        (tmp / "state.json").write_text(json.dumps({"format": FORMAT, **state}, indent=1) + "\n")
+        for f in tmp.iterdir():
+            _fsync_file(f)
+        _fsync_dir(tmp)
+        if final.exists():  # an incomplete folder of the same step (damaged by hand): replace it
+            shutil.rmtree(final)
+        os.rename(tmp, final)
+        _fsync_dir(root)
+    except BaseException as e:
+        shutil.rmtree(tmp, ignore_errors=True)  # never leave a partial folder behind (a crash leaves .tmp-*)
+        message = storage_error_message(e) if isinstance(e, OSError) else None
+        if message is None:
+            raise
+        latest = latest_checkpoint(run_dir)
+        kept = f"the last complete checkpoint {str(latest)!r} is intact" if latest else "no earlier checkpoint exists"
+        raise UserError(f"could not save the checkpoint of step {step} ({message}); {kept}; after making room, "
+                        f"continue with --resume auto") from e
     if keep_last is not None:
         prune(run_dir, keep_last)
     return final
@@ -212,12 +229,46 @@ def prune(run_dir: Path, keep_last: int) -> None:
 
 
 # ---- reading ------------------------------------------------------------------------------------
+def _damaged(path: Path, problem: str) -> UserError:
+    return UserError(f"{str(path)!r} {problem}; the checkpoint is damaged or not one leviathan wrote: delete its "
+                     f"step folder (--resume auto then uses the previous one) or pass another checkpoint")
+
+
+def load_weights(path: Path) -> dict[str, torch.Tensor]:
+    """Tensors of a ``model.safetensors`` (safetensors only: no code runs while loading)."""
+    try:
+        return load_file(str(path))
+    except Exception as e:  # noqa: BLE001 - safetensors raises its own error type for every defect
+        raise _damaged(path, f"is not a readable safetensors file ({e})") from None
+
+
+def load_tensors(path: Path) -> Any:
+    """``torch.load(weights_only=True)`` of ``optimizer.pt`` / ``rng.pt``: any pickled object other than
+    tensors, numbers, strings and containers is refused (never executed) with a UserError."""
+    try:
+        return torch.load(path, map_location="cpu", weights_only=True)
+    except Exception as e:  # noqa: BLE001 - UnpicklingError, RuntimeError, EOFError ... all mean the same
+        raise _damaged(path, f"was refused ({_load_reason(e)}): leviathan loads only tensors, numbers and strings "
+                             f"and never unpickles arbitrary objects") from None
+
+
+def _load_reason(e: Exception) -> str:
+    """Why torch.load refused a file, without torch's advice to retry with weights_only=False."""
+    text = str(e).strip()
+    named = re.search(r"GLOBAL ([\w.]+)", text)
+    if named:
+        return f"it references the Python object {named.group(1)}, which a file of tensors never does"
+    if not text or text.startswith("Weights only load failed"):
+        return "it is not a file of tensors"
+    return text.splitlines()[0].split(". ")[0].rstrip(".")
+
+
 def load_state(path: Path) -> dict[str, Any]:
-    """Everything a resume needs from a step folder; only weights_only loads and JSON."""
+    """Everything a resume needs from a step folder; only safetensors, weights_only loads, JSON and YAML."""
     return {
-        "model": load_file(str(path / "model.safetensors")),
-        "optimizer": torch.load(path / "optimizer.pt", map_location="cpu", weights_only=True),
-        "rng": torch.load(path / "rng.pt", map_location="cpu", weights_only=True) if (path / "rng.pt").exists() else None,
+        "model": load_weights(path / "model.safetensors"),
+        "optimizer": load_tensors(path / "optimizer.pt"),
+        "rng": load_tensors(path / "rng.pt") if (path / "rng.pt").exists() else None,
         "state": json.loads((path / "state.json").read_text()),
         "config": load_yaml(path / "config.yaml"),
     }
@@ -225,11 +276,19 @@ def load_state(path: Path) -> dict[str, Any]:
 
 def load_model_state(model: CausalLM, tensors: dict[str, torch.Tensor]) -> None:
     """Load safetensors weights into ``model``; a missing tied head is expected, nothing else is."""
+    own = model.state_dict()
+    shapes = [f"{k} is {tuple(v.shape)} in the file but {tuple(own[k].shape)} in the model"
+              for k, v in tensors.items() if k in own and tuple(v.shape) != tuple(own[k].shape)]
+    if shapes:
+        raise UserError(f"checkpoint weights do not fit the model built from its config ({'; '.join(shapes[:3])}"
+                        f"{'; ...' if len(shapes) > 3 else ''}): they come from a model of another size; use the "
+                        f"config.yaml the weights were trained with")
     result = model.load_state_dict(tensors, strict=False)
     missing = [k for k in result.missing_keys if not (k == "lm_head.weight" and model.config.tie_word_embeddings)]
     if missing or result.unexpected_keys:
         raise UserError(f"checkpoint weights do not match the model: missing {missing[:5]}, unexpected "
-                        f"{result.unexpected_keys[:5]}; is the model section of the config the one it was trained with?")
+                        f"{result.unexpected_keys[:5]}; they come from another embedding variant; use the "
+                        f"config.yaml the weights were trained with")
 
 
 def run_config_from_dict(raw: dict):
@@ -243,7 +302,7 @@ def load_model(path: str | os.PathLike, device: str | torch.device = "cpu") -> t
     step = find_checkpoint(path)
     cfg = run_config_from_dict(load_yaml(step / "config.yaml"))
     model = CausalLM(cfg.model)
-    load_model_state(model, load_file(str(step / "model.safetensors")))
+    load_model_state(model, load_weights(step / "model.safetensors"))
     return model.to(device).eval(), cfg
 
 
@@ -258,6 +317,22 @@ def load_tokenizer(path: str | os.PathLike):
     if not spec:
         raise UserError(f"checkpoint {str(step)!r} records no tokenizer; evaluate a prepared split instead")
     return _load(spec)
+
+
+def check_tokenizer(step: Path, data_dir: str | os.PathLike, doing: str) -> None:
+    """UserError unless the tokenizer saved in step folder ``step`` is the one ``data_dir`` was prepared with
+    (same ids for every text). A checkpoint that records no tokenizer files is not checked."""
+    from ..data.tokenizer import load_tokenizer as _load
+
+    if not ((step / "tokenizer.json").is_file() or (step / "leviathan_tokenizer.json").is_file()):
+        return
+    mine, theirs = _load(step), _load(data_dir)
+    if mine.fingerprint() != theirs.fingerprint():
+        raise UserError(f"cannot {doing}: the checkpoint {str(step)!r} was trained with tokenizer {mine.name!r} "
+                        f"(vocabulary {mine.vocab_size:,}) but {str(data_dir)!r} was prepared with a different one "
+                        f"({theirs.name!r}, vocabulary {theirs.vocab_size:,}) that maps text to other ids; use the "
+                        f"data the checkpoint was trained on, or prepare the corpus with its tokenizer "
+                        f"(leviathan prepare SOURCE --out DIR --tokenizer {step})")
 
 
 def config_text(cfg) -> str:

@@ -31,7 +31,6 @@ Decisions worth knowing:
 from __future__ import annotations
 
 import copy
-import json
 from dataclasses import dataclass, field, fields, replace
 from pathlib import Path
 from typing import Any, Literal, Optional, Sequence
@@ -233,11 +232,12 @@ def _section_hint(raw: dict) -> None:
 
 
 def data_meta(path: str | Path) -> dict | None:
-    """meta.json of a prepared data dir, or None if there is none."""
-    meta = Path(path) / "meta.json"
-    if not meta.is_file():
+    """meta.json of a prepared data dir (checked: a damaged or foreign one is a UserError), or None if there is none."""
+    from ..data.loader import load_meta
+
+    if not (Path(path) / "meta.json").is_file():
         return None
-    return json.loads(meta.read_text())
+    return load_meta(path)
 
 
 def build_run_config(raw: dict, check_data: bool = True) -> RunConfig:

@@ -157,6 +157,8 @@ def _train(cfg: RunConfig, run_dir: Path, resume: str | None, device: torch.devi
         raise UserError(f"data.path {cfg.data.path!r} is not a prepared data folder (no meta.json); "
                         f"create it with `leviathan prepare` or point data.path at one")
     check_vocab(cfg, meta)
+    if main:
+        _check_run_dir(run_dir)
     accum = cfg.grad_accum_steps(info.world_size)
     total_steps = cfg.total_steps
     amp_dtype = _autocast_dtype(cfg, device)
@@ -171,6 +173,7 @@ def _train(cfg: RunConfig, run_dir: Path, resume: str | None, device: torch.devi
         say(f"no checkpoint in {run_dir}; starting from step 0")
     loaded = ckpt.load_state(resume_path) if resume_path is not None else None
     if loaded is not None:
+        ckpt.check_tokenizer(resume_path, cfg.data.path, "resume")
         saved_model = ckpt.run_config_from_dict(loaded["config"]).model.resolved()
         diff = _model_diff(to_dict(saved_model), to_dict(cfg.model.resolved()))
         if diff:
@@ -362,13 +365,29 @@ def _train(cfg: RunConfig, run_dir: Path, resume: str | None, device: torch.devi
     return summary
 
 
+def _check_run_dir(run_dir: Path) -> None:
+    """Fail before any work when the run folder cannot be created or written (a file in the way, no permission)."""
+    existing = run_dir.absolute()
+    while not existing.exists() and existing.parent != existing:
+        existing = existing.parent
+    if not existing.is_dir():
+        raise UserError(f"cannot use run folder {str(run_dir)!r}: {str(existing)!r} is a file, not a folder; "
+                        f"choose another --run-dir or move the file away")
+    if not os.access(existing, os.W_OK | os.X_OK):
+        raise UserError(f"cannot write run folder {str(run_dir)!r}: {str(existing)!r} is not writable (permission "
+                        f"denied); make it writable (chmod u+w) or choose another --run-dir")
+
+
 def _data_tokenizer(data_dir: str):
-    """The data folder's tokenizer, saved into every checkpoint; None (with a warning) if it cannot load."""
+    """The data folder's tokenizer, saved into every checkpoint; None (with a warning) if its library is missing.
+
+    A tokenizer that contradicts the data folder's meta.json (a tokenizer.json swapped or edited by hand) is a
+    UserError: training on ids the recorded tokenizer does not produce would go unnoticed until generation."""
     from ..data.tokenizer import load_tokenizer
 
     try:
         return load_tokenizer(data_dir)
-    except (UserError, ImportError) as e:
+    except ImportError as e:
         warnings.warn(f"checkpoints will not include a tokenizer: {e}")
         return None
 

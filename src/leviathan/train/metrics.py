@@ -6,7 +6,8 @@ metrics.jsonl (one JSON object per line, appended and flushed as they happen):
 TensorBoard (``<run_dir>/tensorboard``) gets the same numbers as ``train/*`` and ``val/*`` scalars.
 
 On resume from step s the rows after s (written by the interrupted run after its last checkpoint)
-are dropped from metrics.jsonl and TensorBoard is told to purge them, so the records read as one
+are dropped from metrics.jsonl (rewritten atomically, so a kill during the rewrite keeps the old file;
+a line cut short by a kill is dropped) and TensorBoard is told to purge them, so the records read as one
 uninterrupted run.
 """
 
@@ -21,6 +22,8 @@ import sys
 from pathlib import Path
 
 import torch
+
+from ..config import atomic_write_text
 
 
 class MetricsLogger:
@@ -43,7 +46,7 @@ class MetricsLogger:
                     continue  # a line cut short by a crash
                 if row.get("step", 0) <= resume_step:
                     kept.append(line)
-        self.path.write_text("".join(line + "\n" for line in kept))
+        atomic_write_text(self.path, "".join(line + "\n" for line in kept))  # a kill now keeps the old file
         self._file = open(self.path, "a")
         if tensorboard:
             try:
@@ -78,11 +81,17 @@ class MetricsLogger:
 
 
 def read_metrics(path: str | os.PathLike) -> list[dict]:
-    """Rows of a metrics.jsonl file (a run folder is accepted too)."""
+    """Rows of a metrics.jsonl file (a run folder is accepted too); a line cut short by a kill is skipped."""
     path = Path(path)
     if path.is_dir():
         path = path / "metrics.jsonl"
-    return [json.loads(line) for line in path.read_text().splitlines() if line.strip()]
+    rows = []
+    for line in path.read_text().splitlines():
+        try:
+            rows.append(json.loads(line))
+        except ValueError:
+            continue  # blank, or being written / cut short when the process was killed
+    return rows
 
 
 def git_revision() -> str | None:
