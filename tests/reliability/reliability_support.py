@@ -1,0 +1,111 @@
+"""Shared helpers of the reliability tests: a tiny corpus, file hashes, CLI runs, subprocess launches.
+
+The corpus and the run overrides are those of the training integration tests (``tests/integration/
+test_train.py``), so every run here trains in a fraction of a second per step.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parents[2]
+sys.path.insert(0, str(REPO / "tests" / "integration"))
+from test_train import make_data, tiny_overrides, write_corpus  # noqa: E402,F401
+
+RUN_STEPS = 4
+
+
+def run_overrides(data: Path, **extra) -> list[str]:
+    """Settings of the session's ``finished_run`` fixture: 4 steps, checkpoints at 2 and 4 (extra keys override)."""
+    base = dict(max_steps=RUN_STEPS, checkpoint_interval=2, eval_interval=0, keep_last="null")
+    base.update(extra)
+    return tiny_overrides(data, **base)
+
+
+# A subprocess that runs ``leviathan <argv>`` after optionally pausing inside the checkpoint writer:
+# argv[1] is a JSON plan {"pause": {"step": k, "where": "files" | "rename", "marker": path}}. "files"
+# hangs after model.safetensors of step k is written (the other files are not), "rename" hangs once every
+# file of step k is written and fsynced, just before the folder is renamed into place. The marker file
+# tells the test the process is there, so it can SIGKILL it exactly inside the write.
+LAUNCHER = r"""
+import json, sys, time
+plan = json.loads(sys.argv[1])
+from leviathan.train import checkpoint as ckpt
+
+def hang(marker):
+    open(marker, "w").close()
+    time.sleep(3600)
+
+pause = plan.get("pause")
+if pause and pause["where"] == "files":
+    real_save = ckpt.save_file
+    def save_file(tensors, path, *args, **kwargs):
+        real_save(tensors, path, *args, **kwargs)
+        if ckpt.step_name(pause["step"]) in str(path):
+            hang(pause["marker"])
+    ckpt.save_file = save_file
+elif pause and pause["where"] == "rename":
+    real_fsync_dir = ckpt._fsync_dir
+    def fsync_dir(path):
+        real_fsync_dir(path)
+        if path.name.startswith(".tmp-" + ckpt.step_name(pause["step"])):
+            hang(pause["marker"])
+    ckpt._fsync_dir = fsync_dir
+from leviathan.cli import main
+sys.exit(main(sys.argv[2:]))
+"""
+
+
+def tree_hashes(root: Path) -> dict[str, str]:
+    """sha256 of every file under ``root`` (relative path -> hex digest)."""
+    root = Path(root)
+    return {str(p.relative_to(root)): hashlib.sha256(p.read_bytes()).hexdigest()
+            for p in sorted(root.rglob("*")) if p.is_file()}
+
+
+def one_error(err: str) -> str:
+    """The single ``error: ...`` line of a CLI run's stderr (asserting there is exactly one and no traceback)."""
+    lines = [ln for ln in err.splitlines() if ln.startswith("error: ") or ": error: " in ln]  # ours or argparse's
+    assert "Traceback" not in err, err
+    assert len(lines) == 1, err
+    return lines[0]
+
+
+def launch(argv: list[str], cwd: Path, plan: dict | None = None, log_name: str = "stderr.log") -> subprocess.Popen:
+    """``python -c LAUNCHER plan argv`` with one thread; stderr goes to ``cwd/log_name``."""
+    env = {**os.environ, "OMP_NUM_THREADS": "1", "PYTHONPATH": str(REPO / "src"), "TOKENIZERS_PARALLELISM": "false"}
+    with open(Path(cwd) / log_name, "a") as log:  # the child keeps its own descriptor
+        return subprocess.Popen([sys.executable, "-c", LAUNCHER, json.dumps(plan or {}), *argv], env=env,
+                                stdout=subprocess.DEVNULL, stderr=log, cwd=cwd)
+
+
+def wait_for(condition, proc: subprocess.Popen, what: str, timeout: float = 120.0) -> None:
+    """Poll ``condition()`` until true; fail if the process exits first or the time runs out."""
+    deadline = time.time() + timeout
+    while time.time() < deadline:
+        if condition():
+            return
+        if proc.poll() is not None:
+            raise AssertionError(f"the process exited ({proc.returncode}) before {what}")
+        time.sleep(0.02)
+    proc.kill()
+    raise AssertionError(f"timed out waiting for {what}")
+
+
+def metric_lines(run: Path) -> tuple[list[dict], list[str]]:
+    """(rows that parse, lines that do not) of a run's metrics.jsonl."""
+    path = Path(run) / "metrics.jsonl"
+    rows, torn = [], []
+    if path.exists():
+        for line in path.read_text().splitlines():
+            try:
+                rows.append(json.loads(line))
+            except ValueError:
+                torn.append(line)
+    return rows, torn

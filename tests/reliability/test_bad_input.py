@@ -1,0 +1,413 @@
+"""Bad input gets one clear ``error: ...`` line (problem + fix), exit status 2, and damages nothing.
+
+Every case goes through ``leviathan.cli.main`` as a user would. Where files existed before (a prepared
+data folder, a run folder with checkpoints), their sha256 hashes are taken first and compared after the
+failure. Stops that are not errors (SIGTERM, Ctrl-C, a diverged loss) are here too: they must leave the
+last good checkpoint untouched and resumable.
+"""
+
+from __future__ import annotations
+
+import errno
+import json
+import os
+import shutil
+import signal
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from leviathan.cli import main
+from leviathan.train import checkpoint as ckpt
+from leviathan.train import loop
+
+sys.path.insert(0, str(Path(__file__).parent))
+from reliability_support import one_error, run_overrides, tree_hashes, write_corpus  # noqa: E402
+
+pytestmark = [pytest.mark.reliability, pytest.mark.usefixtures("single_thread")]
+
+
+def fails(capsys, *argv: str) -> str:
+    """Run the CLI, expect exit status 2 and return its single error line."""
+    code = main([str(a) for a in argv])
+    err = capsys.readouterr().err
+    assert code == 2, err
+    return one_error(err)
+
+
+def resume(run: Path, data: Path, *extra: str, **settings) -> list[str]:
+    """``train ... --resume auto`` on ``run`` (the finished run's settings, changed by ``settings``)."""
+    return ["train", *run_overrides(data, **settings), *extra, "--run-dir", str(run), "--resume", "auto", "--quiet"]
+
+
+@pytest.fixture
+def data_copy(data, tmp_path) -> Path:
+    dst = tmp_path / "data"
+    shutil.copytree(data, dst)
+    return dst
+
+
+@pytest.fixture(scope="module")
+def other_tokenizer_data(tmp_path_factory) -> Path:
+    """Data with the same vocabulary size (300) from a BPE trained on another corpus: other ids."""
+    from leviathan.data.prepare import prepare
+
+    root = tmp_path_factory.mktemp("other-tokenizer")
+    out = root / "data"
+    prepare(str(write_corpus(root / "corpus", seed=7)), out, tokenizer="bpe:300", val_fraction=0.2, progress=False,
+            log=lambda msg: None)
+    return out
+
+
+# ---- preparing a corpus -------------------------------------------------------------------------
+def _file(text: str):
+    def make(d: Path) -> Path:
+        (d / "corpus.txt").write_text(text)
+        return d / "corpus.txt"
+    return make
+
+
+def _empty_folder(d: Path) -> Path:
+    (d / "corpus").mkdir()
+    return d / "corpus"
+
+
+@pytest.mark.parametrize("make, message", [
+    (lambda d: d / "no-such-corpus", "does not exist; pass a file, a folder, a glob"),
+    (_file(""), "holds no text (0 non-empty documents); check the path"),
+    (_file(" \n\n \n"), "holds no text (0 non-empty documents); check the path"),
+    (_empty_folder, "holds no readable files (looked for .txt"),
+], ids=["missing", "empty-file", "whitespace-only", "empty-folder"])
+def test_prepare_missing_or_empty_corpus(capsys, tmp_path, data_copy, make, message):
+    before = tree_hashes(data_copy)
+    source = make(tmp_path)
+    line = fails(capsys, "prepare", source, "--out", data_copy, "--overwrite", "--tokenizer", "cl100k_base",
+                 "--no-progress")
+    assert message in line
+    assert tree_hashes(data_copy) == before  # --overwrite never touched the old data
+    assert sorted(p.name for p in tmp_path.iterdir() if p.name.startswith(".")) == []  # no temp folders
+
+
+def test_prepare_strict_refuses_undecodable_bytes(capsys, tmp_path, data_copy):
+    corpus = tmp_path / "corpus"
+    corpus.mkdir()
+    (corpus / "a.txt").write_text("fine text\n")
+    (corpus / "b.txt").write_bytes(b"caf\xe9 au lait\n")  # latin-1, not UTF-8
+    before = tree_hashes(data_copy)
+    line = fails(capsys, "prepare", corpus, "--out", data_copy, "--overwrite", "--strict",
+                 "--tokenizer", "cl100k_base", "--no-progress")
+    assert "b.txt: invalid UTF-8 at byte offset 3" in line
+    assert "convert the file to UTF-8" in line and "drop --strict" in line
+    assert tree_hashes(data_copy) == before
+    assert not [p for p in tmp_path.iterdir() if p.name.startswith(".")]
+
+
+def test_prepare_on_a_full_disk(capsys, tmp_path, data_copy, monkeypatch):
+    def full(path, *args, **kwargs):
+        raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC), str(path))
+
+    monkeypatch.setattr(np, "save", full)  # train_freq.npy, written after the token files
+    before = tree_hashes(data_copy)
+    line = fails(capsys, "prepare", write_corpus(tmp_path / "corpus", num_docs=5), "--out", data_copy, "--overwrite",
+                 "--tokenizer", "cl100k_base", "--no-progress")
+    assert "train_freq.npy': no space left on device (the disk is full); free disk space" in line
+    assert "(--run-dir / --out)" in line
+    assert tree_hashes(data_copy) == before
+    assert not [p for p in tmp_path.iterdir() if p.name.startswith(".")]  # the temporary folder is gone
+
+
+# ---- damaged prepared data ----------------------------------------------------------------------
+def _truncate_odd(d: Path):
+    raw = (d / "train.bin").read_bytes()
+    (d / "train.bin").write_bytes(raw[:1001])
+
+
+def _shard_of_another_preparation(d: Path):
+    raw = (d / "train.bin").read_bytes()
+    (d / "train.bin").write_bytes(raw[:1000])  # whole uint16 ids, but not the count meta.json records
+
+
+def _id_beyond_vocab(d: Path):
+    ids = np.fromfile(d / "train.bin", dtype=np.uint16)
+    ids[100] = 300  # == vocab_size
+    ids.tofile(d / "train.bin")
+
+
+def _foreign_meta(d: Path):
+    (d / "meta.json").write_text("PK\x03\x04 not json")
+
+
+def _meta_of_another_format(d: Path):
+    meta = json.loads((d / "meta.json").read_text())
+    (d / "meta.json").write_text(json.dumps({**meta, "format": 7}))
+
+
+def _missing_split(d: Path):
+    (d / "val.bin").unlink()
+
+
+@pytest.mark.parametrize("damage, message", [
+    (_truncate_odd, "train.bin is 1001 bytes, not a multiple of 2 (uint16): the file is truncated or damaged; re-copy"),
+    (_shard_of_another_preparation, "train.bin holds 500 tokens but meta.json says 8,"),
+    (_id_beyond_vocab, "train.bin: token id 300 at position 100 is >= vocab_size 300 from meta.json: the file belongs "
+                       "to another tokenizer or is damaged; re-run `leviathan prepare --overwrite`"),
+    (_foreign_meta, "meta.json is not valid JSON"),
+    (_meta_of_another_format, "is not a leviathan data dir meta.json (format 7, expected 1)"),
+    (_missing_split, "val.bin is missing; the data dir is incomplete; re-run `leviathan prepare`"),
+], ids=["truncated-shard", "foreign-shard", "id-beyond-vocab", "foreign-meta", "meta-format", "missing-split"])
+def test_damaged_data_is_refused_before_the_run_is_touched(capsys, run_copy, data_copy, damage, message):
+    before = tree_hashes(run_copy)
+    damage(data_copy)
+    line = fails(capsys, *resume(run_copy, data_copy, max_steps=6))
+    assert message in line
+    assert tree_hashes(run_copy) == before
+
+
+def test_missing_data_folder(capsys, tmp_path):
+    line = fails(capsys, "train", *run_overrides(tmp_path / "nowhere"), "--run-dir", tmp_path / "run", "--quiet")
+    assert "has no meta.json; prepare the data first (leviathan prepare) or set model.vocab_size" in line
+    assert not (tmp_path / "run").exists()
+
+
+# ---- tokenizers ---------------------------------------------------------------------------------
+def test_resume_on_data_of_another_tokenizer(capsys, run_copy, other_tokenizer_data):
+    before = tree_hashes(run_copy)
+    line = fails(capsys, *resume(run_copy, other_tokenizer_data, max_steps=6))
+    assert "cannot resume: the checkpoint" in line and "was trained with tokenizer 'bpe:300' (vocabulary 300)" in line
+    assert "was prepared with a different one ('bpe:300', vocabulary 300) that maps text to other ids" in line
+    assert "--tokenizer" in line  # the fix: prepare the corpus with the checkpoint's tokenizer
+    assert tree_hashes(run_copy) == before
+
+
+def test_eval_on_data_of_another_tokenizer(capsys, run_copy, other_tokenizer_data):
+    before = tree_hashes(run_copy)
+    line = fails(capsys, "eval", run_copy, "--data", other_tokenizer_data)
+    assert "cannot evaluate" in line and "maps text to other ids" in line
+    assert tree_hashes(run_copy) == before
+
+
+def test_tokenizer_file_that_contradicts_the_data(capsys, tmp_path, data_copy):
+    spec = json.loads((data_copy / "tokenizer.json").read_text())
+    spec["model"]["vocab"]["zzzz"] = 300  # one more id than meta.json's vocab_size: not this data's tokenizer
+    (data_copy / "tokenizer.json").write_text(json.dumps(spec))
+    line = fails(capsys, "train", *run_overrides(data_copy), "--run-dir", tmp_path / "run", "--quiet")
+    assert "has vocab_size=301 but its metadata says 300; the directory was edited by hand; re-create it" in line
+    assert not (tmp_path / "run").exists()
+
+
+# ---- checkpoints of another model ---------------------------------------------------------------
+@pytest.mark.parametrize("change, message", [
+    ({"model.embedding": "dense_tied"}, "embedding: 'leviathan' in the checkpoint, 'dense_tied' now"),
+    ({"model.num_hidden_layers": 3}, "num_hidden_layers: 2 in the checkpoint, 3 now"),
+], ids=["variant", "size"])
+def test_resume_a_checkpoint_of_another_model(capsys, data, run_copy, change, message):
+    before = tree_hashes(run_copy)
+    line = fails(capsys, *resume(run_copy, data, max_steps=6, **change))
+    assert "the model section differs from the checkpoint's" in line and message in line
+    assert "resume with the checkpoint's model settings" in line
+    assert tree_hashes(run_copy) == before
+
+
+def _weights_of_another_size(tensors: dict) -> dict:
+    return {**tensors, "model.norm.weight": tensors["model.norm.weight"][:32].clone()}
+
+
+def _weights_of_another_variant(tensors: dict) -> dict:
+    out = {k: v for k, v in tensors.items() if not k.startswith("model.embed_tokens.")}
+    out["model.embed_tokens.weight"] = tensors["lm_head.weight"].clone()
+    return out
+
+
+@pytest.mark.parametrize("swap, message", [
+    (_weights_of_another_size, "do not fit the model built from its config (model.norm.weight is (32,) in the file "
+                               "but (64,) in the model): they come from a model of another size"),
+    (_weights_of_another_variant, "do not match the model: missing ['model.embed_tokens.codebooks'"),
+], ids=["size", "variant"])
+def test_load_weights_of_another_model(capsys, run_copy, swap, message):
+    from safetensors.torch import load_file, save_file
+
+    step = run_copy / "checkpoints" / ckpt.step_name(4)
+    save_file(swap(load_file(str(step / "model.safetensors"))), str(step / "model.safetensors"))
+    before = tree_hashes(run_copy)
+    line = fails(capsys, "eval", step)
+    assert message in line and "use the config.yaml the weights were trained with" in line
+    assert tree_hashes(run_copy) == before
+
+
+# ---- configuration ------------------------------------------------------------------------------
+def test_misspelled_key_in_a_config_file(capsys, data, run_copy, tmp_path):
+    config = tmp_path / "run.yaml"
+    config.write_text("model:\n  preset: cpu-tiny\n  hiden_size: 64\n")
+    before = tree_hashes(run_copy)
+    line = fails(capsys, "train", "--config", config, *run_overrides(data), "--run-dir", run_copy, "--resume", "auto")
+    assert line == "error: unknown key 'model.hiden_size' in ModelConfig; did you mean 'model.hidden_size'?"
+    assert tree_hashes(run_copy) == before
+
+
+@pytest.mark.parametrize("override, message", [
+    ("optim.lr=fast", "error: optim.lr: expected a number, got 'fast'"),
+    ("max_steps=1.5", "error: max_steps: expected an integer, got 1.5"),
+    ("model.hidden_size=true", "error: model.hidden_size: expected an integer, got True"),
+    ("data.shuffle=window", "error: data.shuffle: 'window' is not one of 'windows', 'buffer', 'none'; did you mean "
+                            "'windows'?"),
+    ("optim.learning_rate=1e-3", "error: unknown key 'optim.learning_rate' in OptimConfig; valid keys:"),
+], ids=["lr-text", "steps-float", "size-bool", "shuffle-typo", "unknown-key"])
+def test_mistyped_or_unknown_settings(capsys, data, run_copy, override, message):
+    before = tree_hashes(run_copy)
+    line = fails(capsys, *resume(run_copy, data, max_steps=6), override)
+    assert line.startswith(message)
+    assert tree_hashes(run_copy) == before
+
+
+@pytest.mark.parametrize("override, message", [
+    ("model.hidden_size=0", "model.hidden_size must be a positive integer, got 0"),
+    ("model.num_attention_heads=-2", "model.num_attention_heads must be a positive integer, got -2"),
+    ("micro_batch_size=-4", "micro_batch_size must be a positive integer, got -4"),
+    ("data.seq_len=0", "data.seq_len must be a positive integer, got 0"),
+    ("max_steps=0", "max_steps must be a positive integer or null, got 0"),
+], ids=["width", "heads", "micro-batch", "seq-len", "steps"])
+def test_zero_or_negative_sizes(capsys, data, run_copy, override, message):
+    before = tree_hashes(run_copy)
+    assert message in fails(capsys, *resume(run_copy, data), override)
+    assert tree_hashes(run_copy) == before
+
+
+@pytest.mark.parametrize("argv, message", [
+    (["eval", "{run}", "--batch-size", "0"], "argument --batch-size: must be a positive integer, got 0"),
+    (["eval", "{run}", "--max-tokens", "-5"], "argument --max-tokens: must be a positive integer, got -5"),
+    (["generate", "{run}", "--max-new-tokens", "0"], "argument --max-new-tokens: must be a positive integer, got 0"),
+], ids=["eval-batch", "eval-tokens", "generate-tokens"])
+def test_zero_or_negative_command_line_sizes(capsys, run_copy, argv, message):
+    with pytest.raises(SystemExit) as info:  # argparse: usage + one error line, status 2
+        main([a.format(run=run_copy) for a in argv])
+    assert info.value.code == 2
+    assert message in one_error(capsys.readouterr().err)
+
+
+def test_sequence_length_beyond_the_model(capsys, data, run_copy):
+    before = tree_hashes(run_copy)
+    line = fails(capsys, *resume(run_copy, data, max_steps=6), "data.seq_len=256")
+    assert line == ("error: data.seq_len=256 exceeds model.max_position_embeddings=128; lower data.seq_len or raise "
+                    "model.max_position_embeddings")
+    line = fails(capsys, "eval", run_copy, "--seq-len", "1000")
+    assert line == ("error: --seq-len 1000 exceeds the model's max_position_embeddings (128); pass a smaller "
+                    "--seq-len")
+    assert tree_hashes(run_copy) == before
+
+
+# ---- where the run is written -------------------------------------------------------------------
+def test_run_folder_that_is_a_file(capsys, data, tmp_path):
+    blocker = tmp_path / "runs"
+    blocker.write_text("not a folder\n")
+    for run_dir in (blocker, blocker / "tiny"):
+        line = fails(capsys, "train", *run_overrides(data), "--run-dir", run_dir, "--quiet")
+        assert f"cannot use run folder '{run_dir}': '{blocker}' is a file, not a folder; choose another --run-dir" in line
+    assert blocker.read_text() == "not a folder\n"
+
+
+@pytest.mark.skipif(hasattr(os, "geteuid") and os.geteuid() == 0,
+                    reason="running as root: chmod does not stop root from writing (test_run_folder_that_is_a_file "
+                           "covers an unusable run folder)")
+def test_run_folder_without_write_permission(capsys, data, tmp_path):
+    locked = tmp_path / "locked"
+    locked.mkdir()
+    locked.chmod(0o500)
+    try:
+        line = fails(capsys, "train", *run_overrides(data), "--run-dir", locked / "run", "--quiet")
+    finally:
+        locked.chmod(0o700)
+    assert "is not writable (permission denied); make it writable (chmod u+w) or choose another --run-dir" in line
+    assert list(locked.iterdir()) == []
+
+
+def test_disk_full_during_a_checkpoint_write(capsys, data, run_copy, monkeypatch):
+    real = ckpt.save_file
+
+    def half_then_full(tensors, path, *args, **kwargs):  # the disk fills up in the middle of the weights
+        real(tensors, path, *args, **kwargs)
+        with open(path, "r+b") as f:
+            f.truncate(os.path.getsize(path) // 2)
+        raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC), path)
+
+    monkeypatch.setattr(ckpt, "save_file", half_then_full)
+    before = tree_hashes(run_copy / "checkpoints")
+    line = fails(capsys, *resume(run_copy, data, max_steps=8))
+    assert line.startswith("error: could not save the checkpoint of step 6 ('")
+    assert "no space left on device (the disk is full); free disk space (delete old runs or checkpoints, or lower " \
+           "keep_last) or write to another disk (--run-dir / --out))" in line
+    assert f"the last complete checkpoint '{run_copy / 'checkpoints' / 'step-00000004'}' is intact" in line
+    assert line.endswith("after making room, continue with --resume auto")
+    assert tree_hashes(run_copy / "checkpoints") == before  # no partial folder, old ones untouched
+    assert ckpt.latest_checkpoint(run_copy).name == "step-00000004"
+    ckpt.load_state(ckpt.latest_checkpoint(run_copy))
+    monkeypatch.setattr(ckpt, "save_file", real)  # space freed: the same command continues
+    assert main(resume(run_copy, data, max_steps=8)) == 0
+    assert [s for s, _ in ckpt.list_checkpoints(run_copy)] == [2, 4, 6, 8]
+
+
+# ---- stops: divergence, SIGTERM, Ctrl-C ---------------------------------------------------------
+def _on_micro_step(monkeypatch, n: int, action) -> None:
+    """Run ``action()`` on the ``n``-th micro step's forward (2 micro steps per optimizer step)."""
+    real, calls = loop._forward_loss, {"n": 0}
+
+    def forward(model, x, y):
+        calls["n"] += 1
+        loss = real(model, x, y)
+        return action(loss) if calls["n"] == n else loss
+
+    monkeypatch.setattr(loop, "_forward_loss", forward)
+
+
+def test_non_finite_loss_keeps_the_last_good_checkpoint(capsys, data, run_copy, monkeypatch):
+    _on_micro_step(monkeypatch, 3, lambda loss: loss * float("nan"))  # step 6 of a run resumed at 4
+    before = tree_hashes(run_copy / "checkpoints")
+    line = fails(capsys, *resume(run_copy, data, max_steps=8))
+    assert line.startswith("error: training diverged at step 6: loss is nan at lr ")
+    assert f"the last good checkpoint is {run_copy / 'checkpoints' / 'step-00000004'}" in line
+    assert "Try a lower learning rate, for example optim.lr=" in line and "continue with --resume auto" in line
+    assert tree_hashes(run_copy / "checkpoints") == before
+    assert train_steps(run_copy) == [1, 2, 3, 4, 5]  # the diverged step 6 is not logged
+
+
+def train_steps(run: Path) -> list[int]:
+    return [r["step"] for r in map(json.loads, (run / "metrics.jsonl").read_text().splitlines()) if "train_loss" in r]
+
+
+@pytest.mark.parametrize("sig, code, last_line", [
+    (signal.SIGTERM, 0, "SIGTERM received: finishing this step, saving a checkpoint, then stopping (exit status 0)"),
+    (signal.SIGINT, 130, "interrupted"),
+], ids=["SIGTERM", "Ctrl-C"])
+def test_signal_saves_and_leaves_earlier_checkpoints_alone(capsys, data, run_copy, monkeypatch, sig, code, last_line):
+    def send(loss):
+        os.kill(os.getpid(), sig)
+        return loss
+
+    _on_micro_step(monkeypatch, 3, send)
+    before = tree_hashes(run_copy / "checkpoints")
+    assert main(resume(run_copy, data, max_steps=8, checkpoint_interval=0)) == code
+    err = capsys.readouterr().err
+    assert "Traceback" not in err and err.strip().splitlines()[-1] == last_line
+    assert f"{signal.Signals(sig).name} received: finishing this step, saving a checkpoint, then stopping" in err
+    after = tree_hashes(run_copy / "checkpoints")
+    assert {k: v for k, v in after.items() if not k.startswith("step-00000006")} == before
+    assert ckpt.latest_checkpoint(run_copy).name == "step-00000006"
+    assert main(resume(run_copy, data, max_steps=8, checkpoint_interval=0)) == 0
+    assert train_steps(run_copy) == list(range(1, 9))
+
+
+def test_second_ctrl_c_during_the_checkpoint_write(capsys, data, run_copy, monkeypatch):
+    _on_micro_step(monkeypatch, 3, lambda loss: os.kill(os.getpid(), signal.SIGINT) or loss)
+    real = ckpt.save_file
+
+    def impatient(tensors, path, *args, **kwargs):  # the user presses Ctrl-C again while it saves
+        real(tensors, path, *args, **kwargs)
+        os.kill(os.getpid(), signal.SIGINT)
+
+    monkeypatch.setattr(ckpt, "save_file", impatient)
+    before = tree_hashes(run_copy / "checkpoints")
+    assert main(resume(run_copy, data, max_steps=8, checkpoint_interval=0)) == 130
+    assert capsys.readouterr().err.strip().splitlines()[-1] == "interrupted"
+    assert tree_hashes(run_copy / "checkpoints") == before  # no half-written step-6, no .tmp-* left
+    assert ckpt.latest_checkpoint(run_copy).name == "step-00000004"
