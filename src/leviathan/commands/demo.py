@@ -19,8 +19,9 @@ What it does:
 
 Sizes: 200 steps x 4,096 tokens (sequences of 256) per model = 819,200 tokens each. On 2 idle CPU
 cores (fp32, 2 threads) dense_tied trains at about 9-10k tokens/s and leviathan at about 8-9k, so
-the whole demo takes about 3-4 minutes, 15 s of it preparing the corpus the first time; on a busy
-machine it takes longer (the table reports the measured throughput). ``--steps`` scales it. This is
+the whole demo takes about 3-4 minutes, 5-15 s of it preparing the corpus the first time. On a busy
+machine (load average above cores - 1) it trains with one thread, which is then faster, and takes
+longer (the table reports the measured throughput). ``--steps`` scales it. This is
 a smoke-scale comparison: at under a million tokens the ranking can go either way; the paper's
 gains are measured over billions of tokens (``leviathan sweep`` runs proper grids).
 """
@@ -56,7 +57,8 @@ def add_arguments(parser) -> None:
     parser.add_argument("--lr", type=float, default=2e-3, help="peak learning rate (default 2e-3)")
     parser.add_argument("--eval-tokens", type=int, default=None, help="validation tokens (default: the whole split)")
     parser.add_argument("--variants", default=",".join(VARIANTS), help="comma-separated embedding variants")
-    parser.add_argument("--threads", type=int, default=None, help="torch intra-op threads (default: torch's choice)")
+    parser.add_argument("--threads", type=int, default=None,
+                        help="torch intra-op threads (default: torch's choice, or 1 when the machine is already busy)")
     parser.add_argument("--quiet", action="store_true", help="no progress bars")
 
 
@@ -158,6 +160,13 @@ def compare(rows: list[dict]) -> str | None:
             f"total parameters {params:+.1f}% (same body; the untied head is the difference)")
 
 
+def _busy() -> bool:
+    try:
+        return os.getloadavg()[0] > max(1, (os.cpu_count() or 1) - 1)
+    except OSError:  # not available on this platform
+        return False
+
+
 def run(args) -> int:
     import torch
 
@@ -169,6 +178,12 @@ def run(args) -> int:
     variants = [v for v in args.variants.split(",") if v]
     if args.threads:
         torch.set_num_threads(args.threads)
+    elif _busy():
+        # OpenMP regions stall whenever another process holds one of their cores: on a busy 2-core
+        # machine one thread was measured 2-4x faster than two
+        torch.set_num_threads(1)
+        print(f"the machine is busy (load average {os.getloadavg()[0]:.1f} on {os.cpu_count()} cores): "
+              f"training with 1 thread (override with --threads)", file=sys.stderr)
     t0 = time.time()
     run_dir = Path(args.run_dir)
     data_dir = Path(args.data_dir).expanduser() if args.data_dir else default_data_dir()
