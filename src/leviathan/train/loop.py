@@ -223,6 +223,9 @@ def _train(cfg: RunConfig, run_dir: Path, resume: str | None, device: torch.devi
         f"{'tied' if counts.tied else f'{counts.head:,}'} | total {counts.total:,}")
     say(f"{total_steps} steps x {cfg.batch_tokens:,} tokens (micro batch {cfg.micro_batch_size} x {cfg.data.seq_len}, "
         f"grad accumulation {accum}, world {info.world_size})")
+    if cfg.schedule.warmup_steps >= total_steps:
+        say(f"note: schedule.warmup_steps={cfg.schedule.warmup_steps} >= {total_steps} steps: the learning rate "
+            f"never decays; lower schedule.warmup_steps for a cosine phase")
     metrics = MetricsLogger(run_dir, enabled=main, resume_step=step if loaded is not None else None)
 
     def snapshot() -> dict:
