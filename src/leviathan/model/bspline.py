@@ -14,8 +14,12 @@ ends, where the centred splines of the missing knots -1 and kappa would have con
 A degree-p basis has at most p + 1 non-zero functions at any u: the "window" starting at knot
 ``g0 = floor(s - (p + 1) / 2) + 1``. ``window`` returns those indices (clamped ones carry zero
 weight) and their normalised weights plus d(weight)/du, which is all the generator's fast path
-needs: it never forms the (..., kappa) dense basis. ``dense_basis`` forms it, for the literal
-reference implementation and for the comparison with scipy.
+needs: it never forms the (..., kappa) dense basis. Inside the window each weight is a fixed
+polynomial of the fractional position f (quadratic: (1-f)^2/2, 1/2 + f(1-f), f^2/2), evaluated
+directly instead of through ``beta``'s branches. ``window_rows`` is the same with the knot indices
+offset into a stacked table of knot grids, output buffers supplied by the caller and the derivative
+computed on demand: the generator's kernel entry point. ``dense_basis`` forms the (..., kappa) basis,
+for the literal reference implementation and for the comparison with scipy.
 """
 
 from __future__ import annotations
@@ -62,29 +66,130 @@ def dense_basis(u: torch.Tensor, num_knots: int, degree: int = 2) -> torch.Tenso
     return raw / raw.sum(-1, keepdim=True)
 
 
-def window(u: torch.Tensor, num_knots: int, degree: int = 2):
+def _window_weights(f: torch.Tensor, g: torch.Tensor, degree: int, w: torch.Tensor) -> None:
+    """Fill w (..., p+1) with the raw window weights at f in [0, 1) (g = 1 - f).
+
+    With the window starting at knot g0 and f = s - (p + 1) / 2 - floor(s - (p + 1) / 2), knot g0 + j
+    sits at offset x_j = f + (p - 1) / 2 - j, so beta(x_j) is a polynomial of f (quadratic:
+    (1-f)^2/2, 1/2 + f(1-f), f^2/2). Each is written in a factored form with non-negative terms, so it is
+    exactly 0 where beta is and never cancels near the ends of its support. Columns are written in place
+    (``out=``): ``torch.stack`` of u-sized columns costs several times more.
+    """
+    if degree == 1:
+        w[..., 0] = g
+        w[..., 1] = f
+    elif degree == 2:
+        torch.mul(g, g, out=w[..., 0]).mul_(0.5)
+        torch.mul(f, g, out=w[..., 1]).add_(0.5)
+        torch.mul(f, f, out=w[..., 2]).mul_(0.5)
+    elif degree == 3:
+        f2, g2 = f * f, g * g
+        torch.mul(g2, g, out=w[..., 0]).div_(6.0)
+        torch.mul(f2, torch.mul(f, 0.5).sub_(1.0), out=w[..., 1]).add_(2.0 / 3.0)  # 2/3 - f^2 (1 - f/2)
+        torch.mul(g2, torch.mul(g, 0.5).sub_(1.0), out=w[..., 2]).add_(2.0 / 3.0)
+        torch.mul(f2, f, out=w[..., 3]).div_(6.0)
+    else:
+        raise ValueError(f"spline degree must be 1, 2 or 3, got {degree}")
+
+
+def _window_derivative(f: torch.Tensor, g: torch.Tensor, degree: int, scale: float, dw: torch.Tensor) -> None:
+    """Fill dw (..., p+1) with d/du of the raw window weights (the chain factor kappa - 1 included)."""
+    if degree == 1:
+        dw[..., 0] = -scale
+        dw[..., 1] = scale
+    elif degree == 2:
+        torch.mul(g, -scale, out=dw[..., 0])
+        torch.sub(g, f, out=dw[..., 1]).mul_(scale)
+        torch.mul(f, scale, out=dw[..., 2])
+    elif degree == 3:
+        torch.mul(g * g, -0.5 * scale, out=dw[..., 0])
+        torch.mul(f, torch.mul(f, 1.5).sub_(2.0), out=dw[..., 1]).mul_(scale)  # f (1.5 f - 2)
+        torch.mul(g, torch.mul(g, -1.5).add_(2.0), out=dw[..., 2]).mul_(scale)  # g (2 - 1.5 g)
+        torch.mul(f * f, 0.5 * scale, out=dw[..., 3])
+    else:
+        raise ValueError(f"spline degree must be 1, 2 or 3, got {degree}")
+
+
+def window(u: torch.Tensor, num_knots: int, degree: int = 2, with_derivative: bool = True):
     """The p + 1 possibly non-zero basis functions at each u.
+
+    Interior windows are exactly a partition of unity (the raw cardinal splines sum to 1), so only
+    windows that reach past either end of the knot grid are renormalised, on that subset (rare for
+    u = sigmoid(...)).
 
     Args:
         u: (...) values in [0, 1].
+        with_derivative: also return d w / d u (None otherwise).
     Returns:
         idx: (..., p+1) int64 knot indices, clamped into [0, kappa-1] (clamped slots have weight 0).
         w: (..., p+1) normalised weights; they sum to 1 over the last dim.
-        dw: (..., p+1) d w / d u (includes the chain factor kappa - 1 and the normalisation).
+        dw: (..., p+1) d w / d u (includes the chain factor kappa - 1 and the normalisation), or None.
     """
+    idx, w, derivative = window_rows(u, num_knots, degree, 0, index_dtype=torch.int64)
+    return idx, w, derivative() if with_derivative else None
+
+
+def window_rows(u: torch.Tensor, num_knots: int, degree: int, row_offset, index_dtype: torch.dtype = torch.int32,
+                alloc=None):
+    """``window`` with each knot index shifted by ``row_offset``, and d w / d u on demand.
+
+    The generator's kernel looks coefficients up in S viewed as (M d_s kappa, r); passing the first row of
+    each coordinate's grid as ``row_offset`` (an int or an integer tensor broadcastable to u) yields those
+    rows directly, in ``index_dtype`` (int32 by default: half the bytes of int64; ``embedding_bag`` takes
+    it). u may be a strided view (e.g. a permutation): the outputs are contiguous in u's shape. Cost:
+    ~18 element-wise ops on u-sized tensors, +4 for the derivative.
+
+    Args:
+        alloc: ``alloc(name, shape, dtype) -> Tensor`` supplies every u-sized tensor (outputs and scratch),
+            so a caller can hand out reused buffers; default ``torch.empty``.
+    Returns:
+        rows: (..., p+1) ``row_offset + idx`` with idx as in ``window``;
+        w: (..., p+1) as in ``window``;
+        derivative: () -> dw (..., p+1) as in ``window``; it reads this call's scratch, so call it before
+            the next call that shares ``alloc``'s buffers.
+    """
+    if alloc is None:
+        def alloc(name, shape, dtype):
+            return torch.empty(shape, dtype=dtype, device=u.device)
     p = degree
     scale = num_knots - 1
-    s = u * scale  # (...)
-    g0 = torch.floor(s - (p + 1) / 2.0) + 1.0  # (...) first knot of the window
-    offs = torch.arange(p + 1, dtype=u.dtype, device=u.device)  # (p+1,)
-    g = g0.unsqueeze(-1) + offs  # (..., p+1) knot indices as floats
-    valid = (g >= 0) & (g <= scale)  # knots -1 or kappa do not exist
-    x = s.unsqueeze(-1) - g  # (..., p+1) offsets from each knot
-    b = torch.where(valid, beta(x, p), torch.zeros_like(x))
-    db = torch.where(valid, dbeta(x, p), torch.zeros_like(x)) * scale  # d b / d u
-    total = b.sum(-1, keepdim=True)  # (..., 1) > 0 for every u in [0, 1]
-    dtotal = db.sum(-1, keepdim=True)
-    w = b / total
-    dw = (db * total - b * dtotal) / (total * total)  # quotient rule
-    idx = g.clamp(0, scale).long()
-    return idx, w, dw
+    shape = tuple(u.shape)
+    t = torch.mul(u, scale, out=alloc("t", shape, u.dtype)).sub_((p + 1) / 2.0)  # s - (p+1)/2, s = u (kappa-1)
+    fl = torch.floor(t, out=alloc("fl", shape, u.dtype))  # (...) first knot of the window minus 1
+    f = t.sub_(fl)  # (...) in [0, 1): position inside the window
+    g = torch.neg(f, out=alloc("g", shape, u.dtype)).add_(1.0)  # 1 - f
+    w = alloc("w", shape + (p + 1,), u.dtype)
+    _window_weights(f, g, p, w)  # (..., p+1)
+    first = alloc("first", shape, index_dtype).copy_(fl)  # fl holds integers: the conversion is exact
+    first.add_(row_offset + 1)  # (...) row of knot g0 = fl + 1
+    rows = alloc("rows", shape + (p + 1,), index_dtype)
+    for j in range(p + 1):
+        torch.add(first, j, out=rows[..., j])  # (..., p+1), not yet clamped
+    edge = None
+    if fl.numel():
+        lo, hi = torch.aminmax(fl)
+        if bool(lo < -1) or bool(hi > scale - p - 1):  # some windows include knot -1 or kappa (which do not exist)
+            offs = torch.arange(1, p + 2, device=u.device, dtype=index_dtype)
+            sel = ((fl < -1) | (fl > scale - p - 1)).reshape(-1).nonzero().squeeze(1)  # flat positions
+            knots = fl.reshape(-1).index_select(0, sel).to(index_dtype).unsqueeze(-1) + offs  # (E, p+1)
+            valid = (knots >= 0) & (knots <= scale)
+            rows2 = rows.view(-1, p + 1)
+            rows2.index_copy_(0, sel, rows2.index_select(0, sel) + (knots.clamp(0, scale) - knots))  # into the grid
+            w2 = w.view(-1, p + 1)
+            b = w2.index_select(0, sel) * valid
+            total = b.sum(-1, keepdim=True)  # (E, 1) > 0 for every u in [0, 1]
+            w2.index_copy_(0, sel, b / total)
+            edge = (sel, valid, b, total)
+
+    def derivative() -> torch.Tensor:
+        dw = alloc("dw", shape + (p + 1,), u.dtype)
+        _window_derivative(f, g, p, scale, dw)
+        if edge is not None:
+            sel, valid, b, total = edge
+            dw2 = dw.view(-1, p + 1)
+            db = dw2.index_select(0, sel) * valid
+            dtotal = db.sum(-1, keepdim=True)
+            dw2.index_copy_(0, sel, (db * total - b * dtotal) / (total * total))  # quotient rule
+        return dw
+
+    return rows, w, derivative

@@ -15,38 +15,55 @@ applied as ``z @ proj[m].T``, ``ln_weight``/``ln_bias`` (M, d_s), ``spline_coeff
 Where the time goes, and why this implementation is fast
 -------------------------------------------------------
 The generator is a pure function of the id, so a training step only needs e(i) for the *distinct*
-ids of the batch (U of them; a 2,048-token batch of English has ~600-1,000). ``forward`` runs
-``torch.unique``, computes U embeddings and gathers them back with ``F.embedding``, whose backward
-sums the gradients of duplicates: exact, and 2-3x less work than per-position evaluation.
+ids of the batch (U of them: ~450 for 2 x 512 o200k tokens of English, ~700-850 for 8 x 256 tokens of
+a BPE-8192). ``forward`` runs ``torch.unique``, computes U embeddings and gathers them back with
+``F.embedding``, whose backward sums the gradients of duplicates: exact, and 2-3x less work than
+per-position evaluation.
 
-Per distinct id the arithmetic is (paper defaults M=8, d_s=128, kappa=32, r=64):
-- steps 2-3 and 6: three small matmuls (d_s x M d_s, M r x D), done by BLAS;
-- step 4: the literal formula multiplies a (kappa)-vector of basis values by a (kappa x r) matrix
-  for each of M d_s coordinates: M d_s kappa r = 2.1M multiply-adds per id. A quadratic spline
-  has at most 3 non-zero basis functions, so ``_SplineProduct`` gathers just those 3 rows of S
-  (3/32 of the work) and forms phi as a weighted sum of three r-vectors;
-- step 5: a product over d_s of (M, r) values.
+Per distinct id (paper defaults M=8, d_s=128, kappa=32, r=64; ``leviathan params`` prints the FLOPs):
+- steps 2-3 and 6: the codebook sum (``embedding_bag``), one (d_s -> M d_s) and one (M r -> D) matmul;
+  the per-mode LayerNorm + affine + sigmoid is one autograd function (``_ModeActivation``);
+- steps 4-5, the bulk: the literal formula contracts a kappa-vector of basis values with a kappa x r
+  matrix for each of M d_s coordinates (2.1M multiply-adds per id) and keeps both for backward.
+  ``_SplineProduct`` touches the 3 non-zero knots only: ``embedding_bag`` with per-sample weights
+  gathers and weights 3 rows of S in one fused kernel, one seed coordinate (all modes, all ids) at a
+  time, and multiplies the slice into P at once (see ``_SplineProduct`` for the loop order).
+
+Measured (1 thread on this 2-core CPU, shared with other jobs; CPU time, see docs/benchmarks.md):
+cpu-small generator (d_s=64, M=8, kappa=16, r=32), ~760 ids: ~12 ms forward + ~33 ms backward
+(~60 us/id; the literal formula ~240 ms, 5x slower); paper defaults, ~460 ids: ~25 ms forward +
+~75 ms backward (~220 us/id; the literal formula ~1.3 ms/id, ~6x slower). Of the paper-default time:
+the three ``embedding_bag`` passes (phi forward; phi again and d phi / du in backward) ~35%, the
+grad_S GEMMs ~20% (dense kappa-wide basis: BLAS beats every 3-of-kappa scatter tried), the windows
+~6% (computed once per step: backward reuses forward's), the other element-wise passes over
+(M, ids, r) slices (product, quotient, dot) ~20%, the matmuls of steps 3 and 6 ~10%. It is
+memory-bound element-wise work in eager PyTorch: each pass over an (M, ids, r) slice is ~1 MiB,
+kept cache-sized on purpose, and multi-MiB temporaries are reused (``_Workspace``) because on this
+VM a freshly mapped page costs ~1-4 us to fault in, more than the arithmetic done on it. A further
+~2x would need one fused kernel (phi, product and gradients in registers).
 
 Memory: the literal formula keeps (ids, M, d_s, kappa) basis values and (ids, M, d_s, r) phi
-tensors alive for backward: 256 KiB+ per id at the defaults, which is what makes naive
-implementations slow (allocation + memory traffic) and large. ``_SplineProduct`` is a custom
-autograd function that keeps only its input u (M d_s) (and the parameter S); backward recomputes phi
-chunk by chunk and forms d P / d phi_d as the exclusive product prod_{d' != d} phi_{d'} from prefix
-and suffix cumulative products (exact even when some phi is 0, unlike P / phi_d). The per-mode
-LayerNorm is one ``F.group_norm`` call (groups = modes), which saves only its input and two
-statistics. Kept for backward per distinct id: z (d_s) + W z (M d_s) + LN stats (2M) +
-u (M d_s) + P (M r), about 10.6 KiB at the defaults.
+tensors alive for backward: ~1 MiB per id at the defaults. ``_SplineProduct`` keeps only its input
+u (M d_s), its output P (M r) and the parameter S; backward recomputes phi slice by slice and forms
+d P / d phi_d = P / phi_d where P is a normal number, falling back to the exact prefix/suffix
+exclusive product for (id, mode) rows whose P is zero, subnormal or not finite (a zero phi). Kept for
+backward per distinct id: z (d_s) + W z (M d_s) + LN stats (2M) + u (M d_s) + P (M r), 10.6 KiB at
+the defaults.
 
 Numerics: the product over 128 factors near 1 amplifies fp32 rounding to ~1e-6 relative; the
 test vectors (float64) are matched to ~1e-5 in fp32 and ~1e-12 in float64.
 
 Footguns: ids outside [0, b^k) raise (they would alias another token's digits); the spline kernel
-is once-differentiable (no double backward).
+is once-differentiable (no double backward); on CPU it keeps its window buffers between calls (the
+largest call's, ~20-40 MiB per thread), ``release_workspace()`` frees them.
 """
 
 from __future__ import annotations
 
+import functools
+import itertools
 import math
+import threading
 
 import torch
 import torch.nn.functional as F
@@ -56,9 +73,12 @@ from torch.autograd.function import once_differentiable
 from . import bspline
 from .digits import check_ids, to_digits
 
-# Elements of the (ids, M, d_s, degree+1, r) gathered-coefficient tensor processed at once.
-# 2^22 floats = 16 MiB keeps each chunk cache-friendly and bounds peak memory for any batch.
-CHUNK_ELEMENTS = 1 << 22
+# Bounds the ids the spline kernel handles at once: CHUNK_ELEMENTS // (M d_s (degree+1) r) ids per chunk
+# (682 at paper defaults, 2730 for cpu-small), i.e. the elements a gathered (ids, M, d_s, degree+1, r)
+# tensor would have. The kernel never forms that tensor: per chunk it holds the windows (rows, weights,
+# their derivative and scratch, ~13 u-sized tensors), ~17 / r bytes per CHUNK_ELEMENTS (36 MiB at
+# r = 64). A training batch is one chunk; only ``bake`` and huge batches are split.
+CHUNK_ELEMENTS = 1 << 27
 
 
 def _exclusive_product(phi: torch.Tensor, dim: int) -> torch.Tensor:
@@ -72,23 +92,108 @@ def _exclusive_product(phi: torch.Tensor, dim: int) -> torch.Tensor:
     return before * after
 
 
+# Seed coordinates the kernel handles per step: as many as keep a (coordinates, M, ids, r) slice of phi near
+# this many elements (2 MiB in fp32: cache-resident), at least one. Small batches take many coordinates per
+# step, so per-op overhead does not dominate when there are few ids.
+_BLOCK_ELEMENTS = 1 << 19
+
+
+def _coordinate_block(M: int, ids: int, r: int, d_s: int) -> int:
+    return max(1, min(d_s, _BLOCK_ELEMENTS // max(1, M * ids * r)))
+
+
+@functools.lru_cache(maxsize=16)
+def _row_base(M: int, d_s: int, kappa: int, device: torch.device) -> torch.Tensor:
+    """(d_s, M, 1) int32: first row of S[m, d] in S viewed as (M d_s kappa, r). Built once per shape."""
+    return (torch.arange(M * d_s, device=device, dtype=torch.int32).view(M, d_s).t() * kappa).reshape(d_s, M, 1)
+
+
+class _Workspace(threading.local):
+    """Per-thread buffers for the spline kernel's window arrays, kept between calls (CPU only).
+
+    Why: on CPU a multi-MiB temporary is often a fresh ``mmap`` (glibc returns large freed blocks to the
+    OS) whose pages fault in on first touch, at ~1-4 us per 4 KiB page on this VM: for the (d_s, M, ids,
+    p+1) window arrays (~20-25 MiB per call for a training batch) that costs more than the arithmetic
+    on them. ``bspline.window_rows`` draws them from here instead. Held: the largest call's window
+    arrays per thread and dtype (~17 / r bytes per CHUNK_ELEMENTS at most, see there);
+    ``release_workspace()`` frees them. Not re-entrant, and need not be: the kernel calls no user code
+    between taking and releasing a buffer. Other devices have caching allocators and get fresh tensors.
+    """
+
+    def __init__(self):
+        self.buffers: dict = {}
+        self.serial = None  # id of the window computation the buffers hold (unique across threads)
+        self.windows = None  # its (rows, w, derivative)
+
+    def allocator(self, device: torch.device):
+        if device.type != "cpu":
+            return None
+
+        def alloc(name: str, shape: tuple, dtype: torch.dtype) -> torch.Tensor:
+            numel = math.prod(shape)
+            buf = self.buffers.get((name, dtype))
+            if buf is None or buf.numel() < numel:
+                buf = torch.empty(numel, dtype=dtype, device=device)
+                self.buffers[(name, dtype)] = buf
+            return buf[:numel].view(shape)
+
+        return alloc
+
+
+_WORKSPACE = _Workspace()
+_WINDOW_SERIALS = itertools.count()
+
+
+def release_workspace() -> None:
+    """Free the spline kernel's cached window buffers of the calling thread (see ``_Workspace``)."""
+    _WORKSPACE.buffers.clear()
+    _WORKSPACE.serial, _WORKSPACE.windows = None, None
+
+
+def _weighted_rows(rows: torch.Tensor, table: torch.Tensor, weights: torch.Tensor) -> torch.Tensor:
+    """rows, weights (N, p+1); table (R, r) -> (N, r) = sum_j weights[:, j] table[rows[:, j]].
+
+    ``embedding_bag`` with per-sample weights: gather and weighted sum fused, the (N, p+1, r) gathered rows
+    never exist. ``table`` must not require grad: with such a weight embedding_bag takes its training
+    kernel (which also builds offset2bag/bag_size for its own backward) even under no_grad, 2-5x slower.
+    """
+    return F.embedding_bag(rows, table, mode="sum", per_sample_weights=weights)
+
+
 class _SplineProduct(torch.autograd.Function):
     """u (U, M, d_s), S (M, d_s, kappa, r) -> P (U, M, r) = prod_d sum_g B_g(u) S[d, g, :].
 
-    Touches only the degree+1 non-zero knots per coordinate; saves only u (and the parameter S).
+    Touches only the degree+1 non-zero knots per coordinate and saves only u, S (a parameter) and its own
+    output P for backward.
+
+    Loop order: the windows (rows of S, weights) of a whole chunk of ids are computed at once, laid out
+    (d_s, M, ids, p+1); then the kernel walks the d_s seed coordinates a block at a time
+    (``_coordinate_block``: one or two coordinates for a training batch, more when there are few ids),
+    one (block, M, ids, r) slice of phi at a time. A slice is ~1-2 MiB (cache-resident) and is consumed
+    right away: forward multiplies it into P; backward turns it into grad_phi = grad_P P / phi (in place),
+    the (kappa, ids) @ (ids, r) GEMMs of grad_S (one per coordinate and mode, over all ids at once) and
+    grad_u = <d phi / du, grad_phi>. The full (ids, M, d_s, r) phi never exists. Chunks of ids
+    (``_chunk_size``) only bound the window arrays' memory for very large calls (``bake``).
     """
 
     @staticmethod
     def _chunk(u: torch.Tensor, S: torch.Tensor, degree: int):
-        """Shared by forward and backward: gathered rows, weights and phi for a chunk of ids."""
-        M, d_s, kappa, r = S.shape
-        idx, w, dw = bspline.window(u, kappa, degree)  # each (Uc, M, d_s, p+1)
-        row_base = (torch.arange(M, device=u.device).view(M, 1) * d_s
-                    + torch.arange(d_s, device=u.device).view(1, d_s)) * kappa  # (M, d_s)
-        rows = row_base.view(1, M, d_s, 1) + idx  # (Uc, M, d_s, p+1) rows of S viewed (M d_s kappa, r)
-        G = S.reshape(-1, r).index_select(0, rows.reshape(-1)).view(*rows.shape, r)  # (Uc, M, d_s, p+1, r)
-        phi = torch.einsum("umdj,umdjr->umdr", w, G)  # (Uc, M, d_s, r)
-        return rows, w, dw, G, phi
+        """Windows of a chunk of ids u (Uc, M, d_s), shared by forward and backward.
+
+        Returns rows (int32 rows of S viewed as (M d_s kappa, r) under each coordinate's window) and their
+        weights w, each (d_s, M, Uc, p+1), and ``derivative() -> dw/du`` of the same shape (only backward
+        calls it). On CPU all live in ``_WORKSPACE`` buffers: valid until the next call.
+        """
+        Uc, M, d_s = u.shape
+        kappa = S.shape[2]
+        alloc = _WORKSPACE.allocator(u.device)
+        if alloc is not None:
+            _WORKSPACE.serial, _WORKSPACE.windows = None, None  # the buffers are about to be overwritten
+        out = bspline.window_rows(u.permute(2, 1, 0), kappa, degree, _row_base(M, d_s, kappa, u.device),
+                                  alloc=alloc)
+        if alloc is not None:
+            _WORKSPACE.serial, _WORKSPACE.windows = next(_WINDOW_SERIALS), out
+        return out
 
     @staticmethod
     def _chunk_size(S: torch.Tensor, degree: int) -> int:
@@ -99,38 +204,116 @@ class _SplineProduct(torch.autograd.Function):
     def forward(ctx, u: torch.Tensor, S: torch.Tensor, degree: int) -> torch.Tensor:
         U, M, d_s = u.shape
         r = S.shape[-1]
+        p1 = degree + 1
+        S_flat = S.detach().reshape(-1, r)
         P = u.new_empty(U, M, r)
         step = _SplineProduct._chunk_size(S, degree)
         for a in range(0, U, step):
-            phi = _SplineProduct._chunk(u[a:a + step], S, degree)[-1]
-            torch.prod(phi, dim=2, out=P[a:a + step])  # (Uc, M, r)
-        ctx.save_for_backward(u, S)
+            rows, w, _ = _SplineProduct._chunk(u[a:a + step], S, degree)  # (d_s, M, Uc, p+1)
+            Uc = rows.shape[2]
+            db = _coordinate_block(M, Uc, r, d_s)
+            Pt = None  # (M, Uc, r) running product over the coordinates done so far
+            for d0 in range(0, d_s, db):
+                d1 = min(d0 + db, d_s)
+                phi = _weighted_rows(rows[d0:d1].reshape(-1, p1), S_flat, w[d0:d1].reshape(-1, p1))
+                phi = phi.view(d1 - d0, M, Uc, r)  # phi for coordinates d0..d1-1
+                block = phi[0] if d1 - d0 == 1 else phi.prod(0)
+                Pt = block if Pt is None else Pt.mul_(block)
+            P[a:a + step] = Pt.transpose(0, 1)  # (Uc, M, r)
+        ctx.save_for_backward(u, S, P)
         ctx.degree = degree
+        # The windows depend on u alone. If nothing recomputes windows before this node's backward (one
+        # chunk, backward soon after forward: a training step), backward reuses them from the workspace.
+        ctx.window_serial = _WORKSPACE.serial if 0 < U <= step and u.device.type == "cpu" else None
         return P
 
     @staticmethod
     @once_differentiable
     def backward(ctx, grad_P: torch.Tensor):
-        u, S = ctx.saved_tensors
+        u, S, P = ctx.saved_tensors
         degree = ctx.degree
         M, d_s, kappa, r = S.shape
-        grad_u = torch.empty_like(u) if ctx.needs_input_grad[0] else None
-        grad_S = torch.zeros(M * d_s * kappa, r, dtype=S.dtype, device=S.device) if ctx.needs_input_grad[1] else None
+        p1 = degree + 1
+        need_u, need_S = ctx.needs_input_grad[0], ctx.needs_input_grad[1]
+        grad_u = torch.empty_like(u) if need_u else None
+        grad_St = S.new_zeros(d_s, M, kappa, r) if need_S else None  # coordinate-major: blocks are contiguous
+        S_flat = S.detach().reshape(-1, r)
+        base = _row_base(M, d_s, kappa, u.device).long().unsqueeze(-1)  # (d_s, M, 1, 1)
+        tiny = torch.finfo(P.dtype).tiny
         step = _SplineProduct._chunk_size(S, degree)
         for a in range(0, u.shape[0], step):
-            rows, w, dw, G, phi = _SplineProduct._chunk(u[a:a + step], S, degree)
-            grad_phi = grad_P[a:a + step].unsqueeze(2) * _exclusive_product(phi, dim=2)  # (Uc, M, d_s, r)
-            if grad_S is not None:
-                # d phi / d S[m, d, g, :] = w_g: scatter w_j * grad_phi into the p+1 rows each coordinate used
-                contrib = w.unsqueeze(-1) * grad_phi.unsqueeze(3)  # (Uc, M, d_s, p+1, r)
-                grad_S.index_add_(0, rows.reshape(-1), contrib.reshape(-1, r))
-            if grad_u is not None:
-                # d phi / d u = sum_j dw_j S[row_j, :]; contract with grad_phi over r
-                g_dot = torch.einsum("umdjr,umdr->umdj", G, grad_phi)  # (Uc, M, d_s, p+1)
-                grad_u[a:a + step] = (dw * g_dot).sum(-1)  # (Uc, M, d_s)
-        if grad_S is not None:
-            grad_S = grad_S.view(M, d_s, kappa, r)
+            if ctx.window_serial is not None and ctx.window_serial == _WORKSPACE.serial:
+                rows, w, derivative = _WORKSPACE.windows  # this node's forward computed them last (see forward)
+            else:
+                rows, w, derivative = _SplineProduct._chunk(u[a:a + step], S, degree)  # (d_s, M, Uc, p+1)
+            dw = derivative() if need_u else None
+            Uc = rows.shape[2]
+            db = _coordinate_block(M, Uc, r, d_s)
+            Pt = P[a:a + step].transpose(0, 1)  # (M, Uc, r)
+            gPP = (grad_P[a:a + step].transpose(0, 1) * Pt).contiguous()  # (M, Uc, r) grad_P * P
+            # d P / d phi_d = prod_{d' != d} phi_d' = P / phi_d wherever P is a normal, finite number (then no
+            # phi_d is zero and the quotient is as accurate as the product). (mode, id) rows whose P is zero,
+            # subnormal or not finite take the exact prefix/suffix exclusive product instead.
+            bad = ~((Pt.abs() >= tiny) & torch.isfinite(Pt)).all(-1)  # (M, Uc)
+            exact = None
+            if bool(bad.any()):
+                phi_bad = torch.stack([_weighted_rows(rows[d][bad], S_flat, w[d][bad]) for d in range(d_s)], 1)
+                exact = grad_P[a:a + step].transpose(0, 1)[bad].unsqueeze(1) * _exclusive_product(phi_bad, 1)
+                exact = exact.transpose(0, 1)  # (d_s, K, r)
+            basis = u.new_empty(db, M, Uc, kappa) if need_S else None
+            grad_ut = u.new_empty(d_s, M, Uc) if need_u else None
+            for d0 in range(0, d_s, db):
+                d1 = min(d0 + db, d_s)
+                nb = d1 - d0
+                phi = _weighted_rows(rows[d0:d1].reshape(-1, p1), S_flat, w[d0:d1].reshape(-1, p1))
+                grad_phi = torch.div(gPP, phi.view(nb, M, Uc, r), out=phi.view(nb, M, Uc, r))  # in place of phi
+                if exact is not None:
+                    grad_phi[:, bad] = exact[d0:d1]
+                if need_S:
+                    # d phi / d S[m, d, g, :] = B_g(u): grad_S[m, d] += B^T grad_phi, a (kappa, Uc) @ (Uc, r)
+                    # GEMM per (coordinate, mode) with the dense basis (p+1 non-zeros per row, from the window)
+                    knots = rows[d0:d1].long().sub_(base[d0:d1])  # (nb, M, Uc, p+1) in [0, kappa)
+                    bas = basis[:nb].zero_().scatter_add_(3, knots, w[d0:d1])  # (nb, M, Uc, kappa)
+                    grad_St[d0:d1].view(nb * M, kappa, r).baddbmm_(bas.view(nb * M, Uc, kappa).transpose(1, 2),
+                                                                   grad_phi.view(nb * M, Uc, r))
+                if need_u:
+                    # d phi / d u = sum_j dw_j S[idx_j, :] (another fused gather-and-sum), dotted with grad_phi
+                    dphi = _weighted_rows(rows[d0:d1].reshape(-1, p1), S_flat, dw[d0:d1].reshape(-1, p1))
+                    torch.sum(dphi.mul_(grad_phi.view(-1, r)), -1, out=grad_ut[d0:d1].view(-1))
+            if need_u:
+                grad_u[a:a + step] = grad_ut.permute(2, 1, 0)  # (Uc, M, d_s)
+        grad_S = grad_St.transpose(0, 1).contiguous() if need_S else None  # (M, d_s, kappa, r)
         return grad_u, grad_S, None
+
+
+class _ModeActivation(torch.autograd.Function):
+    """h (U, M, d_s), weight/bias (M, d_s) -> u = sigmoid((LN(h) * weight + bias) / 2), LN over d_s per mode.
+
+    One function so that autograd keeps only h, the LayerNorm statistics and u (x_hat is recomputed
+    from h in backward). The same math as ``F.group_norm`` (one group per mode) + ``sigmoid``, which cost
+    ~3x more here: CPU group_norm's backward is slow at these shapes.
+    """
+
+    @staticmethod
+    def forward(ctx, h: torch.Tensor, weight: torch.Tensor, bias: torch.Tensor, eps: float) -> torch.Tensor:
+        x_hat, mean, rstd = torch.native_layer_norm(h, (h.shape[-1],), None, None, eps)  # (U, M, d_s), (U, M, 1) x2
+        u = x_hat.mul_(weight).add_(bias).mul_(0.5).sigmoid_()  # in place of x_hat
+        ctx.save_for_backward(h, mean, rstd, weight, u)
+        return u
+
+    @staticmethod
+    @once_differentiable
+    def backward(ctx, grad_u: torch.Tensor):
+        h, mean, rstd, weight, u = ctx.saved_tensors
+        grad_y = grad_u * u * (1.0 - u) * 0.5  # d sigmoid(y / 2) / dy = u (1 - u) / 2
+        x_hat = (h - mean).mul_(rstd)
+        grad_weight = (grad_y * x_hat).sum(0) if ctx.needs_input_grad[1] else None
+        grad_bias = grad_y.sum(0) if ctx.needs_input_grad[2] else None
+        grad_h = None
+        if ctx.needs_input_grad[0]:
+            grad_h = torch.ops.aten.native_layer_norm_backward(grad_y.mul_(weight), h, (h.shape[-1],), mean, rstd,
+                                                               None, None, [True, False, False])[0]
+        return grad_h, grad_weight, grad_bias, None
 
 
 def spline_product(u: torch.Tensor, S: torch.Tensor, degree: int = 2) -> torch.Tensor:
@@ -208,9 +391,8 @@ class LeviathanGenerator(nn.Module):
         """Step 3: z (U, d_s) -> u (U, M, d_s) = sigmoid(LN_m(W_m z) / 2)."""
         U = z.shape[0]
         h = F.linear(z, self.proj.view(self.modes * self.seed_dim, self.seed_dim))  # (U, M d_s)
-        # per-mode LayerNorm with per-mode affine == GroupNorm with one group per mode
-        h = F.group_norm(h, self.modes, self.ln_weight.view(-1), self.ln_bias.view(-1), self.ln_eps)
-        return torch.sigmoid(h * 0.5).view(U, self.modes, self.seed_dim)  # (U, M, d_s)
+        return _ModeActivation.apply(h.view(U, self.modes, self.seed_dim), self.ln_weight, self.ln_bias,
+                                     self.ln_eps)  # (U, M, d_s)
 
     def embed_unique(self, ids: torch.Tensor) -> torch.Tensor:
         """ids (U,) -> embeddings (U, D), computed for every given id (no deduplication)."""

@@ -1,0 +1,62 @@
+"""``leviathan bench``: side-by-side speed and memory of leviathan vs dense, in one process.
+
+    leviathan bench                          # every section, both configurations (several minutes)
+    leviathan bench --config cpu             # the CPU experiment configuration only (cpu-small, BPE 8192)
+    leviathan bench --quick                  # a smoke test: fewer repeats, fewer ids
+    leviathan bench --only train,generator --json bench.json --threads 1
+
+Sections: train (training step ratio), generator (fast vs literal formula per distinct id), memory
+(kept for backward per distinct id), decode (baked leviathan vs dense tokens/s), hf (our dense step
+vs transformers' Llama). Models are alternated step by step and medians compared; see
+leviathan.bench for the method and docs/benchmarks.md for recorded results.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+
+from ..bench import CONFIGS, SECTIONS, BenchOptions, default_cache_dir, format_report, run_benchmark
+from ..config import atomic_write_text
+from ..errors import UserError
+
+
+def add_arguments(parser) -> None:
+    parser.add_argument("--config", default="cpu,paper",
+                        help=f"comma-separated configurations for train/decode/hf ({', '.join(CONFIGS)}); "
+                             "default cpu,paper; 'all' means cpu,paper")
+    parser.add_argument("--only", default=None, help=f"comma-separated sections to run (of {', '.join(SECTIONS)})")
+    parser.add_argument("--quick", action="store_true", help="few repeats and ids: a smoke test, not a measurement")
+    parser.add_argument("--repeats", type=int, default=None, help="timed repeats per model (default depends on section)")
+    parser.add_argument("--warmup", type=int, default=1, help="untimed rounds before timing (default 1)")
+    parser.add_argument("--threads", type=int, default=None, help="torch intra-op threads (default: torch's)")
+    parser.add_argument("--decode-tokens", type=int, default=None, help="new tokens per decode run (default 64)")
+    parser.add_argument("--json", dest="json_out", default=None, help="also write the full result as JSON here")
+    parser.add_argument("--cache-dir", default=None,
+                        help=f"where the benchmark's trained BPE is cached (default {default_cache_dir()})")
+
+
+def _split(value: str) -> tuple[str, ...]:
+    return tuple(v.strip() for v in value.split(",") if v.strip())
+
+
+def run(args) -> int:
+    configs = ("cpu", "paper") if args.config == "all" else _split(args.config)
+    if not configs:
+        raise UserError("--config is empty; use cpu, paper or cpu,paper")
+    for name, value in (("--repeats", args.repeats), ("--threads", args.threads), ("--decode-tokens", args.decode_tokens)):
+        if value is not None and value < 1:
+            raise UserError(f"{name} must be at least 1, got {value}")
+    if args.warmup < 0:
+        raise UserError(f"--warmup must be >= 0, got {args.warmup}")
+    opts = BenchOptions(configs=configs, sections=_split(args.only) if args.only else SECTIONS, quick=args.quick,
+                        repeats=args.repeats, warmup=args.warmup, threads=args.threads,
+                        decode_tokens=args.decode_tokens,
+                        cache_dir=Path(args.cache_dir) if args.cache_dir else default_cache_dir())
+    result = run_benchmark(opts, log=lambda msg: print(msg, file=sys.stderr, flush=True))
+    result["command"] = "leviathan bench " + " ".join(sys.argv[2:]) if len(sys.argv) > 1 else "leviathan bench"
+    print(format_report(result))
+    if args.json_out:
+        atomic_write_text(args.json_out, json.dumps(result, indent=2) + "\n")
+    return 0

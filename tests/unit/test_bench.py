@@ -1,0 +1,135 @@
+"""``leviathan bench`` building blocks on tiny models (seconds): timing protocol, memory probe, every section,
+the report and the CLI. Measurements here are smoke tests, not performance claims (see docs/benchmarks.md)."""
+
+from __future__ import annotations
+
+import json
+from dataclasses import replace
+
+import pytest
+import torch
+
+from leviathan import bench
+from leviathan.cli import main
+
+pytestmark = pytest.mark.usefixtures("single_thread")
+
+TINY = bench.BenchConfig("tiny-test", "cpu-tiny", {"vocab_size": 64, "max_position_embeddings": 16}, "bpe:64", 16, 2,
+                         "unit test")
+
+
+def zipf_stream(n: int = 4000, vocab: int = 64, seed: int = 0):
+    g = torch.Generator().manual_seed(seed)
+    return torch.multinomial(1.0 / torch.arange(1, vocab + 1).float(), n, replacement=True, generator=g).numpy()
+
+
+def test_alternate_interleaves_and_times_each_call():
+    calls = []
+    times = bench.alternate({"a": lambda: calls.append("a"), "b": lambda: calls.append("b")}, repeats=3, warmup=1)
+    assert calls == ["a", "b"] * 4  # one warm-up round, then three timed rounds, always a then b
+    assert set(times) == {"a", "b"} and all(len(v) == 3 and min(v) >= 0 for v in times.values())
+
+
+def test_make_batches_are_shifted_windows_and_short_text_is_an_error():
+    stream = zipf_stream(1000)
+    batches = bench.make_batches(stream, batch_size=3, seq_len=8, count=4)
+    assert len(batches) == 4
+    for x, y in batches:
+        assert x.shape == y.shape == (3, 8) and x.dtype == torch.int64
+        assert torch.equal(x[:, 1:], y[:, :-1])  # y is x shifted by one token
+    assert not torch.equal(batches[0][0], batches[-1][0])  # spread over the stream
+    with pytest.raises(bench.UserError, match="fewer than one batch"):
+        bench.make_batches(stream[:20], batch_size=3, seq_len=8, count=1)
+
+
+def test_training_section_compares_the_two_variants_on_the_same_batches():
+    batches = bench.make_batches(zipf_stream(), TINY.batch_size, TINY.seq_len, count=2)
+    r = bench.bench_training(TINY, batches, repeats=2, warmup=1)
+    assert set(r["models"]) == {"dense_tied", "leviathan", "generator only"}
+    assert r["ratio"] == pytest.approx(r["models"]["leviathan"]["median_s"] / r["models"]["dense_tied"]["median_s"])
+    assert r["distinct_ids_per_batch"] == [int(x.unique().numel()) for x, _ in batches]
+    assert r["models"]["dense_tied"]["params"]["tied"] and not r["models"]["leviathan"]["params"]["tied"]
+    assert all(torch.isfinite(torch.tensor(m["final_loss"])) for n, m in r["models"].items() if n != "generator only")
+
+
+def test_saved_bytes_sees_the_literal_formula_and_not_the_parameters():
+    from leviathan.model.generator import LeviathanGenerator
+    from leviathan.model.reference import reference_from_module
+
+    g = LeviathanGenerator(1000, 8, seed_dim=16, modes=2, knots=8, rank=4)
+    ids = torch.arange(0, 1000, 37)
+    assert bench.saved_bytes(g, lambda: g.out.sum() * 2.0) == 0  # only a parameter is involved
+    fast = bench.saved_bytes(g, lambda: g(ids))
+    literal = bench.saved_bytes(g, lambda: reference_from_module(g, ids))
+    assert 0 < fast < literal
+
+
+def test_generator_and_memory_sections_at_paper_defaults_on_a_few_ids():
+    ids = torch.tensor([0, 5, 77, 1000, 123_456, 200_018])
+    r = bench.bench_generator(ids, repeats=1, warmup=0)
+    assert r["distinct_ids"] == 6 and r["speedup"] > 0
+    assert max(r["max_scaled_error"].values()) < 1e-4  # the fast path is the formula
+    m = bench.bench_memory(torch.cat([ids, ids]).view(2, -1), reference_ids=2)
+    assert m["distinct_ids"] == 6 and m["positions"] == 12
+    assert 8 <= m["fast_kib_per_id"] <= 16 < m["reference_kib_per_id"]
+
+
+def test_decode_section_and_baked_model_generates_the_same_tokens():
+    r = bench.bench_decode(TINY, torch.tensor([[1, 2, 3, 4]]), new_tokens=5, repeats=1, warmup=0)
+    assert set(r["models"]) == {"dense_tied", "leviathan"} and r["ratio"] > 0 and r["new_tokens"] == 5
+    model = bench.build_model(TINY.model("leviathan")).eval()
+    prompt = torch.tensor([[3, 1, 4, 1, 5]])
+    before = bench.greedy_decode(model, prompt, 6)
+    assert torch.equal(bench.greedy_decode(model.bake_(), prompt, 6), before)  # baking changes no token
+
+
+def test_hf_section_uses_the_same_weights():
+    pytest.importorskip("transformers")
+    batches = bench.make_batches(zipf_stream(), TINY.batch_size, TINY.seq_len, count=1)
+    r = bench.bench_hf(TINY, batches, repeats=1, warmup=0)
+    assert r["max_abs_logit_diff"] < 1e-4
+    losses = [m["final_loss"] for m in r["models"].values()]
+    assert losses[0] == pytest.approx(losses[1], rel=1e-4)  # same weights, same batch, same loss code
+
+
+def test_targets_and_report():
+    result = {"environment": bench.environment(), "quick": True, "wall_s": 1.0,
+              "data": {"cpu": {"tokenizer": "bpe:8192", "vocab": 8192, "text": "x", "tokens": 10}},
+              "sections": {"train": {"cpu": {"ratio": 1.05, "distinct_ids_per_batch": [3], "tokens_per_batch": 4,
+                                             "batch_size": 1, "seq_len": 4, "repeats": 1, "models": {
+                                                 "dense_tied": {"median_s": 1.0, "min_s": 1.0, "max_s": 1.0, "cpu_median_s": 1.0,
+                                                                "tokens_per_s": 4.0, "params": {"total": 10}},
+                                                 "leviathan": {"median_s": 1.05, "min_s": 1.0, "max_s": 1.1, "cpu_median_s": 1.04,
+                                                               "tokens_per_s": 3.8, "params": {"total": 12}}}}},
+                           "memory": {"fast_kib_per_id": 20.0, "reference_kib_per_id": 900.0, "distinct_ids": 3,
+                                      "positions": 4, "reference_ids": 2, "ratio": 45.0}}}
+    result["targets"] = bench.evaluate_targets(result)
+    verdicts = {t["target"]: t["pass"] for t in result["targets"]}
+    assert verdicts == {"train_ratio": True, "saved_kib_per_id": False}
+    text = bench.format_report(result)
+    assert "PASS" in text and "MISS" in text and "1.050" in text
+
+
+def test_cli_runs_a_section_end_to_end(tmp_path, monkeypatch, capsys):
+    # a small private corpus instead of ../shared or the standard library, so the test is fast and hermetic
+    words = " ".join(f"word{i % 97} token{i % 13}" for i in range(3000))
+    (tmp_path / "a.txt").write_text(words)
+    monkeypatch.setattr(bench, "corpus_files", lambda split: ([tmp_path / "a.txt"], f"test {split}"))
+    monkeypatch.setitem(bench.CONFIGS, "tiny", replace(TINY, name="tiny", tokenizer="bpe:300",
+                                                       overrides={"vocab_size": 300, "max_position_embeddings": 16}))
+    out = tmp_path / "r.json"
+    code = main(["bench", "--config", "tiny", "--only", "train", "--repeats", "1", "--warmup", "0",
+                 "--cache-dir", str(tmp_path / "cache"), "--json", str(out)])
+    assert code == 0
+    printed = capsys.readouterr().out
+    assert "Training step" in printed and "train_ratio" in printed
+    saved = json.loads(out.read_text())
+    assert saved["sections"]["train"]["tiny"]["ratio"] > 0
+    assert list((tmp_path / "cache").glob("bpe-300-*/tokenizer.json"))  # the trained BPE is cached
+
+
+def test_cli_rejects_unknown_section_and_config(tmp_path, capsys):
+    assert main(["bench", "--only", "speed", "--cache-dir", str(tmp_path)]) == 2
+    assert "unknown section" in capsys.readouterr().err
+    assert main(["bench", "--config", "gpu", "--cache-dir", str(tmp_path)]) == 2
+    assert "unknown config" in capsys.readouterr().err
