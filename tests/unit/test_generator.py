@@ -328,3 +328,14 @@ def test_reference_embed_rejects_out_of_range_ids():
     g = make_generator(SMALL)
     with pytest.raises(ValueError, match="125"):
         reference_embed(torch.tensor([125]), g.codebooks, g.proj, g.ln_weight, g.ln_bias, g.spline_coeff, g.out)
+
+
+def test_non_finite_weights_give_nan_not_an_index_error():
+    """A diverged generator must yield NaN embeddings/gradients (so training reports the loss), not crash."""
+    gen = LeviathanGenerator(1000, 32, seed_dim=8, modes=2, knots=8, rank=4)
+    with torch.no_grad():
+        gen.proj[0, 0, 0] = float("nan")
+    emb = gen(torch.tensor([1, 2, 3, 2]))
+    assert torch.isnan(emb).any()
+    emb.sum().backward()
+    assert torch.isnan(gen.spline_coeff.grad).all()

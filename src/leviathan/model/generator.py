@@ -206,6 +206,13 @@ class _SplineProduct(torch.autograd.Function):
         r = S.shape[-1]
         p1 = degree + 1
         S_flat = S.detach().reshape(-1, r)
+        if not bool(torch.isfinite(u).all()):
+            # diverged weights: knot indices of NaN/inf seeds would be garbage, so propagate NaN instead and
+            # let the training loop report the non-finite loss
+            P = u.new_full((U, M, r), float("nan"))
+            ctx.save_for_backward(u, S, P)
+            ctx.degree, ctx.window_serial = degree, None
+            return P
         P = u.new_empty(U, M, r)
         step = _SplineProduct._chunk_size(S, degree)
         for a in range(0, U, step):
@@ -235,6 +242,9 @@ class _SplineProduct(torch.autograd.Function):
         M, d_s, kappa, r = S.shape
         p1 = degree + 1
         need_u, need_S = ctx.needs_input_grad[0], ctx.needs_input_grad[1]
+        if not bool(torch.isfinite(u).all()):  # see forward: gradients of a diverged state are NaN
+            nan = float("nan")
+            return (torch.full_like(u, nan) if need_u else None), (torch.full_like(S, nan) if need_S else None), None
         grad_u = torch.empty_like(u) if need_u else None
         grad_St = S.new_zeros(d_s, M, kappa, r) if need_S else None  # coordinate-major: blocks are contiguous
         S_flat = S.detach().reshape(-1, r)
