@@ -20,7 +20,6 @@ table shows the hardware string and refuses to compare across different ones unl
 
 from __future__ import annotations
 
-import json
 import math
 import os
 from dataclasses import dataclass
@@ -28,6 +27,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from ..errors import UserError
+from ..train.metrics import read_jsonl
 
 
 @dataclass
@@ -53,17 +53,7 @@ def read_metrics(path: str | os.PathLike) -> list[dict]:
         path = os.path.join(path, "metrics.jsonl")
     if not os.path.isfile(path):
         raise UserError(f"no metrics file at {path!r}; pass a run directory or its metrics.jsonl")
-    rows = []
-    with open(path) as f:
-        for line in f:
-            line = line.strip()
-            if not line:
-                continue
-            try:
-                rows.append(json.loads(line))
-            except json.JSONDecodeError:
-                continue  # a line being written when the file was read
-    return rows
+    return read_jsonl(path)
 
 
 def val_curve(rows: list[dict], split: str | None = None) -> Curve:

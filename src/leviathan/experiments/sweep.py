@@ -60,6 +60,7 @@ from typing import Any, Callable
 import numpy as np
 
 from ..errors import UserError
+from ..train.metrics import read_jsonl
 from .grid import Grid, RunSpec
 
 RESULTS = "results.jsonl"
@@ -77,19 +78,7 @@ def read_results(path: str | os.PathLike) -> list[dict]:
         path = path / RESULTS
     if not path.is_file():
         return []
-    rows = []
-    with open(path) as f:
-        for line in f:
-            line = line.strip()
-            if not line:
-                continue
-            try:
-                row = json.loads(line)
-            except json.JSONDecodeError:
-                continue
-            if isinstance(row, dict) and "name" in row:
-                rows.append(row)
-    return rows
+    return [row for row in read_jsonl(path) if isinstance(row, dict) and "name" in row]
 
 
 def load_results(path: str | os.PathLike) -> list[dict]:

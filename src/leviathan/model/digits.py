@@ -10,6 +10,7 @@ division; ``to_digits`` rejects them with a message instead.
 from __future__ import annotations
 
 import torch
+import torch.nn.functional as F
 
 
 def check_ids(ids: torch.Tensor, base: int, k: int) -> None:
@@ -42,3 +43,15 @@ def from_digits(digits: torch.Tensor, base: int) -> torch.Tensor:
     k = digits.shape[-1]
     powers = base ** torch.arange(k - 1, -1, -1, device=digits.device, dtype=torch.long)
     return (digits.long() * powers).sum(-1)
+
+
+def codebook_sum(ids: torch.Tensor, codebooks: torch.Tensor) -> torch.Tensor:
+    """Steps 1-2: ids (N,) -> z (N, d_s) = C_1[i_1] + ... + C_k[i_k], codebooks (k, b, d_s).
+
+    One ``embedding_bag`` over the flattened (k b, d_s) table: digit j of an id selects row j b + i_j.
+    Ids are not range-checked here (callers check once per batch with ``check_ids``).
+    """
+    k, base, seed_dim = codebooks.shape
+    digits = to_digits(ids, base, k, check=False)  # (N, k)
+    offsets = torch.arange(k, device=ids.device) * base  # first row of codebook j in the flat table
+    return F.embedding_bag(digits + offsets, codebooks.reshape(k * base, seed_dim), mode="sum")  # (N, d_s)

@@ -17,7 +17,7 @@ import torch.nn.functional as F
 from torch import nn
 
 from .config import ModelConfig
-from .digits import check_ids, to_digits
+from .digits import check_ids, codebook_sum
 from .generator import LeviathanGenerator
 
 
@@ -66,9 +66,7 @@ class CompositionalEmbedding(nn.Module):
 
     def forward(self, input_ids: torch.Tensor) -> torch.Tensor:
         check_ids(input_ids, self.base, self.k)
-        digits = to_digits(input_ids.reshape(-1), self.base, self.k, check=False)  # (N, k)
-        offsets = torch.arange(self.k, device=input_ids.device) * self.base
-        z = F.embedding_bag(digits + offsets, self.codebooks.view(-1, self.seed_dim), mode="sum")  # (N, d_s)
+        z = codebook_sum(input_ids.reshape(-1), self.codebooks)  # (N, d_s)
         return self.proj(z).view(*input_ids.shape, -1)  # (..., D)
 
     @torch.no_grad()

@@ -71,7 +71,7 @@ from torch import nn
 from torch.autograd.function import once_differentiable
 
 from . import bspline
-from .digits import check_ids, to_digits
+from .digits import check_ids, codebook_sum
 
 # Bounds the ids the spline kernel handles at once: CHUNK_ELEMENTS // (M d_s (degree+1) r) ids per chunk
 # (682 at paper defaults, 2730 for cpu-small), i.e. the elements a gathered (ids, M, d_s, degree+1, r)
@@ -392,10 +392,7 @@ class LeviathanGenerator(nn.Module):
 
     def seed(self, ids: torch.Tensor) -> torch.Tensor:
         """Steps 1-2: ids (U,) -> z (U, d_s), the sum of one codebook row per digit."""
-        digits = to_digits(ids, self.base, self.k, check=False)  # (U, k)
-        offsets = torch.arange(self.k, device=ids.device) * self.base  # row of digit j in the flat table
-        flat = self.codebooks.view(self.k * self.base, self.seed_dim)  # (k b, d_s)
-        return F.embedding_bag(digits + offsets, flat, mode="sum")  # (U, d_s)
+        return codebook_sum(ids, self.codebooks)  # (U, d_s)
 
     def modes_u(self, z: torch.Tensor) -> torch.Tensor:
         """Step 3: z (U, d_s) -> u (U, M, d_s) = sigmoid(LN_m(W_m z) / 2)."""
