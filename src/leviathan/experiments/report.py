@@ -98,6 +98,13 @@ def _param_rows(rows: list[dict]) -> list[dict]:
 # figures
 
 
+def _save(plt, fig, path: Path) -> None:
+    """Lay out, write as a 120-dpi PNG and free one figure (every figure of the report)."""
+    fig.tight_layout()
+    fig.savefig(path, dpi=120)
+    plt.close(fig)
+
+
 def _plt():
     import matplotlib
 
@@ -142,9 +149,7 @@ def fig_loss_curves(rows: list[dict], path: Path) -> bool:
         ax.grid(alpha=0.3)
         if ax.lines:
             ax.legend(fontsize=6, ncol=1 if len(ax.lines) < 10 else 2)
-    fig.tight_layout()
-    fig.savefig(path, dpi=120)
-    plt.close(fig)
+    _save(plt, fig, path)
     return drawn
 
 
@@ -179,9 +184,7 @@ def fig_frontier(rows: list[dict], scaling: dict, eval_set: str, path: Path) -> 
     handles, labels = ax.get_legend_handles_labels()
     uniq = dict(zip(labels, handles))
     ax.legend(uniq.values(), uniq.keys(), fontsize=7)
-    fig.tight_layout()
-    fig.savefig(path, dpi=120)
-    plt.close(fig)
+    _save(plt, fig, path)
     return drawn
 
 
@@ -211,9 +214,7 @@ def fig_reduction_by_size(comparisons: dict, path: Path) -> bool:
     ax.set_ylabel("perplexity reduction (%)")
     ax.grid(alpha=0.3)
     ax.legend(fontsize=7)
-    fig.tight_layout()
-    fig.savefig(path, dpi=120)
-    plt.close(fig)
+    _save(plt, fig, path)
     return True
 
 
@@ -237,9 +238,7 @@ def fig_param_allocation(params: list[dict], path: Path) -> bool:
     ax.set_ylabel("parameters")
     ax.set_yscale("log" if (inp + body + head).max() / max((inp + body + head).min(), 1) > 50 else "linear")
     ax.legend(fontsize=8)
-    fig.tight_layout()
-    fig.savefig(path, dpi=120)
-    plt.close(fig)
+    _save(plt, fig, path)
     return True
 
 
@@ -264,9 +263,7 @@ def fig_frequency(freq: list[dict], path: Path) -> bool:
     ax.set_ylabel("perplexity reduction (%)")
     ax.grid(alpha=0.3)
     ax.legend(fontsize=6)
-    fig.tight_layout()
-    fig.savefig(path, dpi=120)
-    plt.close(fig)
+    _save(plt, fig, path)
     return True
 
 
@@ -285,9 +282,7 @@ def fig_gain_over_training(eff: list[dict], path: Path) -> bool:
     ax.set_ylabel("perplexity reduction vs baseline (%)")
     ax.grid(alpha=0.3)
     ax.legend(fontsize=6)
-    fig.tight_layout()
-    fig.savefig(path, dpi=120)
-    plt.close(fig)
+    _save(plt, fig, path)
     return True
 
 
