@@ -59,3 +59,31 @@ def test_grad_accum_and_message():
     cfg3 = build_run_config({"model": {"preset": "cpu-tiny", "vocab_size": 64}, "data": {"seq_len": 64},
                              "batch_tokens": 1024, "max_tokens": 5000}, check_data=False)
     assert cfg3.total_steps == 4
+
+
+def test_head_and_input_groups_for_the_ablations():
+    """head_weight_decay / input_lr_mult split the untied head and the input side into their own groups,
+    and set_lr applies each group's multiplier."""
+    from leviathan.train.config import OptimConfig
+    from leviathan.train.optim import group_weight_decay
+    from leviathan.train.schedule import set_lr
+
+    model = CausalLM(preset("cpu-tiny", vocab_size=64, embedding="leviathan", num_hidden_layers=1))
+    groups = {g["name"]: g for g in param_groups(model, 0.1, head_weight_decay=0.0, input_lr_mult=3.0)}
+    assert set(groups) == {"decay", "no_decay", "head", "input"}
+    assert groups["head"]["names"] == ["lm_head.weight"] and groups["head"]["weight_decay"] == 0.0
+    assert groups["input"]["names"] and all(n.startswith("model.embed_tokens.") for n in groups["input"]["names"])
+    assert groups["input"]["lr_mult"] == 3.0 and groups["input"]["weight_decay"] == 0.0
+    assert not any(n.startswith("model.embed_tokens.") or n == "lm_head.weight"
+                   for g in ("decay", "no_decay") for n in groups[g]["names"])
+    cfg = OptimConfig(lr=1e-3, head_weight_decay=0.0, input_lr_mult=3.0)
+    opt = build_optimizer(model, cfg)
+    set_lr(opt, 2e-3)
+    lrs = {g["name"]: g["lr"] for g in opt.param_groups}
+    assert lrs == {"decay": 2e-3, "no_decay": 2e-3, "head": 2e-3, "input": pytest.approx(6e-3)}
+    assert group_weight_decay(cfg, "head") == 0.0 and group_weight_decay(cfg, "decay") == 0.1
+    # a tied model has no separate head: the option changes nothing there
+    tied = CausalLM(preset("cpu-tiny", vocab_size=64, embedding="dense_tied", num_hidden_layers=1))
+    assert [g["name"] for g in param_groups(tied, 0.1, head_weight_decay=0.0)] == ["decay", "no_decay"]
+    with pytest.raises(ConfigError, match="input_lr_mult"):
+        OptimConfig(input_lr_mult=0.0)

@@ -13,7 +13,9 @@ N - 1 predictions.
   vocabularies compare on it. (The first token is not predicted; over any realistic stream that
   is noise.)
 
-Logits are converted to fp32 before the softmax, whatever the model's compute dtype.
+Logits are converted to fp32 before the softmax, whatever the model's compute dtype. Our ``CausalLM``
+is scored a chunk of positions at a time (``leviathan.model.loss``): with a large vocabulary the full
+(batch x positions x V) logits would dominate evaluation's time and memory.
 """
 
 from __future__ import annotations
@@ -27,11 +29,15 @@ import torch.nn.functional as F
 from torch import nn
 
 
-def _logits(model: nn.Module, x: torch.Tensor) -> torch.Tensor:
+def _token_nll(model: nn.Module, x: torch.Tensor, y: torch.Tensor) -> torch.Tensor:
+    """(B, T) nats per target. Our ``CausalLM`` scores chunks of positions without forming the (B T, V)
+    logits (``CausalLM.token_nll``); any other model (a Hugging Face one) through its full logits."""
+    if hasattr(model, "token_nll"):
+        return model.token_nll(x, y).float()
     out = model(x)
-    if isinstance(out, tuple):
-        return out[0]
-    return out.logits  # a Hugging Face model
+    logits = out[0] if isinstance(out, tuple) else out.logits  # (B, T, V)
+    return F.cross_entropy(logits.float().reshape(-1, logits.shape[-1]), y.reshape(-1),
+                           reduction="none").view(y.shape)
 
 
 @torch.no_grad()
@@ -67,9 +73,7 @@ def token_losses(model: nn.Module, tokens: np.ndarray, seq_len: int, batch_size:
             chunk = np.stack([tokens[s:s + length + 1] for s in starts]).astype(np.int64)  # (B, T+1)
             ids = torch.from_numpy(chunk).to(device)
             with autocast:
-                logits = _logits(model, ids[:, :-1])  # (B, T, V)
-            nll = F.cross_entropy(logits.float().reshape(-1, logits.shape[-1]), ids[:, 1:].reshape(-1),
-                                  reduction="none").view(len(starts), length)  # (B, T)
+                nll = _token_nll(model, ids[:, :-1], ids[:, 1:])  # (B, T)
             nll = nll.double().cpu().numpy()
             for row, s in enumerate(starts):
                 out[s:s + length] = nll[row]

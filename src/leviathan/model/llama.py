@@ -25,6 +25,7 @@ from torch import nn
 
 from .config import ModelConfig
 from .embedding import TableEmbedding, build_input_embedding
+from .loss import linear_cross_entropy, linear_token_nll
 
 
 class LlamaRMSNorm(nn.Module):
@@ -195,13 +196,27 @@ class CausalLM(nn.Module):
             self.lm_head.weight = self.model.embed_tokens.weight
 
     def forward(self, input_ids: torch.Tensor, labels: Optional[torch.Tensor] = None, cache=None,
-                position_ids=None, attention_mask=None):
+                position_ids=None, attention_mask=None, return_logits: bool = True):
+        """input_ids (B, T) -> ``(logits (B, T, V) or None, loss or None)``.
+
+        ``return_logits=False`` with labels computes the loss over chunks of positions
+        (``loss.linear_cross_entropy``) without ever forming the (B T, V) logits: what training uses,
+        since with a large vocabulary those logits and their softmax dominate time and memory.
+        """
         h = self.model(input_ids, cache=cache, position_ids=position_ids, attention_mask=attention_mask)
+        if labels is not None and not return_logits:
+            return None, linear_cross_entropy(h, self.lm_head.weight, labels)
         logits = self.lm_head(h)  # (B, T, V)
         loss = None
         if labels is not None:
             loss = F.cross_entropy(logits.float().view(-1, logits.shape[-1]), labels.reshape(-1), ignore_index=-100)
         return logits, loss
+
+    @torch.no_grad()
+    def token_nll(self, input_ids: torch.Tensor, targets: torch.Tensor) -> torch.Tensor:
+        """Nats of each target given its prefix, (B, T) fp32, without forming the (B T, V) logits."""
+        h = self.model(input_ids)  # (B, T, D)
+        return linear_token_nll(h, self.lm_head.weight, targets)
 
     # ---- serving and vocabulary ----------------------------------------------------------
     @torch.no_grad()

@@ -80,6 +80,10 @@ class OptimConfig:
         eps: Adam epsilon.
         weight_decay: decoupled decay of the decayed group (0 disables).
         grad_clip: clip the global gradient norm to this value; null or 0 disables.
+        head_weight_decay: decay of an untied output head; null means weight_decay. 0 leaves it
+            undecayed like a tied head (an ablation of the tied/untied asymmetry).
+        input_lr_mult: learning-rate multiplier of every input-side parameter (1 = none). The
+            generator's parameters are shared by every id, a table row by one id.
     """
 
     lr: float = 3e-4
@@ -87,6 +91,8 @@ class OptimConfig:
     eps: float = 1e-8
     weight_decay: float = 0.1
     grad_clip: Optional[float] = 1.0
+    head_weight_decay: Optional[float] = None
+    input_lr_mult: float = 1.0
 
     def __post_init__(self) -> None:
         require(self.lr > 0, f"optim.lr must be positive, got {self.lr}")
@@ -97,6 +103,10 @@ class OptimConfig:
         require(self.weight_decay >= 0, f"optim.weight_decay must be >= 0, got {self.weight_decay}")
         require(self.grad_clip is None or self.grad_clip >= 0,
                 f"optim.grad_clip must be >= 0 or null, got {self.grad_clip}")
+        require(self.head_weight_decay is None or self.head_weight_decay >= 0,
+                f"optim.head_weight_decay must be >= 0 or null (= weight_decay), got {self.head_weight_decay}")
+        require(self.input_lr_mult > 0, f"optim.input_lr_mult must be positive (1 = no multiplier), "
+                                        f"got {self.input_lr_mult}")
 
 
 @dataclass
@@ -138,6 +148,8 @@ class RunConfig:
         device: auto | cpu | cuda | cuda:N.
         dtype: auto | float32 | bfloat16 (autocast; parameters and optimizer state stay fp32).
         compile: torch.compile the training forward (off by default; the saved module is uncompiled).
+        chunked_loss: score the head over chunks of positions without forming the (tokens x V) logits
+            (``leviathan.model.loss``; same loss and gradients). false = the plain logits path.
         parallel: ddp | fsdp, used when launched with more than one process (torchrun).
     """
 
@@ -159,6 +171,7 @@ class RunConfig:
     device: str = "auto"
     dtype: Literal["auto", "float32", "bfloat16"] = "auto"
     compile: bool = False
+    chunked_loss: bool = True
     parallel: Literal["ddp", "fsdp"] = "ddp"
 
     def __post_init__(self) -> None:

@@ -28,6 +28,7 @@ bit for bit on CPU (tests/integration/test_resume.py).
 from __future__ import annotations
 
 import contextlib
+import functools
 import json
 import math
 import os
@@ -50,7 +51,7 @@ from . import checkpoint as ckpt
 from . import distributed as D
 from .config import RunConfig, check_vocab, data_meta
 from .metrics import MetricsLogger, collect_versions
-from .optim import build_optimizer
+from .optim import build_optimizer, group_weight_decay
 from .schedule import lr_at, set_lr
 
 
@@ -205,6 +206,8 @@ def _train(cfg: RunConfig, run_dir: Path, resume: str | None, device: torch.devi
         train_model = D.wrap_ddp(model, device)
     if cfg.compile:
         train_model = torch.compile(train_model)
+    # chunked_loss: the head is scored over chunks of positions, the (tokens x V) logits never exist
+    step_model = functools.partial(train_model, return_logits=not cfg.chunked_loss)
 
     # ---- run folder ---------------------------------------------------------------------------
     resolved = cfg.resolved()
@@ -284,7 +287,7 @@ def _train(cfg: RunConfig, run_dir: Path, resume: str | None, device: torch.devi
                     x, y = x.to(device, non_blocking=True), y.to(device, non_blocking=True)
                     with D.no_grad_sync(train_model, model, cfg.parallel, skip=info.enabled and micro < accum - 1):
                         with autocast():
-                            loss = _forward_loss(train_model, x, y)
+                            loss = _forward_loss(step_model, x, y)
                         (loss / accum).backward()
                     loss_sum += loss.detach().float()
                 loss_mean = D.all_reduce_mean(loss_sum / accum, info)
@@ -452,7 +455,7 @@ def _restore(model, optimizer, loader, loaded: dict, cfg: RunConfig, info: D.Dis
     # the scheduled lr is set at every step; hyperparameters from the *current* config win over the saved ones
     for group in optimizer.param_groups:
         group["betas"], group["eps"] = cfg.optim.betas, cfg.optim.eps
-        group["weight_decay"] = cfg.optim.weight_decay if group.get("name") == "decay" else 0.0
+        group["weight_decay"] = group_weight_decay(cfg.optim, group.get("name"))
     state = loaded["state"]
     loader.load_state_dict(state["loader"])
     if loaded["rng"] is not None:

@@ -6,6 +6,8 @@ Groups, decided by parameter *name* on the unwrapped model (so DDP/compile prefi
   (dense table, tied table, factorised table, codebooks, generator projections, LayerNorms,
   spline coefficients, output maps).
 A tied head is the input table, so for ``dense_tied`` it is not decayed either.
+Optional ``head`` and ``input`` groups (``OptimConfig.head_weight_decay``, ``input_lr_mult``) exist
+for the ablations; every group carries ``lr_mult``, which ``schedule.set_lr`` applies.
 """
 
 from __future__ import annotations
@@ -16,37 +18,60 @@ from torch import nn
 from .config import OptimConfig
 
 INPUT_PREFIX = "model.embed_tokens."
+HEAD_NAME = "lm_head.weight"
 
 
 def is_no_decay(name: str, param: torch.Tensor) -> bool:
     return name.startswith(INPUT_PREFIX) or param.ndim < 2
 
 
-def param_groups(model: nn.Module, weight_decay: float) -> list[dict]:
-    """Two AdamW groups, ``decay`` and ``no_decay`` (key ``name``), with their parameter names (``names``)."""
-    decay, no_decay, decay_names, no_decay_names = [], [], [], []
+def param_groups(model: nn.Module, weight_decay: float, head_weight_decay: float | None = None,
+                 input_lr_mult: float = 1.0) -> list[dict]:
+    """AdamW groups (key ``name``) with their parameter names (``names``) and ``lr_mult``.
+
+    Always ``decay`` and ``no_decay``. Two optional groups, for the ablations of the optimisation
+    asymmetries between a tied table and a generator with an untied head:
+    - ``head`` (when ``head_weight_decay`` is set and differs from ``weight_decay``): an untied
+      ``lm_head.weight`` with its own decay (0 makes it undecayed, as a tied head is);
+    - ``input`` (when ``input_lr_mult != 1``): every input-side parameter (undecayed), at
+      ``lr * input_lr_mult`` (the generator's parameters are shared by every id, a table's row by one).
+    """
+    groups = {name: {"name": name, "params": [], "names": [], "weight_decay": wd, "lr_mult": mult}
+              for name, wd, mult in (("decay", weight_decay, 1.0), ("no_decay", 0.0, 1.0),
+                                     ("head", head_weight_decay, 1.0), ("input", 0.0, input_lr_mult))}
+    split_head = head_weight_decay is not None and head_weight_decay != weight_decay
     seen: set[int] = set()
     for name, p in model.named_parameters():  # named_parameters() yields a tied tensor once, first name
         if not p.requires_grad or id(p) in seen:
             continue
         seen.add(id(p))
-        if is_no_decay(name, p):
-            no_decay.append(p)
-            no_decay_names.append(name)
+        if name.startswith(INPUT_PREFIX) and input_lr_mult != 1.0:
+            group = "input"
+        elif is_no_decay(name, p):
+            group = "no_decay"
+        elif name == HEAD_NAME and split_head:
+            group = "head"
         else:
-            decay.append(p)
-            decay_names.append(name)
-    return [
-        {"name": "decay", "params": decay, "weight_decay": weight_decay, "names": decay_names},
-        {"name": "no_decay", "params": no_decay, "weight_decay": 0.0, "names": no_decay_names},
-    ]
+            group = "decay"
+        groups[group]["params"].append(p)
+        groups[group]["names"].append(name)
+    return [groups["decay"], groups["no_decay"]] + [groups[g] for g in ("head", "input") if groups[g]["params"]]
 
 
 def build_optimizer(model: nn.Module, cfg: OptimConfig, device_type: str = "cpu") -> torch.optim.AdamW:
     """AdamW over ``param_groups(model)``; fused kernels on CUDA, the default foreach path on CPU."""
-    groups = param_groups(model, cfg.weight_decay)
+    groups = param_groups(model, cfg.weight_decay, cfg.head_weight_decay, cfg.input_lr_mult)
     for g in groups:
         g.pop("names")
     groups = [g for g in groups if g["params"]]
     extra = {"fused": True} if device_type == "cuda" else {}
     return torch.optim.AdamW(groups, lr=cfg.lr, betas=cfg.betas, eps=cfg.eps, weight_decay=cfg.weight_decay, **extra)
+
+
+def group_weight_decay(cfg: OptimConfig, group_name: str | None) -> float:
+    """The configured decay of a group by name (resume re-applies the current config's values)."""
+    if group_name == "decay":
+        return cfg.weight_decay
+    if group_name == "head":
+        return cfg.head_weight_decay if cfg.head_weight_decay is not None else cfg.weight_decay
+    return 0.0

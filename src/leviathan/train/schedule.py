@@ -25,5 +25,6 @@ def lr_at(step: int, lr: float, warmup_steps: int, total_steps: int, min_lr: flo
 
 
 def set_lr(optimizer, value: float) -> None:
+    """Set every group's lr to ``value`` times its ``lr_mult`` (1 unless the group has one)."""
     for group in optimizer.param_groups:
-        group["lr"] = value
+        group["lr"] = value * group.get("lr_mult", 1.0)

@@ -1,0 +1,149 @@
+"""Linear head + cross-entropy over chunks of positions, never forming the (positions x V) logits.
+
+With a large vocabulary the output head dominates a small model's step: 6 N D V FLOPs for N positions
+and a (N, V) logits tensor that the plain path writes, exponentiates, normalises and reads back several
+times (o200k, 2,048 positions: 1.6 GB of fp32 logits plus as much again for their gradient). Here the
+positions are processed ``chunk`` at a time, so at most a (chunk, V) block exists at once:
+
+    forward, per chunk c:  z_c = h_c W^T                         (chunk, V), in fp32
+                           nll_c = logsumexp(z_c) - z_c[y_c]     (chunk,)
+    and, when a gradient is wanted, right away (Liger's fused linear cross-entropy does the same):
+                           g_c = (softmax(z_c) - onehot(y_c)) / n_valid      (chunk, V), in place of z_c
+                           dh_c = g_c W,   dW += g_c^T h_c
+
+``backward`` only scales the stored dh and dW by the incoming gradient of the loss (a scalar). That is
+three GEMMs per chunk, as the plain path does, instead of the four of a recompute-in-backward design
+(cut-cross-entropy recomputes the logits in backward to keep nothing but the loss; its kernels and
+Liger's are Triton, GPU-only, hence this CPU-capable version). Memory: O(chunk x V) scratch plus dh
+(N, D) and dW (V, D), which the plain path also materialises as gradients.
+
+Exactness: the same loss and gradients as ``F.cross_entropy(F.linear(h, W).float(), y)`` up to fp32
+summation order (tests/unit/test_loss.py), ``ignore_index`` positions excluded from the mean and
+given zero gradient, a tied head (W shared with the input table) receives the sum of both gradients
+through autograd as usual. With no valid position the loss is NaN, as in ``F.cross_entropy``.
+
+Footguns: the gradients are computed during forward, so a forward under ``enable_grad`` whose loss is
+never backpropagated wastes that work (evaluation runs under ``no_grad`` and takes the cheap path);
+it is once-differentiable (no double backward). Under ``torch.autocast`` the chunk GEMMs run in the
+autocast dtype and the softmax in fp32, like the plain path.
+"""
+
+from __future__ import annotations
+
+import torch
+import torch.nn.functional as F
+from torch.autograd.function import once_differentiable
+
+IGNORE_INDEX = -100
+
+# Elements of one (chunk, V) fp32 block: 8M = 32 MiB, e.g. 40 positions of o200k or 1,024 of a BPE-8192.
+DEFAULT_CHUNK_ELEMENTS = 8 * 2**20
+
+
+def chunk_positions(vocab_size: int, chunk_elements: int = DEFAULT_CHUNK_ELEMENTS) -> int:
+    """Positions per chunk so that one (chunk, V) fp32 block holds about ``chunk_elements`` values."""
+    return max(16, chunk_elements // max(1, vocab_size))
+
+
+def _chunk_logits(h: torch.Tensor, weight: torch.Tensor) -> torch.Tensor:
+    """h (C, D), W (V, D) -> fp32 logits (C, V) (autocast decides the GEMM's dtype)."""
+    return F.linear(h, weight).float()
+
+
+class _LinearCrossEntropy(torch.autograd.Function):
+    """h (N, D), W (V, D), y (N,) -> mean NLL over positions with y != ignore_index; grads made in forward."""
+
+    @staticmethod
+    def forward(ctx, h: torch.Tensor, weight: torch.Tensor, labels: torch.Tensor, ignore_index: int,
+                chunk: int) -> torch.Tensor:
+        N, V = h.shape[0], weight.shape[0]
+        valid = labels != ignore_index  # (N,)
+        n_valid = int(valid.sum())
+        need_h, need_w = ctx.needs_input_grad[0], ctx.needs_input_grad[1]
+        grad_h = torch.empty_like(h) if need_h else None  # (N, D)
+        grad_w = torch.zeros(weight.shape, dtype=torch.float32, device=weight.device) if need_w else None  # (V, D)
+        total = torch.zeros((), dtype=torch.float32, device=h.device)
+        scale = 1.0 / n_valid if n_valid else 0.0
+        block = None  # one (chunk, V) fp32 buffer for every chunk: fresh pages cost more than the arithmetic
+        for a in range(0, N, chunk):
+            h_c, y_c, v_c = h[a:a + chunk], labels[a:a + chunk], valid[a:a + chunk]
+            C = h_c.shape[0]
+            if h_c.dtype == weight.dtype == torch.float32 and not torch.is_autocast_enabled(h.device.type):
+                if block is None:
+                    block = h.new_empty(min(chunk, N), V)
+                z = torch.mm(h_c, weight.t(), out=block[:C])  # (C, V)
+            else:
+                z = _chunk_logits(h_c, weight)  # (C, V) fp32, the GEMM in autocast's dtype
+            safe_y = torch.where(v_c, y_c, torch.zeros_like(y_c)).unsqueeze(1)  # (C, 1) ignored rows -> id 0
+            target = z.gather(1, safe_y).squeeze(1)  # (C,)
+            # one exp per logit: softmax = exp(z - max) / sum, lse = max + log(sum)
+            zmax = z.amax(dim=1, keepdim=True)  # (C, 1)
+            e = z.sub_(zmax).exp_()  # (C, V) in place of the logits
+            sumexp = e.sum(dim=1, keepdim=True)  # (C, 1)
+            lse = zmax.squeeze(1) + sumexp.squeeze(1).log()  # (C,)
+            total += ((lse - target) * v_c).sum()
+            if need_h or need_w:
+                w_row = (v_c.to(e.dtype) * scale).unsqueeze(1)  # (C, 1): 1/n_valid, 0 for ignored rows
+                g = e.mul_(w_row / sumexp)  # softmax / n_valid
+                g.scatter_add_(1, safe_y, -w_row)  # - onehot(y) / n_valid
+                g_lp = g.to(h.dtype) if h.dtype != torch.float32 else g
+                if need_h:
+                    grad_h[a:a + C] = torch.mm(g_lp, weight.to(g_lp.dtype))  # (C, V) @ (V, D)
+                if need_w:
+                    grad_w.addmm_(g.t(), h_c.float())  # (V, C) @ (C, D)
+        ctx.save_for_backward(grad_h, grad_w)
+        ctx.weight_dtype = weight.dtype
+        return total / n_valid if n_valid else torch.full((), float("nan"), device=h.device)
+
+    @staticmethod
+    @once_differentiable
+    def backward(ctx, grad_loss: torch.Tensor):
+        grad_h, grad_w = ctx.saved_tensors
+        gh = grad_h * grad_loss.to(grad_h.dtype) if grad_h is not None else None
+        gw = (grad_w * grad_loss).to(ctx.weight_dtype) if grad_w is not None else None
+        return gh, gw, None, None, None
+
+
+def linear_cross_entropy(hidden: torch.Tensor, weight: torch.Tensor, labels: torch.Tensor,
+                         ignore_index: int = IGNORE_INDEX, chunk: int | None = None) -> torch.Tensor:
+    """Mean cross-entropy of ``hidden @ weight.T`` against ``labels``, in chunks of positions.
+
+    Args:
+        hidden: (..., D) final hidden states.
+        weight: (V, D) head matrix (for a tied model, the input table itself).
+        labels: (...) target ids; ``ignore_index`` positions are left out of the mean.
+        chunk: positions per chunk; default ``chunk_positions(V)`` (about 32 MiB of fp32 logits).
+    Returns:
+        scalar fp32 loss, equal to ``F.cross_entropy(F.linear(hidden, weight).float(), labels)``.
+    """
+    D = hidden.shape[-1]
+    h = hidden.reshape(-1, D)  # (N, D)
+    y = labels.reshape(-1)  # (N,)
+    if y.shape[0] != h.shape[0]:
+        raise ValueError(f"labels {tuple(labels.shape)} do not match hidden states {tuple(hidden.shape)}")
+    chunk = chunk or chunk_positions(weight.shape[0])
+    if not (torch.is_grad_enabled() and (hidden.requires_grad or weight.requires_grad)):
+        nll = linear_token_nll(h, weight, y, ignore_index, chunk)
+        n_valid = int((y != ignore_index).sum())
+        return nll.sum() / n_valid if n_valid else torch.full((), float("nan"), device=h.device)
+    return _LinearCrossEntropy.apply(h, weight, y, ignore_index, chunk)
+
+
+@torch.no_grad()
+def linear_token_nll(hidden: torch.Tensor, weight: torch.Tensor, targets: torch.Tensor,
+                     ignore_index: int = IGNORE_INDEX, chunk: int | None = None) -> torch.Tensor:
+    """Per-position NLL in nats (fp32, same shape as ``targets``; 0 at ``ignore_index``), no gradient."""
+    D = hidden.shape[-1]
+    h, y = hidden.reshape(-1, D), targets.reshape(-1)
+    chunk = chunk or chunk_positions(weight.shape[0])
+    out = torch.empty(y.shape, dtype=torch.float32, device=h.device)  # (N,)
+    for a in range(0, h.shape[0], chunk):
+        z = _chunk_logits(h[a:a + chunk], weight)  # (C, V)
+        y_c = y[a:a + chunk]
+        v_c = y_c != ignore_index
+        safe_y = torch.where(v_c, y_c, torch.zeros_like(y_c)).unsqueeze(1)  # (C, 1)
+        target = z.gather(1, safe_y).squeeze(1)  # (C,)
+        zmax = z.amax(dim=1, keepdim=True)  # (C, 1); one exp per logit (torch.logsumexp costs ~2x on CPU)
+        lse = zmax.squeeze(1) + z.sub_(zmax).exp_().sum(dim=1).log()  # (C,)
+        out[a:a + chunk] = (lse - target) * v_c
+    return out.view(targets.shape)
