@@ -273,3 +273,42 @@ def test_real_sweep_on_tiny_corpus(tmp_path, capsys):
     assert res["verify"]["max_abs_logit_diff"] < 1e-4
     assert res["tasks"]["lambada_openai"]["num_samples"] == 2
     assert math.isfinite(res["tasks"]["lambada_openai"]["perplexity"])
+
+
+def test_parallel_jobs_match_a_serial_sweep(tmp_path):
+    """--jobs 2 trains two runs at once in worker processes (one thread each): the same rows as a serial
+    sweep, bit for bit in the losses, each with its validation curve and input-side gradient norms."""
+    from leviathan.data.prepare import prepare
+
+    data = tmp_path / "data"
+    prepare(str(tiny_corpus(tmp_path / "corpus")), str(data), "bpe:300", val_fraction=0.2, progress=False,
+            log=lambda s: None)
+    raw = {
+        "name": "tiny",
+        "base": {"data": {"seq_len": 16}, "batch_tokens": 64, "micro_batch_size": 4, "max_steps": 3,
+                 "log_interval": 1, "eval_interval": 1, "eval_tokens": 128, "schedule": {"warmup_steps": 1},
+                 "device": "cpu", "dtype": "float32"},
+        "data": {"dir": str(data)},
+        "eval": {"sets": {"val": {"split": "val"}}, "buckets": 2, "seq_len": 16, "batch_size": 4, "max_tokens": 200},
+        "sizes": {"a": {"hidden_size": 16, "num_hidden_layers": 1, "num_attention_heads": 2,
+                        "max_position_embeddings": 16, "generator_seed_dim": 8, "generator_modes": 2,
+                        "generator_knots": 6, "generator_rank": 4}},
+        "experiments": {"iso_body": {"variants": ["dense_tied"], "sizes": ["a"]},
+                        "iso_body:arms": {"variants": ["leviathan"], "sizes": ["a"]}},
+    }
+    grid = load_grid(raw)
+    assert [r.name for r in grid.runs] == ["a-dense_tied-s0", "a-leviathan-s0"]
+    serial = {r["name"]: r for r in run_sweep(grid, tmp_path / "serial", log=lambda s: None)}
+    parallel = {r["name"]: r for r in run_sweep(grid, tmp_path / "parallel", jobs=2, log=lambda s: None)}
+    assert serial.keys() == parallel.keys() == {"a-dense_tied-s0", "a-leviathan-s0"}
+    for name, row in parallel.items():
+        assert row["final_val_loss"] == serial[name]["final_val_loss"]
+        assert row["eval"]["val"]["loss"] == serial[name]["eval"]["val"]["loss"]
+        assert row["hardware"]["jobs"] == 2
+        curve = row["curve"]
+        assert curve["tokens"] == [64, 128, 192] and len(curve["val_loss"]) == 3
+        assert len(curve["grad_norm_input"]) == 3 and all(g > 0 for g in curve["grad_norm_input"])
+    assert len(read_results(tmp_path / "parallel")) == 2
+    assert run_sweep(grid, tmp_path / "parallel", jobs=2, log=lambda s: None) == []  # resumable
+    with pytest.raises(UserError, match="jobs"):
+        run_sweep(grid, tmp_path / "x", jobs=0, log=lambda s: None)

@@ -28,6 +28,8 @@ def add_arguments(parser) -> None:
                         choices=["iso_body", "isoparametric", "scaling", "variants"],
                         help="run only runs of this regime (repeatable)")
     parser.add_argument("--max-runs", type=int, default=None, help="stop after this many runs (resume later)")
+    parser.add_argument("--jobs", type=int, default=1,
+                        help="runs trained at once, one process with one torch thread each (2 on a 2-core CPU)")
     parser.add_argument("--skip-eval", action="store_true", help="train only; rows then hold training summaries")
     parser.add_argument("--list", action="store_true", help="print the expanded runs and exit")
     parser.add_argument("--commands", action="store_true", help="print one `leviathan train` line per run and exit")
@@ -53,6 +55,6 @@ def run(args) -> int:
             print(line)
         return 0
     rows = run_sweep(grid, out, only=args.only, regimes=args.regime, max_runs=args.max_runs,
-                     root=args.data_root, skip_eval=args.skip_eval)
+                     root=args.data_root, skip_eval=args.skip_eval, jobs=args.jobs)
     print(f"{len(rows)} new rows in {out}/results.jsonl; next: leviathan report {out} --out {out}/report")
     return 0

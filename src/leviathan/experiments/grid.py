@@ -19,6 +19,9 @@ A grid (``configs/experiments/<name>.yaml``, selected by name: ``leviathan sweep
       scaling:       {variant: dense_untied, sizes: [xs, s, m, l]}        # dense ladder for the power law
       variants:      {baseline: dense_untied, variants: [factorized, compositional], sizes: [m]}
 
+An experiment key may carry a label after a colon (``iso_body:arms``) to hold a second experiment of
+the same regime, e.g. leviathan-only ablation arms compared with the base size's dense run.
+
 Regimes (SPEC §3):
 - ``iso_body``: every variant gets the size's backbone unchanged.
 - ``isoparametric`` and ``variants``: the baseline (dense_untied) has the size's backbone; every other
@@ -370,11 +373,13 @@ def expand(experiments: dict, sizes: dict[str, dict], seeds: list[int], data_see
                              data_seed=seed if data_seed is None else data_seed,
                              model=dict(model), params=count_config(cfg).as_dict(), target_total=target)
 
-    for regime, exp in experiments.items():
+    for key, exp in experiments.items():
+        regime = str(key).split(":", 1)[0]  # "iso_body:arms": a second iso_body experiment of the same grid
         if regime not in REGIMES:
-            raise ConfigError(f"grid {grid_name!r}: unknown experiment {regime!r}; choose from {', '.join(REGIMES)}")
+            raise ConfigError(f"grid {grid_name!r}: unknown experiment {key!r}; choose from {', '.join(REGIMES)} "
+                              f"(optionally with a label: iso_body:arms)")
         exp = dict(exp or {})
-        where = f"experiments.{regime}"
+        where = f"experiments.{key}"
         exp_sizes = exp.get("sizes") or []
         for s in exp_sizes:
             if s not in sizes:

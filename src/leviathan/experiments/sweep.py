@@ -366,6 +366,21 @@ def _metrics_tokens_per_s(path: str | os.PathLike) -> float | None:
     return float(np.median(values)) if values else None
 
 
+def _curve(metrics: str) -> dict | None:
+    """The run's validation curve and input-side gradient norms, kept in the row so that a committed
+    results.jsonl alone regenerates the gap-over-training figures (run dirs are not committed)."""
+    from .efficiency import read_metrics
+
+    try:
+        rows = read_metrics(metrics)
+    except UserError:
+        return None
+    val = [(r["tokens"], r["val_loss"]) for r in rows if r.get("val_loss") is not None]
+    grads = [(r["tokens"], r["grad_norm_input"]) for r in rows if r.get("grad_norm_input") is not None]
+    return {"tokens": [t for t, _ in val], "val_loss": [v for _, v in val],
+            "grad_tokens": [t for t, _ in grads], "grad_norm_input": [g for _, g in grads]}
+
+
 def make_row(grid: Grid, spec: RunSpec, run_dir: Path, summary: dict, evals: dict, hardware: dict) -> dict:
     params = summary.get("params") or spec.params
     metrics = str(summary.get("metrics") or run_dir / "metrics.jsonl")
@@ -384,22 +399,97 @@ def make_row(grid: Grid, spec: RunSpec, run_dir: Path, summary: dict, evals: dic
         "tokens_per_s": tokens_per_s, "final_val_loss": summary.get("final_val_loss"),
         "final_val_ppl": summary.get("final_val_ppl"),
         "eval": evals.get("eval", {}), "buckets": evals.get("buckets", {}), "hardware": hardware,
-        "run_dir": str(run_dir), "metrics": metrics,
+        "run_dir": str(run_dir), "metrics": metrics, "curve": _curve(metrics),
         "grid": grid.name, "created": _dt.datetime.now(_dt.timezone.utc).isoformat(timespec="seconds"),
         "notes": evals.get("notes", []),
     }
 
 
+def _train_and_evaluate(grid: Grid, spec: RunSpec, cfg, run_dir: Path, root, skip_eval: bool, hardware: dict,
+                        threads: int) -> tuple[dict | None, str | None]:
+    """One run in a worker process of ``--jobs``: (row, None), or (None, signal name) if training was stopped."""
+    import torch
+
+    from ..config import atomic_write_json
+    from ..train.loop import train
+
+    torch.set_num_threads(threads)
+    summary_path = run_dir / TRAIN_SUMMARY
+    if summary_path.is_file():
+        summary = json.loads(summary_path.read_text())
+    else:
+        summary = dict(train(cfg, str(run_dir), resume="auto", quiet=True))
+        if summary.get("stopped"):
+            return None, summary["stopped"]
+        atomic_write_json(summary_path, json_safe(json.loads(json.dumps(summary, default=json_default))))
+    evals = {"eval": {}, "buckets": {}, "notes": ["evaluation skipped (--skip-eval)"]} if skip_eval \
+        else evaluate_run(grid, spec, run_dir, EvalData(grid, data_root(root)))
+    return make_row(grid, spec, run_dir, summary, evals, hardware), None
+
+
+def _run_parallel(grid: Grid, todo: list[RunSpec], configs: dict, out_dir: Path, jobs: int, root, skip_eval: bool,
+                  hardware: dict, log: Callable[[str], None]) -> list[dict]:
+    """Train ``jobs`` runs at a time, each in its own process with one torch thread (``--jobs``).
+
+    On a small CPU, two single-threaded processes beat one two-threaded one (OpenMP spin-waits). Each
+    worker process trains one run and exits (fresh memory per run); rows are appended by this process
+    as runs finish, in completion order. A stopped run (SIGTERM reaches the workers through the process
+    group) leaves its checkpoint and no row, so the same command resumes it.
+    """
+    import multiprocessing
+    from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, wait
+
+    results = out_dir / RESULTS
+    hardware = {**hardware, "torch_threads": 1, "jobs": jobs}
+    rows = []
+    ctx = multiprocessing.get_context("spawn")
+    with ProcessPoolExecutor(max_workers=jobs, mp_context=ctx, max_tasks_per_child=1) as pool:
+        pending = {}
+        queue = list(todo)
+        stopped = None
+        while queue or pending:
+            while queue and len(pending) < jobs and stopped is None:
+                spec = queue.pop(0)
+                run_dir = out_dir / "runs" / spec.name
+                run_dir.mkdir(parents=True, exist_ok=True)
+                log(f"{spec.name}: training ({', '.join(spec.regimes)}; {spec.params['total']:,} parameters)")
+                fut = pool.submit(_train_and_evaluate, grid, spec, configs[spec.name], run_dir, root, skip_eval,
+                                  hardware, 1)
+                pending[fut] = (spec, time.time())
+            if not pending:
+                break
+            done, _ = wait(pending, return_when=FIRST_COMPLETED)
+            for fut in done:
+                spec, t0 = pending.pop(fut)
+                row, stop = fut.result()
+                if row is None:
+                    stopped = stop
+                    log(f"{spec.name}: training stopped by {stop}; checkpoint saved. Run the same command to resume.")
+                    continue
+                append_result(results, row)
+                rows.append(row)
+                main = row["eval"].get("val", {}).get("loss", row.get("final_val_loss"))
+                log(f"{spec.name}: done in {time.time() - t0:.0f}s"
+                    + (f", val loss {main:.4f}" if isinstance(main, (int, float)) else ""))
+    return rows
+
+
 def run_sweep(grid: Grid, out_dir: str | os.PathLike, *, train_fn: Callable | None = None,
               eval_fn: Callable | None = None, config_fn: Callable | None = None, only: list[str] | None = None, regimes: list[str] | None = None,
               max_runs: int | None = None, root: str | os.PathLike | None = None, skip_eval: bool = False,
-              log: Callable[[str], None] = print) -> list[dict]:
+              jobs: int = 1, log: Callable[[str], None] = print) -> list[dict]:
     """Train and evaluate the grid's runs that have no row yet; return the rows appended now.
 
     ``train_fn(cfg, run_dir, resume="auto") -> summary`` (default ``leviathan.train.loop.train``);
     ``eval_fn(grid, spec, run_dir, eval_data) -> {"eval", "buckets", "notes"}`` (default ``evaluate_run``);
-    ``config_fn(grid, spec) -> cfg`` (default ``build_run_config``).
+    ``config_fn(grid, spec) -> cfg`` (default ``build_run_config``). ``jobs > 1`` trains that many runs at
+    once, one process and one torch thread each (the default train and eval functions only).
     """
+    if jobs < 1:
+        raise UserError(f"--jobs must be a positive number of parallel runs, got {jobs}")
+    if jobs > 1 and (train_fn is not None or eval_fn is not None):
+        raise UserError("--jobs > 1 runs the default training and evaluation in worker processes; "
+                        "custom train_fn/eval_fn need jobs=1")
     out_dir = Path(out_dir)
     if int(os.environ.get("WORLD_SIZE", "1")) > 1:
         raise UserError("leviathan sweep runs its runs one after another in one process; for several GPUs print "
@@ -426,8 +516,11 @@ def run_sweep(grid: Grid, out_dir: str | os.PathLike, *, train_fn: Callable | No
             f"{len(todo)} to go")
         # build every run config first: a bad key fails now, not after hours of training
         configs = {spec.name: config_fn(grid, spec) for spec in todo}
-        eval_data = EvalData(grid, data_root(root))
         hardware = hardware_info()
+        if jobs > 1:
+            todo = todo[:max_runs] if max_runs is not None else todo
+            return _run_parallel(grid, todo, configs, out_dir, jobs, root, skip_eval, hardware, log)
+        eval_data = EvalData(grid, data_root(root))
         for i, spec in enumerate(todo):
             if max_runs is not None and i >= max_runs:
                 log(f"stopping after {max_runs} runs (--max-runs); run the same command to continue")

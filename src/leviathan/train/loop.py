@@ -291,6 +291,8 @@ def _train(cfg: RunConfig, run_dir: Path, resume: str | None, device: torch.devi
                         (loss / accum).backward()
                     loss_sum += loss.detach().float()
                 loss_mean = D.all_reduce_mean(loss_sum / accum, info)
+                logging_step = (step + 1) % cfg.log_interval == 0 or step + 1 == total_steps or step == 0
+                group_norms = _group_grad_norms(model) if logging_step and not info.enabled else {}
                 if cfg.optim.grad_clip:
                     grad_norm = D.grad_norm_value(torch.nn.utils.clip_grad_norm_(model.parameters(), cfg.optim.grad_clip))
                 else:
@@ -317,7 +319,7 @@ def _train(cfg: RunConfig, run_dir: Path, resume: str | None, device: torch.devi
                 if step % cfg.log_interval == 0 or step == total_steps or step == 1:
                     metrics.log({"step": step, "tokens": tokens, "train_loss": loss_value, "lr": lr,
                                  "tokens_per_s": tok_s, "time_s": elapsed_before + train_time,
-                                 "grad_norm": norm_value})
+                                 "grad_norm": norm_value, **group_norms})
                     if not interactive:  # a log file instead of a terminal: one line per logged step
                         note(f"step {step}/{total_steps}: loss {loss_value:.4f}, lr {lr:.3g}, {tok_s:,.0f} tok/s")
                     interval_time, interval_tokens = 0.0, 0
@@ -369,6 +371,23 @@ def _train(cfg: RunConfig, run_dir: Path, resume: str | None, device: torch.devi
     if main:
         atomic_write_json(run_dir / "summary.json", summary)
     return summary
+
+
+def _group_grad_norms(model: torch.nn.Module) -> dict:
+    """Gradient norms (before clipping) of the input side and of an untied head, for the metrics: how much
+    signal the generator or table receives compared with the rest (single-process runs only)."""
+    from .optim import HEAD_NAME, INPUT_PREFIX
+
+    groups: dict[str, list[torch.Tensor]] = {"grad_norm_input": [], "grad_norm_head": []}
+    seen: set[int] = set()
+    for name, p in model.named_parameters():
+        if p.grad is None or id(p) in seen:
+            continue
+        seen.add(id(p))
+        key = "grad_norm_input" if name.startswith(INPUT_PREFIX) else "grad_norm_head" if name == HEAD_NAME else None
+        if key:
+            groups[key].append(p.grad.detach().float().norm())
+    return {k: float(torch.stack(v).norm()) for k, v in groups.items() if v}
 
 
 def _check_run_dir(run_dir: Path) -> None:
