@@ -72,23 +72,30 @@ def fixtures(tmp_path_factory):
     return files, tok, model
 
 
-def our_loglikelihood(model, tok, context: str, continuation: str) -> float:
-    """lm-eval's HFLM recipe (trailing context spaces move to the continuation, encode the whole,
-    split), scored with our own model."""
+def encode_pair(tok, context: str, continuation: str) -> tuple[list[int], list[int]]:
+    """lm-eval's HFLM recipe: trailing context spaces move to the continuation, encode the whole,
+    split; an empty context becomes end-of-text."""
     if context:
         n = len(context) - len(context.rstrip())
         if n:
             continuation, context = context[-n:] + continuation, context[:-n]
         whole = tok.encode(context + continuation)
         ctx = tok.encode(context)
-        cont = whole[len(ctx):]
-    else:
-        ctx, cont = [tok.eot_id], tok.encode(continuation)
-    ids = torch.tensor([(ctx + cont)[:-1]])
+        return ctx, whole[len(ctx):]
+    return [tok.eot_id], tok.encode(continuation)
+
+
+def our_loglikelihood(model, tok, context: str, continuation: str) -> float:
+    """The request's log-likelihood with our own model, on the window of the model's positions that
+    ends at the continuation's last token (the whole request when it fits)."""
+    ctx, cont = encode_pair(tok, context, continuation)
+    n = model.config.max_position_embeddings
+    window = (ctx + cont)[-(n + 1):]
+    scored = min(len(cont), n)
     with torch.no_grad():
-        logits, _ = model(ids)
-    logp = torch.log_softmax(logits[0].double(), -1)[-len(cont):]
-    return float(logp.gather(1, torch.tensor(cont)[:, None]).sum())
+        logits, _ = model(torch.tensor([window[:-1]]))
+    logp = torch.log_softmax(logits[0].double(), -1)[-scored:]
+    return float(logp.gather(1, torch.tensor(window[-scored:])[:, None]).sum())
 
 
 def harness_lls(out) -> list[tuple[str, str, str, float]]:
@@ -173,3 +180,65 @@ def test_task_preparation_and_names(tmp_path, monkeypatch):
         harness.data_root(None)
     monkeypatch.setenv("LEVIATHAN_DATA", str(tmp_path))
     assert harness.data_root(None) == tmp_path.resolve()
+
+
+LONG = ("the cat sat on the mat and looked at the door, then the sun rose in the east and a man on a "
+        "roof started pulling up roofing with a firm grip")
+
+
+def test_requests_longer_than_the_context_are_truncated_and_counted_not_fatal(fixtures, tmp_path, monkeypatch):
+    """A 16-position model: lm-eval's own HFLM aborts (``assert len(continuation_enc) <= self.max_length``)
+    on a continuation longer than the window; ours cuts contexts from the left, scores an over-long
+    continuation on its last 16 positions, and reports per task how many requests were cut."""
+    files_all, tok, _ = fixtures
+    cfg = ModelConfig(vocab_size=tok.vocab_size, hidden_size=32, num_hidden_layers=2, num_attention_heads=2,
+                      max_position_embeddings=16, embedding="dense_tied")
+    model = CausalLM(cfg).eval()
+    files = {
+        "arc_easy": [write_jsonl(tmp_path / "arc.jsonl", [
+            {"id": "q1", "question": {"stem": "Which gas do plants take in?", "choices": [
+                {"text": "carbon dioxide", "label": "A"}, {"text": LONG, "label": "B"}]}, "answerKey": "A"},
+            {"id": "q2", "question": {"stem": "Where does the sun rise? " + LONG, "choices": [
+                {"text": "west", "label": "A"}, {"text": "east", "label": "B"}]}, "answerKey": "B"}])],
+        "lambada_openai": [write_jsonl(tmp_path / "lambada.jsonl", [{"text": "The cat sat on the mat"},
+                                                                    {"text": LONG + " and the door"}])],
+        "winogrande": files_all["winogrande"],
+    }
+    keys = list(files)
+
+    # before: lm-eval's own hf model stops the whole run on the long ARC choice
+    from lm_eval.models.huggingface import HFLM
+
+    hf_dir = harness.export_for_harness(model, tok, tmp_path / "hf")
+    names = harness.prepare_tasks(tmp_path, tmp_path / "tasks", keys, files)
+    monkeypatch.setattr(harness, "fitting_hflm", lambda: HFLM)
+    with pytest.raises(AssertionError) as crash:
+        harness.run_harness(hf_dir, tmp_path / "tasks", [names[k] for k in keys], batch_size=4)
+    assert "len(continuation_enc) <= self.max_length" in str(crash.traceback[-1].statement)
+    monkeypatch.undo()
+
+    # after: every request is scored, on exactly the window our own model sees
+    out = harness.evaluate_model(model, tok, keys, files=files, log_samples=True, batch_size=4)
+    rows = harness_lls(out)
+    assert len(rows) == 4 + 2 + 2
+    expected = {f"lev_{k}": {"requests": 0, "context_truncated": 0, "continuation_truncated": 0} for k in keys}
+    for task, ctx, cont, ll in rows:
+        assert ll == pytest.approx(our_loglikelihood(model, tok, ctx, cont), abs=2e-4), (task, ctx, cont)
+        c, k = encode_pair(tok, ctx, cont)
+        e = expected[task]
+        e["requests"] += 1
+        if len(k) > 16:
+            e["continuation_truncated"] += 1
+        elif len(c) + len(k) > 17:
+            e["context_truncated"] += 1
+    assert out["results"]["truncation"] == {"max_length": 16, "tasks": expected}
+    # the fixtures really exercise both cuts: ARC's long choice and its long question, LAMBADA's long text
+    arc = expected["lev_arc_easy"]
+    assert arc["requests"] == 4 and arc["continuation_truncated"] == 1 and arc["context_truncated"] >= 2
+    assert expected["lev_lambada_openai"] == {"requests": 2, "context_truncated": 1, "continuation_truncated": 0}
+    for key in keys:
+        summary = out["tasks"][key]
+        assert {k: summary[k] for k in expected[f"lev_{key}"]} == expected[f"lev_{key}"]
+    text = harness.format_summary(out["tasks"])
+    assert "cont cut" in text
+    assert f"\n{'arc_easy':<16} {4:>9} {arc['context_truncated']:>9} {1:>9}" in text

@@ -9,6 +9,11 @@ checkpoint is exported to a plain Llama directory (baked input side), checked ag
 logits, and evaluated with lm-eval's ``simple_evaluate`` on task YAMLs that read the local files
 (see ``leviathan.eval.harness``). Tasks: paper (= lambada_openai, hellaswag, piqa, arc_easy,
 arc_challenge, winogrande) or any of them, comma-separated.
+
+Requests longer than the model's positions do not stop the run: contexts are cut from the left and
+an over-long continuation is scored on the positions that fit. The summary then lists, per task,
+how many requests were cut (also in ``--json`` and ``lm_eval.json``): partially scored answers bias
+multiple-choice accuracy, so read the numbers with those counts.
 """
 
 from __future__ import annotations

@@ -16,9 +16,21 @@ Flow (``evaluate``):
    folder with the absolute paths of the local data files (``dataset_path: json``) under the data
    folder (``--data-root`` / ``$LEVIATHAN_DATA``; nothing is copied into the repository). PIQA's
    labels live in a separate file; they are merged into a temporary JSONL there.
-4. ``lm_eval.simple_evaluate(model="hf", model_args="pretrained=DIR,tokenizer=DIR,...",
+4. ``lm_eval.simple_evaluate(model=FittingHFLM(pretrained=DIR, tokenizer=DIR, ...),
    task_manager=TaskManager(include_path=TASKDIR, include_defaults=False))`` with
    ``HF_DATASETS_OFFLINE=1`` and ``HF_HUB_OFFLINE=1`` set for the call.
+
+Short contexts (``fitting_hflm``). Our models have few positions (128-256), and lm-eval's ``hf``
+model (HFLM) only half-handles requests longer than that: it cuts the context from the left, but
+asserts ``len(continuation_enc) <= self.max_length`` and so aborts a whole full-set run on the first
+long answer (a PIQA solution, say). The subclass fits every request into the window before HFLM
+sees it: the context is cut from the left (what HFLM itself does, minus its one warning line per
+request), and a continuation longer than the window is scored on its last ``max_length`` tokens --
+the positions that fit, conditioned on the continuation's own earlier tokens. Footgun: such a
+log-likelihood is a partial sum (fewer, so fewer negative, terms), so that choice is favoured in a
+multiple-choice comparison; the counts are therefore reported per task (``context_truncated``,
+``continuation_truncated`` next to ``requests`` in the summary) so a reader can judge whether they
+matter. A request is counted once, under the stronger cut.
 
 Tasks (names prefixed ``lev_`` so they never collide with lm-eval's hub-backed ones): LAMBADA
 (OpenAI; acc and perplexity of the last word), HellaSwag, PIQA, ARC-Easy, ARC-Challenge (test sets)
@@ -347,12 +359,67 @@ def run_harness(hf_dir: str | os.PathLike, task_dir: str | os.PathLike, task_nam
         hf_dir = str(Path(hf_dir).resolve())
         # lm-eval prints progress to stdout; keep stdout for our own (JSON) output
         with contextlib.redirect_stdout(sys.stderr):
-            return simple_evaluate(model="hf",
-                                   model_args=f"pretrained={hf_dir},tokenizer={hf_dir},dtype={dtype}",
-                                   tasks=list(task_names), task_manager=tm, limit=limit, batch_size=batch_size,
-                                   device=device, num_fewshot=num_fewshot, log_samples=log_samples,
-                                   random_seed=seed, numpy_random_seed=seed, torch_random_seed=seed,
-                                   fewshot_random_seed=seed, bootstrap_iters=1000)
+            lm = fitting_hflm()(pretrained=hf_dir, tokenizer=hf_dir, dtype=dtype, batch_size=batch_size,
+                                device=device)
+            results = simple_evaluate(model=lm, tasks=list(task_names), task_manager=tm, limit=limit,
+                                      num_fewshot=num_fewshot, log_samples=log_samples,
+                                      random_seed=seed, numpy_random_seed=seed, torch_random_seed=seed,
+                                      fewshot_random_seed=seed, bootstrap_iters=1000)
+        results["truncation"] = {"max_length": lm.max_length, "tasks": lm.truncation}
+        return results
+
+
+_FITTING_HFLM = None
+
+
+def fitting_hflm():
+    """lm-eval's ``HFLM`` with every loglikelihood request fitted into the model's window (see the
+    module docstring). Built on first use: importing lm-eval is slow and it is an optional dependency."""
+    global _FITTING_HFLM
+    if _FITTING_HFLM is not None:
+        return _FITTING_HFLM
+    from lm_eval.models.huggingface import HFLM
+
+    class FittingHFLM(HFLM):
+        """``truncation``: {task name: {"requests", "context_truncated", "continuation_truncated"}}."""
+
+        def __init__(self, *args, **kwargs):
+            super().__init__(*args, **kwargs)
+            self.truncation: dict[str, dict[str, int]] = {}
+            self._request_tasks: list[str] | None = None
+
+        def loglikelihood(self, requests, disable_tqdm: bool = False):
+            # the base class tokenizes the Instances (which know their task) and hands the token
+            # lists, in the same order, to _loglikelihood_tokens (which does not)
+            self._request_tasks = [r.task_name for r in requests]
+            try:
+                return super().loglikelihood(requests, disable_tqdm=disable_tqdm)
+            finally:
+                self._request_tasks = None
+
+        def _loglikelihood_tokens(self, requests, disable_tqdm: bool = False, override_bs: int | None = None):
+            tasks = self._request_tasks
+            if tasks is None or len(tasks) != len(requests):
+                tasks = [None] * len(requests)  # loglikelihood_rolling: its windows fit by construction
+            n = self.max_length
+            fitted = []
+            for task, (key, ctx, cont) in zip(tasks, requests):
+                cut = None
+                if len(cont) > n:  # HFLM asserts here; score the positions that fit
+                    ctx, cont, cut = ctx + cont[:-n], cont[-n:], "continuation_truncated"
+                if len(ctx) + len(cont) > n + 1:  # inputs are (ctx + cont)[:-1]: n + 1 tokens fill n positions
+                    ctx, cut = ctx[len(ctx) + len(cont) - n - 1:], cut or "context_truncated"
+                if task is not None:
+                    stats = self.truncation.setdefault(
+                        task, {"requests": 0, "context_truncated": 0, "continuation_truncated": 0})
+                    stats["requests"] += 1
+                    if cut:
+                        stats[cut] += 1
+                fitted.append((key, ctx, cont))
+            return super()._loglikelihood_tokens(fitted, disable_tqdm=disable_tqdm, override_bs=override_bs)
+
+    _FITTING_HFLM = FittingHFLM
+    return FittingHFLM
 
 
 def summarize(results: dict, keys: Sequence[str]) -> dict:
@@ -370,6 +437,9 @@ def summarize(results: dict, keys: Sequence[str]) -> dict:
         metrics["main_metric"] = TASKS[key].main_metric
         n = (results.get("n-samples") or {}).get(name, {})
         metrics["num_samples"] = n.get("effective")
+        cuts = ((results.get("truncation") or {}).get("tasks") or {}).get(name, {})
+        for k in ("requests", "context_truncated", "continuation_truncated"):
+            metrics[k] = cuts.get(k, 0)
         out[key] = metrics
     return out
 
@@ -450,4 +520,11 @@ def format_summary(summary: dict) -> str:
             if metrics.get(m) is not None:
                 err = metrics.get(f"{m}_stderr")
                 lines.append(f"{key:<16} {m:<12} {metrics[m]:>10.4f}" + (f" ± {err:.4f}" if err else ""))
+    cut = {k: m for k, m in summary.items() if m.get("context_truncated") or m.get("continuation_truncated")}
+    if cut:
+        lines.append("requests longer than the model's context (context cut from the left; a continuation cut to "
+                     "its last positions, so scored partially):")
+        lines.append(f"{'task':<16} {'requests':>9} {'ctx cut':>9} {'cont cut':>9}")
+        for key, m in cut.items():
+            lines.append(f"{key:<16} {m['requests']:>9} {m['context_truncated']:>9} {m['continuation_truncated']:>9}")
     return "\n".join(lines)
