@@ -2,13 +2,16 @@
 
     leviathan report runs/cpu --out runs/cpu/report        # RESULTS: a sweep dir or its results.jsonl
     leviathan report runs/cpu/results.jsonl --eval-set wikitext2 --bootstrap 2000
+    leviathan report runs/ablate-bpe8k runs/ablate-bpe32k --ablation --out results/ablations
 """
 
 from __future__ import annotations
 
 
 def add_arguments(parser) -> None:
-    parser.add_argument("results", help="sweep output dir or results.jsonl")
+    parser.add_argument("results", nargs="+", help="sweep output dir or results.jsonl (several with --ablation)")
+    parser.add_argument("--ablation", action="store_true",
+                        help="ablation report: each leviathan run vs the dense_tied run of its backbone, over training")
     parser.add_argument("--out", default=None, help="report dir (default: <sweep dir>/report)")
     parser.add_argument("--eval-set", default="val", help="eval set whose losses the tables use (default: val)")
     parser.add_argument("--ladder", default=None, help="dense variant of the scaling fit (default: the grid's)")
@@ -20,9 +23,19 @@ def add_arguments(parser) -> None:
 def run(args) -> int:
     from pathlib import Path
 
+    from ..errors import UserError
     from ..experiments.report import write_report
 
-    src = Path(args.results)
+    if args.ablation:
+        from ..experiments.ablation import write_ablation_report
+
+        out = Path(args.out) if args.out else Path(args.results[0]) / "ablations"
+        command = "leviathan report " + " ".join(args.results) + f" --ablation --out {out}"
+        print(f"wrote {write_ablation_report(args.results, out, command)} (+ figures and ablations.json)")
+        return 0
+    if len(args.results) != 1:
+        raise UserError(f"leviathan report takes one sweep (got {len(args.results)}); several only with --ablation")
+    src = Path(args.results[0])
     out = Path(args.out) if args.out else (src if src.is_dir() else src.parent) / "report"
     path = write_report(src, out, eval_set=args.eval_set, num_bootstrap=args.bootstrap, ci=args.ci, seed=args.seed,
                         ladder=args.ladder)

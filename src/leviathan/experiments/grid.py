@@ -63,7 +63,7 @@ from ..presets import preset_dict
 REGIMES = ("iso_body", "isoparametric", "scaling", "variants")
 DEFAULT_KEYS = {"seed": "seed", "data_seed": None, "data_dir": "data.path"}
 GRID_KEYS = {"name", "description", "base_config", "base", "data", "data_seed", "seeds", "keys", "eval", "sizes",
-             "experiments", "tolerance", "notes"}
+             "experiments", "tolerance", "notes", "ablations"}
 
 
 def repo_root() -> Path:

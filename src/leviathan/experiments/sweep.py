@@ -376,9 +376,10 @@ def _curve(metrics: str) -> dict | None:
     except UserError:
         return None
     val = [(r["tokens"], r["val_loss"]) for r in rows if r.get("val_loss") is not None]
-    grads = [(r["tokens"], r["grad_norm_input"]) for r in rows if r.get("grad_norm_input") is not None]
+    grads = [r for r in rows if r.get("grad_norm_input") is not None]
     return {"tokens": [t for t, _ in val], "val_loss": [v for _, v in val],
-            "grad_tokens": [t for t, _ in grads], "grad_norm_input": [g for _, g in grads]}
+            "grad_tokens": [r["tokens"] for r in grads], "grad_norm_input": [r["grad_norm_input"] for r in grads],
+            "grad_norm_head": [r.get("grad_norm_head") for r in grads]}
 
 
 def make_row(grid: Grid, spec: RunSpec, run_dir: Path, summary: dict, evals: dict, hardware: dict) -> dict:
@@ -394,7 +395,7 @@ def make_row(grid: Grid, spec: RunSpec, run_dir: Path, summary: dict, evals: dic
         "size": spec.size, "seed": spec.seed, "data_seed": spec.data_seed,
         "num_hidden_layers": spec.model.get("num_hidden_layers"), "hidden_size": spec.model.get("hidden_size"),
         "intermediate_size": spec.model.get("intermediate_size"), "vocab_size": spec.model.get("vocab_size"),
-        "params": params, "target_total": spec.target_total,
+        "params": params, "target_total": spec.target_total, "model": dict(spec.model),
         "steps": summary.get("steps"), "tokens": summary.get("tokens"), "wall_time_s": summary.get("wall_time_s"),
         "tokens_per_s": tokens_per_s, "final_val_loss": summary.get("final_val_loss"),
         "final_val_ppl": summary.get("final_val_ppl"),

@@ -1,0 +1,288 @@
+"""Ablation report: every leviathan run against the dense-tied run of the same backbone, over training.
+
+    leviathan report runs/ablate-bpe8k runs/ablate-bpe32k runs/ablate-o200k --ablation --out results/ablations
+
+Inputs are sweep folders (or copies holding ``results.jsonl`` and ``grid.json``): one grid per data set
+(vocabulary), each with a dense_tied run per backbone and leviathan runs ("arms") that change one
+factor (generator shape, head decay, input-side learning rate, width). An arm is paired with the
+dense_tied run of its grid that has the same width, depth and seed: both saw the same tokens in the
+same order (the seed fixes the data order), so their validation curves are compared point by point.
+
+What the report shows, per arm:
+- the gap over training, leviathan minus dense validation loss (nats; < 0 = leviathan better) at
+  every validation point, and the gap's value at the end and at 1/4, 1/2, 3/4 of the run;
+- the unigram plateau: the entropy of the training unigram distribution, the loss a model reaches
+  by predicting token frequencies alone. Points where the dense model is still above it are early
+  optimisation speed, not capacity, and are marked;
+- final loss, perplexity and bits per byte on every eval set; per training-frequency bucket the
+  relative perplexity reduction (rare -> frequent);
+- the gradient norm of leviathan's input side and of its head (medians over training, before
+  clipping): how much signal the generator receives. (A tied table's gradient mixes its input and
+  head uses, so the dense model has no separate input-side figure.)
+
+Figures: ``gap_<factor>.png`` for each factor the grids name (``ablations:`` in a grid YAML maps a
+factor to its sizes) and ``gap_vocabulary.png`` for a size present in several grids. One seed per
+arm: these are directions; the seeded grid gives intervals.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import numpy as np
+
+from ..errors import UserError
+from .sweep import json_safe, read_results
+
+
+@dataclass
+class Arm:
+    """A leviathan run and its dense_tied pair (same grid, backbone and seed)."""
+
+    grid: str
+    size: str
+    seed: int
+    lev: dict
+    dense: dict
+    model: dict = field(default_factory=dict)
+    overrides: list = field(default_factory=list)
+
+    @property
+    def label(self) -> str:
+        return f"{self.grid.removeprefix('ablate-')}/{self.size}"
+
+    def gap_curve(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """(tokens, leviathan - dense validation loss, dense loss) at the validation points both runs have."""
+        a, b = self.lev.get("curve") or {}, self.dense.get("curve") or {}
+        la = dict(zip(a.get("tokens", []), a.get("val_loss", [])))
+        lb = dict(zip(b.get("tokens", []), b.get("val_loss", [])))
+        t = np.array(sorted(set(la) & set(lb)), dtype=float)
+        return t, np.array([la[x] - lb[x] for x in t]), np.array([lb[x] for x in t])
+
+
+def load_sweep(path: str | Path) -> tuple[list[dict], dict]:
+    """(results rows, grid.json) of a sweep folder; grid.json may be absent ({})."""
+    path = Path(path)
+    rows = read_results(path)
+    if not rows:
+        raise UserError(f"no results rows in {path}; pass a sweep folder (or a copy with results.jsonl)")
+    grid_file = (path if path.is_dir() else path.parent) / "grid.json"
+    grid = json.loads(grid_file.read_text()) if grid_file.is_file() else {}
+    return rows, grid
+
+
+def pair_arms(rows: list[dict], grid: dict) -> list[Arm]:
+    """Each leviathan row with the dense_tied row of the same grid, width, depth and seed."""
+    specs = {r["name"]: r for r in grid.get("runs", [])}
+    overrides = {name: spec.get("run", []) for name, spec in (grid.get("size_runs") or {}).items()}
+    dense = {(r["hidden_size"], r["num_hidden_layers"], r["seed"]): r for r in rows if r["variant"] == "dense_tied"}
+    arms = []
+    for r in rows:
+        if r["variant"] != "leviathan":
+            continue
+        d = dense.get((r["hidden_size"], r["num_hidden_layers"], r["seed"]))
+        if d is None:
+            continue
+        model = r.get("model") or specs.get(r["name"], {}).get("model") or {}
+        arms.append(Arm(r.get("grid", grid.get("name", "?")), r["size"], r["seed"], r, d, model,
+                        overrides.get(r["size"], [])))
+    return arms
+
+
+def unigram_entropy(data_dir: str | Path) -> float | None:
+    """Entropy (nats) of the training unigram distribution, from the data folder's train_freq.npy."""
+    path = Path(data_dir) / "train_freq.npy"
+    if not path.is_file():
+        return None
+    freq = np.load(path).astype(np.float64)
+    p = freq[freq > 0] / freq.sum()
+    return float(-(p * np.log(p)).sum())
+
+
+def _at(t: np.ndarray, g: np.ndarray, frac: float) -> float | None:
+    if not len(t):
+        return None
+    return float(np.interp(frac * t[-1], t, g))
+
+
+def _median_grad(row: dict, key: str = "grad_norm_input") -> float | None:
+    """Median over training of a logged gradient norm: from the row's curve, else the run's metrics.jsonl."""
+    g = [x for x in ((row.get("curve") or {}).get(key) or []) if x is not None]
+    if not g and row.get("metrics") and Path(row["metrics"]).is_file():
+        from .efficiency import read_metrics
+
+        g = [r[key] for r in read_metrics(row["metrics"]) if r.get(key) is not None]
+    return float(np.median(g)) if g else None
+
+
+def summarize(arm: Arm, plateau: float | None) -> dict:
+    """Every number of the report for one arm."""
+    t, gap, dense_loss = arm.gap_curve()
+    out = {"label": arm.label, "grid": arm.grid, "size": arm.size, "seed": arm.seed,
+           "vocab": arm.lev.get("vocab_size"), "width": arm.lev["hidden_size"], "layers": arm.lev["num_hidden_layers"],
+           "generator": {k.removeprefix("generator_"): v for k, v in arm.model.items() if k.startswith("generator_")},
+           "overrides": arm.overrides, "params": {"leviathan": arm.lev.get("params"), "dense": arm.dense.get("params")},
+           "tokens": arm.lev.get("tokens"), "curve": {"tokens": t.tolist(), "gap": gap.tolist()},
+           "gap_at": {f: _at(t, gap, f) for f in (0.25, 0.5, 0.75, 1.0)}, "plateau": plateau}
+    if plateau is not None and len(t):
+        past = t[dense_loss < plateau - 0.5]  # clearly below the unigram loss
+        out["tokens_past_plateau"] = float(past[0]) if len(past) else None
+    out["eval"] = {}
+    for name, ev in (arm.lev.get("eval") or {}).items():
+        dv = (arm.dense.get("eval") or {}).get(name)
+        if not dv:
+            continue
+        out["eval"][name] = {"lev_loss": ev["loss"], "dense_loss": dv["loss"], "gap": ev["loss"] - dv["loss"],
+                             "ppl_change": math.exp(ev["loss"] - dv["loss"]) - 1.0,
+                             "bpb_gap": (ev["bpb"] - dv["bpb"]) if ev.get("bpb") and dv.get("bpb") else None}
+    bl, bd = (arm.lev.get("buckets") or {}).get("val"), (arm.dense.get("buckets") or {}).get("val")
+    if bl and bd:
+        out["buckets"] = [None if a is None or b is None else 1.0 - math.exp(a - b)
+                          for a, b in zip(bl["loss"], bd["loss"])]  # perplexity reduction, rare -> frequent
+    # a tied table's gradient mixes its input and head uses, so compare leviathan's input side with its own head
+    gi, gh = _median_grad(arm.lev), _median_grad(arm.lev, "grad_norm_head")
+    out["input_grad_norm"], out["head_grad_norm"] = gi, gh
+    out["input_to_head_grad"] = gi / gh if gi and gh else None
+    out["tokens_per_s_ratio"] = (arm.lev["tokens_per_s"] / arm.dense["tokens_per_s"]
+                                 if arm.lev.get("tokens_per_s") and arm.dense.get("tokens_per_s") else None)
+    return out
+
+
+def _grid_yaml(name: str) -> dict:
+    """The grid's YAML (sizes' run overrides, ``ablations`` factors) when it can be found by name, else {}."""
+    from ..config import load_yaml
+    from .grid import find_grid
+
+    try:
+        return load_yaml(find_grid(name))
+    except (UserError, OSError):
+        return {}
+
+
+def collect(paths: list[str | Path]) -> dict:
+    """Arms of every sweep, their summaries, and the factors (figure groups) the grids declare."""
+    arms, summaries, factors = [], [], {}
+    for path in paths:
+        rows, grid = load_sweep(path)
+        name = grid.get("name") or rows[0].get("grid", "?")
+        raw = _grid_yaml(name)
+        sizes = raw.get("sizes") or {}
+        grid = {**grid, "size_runs": {s: _flat_run(v) for s, v in sizes.items() if isinstance(v, dict)}}
+        plateau = unigram_entropy(grid["data_dir"]) if grid.get("data_dir") else None
+        for arm in pair_arms(rows, grid):
+            arms.append(arm)
+            s = summarize(arm, plateau)
+            summaries.append(s)
+        for factor, sizes_of_factor in (raw.get("ablations") or {}).items():
+            factors.setdefault(factor, []).extend(f"{name.removeprefix('ablate-')}/{s}" for s in sizes_of_factor)
+    by_size: dict[str, list[str]] = {}
+    for s in summaries:
+        by_size.setdefault(s["size"], []).append(s["label"])
+    for size, labels in by_size.items():  # the same size in several grids: the vocabulary ablation
+        if len({lab.split("/")[0] for lab in labels}) > 1:
+            factors[f"vocabulary ({size})"] = sorted(labels, key=lambda lab: _vocab_of(summaries, lab))
+    return {"arms": summaries, "factors": factors}
+
+
+def _flat_run(size_spec: dict) -> list[str]:
+    from .grid import flatten
+
+    return flatten(size_spec.get("run") or {})
+
+
+def _vocab_of(summaries: list[dict], label: str) -> int:
+    return next((s["vocab"] or 0) for s in summaries if s["label"] == label)
+
+
+def fig_gap(summaries: list[dict], labels: list[str], title: str, path: Path) -> bool:
+    """Leviathan - dense validation loss against tokens, one line per arm; the plateau region shaded."""
+    from .report import _plt, _save
+
+    plt = _plt()
+    fig, ax = plt.subplots(figsize=(6.4, 4.2))
+    drawn = False
+    for lab in labels:
+        s = next((x for x in summaries if x["label"] == lab), None)
+        if s is None or not s["curve"]["tokens"]:
+            continue
+        t = np.array(s["curve"]["tokens"]) / 1e6
+        ax.plot(t, s["curve"]["gap"], marker=".", label=f"{lab} (V {s['vocab']:,})" if s.get("vocab") else lab)
+        if s.get("tokens_past_plateau"):
+            ax.axvline(s["tokens_past_plateau"] / 1e6, color=ax.lines[-1].get_color(), ls=":", lw=0.8)
+        drawn = True
+    if not drawn:
+        plt.close(fig)
+        return False
+    ax.axhline(0.0, color="black", lw=0.8)
+    ax.set_xlabel("training tokens (M)")
+    ax.set_ylabel("val loss: leviathan - dense_tied (nats)")
+    ax.set_title(f"{title}: < 0 means leviathan is better\n(dotted: dense model 0.5 nats below the unigram entropy)",
+                 fontsize=9)
+    ax.legend(fontsize=7)
+    _save(plt, fig, path)
+    return True
+
+
+def _fmt(v, spec="+.3f"):
+    return "–" if v is None else format(v, spec)
+
+
+def markdown(result: dict, figures: dict[str, str], command: str) -> str:
+    arms = result["arms"]
+    md = ["# Ablations: leviathan vs dense-tied, one factor at a time", "",
+          f"Produced by `{command}` from the sweeps' `results.jsonl`. Each leviathan run is paired with the "
+          "dense_tied run of the same grid (vocabulary), width, depth and seed: same tokens, same order. "
+          "Gap = leviathan minus dense validation loss in nats (negative: leviathan better). One seed per arm: "
+          "directions, not intervals (the seeded grid gives those).", ""]
+    md += ["## Final numbers", "",
+           "| arm | V | D x L | generator (d_s, M, kappa, r) | change | tokens | gap @25% | @50% | @75% | end | "
+           "ppl change (val) | wikitext2 | ptb | bpb gap (val) | grad norm input / head |",
+           "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|"]
+    for s in arms:
+        g = s["generator"]
+        shape = f"{g.get('seed_dim')}, {g.get('modes')}, {g.get('knots')}, {g.get('rank')}" if g else "–"
+        ev = s["eval"]
+        md.append(f"| {s['label']} | {s['vocab'] or '–':,} | {s['width']} x {s['layers']} | {shape} | "
+                  f"{', '.join(s['overrides']) or '–'} | {(s['tokens'] or 0) / 1e6:.1f}M | "
+                  f"{_fmt(s['gap_at'][0.25])} | {_fmt(s['gap_at'][0.5])} | {_fmt(s['gap_at'][0.75])} | "
+                  f"{_fmt(s['gap_at'][1.0])} | "
+                  + " | ".join(_fmt((ev.get(k) or {}).get("ppl_change"), "+.1%") for k in ("val", "wikitext2", "ptb"))
+                  + f" | {_fmt((ev.get('val') or {}).get('bpb_gap'), '+.4f')} | {_fmt(s['input_to_head_grad'], '.2f')} |")
+    md += ["", "## Perplexity reduction by training-frequency bucket (val; equal-mass buckets, rare -> frequent)", "",
+           "| arm | " + " | ".join(f"bucket {i + 1}" for i in range(5)) + " |", "|---|" + "---|" * 5]
+    for s in arms:
+        if s.get("buckets"):
+            md.append(f"| {s['label']} | " + " | ".join(_fmt(b, "+.1%") for b in s["buckets"]) + " |")
+    md += ["", "Positive = leviathan's perplexity is lower in that bucket.", ""]
+    plateaus = {s["grid"]: s["plateau"] for s in arms if s.get("plateau")}
+    if plateaus:
+        md += ["## The unigram plateau", "", "| grid | unigram entropy of the training tokens (nats) |", "|---|---|"]
+        md += [f"| {g} | {p:.3f} |" for g, p in plateaus.items()] + [""]
+    md += ["## Gap over training", ""]
+    for factor, fig in figures.items():
+        md += [f"### {factor}", "", f"![{factor}]({fig})", ""]
+    return "\n".join(md)
+
+
+def write_ablation_report(paths: list[str | Path], out: str | Path, command: str = "leviathan report --ablation") -> Path:
+    """Write ``out/README.md`` (tables), ``out/ablations.json`` (every number) and ``out/gap_*.png``."""
+    from ..config import atomic_write_json, atomic_write_text
+
+    out = Path(out)
+    out.mkdir(parents=True, exist_ok=True)
+    result = collect(paths)
+    if not result["arms"]:
+        raise UserError("no leviathan run with a dense_tied pair (same width, depth, seed) in these sweeps")
+    figures = {}
+    factors = result["factors"] or {"all arms": [s["label"] for s in result["arms"]]}
+    for factor, labels in factors.items():
+        name = "gap_" + "".join(c if c.isalnum() else "_" for c in factor).strip("_") + ".png"
+        if fig_gap(result["arms"], labels, factor, out / name):
+            figures[factor] = name
+    atomic_write_json(out / "ablations.json", json_safe(result))
+    path = out / "README.md"
+    atomic_write_text(path, markdown(result, figures, command) + "\n")
+    return path

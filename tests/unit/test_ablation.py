@@ -1,0 +1,102 @@
+"""Ablation report: pairing of leviathan arms with their dense_tied run, gap curves, plateau, tables, figures."""
+
+from __future__ import annotations
+
+import json
+import math
+
+import numpy as np
+import pytest
+
+from leviathan.cli import main
+from leviathan.experiments.ablation import collect, pair_arms, unigram_entropy, write_ablation_report
+
+
+def row(name, grid, size, variant, width, layers, losses, val_loss, buckets=None, vocab=1000, seed=0, grads=None):
+    tokens = [100 * (i + 1) for i in range(len(losses))]
+    return {"name": name, "grid": grid, "size": size, "variant": variant, "seed": seed, "hidden_size": width,
+            "num_hidden_layers": layers, "vocab_size": vocab, "tokens": tokens[-1], "tokens_per_s": 10.0,
+            "params": {"total": 1}, "model": {"generator_seed_dim": 8, "generator_modes": 2, "generator_knots": 4,
+                                              "generator_rank": 2},
+            "eval": {"val": {"loss": val_loss, "ppl": math.exp(val_loss), "bpb": val_loss / 2, "tokens": 10}},
+            "buckets": {"val": {"loss": buckets or [val_loss] * 5, "count": [2] * 5}},
+            "curve": {"tokens": tokens, "val_loss": losses, "grad_norm_input": grads or [], "grad_norm_head":
+                      [1.0] * len(grads or [])}}
+
+
+def write_sweep(path, name, rows, data_dir=None):
+    path.mkdir(parents=True)
+    (path / "results.jsonl").write_text("".join(json.dumps(r) + "\n" for r in rows))
+    (path / "grid.json").write_text(json.dumps({"name": name, "data_dir": str(data_dir) if data_dir else None,
+                                                "runs": []}))
+
+
+@pytest.fixture
+def sweeps(tmp_path):
+    data = tmp_path / "data"
+    data.mkdir()
+    np.save(data / "train_freq.npy", np.array([50, 25, 25, 0], dtype=np.int64))
+    a = tmp_path / "ablate-small"
+    write_sweep(a, "ablate-small", [
+        row("d-dense", "ablate-small", "d", "dense_tied", 8, 2, [3.0, 2.0, 1.0, 0.2], 0.2, vocab=100),
+        row("d-lev", "ablate-small", "d", "leviathan", 8, 2, [2.5, 2.1, 1.2, 0.3], 0.3, vocab=100),
+    ], data)
+    b = tmp_path / "ablate-large"
+    write_sweep(b, "ablate-large", [
+        row("d-dense", "ablate-large", "d", "dense_tied", 8, 2, [4.0, 3.0, 2.0, 1.5], 1.5, [2.0, 1.8, 1.5, 1.2, 1.0]),
+        row("d-lev", "ablate-large", "d", "leviathan", 8, 2, [3.5, 2.8, 1.9, 1.4], 1.4, [1.8, 1.7, 1.5, 1.2, 1.0],
+            grads=[0.5, 0.3, 0.1]),
+        row("w-lev", "ablate-large", "w", "leviathan", 16, 2, [3.0, 2.0, 1.0, 0.5], 0.5),  # no dense pair: left out
+        row("d-lev-s1", "ablate-large", "d", "leviathan", 8, 2, [3.0], 3.0, seed=1),  # no seed-1 dense: left out
+    ])
+    return a, b
+
+
+def test_pairs_by_backbone_and_seed(sweeps):
+    _, b = sweeps
+    rows = [json.loads(line) for line in (b / "results.jsonl").read_text().splitlines()]
+    arms = pair_arms(rows, {"name": "ablate-large"})
+    assert [(a.lev["name"], a.dense["name"]) for a in arms] == [("d-lev", "d-dense")]
+    t, gap, dense = arms[0].gap_curve()
+    assert t.tolist() == [100, 200, 300, 400]
+    np.testing.assert_allclose(gap, [-0.5, -0.2, -0.1, -0.1])
+
+
+def test_unigram_entropy(tmp_path):
+    np.save(tmp_path / "train_freq.npy", np.array([2, 1, 1, 0]))
+    assert unigram_entropy(tmp_path) == pytest.approx(-(0.5 * math.log(0.5) + 2 * 0.25 * math.log(0.25)))
+    assert unigram_entropy(tmp_path / "missing") is None
+
+
+def test_summaries_and_vocabulary_factor(sweeps):
+    a, b = sweeps
+    result = collect([a, b])
+    by = {s["label"]: s for s in result["arms"]}
+    assert set(by) == {"small/d", "large/d"}
+    small, large = by["small/d"], by["large/d"]
+    assert small["gap_at"][1.0] == pytest.approx(0.1) and small["gap_at"][0.25] == pytest.approx(-0.5)
+    assert small["plateau"] == pytest.approx(-(0.5 * math.log(0.5) + 0.5 * math.log(0.25)))
+    assert small["tokens_past_plateau"] == 400  # first point whose dense loss is 0.5 below the entropy (1.04)
+    assert large["eval"]["val"]["gap"] == pytest.approx(-0.1)
+    assert large["eval"]["val"]["ppl_change"] == pytest.approx(math.exp(-0.1) - 1)
+    assert large["buckets"][0] == pytest.approx(1 - math.exp(-0.2)) and large["buckets"][4] == pytest.approx(0.0)
+    assert large["input_to_head_grad"] == pytest.approx(0.3)
+    # the same size in two grids of different vocabularies is the vocabulary ablation, small V first
+    assert result["factors"] == {"vocabulary (d)": ["small/d", "large/d"]}
+
+
+def test_report_files_and_cli(sweeps, tmp_path, capsys):
+    a, b = sweeps
+    out = tmp_path / "report"
+    assert main(["report", str(a), str(b), "--ablation", "--out", str(out)]) == 0
+    md = (out / "README.md").read_text()
+    assert "| small/d | 100 | 8 x 2 | 8, 2, 4, 2 |" in md and "+0.100 |" in md and "-0.100 |" in md
+    assert "### vocabulary (d)" in md and (out / "gap_vocabulary__d.png").stat().st_size > 1000
+    saved = json.loads((out / "ablations.json").read_text())
+    assert len(saved["arms"]) == 2
+    assert main(["report", str(a), str(b), "--out", str(out)]) == 2  # several sweeps only with --ablation
+    assert "--ablation" in capsys.readouterr().err
+    with pytest.raises(Exception, match="dense_tied pair"):
+        empty = tmp_path / "empty"
+        write_sweep(empty, "x", [row("w", "x", "w", "leviathan", 4, 1, [1.0], 1.0)])
+        write_ablation_report([empty], tmp_path / "r2")
