@@ -6,6 +6,9 @@ drift by 2x within minutes; alternation exposes both models to the same drift, s
 number to read.
 
 Sections (``--only``):
+- ``modes``: the training step of each configuration with plain logits, the chunked head and the chunked
+  head under torch.compile, for dense_tied and leviathan, plus each one's peak memory in a fresh process
+  (``leviathan.bench_modes``); ``--config experiments`` selects the experiments' configurations.
 - ``train``: training step (forward + backward + AdamW step, the project's parameter groups) of
   leviathan vs dense_tied at iso-body, on real token ids, for the named configurations:
   ``cpu`` = preset cpu-small with a BPE of 8,192 (trained once on Gutenberg train text, cached),
@@ -52,11 +55,14 @@ from .errors import UserError
 from .model.config import ModelConfig
 from .presets import preset
 
-SECTIONS = ("train", "generator", "memory", "decode", "hf")
+SECTIONS = ("train", "modes", "generator", "memory", "decode", "hf")
 
 # The issue's targets on this 2-core CPU: (name, comparison, threshold, what it measures)
 TARGETS = {
-    "train_ratio": ("<=", 1.10, "leviathan / dense_tied training step time"),
+    "train_ratio": ("<=", 1.05, "leviathan / dense_tied training step time"),
+    "chunked_speedup": (">=", 2.0, "chunked head / plain logits training tokens/s"),
+    "chunked_memory": ("<=", 0.25, "chunked head / plain logits peak resident memory"),
+    "compile_speedup": (">=", 1.15, "compiled / eager (chunked) training tokens/s"),
     "generator_speedup": (">=", 10.0, "literal formula / fast path time per distinct id"),
     "saved_kib_per_id": ("<=", 16.0, "KiB kept for backward per distinct id (fast path)"),
     "decode_ratio": (">=", 0.98, "baked leviathan / dense_tied decode tokens/s"),
@@ -80,6 +86,8 @@ class BenchConfig:
         return preset(self.preset, embedding=embedding, **self.overrides)
 
 
+_LARGER_GENERATOR = dict(generator_seed_dim=64, generator_modes=8, generator_knots=16, generator_rank=32)
+
 CONFIGS: dict[str, BenchConfig] = {
     "cpu": BenchConfig("cpu", "cpu-small", {"vocab_size": 8192}, "bpe:8192", 256, 8,
                        "CPU experiments: cpu-small (width 128, 4 layers), BPE 8192, seq 256 x 8"),
@@ -88,7 +96,17 @@ CONFIGS: dict[str, BenchConfig] = {
     # for smoke tests: seconds, not minutes
     "tiny": BenchConfig("tiny", "cpu-tiny", {"vocab_size": 512, "max_position_embeddings": 64}, "bpe:512", 64, 2,
                         "smoke test: cpu-tiny, BPE 512, seq 64 x 2"),
+    # the configurations of the experiments (results/ablations, the CPU grid), micro batch 16 x 128
+    "bpe8k-d128": BenchConfig("bpe8k-d128", "cpu-small", {"vocab_size": 8192}, "bpe:8192", 128, 16,
+                              "experiments: BPE 8192, width 128, 4 layers, generator d_s=64 M=8 kappa=16 r=32"),
+    "bpe32k-d64": BenchConfig("bpe32k-d64", "cpu-tiny", {"vocab_size": 32768, **_LARGER_GENERATOR}, "bpe:32768",
+                              128, 16, "experiments: BPE 32768, width 64, 2 layers, generator d_s=64 M=8 kappa=16 r=32"),
+    "bpe32k-d128": BenchConfig("bpe32k-d128", "cpu-small", {"vocab_size": 32768}, "bpe:32768", 128, 16,
+                               "experiments: BPE 32768, width 128, 4 layers, generator d_s=64 M=8 kappa=16 r=32"),
+    "o200k-d64": BenchConfig("o200k-d64", "cpu-tiny", {"vocab_size": 200_019, **_LARGER_GENERATOR}, "o200k_base",
+                             128, 16, "experiments: o200k, width 64, 2 layers, generator d_s=64 M=8 kappa=16 r=32"),
 }
+EXPERIMENT_CONFIGS = ("bpe8k-d128", "bpe32k-d64", "bpe32k-d128", "o200k-d64")
 
 
 # ---------------------------------------------------------------------------------------------
@@ -268,7 +286,7 @@ class TrainStep:
         x, y = self.batches[self.i % len(self.batches)]
         self.i += 1
         if self.logits_fn is None:
-            _, loss = self.model(x, labels=y)
+            _, loss = self.model(x, labels=y, return_logits=False)  # the chunked head, as training runs it
         else:
             logits = self.logits_fn(self.model, x)
             loss = F.cross_entropy(logits.float().view(-1, logits.shape[-1]), y.reshape(-1))
@@ -602,6 +620,16 @@ def run_benchmark(opts: BenchOptions, log: Callable[[str], None] = print) -> dic
             batches = make_batches(data[name]["stream"], bc.batch_size, bc.seq_len, count=4)
             log(f"[train] {name}: {bc.description}; {reps} alternating repeats ...")
             sections["train"][name] = bench_training(bc, batches, reps, opts.warmup)
+    if "modes" in opts.sections:
+        from .bench_modes import bench_modes
+
+        sections["modes"] = {}
+        for name in opts.configs:
+            bc = CONFIGS[name]
+            reps = _repeats(opts, 5 if name != "paper" else 3, 1)
+            batches = make_batches(data[name]["stream"], bc.batch_size, bc.seq_len, count=4)
+            log(f"[modes] {name}: plain / chunked / compiled x dense_tied / leviathan, {reps} alternating repeats ...")
+            sections["modes"][name] = bench_modes(bc, batches, reps, opts.warmup, rss=not opts.quick, log=log)
     if "generator" in opts.sections:
         bc = CONFIGS["paper"]
         x, _ = make_batches(data["paper"]["stream"], bc.batch_size, bc.seq_len, count=1)[0]
@@ -651,6 +679,15 @@ def evaluate_targets(result: dict) -> list[dict]:
     checks = []
     for name, r in s.get("train", {}).items():
         checks.append({**_check("train_ratio", r["ratio"]), "config": name})
+    for name, r in s.get("modes", {}).items():
+        for v in ("dense_tied", "leviathan"):
+            checks.append({**_check("chunked_speedup", r["ratios"][f"{v} chunked / plain"]), "config": f"{name} {v}"})
+            checks.append({**_check("compile_speedup", r["ratios"][f"{v} compiled / chunked"]),
+                           "config": f"{name} {v}"})
+            rss = r.get("peak_rss_mb") or {}
+            if rss.get(f"{v}/plain") and rss.get(f"{v}/chunked"):
+                checks.append({**_check("chunked_memory", rss[f"{v}/chunked"] / rss[f"{v}/plain"]),
+                               "config": f"{name} {v}"})
     if "generator" in s:
         checks.append({**_check("generator_speedup", s["generator"]["speedup"]), "config": "paper defaults"})
     if "memory" in s:
@@ -705,6 +742,10 @@ def format_report(result: dict) -> str:
                        f"{r['repeats']} repeats")
         out.append(_table(["config", "model", "params", "batch", "median ms", "range ms", "tokens/s", "/ dense",
                            "cpu-time / dense"], rows))
+    if "modes" in s:
+        from .bench_modes import format_modes
+
+        out += format_modes(s["modes"])
     if "generator" in s:
         g = s["generator"]
         out.append(f"\nGenerator forward + backward at paper defaults (d_s=128, M=8, kappa=32, r=64, D=512), "

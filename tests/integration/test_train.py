@@ -199,10 +199,31 @@ def test_huge_learning_rate_diverges_through_cli(data, tmp_path, capsys):
     assert "nothing was saved from the diverged state" in err
 
 
-@pytest.mark.parametrize("path", sorted((Path(__file__).resolve().parents[2] / "configs").glob("*.yaml")),
-                         ids=lambda p: p.name)
+@pytest.mark.parametrize("path", sorted((Path(__file__).resolve().parents[2] / "src" / "leviathan" / "configs")
+                                         .glob("*.yaml")), ids=lambda p: p.name)
 def test_shipped_configs_are_valid(data, path):
     cfg = load_run_config(path, [f"data.path={data}"])
+    assert load_run_config(path.stem, [f"data.path={data}"]) == cfg  # the packaged config, by name
     assert cfg.total_steps > 0
     cfg.grad_accum_steps(1)  # the batch geometry works on one process
     assert cfg.model.vocab_size >= 300
+
+
+@pytest.mark.parametrize("embedding", ["dense_tied", "dense_untied", "leviathan", "factorized", "compositional"])
+def test_compile_true_trains_every_variant_like_eager(data, tmp_path, embedding):
+    """compile=true: one optimizer step of a compiled tiny model of each variant gives eager's loss, the
+    compile time is logged, and the saved checkpoint is the plain (uncompiled) module."""
+    losses = {}
+    for compiled in (False, True):
+        cfg = load_run_config(None, tiny_overrides(data, max_steps=1, eval_interval=0, checkpoint_interval=0,
+                                                   **{"model.embedding": embedding, "compile": compiled}))
+        run = tmp_path / f"{embedding}-{compiled}"
+        summary = train(cfg, run, quiet=True)
+        rows = [r for r in read_metrics(run / "metrics.jsonl") if "train_loss" in r]
+        losses[compiled] = rows[0]["train_loss"]
+        if compiled:
+            assert summary["compile_s"] > 0 and rows[0]["compile_s"] == summary["compile_s"]
+            assert not any("_orig_mod" in k for k in ckpt.load_state(ckpt.latest_checkpoint(run))["model"])
+        else:
+            assert summary["compile_s"] is None
+    assert losses[True] == pytest.approx(losses[False], rel=1e-4)

@@ -4,6 +4,7 @@
     leviathan bench --config cpu             # the CPU experiment configuration only (cpu-small, BPE 8192)
     leviathan bench --quick                  # a smoke test: fewer repeats, fewer ids
     leviathan bench --only train,generator --json bench.json --threads 1
+    leviathan bench --only modes --config experiments --threads 1   # what the experiments pay per step
 
 Sections: train (training step ratio), generator (fast vs literal formula per distinct id), memory
 (kept for backward per distinct id), decode (baked leviathan vs dense tokens/s), hf (our dense step
@@ -25,7 +26,8 @@ from ..errors import UserError
 def add_arguments(parser) -> None:
     parser.add_argument("--config", default="cpu,paper",
                         help=f"comma-separated configurations for train/decode/hf ({', '.join(CONFIGS)}); "
-                             "default cpu,paper; 'all' means cpu,paper")
+                             "default cpu,paper; 'all' means cpu,paper; 'experiments' the experiments' "
+                             "configurations (bpe8k-d128, bpe32k-d64, bpe32k-d128, o200k-d64)")
     parser.add_argument("--only", default=None, help=f"comma-separated sections to run (of {', '.join(SECTIONS)})")
     parser.add_argument("--quick", action="store_true", help="few repeats and ids: a smoke test, not a measurement")
     parser.add_argument("--repeats", type=int, default=None, help="timed repeats per model (default depends on section)")
@@ -42,7 +44,11 @@ def _split(value: str) -> tuple[str, ...]:
 
 
 def run(args) -> int:
+    from ..bench import EXPERIMENT_CONFIGS
+
     configs = ("cpu", "paper") if args.config == "all" else _split(args.config)
+    if "experiments" in configs:
+        configs = tuple(c for c in configs if c != "experiments") + EXPERIMENT_CONFIGS
     if not configs:
         raise UserError("--config is empty; use cpu, paper or cpu,paper")
     for name, value in (("--repeats", args.repeats), ("--threads", args.threads), ("--decode-tokens", args.decode_tokens)):

@@ -22,6 +22,9 @@ summation order (tests/unit/test_loss.py), ``ignore_index`` positions excluded f
 given zero gradient, a tied head (W shared with the input table) receives the sum of both gradients
 through autograd as usual. With no valid position the loss is NaN, as in ``F.cross_entropy``.
 
+Under ``torch.compile`` the function runs eagerly (``torch.compiler.disable``): the chunk loop and the valid-
+count are data-dependent, and its GEMMs gain nothing from compilation.
+
 Footguns: the gradients are computed during forward, so a forward under ``enable_grad`` whose loss is
 never backpropagated wastes that work (evaluation runs under ``no_grad`` and takes the cheap path);
 it is once-differentiable (no double backward). Under ``torch.autocast`` the chunk GEMMs run in the
@@ -104,6 +107,7 @@ class _LinearCrossEntropy(torch.autograd.Function):
         return gh, gw, None, None, None
 
 
+@torch.compiler.disable  # data-dependent chunk loop: compiled models call it eagerly (a clean graph break)
 def linear_cross_entropy(hidden: torch.Tensor, weight: torch.Tensor, labels: torch.Tensor,
                          ignore_index: int = IGNORE_INDEX, chunk: int | None = None) -> torch.Tensor:
     """Mean cross-entropy of ``hidden @ weight.T`` against ``labels``, in chunks of positions.

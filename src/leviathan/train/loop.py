@@ -266,6 +266,8 @@ def _train(cfg: RunConfig, run_dir: Path, resume: str | None, device: torch.devi
                file=sys.stderr)
     note = (lambda msg: bar.write(msg, file=sys.stderr)) if interactive else say
     train_time, session_tokens = 0.0, 0
+    compile_s: float | None = None  # first step of this session under torch.compile (compilation included)
+    compile_logged = False
     interval_time, interval_tokens = 0.0, 0
     last_saved = step if loaded is not None else None
     # A periodic checkpoint of step k is written during step k + 1, after the weights of step k gave a
@@ -314,12 +316,17 @@ def _train(cfg: RunConfig, run_dir: Path, resume: str | None, device: torch.devi
                 interval_time += dt
                 interval_tokens += cfg.batch_tokens
                 tok_s = interval_tokens / max(interval_time, 1e-9)
+                if cfg.compile and session_tokens == cfg.batch_tokens:  # this session's first step compiled the model
+                    compile_s = dt
+                    note(f"torch.compile: the first step took {dt:.1f} s, compilation included")
                 bar.update(1)
                 bar.set_postfix(loss=f"{loss_value:.4f}", tok_s=f"{tok_s:,.0f}", refresh=False)
                 if step % cfg.log_interval == 0 or step == total_steps or step == 1:
                     metrics.log({"step": step, "tokens": tokens, "train_loss": loss_value, "lr": lr,
                                  "tokens_per_s": tok_s, "time_s": elapsed_before + train_time,
-                                 "grad_norm": norm_value, **group_norms})
+                                 "grad_norm": norm_value, **group_norms,
+                                 **({"compile_s": compile_s} if compile_s is not None and not compile_logged else {})})
+                    compile_logged = compile_s is not None
                     if not interactive:  # a log file instead of a terminal: one line per logged step
                         note(f"step {step}/{total_steps}: loss {loss_value:.4f}, lr {lr:.3g}, {tok_s:,.0f} tok/s")
                     interval_time, interval_tokens = 0.0, 0
@@ -360,6 +367,7 @@ def _train(cfg: RunConfig, run_dir: Path, resume: str | None, device: torch.devi
         "wall_time_s": time.time() - t_start,
         "train_time_s": train_time,
         "tokens_per_s": session_tokens / train_time if train_time > 0 else None,
+        "compile_s": compile_s,
         "final_val_loss": last_val["val_loss"] if last_val else None,
         "final_val_ppl": last_val["val_ppl"] if last_val else None,
         "final_val_bpb": last_val["val_bpb"] if last_val else None,
