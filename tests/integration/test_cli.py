@@ -107,6 +107,11 @@ def test_demo_runs_on_a_prepared_folder(trained, tmp_path, capsys):
     assert rows["dense_tied"]["params"]["tied"] and rows["dense_tied"]["params"]["head"] == 0
     assert all(math.isfinite(r["val_loss"]) and r["tokens"] == 3 * 128 for r in rows.values())
     assert "| leviathan |" in (run / "demo.md").read_text()
+    # the gap curve (validation every steps / 6 steps) and the verdict against the unigram plateau
+    assert [t for t, _, _ in report["curve"]] == [128, 256, 384]
+    assert report["verdict"][0].startswith("leviathan - dense_tied validation loss")
+    assert "unigram entropy" in report["verdict"][1] and "committed measurement" in report["verdict"][-1]
+    assert report["info"]["concurrent"] == "at the same time, one process each"
     # same tokens in the same order: identical first-step batches give identical initial losses' inputs
     assert (run / "dense_tied" / "checkpoints").is_dir() and (run / "leviathan" / "checkpoints").is_dir()
     # a second demo replaces the first; a folder that is not a demo is never deleted

@@ -1,34 +1,35 @@
-"""``leviathan demo``: dense-tied vs leviathan, side by side, on a fresh machine, in a few minutes.
+"""``leviathan demo``: dense-tied vs leviathan, side by side, in the regime where the paper's effect lives.
 
-    leviathan demo                         # prepares the corpus on first use, trains both, prints the table
+    leviathan demo                         # prepares the corpus on first use, trains both at once, prints the table
     leviathan demo --run-dir runs/demo --steps 300
 
 What it does:
-1. Data: the Python standard library's own source (``leviathan.data.sources`` ``stdlib``: no
-   download) with a byte-level BPE of 4,096 ids trained on it, 3% of the documents held out for
-   validation. Prepared once into ``~/.cache/leviathan/data/stdlib-bpe4096`` (``$LEVIATHAN_CACHE``
-   or ``--data-dir`` move it) and reused (about 15 s the first time).
-2. Two models with the same backbone (the ``cpu-small`` preset: width 128, 4 layers, 4 heads):
-   ``dense_tied`` (one 4,096 x 128 table, also the head) and ``leviathan`` (the generator for input,
-   an untied head): the iso-body comparison of SPEC section 3. Both train from the same seed on the
-   same tokens in the same order (same loader seed), with the same AdamW settings and schedule.
-3. Both are evaluated on the whole held-out split; the table gives parameters by group (input,
-   body, head, total), validation loss, perplexity and bits per byte, training tokens per second
-   and wall time. It is printed and written to ``<run-dir>/demo.json`` and ``demo.md``; each model's
-   run folder (checkpoints, metrics.jsonl, TensorBoard) is ``<run-dir>/<variant>``.
+1. Data: the Gutenberg books of the project's data folder (``$LEVIATHAN_DATA``, else ``../shared/data``
+   next to the checkout or the current folder) with a byte-level BPE of 32,768 ids: a vocabulary in
+   which most ids are rare, the regime where a generated input side can beat a table (docs/DESIGN.md,
+   results/ablations). Without that folder, the Python standard library's own sources (no download).
+   Prepared once into ``~/.cache/leviathan/data/<corpus>-bpe32768`` (``$LEVIATHAN_CACHE`` or
+   ``--data-dir`` move it) and reused.
+2. Two models with the same backbone (``cpu-tiny``: width 64, 2 layers, 4 heads), ``dense_tied`` (one
+   32,768 x 64 table, also the head) and ``leviathan`` (generator d_s 64, M 8, kappa 16, r 32 for the
+   input, an untied head), trained *at the same time*, one process and one thread each (two
+   single-threaded processes beat one two-threaded one on a small CPU), from the same seed on the
+   same tokens in the same order.
+3. Validation every ``--steps / 6`` steps (the gap curve) and at the end on the held-out books; the
+   table gives parameters by group, loss, perplexity, bits per byte and throughput. Printed and
+   written to ``<run-dir>/demo.json`` and ``demo.md``; each model's run folder is ``<run-dir>/<variant>``.
 
-Sizes: 200 steps x 4,096 tokens (sequences of 256) per model = 819,200 tokens each. On 2 idle CPU
-cores (fp32, 2 threads) dense_tied trains at about 9-10k tokens/s and leviathan at about 8-9k, so
-the whole demo takes about 3-4 minutes, 5-15 s of it preparing the corpus the first time. On a busy
-machine (load average above cores - 1) it trains with one thread, which is then faster, and takes
-longer (the table reports the measured throughput). ``--steps`` scales it. This is
-a smoke-scale comparison: at under a million tokens the ranking can go either way; the paper's
-gains are measured over billions of tokens (``leviathan sweep`` runs proper grids).
+The verdict line compares the dense model's validation loss with the unigram entropy of the training
+tokens (the loss of predicting token frequencies alone). A few minutes of CPU training ends near that
+plateau, where a lead measures early optimisation speed, not the paper's claim; the demo says so and
+prints the committed measurement past the plateau (``results/ablations``) instead of an unexplained
+number.
 """
 
 from __future__ import annotations
 
 import json
+import math
 import os
 import shutil
 import sys
@@ -36,35 +37,51 @@ import time
 from pathlib import Path
 
 VARIANTS = ("dense_tied", "leviathan")
-BPE_VOCAB = 4096
+BPE_VOCAB = 32768
+# the d64 arm of results/ablations: a generator with M r = 256 >= D (the old grid's M r = 64 confined
+# input embeddings to a 64-dimensional subspace)
+GENERATOR = {"generator_seed_dim": 64, "generator_modes": 8, "generator_knots": 16, "generator_rank": 32}
 
 
-def default_data_dir() -> Path:
+def shared_data() -> Path | None:
+    """The project's data folder with the Gutenberg books: $LEVIATHAN_DATA, else ../shared/data near here."""
+    candidates = [Path(os.environ["LEVIATHAN_DATA"])] if os.environ.get("LEVIATHAN_DATA") else []
+    candidates += [Path(__file__).resolve().parents[3] / ".." / "shared" / "data", Path.cwd() / ".." / "shared" / "data"]
+    for c in candidates:
+        if (c / "gutenberg" / "train").is_dir() and (c / "gutenberg" / "valid").is_dir():
+            return c.resolve()
+    return None
+
+
+def default_data_dir(corpus: str, vocab: int = BPE_VOCAB) -> Path:
     cache = os.environ.get("LEVIATHAN_CACHE")
     root = Path(cache).expanduser() if cache else Path.home() / ".cache" / "leviathan"
-    return root / "data" / f"stdlib-bpe{BPE_VOCAB}"
+    return root / "data" / f"{corpus}-bpe{vocab}"
 
 
 def add_arguments(parser) -> None:
     parser.add_argument("--run-dir", default="runs/demo", help="output folder (default runs/demo); replaced if it holds an earlier demo")
     parser.add_argument("--data-dir", default=None,
-                        help=f"prepared data folder; created from the stdlib corpus if missing "
-                             f"(default {default_data_dir()})")
-    parser.add_argument("--steps", type=int, default=200, help="optimizer steps per model (default 200)")
-    parser.add_argument("--preset", default="cpu-small", help="backbone preset for both models (default cpu-small)")
-    parser.add_argument("--seq-len", type=int, default=256, help="training sequence length (default 256)")
+                        help="prepared data folder; created from the Gutenberg books (or the stdlib) if missing "
+                             "(default ~/.cache/leviathan/data/<corpus>-bpe32768)")
+    parser.add_argument("--vocab", type=int, default=BPE_VOCAB, help=f"BPE vocabulary (default {BPE_VOCAB})")
+    parser.add_argument("--steps", type=int, default=180, help="optimizer steps per model (default 180)")
+    parser.add_argument("--preset", default="cpu-tiny", help="backbone preset for both models (default cpu-tiny)")
+    parser.add_argument("--seq-len", type=int, default=128, help="training sequence length (default 128)")
     parser.add_argument("--batch-tokens", type=int, default=4096, help="tokens per optimizer step (default 4096)")
-    parser.add_argument("--lr", type=float, default=2e-3, help="peak learning rate (default 2e-3)")
-    parser.add_argument("--eval-tokens", type=int, default=None, help="validation tokens (default: the whole split)")
+    parser.add_argument("--lr", type=float, default=3e-3, help="peak learning rate (default 3e-3)")
+    parser.add_argument("--eval-tokens", type=int, default=65536,
+                        help="validation tokens per evaluation (default 65536; 0 = the whole split)")
     parser.add_argument("--variants", default=",".join(VARIANTS), help="comma-separated embedding variants")
     parser.add_argument("--threads", type=int, default=None,
-                        help="torch intra-op threads (default: torch's choice, or 1 when the machine is already busy)")
+                        help="torch threads per model (default 1: the models train at the same time, one process each)")
+    parser.add_argument("--sequential", action="store_true", help="train the models one after the other")
     parser.add_argument("--quiet", action="store_true", help="no progress bars")
 
 
-def _prepare_data(data_dir: Path, explicit: bool, quiet: bool) -> dict:
+def _prepare_data(data_dir: Path, explicit: bool, vocab: int, quiet: bool) -> dict:
     """The demo corpus: an explicit ``--data-dir`` that is already prepared is used as it is; the cache
-    is (re)built from the stdlib when missing or out of date (another Python, other settings)."""
+    is (re)built from the books (or the stdlib) when missing or out of date."""
     from ..data.prepare import prepare
     from ..errors import UserError
     from ..train.config import data_meta
@@ -72,25 +89,28 @@ def _prepare_data(data_dir: Path, explicit: bool, quiet: bool) -> dict:
     meta = data_meta(data_dir)
     if explicit and meta is not None:
         return meta
+    books = shared_data()
+    source = str(books / "gutenberg" / "train") if books else "stdlib"
+    kwargs = dict(tokenizer=f"bpe:{vocab}", progress=not quiet, log=(lambda m: None) if quiet else None)
+    kwargs.update({"val_source": str(books / "gutenberg" / "valid")} if books else {"val_fraction": 0.03})
     if meta is None:
-        print(f"preparing the demo corpus (Python stdlib, BPE {BPE_VOCAB}) into {data_dir} ...", file=sys.stderr)
-    kwargs = dict(tokenizer=f"bpe:{BPE_VOCAB}", val_fraction=0.03, progress=not quiet,
-                  log=(lambda m: None) if quiet else None)
+        print(f"preparing the demo corpus ({'Gutenberg books' if books else 'Python stdlib'}, BPE {vocab:,}) "
+              f"into {data_dir} (once) ...", file=sys.stderr)
     try:
-        return prepare("stdlib", data_dir, **kwargs)  # returns at once when the cache is up to date
+        return prepare(source, data_dir, **kwargs)  # returns at once when the cache is up to date
     except UserError:
         if explicit:
             raise
         print(f"the cached demo corpus in {data_dir} is out of date; rebuilding it", file=sys.stderr)
-        return prepare("stdlib", data_dir, overwrite=True, **kwargs)
+        return prepare(source, data_dir, overwrite=True, **kwargs)
 
 
 def run_config(args, data_dir: Path, embedding: str):
     from ..presets import preset_dict
     from ..train.config import build_run_config
 
-    micro = max(1, min(16, args.batch_tokens // args.seq_len))
-    model = {"preset": args.preset, "embedding": embedding}
+    micro = max(1, min(32, args.batch_tokens // args.seq_len))
+    model = {"preset": args.preset, "embedding": embedding, **GENERATOR}
     if args.seq_len > preset_dict(args.preset).get("max_position_embeddings", 512):
         model["max_position_embeddings"] = args.seq_len
     raw = {
@@ -102,9 +122,9 @@ def run_config(args, data_dir: Path, embedding: str):
         "micro_batch_size": micro,
         "max_steps": args.steps,
         "log_interval": max(1, args.steps // 20),
-        "eval_interval": 0,  # evaluate once, at the end, on the held-out split
-        "eval_tokens": args.eval_tokens,
-        "eval_batch_size": 16,
+        "eval_interval": max(1, args.steps // 6),  # the gap curve
+        "eval_tokens": args.eval_tokens or None,
+        "eval_batch_size": 32,
         "checkpoint_interval": 0,
         "keep_last": 1,
         "seed": 1337,
@@ -112,6 +132,33 @@ def run_config(args, data_dir: Path, embedding: str):
         "dtype": "float32",
     }
     return build_run_config(raw)
+
+
+def _train_one(cfg, run_dir: str, quiet: bool, threads: int) -> dict:
+    """One model, in a worker process when the models train at the same time."""
+    import torch
+
+    from ..train.loop import train
+
+    torch.set_num_threads(threads)
+    t = time.time()
+    summary = train(cfg, run_dir, quiet=quiet)
+    return {"variant": cfg.model.embedding, "params": summary["params"], "val_loss": summary["final_val_loss"],
+            "val_ppl": summary["final_val_ppl"], "val_bpb": summary["final_val_bpb"],
+            "tokens_per_s": summary["tokens_per_s"], "train_time_s": summary["train_time_s"],
+            "wall_time_s": time.time() - t, "tokens": summary["tokens"], "run_dir": summary["run_dir"]}
+
+
+def _train_all(configs: list, run_dir: Path, args) -> list[dict]:
+    threads = args.threads or 1
+    if args.sequential or len(configs) == 1:
+        return [_train_one(c, str(run_dir / c.model.embedding), args.quiet, threads) for c in configs]
+    import multiprocessing
+    from concurrent.futures import ProcessPoolExecutor
+
+    with ProcessPoolExecutor(len(configs), mp_context=multiprocessing.get_context("spawn")) as pool:
+        futures = [pool.submit(_train_one, c, str(run_dir / c.model.embedding), True, threads) for c in configs]
+        return [f.result() for f in futures]
 
 
 def format_table(rows: list[dict]) -> str:
@@ -128,11 +175,12 @@ def format_table(rows: list[dict]) -> str:
     return "\n".join([fmt(header), "  ".join("-" * w for w in widths), *map(fmt, lines)])
 
 
-def format_markdown(rows: list[dict], info: dict) -> str:
+def format_markdown(rows: list[dict], info: dict, curve: list | None = None, lines: list[str] | None = None) -> str:
     out = ["# leviathan demo: dense_tied vs leviathan (iso-body)", "",
            f"Data: {info['data_dir']} ({info['train_tokens']:,} train / {info['val_tokens']:,} validation tokens, "
            f"tokenizer {info['tokenizer']}). Each model: {info['steps']} steps x {info['batch_tokens']:,} tokens "
-           f"= {info['steps'] * info['batch_tokens']:,} tokens, sequence {info['seq_len']}, preset {info['preset']}.", "",
+           f"= {info['steps'] * info['batch_tokens']:,} tokens, sequence {info['seq_len']}, preset {info['preset']}, "
+           f"trained {info.get('concurrent', '')}.", "",
            "| model | input | body | head | total | val loss | val ppl | val bpb | tok/s | wall s |",
            "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|"]
     for r in rows:
@@ -142,80 +190,112 @@ def format_markdown(rows: list[dict], info: dict) -> str:
         out.append(f"| {r['variant']} | {p['input']:,} | {p['body']:,} | {head} | "
                    f"{p['total']:,} | {r['val_loss']:.4f} | {r['val_ppl']:.2f} | {bpb} | {r['tokens_per_s']:,.0f} | "
                    f"{r['wall_time_s']:.1f} |")
-    comparison = compare(rows)
-    if comparison:
-        out += ["", comparison]
+    if curve:
+        out += ["", "| tokens | dense_tied val loss | leviathan val loss | gap |", "|---:|---:|---:|---:|"]
+        out += [f"| {t:,} | {a:.4f} | {b:.4f} | {b - a:+.4f} |" for t, a, b in curve]
+    if lines:
+        out += [""] + [f"- {line}" for line in lines]
     return "\n".join(out) + "\n"
 
 
-def compare(rows: list[dict]) -> str | None:
+def gap_curve(rows: list[dict]) -> list[tuple[int, float, float]]:
+    """(tokens, dense val loss, leviathan val loss) at every validation point both runs logged."""
+    from ..experiments.efficiency import read_metrics
+
     by = {r["variant"]: r for r in rows}
     if "dense_tied" not in by or "leviathan" not in by:
+        return []
+    curves = []
+    for v in ("dense_tied", "leviathan"):
+        curves.append({m["tokens"]: m["val_loss"] for m in read_metrics(by[v]["run_dir"]) if m.get("val_loss")})
+    return [(t, curves[0][t], curves[1][t]) for t in sorted(set(curves[0]) & set(curves[1]))]
+
+
+def committed_result() -> str | None:
+    """One line on the committed ablation measurement (the d64 BPE-32k pair), when this is a checkout."""
+    path = Path(__file__).resolve().parents[3] / "results" / "ablations" / "ablations.json"
+    if not path.is_file():
         return None
-    d, lev = by["dense_tied"], by["leviathan"]
-    ppl = 100 * (lev["val_ppl"] / d["val_ppl"] - 1)
-    speed = 100 * (lev["tokens_per_s"] / d["tokens_per_s"] - 1)
-    params = 100 * (lev["params"]["total"] / d["params"]["total"] - 1)
-    return (f"leviathan vs dense_tied: validation perplexity {ppl:+.1f}%, training throughput {speed:+.1f}%, "
-            f"total parameters {params:+.1f}% (same body; the untied head is the difference)")
-
-
-def _busy() -> bool:
     try:
-        return os.getloadavg()[0] > max(1, (os.cpu_count() or 1) - 1)
-    except OSError:  # not available on this platform
-        return False
+        arms = json.loads(path.read_text())["arms"]
+    except (ValueError, KeyError):
+        return None
+    arm = next((a for a in arms if a.get("label") == "bpe32k/d64"), None)
+    if arm is None or arm["gap_at"].get("1.0") is None:
+        return None
+    val = (arm.get("eval") or {}).get("val") or {}
+    return (f"committed measurement past the plateau (results/ablations, same models, {arm['tokens'] / 1e6:.1f}M "
+            f"tokens, seed {arm['seed']}): leviathan - dense_tied validation loss {arm['gap_at']['1.0']:+.3f} nats"
+            + (f", perplexity {val['ppl_change']:+.1%}" if val.get("ppl_change") is not None else ""))
+
+
+def verdict(rows: list[dict], data_dir: Path) -> list[str]:
+    """Whether the comparison is past the unigram plateau, and what it says."""
+    from ..experiments.ablation import unigram_entropy
+
+    by = {r["variant"]: r for r in rows}
+    if "dense_tied" not in by or "leviathan" not in by:
+        return []
+    entropy = unigram_entropy(data_dir)
+    d, lev = by["dense_tied"], by["leviathan"]
+    gap = lev["val_loss"] - d["val_loss"]
+    lines = [f"leviathan - dense_tied validation loss: {gap:+.3f} nats (perplexity {math.exp(gap) - 1:+.1%}, "
+             f"total parameters {lev['params']['total'] / d['params']['total'] - 1:+.1%}: same body, untied head)"]
+    if entropy is not None:
+        margin = entropy - d["val_loss"]
+        if margin < 0.5:
+            lines.append(f"plateau: dense_tied's validation loss {d['val_loss']:.3f} is within {max(margin, 0):.2f} nats "
+                         f"of the unigram entropy of the training tokens ({entropy:.3f}); both models are still "
+                         f"learning token frequencies, so this gap measures early optimisation speed, not the "
+                         f"paper's claim (train longer: --steps, or see the committed result below)")
+        else:
+            lines.append(f"past the plateau: dense_tied's validation loss is {margin:.2f} nats below the unigram "
+                         f"entropy ({entropy:.3f})")
+    ref = committed_result()
+    lines.append(ref or "committed measurement: see results/ablations/README.md in the project repository")
+    return lines
 
 
 def run(args) -> int:
-    import torch
-
     from ..errors import UserError
-    from ..train.loop import train
 
     if args.steps < 1 or args.batch_tokens < args.seq_len:
         raise UserError("--steps must be >= 1 and --batch-tokens at least --seq-len")
     variants = [v for v in args.variants.split(",") if v]
-    if args.threads:
-        torch.set_num_threads(args.threads)
-    elif _busy():
-        # OpenMP regions stall whenever another process holds one of their cores: on a busy 2-core
-        # machine one thread was measured 2-4x faster than two
-        torch.set_num_threads(1)
-        print(f"the machine is busy (load average {os.getloadavg()[0]:.1f} on {os.cpu_count()} cores): "
-              f"training with 1 thread (override with --threads)", file=sys.stderr)
     t0 = time.time()
     run_dir = Path(args.run_dir)
-    data_dir = Path(args.data_dir).expanduser() if args.data_dir else default_data_dir()
-    meta = _prepare_data(data_dir, args.data_dir is not None, args.quiet)
+    corpus = "gutenberg" if shared_data() else "stdlib"
+    data_dir = Path(args.data_dir).expanduser() if args.data_dir else default_data_dir(corpus, args.vocab)
+    meta = _prepare_data(data_dir, args.data_dir is not None, args.vocab, args.quiet)
     prep_s = time.time() - t0
     if run_dir.exists():
         if not (run_dir / "demo.json").exists() and any(run_dir.iterdir()):
             raise UserError(f"{run_dir} exists and is not an earlier demo run; pass another --run-dir")
         shutil.rmtree(run_dir)
     run_dir.mkdir(parents=True)
-    rows = []
-    for variant in variants:
-        cfg = run_config(args, data_dir, variant)
-        print(f"training {variant} ({cfg.max_steps} steps x {cfg.batch_tokens:,} tokens) ...", file=sys.stderr)
-        t = time.time()
-        summary = train(cfg, run_dir / variant, quiet=args.quiet)
-        rows.append({"variant": variant, "params": summary["params"], "val_loss": summary["final_val_loss"],
-                     "val_ppl": summary["final_val_ppl"], "val_bpb": summary["final_val_bpb"],
-                     "tokens_per_s": summary["tokens_per_s"], "train_time_s": summary["train_time_s"],
-                     "wall_time_s": time.time() - t, "tokens": summary["tokens"], "run_dir": summary["run_dir"]})
-    info = {"data_dir": str(data_dir), "tokenizer": meta.get("tokenizer"),
+    configs = [run_config(args, data_dir, v) for v in variants]
+    how = "one after the other" if args.sequential or len(configs) == 1 else "at the same time, one process each"
+    print(f"training {', '.join(variants)} {how} ({args.steps} steps x {args.batch_tokens:,} tokens, "
+          f"{args.threads or 1} thread(s) per model) ...", file=sys.stderr)
+    rows = _train_all(configs, run_dir, args)
+    info = {"data_dir": str(data_dir), "tokenizer": meta.get("tokenizer"), "source": meta.get("source"),
             "train_tokens": meta["splits"]["train"]["tokens"], "val_tokens": meta["splits"]["val"]["tokens"],
             "steps": args.steps, "batch_tokens": args.batch_tokens, "seq_len": args.seq_len, "preset": args.preset,
-            "threads": torch.get_num_threads(), "prepare_s": prep_s, "total_wall_s": time.time() - t0}
+            "generator": GENERATOR, "threads_per_model": args.threads or 1, "concurrent": how, "prepare_s": prep_s,
+            "total_wall_s": time.time() - t0}
+    curve = gap_curve(rows)
+    lines = verdict(rows, data_dir)
     table = format_table(rows)
-    (run_dir / "demo.json").write_text(json.dumps({"info": info, "rows": rows}, indent=2) + "\n")
-    (run_dir / "demo.md").write_text(format_markdown(rows, info))
+    (run_dir / "demo.json").write_text(json.dumps({"info": info, "rows": rows, "curve": curve, "verdict": lines},
+                                                  indent=2) + "\n")
+    (run_dir / "demo.md").write_text(format_markdown(rows, info, curve, lines))
     print()
     print(table)
-    comparison = compare(rows)
-    if comparison:
-        print(comparison)
+    if curve:
+        print("\nvalidation loss over training (tokens: dense_tied / leviathan / gap)")
+        print("  ".join(f"{t / 1e3:,.0f}k: {a:.3f} / {b:.3f} / {b - a:+.3f}" for t, a, b in curve))
+    print()
+    print("\n".join(lines))
     print(f"\ntotal wall time {info['total_wall_s']:.0f} s (data {prep_s:.0f} s); "
           f"details in {run_dir / 'demo.md'} and {run_dir / 'demo.json'}")
     return 0
