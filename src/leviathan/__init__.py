@@ -2,7 +2,7 @@
 
 Public API (see README):
     ModelConfig, CausalLM                     the model (LLaMA backbone, pluggable input side)
-    LeviathanGenerator                        the generator (SPEC §1) as a drop-in nn.Embedding
+    LeviathanGenerator                        the generator (docs/DESIGN.md §2) as a drop-in nn.Embedding
     count_config, count_model, isoparametric_depth   parameter accounting
 """
 

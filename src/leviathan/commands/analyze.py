@@ -1,4 +1,4 @@
-"""``leviathan analyze``: the paper's analyses (SPEC §5) over sweep results or single runs.
+"""``leviathan analyze``: the paper's analyses (docs/DESIGN.md §7) over sweep results or single runs.
 
     leviathan analyze scaling runs/cpu                     # dense power law + dense-equivalent multipliers
     leviathan analyze compare runs/cpu                     # iso-body / isoparametric perplexity reductions

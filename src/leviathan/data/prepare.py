@@ -36,15 +36,12 @@ split and blake2b-128 digest: a content hash, the same on any machine for the sa
 existing data dir is up to date (then ``prepare`` returns its meta without work).
 
 Parallelism and speed. quicktok's ``encode_batch`` runs ``num_workers`` native threads without
-the GIL, while a reader thread reads, decodes and hashes the next batch of documents. o200k on
-Gutenberg train (61 MB), best of 6 runs on the shared 2-core build machine (other jobs were
-running; medians were 2-3x lower): ``prepare`` end to end 13.9M tokens/s with 2 threads, 6.2M
-with 1 (quicktok alone: 16.7M / 9.8M). A ``multiprocessing`` pool of two 1-thread encoders reached
-only 7.0M (it pickles the texts there and the ids back), so there is no process pool. A BPE
-trained by ``prepare`` is encoded by quicktok too (12.6M tokens/s at vocab 8192; training that BPE
-on the same corpus took 27 s). Documents longer than ``piece_chars`` are cut at "\\n"+letter
-boundaries, where the pre-tokenizers always split, so one huge document still uses every thread
-and the ids are unchanged (tested).
+the GIL, while a reader thread reads, decodes and hashes the next batch of documents. There is no
+process pool: a ``multiprocessing`` pool of 1-thread encoders was measured slower than the threads
+(it pickles the texts there and the ids back; the numbers are in docs/benchmarks.md, "Data
+preparation"). A BPE trained by ``prepare`` is encoded by quicktok too. Documents longer than
+``piece_chars`` are cut at "\\n"+letter boundaries, where the pre-tokenizers always split, so one
+huge document still uses every thread and the ids are unchanged (tested).
 
 Atomicity: everything is written into a hidden temporary folder next to ``out_dir`` and renamed
 into place at the end, after an fsync; a crash leaves at most a ``.NAME.tmp-*`` folder, never a

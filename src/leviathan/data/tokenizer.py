@@ -16,12 +16,13 @@ docs/CONTRACTS.md, section Data):
 ``tokenizer.json``. A trained BPE cannot be rebuilt from its name; load it from the prepared
 data dir (or any directory written by ``Tokenizer.save``), which holds its ``tokenizer.json``.
 
-Speed: quicktok encodes with native threads (it releases the GIL), ~5M tokens/s per core for
-o200k. The ``tokenizers`` library is 10-30x slower on book-length documents, so a byte-level
-BPE ``tokenizer.json`` whose pre-tokenizer quicktok knows (the o200k, cl100k, llama3 and qwen
-grammars; ``train_bpe`` uses the o200k grammar for exactly this reason) is imported into quicktok
-at load time; quicktok verifies the import token by token against ``tokenizers`` and refuses
-anything it would approximate, in which case we silently keep the ``tokenizers`` path.
+Speed: quicktok encodes with native threads (it releases the GIL); the ``tokenizers`` library is
+an order of magnitude slower on book-length documents (measurements in docs/benchmarks.md, "Data
+preparation"), so a byte-level BPE ``tokenizer.json`` whose pre-tokenizer quicktok knows (the
+o200k, cl100k, llama3 and qwen grammars; ``train_bpe`` uses the o200k grammar for exactly this
+reason) is imported into quicktok at load time; quicktok verifies the import token by token
+against ``tokenizers`` and refuses anything it would approximate, in which case we silently keep
+the ``tokenizers`` path.
 
 Footguns:
 - ``encode`` treats special-token strings ("<|endoftext|>") in the text as ordinary text (tiktoken's

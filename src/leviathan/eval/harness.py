@@ -1,4 +1,4 @@
-"""Downstream evaluation through lm-evaluation-harness, offline, on OUR weights (SPEC §5).
+"""Downstream evaluation through lm-evaluation-harness, offline, on OUR weights (docs/DESIGN.md §7).
 
     leviathan lm-eval runs/cpu/runs/m-leviathan-s0 --data-root ../shared/data --tasks paper --limit 200
 

@@ -1,4 +1,4 @@
-"""Validation loss, perplexity and bits per byte of a causal LM over a token stream (SPEC §5).
+"""Validation loss, perplexity and bits per byte of a causal LM over a token stream (docs/DESIGN.md §7).
 
 The stream is cut into consecutive, non-overlapping windows of ``seq_len`` inputs: window j reads
 tokens ``[j T, j T + T)`` and predicts ``[j T + 1, j T + T]``, so every token after the first is

@@ -1,4 +1,4 @@
-"""Sample efficiency, gains over training and throughput (SPEC §5; paper v2: 2.1x fewer tokens at 1.2B).
+"""Sample efficiency, gains over training and throughput (docs/DESIGN.md §7; paper v2: 2.1x fewer tokens at 1.2B).
 
 Sample efficiency: how many training tokens model M needs to reach reference model R's *final*
 validation loss. M's validation curve (rows ``{"tokens", "val_loss"}`` of its ``metrics.jsonl``)

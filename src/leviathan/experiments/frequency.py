@@ -1,4 +1,4 @@
-"""Frequency-stratified loss (SPEC §5; paper v2: rarest tokens' perplexity falls by 81%, most frequent ~0).
+"""Frequency-stratified loss (docs/DESIGN.md §7; paper v2: rarest tokens' perplexity falls by 81%, most frequent ~0).
 
 Every validation target (the token being predicted) is put into a bucket by how often that token
 id occurs in the *training* split (``train_freq.npy`` of the prepared data dir: int64 counts per

@@ -66,7 +66,7 @@ def _exp(v):
 
 def analyze(rows: list[dict], eval_set: str = "val", num_bootstrap: int = 1000, ci: float = 0.95, seed: int = 0,
             ladder: str | None = None) -> dict:
-    """Every analysis of SPEC §5 over a sweep's rows; sections that cannot be computed hold ``error``."""
+    """Every analysis of docs/DESIGN.md §7 over a sweep's rows; sections that cannot be computed hold ``error``."""
     out: dict = {"num_runs": len(rows), "eval_set": eval_set, "eval_sets": sorted({k for r in rows for k in r.get("eval", {})})}
     out["comparisons"] = {regime: comparison_table(rows, regime, base, eval_set) for regime, base in COMPARISONS}
     try:

@@ -1,4 +1,4 @@
-"""Scaling analysis (SPEC §5): fit L(N) = E + A N^(-alpha) to dense runs, invert it for other runs.
+"""Scaling analysis (docs/DESIGN.md §7): fit L(N) = E + A N^(-alpha) to dense runs, invert it for other runs.
 
 The paper's isoparametric claim ("leviathan behaves like a dense model with 1.47x-2.11x its
 parameters") comes from exactly this: fit the dense models' validation loss against their

@@ -7,10 +7,10 @@
   kept: the directory is a trainable leviathan model.
 - ``to_plain_llama(model, out_dir)``: a directory that ``transformers.LlamaForCausalLM`` (or
   ``AutoModelForCausalLM``) loads with no leviathan code and no ``trust_remote_code``. The input side
-  is baked (SPEC §1: the generator is a pure function of the id, so its (V, D) table computed once
+  is baked (docs/DESIGN.md §2: the generator is a pure function of the id, so its (V, D) table computed once
   *is* the model's input embedding) and written as ``model.embed_tokens.weight``; the head stays its
   own matrix (``tie_word_embeddings`` false) unless the model is ``dense_tied``. The math is LLaMA's
-  (SPEC §2), so the logits equal ours up to float rounding. This is the format for serving and for
+  (docs/DESIGN.md §3), so the logits equal ours up to float rounding. This is the format for serving and for
   lm-evaluation-harness.
 
 Both exports write into a temporary sibling folder and rename it into place, so ``out_dir`` is either

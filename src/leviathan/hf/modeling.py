@@ -81,7 +81,7 @@ class LeviathanPreTrainedModel(PreTrainedModel):
         elif isinstance(module, CompositionalEmbedding):
             hf_init.normal_(module.codebooks, std=std)
         elif isinstance(module, LeviathanGenerator):
-            # SPEC §1 reference init. transformers calls _init_weights inside guard_torch_init_functions,
+            # the generator's reference init (docs/DESIGN.md §2). transformers calls _init_weights inside guard_torch_init_functions,
             # which makes the torch.nn.init calls in reset_parameters skip loaded (_is_hf_initialized) tensors
             module.reset_parameters()
 

@@ -1,4 +1,4 @@
-"""Parameter and FLOP accounting by named group, and the isoparametric depth solver (SPEC §3).
+"""Parameter and FLOP accounting by named group, and the isoparametric depth solver (docs/DESIGN.md §4-5).
 
 Groups: ``input`` (the input side: table, factorised table, codebooks or generator), ``body``
 (decoder blocks and the final norm), ``head`` (the output matrix). They sum to ``total``. A tied
@@ -37,7 +37,7 @@ class ParamCounts:
 
 
 def generator_params(cfg: ModelConfig) -> int:
-    """k b d_s + M (d_s^2 + 2 d_s) + M d_s kappa r + M r D (SPEC §1)."""
+    """k b d_s + M (d_s^2 + 2 d_s) + M d_s kappa r + M r D (docs/DESIGN.md §2, parameter count)."""
     k, b, d, M = cfg.generator_k, cfg.base, cfg.generator_seed_dim, cfg.generator_modes
     return k * b * d + M * (d * d + 2 * d) + M * d * cfg.generator_knots * cfg.generator_rank \
         + M * cfg.generator_rank * cfg.hidden_size

@@ -1,4 +1,4 @@
-"""Compositional index: token id -> base-b digits, most significant first (SPEC §1 step 1).
+"""Compositional index: token id -> base-b digits, most significant first (paper step 1, docs/DESIGN.md §2).
 
 With V = 200,019 (o200k_base) and k = 3 the base is b = 59 (59^3 = 205,379), so 177 codebook rows
 of width d_s address every token, and ids V..b^k-1 already have embeddings (room to add tokens).

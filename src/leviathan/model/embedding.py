@@ -1,4 +1,4 @@
-"""Input-embedding variants behind one interface (SPEC §3).
+"""Input-embedding variants behind one interface (docs/DESIGN.md §4).
 
 Every input side is an ``nn.Module`` mapping ids (...) -> (..., D) with
 - ``num_embeddings``: the vocabulary it was built for;

@@ -1,4 +1,4 @@
-"""LLaMA-style decoder with Hugging Face's module names and a pluggable input embedding (SPEC §2).
+"""LLaMA-style decoder with Hugging Face's module names and a pluggable input embedding (docs/DESIGN.md §3).
 
 The math is ``transformers.LlamaForCausalLM``'s: pre-norm RMSNorm (computed in fp32), rotary
 position embedding with the rotate-half convention, SwiGLU MLP, causal multi-head attention with

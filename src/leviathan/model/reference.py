@@ -1,4 +1,4 @@
-"""The generator formula of SPEC §1 written literally: the slow reference the fast path is tested against.
+"""The generator formula (paper steps 1-6, docs/DESIGN.md §2) written literally: the slow reference the fast path is tested against.
 
 Every position is computed on its own (no deduplication), the dense (..., kappa) basis of every
 seed coordinate is formed, phi is a full contraction over all kappa knots, and the product is a

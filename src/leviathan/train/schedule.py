@@ -1,4 +1,4 @@
-"""Learning-rate schedule: linear warmup, then cosine decay to a floor (the paper's setup, SPEC §4).
+"""Learning-rate schedule: linear warmup, then cosine decay to a floor (the paper's setup, docs/DESIGN.md §6).
 
 The schedule is a pure function of the optimizer step, so it needs no state in a checkpoint: a
 resumed run recomputes the same value from the step it resumes at.
