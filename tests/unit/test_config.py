@@ -304,3 +304,55 @@ def test_with_vocab_size_keeps_the_base():
     # the stored base wins over the one the new size would suggest (min_base(10, 3) is 3)
     shrunk = ModelConfig(vocab_size=100).with_vocab_size(10)
     assert shrunk.generator_base == 5 and shrunk.base == 5
+
+
+# ---------------------------------------------------------------------------------------------
+# packaged configs (leviathan.configs): names, project-local precedence, old paths
+
+
+def test_packaged_train_configs_and_grids_are_found_by_name(tmp_path, monkeypatch):
+    from leviathan import configs
+
+    monkeypatch.chdir(tmp_path)  # a folder with no configs/ of its own
+    assert {"tiny", "cpu-small", "paper-109m"} <= set(configs.packaged_names(configs.TRAIN))
+    assert {"cpu", "paper", "smoke"} <= set(configs.packaged_names(configs.GRIDS))
+    tiny = configs.find_train_config("tiny")
+    assert tiny.is_file() and tiny.parent.name == "configs" and tiny.parent.parent.name == "leviathan"
+    assert "preset: cpu-tiny" in tiny.read_text()
+    cpu = configs.find_grid_file("cpu")
+    assert cpu.name == "cpu.yaml" and cpu.parent.name == "experiments" and cpu.parent.parent == tiny.parent
+    # the paths a source checkout used to have fall back to the packaged files of the same name
+    assert configs.find_train_config("configs/tiny.yaml") == tiny
+    assert configs.find_grid_file("configs/experiments/cpu.yaml") == cpu
+
+
+def test_project_local_configs_take_precedence(tmp_path, monkeypatch):
+    from leviathan import configs
+
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "configs" / "experiments").mkdir(parents=True)
+    (tmp_path / "configs" / "tiny.yaml").write_text("max_steps: 3\n")
+    (tmp_path / "configs" / "experiments" / "cpu.yaml").write_text("name: mine\n")
+    (tmp_path / "configs" / "experiments" / "mine.yaml").write_text("name: mine\n")
+    assert configs.find_train_config("tiny") == tmp_path / "configs" / "tiny.yaml"
+    assert configs.find_grid_file("cpu") == tmp_path / "configs" / "experiments" / "cpu.yaml"
+    assert configs.find_train_config("configs/tiny.yaml").resolve() == (tmp_path / "configs" / "tiny.yaml")
+    assert {"mine", "cpu", "paper"} <= set(configs.available(configs.GRIDS))
+    own = tmp_path / "elsewhere.yaml"
+    own.write_text("max_steps: 1\n")
+    assert configs.find_train_config(own) == own  # an existing path is used as given
+
+
+def test_unknown_config_names_list_the_choices(tmp_path, monkeypatch):
+    from leviathan import configs
+
+    monkeypatch.chdir(tmp_path)
+    with pytest.raises(ConfigError, match=r"unknown config 'tinyy'; available: .*tiny"):
+        configs.find_train_config("tinyy")
+    with pytest.raises(ConfigError, match=r"config file 'configs/nope.yaml' does not exist; .*paper-109m"):
+        configs.find_train_config("configs/nope.yaml")
+    with pytest.raises(ConfigError, match=r"unknown grid 'nope'; available: .*smoke"):
+        configs.find_grid_file("nope")
+    (tmp_path / "adir").mkdir()
+    with pytest.raises(ConfigError, match="is not a file"):
+        configs.find_train_config(tmp_path / "adir")

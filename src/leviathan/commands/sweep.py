@@ -6,8 +6,9 @@
     leviathan sweep --grid paper --commands                 # one `leviathan train` line per run, for a scheduler
     leviathan sweep --grid cpu --only 'm-*' --max-runs 2    # a subset
 
-Grids live in configs/experiments/<name>.yaml (or pass a path). Results: OUT/results.jsonl, one row
-per finished run; ``leviathan analyze`` and ``leviathan report`` read it.
+``--grid NAME`` reads ./configs/experiments/NAME.yaml if present, else the grid shipped in the package
+(leviathan/configs/experiments: cpu, paper, smoke, ablate-*); or pass a path. Results:
+OUT/results.jsonl, one row per finished run; ``leviathan analyze`` and ``leviathan report`` read it.
 """
 
 from __future__ import annotations

@@ -1,8 +1,11 @@
 """``leviathan train``: train from a YAML config plus dotted overrides; resumable, torchrun-ready.
 
-    leviathan train --config configs/tiny.yaml model.hidden_size=128 optim.lr=1e-3
-    leviathan train --config configs/tiny.yaml --run-dir runs/tiny --resume auto
-    torchrun --nproc_per_node=2 -m leviathan train --config configs/tiny.yaml
+    leviathan train --config tiny model.hidden_size=128 optim.lr=1e-3     # a packaged config, by name
+    leviathan train --config my-run.yaml --run-dir runs/mine --resume auto  # or any YAML file
+    torchrun --nproc_per_node=2 -m leviathan train --config tiny
+
+``--config NAME`` reads ``./configs/NAME.yaml`` when the current folder has one, else the config shipped
+in the package (``leviathan/configs``: tiny, cpu-small, paper-109m); see ``leviathan.configs``.
 
 Exit status: 0 when finished or stopped by SIGTERM (a checkpoint is saved first), 130 after Ctrl-C
 (also saved), 2 for a bad config or a diverged run (the message says what to change).
@@ -16,7 +19,8 @@ from pathlib import Path
 
 def add_arguments(parser) -> None:
     parser.add_argument("overrides", nargs="*", help="KEY=VALUE settings, e.g. optim.lr=1e-3 model.preset=cpu-small")
-    parser.add_argument("--config", default=None, help="YAML run config (see configs/); overrides apply on top")
+    parser.add_argument("--config", default=None, help="YAML run config: a path, or the name of a packaged one (tiny, cpu-small, "
+                             "paper-109m); overrides apply on top")
     parser.add_argument("--run-dir", default=None, help="output folder (default: runs/<config name>)")
     parser.add_argument("--resume", default=None, metavar="auto|PATH",
                         help="'auto': continue from the latest complete checkpoint of --run-dir if any; "

@@ -1,6 +1,6 @@
-"""The paper's experimental method as code (SPEC §3-5).
+"""The paper's experimental method as code (docs/DESIGN.md §4-7).
 
-- ``grid``: experiment grids as data (configs/experiments/*.yaml) expanded into runs: iso-body,
+- ``grid``: experiment grids as data (leviathan/configs/experiments/*.yaml) expanded into runs: iso-body,
   isoparametric (depth solved to equal totals), dense scaling ladder, other input variants.
 - ``sweep``: resumable execution of a grid; one JSON row per finished run in results.jsonl.
 - ``scaling``: power-law fit L(N) = E + A N^-alpha with bootstrap intervals; dense-equivalent size.

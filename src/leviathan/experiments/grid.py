@@ -1,9 +1,11 @@
 """Experiment grids as data: a YAML file names the runs of the paper's comparisons; this expands it.
 
-A grid (``configs/experiments/<name>.yaml``, selected by name: ``leviathan sweep --grid cpu``) holds
+A grid is a YAML file selected by name (``leviathan sweep --grid cpu``: ``./configs/experiments/cpu.yaml``
+if the current folder has one, else the packaged ``leviathan/configs/experiments/cpu.yaml``; see
+``leviathan.configs``) or by path. It holds
 
     name: cpu
-    base_config: configs/cpu-small.yaml   # optional training config (train.config.RunConfig YAML)
+    base_config: cpu-small                # optional training config (train.config.RunConfig YAML): a name or path
     base: {train.max_tokens: 2_000_000}   # optional dotted (or nested) overrides applied to it
     data: {dir: data/gutenberg-bpe, vocab_size: 8192}   # prepared data; vocab_size only if not prepared yet
     seeds: [0]                            # each comparison is repeated per seed
@@ -22,7 +24,7 @@ A grid (``configs/experiments/<name>.yaml``, selected by name: ``leviathan sweep
 An experiment key may carry a label after a colon (``iso_body:arms``) to hold a second experiment of
 the same regime, e.g. leviathan-only ablation arms compared with the base size's dense run.
 
-Regimes (SPEC §3):
+Regimes (docs/DESIGN.md §4):
 - ``iso_body``: every variant gets the size's backbone unchanged.
 - ``isoparametric`` and ``variants``: the baseline (dense_untied) has the size's backbone; every other
   variant keeps the width and gets the depth whose total parameter count is closest to the
@@ -55,6 +57,7 @@ from pathlib import Path
 from typing import Any
 
 from ..config import ConfigError, from_dict, load_yaml
+from ..configs import GRIDS, available, find_grid_file, local_dir
 from ..errors import UserError
 from ..model.accounting import count_config, isoparametric_depth
 from ..model.config import EMBEDDING_KINDS, ModelConfig
@@ -66,36 +69,13 @@ GRID_KEYS = {"name", "description", "base_config", "base", "data", "data_seed", 
              "experiments", "tolerance", "notes", "ablations"}
 
 
-def repo_root() -> Path:
-    """The source checkout this module lives in (src/leviathan/experiments/grid.py -> root)."""
-    return Path(__file__).resolve().parents[3]
-
-
-def grid_search_dirs() -> list[Path]:
-    return [Path.cwd() / "configs" / "experiments", repo_root() / "configs" / "experiments"]
-
-
 def available_grids() -> list[str]:
-    names = set()
-    for d in grid_search_dirs():
-        if d.is_dir():
-            names.update(p.stem for p in d.glob("*.yaml"))
-    return sorted(names)
+    return available(GRIDS)
 
 
 def find_grid(name_or_path: str | os.PathLike) -> Path:
-    """A grid by name (``cpu``, ``paper``) or by path to a YAML file."""
-    p = Path(name_or_path)
-    if p.suffix in (".yaml", ".yml") or p.exists():
-        if not p.is_file():
-            raise UserError(f"grid file {str(p)!r} does not exist")
-        return p
-    for d in grid_search_dirs():
-        cand = d / f"{name_or_path}.yaml"
-        if cand.is_file():
-            return cand
-    raise UserError(f"unknown grid {str(name_or_path)!r}; available: {', '.join(available_grids()) or 'none'} "
-                    f"(or pass the path of a grid YAML)")
+    """A grid by name (``cpu``, ``paper``) or by path to a YAML file (``leviathan.configs`` has the rules)."""
+    return find_grid_file(name_or_path)  # a ConfigError (a UserError) names the grids there are
 
 
 @dataclass
@@ -195,7 +175,8 @@ def _resolve_path(value: str, grid_path: Path | None) -> Path:
     p = Path(os.path.expandvars(os.path.expanduser(value)))
     if p.is_absolute() or p.exists() or grid_path is None:
         return p
-    # configs/experiments/x.yaml -> relative to the project root holding configs/
+    # <root>/configs/experiments/x.yaml -> relative to the folder holding configs/ (a project, or the
+    # installed package for a packaged grid); otherwise a name (cpu-small) for train.config to resolve
     root = grid_path.resolve().parent.parent.parent
     return root / p if (root / p).exists() else p
 

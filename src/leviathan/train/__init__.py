@@ -1,7 +1,7 @@
 """Training: typed run config, AdamW + schedule, the loop, atomic checkpoints, DDP/FSDP2, metrics.
 
     from leviathan.train import load_run_config, train
-    cfg = load_run_config("configs/tiny.yaml", ["optim.lr=1e-3", "max_steps=200"])
+    cfg = load_run_config("tiny", ["optim.lr=1e-3", "max_steps=200"])   # a packaged config, or a path
     summary = train(cfg, "runs/tiny", resume="auto")
 
 Modules: ``config`` (RunConfig), ``optim`` (parameter groups, AdamW), ``schedule`` (warmup + cosine),

@@ -1,6 +1,6 @@
 """RunConfig: everything one training run needs, as typed dataclasses read from YAML + dotted overrides.
 
-    leviathan train --config configs/tiny.yaml model.hidden_size=128 optim.lr=1e-3 max_steps=200
+    leviathan train --config tiny model.hidden_size=128 optim.lr=1e-3 max_steps=200   # or --config PATH.yaml
 
 Layout of a config file (every key optional except what has no default; see the dataclasses):
 
@@ -25,7 +25,8 @@ Decisions worth knowing:
   optimizer steps.
 - ``data.path`` is resolved against the current directory and stored absolute in the run folder.
 - ``device: auto`` is cuda when available, else cpu; ``dtype: auto`` is bfloat16 autocast on cuda
-  and float32 on cpu (bf16 on CPU is hundreds of times slower here; it is allowed but warned about).
+  and float32 on cpu (bf16 autocast on a CPU without bf16 matrix instructions is far slower than fp32;
+  it is allowed but warned about; docs/benchmarks.md has a measurement).
 """
 
 from __future__ import annotations
@@ -36,6 +37,7 @@ from pathlib import Path
 from typing import Any, Literal, Optional, Sequence
 
 from ..config import ConfigError, apply_overrides, from_dict, load_yaml, require
+from ..configs import find_train_config
 from ..model.config import ModelConfig
 from ..presets import preset_dict
 
@@ -293,7 +295,11 @@ def check_vocab(cfg: RunConfig, meta: dict) -> None:
 
 
 def load_run_config(path: str | Path | None, overrides: Sequence[str] = (), check_data: bool = True) -> RunConfig:
-    """Read a YAML file (or start empty when ``path`` is None), apply ``key.sub=value`` overrides, validate."""
-    raw: dict[str, Any] = load_yaml(path) if path is not None else {}
+    """Read a YAML file (or start empty when ``path`` is None), apply ``key.sub=value`` overrides, validate.
+
+    ``path`` is a file, or the name of a train config (``tiny``: ``./configs/tiny.yaml`` when the current
+    folder has one, else the packaged ``leviathan/configs/tiny.yaml``; see ``leviathan.configs``).
+    """
+    raw: dict[str, Any] = load_yaml(find_train_config(path)) if path is not None else {}
     apply_overrides(raw, list(overrides))
     return build_run_config(raw, check_data=check_data)

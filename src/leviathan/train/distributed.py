@@ -1,7 +1,7 @@
 """Data parallelism applied from outside the model: DDP (default) or FSDP2, set up from torchrun's env.
 
-    torchrun --nproc_per_node=2 -m leviathan train --config configs/tiny.yaml            # DDP
-    torchrun --nproc_per_node=8 -m leviathan train --config configs/paper-109m.yaml parallel=fsdp
+    torchrun --nproc_per_node=2 -m leviathan train --config tiny            # DDP
+    torchrun --nproc_per_node=8 -m leviathan train --config paper-109m parallel=fsdp
 
 ``init_distributed`` reads ``RANK``, ``LOCAL_RANK`` and ``WORLD_SIZE`` (set by torchrun) and, when
 WORLD_SIZE > 1, initialises the default process group: gloo on CPU, nccl on GPU (one GPU per
