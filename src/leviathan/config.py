@@ -21,6 +21,7 @@ import json
 import os
 import types
 import typing
+import warnings
 from pathlib import Path
 from typing import Any, Literal, Mapping, Sequence, TypeVar, get_args, get_origin
 
@@ -131,8 +132,9 @@ def _coerce(value: Any, tp: Any, where: str) -> Any:
 def from_dict(cls: type[T], data: Mapping[str, Any], prefix: str = "") -> T:
     """Build dataclass ``cls`` from ``data``, checking every key and type.
 
-    Unknown keys raise ConfigError with the closest valid name; the dataclass's own
-    ``__post_init__`` runs last and validates values.
+    Unknown keys raise ConfigError with the closest valid name, except the keys ``cls.RETIRED_KEYS``
+    lists (fields older versions had): those are dropped with a ``UserWarning`` so old files still
+    load. The dataclass's own ``__post_init__`` runs last and validates values.
     """
     if data is None:
         data = {}
@@ -140,8 +142,12 @@ def from_dict(cls: type[T], data: Mapping[str, Any], prefix: str = "") -> T:
         raise ConfigError(f"{prefix.rstrip('.') or cls.__name__}: expected a mapping of keys, got {data!r}")
     fields = {f.name: f for f in dataclasses.fields(cls) if f.init}
     hints = typing.get_type_hints(cls)
+    retired = getattr(cls, "RETIRED_KEYS", {})
     kwargs = {}
     for key, value in data.items():
+        if key not in fields and key in retired:
+            warn_retired(f"{prefix}{key}", retired[key])
+            continue
         if key not in fields:
             hint = difflib.get_close_matches(key, list(fields), n=1, cutoff=0.6)
             extra = f"; did you mean '{prefix}{hint[0]}'?" if hint else f"; valid keys: {', '.join(sorted(fields))}"
@@ -153,6 +159,12 @@ def from_dict(cls: type[T], data: Mapping[str, Any], prefix: str = "") -> T:
         if prefix and not str(e).startswith(prefix):
             raise ConfigError(f"{prefix}{e}") from None
         raise
+
+
+def warn_retired(key: str, reason: str) -> None:
+    """The warning for a key an older version wrote and this one ignores."""
+    warnings.warn(f"ignoring '{key}' (written by an older leviathan): {reason}; it can be deleted from the file",
+                  UserWarning, stacklevel=3)
 
 
 def to_dict(obj: Any) -> Any:

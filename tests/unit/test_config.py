@@ -307,6 +307,48 @@ def test_with_vocab_size_keeps_the_base():
 
 
 # ---------------------------------------------------------------------------------------------
+# retired keys: configs written by older versions still load
+
+
+def old_model_dict() -> dict:
+    """A model section as older versions wrote it into config.yaml (with ``generator_chunk_size``)."""
+    return {**to_dict(ModelConfig(vocab_size=300, hidden_size=64, num_attention_heads=4).resolved()),
+            "generator_chunk_size": 256}
+
+
+def test_retired_model_key_is_dropped_with_a_warning():
+    old = old_model_dict()
+    with pytest.warns(UserWarning, match=r"ignoring 'model\.generator_chunk_size' \(written by an older leviathan\)"):
+        cfg = from_dict(ModelConfig, old, prefix="model.")
+    assert not hasattr(cfg, "generator_chunk_size") and "generator_chunk_size" not in to_dict(cfg)
+    assert cfg == from_dict(ModelConfig, {k: v for k, v in old.items() if k != "generator_chunk_size"})
+    with pytest.raises(TypeError):  # no longer a field: the constructor refuses it outright
+        ModelConfig(generator_chunk_size=256)
+
+
+def test_old_run_folder_config_with_the_retired_key_loads(tmp_path):
+    from leviathan.train.checkpoint import run_config_from_dict
+    from leviathan.train.config import DataConfig, RunConfig
+
+    old = {**to_dict(RunConfig(max_steps=10, data=DataConfig(path=str(tmp_path)))), "model": old_model_dict()}
+    (tmp_path / "config.yaml").write_text(dump_yaml(old))
+    with pytest.warns(UserWarning, match="generator_chunk_size"):
+        cfg = run_config_from_dict(load_yaml(tmp_path / "config.yaml"))
+    assert cfg.model.hidden_size == 64 and cfg.model.vocab_size == 300
+    assert "generator_chunk_size" not in dump_yaml(cfg)  # a resumed run writes the key no more
+
+
+def test_old_hf_config_with_the_retired_key_loads():
+    from leviathan.hf.configuration import LeviathanConfig
+
+    with pytest.warns(UserWarning, match="generator_chunk_size"):
+        hf = LeviathanConfig(**old_model_dict())
+    assert "generator_chunk_size" not in hf.to_dict()
+    assert hf.to_model_config() == from_dict(ModelConfig, {k: v for k, v in old_model_dict().items()
+                                                            if k != "generator_chunk_size"})
+
+
+# ---------------------------------------------------------------------------------------------
 # packaged configs (leviathan.configs): names, project-local precedence, old paths
 
 

@@ -154,7 +154,6 @@ def model_configs(draw) -> ModelConfig:
         generator_degree=draw(st.sampled_from([1, 2, 3])),
         generator_ln_eps=draw(st.floats(1e-12, 1e-2, allow_nan=False)),
         generator_base=base,
-        generator_chunk_size=draw(st.integers(1, 4096)),
     )
 
 

@@ -23,7 +23,7 @@ import dataclasses
 
 from transformers import PretrainedConfig
 
-from ..config import ConfigError
+from ..config import ConfigError, warn_retired
 from ..model.config import ModelConfig
 
 
@@ -59,7 +59,6 @@ class LeviathanConfig(PretrainedConfig):
     generator_degree: int = 2
     generator_ln_eps: float = 1e-5
     generator_base: int | None = None
-    generator_chunk_size: int = 256
 
     # ---- Hugging Face fields ------------------------------------------------------------------
     use_cache: bool = True
@@ -69,6 +68,10 @@ class LeviathanConfig(PretrainedConfig):
     tie_word_embeddings: bool = False
 
     def __post_init__(self, **kwargs):
+        for key, reason in ModelConfig.RETIRED_KEYS.items():  # config.json of an older export
+            if key in kwargs:
+                kwargs.pop(key)
+                warn_retired(key, reason)
         if self.tie_word_embeddings and self.embedding != "dense_tied":
             raise ConfigError(f"tie_word_embeddings=True needs embedding='dense_tied' (got {self.embedding!r}); "
                               "tying is derived from the embedding variant, set embedding instead")

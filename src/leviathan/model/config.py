@@ -3,9 +3,9 @@
 Backbone field names are exactly LlamaConfig's (hidden_size, intermediate_size, num_hidden_layers,
 num_attention_heads, num_key_value_heads, head_dim, rms_norm_eps, rope_theta,
 max_position_embeddings), so a dense model's config maps onto ``transformers.LlamaConfig`` key for
-key. Leviathan's own fields are prefixed ``generator_`` (SPEC §1, paper defaults).
+key. Leviathan's own fields are prefixed ``generator_`` (docs/DESIGN.md §2, paper defaults).
 
-Embedding variants (SPEC §3):
+Embedding variants (docs/DESIGN.md §4):
 - ``dense_tied``: one V x D matrix is the input table and the output head (counted once).
 - ``dense_untied``: separate V x D input table and V x D head.
 - ``leviathan``: the continuous generator for input, an untied dense head.
@@ -30,7 +30,7 @@ EMBEDDING_KINDS: tuple[str, ...] = ("dense_tied", "dense_untied", "leviathan", "
 
 
 def min_base(vocab_size: int, k: int) -> int:
-    """Smallest integer b >= 2 with b**k >= vocab_size (SPEC §1 step 1). Exact integer arithmetic."""
+    """Smallest integer b >= 2 with b**k >= vocab_size (paper step 1, docs/DESIGN.md §2). Exact integer arithmetic."""
     require(vocab_size >= 1, f"vocab_size must be at least 1, got {vocab_size}")
     require(k >= 1, f"generator_k must be at least 1, got {k}")
     b = max(2, int(round(vocab_size ** (1.0 / k))))
@@ -67,7 +67,6 @@ class ModelConfig:
         generator_degree: B-spline degree (paper 2, quadratic; 1 and 3 also supported).
         generator_ln_eps: LayerNorm epsilon in each mode.
         generator_base: digit base b; None means the smallest b with b^k >= vocab_size.
-        generator_chunk_size: distinct ids processed at once inside the spline kernel (memory knob).
     """
 
     vocab_size: int = 200_019
@@ -91,12 +90,17 @@ class ModelConfig:
     generator_degree: int = 2
     generator_ln_eps: float = 1e-5
     generator_base: Optional[int] = None
-    generator_chunk_size: int = 256
+
+    # Keys that configs written by older versions hold and this one no longer reads: ``from_dict`` drops
+    # them with a warning, so old run folders and checkpoints still load. (Not annotated: not a field.)
+    RETIRED_KEYS = {
+        "generator_chunk_size": "it was never read (the generator sizes its chunks itself)",
+    }
 
     def __post_init__(self) -> None:
         for name in ("vocab_size", "hidden_size", "num_hidden_layers", "num_attention_heads",
                      "max_position_embeddings", "embedding_rank", "generator_k", "generator_seed_dim",
-                     "generator_modes", "generator_rank", "generator_chunk_size"):
+                     "generator_modes", "generator_rank"):
             value = getattr(self, name)
             require(isinstance(value, int) and not isinstance(value, bool) and value > 0,
                     f"model.{name} must be a positive integer, got {value!r}")
@@ -156,7 +160,7 @@ class ModelConfig:
 
     @property
     def base(self) -> int:
-        """Digit base b (SPEC §1 step 1)."""
+        """Digit base b (paper step 1, docs/DESIGN.md §2)."""
         if self.generator_base is not None:
             return self.generator_base
         return min_base(self.vocab_size, self.generator_k)
