@@ -1,4 +1,4 @@
-"""Input-embedding variants behind one interface (SPEC §3) and the decoder's bake_/add_tokens."""
+"""Input-embedding variants behind one interface (docs/DESIGN.md §4) and the decoder's bake_/add_tokens."""
 
 from __future__ import annotations
 
@@ -84,7 +84,7 @@ def test_build_input_embedding_initialisation(tiny_model_config):
 
 
 def test_compositional_is_codebook_sum_then_linear(tiny_model_config):
-    """Steps 1-2 of SPEC §1 plus a d_s x D map, checked against an explicit digit loop."""
+    """The generator's steps 1-2 (docs/DESIGN.md §2) plus a d_s x D map, checked against an explicit digit loop."""
     emb = CausalLM(tiny_model_config("compositional")).model.embed_tokens
     ids = torch.tensor([[0, 17, 63], [5, 5, 49]])
     base = emb.base
@@ -186,11 +186,17 @@ def test_add_tokens_on_table_variants_raises(kind, tiny_model_config):
     assert model.config.vocab_size == 50
 
 
-def test_add_tokens_after_bake_is_refused_or_works(tiny_model_config):
-    model = CausalLM(tiny_model_config("leviathan"))
+@pytest.mark.parametrize("kind", ["leviathan", "compositional"])
+def test_add_tokens_after_bake_is_refused(kind, tiny_model_config):
+    """A baked table has no spare rows: add_tokens refuses, says to call it before bake_(), changes nothing."""
+    model = CausalLM(tiny_model_config(kind))
     model.bake_()
-    try:
+    head = model.lm_head.weight.detach().clone()
+    ids = torch.tensor([[1, 7, 49]])
+    before, _ = model(ids)
+    with pytest.raises(ValueError, match=r"baked into a table \(bake_\(\)\); call add_tokens before bake_\(\)"):
         model.add_tokens(3)
-    except ValueError:
-        return  # a clear refusal is fine
-    model(torch.tensor([[51]]))  # otherwise the new id must embed
+    assert model.config.vocab_size == 50 and model.model.embed_tokens.weight.shape == (50, 32)
+    assert torch.equal(model.lm_head.weight, head)
+    after, _ = model(ids)
+    assert after.shape == (1, 3, 50) and torch.equal(after, before)

@@ -2,6 +2,7 @@
 
 import json
 import math
+import re
 
 import numpy as np
 import pytest
@@ -117,6 +118,11 @@ def test_report_degrades_gracefully_without_metrics_or_ladder(tmp_path):
     assert "Not computed" in md and "No metrics.jsonl" in md
 
 
+def pct(fraction: float) -> str:
+    """A reduction as the CLI prints it (``+9.5%``), escaped for a regular expression."""
+    return re.escape(f"{100 * fraction:+.1f}%")
+
+
 def test_cli_analyze_and_report(tmp_path, capsys):
     out = make_sweep(tmp_path)
     assert main(["analyze", "scaling", str(out), "--bootstrap", "20"]) == 0
@@ -124,12 +130,49 @@ def test_cli_analyze_and_report(tmp_path, capsys):
     assert "alpha = 0.3" in text and "s-leviathan-L9" in text
     assert main(["analyze", "scaling", str(out), "--bootstrap", "0", "--json"]) == 0
     assert json.loads(capsys.readouterr().out)["fit"]["alpha"] == pytest.approx(ALPHA, rel=1e-3)
-    for sub in ("compare", "frequency", "efficiency", "throughput"):
-        assert main(["analyze", sub, str(out)]) == 0
-        assert capsys.readouterr().out.strip()
+    # compare: iso-body leviathan is 0.1 nats below dense_tied at every size; isoparametric leviathan has the
+    # loss of a dense model twice its size
+    assert main(["analyze", "compare", str(out)]) == 0
+    text = capsys.readouterr().out
+    iso, isoparam = text.split("isoparametric:")
+    for size in ("xs", "s", "m"):
+        assert re.search(rf"size {size} +seed 0 +leviathan +ppl +[\d.]+ +dense_tied ppl +[\d.]+ +reduction "
+                         + pct(1 - math.exp(-0.1)), iso), size
+    for size, n in (("s", 2e6), ("m", 4e6)):
+        expected = pct(1 - math.exp(law(2 * n) - law(n)))
+        assert re.search(rf"size {size} +seed 0 +leviathan +ppl +{math.exp(law(2 * n)):.3f} +dense_untied ppl +"
+                         rf"{math.exp(law(n)):.3f} +reduction " + expected, isoparam), size
+    # frequency: bucket losses 6/4/2 (dense) vs 5/3.9/2 (leviathan), rarest first
+    assert main(["analyze", "frequency", str(out)]) == 0
+    text = capsys.readouterr().out
+    assert text.count("leviathan vs dense_tied (mass buckets, rarest first)") == 3
+    for bucket, (dense, lev) in enumerate(((6.0, 5.0), (4.0, 3.9), (2.0, 2.0))):
+        line = rf"{bucket} +train count .* targets +10 +ppl +{math.exp(dense):.2f} -> +{math.exp(lev):.2f} +reduction "
+        assert len(re.findall(line + pct(1 - math.exp(lev - dense)), text)) == 3, bucket
+    # efficiency: the leviathan curve is the dense one at twice the speed, 0.1 lower: it reaches the dense
+    # final loss L where 2 ((2 t / T)^-0.5 - 1) = 0.1, i.e. after T / (2 * 1.05^2) tokens (interpolated)
+    assert main(["analyze", "efficiency", str(out)]) == 0
+    found = re.findall(r"(\w+)-leviathan-s0 reaches \1-dense_tied-s0's final loss [\d.]+ after ([\d,]+) tokens "
+                       r"vs 1,000,000: ([\d.]+)x fewer tokens", capsys.readouterr().out)
+    assert sorted(size for size, _, _ in found) == ["m", "s", "xs"]
+    for _, tokens, factor in found:
+        assert float(factor) == pytest.approx(2 * 1.05 ** 2, rel=0.01)
+        assert int(tokens.replace(",", "")) == pytest.approx(1e6 / float(factor), rel=0.01)
+    # throughput: leviathan 700 vs dense 1,000 tokens/s at iso-body; equal at isoparametric
+    assert main(["analyze", "throughput", str(out)]) == 0
+    text = capsys.readouterr().out
+    for size in ("xs", "s", "m"):
+        assert re.search(rf"iso_body +{size} +s0 leviathan +700 tok/s +30% slower than dense_tied", text), size
+        assert re.search(rf"iso_body +{size} +s0 dense_tied +1,000 tok/s\n", text), size
+    for size in ("s", "m"):
+        assert re.search(rf"isoparametric +{size} +s0 leviathan +1,000 tok/s +0% slower than dense_untied", text)
+    assert len(re.findall(r"scaling +\w+ +s0 dense_untied +1,000 tok/s", text)) == 4
     assert main(["analyze", "efficiency", "--model", str(out / "runs/s-leviathan-s0"),
                  "--reference", str(out / "runs/s-dense_tied-s0")]) == 0
-    assert "fewer tokens" in capsys.readouterr().out
+    single = re.search(r"s-leviathan-s0 reaches .*s-dense_tied-s0's final loss ([\d.]+) after [\d,]+ tokens vs "
+                       r"1,000,000: ([\d.]+)x fewer tokens", capsys.readouterr().out)
+    assert float(single[1]) == pytest.approx(law(2e6) + 0.05, abs=1e-4)  # the reference's final loss
+    assert float(single[2]) == pytest.approx(2 * 1.05 ** 2, rel=0.01)
     assert main(["analyze", "fit", "--sizes", "1e6,2e6,4e6,8e6",
                  "--losses", ",".join(str(law(n)) for n in (1e6, 2e6, 4e6, 8e6)),
                  "--invert", f"{law(3e6)}:1.5e6,1.0:1e6", "--bootstrap", "0"]) == 0
@@ -138,4 +181,5 @@ def test_cli_analyze_and_report(tmp_path, capsys):
     assert main(["analyze", "scaling", str(tmp_path / "nothing")]) == 2
     assert "no result rows" in capsys.readouterr().err
     assert main(["report", str(out), "--bootstrap", "10"]) == 0
-    assert (out / "report" / "report.md").is_file()
+    report = (out / "report" / "report.md").read_text()
+    assert "Iso-body" in report and "2.00x" in report  # the isoparametric multiplier of the construction
