@@ -67,8 +67,8 @@ def resolve_device(spec: str) -> torch.device:
     _, local_rank, world = env_world()
     if spec == "auto":
         spec = "cuda" if torch.cuda.is_available() else "cpu"
-    if spec == "cuda" and world > 1:
-        spec = f"cuda:{local_rank}"
+    if spec == "cuda":  # an explicit index: torch.cuda.set_device rejects a bare "cuda"
+        spec = f"cuda:{local_rank if world > 1 else torch.cuda.current_device() if torch.cuda.is_available() else 0}"
     device = torch.device(spec)
     if device.type == "cuda":
         if not torch.cuda.is_available():
