@@ -1,4 +1,5 @@
-"""The Leviathan generator (SPEC §1): fast path vs the literal formula, gradients, test vectors, memory.
+"""The Leviathan generator (SPEC §1): fast path vs the literal formula, gradients, test vectors, memory;
+the fused CPU kernel vs the eager torch path, its build fallback, torch.compile.
 
 Tolerances are relative to the largest magnitude of the compared tensor (the product over d_s seed
 coordinates amplifies fp32 rounding, so element-wise relative error is meaningless for entries near 0).
@@ -13,6 +14,7 @@ import torch
 from torch.func import functional_call
 
 import leviathan.model.generator as generator_module
+from leviathan.model import spline_kernel
 from leviathan.model.generator import LeviathanGenerator, spline_product
 from leviathan.model.reference import reference_embed, reference_from_module
 
@@ -339,3 +341,161 @@ def test_non_finite_weights_give_nan_not_an_index_error():
     assert torch.isnan(emb).any()
     emb.sum().backward()
     assert torch.isnan(gen.spline_coeff.grad).all()
+
+
+# ---------------------------------------------------------------------------------------------
+# the fused CPU kernel vs the eager torch path; build fallback; torch.compile
+
+
+def fused_available() -> bool:
+    return spline_kernel.mode() != "eager" and spline_kernel.library() is not None
+
+
+def spline_and_grads(u, S, degree, mode, monkeypatch, grad=None):
+    """P and (grad_u, grad_S) of spline_product with the kernel selection LEVIATHAN_SPLINE_KERNEL=mode."""
+    monkeypatch.setenv(spline_kernel.ENV_MODE, mode)
+    u, S = u.detach().clone().requires_grad_(True), S.detach().clone().requires_grad_(True)
+    P = spline_product(u, S, degree)
+    grad = torch.randn_like(P) if grad is None else grad
+    gu, gS = torch.autograd.grad(P, (u, S), grad)
+    return P.detach(), gu, gS, grad
+
+
+def test_fused_kernel_is_built_and_used_on_cpu():
+    """On a machine with a C++ compiler the fast path must not silently fall back to the eager one."""
+    if spline_kernel.mode() == "eager" or spline_kernel._compiler() is None:
+        pytest.skip("no C++ compiler, or LEVIATHAN_SPLINE_KERNEL=eager")
+    assert spline_kernel.library() is not None, spline_kernel._state["error"]
+    u, S = torch.rand(2, 3, 4), torch.rand(3, 4, 5, 2)
+    assert spline_kernel.usable(u, S)
+    assert not spline_kernel.usable(u.half(), S.half()) and not spline_kernel.usable(u.double(), S)
+
+
+@pytest.mark.parametrize("degree", [1, 2, 3])
+@pytest.mark.parametrize("dtype,tol", [(torch.float64, 1e-12), (torch.float32, 2e-5)], ids=["fp64", "fp32"])
+def test_fused_kernel_matches_eager_path(degree, dtype, tol, monkeypatch):
+    """Edge windows (u at and near 0 and 1), an r that is not a multiple of the vector width, several tiles of
+    ids, and (id, mode) rows whose P is exactly 0 (the exact exclusive-product pass)."""
+    if not fused_available():
+        pytest.skip("fused kernel unavailable")
+    U, M, d_s, kappa, r = 1100, 2, 5, 7, 67  # tiles of ~700 fp32 / ~350 fp64 ids: several
+    u = torch.rand(U, M, d_s, dtype=dtype)
+    u[0], u[1], u[2, :, :2] = 0.0, 1.0, 1e-7
+    u[3, :, 0] = 1 - 1e-7
+    S = 1 + 0.3 * torch.randn(M, d_s, kappa, r, dtype=dtype)
+    S[1, 2, :, 5] = 0.0  # phi = 0 in one column of mode 1: every id's P[:, 1] has a zero entry
+    P_f, gu_f, gS_f, grad = spline_and_grads(u, S, degree, "fused", monkeypatch)
+    P_e, gu_e, gS_e, _ = spline_and_grads(u, S, degree, "eager", monkeypatch, grad)
+    assert (P_e[:, 1, 5] == 0).all() and gS_e[1, 2, :, 5].abs().max() > 0
+    assert scaled_error(P_f, P_e) < tol
+    assert scaled_error(gu_f, gu_e) < tol
+    assert scaled_error(gS_f, gS_e) < tol
+
+
+def test_fused_kernel_results_do_not_depend_on_threads(monkeypatch):
+    if not fused_available():
+        pytest.skip("fused kernel unavailable")
+    U, M, d_s, kappa, r = 300, 4, 16, 8, 64  # U M d_s r above spline_kernel.PARALLEL_MIN_WORK: threads are used
+    assert U * M * d_s * r >= spline_kernel.PARALLEL_MIN_WORK
+    u, S = torch.rand(U, M, d_s), 1 + 0.1 * torch.randn(M, d_s, kappa, r)
+    one = spline_and_grads(u, S, 2, "fused", monkeypatch, torch.ones(U, M, r))
+    before = torch.get_num_threads()
+    torch.set_num_threads(3)
+    try:
+        three = spline_and_grads(u, S, 2, "fused", monkeypatch, torch.ones(U, M, r))
+    finally:
+        torch.set_num_threads(before)
+    for a, b in zip(one, three):
+        assert torch.equal(a, b)
+
+
+def test_spline_product_accepts_strided_and_mixed_dtype_inputs():
+    u = torch.rand(6, 3, 4, dtype=torch.float64).transpose(0, 1).contiguous().transpose(0, 1)  # not contiguous
+    S = 1 + 0.3 * torch.randn(3, 4, 5, 2, dtype=torch.float64)
+    assert not u.is_contiguous()
+    expected = spline_product(u.contiguous(), S, 2)
+    torch.testing.assert_close(spline_product(u, S, 2), expected, rtol=0, atol=0)
+    mixed = spline_product(u.float(), S, 2)  # promoted to float64
+    assert mixed.dtype == torch.float64
+    torch.testing.assert_close(mixed, spline_product(u.float().double(), S, 2), rtol=0, atol=0)
+
+
+def test_kernel_build_failure_falls_back_to_eager_with_one_warning(monkeypatch, tmp_path):
+    monkeypatch.setattr(spline_kernel, "_state", {"lib": None, "tried": False, "error": None})
+    monkeypatch.setenv("CXX", str(tmp_path / "no-such-compiler"))
+    monkeypatch.setattr(spline_kernel, "_compiler", lambda: str(tmp_path / "no-such-compiler"))
+    monkeypatch.setenv(spline_kernel.ENV_MODE, "auto")
+    u, S = torch.rand(5, 2, 3, dtype=torch.float64), 1 + 0.3 * torch.randn(2, 3, 4, 2, dtype=torch.float64)
+    with pytest.warns(RuntimeWarning, match="eager torch path") as record:
+        P1 = spline_product(u, S, 2)
+        P2 = spline_product(u, S, 2)
+    assert len([w for w in record if issubclass(w.category, RuntimeWarning)]) == 1
+    torch.testing.assert_close(P1, P2, rtol=0, atol=0)
+    assert spline_kernel.library() is None and "no-such-compiler" in spline_kernel._state["error"]
+    # LEVIATHAN_SPLINE_KERNEL=fused makes the same failure an error instead
+    monkeypatch.setattr(spline_kernel, "_state", {"lib": None, "tried": False, "error": None})
+    monkeypatch.setenv(spline_kernel.ENV_MODE, "fused")
+    with pytest.raises(RuntimeError, match="fused spline kernel is unavailable"):
+        spline_product(u, S, 2)
+
+
+def compiled_matches_eager(model, loss_compiled, loss_eager, tol=1e-5):
+    """The compiled loss and every gradient of ``model``'s parameters equal eager's (fp32 tolerance)."""
+    model.zero_grad(set_to_none=True)
+    loss_c = loss_compiled()
+    loss_c.backward()
+    grads_c = {n: p.grad.clone() for n, p in model.named_parameters() if p.grad is not None}
+    model.zero_grad(set_to_none=True)
+    loss_e = loss_eager()
+    loss_e.backward()
+    assert abs(loss_c.item() - loss_e.item()) <= tol * max(1.0, abs(loss_e.item()))
+    names = {n for n, p in model.named_parameters() if p.grad is not None}
+    assert grads_c.keys() == names and "spline_coeff" in " ".join(names)
+    for n, p in model.named_parameters():
+        if p.grad is not None:
+            assert scaled_error(grads_c[n], p.grad) < tol, n
+
+
+def test_torch_compile_generator_matches_eager():
+    """The spline operator is opaque to dynamo: embed_unique compiles as one graph (fullgraph: no break), and
+    the compiled generator (range check and unique stay eager) matches eager for two batches with different
+    numbers of distinct ids. aot_eager: dynamo + fake tensors + AOTAutograd, without inductor's C++ build."""
+    g = make_generator(SMALL)
+    torch._dynamo.reset()
+    uniq = torch.tensor([0, 3, 17, 99, 124])
+    whole = torch.compile(g.embed_unique, backend="aot_eager", fullgraph=True)
+    compiled_matches_eager(g, lambda: whole(uniq).square().sum(), lambda: g.embed_unique(uniq).square().sum())
+
+    cg = torch.compile(g, backend="aot_eager")
+    for shape in [(3, 5), (4, 9)]:
+        ids = ids_with_duplicates(g.capacity, shape)
+        weight = torch.randn(*shape, g.hidden_size)
+        compiled_matches_eager(g, lambda: (cg(ids) * weight).sum(), lambda: (g(ids) * weight).sum())
+
+
+def test_torch_compile_causal_lm_with_generator_matches_eager():
+    from leviathan.model.config import ModelConfig
+    from leviathan.model.llama import CausalLM
+
+    cfg = ModelConfig(vocab_size=100, hidden_size=16, intermediate_size=32, num_hidden_layers=1, num_attention_heads=2,
+                      max_position_embeddings=16, embedding="leviathan", generator_seed_dim=8, generator_modes=2,
+                      generator_knots=8, generator_rank=4)
+    model = CausalLM(cfg)
+    torch._dynamo.reset()
+    compiled = torch.compile(model, backend="aot_eager")
+    for seed in (0, 1):  # two batches: different numbers of distinct ids (a dynamic size after one recompile)
+        ids = torch.randint(0, cfg.vocab_size, (2, 9), generator=torch.Generator().manual_seed(seed))
+        x, y = ids[:, :-1], ids[:, 1:]
+        compiled_matches_eager(model, lambda: compiled(x, labels=y)[1], lambda: model(x, labels=y)[1])
+
+
+@pytest.mark.slow
+def test_torch_compile_inductor_generator_matches_eager():
+    """The default backend (inductor generates and builds C++ for the surrounding ops: about a minute here)."""
+    g = make_generator(SMALL)
+    torch._dynamo.reset()
+    cg = torch.compile(g)
+    for shape in [(3, 5), (4, 9)]:
+        ids = ids_with_duplicates(g.capacity, shape)
+        weight = torch.randn(*shape, g.hidden_size)
+        compiled_matches_eager(g, lambda: (cg(ids) * weight).sum(), lambda: (g(ids) * weight).sum())

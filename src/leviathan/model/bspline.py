@@ -18,8 +18,13 @@ needs: it never forms the (..., kappa) dense basis. Inside the window each weigh
 polynomial of the fractional position f (quadratic: (1-f)^2/2, 1/2 + f(1-f), f^2/2), evaluated
 directly instead of through ``beta``'s branches. ``window_rows`` is the same with the knot indices
 offset into a stacked table of knot grids, output buffers supplied by the caller and the derivative
-computed on demand: the generator's kernel entry point. ``dense_basis`` forms the (..., kappa) basis,
+computed on demand: the entry point of the generator's eager spline path (its fused CPU kernel,
+``csrc/spline_product.cpp``, evaluates the same polynomials). ``dense_basis`` forms the (..., kappa) basis,
 for the literal reference implementation and for the comparison with scipy.
+
+Footgun: ``window_rows`` writes into caller-supplied buffers (``out=`` views), which torch.compile cannot
+trace; the generator only calls it inside its ``leviathan::spline_product`` operator, which compile
+treats as opaque.
 """
 
 from __future__ import annotations

@@ -25,43 +25,42 @@ Per distinct id (paper defaults M=8, d_s=128, kappa=32, r=64; ``leviathan params
   the per-mode LayerNorm + affine + sigmoid is one autograd function (``_ModeActivation``);
 - steps 4-5, the bulk: the literal formula contracts a kappa-vector of basis values with a kappa x r
   matrix for each of M d_s coordinates (2.1M multiply-adds per id) and keeps both for backward.
-  ``_SplineProduct`` touches the 3 non-zero knots only: ``embedding_bag`` with per-sample weights
-  gathers and weights 3 rows of S in one fused kernel, one seed coordinate (all modes, all ids) at a
-  time, and multiplies the slice into P at once (see ``_SplineProduct`` for the loop order).
+  ``spline_product`` touches the 3 non-zero knots only. On CPU (float32/float64) it runs a fused C++
+  kernel (``spline_kernel``, ``csrc/spline_product.cpp``): per seed coordinate and tile of ids, the
+  window, phi, the product and, in backward, grad_phi, grad_S and grad_u in one pass, nothing
+  materialised but P; several times faster than the eager torch path, which remains for other devices
+  and as the fallback when the kernel cannot be built (see ``_SplineProduct``).
+  ``leviathan bench --only generator`` measures both against the literal formula.
 
-Measured (1 thread on this 2-core CPU, shared with other jobs; CPU time, see docs/benchmarks.md):
-cpu-small generator (d_s=64, M=8, kappa=16, r=32), ~760 ids: ~12 ms forward + ~33 ms backward
-(~60 us/id; the literal formula ~240 ms, 5x slower); paper defaults, ~460 ids: ~25 ms forward +
-~75 ms backward (~220 us/id; the literal formula ~1.3 ms/id, ~6x slower). Of the paper-default time:
-the three ``embedding_bag`` passes (phi forward; phi again and d phi / du in backward) ~35%, the
-grad_S GEMMs ~20% (dense kappa-wide basis: BLAS beats every 3-of-kappa scatter tried), the windows
-~6% (computed once per step: backward reuses forward's), the other element-wise passes over
-(M, ids, r) slices (product, quotient, dot) ~20%, the matmuls of steps 3 and 6 ~10%. It is
-memory-bound element-wise work in eager PyTorch: each pass over an (M, ids, r) slice is ~1 MiB,
-kept cache-sized on purpose, and multi-MiB temporaries are reused (``_Workspace``) because on this
-VM a freshly mapped page costs ~1-4 us to fault in, more than the arithmetic done on it. A further
-~2x would need one fused kernel (phi, product and gradients in registers).
+torch.compile: steps 4-5 are the ``leviathan::spline_product`` operator (``torch.library.custom_op``
+with a fake and an autograd registration), which dynamo and AOTAutograd treat as opaque, whichever
+backend runs inside it; the range check and ``torch.unique`` (data-dependent) are kept out of the graph
+(``_distinct_ids``), so a compiled model traces everything else and recompiles once for a dynamic U.
 
 Memory: the literal formula keeps (ids, M, d_s, kappa) basis values and (ids, M, d_s, r) phi
-tensors alive for backward: ~1 MiB per id at the defaults. ``_SplineProduct`` keeps only its input
-u (M d_s), its output P (M r) and the parameter S; backward recomputes phi slice by slice and forms
+tensors alive for backward: ~1 MiB per id at the defaults. ``spline_product`` keeps only its input
+u (M d_s), its output P (M r) and the parameter S; backward recomputes phi and forms
 d P / d phi_d = P / phi_d where P is a normal number, falling back to the exact prefix/suffix
 exclusive product for (id, mode) rows whose P is zero, subnormal or not finite (a zero phi). Kept for
 backward per distinct id: z (d_s) + W z (M d_s) + LN stats (2M) + u (M d_s) + P (M r), 10.6 KiB at
 the defaults.
 
 Numerics: the product over 128 factors near 1 amplifies fp32 rounding to ~1e-6 relative; the
-test vectors (float64) are matched to ~1e-5 in fp32 and ~1e-12 in float64.
+test vectors (float64) are matched to ~1e-5 in fp32 and ~1e-12 in float64. The fused kernel and the
+eager path sum in different orders (and the kernel contracts to FMAs): they agree to that rounding,
+not bit for bit.
 
-Footguns: ids outside [0, b^k) raise (they would alias another token's digits); the spline kernel
-is once-differentiable (no double backward); on CPU it keeps its window buffers between calls (the
-largest call's, ~20-40 MiB per thread), ``release_workspace()`` frees them.
+Footguns: ids outside [0, b^k) raise (they would alias another token's digits); the spline operator
+is once-differentiable (no double backward); the first CPU call on a machine builds the fused kernel
+(seconds, cached under $TORCH_EXTENSIONS_DIR, see ``spline_kernel``); ``LEVIATHAN_SPLINE_KERNEL=eager``
+forces the eager path, ``=fused`` makes a failed build an error instead of a warning. The eager path
+keeps its window buffers between calls on CPU (the largest call's, ~20-40 MiB per thread),
+``release_workspace()`` frees them.
 """
 
 from __future__ import annotations
 
 import functools
-import itertools
 import math
 import threading
 
@@ -70,14 +69,15 @@ import torch.nn.functional as F
 from torch import nn
 from torch.autograd.function import once_differentiable
 
-from . import bspline
+from . import bspline, spline_kernel
 from .digits import check_ids, codebook_sum
 
 # Bounds the ids the spline kernel handles at once: CHUNK_ELEMENTS // (M d_s (degree+1) r) ids per chunk
 # (682 at paper defaults, 2730 for cpu-small), i.e. the elements a gathered (ids, M, d_s, degree+1, r)
-# tensor would have. The kernel never forms that tensor: per chunk it holds the windows (rows, weights,
-# their derivative and scratch, ~13 u-sized tensors), ~17 / r bytes per CHUNK_ELEMENTS (36 MiB at
-# r = 64). A training batch is one chunk; only ``bake`` and huge batches are split.
+# tensor would have. Neither path forms that tensor: per chunk the eager path holds the windows (rows,
+# weights, their derivative and scratch, ~13 u-sized tensors), ~17 / r bytes per CHUNK_ELEMENTS (36 MiB
+# at r = 64); the fused kernel needs only its own small per-thread scratch. A training batch is one chunk;
+# only ``bake`` and huge batches are split.
 CHUNK_ELEMENTS = 1 << 27
 
 
@@ -109,21 +109,19 @@ def _row_base(M: int, d_s: int, kappa: int, device: torch.device) -> torch.Tenso
 
 
 class _Workspace(threading.local):
-    """Per-thread buffers for the spline kernel's window arrays, kept between calls (CPU only).
+    """Per-thread buffers for the eager path's window arrays, kept between calls (CPU only).
 
     Why: on CPU a multi-MiB temporary is often a fresh ``mmap`` (glibc returns large freed blocks to the
-    OS) whose pages fault in on first touch, at ~1-4 us per 4 KiB page on this VM: for the (d_s, M, ids,
-    p+1) window arrays (~20-25 MiB per call for a training batch) that costs more than the arithmetic
-    on them. ``bspline.window_rows`` draws them from here instead. Held: the largest call's window
-    arrays per thread and dtype (~17 / r bytes per CHUNK_ELEMENTS at most, see there);
-    ``release_workspace()`` frees them. Not re-entrant, and need not be: the kernel calls no user code
-    between taking and releasing a buffer. Other devices have caching allocators and get fresh tensors.
+    OS) whose pages fault in on first touch, at ~1-4 us per 4 KiB page: for the (d_s, M, ids, p+1) window
+    arrays (~20-25 MiB per call for a training batch) that costs more than the arithmetic on them.
+    ``bspline.window_rows`` draws them from here instead. Held: the largest call's window arrays per
+    thread and dtype (~17 / r bytes per CHUNK_ELEMENTS at most); ``release_workspace()`` frees them. Not
+    re-entrant, and need not be: the eager path calls no user code between taking and releasing a
+    buffer. Other devices have caching allocators and get fresh tensors. The fused kernel needs none.
     """
 
     def __init__(self):
         self.buffers: dict = {}
-        self.serial = None  # id of the window computation the buffers hold (unique across threads)
-        self.windows = None  # its (rows, w, derivative)
 
     def allocator(self, device: torch.device):
         if device.type != "cpu":
@@ -141,13 +139,11 @@ class _Workspace(threading.local):
 
 
 _WORKSPACE = _Workspace()
-_WINDOW_SERIALS = itertools.count()
 
 
 def release_workspace() -> None:
-    """Free the spline kernel's cached window buffers of the calling thread (see ``_Workspace``)."""
+    """Free the eager spline path's cached window buffers of the calling thread (see ``_Workspace``)."""
     _WORKSPACE.buffers.clear()
-    _WORKSPACE.serial, _WORKSPACE.windows = None, None
 
 
 def _weighted_rows(rows: torch.Tensor, table: torch.Tensor, weights: torch.Tensor) -> torch.Tensor:
@@ -160,40 +156,47 @@ def _weighted_rows(rows: torch.Tensor, table: torch.Tensor, weights: torch.Tenso
     return F.embedding_bag(rows, table, mode="sum", per_sample_weights=weights)
 
 
-class _SplineProduct(torch.autograd.Function):
-    """u (U, M, d_s), S (M, d_s, kappa, r) -> P (U, M, r) = prod_d sum_g B_g(u) S[d, g, :].
+class _SplineProduct:
+    """u (U, M, d_s), S (M, d_s, kappa, r) -> P (U, M, r) = prod_d sum_g B_g(u) S[d, g, :], and its backward.
 
-    Touches only the degree+1 non-zero knots per coordinate and saves only u, S (a parameter) and its own
-    output P for backward.
+    The implementation behind the ``leviathan::spline_product`` operator (see ``spline_product``). Both
+    directions walk the ids in chunks (``_chunk_size``, from CHUNK_ELEMENTS) and hand each chunk to one of
+    two backends, chosen per call by ``_fused``:
 
-    Loop order: the windows (rows of S, weights) of a whole chunk of ids are computed at once, laid out
-    (d_s, M, ids, p+1); then the kernel walks the d_s seed coordinates a block at a time
-    (``_coordinate_block``: one or two coordinates for a training batch, more when there are few ids),
-    one (block, M, ids, r) slice of phi at a time. A slice is ~1-2 MiB (cache-resident) and is consumed
-    right away: forward multiplies it into P; backward turns it into grad_phi = grad_P P / phi (in place),
-    the (kappa, ids) @ (ids, r) GEMMs of grad_S (one per coordinate and mode, over all ids at once) and
-    grad_u = <d phi / du, grad_phi>. The full (ids, M, d_s, r) phi never exists. Chunks of ids
-    (``_chunk_size``) only bound the window arrays' memory for very large calls (``bake``).
+    - the fused C++ kernel (``spline_kernel``; CPU, float32/float64, when it builds): windows, phi, the
+      product and, in backward, grad_phi = grad_P P / phi, grad_S and grad_u in one pass per seed
+      coordinate over a tile of ids, nothing materialised beyond P;
+    - the eager torch path (other devices, or if the kernel is unavailable): the windows (rows of S,
+      weights) of the whole chunk are computed at once, laid out (d_s, M, ids, p+1); then it walks the d_s
+      seed coordinates a block at a time (``_coordinate_block``), one cache-sized (block, M, ids, r) slice
+      of phi at a time: forward multiplies it into P; backward turns it into grad_phi (in place), the
+      (kappa, ids) @ (ids, r) GEMMs of grad_S and grad_u = <d phi / du, grad_phi>.
+
+    Both keep nothing for backward but u, S and P (backward recomputes phi), form d P / d phi_d = P / phi_d
+    where P is a normal number and take the exact prefix/suffix exclusive product for (id, mode) rows whose
+    P is zero, subnormal or not finite; both propagate NaN for non-finite u. Chunks bound the eager path's
+    window arrays for very large calls (``bake``); a training batch is one chunk.
     """
 
     @staticmethod
-    def _chunk(u: torch.Tensor, S: torch.Tensor, degree: int):
-        """Windows of a chunk of ids u (Uc, M, d_s), shared by forward and backward.
+    def _fused(u: torch.Tensor, S: torch.Tensor) -> bool:
+        return spline_kernel.usable(u, S)
 
-        Returns rows (int32 rows of S viewed as (M d_s kappa, r) under each coordinate's window) and their
-        weights w, each (d_s, M, Uc, p+1), and ``derivative() -> dw/du`` of the same shape (only backward
-        calls it). On CPU all live in ``_WORKSPACE`` buffers: valid until the next call.
+    @staticmethod
+    def _chunk(u: torch.Tensor, S: torch.Tensor, degree: int):
+        """Per-chunk set-up for ids u (Uc, M, d_s), run by forward and again by backward.
+
+        Fused kernel: u itself, contiguous (the kernel computes each coordinate's windows on the fly).
+        Eager path: rows (int32 rows of S viewed as (M d_s kappa, r) under each coordinate's window) and
+        their weights w, each (d_s, M, Uc, p+1), and ``derivative() -> dw/du`` of the same shape (only
+        backward calls it); on CPU all live in ``_WORKSPACE`` buffers, valid until the next call.
         """
+        if _SplineProduct._fused(u, S):
+            return u.contiguous()
         Uc, M, d_s = u.shape
         kappa = S.shape[2]
-        alloc = _WORKSPACE.allocator(u.device)
-        if alloc is not None:
-            _WORKSPACE.serial, _WORKSPACE.windows = None, None  # the buffers are about to be overwritten
-        out = bspline.window_rows(u.permute(2, 1, 0), kappa, degree, _row_base(M, d_s, kappa, u.device),
-                                  alloc=alloc)
-        if alloc is not None:
-            _WORKSPACE.serial, _WORKSPACE.windows = next(_WINDOW_SERIALS), out
-        return out
+        return bspline.window_rows(u.permute(2, 1, 0), kappa, degree, _row_base(M, d_s, kappa, u.device),
+                                   alloc=_WORKSPACE.allocator(u.device))
 
     @staticmethod
     def _chunk_size(S: torch.Tensor, degree: int) -> int:
@@ -201,99 +204,170 @@ class _SplineProduct(torch.autograd.Function):
         return max(1, CHUNK_ELEMENTS // (M * d_s * (degree + 1) * r))
 
     @staticmethod
-    def forward(ctx, u: torch.Tensor, S: torch.Tensor, degree: int) -> torch.Tensor:
+    def forward(u: torch.Tensor, S: torch.Tensor, degree: int) -> torch.Tensor:
         U, M, d_s = u.shape
         r = S.shape[-1]
-        p1 = degree + 1
-        S_flat = S.detach().reshape(-1, r)
-        if not bool(torch.isfinite(u).all()):
-            # diverged weights: knot indices of NaN/inf seeds would be garbage, so propagate NaN instead and
-            # let the training loop report the non-finite loss
-            P = u.new_full((U, M, r), float("nan"))
-            ctx.save_for_backward(u, S, P)
-            ctx.degree, ctx.window_serial = degree, None
-            return P
-        P = u.new_empty(U, M, r)
+        S = S.detach()
+        fused = _SplineProduct._fused(u, S)
+        # Diverged weights: knot indices of NaN/inf seeds would be garbage, so P is NaN instead and the
+        # training loop reports the non-finite loss. The fused kernel checks u itself (and returns None).
+        if not fused and not bool(torch.isfinite(u).all()):
+            return u.new_full((U, M, r), float("nan"))
+        if fused:
+            S = S.contiguous()
         step = _SplineProduct._chunk_size(S, degree)
+        parts = []
         for a in range(0, U, step):
-            rows, w, _ = _SplineProduct._chunk(u[a:a + step], S, degree)  # (d_s, M, Uc, p+1)
-            Uc = rows.shape[2]
-            db = _coordinate_block(M, Uc, r, d_s)
-            Pt = None  # (M, Uc, r) running product over the coordinates done so far
-            for d0 in range(0, d_s, db):
-                d1 = min(d0 + db, d_s)
-                phi = _weighted_rows(rows[d0:d1].reshape(-1, p1), S_flat, w[d0:d1].reshape(-1, p1))
-                phi = phi.view(d1 - d0, M, Uc, r)  # phi for coordinates d0..d1-1
-                block = phi[0] if d1 - d0 == 1 else phi.prod(0)
-                Pt = block if Pt is None else Pt.mul_(block)
-            P[a:a + step] = Pt.transpose(0, 1)  # (Uc, M, r)
-        ctx.save_for_backward(u, S, P)
-        ctx.degree = degree
-        # The windows depend on u alone. If nothing recomputes windows before this node's backward (one
-        # chunk, backward soon after forward: a training step), backward reuses them from the workspace.
-        ctx.window_serial = _WORKSPACE.serial if 0 < U <= step and u.device.type == "cpu" else None
-        return P
+            chunk = _SplineProduct._chunk(u[a:a + step], S, degree)
+            part = spline_kernel.forward(chunk, S, degree) if fused else \
+                _SplineProduct._eager_forward_chunk(chunk, S, degree)  # (Uc, M, r)
+            if part is None:
+                return u.new_full((U, M, r), float("nan"))
+            parts.append(part)
+        if len(parts) == 1:
+            return parts[0].contiguous()
+        return torch.cat(parts) if parts else u.new_empty(U, M, r)
 
     @staticmethod
-    @once_differentiable
-    def backward(ctx, grad_P: torch.Tensor):
-        u, S, P = ctx.saved_tensors
-        degree = ctx.degree
-        M, d_s, kappa, r = S.shape
-        p1 = degree + 1
-        need_u, need_S = ctx.needs_input_grad[0], ctx.needs_input_grad[1]
-        if not bool(torch.isfinite(u).all()):  # see forward: gradients of a diverged state are NaN
+    def _eager_forward_chunk(windows, S: torch.Tensor, degree: int) -> torch.Tensor:
+        rows, w, _ = windows  # (d_s, M, Uc, p+1)
+        d_s, M, Uc, p1 = rows.shape
+        r = S.shape[-1]
+        S_flat = S.reshape(-1, r)
+        db = _coordinate_block(M, Uc, r, d_s)
+        Pt = None  # (M, Uc, r) running product over the coordinates done so far
+        for d0 in range(0, d_s, db):
+            d1 = min(d0 + db, d_s)
+            phi = _weighted_rows(rows[d0:d1].reshape(-1, p1), S_flat, w[d0:d1].reshape(-1, p1))
+            phi = phi.view(d1 - d0, M, Uc, r)  # phi for coordinates d0..d1-1
+            block = phi[0] if d1 - d0 == 1 else phi.prod(0)
+            Pt = block if Pt is None else Pt.mul_(block)
+        return Pt.transpose(0, 1)  # (Uc, M, r)
+
+    @staticmethod
+    def backward(grad_P: torch.Tensor, u: torch.Tensor, S: torch.Tensor, P: torch.Tensor, degree: int,
+                 need_u: bool, need_S: bool):
+        """-> (grad_u (U, M, d_s) or None, grad_S (M, d_s, kappa, r) or None)."""
+        def nan_grads():
             nan = float("nan")
-            return (torch.full_like(u, nan) if need_u else None), (torch.full_like(S, nan) if need_S else None), None
-        grad_u = torch.empty_like(u) if need_u else None
-        grad_St = S.new_zeros(d_s, M, kappa, r) if need_S else None  # coordinate-major: blocks are contiguous
-        S_flat = S.detach().reshape(-1, r)
-        base = _row_base(M, d_s, kappa, u.device).long().unsqueeze(-1)  # (d_s, M, 1, 1)
-        tiny = torch.finfo(P.dtype).tiny
+            return (torch.full_like(u, nan) if need_u else None), (torch.full_like(S, nan) if need_S else None)
+
+        S = S.detach()
+        fused = _SplineProduct._fused(u, S)
+        if not fused and not bool(torch.isfinite(u).all()):  # see forward: gradients of a diverged state are NaN
+            return nan_grads()
+        if fused:
+            S, grad_P, P = S.contiguous(), grad_P.contiguous(), P.contiguous()
+            grad_u = torch.empty_like(u, memory_format=torch.contiguous_format) if need_u else None
+            grad_S = torch.zeros_like(S) if need_S else None  # accumulated over chunks
+        else:
+            M, d_s, kappa, r = S.shape
+            grad_u = torch.empty_like(u) if need_u else None
+            grad_S = S.new_zeros(d_s, M, kappa, r) if need_S else None  # coordinate-major: blocks are contiguous
         step = _SplineProduct._chunk_size(S, degree)
         for a in range(0, u.shape[0], step):
-            if ctx.window_serial is not None and ctx.window_serial == _WORKSPACE.serial:
-                rows, w, derivative = _WORKSPACE.windows  # this node's forward computed them last (see forward)
+            chunk = _SplineProduct._chunk(u[a:a + step], S, degree)
+            sl = slice(a, a + step)
+            if fused:
+                if not spline_kernel.backward(grad_P[sl], chunk, S, P[sl], degree, grad_u[sl] if need_u else None,
+                                              grad_S):
+                    return nan_grads()
             else:
-                rows, w, derivative = _SplineProduct._chunk(u[a:a + step], S, degree)  # (d_s, M, Uc, p+1)
-            dw = derivative() if need_u else None
-            Uc = rows.shape[2]
-            db = _coordinate_block(M, Uc, r, d_s)
-            Pt = P[a:a + step].transpose(0, 1)  # (M, Uc, r)
-            gPP = (grad_P[a:a + step].transpose(0, 1) * Pt).contiguous()  # (M, Uc, r) grad_P * P
-            # d P / d phi_d = prod_{d' != d} phi_d' = P / phi_d wherever P is a normal, finite number (then no
-            # phi_d is zero and the quotient is as accurate as the product). (mode, id) rows whose P is zero,
-            # subnormal or not finite take the exact prefix/suffix exclusive product instead.
-            bad = ~((Pt.abs() >= tiny) & torch.isfinite(Pt)).all(-1)  # (M, Uc)
-            exact = None
-            if bool(bad.any()):
-                phi_bad = torch.stack([_weighted_rows(rows[d][bad], S_flat, w[d][bad]) for d in range(d_s)], 1)
-                exact = grad_P[a:a + step].transpose(0, 1)[bad].unsqueeze(1) * _exclusive_product(phi_bad, 1)
-                exact = exact.transpose(0, 1)  # (d_s, K, r)
-            basis = u.new_empty(db, M, Uc, kappa) if need_S else None
-            grad_ut = u.new_empty(d_s, M, Uc) if need_u else None
-            for d0 in range(0, d_s, db):
-                d1 = min(d0 + db, d_s)
-                nb = d1 - d0
-                phi = _weighted_rows(rows[d0:d1].reshape(-1, p1), S_flat, w[d0:d1].reshape(-1, p1))
-                grad_phi = torch.div(gPP, phi.view(nb, M, Uc, r), out=phi.view(nb, M, Uc, r))  # in place of phi
-                if exact is not None:
-                    grad_phi[:, bad] = exact[d0:d1]
-                if need_S:
-                    # d phi / d S[m, d, g, :] = B_g(u): grad_S[m, d] += B^T grad_phi, a (kappa, Uc) @ (Uc, r)
-                    # GEMM per (coordinate, mode) with the dense basis (p+1 non-zeros per row, from the window)
-                    knots = rows[d0:d1].long().sub_(base[d0:d1])  # (nb, M, Uc, p+1) in [0, kappa)
-                    bas = basis[:nb].zero_().scatter_add_(3, knots, w[d0:d1])  # (nb, M, Uc, kappa)
-                    grad_St[d0:d1].view(nb * M, kappa, r).baddbmm_(bas.view(nb * M, Uc, kappa).transpose(1, 2),
-                                                                   grad_phi.view(nb * M, Uc, r))
-                if need_u:
-                    # d phi / d u = sum_j dw_j S[idx_j, :] (another fused gather-and-sum), dotted with grad_phi
-                    dphi = _weighted_rows(rows[d0:d1].reshape(-1, p1), S_flat, dw[d0:d1].reshape(-1, p1))
-                    torch.sum(dphi.mul_(grad_phi.view(-1, r)), -1, out=grad_ut[d0:d1].view(-1))
+                _SplineProduct._eager_backward_chunk(chunk, grad_P[sl], S, P[sl], grad_u[sl] if need_u else None,
+                                                     grad_S)
+        if need_S and not fused:
+            grad_S = grad_S.transpose(0, 1).contiguous()  # (M, d_s, kappa, r)
+        return grad_u, grad_S
+
+    @staticmethod
+    def _eager_backward_chunk(windows, grad_P: torch.Tensor, S: torch.Tensor, P: torch.Tensor,
+                              grad_u: torch.Tensor | None, grad_St: torch.Tensor | None) -> None:
+        """One chunk: writes grad_u (Uc, M, d_s), adds into grad_St (d_s, M, kappa, r)."""
+        rows, w, derivative = windows  # (d_s, M, Uc, p+1)
+        d_s, M, Uc, p1 = rows.shape
+        kappa, r = S.shape[2], S.shape[3]
+        need_u, need_S = grad_u is not None, grad_St is not None
+        S_flat = S.reshape(-1, r)
+        base = _row_base(M, d_s, kappa, S.device).long().unsqueeze(-1)  # (d_s, M, 1, 1)
+        tiny = torch.finfo(P.dtype).tiny
+        dw = derivative() if need_u else None
+        db = _coordinate_block(M, Uc, r, d_s)
+        Pt = P.transpose(0, 1)  # (M, Uc, r)
+        gPP = (grad_P.transpose(0, 1) * Pt).contiguous()  # (M, Uc, r) grad_P * P
+        # d P / d phi_d = prod_{d' != d} phi_d' = P / phi_d wherever P is a normal, finite number (then no
+        # phi_d is zero and the quotient is as accurate as the product). (mode, id) rows whose P is zero,
+        # subnormal or not finite take the exact prefix/suffix exclusive product instead.
+        bad = ~((Pt.abs() >= tiny) & torch.isfinite(Pt)).all(-1)  # (M, Uc)
+        exact = None
+        if bool(bad.any()):
+            phi_bad = torch.stack([_weighted_rows(rows[d][bad], S_flat, w[d][bad]) for d in range(d_s)], 1)
+            exact = grad_P.transpose(0, 1)[bad].unsqueeze(1) * _exclusive_product(phi_bad, 1)
+            exact = exact.transpose(0, 1)  # (d_s, K, r)
+        basis = S.new_empty(db, M, Uc, kappa) if need_S else None
+        grad_ut = S.new_empty(d_s, M, Uc) if need_u else None
+        for d0 in range(0, d_s, db):
+            d1 = min(d0 + db, d_s)
+            nb = d1 - d0
+            phi = _weighted_rows(rows[d0:d1].reshape(-1, p1), S_flat, w[d0:d1].reshape(-1, p1))
+            grad_phi = torch.div(gPP, phi.view(nb, M, Uc, r), out=phi.view(nb, M, Uc, r))  # in place of phi
+            if exact is not None:
+                grad_phi[:, bad] = exact[d0:d1]
+            if need_S:
+                # d phi / d S[m, d, g, :] = B_g(u): grad_S[m, d] += B^T grad_phi, a (kappa, Uc) @ (Uc, r)
+                # GEMM per (coordinate, mode) with the dense basis (p+1 non-zeros per row, from the window)
+                knots = rows[d0:d1].long().sub_(base[d0:d1])  # (nb, M, Uc, p+1) in [0, kappa)
+                bas = basis[:nb].zero_().scatter_add_(3, knots, w[d0:d1])  # (nb, M, Uc, kappa)
+                grad_St[d0:d1].view(nb * M, kappa, r).baddbmm_(bas.view(nb * M, Uc, kappa).transpose(1, 2),
+                                                               grad_phi.view(nb * M, Uc, r))
             if need_u:
-                grad_u[a:a + step] = grad_ut.permute(2, 1, 0)  # (Uc, M, d_s)
-        grad_S = grad_St.transpose(0, 1).contiguous() if need_S else None  # (M, d_s, kappa, r)
-        return grad_u, grad_S, None
+                # d phi / d u = sum_j dw_j S[idx_j, :] (another fused gather-and-sum), dotted with grad_phi
+                dphi = _weighted_rows(rows[d0:d1].reshape(-1, p1), S_flat, dw[d0:d1].reshape(-1, p1))
+                torch.sum(dphi.mul_(grad_phi.view(-1, r)), -1, out=grad_ut[d0:d1].view(-1))
+        if need_u:
+            grad_u.copy_(grad_ut.permute(2, 1, 0))  # (Uc, M, d_s)
+
+
+# Steps 4-5 as one operator that torch.compile treats as opaque: dynamo and AOTAutograd see only its
+# signature, its output shape (register_fake) and its derivative (register_autograd), never the kernel's
+# workspace buffers or ctypes calls. The backward is an operator of its own (once differentiable: it has no
+# derivative registered, so a double backward raises).
+@torch.library.custom_op("leviathan::spline_product", mutates_args=())
+def _spline_product_op(u: torch.Tensor, S: torch.Tensor, degree: int) -> torch.Tensor:
+    return _SplineProduct.forward(u, S, degree)
+
+
+@_spline_product_op.register_fake
+def _(u, S, degree):
+    return u.new_empty(u.shape[0], u.shape[1], S.shape[-1])  # (U, M, r)
+
+
+@torch.library.custom_op("leviathan::spline_product_backward", mutates_args=())
+def _spline_product_backward_op(grad_P: torch.Tensor, u: torch.Tensor, S: torch.Tensor, P: torch.Tensor,
+                                degree: int, need_u: bool, need_S: bool) -> tuple[torch.Tensor, torch.Tensor]:
+    grad_u, grad_S = _SplineProduct.backward(grad_P, u, S, P, degree, need_u, need_S)
+    # an operator returns tensors, not None: an empty (0,) tensor stands for "not requested"
+    return (grad_u if need_u else u.new_empty(0)), (grad_S if need_S else S.new_empty(0))
+
+
+@_spline_product_backward_op.register_fake
+def _(grad_P, u, S, P, degree, need_u, need_S):
+    return (torch.empty_like(u) if need_u else u.new_empty(0)), (torch.empty_like(S) if need_S else S.new_empty(0))
+
+
+def _spline_product_setup_context(ctx, inputs, output):
+    u, S, degree = inputs
+    ctx.save_for_backward(u, S, output)  # u, the parameter S and P: nothing per coordinate
+    ctx.degree = degree
+
+
+def _spline_product_backward(ctx, grad_P):
+    u, S, P = ctx.saved_tensors
+    need_u, need_S = ctx.needs_input_grad[0], ctx.needs_input_grad[1]
+    grad_u, grad_S = torch.ops.leviathan.spline_product_backward(grad_P, u, S, P, ctx.degree, need_u, need_S)
+    return (grad_u if need_u else None), (grad_S if need_S else None), None
+
+
+_spline_product_op.register_autograd(_spline_product_backward, setup_context=_spline_product_setup_context)
 
 
 class _ModeActivation(torch.autograd.Function):
@@ -327,8 +401,25 @@ class _ModeActivation(torch.autograd.Function):
 
 
 def spline_product(u: torch.Tensor, S: torch.Tensor, degree: int = 2) -> torch.Tensor:
-    """Steps 4-5 for a batch of seed coordinates: u (U, M, d_s), S (M, d_s, kappa, r) -> P (U, M, r)."""
-    return _SplineProduct.apply(u, S, degree)
+    """Steps 4-5 for a batch of seed coordinates: u (U, M, d_s), S (M, d_s, kappa, r) -> P (U, M, r).
+
+    The ``leviathan::spline_product`` operator (see ``_SplineProduct``): differentiable once in u and S,
+    opaque to torch.compile. u and S of different dtypes (e.g. bf16 seeds from autocast, fp32 coefficients)
+    are both cast to their promoted dtype first, outside the operator, so it always sees one dtype.
+    """
+    dtype = torch.promote_types(u.dtype, S.dtype)
+    return torch.ops.leviathan.spline_product(u.to(dtype), S.to(dtype), degree)
+
+
+@torch.compiler.disable
+def _distinct_ids(input_ids: torch.Tensor, base: int, k: int) -> tuple[torch.Tensor, torch.Tensor]:
+    """Range check, then input_ids (...) -> distinct ids (U,) and each position's index into them (N,).
+
+    Kept out of torch.compile graphs on purpose: the check reads values (a graph break anyway) and U depends on
+    the values, so compiled code starts after it, with U as a dynamic size.
+    """
+    check_ids(input_ids, base, k)
+    return torch.unique(input_ids.reshape(-1), return_inverse=True)
 
 
 class LeviathanGenerator(nn.Module):
@@ -410,8 +501,7 @@ class LeviathanGenerator(nn.Module):
 
     def forward(self, input_ids: torch.Tensor) -> torch.Tensor:
         """input_ids (...) -> (..., D). Computes each distinct id once; duplicates share it exactly."""
-        check_ids(input_ids, self.base, self.k)
-        uniq, inverse = torch.unique(input_ids.reshape(-1), return_inverse=True)  # (U,), (N,)
+        uniq, inverse = _distinct_ids(input_ids, self.base, self.k)  # (U,), (N,)
         table = self.embed_unique(uniq)  # (U, D)
         return F.embedding(inverse.view(input_ids.shape), table)  # (..., D); backward sums duplicates
 
