@@ -83,18 +83,27 @@ def token_losses(model: nn.Module, tokens: np.ndarray, seq_len: int, batch_size:
     return out
 
 
-def evaluate(model: nn.Module, tokens: np.ndarray, seq_len: int, batch_size: int, num_bytes: int | None = None,
-             dtype: torch.dtype | None = None) -> dict:
-    """``{"loss", "ppl", "bpb", "tokens"}`` over the stream; ``bpb`` is None without ``num_bytes``.
+def summarize(total_nats: float, num_predicted: int, num_bytes: float | None = None) -> dict:
+    """``{"loss", "ppl", "bpb", "tokens"}`` from summed nats: the one place these numbers are derived.
 
-    ``tokens`` counts predicted tokens (``len(tokens) - 1``).
+    ``loss`` = total / predictions (NaN without predictions), ``ppl`` = exp(loss) (inf beyond exp's
+    range, and for a NaN loss), ``bpb`` = total / ln 2 / ``num_bytes`` (None when the byte count is
+    unknown: None, 0 or NaN). ``tokens`` counts predictions, not stream tokens.
     """
-    nats = token_losses(model, tokens, seq_len, batch_size, dtype=dtype)
-    total = float(nats.sum())
-    loss = total / len(nats)
+    loss = total_nats / num_predicted if num_predicted else math.nan
     return {
         "loss": loss,
-        "ppl": math.exp(loss) if loss < 700 else float("inf"),
-        "bpb": total / math.log(2) / num_bytes if num_bytes else None,
-        "tokens": int(len(nats)),
+        "ppl": math.exp(loss) if loss < 700 else math.inf,
+        "bpb": total_nats / math.log(2) / num_bytes if num_bytes and math.isfinite(num_bytes) else None,
+        "tokens": int(num_predicted),
     }
+
+
+def evaluate(model: nn.Module, tokens: np.ndarray, seq_len: int, batch_size: int, num_bytes: float | None = None,
+             dtype: torch.dtype | None = None) -> dict:
+    """``summarize`` of the stream's token losses: ``{"loss", "ppl", "bpb", "tokens"}``; ``bpb`` is None without
+    ``num_bytes``. ``tokens`` counts predicted tokens (``len(tokens) - 1``); ``leviathan.eval.stream.EvalStream``
+    gives a capped stream and its byte count.
+    """
+    nats = token_losses(model, tokens, seq_len, batch_size, dtype=dtype)
+    return summarize(float(nats.sum()), len(nats), num_bytes)

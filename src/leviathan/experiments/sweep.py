@@ -55,13 +55,16 @@ import os
 import platform
 import time
 from pathlib import Path
-from typing import Any, Callable
+from typing import TYPE_CHECKING, Any, Callable
 
 import numpy as np
 
 from ..errors import UserError
 from ..train.metrics import read_jsonl
 from .grid import Grid, RunSpec
+
+if TYPE_CHECKING:
+    from ..eval.stream import EvalStream
 
 RESULTS = "results.jsonl"
 TRAIN_SUMMARY = "sweep_train.json"
@@ -211,12 +214,12 @@ def resolve_text_path(text: str, root: Path | None) -> Path:
 
 
 class EvalData:
-    """Tokens of each eval set and the frequency buckets of a grid, computed once per sweep."""
+    """The eval streams and the frequency buckets of a grid, computed once per sweep."""
 
     def __init__(self, grid: Grid, root: Path | None):
         self.grid = grid
         self.root = root
-        self._sets: dict[str, tuple[np.ndarray, float] | None] = {}
+        self._sets: dict[str, EvalStream | None] = {}
         self._tokenizer = None
         self._freq = None
         self._buckets = None
@@ -242,93 +245,76 @@ class EvalData:
                                          str(self.grid.eval_options["bucket_method"]))
         return self._buckets, self._freq
 
-    def tokens(self, es) -> tuple[np.ndarray, float] | None:
-        """(tokens, UTF-8 bytes they encode) of an eval set, or None for a missing optional set.
+    def stream(self, es) -> EvalStream | None:
+        """The eval set as an ``EvalStream`` capped to the grid's ``max_tokens``; None for a missing optional set."""
+        from ..eval.stream import EvalStream
 
-        With ``max_tokens`` the bytes are the text's bytes times the share of tokens kept.
-        """
-        if es.name in self._sets:
-            return self._sets[es.name]
-        if es.split is not None:
-            from ..data.loader import TokenDataset
-
-            ds = TokenDataset(str(self.grid.data_dir), es.split)
-            tokens = np.asarray(ds.tokens)
-            split_meta = (ds.meta.get("splits") or {}).get(es.split, {})
-            num_bytes = float(split_meta.get("bytes") or math.nan)
-        else:
-            path = resolve_text_path(es.text, self.root)
-            if not path.is_file():
-                where = "" if self.root else " (relative paths need --data-root or $LEVIATHAN_DATA)"
-                if es.optional:
+        if es.name not in self._sets:
+            cap = int(self.grid.eval_options.get("max_tokens") or 0) or None
+            if es.split is not None:
+                self._sets[es.name] = EvalStream.from_split(self.grid.data_dir, es.split, cap)
+            else:
+                path = resolve_text_path(es.text, self.root)
+                if not path.is_file():
+                    where = "" if self.root else " (relative paths need --data-root or $LEVIATHAN_DATA)"
+                    if not es.optional:
+                        raise UserError(f"eval set {es.name!r}: {path} not found{where}")
                     self.notes.append(f"eval set {es.name!r} skipped: {path} not found{where}")
                     self._sets[es.name] = None
                     return None
-                raise UserError(f"eval set {es.name!r}: {path} not found{where}")
-            tokens, num_bytes = _encode_eval_text(path, self.tokenizer)
-        cap = self.grid.eval_options.get("max_tokens")
-        if cap and len(tokens) > int(cap) + 1:
-            num_bytes *= (int(cap) + 1) / len(tokens)
-            tokens = tokens[: int(cap) + 1]
-        self._sets[es.name] = (tokens, num_bytes)
+                self._sets[es.name] = EvalStream.from_text(path, self.tokenizer, cap)
         return self._sets[es.name]
 
-
-def _encode_eval_text(path: Path, tokenizer) -> tuple[np.ndarray, float]:
-    """(ids, UTF-8 bytes) of a raw eval text with the data's tokenizer (``data.prepare.prepare_eval_text``)."""
-    from ..data.prepare import prepare_eval_text
-
-    tokens, num_bytes = prepare_eval_text(str(path), tokenizer)
-    return np.asarray(tokens, dtype=np.int64), float(num_bytes)
+    def tokens(self, es) -> tuple[np.ndarray, float] | None:
+        """(tokens, UTF-8 bytes they encode) of an eval set (``stream`` as a pair), or None for a missing optional set."""
+        stream = self.stream(es)
+        return None if stream is None else (stream.tokens, stream.num_bytes)
 
 
 def summarize_losses(losses: np.ndarray, num_bytes: float) -> dict:
-    """loss (nats/token), ppl, bits per byte (= total nats / ln 2 / bytes, as eval.perplexity), tokens."""
+    """loss (nats/token), ppl, bits per byte, tokens of per-token losses (``eval.perplexity.summarize``)."""
+    from ..eval.perplexity import summarize
+
     losses = np.asarray(losses, dtype=np.float64)
-    loss = float(losses.mean()) if len(losses) else math.nan
-    bpb = float(losses.sum()) / math.log(2) / num_bytes if num_bytes and math.isfinite(num_bytes) else None
-    return {"loss": loss, "ppl": math.exp(loss) if loss < 700 else math.inf, "bpb": bpb, "tokens": int(len(losses))}
+    return summarize(float(losses.sum()), len(losses), num_bytes)
 
 
-def evaluate_run(grid: Grid, spec: RunSpec, run_dir: Path, eval_data: EvalData) -> dict:
-    """Loss/ppl/bpb and per-frequency-bucket losses of a finished run on every eval set of the grid."""
-    import torch
+def evaluate_checkpoint(run_dir: str | os.PathLike, streams: dict[str, EvalStream], *, seq_len: int | None = None,
+                        batch_size: int = 8, buckets=None, freq: np.ndarray | None = None,
+                        bucket_sets: list[str] | None = None) -> tuple[dict[str, dict], dict]:
+    """Score a run's latest checkpoint on each stream: ``({name: summary}, {name: BucketLosses})``.
 
+    Windows of ``seq_len`` tokens (default: the run's ``data.seq_len``, ``eval.stream.run_seq_len``); with
+    ``buckets`` (``frequency.make_buckets`` of the data's ``train_freq``) the per-token losses are also
+    grouped by the training frequency of their target, for the streams in ``bucket_sets`` (None: all).
+    Used by the sweep (``evaluate_run``) and by ``leviathan analyze frequency --runs``.
+    """
     from ..eval.perplexity import token_losses
+    from ..eval.stream import run_seq_len
     from ..train.checkpoint import load_model
     from .frequency import aligned_targets, bucket_losses
 
     model, cfg = load_model(str(run_dir))
-    model.eval()
+    seq_len = run_seq_len(cfg, seq_len, "eval seq_len")
+    evals, bucketed = {}, {}
+    for name, stream in streams.items():
+        losses = token_losses(model, stream.tokens, seq_len, batch_size)
+        evals[name] = summarize_losses(losses, stream.num_bytes)
+        if buckets is not None and (bucket_sets is None or name in bucket_sets):
+            bucketed[name] = bucket_losses(losses, aligned_targets(stream.tokens, len(losses)), buckets, freq)
+    return evals, bucketed
+
+
+def evaluate_run(grid: Grid, spec: RunSpec, run_dir: Path, eval_data: EvalData) -> dict:
+    """Loss/ppl/bpb and per-frequency-bucket losses of a finished run on every eval set of the grid."""
     opts = grid.eval_options
-    seq_len = int(opts.get("seq_len") or _run_seq_len(cfg, model))
-    batch_size = int(opts.get("batch_size") or 8)
-    bucket_sets = opts.get("bucket_sets")
-    out = {"eval": {}, "buckets": {}, "notes": []}
     buckets, freq = eval_data.buckets()
-    for es in grid.eval_sets:
-        got = eval_data.tokens(es)
-        if got is None:
-            continue
-        tokens, num_bytes = got
-        with torch.no_grad():
-            losses = np.asarray(token_losses(model, tokens, seq_len, batch_size), dtype=np.float64)
-        out["eval"][es.name] = summarize_losses(losses, num_bytes)
-        if bucket_sets is None or es.name in bucket_sets:
-            targets = aligned_targets(tokens, len(losses))
-            out["buckets"][es.name] = bucket_losses(losses, targets, buckets, freq).as_dict()
-    out["notes"] = list(eval_data.notes)
-    return out
-
-
-def _run_seq_len(cfg, model) -> int:
-    for path in (("train", "seq_len"), ("data", "seq_len"), ("seq_len",)):
-        node = cfg
-        for part in path:
-            node = getattr(node, part, None)
-        if isinstance(node, int) and node > 0:
-            return node
-    return int(model.config.max_position_embeddings)
+    streams = {es.name: stream for es in grid.eval_sets if (stream := eval_data.stream(es)) is not None}
+    evals, bucketed = evaluate_checkpoint(run_dir, streams, seq_len=opts.get("seq_len"),
+                                          batch_size=int(opts.get("batch_size") or 8), buckets=buckets, freq=freq,
+                                          bucket_sets=opts.get("bucket_sets"))
+    return {"eval": evals, "buckets": {name: b.as_dict() for name, b in bucketed.items()},
+            "notes": list(eval_data.notes)}
 
 
 # --------------------------------------------------------------------------------------------

@@ -1,0 +1,92 @@
+"""The evaluation stream: the tokens a model is scored on and the UTF-8 bytes they encode (docs/DESIGN.md §7).
+
+Every evaluation in leviathan (the validation of a training run, ``leviathan eval``, the eval sets of a
+sweep, ``leviathan analyze frequency --runs``) scores one ``EvalStream``:
+
+    stream = EvalStream.from_split("data/stdlib", "val", max_tokens=65_536)     # a prepared split
+    stream = EvalStream.from_text("wiki.valid.tokens", tokenizer, max_tokens)    # a raw text file
+    evaluate(model, stream.tokens, run_seq_len(cfg), 8, num_bytes=stream.num_bytes)
+
+- A split's byte count comes from the data folder's meta.json; a text file's is its UTF-8 size
+  (``data.prepare.prepare_eval_text``, which joins several documents with the end-of-text id).
+- ``max_tokens`` caps the *predictions*: the stream keeps its first ``max_tokens + 1`` tokens. The
+  byte count is then scaled by the share of tokens kept, an estimate (a prefix's tokens need not
+  encode exactly that share of the bytes) that makes bits per byte of a prefix comparable with the
+  whole stream's; over tens of thousands of tokens the difference is noise.
+
+Footguns: a text file must be tokenized with the tokenizer the model was trained with (the data
+folder's or the checkpoint's), or the ids mean other strings; ``num_bytes`` is None when a split
+records no byte count, and bits per byte are then None too.
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+
+from ..errors import UserError
+
+
+@dataclass(frozen=True)
+class EvalStream:
+    """Tokens to score (stream order) and the UTF-8 bytes they encode (None: unknown).
+
+    ``source`` names where the tokens come from (``DATA_DIR:SPLIT`` or the text file's path), for messages.
+    """
+
+    tokens: np.ndarray
+    num_bytes: float | None
+    source: str
+
+    @classmethod
+    def from_split(cls, data_dir: str | os.PathLike, split: str = "val", max_tokens: int | None = None) -> "EvalStream":
+        """A split of a prepared data folder (read as a memmap), capped to ``max_tokens`` predictions."""
+        from ..data.loader import TokenDataset
+
+        ds = TokenDataset(data_dir, split)
+        return cls(ds.tokens, ds.num_bytes or None, f"{data_dir}:{split}").capped(max_tokens)
+
+    @classmethod
+    def from_text(cls, path: str | os.PathLike, tokenizer, max_tokens: int | None = None) -> "EvalStream":
+        """A raw UTF-8 text file tokenized with ``tokenizer`` (a ``load_tokenizer`` spec or object)."""
+        from ..data.prepare import prepare_eval_text
+
+        if not Path(path).is_file():
+            raise UserError(f"text file {str(path)!r} does not exist")
+        tokens, num_bytes = prepare_eval_text(str(path), tokenizer)
+        return cls(np.asarray(tokens, dtype=np.int64), num_bytes, str(path)).capped(max_tokens)
+
+    def capped(self, max_tokens: int | None) -> "EvalStream":
+        """The first ``max_tokens`` predictions (``max_tokens + 1`` tokens), bytes scaled by the share kept."""
+        if not max_tokens or len(self.tokens) <= max_tokens + 1:
+            return self
+        kept = max_tokens + 1
+        num_bytes = self.num_bytes * (kept / len(self.tokens)) if self.num_bytes else self.num_bytes
+        return EvalStream(self.tokens[:kept], num_bytes, self.source)
+
+    def check_fits(self, vocab_size: int) -> None:
+        """UserError unless the stream has a prediction to score and only ids below ``vocab_size``."""
+        if len(self.tokens) < 2:
+            raise UserError(f"{self.source} has fewer than 2 tokens; nothing to evaluate")
+        top = int(np.max(self.tokens))
+        if top >= vocab_size:
+            raise UserError(f"{self.source} holds token ids up to {top}, beyond the model's vocabulary "
+                            f"({vocab_size}); was it tokenized with another tokenizer?")
+
+
+def run_seq_len(cfg, requested: int | None = None, option: str = "--seq-len") -> int:
+    """Window length to evaluate a run with: ``requested``, else the run's ``data.seq_len``.
+
+    ``cfg`` is the run's RunConfig (``train.checkpoint.load_model`` returns it; every run folder and
+    checkpoint records it resolved), so the default is the context the model was trained with. A window
+    longer than ``model.max_position_embeddings`` is a UserError naming ``option``.
+    """
+    seq_len = int(requested or cfg.data.seq_len)
+    limit = cfg.model.max_position_embeddings
+    if seq_len > limit:
+        raise UserError(f"{option} {seq_len} exceeds the model's max_position_embeddings ({limit}); "
+                        f"pass a smaller {option}")
+    return seq_len
