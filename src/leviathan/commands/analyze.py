@@ -199,13 +199,11 @@ def _frequency_runs(args) -> int:
     from pathlib import Path
 
     import numpy as np
-    import torch
 
-    from ..data.loader import TokenDataset
     from ..errors import UserError
-    from ..eval.perplexity import token_losses
-    from ..experiments.frequency import aligned_targets, bucket_losses, format_table, make_buckets
-    from ..train.checkpoint import load_model
+    from ..eval.stream import EvalStream
+    from ..experiments.frequency import format_table, make_buckets
+    from ..experiments.sweep import evaluate_checkpoint
 
     if not args.data:
         raise UserError("--runs needs --data (the prepared data dir the models were trained on)")
@@ -214,19 +212,10 @@ def _frequency_runs(args) -> int:
         raise UserError(f"{freq_path} not found; re-run leviathan prepare")
     freq = np.load(freq_path)
     buckets = make_buckets(freq, args.buckets, args.method)
-    tokens = np.asarray(TokenDataset(args.data, args.split).tokens)
-    if args.max_tokens:
-        tokens = tokens[: args.max_tokens + 1]
-    results, names = [], []
-    for run_dir in args.runs:
-        model, cfg = load_model(run_dir)
-        model.eval()
-        seq_len = args.seq_len or int(getattr(getattr(cfg, "data", None), "seq_len", 0) or
-                                      model.config.max_position_embeddings)
-        with torch.no_grad():
-            losses = np.asarray(token_losses(model, tokens, seq_len, args.batch_size), dtype=np.float64)
-        results.append(bucket_losses(losses, aligned_targets(tokens, len(losses)), buckets, freq))
-        names.append(Path(run_dir).name)
+    stream = EvalStream.from_split(args.data, args.split, args.max_tokens)
+    results = [evaluate_checkpoint(run_dir, {args.split: stream}, seq_len=args.seq_len, batch_size=args.batch_size,
+                                   buckets=buckets, freq=freq)[1][args.split] for run_dir in args.runs]
+    names = [Path(run_dir).name for run_dir in args.runs]
     if args.json:
         _dump({"names": names, "buckets": buckets.as_dict(), "results": [r.as_dict() for r in results]})
         return 0

@@ -4,15 +4,15 @@
     leviathan eval runs/tiny --data data/other --split val --max-tokens 100000
     leviathan eval runs/tiny/checkpoints/step-00000500 --text notes.txt   # raw text, the checkpoint's tokenizer
 
-CHECKPOINT is a run folder (its latest complete step) or a step folder. Bits per byte use the
-split's byte count from meta.json (scaled by the fraction evaluated when --max-tokens cuts it) or
-the UTF-8 size of the text file.
+CHECKPOINT is a run folder (its latest complete step) or a step folder. The tokens and their byte
+count come from ``leviathan.eval.stream.EvalStream``: a split's byte count from meta.json (scaled by
+the share evaluated when --max-tokens cuts it), or the UTF-8 size of the text file, which is tokenized
+with the checkpoint's tokenizer.
 """
 
 from __future__ import annotations
 
 import json
-from pathlib import Path
 
 from ..errors import UserError
 from . import positive_int
@@ -31,31 +31,20 @@ def add_arguments(parser) -> None:
 
 
 def run(args) -> int:
-    import numpy as np
     import torch
 
     from ..eval.perplexity import evaluate
+    from ..eval.stream import EvalStream, run_seq_len
     from ..train import checkpoint as ckpt
+    from ..train.config import data_meta
     from ..train.distributed import resolve_device
 
     device = resolve_device(args.device)
     model, cfg = ckpt.load_model(args.checkpoint, device=device)
-    seq_len = args.seq_len or cfg.data.seq_len
-    if seq_len > model.config.max_position_embeddings:
-        raise UserError(f"--seq-len {seq_len} exceeds the model's max_position_embeddings "
-                        f"({model.config.max_position_embeddings}); pass a smaller --seq-len")
+    seq_len = run_seq_len(cfg, args.seq_len)
     if args.text is not None:
-        path = Path(args.text)
-        if not path.is_file():
-            raise UserError(f"text file {str(path)!r} does not exist")
-        from ..data.prepare import prepare_eval_text
-
-        tokens, num_bytes = prepare_eval_text(str(path), ckpt.load_tokenizer(args.checkpoint))
-        source, total_tokens = str(path), len(tokens)
+        stream = EvalStream.from_text(args.text, ckpt.load_tokenizer(args.checkpoint), args.max_tokens)
     else:
-        from ..data.loader import TokenDataset
-        from ..train.config import data_meta
-
         data_dir = args.data or cfg.data.path
         meta = data_meta(data_dir)
         if meta is None:
@@ -63,26 +52,16 @@ def run(args) -> int:
         if args.split not in meta.get("splits", {}):
             raise UserError(f"split {args.split!r} not in {data_dir!r}; available: {', '.join(meta.get('splits', {}))}")
         ckpt.check_tokenizer(ckpt.find_checkpoint(args.checkpoint), data_dir, "evaluate")
-        tokens = TokenDataset(data_dir, args.split).tokens
-        num_bytes = meta["splits"][args.split].get("bytes")
-        total_tokens = len(tokens)
-        source = f"{data_dir}:{args.split}"
-    if args.max_tokens is not None and args.max_tokens + 1 < len(tokens):
-        tokens = tokens[: args.max_tokens + 1]
-        if num_bytes:
-            num_bytes = max(1, round(num_bytes * len(tokens) / total_tokens))
-    if len(tokens) < 2:
-        raise UserError(f"{source} has fewer than 2 tokens; nothing to evaluate")
-    if int(np.max(tokens)) >= model.config.vocab_size:
-        raise UserError(f"{source} holds token ids up to {int(np.max(tokens))}, beyond the model's vocabulary "
-                        f"({model.config.vocab_size}); was it tokenized with another tokenizer?")
+        stream = EvalStream.from_split(data_dir, args.split, args.max_tokens)
+    stream.check_fits(model.config.vocab_size)
     dtype = torch.bfloat16 if device.type == "cuda" else None
-    result = evaluate(model, tokens, seq_len, args.batch_size, num_bytes=num_bytes, dtype=dtype)
-    result = {"source": source, "checkpoint": str(ckpt.find_checkpoint(args.checkpoint)), "seq_len": seq_len, **result}
+    result = evaluate(model, stream.tokens, seq_len, args.batch_size, num_bytes=stream.num_bytes, dtype=dtype)
+    result = {"source": stream.source, "checkpoint": str(ckpt.find_checkpoint(args.checkpoint)), "seq_len": seq_len,
+              **result}
     if args.json:
         print(json.dumps(result, indent=2))
     else:
         bpb = f"{result['bpb']:.4f}" if result["bpb"] is not None else "n/a"
-        print(f"{source}: loss {result['loss']:.4f} | ppl {result['ppl']:.2f} | bpb {bpb} | "
+        print(f"{stream.source}: loss {result['loss']:.4f} | ppl {result['ppl']:.2f} | bpb {bpb} | "
               f"{result['tokens']:,} tokens ({result['checkpoint']})")
     return 0

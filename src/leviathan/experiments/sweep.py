@@ -295,7 +295,7 @@ def evaluate_checkpoint(run_dir: str | os.PathLike, streams: dict[str, EvalStrea
     from .frequency import aligned_targets, bucket_losses
 
     model, cfg = load_model(str(run_dir))
-    seq_len = run_seq_len(cfg, seq_len, "eval seq_len")
+    seq_len = run_seq_len(cfg, seq_len, "seq_len")
     evals, bucketed = {}, {}
     for name, stream in streams.items():
         losses = token_losses(model, stream.tokens, seq_len, batch_size)
