@@ -14,7 +14,6 @@ Every subcommand takes ``--json`` to print machine-readable output.
 
 from __future__ import annotations
 
-import json
 import math
 
 
@@ -75,7 +74,7 @@ def add_arguments(parser) -> None:
 
 def _rows(args):
     from ..errors import UserError
-    from ..experiments.sweep import load_results
+    from ..experiments.results import load_results
 
     if not args.results:
         raise UserError("pass a sweep output dir or results.jsonl (or see --help for single-run options)")
@@ -83,9 +82,9 @@ def _rows(args):
 
 
 def _dump(obj) -> None:
-    from ..experiments.sweep import json_safe, json_default
+    from ..experiments.results import dumps
 
-    print(json.dumps(json_safe(json.loads(json.dumps(obj, default=json_default))), indent=2))
+    print(dumps(obj, indent=2))
 
 
 def run(args) -> int:
@@ -145,7 +144,8 @@ def _fit(args) -> int:
 
 
 def _compare(args) -> int:
-    from ..experiments.report import COMPARISONS, comparison_table
+    from ..experiments.report.analysis import comparison_table
+    from ..experiments.results import COMPARISONS
 
     rows = _rows(args)
     tables = {regime: comparison_table(rows, regime, base, args.eval_set) for regime, base in COMPARISONS}
@@ -164,14 +164,11 @@ def _compare(args) -> int:
 
 
 def _frequency(args) -> int:
-    from ..experiments.efficiency import BASELINES
-
     if args.runs:
         return _frequency_runs(args)
     from ..experiments.frequency import frequency_from_results
 
-    baseline = args.baseline or BASELINES.get(args.regime, "dense_tied")
-    res = frequency_from_results(_rows(args), args.regime, baseline, args.eval_set)
+    res = frequency_from_results(_rows(args), args.regime, args.baseline, args.eval_set)
     if args.json:
         _dump(res)
         return 0

@@ -3,10 +3,14 @@
 - ``grid``: experiment grids as data (leviathan/configs/experiments/*.yaml) expanded into runs: iso-body,
   isoparametric (depth solved to equal totals), dense scaling ladder, other input variants.
 - ``sweep``: resumable execution of a grid; one JSON row per finished run in results.jsonl.
+- ``results``: the typed row (``ResultRow``), its one reader and writer, the regime -> baseline map
+  and the JSON cleaning every written file goes through.
 - ``scaling``: power-law fit L(N) = E + A N^-alpha with bootstrap intervals; dense-equivalent size.
 - ``frequency``: loss by training-frequency bucket and the relative reduction between models.
 - ``efficiency``: tokens to reach a reference loss, gains over training, throughput table.
-- ``report``: Markdown report with figures from a sweep's results.
+- ``report``: report.md, analysis.json and figures from a sweep's results (``report.analysis``: the
+  numbers; ``report.figures``: the PNGs; ``report.markdown``: the text).
+- ``ablation``: each leviathan arm against the dense_tied run of its backbone over training.
 
 Every analysis is a pure function of arrays or result rows (no torch import), so it is tested on
 synthetic data whose answer is known. CLI: ``leviathan sweep``, ``leviathan analyze``,

@@ -11,7 +11,8 @@ same order (the seed fixes the data order), so their validation curves are compa
 What the report shows, per arm:
 - the gap over training, leviathan minus dense validation loss (nats; < 0 = leviathan better) at
   every validation point, and the gap's value at the end and at 1/4, 1/2, 3/4 of the run;
-- the unigram plateau: the entropy of the training unigram distribution, the loss a model reaches
+- the unigram plateau: the entropy of the training unigram distribution (from the data folder's
+  train_freq.npy, else the ``unigram_entropy`` a copied grid.json holds), the loss a model reaches
   by predicting token frequencies alone. Points where the dense model is still above it are early
   optimisation speed, not capacity, and are marked;
 - final loss, perplexity and bits per byte on every eval set; per training-frequency bucket the
@@ -29,13 +30,17 @@ from __future__ import annotations
 
 import json
 import math
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 
 import numpy as np
 
 from ..errors import UserError
-from .sweep import json_safe, read_results
+from .results import BASELINES, ResultRow, as_rows, json_safe, read_results
+
+DENSE = BASELINES["iso_body"]  # an arm keeps its dense pair's backbone: the iso-body comparison (docs/DESIGN.md §4)
+ARM = "leviathan"
 
 
 @dataclass
@@ -45,8 +50,8 @@ class Arm:
     grid: str
     size: str
     seed: int
-    lev: dict
-    dense: dict
+    lev: ResultRow
+    dense: ResultRow
     model: dict = field(default_factory=dict)
     overrides: list = field(default_factory=list)
 
@@ -56,14 +61,18 @@ class Arm:
 
     def gap_curve(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """(tokens, leviathan - dense validation loss, dense loss) at the validation points both runs have."""
-        a, b = self.lev.get("curve") or {}, self.dense.get("curve") or {}
-        la = dict(zip(a.get("tokens", []), a.get("val_loss", [])))
-        lb = dict(zip(b.get("tokens", []), b.get("val_loss", [])))
+        la = _val_points(self.lev)
+        lb = _val_points(self.dense)
         t = np.array(sorted(set(la) & set(lb)), dtype=float)
         return t, np.array([la[x] - lb[x] for x in t]), np.array([lb[x] for x in t])
 
 
-def load_sweep(path: str | Path) -> tuple[list[dict], dict]:
+def _val_points(row: ResultRow) -> dict:
+    """{tokens: validation loss} of the curve kept in a row ({} for a row without one)."""
+    return {} if row.curve is None else dict(zip(row.curve.tokens, row.curve.val_loss))
+
+
+def load_sweep(path: str | Path) -> tuple[list[ResultRow], dict]:
     """(results rows, grid.json) of a sweep folder; grid.json may be absent ({})."""
     path = Path(path)
     rows = read_results(path)
@@ -74,21 +83,25 @@ def load_sweep(path: str | Path) -> tuple[list[dict], dict]:
     return rows, grid
 
 
-def pair_arms(rows: list[dict], grid: dict) -> list[Arm]:
-    """Each leviathan row with the dense_tied row of the same grid, width, depth and seed."""
+def pair_arms(rows: Iterable[ResultRow | Mapping], grid: dict) -> list[Arm]:
+    """Each leviathan row with the dense_tied row of the same grid, width, depth and seed.
+
+    ``grid`` is the sweep's grid.json (``runs`` give a row without ``model`` its model fields) with
+    ``size_runs``: the run-config overrides of each size.
+    """
+    rows = as_rows(rows)
     specs = {r["name"]: r for r in grid.get("runs", [])}
     overrides = {name: spec.get("run", []) for name, spec in (grid.get("size_runs") or {}).items()}
-    dense = {(r["hidden_size"], r["num_hidden_layers"], r["seed"]): r for r in rows if r["variant"] == "dense_tied"}
+    dense = {(r.hidden_size, r.num_hidden_layers, r.seed): r for r in rows if r.variant == DENSE}
     arms = []
     for r in rows:
-        if r["variant"] != "leviathan":
+        if r.variant != ARM:
             continue
-        d = dense.get((r["hidden_size"], r["num_hidden_layers"], r["seed"]))
+        d = dense.get((r.hidden_size, r.num_hidden_layers, r.seed))
         if d is None:
             continue
-        model = r.get("model") or specs.get(r["name"], {}).get("model") or {}
-        arms.append(Arm(r.get("grid", grid.get("name", "?")), r["size"], r["seed"], r, d, model,
-                        overrides.get(r["size"], [])))
+        model = r.model or specs.get(r.name, {}).get("model") or {}
+        arms.append(Arm(r.grid or grid.get("name", "?"), r.size, r.seed, r, d, model, overrides.get(r.size, [])))
     return arms
 
 
@@ -108,46 +121,49 @@ def _at(t: np.ndarray, g: np.ndarray, frac: float) -> float | None:
     return float(np.interp(frac * t[-1], t, g))
 
 
-def _median_grad(row: dict, key: str = "grad_norm_input") -> float | None:
+def _median_grad(row: ResultRow, key: str = "grad_norm_input") -> float | None:
     """Median over training of a logged gradient norm: from the row's curve, else the run's metrics.jsonl."""
-    g = [x for x in ((row.get("curve") or {}).get(key) or []) if x is not None]
-    if not g and row.get("metrics") and Path(row["metrics"]).is_file():
+    g = [x for x in (getattr(row.curve, key) if row.curve else []) if x is not None]
+    if not g and row.metrics and Path(row.metrics).is_file():
         from .efficiency import read_metrics
 
-        g = [r[key] for r in read_metrics(row["metrics"]) if r.get(key) is not None]
+        g = [r[key] for r in read_metrics(row.metrics) if r.get(key) is not None]
     return float(np.median(g)) if g else None
 
 
 def summarize(arm: Arm, plateau: float | None) -> dict:
     """Every number of the report for one arm."""
     t, gap, dense_loss = arm.gap_curve()
+    lev, dense = arm.lev, arm.dense
     out = {"label": arm.label, "grid": arm.grid, "size": arm.size, "seed": arm.seed,
-           "vocab": arm.lev.get("vocab_size"), "width": arm.lev["hidden_size"], "layers": arm.lev["num_hidden_layers"],
+           "vocab": lev.vocab_size, "width": lev.hidden_size, "layers": lev.num_hidden_layers,
            "generator": {k.removeprefix("generator_"): v for k, v in arm.model.items() if k.startswith("generator_")},
-           "overrides": arm.overrides, "params": {"leviathan": arm.lev.get("params"), "dense": arm.dense.get("params")},
-           "tokens": arm.lev.get("tokens"), "curve": {"tokens": t.tolist(), "gap": gap.tolist()},
+           "overrides": arm.overrides,
+           "params": {"leviathan": lev.params and lev.params.to_dict(),
+                      "dense": dense.params and dense.params.to_dict()},
+           "tokens": lev.tokens, "curve": {"tokens": t.tolist(), "gap": gap.tolist()},
            "gap_at": {f: _at(t, gap, f) for f in (0.25, 0.5, 0.75, 1.0)}, "plateau": plateau}
     if plateau is not None and len(t):
         past = t[dense_loss < plateau - 0.5]  # clearly below the unigram loss
         out["tokens_past_plateau"] = float(past[0]) if len(past) else None
     out["eval"] = {}
-    for name, ev in (arm.lev.get("eval") or {}).items():
-        dv = (arm.dense.get("eval") or {}).get(name)
-        if not dv:
+    for name, ev in lev.eval.items():
+        dv = dense.eval.get(name)
+        if dv is None or dv.loss is None or ev.loss is None:
             continue
-        out["eval"][name] = {"lev_loss": ev["loss"], "dense_loss": dv["loss"], "gap": ev["loss"] - dv["loss"],
-                             "ppl_change": math.exp(ev["loss"] - dv["loss"]) - 1.0,
-                             "bpb_gap": (ev["bpb"] - dv["bpb"]) if ev.get("bpb") and dv.get("bpb") else None}
-    bl, bd = (arm.lev.get("buckets") or {}).get("val"), (arm.dense.get("buckets") or {}).get("val")
-    if bl and bd:
+        out["eval"][name] = {"lev_loss": ev.loss, "dense_loss": dv.loss, "gap": ev.loss - dv.loss,
+                             "ppl_change": math.exp(ev.loss - dv.loss) - 1.0,
+                             "bpb_gap": (ev.bpb - dv.bpb) if ev.bpb and dv.bpb else None}
+    bl, bd = lev.buckets.get("val"), dense.buckets.get("val")
+    if bl is not None and bd is not None:
         out["buckets"] = [None if a is None or b is None else 1.0 - math.exp(a - b)
-                          for a, b in zip(bl["loss"], bd["loss"])]  # perplexity reduction, rare -> frequent
+                          for a, b in zip(bl.loss, bd.loss)]  # perplexity reduction, rare -> frequent
     # a tied table's gradient mixes its input and head uses, so compare leviathan's input side with its own head
-    gi, gh = _median_grad(arm.lev), _median_grad(arm.lev, "grad_norm_head")
+    gi, gh = _median_grad(lev), _median_grad(lev, "grad_norm_head")
     out["input_grad_norm"], out["head_grad_norm"] = gi, gh
     out["input_to_head_grad"] = gi / gh if gi and gh else None
-    out["tokens_per_s_ratio"] = (arm.lev["tokens_per_s"] / arm.dense["tokens_per_s"]
-                                 if arm.lev.get("tokens_per_s") and arm.dense.get("tokens_per_s") else None)
+    out["tokens_per_s_ratio"] = (lev.tokens_per_s / dense.tokens_per_s
+                                 if lev.tokens_per_s and dense.tokens_per_s else None)
     return out
 
 
@@ -167,11 +183,13 @@ def collect(paths: list[str | Path]) -> dict:
     arms, summaries, factors = [], [], {}
     for path in paths:
         rows, grid = load_sweep(path)
-        name = grid.get("name") or rows[0].get("grid", "?")
+        name = grid.get("name") or rows[0].grid or "?"
         raw = _grid_yaml(name)
         sizes = raw.get("sizes") or {}
         grid = {**grid, "size_runs": {s: _flat_run(v) for s, v in sizes.items() if isinstance(v, dict)}}
         plateau = unigram_entropy(grid["data_dir"]) if grid.get("data_dir") else None
+        if plateau is None:  # a copy of the sweep without its data folder (scripts/collect_results.py stores it)
+            plateau = grid.get("unigram_entropy")
         for arm in pair_arms(rows, grid):
             arms.append(arm)
             s = summarize(arm, plateau)
@@ -199,9 +217,9 @@ def _vocab_of(summaries: list[dict], label: str) -> int:
 
 def fig_gap(summaries: list[dict], labels: list[str], title: str, path: Path) -> bool:
     """Leviathan - dense validation loss against tokens, one line per arm; the plateau region shaded."""
-    from .report import _plt, _save
+    from .report.figures import pyplot, save_figure
 
-    plt = _plt()
+    plt = pyplot()
     fig, ax = plt.subplots(figsize=(6.4, 4.2))
     drawn = False
     for lab in labels:
@@ -222,7 +240,7 @@ def fig_gap(summaries: list[dict], labels: list[str], title: str, path: Path) ->
     ax.set_title(f"{title}: < 0 means leviathan is better\n(dotted: dense model 0.5 nats below the unigram entropy)",
                  fontsize=9)
     ax.legend(fontsize=7)
-    _save(plt, fig, path)
+    save_figure(fig, path)
     return True
 
 

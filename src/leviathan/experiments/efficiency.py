@@ -22,12 +22,14 @@ from __future__ import annotations
 
 import math
 import os
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 
 import numpy as np
 
 from ..errors import UserError
-from ..train.metrics import read_jsonl
+from ..train import metrics as _metrics
+from .results import BASELINES, ResultRow, as_rows, baseline_of, comparison_groups
 
 
 @dataclass
@@ -47,13 +49,21 @@ class Curve:
 
 
 def read_metrics(path: str | os.PathLike) -> list[dict]:
-    """Rows of a metrics.jsonl (a run dir or the file itself); a torn last line is skipped."""
+    """Rows of a metrics.jsonl (a run dir or the file itself; ``train.metrics.read_metrics``, a torn last
+    line skipped); a missing file is an error naming the fix."""
     path = os.fspath(path)
     if os.path.isdir(path):
         path = os.path.join(path, "metrics.jsonl")
     if not os.path.isfile(path):
         raise UserError(f"no metrics file at {path!r}; pass a run directory or its metrics.jsonl")
-    return read_jsonl(path)
+    return _metrics.read_metrics(path)
+
+
+def row_curve(row: ResultRow, split: str | None = None) -> Curve:
+    """The validation curve of a results row, read from the run's metrics.jsonl."""
+    if not row.metrics:
+        raise UserError(f"row {row.name!r} names no metrics file")
+    return val_curve(read_metrics(row.metrics), split)
 
 
 def val_curve(rows: list[dict], split: str | None = None) -> Curve:
@@ -117,48 +127,34 @@ def gain_over_training(model: Curve, reference: Curve) -> dict:
     return {"tokens": common.tolist(), "reduction": (1.0 - np.exp(lm - lr)).tolist()}
 
 
-BASELINES = {"iso_body": "dense_tied", "isoparametric": "dense_untied", "variants": "dense_untied"}
-
-
-def throughput_table(rows: list[dict], baselines: dict[str, str] | None = None,
+def throughput_table(rows: Iterable[ResultRow | Mapping], baselines: dict[str, str] | None = None,
                      allow_mixed_hardware: bool = False) -> list[dict]:
     """Per run: tokens/s and the slowdown vs the baseline variant of the same (regime, size, seed).
 
-    ``rows`` are results.jsonl rows with ``regime``/``regimes``, ``size``, ``seed``, ``variant``,
-    ``tokens_per_s`` and ``hardware``. The baseline variant of each regime comes from ``baselines``
-    (default ``BASELINES``: dense_tied for iso-body, dense_untied for isoparametric). Runs without a
-    same-group baseline get ``slowdown: None``.
+    ``rows`` are results rows (``ResultRow`` or their dicts). The baseline variant of each regime
+    comes from ``baselines`` (default ``results.BASELINES``: dense_tied for iso-body, dense_untied for
+    isoparametric). Runs without a same-group baseline get ``slowdown: None``.
     """
     baselines = {**BASELINES, **(baselines or {})}
-    groups: dict[tuple, dict[str, dict]] = {}
-    for r in rows:
-        for regime in r.get("regimes") or [r.get("regime")]:
-            groups.setdefault((regime, r.get("size"), r.get("seed")), {})[r["variant"]] = r
+    groups: dict[tuple, dict[str, ResultRow]] = {}
+    for r in as_rows(rows):
+        for regime in r.all_regimes:
+            groups.setdefault((regime, r.size, r.seed), {})[r.variant] = r
     out = []
     for (regime, size, seed), by_variant in sorted(groups.items(), key=lambda kv: tuple(map(str, kv[0]))):
         base = by_variant.get(baselines.get(regime, ""))
         for variant, r in sorted(by_variant.items()):
-            tps = r.get("tokens_per_s")
-            entry = {"regime": regime, "size": size, "seed": seed, "variant": variant, "name": r.get("name"),
-                     "tokens_per_s": tps, "hardware": _hardware_key(r), "baseline": None, "slowdown": None}
-            if base is not None and base is not r and tps and base.get("tokens_per_s"):
-                if _hardware_key(base) != _hardware_key(r) and not allow_mixed_hardware:
+            tps = r.tokens_per_s
+            entry = {"regime": regime, "size": size, "seed": seed, "variant": variant, "name": r.name,
+                     "tokens_per_s": tps, "hardware": r.hardware_key(), "baseline": None, "slowdown": None}
+            if base is not None and base is not r and tps and base.tokens_per_s:
+                if base.hardware_key() != r.hardware_key() and not allow_mixed_hardware:
                     entry["note"] = "baseline ran on different hardware; not compared"
                 else:
-                    entry["baseline"] = base["variant"]
-                    entry["slowdown"] = 1.0 - tps / base["tokens_per_s"]
+                    entry["baseline"] = base.variant
+                    entry["slowdown"] = 1.0 - tps / base.tokens_per_s
             out.append(entry)
     return out
-
-
-def _hardware_key(row: dict) -> str:
-    hw = row.get("hardware") or {}
-    if isinstance(hw, str):
-        return hw
-    parts = [str(hw.get("device", "")), str(hw.get("cpu", "")), f"threads={hw.get('torch_threads', '')}"]
-    if hw.get("gpu"):
-        parts.append(str(hw["gpu"]))
-    return " / ".join(p for p in parts if p)
 
 
 def format_efficiency(name: str, ref_name: str, res: dict) -> str:
@@ -173,12 +169,10 @@ def finite(v) -> bool:
     return v is not None and isinstance(v, (int, float)) and math.isfinite(v)
 
 
-def efficiency_from_results(rows: list[dict], regime: str = "iso_body", baseline: str | None = None,
+def efficiency_from_results(rows: Iterable[ResultRow | Mapping], regime: str = "iso_body", baseline: str | None = None,
                             split: str | None = None) -> list[dict]:
     """Sample efficiency and gains over training of every variant vs the baseline of each (size, seed)."""
-    from .frequency import comparison_groups
-
-    baseline = baseline or BASELINES.get(regime, "dense_tied")
+    baseline = baseline or baseline_of(regime)
     out = []
     for (size, seed), by_variant in comparison_groups(rows, regime).items():
         base = by_variant.get(baseline)
@@ -188,11 +182,11 @@ def efficiency_from_results(rows: list[dict], regime: str = "iso_body", baseline
             if variant == baseline:
                 continue
             entry = {"regime": regime, "size": size, "seed": seed, "baseline": baseline, "variant": variant,
-                     "name": r["name"], "baseline_name": base["name"]}
+                     "name": r.name, "baseline_name": base.name}
             try:
-                mc = val_curve(read_metrics(r["metrics"]), split)
-                bc = val_curve(read_metrics(base["metrics"]), split)
-            except (UserError, KeyError, OSError) as e:
+                mc = row_curve(r, split)
+                bc = row_curve(base, split)
+            except (UserError, OSError) as e:
                 entry["error"] = str(e)
                 out.append(entry)
                 continue

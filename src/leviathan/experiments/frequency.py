@@ -31,11 +31,13 @@ torch. ``targets`` must be aligned with ``losses`` one to one.
 from __future__ import annotations
 
 import math
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 
 import numpy as np
 
 from ..errors import UserError
+from .results import ResultRow, baseline_of, comparison_groups  # noqa: F401 - comparison_groups: its former home
 
 METHODS = ("mass", "log")
 
@@ -183,34 +185,25 @@ def format_table(names: list[str], results: list[BucketLosses], labels: list[str
     return "\n".join(lines)
 
 
-def comparison_groups(rows: list[dict], regime: str) -> dict[tuple, dict[str, dict]]:
-    """results rows of one regime grouped by (size, seed) -> {variant: row}."""
-    groups: dict[tuple, dict[str, dict]] = {}
-    for r in rows:
-        if regime in (r.get("regimes") or [r.get("regime")]):
-            groups.setdefault((str(r.get("size")), r.get("seed")), {})[r["variant"]] = r
-    def order(kv):  # smallest models first, then seed
-        totals = [(r.get("params") or {}).get("total") or 0 for r in kv[1].values()]
-        return (min(totals), str(kv[0][0]), str(kv[0][1]))
-
-    return dict(sorted(groups.items(), key=order))
-
-
-def frequency_from_results(rows: list[dict], regime: str = "iso_body", baseline: str = "dense_tied",
+def frequency_from_results(rows: Iterable[ResultRow | Mapping], regime: str = "iso_body", baseline: str | None = None,
                            eval_set: str = "val") -> list[dict]:
-    """Per (size, seed) of ``regime``: the baseline's and each other variant's bucket losses and reductions."""
+    """Per (size, seed) of ``regime``: the baseline's and each other variant's bucket losses and reductions.
+
+    ``baseline`` defaults to the regime's (``results.BASELINES``: dense_tied for iso-body).
+    """
+    baseline = baseline or baseline_of(regime)
     out = []
     for (size, seed), by_variant in comparison_groups(rows, regime).items():
         base = by_variant.get(baseline)
-        if base is None or eval_set not in (base.get("buckets") or {}):
+        if base is None or eval_set not in base.buckets:
             continue
-        b = base["buckets"][eval_set]
+        b = base.buckets[eval_set]
         for variant, r in by_variant.items():
-            if variant == baseline or eval_set not in (r.get("buckets") or {}):
+            if variant == baseline or eval_set not in r.buckets:
                 continue
-            m = r["buckets"][eval_set]
+            m = r.buckets[eval_set]
             out.append({"regime": regime, "size": size, "seed": seed, "baseline": baseline, "variant": variant,
-                        "eval_set": eval_set, "buckets": b.get("buckets") or {}, "count": b.get("count"),
-                        "baseline_loss": b["loss"], "model_loss": m["loss"],
-                        "reduction": relative_reduction(b["loss"], m["loss"])})
+                        "eval_set": eval_set, "buckets": b.buckets or {}, "count": b.count,
+                        "baseline_loss": b.loss, "model_loss": m.loss,
+                        "reduction": relative_reduction(b.loss, m.loss)})
     return out

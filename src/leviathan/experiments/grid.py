@@ -62,6 +62,7 @@ from ..errors import UserError
 from ..model.accounting import count_config, isoparametric_depth
 from ..model.config import EMBEDDING_KINDS, ModelConfig
 from ..presets import preset_dict
+from .results import BASELINES, DEFAULT_LADDER
 
 REGIMES = ("iso_body", "isoparametric", "scaling", "variants")
 DEFAULT_KEYS = {"seed": "seed", "data_seed": None, "data_dir": "data.path"}
@@ -367,7 +368,7 @@ def expand(experiments: dict, sizes: dict[str, dict], seeds: list[int], data_see
                 raise ConfigError(f"{where}.sizes: unknown size {s!r}; defined sizes: {', '.join(sizes)}")
         exp_seeds = [int(s) for s in exp.get("seeds", seeds)]
         if regime == "scaling":
-            variants = [_check_variant(exp.get("variant", "dense_untied"), where)]
+            variants = [_check_variant(exp.get("variant", DEFAULT_LADDER), where)]
             if len(set(exp_sizes)) < 3:
                 raise ConfigError(f"{where}: a power-law fit needs at least 3 sizes (4 or more recommended)")
         else:
@@ -382,7 +383,7 @@ def expand(experiments: dict, sizes: dict[str, dict], seeds: list[int], data_see
                 for seed in exp_seeds:
                     add(regime, variants[0], size, {**sizes[size], "embedding": variants[0]}, seed)
         else:  # isoparametric / variants: match the baseline's total by depth
-            baseline = _check_variant(exp.get("baseline", "dense_untied"), where)
+            baseline = _check_variant(exp.get("baseline", BASELINES[regime]), where)
             for size in exp_sizes:
                 base_model = {**sizes[size], "embedding": baseline}
                 base_cfg = ModelConfig(**base_model)

@@ -35,12 +35,14 @@ from __future__ import annotations
 
 import math
 import warnings
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Iterable, Sequence
 
 import numpy as np
 
 from ..errors import UserError
+from .results import DEFAULT_LADDER, ResultRow, as_rows
 
 ALPHA_BOUNDS = (1e-4, 5.0)
 
@@ -333,62 +335,59 @@ def format_fit(fit: PowerLawFit) -> str:
 COUNTS = ("total", "body", "non_input")
 
 
-def row_params(row: dict, count: str = "total") -> float:
+def row_params(row: ResultRow | Mapping, count: str = "total") -> float:
     """Parameter count of a results row: ``total``, ``body`` or ``non_input`` (body + head)."""
-    p = row.get("params") or {}
-    if count == "total":
-        return float(p["total"])
-    if count == "body":
-        return float(p["body"])
-    if count == "non_input":
-        return float(p["body"] + p["head"])
-    raise UserError(f"unknown parameter count {count!r}; choose one of {', '.join(COUNTS)}")
+    row = ResultRow.from_dict(row)
+    if count not in COUNTS:
+        raise UserError(f"unknown parameter count {count!r}; choose one of {', '.join(COUNTS)}")
+    p = row.params
+    parts = {"total": ("total",), "body": ("body",), "non_input": ("body", "head")}[count]
+    values = [None if p is None else getattr(p, k) for k in parts]
+    if any(v is None for v in values):
+        raise UserError(f"row {row.name!r} has no {count} parameter count (params: {p and p.to_dict()})")
+    return float(sum(values))
 
 
-def row_loss(row: dict, eval_set: str = "val") -> float | None:
+def row_loss(row: ResultRow | Mapping, eval_set: str = "val") -> float | None:
     """Loss of a results row on an eval set (``final_val_loss`` of training when ``val`` was not evaluated)."""
-    ev = (row.get("eval") or {}).get(eval_set)
-    if ev and ev.get("loss") is not None:
-        return float(ev["loss"])
-    if eval_set == "val" and row.get("final_val_loss") is not None:
-        return float(row["final_val_loss"])
-    return None
+    return ResultRow.from_dict(row).loss(eval_set)
 
 
-def ladder_variant(rows: list[dict]) -> str:
+def ladder_variant(rows: Iterable[ResultRow | Mapping]) -> str:
     """The dense variant of the scaling ladder: the variant of rows in the ``scaling`` regime."""
-    variants = {r["variant"] for r in rows if "scaling" in (r.get("regimes") or [r.get("regime")])}
+    variants = {r.variant for r in as_rows(rows) if r.in_regime("scaling")}
     if len(variants) == 1:
         return variants.pop()
-    return "dense_untied"
+    return DEFAULT_LADDER
 
 
-def scaling_from_results(rows: list[dict], variant: str | None = None, eval_set: str = "val", count: str = "total",
-                         num_bootstrap: int = 1000, ci: float = 0.95, seed: int = 0) -> dict:
+def scaling_from_results(rows: Iterable[ResultRow | Mapping], variant: str | None = None, eval_set: str = "val",
+                         count: str = "total", num_bootstrap: int = 1000, ci: float = 0.95, seed: int = 0) -> dict:
     """Fit the dense ladder of a sweep and place every other run on it.
 
     Returns ``{"variant", "eval_set", "count", "fit": PowerLawFit, "points": [(name, N, L)],
     "equivalents": [{"name", "variant", "size", "regimes", "seeds", "params", **DenseEquivalent}]}``;
     the runs of one configuration with several seeds are one entry (their losses resampled).
     """
+    rows = as_rows(rows)
     variant = variant or ladder_variant(rows)
-    points = [(r["name"], row_params(r, count), row_loss(r, eval_set)) for r in rows if r["variant"] == variant]
+    points = [(r.name, row_params(r, count), r.loss(eval_set)) for r in rows if r.variant == variant]
     points = [p for p in points if p[2] is not None]
     if not points:
         raise UserError(f"no {variant} runs with a {eval_set!r} loss in the results; the ladder variant is set "
                         f"with --variant (the grid's scaling experiment)")
     fit = fit_power_law([p[1] for p in points], [p[2] for p in points], num_bootstrap=num_bootstrap, ci=ci, seed=seed)
-    groups: dict[str, list[dict]] = {}
+    groups: dict[str, list[ResultRow]] = {}
     for r in rows:
-        if r["variant"] == variant or row_loss(r, eval_set) is None:
+        if r.variant == variant or r.loss(eval_set) is None:
             continue
-        key = r["name"].rsplit("-s", 1)[0] if r.get("seed") is not None else r["name"]
+        key = r.name.rsplit("-s", 1)[0] if r.seed is not None else r.name
         groups.setdefault(key, []).append(r)
     equivalents = []
     for key, rs in groups.items():
-        eq = dense_equivalent(fit, [row_loss(r, eval_set) for r in rs], row_params(rs[0], count), seed=seed)
-        regimes = sorted({g for r in rs for g in (r.get("regimes") or [r.get("regime")])})
-        equivalents.append({"name": key, "variant": rs[0]["variant"], "size": rs[0].get("size"), "regimes": regimes,
-                            "seeds": [r.get("seed") for r in rs], **eq.as_dict()})
+        eq = dense_equivalent(fit, [r.loss(eval_set) for r in rs], row_params(rs[0], count), seed=seed)
+        regimes = sorted({g for r in rs for g in r.all_regimes})
+        equivalents.append({"name": key, "variant": rs[0].variant, "size": rs[0].size, "regimes": regimes,
+                            "seeds": [r.seed for r in rs], **eq.as_dict()})
     return {"variant": variant, "eval_set": eval_set, "count": count, "fit": fit, "points": points,
             "equivalents": equivalents}

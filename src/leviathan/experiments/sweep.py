@@ -34,11 +34,12 @@ relative text paths resolve against the data folder (``--data-root`` or ``$LEVIA
 ``max_tokens`` caps the tokens evaluated per set (CPU budget); bits per byte then uses the same
 share of the text's bytes.
 
-Row (one JSON object per line): name, regime (first), regimes, variant, size, seed, data_seed,
-num_hidden_layers, hidden_size, intermediate_size, params {input, body, head, total, tied},
-target_total, steps, tokens, wall_time_s, tokens_per_s, final_val_loss, final_val_ppl, eval {set:
-{loss, ppl, bpb, tokens}}, buckets {set: {loss, ppl, count, num_unseen_targets, buckets}}, hardware
-{device, cpu, cores, torch_threads, gpu, torch}, run_dir, metrics, grid, created, notes.
+Row: one ``experiments.results.ResultRow`` per line (``make_row``): name, regime (first), regimes,
+variant, size, seed, data_seed, backbone fields, params {input, body, head, total, tied},
+target_total, model, the training summary (steps, tokens, wall_time_s, tokens_per_s, final_val_loss,
+final_val_ppl), eval {set: {loss, ppl, bpb, tokens}}, buckets {set: {loss, ppl, count,
+num_unseen_targets, buckets}}, hardware, run_dir, metrics, curve, grid, created, notes. Reading,
+writing and the atomic append live in ``experiments.results`` (re-exported here).
 
 Training and evaluation functions are parameters (``train_fn``, ``eval_fn``) so the sweep logic is
 tested without training; by default they are ``leviathan.train.loop.train`` and ``evaluate_run``.
@@ -50,90 +51,27 @@ import contextlib
 import datetime as _dt
 import fnmatch
 import json
-import math
 import os
 import platform
 import time
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Callable
+from typing import TYPE_CHECKING, Callable
 
 import numpy as np
 
 from ..errors import UserError
-from ..train.metrics import read_jsonl
 from .grid import Grid, RunSpec
+from .results import (RESULTS, BucketResult, EvalResult, Params, ResultRow, TrainingCurve, append_result,  # noqa: F401
+                      json_default, json_safe, load_results, read_results)
 
 if TYPE_CHECKING:
     from ..eval.stream import EvalStream
 
-RESULTS = "results.jsonl"
 TRAIN_SUMMARY = "sweep_train.json"
 
 
 # --------------------------------------------------------------------------------------------
 # results.jsonl
-
-
-def read_results(path: str | os.PathLike) -> list[dict]:
-    """Rows of a results.jsonl (a sweep dir or the file). Torn or blank lines are skipped."""
-    path = Path(path)
-    if path.is_dir():
-        path = path / RESULTS
-    if not path.is_file():
-        return []
-    return [row for row in read_jsonl(path) if isinstance(row, dict) and "name" in row]
-
-
-def load_results(path: str | os.PathLike) -> list[dict]:
-    """Like ``read_results`` but a missing or empty file is an error naming the fix."""
-    rows = read_results(path)
-    if not rows:
-        raise UserError(f"no result rows in {str(path)!r}; pass a sweep output dir or its results.jsonl "
-                        f"(written by `leviathan sweep`)")
-    return rows
-
-
-def json_default(o: Any):
-    if isinstance(o, (np.integer,)):
-        return int(o)
-    if isinstance(o, (np.floating,)):
-        return float(o) if np.isfinite(o) else None
-    if isinstance(o, np.ndarray):
-        return json_safe(o.tolist())
-    if isinstance(o, Path):
-        return str(o)
-    raise TypeError(f"not JSON serialisable: {type(o).__name__}")
-
-
-def json_safe(o: Any) -> Any:
-    """Non-finite floats -> None so every row is strict JSON."""
-    if isinstance(o, float):
-        return o if math.isfinite(o) else None
-    if isinstance(o, dict):
-        return {k: json_safe(v) for k, v in o.items()}
-    if isinstance(o, (list, tuple)):
-        return [json_safe(v) for v in o]
-    return o
-
-
-def append_result(path: str | os.PathLike, row: dict) -> None:
-    """Append one row atomically: a single write of the whole line on an O_APPEND descriptor, then fsync."""
-    data = (json.dumps(json_safe(row), default=json_default, allow_nan=False) + "\n").encode()
-    fd = os.open(os.fspath(path), os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644)
-    try:
-        # a torn last line (crash mid-write) would glue onto this row: start on a fresh line
-        size = os.fstat(fd).st_size
-        if size:
-            with open(os.fspath(path), "rb") as f:
-                f.seek(size - 1)
-                if f.read(1) != b"\n":
-                    data = b"\n" + data
-        written = os.write(fd, data)
-        if written != len(data):  # pragma: no cover - regular files write fully
-            raise OSError(f"short write to {path}: {written} of {len(data)} bytes")
-        os.fsync(fd)
-    finally:
-        os.close(fd)
 
 
 @contextlib.contextmanager
@@ -352,7 +290,7 @@ def _metrics_tokens_per_s(path: str | os.PathLike) -> float | None:
     return float(np.median(values)) if values else None
 
 
-def _curve(metrics: str) -> dict | None:
+def _curve(metrics: str) -> TrainingCurve | None:
     """The run's validation curve and input-side gradient norms, kept in the row so that a committed
     results.jsonl alone regenerates the gap-over-training figures (run dirs are not committed)."""
     from .efficiency import read_metrics
@@ -363,37 +301,39 @@ def _curve(metrics: str) -> dict | None:
         return None
     val = [(r["tokens"], r["val_loss"]) for r in rows if r.get("val_loss") is not None]
     grads = [r for r in rows if r.get("grad_norm_input") is not None]
-    return {"tokens": [t for t, _ in val], "val_loss": [v for _, v in val],
-            "grad_tokens": [r["tokens"] for r in grads], "grad_norm_input": [r["grad_norm_input"] for r in grads],
-            "grad_norm_head": [r.get("grad_norm_head") for r in grads]}
+    return TrainingCurve(tokens=[t for t, _ in val], val_loss=[v for _, v in val],
+                         grad_tokens=[r["tokens"] for r in grads],
+                         grad_norm_input=[r["grad_norm_input"] for r in grads],
+                         grad_norm_head=[r.get("grad_norm_head") for r in grads])
 
 
-def make_row(grid: Grid, spec: RunSpec, run_dir: Path, summary: dict, evals: dict, hardware: dict) -> dict:
+def make_row(grid: Grid, spec: RunSpec, run_dir: Path, summary: dict, evals: dict, hardware: dict) -> ResultRow:
+    """The results row of a finished run from its spec, training ``summary`` and ``evals`` ({eval, buckets, notes})."""
     params = summary.get("params") or spec.params
     metrics = str(summary.get("metrics") or run_dir / "metrics.jsonl")
     tokens_per_s = summary.get("tokens_per_s")
     if not tokens_per_s:  # resumed an already finished run: this session trained nothing
         tokens_per_s = _metrics_tokens_per_s(metrics)
-    if isinstance(params, dict):
-        params = {k: params[k] for k in ("input", "body", "head", "total", "tied") if k in params}
-    return {
-        "name": spec.name, "regime": spec.regime, "regimes": list(spec.regimes), "variant": spec.variant,
-        "size": spec.size, "seed": spec.seed, "data_seed": spec.data_seed,
-        "num_hidden_layers": spec.model.get("num_hidden_layers"), "hidden_size": spec.model.get("hidden_size"),
-        "intermediate_size": spec.model.get("intermediate_size"), "vocab_size": spec.model.get("vocab_size"),
-        "params": params, "target_total": spec.target_total, "model": dict(spec.model),
-        "steps": summary.get("steps"), "tokens": summary.get("tokens"), "wall_time_s": summary.get("wall_time_s"),
-        "tokens_per_s": tokens_per_s, "final_val_loss": summary.get("final_val_loss"),
-        "final_val_ppl": summary.get("final_val_ppl"),
-        "eval": evals.get("eval", {}), "buckets": evals.get("buckets", {}), "hardware": hardware,
-        "run_dir": str(run_dir), "metrics": metrics, "curve": _curve(metrics),
-        "grid": grid.name, "created": _dt.datetime.now(_dt.timezone.utc).isoformat(timespec="seconds"),
-        "notes": evals.get("notes", []),
-    }
+    return ResultRow(
+        name=spec.name, regime=spec.regime, regimes=list(spec.regimes), variant=spec.variant,
+        size=spec.size, seed=spec.seed, data_seed=spec.data_seed,
+        num_hidden_layers=spec.model.get("num_hidden_layers"), hidden_size=spec.model.get("hidden_size"),
+        intermediate_size=spec.model.get("intermediate_size"), vocab_size=spec.model.get("vocab_size"),
+        params=Params.from_dict({k: params[k] for k in Params.KEYS if k in params}) if params else None,
+        target_total=spec.target_total, model=dict(spec.model),
+        steps=summary.get("steps"), tokens=summary.get("tokens"), wall_time_s=summary.get("wall_time_s"),
+        tokens_per_s=tokens_per_s, final_val_loss=summary.get("final_val_loss"),
+        final_val_ppl=summary.get("final_val_ppl"),
+        eval={k: EvalResult.from_dict(v) for k, v in evals.get("eval", {}).items()},
+        buckets={k: BucketResult.from_dict(v) for k, v in evals.get("buckets", {}).items()}, hardware=hardware,
+        run_dir=str(run_dir), metrics=metrics, curve=_curve(metrics),
+        grid=grid.name, created=_dt.datetime.now(_dt.timezone.utc).isoformat(timespec="seconds"),
+        notes=list(evals.get("notes", [])),
+    )
 
 
 def _train_and_evaluate(grid: Grid, spec: RunSpec, cfg, run_dir: Path, root, skip_eval: bool, hardware: dict,
-                        threads: int) -> tuple[dict | None, str | None]:
+                        threads: int) -> tuple[ResultRow | None, str | None]:
     """One run in a worker process of ``--jobs``: (row, None), or (None, signal name) if training was stopped."""
     import torch
 
@@ -408,14 +348,14 @@ def _train_and_evaluate(grid: Grid, spec: RunSpec, cfg, run_dir: Path, root, ski
         summary = dict(train(cfg, str(run_dir), resume="auto", quiet=True))
         if summary.get("stopped"):
             return None, summary["stopped"]
-        atomic_write_json(summary_path, json_safe(json.loads(json.dumps(summary, default=json_default))))
+        atomic_write_json(summary_path, json_safe(summary))
     evals = {"eval": {}, "buckets": {}, "notes": ["evaluation skipped (--skip-eval)"]} if skip_eval \
         else evaluate_run(grid, spec, run_dir, EvalData(grid, data_root(root)))
     return make_row(grid, spec, run_dir, summary, evals, hardware), None
 
 
 def _run_parallel(grid: Grid, todo: list[RunSpec], configs: dict, out_dir: Path, jobs: int, root, skip_eval: bool,
-                  hardware: dict, log: Callable[[str], None]) -> list[dict]:
+                  hardware: dict, log: Callable[[str], None]) -> list[ResultRow]:
     """Train ``jobs`` runs at a time, each in its own process with one torch thread (``--jobs``).
 
     On a small CPU, two single-threaded processes beat one two-threaded one (OpenMP spin-waits). Each
@@ -455,16 +395,16 @@ def _run_parallel(grid: Grid, todo: list[RunSpec], configs: dict, out_dir: Path,
                     continue
                 append_result(results, row)
                 rows.append(row)
-                main = row["eval"].get("val", {}).get("loss", row.get("final_val_loss"))
+                main = row.loss("val")
                 log(f"{spec.name}: done in {time.time() - t0:.0f}s"
-                    + (f", val loss {main:.4f}" if isinstance(main, (int, float)) else ""))
+                    + (f", val loss {main:.4f}" if main is not None else ""))
     return rows
 
 
 def run_sweep(grid: Grid, out_dir: str | os.PathLike, *, train_fn: Callable | None = None,
               eval_fn: Callable | None = None, config_fn: Callable | None = None, only: list[str] | None = None, regimes: list[str] | None = None,
               max_runs: int | None = None, root: str | os.PathLike | None = None, skip_eval: bool = False,
-              jobs: int = 1, log: Callable[[str], None] = print) -> list[dict]:
+              jobs: int = 1, log: Callable[[str], None] = print) -> list[ResultRow]:
     """Train and evaluate the grid's runs that have no row yet; return the rows appended now.
 
     ``train_fn(cfg, run_dir, resume="auto") -> summary`` (default ``leviathan.train.loop.train``);
@@ -497,7 +437,7 @@ def run_sweep(grid: Grid, out_dir: str | os.PathLike, *, train_fn: Callable | No
 
         atomic_write_json(out_dir / "grid.json", grid_snapshot(grid))
         results = out_dir / RESULTS
-        done = {r["name"] for r in read_results(results)}
+        done = {r.name for r in read_results(results)}
         todo = [r for r in runs if r.name not in done]
         log(f"sweep {grid.name!r}: {len(runs)} runs selected, {len(runs) - len(todo)} already in {results}, "
             f"{len(todo)} to go")
@@ -527,15 +467,15 @@ def run_sweep(grid: Grid, out_dir: str | os.PathLike, *, train_fn: Callable | No
                     log(f"[{i + 1}/{len(todo)}] {spec.name}: training stopped by {summary['stopped']} at step "
                         f"{summary.get('steps')}; checkpoint saved. Run the same command to resume.")
                     break
-                atomic_write_json(summary_path, json_safe(json.loads(json.dumps(summary, default=json_default))))
+                atomic_write_json(summary_path, json_safe(summary))
             evals = {"eval": {}, "buckets": {}, "notes": ["evaluation skipped (--skip-eval)"]} if skip_eval \
                 else eval_fn(grid, spec, run_dir, eval_data)
             row = make_row(grid, spec, run_dir, summary, evals, hardware)
             append_result(results, row)
             new_rows.append(row)
-            main = row["eval"].get("val", {}).get("loss", row.get("final_val_loss"))
+            main = row.loss("val")
             log(f"[{i + 1}/{len(todo)}] {spec.name}: done in {time.time() - t0:.0f}s"
-                + (f", val loss {main:.4f}" if isinstance(main, (int, float)) else ""))
+                + (f", val loss {main:.4f}" if main is not None else ""))
     return new_rows
 
 

@@ -1,0 +1,51 @@
+"""``leviathan report RESULTS --out DIR``: a Markdown report with tables and PNG figures from a sweep.
+
+Reads ``results.jsonl`` (rows written by ``experiments.sweep``, typed by ``experiments.results``) and
+each run's ``metrics.jsonl``; writes ``DIR/report.md``, ``DIR/analysis.json`` (every number in the
+report) and ``DIR/*.png``. Three parts, one job each:
+
+- ``analysis``: the numbers (comparisons per regime, scaling, frequency buckets, sample efficiency,
+  throughput, parameter allocation; docs/DESIGN.md §7) as one JSON-ready dict: analysis.json;
+- ``figures``: the PNGs, drawn from the rows and those numbers (matplotlib, Agg backend);
+- ``markdown``: report.md, the text and tables over the same numbers.
+
+Missing inputs degrade gracefully: a section whose data is absent (no ladder, no buckets, metrics
+files moved) says so in the report instead of failing, so a half-finished sweep reports what it has.
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+from ..results import COMPARISONS, load_results
+from .analysis import Analysis, analyze, comparison_table, compute_analysis
+from .figures import (fig_frequency, fig_frontier, fig_gain_over_training, fig_loss_curves, fig_param_allocation,
+                      fig_reduction_by_size, pyplot, save_figure)
+from .markdown import render_markdown
+
+__all__ = ["COMPARISONS", "Analysis", "analyze", "comparison_table", "compute_analysis", "pyplot", "render_markdown",
+           "save_figure", "write_report"]
+
+
+def write_report(results: str | os.PathLike, out_dir: str | os.PathLike, eval_set: str = "val",
+                 num_bootstrap: int = 1000, ci: float = 0.95, seed: int = 0, ladder: str | None = None) -> Path:
+    """Analyse a sweep's results and write report.md, analysis.json and the figures into ``out_dir``."""
+    from ...config import atomic_write_json, atomic_write_text
+
+    rows = load_results(results)
+    out = Path(out_dir)
+    out.mkdir(parents=True, exist_ok=True)
+    result = compute_analysis(rows, eval_set, num_bootstrap, ci, seed, ladder)
+    a = result.numbers
+    figures = {
+        "loss_curves": fig_loss_curves(rows, out / "loss_curves.png"),
+        "frontier": fig_frontier(rows, result.fit, a["scaling"].get("variant"), eval_set, out / "frontier.png"),
+        "reduction_by_size": fig_reduction_by_size(a["comparisons"], out / "reduction_by_size.png"),
+        "param_allocation": fig_param_allocation(a["params"], out / "param_allocation.png"),
+        "frequency_reduction": fig_frequency(a["frequency"], out / "frequency_reduction.png"),
+        "gain_over_training": fig_gain_over_training(a["efficiency"], out / "gain_over_training.png"),
+    }
+    atomic_write_text(out / "report.md", render_markdown(a, figures, str(results)))
+    atomic_write_json(out / "analysis.json", a)
+    return out / "report.md"

@@ -1,0 +1,214 @@
+"""The figures of a sweep report (docs/DESIGN.md §7), drawn from result rows and the report's numbers.
+
+- ``loss_curves.png``: validation loss against training tokens, one panel per regime (each run's
+  metrics.jsonl; runs whose file cannot be read are left out).
+- ``frontier.png``: parameter-loss frontier: the dense ladder, the fitted E + A N^-alpha with its
+  bootstrap band, every other run placed at its own parameter count.
+- ``reduction_by_size.png``: iso-body (and isoparametric) perplexity reduction vs the dense baseline.
+- ``param_allocation.png``: parameters by component (input side, body, head), stacked, per model.
+- ``frequency_reduction.png``: perplexity reduction per training-frequency bucket (rare -> frequent).
+- ``gain_over_training.png``: perplexity reduction vs the baseline at every validation point.
+
+Each ``fig_*`` returns whether it drew anything. ``pyplot()`` and ``save_figure()`` are shared with the
+ablation report: matplotlib's Agg backend (no display needed), 120-dpi PNGs.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+
+from ...errors import UserError
+from ..efficiency import row_curve
+from ..results import BASELINES, COMPARISONS, ResultRow
+from ..scaling import PowerLawFit, power_law
+
+
+def pyplot():
+    """matplotlib.pyplot on the Agg backend."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    return plt
+
+
+def save_figure(fig, path: Path) -> None:
+    """Lay out, write as a 120-dpi PNG and free one figure (every figure of the reports)."""
+    fig.tight_layout()
+    fig.savefig(path, dpi=120)
+    pyplot().close(fig)
+
+
+VARIANT_COLORS = {"dense_tied": "#1f77b4", "dense_untied": "#7f7f7f", "leviathan": "#d62728",
+                  "factorized": "#2ca02c", "compositional": "#9467bd"}
+DENSE = frozenset(BASELINES.values())  # drawn dashed
+
+
+def _color(variant: str) -> str:
+    return VARIANT_COLORS.get(variant, "#000000")
+
+
+def fig_loss_curves(rows: list[ResultRow], path: Path) -> bool:
+    plt = pyplot()
+    regimes = [g for g, _ in COMPARISONS if any(g in r.regimes for r in rows)] or ["all"]
+    fig, axes = plt.subplots(1, len(regimes), figsize=(6 * len(regimes), 4.2), squeeze=False)
+    drawn = False
+    # shade by size within a variant: small models light, large models dark
+    totals = sorted({r.total_params or 0 for r in rows})
+    shade = {t: 0.35 + 0.65 * (i + 1) / len(totals) for i, t in enumerate(totals)}
+    for ax, regime in zip(axes[0], regimes):
+        for r in rows:
+            if regime != "all" and regime not in r.regimes:
+                continue
+            try:
+                c = row_curve(r)
+            except (UserError, OSError):
+                continue
+            ax.plot(c.tokens, c.loss, color=_color(r.variant), alpha=shade[r.total_params or 0], lw=1.4,
+                    ls="--" if r.variant in DENSE else "-", label=r.name)
+            drawn = True
+        ax.set_title(regime.replace("_", "-"))
+        ax.set_xlabel("training tokens")
+        ax.set_ylabel("validation loss (nats)")
+        ax.grid(alpha=0.3)
+        if ax.lines:
+            ax.legend(fontsize=6, ncol=1 if len(ax.lines) < 10 else 2)
+    save_figure(fig, path)
+    return drawn
+
+
+def fig_frontier(rows: list[ResultRow], fit: PowerLawFit | None, ladder: str | None, eval_set: str,
+                 path: Path) -> bool:
+    """Every run's loss against its total parameters; the ``ladder`` variant's fit ``fit`` with its band."""
+    plt = pyplot()
+    fig, ax = plt.subplots(figsize=(6.5, 4.5))
+    drawn = False
+    for r in rows:
+        L = r.loss(eval_set)
+        if L is None or not r.params:
+            continue
+        on_ladder = fit is not None and r.variant == ladder
+        ax.scatter(r.params.total, L, color=_color(r.variant), marker="o" if on_ladder else "^", s=36,
+                   zorder=3, label=r.variant + (" (ladder)" if on_ladder else ""))
+        drawn = True
+    if fit is not None:
+        lo = min(fit.N_min, min(r.params.total for r in rows if r.params)) / 1.3
+        hi = max(fit.N_max, max(r.params.total for r in rows if r.params)) * 1.3
+        N = np.geomspace(lo, hi, 200)
+        ax.plot(N, fit.predict(N), color="k", lw=1.2,
+                label=f"fit E={fit.E:.3f} A={fit.A:.3g} alpha={fit.alpha:.3f}")
+        if fit.draws is not None and len(fit.draws):
+            curves = power_law(N[None, :], fit.draws[:, :1], fit.draws[:, 1:2], fit.draws[:, 2:3])
+            q = (1 - fit.ci) / 2
+            ax.fill_between(N, np.quantile(curves, q, axis=0), np.quantile(curves, 1 - q, axis=0), color="k",
+                            alpha=0.12, label=f"{int(fit.ci * 100)}% bootstrap band")
+    ax.set_xscale("log")
+    ax.set_xlabel("parameters (total)")
+    ax.set_ylabel(f"{eval_set} loss (nats)")
+    ax.grid(alpha=0.3, which="both")
+    handles, labels = ax.get_legend_handles_labels()
+    uniq = dict(zip(labels, handles))
+    ax.legend(uniq.values(), uniq.keys(), fontsize=7)
+    save_figure(fig, path)
+    return drawn
+
+
+def fig_reduction_by_size(comparisons: dict, path: Path) -> bool:
+    plt = pyplot()
+    entries = [e for regime in ("iso_body", "isoparametric") for e in comparisons.get(regime, [])
+               if e["reduction"] is not None]
+    if not entries:
+        return False
+    fig, ax = plt.subplots(figsize=(6.5, 4.2))
+    keys = sorted({(e["regime"], e["variant"]) for e in entries})
+    for regime, variant in keys:
+        pts: dict[float, list[float]] = {}
+        for e in entries:
+            if (e["regime"], e["variant"]) == (regime, variant) and e["baseline_params"]:
+                pts.setdefault(e["baseline_params"], []).append(100 * e["reduction"])
+        xs = sorted(pts)
+        ax.plot(xs, [np.mean(pts[x]) for x in xs], marker="o" if regime == "iso_body" else "s",
+                color=_color(variant), ls="-" if regime == "iso_body" else "--",
+                label=f"{variant} vs {BASELINES[regime]} ({regime.replace('_', '-')})")
+        for x in xs:
+            if len(pts[x]) > 1:
+                ax.errorbar(x, np.mean(pts[x]), yerr=np.std(pts[x]), color=_color(variant), capsize=3)
+    ax.axhline(0, color="k", lw=0.8)
+    ax.set_xscale("log")
+    ax.set_xlabel("baseline parameters (total)")
+    ax.set_ylabel("perplexity reduction (%)")
+    ax.grid(alpha=0.3)
+    ax.legend(fontsize=7)
+    save_figure(fig, path)
+    return True
+
+
+def fig_param_allocation(params: list[dict], path: Path) -> bool:
+    plt = pyplot()
+    if not params:
+        return False
+    fig, ax = plt.subplots(figsize=(max(6.0, 0.45 * len(params) + 2), 4.5))
+    x = np.arange(len(params))
+    inp = np.array([p["input"] for p in params], dtype=float)
+    body = np.array([p["body"] for p in params], dtype=float)
+    head = np.array([p["head"] for p in params], dtype=float)
+    tied = np.array([bool(p["tied"]) for p in params])
+    ax.bar(x[~tied], inp[~tied], label="input side", color="#ff7f0e")
+    if tied.any():
+        ax.bar(x[tied], inp[tied], label="input side = head (tied)", color="#ff7f0e", hatch="//", edgecolor="#7f7f7f")
+    ax.bar(x, body, bottom=inp, label="body", color="#1f77b4")
+    ax.bar(x, head, bottom=inp + body, label="head", color="#7f7f7f")
+    ax.set_xticks(x)
+    ax.set_xticklabels([p["model"] for p in params], rotation=60, ha="right", fontsize=7)
+    ax.set_ylabel("parameters")
+    ax.set_yscale("log" if (inp + body + head).max() / max((inp + body + head).min(), 1) > 50 else "linear")
+    ax.legend(fontsize=8)
+    save_figure(fig, path)
+    return True
+
+
+def fig_frequency(freq: list[dict], path: Path) -> bool:
+    plt = pyplot()
+    if not freq:
+        return False
+    fig, ax = plt.subplots(figsize=(6.5, 4.2))
+    for f in freq:
+        red = [None if v is None else 100 * v for v in f["reduction"]]
+        xs = [i for i, v in enumerate(red) if v is not None]
+        ax.plot(xs, [red[i] for i in xs], marker="o", color=_color(f["variant"]),
+                alpha=0.5 + 0.5 / max(1, len(freq)), label=f"{f['variant']} {f['size']} s{f['seed']} ({f['regime']})")
+    ax.axhline(0, color="k", lw=0.8)
+    n = len(freq[0]["reduction"])
+    b = freq[0]["buckets"]
+    if b.get("min_count"):
+        ax.set_xticks(range(n))
+        ax.set_xticklabels([f"{lo:,}-{hi:,}" for lo, hi in zip(b["min_count"], b["max_count"])], rotation=30,
+                           fontsize=7)
+    ax.set_xlabel("training-frequency bucket (count per token id; rare -> frequent)")
+    ax.set_ylabel("perplexity reduction (%)")
+    ax.grid(alpha=0.3)
+    ax.legend(fontsize=6)
+    save_figure(fig, path)
+    return True
+
+
+def fig_gain_over_training(eff: list[dict], path: Path) -> bool:
+    plt = pyplot()
+    entries = [e for e in eff if e.get("gain_over_training") and e["gain_over_training"]["tokens"]]
+    if not entries:
+        return False
+    fig, ax = plt.subplots(figsize=(6.5, 4.2))
+    for e in entries:
+        g = e["gain_over_training"]
+        ax.plot(g["tokens"], [100 * v for v in g["reduction"]], color=_color(e["variant"]),
+                ls="-" if e["regime"] == "iso_body" else "--", label=f"{e['name']} vs {e['baseline_name']}")
+    ax.axhline(0, color="k", lw=0.8)
+    ax.set_xlabel("training tokens")
+    ax.set_ylabel("perplexity reduction vs baseline (%)")
+    ax.grid(alpha=0.3)
+    ax.legend(fontsize=6)
+    save_figure(fig, path)
+    return True

@@ -1,0 +1,157 @@
+"""The text of a sweep report: report.md from the report's numbers (``analysis.analyze``) and the figures drawn.
+
+Sections follow docs/DESIGN.md §7: loss curves, one table per comparison regime (§4), every run on
+every eval set, the scaling fit with dense-equivalent sizes, parameter allocation, perplexity by
+training-frequency bucket, sample efficiency and throughput. A section whose numbers are missing
+says so instead of failing, so a half-finished sweep reports what it has.
+"""
+
+from __future__ import annotations
+
+import math
+
+from ..results import COMPARISONS
+
+
+def _fmt(v, spec=".4f", none="-"):
+    """``v`` formatted with ``spec``; ``none`` for a missing or non-finite number."""
+    if v is None or (isinstance(v, float) and not math.isfinite(v)):
+        return none
+    return format(v, spec)
+
+
+def _pct(v):
+    return "-" if v is None else f"{100 * v:+.1f}%"
+
+
+def _table(header: list[str], rows: list[list[str]]) -> str:
+    lines = ["| " + " | ".join(header) + " |", "|" + "|".join("---" for _ in header) + "|"]
+    lines += ["| " + " | ".join(str(c) for c in r) + " |" for r in rows]
+    return "\n".join(lines)
+
+
+def render_markdown(a: dict, figures: dict[str, bool], source: str) -> str:
+    """report.md from the numbers ``a`` (``analysis.analyze``), which figures were drawn, and the results' path."""
+    md = ["# Leviathan sweep report", "",
+          f"Source: `{source}` ({a['num_runs']} runs). Losses are nats per token on eval set `{a['eval_set']}` "
+          f"(eval sets in the results: {', '.join(a['eval_sets']) or 'none'}); perplexity = exp(loss); "
+          f"reduction = 1 - ppl / ppl_baseline (positive: better than the baseline).", ""]
+
+    md += ["## Loss curves", ""]
+    md += ["![loss curves](loss_curves.png)" if figures.get("loss_curves") else
+           "_No metrics.jsonl files could be read (run dirs moved or not finished)._", ""]
+
+    titles = {"iso_body": "Iso-body: same backbone, leviathan vs dense-tied",
+              "isoparametric": "Isoparametric: equal total parameters, leviathan deeper vs dense-untied",
+              "variants": "Other input variants at equal total parameters"}
+    for regime, _ in COMPARISONS:
+        entries = a["comparisons"].get(regime) or []
+        if not entries:
+            continue
+        md += [f"## {titles[regime]}", ""]
+        md.append(_table(["size", "seed", "model", "layers", "params", "ppl", "bpb", "baseline", "layers", "params",
+                          "ppl", "bpb", "ppl reduction"],
+                         [[e["size"], e["seed"], e["variant"], e["layers"], _fmt(e["params"], ",d"), _fmt(e["ppl"], ".3f"),
+                           _fmt(e["bpb"], ".4f"), e["baseline"], e["baseline_layers"], _fmt(e["baseline_params"], ",d"),
+                           _fmt(e["baseline_ppl"], ".3f"), _fmt(e["baseline_bpb"], ".4f"), _pct(e["reduction"])]
+                          for e in entries]))
+        md.append("")
+    if figures.get("reduction_by_size"):
+        md += ["![perplexity reduction by size](reduction_by_size.png)", ""]
+
+    if a["eval_sets"]:
+        md += ["## Every run on every eval set", "", "Perplexity (bits per byte).", ""]
+        sets = a["eval_sets"]
+        md.append(_table(["run", "params"] + sets,
+                         [[p["name"], _fmt(p["params"], ",d")] +
+                          [("-" if p["sets"].get(s_) is None else
+                            f"{_fmt(p['sets'][s_]['ppl'], '.3f')} ({_fmt(p['sets'][s_].get('bpb'), '.4f')})")
+                           for s_ in sets] for p in a["per_set"]]))
+        md.append("")
+
+    md += ["## Scaling: dense power law and dense-equivalent sizes", ""]
+    sc = a.get("scaling") or {}
+    if "error" in sc:
+        md += [f"_Not computed: {sc['error']}_", ""]
+    else:
+        f = sc["fit"]
+
+        def iv(name):
+            v = f.get(f"{name}_ci")
+            return "" if not v else f" [{_fmt(v[0], '.4g')}, {_fmt(v[1], '.4g')}]"
+
+        md += [f"Fit of L(N) = E + A N^-alpha to the {sc['variant']} ladder ({f['num_runs']} runs, N = total "
+               f"parameters from {f['N_min']:,.0f} to {f['N_max']:,.0f}): E = {f['E']:.4g}{iv('E')}, "
+               f"A = {f['A']:.4g}{iv('A')}, alpha = {f['alpha']:.4g}{iv('alpha')}; rmse {f['rmse']:.3g}. "
+               f"Intervals: {int(100 * f['ci'])}% bootstrap over runs ({f['num_bootstrap']} draws"
+               f"{', stratified by size' if f['stratified'] else ''}).", ""]
+        if f["num_runs"] < 4:
+            md += ["_Fewer than 4 ladder runs: three parameters from three points; the intervals are not "
+                   "meaningful._", ""]
+        if sc["equivalents"]:
+            md.append(_table(["model", "regimes", "seeds", "params", "loss", "dense-equivalent N", "multiplier",
+                              f"{int(100 * f['ci'])}% interval", "flag"],
+                             [[e["name"], ",".join(e["regimes"]), len(e["seeds"]), _fmt(e["params"], ",.0f"),
+                               _fmt(e["loss"]), _fmt(e["N_eq"], ",.0f", "inf"), _fmt(e["multiplier"], ".2f", "inf") + "x",
+                               "-" if not e["multiplier_ci"] else
+                               f"[{_fmt(e['multiplier_ci'][0], '.2f', 'inf')}, {_fmt(e['multiplier_ci'][1], '.2f', 'inf')}]",
+                               e["flag"]] for e in sc["equivalents"]]))
+            md += ["", "`below_irreducible`: the loss is below the fitted E, so no dense size reaches it according "
+                   "to the fit (N_eq undefined); `extrapolated`: N_eq lies outside the ladder's range.", ""]
+    if figures.get("frontier"):
+        md += ["![parameter-loss frontier](frontier.png)", ""]
+
+    md += ["## Parameter allocation", ""]
+    md.append(_table(["model", "variant", "layers", "input", "body", "head", "total", "input share"],
+                     [[p["model"], p["variant"], p["layers"], _fmt(p["input"], ",d"), _fmt(p["body"], ",d"),
+                       "tied" if p["tied"] else _fmt(p["head"], ",d"), _fmt(p["total"], ",d"),
+                       f"{100 * p['input'] / p['total']:.1f}%" if p["total"] else "-"] for p in a["params"]]))
+    md.append("")
+    if figures.get("param_allocation"):
+        md += ["![parameter allocation](param_allocation.png)", ""]
+
+    md += ["## Perplexity by training-token frequency", ""]
+    if not a["frequency"]:
+        md += ["_No per-bucket losses in the results (rows need `buckets`; the sweep writes them)._", ""]
+    else:
+        b = a["frequency"][0].get("buckets") or {}
+        labels = [f"{lo:,}-{hi:,}" for lo, hi in zip(b.get("min_count", []), b.get("max_count", []))] or \
+            [str(i) for i in range(len(a["frequency"][0]["reduction"]))]
+        md += [f"Buckets by training count of the target token ({b.get('method', '?')} rule: "
+               f"{'equal shares of training occurrences' if b.get('method') == 'mass' else 'equal log-count bins'}), "
+               f"rarest first. Cells: perplexity reduction vs the baseline.", ""]
+        md.append(_table(["regime", "size", "seed", "model"] + labels,
+                         [[f["regime"], f["size"], f["seed"], f"{f['variant']} vs {f['baseline']}"] +
+                          [_pct(v) for v in f["reduction"]] for f in a["frequency"]]))
+        md.append("")
+        if figures.get("frequency_reduction"):
+            md += ["![reduction by frequency bucket](frequency_reduction.png)", ""]
+
+    md += ["## Sample efficiency", ""]
+    eff = a["efficiency"]
+    if not eff:
+        md += ["_No comparison pairs with metrics._", ""]
+    else:
+        md.append(_table(["regime", "size", "seed", "model", "baseline", "target loss", "baseline tokens",
+                          "model tokens", "factor"],
+                         [[e["regime"], e["size"], e["seed"], e["variant"], e["baseline"],
+                           _fmt(e.get("target_loss")), _fmt(e.get("reference_tokens"), ",.0f"),
+                           _fmt(e.get("tokens"), ",.0f", "not reached"),
+                           (f"{e['factor']:.2f}x fewer" if e.get("factor") else
+                            ("not reached" if "error" not in e else e["error"][:60]))] for e in eff]))
+        md += ["", "Tokens the model needs to reach the baseline's final validation loss (first crossing, linear "
+               "interpolation between validation points); factor = baseline tokens / model tokens.", ""]
+        if figures.get("gain_over_training"):
+            md += ["![gain over training](gain_over_training.png)", ""]
+
+    md += ["## Throughput", ""]
+    tp = [t for t in a["throughput"] if t["regime"] in ("iso_body", "isoparametric", "variants")]
+    if tp:
+        md.append(_table(["regime", "size", "seed", "variant", "tokens/s", "vs baseline", "hardware"],
+                         [[t["regime"], t["size"], t["seed"], t["variant"], _fmt(t["tokens_per_s"], ",.0f"),
+                           ("-" if t["slowdown"] is None else f"{100 * t['slowdown']:.0f}% slower"
+                            if t["slowdown"] >= 0 else f"{-100 * t['slowdown']:.0f}% faster")
+                           + (f" ({t['note']})" if t.get("note") else ""), t["hardware"]] for t in tp]))
+        md += ["", "Training throughput from each run's summary; runs share hardware only if the column says so. "
+               "For a side-by-side measurement in one process use `leviathan bench`.", ""]
+    return "\n".join(md) + "\n"

@@ -1,0 +1,374 @@
+"""Typed rows of a sweep's ``results.jsonl``, their one reader and writer, and the regime -> baseline map.
+
+    rows = read_results("runs/cpu")                  # [ResultRow], torn or blank lines skipped
+    rows[0].eval["val"].bpb, rows[0].params.total    # typed access
+    append_result("runs/cpu/results.jsonl", row)     # one atomic line per row
+
+A row is one finished run of a grid (``experiments.sweep.make_row``): who it is (name, regimes,
+variant, size, seed), its backbone and parameter groups (docs/DESIGN.md §5), its training summary,
+its evaluation per eval set (loss, perplexity, bits per byte; §7), its losses per training-frequency
+bucket, its validation curve, and where it ran. ``ResultRow.from_dict`` reads rows written by any
+earlier version: a missing key is None (or an empty list / dict), and a key it does not know is kept
+in ``extra`` and written back by ``to_dict``, so reading and rewriting a row loses nothing. Values
+are kept as written (an integer token count stays an integer), so numbers derived from old rows do
+not change.
+
+A row also reads as the mapping it is written as (``row["eval"]["val"]["loss"]``, ``dict(row)``),
+for code written against the plain-dict rows; code in this package uses the attributes.
+
+The comparison regimes and their baselines (docs/DESIGN.md §4) live here once: ``BASELINES`` maps a
+regime to the variant every other variant of a (size, seed) group is compared with, and
+``DEFAULT_LADDER`` is the dense variant of the scaling ladder when a grid names none.
+
+JSON cleaning (``json_safe``) is here too: every file the experiments write (rows, analysis.json,
+ablations.json, ``leviathan analyze --json``) is strict JSON, with non-finite floats as null.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import os
+from collections.abc import Iterable, Iterator, Mapping
+from dataclasses import dataclass, field, fields
+from pathlib import Path, PurePath
+from typing import Any
+
+import numpy as np
+
+from ..errors import UserError
+from ..train.metrics import read_jsonl
+
+RESULTS = "results.jsonl"
+
+# docs/DESIGN.md §4: the variant each regime's comparisons are made against
+BASELINES: dict[str, str] = {"iso_body": "dense_tied", "isoparametric": "dense_untied", "variants": "dense_untied"}
+COMPARISONS: tuple[tuple[str, str], ...] = tuple(BASELINES.items())  # (regime, baseline), in report order
+DEFAULT_LADDER = "dense_untied"  # the scaling ladder's variant when the grid's scaling experiment names none
+
+
+def baseline_of(regime: str | None) -> str:
+    """The baseline variant of a regime; a regime outside ``BASELINES`` compares with dense_tied (same backbone)."""
+    return BASELINES.get(regime or "", BASELINES["iso_body"])
+
+
+# --------------------------------------------------------------------------------------------
+# JSON
+
+
+def json_safe(o: Any) -> Any:
+    """``o`` as plain JSON values: non-finite floats -> None, numpy scalars and arrays -> numbers and lists,
+    tuples -> lists, paths -> strings, result dataclasses -> their dicts. Dict keys are kept as they are."""
+    if isinstance(o, (bool, np.bool_)):
+        return bool(o)
+    if isinstance(o, (int, np.integer)):
+        return int(o)
+    if isinstance(o, (float, np.floating)):
+        v = float(o)
+        return v if math.isfinite(v) else None
+    if isinstance(o, str) or o is None:
+        return o
+    if isinstance(o, (ResultRow, _Record)):
+        return json_safe(o.to_dict())
+    if isinstance(o, Mapping):
+        return {k: json_safe(v) for k, v in o.items()}
+    if isinstance(o, (list, tuple)):
+        return [json_safe(v) for v in o]
+    if isinstance(o, np.ndarray):
+        return json_safe(o.tolist())
+    if isinstance(o, PurePath):
+        return str(o)
+    return o
+
+
+def json_default(o: Any) -> Any:
+    """``json.dumps(..., default=json_default)`` hook for the types ``json_safe`` converts."""
+    out = json_safe(o)
+    if out is o:
+        raise TypeError(f"not JSON serialisable: {type(o).__name__}")
+    return out
+
+
+def dumps(o: Any, **kwargs) -> str:
+    """Strict JSON text of ``o`` (``json_safe`` first; NaN and infinity never reach the file)."""
+    return json.dumps(json_safe(o), allow_nan=False, **kwargs)
+
+
+# --------------------------------------------------------------------------------------------
+# the parts of a row
+
+
+class _Record:
+    """from_dict / to_dict for a flat record: known fields typed, unknown keys kept in ``extra``."""
+
+    extra: dict
+
+    @classmethod
+    def from_dict(cls, d: Mapping | _Record | None):
+        if d is None or isinstance(d, cls):
+            return d
+        if not isinstance(d, Mapping):
+            raise UserError(f"expected a mapping for {cls.__name__}, got {type(d).__name__}")
+        known = {f.name for f in fields(cls)} - {"extra"}
+        return cls(**{k: d[k] for k in known if k in d}, extra={k: v for k, v in d.items() if k not in known})
+
+    def to_dict(self) -> dict:
+        out = {f.name: getattr(self, f.name) for f in fields(self) if f.name != "extra"}
+        out.update(self.extra)
+        return out
+
+
+@dataclass
+class Params(_Record):
+    """Parameter count by group (``model.accounting``, docs/DESIGN.md §5); a tied head is counted in ``input``."""
+
+    input: int | None = None
+    body: int | None = None
+    head: int | None = None
+    total: int | None = None
+    tied: bool | None = None
+    extra: dict = field(default_factory=dict, repr=False)
+
+    KEYS = ("input", "body", "head", "total", "tied")
+
+
+@dataclass
+class EvalResult(_Record):
+    """One eval set: mean loss (nats per token), perplexity exp(loss), bits per byte, tokens scored."""
+
+    loss: float | None = None
+    ppl: float | None = None
+    bpb: float | None = None
+    tokens: int | None = None
+    extra: dict = field(default_factory=dict, repr=False)
+
+
+@dataclass
+class BucketResult(_Record):
+    """Losses of one eval set per training-frequency bucket, rarest first (``frequency.BucketLosses``).
+
+    ``buckets`` describes the buckets (``frequency.Buckets.as_dict``: method, min_count, max_count, ...).
+    """
+
+    loss: list = field(default_factory=list)
+    ppl: list | None = None
+    count: list | None = None
+    num_unseen_targets: int | None = None
+    overall_loss: float | None = None
+    buckets: dict = field(default_factory=dict)
+    extra: dict = field(default_factory=dict, repr=False)
+
+
+@dataclass
+class TrainingCurve(_Record):
+    """The validation curve and the logged gradient norms of a run, kept in its row so that a
+    results.jsonl alone (run folders are not committed) redraws the curves."""
+
+    tokens: list = field(default_factory=list)
+    val_loss: list = field(default_factory=list)
+    grad_tokens: list = field(default_factory=list)
+    grad_norm_input: list = field(default_factory=list)
+    grad_norm_head: list = field(default_factory=list)
+    extra: dict = field(default_factory=dict, repr=False)
+
+
+# --------------------------------------------------------------------------------------------
+# the row
+
+_NESTED = {"params", "eval", "buckets", "curve"}
+
+
+@dataclass
+class ResultRow(Mapping):
+    """One line of results.jsonl: a finished run of a grid with its training summary and evaluation."""
+
+    name: str
+    regime: str | None = None  # the first of ``regimes``
+    regimes: list[str] = field(default_factory=list)  # every comparison this run serves (docs/DESIGN.md §4)
+    variant: str | None = None
+    size: str | None = None
+    seed: int | None = None
+    data_seed: int | None = None
+    num_hidden_layers: int | None = None
+    hidden_size: int | None = None
+    intermediate_size: int | None = None
+    vocab_size: int | None = None
+    params: Params | None = None
+    target_total: int | None = None  # isoparametric: the baseline total this run matches
+    model: dict | None = None  # the run's ModelConfig fields
+    steps: int | None = None
+    tokens: int | None = None  # training tokens
+    wall_time_s: float | None = None
+    tokens_per_s: float | None = None
+    final_val_loss: float | None = None  # the training loop's last validation
+    final_val_ppl: float | None = None
+    eval: dict[str, EvalResult] = field(default_factory=dict)
+    buckets: dict[str, BucketResult] = field(default_factory=dict)
+    hardware: dict | str | None = None
+    run_dir: str | None = None
+    metrics: str | None = None  # the run's metrics.jsonl
+    curve: TrainingCurve | None = None
+    grid: str | None = None
+    created: str | None = None
+    notes: list[str] = field(default_factory=list)
+    extra: dict = field(default_factory=dict, repr=False)  # keys this version does not know, kept as read
+
+    # ---- reading and writing
+
+    @classmethod
+    def from_dict(cls, d: Mapping) -> ResultRow:
+        """A row from its JSON object, tolerant of rows written by earlier versions (see the module docstring)."""
+        if isinstance(d, ResultRow):
+            return d
+        if not isinstance(d, Mapping) or d.get("name") is None:
+            raise UserError(f"a results row is a JSON object with a name, got {str(d)[:80]!r}")
+        known = {f.name for f in fields(cls)} - {"extra"}
+        kw = {k: d[k] for k in known - _NESTED if k in d}
+        kw["regimes"] = list(d.get("regimes") or [])
+        kw["notes"] = list(d.get("notes") or [])
+        kw["params"] = Params.from_dict(d.get("params") or None)
+        kw["eval"] = {k: EvalResult.from_dict(v) for k, v in (d.get("eval") or {}).items() if v is not None}
+        kw["buckets"] = {k: BucketResult.from_dict(v) for k, v in (d.get("buckets") or {}).items() if v is not None}
+        kw["curve"] = TrainingCurve.from_dict(d.get("curve") or None)
+        return cls(**kw, extra={k: v for k, v in d.items() if k not in known})
+
+    def _value(self, key: str) -> Any:
+        v = getattr(self, key)
+        if key in ("params", "curve"):
+            return None if v is None else v.to_dict()
+        if key in ("eval", "buckets"):
+            return {k: e.to_dict() for k, e in v.items()}
+        if isinstance(v, (list, dict)):
+            return type(v)(v)
+        return v
+
+    def to_dict(self) -> dict:
+        """The row as written: every field (None where unknown), then the ``extra`` keys."""
+        out = {f.name: self._value(f.name) for f in fields(self) if f.name != "extra"}
+        out.update(self.extra)
+        return out
+
+    # ---- the mapping view (rows used to be plain dicts)
+
+    def __getitem__(self, key: str) -> Any:
+        if key in self.extra:
+            return self.extra[key]
+        if key != "extra" and key in _FIELD_NAMES:
+            return self._value(key)
+        raise KeyError(key)
+
+    def __iter__(self) -> Iterator[str]:
+        yield from (n for n in _FIELD_NAMES)
+        yield from self.extra
+
+    def __len__(self) -> int:
+        return len(_FIELD_NAMES) + len(self.extra)
+
+    # ---- typed questions the analyses ask
+
+    @property
+    def all_regimes(self) -> list[str | None]:
+        """``regimes``, or ``[regime]`` for a row that lists only its first regime."""
+        return list(self.regimes) or [self.regime]
+
+    def in_regime(self, regime: str) -> bool:
+        return regime in self.all_regimes
+
+    def loss(self, eval_set: str = "val") -> float | None:
+        """Loss on an eval set; for ``val`` the training loop's final validation loss when the set was not evaluated."""
+        ev = self.eval.get(eval_set)
+        if ev is not None and ev.loss is not None:
+            return float(ev.loss)
+        if eval_set == "val" and self.final_val_loss is not None:
+            return float(self.final_val_loss)
+        return None
+
+    def bpb(self, eval_set: str = "val") -> float | None:
+        ev = self.eval.get(eval_set)
+        return None if ev is None else ev.bpb
+
+    @property
+    def total_params(self) -> int | None:
+        return None if self.params is None else self.params.total
+
+    def hardware_key(self) -> str:
+        """Where the run's throughput was measured, as one string (runs compare fairly only when equal)."""
+        hw = self.hardware or {}
+        if isinstance(hw, str):
+            return hw
+        parts = [str(hw.get("device", "")), str(hw.get("cpu", "")), f"threads={hw.get('torch_threads', '')}"]
+        if hw.get("gpu"):
+            parts.append(str(hw["gpu"]))
+        return " / ".join(p for p in parts if p)
+
+
+_FIELD_NAMES = tuple(f.name for f in fields(ResultRow) if f.name != "extra")
+
+
+def as_rows(rows: Iterable[ResultRow | Mapping]) -> list[ResultRow]:
+    """Typed rows from rows or their dicts (every analysis accepts either)."""
+    return [ResultRow.from_dict(r) for r in rows]
+
+
+# --------------------------------------------------------------------------------------------
+# results.jsonl
+
+
+def read_results(path: str | os.PathLike) -> list[ResultRow]:
+    """Rows of a results.jsonl (a sweep dir or the file). Torn or blank lines, and lines without a name, are skipped."""
+    path = Path(path)
+    if path.is_dir():
+        path = path / RESULTS
+    if not path.is_file():
+        return []
+    return [ResultRow.from_dict(d) for d in read_jsonl(path) if isinstance(d, dict) and d.get("name") is not None]
+
+
+def load_results(path: str | os.PathLike) -> list[ResultRow]:
+    """Like ``read_results`` but a missing or empty file is an error naming the fix."""
+    rows = read_results(path)
+    if not rows:
+        raise UserError(f"no result rows in {str(path)!r}; pass a sweep output dir or its results.jsonl "
+                        f"(written by `leviathan sweep`)")
+    return rows
+
+
+def append_result(path: str | os.PathLike, row: ResultRow | Mapping) -> None:
+    """Append one row atomically: a single write of the whole line on an O_APPEND descriptor, then fsync.
+
+    A row given as a dict is written through ``ResultRow`` too, so every line has the same fields.
+    """
+    data = (dumps(ResultRow.from_dict(row).to_dict()) + "\n").encode()
+    fd = os.open(os.fspath(path), os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644)
+    try:
+        # a torn last line (crash mid-write) would glue onto this row: start on a fresh line
+        size = os.fstat(fd).st_size
+        if size:
+            with open(os.fspath(path), "rb") as f:
+                f.seek(size - 1)
+                if f.read(1) != b"\n":
+                    data = b"\n" + data
+        written = os.write(fd, data)
+        if written != len(data):  # pragma: no cover - regular files write fully
+            raise OSError(f"short write to {path}: {written} of {len(data)} bytes")
+        os.fsync(fd)
+    finally:
+        os.close(fd)
+
+
+# --------------------------------------------------------------------------------------------
+# comparison groups
+
+
+def comparison_groups(rows: Iterable[ResultRow | Mapping], regime: str) -> dict[tuple, dict[str, ResultRow]]:
+    """Rows of one regime grouped by (size, seed) -> {variant: row}, smallest models first, then seed."""
+    groups: dict[tuple, dict[str, ResultRow]] = {}
+    for r in as_rows(rows):
+        if r.in_regime(regime):
+            groups.setdefault((str(r.size), r.seed), {})[r.variant] = r
+
+    def order(kv):
+        totals = [r.total_params or 0 for r in kv[1].values()]
+        return (min(totals), str(kv[0][0]), str(kv[0][1]))
+
+    return dict(sorted(groups.items(), key=order))

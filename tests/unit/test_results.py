@@ -1,0 +1,84 @@
+"""Typed results rows: old rows load (missing keys -> None), unknown keys survive a rewrite, one regime map."""
+
+import json
+import math
+
+import numpy as np
+import pytest
+
+from leviathan.errors import UserError
+from leviathan.experiments.results import (BASELINES, COMPARISONS, EvalResult, Params, ResultRow, append_result,
+                                           baseline_of, comparison_groups, json_safe, read_results)
+
+OLD_ROW = {  # a row as an early sweep wrote it: no curve, no model, no regimes list, a key this version never knew
+    "name": "s-leviathan-s0", "regime": "iso_body", "variant": "leviathan", "size": "s", "seed": 0,
+    "params": {"input": 10, "body": 20, "head": 30, "total": 60, "tied": False},
+    "eval": {"val": {"loss": 2.0, "ppl": math.exp(2.0)}}, "tokens_per_s": 100, "final_val_loss": 2.1,
+    "hardware": "a string, as very old rows had", "legacy_field": {"kept": [1, 2]},
+}
+
+
+def test_an_old_row_loads_with_defaults_and_typed_access():
+    row = ResultRow.from_dict(OLD_ROW)
+    assert row.curve is None and row.model is None and row.regimes == [] and row.notes == []
+    assert row.all_regimes == ["iso_body"] and row.in_regime("iso_body") and not row.in_regime("scaling")
+    assert row.params == Params(input=10, body=20, head=30, total=60, tied=False)
+    assert row.eval["val"] == EvalResult(loss=2.0, ppl=math.exp(2.0))
+    assert row.loss("val") == 2.0 and row.bpb("val") is None and row.loss("wikitext2") is None
+    assert row.hardware_key() == "a string, as very old rows had"
+    assert isinstance(row.tokens_per_s, int)  # values stay as written
+    assert row.extra == {"legacy_field": {"kept": [1, 2]}}
+
+
+def test_val_loss_falls_back_to_the_training_loops_final_validation():
+    row = ResultRow.from_dict({**OLD_ROW, "eval": {}})
+    assert row.loss("val") == 2.1 and row.loss("ptb") is None
+
+
+def test_rewriting_a_row_loses_nothing(tmp_path):
+    path = tmp_path / "results.jsonl"
+    append_result(path, OLD_ROW)
+    (row,) = read_results(tmp_path)
+    written = json.loads(path.read_text())
+    for key, value in OLD_ROW.items():
+        if key == "eval":  # eval entries gain their missing fields as null
+            assert written[key]["val"] == {"loss": 2.0, "ppl": math.exp(2.0), "bpb": None, "tokens": None}
+        else:
+            assert written[key] == value, key
+    assert written["curve"] is None and written["regimes"] == []
+    append_result(path, row)  # read and written again: the same line
+    first, second = path.read_text().splitlines()
+    assert first == second
+
+
+def test_the_mapping_view_reads_like_the_dict_rows():
+    row = ResultRow.from_dict(OLD_ROW)
+    assert row["eval"]["val"]["loss"] == 2.0 and row["params"]["total"] == 60
+    assert row["legacy_field"] == {"kept": [1, 2]} and row.get("missing", "default") == "default"
+    assert "name" in row and "curve" in row and "missing" not in row
+    assert dict(row) == row.to_dict()
+    with pytest.raises(KeyError):
+        row["missing"]
+    with pytest.raises(UserError, match="name"):
+        ResultRow.from_dict({"variant": "leviathan"})
+
+
+def test_json_safe_makes_strict_json():
+    data = json_safe({"a": float("nan"), "b": np.float32(1.5), "c": np.arange(2), "d": (1, np.int64(2)),
+                      "e": [float("inf")], "row": ResultRow(name="x")})
+    assert data["a"] is None and data["b"] == 1.5 and data["c"] == [0, 1] and data["d"] == [1, 2]
+    assert data["e"] == [None] and data["row"]["name"] == "x"
+    json.dumps(data, allow_nan=False)
+
+
+def test_one_regime_map():
+    assert dict(COMPARISONS) == BASELINES == {"iso_body": "dense_tied", "isoparametric": "dense_untied",
+                                              "variants": "dense_untied"}
+    assert baseline_of("isoparametric") == "dense_untied" and baseline_of("an-ablation-label") == "dense_tied"
+    rows = [{**OLD_ROW, "name": f"{size}-{variant}-s{seed}", "variant": variant, "size": size, "seed": seed,
+             "params": {"total": total}}
+            for size, total in (("m", 200), ("s", 100)) for variant in ("dense_tied", "leviathan") for seed in (1, 0)]
+    groups = comparison_groups(rows, "iso_body")
+    assert list(groups) == [("s", 0), ("s", 1), ("m", 0), ("m", 1)]  # smallest models first, then seed
+    assert set(groups[("s", 0)]) == {"dense_tied", "leviathan"}
+    assert comparison_groups(rows, "isoparametric") == {}
