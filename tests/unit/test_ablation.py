@@ -48,6 +48,7 @@ def sweeps(tmp_path):
             grads=[0.5, 0.3, 0.1]),
         row("w-lev", "ablate-large", "w", "leviathan", 16, 2, [3.0, 2.0, 1.0, 0.5], 0.5),  # no dense pair: left out
         row("d-lev-s1", "ablate-large", "d", "leviathan", 8, 2, [3.0], 3.0, seed=1),  # no seed-1 dense: left out
+        row("d-untied", "ablate-large", "d", "dense_untied", 8, 2, [3.9, 2.9, 1.95, 1.45], 1.45),  # a control arm
     ])
     return a, b
 
@@ -56,7 +57,8 @@ def test_pairs_by_backbone_and_seed(sweeps):
     _, b = sweeps
     rows = [json.loads(line) for line in (b / "results.jsonl").read_text().splitlines()]
     arms = pair_arms(rows, {"name": "ablate-large"})
-    assert [(a.lev["name"], a.dense["name"]) for a in arms] == [("d-lev", "d-dense")]
+    assert [(a.lev["name"], a.dense["name"]) for a in arms] == [("d-lev", "d-dense"), ("d-untied", "d-dense")]
+    assert [a.label for a in arms] == ["large/d", "large/d (dense_untied)"]
     t, gap, dense = arms[0].gap_curve()
     assert t.tolist() == [100, 200, 300, 400]
     np.testing.assert_allclose(gap, [-0.5, -0.2, -0.1, -0.1])
@@ -72,7 +74,9 @@ def test_summaries_and_vocabulary_factor(sweeps):
     a, b = sweeps
     result = collect([a, b])
     by = {s["label"]: s for s in result["arms"]}
-    assert set(by) == {"small/d", "large/d"}
+    assert set(by) == {"small/d", "large/d", "large/d (dense_untied)"}
+    assert by["large/d (dense_untied)"]["gap_at"][1.0] == pytest.approx(-0.05)
+    assert by["large/d (dense_untied)"]["generator"] == {}
     small, large = by["small/d"], by["large/d"]
     assert small["gap_at"][1.0] == pytest.approx(0.1) and small["gap_at"][0.25] == pytest.approx(-0.5)
     assert small["plateau"] == pytest.approx(-(0.5 * math.log(0.5) + 0.5 * math.log(0.25)))
@@ -93,7 +97,7 @@ def test_report_files_and_cli(sweeps, tmp_path, capsys):
     assert "| small/d | 100 | 8 x 2 | 8, 2, 4, 2 |" in md and "+0.100 |" in md and "-0.100 |" in md
     assert "### vocabulary (d)" in md and (out / "gap_vocabulary__d.png").stat().st_size > 1000
     saved = json.loads((out / "ablations.json").read_text())
-    assert len(saved["arms"]) == 2
+    assert len(saved["arms"]) == 3
     assert main(["report", str(a), str(b), "--out", str(out)]) == 2  # several sweeps only with --ablation
     assert "--ablation" in capsys.readouterr().err
     with pytest.raises(Exception, match="dense_tied pair"):

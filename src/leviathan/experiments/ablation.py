@@ -57,7 +57,8 @@ class Arm:
 
     @property
     def label(self) -> str:
-        return f"{self.grid.removeprefix('ablate-')}/{self.size}"
+        suffix = "" if self.lev.variant == ARM else f" ({self.lev.variant})"
+        return f"{self.grid.removeprefix('ablate-')}/{self.size}{suffix}"
 
     def gap_curve(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """(tokens, leviathan - dense validation loss, dense loss) at the validation points both runs have."""
@@ -84,7 +85,8 @@ def load_sweep(path: str | Path) -> tuple[list[ResultRow], dict]:
 
 
 def pair_arms(rows: Iterable[ResultRow | Mapping], grid: dict) -> list[Arm]:
-    """Each leviathan row with the dense_tied row of the same grid, width, depth and seed.
+    """Each leviathan row (and any other non-dense_tied row, e.g. a dense_untied control that separates the
+    untied head from the generator) with the dense_tied row of the same grid, width, depth and seed.
 
     ``grid`` is the sweep's grid.json (``runs`` give a row without ``model`` its model fields) with
     ``size_runs``: the run-config overrides of each size.
@@ -95,7 +97,7 @@ def pair_arms(rows: Iterable[ResultRow | Mapping], grid: dict) -> list[Arm]:
     dense = {(r.hidden_size, r.num_hidden_layers, r.seed): r for r in rows if r.variant == DENSE}
     arms = []
     for r in rows:
-        if r.variant != ARM:
+        if r.variant == DENSE:
             continue
         d = dense.get((r.hidden_size, r.num_hidden_layers, r.seed))
         if d is None:
@@ -136,8 +138,9 @@ def summarize(arm: Arm, plateau: float | None) -> dict:
     t, gap, dense_loss = arm.gap_curve()
     lev, dense = arm.lev, arm.dense
     out = {"label": arm.label, "grid": arm.grid, "size": arm.size, "seed": arm.seed,
-           "vocab": lev.vocab_size, "width": lev.hidden_size, "layers": lev.num_hidden_layers,
-           "generator": {k.removeprefix("generator_"): v for k, v in arm.model.items() if k.startswith("generator_")},
+           "variant": lev.variant, "vocab": lev.vocab_size, "width": lev.hidden_size, "layers": lev.num_hidden_layers,
+           "generator": ({k.removeprefix("generator_"): v for k, v in arm.model.items()
+                          if k.startswith("generator_")} if lev.variant == ARM else {}),
            "overrides": arm.overrides,
            "params": {"leviathan": lev.params and lev.params.to_dict(),
                       "dense": dense.params and dense.params.to_dict()},
@@ -195,14 +198,21 @@ def collect(paths: list[str | Path]) -> dict:
             s = summarize(arm, plateau)
             summaries.append(s)
         for factor, sizes_of_factor in (raw.get("ablations") or {}).items():
-            factors.setdefault(factor, []).extend(f"{name.removeprefix('ablate-')}/{s}" for s in sizes_of_factor)
+            factors.setdefault(factor, []).extend(_factor_label(name, entry) for entry in sizes_of_factor)
     by_size: dict[str, list[str]] = {}
     for s in summaries:
-        by_size.setdefault(s["size"], []).append(s["label"])
+        if s["variant"] == ARM:
+            by_size.setdefault(s["size"], []).append(s["label"])
     for size, labels in by_size.items():  # the same size in several grids: the vocabulary ablation
         if len({lab.split("/")[0] for lab in labels}) > 1:
             factors[f"vocabulary ({size})"] = sorted(labels, key=lambda lab: _vocab_of(summaries, lab))
     return {"arms": summaries, "factors": factors}
+
+
+def _factor_label(grid_name: str, entry: str) -> str:
+    """An ``ablations:`` entry, ``SIZE`` (its leviathan run) or ``SIZE:VARIANT``, as an arm label."""
+    size, _, variant = str(entry).partition(":")
+    return f"{grid_name.removeprefix('ablate-')}/{size}" + (f" ({variant})" if variant and variant != ARM else "")
 
 
 def _flat_run(size_spec: dict) -> list[str]:
@@ -236,7 +246,7 @@ def fig_gap(summaries: list[dict], labels: list[str], title: str, path: Path) ->
         return False
     ax.axhline(0.0, color="black", lw=0.8)
     ax.set_xlabel("training tokens (M)")
-    ax.set_ylabel("val loss: leviathan - dense_tied (nats)")
+    ax.set_ylabel("val loss: arm - dense_tied (nats)")
     ax.set_title(f"{title}: < 0 means leviathan is better\n(dotted: dense model 0.5 nats below the unigram entropy)",
                  fontsize=9)
     ax.legend(fontsize=7)
@@ -253,7 +263,8 @@ def markdown(result: dict, figures: dict[str, str], command: str) -> str:
     md = ["# Ablations: leviathan vs dense-tied, one factor at a time", "",
           f"Produced by `{command}` from the sweeps' `results.jsonl`. Each leviathan run is paired with the "
           "dense_tied run of the same grid (vocabulary), width, depth and seed: same tokens, same order. "
-          "Gap = leviathan minus dense validation loss in nats (negative: leviathan better). One seed per arm: "
+          "Gap = the arm's (leviathan's, unless the arm names another variant) minus dense_tied's validation loss "
+          "in nats (negative: the arm is better). One seed per arm: "
           "directions, not intervals (the seeded grid gives those).", ""]
     md += ["## Final numbers", "",
            "| arm | V | D x L | generator (d_s, M, kappa, r) | change | tokens | gap @25% | @50% | @75% | end | "
