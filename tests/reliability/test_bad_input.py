@@ -8,6 +8,7 @@ last good checkpoint untouched and resumable.
 
 from __future__ import annotations
 
+import contextlib
 import errno
 import json
 import os
@@ -18,13 +19,15 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from torch.nn.modules.module import register_module_forward_hook
 
 from leviathan.cli import main
+from leviathan.model.llama import CausalLM
 from leviathan.train import checkpoint as ckpt
-from leviathan.train import loop
 
 sys.path.insert(0, str(Path(__file__).parent))
 from reliability_support import one_error, run_overrides, tree_hashes, write_corpus  # noqa: E402
+from test_train import DIVERGE  # noqa: E402  (reliability_support puts tests/integration on the path)
 
 pytestmark = [pytest.mark.reliability, pytest.mark.usefixtures("single_thread")]
 
@@ -348,22 +351,28 @@ def test_disk_full_during_a_checkpoint_write(capsys, data, run_copy, monkeypatch
 
 
 # ---- stops: divergence, SIGTERM, Ctrl-C ---------------------------------------------------------
-def _on_micro_step(monkeypatch, n: int, action) -> None:
-    """Run ``action()`` on the ``n``-th micro step's forward (2 micro steps per optimizer step)."""
-    real, calls = loop._forward_loss, {"n": 0}
+@contextlib.contextmanager
+def on_micro_step(n: int, action):
+    """Run ``action()`` during this process's ``n``-th training forward of the model (2 micro steps per optimizer
+    step), through torch's global module forward hook."""
+    calls = {"n": 0}
 
-    def forward(model, x, y):
-        calls["n"] += 1
-        loss = real(model, x, y)
-        return action(loss) if calls["n"] == n else loss
+    def hook(module, args, output):
+        if isinstance(module, CausalLM) and module.training:
+            calls["n"] += 1
+            if calls["n"] == n:
+                action()
 
-    monkeypatch.setattr(loop, "_forward_loss", forward)
+    handle = register_module_forward_hook(hook)
+    try:
+        yield
+    finally:
+        handle.remove()
 
 
-def test_non_finite_loss_keeps_the_last_good_checkpoint(capsys, data, run_copy, monkeypatch):
-    _on_micro_step(monkeypatch, 3, lambda loss: loss * float("nan"))  # step 6 of a run resumed at 4
+def test_non_finite_loss_keeps_the_last_good_checkpoint(capsys, data, run_copy):
     before = tree_hashes(run_copy / "checkpoints")
-    line = fails(capsys, *resume(run_copy, data, max_steps=8))
+    line = fails(capsys, *resume(run_copy, data, max_steps=8, **DIVERGE))  # step 5 explodes the weights, 6 is NaN
     assert line.startswith("error: training diverged at step 6: loss is nan at lr ")
     assert f"the last good checkpoint is {run_copy / 'checkpoints' / 'step-00000004'}" in line
     assert "Try a lower learning rate, for example optim.lr=" in line and "continue with --resume auto" in line
@@ -379,14 +388,10 @@ def train_steps(run: Path) -> list[int]:
     (signal.SIGTERM, 0, "SIGTERM received: finishing this step, saving a checkpoint, then stopping (exit status 0)"),
     (signal.SIGINT, 130, "interrupted"),
 ], ids=["SIGTERM", "Ctrl-C"])
-def test_signal_saves_and_leaves_earlier_checkpoints_alone(capsys, data, run_copy, monkeypatch, sig, code, last_line):
-    def send(loss):
-        os.kill(os.getpid(), sig)
-        return loss
-
-    _on_micro_step(monkeypatch, 3, send)
+def test_signal_saves_and_leaves_earlier_checkpoints_alone(capsys, data, run_copy, sig, code, last_line):
     before = tree_hashes(run_copy / "checkpoints")
-    assert main(resume(run_copy, data, max_steps=8, checkpoint_interval=0)) == code
+    with on_micro_step(3, lambda: os.kill(os.getpid(), sig)):  # during step 6 of the run resumed at 4
+        assert main(resume(run_copy, data, max_steps=8, checkpoint_interval=0)) == code
     err = capsys.readouterr().err
     assert "Traceback" not in err and err.strip().splitlines()[-1] == last_line
     assert f"{signal.Signals(sig).name} received: finishing this step, saving a checkpoint, then stopping" in err
@@ -398,7 +403,6 @@ def test_signal_saves_and_leaves_earlier_checkpoints_alone(capsys, data, run_cop
 
 
 def test_second_ctrl_c_during_the_checkpoint_write(capsys, data, run_copy, monkeypatch):
-    _on_micro_step(monkeypatch, 3, lambda loss: os.kill(os.getpid(), signal.SIGINT) or loss)
     real = ckpt.save_file
 
     def impatient(tensors, path, *args, **kwargs):  # the user presses Ctrl-C again while it saves
@@ -407,7 +411,8 @@ def test_second_ctrl_c_during_the_checkpoint_write(capsys, data, run_copy, monke
 
     monkeypatch.setattr(ckpt, "save_file", impatient)
     before = tree_hashes(run_copy / "checkpoints")
-    assert main(resume(run_copy, data, max_steps=8, checkpoint_interval=0)) == 130
+    with on_micro_step(3, lambda: os.kill(os.getpid(), signal.SIGINT)):  # during step 6
+        assert main(resume(run_copy, data, max_steps=8, checkpoint_interval=0)) == 130
     assert capsys.readouterr().err.strip().splitlines()[-1] == "interrupted"
     assert tree_hashes(run_copy / "checkpoints") == before  # no half-written step-6, no .tmp-* left
     assert ckpt.latest_checkpoint(run_copy).name == "step-00000004"

@@ -5,8 +5,10 @@
     summary = train(cfg, "runs/tiny", resume="auto")
 
 Modules: ``config`` (RunConfig), ``optim`` (parameter groups, AdamW), ``schedule`` (warmup + cosine),
-``loop`` (train), ``checkpoint`` (step folders, load_model), ``distributed`` (torchrun, DDP, FSDP2),
-``metrics`` (metrics.jsonl, TensorBoard, versions.json).
+``loop`` (train: the run from top to bottom), ``step`` (train_step: one optimizer step), ``state``
+(TrainState; saving and restoring a training state, FSDP included), ``checkpoint`` (the step-folder
+format, load_model), ``distributed`` (torchrun, DDP, FSDP2), ``metrics`` (metrics.jsonl, TensorBoard,
+versions.json).
 """
 
 from .checkpoint import load_model

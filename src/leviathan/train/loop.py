@@ -1,16 +1,20 @@
-"""The training loop: ``train(cfg, run_dir, resume=None) -> summary``.
+"""The training loop: ``train(cfg, run_dir, resume=None) -> summary`` (docs/DESIGN.md §6).
 
-One optimizer step = ``grad_accum`` micro steps of ``micro_batch_size`` sequences on each of
-``world_size`` ranks = ``cfg.batch_tokens`` tokens. Per step: set the scheduled lr, accumulate
-gradients (loss / grad_accum; DDP/FSDP sync only on the last micro step), average the loss over
-micro steps and ranks, clip the gradient norm, check that loss and norm are finite, step AdamW.
+``_train`` reads top to bottom: check the inputs, find the checkpoint to resume from, build the model,
+optimizer and data, write the run folder, then one ``train_step`` (train/step.py) per optimizer step,
+each followed by its metrics row, validation, checkpoint and stop check, and finally the summary.
+The state that advances is a ``TrainState`` (train/state.py, which also saves and restores it).
 
 Run folder (rank 0 writes everything):
     config.yaml      the resolved RunConfig (model with every default explicit, vocab from the data)
     versions.json    python, torch, transformers, leviathan, git revision, device, hostname, tokenizer
     params.json      parameter counts by group (input, body, head, total), also printed at start
     metrics.jsonl    train and validation rows (see metrics.py); tensorboard/ the same as scalars
+    summary.json     what ``train`` returns
     checkpoints/step-XXXXXXXX/  see checkpoint.py
+
+Validation scores the first ``eval_tokens`` predictions of the data's val split
+(``eval.stream.EvalStream``) every ``eval_interval`` steps and at the last step.
 
 Stopping:
 - SIGTERM (schedulers, ``kill``) and SIGINT (Ctrl-C) set a flag; at the end of the current step all
@@ -18,7 +22,8 @@ Stopping:
   or raises KeyboardInterrupt (SIGINT; the CLI exits 130). A second Ctrl-C interrupts at once.
 - A non-finite loss or gradient norm raises ``NonFiniteLossError`` before the optimizer applies the
   step, naming the step and suggesting a lower lr. Nothing is saved: the last checkpoint on disk is
-  the last good state, and ``--resume auto`` with a lower ``optim.lr`` continues from it.
+  the last good state (a periodic checkpoint is written only once the next step found its weights
+  finite), and ``--resume auto`` with a lower ``optim.lr`` continues from it.
 
 Exact resume: weights, AdamW state, step, token count, data loader position and RNG states are
 restored, and the lr is a function of the step, so N steps + resume + N steps equals 2N steps
@@ -27,9 +32,7 @@ bit for bit on CPU (tests/integration/test_resume.py).
 
 from __future__ import annotations
 
-import contextlib
 import functools
-import json
 import math
 import os
 import random
@@ -43,7 +46,7 @@ from pathlib import Path
 import numpy as np
 import torch
 
-from ..config import atomic_write_json, atomic_write_text, dump_yaml, to_dict
+from ..config import atomic_write_json, atomic_write_text, dump_yaml
 from ..errors import UserError
 from ..model.accounting import count_model
 from ..model.llama import CausalLM
@@ -51,14 +54,310 @@ from . import checkpoint as ckpt
 from . import distributed as D
 from .config import RunConfig, check_vocab, data_meta
 from .metrics import MetricsLogger, collect_versions
-from .optim import build_optimizer, group_weight_decay
-from .schedule import lr_at, set_lr
+from .optim import build_optimizer
+from .schedule import lr_at
+from .state import Checkpointer, TrainState, load_resume, restore
+from .step import NonFiniteLossError, TrainParts, autocast_dtype, train_step
+
+__all__ = ["train", "NonFiniteLossError"]
 
 
-class NonFiniteLossError(UserError):
-    """Training diverged: the loss (or gradient norm) is NaN or infinite."""
+def train(cfg: RunConfig, run_dir: str | os.PathLike, resume: str | None = None, *, quiet: bool = False) -> dict:
+    """Train ``cfg`` into ``run_dir``; ``resume`` is None (fresh), ``"auto"`` or a checkpoint path.
+
+    Returns the summary ``{"run_dir", "steps", "tokens", "wall_time_s", "train_time_s", "tokens_per_s",
+    "compile_s", "final_val_loss", "final_val_ppl", "final_val_bpb", "params", "metrics", "checkpoint",
+    "stopped"}``. Under torchrun every rank calls this; the process group is created here if needed and
+    destroyed on return.
+    """
+    device = D.resolve_device(cfg.device)
+    owns_group = not (torch.distributed.is_available() and torch.distributed.is_initialized())
+    info = D.init_distributed(device)
+    try:
+        return _train(cfg, Path(run_dir), resume, device, info, quiet)
+    finally:
+        if owns_group:
+            D.shutdown(info)
 
 
+def _train(cfg: RunConfig, run_dir: Path, resume: str | None, device: torch.device, info: D.DistInfo,
+           quiet: bool) -> dict:
+    from ..eval.stream import EvalStream
+
+    t_start = time.time()
+    out = _Console(info.is_main and not quiet)
+    meta = _check_inputs(cfg, run_dir, info)
+    resume_path, loaded = load_resume(cfg, run_dir, resume)
+    if resume == "auto" and resume_path is None:
+        out.say(f"no checkpoint in {run_dir}; starting from step 0")
+
+    model, counts, optimizer, loader = _build(cfg, device, info)
+    val = EvalStream.from_split(cfg.data.path, "val", cfg.eval_tokens)
+    state = restore(model, optimizer, loader, loaded, cfg, info) if loaded is not None else TrainState()
+    if loaded is not None:
+        out.say(f"resumed from {resume_path} at step {state.step} ({state.tokens:,} tokens)")
+    parts = _train_parts(cfg, model, optimizer, loader, device, info)
+    saver = Checkpointer(run_dir, model, optimizer, loader, cfg, info, dump_yaml(cfg.resolved()),
+                         _data_tokenizer(cfg.data.path) if info.is_main else None, meta.get("tokenizer"),
+                         last_saved=state.step if loaded is not None else None)
+    _write_run_folder(run_dir, saver, device, counts)
+    out.start(_describe(cfg, device, info, counts, parts), cfg.total_steps, state.step)
+    metrics = MetricsLogger(run_dir, enabled=info.is_main, resume_step=state.step if loaded is not None else None)
+
+    speed, stopped = _Speed(), None
+    model.train()
+    try:
+        with _StopFlag() as flag:
+            while state.step < cfg.total_steps:
+                lr = lr_at(state.step, cfg.optim.lr, cfg.schedule.warmup_steps, cfg.total_steps,
+                           cfg.optim.lr * cfg.schedule.min_lr_ratio)
+                logged = _logged_step(state.step + 1, cfg)
+                t0 = time.perf_counter()
+                result = train_step(parts, cfg, info, lr, group_norms=logged, before_update=saver.write_pending)
+                if not result.finite:
+                    raise NonFiniteLossError(_divergence_message(state.step + 1, result.loss, result.grad_norm, lr,
+                                                                 cfg, run_dir))
+                dt = time.perf_counter() - t0
+                state.step += 1
+                state.tokens += cfg.batch_tokens
+                state.train_time_s += dt
+                if speed.add(dt, cfg.batch_tokens, compiled=cfg.compile):
+                    out.note(f"torch.compile: the first step took {dt:.1f} s, compilation included")
+                out.progress(result.loss, speed.tokens_per_s)
+                if logged:
+                    metrics.log({"step": state.step, "tokens": state.tokens, "train_loss": result.loss, "lr": lr,
+                                 "tokens_per_s": speed.tokens_per_s, "time_s": state.train_time_s,
+                                 "grad_norm": result.grad_norm, **result.group_norms, **speed.compile_row()})
+                    out.line(f"step {state.step}/{cfg.total_steps}: loss {result.loss:.4f}, lr {lr:.3g}, "
+                             f"{speed.tokens_per_s:,.0f} tok/s")
+                    speed.new_interval()
+                if state.step == cfg.total_steps or (cfg.eval_interval and state.step % cfg.eval_interval == 0):
+                    state.last_eval = _validate(model, val, cfg, parts.amp_dtype)
+                    metrics.log({"step": state.step, "tokens": state.tokens, **state.last_eval, "split": "val"})
+                    out.note(_eval_line(state))
+                if state.step == cfg.total_steps:
+                    if not math.isfinite(state.last_eval["val_loss"]):
+                        raise NonFiniteLossError(_divergence_message(state.step, state.last_eval["val_loss"], 0.0, lr,
+                                                                     cfg, run_dir, what="validation loss"))
+                    saver.save_now(state)  # the end: verified by the final evaluation instead
+                elif cfg.checkpoint_interval and state.step % cfg.checkpoint_interval == 0:
+                    saver.keep(state)  # written during the next step, once these weights gave a finite loss
+                if D.any_rank(flag.signum is not None, info, device):
+                    stopped = signal.Signals(flag.signum).name if flag.signum is not None else "SIGTERM"
+                    saver.save_now(state)
+                    out.say(f"stopped by {stopped} at step {state.step}; checkpoint saved, continue with --resume auto")
+                    break
+            if stopped == "SIGINT":
+                raise KeyboardInterrupt
+    finally:
+        out.close()
+        metrics.close()
+
+    if state.last_eval is None and stopped is None:  # resumed a finished run: report its validation numbers
+        state.last_eval = _validate(model, val, cfg, parts.amp_dtype)
+    return _write_summary(run_dir, state, speed, time.time() - t_start, counts, stopped, info)
+
+
+# ---- building ---------------------------------------------------------------------------------
+def _check_inputs(cfg: RunConfig, run_dir: Path, info: D.DistInfo) -> dict:
+    """The data folder's meta.json, after checking it exists, fits the model's vocabulary, and that the run
+    folder can be written (rank 0)."""
+    meta = data_meta(cfg.data.path)
+    if meta is None:
+        raise UserError(f"data.path {cfg.data.path!r} is not a prepared data folder (no meta.json); "
+                        f"create it with `leviathan prepare` or point data.path at one")
+    check_vocab(cfg, meta)
+    if info.is_main:
+        _check_run_dir(run_dir)
+    return meta
+
+
+def _build(cfg: RunConfig, device: torch.device, info: D.DistInfo):
+    """(model, parameter counts, optimizer, training batches), the model sharded under FSDP before the optimizer
+    sees its parameters. The model is built on the CPU from the seed, so it is identical on every rank and device."""
+    from ..data.loader import BatchLoader, TokenDataset
+
+    random.seed(cfg.seed)
+    np.random.seed(cfg.seed % 2**32)
+    torch.manual_seed(cfg.seed)
+    model = CausalLM(cfg.model)
+    counts = count_model(model)
+    model.to(device)
+    if cfg.parallel == "fsdp" and info.enabled:
+        D.apply_fsdp(model)
+    optimizer = build_optimizer(model, cfg.optim, device.type)
+    loader = BatchLoader(TokenDataset(cfg.data.path, "train"), cfg.data.seq_len, cfg.micro_batch_size, seed=cfg.seed,
+                         rank=info.rank, world_size=info.world_size, shuffle=cfg.data.shuffle,
+                         shuffle_buffer=cfg.data.shuffle_buffer)
+    return model, counts, optimizer, loader
+
+
+def _train_parts(cfg: RunConfig, model: torch.nn.Module, optimizer, loader, device: torch.device,
+                 info: D.DistInfo) -> TrainParts:
+    """Wrap the (restored) model for training: DDP when distributed, torch.compile when asked, and the loss path."""
+    train_model: torch.nn.Module = model
+    if cfg.parallel == "ddp" and info.enabled:
+        train_model = D.wrap_ddp(model, device)
+    if cfg.compile:
+        train_model = torch.compile(train_model)
+    # chunked_loss: the head is scored over chunks of positions, the (tokens x V) logits never exist
+    step_model = functools.partial(train_model, return_logits=not cfg.chunked_loss)
+    return TrainParts(model, train_model, step_model, optimizer, loader, device, cfg.grad_accum_steps(info.world_size),
+                      autocast_dtype(cfg, device))
+
+
+def _write_run_folder(run_dir: Path, saver: Checkpointer, device: torch.device, counts) -> None:
+    """config.yaml, versions.json, params.json (rank 0), after removing the leftovers of a crashed save."""
+    info = saver.info
+    if info.is_main:
+        run_dir.mkdir(parents=True, exist_ok=True)
+        ckpt.clean_partial(run_dir)
+        atomic_write_text(run_dir / "config.yaml", saver.config_text)
+        atomic_write_json(run_dir / "versions.json", collect_versions(device, saver.tokenizer_name, info.world_size))
+        atomic_write_json(run_dir / "params.json", counts.as_dict())
+    D.barrier(info)
+
+
+def _describe(cfg: RunConfig, device: torch.device, info: D.DistInfo, counts, parts: TrainParts) -> list[str]:
+    """The lines printed at the start: device and parameters, batch geometry, a schedule warning."""
+    amp = "fp32" if parts.amp_dtype is None else str(parts.amp_dtype).removeprefix("torch.") + " autocast"
+    head = "tied" if counts.tied else f"{counts.head:,}"
+    lines = [f"device {device} x{info.world_size} ({amp}), {cfg.model.embedding} model: params input "
+             f"{counts.input:,} | body {counts.body:,} | head {head} | total {counts.total:,}",
+             f"{cfg.total_steps} steps x {cfg.batch_tokens:,} tokens (micro batch {cfg.micro_batch_size} x "
+             f"{cfg.data.seq_len}, grad accumulation {parts.accum}, world {info.world_size})"]
+    if cfg.schedule.warmup_steps >= cfg.total_steps:
+        lines.append(f"note: schedule.warmup_steps={cfg.schedule.warmup_steps} >= {cfg.total_steps} steps: the "
+                     f"learning rate never decays; lower schedule.warmup_steps for a cosine phase")
+    return lines
+
+
+# ---- each step ------------------------------------------------------------------------------------
+def _logged_step(step: int, cfg: RunConfig) -> bool:
+    """Whether optimizer step ``step`` (1-based) writes a metrics row: every log_interval, the first and the last."""
+    return step % cfg.log_interval == 0 or step == cfg.total_steps or step == 1
+
+
+def _validate(model: torch.nn.Module, val, cfg: RunConfig, amp_dtype: torch.dtype | None) -> dict:
+    """``{"val_loss", "val_ppl", "val_bpb"}`` of the validation stream (``eval.perplexity.evaluate``)."""
+    from ..eval.perplexity import evaluate
+
+    result = evaluate(model, val.tokens, cfg.data.seq_len, cfg.eval_batch_size or cfg.micro_batch_size,
+                      num_bytes=val.num_bytes, dtype=amp_dtype)
+    return {"val_loss": result["loss"], "val_ppl": result["ppl"], "val_bpb": result["bpb"]}
+
+
+def _eval_line(state: TrainState) -> str:
+    v = state.last_eval
+    return (f"step {state.step}: val loss {v['val_loss']:.4f}, ppl {v['val_ppl']:.2f}"
+            + (f", bpb {v['val_bpb']:.4f}" if v["val_bpb"] else ""))
+
+
+class _Speed:
+    """This session's training time and tokens, the tokens/s since the last logged step, and ``compile_s``:
+    the first step of the session under torch.compile (compilation included), logged once."""
+
+    def __init__(self):
+        self.time, self.tokens = 0.0, 0
+        self._interval_time, self._interval_tokens = 0.0, 0
+        self.compile_s: float | None = None
+        self._compile_logged = False
+
+    def add(self, dt: float, tokens: int, compiled: bool) -> bool:
+        """Count a step; True when it was this session's first under torch.compile (``compile_s`` set)."""
+        first = self.tokens == 0
+        self.time += dt
+        self.tokens += tokens
+        self._interval_time += dt
+        self._interval_tokens += tokens
+        if compiled and first:  # this session's first step compiled the model
+            self.compile_s = dt
+        return compiled and first
+
+    @property
+    def tokens_per_s(self) -> float:
+        return self._interval_tokens / max(self._interval_time, 1e-9)
+
+    def compile_row(self) -> dict:
+        """``{"compile_s": ...}`` for the first metrics row after the compiled step, else ``{}``."""
+        if self.compile_s is None or self._compile_logged:
+            return {}
+        self._compile_logged = True
+        return {"compile_s": self.compile_s}
+
+    def new_interval(self) -> None:
+        self._interval_time, self._interval_tokens = 0.0, 0
+
+
+class _Console:
+    """Progress on stderr (rank 0, unless quiet): a tqdm bar on a terminal, one line per logged step in a log file."""
+
+    def __init__(self, enabled: bool):
+        self.enabled = enabled
+        self.interactive = enabled and sys.stderr.isatty()
+        self.bar = None
+
+    def say(self, msg: str) -> None:
+        if self.enabled:
+            print(msg, file=sys.stderr, flush=True)
+
+    def note(self, msg: str) -> None:
+        """A line that must not break the progress bar."""
+        if self.interactive and self.bar is not None:
+            self.bar.write(msg, file=sys.stderr)
+        else:
+            self.say(msg)
+
+    def line(self, msg: str) -> None:
+        """A per-step line, for log files only (the bar shows the same on a terminal)."""
+        if not self.interactive:
+            self.say(msg)
+
+    def start(self, lines: list[str], total: int, initial: int) -> None:
+        from tqdm.auto import tqdm
+
+        for msg in lines:
+            self.say(msg)
+        self.bar = tqdm(total=total, initial=initial, disable=not self.interactive, unit="step", dynamic_ncols=True,
+                        file=sys.stderr)
+
+    def progress(self, loss: float, tokens_per_s: float) -> None:
+        self.bar.update(1)
+        self.bar.set_postfix(loss=f"{loss:.4f}", tok_s=f"{tokens_per_s:,.0f}", refresh=False)
+
+    def close(self) -> None:
+        if self.bar is not None:
+            self.bar.close()
+
+
+# ---- the end --------------------------------------------------------------------------------------
+def _write_summary(run_dir: Path, state: TrainState, speed: _Speed, wall_time_s: float, counts, stopped: str | None,
+                   info: D.DistInfo) -> dict:
+    """The summary ``train`` returns; rank 0 also writes it to summary.json."""
+    latest = ckpt.latest_checkpoint(run_dir) if info.is_main else None
+    last = state.last_eval or {}
+    summary = {
+        "run_dir": str(run_dir),
+        "steps": state.step,
+        "tokens": state.tokens,
+        "wall_time_s": wall_time_s,
+        "train_time_s": speed.time,
+        "tokens_per_s": speed.tokens / speed.time if speed.time > 0 else None,
+        "compile_s": speed.compile_s,
+        "final_val_loss": last.get("val_loss"),
+        "final_val_ppl": last.get("val_ppl"),
+        "final_val_bpb": last.get("val_bpb"),
+        "params": counts.as_dict(),
+        "metrics": str(run_dir / "metrics.jsonl"),
+        "checkpoint": str(latest) if latest else None,
+        "stopped": stopped,
+    }
+    if info.is_main:
+        atomic_write_json(run_dir / "summary.json", summary)
+    return summary
+
+
+# ---- stopping -------------------------------------------------------------------------------------
 class _StopFlag:
     """SIGTERM / SIGINT -> a flag the loop checks between steps (main thread only)."""
 
@@ -85,317 +384,6 @@ class _StopFlag:
         for sig, old in self._old.items():
             signal.signal(sig, old)
         return False
-
-
-def _autocast_dtype(cfg: RunConfig, device: torch.device) -> torch.dtype | None:
-    """None = plain fp32; else the autocast dtype."""
-    if cfg.dtype == "auto":
-        return torch.bfloat16 if device.type == "cuda" else None
-    if cfg.dtype == "bfloat16":
-        if device.type == "cpu":
-            warnings.warn("dtype=bfloat16 on CPU is far slower than float32 on most CPUs; use dtype=float32")
-        return torch.bfloat16
-    return None
-
-
-def _seed_everything(seed: int) -> None:
-    random.seed(seed)
-    np.random.seed(seed % 2**32)
-    torch.manual_seed(seed)
-
-
-def _model_diff(saved: dict, current: dict) -> list[str]:
-    return [f"{k}: {saved.get(k)!r} in the checkpoint, {current.get(k)!r} now"
-            for k in sorted(set(saved) | set(current)) if saved.get(k) != current.get(k)]
-
-
-def _eval_stream(cfg: RunConfig, meta: dict, val_tokens: np.ndarray) -> tuple[np.ndarray, int | None]:
-    """The validation tokens evaluated each time, and their byte count (proportional if a prefix)."""
-    n = len(val_tokens) if cfg.eval_tokens is None else min(len(val_tokens), cfg.eval_tokens + 1)
-    tokens = val_tokens[:n]
-    split = meta.get("splits", {}).get("val", {})
-    total_bytes, total_tokens = split.get("bytes"), split.get("tokens") or len(val_tokens)
-    num_bytes = None
-    if total_bytes:
-        num_bytes = total_bytes if n >= total_tokens else max(1, round(total_bytes * n / total_tokens))
-    return tokens, num_bytes
-
-
-def _forward_loss(train_model, x: torch.Tensor, y: torch.Tensor) -> torch.Tensor:
-    """The training loss of one micro batch (a seam for tests that need a diverging run)."""
-    return train_model(x, labels=y)[1]
-
-
-def train(cfg: RunConfig, run_dir: str | os.PathLike, resume: str | None = None, *, quiet: bool = False) -> dict:
-    """Train ``cfg`` into ``run_dir``; ``resume`` is None (fresh), ``"auto"`` or a checkpoint path.
-
-    Returns the summary ``{"run_dir", "steps", "tokens", "wall_time_s", "tokens_per_s", "final_val_loss",
-    "final_val_ppl", "final_val_bpb", "params", "metrics", "checkpoint", "stopped"}``. Under torchrun every
-    rank calls this; the process group is created here if needed and destroyed on return.
-    """
-    device = D.resolve_device(cfg.device)
-    owns_group = not (torch.distributed.is_available() and torch.distributed.is_initialized())
-    info = D.init_distributed(device)
-    try:
-        return _train(cfg, Path(run_dir), resume, device, info, quiet)
-    finally:
-        if owns_group:
-            D.shutdown(info)
-
-
-def _train(cfg: RunConfig, run_dir: Path, resume: str | None, device: torch.device, info: D.DistInfo,
-           quiet: bool) -> dict:
-    from ..data.loader import BatchLoader, TokenDataset
-    from ..eval.perplexity import evaluate
-
-    t_start = time.time()
-    main = info.is_main
-    say = (lambda *a: print(*a, file=sys.stderr, flush=True)) if (main and not quiet) else (lambda *a: None)
-
-    # ---- data and batch geometry ------------------------------------------------------------
-    meta = data_meta(cfg.data.path)
-    if meta is None:
-        raise UserError(f"data.path {cfg.data.path!r} is not a prepared data folder (no meta.json); "
-                        f"create it with `leviathan prepare` or point data.path at one")
-    check_vocab(cfg, meta)
-    if main:
-        _check_run_dir(run_dir)
-    accum = cfg.grad_accum_steps(info.world_size)
-    total_steps = cfg.total_steps
-    amp_dtype = _autocast_dtype(cfg, device)
-    autocast = (lambda: torch.autocast(device.type, dtype=amp_dtype)) if amp_dtype else contextlib.nullcontext
-
-    # ---- resume point -------------------------------------------------------------------------
-    resume_path = ckpt.resolve_resume(resume, run_dir)
-    if resume_path is None and ckpt.list_checkpoints(run_dir):
-        raise UserError(f"run folder {str(run_dir)!r} already holds checkpoints; continue it with --resume auto "
-                        f"or choose another --run-dir")
-    if resume == "auto" and resume_path is None:
-        say(f"no checkpoint in {run_dir}; starting from step 0")
-    loaded = ckpt.load_state(resume_path) if resume_path is not None else None
-    if loaded is not None:
-        ckpt.check_tokenizer(resume_path, cfg.data.path, "resume")
-        saved_model = ckpt.run_config_from_dict(loaded["config"]).model.resolved()
-        diff = _model_diff(to_dict(saved_model), to_dict(cfg.model.resolved()))
-        if diff:
-            raise UserError(f"cannot resume {str(resume_path)!r}: the model section differs from the checkpoint's ("
-                            + "; ".join(diff[:4]) + "); resume with the checkpoint's model settings")
-
-    # ---- model, optimizer, data ---------------------------------------------------------------
-    _seed_everything(cfg.seed)
-    model = CausalLM(cfg.model)  # built on CPU from the seed: identical on every rank and device
-    counts = count_model(model)
-    model.to(device)
-    if cfg.parallel == "fsdp" and info.enabled:
-        D.apply_fsdp(model)
-    optimizer = build_optimizer(model, cfg.optim, device.type)
-    train_data = TokenDataset(cfg.data.path, "train")
-    loader = BatchLoader(train_data, cfg.data.seq_len, cfg.micro_batch_size, seed=cfg.seed, rank=info.rank,
-                         world_size=info.world_size, shuffle=cfg.data.shuffle, shuffle_buffer=cfg.data.shuffle_buffer)
-    val_tokens, val_bytes = _eval_stream(cfg, meta, TokenDataset(cfg.data.path, "val").tokens)
-
-    step, tokens, elapsed_before = 0, 0, 0.0
-    if loaded is not None:
-        _restore(model, optimizer, loader, loaded, cfg, info)
-        step, tokens = int(loaded["state"]["step"]), int(loaded["state"]["tokens"])
-        elapsed_before = float(loaded["state"].get("train_time_s", 0.0))
-        say(f"resumed from {resume_path} at step {step} ({tokens:,} tokens)")
-
-    train_model: torch.nn.Module = model
-    if cfg.parallel == "ddp" and info.enabled:
-        train_model = D.wrap_ddp(model, device)
-    if cfg.compile:
-        train_model = torch.compile(train_model)
-    # chunked_loss: the head is scored over chunks of positions, the (tokens x V) logits never exist
-    step_model = functools.partial(train_model, return_logits=not cfg.chunked_loss)
-
-    # ---- run folder ---------------------------------------------------------------------------
-    resolved = cfg.resolved()
-    config_text = dump_yaml(resolved)
-    tokenizer_name = meta.get("tokenizer")
-    tokenizer = _data_tokenizer(cfg.data.path) if main else None
-    if main:
-        run_dir.mkdir(parents=True, exist_ok=True)
-        ckpt.clean_partial(run_dir)
-        atomic_write_text(run_dir / "config.yaml", config_text)
-        atomic_write_json(run_dir / "versions.json", collect_versions(device, tokenizer_name, info.world_size))
-        atomic_write_json(run_dir / "params.json", counts.as_dict())
-    D.barrier(info)
-    say(f"device {device} x{info.world_size} ({'fp32' if amp_dtype is None else str(amp_dtype).removeprefix('torch.') + ' autocast'}), "
-        f"{cfg.model.embedding} model: params input {counts.input:,} | body {counts.body:,} | head "
-        f"{'tied' if counts.tied else f'{counts.head:,}'} | total {counts.total:,}")
-    say(f"{total_steps} steps x {cfg.batch_tokens:,} tokens (micro batch {cfg.micro_batch_size} x {cfg.data.seq_len}, "
-        f"grad accumulation {accum}, world {info.world_size})")
-    if cfg.schedule.warmup_steps >= total_steps:
-        say(f"note: schedule.warmup_steps={cfg.schedule.warmup_steps} >= {total_steps} steps: the learning rate "
-            f"never decays; lower schedule.warmup_steps for a cosine phase")
-    metrics = MetricsLogger(run_dir, enabled=main, resume_step=step if loaded is not None else None)
-
-    def snapshot() -> dict:
-        """Everything but weights and optimizer state, as of the end of the current step."""
-        rng_json, rng_tensors = ckpt.capture_rng()
-        return {"state": {"step": step, "tokens": tokens, "loader": loader.state_dict(), "rng": rng_json,
-                          "world_size": info.world_size, "train_time_s": elapsed_before + train_time,
-                          "tokenizer": tokenizer_name},
-                "rng": rng_tensors}
-
-    def save(snap: dict) -> None:
-        """Write a checkpoint of the current weights/optimizer with ``snap``'s step, loader and RNG state."""
-        nonlocal last_saved
-        model_state = _model_state(model, cfg, info)  # collectives under FSDP: every rank calls
-        optim_state = _optim_state(model, optimizer, cfg, info)
-        if main:
-            ckpt.save_checkpoint(run_dir, snap["state"]["step"], model_state, model.config.tie_word_embeddings,
-                                 optim_state, snap["state"], snap["rng"], config_text, tokenizer, cfg.keep_last)
-        last_saved = snap["state"]["step"]
-        D.barrier(info)
-
-    def run_eval() -> dict:
-        result = evaluate(model, val_tokens, cfg.data.seq_len, cfg.eval_batch_size or cfg.micro_batch_size,
-                          num_bytes=val_bytes, dtype=amp_dtype)
-        row = {"step": step, "tokens": tokens, "val_loss": result["loss"], "val_ppl": result["ppl"],
-               "val_bpb": result["bpb"], "split": "val"}
-        metrics.log(row)
-        return row
-
-    # ---- loop ---------------------------------------------------------------------------------
-    from tqdm.auto import tqdm
-
-    interactive = main and not quiet and sys.stderr.isatty()
-    bar = tqdm(total=total_steps, initial=step, disable=not interactive, unit="step", dynamic_ncols=True,
-               file=sys.stderr)
-    note = (lambda msg: bar.write(msg, file=sys.stderr)) if interactive else say
-    train_time, session_tokens = 0.0, 0
-    compile_s: float | None = None  # first step of this session under torch.compile (compilation included)
-    compile_logged = False
-    interval_time, interval_tokens = 0.0, 0
-    last_saved = step if loaded is not None else None
-    # A periodic checkpoint of step k is written during step k + 1, after the weights of step k gave a
-    # finite loss and before the optimizer moves them: a checkpoint is never the state that diverged.
-    pending: dict | None = None
-    last_val: dict | None = None
-    stopped = None
-    model.train()
-    try:
-        with _StopFlag() as flag:
-            while step < total_steps:
-                t0 = time.perf_counter()
-                lr = lr_at(step, cfg.optim.lr, cfg.schedule.warmup_steps, total_steps,
-                           cfg.optim.lr * cfg.schedule.min_lr_ratio)
-                set_lr(optimizer, lr)
-                loss_sum = torch.zeros((), device=device)
-                for micro in range(accum):
-                    x, y = loader.next_batch()
-                    x, y = x.to(device, non_blocking=True), y.to(device, non_blocking=True)
-                    with D.no_grad_sync(train_model, model, cfg.parallel, skip=info.enabled and micro < accum - 1):
-                        with autocast():
-                            loss = _forward_loss(step_model, x, y)
-                        (loss / accum).backward()
-                    loss_sum += loss.detach().float()
-                loss_mean = D.all_reduce_mean(loss_sum / accum, info)
-                logging_step = (step + 1) % cfg.log_interval == 0 or step + 1 == total_steps or step == 0
-                group_norms = _group_grad_norms(model) if logging_step and not info.enabled else {}
-                if cfg.optim.grad_clip:
-                    grad_norm = D.grad_norm_value(torch.nn.utils.clip_grad_norm_(model.parameters(), cfg.optim.grad_clip))
-                else:
-                    grad_norm = D.grad_norm_value(torch.nn.utils.get_total_norm(
-                        [p.grad for p in model.parameters() if p.grad is not None]))
-                loss_value, norm_value = float(loss_mean.item()), float(grad_norm.item())
-                if not (math.isfinite(loss_value) and math.isfinite(norm_value)):
-                    raise NonFiniteLossError(_divergence_message(step + 1, loss_value, norm_value, lr, cfg, run_dir))
-                if pending is not None:
-                    save(pending)
-                    pending = None
-                optimizer.step()
-                optimizer.zero_grad(set_to_none=True)
-                step += 1
-                tokens += cfg.batch_tokens
-                session_tokens += cfg.batch_tokens
-                dt = time.perf_counter() - t0
-                train_time += dt
-                interval_time += dt
-                interval_tokens += cfg.batch_tokens
-                tok_s = interval_tokens / max(interval_time, 1e-9)
-                if cfg.compile and session_tokens == cfg.batch_tokens:  # this session's first step compiled the model
-                    compile_s = dt
-                    note(f"torch.compile: the first step took {dt:.1f} s, compilation included")
-                bar.update(1)
-                bar.set_postfix(loss=f"{loss_value:.4f}", tok_s=f"{tok_s:,.0f}", refresh=False)
-                if step % cfg.log_interval == 0 or step == total_steps or step == 1:
-                    metrics.log({"step": step, "tokens": tokens, "train_loss": loss_value, "lr": lr,
-                                 "tokens_per_s": tok_s, "time_s": elapsed_before + train_time,
-                                 "grad_norm": norm_value, **group_norms,
-                                 **({"compile_s": compile_s} if compile_s is not None and not compile_logged else {})})
-                    compile_logged = compile_s is not None
-                    if not interactive:  # a log file instead of a terminal: one line per logged step
-                        note(f"step {step}/{total_steps}: loss {loss_value:.4f}, lr {lr:.3g}, {tok_s:,.0f} tok/s")
-                    interval_time, interval_tokens = 0.0, 0
-                if step == total_steps or (cfg.eval_interval and step % cfg.eval_interval == 0):
-                    last_val = run_eval()
-                    if main and not quiet:
-                        note(f"step {step}: val loss {last_val['val_loss']:.4f}, ppl {last_val['val_ppl']:.2f}"
-                             + (f", bpb {last_val['val_bpb']:.4f}" if last_val["val_bpb"] else ""))
-                if step == total_steps:
-                    if last_val is not None and not math.isfinite(last_val["val_loss"]):
-                        raise NonFiniteLossError(_divergence_message(step, last_val["val_loss"], 0.0, lr, cfg, run_dir,
-                                                                     what="validation loss"))
-                    save(snapshot())  # the end: verified by the final evaluation instead
-                elif cfg.checkpoint_interval and step % cfg.checkpoint_interval == 0:
-                    pending = snapshot()
-                if D.any_rank(flag.signum is not None, info, device):
-                    stopped = signal.Signals(flag.signum).name if flag.signum is not None else "SIGTERM"
-                    if last_saved != step:
-                        save(pending or snapshot())
-                        pending = None
-                    say(f"stopped by {stopped} at step {step}; checkpoint saved, continue with --resume auto")
-                    break
-            if stopped == "SIGINT":
-                raise KeyboardInterrupt
-    finally:
-        bar.close()
-        metrics.close()
-
-    if last_val is None and stopped is None:  # resumed a finished run: report its validation numbers
-        result = evaluate(model, val_tokens, cfg.data.seq_len, cfg.eval_batch_size or cfg.micro_batch_size,
-                          num_bytes=val_bytes, dtype=amp_dtype)
-        last_val = {"val_loss": result["loss"], "val_ppl": result["ppl"], "val_bpb": result["bpb"]}
-    latest = ckpt.latest_checkpoint(run_dir) if main else None
-    summary = {
-        "run_dir": str(run_dir),
-        "steps": step,
-        "tokens": tokens,
-        "wall_time_s": time.time() - t_start,
-        "train_time_s": train_time,
-        "tokens_per_s": session_tokens / train_time if train_time > 0 else None,
-        "compile_s": compile_s,
-        "final_val_loss": last_val["val_loss"] if last_val else None,
-        "final_val_ppl": last_val["val_ppl"] if last_val else None,
-        "final_val_bpb": last_val["val_bpb"] if last_val else None,
-        "params": counts.as_dict(),
-        "metrics": str(run_dir / "metrics.jsonl"),
-        "checkpoint": str(latest) if latest else None,
-        "stopped": stopped,
-    }
-    if main:
-        atomic_write_json(run_dir / "summary.json", summary)
-    return summary
-
-
-def _group_grad_norms(model: torch.nn.Module) -> dict:
-    """Gradient norms (before clipping) of the input side and of an untied head, for the metrics: how much
-    signal the generator or table receives compared with the rest (single-process runs only)."""
-    from .optim import HEAD_NAME, INPUT_PREFIX
-
-    groups: dict[str, list[torch.Tensor]] = {"grad_norm_input": [], "grad_norm_head": []}
-    seen: set[int] = set()
-    for name, p in model.named_parameters():
-        if p.grad is None or id(p) in seen:
-            continue
-        seen.add(id(p))
-        key = "grad_norm_input" if name.startswith(INPUT_PREFIX) else "grad_norm_head" if name == HEAD_NAME else None
-        if key:
-            groups[key].append(p.grad.detach().float().norm())
-    return {k: float(torch.stack(v).norm()) for k, v in groups.items() if v}
 
 
 def _check_run_dir(run_dir: Path) -> None:
@@ -434,56 +422,3 @@ def _divergence_message(step: int, loss: float, norm: float, lr: float, cfg: Run
     return (f"training diverged at step {step}: {what} at lr {lr:.3g}; {keep}. Try a lower learning rate, for "
             f"example optim.lr={cfg.optim.lr / 3:.3g} (now {cfg.optim.lr:.3g}), or a longer schedule.warmup_steps, "
             f"and continue with --resume auto")
-
-
-# ---- state (de)serialisation, FSDP-aware --------------------------------------------------------
-def _state_options(cfg: RunConfig, info: D.DistInfo, **kwargs):
-    from torch.distributed.checkpoint.state_dict import StateDictOptions
-
-    fsdp = cfg.parallel == "fsdp" and info.enabled
-    return StateDictOptions(full_state_dict=True, cpu_offload=fsdp, **kwargs)
-
-
-def _model_state(model: torch.nn.Module, cfg: RunConfig, info: D.DistInfo) -> dict:
-    if cfg.parallel == "fsdp" and info.enabled:
-        from torch.distributed.checkpoint.state_dict import get_model_state_dict
-
-        return get_model_state_dict(model, options=_state_options(cfg, info))  # collective
-    return model.state_dict()
-
-
-def _optim_state(model, optimizer, cfg: RunConfig, info: D.DistInfo) -> dict:
-    from torch.distributed.checkpoint.state_dict import get_optimizer_state_dict
-
-    state = get_optimizer_state_dict(model, optimizer, options=_state_options(cfg, info))  # collective under FSDP
-    if cfg.parallel == "fsdp" and info.enabled or next(model.parameters()).device.type != "cpu":
-        state = _to_cpu(state)
-    return state
-
-
-def _to_cpu(obj):
-    if isinstance(obj, torch.Tensor):
-        return obj.detach().cpu()
-    if isinstance(obj, dict):
-        return {k: _to_cpu(v) for k, v in obj.items()}
-    if isinstance(obj, list):
-        return [_to_cpu(v) for v in obj]
-    return obj
-
-
-def _restore(model, optimizer, loader, loaded: dict, cfg: RunConfig, info: D.DistInfo) -> None:
-    from torch.distributed.checkpoint.state_dict import set_model_state_dict, set_optimizer_state_dict
-
-    if cfg.parallel == "fsdp" and info.enabled:
-        set_model_state_dict(model, loaded["model"], options=_state_options(cfg, info, strict=False))
-    else:
-        ckpt.load_model_state(model, loaded["model"])  # copies into the existing (possibly tied) parameters
-    set_optimizer_state_dict(model, optimizer, loaded["optimizer"], options=_state_options(cfg, info))
-    # the scheduled lr is set at every step; hyperparameters from the *current* config win over the saved ones
-    for group in optimizer.param_groups:
-        group["betas"], group["eps"] = cfg.optim.betas, cfg.optim.eps
-        group["weight_decay"] = group_weight_decay(cfg.optim, group.get("name"))
-    state = loaded["state"]
-    loader.load_state_dict(state["loader"])
-    if loaded["rng"] is not None:
-        ckpt.restore_rng(state["rng"], loaded["rng"])

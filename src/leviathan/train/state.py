@@ -1,0 +1,186 @@
+"""The state of a training run, and how it is saved into and restored from checkpoints (FSDP included).
+
+``TrainState`` is what the loop advances besides weights and optimizer moments: the step, the tokens
+seen, the training time of all sessions and the last validation result. A checkpoint (the step
+folders of ``checkpoint.py``) holds weights, AdamW state, ``state.json`` (step, tokens, train time,
+the data loader's position, python and numpy RNG states, world size, tokenizer name) and ``rng.pt``.
+
+``Checkpointer`` writes them. Weights and optimizer state go through
+``torch.distributed.checkpoint.state_dict`` as *full* state dicts keyed by parameter name, gathered and
+CPU-offloaded on rank 0 under FSDP, so every checkpoint has the single-process format and loads
+anywhere (train/distributed.py). Footguns:
+
+- ``save`` is a collective under FSDP: every rank calls it, rank 0 writes.
+- A snapshot (step, loader position, RNG) is taken at the end of a step, but a periodic checkpoint is
+  written only during the next step, once those weights gave a finite loss and before the optimizer
+  moves them (``keep`` then ``write_pending``): a checkpoint is never the state that diverged. The
+  loader and the RNG have moved on by then, which is why the snapshot is taken first.
+
+``load_resume`` finds and checks the checkpoint a run continues from (the same tokenizer, the same model
+section); ``restore`` loads it into the freshly built model, optimizer and loader. Exact resume: the lr
+is a function of the step (schedule.py), so N steps + resume + N steps equals 2N steps bit for bit on
+CPU (tests/integration/test_resume.py).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+
+import torch
+
+from ..config import to_dict
+from ..errors import UserError
+from . import checkpoint as ckpt
+from . import distributed as D
+from .config import RunConfig
+from .optim import group_weight_decay
+
+
+@dataclass
+class TrainState:
+    """Progress of a run: optimizer steps done, training tokens seen, training time of all sessions (seconds,
+    evaluation and checkpoint writes excluded), and the last validation row of this session (None before one)."""
+
+    step: int = 0
+    tokens: int = 0
+    train_time_s: float = 0.0
+    last_eval: dict | None = None
+
+
+# ---- writing ------------------------------------------------------------------------------------
+class Checkpointer:
+    """Writes the run's checkpoints; ``last_saved`` is the step on disk (None before the first save)."""
+
+    def __init__(self, run_dir: Path, model: torch.nn.Module, optimizer: torch.optim.Optimizer, loader,
+                 cfg: RunConfig, info: D.DistInfo, config_text: str, tokenizer, tokenizer_name: str | None,
+                 last_saved: int | None = None):
+        self.run_dir, self.model, self.optimizer, self.loader = run_dir, model, optimizer, loader
+        self.cfg, self.info, self.config_text = cfg, info, config_text
+        self.tokenizer, self.tokenizer_name = tokenizer, tokenizer_name
+        self.last_saved = last_saved
+        self.pending: dict | None = None
+
+    def snapshot(self, state: TrainState) -> dict:
+        """Everything but weights and optimizer state, as of now (the end of ``state.step``)."""
+        rng_json, rng_tensors = ckpt.capture_rng()
+        return {"state": {"step": state.step, "tokens": state.tokens, "loader": self.loader.state_dict(),
+                          "rng": rng_json, "world_size": self.info.world_size, "train_time_s": state.train_time_s,
+                          "tokenizer": self.tokenizer_name},
+                "rng": rng_tensors}
+
+    def save(self, snap: dict) -> None:
+        """Write the current weights and optimizer state with ``snap``'s step, loader and RNG state (all ranks)."""
+        model_state = model_state_dict(self.model, self.cfg, self.info)  # collectives under FSDP
+        optim_state = optimizer_state_dict(self.model, self.optimizer, self.cfg, self.info)
+        if self.info.is_main:
+            tied = self.model.config.tie_word_embeddings
+            ckpt.save_checkpoint(self.run_dir, snap["state"]["step"], model_state, tied, optim_state, snap["state"],
+                                 snap["rng"], self.config_text, self.tokenizer, self.cfg.keep_last)
+        self.last_saved = snap["state"]["step"]
+        D.barrier(self.info)
+
+    def keep(self, state: TrainState) -> None:
+        """A periodic checkpoint is due: snapshot now, write during the next step (``write_pending``)."""
+        self.pending = self.snapshot(state)
+
+    def write_pending(self) -> None:
+        """Write the kept snapshot; called once the next step's loss from these weights is known to be finite."""
+        if self.pending is not None:
+            self.save(self.pending)
+            self.pending = None
+
+    def save_now(self, state: TrainState) -> None:
+        """Write the state at the end of ``state.step`` unless that step is on disk already (end of run, stop)."""
+        if self.last_saved != state.step:
+            self.save(self.pending or self.snapshot(state))
+            self.pending = None
+
+
+# ---- resuming -----------------------------------------------------------------------------------
+def load_resume(cfg: RunConfig, run_dir: Path, resume: str | None) -> tuple[Path | None, dict | None]:
+    """(step folder, its loaded state) to continue from, or (None, None) for a fresh start.
+
+    ``resume`` is None (fresh: a run folder that already holds checkpoints is refused), ``"auto"`` (the
+    latest complete step of ``run_dir``, if any) or a checkpoint path. The checkpoint's tokenizer must be
+    the data's and its model section the config's; other sections may differ (the current config wins).
+    """
+    path = ckpt.resolve_resume(resume, run_dir)
+    if path is None and ckpt.list_checkpoints(run_dir):  # only a fresh start gets here with checkpoints
+        raise UserError(f"run folder {str(run_dir)!r} already holds checkpoints; continue it with --resume auto "
+                        f"or choose another --run-dir")
+    if path is None:
+        return None, None
+    loaded = ckpt.load_state(path)
+    ckpt.check_tokenizer(path, cfg.data.path, "resume")
+    saved = to_dict(ckpt.run_config_from_dict(loaded["config"]).model.resolved())
+    current = to_dict(cfg.model.resolved())
+    diff = [f"{k}: {saved.get(k)!r} in the checkpoint, {current.get(k)!r} now"
+            for k in sorted(set(saved) | set(current)) if saved.get(k) != current.get(k)]
+    if diff:
+        raise UserError(f"cannot resume {str(path)!r}: the model section differs from the checkpoint's ("
+                        + "; ".join(diff[:4]) + "); resume with the checkpoint's model settings")
+    return path, loaded
+
+
+def restore(model: torch.nn.Module, optimizer: torch.optim.Optimizer, loader, loaded: dict, cfg: RunConfig,
+            info: D.DistInfo) -> TrainState:
+    """Load a checkpoint (``ckpt.load_state``) into the built model, optimizer and loader; restore the RNGs.
+
+    Hyperparameters of the *current* config win over the saved ones (betas, eps, each group's weight
+    decay); the lr is set from the schedule at every step.
+    """
+    from torch.distributed.checkpoint.state_dict import set_model_state_dict, set_optimizer_state_dict
+
+    if cfg.parallel == "fsdp" and info.enabled:
+        set_model_state_dict(model, loaded["model"], options=_state_options(cfg, info, strict=False))
+    else:
+        ckpt.load_model_state(model, loaded["model"])  # copies into the existing (possibly tied) parameters
+    set_optimizer_state_dict(model, optimizer, loaded["optimizer"], options=_state_options(cfg, info))
+    for group in optimizer.param_groups:
+        group["betas"], group["eps"] = cfg.optim.betas, cfg.optim.eps
+        group["weight_decay"] = group_weight_decay(cfg.optim, group.get("name"))
+    state = loaded["state"]
+    loader.load_state_dict(state["loader"])
+    if loaded["rng"] is not None:
+        ckpt.restore_rng(state["rng"], loaded["rng"])
+    return TrainState(step=int(state["step"]), tokens=int(state["tokens"]),
+                      train_time_s=float(state.get("train_time_s", 0.0)))
+
+
+# ---- full state dicts, FSDP-aware ---------------------------------------------------------------
+def _state_options(cfg: RunConfig, info: D.DistInfo, **kwargs):
+    from torch.distributed.checkpoint.state_dict import StateDictOptions
+
+    fsdp = cfg.parallel == "fsdp" and info.enabled
+    return StateDictOptions(full_state_dict=True, cpu_offload=fsdp, **kwargs)
+
+
+def model_state_dict(model: torch.nn.Module, cfg: RunConfig, info: D.DistInfo) -> dict:
+    """The full model state dict (gathered to rank 0's CPU under FSDP: a collective)."""
+    if cfg.parallel == "fsdp" and info.enabled:
+        from torch.distributed.checkpoint.state_dict import get_model_state_dict
+
+        return get_model_state_dict(model, options=_state_options(cfg, info))  # collective
+    return model.state_dict()
+
+
+def optimizer_state_dict(model: torch.nn.Module, optimizer: torch.optim.Optimizer, cfg: RunConfig,
+                         info: D.DistInfo) -> dict:
+    """AdamW state keyed by parameter name, on the CPU (a collective under FSDP)."""
+    from torch.distributed.checkpoint.state_dict import get_optimizer_state_dict
+
+    state = get_optimizer_state_dict(model, optimizer, options=_state_options(cfg, info))  # collective under FSDP
+    if cfg.parallel == "fsdp" and info.enabled or next(model.parameters()).device.type != "cpu":
+        state = _to_cpu(state)
+    return state
+
+
+def _to_cpu(obj):
+    if isinstance(obj, torch.Tensor):
+        return obj.detach().cpu()
+    if isinstance(obj, dict):
+        return {k: _to_cpu(v) for k, v in obj.items()}
+    if isinstance(obj, list):
+        return [_to_cpu(v) for v in obj]
+    return obj
