@@ -17,7 +17,6 @@ from __future__ import annotations
 
 import dataclasses
 import difflib
-import json
 import os
 import types
 import typing
@@ -28,6 +27,7 @@ from typing import Any, Literal, Mapping, Sequence, TypeVar, get_args, get_origi
 import yaml
 
 from .errors import UserError
+from .io import atomic_write_json, atomic_write_text  # re-exported: their home is leviathan.io
 
 T = TypeVar("T")
 
@@ -234,25 +234,6 @@ def dump_yaml(obj: Any, path: str | os.PathLike | None = None) -> str:
     if path is not None:
         atomic_write_text(path, text)
     return text
-
-
-def atomic_write_text(path: str | os.PathLike, text: str) -> None:
-    """Write ``text`` to ``path`` via a temporary file + fsync + rename: readers never see a partial file."""
-    path = Path(path)
-    tmp = path.with_name(f".{path.name}.tmp{os.getpid()}")
-    try:
-        with open(tmp, "w") as f:
-            f.write(text)
-            f.flush()
-            os.fsync(f.fileno())
-        os.replace(tmp, path)
-    except BaseException:
-        tmp.unlink(missing_ok=True)
-        raise
-
-
-def atomic_write_json(path: str | os.PathLike, obj: Any) -> None:
-    atomic_write_text(path, json.dumps(obj, indent=2, sort_keys=False) + "\n")
 
 
 def require(condition: bool, message: str) -> None:

@@ -8,8 +8,9 @@ What it does:
    next to the checkout or the current folder) with a byte-level BPE of 32,768 ids: a vocabulary in
    which most ids are rare, the regime where a generated input side can beat a table (docs/DESIGN.md,
    results/ablations). Without that folder, the Python standard library's own sources (no download).
-   Prepared once into ``~/.cache/leviathan/data/<corpus>-bpe32768`` (``$LEVIATHAN_CACHE`` or
-   ``--data-dir`` move it) and reused.
+   Prepared once into ``<cache>/data/<corpus>-bpe32768`` (the cache root of ``leviathan.io``:
+   ``$LEVIATHAN_CACHE``, else ``$XDG_CACHE_HOME/leviathan``, else ``~/.cache/leviathan``; or
+   ``--data-dir``) and reused.
 2. Two models with the same backbone (``cpu-tiny``: width 64, 2 layers, 4 heads), ``dense_tied`` (one
    32,768 x 64 table, also the head) and ``leviathan`` (generator d_s 64, M 8, kappa 16, r 32 for the
    input, an untied head), trained *at the same time*, one process and one thread each (two
@@ -54,9 +55,9 @@ def shared_data() -> Path | None:
 
 
 def default_data_dir(corpus: str, vocab: int = BPE_VOCAB) -> Path:
-    cache = os.environ.get("LEVIATHAN_CACHE")
-    root = Path(cache).expanduser() if cache else Path.home() / ".cache" / "leviathan"
-    return root / "data" / f"{corpus}-bpe{vocab}"
+    from ..io import cache_root
+
+    return cache_root() / "data" / f"{corpus}-bpe{vocab}"
 
 
 def add_arguments(parser) -> None:
@@ -161,38 +162,39 @@ def _train_all(configs: list, run_dir: Path, args) -> list[dict]:
         return [f.result() for f in futures]
 
 
-def format_table(rows: list[dict]) -> str:
-    header = ["model", "input", "body", "head", "total", "val loss", "val ppl", "val bpb", "tok/s", "wall s"]
-    lines = []
+TABLE_HEADER = ["model", "input", "body", "head", "total", "val loss", "val ppl", "val bpb", "tok/s", "wall s"]
+
+
+def _table_rows(rows: list[dict]) -> list[list[str]]:
+    out = []
     for r in rows:
         p = r["params"]
-        lines.append([r["variant"], f"{p['input']:,}", f"{p['body']:,}", "tied" if p["tied"] else f"{p['head']:,}",
-                      f"{p['total']:,}", f"{r['val_loss']:.4f}", f"{r['val_ppl']:.2f}",
-                      f"{r['val_bpb']:.4f}" if r["val_bpb"] is not None else "n/a",
-                      f"{r['tokens_per_s']:,.0f}", f"{r['wall_time_s']:.1f}"])
-    widths = [max(len(h), *(len(line[i]) for line in lines)) for i, h in enumerate(header)]
-    fmt = lambda cells: "  ".join(c.ljust(w) if i == 0 else c.rjust(w) for i, (c, w) in enumerate(zip(cells, widths)))
-    return "\n".join([fmt(header), "  ".join("-" * w for w in widths), *map(fmt, lines)])
+        out.append([r["variant"], f"{p['input']:,}", f"{p['body']:,}", "tied" if p["tied"] else f"{p['head']:,}",
+                    f"{p['total']:,}", f"{r['val_loss']:.4f}", f"{r['val_ppl']:.2f}",
+                    f"{r['val_bpb']:.4f}" if r["val_bpb"] is not None else "n/a",
+                    f"{r['tokens_per_s']:,.0f}", f"{r['wall_time_s']:.1f}"])
+    return out
+
+
+def format_table(rows: list[dict]) -> str:
+    from ..tables import text_table
+
+    return text_table(TABLE_HEADER, _table_rows(rows))
 
 
 def format_markdown(rows: list[dict], info: dict, curve: list | None = None, lines: list[str] | None = None) -> str:
+    from ..tables import markdown_table
+
     out = ["# leviathan demo: dense_tied vs leviathan (iso-body)", "",
            f"Data: {info['data_dir']} ({info['train_tokens']:,} train / {info['val_tokens']:,} validation tokens, "
            f"tokenizer {info['tokenizer']}). Each model: {info['steps']} steps x {info['batch_tokens']:,} tokens "
            f"= {info['steps'] * info['batch_tokens']:,} tokens, sequence {info['seq_len']}, preset {info['preset']}, "
            f"trained {info.get('concurrent', '')}.", "",
-           "| model | input | body | head | total | val loss | val ppl | val bpb | tok/s | wall s |",
-           "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|"]
-    for r in rows:
-        p = r["params"]
-        bpb = f"{r['val_bpb']:.4f}" if r["val_bpb"] is not None else "n/a"
-        head = "tied" if p["tied"] else f"{p['head']:,}"
-        out.append(f"| {r['variant']} | {p['input']:,} | {p['body']:,} | {head} | "
-                   f"{p['total']:,} | {r['val_loss']:.4f} | {r['val_ppl']:.2f} | {bpb} | {r['tokens_per_s']:,.0f} | "
-                   f"{r['wall_time_s']:.1f} |")
+           markdown_table(TABLE_HEADER, _table_rows(rows), align="l" + "r" * (len(TABLE_HEADER) - 1))]
     if curve:
-        out += ["", "| tokens | dense_tied val loss | leviathan val loss | gap |", "|---:|---:|---:|---:|"]
-        out += [f"| {t:,} | {a:.4f} | {b:.4f} | {b - a:+.4f} |" for t, a, b in curve]
+        out += ["", markdown_table(["tokens", "dense_tied val loss", "leviathan val loss", "gap"],
+                                   [[f"{t:,}", f"{a:.4f}", f"{b:.4f}", f"{b - a:+.4f}"] for t, a, b in curve],
+                                   align="rrrr")]
     if lines:
         out += [""] + [f"- {line}" for line in lines]
     return "\n".join(out) + "\n"
@@ -258,6 +260,7 @@ def verdict(rows: list[dict], data_dir: Path) -> list[str]:
 
 def run(args) -> int:
     from ..errors import UserError
+    from ..io import atomic_write_json, atomic_write_text
 
     if args.steps < 1 or args.batch_tokens < args.seq_len:
         raise UserError("--steps must be >= 1 and --batch-tokens at least --seq-len")
@@ -286,9 +289,8 @@ def run(args) -> int:
     curve = gap_curve(rows)
     lines = verdict(rows, data_dir)
     table = format_table(rows)
-    (run_dir / "demo.json").write_text(json.dumps({"info": info, "rows": rows, "curve": curve, "verdict": lines},
-                                                  indent=2) + "\n")
-    (run_dir / "demo.md").write_text(format_markdown(rows, info, curve, lines))
+    atomic_write_json(run_dir / "demo.json", {"info": info, "rows": rows, "curve": curve, "verdict": lines})
+    atomic_write_text(run_dir / "demo.md", format_markdown(rows, info, curve, lines))
     print()
     print(table)
     if curve:

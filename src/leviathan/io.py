@@ -1,0 +1,100 @@
+"""Small shared I/O: atomic file writes, the cache root, and a description of the machine.
+
+    atomic_write_json(run_dir / "summary.json", summary)   # readers never see a half-written file
+    cache_root() / "bench"                                  # where a verb caches what it can rebuild
+    hardware_info()                                         # CPU model, cores, torch threads, GPU if any
+
+Cache root rule (every verb that caches uses it): ``$LEVIATHAN_CACHE`` if set, else
+``$XDG_CACHE_HOME/leviathan``, else ``~/.cache/leviathan``. Whatever lies under it can be deleted
+and is rebuilt on next use.
+
+Footgun: ``atomic_write_*`` replace the file by rename, so the target folder must be writable and the
+temporary file (``.<name>.tmp<pid>``) lives beside it; on a failure the old file is left as it was.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import platform
+from pathlib import Path
+from typing import Any, Optional
+
+# --------------------------------------------------------------------------------------------
+# atomic writes
+
+
+def atomic_write_text(path: str | os.PathLike, text: str) -> None:
+    """Write ``text`` to ``path`` via a temporary file + fsync + rename: readers never see a partial file."""
+    path = Path(path)
+    tmp = path.with_name(f".{path.name}.tmp{os.getpid()}")
+    try:
+        with open(tmp, "w") as f:
+            f.write(text)
+            f.flush()
+            os.fsync(f.fileno())
+        os.replace(tmp, path)
+    except BaseException:
+        tmp.unlink(missing_ok=True)
+        raise
+
+
+def atomic_write_json(path: str | os.PathLike, obj: Any) -> None:
+    """``obj`` as indented JSON (keys in their order, a final newline), written atomically."""
+    atomic_write_text(path, json.dumps(obj, indent=2, sort_keys=False) + "\n")
+
+
+# --------------------------------------------------------------------------------------------
+# cache root
+
+
+def cache_root() -> Path:
+    """``$LEVIATHAN_CACHE``, else ``$XDG_CACHE_HOME/leviathan``, else ``~/.cache/leviathan`` (not created)."""
+    explicit = os.environ.get("LEVIATHAN_CACHE")
+    if explicit:
+        return Path(explicit).expanduser()
+    return Path(os.environ.get("XDG_CACHE_HOME") or "~/.cache").expanduser() / "leviathan"
+
+
+# --------------------------------------------------------------------------------------------
+# the machine
+
+
+def cpu_model() -> str:
+    """The CPU's model name from /proc/cpuinfo, else what ``platform`` knows."""
+    try:
+        with open("/proc/cpuinfo", encoding="utf-8", errors="replace") as f:
+            for line in f:
+                if line.lower().startswith("model name"):
+                    return line.split(":", 1)[1].strip()
+    except OSError:
+        pass
+    return platform.processor() or platform.machine()
+
+
+def load_average() -> Optional[list[float]]:
+    """The 1, 5 and 15 minute load averages, rounded to 0.01; None where the OS has none."""
+    if not hasattr(os, "getloadavg"):
+        return None
+    try:
+        return [round(x, 2) for x in os.getloadavg()]
+    except OSError:
+        return None
+
+
+def hardware_info() -> dict:
+    """Where something was measured: device, CPU model, cores, torch version and threads, GPU if any, host."""
+    info = {"device": "cpu", "cpu": cpu_model(), "cores": os.cpu_count(), "torch_threads": None, "gpu": None,
+            "torch": None, "host": platform.node()}
+    try:
+        import torch
+
+        info["torch"] = torch.__version__
+        info["torch_threads"] = torch.get_num_threads()
+        if torch.cuda.is_available():
+            info["device"] = "cuda"
+            info["gpu"] = torch.cuda.get_device_name(0)
+            info["num_gpus"] = torch.cuda.device_count()
+    except ImportError:  # pragma: no cover - torch is a dependency
+        pass
+    return info
