@@ -5,6 +5,8 @@
 The prompt is run once (prefill) into a ``KVCache``; each new token is then a single-position
 forward that reuses the cached keys and values, so a step costs O(context) attention, not a full
 re-run. ``use_cache=False`` re-runs the whole sequence each step (a reference for tests).
+``Decoder`` is that loop one token at a time (``prefill`` then ``step``), for callers that time or
+steer each token (``leviathan bench``'s decode section).
 
 Serving a leviathan model: bake it first (``model.bake_()``): the generator becomes the ordinary
 table it computes, so decoding pays nothing for it (``leviathan generate`` does this by default).
@@ -45,6 +47,39 @@ def sample_next_token(logits: torch.Tensor, temperature: float = 1.0, top_k: int
     return torch.multinomial(probs, num_samples=1, generator=generator).squeeze(-1)
 
 
+class Decoder:
+    """Incremental decoding with the native KV cache: ``prefill`` the prompt once, then ``step`` per token.
+
+    Both return the next ids (B,), chosen by ``sample_next_token`` with this decoder's settings
+    (``temperature=0``: greedy). ``step`` takes the ids just chosen (or whatever should be fed instead).
+    No position limit is checked here; ``generate`` stops at ``max_position_embeddings``.
+    """
+
+    def __init__(self, model, temperature: float = 1.0, top_k: int | None = None, top_p: float | None = None,
+                 generator: torch.Generator | None = None):
+        self.model, self.temperature, self.top_k, self.top_p, self.generator = model, temperature, top_k, top_p, generator
+        self.cache: KVCache | None = None
+
+    def pick(self, logits: torch.Tensor) -> torch.Tensor:
+        """logits (B, T, V) -> the next ids (B,) after the last position."""
+        return sample_next_token(logits[:, -1], self.temperature, self.top_k, self.top_p, self.generator)
+
+    @torch.no_grad()
+    def prefill(self, ids: torch.Tensor) -> torch.Tensor:
+        """Run the prompt (B, T) into a fresh cache; returns the first new ids (B,)."""
+        self.cache = KVCache()
+        logits, _ = self.model(ids, cache=self.cache)
+        return self.pick(logits)
+
+    @torch.no_grad()
+    def step(self, ids: torch.Tensor) -> torch.Tensor:
+        """Feed one id per sequence (B,) after the cached positions; returns the next ids (B,)."""
+        if self.cache is None:
+            raise RuntimeError("Decoder.step before prefill: run the prompt first")
+        logits, _ = self.model(ids[:, None], cache=self.cache)
+        return self.pick(logits)
+
+
 @torch.no_grad()
 def generate(model, prompt_ids: Sequence[int] | torch.Tensor, max_new_tokens: int, temperature: float = 1.0,
              top_k: int | None = None, top_p: float | None = None, eos_id: int | None = None,
@@ -70,17 +105,19 @@ def generate(model, prompt_ids: Sequence[int] | torch.Tensor, max_new_tokens: in
     was_training = model.training
     model.eval()
     finished = torch.zeros(ids.shape[0], dtype=torch.bool, device=device)
-    cache = KVCache() if use_cache else None
-    step_input = ids
+    decoder = Decoder(model, temperature, top_k, top_p, generator)
     try:
-        for _ in range(min(max_new_tokens, limit - ids.shape[1])):
-            logits, _ = model(step_input if use_cache else ids, cache=cache)
-            nxt = sample_next_token(logits[:, -1], temperature, top_k, top_p, generator)  # (B,)
+        for i in range(min(max_new_tokens, limit - ids.shape[1])):
+            if not use_cache:
+                nxt = decoder.pick(model(ids)[0])  # (B,); the whole sequence again
+            elif i == 0:
+                nxt = decoder.prefill(ids)
+            else:
+                nxt = decoder.step(nxt)
             if eos_id is not None:
                 nxt = torch.where(finished, torch.full_like(nxt, eos_id), nxt)
                 finished |= nxt == eos_id
             ids = torch.cat([ids, nxt[:, None]], dim=1)
-            step_input = nxt[:, None]
             if eos_id is not None and bool(finished.all()):
                 break
     finally:

@@ -114,7 +114,7 @@ def test_cli_runs_a_section_end_to_end(tmp_path, monkeypatch, capsys):
     # a small private corpus instead of ../shared or the standard library, so the test is fast and hermetic
     words = " ".join(f"word{i % 97} token{i % 13}" for i in range(3000))
     (tmp_path / "a.txt").write_text(words)
-    monkeypatch.setattr(bench, "corpus_files", lambda split: ([tmp_path / "a.txt"], f"test {split}"))
+    monkeypatch.setattr(bench.data, "corpus_files", lambda split: ([tmp_path / "a.txt"], f"test {split}"))
     monkeypatch.setitem(bench.CONFIGS, "tiny", replace(TINY, name="tiny", tokenizer="bpe:300",
                                                        overrides={"vocab_size": 300, "max_position_embeddings": 16}))
     out = tmp_path / "r.json"
@@ -142,7 +142,7 @@ def test_modes_section_plain_chunked_compiled(tmp_path, monkeypatch, capsys):
 
     words = " ".join(f"word{i % 97} token{i % 13}" for i in range(3000))
     (tmp_path / "a.txt").write_text(words)
-    monkeypatch.setattr(bench, "corpus_files", lambda split: ([tmp_path / "a.txt"], f"test {split}"))
+    monkeypatch.setattr(bench.data, "corpus_files", lambda split: ([tmp_path / "a.txt"], f"test {split}"))
     monkeypatch.setitem(bench.CONFIGS, "tiny", replace(TINY, name="tiny", tokenizer="bpe:300",
                                                        overrides={"vocab_size": 300, "max_position_embeddings": 16}))
     out = tmp_path / "r.json"

@@ -6,10 +6,11 @@
     leviathan bench --only train,generator --json bench.json --threads 1
     leviathan bench --only modes --config experiments --threads 1   # what the experiments pay per step
 
-Sections: train (training step ratio), generator (fast vs literal formula per distinct id), memory
-(kept for backward per distinct id), decode (baked leviathan vs dense tokens/s), hf (our dense step
-vs transformers' Llama). Models are alternated step by step and medians compared; see
-leviathan.bench for the method and docs/benchmarks.md for recorded results.
+Sections: train (training step ratio), modes (plain / chunked / compiled step, peak memory), generator
+(fast vs literal formula per distinct id), memory (kept for backward per distinct id), decode (baked
+leviathan vs dense tokens/s), hf (our dense step vs transformers' Llama). Models are alternated step
+by step and medians compared; see leviathan.bench for the method and docs/benchmarks.md for recorded
+results.
 """
 
 from __future__ import annotations
@@ -18,9 +19,9 @@ import json
 import sys
 from pathlib import Path
 
-from ..bench import CONFIGS, SECTIONS, BenchOptions, default_cache_dir, format_report, run_benchmark
-from ..config import atomic_write_text
+from ..bench import CONFIGS, EXPERIMENT_CONFIGS, SECTIONS, BenchOptions, default_cache_dir, format_report, run_benchmark
 from ..errors import UserError
+from ..io import atomic_write_text
 
 
 def add_arguments(parser) -> None:
@@ -44,8 +45,6 @@ def _split(value: str) -> tuple[str, ...]:
 
 
 def run(args) -> int:
-    from ..bench import EXPERIMENT_CONFIGS
-
     configs = ("cpu", "paper") if args.config == "all" else _split(args.config)
     if "experiments" in configs:
         configs = tuple(c for c in configs if c != "experiments") + EXPERIMENT_CONFIGS

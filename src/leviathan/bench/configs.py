@@ -1,0 +1,68 @@
+"""What a benchmark run measures: the sections, the named model configurations, and the run's options."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Optional
+
+from ..model.config import ModelConfig
+from ..presets import preset
+from .data import default_cache_dir
+
+SECTIONS = ("train", "modes", "generator", "memory", "decode", "hf")
+
+
+@dataclass(frozen=True)
+class BenchConfig:
+    """One named benchmark configuration: the model (any variant via ``model(embedding)``) and its batch."""
+
+    name: str
+    preset: str
+    overrides: dict
+    tokenizer: str  # "o200k_base" or "bpe:VOCAB" (trained on corpus text and cached)
+    seq_len: int
+    batch_size: int
+    description: str
+
+    def model(self, embedding: str) -> ModelConfig:
+        return preset(self.preset, embedding=embedding, **self.overrides)
+
+
+_LARGER_GENERATOR = dict(generator_seed_dim=64, generator_modes=8, generator_knots=16, generator_rank=32)
+
+CONFIGS: dict[str, BenchConfig] = {
+    "cpu": BenchConfig("cpu", "cpu-small", {"vocab_size": 8192}, "bpe:8192", 256, 8,
+                       "CPU experiments: cpu-small (width 128, 4 layers), BPE 8192, seq 256 x 8"),
+    "paper": BenchConfig("paper", "paper-109m", {}, "o200k_base", 512, 2,
+                         "paper-like: paper-109m (o200k, width 512, 6 layers, d_s=128 M=8 kappa=32 r=64), seq 512 x 2"),
+    # for smoke tests: seconds, not minutes
+    "tiny": BenchConfig("tiny", "cpu-tiny", {"vocab_size": 512, "max_position_embeddings": 64}, "bpe:512", 64, 2,
+                        "smoke test: cpu-tiny, BPE 512, seq 64 x 2"),
+    # the configurations of the experiments (results/ablations, the CPU grid), micro batch 16 x 128
+    "bpe8k-d128": BenchConfig("bpe8k-d128", "cpu-small", {"vocab_size": 8192}, "bpe:8192", 128, 16,
+                              "experiments: BPE 8192, width 128, 4 layers, generator d_s=64 M=8 kappa=16 r=32"),
+    "bpe32k-d64": BenchConfig("bpe32k-d64", "cpu-tiny", {"vocab_size": 32768, **_LARGER_GENERATOR}, "bpe:32768",
+                              128, 16, "experiments: BPE 32768, width 64, 2 layers, generator d_s=64 M=8 kappa=16 r=32"),
+    "bpe32k-d128": BenchConfig("bpe32k-d128", "cpu-small", {"vocab_size": 32768}, "bpe:32768", 128, 16,
+                               "experiments: BPE 32768, width 128, 4 layers, generator d_s=64 M=8 kappa=16 r=32"),
+    "o200k-d64": BenchConfig("o200k-d64", "cpu-tiny", {"vocab_size": 200_019, **_LARGER_GENERATOR}, "o200k_base",
+                             128, 16, "experiments: o200k, width 64, 2 layers, generator d_s=64 M=8 kappa=16 r=32"),
+}
+EXPERIMENT_CONFIGS = ("bpe8k-d128", "bpe32k-d64", "bpe32k-d128", "o200k-d64")
+
+
+@dataclass
+class BenchOptions:
+    configs: tuple[str, ...] = ("cpu", "paper")
+    sections: tuple[str, ...] = SECTIONS
+    quick: bool = False
+    repeats: Optional[int] = None
+    warmup: int = 1
+    threads: Optional[int] = None
+    cache_dir: Path = field(default_factory=default_cache_dir)
+    decode_tokens: Optional[int] = None
+
+    def repeats_for(self, full: int, quick: int) -> int:
+        """``--repeats`` if given, else the section's default for a full or a ``--quick`` run."""
+        return self.repeats if self.repeats is not None else (quick if self.quick else full)

@@ -1,0 +1,133 @@
+"""The benchmark's text and token ids: corpus files, a cached BPE, one id stream per tokenizer, batches.
+
+Text: ``../shared/data/gutenberg`` (``$LEVIATHAN_SHARED`` overrides the location); without it, the
+Python standard library's own source files (first files for tokenizer training, last for batches).
+A BPE the benchmark trains is cached under ``cache_root()/bench`` (``leviathan.io``).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Callable, Optional, Sequence
+
+import numpy as np
+import torch
+
+from ..errors import UserError
+from ..io import cache_root
+
+
+def shared_dir() -> Optional[Path]:
+    """``$LEVIATHAN_SHARED``, else ``<repository>/../shared``, else ``./../shared``; None if none exists."""
+    env = os.environ.get("LEVIATHAN_SHARED")
+    candidates = [Path(env)] if env else [Path(__file__).resolve().parents[3] / ".." / "shared",
+                                            Path.cwd() / ".." / "shared"]
+    for path in candidates:
+        if (path / "data" / "gutenberg").is_dir():
+            return path.resolve()
+    return None
+
+
+def corpus_files(split: str) -> tuple[list[Path], str]:
+    """Text files for ``split`` ("train" for tokenizer training, "valid" for batches) and a description."""
+    root = shared_dir()
+    if root is not None:
+        files = sorted((root / "data" / "gutenberg" / split).glob("*.txt"))
+        if files:
+            return files, f"gutenberg/{split}"
+    from ..data.sources import stdlib_files
+
+    files = stdlib_files()
+    cut = int(len(files) * 0.8)
+    return (files[:cut], "stdlib sources (first 80%)") if split == "train" else \
+        (files[cut:], "stdlib sources (last 20%)")
+
+
+def read_texts(files: Sequence[Path], max_chars: int) -> list[str]:
+    """Whole files in order until ``max_chars`` characters are read."""
+    texts, total = [], 0
+    for path in files:
+        text = path.read_text(encoding="utf-8", errors="replace")
+        texts.append(text)
+        total += len(text)
+        if total >= max_chars:
+            break
+    return texts
+
+
+def default_cache_dir() -> Path:
+    """Where the benchmark's trained BPEs are cached: ``leviathan.io.cache_root() / "bench"``."""
+    return cache_root() / "bench"
+
+
+def bench_tokenizer(spec: str, cache_dir: Path, log: Callable[[str], None] = print):
+    """o200k_base (bundled), or a BPE of ``bpe:VOCAB`` trained on a few MB of train text, cached on disk.
+
+    The cache key covers the vocabulary, the corpus files (names and sizes) and the character budget,
+    so changed text retrains instead of silently reusing a stale vocabulary.
+    """
+    from ..data.tokenizer import load_tokenizer, train_bpe
+
+    if not spec.startswith("bpe:"):
+        return load_tokenizer(spec)
+    vocab = int(spec.split(":", 1)[1])
+    max_chars = 4_000_000 if vocab > 1024 else 400_000
+    files, description = corpus_files("train")
+    texts_files = []
+    total = 0
+    for path in files:
+        texts_files.append(path)
+        total += path.stat().st_size
+        if total >= max_chars:
+            break
+    key = hashlib.sha256(json.dumps([vocab, max_chars, [(p.name, p.stat().st_size) for p in texts_files]]).encode())
+    directory = Path(cache_dir) / f"bpe-{vocab}-{key.hexdigest()[:12]}"
+    if (directory / "tokenizer.json").is_file():
+        return load_tokenizer(str(directory))
+    log(f"training a BPE of {vocab} on {description} ({len(texts_files)} files, cached in {directory}) ...")
+    tok = train_bpe(read_texts(texts_files, max_chars), vocab)
+    directory.mkdir(parents=True, exist_ok=True)
+    tok.save(directory)
+    return load_tokenizer(str(directory))
+
+
+def token_stream(tokenizer, max_chars: int = 2_000_000) -> tuple[np.ndarray, str]:
+    """Validation text (never the tokenizer's training text) encoded as one id stream."""
+    files, description = corpus_files("valid")
+    ids = np.concatenate([np.asarray(tokenizer.encode(t), dtype=np.int64) for t in read_texts(files, max_chars)])
+    return ids, description
+
+
+@dataclass
+class TokenData:
+    """One configuration's token ids: the validation stream and where it came from."""
+
+    stream: np.ndarray
+    text: str  # which text, e.g. "gutenberg/valid"
+    tokenizer: str
+    vocab: int
+
+    def summary(self) -> dict:
+        """What the result JSON records (everything but the ids)."""
+        return {"text": self.text, "tokenizer": self.tokenizer, "vocab": self.vocab, "tokens": int(len(self.stream))}
+
+    def batches(self, batch_size: int, seq_len: int, count: int) -> list[tuple[torch.Tensor, torch.Tensor]]:
+        return make_batches(self.stream, batch_size, seq_len, count)
+
+
+def make_batches(stream: np.ndarray, batch_size: int, seq_len: int, count: int) -> list[tuple[torch.Tensor, torch.Tensor]]:
+    """``count`` batches of consecutive windows, spread evenly over the stream: (x, y) int64 (B, T)."""
+    need = batch_size * (seq_len + 1)
+    if len(stream) < need:
+        raise UserError(f"the benchmark text has {len(stream)} tokens, fewer than one batch ({need}); "
+                        f"point $LEVIATHAN_SHARED at the shared data folder")
+    starts = np.linspace(0, len(stream) - need, count).astype(np.int64)
+    out = []
+    for s in starts:
+        block = torch.from_numpy(stream[s:s + need].copy()).view(batch_size, seq_len + 1)
+        out.append((block[:, :-1].contiguous(), block[:, 1:].contiguous()))
+    return out

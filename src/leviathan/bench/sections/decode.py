@@ -1,0 +1,79 @@
+"""``decode``: greedy generation tokens/s with the native KV cache, baked leviathan (``CausalLM.bake_()``)
+vs dense_tied. Decoding is ``leviathan.generation``'s own (``Decoder``), timed token by token."""
+
+from __future__ import annotations
+
+import time
+from typing import Callable
+
+import torch
+
+from ...generation import Decoder, generate
+from ..configs import CONFIGS, BenchConfig, BenchOptions
+from ..data import TokenData
+from ..harness import alternate, build_model, free, median, stats
+
+
+def greedy_decode(model, prompt: torch.Tensor, new_tokens: int) -> torch.Tensor:
+    """Greedy generation with the native KV cache (``generation.generate``); returns the new ids (1, new_tokens)."""
+    return generate(model, prompt, new_tokens, temperature=0)[:, prompt.shape[1]:]
+
+
+class _TimedDecoder:
+    """Greedy decoding one token per call (prefill on ``reset``, untimed)."""
+
+    def __init__(self, model, prompt: torch.Tensor):
+        self.decoder, self.prompt = Decoder(model, temperature=0), prompt
+
+    def reset(self) -> None:
+        self.next = self.decoder.prefill(self.prompt)
+
+    def __call__(self) -> None:
+        self.next = self.decoder.step(self.next)
+
+
+def bench_decode(bc: BenchConfig, prompt: torch.Tensor, new_tokens: int, repeats: int, warmup: int = 1) -> dict:
+    """Tokens/s of greedy decoding: baked leviathan vs dense_tied (same body, same prompt).
+
+    The two models are alternated token by token (each with its own KV cache, prefilled untimed), so a
+    drift in machine load hits both alike; tokens/s is 1 / median per-token time over every token of
+    every repeat (``repeats`` runs of ``new_tokens``).
+    """
+    models = {v: build_model(bc.model(v)).eval() for v in ("dense_tied", "leviathan")}
+    t0 = time.perf_counter()
+    models["leviathan"].bake_()
+    bake_s = time.perf_counter() - t0
+    decoders = {v: _TimedDecoder(m, prompt) for v, m in models.items()}
+    times: dict[str, list[float]] = {v: [] for v in decoders}
+    cpu: dict[str, list[float]] = {}
+    for i in range(warmup + repeats):
+        for d in decoders.values():
+            d.reset()
+        t = alternate(decoders, new_tokens, warmup=0, cpu_times=cpu if i >= warmup else {})
+        if i >= warmup:
+            for v in times:
+                times[v].extend(t[v])
+    rows = {}
+    for v, t in times.items():
+        st = stats(t, cpu[v])
+        st.pop("times_s"), st.pop("cpu_times_s")  # thousands of per-token samples: keep the summary only
+        rows[v] = {**st, "tokens_per_s": 1.0 / median(t)}
+    out = {"config": bc.name, "prompt_tokens": int(prompt.shape[1]), "new_tokens": new_tokens, "repeats": repeats,
+           "bake_s": bake_s, "models": rows,
+           "ratio": rows["leviathan"]["tokens_per_s"] / rows["dense_tied"]["tokens_per_s"],
+           "cpu_ratio": rows["dense_tied"]["cpu_median_s"] / rows["leviathan"]["cpu_median_s"]}
+    del models, decoders
+    free()
+    return out
+
+
+def run(opts: BenchOptions, data: dict[str, TokenData], log: Callable[[str], None]) -> dict:
+    out = {}
+    for name in opts.configs:
+        bc = CONFIGS[name]
+        new = opts.decode_tokens or {"paper": 8 if opts.quick else 32}.get(name, 16 if opts.quick else 128)
+        reps = opts.repeats_for(9, 2)
+        prompt = torch.from_numpy(data[name].stream[:32].copy()).view(1, -1)
+        log(f"[decode] {name}: {new} new tokens after a {prompt.shape[1]}-token prompt, {reps} repeats ...")
+        out[name] = bench_decode(bc, prompt, new, reps, opts.warmup)
+    return out
