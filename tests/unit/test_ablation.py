@@ -104,3 +104,22 @@ def test_report_files_and_cli(sweeps, tmp_path, capsys):
         empty = tmp_path / "empty"
         write_sweep(empty, "x", [row("w", "x", "w", "leviathan", 4, 1, [1.0], 1.0)])
         write_ablation_report([empty], tmp_path / "r2")
+
+
+def test_a_packaged_grid_names_each_arms_change_and_factors(tmp_path):
+    """A sweep of a packaged ablation grid: each arm lists its run-config change, the grid's factors group
+    the figures, and a SIZE:VARIANT entry names the dense_untied control."""
+    sweep = tmp_path / "ablate-bpe32k"
+    write_sweep(sweep, "ablate-bpe32k", [
+        row("d64-dense_tied-s0", "ablate-bpe32k", "d64", "dense_tied", 64, 2, [3.0, 2.0], 2.0),
+        row("d64-leviathan-s0", "ablate-bpe32k", "d64", "leviathan", 64, 2, [2.9, 1.9], 1.9),
+        row("d64-head-wd0-leviathan-s0", "ablate-bpe32k", "d64-head-wd0", "leviathan", 64, 2, [2.8, 1.8], 1.8),
+        row("d64-dense_untied-s0", "ablate-bpe32k", "d64", "dense_untied", 64, 2, [3.0, 2.1], 2.1),
+    ])
+    result = collect([sweep])
+    by = {s["label"]: s for s in result["arms"]}
+    assert by["bpe32k/d64-head-wd0"]["overrides"] == ["optim.head_weight_decay=0.0"]
+    assert by["bpe32k/d64"]["overrides"] == []
+    assert result["factors"]["head weight decay"] == ["bpe32k/d64", "bpe32k/d64-head-wd0"]
+    assert result["factors"]["untied head"] == ["bpe32k/d64", "bpe32k/d64 (dense_untied)"]
+    assert by["bpe32k/d64 (dense_untied)"]["gap_at"][1.0] == pytest.approx(0.1)

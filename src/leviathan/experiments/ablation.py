@@ -93,7 +93,7 @@ def pair_arms(rows: Iterable[ResultRow | Mapping], grid: dict) -> list[Arm]:
     """
     rows = as_rows(rows)
     specs = {r["name"]: r for r in grid.get("runs", [])}
-    overrides = {name: spec.get("run", []) for name, spec in (grid.get("size_runs") or {}).items()}
+    overrides = {name: list(runs) for name, runs in (grid.get("size_runs") or {}).items()}
     dense = {(r.hidden_size, r.num_hidden_layers, r.seed): r for r in rows if r.variant == DENSE}
     arms = []
     for r in rows:
@@ -247,7 +247,8 @@ def fig_gap(summaries: list[dict], labels: list[str], title: str, path: Path) ->
     ax.axhline(0.0, color="black", lw=0.8)
     ax.set_xlabel("training tokens (M)")
     ax.set_ylabel("val loss: arm - dense_tied (nats)")
-    ax.set_title(f"{title}: < 0 means leviathan is better\n(dotted: dense model 0.5 nats below the unigram entropy)",
+    ax.set_title(f"{title}: < 0 means the arm (leviathan unless named) is better\n"
+                 "(dotted: dense model 0.5 nats below the unigram entropy)",
                  fontsize=9)
     ax.legend(fontsize=7)
     save_figure(fig, path)
