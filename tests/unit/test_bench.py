@@ -150,7 +150,8 @@ def test_modes_section_plain_chunked_compiled(tmp_path, monkeypatch, capsys):
                  "--threads", "1", "--cache-dir", str(tmp_path / "cache"), "--json", str(out)])
     assert code == 0
     printed = capsys.readouterr().out
-    assert "Training step by mode" in printed and "compile_speedup" in printed and "chunked_speedup" in printed
+    # the chunked head's targets are for a large vocabulary only: a 300-id model reports compile's alone
+    assert "Training step by mode" in printed and "compile_speedup" in printed and "chunked_speedup" not in printed
     r = json.loads(out.read_text())["sections"]["modes"]["tiny"]
     assert set(r["steps"]) == {f"{v}/{m}" for v in ("dense_tied", "leviathan") for m in ("plain", "chunked", "compiled")}
     assert r["ratios"]["leviathan chunked / plain"] > 0 and r["steps"]["leviathan/compiled"]["compile_s"] >= 0
@@ -159,4 +160,7 @@ def test_modes_section_plain_chunked_compiled(tmp_path, monkeypatch, capsys):
         losses = [r["steps"][f"{v}/{m}"]["final_loss"] for m in ("plain", "chunked", "compiled")]
         assert losses[1] == pytest.approx(losses[0], rel=1e-4) and losses[2] == pytest.approx(losses[0], rel=1e-3)
     x = torch.randint(0, 300, (2, 16))
-    assert peak_rss_mb("tiny", "leviathan", "chunked", [(x, x)], steps=1) > 50  # torch alone is > 50 MB resident
+    big = torch.ones(200_000_000)  # 800 MB resident in this process: the child must not report it as its own
+    child = peak_rss_mb("tiny", "leviathan", "chunked", [(x, x)], steps=1)
+    assert 50 < child < 700, child  # torch alone is > 50 MB resident
+    del big

@@ -24,6 +24,9 @@ def _check(key: str, value: float) -> dict:
     return {"target": key, "value": value, "op": op, "threshold": threshold, "pass": bool(ok), "meaning": meaning}
 
 
+LARGE_VOCAB = 100_000  # the chunked-head targets apply from here (o200k: 200,019 ids)
+
+
 def evaluate_targets(result: dict) -> list[dict]:
     """Every target the result's sections can answer, each with its value and PASS/MISS."""
     s = result["sections"]
@@ -31,12 +34,16 @@ def evaluate_targets(result: dict) -> list[dict]:
     for name, r in s.get("train", {}).items():
         checks.append({**_check("train_ratio", r["ratio"]), "config": name})
     for name, r in s.get("modes", {}).items():
+        # the chunked head's targets are set for a large vocabulary (o200k), where the logits dominate
+        large_vocab = (r.get("vocab_size") or 0) >= LARGE_VOCAB
         for v in VARIANTS:
-            checks.append({**_check("chunked_speedup", r["ratios"][f"{v} chunked / plain"]), "config": f"{name} {v}"})
+            if large_vocab:
+                checks.append({**_check("chunked_speedup", r["ratios"][f"{v} chunked / plain"]),
+                               "config": f"{name} {v}"})
             checks.append({**_check("compile_speedup", r["ratios"][f"{v} compiled / chunked"]),
                            "config": f"{name} {v}"})
             rss = r.get("peak_rss_mb") or {}
-            if rss.get(f"{v}/plain") and rss.get(f"{v}/chunked"):
+            if large_vocab and rss.get(f"{v}/plain") and rss.get(f"{v}/chunked"):
                 checks.append({**_check("chunked_memory", rss[f"{v}/chunked"] / rss[f"{v}/plain"]),
                                "config": f"{name} {v}"})
     if "generator" in s:

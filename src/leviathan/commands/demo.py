@@ -66,13 +66,13 @@ def add_arguments(parser) -> None:
                         help="prepared data folder; created from the Gutenberg books (or the stdlib) if missing "
                              "(default ~/.cache/leviathan/data/<corpus>-bpe32768)")
     parser.add_argument("--vocab", type=int, default=BPE_VOCAB, help=f"BPE vocabulary (default {BPE_VOCAB})")
-    parser.add_argument("--steps", type=int, default=180, help="optimizer steps per model (default 180)")
+    parser.add_argument("--steps", type=int, default=130, help="optimizer steps per model (default 130)")
     parser.add_argument("--preset", default="cpu-tiny", help="backbone preset for both models (default cpu-tiny)")
     parser.add_argument("--seq-len", type=int, default=128, help="training sequence length (default 128)")
     parser.add_argument("--batch-tokens", type=int, default=4096, help="tokens per optimizer step (default 4096)")
     parser.add_argument("--lr", type=float, default=3e-3, help="peak learning rate (default 3e-3)")
-    parser.add_argument("--eval-tokens", type=int, default=65536,
-                        help="validation tokens per evaluation (default 65536; 0 = the whole split)")
+    parser.add_argument("--eval-tokens", type=int, default=32768,
+                        help="validation tokens per evaluation (default 32768; 0 = the whole split)")
     parser.add_argument("--variants", default=",".join(VARIANTS), help="comma-separated embedding variants")
     parser.add_argument("--threads", type=int, default=None,
                         help="torch threads per model (default 1: the models train at the same time, one process each)")
@@ -223,12 +223,12 @@ def committed_result() -> str | None:
     except (ValueError, KeyError):
         return None
     arm = next((a for a in arms if a.get("label") == "bpe32k/d64"), None)
-    if arm is None or arm["gap_at"].get("1.0") is None:
+    val = ((arm or {}).get("eval") or {}).get("val") or {}
+    if val.get("gap") is None:
         return None
-    val = (arm.get("eval") or {}).get("val") or {}
     return (f"committed measurement past the plateau (results/ablations, same models, {arm['tokens'] / 1e6:.1f}M "
-            f"tokens, seed {arm['seed']}): leviathan - dense_tied validation loss {arm['gap_at']['1.0']:+.3f} nats"
-            + (f", perplexity {val['ppl_change']:+.1%}" if val.get("ppl_change") is not None else ""))
+            f"tokens, seed {arm['seed']}): leviathan - dense_tied validation loss {val['gap']:+.3f} nats, "
+            f"perplexity {val['ppl_change']:+.1%}")
 
 
 def verdict(rows: list[dict], data_dir: Path) -> list[str]:

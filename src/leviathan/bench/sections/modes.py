@@ -73,7 +73,8 @@ def bench_modes(bc, batches, repeats: int, warmup: int = 1, rss: bool = True,
     for v in VARIANTS:
         first, typical = compile_s[(v, "compiled")], rows[f"{v}/compiled"]["median_s"]
         rows[f"{v}/compiled"]["compile_s"] = max(0.0, first - typical)
-    out = {"config": bc.name, "description": bc.description, "batch_size": bc.batch_size, "seq_len": bc.seq_len,
+    out = {"config": bc.name, "vocab_size": bc.model("dense_tied").vocab_size, "description": bc.description,
+           "batch_size": bc.batch_size, "seq_len": bc.seq_len,
            "tokens_per_batch": tokens, "repeats": repeats, "warmup": warmup, "steps": rows,
            "ratios": mode_ratios(rows)}
     del steps
@@ -122,7 +123,19 @@ def rss_child() -> None:
     step = ModeStep(build_model(CONFIGS[req["config"]].model(req["variant"])), [(x, y)], req["mode"])
     for _ in range(req["steps"]):
         step()
-    print(json.dumps({"peak_rss_mb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024}))
+    print(json.dumps({"peak_rss_mb": _peak_rss_mb()}))
+
+
+def _peak_rss_mb() -> float:
+    """This process's peak resident memory. Linux: VmHWM of its own address space. Not ``ru_maxrss``: that
+    survives execve, so a child forked from a large parent reports the parent's peak."""
+    try:
+        for line in open("/proc/self/status"):
+            if line.startswith("VmHWM:"):
+                return int(line.split()[1]) / 1024  # kB
+    except OSError:
+        pass
+    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
 
 
 def run(opts: BenchOptions, data: dict[str, TokenData], log: Callable[[str], None]) -> dict:
