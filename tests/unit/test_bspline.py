@@ -1,4 +1,4 @@
-"""Normalised uniform B-spline basis (SPEC §1 step 4) against scipy, by hand, and its fast window."""
+"""Normalised uniform B-spline basis (docs/DESIGN.md §2, paper step 4) against scipy, by hand, and its fast window."""
 
 from __future__ import annotations
 
@@ -46,7 +46,7 @@ def test_dense_basis_equals_scipy(degree, num_knots):
 
 
 def test_quadratic_basis_by_hand():
-    """SPEC's beta: 0.75 - s^2 inside, 0.5 (1.5 - s)^2 up to 1.5; kappa=5 knots at 0, .25, .5, .75, 1."""
+    """The design's beta (docs/DESIGN.md §2): 0.75 - s^2 inside, 0.5 (1.5 - s)^2 up to 1.5; kappa=5 knots at 0, .25, .5, .75, 1."""
     u = torch.tensor([0.5, 0.0, 0.125, 1.0], dtype=torch.float64)
     B = bspline.dense_basis(u, 5, 2)
     expected = torch.tensor([
@@ -141,7 +141,7 @@ def test_at_most_degree_plus_one_contiguous_non_zeros(degree, num_knots):
 
 
 def test_interior_points_sum_to_one_before_normalisation():
-    """Away from the ends the raw cardinal splines already form a partition of unity (SPEC §1 step 4)."""
+    """Away from the ends the raw cardinal splines already form a partition of unity (docs/DESIGN.md §2, paper step 4)."""
     kappa = 16
     u = torch.linspace(2.0 / (kappa - 1), 1 - 2.0 / (kappa - 1), 101, dtype=torch.float64)
     for degree in DEGREES:

@@ -1,4 +1,4 @@
-"""Compositional index (SPEC §1 step 1): base-b digits, most significant first; min_base."""
+"""Compositional index (docs/DESIGN.md §2, paper step 1): base-b digits, most significant first; min_base."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""The Leviathan generator (SPEC §1): fast path vs the literal formula, gradients, test vectors, memory;
+"""The Leviathan generator (docs/DESIGN.md §2): fast path vs the literal formula, gradients, test vectors, memory;
 the fused CPU kernel vs the eager torch path, its build fallback, torch.compile.
 
 Tolerances are relative to the largest magnitude of the compared tensor (the product over d_s seed
@@ -233,7 +233,7 @@ def test_explicit_base_is_respected_and_too_small_base_rejected():
 
 
 # ---------------------------------------------------------------------------------------------
-# the shared test vectors (independent float64 computation of SPEC §1)
+# the shared test vectors (independent float64 computation of docs/DESIGN.md §2)
 
 
 def load_vectors(path):

@@ -1,4 +1,4 @@
-"""Our LLaMA backbone against transformers' LlamaForCausalLM (the independent reference, SPEC §2).
+"""Our LLaMA backbone against transformers' LlamaForCausalLM (the independent reference, docs/DESIGN.md §3).
 
 Weights of a native ``CausalLM`` are copied key for key into ``transformers.LlamaForCausalLM`` built
 from an equivalent ``LlamaConfig`` written out here by hand (not via leviathan.hf.export, so the

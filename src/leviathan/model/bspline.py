@@ -1,4 +1,4 @@
-"""Normalised uniform B-spline basis on [0, 1] (SPEC §1 step 4).
+"""Normalised uniform B-spline basis on [0, 1] (docs/DESIGN.md §2, paper step 4).
 
 kappa knots t_g = g / (kappa - 1), g = 0..kappa-1. With s = u * (kappa - 1) the basis is the
 cardinal B-spline centred on each knot, B_g(u) = beta(s - g), then normalised so that

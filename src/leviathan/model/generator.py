@@ -1,4 +1,4 @@
-"""The Leviathan generator: a token's input embedding as a continuous function of its id (SPEC §1).
+"""The Leviathan generator: a token's input embedding as a continuous function of its id (docs/DESIGN.md §2, paper steps 1-6).
 
 For token i with base-b digits (i_1..i_k):
 
@@ -423,7 +423,7 @@ def _distinct_ids(input_ids: torch.Tensor, base: int, k: int) -> tuple[torch.Ten
 
 
 class LeviathanGenerator(nn.Module):
-    """Input embedding e(i) computed from the id (SPEC §1); a drop-in for ``nn.Embedding``.
+    """Input embedding e(i) computed from the id (docs/DESIGN.md §2); a drop-in for ``nn.Embedding``.
 
     Args:
         vocab_size: V, the vocabulary the model was built for (``bake`` returns V rows).
@@ -468,7 +468,7 @@ class LeviathanGenerator(nn.Module):
 
     @torch.no_grad()
     def reset_parameters(self) -> None:
-        """Reference initialisation (SPEC §1)."""
+        """Reference initialisation (docs/DESIGN.md §2)."""
         nn.init.normal_(self.codebooks, std=0.02)
         nn.init.normal_(self.proj, std=0.02)
         nn.init.ones_(self.ln_weight)

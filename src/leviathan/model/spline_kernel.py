@@ -1,4 +1,4 @@
-"""The fused CPU kernel for the generator's steps 4-5 (SPEC §1): build once, load, call.
+"""The fused CPU kernel for the generator's steps 4-5 (docs/DESIGN.md §2, paper steps 4-5): build once, load, call.
 
 ``csrc/spline_product.cpp`` (shipped as package data) computes P = prod_d sum_g B_g(u) S[., d, g, .] and
 its backward in one pass per seed coordinate, touching the p+1 non-zero knots only (see the file's

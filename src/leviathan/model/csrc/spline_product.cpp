@@ -1,4 +1,4 @@
-// Fused CPU kernel for steps 4-5 of the Leviathan generator (SPEC §1):
+// Fused CPU kernel for steps 4-5 of the Leviathan generator (docs/DESIGN.md §2):
 //
 //     phi[u, m, d, c] = sum_g B_g(u[u, m, d]) S[m, d, g, c]      step 4, only the p+1 non-zero knots
 //     P[u, m, c]      = prod_d phi[u, m, d, c]                    step 5
