@@ -2,6 +2,8 @@
 
 metrics.jsonl (one JSON object per line, appended and flushed as they happen):
     {"step", "tokens", "train_loss", "lr", "tokens_per_s", "time_s", "grad_norm"}     training rows
+        + "grad_norm_input" / "grad_norm_head" (before clipping: the input side, an untied head;
+          single-process runs) and, on the first logged row after a compiled first step, "compile_s"
     {"step", "tokens", "val_loss", "val_ppl", "val_bpb", "split"}                      validation rows
 TensorBoard (``<run_dir>/tensorboard``) gets the same numbers as ``train/*`` and ``val/*`` scalars.
 
