@@ -52,7 +52,6 @@ import datetime as _dt
 import fnmatch
 import json
 import os
-import platform
 import time
 from pathlib import Path
 from typing import TYPE_CHECKING, Callable
@@ -98,31 +97,8 @@ def sweep_lock(out_dir: Path):
 # hardware
 
 
-def hardware_info() -> dict:
-    """Where a run's throughput was measured: CPU model, cores, torch threads, GPU if any."""
-    cpu = platform.processor() or platform.machine()
-    try:
-        with open("/proc/cpuinfo") as f:
-            for line in f:
-                if line.lower().startswith("model name"):
-                    cpu = line.split(":", 1)[1].strip()
-                    break
-    except OSError:
-        pass
-    info = {"device": "cpu", "cpu": cpu, "cores": os.cpu_count(), "torch_threads": None, "gpu": None,
-            "torch": None, "host": platform.node()}
-    try:
-        import torch
-
-        info["torch"] = torch.__version__
-        info["torch_threads"] = torch.get_num_threads()
-        if torch.cuda.is_available():
-            info["device"] = "cuda"
-            info["gpu"] = torch.cuda.get_device_name(0)
-            info["num_gpus"] = torch.cuda.device_count()
-    except ImportError:  # pragma: no cover - torch is a dependency
-        pass
-    return info
+# one home for "where was this measured" (leviathan.io); the name stays importable from here
+from ..io import hardware_info  # noqa: E402,F401
 
 
 # --------------------------------------------------------------------------------------------
@@ -332,25 +308,35 @@ def make_row(grid: Grid, spec: RunSpec, run_dir: Path, summary: dict, evals: dic
     )
 
 
+def _train_once(train_fn: Callable, cfg, run_dir: Path) -> dict:
+    """The run's training summary: from ``sweep_train.json`` if training finished before, else train (resuming
+    from the latest checkpoint) and record it. A stopped run's summary (``stopped`` set) is not recorded."""
+    from ..config import atomic_write_json
+
+    summary_path = run_dir / TRAIN_SUMMARY
+    if summary_path.is_file():
+        return json.loads(summary_path.read_text())
+    summary = dict(train_fn(cfg, str(run_dir), resume="auto"))
+    if not summary.get("stopped"):
+        atomic_write_json(summary_path, json_safe(summary))
+    return summary
+
+
+SKIPPED_EVAL = {"eval": {}, "buckets": {}, "notes": ["evaluation skipped (--skip-eval)"]}
+
+
 def _train_and_evaluate(grid: Grid, spec: RunSpec, cfg, run_dir: Path, root, skip_eval: bool, hardware: dict,
                         threads: int) -> tuple[ResultRow | None, str | None]:
     """One run in a worker process of ``--jobs``: (row, None), or (None, signal name) if training was stopped."""
     import torch
 
-    from ..config import atomic_write_json
     from ..train.loop import train
 
     torch.set_num_threads(threads)
-    summary_path = run_dir / TRAIN_SUMMARY
-    if summary_path.is_file():
-        summary = json.loads(summary_path.read_text())
-    else:
-        summary = dict(train(cfg, str(run_dir), resume="auto", quiet=True))
-        if summary.get("stopped"):
-            return None, summary["stopped"]
-        atomic_write_json(summary_path, json_safe(summary))
-    evals = {"eval": {}, "buckets": {}, "notes": ["evaluation skipped (--skip-eval)"]} if skip_eval \
-        else evaluate_run(grid, spec, run_dir, EvalData(grid, data_root(root)))
+    summary = _train_once(lambda c, d, resume: train(c, d, resume=resume, quiet=True), cfg, run_dir)
+    if summary.get("stopped"):
+        return None, summary["stopped"]
+    evals = SKIPPED_EVAL if skip_eval else evaluate_run(grid, spec, run_dir, EvalData(grid, data_root(root)))
     return make_row(grid, spec, run_dir, summary, evals, hardware), None
 
 
@@ -454,22 +440,18 @@ def run_sweep(grid: Grid, out_dir: str | os.PathLike, *, train_fn: Callable | No
                 break
             run_dir = out_dir / "runs" / spec.name
             run_dir.mkdir(parents=True, exist_ok=True)
-            summary_path = run_dir / TRAIN_SUMMARY
             t0 = time.time()
-            if summary_path.is_file():
-                summary = json.loads(summary_path.read_text())
+            if (run_dir / TRAIN_SUMMARY).is_file():
                 log(f"[{i + 1}/{len(todo)}] {spec.name}: trained already, evaluating")
             else:
                 log(f"[{i + 1}/{len(todo)}] {spec.name}: training ({', '.join(spec.regimes)}; "
                     f"{spec.params['total']:,} parameters)")
-                summary = dict(train_fn(configs[spec.name], str(run_dir), resume="auto"))
-                if summary.get("stopped"):
-                    log(f"[{i + 1}/{len(todo)}] {spec.name}: training stopped by {summary['stopped']} at step "
-                        f"{summary.get('steps')}; checkpoint saved. Run the same command to resume.")
-                    break
-                atomic_write_json(summary_path, json_safe(summary))
-            evals = {"eval": {}, "buckets": {}, "notes": ["evaluation skipped (--skip-eval)"]} if skip_eval \
-                else eval_fn(grid, spec, run_dir, eval_data)
+            summary = _train_once(train_fn, configs[spec.name], run_dir)
+            if summary.get("stopped"):
+                log(f"[{i + 1}/{len(todo)}] {spec.name}: training stopped by {summary['stopped']} at step "
+                    f"{summary.get('steps')}; checkpoint saved. Run the same command to resume.")
+                break
+            evals = SKIPPED_EVAL if skip_eval else eval_fn(grid, spec, run_dir, eval_data)
             row = make_row(grid, spec, run_dir, summary, evals, hardware)
             append_result(results, row)
             new_rows.append(row)
