@@ -37,6 +37,7 @@ from pathlib import Path
 import numpy as np
 
 from ..errors import UserError
+from .paired import val_points as _val_points
 from .results import BASELINES, ResultRow, as_rows, json_safe, read_results
 
 DENSE = BASELINES["iso_body"]  # an arm keeps its dense pair's backbone: the iso-body comparison (docs/DESIGN.md §4)
@@ -66,11 +67,6 @@ class Arm:
         lb = _val_points(self.dense)
         t = np.array(sorted(set(la) & set(lb)), dtype=float)
         return t, np.array([la[x] - lb[x] for x in t]), np.array([lb[x] for x in t])
-
-
-def _val_points(row: ResultRow) -> dict:
-    """{tokens: validation loss} of the curve kept in a row ({} for a row without one)."""
-    return {} if row.curve is None else dict(zip(row.curve.tokens, row.curve.val_loss))
 
 
 def load_sweep(path: str | Path) -> tuple[list[ResultRow], dict]:
@@ -115,6 +111,13 @@ def unigram_entropy(data_dir: str | Path) -> float | None:
     freq = np.load(path).astype(np.float64)
     p = freq[freq > 0] / freq.sum()
     return float(-(p * np.log(p)).sum())
+
+
+def grid_plateau(grid: Mapping) -> float | None:
+    """The unigram plateau of a sweep's grid.json: from its data folder, else the ``unigram_entropy`` that a
+    copy of the sweep without its data folder holds (scripts/collect_results.py stores it)."""
+    plateau = unigram_entropy(grid["data_dir"]) if grid.get("data_dir") else None
+    return grid.get("unigram_entropy") if plateau is None else plateau
 
 
 def _at(t: np.ndarray, g: np.ndarray, frac: float) -> float | None:
@@ -190,9 +193,7 @@ def collect(paths: list[str | Path]) -> dict:
         raw = _grid_yaml(name)
         sizes = raw.get("sizes") or {}
         grid = {**grid, "size_runs": {s: _flat_run(v) for s, v in sizes.items() if isinstance(v, dict)}}
-        plateau = unigram_entropy(grid["data_dir"]) if grid.get("data_dir") else None
-        if plateau is None:  # a copy of the sweep without its data folder (scripts/collect_results.py stores it)
-            plateau = grid.get("unigram_entropy")
+        plateau = grid_plateau(grid)
         for arm in pair_arms(rows, grid):
             arms.append(arm)
             s = summarize(arm, plateau)

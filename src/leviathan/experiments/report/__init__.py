@@ -9,19 +9,24 @@ report) and ``DIR/*.png``. Three parts, one job each:
 - ``figures``: the PNGs, drawn from the rows and those numbers (matplotlib, Agg backend);
 - ``markdown``: report.md, the text and tables over the same numbers.
 
+The unigram plateau the paired gap curves mark comes from the sweep's grid.json (its data folder's
+train_freq.npy, or the ``unigram_entropy`` a copied grid.json holds).
+
 Missing inputs degrade gracefully: a section whose data is absent (no ladder, no buckets, metrics
 files moved) says so in the report instead of failing, so a half-finished sweep reports what it has.
 """
 
 from __future__ import annotations
 
+import json
 import os
 from pathlib import Path
 
+from ..ablation import grid_plateau
 from ..results import COMPARISONS, load_results
 from .analysis import Analysis, analyze, comparison_table, compute_analysis
-from .figures import (fig_frequency, fig_frontier, fig_gain_over_training, fig_loss_curves, fig_param_allocation,
-                      fig_reduction_by_size, pyplot, save_figure)
+from .figures import (fig_frequency, fig_frontier, fig_gain_over_training, fig_loss_curves, fig_paired_gap,
+                      fig_param_allocation, fig_reduction_by_size, pyplot, save_figure)
 from .markdown import render_markdown
 
 __all__ = ["COMPARISONS", "Analysis", "analyze", "comparison_table", "compute_analysis", "pyplot", "render_markdown",
@@ -36,7 +41,9 @@ def write_report(results: str | os.PathLike, out_dir: str | os.PathLike, eval_se
     rows = load_results(results)
     out = Path(out_dir)
     out.mkdir(parents=True, exist_ok=True)
-    result = compute_analysis(rows, eval_set, num_bootstrap, ci, seed, ladder)
+    grid_file = (Path(results) if Path(results).is_dir() else Path(results).parent) / "grid.json"
+    plateau = grid_plateau(json.loads(grid_file.read_text())) if grid_file.is_file() else None
+    result = compute_analysis(rows, eval_set, num_bootstrap, ci, seed, ladder, plateau)
     a = result.numbers
     figures = {
         "loss_curves": fig_loss_curves(rows, out / "loss_curves.png"),
@@ -45,6 +52,7 @@ def write_report(results: str | os.PathLike, out_dir: str | os.PathLike, eval_se
         "param_allocation": fig_param_allocation(a["params"], out / "param_allocation.png"),
         "frequency_reduction": fig_frequency(a["frequency"], out / "frequency_reduction.png"),
         "gain_over_training": fig_gain_over_training(a["efficiency"], out / "gain_over_training.png"),
+        "paired_gap": fig_paired_gap(a["paired"], out / "paired_gap.png"),
     }
     atomic_write_text(out / "report.md", render_markdown(a, figures, str(results)))
     atomic_write_json(out / "analysis.json", a)

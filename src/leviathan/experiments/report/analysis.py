@@ -9,6 +9,8 @@
   (``experiments.scaling``), or ``{"error": ...}`` when there is no ladder;
 - ``frequency``, ``efficiency``, ``throughput``: ``experiments.frequency`` / ``efficiency`` over the
   same comparison pairs;
+- ``paired``: per comparison, the paired differences across seeds with Student t intervals at the end
+  (every eval set) and over training (``experiments.paired``);
 - ``params``: parameters by group per model (seeds merged); ``per_set``: every run on every eval set.
 
 ``compute_analysis()`` returns the same numbers together with the fitted ``PowerLawFit`` (its bootstrap
@@ -24,6 +26,7 @@ from dataclasses import dataclass
 from ...errors import UserError
 from ..efficiency import efficiency_from_results, throughput_table
 from ..frequency import frequency_from_results
+from ..paired import paired_comparisons
 from ..results import COMPARISONS, ResultRow, as_rows, comparison_groups, json_safe
 from ..scaling import PowerLawFit, scaling_from_results
 
@@ -62,11 +65,16 @@ class Analysis:
 
 
 def compute_analysis(rows: Iterable[ResultRow | Mapping], eval_set: str = "val", num_bootstrap: int = 1000,
-                     ci: float = 0.95, seed: int = 0, ladder: str | None = None) -> Analysis:
-    """Every analysis of docs/DESIGN.md §7 over a sweep's rows; sections that cannot be computed hold ``error``."""
+                     ci: float = 0.95, seed: int = 0, ladder: str | None = None,
+                     plateau: float | None = None) -> Analysis:
+    """Every analysis of docs/DESIGN.md §7 over a sweep's rows; sections that cannot be computed hold ``error``.
+
+    ``plateau``: the training unigram entropy (nats), which the paired gap curves mark."""
     rows = as_rows(rows)
-    out: dict = {"num_runs": len(rows), "eval_set": eval_set, "eval_sets": sorted({k for r in rows for k in r.eval})}
+    out: dict = {"num_runs": len(rows), "eval_set": eval_set, "eval_sets": sorted({k for r in rows for k in r.eval}),
+                 "unigram_entropy": plateau}
     out["comparisons"] = {regime: comparison_table(rows, regime, base, eval_set) for regime, base in COMPARISONS}
+    out["paired"] = paired_comparisons(rows, ci, plateau)
     fit = None
     try:
         sc = scaling_from_results(rows, ladder, eval_set, "total", num_bootstrap, ci, seed)
@@ -84,9 +92,9 @@ def compute_analysis(rows: Iterable[ResultRow | Mapping], eval_set: str = "val",
 
 
 def analyze(rows: Iterable[ResultRow | Mapping], eval_set: str = "val", num_bootstrap: int = 1000, ci: float = 0.95,
-            seed: int = 0, ladder: str | None = None) -> dict:
+            seed: int = 0, ladder: str | None = None, plateau: float | None = None) -> dict:
     """The report's numbers as one JSON-ready dict (the content of analysis.json); see ``compute_analysis``."""
-    return compute_analysis(rows, eval_set, num_bootstrap, ci, seed, ladder).numbers
+    return compute_analysis(rows, eval_set, num_bootstrap, ci, seed, ladder, plateau).numbers
 
 
 def _param_rows(rows: list[ResultRow]) -> list[dict]:

@@ -8,6 +8,8 @@
 - ``param_allocation.png``: parameters by component (input side, body, head), stacked, per model.
 - ``frequency_reduction.png``: perplexity reduction per training-frequency bucket (rare -> frequent).
 - ``gain_over_training.png``: perplexity reduction vs the baseline at every validation point.
+- ``paired_gap.png``: per comparison, the mean gap over seeds (model - baseline validation loss) with
+  its pointwise t interval, and where the baseline leaves the unigram plateau.
 
 Each ``fig_*`` returns whether it drew anything. ``pyplot()`` and ``save_figure()`` are shared with the
 ablation report: matplotlib's Agg backend (no display needed), 120-dpi PNGs.
@@ -210,5 +212,35 @@ def fig_gain_over_training(eff: list[dict], path: Path) -> bool:
     ax.set_ylabel("perplexity reduction vs baseline (%)")
     ax.grid(alpha=0.3)
     ax.legend(fontsize=6)
+    save_figure(fig, path)
+    return True
+
+
+def fig_paired_gap(paired: list[dict], path: Path) -> bool:
+    """One panel per paired comparison: mean gap over training with its interval band (``experiments.paired``)."""
+    items = [c for c in paired if len(c["curve"]["tokens"]) > 1]
+    if not items:
+        return False
+    plt = pyplot()
+    cols = min(3, len(items))
+    nrows = -(-len(items) // cols)
+    fig, axes = plt.subplots(nrows, cols, figsize=(5 * cols, 3.6 * nrows), squeeze=False)
+    for ax, c in zip(axes.flat, items):
+        cur = c["curve"]
+        t = np.array(cur["tokens"], dtype=float) / 1e6
+        ax.plot(t, cur["mean"], color=_color(c["model"]), lw=1.6, label=f"mean over {len(c['seeds'])} seed(s)")
+        if all(v is not None for v in cur["lo"]):
+            ax.fill_between(t, cur["lo"], cur["hi"], color=_color(c["model"]), alpha=0.2,
+                            label=f"{int(100 * c['ci'])}% t interval")
+        ax.axhline(0, color="black", lw=0.8)
+        if cur["past_plateau_tokens"] is not None:
+            ax.axvline(cur["past_plateau_tokens"] / 1e6, color="gray", ls=":", lw=1,
+                       label="baseline 0.5 nats below unigram")
+        ax.set_title(f"{c['regime']} {c['size']}: {c['model']} - {c['baseline']}", fontsize=9)
+        ax.set_xlabel("training tokens (M)")
+        ax.set_ylabel("validation loss gap (nats)")
+        ax.legend(fontsize=7)
+    for ax in list(axes.flat)[len(items):]:
+        ax.set_visible(False)
     save_figure(fig, path)
     return True

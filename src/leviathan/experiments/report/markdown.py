@@ -30,6 +30,49 @@ def _table(header: list[str], rows: list[list[str]]) -> str:
     return "\n".join(lines)
 
 
+def _ci(stat: dict, spec: str = "+.4f", scale: float = 1.0) -> str:
+    """``mean [lo, hi]`` of a paired statistic (the interval omitted for one seed)."""
+    if stat.get("mean") is None:
+        return "-"
+    text = format(scale * stat["mean"], spec)
+    return text if not stat.get("ci") else f"{text} [{format(scale * stat['ci'][0], spec)}, {format(scale * stat['ci'][1], spec)}]"
+
+
+def _paired_section(a: dict, figures: dict[str, bool]) -> list[str]:
+    """Paired differences across seeds (``experiments.paired``): the end point on every eval set, the gap curve."""
+    paired = a.get("paired") or []
+    md = ["## Paired differences across seeds", ""]
+    if not paired:
+        return md + ["_No comparison has both of its runs at a size and seed yet._", ""]
+    ci = int(100 * paired[0]["ci"])
+    plateau = a.get("unigram_entropy")
+    md += [f"Per seed, model minus baseline (same size, same seed: same tokens in the same order); mean over seeds "
+           f"with the {ci}% Student t interval. Loss in nats per token (negative: the model is better); perplexity "
+           f"change = exp(mean loss difference) - 1. Verdict: `better`/`worse` only when the interval excludes 0; "
+           f"`one seed` has no interval. Unigram plateau (entropy of the training unigram distribution): "
+           f"{_fmt(plateau, '.3f')} nats; `past plateau` is the first validation point where every seed's "
+           f"baseline is 0.5 nats below it.", ""]
+    sets = sorted({s_ for c in paired for s_ in c["eval"]}, key=lambda s_: (s_ != a["eval_set"], s_))
+    md.append(_table(["regime", "size", "model - baseline", "seeds", "params", "baseline loss", "loss diff",
+                      "ppl change", "bpb diff", "verdict", "past plateau"],
+                     [[c["regime"], c["size"], f"{c['model']} - {c['baseline']}", len(c["seeds"]),
+                       f"{_fmt(c['model_params'], ',d')} / {_fmt(c['baseline_params'], ',d')}",
+                       _fmt(e.get("baseline_loss"), ".4f"), _ci(e["loss"]),
+                       _ci(e["ppl_change"], "+.1f", 100) + ("%" if e["ppl_change"]["mean"] is not None else ""),
+                       _ci(e["bpb"]), e["loss"]["verdict"],
+                       "-" if c.get("plateau") is None else _fmt(c["curve"]["past_plateau_tokens"], ",d", "not reached")]
+                      for c in paired for e in [c["eval"].get(a["eval_set"]) or c["eval"][sets[0]]]]))
+    md += ["", f"Loss difference on every eval set (nats, mean [{ci}% interval]; verdict in brackets).", ""]
+    md.append(_table(["regime", "size", "model - baseline"] + sets,
+                     [[c["regime"], c["size"], f"{c['model']} - {c['baseline']}"] +
+                      [("-" if s_ not in c["eval"] else f"{_ci(c['eval'][s_]['loss'])} ({c['eval'][s_]['loss']['verdict']})")
+                       for s_ in sets] for c in paired]))
+    md.append("")
+    if figures.get("paired_gap"):
+        md += ["![paired gap over training](paired_gap.png)", ""]
+    return md
+
+
 def render_markdown(a: dict, figures: dict[str, bool], source: str) -> str:
     """report.md from the numbers ``a`` (``analysis.analyze``), which figures were drawn, and the results' path."""
     md = ["# Leviathan sweep report", "",
@@ -40,6 +83,8 @@ def render_markdown(a: dict, figures: dict[str, bool], source: str) -> str:
     md += ["## Loss curves", ""]
     md += ["![loss curves](loss_curves.png)" if figures.get("loss_curves") else
            "_No metrics.jsonl files could be read (run dirs moved or not finished)._", ""]
+
+    md += _paired_section(a, figures)
 
     titles = {"iso_body": "Iso-body: same backbone, leviathan vs dense-tied",
               "isoparametric": "Isoparametric: equal total parameters, leviathan deeper vs dense-untied",
@@ -105,7 +150,7 @@ def render_markdown(a: dict, figures: dict[str, bool], source: str) -> str:
     md.append(_table(["model", "variant", "layers", "input", "body", "head", "total", "input share"],
                      [[p["model"], p["variant"], p["layers"], _fmt(p["input"], ",d"), _fmt(p["body"], ",d"),
                        "tied" if p["tied"] else _fmt(p["head"], ",d"), _fmt(p["total"], ",d"),
-                       f"{100 * p['input'] / p['total']:.1f}%" if p["total"] else "-"] for p in a["params"]]))
+                       f"{100 * p['input'] / p['total']:.1f}%" if p["total"] and p["input"] is not None else "-"] for p in a["params"]]))
     md.append("")
     if figures.get("param_allocation"):
         md += ["![parameter allocation](param_allocation.png)", ""]

@@ -1,0 +1,144 @@
+"""Paired differences across seeds: a model against its baseline, with a 95% interval, at the end and over training.
+
+    rows = read_results("runs/cpu-bpe32k")
+    for c in paired_comparisons(rows, plateau=7.134):   # one per (regime, size, model variant, baseline variant)
+        c["eval"]["val"]["loss"]                          # {"diffs", "n", "mean", "sd", "ci", "verdict"}
+        c["curve"]                                        # the gap at every validation point, with its interval
+
+Pairing. Two runs are paired when they serve the same regime (docs/DESIGN.md §4) at the same size and
+seed. The seed fixes the data order, so both saw the same tokens in the same order; the per-seed
+difference d_s = metric(model, s) - metric(baseline, s) cancels the data-order noise the two runs share.
+Over n seeds the report gives the mean, the sample standard deviation and the Student t interval
+mean +- t(1 - a/2, n - 1) * sd / sqrt(n). Footgun: seeds are few, so the t quantile is large (4.30 for
+95% at n = 3) and an interval that excludes 0 at n = 3 is a consistent effect, not a marginal one.
+
+Metrics per eval set: loss (nats per token), bits per byte, and perplexity. The perplexity change is
+exp(mean loss difference) - 1, the geometric mean of the per-seed ratios ppl / ppl_baseline minus 1;
+its interval is exp of the loss interval minus 1 (exp is monotone, so the verdict is the loss's).
+
+Verdict on a difference: "better" when its interval lies below 0 (the model's loss is lower), "worse"
+when above, "not resolved" when it contains 0, and "one seed" when n = 1: a direction, not a result.
+
+Which pairs: in every regime each variant against the regime's baseline (``results.BASELINES``); in
+iso_body also leviathan against dense_untied when both ran at a size. That control separates what
+the generator does from what the untied head it brings does (a dense_tied baseline has neither).
+
+The unigram plateau. ``plateau`` is the entropy of the training unigram distribution (nats): the
+loss of predicting token frequencies alone. Early in training a model that merely reaches the
+plateau sooner leads; that is optimisation speed, not capacity. Each comparison records the first
+validation point where every seed's baseline is 0.5 nats below the plateau (``past_plateau_tokens``),
+and the gap curve marks it. Footgun: the curve's intervals are pointwise, not a simultaneous band.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Iterable, Mapping
+
+import numpy as np
+
+from .results import BASELINES, ResultRow, as_rows, comparison_groups
+
+CONTROLS: dict[str, tuple[tuple[str, str], ...]] = {"iso_body": (("leviathan", "dense_untied"),)}
+PLATEAU_MARGIN = 0.5  # nats below the unigram entropy that count as "past the plateau"
+
+
+def t_interval(diffs: Iterable[float], ci: float = 0.95) -> dict:
+    """Mean, sample sd and the Student t interval of paired differences; the verdict on their sign."""
+    from scipy import stats
+
+    d = np.array([x for x in diffs if x is not None and math.isfinite(x)], dtype=np.float64)
+    out = {"diffs": d.tolist(), "n": int(len(d)), "mean": float(d.mean()) if len(d) else None, "sd": None,
+           "ci": None, "verdict": "no pairs" if not len(d) else "one seed"}
+    if len(d) < 2:
+        return out
+    sd = float(d.std(ddof=1))
+    half = float(stats.t.ppf(0.5 + ci / 2, len(d) - 1)) * sd / math.sqrt(len(d))
+    lo, hi = out["mean"] - half, out["mean"] + half
+    out.update(sd=sd, ci=[lo, hi], verdict="better" if hi < 0 else "worse" if lo > 0 else "not resolved")
+    return out
+
+
+def _by_size(rows: list[ResultRow], regime: str) -> dict[str, dict[int, dict[str, ResultRow]]]:
+    """{size: {seed: {variant: row}}} of the rows that serve ``regime``, smallest models first."""
+    out: dict = {}
+    for (size, seed), group in comparison_groups(rows, regime).items():
+        out.setdefault(size, {})[seed] = group
+    return out
+
+
+def _pairs(regime: str, variants: set[str]) -> list[tuple[str, str]]:
+    """(model, baseline) variant pairs of a regime that ran at a size, baseline pairs first."""
+    base = BASELINES.get(regime, BASELINES["iso_body"])
+    pairs = [(v, base) for v in sorted(variants) if v != base and base in variants]
+    return pairs + [p for p in CONTROLS.get(regime, ()) if p[0] in variants and p[1] in variants]
+
+
+def _metric(row: ResultRow, eval_set: str, key: str) -> float | None:
+    e = row.eval.get(eval_set)
+    return None if e is None else getattr(e, key)
+
+
+def _end_point(seeds: list[tuple[ResultRow, ResultRow]], eval_set: str, ci: float) -> dict:
+    """Loss, bits-per-byte and perplexity-change statistics of one eval set over the paired seeds."""
+    out = {}
+    for key in ("loss", "bpb"):
+        diffs = [None if _metric(m, eval_set, key) is None or _metric(b, eval_set, key) is None
+                 else _metric(m, eval_set, key) - _metric(b, eval_set, key) for m, b in seeds]
+        out[key] = t_interval(diffs, ci)
+    loss = out["loss"]
+    out["ppl_change"] = {"mean": None if loss["mean"] is None else math.expm1(loss["mean"]),
+                         "ci": None if loss["ci"] is None else [math.expm1(x) for x in loss["ci"]]}
+    out["baseline_loss"] = _mean([_metric(b, eval_set, "loss") for _, b in seeds])
+    out["model_loss"] = _mean([_metric(m, eval_set, "loss") for m, _ in seeds])
+    return out
+
+
+def _mean(xs: list) -> float | None:
+    xs = [x for x in xs if x is not None]
+    return float(np.mean(xs)) if xs else None
+
+
+def val_points(row: ResultRow) -> dict:
+    """{training tokens: validation loss} of the curve a row keeps ({} without one)."""
+    return {} if row.curve is None else dict(zip(row.curve.tokens, row.curve.val_loss))
+
+
+def gap_curve(seeds: list[tuple[ResultRow, ResultRow]], ci: float = 0.95, plateau: float | None = None) -> dict:
+    """Mean gap (model - baseline validation loss) and its t interval at every validation point all seeds share."""
+    model = [val_points(m) for m, _ in seeds]
+    base = [val_points(b) for _, b in seeds]
+    shared = sorted(set.intersection(*(set(p) for p in model + base))) if seeds else []
+    stats_at = [t_interval([m[t] - b[t] for m, b in zip(model, base)], ci) for t in shared]
+    base_max = [max(b[t] for b in base) for t in shared]  # the slowest seed's baseline
+    past = None
+    if plateau is not None:
+        past = next((t for t, v in zip(shared, base_max) if v < plateau - PLATEAU_MARGIN), None)
+    return {"tokens": [int(t) for t in shared], "mean": [s["mean"] for s in stats_at],
+            "lo": [s["ci"][0] if s["ci"] else None for s in stats_at],
+            "hi": [s["ci"][1] if s["ci"] else None for s in stats_at],
+            "baseline_loss": [float(np.mean([b[t] for b in base])) for t in shared],
+            "past_plateau_tokens": past}
+
+
+def paired_comparisons(rows: Iterable[ResultRow | Mapping], ci: float = 0.95, plateau: float | None = None,
+                       eval_sets: list[str] | None = None) -> list[dict]:
+    """Every (regime, size, model, baseline) comparison with its per-seed pairs, end-point statistics per eval
+    set and gap curve (see the module docstring)."""
+    rows = as_rows(rows)
+    out = []
+    for regime in BASELINES:
+        for size, by_seed in _by_size(rows, regime).items():
+            variants = {v for group in by_seed.values() for v in group}
+            for model, base in _pairs(regime, variants):
+                seeds = sorted(s for s, g in by_seed.items() if model in g and base in g)
+                pairs = [(by_seed[s][model], by_seed[s][base]) for s in seeds]
+                if not pairs:
+                    continue
+                sets = eval_sets or sorted(set(pairs[0][0].eval) & set(pairs[0][1].eval))
+                out.append({"regime": regime, "size": size, "model": model, "baseline": base, "seeds": seeds,
+                            "model_runs": [m.name for m, _ in pairs], "baseline_runs": [b.name for _, b in pairs],
+                            "model_params": pairs[0][0].total_params, "baseline_params": pairs[0][1].total_params,
+                            "eval": {s: _end_point(pairs, s, ci) for s in sets},
+                            "curve": gap_curve(pairs, ci, plateau), "ci": ci, "plateau": plateau})
+    return out

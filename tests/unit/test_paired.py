@@ -1,0 +1,110 @@
+"""Paired differences across seeds (experiments.paired): intervals, pairs, verdicts and the report section."""
+
+import json
+import math
+
+import pytest
+
+from leviathan.experiments.paired import gap_curve, paired_comparisons, t_interval
+from leviathan.experiments.report import write_report
+from leviathan.experiments.results import ResultRow, append_result
+
+T_975_2 = 4.302652729911275  # Student t quantile 0.975 with 2 degrees of freedom
+
+
+def test_t_interval_matches_the_textbook_formula():
+    s = t_interval([1.0, 2.0, 3.0])
+    assert s["n"] == 3 and s["mean"] == pytest.approx(2.0) and s["sd"] == pytest.approx(1.0)
+    half = T_975_2 / math.sqrt(3)
+    assert s["ci"] == pytest.approx([2.0 - half, 2.0 + half])
+    assert s["verdict"] == "not resolved"
+
+
+@pytest.mark.parametrize("diffs, verdict", [([-1.0, -1.1, -0.9], "better"), ([0.5, 0.6, 0.4], "worse"),
+                                            ([-0.2, 0.1, -0.05], "not resolved"), ([-0.3], "one seed"),
+                                            ([], "no pairs"), ([None, float("nan"), -0.1], "one seed")])
+def test_t_interval_verdicts(diffs, verdict):
+    s = t_interval(diffs)
+    assert s["verdict"] == verdict
+    if verdict in ("one seed", "no pairs"):
+        assert s["ci"] is None
+
+
+def _row(variant, seed, loss, *, size="m", regimes=("iso_body",), curve_losses=None, bpb_scale=0.35, params=1000):
+    tokens = [100, 200, 300, 400]
+    curve = None if curve_losses is None else {"tokens": tokens, "val_loss": curve_losses}
+    return ResultRow.from_dict({
+        "name": f"{size}-{variant}-s{seed}", "regime": regimes[0], "regimes": list(regimes), "variant": variant,
+        "size": size, "seed": seed, "params": {"total": params},
+        "eval": {"val": {"loss": loss, "ppl": math.exp(loss), "bpb": bpb_scale * loss},
+                 "ptb": {"loss": loss + 1.0, "ppl": math.exp(loss + 1.0)}},
+        "curve": curve})
+
+
+def _sweep_rows():
+    """Three seeds of dense_tied, leviathan (0.2 +- 0.01 nats better) and dense_untied (0.15 better)."""
+    rows = []
+    for seed, noise in zip((0, 1, 2), (0.0, 0.3, -0.2)):
+        base = 6.0 + noise  # seed-to-seed noise the pairing cancels
+        dense_curve = [8.0 + noise, 7.0 + noise, 6.5 + noise, base]
+        rows.append(_row("dense_tied", seed, base, curve_losses=dense_curve))
+        lev = base - 0.2 + 0.01 * (seed - 1)
+        rows.append(_row("leviathan", seed, lev, curve_losses=[v - 0.2 + 0.01 * (seed - 1) for v in dense_curve]))
+        rows.append(_row("dense_untied", seed, base - 0.15, curve_losses=[v - 0.15 for v in dense_curve]))
+    return rows
+
+
+def test_paired_comparisons_pair_by_seed_and_add_the_untied_control():
+    out = {(c["model"], c["baseline"]): c for c in paired_comparisons(_sweep_rows(), plateau=7.4)}
+    assert set(out) == {("dense_untied", "dense_tied"), ("leviathan", "dense_tied"), ("leviathan", "dense_untied")}
+    lev = out[("leviathan", "dense_tied")]
+    assert lev["seeds"] == [0, 1, 2] and lev["model_runs"] == ["m-leviathan-s0", "m-leviathan-s1", "m-leviathan-s2"]
+    loss = lev["eval"]["val"]["loss"]
+    assert loss["diffs"] == pytest.approx([-0.21, -0.2, -0.19])
+    assert loss["mean"] == pytest.approx(-0.2) and loss["verdict"] == "better"  # the seed noise (0.5) cancels
+    assert loss["ci"][1] < 0
+    assert lev["eval"]["val"]["ppl_change"]["mean"] == pytest.approx(math.expm1(-0.2))
+    assert lev["eval"]["val"]["bpb"]["mean"] == pytest.approx(0.35 * -0.2)
+    assert lev["eval"]["ptb"]["bpb"]["verdict"] == "no pairs"  # ptb has no bpb in these rows
+    control = out[("leviathan", "dense_untied")]["eval"]["val"]["loss"]
+    assert control["mean"] == pytest.approx(-0.05) and control["verdict"] == "better"
+
+
+def test_gap_curve_is_pointwise_and_marks_the_plateau():
+    rows = _sweep_rows()
+    pairs = [(rows[3 * s + 1], rows[3 * s]) for s in range(3)]
+    c = gap_curve(pairs, plateau=7.4)
+    assert c["tokens"] == [100, 200, 300, 400]
+    assert c["mean"] == pytest.approx([-0.2] * 4)
+    # past the plateau: the slowest seed's baseline (noise +0.3) is below 7.4 - 0.5 = 6.9 first at 300 tokens
+    assert c["past_plateau_tokens"] == 300
+    assert gap_curve(pairs)["past_plateau_tokens"] is None
+
+
+def test_one_seed_is_a_direction_not_a_result():
+    rows = [_row("dense_tied", 0, 6.0), _row("leviathan", 0, 5.0)]
+    (c,) = paired_comparisons(rows)
+    assert c["eval"]["val"]["loss"]["verdict"] == "one seed" and c["eval"]["val"]["loss"]["ci"] is None
+    assert c["curve"]["tokens"] == []
+
+
+def test_unpaired_seeds_are_left_out():
+    rows = [_row("dense_tied", 0, 6.0), _row("leviathan", 0, 5.9), _row("leviathan", 1, 5.0)]
+    (c,) = paired_comparisons(rows)
+    assert c["seeds"] == [0]
+
+
+def test_report_has_the_paired_section_and_figure(tmp_path):
+    out = tmp_path / "sweep"
+    out.mkdir()
+    for r in _sweep_rows():
+        append_result(out / "results.jsonl", r)
+    (out / "grid.json").write_text(json.dumps({"name": "t", "unigram_entropy": 7.4}))
+    report = write_report(out, tmp_path / "report", num_bootstrap=0)
+    text = report.read_text()
+    assert "## Paired differences across seeds" in text and "7.400 nats" in text
+    line = next(ln for ln in text.splitlines() if ln.startswith("| iso_body | m | leviathan - dense_tied | 3 |"))
+    assert "better" in line and "-0.2000" in line and "| 300 |" in line
+    assert (tmp_path / "report" / "paired_gap.png").stat().st_size > 0
+    a = json.loads((tmp_path / "report" / "analysis.json").read_text())
+    assert a["unigram_entropy"] == 7.4 and len(a["paired"]) == 3
