@@ -108,3 +108,14 @@ def test_report_has_the_paired_section_and_figure(tmp_path):
     assert (tmp_path / "report" / "paired_gap.png").stat().st_size > 0
     a = json.loads((tmp_path / "report" / "analysis.json").read_text())
     assert a["unigram_entropy"] == 7.4 and len(a["paired"]) == 3
+
+
+def test_row_curve_falls_back_to_the_curve_the_row_keeps(tmp_path):
+    from leviathan.experiments.efficiency import row_curve
+
+    row = _row("leviathan", 0, 5.0, curve_losses=[9.0, 8.0, 7.0, 6.0])
+    row.metrics = str(tmp_path / "gone" / "metrics.jsonl")
+    c = row_curve(row)
+    assert c.tokens.tolist() == [100, 200, 300, 400] and c.loss.tolist() == [9.0, 8.0, 7.0, 6.0]
+    with pytest.raises(Exception, match="no metrics file"):
+        row_curve(_row("leviathan", 0, 5.0))

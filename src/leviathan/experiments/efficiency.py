@@ -60,10 +60,16 @@ def read_metrics(path: str | os.PathLike) -> list[dict]:
 
 
 def row_curve(row: ResultRow, split: str | None = None) -> Curve:
-    """The validation curve of a results row, read from the run's metrics.jsonl."""
-    if not row.metrics:
-        raise UserError(f"row {row.name!r} names no metrics file")
-    return val_curve(read_metrics(row.metrics), split)
+    """The validation curve of a results row, read from the run's metrics.jsonl; where that file is gone (a
+    committed results.jsonl on another machine) the curve the row keeps, which holds the validation rows."""
+    try:
+        if not row.metrics:
+            raise UserError(f"row {row.name!r} names no metrics file")
+        return val_curve(read_metrics(row.metrics), split)
+    except (UserError, OSError):
+        if row.curve is None or not row.curve.tokens:
+            raise
+        return val_curve([{"tokens": t, "val_loss": v} for t, v in zip(row.curve.tokens, row.curve.val_loss)])
 
 
 def val_curve(rows: list[dict], split: str | None = None) -> Curve:
