@@ -119,3 +119,17 @@ def test_row_curve_falls_back_to_the_curve_the_row_keeps(tmp_path):
     assert c.tokens.tolist() == [100, 200, 300, 400] and c.loss.tolist() == [9.0, 8.0, 7.0, 6.0]
     with pytest.raises(Exception, match="no metrics file"):
         row_curve(_row("leviathan", 0, 5.0))
+
+
+def test_demo_prints_the_committed_grid_interval(tmp_path):
+    from leviathan.commands.demo import committed_grid
+    from leviathan.experiments.results import dumps
+
+    path = tmp_path / "analysis.json"
+    assert committed_grid(path) == []  # no grid committed yet: the demo falls back to the ablation
+    path.write_text(dumps({"paired": paired_comparisons(_sweep_rows(), plateau=7.4)}))
+    lines = committed_grid(path)
+    assert len(lines) == 2  # vs dense_tied, and the dense_untied control
+    assert "leviathan - dense_tied validation loss -0.200 nats [95% interval -0.225, -0.175]" in lines[0]
+    assert "3 seed(s)" in lines[0] and lines[0].endswith(": better")
+    assert "leviathan - dense_untied validation loss -0.050" in lines[1]

@@ -23,8 +23,9 @@ What it does:
 The verdict line compares the dense model's validation loss with the unigram entropy of the training
 tokens (the loss of predicting token frequencies alone). A few minutes of CPU training ends near that
 plateau, where a lead measures early optimisation speed, not the paper's claim; the demo says so and
-prints the committed measurement past the plateau (``results/ablations``) instead of an unexplained
-number.
+prints, beside its own gap, the committed measurement of the same two models past the plateau: the
+seeded grid's paired difference with its 95% interval (``results/cpu-bpe32k``, size m), with the
+dense_untied control, or before that grid has a pair the one-seed ablation (``results/ablations``).
 """
 
 from __future__ import annotations
@@ -213,14 +214,35 @@ def gap_curve(rows: list[dict]) -> list[tuple[int, float, float]]:
     return [(t, curves[0][t], curves[1][t]) for t in sorted(set(curves[0]) & set(curves[1]))]
 
 
-def committed_result() -> str | None:
-    """One line on the committed ablation measurement (the d64 BPE-32k pair), when this is a checkout."""
-    path = Path(__file__).resolve().parents[3] / "results" / "ablations" / "ablations.json"
-    if not path.is_file():
-        return None
+RESULTS = Path(__file__).resolve().parents[3] / "results"  # the checkout's committed results (absent in a wheel)
+
+
+def committed_grid(path: Path = RESULTS / "cpu-bpe32k" / "analysis.json") -> list[str]:
+    """The seeded grid's paired intervals for these two models (its size m is this backbone and generator), and
+    its dense_untied control; [] before the grid has a pair."""
+    try:
+        paired = json.loads(path.read_text())["paired"]
+    except (OSError, ValueError, KeyError):
+        return []
+    lines = []
+    for c in paired:
+        if (c["regime"], c["size"], c["model"]) != ("iso_body", "m", "leviathan") or "val" not in c["eval"]:
+            continue
+        e, tokens = c["eval"]["val"], (c["curve"]["tokens"] or [0])[-1]
+        loss, ppl = e["loss"], e["ppl_change"]
+        interval = "" if not loss["ci"] else (f" [{int(100 * c['ci'])}% interval {loss['ci'][0]:+.3f}, "
+                                               f"{loss['ci'][1]:+.3f}]")
+        lines.append(f"committed grid (results/cpu-bpe32k, same models, {tokens / 1e6:.1f}M tokens, "
+                     f"{len(c['seeds'])} seed(s)): leviathan - {c['baseline']} validation loss {loss['mean']:+.3f} "
+                     f"nats{interval}, perplexity {ppl['mean']:+.1%}: {loss['verdict']}")
+    return lines
+
+
+def committed_ablation(path: Path = RESULTS / "ablations" / "ablations.json") -> str | None:
+    """One line on the committed ablation measurement (the d64 BPE-32k pair, one seed), when this is a checkout."""
     try:
         arms = json.loads(path.read_text())["arms"]
-    except (ValueError, KeyError):
+    except (OSError, ValueError, KeyError):
         return None
     arm = next((a for a in arms if a.get("label") == "bpe32k/d64"), None)
     val = ((arm or {}).get("eval") or {}).get("val") or {}
@@ -253,8 +275,9 @@ def verdict(rows: list[dict], data_dir: Path) -> list[str]:
         else:
             lines.append(f"past the plateau: dense_tied's validation loss is {margin:.2f} nats below the unigram "
                          f"entropy ({entropy:.3f})")
-    ref = committed_result()
-    lines.append(ref or "committed measurement: see results/ablations/README.md in the project repository")
+    refs = committed_grid() or [r for r in [committed_ablation()] if r]
+    lines += refs or ["committed measurement: see results/cpu-bpe32k/report.md and results/ablations/README.md in "
+                      "the project repository"]
     return lines
 
 
