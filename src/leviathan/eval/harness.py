@@ -62,6 +62,7 @@ from pathlib import Path
 from typing import Any, Sequence
 
 from ..errors import UserError
+from ..io import cache_root
 
 TASK_DIR = Path(__file__).with_name("tasks")
 PROBE_TEXT = ("The quick brown fox, 42 times: jumps over the lazy dog.\nLeviathan's émigrés said \"hello\"  "
@@ -175,11 +176,6 @@ def _merge_piqa(docs: Path, labels: Path, out: Path) -> Path:
 # tokenizer.json for transformers
 
 
-def _cache_dir() -> Path:
-    base = os.environ.get("LEVIATHAN_CACHE") or os.path.join(os.environ.get("XDG_CACHE_HOME", "~/.cache"), "leviathan")
-    return Path(base).expanduser()
-
-
 def builtin_tokenizer_json(name: str) -> str:
     """A ``tokenizer.json`` (byte-level BPE) equivalent to the quicktok built-in encoding ``name``.
 
@@ -190,7 +186,7 @@ def builtin_tokenizer_json(name: str) -> str:
     patterns = {"o200k_base": O200K_PATTERN, "cl100k_base": CL100K_PATTERN}
     if name not in patterns:
         raise UserError(f"no tokenizer.json recipe for built-in encoding {name!r}; known: {', '.join(patterns)}")
-    cache = _cache_dir() / "tokenizers" / f"{name}.tokenizer.json"
+    cache = cache_root() / "tokenizers" / f"{name}.tokenizer.json"
     if cache.is_file():
         return cache.read_text()
     import quicktok

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import math
 
+from ...tables import markdown_table
 from ..results import COMPARISONS
 
 
@@ -22,12 +23,6 @@ def _fmt(v, spec=".4f", none="-"):
 
 def _pct(v):
     return "-" if v is None else f"{100 * v:+.1f}%"
-
-
-def _table(header: list[str], rows: list[list[str]]) -> str:
-    lines = ["| " + " | ".join(header) + " |", "|" + "|".join("---" for _ in header) + "|"]
-    lines += ["| " + " | ".join(str(c) for c in r) + " |" for r in rows]
-    return "\n".join(lines)
 
 
 def _ci(stat: dict, spec: str = "+.4f", scale: float = 1.0) -> str:
@@ -53,7 +48,7 @@ def _paired_section(a: dict, figures: dict[str, bool]) -> list[str]:
            f"{_fmt(plateau, '.3f')} nats; `past plateau` is the first validation point where every seed's "
            f"baseline is 0.5 nats below it.", ""]
     sets = sorted({s_ for c in paired for s_ in c["eval"]}, key=lambda s_: (s_ != a["eval_set"], s_))
-    md.append(_table(["regime", "size", "model - baseline", "seeds", "params", "baseline loss", "loss diff",
+    md.append(markdown_table(["regime", "size", "model - baseline", "seeds", "params", "baseline loss", "loss diff",
                       "ppl change", "bpb diff", "verdict", "past plateau"],
                      [[c["regime"], c["size"], f"{c['model']} - {c['baseline']}", len(c["seeds"]),
                        f"{_fmt(c['model_params'], ',d')} / {_fmt(c['baseline_params'], ',d')}",
@@ -63,7 +58,7 @@ def _paired_section(a: dict, figures: dict[str, bool]) -> list[str]:
                        "-" if c.get("plateau") is None else _fmt(c["curve"]["past_plateau_tokens"], ",d", "not reached")]
                       for c in paired for e in [c["eval"].get(a["eval_set"]) or c["eval"][sets[0]]]]))
     md += ["", f"Loss difference on every eval set (nats, mean [{ci}% interval]; verdict in brackets).", ""]
-    md.append(_table(["regime", "size", "model - baseline"] + sets,
+    md.append(markdown_table(["regime", "size", "model - baseline"] + sets,
                      [[c["regime"], c["size"], f"{c['model']} - {c['baseline']}"] +
                       [("-" if s_ not in c["eval"] else f"{_ci(c['eval'][s_]['loss'])} ({c['eval'][s_]['loss']['verdict']})")
                        for s_ in sets] for c in paired]))
@@ -94,7 +89,7 @@ def render_markdown(a: dict, figures: dict[str, bool], source: str) -> str:
         if not entries:
             continue
         md += [f"## {titles[regime]}", ""]
-        md.append(_table(["size", "seed", "model", "layers", "params", "ppl", "bpb", "baseline", "layers", "params",
+        md.append(markdown_table(["size", "seed", "model", "layers", "params", "ppl", "bpb", "baseline", "layers", "params",
                           "ppl", "bpb", "ppl reduction"],
                          [[e["size"], e["seed"], e["variant"], e["layers"], _fmt(e["params"], ",d"), _fmt(e["ppl"], ".3f"),
                            _fmt(e["bpb"], ".4f"), e["baseline"], e["baseline_layers"], _fmt(e["baseline_params"], ",d"),
@@ -107,7 +102,7 @@ def render_markdown(a: dict, figures: dict[str, bool], source: str) -> str:
     if a["eval_sets"]:
         md += ["## Every run on every eval set", "", "Perplexity (bits per byte).", ""]
         sets = a["eval_sets"]
-        md.append(_table(["run", "params"] + sets,
+        md.append(markdown_table(["run", "params"] + sets,
                          [[p["name"], _fmt(p["params"], ",d")] +
                           [("-" if p["sets"].get(s_) is None else
                             f"{_fmt(p['sets'][s_]['ppl'], '.3f')} ({_fmt(p['sets'][s_].get('bpb'), '.4f')})")
@@ -134,7 +129,7 @@ def render_markdown(a: dict, figures: dict[str, bool], source: str) -> str:
             md += ["_Fewer than 4 ladder runs: three parameters from three points; the intervals are not "
                    "meaningful._", ""]
         if sc["equivalents"]:
-            md.append(_table(["model", "regimes", "seeds", "params", "loss", "dense-equivalent N", "multiplier",
+            md.append(markdown_table(["model", "regimes", "seeds", "params", "loss", "dense-equivalent N", "multiplier",
                               f"{int(100 * f['ci'])}% interval", "flag"],
                              [[e["name"], ",".join(e["regimes"]), len(e["seeds"]), _fmt(e["params"], ",.0f"),
                                _fmt(e["loss"]), _fmt(e["N_eq"], ",.0f", "inf"), _fmt(e["multiplier"], ".2f", "inf") + "x",
@@ -147,7 +142,7 @@ def render_markdown(a: dict, figures: dict[str, bool], source: str) -> str:
         md += ["![parameter-loss frontier](frontier.png)", ""]
 
     md += ["## Parameter allocation", ""]
-    md.append(_table(["model", "variant", "layers", "input", "body", "head", "total", "input share"],
+    md.append(markdown_table(["model", "variant", "layers", "input", "body", "head", "total", "input share"],
                      [[p["model"], p["variant"], p["layers"], _fmt(p["input"], ",d"), _fmt(p["body"], ",d"),
                        "tied" if p["tied"] else _fmt(p["head"], ",d"), _fmt(p["total"], ",d"),
                        f"{100 * p['input'] / p['total']:.1f}%" if p["total"] and p["input"] is not None else "-"] for p in a["params"]]))
@@ -165,7 +160,7 @@ def render_markdown(a: dict, figures: dict[str, bool], source: str) -> str:
         md += [f"Buckets by training count of the target token ({b.get('method', '?')} rule: "
                f"{'equal shares of training occurrences' if b.get('method') == 'mass' else 'equal log-count bins'}), "
                f"rarest first. Cells: perplexity reduction vs the baseline.", ""]
-        md.append(_table(["regime", "size", "seed", "model"] + labels,
+        md.append(markdown_table(["regime", "size", "seed", "model"] + labels,
                          [[f["regime"], f["size"], f["seed"], f"{f['variant']} vs {f['baseline']}"] +
                           [_pct(v) for v in f["reduction"]] for f in a["frequency"]]))
         md.append("")
@@ -177,7 +172,7 @@ def render_markdown(a: dict, figures: dict[str, bool], source: str) -> str:
     if not eff:
         md += ["_No comparison pairs with metrics._", ""]
     else:
-        md.append(_table(["regime", "size", "seed", "model", "baseline", "target loss", "baseline tokens",
+        md.append(markdown_table(["regime", "size", "seed", "model", "baseline", "target loss", "baseline tokens",
                           "model tokens", "factor"],
                          [[e["regime"], e["size"], e["seed"], e["variant"], e["baseline"],
                            _fmt(e.get("target_loss")), _fmt(e.get("reference_tokens"), ",.0f"),
@@ -192,7 +187,7 @@ def render_markdown(a: dict, figures: dict[str, bool], source: str) -> str:
     md += ["## Throughput", ""]
     tp = [t for t in a["throughput"] if t["regime"] in ("iso_body", "isoparametric", "variants")]
     if tp:
-        md.append(_table(["regime", "size", "seed", "variant", "tokens/s", "vs baseline", "hardware"],
+        md.append(markdown_table(["regime", "size", "seed", "variant", "tokens/s", "vs baseline", "hardware"],
                          [[t["regime"], t["size"], t["seed"], t["variant"], _fmt(t["tokens_per_s"], ",.0f"),
                            ("-" if t["slowdown"] is None else f"{100 * t['slowdown']:.0f}% slower"
                             if t["slowdown"] >= 0 else f"{-100 * t['slowdown']:.0f}% faster")
