@@ -242,3 +242,25 @@ def test_requests_longer_than_the_context_are_truncated_and_counted_not_fatal(fi
     text = harness.format_summary(out["tasks"])
     assert "cont cut" in text
     assert f"\n{'arc_easy':<16} {4:>9} {arc['context_truncated']:>9} {1:>9}" in text
+
+
+def test_lm_eval_verb_sets_the_thread_count(monkeypatch):
+    import torch
+
+    import leviathan.eval.harness as harness
+    from leviathan.cli import main
+
+    seen = {}
+
+    def fake_evaluate(source, tasks, **kw):
+        seen["threads"] = torch.get_num_threads()
+        return {"source": source, "tasks": {}, "verify": None, "limit": None}
+
+    before = torch.get_num_threads()
+    monkeypatch.setattr(harness, "evaluate", fake_evaluate)
+    monkeypatch.setattr(harness, "format_summary", lambda tasks: "")
+    try:
+        assert main(["lm-eval", "some-run", "--threads", "1", "--json"]) == 0
+    finally:
+        torch.set_num_threads(before)
+    assert seen["threads"] == 1

@@ -2,6 +2,7 @@
 
     leviathan lm-eval runs/cpu/runs/m-leviathan-s0 --data-root ../shared/data            # all six
     leviathan lm-eval RUN --tasks lambada_openai,arc_easy --limit 500 --out results/lev-m
+    leviathan lm-eval RUN --threads 1 --out results/lev-m &    # two evaluations at once on a 2-core machine
     LEVIATHAN_DATA=../shared/data leviathan lm-eval path/to/exported-hf-dir --tasks paper
 
 SOURCE is a run dir (latest checkpoint), a checkpoint step dir, or an exported HF directory. The
@@ -20,6 +21,8 @@ from __future__ import annotations
 
 import json
 
+from . import positive_int
+
 
 def add_arguments(parser) -> None:
     parser.add_argument("source", help="run dir, checkpoint step dir, or exported HF directory")
@@ -34,11 +37,17 @@ def add_arguments(parser) -> None:
     parser.add_argument("--keep-export", action="store_true", help="keep the exported HF directory in OUT/hf")
     parser.add_argument("--no-verify", action="store_true", help="skip the export parity check (not advised)")
     parser.add_argument("--json", action="store_true", help="print the summary as JSON")
+    parser.add_argument("--threads", type=positive_int, default=None,
+                        help="torch intra-op threads (default: torch's; 1 per process on a small shared CPU)")
 
 
 def run(args) -> int:
     from ..eval.harness import evaluate, format_summary
 
+    if args.threads:
+        import torch
+
+        torch.set_num_threads(args.threads)
     limit = args.limit
     if limit is not None and limit >= 1:
         limit = int(limit)
