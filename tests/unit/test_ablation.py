@@ -98,6 +98,12 @@ def test_report_files_and_cli(sweeps, tmp_path, capsys):
     assert "### vocabulary (d)" in md and (out / "gap_vocabulary__d.png").stat().st_size > 1000
     saved = json.loads((out / "ablations.json").read_text())
     assert len(saved["arms"]) == 3
+    assert "## Findings" not in md
+    # hand-written findings beside the report open it, and survive regeneration
+    (out / "findings.md").write_text("**Vocabulary.** The small grid loses by 0.1 nats.\n")
+    assert main(["report", str(a), str(b), "--ablation", "--out", str(out)]) == 0
+    md = (out / "README.md").read_text()
+    assert md.index("## Findings") < md.index("**Vocabulary.** The small grid") < md.index("## Final numbers")
     assert main(["report", str(a), str(b), "--out", str(out)]) == 2  # several sweeps only with --ablation
     assert "--ablation" in capsys.readouterr().err
     with pytest.raises(Exception, match="dense_tied pair"):

@@ -260,7 +260,8 @@ def _fmt(v, spec="+.3f"):
     return "–" if v is None else format(v, spec)
 
 
-def markdown(result: dict, figures: dict[str, str], command: str) -> str:
+def markdown(result: dict, figures: dict[str, str], command: str, findings: str | None = None) -> str:
+    """README.md of an ablation report; ``findings``: the hand-written paragraphs (findings.md) it opens with."""
     arms = result["arms"]
     md = ["# Ablations: leviathan vs dense-tied, one factor at a time", "",
           f"Produced by `{command}` from the sweeps' `results.jsonl`. Each leviathan run is paired with the "
@@ -268,6 +269,9 @@ def markdown(result: dict, figures: dict[str, str], command: str) -> str:
           "Gap = the arm's (leviathan's, unless the arm names another variant) minus dense_tied's validation loss "
           "in nats (negative: the arm is better). One seed per arm: "
           "directions, not intervals (the seeded grid gives those).", ""]
+    if findings:
+        md += ["## Findings", "", "_Written by hand in `findings.md` beside this file, from the numbers below._", "",
+               findings.strip(), ""]
     md += ["## Final numbers", "",
            "| arm | V | D x L | generator (d_s, M, kappa, r) | change | tokens | gap @25% | @50% | @75% | end | "
            "ppl change (val) | wikitext2 | ptb | bpb gap (val) | grad norm input / head |",
@@ -299,7 +303,8 @@ def markdown(result: dict, figures: dict[str, str], command: str) -> str:
 
 
 def write_ablation_report(paths: list[str | Path], out: str | Path, command: str = "leviathan report --ablation") -> Path:
-    """Write ``out/README.md`` (tables), ``out/ablations.json`` (every number) and ``out/gap_*.png``."""
+    """Write ``out/README.md`` (tables), ``out/ablations.json`` (every number) and ``out/gap_*.png``; a hand-written
+    ``out/findings.md`` (one paragraph per finding) is kept and opens the README, so regenerating loses no prose."""
     from ..config import atomic_write_json, atomic_write_text
 
     out = Path(out)
@@ -315,5 +320,7 @@ def write_ablation_report(paths: list[str | Path], out: str | Path, command: str
             figures[factor] = name
     atomic_write_json(out / "ablations.json", json_safe(result))
     path = out / "README.md"
-    atomic_write_text(path, markdown(result, figures, command) + "\n")
+    findings = out / "findings.md"
+    atomic_write_text(path, markdown(result, figures, command, findings.read_text() if findings.is_file() else None)
+                      + "\n")
     return path
