@@ -14,8 +14,8 @@ import pytest
 
 from leviathan.errors import UserError
 from leviathan.experiments.grid import load_grid
-from leviathan.experiments.sweep import (append_result, hardware_info, read_results, run_sweep, summarize_losses,
-                                         sweep_lock, train_commands)
+from leviathan.experiments.sweep import (append_result, hardware_info, read_results, run_sweep, select_runs,
+                                         summarize_losses, sweep_lock, train_commands)
 
 # one intra-op thread: on the shared 2-core machine OpenMP stalls cost far more than they gain
 pytestmark = pytest.mark.usefixtures("single_thread")
@@ -183,6 +183,19 @@ def test_selection_commands_and_helpers(tmp_path):
     s = summarize_losses(np.array([1.0, 2.0]), num_bytes=8)
     assert s["loss"] == 1.5 and s["bpb"] == pytest.approx(3.0 / math.log(2) / 8) and s["tokens"] == 2
     assert hardware_info()["torch_threads"] >= 1
+
+
+def test_seed_order_puts_every_first_seed_first():
+    g = load_grid({**grid_dict(), "seeds": [0, 1]})
+    by_grid = [r.name for r in select_runs(g)]
+    by_seed = [r.name for r in select_runs(g, order="seed")]
+    assert sorted(by_grid) == sorted(by_seed) and by_grid != by_seed
+    seeds = [r.seed for r in select_runs(g, order="seed")]
+    assert seeds == sorted(seeds)
+    # within a seed the grid's order is kept
+    assert [n for n in by_seed if n.endswith("-s0")] == [n for n in by_grid if n.endswith("-s0")]
+    with pytest.raises(UserError, match="run order"):
+        select_runs(g, order="random")
 
 
 # --------------------------------------------------------------------------------------------

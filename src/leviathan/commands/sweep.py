@@ -31,6 +31,9 @@ def add_arguments(parser) -> None:
     parser.add_argument("--max-runs", type=int, default=None, help="stop after this many runs (resume later)")
     parser.add_argument("--jobs", type=int, default=1,
                         help="runs trained at once, one process with one torch thread each (2 on a 2-core CPU)")
+    parser.add_argument("--order", choices=["grid", "seed"], default="grid",
+                        help="grid: runs as the grid lists them; seed: every seed-0 run first, then seed 1, ... "
+                             "(each comparison gets a first pair early, its interval later)")
     parser.add_argument("--skip-eval", action="store_true", help="train only; rows then hold training summaries")
     parser.add_argument("--list", action="store_true", help="print the expanded runs and exit")
     parser.add_argument("--commands", action="store_true", help="print one `leviathan train` line per run and exit")
@@ -52,10 +55,11 @@ def run(args) -> int:
             print(format_runs(grid))
         return 0
     if args.commands:
-        for line in train_commands(grid, out, select_runs(grid, args.only, args.regime)):
+        for line in train_commands(grid, out, select_runs(grid, args.only, args.regime, args.order)):
             print(line)
         return 0
     rows = run_sweep(grid, out, only=args.only, regimes=args.regime, max_runs=args.max_runs,
-                     root=args.data_root, skip_eval=args.skip_eval, jobs=args.jobs)
+                     root=args.data_root, skip_eval=args.skip_eval, jobs=args.jobs,
+                     order=args.order)
     print(f"{len(rows)} new rows in {out}/results.jsonl; next: leviathan report {out} --out {out}/report")
     return 0

@@ -235,13 +235,21 @@ def evaluate_run(grid: Grid, spec: RunSpec, run_dir: Path, eval_data: EvalData) 
 # the sweep
 
 
-def select_runs(grid: Grid, only: list[str] | None = None, regimes: list[str] | None = None) -> list[RunSpec]:
+ORDERS = ("grid", "seed")
+
+
+def select_runs(grid: Grid, only: list[str] | None = None, regimes: list[str] | None = None,
+                order: str = "grid") -> list[RunSpec]:
+    """The runs to do, in the grid's order, or with ``order="seed"`` every seed-0 run first, then seed 1, ...:
+    each comparison gets one seed early, and the intervals fill in as later seeds finish."""
+    if order not in ORDERS:
+        raise UserError(f"unknown run order {order!r}; use one of {', '.join(ORDERS)}")
     runs = grid.runs
     if regimes:
         runs = [r for r in runs if set(r.regimes) & set(regimes)]
     if only:
         runs = [r for r in runs if any(fnmatch.fnmatch(r.name, pat) for pat in only)]
-    return runs
+    return sorted(runs, key=lambda r: r.seed) if order == "seed" else runs
 
 
 def grid_snapshot(grid: Grid) -> dict:
@@ -390,13 +398,14 @@ def _run_parallel(grid: Grid, todo: list[RunSpec], configs: dict, out_dir: Path,
 def run_sweep(grid: Grid, out_dir: str | os.PathLike, *, train_fn: Callable | None = None,
               eval_fn: Callable | None = None, config_fn: Callable | None = None, only: list[str] | None = None, regimes: list[str] | None = None,
               max_runs: int | None = None, root: str | os.PathLike | None = None, skip_eval: bool = False,
-              jobs: int = 1, log: Callable[[str], None] = print) -> list[ResultRow]:
+              jobs: int = 1, order: str = "grid", log: Callable[[str], None] = print) -> list[ResultRow]:
     """Train and evaluate the grid's runs that have no row yet; return the rows appended now.
 
     ``train_fn(cfg, run_dir, resume="auto") -> summary`` (default ``leviathan.train.loop.train``);
     ``eval_fn(grid, spec, run_dir, eval_data) -> {"eval", "buckets", "notes"}`` (default ``evaluate_run``);
     ``config_fn(grid, spec) -> cfg`` (default ``build_run_config``). ``jobs > 1`` trains that many runs at
-    once, one process and one torch thread each (the default train and eval functions only).
+    once, one process and one torch thread each (the default train and eval functions only). ``order``: see
+    ``select_runs``.
     """
     if jobs < 1:
         raise UserError(f"--jobs must be a positive number of parallel runs, got {jobs}")
@@ -414,7 +423,7 @@ def run_sweep(grid: Grid, out_dir: str | os.PathLike, *, train_fn: Callable | No
         eval_fn = evaluate_run
     if config_fn is None:
         config_fn = build_run_config
-    runs = select_runs(grid, only, regimes)
+    runs = select_runs(grid, only, regimes, order)
     if not runs:
         raise UserError(f"no run of grid {grid.name!r} matches the selection")
     new_rows = []
