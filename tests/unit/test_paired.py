@@ -133,3 +133,22 @@ def test_demo_prints_the_committed_grid_interval(tmp_path):
     assert "leviathan - dense_tied validation loss -0.200 nats [95% interval -0.225, -0.175]" in lines[0]
     assert "3 seed(s)" in lines[0] and lines[0].endswith(": better")
     assert "leviathan - dense_untied validation loss -0.050" in lines[1]
+
+
+def test_paired_sample_efficiency_is_a_geometric_mean_over_seeds():
+    from leviathan.experiments.paired import paired_efficiency
+
+    def curve_row(variant, seed, losses):
+        return _row(variant, seed, losses[-1], curve_losses=losses)
+
+    # the model reaches the baseline's final loss (5.0 at 400 tokens) at 200 tokens (2x) and 100 tokens (4x)
+    pairs = [(curve_row("leviathan", 0, [6.0, 5.0, 4.5, 4.0]), curve_row("dense_tied", 0, [8.0, 7.0, 6.0, 5.0])),
+             (curve_row("leviathan", 1, [5.0, 4.5, 4.2, 4.0]), curve_row("dense_tied", 1, [8.0, 7.0, 6.0, 5.0])),
+             (curve_row("leviathan", 2, [9.0, 8.0, 7.0, 6.0]), curve_row("dense_tied", 2, [8.0, 7.0, 6.0, 5.0]))]
+    e = paired_efficiency(pairs)
+    assert e["factors"] == [pytest.approx(2.0), pytest.approx(4.0), None]
+    assert e["status"] == ["reached", "reached", "not reached"]
+    assert paired_efficiency([(_row("leviathan", 0, 5.0), _row("dense_tied", 0, 6.0))])["status"] == ["no curve"]
+    assert e["n"] == 3 and e["reached"] == 2
+    assert e["geo_mean"] == pytest.approx(math.sqrt(8.0))
+    assert e["ci"][0] < math.sqrt(8.0) < e["ci"][1]

@@ -27,7 +27,11 @@ The unigram plateau. ``plateau`` is the entropy of the training unigram distribu
 loss of predicting token frequencies alone. Early in training a model that merely reaches the
 plateau sooner leads; that is optimisation speed, not capacity. Each comparison records the first
 validation point where every seed's baseline is 0.5 nats below the plateau (``past_plateau_tokens``),
-and the gap curve marks it. Footgun: the curve's intervals are pointwise, not a simultaneous band.
+and the gap curve marks it.
+
+Sample efficiency (``paired_efficiency``): per seed, baseline tokens over the tokens the model needs
+to reach the baseline's final validation loss; over seeds the geometric mean with the interval of the
+log factors (a ratio's natural scale). Footgun: the curve's intervals are pointwise, not a simultaneous band.
 """
 
 from __future__ import annotations
@@ -121,6 +125,28 @@ def gap_curve(seeds: list[tuple[ResultRow, ResultRow]], ci: float = 0.95, platea
             "past_plateau_tokens": past}
 
 
+def paired_efficiency(seeds: list[tuple[ResultRow, ResultRow]], ci: float = 0.95) -> dict:
+    """Sample efficiency over seeds: per seed the factor baseline tokens / the tokens the model needs to reach the
+    baseline's final validation loss (``efficiency.sample_efficiency``); the geometric mean of the factors of the
+    seeds that reach it, with the t interval of their logarithms. A seed that does not reach it counts in ``n``
+    but not in ``reached``: the mean is then over the others and says so."""
+    from ..errors import UserError
+    from .efficiency import row_curve, sample_efficiency
+
+    factors, status = [], []
+    for m, b in seeds:
+        try:
+            factors.append(sample_efficiency(row_curve(m), row_curve(b))["factor"])
+            status.append("not reached" if factors[-1] is None else "reached")
+        except (UserError, OSError):  # no validation curve for one of the two runs
+            factors.append(None)
+            status.append("no curve")
+    logs = t_interval([math.log(f) for f in factors if f], ci)
+    return {"factors": factors, "status": status, "n": len(factors), "reached": logs["n"],
+            "geo_mean": None if logs["mean"] is None else math.exp(logs["mean"]),
+            "ci": None if logs["ci"] is None else [math.exp(x) for x in logs["ci"]]}
+
+
 def paired_comparisons(rows: Iterable[ResultRow | Mapping], ci: float = 0.95, plateau: float | None = None,
                        eval_sets: list[str] | None = None) -> list[dict]:
     """Every (regime, size, model, baseline) comparison with its per-seed pairs, end-point statistics per eval
@@ -140,5 +166,6 @@ def paired_comparisons(rows: Iterable[ResultRow | Mapping], ci: float = 0.95, pl
                             "model_runs": [m.name for m, _ in pairs], "baseline_runs": [b.name for _, b in pairs],
                             "model_params": pairs[0][0].total_params, "baseline_params": pairs[0][1].total_params,
                             "eval": {s: _end_point(pairs, s, ci) for s in sets},
-                            "curve": gap_curve(pairs, ci, plateau), "ci": ci, "plateau": plateau})
+                            "curve": gap_curve(pairs, ci, plateau), "efficiency": paired_efficiency(pairs, ci),
+                            "ci": ci, "plateau": plateau})
     return out

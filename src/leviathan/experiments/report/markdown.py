@@ -33,6 +33,13 @@ def _ci(stat: dict, spec: str = "+.4f", scale: float = 1.0) -> str:
     return text if not stat.get("ci") else f"{text} [{format(scale * stat['ci'][0], spec)}, {format(scale * stat['ci'][1], spec)}]"
 
 
+def _factor(eff: dict) -> str:
+    if eff.get("geo_mean") is None:
+        return "-"
+    text = f"{eff['geo_mean']:.2f}x"
+    return text if not eff.get("ci") else f"{text} [{eff['ci'][0]:.2f}, {eff['ci'][1]:.2f}]"
+
+
 def _paired_section(a: dict, figures: dict[str, bool]) -> list[str]:
     """Paired differences across seeds (``experiments.paired``): the end point on every eval set, the gap curve."""
     paired = a.get("paired") or []
@@ -57,6 +64,15 @@ def _paired_section(a: dict, figures: dict[str, bool]) -> list[str]:
                        _ci(e["bpb"]), e["loss"]["verdict"],
                        "-" if c.get("plateau") is None else _fmt(c["curve"]["past_plateau_tokens"], ",d", "not reached")]
                       for c in paired for e in [c["eval"].get(a["eval_set"]) or c["eval"][sets[0]]]]))
+    md += ["", f"Sample efficiency: baseline tokens / the tokens the model needs to reach the baseline's final "
+           f"validation loss, per seed; geometric mean over the seeds that reach it, with the {ci}% interval of "
+           f"the log factors.", ""]
+    md.append(markdown_table(["regime", "size", "model - baseline", "per seed", "reached", "factor"],
+                             [[c["regime"], c["size"], f"{c['model']} - {c['baseline']}",
+                               ", ".join(st if f is None else f"{f:.2f}x"
+                                         for f, st in zip(c["efficiency"]["factors"], c["efficiency"]["status"])),
+                               f"{c['efficiency']['reached']}/{c['efficiency']['n']}", _factor(c["efficiency"])]
+                              for c in paired]))
     md += ["", f"Loss difference on every eval set (nats, mean [{ci}% interval]; verdict in brackets).", ""]
     md.append(markdown_table(["regime", "size", "model - baseline"] + sets,
                      [[c["regime"], c["size"], f"{c['model']} - {c['baseline']}"] +
