@@ -6,11 +6,22 @@ Public API (see README):
     count_config, count_model, isoparametric_depth   parameter accounting
 """
 
-from .model.accounting import count_config, count_model, flops_per_token, isoparametric_depth
-from .model.config import ModelConfig
-from .model.generator import LeviathanGenerator
-from .model.llama import CausalLM, KVCache
+from importlib import import_module
 
 __version__ = "0.1.0"
-__all__ = ["ModelConfig", "CausalLM", "KVCache", "LeviathanGenerator", "count_config", "count_model",
-           "flops_per_token", "isoparametric_depth", "__version__"]
+# attributes load on first use (PEP 562): `leviathan --help` and the result readers do not import torch
+_EXPORTS = {"ModelConfig": ".model.config", "CausalLM": ".model.llama", "KVCache": ".model.llama",
+            "LeviathanGenerator": ".model.generator", "count_config": ".model.accounting",
+            "count_model": ".model.accounting", "flops_per_token": ".model.accounting",
+            "isoparametric_depth": ".model.accounting"}
+__all__ = [*_EXPORTS, "__version__"]
+
+
+def __getattr__(name: str):
+    if name in _EXPORTS:
+        return getattr(import_module(_EXPORTS[name], __name__), name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+
+def __dir__():
+    return sorted([*globals(), *_EXPORTS])

@@ -9,10 +9,23 @@ Modules: ``config`` (RunConfig), ``optim`` (parameter groups, AdamW), ``schedule
 (TrainState; saving and restoring a training state, FSDP included), ``checkpoint`` (the step-folder
 format, load_model), ``distributed`` (torchrun, DDP, FSDP2), ``metrics`` (metrics.jsonl, TensorBoard,
 versions.json).
+
+Attributes load on first use (PEP 562), so ``leviathan.train.metrics`` and ``leviathan.train.config``
+import without torch: reading a sweep's results or metrics does not pay for the training stack.
 """
 
-from .checkpoint import load_model
-from .config import RunConfig, load_run_config
-from .loop import NonFiniteLossError, train
+from importlib import import_module
 
-__all__ = ["RunConfig", "load_run_config", "train", "load_model", "NonFiniteLossError"]
+_EXPORTS = {"RunConfig": ".config", "load_run_config": ".config", "train": ".loop", "NonFiniteLossError": ".loop",
+            "load_model": ".checkpoint"}
+__all__ = list(_EXPORTS)
+
+
+def __getattr__(name: str):
+    if name in _EXPORTS:
+        return getattr(import_module(_EXPORTS[name], __name__), name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+
+def __dir__():
+    return sorted([*globals(), *_EXPORTS])

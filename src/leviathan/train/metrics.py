@@ -23,8 +23,6 @@ import subprocess
 import sys
 from pathlib import Path
 
-import torch
-
 from ..config import atomic_write_text
 
 
@@ -115,8 +113,10 @@ def git_revision() -> str | None:
         return None
 
 
-def collect_versions(device: torch.device, tokenizer: str | None, world_size: int = 1) -> dict:
+def collect_versions(device: "torch.device", tokenizer: str | None, world_size: int = 1) -> dict:
     """What versions.json records: enough to tell two runs' software and hardware apart."""
+    import torch
+
     from .. import __version__
 
     try:
