@@ -82,3 +82,16 @@ def test_one_regime_map():
     assert list(groups) == [("s", 0), ("s", 1), ("m", 0), ("m", 1)]  # smallest models first, then seed
     assert set(groups[("s", 0)]) == {"dense_tied", "leviathan"}
     assert comparison_groups(rows, "isoparametric") == {}
+
+
+def test_cli_and_result_readers_do_not_import_torch():
+    """`leviathan --help`, the verb table and the result readers stay light: torch loads only when a verb needs it."""
+    import subprocess
+    import sys
+
+    code = ("import sys, leviathan, leviathan.cli, leviathan.experiments.results, leviathan.experiments.paired, "
+            "leviathan.train.metrics; leviathan.cli.build_parser(); "
+            "assert 'torch' not in sys.modules, 'torch was imported'; "
+            "from leviathan import ModelConfig; assert ModelConfig.__name__ == 'ModelConfig'")
+    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
+    assert proc.returncode == 0, proc.stderr
