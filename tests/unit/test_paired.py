@@ -152,3 +152,21 @@ def test_paired_sample_efficiency_is_a_geometric_mean_over_seeds():
     assert e["n"] == 3 and e["reached"] == 2
     assert e["geo_mean"] == pytest.approx(math.sqrt(8.0))
     assert e["ci"][0] < math.sqrt(8.0) < e["ci"][1]
+
+
+def test_paired_buckets_pair_each_bucket_over_seeds():
+    from leviathan.experiments.paired import paired_buckets
+    from leviathan.experiments.results import BucketResult
+
+    def bucket_row(variant, seed, losses):
+        r = _row(variant, seed, 5.0)
+        r.buckets = {"val": BucketResult(loss=losses)}
+        return r
+
+    pairs = [(bucket_row("leviathan", s, [9.0 - 0.3 - 0.01 * s, 5.0]), bucket_row("dense_tied", s, [9.0, 5.0 + 0.1 * s]))
+             for s in range(3)]
+    rare, frequent = paired_buckets(pairs)
+    assert rare["mean"] == pytest.approx(-0.31) and rare["verdict"] == "better"
+    assert rare["ppl_change"] == pytest.approx(math.expm1(-0.31)) and rare["ppl_change_ci"][1] < 0
+    assert frequent["diffs"] == pytest.approx([0.0, -0.1, -0.2]) and frequent["verdict"] == "not resolved"
+    assert paired_buckets([(bucket_row("leviathan", 0, [1.0, 2.0]), _row("dense_tied", 0, 5.0))]) == []

@@ -29,6 +29,9 @@ plateau sooner leads; that is optimisation speed, not capacity. Each comparison 
 validation point where every seed's baseline is 0.5 nats below the plateau (``past_plateau_tokens``),
 and the gap curve marks it.
 
+Frequency buckets (``paired_buckets``): the same paired statistic per training-frequency bucket of the
+validation targets (rarest first), where the paper's gain should concentrate.
+
 Sample efficiency (``paired_efficiency``): per seed, baseline tokens over the tokens the model needs
 to reach the baseline's final validation loss; over seeds the geometric mean with the interval of the
 log factors (a ratio's natural scale). Footgun: the curve's intervals are pointwise, not a simultaneous band.
@@ -147,6 +150,23 @@ def paired_efficiency(seeds: list[tuple[ResultRow, ResultRow]], ci: float = 0.95
             "ci": None if logs["ci"] is None else [math.exp(x) for x in logs["ci"]]}
 
 
+def paired_buckets(seeds: list[tuple[ResultRow, ResultRow]], eval_set: str = "val", ci: float = 0.95) -> list[dict]:
+    """Per training-frequency bucket (rarest first), the paired loss difference over seeds with its interval and the
+    perplexity change exp(mean) - 1; [] when a run has no buckets for ``eval_set``."""
+    losses = []
+    for m, b in seeds:
+        bm, bb = m.buckets.get(eval_set), b.buckets.get(eval_set)
+        if bm is None or bb is None or len(bm.loss) != len(bb.loss):
+            return []
+        losses.append([x - y if x is not None and y is not None else None for x, y in zip(bm.loss, bb.loss)])
+    out = []
+    for diffs in zip(*losses):
+        st = t_interval(diffs, ci)
+        out.append({**st, "ppl_change": None if st["mean"] is None else math.expm1(st["mean"]),
+                    "ppl_change_ci": None if st["ci"] is None else [math.expm1(x) for x in st["ci"]]})
+    return out
+
+
 def paired_comparisons(rows: Iterable[ResultRow | Mapping], ci: float = 0.95, plateau: float | None = None,
                        eval_sets: list[str] | None = None) -> list[dict]:
     """Every (regime, size, model, baseline) comparison with its per-seed pairs, end-point statistics per eval
@@ -167,5 +187,6 @@ def paired_comparisons(rows: Iterable[ResultRow | Mapping], ci: float = 0.95, pl
                             "model_params": pairs[0][0].total_params, "baseline_params": pairs[0][1].total_params,
                             "eval": {s: _end_point(pairs, s, ci) for s in sets},
                             "curve": gap_curve(pairs, ci, plateau), "efficiency": paired_efficiency(pairs, ci),
+                            "buckets": paired_buckets(pairs, "val", ci),
                             "ci": ci, "plateau": plateau})
     return out

@@ -73,6 +73,17 @@ def _paired_section(a: dict, figures: dict[str, bool]) -> list[str]:
                                          for f, st in zip(c["efficiency"]["factors"], c["efficiency"]["status"])),
                                f"{c['efficiency']['reached']}/{c['efficiency']['n']}", _factor(c["efficiency"])]
                               for c in paired]))
+    with_buckets = [c for c in paired if c.get("buckets")]
+    if with_buckets:
+        n = max(len(c["buckets"]) for c in with_buckets)
+        md += ["", f"Perplexity change by training-frequency bucket of the validation targets (rarest first; "
+               f"exp of the mean paired loss difference - 1, with its {ci}% interval; negative: the model is better).",
+               ""]
+        md.append(markdown_table(["regime", "size", "model - baseline"] + [f"bucket {i + 1}" for i in range(n)],
+                                 [[c["regime"], c["size"], f"{c['model']} - {c['baseline']}"] +
+                                  [_ci({"mean": b["ppl_change"], "ci": b["ppl_change_ci"]}, "+.1f", 100) + "%"
+                                   if b["ppl_change"] is not None else "-" for b in c["buckets"]]
+                                  for c in with_buckets]))
     md += ["", f"Loss difference on every eval set (nats, mean [{ci}% interval]; verdict in brackets).", ""]
     md.append(markdown_table(["regime", "size", "model - baseline"] + sets,
                      [[c["regime"], c["size"], f"{c['model']} - {c['baseline']}"] +
