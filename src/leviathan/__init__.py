@@ -6,7 +6,7 @@ Public API (see README):
     count_config, count_model, isoparametric_depth   parameter accounting
 """
 
-from importlib import import_module
+from .lazy import lazy_exports
 
 __version__ = "0.1.0"
 # attributes load on first use (PEP 562): `leviathan --help` and the result readers do not import torch
@@ -15,13 +15,4 @@ _EXPORTS = {"ModelConfig": ".model.config", "CausalLM": ".model.llama", "KVCache
             "count_model": ".model.accounting", "flops_per_token": ".model.accounting",
             "isoparametric_depth": ".model.accounting"}
 __all__ = [*_EXPORTS, "__version__"]
-
-
-def __getattr__(name: str):
-    if name in _EXPORTS:
-        return getattr(import_module(_EXPORTS[name], __name__), name)
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-
-
-def __dir__():
-    return sorted([*globals(), *_EXPORTS])
+__getattr__, __dir__ = lazy_exports(__name__, _EXPORTS)

@@ -110,13 +110,18 @@ def test_targets_and_report():
     assert "PASS" in text and "MISS" in text and "1.050" in text
 
 
-def test_cli_runs_a_section_end_to_end(tmp_path, monkeypatch, capsys):
-    # a small private corpus instead of ../shared or the standard library, so the test is fast and hermetic
+def tiny_bench_config(tmp_path, monkeypatch):
+    """A "tiny" bench config on a small private corpus instead of ../shared or the standard library, so the tests
+    are fast and hermetic."""
     words = " ".join(f"word{i % 97} token{i % 13}" for i in range(3000))
     (tmp_path / "a.txt").write_text(words)
     monkeypatch.setattr(bench.data, "corpus_files", lambda split: ([tmp_path / "a.txt"], f"test {split}"))
     monkeypatch.setitem(bench.CONFIGS, "tiny", replace(TINY, name="tiny", tokenizer="bpe:300",
                                                        overrides={"vocab_size": 300, "max_position_embeddings": 16}))
+
+
+def test_cli_runs_a_section_end_to_end(tmp_path, monkeypatch, capsys):
+    tiny_bench_config(tmp_path, monkeypatch)
     out = tmp_path / "r.json"
     code = main(["bench", "--config", "tiny", "--only", "train", "--repeats", "1", "--warmup", "0",
                  "--cache-dir", str(tmp_path / "cache"), "--json", str(out)])
@@ -140,11 +145,7 @@ def test_modes_section_plain_chunked_compiled(tmp_path, monkeypatch, capsys):
     peak memory of one mode in a fresh process."""
     from leviathan.bench_modes import peak_rss_mb
 
-    words = " ".join(f"word{i % 97} token{i % 13}" for i in range(3000))
-    (tmp_path / "a.txt").write_text(words)
-    monkeypatch.setattr(bench.data, "corpus_files", lambda split: ([tmp_path / "a.txt"], f"test {split}"))
-    monkeypatch.setitem(bench.CONFIGS, "tiny", replace(TINY, name="tiny", tokenizer="bpe:300",
-                                                       overrides={"vocab_size": 300, "max_position_embeddings": 16}))
+    tiny_bench_config(tmp_path, monkeypatch)
     out = tmp_path / "r.json"
     code = main(["bench", "--config", "tiny", "--only", "modes", "--quick", "--repeats", "1", "--warmup", "0",
                  "--threads", "1", "--cache-dir", str(tmp_path / "cache"), "--json", str(out)])

@@ -95,3 +95,15 @@ def test_cli_and_result_readers_do_not_import_torch():
             "from leviathan import ModelConfig; assert ModelConfig.__name__ == 'ModelConfig'")
     proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
     assert proc.returncode == 0, proc.stderr
+
+
+def test_every_lazily_exported_name_loads():
+    import leviathan
+    import leviathan.train
+
+    for package in (leviathan, leviathan.train):
+        for name in package.__all__:
+            assert getattr(package, name) is not None, name
+            assert name in dir(package)
+        with pytest.raises(AttributeError, match="no attribute"):
+            package.not_a_name  # noqa: B018

@@ -14,18 +14,9 @@ Attributes load on first use (PEP 562), so ``leviathan.train.metrics`` and ``lev
 import without torch: reading a sweep's results or metrics does not pay for the training stack.
 """
 
-from importlib import import_module
+from ..lazy import lazy_exports
 
 _EXPORTS = {"RunConfig": ".config", "load_run_config": ".config", "train": ".loop", "NonFiniteLossError": ".loop",
             "load_model": ".checkpoint"}
 __all__ = list(_EXPORTS)
-
-
-def __getattr__(name: str):
-    if name in _EXPORTS:
-        return getattr(import_module(_EXPORTS[name], __name__), name)
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-
-
-def __dir__():
-    return sorted([*globals(), *_EXPORTS])
+__getattr__, __dir__ = lazy_exports(__name__, _EXPORTS)
