@@ -170,3 +170,21 @@ def test_paired_buckets_pair_each_bucket_over_seeds():
     assert rare["ppl_change"] == pytest.approx(math.expm1(-0.31)) and rare["ppl_change_ci"][1] < 0
     assert frequent["diffs"] == pytest.approx([0.0, -0.1, -0.2]) and frequent["verdict"] == "not resolved"
     assert paired_buckets([(bucket_row("leviathan", 0, [1.0, 2.0]), _row("dense_tied", 0, 5.0))]) == []
+
+
+def test_a_generator_shape_arm_borrows_the_baselines_of_its_backbone():
+    rows = _sweep_rows()
+    for seed, noise in zip((0, 1, 2), (0.0, 0.3, -0.2)):
+        rows.append(_row("leviathan", seed, 6.0 + noise - 0.3, size="m-big"))
+    other = _row("leviathan", 0, 1.0, size="wide")  # another backbone: never paired with m's baselines
+    other.hidden_size = 999
+    for r in rows:
+        r.hidden_size = 64
+    out = {(c["size"], c["model"], c["baseline"]): c for c in paired_comparisons(rows + [other])}
+    big = out[("m-big", "leviathan", "dense_tied")]
+    assert big["baseline_size"] == "m" and big["baseline_runs"] == ["m-dense_tied-s0", "m-dense_tied-s1", "m-dense_tied-s2"]
+    assert big["eval"]["val"]["loss"]["mean"] == pytest.approx(-0.3)
+    assert out[("m-big", "leviathan", "dense_untied")]["eval"]["val"]["loss"]["mean"] == pytest.approx(-0.15)
+    assert ("m-big", "dense_untied", "dense_tied") not in out  # the donor's own comparisons stay under the donor
+    assert out[("m", "leviathan", "dense_tied")]["baseline_size"] is None
+    assert not any(size == "wide" for size, _, _ in out)

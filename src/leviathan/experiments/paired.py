@@ -21,7 +21,9 @@ when above, "not resolved" when it contains 0, and "one seed" when n = 1: a dire
 
 Which pairs: in every regime each variant against the regime's baseline (``results.BASELINES``); in
 iso_body also leviathan against dense_untied when both ran at a size. That control separates what
-the generator does from what the untied head it brings does (a dense_tied baseline has neither).
+the generator does from what the untied head it brings does (a dense_tied baseline has neither). An
+iso_body size without baselines of its own (an arm that changes only the generator's shape) is paired
+with the baselines of a size with the same backbone (``baseline_size``).
 
 The unigram plateau. ``plateau`` is the entropy of the training unigram distribution (nats): the
 loss of predicting token frequencies alone. Early in training a model that merely reaches the
@@ -167,26 +169,55 @@ def paired_buckets(seeds: list[tuple[ResultRow, ResultRow]], eval_set: str = "va
     return out
 
 
+def _backbone(by_seed: dict[int, dict[str, ResultRow]]) -> tuple:
+    r = next(iter(next(iter(by_seed.values())).values()))
+    return (r.hidden_size, r.num_hidden_layers, r.intermediate_size)
+
+
+def _with_donor(size: str, by_size: dict, regime: str) -> tuple[dict, set[str], str | None]:
+    """A size without the regime's baseline (an arm that changes only the generator, say) borrows the runs of a
+    size with the same backbone that has it: ({seed: {variant: row}} merged, the size's own variants, donor)."""
+    by_seed = by_size[size]
+    own = {v for group in by_seed.values() for v in group}
+    base = BASELINES.get(regime, BASELINES["iso_body"])
+    if regime != "iso_body" or base in own:
+        return by_seed, own, None
+    donor = next((d for d, g in by_size.items() if d != size and _backbone(g) == _backbone(by_seed)
+                  and any(base in group for group in g.values())), None)
+    if donor is None:
+        return by_seed, own, None
+    merged = {seed: {**{v: r for v, r in by_size[donor].get(seed, {}).items() if v not in own}, **group}
+              for seed, group in by_seed.items()}
+    return merged, own, donor
+
+
 def paired_comparisons(rows: Iterable[ResultRow | Mapping], ci: float = 0.95, plateau: float | None = None,
                        eval_sets: list[str] | None = None) -> list[dict]:
     """Every (regime, size, model, baseline) comparison with its per-seed pairs, end-point statistics per eval
-    set and gap curve (see the module docstring)."""
+    set and gap curve (see the module docstring). ``baseline_size`` names the size whose baseline runs were
+    borrowed (same backbone), or is None."""
     rows = as_rows(rows)
     out = []
     for regime in BASELINES:
-        for size, by_seed in _by_size(rows, regime).items():
+        by_size = _by_size(rows, regime)
+        for size in by_size:
+            by_seed, own, donor = _with_donor(size, by_size, regime)
             variants = {v for group in by_seed.values() for v in group}
             for model, base in _pairs(regime, variants):
+                if model not in own:
+                    continue  # the donor's own comparisons are listed under the donor
                 seeds = sorted(s for s, g in by_seed.items() if model in g and base in g)
                 pairs = [(by_seed[s][model], by_seed[s][base]) for s in seeds]
-                if not pairs:
-                    continue
-                sets = eval_sets or sorted(set(pairs[0][0].eval) & set(pairs[0][1].eval))
-                out.append({"regime": regime, "size": size, "model": model, "baseline": base, "seeds": seeds,
-                            "model_runs": [m.name for m, _ in pairs], "baseline_runs": [b.name for _, b in pairs],
-                            "model_params": pairs[0][0].total_params, "baseline_params": pairs[0][1].total_params,
-                            "eval": {s: _end_point(pairs, s, ci) for s in sets},
-                            "curve": gap_curve(pairs, ci, plateau), "efficiency": paired_efficiency(pairs, ci),
-                            "buckets": paired_buckets(pairs, "val", ci),
-                            "ci": ci, "plateau": plateau})
+                if pairs:
+                    out.append(_comparison(regime, size, donor, model, base, seeds, pairs, ci, plateau, eval_sets))
     return out
+
+
+def _comparison(regime, size, donor, model, base, seeds, pairs, ci, plateau, eval_sets) -> dict:
+    sets = eval_sets or sorted(set(pairs[0][0].eval) & set(pairs[0][1].eval))
+    return {"regime": regime, "size": size, "baseline_size": donor, "model": model, "baseline": base, "seeds": seeds,
+            "model_runs": [m.name for m, _ in pairs], "baseline_runs": [b.name for _, b in pairs],
+            "model_params": pairs[0][0].total_params, "baseline_params": pairs[0][1].total_params,
+            "eval": {s: _end_point(pairs, s, ci) for s in sets},
+            "curve": gap_curve(pairs, ci, plateau), "efficiency": paired_efficiency(pairs, ci),
+            "buckets": paired_buckets(pairs, "val", ci), "ci": ci, "plateau": plateau}

@@ -33,6 +33,11 @@ def _ci(stat: dict, spec: str = "+.4f", scale: float = 1.0) -> str:
     return text if not stat.get("ci") else f"{text} [{format(scale * stat['ci'][0], spec)}, {format(scale * stat['ci'][1], spec)}]"
 
 
+def _size(c: dict) -> str:
+    """A comparison's size, with the size whose baselines it borrowed (same backbone)."""
+    return c["size"] if not c.get("baseline_size") else f"{c['size']} (vs {c['baseline_size']})"
+
+
 def _factor(eff: dict) -> str:
     if eff.get("geo_mean") is None:
         return "-"
@@ -57,7 +62,7 @@ def _paired_section(a: dict, figures: dict[str, bool]) -> list[str]:
     sets = sorted({s_ for c in paired for s_ in c["eval"]}, key=lambda s_: (s_ != a["eval_set"], s_))
     md.append(markdown_table(["regime", "size", "model - baseline", "seeds", "params", "baseline loss", "loss diff",
                       "ppl change", "bpb diff", "verdict", "past plateau"],
-                     [[c["regime"], c["size"], f"{c['model']} - {c['baseline']}", len(c["seeds"]),
+                     [[c["regime"], _size(c), f"{c['model']} - {c['baseline']}", len(c["seeds"]),
                        f"{_fmt(c['model_params'], ',d')} / {_fmt(c['baseline_params'], ',d')}",
                        _fmt(e.get("baseline_loss"), ".4f"), _ci(e["loss"]),
                        _ci(e["ppl_change"], "+.1f", 100) + ("%" if e["ppl_change"]["mean"] is not None else ""),
@@ -68,7 +73,7 @@ def _paired_section(a: dict, figures: dict[str, bool]) -> list[str]:
            f"validation loss, per seed; geometric mean over the seeds that reach it, with the {ci}% interval of "
            f"the log factors.", ""]
     md.append(markdown_table(["regime", "size", "model - baseline", "per seed", "reached", "factor"],
-                             [[c["regime"], c["size"], f"{c['model']} - {c['baseline']}",
+                             [[c["regime"], _size(c), f"{c['model']} - {c['baseline']}",
                                ", ".join(st if f is None else f"{f:.2f}x"
                                          for f, st in zip(c["efficiency"]["factors"], c["efficiency"]["status"])),
                                f"{c['efficiency']['reached']}/{c['efficiency']['n']}", _factor(c["efficiency"])]
@@ -80,13 +85,13 @@ def _paired_section(a: dict, figures: dict[str, bool]) -> list[str]:
                f"exp of the mean paired loss difference - 1, with its {ci}% interval; negative: the model is better).",
                ""]
         md.append(markdown_table(["regime", "size", "model - baseline"] + [f"bucket {i + 1}" for i in range(n)],
-                                 [[c["regime"], c["size"], f"{c['model']} - {c['baseline']}"] +
+                                 [[c["regime"], _size(c), f"{c['model']} - {c['baseline']}"] +
                                   [_ci({"mean": b["ppl_change"], "ci": b["ppl_change_ci"]}, "+.1f", 100) + "%"
                                    if b["ppl_change"] is not None else "-" for b in c["buckets"]]
                                   for c in with_buckets]))
     md += ["", f"Loss difference on every eval set (nats, mean [{ci}% interval]; verdict in brackets).", ""]
     md.append(markdown_table(["regime", "size", "model - baseline"] + sets,
-                     [[c["regime"], c["size"], f"{c['model']} - {c['baseline']}"] +
+                     [[c["regime"], _size(c), f"{c['model']} - {c['baseline']}"] +
                       [("-" if s_ not in c["eval"] else f"{_ci(c['eval'][s_]['loss'])} ({c['eval'][s_]['loss']['verdict']})")
                        for s_ in sets] for c in paired]))
     md.append("")
