@@ -29,14 +29,14 @@ The unigram plateau. ``plateau`` is the entropy of the training unigram distribu
 loss of predicting token frequencies alone. Early in training a model that merely reaches the
 plateau sooner leads; that is optimisation speed, not capacity. Each comparison records the first
 validation point where every seed's baseline is 0.5 nats below the plateau (``past_plateau_tokens``),
-and the gap curve marks it.
+and the gap curve marks it. Footgun: the curve's intervals are pointwise, not a simultaneous band.
 
 Frequency buckets (``paired_buckets``): the same paired statistic per training-frequency bucket of the
 validation targets (rarest first), where the paper's gain should concentrate.
 
 Sample efficiency (``paired_efficiency``): per seed, baseline tokens over the tokens the model needs
 to reach the baseline's final validation loss; over seeds the geometric mean with the interval of the
-log factors (a ratio's natural scale). Footgun: the curve's intervals are pointwise, not a simultaneous band.
+log factors (a ratio's natural scale).
 """
 
 from __future__ import annotations
@@ -46,7 +46,7 @@ from collections.abc import Iterable, Mapping
 
 import numpy as np
 
-from .results import BASELINES, ResultRow, as_rows, comparison_groups
+from .results import BASELINES, ResultRow, as_rows, baseline_of, comparison_groups
 
 CONTROLS: dict[str, tuple[tuple[str, str], ...]] = {"iso_body": (("leviathan", "dense_untied"),)}
 PLATEAU_MARGIN = 0.5  # nats below the unigram entropy that count as "past the plateau"
@@ -78,7 +78,7 @@ def _by_size(rows: list[ResultRow], regime: str) -> dict[str, dict[int, dict[str
 
 def _pairs(regime: str, variants: set[str]) -> list[tuple[str, str]]:
     """(model, baseline) variant pairs of a regime that ran at a size, baseline pairs first."""
-    base = BASELINES.get(regime, BASELINES["iso_body"])
+    base = baseline_of(regime)
     pairs = [(v, base) for v in sorted(variants) if v != base and base in variants]
     return pairs + [p for p in CONTROLS.get(regime, ()) if p[0] in variants and p[1] in variants]
 
@@ -88,16 +88,21 @@ def _metric(row: ResultRow, eval_set: str, key: str) -> float | None:
     return None if e is None else getattr(e, key)
 
 
+def _diff(a: float | None, b: float | None) -> float | None:
+    return None if a is None or b is None else a - b
+
+
+def _ppl_change(stat: dict) -> dict:
+    """exp(.) - 1 of a loss difference's mean and interval: the perplexity change (None where they are None)."""
+    return {"mean": None if stat["mean"] is None else math.expm1(stat["mean"]),
+            "ci": None if stat["ci"] is None else [math.expm1(x) for x in stat["ci"]]}
+
+
 def _end_point(seeds: list[tuple[ResultRow, ResultRow]], eval_set: str, ci: float) -> dict:
     """Loss, bits-per-byte and perplexity-change statistics of one eval set over the paired seeds."""
-    out = {}
-    for key in ("loss", "bpb"):
-        diffs = [None if _metric(m, eval_set, key) is None or _metric(b, eval_set, key) is None
-                 else _metric(m, eval_set, key) - _metric(b, eval_set, key) for m, b in seeds]
-        out[key] = t_interval(diffs, ci)
-    loss = out["loss"]
-    out["ppl_change"] = {"mean": None if loss["mean"] is None else math.expm1(loss["mean"]),
-                         "ci": None if loss["ci"] is None else [math.expm1(x) for x in loss["ci"]]}
+    out = {key: t_interval([_diff(_metric(m, eval_set, key), _metric(b, eval_set, key)) for m, b in seeds], ci)
+           for key in ("loss", "bpb")}
+    out["ppl_change"] = _ppl_change(out["loss"])
     out["baseline_loss"] = _mean([_metric(b, eval_set, "loss") for _, b in seeds])
     out["model_loss"] = _mean([_metric(m, eval_set, "loss") for m, _ in seeds])
     return out
@@ -160,12 +165,12 @@ def paired_buckets(seeds: list[tuple[ResultRow, ResultRow]], eval_set: str = "va
         bm, bb = m.buckets.get(eval_set), b.buckets.get(eval_set)
         if bm is None or bb is None or len(bm.loss) != len(bb.loss):
             return []
-        losses.append([x - y if x is not None and y is not None else None for x, y in zip(bm.loss, bb.loss)])
+        losses.append([_diff(x, y) for x, y in zip(bm.loss, bb.loss)])
     out = []
     for diffs in zip(*losses):
         st = t_interval(diffs, ci)
-        out.append({**st, "ppl_change": None if st["mean"] is None else math.expm1(st["mean"]),
-                    "ppl_change_ci": None if st["ci"] is None else [math.expm1(x) for x in st["ci"]]})
+        ppl = _ppl_change(st)
+        out.append({**st, "ppl_change": ppl["mean"], "ppl_change_ci": ppl["ci"]})
     return out
 
 
@@ -179,7 +184,7 @@ def _with_donor(size: str, by_size: dict, regime: str) -> tuple[dict, set[str], 
     size with the same backbone that has it: ({seed: {variant: row}} merged, the size's own variants, donor)."""
     by_seed = by_size[size]
     own = {v for group in by_seed.values() for v in group}
-    base = BASELINES.get(regime, BASELINES["iso_body"])
+    base = baseline_of(regime)
     if regime != "iso_body" or base in own:
         return by_seed, own, None
     donor = next((d for d, g in by_size.items() if d != size and _backbone(g) == _backbone(by_seed)
