@@ -77,6 +77,9 @@ def test_generator_and_memory_sections_at_paper_defaults_on_a_few_ids():
 def test_decode_section_and_baked_model_generates_the_same_tokens():
     r = bench.bench_decode(TINY, torch.tensor([[1, 2, 3, 4]]), new_tokens=5, repeats=1, warmup=0)
     assert set(r["models"]) == {"dense_tied", "leviathan"} and r["ratio"] > 0 and r["new_tokens"] == 5
+    tps = {v: m["tokens_per_s"] for v, m in r["models"].items()}  # decode's ratio is a speed ratio (> 1: faster)
+    assert r["ratio"] == pytest.approx(tps["leviathan"] / tps["dense_tied"])
+    assert "times_s" not in r["models"]["leviathan"]  # per-token samples are not kept
     model = bench.build_model(TINY.model("leviathan")).eval()
     prompt = torch.tensor([[3, 1, 4, 1, 5]])
     before = bench.greedy_decode(model, prompt, 6)

@@ -53,6 +53,22 @@ def stats(times: Sequence[float], cpu: Optional[Sequence[float]] = None) -> dict
     return out
 
 
+def throughput_row(times: Sequence[float], cpu: Sequence[float], tokens: int, samples: bool = True) -> dict:
+    """``stats`` of one compared thing plus ``tokens_per_s`` (``tokens`` per timed call, over the median);
+    ``samples=False`` drops the per-call samples (a decode section times thousands of single tokens)."""
+    row = stats(times, cpu)
+    if not samples:
+        row.pop("times_s"), row.pop("cpu_times_s", None)
+    row["tokens_per_s"] = tokens / median(times)
+    return row
+
+
+def time_ratios(rows: dict, num: str, den: str) -> dict:
+    """Median wall and CPU time of ``rows[num]`` over ``rows[den]`` (> 1: ``num`` is slower)."""
+    a, b = rows[num], rows[den]
+    return {"ratio": a["median_s"] / b["median_s"], "cpu_ratio": a["cpu_median_s"] / b["cpu_median_s"]}
+
+
 def free() -> None:
     """Collect the models a section built before the next one allocates its own."""
     gc.collect()
@@ -86,14 +102,17 @@ class TrainStep:
         self.i = 0
         self.last_loss = float("nan")
 
+    def loss(self, x: torch.Tensor, y: torch.Tensor) -> torch.Tensor:
+        """The step's scalar loss on (x, y); subclasses change how it is computed, not the step."""
+        if self.logits_fn is None:
+            return self.model(x, labels=y, return_logits=False)[1]  # the chunked head, as training runs it
+        logits = self.logits_fn(self.model, x)
+        return F.cross_entropy(logits.float().view(-1, logits.shape[-1]), y.reshape(-1))
+
     def __call__(self) -> None:
         x, y = self.batches[self.i % len(self.batches)]
         self.i += 1
-        if self.logits_fn is None:
-            _, loss = self.model(x, labels=y, return_logits=False)  # the chunked head, as training runs it
-        else:
-            logits = self.logits_fn(self.model, x)
-            loss = F.cross_entropy(logits.float().view(-1, logits.shape[-1]), y.reshape(-1))
+        loss = self.loss(x, y)
         loss.backward()
         self.optimizer.step()
         self.optimizer.zero_grad(set_to_none=True)

@@ -11,7 +11,7 @@ import torch
 from ...generation import Decoder, generate
 from ..configs import CONFIGS, BenchConfig, BenchOptions
 from ..data import TokenData
-from ..harness import alternate, build_model, free, median, stats
+from ..harness import alternate, build_model, free, throughput_row, time_ratios
 
 
 def greedy_decode(model, prompt: torch.Tensor, new_tokens: int) -> torch.Tensor:
@@ -53,15 +53,10 @@ def bench_decode(bc: BenchConfig, prompt: torch.Tensor, new_tokens: int, repeats
         if i >= warmup:
             for v in times:
                 times[v].extend(t[v])
-    rows = {}
-    for v, t in times.items():
-        st = stats(t, cpu[v])
-        st.pop("times_s"), st.pop("cpu_times_s")  # thousands of per-token samples: keep the summary only
-        rows[v] = {**st, "tokens_per_s": 1.0 / median(t)}
+    rows = {v: throughput_row(t, cpu[v], tokens=1, samples=False) for v, t in times.items()}
+    # ratio = leviathan tokens/s over dense_tied's = dense_tied's per-token time over leviathan's
     out = {"config": bc.name, "prompt_tokens": int(prompt.shape[1]), "new_tokens": new_tokens, "repeats": repeats,
-           "bake_s": bake_s, "models": rows,
-           "ratio": rows["leviathan"]["tokens_per_s"] / rows["dense_tied"]["tokens_per_s"],
-           "cpu_ratio": rows["dense_tied"]["cpu_median_s"] / rows["leviathan"]["cpu_median_s"]}
+           "bake_s": bake_s, "models": rows, **time_ratios(rows, "dense_tied", "leviathan")}
     del models, decoders
     free()
     return out

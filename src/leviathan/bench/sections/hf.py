@@ -9,7 +9,7 @@ import torch
 
 from ..configs import CONFIGS, BenchConfig, BenchOptions
 from ..data import TokenData
-from ..harness import TrainStep, alternate, build_model, free, median, stats
+from ..harness import TrainStep, alternate, build_model, free, throughput_row, time_ratios
 
 
 def hf_llama_like(model):
@@ -40,11 +40,9 @@ def bench_hf(bc: BenchConfig, batches, repeats: int, warmup: int = 1) -> dict:
     cpu: dict[str, list[float]] = {}
     times = alternate(steps, repeats, warmup, cpu)
     tokens = x.numel()
-    rows = {n: {**stats(t, cpu[n]), "tokens_per_s": tokens / median(t), "final_loss": steps[n].last_loss}
-            for n, t in times.items()}
-    ours, theirs = rows["ours (dense_tied)"], rows["transformers Llama"]
+    rows = {n: {**throughput_row(t, cpu[n], tokens), "final_loss": steps[n].last_loss} for n, t in times.items()}
     out = {"config": bc.name, "max_abs_logit_diff": diff, "repeats": repeats, "models": rows,
-           "ratio": ours["median_s"] / theirs["median_s"], "cpu_ratio": ours["cpu_median_s"] / theirs["cpu_median_s"]}
+           **time_ratios(rows, "ours (dense_tied)", "transformers Llama")}
     del ours, hf, steps
     free()
     return out

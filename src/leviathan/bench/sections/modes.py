@@ -28,30 +28,23 @@ import torch
 
 from ..configs import CONFIGS, BenchOptions
 from ..data import TokenData
-from ..harness import alternate, build_model, build_optimizer, free, median, stats
+from ..harness import TrainStep, alternate, build_model, free, median, stats
 
 MODES = ("plain", "chunked", "compiled")
 VARIANTS = ("dense_tied", "leviathan")
 
 
-class ModeStep:
-    """Callable: one training step of ``model`` in ``mode`` on the next batch (cycling)."""
+class ModeStep(TrainStep):
+    """``harness.TrainStep`` with the loss computed in ``mode``: ``plain`` (full logits, then cross-entropy),
+    ``chunked`` (the chunked head) or ``compiled`` (``torch.compile`` of the model, chunked head)."""
 
     def __init__(self, model, batches, mode: str):
-        self.model, self.batches, self.mode = model, batches, mode
+        super().__init__(model, batches)
+        self.mode = mode
         self.forward = torch.compile(model) if mode == "compiled" else model
-        self.optimizer = build_optimizer(model)
-        self.i = 0
-        self.last_loss = float("nan")
 
-    def __call__(self) -> None:
-        x, y = self.batches[self.i % len(self.batches)]
-        self.i += 1
-        _, loss = self.forward(x, labels=y, return_logits=self.mode == "plain")
-        loss.backward()
-        self.optimizer.step()
-        self.optimizer.zero_grad(set_to_none=True)
-        self.last_loss = float(loss.detach())
+    def loss(self, x: torch.Tensor, y: torch.Tensor) -> torch.Tensor:
+        return self.forward(x, labels=y, return_logits=self.mode == "plain")[1]
 
 
 def bench_modes(bc, batches, repeats: int, warmup: int = 1, rss: bool = True,

@@ -13,7 +13,7 @@ import torch
 
 from ..configs import CONFIGS, BenchConfig, BenchOptions
 from ..data import TokenData
-from ..harness import TrainStep, alternate, build_model, free, median, stats
+from ..harness import TrainStep, alternate, build_model, free, throughput_row, time_ratios
 
 
 class GeneratorStep:
@@ -42,7 +42,7 @@ def bench_training(bc: BenchConfig, batches, repeats: int, warmup: int = 1) -> d
     tokens = batches[0][0].numel()
     rows = {}
     for name, t in times.items():
-        row = {**stats(t, cpu[name]), "tokens_per_s": tokens / median(t)}
+        row = throughput_row(t, cpu[name], tokens)
         if name in models:
             row["params"] = count_model(models[name]).as_dict()
             row["final_loss"] = steps[name].last_loss
@@ -52,8 +52,7 @@ def bench_training(bc: BenchConfig, batches, repeats: int, warmup: int = 1) -> d
         "config": bc.name, "description": bc.description, "batch_size": bc.batch_size, "seq_len": bc.seq_len,
         "tokens_per_batch": tokens, "distinct_ids_per_batch": [int(x.unique().numel()) for x, _ in batches],
         "repeats": repeats, "warmup": warmup, "models": rows,
-        "ratio": rows["leviathan"]["median_s"] / dense,
-        "cpu_ratio": rows["leviathan"]["cpu_median_s"] / rows["dense_tied"]["cpu_median_s"],
+        **time_ratios(rows, "leviathan", "dense_tied"),
         "generator_share": rows["generator only"]["median_s"] / dense,
     }
     del models, steps
