@@ -348,6 +348,15 @@ def _train_and_evaluate(grid: Grid, spec: RunSpec, cfg, run_dir: Path, root, ski
     return make_row(grid, spec, run_dir, summary, evals, hardware), None
 
 
+def _record(results: Path, row: ResultRow, rows: list[ResultRow], log: Callable[[str], None], label: str,
+            t0: float) -> None:
+    """Append a finished run's row to results.jsonl (atomically) and to ``rows``, and log it."""
+    append_result(results, row)
+    rows.append(row)
+    main = row.loss("val")
+    log(f"{label}: done in {time.time() - t0:.0f}s" + (f", val loss {main:.4f}" if main is not None else ""))
+
+
 def _run_parallel(grid: Grid, todo: list[RunSpec], configs: dict, out_dir: Path, jobs: int, root, skip_eval: bool,
                   hardware: dict, log: Callable[[str], None]) -> list[ResultRow]:
     """Train ``jobs`` runs at a time, each in its own process with one torch thread (``--jobs``).
@@ -387,11 +396,7 @@ def _run_parallel(grid: Grid, todo: list[RunSpec], configs: dict, out_dir: Path,
                     stopped = stop
                     log(f"{spec.name}: training stopped by {stop}; checkpoint saved. Run the same command to resume.")
                     continue
-                append_result(results, row)
-                rows.append(row)
-                main = row.loss("val")
-                log(f"{spec.name}: done in {time.time() - t0:.0f}s"
-                    + (f", val loss {main:.4f}" if main is not None else ""))
+                _record(results, row, rows, log, spec.name, t0)
     return rows
 
 
@@ -462,11 +467,7 @@ def run_sweep(grid: Grid, out_dir: str | os.PathLike, *, train_fn: Callable | No
                 break
             evals = SKIPPED_EVAL if skip_eval else eval_fn(grid, spec, run_dir, eval_data)
             row = make_row(grid, spec, run_dir, summary, evals, hardware)
-            append_result(results, row)
-            new_rows.append(row)
-            main = row.loss("val")
-            log(f"[{i + 1}/{len(todo)}] {spec.name}: done in {time.time() - t0:.0f}s"
-                + (f", val loss {main:.4f}" if main is not None else ""))
+            _record(results, row, new_rows, log, f"[{i + 1}/{len(todo)}] {spec.name}", t0)
     return new_rows
 
 
