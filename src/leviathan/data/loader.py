@@ -153,6 +153,18 @@ class TokenDataset:
                 f"{self.meta['tokenizer']}, vocab {self.vocab_size:,})")
 
 
+def corpus_ids(data_dir: str | os.PathLike) -> np.ndarray:
+    """Sorted ids (int64) that occur in any split of a prepared data dir: the output vocabulary of a
+    restricted softmax (``data.softmax: corpus``), the same for every model trained on this data."""
+    meta = load_meta(data_dir)
+    seen = np.zeros(int(meta["vocab_size"]), dtype=bool)
+    for split in meta["splits"]:
+        tokens = TokenDataset(data_dir, split, check_ids=False).tokens
+        if len(tokens):
+            seen |= np.bincount(tokens, minlength=seen.size)[:seen.size] > 0
+    return np.flatnonzero(seen)
+
+
 # --------------------------------------------------------------------------------------------
 
 

@@ -47,6 +47,14 @@ from .modeling import LeviathanForCausalLM
 
 
 # ---- in-memory conversions ----------------------------------------------------------------------
+def _check_full_softmax(model: CausalLM) -> None:
+    """transformers models predict every id: a model trained with a restricted softmax cannot be exported."""
+    if getattr(model, "restricted", False):
+        raise UserError(f"this model predicts only {model.output_ids.numel():,} of {model.config.vocab_size:,} ids "
+                        f"(trained with data.softmax=corpus), which transformers models cannot express; export a "
+                        f"model trained with data.softmax=full")
+
+
 def _native_config(model: CausalLM) -> ModelConfig:
     """The config describing ``model`` as it is now (a baked non-dense model is dense_untied)."""
     cfg = model.config.resolved()
@@ -68,6 +76,7 @@ def from_native(model: CausalLM, **config_kwargs: Any) -> LeviathanForCausalLM:
     such as ``eos_token_id``."""
     if isinstance(model, LeviathanForCausalLM):
         return model
+    _check_full_softmax(model)
     hf = LeviathanForCausalLM(LeviathanConfig.from_model_config(_native_config(model), **config_kwargs))
     hf.load_state_dict(model.state_dict(), strict=True)
     return _place_like(hf, model)
@@ -102,6 +111,7 @@ def plain_llama_config(cfg: ModelConfig, **kwargs: Any) -> LlamaConfig:
 
 def plain_llama_state_dict(model: CausalLM) -> dict[str, torch.Tensor]:
     """Llama-keyed tensors: the baked input table as ``model.embed_tokens.weight``, no tied duplicate."""
+    _check_full_softmax(model)
     cfg = model.config
     table = model.model.embed_tokens.bake()  # (V, D); a detached copy for every input side
     if table.shape[0] != cfg.vocab_size:

@@ -176,6 +176,13 @@ class CausalLM(nn.Module):
     """The training model: ``LlamaModel`` + linear head, tied for ``dense_tied`` (HF's ``LlamaForCausalLM``).
 
     ``forward(input_ids, labels)`` returns ``(logits, loss)``; labels equal to -100 are ignored.
+
+    Restricted softmax (``restrict_output_``, the issue-10 cost lever for o200k on a CPU): the model
+    predicts only the ids in the buffer ``output_ids``, e.g. those that occur in its training data, so
+    the chunked loss multiplies by a (|ids|, D) slice of the head instead of the (V, D) head. Inputs are
+    untouched (the generator is still indexed by the tokenizer's ids). Footguns: the loss is then a
+    cross-entropy over that subset, lower than a full-vocabulary one, so only models with the same
+    subset compare; a target outside the subset raises; transformers export refuses such a model.
     """
 
     def __init__(self, cfg: ModelConfig):
@@ -183,6 +190,8 @@ class CausalLM(nn.Module):
         self.config = cfg.resolved()
         self.model = LlamaModel(self.config)
         self.lm_head = nn.Linear(cfg.hidden_size, cfg.vocab_size, bias=False)
+        self.register_buffer("output_ids", None, persistent=True)  # (|ids|,) with a restricted softmax
+        self.register_buffer("output_index", None, persistent=False)  # (V,) id -> position in output_ids, or -1
         self.init_weights()
 
     @torch.no_grad()
@@ -195,6 +204,50 @@ class CausalLM(nn.Module):
         if self.config.tie_word_embeddings:
             self.lm_head.weight = self.model.embed_tokens.weight
 
+    # ---- the output vocabulary ------------------------------------------------------------
+    @property
+    def restricted(self) -> bool:
+        """Whether the softmax runs over a subset of the vocabulary (``restrict_output_``)."""
+        return self.output_ids is not None
+
+    @torch.no_grad()
+    def restrict_output_(self, ids: torch.Tensor | None) -> "CausalLM":
+        """Predict only ``ids`` (sorted, distinct, in [0, V)); None restores the full softmax.
+
+        ``output_ids`` is a persistent buffer, so it travels in the state dict and checkpoint; the (V,)
+        map from an id to its position in ``output_ids`` (-1 outside) is derived and not saved.
+        """
+        if ids is None:
+            self.output_ids = self.output_index = None
+            return self
+        ids = torch.as_tensor(ids, dtype=torch.long).flatten().cpu()
+        V = self.config.vocab_size
+        if ids.numel() == 0 or bool((ids[1:] <= ids[:-1]).any()) or int(ids[0]) < 0 or int(ids[-1]) >= V:
+            raise ValueError(f"output ids must be sorted, distinct and in [0, {V}); got {ids.numel()} ids")
+        device = self.lm_head.weight.device
+        index = torch.full((V,), -1, dtype=torch.long)
+        index[ids] = torch.arange(ids.numel())
+        self.output_ids, self.output_index = ids.to(device), index.to(device)  # (|ids|,), (V,)
+        return self
+
+    def _output_targets(self, labels: torch.Tensor) -> torch.Tensor:
+        """Labels as positions in ``output_ids`` (-100 kept); a ValueError names a label outside it."""
+        valid = labels != -100
+        pos = torch.where(valid, self.output_index[labels.clamp(min=0)], labels)
+        bad = valid & (pos < 0)
+        if bool(bad.any()):
+            raise ValueError(f"{int(bad.sum())} target ids (e.g. {int(labels[bad][0])}) are outside this model's "
+                             f"restricted softmax ({self.output_ids.numel():,} of {self.config.vocab_size:,} ids, "
+                             f"data.softmax=corpus): score text of the data it was trained on, or train with "
+                             f"data.softmax=full")
+        return pos
+
+    def _head_and_targets(self, labels: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
+        """(head rows (V' , D), labels as row positions): the full head, or its ``output_ids`` slice."""
+        if not self.restricted:
+            return self.lm_head.weight, labels
+        return self.lm_head.weight.index_select(0, self.output_ids), self._output_targets(labels)
+
     def forward(self, input_ids: torch.Tensor, labels: Optional[torch.Tensor] = None, cache=None,
                 position_ids=None, attention_mask=None, return_logits: bool = True):
         """input_ids (B, T) -> ``(logits (B, T, V) or None, loss or None)``.
@@ -205,8 +258,10 @@ class CausalLM(nn.Module):
         """
         h = self.model(input_ids, cache=cache, position_ids=position_ids, attention_mask=attention_mask)
         if labels is not None and not return_logits:
-            return None, linear_cross_entropy(h, self.lm_head.weight, labels)
+            return None, linear_cross_entropy(h, *self._head_and_targets(labels))
         logits = self.lm_head(h)  # (B, T, V)
+        if self.restricted:  # ids outside the subset get probability 0
+            logits = logits.masked_fill(self.output_index < 0, float("-inf"))
         loss = None
         if labels is not None:
             loss = F.cross_entropy(logits.float().view(-1, logits.shape[-1]), labels.reshape(-1), ignore_index=-100)
@@ -216,7 +271,7 @@ class CausalLM(nn.Module):
     def token_nll(self, input_ids: torch.Tensor, targets: torch.Tensor) -> torch.Tensor:
         """Nats of each target given its prefix, (B, T) fp32, without forming the (B T, V) logits."""
         h = self.model(input_ids)  # (B, T, D)
-        return linear_token_nll(h, self.lm_head.weight, targets)
+        return linear_token_nll(h, *self._head_and_targets(targets))
 
     # ---- serving and vocabulary ----------------------------------------------------------
     @torch.no_grad()
@@ -245,6 +300,9 @@ class CausalLM(nn.Module):
             raise ValueError(f"add_tokens needs a positive number of new tokens, got {num_new}")
         if cfg.uses_digits and not hasattr(emb, "capacity"):
             raise ValueError("the input side was baked into a table (bake_()); call add_tokens before bake_()")
+        if self.restricted:
+            raise ValueError("add_tokens on a model with a restricted softmax (restrict_output_): restore the full "
+                             "softmax first with restrict_output_(None)")
         if not cfg.uses_digits:
             raise ValueError(f"add_tokens needs a digit-based input side (leviathan or compositional); "
                              f"this model's embedding is {cfg.embedding!r}, whose table has no spare rows")

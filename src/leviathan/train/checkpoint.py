@@ -275,7 +275,16 @@ def load_state(path: Path) -> dict[str, Any]:
 
 
 def load_model_state(model: CausalLM, tensors: dict[str, torch.Tensor]) -> None:
-    """Load safetensors weights into ``model``; a missing tied head is expected, nothing else is."""
+    """Load safetensors weights into ``model``; a missing tied head is expected, nothing else is.
+
+    Weights saved with a restricted softmax (an ``output_ids`` tensor, ``CausalLM.restrict_output_``)
+    restrict ``model`` to the same ids; a restricted model refuses weights saved without one.
+    """
+    if "output_ids" in tensors:
+        model.restrict_output_(tensors["output_ids"])
+    elif model.restricted:
+        raise UserError("these weights were trained with the full softmax but the model has a restricted one "
+                        "(data.softmax=corpus): resume with the config the weights were trained with")
     own = model.state_dict()
     shapes = [f"{k} is {tuple(v.shape)} in the file but {tuple(own[k].shape)} in the model"
               for k, v in tensors.items() if k in own and tuple(v.shape) != tuple(own[k].shape)]

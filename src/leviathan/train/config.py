@@ -51,12 +51,18 @@ class DataConfig:
             permutation per epoch), ``buffer`` (the paper's streaming shuffle buffer of
             ``shuffle_buffer`` sequences) or ``none`` (file order).
         shuffle_buffer: sequences in the buffer for ``shuffle: buffer`` (paper: 10,000).
+        softmax: ``full`` (every id of the tokenizer) or ``corpus``: the softmax runs only over the ids
+            that occur in the prepared data (``data.loader.corpus_ids``; the same set for every model
+            on this data; inputs keep the tokenizer's ids). A cost lever for huge vocabularies on a CPU
+            (o200k: 58k of 200k ids occur in Gutenberg); its losses are over that subset, so compare
+            only runs with the same setting, and evaluate only text whose ids are in the set.
     """
 
     path: str = "data/stdlib"
     seq_len: int = 512
     shuffle: Literal["windows", "buffer", "none"] = "windows"
     shuffle_buffer: int = 10_000
+    softmax: Literal["full", "corpus"] = "full"
 
     def __post_init__(self) -> None:
         require(isinstance(self.seq_len, int) and self.seq_len > 0,

@@ -175,12 +175,14 @@ def _check_inputs(cfg: RunConfig, run_dir: Path, info: D.DistInfo) -> dict:
 def _build(cfg: RunConfig, device: torch.device, info: D.DistInfo):
     """(model, parameter counts, optimizer, training batches), the model sharded under FSDP before the optimizer
     sees its parameters. The model is built on the CPU from the seed, so it is identical on every rank and device."""
-    from ..data.loader import BatchLoader, TokenDataset
+    from ..data.loader import BatchLoader, TokenDataset, corpus_ids
 
     random.seed(cfg.seed)
     np.random.seed(cfg.seed % 2**32)
     torch.manual_seed(cfg.seed)
     model = CausalLM(cfg.model)
+    if cfg.data.softmax == "corpus":
+        model.restrict_output_(torch.from_numpy(corpus_ids(cfg.data.path)))
     counts = count_model(model)
     model.to(device)
     if cfg.parallel == "fsdp" and info.enabled:
@@ -226,6 +228,9 @@ def _describe(cfg: RunConfig, device: torch.device, info: D.DistInfo, counts, pa
              f"{counts.input:,} | body {counts.body:,} | head {head} | total {counts.total:,}",
              f"{cfg.total_steps} steps x {cfg.batch_tokens:,} tokens (micro batch {cfg.micro_batch_size} x "
              f"{cfg.data.seq_len}, grad accumulation {parts.accum}, world {info.world_size})"]
+    if parts.model.restricted:
+        lines.append(f"softmax over the {parts.model.output_ids.numel():,} of {cfg.model.vocab_size:,} ids that occur "
+                     f"in {cfg.data.path} (data.softmax=corpus): losses compare only with runs that set it too")
     if cfg.schedule.warmup_steps >= cfg.total_steps:
         lines.append(f"note: schedule.warmup_steps={cfg.schedule.warmup_steps} >= {cfg.total_steps} steps: the "
                      f"learning rate never decays; lower schedule.warmup_steps for a cosine phase")

@@ -132,6 +132,9 @@ def restore(model: torch.nn.Module, optimizer: torch.optim.Optimizer, loader, lo
     """
     from torch.distributed.checkpoint.state_dict import set_model_state_dict, set_optimizer_state_dict
 
+    if "output_ids" in loaded["model"] and not model.restricted:
+        raise UserError("cannot resume: the checkpoint was trained with a restricted softmax (data.softmax=corpus) "
+                        "but this config has data.softmax=full; resume with the checkpoint's data.softmax")
     if cfg.parallel == "fsdp" and info.enabled:
         set_model_state_dict(model, loaded["model"], options=_state_options(cfg, info, strict=False))
     else:
