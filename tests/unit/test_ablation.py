@@ -24,11 +24,11 @@ def row(name, grid, size, variant, width, layers, losses, val_loss, buckets=None
                       [1.0] * len(grads or [])}}
 
 
-def write_sweep(path, name, rows, data_dir=None):
+def write_sweep(path, name, rows, data_dir=None, base_overrides=()):
     path.mkdir(parents=True)
     (path / "results.jsonl").write_text("".join(json.dumps(r) + "\n" for r in rows))
     (path / "grid.json").write_text(json.dumps({"name": name, "data_dir": str(data_dir) if data_dir else None,
-                                                "runs": []}))
+                                                "runs": [], "base_overrides": list(base_overrides)}))
 
 
 @pytest.fixture
@@ -104,6 +104,7 @@ def test_report_files_and_cli(sweeps, tmp_path, capsys):
     assert main(["report", str(a), str(b), "--ablation", "--out", str(out)]) == 0
     md = (out / "README.md").read_text()
     assert md.index("## Findings") < md.index("**Vocabulary.** The small grid") < md.index("## Final numbers")
+    assert "softmax over the data's ids" not in md
     assert main(["report", str(a), str(b), "--out", str(out)]) == 2  # several sweeps only with --ablation
     assert "--ablation" in capsys.readouterr().err
     with pytest.raises(Exception, match="dense_tied pair"):
@@ -129,3 +130,16 @@ def test_a_packaged_grid_names_each_arms_change_and_factors(tmp_path):
     assert result["factors"]["head weight decay"] == ["bpe32k/d64", "bpe32k/d64-head-wd0"]
     assert result["factors"]["untied head"] == ["bpe32k/d64", "bpe32k/d64 (dense_untied)"]
     assert by["bpe32k/d64 (dense_untied)"]["gap_at"][1.0] == pytest.approx(0.1)
+
+
+def test_a_corpus_softmax_sweep_is_marked_in_the_report(tmp_path):
+    """A grid whose runs score only the data's ids (data.softmax=corpus) is named in the change column, with a note."""
+    c = tmp_path / "ablate-huge"
+    write_sweep(c, "ablate-huge", [
+        row("d-dense", "ablate-huge", "d", "dense_tied", 8, 2, [3.0, 2.0], 2.0, vocab=5000),
+        row("d-lev", "ablate-huge", "d", "leviathan", 8, 2, [2.5, 1.9], 1.9, vocab=5000),
+    ], base_overrides=["data.seq_len=128", "data.softmax=corpus"])
+    assert [s["softmax"] for s in collect([c])["arms"]] == ["corpus"]
+    md = write_ablation_report([c], tmp_path / "r").read_text()
+    assert "| huge/d | 5,000 | 8 x 2 | 8, 2, 4, 2 | softmax over the data's ids* |" in md
+    assert "\\* Both runs of the pair score only the ids that occur" in md

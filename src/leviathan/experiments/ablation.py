@@ -194,10 +194,10 @@ def collect(paths: list[str | Path]) -> dict:
         sizes = raw.get("sizes") or {}
         grid = {**grid, "size_runs": {s: _flat_run(v) for s, v in sizes.items() if isinstance(v, dict)}}
         plateau = grid_plateau(grid)
+        softmax = grid_softmax(grid)
         for arm in pair_arms(rows, grid):
             arms.append(arm)
-            s = summarize(arm, plateau)
-            summaries.append(s)
+            summaries.append({**summarize(arm, plateau), "softmax": softmax})
         for factor, sizes_of_factor in (raw.get("ablations") or {}).items():
             factors.setdefault(factor, []).extend(_factor_label(name, entry) for entry in sizes_of_factor)
     by_size: dict[str, list[str]] = {}
@@ -208,6 +208,12 @@ def collect(paths: list[str | Path]) -> dict:
         if len({lab.split("/")[0] for lab in labels}) > 1:
             factors[f"vocabulary ({size})"] = sorted(labels, key=lambda lab: _vocab_of(summaries, lab))
     return {"arms": summaries, "factors": factors}
+
+
+def grid_softmax(grid: Mapping) -> str:
+    """``corpus`` when a sweep's runs score only the ids that occur in its data (``data.softmax=corpus`` among
+    the grid's base overrides), else ``full``: corpus losses compare within their pair, not across grids."""
+    return "corpus" if "data.softmax=corpus" in (grid.get("base_overrides") or []) else "full"
 
 
 def _factor_label(grid_name: str, entry: str) -> str:
@@ -280,12 +286,18 @@ def markdown(result: dict, figures: dict[str, str], command: str, findings: str 
         g = s["generator"]
         shape = f"{g.get('seed_dim')}, {g.get('modes')}, {g.get('knots')}, {g.get('rank')}" if g else "–"
         ev = s["eval"]
+        change = s["overrides"] + (["softmax over the data's ids*"] if s.get("softmax") == "corpus" else [])
         md.append(f"| {s['label']} | {s['vocab'] or '–':,} | {s['width']} x {s['layers']} | {shape} | "
-                  f"{', '.join(s['overrides']) or '–'} | {(s['tokens'] or 0) / 1e6:.1f}M | "
+                  f"{', '.join(change) or '–'} | {(s['tokens'] or 0) / 1e6:.1f}M | "
                   f"{_fmt(s['gap_at'][0.25])} | {_fmt(s['gap_at'][0.5])} | {_fmt(s['gap_at'][0.75])} | "
                   f"{_fmt(s['gap_at'][1.0])} | "
                   + " | ".join(_fmt((ev.get(k) or {}).get("ppl_change"), "+.1%") for k in ("val", "wikitext2", "ptb"))
                   + f" | {_fmt((ev.get('val') or {}).get('bpb_gap'), '+.4f')} | {_fmt(s['input_to_head_grad'], '.2f')} |")
+    if any(s.get("softmax") == "corpus" for s in arms):
+        md += ["", "\\* Both runs of the pair score only the ids that occur in their prepared data (`data.softmax: "
+               "corpus`, the same set for both; inputs keep the tokenizer's ids): their losses are cross-entropies "
+               "over that subset, so the gap compares within the pair, not the absolute loss across grids; "
+               "out-of-domain sets are not scored."]
     md += ["", "## Perplexity reduction by training-frequency bucket (val; equal-mass buckets, rare -> frequent)", "",
            "| arm | " + " | ".join(f"bucket {i + 1}" for i in range(5)) + " |", "|---|" + "---|" * 5]
     for s in arms:
