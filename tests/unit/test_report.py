@@ -99,6 +99,7 @@ def test_write_report_makes_markdown_json_and_figures(tmp_path):
                     "Throughput"):
         assert section in md
     assert "2.00x" in md  # the isoparametric multiplier
+    assert "not identified" not in md  # an exact law over 8x of sizes
     for fig in ("loss_curves", "frontier", "reduction_by_size", "param_allocation", "frequency_reduction",
                 "gain_over_training"):
         png = tmp_path / "report" / f"{fig}.png"
@@ -183,3 +184,19 @@ def test_cli_analyze_and_report(tmp_path, capsys):
     assert main(["report", str(out), "--bootstrap", "10"]) == 0
     report = (out / "report" / "report.md").read_text()
     assert "Iso-body" in report and "2.00x" in report  # the isoparametric multiplier of the construction
+
+
+def test_report_says_when_the_power_law_is_not_identified(tmp_path):
+    out = make_sweep(tmp_path)
+    rows = read_results(out)
+    (out / "results.jsonl").unlink()
+    flat = {"xs": 5.62, "s": 5.55, "m": 5.60, "l": 5.53}  # 8x of sizes, losses that do not bend, CPU-ladder noise
+    for row in rows:
+        r = row.to_dict()
+        if r["variant"] == "dense_untied":
+            r["final_val_loss"] = r["eval"]["val"]["loss"] = flat[r["size"]]
+        append_result(out / "results.jsonl", r)
+    md = write_report(out, tmp_path / "r3", num_bootstrap=100).read_text()
+    assert "**The power law is not identified**: alpha's 95% interval" in md
+    data = json.loads((tmp_path / "r3" / "analysis.json").read_text())
+    assert data["scaling"]["fit"]["unidentified"]

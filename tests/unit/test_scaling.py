@@ -106,3 +106,20 @@ def test_bad_inputs_raise_user_errors():
         fit_power_law([1e6, 2e6, 4e6], [3.0, float("nan"), 2.9])
     with pytest.raises(UserError, match="differ in length"):
         fit_power_law([1e6, 2e6, 4e6], [3.0, 2.9])
+
+
+def test_identification_told_apart_from_a_flat_narrow_ladder():
+    rng = np.random.default_rng(0)
+    N = np.repeat(SIZES, 3)
+    fit = fit_power_law(N, power_law(N, **TRUE) + rng.normal(0, 0.004, len(N)), num_bootstrap=200, seed=1)
+    assert fit.unidentified() == [] and fit.as_dict()["unidentified"] == []
+    assert "not identified" not in format_fit(fit)
+    # a 4x span of sizes whose losses barely bend, noise as large as the bend (like a CPU ladder)
+    narrow = np.repeat(np.array([0.8e6, 1.1e6, 1.6e6, 2.2e6, 3.5e6]), 2)
+    L = power_law(narrow, E=5.0, A=40.0, alpha=0.15) + rng.normal(0, 0.03, len(narrow))
+    flat = fit_power_law(narrow, L, num_bootstrap=200, seed=1)
+    reasons = flat.unidentified()
+    assert reasons and any(r.startswith("alpha's 95% interval") for r in reasons)
+    assert flat.as_dict()["unidentified"] == reasons
+    assert "not identified: alpha" in format_fit(flat)
+    assert fit_power_law(SIZES, power_law(SIZES, **TRUE), num_bootstrap=0).unidentified() == []  # no draws

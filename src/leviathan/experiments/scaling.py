@@ -25,6 +25,13 @@ Inverting. N_eq = (A / (L - E))^(1/alpha). A loss at or below E is never reached
 according to the fit: N_eq is infinite and the result is flagged ``below_irreducible`` instead of
 returning a number. N_eq outside the fitted range of sizes is flagged ``extrapolated``.
 
+Identification. A ladder whose losses barely bend (or span too few sizes) fits equally well with
+E near 0 and a tiny alpha as with E near the smallest loss and a large alpha: the point estimate is
+then one of many, and every dense-equivalent size read off it is too. ``PowerLawFit.unidentified``
+says so from the bootstrap: alpha's interval spanning more than ``ALPHA_RATIO_IDENTIFIED`` (a factor
+of 4 in alpha is a factor of 4 in the exponent of every multiplier), or E's interval covering more
+than half of [0, min L) (the irreducible loss is not pinned down). The report prints the reasons.
+
 Footguns: a fit on fewer than 4 sizes has no residual degrees of freedom worth the name; the
 bootstrap interval then mostly says "we don't know" and the report should say so. Quantiles of
 draws that include infinity use the inverted-CDF rule (no interpolation between a finite draw and
@@ -45,6 +52,8 @@ from ..errors import UserError
 from .results import DEFAULT_LADDER, ResultRow, as_rows
 
 ALPHA_BOUNDS = (1e-4, 5.0)
+ALPHA_RATIO_IDENTIFIED = 4.0  # alpha's bootstrap interval hi / lo above this: the exponent is not identified
+E_SHARE_IDENTIFIED = 0.5  # E's bootstrap interval wider than this share of min L: E is not identified
 
 
 def power_law(N, E: float, A: float, alpha: float):
@@ -67,6 +76,7 @@ class PowerLawFit:
     N_max: float
     rmse: float
     ci: float = 0.95
+    L_min: float | None = None
     draws: np.ndarray | None = field(default=None, repr=False)
     num_redrawn: int = 0
     stratified: bool = False
@@ -81,9 +91,23 @@ class PowerLawFit:
         col = {"E": 0, "A": 1, "alpha": 2}[name]
         return _percentile_interval(self.draws[:, col], self.ci)
 
+    def unidentified(self) -> list[str]:
+        """Why the bootstrap says the fit is not identified (empty: identified, or no draws to tell)."""
+        reasons = []
+        a = self.interval("alpha")
+        if a is not None and a[0] > 0 and a[1] / a[0] > ALPHA_RATIO_IDENTIFIED:
+            reasons.append(f"alpha's {int(100 * self.ci)}% interval [{a[0]:.3g}, {a[1]:.3g}] spans a factor of "
+                           f"{a[1] / a[0]:.1f} (> {ALPHA_RATIO_IDENTIFIED:g})")
+        e = self.interval("E")
+        if e is not None and self.L_min and (e[1] - e[0]) > E_SHARE_IDENTIFIED * self.L_min:
+            reasons.append(f"E's {int(100 * self.ci)}% interval [{e[0]:.3g}, {e[1]:.3g}] covers "
+                           f"{100 * (e[1] - e[0]) / self.L_min:.0f}% of [0, min loss {self.L_min:.3g})")
+        return reasons
+
     def as_dict(self) -> dict:
         out = {"E": self.E, "A": self.A, "alpha": self.alpha, "num_runs": self.num_runs,
-               "N_min": self.N_min, "N_max": self.N_max, "rmse": self.rmse, "ci": self.ci,
+               "N_min": self.N_min, "N_max": self.N_max, "rmse": self.rmse, "ci": self.ci, "L_min": self.L_min,
+               "unidentified": self.unidentified(),
                "num_bootstrap": 0 if self.draws is None else int(len(self.draws)),
                "num_redrawn": self.num_redrawn, "stratified": self.stratified}
         for name in ("E", "A", "alpha"):
@@ -216,7 +240,7 @@ def fit_power_law(N: Sequence[float], L: Sequence[float], *, num_bootstrap: int 
     A = math.exp(c + alpha * x0)
     rmse = float(np.sqrt(np.mean((power_law(N, E, A, alpha) - L) ** 2)))
     fit = PowerLawFit(E=E, A=A, alpha=alpha, num_runs=len(N), N_min=float(N.min()), N_max=float(N.max()),
-                      rmse=rmse, ci=ci)
+                      rmse=rmse, ci=ci, L_min=float(L.min()))
     if num_bootstrap > 0:
         fit.draws, fit.num_redrawn, fit.stratified = _bootstrap(N, L, x0, num_bootstrap, seed, fix_E)
     return fit
@@ -325,7 +349,8 @@ def format_fit(fit: PowerLawFit) -> str:
 
     return (f"L(N) = E + A N^-alpha over {fit.num_runs} runs, N in [{fit.N_min:.3g}, {fit.N_max:.3g}]: "
             f"E = {fit.E:.4g}{iv('E')}, A = {fit.A:.4g}{iv('A')}, alpha = {fit.alpha:.4g}{iv('alpha')} "
-            f"(rmse {fit.rmse:.3g}; {int(fit.ci * 100)}% bootstrap intervals)")
+            f"(rmse {fit.rmse:.3g}; {int(fit.ci * 100)}% bootstrap intervals)"
+            + ("".join(f"\n  not identified: {r}" for r in fit.unidentified())))
 
 
 # --------------------------------------------------------------------------------------------

@@ -157,6 +157,12 @@ def render_markdown(a: dict, figures: dict[str, bool], source: str) -> str:
                f"A = {f['A']:.4g}{iv('A')}, alpha = {f['alpha']:.4g}{iv('alpha')}; rmse {f['rmse']:.3g}. "
                f"Intervals: {int(100 * f['ci'])}% bootstrap over runs ({f['num_bootstrap']} draws"
                f"{', stratified by size' if f['stratified'] else ''}).", ""]
+        if f.get("unidentified"):
+            md += ["**The power law is not identified**: " + "; ".join(f["unidentified"]) + ". Ladders that "
+                   "bend this little fit as well with a small E and a small alpha as with a large E and a large "
+                   "alpha, so the dense-equivalent sizes below come from one of many equally good fits and are not "
+                   "measurements; a ladder over a wider span of sizes (or past the point where loss bends) pins "
+                   "it down.", ""]
         if f["num_runs"] < 4:
             md += ["_Fewer than 4 ladder runs: three parameters from three points; the intervals are not "
                    "meaningful._", ""]
