@@ -143,3 +143,29 @@ def test_a_corpus_softmax_sweep_is_marked_in_the_report(tmp_path):
     md = write_ablation_report([c], tmp_path / "r").read_text()
     assert "| huge/d | 5,000 | 8 x 2 | 8, 2, 4, 2 | softmax over the data's ids* |" in md
     assert "\\* Both runs of the pair score only the ids that occur" in md
+
+
+def test_gradient_medians_carried_in_the_row_survive_without_the_run_folder(tmp_path):
+    """Rows written before the head's norm was in the curve carry only medians: the report must keep them."""
+    lev = row("d-lev", "ablate-old", "d", "leviathan", 8, 2, [3.0, 2.0], 2.0)
+    lev["curve"].update(grad_norm_input=[], grad_norm_head=[], grad_norm_input_median=0.6,
+                        grad_norm_head_median=0.15)
+    lev["metrics"] = str(tmp_path / "gone" / "metrics.jsonl")  # the run folder is not on this machine
+    write_sweep(tmp_path / "ablate-old", "ablate-old",
+                [row("d-dense", "ablate-old", "d", "dense_tied", 8, 2, [3.1, 2.1], 2.1), lev])
+    (arm,) = collect([tmp_path / "ablate-old"])["arms"]
+    assert arm["input_grad_norm"] == pytest.approx(0.6) and arm["head_grad_norm"] == pytest.approx(0.15)
+    assert arm["input_to_head_grad"] == pytest.approx(4.0)
+
+
+def test_sweep_rows_carry_the_gradient_medians(tmp_path):
+    from leviathan.experiments.sweep import _curve
+
+    metrics = tmp_path / "metrics.jsonl"
+    logged = [{"tokens": 8 * i, "grad_norm_input": g, "grad_norm_head": h}
+              for i, (g, h) in enumerate([(1.0, 0.1), (3.0, None), (2.0, 0.3)], 1)]
+    metrics.write_text("".join(json.dumps(r) + "\n" for r in logged + [{"tokens": 24, "val_loss": 5.0}]))
+    c = _curve(str(metrics))
+    assert c.grad_norm_input == [1.0, 3.0, 2.0] and c.grad_norm_head == [0.1, None, 0.3]
+    assert c.grad_norm_input_median == pytest.approx(2.0) and c.grad_norm_head_median == pytest.approx(0.2)
+    assert c.tokens == [24] and c.val_loss == [5.0]

@@ -127,8 +127,11 @@ def _at(t: np.ndarray, g: np.ndarray, frac: float) -> float | None:
 
 
 def _median_grad(row: ResultRow, key: str = "grad_norm_input") -> float | None:
-    """Median over training of a logged gradient norm: from the row's curve, else the run's metrics.jsonl."""
+    """Median over training of a logged gradient norm: from the row's curve (its list, else the median
+    it carries), else the run's metrics.jsonl (present only where the run folder is)."""
     g = [x for x in (getattr(row.curve, key) if row.curve else []) if x is not None]
+    if not g and row.curve and getattr(row.curve, f"{key}_median") is not None:
+        return float(getattr(row.curve, f"{key}_median"))
     if not g and row.metrics and Path(row.metrics).is_file():
         from .efficiency import read_metrics
 

@@ -162,13 +162,19 @@ class BucketResult(_Record):
 @dataclass
 class TrainingCurve(_Record):
     """The validation curve and the logged gradient norms of a run, kept in its row so that a
-    results.jsonl alone (run folders are not committed) redraws the curves."""
+    results.jsonl alone (run folders are not committed) redraws the curves.
+
+    ``grad_norm_*_median`` are the medians over training of the logged norms, kept beside the lists
+    because rows written before the head's norm was logged in the curve carry only the median
+    (measured from the run's metrics.jsonl while its folder existed)."""
 
     tokens: list = field(default_factory=list)
     val_loss: list = field(default_factory=list)
     grad_tokens: list = field(default_factory=list)
     grad_norm_input: list = field(default_factory=list)
     grad_norm_head: list = field(default_factory=list)
+    grad_norm_input_median: float | None = None
+    grad_norm_head_median: float | None = None
     extra: dict = field(default_factory=dict, repr=False)
 
 

@@ -285,10 +285,13 @@ def _curve(metrics: str) -> TrainingCurve | None:
         return None
     val = [(r["tokens"], r["val_loss"]) for r in rows if r.get("val_loss") is not None]
     grads = [r for r in rows if r.get("grad_norm_input") is not None]
+    head = [r["grad_norm_head"] for r in grads if r.get("grad_norm_head") is not None]
     return TrainingCurve(tokens=[t for t, _ in val], val_loss=[v for _, v in val],
                          grad_tokens=[r["tokens"] for r in grads],
                          grad_norm_input=[r["grad_norm_input"] for r in grads],
-                         grad_norm_head=[r.get("grad_norm_head") for r in grads])
+                         grad_norm_head=[r.get("grad_norm_head") for r in grads],
+                         grad_norm_input_median=float(np.median([r["grad_norm_input"] for r in grads])) if grads else None,
+                         grad_norm_head_median=float(np.median(head)) if head else None)
 
 
 def make_row(grid: Grid, spec: RunSpec, run_dir: Path, summary: dict, evals: dict, hardware: dict) -> ResultRow:
