@@ -2,41 +2,85 @@
 
     python scripts/collect_results.py runs/ablate-bpe32k runs/ablate-bpe8k --dest results/ablations
     leviathan report results/ablations/ablate-bpe8k results/ablations/ablate-bpe32k --ablation --out results/ablations
+    python scripts/collect_results.py --rewrite results     # make committed JSON files portable in place
 
 Run folders (checkpoints) are not committed; ``results.jsonl`` rows carry each run's validation curve,
 so the copies regenerate every report. ``grid.json`` is copied with the unigram entropy of the
 training tokens added (``unigram_entropy``, from the data folder's train_freq.npy), because the data
-folder is not in the repository. To continue a sweep on a fresh machine, copy ``results.jsonl`` back
-into the sweep's ``--out`` folder: the sweep skips every run that has a row.
+folder is not in the repository. Every copied file goes through ``provenance.portable_tree``: no
+machine-absolute path reaches the repository. To continue a sweep on a fresh machine, copy
+``results.jsonl`` back into the sweep's ``--out`` folder: the sweep skips every run that has a row.
 """
 
 from __future__ import annotations
 
 import argparse
 import json
-import shutil
 import sys
 from pathlib import Path
 
 
+def _portable_jsonl(src: Path, dest: Path) -> int:
+    from leviathan.experiments.provenance import portable_tree
+    from leviathan.experiments.results import dumps
+    from leviathan.io import atomic_write_text
+
+    lines = [line for line in src.read_text().splitlines() if line.strip()]
+    atomic_write_text(dest, "".join(dumps(portable_tree(json.loads(line))) + "\n" for line in lines))
+    return len(lines)
+
+
 def collect(sweep: Path, dest: Path) -> Path:
     from leviathan.experiments.ablation import unigram_entropy
+    from leviathan.experiments.provenance import portable_tree
+    from leviathan.io import atomic_write_text
 
     grid = json.loads((sweep / "grid.json").read_text())
     out = dest / grid["name"]
     out.mkdir(parents=True, exist_ok=True)
-    shutil.copyfile(sweep / "results.jsonl", out / "results.jsonl")
+    _portable_jsonl(sweep / "results.jsonl", out / "results.jsonl")
     if grid.get("unigram_entropy") is None and grid.get("data_dir"):
         grid["unigram_entropy"] = unigram_entropy(grid["data_dir"])
-    (out / "grid.json").write_text(json.dumps(grid, indent=1) + "\n")
+    atomic_write_text(out / "grid.json", json.dumps(portable_tree(grid), indent=1) + "\n")
     return out
+
+
+def rewrite(folder: Path) -> list[Path]:
+    """Make every .json / .jsonl file under ``folder`` portable in place; returns the files changed."""
+    from leviathan.experiments.provenance import portable_tree
+    from leviathan.io import atomic_write_text
+
+    changed = []
+    for path in sorted(folder.rglob("*.json*")):
+        text = path.read_text()
+        if path.suffix == ".jsonl":
+            tmp = path.with_name(path.name + ".portable")
+            _portable_jsonl(path, tmp)
+            new = tmp.read_text()
+            tmp.unlink()
+        elif path.suffix == ".json":
+            second = text.splitlines()[1] if text.count("\n") > 1 else ""
+            indent = len(second) - len(second.lstrip(" ")) or None  # keep the file's own layout
+            new = json.dumps(portable_tree(json.loads(text)), indent=indent) + "\n"
+        else:
+            continue
+        if new != text:
+            atomic_write_text(path, new)
+            changed.append(path)
+    return changed
 
 
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("sweeps", nargs="+", type=Path, help="sweep --out folders")
-    parser.add_argument("--dest", type=Path, required=True, help="results folder in the repository")
+    parser.add_argument("sweeps", nargs="*", type=Path, help="sweep --out folders")
+    parser.add_argument("--dest", type=Path, help="results folder in the repository")
+    parser.add_argument("--rewrite", type=Path, default=None, help="make the JSON files under this folder portable")
     args = parser.parse_args(argv)
+    if args.rewrite:
+        for path in rewrite(args.rewrite):
+            print(f"rewrote {path}")
+    if args.sweeps and not args.dest:
+        parser.error("--dest is required with sweep folders")
     for sweep in args.sweeps:
         if not (sweep / "results.jsonl").is_file():
             print(f"{sweep}: no results.jsonl yet, skipped", file=sys.stderr)

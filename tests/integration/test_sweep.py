@@ -242,6 +242,7 @@ def test_real_sweep_on_tiny_corpus(tmp_path, capsys):
                       "generator_knots": 6, "generator_rank": 4} for s, h in (("a", 16), ("b", 24), ("c", 32))},
         "experiments": {"iso_body": {"variants": ["dense_tied", "leviathan"], "sizes": ["a"]},
                         "scaling": {"variant": "dense_tied", "sizes": ["a", "b", "c"]}},
+        "variant_run": {"leviathan": {"optim": {"lr": 0.002}}},  # each arm at its own learning rate
     }
     grid = load_grid(raw)
     assert grid.vocab_from == "meta.json"
@@ -260,7 +261,14 @@ def test_real_sweep_on_tiny_corpus(tmp_path, capsys):
         assert sum(l * c for l, c in zip(b["loss"], b["count"]) if l is not None) / sum(b["count"]) == \
             pytest.approx(val["loss"])
         assert any("missing" in n for n in r["notes"])
-        assert read_results(out) and os.path.isfile(r["metrics"])
+        assert read_results(out) and os.path.isfile(out / r["metrics"])  # relative to the sweep folder
+        # provenance: the resolved config it trained with, the code, the data it saw
+        assert r.config["optim"]["lr"] == (0.002 if r.variant == "leviathan" else 3e-4)
+        assert r.config["model"]["embedding"] == r.variant and r.config["seed"] == r.seed
+        assert r.data["fingerprint"] == json.loads((data / "meta.json").read_text())["fingerprint"]
+        assert set(r.code) == {"commit", "leviathan", "torch"}
+    for text in [(out / "results.jsonl").read_text(), (out / "grid.json").read_text()]:
+        assert str(tmp_path) not in text  # no machine-absolute path in what gets committed
     # the model evaluated is the trained one: its val loss matches the loop's final validation
     # (the loop evaluates eval_tokens=256 tokens, the sweep 400: close, not equal)
     assert all(abs(r["eval"]["val"]["loss"] - r["final_val_loss"]) < 0.5 for r in rows)
@@ -281,7 +289,7 @@ def test_real_sweep_on_tiny_corpus(tmp_path, capsys):
         "".join(json.dumps({"text": t}) + "\n" for t in ("the red bird flew over the house",
                                                           "the cat sat on the mat")))
     lev = [r for r in rows if r["variant"] == "leviathan"][0]
-    assert main(["lm-eval", lev["run_dir"], "--tasks", "lambada_openai", "--data-root", str(root), "--json"]) == 0
+    assert main(["lm-eval", str(out / lev["run_dir"]), "--tasks", "lambada_openai", "--data-root", str(root), "--json"]) == 0
     res = json.loads(capsys.readouterr().out)
     assert res["verify"]["max_abs_logit_diff"] < 1e-4
     assert res["tasks"]["lambada_openai"]["num_samples"] == 2

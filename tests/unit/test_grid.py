@@ -130,10 +130,19 @@ def test_run_overrides_build_a_valid_run_config():
     ({"experiments": {"isobody": {}}}, "unknown experiment"),
     ({"sizes": {"a": {"preset": "cpu-tiny", "hiden_size": 3}}}, "hidden_size"),
     ({"data": {"dir": "/nonexistent"}}, "not prepared"),
+    ({"variant_run": {"dense": {"optim.lr": 1e-3}}}, "unknown variant"),
+    ({"variant_run": {"leviathan": 1e-3}}, "variant_run.leviathan must be a mapping"),
 ])
 def test_bad_grids_name_the_problem(change, match):
     with pytest.raises((ConfigError, UserError), match=match):
         load_grid(small_grid(**change))
+
+
+def test_variant_run_gives_each_arm_its_own_settings_after_the_size():
+    g = load_grid(small_grid(variant_run={"leviathan": {"optim": {"lr": 1e-2}}}))
+    lev = [r for r in g.runs if r.variant == "leviathan" and r.size == "c"][0]
+    assert lev.run_overrides == ["optim.lr=0.001", "optim.lr=0.01"]  # the variant's wins (applied last)
+    assert all("optim.lr=0.01" not in r.run_overrides for r in g.runs if r.variant != "leviathan")
 
 
 def test_unknown_grid_name_lists_available():

@@ -15,6 +15,8 @@ if the current folder has one, else the packaged ``leviathan/configs/experiments
     sizes:                                # model fields per size (+ optional run-config overrides)
       s: {preset: cpu-small}
       m: {preset: cpu-small, hidden_size: 192, run: {optim.lr: 2e-3}}
+    variant_run:                          # optional run-config overrides per variant (each arm's own lr)
+      leviathan: {optim.lr: 1e-2}
     experiments:
       iso_body:      {variants: [dense_tied, leviathan], sizes: [s, m]}   # same backbone
       isoparametric: {baseline: dense_untied, variants: [leviathan], sizes: [s, m]}   # deeper, same total
@@ -67,7 +69,7 @@ from .results import BASELINES, DEFAULT_LADDER
 REGIMES = ("iso_body", "isoparametric", "scaling", "variants")
 DEFAULT_KEYS = {"seed": "seed", "data_seed": None, "data_dir": "data.path"}
 GRID_KEYS = {"name", "description", "base_config", "base", "data", "data_seed", "seeds", "keys", "eval", "sizes",
-             "experiments", "tolerance", "notes", "ablations"}
+             "experiments", "tolerance", "notes", "ablations", "variant_run"}
 
 
 def available_grids() -> list[str]:
@@ -102,7 +104,7 @@ class RunSpec:
     model: dict  # ModelConfig fields (no vocab-dependent defaults left implicit)
     params: dict  # analytic counts by group: input, body, head, total, tied
     target_total: int | None = None  # isoparametric: the baseline's total this run matches
-    run_overrides: list[str] = field(default_factory=list)  # the size's run-config overrides
+    run_overrides: list[str] = field(default_factory=list)  # the size's, then the variant's run-config overrides
 
     @property
     def regime(self) -> str:
@@ -283,11 +285,29 @@ def load_grid(name_or_path: str | os.PathLike | dict, *, data_dir: str | None = 
                 eval_sets=eval_sets, eval_options=eval_options, raw=raw)
     grid.runs = expand(raw.get("experiments") or {}, sizes, seeds, data_seed if keys.get("data_seed") else None,
                        tolerance, name)
+    variant_runs = _variant_runs(raw.get("variant_run"), name)
     for r in grid.runs:
-        r.run_overrides = list(size_runs[r.size])
+        r.run_overrides = list(size_runs[r.size]) + variant_runs.get(r.variant, [])
     if not grid.runs:
         raise ConfigError(f"grid {name!r} has no experiments; add iso_body, isoparametric, scaling or variants")
     return grid
+
+
+def _variant_runs(raw: Any, grid_name: str) -> dict[str, list[str]]:
+    """``variant_run: {leviathan: {optim.lr: 1e-2}}`` -> {variant: overrides}: run-config settings of one
+    variant wherever it runs (each arm at its own tuned learning rate), applied after the size's ``run``."""
+    if raw is None:
+        return {}
+    if not isinstance(raw, dict):
+        raise ConfigError(f"grid {grid_name!r}: variant_run must map a variant to run-config keys, got {raw!r}")
+    out = {}
+    for variant, overrides in raw.items():
+        _check_variant(variant, f"grid {grid_name!r} variant_run")
+        if not isinstance(overrides, dict):
+            raise ConfigError(f"grid {grid_name!r}: variant_run.{variant} must be a mapping of run-config keys "
+                              f"(e.g. {{optim.lr: 1e-3}}), got {overrides!r}")
+        out[variant] = flatten(overrides)
+    return out
 
 
 def _check_variant(v: str, where: str) -> str:

@@ -7,7 +7,8 @@
 A row is one finished run of a grid (``experiments.sweep.make_row``): who it is (name, regimes,
 variant, size, seed), its backbone and parameter groups (docs/DESIGN.md §5), its training summary,
 its evaluation per eval set (loss, perplexity, bits per byte; §7), its losses per training-frequency
-bucket, its validation curve, and where it ran. ``ResultRow.from_dict`` reads rows written by any
+bucket, its validation curve, where it ran, and what produced it (resolved run config, code commit,
+data fingerprint: ``experiments.provenance``). ``ResultRow.from_dict`` reads rows written by any
 earlier version: a missing key is None (or an empty list / dict), and a key it does not know is kept
 in ``extra`` and written back by ``to_dict``, so reading and rewriting a row loses nothing. Values
 are kept as written (an integer token count stays an integer), so numbers derived from old rows do
@@ -211,12 +212,15 @@ class ResultRow(Mapping):
     eval: dict[str, EvalResult] = field(default_factory=dict)
     buckets: dict[str, BucketResult] = field(default_factory=dict)
     hardware: dict | str | None = None
-    run_dir: str | None = None
-    metrics: str | None = None  # the run's metrics.jsonl
+    run_dir: str | None = None  # relative to the sweep folder (rows written before issue 19: absolute)
+    metrics: str | None = None  # the run's metrics.jsonl, relative like run_dir
     curve: TrainingCurve | None = None
     grid: str | None = None
     created: str | None = None
     notes: list[str] = field(default_factory=list)
+    config: dict | None = None  # the resolved RunConfig it trained with (``provenance.resolved_config``)
+    code: dict | None = None  # {commit, leviathan, torch} it trained with
+    data: dict | None = None  # {dir, fingerprint, tokenizer, vocab_size, ...} of its prepared data
     extra: dict = field(default_factory=dict, repr=False)  # keys this version does not know, kept as read
 
     # ---- reading and writing

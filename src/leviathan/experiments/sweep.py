@@ -60,6 +60,7 @@ import numpy as np
 
 from ..errors import UserError
 from .grid import Grid, RunSpec
+from .provenance import data_provenance, portable_path, run_provenance
 from .results import (RESULTS, BucketResult, EvalResult, Params, ResultRow, TrainingCurve, append_result,  # noqa: F401
                       json_default, json_safe, load_results, read_results)
 
@@ -173,7 +174,8 @@ class EvalData:
                     where = "" if self.root else " (relative paths need --data-root or $LEVIATHAN_DATA)"
                     if not es.optional:
                         raise UserError(f"eval set {es.name!r}: {path} not found{where}")
-                    self.notes.append(f"eval set {es.name!r} skipped: {path} not found{where}")
+                    self.notes.append(f"eval set {es.name!r} skipped: {portable_path(path, self.root or '.')} "
+                                      f"not found{where}")  # a row's note names no machine folder
                     self._sets[es.name] = None
                     return None
                 self._sets[es.name] = EvalStream.from_text(path, self.tokenizer, cap)
@@ -253,13 +255,16 @@ def select_runs(grid: Grid, only: list[str] | None = None, regimes: list[str] | 
 
 
 def grid_snapshot(grid: Grid) -> dict:
-    return {"name": grid.name, "path": str(grid.path) if grid.path else None,
-            "base_config": str(grid.base_config) if grid.base_config else None,
-            "base_overrides": grid.base_overrides, "data_dir": str(grid.data_dir), "vocab_size": grid.vocab_size,
+    """grid.json: the expanded grid, every path portable (``provenance.portable_path``: no machine folders)."""
+    return {"name": grid.name, "path": portable_path(grid.path),
+            "base_config": portable_path(grid.base_config),
+            "base_overrides": grid.base_overrides, "data_dir": portable_path(grid.data_dir),
+            "data_fingerprint": data_provenance(grid.data_dir)["fingerprint"], "vocab_size": grid.vocab_size,
             "data_seed": grid.data_seed, "seeds": grid.seeds,
             "eval_sets": [vars(e) for e in grid.eval_sets], "eval_options": grid.eval_options,
             "runs": [{"name": r.name, "regimes": r.regimes, "variant": r.variant, "size": r.size, "seed": r.seed,
-                      "data_seed": r.data_seed, "model": r.model, "params": r.params, "target_total": r.target_total}
+                      "data_seed": r.data_seed, "model": r.model, "params": r.params, "target_total": r.target_total,
+                      "run_overrides": r.run_overrides}
                      for r in grid.runs]}
 
 
@@ -295,7 +300,11 @@ def _curve(metrics: str) -> TrainingCurve | None:
 
 
 def make_row(grid: Grid, spec: RunSpec, run_dir: Path, summary: dict, evals: dict, hardware: dict) -> ResultRow:
-    """The results row of a finished run from its spec, training ``summary`` and ``evals`` ({eval, buckets, notes})."""
+    """The results row of a finished run from its spec, training ``summary`` and ``evals`` ({eval, buckets, notes}).
+
+    Paths are written relative to the sweep folder (``run_dir`` is ``OUT/runs/<name>``), and the row carries
+    its provenance (``experiments.provenance``: resolved config, code commit, data fingerprint)."""
+    out_dir = Path(run_dir).parent.parent
     params = summary.get("params") or spec.params
     metrics = str(summary.get("metrics") or run_dir / "metrics.jsonl")
     tokens_per_s = summary.get("tokens_per_s")
@@ -313,9 +322,9 @@ def make_row(grid: Grid, spec: RunSpec, run_dir: Path, summary: dict, evals: dic
         final_val_ppl=summary.get("final_val_ppl"),
         eval={k: EvalResult.from_dict(v) for k, v in evals.get("eval", {}).items()},
         buckets={k: BucketResult.from_dict(v) for k, v in evals.get("buckets", {}).items()}, hardware=hardware,
-        run_dir=str(run_dir), metrics=metrics, curve=_curve(metrics),
+        run_dir=portable_path(run_dir, out_dir), metrics=portable_path(metrics, out_dir), curve=_curve(metrics),
         grid=grid.name, created=_dt.datetime.now(_dt.timezone.utc).isoformat(timespec="seconds"),
-        notes=list(evals.get("notes", [])),
+        notes=list(evals.get("notes", [])), **run_provenance(run_dir, grid.data_dir, out_dir),
     )
 
 

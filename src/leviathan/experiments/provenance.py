@@ -1,0 +1,149 @@
+"""What a results row must carry to be checked later, and paths that travel with a committed file.
+
+    provenance = run_provenance(run_dir, data_dir)        # {config, code, data} of a finished run
+    portable_path("/work/runs/cpu/runs/m-s0", base)        # "runs/m-s0": relative, never machine-absolute
+
+A committed ``results.jsonl`` is read on other machines, long after its run folders are gone, so each
+row records what produced it (issue 19, item 6):
+
+- ``config``: the run's resolved ``RunConfig`` as its run folder's ``config.yaml`` holds it (model with
+  every default explicit, optimizer, schedule, batch, seed), with ``data.path`` made portable.
+- ``code``: the git commit the run trained from (``versions.json``'s ``git_revision``; ``-dirty`` when
+  the tree had uncommitted changes, which a sweep from a clean worktree never has) and the versions
+  of leviathan and torch.
+- ``data``: the prepared data's fingerprint from its ``meta.json`` (sha256 over the prepare settings
+  and the content hash of every source document, ``data.prepare``), tokenizer, vocabulary and token
+  counts. Two rows with the same fingerprint trained and validated on the same tokens.
+
+Paths: ``portable_path`` writes a path relative to the folder it belongs to (the sweep folder, the data
+folder as ``$LEVIATHAN_DATA/...``, the installed package, the current folder); a path under none of them
+is reduced to its last two parts, so no committed file names a folder of the machine that wrote it.
+Footgun: a relative path in a row is relative to the sweep folder (``run_dir``, ``metrics``), or to the
+folder the sweep ran in (``data.dir``); readers that open them must resolve them against that folder.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+
+def _package_root() -> Path:
+    return Path(__file__).resolve().parents[2]  # the folder holding the ``leviathan`` package
+
+
+def _data_root() -> Path | None:
+    value = os.environ.get("LEVIATHAN_DATA")
+    return Path(os.path.abspath(Path(value).expanduser())) if value else None
+
+
+def _relative(p: Path, base: str | os.PathLike) -> str | None:
+    try:
+        return p.relative_to(Path(os.path.abspath(Path(base).expanduser()))).as_posix() or "."
+    except ValueError:
+        return None
+
+
+def portable_path(path: str | os.PathLike | None, *bases: str | os.PathLike) -> str | None:
+    """``path`` as a committed file may hold it (never a folder of the machine that wrote it).
+
+    A relative path is kept as written. An absolute one becomes, in this order: relative to the first of
+    ``bases`` it lies under; ``$LEVIATHAN_DATA/<rest>`` under the data folder (``$LEVIATHAN_DATA``, or any
+    ``.../shared/data``; ``os.path.expandvars`` turns it back into a path); ``leviathan/<rest>`` inside the
+    installed package; relative to the current folder; else its last two parts.
+    """
+    if path is None:
+        return None
+    p = Path(os.path.expanduser(str(path)))
+    if not p.is_absolute():
+        return p.as_posix()
+    p = Path(os.path.abspath(p))
+    for base in bases:
+        if (rel := _relative(p, base)) is not None:
+            return rel
+    root = _data_root()
+    if root is not None and (rel := _relative(p, root)) is not None:
+        return f"$LEVIATHAN_DATA/{rel}"
+    parts = p.parts
+    for i in range(len(parts) - 2, 0, -1):
+        if parts[i] == "shared" and parts[i + 1] == "data":
+            return "/".join(["$LEVIATHAN_DATA", *parts[i + 2:]])
+    if (rel := _relative(p, _package_root())) is not None:
+        return rel
+    for i in range(len(parts) - 2, 0, -1):
+        if parts[i] == "leviathan" and parts[i + 1] == "configs":
+            return "/".join(parts[i:])
+    if (rel := _relative(p, Path.cwd())) is not None:
+        return rel
+    return Path(*parts[-2:]).as_posix()
+
+
+def _read_json(path: Path) -> dict:
+    try:
+        return json.loads(path.read_text())
+    except (OSError, ValueError):
+        return {}
+
+
+def code_provenance(run_dir: Path) -> dict:
+    """{commit, leviathan, torch} from the run folder's versions.json (what the run trained with)."""
+    versions = _read_json(run_dir / "versions.json")
+    return {"commit": versions.get("git_revision"), "leviathan": versions.get("leviathan"),
+            "torch": versions.get("torch")}
+
+
+def data_provenance(data_dir: str | os.PathLike, *bases: str | os.PathLike) -> dict:
+    """{dir, fingerprint, tokenizer, vocab_size, train_tokens, val_tokens} of a prepared data folder."""
+    meta = _read_json(Path(data_dir) / "meta.json")
+    splits = meta.get("splits") or {}
+    return {"dir": portable_path(data_dir, *bases), "fingerprint": meta.get("fingerprint"),
+            "tokenizer": meta.get("tokenizer"), "vocab_size": meta.get("vocab_size"),
+            "train_tokens": (splits.get("train") or {}).get("tokens"),
+            "val_tokens": (splits.get("val") or {}).get("tokens")}
+
+
+def resolved_config(run_dir: Path, *bases: str | os.PathLike) -> dict | None:
+    """The run folder's config.yaml (the resolved RunConfig) as a dict, ``data.path`` portable."""
+    try:
+        cfg: Any = yaml.safe_load((run_dir / "config.yaml").read_text())
+    except (OSError, yaml.YAMLError):
+        return None
+    if isinstance(cfg, dict) and isinstance(cfg.get("data"), dict) and cfg["data"].get("path"):
+        cfg["data"]["path"] = portable_path(cfg["data"]["path"], *bases)
+    return cfg if isinstance(cfg, dict) else None
+
+
+def run_provenance(run_dir: str | os.PathLike, data_dir: str | os.PathLike, *bases: str | os.PathLike) -> dict:
+    """{config, code, data} of a finished run (see the module docstring)."""
+    run_dir = Path(run_dir)
+    return {"config": resolved_config(run_dir, *bases), "code": code_provenance(run_dir),
+            "data": data_provenance(data_dir, *bases)}
+
+
+def _looks_absolute(value: str) -> bool:
+    return value.startswith("/") and len(value) > 1 and "\n" not in value and " " not in value.strip()
+
+
+def portable_tree(obj: Any) -> Any:
+    """``obj`` (parsed JSON) with every absolute-path string made portable (``portable_path``); a row's
+    ``run_dir`` / ``metrics`` become relative to its sweep folder (``runs/<name>[/metrics.jsonl]``).
+    Rewrites files committed before rows were portable (``scripts/collect_results.py --rewrite``)."""
+    if isinstance(obj, dict):
+        out = {}
+        for k, v in obj.items():
+            if k in ("run_dir", "metrics") and isinstance(v, str) and _looks_absolute(v) and "runs" in Path(v).parts[:-1]:
+                parts = Path(v).parts
+                last = max(i for i, part in enumerate(parts[:-1]) if part == "runs")
+                out[k] = "/".join(parts[last:])
+            else:
+                out[k] = portable_tree(v)
+        return out
+    if isinstance(obj, list):
+        return [portable_tree(v) for v in obj]
+    if isinstance(obj, str) and _looks_absolute(obj):
+        return portable_path(obj)
+    return obj

@@ -1,0 +1,39 @@
+"""Committed results name no machine folder: portable paths, and the rewrite of old rows."""
+
+from pathlib import Path
+
+from leviathan.experiments.provenance import data_provenance, portable_path, portable_tree
+
+
+def test_portable_path_rules(tmp_path, monkeypatch):
+    monkeypatch.setenv("LEVIATHAN_DATA", str(tmp_path / "shared-data"))
+    monkeypatch.chdir(tmp_path)
+    assert portable_path("data/x") == "data/x"  # relative: kept
+    assert portable_path(tmp_path / "sweep" / "runs" / "a", tmp_path / "sweep") == "runs/a"  # under a base
+    assert portable_path(tmp_path / "shared-data" / "ptb" / "t.txt") == "$LEVIATHAN_DATA/ptb/t.txt"
+    assert portable_path("/elsewhere/shared/data/wikitext-2/w.txt") == "$LEVIATHAN_DATA/wikitext-2/w.txt"
+    assert portable_path("/old/worktree/src/leviathan/configs/experiments/g.yaml") == \
+        "leviathan/configs/experiments/g.yaml"
+    assert portable_path(tmp_path / "data" / "bpe") == "data/bpe"  # under the current folder
+    assert portable_path("/var/other/place/data-dir") == "place/data-dir"  # under nothing: last two parts
+    assert portable_path(None) is None
+
+
+def test_portable_tree_rewrites_old_rows_and_keeps_the_rest():
+    row = {"name": "m-s0", "run_dir": "/work/runs/cpu-bpe32k/runs/m-s0",
+           "metrics": "/work/runs/cpu-bpe32k/runs/m-s0/metrics.jsonl",
+           "eval": {"val": {"loss": 5.25, "tokens": 131071}}, "notes": ["a note / with a slash"],
+           "grid": {"data_dir": "/work/data/gutenberg-o200k"}}
+    out = portable_tree(row)
+    assert out["run_dir"] == "runs/m-s0" and out["metrics"] == "runs/m-s0/metrics.jsonl"
+    assert out["grid"]["data_dir"] == "data/gutenberg-o200k"
+    assert out["eval"] == row["eval"] and out["notes"] == row["notes"]
+
+
+def test_data_provenance_reads_the_fingerprint(tmp_path):
+    (tmp_path / "meta.json").write_text('{"fingerprint": "abc", "tokenizer": "bpe:300", "vocab_size": 300, '
+                                        '"splits": {"train": {"tokens": 10}, "val": {"tokens": 2}}}')
+    d = data_provenance(tmp_path, tmp_path.parent)
+    assert d == {"dir": tmp_path.name, "fingerprint": "abc", "tokenizer": "bpe:300", "vocab_size": 300,
+                 "train_tokens": 10, "val_tokens": 2}
+    assert data_provenance(Path("/nonexistent/x"))["fingerprint"] is None
