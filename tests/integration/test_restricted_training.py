@@ -64,3 +64,29 @@ def test_a_corpus_softmax_run_trains_evaluates_resumes_and_refuses_export(data, 
         with pytest.raises(UserError, match="data.softmax=full"):
             export(model, tmp_path / f"out-{export.__name__}")
         assert not (tmp_path / f"out-{export.__name__}").exists()
+
+
+def test_a_corpus_softmax_run_is_scored_out_of_domain_on_the_targets_inside_its_set(data, tmp_path):
+    """The sweep's evaluation of text whose ids are not all in the softmax set: the loss over the targets
+    inside it, the count and share left out, no bits per byte; buckets count only the scored targets."""
+    from leviathan.eval.stream import EvalStream
+    from leviathan.experiments.frequency import make_buckets
+    from leviathan.experiments.sweep import evaluate_checkpoint
+
+    over = tiny_overrides(data, max_steps=2, **{"model.embedding": "leviathan", "data.softmax": "corpus"})
+    train(load_run_config(None, over), tmp_path / "run", quiet=True)
+    ids = corpus_ids(data)
+    vocab = TokenDataset(data, "train").vocab_size
+    outside_ids = np.setdiff1d(np.arange(vocab), ids)[:20]
+    rng = np.random.default_rng(0)
+    tokens = np.where(rng.random(300) < 0.25, rng.choice(outside_ids, 300), rng.choice(ids, 300))
+    streams = {"val": EvalStream.from_split(data, "val", 300), "elsewhere": EvalStream(tokens, 1200.0, "test")}
+    freq = np.bincount(TokenDataset(data, "train").tokens, minlength=vocab)
+    evals, buckets = evaluate_checkpoint(tmp_path / "run", streams, seq_len=32, batch_size=4,
+                                         buckets=make_buckets(freq, 3, "mass"), freq=freq)
+    left_out = int(np.isin(tokens[1:], outside_ids).sum())
+    assert "targets_outside" not in evals["val"] and evals["val"]["bpb"] > 0  # in-domain: every target inside
+    ev = evals["elsewhere"]
+    assert ev["targets_outside"] == left_out > 0 and ev["tokens"] == 299 - left_out
+    assert ev["share_outside"] == pytest.approx(left_out / 299) and ev["bpb"] is None and np.isfinite(ev["loss"])
+    assert sum(buckets["elsewhere"].count) == ev["tokens"]

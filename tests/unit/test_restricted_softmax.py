@@ -95,6 +95,25 @@ def test_a_target_outside_the_subset_is_one_clear_error():
         m.token_nll(x, y)
 
 
+def test_text_from_elsewhere_is_scored_on_the_targets_inside_the_subset():
+    """Out-of-domain text for a restricted model: targets outside the set get NaN, the rest score exactly
+    as the full-softmax-over-the-set reference, and inputs (any id) are never changed."""
+    m = model().restrict_output_(IDS)
+    g = torch.Generator().manual_seed(3)
+    tokens = torch.randint(0, V, (90,), generator=g).numpy()  # about 2/3 of the targets outside IDS
+    losses = token_losses(m, tokens, seq_len=8, batch_size=3, outside="nan")
+    inside = np.isin(tokens[1:], IDS.numpy())
+    assert np.isnan(losses[~inside]).all() and np.isfinite(losses[inside]).all() and 0 < inside.sum() < 89
+    with pytest.raises(ValueError, match="outside"):
+        token_losses(m, tokens, seq_len=8, batch_size=3)  # the default still refuses
+    # each finite loss is the masked-softmax NLL of its target given the unchanged inputs
+    x = torch.from_numpy(tokens[:8]).long().unsqueeze(0)
+    with torch.no_grad():
+        logits = m(x)[0][0]  # (8, V), -inf outside IDS
+    ref = -torch.log_softmax(logits, -1)[torch.arange(8), torch.from_numpy(tokens[1:9]).long()].numpy()
+    np.testing.assert_allclose(losses[:8][inside[:8]], ref[inside[:8]], rtol=1e-5)
+
+
 @pytest.mark.parametrize("ids", [[], [3, 2], [5, 5], [-1, 4], [4, V]])
 def test_bad_subsets_are_refused(ids):
     with pytest.raises(ValueError, match="sorted, distinct"):

@@ -29,10 +29,12 @@ import torch.nn.functional as F
 from torch import nn
 
 
-def _token_nll(model: nn.Module, x: torch.Tensor, y: torch.Tensor) -> torch.Tensor:
+def _token_nll(model: nn.Module, x: torch.Tensor, y: torch.Tensor, outside: str = "raise") -> torch.Tensor:
     """(B, T) nats per target. Our ``CausalLM`` scores chunks of positions without forming the (B T, V)
     logits (``CausalLM.token_nll``); any other model (a Hugging Face one) through its full logits."""
     if hasattr(model, "token_nll"):
+        if getattr(model, "restricted", False):
+            return model.token_nll(x, y, outside=outside).float()
         return model.token_nll(x, y).float()
     out = model(x)
     logits = out[0] if isinstance(out, tuple) else out.logits  # (B, T, V)
@@ -42,10 +44,12 @@ def _token_nll(model: nn.Module, x: torch.Tensor, y: torch.Tensor) -> torch.Tens
 
 @torch.no_grad()
 def token_losses(model: nn.Module, tokens: np.ndarray, seq_len: int, batch_size: int,
-                 dtype: torch.dtype | None = None) -> np.ndarray:
+                 dtype: torch.dtype | None = None, outside: str = "raise") -> np.ndarray:
     """Nats for each of the ``len(tokens) - 1`` predicted tokens, in stream order (float64).
 
     ``dtype`` (optional) runs the forward under torch.autocast with that dtype (bf16 on GPU).
+    ``outside``: for a model with a restricted softmax (``CausalLM.restrict_output_``), a target it cannot
+    predict raises (``"raise"``) or gets NaN (``"nan"``; drop those positions before averaging).
     """
     tokens = np.asarray(tokens)
     n = len(tokens) - 1
@@ -73,7 +77,7 @@ def token_losses(model: nn.Module, tokens: np.ndarray, seq_len: int, batch_size:
             chunk = np.stack([tokens[s:s + length + 1] for s in starts]).astype(np.int64)  # (B, T+1)
             ids = torch.from_numpy(chunk).to(device)
             with autocast:
-                nll = _token_nll(model, ids[:, :-1], ids[:, 1:])  # (B, T)
+                nll = _token_nll(model, ids[:, :-1], ids[:, 1:], outside)  # (B, T)
             nll = nll.double().cpu().numpy()
             for row, s in enumerate(starts):
                 out[s:s + length] = nll[row]

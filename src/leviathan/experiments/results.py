@@ -135,12 +135,15 @@ class Params(_Record):
 
 @dataclass
 class EvalResult(_Record):
-    """One eval set: mean loss (nats per token), perplexity exp(loss), bits per byte, tokens scored."""
+    """One eval set: mean loss (nats per token), perplexity exp(loss), bits per byte, tokens scored; with a
+    restricted softmax, the targets outside its id set that were left out (count and share of the set)."""
 
     loss: float | None = None
     ppl: float | None = None
     bpb: float | None = None
     tokens: int | None = None
+    targets_outside: int | None = None
+    share_outside: float | None = None
     extra: dict = field(default_factory=dict, repr=False)
 
 

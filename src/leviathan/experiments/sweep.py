@@ -200,6 +200,9 @@ def evaluate_checkpoint(run_dir: str | os.PathLike, streams: dict[str, EvalStrea
                         bucket_sets: list[str] | None = None) -> tuple[dict[str, dict], dict]:
     """Score a run's latest checkpoint on each stream: ``({name: summary}, {name: BucketLosses})``.
 
+    A model trained with a restricted softmax (``data.softmax: corpus``) is scored on the targets inside its
+    id set; the summary then says how many were left out (``targets_outside``, ``share_outside``; models
+    with the same set leave out the same targets, so their losses still pair) and has no bits per byte.
     Windows of ``seq_len`` tokens (default: the run's ``data.seq_len``, ``eval.stream.run_seq_len``); with
     ``buckets`` (``frequency.make_buckets`` of the data's ``train_freq``) the per-token losses are also
     grouped by the training frequency of their target, for the streams in ``bucket_sets`` (None: all).
@@ -214,10 +217,17 @@ def evaluate_checkpoint(run_dir: str | os.PathLike, streams: dict[str, EvalStrea
     seq_len = run_seq_len(cfg, seq_len, "seq_len")
     evals, bucketed = {}, {}
     for name, stream in streams.items():
-        losses = token_losses(model, stream.tokens, seq_len, batch_size)
-        evals[name] = summarize_losses(losses, stream.num_bytes)
+        losses = token_losses(model, stream.tokens, seq_len, batch_size, outside="nan")
+        targets = aligned_targets(stream.tokens, len(losses))
+        inside = ~np.isnan(losses)  # all True unless a restricted softmax cannot predict some targets
+        evals[name] = summarize_losses(losses[inside], stream.num_bytes)
+        if not inside.all():
+            # scored on the targets inside the model's softmax set only: bits per byte would divide the
+            # nats of some targets by the bytes of all, so it is not reported
+            evals[name].update(bpb=None, targets_outside=int((~inside).sum()),
+                               share_outside=float((~inside).mean()))
         if buckets is not None and (bucket_sets is None or name in bucket_sets):
-            bucketed[name] = bucket_losses(losses, aligned_targets(stream.tokens, len(losses)), buckets, freq)
+            bucketed[name] = bucket_losses(losses[inside], targets[inside], buckets, freq)
     return evals, bucketed
 
 

@@ -230,11 +230,14 @@ class CausalLM(nn.Module):
         self.output_ids, self.output_index = ids.to(device), index.to(device)  # (|ids|,), (V,)
         return self
 
-    def _output_targets(self, labels: torch.Tensor) -> torch.Tensor:
-        """Labels as positions in ``output_ids`` (-100 kept); a ValueError names a label outside it."""
+    def _output_targets(self, labels: torch.Tensor, outside: str = "raise") -> torch.Tensor:
+        """Labels as positions in ``output_ids`` (-100 kept); a label outside it raises a ValueError naming it,
+        or with ``outside="ignore"`` becomes -100 (the caller scores only the targets inside the set)."""
         valid = labels != -100
         pos = torch.where(valid, self.output_index[labels.clamp(min=0)], labels)
         bad = valid & (pos < 0)
+        if outside == "ignore":
+            return pos.masked_fill(bad, -100)
         if bool(bad.any()):
             raise ValueError(f"{int(bad.sum())} target ids (e.g. {int(labels[bad][0])}) are outside this model's "
                              f"restricted softmax ({self.output_ids.numel():,} of {self.config.vocab_size:,} ids, "
@@ -242,11 +245,11 @@ class CausalLM(nn.Module):
                              f"data.softmax=full")
         return pos
 
-    def _head_and_targets(self, labels: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
+    def _head_and_targets(self, labels: torch.Tensor, outside: str = "raise") -> tuple[torch.Tensor, torch.Tensor]:
         """(head rows (V' , D), labels as row positions): the full head, or its ``output_ids`` slice."""
         if not self.restricted:
             return self.lm_head.weight, labels
-        return self.lm_head.weight.index_select(0, self.output_ids), self._output_targets(labels)
+        return self.lm_head.weight.index_select(0, self.output_ids), self._output_targets(labels, outside)
 
     def forward(self, input_ids: torch.Tensor, labels: Optional[torch.Tensor] = None, cache=None,
                 position_ids=None, attention_mask=None, return_logits: bool = True):
@@ -268,10 +271,17 @@ class CausalLM(nn.Module):
         return logits, loss
 
     @torch.no_grad()
-    def token_nll(self, input_ids: torch.Tensor, targets: torch.Tensor) -> torch.Tensor:
-        """Nats of each target given its prefix, (B, T) fp32, without forming the (B T, V) logits."""
+    def token_nll(self, input_ids: torch.Tensor, targets: torch.Tensor, outside: str = "raise") -> torch.Tensor:
+        """Nats of each target given its prefix, (B, T) fp32, without forming the (B T, V) logits.
+
+        With a restricted softmax a target outside ``output_ids`` raises, or with ``outside="nan"`` gets NaN
+        (scoring text from elsewhere on the targets the model can predict; inputs are never changed)."""
         h = self.model(input_ids)  # (B, T, D)
-        return linear_token_nll(h, *self._head_and_targets(targets))
+        head, pos = self._head_and_targets(targets, "ignore" if outside == "nan" else "raise")
+        nll = linear_token_nll(h, head, pos)  # (B, T); 0 where pos == -100
+        if outside == "nan" and self.restricted:
+            nll = nll.masked_fill((pos == -100) & (targets != -100), float("nan"))
+        return nll
 
     # ---- serving and vocabulary ----------------------------------------------------------
     @torch.no_grad()
