@@ -188,3 +188,43 @@ def test_a_generator_shape_arm_borrows_the_baselines_of_its_backbone():
     assert ("m-big", "dense_untied", "dense_tied") not in out  # the donor's own comparisons stay under the donor
     assert out[("m", "leviathan", "dense_tied")]["baseline_size"] is None
     assert not any(size == "wide" for size, _, _ in out)
+
+
+def test_gap_trend_fits_the_last_third_per_seed():
+    """Gaps that shrink by 0.1 nats per 100 tokens in every seed: slope +1000 nats per million tokens, fitted
+    over the points from two thirds of training on (300 and 400 of 100..400)."""
+    from leviathan.experiments.paired import gap_trend
+
+    pairs = []
+    for seed in range(3):
+        base = [8.0, 7.0, 6.5, 6.0]
+        gaps = [-0.6 + 0.1 * i + 0.01 * seed for i in range(4)]  # -0.6 .. -0.3, shrinking
+        pairs.append((_row("leviathan", seed, base[-1] + gaps[-1], curve_losses=[b + g for b, g in zip(base, gaps)]),
+                      _row("dense_tied", seed, base[-1], curve_losses=base)))
+    trend = gap_trend(pairs)
+    assert trend["from_tokens"] == 300 and trend["points"] == 2
+    assert trend["slopes"] == pytest.approx([1000.0] * 3) and trend["end_gaps"] == pytest.approx([-0.3, -0.29, -0.28])
+    assert trend["slope"]["mean"] == pytest.approx(1000.0) and trend["slope"]["n"] == 3
+    assert gap_trend(pairs[:1], from_frac=0.0)["points"] == 4
+    assert gap_trend([])["from_tokens"] is None
+
+
+def test_report_gives_the_trend_the_share_left_out_and_the_lr_pre_sweep(tmp_path):
+    out, lr = tmp_path / "sweep", tmp_path / "lr"
+    out.mkdir(), lr.mkdir()
+    for r in _sweep_rows():
+        if r.variant != "dense_untied":
+            r.eval["wiki"] = type(r.eval["val"]).from_dict({"loss": 7.0, "ppl": math.exp(7.0), "share_outside": 0.125})
+        append_result(out / "results.jsonl", r)
+    for variant, losses in (("dense_tied", (6.0, 5.9, 6.2)), ("leviathan", (6.1, 5.995, 5.99))):
+        for value, loss in zip((1e-3, 3e-3, 1e-2), losses):
+            append_result(lr / "results.jsonl", ResultRow.from_dict(
+                {"name": f"lr{value:g}-{variant}-s0", "variant": variant, "size": f"lr{value:g}", "seed": 0,
+                 "eval": {"val": {"loss": loss}}, "config": {"optim": {"lr": value}}}))
+    text = write_report(out, tmp_path / "report", num_bootstrap=0, lr_sweep=lr).read_text()
+    assert "Trend at the end of training" in text and "wiki 12.5%" in text
+    assert "| dense_tied | 6.0000 | **5.9000** | 6.2000 | 0.003 |" in text
+    # leviathan: 5.990 at 1e-2 is lowest, 5.995 at 3e-3 is within 0.01 -> the lower lr, 3e-3
+    assert "| leviathan | 6.1000 | **5.9950** | 5.9900 | 0.003 |" in text
+    a = json.loads((tmp_path / "report" / "analysis.json").read_text())
+    assert a["lr_sweep"]["leviathan"]["lr"] == 0.003 and a["lr_sweep"]["leviathan"]["edge"] is None

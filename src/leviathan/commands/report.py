@@ -3,6 +3,7 @@
     leviathan report runs/cpu --out runs/cpu/report        # RESULTS: a sweep dir or its results.jsonl
     leviathan report runs/cpu/results.jsonl --eval-set wikitext2 --bootstrap 2000
     leviathan report runs/ablate-bpe8k runs/ablate-bpe32k --ablation --out results/ablations
+    leviathan report results/o200k --lr-sweep results/o200k/o200k-lr --out results/o200k   # + the lr pre-sweep
 """
 
 from __future__ import annotations
@@ -18,6 +19,8 @@ def add_arguments(parser) -> None:
     parser.add_argument("--bootstrap", type=int, default=1000, help="bootstrap draws for the scaling intervals")
     parser.add_argument("--ci", type=float, default=0.95, help="coverage of the intervals")
     parser.add_argument("--seed", type=int, default=0, help="bootstrap seed")
+    parser.add_argument("--lr-sweep", default=None, metavar="DIR",
+                        help="the learning-rate pre-sweep of this grid (a sweep dir): its table and each arm's pick")
 
 
 def run(args) -> int:
@@ -38,6 +41,6 @@ def run(args) -> int:
     src = Path(args.results[0])
     out = Path(args.out) if args.out else (src if src.is_dir() else src.parent) / "report"
     path = write_report(src, out, eval_set=args.eval_set, num_bootstrap=args.bootstrap, ci=args.ci, seed=args.seed,
-                        ladder=args.ladder)
+                        ladder=args.ladder, lr_sweep=args.lr_sweep)
     print(f"wrote {path} (+ figures and analysis.json in {out})")
     return 0

@@ -34,6 +34,9 @@ and the gap curve marks it. Footgun: the curve's intervals are pointwise, not a 
 Frequency buckets (``paired_buckets``): the same paired statistic per training-frequency bucket of the
 validation targets (rarest first), where the paper's gain should concentrate.
 
+Trend at the end (``gap_trend``): per seed, the slope of the gap over the last third of training; over
+seeds its interval. It says whether a lead still grows or shrinks when the run stops.
+
 Sample efficiency (``paired_efficiency``): per seed, baseline tokens over the tokens the model needs
 to reach the baseline's final validation loss; over seeds the geometric mean with the interval of the
 log factors (a ratio's natural scale).
@@ -103,6 +106,8 @@ def _end_point(seeds: list[tuple[ResultRow, ResultRow]], eval_set: str, ci: floa
     out = {key: t_interval([_diff(_metric(m, eval_set, key), _metric(b, eval_set, key)) for m, b in seeds], ci)
            for key in ("loss", "bpb")}
     out["ppl_change"] = _ppl_change(out["loss"])
+    # a restricted softmax scores text from elsewhere on the targets inside its id set: the share left out
+    out["share_outside"] = _mean([_metric(r, eval_set, "share_outside") for pair in seeds for r in pair])
     out["baseline_loss"] = _mean([_metric(b, eval_set, "loss") for _, b in seeds])
     out["model_loss"] = _mean([_metric(m, eval_set, "loss") for m, _ in seeds])
     return out
@@ -133,6 +138,32 @@ def gap_curve(seeds: list[tuple[ResultRow, ResultRow]], ci: float = 0.95, platea
             "hi": [s["ci"][1] if s["ci"] else None for s in stats_at],
             "baseline_loss": [float(np.mean([b[t] for b in base])) for t in shared],
             "past_plateau_tokens": past}
+
+
+TREND_FROM = 2 / 3  # the gap's trend is fitted over the last third of training
+
+
+def gap_trend(seeds: list[tuple[ResultRow, ResultRow]], ci: float = 0.95, from_frac: float = TREND_FROM) -> dict:
+    """Whether the gap still moves at the end of training: per seed, the least-squares slope of the gap (model -
+    baseline validation loss) against training tokens over the curve points from ``from_frac`` of the last
+    shared point on, in nats per million tokens; over seeds its t interval. With a negative gap (the model
+    ahead) a negative slope means the lead grows (the paper's "gains that grow"), a positive one that it
+    shrinks. Footgun: near the end of a cosine schedule the lr is at its floor, so a flat stretch there is
+    the schedule as much as the models."""
+    model = [val_points(m) for m, _ in seeds]
+    base = [val_points(b) for _, b in seeds]
+    shared = sorted(set.intersection(*(set(p) for p in model + base))) if seeds else []
+    if len(shared) < 3:
+        return {"from_tokens": None, "points": 0, "slopes": [], "end_gaps": [], "slope": t_interval([], ci)}
+    start = from_frac * shared[-1]
+    ts = [t for t in shared if t >= start]
+    slopes, ends = [], []
+    for m, b in zip(model, base):
+        gaps = np.array([m[t] - b[t] for t in ts])
+        slopes.append(float(np.polyfit(np.array(ts, dtype=np.float64) / 1e6, gaps, 1)[0]) if len(ts) >= 2 else None)
+        ends.append(float(gaps[-1]))
+    return {"from_tokens": int(ts[0]), "points": len(ts), "slopes": slopes, "end_gaps": ends,
+            "slope": t_interval(slopes, ci)}
 
 
 def paired_efficiency(seeds: list[tuple[ResultRow, ResultRow]], ci: float = 0.95) -> dict:
@@ -224,5 +255,5 @@ def _comparison(regime, size, donor, model, base, seeds, pairs, ci, plateau, eva
             "model_runs": [m.name for m, _ in pairs], "baseline_runs": [b.name for _, b in pairs],
             "model_params": pairs[0][0].total_params, "baseline_params": pairs[0][1].total_params,
             "eval": {s: _end_point(pairs, s, ci) for s in sets},
-            "curve": gap_curve(pairs, ci, plateau), "efficiency": paired_efficiency(pairs, ci),
+            "curve": gap_curve(pairs, ci, plateau), "trend": gap_trend(pairs, ci), "efficiency": paired_efficiency(pairs, ci),
             "buckets": paired_buckets(pairs, "val", ci), "ci": ci, "plateau": plateau}

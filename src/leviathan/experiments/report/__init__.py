@@ -34,8 +34,10 @@ __all__ = ["COMPARISONS", "Analysis", "analyze", "comparison_table", "compute_an
 
 
 def write_report(results: str | os.PathLike, out_dir: str | os.PathLike, eval_set: str = "val",
-                 num_bootstrap: int = 1000, ci: float = 0.95, seed: int = 0, ladder: str | None = None) -> Path:
-    """Analyse a sweep's results and write report.md, analysis.json and the figures into ``out_dir``."""
+                 num_bootstrap: int = 1000, ci: float = 0.95, seed: int = 0, ladder: str | None = None,
+                 lr_sweep: str | os.PathLike | None = None) -> Path:
+    """Analyse a sweep's results and write report.md, analysis.json and the figures into ``out_dir``; with
+    ``lr_sweep`` (the sweep folder of its learning-rate pre-sweep) also the pre-sweep's table and picks."""
     from ...config import atomic_write_json, atomic_write_text
 
     rows = load_results(results)
@@ -54,6 +56,12 @@ def write_report(results: str | os.PathLike, out_dir: str | os.PathLike, eval_se
         "gain_over_training": fig_gain_over_training(a["efficiency"], out / "gain_over_training.png"),
         "paired_gap": fig_paired_gap(a["paired"], out / "paired_gap.png"),
     }
-    atomic_write_text(out / "report.md", render_markdown(a, figures, str(results)))
+    md = render_markdown(a, figures, str(results))
+    if lr_sweep is not None:
+        from ..lr_sweep import lr_sweep_section
+
+        section, a["lr_sweep"] = lr_sweep_section(load_results(lr_sweep), str(lr_sweep), eval_set)
+        md = md.rstrip("\n") + "\n\n" + "\n".join(section) + "\n"
+    atomic_write_text(out / "report.md", md)
     atomic_write_json(out / "analysis.json", a)
     return out / "report.md"

@@ -78,6 +78,7 @@ def _paired_section(a: dict, figures: dict[str, bool]) -> list[str]:
                                          for f, st in zip(c["efficiency"]["factors"], c["efficiency"]["status"])),
                                f"{c['efficiency']['reached']}/{c['efficiency']['n']}", _factor(c["efficiency"])]
                               for c in paired]))
+    md += _trend_table(paired, ci)
     with_buckets = [c for c in paired if c.get("buckets")]
     if with_buckets:
         n = max(len(c["buckets"]) for c in with_buckets)
@@ -94,9 +95,33 @@ def _paired_section(a: dict, figures: dict[str, bool]) -> list[str]:
                      [[c["regime"], _size(c), f"{c['model']} - {c['baseline']}"] +
                       [("-" if s_ not in c["eval"] else f"{_ci(c['eval'][s_]['loss'])} ({c['eval'][s_]['loss']['verdict']})")
                        for s_ in sets] for c in paired]))
+    outside = {s_: e["share_outside"] for c in paired for s_, e in c["eval"].items() if e.get("share_outside")}
+    if outside:
+        md += ["", "Restricted softmax: every model is scored on the targets inside its id set (inputs unchanged); "
+               "targets left out: " + ", ".join(f"{s_} {v:.1%}" for s_, v in sorted(outside.items())) +
+               ". Those sets have no bits per byte."]
     md.append("")
     if figures.get("paired_gap"):
         md += ["![paired gap over training](paired_gap.png)", ""]
+    return md
+
+
+def _trend_table(paired: list[dict], ci: int) -> list[str]:
+    """The gap's slope over the last third of training, per seed and over seeds (``paired.gap_trend``)."""
+    rows = [c for c in paired if (c.get("trend") or {}).get("from_tokens") is not None]
+    if not rows:
+        return []
+    md = ["", f"Trend at the end of training: per seed, the least-squares slope of the gap over the validation "
+          f"points from two thirds of training on, in nats per million tokens (with a negative gap, a negative "
+          f"slope means the lead still grows and a positive one that it shrinks); mean with its {ci}% interval.",
+          ""]
+    md.append(markdown_table(["regime", "size", "model - baseline", "from tokens", "gap at the end, per seed",
+                              "slope per seed", "slope"],
+                             [[c["regime"], _size(c), f"{c['model']} - {c['baseline']}",
+                               f"{c['trend']['from_tokens']:,d}",
+                               ", ".join(f"{g:+.3f}" for g in c["trend"]["end_gaps"]),
+                               ", ".join("-" if x is None else f"{x:+.4f}" for x in c["trend"]["slopes"]),
+                               _ci(c["trend"]["slope"])] for c in rows]))
     return md
 
 

@@ -1,0 +1,112 @@
+"""A learning-rate pre-sweep read from its rows: each arm's final loss per peak lr, and the lr a fixed rule picks.
+
+    choices = pick_learning_rates(read_results("results/o200k/o200k-lr"))
+    choices["leviathan"].lr, choices["leviathan"].edge     # 0.003, None  ("lower" / "upper" at an edge)
+    print(render_lr_sweep(choices))                        # the Markdown table of the report
+
+Every arm of a comparison gets its own tuned learning rate (results/o200k/PLAN.md): a reviewer's first
+question is whether the baseline ran at its best lr. The rule, fixed before the runs:
+
+- the lowest final validation loss wins;
+- when other lrs are within ``tolerance`` (0.01 nats) of the lowest, the lowest of those lrs wins
+  (the safer choice for a 4x longer schedule);
+- a run that diverged (no finite loss) loses to every finite one.
+
+``edge`` says when the pick is the smallest or largest lr the arm tried: the optimum may lie beyond it,
+and the plan extends the sweep one step there. The lr of a row is its resolved config's ``optim.lr``
+(``experiments.provenance``); rows without a config cannot be placed and are refused by name.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+
+from ..errors import UserError
+from .results import ResultRow
+
+TOLERANCE = 0.01  # nats: losses this close count as a tie, and the lower lr wins
+
+
+@dataclass
+class LrChoice:
+    """One arm of the pre-sweep: its final loss per lr (None: diverged), the lr picked and whether it is at an edge."""
+
+    variant: str
+    losses: dict[float, float | None] = field(default_factory=dict)  # lr -> final validation loss
+    lr: float | None = None
+    edge: str | None = None  # "lower" | "upper" when the pick is the smallest / largest lr tried
+    tolerance: float = TOLERANCE
+
+
+def row_lr(row: ResultRow) -> float:
+    """The peak learning rate a row trained with (its resolved config)."""
+    lr = ((row.config or {}).get("optim") or {}).get("lr")
+    if lr is None:
+        raise UserError(f"row {row.name!r} records no resolved config (optim.lr); rows written before provenance "
+                        f"was recorded cannot enter an lr sweep")
+    return float(lr)
+
+
+def pick(losses: dict[float, float | None], tolerance: float = TOLERANCE) -> float | None:
+    """The rule: lowest finite loss; within ``tolerance`` of it, the lowest lr. None when every run diverged."""
+    finite = {lr: v for lr, v in losses.items() if v is not None and math.isfinite(v)}
+    if not finite:
+        return None
+    best = min(finite.values())
+    return min(lr for lr, v in finite.items() if v <= best + tolerance + 1e-9)  # 1e-9: "within" is inclusive in decimal
+
+
+def pick_learning_rates(rows: Iterable[ResultRow], eval_set: str = "val",
+                        tolerance: float = TOLERANCE) -> dict[str, LrChoice]:
+    """{variant: LrChoice} over every row (one seed per lr expected; a second row for the same lr is refused)."""
+    choices: dict[str, LrChoice] = {}
+    for row in rows:
+        choice = choices.setdefault(str(row.variant), LrChoice(str(row.variant), tolerance=tolerance))
+        lr = row_lr(row)
+        if lr in choice.losses:
+            raise UserError(f"two rows of {row.variant} at lr {lr:g} (e.g. {row.name!r}); a pre-sweep has one "
+                            f"run per arm and lr")
+        loss = row.loss(eval_set)
+        choice.losses[lr] = loss if loss is not None and math.isfinite(loss) else None
+    for choice in choices.values():
+        choice.losses = dict(sorted(choice.losses.items()))
+        choice.lr = pick(choice.losses, tolerance)
+        tried = list(choice.losses)
+        if choice.lr is not None and len(tried) > 1:
+            choice.edge = "lower" if choice.lr == tried[0] else "upper" if choice.lr == tried[-1] else None
+    return choices
+
+
+def render_lr_sweep(choices: dict[str, LrChoice], eval_set: str = "val") -> list[str]:
+    """Markdown lines: one row per arm, one column per lr, the pick in bold, and the rule."""
+    lrs = sorted({lr for c in choices.values() for lr in c.losses})
+    head = "| arm | " + " | ".join(f"lr {lr:g}" for lr in lrs) + " | picked |"
+    lines = [head, "|" + "---|" * (len(lrs) + 2)]
+    for c in choices.values():
+        cells = []
+        for lr in lrs:
+            if lr not in c.losses:
+                cells.append("")
+                continue
+            v = c.losses[lr]
+            text = "diverged" if v is None else f"{v:.4f}"
+            cells.append(f"**{text}**" if lr == c.lr else text)
+        picked = "-" if c.lr is None else f"{c.lr:g}" + (f" ({c.edge} edge of the lrs tried)" if c.edge else "")
+        lines.append(f"| {c.variant} | " + " | ".join(cells) + f" | {picked} |")
+    lines += ["", f"Final {eval_set} loss (nats) per peak lr. Rule (fixed in the plan): the lowest loss; within "
+              f"{next(iter(choices.values())).tolerance if choices else TOLERANCE:g} nats of it, the lowest lr; "
+              f"a diverged run loses to every finite one."]
+    return lines
+
+
+def lr_sweep_section(rows: list[ResultRow], source: str, eval_set: str = "val") -> tuple[list[str], dict]:
+    """(Markdown lines of the report's pre-sweep section, its numbers for analysis.json)."""
+    choices = pick_learning_rates(rows, eval_set)
+    md = ["## Learning rates: the pre-sweep", "",
+          f"Source: `{source}` ({len(rows)} runs). Each arm's main runs use the lr picked here.", ""]
+    md += render_lr_sweep(choices, eval_set)
+    numbers = {c.variant: {"losses": {f"{lr:g}": v for lr, v in c.losses.items()}, "lr": c.lr, "edge": c.edge}
+               for c in choices.values()}
+    return md + [""], numbers

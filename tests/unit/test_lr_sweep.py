@@ -1,0 +1,38 @@
+"""The learning-rate pick rule of a pre-sweep (results/o200k/PLAN.md), on rows built in the test."""
+
+import math
+
+import pytest
+
+from leviathan.errors import UserError
+from leviathan.experiments.lr_sweep import pick, pick_learning_rates
+from leviathan.experiments.results import ResultRow
+
+
+def row(variant, lr, loss, config=True):
+    return ResultRow.from_dict({"name": f"lr{lr:g}-{variant}-s0", "variant": variant, "seed": 0,
+                                "eval": {"val": {"loss": loss}}, "config": {"optim": {"lr": lr}} if config else None})
+
+
+@pytest.mark.parametrize("losses, lr", [
+    ({1e-3: 5.0, 3e-3: 4.9, 1e-2: 5.1}, 3e-3),            # the lowest
+    ({1e-3: 4.905, 3e-3: 4.9, 1e-2: 5.1}, 1e-3),          # within 0.01 of the lowest: the lower lr
+    ({1e-3: 4.95, 3e-3: 4.9, 1e-2: 4.89}, 3e-3),          # 1e-2 lowest, 3e-3 within 0.01, 1e-3 not
+    ({1e-3: 5.0, 3e-3: None, 1e-2: math.nan}, 1e-3),      # diverged runs lose to every finite one
+    ({1e-3: None}, None),
+])
+def test_pick_rule(losses, lr):
+    assert pick(losses) == lr
+
+
+def test_edges_are_named_and_bad_rows_refused():
+    choices = pick_learning_rates([row("dense_tied", 1e-3, 5.0), row("dense_tied", 3e-3, 5.2),
+                                   row("leviathan", 1e-3, 5.3), row("leviathan", 1e-2, 5.0),
+                                   row("leviathan", 3e-3, 5.1)])
+    assert choices["dense_tied"].lr == 1e-3 and choices["dense_tied"].edge == "lower"
+    assert choices["leviathan"].lr == 1e-2 and choices["leviathan"].edge == "upper"
+    assert list(choices["leviathan"].losses) == [1e-3, 3e-3, 1e-2]  # sorted by lr
+    with pytest.raises(UserError, match="no resolved config"):
+        pick_learning_rates([row("leviathan", 1e-3, 5.0, config=False)])
+    with pytest.raises(UserError, match="two rows of leviathan at lr 0.001"):
+        pick_learning_rates([row("leviathan", 1e-3, 5.0), row("leviathan", 1e-3, 5.1)])
