@@ -160,7 +160,7 @@ from leviathan.experiments.sweep import run_sweep
 
 def slow_train(cfg, run_dir, resume=None):
     path = os.path.join(run_dir, "progress")
-    step = int(open(path).read()) if os.path.exists(path) else 0
+    step = int(open(path).read() or 0) if os.path.exists(path) else 0  # a kill may leave it empty: the fake's own file
     while step < 4:
         time.sleep(0.05)
         step += 1
