@@ -8,13 +8,13 @@ import ``leviathan.hf`` first. ``export.to_plain_llama`` writes a directory that
 
 ``adopt(model_or_config, **generator_settings)`` puts the generator into any transformers causal LM (Llama,
 Qwen2, Mistral, GPT-2, ...); ``load_adopted(dir)`` reloads one, ``bake_adopted(model, dir)`` writes it back as
-its original class (see ``adopt.py`` and docs/USING.md).
+its original class (see ``adoption.py`` and docs/USING.md).
 """
 
 from transformers import AutoConfig, AutoModelForCausalLM
 
 from . import export
-from .adopt import adopt, adopted_class, bake_adopted, is_adopted, load_adopted, to_original
+from .adoption import adopt, adopted_class, bake_adopted, is_adopted, load_adopted, to_original
 from .configuration import LeviathanConfig
 from .modeling import InputEmbeddingError, LeviathanForCausalLM, LeviathanPreTrainedModel
 
