@@ -142,6 +142,13 @@ def test_to_original_in_memory_matches(baked):
     assert plain.transformer.wpe.weight.data_ptr() != model.transformer.wpe.weight.data_ptr()  # copied
 
 
+def test_generate_equals_the_baked_model(baked):
+    model, _, _ = baked["qwen2"]
+    x = ids()[:1, :4]
+    kwargs = dict(max_new_tokens=5, do_sample=False, pad_token_id=0)
+    assert torch.equal(model.generate(x, **kwargs), to_original(model).eval().generate(x, **kwargs))
+
+
 def test_adopting_an_instance_keeps_everything_else():
     """GPT-2 ties its head: the head keeps the old table's values in a tensor of its own; wpe and the layers stay."""
     torch.manual_seed(0)
@@ -205,6 +212,10 @@ def test_an_embedding_that_is_not_a_plain_table_is_refused():
     with pytest.raises(UserError, match="is a ScaledEmbedding, not a plain torch.nn.Embedding") as e:
         adopt(model)
     _problem_and_fix(e)
+    gemma = transformers.GemmaConfig(vocab_size=V, hidden_size=D, intermediate_size=64, num_hidden_layers=1,
+                                     num_attention_heads=4, num_key_value_heads=2, head_dim=8)
+    with pytest.raises(UserError, match="is a GemmaTextScaledWordEmbedding, not a plain torch.nn.Embedding"):
+        adopt(gemma)  # Gemma multiplies its table by sqrt(hidden_size) inside the embedding
     adopted = adopt(CONFIGS["llama"](), **GEN)
     with pytest.raises(UserError, match="already adopted"):
         adopt(adopted)
