@@ -3,7 +3,7 @@ GPT-2, GPT-NeoX, ...), saved and reloaded in transformers' own format, and baked
 
     model = adopt(Qwen2ForCausalLM(cfg), seed_dim=64)   # or adopt(cfg, ...): a fresh model
     model.save_pretrained(d); model = load_adopted(d)    # safetensors; the settings live in config.json
-    bake_adopted(model, out)                             # a plain Qwen2ForCausalLM directory: transformers alone loads it
+    bake_adopted(model, out)                             # a plain Qwen2ForCausalLM directory (transformers alone)
 
 What ``adopt`` does (docs/DESIGN.md §2: e(i) is a pure function of the id, a drop-in for the table):
 - replaces ``get_input_embeddings()`` (an ``nn.Embedding`` of V rows, D wide) with a ``LeviathanGenerator(V, D,
