@@ -1,0 +1,344 @@
+"""Adoption: the Leviathan generator as the input embedding of any Hugging Face causal LM (Llama, Qwen2, Mistral,
+GPT-2, GPT-NeoX, ...), saved and reloaded in transformers' own format, and baked back into the original class.
+
+    model = adopt(Qwen2ForCausalLM(cfg), seed_dim=64)   # or adopt(cfg, ...): a fresh model
+    model.save_pretrained(d); model = load_adopted(d)    # safetensors; the settings live in config.json
+    bake_adopted(model, out)                             # a plain Qwen2ForCausalLM directory (transformers alone)
+
+What ``adopt`` does (docs/DESIGN.md §2: e(i) is a pure function of the id, a drop-in for the table):
+- replaces ``get_input_embeddings()`` (an ``nn.Embedding`` of V rows, D wide) with a ``LeviathanGenerator(V, D,
+  **settings)`` on the embedding's device and dtype, freshly initialised (the reference init); V and D are the
+  embedding's own (``num_embeddings``, ``embedding_dim``), so a padded vocabulary stays padded;
+- unties the head: ``config.tie_word_embeddings = False``; a tied head keeps the values it had (the old table,
+  cloned into a tensor of its own), so adopting a *trained* model keeps its trained output side, and adopting a
+  fresh one keeps a fresh head; an untied head is untouched;
+- stores the generator's settings (base resolved) in ``config.leviathan_generator``, a dict;
+- switches the instance to a subclass of its own class, ``Leviathan<Class>`` (``adopted_class``): ``isinstance``
+  checks, ``forward``, ``generate``, ``transformers.Trainer`` and ``save_pretrained`` are the original's. The
+  subclass only rebuilds the generator in ``post_init`` when the config carries ``leviathan_generator`` (so
+  ``from_pretrained`` creates it before the weights load), refuses ``resize_token_embeddings`` and a non-generator
+  ``set_input_embeddings``, and initialises a generator that a checkpoint lacks;
+- keeps everything else (position embeddings such as GPT-2's ``wpe``, norms, layers, head, generation config).
+
+Loading: ``load_adopted(dir, **from_pretrained_kwargs)`` reads config.json, finds the original class and calls
+``adopted_class(cls).from_pretrained``. An adopted directory keeps the original ``model_type`` (so tools that
+dispatch on it still do), which means ``AutoModelForCausalLM.from_pretrained`` alone would build a plain table and
+report ``<embedding>.weight`` as missing (randomly initialised): ship ``bake_adopted``'s directory to people
+without leviathan.
+
+Baking: ``bake_adopted(model, out_dir)`` computes the (V, D) table once (``LeviathanGenerator.bake``), writes it
+as the original class's embedding weight, drops ``leviathan_generator`` from the config (``tie_word_embeddings``
+stays false: the head is its own matrix) and saves with the original class's ``save_pretrained``: a directory
+that ``AutoModelForCausalLM.from_pretrained`` loads with transformers alone, with the same logits (fp32 rounding).
+
+What cannot be adopted raises ``UserError`` (``<problem>; <fix>``): configs with no causal LM class (encoder-only
+models such as DistilBERT), encoder-decoder and multimodal models, instances that are not the causal LM class of
+their config (``BertForMaskedLM``), an input embedding that is not a plain ``nn.Embedding`` (e.g. one that also
+scales its output, as Gemma's does: the generator would silently drop the scale), and a model adopted twice.
+
+Footguns: ``padding_idx`` is not enforced by the generator (the pad id gets an embedding like any other id;
+padded positions are masked anyway, and a baked table loads as is). The generator is created in the embedding's
+dtype; its B-spline product is meant for fp32 (see ``generator.py``, Numerics). An optimizer built before
+``adopt`` holds the old parameters: build it after. The subclass is created at run time and registered in this
+module under its name, so pickling an adopted model works only in a process that has adopted or loaded that class.
+"""
+
+from __future__ import annotations
+
+import copy
+import functools
+import inspect
+import json
+import os
+from pathlib import Path
+from typing import Any
+
+import torch
+from torch import nn
+from transformers import PretrainedConfig, PreTrainedModel
+from transformers import initialization as hf_init
+
+from ..errors import UserError
+from ..model.generator import LeviathanGenerator
+from .modeling import InputEmbeddingError
+
+CONFIG_KEY = "leviathan_generator"
+# the generator's settings a caller may choose (LeviathanGenerator's keyword arguments, paper defaults there);
+# vocab_size and hidden_size come from the adopted embedding
+SETTINGS = ("k", "seed_dim", "modes", "knots", "rank", "degree", "ln_eps", "base")
+
+
+# ---- the subclass --------------------------------------------------------------------------------------------
+class _AdoptedMixin:
+    """Mixed in before the original class by ``adopted_class``; see the module docstring."""
+
+    _tied_weights_keys = None  # the head is never tied to the generator
+    _leviathan_base: type[PreTrainedModel]
+
+    def post_init(self):
+        settings = getattr(self.config, CONFIG_KEY, None)
+        if settings and not isinstance(self.get_input_embeddings(), LeviathanGenerator):
+            # from_pretrained / cls(config): build the generator before weights load and tying is computed
+            current = self.get_input_embeddings()
+            generator = _build_generator(settings)
+            if current is not None and hasattr(current, "weight"):
+                generator.to(device=current.weight.device, dtype=current.weight.dtype)
+            self._leviathan_base.set_input_embeddings(self, generator)
+            self.config.tie_word_embeddings = False
+        super().post_init()
+
+    @torch.no_grad()
+    @hf_init.guard_torch_init_functions()
+    def initialize_weights(self):
+        super().initialize_weights()
+        # transformers dispatches a submodule's init to its own PreTrainedModel (e.g. Qwen2Model), which does not
+        # know the generator; its reference init runs here, and under the guard skips tensors loaded from a file
+        generator = self.get_input_embeddings()
+        if isinstance(generator, LeviathanGenerator):
+            generator.reset_parameters()
+
+    def set_input_embeddings(self, value: nn.Module) -> None:
+        if not isinstance(value, LeviathanGenerator):
+            raise InputEmbeddingError(
+                f"set_input_embeddings({type(value).__name__}) would replace this adopted model's LeviathanGenerator "
+                f"and leave config.{CONFIG_KEY} describing a generator that is gone; to get a table back, "
+                "bake it: leviathan.hf.bake_adopted(model, out_dir) or leviathan.hf.to_original(model)")
+        self._leviathan_base.set_input_embeddings(self, value)
+
+    def resize_token_embeddings(self, *args, **kwargs):
+        raise InputEmbeddingError(
+            "resize_token_embeddings would replace this adopted model's LeviathanGenerator with a plain table; "
+            f"ids up to b^k - 1 (here {self.get_input_embeddings().capacity:,}) already have embeddings, so grow "
+            "the head (get_output_embeddings) and config.vocab_size instead, or bake first "
+            "(leviathan.hf.to_original(model)) and resize the baked model")
+
+
+@functools.cache
+def adopted_class(base: type[PreTrainedModel]) -> type[PreTrainedModel]:
+    """The subclass ``Leviathan<base.__name__>`` of a causal LM class (created once, registered in this module).
+
+    ``adopted_class(Qwen2ForCausalLM).from_pretrained(dir)`` is what ``load_adopted(dir)`` calls.
+    """
+    if issubclass(base, _AdoptedMixin):
+        return base
+    name = f"Leviathan{base.__name__}"
+    cls = type(name, (_AdoptedMixin, base), {"__module__": __name__, "__qualname__": name, "_leviathan_base": base,
+                                              "__doc__": f"{base.__name__} whose input embedding is a "
+                                                         "LeviathanGenerator (see leviathan.hf.adopt)."})
+    globals()[name] = cls  # so pickle finds it by name in this process
+    return cls
+
+
+def is_adopted(model: Any) -> bool:
+    """True for a model returned by ``adopt`` or ``load_adopted``."""
+    return isinstance(model, _AdoptedMixin)
+
+
+# ---- checks --------------------------------------------------------------------------------------------------
+def _settings(generator_settings: dict[str, Any]) -> dict[str, Any]:
+    fixed = {"vocab_size", "hidden_size"} & set(generator_settings)
+    if fixed:
+        raise UserError(f"generator setting(s) {sorted(fixed)} are taken from the model's input embedding; "
+                        f"leave them out (choose among {', '.join(SETTINGS)})")
+    unknown = sorted(set(generator_settings) - set(SETTINGS))
+    if unknown:
+        raise UserError(f"unknown generator setting(s) {unknown}; choose among {', '.join(SETTINGS)} "
+                        "(LeviathanGenerator's arguments, paper defaults)")
+    return dict(generator_settings)
+
+
+def _build_generator(settings: dict[str, Any]) -> LeviathanGenerator:
+    params = inspect.signature(LeviathanGenerator).parameters
+    try:
+        return LeviathanGenerator(**{k: v for k, v in settings.items() if k in params})
+    except (TypeError, ValueError) as e:
+        raise UserError(f"invalid generator settings {settings}: {e}; pick values LeviathanGenerator accepts "
+                        "(e.g. a base with base^k >= vocab_size)") from e
+
+
+def _causal_lm_class(config: PretrainedConfig) -> type[PreTrainedModel]:
+    """The ``AutoModelForCausalLM`` class of ``config``; UserError for what adoption does not support."""
+    from transformers.models.auto.modeling_auto import MODEL_FOR_CAUSAL_LM_MAPPING
+
+    what = f"{type(config).__name__} (model_type {getattr(config, 'model_type', None)!r})"
+    if getattr(config, "is_encoder_decoder", False):
+        raise UserError(f"{what} is an encoder-decoder model, which adopt does not support; adopt a decoder-only "
+                        "causal LM (Llama, Qwen2, Mistral, GPT-2, ...)")
+    sub_configs = getattr(config, "sub_configs", None) or {}
+    if sub_configs:
+        raise UserError(f"{what} is a composite (multimodal) model with sub-configs {sorted(sub_configs)}, which "
+                        "adopt does not support; adopt its text-only causal LM instead (e.g. built from "
+                        "config.text_config)")
+    try:
+        return MODEL_FOR_CAUSAL_LM_MAPPING[type(config)]
+    except KeyError:
+        raise UserError(f"{what} has no causal language model class (AutoModelForCausalLM does not map it: an "
+                        "encoder-only or non-text model); adopt a causal LM or its config (Llama, Qwen2, Mistral, "
+                        "GPT-2, ...)") from None
+
+
+def _check_instance(model: PreTrainedModel) -> nn.Embedding:
+    """-> the model's input embedding, after every check adoption needs."""
+    name = type(model).__name__
+    if is_adopted(model):
+        raise UserError(f"{name} is already adopted (its input embedding is a LeviathanGenerator); adopt a model "
+                        "once, or bake it first (leviathan.hf.to_original) to adopt a fresh generator")
+    expected = _causal_lm_class(model.config)
+    if not isinstance(model, expected):
+        raise UserError(f"{name} is not a causal language model (AutoModelForCausalLM maps "
+                        f"{type(model.config).__name__} to {expected.__name__}); pass a {expected.__name__} or "
+                        "its config")
+    try:
+        embedding = model.get_input_embeddings()
+    except NotImplementedError:
+        embedding = None
+    if embedding is None:
+        raise UserError(f"{name} has no input embedding that get_input_embeddings() returns; adopt needs a model "
+                        "whose get_input_embeddings()/set_input_embeddings() reach its token table")
+    if isinstance(embedding, LeviathanGenerator):
+        raise UserError(f"{name}'s input embedding is already a LeviathanGenerator; adopt a model with a table, or "
+                        "use this one as it is")
+    if type(embedding) is not nn.Embedding:
+        raise UserError(f"{name}'s input embedding is a {type(embedding).__name__}, not a plain torch.nn.Embedding "
+                        "(it does more than look up a row, e.g. scales it, and the generator would silently drop "
+                        "that); adopt supports models whose get_input_embeddings() is an nn.Embedding")
+    if getattr(model.config, "tie_word_embeddings", False) and model.get_output_embeddings() is None:
+        raise UserError(f"{name} ties its head to the input table but get_output_embeddings() returns None, so the "
+                        "head cannot be untied; adopt a model whose get_output_embeddings() is its head")
+    return embedding
+
+
+# ---- adopt ---------------------------------------------------------------------------------------------------
+def adopt(model_or_config: PreTrainedModel | PretrainedConfig, **generator_settings: Any) -> PreTrainedModel:
+    """Give a transformers causal LM a ``LeviathanGenerator`` input embedding (see the module docstring).
+
+    model_or_config: a causal LM instance (changed in place and returned: its class becomes
+    ``Leviathan<Class>``) or its config (a fresh model is built; the config is copied, not changed).
+    generator_settings: ``k, seed_dim, modes, knots, rank, degree, ln_eps, base`` (LeviathanGenerator's arguments;
+    paper defaults: 3, 128, 8, 32, 64, 2, 1e-5, smallest b with b^k >= V).
+    """
+    settings = _settings(generator_settings)
+    if isinstance(model_or_config, PretrainedConfig):
+        config = copy.deepcopy(model_or_config)
+        model_or_config = _causal_lm_class(config)(config)  # a fresh model, then adopted like any instance
+    if not isinstance(model_or_config, PreTrainedModel):
+        raise UserError(f"adopt takes a transformers causal LM (a PreTrainedModel) or its config, got "
+                        f"{type(model_or_config).__name__}; for a model of your own, use "
+                        "leviathan.LeviathanGenerator(vocab_size, hidden_size) as its nn.Embedding")
+    model = model_or_config
+    embedding = _check_instance(model)
+    base = type(model)
+    resolved = _resolved(settings, embedding, base)
+    generator = _build_generator(resolved).to(device=embedding.weight.device, dtype=embedding.weight.dtype)
+    head = model.get_output_embeddings()
+    if head is not None and getattr(head, "weight", None) is embedding.weight:  # tied: the head keeps the values
+        head.weight = nn.Parameter(embedding.weight.detach().clone(), requires_grad=embedding.weight.requires_grad)
+    model.set_input_embeddings(generator)
+    model.config.tie_word_embeddings = False
+    setattr(model.config, CONFIG_KEY, resolved)
+    model.__class__ = adopted_class(base)
+    model.all_tied_weights_keys = model.get_expanded_tied_weights_keys(all_submodels=True)  # now {}
+    return model
+
+
+def _resolved(settings: dict[str, Any], embedding: nn.Embedding, base: type) -> dict[str, Any]:
+    """The settings stored in config.json: sized to the embedding, every default explicit, base resolved."""
+    generator = _build_generator({"vocab_size": embedding.num_embeddings, "hidden_size": embedding.embedding_dim,
+                                  **settings}).to("meta")
+    out = {"vocab_size": generator.vocab_size, "hidden_size": generator.hidden_size}
+    out.update({k: getattr(generator, k) for k in SETTINGS})
+    out["architecture"] = base.__name__  # the class bake_adopted writes and load_adopted subclasses
+    return out
+
+
+# ---- load ----------------------------------------------------------------------------------------------------
+def _base_class(config: PretrainedConfig) -> type[PreTrainedModel]:
+    import transformers
+
+    name = (getattr(config, CONFIG_KEY, None) or {}).get("architecture")
+    cls = getattr(transformers, name, None) if name else None
+    if isinstance(cls, type) and issubclass(cls, PreTrainedModel):
+        return cls
+    return _causal_lm_class(config)
+
+
+def load_adopted(path: str | os.PathLike, **from_pretrained_kwargs: Any) -> PreTrainedModel:
+    """Load a directory written by an adopted model's ``save_pretrained`` (or a Trainer checkpoint of one).
+
+    ``from_pretrained_kwargs`` go to ``from_pretrained`` (``dtype``, ``device_map``, ...).
+    """
+    from transformers import AutoConfig
+
+    path = Path(path)
+    if not (path / "config.json").is_file():
+        raise UserError(f"{path} has no config.json; pass a directory written by save_pretrained")
+    config = AutoConfig.from_pretrained(str(path))
+    if not getattr(config, CONFIG_KEY, None):
+        raise UserError(f"{path} is not an adopted model (its config.json has no {CONFIG_KEY!r}); load it with "
+                        "transformers.AutoModelForCausalLM.from_pretrained, or adopt it after loading")
+    return adopted_class(_base_class(config)).from_pretrained(str(path), config=config, **from_pretrained_kwargs)
+
+
+# ---- bake ----------------------------------------------------------------------------------------------------
+def _check_adopted(model: Any) -> LeviathanGenerator:
+    if not is_adopted(model):
+        raise UserError(f"{type(model).__name__} is not an adopted model; pass a model returned by "
+                        "leviathan.hf.adopt or leviathan.hf.load_adopted")
+    generator = model.get_input_embeddings()
+    if not isinstance(generator, LeviathanGenerator):
+        raise UserError(f"this adopted model's input embedding is a {type(generator).__name__}, not a "
+                        "LeviathanGenerator; adopt the model again")
+    return generator
+
+
+def _original(model: PreTrainedModel, clone: bool) -> PreTrainedModel:
+    """The original class with the generator baked into its embedding (built on meta, tensors assigned)."""
+    generator = _check_adopted(model)
+    base = model._leviathan_base
+    prefix = next(name for name, module in model.named_modules() if module is generator)
+    config = copy.deepcopy(model.config)
+    delattr(config, CONFIG_KEY)
+    config.tie_word_embeddings = False
+    config.architectures = [base.__name__]
+    state = {k: v for k, v in model.state_dict().items() if not k.startswith(prefix + ".")}
+    state[f"{prefix}.weight"] = generator.bake()  # (V, D), detached
+    state = {k: (v.detach().clone() if clone else v.detach()) for k, v in state.items()}
+    with torch.device("meta"):
+        plain = base(config)
+    plain.load_state_dict(state, strict=True, assign=True)
+    # non-persistent buffers (rotary inv_freq, causal masks) are not in a state dict: take the adopted model's
+    buffers = dict(model.named_buffers())
+    for name, buffer in list(plain.named_buffers()):
+        if buffer.is_meta:
+            owner, _, leaf = name.rpartition(".")
+            source = buffers[name]
+            plain.get_submodule(owner).register_buffer(leaf, source.clone() if clone else source, persistent=False)
+    plain.generation_config = copy.deepcopy(model.generation_config)
+    return plain.train(model.training)
+
+
+def to_original(model: PreTrainedModel) -> PreTrainedModel:
+    """An instance of the original class (e.g. ``Qwen2ForCausalLM``) with the generator baked into an
+    ``nn.Embedding`` table and every other tensor copied; the head stays untied."""
+    return _original(model, clone=True)
+
+
+def bake_adopted(model: PreTrainedModel, out_dir: str | os.PathLike, tokenizer: Any = None, *,
+                 overwrite: bool = False, **save_kwargs: Any) -> Path:
+    """Write ``model`` as a checkpoint of its original class that transformers alone loads (no leviathan import).
+
+    ``tokenizer`` (optional) is saved alongside (see ``export``); ``save_kwargs`` go to ``save_pretrained``
+    (``max_shard_size``, ...). ``out_dir`` is written atomically; a non-empty one needs ``overwrite=True``.
+    Returns ``out_dir``.
+    """
+    from .export import _atomic_dir, _save_tokenizer
+
+    plain = _original(model, clone=False)
+    with _atomic_dir(out_dir, overwrite) as tmp:
+        plain.save_pretrained(str(tmp), **save_kwargs)
+        if tokenizer is not None:
+            _save_tokenizer(tokenizer, tmp)
+        config = json.loads((tmp / "config.json").read_text())
+        if CONFIG_KEY in config:  # defensive: the baked directory must not claim a generator
+            raise RuntimeError(f"baked config.json still has {CONFIG_KEY}")
+    return Path(out_dir)

@@ -1,0 +1,263 @@
+"""``leviathan.hf.adopt``: the generator in transformers' own causal LMs, saved, reloaded and baked back.
+
+Tiny random configs built offline (V=300, D=32, 1 layer, a 2-mode generator) of Llama, Qwen2, Mistral, GPT-2
+(tied by default, learned position embeddings) and GPT-NeoX. The baked directories are loaded in one subprocess
+that never imports leviathan: what a user of transformers alone does.
+"""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+import textwrap
+
+import pytest
+import torch
+
+transformers = pytest.importorskip("transformers")
+
+from leviathan.errors import UserError  # noqa: E402
+from leviathan.hf import (InputEmbeddingError, adopt, adopted_class, bake_adopted, is_adopted,  # noqa: E402
+                          load_adopted, to_original)
+from leviathan.model.generator import LeviathanGenerator  # noqa: E402
+
+V, D = 300, 32
+GEN = dict(seed_dim=8, modes=2, knots=8, rank=4)
+SMALL = dict(vocab_size=V, hidden_size=D, intermediate_size=64, num_hidden_layers=1, num_attention_heads=4,
+             num_key_value_heads=2, max_position_embeddings=64)
+CONFIGS = {
+    "llama": lambda: transformers.LlamaConfig(**SMALL),
+    "qwen2": lambda: transformers.Qwen2Config(**SMALL),
+    "mistral": lambda: transformers.MistralConfig(**SMALL),
+    "gpt2": lambda: transformers.GPT2Config(vocab_size=V, n_embd=D, n_layer=1, n_head=4, n_positions=64,
+                                            bos_token_id=0, eos_token_id=0),
+    "gpt_neox": lambda: transformers.GPTNeoXConfig(vocab_size=V, hidden_size=D, intermediate_size=64,
+                                                   num_hidden_layers=1, num_attention_heads=4,
+                                                   max_position_embeddings=64, bos_token_id=0, eos_token_id=0),
+}
+ORIGINAL = {"llama": "LlamaForCausalLM", "qwen2": "Qwen2ForCausalLM", "mistral": "MistralForCausalLM",
+            "gpt2": "GPT2LMHeadModel", "gpt_neox": "GPTNeoXForCausalLM"}
+
+
+def ids(seed: int = 1) -> torch.Tensor:
+    return torch.randint(0, V, (2, 9), generator=torch.Generator().manual_seed(seed))
+
+
+def logits(model, x: torch.Tensor) -> torch.Tensor:
+    with torch.no_grad():
+        return model(x).logits
+
+
+def trained_a_little(model):
+    """One optimiser step, so the generator and head are not at their initialisation."""
+    model.train()
+    opt = torch.optim.AdamW(model.parameters(), lr=1e-2)
+    x = ids(seed=7)
+    model(x, labels=x).loss.backward()
+    opt.step()
+    return model.eval()
+
+
+@pytest.fixture(scope="module")
+def baked(tmp_path_factory):
+    """Per architecture: adopt, train a step, save, reload, bake. -> {arch: (expected logits, baked dir)}."""
+    out = {}
+    for arch, make in CONFIGS.items():
+        torch.manual_seed(0)
+        model = trained_a_little(adopt(make(), **GEN))
+        root = tmp_path_factory.mktemp(arch)
+        model.save_pretrained(root / "adopted")
+        reloaded = load_adopted(root / "adopted").eval()
+        x = ids()
+        expected = logits(model, x)
+        assert torch.equal(logits(reloaded, x), expected), arch
+        bake_adopted(reloaded, root / "baked")
+        out[arch] = (model, expected, root)
+    return out
+
+
+@pytest.mark.parametrize("arch", list(CONFIGS))
+def test_adopt_replaces_the_input_table_and_unties(arch):
+    torch.manual_seed(0)
+    model = adopt(CONFIGS[arch](), **GEN)
+    gen = model.get_input_embeddings()
+    assert isinstance(gen, LeviathanGenerator) and (gen.vocab_size, gen.hidden_size) == (V, D)
+    assert type(model).__name__ == f"Leviathan{ORIGINAL[arch]}" and is_adopted(model)
+    assert isinstance(model, getattr(transformers, ORIGINAL[arch]))  # still the original class
+    assert model.config.tie_word_embeddings is False and model.all_tied_weights_keys == {}
+    settings = model.config.leviathan_generator
+    assert settings["vocab_size"] == V and settings["base"] == 7 and settings["architecture"] == ORIGINAL[arch]
+    assert not any(p is model.get_output_embeddings().weight for p in gen.parameters())
+    x = ids()
+    loss = model(x, labels=x).loss
+    loss.backward()
+    assert gen.spline_coeff.grad is not None and gen.spline_coeff.grad.abs().sum() > 0
+
+
+@pytest.mark.parametrize("arch", list(CONFIGS))
+def test_save_pretrained_round_trip(baked, arch):
+    model, expected, root = baked[arch]
+    config = json.loads((root / "adopted" / "config.json").read_text())
+    assert config["leviathan_generator"] == model.config.leviathan_generator
+    assert config["tie_word_embeddings"] is False
+    assert (root / "adopted" / "model.safetensors").is_file()
+    reloaded = load_adopted(root / "adopted")
+    assert type(reloaded) is type(model)
+    for (name, a), (_, b) in zip(model.state_dict().items(), reloaded.state_dict().items()):
+        assert torch.equal(a, b), name
+
+
+def test_baked_directories_load_with_transformers_alone(baked):
+    """The baked checkpoints are the original classes and give the adopted model's logits (fp32, < 1e-5)."""
+    for arch, (_, expected, root) in baked.items():
+        torch.save(expected, root / "expected.pt")
+        config = json.loads((root / "baked" / "config.json").read_text())
+        assert "leviathan_generator" not in config and config["architectures"] == [ORIGINAL[arch]]
+    dirs = {arch: str(root) for arch, (_, _, root) in baked.items()}
+    script = textwrap.dedent(f"""
+        import sys, torch
+        from transformers import AutoModelForCausalLM
+        x = torch.randint(0, {V}, (2, 9), generator=torch.Generator().manual_seed(1))
+        for arch, root in {dirs!r}.items():
+            model = AutoModelForCausalLM.from_pretrained(root + "/baked").eval()
+            with torch.no_grad():
+                got = model(x).logits
+            diff = (got - torch.load(root + "/expected.pt")).abs().max().item()
+            assert diff < 1e-5, (arch, diff)
+            print(arch, type(model).__name__, diff)
+        assert not any(m.startswith("leviathan") for m in sys.modules), "leviathan was imported"
+    """)
+    result = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=300)
+    assert result.returncode == 0, result.stderr[-3000:]
+    for arch in CONFIGS:
+        assert f"{arch} {ORIGINAL[arch]}" in result.stdout
+
+
+def test_to_original_in_memory_matches(baked):
+    model, expected, _ = baked["gpt2"]
+    plain = to_original(model).eval()
+    assert type(plain) is transformers.GPT2LMHeadModel and not is_adopted(plain)
+    assert (logits(plain, ids()) - expected).abs().max() < 1e-5
+    assert plain.transformer.wpe.weight.data_ptr() != model.transformer.wpe.weight.data_ptr()  # copied
+
+
+def test_generate_equals_the_baked_model(baked):
+    model, _, _ = baked["qwen2"]
+    x = ids()[:1, :4]
+    kwargs = dict(max_new_tokens=5, do_sample=False, pad_token_id=0)
+    assert torch.equal(model.generate(x, **kwargs), to_original(model).eval().generate(x, **kwargs))
+
+
+def test_adopting_an_instance_keeps_everything_else():
+    """GPT-2 ties its head: the head keeps the old table's values in a tensor of its own; wpe and the layers stay."""
+    torch.manual_seed(0)
+    model = transformers.GPT2LMHeadModel(CONFIGS["gpt2"]())
+    before = {k: v.clone() for k, v in model.state_dict().items()}
+    wpe = model.transformer.wpe
+    assert model.lm_head.weight is model.transformer.wte.weight
+    same = adopt(model, **GEN)
+    assert same is model and model.transformer.wpe is wpe
+    assert torch.equal(model.lm_head.weight, before["transformer.wte.weight"])
+    after = model.state_dict()
+    for name, tensor in before.items():
+        if not name.startswith("transformer.wte."):
+            assert torch.equal(after[name], tensor), name
+    assert not any(name.startswith("transformer.wte.weight") for name in after)
+    llama = transformers.LlamaForCausalLM(CONFIGS["llama"]())
+    head = llama.lm_head.weight
+    assert adopt(llama, **GEN).lm_head.weight is head  # an untied head is untouched
+
+
+def test_adopt_does_not_change_the_callers_config():
+    config = CONFIGS["gpt2"]()
+    adopt(config, **GEN)
+    assert config.tie_word_embeddings is True and not hasattr(config, "leviathan_generator")
+
+
+# ---- what cannot be adopted ----------------------------------------------------------------------------------
+def _problem_and_fix(excinfo) -> str:
+    message = str(excinfo.value)
+    assert "; " in message, message  # <problem>; <fix>
+    return message
+
+
+def test_unsupported_architectures_name_what_is_missing():
+    with pytest.raises(UserError, match="no causal language model class") as e:
+        adopt(transformers.DistilBertConfig(vocab_size=V, dim=32, n_layers=1, n_heads=4, hidden_dim=64))
+    _problem_and_fix(e)
+    with pytest.raises(UserError, match="encoder-decoder") as e:
+        adopt(transformers.T5Config(vocab_size=V, d_model=32, num_layers=1, num_heads=4, d_ff=64))
+    _problem_and_fix(e)
+    with pytest.raises(UserError, match="multimodal") as e:
+        adopt(transformers.LlavaConfig())
+    _problem_and_fix(e)
+    bert = transformers.BertForMaskedLM(transformers.BertConfig(vocab_size=V, hidden_size=32, num_hidden_layers=1,
+                                                                num_attention_heads=4, intermediate_size=64))
+    with pytest.raises(UserError, match="BertForMaskedLM is not a causal language model") as e:
+        adopt(bert)
+    _problem_and_fix(e)
+    with pytest.raises(UserError, match="PreTrainedModel") as e:
+        adopt(torch.nn.Linear(2, 2))
+    _problem_and_fix(e)
+
+
+def test_an_embedding_that_is_not_a_plain_table_is_refused():
+    class ScaledEmbedding(torch.nn.Embedding):
+        def forward(self, input_ids):
+            return super().forward(input_ids) * 2.0
+
+    model = transformers.LlamaForCausalLM(CONFIGS["llama"]())
+    model.model.embed_tokens = ScaledEmbedding(V, D)
+    with pytest.raises(UserError, match="is a ScaledEmbedding, not a plain torch.nn.Embedding") as e:
+        adopt(model)
+    _problem_and_fix(e)
+    gemma = transformers.GemmaConfig(vocab_size=V, hidden_size=D, intermediate_size=64, num_hidden_layers=1,
+                                     num_attention_heads=4, num_key_value_heads=2, head_dim=8)
+    with pytest.raises(UserError, match="is a GemmaTextScaledWordEmbedding, not a plain torch.nn.Embedding"):
+        adopt(gemma)  # Gemma multiplies its table by sqrt(hidden_size) inside the embedding
+    adopted = adopt(CONFIGS["llama"](), **GEN)
+    with pytest.raises(UserError, match="already adopted"):
+        adopt(adopted)
+
+
+def test_bad_settings_and_misuse():
+    with pytest.raises(UserError, match="unknown generator setting") as e:
+        adopt(CONFIGS["qwen2"](), seed_dims=8)
+    _problem_and_fix(e)
+    with pytest.raises(UserError, match="taken from the model's input embedding"):
+        adopt(CONFIGS["qwen2"](), vocab_size=500)
+    with pytest.raises(UserError, match="invalid generator settings"):
+        adopt(CONFIGS["qwen2"](), base=3)  # 3^3 < 300
+    model = adopt(CONFIGS["qwen2"](), **GEN)
+    with pytest.raises(InputEmbeddingError, match="resize_token_embeddings"):
+        model.resize_token_embeddings(400)
+    with pytest.raises(InputEmbeddingError, match="bake"):
+        model.set_input_embeddings(torch.nn.Embedding(V, D))
+    with pytest.raises(UserError, match="not an adopted model"):
+        bake_adopted(transformers.Qwen2ForCausalLM(CONFIGS["qwen2"]()), "unused")
+
+
+def test_load_adopted_refuses_a_plain_directory(tmp_path):
+    transformers.Qwen2ForCausalLM(CONFIGS["qwen2"]()).save_pretrained(tmp_path / "plain")
+    with pytest.raises(UserError, match="not an adopted model") as e:
+        load_adopted(tmp_path / "plain")
+    _problem_and_fix(e)
+    with pytest.raises(UserError, match="no config.json"):
+        load_adopted(tmp_path / "absent")
+
+
+def test_a_checkpoint_without_generator_weights_gets_the_reference_init(tmp_path):
+    """from_pretrained initialises what a file lacks; the generator's init runs (not left as empty memory)."""
+    from safetensors.torch import load_file, save_file
+
+    model = adopt(CONFIGS["qwen2"](), **GEN)
+    model.save_pretrained(tmp_path)
+    tensors = {k: v for k, v in load_file(tmp_path / "model.safetensors").items() if ".embed_tokens." not in k}
+    save_file(tensors, tmp_path / "model.safetensors", metadata={"format": "pt"})
+    reloaded = load_adopted(tmp_path)
+    gen = reloaded.get_input_embeddings()
+    assert torch.equal(gen.ln_weight, torch.ones_like(gen.ln_weight))
+    assert abs(gen.spline_coeff.mean().item() - 1.0) < 0.05  # S = 1 + N(0, 0.1^2)
+    assert torch.equal(reloaded.lm_head.weight, model.lm_head.weight)  # the rest loaded
+    assert adopted_class(transformers.Qwen2ForCausalLM) is type(reloaded)
