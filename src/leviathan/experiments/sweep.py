@@ -76,22 +76,11 @@ TRAIN_SUMMARY = "sweep_train.json"
 
 @contextlib.contextmanager
 def sweep_lock(out_dir: Path):
-    """Exclusive lock on OUT/.lock: two sweeps must not train the same run at once."""
-    import fcntl
+    """Exclusive lock on OUT/.lock (``leviathan.locking``): two sweeps must not train the same run at once."""
+    from ..locking import folder_lock
 
-    out_dir.mkdir(parents=True, exist_ok=True)
-    fd = os.open(out_dir / ".lock", os.O_RDWR | os.O_CREAT, 0o644)
-    try:
-        try:
-            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-        except OSError:
-            raise UserError(f"another sweep is running on {str(out_dir)!r} (it holds {out_dir / '.lock'}); "
-                            f"wait for it or use a different --out") from None
-        os.ftruncate(fd, 0)
-        os.write(fd, f"{os.getpid()}\n".encode())
+    with folder_lock(out_dir, "sweep", "use a different --out (another sweep is running there)"):
         yield
-    finally:
-        os.close(fd)
 
 
 # --------------------------------------------------------------------------------------------

@@ -172,7 +172,10 @@ def model_tensors(state_dict: dict[str, torch.Tensor], tied: bool) -> dict[str, 
 
 
 def clean_partial(run_dir: Path) -> None:
-    """Remove ``.tmp-*`` folders left by a crash during a save."""
+    """Remove ``.tmp-*`` folders left by a crash during a save.
+
+    Call it only with the run folder's lock held (``train`` takes it: ``leviathan.locking``): then no other
+    process can be writing a ``.tmp-*`` folder, and every one is the leftover of a crashed writer."""
     root = run_dir / CHECKPOINTS
     if root.is_dir():
         for child in root.iterdir():
@@ -183,12 +186,13 @@ def clean_partial(run_dir: Path) -> None:
 def save_checkpoint(run_dir: Path, step: int, model_state: dict[str, torch.Tensor], tied: bool, optim_state: dict,
                     state: dict, rng_tensors: dict, config_text: str, tokenizer=None,
                     keep_last: int | None = None) -> Path:
-    """Write ``checkpoints/step-XXXXXXXX`` atomically and prune to ``keep_last``. Rank 0 only."""
+    """Write ``checkpoints/step-XXXXXXXX`` atomically and prune to ``keep_last``. Rank 0 only, with the run
+    folder's lock held (``leviathan.locking``), so no other process writes there. A step folder of the same
+    step already on disk (left by an earlier session that trained further from another checkpoint) is
+    replaced, never kept in place of the state this process holds: the run's checkpoints are one history."""
     root = run_dir / CHECKPOINTS
     root.mkdir(parents=True, exist_ok=True)
     final = root / step_name(step)
-    if final.exists() and is_complete(final):
-        return final
     tmp = root / f".tmp-{step_name(step)}-{os.getpid()}"
     try:
         if tmp.exists():
@@ -204,8 +208,10 @@ def save_checkpoint(run_dir: Path, step: int, model_state: dict[str, torch.Tenso
         for f in tmp.iterdir():
             _fsync_file(f)
         _fsync_dir(tmp)
-        if final.exists():  # an incomplete folder of the same step (damaged by hand): replace it
-            shutil.rmtree(final)
+        if final.exists():  # the same step from another session, or damaged by hand: replace it
+            old = root / f".tmp-old-{step_name(step)}-{os.getpid()}"  # a crash now leaves a .tmp-* (cleaned)
+            os.rename(final, old)
+            shutil.rmtree(old)
         os.rename(tmp, final)
         _fsync_dir(root)
     except BaseException as e:
