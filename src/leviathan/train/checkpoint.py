@@ -48,6 +48,7 @@ from safetensors.torch import load_file, save_file
 from ..config import dump_yaml, from_dict, load_yaml
 from ..errors import UserError, storage_error_message
 from ..model.llama import CausalLM
+from .damage import refuse_damaged_newest
 
 CHECKPOINTS = "checkpoints"
 REQUIRED = ("model.safetensors", "optimizer.pt", "state.json", "config.yaml")
@@ -105,6 +106,7 @@ def find_checkpoint(path: str | os.PathLike) -> Path:
                             f" pass a complete step folder or the run folder to use its latest complete step")
         return path
     run_dir = path.parent if path.name == CHECKPOINTS else path
+    refuse_damaged_newest(run_dir, f"use {str(path)!r}")  # never an older step in place of a damaged newest one
     latest = latest_checkpoint(run_dir)
     if latest is None:
         raise UserError(f"{str(path)!r} holds no complete checkpoint (expected {CHECKPOINTS}/step-XXXXXXXX folders)")
@@ -113,6 +115,8 @@ def find_checkpoint(path: str | os.PathLike) -> Path:
 
 def resolve_resume(resume: str | None, run_dir: Path) -> Path | None:
     """``None`` -> fresh start; ``auto`` -> the latest complete step of ``run_dir`` or None; else that checkpoint."""
+    if resume in (None, "auto"):
+        refuse_damaged_newest(run_dir, "train")  # neither start over nor resume an older step: either overwrites it
     if resume is None:
         return None
     if resume == "auto":
