@@ -9,17 +9,19 @@ such folders, which is right for choosing what to load but wrong for deciding to
 ``--resume auto`` a run whose only checkpoint had a damaged ``state.json`` used to start over from step
 0, rewrite metrics.jsonl and, reaching that step, delete the folder whose weights were intact.
 
-So a run folder whose newest ``step-*`` folder is damaged is refused, for a resume, a fresh start and
-for ``eval`` / ``generate`` / ``export`` of the run folder, with what is wrong, whether the weights
-themselves are intact, and the fix: restore the file, or move the folder out of ``checkpoints/`` to
-continue from the previous one (or from scratch). Damaged folders older than the newest complete one
-are left alone (they are never loaded). Nothing is ever deleted here.
+So a run folder whose newest ``step-*`` folder is damaged but still holds readable weights is refused,
+for a resume, a fresh start and for ``eval`` / ``generate`` / ``export`` of the run folder, with what is
+wrong and the fix: restore the file, or move the folder out of ``checkpoints/`` to continue from the
+previous one (or from scratch). When its weights are unreadable too there is nothing left to protect:
+it is passed over as before (the latest complete step is used) with a note on stderr. Damaged folders
+older than the newest complete one are left alone (they are never loaded). Nothing is deleted here.
 """
 
 from __future__ import annotations
 
 import json
 import os
+import sys
 from pathlib import Path
 
 
@@ -67,8 +69,11 @@ def refuse_damaged_newest(run_dir: str | os.PathLike, doing: str) -> None:
         return
     complete = list_checkpoints(run_dir)
     previous = f"the previous checkpoint ({complete[-1][1].name})" if complete else "step 0"
-    weights = ("its weights (model.safetensors) are intact" if _weights_intact(newest)
-               else "its weights are not readable either")
+    if not _weights_intact(newest):
+        print(f"note: {str(newest)!r} is damaged ({problem}) and its weights are not readable; passed over, going on "
+              f"from {previous}", file=sys.stderr)
+        return
+    weights = "its weights (model.safetensors) are intact"
     raise UserError(f"cannot {doing}: the newest checkpoint {str(newest)!r} is damaged ({problem}; {weights}); it is "
                     f"not skipped, since going on from {previous} would overwrite it: restore the damaged file from "
                     f"a copy, or move that folder out of {str(root)!r} to go on from {previous}")
