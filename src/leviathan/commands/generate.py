@@ -8,17 +8,20 @@ float rounding, no per-token generator cost); ``--no-bake`` keeps the generator.
 
 from __future__ import annotations
 
+import sys
+
 from ..errors import UserError
 from . import positive_int
+from .values import non_negative_float, unit_fraction
 
 
 def add_arguments(parser) -> None:
     parser.add_argument("checkpoint", help="run folder or checkpoints/step-XXXXXXXX folder")
     parser.add_argument("--prompt", default="", help="text to continue (default: start of a document)")
     parser.add_argument("--max-new-tokens", type=positive_int, default=100)
-    parser.add_argument("--temperature", type=float, default=0.8, help="0 = greedy")
+    parser.add_argument("--temperature", type=non_negative_float, default=0.8, help="0 = greedy")
     parser.add_argument("--top-k", type=positive_int, default=None)
-    parser.add_argument("--top-p", type=float, default=None)
+    parser.add_argument("--top-p", type=unit_fraction, default=None)
     parser.add_argument("--num-samples", type=positive_int, default=1)
     parser.add_argument("--seed", type=int, default=None, help="sampling seed (reproducible output)")
     parser.add_argument("--no-bake", action="store_true", help="keep the generator instead of its baked table")
@@ -29,6 +32,7 @@ def add_arguments(parser) -> None:
 
 def run(args) -> int:
     from ..generation import generate
+    from ..positions import fit_positions
     from ..train import checkpoint as ckpt
     from ..train.distributed import resolve_device
 
@@ -42,9 +46,13 @@ def run(args) -> int:
         model.bake_()
     tokenizer = ckpt.load_tokenizer(args.checkpoint)
     prompt = tokenizer.encode(args.prompt) if args.prompt else [tokenizer.eot_id]
+    keep, max_new, notes = fit_positions(len(prompt), args.max_new_tokens, model.config.max_position_embeddings)
+    for note in notes:  # the model's positions limit both: say so (leviathan.positions)
+        print(note, file=sys.stderr)
+    prompt = prompt[len(prompt) - keep:]  # what generate would keep; the new ids start after it
     for i in range(args.num_samples):
         seed = None if args.seed is None else args.seed + i
-        out = generate(model, prompt, args.max_new_tokens, temperature=args.temperature, top_k=args.top_k,
+        out = generate(model, prompt, max_new, temperature=args.temperature, top_k=args.top_k,
                        top_p=args.top_p, eos_id=tokenizer.eot_id if args.stop_at_eot else None, seed=seed,
                        use_cache=not args.no_cache)
         new = out[0, len(prompt):].tolist()

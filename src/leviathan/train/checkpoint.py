@@ -47,6 +47,7 @@ from safetensors.torch import load_file, save_file
 
 from ..config import dump_yaml, from_dict, load_yaml
 from ..errors import UserError, storage_error_message
+from ..storage import storage_oserror
 from ..model.llama import CausalLM
 from .damage import refuse_damaged_newest
 
@@ -220,7 +221,8 @@ def save_checkpoint(run_dir: Path, step: int, model_state: dict[str, torch.Tenso
         _fsync_dir(root)
     except BaseException as e:
         shutil.rmtree(tmp, ignore_errors=True)  # never leave a partial folder behind (a crash leaves .tmp-*)
-        message = storage_error_message(e) if isinstance(e, OSError) else None
+        failed_write = storage_oserror(e, tmp)  # torch.save and safetensors report a full disk without an errno
+        message = storage_error_message(failed_write) if failed_write is not None else None
         if message is None:
             raise
         latest = latest_checkpoint(run_dir)
