@@ -80,3 +80,17 @@ def test_generation_beyond_the_model_positions_says_so(capsys, finished_run):
     out = capsys.readouterr()
     assert code == 0 and "does not fit" in out.err and "only its last" not in out.err
     assert len(out.out) > len("def") + 20  # the generated tokens are printed, none cut off
+
+
+@pytest.mark.parametrize("content, kind, fix", [
+    (b"\x1f\x8b\x08\x00" + bytes(200), "gzip-compressed data", "decompress it first"),
+    (b"a\x00b\x00c\x00\n", "binary data (NUL bytes; or UTF-16 text)", "pass UTF-8 text files"),
+    (b"\x89PNG\r\n\x1a\n" + bytes(100), "a PNG image", "remove it from the corpus"),
+], ids=["gzip", "nul-bytes", "png"])
+def test_prepare_refuses_a_source_that_is_not_text(capsys, tmp_path, content, kind, fix):
+    source = tmp_path / "corpus.txt"
+    source.write_bytes(content)
+    line = fails(capsys, "prepare", source, "--out", tmp_path / "data", "--tokenizer", "cl100k_base",
+                 "--val-fraction", "0", "--no-progress")
+    assert line.startswith(f"error: {source} is not text: it looks like {kind}; ") and fix in line
+    assert not (tmp_path / "data").exists()
