@@ -52,10 +52,53 @@ def compared_view(config: dict) -> dict[str, Any]:
     return out
 
 
+_MISSING = object()
+
+
+def _recorded(config: dict, dotted: str) -> Any:
+    node: Any = config
+    for part in dotted.split("."):
+        if not isinstance(node, dict) or part not in node:
+            return _MISSING
+        node = node[part]
+    return _plain(node)
+
+
+def field_defaults() -> dict[str, Any]:
+    """{dotted key: default} of the compared settings (what a row written before a field existed trained with)."""
+    import dataclasses
+
+    from ..train.config import DataConfig, OptimConfig, RunConfig, ScheduleConfig
+    from ..model.config import ModelConfig
+
+    out: dict[str, Any] = {}
+    for prefix, cls in (("model.", ModelConfig), ("optim.", OptimConfig), ("schedule.", ScheduleConfig),
+                        ("data.", DataConfig), ("", RunConfig)):
+        for f in dataclasses.fields(cls):
+            if f.default is not dataclasses.MISSING:
+                out[prefix + f.name] = _plain(f.default)
+            elif f.default_factory is not dataclasses.MISSING and prefix:
+                out[prefix + f.name] = _plain(f.default_factory())
+    return out
+
+
 def config_differences(trained: dict, now: dict) -> list[str]:
-    """``key: VALUE in the row, VALUE now`` for every compared key that differs."""
-    a, b = compared_view(trained), compared_view(now)
-    return [f"{k}: {a.get(k)!r} in the row, {b.get(k)!r} now" for k in sorted(set(a) | set(b)) if a.get(k) != b.get(k)]
+    """``key: VALUE in the row, VALUE now`` for every compared key that differs.
+
+    A key the row's config does not hold at all (written before that setting existed) is compared with the
+    setting's default instead, and skipped when the default is null (resolved at run time)."""
+    current = {k: v for k in compared_view(now) if (v := _recorded(now, k)) is not _MISSING}
+    defaults = field_defaults()
+    out = []
+    for key in sorted(current):
+        was = _recorded(trained, key)
+        if was is _MISSING:
+            was = defaults.get(key)
+            if was is None:
+                continue
+        if was != current[key]:
+            out.append(f"{key}: {was!r} in the row, {current[key]!r} now")
+    return out
 
 
 def _config_now(cfg: Any) -> dict | None:
