@@ -36,10 +36,6 @@ def test_non_finite_training_settings(capsys, data, run_copy, override, message)
 
 
 @pytest.mark.parametrize("argv, message", [
-    (["generate", "{run}", "--temperature", "nan"], "argument --temperature: must be a finite number, got 'nan'"),
-    (["generate", "{run}", "--temperature", "-1"], "argument --temperature: must be a number >= 0, got '-1'"),
-    (["generate", "{run}", "--top-p", "inf"], "argument --top-p: must be a finite number, got 'inf'"),
-    (["generate", "{run}", "--top-p", "0"], "argument --top-p: must lie in (0, 1], got '0'"),
     (["analyze", "fit", "--sizes", "1e6,2e6,4e6", "--losses", "3,2.5,2", "--bootstrap", "-3"],
      "argument --bootstrap: must be a whole number >= 0, got -3"),
     (["report", "{run}", "--ci", "1.5"], "argument --ci: must lie strictly between 0 and 1, got '1.5'"),
@@ -47,7 +43,7 @@ def test_non_finite_training_settings(capsys, data, run_copy, override, message)
     (["prepare", "stdlib", "--out", "{run}", "--max-documents", "-1"],
      "argument --max-documents: must be a positive integer, got -1"),
     (["bench", "--warmup", "-1"], "argument --warmup: must be a whole number >= 0, got -1"),
-], ids=["temperature-nan", "temperature-negative", "top-p-inf", "top-p-zero", "bootstrap-negative", "ci-above-1",
+], ids=["bootstrap-negative", "ci-above-1",
         "max-runs-zero", "max-documents-negative", "warmup-negative"])
 def test_nonsense_command_line_numbers(capsys, tmp_path, argv, message):
     with pytest.raises(SystemExit) as info:  # argparse: usage + one error line, status 2
@@ -55,6 +51,16 @@ def test_nonsense_command_line_numbers(capsys, tmp_path, argv, message):
     assert info.value.code == 2
     assert message in one_error(capsys.readouterr().err)
     assert not (tmp_path / "x").exists()
+
+
+@pytest.mark.parametrize("option, value, shown", [
+    ("--temperature", "nan", "got nan"), ("--temperature", "inf", "got inf"), ("--temperature", "-1", "got -1.0"),
+    ("--top-p", "inf", "got inf"), ("--top-p", "nan", "got nan"), ("--top-p", "0", "got 0.0"),
+], ids=["temperature-nan", "temperature-inf", "temperature-negative", "top-p-inf", "top-p-nan", "top-p-zero"])
+def test_nonsense_sampling_options(capsys, finished_run, option, value, shown):
+    line = fails(capsys, "generate", finished_run, option, value)
+    assert line.startswith("error: --temperature must be a finite number >= 0") and "--top-p in (0, 1]" in line
+    assert shown in line
 
 
 def test_a_binary_file_as_results_is_reported_not_a_traceback(capsys, tmp_path):

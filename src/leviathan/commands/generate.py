@@ -8,20 +8,20 @@ float rounding, no per-token generator cost); ``--no-bake`` keeps the generator.
 
 from __future__ import annotations
 
+import math
 import sys
 
 from ..errors import UserError
 from . import positive_int
-from .values import non_negative_float, unit_fraction
 
 
 def add_arguments(parser) -> None:
     parser.add_argument("checkpoint", help="run folder or checkpoints/step-XXXXXXXX folder")
     parser.add_argument("--prompt", default="", help="text to continue (default: start of a document)")
     parser.add_argument("--max-new-tokens", type=positive_int, default=100)
-    parser.add_argument("--temperature", type=non_negative_float, default=0.8, help="0 = greedy")
+    parser.add_argument("--temperature", type=float, default=0.8, help="0 = greedy")
     parser.add_argument("--top-k", type=positive_int, default=None)
-    parser.add_argument("--top-p", type=unit_fraction, default=None)
+    parser.add_argument("--top-p", type=float, default=None)
     parser.add_argument("--num-samples", type=positive_int, default=1)
     parser.add_argument("--seed", type=int, default=None, help="sampling seed (reproducible output)")
     parser.add_argument("--no-bake", action="store_true", help="keep the generator instead of its baked table")
@@ -38,8 +38,9 @@ def run(args) -> int:
 
     if args.max_new_tokens < 1 or args.num_samples < 1:
         raise UserError("--max-new-tokens and --num-samples must be at least 1")
-    if args.temperature < 0 or (args.top_p is not None and not 0 < args.top_p <= 1):
-        raise UserError("--temperature must be >= 0 and --top-p in (0, 1]")
+    if not 0 <= args.temperature < math.inf or (args.top_p is not None and not 0 < args.top_p <= 1):  # nan fails both
+        raise UserError(f"--temperature must be a finite number >= 0 (got {args.temperature}) and --top-p in (0, 1] "
+                        f"(got {args.top_p})")
     device = resolve_device(args.device)
     model, _ = ckpt.load_model(args.checkpoint, device=device)
     if not args.no_bake:

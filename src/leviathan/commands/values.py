@@ -1,14 +1,15 @@
 """argparse ``type=`` functions for numbers that parse but make no sense: refused at the command line, one line each.
 
-    parser.add_argument("--bootstrap", type=non_negative_int)      # -3 -> "error: argument --bootstrap: ..."
-    parser.add_argument("--temperature", type=non_negative_float)  # nan, inf, -1 refused
+    parser.add_argument("--bootstrap", type=non_negative_int)   # -3 -> "error: argument --bootstrap: ..."
+    parser.add_argument("--ci", type=open_fraction)             # nan, inf, 1.5 refused
     parser.add_argument("--lr", type=positive_float)
 
 Python's ``int`` and ``float`` accept what no option means: a negative count, ``nan``, ``inf`` (``float``
 parses both). Left to the code behind the option, such a value ended in a traceback, a silent clamp or
 a result that looked fine (``analyze fit --bootstrap -3`` printed "95% bootstrap intervals" from no
 draws). argparse turns an ``ArgumentTypeError`` into ``leviathan VERB: error: argument --X: ...`` and
-exit status 2. Counts that must be at least 1 use ``commands.positive_int``.
+exit status 2. Counts that must be at least 1 use ``commands.positive_int``. (``generate`` checks its
+sampling options in ``run`` instead: its callers expect a return status of 2 there, not argparse's exit.)
 """
 
 from __future__ import annotations
@@ -46,25 +47,9 @@ def positive_float(text: str) -> float:
     return value
 
 
-def non_negative_float(text: str) -> float:
-    """A finite number >= 0 (a temperature: 0 is greedy)."""
-    value = _finite(text)
-    if value < 0:
-        raise argparse.ArgumentTypeError(f"must be a number >= 0, got {text!r}")
-    return value
-
-
 def open_fraction(text: str) -> float:
     """A number strictly between 0 and 1 (an interval's coverage)."""
     value = _finite(text)
     if not 0 < value < 1:
         raise argparse.ArgumentTypeError(f"must lie strictly between 0 and 1, got {text!r}")
-    return value
-
-
-def unit_fraction(text: str) -> float:
-    """A number in (0, 1] (top-p)."""
-    value = _finite(text)
-    if not 0 < value <= 1:
-        raise argparse.ArgumentTypeError(f"must lie in (0, 1], got {text!r}")
     return value

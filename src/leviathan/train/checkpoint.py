@@ -47,8 +47,8 @@ from safetensors.torch import load_file, save_file
 
 from ..config import dump_yaml, from_dict, load_yaml
 from ..errors import UserError, storage_error_message
-from ..storage import storage_oserror
 from ..model.llama import CausalLM
+from ..storage import storage_oserror
 from .damage import refuse_damaged_newest
 
 CHECKPOINTS = "checkpoints"
