@@ -4,7 +4,8 @@ Each verb lives in ``leviathan.commands.<verb>`` and exposes ``add_arguments(par
 ``run(args) -> int``; modules are imported only when their verb runs, so ``leviathan params`` does
 not pay for importing the training stack. A ``UserError`` (bad input, bad config) prints one line
 ``error: ...`` and exits with status 2, and so does an ``OSError`` about the user's storage (disk full,
-permission denied, read-only file system, a file where a folder belongs; ``errors.storage_error_message``);
+permission denied, read-only file system, a file where a folder belongs; ``errors.storage_error_message``),
+including the write failures torch.save and safetensors report without an errno (``leviathan.storage``);
 nothing else is swallowed.
 """
 
@@ -15,6 +16,7 @@ import importlib
 import sys
 
 from .errors import UserError, storage_error_message
+from .storage import storage_oserror
 
 # verb -> (module, one-line help)
 VERBS: dict[str, tuple[str, str]] = {
@@ -85,6 +87,12 @@ def main(argv: list[str] | None = None) -> int:
     except KeyboardInterrupt:
         print("interrupted", file=sys.stderr)
         return 130
+    except Exception as e:  # a library's failed write without an errno (torch.save, safetensors): leviathan.storage
+        message = storage_error_message(storage_oserror(e))
+        if message is None:
+            raise
+        print(f"error: {message}", file=sys.stderr)
+        return 2
 
 
 if __name__ == "__main__":

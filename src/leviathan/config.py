@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import dataclasses
 import difflib
+import math
 import os
 import types
 import typing
@@ -115,12 +116,14 @@ def _coerce(value: Any, tp: Any, where: str) -> Any:
         if isinstance(value, bool):
             raise ConfigError(f"{where}: expected a number, got {value!r}")
         if isinstance(value, (int, float)):
-            return float(value)
+            return _finite(float(value), where)
         if isinstance(value, str):
             try:
-                return float(value)
+                number = float(value)
             except ValueError:
-                pass
+                number = None
+            if number is not None:
+                return _finite(number, where)
         raise ConfigError(f"{where}: expected a number, got {value!r}")
     if tp is str:
         if isinstance(value, (str, int, float)) and not isinstance(value, bool):
@@ -234,6 +237,14 @@ def dump_yaml(obj: Any, path: str | os.PathLike | None = None) -> str:
     if path is not None:
         atomic_write_text(path, text)
     return text
+
+
+def _finite(value: float, where: str) -> float:
+    """``value`` unless it is nan or inf, which parse as numbers but no setting means (issue 22)."""
+    if not math.isfinite(value):
+        raise ConfigError(f"{where}: expected a finite number, got {value!r}; nan and inf are not settings (null "
+                          f"disables what can be disabled)")
+    return value
 
 
 def require(condition: bool, message: str) -> None:

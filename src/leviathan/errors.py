@@ -22,6 +22,8 @@ _STORAGE_ERRORS = {
     errno.EPERM: ("operation not permitted", "make it writable (chmod / chown) or choose another location "
                                              "(--run-dir / --out)"),
     errno.EROFS: ("read-only file system", "choose a location on a writable disk (--run-dir / --out)"),
+    errno.EIO: ("input/output error (the disk or its file system failed a write)",
+                "check the disk (free space, `dmesg`), or write to another disk (--run-dir / --out)"),
     errno.ENOTDIR: ("a file is in the way where a folder is expected",
                     "remove or rename that file, or choose another location (--run-dir / --out)"),
 }

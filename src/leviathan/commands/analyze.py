@@ -16,6 +16,9 @@ from __future__ import annotations
 
 import math
 
+from . import positive_int
+from .values import non_negative_int, open_fraction
+
 
 def add_arguments(parser) -> None:
     sub = parser.add_subparsers(dest="analysis", metavar="ANALYSIS", required=True)
@@ -30,16 +33,16 @@ def add_arguments(parser) -> None:
     common(p)
     p.add_argument("--variant", default=None, help="dense ladder variant (default: the scaling experiment's)")
     p.add_argument("--count", default="total", choices=["total", "body", "non_input"], help="parameters counted as N")
-    p.add_argument("--bootstrap", type=int, default=1000)
-    p.add_argument("--ci", type=float, default=0.95)
+    p.add_argument("--bootstrap", type=non_negative_int, default=1000)
+    p.add_argument("--ci", type=open_fraction, default=0.95)
     p.add_argument("--seed", type=int, default=0)
 
     p = sub.add_parser("fit", help="power-law fit of given sizes and losses")
     p.add_argument("--sizes", required=True, help="comma-separated parameter counts")
     p.add_argument("--losses", required=True, help="comma-separated losses, same order")
     p.add_argument("--invert", default=None, help="LOSS:PARAMS pairs (comma-separated) to place on the fit")
-    p.add_argument("--bootstrap", type=int, default=1000)
-    p.add_argument("--ci", type=float, default=0.95)
+    p.add_argument("--bootstrap", type=non_negative_int, default=1000)
+    p.add_argument("--ci", type=open_fraction, default=0.95)
     p.add_argument("--seed", type=int, default=0)
     p.add_argument("--json", action="store_true")
 
@@ -54,11 +57,11 @@ def add_arguments(parser) -> None:
                    help="evaluate these checkpoints now instead (the first is the baseline)")
     p.add_argument("--data", default=None, help="with --runs: prepared data dir (train_freq.npy, val split)")
     p.add_argument("--split", default="val", help="with --runs: split of the data dir to evaluate")
-    p.add_argument("--buckets", type=int, default=5)
+    p.add_argument("--buckets", type=positive_int, default=5)
     p.add_argument("--method", default="mass", choices=["mass", "log"])
-    p.add_argument("--seq-len", type=int, default=None)
-    p.add_argument("--batch-size", type=int, default=8)
-    p.add_argument("--max-tokens", type=int, default=None)
+    p.add_argument("--seq-len", type=positive_int, default=None)
+    p.add_argument("--batch-size", type=positive_int, default=8)
+    p.add_argument("--max-tokens", type=positive_int, default=None)
 
     p = sub.add_parser("efficiency", help="tokens a model needs to reach a reference's final validation loss")
     common(p)

@@ -22,6 +22,8 @@ from pathlib import Path
 from ..bench import CONFIGS, EXPERIMENT_CONFIGS, SECTIONS, BenchOptions, default_cache_dir, format_report, run_benchmark
 from ..errors import UserError
 from ..io import atomic_write_text
+from . import positive_int
+from .values import non_negative_int
 
 
 def add_arguments(parser) -> None:
@@ -31,10 +33,10 @@ def add_arguments(parser) -> None:
                              "configurations (bpe8k-d128, bpe32k-d64, bpe32k-d128, o200k-d64)")
     parser.add_argument("--only", default=None, help=f"comma-separated sections to run (of {', '.join(SECTIONS)})")
     parser.add_argument("--quick", action="store_true", help="few repeats and ids: a smoke test, not a measurement")
-    parser.add_argument("--repeats", type=int, default=None, help="timed repeats per model (default depends on section)")
-    parser.add_argument("--warmup", type=int, default=1, help="untimed rounds before timing (default 1)")
-    parser.add_argument("--threads", type=int, default=None, help="torch intra-op threads (default: torch's)")
-    parser.add_argument("--decode-tokens", type=int, default=None, help="new tokens per decode run (default 64)")
+    parser.add_argument("--repeats", type=positive_int, default=None, help="timed repeats per model (default depends on section)")
+    parser.add_argument("--warmup", type=non_negative_int, default=1, help="untimed rounds before timing (default 1)")
+    parser.add_argument("--threads", type=positive_int, default=None, help="torch intra-op threads (default: torch's)")
+    parser.add_argument("--decode-tokens", type=positive_int, default=None, help="new tokens per decode run (default 64)")
     parser.add_argument("--json", dest="json_out", default=None, help="also write the full result as JSON here")
     parser.add_argument("--cache-dir", default=None,
                         help=f"where the benchmark's trained BPE is cached (default {default_cache_dir()})")

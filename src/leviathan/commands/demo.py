@@ -38,6 +38,9 @@ import sys
 import time
 from pathlib import Path
 
+from . import positive_int
+from .values import non_negative_int, positive_float
+
 VARIANTS = ("dense_tied", "leviathan")
 BPE_VOCAB = 32768
 # the d64 arm of results/ablations: a generator with M r = 256 >= D (the old grid's M r = 64 confined
@@ -66,16 +69,16 @@ def add_arguments(parser) -> None:
     parser.add_argument("--data-dir", default=None,
                         help="prepared data folder; created from the Gutenberg books (or the stdlib) if missing "
                              "(default ~/.cache/leviathan/data/<corpus>-bpe32768)")
-    parser.add_argument("--vocab", type=int, default=BPE_VOCAB, help=f"BPE vocabulary (default {BPE_VOCAB})")
-    parser.add_argument("--steps", type=int, default=130, help="optimizer steps per model (default 130)")
+    parser.add_argument("--vocab", type=positive_int, default=BPE_VOCAB, help=f"BPE vocabulary (default {BPE_VOCAB})")
+    parser.add_argument("--steps", type=positive_int, default=130, help="optimizer steps per model (default 130)")
     parser.add_argument("--preset", default="cpu-tiny", help="backbone preset for both models (default cpu-tiny)")
-    parser.add_argument("--seq-len", type=int, default=128, help="training sequence length (default 128)")
-    parser.add_argument("--batch-tokens", type=int, default=4096, help="tokens per optimizer step (default 4096)")
-    parser.add_argument("--lr", type=float, default=3e-3, help="peak learning rate (default 3e-3)")
-    parser.add_argument("--eval-tokens", type=int, default=32768,
+    parser.add_argument("--seq-len", type=positive_int, default=128, help="training sequence length (default 128)")
+    parser.add_argument("--batch-tokens", type=positive_int, default=4096, help="tokens per optimizer step (default 4096)")
+    parser.add_argument("--lr", type=positive_float, default=3e-3, help="peak learning rate (default 3e-3)")
+    parser.add_argument("--eval-tokens", type=non_negative_int, default=32768,
                         help="validation tokens per evaluation (default 32768; 0 = the whole split)")
     parser.add_argument("--variants", default=",".join(VARIANTS), help="comma-separated embedding variants")
-    parser.add_argument("--threads", type=int, default=None,
+    parser.add_argument("--threads", type=positive_int, default=None,
                         help="torch threads per model (default 1: the models train at the same time, one process each)")
     parser.add_argument("--sequential", action="store_true", help="train the models one after the other")
     parser.add_argument("--quiet", action="store_true", help="no progress bars")

@@ -20,6 +20,7 @@ def add_arguments(parser) -> None:
 def run(args) -> int:
     from ..errors import UserError
     from ..hf import export
+    from ..locking import folder_lock
     from ..train import checkpoint as ckpt
 
     model, _ = ckpt.load_model(args.checkpoint)
@@ -28,7 +29,8 @@ def run(args) -> int:
     except (UserError, ImportError):
         tokenizer = None
     writer = export.to_plain_llama if args.plain_llama else export.to_hf
-    out = writer(model, args.out_dir, tokenizer, overwrite=args.overwrite)
+    with folder_lock(args.out_dir, "export", "choose another output folder", beside=True):  # one writer per folder
+        out = writer(model, args.out_dir, tokenizer, overwrite=args.overwrite)
     kind = "plain LlamaForCausalLM (baked input table)" if args.plain_llama else f"leviathan ({model.config.embedding})"
     print(f"wrote {kind} to {out}" + ("" if tokenizer is not None else " (no tokenizer found in the checkpoint)"))
     return 0

@@ -8,6 +8,9 @@ float rounding, no per-token generator cost); ``--no-bake`` keeps the generator.
 
 from __future__ import annotations
 
+import math
+import sys
+
 from ..errors import UserError
 from . import positive_int
 
@@ -29,22 +32,28 @@ def add_arguments(parser) -> None:
 
 def run(args) -> int:
     from ..generation import generate
+    from ..positions import fit_positions
     from ..train import checkpoint as ckpt
     from ..train.distributed import resolve_device
 
     if args.max_new_tokens < 1 or args.num_samples < 1:
         raise UserError("--max-new-tokens and --num-samples must be at least 1")
-    if args.temperature < 0 or (args.top_p is not None and not 0 < args.top_p <= 1):
-        raise UserError("--temperature must be >= 0 and --top-p in (0, 1]")
+    if not 0 <= args.temperature < math.inf or (args.top_p is not None and not 0 < args.top_p <= 1):  # nan fails both
+        raise UserError(f"--temperature must be a finite number >= 0 (got {args.temperature}) and --top-p in (0, 1] "
+                        f"(got {args.top_p})")
     device = resolve_device(args.device)
     model, _ = ckpt.load_model(args.checkpoint, device=device)
     if not args.no_bake:
         model.bake_()
     tokenizer = ckpt.load_tokenizer(args.checkpoint)
     prompt = tokenizer.encode(args.prompt) if args.prompt else [tokenizer.eot_id]
+    keep, max_new, notes = fit_positions(len(prompt), args.max_new_tokens, model.config.max_position_embeddings)
+    for note in notes:  # the model's positions limit both: say so (leviathan.positions)
+        print(note, file=sys.stderr)
+    prompt = prompt[len(prompt) - keep:]  # what generate would keep; the new ids start after it
     for i in range(args.num_samples):
         seed = None if args.seed is None else args.seed + i
-        out = generate(model, prompt, args.max_new_tokens, temperature=args.temperature, top_k=args.top_k,
+        out = generate(model, prompt, max_new, temperature=args.temperature, top_k=args.top_k,
                        top_p=args.top_p, eos_id=tokenizer.eot_id if args.stop_at_eot else None, seed=seed,
                        use_cache=not args.no_cache)
         new = out[0, len(prompt):].tolist()

@@ -22,17 +22,18 @@ from __future__ import annotations
 import json
 
 from . import positive_int
+from .values import non_negative_int, positive_float
 
 
 def add_arguments(parser) -> None:
     parser.add_argument("source", help="run dir, checkpoint step dir, or exported HF directory")
     parser.add_argument("--tasks", default="paper", help="paper, or comma-separated task names")
     parser.add_argument("--data-root", default=None, help="folder with the task files (default: $LEVIATHAN_DATA)")
-    parser.add_argument("--limit", type=float, default=None, help="examples per task (a fraction if < 1)")
+    parser.add_argument("--limit", type=positive_float, default=None, help="examples per task (a fraction if < 1)")
     parser.add_argument("--batch-size", default="8", help="lm-eval batch size (or 'auto')")
     parser.add_argument("--device", default="cpu", help="cpu, cuda, cuda:N")
     parser.add_argument("--dtype", default="float32", help="dtype the exported model is loaded in")
-    parser.add_argument("--num-fewshot", type=int, default=None, help="few-shot examples (default: 0)")
+    parser.add_argument("--num-fewshot", type=non_negative_int, default=None, help="few-shot examples (default: 0)")
     parser.add_argument("--out", default=None, help="write lm_eval.json (summary + lm-eval results) here")
     parser.add_argument("--keep-export", action="store_true", help="keep the exported HF directory in OUT/hf")
     parser.add_argument("--no-verify", action="store_true", help="skip the export parity check (not advised)")

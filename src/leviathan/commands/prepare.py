@@ -15,6 +15,8 @@ from __future__ import annotations
 
 import json
 
+from . import positive_int
+
 
 def add_arguments(parser) -> None:
     parser.add_argument("source", nargs="+", help="file, folder, glob, hf:NAME[:CONFIG][@SPLIT] or stdlib (several are concatenated)")
@@ -27,7 +29,7 @@ def add_arguments(parser) -> None:
     parser.add_argument("--workers", type=int, default=2, help="tokenizer threads (default 2)")
     parser.add_argument("--seed", type=int, default=0, help="seed of the train/validation assignment")
     parser.add_argument("--text-field", default="text", help="field/column holding the text in JSON lines, parquet, hf: sources")
-    parser.add_argument("--max-documents", type=int, default=None, help="read at most this many documents per source")
+    parser.add_argument("--max-documents", type=positive_int, default=None, help="read at most this many documents per source")
     parser.add_argument("--strict", action="store_true", help="fail on invalid UTF-8 or JSON instead of replacing/skipping (counted)")
     parser.add_argument("--overwrite", action="store_true", help="replace an existing, different data dir at --out")
     parser.add_argument("--no-progress", action="store_true", help="no progress bar")

@@ -15,6 +15,8 @@ from __future__ import annotations
 
 import json
 
+from . import positive_int
+
 
 def add_arguments(parser) -> None:
     parser.add_argument("--grid", required=True, help="grid name (cpu, paper, ...) or path to a grid YAML")
@@ -28,7 +30,7 @@ def add_arguments(parser) -> None:
     parser.add_argument("--regime", action="append", default=None,
                         choices=["iso_body", "isoparametric", "scaling", "variants"],
                         help="run only runs of this regime (repeatable)")
-    parser.add_argument("--max-runs", type=int, default=None, help="stop after this many runs (resume later)")
+    parser.add_argument("--max-runs", type=positive_int, default=None, help="stop after this many runs (resume later)")
     parser.add_argument("--jobs", type=int, default=1,
                         help="runs trained at once, one process with one torch thread each (2 on a 2-core CPU)")
     parser.add_argument("--order", choices=["grid", "seed"], default="grid",

@@ -68,6 +68,7 @@ from typing import Callable
 import numpy as np
 
 from ..errors import UserError
+from ..locking import folder_lock
 from .sources import Source, SourceStats, open_source
 from .tokenizer import BUILTIN_ENCODINGS, Tokenizer, load_tokenizer, split_for_threads, train_bpe
 
@@ -416,23 +417,24 @@ def prepare(
                 "val_fraction": val_fraction, "seed": int(seed), "text_field": text_field,
                 "max_documents": max_documents, "strict": bool(strict)}
     stat = hashlib.sha256((src.stat_fingerprint() + (vsrc.stat_fingerprint() if vsrc else "")).encode()).hexdigest()
-    existing = _check_out_dir(out, settings, stat, overwrite)
-    if existing is not None:
-        log(f"{out} is up to date ({existing['splits']['train']['tokens']:,} train tokens); nothing to do")
-        return existing
+    with folder_lock(out, "prepare", "choose another --out", beside=True):  # one writer per --out
+        existing = _check_out_dir(out, settings, stat, overwrite)
+        if existing is not None:
+            log(f"{out} is up to date ({existing['splits']['train']['tokens']:,} train tokens); nothing to do")
+            return existing
 
-    out.parent.mkdir(parents=True, exist_ok=True)
-    _remove_stale_temps(out)
-    tmp = out.parent / f".{out.name}.tmp-{os.getpid()}-{uuid.uuid4().hex[:8]}"
-    tmp.mkdir()
-    try:
-        meta = _prepare_into(tmp, src, vsrc, tok, bpe_vocab, settings, stat, int(num_workers), int(seed),
-                             val_fraction, progress, batch_chars, piece_chars, log)
-        _install(tmp, out)
-    except BaseException:
-        shutil.rmtree(tmp, ignore_errors=True)
-        raise
-    return meta
+        out.parent.mkdir(parents=True, exist_ok=True)
+        _remove_stale_temps(out)
+        tmp = out.parent / f".{out.name}.tmp-{os.getpid()}-{uuid.uuid4().hex[:8]}"
+        tmp.mkdir()
+        try:
+            meta = _prepare_into(tmp, src, vsrc, tok, bpe_vocab, settings, stat, int(num_workers), int(seed),
+                                 val_fraction, progress, batch_chars, piece_chars, log)
+            _install(tmp, out)
+        except BaseException:
+            shutil.rmtree(tmp, ignore_errors=True)
+            raise
+        return meta
 
 
 def _prepare_into(tmp, src, vsrc, tok, bpe_vocab, settings, stat, num_workers, seed, val_fraction,

@@ -201,8 +201,13 @@ class TextFiles(_FileSource):
     """Each file is one document."""
 
     def _documents(self):
+        from .binary import binary_kind, not_text_fix
+
         for path in self.paths:
             data = self._read(path)
+            kind = binary_kind(data)
+            if kind is not None:  # tokenized as text it would be replacement characters and noise
+                raise UserError(f"{path} is not text: it looks like {kind}; {not_text_fix(kind)}")
             self.stats.bytes += len(data)
             yield decode_utf8(data, str(path), self.strict, self.stats)
 

@@ -350,6 +350,9 @@ def _from_directory(directory: Path) -> Tokenizer:
         if want is not None and int(want) != getattr(tok, key):
             raise UserError(f"tokenizer in {directory} has {key}={getattr(tok, key)} but its metadata says "
                             f"{want}; the directory was edited by hand; re-create it")
+    from .integrity import check_meta_tokenizer
+
+    check_meta_tokenizer(directory, tok)  # a data folder's meta.json too, not only the tokenizer's own record
     return tok
 
 

@@ -1,6 +1,6 @@
 """Typed rows of a sweep's ``results.jsonl``, their one reader and writer, and the regime -> baseline map.
 
-    rows = read_results("runs/cpu")                  # [ResultRow], torn or blank lines skipped
+    rows = read_results("runs/cpu")                  # [ResultRow]; torn lines skipped and reported by number
     rows[0].eval["val"].bpb, rows[0].params.total    # typed access
     append_result("runs/cpu/results.jsonl", row)     # one atomic line per row
 
@@ -38,7 +38,6 @@ from typing import Any
 import numpy as np
 
 from ..errors import UserError
-from ..train.metrics import read_jsonl
 
 RESULTS = "results.jsonl"
 
@@ -327,14 +326,35 @@ def as_rows(rows: Iterable[ResultRow | Mapping]) -> list[ResultRow]:
 # results.jsonl
 
 
-def read_results(path: str | os.PathLike) -> list[ResultRow]:
-    """Rows of a results.jsonl (a sweep dir or the file). Torn or blank lines, and lines without a name, are skipped."""
+def read_results(path: str | os.PathLike, report=None) -> list[ResultRow]:
+    """Rows of a results.jsonl (a sweep dir or the file). Blank lines are skipped; a torn, non-UTF-8 or nameless
+    line is skipped and reported with its line number (``report(message)``, default: stderr), so no reader
+    (report, analyze, the sweep) drops a run silently. The sweep reruns a run whose row was skipped."""
+    from ..jsonl import bad_line_notes, read_json_lines
+
     path = Path(path)
     if path.is_dir():
         path = path / RESULTS
     if not path.is_file():
         return []
-    return [ResultRow.from_dict(d) for d in read_jsonl(path) if isinstance(d, dict) and d.get("name") is not None]
+    values, bad = read_json_lines(path)
+    rows = []
+    for number, d in values:
+        if isinstance(d, dict) and d.get("name") is not None:
+            rows.append(ResultRow.from_dict(d))
+        else:
+            bad.append((number, "is not a results row (a JSON object with a name)"))
+    bad.sort()
+    for note in bad_line_notes(path, bad, "row", "its run has no result here (the sweep trains or evaluates it "
+                               "again; once it has a new row, delete this line)"):
+        (report or _to_stderr)(note)
+    return rows
+
+
+def _to_stderr(message: str) -> None:
+    import sys
+
+    print(message, file=sys.stderr)
 
 
 def load_results(path: str | os.PathLike) -> list[ResultRow]:

@@ -4,7 +4,8 @@
 
 Layout of ``OUT``:
 
-    OUT/grid.json            the expanded grid (runs, regimes, parameter counts), rewritten on every start
+    OUT/grid.json            the expanded grid (runs, regimes, parameter counts), rewritten on every start once
+                             every row kept agrees with it (``experiments.drift``: a changed grid is refused)
     OUT/results.jsonl        one row per finished run (the input of ``leviathan analyze`` / ``report``)
     OUT/runs/<run name>/     the run directory given to ``leviathan.train.loop.train`` (checkpoints,
                              metrics.jsonl); ``sweep_train.json`` holds its training summary
@@ -59,6 +60,7 @@ from typing import TYPE_CHECKING, Callable
 import numpy as np
 
 from ..errors import UserError
+from .drift import check_rows_against_grid
 from .grid import Grid, RunSpec
 from .provenance import data_provenance, portable_path, run_provenance
 from .results import (RESULTS, BucketResult, EvalResult, Params, ResultRow, TrainingCurve, append_result,  # noqa: F401
@@ -76,22 +78,11 @@ TRAIN_SUMMARY = "sweep_train.json"
 
 @contextlib.contextmanager
 def sweep_lock(out_dir: Path):
-    """Exclusive lock on OUT/.lock: two sweeps must not train the same run at once."""
-    import fcntl
+    """Exclusive lock on OUT/.lock (``leviathan.locking``): two sweeps must not train the same run at once."""
+    from ..locking import folder_lock
 
-    out_dir.mkdir(parents=True, exist_ok=True)
-    fd = os.open(out_dir / ".lock", os.O_RDWR | os.O_CREAT, 0o644)
-    try:
-        try:
-            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-        except OSError:
-            raise UserError(f"another sweep is running on {str(out_dir)!r} (it holds {out_dir / '.lock'}); "
-                            f"wait for it or use a different --out") from None
-        os.ftruncate(fd, 0)
-        os.write(fd, f"{os.getpid()}\n".encode())
+    with folder_lock(out_dir, "sweep", "use a different --out (another sweep is running there)"):
         yield
-    finally:
-        os.close(fd)
 
 
 # --------------------------------------------------------------------------------------------
@@ -457,9 +448,11 @@ def run_sweep(grid: Grid, out_dir: str | os.PathLike, *, train_fn: Callable | No
     with sweep_lock(out_dir):
         from ..config import atomic_write_json
 
-        atomic_write_json(out_dir / "grid.json", grid_snapshot(grid))
         results = out_dir / RESULTS
-        done = {r.name for r in read_results(results)}
+        kept = read_results(results)
+        check_rows_against_grid(grid, kept, config_fn, log, data_provenance(grid.data_dir)["fingerprint"])
+        atomic_write_json(out_dir / "grid.json", grid_snapshot(grid))  # only once every kept row agrees with it
+        done = {r.name for r in kept}
         todo = [r for r in runs if r.name not in done]
         log(f"sweep {grid.name!r}: {len(runs)} runs selected, {len(runs) - len(todo)} already in {results}, "
             f"{len(todo)} to go")

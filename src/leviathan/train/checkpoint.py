@@ -48,6 +48,8 @@ from safetensors.torch import load_file, save_file
 from ..config import dump_yaml, from_dict, load_yaml
 from ..errors import UserError, storage_error_message
 from ..model.llama import CausalLM
+from ..storage import storage_oserror
+from .damage import refuse_damaged_newest
 
 CHECKPOINTS = "checkpoints"
 REQUIRED = ("model.safetensors", "optimizer.pt", "state.json", "config.yaml")
@@ -105,6 +107,7 @@ def find_checkpoint(path: str | os.PathLike) -> Path:
                             f" pass a complete step folder or the run folder to use its latest complete step")
         return path
     run_dir = path.parent if path.name == CHECKPOINTS else path
+    refuse_damaged_newest(run_dir, f"use {str(path)!r}")  # never an older step in place of a damaged newest one
     latest = latest_checkpoint(run_dir)
     if latest is None:
         raise UserError(f"{str(path)!r} holds no complete checkpoint (expected {CHECKPOINTS}/step-XXXXXXXX folders)")
@@ -113,6 +116,8 @@ def find_checkpoint(path: str | os.PathLike) -> Path:
 
 def resolve_resume(resume: str | None, run_dir: Path) -> Path | None:
     """``None`` -> fresh start; ``auto`` -> the latest complete step of ``run_dir`` or None; else that checkpoint."""
+    if resume in (None, "auto"):
+        refuse_damaged_newest(run_dir, "train")  # neither start over nor resume an older step: either overwrites it
     if resume is None:
         return None
     if resume == "auto":
@@ -172,7 +177,10 @@ def model_tensors(state_dict: dict[str, torch.Tensor], tied: bool) -> dict[str, 
 
 
 def clean_partial(run_dir: Path) -> None:
-    """Remove ``.tmp-*`` folders left by a crash during a save."""
+    """Remove ``.tmp-*`` folders left by a crash during a save.
+
+    Call it only with the run folder's lock held (``train`` takes it: ``leviathan.locking``): then no other
+    process can be writing a ``.tmp-*`` folder, and every one is the leftover of a crashed writer."""
     root = run_dir / CHECKPOINTS
     if root.is_dir():
         for child in root.iterdir():
@@ -183,12 +191,13 @@ def clean_partial(run_dir: Path) -> None:
 def save_checkpoint(run_dir: Path, step: int, model_state: dict[str, torch.Tensor], tied: bool, optim_state: dict,
                     state: dict, rng_tensors: dict, config_text: str, tokenizer=None,
                     keep_last: int | None = None) -> Path:
-    """Write ``checkpoints/step-XXXXXXXX`` atomically and prune to ``keep_last``. Rank 0 only."""
+    """Write ``checkpoints/step-XXXXXXXX`` atomically and prune to ``keep_last``. Rank 0 only, with the run
+    folder's lock held (``leviathan.locking``), so no other process writes there. A step folder of the same
+    step already on disk (left by an earlier session that trained further from another checkpoint) is
+    replaced, never kept in place of the state this process holds: the run's checkpoints are one history."""
     root = run_dir / CHECKPOINTS
     root.mkdir(parents=True, exist_ok=True)
     final = root / step_name(step)
-    if final.exists() and is_complete(final):
-        return final
     tmp = root / f".tmp-{step_name(step)}-{os.getpid()}"
     try:
         if tmp.exists():
@@ -204,13 +213,16 @@ def save_checkpoint(run_dir: Path, step: int, model_state: dict[str, torch.Tenso
         for f in tmp.iterdir():
             _fsync_file(f)
         _fsync_dir(tmp)
-        if final.exists():  # an incomplete folder of the same step (damaged by hand): replace it
-            shutil.rmtree(final)
+        if final.exists():  # the same step from another session, or damaged by hand: replace it
+            old = root / f".tmp-old-{step_name(step)}-{os.getpid()}"  # a crash now leaves a .tmp-* (cleaned)
+            os.rename(final, old)
+            shutil.rmtree(old)
         os.rename(tmp, final)
         _fsync_dir(root)
     except BaseException as e:
         shutil.rmtree(tmp, ignore_errors=True)  # never leave a partial folder behind (a crash leaves .tmp-*)
-        message = storage_error_message(e) if isinstance(e, OSError) else None
+        failed_write = storage_oserror(e, tmp)  # torch.save and safetensors report a full disk without an errno
+        message = storage_error_message(failed_write) if failed_write is not None else None
         if message is None:
             raise
         latest = latest_checkpoint(run_dir)

@@ -48,6 +48,7 @@ import torch
 
 from ..config import atomic_write_json, atomic_write_text, dump_yaml
 from ..errors import UserError
+from ..locking import folder_lock
 from ..model.accounting import count_model
 from ..model.llama import CausalLM
 from . import checkpoint as ckpt
@@ -74,7 +75,10 @@ def train(cfg: RunConfig, run_dir: str | os.PathLike, resume: str | None = None,
     owns_group = not (torch.distributed.is_available() and torch.distributed.is_initialized())
     info = D.init_distributed(device)
     try:
-        return _train(cfg, Path(run_dir), resume, device, info, quiet)
+        if info.is_main:
+            _check_run_dir(Path(run_dir))  # before the lock creates the folder
+        with folder_lock(run_dir, "train", "choose another --run-dir", enabled=info.is_main):  # one writer per run
+            return _train(cfg, Path(run_dir), resume, device, info, quiet)
     finally:
         if owns_group:
             D.shutdown(info)

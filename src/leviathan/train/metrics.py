@@ -39,7 +39,7 @@ class MetricsLogger:
             return
         kept = []
         if resume_step is not None and self.path.exists():
-            for line in self.path.read_text().splitlines():
+            for line in self.path.read_text(encoding="utf-8", errors="replace").splitlines():  # damage: skipped below
                 try:
                     row = json.loads(line)
                 except ValueError:
@@ -81,14 +81,11 @@ class MetricsLogger:
 
 
 def read_jsonl(path: str | os.PathLike) -> list:
-    """Values of a JSON-lines file; blank lines and a line cut short by a kill are skipped."""
-    rows = []
-    for line in Path(path).read_text().splitlines():
-        try:
-            rows.append(json.loads(line))
-        except ValueError:
-            continue  # blank, or being written / cut short when the process was killed
-    return rows
+    """Values of a JSON-lines file; blank lines, a line cut short by a kill and a line that is not UTF-8 are skipped
+    (quietly: a torn last line of metrics.jsonl is expected after a kill; ``leviathan.jsonl`` reports them)."""
+    from ..jsonl import read_json_lines
+
+    return [value for _, value in read_json_lines(path)[0]]
 
 
 def read_metrics(path: str | os.PathLike) -> list[dict]:

@@ -1,0 +1,55 @@
+"""argparse ``type=`` functions for numbers that parse but make no sense: refused at the command line, one line each.
+
+    parser.add_argument("--bootstrap", type=non_negative_int)   # -3 -> "error: argument --bootstrap: ..."
+    parser.add_argument("--ci", type=open_fraction)             # nan, inf, 1.5 refused
+    parser.add_argument("--lr", type=positive_float)
+
+Python's ``int`` and ``float`` accept what no option means: a negative count, ``nan``, ``inf`` (``float``
+parses both). Left to the code behind the option, such a value ended in a traceback, a silent clamp or
+a result that looked fine (``analyze fit --bootstrap -3`` printed "95% bootstrap intervals" from no
+draws). argparse turns an ``ArgumentTypeError`` into ``leviathan VERB: error: argument --X: ...`` and
+exit status 2. Counts that must be at least 1 use ``commands.positive_int``. (``generate`` checks its
+sampling options in ``run`` instead: its callers expect a return status of 2 there, not argparse's exit.)
+"""
+
+from __future__ import annotations
+
+import argparse
+import math
+
+
+def non_negative_int(text: str) -> int:
+    """An integer >= 0 (0 is meaningful: no bootstrap draws, no warmup rounds, no few-shot examples)."""
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a whole number >= 0, got {text!r}") from None
+    if value < 0:
+        raise argparse.ArgumentTypeError(f"must be a whole number >= 0, got {value}")
+    return value
+
+
+def _finite(text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a number, got {text!r}") from None
+    if not math.isfinite(value):
+        raise argparse.ArgumentTypeError(f"must be a finite number, got {text!r}")
+    return value
+
+
+def positive_float(text: str) -> float:
+    """A finite number > 0 (a learning rate, a fraction of examples)."""
+    value = _finite(text)
+    if value <= 0:
+        raise argparse.ArgumentTypeError(f"must be a number > 0, got {text!r}")
+    return value
+
+
+def open_fraction(text: str) -> float:
+    """A number strictly between 0 and 1 (an interval's coverage)."""
+    value = _finite(text)
+    if not 0 < value < 1:
+        raise argparse.ArgumentTypeError(f"must lie strictly between 0 and 1, got {text!r}")
+    return value

@@ -1,0 +1,50 @@
+"""Files that are not text, recognised before they are tokenized as if they were.
+
+    kind = binary_kind(data)    # "gzip-compressed data", "binary data (NUL bytes)", ... or None for text
+
+``prepare`` reads a plain file as UTF-8 text, replacing (and counting) invalid sequences unless
+``--strict``. A compressed archive, an image or an array file then became thousands of replacement
+characters and odd tokens in the training data, said only as a count in the summary line. A file
+whose first bytes are the signature of a known binary format, or whose first 8 KiB hold a NUL byte
+(which no text file has; git's rule), is refused with what it looks like and the fix.
+
+Footgun: only the start of a file is looked at (a text file with binary data appended is not caught;
+its invalid bytes are still counted). UTF-16 text has NUL bytes and is refused too: convert it to UTF-8.
+"""
+
+from __future__ import annotations
+
+SIGNATURES: tuple[tuple[bytes, str], ...] = (
+    (b"\x1f\x8b", "gzip-compressed data"),
+    (b"\x28\xb5\x2f\xfd", "zstd-compressed data"),
+    (b"BZh", "bzip2-compressed data"),
+    (b"\xfd7zXZ\x00", "xz-compressed data"),
+    (b"PK\x03\x04", "a zip archive"),
+    (b"PAR1", "a parquet file"),
+    (b"\x89PNG", "a PNG image"),
+    (b"\xff\xd8\xff", "a JPEG image"),
+    (b"%PDF", "a PDF document"),
+    (b"\x93NUMPY", "a numpy array"),
+    (b"\x7fELF", "an executable"),
+    (b"SQLite format 3\x00", "an SQLite database"),
+)
+SNIFF_BYTES = 8192
+
+
+def binary_kind(data: bytes) -> str | None:
+    """What a file starting with ``data`` looks like when it is not text; None when it may be text."""
+    for signature, kind in SIGNATURES:
+        if data.startswith(signature):
+            return kind
+    if b"\x00" in data[:SNIFF_BYTES]:
+        return "binary data (NUL bytes; or UTF-16 text)"
+    return None
+
+
+def not_text_fix(kind: str) -> str:
+    """The fix for a file of ``kind`` given where text is expected."""
+    if "compressed" in kind or "archive" in kind:
+        return "decompress it first (prepare reads .txt, .jsonl, .jsonl.zst and .parquet files)"
+    if kind.startswith("a parquet"):
+        return "name it *.parquet so prepare reads its text column"
+    return "pass UTF-8 text files (convert UTF-16 with iconv), or remove it from the corpus"

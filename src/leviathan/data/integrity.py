@@ -1,0 +1,47 @@
+"""A prepared data folder's meta.json checked against what it describes: its tokenizer (and, in the loader, its ids).
+
+    check_meta_tokenizer(data_dir, tokenizer)   # UserError if meta.json's vocab_size / eot_id are not the tokenizer's
+
+meta.json decides the model's vocabulary (``model.vocab_size: null`` takes it from there) and the end-of-text
+id; the tokenizer files beside it (tokenizer.json, leviathan_tokenizer.json) decide what ids text gets. Both
+are written by ``leviathan prepare`` and must agree; a meta.json edited by hand, or copied from another
+preparation, would otherwise train a model of the wrong size without a word (a vocabulary of 5,000 for a
+tokenizer of 300 ids: a head 16 times too large, most of it never trained). The ids in the token files are
+checked against meta.json's vocab_size by ``data.loader.TokenDataset`` (their maximum: one pass over the memmap).
+
+Cheap: meta.json is read once more; the tokenizer is the one being loaded anyway. A folder without a
+meta.json (a checkpoint's step folder, an export) is not checked.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+
+def check_meta_tokenizer(directory: str | Path, tokenizer) -> None:
+    """UserError unless ``directory/meta.json`` (if it is a data folder's) records ``tokenizer``'s vocab_size and
+    eot_id."""
+    from ..errors import UserError
+
+    path = Path(directory) / "meta.json"
+    if not path.is_file():
+        return
+    try:
+        meta = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return  # load_meta reports a damaged meta.json with its own fix
+    if not isinstance(meta, dict) or "splits" not in meta:
+        return
+    for key in ("vocab_size", "eot_id"):
+        want, have = meta.get(key), getattr(tokenizer, key, None)
+        if want is None or have is None:
+            continue
+        try:
+            same = int(want) == int(have)
+        except (TypeError, ValueError):
+            same = False
+        if not same:
+            raise UserError(f"{path} says {key} {want!r} but the tokenizer of {str(directory)!r} has {key} {have}: "
+                            f"meta.json was edited or comes from another preparation; restore it, or re-run "
+                            f"`leviathan prepare SOURCE --out {directory} --overwrite`")

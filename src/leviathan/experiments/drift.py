@@ -1,0 +1,143 @@
+"""A sweep rerun checks that the rows it keeps were trained with the runs its grid describes now.
+
+    check_rows_against_grid(grid, rows, config_fn, log)   # UserError listing what changed, before anything is written
+
+A results row records the resolved run config it trained with (``config``, ``experiments.provenance``) and
+its data's fingerprint (``data.fingerprint``). When the grid file (or its base config, or a packaged
+config it names) has changed since, a rerun used to count the old rows as done, train nothing, and
+rewrite grid.json to describe runs that were never trained that way (issue 22: base lr 1e-2 -> 3e-3).
+
+Now, for every row whose run is still in the grid, the config the grid builds for that run today is
+compared with the row's, on what decides the numbers: ``model``, ``optim``, ``schedule``, ``batch_tokens``,
+``max_steps`` / ``max_tokens``, ``seed``, ``data.seq_len`` / ``data.shuffle`` / ``data.softmax``, and the data
+fingerprint. Left out on purpose: where things are (``data.path``: absolute paths differ between
+machines), how often the run logs, evaluates or checkpoints, the device and the dtype choice, compile,
+``micro_batch_size`` and ``parallel`` (the same math split differently).
+
+A changed run is refused (UserError, one line per differing key, at most 12) with the fix: sweep into a
+new --out, or remove those rows (and their run folders) from this one. The sweep refuses before it writes
+grid.json, so grid.json only ever describes runs whose rows agree with it. Rows written before rows
+carried a config are accepted with a note (they cannot be checked); rows of runs the grid no longer has
+are noted too.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any, Callable
+
+from ..errors import UserError
+
+COMPARED_SECTIONS = ("model", "optim", "schedule")
+COMPARED_KEYS = ("batch_tokens", "max_steps", "max_tokens", "seed", "data.seq_len", "data.shuffle", "data.softmax")
+MAX_SHOWN = 12
+
+
+def _plain(value: Any) -> Any:
+    """JSON values only (tuples -> lists), so a config read from YAML and one built now compare equal."""
+    return json.loads(json.dumps(value, default=str))
+
+
+def compared_view(config: dict) -> dict[str, Any]:
+    """{dotted key: value} of the settings that decide a run's numbers (see the module docstring)."""
+    out: dict[str, Any] = {}
+    for section in COMPARED_SECTIONS:
+        for key, value in sorted((config.get(section) or {}).items()):
+            out[f"{section}.{key}"] = _plain(value)
+    for dotted in COMPARED_KEYS:
+        node: Any = config
+        for part in dotted.split("."):
+            node = node.get(part) if isinstance(node, dict) else None
+        out[dotted] = _plain(node)
+    return out
+
+
+_MISSING = object()
+
+
+def _recorded(config: dict, dotted: str) -> Any:
+    node: Any = config
+    for part in dotted.split("."):
+        if not isinstance(node, dict) or part not in node:
+            return _MISSING
+        node = node[part]
+    return _plain(node)
+
+
+def field_defaults() -> dict[str, Any]:
+    """{dotted key: default} of the compared settings (what a row written before a field existed trained with)."""
+    import dataclasses
+
+    from ..train.config import DataConfig, OptimConfig, RunConfig, ScheduleConfig
+    from ..model.config import ModelConfig
+
+    out: dict[str, Any] = {}
+    for prefix, cls in (("model.", ModelConfig), ("optim.", OptimConfig), ("schedule.", ScheduleConfig),
+                        ("data.", DataConfig), ("", RunConfig)):
+        for f in dataclasses.fields(cls):
+            if f.default is not dataclasses.MISSING:
+                out[prefix + f.name] = _plain(f.default)
+            elif f.default_factory is not dataclasses.MISSING and prefix:
+                out[prefix + f.name] = _plain(f.default_factory())
+    return out
+
+
+def config_differences(trained: dict, now: dict) -> list[str]:
+    """``key: VALUE in the row, VALUE now`` for every compared key that differs.
+
+    A key the row's config does not hold at all (written before that setting existed) is compared with the
+    setting's default instead, and skipped when the default is null (resolved at run time)."""
+    current = {k: v for k in compared_view(now) if (v := _recorded(now, k)) is not _MISSING}
+    defaults = field_defaults()
+    out = []
+    for key in sorted(current):
+        was = _recorded(trained, key)
+        if was is _MISSING:
+            was = defaults.get(key)
+            if was is None:
+                continue
+        if was != current[key]:
+            out.append(f"{key}: {was!r} in the row, {current[key]!r} now")
+    return out
+
+
+def _config_now(cfg: Any) -> dict | None:
+    """The resolved config dict of what ``config_fn`` built (None for anything that is not a RunConfig)."""
+    from ..config import to_dict
+
+    if not hasattr(cfg, "resolved"):
+        return None
+    return to_dict(cfg.resolved())
+
+
+def check_rows_against_grid(grid, rows: list, config_fn: Callable, log: Callable[[str], None],
+                            fingerprint: str | None = None) -> None:
+    """UserError if a row's recorded config (or data fingerprint) differs from what ``grid`` builds for that run now."""
+    specs = {spec.name: spec for spec in grid.runs}
+    changed, unchecked, foreign = [], [], []
+    for row in rows:
+        spec = specs.get(row.name)
+        if spec is None:
+            foreign.append(row.name)
+            continue
+        recorded = (row.data or {}).get("fingerprint")
+        data_diff = ([f"data fingerprint: {recorded[:12]}... in the row, {fingerprint[:12]}... now"]
+                     if recorded and fingerprint and recorded != fingerprint else [])
+        now = _config_now(config_fn(grid, spec)) if row.config else None
+        if row.config is None or now is None:
+            unchecked.append(row.name)
+            diff = data_diff
+        else:
+            diff = config_differences(row.config, now) + data_diff
+        changed.extend(f"{row.name}: {d}" for d in diff)
+    if unchecked:
+        log(f"note: {len(unchecked)} row(s) record no config (written before rows carried one) and are not checked "
+            f"against the grid: {', '.join(sorted(set(unchecked))[:5])}{' ...' if len(set(unchecked)) > 5 else ''}")
+    if foreign:
+        log(f"note: {len(foreign)} row(s) are of runs grid {grid.name!r} no longer has: "
+            f"{', '.join(sorted(set(foreign))[:5])}{' ...' if len(set(foreign)) > 5 else ''}")
+    if changed:
+        shown = changed[:MAX_SHOWN] + ([f"... {len(changed) - MAX_SHOWN} more"] if len(changed) > MAX_SHOWN else [])
+        raise UserError(f"grid {grid.name!r} has changed since these rows were trained ({len(changed)} difference(s): "
+                        + "; ".join(shown) + "); sweep into a new --out, or remove those runs' rows (and their "
+                        "runs/<name> folders) from results.jsonl to train them again")

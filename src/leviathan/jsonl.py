@@ -1,0 +1,47 @@
+"""JSON-lines files read line by line, each line that is not a whole JSON value reported with its number.
+
+    values, bad = read_json_lines("runs/cpu/results.jsonl")   # values: [(line number, value)]; bad: [(line number, why)]
+    for line in bad_line_notes(path, bad, "row"): print(line)  # "warning: PATH:3: ..."
+
+A line can be cut short (a process killed in the middle of its write, a disk that filled up), hold bytes
+that are not UTF-8 (a file damaged, or one that is not text at all), or not be JSON. Each line is decoded on
+its own, so one bad line costs only itself and never raises: the caller decides whether to skip it
+quietly (the torn last line of a metrics.jsonl after a kill is expected) or to say so (a results.jsonl
+row is a finished run; losing one silently hides a run from every table). Blank lines are not values and
+not reported.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+from typing import Any
+
+
+def read_json_lines(path: str | os.PathLike) -> tuple[list[tuple[int, Any]], list[tuple[int, str]]]:
+    """([(line number, value)] of the lines that parse, [(line number, what is wrong)] of the others); line numbers
+    start at 1; blank lines are skipped."""
+    values, bad = [], []
+    for number, raw in enumerate(Path(path).read_bytes().split(b"\n"), start=1):
+        if not raw.strip():
+            continue
+        try:
+            text = raw.decode("utf-8")
+        except UnicodeDecodeError as e:
+            bad.append((number, f"is not UTF-8 text (byte 0x{raw[e.start]:02x} at column {e.start + 1})"))
+            continue
+        try:
+            values.append((number, json.loads(text)))
+        except ValueError:
+            bad.append((number, "is not a whole JSON value (cut short or damaged)"))
+    return values, bad
+
+
+def bad_line_notes(path: str | os.PathLike, bad: list[tuple[int, str]], what: str, consequence: str,
+                   limit: int = 5) -> list[str]:
+    """One ``warning: PATH:N: ...`` line per bad line (at most ``limit``, then a count of the rest)."""
+    notes = [f"warning: {path}:{number}: line {number} {why}; skipped, {consequence}" for number, why in bad[:limit]]
+    if len(bad) > limit:
+        notes.append(f"warning: {path}: {len(bad) - limit} more damaged {what} lines skipped")
+    return notes

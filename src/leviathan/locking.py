@@ -1,0 +1,149 @@
+"""One writer per folder: an exclusive lock that ``train``, ``prepare``, ``export`` and ``sweep`` hold while they write.
+
+    with folder_lock(run_dir, "train"):                 # run_dir/.lock, the folder is created if needed
+        ...
+    with folder_lock(out_dir, "prepare", beside=True):  # out_dir/../.<name>.lock: out_dir is replaced by rename
+
+The lock is ``fcntl.flock(LOCK_EX | LOCK_NB)`` on a small file holding the holder's pid and command line.
+A second writer does not wait: it gets a ``UserError`` naming the folder and the process that holds it
+(exit status 2 from the CLI). The kernel drops a flock when its process ends, however it ends, so a lock
+left by a killed or crashed process is free; the file is still there (the holder never removed it) and
+the next writer takes it over and says so on stderr, naming the dead process.
+
+Where the file lives: inside the folder (``.lock``) for folders that are written in place (a run folder,
+a sweep folder); beside it (``.<name>.lock`` in the parent) for folders that are built elsewhere and
+renamed into place (``prepare``'s and ``export``'s output), since a lock inside would be renamed away.
+
+Release removes the lock file (while still holding the lock) and, when the lock created the folder and
+nothing else was written there, the empty folder, so a command that fails early leaves nothing behind.
+Removing a lock file is safe only because every taker checks, after its flock succeeds, that the path
+still names the file it locked, and starts over otherwise (a writer that opened the file just before it
+was removed holds a lock on a file nobody else can find).
+
+Footguns:
+- flock is per open file description: the same process taking the same lock twice is refused too.
+- Under torchrun only rank 0 takes the run folder's lock (``enabled``); the other ranks write nothing
+  there.
+- flock on a network file system (NFS) may be advisory only or unsupported; the lock protects writers
+  on one machine.
+- While a lock is held, what a crashed earlier writer left (``.tmp-*`` folders of a checkpoint or of a
+  prepare) is safe to delete: no other process can be writing it.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import sys
+from pathlib import Path
+from typing import Callable, Iterator
+
+from .errors import UserError
+
+LOCK_NAME = ".lock"
+
+
+def lock_path(folder: Path, beside: bool = False) -> Path:
+    """The lock file of ``folder``: ``folder/.lock``, or ``folder/../.<name>.lock`` when ``beside``."""
+    return folder.parent / f".{folder.name}.lock" if beside else folder / LOCK_NAME
+
+
+def holder(path: Path) -> tuple[int | None, str]:
+    """(pid, command) written in a lock file; (None, "") when it is empty, missing or unreadable."""
+    try:
+        lines = path.read_text(encoding="utf-8", errors="replace").splitlines()
+    except OSError:
+        return None, ""
+    try:
+        pid = int(lines[0]) if lines else None
+    except ValueError:
+        pid = None
+    return pid, lines[1] if len(lines) > 1 else ""
+
+
+def _describe(pid: int | None, command: str) -> str:
+    if pid is None:
+        return "another process"
+    return f"process {pid}" + (f" ({command})" if command else "")
+
+
+def _command() -> str:
+    text = " ".join(sys.argv) or sys.executable
+    return text if len(text) <= 300 else text[:297] + "..."
+
+
+def _busy(folder: Path, path: Path, verb: str, fix: str) -> UserError:
+    pid, command = holder(path)
+    return UserError(f"cannot {verb} into {str(folder)!r}: {_describe(pid, command)} is writing there (it holds "
+                     f"{str(path)!r}); wait for it to finish or stop it, or {fix}")
+
+
+def _acquire(path: Path, folder: Path, verb: str, fix: str) -> tuple[int, tuple[int | None, str]]:
+    """(descriptor holding the lock, (pid, command) of a dead holder whose lock file was left behind)."""
+    import fcntl
+
+    while True:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        try:
+            fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o644)
+        except FileNotFoundError:  # the folder was removed by a releasing holder in between: start over
+            continue
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            os.close(fd)
+            raise _busy(folder, path, verb, fix) from None
+        try:
+            same = os.stat(path).st_ino == os.fstat(fd).st_ino
+        except FileNotFoundError:
+            same = False
+        if same:
+            return fd, holder(path)
+        os.close(fd)  # locked a file its holder removed on release: take the new one
+
+
+def _write_holder(fd: int) -> None:
+    os.ftruncate(fd, 0)
+    os.lseek(fd, 0, os.SEEK_SET)
+    os.write(fd, f"{os.getpid()}\n{_command()}\n".encode())
+
+
+def _release(fd: int, path: Path, folder: Path, created: bool) -> None:
+    try:
+        path.unlink(missing_ok=True)  # still locked: a process that opened it now sees it gone and retries
+    finally:
+        os.close(fd)
+    if created:
+        with contextlib.suppress(OSError):  # only if nothing else was written there
+            folder.rmdir()
+
+
+def _say(msg: str) -> None:
+    print(msg, file=sys.stderr)
+
+
+@contextlib.contextmanager
+def folder_lock(folder: str | os.PathLike, verb: str, fix: str = "choose another folder", *, beside: bool = False,
+                enabled: bool = True, log: Callable[[str], None] = _say) -> Iterator[Path]:
+    """Hold the exclusive write lock of ``folder`` (see the module docstring); yields the lock file's path.
+
+    ``verb`` and ``fix`` word the refusal ("cannot <verb> into DIR: process N (...) is writing there ...; wait for
+    it to finish or stop it, or <fix>"). A second holder,
+    in this or another process, gets a UserError naming the folder and the holding process. ``enabled=False``
+    takes no lock (torchrun ranks other than 0). ``folder`` (or its parent, ``beside``) is created if needed.
+    """
+    folder = Path(os.path.abspath(folder)) if beside else Path(folder)  # "." has a name once absolute
+    path = lock_path(folder, beside)
+    if not enabled:
+        yield path
+        return
+    created = not beside and not folder.exists()
+    fd, (dead_pid, dead_command) = _acquire(path, folder, verb, fix)
+    try:
+        _write_holder(fd)
+        if dead_pid is not None and dead_pid != os.getpid():
+            log(f"note: took over the lock of {str(folder)!r} from {_describe(dead_pid, dead_command)}, which "
+                f"ended without releasing it (killed or crashed); nothing it left half-written is used")
+        yield path
+    finally:
+        _release(fd, path, folder, created)

@@ -1,0 +1,27 @@
+"""How much of a prompt and of the requested new tokens fit a model's positions, said out loud.
+
+    keep, new, notes = fit_positions(prompt_len=900, max_new_tokens=500, limit=1024)
+    # keep 900, new 124, notes ["note: --max-new-tokens 500 does not fit: ..."]
+
+A model has ``max_position_embeddings`` positions; ``generation.generate`` never goes past them: it keeps
+the last ``limit - 1`` tokens of a longer prompt and stops at ``limit`` tokens in all. That is the right
+limit, but applied without a word it looked like a model that stopped early or ignored the start of the
+prompt. ``leviathan generate`` uses this to crop the prompt itself (so the text it prints continues the
+tokens the model saw) and prints each note on stderr.
+"""
+
+from __future__ import annotations
+
+
+def fit_positions(prompt_len: int, max_new_tokens: int, limit: int) -> tuple[int, int, list[str]]:
+    """(prompt tokens kept, the last ones; new tokens that fit; one note per limit applied)."""
+    keep = min(prompt_len, limit - 1)
+    new = max(0, min(max_new_tokens, limit - keep))
+    notes = []
+    if keep < prompt_len:
+        notes.append(f"note: the prompt has {prompt_len:,} tokens but the model has {limit:,} positions: only its "
+                     f"last {keep:,} tokens are used")
+    if new < max_new_tokens:
+        notes.append(f"note: --max-new-tokens {max_new_tokens:,} does not fit: {keep:,} prompt tokens + {new:,} new "
+                     f"fill the model's {limit:,} positions; generating {new:,}")
+    return keep, new, notes

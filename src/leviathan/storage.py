@@ -1,0 +1,55 @@
+"""Write failures that libraries report without an errno, turned back into the OSError they are.
+
+    err = storage_oserror(e, path)          # OSError(ENOSPC, ...) for torch's "unexpected pos 704 vs 598"; else None
+    errors.storage_error_message(err)       # "'PATH': no space left on device (the disk is full); free disk space ..."
+
+Python's own writes (``open().write``, ``os.write``, numpy) raise ``OSError`` with an errno, which the CLI
+turns into one line (``errors.storage_error_message``). Two libraries do not:
+
+- ``torch.save`` on a full disk raises ``RuntimeError("[enforce fail at inline_container.cc:...] . unexpected
+  pos 704 vs 598")`` or ``"... PytorchStreamWriter failed writing file ...: file write failed"``: no errno,
+  no path. Which failure it was is read from the disk: no free blocks (``statvfs``) means ENOSPC,
+  otherwise EIO (the write failed for a reason the disk knows: a failing device, a file system gone).
+- safetensors raises its ``SafetensorError`` with the Rust I/O error inside the text
+  (``IoError(Os { code: 28, kind: StorageFull, ... })``); the errno is taken from there.
+
+Anything else is None: a bug, to be reported with its traceback. Footgun: the torch check matches the
+message text of torch's C++ writer; a torch that words it differently is reported as a traceback again,
+which a test of this module (tests/reliability/test_full_disk.py) would show.
+"""
+
+from __future__ import annotations
+
+import errno
+import os
+import re
+from pathlib import Path
+
+_TORCH_WRITE = ("PytorchStreamWriter failed writing", "file write failed", "unexpected pos")
+_OS_CODE = re.compile(r"(?:Os \{ code: |os error )(\d+)")
+
+
+def _disk_full(path: str | os.PathLike | None) -> bool:
+    where = Path(path) if path else Path.cwd()
+    while not where.exists() and where.parent != where:
+        where = where.parent
+    try:
+        st = os.statvfs(where if where.is_dir() else where.parent)
+    except OSError:
+        return False
+    return st.f_bavail == 0
+
+
+def storage_oserror(e: BaseException, path: str | os.PathLike | None = None) -> OSError | None:
+    """``e`` as an OSError with an errno when it is a failed write (see the module docstring), else None."""
+    if isinstance(e, OSError):
+        return e
+    text = str(e)
+    code = _OS_CODE.search(text)
+    if code and type(e).__name__ == "SafetensorError":
+        number = int(code.group(1))
+        return OSError(number, os.strerror(number), os.fspath(path) if path is not None else None)
+    if isinstance(e, RuntimeError) and any(marker in text for marker in _TORCH_WRITE):
+        number = errno.ENOSPC if _disk_full(path) else errno.EIO
+        return OSError(number, os.strerror(number), os.fspath(path) if path is not None else None)
+    return None

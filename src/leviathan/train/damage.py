@@ -1,0 +1,79 @@
+"""A damaged newest checkpoint is refused, never passed over: resuming from an older one would overwrite it.
+
+    refuse_damaged_newest(run_dir, "resume")   # UserError if the newest step-* folder is damaged
+
+A ``step-*`` folder appears only by an atomic rename once every file is written and fsynced
+(``checkpoint.save_checkpoint``), so a crash never leaves one incomplete: an incomplete or unreadable
+step folder was damaged afterwards (by hand, a bad copy, a failing disk). ``list_checkpoints`` skips
+such folders, which is right for choosing what to load but wrong for deciding to go on: with
+``--resume auto`` a run whose only checkpoint had a damaged ``state.json`` used to start over from step
+0, rewrite metrics.jsonl and, reaching that step, delete the folder whose weights were intact.
+
+So a run folder whose newest ``step-*`` folder is damaged but still holds readable weights is refused,
+for a resume, a fresh start and for ``eval`` / ``generate`` / ``export`` of the run folder, with what is
+wrong and the fix: restore the file, or move the folder out of ``checkpoints/`` to continue from the
+previous one (or from scratch). When its weights are unreadable too there is nothing left to protect:
+it is passed over as before (the latest complete step is used) with a note on stderr. Damaged folders
+older than the newest complete one are left alone (they are never loaded). Nothing is deleted here.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import sys
+from pathlib import Path
+
+
+def _problem(step_dir: Path) -> str | None:
+    """What is wrong with a step folder (None: complete)."""
+    from .checkpoint import REQUIRED
+
+    missing = [f for f in REQUIRED if not (step_dir / f).is_file()]
+    if missing:
+        return f"{', '.join(missing)} missing"
+    try:
+        state = json.loads((step_dir / "state.json").read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return "state.json is not readable JSON"
+    if not isinstance(state, dict):
+        return "state.json is not a JSON object"
+    return None
+
+
+def _weights_intact(step_dir: Path) -> bool:
+    """model.safetensors opens and every tensor's bytes are inside the file (reads the header only)."""
+    try:
+        from safetensors import safe_open
+
+        with safe_open(str(step_dir / "model.safetensors"), framework="pt") as f:
+            return len(list(f.keys())) > 0
+    except Exception:  # noqa: BLE001 - any defect means: not intact
+        return False
+
+
+def refuse_damaged_newest(run_dir: str | os.PathLike, doing: str) -> None:
+    """UserError if the newest ``step-*`` folder of ``run_dir`` is damaged (see the module docstring)."""
+    from ..errors import UserError
+    from .checkpoint import CHECKPOINTS, STEP_RE, list_checkpoints
+
+    root = Path(run_dir) / CHECKPOINTS
+    if not root.is_dir():
+        return
+    steps = sorted((int(m.group(1)), p) for p in root.iterdir() if (m := STEP_RE.match(p.name)) and p.is_dir())
+    if not steps:
+        return
+    newest_step, newest = steps[-1]
+    problem = _problem(newest)
+    if problem is None:
+        return
+    complete = list_checkpoints(run_dir)
+    previous = f"the previous checkpoint ({complete[-1][1].name})" if complete else "step 0"
+    if not _weights_intact(newest):
+        print(f"note: {str(newest)!r} is damaged ({problem}) and its weights are not readable; passed over, going on "
+              f"from {previous}", file=sys.stderr)
+        return
+    weights = "its weights (model.safetensors) are intact"
+    raise UserError(f"cannot {doing}: the newest checkpoint {str(newest)!r} is damaged ({problem}; {weights}); it is "
+                    f"not skipped, since going on from {previous} would overwrite it: restore the damaged file from "
+                    f"a copy, or move that folder out of {str(root)!r} to go on from {previous}")

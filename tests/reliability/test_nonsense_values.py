@@ -1,0 +1,102 @@
+"""Values that parse but make no sense, input that is not text, and limits applied without a word (issue 22).
+
+- nan / inf / negative numbers in training settings and command-line options: one error line, status 2;
+- a binary file where text is expected (a results file) is reported line by line, never a traceback;
+- generation longer than the model's positions says what it did, and prints the tokens it generated.
+"""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+import pytest
+
+from leviathan.cli import main
+
+sys.path.insert(0, str(Path(__file__).parent))
+from reliability_support import one_error, tree_hashes  # noqa: E402
+from test_bad_input import fails, resume  # noqa: E402
+
+pytestmark = [pytest.mark.reliability, pytest.mark.usefixtures("single_thread")]
+
+
+@pytest.mark.parametrize("override, message", [
+    ("optim.lr=inf", "optim.lr: expected a finite number, got inf"),
+    ("optim.lr=nan", "optim.lr: expected a finite number, got nan"),
+    ("optim.weight_decay=inf", "optim.weight_decay: expected a finite number, got inf"),
+    ("optim.eps=-inf", "optim.eps: expected a finite number, got -inf"),
+    ("schedule.min_lr_ratio=nan", "schedule.min_lr_ratio: expected a finite number, got nan"),
+], ids=["lr-inf", "lr-nan", "decay-inf", "eps-minus-inf", "ratio-nan"])
+def test_non_finite_training_settings(capsys, data, run_copy, override, message):
+    before = tree_hashes(run_copy)
+    line = fails(capsys, *resume(run_copy, data, max_steps=6), override)
+    assert message in line and "nan and inf are not settings" in line
+    assert tree_hashes(run_copy) == before
+
+
+@pytest.mark.parametrize("argv, message", [
+    (["analyze", "fit", "--sizes", "1e6,2e6,4e6", "--losses", "3,2.5,2", "--bootstrap", "-3"],
+     "argument --bootstrap: must be a whole number >= 0, got -3"),
+    (["report", "{run}", "--ci", "1.5"], "argument --ci: must lie strictly between 0 and 1, got '1.5'"),
+    (["sweep", "--grid", "cpu", "--out", "{run}", "--max-runs", "0"], "argument --max-runs: must be a positive integer"),
+    (["prepare", "stdlib", "--out", "{run}", "--max-documents", "-1"],
+     "argument --max-documents: must be a positive integer, got -1"),
+    (["bench", "--warmup", "-1"], "argument --warmup: must be a whole number >= 0, got -1"),
+], ids=["bootstrap-negative", "ci-above-1",
+        "max-runs-zero", "max-documents-negative", "warmup-negative"])
+def test_nonsense_command_line_numbers(capsys, tmp_path, argv, message):
+    with pytest.raises(SystemExit) as info:  # argparse: usage + one error line, status 2
+        main([a.format(run=tmp_path / "x") for a in argv])
+    assert info.value.code == 2
+    assert message in one_error(capsys.readouterr().err)
+    assert not (tmp_path / "x").exists()
+
+
+@pytest.mark.parametrize("option, value, shown", [
+    ("--temperature", "nan", "got nan"), ("--temperature", "inf", "got inf"), ("--temperature", "-1", "got -1.0"),
+    ("--top-p", "inf", "got inf"), ("--top-p", "nan", "got nan"), ("--top-p", "0", "got 0.0"),
+], ids=["temperature-nan", "temperature-inf", "temperature-negative", "top-p-inf", "top-p-nan", "top-p-zero"])
+def test_nonsense_sampling_options(capsys, finished_run, option, value, shown):
+    line = fails(capsys, "generate", finished_run, option, value)
+    assert line.startswith("error: --temperature must be a finite number >= 0") and "--top-p in (0, 1]" in line
+    assert shown in line
+
+
+def test_a_binary_file_as_results_is_reported_not_a_traceback(capsys, tmp_path):
+    junk = tmp_path / "results.jsonl"
+    junk.write_bytes(b"\x89PNG\r\n\x1a\n" + bytes(range(256)) * 4)
+    code = main(["analyze", "compare", str(junk)])
+    err = capsys.readouterr().err
+    assert code == 2 and "Traceback" not in err
+    assert f"warning: {junk}:1: line 1 is not UTF-8 text" in err
+    assert f"error: no result rows in {str(junk)!r}" in err
+
+
+def test_generation_beyond_the_model_positions_says_so(capsys, finished_run):
+    code = main(["generate", str(finished_run), "--prompt", "def f(x):\n    return x\n" * 40, "--max-new-tokens",
+                 "500", "--temperature", "0", "--device", "cpu"])
+    out = capsys.readouterr()
+    assert code == 0, out.err
+    assert "only its last 127 tokens are used" in out.err  # the tiny model has 128 positions
+    assert "note: --max-new-tokens 500 does not fit: 127 prompt tokens + 1 new fill the model's 128 positions; " \
+           "generating 1" in out.err
+    code = main(["generate", str(finished_run), "--prompt", "def", "--max-new-tokens", "500", "--temperature", "0",
+                 "--device", "cpu"])
+    out = capsys.readouterr()
+    assert code == 0 and "does not fit" in out.err and "only its last" not in out.err
+    assert len(out.out) > len("def") + 20  # the generated tokens are printed, none cut off
+
+
+@pytest.mark.parametrize("content, kind, fix", [
+    (b"\x1f\x8b\x08\x00" + bytes(200), "gzip-compressed data", "decompress it first"),
+    (b"a\x00b\x00c\x00\n", "binary data (NUL bytes; or UTF-16 text)", "pass UTF-8 text files"),
+    (b"\x89PNG\r\n\x1a\n" + bytes(100), "a PNG image", "remove it from the corpus"),
+], ids=["gzip", "nul-bytes", "png"])
+def test_prepare_refuses_a_source_that_is_not_text(capsys, tmp_path, content, kind, fix):
+    source = tmp_path / "corpus.txt"
+    source.write_bytes(content)
+    line = fails(capsys, "prepare", source, "--out", tmp_path / "data", "--tokenizer", "cl100k_base",
+                 "--val-fraction", "0", "--no-progress")
+    assert line.startswith(f"error: {source} is not text: it looks like {kind}; ") and fix in line
+    assert not (tmp_path / "data").exists()
