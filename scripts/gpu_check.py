@@ -133,7 +133,7 @@ class Step:
     def __init__(self, model, batches, device, amp_dtype, compiled: bool):
         import torch
 
-        from leviathan.train.config import OptimConfig
+        from leviathan.run_config import OptimConfig
         from leviathan.train.optim import build_optimizer
 
         self.model = model
@@ -543,7 +543,7 @@ def _fully_shard_variant(variant: str, device, amp, res: dict) -> None:
     from leviathan.model.llama import CausalLM
     from leviathan.presets import preset
     from leviathan.train import distributed as D
-    from leviathan.train.config import OptimConfig
+    from leviathan.run_config import OptimConfig
     from leviathan.train.optim import build_optimizer
 
     cfg = preset("cpu-tiny", embedding=variant, vocab_size=512, max_position_embeddings=64)

@@ -27,7 +27,7 @@ from typing import Any, Literal, Mapping, Sequence, TypeVar, get_args, get_origi
 import yaml
 
 from .errors import UserError
-from .io import atomic_write_json, atomic_write_text  # re-exported: their home is leviathan.io
+from .io import atomic_write_text
 
 T = TypeVar("T")
 

@@ -17,8 +17,8 @@ import pytest
 import torch
 from safetensors.torch import load_file
 
-from leviathan.train import checkpoint as ckpt
-from leviathan.train.config import load_run_config
+from leviathan import checkpoint as ckpt
+from leviathan.run_config import load_run_config
 from leviathan.train.loop import train
 from leviathan.train.metrics import read_metrics
 

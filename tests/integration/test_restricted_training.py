@@ -13,8 +13,8 @@ from leviathan.data.loader import TokenDataset, corpus_ids
 from leviathan.errors import UserError
 from leviathan.eval.perplexity import evaluate
 from leviathan.hf.export import to_hf, to_plain_llama
-from leviathan.train import checkpoint as ckpt
-from leviathan.train.config import load_run_config
+from leviathan import checkpoint as ckpt
+from leviathan.run_config import load_run_config
 from leviathan.train.loop import train
 
 sys.path.insert(0, str(Path(__file__).parent))

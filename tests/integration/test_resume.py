@@ -15,7 +15,7 @@ from safetensors.torch import load_file
 
 from leviathan.errors import UserError
 from leviathan.train import checkpoint as ckpt
-from leviathan.train.config import load_run_config
+from leviathan.run_config import load_run_config
 from leviathan.train.loop import train
 from leviathan.train.metrics import read_metrics
 

@@ -17,8 +17,9 @@ import torch
 from leviathan.cli import main
 from leviathan.config import ConfigError
 from leviathan.errors import UserError
+from leviathan import checkpoint
 from leviathan.train import checkpoint as ckpt
-from leviathan.train.config import load_run_config
+from leviathan.run_config import load_run_config
 from leviathan.train.loop import NonFiniteLossError, train
 from leviathan.train.metrics import read_metrics
 
@@ -97,7 +98,7 @@ def test_train_writes_run_folder_and_loss_falls(data, tmp_path):
         assert (last / name).is_file(), name
     torch.load(last / "optimizer.pt", weights_only=True)  # no pickled objects
     torch.load(last / "rng.pt", weights_only=True)
-    assert ckpt.load_tokenizer(run).vocab_size == meta["vocab_size"]
+    assert checkpoint.load_tokenizer(run).vocab_size == meta["vocab_size"]
     rows = read_metrics(run)
     train_rows = [r for r in rows if "train_loss" in r]
     val_rows = [r for r in rows if "val_loss" in r]
@@ -114,7 +115,7 @@ def test_train_writes_run_folder_and_loss_falls(data, tmp_path):
     assert summary["final_val_ppl"] == pytest.approx(math.exp(summary["final_val_loss"]))
     assert summary["final_val_bpb"] > 0 and summary["checkpoint"].endswith("step-00000025")
     # load_model rebuilds the trained model from the run folder
-    model, cfg2 = ckpt.load_model(run)
+    model, cfg2 = checkpoint.load_model(run)
     assert cfg2.model == cfg.model.resolved() and not model.training
 
 

@@ -23,7 +23,7 @@ import torch
 from safetensors.torch import load_file
 
 from leviathan.train import checkpoint as ckpt
-from leviathan.train.config import load_run_config
+from leviathan.run_config import load_run_config
 from leviathan.train.loop import train
 
 sys.path.insert(0, str(Path(__file__).parent))

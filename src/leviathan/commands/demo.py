@@ -86,7 +86,7 @@ def _prepare_data(data_dir: Path, explicit: bool, vocab: int, quiet: bool) -> di
     is (re)built from the books (or the stdlib) when missing or out of date."""
     from ..data.prepare import prepare
     from ..errors import UserError
-    from ..train.config import data_meta
+    from ..run_config import data_meta
 
     meta = data_meta(data_dir)
     if explicit and meta is not None:
@@ -109,7 +109,7 @@ def _prepare_data(data_dir: Path, explicit: bool, vocab: int, quiet: bool) -> di
 
 def run_config(args, data_dir: Path, embedding: str):
     from ..presets import preset_dict
-    from ..train.config import build_run_config
+    from ..run_config import build_run_config
 
     micro = max(1, min(32, args.batch_tokens // args.seq_len))
     model = {"preset": args.preset, "embedding": embedding, **GENERATOR}
@@ -255,7 +255,7 @@ def committed_ablation(path: Path = RESULTS / "ablations" / "ablations.json") ->
 
 def verdict(rows: list[dict], data_dir: Path) -> list[str]:
     """Whether the comparison is past the unigram plateau, and what it says."""
-    from ..experiments.ablation import unigram_entropy
+    from ..experiments.plateau import unigram_entropy
 
     by = {r["variant"]: r for r in rows}
     if "dense_tied" not in by or "leviathan" not in by:

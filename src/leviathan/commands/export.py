@@ -20,7 +20,7 @@ def add_arguments(parser) -> None:
 def run(args) -> int:
     from ..errors import UserError
     from ..hf import export
-    from ..train import checkpoint as ckpt
+    from .. import checkpoint as ckpt
 
     model, _ = ckpt.load_model(args.checkpoint)
     try:

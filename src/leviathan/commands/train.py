@@ -31,7 +31,7 @@ def add_arguments(parser) -> None:
 
 def run(args) -> int:
     from ..config import dump_yaml
-    from ..train.config import load_run_config
+    from ..run_config import load_run_config
     from ..train.distributed import env_world
 
     cfg = load_run_config(args.config, args.overrides)

@@ -3,7 +3,7 @@
     leviathan lm-eval runs/cpu/runs/m-leviathan-s0 --data-root ../shared/data --tasks paper --limit 200
 
 Flow (``evaluate``):
-1. Export. A run dir / checkpoint is loaded (``train.checkpoint.load_model``), its input side baked,
+1. Export. A run dir / checkpoint is loaded (``leviathan.checkpoint.load_model``), its input side baked,
    and written as a plain ``LlamaForCausalLM`` directory (``hf.export.to_plain_llama``) together with
    a tokenizer that transformers loads (``export_for_harness``). An existing HF directory is used as
    is. Every variant (dense, leviathan, factorised, compositional) exports the same way: after
@@ -240,7 +240,7 @@ def builtin_tokenizer_json(name: str) -> str:
                         f"cannot export a transformers tokenizer for it")
     text = tok.to_str()
     cache.parent.mkdir(parents=True, exist_ok=True)
-    from ..config import atomic_write_text
+    from ..io import atomic_write_text
 
     atomic_write_text(cache, text)
     return text
@@ -456,7 +456,7 @@ def evaluate(source: str | os.PathLike, tasks: str | Sequence[str] = "paper", *,
     if _is_hf_dir(src):
         out = evaluate_model(None, None, tasks, data=data, hf_dir=src, **kwargs)
     else:
-        from ..train.checkpoint import load_model, load_tokenizer
+        from ..checkpoint import load_model, load_tokenizer
 
         model, _ = load_model(str(src))
         tokenizer = load_tokenizer(str(src))
@@ -465,7 +465,7 @@ def evaluate(source: str | os.PathLike, tasks: str | Sequence[str] = "paper", *,
     out["source"] = str(src)
     if out_dir:
         Path(out_dir).mkdir(parents=True, exist_ok=True)
-        from ..config import atomic_write_json
+        from ..io import atomic_write_json
 
         atomic_write_json(Path(out_dir) / "lm_eval.json", _jsonable(out))
     return out

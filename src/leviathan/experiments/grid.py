@@ -5,7 +5,7 @@ if the current folder has one, else the packaged ``leviathan/configs/experiments
 ``leviathan.configs``) or by path. It holds
 
     name: cpu
-    base_config: cpu-small                # optional training config (train.config.RunConfig YAML): a name or path
+    base_config: cpu-small                # optional training config (leviathan.run_config.RunConfig YAML): a name or path
     base: {train.max_tokens: 2_000_000}   # optional dotted (or nested) overrides applied to it
     data: {dir: data/gutenberg-bpe, vocab_size: 8192}   # prepared data; vocab_size only if not prepared yet
     seeds: [0]                            # each comparison is repeated per seed
@@ -179,7 +179,7 @@ def _resolve_path(value: str, grid_path: Path | None) -> Path:
     if p.is_absolute() or p.exists() or grid_path is None:
         return p
     # <root>/configs/experiments/x.yaml -> relative to the folder holding configs/ (a project, or the
-    # installed package for a packaged grid); otherwise a name (cpu-small) for train.config to resolve
+    # installed package for a packaged grid); otherwise a name (cpu-small) for run_config to resolve
     root = grid_path.resolve().parent.parent.parent
     return root / p if (root / p).exists() else p
 

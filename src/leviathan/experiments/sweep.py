@@ -108,7 +108,7 @@ from ..io import hardware_info  # noqa: E402,F401
 
 def build_run_config(grid: Grid, spec: RunSpec):
     """The run's ``RunConfig``: the grid's base config + base overrides + the run's model/seeds/data."""
-    from ..train.config import load_run_config
+    from ..run_config import load_run_config
 
     return load_run_config(str(grid.base_config) if grid.base_config else None, grid.run_overrides(spec))
 
@@ -210,7 +210,7 @@ def evaluate_checkpoint(run_dir: str | os.PathLike, streams: dict[str, EvalStrea
     """
     from ..eval.perplexity import token_losses
     from ..eval.stream import run_seq_len
-    from ..train.checkpoint import load_model
+    from ..checkpoint import load_model
     from .frequency import aligned_targets, bucket_losses
 
     model, cfg = load_model(str(run_dir))
@@ -341,7 +341,7 @@ def make_row(grid: Grid, spec: RunSpec, run_dir: Path, summary: dict, evals: dic
 def _train_once(train_fn: Callable, cfg, run_dir: Path) -> dict:
     """The run's training summary: from ``sweep_train.json`` if training finished before, else train (resuming
     from the latest checkpoint) and record it. A stopped run's summary (``stopped`` set) is not recorded."""
-    from ..config import atomic_write_json
+    from ..io import atomic_write_json
 
     summary_path = run_dir / TRAIN_SUMMARY
     if summary_path.is_file():
@@ -455,7 +455,7 @@ def run_sweep(grid: Grid, out_dir: str | os.PathLike, *, train_fn: Callable | No
         raise UserError(f"no run of grid {grid.name!r} matches the selection")
     new_rows = []
     with sweep_lock(out_dir):
-        from ..config import atomic_write_json
+        from ..io import atomic_write_json
 
         atomic_write_json(out_dir / "grid.json", grid_snapshot(grid))
         results = out_dir / RESULTS

@@ -13,8 +13,8 @@ Run folder (rank 0 writes everything):
     summary.json     what ``train`` returns
     checkpoints/step-XXXXXXXX/  see checkpoint.py
 
-Validation scores the first ``eval_tokens`` predictions of the data's val split
-(``eval.stream.EvalStream``) every ``eval_interval`` steps and at the last step.
+Validation (``validate.Validator``) scores the first ``eval_tokens`` predictions of the data's val split
+every ``eval_interval`` steps and at the last step.
 
 Stopping:
 - SIGTERM (schedulers, ``kill``) and SIGINT (Ctrl-C) set a flag; at the end of the current step all
@@ -46,18 +46,20 @@ from pathlib import Path
 import numpy as np
 import torch
 
-from ..config import atomic_write_json, atomic_write_text, dump_yaml
+from ..config import dump_yaml
+from ..io import atomic_write_json, atomic_write_text
 from ..errors import UserError
 from ..model.accounting import count_model
 from ..model.llama import CausalLM
 from . import checkpoint as ckpt
 from . import distributed as D
-from .config import RunConfig, check_vocab, data_meta
+from ..run_config import RunConfig, check_vocab, data_meta
 from .metrics import MetricsLogger, collect_versions
 from .optim import build_optimizer
 from .schedule import lr_at
 from .state import Checkpointer, TrainState, load_resume, restore
 from .step import NonFiniteLossError, TrainParts, autocast_dtype, train_step
+from .validate import Validator
 
 __all__ = ["train", "NonFiniteLossError"]
 
@@ -82,8 +84,6 @@ def train(cfg: RunConfig, run_dir: str | os.PathLike, resume: str | None = None,
 
 def _train(cfg: RunConfig, run_dir: Path, resume: str | None, device: torch.device, info: D.DistInfo,
            quiet: bool) -> dict:
-    from ..eval.stream import EvalStream
-
     t_start = time.time()
     out = _Console(info.is_main and not quiet)
     meta = _check_inputs(cfg, run_dir, info)
@@ -92,11 +92,11 @@ def _train(cfg: RunConfig, run_dir: Path, resume: str | None, device: torch.devi
         out.say(f"no checkpoint in {run_dir}; starting from step 0")
 
     model, counts, optimizer, loader = _build(cfg, device, info)
-    val = EvalStream.from_split(cfg.data.path, "val", cfg.eval_tokens)
     state = restore(model, optimizer, loader, loaded, cfg, info) if loaded is not None else TrainState()
     if loaded is not None:
         out.say(f"resumed from {resume_path} at step {state.step} ({state.tokens:,} tokens)")
     parts = _train_parts(cfg, model, optimizer, loader, device, info)
+    validator = Validator(cfg, parts.amp_dtype)
     saver = Checkpointer(run_dir, model, optimizer, loader, cfg, info, dump_yaml(cfg.resolved()),
                          _data_tokenizer(cfg.data.path) if info.is_main else None, meta.get("tokenizer"),
                          last_saved=state.step if loaded is not None else None)
@@ -131,8 +131,8 @@ def _train(cfg: RunConfig, run_dir: Path, resume: str | None, device: torch.devi
                     out.line(f"step {state.step}/{cfg.total_steps}: loss {result.loss:.4f}, lr {lr:.3g}, "
                              f"{speed.tokens_per_s:,.0f} tok/s")
                     speed.new_interval()
-                if state.step == cfg.total_steps or (cfg.eval_interval and state.step % cfg.eval_interval == 0):
-                    state.last_eval = _validate(model, val, cfg, parts.amp_dtype)
+                if validator.due(state.step):
+                    state.last_eval = validator.run(model)
                     metrics.log({"step": state.step, "tokens": state.tokens, **state.last_eval, "split": "val"})
                     out.note(_eval_line(state))
                 if state.step == cfg.total_steps:
@@ -154,7 +154,7 @@ def _train(cfg: RunConfig, run_dir: Path, resume: str | None, device: torch.devi
         metrics.close()
 
     if state.last_eval is None and stopped is None:  # resumed a finished run: report its validation numbers
-        state.last_eval = _validate(model, val, cfg, parts.amp_dtype)
+        state.last_eval = validator.run(model)
     return _write_summary(run_dir, state, speed, time.time() - t_start, counts, stopped, info)
 
 
@@ -241,15 +241,6 @@ def _describe(cfg: RunConfig, device: torch.device, info: D.DistInfo, counts, pa
 def _logged_step(step: int, cfg: RunConfig) -> bool:
     """Whether optimizer step ``step`` (1-based) writes a metrics row: every log_interval, the first and the last."""
     return step % cfg.log_interval == 0 or step == cfg.total_steps or step == 1
-
-
-def _validate(model: torch.nn.Module, val, cfg: RunConfig, amp_dtype: torch.dtype | None) -> dict:
-    """``{"val_loss", "val_ppl", "val_bpb"}`` of the validation stream (``eval.perplexity.evaluate``)."""
-    from ..eval.perplexity import evaluate
-
-    result = evaluate(model, val.tokens, cfg.data.seq_len, cfg.eval_batch_size or cfg.micro_batch_size,
-                      num_bytes=val.num_bytes, dtype=amp_dtype)
-    return {"val_loss": result["loss"], "val_ppl": result["ppl"], "val_bpb": result["bpb"]}
 
 
 def _eval_line(state: TrainState) -> str:

@@ -23,7 +23,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-from ..config import atomic_write_text
+from ..io import atomic_write_text
 
 
 class MetricsLogger:
