@@ -7,8 +7,10 @@ exactly as our recomputation says. A harness that silently loaded some other mod
 stale export) would fail both checks.
 """
 
+import dataclasses
 import json
 import math
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -107,9 +109,18 @@ def harness_lls(out) -> list[tuple[str, str, str, float]]:
     return rows
 
 
+def evaluate_on(model, tok, keys, files):
+    """``harness.evaluate_model`` with each task's data files pointed at the fixtures (absolute paths)."""
+    with pytest.MonkeyPatch.context() as mp:
+        for key, paths in files.items():
+            mp.setitem(harness.TASKS, key, dataclasses.replace(harness.TASKS[key], files=tuple(map(str, paths))))
+        return harness.evaluate_model(model, tok, keys, data=Path(str(paths[0])).parent, log_samples=True,
+                                      batch_size=4)
+
+
 def run(fixtures, model):
     files, tok, _ = fixtures
-    return harness.evaluate_model(model, tok, list(files), files=files, log_samples=True, batch_size=4)
+    return evaluate_on(model, tok, list(files), files)
 
 
 def test_harness_scores_are_our_loglikelihoods_and_move_with_our_weights(fixtures):
@@ -177,9 +188,9 @@ def test_task_preparation_and_names(tmp_path, monkeypatch):
     assert merged["label"] == 1
     monkeypatch.delenv("LEVIATHAN_DATA", raising=False)
     with pytest.raises(UserError, match="LEVIATHAN_DATA"):
-        harness.data_root(None)
+        harness.task_data_root(None)
     monkeypatch.setenv("LEVIATHAN_DATA", str(tmp_path))
-    assert harness.data_root(None) == tmp_path.resolve()
+    assert harness.task_data_root(None) == tmp_path.resolve()
 
 
 LONG = ("the cat sat on the mat and looked at the door, then the sun rose in the east and a man on a "
@@ -218,7 +229,7 @@ def test_requests_longer_than_the_context_are_truncated_and_counted_not_fatal(fi
     monkeypatch.undo()
 
     # after: every request is scored, on exactly the window our own model sees
-    out = harness.evaluate_model(model, tok, keys, files=files, log_samples=True, batch_size=4)
+    out = evaluate_on(model, tok, keys, files)
     rows = harness_lls(out)
     assert len(rows) == 4 + 2 + 2
     expected = {f"lev_{k}": {"requests": 0, "context_truncated": 0, "continuation_truncated": 0} for k in keys}

@@ -17,7 +17,7 @@ from leviathan.errors import UserError
 from leviathan.train import checkpoint as ckpt
 from leviathan.run_config import load_run_config
 from leviathan.train.loop import train
-from leviathan.train.metrics import read_metrics
+from leviathan.io import read_metrics
 
 sys.path.insert(0, str(Path(__file__).parent))
 from test_train import make_data, tiny_overrides  # noqa: E402

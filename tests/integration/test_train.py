@@ -21,7 +21,7 @@ from leviathan import checkpoint
 from leviathan.train import checkpoint as ckpt
 from leviathan.run_config import load_run_config
 from leviathan.train.loop import NonFiniteLossError, train
-from leviathan.train.metrics import read_metrics
+from leviathan.io import read_metrics
 
 pytestmark = pytest.mark.usefixtures("single_thread")
 

@@ -173,13 +173,16 @@ def slow_eval(grid, spec, run_dir, eval_data):
     time.sleep(0.05)
     return {"eval": {"val": {"loss": 4.5, "ppl": math.exp(4.5), "bpb": 1.2, "tokens": 10}}, "buckets": {}, "notes": []}
 
-run_sweep(load_grid(grid_dict()), sys.argv[1], train_fn=slow_train, eval_fn=slow_eval,
-          config_fn=lambda grid, spec: None, log=lambda s: print(s, flush=True))
+from leviathan.experiments import sweep
+from leviathan.train import loop
+
+loop.train, sweep.evaluate_run, sweep.build_run_config = slow_train, slow_eval, lambda grid, spec: None
+run_sweep(load_grid(grid_dict()), sys.argv[1], log=lambda s: print(s, flush=True))
 """
 
 
 def test_sweep_killed_at_random_moments_keeps_results_whole_and_unique(tmp_path):
-    from leviathan.experiments.sweep import read_results
+    from leviathan.experiments.results import read_results
 
     rng = random.Random(7)
     out = tmp_path / "sweep"

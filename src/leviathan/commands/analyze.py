@@ -221,7 +221,8 @@ def _frequency_runs(args) -> int:
 
 
 def _efficiency(args) -> int:
-    from ..experiments.efficiency import (efficiency_from_results, format_efficiency, read_metrics,
+    from ..io import read_metrics
+    from ..experiments.efficiency import (efficiency_from_results, format_efficiency,
                                           sample_efficiency, val_curve)
 
     if args.model or args.reference:

@@ -4,8 +4,8 @@
     leviathan demo --run-dir runs/demo --steps 300
 
 What it does:
-1. Data: the Gutenberg books of the project's data folder (``$LEVIATHAN_DATA``, else ``../shared/data``
-   next to the checkout or the current folder) with a byte-level BPE of 32,768 ids: a vocabulary in
+1. Data: the Gutenberg books of the project's data folder (``leviathan.io.data_root``: ``$LEVIATHAN_DATA``,
+   else ``../shared/data`` seen from the current folder) with a byte-level BPE of 32,768 ids: a vocabulary in
    which most ids are rare, the regime where a generated input side can beat a table (docs/DESIGN.md,
    results/ablations). Without that folder, the Python standard library's own sources (no download).
    Prepared once into ``<cache>/data/<corpus>-bpe32768`` (the cache root of ``leviathan.io``:
@@ -46,12 +46,12 @@ GENERATOR = {"generator_seed_dim": 64, "generator_modes": 8, "generator_knots": 
 
 
 def shared_data() -> Path | None:
-    """The project's data folder with the Gutenberg books: $LEVIATHAN_DATA, else ../shared/data near here."""
-    candidates = [Path(os.environ["LEVIATHAN_DATA"])] if os.environ.get("LEVIATHAN_DATA") else []
-    candidates += [Path(__file__).resolve().parents[3] / ".." / "shared" / "data", Path.cwd() / ".." / "shared" / "data"]
-    for c in candidates:
-        if (c / "gutenberg" / "train").is_dir() and (c / "gutenberg" / "valid").is_dir():
-            return c.resolve()
+    """The project's data folder (``leviathan.io.data_root``) when it holds the Gutenberg books, else None."""
+    from ..io import data_root
+
+    root = data_root(search=True)
+    if root is not None and (root / "gutenberg" / "train").is_dir() and (root / "gutenberg" / "valid").is_dir():
+        return root.resolve()
     return None
 
 
@@ -203,7 +203,7 @@ def format_markdown(rows: list[dict], info: dict, curve: list | None = None, lin
 
 def gap_curve(rows: list[dict]) -> list[tuple[int, float, float]]:
     """(tokens, dense val loss, leviathan val loss) at every validation point both runs logged."""
-    from ..experiments.efficiency import read_metrics
+    from ..io import read_metrics
 
     by = {r["variant"]: r for r in rows}
     if "dense_tied" not in by or "leviathan" not in by:
@@ -214,7 +214,7 @@ def gap_curve(rows: list[dict]) -> list[tuple[int, float, float]]:
     return [(t, curves[0][t], curves[1][t]) for t in sorted(set(curves[0]) & set(curves[1]))]
 
 
-RESULTS = Path(__file__).resolve().parents[3] / "results"  # the checkout's committed results (absent in a wheel)
+RESULTS = Path("results")  # the checkout's committed results, seen from its root (absent elsewhere and in a wheel)
 
 
 def committed_grid(path: Path = RESULTS / "cpu-bpe32k" / "analysis.json") -> list[str]:

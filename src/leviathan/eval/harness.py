@@ -62,7 +62,7 @@ from pathlib import Path
 from typing import Any, Sequence
 
 from ..errors import UserError
-from ..io import cache_root
+from ..io import cache_root, data_root
 
 TASK_DIR = Path(__file__).with_name("tasks")
 PROBE_TEXT = ("The quick brown fox, 42 times: jumps over the lazy dog.\nLeviathan's émigrés said \"hello\"  "
@@ -117,8 +117,9 @@ def resolve_tasks(names: str | Sequence[str]) -> list[str]:
     return out
 
 
-def data_root(explicit: str | os.PathLike | None = None) -> Path:
-    value = explicit or os.environ.get("LEVIATHAN_DATA")
+def task_data_root(explicit: str | os.PathLike | None = None) -> Path:
+    """The data folder holding the task files (``leviathan.io.data_root``); a UserError when none is given."""
+    value = data_root(explicit)
     if not value:
         raise UserError("the downstream task files live in the data folder: pass --data-root DIR or set "
                         "LEVIATHAN_DATA (e.g. ../shared/data)")
@@ -474,19 +475,18 @@ def evaluate(source: str | os.PathLike, tasks: str | Sequence[str] = "paper", *,
 def evaluate_model(model, tokenizer, tasks: str | Sequence[str] = "paper", *, data: str | os.PathLike | None = None,
                    hf_dir: str | os.PathLike | None = None, limit: int | float | None = None,
                    batch_size: int | str = 8, device: str = "cpu", dtype: str = "float32",
-                   num_fewshot: int | None = None, verify: bool = True,
-                   files: dict[str, Sequence[str]] | None = None, log_samples: bool = False) -> dict:
+                   num_fewshot: int | None = None, verify: bool = True, log_samples: bool = False) -> dict:
     """Export ``model`` (a ``CausalLM``) with ``tokenizer`` and run the tasks on the export.
 
     With ``model=None``, ``hf_dir`` must be an existing HF directory, evaluated as is. Otherwise the
-    export goes to ``hf_dir`` (kept) or a temporary folder (removed). ``files`` overrides task data
-    files (tests); ``limit`` caps examples per task.
+    export goes to ``hf_dir`` (kept) or a temporary folder (removed); the task files are read from the data
+    folder ``data`` (``task_data_root``); ``limit`` caps examples per task.
     """
     keys = resolve_tasks(tasks)
-    root = data_root(data) if files is None or any(k not in files for k in keys) else Path(".")
+    root = task_data_root(data)
     work = Path(tempfile.mkdtemp(prefix="leviathan-lm-eval-"))
     try:
-        names = prepare_tasks(root, work / "tasks", keys, files)
+        names = prepare_tasks(root, work / "tasks", keys)
         check = None
         if model is None:
             if hf_dir is None:

@@ -37,7 +37,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from ..errors import UserError
-from .results import ResultRow, baseline_of, comparison_groups  # noqa: F401 - comparison_groups: its former home
+from .results import ResultRow, baseline_of, comparison_groups
 
 METHODS = ("mass", "log")
 

@@ -59,7 +59,7 @@ from pathlib import Path
 from typing import Any
 
 from ..config import ConfigError, from_dict, load_yaml
-from ..configs import GRIDS, available, find_grid_file, local_dir
+from ..configs import GRIDS, available, find_grid_file
 from ..errors import UserError
 from ..model.accounting import count_config, isoparametric_depth
 from ..model.config import EMBEDDING_KINDS, ModelConfig

@@ -38,7 +38,7 @@ from typing import Any
 import numpy as np
 
 from ..errors import UserError
-from ..train.metrics import read_jsonl
+from ..io import read_jsonl
 
 RESULTS = "results.jsonl"
 

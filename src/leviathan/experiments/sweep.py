@@ -39,10 +39,10 @@ variant, size, seed, data_seed, backbone fields, params {input, body, head, tota
 target_total, model, the training summary (steps, tokens, wall_time_s, tokens_per_s, final_val_loss,
 final_val_ppl), eval {set: {loss, ppl, bpb, tokens}}, buckets {set: {loss, ppl, count,
 num_unseen_targets, buckets}}, hardware, run_dir, metrics, curve, grid, created, notes. Reading,
-writing and the atomic append live in ``experiments.results`` (re-exported here).
+writing and the atomic append live in ``experiments.results``.
 
-Training and evaluation functions are parameters (``train_fn``, ``eval_fn``) so the sweep logic is
-tested without training; by default they are ``leviathan.train.loop.train`` and ``evaluate_run``.
+Training is ``leviathan.train.loop.train`` and evaluation ``evaluate_run``; the tests replace them with
+monkeypatch to exercise the sweep logic without training.
 """
 
 from __future__ import annotations
@@ -59,10 +59,11 @@ from typing import TYPE_CHECKING, Callable
 import numpy as np
 
 from ..errors import UserError
+from ..io import data_root, hardware_info, read_metrics
 from .grid import Grid, RunSpec
 from .provenance import data_provenance, portable_path, run_provenance
-from .results import (RESULTS, BucketResult, EvalResult, Params, ResultRow, TrainingCurve, append_result,  # noqa: F401
-                      json_default, json_safe, load_results, read_results)
+from .results import (RESULTS, BucketResult, EvalResult, Params, ResultRow, TrainingCurve, append_result, json_safe,
+                      read_results)
 
 if TYPE_CHECKING:
     from ..eval.stream import EvalStream
@@ -95,14 +96,6 @@ def sweep_lock(out_dir: Path):
 
 
 # --------------------------------------------------------------------------------------------
-# hardware
-
-
-# one home for "where was this measured" (leviathan.io); the name stays importable from here
-from ..io import hardware_info  # noqa: E402,F401
-
-
-# --------------------------------------------------------------------------------------------
 # building and evaluating runs
 
 
@@ -111,12 +104,6 @@ def build_run_config(grid: Grid, spec: RunSpec):
     from ..run_config import load_run_config
 
     return load_run_config(str(grid.base_config) if grid.base_config else None, grid.run_overrides(spec))
-
-
-def data_root(explicit: str | os.PathLike | None = None) -> Path | None:
-    """The folder relative eval-text paths resolve against: --data-root, else $LEVIATHAN_DATA."""
-    value = explicit or os.environ.get("LEVIATHAN_DATA")
-    return Path(value).expanduser() if value else None
 
 
 def resolve_text_path(text: str, root: Path | None) -> Path:
@@ -180,11 +167,6 @@ class EvalData:
                     return None
                 self._sets[es.name] = EvalStream.from_text(path, self.tokenizer, cap)
         return self._sets[es.name]
-
-    def tokens(self, es) -> tuple[np.ndarray, float] | None:
-        """(tokens, UTF-8 bytes they encode) of an eval set (``stream`` as a pair), or None for a missing optional set."""
-        stream = self.stream(es)
-        return None if stream is None else (stream.tokens, stream.num_bytes)
 
 
 def summarize_losses(losses: np.ndarray, num_bytes: float) -> dict:
@@ -280,8 +262,6 @@ def grid_snapshot(grid: Grid) -> dict:
 
 def _metrics_tokens_per_s(path: str | os.PathLike) -> float | None:
     """Median training throughput logged in metrics.jsonl (for runs trained outside this sweep)."""
-    from .efficiency import read_metrics
-
     try:
         values = [float(r["tokens_per_s"]) for r in read_metrics(path) if r.get("tokens_per_s")]
     except UserError:
@@ -292,8 +272,6 @@ def _metrics_tokens_per_s(path: str | os.PathLike) -> float | None:
 def _curve(metrics: str) -> TrainingCurve | None:
     """The run's validation curve and input-side gradient norms, kept in the row so that a committed
     results.jsonl alone regenerates the gap-over-training figures (run dirs are not committed)."""
-    from .efficiency import read_metrics
-
     try:
         rows = read_metrics(metrics)
     except UserError:
@@ -338,15 +316,17 @@ def make_row(grid: Grid, spec: RunSpec, run_dir: Path, summary: dict, evals: dic
     )
 
 
-def _train_once(train_fn: Callable, cfg, run_dir: Path) -> dict:
+def _train_once(cfg, run_dir: Path, quiet: bool = False) -> dict:
     """The run's training summary: from ``sweep_train.json`` if training finished before, else train (resuming
-    from the latest checkpoint) and record it. A stopped run's summary (``stopped`` set) is not recorded."""
+    from the latest checkpoint; ``leviathan.train.loop.train``) and record it. A stopped run's summary
+    (``stopped`` set) is not recorded."""
     from ..io import atomic_write_json
+    from ..train import loop
 
     summary_path = run_dir / TRAIN_SUMMARY
     if summary_path.is_file():
         return json.loads(summary_path.read_text())
-    summary = dict(train_fn(cfg, str(run_dir), resume="auto"))
+    summary = dict(loop.train(cfg, str(run_dir), resume="auto", **({"quiet": True} if quiet else {})))
     if not summary.get("stopped"):
         atomic_write_json(summary_path, json_safe(summary))
     return summary
@@ -360,10 +340,8 @@ def _train_and_evaluate(grid: Grid, spec: RunSpec, cfg, run_dir: Path, root, ski
     """One run in a worker process of ``--jobs``: (row, None), or (None, signal name) if training was stopped."""
     import torch
 
-    from ..train.loop import train
-
     torch.set_num_threads(threads)
-    summary = _train_once(lambda c, d, resume: train(c, d, resume=resume, quiet=True), cfg, run_dir)
+    summary = _train_once(cfg, run_dir, quiet=True)
     if summary.get("stopped"):
         return None, summary["stopped"]
     evals = SKIPPED_EVAL if skip_eval else evaluate_run(grid, spec, run_dir, EvalData(grid, data_root(root)))
@@ -422,34 +400,24 @@ def _run_parallel(grid: Grid, todo: list[RunSpec], configs: dict, out_dir: Path,
     return rows
 
 
-def run_sweep(grid: Grid, out_dir: str | os.PathLike, *, train_fn: Callable | None = None,
-              eval_fn: Callable | None = None, config_fn: Callable | None = None, only: list[str] | None = None, regimes: list[str] | None = None,
-              max_runs: int | None = None, root: str | os.PathLike | None = None, skip_eval: bool = False,
-              jobs: int = 1, order: str = "grid", log: Callable[[str], None] = print) -> list[ResultRow]:
+def run_sweep(grid: Grid, out_dir: str | os.PathLike, *, only: list[str] | None = None,
+              regimes: list[str] | None = None, max_runs: int | None = None, root: str | os.PathLike | None = None,
+              skip_eval: bool = False, jobs: int = 1, order: str = "grid",
+              log: Callable[[str], None] = print) -> list[ResultRow]:
     """Train and evaluate the grid's runs that have no row yet; return the rows appended now.
 
-    ``train_fn(cfg, run_dir, resume="auto") -> summary`` (default ``leviathan.train.loop.train``);
-    ``eval_fn(grid, spec, run_dir, eval_data) -> {"eval", "buckets", "notes"}`` (default ``evaluate_run``);
-    ``config_fn(grid, spec) -> cfg`` (default ``build_run_config``). ``jobs > 1`` trains that many runs at
-    once, one process and one torch thread each (the default train and eval functions only). ``order``: see
+    Each run: ``build_run_config`` (every config is built before the first run trains), training
+    (``leviathan.train.loop.train``, resumed from its latest checkpoint), ``evaluate_run``, ``make_row``.
+    ``jobs > 1`` trains that many runs at once, one process and one torch thread each. ``order``: see
     ``select_runs``.
     """
     if jobs < 1:
         raise UserError(f"--jobs must be a positive number of parallel runs, got {jobs}")
-    if jobs > 1 and (train_fn is not None or eval_fn is not None):
-        raise UserError("--jobs > 1 runs the default training and evaluation in worker processes; "
-                        "custom train_fn/eval_fn need jobs=1")
     out_dir = Path(out_dir)
     if int(os.environ.get("WORLD_SIZE", "1")) > 1:
         raise UserError("leviathan sweep runs its runs one after another in one process; for several GPUs print "
                         "the runs with `leviathan sweep --grid NAME --commands`, launch each with torchrun, then run "
                         "the sweep once more (single process) to evaluate them and write the rows")
-    if train_fn is None:
-        from ..train.loop import train as train_fn  # noqa: F811 - the contract's entry point
-    if eval_fn is None:
-        eval_fn = evaluate_run
-    if config_fn is None:
-        config_fn = build_run_config
     runs = select_runs(grid, only, regimes, order)
     if not runs:
         raise UserError(f"no run of grid {grid.name!r} matches the selection")
@@ -464,7 +432,7 @@ def run_sweep(grid: Grid, out_dir: str | os.PathLike, *, train_fn: Callable | No
         log(f"sweep {grid.name!r}: {len(runs)} runs selected, {len(runs) - len(todo)} already in {results}, "
             f"{len(todo)} to go")
         # build every run config first: a bad key fails now, not after hours of training
-        configs = {spec.name: config_fn(grid, spec) for spec in todo}
+        configs = {spec.name: build_run_config(grid, spec) for spec in todo}
         hardware = hardware_info()
         if jobs > 1:
             todo = todo[:max_runs] if max_runs is not None else todo
@@ -482,12 +450,12 @@ def run_sweep(grid: Grid, out_dir: str | os.PathLike, *, train_fn: Callable | No
             else:
                 log(f"[{i + 1}/{len(todo)}] {spec.name}: training ({', '.join(spec.regimes)}; "
                     f"{spec.params['total']:,} parameters)")
-            summary = _train_once(train_fn, configs[spec.name], run_dir)
+            summary = _train_once(configs[spec.name], run_dir)
             if summary.get("stopped"):
                 log(f"[{i + 1}/{len(todo)}] {spec.name}: training stopped by {summary['stopped']} at step "
                     f"{summary.get('steps')}; checkpoint saved. Run the same command to resume.")
                 break
-            evals = SKIPPED_EVAL if skip_eval else eval_fn(grid, spec, run_dir, eval_data)
+            evals = SKIPPED_EVAL if skip_eval else evaluate_run(grid, spec, run_dir, eval_data)
             row = make_row(grid, spec, run_dir, summary, evals, hardware)
             _record(results, row, new_rows, log, f"[{i + 1}/{len(todo)}] {spec.name}", t0)
     return new_rows

@@ -80,25 +80,6 @@ class MetricsLogger:
             self._tb = None
 
 
-def read_jsonl(path: str | os.PathLike) -> list:
-    """Values of a JSON-lines file; blank lines and a line cut short by a kill are skipped."""
-    rows = []
-    for line in Path(path).read_text().splitlines():
-        try:
-            rows.append(json.loads(line))
-        except ValueError:
-            continue  # blank, or being written / cut short when the process was killed
-    return rows
-
-
-def read_metrics(path: str | os.PathLike) -> list[dict]:
-    """Rows of a metrics.jsonl file (a run folder is accepted too); a line cut short by a kill is skipped."""
-    path = Path(path)
-    if path.is_dir():
-        path = path / "metrics.jsonl"
-    return read_jsonl(path)
-
-
 def git_revision() -> str | None:
     """``<sha>[-dirty]`` of the source tree leviathan is imported from, or None outside git."""
     src = Path(__file__).resolve().parents[1]

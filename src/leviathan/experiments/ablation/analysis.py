@@ -37,6 +37,7 @@ from pathlib import Path
 import numpy as np
 
 from ...errors import UserError
+from ...io import read_metrics
 from ..paired import val_points as _val_points
 from ..plateau import grid_plateau
 from ..results import BASELINES, ResultRow, as_rows, read_results
@@ -117,8 +118,6 @@ def _median_grad(row: ResultRow, key: str = "grad_norm_input") -> float | None:
     if not g and row.curve and getattr(row.curve, f"{key}_median") is not None:
         return float(getattr(row.curve, f"{key}_median"))
     if not g and row.metrics and Path(row.metrics).is_file():
-        from ..efficiency import read_metrics
-
         g = [r[key] for r in read_metrics(row.metrics) if r.get(key) is not None]
     return float(np.median(g)) if g else None
 
