@@ -72,9 +72,13 @@ def fake_eval(grid, spec, run_dir, eval_data):
 def replaced(trainer, eval_fn=fake_eval, config_fn=lambda grid, spec: grid.run_overrides(spec)):
     """The sweep's production path with training, evaluation and the run config replaced (monkeypatch)."""
     from leviathan.train import loop
+    from leviathan.train.summary import TrainSummary
+
+    def train(cfg, run_dir, resume=None):  # the fakes describe their summary as a dict
+        return TrainSummary.from_dict(trainer(cfg, run_dir, resume=resume))
 
     with pytest.MonkeyPatch.context() as mp:
-        mp.setattr(loop, "train", trainer)
+        mp.setattr(loop, "train", train)
         mp.setattr(sweep_module, "evaluate_run", eval_fn)
         mp.setattr(sweep_module, "build_run_config", config_fn)
         yield

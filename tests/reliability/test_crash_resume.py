@@ -176,7 +176,10 @@ def slow_eval(grid, spec, run_dir, eval_data):
 from leviathan.experiments import sweep
 from leviathan.train import loop
 
-loop.train, sweep.evaluate_run, sweep.build_run_config = slow_train, slow_eval, lambda grid, spec: None
+from leviathan.train.summary import TrainSummary
+
+loop.train = lambda cfg, run_dir, resume=None: TrainSummary.from_dict(slow_train(cfg, run_dir, resume))
+sweep.evaluate_run, sweep.build_run_config = slow_eval, lambda grid, spec: None
 run_sweep(load_grid(grid_dict()), sys.argv[1], log=lambda s: print(s, flush=True))
 """
 

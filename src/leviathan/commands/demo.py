@@ -145,10 +145,10 @@ def _train_one(cfg, run_dir: str, quiet: bool, threads: int) -> dict:
     torch.set_num_threads(threads)
     t = time.time()
     summary = train(cfg, run_dir, quiet=quiet)
-    return {"variant": cfg.model.embedding, "params": summary["params"], "val_loss": summary["final_val_loss"],
-            "val_ppl": summary["final_val_ppl"], "val_bpb": summary["final_val_bpb"],
-            "tokens_per_s": summary["tokens_per_s"], "train_time_s": summary["train_time_s"],
-            "wall_time_s": time.time() - t, "tokens": summary["tokens"], "run_dir": summary["run_dir"]}
+    return {"variant": cfg.model.embedding, "params": summary.params.as_dict(), "val_loss": summary.final_val_loss,
+            "val_ppl": summary.final_val_ppl, "val_bpb": summary.final_val_bpb,
+            "tokens_per_s": summary.tokens_per_s, "train_time_s": summary.train_time_s,
+            "wall_time_s": time.time() - t, "tokens": summary.tokens, "run_dir": summary.run_dir}
 
 
 def _train_all(configs: list, run_dir: Path, args) -> list[dict]:

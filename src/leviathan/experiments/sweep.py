@@ -61,6 +61,7 @@ import numpy as np
 from ..errors import UserError
 from ..io import data_root, hardware_info, read_metrics
 from .grid import Grid, RunSpec
+from ..train.summary import TrainSummary
 from .provenance import data_provenance, portable_path, run_provenance
 from .results import (RESULTS, BucketResult, EvalResult, Params, ResultRow, TrainingCurve, append_result, json_safe,
                       read_results)
@@ -287,15 +288,15 @@ def _curve(metrics: str) -> TrainingCurve | None:
                          grad_norm_head_median=float(np.median(head)) if head else None)
 
 
-def make_row(grid: Grid, spec: RunSpec, run_dir: Path, summary: dict, evals: dict, hardware: dict) -> ResultRow:
+def make_row(grid: Grid, spec: RunSpec, run_dir: Path, summary: TrainSummary, evals: dict, hardware: dict) -> ResultRow:
     """The results row of a finished run from its spec, training ``summary`` and ``evals`` ({eval, buckets, notes}).
 
     Paths are written relative to the sweep folder (``run_dir`` is ``OUT/runs/<name>``), and the row carries
     its provenance (``experiments.provenance``: resolved config, code commit, data fingerprint)."""
     out_dir = Path(run_dir).parent.parent
-    params = summary.get("params") or spec.params
-    metrics = str(summary.get("metrics") or run_dir / "metrics.jsonl")
-    tokens_per_s = summary.get("tokens_per_s")
+    params = summary.params.as_dict() if summary.params is not None else spec.params
+    metrics = str(summary.metrics or run_dir / "metrics.jsonl")
+    tokens_per_s = summary.tokens_per_s
     if not tokens_per_s:  # resumed an already finished run: this session trained nothing
         tokens_per_s = _metrics_tokens_per_s(metrics)
     return ResultRow(
@@ -305,9 +306,8 @@ def make_row(grid: Grid, spec: RunSpec, run_dir: Path, summary: dict, evals: dic
         intermediate_size=spec.model.get("intermediate_size"), vocab_size=spec.model.get("vocab_size"),
         params=Params.from_dict({k: params[k] for k in Params.KEYS if k in params}) if params else None,
         target_total=spec.target_total, model=dict(spec.model),
-        steps=summary.get("steps"), tokens=summary.get("tokens"), wall_time_s=summary.get("wall_time_s"),
-        tokens_per_s=tokens_per_s, final_val_loss=summary.get("final_val_loss"),
-        final_val_ppl=summary.get("final_val_ppl"),
+        steps=summary.steps, tokens=summary.tokens, wall_time_s=summary.wall_time_s,
+        tokens_per_s=tokens_per_s, final_val_loss=summary.final_val_loss, final_val_ppl=summary.final_val_ppl,
         eval={k: EvalResult.from_dict(v) for k, v in evals.get("eval", {}).items()},
         buckets={k: BucketResult.from_dict(v) for k, v in evals.get("buckets", {}).items()}, hardware=hardware,
         run_dir=portable_path(run_dir, out_dir), metrics=portable_path(metrics, out_dir), curve=_curve(metrics),
@@ -316,7 +316,7 @@ def make_row(grid: Grid, spec: RunSpec, run_dir: Path, summary: dict, evals: dic
     )
 
 
-def _train_once(cfg, run_dir: Path, quiet: bool = False) -> dict:
+def _train_once(cfg, run_dir: Path, quiet: bool = False) -> TrainSummary:
     """The run's training summary: from ``sweep_train.json`` if training finished before, else train (resuming
     from the latest checkpoint; ``leviathan.train.loop.train``) and record it. A stopped run's summary
     (``stopped`` set) is not recorded."""
@@ -325,10 +325,10 @@ def _train_once(cfg, run_dir: Path, quiet: bool = False) -> dict:
 
     summary_path = run_dir / TRAIN_SUMMARY
     if summary_path.is_file():
-        return json.loads(summary_path.read_text())
-    summary = dict(loop.train(cfg, str(run_dir), resume="auto", **({"quiet": True} if quiet else {})))
-    if not summary.get("stopped"):
-        atomic_write_json(summary_path, json_safe(summary))
+        return TrainSummary.from_dict(json.loads(summary_path.read_text()))
+    summary = loop.train(cfg, str(run_dir), resume="auto", **({"quiet": True} if quiet else {}))
+    if not summary.stopped:
+        atomic_write_json(summary_path, json_safe(summary.to_dict()))
     return summary
 
 
@@ -342,8 +342,8 @@ def _train_and_evaluate(grid: Grid, spec: RunSpec, cfg, run_dir: Path, root, ski
 
     torch.set_num_threads(threads)
     summary = _train_once(cfg, run_dir, quiet=True)
-    if summary.get("stopped"):
-        return None, summary["stopped"]
+    if summary.stopped:
+        return None, summary.stopped
     evals = SKIPPED_EVAL if skip_eval else evaluate_run(grid, spec, run_dir, EvalData(grid, data_root(root)))
     return make_row(grid, spec, run_dir, summary, evals, hardware), None
 
@@ -451,9 +451,9 @@ def run_sweep(grid: Grid, out_dir: str | os.PathLike, *, only: list[str] | None 
                 log(f"[{i + 1}/{len(todo)}] {spec.name}: training ({', '.join(spec.regimes)}; "
                     f"{spec.params['total']:,} parameters)")
             summary = _train_once(configs[spec.name], run_dir)
-            if summary.get("stopped"):
-                log(f"[{i + 1}/{len(todo)}] {spec.name}: training stopped by {summary['stopped']} at step "
-                    f"{summary.get('steps')}; checkpoint saved. Run the same command to resume.")
+            if summary.stopped:
+                log(f"[{i + 1}/{len(todo)}] {spec.name}: training stopped by {summary.stopped} at step "
+                    f"{summary.steps}; checkpoint saved. Run the same command to resume.")
                 break
             evals = SKIPPED_EVAL if skip_eval else evaluate_run(grid, spec, run_dir, eval_data)
             row = make_row(grid, spec, run_dir, summary, evals, hardware)

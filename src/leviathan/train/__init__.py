@@ -17,6 +17,6 @@ import without torch: reading a sweep's results or metrics does not pay for the 
 from ..lazy import lazy_exports
 
 _EXPORTS = {"RunConfig": "..run_config", "load_run_config": "..run_config", "train": ".loop",
-            "NonFiniteLossError": ".loop"}
+            "NonFiniteLossError": ".loop", "TrainSummary": ".summary"}
 __all__ = list(_EXPORTS)
 __getattr__, __dir__ = lazy_exports(__name__, _EXPORTS)

@@ -18,7 +18,7 @@ every ``eval_interval`` steps and at the last step.
 
 Stopping:
 - SIGTERM (schedulers, ``kill``) and SIGINT (Ctrl-C) set a flag; at the end of the current step all
-  ranks agree to stop, a checkpoint is saved, and ``train`` returns (SIGTERM, ``summary["stopped"]``)
+  ranks agree to stop, a checkpoint is saved, and ``train`` returns (SIGTERM, ``summary.stopped``)
   or raises KeyboardInterrupt (SIGINT; the CLI exits 130). A second Ctrl-C interrupts at once.
 - A non-finite loss or gradient norm raises ``NonFiniteLossError`` before the optimizer applies the
   step, naming the step and suggesting a lower lr. Nothing is saved: the last checkpoint on disk is
@@ -58,18 +58,18 @@ from .metrics import MetricsLogger, collect_versions
 from .optim import build_optimizer
 from .schedule import lr_at
 from .state import Checkpointer, TrainState, load_resume, restore
+from .summary import TrainSummary
 from .step import NonFiniteLossError, TrainParts, autocast_dtype, train_step
 from .validate import Validator
 
-__all__ = ["train", "NonFiniteLossError"]
+__all__ = ["train", "NonFiniteLossError", "TrainSummary"]
 
 
-def train(cfg: RunConfig, run_dir: str | os.PathLike, resume: str | None = None, *, quiet: bool = False) -> dict:
+def train(cfg: RunConfig, run_dir: str | os.PathLike, resume: str | None = None, *,
+          quiet: bool = False) -> TrainSummary:
     """Train ``cfg`` into ``run_dir``; ``resume`` is None (fresh), ``"auto"`` or a checkpoint path.
 
-    Returns the summary ``{"run_dir", "steps", "tokens", "wall_time_s", "train_time_s", "tokens_per_s",
-    "compile_s", "final_val_loss", "final_val_ppl", "final_val_bpb", "params", "metrics", "checkpoint",
-    "stopped"}``. Under torchrun every rank calls this; the process group is created here if needed and
+    Returns a ``TrainSummary`` (train/summary.py; summary.json holds its ``to_dict``). Under torchrun every rank calls this; the process group is created here if needed and
     destroyed on return.
     """
     device = D.resolve_device(cfg.device)
@@ -83,7 +83,7 @@ def train(cfg: RunConfig, run_dir: str | os.PathLike, resume: str | None = None,
 
 
 def _train(cfg: RunConfig, run_dir: Path, resume: str | None, device: torch.device, info: D.DistInfo,
-           quiet: bool) -> dict:
+           quiet: bool) -> TrainSummary:
     t_start = time.time()
     out = _Console(info.is_main and not quiet)
     meta = _check_inputs(cfg, run_dir, info)
@@ -328,28 +328,18 @@ class _Console:
 
 # ---- the end --------------------------------------------------------------------------------------
 def _write_summary(run_dir: Path, state: TrainState, speed: _Speed, wall_time_s: float, counts, stopped: str | None,
-                   info: D.DistInfo) -> dict:
+                   info: D.DistInfo) -> TrainSummary:
     """The summary ``train`` returns; rank 0 also writes it to summary.json."""
     latest = ckpt.latest_checkpoint(run_dir) if info.is_main else None
     last = state.last_eval or {}
-    summary = {
-        "run_dir": str(run_dir),
-        "steps": state.step,
-        "tokens": state.tokens,
-        "wall_time_s": wall_time_s,
-        "train_time_s": speed.time,
-        "tokens_per_s": speed.tokens / speed.time if speed.time > 0 else None,
-        "compile_s": speed.compile_s,
-        "final_val_loss": last.get("val_loss"),
-        "final_val_ppl": last.get("val_ppl"),
-        "final_val_bpb": last.get("val_bpb"),
-        "params": counts.as_dict(),
-        "metrics": str(run_dir / "metrics.jsonl"),
-        "checkpoint": str(latest) if latest else None,
-        "stopped": stopped,
-    }
+    summary = TrainSummary(
+        run_dir=str(run_dir), steps=state.step, tokens=state.tokens, wall_time_s=wall_time_s,
+        train_time_s=speed.time, tokens_per_s=speed.tokens / speed.time if speed.time > 0 else None,
+        compile_s=speed.compile_s, final_val_loss=last.get("val_loss"), final_val_ppl=last.get("val_ppl"),
+        final_val_bpb=last.get("val_bpb"), params=counts, metrics=str(run_dir / "metrics.jsonl"),
+        checkpoint=str(latest) if latest else None, stopped=stopped)
     if info.is_main:
-        atomic_write_json(run_dir / "summary.json", summary)
+        atomic_write_json(run_dir / "summary.json", summary.to_dict())
     return summary
 
 
