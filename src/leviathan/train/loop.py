@@ -41,6 +41,7 @@ import sys
 import threading
 import time
 import warnings
+from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
@@ -104,44 +105,13 @@ def _train(cfg: RunConfig, run_dir: Path, resume: str | None, device: torch.devi
     out.start(_describe(cfg, device, info, counts, parts), cfg.total_steps, state.step)
     metrics = MetricsLogger(run_dir, enabled=info.is_main, resume_step=state.step if loaded is not None else None)
 
-    speed, stopped = _Speed(), None
+    session = _Session(cfg, run_dir, info, parts, saver, validator, metrics, out, _Speed())
+    stopped = None
     model.train()
     try:
         with _StopFlag() as flag:
             while state.step < cfg.total_steps:
-                lr = lr_at(state.step, cfg.optim.lr, cfg.schedule.warmup_steps, cfg.total_steps,
-                           cfg.optim.lr * cfg.schedule.min_lr_ratio)
-                logged = _logged_step(state.step + 1, cfg)
-                t0 = time.perf_counter()
-                result = train_step(parts, cfg, info, lr, group_norms=logged, before_update=saver.write_pending)
-                if not result.finite:
-                    raise NonFiniteLossError(_divergence_message(state.step + 1, result.loss, result.grad_norm, lr,
-                                                                 cfg, run_dir))
-                dt = time.perf_counter() - t0
-                state.step += 1
-                state.tokens += cfg.batch_tokens
-                state.train_time_s += dt
-                if speed.add(dt, cfg.batch_tokens, compiled=cfg.compile):
-                    out.note(f"torch.compile: the first step took {dt:.1f} s, compilation included")
-                out.progress(result.loss, speed.tokens_per_s)
-                if logged:
-                    metrics.log({"step": state.step, "tokens": state.tokens, "train_loss": result.loss, "lr": lr,
-                                 "tokens_per_s": speed.tokens_per_s, "time_s": state.train_time_s,
-                                 "grad_norm": result.grad_norm, **result.group_norms, **speed.compile_row()})
-                    out.line(f"step {state.step}/{cfg.total_steps}: loss {result.loss:.4f}, lr {lr:.3g}, "
-                             f"{speed.tokens_per_s:,.0f} tok/s")
-                    speed.new_interval()
-                if validator.due(state.step):
-                    state.last_eval = validator.run(model)
-                    metrics.log({"step": state.step, "tokens": state.tokens, **state.last_eval, "split": "val"})
-                    out.note(_eval_line(state))
-                if state.step == cfg.total_steps:
-                    if not math.isfinite(state.last_eval["val_loss"]):
-                        raise NonFiniteLossError(_divergence_message(state.step, state.last_eval["val_loss"], 0.0, lr,
-                                                                     cfg, run_dir, what="validation loss"))
-                    saver.save_now(state)  # the end: verified by the final evaluation instead
-                elif cfg.checkpoint_interval and state.step % cfg.checkpoint_interval == 0:
-                    saver.keep(state)  # written during the next step, once these weights gave a finite loss
+                session.step(state)
                 if D.any_rank(flag.signum is not None, info, device):
                     stopped = signal.Signals(flag.signum).name if flag.signum is not None else "SIGTERM"
                     saver.save_now(state)
@@ -155,7 +125,7 @@ def _train(cfg: RunConfig, run_dir: Path, resume: str | None, device: torch.devi
 
     if state.last_eval is None and stopped is None:  # resumed a finished run: report its validation numbers
         state.last_eval = validator.run(model)
-    return _write_summary(run_dir, state, speed, time.time() - t_start, counts, stopped, info)
+    return _write_summary(run_dir, state, session.speed, time.time() - t_start, counts, stopped, info)
 
 
 # ---- building ---------------------------------------------------------------------------------
@@ -238,6 +208,66 @@ def _describe(cfg: RunConfig, device: torch.device, info: D.DistInfo, counts, pa
 
 
 # ---- each step ------------------------------------------------------------------------------------
+@dataclass
+class _Session:
+    """What one optimizer step and its follow-ups (metrics row, validation, checkpoint) need."""
+
+    cfg: RunConfig
+    run_dir: Path
+    info: D.DistInfo
+    parts: TrainParts
+    saver: Checkpointer
+    validator: Validator
+    metrics: MetricsLogger
+    out: "_Console"
+    speed: "_Speed"
+
+    def step(self, state: TrainState) -> None:
+        """One ``train_step`` at the scheduled lr, then its metrics row, validation and checkpoint."""
+        cfg = self.cfg
+        lr = lr_at(state.step, cfg.optim.lr, cfg.schedule.warmup_steps, cfg.total_steps,
+                   cfg.optim.lr * cfg.schedule.min_lr_ratio)
+        logged = _logged_step(state.step + 1, cfg)
+        t0 = time.perf_counter()
+        result = train_step(self.parts, cfg, self.info, lr, group_norms=logged, before_update=self.saver.write_pending)
+        if not result.finite:
+            raise NonFiniteLossError(_divergence_message(state.step + 1, result.loss, result.grad_norm, lr, cfg,
+                                                         self.run_dir))
+        dt = time.perf_counter() - t0
+        state.step += 1
+        state.tokens += cfg.batch_tokens
+        state.train_time_s += dt
+        if self.speed.add(dt, cfg.batch_tokens, compiled=cfg.compile):
+            self.out.note(f"torch.compile: the first step took {dt:.1f} s, compilation included")
+        self.out.progress(result.loss, self.speed.tokens_per_s)
+        if logged:
+            self._log(state, result, lr)
+        if self.validator.due(state.step):
+            state.last_eval = self.validator.run(self.parts.model)
+            self.metrics.log({"step": state.step, "tokens": state.tokens, **state.last_eval, "split": "val"})
+            self.out.note(_eval_line(state))
+        self._checkpoint(state, lr)
+
+    def _log(self, state: TrainState, result, lr: float) -> None:
+        speed = self.speed
+        self.metrics.log({"step": state.step, "tokens": state.tokens, "train_loss": result.loss, "lr": lr,
+                          "tokens_per_s": speed.tokens_per_s, "time_s": state.train_time_s,
+                          "grad_norm": result.grad_norm, **result.group_norms, **speed.compile_row()})
+        self.out.line(f"step {state.step}/{self.cfg.total_steps}: loss {result.loss:.4f}, lr {lr:.3g}, "
+                      f"{speed.tokens_per_s:,.0f} tok/s")
+        speed.new_interval()
+
+    def _checkpoint(self, state: TrainState, lr: float) -> None:
+        """The last step is saved at once (its final validation checked it); a periodic one during the next step."""
+        cfg = self.cfg
+        if state.step == cfg.total_steps:
+            if not math.isfinite(state.last_eval["val_loss"]):
+                raise NonFiniteLossError(_divergence_message(state.step, state.last_eval["val_loss"], 0.0, lr, cfg,
+                                                             self.run_dir, what="validation loss"))
+            self.saver.save_now(state)  # the end: verified by the final evaluation instead
+        elif cfg.checkpoint_interval and state.step % cfg.checkpoint_interval == 0:
+            self.saver.keep(state)  # written during the next step, once these weights gave a finite loss
+
 def _logged_step(step: int, cfg: RunConfig) -> bool:
     """Whether optimizer step ``step`` (1-based) writes a metrics row: every log_interval, the first and the last."""
     return step % cfg.log_interval == 0 or step == cfg.total_steps or step == 1
