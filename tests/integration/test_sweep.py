@@ -17,7 +17,8 @@ from leviathan.errors import UserError
 from leviathan.experiments.grid import load_grid
 from leviathan.experiments.results import append_result, read_results
 from leviathan.experiments import sweep as sweep_module
-from leviathan.experiments.sweep import run_sweep, select_runs, summarize_losses, sweep_lock, train_commands
+from leviathan.eval.score import summarize_losses
+from leviathan.experiments.sweep import run_sweep, select_runs, sweep_lock, train_commands
 from leviathan.io import hardware_info
 
 # one intra-op thread: on the shared 2-core machine OpenMP stalls cost far more than they gain

@@ -199,8 +199,8 @@ def _frequency_runs(args) -> int:
 
     from ..errors import UserError
     from ..eval.stream import EvalStream
-    from ..experiments.frequency import format_table, make_buckets
-    from ..experiments.sweep import evaluate_checkpoint
+    from ..eval.frequency import format_table, make_buckets
+    from ..eval.score import evaluate_checkpoint
 
     if not args.data:
         raise UserError("--runs needs --data (the prepared data dir the models were trained on)")

@@ -27,7 +27,7 @@ run's metrics.jsonl).
 
 Evaluation of a finished run (``evaluate_run``): for each eval set of the grid, per-token losses
 (``leviathan.eval.perplexity.token_losses``) -> loss, perplexity, bits per byte, and the losses per
-training-frequency bucket (``experiments.frequency``; buckets from the data dir's train_freq.npy,
+training-frequency bucket (``eval.frequency``; buckets from the data dir's train_freq.npy,
 the same for every run of the grid). Eval sets are a split of the prepared data (``split: val``) or
 a raw text file (``text: wikitext-2/wiki.valid.tokens``) tokenized with the data's tokenizer;
 relative text paths resolve against the data folder (``--data-root`` or ``$LEVIATHAN_DATA``).
@@ -54,11 +54,13 @@ import json
 import os
 import time
 from pathlib import Path
-from typing import TYPE_CHECKING, Callable
+from typing import Callable
 
 import numpy as np
 
 from ..errors import UserError
+from ..eval.score import evaluate_checkpoint
+from ..eval.stream import EvalStream
 from ..io import data_root, hardware_info, read_metrics
 from .grid import Grid, RunSpec
 from ..train.summary import TrainSummary
@@ -66,8 +68,6 @@ from .provenance import data_provenance, portable_path, run_provenance
 from .results import (RESULTS, BucketResult, EvalResult, Params, ResultRow, TrainingCurve, append_result, json_safe,
                       read_results)
 
-if TYPE_CHECKING:
-    from ..eval.stream import EvalStream
 
 TRAIN_SUMMARY = "sweep_train.json"
 
@@ -138,7 +138,7 @@ class EvalData:
 
     def buckets(self):
         if self._buckets is None:
-            from .frequency import make_buckets
+            from ..eval.frequency import make_buckets
 
             path = self.grid.data_dir / "train_freq.npy"
             if not path.is_file():
@@ -150,8 +150,6 @@ class EvalData:
 
     def stream(self, es) -> EvalStream | None:
         """The eval set as an ``EvalStream`` capped to the grid's ``max_tokens``; None for a missing optional set."""
-        from ..eval.stream import EvalStream
-
         if es.name not in self._sets:
             cap = int(self.grid.eval_options.get("max_tokens") or 0) or None
             if es.split is not None:
@@ -168,50 +166,6 @@ class EvalData:
                     return None
                 self._sets[es.name] = EvalStream.from_text(path, self.tokenizer, cap)
         return self._sets[es.name]
-
-
-def summarize_losses(losses: np.ndarray, num_bytes: float) -> dict:
-    """loss (nats/token), ppl, bits per byte, tokens of per-token losses (``eval.perplexity.summarize``)."""
-    from ..eval.perplexity import summarize
-
-    losses = np.asarray(losses, dtype=np.float64)
-    return summarize(float(losses.sum()), len(losses), num_bytes)
-
-
-def evaluate_checkpoint(run_dir: str | os.PathLike, streams: dict[str, EvalStream], *, seq_len: int | None = None,
-                        batch_size: int = 8, buckets=None, freq: np.ndarray | None = None,
-                        bucket_sets: list[str] | None = None) -> tuple[dict[str, dict], dict]:
-    """Score a run's latest checkpoint on each stream: ``({name: summary}, {name: BucketLosses})``.
-
-    A model trained with a restricted softmax (``data.softmax: corpus``) is scored on the targets inside its
-    id set; the summary then says how many were left out (``targets_outside``, ``share_outside``; models
-    with the same set leave out the same targets, so their losses still pair) and has no bits per byte.
-    Windows of ``seq_len`` tokens (default: the run's ``data.seq_len``, ``eval.stream.run_seq_len``); with
-    ``buckets`` (``frequency.make_buckets`` of the data's ``train_freq``) the per-token losses are also
-    grouped by the training frequency of their target, for the streams in ``bucket_sets`` (None: all).
-    Used by the sweep (``evaluate_run``) and by ``leviathan analyze frequency --runs``.
-    """
-    from ..eval.perplexity import token_losses
-    from ..eval.stream import run_seq_len
-    from ..checkpoint import load_model
-    from .frequency import aligned_targets, bucket_losses
-
-    model, cfg = load_model(str(run_dir))
-    seq_len = run_seq_len(cfg, seq_len, "seq_len")
-    evals, bucketed = {}, {}
-    for name, stream in streams.items():
-        losses = token_losses(model, stream.tokens, seq_len, batch_size, outside="nan")
-        targets = aligned_targets(stream.tokens, len(losses))
-        inside = ~np.isnan(losses)  # all True unless a restricted softmax cannot predict some targets
-        evals[name] = summarize_losses(losses[inside], stream.num_bytes)
-        if not inside.all():
-            # scored on the targets inside the model's softmax set only: bits per byte would divide the
-            # nats of some targets by the bytes of all, so it is not reported
-            evals[name].update(bpb=None, targets_outside=int((~inside).sum()),
-                               share_outside=float((~inside).mean()))
-        if buckets is not None and (bucket_sets is None or name in bucket_sets):
-            bucketed[name] = bucket_losses(losses[inside], targets[inside], buckets, freq)
-    return evals, bucketed
 
 
 def evaluate_run(grid: Grid, spec: RunSpec, run_dir: Path, eval_data: EvalData) -> dict:
