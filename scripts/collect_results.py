@@ -31,7 +31,7 @@ def _portable_jsonl(src: Path, dest: Path) -> int:
 
 
 def collect(sweep: Path, dest: Path) -> Path:
-    from leviathan.experiments.ablation import unigram_entropy
+    from leviathan.experiments.plateau import unigram_entropy
     from leviathan.experiments.provenance import portable_tree
     from leviathan.io import atomic_write_text
 

@@ -28,7 +28,7 @@ from typing import Any, Literal, Mapping, Sequence, TypeVar, get_args, get_origi
 import yaml
 
 from .errors import UserError
-from .io import atomic_write_json, atomic_write_text  # re-exported: their home is leviathan.io
+from .io import atomic_write_text
 
 T = TypeVar("T")
 
@@ -53,34 +53,11 @@ def _coerce(value: Any, tp: Any, where: str) -> Any:
     if tp is Any:
         return value
     if origin in (typing.Union, types.UnionType):
-        args = get_args(tp)
-        if value is None or (isinstance(value, str) and value.lower() in ("none", "null")):
-            if type(None) in args:
-                return None
-        errors = []
-        for arg in args:
-            if arg is type(None):
-                continue
-            try:
-                return _coerce(value, arg, where)
-            except ConfigError as e:
-                errors.append(str(e))
-        raise ConfigError(errors[0] if errors else f"{where}: got {value!r}, expected {_type_name(tp)}")
+        return _coerce_union(value, tp, where)
     if origin is Literal:
-        choices = get_args(tp)
-        if value in choices:
-            return value
-        hint = difflib.get_close_matches(str(value), [str(c) for c in choices], n=1)
-        extra = f"; did you mean {hint[0]!r}?" if hint else ""
-        raise ConfigError(f"{where}: {value!r} is not one of {', '.join(map(repr, choices))}{extra}")
+        return _coerce_literal(value, tp, where)
     if origin in (list, tuple, Sequence) or tp in (list, tuple):
-        if isinstance(value, str):
-            value = [v.strip() for v in value.split(",") if v.strip()] if value else []
-        if not isinstance(value, (list, tuple)):
-            raise ConfigError(f"{where}: expected a list, got {value!r}")
-        (item_tp,) = get_args(tp)[:1] or (Any,)
-        out = [_coerce(v, item_tp, f"{where}[{i}]") for i, v in enumerate(value)]
-        return tuple(out) if (origin is tuple or tp is tuple) else out
+        return _coerce_list(value, tp, where)
     if origin in (dict, Mapping) or tp is dict:
         if not isinstance(value, Mapping):
             raise ConfigError(f"{where}: expected a mapping, got {value!r}")
@@ -91,45 +68,96 @@ def _coerce(value: Any, tp: Any, where: str) -> Any:
         if not isinstance(value, Mapping):
             raise ConfigError(f"{where}: expected a section of keys for {tp.__name__}, got {value!r}")
         return from_dict(tp, value, prefix=where + ".")
-    if tp is bool:
-        if isinstance(value, bool):
-            return value
-        if isinstance(value, str) and value.lower() in ("true", "yes", "1", "on", "false", "no", "0", "off"):
-            return value.lower() in ("true", "yes", "1", "on")
-        raise ConfigError(f"{where}: expected true or false, got {value!r}")
-    if tp is int:
-        if isinstance(value, bool):
-            raise ConfigError(f"{where}: expected an integer, got {value!r}")
-        if isinstance(value, int):
-            return value
-        if isinstance(value, float) and value.is_integer():
-            return int(value)
-        if isinstance(value, str):
-            try:
-                f = float(value.replace("_", ""))
-            except ValueError:
-                f = None
-            if f is not None and f.is_integer():
-                return int(f)
-        raise ConfigError(f"{where}: expected an integer, got {value!r}")
-    if tp is float:
-        if isinstance(value, bool):
-            raise ConfigError(f"{where}: expected a number, got {value!r}")
-        if isinstance(value, (int, float)):
-            return _finite(float(value), where)
-        if isinstance(value, str):
-            try:
-                number = float(value)
-            except ValueError:
-                number = None
-            if number is not None:
-                return _finite(number, where)
-        raise ConfigError(f"{where}: expected a number, got {value!r}")
-    if tp is str:
-        if isinstance(value, (str, int, float)) and not isinstance(value, bool):
-            return str(value)
-        raise ConfigError(f"{where}: expected a string, got {value!r}")
+    if tp in _SCALARS:
+        return _SCALARS[tp](value, where)
     return value
+
+
+def _coerce_union(value: Any, tp: Any, where: str) -> Any:
+    """``Optional[X]`` / ``X | Y``: None (also "none"/"null") when allowed, else the first member that accepts it."""
+    args = get_args(tp)
+    if value is None or (isinstance(value, str) and value.lower() in ("none", "null")):
+        if type(None) in args:
+            return None
+    errors = []
+    for arg in args:
+        if arg is type(None):
+            continue
+        try:
+            return _coerce(value, arg, where)
+        except ConfigError as e:
+            errors.append(str(e))
+    raise ConfigError(errors[0] if errors else f"{where}: got {value!r}, expected {_type_name(tp)}")
+
+
+def _coerce_literal(value: Any, tp: Any, where: str) -> Any:
+    choices = get_args(tp)
+    if value in choices:
+        return value
+    hint = difflib.get_close_matches(str(value), [str(c) for c in choices], n=1)
+    extra = f"; did you mean {hint[0]!r}?" if hint else ""
+    raise ConfigError(f"{where}: {value!r} is not one of {', '.join(map(repr, choices))}{extra}")
+
+
+def _coerce_list(value: Any, tp: Any, where: str) -> list | tuple:
+    """A list (or tuple) of the item type; a string is split at commas (``a,b`` on the command line)."""
+    origin = get_origin(tp)
+    if isinstance(value, str):
+        value = [v.strip() for v in value.split(",") if v.strip()] if value else []
+    if not isinstance(value, (list, tuple)):
+        raise ConfigError(f"{where}: expected a list, got {value!r}")
+    (item_tp,) = get_args(tp)[:1] or (Any,)
+    out = [_coerce(v, item_tp, f"{where}[{i}]") for i, v in enumerate(value)]
+    return tuple(out) if (origin is tuple or tp is tuple) else out
+
+
+def _coerce_bool(value: Any, where: str) -> bool:
+    if isinstance(value, bool):
+        return value
+    if isinstance(value, str) and value.lower() in ("true", "yes", "1", "on", "false", "no", "0", "off"):
+        return value.lower() in ("true", "yes", "1", "on")
+    raise ConfigError(f"{where}: expected true or false, got {value!r}")
+
+
+def _coerce_int(value: Any, where: str) -> int:
+    if isinstance(value, bool):  # bool is an int subclass: ``hidden_size: true`` is a mistake, not 1
+        raise ConfigError(f"{where}: expected an integer, got {value!r}")
+    if isinstance(value, int):
+        return value
+    if isinstance(value, float) and value.is_integer():
+        return int(value)
+    if isinstance(value, str):
+        try:
+            f = float(value.replace("_", ""))
+        except ValueError:
+            f = None
+        if f is not None and f.is_integer():
+            return int(f)
+    raise ConfigError(f"{where}: expected an integer, got {value!r}")
+
+
+def _coerce_float(value: Any, where: str) -> float:
+    if isinstance(value, bool):
+        raise ConfigError(f"{where}: expected a number, got {value!r}")
+    if isinstance(value, (int, float)):
+        return _finite(float(value), where)
+    if isinstance(value, str):  # YAML reads 1e-3 as a string
+        try:
+            number = float(value)
+        except ValueError:
+            number = None
+        if number is not None:
+            return _finite(number, where)
+    raise ConfigError(f"{where}: expected a number, got {value!r}")
+
+
+def _coerce_str(value: Any, where: str) -> str:
+    if isinstance(value, (str, int, float)) and not isinstance(value, bool):
+        return str(value)
+    raise ConfigError(f"{where}: expected a string, got {value!r}")
+
+
+_SCALARS = {bool: _coerce_bool, int: _coerce_int, float: _coerce_float, str: _coerce_str}
 
 
 def from_dict(cls: type[T], data: Mapping[str, Any], prefix: str = "") -> T:

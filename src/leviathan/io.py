@@ -1,8 +1,15 @@
-"""Small shared I/O: atomic file writes, the cache root, and a description of the machine.
+"""Small shared I/O: atomic file writes, JSON lines, the data and cache folders, a description of the machine.
 
     atomic_write_json(run_dir / "summary.json", summary)   # readers never see a half-written file
+    read_metrics(run_dir)                                   # rows of metrics.jsonl (read_jsonl: any JSON lines)
+    data_root("--data-root value or None")                  # the data folder: corpora, eval texts, task files
     cache_root() / "bench"                                  # where a verb caches what it can rebuild
     hardware_info()                                         # CPU model, cores, torch threads, GPU if any
+
+Data folder rule (the one place it is written): the explicit value (``--data-root``), else
+``$LEVIATHAN_DATA``, else ``$LEVIATHAN_SHARED/data`` (the older variable, deprecated: it warns), else, for
+the verbs that look for the project's folder by themselves (``demo``, ``bench``), ``../shared/data`` seen
+from the current folder (the repository root in a checkout); otherwise None.
 
 Cache root rule (every verb that caches uses it): ``$LEVIATHAN_CACHE`` if set, else
 ``$XDG_CACHE_HOME/leviathan``, else ``~/.cache/leviathan``. Whatever lies under it can be deleted
@@ -17,8 +24,13 @@ from __future__ import annotations
 import json
 import os
 import platform
+import warnings
 from pathlib import Path
 from typing import Any, Optional
+
+DATA_ENV = "LEVIATHAN_DATA"
+OLD_DATA_ENV = "LEVIATHAN_SHARED"  # deprecated: names the folder *above* data/
+DEFAULT_DATA = Path("..") / "shared" / "data"  # beside a checkout, seen from its root
 
 # --------------------------------------------------------------------------------------------
 # atomic writes
@@ -46,6 +58,45 @@ def atomic_write_json(path: str | os.PathLike, obj: Any) -> None:
 
 # --------------------------------------------------------------------------------------------
 # cache root
+
+
+def read_jsonl(path: str | os.PathLike) -> list:
+    """Values of a JSON-lines file; blank lines, a line cut short by a kill and a line that is not UTF-8 are skipped
+    (quietly: a torn last line of metrics.jsonl is expected after a kill; ``leviathan.jsonl`` reports them)."""
+    from .jsonl import read_json_lines
+
+    return [value for _, value in read_json_lines(path)[0]]
+
+
+def read_metrics(path: str | os.PathLike) -> list[dict]:
+    """Rows of a run's metrics.jsonl (a run folder or the file itself; a torn last line is skipped); a missing
+    file is a UserError naming the fix."""
+    from .errors import UserError
+
+    path = Path(path)
+    if path.is_dir():
+        path = path / "metrics.jsonl"
+    if not path.is_file():
+        raise UserError(f"no metrics file at {str(path)!r}; pass a run directory or its metrics.jsonl")
+    return read_jsonl(path)
+
+
+# --------------------------------------------------------------------------------------------
+# folders
+
+
+def data_root(explicit: str | os.PathLike | None = None, *, search: bool = False) -> Optional[Path]:
+    """The data folder (see the module docstring for the rule); ``search`` also tries ``../shared/data``."""
+    value = explicit or os.environ.get(DATA_ENV)
+    if not value and os.environ.get(OLD_DATA_ENV):
+        warnings.warn(f"${OLD_DATA_ENV} is deprecated and will be removed in the next release; set "
+                      f"{DATA_ENV}=${OLD_DATA_ENV}/data instead", DeprecationWarning, stacklevel=2)
+        value = Path(os.environ[OLD_DATA_ENV]) / "data"
+    if value:
+        return Path(value).expanduser()
+    if search and DEFAULT_DATA.is_dir():
+        return DEFAULT_DATA.resolve()
+    return None
 
 
 def cache_root() -> Path:

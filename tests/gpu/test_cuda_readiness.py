@@ -147,7 +147,7 @@ def test_bake_on_cuda_equals_forward(record_property):
 
 @pytest.mark.parametrize("embedding", ["leviathan", "dense_tied"])
 def test_bf16_autocast_training_steps_give_finite_falling_loss(embedding, record_property):
-    from leviathan.train.config import OptimConfig
+    from leviathan.run_config import OptimConfig
     from leviathan.train.optim import build_optimizer
 
     model = build("paper-109m", embedding).to(CUDA).train()

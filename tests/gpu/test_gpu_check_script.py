@@ -49,7 +49,7 @@ def test_quick_bench_on_cpu_measures_both_models(gc, tmp_path, capsys):
     uniform, zipf = result["runs"]
     assert max(zipf["distinct_ids"]) < min(uniform["distinct_ids"]) <= 64  # zipf repeats ids; 64 tokens a batch
     assert result["params"]["leviathan"]["total"] > 0
-    table = gc.bench_table(result)
+    table = gc.bench.bench_table(result)
     assert "| eager | uniform |" in table and "leviathan / dense_tied" in table
 
 
@@ -97,7 +97,7 @@ def test_report_reads_the_verbose_log_when_pytest_was_killed(gc, tmp_path):
         "tests/gpu/test_cuda_readiness.py::test_a PASSED [ 10%]\n"
         "tests/gpu/test_cuda_readiness.py::test_b[leviathan] FAILED [ 20%]\n"
         "tests/gpu/test_cuda_readiness.py::test_c[leviathan] \n")
-    md, ok = gc.build_report(work)
+    md, ok = gc.report.build_report(work)
     assert not ok
     assert "TIMEOUT (rc 124)" in md and "(no JUnit report: from the log)" in md
     assert "1 passed, 1 failed, 0 skipped" in md and "FAILED test_b[leviathan]: failed" in md

@@ -15,7 +15,7 @@ from leviathan import CausalLM
 from leviathan.cli import main
 from leviathan.generation import generate, sample_next_token
 from leviathan.presets import preset
-from leviathan.train import checkpoint as ckpt
+from leviathan import checkpoint as ckpt
 
 sys.path.insert(0, str(Path(__file__).parent))
 from test_train import make_data, tiny_overrides, write_corpus  # noqa: E402

@@ -17,10 +17,10 @@ import pytest
 import torch
 from safetensors.torch import load_file
 
-from leviathan.train import checkpoint as ckpt
-from leviathan.train.config import load_run_config
+from leviathan import checkpoint as ckpt
+from leviathan.run_config import load_run_config
 from leviathan.train.loop import train
-from leviathan.train.metrics import read_metrics
+from leviathan.io import read_metrics
 
 sys.path.insert(0, str(Path(__file__).parent))
 from test_train import make_data, tiny_overrides  # noqa: E402

@@ -7,8 +7,10 @@ exactly as our recomputation says. A harness that silently loaded some other mod
 stale export) would fail both checks.
 """
 
+import dataclasses
 import json
 import math
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -19,7 +21,8 @@ pytest.importorskip("accelerate", reason="lm-eval's hf model needs accelerate (p
 
 from leviathan.data.tokenizer import train_bpe  # noqa: E402
 from leviathan.errors import UserError  # noqa: E402
-from leviathan.eval import harness  # noqa: E402
+from leviathan.eval import harness, lm_export  # noqa: E402
+from leviathan.eval import tasks as lm_tasks  # noqa: E402
 from leviathan.model.config import ModelConfig  # noqa: E402
 from leviathan.model.llama import CausalLM  # noqa: E402
 
@@ -107,9 +110,18 @@ def harness_lls(out) -> list[tuple[str, str, str, float]]:
     return rows
 
 
+def evaluate_on(model, tok, keys, files):
+    """``harness.evaluate_model`` with each task's data files pointed at the fixtures (absolute paths)."""
+    with pytest.MonkeyPatch.context() as mp:
+        for key, paths in files.items():
+            mp.setitem(lm_tasks.TASKS, key, dataclasses.replace(lm_tasks.TASKS[key], files=tuple(map(str, paths))))
+        return harness.evaluate_model(model, tok, keys, data=Path(str(paths[0])).parent, log_samples=True,
+                                      batch_size=4)
+
+
 def run(fixtures, model):
     files, tok, _ = fixtures
-    return harness.evaluate_model(model, tok, list(files), files=files, log_samples=True, batch_size=4)
+    return evaluate_on(model, tok, list(files), files)
 
 
 def test_harness_scores_are_our_loglikelihoods_and_move_with_our_weights(fixtures):
@@ -150,26 +162,26 @@ def test_harness_scores_are_our_loglikelihoods_and_move_with_our_weights(fixture
 
 def test_export_guard_refuses_a_model_that_is_not_ours(fixtures, tmp_path):
     files, tok, model = fixtures
-    harness.export_for_harness(model, tok, tmp_path / "hf")
+    lm_export.export_for_harness(model, tok, tmp_path / "hf")
     torch.manual_seed(123)  # conftest seeds every test with 0, as the fixture did
     other = CausalLM(model.config).eval()  # different random weights
     with pytest.raises(UserError, match="logits differ"):
-        harness.verify_export(other, tok, tmp_path / "hf")
+        lm_export.verify_export(other, tok, tmp_path / "hf")
     cfg = json.loads((tmp_path / "hf" / "tokenizer_config.json").read_text())
     assert cfg["tokenizer_class"] == "PreTrainedTokenizerFast" and cfg["bos_token"] is None
 
 
 def test_task_preparation_and_names(tmp_path, monkeypatch):
-    assert harness.resolve_tasks("paper") == list(harness.PAPER_TASKS)
-    assert harness.resolve_tasks("lev_piqa,arc_easy,piqa") == ["piqa", "arc_easy"]
+    assert lm_tasks.resolve_tasks("paper") == list(lm_tasks.PAPER_TASKS)
+    assert lm_tasks.resolve_tasks("lev_piqa,arc_easy,piqa") == ["piqa", "arc_easy"]
     with pytest.raises(UserError, match="unknown task"):
-        harness.resolve_tasks("mmlu")
+        lm_tasks.resolve_tasks("mmlu")
     with pytest.raises(UserError, match="missing data file"):
-        harness.prepare_tasks(tmp_path, tmp_path / "out", ["lambada_openai"])
+        lm_tasks.prepare_tasks(tmp_path, tmp_path / "out", ["lambada_openai"])
     (tmp_path / "piqa").mkdir()
     (tmp_path / "piqa" / "valid.jsonl").write_text(json.dumps({"goal": "g", "sol1": "a", "sol2": "b"}) + "\n")
     (tmp_path / "piqa" / "valid-labels.lst").write_text("1\n")
-    names = harness.prepare_tasks(tmp_path, tmp_path / "out", ["piqa"])
+    names = lm_tasks.prepare_tasks(tmp_path, tmp_path / "out", ["piqa"])
     assert names == {"piqa": "lev_piqa"}
     text = (tmp_path / "out" / "piqa.yaml").read_text()
     assert "__DATA_FILES__" not in text and str(tmp_path / "out" / "piqa_valid_labeled.jsonl") in text
@@ -177,9 +189,9 @@ def test_task_preparation_and_names(tmp_path, monkeypatch):
     assert merged["label"] == 1
     monkeypatch.delenv("LEVIATHAN_DATA", raising=False)
     with pytest.raises(UserError, match="LEVIATHAN_DATA"):
-        harness.data_root(None)
+        lm_tasks.task_data_root(None)
     monkeypatch.setenv("LEVIATHAN_DATA", str(tmp_path))
-    assert harness.data_root(None) == tmp_path.resolve()
+    assert lm_tasks.task_data_root(None) == tmp_path.resolve()
 
 
 LONG = ("the cat sat on the mat and looked at the door, then the sun rose in the east and a man on a "
@@ -209,8 +221,8 @@ def test_requests_longer_than_the_context_are_truncated_and_counted_not_fatal(fi
     # before: lm-eval's own hf model stops the whole run on the long ARC choice
     from lm_eval.models.huggingface import HFLM
 
-    hf_dir = harness.export_for_harness(model, tok, tmp_path / "hf")
-    names = harness.prepare_tasks(tmp_path, tmp_path / "tasks", keys, files)
+    hf_dir = lm_export.export_for_harness(model, tok, tmp_path / "hf")
+    names = lm_tasks.prepare_tasks(tmp_path, tmp_path / "tasks", keys, files)
     monkeypatch.setattr(harness, "fitting_hflm", lambda: HFLM)
     with pytest.raises(AssertionError) as crash:
         harness.run_harness(hf_dir, tmp_path / "tasks", [names[k] for k in keys], batch_size=4)
@@ -218,7 +230,7 @@ def test_requests_longer_than_the_context_are_truncated_and_counted_not_fatal(fi
     monkeypatch.undo()
 
     # after: every request is scored, on exactly the window our own model sees
-    out = harness.evaluate_model(model, tok, keys, files=files, log_samples=True, batch_size=4)
+    out = evaluate_on(model, tok, keys, files)
     rows = harness_lls(out)
     assert len(rows) == 4 + 2 + 2
     expected = {f"lev_{k}": {"requests": 0, "context_truncated": 0, "continuation_truncated": 0} for k in keys}

@@ -13,8 +13,8 @@ from leviathan.data.loader import TokenDataset, corpus_ids
 from leviathan.errors import UserError
 from leviathan.eval.perplexity import evaluate
 from leviathan.hf.export import to_hf, to_plain_llama
-from leviathan.train import checkpoint as ckpt
-from leviathan.train.config import load_run_config
+from leviathan import checkpoint as ckpt
+from leviathan.run_config import load_run_config
 from leviathan.train.loop import train
 
 sys.path.insert(0, str(Path(__file__).parent))
@@ -70,8 +70,8 @@ def test_a_corpus_softmax_run_is_scored_out_of_domain_on_the_targets_inside_its_
     """The sweep's evaluation of text whose ids are not all in the softmax set: the loss over the targets
     inside it, the count and share left out, no bits per byte; buckets count only the scored targets."""
     from leviathan.eval.stream import EvalStream
-    from leviathan.experiments.frequency import make_buckets
-    from leviathan.experiments.sweep import evaluate_checkpoint
+    from leviathan.eval.frequency import make_buckets
+    from leviathan.eval.score import evaluate_checkpoint
 
     over = tiny_overrides(data, max_steps=2, **{"model.embedding": "leviathan", "data.softmax": "corpus"})
     train(load_run_config(None, over), tmp_path / "run", quiet=True)

@@ -15,9 +15,9 @@ from safetensors.torch import load_file
 
 from leviathan.errors import UserError
 from leviathan.train import checkpoint as ckpt
-from leviathan.train.config import load_run_config
+from leviathan.run_config import load_run_config
 from leviathan.train.loop import train
-from leviathan.train.metrics import read_metrics
+from leviathan.io import read_metrics
 
 sys.path.insert(0, str(Path(__file__).parent))
 from test_train import make_data, tiny_overrides  # noqa: E402
@@ -44,7 +44,7 @@ def test_n_steps_plus_resume_equals_2n_steps_bit_for_bit(data, tmp_path, embeddi
     train(cfg, straight, quiet=True)
     # continue a *new* run folder from the straight run's step-n checkpoint
     summary = train(cfg, resumed, resume=str(straight / "checkpoints" / ckpt.step_name(n)), quiet=True)
-    assert summary["steps"] == 2 * n
+    assert summary.steps == 2 * n
     a, b = _losses(straight), _losses(resumed)
     assert b == a[n:]  # exact float equality of every logged loss after the resume point
     final = ckpt.step_name(2 * n)
@@ -86,7 +86,7 @@ def test_resume_auto_picks_latest_complete_and_explicit_must_exist(data, tmp_pat
     more = load_run_config(None, tiny_overrides(data, max_steps=6, checkpoint_interval=1, keep_last=3,
                                                 eval_interval=0))
     summary = train(more, run, resume="auto", quiet=True)
-    assert summary["steps"] == 6
+    assert summary.steps == 6
     assert not (run / "checkpoints" / ".tmp-step-00000010-1").exists()  # cleaned at start
     assert [s for s, _ in _losses(run)] == [1, 2, 3, 4, 5, 6]
     # the model section must match the checkpoint
@@ -129,5 +129,5 @@ def test_signal_saves_checkpoint_then_resume(data, tmp_path, sig, code):
     # resume for two more steps (a shorter max_steps changes only the schedule's length)
     cfg = load_run_config(None, tiny_overrides(data, max_steps=step + 2, checkpoint_interval=0, eval_interval=0))
     summary = train(cfg, run, resume="auto", quiet=True)
-    assert summary["steps"] == step + 2
+    assert summary.steps == step + 2
     assert [s for s, _ in _losses(run)] == list(range(1, step + 3))

@@ -5,6 +5,7 @@ The fast tests drive ``run_sweep`` with a fake training function (the contract:
 training loop, checkpoint loading and evaluation on a corpus prepared in a temp dir (seconds).
 """
 
+import contextlib
 import json
 import math
 import os
@@ -14,8 +15,11 @@ import pytest
 
 from leviathan.errors import UserError
 from leviathan.experiments.grid import load_grid
-from leviathan.experiments.sweep import (append_result, hardware_info, read_results, run_sweep, select_runs,
-                                         summarize_losses, sweep_lock, train_commands)
+from leviathan.experiments.results import append_result, read_results
+from leviathan.experiments import sweep as sweep_module
+from leviathan.eval.score import summarize_losses
+from leviathan.experiments.sweep import run_sweep, select_runs, sweep_lock, train_commands
+from leviathan.io import hardware_info
 
 # one intra-op thread: on the shared 2-core machine OpenMP stalls cost far more than they gain
 pytestmark = pytest.mark.usefixtures("single_thread")
@@ -65,10 +69,26 @@ def fake_eval(grid, spec, run_dir, eval_data):
             "buckets": {"val": {"loss": [5.0, 4.0], "count": [5, 5]}}, "notes": []}
 
 
+@contextlib.contextmanager
+def replaced(trainer, eval_fn=fake_eval, config_fn=lambda grid, spec: grid.run_overrides(spec)):
+    """The sweep's production path with training, evaluation and the run config replaced (monkeypatch)."""
+    from leviathan.train import loop
+    from leviathan.train.summary import TrainSummary
+
+    def train(cfg, run_dir, resume=None):  # the fakes describe their summary as a dict
+        return TrainSummary.from_dict(trainer(cfg, run_dir, resume=resume))
+
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setattr(loop, "train", train)
+        mp.setattr(sweep_module, "evaluate_run", eval_fn)
+        mp.setattr(sweep_module, "build_run_config", config_fn)
+        yield
+
+
 def sweep(tmp_path, trainer, **kw):
     g = load_grid(grid_dict())
-    return run_sweep(g, tmp_path / "out", train_fn=trainer, eval_fn=fake_eval,
-                     config_fn=lambda grid, spec: grid.run_overrides(spec), log=lambda s: None, **kw)
+    with replaced(trainer):
+        return run_sweep(g, tmp_path / "out", log=lambda s: None, **kw)
 
 
 def test_sweep_appends_rows_and_resumes_after_a_kill(tmp_path):
@@ -113,8 +133,8 @@ def test_trained_but_not_evaluated_run_skips_training(tmp_path):
 
     g = load_grid(grid_dict())
     with pytest.raises(RuntimeError):
-        run_sweep(g, tmp_path / "out", train_fn=t, eval_fn=failing_eval, config_fn=lambda g_, s: None,
-                  log=lambda s: None)
+        with replaced(t, failing_eval, lambda g_, s: None):
+            run_sweep(g, tmp_path / "out", log=lambda s: None)
     assert len(t.calls) == 1 and (tmp_path / "out/runs/a-dense_tied-s0/sweep_train.json").is_file()
     sweep(tmp_path, t, only=["a-dense_tied-*"])
     assert len(t.calls) == 1  # not trained again

@@ -17,10 +17,11 @@ import torch
 from leviathan.cli import main
 from leviathan.config import ConfigError
 from leviathan.errors import UserError
+from leviathan import checkpoint
 from leviathan.train import checkpoint as ckpt
-from leviathan.train.config import load_run_config
+from leviathan.run_config import load_run_config
 from leviathan.train.loop import NonFiniteLossError, train
-from leviathan.train.metrics import read_metrics
+from leviathan.io import read_metrics
 
 pytestmark = pytest.mark.usefixtures("single_thread")
 
@@ -88,7 +89,7 @@ def test_train_writes_run_folder_and_loss_falls(data, tmp_path):
     assert resolved.model.vocab_size == meta["vocab_size"] == cfg.model.vocab_size
     assert resolved.model.generator_base is not None and resolved.model == cfg.model.resolved()
     params = json.loads((run / "params.json").read_text())
-    assert params["input"] + params["body"] + params["head"] == params["total"] == summary["params"]["total"]
+    assert params["input"] + params["body"] + params["head"] == params["total"] == summary.params.total
     # checkpoints: 10, 20, 25 with keep_last=2 -> 20 and 25, each complete, with the tokenizer
     steps = [s for s, _ in ckpt.list_checkpoints(run)]
     assert steps == [20, 25]
@@ -97,7 +98,7 @@ def test_train_writes_run_folder_and_loss_falls(data, tmp_path):
         assert (last / name).is_file(), name
     torch.load(last / "optimizer.pt", weights_only=True)  # no pickled objects
     torch.load(last / "rng.pt", weights_only=True)
-    assert ckpt.load_tokenizer(run).vocab_size == meta["vocab_size"]
+    assert checkpoint.load_tokenizer(run).vocab_size == meta["vocab_size"]
     rows = read_metrics(run)
     train_rows = [r for r in rows if "train_loss" in r]
     val_rows = [r for r in rows if "val_loss" in r]
@@ -109,12 +110,12 @@ def test_train_writes_run_folder_and_loss_falls(data, tmp_path):
     assert first == pytest.approx(math.log(cfg.model.vocab_size), abs=0.3)  # starts near uniform
     assert last_loss < first - 1.0, (first, last_loss)
     assert val_rows[-1]["val_loss"] < val_rows[0]["val_loss"]
-    assert summary["steps"] == 25 and summary["tokens"] == 25 * 256
-    assert summary["final_val_loss"] == val_rows[-1]["val_loss"]
-    assert summary["final_val_ppl"] == pytest.approx(math.exp(summary["final_val_loss"]))
-    assert summary["final_val_bpb"] > 0 and summary["checkpoint"].endswith("step-00000025")
+    assert summary.steps == 25 and summary.tokens == 25 * 256
+    assert summary.final_val_loss == val_rows[-1]["val_loss"]
+    assert summary.final_val_ppl == pytest.approx(math.exp(summary.final_val_loss))
+    assert summary.final_val_bpb > 0 and summary.checkpoint.endswith("step-00000025")
     # load_model rebuilds the trained model from the run folder
-    model, cfg2 = ckpt.load_model(run)
+    model, cfg2 = checkpoint.load_model(run)
     assert cfg2.model == cfg.model.resolved() and not model.training
 
 
@@ -177,7 +178,7 @@ def test_non_finite_loss_stops_and_keeps_last_good_checkpoint(data, tmp_path):
     # continuing from the last good state with the run's own learning rate works
     summary = train(load_run_config(None, tiny_overrides(data, max_steps=6, checkpoint_interval=2, eval_interval=0)),
                     run, resume="auto", quiet=True)
-    assert summary["steps"] == 6 and math.isfinite(summary["final_val_loss"])
+    assert summary.steps == 6 and math.isfinite(summary.final_val_loss)
 
 
 def test_huge_learning_rate_diverges_through_cli(data, tmp_path, capsys):
@@ -220,8 +221,8 @@ def test_compile_true_trains_every_variant_like_eager(data, tmp_path, embedding)
         rows = [r for r in read_metrics(run / "metrics.jsonl") if "train_loss" in r]
         losses[compiled] = rows[0]["train_loss"]
         if compiled:
-            assert summary["compile_s"] > 0 and rows[0]["compile_s"] == summary["compile_s"]
+            assert summary.compile_s > 0 and rows[0]["compile_s"] == summary.compile_s
             assert not any("_orig_mod" in k for k in ckpt.load_state(ckpt.latest_checkpoint(run))["model"])
         else:
-            assert summary["compile_s"] is None
+            assert summary.compile_s is None
     assert losses[True] == pytest.approx(losses[False], rel=1e-4)

@@ -101,7 +101,7 @@ def test_verbs_work_from_an_unrelated_folder(installed):
     work = installed["work"]
     write_corpus(work / "corpus", num_docs=12)
     # the installed copy is the one imported, and it finds its files through the package
-    probe = ("import json, leviathan, leviathan.configs as c, leviathan.eval.harness as h; print(json.dumps("
+    probe = ("import json, leviathan, leviathan.configs as c, leviathan.eval.tasks as h; print(json.dumps("
              "[leviathan.__file__, c.packaged_names(c.TRAIN), c.packaged_names(c.GRIDS), "
              "sorted(p.name for p in h.TASK_DIR.glob('*.yaml'))]))")
     python = subprocess.Popen([sys.executable, "-c", probe], cwd=work, env=installed["env"], stdout=subprocess.PIPE,

@@ -24,7 +24,7 @@ def data(tmp_path_factory) -> Path:
 @pytest.fixture(scope="session")
 def finished_run(data, tmp_path_factory) -> Path:
     """A leviathan run of 4 steps with checkpoints at steps 2 and 4 (both kept)."""
-    from leviathan.train.config import load_run_config
+    from leviathan.run_config import load_run_config
     from leviathan.train.loop import train
 
     run = tmp_path_factory.mktemp("reliability-run") / "run"

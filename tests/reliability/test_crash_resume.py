@@ -23,7 +23,7 @@ import torch
 from safetensors.torch import load_file
 
 from leviathan.train import checkpoint as ckpt
-from leviathan.train.config import load_run_config
+from leviathan.run_config import load_run_config
 from leviathan.train.loop import train
 
 sys.path.insert(0, str(Path(__file__).parent))
@@ -173,13 +173,19 @@ def slow_eval(grid, spec, run_dir, eval_data):
     time.sleep(0.05)
     return {"eval": {"val": {"loss": 4.5, "ppl": math.exp(4.5), "bpb": 1.2, "tokens": 10}}, "buckets": {}, "notes": []}
 
-run_sweep(load_grid(grid_dict()), sys.argv[1], train_fn=slow_train, eval_fn=slow_eval,
-          config_fn=lambda grid, spec: None, log=lambda s: print(s, flush=True))
+from leviathan.experiments import sweep
+from leviathan.train import loop
+
+from leviathan.train.summary import TrainSummary
+
+loop.train = lambda cfg, run_dir, resume=None: TrainSummary.from_dict(slow_train(cfg, run_dir, resume))
+sweep.evaluate_run, sweep.build_run_config = slow_eval, lambda grid, spec: None
+run_sweep(load_grid(grid_dict()), sys.argv[1], log=lambda s: print(s, flush=True))
 """
 
 
 def test_sweep_killed_at_random_moments_keeps_results_whole_and_unique(tmp_path):
-    from leviathan.experiments.sweep import read_results
+    from leviathan.experiments.results import read_results
 
     rng = random.Random(7)
     out = tmp_path / "sweep"

@@ -21,7 +21,7 @@ import pytest
 import torch
 
 from leviathan.cli import main
-from leviathan.train import checkpoint as ckpt
+from leviathan import checkpoint as ckpt
 
 sys.path.insert(0, str(Path(__file__).parent))
 from reliability_support import REPO, one_error, run_overrides, tree_hashes  # noqa: E402

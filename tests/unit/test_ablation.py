@@ -9,7 +9,8 @@ import numpy as np
 import pytest
 
 from leviathan.cli import main
-from leviathan.experiments.ablation import collect, pair_arms, unigram_entropy, write_ablation_report
+from leviathan.experiments.ablation import collect, pair_arms, write_ablation_report
+from leviathan.experiments.plateau import unigram_entropy
 
 
 def row(name, grid, size, variant, width, layers, losses, val_loss, buckets=None, vocab=1000, seed=0, grads=None):

@@ -146,7 +146,7 @@ def test_cli_rejects_unknown_section_and_config(tmp_path, capsys):
 def test_modes_section_plain_chunked_compiled(tmp_path, monkeypatch, capsys):
     """--only modes: the six (variant, mode) steps side by side, the same loss in every mode, ratios and targets;
     peak memory of one mode in a fresh process."""
-    from leviathan.bench_modes import peak_rss_mb
+    from leviathan.bench import peak_rss_mb
 
     tiny_bench_config(tmp_path, monkeypatch)
     out = tmp_path / "r.json"

@@ -9,8 +9,8 @@ from typing import Literal, Optional
 
 import pytest
 
-from leviathan.config import (ConfigError, apply_overrides, atomic_write_json, atomic_write_text, dump_yaml,
-                              from_dict, load_yaml, parse_override, to_dict)
+from leviathan.config import ConfigError, apply_overrides, dump_yaml, from_dict, load_yaml, parse_override, to_dict
+from leviathan.io import atomic_write_json, atomic_write_text
 from leviathan.errors import UserError
 from leviathan.model.config import ModelConfig
 
@@ -327,8 +327,8 @@ def test_retired_model_key_is_dropped_with_a_warning():
 
 
 def test_old_run_folder_config_with_the_retired_key_loads(tmp_path):
-    from leviathan.train.checkpoint import run_config_from_dict
-    from leviathan.train.config import DataConfig, RunConfig
+    from leviathan.checkpoint import run_config_from_dict
+    from leviathan.run_config import DataConfig, RunConfig
 
     old = {**to_dict(RunConfig(max_steps=10, data=DataConfig(path=str(tmp_path)))), "model": old_model_dict()}
     (tmp_path / "config.yaml").write_text(dump_yaml(old))

@@ -6,8 +6,9 @@ import numpy as np
 import pytest
 
 from leviathan.errors import UserError
-from leviathan.experiments.efficiency import (Curve, format_efficiency, gain_over_training, read_metrics,
-                                              sample_efficiency, throughput_table, tokens_to_reach, val_curve)
+from leviathan.experiments.efficiency import (Curve, format_efficiency, gain_over_training, sample_efficiency,
+                                              throughput_table, tokens_to_reach, val_curve)
+from leviathan.io import read_metrics
 
 
 def test_tokens_to_reach_interpolates_linearly():

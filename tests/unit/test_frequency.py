@@ -6,8 +6,8 @@ import numpy as np
 import pytest
 
 from leviathan.errors import UserError
-from leviathan.experiments.frequency import (aligned_targets, bucket_losses, format_table, make_buckets,
-                                             relative_reduction)
+from leviathan.eval.frequency import (aligned_targets, bucket_losses, format_table, make_buckets,
+                                      relative_reduction)
 
 
 def zipf_counts(V=2000, unseen=50):

@@ -13,9 +13,10 @@ import pytest
 import torch
 from torch.func import functional_call
 
-import leviathan.model.generator as generator_module
+import leviathan.model.spline_op as spline_op_module
 from leviathan.model import spline_kernel
-from leviathan.model.generator import LeviathanGenerator, spline_product
+from leviathan.model.generator import LeviathanGenerator
+from leviathan.model.spline_op import spline_product
 from leviathan.model.reference import reference_embed, reference_from_module
 
 pytestmark = pytest.mark.usefixtures("single_thread")
@@ -162,15 +163,15 @@ def test_chunked_kernel_gives_the_same_result(monkeypatch):
     y_one, g_one = forward_and_grads(g, ids, weight, reference=False)
 
     per_id = g.modes * g.seed_dim * (g.degree + 1) * g.rank
-    monkeypatch.setattr(generator_module, "CHUNK_ELEMENTS", 5 * per_id)  # 5 ids per chunk
+    monkeypatch.setattr(spline_op_module, "CHUNK_ELEMENTS", 5 * per_id)  # 5 ids per chunk
     calls = []
-    original = generator_module._SplineProduct._chunk
+    original = spline_op_module._SplineProduct._chunk
 
     def counting_chunk(u, S, degree):
         calls.append(u.shape[0])
         return original(u, S, degree)
 
-    monkeypatch.setattr(generator_module._SplineProduct, "_chunk", staticmethod(counting_chunk))
+    monkeypatch.setattr(spline_op_module._SplineProduct, "_chunk", staticmethod(counting_chunk))
     y_many, g_many = forward_and_grads(g, ids, weight, reference=False)
     assert len(calls) == 2 * math.ceil(42 / 5)  # forward and backward each ran 9 chunks
     assert max(calls) == 5 and sum(calls) == 2 * 42

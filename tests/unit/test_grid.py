@@ -107,7 +107,7 @@ def test_vocab_comes_from_prepared_meta(tmp_path):
 
 
 def test_run_overrides_build_a_valid_run_config():
-    train_config = pytest.importorskip("leviathan.train.config")
+    train_config = pytest.importorskip("leviathan.run_config")
     for name in available_grids():  # every shipped grid's base settings are valid RunConfig keys
         shipped = load_grid(name)
         for r in shipped.runs:

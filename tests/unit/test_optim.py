@@ -7,7 +7,7 @@ import pytest
 from leviathan import CausalLM
 from leviathan.config import ConfigError
 from leviathan.presets import preset
-from leviathan.train.config import RunConfig, build_run_config
+from leviathan.run_config import RunConfig, build_run_config
 from leviathan.train.optim import build_optimizer, param_groups
 from leviathan.train.schedule import lr_at
 
@@ -64,7 +64,7 @@ def test_grad_accum_and_message():
 def test_head_and_input_groups_for_the_ablations():
     """head_weight_decay / input_lr_mult split the untied head and the input side into their own groups,
     and set_lr applies each group's multiplier."""
-    from leviathan.train.config import OptimConfig
+    from leviathan.run_config import OptimConfig
     from leviathan.train.optim import group_weight_decay
     from leviathan.train.schedule import set_lr
 

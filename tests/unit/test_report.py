@@ -9,7 +9,7 @@ import pytest
 
 from leviathan.cli import main
 from leviathan.experiments.report import analyze, comparison_table, write_report
-from leviathan.experiments.sweep import append_result, read_results
+from leviathan.experiments.results import append_result, read_results
 
 E, A, ALPHA = 2.0, 60.0, 0.3
 HW = {"device": "cpu", "cpu": "test", "torch_threads": 2}

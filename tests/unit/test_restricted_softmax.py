@@ -10,7 +10,7 @@ import torch.nn.functional as F
 from leviathan.eval.perplexity import token_losses
 from leviathan.model.config import ModelConfig
 from leviathan.model.llama import CausalLM
-from leviathan.train.checkpoint import load_model_state
+from leviathan.checkpoint import load_model_state
 
 pytestmark = pytest.mark.usefixtures("single_thread")
 

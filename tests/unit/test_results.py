@@ -43,7 +43,7 @@ def test_rewriting_a_row_loses_nothing(tmp_path):
     for key, value in OLD_ROW.items():
         if key == "eval":  # eval entries gain their missing fields as null
             assert written[key]["val"] == {"loss": 2.0, "ppl": math.exp(2.0), "bpb": None, "tokens": None,
-                                          "targets_outside": None, "share_outside": None}
+                                           "targets_outside": None, "share_outside": None}
         else:
             assert written[key] == value, key
     assert written["curve"] is None and written["regimes"] == []

@@ -36,7 +36,7 @@ from __future__ import annotations
 
 from ..errors import UserError
 from .configs import CONFIGS, EXPERIMENT_CONFIGS, SECTIONS, BenchConfig, BenchOptions
-from .data import (TokenData, bench_tokenizer, corpus_files, default_cache_dir, make_batches, read_texts, shared_dir,
+from .data import (TokenData, bench_tokenizer, corpus_files, default_cache_dir, make_batches, read_texts, books_root,
                    token_stream)
 from .harness import TrainStep, alternate, build_model, build_optimizer, median, stats
 from .report import TARGETS, evaluate_targets, format_report
@@ -53,6 +53,6 @@ __all__ = [
     "TrainStep", "UserError", "alternate", "bench_decode", "bench_generator", "bench_hf", "bench_memory", "bench_modes",
     "bench_tokenizer", "bench_training", "build_model", "build_optimizer", "corpus_files", "default_cache_dir",
     "environment", "evaluate_targets", "format_report", "greedy_decode", "hf_llama_like", "load_data", "make_batches",
-    "median", "paper_generator", "peak_rss_mb", "read_texts", "run_benchmark", "saved_bytes", "shared_dir", "stats",
+    "median", "paper_generator", "peak_rss_mb", "read_texts", "run_benchmark", "saved_bytes", "books_root", "stats",
     "token_stream",
 ]

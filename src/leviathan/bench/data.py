@@ -1,6 +1,7 @@
 """The benchmark's text and token ids: corpus files, a cached BPE, one id stream per tokenizer, batches.
 
-Text: ``../shared/data/gutenberg`` (``$LEVIATHAN_SHARED`` overrides the location); without it, the
+Text: the Gutenberg books of the data folder (``leviathan.io.data_root``: ``$LEVIATHAN_DATA``, else
+``../shared/data``); without it, the
 Python standard library's own source files (first files for tokenizer training, last for batches).
 A BPE the benchmark trains is cached under ``cache_root()/bench`` (``leviathan.io``).
 """
@@ -9,7 +10,6 @@ from __future__ import annotations
 
 import hashlib
 import json
-import os
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Callable, Optional, Sequence
@@ -18,25 +18,20 @@ import numpy as np
 import torch
 
 from ..errors import UserError
-from ..io import cache_root
+from ..io import cache_root, data_root
 
 
-def shared_dir() -> Optional[Path]:
-    """``$LEVIATHAN_SHARED``, else ``<repository>/../shared``, else ``./../shared``; None if none exists."""
-    env = os.environ.get("LEVIATHAN_SHARED")
-    candidates = [Path(env)] if env else [Path(__file__).resolve().parents[3] / ".." / "shared",
-                                            Path.cwd() / ".." / "shared"]
-    for path in candidates:
-        if (path / "data" / "gutenberg").is_dir():
-            return path.resolve()
-    return None
+def books_root() -> Optional[Path]:
+    """The data folder (``leviathan.io.data_root``) when it holds the Gutenberg books, else None."""
+    root = data_root(search=True)
+    return root.resolve() if root is not None and (root / "gutenberg").is_dir() else None
 
 
 def corpus_files(split: str) -> tuple[list[Path], str]:
     """Text files for ``split`` ("train" for tokenizer training, "valid" for batches) and a description."""
-    root = shared_dir()
+    root = books_root()
     if root is not None:
-        files = sorted((root / "data" / "gutenberg" / split).glob("*.txt"))
+        files = sorted((root / "gutenberg" / split).glob("*.txt"))
         if files:
             return files, f"gutenberg/{split}"
     from ..data.sources import stdlib_files
@@ -124,7 +119,7 @@ def make_batches(stream: np.ndarray, batch_size: int, seq_len: int, count: int) 
     need = batch_size * (seq_len + 1)
     if len(stream) < need:
         raise UserError(f"the benchmark text has {len(stream)} tokens, fewer than one batch ({need}); "
-                        f"point $LEVIATHAN_SHARED at the shared data folder")
+                        f"point $LEVIATHAN_DATA at the data folder")
     starts = np.linspace(0, len(stream) - need, count).astype(np.int64)
     out = []
     for s in starts:

@@ -83,7 +83,7 @@ def build_model(cfg: ModelConfig, seed: int = 0):
 
 def build_optimizer(model: torch.nn.Module) -> torch.optim.Optimizer:
     """The training loop's AdamW (parameter groups by name, default hyperparameters)."""
-    from ..train.config import OptimConfig
+    from ..run_config import OptimConfig
     from ..train.optim import build_optimizer as _build
 
     return _build(model, OptimConfig(), device_type="cpu")

@@ -202,8 +202,8 @@ def _frequency_runs(args) -> int:
 
     from ..errors import UserError
     from ..eval.stream import EvalStream
-    from ..experiments.frequency import format_table, make_buckets
-    from ..experiments.sweep import evaluate_checkpoint
+    from ..eval.frequency import format_table, make_buckets
+    from ..eval.score import evaluate_checkpoint
 
     if not args.data:
         raise UserError("--runs needs --data (the prepared data dir the models were trained on)")
@@ -224,7 +224,8 @@ def _frequency_runs(args) -> int:
 
 
 def _efficiency(args) -> int:
-    from ..experiments.efficiency import (efficiency_from_results, format_efficiency, read_metrics,
+    from ..io import read_metrics
+    from ..experiments.efficiency import (efficiency_from_results, format_efficiency,
                                           sample_efficiency, val_curve)
 
     if args.model or args.reference:

@@ -4,8 +4,8 @@
     leviathan demo --run-dir runs/demo --steps 300
 
 What it does:
-1. Data: the Gutenberg books of the project's data folder (``$LEVIATHAN_DATA``, else ``../shared/data``
-   next to the checkout or the current folder) with a byte-level BPE of 32,768 ids: a vocabulary in
+1. Data: the Gutenberg books of the project's data folder (``leviathan.io.data_root``: ``$LEVIATHAN_DATA``,
+   else ``../shared/data`` seen from the current folder) with a byte-level BPE of 32,768 ids: a vocabulary in
    which most ids are rare, the regime where a generated input side can beat a table (docs/DESIGN.md,
    results/ablations). Without that folder, the Python standard library's own sources (no download).
    Prepared once into ``<cache>/data/<corpus>-bpe32768`` (the cache root of ``leviathan.io``:
@@ -32,7 +32,6 @@ from __future__ import annotations
 
 import json
 import math
-import os
 import shutil
 import sys
 import time
@@ -49,12 +48,12 @@ GENERATOR = {"generator_seed_dim": 64, "generator_modes": 8, "generator_knots": 
 
 
 def shared_data() -> Path | None:
-    """The project's data folder with the Gutenberg books: $LEVIATHAN_DATA, else ../shared/data near here."""
-    candidates = [Path(os.environ["LEVIATHAN_DATA"])] if os.environ.get("LEVIATHAN_DATA") else []
-    candidates += [Path(__file__).resolve().parents[3] / ".." / "shared" / "data", Path.cwd() / ".." / "shared" / "data"]
-    for c in candidates:
-        if (c / "gutenberg" / "train").is_dir() and (c / "gutenberg" / "valid").is_dir():
-            return c.resolve()
+    """The project's data folder (``leviathan.io.data_root``) when it holds the Gutenberg books, else None."""
+    from ..io import data_root
+
+    root = data_root(search=True)
+    if root is not None and (root / "gutenberg" / "train").is_dir() and (root / "gutenberg" / "valid").is_dir():
+        return root.resolve()
     return None
 
 
@@ -89,7 +88,7 @@ def _prepare_data(data_dir: Path, explicit: bool, vocab: int, quiet: bool) -> di
     is (re)built from the books (or the stdlib) when missing or out of date."""
     from ..data.prepare import prepare
     from ..errors import UserError
-    from ..train.config import data_meta
+    from ..run_config import data_meta
 
     meta = data_meta(data_dir)
     if explicit and meta is not None:
@@ -112,7 +111,7 @@ def _prepare_data(data_dir: Path, explicit: bool, vocab: int, quiet: bool) -> di
 
 def run_config(args, data_dir: Path, embedding: str):
     from ..presets import preset_dict
-    from ..train.config import build_run_config
+    from ..run_config import build_run_config
 
     micro = max(1, min(32, args.batch_tokens // args.seq_len))
     model = {"preset": args.preset, "embedding": embedding, **GENERATOR}
@@ -148,10 +147,10 @@ def _train_one(cfg, run_dir: str, quiet: bool, threads: int) -> dict:
     torch.set_num_threads(threads)
     t = time.time()
     summary = train(cfg, run_dir, quiet=quiet)
-    return {"variant": cfg.model.embedding, "params": summary["params"], "val_loss": summary["final_val_loss"],
-            "val_ppl": summary["final_val_ppl"], "val_bpb": summary["final_val_bpb"],
-            "tokens_per_s": summary["tokens_per_s"], "train_time_s": summary["train_time_s"],
-            "wall_time_s": time.time() - t, "tokens": summary["tokens"], "run_dir": summary["run_dir"]}
+    return {"variant": cfg.model.embedding, "params": summary.params.as_dict(), "val_loss": summary.final_val_loss,
+            "val_ppl": summary.final_val_ppl, "val_bpb": summary.final_val_bpb,
+            "tokens_per_s": summary.tokens_per_s, "train_time_s": summary.train_time_s,
+            "wall_time_s": time.time() - t, "tokens": summary.tokens, "run_dir": summary.run_dir}
 
 
 def _train_all(configs: list, run_dir: Path, args) -> list[dict]:
@@ -206,7 +205,7 @@ def format_markdown(rows: list[dict], info: dict, curve: list | None = None, lin
 
 def gap_curve(rows: list[dict]) -> list[tuple[int, float, float]]:
     """(tokens, dense val loss, leviathan val loss) at every validation point both runs logged."""
-    from ..experiments.efficiency import read_metrics
+    from ..io import read_metrics
 
     by = {r["variant"]: r for r in rows}
     if "dense_tied" not in by or "leviathan" not in by:
@@ -217,7 +216,7 @@ def gap_curve(rows: list[dict]) -> list[tuple[int, float, float]]:
     return [(t, curves[0][t], curves[1][t]) for t in sorted(set(curves[0]) & set(curves[1]))]
 
 
-RESULTS = Path(__file__).resolve().parents[3] / "results"  # the checkout's committed results (absent in a wheel)
+RESULTS = Path("results")  # the checkout's committed results, seen from its root (absent elsewhere and in a wheel)
 
 
 def committed_grid(path: Path = RESULTS / "cpu-bpe32k" / "analysis.json") -> list[str]:
@@ -258,7 +257,7 @@ def committed_ablation(path: Path = RESULTS / "ablations" / "ablations.json") ->
 
 def verdict(rows: list[dict], data_dir: Path) -> list[str]:
     """Whether the comparison is past the unigram plateau, and what it says."""
-    from ..experiments.ablation import unigram_entropy
+    from ..experiments.plateau import unigram_entropy
 
     by = {r["variant"]: r for r in rows}
     if "dense_tied" not in by or "leviathan" not in by:

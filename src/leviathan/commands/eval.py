@@ -35,8 +35,8 @@ def run(args) -> int:
 
     from ..eval.perplexity import evaluate
     from ..eval.stream import EvalStream, run_seq_len
-    from ..train import checkpoint as ckpt
-    from ..train.config import data_meta
+    from .. import checkpoint as ckpt
+    from ..run_config import data_meta
     from ..train.distributed import resolve_device
 
     device = resolve_device(args.device)

@@ -21,7 +21,7 @@ def run(args) -> int:
     from ..errors import UserError
     from ..hf import export
     from ..locking import folder_lock
-    from ..train import checkpoint as ckpt
+    from .. import checkpoint as ckpt
 
     model, _ = ckpt.load_model(args.checkpoint)
     try:

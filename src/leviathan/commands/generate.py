@@ -33,7 +33,7 @@ def add_arguments(parser) -> None:
 def run(args) -> int:
     from ..generation import generate
     from ..positions import fit_positions
-    from ..train import checkpoint as ckpt
+    from .. import checkpoint as ckpt
     from ..train.distributed import resolve_device
 
     if args.max_new_tokens < 1 or args.num_samples < 1:

@@ -31,7 +31,7 @@ def add_arguments(parser) -> None:
 
 def run(args) -> int:
     from ..config import dump_yaml
-    from ..train.config import load_run_config
+    from ..run_config import load_run_config
     from ..train.distributed import env_world
 
     cfg = load_run_config(args.config, args.overrides)
@@ -43,7 +43,7 @@ def run(args) -> int:
 
     summary = train(cfg, run_dir, resume=args.resume, quiet=args.quiet)
     if env_world()[0] == 0 and not args.quiet:
-        print(json.dumps({k: summary[k] for k in ("run_dir", "steps", "tokens", "final_val_loss", "final_val_ppl",
-                                                  "final_val_bpb", "tokens_per_s", "wall_time_s", "checkpoint",
-                                                  "stopped")}, indent=2))
+        shown = ("run_dir", "steps", "tokens", "final_val_loss", "final_val_ppl", "final_val_bpb", "tokens_per_s",
+                 "wall_time_s", "checkpoint", "stopped")
+        print(json.dumps({k: getattr(summary, k) for k in shown}, indent=2))
     return 0

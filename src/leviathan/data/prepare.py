@@ -428,8 +428,8 @@ def prepare(
         tmp = out.parent / f".{out.name}.tmp-{os.getpid()}-{uuid.uuid4().hex[:8]}"
         tmp.mkdir()
         try:
-            meta = _prepare_into(tmp, src, vsrc, tok, bpe_vocab, settings, stat, int(num_workers), int(seed),
-                                 val_fraction, progress, batch_chars, piece_chars, log)
+            meta = _prepare_into(_Job(tmp, src, vsrc, tok, bpe_vocab, settings, stat, int(num_workers), int(seed),
+                                      val_fraction, progress, batch_chars, piece_chars, log))
             _install(tmp, out)
         except BaseException:
             shutil.rmtree(tmp, ignore_errors=True)
@@ -437,48 +437,106 @@ def prepare(
         return meta
 
 
-def _prepare_into(tmp, src, vsrc, tok, bpe_vocab, settings, stat, num_workers, seed, val_fraction,
-                  progress, batch_chars, piece_chars, log) -> dict:
-    timing: dict = {"num_workers": num_workers}
-    parts = [(src, False)] + ([(vsrc, True)] if vsrc is not None else [])
-    if tok is None:  # train a BPE on the training documents first
-        key = _split_key(seed)
+@dataclass
+class _Job:
+    """One ``prepare`` call, resolved: the sources, the tokenizer (None: train a BPE of ``bpe_vocab`` ids), the
+    settings recorded in meta.json, and how to run (threads, batch sizes, progress, log)."""
 
-        def train_texts():
-            for text in src:
-                if _doc_hash(text.encode("utf-8"), key)[1] < val_fraction:
-                    continue
-                yield text
+    tmp: Path  # the temporary output folder, renamed into place once complete
+    src: Source
+    vsrc: Source | None
+    tok: Tokenizer | None
+    bpe_vocab: int | None
+    settings: dict
+    stat: str
+    num_workers: int
+    seed: int
+    val_fraction: float
+    progress: bool
+    batch_chars: int
+    piece_chars: int
+    log: Callable[[str], None]
 
-        log(f"training a byte-level BPE with {bpe_vocab:,} ids on {src.description} ...")
-        t0 = time.perf_counter()
-        tok = train_bpe(train_texts(), bpe_vocab, show_progress=progress)
-        tok.name = settings["tokenizer"]
-        timing["bpe_train_s"] = round(time.perf_counter() - t0, 3)
-        log(f"trained BPE: {tok.vocab_size:,} ids in {timing['bpe_train_s']:.1f}s"
-            f"{'' if tok.fast else ' (quicktok refused it; encoding with tokenizers, slower)'}")
+    @property
+    def parts(self) -> list[tuple[Source, bool]]:
+        """(source, is the validation source) in reading order."""
+        return [(self.src, False)] + ([(self.vsrc, True)] if self.vsrc is not None else [])
 
+
+def _prepare_into(job: _Job) -> dict:
+    """Tokenize ``job``'s sources into ``job.tmp``: train.bin, val.bin, the frequencies, the tokenizer, meta.json."""
+    timing: dict = {"num_workers": job.num_workers}
+    tok = job.tok if job.tok is not None else _train_job_bpe(job, timing)
     dtype = dtype_for_vocab(tok.vocab_size)
-    writers = (_SplitWriter(tmp / "train.bin", dtype, tok.vocab_size), _SplitWriter(tmp / "val.bin", dtype, None))
-    fingerprint = hashlib.sha256(json.dumps(settings, sort_keys=True).encode())
-    reader = _Reader(parts, val_fraction, seed, fingerprint, tok.newline_cut_safe, batch_chars, piece_chars)
+    writers = (_SplitWriter(job.tmp / "train.bin", dtype, tok.vocab_size),
+               _SplitWriter(job.tmp / "val.bin", dtype, None))
+    fingerprint = hashlib.sha256(json.dumps(job.settings, sort_keys=True).encode())
+    best: dict = {}
+    elapsed = _tokenize(job, tok, writers, fingerprint, best)
+    train, val = writers
+    fallback = _check_splits(job, writers, best)
+    total_tokens = train.tokens + val.tokens
+    timing.update(tokenize_s=round(elapsed, 3), tokens_per_s=round(total_tokens / max(elapsed, 1e-9)))
+    np.save(job.tmp / FREQ_FILE, train.freq)
+    tok.save(job.tmp)
+    stats = SourceStats()
+    stats.merge(job.src.stats)
+    if job.vsrc is not None:
+        stats.merge(job.vsrc.stats)
+    meta = _meta(job, tok, dtype, writers, fingerprint, fallback, stats, timing)
+    with open(job.tmp / META_FILE, "w") as f:
+        f.write(json.dumps(meta, indent=2) + "\n")
+        f.flush()
+        os.fsync(f.fileno())
+    job.log(f"{total_tokens:,} tokens ({train.tokens:,} train in {train.documents:,} documents, {val.tokens:,} val "
+            f"in {val.documents:,}) in {elapsed:.1f}s = {timing['tokens_per_s'] / 1e6:.2f}M tokens/s with "
+            f"{job.num_workers} thread(s)" + (f"; {stats.decode_errors} invalid UTF-8 sequences replaced in "
+                                              f"{len(stats.files_with_decode_errors)} file(s)"
+                                              if stats.decode_errors else "")
+            + ("; no document hashed into validation, moved the smallest-hash one" if fallback else ""))
+    return meta
+
+
+def _train_job_bpe(job: _Job, timing: dict) -> Tokenizer:
+    """A byte-level BPE trained on the training documents (those the content hash keeps out of validation)."""
+    key = _split_key(job.seed)
+
+    def train_texts():
+        for text in job.src:
+            if _doc_hash(text.encode("utf-8"), key)[1] < job.val_fraction:
+                continue
+            yield text
+
+    job.log(f"training a byte-level BPE with {job.bpe_vocab:,} ids on {job.src.description} ...")
+    t0 = time.perf_counter()
+    tok = train_bpe(train_texts(), job.bpe_vocab, show_progress=job.progress)
+    tok.name = job.settings["tokenizer"]
+    timing["bpe_train_s"] = round(time.perf_counter() - t0, 3)
+    job.log(f"trained BPE: {tok.vocab_size:,} ids in {timing['bpe_train_s']:.1f}s"
+            f"{'' if tok.fast else ' (quicktok refused it; encoding with tokenizers, slower)'}")
+    return tok
+
+
+def _tokenize(job: _Job, tok: Tokenizer, writers, fingerprint, best: dict) -> float:
+    """Read, encode and write every document (a progress bar on request); the seconds it took."""
+    reader = _Reader(job.parts, job.val_fraction, job.seed, fingerprint, tok.newline_cut_safe, job.batch_chars,
+                     job.piece_chars)
     total = None
     try:
-        sizes = [s.total_bytes() for s, _ in parts]
-        total = None if any(v is None for v in sizes) or settings["max_documents"] else sum(sizes)
+        sizes = [s.total_bytes() for s, _ in job.parts]
+        total = None if any(v is None for v in sizes) or job.settings["max_documents"] else sum(sizes)
     except OSError:
         pass
     bar = None
-    if progress:
+    if job.progress:
         from tqdm.auto import tqdm
 
         bar = tqdm(total=total, unit="B", unit_scale=True, desc=f"tokenizing ({tok.name})", file=sys.stderr,
                    dynamic_ncols=True)
-    best: dict = {}
     t0 = time.perf_counter()
     try:
         for batch in reader:
-            toks, offsets = tok.encode_flat(batch.pieces, num_workers)
+            toks, offsets = tok.encode_flat(batch.pieces, job.num_workers)
             _write_batch(batch, toks, offsets, tok.eot_id, writers, best)
             if bar is not None:
                 bar.update(sum(batch.doc_bytes))
@@ -487,74 +545,67 @@ def _prepare_into(tmp, src, vsrc, tok, bpe_vocab, settings, stat, num_workers, s
     finally:
         if bar is not None:
             bar.close()
-    elapsed = time.perf_counter() - t0
+    return time.perf_counter() - t0
+
+
+def _check_splits(job: _Job, writers, best: dict) -> bool:
+    """UserError for a source without text or a single document that cannot be split; moves the smallest-hash
+    document into validation when none hashed there (returns True then). Closes the writers."""
     train, val = writers
-    num_docs = train.documents + val.documents
-    if num_docs == 0:
+
+    def fail(message: str):
         for w in writers:
             w.close()
-        raise UserError(f"source {src.description} holds no text (0 non-empty documents); check the path, "
-                        f"--text-field or the file extensions")
-    if vsrc is not None and val.documents == 0:
-        for w in writers:
-            w.close()
-        raise UserError(f"validation source {vsrc.description} holds no text (0 non-empty documents); check "
-                        f"--val-source")
+        raise UserError(message)
+
+    if train.documents + val.documents == 0:
+        fail(f"source {job.src.description} holds no text (0 non-empty documents); check the path, "
+             f"--text-field or the file extensions")
+    if job.vsrc is not None and val.documents == 0:
+        fail(f"validation source {job.vsrc.description} holds no text (0 non-empty documents); check "
+             f"--val-source")
     fallback = False
-    if val_fraction > 0 and val.documents == 0:
+    if job.val_fraction > 0 and val.documents == 0:
         if train.documents < 2:
-            for w in writers:
-                w.close()
-            raise UserError(f"source {src.description} is a single document, so it cannot be split into "
-                            f"train and validation documents; pass --val-source FILE, or --val-fraction 0 to "
-                            f"train without validation")
-        _move_to_val(tmp, train, val, best)
+            fail(f"source {job.src.description} is a single document, so it cannot be split into "
+                 f"train and validation documents; pass --val-source FILE, or --val-fraction 0 to "
+                 f"train without validation")
+        _move_to_val(job.tmp, train, val, best)
         fallback = True
     for w in writers:
         w.close()
-    total_tokens = train.tokens + val.tokens
-    timing.update(tokenize_s=round(elapsed, 3), tokens_per_s=round(total_tokens / max(elapsed, 1e-9)))
-    np.save(tmp / FREQ_FILE, train.freq)
-    tok.save(tmp)
+    return fallback
 
-    stats = SourceStats()
-    stats.merge(src.stats)
-    if vsrc is not None:
-        stats.merge(vsrc.stats)
-    meta = {
+
+def _meta(job: _Job, tok: Tokenizer, dtype, writers, fingerprint, fallback: bool, stats: SourceStats,
+          timing: dict) -> dict:
+    """meta.json of a prepared folder."""
+    train, val = writers
+    vsrc = job.vsrc
+    return {
         "format": FORMAT_VERSION,
         "tokenizer": tok.name,
         "vocab_size": tok.vocab_size,
         "dtype": dtype.name,
         "eot_id": tok.eot_id,
         "splits": {"train": train.summary(), "val": val.summary()},
-        "source": src.description,
+        "source": job.src.description,
         "val_source": vsrc.description if vsrc is not None else None,
         "fingerprint": fingerprint.hexdigest(),
         "fingerprint_method": "sha256 over the settings and, per document in order, its split and the "
                               "blake2b-128 digest of its UTF-8 bytes (content hash)",
-        "source_stat": stat,
+        "source_stat": job.stat,
         "created": datetime.now(timezone.utc).isoformat(timespec="seconds"),
         "separator": "eot_id after every document",
         "val_assignment": {"method": "val_source" if vsrc is not None else
-                           ("content_hash" if val_fraction > 0 else "none"),
-                           "val_fraction": val_fraction, "seed": seed, "fallback_smallest_hash": fallback},
+                           ("content_hash" if job.val_fraction > 0 else "none"),
+                           "val_fraction": job.val_fraction, "seed": job.seed, "fallback_smallest_hash": fallback},
         "freq_file": FREQ_FILE,
         "tokenizer_file": "tokenizer.json" if tok.name not in BUILTIN_ENCODINGS else None,
         "source_stats": stats.as_dict(),
         "timing": timing,
-        "settings": settings,
+        "settings": job.settings,
     }
-    with open(tmp / META_FILE, "w") as f:
-        f.write(json.dumps(meta, indent=2) + "\n")
-        f.flush()
-        os.fsync(f.fileno())
-    log(f"{total_tokens:,} tokens ({train.tokens:,} train in {train.documents:,} documents, {val.tokens:,} val in "
-        f"{val.documents:,}) in {elapsed:.1f}s = {timing['tokens_per_s'] / 1e6:.2f}M tokens/s with "
-        f"{num_workers} thread(s)" + (f"; {stats.decode_errors} invalid UTF-8 sequences replaced in "
-                                      f"{len(stats.files_with_decode_errors)} file(s)" if stats.decode_errors else "")
-        + ("; no document hashed into validation, moved the smallest-hash one" if fallback else ""))
-    return meta
 
 
 # --------------------------------------------------------------------------------------------

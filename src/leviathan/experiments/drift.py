@@ -68,7 +68,7 @@ def field_defaults() -> dict[str, Any]:
     """{dotted key: default} of the compared settings (what a row written before a field existed trained with)."""
     import dataclasses
 
-    from ..train.config import DataConfig, OptimConfig, RunConfig, ScheduleConfig
+    from ..run_config import DataConfig, OptimConfig, RunConfig, ScheduleConfig
     from ..model.config import ModelConfig
 
     out: dict[str, Any] = {}

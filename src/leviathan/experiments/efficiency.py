@@ -21,14 +21,13 @@ table shows the hardware string and refuses to compare across different ones unl
 from __future__ import annotations
 
 import math
-import os
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 
 import numpy as np
 
 from ..errors import UserError
-from ..train import metrics as _metrics
+from ..io import read_metrics
 from .results import BASELINES, ResultRow, as_rows, baseline_of, comparison_groups
 
 
@@ -46,17 +45,6 @@ class Curve:
     @property
     def final_tokens(self) -> float:
         return float(self.tokens[-1])
-
-
-def read_metrics(path: str | os.PathLike) -> list[dict]:
-    """Rows of a metrics.jsonl (a run dir or the file itself; ``train.metrics.read_metrics``, a torn last
-    line skipped); a missing file is an error naming the fix."""
-    path = os.fspath(path)
-    if os.path.isdir(path):
-        path = os.path.join(path, "metrics.jsonl")
-    if not os.path.isfile(path):
-        raise UserError(f"no metrics file at {path!r}; pass a run directory or its metrics.jsonl")
-    return _metrics.read_metrics(path)
 
 
 def row_curve(row: ResultRow, split: str | None = None) -> Curve:
@@ -86,12 +74,6 @@ def val_curve(rows: list[dict], split: str | None = None) -> Curve:
         points[float(r["tokens"])] = float(r["val_loss"])
     if not points:
         raise UserError("no validation rows (val_loss) in the metrics; was validation enabled during training?")
-    t = np.array(sorted(points), dtype=float)
-    return Curve(t, np.array([points[v] for v in t], dtype=float))
-
-
-def train_curve(rows: list[dict]) -> Curve:
-    points = {float(r["tokens"]): float(r["train_loss"]) for r in rows if r.get("train_loss") is not None}
     t = np.array(sorted(points), dtype=float)
     return Curve(t, np.array([points[v] for v in t], dtype=float))
 

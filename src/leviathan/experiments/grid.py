@@ -5,7 +5,7 @@ if the current folder has one, else the packaged ``leviathan/configs/experiments
 ``leviathan.configs``) or by path. It holds
 
     name: cpu
-    base_config: cpu-small                # optional training config (train.config.RunConfig YAML): a name or path
+    base_config: cpu-small                # optional training config (leviathan.run_config.RunConfig YAML): a name or path
     base: {train.max_tokens: 2_000_000}   # optional dotted (or nested) overrides applied to it
     data: {dir: data/gutenberg-bpe, vocab_size: 8192}   # prepared data; vocab_size only if not prepared yet
     seeds: [0]                            # each comparison is repeated per seed
@@ -59,7 +59,7 @@ from pathlib import Path
 from typing import Any
 
 from ..config import ConfigError, from_dict, load_yaml
-from ..configs import GRIDS, available, find_grid_file, local_dir
+from ..configs import GRIDS, available, find_grid_file
 from ..errors import UserError
 from ..model.accounting import count_config, isoparametric_depth
 from ..model.config import EMBEDDING_KINDS, ModelConfig
@@ -179,7 +179,7 @@ def _resolve_path(value: str, grid_path: Path | None) -> Path:
     if p.is_absolute() or p.exists() or grid_path is None:
         return p
     # <root>/configs/experiments/x.yaml -> relative to the folder holding configs/ (a project, or the
-    # installed package for a packaged grid); otherwise a name (cpu-small) for train.config to resolve
+    # installed package for a packaged grid); otherwise a name (cpu-small) for run_config to resolve
     root = grid_path.resolve().parent.parent.parent
     return root / p if (root / p).exists() else p
 
@@ -219,29 +219,9 @@ def load_grid(name_or_path: str | os.PathLike | dict, *, data_dir: str | None = 
     else:
         path = find_grid(name_or_path)
         raw = load_yaml(path)
-    unknown = set(raw) - GRID_KEYS
-    if unknown:
-        import difflib
-
-        k = sorted(unknown)[0]
-        hint = difflib.get_close_matches(k, GRID_KEYS, n=1)
-        raise ConfigError(f"unknown key {k!r} in grid {raw.get('name', path)}" +
-                          (f"; did you mean {hint[0]!r}?" if hint else f"; valid keys: {', '.join(sorted(GRID_KEYS))}"))
+    _check_grid_keys(raw, path)
     name = str(raw.get("name") or (path.stem if path else "grid"))
-    data = raw.get("data") or {}
-    if isinstance(data, str):
-        data = {"dir": data}
-    ddir = data_dir or data.get("dir")
-    if not ddir:
-        raise ConfigError(f"grid {name!r} names no data dir; set data.dir in the grid or pass --data-dir")
-    ddir = Path(os.path.expandvars(os.path.expanduser(str(ddir))))
-    vocab = read_vocab_size(ddir)
-    vocab_from = "meta.json"
-    if vocab is None:
-        if not data.get("vocab_size"):
-            raise UserError(f"data dir {str(ddir)!r} is not prepared (no meta.json) and grid {name!r} gives no "
-                            f"data.vocab_size; run `{data.get('prepare', 'leviathan prepare ...')}` first")
-        vocab, vocab_from = int(data["vocab_size"]), "grid"
+    ddir, vocab, vocab_from = _grid_data(raw, name, data_dir)
 
     base_config = raw.get("base_config")
     base_config = _resolve_path(str(base_config), path) if base_config else None
@@ -257,21 +237,7 @@ def load_grid(name_or_path: str | os.PathLike | dict, *, data_dir: str | None = 
         raise ConfigError(f"grid {name!r}: seeds must list at least one seed")
     tolerance = float(raw.get("tolerance", 0.01))
 
-    ev = dict(raw.get("eval") or {})
-    sets_raw = ev.pop("sets", None) or {"val": {"split": "val"}}
-    eval_sets = []
-    for set_name, s in sets_raw.items():
-        s = {"split": s} if isinstance(s, str) else dict(s)
-        es = EvalSet(name=set_name, split=s.get("split"), text=s.get("text"), optional=bool(s.get("optional", False)))
-        if (es.split is None) == (es.text is None):
-            raise ConfigError(f"grid {name!r}: eval set {set_name!r} needs exactly one of split: or text:")
-        eval_sets.append(es)
-    eval_options = {"buckets": 5, "bucket_method": "mass", "seq_len": None, "batch_size": 8, "max_tokens": None,
-                    "bucket_sets": None}
-    for k, v in ev.items():
-        if k not in eval_options:
-            raise ConfigError(f"unknown key eval.{k} in grid {name!r}; valid: sets, {', '.join(eval_options)}")
-        eval_options[k] = v
+    eval_sets, eval_options = _grid_eval(raw, name)
 
     sizes_raw = raw.get("sizes") or {}
     if not sizes_raw:
@@ -291,6 +257,56 @@ def load_grid(name_or_path: str | os.PathLike | dict, *, data_dir: str | None = 
     if not grid.runs:
         raise ConfigError(f"grid {name!r} has no experiments; add iso_body, isoparametric, scaling or variants")
     return grid
+
+
+def _check_grid_keys(raw: dict, path: Path | None) -> None:
+    """ConfigError for a key a grid file does not have, with the closest valid one."""
+    unknown = set(raw) - GRID_KEYS
+    if unknown:
+        import difflib
+
+        k = sorted(unknown)[0]
+        hint = difflib.get_close_matches(k, GRID_KEYS, n=1)
+        raise ConfigError(f"unknown key {k!r} in grid {raw.get('name', path)}" +
+                          (f"; did you mean {hint[0]!r}?" if hint else f"; valid keys: {', '.join(sorted(GRID_KEYS))}"))
+
+
+def _grid_data(raw: dict, name: str, data_dir: str | None) -> tuple[Path, int, str]:
+    """(data folder, vocabulary size, where the size came from: ``meta.json`` or ``grid``)."""
+    data = raw.get("data") or {}
+    if isinstance(data, str):
+        data = {"dir": data}
+    ddir = data_dir or data.get("dir")
+    if not ddir:
+        raise ConfigError(f"grid {name!r} names no data dir; set data.dir in the grid or pass --data-dir")
+    ddir = Path(os.path.expandvars(os.path.expanduser(str(ddir))))
+    vocab = read_vocab_size(ddir)
+    if vocab is not None:
+        return ddir, vocab, "meta.json"
+    if not data.get("vocab_size"):
+        raise UserError(f"data dir {str(ddir)!r} is not prepared (no meta.json) and grid {name!r} gives no "
+                        f"data.vocab_size; run `{data.get('prepare', 'leviathan prepare ...')}` first")
+    return ddir, int(data["vocab_size"]), "grid"
+
+
+def _grid_eval(raw: dict, name: str) -> tuple[list[EvalSet], dict]:
+    """The grid's eval sets (default: the val split) and eval options (defaults filled in)."""
+    ev = dict(raw.get("eval") or {})
+    sets_raw = ev.pop("sets", None) or {"val": {"split": "val"}}
+    eval_sets = []
+    for set_name, s in sets_raw.items():
+        s = {"split": s} if isinstance(s, str) else dict(s)
+        es = EvalSet(name=set_name, split=s.get("split"), text=s.get("text"), optional=bool(s.get("optional", False)))
+        if (es.split is None) == (es.text is None):
+            raise ConfigError(f"grid {name!r}: eval set {set_name!r} needs exactly one of split: or text:")
+        eval_sets.append(es)
+    eval_options = {"buckets": 5, "bucket_method": "mass", "seq_len": None, "batch_size": 8, "max_tokens": None,
+                    "bucket_sets": None}
+    for k, v in ev.items():
+        if k not in eval_options:
+            raise ConfigError(f"unknown key eval.{k} in grid {name!r}; valid: sets, {', '.join(eval_options)}")
+        eval_options[k] = v
+    return eval_sets, eval_options
 
 
 def _variant_runs(raw: Any, grid_name: str) -> dict[str, list[str]]:
@@ -357,66 +373,75 @@ def expand(experiments: dict, sizes: dict[str, dict], seeds: list[int], data_see
            grid_name: str = "grid") -> list[RunSpec]:
     """The runs of all experiments, deduplicated by content, in a stable order (experiments, sizes, variants, seeds)."""
     runs: dict[str, RunSpec] = {}
-
-    def add(regime: str, variant: str, size: str, model: dict, seed: int, target: int | None = None) -> None:
-        default_layers = ModelConfig(**sizes[size]).num_hidden_layers
-        layers = ModelConfig(**model).num_hidden_layers
-        ffn = model.get("intermediate_size")
-        name = f"{size}-{variant}" + (f"-L{layers}" if layers != default_layers else "") \
-            + (f"-F{ffn}" if ffn is not None and ffn != sizes[size].get("intermediate_size") else "") + f"-s{seed}"
-        if name in runs:
-            if regime not in runs[name].regimes:
-                runs[name].regimes.append(regime)
-            if target is not None and runs[name].target_total is None:
-                runs[name].target_total = target
-            return
-        cfg = ModelConfig(**model)
-        runs[name] = RunSpec(name=name, regimes=[regime], variant=variant, size=size, seed=seed,
-                             data_seed=seed if data_seed is None else data_seed,
-                             model=dict(model), params=count_config(cfg).as_dict(), target_total=target)
-
     for key, exp in experiments.items():
-        regime = str(key).split(":", 1)[0]  # "iso_body:arms": a second iso_body experiment of the same grid
-        if regime not in REGIMES:
-            raise ConfigError(f"grid {grid_name!r}: unknown experiment {key!r}; choose from {', '.join(REGIMES)} "
-                              f"(optionally with a label: iso_body:arms)")
-        exp = dict(exp or {})
-        where = f"experiments.{key}"
-        exp_sizes = exp.get("sizes") or []
-        for s in exp_sizes:
-            if s not in sizes:
-                raise ConfigError(f"{where}.sizes: unknown size {s!r}; defined sizes: {', '.join(sizes)}")
-        exp_seeds = [int(s) for s in exp.get("seeds", seeds)]
-        if regime == "scaling":
-            variants = [_check_variant(exp.get("variant", DEFAULT_LADDER), where)]
-            if len(set(exp_sizes)) < 3:
-                raise ConfigError(f"{where}: a power-law fit needs at least 3 sizes (4 or more recommended)")
-        else:
-            variants = [_check_variant(v, where) for v in exp.get("variants") or []]
-        if regime == "iso_body":
+        regime, where, exp_sizes, exp_seeds, variants = _read_experiment(key, exp, sizes, seeds, grid_name)
+
+        def add(variant: str, size: str, model: dict, seed: int, target: int | None = None) -> None:
+            _add_run(runs, sizes, data_seed, regime, variant, size, model, seed, target)
+
+        if regime in ("iso_body", "scaling"):  # the same backbone for every variant
             for size in exp_sizes:
                 for seed in exp_seeds:
                     for v in variants:
-                        add(regime, v, size, {**sizes[size], "embedding": v}, seed)
-        elif regime == "scaling":
-            for size in exp_sizes:
-                for seed in exp_seeds:
-                    add(regime, variants[0], size, {**sizes[size], "embedding": variants[0]}, seed)
-        else:  # isoparametric / variants: match the baseline's total by depth
-            baseline = _check_variant(exp.get("baseline", BASELINES[regime]), where)
-            for size in exp_sizes:
-                base_model = {**sizes[size], "embedding": baseline}
-                base_cfg = ModelConfig(**base_model)
-                for seed in exp_seeds:
-                    add(regime, baseline, size, base_model, seed)
-                    for v in variants:
-                        if v == baseline:
-                            continue
-                        cfg, target = match_total(base_cfg, v, tolerance, where=f"{where} size {size!r}")
-                        add(regime, v, size, {**base_model, "embedding": v,
-                                              "num_hidden_layers": cfg.num_hidden_layers,
-                                              "intermediate_size": cfg.intermediate_size}, seed, target=target)
+                        add(v, size, {**sizes[size], "embedding": v}, seed)
+            continue
+        # isoparametric / variants: match the baseline's total by depth
+        baseline = _check_variant(dict(exp or {}).get("baseline", BASELINES[regime]), where)
+        for size in exp_sizes:
+            base_model = {**sizes[size], "embedding": baseline}
+            base_cfg = ModelConfig(**base_model)
+            for seed in exp_seeds:
+                add(baseline, size, base_model, seed)
+                for v in variants:
+                    if v == baseline:
+                        continue
+                    cfg, target = match_total(base_cfg, v, tolerance, where=f"{where} size {size!r}")
+                    add(v, size, {**base_model, "embedding": v, "num_hidden_layers": cfg.num_hidden_layers,
+                                  "intermediate_size": cfg.intermediate_size}, seed, target=target)
     return list(runs.values())
+
+
+def _read_experiment(key: str, exp: dict | None, sizes: dict[str, dict], seeds: list[int],
+                     grid_name: str) -> tuple[str, str, list[str], list[int], list[str]]:
+    """(regime, where for messages, sizes, seeds, variants) of one ``experiments:`` entry, checked."""
+    regime = str(key).split(":", 1)[0]  # "iso_body:arms": a second iso_body experiment of the same grid
+    if regime not in REGIMES:
+        raise ConfigError(f"grid {grid_name!r}: unknown experiment {key!r}; choose from {', '.join(REGIMES)} "
+                          f"(optionally with a label: iso_body:arms)")
+    exp = dict(exp or {})
+    where = f"experiments.{key}"
+    exp_sizes = exp.get("sizes") or []
+    for s in exp_sizes:
+        if s not in sizes:
+            raise ConfigError(f"{where}.sizes: unknown size {s!r}; defined sizes: {', '.join(sizes)}")
+    exp_seeds = [int(s) for s in exp.get("seeds", seeds)]
+    if regime == "scaling":
+        variants = [_check_variant(exp.get("variant", DEFAULT_LADDER), where)]
+        if len(set(exp_sizes)) < 3:
+            raise ConfigError(f"{where}: a power-law fit needs at least 3 sizes (4 or more recommended)")
+    else:
+        variants = [_check_variant(v, where) for v in exp.get("variants") or []]
+    return regime, where, exp_sizes, exp_seeds, variants
+
+
+def _add_run(runs: dict[str, RunSpec], sizes: dict[str, dict], data_seed: int | None, regime: str, variant: str,
+             size: str, model: dict, seed: int, target: int | None = None) -> None:
+    """Add a run to ``runs``, or add ``regime`` (and a target total) to the identical run already there."""
+    default_layers = ModelConfig(**sizes[size]).num_hidden_layers
+    layers = ModelConfig(**model).num_hidden_layers
+    ffn = model.get("intermediate_size")
+    name = f"{size}-{variant}" + (f"-L{layers}" if layers != default_layers else "") \
+        + (f"-F{ffn}" if ffn is not None and ffn != sizes[size].get("intermediate_size") else "") + f"-s{seed}"
+    if name in runs:
+        if regime not in runs[name].regimes:
+            runs[name].regimes.append(regime)
+        if target is not None and runs[name].target_total is None:
+            runs[name].target_total = target
+        return
+    cfg = ModelConfig(**model)
+    runs[name] = RunSpec(name=name, regimes=[regime], variant=variant, size=size, seed=seed,
+                         data_seed=seed if data_seed is None else data_seed,
+                         model=dict(model), params=count_config(cfg).as_dict(), target_total=target)
 
 
 def format_runs(grid: Grid) -> str:

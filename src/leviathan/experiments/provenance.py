@@ -31,14 +31,16 @@ from typing import Any
 
 import yaml
 
+from ..io import data_root
+
 
 def _package_root() -> Path:
     return Path(__file__).resolve().parents[2]  # the folder holding the ``leviathan`` package
 
 
 def _data_root() -> Path | None:
-    value = os.environ.get("LEVIATHAN_DATA")
-    return Path(os.path.abspath(Path(value).expanduser())) if value else None
+    value = data_root()
+    return Path(os.path.abspath(value)) if value else None
 
 
 def _relative(p: Path, base: str | os.PathLike) -> str | None:

@@ -373,11 +373,6 @@ def row_params(row: ResultRow | Mapping, count: str = "total") -> float:
     return float(sum(values))
 
 
-def row_loss(row: ResultRow | Mapping, eval_set: str = "val") -> float | None:
-    """Loss of a results row on an eval set (``final_val_loss`` of training when ``val`` was not evaluated)."""
-    return ResultRow.from_dict(row).loss(eval_set)
-
-
 def ladder_variant(rows: Iterable[ResultRow | Mapping]) -> str:
     """The dense variant of the scaling ladder: the variant of rows in the ``scaling`` regime."""
     variants = {r.variant for r in as_rows(rows) if r.in_regime("scaling")}

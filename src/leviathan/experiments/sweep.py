@@ -28,7 +28,7 @@ run's metrics.jsonl).
 
 Evaluation of a finished run (``evaluate_run``): for each eval set of the grid, per-token losses
 (``leviathan.eval.perplexity.token_losses``) -> loss, perplexity, bits per byte, and the losses per
-training-frequency bucket (``experiments.frequency``; buckets from the data dir's train_freq.npy,
+training-frequency bucket (``eval.frequency``; buckets from the data dir's train_freq.npy,
 the same for every run of the grid). Eval sets are a split of the prepared data (``split: val``) or
 a raw text file (``text: wikitext-2/wiki.valid.tokens``) tokenized with the data's tokenizer;
 relative text paths resolve against the data folder (``--data-root`` or ``$LEVIATHAN_DATA``).
@@ -40,10 +40,10 @@ variant, size, seed, data_seed, backbone fields, params {input, body, head, tota
 target_total, model, the training summary (steps, tokens, wall_time_s, tokens_per_s, final_val_loss,
 final_val_ppl), eval {set: {loss, ppl, bpb, tokens}}, buckets {set: {loss, ppl, count,
 num_unseen_targets, buckets}}, hardware, run_dir, metrics, curve, grid, created, notes. Reading,
-writing and the atomic append live in ``experiments.results`` (re-exported here).
+writing and the atomic append live in ``experiments.results``.
 
-Training and evaluation functions are parameters (``train_fn``, ``eval_fn``) so the sweep logic is
-tested without training; by default they are ``leviathan.train.loop.train`` and ``evaluate_run``.
+Training is ``leviathan.train.loop.train`` and evaluation ``evaluate_run``; the tests replace them with
+monkeypatch to exercise the sweep logic without training.
 """
 
 from __future__ import annotations
@@ -55,19 +55,21 @@ import json
 import os
 import time
 from pathlib import Path
-from typing import TYPE_CHECKING, Callable
+from typing import Callable
 
 import numpy as np
 
 from ..errors import UserError
+from ..eval.score import evaluate_checkpoint
+from ..eval.stream import EvalStream
+from ..io import data_root, hardware_info, read_metrics
 from .drift import check_rows_against_grid
 from .grid import Grid, RunSpec
+from ..train.summary import TrainSummary
 from .provenance import data_provenance, portable_path, run_provenance
-from .results import (RESULTS, BucketResult, EvalResult, Params, ResultRow, TrainingCurve, append_result,  # noqa: F401
-                      json_default, json_safe, load_results, read_results)
+from .results import (RESULTS, BucketResult, EvalResult, Params, ResultRow, TrainingCurve, append_result, json_safe,
+                      read_results)
 
-if TYPE_CHECKING:
-    from ..eval.stream import EvalStream
 
 TRAIN_SUMMARY = "sweep_train.json"
 
@@ -86,28 +88,14 @@ def sweep_lock(out_dir: Path):
 
 
 # --------------------------------------------------------------------------------------------
-# hardware
-
-
-# one home for "where was this measured" (leviathan.io); the name stays importable from here
-from ..io import hardware_info  # noqa: E402,F401
-
-
-# --------------------------------------------------------------------------------------------
 # building and evaluating runs
 
 
 def build_run_config(grid: Grid, spec: RunSpec):
     """The run's ``RunConfig``: the grid's base config + base overrides + the run's model/seeds/data."""
-    from ..train.config import load_run_config
+    from ..run_config import load_run_config
 
     return load_run_config(str(grid.base_config) if grid.base_config else None, grid.run_overrides(spec))
-
-
-def data_root(explicit: str | os.PathLike | None = None) -> Path | None:
-    """The folder relative eval-text paths resolve against: --data-root, else $LEVIATHAN_DATA."""
-    value = explicit or os.environ.get("LEVIATHAN_DATA")
-    return Path(value).expanduser() if value else None
 
 
 def resolve_text_path(text: str, root: Path | None) -> Path:
@@ -141,7 +129,7 @@ class EvalData:
 
     def buckets(self):
         if self._buckets is None:
-            from .frequency import make_buckets
+            from ..eval.frequency import make_buckets
 
             path = self.grid.data_dir / "train_freq.npy"
             if not path.is_file():
@@ -153,8 +141,6 @@ class EvalData:
 
     def stream(self, es) -> EvalStream | None:
         """The eval set as an ``EvalStream`` capped to the grid's ``max_tokens``; None for a missing optional set."""
-        from ..eval.stream import EvalStream
-
         if es.name not in self._sets:
             cap = int(self.grid.eval_options.get("max_tokens") or 0) or None
             if es.split is not None:
@@ -171,55 +157,6 @@ class EvalData:
                     return None
                 self._sets[es.name] = EvalStream.from_text(path, self.tokenizer, cap)
         return self._sets[es.name]
-
-    def tokens(self, es) -> tuple[np.ndarray, float] | None:
-        """(tokens, UTF-8 bytes they encode) of an eval set (``stream`` as a pair), or None for a missing optional set."""
-        stream = self.stream(es)
-        return None if stream is None else (stream.tokens, stream.num_bytes)
-
-
-def summarize_losses(losses: np.ndarray, num_bytes: float) -> dict:
-    """loss (nats/token), ppl, bits per byte, tokens of per-token losses (``eval.perplexity.summarize``)."""
-    from ..eval.perplexity import summarize
-
-    losses = np.asarray(losses, dtype=np.float64)
-    return summarize(float(losses.sum()), len(losses), num_bytes)
-
-
-def evaluate_checkpoint(run_dir: str | os.PathLike, streams: dict[str, EvalStream], *, seq_len: int | None = None,
-                        batch_size: int = 8, buckets=None, freq: np.ndarray | None = None,
-                        bucket_sets: list[str] | None = None) -> tuple[dict[str, dict], dict]:
-    """Score a run's latest checkpoint on each stream: ``({name: summary}, {name: BucketLosses})``.
-
-    A model trained with a restricted softmax (``data.softmax: corpus``) is scored on the targets inside its
-    id set; the summary then says how many were left out (``targets_outside``, ``share_outside``; models
-    with the same set leave out the same targets, so their losses still pair) and has no bits per byte.
-    Windows of ``seq_len`` tokens (default: the run's ``data.seq_len``, ``eval.stream.run_seq_len``); with
-    ``buckets`` (``frequency.make_buckets`` of the data's ``train_freq``) the per-token losses are also
-    grouped by the training frequency of their target, for the streams in ``bucket_sets`` (None: all).
-    Used by the sweep (``evaluate_run``) and by ``leviathan analyze frequency --runs``.
-    """
-    from ..eval.perplexity import token_losses
-    from ..eval.stream import run_seq_len
-    from ..train.checkpoint import load_model
-    from .frequency import aligned_targets, bucket_losses
-
-    model, cfg = load_model(str(run_dir))
-    seq_len = run_seq_len(cfg, seq_len, "seq_len")
-    evals, bucketed = {}, {}
-    for name, stream in streams.items():
-        losses = token_losses(model, stream.tokens, seq_len, batch_size, outside="nan")
-        targets = aligned_targets(stream.tokens, len(losses))
-        inside = ~np.isnan(losses)  # all True unless a restricted softmax cannot predict some targets
-        evals[name] = summarize_losses(losses[inside], stream.num_bytes)
-        if not inside.all():
-            # scored on the targets inside the model's softmax set only: bits per byte would divide the
-            # nats of some targets by the bytes of all, so it is not reported
-            evals[name].update(bpb=None, targets_outside=int((~inside).sum()),
-                               share_outside=float((~inside).mean()))
-        if buckets is not None and (bucket_sets is None or name in bucket_sets):
-            bucketed[name] = bucket_losses(losses[inside], targets[inside], buckets, freq)
-    return evals, bucketed
 
 
 def evaluate_run(grid: Grid, spec: RunSpec, run_dir: Path, eval_data: EvalData) -> dict:
@@ -271,8 +208,6 @@ def grid_snapshot(grid: Grid) -> dict:
 
 def _metrics_tokens_per_s(path: str | os.PathLike) -> float | None:
     """Median training throughput logged in metrics.jsonl (for runs trained outside this sweep)."""
-    from .efficiency import read_metrics
-
     try:
         values = [float(r["tokens_per_s"]) for r in read_metrics(path) if r.get("tokens_per_s")]
     except UserError:
@@ -283,8 +218,6 @@ def _metrics_tokens_per_s(path: str | os.PathLike) -> float | None:
 def _curve(metrics: str) -> TrainingCurve | None:
     """The run's validation curve and input-side gradient norms, kept in the row so that a committed
     results.jsonl alone regenerates the gap-over-training figures (run dirs are not committed)."""
-    from .efficiency import read_metrics
-
     try:
         rows = read_metrics(metrics)
     except UserError:
@@ -300,15 +233,15 @@ def _curve(metrics: str) -> TrainingCurve | None:
                          grad_norm_head_median=float(np.median(head)) if head else None)
 
 
-def make_row(grid: Grid, spec: RunSpec, run_dir: Path, summary: dict, evals: dict, hardware: dict) -> ResultRow:
+def make_row(grid: Grid, spec: RunSpec, run_dir: Path, summary: TrainSummary, evals: dict, hardware: dict) -> ResultRow:
     """The results row of a finished run from its spec, training ``summary`` and ``evals`` ({eval, buckets, notes}).
 
     Paths are written relative to the sweep folder (``run_dir`` is ``OUT/runs/<name>``), and the row carries
     its provenance (``experiments.provenance``: resolved config, code commit, data fingerprint)."""
     out_dir = Path(run_dir).parent.parent
-    params = summary.get("params") or spec.params
-    metrics = str(summary.get("metrics") or run_dir / "metrics.jsonl")
-    tokens_per_s = summary.get("tokens_per_s")
+    params = summary.params.as_dict() if summary.params is not None else spec.params
+    metrics = str(summary.metrics or run_dir / "metrics.jsonl")
+    tokens_per_s = summary.tokens_per_s
     if not tokens_per_s:  # resumed an already finished run: this session trained nothing
         tokens_per_s = _metrics_tokens_per_s(metrics)
     return ResultRow(
@@ -318,9 +251,8 @@ def make_row(grid: Grid, spec: RunSpec, run_dir: Path, summary: dict, evals: dic
         intermediate_size=spec.model.get("intermediate_size"), vocab_size=spec.model.get("vocab_size"),
         params=Params.from_dict({k: params[k] for k in Params.KEYS if k in params}) if params else None,
         target_total=spec.target_total, model=dict(spec.model),
-        steps=summary.get("steps"), tokens=summary.get("tokens"), wall_time_s=summary.get("wall_time_s"),
-        tokens_per_s=tokens_per_s, final_val_loss=summary.get("final_val_loss"),
-        final_val_ppl=summary.get("final_val_ppl"),
+        steps=summary.steps, tokens=summary.tokens, wall_time_s=summary.wall_time_s,
+        tokens_per_s=tokens_per_s, final_val_loss=summary.final_val_loss, final_val_ppl=summary.final_val_ppl,
         eval={k: EvalResult.from_dict(v) for k, v in evals.get("eval", {}).items()},
         buckets={k: BucketResult.from_dict(v) for k, v in evals.get("buckets", {}).items()}, hardware=hardware,
         run_dir=portable_path(run_dir, out_dir), metrics=portable_path(metrics, out_dir), curve=_curve(metrics),
@@ -329,17 +261,19 @@ def make_row(grid: Grid, spec: RunSpec, run_dir: Path, summary: dict, evals: dic
     )
 
 
-def _train_once(train_fn: Callable, cfg, run_dir: Path) -> dict:
+def _train_once(cfg, run_dir: Path, quiet: bool = False) -> TrainSummary:
     """The run's training summary: from ``sweep_train.json`` if training finished before, else train (resuming
-    from the latest checkpoint) and record it. A stopped run's summary (``stopped`` set) is not recorded."""
-    from ..config import atomic_write_json
+    from the latest checkpoint; ``leviathan.train.loop.train``) and record it. A stopped run's summary
+    (``stopped`` set) is not recorded."""
+    from ..io import atomic_write_json
+    from ..train import loop
 
     summary_path = run_dir / TRAIN_SUMMARY
     if summary_path.is_file():
-        return json.loads(summary_path.read_text())
-    summary = dict(train_fn(cfg, str(run_dir), resume="auto"))
-    if not summary.get("stopped"):
-        atomic_write_json(summary_path, json_safe(summary))
+        return TrainSummary.from_dict(json.loads(summary_path.read_text()))
+    summary = loop.train(cfg, str(run_dir), resume="auto", **({"quiet": True} if quiet else {}))
+    if not summary.stopped:
+        atomic_write_json(summary_path, json_safe(summary.to_dict()))
     return summary
 
 
@@ -351,12 +285,10 @@ def _train_and_evaluate(grid: Grid, spec: RunSpec, cfg, run_dir: Path, root, ski
     """One run in a worker process of ``--jobs``: (row, None), or (None, signal name) if training was stopped."""
     import torch
 
-    from ..train.loop import train
-
     torch.set_num_threads(threads)
-    summary = _train_once(lambda c, d, resume: train(c, d, resume=resume, quiet=True), cfg, run_dir)
-    if summary.get("stopped"):
-        return None, summary["stopped"]
+    summary = _train_once(cfg, run_dir, quiet=True)
+    if summary.stopped:
+        return None, summary.stopped
     evals = SKIPPED_EVAL if skip_eval else evaluate_run(grid, spec, run_dir, EvalData(grid, data_root(root)))
     return make_row(grid, spec, run_dir, summary, evals, hardware), None
 
@@ -413,51 +345,41 @@ def _run_parallel(grid: Grid, todo: list[RunSpec], configs: dict, out_dir: Path,
     return rows
 
 
-def run_sweep(grid: Grid, out_dir: str | os.PathLike, *, train_fn: Callable | None = None,
-              eval_fn: Callable | None = None, config_fn: Callable | None = None, only: list[str] | None = None, regimes: list[str] | None = None,
-              max_runs: int | None = None, root: str | os.PathLike | None = None, skip_eval: bool = False,
-              jobs: int = 1, order: str = "grid", log: Callable[[str], None] = print) -> list[ResultRow]:
+def run_sweep(grid: Grid, out_dir: str | os.PathLike, *, only: list[str] | None = None,
+              regimes: list[str] | None = None, max_runs: int | None = None, root: str | os.PathLike | None = None,
+              skip_eval: bool = False, jobs: int = 1, order: str = "grid",
+              log: Callable[[str], None] = print) -> list[ResultRow]:
     """Train and evaluate the grid's runs that have no row yet; return the rows appended now.
 
-    ``train_fn(cfg, run_dir, resume="auto") -> summary`` (default ``leviathan.train.loop.train``);
-    ``eval_fn(grid, spec, run_dir, eval_data) -> {"eval", "buckets", "notes"}`` (default ``evaluate_run``);
-    ``config_fn(grid, spec) -> cfg`` (default ``build_run_config``). ``jobs > 1`` trains that many runs at
-    once, one process and one torch thread each (the default train and eval functions only). ``order``: see
+    Each run: ``build_run_config`` (every config is built before the first run trains), training
+    (``leviathan.train.loop.train``, resumed from its latest checkpoint), ``evaluate_run``, ``make_row``.
+    ``jobs > 1`` trains that many runs at once, one process and one torch thread each. ``order``: see
     ``select_runs``.
     """
     if jobs < 1:
         raise UserError(f"--jobs must be a positive number of parallel runs, got {jobs}")
-    if jobs > 1 and (train_fn is not None or eval_fn is not None):
-        raise UserError("--jobs > 1 runs the default training and evaluation in worker processes; "
-                        "custom train_fn/eval_fn need jobs=1")
     out_dir = Path(out_dir)
     if int(os.environ.get("WORLD_SIZE", "1")) > 1:
         raise UserError("leviathan sweep runs its runs one after another in one process; for several GPUs print "
                         "the runs with `leviathan sweep --grid NAME --commands`, launch each with torchrun, then run "
                         "the sweep once more (single process) to evaluate them and write the rows")
-    if train_fn is None:
-        from ..train.loop import train as train_fn  # noqa: F811 - the contract's entry point
-    if eval_fn is None:
-        eval_fn = evaluate_run
-    if config_fn is None:
-        config_fn = build_run_config
     runs = select_runs(grid, only, regimes, order)
     if not runs:
         raise UserError(f"no run of grid {grid.name!r} matches the selection")
     new_rows = []
     with sweep_lock(out_dir):
-        from ..config import atomic_write_json
+        from ..io import atomic_write_json
 
         results = out_dir / RESULTS
         kept = read_results(results)
-        check_rows_against_grid(grid, kept, config_fn, log, data_provenance(grid.data_dir)["fingerprint"])
+        check_rows_against_grid(grid, kept, build_run_config, log, data_provenance(grid.data_dir)["fingerprint"])
         atomic_write_json(out_dir / "grid.json", grid_snapshot(grid))  # only once every kept row agrees with it
         done = {r.name for r in kept}
         todo = [r for r in runs if r.name not in done]
         log(f"sweep {grid.name!r}: {len(runs)} runs selected, {len(runs) - len(todo)} already in {results}, "
             f"{len(todo)} to go")
         # build every run config first: a bad key fails now, not after hours of training
-        configs = {spec.name: config_fn(grid, spec) for spec in todo}
+        configs = {spec.name: build_run_config(grid, spec) for spec in todo}
         hardware = hardware_info()
         if jobs > 1:
             todo = todo[:max_runs] if max_runs is not None else todo
@@ -475,12 +397,12 @@ def run_sweep(grid: Grid, out_dir: str | os.PathLike, *, train_fn: Callable | No
             else:
                 log(f"[{i + 1}/{len(todo)}] {spec.name}: training ({', '.join(spec.regimes)}; "
                     f"{spec.params['total']:,} parameters)")
-            summary = _train_once(train_fn, configs[spec.name], run_dir)
-            if summary.get("stopped"):
-                log(f"[{i + 1}/{len(todo)}] {spec.name}: training stopped by {summary['stopped']} at step "
-                    f"{summary.get('steps')}; checkpoint saved. Run the same command to resume.")
+            summary = _train_once(configs[spec.name], run_dir)
+            if summary.stopped:
+                log(f"[{i + 1}/{len(todo)}] {spec.name}: training stopped by {summary.stopped} at step "
+                    f"{summary.steps}; checkpoint saved. Run the same command to resume.")
                 break
-            evals = SKIPPED_EVAL if skip_eval else eval_fn(grid, spec, run_dir, eval_data)
+            evals = SKIPPED_EVAL if skip_eval else evaluate_run(grid, spec, run_dir, eval_data)
             row = make_row(grid, spec, run_dir, summary, evals, hardware)
             _record(results, row, new_rows, log, f"[{i + 1}/{len(todo)}] {spec.name}", t0)
     return new_rows

@@ -134,6 +134,28 @@ def window(u: torch.Tensor, num_knots: int, degree: int = 2, with_derivative: bo
     return idx, w, derivative() if with_derivative else None
 
 
+def _fix_edges(fl: torch.Tensor, rows: torch.Tensor, w: torch.Tensor, p: int, scale: int, index_dtype: torch.dtype):
+    """Windows that include knot -1 or kappa (which do not exist): their rows are clamped into the grid and
+    their weights renormalised over the knots that exist, in place. Returns (positions, valid knots, weights
+    before normalising, their sum) for the derivative's quotient rule, or None when no window is at an edge."""
+    if not fl.numel():
+        return None
+    lo, hi = torch.aminmax(fl)
+    if not (bool(lo < -1) or bool(hi > scale - p - 1)):
+        return None
+    offs = torch.arange(1, p + 2, device=fl.device, dtype=index_dtype)
+    sel = ((fl < -1) | (fl > scale - p - 1)).reshape(-1).nonzero().squeeze(1)  # flat positions
+    knots = fl.reshape(-1).index_select(0, sel).to(index_dtype).unsqueeze(-1) + offs  # (E, p+1)
+    valid = (knots >= 0) & (knots <= scale)
+    rows2 = rows.view(-1, p + 1)
+    rows2.index_copy_(0, sel, rows2.index_select(0, sel) + (knots.clamp(0, scale) - knots))  # into the grid
+    w2 = w.view(-1, p + 1)
+    b = w2.index_select(0, sel) * valid
+    total = b.sum(-1, keepdim=True)  # (E, 1) > 0 for every u in [0, 1]
+    w2.index_copy_(0, sel, b / total)
+    return sel, valid, b, total
+
+
 def window_rows(u: torch.Tensor, num_knots: int, degree: int, row_offset, index_dtype: torch.dtype = torch.int32,
                 alloc=None):
     """``window`` with each knot index shifted by ``row_offset``, and d w / d u on demand.
@@ -170,21 +192,7 @@ def window_rows(u: torch.Tensor, num_knots: int, degree: int, row_offset, index_
     rows = alloc("rows", shape + (p + 1,), index_dtype)
     for j in range(p + 1):
         torch.add(first, j, out=rows[..., j])  # (..., p+1), not yet clamped
-    edge = None
-    if fl.numel():
-        lo, hi = torch.aminmax(fl)
-        if bool(lo < -1) or bool(hi > scale - p - 1):  # some windows include knot -1 or kappa (which do not exist)
-            offs = torch.arange(1, p + 2, device=u.device, dtype=index_dtype)
-            sel = ((fl < -1) | (fl > scale - p - 1)).reshape(-1).nonzero().squeeze(1)  # flat positions
-            knots = fl.reshape(-1).index_select(0, sel).to(index_dtype).unsqueeze(-1) + offs  # (E, p+1)
-            valid = (knots >= 0) & (knots <= scale)
-            rows2 = rows.view(-1, p + 1)
-            rows2.index_copy_(0, sel, rows2.index_select(0, sel) + (knots.clamp(0, scale) - knots))  # into the grid
-            w2 = w.view(-1, p + 1)
-            b = w2.index_select(0, sel) * valid
-            total = b.sum(-1, keepdim=True)  # (E, 1) > 0 for every u in [0, 1]
-            w2.index_copy_(0, sel, b / total)
-            edge = (sel, valid, b, total)
+    edge = _fix_edges(fl, rows, w, p, scale, index_dtype)
 
     def derivative() -> torch.Tensor:
         dw = alloc("dw", shape + (p + 1,), u.dtype)

@@ -151,15 +151,6 @@ def barrier(info: DistInfo) -> None:
         dist.barrier()
 
 
-def broadcast_object(obj, info: DistInfo):
-    """rank 0's ``obj`` on every rank."""
-    if not info.enabled:
-        return obj
-    box = [obj]
-    dist.broadcast_object_list(box, src=0)
-    return box[0]
-
-
 def grad_norm_value(norm) -> torch.Tensor:
     """clip_grad_norm_ returns a DTensor under FSDP2; the full scalar either way."""
     return norm.full_tensor() if hasattr(norm, "full_tensor") else norm

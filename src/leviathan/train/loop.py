@@ -13,12 +13,12 @@ Run folder (rank 0 writes everything):
     summary.json     what ``train`` returns
     checkpoints/step-XXXXXXXX/  see checkpoint.py
 
-Validation scores the first ``eval_tokens`` predictions of the data's val split
-(``eval.stream.EvalStream``) every ``eval_interval`` steps and at the last step.
+Validation (``validate.Validator``) scores the first ``eval_tokens`` predictions of the data's val split
+every ``eval_interval`` steps and at the last step.
 
 Stopping:
 - SIGTERM (schedulers, ``kill``) and SIGINT (Ctrl-C) set a flag; at the end of the current step all
-  ranks agree to stop, a checkpoint is saved, and ``train`` returns (SIGTERM, ``summary["stopped"]``)
+  ranks agree to stop, a checkpoint is saved, and ``train`` returns (SIGTERM, ``summary.stopped``)
   or raises KeyboardInterrupt (SIGINT; the CLI exits 130). A second Ctrl-C interrupts at once.
 - A non-finite loss or gradient norm raises ``NonFiniteLossError`` before the optimizer applies the
   step, naming the step and suggesting a lower lr. Nothing is saved: the last checkpoint on disk is
@@ -41,34 +41,37 @@ import sys
 import threading
 import time
 import warnings
+from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
 import torch
 
-from ..config import atomic_write_json, atomic_write_text, dump_yaml
+from ..config import dump_yaml
+from ..io import atomic_write_json, atomic_write_text
 from ..errors import UserError
 from ..locking import folder_lock
 from ..model.accounting import count_model
 from ..model.llama import CausalLM
 from . import checkpoint as ckpt
 from . import distributed as D
-from .config import RunConfig, check_vocab, data_meta
+from ..run_config import RunConfig, check_vocab, data_meta
 from .metrics import MetricsLogger, collect_versions
 from .optim import build_optimizer
 from .schedule import lr_at
 from .state import Checkpointer, TrainState, load_resume, restore
+from .summary import TrainSummary
 from .step import NonFiniteLossError, TrainParts, autocast_dtype, train_step
+from .validate import Validator
 
-__all__ = ["train", "NonFiniteLossError"]
+__all__ = ["train", "NonFiniteLossError", "TrainSummary"]
 
 
-def train(cfg: RunConfig, run_dir: str | os.PathLike, resume: str | None = None, *, quiet: bool = False) -> dict:
+def train(cfg: RunConfig, run_dir: str | os.PathLike, resume: str | None = None, *,
+          quiet: bool = False) -> TrainSummary:
     """Train ``cfg`` into ``run_dir``; ``resume`` is None (fresh), ``"auto"`` or a checkpoint path.
 
-    Returns the summary ``{"run_dir", "steps", "tokens", "wall_time_s", "train_time_s", "tokens_per_s",
-    "compile_s", "final_val_loss", "final_val_ppl", "final_val_bpb", "params", "metrics", "checkpoint",
-    "stopped"}``. Under torchrun every rank calls this; the process group is created here if needed and
+    Returns a ``TrainSummary`` (train/summary.py; summary.json holds its ``to_dict``). Under torchrun every rank calls this; the process group is created here if needed and
     destroyed on return.
     """
     device = D.resolve_device(cfg.device)
@@ -85,9 +88,7 @@ def train(cfg: RunConfig, run_dir: str | os.PathLike, resume: str | None = None,
 
 
 def _train(cfg: RunConfig, run_dir: Path, resume: str | None, device: torch.device, info: D.DistInfo,
-           quiet: bool) -> dict:
-    from ..eval.stream import EvalStream
-
+           quiet: bool) -> TrainSummary:
     t_start = time.time()
     out = _Console(info.is_main and not quiet)
     meta = _check_inputs(cfg, run_dir, info)
@@ -96,11 +97,11 @@ def _train(cfg: RunConfig, run_dir: Path, resume: str | None, device: torch.devi
         out.say(f"no checkpoint in {run_dir}; starting from step 0")
 
     model, counts, optimizer, loader = _build(cfg, device, info)
-    val = EvalStream.from_split(cfg.data.path, "val", cfg.eval_tokens)
     state = restore(model, optimizer, loader, loaded, cfg, info) if loaded is not None else TrainState()
     if loaded is not None:
         out.say(f"resumed from {resume_path} at step {state.step} ({state.tokens:,} tokens)")
     parts = _train_parts(cfg, model, optimizer, loader, device, info)
+    validator = Validator(cfg, parts.amp_dtype)
     saver = Checkpointer(run_dir, model, optimizer, loader, cfg, info, dump_yaml(cfg.resolved()),
                          _data_tokenizer(cfg.data.path) if info.is_main else None, meta.get("tokenizer"),
                          last_saved=state.step if loaded is not None else None)
@@ -108,44 +109,13 @@ def _train(cfg: RunConfig, run_dir: Path, resume: str | None, device: torch.devi
     out.start(_describe(cfg, device, info, counts, parts), cfg.total_steps, state.step)
     metrics = MetricsLogger(run_dir, enabled=info.is_main, resume_step=state.step if loaded is not None else None)
 
-    speed, stopped = _Speed(), None
+    session = _Session(cfg, run_dir, info, parts, saver, validator, metrics, out, _Speed())
+    stopped = None
     model.train()
     try:
         with _StopFlag() as flag:
             while state.step < cfg.total_steps:
-                lr = lr_at(state.step, cfg.optim.lr, cfg.schedule.warmup_steps, cfg.total_steps,
-                           cfg.optim.lr * cfg.schedule.min_lr_ratio)
-                logged = _logged_step(state.step + 1, cfg)
-                t0 = time.perf_counter()
-                result = train_step(parts, cfg, info, lr, group_norms=logged, before_update=saver.write_pending)
-                if not result.finite:
-                    raise NonFiniteLossError(_divergence_message(state.step + 1, result.loss, result.grad_norm, lr,
-                                                                 cfg, run_dir))
-                dt = time.perf_counter() - t0
-                state.step += 1
-                state.tokens += cfg.batch_tokens
-                state.train_time_s += dt
-                if speed.add(dt, cfg.batch_tokens, compiled=cfg.compile):
-                    out.note(f"torch.compile: the first step took {dt:.1f} s, compilation included")
-                out.progress(result.loss, speed.tokens_per_s)
-                if logged:
-                    metrics.log({"step": state.step, "tokens": state.tokens, "train_loss": result.loss, "lr": lr,
-                                 "tokens_per_s": speed.tokens_per_s, "time_s": state.train_time_s,
-                                 "grad_norm": result.grad_norm, **result.group_norms, **speed.compile_row()})
-                    out.line(f"step {state.step}/{cfg.total_steps}: loss {result.loss:.4f}, lr {lr:.3g}, "
-                             f"{speed.tokens_per_s:,.0f} tok/s")
-                    speed.new_interval()
-                if state.step == cfg.total_steps or (cfg.eval_interval and state.step % cfg.eval_interval == 0):
-                    state.last_eval = _validate(model, val, cfg, parts.amp_dtype)
-                    metrics.log({"step": state.step, "tokens": state.tokens, **state.last_eval, "split": "val"})
-                    out.note(_eval_line(state))
-                if state.step == cfg.total_steps:
-                    if not math.isfinite(state.last_eval["val_loss"]):
-                        raise NonFiniteLossError(_divergence_message(state.step, state.last_eval["val_loss"], 0.0, lr,
-                                                                     cfg, run_dir, what="validation loss"))
-                    saver.save_now(state)  # the end: verified by the final evaluation instead
-                elif cfg.checkpoint_interval and state.step % cfg.checkpoint_interval == 0:
-                    saver.keep(state)  # written during the next step, once these weights gave a finite loss
+                session.step(state)
                 if D.any_rank(flag.signum is not None, info, device):
                     stopped = signal.Signals(flag.signum).name if flag.signum is not None else "SIGTERM"
                     saver.save_now(state)
@@ -158,8 +128,8 @@ def _train(cfg: RunConfig, run_dir: Path, resume: str | None, device: torch.devi
         metrics.close()
 
     if state.last_eval is None and stopped is None:  # resumed a finished run: report its validation numbers
-        state.last_eval = _validate(model, val, cfg, parts.amp_dtype)
-    return _write_summary(run_dir, state, speed, time.time() - t_start, counts, stopped, info)
+        state.last_eval = validator.run(model)
+    return _write_summary(run_dir, state, session.speed, time.time() - t_start, counts, stopped, info)
 
 
 # ---- building ---------------------------------------------------------------------------------
@@ -242,18 +212,69 @@ def _describe(cfg: RunConfig, device: torch.device, info: D.DistInfo, counts, pa
 
 
 # ---- each step ------------------------------------------------------------------------------------
+@dataclass
+class _Session:
+    """What one optimizer step and its follow-ups (metrics row, validation, checkpoint) need."""
+
+    cfg: RunConfig
+    run_dir: Path
+    info: D.DistInfo
+    parts: TrainParts
+    saver: Checkpointer
+    validator: Validator
+    metrics: MetricsLogger
+    out: "_Console"
+    speed: "_Speed"
+
+    def step(self, state: TrainState) -> None:
+        """One ``train_step`` at the scheduled lr, then its metrics row, validation and checkpoint."""
+        cfg = self.cfg
+        lr = lr_at(state.step, cfg.optim.lr, cfg.schedule.warmup_steps, cfg.total_steps,
+                   cfg.optim.lr * cfg.schedule.min_lr_ratio)
+        logged = _logged_step(state.step + 1, cfg)
+        t0 = time.perf_counter()
+        result = train_step(self.parts, cfg, self.info, lr, group_norms=logged, before_update=self.saver.write_pending)
+        if not result.finite:
+            raise NonFiniteLossError(_divergence_message(state.step + 1, result.loss, result.grad_norm, lr, cfg,
+                                                         self.run_dir))
+        dt = time.perf_counter() - t0
+        state.step += 1
+        state.tokens += cfg.batch_tokens
+        state.train_time_s += dt
+        if self.speed.add(dt, cfg.batch_tokens, compiled=cfg.compile):
+            self.out.note(f"torch.compile: the first step took {dt:.1f} s, compilation included")
+        self.out.progress(result.loss, self.speed.tokens_per_s)
+        if logged:
+            self._log(state, result, lr)
+        if self.validator.due(state.step):
+            state.last_eval = self.validator.run(self.parts.model)
+            self.metrics.log({"step": state.step, "tokens": state.tokens, **state.last_eval, "split": "val"})
+            self.out.note(_eval_line(state))
+        self._checkpoint(state, lr)
+
+    def _log(self, state: TrainState, result, lr: float) -> None:
+        speed = self.speed
+        self.metrics.log({"step": state.step, "tokens": state.tokens, "train_loss": result.loss, "lr": lr,
+                          "tokens_per_s": speed.tokens_per_s, "time_s": state.train_time_s,
+                          "grad_norm": result.grad_norm, **result.group_norms, **speed.compile_row()})
+        self.out.line(f"step {state.step}/{self.cfg.total_steps}: loss {result.loss:.4f}, lr {lr:.3g}, "
+                      f"{speed.tokens_per_s:,.0f} tok/s")
+        speed.new_interval()
+
+    def _checkpoint(self, state: TrainState, lr: float) -> None:
+        """The last step is saved at once (its final validation checked it); a periodic one during the next step."""
+        cfg = self.cfg
+        if state.step == cfg.total_steps:
+            if not math.isfinite(state.last_eval["val_loss"]):
+                raise NonFiniteLossError(_divergence_message(state.step, state.last_eval["val_loss"], 0.0, lr, cfg,
+                                                             self.run_dir, what="validation loss"))
+            self.saver.save_now(state)  # the end: verified by the final evaluation instead
+        elif cfg.checkpoint_interval and state.step % cfg.checkpoint_interval == 0:
+            self.saver.keep(state)  # written during the next step, once these weights gave a finite loss
+
 def _logged_step(step: int, cfg: RunConfig) -> bool:
     """Whether optimizer step ``step`` (1-based) writes a metrics row: every log_interval, the first and the last."""
     return step % cfg.log_interval == 0 or step == cfg.total_steps or step == 1
-
-
-def _validate(model: torch.nn.Module, val, cfg: RunConfig, amp_dtype: torch.dtype | None) -> dict:
-    """``{"val_loss", "val_ppl", "val_bpb"}`` of the validation stream (``eval.perplexity.evaluate``)."""
-    from ..eval.perplexity import evaluate
-
-    result = evaluate(model, val.tokens, cfg.data.seq_len, cfg.eval_batch_size or cfg.micro_batch_size,
-                      num_bytes=val.num_bytes, dtype=amp_dtype)
-    return {"val_loss": result["loss"], "val_ppl": result["ppl"], "val_bpb": result["bpb"]}
 
 
 def _eval_line(state: TrainState) -> str:
@@ -341,28 +362,18 @@ class _Console:
 
 # ---- the end --------------------------------------------------------------------------------------
 def _write_summary(run_dir: Path, state: TrainState, speed: _Speed, wall_time_s: float, counts, stopped: str | None,
-                   info: D.DistInfo) -> dict:
+                   info: D.DistInfo) -> TrainSummary:
     """The summary ``train`` returns; rank 0 also writes it to summary.json."""
     latest = ckpt.latest_checkpoint(run_dir) if info.is_main else None
     last = state.last_eval or {}
-    summary = {
-        "run_dir": str(run_dir),
-        "steps": state.step,
-        "tokens": state.tokens,
-        "wall_time_s": wall_time_s,
-        "train_time_s": speed.time,
-        "tokens_per_s": speed.tokens / speed.time if speed.time > 0 else None,
-        "compile_s": speed.compile_s,
-        "final_val_loss": last.get("val_loss"),
-        "final_val_ppl": last.get("val_ppl"),
-        "final_val_bpb": last.get("val_bpb"),
-        "params": counts.as_dict(),
-        "metrics": str(run_dir / "metrics.jsonl"),
-        "checkpoint": str(latest) if latest else None,
-        "stopped": stopped,
-    }
+    summary = TrainSummary(
+        run_dir=str(run_dir), steps=state.step, tokens=state.tokens, wall_time_s=wall_time_s,
+        train_time_s=speed.time, tokens_per_s=speed.tokens / speed.time if speed.time > 0 else None,
+        compile_s=speed.compile_s, final_val_loss=last.get("val_loss"), final_val_ppl=last.get("val_ppl"),
+        final_val_bpb=last.get("val_bpb"), params=counts, metrics=str(run_dir / "metrics.jsonl"),
+        checkpoint=str(latest) if latest else None, stopped=stopped)
     if info.is_main:
-        atomic_write_json(run_dir / "summary.json", summary)
+        atomic_write_json(run_dir / "summary.json", summary.to_dict())
     return summary
 
 

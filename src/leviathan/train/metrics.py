@@ -16,14 +16,13 @@ uninterrupted run.
 from __future__ import annotations
 
 import json
-import os
 import platform
 import socket
 import subprocess
 import sys
 from pathlib import Path
 
-from ..config import atomic_write_text
+from ..io import atomic_write_text
 
 
 class MetricsLogger:
@@ -78,22 +77,6 @@ class MetricsLogger:
             self._tb.flush()
             self._tb.close()
             self._tb = None
-
-
-def read_jsonl(path: str | os.PathLike) -> list:
-    """Values of a JSON-lines file; blank lines, a line cut short by a kill and a line that is not UTF-8 are skipped
-    (quietly: a torn last line of metrics.jsonl is expected after a kill; ``leviathan.jsonl`` reports them)."""
-    from ..jsonl import read_json_lines
-
-    return [value for _, value in read_json_lines(path)[0]]
-
-
-def read_metrics(path: str | os.PathLike) -> list[dict]:
-    """Rows of a metrics.jsonl file (a run folder is accepted too); a line cut short by a kill is skipped."""
-    path = Path(path)
-    if path.is_dir():
-        path = path / "metrics.jsonl"
-    return read_jsonl(path)
 
 
 def git_revision() -> str | None:

@@ -15,7 +15,7 @@ from __future__ import annotations
 import torch
 from torch import nn
 
-from .config import OptimConfig
+from ..run_config import OptimConfig
 
 INPUT_PREFIX = "model.embed_tokens."
 HEAD_NAME = "lm_head.weight"

@@ -29,11 +29,12 @@ from pathlib import Path
 
 import torch
 
+from ..checkpoint import check_tokenizer, load_model_state, run_config_from_dict
 from ..config import to_dict
 from ..errors import UserError
+from ..run_config import RunConfig
 from . import checkpoint as ckpt
 from . import distributed as D
-from .config import RunConfig
 from .optim import group_weight_decay
 
 
@@ -112,8 +113,8 @@ def load_resume(cfg: RunConfig, run_dir: Path, resume: str | None) -> tuple[Path
     if path is None:
         return None, None
     loaded = ckpt.load_state(path)
-    ckpt.check_tokenizer(path, cfg.data.path, "resume")
-    saved = to_dict(ckpt.run_config_from_dict(loaded["config"]).model.resolved())
+    check_tokenizer(path, cfg.data.path, "resume")
+    saved = to_dict(run_config_from_dict(loaded["config"]).model.resolved())
     current = to_dict(cfg.model.resolved())
     diff = [f"{k}: {saved.get(k)!r} in the checkpoint, {current.get(k)!r} now"
             for k in sorted(set(saved) | set(current)) if saved.get(k) != current.get(k)]
@@ -138,7 +139,7 @@ def restore(model: torch.nn.Module, optimizer: torch.optim.Optimizer, loader, lo
     if cfg.parallel == "fsdp" and info.enabled:
         set_model_state_dict(model, loaded["model"], options=_state_options(cfg, info, strict=False))
     else:
-        ckpt.load_model_state(model, loaded["model"])  # copies into the existing (possibly tied) parameters
+        load_model_state(model, loaded["model"])  # copies into the existing (possibly tied) parameters
     set_optimizer_state_dict(model, optimizer, loaded["optimizer"], options=_state_options(cfg, info))
     for group in optimizer.param_groups:
         group["betas"], group["eps"] = cfg.optim.betas, cfg.optim.eps

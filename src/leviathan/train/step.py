@@ -32,7 +32,7 @@ import torch
 
 from ..errors import UserError
 from . import distributed as D
-from .config import RunConfig
+from ..run_config import RunConfig
 from .optim import HEAD_NAME, INPUT_PREFIX
 from .schedule import set_lr
 

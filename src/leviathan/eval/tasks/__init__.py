@@ -1,8 +1,119 @@
-"""lm-evaluation-harness task templates (package data) for ``leviathan.eval.harness``.
+"""lm-evaluation-harness task templates (package data) for ``leviathan.eval.harness``, and the code
+that renders them: the task specs (``TASKS``), ``resolve_tasks``, ``task_data_root`` and ``prepare_tasks``.
 
-The ``*.yaml`` files here are templates: ``harness.prepare_tasks`` renders them into a temporary
+The ``*.yaml`` files here are templates: ``prepare_tasks`` renders them into a temporary
 folder with the absolute paths of the local data files (``__DATA_FILES__``) and a datasets cache
 (``__CACHE_DIR__``), copies ``utils.py`` beside them (``!function utils.x`` resolves next to the
 YAML), and hands that folder to ``lm_eval.tasks.TaskManager(include_path=...)``. Nothing is
 downloaded: every task reads JSON lines with ``dataset_path: json``.
 """
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Sequence
+
+from ...errors import UserError
+from ...io import data_root
+
+TASK_DIR = Path(__file__).parent
+
+
+@dataclass(frozen=True)
+class TaskSpec:
+    """A benchmark: its template, its files under the data folder, and the metric the summary shows."""
+
+    name: str  # lm-eval task name
+    template: str
+    files: tuple[str, ...]
+    main_metric: str
+    kind: str = "plain"  # "piqa": labels merged from a separate file
+
+
+TASKS: dict[str, TaskSpec] = {
+    "lambada_openai": TaskSpec("lev_lambada_openai", "lambada_openai.yaml",
+                               ("lambada_openai/lambada_test.jsonl",), "acc"),
+    "hellaswag": TaskSpec("lev_hellaswag", "hellaswag.yaml",
+                          tuple(f"hellaswag/hellaswag_val.part{i}of3.jsonl" for i in (1, 2, 3)), "acc_norm"),
+    "piqa": TaskSpec("lev_piqa", "piqa.yaml", ("piqa/valid.jsonl", "piqa/valid-labels.lst"), "acc_norm", "piqa"),
+    "arc_easy": TaskSpec("lev_arc_easy", "arc_easy.yaml", ("arc_easy/ARC-Easy-Test.jsonl",), "acc_norm"),
+    "arc_challenge": TaskSpec("lev_arc_challenge", "arc_challenge.yaml",
+                              ("arc_challenge/ARC-Challenge-Test.jsonl",), "acc_norm"),
+    "winogrande": TaskSpec("lev_winogrande", "winogrande.yaml", ("winogrande/winogrande_dev.jsonl",), "acc"),
+}
+PAPER_TASKS = ("lambada_openai", "hellaswag", "piqa", "arc_easy", "arc_challenge", "winogrande")
+
+
+def resolve_tasks(names: str | Sequence[str]) -> list[str]:
+    """``"paper"`` or comma-separated names (with or without the ``lev_`` prefix) -> our task keys."""
+    if isinstance(names, str):
+        names = [n.strip() for n in names.split(",") if n.strip()]
+    out = []
+    for n in names:
+        if n in ("paper", "all"):
+            out += [t for t in PAPER_TASKS if t not in out]
+            continue
+        key = n.removeprefix("lev_")
+        if key not in TASKS:
+            raise UserError(f"unknown task {n!r}; choose from paper, {', '.join(TASKS)}")
+        if key not in out:
+            out.append(key)
+    if not out:
+        raise UserError("no tasks given; use --tasks paper or a comma-separated list")
+    return out
+
+
+def task_data_root(explicit: str | os.PathLike | None = None) -> Path:
+    """The data folder holding the task files (``leviathan.io.data_root``); a UserError when none is given."""
+    value = data_root(explicit)
+    if not value:
+        raise UserError("the downstream task files live in the data folder: pass --data-root DIR or set "
+                        "LEVIATHAN_DATA (e.g. ../shared/data)")
+    root = Path(value).expanduser().resolve()
+    if not root.is_dir():
+        raise UserError(f"data folder {str(root)!r} does not exist; pass --data-root or set LEVIATHAN_DATA")
+    return root
+
+
+def prepare_tasks(root: str | os.PathLike, out_dir: str | os.PathLike, tasks: Sequence[str],
+                  files: dict[str, Sequence[str | os.PathLike]] | None = None) -> dict[str, str]:
+    """Render task YAMLs with absolute data paths into ``out_dir``; returns {our key: lm-eval task name}.
+
+    ``files`` replaces the default files of a task (absolute paths or relative to ``root``); the
+    tests use it to point at tiny fixtures.
+    """
+    root, out = Path(root), Path(out_dir)
+    out.mkdir(parents=True, exist_ok=True)
+    shutil.copy(TASK_DIR / "utils.py", out / "utils.py")
+    cache = out / "hf_datasets_cache"
+    names = {}
+    for key in tasks:
+        spec = TASKS[key]
+        paths = [Path(p) if Path(p).is_absolute() else root / p for p in (files or {}).get(key, spec.files)]
+        missing = [str(p) for p in paths if not p.is_file()]
+        if missing:
+            raise UserError(f"task {key}: missing data file(s) {', '.join(missing)}; is the data folder right "
+                            f"(--data-root / LEVIATHAN_DATA)?")
+        if spec.kind == "piqa":
+            paths = [_merge_piqa(paths[0], paths[1], out / "piqa_valid_labeled.jsonl")]
+        text = (TASK_DIR / spec.template).read_text()
+        text = text.replace("__DATA_FILES__", json.dumps([str(p.resolve()) for p in paths]))
+        text = text.replace("__CACHE_DIR__", json.dumps(str(cache.resolve())))
+        (out / spec.template).write_text(text)
+        names[key] = spec.name
+    return names
+
+
+def _merge_piqa(docs: Path, labels: Path, out: Path) -> Path:
+    lines = [json.loads(line) for line in docs.read_text().splitlines() if line.strip()]
+    gold = [int(v) for v in labels.read_text().split()]
+    if len(lines) != len(gold):
+        raise UserError(f"PIQA: {docs} has {len(lines)} examples but {labels} has {len(gold)} labels")
+    with open(out, "w") as f:
+        for doc, label in zip(lines, gold):
+            f.write(json.dumps({"goal": doc["goal"], "sol1": doc["sol1"], "sol2": doc["sol2"], "label": label}) + "\n")
+    return out

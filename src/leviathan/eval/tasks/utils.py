@@ -1,7 +1,8 @@
-"""Document processing for the leviathan lm-eval tasks (local files; see README in harness.py).
+"""Document processing for the leviathan lm-eval tasks (local files; see ``leviathan.eval.harness``).
 
 Prompts follow lm-evaluation-harness's own task definitions (v0.4) for the same benchmarks, mapped
-onto the field layouts of the local files described in shared/data/MANIFEST.md.
+onto the field layouts of the local files the task specs name (``leviathan.eval.tasks.TASKS``: paths
+under the data folder, ``--data-root`` / ``$LEVIATHAN_DATA``).
 """
 
 import re

@@ -22,15 +22,16 @@ import json
 import os
 from pathlib import Path
 
-from ..ablation import grid_plateau
+from ...io import atomic_write_json, atomic_write_text
+from ..plateau import grid_plateau
 from ..results import COMPARISONS, load_results
 from .analysis import Analysis, analyze, comparison_table, compute_analysis
 from .figures import (fig_frequency, fig_frontier, fig_gain_over_training, fig_loss_curves, fig_paired_gap,
-                      fig_param_allocation, fig_reduction_by_size, pyplot, save_figure)
+                      fig_param_allocation, fig_reduction_by_size)
 from .markdown import render_markdown
 
-__all__ = ["COMPARISONS", "Analysis", "analyze", "comparison_table", "compute_analysis", "pyplot", "render_markdown",
-           "save_figure", "write_report"]
+__all__ = ["COMPARISONS", "Analysis", "analyze", "comparison_table", "compute_analysis", "render_markdown",
+           "write_report"]
 
 
 def write_report(results: str | os.PathLike, out_dir: str | os.PathLike, eval_set: str = "val",
@@ -38,8 +39,6 @@ def write_report(results: str | os.PathLike, out_dir: str | os.PathLike, eval_se
                  lr_sweep: str | os.PathLike | None = None) -> Path:
     """Analyse a sweep's results and write report.md, analysis.json and the figures into ``out_dir``; with
     ``lr_sweep`` (the sweep folder of its learning-rate pre-sweep) also the pre-sweep's table and picks."""
-    from ...config import atomic_write_json, atomic_write_text
-
     rows = load_results(results)
     out = Path(out_dir)
     out.mkdir(parents=True, exist_ok=True)

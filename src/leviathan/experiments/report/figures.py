@@ -11,8 +11,7 @@
 - ``paired_gap.png``: per comparison, the mean gap over seeds (model - baseline validation loss) with
   its pointwise t interval, and where the baseline leaves the unigram plateau.
 
-Each ``fig_*`` returns whether it drew anything. ``pyplot()`` and ``save_figure()`` are shared with the
-ablation report: matplotlib's Agg backend (no display needed), 120-dpi PNGs.
+Each ``fig_*`` returns whether it drew anything (``experiments.plots``: the Agg backend, 120-dpi PNGs).
 """
 
 from __future__ import annotations
@@ -24,24 +23,8 @@ import numpy as np
 from ...errors import UserError
 from ..efficiency import row_curve
 from ..results import BASELINES, COMPARISONS, ResultRow
+from ..plots import pyplot, save_figure
 from ..scaling import PowerLawFit, power_law
-
-
-def pyplot():
-    """matplotlib.pyplot on the Agg backend."""
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-
-    return plt
-
-
-def save_figure(fig, path: Path) -> None:
-    """Lay out, write as a 120-dpi PNG and free one figure (every figure of the reports)."""
-    fig.tight_layout()
-    fig.savefig(path, dpi=120)
-    pyplot().close(fig)
 
 
 VARIANT_COLORS = {"dense_tied": "#1f77b4", "dense_untied": "#7f7f7f", "leviathan": "#d62728",

@@ -125,19 +125,9 @@ def _trend_table(paired: list[dict], ci: int) -> list[str]:
     return md
 
 
-def render_markdown(a: dict, figures: dict[str, bool], source: str) -> str:
-    """report.md from the numbers ``a`` (``analysis.analyze``), which figures were drawn, and the results' path."""
-    md = ["# Leviathan sweep report", "",
-          f"Source: `{source}` ({a['num_runs']} runs). Losses are nats per token on eval set `{a['eval_set']}` "
-          f"(eval sets in the results: {', '.join(a['eval_sets']) or 'none'}); perplexity = exp(loss); "
-          f"reduction = 1 - ppl / ppl_baseline (positive: better than the baseline).", ""]
-
-    md += ["## Loss curves", ""]
-    md += ["![loss curves](loss_curves.png)" if figures.get("loss_curves") else
-           "_No metrics.jsonl files could be read (run dirs moved or not finished)._", ""]
-
-    md += _paired_section(a, figures)
-
+def _comparisons_section(a: dict, figures: dict[str, bool]) -> list[str]:
+    """One table per comparison regime (iso-body, isoparametric, variants) and its figure."""
+    md = []
     titles = {"iso_body": "Iso-body: same backbone, leviathan vs dense-tied",
               "isoparametric": "Isoparametric: equal total parameters, leviathan deeper vs dense-untied",
               "variants": "Other input variants at equal total parameters"}
@@ -155,7 +145,12 @@ def render_markdown(a: dict, figures: dict[str, bool], source: str) -> str:
         md.append("")
     if figures.get("reduction_by_size"):
         md += ["![perplexity reduction by size](reduction_by_size.png)", ""]
+    return md
 
+
+def _per_set_section(a: dict, figures: dict[str, bool]) -> list[str]:
+    """Every run's perplexity (bits per byte) on every eval set."""
+    md = []
     if a["eval_sets"]:
         md += ["## Every run on every eval set", "", "Perplexity (bits per byte).", ""]
         sets = a["eval_sets"]
@@ -165,8 +160,12 @@ def render_markdown(a: dict, figures: dict[str, bool], source: str) -> str:
                             f"{_fmt(p['sets'][s_]['ppl'], '.3f')} ({_fmt(p['sets'][s_].get('bpb'), '.4f')})")
                            for s_ in sets] for p in a["per_set"]]))
         md.append("")
+    return md
 
-    md += ["## Scaling: dense power law and dense-equivalent sizes", ""]
+
+def _scaling_section(a: dict, figures: dict[str, bool]) -> list[str]:
+    """The dense power-law fit and the dense-equivalent sizes."""
+    md = ["## Scaling: dense power law and dense-equivalent sizes", ""]
     sc = a.get("scaling") or {}
     if "error" in sc:
         md += [f"_Not computed: {sc['error']}_", ""]
@@ -203,8 +202,12 @@ def render_markdown(a: dict, figures: dict[str, bool], source: str) -> str:
                    "to the fit (N_eq undefined); `extrapolated`: N_eq lies outside the ladder's range.", ""]
     if figures.get("frontier"):
         md += ["![parameter-loss frontier](frontier.png)", ""]
+    return md
 
-    md += ["## Parameter allocation", ""]
+
+def _params_section(a: dict, figures: dict[str, bool]) -> list[str]:
+    """Parameters by component, per model."""
+    md = ["## Parameter allocation", ""]
     md.append(markdown_table(["model", "variant", "layers", "input", "body", "head", "total", "input share"],
                      [[p["model"], p["variant"], p["layers"], _fmt(p["input"], ",d"), _fmt(p["body"], ",d"),
                        "tied" if p["tied"] else _fmt(p["head"], ",d"), _fmt(p["total"], ",d"),
@@ -212,8 +215,12 @@ def render_markdown(a: dict, figures: dict[str, bool], source: str) -> str:
     md.append("")
     if figures.get("param_allocation"):
         md += ["![parameter allocation](param_allocation.png)", ""]
+    return md
 
-    md += ["## Perplexity by training-token frequency", ""]
+
+def _frequency_section(a: dict, figures: dict[str, bool]) -> list[str]:
+    """Perplexity reduction per training-frequency bucket."""
+    md = ["## Perplexity by training-token frequency", ""]
     if not a["frequency"]:
         md += ["_No per-bucket losses in the results (rows need `buckets`; the sweep writes them)._", ""]
     else:
@@ -229,8 +236,12 @@ def render_markdown(a: dict, figures: dict[str, bool], source: str) -> str:
         md.append("")
         if figures.get("frequency_reduction"):
             md += ["![reduction by frequency bucket](frequency_reduction.png)", ""]
+    return md
 
-    md += ["## Sample efficiency", ""]
+
+def _efficiency_section(a: dict, figures: dict[str, bool]) -> list[str]:
+    """Tokens each model needs to reach its baseline's final loss."""
+    md = ["## Sample efficiency", ""]
     eff = a["efficiency"]
     if not eff:
         md += ["_No comparison pairs with metrics._", ""]
@@ -246,8 +257,12 @@ def render_markdown(a: dict, figures: dict[str, bool], source: str) -> str:
                "interpolation between validation points); factor = baseline tokens / model tokens.", ""]
         if figures.get("gain_over_training"):
             md += ["![gain over training](gain_over_training.png)", ""]
+    return md
 
-    md += ["## Throughput", ""]
+
+def _throughput_section(a: dict, figures: dict[str, bool]) -> list[str]:
+    """Training throughput per run, against its baseline."""
+    md = ["## Throughput", ""]
     tp = [t for t in a["throughput"] if t["regime"] in ("iso_body", "isoparametric", "variants")]
     if tp:
         md.append(markdown_table(["regime", "size", "seed", "variant", "tokens/s", "vs baseline", "hardware"],
@@ -257,4 +272,21 @@ def render_markdown(a: dict, figures: dict[str, bool], source: str) -> str:
                            + (f" ({t['note']})" if t.get("note") else ""), t["hardware"]] for t in tp]))
         md += ["", "Training throughput from each run's summary; runs share hardware only if the column says so. "
                "For a side-by-side measurement in one process use `leviathan bench`.", ""]
+    return md
+
+
+def render_markdown(a: dict, figures: dict[str, bool], source: str) -> str:
+    """report.md from the numbers ``a`` (``analysis.analyze``), which figures were drawn, and the results' path."""
+    md = ["# Leviathan sweep report", "",
+          f"Source: `{source}` ({a['num_runs']} runs). Losses are nats per token on eval set `{a['eval_set']}` "
+          f"(eval sets in the results: {', '.join(a['eval_sets']) or 'none'}); perplexity = exp(loss); "
+          f"reduction = 1 - ppl / ppl_baseline (positive: better than the baseline).", ""]
+
+    md += ["## Loss curves", ""]
+    md += ["![loss curves](loss_curves.png)" if figures.get("loss_curves") else
+           "_No metrics.jsonl files could be read (run dirs moved or not finished)._", ""]
+    md += _paired_section(a, figures)
+    for section in (_comparisons_section, _per_set_section, _scaling_section, _params_section, _frequency_section,
+                    _efficiency_section, _throughput_section):
+        md += section(a, figures)
     return "\n".join(md) + "\n"

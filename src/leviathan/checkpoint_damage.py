@@ -54,7 +54,7 @@ def _weights_intact(step_dir: Path) -> bool:
 
 def refuse_damaged_newest(run_dir: str | os.PathLike, doing: str) -> None:
     """UserError if the newest ``step-*`` folder of ``run_dir`` is damaged (see the module docstring)."""
-    from ..errors import UserError
+    from .errors import UserError
     from .checkpoint import CHECKPOINTS, STEP_RE, list_checkpoints
 
     root = Path(run_dir) / CHECKPOINTS

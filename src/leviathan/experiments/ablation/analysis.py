@@ -1,4 +1,4 @@
-"""Ablation report: every leviathan run against the dense-tied run of the same backbone, over training.
+"""Ablation analysis: every leviathan run against the dense-tied run of the same backbone, over training.
 
     leviathan report runs/ablate-bpe8k runs/ablate-bpe32k runs/ablate-o200k --ablation --out results/ablations
 
@@ -36,9 +36,11 @@ from pathlib import Path
 
 import numpy as np
 
-from ..errors import UserError
-from .paired import val_points as _val_points
-from .results import BASELINES, ResultRow, as_rows, json_safe, read_results
+from ...errors import UserError
+from ...io import read_metrics
+from ..paired import val_points as _val_points
+from ..plateau import grid_plateau
+from ..results import BASELINES, ResultRow, as_rows, read_results
 
 DENSE = BASELINES["iso_body"]  # an arm keeps its dense pair's backbone: the iso-body comparison (docs/DESIGN.md §4)
 ARM = "leviathan"
@@ -103,23 +105,6 @@ def pair_arms(rows: Iterable[ResultRow | Mapping], grid: dict) -> list[Arm]:
     return arms
 
 
-def unigram_entropy(data_dir: str | Path) -> float | None:
-    """Entropy (nats) of the training unigram distribution, from the data folder's train_freq.npy."""
-    path = Path(data_dir) / "train_freq.npy"
-    if not path.is_file():
-        return None
-    freq = np.load(path).astype(np.float64)
-    p = freq[freq > 0] / freq.sum()
-    return float(-(p * np.log(p)).sum())
-
-
-def grid_plateau(grid: Mapping) -> float | None:
-    """The unigram plateau of a sweep's grid.json: from its data folder, else the ``unigram_entropy`` that a
-    copy of the sweep without its data folder holds (scripts/collect_results.py stores it)."""
-    plateau = unigram_entropy(grid["data_dir"]) if grid.get("data_dir") else None
-    return grid.get("unigram_entropy") if plateau is None else plateau
-
-
 def _at(t: np.ndarray, g: np.ndarray, frac: float) -> float | None:
     if not len(t):
         return None
@@ -133,8 +118,6 @@ def _median_grad(row: ResultRow, key: str = "grad_norm_input") -> float | None:
     if not g and row.curve and getattr(row.curve, f"{key}_median") is not None:
         return float(getattr(row.curve, f"{key}_median"))
     if not g and row.metrics and Path(row.metrics).is_file():
-        from .efficiency import read_metrics
-
         g = [r[key] for r in read_metrics(row.metrics) if r.get(key) is not None]
     return float(np.median(g)) if g else None
 
@@ -178,8 +161,8 @@ def summarize(arm: Arm, plateau: float | None) -> dict:
 
 def _grid_yaml(name: str) -> dict:
     """The grid's YAML (sizes' run overrides, ``ablations`` factors) when it can be found by name, else {}."""
-    from ..config import load_yaml
-    from .grid import find_grid
+    from ...config import load_yaml
+    from ..grid import find_grid
 
     try:
         return load_yaml(find_grid(name))
@@ -226,7 +209,7 @@ def _factor_label(grid_name: str, entry: str) -> str:
 
 
 def _flat_run(size_spec: dict) -> list[str]:
-    from .grid import flatten
+    from ..grid import flatten
 
     return flatten(size_spec.get("run") or {})
 
@@ -235,107 +218,3 @@ def _vocab_of(summaries: list[dict], label: str) -> int:
     return next((s["vocab"] or 0) for s in summaries if s["label"] == label)
 
 
-def fig_gap(summaries: list[dict], labels: list[str], title: str, path: Path) -> bool:
-    """Leviathan - dense validation loss against tokens, one line per arm; the plateau region shaded."""
-    from .report.figures import pyplot, save_figure
-
-    plt = pyplot()
-    fig, ax = plt.subplots(figsize=(6.4, 4.2))
-    drawn = False
-    for lab in labels:
-        s = next((x for x in summaries if x["label"] == lab), None)
-        if s is None or not s["curve"]["tokens"]:
-            continue
-        t = np.array(s["curve"]["tokens"]) / 1e6
-        ax.plot(t, s["curve"]["gap"], marker=".", label=f"{lab} (V {s['vocab']:,})" if s.get("vocab") else lab)
-        if s.get("tokens_past_plateau"):
-            ax.axvline(s["tokens_past_plateau"] / 1e6, color=ax.lines[-1].get_color(), ls=":", lw=0.8)
-        drawn = True
-    if not drawn:
-        plt.close(fig)
-        return False
-    ax.axhline(0.0, color="black", lw=0.8)
-    ax.set_xlabel("training tokens (M)")
-    ax.set_ylabel("val loss: arm - dense_tied (nats)")
-    ax.set_title(f"{title}: < 0 means the arm (leviathan unless named) is better\n"
-                 "(dotted: dense model 0.5 nats below the unigram entropy)",
-                 fontsize=9)
-    ax.legend(fontsize=7)
-    save_figure(fig, path)
-    return True
-
-
-def _fmt(v, spec="+.3f"):
-    return "–" if v is None else format(v, spec)
-
-
-def markdown(result: dict, figures: dict[str, str], command: str, findings: str | None = None) -> str:
-    """README.md of an ablation report; ``findings``: the hand-written paragraphs (findings.md) it opens with."""
-    arms = result["arms"]
-    md = ["# Ablations: leviathan vs dense-tied, one factor at a time", "",
-          f"Produced by `{command}` from the sweeps' `results.jsonl`. Each leviathan run is paired with the "
-          "dense_tied run of the same grid (vocabulary), width, depth and seed: same tokens, same order. "
-          "Gap = the arm's (leviathan's, unless the arm names another variant) minus dense_tied's validation loss "
-          "in nats (negative: the arm is better). One seed per arm: "
-          "directions, not intervals (the seeded grid gives those).", ""]
-    if findings:
-        md += ["## Findings", "", "_Written by hand in `findings.md` beside this file, from the numbers below._", "",
-               findings.strip(), ""]
-    md += ["## Final numbers", "",
-           "| arm | V | D x L | generator (d_s, M, kappa, r) | change | tokens | gap @25% | @50% | @75% | end | "
-           "ppl change (val) | wikitext2 | ptb | bpb gap (val) | grad norm input / head |",
-           "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|"]
-    for s in arms:
-        g = s["generator"]
-        shape = f"{g.get('seed_dim')}, {g.get('modes')}, {g.get('knots')}, {g.get('rank')}" if g else "–"
-        ev = s["eval"]
-        change = s["overrides"] + (["softmax over the data's ids*"] if s.get("softmax") == "corpus" else [])
-        md.append(f"| {s['label']} | {s['vocab'] or '–':,} | {s['width']} x {s['layers']} | {shape} | "
-                  f"{', '.join(change) or '–'} | {(s['tokens'] or 0) / 1e6:.1f}M | "
-                  f"{_fmt(s['gap_at'][0.25])} | {_fmt(s['gap_at'][0.5])} | {_fmt(s['gap_at'][0.75])} | "
-                  f"{_fmt(s['gap_at'][1.0])} | "
-                  + " | ".join(_fmt((ev.get(k) or {}).get("ppl_change"), "+.1%") for k in ("val", "wikitext2", "ptb"))
-                  + f" | {_fmt((ev.get('val') or {}).get('bpb_gap'), '+.4f')} | {_fmt(s['input_to_head_grad'], '.2f')} |")
-    if any(s.get("softmax") == "corpus" for s in arms):
-        md += ["", "\\* Both runs of the pair score only the ids that occur in their prepared data (`data.softmax: "
-               "corpus`, the same set for both; inputs keep the tokenizer's ids): their losses are cross-entropies "
-               "over that subset, so the gap compares within the pair, not the absolute loss across grids; "
-               "out-of-domain sets are not scored."]
-    md += ["", "## Perplexity reduction by training-frequency bucket (val; equal-mass buckets, rare -> frequent)", "",
-           "| arm | " + " | ".join(f"bucket {i + 1}" for i in range(5)) + " |", "|---|" + "---|" * 5]
-    for s in arms:
-        if s.get("buckets"):
-            md.append(f"| {s['label']} | " + " | ".join(_fmt(b, "+.1%") for b in s["buckets"]) + " |")
-    md += ["", "Positive = leviathan's perplexity is lower in that bucket.", ""]
-    plateaus = {s["grid"]: s["plateau"] for s in arms if s.get("plateau")}
-    if plateaus:
-        md += ["## The unigram plateau", "", "| grid | unigram entropy of the training tokens (nats) |", "|---|---|"]
-        md += [f"| {g} | {p:.3f} |" for g, p in plateaus.items()] + [""]
-    md += ["## Gap over training", ""]
-    for factor, fig in figures.items():
-        md += [f"### {factor}", "", f"![{factor}]({fig})", ""]
-    return "\n".join(md)
-
-
-def write_ablation_report(paths: list[str | Path], out: str | Path, command: str = "leviathan report --ablation") -> Path:
-    """Write ``out/README.md`` (tables), ``out/ablations.json`` (every number) and ``out/gap_*.png``; a hand-written
-    ``out/findings.md`` (one paragraph per finding) is kept and opens the README, so regenerating loses no prose."""
-    from ..config import atomic_write_json, atomic_write_text
-
-    out = Path(out)
-    out.mkdir(parents=True, exist_ok=True)
-    result = collect(paths)
-    if not result["arms"]:
-        raise UserError("no leviathan run with a dense_tied pair (same width, depth, seed) in these sweeps")
-    figures = {}
-    factors = result["factors"] or {"all arms": [s["label"] for s in result["arms"]]}
-    for factor, labels in factors.items():
-        name = "gap_" + "".join(c if c.isalnum() else "_" for c in factor).strip("_") + ".png"
-        if fig_gap(result["arms"], labels, factor, out / name):
-            figures[factor] = name
-    atomic_write_json(out / "ablations.json", json_safe(result))
-    path = out / "README.md"
-    findings = out / "findings.md"
-    atomic_write_text(path, markdown(result, figures, command, findings.read_text() if findings.is_file() else None)
-                      + "\n")
-    return path

@@ -36,10 +36,10 @@ from dataclasses import dataclass, field, fields, replace
 from pathlib import Path
 from typing import Any, Literal, Optional, Sequence
 
-from ..config import ConfigError, apply_overrides, from_dict, load_yaml, require
-from ..configs import find_train_config
-from ..model.config import ModelConfig
-from ..presets import preset_dict
+from .config import ConfigError, apply_overrides, from_dict, load_yaml, require
+from .configs import find_train_config
+from .model.config import ModelConfig
+from .presets import preset_dict
 
 
 @dataclass
@@ -254,7 +254,7 @@ def _section_hint(raw: dict) -> None:
 
 def data_meta(path: str | Path) -> dict | None:
     """meta.json of a prepared data dir (checked: a damaged or foreign one is a UserError), or None if there is none."""
-    from ..data.loader import load_meta
+    from .data.loader import load_meta
 
     if not (Path(path) / "meta.json").is_file():
         return None

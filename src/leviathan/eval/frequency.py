@@ -1,0 +1,184 @@
+"""Frequency-stratified loss of one model on one stream (docs/DESIGN.md §7; paper v2: rarest tokens' perplexity falls by 81%, most frequent ~0).
+
+Every validation target (the token being predicted) is put into a bucket by how often that token
+id occurs in the *training* split (``train_freq.npy`` of the prepared data dir: int64 counts per
+id). Per bucket we report the mean loss (nats), its perplexity exp(mean loss) and the number of
+targets; between two models the relative perplexity reduction 1 - ppl_model / ppl_baseline.
+
+Two bucketing rules (``method``), both ordered from rarest (bucket 0) to most frequent:
+
+- ``mass`` (default): equal shares of the training token-occurrence mass. Token ids are sorted by
+  training count; ids with the same count form one slice of the cumulative share of all training
+  occurrences (counted from the rarest id), and bucket j holds the slices whose midpoint lies in
+  [j/n, (j+1)/n). Ids with the same count therefore always share a bucket (the split is made by
+  count thresholds), so shares are only approximately equal, and a single very frequent id (say,
+  the space token holding 30% of the text) can leave a neighbouring bucket empty. Each bucket then
+  holds about 1/n of the training tokens and, for in-domain validation text, about 1/n of the
+  validation targets: every bucket has enough targets for a stable mean. The most frequent bucket
+  holds a handful of ids, the rarest one most of the vocabulary.
+- ``log``: equal-width bins of log10(count) between the smallest and largest non-zero count. Easy to
+  read ("ids seen 10-100 times") but the rare bins may hold very few validation targets.
+
+Ids never seen in training (count 0) go to bucket 0 under both rules and are counted separately
+(``num_unseen_targets``): their embedding (dense) or generator output (leviathan) was never trained
+by their own occurrences, which is where the paper's rare-token gain comes from.
+
+The comparison of models across a sweep's rows is ``experiments.frequency``. Inputs are plain arrays,
+so this module works on the output of
+``leviathan.eval.perplexity.token_losses`` (nats per predicted token, in order) without importing
+torch. ``targets`` must be aligned with ``losses`` one to one.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from ..errors import UserError
+
+METHODS = ("mass", "log")
+
+
+@dataclass
+class Buckets:
+    """A map token id -> bucket (0 = rarest) and a readable description of each bucket."""
+
+    bucket_of: np.ndarray  # (V,) int64
+    num_buckets: int
+    method: str
+    min_count: list[int]  # smallest training count of an id in each bucket (0 for empty)
+    max_count: list[int]
+    num_ids: list[int]  # ids (vocabulary entries) per bucket
+    mass: list[float]  # share of training occurrences per bucket
+
+    def labels(self) -> list[str]:
+        return [f"{lo:,}-{hi:,}" if self.num_ids[j] else "(empty)"
+                for j, (lo, hi) in enumerate(zip(self.min_count, self.max_count))]
+
+    def as_dict(self) -> dict:
+        return {"method": self.method, "num_buckets": self.num_buckets, "min_count": self.min_count,
+                "max_count": self.max_count, "num_ids": self.num_ids, "mass": self.mass}
+
+
+def make_buckets(train_freq: np.ndarray, num_buckets: int = 5, method: str = "mass") -> Buckets:
+    """Bucket every token id by its training count (see module docstring for the rules)."""
+    counts = np.asarray(train_freq)
+    if counts.ndim != 1 or len(counts) == 0:
+        raise UserError("train_freq must be a non-empty 1-D array of counts per token id")
+    counts = counts.astype(np.int64)
+    if np.any(counts < 0):
+        raise UserError("train_freq holds negative counts")
+    if num_buckets < 2:
+        raise UserError(f"num_buckets must be at least 2, got {num_buckets}")
+    if method not in METHODS:
+        raise UserError(f"unknown bucketing method {method!r}; choose one of {', '.join(METHODS)}")
+    total = int(counts.sum())
+    if total == 0:
+        raise UserError("train_freq is all zeros; was the training split empty?")
+
+    if method == "mass":
+        values = np.unique(counts)  # ascending distinct counts
+        mass_per_value = np.bincount(np.searchsorted(values, counts), weights=counts.astype(float))
+        # midpoint of each count's slice of the cumulative occurrence share, counted from the rarest
+        mid_share = (np.cumsum(mass_per_value) - mass_per_value / 2) / total
+        value_bucket = np.minimum((mid_share * num_buckets).astype(np.int64), num_buckets - 1)
+        bucket_of = value_bucket[np.searchsorted(values, counts)]
+    else:
+        nz = counts[counts > 0]
+        lo, hi = math.log10(nz.min()), math.log10(nz.max())
+        if hi <= lo:
+            bucket_of = np.where(counts > 0, num_buckets - 1, 0)
+        else:
+            edges = np.linspace(lo, hi, num_buckets + 1)
+            with np.errstate(divide="ignore"):
+                logc = np.log10(np.maximum(counts, 1))
+            bucket_of = np.clip(np.searchsorted(edges, logc, side="right") - 1, 0, num_buckets - 1)
+        bucket_of = np.where(counts > 0, bucket_of, 0)
+    bucket_of[counts == 0] = 0
+    bucket_of = bucket_of.astype(np.int64)
+
+    min_count, max_count, num_ids, mass = [], [], [], []
+    for j in range(num_buckets):
+        sel = counts[bucket_of == j]
+        num_ids.append(int(len(sel)))
+        min_count.append(int(sel.min()) if len(sel) else 0)
+        max_count.append(int(sel.max()) if len(sel) else 0)
+        mass.append(float(sel.sum()) / total)
+    return Buckets(bucket_of, num_buckets, method, min_count, max_count, num_ids, mass)
+
+
+@dataclass
+class BucketLosses:
+    """Per-bucket mean loss of one model on one evaluation set."""
+
+    loss: list[float | None]  # mean nats per target; None for an empty bucket
+    count: list[int]
+    num_unseen_targets: int = 0
+    overall_loss: float = math.nan
+    buckets: dict = field(default_factory=dict)  # Buckets.as_dict()
+
+    @property
+    def ppl(self) -> list[float | None]:
+        return [None if v is None else math.exp(v) for v in self.loss]
+
+    def as_dict(self) -> dict:
+        return {"loss": self.loss, "ppl": self.ppl, "count": self.count, "num_unseen_targets": self.num_unseen_targets,
+                "overall_loss": self.overall_loss, "buckets": self.buckets}
+
+
+def bucket_losses(losses: np.ndarray, targets: np.ndarray, buckets: Buckets,
+                  train_freq: np.ndarray | None = None) -> BucketLosses:
+    """Mean loss per frequency bucket. ``losses[i]`` is the loss of predicting ``targets[i]``."""
+    losses = np.asarray(losses, dtype=np.float64).ravel()
+    targets = np.asarray(targets).astype(np.int64).ravel()
+    if losses.shape != targets.shape:
+        raise UserError(f"losses ({len(losses)}) and targets ({len(targets)}) must align one to one")
+    if len(targets) and (targets.min() < 0 or targets.max() >= len(buckets.bucket_of)):
+        raise UserError(f"target id {int(targets.max())} is outside the bucketed vocabulary "
+                        f"({len(buckets.bucket_of)} ids); use the train_freq of the same tokenizer")
+    b = buckets.bucket_of[targets]
+    sums = np.bincount(b, weights=losses, minlength=buckets.num_buckets)
+    counts = np.bincount(b, minlength=buckets.num_buckets)
+    mean = [float(s / c) if c else None for s, c in zip(sums, counts)]
+    unseen = int(np.sum(np.asarray(train_freq)[targets] == 0)) if train_freq is not None else 0
+    return BucketLosses(loss=mean, count=[int(c) for c in counts], num_unseen_targets=unseen,
+                        overall_loss=float(losses.mean()) if len(losses) else math.nan, buckets=buckets.as_dict())
+
+
+def aligned_targets(tokens: np.ndarray, num_losses: int) -> np.ndarray:
+    """Targets of next-token losses over ``tokens``: ``tokens[1 : 1 + num_losses]``.
+
+    ``token_losses`` predicts tokens[1:] in order (it may drop a tail that does not fill a window);
+    more losses than tokens - 1 means the two disagree about the evaluated text.
+    """
+    tokens = np.asarray(tokens)
+    if num_losses > len(tokens) - 1:
+        raise UserError(f"{num_losses} losses for {len(tokens)} tokens: at most len(tokens) - 1 targets exist")
+    return tokens[1: 1 + num_losses]
+
+
+def relative_reduction(baseline: list[float | None], model: list[float | None]) -> list[float | None]:
+    """Per-bucket relative perplexity reduction 1 - ppl_model / ppl_baseline = 1 - exp(L_m - L_b).
+
+    Positive = the model is better. 0.81 means the model's perplexity is 81% lower in that bucket.
+    """
+    if len(baseline) != len(model):
+        raise UserError("bucket lists differ in length; were they made with the same buckets?")
+    return [None if (b is None or m is None) else 1.0 - math.exp(m - b) for b, m in zip(baseline, model)]
+
+
+def format_table(names: list[str], results: list[BucketLosses], labels: list[str], baseline: int = 0) -> str:
+    """Plain-text table: per bucket, count, ppl of each model and the reduction vs ``names[baseline]``."""
+    head = f"{'bucket':>8} {'train count':>20} {'targets':>9} " + " ".join(f"{n[:14]:>14}" for n in names)
+    others = [i for i in range(len(names)) if i != baseline]
+    head += "".join(f" {'red. ' + names[i][:9]:>15}" for i in others)
+    lines = [head, "-" * len(head)]
+    reds = {i: relative_reduction(results[baseline].loss, results[i].loss) for i in others}
+    for j, lab in enumerate(labels):
+        row = f"{j:>8} {lab:>20} {results[baseline].count[j]:>9,} "
+        row += " ".join(f"{p:>14.3f}" if p is not None else f"{'-':>14}" for p in (r.ppl[j] for r in results))
+        row += "".join(f" {reds[i][j]:>14.1%}" if reds[i][j] is not None else f" {'-':>14}" for i in others)
+        lines.append(row)
+    return "\n".join(lines)

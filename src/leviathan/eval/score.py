@@ -1,0 +1,56 @@
+"""Scoring a trained run: its latest checkpoint on several streams, overall and per training-frequency bucket.
+
+    evals, bucketed = evaluate_checkpoint("runs/m-leviathan-s0", {"val": EvalStream.from_split(data, "val")},
+                                          buckets=make_buckets(train_freq), freq=train_freq)
+
+The sweep's evaluation of every run (``experiments.sweep.evaluate_run``) and ``leviathan analyze frequency
+--runs`` both come here.
+"""
+
+from __future__ import annotations
+
+import os
+
+import numpy as np
+
+from ..checkpoint import load_model
+from .frequency import aligned_targets, bucket_losses
+from .perplexity import summarize, token_losses
+from .stream import EvalStream, run_seq_len
+
+
+def summarize_losses(losses: np.ndarray, num_bytes: float) -> dict:
+    """loss (nats/token), ppl, bits per byte, tokens of per-token losses (``eval.perplexity.summarize``)."""
+    losses = np.asarray(losses, dtype=np.float64)
+    return summarize(float(losses.sum()), len(losses), num_bytes)
+
+
+def evaluate_checkpoint(run_dir: str | os.PathLike, streams: dict[str, EvalStream], *, seq_len: int | None = None,
+                        batch_size: int = 8, buckets=None, freq: np.ndarray | None = None,
+                        bucket_sets: list[str] | None = None) -> tuple[dict[str, dict], dict]:
+    """Score a run's latest checkpoint on each stream: ``({name: summary}, {name: BucketLosses})``.
+
+    A model trained with a restricted softmax (``data.softmax: corpus``) is scored on the targets inside its
+    id set; the summary then says how many were left out (``targets_outside``, ``share_outside``; models
+    with the same set leave out the same targets, so their losses still pair) and has no bits per byte.
+    Windows of ``seq_len`` tokens (default: the run's ``data.seq_len``, ``eval.stream.run_seq_len``); with
+    ``buckets`` (``frequency.make_buckets`` of the data's ``train_freq``) the per-token losses are also
+    grouped by the training frequency of their target, for the streams in ``bucket_sets`` (None: all).
+    Used by the sweep (``experiments.sweep.evaluate_run``) and by ``leviathan analyze frequency --runs``.
+    """
+    model, cfg = load_model(str(run_dir))
+    seq_len = run_seq_len(cfg, seq_len, "seq_len")
+    evals, bucketed = {}, {}
+    for name, stream in streams.items():
+        losses = token_losses(model, stream.tokens, seq_len, batch_size, outside="nan")
+        targets = aligned_targets(stream.tokens, len(losses))
+        inside = ~np.isnan(losses)  # all True unless a restricted softmax cannot predict some targets
+        evals[name] = summarize_losses(losses[inside], stream.num_bytes)
+        if not inside.all():
+            # scored on the targets inside the model's softmax set only: bits per byte would divide the
+            # nats of some targets by the bytes of all, so it is not reported
+            evals[name].update(bpb=None, targets_outside=int((~inside).sum()),
+                               share_outside=float((~inside).mean()))
+        if buckets is not None and (bucket_sets is None or name in bucket_sets):
+            bucketed[name] = bucket_losses(losses[inside], targets[inside], buckets, freq)
+    return evals, bucketed

@@ -1,0 +1,30 @@
+"""The unigram plateau: the loss a model reaches by predicting token frequencies alone.
+
+Used by both reports (``report``, ``ablation``) to mark where a dense baseline is still on the plateau:
+early optimisation speed, not capacity. The entropy comes from the data folder's ``train_freq.npy``, else
+from the ``unigram_entropy`` a copied grid.json holds (scripts/collect_results.py stores it there).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from pathlib import Path
+
+import numpy as np
+
+
+def unigram_entropy(data_dir: str | Path) -> float | None:
+    """Entropy (nats) of the training unigram distribution, from the data folder's train_freq.npy."""
+    path = Path(data_dir) / "train_freq.npy"
+    if not path.is_file():
+        return None
+    freq = np.load(path).astype(np.float64)
+    p = freq[freq > 0] / freq.sum()
+    return float(-(p * np.log(p)).sum())
+
+
+def grid_plateau(grid: Mapping) -> float | None:
+    """The unigram plateau of a sweep's grid.json: from its data folder, else the ``unigram_entropy`` that a
+    copy of the sweep without its data folder holds (scripts/collect_results.py stores it)."""
+    plateau = unigram_entropy(grid["data_dir"]) if grid.get("data_dir") else None
+    return grid.get("unigram_entropy") if plateau is None else plateau
