@@ -17,10 +17,12 @@ Semantics the loop relies on:
   equal the single-process ones up to float reduction order (tests/integration/test_ddp.py);
 - only rank 0 writes files (metrics, checkpoints, TensorBoard).
 
-FSDP2 (``parallel: fsdp``, GPUs; not exercised by the CPU test suite): ``fully_shard`` is applied
-to each decoder layer and then to the root, so parameters are sharded DTensors between uses and
-all-gathered per layer. The input side (table or generator) and a tied head stay in the root
-group: the tied tensor must live in one FSDP group, and the generator is small. The optimizer is
+FSDP2 (``parallel: fsdp``; GPUs, or CPU processes with gloo, as tests/integration/test_fsdp.py does):
+``fully_shard`` is applied to each decoder layer and then to the root, so parameters are sharded DTensors
+between uses and all-gathered per layer. The input side (table or generator) and a tied head stay in the
+root group: the tied tensor must live in one FSDP group, and the generator is small. FSDP2 gathers a
+group only before ``forward``; root methods that run the model otherwise (``CausalLM.token_nll``, used
+by validation) are registered with ``register_fsdp_forward_method`` (``ROOT_FORWARD_METHODS``). The optimizer is
 built *after* sharding (it must see the DTensor parameters). Gradient accumulation skips the
 reduce-scatter on all but the last micro step (``set_requires_gradient_sync``). Checkpoints gather
 full, CPU-offloaded state dicts on rank 0 through ``torch.distributed.checkpoint.state_dict``, so an
@@ -95,13 +97,30 @@ def shutdown(info: DistInfo) -> None:
         dist.destroy_process_group()
 
 
+# Methods of the root besides ``forward`` that run the model on their own. FSDP2 all-gathers a group's
+# parameters only in a pre-forward hook, which fires for ``forward``: the decoder layers are always called
+# through their forward, but a root method such as ``CausalLM.token_nll`` (validation) reads the input side
+# and the head directly and would see their shards (a generator codebook of 3 rows on 2 ranks: "Cannot
+# flatten unevenly sharded tensor"). Registering the method gives it the same unshard / reshard hooks.
+ROOT_FORWARD_METHODS = ("token_nll",)
+
+
 def apply_fsdp(model: nn.Module) -> nn.Module:
-    """FSDP2: shard each decoder layer, then the root (input side, final norm, head). In place."""
-    from torch.distributed.fsdp import fully_shard
+    """FSDP2: shard each decoder layer, then the root (input side, final norm, head). In place.
+
+    A tied head stays tied: ``lm_head.weight`` and ``model.embed_tokens.weight`` are one parameter in the
+    root group, and FSDP2 sets the same sharded parameter on both modules (tests/integration/test_fsdp.py).
+    """
+    from torch.distributed.fsdp import fully_shard, register_fsdp_forward_method
 
     for layer in model.model.layers:
         fully_shard(layer)
     fully_shard(model)
+    if model.config.tie_word_embeddings and model.lm_head.weight is not model.model.embed_tokens.weight:
+        raise RuntimeError("fully_shard untied the head from the input table; the tied model would train two copies")
+    for name in ROOT_FORWARD_METHODS:
+        if hasattr(model, name):
+            register_fsdp_forward_method(model, name)
     return model
 
 
