@@ -11,10 +11,11 @@ Stages (each a subcommand; ``gpu_check.sh`` runs them under their own timeouts, 
   Uniform ids are the generator's worst case (almost every id distinct); Zipf-distributed ids
   (closer to text) are measured too, eagerly. Results are written after every measurement, so a
   stage killed by its timeout still reports what it finished.
-- ``fsdp``: (1) ``torchrun --nproc_per_node=1 -m leviathan train --config tiny parallel=fsdp
+- ``fsdp``: (1) ``torchrun --nproc_per_node=N -m leviathan train --config tiny parallel=fsdp
   device=DEV`` (``configs/tiny.yaml`` where that file still exists) on a small generated corpus
-  prepared with ``leviathan prepare`` (BPE 512), checks the run finishes with finite losses, then
-  resumes it (``--resume auto``) to more steps; (2) FSDP2 itself at world size 1, in this process:
+  prepared with ``leviathan prepare`` (BPE 512), checks the run finishes with finite losses on N ranks,
+  then resumes it (``--resume auto``) to more steps; N is 2 where ``--device cuda`` sees 2 or more GPUs
+  (parameters really sharded, validation included), else 1; (2) FSDP2 itself at world size 1, in this process:
   ``fully_shard`` (the loop's ``apply_fsdp``) on cpu-tiny dense_tied and leviathan models, steps
   compared with an unsharded twin, the full state dict gathered (as checkpoints do) and loaded back
   into a fresh sharded model. Part (2) exists because the training loop shards only when
@@ -47,7 +48,7 @@ from xml.etree import ElementTree
 REPO = Path(__file__).resolve().parents[1]
 STAGES = ("setup", "gpu-tests", "fsdp", "bench")
 STAGE_TITLES = {"setup": "setup (python, torch, install)", "gpu-tests": "GPU tests (pytest -m gpu tests/gpu)",
-                "fsdp": "FSDP2 smoke (torchrun world 1 + resume; fully_shard in process)",
+                "fsdp": "FSDP2 smoke (torchrun, 2 ranks on 2+ GPUs, + resume; fully_shard in process)",
                 "bench": "training step time, leviathan / dense_tied (eager, compiled)"}
 
 
@@ -489,7 +490,10 @@ def torchrun_smoke(args, work: Path, deadline: float) -> dict:
               "log_interval=1" if args.quick else "log_interval=5", f"eval_interval={steps1 // 2}",
               "eval_tokens=2048", f"checkpoint_interval={steps1 // 2}", "schedule.warmup_steps=2", "keep_last=2",
               "dtype=float32" if args.dtype == "fp32" else "dtype=auto"]  # auto: bf16 autocast on CUDA
-    launcher = [py, "-m", "torch.distributed.run", "--standalone", "--nproc_per_node=1", "-m", "leviathan", "train"]
+    nproc = fsdp_world_size(args.device)
+    res["nproc"] = nproc
+    launcher = [py, "-m", "torch.distributed.run", "--standalone", f"--nproc_per_node={nproc}", "-m", "leviathan",
+                "train"]
     for phase, steps, extra in (("first", steps1, []), ("resume", steps2, ["--resume", "auto"])):
         left = deadline - _now()
         if left < 10:
@@ -513,6 +517,8 @@ def torchrun_smoke(args, work: Path, deadline: float) -> dict:
             problems.append(f"rc {rc}")
         if summary.get("steps") != steps:
             problems.append(f"steps {summary.get('steps')} != {steps}")
+        if rc == 0 and info["world_size"] != nproc:
+            problems.append(f"world size {info['world_size']} != {nproc}")
         if not (_finite(info["final_val_loss"]) and _finite(info["last_train_loss"])):
             problems.append("loss not finite / missing")
         if phase == "resume" and not info["resumed"]:
@@ -526,6 +532,15 @@ def torchrun_smoke(args, work: Path, deadline: float) -> dict:
             return res
     res["status"] = "ok"
     return res
+
+
+def fsdp_world_size(device: str) -> int:
+    """Ranks of the torchrun smoke: 2 where ``device`` is the bare ``cuda`` and 2 GPUs exist, else 1."""
+    if device != "cuda":
+        return 1
+    import torch
+
+    return 2 if torch.cuda.is_available() and torch.cuda.device_count() >= 2 else 1
 
 
 def _free_port() -> int:
@@ -636,8 +651,8 @@ def cmd_fsdp(args) -> int:
     work.mkdir(parents=True, exist_ok=True)
     deadline = _now() + (args.budget_s or 3600)
     out = {"device": args.device}
-    print("fsdp: torchrun --nproc_per_node=1 -m leviathan train --config configs/tiny.yaml parallel=fsdp ...",
-          flush=True)
+    print(f"fsdp: torchrun --nproc_per_node={fsdp_world_size(args.device)} -m leviathan train --config tiny "
+          f"parallel=fsdp ...", flush=True)
     try:
         out["torchrun"] = torchrun_smoke(args, work, deadline - 15)
     except Exception as e:  # noqa: BLE001
