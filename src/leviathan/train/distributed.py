@@ -88,8 +88,31 @@ def init_distributed(device: torch.device) -> DistInfo:
         return DistInfo()
     backend = "nccl" if device.type == "cuda" else "gloo"
     if not dist.is_initialized():
-        dist.init_process_group(backend=backend, device_id=device if device.type == "cuda" else None)
+        store = restart_store(world)
+        kwargs = {"store": store, "rank": rank, "world_size": world} if store is not None else {}
+        dist.init_process_group(backend=backend, device_id=device if device.type == "cuda" else None, **kwargs)
     return DistInfo(rank=rank, local_rank=local_rank, world_size=world, backend=backend)
+
+
+def restart_store(world: int):
+    """The store of a group restarted by torchrun (``--max-restarts``) on one node, or None for torch's default.
+
+    torchrun (2.13, c10d rendezvous) shares its agent's TCPStore with the workers and keeps the same store
+    for every restart, so the keys the first group wrote (each gloo rank's address, NCCL's unique id) are
+    still there when the restarted ranks rendezvous: a rank can read its dead peer's address and fail with
+    "Gloo connectFullMesh failed ... Connection refused" (pytorch/pytorch#135712 describes the same race).
+    A prefix with the restart count gives every attempt fresh keys; the count is the agent's, so this is
+    done only when one agent holds all ranks (one node). Across nodes, launch torchrun with
+    ``TORCH_DISABLE_SHARE_RDZV_TCP_STORE=1`` (a new store per attempt) when restarts are allowed.
+    """
+    restart = int(os.environ.get("TORCHELASTIC_RESTART_COUNT", "0"))
+    shared = os.environ.get("TORCHELASTIC_USE_AGENT_STORE") == "True"
+    one_node = int(os.environ.get("LOCAL_WORLD_SIZE", "0")) == world
+    if not (shared and one_node and restart > 0):
+        return None
+    store = dist.TCPStore(os.environ["MASTER_ADDR"], int(os.environ["MASTER_PORT"]), world_size=world,
+                          is_master=False)
+    return dist.PrefixStore(f"leviathan/restart-{restart}", store)
 
 
 def shutdown(info: DistInfo) -> None:
