@@ -126,11 +126,12 @@ def test_fsdp_checkpoint_loads_in_one_process_and_exports(runs, tmp_path):
         torch.testing.assert_close(plain(ids).logits, logits, rtol=1e-4, atol=1e-4)
 
 
-def test_fsdp_run_resumed_from_its_middle_ends_where_the_uninterrupted_one_does(runs, data, tmp_path,
+@pytest.mark.parametrize("embedding", ["leviathan", pytest.param("dense_tied", marks=pytest.mark.slow)])
+def test_fsdp_run_resumed_from_its_middle_ends_where_the_uninterrupted_one_does(runs, data, tmp_path, embedding,
                                                                                  record_property):
-    _, straight = runs("leviathan")
+    _, straight = runs(embedding)
     resumed = tmp_path / "resumed"
-    train_torchrun(settings(data, "leviathan", 2, parallel="fsdp"), resumed, tmp_path,
+    train_torchrun(settings(data, embedding, 2, parallel="fsdp"), resumed, tmp_path,
                    "--resume", str(straight / "checkpoints" / ckpt.step_name(2)))
     assert rows(resumed, "train_loss") == rows(straight, "train_loss")[2:]  # exact: same ranks, same order
     assert rows(resumed, "val_loss") == rows(straight, "val_loss")[1:]
