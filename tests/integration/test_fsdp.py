@@ -5,11 +5,13 @@ gradients in its reduce-scatter, so every logged training loss, every validation
 ``CausalLM.token_nll``, which FSDP2 gathers only because ``distributed.apply_fsdp`` registers it) and the
 final weights agree with one process up to float reduction order, for each input variant: the generator
 (whose codebooks do not divide evenly over 2 ranks), the tied table (one parameter, head and input, in the
-root group) and the untied table scored through full logits (``chunked_loss=false``) instead of the chunked
-loss. The checkpoint an FSDP run writes is the full, unsharded state: it loads in one process, exports as a
-plain Llama, and an FSDP run resumed from its middle ends where the uninterrupted one does.
+root group), the untied table scored through full logits (``chunked_loss=false``) instead of the chunked
+loss, and the factorized and compositional inputs. The checkpoint an FSDP run writes is the full,
+unsharded state: it loads in one process, exports as a plain Llama, and an FSDP run resumed from its
+middle ends exactly where the uninterrupted one does.
 
-Each launch costs ~10 s of process start on a busy 2-core machine; the two table variants are ``slow``.
+Each launch costs ~10 s of process start on a busy 2-core machine: the default suite runs leviathan and
+dense_tied (the tie), the other variants and the dense_tied resume are ``slow``.
 """
 
 from __future__ import annotations
@@ -81,8 +83,10 @@ def max_abs_diff(a: dict[str, torch.Tensor], b: dict[str, torch.Tensor]) -> floa
 
 @pytest.mark.parametrize("embedding, extra", [
     pytest.param("leviathan", {}, id="leviathan"),
-    pytest.param("dense_tied", {}, id="dense_tied", marks=pytest.mark.slow),
+    pytest.param("dense_tied", {}, id="dense_tied"),
     pytest.param("dense_untied", {"chunked_loss": "false"}, id="dense_untied-full-logits", marks=pytest.mark.slow),
+    pytest.param("factorized", {}, id="factorized", marks=pytest.mark.slow),
+    pytest.param("compositional", {}, id="compositional", marks=pytest.mark.slow),
 ])
 def test_two_fsdp_ranks_match_one_process(runs, embedding, extra, record_property):
     single, fsdp = runs(embedding, **extra)
