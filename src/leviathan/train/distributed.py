@@ -29,6 +29,11 @@ full, CPU-offloaded state dicts on rank 0 through ``torch.distributed.checkpoint
 FSDP checkpoint is byte-for-byte the same format as a single-process one, and loads anywhere.
 Mixed precision stays torch.autocast (the same code path as DDP); parameters and optimizer state
 are fp32.
+
+A rank that dies: ``torchrun --max-restarts=1 ... -m leviathan train ... --resume auto`` restarts the
+whole group, which resumes from the latest complete checkpoint (a half-written one is a ``.tmp-*``
+folder, never chosen) and ends as an uninterrupted run would (tests/reliability/test_rank_kill.py).
+The restarted ranks rendezvous on fresh store keys (``restart_store``).
 """
 
 from __future__ import annotations
