@@ -11,10 +11,11 @@ Stages (each a subcommand; ``gpu_check.sh`` runs them under their own timeouts, 
   Uniform ids are the generator's worst case (almost every id distinct); Zipf-distributed ids
   (closer to text) are measured too, eagerly. Results are written after every measurement, so a
   stage killed by its timeout still reports what it finished.
-- ``fsdp``: (1) ``torchrun --nproc_per_node=1 -m leviathan train --config tiny parallel=fsdp
+- ``fsdp``: (1) ``torchrun --nproc_per_node=N -m leviathan train --config tiny parallel=fsdp
   device=DEV`` (``configs/tiny.yaml`` where that file still exists) on a small generated corpus
-  prepared with ``leviathan prepare`` (BPE 512), checks the run finishes with finite losses, then
-  resumes it (``--resume auto``) to more steps; (2) FSDP2 itself at world size 1, in this process:
+  prepared with ``leviathan prepare`` (BPE 512), checks the run finishes with finite losses on N ranks,
+  then resumes it (``--resume auto``) to more steps; N is 2 where ``--device cuda`` sees 2 or more GPUs
+  (parameters really sharded, validation included), else 1; (2) FSDP2 itself at world size 1, in this process:
   ``fully_shard`` (the loop's ``apply_fsdp``) on cpu-tiny dense_tied and leviathan models, steps
   compared with an unsharded twin, the full state dict gathered (as checkpoints do) and loaded back
   into a fresh sharded model. Part (2) exists because the training loop shards only when
@@ -43,6 +44,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))  # the stage modules be
 
 import gpu_check_bench as bench  # noqa: E402
 import gpu_check_fsdp as fsdp  # noqa: E402
+from gpu_check_fsdp import fsdp_world_size  # noqa: E402,F401 - the stage's rank choice (tests/gpu)
 import gpu_check_report as report  # noqa: E402
 from gpu_check_common import REPO, _now, _short_error, _write_json  # noqa: E402
 

@@ -4,7 +4,7 @@
 #   1. setup      pick a python with torch (python3 if it imports torch, else a new venv + `pip install torch`),
 #                 carried wheels in .whl/ if any, `pip install -e .[test]` (offline: --no-deps, else PYTHONPATH=src)
 #   2. gpu-tests  python -m pytest -m gpu tests/gpu   (JUnit report: counts, failures, measured errors)
-#   3. fsdp       torchrun --nproc_per_node=1 -m leviathan train --config configs/tiny.yaml parallel=fsdp
+#   3. fsdp       torchrun --nproc_per_node=N -m leviathan train --config configs/tiny.yaml parallel=fsdp (N=2 on 2+ GPUs)
 #                 device=cuda on a generated corpus (leviathan prepare, BPE 512), then --resume auto to more
 #                 steps; plus FSDP2's fully_shard at world size 1 in process (see scripts/gpu_check.py)
 #   4. bench      bf16 training step leviathan / dense_tied at paper-109m (o200k, width 512, 6 layers),

@@ -12,7 +12,7 @@ from pathlib import Path
 REPO = Path(__file__).resolve().parents[1]
 STAGES = ("setup", "gpu-tests", "fsdp", "bench")
 STAGE_TITLES = {"setup": "setup (python, torch, install)", "gpu-tests": "GPU tests (pytest -m gpu tests/gpu)",
-                "fsdp": "FSDP2 smoke (torchrun world 1 + resume; fully_shard in process)",
+                "fsdp": "FSDP2 smoke (torchrun, 2 ranks on 2+ GPUs, + resume; fully_shard in process)",
                 "bench": "training step time, leviathan / dense_tied (eager, compiled)"}
 
 

@@ -104,7 +104,10 @@ def torchrun_smoke(args, work: Path, deadline: float) -> dict:
               "log_interval=1" if args.quick else "log_interval=5", f"eval_interval={steps1 // 2}",
               "eval_tokens=2048", f"checkpoint_interval={steps1 // 2}", "schedule.warmup_steps=2", "keep_last=2",
               "dtype=float32" if args.dtype == "fp32" else "dtype=auto"]  # auto: bf16 autocast on CUDA
-    launcher = [py, "-m", "torch.distributed.run", "--standalone", "--nproc_per_node=1", "-m", "leviathan", "train"]
+    nproc = fsdp_world_size(args.device)
+    res["nproc"] = nproc
+    launcher = [py, "-m", "torch.distributed.run", "--standalone", f"--nproc_per_node={nproc}", "-m", "leviathan",
+                "train"]
     for phase, steps, extra in (("first", steps1, []), ("resume", steps2, ["--resume", "auto"])):
         left = deadline - _now()
         if left < 10:
@@ -128,6 +131,8 @@ def torchrun_smoke(args, work: Path, deadline: float) -> dict:
             problems.append(f"rc {rc}")
         if summary.get("steps") != steps:
             problems.append(f"steps {summary.get('steps')} != {steps}")
+        if rc == 0 and info["world_size"] != nproc:
+            problems.append(f"world size {info['world_size']} != {nproc}")
         if not (_finite(info["final_val_loss"]) and _finite(info["last_train_loss"])):
             problems.append("loss not finite / missing")
         if phase == "resume" and not info["resumed"]:
@@ -141,6 +146,15 @@ def torchrun_smoke(args, work: Path, deadline: float) -> dict:
             return res
     res["status"] = "ok"
     return res
+
+
+def fsdp_world_size(device: str) -> int:
+    """Ranks of the torchrun smoke: 2 where ``device`` is the bare ``cuda`` and 2 GPUs exist, else 1."""
+    if device != "cuda":
+        return 1
+    import torch
+
+    return 2 if torch.cuda.is_available() and torch.cuda.device_count() >= 2 else 1
 
 
 def _free_port() -> int:
@@ -251,8 +265,8 @@ def cmd_fsdp(args) -> int:
     work.mkdir(parents=True, exist_ok=True)
     deadline = _now() + (args.budget_s or 3600)
     out = {"device": args.device}
-    print("fsdp: torchrun --nproc_per_node=1 -m leviathan train --config configs/tiny.yaml parallel=fsdp ...",
-          flush=True)
+    print(f"fsdp: torchrun --nproc_per_node={fsdp_world_size(args.device)} -m leviathan train --config tiny "
+          f"parallel=fsdp ...", flush=True)
     try:
         out["torchrun"] = torchrun_smoke(args, work, deadline - 15)
     except Exception as e:  # noqa: BLE001

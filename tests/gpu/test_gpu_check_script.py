@@ -33,6 +33,17 @@ def test_shell_script_parses():
     assert proc.returncode == 0, proc.stderr
 
 
+def test_fsdp_stage_uses_two_ranks_only_on_two_gpus(gc, monkeypatch):
+    import torch
+
+    assert gc.fsdp_world_size("cpu") == gc.fsdp_world_size("cuda:1") == 1  # a pinned GPU or the CPU: one rank
+    monkeypatch.setattr(torch.cuda, "is_available", lambda: True)
+    monkeypatch.setattr(torch.cuda, "device_count", lambda: 1)
+    assert gc.fsdp_world_size("cuda") == 1
+    monkeypatch.setattr(torch.cuda, "device_count", lambda: 8)
+    assert gc.fsdp_world_size("cuda") == 2
+
+
 @pytest.mark.usefixtures("single_thread")
 def test_quick_bench_on_cpu_measures_both_models(gc, tmp_path, capsys):
     out = tmp_path / "bench.json"

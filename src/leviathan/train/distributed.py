@@ -17,16 +17,23 @@ Semantics the loop relies on:
   equal the single-process ones up to float reduction order (tests/integration/test_ddp.py);
 - only rank 0 writes files (metrics, checkpoints, TensorBoard).
 
-FSDP2 (``parallel: fsdp``, GPUs; not exercised by the CPU test suite): ``fully_shard`` is applied
-to each decoder layer and then to the root, so parameters are sharded DTensors between uses and
-all-gathered per layer. The input side (table or generator) and a tied head stay in the root
-group: the tied tensor must live in one FSDP group, and the generator is small. The optimizer is
+FSDP2 (``parallel: fsdp``; GPUs, or CPU processes with gloo, as tests/integration/test_fsdp.py does):
+``fully_shard`` is applied to each decoder layer and then to the root, so parameters are sharded DTensors
+between uses and all-gathered per layer. The input side (table or generator) and a tied head stay in the
+root group: the tied tensor must live in one FSDP group, and the generator is small. FSDP2 gathers a
+group only before ``forward``; root methods that run the model otherwise (``CausalLM.token_nll``, used
+by validation) are registered with ``register_fsdp_forward_method`` (``ROOT_FORWARD_METHODS``). The optimizer is
 built *after* sharding (it must see the DTensor parameters). Gradient accumulation skips the
 reduce-scatter on all but the last micro step (``set_requires_gradient_sync``). Checkpoints gather
 full, CPU-offloaded state dicts on rank 0 through ``torch.distributed.checkpoint.state_dict``, so an
 FSDP checkpoint is byte-for-byte the same format as a single-process one, and loads anywhere.
 Mixed precision stays torch.autocast (the same code path as DDP); parameters and optimizer state
 are fp32.
+
+A rank that dies: ``torchrun --max-restarts=1 ... -m leviathan train ... --resume auto`` restarts the
+whole group, which resumes from the latest complete checkpoint (a half-written one is a ``.tmp-*``
+folder, never chosen) and ends as an uninterrupted run would (tests/reliability/test_rank_kill.py).
+The restarted ranks rendezvous on fresh store keys (``restart_store``).
 """
 
 from __future__ import annotations
@@ -86,8 +93,31 @@ def init_distributed(device: torch.device) -> DistInfo:
         return DistInfo()
     backend = "nccl" if device.type == "cuda" else "gloo"
     if not dist.is_initialized():
-        dist.init_process_group(backend=backend, device_id=device if device.type == "cuda" else None)
+        store = restart_store(world)
+        kwargs = {"store": store, "rank": rank, "world_size": world} if store is not None else {}
+        dist.init_process_group(backend=backend, device_id=device if device.type == "cuda" else None, **kwargs)
     return DistInfo(rank=rank, local_rank=local_rank, world_size=world, backend=backend)
+
+
+def restart_store(world: int):
+    """The store of a group restarted by torchrun (``--max-restarts``) on one node, or None for torch's default.
+
+    torchrun (2.13, c10d rendezvous) shares its agent's TCPStore with the workers and keeps the same store
+    for every restart, so the keys the first group wrote (each gloo rank's address, NCCL's unique id) are
+    still there when the restarted ranks rendezvous: a rank can read its dead peer's address and fail with
+    "Gloo connectFullMesh failed ... Connection refused" (pytorch/pytorch#135712 describes the same race).
+    A prefix with the restart count gives every attempt fresh keys; the count is the agent's, so this is
+    done only when one agent holds all ranks (one node). Across nodes, launch torchrun with
+    ``TORCH_DISABLE_SHARE_RDZV_TCP_STORE=1`` (a new store per attempt) when restarts are allowed.
+    """
+    restart = int(os.environ.get("TORCHELASTIC_RESTART_COUNT", "0"))
+    shared = os.environ.get("TORCHELASTIC_USE_AGENT_STORE") == "True"
+    one_node = int(os.environ.get("LOCAL_WORLD_SIZE", "0")) == world
+    if not (shared and one_node and restart > 0):
+        return None
+    store = dist.TCPStore(os.environ["MASTER_ADDR"], int(os.environ["MASTER_PORT"]), world_size=world,
+                          is_master=False)
+    return dist.PrefixStore(f"leviathan/restart-{restart}", store)
 
 
 def shutdown(info: DistInfo) -> None:
@@ -95,13 +125,30 @@ def shutdown(info: DistInfo) -> None:
         dist.destroy_process_group()
 
 
+# Methods of the root besides ``forward`` that run the model on their own. FSDP2 all-gathers a group's
+# parameters only in a pre-forward hook, which fires for ``forward``: the decoder layers are always called
+# through their forward, but a root method such as ``CausalLM.token_nll`` (validation) reads the input side
+# and the head directly and would see their shards (a generator codebook of 3 rows on 2 ranks: "Cannot
+# flatten unevenly sharded tensor"). Registering the method gives it the same unshard / reshard hooks.
+ROOT_FORWARD_METHODS = ("token_nll",)
+
+
 def apply_fsdp(model: nn.Module) -> nn.Module:
-    """FSDP2: shard each decoder layer, then the root (input side, final norm, head). In place."""
-    from torch.distributed.fsdp import fully_shard
+    """FSDP2: shard each decoder layer, then the root (input side, final norm, head). In place.
+
+    A tied head stays tied: ``lm_head.weight`` and ``model.embed_tokens.weight`` are one parameter in the
+    root group, and FSDP2 sets the same sharded parameter on both modules (tests/integration/test_fsdp.py).
+    """
+    from torch.distributed.fsdp import fully_shard, register_fsdp_forward_method
 
     for layer in model.model.layers:
         fully_shard(layer)
     fully_shard(model)
+    if model.config.tie_word_embeddings and model.lm_head.weight is not model.model.embed_tokens.weight:
+        raise RuntimeError("fully_shard untied the head from the input table; the tied model would train two copies")
+    for name in ROOT_FORWARD_METHODS:
+        if hasattr(model, name):
+            register_fsdp_forward_method(model, name)
     return model
 
 
