@@ -353,3 +353,42 @@ def test_parallel_jobs_match_a_serial_sweep(tmp_path):
     assert run_sweep(grid, tmp_path / "parallel", jobs=2, log=lambda s: None) == []  # resumable
     with pytest.raises(UserError, match="jobs"):
         run_sweep(grid, tmp_path / "x", jobs=0, log=lambda s: None)
+
+
+def test_two_shards_merged_report_like_one_sweep(tmp_path, capsys):
+    """--shard 1/2 and 2/2 are disjoint and cover the grid; their folders merged give the one sweep's report."""
+    from leviathan.cli import main
+    from leviathan.experiments.report import write_report
+    from leviathan.experiments.shards import merge_sweeps, parse_shard, shard_of
+
+    g = load_grid(grid_dict())
+    halves = [select_runs(g, shard=(i, 2)) for i in (1, 2)]
+    assert {r.name for r in halves[0]}.isdisjoint({r.name for r in halves[1]})
+    assert sorted(r.name for h in halves for r in h) == sorted(r.name for r in g.runs)
+    with replaced(FakeTrainer()):
+        whole = run_sweep(g, tmp_path / "whole", log=lambda s: None)
+        for i in (1, 2):
+            run_sweep(g, tmp_path / f"shard-{i}", shard=(i, 2), log=lambda s: None)
+    assert [len(read_results(tmp_path / f"shard-{i}")) for i in (1, 2)] == [3, 2]
+    merged, _ = merge_sweeps([tmp_path / "shard-2", tmp_path / "shard-1"])
+    assert [r.name for r in merged] == [r.name for r in whole]  # the grid's order, whatever the folders' order
+
+    def report(results, out):
+        text = write_report(results, tmp_path / out, num_bootstrap=20).read_text()
+        return [line for line in text.splitlines() if not line.startswith("Source:")]
+
+    assert report([tmp_path / "shard-1", tmp_path / "shard-2"], "r2") == report(tmp_path / "whole", "r1")
+    a1, a2 = (json.loads((tmp_path / r / "analysis.json").read_text()) for r in ("r1", "r2"))
+    assert a1 == a2
+    # the CLI: several folders need --out; a changed row of one run in two folders is refused
+    assert main(["report", str(tmp_path / "shard-1"), str(tmp_path / "shard-2")]) == 2
+    assert "--out" in capsys.readouterr().err
+    row = read_results(tmp_path / "shard-1")[0]
+    row.eval["val"].loss += 0.5
+    append_result(tmp_path / "shard-2" / "results.jsonl", row)
+    with pytest.raises(UserError, match=f"run {row.name!r} has different rows"):
+        merge_sweeps([tmp_path / "shard-1", tmp_path / "shard-2"])
+    assert shard_of([1, 2, 3, 4, 5], (2, 2)) == [2, 4]
+    for bad in ("0/2", "3/2", "1", "a/b"):
+        with pytest.raises(UserError, match="I/N"):
+            parse_shard(bad)

@@ -4,6 +4,7 @@
     leviathan report runs/cpu/results.jsonl --eval-set wikitext2 --bootstrap 2000
     leviathan report runs/ablate-bpe8k runs/ablate-bpe32k --ablation --out results/ablations
     leviathan report results/o200k --lr-sweep results/o200k/o200k-lr --out results/o200k   # + the lr pre-sweep
+    leviathan report runs/cpu/shard-1 runs/cpu/shard-2 --out runs/cpu/report   # the shards of one grid, merged
 """
 
 from __future__ import annotations
@@ -12,7 +13,8 @@ from .values import non_negative_int, open_fraction
 
 
 def add_arguments(parser) -> None:
-    parser.add_argument("results", nargs="+", help="sweep output dir or results.jsonl (several with --ablation)")
+    parser.add_argument("results", nargs="+", help="sweep output dir or results.jsonl; several: the shards of one grid "
+                                                   "(merged), or with --ablation the arms' grids")
     parser.add_argument("--ablation", action="store_true",
                         help="ablation report: each leviathan run vs the dense_tied run of its backbone, over training")
     parser.add_argument("--out", default=None, help="report dir (default: <sweep dir>/report)")
@@ -38,11 +40,11 @@ def run(args) -> int:
         command = "leviathan report " + " ".join(args.results) + f" --ablation --out {out}"
         print(f"wrote {write_ablation_report(args.results, out, command)} (+ figures and ablations.json)")
         return 0
-    if len(args.results) != 1:
-        raise UserError(f"leviathan report takes one sweep (got {len(args.results)}); several only with --ablation")
     src = Path(args.results[0])
+    if len(args.results) > 1 and not args.out:
+        raise UserError(f"{len(args.results)} sweep folders are merged into one report; say where with --out DIR")
     out = Path(args.out) if args.out else (src if src.is_dir() else src.parent) / "report"
-    path = write_report(src, out, eval_set=args.eval_set, num_bootstrap=args.bootstrap, ci=args.ci, seed=args.seed,
-                        ladder=args.ladder, lr_sweep=args.lr_sweep)
+    path = write_report(list(args.results), out, eval_set=args.eval_set, num_bootstrap=args.bootstrap, ci=args.ci,
+                        seed=args.seed, ladder=args.ladder, lr_sweep=args.lr_sweep)
     print(f"wrote {path} (+ figures and analysis.json in {out})")
     return 0

@@ -37,6 +37,9 @@ def add_arguments(parser) -> None:
                         help="grid: runs as the grid lists them; seed: every seed-0 run first, then seed 1, ... "
                              "(each comparison gets a first pair early, its interval later)")
     parser.add_argument("--skip-eval", action="store_true", help="train only; rows then hold training summaries")
+    parser.add_argument("--shard", default=None, metavar="I/N",
+                        help="run only the I-th of N disjoint parts of the selected runs (one task of a cluster job "
+                             "array, each with its own --out; `leviathan report OUT1 OUT2 ...` merges them)")
     parser.add_argument("--list", action="store_true", help="print the expanded runs and exit")
     parser.add_argument("--commands", action="store_true", help="print one `leviathan train` line per run and exit")
     parser.add_argument("--json", action="store_true", help="with --list: print the expanded grid as JSON")
@@ -45,6 +48,7 @@ def add_arguments(parser) -> None:
 
 def run(args) -> int:
     from ..experiments.grid import format_runs, load_grid
+    from ..experiments.shards import parse_shard
     from ..experiments.sweep import grid_snapshot, run_sweep, select_runs, train_commands
 
     seeds = [int(s) for s in args.seeds.split(",") if s.strip()] if args.seeds else None
@@ -56,12 +60,13 @@ def run(args) -> int:
         else:
             print(format_runs(grid))
         return 0
+    shard = parse_shard(args.shard) if args.shard else None
     if args.commands:
-        for line in train_commands(grid, out, select_runs(grid, args.only, args.regime, args.order)):
+        for line in train_commands(grid, out, select_runs(grid, args.only, args.regime, args.order, shard)):
             print(line)
         return 0
     rows = run_sweep(grid, out, only=args.only, regimes=args.regime, max_runs=args.max_runs,
                      root=args.data_root, skip_eval=args.skip_eval, jobs=args.jobs,
-                     order=args.order)
+                     order=args.order, shard=shard)
     print(f"{len(rows)} new rows in {out}/results.jsonl; next: leviathan report {out} --out {out}/report")
     return 0

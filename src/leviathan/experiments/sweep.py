@@ -67,6 +67,7 @@ from .drift import check_rows_against_grid
 from .grid import Grid, RunSpec
 from ..train.summary import TrainSummary
 from .provenance import data_provenance, portable_path, run_provenance
+from .shards import shard_of
 from .results import (RESULTS, BucketResult, EvalResult, Params, ResultRow, TrainingCurve, append_result, json_safe,
                       read_results)
 
@@ -179,9 +180,10 @@ ORDERS = ("grid", "seed")
 
 
 def select_runs(grid: Grid, only: list[str] | None = None, regimes: list[str] | None = None,
-                order: str = "grid") -> list[RunSpec]:
+                order: str = "grid", shard: tuple[int, int] | None = None) -> list[RunSpec]:
     """The runs to do, in the grid's order, or with ``order="seed"`` every seed-0 run first, then seed 1, ...:
-    each comparison gets one seed early, and the intervals fill in as later seeds finish."""
+    each comparison gets one seed early, and the intervals fill in as later seeds finish. ``shard`` (i, n)
+    keeps the i-th of n disjoint parts of the selection (``experiments.shards``)."""
     if order not in ORDERS:
         raise UserError(f"unknown run order {order!r}; use one of {', '.join(ORDERS)}")
     runs = grid.runs
@@ -189,6 +191,7 @@ def select_runs(grid: Grid, only: list[str] | None = None, regimes: list[str] | 
         runs = [r for r in runs if set(r.regimes) & set(regimes)]
     if only:
         runs = [r for r in runs if any(fnmatch.fnmatch(r.name, pat) for pat in only)]
+    runs = shard_of(runs, shard)
     return sorted(runs, key=lambda r: r.seed) if order == "seed" else runs
 
 
@@ -347,14 +350,15 @@ def _run_parallel(grid: Grid, todo: list[RunSpec], configs: dict, out_dir: Path,
 
 def run_sweep(grid: Grid, out_dir: str | os.PathLike, *, only: list[str] | None = None,
               regimes: list[str] | None = None, max_runs: int | None = None, root: str | os.PathLike | None = None,
-              skip_eval: bool = False, jobs: int = 1, order: str = "grid",
+              skip_eval: bool = False, jobs: int = 1, order: str = "grid", shard: tuple[int, int] | None = None,
               log: Callable[[str], None] = print) -> list[ResultRow]:
     """Train and evaluate the grid's runs that have no row yet; return the rows appended now.
 
     Each run: ``build_run_config`` (every config is built before the first run trains), training
     (``leviathan.train.loop.train``, resumed from its latest checkpoint), ``evaluate_run``, ``make_row``.
     ``jobs > 1`` trains that many runs at once, one process and one torch thread each. ``order``: see
-    ``select_runs``.
+    ``select_runs``; ``shard`` (i, n): only the i-th of n disjoint parts of the selection (one task of a cluster
+    job array, each with its own ``out_dir``; ``leviathan report`` merges the folders).
     """
     if jobs < 1:
         raise UserError(f"--jobs must be a positive number of parallel runs, got {jobs}")
@@ -363,7 +367,7 @@ def run_sweep(grid: Grid, out_dir: str | os.PathLike, *, only: list[str] | None 
         raise UserError("leviathan sweep runs its runs one after another in one process; for several GPUs print "
                         "the runs with `leviathan sweep --grid NAME --commands`, launch each with torchrun, then run "
                         "the sweep once more (single process) to evaluate them and write the rows")
-    runs = select_runs(grid, only, regimes, order)
+    runs = select_runs(grid, only, regimes, order, shard)
     if not runs:
         raise UserError(f"no run of grid {grid.name!r} matches the selection")
     new_rows = []

@@ -25,6 +25,7 @@ from pathlib import Path
 from ...io import atomic_write_json, atomic_write_text
 from ..plateau import grid_plateau
 from ..results import COMPARISONS, load_results
+from ..shards import merge_sweeps
 from .analysis import Analysis, analyze, comparison_table, compute_analysis
 from .figures import (fig_frequency, fig_frontier, fig_gain_over_training, fig_loss_curves, fig_paired_gap,
                       fig_param_allocation, fig_reduction_by_size)
@@ -34,15 +35,21 @@ __all__ = ["COMPARISONS", "Analysis", "analyze", "comparison_table", "compute_an
            "write_report"]
 
 
-def write_report(results: str | os.PathLike, out_dir: str | os.PathLike, eval_set: str = "val",
+def write_report(results: str | os.PathLike | list, out_dir: str | os.PathLike, eval_set: str = "val",
                  num_bootstrap: int = 1000, ci: float = 0.95, seed: int = 0, ladder: str | None = None,
                  lr_sweep: str | os.PathLike | None = None) -> Path:
     """Analyse a sweep's results and write report.md, analysis.json and the figures into ``out_dir``; with
-    ``lr_sweep`` (the sweep folder of its learning-rate pre-sweep) also the pre-sweep's table and picks."""
-    rows = load_results(results)
+    ``lr_sweep`` (the sweep folder of its learning-rate pre-sweep) also the pre-sweep's table and picks.
+    ``results`` may list several sweep folders of one grid (its shards): they are merged (``shards.merge_sweeps``)."""
+    if isinstance(results, (list, tuple)) and len(results) > 1:
+        rows, grid_file = merge_sweeps(results)
+        results = " + ".join(str(r) for r in results)
+    else:
+        results = results[0] if isinstance(results, (list, tuple)) else results
+        rows = load_results(results)
+        grid_file = (Path(results) if Path(results).is_dir() else Path(results).parent) / "grid.json"
     out = Path(out_dir)
     out.mkdir(parents=True, exist_ok=True)
-    grid_file = (Path(results) if Path(results).is_dir() else Path(results).parent) / "grid.json"
     plateau = grid_plateau(json.loads(grid_file.read_text())) if grid_file.is_file() else None
     result = compute_analysis(rows, eval_set, num_bootstrap, ci, seed, ladder, plateau)
     a = result.numbers

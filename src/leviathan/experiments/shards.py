@@ -1,0 +1,92 @@
+"""A grid split across machines: disjoint shards of its runs, and their sweep folders merged for the report.
+
+    leviathan sweep --grid cpu-bpe32k --shard 2/4 --out runs/cpu-bpe32k/shard-2    # one task of a job array
+    leviathan report runs/cpu-bpe32k/shard-* --out results/cpu-bpe32k             # the whole grid's report
+
+Sharding. ``shard_of(runs, (i, n))`` keeps the runs at positions i-1, i-1+n, i-1+2n, ... of the selected
+runs in the grid's order (round robin, so every shard gets a mix of sizes). Every shard must be started
+with the same grid, selection and overrides: then the n shards are disjoint and together cover the
+selection. Each shard writes whole rows into its own ``--out`` folder (a sweep folder has one writer:
+its lock), with its own grid.json describing the whole grid.
+
+Merging. ``merge_sweeps(folders)`` reads every folder's rows. The folders must hold the same grid (the
+same name in their grid.json; the first one's grid.json, e.g. its unigram entropy, serves the report). A
+run with rows in two folders is kept once when both rows agree on what was measured (same resolved
+config and validation loss) and refused otherwise, naming the run and both folders: two different
+measurements of one run cannot both be in one report. Rows come out in the grid's run order, as one
+sweep of the whole grid would have written them, so the merged report equals that sweep's report.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+from pathlib import Path
+
+from ..errors import UserError
+from .results import ResultRow, load_results
+
+SHARD_RE = re.compile(r"^\s*(\d+)\s*/\s*(\d+)\s*$")
+
+
+def parse_shard(text: str) -> tuple[int, int]:
+    """``"I/N"`` -> (I, N) with 1 <= I <= N; a UserError names the form otherwise."""
+    m = SHARD_RE.match(str(text))
+    if not m or not 1 <= int(m.group(1)) <= int(m.group(2)):
+        raise UserError(f"--shard {text!r} is not I/N with 1 <= I <= N (e.g. --shard 2/4, or in a SLURM array "
+                        f"--array=1-4: --shard $SLURM_ARRAY_TASK_ID/4)")
+    return int(m.group(1)), int(m.group(2))
+
+
+def shard_of(runs: list, shard: tuple[int, int] | None) -> list:
+    """The runs of shard (i, n): positions i-1, i-1+n, ... (all runs for None)."""
+    if shard is None:
+        return list(runs)
+    i, n = shard
+    return [r for k, r in enumerate(runs) if k % n == i - 1]
+
+
+def _folder(path: str | os.PathLike) -> Path:
+    path = Path(path)
+    return path if path.is_dir() else path.parent
+
+
+def _grid_name(folder: Path) -> str | None:
+    try:
+        return json.loads((folder / "grid.json").read_text()).get("name")
+    except (OSError, ValueError, AttributeError):
+        return None
+
+
+def _same_measurement(a: ResultRow, b: ResultRow) -> bool:
+    return a.config == b.config and a.loss("val") == b.loss("val")
+
+
+def merge_sweeps(paths: list[str | os.PathLike]) -> tuple[list[ResultRow], Path]:
+    """(every run's row once, the grid.json of the first folder) over several sweep folders of one grid."""
+    folders = [_folder(p) for p in paths]
+    names = {f: _grid_name(f) for f in folders}
+    if len(set(names.values())) > 1:
+        listed = ", ".join(f"{f} ({n})" for f, n in names.items())
+        raise UserError(f"these sweep folders hold different grids: {listed}; report each grid on its own")
+    rows: dict[str, tuple[ResultRow, Path]] = {}
+    for path, folder in zip(paths, folders):
+        for row in load_results(path):
+            seen = rows.get(row.name)
+            if seen is None:
+                rows[row.name] = (row, folder)
+            elif not _same_measurement(seen[0], row):
+                raise UserError(f"run {row.name!r} has different rows in {seen[1]} and {folder} (config or validation "
+                                f"loss differ); keep one of them (delete the other row) before merging")
+    grid_file = folders[0] / "grid.json"
+    order = {name: k for k, name in enumerate(_run_names(grid_file))}  # the grid's order, as one sweep writes it
+    merged = sorted((row for row, _ in rows.values()), key=lambda r: order.get(r.name, len(order)))
+    return merged, grid_file
+
+
+def _run_names(grid_file: Path) -> list[str]:
+    try:
+        return [r["name"] for r in json.loads(grid_file.read_text()).get("runs", [])]
+    except (OSError, ValueError, AttributeError, KeyError, TypeError):
+        return []
