@@ -14,9 +14,6 @@ in ``extra`` and written back by ``to_dict``, so reading and rewriting a row los
 are kept as written (an integer token count stays an integer), so numbers derived from old rows do
 not change.
 
-A row also reads as the mapping it is written as (``row["eval"]["val"]["loss"]``, ``dict(row)``),
-for code written against the plain-dict rows; code in this package uses the attributes.
-
 The comparison regimes and their baselines (docs/DESIGN.md §4) live here once: ``BASELINES`` maps a
 regime to the variant every other variant of a (size, seed) group is compared with, and
 ``DEFAULT_LADDER`` is the dense variant of the scaling ladder when a grid names none.
@@ -30,7 +27,7 @@ from __future__ import annotations
 import json
 import math
 import os
-from collections.abc import Iterable, Iterator, Mapping
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field, fields
 from pathlib import Path, PurePath
 from typing import Any
@@ -188,7 +185,7 @@ _NESTED = {"params", "eval", "buckets", "curve"}
 
 
 @dataclass
-class ResultRow(Mapping):
+class ResultRow:
     """One line of results.jsonl: a finished run of a grid with its training summary and evaluation."""
 
     name: str
@@ -260,22 +257,6 @@ class ResultRow(Mapping):
         out.update(self.extra)
         return out
 
-    # ---- the mapping view (rows used to be plain dicts)
-
-    def __getitem__(self, key: str) -> Any:
-        if key in self.extra:
-            return self.extra[key]
-        if key != "extra" and key in _FIELD_NAMES:
-            return self._value(key)
-        raise KeyError(key)
-
-    def __iter__(self) -> Iterator[str]:
-        yield from (n for n in _FIELD_NAMES)
-        yield from self.extra
-
-    def __len__(self) -> int:
-        return len(_FIELD_NAMES) + len(self.extra)
-
     # ---- typed questions the analyses ask
 
     @property
@@ -312,14 +293,6 @@ class ResultRow(Mapping):
         if hw.get("gpu"):
             parts.append(str(hw["gpu"]))
         return " / ".join(p for p in parts if p)
-
-
-_FIELD_NAMES = tuple(f.name for f in fields(ResultRow) if f.name != "extra")
-
-
-def as_rows(rows: Iterable[ResultRow | Mapping]) -> list[ResultRow]:
-    """Typed rows from rows or their dicts (every analysis accepts either)."""
-    return [ResultRow.from_dict(r) for r in rows]
 
 
 # --------------------------------------------------------------------------------------------
@@ -393,10 +366,10 @@ def append_result(path: str | os.PathLike, row: ResultRow | Mapping) -> None:
 # comparison groups
 
 
-def comparison_groups(rows: Iterable[ResultRow | Mapping], regime: str) -> dict[tuple, dict[str, ResultRow]]:
+def comparison_groups(rows: Iterable[ResultRow], regime: str) -> dict[tuple, dict[str, ResultRow]]:
     """Rows of one regime grouped by (size, seed) -> {variant: row}, smallest models first, then seed."""
     groups: dict[tuple, dict[str, ResultRow]] = {}
-    for r in as_rows(rows):
+    for r in rows:
         if r.in_regime(regime):
             groups.setdefault((str(r.size), r.seed), {})[r.variant] = r
 
