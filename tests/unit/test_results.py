@@ -7,7 +7,8 @@ import numpy as np
 import pytest
 
 from leviathan.errors import UserError
-from leviathan.experiments.results import (BASELINES, COMPARISONS, EvalResult, Params, ResultRow, append_result,
+from leviathan.model.accounting import ParamCounts
+from leviathan.experiments.results import (BASELINES, COMPARISONS, EvalResult, ResultRow, append_result,
                                            baseline_of, comparison_groups, json_safe, read_results)
 
 OLD_ROW = {  # a row as an early sweep wrote it: no curve, no model, no regimes list, a key this version never knew
@@ -22,7 +23,7 @@ def test_an_old_row_loads_with_defaults_and_typed_access():
     row = ResultRow.from_dict(OLD_ROW)
     assert row.curve is None and row.model is None and row.regimes == [] and row.notes == []
     assert row.all_regimes == ["iso_body"] and row.in_regime("iso_body") and not row.in_regime("scaling")
-    assert row.params == Params(input=10, body=20, head=30, total=60, tied=False)
+    assert row.params == ParamCounts(input=10, body=20, head=30, total=60, tied=False)
     assert row.eval["val"] == EvalResult(loss=2.0, ppl=math.exp(2.0))
     assert row.loss("val") == 2.0 and row.bpb("val") is None and row.loss("wikitext2") is None
     assert row.hardware_key() == "a string, as very old rows had"

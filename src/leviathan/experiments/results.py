@@ -35,6 +35,7 @@ from typing import Any
 import numpy as np
 
 from ..errors import UserError
+from ..model.accounting import ParamCounts
 
 RESULTS = "results.jsonl"
 
@@ -67,6 +68,8 @@ def json_safe(o: Any) -> Any:
         return o
     if isinstance(o, (ResultRow, _Record)):
         return json_safe(o.to_dict())
+    if isinstance(o, ParamCounts):
+        return json_safe(o.as_dict())
     if isinstance(o, Mapping):
         return {k: json_safe(v) for k, v in o.items()}
     if isinstance(o, (list, tuple)):
@@ -113,20 +116,6 @@ class _Record:
         out = {f.name: getattr(self, f.name) for f in fields(self) if f.name != "extra"}
         out.update(self.extra)
         return out
-
-
-@dataclass
-class Params(_Record):
-    """Parameter count by group (``model.accounting``, docs/DESIGN.md §5); a tied head is counted in ``input``."""
-
-    input: int | None = None
-    body: int | None = None
-    head: int | None = None
-    total: int | None = None
-    tied: bool | None = None
-    extra: dict = field(default_factory=dict, repr=False)
-
-    KEYS = ("input", "body", "head", "total", "tied")
 
 
 @dataclass
@@ -199,7 +188,7 @@ class ResultRow:
     hidden_size: int | None = None
     intermediate_size: int | None = None
     vocab_size: int | None = None
-    params: Params | None = None
+    params: ParamCounts | None = None  # model.accounting's counts
     target_total: int | None = None  # isoparametric: the baseline total this run matches
     model: dict | None = None  # the run's ModelConfig fields
     steps: int | None = None
@@ -235,7 +224,7 @@ class ResultRow:
         kw = {k: d[k] for k in known - _NESTED if k in d}
         kw["regimes"] = list(d.get("regimes") or [])
         kw["notes"] = list(d.get("notes") or [])
-        kw["params"] = Params.from_dict(d.get("params") or None)
+        kw["params"] = ParamCounts.from_dict(d.get("params"))
         kw["eval"] = {k: EvalResult.from_dict(v) for k, v in (d.get("eval") or {}).items() if v is not None}
         kw["buckets"] = {k: BucketResult.from_dict(v) for k, v in (d.get("buckets") or {}).items() if v is not None}
         kw["curve"] = TrainingCurve.from_dict(d.get("curve") or None)
@@ -243,7 +232,9 @@ class ResultRow:
 
     def _value(self, key: str) -> Any:
         v = getattr(self, key)
-        if key in ("params", "curve"):
+        if key == "params":
+            return None if v is None else v.as_dict()
+        if key == "curve":
             return None if v is None else v.to_dict()
         if key in ("eval", "buckets"):
             return {k: e.to_dict() for k, e in v.items()}

@@ -367,7 +367,7 @@ def row_params(row: ResultRow, count: str = "total") -> float:
     parts = {"total": ("total",), "body": ("body",), "non_input": ("body", "head")}[count]
     values = [None if p is None else getattr(p, k) for k in parts]
     if any(v is None for v in values):
-        raise UserError(f"row {row.name!r} has no {count} parameter count (params: {p and p.to_dict()})")
+        raise UserError(f"row {row.name!r} has no {count} parameter count (params: {p and p.as_dict()})")
     return float(sum(values))
 
 

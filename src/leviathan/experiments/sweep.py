@@ -67,7 +67,7 @@ from .drift import check_rows_against_grid
 from .grid import Grid, RunSpec
 from ..train.summary import TrainSummary
 from .provenance import data_provenance, portable_path, run_provenance
-from .results import (RESULTS, BucketResult, EvalResult, Params, ResultRow, TrainingCurve, append_result, json_safe,
+from .results import (RESULTS, BucketResult, EvalResult, ResultRow, TrainingCurve, append_result, json_safe,
                       read_results)
 
 
@@ -201,7 +201,7 @@ def grid_snapshot(grid: Grid) -> dict:
             "data_seed": grid.data_seed, "seeds": grid.seeds,
             "eval_sets": [vars(e) for e in grid.eval_sets], "eval_options": grid.eval_options,
             "runs": [{"name": r.name, "regimes": r.regimes, "variant": r.variant, "size": r.size, "seed": r.seed,
-                      "data_seed": r.data_seed, "model": r.model, "params": r.params, "target_total": r.target_total,
+                      "data_seed": r.data_seed, "model": r.model_fields(), "params": r.params.as_dict(), "target_total": r.target_total,
                       "run_overrides": r.run_overrides}
                      for r in grid.runs]}
 
@@ -239,7 +239,8 @@ def make_row(grid: Grid, spec: RunSpec, run_dir: Path, summary: TrainSummary, ev
     Paths are written relative to the sweep folder (``run_dir`` is ``OUT/runs/<name>``), and the row carries
     its provenance (``experiments.provenance``: resolved config, code commit, data fingerprint)."""
     out_dir = Path(run_dir).parent.parent
-    params = summary.params.as_dict() if summary.params is not None else spec.params
+    model = spec.model_fields()
+    backbone = {k: model.get(k) for k in ("num_hidden_layers", "hidden_size", "intermediate_size", "vocab_size")}
     metrics = str(summary.metrics or run_dir / "metrics.jsonl")
     tokens_per_s = summary.tokens_per_s
     if not tokens_per_s:  # resumed an already finished run: this session trained nothing
@@ -247,10 +248,8 @@ def make_row(grid: Grid, spec: RunSpec, run_dir: Path, summary: TrainSummary, ev
     return ResultRow(
         name=spec.name, regime=spec.regime, regimes=list(spec.regimes), variant=spec.variant,
         size=spec.size, seed=spec.seed, data_seed=spec.data_seed,
-        num_hidden_layers=spec.model.get("num_hidden_layers"), hidden_size=spec.model.get("hidden_size"),
-        intermediate_size=spec.model.get("intermediate_size"), vocab_size=spec.model.get("vocab_size"),
-        params=Params.from_dict({k: params[k] for k in Params.KEYS if k in params}) if params else None,
-        target_total=spec.target_total, model=dict(spec.model),
+        **backbone, params=summary.params if summary.params is not None else spec.params,
+        target_total=spec.target_total, model=model,
         steps=summary.steps, tokens=summary.tokens, wall_time_s=summary.wall_time_s,
         tokens_per_s=tokens_per_s, final_val_loss=summary.final_val_loss, final_val_ppl=summary.final_val_ppl,
         eval={k: EvalResult.from_dict(v) for k, v in evals.get("eval", {}).items()},
@@ -327,7 +326,7 @@ def _run_parallel(grid: Grid, todo: list[RunSpec], configs: dict, out_dir: Path,
                 spec = queue.pop(0)
                 run_dir = out_dir / "runs" / spec.name
                 run_dir.mkdir(parents=True, exist_ok=True)
-                log(f"{spec.name}: training ({', '.join(spec.regimes)}; {spec.params['total']:,} parameters)")
+                log(f"{spec.name}: training ({', '.join(spec.regimes)}; {spec.params.total:,} parameters)")
                 fut = pool.submit(_train_and_evaluate, grid, spec, configs[spec.name], run_dir, root, skip_eval,
                                   hardware, 1)
                 pending[fut] = (spec, time.time())
@@ -396,7 +395,7 @@ def run_sweep(grid: Grid, out_dir: str | os.PathLike, *, only: list[str] | None 
                 log(f"[{i + 1}/{len(todo)}] {spec.name}: trained already, evaluating")
             else:
                 log(f"[{i + 1}/{len(todo)}] {spec.name}: training ({', '.join(spec.regimes)}; "
-                    f"{spec.params['total']:,} parameters)")
+                    f"{spec.params.total:,} parameters)")
             summary = _train_once(configs[spec.name], run_dir)
             if summary.stopped:
                 log(f"[{i + 1}/{len(todo)}] {spec.name}: training stopped by {summary.stopped} at step "

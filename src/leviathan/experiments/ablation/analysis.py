@@ -131,8 +131,8 @@ def summarize(arm: Arm, plateau: float | None) -> dict:
            "generator": ({k.removeprefix("generator_"): v for k, v in arm.model.items()
                           if k.startswith("generator_")} if lev.variant == ARM else {}),
            "overrides": arm.overrides,
-           "params": {"leviathan": lev.params and lev.params.to_dict(),
-                      "dense": dense.params and dense.params.to_dict()},
+           "params": {"leviathan": lev.params and lev.params.as_dict(),
+                      "dense": dense.params and dense.params.as_dict()},
            "tokens": lev.tokens, "curve": {"tokens": t.tolist(), "gap": gap.tolist()},
            "gap_at": {f: _at(t, gap, f) for f in (0.25, 0.5, 0.75, 1.0)}, "plateau": plateau}
     if plateau is not None and len(t):
