@@ -365,7 +365,6 @@ def run_sweep(grid: Grid, out_dir: str | os.PathLike, *, only: list[str] | None 
     runs = select_runs(grid, only, regimes, order)
     if not runs:
         raise UserError(f"no run of grid {grid.name!r} matches the selection")
-    new_rows = []
     with sweep_lock(out_dir):
         from ..io import atomic_write_json
 
@@ -383,27 +382,35 @@ def run_sweep(grid: Grid, out_dir: str | os.PathLike, *, only: list[str] | None 
         if jobs > 1:
             todo = todo[:max_runs] if max_runs is not None else todo
             return _run_parallel(grid, todo, configs, out_dir, jobs, root, skip_eval, hardware, log)
-        eval_data = EvalData(grid, data_root(root))
-        for i, spec in enumerate(todo):
-            if max_runs is not None and i >= max_runs:
-                log(f"stopping after {max_runs} runs (--max-runs); run the same command to continue")
-                break
-            run_dir = out_dir / "runs" / spec.name
-            run_dir.mkdir(parents=True, exist_ok=True)
-            t0 = time.time()
-            if (run_dir / TRAIN_SUMMARY).is_file():
-                log(f"[{i + 1}/{len(todo)}] {spec.name}: trained already, evaluating")
-            else:
-                log(f"[{i + 1}/{len(todo)}] {spec.name}: training ({', '.join(spec.regimes)}; "
-                    f"{spec.params.total:,} parameters)")
-            summary = _train_once(configs[spec.name], run_dir)
-            if summary.stopped:
-                log(f"[{i + 1}/{len(todo)}] {spec.name}: training stopped by {summary.stopped} at step "
-                    f"{summary.steps}; checkpoint saved. Run the same command to resume.")
-                break
-            evals = SKIPPED_EVAL if skip_eval else evaluate_run(grid, spec, run_dir, eval_data)
-            row = make_row(grid, spec, run_dir, summary, evals, hardware)
-            _record(results, row, new_rows, log, f"[{i + 1}/{len(todo)}] {spec.name}", t0)
+        return _run_serial(grid, todo, configs, out_dir, max_runs, root, skip_eval, hardware, log)
+
+
+def _run_serial(grid: Grid, todo: list[RunSpec], configs: dict, out_dir: Path, max_runs: int | None, root,
+                skip_eval: bool, hardware: dict, log: Callable[[str], None]) -> list[ResultRow]:
+    """Train and evaluate ``todo`` one after another in this process (at most ``max_runs``); the rows appended."""
+    results = out_dir / RESULTS
+    new_rows: list[ResultRow] = []
+    eval_data = EvalData(grid, data_root(root))
+    for i, spec in enumerate(todo):
+        if max_runs is not None and i >= max_runs:
+            log(f"stopping after {max_runs} runs (--max-runs); run the same command to continue")
+            break
+        run_dir = out_dir / "runs" / spec.name
+        run_dir.mkdir(parents=True, exist_ok=True)
+        t0 = time.time()
+        if (run_dir / TRAIN_SUMMARY).is_file():
+            log(f"[{i + 1}/{len(todo)}] {spec.name}: trained already, evaluating")
+        else:
+            log(f"[{i + 1}/{len(todo)}] {spec.name}: training ({', '.join(spec.regimes)}; "
+                f"{spec.params.total:,} parameters)")
+        summary = _train_once(configs[spec.name], run_dir)
+        if summary.stopped:
+            log(f"[{i + 1}/{len(todo)}] {spec.name}: training stopped by {summary.stopped} at step "
+                f"{summary.steps}; checkpoint saved. Run the same command to resume.")
+            break
+        evals = SKIPPED_EVAL if skip_eval else evaluate_run(grid, spec, run_dir, eval_data)
+        row = make_row(grid, spec, run_dir, summary, evals, hardware)
+        _record(results, row, new_rows, log, f"[{i + 1}/{len(todo)}] {spec.name}", t0)
     return new_rows
 
 
