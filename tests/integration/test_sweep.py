@@ -94,14 +94,14 @@ def sweep(tmp_path, trainer, **kw):
 def test_sweep_appends_rows_and_resumes_after_a_kill(tmp_path):
     t = FakeTrainer(die_on="b-dense_untied-s0")
     rows = sweep(tmp_path, t, max_runs=2)
-    assert [r["name"] for r in rows] == ["a-dense_tied-s0", "a-leviathan-s0"]
+    assert [r.name for r in rows] == ["a-dense_tied-s0", "a-leviathan-s0"]
     with pytest.raises(KeyboardInterrupt):
         sweep(tmp_path, t)  # trains a-dense_untied, dies half-way through b-dense_untied
     results = tmp_path / "out" / "results.jsonl"
-    assert [r["name"] for r in read_results(results)] == ["a-dense_tied-s0", "a-leviathan-s0", "a-dense_untied-s0"]
+    assert [r.name for r in read_results(results)] == ["a-dense_tied-s0", "a-leviathan-s0", "a-dense_untied-s0"]
     t.die_on = None
     rows = sweep(tmp_path, t)
-    assert [r["name"] for r in rows] == ["b-dense_untied-s0", "c-dense_untied-s0"]
+    assert [r.name for r in rows] == ["b-dense_untied-s0", "c-dense_untied-s0"]
     # every run was trained with resume="auto"; the killed one was called twice and continued
     assert all(resume == "auto" for _, resume in t.calls)
     assert [n for n, _ in t.calls].count("b-dense_untied-s0") == 2
@@ -110,15 +110,15 @@ def test_sweep_appends_rows_and_resumes_after_a_kill(tmp_path):
     # a complete sweep does nothing more
     assert sweep(tmp_path, t) == []
     rows = read_results(results)
-    assert len(rows) == 5 and len({r["name"] for r in rows}) == 5
+    assert len(rows) == 5 and len({r.name for r in rows}) == 5
     row = rows[0]
     for key in ("name", "regime", "regimes", "variant", "size", "seed", "data_seed", "params", "tokens",
                 "wall_time_s", "hardware", "tokens_per_s", "eval", "buckets", "metrics"):
-        assert key in row
-    assert row["eval"]["val"]["loss"] == 4.5 and row["hardware"]["cores"] == os.cpu_count()
-    assert row["regime"] == "iso_body"
-    shared = [r for r in rows if r["name"] == "a-dense_untied-s0"][0]
-    assert shared["regimes"] == ["scaling"]
+        assert key in row.to_dict()
+    assert row.eval["val"].loss == 4.5 and row.hardware["cores"] == os.cpu_count()
+    assert row.regime == "iso_body"
+    shared = [r for r in rows if r.name == "a-dense_untied-s0"][0]
+    assert shared.regimes == ["scaling"]
     snap = json.loads((tmp_path / "out" / "grid.json").read_text())
     assert len(snap["runs"]) == 5
 
@@ -138,7 +138,7 @@ def test_trained_but_not_evaluated_run_skips_training(tmp_path):
     assert len(t.calls) == 1 and (tmp_path / "out/runs/a-dense_tied-s0/sweep_train.json").is_file()
     sweep(tmp_path, t, only=["a-dense_tied-*"])
     assert len(t.calls) == 1  # not trained again
-    assert read_results(tmp_path / "out")[0]["tokens"] == 400
+    assert read_results(tmp_path / "out")[0].tokens == 400
 
 
 def test_throughput_of_a_run_trained_elsewhere_comes_from_its_metrics(tmp_path):
@@ -150,7 +150,7 @@ def test_throughput_of_a_run_trained_elsewhere_comes_from_its_metrics(tmp_path):
             return {**super().__call__(cfg, run_dir, resume), "tokens_per_s": None}
 
     rows = sweep(tmp_path, Finished(), only=["a-dense_tied-*"])
-    assert rows[0]["tokens_per_s"] == 200.0
+    assert rows[0].tokens_per_s == 200.0
 
 
 def test_a_run_stopped_by_sigterm_gets_no_row_and_stops_the_sweep(tmp_path):
@@ -173,8 +173,8 @@ def test_results_rows_are_atomic_and_torn_lines_ignored(tmp_path):
         f.write('{"name": "torn", "x": ')  # a crash in the middle of a write
     append_result(path, {"name": "b"})
     rows = read_results(path)
-    assert [r["name"] for r in rows] == ["a", "b"]
-    assert rows[0]["x"] is None and rows[0]["v"] == 1.5 and rows[0]["arr"] == [0, 1]
+    assert [r.name for r in rows] == ["a", "b"]
+    assert rows[0].extra["x"] is None and rows[0].extra["v"] == 1.5 and rows[0].extra["arr"] == [0, 1]
 
 
 def test_refuses_to_run_under_torchrun(tmp_path, monkeypatch):
@@ -199,7 +199,7 @@ def test_selection_commands_and_helpers(tmp_path):
     with pytest.raises(UserError, match="matches"):
         sweep(tmp_path, FakeTrainer(), only=["nothing*"])
     rows = sweep(tmp_path, FakeTrainer(), regimes=["iso_body"])
-    assert {r["variant"] for r in rows} == {"dense_tied", "leviathan"}
+    assert {r.variant for r in rows} == {"dense_tied", "leviathan"}
     s = summarize_losses(np.array([1.0, 2.0]), num_bytes=8)
     assert s["loss"] == 1.5 and s["bpb"] == pytest.approx(3.0 / math.log(2) / 8) and s["tokens"] == 2
     assert hardware_info()["torch_threads"] >= 1
@@ -270,18 +270,18 @@ def test_real_sweep_on_tiny_corpus(tmp_path, capsys):
     rows = run_sweep(grid, out, root=tmp_path, log=lambda s: None)
     assert len(rows) == 4  # a-dense_tied serves iso-body and the ladder
     for r in rows:
-        assert r["steps"] == 3 and r["tokens"] == 192 and r["params"]["total"] == r["params"]["input"] + \
-            r["params"]["body"] + r["params"]["head"]
-        val = r["eval"]["val"]
-        assert math.isfinite(val["loss"]) and val["ppl"] == pytest.approx(math.exp(val["loss"])) and val["bpb"] > 0
-        assert val["tokens"] <= 400 and r["eval"]["extra"]["tokens"] > 10
-        b = r["buckets"]["val"]
-        assert sum(b["count"]) == val["tokens"] and len(b["loss"]) == 3
+        assert r.steps == 3 and r.tokens == 192 and r.params.total == r.params.input + \
+            r.params.body + r.params.head
+        val = r.eval["val"]
+        assert math.isfinite(val.loss) and val.ppl == pytest.approx(math.exp(val.loss)) and val.bpb > 0
+        assert val.tokens <= 400 and r.eval["extra"].tokens > 10
+        b = r.buckets["val"]
+        assert sum(b.count) == val.tokens and len(b.loss) == 3
         # the per-bucket means recombine into the overall loss
-        assert sum(l * c for l, c in zip(b["loss"], b["count"]) if l is not None) / sum(b["count"]) == \
-            pytest.approx(val["loss"])
-        assert any("missing" in n for n in r["notes"])
-        assert read_results(out) and os.path.isfile(out / r["metrics"])  # relative to the sweep folder
+        assert sum(l * c for l, c in zip(b.loss, b.count) if l is not None) / sum(b.count) == \
+            pytest.approx(val.loss)
+        assert any("missing" in n for n in r.notes)
+        assert read_results(out) and os.path.isfile(out / r.metrics)  # relative to the sweep folder
         # provenance: the resolved config it trained with, the code, the data it saw
         assert r.config["optim"]["lr"] == (0.002 if r.variant == "leviathan" else 3e-4)
         assert r.config["model"]["embedding"] == r.variant and r.config["seed"] == r.seed
@@ -291,7 +291,7 @@ def test_real_sweep_on_tiny_corpus(tmp_path, capsys):
         assert str(tmp_path) not in text  # no machine-absolute path in what gets committed
     # the model evaluated is the trained one: its val loss matches the loop's final validation
     # (the loop evaluates eval_tokens=256 tokens, the sweep 400: close, not equal)
-    assert all(abs(r["eval"]["val"]["loss"] - r["final_val_loss"]) < 0.5 for r in rows)
+    assert all(abs(r.eval["val"].loss - r.final_val_loss) < 0.5 for r in rows)
     assert run_sweep(grid, out, root=tmp_path, log=lambda s: None) == []  # resumable: nothing left
     md = write_report(out, tmp_path / "report", num_bootstrap=10).read_text()
     assert "Iso-body" in md and "dense_tied ladder" in md
@@ -308,8 +308,8 @@ def test_real_sweep_on_tiny_corpus(tmp_path, capsys):
     (root / "lambada_openai" / "lambada_test.jsonl").write_text(
         "".join(json.dumps({"text": t}) + "\n" for t in ("the red bird flew over the house",
                                                           "the cat sat on the mat")))
-    lev = [r for r in rows if r["variant"] == "leviathan"][0]
-    assert main(["lm-eval", str(out / lev["run_dir"]), "--tasks", "lambada_openai", "--data-root", str(root), "--json"]) == 0
+    lev = [r for r in rows if r.variant == "leviathan"][0]
+    assert main(["lm-eval", str(out / lev.run_dir), "--tasks", "lambada_openai", "--data-root", str(root), "--json"]) == 0
     res = json.loads(capsys.readouterr().out)
     assert res["verify"]["max_abs_logit_diff"] < 1e-4
     assert res["tasks"]["lambada_openai"]["num_samples"] == 2
@@ -339,16 +339,16 @@ def test_parallel_jobs_match_a_serial_sweep(tmp_path):
     }
     grid = load_grid(raw)
     assert [r.name for r in grid.runs] == ["a-dense_tied-s0", "a-leviathan-s0"]
-    serial = {r["name"]: r for r in run_sweep(grid, tmp_path / "serial", log=lambda s: None)}
-    parallel = {r["name"]: r for r in run_sweep(grid, tmp_path / "parallel", jobs=2, log=lambda s: None)}
+    serial = {r.name: r for r in run_sweep(grid, tmp_path / "serial", log=lambda s: None)}
+    parallel = {r.name: r for r in run_sweep(grid, tmp_path / "parallel", jobs=2, log=lambda s: None)}
     assert serial.keys() == parallel.keys() == {"a-dense_tied-s0", "a-leviathan-s0"}
     for name, row in parallel.items():
-        assert row["final_val_loss"] == serial[name]["final_val_loss"]
-        assert row["eval"]["val"]["loss"] == serial[name]["eval"]["val"]["loss"]
-        assert row["hardware"]["jobs"] == 2
-        curve = row["curve"]
-        assert curve["tokens"] == [64, 128, 192] and len(curve["val_loss"]) == 3
-        assert len(curve["grad_norm_input"]) == 3 and all(g > 0 for g in curve["grad_norm_input"])
+        assert row.final_val_loss == serial[name].final_val_loss
+        assert row.eval["val"].loss == serial[name].eval["val"].loss
+        assert row.hardware["jobs"] == 2
+        curve = row.curve
+        assert curve.tokens == [64, 128, 192] and len(curve.val_loss) == 3
+        assert len(curve.grad_norm_input) == 3 and all(g > 0 for g in curve.grad_norm_input)
     assert len(read_results(tmp_path / "parallel")) == 2
     assert run_sweep(grid, tmp_path / "parallel", jobs=2, log=lambda s: None) == []  # resumable
     with pytest.raises(UserError, match="jobs"):

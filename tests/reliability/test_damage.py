@@ -21,12 +21,13 @@ from leviathan.cli import main
 from leviathan.config import dump_yaml
 from leviathan.experiments.grid import load_grid
 from leviathan.experiments.results import read_results
+from leviathan.experiments import sweep as sweep_module
 from leviathan.experiments.sweep import run_sweep
 from leviathan.train import checkpoint as ckpt
 
 sys.path.insert(0, str(Path(__file__).parent))
 from reliability_support import one_error, run_overrides, tree_hashes  # noqa: E402
-from test_sweep import FakeTrainer, fake_eval, grid_dict  # noqa: E402  (tests/integration is on the path)
+from test_sweep import FakeTrainer, grid_dict, replaced  # noqa: E402  (tests/integration is on the path)
 
 pytestmark = [pytest.mark.reliability, pytest.mark.usefixtures("single_thread")]
 
@@ -93,7 +94,8 @@ def test_damaged_newest_checkpoint_is_not_passed_over_and_the_fix_works(capsys, 
 # ---- torn rows of results.jsonl -----------------------------------------------------------------
 def _sweep(out: Path, trainer, grid=None, **kw):
     g = load_grid(grid or grid_dict())
-    return run_sweep(g, out, train_fn=trainer, eval_fn=fake_eval, log=print, **kw)
+    with replaced(trainer, config_fn=sweep_module.build_run_config):  # real run configs: the drift check reads them
+        return run_sweep(g, out, log=print, **kw)
 
 
 @pytest.fixture

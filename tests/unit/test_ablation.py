@@ -11,6 +11,7 @@ import pytest
 from leviathan.cli import main
 from leviathan.experiments.ablation import collect, pair_arms, write_ablation_report
 from leviathan.experiments.plateau import unigram_entropy
+from leviathan.experiments.results import ResultRow
 
 
 def row(name, grid, size, variant, width, layers, losses, val_loss, buckets=None, vocab=1000, seed=0, grads=None):
@@ -56,9 +57,9 @@ def sweeps(tmp_path):
 
 def test_pairs_by_backbone_and_seed(sweeps):
     _, b = sweeps
-    rows = [json.loads(line) for line in (b / "results.jsonl").read_text().splitlines()]
+    rows = [ResultRow.from_dict(json.loads(line)) for line in (b / "results.jsonl").read_text().splitlines()]
     arms = pair_arms(rows, {"name": "ablate-large"})
-    assert [(a.lev["name"], a.dense["name"]) for a in arms] == [("d-lev", "d-dense"), ("d-untied", "d-dense")]
+    assert [(a.lev.name, a.dense.name) for a in arms] == [("d-lev", "d-dense"), ("d-untied", "d-dense")]
     assert [a.label for a in arms] == ["large/d", "large/d (dense_untied)"]
     t, gap, dense = arms[0].gap_curve()
     assert t.tolist() == [100, 200, 300, 400]

@@ -8,6 +8,7 @@ import pytest
 from leviathan.errors import UserError
 from leviathan.experiments.efficiency import (Curve, format_efficiency, gain_over_training, sample_efficiency,
                                               throughput_table, tokens_to_reach, val_curve)
+from leviathan.experiments.results import ResultRow
 from leviathan.io import read_metrics
 
 
@@ -52,11 +53,11 @@ def test_read_metrics_and_val_curve(tmp_path):
 
 def test_throughput_table_slowdown_within_groups():
     hw = {"device": "cpu", "cpu": "X", "torch_threads": 2}
-    rows = [dict(name="a", regime="iso_body", size="s", seed=0, variant="dense_tied", tokens_per_s=1000.0, hardware=hw),
-            dict(name="b", regime="iso_body", size="s", seed=0, variant="leviathan", tokens_per_s=700.0, hardware=hw),
-            dict(name="c", regimes=["isoparametric"], size="s", seed=0, variant="dense_untied", tokens_per_s=900.0,
+    rows = [ResultRow(name="a", regime="iso_body", size="s", seed=0, variant="dense_tied", tokens_per_s=1000.0, hardware=hw),
+            ResultRow(name="b", regime="iso_body", size="s", seed=0, variant="leviathan", tokens_per_s=700.0, hardware=hw),
+            ResultRow(name="c", regimes=["isoparametric"], size="s", seed=0, variant="dense_untied", tokens_per_s=900.0,
                  hardware=hw),
-            dict(name="d", regimes=["isoparametric"], size="s", seed=0, variant="leviathan", tokens_per_s=450.0,
+            ResultRow(name="d", regimes=["isoparametric"], size="s", seed=0, variant="leviathan", tokens_per_s=450.0,
                  hardware={**hw, "cpu": "Y"})]
     table = {(e["regime"], e["variant"]): e for e in throughput_table(rows)}
     assert table[("iso_body", "leviathan")]["slowdown"] == pytest.approx(0.3)

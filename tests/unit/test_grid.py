@@ -38,7 +38,7 @@ def test_expansion_regimes_dedup_and_names():
         for size in ("a", "b"):
             pair = [r for r in g.runs if "iso_body" in r.regimes and r.size == size and r.seed == seed]
             assert {r.variant for r in pair} == {"dense_tied", "leviathan"}
-            assert pair[0].params["body"] == pair[1].params["body"]
+            assert pair[0].params.body == pair[1].params.body
             assert pair[0].num_hidden_layers == pair[1].num_hidden_layers
     # the dense_untied run of size b seed 0 serves both isoparametric and scaling: trained once
     shared = g.run("b-dense_untied-s0")
@@ -58,10 +58,10 @@ def test_isoparametric_totals_match_within_one_percent():
     assert len(iso) == 4
     for r in iso:
         base = g.run(f"{r.size}-dense_untied-s{r.seed}")
-        assert r.target_total == base.params["total"]
-        assert abs(r.params["total"] - base.params["total"]) <= 0.01 * base.params["total"]
+        assert r.target_total == base.params.total
+        assert abs(r.params.total - base.params.total) <= 0.01 * base.params.total
         assert r.num_hidden_layers > base.num_hidden_layers  # the table's budget went into depth
-        assert r.params["total"] == count_config(r.model_config()).total
+        assert r.params.total == count_config(r.model).total
 
 
 def test_match_total_trims_ffn_only_when_depth_misses():
@@ -87,9 +87,9 @@ def test_shipped_grids_load_and_cover_the_paper_regimes():
         assert len({r.size for r in g.runs if "isoparametric" in r.regimes}) >= 2
         for r in g.runs:
             if r.target_total:
-                assert abs(r.params["total"] - r.target_total) <= 0.01 * r.target_total
+                assert abs(r.params.total - r.target_total) <= 0.01 * r.target_total
     paper = load_grid("paper")
-    assert paper.vocab_size == 200_019 and all(r.model_config().max_position_embeddings == 512 for r in paper.runs)
+    assert paper.vocab_size == 200_019 and all(r.model.max_position_embeddings == 512 for r in paper.runs)
     assert "data.seq_len=512" in paper.base_overrides
     assert find_grid("cpu").name == "cpu.yaml"
     for name in available_grids():  # every shipped grid expands (smoke included)
@@ -100,7 +100,7 @@ def test_vocab_comes_from_prepared_meta(tmp_path):
     (tmp_path / "meta.json").write_text(json.dumps({"vocab_size": 300}))
     g = load_grid(small_grid(), data_dir=str(tmp_path), seeds=[5])
     assert g.vocab_size == 300 and g.vocab_from == "meta.json"
-    assert all(r.model["vocab_size"] == 300 for r in g.runs)
+    assert all(r.model.vocab_size == 300 for r in g.runs)
     assert {r.seed for r in g.runs if r.regimes != ["scaling"]} == {5}  # scaling keeps its own seeds list
     overrides = g.run_overrides(g.runs[0])
     assert f"data.path={tmp_path}" in overrides and "seed=5" in overrides
@@ -112,14 +112,14 @@ def test_run_overrides_build_a_valid_run_config():
         shipped = load_grid(name)
         for r in shipped.runs:
             cfg = train_config.load_run_config(None, shipped.run_overrides(r), check_data=False)
-            assert count_config(cfg.model).total == r.params["total"]
+            assert count_config(cfg.model).total == r.params.total
             cfg.grad_accum_steps()  # batch geometry is whole
     g = load_grid(small_grid())
     for r in g.runs:
         cfg = train_config.load_run_config(None, g.run_overrides(r), check_data=False)
         assert cfg.model.embedding == r.variant and cfg.seed == r.seed
         assert cfg.model.num_hidden_layers == r.num_hidden_layers and cfg.model.vocab_size == 4096
-        assert count_config(cfg.model).total == r.params["total"]
+        assert count_config(cfg.model).total == r.params.total
 
 
 @pytest.mark.parametrize("change, match", [

@@ -111,7 +111,7 @@ def test_write_report_makes_markdown_json_and_figures(tmp_path):
 
 def test_report_degrades_gracefully_without_metrics_or_ladder(tmp_path):
     out = make_sweep(tmp_path, with_metrics=False)
-    rows = [r for r in read_results(out) if r["variant"] != "dense_untied"]
+    rows = [r for r in read_results(out) if r.variant != "dense_untied"]
     (out / "results.jsonl").unlink()
     for r in rows:
         append_result(out / "results.jsonl", r)

@@ -7,7 +7,8 @@ import numpy as np
 import pytest
 
 from leviathan.errors import UserError
-from leviathan.experiments.results import (BASELINES, COMPARISONS, EvalResult, Params, ResultRow, append_result,
+from leviathan.model.accounting import ParamCounts
+from leviathan.experiments.results import (BASELINES, COMPARISONS, EvalResult, ResultRow, append_result,
                                            baseline_of, comparison_groups, json_safe, read_results)
 
 OLD_ROW = {  # a row as an early sweep wrote it: no curve, no model, no regimes list, a key this version never knew
@@ -22,7 +23,7 @@ def test_an_old_row_loads_with_defaults_and_typed_access():
     row = ResultRow.from_dict(OLD_ROW)
     assert row.curve is None and row.model is None and row.regimes == [] and row.notes == []
     assert row.all_regimes == ["iso_body"] and row.in_regime("iso_body") and not row.in_regime("scaling")
-    assert row.params == Params(input=10, body=20, head=30, total=60, tied=False)
+    assert row.params == ParamCounts(input=10, body=20, head=30, total=60, tied=False)
     assert row.eval["val"] == EvalResult(loss=2.0, ppl=math.exp(2.0))
     assert row.loss("val") == 2.0 and row.bpb("val") is None and row.loss("wikitext2") is None
     assert row.hardware_key() == "a string, as very old rows had"
@@ -52,14 +53,22 @@ def test_rewriting_a_row_loses_nothing(tmp_path):
     assert first == second
 
 
-def test_the_mapping_view_reads_like_the_dict_rows():
+def test_a_row_reads_by_attribute_and_its_dict_is_what_is_written():
+    """Rows are no longer a Mapping (issue 20): the fields are attributes, ``to_dict`` is the written form."""
+    from collections.abc import Mapping
+
     row = ResultRow.from_dict(OLD_ROW)
-    assert row["eval"]["val"]["loss"] == 2.0 and row["params"]["total"] == 60
-    assert row["legacy_field"] == {"kept": [1, 2]} and row.get("missing", "default") == "default"
-    assert "name" in row and "curve" in row and "missing" not in row
-    assert dict(row) == row.to_dict()
+    assert row.eval["val"].loss == 2.0 and row.params.total == 60
+    assert row.extra["legacy_field"] == {"kept": [1, 2]} and row.extra.get("missing", "default") == "default"
+    written = row.to_dict()
+    assert "name" in written and "curve" in written and "missing" not in written
+    assert written["eval"]["val"]["loss"] == 2.0 and written["params"]["total"] == 60
+    assert written["legacy_field"] == {"kept": [1, 2]}
+    assert not isinstance(row, Mapping)
+    with pytest.raises(TypeError):
+        row["name"]  # noqa: B018
     with pytest.raises(KeyError):
-        row["missing"]
+        written["missing"]  # noqa: B018
     with pytest.raises(UserError, match="name"):
         ResultRow.from_dict({"variant": "leviathan"})
 
@@ -76,8 +85,8 @@ def test_one_regime_map():
     assert dict(COMPARISONS) == BASELINES == {"iso_body": "dense_tied", "isoparametric": "dense_untied",
                                               "variants": "dense_untied"}
     assert baseline_of("isoparametric") == "dense_untied" and baseline_of("an-ablation-label") == "dense_tied"
-    rows = [{**OLD_ROW, "name": f"{size}-{variant}-s{seed}", "variant": variant, "size": size, "seed": seed,
-             "params": {"total": total}}
+    rows = [ResultRow.from_dict({**OLD_ROW, "name": f"{size}-{variant}-s{seed}", "variant": variant, "size": size,
+                                 "seed": seed, "params": {"total": total}})
             for size, total in (("m", 200), ("s", 100)) for variant in ("dense_tied", "leviathan") for seed in (1, 0)]
     groups = comparison_groups(rows, "iso_body")
     assert list(groups) == [("s", 0), ("s", 1), ("m", 0), ("m", 1)]  # smallest models first, then seed

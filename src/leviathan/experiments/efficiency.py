@@ -21,14 +21,14 @@ table shows the hardware string and refuses to compare across different ones unl
 from __future__ import annotations
 
 import math
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable
 from dataclasses import dataclass
 
 import numpy as np
 
 from ..errors import UserError
 from ..io import read_metrics
-from .results import BASELINES, ResultRow, as_rows, baseline_of, comparison_groups
+from .results import BASELINES, ResultRow, baseline_of, comparison_groups
 
 
 @dataclass
@@ -115,7 +115,7 @@ def gain_over_training(model: Curve, reference: Curve) -> dict:
     return {"tokens": common.tolist(), "reduction": (1.0 - np.exp(lm - lr)).tolist()}
 
 
-def throughput_table(rows: Iterable[ResultRow | Mapping], baselines: dict[str, str] | None = None,
+def throughput_table(rows: Iterable[ResultRow], baselines: dict[str, str] | None = None,
                      allow_mixed_hardware: bool = False) -> list[dict]:
     """Per run: tokens/s and the slowdown vs the baseline variant of the same (regime, size, seed).
 
@@ -125,7 +125,7 @@ def throughput_table(rows: Iterable[ResultRow | Mapping], baselines: dict[str, s
     """
     baselines = {**BASELINES, **(baselines or {})}
     groups: dict[tuple, dict[str, ResultRow]] = {}
-    for r in as_rows(rows):
+    for r in list(rows):
         for regime in r.all_regimes:
             groups.setdefault((regime, r.size, r.seed), {})[r.variant] = r
     out = []
@@ -157,7 +157,7 @@ def finite(v) -> bool:
     return v is not None and isinstance(v, (int, float)) and math.isfinite(v)
 
 
-def efficiency_from_results(rows: Iterable[ResultRow | Mapping], regime: str = "iso_body", baseline: str | None = None,
+def efficiency_from_results(rows: Iterable[ResultRow], regime: str = "iso_body", baseline: str | None = None,
                             split: str | None = None) -> list[dict]:
     """Sample efficiency and gains over training of every variant vs the baseline of each (size, seed)."""
     baseline = baseline or baseline_of(regime)

@@ -7,13 +7,13 @@ results rows (``experiments.results``), where the sweep stored them.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable
 
 from ..eval.frequency import relative_reduction
 from .results import ResultRow, baseline_of, comparison_groups
 
 
-def frequency_from_results(rows: Iterable[ResultRow | Mapping], regime: str = "iso_body", baseline: str | None = None,
+def frequency_from_results(rows: Iterable[ResultRow], regime: str = "iso_body", baseline: str | None = None,
                            eval_set: str = "val") -> list[dict]:
     """Per (size, seed) of ``regime``: the baseline's and each other variant's bucket losses and reductions.
 

@@ -61,7 +61,7 @@ from typing import Any
 from ..config import ConfigError, from_dict, load_yaml
 from ..configs import GRIDS, available, find_grid_file
 from ..errors import UserError
-from ..model.accounting import count_config, isoparametric_depth
+from ..model.accounting import ParamCounts, count_config, isoparametric_depth
 from ..model.config import EMBEDDING_KINDS, ModelConfig
 from ..presets import preset_dict
 from .results import BASELINES, DEFAULT_LADDER
@@ -101,8 +101,9 @@ class RunSpec:
     size: str
     seed: int
     data_seed: int  # the seed that fixes the data order (= seed unless the grid sets data_seed)
-    model: dict  # ModelConfig fields (no vocab-dependent defaults left implicit)
-    params: dict  # analytic counts by group: input, body, head, total, tied
+    model: ModelConfig  # no vocab-dependent defaults left implicit
+    params: ParamCounts  # analytic counts by group (``count_config``)
+    model_keys: tuple[str, ...]  # the model fields the grid sets, in its order (``model_fields``)
     target_total: int | None = None  # isoparametric: the baseline's total this run matches
     run_overrides: list[str] = field(default_factory=list)  # the size's, then the variant's run-config overrides
 
@@ -112,10 +113,12 @@ class RunSpec:
 
     @property
     def num_hidden_layers(self) -> int:
-        return int(self.model["num_hidden_layers"])
+        return self.model.num_hidden_layers
 
-    def model_config(self) -> ModelConfig:
-        return ModelConfig(**self.model)
+    def model_fields(self) -> dict:
+        """The model fields the grid sets (the rest are ``ModelConfig`` defaults), in the grid's order: what
+        grid.json and the results rows record and what the run's ``model.*`` overrides name."""
+        return {k: getattr(self.model, k) for k in self.model_keys}
 
 
 @dataclass
@@ -144,7 +147,7 @@ class Grid:
     def run_overrides(self, spec: RunSpec) -> list[str]:
         """Dotted overrides that turn the base config into this run's config."""
         out = list(self.base_overrides) + list(spec.run_overrides)
-        out += [f"model.{k}={_yaml_scalar(v)}" for k, v in spec.model.items()]
+        out += [f"model.{k}={_yaml_scalar(v)}" for k, v in spec.model_fields().items()]
         out.append(f"{self.keys['seed']}={spec.seed}")
         if self.keys.get("data_seed") and self.data_seed is not None:
             out.append(f"{self.keys['data_seed']}={self.data_seed}")
@@ -440,8 +443,8 @@ def _add_run(runs: dict[str, RunSpec], sizes: dict[str, dict], data_seed: int | 
         return
     cfg = ModelConfig(**model)
     runs[name] = RunSpec(name=name, regimes=[regime], variant=variant, size=size, seed=seed,
-                         data_seed=seed if data_seed is None else data_seed,
-                         model=dict(model), params=count_config(cfg).as_dict(), target_total=target)
+                         data_seed=seed if data_seed is None else data_seed, model=cfg, params=count_config(cfg),
+                         model_keys=tuple(model), target_total=target)
 
 
 def format_runs(grid: Grid) -> str:
@@ -455,7 +458,7 @@ def format_runs(grid: Grid) -> str:
         p = r.params
         extra = ""
         if r.target_total:
-            extra = f"  ({(p['total'] - r.target_total) / r.target_total:+.2%} vs baseline)"
-        lines.append(f"{r.name:<34} {','.join(r.regimes):<32} {r.num_hidden_layers:>6} {p['input']:>12,} "
-                     f"{p['body']:>12,} {'tied' if p['tied'] else format(p['head'], ','):>12} {p['total']:>13,}{extra}")
+            extra = f"  ({(p.total - r.target_total) / r.target_total:+.2%} vs baseline)"
+        lines.append(f"{r.name:<34} {','.join(r.regimes):<32} {r.num_hidden_layers:>6} {p.input:>12,} "
+                     f"{p.body:>12,} {'tied' if p.tied else format(p.head, ','):>12} {p.total:>13,}{extra}")
     return "\n".join(lines)

@@ -45,11 +45,11 @@ log factors (a ratio's natural scale).
 from __future__ import annotations
 
 import math
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable
 
 import numpy as np
 
-from .results import BASELINES, ResultRow, as_rows, baseline_of, comparison_groups
+from .results import BASELINES, ResultRow, baseline_of, comparison_groups
 
 CONTROLS: dict[str, tuple[tuple[str, str], ...]] = {"iso_body": (("leviathan", "dense_untied"),)}
 PLATEAU_MARGIN = 0.5  # nats below the unigram entropy that count as "past the plateau"
@@ -227,12 +227,12 @@ def _with_donor(size: str, by_size: dict, regime: str) -> tuple[dict, set[str], 
     return merged, own, donor
 
 
-def paired_comparisons(rows: Iterable[ResultRow | Mapping], ci: float = 0.95, plateau: float | None = None,
+def paired_comparisons(rows: Iterable[ResultRow], ci: float = 0.95, plateau: float | None = None,
                        eval_sets: list[str] | None = None) -> list[dict]:
     """Every (regime, size, model, baseline) comparison with its per-seed pairs, end-point statistics per eval
     set and gap curve (see the module docstring). ``baseline_size`` names the size whose baseline runs were
     borrowed (same backbone), or is None."""
-    rows = as_rows(rows)
+    rows = list(rows)
     out = []
     for regime in BASELINES:
         by_size = _by_size(rows, regime)

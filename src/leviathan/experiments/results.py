@@ -14,9 +14,6 @@ in ``extra`` and written back by ``to_dict``, so reading and rewriting a row los
 are kept as written (an integer token count stays an integer), so numbers derived from old rows do
 not change.
 
-A row also reads as the mapping it is written as (``row["eval"]["val"]["loss"]``, ``dict(row)``),
-for code written against the plain-dict rows; code in this package uses the attributes.
-
 The comparison regimes and their baselines (docs/DESIGN.md §4) live here once: ``BASELINES`` maps a
 regime to the variant every other variant of a (size, seed) group is compared with, and
 ``DEFAULT_LADDER`` is the dense variant of the scaling ladder when a grid names none.
@@ -30,7 +27,7 @@ from __future__ import annotations
 import json
 import math
 import os
-from collections.abc import Iterable, Iterator, Mapping
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field, fields
 from pathlib import Path, PurePath
 from typing import Any
@@ -38,6 +35,7 @@ from typing import Any
 import numpy as np
 
 from ..errors import UserError
+from ..model.accounting import ParamCounts
 
 RESULTS = "results.jsonl"
 
@@ -70,6 +68,8 @@ def json_safe(o: Any) -> Any:
         return o
     if isinstance(o, (ResultRow, _Record)):
         return json_safe(o.to_dict())
+    if isinstance(o, ParamCounts):
+        return json_safe(o.as_dict())
     if isinstance(o, Mapping):
         return {k: json_safe(v) for k, v in o.items()}
     if isinstance(o, (list, tuple)):
@@ -116,20 +116,6 @@ class _Record:
         out = {f.name: getattr(self, f.name) for f in fields(self) if f.name != "extra"}
         out.update(self.extra)
         return out
-
-
-@dataclass
-class Params(_Record):
-    """Parameter count by group (``model.accounting``, docs/DESIGN.md §5); a tied head is counted in ``input``."""
-
-    input: int | None = None
-    body: int | None = None
-    head: int | None = None
-    total: int | None = None
-    tied: bool | None = None
-    extra: dict = field(default_factory=dict, repr=False)
-
-    KEYS = ("input", "body", "head", "total", "tied")
 
 
 @dataclass
@@ -188,7 +174,7 @@ _NESTED = {"params", "eval", "buckets", "curve"}
 
 
 @dataclass
-class ResultRow(Mapping):
+class ResultRow:
     """One line of results.jsonl: a finished run of a grid with its training summary and evaluation."""
 
     name: str
@@ -202,7 +188,7 @@ class ResultRow(Mapping):
     hidden_size: int | None = None
     intermediate_size: int | None = None
     vocab_size: int | None = None
-    params: Params | None = None
+    params: ParamCounts | None = None  # model.accounting's counts
     target_total: int | None = None  # isoparametric: the baseline total this run matches
     model: dict | None = None  # the run's ModelConfig fields
     steps: int | None = None
@@ -238,7 +224,7 @@ class ResultRow(Mapping):
         kw = {k: d[k] for k in known - _NESTED if k in d}
         kw["regimes"] = list(d.get("regimes") or [])
         kw["notes"] = list(d.get("notes") or [])
-        kw["params"] = Params.from_dict(d.get("params") or None)
+        kw["params"] = ParamCounts.from_dict(d.get("params"))
         kw["eval"] = {k: EvalResult.from_dict(v) for k, v in (d.get("eval") or {}).items() if v is not None}
         kw["buckets"] = {k: BucketResult.from_dict(v) for k, v in (d.get("buckets") or {}).items() if v is not None}
         kw["curve"] = TrainingCurve.from_dict(d.get("curve") or None)
@@ -246,7 +232,9 @@ class ResultRow(Mapping):
 
     def _value(self, key: str) -> Any:
         v = getattr(self, key)
-        if key in ("params", "curve"):
+        if key == "params":
+            return None if v is None else v.as_dict()
+        if key == "curve":
             return None if v is None else v.to_dict()
         if key in ("eval", "buckets"):
             return {k: e.to_dict() for k, e in v.items()}
@@ -259,22 +247,6 @@ class ResultRow(Mapping):
         out = {f.name: self._value(f.name) for f in fields(self) if f.name != "extra"}
         out.update(self.extra)
         return out
-
-    # ---- the mapping view (rows used to be plain dicts)
-
-    def __getitem__(self, key: str) -> Any:
-        if key in self.extra:
-            return self.extra[key]
-        if key != "extra" and key in _FIELD_NAMES:
-            return self._value(key)
-        raise KeyError(key)
-
-    def __iter__(self) -> Iterator[str]:
-        yield from (n for n in _FIELD_NAMES)
-        yield from self.extra
-
-    def __len__(self) -> int:
-        return len(_FIELD_NAMES) + len(self.extra)
 
     # ---- typed questions the analyses ask
 
@@ -312,14 +284,6 @@ class ResultRow(Mapping):
         if hw.get("gpu"):
             parts.append(str(hw["gpu"]))
         return " / ".join(p for p in parts if p)
-
-
-_FIELD_NAMES = tuple(f.name for f in fields(ResultRow) if f.name != "extra")
-
-
-def as_rows(rows: Iterable[ResultRow | Mapping]) -> list[ResultRow]:
-    """Typed rows from rows or their dicts (every analysis accepts either)."""
-    return [ResultRow.from_dict(r) for r in rows]
 
 
 # --------------------------------------------------------------------------------------------
@@ -393,10 +357,10 @@ def append_result(path: str | os.PathLike, row: ResultRow | Mapping) -> None:
 # comparison groups
 
 
-def comparison_groups(rows: Iterable[ResultRow | Mapping], regime: str) -> dict[tuple, dict[str, ResultRow]]:
+def comparison_groups(rows: Iterable[ResultRow], regime: str) -> dict[tuple, dict[str, ResultRow]]:
     """Rows of one regime grouped by (size, seed) -> {variant: row}, smallest models first, then seed."""
     groups: dict[tuple, dict[str, ResultRow]] = {}
-    for r in as_rows(rows):
+    for r in rows:
         if r.in_regime(regime):
             groups.setdefault((str(r.size), r.seed), {})[r.variant] = r
 

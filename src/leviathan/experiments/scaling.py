@@ -42,14 +42,13 @@ from __future__ import annotations
 
 import math
 import warnings
-from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Iterable, Sequence
 
 import numpy as np
 
 from ..errors import UserError
-from .results import DEFAULT_LADDER, ResultRow, as_rows
+from .results import DEFAULT_LADDER, ResultRow
 
 ALPHA_BOUNDS = (1e-4, 5.0)
 ALPHA_RATIO_IDENTIFIED = 4.0  # alpha's bootstrap interval hi / lo above this: the exponent is not identified
@@ -360,28 +359,27 @@ def format_fit(fit: PowerLawFit) -> str:
 COUNTS = ("total", "body", "non_input")
 
 
-def row_params(row: ResultRow | Mapping, count: str = "total") -> float:
+def row_params(row: ResultRow, count: str = "total") -> float:
     """Parameter count of a results row: ``total``, ``body`` or ``non_input`` (body + head)."""
-    row = ResultRow.from_dict(row)
     if count not in COUNTS:
         raise UserError(f"unknown parameter count {count!r}; choose one of {', '.join(COUNTS)}")
     p = row.params
     parts = {"total": ("total",), "body": ("body",), "non_input": ("body", "head")}[count]
     values = [None if p is None else getattr(p, k) for k in parts]
     if any(v is None for v in values):
-        raise UserError(f"row {row.name!r} has no {count} parameter count (params: {p and p.to_dict()})")
+        raise UserError(f"row {row.name!r} has no {count} parameter count (params: {p and p.as_dict()})")
     return float(sum(values))
 
 
-def ladder_variant(rows: Iterable[ResultRow | Mapping]) -> str:
+def ladder_variant(rows: Iterable[ResultRow]) -> str:
     """The dense variant of the scaling ladder: the variant of rows in the ``scaling`` regime."""
-    variants = {r.variant for r in as_rows(rows) if r.in_regime("scaling")}
+    variants = {r.variant for r in rows if r.in_regime("scaling")}
     if len(variants) == 1:
         return variants.pop()
     return DEFAULT_LADDER
 
 
-def scaling_from_results(rows: Iterable[ResultRow | Mapping], variant: str | None = None, eval_set: str = "val",
+def scaling_from_results(rows: Iterable[ResultRow], variant: str | None = None, eval_set: str = "val",
                          count: str = "total", num_bootstrap: int = 1000, ci: float = 0.95, seed: int = 0) -> dict:
     """Fit the dense ladder of a sweep and place every other run on it.
 
@@ -389,7 +387,7 @@ def scaling_from_results(rows: Iterable[ResultRow | Mapping], variant: str | Non
     "equivalents": [{"name", "variant", "size", "regimes", "seeds", "params", **DenseEquivalent}]}``;
     the runs of one configuration with several seeds are one entry (their losses resampled).
     """
-    rows = as_rows(rows)
+    rows = list(rows)
     variant = variant or ladder_variant(rows)
     points = [(r.name, row_params(r, count), r.loss(eval_set)) for r in rows if r.variant == variant]
     points = [p for p in points if p[2] is not None]

@@ -68,7 +68,7 @@ from .grid import Grid, RunSpec
 from ..train.summary import TrainSummary
 from .provenance import data_provenance, portable_path, run_provenance
 from .shards import shard_of
-from .results import (RESULTS, BucketResult, EvalResult, Params, ResultRow, TrainingCurve, append_result, json_safe,
+from .results import (RESULTS, BucketResult, EvalResult, ResultRow, TrainingCurve, append_result, json_safe,
                       read_results)
 
 
@@ -204,7 +204,7 @@ def grid_snapshot(grid: Grid) -> dict:
             "data_seed": grid.data_seed, "seeds": grid.seeds,
             "eval_sets": [vars(e) for e in grid.eval_sets], "eval_options": grid.eval_options,
             "runs": [{"name": r.name, "regimes": r.regimes, "variant": r.variant, "size": r.size, "seed": r.seed,
-                      "data_seed": r.data_seed, "model": r.model, "params": r.params, "target_total": r.target_total,
+                      "data_seed": r.data_seed, "model": r.model_fields(), "params": r.params.as_dict(), "target_total": r.target_total,
                       "run_overrides": r.run_overrides}
                      for r in grid.runs]}
 
@@ -242,7 +242,8 @@ def make_row(grid: Grid, spec: RunSpec, run_dir: Path, summary: TrainSummary, ev
     Paths are written relative to the sweep folder (``run_dir`` is ``OUT/runs/<name>``), and the row carries
     its provenance (``experiments.provenance``: resolved config, code commit, data fingerprint)."""
     out_dir = Path(run_dir).parent.parent
-    params = summary.params.as_dict() if summary.params is not None else spec.params
+    model = spec.model_fields()
+    backbone = {k: model.get(k) for k in ("num_hidden_layers", "hidden_size", "intermediate_size", "vocab_size")}
     metrics = str(summary.metrics or run_dir / "metrics.jsonl")
     tokens_per_s = summary.tokens_per_s
     if not tokens_per_s:  # resumed an already finished run: this session trained nothing
@@ -250,10 +251,8 @@ def make_row(grid: Grid, spec: RunSpec, run_dir: Path, summary: TrainSummary, ev
     return ResultRow(
         name=spec.name, regime=spec.regime, regimes=list(spec.regimes), variant=spec.variant,
         size=spec.size, seed=spec.seed, data_seed=spec.data_seed,
-        num_hidden_layers=spec.model.get("num_hidden_layers"), hidden_size=spec.model.get("hidden_size"),
-        intermediate_size=spec.model.get("intermediate_size"), vocab_size=spec.model.get("vocab_size"),
-        params=Params.from_dict({k: params[k] for k in Params.KEYS if k in params}) if params else None,
-        target_total=spec.target_total, model=dict(spec.model),
+        **backbone, params=summary.params if summary.params is not None else spec.params,
+        target_total=spec.target_total, model=model,
         steps=summary.steps, tokens=summary.tokens, wall_time_s=summary.wall_time_s,
         tokens_per_s=tokens_per_s, final_val_loss=summary.final_val_loss, final_val_ppl=summary.final_val_ppl,
         eval={k: EvalResult.from_dict(v) for k, v in evals.get("eval", {}).items()},
@@ -330,7 +329,7 @@ def _run_parallel(grid: Grid, todo: list[RunSpec], configs: dict, out_dir: Path,
                 spec = queue.pop(0)
                 run_dir = out_dir / "runs" / spec.name
                 run_dir.mkdir(parents=True, exist_ok=True)
-                log(f"{spec.name}: training ({', '.join(spec.regimes)}; {spec.params['total']:,} parameters)")
+                log(f"{spec.name}: training ({', '.join(spec.regimes)}; {spec.params.total:,} parameters)")
                 fut = pool.submit(_train_and_evaluate, grid, spec, configs[spec.name], run_dir, root, skip_eval,
                                   hardware, 1)
                 pending[fut] = (spec, time.time())
@@ -370,7 +369,6 @@ def run_sweep(grid: Grid, out_dir: str | os.PathLike, *, only: list[str] | None 
     runs = select_runs(grid, only, regimes, order, shard)
     if not runs:
         raise UserError(f"no run of grid {grid.name!r} matches the selection")
-    new_rows = []
     with sweep_lock(out_dir):
         from ..io import atomic_write_json
 
@@ -388,27 +386,35 @@ def run_sweep(grid: Grid, out_dir: str | os.PathLike, *, only: list[str] | None 
         if jobs > 1:
             todo = todo[:max_runs] if max_runs is not None else todo
             return _run_parallel(grid, todo, configs, out_dir, jobs, root, skip_eval, hardware, log)
-        eval_data = EvalData(grid, data_root(root))
-        for i, spec in enumerate(todo):
-            if max_runs is not None and i >= max_runs:
-                log(f"stopping after {max_runs} runs (--max-runs); run the same command to continue")
-                break
-            run_dir = out_dir / "runs" / spec.name
-            run_dir.mkdir(parents=True, exist_ok=True)
-            t0 = time.time()
-            if (run_dir / TRAIN_SUMMARY).is_file():
-                log(f"[{i + 1}/{len(todo)}] {spec.name}: trained already, evaluating")
-            else:
-                log(f"[{i + 1}/{len(todo)}] {spec.name}: training ({', '.join(spec.regimes)}; "
-                    f"{spec.params['total']:,} parameters)")
-            summary = _train_once(configs[spec.name], run_dir)
-            if summary.stopped:
-                log(f"[{i + 1}/{len(todo)}] {spec.name}: training stopped by {summary.stopped} at step "
-                    f"{summary.steps}; checkpoint saved. Run the same command to resume.")
-                break
-            evals = SKIPPED_EVAL if skip_eval else evaluate_run(grid, spec, run_dir, eval_data)
-            row = make_row(grid, spec, run_dir, summary, evals, hardware)
-            _record(results, row, new_rows, log, f"[{i + 1}/{len(todo)}] {spec.name}", t0)
+        return _run_serial(grid, todo, configs, out_dir, max_runs, root, skip_eval, hardware, log)
+
+
+def _run_serial(grid: Grid, todo: list[RunSpec], configs: dict, out_dir: Path, max_runs: int | None, root,
+                skip_eval: bool, hardware: dict, log: Callable[[str], None]) -> list[ResultRow]:
+    """Train and evaluate ``todo`` one after another in this process (at most ``max_runs``); the rows appended."""
+    results = out_dir / RESULTS
+    new_rows: list[ResultRow] = []
+    eval_data = EvalData(grid, data_root(root))
+    for i, spec in enumerate(todo):
+        if max_runs is not None and i >= max_runs:
+            log(f"stopping after {max_runs} runs (--max-runs); run the same command to continue")
+            break
+        run_dir = out_dir / "runs" / spec.name
+        run_dir.mkdir(parents=True, exist_ok=True)
+        t0 = time.time()
+        if (run_dir / TRAIN_SUMMARY).is_file():
+            log(f"[{i + 1}/{len(todo)}] {spec.name}: trained already, evaluating")
+        else:
+            log(f"[{i + 1}/{len(todo)}] {spec.name}: training ({', '.join(spec.regimes)}; "
+                f"{spec.params.total:,} parameters)")
+        summary = _train_once(configs[spec.name], run_dir)
+        if summary.stopped:
+            log(f"[{i + 1}/{len(todo)}] {spec.name}: training stopped by {summary.stopped} at step "
+                f"{summary.steps}; checkpoint saved. Run the same command to resume.")
+            break
+        evals = SKIPPED_EVAL if skip_eval else evaluate_run(grid, spec, run_dir, eval_data)
+        row = make_row(grid, spec, run_dir, summary, evals, hardware)
+        _record(results, row, new_rows, log, f"[{i + 1}/{len(todo)}] {spec.name}", t0)
     return new_rows
 
 

@@ -14,26 +14,50 @@ number of distinct ids in a batch, not on tokens, so it is reported per distinct
 
 from __future__ import annotations
 
-from dataclasses import dataclass, replace
-
-from torch import nn
+from collections.abc import Mapping
+from dataclasses import dataclass, field, replace
+from typing import TYPE_CHECKING, Optional
 
 from .config import ModelConfig
+
+if TYPE_CHECKING:  # counting from a config needs no torch; the package's light readers import this module
+    from torch import nn
 
 
 @dataclass(frozen=True)
 class ParamCounts:
-    input: int
-    body: int
-    head: int
-    tied: bool
+    """Parameters by group (docs/DESIGN.md §5): ``input + body + head == total``; a tied head is counted in
+    ``input`` (``head`` 0, ``tied`` True). The one parameter-count type of the package: accounting, the
+    training summary, the grid's runs and the results rows all carry it.
 
-    @property
-    def total(self) -> int:
-        return self.input + self.body + self.head
+    ``total`` is the sum of the groups unless given; a group is None only in a record read back without it
+    (``from_dict``: an early results row may hold only a total). Keys a record holds beyond these are kept
+    in ``extra`` and written back by ``as_dict``."""
+
+    input: Optional[int] = None
+    body: Optional[int] = None
+    head: Optional[int] = None
+    total: Optional[int] = None
+    tied: Optional[bool] = None
+    extra: dict = field(default_factory=dict, compare=False, repr=False)
+
+    KEYS = ("input", "body", "head", "total", "tied")  # the written form, in order
+
+    def __post_init__(self) -> None:
+        if self.total is None and None not in (self.input, self.body, self.head):
+            object.__setattr__(self, "total", self.input + self.body + self.head)
 
     def as_dict(self) -> dict:
-        return {"input": self.input, "body": self.body, "head": self.head, "total": self.total, "tied": self.tied}
+        """The written form: input, body, head, total, tied (then any ``extra`` keys)."""
+        return {"input": self.input, "body": self.body, "head": self.head, "total": self.total, "tied": self.tied,
+                **self.extra}
+
+    @classmethod
+    def from_dict(cls, d: Mapping | ParamCounts | None) -> ParamCounts | None:
+        """Counts from their written form; missing keys are None, values are kept as written. None or {} -> None."""
+        if not d or isinstance(d, ParamCounts):
+            return d or None
+        return cls(**{k: d[k] for k in cls.KEYS if k in d}, extra={k: v for k, v in d.items() if k not in cls.KEYS})
 
 
 def generator_params(cfg: ModelConfig) -> int:

@@ -48,7 +48,5 @@ class TrainSummary:
         """A summary.json / sweep_train.json read back; a missing key is None (the defaults above)."""
         known = {f.name for f in fields(cls)}
         values = {k: v for k, v in raw.items() if k in known}
-        p = raw.get("params")
-        values["params"] = (ParamCounts(int(p["input"]), int(p["body"]), int(p["head"]), bool(p.get("tied")))
-                            if p else None)
+        values["params"] = ParamCounts.from_dict(raw.get("params"))
         return cls(**values)

@@ -40,7 +40,7 @@ from ...errors import UserError
 from ...io import read_metrics
 from ..paired import val_points as _val_points
 from ..plateau import grid_plateau
-from ..results import BASELINES, ResultRow, as_rows, read_results
+from ..results import BASELINES, ResultRow, read_results
 
 DENSE = BASELINES["iso_body"]  # an arm keeps its dense pair's backbone: the iso-body comparison (docs/DESIGN.md §4)
 ARM = "leviathan"
@@ -82,14 +82,14 @@ def load_sweep(path: str | Path) -> tuple[list[ResultRow], dict]:
     return rows, grid
 
 
-def pair_arms(rows: Iterable[ResultRow | Mapping], grid: dict) -> list[Arm]:
+def pair_arms(rows: Iterable[ResultRow], grid: dict) -> list[Arm]:
     """Each leviathan row (and any other non-dense_tied row, e.g. a dense_untied control that separates the
     untied head from the generator) with the dense_tied row of the same grid, width, depth and seed.
 
     ``grid`` is the sweep's grid.json (``runs`` give a row without ``model`` its model fields) with
     ``size_runs``: the run-config overrides of each size.
     """
-    rows = as_rows(rows)
+    rows = list(rows)
     specs = {r["name"]: r for r in grid.get("runs", [])}
     overrides = {name: list(runs) for name, runs in (grid.get("size_runs") or {}).items()}
     dense = {(r.hidden_size, r.num_hidden_layers, r.seed): r for r in rows if r.variant == DENSE}
@@ -131,8 +131,8 @@ def summarize(arm: Arm, plateau: float | None) -> dict:
            "generator": ({k.removeprefix("generator_"): v for k, v in arm.model.items()
                           if k.startswith("generator_")} if lev.variant == ARM else {}),
            "overrides": arm.overrides,
-           "params": {"leviathan": lev.params and lev.params.to_dict(),
-                      "dense": dense.params and dense.params.to_dict()},
+           "params": {"leviathan": lev.params and lev.params.as_dict(),
+                      "dense": dense.params and dense.params.as_dict()},
            "tokens": lev.tokens, "curve": {"tokens": t.tolist(), "gap": gap.tolist()},
            "gap_at": {f: _at(t, gap, f) for f in (0.25, 0.5, 0.75, 1.0)}, "plateau": plateau}
     if plateau is not None and len(t):

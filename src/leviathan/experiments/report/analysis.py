@@ -20,18 +20,18 @@ draws give the frontier figure its band).
 from __future__ import annotations
 
 import math
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable
 from dataclasses import dataclass
 
 from ...errors import UserError
 from ..efficiency import efficiency_from_results, throughput_table
 from ..frequency import frequency_from_results
 from ..paired import paired_comparisons
-from ..results import COMPARISONS, ResultRow, as_rows, comparison_groups, json_safe
+from ..results import COMPARISONS, ResultRow, comparison_groups, json_safe
 from ..scaling import PowerLawFit, scaling_from_results
 
 
-def comparison_table(rows: Iterable[ResultRow | Mapping], regime: str, baseline: str,
+def comparison_table(rows: Iterable[ResultRow], regime: str, baseline: str,
                      eval_set: str = "val") -> list[dict]:
     """Per (size, seed, variant): loss, ppl, the baseline's, and the relative ppl reduction 1 - ppl/ppl_base."""
     out = []
@@ -64,13 +64,13 @@ class Analysis:
     fit: PowerLawFit | None = None
 
 
-def compute_analysis(rows: Iterable[ResultRow | Mapping], eval_set: str = "val", num_bootstrap: int = 1000,
+def compute_analysis(rows: Iterable[ResultRow], eval_set: str = "val", num_bootstrap: int = 1000,
                      ci: float = 0.95, seed: int = 0, ladder: str | None = None,
                      plateau: float | None = None) -> Analysis:
     """Every analysis of docs/DESIGN.md §7 over a sweep's rows; sections that cannot be computed hold ``error``.
 
     ``plateau``: the training unigram entropy (nats), which the paired gap curves mark."""
-    rows = as_rows(rows)
+    rows = list(rows)
     out: dict = {"num_runs": len(rows), "eval_set": eval_set, "eval_sets": sorted({k for r in rows for k in r.eval}),
                  "unigram_entropy": plateau}
     out["comparisons"] = {regime: comparison_table(rows, regime, base, eval_set) for regime, base in COMPARISONS}
@@ -91,7 +91,7 @@ def compute_analysis(rows: Iterable[ResultRow | Mapping], eval_set: str = "val",
     return Analysis(json_safe(out), fit)
 
 
-def analyze(rows: Iterable[ResultRow | Mapping], eval_set: str = "val", num_bootstrap: int = 1000, ci: float = 0.95,
+def analyze(rows: Iterable[ResultRow], eval_set: str = "val", num_bootstrap: int = 1000, ci: float = 0.95,
             seed: int = 0, ladder: str | None = None, plateau: float | None = None) -> dict:
     """The report's numbers as one JSON-ready dict (the content of analysis.json); see ``compute_analysis``."""
     return compute_analysis(rows, eval_set, num_bootstrap, ci, seed, ladder, plateau).numbers
