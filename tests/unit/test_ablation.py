@@ -107,7 +107,7 @@ def test_report_files_and_cli(sweeps, tmp_path, capsys):
     md = (out / "README.md").read_text()
     assert md.index("## Findings") < md.index("**Vocabulary.** The small grid") < md.index("## Final numbers")
     assert "softmax over the data's ids" not in md
-    assert main(["report", str(a), str(b), "--out", str(out)]) == 2  # several sweeps only with --ablation
+    assert main(["report", str(a), str(b), "--out", str(out)]) == 2  # two grids: only with --ablation (shards merge)
     assert "--ablation" in capsys.readouterr().err
     with pytest.raises(Exception, match="dense_tied pair"):
         empty = tmp_path / "empty"

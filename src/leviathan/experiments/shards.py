@@ -69,7 +69,8 @@ def merge_sweeps(paths: list[str | os.PathLike]) -> tuple[list[ResultRow], Path]
     names = {f: _grid_name(f) for f in folders}
     if len(set(names.values())) > 1:
         listed = ", ".join(f"{f} ({n})" for f, n in names.items())
-        raise UserError(f"these sweep folders hold different grids: {listed}; report each grid on its own")
+        raise UserError(f"these sweep folders hold different grids: {listed}; report each grid on its own "
+                        f"(several folders merge only as shards of one grid), or pair their arms with --ablation")
     rows: dict[str, tuple[ResultRow, Path]] = {}
     for path, folder in zip(paths, folders):
         for row in load_results(path):
