@@ -36,3 +36,18 @@ def test_edges_are_named_and_bad_rows_refused():
         pick_learning_rates([row("leviathan", 1e-3, 5.0, config=False)])
     with pytest.raises(UserError, match="two rows of leviathan at lr 0.001"):
         pick_learning_rates([row("leviathan", 1e-3, 5.0), row("leviathan", 1e-3, 5.1)])
+
+
+def test_analyze_lr_prints_the_table_and_the_picks(tmp_path, capsys):
+    import json
+
+    from leviathan.cli import main
+    from leviathan.experiments.results import append_result
+
+    for variant, lr, loss in (("dense_tied", 1e-3, 5.0), ("dense_tied", 3e-3, 4.8), ("leviathan", 1e-3, 4.7)):
+        append_result(tmp_path / "results.jsonl", row(variant, lr, loss))
+    assert main(["analyze", "lr", str(tmp_path)]) == 0
+    out = capsys.readouterr().out
+    assert "| dense_tied | 5.0000 | **4.8000** | 0.003 (upper edge of the lrs tried) |" in out
+    assert main(["analyze", "lr", str(tmp_path), "--json"]) == 0
+    assert json.loads(capsys.readouterr().out)["leviathan"] == {"losses": {"0.001": 4.7}, "lr": 0.001, "edge": None}

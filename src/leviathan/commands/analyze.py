@@ -7,6 +7,7 @@
     leviathan analyze efficiency runs/cpu                  # tokens to reach the baseline's final loss
     leviathan analyze efficiency --model RUN_DIR --reference RUN_DIR
     leviathan analyze throughput runs/cpu
+    leviathan analyze lr results/o200k/o200k-lr            # an lr pre-sweep: loss per lr, each arm's pick
     leviathan analyze fit --sizes 1e6,2e6,4e6,8e6 --losses 4.1,3.8,3.6,3.45   # a fit from numbers
 
 Every subcommand takes ``--json`` to print machine-readable output.
@@ -74,6 +75,9 @@ def add_arguments(parser) -> None:
     common(p)
     p.add_argument("--allow-mixed-hardware", action="store_true")
 
+    p = sub.add_parser("lr", help="a learning-rate pre-sweep: each arm's final loss per lr and the lr the rule picks")
+    common(p)
+
 
 def _rows(args):
     from ..errors import UserError
@@ -92,7 +96,19 @@ def _dump(obj) -> None:
 
 def run(args) -> int:
     return {"scaling": _scaling, "fit": _fit, "compare": _compare, "frequency": _frequency,
-            "efficiency": _efficiency, "throughput": _throughput}[args.analysis](args)
+            "efficiency": _efficiency, "throughput": _throughput, "lr": _lr}[args.analysis](args)
+
+
+def _lr(args) -> int:
+    from ..experiments.lr_sweep import pick_learning_rates, render_lr_sweep
+
+    choices = pick_learning_rates(_rows(args), args.eval_set)
+    if args.json:
+        _dump({c.variant: {"losses": {f"{lr:g}": v for lr, v in c.losses.items()}, "lr": c.lr, "edge": c.edge}
+               for c in choices.values()})
+        return 0
+    print("\n".join(render_lr_sweep(choices, args.eval_set)))
+    return 0
 
 
 def _scaling(args) -> int:
