@@ -104,8 +104,7 @@ def _lr(args) -> int:
 
     choices = pick_learning_rates(_rows(args), args.eval_set)
     if args.json:
-        _dump({c.variant: {"losses": {f"{lr:g}": v for lr, v in c.losses.items()}, "lr": c.lr, "edge": c.edge}
-               for c in choices.values()})
+        _dump({c.variant: c.as_dict() for c in choices.values()})
         return 0
     print("\n".join(render_lr_sweep(choices, args.eval_set)))
     return 0

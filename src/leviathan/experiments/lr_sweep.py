@@ -37,7 +37,10 @@ class LrChoice:
     losses: dict[float, float | None] = field(default_factory=dict)  # lr -> final validation loss
     lr: float | None = None
     edge: str | None = None  # "lower" | "upper" when the pick is the smallest / largest lr tried
-    tolerance: float = TOLERANCE
+
+    def as_dict(self) -> dict:
+        """What analysis.json and ``analyze lr --json`` hold: losses by lr (as text), the pick, the edge."""
+        return {"losses": {f"{lr:g}": v for lr, v in self.losses.items()}, "lr": self.lr, "edge": self.edge}
 
 
 def row_lr(row: ResultRow) -> float:
@@ -63,7 +66,7 @@ def pick_learning_rates(rows: Iterable[ResultRow], eval_set: str = "val",
     """{variant: LrChoice} over every row (one seed per lr expected; a second row for the same lr is refused)."""
     choices: dict[str, LrChoice] = {}
     for row in rows:
-        choice = choices.setdefault(str(row.variant), LrChoice(str(row.variant), tolerance=tolerance))
+        choice = choices.setdefault(str(row.variant), LrChoice(str(row.variant)))
         lr = row_lr(row)
         if lr in choice.losses:
             raise UserError(f"two rows of {row.variant} at lr {lr:g} (e.g. {row.name!r}); a pre-sweep has one "
@@ -79,7 +82,7 @@ def pick_learning_rates(rows: Iterable[ResultRow], eval_set: str = "val",
     return choices
 
 
-def render_lr_sweep(choices: dict[str, LrChoice], eval_set: str = "val") -> list[str]:
+def render_lr_sweep(choices: dict[str, LrChoice], eval_set: str = "val", tolerance: float = TOLERANCE) -> list[str]:
     """Markdown lines: one row per arm, one column per lr, the pick in bold, and the rule."""
     lrs = sorted({lr for c in choices.values() for lr in c.losses})
     head = "| arm | " + " | ".join(f"lr {lr:g}" for lr in lrs) + " | picked |"
@@ -96,7 +99,7 @@ def render_lr_sweep(choices: dict[str, LrChoice], eval_set: str = "val") -> list
         picked = "-" if c.lr is None else f"{c.lr:g}" + (f" ({c.edge} edge of the lrs tried)" if c.edge else "")
         lines.append(f"| {c.variant} | " + " | ".join(cells) + f" | {picked} |")
     lines += ["", f"Final {eval_set} loss (nats) per peak lr. Rule (fixed in the plan): the lowest loss; within "
-              f"{next(iter(choices.values())).tolerance if choices else TOLERANCE:g} nats of it, the lowest lr; "
+              f"{tolerance:g} nats of it, the lowest lr; "
               f"a diverged run loses to every finite one."]
     return lines
 
@@ -107,6 +110,4 @@ def lr_sweep_section(rows: list[ResultRow], source: str, eval_set: str = "val") 
     md = ["## Learning rates: the pre-sweep", "",
           f"Source: `{source}` ({len(rows)} runs). Each arm's main runs use the lr picked here.", ""]
     md += render_lr_sweep(choices, eval_set)
-    numbers = {c.variant: {"losses": {f"{lr:g}": v for lr, v in c.losses.items()}, "lr": c.lr, "edge": c.edge}
-               for c in choices.values()}
-    return md + [""], numbers
+    return md + [""], {c.variant: c.as_dict() for c in choices.values()}

@@ -123,11 +123,17 @@ def val_points(row: ResultRow) -> dict:
     return {} if row.curve is None else dict(zip(row.curve.tokens, row.curve.val_loss))
 
 
-def gap_curve(seeds: list[tuple[ResultRow, ResultRow]], ci: float = 0.95, plateau: float | None = None) -> dict:
-    """Mean gap (model - baseline validation loss) and its t interval at every validation point all seeds share."""
+def _shared_points(seeds: list[tuple[ResultRow, ResultRow]]) -> tuple[list[dict], list[dict], list]:
+    """({tokens: loss} per model run, per baseline run, the token counts every one of them has, sorted)."""
     model = [val_points(m) for m, _ in seeds]
     base = [val_points(b) for _, b in seeds]
     shared = sorted(set.intersection(*(set(p) for p in model + base))) if seeds else []
+    return model, base, shared
+
+
+def gap_curve(seeds: list[tuple[ResultRow, ResultRow]], ci: float = 0.95, plateau: float | None = None) -> dict:
+    """Mean gap (model - baseline validation loss) and its t interval at every validation point all seeds share."""
+    model, base, shared = _shared_points(seeds)
     stats_at = [t_interval([m[t] - b[t] for m, b in zip(model, base)], ci) for t in shared]
     base_max = [max(b[t] for b in base) for t in shared]  # the slowest seed's baseline
     past = None
@@ -150,9 +156,7 @@ def gap_trend(seeds: list[tuple[ResultRow, ResultRow]], ci: float = 0.95, from_f
     ahead) a negative slope means the lead grows (the paper's "gains that grow"), a positive one that it
     shrinks. Footgun: near the end of a cosine schedule the lr is at its floor, so a flat stretch there is
     the schedule as much as the models."""
-    model = [val_points(m) for m, _ in seeds]
-    base = [val_points(b) for _, b in seeds]
-    shared = sorted(set.intersection(*(set(p) for p in model + base))) if seeds else []
+    model, base, shared = _shared_points(seeds)
     if len(shared) < 3:
         return {"from_tokens": None, "points": 0, "slopes": [], "end_gaps": [], "slope": t_interval([], ci)}
     start = from_frac * shared[-1]
