@@ -17,8 +17,7 @@ from __future__ import annotations
 
 import math
 
-from . import positive_int
-from .values import non_negative_int, open_fraction
+from .values import non_negative_int, open_fraction, positive_int
 
 
 def add_arguments(parser) -> None:
