@@ -20,14 +20,12 @@ import sys
 from pathlib import Path
 
 
-def _portable_jsonl(src: Path, dest: Path) -> int:
+def _portable_jsonl(text: str) -> str:
+    """JSON-lines ``text`` with every path made portable (``provenance.portable_tree``); blank lines dropped."""
     from leviathan.experiments.provenance import portable_tree
     from leviathan.experiments.results import dumps
-    from leviathan.io import atomic_write_text
 
-    lines = [line for line in src.read_text().splitlines() if line.strip()]
-    atomic_write_text(dest, "".join(dumps(portable_tree(json.loads(line))) + "\n" for line in lines))
-    return len(lines)
+    return "".join(dumps(portable_tree(json.loads(line))) + "\n" for line in text.splitlines() if line.strip())
 
 
 def collect(sweep: Path, dest: Path) -> Path:
@@ -38,7 +36,7 @@ def collect(sweep: Path, dest: Path) -> Path:
     grid = json.loads((sweep / "grid.json").read_text())
     out = dest / grid["name"]
     out.mkdir(parents=True, exist_ok=True)
-    _portable_jsonl(sweep / "results.jsonl", out / "results.jsonl")
+    atomic_write_text(out / "results.jsonl", _portable_jsonl((sweep / "results.jsonl").read_text()))
     if grid.get("unigram_entropy") is None and grid.get("data_dir"):
         grid["unigram_entropy"] = unigram_entropy(grid["data_dir"])
     atomic_write_text(out / "grid.json", json.dumps(portable_tree(grid), indent=1) + "\n")
@@ -46,7 +44,8 @@ def collect(sweep: Path, dest: Path) -> Path:
 
 
 def rewrite(folder: Path) -> list[Path]:
-    """Make every .json / .jsonl file under ``folder`` portable in place; returns the files changed."""
+    """Make every .json / .jsonl file under ``folder`` portable in place; returns the files changed. A changed file
+    is replaced atomically (``io.atomic_write_text``: a temporary file beside it, fsync, ``os.replace``)."""
     from leviathan.experiments.provenance import portable_tree
     from leviathan.io import atomic_write_text
 
@@ -54,10 +53,7 @@ def rewrite(folder: Path) -> list[Path]:
     for path in sorted(folder.rglob("*.json*")):
         text = path.read_text()
         if path.suffix == ".jsonl":
-            tmp = path.with_name(path.name + ".portable")
-            _portable_jsonl(path, tmp)
-            new = tmp.read_text()
-            tmp.unlink()
+            new = _portable_jsonl(text)
         elif path.suffix == ".json":
             second = text.splitlines()[1] if text.count("\n") > 1 else ""
             indent = len(second) - len(second.lstrip(" ")) or None  # keep the file's own layout

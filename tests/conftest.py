@@ -1,28 +1,31 @@
 """Shared fixtures for the default (fast, CPU) suite.
 
 - Every test starts from the same torch seed (autouse), so numerical margins are reproducible.
-- ``shared_dir`` locates the project's ``../shared`` folder (test vectors, real data). It sits beside
-  the repository root; ``LEVIATHAN_SHARED`` overrides it. Tests that need it skip with a reason
-  when it is absent, so a fresh clone passes the suite without it.
+- ``shared_dir`` locates the project's shared folder (test vectors, real data): the folder holding the
+  data folder that ``leviathan.io.data_root()`` names (``$LEVIATHAN_DATA``, the repository's one
+  variable for it), else ``../shared`` beside the repository root. Tests that need it skip with a
+  reason when it is absent, so a fresh clone passes the suite without it.
 - ``single_thread`` (opt-in, module scope): one intra-op thread, see its docstring.
 - ``tiny_model_config`` builds a small, valid ``ModelConfig`` (every variant trains in milliseconds).
 """
 
 from __future__ import annotations
 
-import os
 from pathlib import Path
 
 import pytest
 import torch
 
+from leviathan.io import data_root
+
 REPO_ROOT = Path(__file__).resolve().parents[1]
 
 
 def shared_dir_candidate() -> Path:
-    """``$LEVIATHAN_SHARED`` if set, else ``<repo root>/../shared`` (whether or not it exists)."""
-    env = os.environ.get("LEVIATHAN_SHARED")
-    return (Path(env) if env else REPO_ROOT / ".." / "shared").resolve()
+    """The folder above the data folder (``$LEVIATHAN_DATA``, ``leviathan.io.data_root``) if one is set, else
+    ``<repo root>/../shared`` (whether or not it exists)."""
+    data = data_root()
+    return (data.parent if data is not None else REPO_ROOT / ".." / "shared").resolve()
 
 
 def find_shared_dir() -> Path | None:
@@ -56,7 +59,7 @@ def single_thread():
 def shared_dir() -> Path:
     path = find_shared_dir()
     if path is None:
-        pytest.skip(f"shared folder {shared_dir_candidate()} is absent (set LEVIATHAN_SHARED to its location)")
+        pytest.skip(f"shared folder {shared_dir_candidate()} is absent (set LEVIATHAN_DATA to its data/ folder)")
     return path
 
 

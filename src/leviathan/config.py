@@ -2,7 +2,8 @@
 
 Every config in leviathan is a (possibly nested) dataclass. This module turns plain dictionaries
 (from YAML, JSON or ``key.sub=value`` overrides) into those dataclasses and back, and rejects bad
-input with one message that names the key, the problem and the fix:
+input with one message that names the key, the problem and the fix (``known_fields`` is the tolerant
+reading of files the package wrote itself):
 
     >>> from_dict(ModelConfig, {"hiden_size": 64})
     ConfigError: unknown key 'hiden_size' in ModelConfig; did you mean 'hidden_size'?
@@ -190,6 +191,14 @@ def from_dict(cls: type[T], data: Mapping[str, Any], prefix: str = "") -> T:
         if prefix and not str(e).startswith(prefix):
             raise ConfigError(f"{prefix}{e}") from None
         raise
+
+
+def known_fields(cls: type, data: Mapping[str, Any]) -> dict:
+    """The entries of ``data`` that name an init field of dataclass ``cls``: what a tolerant reader of a file this
+    package wrote (a results row's parts, grid.json, metrics.jsonl) passes to ``cls(**...)``. Unlike ``from_dict``
+    nothing is checked or converted: a key ``cls`` does not know is ignored, one left out takes its default."""
+    names = {f.name for f in dataclasses.fields(cls) if f.init}
+    return {k: v for k, v in data.items() if k in names}
 
 
 def warn_retired(key: str, reason: str) -> None:

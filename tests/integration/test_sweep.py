@@ -15,10 +15,10 @@ import pytest
 
 from leviathan.errors import UserError
 from leviathan.experiments.grid import load_grid
-from leviathan.experiments.results import append_result, read_results
+from leviathan.experiments.results import BucketResult, EvalResult, append_result, read_results
 from leviathan.experiments import sweep as sweep_module
 from leviathan.eval.score import summarize_losses
-from leviathan.experiments.sweep import run_sweep, select_runs, sweep_lock, train_commands
+from leviathan.experiments.sweep import RunEvaluation, run_sweep, select_runs, sweep_lock, train_commands
 from leviathan.io import hardware_info
 
 # one intra-op thread: on the shared 2-core machine OpenMP stalls cost far more than they gain
@@ -65,8 +65,8 @@ class FakeTrainer:
 
 
 def fake_eval(grid, spec, run_dir, eval_data):
-    return {"eval": {"val": {"loss": 4.5, "ppl": math.exp(4.5), "bpb": 1.2, "tokens": 10}},
-            "buckets": {"val": {"loss": [5.0, 4.0], "count": [5, 5]}}, "notes": []}
+    return RunEvaluation(eval={"val": EvalResult(loss=4.5, ppl=math.exp(4.5), bpb=1.2, tokens=10)},
+                         buckets={"val": BucketResult(loss=[5.0, 4.0], count=[5, 5])})
 
 
 @contextlib.contextmanager

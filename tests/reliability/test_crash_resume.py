@@ -156,7 +156,8 @@ import json, math, os, sys, time
 sys.path.insert(0, sys.argv[2])
 from test_sweep import grid_dict
 from leviathan.experiments.grid import load_grid
-from leviathan.experiments.sweep import run_sweep
+from leviathan.experiments.results import EvalResult
+from leviathan.experiments.sweep import RunEvaluation, run_sweep
 
 def slow_train(cfg, run_dir, resume=None):
     path = os.path.join(run_dir, "progress")
@@ -171,7 +172,7 @@ def slow_train(cfg, run_dir, resume=None):
 
 def slow_eval(grid, spec, run_dir, eval_data):
     time.sleep(0.05)
-    return {"eval": {"val": {"loss": 4.5, "ppl": math.exp(4.5), "bpb": 1.2, "tokens": 10}}, "buckets": {}, "notes": []}
+    return RunEvaluation(eval={"val": EvalResult(loss=4.5, ppl=math.exp(4.5), bpb=1.2, tokens=10)})
 
 from leviathan.experiments import sweep
 from leviathan.train import loop

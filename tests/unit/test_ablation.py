@@ -12,6 +12,7 @@ from leviathan.cli import main
 from leviathan.experiments.ablation import collect, pair_arms, write_ablation_report
 from leviathan.experiments.plateau import unigram_entropy
 from leviathan.experiments.results import ResultRow
+from leviathan.experiments.sweep_grid import SweepGrid
 
 
 def row(name, grid, size, variant, width, layers, losses, val_loss, buckets=None, vocab=1000, seed=0, grads=None):
@@ -58,7 +59,7 @@ def sweeps(tmp_path):
 def test_pairs_by_backbone_and_seed(sweeps):
     _, b = sweeps
     rows = [ResultRow.from_dict(json.loads(line)) for line in (b / "results.jsonl").read_text().splitlines()]
-    arms = pair_arms(rows, {"name": "ablate-large"})
+    arms = pair_arms(rows, SweepGrid(name="ablate-large"))
     assert [(a.lev.name, a.dense.name) for a in arms] == [("d-lev", "d-dense"), ("d-untied", "d-dense")]
     assert [a.label for a in arms] == ["large/d", "large/d (dense_untied)"]
     t, gap, dense = arms[0].gap_curve()
@@ -75,20 +76,20 @@ def test_unigram_entropy(tmp_path):
 def test_summaries_and_vocabulary_factor(sweeps):
     a, b = sweeps
     result = collect([a, b])
-    by = {s["label"]: s for s in result["arms"]}
+    by = {s.label: s for s in result.arms}
     assert set(by) == {"small/d", "large/d", "large/d (dense_untied)"}
-    assert by["large/d (dense_untied)"]["gap_at"][1.0] == pytest.approx(-0.05)
-    assert by["large/d (dense_untied)"]["generator"] == {}
+    assert by["large/d (dense_untied)"].gap_at[1.0] == pytest.approx(-0.05)
+    assert by["large/d (dense_untied)"].generator == {}
     small, large = by["small/d"], by["large/d"]
-    assert small["gap_at"][1.0] == pytest.approx(0.1) and small["gap_at"][0.25] == pytest.approx(-0.5)
-    assert small["plateau"] == pytest.approx(-(0.5 * math.log(0.5) + 0.5 * math.log(0.25)))
-    assert small["tokens_past_plateau"] == 400  # first point whose dense loss is 0.5 below the entropy (1.04)
-    assert large["eval"]["val"]["gap"] == pytest.approx(-0.1)
-    assert large["eval"]["val"]["ppl_change"] == pytest.approx(math.exp(-0.1) - 1)
-    assert large["buckets"][0] == pytest.approx(1 - math.exp(-0.2)) and large["buckets"][4] == pytest.approx(0.0)
-    assert large["input_to_head_grad"] == pytest.approx(0.3)
+    assert small.gap_at[1.0] == pytest.approx(0.1) and small.gap_at[0.25] == pytest.approx(-0.5)
+    assert small.plateau == pytest.approx(-(0.5 * math.log(0.5) + 0.5 * math.log(0.25)))
+    assert small.tokens_past_plateau == 400  # first point whose dense loss is 0.5 below the entropy (1.04)
+    assert large.eval["val"].gap == pytest.approx(-0.1)
+    assert large.eval["val"].ppl_change == pytest.approx(math.exp(-0.1) - 1)
+    assert large.buckets[0] == pytest.approx(1 - math.exp(-0.2)) and large.buckets[4] == pytest.approx(0.0)
+    assert large.input_to_head_grad == pytest.approx(0.3)
     # the same size in two grids of different vocabularies is the vocabulary ablation, small V first
-    assert result["factors"] == {"vocabulary (d)": ["small/d", "large/d"]}
+    assert result.factors == {"vocabulary (d)": ["small/d", "large/d"]}
 
 
 def test_report_files_and_cli(sweeps, tmp_path, capsys):
@@ -126,12 +127,12 @@ def test_a_packaged_grid_names_each_arms_change_and_factors(tmp_path):
         row("d64-dense_untied-s0", "ablate-bpe32k", "d64", "dense_untied", 64, 2, [3.0, 2.1], 2.1),
     ])
     result = collect([sweep])
-    by = {s["label"]: s for s in result["arms"]}
-    assert by["bpe32k/d64-head-wd0"]["overrides"] == ["optim.head_weight_decay=0.0"]
-    assert by["bpe32k/d64"]["overrides"] == []
-    assert result["factors"]["head weight decay"] == ["bpe32k/d64", "bpe32k/d64-head-wd0"]
-    assert result["factors"]["untied head"] == ["bpe32k/d64", "bpe32k/d64 (dense_untied)"]
-    assert by["bpe32k/d64 (dense_untied)"]["gap_at"][1.0] == pytest.approx(0.1)
+    by = {s.label: s for s in result.arms}
+    assert by["bpe32k/d64-head-wd0"].overrides == ["optim.head_weight_decay=0.0"]
+    assert by["bpe32k/d64"].overrides == []
+    assert result.factors["head weight decay"] == ["bpe32k/d64", "bpe32k/d64-head-wd0"]
+    assert result.factors["untied head"] == ["bpe32k/d64", "bpe32k/d64 (dense_untied)"]
+    assert by["bpe32k/d64 (dense_untied)"].gap_at[1.0] == pytest.approx(0.1)
 
 
 def test_a_corpus_softmax_sweep_is_marked_in_the_report(tmp_path):
@@ -141,7 +142,7 @@ def test_a_corpus_softmax_sweep_is_marked_in_the_report(tmp_path):
         row("d-dense", "ablate-huge", "d", "dense_tied", 8, 2, [3.0, 2.0], 2.0, vocab=5000),
         row("d-lev", "ablate-huge", "d", "leviathan", 8, 2, [2.5, 1.9], 1.9, vocab=5000),
     ], base_overrides=["data.seq_len=128", "data.softmax=corpus"])
-    assert [s["softmax"] for s in collect([c])["arms"]] == ["corpus"]
+    assert [s.softmax for s in collect([c]).arms] == ["corpus"]
     md = write_ablation_report([c], tmp_path / "r").read_text()
     assert "| huge/d | 5,000 | 8 x 2 | 8, 2, 4, 2 | softmax over the data's ids* |" in md
     assert "\\* Both runs of the pair score only the ids that occur" in md
@@ -155,9 +156,9 @@ def test_gradient_medians_carried_in_the_row_survive_without_the_run_folder(tmp_
     lev["metrics"] = str(tmp_path / "gone" / "metrics.jsonl")  # the run folder is not on this machine
     write_sweep(tmp_path / "ablate-old", "ablate-old",
                 [row("d-dense", "ablate-old", "d", "dense_tied", 8, 2, [3.1, 2.1], 2.1), lev])
-    (arm,) = collect([tmp_path / "ablate-old"])["arms"]
-    assert arm["input_grad_norm"] == pytest.approx(0.6) and arm["head_grad_norm"] == pytest.approx(0.15)
-    assert arm["input_to_head_grad"] == pytest.approx(4.0)
+    (arm,) = collect([tmp_path / "ablate-old"]).arms
+    assert arm.input_grad_norm == pytest.approx(0.6) and arm.head_grad_norm == pytest.approx(0.15)
+    assert arm.input_to_head_grad == pytest.approx(4.0)
 
 
 def test_sweep_rows_carry_the_gradient_medians(tmp_path):

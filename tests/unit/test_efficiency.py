@@ -10,6 +10,7 @@ from leviathan.experiments.efficiency import (Curve, format_efficiency, gain_ove
                                               throughput_table, tokens_to_reach, val_curve)
 from leviathan.experiments.results import ResultRow
 from leviathan.io import read_metrics
+from leviathan.train.metrics import MetricsRow, read_metric_rows
 
 
 def test_tokens_to_reach_interpolates_linearly():
@@ -25,13 +26,13 @@ def test_sample_efficiency_of_a_curve_twice_as_fast():
     ref = Curve(t, 2.0 + 30.0 * t ** -0.2)
     fast = Curve(t, 2.0 + 30.0 * (2.1 * t) ** -0.2)  # same curve, 2.1x the effective tokens
     res = sample_efficiency(fast, ref)
-    assert res["reached"] and res["factor"] == pytest.approx(2.1, rel=0.01)
+    assert res.reached and res.factor == pytest.approx(2.1, rel=0.01)
     slow = sample_efficiency(ref, fast)
-    assert not slow["reached"] and slow["factor"] is None and slow["factor_upper_bound"] == pytest.approx(1.0)
+    assert not slow.reached and slow.factor is None and slow.factor_upper_bound == pytest.approx(1.0)
     assert "fewer tokens" in format_efficiency("lev", "dense", res)
     assert "does not reach" in format_efficiency("dense", "lev", slow)
     g = gain_over_training(fast, ref)
-    assert len(g["tokens"]) == 100 and all(r > 0 for r in g["reduction"])
+    assert len(g.tokens) == 100 and all(r > 0 for r in g.reduction)
 
 
 def test_read_metrics_and_val_curve(tmp_path):
@@ -43,10 +44,10 @@ def test_read_metrics_and_val_curve(tmp_path):
     (tmp_path / "metrics.jsonl").write_text("\n".join(json.dumps(r) for r in rows) + "\n{\"torn")
     got = read_metrics(tmp_path)
     assert len(got) == 5
-    c = val_curve(got, split="val")
+    c = val_curve(read_metric_rows(tmp_path), split="val")
     assert c.tokens.tolist() == [20.0, 40.0] and c.loss.tolist() == [4.4, 4.0]
     with pytest.raises(UserError):
-        val_curve([{"tokens": 1, "train_loss": 3}])
+        val_curve([MetricsRow(tokens=1, train_loss=3)])
     with pytest.raises(UserError):
         read_metrics(tmp_path / "missing")
 
@@ -59,9 +60,9 @@ def test_throughput_table_slowdown_within_groups():
                  hardware=hw),
             ResultRow(name="d", regimes=["isoparametric"], size="s", seed=0, variant="leviathan", tokens_per_s=450.0,
                  hardware={**hw, "cpu": "Y"})]
-    table = {(e["regime"], e["variant"]): e for e in throughput_table(rows)}
-    assert table[("iso_body", "leviathan")]["slowdown"] == pytest.approx(0.3)
-    assert table[("iso_body", "dense_tied")]["slowdown"] is None
-    assert table[("isoparametric", "leviathan")]["slowdown"] is None  # different hardware
-    mixed = {(e["regime"], e["variant"]): e for e in throughput_table(rows, allow_mixed_hardware=True)}
-    assert mixed[("isoparametric", "leviathan")]["slowdown"] == pytest.approx(0.5)
+    table = {(e.regime, e.variant): e for e in throughput_table(rows)}
+    assert table[("iso_body", "leviathan")].slowdown == pytest.approx(0.3)
+    assert table[("iso_body", "dense_tied")].slowdown is None
+    assert table[("isoparametric", "leviathan")].slowdown is None  # different hardware
+    mixed = {(e.regime, e.variant): e for e in throughput_table(rows, allow_mixed_hardware=True)}
+    assert mixed[("isoparametric", "leviathan")].slowdown == pytest.approx(0.5)

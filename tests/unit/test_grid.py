@@ -132,6 +132,12 @@ def test_run_overrides_build_a_valid_run_config():
     ({"data": {"dir": "/nonexistent"}}, "not prepared"),
     ({"variant_run": {"dense": {"optim.lr": 1e-3}}}, "unknown variant"),
     ({"variant_run": {"leviathan": 1e-3}}, "variant_run.leviathan must be a mapping"),
+    ({"eval": {"bucketz": 3}}, "unknown key eval.bucketz in grid 't'; valid: sets, buckets, bucket_method"),
+    ({"eval": {"sets": {"w": {"split": "val", "text": "w.txt"}}}}, "eval set 'w' needs exactly one of split: or text:"),
+    ({"sizes": {"a": 3}}, "sizes.a: expected a preset name or a mapping of model fields, got 3"),
+    ({"sizes": {"a": {"preset": "cpu-tiny", "run": [1]}}}, r"sizes.a.run: expected a mapping of run-config keys"),
+    ({"experiments": {"isoparametric": {"variants": ["leviathan"], "sizes": ["b"], "baseline": "dense"}}},
+     "experiments.isoparametric: unknown variant 'dense'"),
 ])
 def test_bad_grids_name_the_problem(change, match):
     with pytest.raises((ConfigError, UserError), match=match):
@@ -148,3 +154,18 @@ def test_variant_run_gives_each_arm_its_own_settings_after_the_size():
 def test_unknown_grid_name_lists_available():
     with pytest.raises(UserError, match="available"):
         find_grid("no-such-grid")
+
+
+def test_the_grid_file_is_read_into_typed_sections():
+    """What a section leaves out takes its default; a data folder may be given by name alone."""
+    from leviathan.experiments.grid_file import EvalOptions, GridKeys
+
+    g = load_grid(small_grid(keys={"data_seed": "data.seed"}, data_seed=3,
+                  eval={"sets": {"val": "val", "w": {"text": "w.txt", "optional": 1}}, "max_tokens": 100}))
+    assert g.keys == GridKeys(seed="seed", data_seed="data.seed", data_dir="data.path")
+    assert "data.seed=3" in g.run_overrides(g.runs[0])
+    assert g.eval_options == EvalOptions(max_tokens=100)  # the rest at their defaults
+    assert [(e.name, e.split, e.text, e.optional) for e in g.eval_sets] == [("val", "val", None, False),
+                                                                            ("w", None, "w.txt", True)]
+    with pytest.raises(UserError, match="data dir '/nonexistent/named' is not prepared"):
+        load_grid(small_grid(data="/nonexistent/named"))  # a string is the folder (and has no vocab_size)

@@ -14,10 +14,10 @@ T_975_2 = 4.302652729911275  # Student t quantile 0.975 with 2 degrees of freedo
 
 def test_t_interval_matches_the_textbook_formula():
     s = t_interval([1.0, 2.0, 3.0])
-    assert s["n"] == 3 and s["mean"] == pytest.approx(2.0) and s["sd"] == pytest.approx(1.0)
+    assert s.n == 3 and s.mean == pytest.approx(2.0) and s.sd == pytest.approx(1.0)
     half = T_975_2 / math.sqrt(3)
-    assert s["ci"] == pytest.approx([2.0 - half, 2.0 + half])
-    assert s["verdict"] == "not resolved"
+    assert s.ci == pytest.approx([2.0 - half, 2.0 + half])
+    assert s.verdict == "not resolved"
 
 
 @pytest.mark.parametrize("diffs, verdict", [([-1.0, -1.1, -0.9], "better"), ([0.5, 0.6, 0.4], "worse"),
@@ -25,9 +25,9 @@ def test_t_interval_matches_the_textbook_formula():
                                             ([], "no pairs"), ([None, float("nan"), -0.1], "one seed")])
 def test_t_interval_verdicts(diffs, verdict):
     s = t_interval(diffs)
-    assert s["verdict"] == verdict
+    assert s.verdict == verdict
     if verdict in ("one seed", "no pairs"):
-        assert s["ci"] is None
+        assert s.ci is None
 
 
 def _row(variant, seed, loss, *, size="m", regimes=("iso_body",), curve_losses=None, bpb_scale=0.35, params=1000):
@@ -55,43 +55,43 @@ def _sweep_rows():
 
 
 def test_paired_comparisons_pair_by_seed_and_add_the_untied_control():
-    out = {(c["model"], c["baseline"]): c for c in paired_comparisons(_sweep_rows(), plateau=7.4)}
+    out = {(c.model, c.baseline): c for c in paired_comparisons(_sweep_rows(), plateau=7.4)}
     assert set(out) == {("dense_untied", "dense_tied"), ("leviathan", "dense_tied"), ("leviathan", "dense_untied")}
     lev = out[("leviathan", "dense_tied")]
-    assert lev["seeds"] == [0, 1, 2] and lev["model_runs"] == ["m-leviathan-s0", "m-leviathan-s1", "m-leviathan-s2"]
-    loss = lev["eval"]["val"]["loss"]
-    assert loss["diffs"] == pytest.approx([-0.21, -0.2, -0.19])
-    assert loss["mean"] == pytest.approx(-0.2) and loss["verdict"] == "better"  # the seed noise (0.5) cancels
-    assert loss["ci"][1] < 0
-    assert lev["eval"]["val"]["ppl_change"]["mean"] == pytest.approx(math.expm1(-0.2))
-    assert lev["eval"]["val"]["bpb"]["mean"] == pytest.approx(0.35 * -0.2)
-    assert lev["eval"]["ptb"]["bpb"]["verdict"] == "no pairs"  # ptb has no bpb in these rows
-    control = out[("leviathan", "dense_untied")]["eval"]["val"]["loss"]
-    assert control["mean"] == pytest.approx(-0.05) and control["verdict"] == "better"
+    assert lev.seeds == [0, 1, 2] and lev.model_runs == ["m-leviathan-s0", "m-leviathan-s1", "m-leviathan-s2"]
+    loss = lev.eval["val"].loss
+    assert loss.diffs == pytest.approx([-0.21, -0.2, -0.19])
+    assert loss.mean == pytest.approx(-0.2) and loss.verdict == "better"  # the seed noise (0.5) cancels
+    assert loss.ci[1] < 0
+    assert lev.eval["val"].ppl_change.mean == pytest.approx(math.expm1(-0.2))
+    assert lev.eval["val"].bpb.mean == pytest.approx(0.35 * -0.2)
+    assert lev.eval["ptb"].bpb.verdict == "no pairs"  # ptb has no bpb in these rows
+    control = out[("leviathan", "dense_untied")].eval["val"].loss
+    assert control.mean == pytest.approx(-0.05) and control.verdict == "better"
 
 
 def test_gap_curve_is_pointwise_and_marks_the_plateau():
     rows = _sweep_rows()
     pairs = [(rows[3 * s + 1], rows[3 * s]) for s in range(3)]
     c = gap_curve(pairs, plateau=7.4)
-    assert c["tokens"] == [100, 200, 300, 400]
-    assert c["mean"] == pytest.approx([-0.2] * 4)
+    assert c.tokens == [100, 200, 300, 400]
+    assert c.mean == pytest.approx([-0.2] * 4)
     # past the plateau: the slowest seed's baseline (noise +0.3) is below 7.4 - 0.5 = 6.9 first at 300 tokens
-    assert c["past_plateau_tokens"] == 300
-    assert gap_curve(pairs)["past_plateau_tokens"] is None
+    assert c.past_plateau_tokens == 300
+    assert gap_curve(pairs).past_plateau_tokens is None
 
 
 def test_one_seed_is_a_direction_not_a_result():
     rows = [_row("dense_tied", 0, 6.0), _row("leviathan", 0, 5.0)]
     (c,) = paired_comparisons(rows)
-    assert c["eval"]["val"]["loss"]["verdict"] == "one seed" and c["eval"]["val"]["loss"]["ci"] is None
-    assert c["curve"]["tokens"] == []
+    assert c.eval["val"].loss.verdict == "one seed" and c.eval["val"].loss.ci is None
+    assert c.curve.tokens == []
 
 
 def test_unpaired_seeds_are_left_out():
     rows = [_row("dense_tied", 0, 6.0), _row("leviathan", 0, 5.9), _row("leviathan", 1, 5.0)]
     (c,) = paired_comparisons(rows)
-    assert c["seeds"] == [0]
+    assert c.seeds == [0]
 
 
 def test_report_has_the_paired_section_and_figure(tmp_path):
@@ -146,12 +146,12 @@ def test_paired_sample_efficiency_is_a_geometric_mean_over_seeds():
              (curve_row("leviathan", 1, [5.0, 4.5, 4.2, 4.0]), curve_row("dense_tied", 1, [8.0, 7.0, 6.0, 5.0])),
              (curve_row("leviathan", 2, [9.0, 8.0, 7.0, 6.0]), curve_row("dense_tied", 2, [8.0, 7.0, 6.0, 5.0]))]
     e = paired_efficiency(pairs)
-    assert e["factors"] == [pytest.approx(2.0), pytest.approx(4.0), None]
-    assert e["status"] == ["reached", "reached", "not reached"]
-    assert paired_efficiency([(_row("leviathan", 0, 5.0), _row("dense_tied", 0, 6.0))])["status"] == ["no curve"]
-    assert e["n"] == 3 and e["reached"] == 2
-    assert e["geo_mean"] == pytest.approx(math.sqrt(8.0))
-    assert e["ci"][0] < math.sqrt(8.0) < e["ci"][1]
+    assert e.factors == [pytest.approx(2.0), pytest.approx(4.0), None]
+    assert e.status == ["reached", "reached", "not reached"]
+    assert paired_efficiency([(_row("leviathan", 0, 5.0), _row("dense_tied", 0, 6.0))]).status == ["no curve"]
+    assert e.n == 3 and e.reached == 2
+    assert e.geo_mean == pytest.approx(math.sqrt(8.0))
+    assert e.ci[0] < math.sqrt(8.0) < e.ci[1]
 
 
 def test_paired_buckets_pair_each_bucket_over_seeds():
@@ -166,9 +166,9 @@ def test_paired_buckets_pair_each_bucket_over_seeds():
     pairs = [(bucket_row("leviathan", s, [9.0 - 0.3 - 0.01 * s, 5.0]), bucket_row("dense_tied", s, [9.0, 5.0 + 0.1 * s]))
              for s in range(3)]
     rare, frequent = paired_buckets(pairs)
-    assert rare["mean"] == pytest.approx(-0.31) and rare["verdict"] == "better"
-    assert rare["ppl_change"] == pytest.approx(math.expm1(-0.31)) and rare["ppl_change_ci"][1] < 0
-    assert frequent["diffs"] == pytest.approx([0.0, -0.1, -0.2]) and frequent["verdict"] == "not resolved"
+    assert rare.mean == pytest.approx(-0.31) and rare.verdict == "better"
+    assert rare.ppl_change == pytest.approx(math.expm1(-0.31)) and rare.ppl_change_ci[1] < 0
+    assert frequent.diffs == pytest.approx([0.0, -0.1, -0.2]) and frequent.verdict == "not resolved"
     assert paired_buckets([(bucket_row("leviathan", 0, [1.0, 2.0]), _row("dense_tied", 0, 5.0))]) == []
 
 
@@ -180,13 +180,13 @@ def test_a_generator_shape_arm_borrows_the_baselines_of_its_backbone():
     other.hidden_size = 999
     for r in rows:
         r.hidden_size = 64
-    out = {(c["size"], c["model"], c["baseline"]): c for c in paired_comparisons(rows + [other])}
+    out = {(c.size, c.model, c.baseline): c for c in paired_comparisons(rows + [other])}
     big = out[("m-big", "leviathan", "dense_tied")]
-    assert big["baseline_size"] == "m" and big["baseline_runs"] == ["m-dense_tied-s0", "m-dense_tied-s1", "m-dense_tied-s2"]
-    assert big["eval"]["val"]["loss"]["mean"] == pytest.approx(-0.3)
-    assert out[("m-big", "leviathan", "dense_untied")]["eval"]["val"]["loss"]["mean"] == pytest.approx(-0.15)
+    assert big.baseline_size == "m" and big.baseline_runs == ["m-dense_tied-s0", "m-dense_tied-s1", "m-dense_tied-s2"]
+    assert big.eval["val"].loss.mean == pytest.approx(-0.3)
+    assert out[("m-big", "leviathan", "dense_untied")].eval["val"].loss.mean == pytest.approx(-0.15)
     assert ("m-big", "dense_untied", "dense_tied") not in out  # the donor's own comparisons stay under the donor
-    assert out[("m", "leviathan", "dense_tied")]["baseline_size"] is None
+    assert out[("m", "leviathan", "dense_tied")].baseline_size is None
     assert not any(size == "wide" for size, _, _ in out)
 
 
@@ -202,11 +202,11 @@ def test_gap_trend_fits_the_last_third_per_seed():
         pairs.append((_row("leviathan", seed, base[-1] + gaps[-1], curve_losses=[b + g for b, g in zip(base, gaps)]),
                       _row("dense_tied", seed, base[-1], curve_losses=base)))
     trend = gap_trend(pairs)
-    assert trend["from_tokens"] == 300 and trend["points"] == 2
-    assert trend["slopes"] == pytest.approx([1000.0] * 3) and trend["end_gaps"] == pytest.approx([-0.3, -0.29, -0.28])
-    assert trend["slope"]["mean"] == pytest.approx(1000.0) and trend["slope"]["n"] == 3
-    assert gap_trend(pairs[:1], from_frac=0.0)["points"] == 4
-    assert gap_trend([])["from_tokens"] is None
+    assert trend.from_tokens == 300 and trend.points == 2
+    assert trend.slopes == pytest.approx([1000.0] * 3) and trend.end_gaps == pytest.approx([-0.3, -0.29, -0.28])
+    assert trend.slope.mean == pytest.approx(1000.0) and trend.slope.n == 3
+    assert gap_trend(pairs[:1], from_frac=0.0).points == 4
+    assert gap_trend([]).from_tokens is None
 
 
 def test_report_gives_the_trend_the_share_left_out_and_the_lr_pre_sweep(tmp_path):

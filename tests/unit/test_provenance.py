@@ -34,6 +34,6 @@ def test_data_provenance_reads_the_fingerprint(tmp_path):
     (tmp_path / "meta.json").write_text('{"fingerprint": "abc", "tokenizer": "bpe:300", "vocab_size": 300, '
                                         '"splits": {"train": {"tokens": 10}, "val": {"tokens": 2}}}')
     d = data_provenance(tmp_path, tmp_path.parent)
-    assert d == {"dir": tmp_path.name, "fingerprint": "abc", "tokenizer": "bpe:300", "vocab_size": 300,
-                 "train_tokens": 10, "val_tokens": 2}
-    assert data_provenance(Path("/nonexistent/x"))["fingerprint"] is None
+    assert d.as_dict() == {"dir": tmp_path.name, "fingerprint": "abc", "tokenizer": "bpe:300", "vocab_size": 300,
+                           "train_tokens": 10, "val_tokens": 2}
+    assert data_provenance(Path("/nonexistent/x")).fingerprint is None

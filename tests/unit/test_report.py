@@ -9,7 +9,7 @@ import pytest
 
 from leviathan.cli import main
 from leviathan.experiments.report import analyze, comparison_table, write_report
-from leviathan.experiments.results import append_result, read_results
+from leviathan.experiments.results import append_result, json_safe, read_results
 
 E, A, ALPHA = 2.0, 60.0, 0.3
 HW = {"device": "cpu", "cpu": "test", "torch_threads": 2}
@@ -73,22 +73,22 @@ def test_analysis_numbers_match_the_construction(tmp_path):
     out = make_sweep(tmp_path)
     rows = read_results(out)
     a = analyze(rows, num_bootstrap=50)
-    iso = a["comparisons"]["iso_body"]
-    assert len(iso) == 3 and all(e["reduction"] == pytest.approx(1 - math.exp(-0.1)) for e in iso)
-    sc = a["scaling"]
-    assert sc["variant"] == "dense_untied" and sc["fit"]["alpha"] == pytest.approx(ALPHA, rel=1e-3)
-    mult = {e["name"]: e for e in sc["equivalents"]}
-    assert mult["s-leviathan-L9"]["multiplier"] == pytest.approx(2.0, rel=1e-3)
-    assert mult["m-leviathan-L9"]["flag"] in ("ok", "extrapolated")
-    freq = [f for f in a["frequency"] if f["regime"] == "iso_body"]
+    iso = a.comparisons["iso_body"]
+    assert len(iso) == 3 and all(e.reduction == pytest.approx(1 - math.exp(-0.1)) for e in iso)
+    sc = a.scaling
+    assert sc.variant == "dense_untied" and sc.fit.alpha == pytest.approx(ALPHA, rel=1e-3)
+    mult = {e.name: e.value for e in sc.equivalents}
+    assert mult["s-leviathan-L9"].multiplier == pytest.approx(2.0, rel=1e-3)
+    assert mult["m-leviathan-L9"].flag in ("ok", "extrapolated")
+    freq = [f for f in a.frequency if f.regime == "iso_body"]
     assert len(freq) == 3
-    assert freq[0]["reduction"][0] == pytest.approx(1 - math.exp(-1.0)) and freq[0]["reduction"][2] == 0.0
-    eff = [e for e in a["efficiency"] if e["regime"] == "iso_body"]
+    assert freq[0].reduction[0] == pytest.approx(1 - math.exp(-1.0)) and freq[0].reduction[2] == 0.0
+    eff = [e for e in a.efficiency if e.regime == "iso_body"]
     # the leviathan curve is the dense curve's shape at twice the speed, shifted 0.1 lower
-    assert all(e["reached"] and e["factor"] > 2.0 for e in eff)
-    tp = [t for t in a["throughput"] if t["regime"] == "iso_body" and t["variant"] == "leviathan"]
-    assert all(t["slowdown"] == pytest.approx(0.3) for t in tp)
-    assert comparison_table(rows, "isoparametric", "dense_untied")[0]["reduction"] > 0
+    assert all(e.result.reached and e.result.factor > 2.0 for e in eff)
+    tp = [t for t in a.throughput if t.regime == "iso_body" and t.variant == "leviathan"]
+    assert all(t.slowdown == pytest.approx(0.3) for t in tp)
+    assert comparison_table(rows, "isoparametric", "dense_untied")[0].reduction > 0
 
 
 def test_write_report_makes_markdown_json_and_figures(tmp_path):
@@ -107,6 +107,10 @@ def test_write_report_makes_markdown_json_and_figures(tmp_path):
         assert f"({fig}.png)" in md
     data = json.loads((tmp_path / "report" / "analysis.json").read_text())
     assert data["scaling"]["fit"]["alpha"] == pytest.approx(ALPHA, rel=1e-3)
+    # analysis.json is the typed sections' JSON, in their order
+    assert list(data) == ["num_runs", "eval_set", "eval_sets", "unigram_entropy", "comparisons", "paired", "scaling",
+                          "frequency", "efficiency", "throughput", "params", "per_set"]
+    assert data == json_safe(analyze(read_results(out), num_bootstrap=30))
 
 
 def test_report_degrades_gracefully_without_metrics_or_ladder(tmp_path):
@@ -117,6 +121,9 @@ def test_report_degrades_gracefully_without_metrics_or_ladder(tmp_path):
         append_result(out / "results.jsonl", r)
     md = write_report(out, tmp_path / "r2", num_bootstrap=10).read_text()
     assert "Not computed" in md and "No metrics.jsonl" in md
+    data = json.loads((tmp_path / "r2" / "analysis.json").read_text())
+    assert list(data["scaling"]) == ["error"]
+    assert all(list(e)[-1] == "error" and "reached" not in e for e in data["efficiency"])  # no numbers, the reason
 
 
 def pct(fraction: float) -> str:

@@ -17,8 +17,7 @@ from __future__ import annotations
 
 import math
 
-from . import positive_int
-from .values import non_negative_int, open_fraction
+from .values import non_negative_int, open_fraction, positive_int
 
 
 def add_arguments(parser) -> None:
@@ -104,7 +103,7 @@ def _lr(args) -> int:
 
     choices = pick_learning_rates(_rows(args), args.eval_set)
     if args.json:
-        _dump({c.variant: c.as_dict() for c in choices.values()})
+        _dump(choices)
         return 0
     print("\n".join(render_lr_sweep(choices, args.eval_set)))
     return 0
@@ -115,18 +114,17 @@ def _scaling(args) -> int:
 
     sc = scaling_from_results(_rows(args), args.variant, args.eval_set, args.count, args.bootstrap, args.ci, args.seed)
     if args.json:
-        _dump({**sc, "fit": sc["fit"].as_dict()})
+        _dump(sc)
         return 0
-    print(f"dense ladder: {sc['variant']} ({len(sc['points'])} runs), N = {sc['count']} parameters, "
-          f"eval set {sc['eval_set']}")
-    print(format_fit(sc["fit"]))
-    if sc["fit"].num_runs < 4:
+    print(f"dense ladder: {sc.variant} ({len(sc.points)} runs), N = {sc.count} parameters, eval set {sc.eval_set}")
+    print(format_fit(sc.fit))
+    if sc.fit.num_runs < 4:
         print("note: fewer than 4 ladder runs; the intervals are not meaningful")
-    for e in sc["equivalents"]:
-        ci = e["multiplier_ci"]
-        ci_s = "" if not ci else f" [{_num(ci[0])}, {_num(ci[1])}]"
-        print(f"  {e['name']:<32} params {e['params']:>14,.0f}  loss {e['loss']:.4f}  N_eq {_num(e['N_eq'], ',.0f'):>14}"
-              f"  multiplier {_num(e['multiplier'])}x{ci_s}  {e['flag']}")
+    for e in sc.equivalents:
+        v = e.value
+        ci_s = "" if not v.multiplier_ci else f" [{_num(v.multiplier_ci[0])}, {_num(v.multiplier_ci[1])}]"
+        print(f"  {e.name:<32} params {v.params:>14,.0f}  loss {v.loss:.4f}  N_eq {_num(v.N_eq, ',.0f'):>14}"
+              f"  multiplier {_num(v.multiplier)}x{ci_s}  {v.flag}")
     return 0
 
 
@@ -150,14 +148,15 @@ def _fit(args) -> int:
             loss, params = (float(v) for v in pair.split(":"))
         except ValueError:
             raise UserError(f"--invert takes LOSS:PARAMS pairs, got {pair!r}") from None
-        eqs.append(dense_equivalent(fit, loss, params, seed=args.seed).as_dict())
+        eqs.append(dense_equivalent(fit, loss, params, seed=args.seed))
     if args.json:
-        _dump({"fit": fit.as_dict(), "equivalents": eqs})
+        _dump({"fit": fit, "equivalents": eqs})
         return 0
     print(format_fit(fit))
     for e in eqs:
-        print(f"  loss {e['loss']:.4f} with {e['params']:,.0f} params: N_eq {_num(e['N_eq'], ',.0f')}, "
-              f"multiplier {_num(e['multiplier'])}x {e['multiplier_ci'] or ''} {e['flag']}")
+        ci = e.as_dict()["multiplier_ci"]  # as the JSON has it: finite values, None for infinity
+        print(f"  loss {e.loss:.4f} with {e.params:,.0f} params: N_eq {_num(e.N_eq, ',.0f')}, "
+              f"multiplier {_num(e.multiplier)}x {ci or ''} {e.flag}")
     return 0
 
 
@@ -175,9 +174,9 @@ def _compare(args) -> int:
             continue
         print(f"{regime}:")
         for e in entries:
-            red = "-" if e["reduction"] is None else f"{100 * e['reduction']:+.1f}%"
-            print(f"  size {e['size']:<6} seed {e['seed']}  {e['variant']:<14} ppl {_num(e['ppl'], '.3f'):>9}  "
-                  f"{e['baseline']} ppl {_num(e['baseline_ppl'], '.3f'):>9}  reduction {red}")
+            red = "-" if e.reduction is None else f"{100 * e.reduction:+.1f}%"
+            print(f"  size {e.size:<6} seed {e.seed}  {e.variant:<14} ppl {_num(e.ppl, '.3f'):>9}  "
+                  f"{e.baseline} ppl {_num(e.baseline_ppl, '.3f'):>9}  reduction {red}")
     return 0
 
 
@@ -194,13 +193,13 @@ def _frequency(args) -> int:
         print(f"no {args.regime} pairs with per-bucket losses on {args.eval_set!r}")
         return 0
     for f in res:
-        b = f["buckets"]
-        print(f"{f['regime']} size {f['size']} seed {f['seed']}: {f['variant']} vs {f['baseline']} "
-              f"({b.get('method', '?')} buckets, rarest first)")
-        for j, red in enumerate(f["reduction"]):
-            lab = f"{b['min_count'][j]:,}-{b['max_count'][j]:,}" if b.get("min_count") else str(j)
-            print(f"  {j}  train count {lab:>20}  targets {f['count'][j]:>8,}  "
-                  f"ppl {_num(_exp(f['baseline_loss'][j]), '.2f'):>10} -> {_num(_exp(f['model_loss'][j]), '.2f'):>10}"
+        scheme = f.scheme
+        print(f"{f.regime} size {f.size} seed {f.seed}: {f.variant} vs {f.baseline} "
+              f"({scheme.method or '?'} buckets, rarest first)")
+        for j, red in enumerate(f.reduction):
+            lab = f"{scheme.ranges[j][0]:,}-{scheme.ranges[j][1]:,}" if scheme.ranges else str(j)
+            print(f"  {j}  train count {lab:>20}  targets {f.count[j]:>8,}  "
+                  f"ppl {_num(_exp(f.baseline_loss[j]), '.2f'):>10} -> {_num(_exp(f.model_loss[j]), '.2f'):>10}"
                   f"  reduction {'-' if red is None else f'{100 * red:+.1f}%'}")
     return 0
 
@@ -239,17 +238,16 @@ def _frequency_runs(args) -> int:
 
 
 def _efficiency(args) -> int:
-    from ..io import read_metrics
-    from ..experiments.efficiency import (efficiency_from_results, format_efficiency,
-                                          sample_efficiency, val_curve)
+    from ..experiments.efficiency import efficiency_from_results, format_efficiency, sample_efficiency, val_curve
+    from ..train.metrics import read_metric_rows
 
     if args.model or args.reference:
         from ..errors import UserError
 
         if not (args.model and args.reference):
             raise UserError("pass both --model and --reference")
-        res = sample_efficiency(val_curve(read_metrics(args.model), args.split),
-                                val_curve(read_metrics(args.reference), args.split))
+        res = sample_efficiency(val_curve(read_metric_rows(args.model), args.split),
+                                val_curve(read_metric_rows(args.reference), args.split))
         if args.json:
             _dump(res)
         else:
@@ -260,10 +258,10 @@ def _efficiency(args) -> int:
         _dump(res)
         return 0
     for e in res:
-        if "error" in e:
-            print(f"{e['name']} vs {e['baseline_name']}: {e['error']}")
+        if e.result is None:
+            print(f"{e.name} vs {e.baseline_name}: {e.error}")
         else:
-            print(format_efficiency(e["name"], e["baseline_name"], e))
+            print(format_efficiency(e.name, e.baseline_name, e.result))
     return 0
 
 
@@ -275,12 +273,12 @@ def _throughput(args) -> int:
         _dump(res)
         return 0
     for t in res:
-        if t["slowdown"] is None:
+        if t.slowdown is None:
             slow = ""
-        elif t["slowdown"] >= 0:
-            slow = f"  {100 * t['slowdown']:.0f}% slower than {t['baseline']}"
+        elif t.slowdown >= 0:
+            slow = f"  {100 * t.slowdown:.0f}% slower than {t.baseline}"
         else:
-            slow = f"  {-100 * t['slowdown']:.0f}% faster than {t['baseline']}"
-        print(f"{t['regime']:<14} {str(t['size']):<6} s{t['seed']} {t['variant']:<14} "
-              f"{_num(t['tokens_per_s'], ',.0f'):>10} tok/s{slow}{'  ' + t['note'] if t.get('note') else ''}")
+            slow = f"  {-100 * t.slowdown:.0f}% faster than {t.baseline}"
+        print(f"{t.regime:<14} {str(t.size):<6} s{t.seed} {t.variant:<14} "
+              f"{_num(t.tokens_per_s, ',.0f'):>10} tok/s{slow}{'  ' + t.note if t.note else ''}")
     return 0

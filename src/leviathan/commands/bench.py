@@ -22,8 +22,7 @@ from pathlib import Path
 from ..bench import CONFIGS, EXPERIMENT_CONFIGS, SECTIONS, BenchOptions, default_cache_dir, format_report, run_benchmark
 from ..errors import UserError
 from ..io import atomic_write_text
-from . import positive_int
-from .values import non_negative_int
+from .values import non_negative_int, positive_int
 
 
 def add_arguments(parser) -> None:

@@ -37,8 +37,7 @@ import sys
 import time
 from pathlib import Path
 
-from . import positive_int
-from .values import non_negative_int, positive_float
+from .values import non_negative_int, positive_float, positive_int
 
 VARIANTS = ("dense_tied", "leviathan")
 BPE_VOCAB = 32768

@@ -12,7 +12,7 @@ import math
 import sys
 
 from ..errors import UserError
-from . import positive_int
+from .values import positive_int
 
 
 def add_arguments(parser) -> None:

@@ -21,8 +21,7 @@ from __future__ import annotations
 
 import json
 
-from . import positive_int
-from .values import non_negative_int, positive_float
+from .values import non_negative_int, positive_float, positive_int
 
 
 def add_arguments(parser) -> None:

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import json
 
-from . import positive_int
+from .values import positive_int
 
 
 def add_arguments(parser) -> None:

@@ -1,5 +1,6 @@
 """argparse ``type=`` functions for numbers that parse but make no sense: refused at the command line, one line each.
 
+    parser.add_argument("--steps", type=positive_int)          # 0 -> "error: argument --steps: ..."
     parser.add_argument("--bootstrap", type=non_negative_int)   # -3 -> "error: argument --bootstrap: ..."
     parser.add_argument("--ci", type=open_fraction)             # nan, inf, 1.5 refused
     parser.add_argument("--lr", type=positive_float)
@@ -8,14 +9,25 @@ Python's ``int`` and ``float`` accept what no option means: a negative count, ``
 parses both). Left to the code behind the option, such a value ended in a traceback, a silent clamp or
 a result that looked fine (``analyze fit --bootstrap -3`` printed "95% bootstrap intervals" from no
 draws). argparse turns an ``ArgumentTypeError`` into ``leviathan VERB: error: argument --X: ...`` and
-exit status 2. Counts that must be at least 1 use ``commands.positive_int``. (``generate`` checks its
-sampling options in ``run`` instead: its callers expect a return status of 2 there, not argparse's exit.)
+exit status 2. Every verb takes its number types from here. (``generate`` checks its sampling options in
+``run`` instead: its callers expect a return status of 2 there, not argparse's exit.)
 """
 
 from __future__ import annotations
 
 import argparse
 import math
+
+
+def positive_int(text: str) -> int:
+    """An integer >= 1 (counts and sizes: ``--batch-size 0`` is refused with a message, not a traceback)."""
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a positive integer, got {text!r}") from None
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"must be a positive integer, got {value}")
+    return value
 
 
 def non_negative_int(text: str) -> int:

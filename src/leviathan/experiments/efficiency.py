@@ -1,7 +1,7 @@
 """Sample efficiency, gains over training and throughput (docs/DESIGN.md §7; paper v2: 2.1x fewer tokens at 1.2B).
 
 Sample efficiency: how many training tokens model M needs to reach reference model R's *final*
-validation loss. M's validation curve (rows ``{"tokens", "val_loss"}`` of its ``metrics.jsonl``)
+validation loss. M's validation curve (the rows of its ``metrics.jsonl`` with ``tokens`` and ``val_loss``)
 is scanned in token order for the first evaluation at or below the target; the crossing point is
 linearly interpolated between that evaluation and the one before it (in (tokens, loss) space).
 The factor is tokens_R / tokens_M: 2.1 means M needed 2.1x fewer tokens. If M never reaches the
@@ -16,18 +16,21 @@ Throughput: tokens/s of each run from its summary (``tokens_per_s``), compared w
 group (same regime, size and seed) against the baseline variant: slowdown = 1 - tps / tps_baseline
 (the paper: 23%-51% lower at iso-body). Only runs measured on the same hardware compare fairly; the
 table shows the hardware string and refuses to compare across different ones unless told to.
+
+The results are records (``records.Record``): ``SampleEfficiency``, ``GainCurve``, ``EfficiencyEntry`` and
+``ThroughputEntry``; analysis.json and ``leviathan analyze --json`` hold their ``as_dict()``.
 """
 
 from __future__ import annotations
 
-import math
 from collections.abc import Iterable
 from dataclasses import dataclass
 
 import numpy as np
 
 from ..errors import UserError
-from ..io import read_metrics
+from ..train.metrics import MetricsRow, read_metric_rows
+from .records import Record, inline, optional
 from .results import BASELINES, ResultRow, baseline_of, comparison_groups
 
 
@@ -53,25 +56,26 @@ def row_curve(row: ResultRow, split: str | None = None) -> Curve:
     try:
         if not row.metrics:
             raise UserError(f"row {row.name!r} names no metrics file")
-        return val_curve(read_metrics(row.metrics), split)
+        return val_curve(read_metric_rows(row.metrics), split)
     except (UserError, OSError):
         if row.curve is None or not row.curve.tokens:
             raise
-        return val_curve([{"tokens": t, "val_loss": v} for t, v in zip(row.curve.tokens, row.curve.val_loss)])
+        return val_curve([MetricsRow(tokens=t, val_loss=v) for t, v in zip(row.curve.tokens, row.curve.val_loss)])
 
 
-def val_curve(rows: list[dict], split: str | None = None) -> Curve:
-    """Validation curve from metrics rows; ``split`` selects rows with that ``split`` (None: all val rows).
+def val_curve(rows: list[MetricsRow], split: str | None = None) -> Curve:
+    """Validation curve from metrics rows; ``split`` selects rows with that ``split`` (None: all val rows; a row
+    that names no split counts as any).
 
     A resumed run may log the same step twice; the last row for a token count wins.
     """
     points: dict[float, float] = {}
     for r in rows:
-        if "val_loss" not in r or r.get("val_loss") is None:
+        if r.val_loss is None:
             continue
-        if split is not None and r.get("split", split) != split:
+        if split is not None and r.split is not None and r.split != split:
             continue
-        points[float(r["tokens"])] = float(r["val_loss"])
+        points[float(r.tokens)] = float(r.val_loss)
     if not points:
         raise UserError("no validation rows (val_loss) in the metrics; was validation enabled during training?")
     t = np.array(sorted(points), dtype=float)
@@ -93,30 +97,85 @@ def tokens_to_reach(curve: Curve, target: float) -> float | None:
     return float(t0 + (l0 - target) / (l0 - l1) * (t1 - t0))
 
 
-def sample_efficiency(model: Curve, reference: Curve) -> dict:
+@dataclass
+class SampleEfficiency(Record):
+    """Tokens a model needs to reach a reference's final loss, and the factor reference tokens / those tokens."""
+
+    target_loss: float  # the reference's final loss
+    reference_tokens: float
+    reached: bool
+    tokens: float | None  # None: not reached
+    factor: float | None
+    model_final_loss: float
+    model_final_tokens: float
+    factor_upper_bound: float | None = optional()  # not reached: reference tokens / the model's final tokens
+
+
+@dataclass
+class GainCurve(Record):
+    """Relative perplexity reduction vs the reference at the token counts both curves share."""
+
+    tokens: list[float]
+    reduction: list[float]
+
+
+@dataclass
+class EfficiencyEntry(Record):
+    """One model vs its baseline of the same (regime, size, seed): its sample efficiency and gain over training,
+    or the ``error`` that kept them from being measured (a curve that could not be read)."""
+
+    regime: str
+    size: str
+    seed: int | None
+    baseline: str
+    variant: str
+    name: str
+    baseline_name: str
+    error: str | None = optional()
+    result: SampleEfficiency | None = inline()
+    gain_over_training: GainCurve | None = optional()
+
+
+@dataclass
+class ThroughputEntry(Record):
+    """A run's training tokens/s and its slowdown vs the baseline of its (regime, size, seed)."""
+
+    regime: str | None
+    size: str | None
+    seed: int | None
+    variant: str | None
+    name: str
+    tokens_per_s: float | None
+    hardware: str
+    baseline: str | None = None
+    slowdown: float | None = None  # 1 - tokens/s / the baseline's
+    note: str | None = optional()  # why it was not compared
+
+
+def sample_efficiency(model: Curve, reference: Curve) -> SampleEfficiency:
     """Tokens ``model`` needs to reach ``reference``'s final loss, and the factor tokens_ref / tokens_model."""
     target = reference.final_loss
     tokens = tokens_to_reach(model, target)
-    out = {"target_loss": target, "reference_tokens": reference.final_tokens, "reached": tokens is not None,
-           "tokens": tokens, "factor": None, "model_final_loss": model.final_loss,
-           "model_final_tokens": model.final_tokens}
+    out = SampleEfficiency(target_loss=target, reference_tokens=reference.final_tokens, reached=tokens is not None,
+                           tokens=tokens, factor=None, model_final_loss=model.final_loss,
+                           model_final_tokens=model.final_tokens)
     if tokens is not None and tokens > 0:
-        out["factor"] = reference.final_tokens / tokens
+        out.factor = reference.final_tokens / tokens
     elif tokens is None:
-        out["factor_upper_bound"] = reference.final_tokens / model.final_tokens
+        out.factor_upper_bound = reference.final_tokens / model.final_tokens
     return out
 
 
-def gain_over_training(model: Curve, reference: Curve) -> dict:
+def gain_over_training(model: Curve, reference: Curve) -> GainCurve:
     """Relative perplexity reduction 1 - exp(L_model - L_ref) at the token counts both curves share."""
     common = np.intersect1d(model.tokens, reference.tokens)
     lm = model.loss[np.searchsorted(model.tokens, common)]
     lr = reference.loss[np.searchsorted(reference.tokens, common)]
-    return {"tokens": common.tolist(), "reduction": (1.0 - np.exp(lm - lr)).tolist()}
+    return GainCurve(common.tolist(), (1.0 - np.exp(lm - lr)).tolist())
 
 
 def throughput_table(rows: Iterable[ResultRow], baselines: dict[str, str] | None = None,
-                     allow_mixed_hardware: bool = False) -> list[dict]:
+                     allow_mixed_hardware: bool = False) -> list[ThroughputEntry]:
     """Per run: tokens/s and the slowdown vs the baseline variant of the same (regime, size, seed).
 
     ``rows`` are results rows (``ResultRow`` or their dicts). The baseline variant of each regime
@@ -133,32 +192,27 @@ def throughput_table(rows: Iterable[ResultRow], baselines: dict[str, str] | None
         base = by_variant.get(baselines.get(regime, ""))
         for variant, r in sorted(by_variant.items()):
             tps = r.tokens_per_s
-            entry = {"regime": regime, "size": size, "seed": seed, "variant": variant, "name": r.name,
-                     "tokens_per_s": tps, "hardware": r.hardware_key(), "baseline": None, "slowdown": None}
+            entry = ThroughputEntry(regime, size, seed, variant, r.name, tps, r.hardware_key())
             if base is not None and base is not r and tps and base.tokens_per_s:
                 if base.hardware_key() != r.hardware_key() and not allow_mixed_hardware:
-                    entry["note"] = "baseline ran on different hardware; not compared"
+                    entry.note = "baseline ran on different hardware; not compared"
                 else:
-                    entry["baseline"] = base.variant
-                    entry["slowdown"] = 1.0 - tps / base.tokens_per_s
+                    entry.baseline = base.variant
+                    entry.slowdown = 1.0 - tps / base.tokens_per_s
             out.append(entry)
     return out
 
 
-def format_efficiency(name: str, ref_name: str, res: dict) -> str:
-    if res["reached"]:
-        return (f"{name} reaches {ref_name}'s final loss {res['target_loss']:.4f} after {res['tokens']:,.0f} tokens "
-                f"vs {res['reference_tokens']:,.0f}: {res['factor']:.2f}x fewer tokens")
-    return (f"{name} does not reach {ref_name}'s final loss {res['target_loss']:.4f} within {res['model_final_tokens']:,.0f} "
-            f"tokens (its final loss {res['model_final_loss']:.4f})")
-
-
-def finite(v) -> bool:
-    return v is not None and isinstance(v, (int, float)) and math.isfinite(v)
+def format_efficiency(name: str, ref_name: str, res: SampleEfficiency) -> str:
+    if res.reached:
+        return (f"{name} reaches {ref_name}'s final loss {res.target_loss:.4f} after {res.tokens:,.0f} tokens "
+                f"vs {res.reference_tokens:,.0f}: {res.factor:.2f}x fewer tokens")
+    return (f"{name} does not reach {ref_name}'s final loss {res.target_loss:.4f} within {res.model_final_tokens:,.0f} "
+            f"tokens (its final loss {res.model_final_loss:.4f})")
 
 
 def efficiency_from_results(rows: Iterable[ResultRow], regime: str = "iso_body", baseline: str | None = None,
-                            split: str | None = None) -> list[dict]:
+                            split: str | None = None) -> list[EfficiencyEntry]:
     """Sample efficiency and gains over training of every variant vs the baseline of each (size, seed)."""
     baseline = baseline or baseline_of(regime)
     out = []
@@ -169,16 +223,14 @@ def efficiency_from_results(rows: Iterable[ResultRow], regime: str = "iso_body",
         for variant, r in by_variant.items():
             if variant == baseline:
                 continue
-            entry = {"regime": regime, "size": size, "seed": seed, "baseline": baseline, "variant": variant,
-                     "name": r.name, "baseline_name": base.name}
+            entry = EfficiencyEntry(regime, size, seed, baseline, variant, r.name, base.name)
             try:
                 mc = row_curve(r, split)
                 bc = row_curve(base, split)
             except (UserError, OSError) as e:
-                entry["error"] = str(e)
-                out.append(entry)
-                continue
-            entry.update(sample_efficiency(mc, bc))
-            entry["gain_over_training"] = gain_over_training(mc, bc)
+                entry.error = str(e)
+            else:
+                entry.result = sample_efficiency(mc, bc)
+                entry.gain_over_training = gain_over_training(mc, bc)
             out.append(entry)
     return out

@@ -2,19 +2,44 @@
 baseline's and each other variant's loss per training-frequency bucket and the relative perplexity reduction.
 
 The buckets and the per-bucket losses of one model are ``eval.frequency``; this module reads them from
-results rows (``experiments.results``), where the sweep stored them.
+results rows (``experiments.results``), where the sweep stored them. Each comparison is a ``FrequencyEntry``
+(a ``records.Record``: analysis.json holds its ``as_dict()``).
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterable
+from dataclasses import dataclass
 
 from ..eval.frequency import relative_reduction
-from .results import ResultRow, baseline_of, comparison_groups
+from .records import Record
+from .results import BucketScheme, ResultRow, baseline_of, comparison_groups
+
+
+@dataclass
+class FrequencyEntry(Record):
+    """A model's and its baseline's losses per training-frequency bucket (rarest first) and the perplexity reduction."""
+
+    regime: str
+    size: str
+    seed: int | None
+    baseline: str
+    variant: str
+    eval_set: str
+    buckets: dict  # the baseline row's bucket description, as written (``scheme`` reads it)
+    count: list | None  # validation targets per bucket
+    baseline_loss: list
+    model_loss: list
+    reduction: list  # 1 - ppl_model / ppl_baseline per bucket (None for an empty bucket)
+
+    @property
+    def scheme(self) -> BucketScheme:
+        """The bucket description, typed (the rule, each bucket's range of training counts)."""
+        return BucketScheme.of(self.buckets)
 
 
 def frequency_from_results(rows: Iterable[ResultRow], regime: str = "iso_body", baseline: str | None = None,
-                           eval_set: str = "val") -> list[dict]:
+                           eval_set: str = "val") -> list[FrequencyEntry]:
     """Per (size, seed) of ``regime``: the baseline's and each other variant's bucket losses and reductions.
 
     ``baseline`` defaults to the regime's (``results.BASELINES``: dense_tied for iso-body).
@@ -30,8 +55,6 @@ def frequency_from_results(rows: Iterable[ResultRow], regime: str = "iso_body", 
             if variant == baseline or eval_set not in r.buckets:
                 continue
             m = r.buckets[eval_set]
-            out.append({"regime": regime, "size": size, "seed": seed, "baseline": baseline, "variant": variant,
-                        "eval_set": eval_set, "buckets": b.buckets or {}, "count": b.count,
-                        "baseline_loss": b.loss, "model_loss": m.loss,
-                        "reduction": relative_reduction(b.loss, m.loss)})
+            out.append(FrequencyEntry(regime, size, seed, baseline, variant, eval_set, b.buckets or {}, b.count,
+                                      b.loss, m.loss, relative_reduction(b.loss, m.loss)))
     return out

@@ -48,6 +48,8 @@ separate data-order seed, set ``keys.data_seed`` to its key and ``data_seed`` to
 run of the grid sees the same data order and only the init differs. Parameter counts here are analytic
 (``count_config``) with the vocabulary of the prepared data (``meta.json``), or ``data.vocab_size``
 when the data is not prepared yet (the sweep re-checks against meta.json before training).
+
+The file is read into typed sections by ``experiments.grid_file``; this module expands them.
 """
 
 from __future__ import annotations
@@ -58,18 +60,17 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
-from ..config import ConfigError, from_dict, load_yaml
+from ..config import ConfigError, from_dict
 from ..configs import GRIDS, available, find_grid_file
 from ..errors import UserError
 from ..model.accounting import ParamCounts, count_config, isoparametric_depth
 from ..model.config import EMBEDDING_KINDS, ModelConfig
 from ..presets import preset_dict
+from .grid_file import (DataSection, EvalOptions, EvalSet, ExperimentSpec, GridKeys, SizeSpec, parse_eval,
+                        read_grid_file)
 from .results import BASELINES, DEFAULT_LADDER
 
 REGIMES = ("iso_body", "isoparametric", "scaling", "variants")
-DEFAULT_KEYS = {"seed": "seed", "data_seed": None, "data_dir": "data.path"}
-GRID_KEYS = {"name", "description", "base_config", "base", "data", "data_seed", "seeds", "keys", "eval", "sizes",
-             "experiments", "tolerance", "notes", "ablations", "variant_run"}
 
 
 def available_grids() -> list[str]:
@@ -79,16 +80,6 @@ def available_grids() -> list[str]:
 def find_grid(name_or_path: str | os.PathLike) -> Path:
     """A grid by name (``cpu``, ``paper``) or by path to a YAML file (``leviathan.configs`` has the rules)."""
     return find_grid_file(name_or_path)  # a ConfigError (a UserError) names the grids there are
-
-
-@dataclass
-class EvalSet:
-    """``split``: a split of the prepared data dir; ``text``: a raw text file (tokenized with the data's tokenizer)."""
-
-    name: str
-    split: str | None = None
-    text: str | None = None  # path; relative paths resolve against the data folder (LEVIATHAN_DATA)
-    optional: bool = False  # skip (with a note) instead of failing when the file is missing
 
 
 @dataclass
@@ -132,11 +123,10 @@ class Grid:
     vocab_from: str  # "meta.json" | "grid"
     data_seed: int | None
     seeds: list[int]
-    keys: dict
+    keys: GridKeys
     eval_sets: list[EvalSet]
-    eval_options: dict
+    eval_options: EvalOptions
     runs: list[RunSpec] = field(default_factory=list)
-    raw: dict = field(default_factory=dict, repr=False)
 
     def run(self, name: str) -> RunSpec:
         for r in self.runs:
@@ -148,10 +138,10 @@ class Grid:
         """Dotted overrides that turn the base config into this run's config."""
         out = list(self.base_overrides) + list(spec.run_overrides)
         out += [f"model.{k}={_yaml_scalar(v)}" for k, v in spec.model_fields().items()]
-        out.append(f"{self.keys['seed']}={spec.seed}")
-        if self.keys.get("data_seed") and self.data_seed is not None:
-            out.append(f"{self.keys['data_seed']}={self.data_seed}")
-        out.append(f"{self.keys['data_dir']}={self.data_dir}")
+        out.append(f"{self.keys.seed}={spec.seed}")
+        if self.keys.data_seed and self.data_seed is not None:
+            out.append(f"{self.keys.data_seed}={self.data_seed}")
+        out.append(f"{self.keys.data_dir}={self.data_dir}")
         return out
 
 
@@ -197,119 +187,67 @@ def read_vocab_size(data_dir: Path) -> int | None:
         raise UserError(f"{meta} is not a prepared-data meta.json ({e}); re-run leviathan prepare") from None
 
 
-def _size_model(name: str, spec: Any, vocab_size: int) -> tuple[dict, list[str]]:
-    """(ModelConfig fields, run-config overrides) of a size entry."""
-    if isinstance(spec, str):
-        spec = {"preset": spec}
-    if not isinstance(spec, dict):
-        raise ConfigError(f"sizes.{name}: expected a preset name or a mapping of model fields, got {spec!r}")
-    spec = dict(spec)
-    run = spec.pop("run", None) or {}
-    if not isinstance(run, dict):
-        raise ConfigError(f"sizes.{name}.run: expected a mapping of run-config keys, got {run!r}")
+def _size_model(name: str, size: SizeSpec, vocab_size: int) -> dict:
+    """The ModelConfig fields of a size entry (its preset's, then its own), checked."""
+    spec = dict(size.fields)
     fields = preset_dict(spec.pop("preset")) if "preset" in spec else {}
     fields.update(spec)
     fields["vocab_size"] = vocab_size
     from_dict(ModelConfig, fields, prefix=f"sizes.{name}.")  # validate every key now
-    return fields, flatten(run)
+    return fields
 
 
 def load_grid(name_or_path: str | os.PathLike | dict, *, data_dir: str | None = None, seeds: list[int] | None = None,
               overrides: list[str] | None = None) -> Grid:
     """Read and expand a grid. ``data_dir``/``seeds``/``overrides`` replace the file's settings."""
-    if isinstance(name_or_path, dict):
-        raw, path = dict(name_or_path), None
-    else:
-        path = find_grid(name_or_path)
-        raw = load_yaml(path)
-    _check_grid_keys(raw, path)
-    name = str(raw.get("name") or (path.stem if path else "grid"))
-    ddir, vocab, vocab_from = _grid_data(raw, name, data_dir)
+    gf, path = read_grid_file(name_or_path)
+    name = str(gf.name or (path.stem if path else "grid"))
+    ddir, vocab, vocab_from = _grid_data(DataSection.of(gf.data), name, data_dir)
 
-    base_config = raw.get("base_config")
-    base_config = _resolve_path(str(base_config), path) if base_config else None
-    base = raw.get("base") or {}
+    base_config = _resolve_path(str(gf.base_config), path) if gf.base_config else None
+    base = gf.base or {}
     if not isinstance(base, dict):
         raise ConfigError(f"grid {name!r}: base must be a mapping of config keys")
     base_overrides = flatten(base) + list(overrides or [])
-    keys = {**DEFAULT_KEYS, **(raw.get("keys") or {})}
-    data_seed = raw.get("data_seed")
-    data_seed = None if data_seed is None else int(data_seed)
-    seeds = [int(s) for s in (seeds if seeds is not None else raw.get("seeds", [0]))]
+    keys = GridKeys.of(gf.keys)
+    data_seed = None if gf.data_seed is None else int(gf.data_seed)
+    seeds = [int(s) for s in (seeds if seeds is not None else gf.seeds)]
     if not seeds:
         raise ConfigError(f"grid {name!r}: seeds must list at least one seed")
-    tolerance = float(raw.get("tolerance", 0.01))
+    tolerance = float(gf.tolerance)
 
-    eval_sets, eval_options = _grid_eval(raw, name)
+    eval_sets, eval_options = parse_eval(gf.eval, name)
 
-    sizes_raw = raw.get("sizes") or {}
-    if not sizes_raw:
+    if not gf.sizes:
         raise ConfigError(f"grid {name!r} defines no sizes")
-    parsed = {n: _size_model(n, s, vocab) for n, s in sizes_raw.items()}
-    sizes = {n: m for n, (m, _) in parsed.items()}
-    size_runs = {n: r for n, (_, r) in parsed.items()}
+    parsed = {n: SizeSpec.of(n, s) for n, s in gf.sizes.items()}
+    sizes = {n: _size_model(n, spec, vocab) for n, spec in parsed.items()}
 
     grid = Grid(name=name, path=path, base_config=base_config, base_overrides=base_overrides, data_dir=ddir,
                 vocab_size=vocab, vocab_from=vocab_from, data_seed=data_seed, seeds=seeds, keys=keys,
-                eval_sets=eval_sets, eval_options=eval_options, raw=raw)
-    grid.runs = expand(raw.get("experiments") or {}, sizes, seeds, data_seed if keys.get("data_seed") else None,
-                       tolerance, name)
-    variant_runs = _variant_runs(raw.get("variant_run"), name)
+                eval_sets=eval_sets, eval_options=eval_options)
+    grid.runs = expand(gf.experiments or {}, sizes, seeds, data_seed if keys.data_seed else None, tolerance, name)
+    variant_runs = _variant_runs(gf.variant_run, name)
     for r in grid.runs:
-        r.run_overrides = list(size_runs[r.size]) + variant_runs.get(r.variant, [])
+        r.run_overrides = flatten(parsed[r.size].run) + variant_runs.get(r.variant, [])
     if not grid.runs:
         raise ConfigError(f"grid {name!r} has no experiments; add iso_body, isoparametric, scaling or variants")
     return grid
 
 
-def _check_grid_keys(raw: dict, path: Path | None) -> None:
-    """ConfigError for a key a grid file does not have, with the closest valid one."""
-    unknown = set(raw) - GRID_KEYS
-    if unknown:
-        import difflib
-
-        k = sorted(unknown)[0]
-        hint = difflib.get_close_matches(k, GRID_KEYS, n=1)
-        raise ConfigError(f"unknown key {k!r} in grid {raw.get('name', path)}" +
-                          (f"; did you mean {hint[0]!r}?" if hint else f"; valid keys: {', '.join(sorted(GRID_KEYS))}"))
-
-
-def _grid_data(raw: dict, name: str, data_dir: str | None) -> tuple[Path, int, str]:
+def _grid_data(data: DataSection, name: str, data_dir: str | None) -> tuple[Path, int, str]:
     """(data folder, vocabulary size, where the size came from: ``meta.json`` or ``grid``)."""
-    data = raw.get("data") or {}
-    if isinstance(data, str):
-        data = {"dir": data}
-    ddir = data_dir or data.get("dir")
+    ddir = data_dir or data.dir
     if not ddir:
         raise ConfigError(f"grid {name!r} names no data dir; set data.dir in the grid or pass --data-dir")
     ddir = Path(os.path.expandvars(os.path.expanduser(str(ddir))))
     vocab = read_vocab_size(ddir)
     if vocab is not None:
         return ddir, vocab, "meta.json"
-    if not data.get("vocab_size"):
+    if not data.vocab_size:
         raise UserError(f"data dir {str(ddir)!r} is not prepared (no meta.json) and grid {name!r} gives no "
-                        f"data.vocab_size; run `{data.get('prepare', 'leviathan prepare ...')}` first")
-    return ddir, int(data["vocab_size"]), "grid"
-
-
-def _grid_eval(raw: dict, name: str) -> tuple[list[EvalSet], dict]:
-    """The grid's eval sets (default: the val split) and eval options (defaults filled in)."""
-    ev = dict(raw.get("eval") or {})
-    sets_raw = ev.pop("sets", None) or {"val": {"split": "val"}}
-    eval_sets = []
-    for set_name, s in sets_raw.items():
-        s = {"split": s} if isinstance(s, str) else dict(s)
-        es = EvalSet(name=set_name, split=s.get("split"), text=s.get("text"), optional=bool(s.get("optional", False)))
-        if (es.split is None) == (es.text is None):
-            raise ConfigError(f"grid {name!r}: eval set {set_name!r} needs exactly one of split: or text:")
-        eval_sets.append(es)
-    eval_options = {"buckets": 5, "bucket_method": "mass", "seq_len": None, "batch_size": 8, "max_tokens": None,
-                    "bucket_sets": None}
-    for k, v in ev.items():
-        if k not in eval_options:
-            raise ConfigError(f"unknown key eval.{k} in grid {name!r}; valid: sets, {', '.join(eval_options)}")
-        eval_options[k] = v
-    return eval_sets, eval_options
+                        f"data.vocab_size; run `{data.prepare or 'leviathan prepare ...'}` first")
+    return ddir, int(data.vocab_size), "grid"
 
 
 def _variant_runs(raw: Any, grid_name: str) -> dict[str, list[str]]:
@@ -377,25 +315,25 @@ def expand(experiments: dict, sizes: dict[str, dict], seeds: list[int], data_see
     """The runs of all experiments, deduplicated by content, in a stable order (experiments, sizes, variants, seeds)."""
     runs: dict[str, RunSpec] = {}
     for key, exp in experiments.items():
-        regime, where, exp_sizes, exp_seeds, variants = _read_experiment(key, exp, sizes, seeds, grid_name)
+        regime, where, spec = _read_experiment(key, exp, sizes, seeds, grid_name)
 
         def add(variant: str, size: str, model: dict, seed: int, target: int | None = None) -> None:
             _add_run(runs, sizes, data_seed, regime, variant, size, model, seed, target)
 
         if regime in ("iso_body", "scaling"):  # the same backbone for every variant
-            for size in exp_sizes:
-                for seed in exp_seeds:
-                    for v in variants:
+            for size in spec.sizes:
+                for seed in spec.seeds:
+                    for v in spec.variants:
                         add(v, size, {**sizes[size], "embedding": v}, seed)
             continue
         # isoparametric / variants: match the baseline's total by depth
-        baseline = _check_variant(dict(exp or {}).get("baseline", BASELINES[regime]), where)
-        for size in exp_sizes:
+        baseline = spec.baseline
+        for size in spec.sizes:
             base_model = {**sizes[size], "embedding": baseline}
             base_cfg = ModelConfig(**base_model)
-            for seed in exp_seeds:
+            for seed in spec.seeds:
                 add(baseline, size, base_model, seed)
-                for v in variants:
+                for v in spec.variants:
                     if v == baseline:
                         continue
                     cfg, target = match_total(base_cfg, v, tolerance, where=f"{where} size {size!r}")
@@ -405,43 +343,46 @@ def expand(experiments: dict, sizes: dict[str, dict], seeds: list[int], data_see
 
 
 def _read_experiment(key: str, exp: dict | None, sizes: dict[str, dict], seeds: list[int],
-                     grid_name: str) -> tuple[str, str, list[str], list[int], list[str]]:
-    """(regime, where for messages, sizes, seeds, variants) of one ``experiments:`` entry, checked."""
+                     grid_name: str) -> tuple[str, str, ExperimentSpec]:
+    """(regime, where for messages, the entry with its defaults filled in) of one ``experiments:`` entry, checked:
+    ``seeds`` the grid's unless it names its own, ``variants`` the ladder's one variant for ``scaling``,
+    ``baseline`` the regime's unless it names one (and None for the regimes that keep one backbone)."""
     regime = str(key).split(":", 1)[0]  # "iso_body:arms": a second iso_body experiment of the same grid
     if regime not in REGIMES:
         raise ConfigError(f"grid {grid_name!r}: unknown experiment {key!r}; choose from {', '.join(REGIMES)} "
                           f"(optionally with a label: iso_body:arms)")
-    exp = dict(exp or {})
+    spec = ExperimentSpec.of(exp)
     where = f"experiments.{key}"
-    exp_sizes = exp.get("sizes") or []
-    for s in exp_sizes:
+    for s in spec.sizes:
         if s not in sizes:
             raise ConfigError(f"{where}.sizes: unknown size {s!r}; defined sizes: {', '.join(sizes)}")
-    exp_seeds = [int(s) for s in exp.get("seeds", seeds)]
+    spec.seeds = [int(s) for s in (seeds if spec.seeds is None else spec.seeds)]
     if regime == "scaling":
-        variants = [_check_variant(exp.get("variant", DEFAULT_LADDER), where)]
-        if len(set(exp_sizes)) < 3:
+        spec.variants = [_check_variant(DEFAULT_LADDER if spec.variant is None else spec.variant, where)]
+        if len(set(spec.sizes)) < 3:
             raise ConfigError(f"{where}: a power-law fit needs at least 3 sizes (4 or more recommended)")
     else:
-        variants = [_check_variant(v, where) for v in exp.get("variants") or []]
-    return regime, where, exp_sizes, exp_seeds, variants
+        spec.variants = [_check_variant(v, where) for v in spec.variants]
+    if regime in ("isoparametric", "variants"):
+        spec.baseline = _check_variant(BASELINES[regime] if spec.baseline is None else spec.baseline, where)
+    else:
+        spec.baseline = None
+    return regime, where, spec
 
 
 def _add_run(runs: dict[str, RunSpec], sizes: dict[str, dict], data_seed: int | None, regime: str, variant: str,
              size: str, model: dict, seed: int, target: int | None = None) -> None:
     """Add a run to ``runs``, or add ``regime`` (and a target total) to the identical run already there."""
-    default_layers = ModelConfig(**sizes[size]).num_hidden_layers
-    layers = ModelConfig(**model).num_hidden_layers
-    ffn = model.get("intermediate_size")
-    name = f"{size}-{variant}" + (f"-L{layers}" if layers != default_layers else "") \
-        + (f"-F{ffn}" if ffn is not None and ffn != sizes[size].get("intermediate_size") else "") + f"-s{seed}"
+    default, cfg = ModelConfig(**sizes[size]), ModelConfig(**model)
+    layers, ffn = cfg.num_hidden_layers, cfg.intermediate_size
+    name = f"{size}-{variant}" + (f"-L{layers}" if layers != default.num_hidden_layers else "") \
+        + (f"-F{ffn}" if ffn is not None and ffn != default.intermediate_size else "") + f"-s{seed}"
     if name in runs:
         if regime not in runs[name].regimes:
             runs[name].regimes.append(regime)
         if target is not None and runs[name].target_total is None:
             runs[name].target_total = target
         return
-    cfg = ModelConfig(**model)
     runs[name] = RunSpec(name=name, regimes=[regime], variant=variant, size=size, seed=seed,
                          data_seed=seed if data_seed is None else data_seed, model=cfg, params=count_config(cfg),
                          model_keys=tuple(model), target_total=target)
@@ -450,7 +391,7 @@ def _add_run(runs: dict[str, RunSpec], sizes: dict[str, dict], data_seed: int | 
 def format_runs(grid: Grid) -> str:
     """Table of the expanded runs: name, regimes, layers, parameter groups."""
     head = f"{'run':<34} {'regimes':<32} {'layers':>6} {'input':>12} {'body':>12} {'head':>12} {'total':>13}"
-    order = f"data seed {grid.data_seed}" if grid.keys.get("data_seed") and grid.data_seed is not None \
+    order = f"data seed {grid.data_seed}" if grid.keys.data_seed and grid.data_seed is not None \
         else "data order fixed by each run's seed"
     lines = [f"grid {grid.name!r}: {len(grid.runs)} runs, data {grid.data_dir} (vocab {grid.vocab_size:,} from "
              f"{grid.vocab_from}), {order}", head, "-" * len(head)]

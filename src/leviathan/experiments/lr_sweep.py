@@ -24,13 +24,14 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 
 from ..errors import UserError
+from .records import Record
 from .results import ResultRow
 
 TOLERANCE = 0.01  # nats: losses this close count as a tie, and the lower lr wins
 
 
 @dataclass
-class LrChoice:
+class LrChoice(Record):
     """One arm of the pre-sweep: its final loss per lr (None: diverged), the lr picked and whether it is at an edge."""
 
     variant: str
@@ -104,10 +105,11 @@ def render_lr_sweep(choices: dict[str, LrChoice], eval_set: str = "val", toleran
     return lines
 
 
-def lr_sweep_section(rows: list[ResultRow], source: str, eval_set: str = "val") -> tuple[list[str], dict]:
-    """(Markdown lines of the report's pre-sweep section, its numbers for analysis.json)."""
+def lr_sweep_section(rows: list[ResultRow], source: str,
+                     eval_set: str = "val") -> tuple[list[str], dict[str, LrChoice]]:
+    """(Markdown lines of the report's pre-sweep section, each arm's choice: analysis.json's ``lr_sweep``)."""
     choices = pick_learning_rates(rows, eval_set)
     md = ["## Learning rates: the pre-sweep", "",
           f"Source: `{source}` ({len(rows)} runs). Each arm's main runs use the lr picked here.", ""]
     md += render_lr_sweep(choices, eval_set)
-    return md + [""], {c.variant: c.as_dict() for c in choices.values()}
+    return md + [""], choices

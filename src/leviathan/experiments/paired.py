@@ -1,9 +1,9 @@
 """Paired differences across seeds: a model against its baseline, with a 95% interval, at the end and over training.
 
     rows = read_results("runs/cpu-bpe32k")
-    for c in paired_comparisons(rows, plateau=7.134):   # one per (regime, size, model variant, baseline variant)
-        c["eval"]["val"]["loss"]                          # {"diffs", "n", "mean", "sd", "ci", "verdict"}
-        c["curve"]                                        # the gap at every validation point, with its interval
+    for c in paired_comparisons(rows, plateau=7.134):   # PairedComparison: (regime, size, model, baseline variant)
+        c.eval["val"].loss                                # TInterval: diffs, n, mean, sd, ci, verdict
+        c.curve                                           # GapCurve: the gap at every validation point, its interval
 
 Pairing. Two runs are paired when they serve the same regime (docs/DESIGN.md §4) at the same size and
 seed. The seed fixes the data order, so both saw the same tokens in the same order; the per-seed
@@ -40,35 +40,136 @@ seeds its interval. It says whether a lead still grows or shrinks when the run s
 Sample efficiency (``paired_efficiency``): per seed, baseline tokens over the tokens the model needs
 to reach the baseline's final validation loss; over seeds the geometric mean with the interval of the
 log factors (a ratio's natural scale).
+
+The results are records (``records.Record``): analysis.json holds their ``as_dict()``.
 """
 
 from __future__ import annotations
 
 import math
 from collections.abc import Iterable
+from dataclasses import dataclass
 
 import numpy as np
 
+from .records import Record
 from .results import BASELINES, ResultRow, baseline_of, comparison_groups
 
 CONTROLS: dict[str, tuple[tuple[str, str], ...]] = {"iso_body": (("leviathan", "dense_untied"),)}
 PLATEAU_MARGIN = 0.5  # nats below the unigram entropy that count as "past the plateau"
 
 
-def t_interval(diffs: Iterable[float], ci: float = 0.95) -> dict:
+@dataclass
+class TInterval(Record):
+    """Paired differences (the finite ones), their mean, sample sd and Student t interval, and the verdict."""
+
+    diffs: list[float]
+    n: int
+    mean: float | None
+    sd: float | None = None
+    ci: list[float] | None = None
+    verdict: str = "no pairs"  # better | worse | not resolved | one seed | no pairs
+
+
+@dataclass
+class PplChange(Record):
+    """exp(.) - 1 of a mean loss difference and of its interval: the perplexity change."""
+
+    mean: float | None
+    ci: list[float] | None
+
+
+@dataclass
+class EndPoint(Record):
+    """One eval set at the end of training, over the paired seeds."""
+
+    loss: TInterval
+    bpb: TInterval
+    ppl_change: PplChange
+    share_outside: float | None  # restricted softmax: the mean share of targets left out
+    baseline_loss: float | None  # means over the seeds
+    model_loss: float | None
+
+
+@dataclass
+class GapCurve(Record):
+    """The mean gap (model - baseline validation loss) and its pointwise interval at the shared validation points."""
+
+    tokens: list[int]
+    mean: list[float | None]
+    lo: list[float | None]
+    hi: list[float | None]
+    baseline_loss: list[float]  # the baselines' mean
+    past_plateau_tokens: int | None  # first point where every seed's baseline is PLATEAU_MARGIN below the plateau
+
+
+@dataclass
+class GapTrend(Record):
+    """The gap's least-squares slope per seed over the end of training (nats per million tokens), and over seeds."""
+
+    from_tokens: int | None
+    points: int
+    slopes: list[float | None]
+    end_gaps: list[float]
+    slope: TInterval
+
+
+@dataclass
+class PairedEfficiency(Record):
+    """Per seed the sample-efficiency factor (None: not reached or no curve); their geometric mean and interval."""
+
+    factors: list[float | None]
+    status: list[str]  # reached | not reached | no curve
+    n: int
+    reached: int
+    geo_mean: float | None
+    ci: list[float] | None
+
+
+@dataclass
+class BucketDiff(TInterval):
+    """The paired loss difference in one training-frequency bucket, with its perplexity change and interval."""
+
+    ppl_change: float | None = None
+    ppl_change_ci: list[float] | None = None
+
+
+@dataclass
+class PairedComparison(Record):
+    """A model variant against a baseline variant at one size, over the seeds both ran."""
+
+    regime: str
+    size: str
+    baseline_size: str | None  # the size whose baseline runs were borrowed (same backbone), or None
+    model: str
+    baseline: str
+    seeds: list[int]
+    model_runs: list[str]
+    baseline_runs: list[str]
+    model_params: int | None
+    baseline_params: int | None
+    eval: dict[str, EndPoint]
+    curve: GapCurve
+    trend: GapTrend
+    efficiency: PairedEfficiency
+    buckets: list[BucketDiff]
+    ci: float
+    plateau: float | None
+
+
+def t_interval(diffs: Iterable[float], ci: float = 0.95) -> TInterval:
     """Mean, sample sd and the Student t interval of paired differences; the verdict on their sign."""
     from scipy import stats
 
     d = np.array([x for x in diffs if x is not None and math.isfinite(x)], dtype=np.float64)
-    out = {"diffs": d.tolist(), "n": int(len(d)), "mean": float(d.mean()) if len(d) else None, "sd": None,
-           "ci": None, "verdict": "no pairs" if not len(d) else "one seed"}
     if len(d) < 2:
-        return out
-    sd = float(d.std(ddof=1))
+        return TInterval(d.tolist(), int(len(d)), float(d.mean()) if len(d) else None,
+                         verdict="no pairs" if not len(d) else "one seed")
+    mean, sd = float(d.mean()), float(d.std(ddof=1))
     half = float(stats.t.ppf(0.5 + ci / 2, len(d) - 1)) * sd / math.sqrt(len(d))
-    lo, hi = out["mean"] - half, out["mean"] + half
-    out.update(sd=sd, ci=[lo, hi], verdict="better" if hi < 0 else "worse" if lo > 0 else "not resolved")
-    return out
+    lo, hi = mean - half, mean + half
+    return TInterval(d.tolist(), int(len(d)), mean, sd, [lo, hi],
+                     "better" if hi < 0 else "worse" if lo > 0 else "not resolved")
 
 
 def _by_size(rows: list[ResultRow], regime: str) -> dict[str, dict[int, dict[str, ResultRow]]]:
@@ -86,31 +187,25 @@ def _pairs(regime: str, variants: set[str]) -> list[tuple[str, str]]:
     return pairs + [p for p in CONTROLS.get(regime, ()) if p[0] in variants and p[1] in variants]
 
 
-def _metric(row: ResultRow, eval_set: str, key: str) -> float | None:
-    e = row.eval.get(eval_set)
-    return None if e is None else getattr(e, key)
-
-
 def _diff(a: float | None, b: float | None) -> float | None:
     return None if a is None or b is None else a - b
 
 
-def _ppl_change(stat: dict) -> dict:
+def _ppl_change(stat: TInterval) -> PplChange:
     """exp(.) - 1 of a loss difference's mean and interval: the perplexity change (None where they are None)."""
-    return {"mean": None if stat["mean"] is None else math.expm1(stat["mean"]),
-            "ci": None if stat["ci"] is None else [math.expm1(x) for x in stat["ci"]]}
+    return PplChange(None if stat.mean is None else math.expm1(stat.mean),
+                     None if stat.ci is None else [math.expm1(x) for x in stat.ci])
 
 
-def _end_point(seeds: list[tuple[ResultRow, ResultRow]], eval_set: str, ci: float) -> dict:
+def _end_point(seeds: list[tuple[ResultRow, ResultRow]], eval_set: str, ci: float) -> EndPoint:
     """Loss, bits-per-byte and perplexity-change statistics of one eval set over the paired seeds."""
-    out = {key: t_interval([_diff(_metric(m, eval_set, key), _metric(b, eval_set, key)) for m, b in seeds], ci)
-           for key in ("loss", "bpb")}
-    out["ppl_change"] = _ppl_change(out["loss"])
+    loss, bpb = (t_interval([_diff(m.metric(eval_set, key), b.metric(eval_set, key)) for m, b in seeds], ci)
+                 for key in ("loss", "bpb"))
     # a restricted softmax scores text from elsewhere on the targets inside its id set: the share left out
-    out["share_outside"] = _mean([_metric(r, eval_set, "share_outside") for pair in seeds for r in pair])
-    out["baseline_loss"] = _mean([_metric(b, eval_set, "loss") for _, b in seeds])
-    out["model_loss"] = _mean([_metric(m, eval_set, "loss") for m, _ in seeds])
-    return out
+    return EndPoint(loss, bpb, _ppl_change(loss),
+                    share_outside=_mean([r.metric(eval_set, "share_outside") for pair in seeds for r in pair]),
+                    baseline_loss=_mean([b.metric(eval_set, "loss") for _, b in seeds]),
+                    model_loss=_mean([m.metric(eval_set, "loss") for m, _ in seeds]))
 
 
 def _mean(xs: list) -> float | None:
@@ -131,7 +226,7 @@ def _shared_points(seeds: list[tuple[ResultRow, ResultRow]]) -> tuple[list[dict]
     return model, base, shared
 
 
-def gap_curve(seeds: list[tuple[ResultRow, ResultRow]], ci: float = 0.95, plateau: float | None = None) -> dict:
+def gap_curve(seeds: list[tuple[ResultRow, ResultRow]], ci: float = 0.95, plateau: float | None = None) -> GapCurve:
     """Mean gap (model - baseline validation loss) and its t interval at every validation point all seeds share."""
     model, base, shared = _shared_points(seeds)
     stats_at = [t_interval([m[t] - b[t] for m, b in zip(model, base)], ci) for t in shared]
@@ -139,17 +234,15 @@ def gap_curve(seeds: list[tuple[ResultRow, ResultRow]], ci: float = 0.95, platea
     past = None
     if plateau is not None:
         past = next((t for t, v in zip(shared, base_max) if v < plateau - PLATEAU_MARGIN), None)
-    return {"tokens": [int(t) for t in shared], "mean": [s["mean"] for s in stats_at],
-            "lo": [s["ci"][0] if s["ci"] else None for s in stats_at],
-            "hi": [s["ci"][1] if s["ci"] else None for s in stats_at],
-            "baseline_loss": [float(np.mean([b[t] for b in base])) for t in shared],
-            "past_plateau_tokens": past}
+    return GapCurve(tokens=[int(t) for t in shared], mean=[s.mean for s in stats_at],
+                    lo=[s.ci[0] if s.ci else None for s in stats_at], hi=[s.ci[1] if s.ci else None for s in stats_at],
+                    baseline_loss=[float(np.mean([b[t] for b in base])) for t in shared], past_plateau_tokens=past)
 
 
 TREND_FROM = 2 / 3  # the gap's trend is fitted over the last third of training
 
 
-def gap_trend(seeds: list[tuple[ResultRow, ResultRow]], ci: float = 0.95, from_frac: float = TREND_FROM) -> dict:
+def gap_trend(seeds: list[tuple[ResultRow, ResultRow]], ci: float = 0.95, from_frac: float = TREND_FROM) -> GapTrend:
     """Whether the gap still moves at the end of training: per seed, the least-squares slope of the gap (model -
     baseline validation loss) against training tokens over the curve points from ``from_frac`` of the last
     shared point on, in nats per million tokens; over seeds its t interval. With a negative gap (the model
@@ -158,7 +251,7 @@ def gap_trend(seeds: list[tuple[ResultRow, ResultRow]], ci: float = 0.95, from_f
     the schedule as much as the models."""
     model, base, shared = _shared_points(seeds)
     if len(shared) < 3:
-        return {"from_tokens": None, "points": 0, "slopes": [], "end_gaps": [], "slope": t_interval([], ci)}
+        return GapTrend(from_tokens=None, points=0, slopes=[], end_gaps=[], slope=t_interval([], ci))
     start = from_frac * shared[-1]
     ts = [t for t in shared if t >= start]
     slopes, ends = [], []
@@ -166,11 +259,10 @@ def gap_trend(seeds: list[tuple[ResultRow, ResultRow]], ci: float = 0.95, from_f
         gaps = np.array([m[t] - b[t] for t in ts])
         slopes.append(float(np.polyfit(np.array(ts, dtype=np.float64) / 1e6, gaps, 1)[0]) if len(ts) >= 2 else None)
         ends.append(float(gaps[-1]))
-    return {"from_tokens": int(ts[0]), "points": len(ts), "slopes": slopes, "end_gaps": ends,
-            "slope": t_interval(slopes, ci)}
+    return GapTrend(from_tokens=int(ts[0]), points=len(ts), slopes=slopes, end_gaps=ends, slope=t_interval(slopes, ci))
 
 
-def paired_efficiency(seeds: list[tuple[ResultRow, ResultRow]], ci: float = 0.95) -> dict:
+def paired_efficiency(seeds: list[tuple[ResultRow, ResultRow]], ci: float = 0.95) -> PairedEfficiency:
     """Sample efficiency over seeds: per seed the factor baseline tokens / the tokens the model needs to reach the
     baseline's final validation loss (``efficiency.sample_efficiency``); the geometric mean of the factors of the
     seeds that reach it, with the t interval of their logarithms. A seed that does not reach it counts in ``n``
@@ -181,18 +273,19 @@ def paired_efficiency(seeds: list[tuple[ResultRow, ResultRow]], ci: float = 0.95
     factors, status = [], []
     for m, b in seeds:
         try:
-            factors.append(sample_efficiency(row_curve(m), row_curve(b))["factor"])
+            factors.append(sample_efficiency(row_curve(m), row_curve(b)).factor)
             status.append("not reached" if factors[-1] is None else "reached")
         except (UserError, OSError):  # no validation curve for one of the two runs
             factors.append(None)
             status.append("no curve")
     logs = t_interval([math.log(f) for f in factors if f], ci)
-    return {"factors": factors, "status": status, "n": len(factors), "reached": logs["n"],
-            "geo_mean": None if logs["mean"] is None else math.exp(logs["mean"]),
-            "ci": None if logs["ci"] is None else [math.exp(x) for x in logs["ci"]]}
+    return PairedEfficiency(factors=factors, status=status, n=len(factors), reached=logs.n,
+                            geo_mean=None if logs.mean is None else math.exp(logs.mean),
+                            ci=None if logs.ci is None else [math.exp(x) for x in logs.ci])
 
 
-def paired_buckets(seeds: list[tuple[ResultRow, ResultRow]], eval_set: str = "val", ci: float = 0.95) -> list[dict]:
+def paired_buckets(seeds: list[tuple[ResultRow, ResultRow]], eval_set: str = "val",
+                   ci: float = 0.95) -> list[BucketDiff]:
     """Per training-frequency bucket (rarest first), the paired loss difference over seeds with its interval and the
     perplexity change exp(mean) - 1; [] when a run has no buckets for ``eval_set``."""
     losses = []
@@ -205,7 +298,7 @@ def paired_buckets(seeds: list[tuple[ResultRow, ResultRow]], eval_set: str = "va
     for diffs in zip(*losses):
         st = t_interval(diffs, ci)
         ppl = _ppl_change(st)
-        out.append({**st, "ppl_change": ppl["mean"], "ppl_change_ci": ppl["ci"]})
+        out.append(BucketDiff(**vars(st), ppl_change=ppl.mean, ppl_change_ci=ppl.ci))
     return out
 
 
@@ -232,7 +325,7 @@ def _with_donor(size: str, by_size: dict, regime: str) -> tuple[dict, set[str], 
 
 
 def paired_comparisons(rows: Iterable[ResultRow], ci: float = 0.95, plateau: float | None = None,
-                       eval_sets: list[str] | None = None) -> list[dict]:
+                       eval_sets: list[str] | None = None) -> list[PairedComparison]:
     """Every (regime, size, model, baseline) comparison with its per-seed pairs, end-point statistics per eval
     set and gap curve (see the module docstring). ``baseline_size`` names the size whose baseline runs were
     borrowed (same backbone), or is None."""
@@ -253,11 +346,12 @@ def paired_comparisons(rows: Iterable[ResultRow], ci: float = 0.95, plateau: flo
     return out
 
 
-def _comparison(regime, size, donor, model, base, seeds, pairs, ci, plateau, eval_sets) -> dict:
+def _comparison(regime, size, donor, model, base, seeds, pairs, ci, plateau, eval_sets) -> PairedComparison:
     sets = eval_sets or sorted(set(pairs[0][0].eval) & set(pairs[0][1].eval))
-    return {"regime": regime, "size": size, "baseline_size": donor, "model": model, "baseline": base, "seeds": seeds,
-            "model_runs": [m.name for m, _ in pairs], "baseline_runs": [b.name for _, b in pairs],
-            "model_params": pairs[0][0].total_params, "baseline_params": pairs[0][1].total_params,
-            "eval": {s: _end_point(pairs, s, ci) for s in sets},
-            "curve": gap_curve(pairs, ci, plateau), "trend": gap_trend(pairs, ci), "efficiency": paired_efficiency(pairs, ci),
-            "buckets": paired_buckets(pairs, "val", ci), "ci": ci, "plateau": plateau}
+    return PairedComparison(
+        regime=regime, size=size, baseline_size=donor, model=model, baseline=base, seeds=seeds,
+        model_runs=[m.name for m, _ in pairs], baseline_runs=[b.name for _, b in pairs],
+        model_params=pairs[0][0].total_params, baseline_params=pairs[0][1].total_params,
+        eval={s: _end_point(pairs, s, ci) for s in sets}, curve=gap_curve(pairs, ci, plateau),
+        trend=gap_trend(pairs, ci), efficiency=paired_efficiency(pairs, ci), buckets=paired_buckets(pairs, "val", ci),
+        ci=ci, plateau=plateau)

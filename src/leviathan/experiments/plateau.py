@@ -7,10 +7,11 @@ from the ``unigram_entropy`` a copied grid.json holds (scripts/collect_results.p
 
 from __future__ import annotations
 
-from collections.abc import Mapping
 from pathlib import Path
 
 import numpy as np
+
+from .sweep_grid import SweepGrid
 
 
 def unigram_entropy(data_dir: str | Path) -> float | None:
@@ -23,8 +24,8 @@ def unigram_entropy(data_dir: str | Path) -> float | None:
     return float(-(p * np.log(p)).sum())
 
 
-def grid_plateau(grid: Mapping) -> float | None:
+def grid_plateau(grid: SweepGrid) -> float | None:
     """The unigram plateau of a sweep's grid.json: from its data folder, else the ``unigram_entropy`` that a
     copy of the sweep without its data folder holds (scripts/collect_results.py stores it)."""
-    plateau = unigram_entropy(grid["data_dir"]) if grid.get("data_dir") else None
-    return grid.get("unigram_entropy") if plateau is None else plateau
+    plateau = unigram_entropy(grid.data_dir) if grid.data_dir else None
+    return grid.unigram_entropy if plateau is None else plateau

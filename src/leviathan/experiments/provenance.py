@@ -1,6 +1,6 @@
 """What a results row must carry to be checked later, and paths that travel with a committed file.
 
-    provenance = run_provenance(run_dir, data_dir)        # {config, code, data} of a finished run
+    provenance = run_provenance(run_dir, data_dir)        # RunProvenance: config, code, data of a finished run
     portable_path("/work/runs/cpu/runs/m-s0", base)        # "runs/m-s0": relative, never machine-absolute
 
 A committed ``results.jsonl`` is read on other machines, long after its run folders are gone, so each
@@ -15,6 +15,9 @@ row records what produced it (issue 19, item 6):
   and the content hash of every source document, ``data.prepare``), tokenizer, vocabulary and token
   counts. Two rows with the same fingerprint trained and validated on the same tokens.
 
+The files are read here, once, into ``CodeProvenance`` and ``DataProvenance`` (records: a row holds their
+``as_dict()``).
+
 Paths: ``portable_path`` writes a path relative to the folder it belongs to (the sweep folder, the data
 folder as ``$LEVIATHAN_DATA/...``, the installed package, the current folder); a path under none of them
 is reduced to its last two parts, so no committed file names a folder of the machine that wrote it.
@@ -26,12 +29,15 @@ from __future__ import annotations
 
 import json
 import os
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 import yaml
 
+from ..config import known_fields
 from ..io import data_root
+from .records import Record
 
 
 def _package_root() -> Path:
@@ -91,21 +97,65 @@ def _read_json(path: Path) -> dict:
         return {}
 
 
-def code_provenance(run_dir: Path) -> dict:
-    """{commit, leviathan, torch} from the run folder's versions.json (what the run trained with)."""
+@dataclass
+class CodeProvenance(Record):
+    """The code a run trained with (None where its versions.json does not say)."""
+
+    commit: str | None  # git commit, ``-dirty`` with uncommitted changes
+    leviathan: str | None
+    torch: str | None
+
+
+@dataclass
+class DataProvenance(Record):
+    """A prepared data folder (None where its meta.json does not say; every field None without one)."""
+
+    dir: str | None  # portable (``portable_path``)
+    fingerprint: str | None
+    tokenizer: str | None
+    vocab_size: int | None
+    train_tokens: int | None
+    val_tokens: int | None
+
+
+@dataclass
+class RunProvenance:
+    """What produced a finished run's numbers: its resolved config, code and data."""
+
+    config: dict | None  # the run folder's config.yaml (``resolved_config``)
+    code: CodeProvenance
+    data: DataProvenance
+
+    def row_fields(self) -> dict:
+        """The ``config``, ``code`` and ``data`` fields of its results row."""
+        return {"config": self.config, "code": self.code.as_dict(), "data": self.data.as_dict()}
+
+
+@dataclass
+class _PreparedMeta:
+    """The keys of a prepared data folder's meta.json (``data.prepare``) that provenance records."""
+
+    fingerprint: str | None = None
+    tokenizer: str | None = None
+    vocab_size: int | None = None
+    splits: dict | None = None  # {split: {"tokens": ..., ...}}
+
+    def tokens(self, split: str) -> int | None:
+        """The tokens of a split (None where meta.json does not say)."""
+        return ((self.splits or {}).get(split) or {}).get("tokens")
+
+
+def code_provenance(run_dir: Path) -> CodeProvenance:
+    """Commit and versions from the run folder's versions.json (what the run trained with)."""
     versions = _read_json(run_dir / "versions.json")
-    return {"commit": versions.get("git_revision"), "leviathan": versions.get("leviathan"),
-            "torch": versions.get("torch")}
+    return CodeProvenance(versions.get("git_revision"), versions.get("leviathan"), versions.get("torch"))
 
 
-def data_provenance(data_dir: str | os.PathLike, *bases: str | os.PathLike) -> dict:
-    """{dir, fingerprint, tokenizer, vocab_size, train_tokens, val_tokens} of a prepared data folder."""
-    meta = _read_json(Path(data_dir) / "meta.json")
-    splits = meta.get("splits") or {}
-    return {"dir": portable_path(data_dir, *bases), "fingerprint": meta.get("fingerprint"),
-            "tokenizer": meta.get("tokenizer"), "vocab_size": meta.get("vocab_size"),
-            "train_tokens": (splits.get("train") or {}).get("tokens"),
-            "val_tokens": (splits.get("val") or {}).get("tokens")}
+def data_provenance(data_dir: str | os.PathLike, *bases: str | os.PathLike) -> DataProvenance:
+    """Folder, fingerprint, tokenizer, vocabulary and token counts of a prepared data folder (its meta.json)."""
+    meta = _PreparedMeta(**known_fields(_PreparedMeta, _read_json(Path(data_dir) / "meta.json")))
+    return DataProvenance(dir=portable_path(data_dir, *bases), fingerprint=meta.fingerprint, tokenizer=meta.tokenizer,
+                          vocab_size=meta.vocab_size, train_tokens=meta.tokens("train"), val_tokens=meta.tokens("val"))
 
 
 def resolved_config(run_dir: Path, *bases: str | os.PathLike) -> dict | None:
@@ -119,11 +169,10 @@ def resolved_config(run_dir: Path, *bases: str | os.PathLike) -> dict | None:
     return cfg if isinstance(cfg, dict) else None
 
 
-def run_provenance(run_dir: str | os.PathLike, data_dir: str | os.PathLike, *bases: str | os.PathLike) -> dict:
-    """{config, code, data} of a finished run (see the module docstring)."""
+def run_provenance(run_dir: str | os.PathLike, data_dir: str | os.PathLike, *bases: str | os.PathLike) -> RunProvenance:
+    """The config, code and data of a finished run (see the module docstring)."""
     run_dir = Path(run_dir)
-    return {"config": resolved_config(run_dir, *bases), "code": code_provenance(run_dir),
-            "data": data_provenance(data_dir, *bases)}
+    return RunProvenance(resolved_config(run_dir, *bases), code_provenance(run_dir), data_provenance(data_dir, *bases))
 
 
 def _looks_absolute(value: str) -> bool:

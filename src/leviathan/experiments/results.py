@@ -34,8 +34,10 @@ from typing import Any
 
 import numpy as np
 
+from ..config import known_fields
 from ..errors import UserError
 from ..model.accounting import ParamCounts
+from .records import Record
 
 RESULTS = "results.jsonl"
 
@@ -56,7 +58,8 @@ def baseline_of(regime: str | None) -> str:
 
 def json_safe(o: Any) -> Any:
     """``o`` as plain JSON values: non-finite floats -> None, numpy scalars and arrays -> numbers and lists,
-    tuples -> lists, paths -> strings, result dataclasses -> their dicts. Dict keys are kept as they are."""
+    tuples -> lists, paths -> strings, result dataclasses and analysis records (``records.Record``) -> their dicts.
+    Dict keys are kept as they are."""
     if isinstance(o, (bool, np.bool_)):
         return bool(o)
     if isinstance(o, (int, np.integer)):
@@ -66,8 +69,10 @@ def json_safe(o: Any) -> Any:
         return v if math.isfinite(v) else None
     if isinstance(o, str) or o is None:
         return o
-    if isinstance(o, (ResultRow, _Record)):
+    if isinstance(o, (ResultRow, _RowPart)):
         return json_safe(o.to_dict())
+    if isinstance(o, Record):
+        return json_safe(o.as_dict())
     if isinstance(o, ParamCounts):
         return json_safe(o.as_dict())
     if isinstance(o, Mapping):
@@ -98,13 +103,13 @@ def dumps(o: Any, **kwargs) -> str:
 # the parts of a row
 
 
-class _Record:
+class _RowPart:
     """from_dict / to_dict for a flat record: known fields typed, unknown keys kept in ``extra``."""
 
     extra: dict
 
     @classmethod
-    def from_dict(cls, d: Mapping | _Record | None):
+    def from_dict(cls, d: Mapping | _RowPart | None):
         if d is None or isinstance(d, cls):
             return d
         if not isinstance(d, Mapping):
@@ -119,7 +124,7 @@ class _Record:
 
 
 @dataclass
-class EvalResult(_Record):
+class EvalResult(_RowPart):
     """One eval set: mean loss (nats per token), perplexity exp(loss), bits per byte, tokens scored; with a
     restricted softmax, the targets outside its id set that were left out (count and share of the set)."""
 
@@ -132,11 +137,27 @@ class EvalResult(_Record):
     extra: dict = field(default_factory=dict, repr=False)
 
 
+@dataclass(frozen=True)
+class BucketScheme:
+    """What a row's bucket description says, typed: the rule (``mass`` | ``log``; None where not recorded) and each
+    bucket's range of training counts, rarest first (empty where not recorded)."""
+
+    method: str | None
+    ranges: list[tuple[int, int]]
+
+    @classmethod
+    def of(cls, description: Mapping) -> BucketScheme:
+        """From a description as rows hold it (``eval.frequency.Buckets.as_dict``: method, min_count, max_count, ...)."""
+        return cls(description.get("method"),
+                   list(zip(description.get("min_count") or [], description.get("max_count") or [])))
+
+
 @dataclass
-class BucketResult(_Record):
+class BucketResult(_RowPart):
     """Losses of one eval set per training-frequency bucket, rarest first (``frequency.BucketLosses``).
 
-    ``buckets`` describes the buckets (``frequency.Buckets.as_dict``: method, min_count, max_count, ...).
+    ``buckets`` describes the buckets (``frequency.Buckets.as_dict``: method, min_count, max_count, ...), kept as
+    written; ``BucketScheme.of`` reads it.
     """
 
     loss: list = field(default_factory=list)
@@ -149,7 +170,7 @@ class BucketResult(_Record):
 
 
 @dataclass
-class TrainingCurve(_Record):
+class TrainingCurve(_RowPart):
     """The validation curve and the logged gradient norms of a run, kept in its row so that a
     results.jsonl alone (run folders are not committed) redraws the curves.
 
@@ -258,18 +279,23 @@ class ResultRow:
     def in_regime(self, regime: str) -> bool:
         return regime in self.all_regimes
 
+    def metric(self, eval_set: str, name: str) -> Any:
+        """A number of the row's evaluation on ``eval_set`` (an ``EvalResult`` field: ``loss``, ``bpb``,
+        ``share_outside``, ...); None where the set was not evaluated or the number not recorded."""
+        ev = self.eval.get(eval_set)
+        return None if ev is None else getattr(ev, name)
+
     def loss(self, eval_set: str = "val") -> float | None:
         """Loss on an eval set; for ``val`` the training loop's final validation loss when the set was not evaluated."""
-        ev = self.eval.get(eval_set)
-        if ev is not None and ev.loss is not None:
-            return float(ev.loss)
+        loss = self.metric(eval_set, "loss")
+        if loss is not None:
+            return float(loss)
         if eval_set == "val" and self.final_val_loss is not None:
             return float(self.final_val_loss)
         return None
 
     def bpb(self, eval_set: str = "val") -> float | None:
-        ev = self.eval.get(eval_set)
-        return None if ev is None else ev.bpb
+        return self.metric(eval_set, "bpb")
 
     @property
     def total_params(self) -> int | None:
@@ -277,13 +303,21 @@ class ResultRow:
 
     def hardware_key(self) -> str:
         """Where the run's throughput was measured, as one string (runs compare fairly only when equal)."""
-        hw = self.hardware or {}
-        if isinstance(hw, str):
-            return hw
-        parts = [str(hw.get("device", "")), str(hw.get("cpu", "")), f"threads={hw.get('torch_threads', '')}"]
-        if hw.get("gpu"):
-            parts.append(str(hw["gpu"]))
+        if isinstance(self.hardware, str):
+            return self.hardware
+        hw = _Hardware(**known_fields(_Hardware, self.hardware or {}))
+        parts = [str(hw.device), str(hw.cpu), f"threads={hw.torch_threads}"] + ([str(hw.gpu)] if hw.gpu else [])
         return " / ".join(p for p in parts if p)
+
+
+@dataclass
+class _Hardware:
+    """The parts of a row's ``hardware`` (``io.hardware_info``) that say where its throughput was measured."""
+
+    device: Any = ""
+    cpu: Any = ""
+    torch_threads: Any = ""
+    gpu: Any = None
 
 
 # --------------------------------------------------------------------------------------------

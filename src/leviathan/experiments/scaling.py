@@ -48,6 +48,7 @@ from typing import Iterable, Sequence
 import numpy as np
 
 from ..errors import UserError
+from .records import Record, inline
 from .results import DEFAULT_LADDER, ResultRow
 
 ALPHA_BOUNDS = (1e-4, 5.0)
@@ -61,8 +62,8 @@ def power_law(N, E: float, A: float, alpha: float):
 
 
 @dataclass
-class PowerLawFit:
-    """A fitted L(N) = E + A N^(-alpha) with optional bootstrap draws.
+class PowerLawFit(Record):
+    """A fitted L(N) = E + A N^(-alpha) with optional bootstrap draws (``as_dict``: the fit and its intervals).
 
     ``draws`` is an array (num_draws, 3) of (E, A, alpha) from the bootstrap, or None.
     """
@@ -283,7 +284,7 @@ def invert_power_law(L, E, A, alpha):
 
 
 @dataclass
-class DenseEquivalent:
+class DenseEquivalent(Record):
     """Dense-equivalent size of a run with loss ``loss`` and ``params`` parameters."""
 
     loss: float
@@ -379,14 +380,34 @@ def ladder_variant(rows: Iterable[ResultRow]) -> str:
     return DEFAULT_LADDER
 
 
-def scaling_from_results(rows: Iterable[ResultRow], variant: str | None = None, eval_set: str = "val",
-                         count: str = "total", num_bootstrap: int = 1000, ci: float = 0.95, seed: int = 0) -> dict:
-    """Fit the dense ladder of a sweep and place every other run on it.
+@dataclass
+class Equivalent(Record):
+    """One configuration off the ladder (its seeds merged) placed on the fit."""
 
-    Returns ``{"variant", "eval_set", "count", "fit": PowerLawFit, "points": [(name, N, L)],
-    "equivalents": [{"name", "variant", "size", "regimes", "seeds", "params", **DenseEquivalent}]}``;
-    the runs of one configuration with several seeds are one entry (their losses resampled).
-    """
+    name: str  # the run name without its seed
+    variant: str | None
+    size: str | None
+    regimes: list[str]
+    seeds: list[int | None]
+    value: DenseEquivalent = inline()
+
+
+@dataclass
+class LadderFit(Record):
+    """The dense ladder's power-law fit and every other configuration's dense-equivalent size."""
+
+    variant: str  # the ladder's variant
+    eval_set: str
+    count: str  # the parameters counted as N (``COUNTS``)
+    fit: PowerLawFit
+    points: list[tuple[str, float, float]]  # (run name, N, loss) of the ladder
+    equivalents: list[Equivalent]
+
+
+def scaling_from_results(rows: Iterable[ResultRow], variant: str | None = None, eval_set: str = "val",
+                         count: str = "total", num_bootstrap: int = 1000, ci: float = 0.95, seed: int = 0) -> LadderFit:
+    """Fit the dense ladder of a sweep and place every other run on it; the runs of one configuration with several
+    seeds are one ``Equivalent`` (their losses resampled)."""
     rows = list(rows)
     variant = variant or ladder_variant(rows)
     points = [(r.name, row_params(r, count), r.loss(eval_set)) for r in rows if r.variant == variant]
@@ -405,7 +426,5 @@ def scaling_from_results(rows: Iterable[ResultRow], variant: str | None = None, 
     for key, rs in groups.items():
         eq = dense_equivalent(fit, [r.loss(eval_set) for r in rs], row_params(rs[0], count), seed=seed)
         regimes = sorted({g for r in rs for g in r.all_regimes})
-        equivalents.append({"name": key, "variant": rs[0].variant, "size": rs[0].size, "regimes": regimes,
-                            "seeds": [r.seed for r in rs], **eq.as_dict()})
-    return {"variant": variant, "eval_set": eval_set, "count": count, "fit": fit, "points": points,
-            "equivalents": equivalents}
+        equivalents.append(Equivalent(key, rs[0].variant, rs[0].size, regimes, [r.seed for r in rs], eq))
+    return LadderFit(variant, eval_set, count, fit, points, equivalents)

@@ -10,7 +10,7 @@ selection. Each shard writes whole rows into its own ``--out`` folder (a sweep f
 its lock), with its own grid.json describing the whole grid.
 
 Merging. ``merge_sweeps(folders)`` reads every folder's rows. The folders must hold the same grid (the
-same name in their grid.json; the first one's grid.json, e.g. its unigram entropy, serves the report). A
+same name in their grid.json, read once per folder; the first one's, e.g. its unigram entropy, serves the report). A
 run with rows in two folders is kept once when both rows agree on what was measured (same resolved
 config and validation loss) and refused otherwise, naming the run and both folders: two different
 measurements of one run cannot both be in one report. Rows come out in the grid's run order, as one
@@ -19,13 +19,13 @@ sweep of the whole grid would have written them, so the merged report equals tha
 
 from __future__ import annotations
 
-import json
 import os
 import re
 from pathlib import Path
 
 from ..errors import UserError
 from .results import ResultRow, load_results
+from .sweep_grid import SweepGrid, read_sweep_grid
 
 SHARD_RE = re.compile(r"^\s*(\d+)\s*/\s*(\d+)\s*$")
 
@@ -52,23 +52,16 @@ def _folder(path: str | os.PathLike) -> Path:
     return path if path.is_dir() else path.parent
 
 
-def _grid_name(folder: Path) -> str | None:
-    try:
-        return json.loads((folder / "grid.json").read_text()).get("name")
-    except (OSError, ValueError, AttributeError):
-        return None
-
-
 def _same_measurement(a: ResultRow, b: ResultRow) -> bool:
     return a.config == b.config and a.loss("val") == b.loss("val")
 
 
-def merge_sweeps(paths: list[str | os.PathLike]) -> tuple[list[ResultRow], Path]:
+def merge_sweeps(paths: list[str | os.PathLike]) -> tuple[list[ResultRow], SweepGrid]:
     """(every run's row once, the grid.json of the first folder) over several sweep folders of one grid."""
     folders = [_folder(p) for p in paths]
-    names = {f: _grid_name(f) for f in folders}
-    if len(set(names.values())) > 1:
-        listed = ", ".join(f"{f} ({n})" for f, n in names.items())
+    grids = {f: read_sweep_grid(f) for f in folders}
+    if len({g.name for g in grids.values()}) > 1:
+        listed = ", ".join(f"{f} ({g.name})" for f, g in grids.items())
         raise UserError(f"these sweep folders hold different grids: {listed}; report each grid on its own "
                         f"(several folders merge only as shards of one grid), or pair their arms with --ablation")
     rows: dict[str, tuple[ResultRow, Path]] = {}
@@ -80,14 +73,7 @@ def merge_sweeps(paths: list[str | os.PathLike]) -> tuple[list[ResultRow], Path]
             elif not _same_measurement(seen[0], row):
                 raise UserError(f"run {row.name!r} has different rows in {seen[1]} and {folder} (config or validation "
                                 f"loss differ); keep one of them (delete the other row) before merging")
-    grid_file = folders[0] / "grid.json"
-    order = {name: k for k, name in enumerate(_run_names(grid_file))}  # the grid's order, as one sweep writes it
+    grid = grids[folders[0]]
+    order = {run.name: k for k, run in enumerate(grid.runs)}  # the grid's order, as one sweep writes it
     merged = sorted((row for row, _ in rows.values()), key=lambda r: order.get(r.name, len(order)))
-    return merged, grid_file
-
-
-def _run_names(grid_file: Path) -> list[str]:
-    try:
-        return [r["name"] for r in json.loads(grid_file.read_text()).get("runs", [])]
-    except (OSError, ValueError, AttributeError, KeyError, TypeError):
-        return []
+    return merged, grid

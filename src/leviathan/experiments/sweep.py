@@ -49,11 +49,13 @@ monkeypatch to exercise the sweep logic without training.
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 import datetime as _dt
 import fnmatch
 import json
 import os
 import time
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Callable
 
@@ -62,9 +64,10 @@ import numpy as np
 from ..errors import UserError
 from ..eval.score import evaluate_checkpoint
 from ..eval.stream import EvalStream
-from ..io import data_root, hardware_info, read_metrics
+from ..io import data_root, hardware_info
 from .drift import check_rows_against_grid
 from .grid import Grid, RunSpec
+from ..train.metrics import read_metric_rows
 from ..train.summary import TrainSummary
 from .provenance import data_provenance, portable_path, run_provenance
 from .shards import shard_of
@@ -136,14 +139,14 @@ class EvalData:
             if not path.is_file():
                 raise UserError(f"{path} is missing; re-run leviathan prepare (it writes train_freq.npy)")
             self._freq = np.load(path)
-            self._buckets = make_buckets(self._freq, int(self.grid.eval_options["buckets"]),
-                                         str(self.grid.eval_options["bucket_method"]))
+            self._buckets = make_buckets(self._freq, int(self.grid.eval_options.buckets),
+                                         str(self.grid.eval_options.bucket_method))
         return self._buckets, self._freq
 
     def stream(self, es) -> EvalStream | None:
         """The eval set as an ``EvalStream`` capped to the grid's ``max_tokens``; None for a missing optional set."""
         if es.name not in self._sets:
-            cap = int(self.grid.eval_options.get("max_tokens") or 0) or None
+            cap = int(self.grid.eval_options.max_tokens or 0) or None
             if es.split is not None:
                 self._sets[es.name] = EvalStream.from_split(self.grid.data_dir, es.split, cap)
             else:
@@ -160,16 +163,26 @@ class EvalData:
         return self._sets[es.name]
 
 
-def evaluate_run(grid: Grid, spec: RunSpec, run_dir: Path, eval_data: EvalData) -> dict:
+@dataclass
+class RunEvaluation:
+    """A finished run's evaluation: per eval set its loss, perplexity and bits per byte, its losses per
+    training-frequency bucket, and notes (an optional set that was skipped)."""
+
+    eval: dict[str, EvalResult] = field(default_factory=dict)
+    buckets: dict[str, BucketResult] = field(default_factory=dict)
+    notes: list[str] = field(default_factory=list)
+
+
+def evaluate_run(grid: Grid, spec: RunSpec, run_dir: Path, eval_data: EvalData) -> RunEvaluation:
     """Loss/ppl/bpb and per-frequency-bucket losses of a finished run on every eval set of the grid."""
     opts = grid.eval_options
     buckets, freq = eval_data.buckets()
     streams = {es.name: stream for es in grid.eval_sets if (stream := eval_data.stream(es)) is not None}
-    evals, bucketed = evaluate_checkpoint(run_dir, streams, seq_len=opts.get("seq_len"),
-                                          batch_size=int(opts.get("batch_size") or 8), buckets=buckets, freq=freq,
-                                          bucket_sets=opts.get("bucket_sets"))
-    return {"eval": evals, "buckets": {name: b.as_dict() for name, b in bucketed.items()},
-            "notes": list(eval_data.notes)}
+    evals, bucketed = evaluate_checkpoint(run_dir, streams, seq_len=opts.seq_len, batch_size=int(opts.batch_size or 8),
+                                          buckets=buckets, freq=freq, bucket_sets=opts.bucket_sets)
+    return RunEvaluation(eval={k: EvalResult.from_dict(v) for k, v in evals.items()},
+                         buckets={name: BucketResult.from_dict(b.as_dict()) for name, b in bucketed.items()},
+                         notes=list(eval_data.notes))
 
 
 # --------------------------------------------------------------------------------------------
@@ -200,9 +213,9 @@ def grid_snapshot(grid: Grid) -> dict:
     return {"name": grid.name, "path": portable_path(grid.path),
             "base_config": portable_path(grid.base_config),
             "base_overrides": grid.base_overrides, "data_dir": portable_path(grid.data_dir),
-            "data_fingerprint": data_provenance(grid.data_dir)["fingerprint"], "vocab_size": grid.vocab_size,
+            "data_fingerprint": data_provenance(grid.data_dir).fingerprint, "vocab_size": grid.vocab_size,
             "data_seed": grid.data_seed, "seeds": grid.seeds,
-            "eval_sets": [vars(e) for e in grid.eval_sets], "eval_options": grid.eval_options,
+            "eval_sets": [vars(e) for e in grid.eval_sets], "eval_options": dataclasses.asdict(grid.eval_options),
             "runs": [{"name": r.name, "regimes": r.regimes, "variant": r.variant, "size": r.size, "seed": r.seed,
                       "data_seed": r.data_seed, "model": r.model_fields(), "params": r.params.as_dict(), "target_total": r.target_total,
                       "run_overrides": r.run_overrides}
@@ -212,7 +225,7 @@ def grid_snapshot(grid: Grid) -> dict:
 def _metrics_tokens_per_s(path: str | os.PathLike) -> float | None:
     """Median training throughput logged in metrics.jsonl (for runs trained outside this sweep)."""
     try:
-        values = [float(r["tokens_per_s"]) for r in read_metrics(path) if r.get("tokens_per_s")]
+        values = [float(r.tokens_per_s) for r in read_metric_rows(path) if r.tokens_per_s]
     except UserError:
         return None
     return float(np.median(values)) if values else None
@@ -222,44 +235,44 @@ def _curve(metrics: str) -> TrainingCurve | None:
     """The run's validation curve and input-side gradient norms, kept in the row so that a committed
     results.jsonl alone regenerates the gap-over-training figures (run dirs are not committed)."""
     try:
-        rows = read_metrics(metrics)
+        rows = read_metric_rows(metrics)
     except UserError:
         return None
-    val = [(r["tokens"], r["val_loss"]) for r in rows if r.get("val_loss") is not None]
-    grads = [r for r in rows if r.get("grad_norm_input") is not None]
-    head = [r["grad_norm_head"] for r in grads if r.get("grad_norm_head") is not None]
-    return TrainingCurve(tokens=[t for t, _ in val], val_loss=[v for _, v in val],
-                         grad_tokens=[r["tokens"] for r in grads],
-                         grad_norm_input=[r["grad_norm_input"] for r in grads],
-                         grad_norm_head=[r.get("grad_norm_head") for r in grads],
-                         grad_norm_input_median=float(np.median([r["grad_norm_input"] for r in grads])) if grads else None,
+    val = [r for r in rows if r.val_loss is not None]
+    grads = [r for r in rows if r.grad_norm_input is not None]
+    head = [r.grad_norm_head for r in grads if r.grad_norm_head is not None]
+    return TrainingCurve(tokens=[r.tokens for r in val], val_loss=[r.val_loss for r in val],
+                         grad_tokens=[r.tokens for r in grads],
+                         grad_norm_input=[r.grad_norm_input for r in grads],
+                         grad_norm_head=[r.grad_norm_head for r in grads],
+                         grad_norm_input_median=float(np.median([r.grad_norm_input for r in grads])) if grads else None,
                          grad_norm_head_median=float(np.median(head)) if head else None)
 
 
-def make_row(grid: Grid, spec: RunSpec, run_dir: Path, summary: TrainSummary, evals: dict, hardware: dict) -> ResultRow:
-    """The results row of a finished run from its spec, training ``summary`` and ``evals`` ({eval, buckets, notes}).
+def make_row(grid: Grid, spec: RunSpec, run_dir: Path, summary: TrainSummary, evals: RunEvaluation,
+             hardware: dict) -> ResultRow:
+    """The results row of a finished run from its spec, training ``summary`` and evaluation.
 
     Paths are written relative to the sweep folder (``run_dir`` is ``OUT/runs/<name>``), and the row carries
     its provenance (``experiments.provenance``: resolved config, code commit, data fingerprint)."""
     out_dir = Path(run_dir).parent.parent
-    model = spec.model_fields()
-    backbone = {k: model.get(k) for k in ("num_hidden_layers", "hidden_size", "intermediate_size", "vocab_size")}
+    m = spec.model
     metrics = str(summary.metrics or run_dir / "metrics.jsonl")
     tokens_per_s = summary.tokens_per_s
     if not tokens_per_s:  # resumed an already finished run: this session trained nothing
         tokens_per_s = _metrics_tokens_per_s(metrics)
     return ResultRow(
         name=spec.name, regime=spec.regime, regimes=list(spec.regimes), variant=spec.variant,
-        size=spec.size, seed=spec.seed, data_seed=spec.data_seed,
-        **backbone, params=summary.params if summary.params is not None else spec.params,
-        target_total=spec.target_total, model=model,
+        size=spec.size, seed=spec.seed, data_seed=spec.data_seed, num_hidden_layers=m.num_hidden_layers,
+        hidden_size=m.hidden_size, intermediate_size=m.intermediate_size, vocab_size=m.vocab_size,
+        params=summary.params if summary.params is not None else spec.params,
+        target_total=spec.target_total, model=spec.model_fields(),
         steps=summary.steps, tokens=summary.tokens, wall_time_s=summary.wall_time_s,
         tokens_per_s=tokens_per_s, final_val_loss=summary.final_val_loss, final_val_ppl=summary.final_val_ppl,
-        eval={k: EvalResult.from_dict(v) for k, v in evals.get("eval", {}).items()},
-        buckets={k: BucketResult.from_dict(v) for k, v in evals.get("buckets", {}).items()}, hardware=hardware,
+        eval=dict(evals.eval), buckets=dict(evals.buckets), hardware=hardware,
         run_dir=portable_path(run_dir, out_dir), metrics=portable_path(metrics, out_dir), curve=_curve(metrics),
         grid=grid.name, created=_dt.datetime.now(_dt.timezone.utc).isoformat(timespec="seconds"),
-        notes=list(evals.get("notes", [])), **run_provenance(run_dir, grid.data_dir, out_dir),
+        notes=list(evals.notes), **run_provenance(run_dir, grid.data_dir, out_dir).row_fields(),
     )
 
 
@@ -279,7 +292,7 @@ def _train_once(cfg, run_dir: Path, quiet: bool = False) -> TrainSummary:
     return summary
 
 
-SKIPPED_EVAL = {"eval": {}, "buckets": {}, "notes": ["evaluation skipped (--skip-eval)"]}
+SKIPPED_EVAL = RunEvaluation(notes=["evaluation skipped (--skip-eval)"])
 
 
 def _train_and_evaluate(grid: Grid, spec: RunSpec, cfg, run_dir: Path, root, skip_eval: bool, hardware: dict,
@@ -374,7 +387,7 @@ def run_sweep(grid: Grid, out_dir: str | os.PathLike, *, only: list[str] | None 
 
         results = out_dir / RESULTS
         kept = read_results(results)
-        check_rows_against_grid(grid, kept, build_run_config, log, data_provenance(grid.data_dir)["fingerprint"])
+        check_rows_against_grid(grid, kept, build_run_config, log, data_provenance(grid.data_dir).fingerprint)
         atomic_write_json(out_dir / "grid.json", grid_snapshot(grid))  # only once every kept row agrees with it
         done = {r.name for r in kept}
         todo = [r for r in runs if r.name not in done]

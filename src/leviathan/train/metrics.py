@@ -6,6 +6,7 @@ metrics.jsonl (one JSON object per line, appended and flushed as they happen):
           single-process runs) and, on the first logged row after a compiled first step, "compile_s"
     {"step", "tokens", "val_loss", "val_ppl", "val_bpb", "split"}                      validation rows
 TensorBoard (``<run_dir>/tensorboard``) gets the same numbers as ``train/*`` and ``val/*`` scalars.
+Readers take the lines back typed: ``read_metric_rows`` -> ``MetricsRow`` (a key a line lacks is None).
 
 On resume from step s the rows after s (written by the interrupted run after its last checkpoint)
 are dropped from metrics.jsonl (rewritten atomically, so a kill during the rewrite keeps the old file;
@@ -16,13 +17,41 @@ uninterrupted run.
 from __future__ import annotations
 
 import json
+import os
 import platform
 import socket
 import subprocess
 import sys
+from dataclasses import dataclass
 from pathlib import Path
 
-from ..io import atomic_write_text
+from ..config import known_fields
+from ..io import atomic_write_text, read_metrics
+
+
+@dataclass
+class MetricsRow:
+    """One line of metrics.jsonl, read back (see the module docstring for which rows have which keys)."""
+
+    step: int | None = None
+    tokens: float | None = None
+    train_loss: float | None = None
+    lr: float | None = None
+    tokens_per_s: float | None = None
+    time_s: float | None = None
+    grad_norm: float | None = None
+    grad_norm_input: float | None = None
+    grad_norm_head: float | None = None
+    compile_s: float | None = None
+    val_loss: float | None = None
+    val_ppl: float | None = None
+    val_bpb: float | None = None
+    split: str | None = None  # validation rows: the split scored
+
+
+def read_metric_rows(path: str | os.PathLike) -> list[MetricsRow]:
+    """The rows of a run's metrics.jsonl (a run folder or the file; ``io.read_metrics``), typed."""
+    return [MetricsRow(**known_fields(MetricsRow, r)) for r in read_metrics(path) if isinstance(r, dict)]
 
 
 class MetricsLogger:

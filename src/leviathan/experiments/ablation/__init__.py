@@ -26,8 +26,9 @@ Figures: ``gap_<factor>.png`` for each factor the grids name (``ablations:`` in 
 factor to its sizes) and ``gap_vocabulary.png`` for a size present in several grids. One seed per
 arm: these are directions; the seeded grid gives intervals.
 
-Three parts, one job each, as ``report/``: ``analysis`` (arms, their pairs and every number: ablations.json),
-``figures`` (the gap PNGs), ``markdown`` (README.md).
+Three parts, one job each, as ``report/``: ``analysis`` (arms, their pairs and every number: an
+``AblationResult`` of typed records, whose ``as_dict()`` is ablations.json), ``figures`` (the gap PNGs),
+``markdown`` (README.md).
 """
 
 from __future__ import annotations
@@ -37,12 +38,12 @@ from pathlib import Path
 from ...errors import UserError
 from ...io import atomic_write_json, atomic_write_text
 from ..results import json_safe
-from .analysis import ARM, DENSE, Arm, collect, load_sweep, pair_arms, summarize
+from .analysis import ARM, DENSE, AblationResult, Arm, ArmSummary, collect, load_sweep, pair_arms, summarize
 from .figures import fig_gap
 from .markdown import markdown
 
-__all__ = ["ARM", "DENSE", "Arm", "collect", "fig_gap", "load_sweep", "markdown", "pair_arms", "summarize",
-           "write_ablation_report"]
+__all__ = ["ARM", "DENSE", "AblationResult", "Arm", "ArmSummary", "collect", "fig_gap", "load_sweep", "markdown",
+           "pair_arms", "summarize", "write_ablation_report"]
 
 
 def write_ablation_report(paths: list[str | Path], out: str | Path, command: str = "leviathan report --ablation") -> Path:
@@ -51,13 +52,13 @@ def write_ablation_report(paths: list[str | Path], out: str | Path, command: str
     out = Path(out)
     out.mkdir(parents=True, exist_ok=True)
     result = collect(paths)
-    if not result["arms"]:
+    if not result.arms:
         raise UserError("no leviathan run with a dense_tied pair (same width, depth, seed) in these sweeps")
     figures = {}
-    factors = result["factors"] or {"all arms": [s["label"] for s in result["arms"]]}
+    factors = result.factors or {"all arms": [s.label for s in result.arms]}
     for factor, labels in factors.items():
         name = "gap_" + "".join(c if c.isalnum() else "_" for c in factor).strip("_") + ".png"
-        if fig_gap(result["arms"], labels, factor, out / name):
+        if fig_gap(result.arms, labels, factor, out / name):
             figures[factor] = name
     atomic_write_json(out / "ablations.json", json_safe(result))
     path = out / "README.md"

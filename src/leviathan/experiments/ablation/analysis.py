@@ -3,22 +3,26 @@ says what the report shows and why)."""
 
 from __future__ import annotations
 
-import json
 import math
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 
 import numpy as np
 
 from ...errors import UserError
-from ...io import read_metrics
+from ...model.accounting import ParamCounts
+from ...train.metrics import read_metric_rows
+from ..grid_file import GridFile, SizeSpec, read_grid_file
 from ..paired import val_points as _val_points
 from ..plateau import grid_plateau
+from ..records import Record, optional
 from ..results import BASELINES, ResultRow, read_results
+from ..sweep_grid import SweepGrid, read_sweep_grid
 
 DENSE = BASELINES["iso_body"]  # an arm keeps its dense pair's backbone: the iso-body comparison (docs/DESIGN.md §4)
 ARM = "leviathan"
+GENERATOR_SHAPE = ("seed_dim", "modes", "knots", "rank")  # d_s, M, kappa, r: the shape the README's table shows
 
 
 @dataclass
@@ -46,27 +50,101 @@ class Arm:
         return t, np.array([la[x] - lb[x] for x in t]), np.array([lb[x] for x in t])
 
 
-def load_sweep(path: str | Path) -> tuple[list[ResultRow], dict]:
-    """(results rows, grid.json) of a sweep folder; grid.json may be absent ({})."""
+@dataclass
+class PairParams(Record):
+    """The parameter groups of an arm and of its dense pair."""
+
+    leviathan: ParamCounts | None
+    dense: ParamCounts | None
+
+
+@dataclass
+class GapSeries(Record):
+    """The arm's validation loss minus its dense pair's, at the validation points both runs have."""
+
+    tokens: list[float]
+    gap: list[float]
+
+
+@dataclass
+class EvalGap(Record):
+    """One eval set at the end of training: both losses, the gap, the perplexity change and the bits-per-byte gap."""
+
+    lev_loss: float
+    dense_loss: float
+    gap: float
+    ppl_change: float
+    bpb_gap: float | None
+
+
+@dataclass
+class ArmSummary(Record):
+    """Every number of the report for one arm (``as_dict``: its entry in ablations.json)."""
+
+    label: str
+    grid: str
+    size: str
+    seed: int
+    variant: str | None
+    vocab: int | None
+    width: int | None
+    layers: int | None
+    generator: dict  # a leviathan arm's generator_* model fields, without the prefix ({} for other variants)
+    overrides: list[str]  # the run-config changes of its size
+    params: PairParams
+    tokens: int | None
+    curve: GapSeries
+    gap_at: dict[float, float | None]  # the gap at 1/4, 1/2, 3/4 and the end of the run
+    plateau: float | None
+    tokens_past_plateau: float | None  # first point where dense is 0.5 nats below the plateau (JSON: with a plateau)
+    eval: dict[str, EvalGap]
+    buckets: list[float | None] | None = optional()  # perplexity reduction per bucket, rare -> frequent
+    input_grad_norm: float | None = None  # medians over training
+    head_grad_norm: float | None = None
+    input_to_head_grad: float | None = None
+    tokens_per_s_ratio: float | None = None
+    softmax: str = "full"  # ``grid_softmax``
+
+    @property
+    def shape(self) -> tuple | None:
+        """(d_s, M, kappa, r) of a leviathan arm's generator (None where not recorded); None for other variants."""
+        return tuple(self.generator.get(k) for k in GENERATOR_SHAPE) if self.generator else None
+
+    def as_dict(self) -> dict:
+        """The record's JSON; ``tokens_past_plateau`` only where there is a plateau and a curve to be past it."""
+        out = super().as_dict()
+        if self.plateau is None or not self.curve.tokens:
+            del out["tokens_past_plateau"]  # no plateau to be past
+        return out
+
+
+@dataclass
+class AblationResult(Record):
+    """Every arm's summary, and the figure groups: factor -> arm labels (ablations.json)."""
+
+    arms: list[ArmSummary]
+    factors: dict[str, list[str]]
+
+
+def load_sweep(path: str | Path) -> tuple[list[ResultRow], SweepGrid]:
+    """(results rows, grid.json) of a sweep folder; grid.json may be absent (an empty ``SweepGrid``)."""
     path = Path(path)
     rows = read_results(path)
     if not rows:
         raise UserError(f"no results rows in {path}; pass a sweep folder (or a copy with results.jsonl)")
-    grid_file = (path if path.is_dir() else path.parent) / "grid.json"
-    grid = json.loads(grid_file.read_text()) if grid_file.is_file() else {}
-    return rows, grid
+    return rows, read_sweep_grid(path)
 
 
-def pair_arms(rows: Iterable[ResultRow], grid: dict) -> list[Arm]:
+def pair_arms(rows: Iterable[ResultRow], grid: SweepGrid, size_runs: dict[str, list[str]] | None = None) -> list[Arm]:
     """Each leviathan row (and any other non-dense_tied row, e.g. a dense_untied control that separates the
     untied head from the generator) with the dense_tied row of the same grid, width, depth and seed.
 
-    ``grid`` is the sweep's grid.json (``runs`` give a row without ``model`` its model fields) with
-    ``size_runs``: the run-config overrides of each size.
+    ``grid`` is the sweep's grid.json (its ``runs`` give a row without ``model`` its model fields);
+    ``size_runs``: the run-config overrides of each size (from the grid's YAML).
     """
     rows = list(rows)
-    specs = {r["name"]: r for r in grid.get("runs", [])}
-    overrides = {name: list(runs) for name, runs in (grid.get("size_runs") or {}).items()}
+    specs = {r.name: r for r in grid.runs}
+    size_runs = size_runs or {}
     dense = {(r.hidden_size, r.num_hidden_layers, r.seed): r for r in rows if r.variant == DENSE}
     arms = []
     for r in rows:
@@ -75,8 +153,9 @@ def pair_arms(rows: Iterable[ResultRow], grid: dict) -> list[Arm]:
         d = dense.get((r.hidden_size, r.num_hidden_layers, r.seed))
         if d is None:
             continue
-        model = r.model or specs.get(r.name, {}).get("model") or {}
-        arms.append(Arm(r.grid or grid.get("name", "?"), r.size, r.seed, r, d, model, overrides.get(r.size, [])))
+        spec = specs.get(r.name)
+        model = r.model or (spec.model if spec else {})
+        arms.append(Arm(r.grid or grid.name or "?", r.size, r.seed, r, d, model, list(size_runs.get(r.size, []))))
     return arms
 
 
@@ -93,88 +172,86 @@ def _median_grad(row: ResultRow, key: str = "grad_norm_input") -> float | None:
     if not g and row.curve and getattr(row.curve, f"{key}_median") is not None:
         return float(getattr(row.curve, f"{key}_median"))
     if not g and row.metrics and Path(row.metrics).is_file():
-        g = [r[key] for r in read_metrics(row.metrics) if r.get(key) is not None]
+        g = [v for r in read_metric_rows(row.metrics) if (v := getattr(r, key)) is not None]
     return float(np.median(g)) if g else None
 
 
-def summarize(arm: Arm, plateau: float | None) -> dict:
-    """Every number of the report for one arm."""
+def summarize(arm: Arm, plateau: float | None, softmax: str = "full") -> ArmSummary:
+    """Every number of the report for one arm; ``softmax``: its grid's (``grid_softmax``)."""
     t, gap, dense_loss = arm.gap_curve()
     lev, dense = arm.lev, arm.dense
-    out = {"label": arm.label, "grid": arm.grid, "size": arm.size, "seed": arm.seed,
-           "variant": lev.variant, "vocab": lev.vocab_size, "width": lev.hidden_size, "layers": lev.num_hidden_layers,
-           "generator": ({k.removeprefix("generator_"): v for k, v in arm.model.items()
-                          if k.startswith("generator_")} if lev.variant == ARM else {}),
-           "overrides": arm.overrides,
-           "params": {"leviathan": lev.params and lev.params.as_dict(),
-                      "dense": dense.params and dense.params.as_dict()},
-           "tokens": lev.tokens, "curve": {"tokens": t.tolist(), "gap": gap.tolist()},
-           "gap_at": {f: _at(t, gap, f) for f in (0.25, 0.5, 0.75, 1.0)}, "plateau": plateau}
+    past = None
     if plateau is not None and len(t):
-        past = t[dense_loss < plateau - 0.5]  # clearly below the unigram loss
-        out["tokens_past_plateau"] = float(past[0]) if len(past) else None
-    out["eval"] = {}
-    for name, ev in lev.eval.items():
-        dv = dense.eval.get(name)
-        if dv is None or dv.loss is None or ev.loss is None:
-            continue
-        out["eval"][name] = {"lev_loss": ev.loss, "dense_loss": dv.loss, "gap": ev.loss - dv.loss,
-                             "ppl_change": math.exp(ev.loss - dv.loss) - 1.0,
-                             "bpb_gap": (ev.bpb - dv.bpb) if ev.bpb and dv.bpb else None}
+        below = t[dense_loss < plateau - 0.5]  # clearly below the unigram loss
+        past = float(below[0]) if len(below) else None
     bl, bd = lev.buckets.get("val"), dense.buckets.get("val")
-    if bl is not None and bd is not None:
-        out["buckets"] = [None if a is None or b is None else 1.0 - math.exp(a - b)
-                          for a, b in zip(bl.loss, bd.loss)]  # perplexity reduction, rare -> frequent
     # a tied table's gradient mixes its input and head uses, so compare leviathan's input side with its own head
     gi, gh = _median_grad(lev), _median_grad(lev, "grad_norm_head")
-    out["input_grad_norm"], out["head_grad_norm"] = gi, gh
-    out["input_to_head_grad"] = gi / gh if gi and gh else None
-    out["tokens_per_s_ratio"] = (lev.tokens_per_s / dense.tokens_per_s
-                                 if lev.tokens_per_s and dense.tokens_per_s else None)
+    return ArmSummary(
+        label=arm.label, grid=arm.grid, size=arm.size, seed=arm.seed, variant=lev.variant, vocab=lev.vocab_size,
+        width=lev.hidden_size, layers=lev.num_hidden_layers,
+        generator=({k.removeprefix("generator_"): v for k, v in arm.model.items() if k.startswith("generator_")}
+                   if lev.variant == ARM else {}),
+        overrides=arm.overrides, params=PairParams(lev.params, dense.params), tokens=lev.tokens,
+        curve=GapSeries(t.tolist(), gap.tolist()), gap_at={f: _at(t, gap, f) for f in (0.25, 0.5, 0.75, 1.0)},
+        plateau=plateau, tokens_past_plateau=past, eval=_eval_gaps(lev, dense),
+        buckets=None if bl is None or bd is None else [None if a is None or b is None else 1.0 - math.exp(a - b)
+                                                       for a, b in zip(bl.loss, bd.loss)],  # rare -> frequent
+        input_grad_norm=gi, head_grad_norm=gh, input_to_head_grad=gi / gh if gi and gh else None,
+        tokens_per_s_ratio=(lev.tokens_per_s / dense.tokens_per_s if lev.tokens_per_s and dense.tokens_per_s
+                            else None),
+        softmax=softmax)
+
+
+def _eval_gaps(lev: ResultRow, dense: ResultRow) -> dict[str, EvalGap]:
+    """Per eval set both runs have a loss on: the gap and what follows from it."""
+    out = {}
+    for name, ev in lev.eval.items():
+        dense_loss, dense_bpb = dense.metric(name, "loss"), dense.metric(name, "bpb")
+        if dense_loss is None or ev.loss is None:
+            continue
+        out[name] = EvalGap(lev_loss=ev.loss, dense_loss=dense_loss, gap=ev.loss - dense_loss,
+                            ppl_change=math.exp(ev.loss - dense_loss) - 1.0,
+                            bpb_gap=(ev.bpb - dense_bpb) if ev.bpb and dense_bpb else None)
     return out
 
 
-def _grid_yaml(name: str) -> dict:
-    """The grid's YAML (sizes' run overrides, ``ablations`` factors) when it can be found by name, else {}."""
-    from ...config import load_yaml
-    from ..grid import find_grid
-
+def _grid_file(name: str) -> GridFile:
+    """The grid's YAML (sizes' run overrides, ``ablations`` factors) when it can be found by name, else an empty one."""
     try:
-        return load_yaml(find_grid(name))
+        return read_grid_file(name)[0]
     except (UserError, OSError):
-        return {}
+        return GridFile()
 
 
-def collect(paths: list[str | Path]) -> dict:
+def collect(paths: list[str | Path]) -> AblationResult:
     """Arms of every sweep, their summaries, and the factors (figure groups) the grids declare."""
-    arms, summaries, factors = [], [], {}
+    from ..grid import flatten
+
+    summaries, factors = [], {}
     for path in paths:
         rows, grid = load_sweep(path)
-        name = grid.get("name") or rows[0].grid or "?"
-        raw = _grid_yaml(name)
-        sizes = raw.get("sizes") or {}
-        grid = {**grid, "size_runs": {s: _flat_run(v) for s, v in sizes.items() if isinstance(v, dict)}}
-        plateau = grid_plateau(grid)
-        softmax = grid_softmax(grid)
-        for arm in pair_arms(rows, grid):
-            arms.append(arm)
-            summaries.append({**summarize(arm, plateau), "softmax": softmax})
-        for factor, sizes_of_factor in (raw.get("ablations") or {}).items():
+        name = grid.name or rows[0].grid or "?"
+        gf = _grid_file(name)
+        size_runs = {s: flatten(SizeSpec.of(s, v).run) for s, v in (gf.sizes or {}).items() if isinstance(v, dict)}
+        plateau, softmax = grid_plateau(grid), grid_softmax(grid)
+        summaries += [summarize(arm, plateau, softmax) for arm in pair_arms(rows, grid, size_runs)]
+        for factor, sizes_of_factor in (gf.ablations or {}).items():
             factors.setdefault(factor, []).extend(_factor_label(name, entry) for entry in sizes_of_factor)
     by_size: dict[str, list[str]] = {}
     for s in summaries:
-        if s["variant"] == ARM:
-            by_size.setdefault(s["size"], []).append(s["label"])
+        if s.variant == ARM:
+            by_size.setdefault(s.size, []).append(s.label)
     for size, labels in by_size.items():  # the same size in several grids: the vocabulary ablation
         if len({lab.split("/")[0] for lab in labels}) > 1:
             factors[f"vocabulary ({size})"] = sorted(labels, key=lambda lab: _vocab_of(summaries, lab))
-    return {"arms": summaries, "factors": factors}
+    return AblationResult(summaries, factors)
 
 
-def grid_softmax(grid: Mapping) -> str:
+def grid_softmax(grid: SweepGrid) -> str:
     """``corpus`` when a sweep's runs score only the ids that occur in its data (``data.softmax=corpus`` among
     the grid's base overrides), else ``full``: corpus losses compare within their pair, not across grids."""
-    return "corpus" if "data.softmax=corpus" in (grid.get("base_overrides") or []) else "full"
+    return "corpus" if "data.softmax=corpus" in grid.base_overrides else "full"
 
 
 def _factor_label(grid_name: str, entry: str) -> str:
@@ -183,13 +260,5 @@ def _factor_label(grid_name: str, entry: str) -> str:
     return f"{grid_name.removeprefix('ablate-')}/{size}" + (f" ({variant})" if variant and variant != ARM else "")
 
 
-def _flat_run(size_spec: dict) -> list[str]:
-    from ..grid import flatten
-
-    return flatten(size_spec.get("run") or {})
-
-
-def _vocab_of(summaries: list[dict], label: str) -> int:
-    return next((s["vocab"] or 0) for s in summaries if s["label"] == label)
-
-
+def _vocab_of(summaries: list[ArmSummary], label: str) -> int:
+    return next((s.vocab or 0) for s in summaries if s.label == label)

@@ -2,14 +2,30 @@
 
 from __future__ import annotations
 
+from .analysis import AblationResult, ArmSummary
+
+EVAL_COLUMNS = ("val", "wikitext2", "ptb")  # the eval sets whose perplexity change the table shows
+
 
 def _fmt(v, spec="+.3f"):
     return "–" if v is None else format(v, spec)
 
 
-def markdown(result: dict, figures: dict[str, str], command: str, findings: str | None = None) -> str:
+def _row(s: ArmSummary) -> str:
+    """One arm's line of the final-numbers table."""
+    shape = ", ".join(str(v) for v in s.shape) if s.shape else "–"
+    change = s.overrides + (["softmax over the data's ids*"] if s.softmax == "corpus" else [])
+    ppl = [_fmt(s.eval[k].ppl_change if k in s.eval else None, "+.1%") for k in EVAL_COLUMNS]
+    bpb = _fmt(s.eval["val"].bpb_gap if "val" in s.eval else None, "+.4f")
+    return (f"| {s.label} | {s.vocab or '–':,} | {s.width} x {s.layers} | {shape} | "
+            f"{', '.join(change) or '–'} | {(s.tokens or 0) / 1e6:.1f}M | "
+            f"{_fmt(s.gap_at[0.25])} | {_fmt(s.gap_at[0.5])} | {_fmt(s.gap_at[0.75])} | {_fmt(s.gap_at[1.0])} | "
+            + " | ".join(ppl) + f" | {bpb} | {_fmt(s.input_to_head_grad, '.2f')} |")
+
+
+def markdown(result: AblationResult, figures: dict[str, str], command: str, findings: str | None = None) -> str:
     """README.md of an ablation report; ``findings``: the hand-written paragraphs (findings.md) it opens with."""
-    arms = result["arms"]
+    arms = result.arms
     md = ["# Ablations: leviathan vs dense-tied, one factor at a time", "",
           f"Produced by `{command}` from the sweeps' `results.jsonl`. Each leviathan run is paired with the "
           "dense_tied run of the same grid (vocabulary), width, depth and seed: same tokens, same order. "
@@ -23,18 +39,8 @@ def markdown(result: dict, figures: dict[str, str], command: str, findings: str 
            "| arm | V | D x L | generator (d_s, M, kappa, r) | change | tokens | gap @25% | @50% | @75% | end | "
            "ppl change (val) | wikitext2 | ptb | bpb gap (val) | grad norm input / head |",
            "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|"]
-    for s in arms:
-        g = s["generator"]
-        shape = f"{g.get('seed_dim')}, {g.get('modes')}, {g.get('knots')}, {g.get('rank')}" if g else "–"
-        ev = s["eval"]
-        change = s["overrides"] + (["softmax over the data's ids*"] if s.get("softmax") == "corpus" else [])
-        md.append(f"| {s['label']} | {s['vocab'] or '–':,} | {s['width']} x {s['layers']} | {shape} | "
-                  f"{', '.join(change) or '–'} | {(s['tokens'] or 0) / 1e6:.1f}M | "
-                  f"{_fmt(s['gap_at'][0.25])} | {_fmt(s['gap_at'][0.5])} | {_fmt(s['gap_at'][0.75])} | "
-                  f"{_fmt(s['gap_at'][1.0])} | "
-                  + " | ".join(_fmt((ev.get(k) or {}).get("ppl_change"), "+.1%") for k in ("val", "wikitext2", "ptb"))
-                  + f" | {_fmt((ev.get('val') or {}).get('bpb_gap'), '+.4f')} | {_fmt(s['input_to_head_grad'], '.2f')} |")
-    if any(s.get("softmax") == "corpus" for s in arms):
+    md += [_row(s) for s in arms]
+    if any(s.softmax == "corpus" for s in arms):
         md += ["", "\\* Both runs of the pair score only the ids that occur in their prepared data (`data.softmax: "
                "corpus`, the same set for both; inputs keep the tokenizer's ids): their losses are cross-entropies "
                "over that subset, so the gap compares within the pair, not the absolute loss across grids; "
@@ -42,10 +48,10 @@ def markdown(result: dict, figures: dict[str, str], command: str, findings: str 
     md += ["", "## Perplexity reduction by training-frequency bucket (val; equal-mass buckets, rare -> frequent)", "",
            "| arm | " + " | ".join(f"bucket {i + 1}" for i in range(5)) + " |", "|---|" + "---|" * 5]
     for s in arms:
-        if s.get("buckets"):
-            md.append(f"| {s['label']} | " + " | ".join(_fmt(b, "+.1%") for b in s["buckets"]) + " |")
+        if s.buckets:
+            md.append(f"| {s.label} | " + " | ".join(_fmt(b, "+.1%") for b in s.buckets) + " |")
     md += ["", "Positive = leviathan's perplexity is lower in that bucket.", ""]
-    plateaus = {s["grid"]: s["plateau"] for s in arms if s.get("plateau")}
+    plateaus = {s.grid: s.plateau for s in arms if s.plateau}
     if plateaus:
         md += ["## The unigram plateau", "", "| grid | unigram entropy of the training tokens (nats) |", "|---|---|"]
         md += [f"| {g} | {p:.3f} |" for g, p in plateaus.items()] + [""]

@@ -5,7 +5,8 @@ each run's ``metrics.jsonl``; writes ``DIR/report.md``, ``DIR/analysis.json`` (e
 report) and ``DIR/*.png``. Three parts, one job each:
 
 - ``analysis``: the numbers (comparisons per regime, scaling, frequency buckets, sample efficiency,
-  throughput, parameter allocation; docs/DESIGN.md §7) as one JSON-ready dict: analysis.json;
+  throughput, parameter allocation; docs/DESIGN.md §7) as one ``Analysis`` of typed sections, whose
+  ``as_dict()`` is analysis.json;
 - ``figures``: the PNGs, drawn from the rows and those numbers (matplotlib, Agg backend);
 - ``markdown``: report.md, the text and tables over the same numbers.
 
@@ -18,21 +19,19 @@ files moved) says so in the report instead of failing, so a half-finished sweep 
 
 from __future__ import annotations
 
-import json
 import os
 from pathlib import Path
 
 from ...io import atomic_write_json, atomic_write_text
 from ..plateau import grid_plateau
-from ..results import COMPARISONS, load_results
+from ..results import COMPARISONS, json_safe, load_results
 from ..shards import merge_sweeps
-from .analysis import Analysis, analyze, comparison_table, compute_analysis
-from .figures import (fig_frequency, fig_frontier, fig_gain_over_training, fig_loss_curves, fig_paired_gap,
-                      fig_param_allocation, fig_reduction_by_size)
+from ..sweep_grid import read_sweep_grid
+from .analysis import Analysis, analyze, comparison_table
+from .figures import draw_figures
 from .markdown import render_markdown
 
-__all__ = ["COMPARISONS", "Analysis", "analyze", "comparison_table", "compute_analysis", "render_markdown",
-           "write_report"]
+__all__ = ["COMPARISONS", "Analysis", "analyze", "comparison_table", "render_markdown", "write_report"]
 
 
 def write_report(results: str | os.PathLike | list, out_dir: str | os.PathLike, eval_set: str = "val",
@@ -42,32 +41,21 @@ def write_report(results: str | os.PathLike | list, out_dir: str | os.PathLike, 
     ``lr_sweep`` (the sweep folder of its learning-rate pre-sweep) also the pre-sweep's table and picks.
     ``results`` may list several sweep folders of one grid (its shards): they are merged (``shards.merge_sweeps``)."""
     if isinstance(results, (list, tuple)) and len(results) > 1:
-        rows, grid_file = merge_sweeps(results)
+        rows, grid = merge_sweeps(results)
         results = " + ".join(str(r) for r in results)
     else:
         results = results[0] if isinstance(results, (list, tuple)) else results
         rows = load_results(results)
-        grid_file = (Path(results) if Path(results).is_dir() else Path(results).parent) / "grid.json"
+        grid = read_sweep_grid(results)
     out = Path(out_dir)
     out.mkdir(parents=True, exist_ok=True)
-    plateau = grid_plateau(json.loads(grid_file.read_text())) if grid_file.is_file() else None
-    result = compute_analysis(rows, eval_set, num_bootstrap, ci, seed, ladder, plateau)
-    a = result.numbers
-    figures = {
-        "loss_curves": fig_loss_curves(rows, out / "loss_curves.png"),
-        "frontier": fig_frontier(rows, result.fit, a["scaling"].get("variant"), eval_set, out / "frontier.png"),
-        "reduction_by_size": fig_reduction_by_size(a["comparisons"], out / "reduction_by_size.png"),
-        "param_allocation": fig_param_allocation(a["params"], out / "param_allocation.png"),
-        "frequency_reduction": fig_frequency(a["frequency"], out / "frequency_reduction.png"),
-        "gain_over_training": fig_gain_over_training(a["efficiency"], out / "gain_over_training.png"),
-        "paired_gap": fig_paired_gap(a["paired"], out / "paired_gap.png"),
-    }
-    md = render_markdown(a, figures, str(results))
+    a = analyze(rows, eval_set, num_bootstrap, ci, seed, ladder, grid_plateau(grid))
+    md = render_markdown(a, draw_figures(rows, a, out), str(results))
     if lr_sweep is not None:
         from ..lr_sweep import lr_sweep_section
 
-        section, a["lr_sweep"] = lr_sweep_section(load_results(lr_sweep), str(lr_sweep), eval_set)
+        section, a.lr_sweep = lr_sweep_section(load_results(lr_sweep), str(lr_sweep), eval_set)
         md = md.rstrip("\n") + "\n\n" + "\n".join(section) + "\n"
     atomic_write_text(out / "report.md", md)
-    atomic_write_json(out / "analysis.json", a)
+    atomic_write_json(out / "analysis.json", json_safe(a))
     return out / "report.md"

@@ -1,20 +1,20 @@
 """The numbers of a sweep report (docs/DESIGN.md §7): every table and figure reads them, analysis.json holds them.
 
-``analyze(rows)`` runs every analysis over a sweep's rows and returns one JSON-ready dict:
+``analyze(rows)`` runs every analysis over a sweep's rows and returns one ``Analysis``, a record
+(``records.Record``) of typed sections whose ``as_dict()`` is analysis.json:
 
 - ``comparisons``: per regime of ``results.COMPARISONS`` (iso-body vs dense_tied, isoparametric and
-  variants vs dense_untied; docs/DESIGN.md §4), per (size, seed, variant): loss, perplexity, bits per
-  byte, the baseline's, and the relative perplexity reduction 1 - ppl / ppl_baseline;
+  variants vs dense_untied; docs/DESIGN.md §4), per (size, seed, variant) a ``ComparisonEntry``: loss,
+  perplexity, bits per byte, the baseline's, and the relative perplexity reduction 1 - ppl / ppl_baseline;
 - ``scaling``: the dense ladder's power-law fit and every other run's dense-equivalent size
-  (``experiments.scaling``), or ``{"error": ...}`` when there is no ladder;
+  (``scaling.LadderFit``, whose ``fit`` gives the frontier figure its bootstrap band), or ``NotComputed``
+  with the reason when there is no ladder;
 - ``frequency``, ``efficiency``, ``throughput``: ``experiments.frequency`` / ``efficiency`` over the
   same comparison pairs;
 - ``paired``: per comparison, the paired differences across seeds with Student t intervals at the end
   (every eval set) and over training (``experiments.paired``);
-- ``params``: parameters by group per model (seeds merged); ``per_set``: every run on every eval set.
-
-``compute_analysis()`` returns the same numbers together with the fitted ``PowerLawFit`` (its bootstrap
-draws give the frontier figure its band).
+- ``params``: parameters by group per model (seeds merged); ``per_set``: every run on every eval set;
+- ``lr_sweep``: each arm's learning-rate pick, when the report is given its pre-sweep (``lr_sweep``).
 """
 
 from __future__ import annotations
@@ -24,15 +24,94 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 
 from ...errors import UserError
-from ..efficiency import efficiency_from_results, throughput_table
-from ..frequency import frequency_from_results
-from ..paired import paired_comparisons
-from ..results import COMPARISONS, ResultRow, comparison_groups, json_safe
-from ..scaling import PowerLawFit, scaling_from_results
+from ..efficiency import EfficiencyEntry, ThroughputEntry, efficiency_from_results, throughput_table
+from ..frequency import FrequencyEntry, frequency_from_results
+from ..lr_sweep import LrChoice
+from ..paired import PairedComparison, paired_comparisons
+from ..records import Record, optional
+from ..results import COMPARISONS, EvalResult, ResultRow, comparison_groups
+from ..scaling import LadderFit, scaling_from_results
+
+
+@dataclass
+class ComparisonEntry(Record):
+    """One run against the baseline variant of its (regime, size, seed): perplexities and the reduction."""
+
+    regime: str
+    size: str
+    seed: int | None
+    variant: str
+    name: str
+    params: int | None
+    layers: int | None
+    baseline: str
+    baseline_params: int | None
+    baseline_layers: int | None
+    loss: float | None
+    ppl: float | None
+    baseline_loss: float | None
+    baseline_ppl: float | None
+    bpb: float | None
+    baseline_bpb: float | None
+    reduction: float | None  # 1 - ppl / ppl_baseline
+
+
+@dataclass
+class ParamRow(Record):
+    """Parameters by group of one model (the first seed's row)."""
+
+    model: str  # the run name without its seed
+    variant: str | None
+    layers: int | None
+    input: int | None
+    body: int | None
+    head: int | None
+    total: int | None
+    tied: bool | None
+
+
+@dataclass
+class RunSets(Record):
+    """One run's results on every eval set it was evaluated on."""
+
+    name: str
+    params: int | None
+    sets: dict[str, EvalResult]
+
+
+@dataclass
+class NotComputed(Record):
+    """A section that could not be computed (no dense ladder, say), and why."""
+
+    error: str
+
+
+@dataclass
+class Analysis(Record):
+    """Every number of a sweep report, by section (see the module docstring); ``as_dict()`` is analysis.json."""
+
+    num_runs: int
+    eval_set: str  # the eval set the tables use
+    eval_sets: list[str]  # every eval set in the rows
+    unigram_entropy: float | None  # the unigram plateau the gap curves mark
+    comparisons: dict[str, list[ComparisonEntry]]
+    paired: list[PairedComparison]
+    scaling: LadderFit | NotComputed
+    frequency: list[FrequencyEntry]
+    efficiency: list[EfficiencyEntry]
+    throughput: list[ThroughputEntry]
+    params: list[ParamRow]
+    per_set: list[RunSets]
+    lr_sweep: dict[str, LrChoice] | None = optional()
+
+    @property
+    def ladder(self) -> LadderFit | None:
+        """The scaling fit, or None where it was not computed."""
+        return self.scaling if isinstance(self.scaling, LadderFit) else None
 
 
 def comparison_table(rows: Iterable[ResultRow], regime: str, baseline: str,
-                     eval_set: str = "val") -> list[dict]:
+                     eval_set: str = "val") -> list[ComparisonEntry]:
     """Per (size, seed, variant): loss, ppl, the baseline's, and the relative ppl reduction 1 - ppl/ppl_base."""
     out = []
     for (size, seed), by_variant in comparison_groups(rows, regime).items():
@@ -42,13 +121,12 @@ def comparison_table(rows: Iterable[ResultRow], regime: str, baseline: str,
             if variant == baseline:
                 continue
             lm = r.loss(eval_set)
-            out.append({"regime": regime, "size": size, "seed": seed, "variant": variant, "name": r.name,
-                        "params": r.total_params, "layers": r.num_hidden_layers,
-                        "baseline": baseline, "baseline_params": base.total_params if base else None,
-                        "baseline_layers": base.num_hidden_layers if base else None,
-                        "loss": lm, "ppl": _exp(lm), "baseline_loss": lb, "baseline_ppl": _exp(lb),
-                        "bpb": r.bpb(eval_set), "baseline_bpb": base.bpb(eval_set) if base else None,
-                        "reduction": None if (lm is None or lb is None) else 1.0 - math.exp(lm - lb)})
+            out.append(ComparisonEntry(
+                regime=regime, size=size, seed=seed, variant=variant, name=r.name, params=r.total_params,
+                layers=r.num_hidden_layers, baseline=baseline, baseline_params=base.total_params if base else None,
+                baseline_layers=base.num_hidden_layers if base else None, loss=lm, ppl=_exp(lm), baseline_loss=lb,
+                baseline_ppl=_exp(lb), bpb=r.bpb(eval_set), baseline_bpb=base.bpb(eval_set) if base else None,
+                reduction=None if (lm is None or lb is None) else 1.0 - math.exp(lm - lb)))
     return out
 
 
@@ -56,54 +134,34 @@ def _exp(v):
     return None if v is None else math.exp(v)
 
 
-@dataclass
-class Analysis:
-    """The report's numbers (``numbers``: what analysis.json holds) and the scaling fit, when there is one."""
-
-    numbers: dict
-    fit: PowerLawFit | None = None
-
-
-def compute_analysis(rows: Iterable[ResultRow], eval_set: str = "val", num_bootstrap: int = 1000,
-                     ci: float = 0.95, seed: int = 0, ladder: str | None = None,
-                     plateau: float | None = None) -> Analysis:
-    """Every analysis of docs/DESIGN.md §7 over a sweep's rows; sections that cannot be computed hold ``error``.
+def analyze(rows: Iterable[ResultRow], eval_set: str = "val", num_bootstrap: int = 1000, ci: float = 0.95,
+            seed: int = 0, ladder: str | None = None, plateau: float | None = None) -> Analysis:
+    """Every analysis of docs/DESIGN.md §7 over a sweep's rows; a scaling fit that cannot be made is ``NotComputed``.
 
     ``plateau``: the training unigram entropy (nats), which the paired gap curves mark."""
     rows = list(rows)
-    out: dict = {"num_runs": len(rows), "eval_set": eval_set, "eval_sets": sorted({k for r in rows for k in r.eval}),
-                 "unigram_entropy": plateau}
-    out["comparisons"] = {regime: comparison_table(rows, regime, base, eval_set) for regime, base in COMPARISONS}
-    out["paired"] = paired_comparisons(rows, ci, plateau)
-    fit = None
     try:
-        sc = scaling_from_results(rows, ladder, eval_set, "total", num_bootstrap, ci, seed)
-        fit = sc["fit"]
-        out["scaling"] = {**sc, "fit": fit.as_dict()}
+        scaling: LadderFit | NotComputed = scaling_from_results(rows, ladder, eval_set, "total", num_bootstrap, ci, seed)
     except UserError as e:
-        out["scaling"] = {"error": str(e)}
-    out["frequency"] = [f for regime, base in COMPARISONS for f in frequency_from_results(rows, regime, base, eval_set)]
-    out["efficiency"] = [e for regime, base in COMPARISONS for e in efficiency_from_results(rows, regime, base)]
-    out["throughput"] = throughput_table(rows)
-    out["params"] = _param_rows(rows)
-    out["per_set"] = [{"name": r.name, "params": r.total_params, "sets": {k: v.to_dict() for k, v in r.eval.items()}}
-                      for r in sorted(rows, key=lambda r: (r.total_params or 0, r.name))]
-    return Analysis(json_safe(out), fit)
+        scaling = NotComputed(str(e))
+    return Analysis(
+        num_runs=len(rows), eval_set=eval_set, eval_sets=sorted({k for r in rows for k in r.eval}),
+        unigram_entropy=plateau,
+        comparisons={regime: comparison_table(rows, regime, base, eval_set) for regime, base in COMPARISONS},
+        paired=paired_comparisons(rows, ci, plateau), scaling=scaling,
+        frequency=[f for regime, base in COMPARISONS for f in frequency_from_results(rows, regime, base, eval_set)],
+        efficiency=[e for regime, base in COMPARISONS for e in efficiency_from_results(rows, regime, base)],
+        throughput=throughput_table(rows), params=_param_rows(rows),
+        per_set=[RunSets(r.name, r.total_params, dict(r.eval))
+                 for r in sorted(rows, key=lambda r: (r.total_params or 0, r.name))])
 
 
-def analyze(rows: Iterable[ResultRow], eval_set: str = "val", num_bootstrap: int = 1000, ci: float = 0.95,
-            seed: int = 0, ladder: str | None = None, plateau: float | None = None) -> dict:
-    """The report's numbers as one JSON-ready dict (the content of analysis.json); see ``compute_analysis``."""
-    return compute_analysis(rows, eval_set, num_bootstrap, ci, seed, ladder, plateau).numbers
-
-
-def _param_rows(rows: list[ResultRow]) -> list[dict]:
+def _param_rows(rows: list[ResultRow]) -> list[ParamRow]:
     """Parameters by group per model (the first seed's row of each)."""
     seen = {}
     for r in rows:
         key = r.name.rsplit("-s", 1)[0]
         if key not in seen and r.params:
             p = r.params
-            seen[key] = {"model": key, "variant": r.variant, "layers": r.num_hidden_layers, "input": p.input,
-                         "body": p.body, "head": p.head, "total": p.total, "tied": p.tied}
-    return sorted(seen.values(), key=lambda p: (p["total"] or 0, p["model"]))
+            seen[key] = ParamRow(key, r.variant, r.num_hidden_layers, p.input, p.body, p.head, p.total, p.tied)
+    return sorted(seen.values(), key=lambda p: (p.total or 0, p.model))

@@ -11,20 +11,25 @@
 - ``paired_gap.png``: per comparison, the mean gap over seeds (model - baseline validation loss) with
   its pointwise t interval, and where the baseline leaves the unigram plateau.
 
-Each ``fig_*`` returns whether it drew anything (``experiments.plots``: the Agg backend, 120-dpi PNGs).
+Each ``fig_*`` returns whether it drew anything (``experiments.plots``: the Agg backend, 120-dpi PNGs);
+``draw_figures`` draws them all and says which were drawn (``Drawn``).
 """
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
 
 from ...errors import UserError
-from ..efficiency import row_curve
-from ..results import BASELINES, COMPARISONS, ResultRow
+from ..efficiency import EfficiencyEntry, row_curve
+from ..frequency import FrequencyEntry
+from ..paired import PairedComparison
 from ..plots import pyplot, save_figure
+from ..results import BASELINES, COMPARISONS, ResultRow
 from ..scaling import PowerLawFit, power_law
+from .analysis import Analysis, ComparisonEntry, ParamRow
 
 
 VARIANT_COLORS = {"dense_tied": "#1f77b4", "dense_untied": "#7f7f7f", "leviathan": "#d62728",
@@ -101,19 +106,18 @@ def fig_frontier(rows: list[ResultRow], fit: PowerLawFit | None, ladder: str | N
     return drawn
 
 
-def fig_reduction_by_size(comparisons: dict, path: Path) -> bool:
+def fig_reduction_by_size(comparisons: dict[str, list[ComparisonEntry]], path: Path) -> bool:
     plt = pyplot()
-    entries = [e for regime in ("iso_body", "isoparametric") for e in comparisons.get(regime, [])
-               if e["reduction"] is not None]
+    entries = [e for regime in ("iso_body", "isoparametric") for e in comparisons[regime] if e.reduction is not None]
     if not entries:
         return False
     fig, ax = plt.subplots(figsize=(6.5, 4.2))
-    keys = sorted({(e["regime"], e["variant"]) for e in entries})
+    keys = sorted({(e.regime, e.variant) for e in entries})
     for regime, variant in keys:
         pts: dict[float, list[float]] = {}
         for e in entries:
-            if (e["regime"], e["variant"]) == (regime, variant) and e["baseline_params"]:
-                pts.setdefault(e["baseline_params"], []).append(100 * e["reduction"])
+            if (e.regime, e.variant) == (regime, variant) and e.baseline_params:
+                pts.setdefault(e.baseline_params, []).append(100 * e.reduction)
         xs = sorted(pts)
         ax.plot(xs, [np.mean(pts[x]) for x in xs], marker="o" if regime == "iso_body" else "s",
                 color=_color(variant), ls="-" if regime == "iso_body" else "--",
@@ -131,23 +135,23 @@ def fig_reduction_by_size(comparisons: dict, path: Path) -> bool:
     return True
 
 
-def fig_param_allocation(params: list[dict], path: Path) -> bool:
+def fig_param_allocation(params: list[ParamRow], path: Path) -> bool:
     plt = pyplot()
     if not params:
         return False
     fig, ax = plt.subplots(figsize=(max(6.0, 0.45 * len(params) + 2), 4.5))
     x = np.arange(len(params))
-    inp = np.array([p["input"] for p in params], dtype=float)
-    body = np.array([p["body"] for p in params], dtype=float)
-    head = np.array([p["head"] for p in params], dtype=float)
-    tied = np.array([bool(p["tied"]) for p in params])
+    inp = np.array([p.input for p in params], dtype=float)
+    body = np.array([p.body for p in params], dtype=float)
+    head = np.array([p.head for p in params], dtype=float)
+    tied = np.array([bool(p.tied) for p in params])
     ax.bar(x[~tied], inp[~tied], label="input side", color="#ff7f0e")
     if tied.any():
         ax.bar(x[tied], inp[tied], label="input side = head (tied)", color="#ff7f0e", hatch="//", edgecolor="#7f7f7f")
     ax.bar(x, body, bottom=inp, label="body", color="#1f77b4")
     ax.bar(x, head, bottom=inp + body, label="head", color="#7f7f7f")
     ax.set_xticks(x)
-    ax.set_xticklabels([p["model"] for p in params], rotation=60, ha="right", fontsize=7)
+    ax.set_xticklabels([p.model for p in params], rotation=60, ha="right", fontsize=7)
     ax.set_ylabel("parameters")
     ax.set_yscale("log" if (inp + body + head).max() / max((inp + body + head).min(), 1) > 50 else "linear")
     ax.legend(fontsize=8)
@@ -155,23 +159,22 @@ def fig_param_allocation(params: list[dict], path: Path) -> bool:
     return True
 
 
-def fig_frequency(freq: list[dict], path: Path) -> bool:
+def fig_frequency(freq: list[FrequencyEntry], path: Path) -> bool:
     plt = pyplot()
     if not freq:
         return False
     fig, ax = plt.subplots(figsize=(6.5, 4.2))
     for f in freq:
-        red = [None if v is None else 100 * v for v in f["reduction"]]
+        red = [None if v is None else 100 * v for v in f.reduction]
         xs = [i for i, v in enumerate(red) if v is not None]
-        ax.plot(xs, [red[i] for i in xs], marker="o", color=_color(f["variant"]),
-                alpha=0.5 + 0.5 / max(1, len(freq)), label=f"{f['variant']} {f['size']} s{f['seed']} ({f['regime']})")
+        ax.plot(xs, [red[i] for i in xs], marker="o", color=_color(f.variant),
+                alpha=0.5 + 0.5 / max(1, len(freq)), label=f"{f.variant} {f.size} s{f.seed} ({f.regime})")
     ax.axhline(0, color="k", lw=0.8)
-    n = len(freq[0]["reduction"])
-    b = freq[0]["buckets"]
-    if b.get("min_count"):
+    n = len(freq[0].reduction)
+    ranges = freq[0].scheme.ranges
+    if ranges:
         ax.set_xticks(range(n))
-        ax.set_xticklabels([f"{lo:,}-{hi:,}" for lo, hi in zip(b["min_count"], b["max_count"])], rotation=30,
-                           fontsize=7)
+        ax.set_xticklabels([f"{lo:,}-{hi:,}" for lo, hi in ranges], rotation=30, fontsize=7)
     ax.set_xlabel("training-frequency bucket (count per token id; rare -> frequent)")
     ax.set_ylabel("perplexity reduction (%)")
     ax.grid(alpha=0.3)
@@ -180,16 +183,16 @@ def fig_frequency(freq: list[dict], path: Path) -> bool:
     return True
 
 
-def fig_gain_over_training(eff: list[dict], path: Path) -> bool:
+def fig_gain_over_training(eff: list[EfficiencyEntry], path: Path) -> bool:
     plt = pyplot()
-    entries = [e for e in eff if e.get("gain_over_training") and e["gain_over_training"]["tokens"]]
+    entries = [e for e in eff if e.gain_over_training and e.gain_over_training.tokens]
     if not entries:
         return False
     fig, ax = plt.subplots(figsize=(6.5, 4.2))
     for e in entries:
-        g = e["gain_over_training"]
-        ax.plot(g["tokens"], [100 * v for v in g["reduction"]], color=_color(e["variant"]),
-                ls="-" if e["regime"] == "iso_body" else "--", label=f"{e['name']} vs {e['baseline_name']}")
+        g = e.gain_over_training
+        ax.plot(g.tokens, [100 * v for v in g.reduction], color=_color(e.variant),
+                ls="-" if e.regime == "iso_body" else "--", label=f"{e.name} vs {e.baseline_name}")
     ax.axhline(0, color="k", lw=0.8)
     ax.set_xlabel("training tokens")
     ax.set_ylabel("perplexity reduction vs baseline (%)")
@@ -199,9 +202,9 @@ def fig_gain_over_training(eff: list[dict], path: Path) -> bool:
     return True
 
 
-def fig_paired_gap(paired: list[dict], path: Path) -> bool:
+def fig_paired_gap(paired: list[PairedComparison], path: Path) -> bool:
     """One panel per paired comparison: mean gap over training with its interval band (``experiments.paired``)."""
-    items = [c for c in paired if len(c["curve"]["tokens"]) > 1]
+    items = [c for c in paired if len(c.curve.tokens) > 1]
     if not items:
         return False
     plt = pyplot()
@@ -209,17 +212,15 @@ def fig_paired_gap(paired: list[dict], path: Path) -> bool:
     nrows = -(-len(items) // cols)
     fig, axes = plt.subplots(nrows, cols, figsize=(5 * cols, 3.6 * nrows), squeeze=False)
     for ax, c in zip(axes.flat, items):
-        cur = c["curve"]
-        t = np.array(cur["tokens"], dtype=float) / 1e6
-        ax.plot(t, cur["mean"], color=_color(c["model"]), lw=1.6, label=f"mean over {len(c['seeds'])} seed(s)")
-        if all(v is not None for v in cur["lo"]):
-            ax.fill_between(t, cur["lo"], cur["hi"], color=_color(c["model"]), alpha=0.2,
-                            label=f"{int(100 * c['ci'])}% t interval")
+        cur = c.curve
+        t = np.array(cur.tokens, dtype=float) / 1e6
+        ax.plot(t, cur.mean, color=_color(c.model), lw=1.6, label=f"mean over {len(c.seeds)} seed(s)")
+        if all(v is not None for v in cur.lo):
+            ax.fill_between(t, cur.lo, cur.hi, color=_color(c.model), alpha=0.2, label=f"{int(100 * c.ci)}% t interval")
         ax.axhline(0, color="black", lw=0.8)
-        if cur["past_plateau_tokens"] is not None:
-            ax.axvline(cur["past_plateau_tokens"] / 1e6, color="gray", ls=":", lw=1,
-                       label="baseline 0.5 nats below unigram")
-        ax.set_title(f"{c['regime']} {c['size']}: {c['model']} - {c['baseline']}", fontsize=9)
+        if cur.past_plateau_tokens is not None:
+            ax.axvline(cur.past_plateau_tokens / 1e6, color="gray", ls=":", lw=1, label="baseline 0.5 nats below unigram")
+        ax.set_title(f"{c.regime} {c.size}: {c.model} - {c.baseline}", fontsize=9)
         ax.set_xlabel("training tokens (M)")
         ax.set_ylabel("validation loss gap (nats)")
         ax.legend(fontsize=7)
@@ -227,3 +228,29 @@ def fig_paired_gap(paired: list[dict], path: Path) -> bool:
         ax.set_visible(False)
     save_figure(fig, path)
     return True
+
+
+@dataclass
+class Drawn:
+    """Which figures of a report were drawn (a figure without data is not, and the report says so)."""
+
+    loss_curves: bool
+    frontier: bool
+    reduction_by_size: bool
+    param_allocation: bool
+    frequency_reduction: bool
+    gain_over_training: bool
+    paired_gap: bool
+
+
+def draw_figures(rows: list[ResultRow], a: Analysis, out: Path) -> Drawn:
+    """Every figure of the report into ``out`` (``<name>.png``, the names of ``Drawn``'s fields)."""
+    ladder = a.ladder
+    return Drawn(
+        loss_curves=fig_loss_curves(rows, out / "loss_curves.png"),
+        frontier=fig_frontier(rows, ladder and ladder.fit, ladder and ladder.variant, a.eval_set, out / "frontier.png"),
+        reduction_by_size=fig_reduction_by_size(a.comparisons, out / "reduction_by_size.png"),
+        param_allocation=fig_param_allocation(a.params, out / "param_allocation.png"),
+        frequency_reduction=fig_frequency(a.frequency, out / "frequency_reduction.png"),
+        gain_over_training=fig_gain_over_training(a.efficiency, out / "gain_over_training.png"),
+        paired_gap=fig_paired_gap(a.paired, out / "paired_gap.png"))

@@ -1,0 +1,182 @@
+"""A grid YAML read into typed sections: what ``experiments.grid`` expands into runs.
+
+    gf = read_grid_file("cpu-bpe32k")                # GridFile (a name or a path; a dict is taken as the file)
+    gf.seeds, DataSection.of(gf.data).dir, gf.sizes  # the file's keys, a key left out at its default
+
+The top level (``GridFile``) is checked when it is read: a key a grid does not have is a ConfigError with
+the closest valid one. Its sections are parsed where the grid is expanded, in the order ``grid.load_grid``
+checks them (so a file with several mistakes reports the same one first as before):
+
+- ``data`` -> ``DataSection`` (a folder name alone is its ``dir``);
+- ``keys`` -> ``GridKeys``: where the seed, data seed and data folder go in the run config;
+- ``eval`` -> ``EvalSet``s and ``EvalOptions`` (an unknown option is a ConfigError);
+- each ``sizes`` entry -> ``SizeSpec`` (a preset name, or model fields and a ``run`` mapping);
+- each ``experiments`` entry -> ``ExperimentSpec`` (the regime's defaults fill what it leaves out).
+
+The grid's meaning (regimes, names, isoparametric depth) is ``experiments.grid``'s docstring.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import difflib
+import os
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from ..config import ConfigError, known_fields, load_yaml
+from ..configs import find_grid_file
+
+
+@dataclass
+class GridFile:
+    """The top-level keys of a grid YAML, as written (``None``: left out; ``seeds`` and ``tolerance`` default)."""
+
+    name: str | None = None
+    description: str | None = None
+    base_config: str | None = None  # a run-config name or path
+    base: Any = None  # dotted or nested run-config overrides of every run
+    data: Any = None  # ``DataSection``
+    data_seed: int | None = None
+    seeds: Any = field(default_factory=lambda: [0])
+    keys: Any = None  # ``GridKeys``
+    eval: Any = None  # ``parse_eval``
+    sizes: Any = None  # {size: ``SizeSpec``}
+    experiments: Any = None  # {regime[:label]: ``ExperimentSpec``}
+    tolerance: Any = 0.01  # isoparametric: relative gap of totals that counts as equal
+    notes: Any = None
+    ablations: Any = None  # {factor: [SIZE or SIZE:VARIANT]}: the ablation report's figure groups
+    variant_run: Any = None  # {variant: run-config overrides}
+
+
+GRID_KEYS = frozenset(f.name for f in dataclasses.fields(GridFile))
+
+
+def read_grid_file(name_or_path: str | os.PathLike | dict) -> tuple[GridFile, Path | None]:
+    """(the grid's top level, its file; None for a grid given as a dict). A grid by name (``cpu``, ``paper``) or
+    path follows ``leviathan.configs``' rules; an unknown top-level key is a ConfigError naming the closest one."""
+    if isinstance(name_or_path, dict):
+        raw, path = dict(name_or_path), None
+    else:
+        path = find_grid_file(name_or_path)
+        raw = load_yaml(path)
+    unknown = set(raw) - GRID_KEYS
+    if unknown:
+        k = sorted(unknown)[0]
+        hint = difflib.get_close_matches(k, GRID_KEYS, n=1)
+        raise ConfigError(f"unknown key {k!r} in grid {raw.get('name', path)}" +
+                          (f"; did you mean {hint[0]!r}?" if hint else f"; valid keys: {', '.join(sorted(GRID_KEYS))}"))
+    return GridFile(**raw), path
+
+
+@dataclass
+class DataSection:
+    """``data:``: the prepared data folder, and the vocabulary size to plan with before it is prepared."""
+
+    dir: str | None = None
+    vocab_size: int | None = None
+    prepare: str | None = None  # the command that prepares it (named when the folder is not prepared yet)
+
+    @classmethod
+    def of(cls, raw: Any) -> DataSection:
+        """From the section as written: a mapping, a folder name, or nothing."""
+        if isinstance(raw, str):
+            return cls(dir=raw)
+        return cls(**known_fields(cls, raw or {}))
+
+
+@dataclass
+class GridKeys:
+    """``keys:``: the dotted run-config keys the grid's seed, data seed and data folder are written to (no data
+    seed key: the run config has none, and each run's seed fixes its data order)."""
+
+    seed: str = "seed"
+    data_seed: str | None = None
+    data_dir: str = "data.path"
+
+    @classmethod
+    def of(cls, raw: Any) -> GridKeys:
+        """From the section as written (a key left out keeps its default)."""
+        return cls(**known_fields(cls, raw or {}))
+
+
+@dataclass
+class EvalSet:
+    """``split``: a split of the prepared data dir; ``text``: a raw text file (tokenized with the data's tokenizer)."""
+
+    name: str
+    split: str | None = None
+    text: str | None = None  # path; relative paths resolve against the data folder (LEVIATHAN_DATA)
+    optional: bool = False  # skip (with a note) instead of failing when the file is missing
+
+
+@dataclass
+class EvalOptions:
+    """``eval:`` options besides ``sets`` (grid.json records them as written)."""
+
+    buckets: int = 5  # training-frequency buckets
+    bucket_method: str = "mass"  # eval.frequency's rule: mass | log
+    seq_len: int | None = None  # None: the run's
+    batch_size: int = 8
+    max_tokens: int | None = None  # tokens evaluated per set (None: all)
+    bucket_sets: list[str] | None = None  # eval sets with per-bucket losses (None: every set)
+
+
+def parse_eval(raw: Any, grid_name: str) -> tuple[list[EvalSet], EvalOptions]:
+    """The grid's eval sets (default: the val split) and options; a set with neither or both of ``split`` and
+    ``text``, or an unknown option, is a ConfigError."""
+    ev = dict(raw or {})
+    sets_raw = ev.pop("sets", None) or {"val": {"split": "val"}}
+    eval_sets = []
+    for set_name, s in sets_raw.items():
+        s = {"split": s} if isinstance(s, str) else dict(s)
+        es = EvalSet(set_name, **known_fields(EvalSet, {k: v for k, v in s.items() if k != "name"}))
+        es.optional = bool(es.optional)
+        if (es.split is None) == (es.text is None):
+            raise ConfigError(f"grid {grid_name!r}: eval set {set_name!r} needs exactly one of split: or text:")
+        eval_sets.append(es)
+    options = [f.name for f in dataclasses.fields(EvalOptions)]
+    for k in ev:
+        if k not in options:
+            raise ConfigError(f"unknown key eval.{k} in grid {grid_name!r}; valid: sets, {', '.join(options)}")
+    return eval_sets, EvalOptions(**ev)
+
+
+@dataclass
+class SizeSpec:
+    """A ``sizes:`` entry: model fields as written (``preset`` among them) and the size's run-config overrides."""
+
+    fields: dict
+    run: dict  # nested or dotted run-config keys
+
+    @classmethod
+    def of(cls, name: str, spec: Any) -> SizeSpec:
+        """From a preset name or a mapping of model fields with an optional ``run`` mapping (checked)."""
+        if isinstance(spec, str):
+            spec = {"preset": spec}
+        if not isinstance(spec, dict):
+            raise ConfigError(f"sizes.{name}: expected a preset name or a mapping of model fields, got {spec!r}")
+        spec = dict(spec)
+        run = spec.pop("run", None) or {}
+        if not isinstance(run, dict):
+            raise ConfigError(f"sizes.{name}.run: expected a mapping of run-config keys, got {run!r}")
+        return cls(spec, run)
+
+
+@dataclass
+class ExperimentSpec:
+    """An ``experiments:`` entry as written; what it leaves out (None) is the grid's or the regime's default."""
+
+    sizes: list = field(default_factory=list)
+    seeds: list | None = None  # None: the grid's seeds
+    variant: str | None = None  # scaling: the ladder's variant (None: results.DEFAULT_LADDER)
+    variants: list = field(default_factory=list)
+    baseline: str | None = None  # isoparametric / variants (None: results.BASELINES of the regime)
+
+    @classmethod
+    def of(cls, raw: Any) -> ExperimentSpec:
+        """From the entry as written (an empty entry: no sizes, no variants)."""
+        spec = cls(**known_fields(cls, dict(raw or {})))
+        spec.sizes, spec.variants = spec.sizes or [], spec.variants or []
+        return spec

@@ -1,0 +1,67 @@
+"""grid.json, what a sweep folder records about its grid, read back typed.
+
+    grid = read_sweep_grid("results/cpu-bpe32k")     # SweepGrid; an empty one where the folder has no grid.json
+    grid.name, grid.unigram_entropy, [r.name for r in grid.runs]
+
+``sweep.grid_snapshot`` writes grid.json (the expanded grid: name, paths, base overrides, data folder, eval
+sets, every run with its model fields); ``scripts/collect_results.py`` adds the ``unigram_entropy`` of the
+training tokens to a copy committed without its data folder. Its readers (the reports' unigram plateau, the
+ablation report's arms, the merge of a grid's shards) read it here, once: the keys they use, typed. A key
+left out takes the field's default, so a grid.json written by an earlier version (or a test's small one) reads.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from ..config import known_fields
+from ..errors import UserError
+
+GRID_JSON = "grid.json"
+
+
+@dataclass
+class GridRun:
+    """A run as grid.json lists it: its name and the model fields the grid sets."""
+
+    name: str
+    model: dict = field(default_factory=dict)
+
+
+@dataclass
+class SweepGrid:
+    """The keys of a grid.json its readers use."""
+
+    name: str | None = None
+    data_dir: str | None = None  # as written: relative to the folder the sweep ran in
+    base_overrides: list[str] = field(default_factory=list)  # dotted run-config overrides of every run
+    unigram_entropy: float | None = None  # nats; in a copy without its data folder
+    runs: list[GridRun] = field(default_factory=list)
+
+    @classmethod
+    def from_dict(cls, d: Mapping) -> SweepGrid:
+        """From grid.json's object (keys it does not use are ignored; null lists read as empty)."""
+        grid = cls(**known_fields(cls, d))
+        grid.base_overrides = list(grid.base_overrides or [])
+        grid.runs = [GridRun(**known_fields(GridRun, r)) for r in grid.runs or []]
+        for run in grid.runs:
+            run.model = dict(run.model or {})
+        return grid
+
+
+def read_sweep_grid(path: str | os.PathLike) -> SweepGrid:
+    """The grid.json of a sweep folder (``path``, or the folder of its results.jsonl); an empty ``SweepGrid`` where
+    there is none. A file that is not a grid.json is a UserError naming it."""
+    path = Path(path)
+    file = (path if path.is_dir() else path.parent) / GRID_JSON
+    if not file.is_file():
+        return SweepGrid()
+    try:
+        return SweepGrid.from_dict(json.loads(file.read_text()))
+    except (ValueError, TypeError, AttributeError) as e:
+        raise UserError(f"{file} is not a sweep's grid.json ({e}); restore it from the sweep folder (the sweep "
+                        f"writes it on every start) or delete it") from None
