@@ -25,7 +25,9 @@ tokens (the loss of predicting token frequencies alone). A few minutes of CPU tr
 plateau, where a lead measures early optimisation speed, not the paper's claim; the demo says so and
 prints, beside its own gap, the committed measurement of the same two models past the plateau: the
 seeded grid's paired difference with its 95% interval (``results/cpu-bpe32k``, size m), with the
-dense_untied control, or before that grid has a pair the one-seed ablation (``results/ablations``).
+dense_untied control, or before that grid has a pair the one-seed ablation (``results/ablations``); and,
+first, the o200k round's primary comparison (``results/o200k``: leviathan - dense_untied in the paper's
+vocabulary, 6 layers) once it has a pair.
 """
 
 from __future__ import annotations
@@ -218,25 +220,35 @@ def gap_curve(rows: list[dict]) -> list[tuple[int, float, float]]:
 RESULTS = Path("results")  # the checkout's committed results, seen from its root (absent elsewhere and in a wheel)
 
 
-def committed_grid(path: Path = RESULTS / "cpu-bpe32k" / "analysis.json") -> list[str]:
-    """The seeded grid's paired intervals for these two models (its size m is this backbone and generator), and
-    its dense_untied control; [] before the grid has a pair."""
+def committed_grid(path: Path = RESULTS / "cpu-bpe32k" / "analysis.json", *, size: str = "m",
+                   baselines: tuple[str, ...] | None = None, label: str = "results/cpu-bpe32k, same models") -> list[str]:
+    """A committed grid's paired intervals of leviathan at ``size`` (default: the BPE-32k grid's size m, this
+    demo's backbone and generator), against every baseline or the ``baselines`` named; [] before it has a pair."""
     try:
         paired = json.loads(path.read_text())["paired"]
     except (OSError, ValueError, KeyError):
         return []
     lines = []
     for c in paired:
-        if (c["regime"], c["size"], c["model"]) != ("iso_body", "m", "leviathan") or "val" not in c["eval"]:
+        if (c["regime"], c["size"], c["model"]) != ("iso_body", size, "leviathan") or "val" not in c["eval"]:
+            continue
+        if baselines is not None and c["baseline"] not in baselines:
             continue
         e, tokens = c["eval"]["val"], (c["curve"]["tokens"] or [0])[-1]
         loss, ppl = e["loss"], e["ppl_change"]
         interval = "" if not loss["ci"] else (f" [{int(100 * c['ci'])}% interval {loss['ci'][0]:+.3f}, "
                                                f"{loss['ci'][1]:+.3f}]")
-        lines.append(f"committed grid (results/cpu-bpe32k, same models, {tokens / 1e6:.1f}M tokens, "
+        lines.append(f"committed grid ({label}, {tokens / 1e6:.1f}M tokens, "
                      f"{len(c['seeds'])} seed(s)): leviathan - {c['baseline']} validation loss {loss['mean']:+.3f} "
                      f"nats{interval}, perplexity {ppl['mean']:+.1%}: {loss['verdict']}")
     return lines
+
+
+def committed_primary(path: Path = RESULTS / "o200k" / "analysis.json") -> list[str]:
+    """The o200k round's primary comparison (results/o200k/PLAN.md): leviathan - dense_untied in the paper's
+    vocabulary, 6 layers, each arm at its own lr, with its interval; [] before the round has a pair."""
+    return committed_grid(path, size="d64L6", baselines=("dense_untied",),
+                          label="results/o200k primary: o200k_base, width 64, 6 layers, each arm at its own lr")
 
 
 def committed_ablation(path: Path = RESULTS / "ablations" / "ablations.json") -> str | None:
@@ -276,7 +288,7 @@ def verdict(rows: list[dict], data_dir: Path) -> list[str]:
         else:
             lines.append(f"past the plateau: dense_tied's validation loss is {margin:.2f} nats below the unigram "
                          f"entropy ({entropy:.3f})")
-    refs = committed_grid() or [r for r in [committed_ablation()] if r]
+    refs = committed_primary() + (committed_grid() or [r for r in [committed_ablation()] if r])
     lines += refs or ["committed measurement: see results/cpu-bpe32k/report.md and results/ablations/README.md in "
                       "the project repository"]
     return lines
