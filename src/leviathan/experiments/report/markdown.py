@@ -161,7 +161,7 @@ def _comparisons_section(a: Analysis, figures: Drawn) -> list[str]:
         md.append(markdown_table(["size", "seed", "model", "layers", "params", "ppl", "bpb", "baseline", "layers",
                                   "params", "ppl", "bpb", "ppl reduction"],
                                  [[e.size, e.seed, e.variant, e.layers, _fmt(e.params, ",d"), _fmt(e.ppl, ".3f"),
-                                   _fmt(e.bpb, ".4f"), e.baseline, e.baseline_layers, _fmt(e.baseline_params, ",d"),
+                                   _fmt(e.bpb, ".4f"), e.baseline, _fmt(e.baseline_layers, "d"), _fmt(e.baseline_params, ",d"),
                                    _fmt(e.baseline_ppl, ".3f"), _fmt(e.baseline_bpb, ".4f"), _pct(e.reduction)]
                                   for e in entries]))
         md.append("")
@@ -254,7 +254,8 @@ def _frequency_section(a: Analysis, figures: Drawn) -> list[str]:
     """Perplexity reduction per training-frequency bucket."""
     md = ["## Perplexity by training-token frequency", ""]
     if not a.frequency:
-        md += ["_No per-bucket losses in the results (rows need `buckets`; the sweep writes them)._", ""]
+        md += ["_No pair of a run and its regime's baseline run with per-bucket losses (rows need `buckets`, which "
+               "the sweep writes, and the baseline's run of the same size and seed)._", ""]
     else:
         scheme = a.frequency[0].scheme
         labels = [f"{lo:,}-{hi:,}" for lo, hi in scheme.ranges] or \
@@ -284,7 +285,7 @@ def _efficiency_section(a: Analysis, figures: Drawn) -> list[str]:
     """Tokens each model needs to reach its baseline's final loss."""
     md = ["## Sample efficiency", ""]
     if not a.efficiency:
-        md += ["_No comparison pairs with metrics._", ""]
+        md += ["_No pair of a run and its regime's baseline run with validation curves._", ""]
     else:
         md.append(markdown_table(["regime", "size", "seed", "model", "baseline", "target loss", "baseline tokens",
                                   "model tokens", "factor"],
