@@ -19,26 +19,24 @@ import argparse
 import math
 
 
-def positive_int(text: str) -> int:
-    """An integer >= 1 (counts and sizes: ``--batch-size 0`` is refused with a message, not a traceback)."""
+def _int_at_least(text: str, minimum: int, what: str) -> int:
     try:
         value = int(text)
     except ValueError:
-        raise argparse.ArgumentTypeError(f"expected a positive integer, got {text!r}") from None
-    if value < 1:
-        raise argparse.ArgumentTypeError(f"must be a positive integer, got {value}")
+        raise argparse.ArgumentTypeError(f"expected {what}, got {text!r}") from None
+    if value < minimum:
+        raise argparse.ArgumentTypeError(f"must be {what}, got {value}")
     return value
+
+
+def positive_int(text: str) -> int:
+    """An integer >= 1 (counts and sizes: ``--batch-size 0`` is refused with a message, not a traceback)."""
+    return _int_at_least(text, 1, "a positive integer")
 
 
 def non_negative_int(text: str) -> int:
     """An integer >= 0 (0 is meaningful: no bootstrap draws, no warmup rounds, no few-shot examples)."""
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"expected a whole number >= 0, got {text!r}") from None
-    if value < 0:
-        raise argparse.ArgumentTypeError(f"must be a whole number >= 0, got {value}")
-    return value
+    return _int_at_least(text, 0, "a whole number >= 0")
 
 
 def _finite(text: str) -> float:
