@@ -169,3 +169,21 @@ def test_the_grid_file_is_read_into_typed_sections():
                                                                             ("w", None, "w.txt", True)]
     with pytest.raises(UserError, match="data dir '/nonexistent/named' is not prepared"):
         load_grid(small_grid(data="/nonexistent/named"))  # a string is the folder (and has no vocab_size)
+
+
+def test_shipped_grids_name_a_runnable_prepare_command():
+    """The command a grid names when its data folder is not prepared yet is copied into a shell: a
+    ``leviathan prepare`` of the grid's own folder, using no variable but ``$LEVIATHAN_DATA``."""
+    import re
+
+    from leviathan.experiments.grid_file import DataSection, read_grid_file
+
+    for name in available_grids():
+        gf, _ = read_grid_file(name)
+        data = DataSection.of(gf.data)
+        if data.prepare is None:
+            continue
+        assert data.prepare.startswith("leviathan prepare "), (name, data.prepare)
+        assert set(re.findall(r"\$\{?(\w+)", data.prepare)) <= {"LEVIATHAN_DATA"}, (name, data.prepare)
+        assert re.findall(r"\$[^{A-Z]", data.prepare) == [], (name, data.prepare)
+        assert data.prepare.split("--out ")[1].split()[0] == data.dir, (name, data.prepare)
