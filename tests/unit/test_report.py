@@ -119,11 +119,26 @@ def test_report_degrades_gracefully_without_metrics_or_ladder(tmp_path):
     (out / "results.jsonl").unlink()
     for r in rows:
         append_result(out / "results.jsonl", r)
+    (tmp_path / "r2").mkdir()
+    (tmp_path / "r2" / "frontier.png").write_bytes(b"an earlier report's figure")
     md = write_report(out, tmp_path / "r2", num_bootstrap=10).read_text()
-    assert "Not computed" in md and "No metrics.jsonl" in md
+    assert "No metrics.jsonl" in md
     data = json.loads((tmp_path / "r2" / "analysis.json").read_text())
-    assert list(data["scaling"]) == ["error"]
+    # no run in the scaling regime: no ladder to fit, so no Scaling section and no frontier figure
+    assert data["scaling"] is None and "Scaling" not in md and not (tmp_path / "r2" / "frontier.png").exists()
     assert all(list(e)[-1] == "error" and "reached" not in e for e in data["efficiency"])  # no numbers, the reason
+
+
+def test_report_says_why_a_ladder_could_not_be_fitted(tmp_path):
+    out = make_sweep(tmp_path, with_metrics=False)
+    rows = [r for r in read_results(out) if r.variant != "dense_untied" or r.size == "xs"]  # one ladder point
+    (out / "results.jsonl").unlink()
+    for r in rows:
+        append_result(out / "results.jsonl", r)
+    md = write_report(out, tmp_path / "r3", num_bootstrap=10).read_text()
+    data = json.loads((tmp_path / "r3" / "analysis.json").read_text())
+    assert list(data["scaling"]) == ["error"]
+    assert "## Scaling" in md and "_Not computed: " in md
 
 
 def pct(fraction: float) -> str:

@@ -7,8 +7,9 @@
   variants vs dense_untied; docs/DESIGN.md §4), per (size, seed, variant) a ``ComparisonEntry``: loss,
   perplexity, bits per byte, the baseline's, and the relative perplexity reduction 1 - ppl / ppl_baseline;
 - ``scaling``: the dense ladder's power-law fit and every other run's dense-equivalent size
-  (``scaling.LadderFit``, whose ``fit`` gives the frontier figure its bootstrap band), or ``NotComputed``
-  with the reason when there is no ladder;
+  (``scaling.LadderFit``, whose ``fit`` gives the frontier figure its bootstrap band), ``NotComputed``
+  with the reason when the ladder cannot be fitted, or None (null in analysis.json) for rows with no run in
+  the scaling regime, whose report leaves the section and the frontier figure out;
 - ``frequency``, ``efficiency``, ``throughput``: ``experiments.frequency`` / ``efficiency`` over the
   same comparison pairs;
 - ``paired``: per comparison, the paired differences across seeds with Student t intervals at the end
@@ -96,7 +97,7 @@ class Analysis(Record):
     unigram_entropy: float | None  # the unigram plateau the gap curves mark
     comparisons: dict[str, list[ComparisonEntry]]
     paired: list[PairedComparison]
-    scaling: LadderFit | NotComputed
+    scaling: LadderFit | NotComputed | None  # None: the rows have no dense ladder (no run in the scaling regime)
     frequency: list[FrequencyEntry]
     efficiency: list[EfficiencyEntry]
     throughput: list[ThroughputEntry]
@@ -140,20 +141,29 @@ def analyze(rows: Iterable[ResultRow], eval_set: str = "val", num_bootstrap: int
 
     ``plateau``: the training unigram entropy (nats), which the paired gap curves mark."""
     rows = list(rows)
-    try:
-        scaling: LadderFit | NotComputed = scaling_from_results(rows, ladder, eval_set, "total", num_bootstrap, ci, seed)
-    except UserError as e:
-        scaling = NotComputed(str(e))
     return Analysis(
         num_runs=len(rows), eval_set=eval_set, eval_sets=sorted({k for r in rows for k in r.eval}),
         unigram_entropy=plateau,
         comparisons={regime: comparison_table(rows, regime, base, eval_set) for regime, base in COMPARISONS},
-        paired=paired_comparisons(rows, ci, plateau), scaling=scaling,
+        paired=paired_comparisons(rows, ci, plateau),
+        scaling=_scaling(rows, ladder, eval_set, num_bootstrap, ci, seed),
         frequency=[f for regime, base in COMPARISONS for f in frequency_from_results(rows, regime, base, eval_set)],
         efficiency=[e for regime, base in COMPARISONS for e in efficiency_from_results(rows, regime, base)],
         throughput=throughput_table(rows), params=_param_rows(rows),
         per_set=[RunSets(r.name, r.total_params, dict(r.eval))
                  for r in sorted(rows, key=lambda r: (r.total_params or 0, r.name))])
+
+
+def _scaling(rows: list[ResultRow], ladder: str | None, eval_set: str, num_bootstrap: int, ci: float,
+             seed: int) -> LadderFit | NotComputed | None:
+    """The dense ladder's fit; ``NotComputed`` where the ladder cannot be fitted; None for rows without a ladder
+    (no run in the scaling regime and no ``ladder`` variant named), whose report leaves the section out."""
+    if ladder is None and not any(r.in_regime("scaling") for r in rows):
+        return None
+    try:
+        return scaling_from_results(rows, ladder, eval_set, "total", num_bootstrap, ci, seed)
+    except UserError as e:
+        return NotComputed(str(e))
 
 
 def _param_rows(rows: list[ResultRow]) -> list[ParamRow]:

@@ -17,6 +17,7 @@ Each ``fig_*`` returns whether it drew anything (``experiments.plots``: the Agg 
 
 from __future__ import annotations
 
+import dataclasses
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -244,13 +245,20 @@ class Drawn:
 
 
 def draw_figures(rows: list[ResultRow], a: Analysis, out: Path) -> Drawn:
-    """Every figure of the report into ``out`` (``<name>.png``, the names of ``Drawn``'s fields)."""
+    """Every figure of the report into ``out`` (``<name>.png``, the names of ``Drawn``'s fields). A figure this
+    report does not draw is removed from ``out`` where an earlier report left it, so the folder holds only the
+    figures report.md links."""
     ladder = a.ladder
-    return Drawn(
+    drawn = Drawn(
         loss_curves=fig_loss_curves(rows, out / "loss_curves.png"),
-        frontier=fig_frontier(rows, ladder and ladder.fit, ladder and ladder.variant, a.eval_set, out / "frontier.png"),
+        frontier=a.scaling is not None and fig_frontier(rows, ladder and ladder.fit, ladder and ladder.variant,
+                                                        a.eval_set, out / "frontier.png"),
         reduction_by_size=fig_reduction_by_size(a.comparisons, out / "reduction_by_size.png"),
         param_allocation=fig_param_allocation(a.params, out / "param_allocation.png"),
         frequency_reduction=fig_frequency(a.frequency, out / "frequency_reduction.png"),
         gain_over_training=fig_gain_over_training(a.efficiency, out / "gain_over_training.png"),
         paired_gap=fig_paired_gap(a.paired, out / "paired_gap.png"))
+    for f in dataclasses.fields(drawn):
+        if not getattr(drawn, f.name):
+            (out / f"{f.name}.png").unlink(missing_ok=True)
+    return drawn

@@ -186,9 +186,11 @@ def _per_set_section(a: Analysis, figures: Drawn) -> list[str]:
 
 
 def _scaling_section(a: Analysis, figures: Drawn) -> list[str]:
-    """The dense power-law fit and the dense-equivalent sizes."""
-    md = ["## Scaling: dense power law and dense-equivalent sizes", ""]
+    """The dense power-law fit and the dense-equivalent sizes; nothing for rows without a dense ladder."""
     sc = a.scaling
+    if sc is None:
+        return []
+    md = ["## Scaling: dense power law and dense-equivalent sizes", ""]
     if isinstance(sc, NotComputed):
         md += [f"_Not computed: {sc.error}_", ""]
     else:
