@@ -83,3 +83,36 @@ def test_causal_lm_context_is_windowed():
     x = torch.from_numpy(tokens[16:25].astype(np.int64))[None]
     _, loss = model(x[:, :-1], labels=x[:, 1:])
     assert got[16:24].mean() == pytest.approx(loss.item(), rel=1e-5)
+
+
+class Counting(Bigram):
+    """A Bigram that counts its forwards (FSDP's collectives need the same count on every rank)."""
+
+    def __init__(self, table):
+        super().__init__(table)
+        self.calls = 0
+
+    def forward(self, ids, labels=None):
+        self.calls += 1
+        return super().forward(ids, labels)
+
+
+@pytest.mark.parametrize("world", [2, 3, 7])
+def test_shards_sum_to_the_one_process_losses(world):
+    """Under torchrun each rank scores every world-th batch; the ranks' arrays sum to one process's, bit for
+    bit, and with ``even`` every rank runs the same number of forwards (here 4 full batches and a remainder)."""
+    rng = np.random.default_rng(1)
+    table = rng.normal(size=(7, 7))
+    tokens = rng.integers(0, 7, size=5 * 2 * 4 + 3 + 1)  # 43 predictions: 4 batches of 2 windows of 5, then 3
+    whole = token_losses(Bigram(table), tokens, 5, 2)
+    parts, calls = [], []
+    for rank in range(world):
+        model = Counting(table)
+        parts.append(token_losses(model, tokens, 5, 2, shard=(rank, world), even=True))
+        calls.append(model.calls)
+    assert np.array_equal(np.sum(parts, axis=0), whole)
+    assert all(np.count_nonzero(p) > 0 for p in parts[:5])  # 5 batches: ranks past the fifth score none
+    assert calls == [-(-5 // world)] * world
+    uneven = Counting(table)
+    token_losses(uneven, tokens, 5, 2, shard=(world - 1, world))
+    assert uneven.calls == len(range(world - 1, 5, world))  # without ``even``: only its own batches

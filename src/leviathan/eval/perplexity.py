@@ -42,14 +42,31 @@ def _token_nll(model: nn.Module, x: torch.Tensor, y: torch.Tensor, outside: str 
                            reduction="none").view(y.shape)
 
 
+def window_batches(n: int, seq_len: int, batch_size: int) -> list[tuple[list[int], int]]:
+    """The batches that score ``n`` predictions: ``(window starts, length)`` each, full windows ``batch_size`` at a
+    time, then the shorter remainder window alone (see the module docstring)."""
+    num_full = n // seq_len
+    batches = [(list(range(j * seq_len, min(j + batch_size, num_full) * seq_len, seq_len)), seq_len)
+               for j in range(0, num_full, batch_size)]
+    if n - num_full * seq_len:
+        batches.append(([num_full * seq_len], n - num_full * seq_len))
+    return batches
+
+
 @torch.no_grad()
 def token_losses(model: nn.Module, tokens: np.ndarray, seq_len: int, batch_size: int,
-                 dtype: torch.dtype | None = None, outside: str = "raise") -> np.ndarray:
+                 dtype: torch.dtype | None = None, outside: str = "raise", shard: tuple[int, int] = (0, 1),
+                 even: bool = False) -> np.ndarray:
     """Nats for each of the ``len(tokens) - 1`` predicted tokens, in stream order (float64).
 
     ``dtype`` (optional) runs the forward under torch.autocast with that dtype (bf16 on GPU).
     ``outside``: for a model with a restricted softmax (``CausalLM.restrict_output_``), a target it cannot
     predict raises (``"raise"``) or gets NaN (``"nan"``; drop those positions before averaging).
+    ``shard=(rank, world)``: score only batches ``rank, rank + world, ...`` of ``window_batches``; the other
+    positions stay 0, so the ranks' arrays sum to the one-process array exactly (each position is scored by one
+    rank, in the same batch as one process scores it). ``even``: every rank runs as many forwards as the rank
+    with the most, a rank short of one scoring its first batch again and discarding it: FSDP's forward gathers
+    parameters collectively, and a rank that stops early leaves the others waiting forever.
     """
     tokens = np.asarray(tokens)
     n = len(tokens) - 1
@@ -57,31 +74,27 @@ def token_losses(model: nn.Module, tokens: np.ndarray, seq_len: int, batch_size:
         raise ValueError(f"need at least 2 tokens to predict one, got {len(tokens)}")
     if seq_len < 1 or batch_size < 1:
         raise ValueError(f"seq_len and batch_size must be positive, got {seq_len} and {batch_size}")
+    rank, world = shard
+    batches = window_batches(n, seq_len, batch_size)
+    mine = batches[rank::world]
+    spare = -(-len(batches) // world) - len(mine) if even else 0  # forwards this rank runs only to keep in step
     device = next(model.parameters()).device
     autocast = (torch.autocast(device.type, dtype=dtype) if dtype is not None and dtype != torch.float32
                 else contextlib.nullcontext())
     was_training = model.training
     model.eval()
-    out = np.empty(n, dtype=np.float64)
-    num_full = n // seq_len
-    # windows: (start, length); full ones batched, the remainder alone
-    spans = [(j * seq_len, seq_len) for j in range(num_full)]
-    if n - num_full * seq_len:
-        spans.append((num_full * seq_len, n - num_full * seq_len))
+    out = np.zeros(n, dtype=np.float64)
     try:
-        i = 0
-        while i < len(spans):
-            length = spans[i][1]
-            group = [s for s in spans[i:i + batch_size] if s[1] == length]
-            starts = [s for s, _ in group]
+        for k, (starts, length) in enumerate(mine + batches[:1] * spare):
             chunk = np.stack([tokens[s:s + length + 1] for s in starts]).astype(np.int64)  # (B, T+1)
             ids = torch.from_numpy(chunk).to(device)
             with autocast:
                 nll = _token_nll(model, ids[:, :-1], ids[:, 1:], outside)  # (B, T)
+            if k >= len(mine):
+                continue  # a spare forward: scored once already, by its own rank
             nll = nll.double().cpu().numpy()
             for row, s in enumerate(starts):
                 out[s:s + length] = nll[row]
-            i += len(group)
     finally:
         model.train(was_training)
     return out

@@ -184,6 +184,15 @@ def all_reduce_mean(t: torch.Tensor, info: DistInfo) -> torch.Tensor:
     return t
 
 
+def all_reduce_sum(t: torch.Tensor, info: DistInfo, device: torch.device) -> torch.Tensor:
+    """The elementwise sum of ``t`` over the ranks, on the CPU (through ``device``: nccl reduces CUDA tensors)."""
+    if not info.enabled:
+        return t
+    t = t.to(device)
+    dist.all_reduce(t, op=dist.ReduceOp.SUM)
+    return t.cpu()
+
+
 def any_rank(flag: bool, info: DistInfo, device: torch.device) -> bool:
     """True if ``flag`` is true on any rank (used to stop all ranks at the same step)."""
     if not info.enabled:

@@ -101,7 +101,7 @@ def _train(cfg: RunConfig, run_dir: Path, resume: str | None, device: torch.devi
     if loaded is not None:
         out.say(f"resumed from {resume_path} at step {state.step} ({state.tokens:,} tokens)")
     parts = _train_parts(cfg, model, optimizer, loader, device, info)
-    validator = Validator(cfg, parts.amp_dtype)
+    validator = Validator(cfg, parts.amp_dtype, info, device)
     saver = Checkpointer(run_dir, model, optimizer, loader, cfg, info, dump_yaml(cfg.resolved()),
                          _data_tokenizer(cfg.data.path) if info.is_main else None, meta.get("tokenizer"),
                          last_saved=state.step if loaded is not None else None)

@@ -4,37 +4,47 @@
     if validator.due(step): last_eval = validator.run(model)   # {"val_loss", "val_ppl", "val_bpb"}
 
 Cadence: every ``eval_interval`` optimizer steps and at the last step (``eval_interval: 0`` means the last
-step only). The scoring is evaluation's own (``eval.perplexity.evaluate`` over an ``eval.stream.EvalStream``),
+step only). The scoring is evaluation's own (``eval.perplexity.token_losses`` over an ``eval.stream.EvalStream``),
 so a run's validation loss and ``leviathan eval`` of its checkpoint are the same number. The arrow runs one way:
 training uses evaluation's scorer; evaluation never imports training.
+
+Under torchrun the ranks split the stream's batches (``token_losses(shard=...)``) and sum their per-token
+losses, so the number equals one process's and each rank scores 1/world of the batches. Under FSDP every
+rank runs the same number of forwards (``even``), since each forward gathers parameters collectively.
 """
 
 from __future__ import annotations
 
 import torch
 
-from ..eval.perplexity import evaluate
+from ..eval.perplexity import summarize, token_losses
 from ..eval.stream import EvalStream
 from ..run_config import RunConfig
+from . import distributed as D
 
 
 class Validator:
     """The validation stream of a run and its schedule."""
 
-    def __init__(self, cfg: RunConfig, amp_dtype: torch.dtype | None):
+    def __init__(self, cfg: RunConfig, amp_dtype: torch.dtype | None, info: D.DistInfo | None = None,
+                 device: torch.device | None = None):
         self.stream = EvalStream.from_split(cfg.data.path, "val", cfg.eval_tokens)
         self.interval = cfg.eval_interval
         self.total_steps = cfg.total_steps
         self.seq_len = cfg.data.seq_len
         self.batch_size = cfg.eval_batch_size or cfg.micro_batch_size
         self.amp_dtype = amp_dtype
+        self.info, self.device = info or D.DistInfo(), device or torch.device("cpu")
+        self.even = cfg.parallel == "fsdp"
 
     def due(self, step: int) -> bool:
         """Whether optimizer step ``step`` (1-based, just taken) is followed by a validation."""
         return step == self.total_steps or bool(self.interval and step % self.interval == 0)
 
     def run(self, model: torch.nn.Module) -> dict:
-        """``{"val_loss", "val_ppl", "val_bpb"}`` of the validation stream."""
-        result = evaluate(model, self.stream.tokens, self.seq_len, self.batch_size, num_bytes=self.stream.num_bytes,
-                          dtype=self.amp_dtype)
+        """``{"val_loss", "val_ppl", "val_bpb"}`` of the validation stream (``model``: unwrapped, or FSDP's)."""
+        nats = token_losses(model, self.stream.tokens, self.seq_len, self.batch_size, dtype=self.amp_dtype,
+                            shard=(self.info.rank, self.info.world_size), even=self.even)  # (predictions,)
+        nats = D.all_reduce_sum(torch.from_numpy(nats), self.info, self.device)
+        result = summarize(float(nats.sum()), len(nats), self.stream.num_bytes)
         return {"val_loss": result["loss"], "val_ppl": result["ppl"], "val_bpb": result["bpb"]}
