@@ -172,3 +172,14 @@ def test_sweep_rows_carry_the_gradient_medians(tmp_path):
     assert c.grad_norm_input == [1.0, 3.0, 2.0] and c.grad_norm_head == [0.1, None, 0.3]
     assert c.grad_norm_input_median == pytest.approx(2.0) and c.grad_norm_head_median == pytest.approx(0.2)
     assert c.tokens == [24] and c.val_loss == [5.0]
+
+
+def test_an_arm_without_a_vocabulary_size_prints_a_dash(tmp_path):
+    """A row written before rows carried ``vocab_size`` still renders (its vocabulary column: a dash)."""
+    rows = [row("d-dense", "x", "d", "dense_tied", 8, 2, [3.0, 2.0, 1.0], 1.0),
+            row("d-lev", "x", "d", "leviathan", 8, 2, [2.5, 2.1, 1.2], 1.2)]
+    for r in rows:
+        del r["vocab_size"]
+    write_sweep(tmp_path / "x", "x", rows)
+    md = write_ablation_report([tmp_path / "x"], tmp_path / "report").read_text()
+    assert "| x/d | – | 8 x 2 |" in md

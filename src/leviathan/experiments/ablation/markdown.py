@@ -17,7 +17,8 @@ def _row(s: ArmSummary) -> str:
     change = s.overrides + (["softmax over the data's ids*"] if s.softmax == "corpus" else [])
     ppl = [_fmt(s.eval[k].ppl_change if k in s.eval else None, "+.1%") for k in EVAL_COLUMNS]
     bpb = _fmt(s.eval["val"].bpb_gap if "val" in s.eval else None, "+.4f")
-    return (f"| {s.label} | {s.vocab or '–':,} | {s.width} x {s.layers} | {shape} | "
+    vocab = f"{s.vocab:,}" if s.vocab else "–"
+    return (f"| {s.label} | {vocab} | {s.width} x {s.layers} | {shape} | "
             f"{', '.join(change) or '–'} | {(s.tokens or 0) / 1e6:.1f}M | "
             f"{_fmt(s.gap_at[0.25])} | {_fmt(s.gap_at[0.5])} | {_fmt(s.gap_at[0.75])} | {_fmt(s.gap_at[1.0])} | "
             + " | ".join(ppl) + f" | {bpb} | {_fmt(s.input_to_head_grad, '.2f')} |")
