@@ -41,10 +41,10 @@ def test_n_steps_plus_resume_equals_2n_steps_bit_for_bit(data, tmp_path, embeddi
     cfg = load_run_config(None, tiny_overrides(data, max_steps=2 * n, checkpoint_interval=n, eval_interval=n,
                                                keep_last="null", **{"model.embedding": embedding}))
     straight, resumed = tmp_path / "straight", tmp_path / "resumed"
-    train(cfg, straight, quiet=True)
+    assert train(cfg, straight, quiet=True).resumed_from is None
     # continue a *new* run folder from the straight run's step-n checkpoint
     summary = train(cfg, resumed, resume=str(straight / "checkpoints" / ckpt.step_name(n)), quiet=True)
-    assert summary.steps == 2 * n
+    assert summary.steps == 2 * n and summary.resumed_from == n
     a, b = _losses(straight), _losses(resumed)
     assert b == a[n:]  # exact float equality of every logged loss after the resume point
     final = ckpt.step_name(2 * n)

@@ -50,7 +50,7 @@ class FakeTrainer:
         name = os.path.basename(run_dir)
         self.calls.append((name, resume))
         progress = os.path.join(run_dir, "progress")
-        step = int(open(progress).read()) if os.path.exists(progress) else 0
+        step = start = int(open(progress).read()) if os.path.exists(progress) else 0
         while step < 4:
             step += 1
             with open(os.path.join(run_dir, "metrics.jsonl"), "a") as f:
@@ -61,7 +61,7 @@ class FakeTrainer:
         return {"run_dir": run_dir, "steps": 4, "tokens": 400, "wall_time_s": 1.0, "tokens_per_s": 400.0,
                 "final_val_loss": 4.6, "final_val_ppl": math.exp(4.6),
                 "params": {"input": 1, "body": 2, "head": 3, "total": 6, "tied": False},
-                "metrics": os.path.join(run_dir, "metrics.jsonl")}
+                "metrics": os.path.join(run_dir, "metrics.jsonl"), "resumed_from": start or None}
 
 
 def fake_eval(grid, spec, run_dir, eval_data):
@@ -107,6 +107,9 @@ def test_sweep_appends_rows_and_resumes_after_a_kill(tmp_path):
     assert [n for n, _ in t.calls].count("b-dense_untied-s0") == 2
     steps = [json.loads(line)["step"] for line in open(tmp_path / "out/runs/b-dense_untied-s0/metrics.jsonl")]
     assert steps == [1, 2, 3, 4]
+    # its row says that its timings cover the resumed session only; a run trained in one go has no such note
+    assert rows[0].notes == ["resumed from its step-2 checkpoint: wall_time_s and tokens_per_s cover steps 3-4"]
+    assert rows[1].notes == []
     # a complete sweep does nothing more
     assert sweep(tmp_path, t) == []
     rows = read_results(results)

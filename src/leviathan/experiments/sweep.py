@@ -249,6 +249,14 @@ def _curve(metrics: str) -> TrainingCurve | None:
                          grad_norm_head_median=float(np.median(head)) if head else None)
 
 
+def _resume_notes(summary: TrainSummary) -> list[str]:
+    """A row's note for a run its last session resumed from a checkpoint: its timings cover that session only."""
+    n = summary.resumed_from
+    if not n or n >= summary.steps:
+        return []
+    return [f"resumed from its step-{n} checkpoint: wall_time_s and tokens_per_s cover steps {n + 1}-{summary.steps}"]
+
+
 def make_row(grid: Grid, spec: RunSpec, run_dir: Path, summary: TrainSummary, evals: RunEvaluation,
              hardware: dict) -> ResultRow:
     """The results row of a finished run from its spec, training ``summary`` and evaluation.
@@ -272,7 +280,7 @@ def make_row(grid: Grid, spec: RunSpec, run_dir: Path, summary: TrainSummary, ev
         eval=dict(evals.eval), buckets=dict(evals.buckets), hardware=hardware,
         run_dir=portable_path(run_dir, out_dir), metrics=portable_path(metrics, out_dir), curve=_curve(metrics),
         grid=grid.name, created=_dt.datetime.now(_dt.timezone.utc).isoformat(timespec="seconds"),
-        notes=list(evals.notes), **run_provenance(run_dir, grid.data_dir, out_dir).row_fields(),
+        notes=list(evals.notes) + _resume_notes(summary), **run_provenance(run_dir, grid.data_dir, out_dir).row_fields(),
     )
 
 

@@ -98,6 +98,7 @@ def _train(cfg: RunConfig, run_dir: Path, resume: str | None, device: torch.devi
 
     model, counts, optimizer, loader = _build(cfg, device, info)
     state = restore(model, optimizer, loader, loaded, cfg, info) if loaded is not None else TrainState()
+    start_step = state.step
     if loaded is not None:
         out.say(f"resumed from {resume_path} at step {state.step} ({state.tokens:,} tokens)")
     parts = _train_parts(cfg, model, optimizer, loader, device, info)
@@ -129,7 +130,8 @@ def _train(cfg: RunConfig, run_dir: Path, resume: str | None, device: torch.devi
 
     if state.last_eval is None and stopped is None:  # resumed a finished run: report its validation numbers
         state.last_eval = validator.run(model)
-    return _write_summary(run_dir, state, session.speed, time.time() - t_start, counts, stopped, info)
+    return _write_summary(run_dir, state, session.speed, time.time() - t_start, counts, stopped, info,
+                          resumed_from=None if loaded is None else start_step)
 
 
 # ---- building ---------------------------------------------------------------------------------
@@ -362,7 +364,7 @@ class _Console:
 
 # ---- the end --------------------------------------------------------------------------------------
 def _write_summary(run_dir: Path, state: TrainState, speed: _Speed, wall_time_s: float, counts, stopped: str | None,
-                   info: D.DistInfo) -> TrainSummary:
+                   info: D.DistInfo, resumed_from: int | None = None) -> TrainSummary:
     """The summary ``train`` returns; rank 0 also writes it to summary.json."""
     latest = ckpt.latest_checkpoint(run_dir) if info.is_main else None
     last = state.last_eval or {}
@@ -371,7 +373,7 @@ def _write_summary(run_dir: Path, state: TrainState, speed: _Speed, wall_time_s:
         train_time_s=speed.time, tokens_per_s=speed.tokens / speed.time if speed.time > 0 else None,
         compile_s=speed.compile_s, final_val_loss=last.get("val_loss"), final_val_ppl=last.get("val_ppl"),
         final_val_bpb=last.get("val_bpb"), params=counts, metrics=str(run_dir / "metrics.jsonl"),
-        checkpoint=str(latest) if latest else None, stopped=stopped)
+        checkpoint=str(latest) if latest else None, stopped=stopped, resumed_from=resumed_from)
     if info.is_main:
         atomic_write_json(run_dir / "summary.json", summary.to_dict())
     return summary

@@ -20,7 +20,9 @@ class TrainSummary:
     """A training run's result: progress, speed, final validation numbers, parameter counts, where things are.
 
     ``stopped`` names the signal that stopped the run early (``"SIGTERM"``), else None; ``tokens_per_s`` is None
-    when this session trained no step (a finished run resumed); ``compile_s`` is the first compiled step."""
+    when this session trained no step (a finished run resumed); ``compile_s`` is the first compiled step.
+    ``resumed_from``: the step of the checkpoint this session resumed (None for a run started from scratch);
+    ``wall_time_s``, ``train_time_s`` and ``tokens_per_s`` cover this session's steps only."""
 
     run_dir: str
     steps: int
@@ -36,6 +38,7 @@ class TrainSummary:
     metrics: Optional[str] = None
     checkpoint: Optional[str] = None
     stopped: Optional[str] = None
+    resumed_from: Optional[int] = None
 
     def to_dict(self) -> dict[str, Any]:
         """The summary.json form (parameter counts as ``ParamCounts.as_dict``, total included)."""
