@@ -280,7 +280,8 @@ def make_row(grid: Grid, spec: RunSpec, run_dir: Path, summary: TrainSummary, ev
         eval=dict(evals.eval), buckets=dict(evals.buckets), hardware=hardware,
         run_dir=portable_path(run_dir, out_dir), metrics=portable_path(metrics, out_dir), curve=_curve(metrics),
         grid=grid.name, created=_dt.datetime.now(_dt.timezone.utc).isoformat(timespec="seconds"),
-        notes=list(evals.notes) + _resume_notes(summary), **run_provenance(run_dir, grid.data_dir, out_dir).row_fields(),
+        notes=list(evals.notes) + _resume_notes(summary),
+        **run_provenance(run_dir, grid.data_dir, out_dir).row_fields(),
     )
 
 
