@@ -6,8 +6,8 @@ gradients in its reduce-scatter, so every logged training loss, every validation
 final weights agree with one process up to float reduction order (Adam's eps raised so that the order cannot
 be amplified, see ``PARITY_EPS``), for each input variant: the generator (whose codebooks do not divide evenly
 over 2 ranks), the generator with the corpus-restricted softmax (``data.softmax=corpus``), the tied table
-(one parameter, head and input, in the root group), the untied table scored through full logits (``chunked_loss=false``) instead of the chunked
-loss, and the factorized and compositional inputs. The checkpoint an FSDP run writes is the full,
+(one parameter, head and input, in the root group), the untied table scored through full logits
+(``chunked_loss=false``) instead of the chunked loss, and the factorized and compositional inputs. The checkpoint an FSDP run writes is the full,
 unsharded state: it loads in one process, exports as a plain Llama, and an FSDP run resumed from its
 middle ends exactly where the uninterrupted one does.
 
