@@ -169,6 +169,21 @@ def test_adopting_an_instance_keeps_everything_else():
     assert adopt(llama, **GEN).lm_head.weight is head  # an untied head is untouched
 
 
+def test_a_bf16_model_gets_a_bf16_generator_and_an_adopted_model_pickles(tmp_path):
+    """The generator takes the dtype of the table it replaces (a bf16 checkpoint stays bf16 end to end), and an
+    adopted model (its class made at run time, ``adopted_class``) survives ``torch.save`` of the whole module."""
+    torch.manual_seed(0)
+    model = adopt(transformers.LlamaForCausalLM(CONFIGS["llama"]()).to(torch.bfloat16), **GEN)
+    assert {p.dtype for p in model.get_input_embeddings().parameters()} == {torch.bfloat16}
+    x = ids()
+    expected = logits(model, x)
+    assert expected.dtype == torch.bfloat16 and torch.isfinite(expected).all()
+    torch.save(model, tmp_path / "model.pt")
+    back = torch.load(tmp_path / "model.pt", weights_only=False)
+    assert type(back).__name__ == type(model).__name__ and is_adopted(back)
+    assert torch.equal(logits(back, x), expected)
+
+
 def test_adopt_does_not_change_the_callers_config():
     config = CONFIGS["gpt2"]()
     adopt(config, **GEN)
