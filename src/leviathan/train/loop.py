@@ -71,8 +71,9 @@ def train(cfg: RunConfig, run_dir: str | os.PathLike, resume: str | None = None,
           quiet: bool = False) -> TrainSummary:
     """Train ``cfg`` into ``run_dir``; ``resume`` is None (fresh), ``"auto"`` or a checkpoint path.
 
-    Returns a ``TrainSummary`` (train/summary.py; summary.json holds its ``to_dict``). Under torchrun every rank calls this; the process group is created here if needed and
-    destroyed on return.
+    Returns a ``TrainSummary`` (train/summary.py; summary.json holds its ``to_dict``). Under torchrun every rank
+    calls this; the process group is created here if needed and destroyed on return. Only rank 0 takes the run
+    folder's lock: a rank 0 that cannot take it raises, and torchrun's agent then stops the other ranks.
     """
     device = D.resolve_device(cfg.device)
     owns_group = not (torch.distributed.is_available() and torch.distributed.is_initialized())
