@@ -1,12 +1,14 @@
 """Experiment grids: YAML -> runs (iso-body, isoparametric within 1%, dense ladder), names, overrides."""
 
 import json
+import re
 
 import pytest
 
 from leviathan.config import ConfigError
 from leviathan.errors import UserError
 from leviathan.experiments.grid import available_grids, find_grid, format_runs, load_grid, match_total
+from leviathan.experiments.grid_file import DataSection, read_grid_file
 from leviathan.model.accounting import count_config
 from leviathan.model.config import ModelConfig
 
@@ -174,10 +176,6 @@ def test_the_grid_file_is_read_into_typed_sections():
 def test_shipped_grids_name_a_runnable_prepare_command():
     """The command a grid names when its data folder is not prepared yet is copied into a shell: a
     ``leviathan prepare`` of the grid's own folder, using no variable but ``$LEVIATHAN_DATA``."""
-    import re
-
-    from leviathan.experiments.grid_file import DataSection, read_grid_file
-
     for name in available_grids():
         gf, _ = read_grid_file(name)
         data = DataSection.of(gf.data)

@@ -161,7 +161,8 @@ def _comparisons_section(a: Analysis, figures: Drawn) -> list[str]:
         md.append(markdown_table(["size", "seed", "model", "layers", "params", "ppl", "bpb", "baseline", "layers",
                                   "params", "ppl", "bpb", "ppl reduction"],
                                  [[e.size, e.seed, e.variant, e.layers, _fmt(e.params, ",d"), _fmt(e.ppl, ".3f"),
-                                   _fmt(e.bpb, ".4f"), e.baseline, _fmt(e.baseline_layers, "d"), _fmt(e.baseline_params, ",d"),
+                                   _fmt(e.bpb, ".4f"), e.baseline, _fmt(e.baseline_layers, "d"),
+                                   _fmt(e.baseline_params, ",d"),
                                    _fmt(e.baseline_ppl, ".3f"), _fmt(e.baseline_bpb, ".4f"), _pct(e.reduction)]
                                   for e in entries]))
         md.append("")
