@@ -20,6 +20,7 @@ transformers = pytest.importorskip("transformers")
 from leviathan.errors import UserError  # noqa: E402
 from leviathan.hf import (InputEmbeddingError, adopt, adopted_class, bake_adopted, is_adopted,  # noqa: E402
                           load_adopted, to_original)
+from leviathan.hf.adoption import ScaledLeviathanGenerator  # noqa: E402
 from leviathan.model.generator import LeviathanGenerator  # noqa: E402
 
 V, D = 300, 32
@@ -35,9 +36,15 @@ CONFIGS = {
     "gpt_neox": lambda: transformers.GPTNeoXConfig(vocab_size=V, hidden_size=D, intermediate_size=64,
                                                    num_hidden_layers=1, num_attention_heads=4,
                                                    max_position_embeddings=64, bos_token_id=0, eos_token_id=0),
+    # Gemma scales its table's rows by sqrt(hidden_size) inside the embedding (ScaledLeviathanGenerator)
+    "gemma": lambda: transformers.GemmaConfig(**SMALL, head_dim=8),
+    "gemma3": lambda: transformers.Gemma3TextConfig(**{**SMALL, "num_hidden_layers": 2}, head_dim=8,
+                                                    sliding_window=4),
 }
 ORIGINAL = {"llama": "LlamaForCausalLM", "qwen2": "Qwen2ForCausalLM", "mistral": "MistralForCausalLM",
-            "gpt2": "GPT2LMHeadModel", "gpt_neox": "GPTNeoXForCausalLM"}
+            "gpt2": "GPT2LMHeadModel", "gpt_neox": "GPTNeoXForCausalLM", "gemma": "GemmaForCausalLM",
+            "gemma3": "Gemma3ForCausalLM"}
+SCALED = {"gemma", "gemma3"}
 
 
 def ids(seed: int = 1) -> torch.Tensor:
@@ -88,6 +95,12 @@ def test_adopt_replaces_the_input_table_and_unties(arch):
     assert model.config.tie_word_embeddings is False and model.all_tied_weights_keys == {}
     settings = model.config.leviathan_generator
     assert settings["vocab_size"] == V and settings["base"] == 7 and settings["architecture"] == ORIGINAL[arch]
+    if arch in SCALED:  # the generator's output is scaled as the table's rows were: sqrt(D)
+        assert isinstance(gen, ScaledLeviathanGenerator) and settings["output_scale"] == pytest.approx(D ** 0.5)
+        with torch.no_grad():
+            assert torch.equal(gen(ids()), LeviathanGenerator.forward(gen, ids()) * float(D ** 0.5))
+    else:
+        assert type(gen) is LeviathanGenerator and "output_scale" not in settings
     assert not any(p is model.get_output_embeddings().weight for p in gen.parameters())
     x = ids()
     loss = model(x, labels=x).loss
@@ -182,6 +195,12 @@ def test_a_bf16_model_gets_a_bf16_generator_and_an_adopted_model_pickles(tmp_pat
     back = torch.load(tmp_path / "model.pt", weights_only=False)
     assert type(back).__name__ == type(model).__name__ and is_adopted(back)
     assert torch.equal(logits(back, x), expected)
+    # bf16 Gemma: the scale is rounded to bf16 before the product, as GemmaTextScaledWordEmbedding rounds it
+    gen = adopt(transformers.GemmaForCausalLM(CONFIGS["gemma"]()).to(torch.bfloat16), **GEN).get_input_embeddings()
+    with torch.no_grad():
+        rows = LeviathanGenerator.forward(gen, x)  # (2, 9, D) bf16, unscaled
+        assert torch.equal(gen(x), rows * torch.tensor(D ** 0.5).to(torch.bfloat16))
+        assert not torch.equal(gen(x), rows * D ** 0.5)  # 5.65625 in bf16, not 5.65685
 
 
 def test_adopt_does_not_change_the_callers_config():
@@ -217,20 +236,27 @@ def test_unsupported_architectures_name_what_is_missing():
     _problem_and_fix(e)
 
 
-def test_an_embedding_that_is_not_a_plain_table_is_refused():
-    class ScaledEmbedding(torch.nn.Embedding):
+def test_an_embedding_that_is_not_a_plain_or_scaled_table_is_refused():
+    class ScaledEmbedding(torch.nn.Embedding):  # scales, but not by the embed_scale it claims
+        embed_scale = 3.0
+
         def forward(self, input_ids):
             return super().forward(input_ids) * 2.0
 
+    class ShiftedEmbedding(torch.nn.Embedding):  # no embed_scale at all
+        def forward(self, input_ids):
+            return super().forward(input_ids) + 1.0
+
+    for cls in (ScaledEmbedding, ShiftedEmbedding):
+        model = transformers.LlamaForCausalLM(CONFIGS["llama"]())
+        model.model.embed_tokens = cls(V, D)
+        with pytest.raises(UserError, match=f"is a {cls.__name__}, not a plain torch.nn.Embedding") as e:
+            adopt(model)
+        _problem_and_fix(e)
     model = transformers.LlamaForCausalLM(CONFIGS["llama"]())
     model.model.embed_tokens = ScaledEmbedding(V, D)
-    with pytest.raises(UserError, match="is a ScaledEmbedding, not a plain torch.nn.Embedding") as e:
-        adopt(model)
-    _problem_and_fix(e)
-    gemma = transformers.GemmaConfig(vocab_size=V, hidden_size=D, intermediate_size=64, num_hidden_layers=1,
-                                     num_attention_heads=4, num_key_value_heads=2, head_dim=8)
-    with pytest.raises(UserError, match="is a GemmaTextScaledWordEmbedding, not a plain torch.nn.Embedding"):
-        adopt(gemma)  # Gemma multiplies its table by sqrt(hidden_size) inside the embedding
+    model.model.embed_tokens.embed_scale = 2.0  # now it is what it claims: adopted with that scale
+    assert adopt(model, **GEN).config.leviathan_generator["output_scale"] == 2.0
     adopted = adopt(CONFIGS["llama"](), **GEN)
     with pytest.raises(UserError, match="already adopted"):
         adopt(adopted)
@@ -242,6 +268,8 @@ def test_bad_settings_and_misuse():
     _problem_and_fix(e)
     with pytest.raises(UserError, match="taken from the model's input embedding"):
         adopt(CONFIGS["qwen2"](), vocab_size=500)
+    with pytest.raises(UserError, match="taken from the model's input embedding"):
+        adopt(CONFIGS["gemma"](), output_scale=1.0)
     with pytest.raises(UserError, match="invalid generator settings"):
         adopt(CONFIGS["qwen2"](), base=3)  # 3^3 < 300
     model = adopt(CONFIGS["qwen2"](), **GEN)

@@ -1,5 +1,5 @@
 """Adoption: the Leviathan generator as the input embedding of any Hugging Face causal LM (Llama, Qwen2, Mistral,
-GPT-2, GPT-NeoX, ...), saved and reloaded in transformers' own format, and baked back into the original class.
+Gemma, GPT-2, GPT-NeoX, ...), saved and reloaded in transformers' own format, and baked back into the original class.
 
     model = adopt(Qwen2ForCausalLM(cfg), seed_dim=64)   # or adopt(cfg, ...): a fresh model
     model.save_pretrained(d); model = load_adopted(d)    # safetensors; the settings live in config.json
@@ -9,6 +9,10 @@ What ``adopt`` does (docs/DESIGN.md §2: e(i) is a pure function of the id, a dr
 - replaces ``get_input_embeddings()`` (an ``nn.Embedding`` of V rows, D wide) with a ``LeviathanGenerator(V, D,
   **settings)`` on the embedding's device and dtype, freshly initialised (the reference init); V and D are the
   embedding's own (``num_embeddings``, ``embedding_dim``), so a padded vocabulary stays padded;
+- a table that scales its rows by a constant (Gemma's ``*ScaledWordEmbedding``: row times ``embed_scale``,
+  sqrt(hidden_size)) gets a ``ScaledLeviathanGenerator``: the generator's output times the same constant, rounded
+  to the output dtype as Gemma rounds it, so the body sees what it saw from the table (``output_scale`` in the
+  stored settings); the baked table is the unscaled generator output, which the original class scales again;
 - unties the head: ``config.tie_word_embeddings = False``; a tied head keeps the values it had (the old table,
   cloned into a tensor of its own), so adopting a *trained* model keeps its trained output side, and adopting a
   fresh one keeps a fresh head; an untied head is untouched;
@@ -33,8 +37,9 @@ that ``AutoModelForCausalLM.from_pretrained`` loads with transformers alone, wit
 
 What cannot be adopted raises ``UserError`` (``<problem>; <fix>``): configs with no causal LM class (encoder-only
 models such as DistilBERT), encoder-decoder and multimodal models, instances that are not the causal LM class of
-their config (``BertForMaskedLM``), an input embedding that is not a plain ``nn.Embedding`` (e.g. one that also
-scales its output, as Gemma's does: the generator would silently drop the scale), and a model adopted twice.
+their config (``BertForMaskedLM``), an input embedding that is neither a plain ``nn.Embedding`` nor one whose
+output is its row times a constant ``embed_scale`` (checked on a few ids: anything else it does, the generator would
+silently drop), and a model adopted twice.
 
 Footguns: ``padding_idx`` is not enforced by the generator (the pad id gets an embedding like any other id;
 padded positions are masked anyway, and a baked table loads as is). The generator is created in the embedding's
@@ -66,6 +71,29 @@ CONFIG_KEY = "leviathan_generator"
 # the generator's settings a caller may choose (LeviathanGenerator's keyword arguments, paper defaults there);
 # vocab_size and hidden_size come from the adopted embedding
 SETTINGS = ("k", "seed_dim", "modes", "knots", "rank", "degree", "ln_eps", "base")
+# taken from the adopted embedding, not chosen: its size, and the constant a scaled table multiplies its rows by
+FIXED = ("vocab_size", "hidden_size", "output_scale")
+
+
+class ScaledLeviathanGenerator(LeviathanGenerator):
+    """A ``LeviathanGenerator`` whose embedding is multiplied by a constant, for a model whose input table does the
+    same (Gemma: ``GemmaTextScaledWordEmbedding``, row x sqrt(hidden_size)). e(i) is still a pure function of the id.
+
+    Footgun: the constant is rounded to the output's dtype before the product, as Gemma's ``embed_scale.to(dtype)``
+    is (sqrt(640) = 25.298 becomes 25.25 in bf16); a float product would differ from the baked model by up to 0.2%.
+    ``bake()`` stays the unscaled (V, D) table: that is what the original class stores and scales at run time.
+    """
+
+    def __init__(self, *args: Any, output_scale: float, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self.output_scale = float(output_scale)
+
+    def forward(self, input_ids: torch.Tensor) -> torch.Tensor:
+        out = super().forward(input_ids)  # (..., D)
+        return out * out.new_tensor(self.output_scale)
+
+    def extra_repr(self) -> str:
+        return f"{super().extra_repr()}, output_scale={self.output_scale:g}"
 
 
 # ---- the subclass --------------------------------------------------------------------------------------------
@@ -136,7 +164,7 @@ def is_adopted(model: Any) -> bool:
 
 # ---- checks --------------------------------------------------------------------------------------------------
 def _settings(generator_settings: dict[str, Any]) -> dict[str, Any]:
-    fixed = {"vocab_size", "hidden_size"} & set(generator_settings)
+    fixed = set(FIXED) & set(generator_settings)
     if fixed:
         raise UserError(f"generator setting(s) {sorted(fixed)} are taken from the model's input embedding; "
                         f"leave them out (choose among {', '.join(SETTINGS)})")
@@ -149,8 +177,11 @@ def _settings(generator_settings: dict[str, Any]) -> dict[str, Any]:
 
 def _build_generator(settings: dict[str, Any]) -> LeviathanGenerator:
     params = inspect.signature(LeviathanGenerator).parameters
+    kwargs = {k: v for k, v in settings.items() if k in params}
     try:
-        return LeviathanGenerator(**{k: v for k, v in settings.items() if k in params})
+        if settings.get("output_scale") is not None:
+            return ScaledLeviathanGenerator(**kwargs, output_scale=settings["output_scale"])
+        return LeviathanGenerator(**kwargs)
     except (TypeError, ValueError) as e:
         raise UserError(f"invalid generator settings {settings}: {e}; pick values LeviathanGenerator accepts "
                         "(e.g. a base with base^k >= vocab_size)") from e
@@ -198,14 +229,36 @@ def _check_instance(model: PreTrainedModel) -> nn.Embedding:
     if isinstance(embedding, LeviathanGenerator):
         raise UserError(f"{name}'s input embedding is already a LeviathanGenerator; adopt a model with a table, or "
                         "use this one as it is")
-    if type(embedding) is not nn.Embedding:
+    if type(embedding) is not nn.Embedding and _output_scale(embedding) is None:
         raise UserError(f"{name}'s input embedding is a {type(embedding).__name__}, not a plain torch.nn.Embedding "
-                        "(it does more than look up a row, e.g. scales it, and the generator would silently drop "
-                        "that); adopt supports models whose get_input_embeddings() is an nn.Embedding")
+                        "nor a table scaled by a constant embed_scale (it does more than look up a row, and the "
+                        "generator would silently drop that); adopt supports models whose get_input_embeddings() is "
+                        "an nn.Embedding, or one that multiplies its rows by embed_scale (Gemma)")
     if getattr(model.config, "tie_word_embeddings", False) and model.get_output_embeddings() is None:
         raise UserError(f"{name} ties its head to the input table but get_output_embeddings() returns None, so the "
                         "head cannot be untied; adopt a model whose get_output_embeddings() is its head")
     return embedding
+
+
+def _output_scale(embedding: nn.Module) -> float | None:
+    """The constant an ``nn.Embedding`` subclass multiplies its rows by (its ``embed_scale``), when its forward is
+    exactly that on a few ids; None for anything else."""
+    scale = getattr(embedding, "embed_scale", None)
+    if not isinstance(embedding, nn.Embedding) or not isinstance(scale, (float, int, torch.Tensor)):
+        return None
+    if isinstance(scale, torch.Tensor):
+        if scale.numel() != 1 or scale.is_meta:
+            return None
+        scale = scale.item()
+    weight = embedding.weight
+    if not weight.is_meta:  # on meta the class's embed_scale is all there is to go by
+        ids = torch.tensor([0, embedding.num_embeddings // 2, embedding.num_embeddings - 1], device=weight.device)
+        with torch.no_grad():
+            got = embedding(ids)  # (3, D)
+            want = nn.functional.embedding(ids, weight) * torch.tensor(scale, device=weight.device).to(weight.dtype)
+        if got.shape != want.shape or not torch.equal(got, want):
+            return None
+    return float(scale)
 
 
 # ---- adopt ---------------------------------------------------------------------------------------------------
@@ -247,6 +300,9 @@ def _resolved(settings: dict[str, Any], embedding: nn.Embedding, base: type) -> 
                                   **settings}).to("meta")
     out = {"vocab_size": generator.vocab_size, "hidden_size": generator.hidden_size}
     out.update({k: getattr(generator, k) for k in SETTINGS})
+    scale = 1.0 if type(embedding) is nn.Embedding else _output_scale(embedding)
+    if scale != 1.0:  # a table scaled by 1 is a plain table
+        out["output_scale"] = scale
     out["architecture"] = base.__name__  # the class bake_adopted writes and load_adopted subclasses
     return out
 
@@ -308,6 +364,8 @@ def _original(model: PreTrainedModel, clone: bool) -> PreTrainedModel:
     plain.load_state_dict(state, strict=True, assign=True)
     # non-persistent buffers (rotary inv_freq, causal masks) are not in a state dict: take the adopted model's
     buffers = dict(model.named_buffers())
+    if isinstance(generator, ScaledLeviathanGenerator):  # the table's own embed_scale buffer (float32, as Gemma's)
+        buffers[f"{prefix}.embed_scale"] = torch.tensor(generator.output_scale, device=generator.spline_coeff.device)
     for name, buffer in list(plain.named_buffers()):
         if buffer.is_meta:
             owner, _, leaf = name.rpartition(".")
