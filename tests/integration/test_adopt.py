@@ -18,9 +18,8 @@ import torch
 transformers = pytest.importorskip("transformers")
 
 from leviathan.errors import UserError  # noqa: E402
-from leviathan.hf import (InputEmbeddingError, adopt, adopted_class, bake_adopted, is_adopted,  # noqa: E402
-                          load_adopted, to_original)
-from leviathan.hf.adoption import ScaledLeviathanGenerator  # noqa: E402
+from leviathan.hf import (InputEmbeddingError, ScaledLeviathanGenerator, adopt, adopted_class,  # noqa: E402
+                          bake_adopted, is_adopted, load_adopted, to_original)
 from leviathan.model.generator import LeviathanGenerator  # noqa: E402
 
 V, D = 300, 32
