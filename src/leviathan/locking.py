@@ -22,8 +22,8 @@ was removed holds a lock on a file nobody else can find).
 
 Footguns:
 - flock is per open file description: the same process taking the same lock twice is refused too.
-- Under torchrun only rank 0 takes the run folder's lock (``enabled``); the other ranks write nothing
-  there.
+- Under torchrun only rank 0 takes the run folder's lock; the other ranks write nothing there, and
+  ``train`` tells them (one all-reduce) when rank 0 could not take it, so every rank stops with a UserError.
 - flock on a network file system (NFS) may be advisory only or unsupported; the lock protects writers
   on one machine.
 - While a lock is held, what a crashed earlier writer left (``.tmp-*`` folders of a checkpoint or of a
@@ -124,19 +124,16 @@ def _say(msg: str) -> None:
 
 @contextlib.contextmanager
 def folder_lock(folder: str | os.PathLike, verb: str, fix: str = "choose another folder", *, beside: bool = False,
-                enabled: bool = True, log: Callable[[str], None] = _say) -> Iterator[Path]:
+                log: Callable[[str], None] = _say) -> Iterator[Path]:
     """Hold the exclusive write lock of ``folder`` (see the module docstring); yields the lock file's path.
 
     ``verb`` and ``fix`` word the refusal ("cannot <verb> into DIR: process N (...) is writing there ...; wait for
     it to finish or stop it, or <fix>"). A second holder,
-    in this or another process, gets a UserError naming the folder and the holding process. ``enabled=False``
-    takes no lock (torchrun ranks other than 0). ``folder`` (or its parent, ``beside``) is created if needed.
+    in this or another process, gets a UserError naming the folder and the holding process. ``folder`` (or its
+    parent, ``beside``) is created if needed.
     """
     folder = Path(os.path.abspath(folder)) if beside else Path(folder)  # "." has a name once absolute
     path = lock_path(folder, beside)
-    if not enabled:
-        yield path
-        return
     created = not beside and not folder.exists()
     fd, (dead_pid, dead_command) = _acquire(path, folder, verb, fix)
     try:

@@ -69,3 +69,31 @@ def test_two_process_ddp_matches_single_process(tmp_path):
     versions = (ddp / "versions.json").read_text()
     assert '"world_size": 2' in versions
     shutil.rmtree(tmp_path / "corpus", ignore_errors=True)
+
+
+@pytest.mark.skipif(not torch.distributed.is_available(), reason="torch.distributed is not available")
+def test_a_locked_run_folder_stops_every_rank(tmp_path):
+    """Only rank 0 takes the run folder's lock; when another writer holds it, every rank raises a UserError: rank 0
+    the lock's message, rank 1 a pointer to it, and no transport error from a rank left waiting in a collective.
+    The launch fails fast and the holder's folder is untouched."""
+    from leviathan.locking import folder_lock
+
+    from torchrun_support import torchrun_cmd, torchrun_env
+
+    data = make_data(tmp_path)
+    run_dir = tmp_path / "held"
+    overrides = tiny_overrides(data, micro_batch_size=2, max_steps=2, batch_tokens=256)
+    with folder_lock(run_dir, "train", "choose another --run-dir"):
+        (run_dir / "mine.txt").write_text("the holder's file")
+        proc = subprocess.run(torchrun_cmd(["-m", "leviathan", "train", *overrides, "--run-dir", str(run_dir),
+                                            "--quiet"], max_restarts=0),
+                              env=torchrun_env(), cwd=tmp_path, capture_output=True, text=True, timeout=180)
+        out = proc.stdout + proc.stderr
+        assert proc.returncode != 0
+        assert "is writing there" in out and "choose another --run-dir" in out, out[-3000:]
+        assert "rank 0 cannot train into" in out, out[-3000:]  # rank 1's own error
+        assert "Connection reset" not in out and "[rank1]: Traceback" not in out, out[-3000:]  # (torchrun's own
+        # agent still prints its ChildFailedError traceback)
+        assert "exitcode  : 2" in out, out[-3000:]  # UserError's status (rank 1's may be the agent's SIGTERM, which
+        # races with its own exit once rank 0 has failed)
+        assert sorted(p.name for p in run_dir.iterdir()) == [".lock", "mine.txt"]

@@ -32,6 +32,7 @@ bit for bit on CPU (tests/integration/test_resume.py).
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import math
 import os
@@ -72,16 +73,26 @@ def train(cfg: RunConfig, run_dir: str | os.PathLike, resume: str | None = None,
     """Train ``cfg`` into ``run_dir``; ``resume`` is None (fresh), ``"auto"`` or a checkpoint path.
 
     Returns a ``TrainSummary`` (train/summary.py; summary.json holds its ``to_dict``). Under torchrun every rank
-    calls this; the process group is created here if needed and destroyed on return. Only rank 0 takes the run
-    folder's lock: a rank 0 that cannot take it raises, and torchrun's agent then stops the other ranks.
+    calls this; the process group is created here if needed and destroyed on return. Only rank 0 checks the run
+    folder and takes its lock; the other ranks learn whether it could (one all-reduce), so when it cannot, every
+    rank raises a ``UserError`` (rank 0 the reason, the others a pointer to it) instead of the others failing in
+    their next collective with a transport error.
     """
     device = D.resolve_device(cfg.device)
     owns_group = not (torch.distributed.is_available() and torch.distributed.is_initialized())
     info = D.init_distributed(device)
     try:
-        if info.is_main:
-            _check_run_dir(Path(run_dir))  # before the lock creates the folder
-        with folder_lock(run_dir, "train", "choose another --run-dir", enabled=info.is_main):  # one writer per run
+        with contextlib.ExitStack() as lock:
+            error = None
+            if info.is_main:
+                try:
+                    _check_run_dir(Path(run_dir))  # before the lock creates the folder
+                    lock.enter_context(folder_lock(run_dir, "train", "choose another --run-dir"))  # one writer
+                except UserError as e:
+                    error = e
+            if D.any_rank(error is not None, info, device):
+                raise error or UserError(f"rank 0 cannot train into {str(run_dir)!r} (its error says why and what "
+                                         "to do); this rank stops with it")
             return _train(cfg, Path(run_dir), resume, device, info, quiet)
     finally:
         if owns_group:
