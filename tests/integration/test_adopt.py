@@ -196,6 +196,7 @@ def test_a_bf16_model_gets_a_bf16_generator_and_an_adopted_model_pickles(tmp_pat
     assert torch.equal(logits(back, x), expected)
     # bf16 Gemma: the scale is rounded to bf16 before the product, as GemmaTextScaledWordEmbedding rounds it
     gen = adopt(transformers.GemmaForCausalLM(CONFIGS["gemma"]()).to(torch.bfloat16), **GEN).get_input_embeddings()
+    assert gen.output_scale == torch.tensor(D ** 0.5).item()  # float32 sqrt(D), not the bf16 buffer's 5.65625
     with torch.no_grad():
         rows = LeviathanGenerator.forward(gen, x)  # (2, 9, D) bf16, unscaled
         assert torch.equal(gen(x), rows * torch.tensor(D ** 0.5).to(torch.bfloat16))

@@ -242,7 +242,11 @@ def _check_instance(model: PreTrainedModel) -> nn.Embedding:
 
 def _output_scale(embedding: nn.Module) -> float | None:
     """The constant an ``nn.Embedding`` subclass multiplies its rows by (its ``embed_scale``), when its forward is
-    exactly that on a few ids; None for anything else."""
+    exactly that on a few ids; None for anything else.
+
+    Gemma keeps the constant twice: ``scalar_embed_scale`` (a float) and the buffer ``embed_scale`` made from it
+    (float32, then cast with the model: bf16 after ``.to(torch.bfloat16)``). The float, as a float32, is taken when
+    present, so a bf16 model's scale is not stored pre-rounded (it is rounded at each product, as Gemma does)."""
     scale = getattr(embedding, "embed_scale", None)
     if not isinstance(embedding, nn.Embedding) or not isinstance(scale, (float, int, torch.Tensor)):
         return None
@@ -250,6 +254,8 @@ def _output_scale(embedding: nn.Module) -> float | None:
         if scale.numel() != 1 or scale.is_meta:
             return None
         scale = scale.item()
+    if isinstance(getattr(embedding, "scalar_embed_scale", None), (float, int)):
+        scale = torch.tensor(float(embedding.scalar_embed_scale), dtype=torch.float32).item()
     weight = embedding.weight
     if not weight.is_meta:  # on meta the class's embed_scale is all there is to go by
         ids = torch.tensor([0, embedding.num_embeddings // 2, embedding.num_embeddings - 1], device=weight.device)
