@@ -208,8 +208,9 @@ def _causal_lm_class(config: PretrainedConfig) -> type[PreTrainedModel]:
                         "GPT-2, ...)") from None
 
 
-def _check_instance(model: PreTrainedModel) -> nn.Embedding:
-    """-> the model's input embedding, after every check adoption needs."""
+def _check_instance(model: PreTrainedModel) -> tuple[nn.Embedding, float]:
+    """-> (the model's input embedding, the constant it multiplies its rows by: 1.0 for a plain table), after every
+    check adoption needs."""
     name = type(model).__name__
     if is_adopted(model):
         raise UserError(f"{name} is already adopted (its input embedding is a LeviathanGenerator); adopt a model "
@@ -229,7 +230,8 @@ def _check_instance(model: PreTrainedModel) -> nn.Embedding:
     if isinstance(embedding, LeviathanGenerator):
         raise UserError(f"{name}'s input embedding is already a LeviathanGenerator; adopt a model with a table, or "
                         "use this one as it is")
-    if type(embedding) is not nn.Embedding and _output_scale(embedding) is None:
+    scale = 1.0 if type(embedding) is nn.Embedding else _output_scale(embedding)
+    if scale is None:
         raise UserError(f"{name}'s input embedding is a {type(embedding).__name__}, not a plain torch.nn.Embedding "
                         "nor a table scaled by a constant embed_scale (it does more than look up a row, and the "
                         "generator would silently drop that); adopt supports models whose get_input_embeddings() is "
@@ -237,7 +239,7 @@ def _check_instance(model: PreTrainedModel) -> nn.Embedding:
     if getattr(model.config, "tie_word_embeddings", False) and model.get_output_embeddings() is None:
         raise UserError(f"{name} ties its head to the input table but get_output_embeddings() returns None, so the "
                         "head cannot be untied; adopt a model whose get_output_embeddings() is its head")
-    return embedding
+    return embedding, scale
 
 
 def _output_scale(embedding: nn.Module) -> float | None:
@@ -285,9 +287,9 @@ def adopt(model_or_config: PreTrainedModel | PretrainedConfig, **generator_setti
                         f"{type(model_or_config).__name__}; for a model of your own, use "
                         "leviathan.LeviathanGenerator(vocab_size, hidden_size) as its nn.Embedding")
     model = model_or_config
-    embedding = _check_instance(model)
+    embedding, scale = _check_instance(model)
     base = type(model)
-    resolved = _resolved(settings, embedding, base)
+    resolved = _resolved(settings, embedding, scale, base)
     generator = _build_generator(resolved).to(device=embedding.weight.device, dtype=embedding.weight.dtype)
     head = model.get_output_embeddings()
     if head is not None and getattr(head, "weight", None) is embedding.weight:  # tied: the head keeps the values
@@ -300,13 +302,13 @@ def adopt(model_or_config: PreTrainedModel | PretrainedConfig, **generator_setti
     return model
 
 
-def _resolved(settings: dict[str, Any], embedding: nn.Embedding, base: type) -> dict[str, Any]:
-    """The settings stored in config.json: sized to the embedding, every default explicit, base resolved."""
+def _resolved(settings: dict[str, Any], embedding: nn.Embedding, scale: float, base: type) -> dict[str, Any]:
+    """The settings stored in config.json: sized to the embedding, every default explicit, base resolved, and the
+    embedding's row scale when it is not 1."""
     generator = _build_generator({"vocab_size": embedding.num_embeddings, "hidden_size": embedding.embedding_dim,
                                   **settings}).to("meta")
     out = {"vocab_size": generator.vocab_size, "hidden_size": generator.hidden_size}
     out.update({k: getattr(generator, k) for k in SETTINGS})
-    scale = 1.0 if type(embedding) is nn.Embedding else _output_scale(embedding)
     if scale != 1.0:  # a table scaled by 1 is a plain table
         out["output_scale"] = scale
     out["architecture"] = base.__name__  # the class bake_adopted writes and load_adopted subclasses
