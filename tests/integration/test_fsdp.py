@@ -7,9 +7,9 @@ final weights agree with one process up to float reduction order (Adam's eps rai
 be amplified, see ``PARITY_EPS``), for each input variant: the generator (whose codebooks do not divide evenly
 over 2 ranks), the generator with the corpus-restricted softmax (``data.softmax=corpus``), the tied table
 (one parameter, head and input, in the root group), the untied table scored through full logits
-(``chunked_loss=false``) instead of the chunked loss, and the factorized and compositional inputs. The checkpoint an FSDP run writes is the full,
-unsharded state: it loads in one process, exports as a plain Llama, and an FSDP run resumed from its
-middle ends exactly where the uninterrupted one does.
+(``chunked_loss=false``) instead of the chunked loss, and the factorized and compositional inputs. The
+checkpoint an FSDP run writes is the full, unsharded state: it loads in one process, exports as a plain
+Llama, and an FSDP run resumed from its middle ends exactly where the uninterrupted one does.
 
 Each launch costs ~10 s of process start on a busy 2-core machine: the default suite runs leviathan (both
 softmaxes) and dense_tied (the tie), the other variants and the dense_tied resume are ``slow``.

@@ -217,7 +217,8 @@ def grid_snapshot(grid: Grid) -> dict:
             "data_seed": grid.data_seed, "seeds": grid.seeds,
             "eval_sets": [vars(e) for e in grid.eval_sets], "eval_options": dataclasses.asdict(grid.eval_options),
             "runs": [{"name": r.name, "regimes": r.regimes, "variant": r.variant, "size": r.size, "seed": r.seed,
-                      "data_seed": r.data_seed, "model": r.model_fields(), "params": r.params.as_dict(), "target_total": r.target_total,
+                      "data_seed": r.data_seed, "model": r.model_fields(), "params": r.params.as_dict(),
+                      "target_total": r.target_total,
                       "run_overrides": r.run_overrides}
                      for r in grid.runs]}
 
