@@ -358,6 +358,93 @@ def test_parallel_jobs_match_a_serial_sweep(tmp_path):
         run_sweep(grid, tmp_path / "x", jobs=0, log=lambda s: None)
 
 
+def _one_size_grid(data_dir) -> dict:
+    """Two runs of one tiny size on a prepared folder (seconds on a CPU)."""
+    return {
+        "name": "tiny",
+        "base": {"data": {"seq_len": 16}, "batch_tokens": 64, "micro_batch_size": 4, "max_steps": 2,
+                 "log_interval": 1, "eval_interval": 1, "eval_tokens": 64, "schedule": {"warmup_steps": 1},
+                 "device": "cpu", "dtype": "float32"},
+        "data": {"dir": str(data_dir)},
+        "eval": {"sets": {"val": {"split": "val"}}, "buckets": 2, "seq_len": 16, "batch_size": 4, "max_tokens": 100},
+        "sizes": {"a": {"hidden_size": 16, "num_hidden_layers": 1, "num_attention_heads": 2,
+                        "max_position_embeddings": 16, "generator_seed_dim": 8, "generator_modes": 2,
+                        "generator_knots": 6, "generator_rank": 4}},
+        "experiments": {"iso_body": {"variants": ["dense_tied", "leviathan"], "sizes": ["a"]}},
+    }
+
+
+def _rewrite_rows_data(sweep_dir, change) -> None:
+    """Replace every row's ``data`` by ``change(data)`` (rows as an older version, or another place, wrote them)."""
+    rows = read_results(sweep_dir)
+    (sweep_dir / "results.jsonl").unlink()
+    for row in rows:
+        row.data = change(dict(row.data))
+        append_result(sweep_dir / "results.jsonl", row)
+
+
+def test_a_sweep_resumes_after_its_data_moved_or_was_prepared_elsewhere(tmp_path):
+    """Issue 29: the data fingerprint names the tokens, not where the text lay. A sweep whose prepared folder and
+    sweep folder moved, or whose text was prepared again at another place, resumes with its committed rows and
+    trains nothing; rows and meta.json written before version 2 follow ``experiments.data_match``'s rule."""
+    import shutil
+
+    from leviathan.data.prepare import prepare
+    from leviathan.train import loop
+
+    def prepared(text, data):
+        prepare(str(text), str(data), "bpe:300", val_fraction=0.2, progress=False, log=lambda s: None)
+        return data
+
+    first = tmp_path / "first"
+    data = prepared(tiny_corpus(first / "corpus"), first / "data")
+    assert len(run_sweep(load_grid(_one_size_grid(data)), first / "sweep", log=lambda s: None)) == 2
+    committed = (first / "sweep" / "results.jsonl").read_bytes()
+    moved = tmp_path / "second" / "place"
+    moved.mkdir(parents=True)
+    for name in ("corpus", "data", "sweep"):
+        shutil.move(first / name, moved / name)
+    first.rmdir()
+    shutil.copytree(moved / "corpus", tmp_path / "third" / "text")
+    elsewhere = prepared(tmp_path / "third" / "text", tmp_path / "third" / "data")
+    sweep_dir, log = moved / "sweep", []
+
+    def resume(data_dir):
+        log.clear()
+        with pytest.MonkeyPatch.context() as mp:
+            mp.setattr(loop, "train", lambda *a, **k: pytest.fail("a finished run was trained again"))
+            return run_sweep(load_grid(_one_size_grid(data_dir)), sweep_dir, log=log.append)
+
+    def notes():
+        return [m for m in log if "matched on tokenizer, vocabulary and train/val token counts" in m]
+
+    for data_dir in (moved / "data", elsewhere):  # the folder moved; the same text prepared at another place
+        assert resume(data_dir) == [] and "2 already in" in log[-1] and not notes()
+    assert (sweep_dir / "results.jsonl").read_bytes() == committed
+    rows = read_results(sweep_dir)
+    assert all(r.data["fingerprint_version"] == 2 and r.data["legacy_fingerprint"] for r in rows)
+    original = dict(rows[0].data)
+
+    # meta.json written before version 2 (its fingerprint hashed the text's path): matched on what rows record
+    meta = json.loads((elsewhere / "meta.json").read_text())
+    old_meta = {k: v for k, v in meta.items() if k not in ("fingerprint_version", "legacy_fingerprint")}
+    (elsewhere / "meta.json").write_text(json.dumps({**old_meta, "fingerprint": meta["legacy_fingerprint"]}))
+    assert resume(elsewhere) == [] and len(notes()) == 1 and "2 row(s)" in notes()[0]
+    (elsewhere / "meta.json").write_text(json.dumps(meta))
+
+    # rows written before version 2, from data prepared elsewhere: the same rule
+    version_1 = {k: v for k, v in original.items() if k not in ("fingerprint_version", "legacy_fingerprint")}
+    _rewrite_rows_data(sweep_dir, lambda d: {**version_1, "fingerprint": "0" * 64})
+    assert resume(elsewhere) == [] and len(notes()) == 1
+    _rewrite_rows_data(sweep_dir, lambda d: {**d, "train_tokens": d["train_tokens"] + 1})
+    with pytest.raises(UserError, match=r"data \(a version-1 fingerprint.*: train_tokens \d+ in the row, \d+ now"):
+        resume(elsewhere)
+    # ... and a version-2 fingerprint that differs is refused, as before
+    _rewrite_rows_data(sweep_dir, lambda d: {**original, "fingerprint": "f" * 64})
+    with pytest.raises(UserError, match=r"data fingerprint: ffffffffffff\.\.\. in the row, .* now \(version 2\)"):
+        resume(elsewhere)
+
+
 def test_two_shards_merged_report_like_one_sweep(tmp_path, capsys):
     """--shard 1/2 and 2/2 are disjoint and cover the grid; their folders merged give the one sweep's report."""
     from leviathan.cli import main

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 from pathlib import Path
 
 import numpy as np
@@ -145,6 +146,50 @@ def test_trained_bpe_data_dir(tmp_path):
     other, _ = _corpus(tmp_path / "o", 4, start=50)
     meta2 = prepare(other, tmp_path / "d2", d, val_fraction=0.0, **_quiet())
     assert meta2["tokenizer"] == "bpe:300" and load_tokenizer(tmp_path / "d2").encode("river") == tok.encode("river")
+
+
+def test_fingerprint_is_the_same_wherever_the_text_lies(tmp_path):
+    """Version 2 hashes the tokens' text, split and tokenizer, no path: copies of a text at two places (with a BPE
+    trained on each, or one tokenizer.json named by two paths) get one fingerprint; another text or tokenizer not."""
+    here, _ = _corpus(tmp_path / "here" / "text", 20)
+    there = tmp_path / "there" / "deeper" / "copy"
+    shutil.copytree(here, there)
+    a = prepare(here, tmp_path / "here" / "data", "bpe:300", val_fraction=0.2, **_quiet())
+    b = prepare(there, tmp_path / "there" / "data", "bpe:300", val_fraction=0.2, **_quiet())
+    assert a["fingerprint_version"] == b["fingerprint_version"] == 2 and "no path" in a["fingerprint_method"]
+    assert a["source"] != b["source"] and a["fingerprint"] == b["fingerprint"]
+    assert a["legacy_fingerprint"] != b["legacy_fingerprint"]  # version 1 hashed the source's path
+    # a tokenizer.json named by two paths: its content counts, not where it lies
+    specs = [tmp_path / "t1" / "tok.json", tmp_path / "t2" / "x" / "tok.json"]
+    for spec in specs:
+        spec.parent.mkdir(parents=True)
+        shutil.copy(tmp_path / "here" / "data" / "tokenizer.json", spec)
+    c, d = (prepare(here, tmp_path / f"json{i}", spec, val_fraction=0.2, **_quiet()) for i, spec in enumerate(specs))
+    assert c["tokenizer"] != d["tokenizer"] and c["fingerprint"] == d["fingerprint"]
+    # another text, another tokenizer: another fingerprint
+    (there / "doc003.txt").write_text(_doc(3) + "One more line.\n")
+    assert prepare(there, tmp_path / "e1", "bpe:300", val_fraction=0.2, **_quiet())["fingerprint"] != a["fingerprint"]
+    assert prepare(here, tmp_path / "e2", "bpe:280", val_fraction=0.2, **_quiet())["fingerprint"] != a["fingerprint"]
+    assert prepare(here, tmp_path / "e3", "cl100k_base", val_fraction=0.2, **_quiet())["fingerprint"] != \
+        prepare(here, tmp_path / "e4", "o200k_base", val_fraction=0.2, **_quiet())["fingerprint"]
+
+
+def test_a_data_dir_prepared_before_fingerprint_versions_still_loads(tmp_path):
+    """meta.json as written before version 2 (path-dependent fingerprint, no version) is up to date as it is,
+    with a note naming --overwrite, and reads as before."""
+    src, _ = _corpus(tmp_path / "c", 10)
+    out = tmp_path / "d"
+    meta = prepare(src, out, "cl100k_base", val_fraction=0.2, **_quiet())
+    old = {k: v for k, v in meta.items() if k not in ("fingerprint_version", "legacy_fingerprint",
+                                                       "legacy_fingerprint_method")}
+    old["fingerprint"] = meta["legacy_fingerprint"]
+    (out / "meta.json").write_text(json.dumps(old))
+    messages = []
+    assert prepare(src, out, "cl100k_base", val_fraction=0.2, progress=False, log=messages.append) == old
+    assert "up to date" in messages[0] and "fingerprint is version 1" in messages[0] and "--overwrite" in messages[0]
+    assert len(TokenDataset(out, "train")) > 0 and load_tokenizer(out).name == "cl100k_base"
+    again = prepare(src, out, "cl100k_base", val_fraction=0.2, overwrite=True, **_quiet())
+    assert again["fingerprint"] == meta["fingerprint"] and again["legacy_fingerprint"] == old["fingerprint"]
 
 
 def test_existing_out_dir_rules(tmp_path):

@@ -8,7 +8,8 @@
 
 Modules: ``tokenizer`` (o200k_base, cl100k_base, tokenizer.json, trained BPE), ``sources`` (files,
 folders, globs, JSON lines (.zst), parquet, Hugging Face datasets, the stdlib corpus),
-``prepare`` (token files + meta.json + train frequencies), ``loader`` (memmap + batches).
+``prepare`` (token files + meta.json + train frequencies), ``fingerprint`` (the data's content hash,
+the same wherever the text lay), ``loader`` (memmap + batches).
 Names are imported lazily, so ``import leviathan.data`` does not import torch.
 """
 

@@ -8,7 +8,8 @@
 The data dir (format in docs/CONTRACTS.md, section Data):
 
     meta.json        tokenizer spec, vocab_size, dtype, eot_id, per split {file, tokens, documents, bytes},
-                     source, fingerprint, created, and provenance (settings, timing, source statistics)
+                     source, fingerprint (+ its version and legacy_fingerprint), created, and provenance
+                     (settings, timing, source statistics)
     train.bin        raw ids, uint16 when vocab_size <= 65535 else uint32, native little-endian;
     val.bin          each document followed by eot_id (so a split is doc, eot, doc, eot, ...)
     train_freq.npy   int64 (vocab_size,): how often each id occurs in train.bin (eot included)
@@ -30,10 +31,13 @@ the moved document was part of the BPE's training text.) A killed run leaves a h
 ``.NAME.tmp-PID-*`` folder; the next ``prepare`` of the same ``out_dir`` deletes it once that
 process is gone.
 
-Fingerprint: sha256 over the settings (tokenizer, split rule) and, for every document in order, its
-split and blake2b-128 digest: a content hash, the same on any machine for the same text.
-``source_stat`` (sha256 over file names, sizes and mtimes) is cheaper and only decides whether an
-existing data dir is up to date (then ``prepare`` returns its meta without work).
+Fingerprint (``data.fingerprint``, version 2): sha256 over the settings that change the tokens, the
+tokenizer's content hash and, for every document in order, its split and blake2b-128 digest: the same
+for the same text and tokenizer wherever the text lies (no path enters it). meta.json also keeps the
+version-1 fingerprint (which hashed the source paths) as ``legacy_fingerprint``, for rows written
+before. ``source_stat`` (sha256 over file names, sizes and mtimes) is cheaper and only decides whether
+an existing data dir is up to date (then ``prepare`` returns its meta without work; a data dir
+prepared before version 2 keeps its version-1 fingerprint until ``overwrite=True`` prepares it again).
 
 Parallelism and speed. quicktok's ``encode_batch`` runs ``num_workers`` native threads without
 the GIL, while a reader thread reads, decodes and hashes the next batch of documents. There is no
@@ -69,6 +73,7 @@ import numpy as np
 
 from ..errors import UserError
 from ..locking import folder_lock
+from .fingerprint import DataFingerprint
 from .sources import Source, SourceStats, open_source
 from .tokenizer import BUILTIN_ENCODINGS, Tokenizer, load_tokenizer, split_for_threads, train_bpe
 
@@ -114,8 +119,8 @@ class _Batch:
 class _Reader:
     """Reads documents, assigns splits, hashes them; hands out batches from a background thread."""
 
-    def __init__(self, parts: list[tuple[Source, bool]], val_fraction: float, seed: int, fingerprint,
-                 cut: bool, batch_chars: int, piece_chars: int):
+    def __init__(self, parts: list[tuple[Source, bool]], val_fraction: float, seed: int,
+                 fingerprint: DataFingerprint, cut: bool, batch_chars: int, piece_chars: int):
         self.parts = parts  # (source, is_validation_source)
         self.val_fraction = val_fraction
         self.key = _split_key(seed)
@@ -142,7 +147,7 @@ class _Reader:
                     data = text.encode("utf-8")
                     digest, u = _doc_hash(data, self.key)
                     split = 1 if (is_val or u < self.val_fraction) else 0
-                    self.fingerprint.update(bytes([split]) + digest)
+                    self.fingerprint.add(split, digest)
                     d = len(batch.doc_split)
                     batch.doc_split.append(split)
                     batch.doc_bytes.append(len(data))
@@ -420,7 +425,9 @@ def prepare(
     with folder_lock(out, "prepare", "choose another --out", beside=True):  # one writer per --out
         existing = _check_out_dir(out, settings, stat, overwrite)
         if existing is not None:
-            log(f"{out} is up to date ({existing['splits']['train']['tokens']:,} train tokens); nothing to do")
+            log(f"{out} is up to date ({existing['splits']['train']['tokens']:,} train tokens); nothing to do"
+                + ("" if existing.get("fingerprint_version") else "; its fingerprint is version 1 (it hashed the "
+                   "source paths): overwrite=True (--overwrite) prepares it again with a version-2 fingerprint"))
             return existing
 
         out.parent.mkdir(parents=True, exist_ok=True)
@@ -470,7 +477,7 @@ def _prepare_into(job: _Job) -> dict:
     dtype = dtype_for_vocab(tok.vocab_size)
     writers = (_SplitWriter(job.tmp / "train.bin", dtype, tok.vocab_size),
                _SplitWriter(job.tmp / "val.bin", dtype, None))
-    fingerprint = hashlib.sha256(json.dumps(job.settings, sort_keys=True).encode())
+    fingerprint = DataFingerprint(job.settings, tok)
     best: dict = {}
     elapsed = _tokenize(job, tok, writers, fingerprint, best)
     train, val = writers
@@ -517,7 +524,7 @@ def _train_job_bpe(job: _Job, timing: dict) -> Tokenizer:
     return tok
 
 
-def _tokenize(job: _Job, tok: Tokenizer, writers, fingerprint, best: dict) -> float:
+def _tokenize(job: _Job, tok: Tokenizer, writers, fingerprint: DataFingerprint, best: dict) -> float:
     """Read, encode and write every document (a progress bar on request); the seconds it took."""
     reader = _Reader(job.parts, job.val_fraction, job.seed, fingerprint, tok.newline_cut_safe, job.batch_chars,
                      job.piece_chars)
@@ -577,8 +584,8 @@ def _check_splits(job: _Job, writers, best: dict) -> bool:
     return fallback
 
 
-def _meta(job: _Job, tok: Tokenizer, dtype, writers, fingerprint, fallback: bool, stats: SourceStats,
-          timing: dict) -> dict:
+def _meta(job: _Job, tok: Tokenizer, dtype, writers, fingerprint: DataFingerprint, fallback: bool,
+          stats: SourceStats, timing: dict) -> dict:
     """meta.json of a prepared folder."""
     train, val = writers
     vsrc = job.vsrc
@@ -591,9 +598,7 @@ def _meta(job: _Job, tok: Tokenizer, dtype, writers, fingerprint, fallback: bool
         "splits": {"train": train.summary(), "val": val.summary()},
         "source": job.src.description,
         "val_source": vsrc.description if vsrc is not None else None,
-        "fingerprint": fingerprint.hexdigest(),
-        "fingerprint_method": "sha256 over the settings and, per document in order, its split and the "
-                              "blake2b-128 digest of its UTF-8 bytes (content hash)",
+        **fingerprint.record(),  # fingerprint, fingerprint_version, fingerprint_method, legacy_fingerprint, ...
         "source_stat": job.stat,
         "created": datetime.now(timezone.utc).isoformat(timespec="seconds"),
         "separator": "eot_id after every document",

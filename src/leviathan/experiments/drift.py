@@ -10,9 +10,11 @@ rewrite grid.json to describe runs that were never trained that way (issue 22: b
 Now, for every row whose run is still in the grid, the config the grid builds for that run today is
 compared with the row's, on what decides the numbers: ``model``, ``optim``, ``schedule``, ``batch_tokens``,
 ``max_steps`` / ``max_tokens``, ``seed``, ``data.seq_len`` / ``data.shuffle`` / ``data.softmax``, and the data
-fingerprint. Left out on purpose: where things are (``data.path``: absolute paths differ between
-machines), how often the run logs, evaluates or checkpoints, the device and the dtype choice, compile,
-``micro_batch_size`` and ``parallel`` (the same math split differently).
+(``experiments.data_match``: the fingerprint, or, for a row or folder with a version-1 fingerprint that hashed
+the text's path, the tokenizer and token counts; one note names the rows matched that way). Left out on
+purpose: where things are (``data.path``: absolute paths differ between machines), how often the run logs,
+evaluates or checkpoints, the device and the dtype choice, compile, ``micro_batch_size`` and ``parallel`` (the
+same math split differently).
 
 A changed run is refused (UserError, one line per differing key, at most 12) with the fix: sweep into a
 new --out, or remove those rows (and their run folders) from this one. The sweep refuses before it writes
@@ -27,6 +29,8 @@ import json
 from typing import Any, Callable
 
 from ..errors import UserError
+from .data_match import SUMMARY, match_data
+from .provenance import DataProvenance
 
 COMPARED_SECTIONS = ("model", "optim", "schedule")
 COMPARED_KEYS = ("batch_tokens", "max_steps", "max_tokens", "seed", "data.seq_len", "data.shuffle", "data.softmax")
@@ -110,19 +114,27 @@ def _config_now(cfg: Any) -> dict | None:
     return to_dict(cfg.resolved())
 
 
+def _names(names: list[str]) -> str:
+    """The first five of ``names`` (sorted, once each), for a note."""
+    unique = sorted(set(names))
+    return ", ".join(unique[:5]) + (" ..." if len(unique) > 5 else "")
+
+
 def check_rows_against_grid(grid, rows: list, config_fn: Callable, log: Callable[[str], None],
-                            fingerprint: str | None = None) -> None:
-    """UserError if a row's recorded config (or data fingerprint) differs from what ``grid`` builds for that run now."""
+                            data: DataProvenance | None = None) -> None:
+    """UserError if a row's recorded config (or data) differs from what ``grid`` builds for that run now (and from
+    ``data``, the grid's data folder: ``provenance.data_provenance``)."""
     specs = {spec.name: spec for spec in grid.runs}
-    changed, unchecked, foreign = [], [], []
+    changed, unchecked, foreign, by_summary = [], [], [], []
     for row in rows:
         spec = specs.get(row.name)
         if spec is None:
             foreign.append(row.name)
             continue
-        recorded = (row.data or {}).get("fingerprint")
-        data_diff = ([f"data fingerprint: {recorded[:12]}... in the row, {fingerprint[:12]}... now"]
-                     if recorded and fingerprint and recorded != fingerprint else [])
+        match = match_data(DataProvenance.of_row(row.data), data or DataProvenance())
+        data_diff = list(match.differences)
+        if match.how == SUMMARY and not data_diff:
+            by_summary.append(row.name)
         now = _config_now(config_fn(grid, spec)) if row.config else None
         if row.config is None or now is None:
             unchecked.append(row.name)
@@ -132,10 +144,14 @@ def check_rows_against_grid(grid, rows: list, config_fn: Callable, log: Callable
         changed.extend(f"{row.name}: {d}" for d in diff)
     if unchecked:
         log(f"note: {len(unchecked)} row(s) record no config (written before rows carried one) and are not checked "
-            f"against the grid: {', '.join(sorted(set(unchecked))[:5])}{' ...' if len(set(unchecked)) > 5 else ''}")
+            f"against the grid: {_names(unchecked)}")
+    if by_summary:
+        log(f"note: {len(by_summary)} row(s) could not be matched with the data folder by fingerprint (a version-1 "
+            f"fingerprint, which hashed the text's path, on one side); matched on tokenizer, vocabulary and train/val "
+            f"token counts instead, which agree: {_names(by_summary)}")
     if foreign:
         log(f"note: {len(foreign)} row(s) are of runs grid {grid.name!r} no longer has: "
-            f"{', '.join(sorted(set(foreign))[:5])}{' ...' if len(set(foreign)) > 5 else ''}")
+            f"{_names(foreign)}")
     if changed:
         shown = changed[:MAX_SHOWN] + ([f"... {len(changed) - MAX_SHOWN} more"] if len(changed) > MAX_SHOWN else [])
         raise UserError(f"grid {grid.name!r} has changed since these rows were trained ({len(changed)} difference(s): "

@@ -11,9 +11,14 @@ row records what produced it (issue 19, item 6):
 - ``code``: the git commit the run trained from (``versions.json``'s ``git_revision``; ``-dirty`` when
   the tree had uncommitted changes, which a sweep from a clean worktree never has) and the versions
   of leviathan and torch.
-- ``data``: the prepared data's fingerprint from its ``meta.json`` (sha256 over the prepare settings
-  and the content hash of every source document, ``data.prepare``), tokenizer, vocabulary and token
-  counts. Two rows with the same fingerprint trained and validated on the same tokens.
+- ``data``: the prepared data's fingerprint from its ``meta.json`` (``data.fingerprint``), tokenizer,
+  vocabulary and token counts. Version 2 (``fingerprint_version: 2``) hashes the settings that change the
+  tokens, the tokenizer's content and the content hash of every source document, and no path: two rows
+  with the same version-2 fingerprint trained and validated on the same tokens, wherever the data was
+  prepared. Rows from such a folder also carry its ``legacy_fingerprint``. Rows and meta.json files
+  written before have no version: their fingerprint (version 1) also hashed the source paths, so it
+  differs between places for the same text; ``experiments.data_match`` states how a resumed sweep
+  compares them.
 
 The files are read here, once, into ``CodeProvenance`` and ``DataProvenance`` (records: a row holds their
 ``as_dict()``).
@@ -36,8 +41,9 @@ from typing import Any
 import yaml
 
 from ..config import known_fields
+from ..data.fingerprint import LEGACY_VERSION, fingerprint_version
 from ..io import data_root
-from .records import Record
+from .records import Record, optional
 
 
 def _package_root() -> Path:
@@ -108,14 +114,35 @@ class CodeProvenance(Record):
 
 @dataclass
 class DataProvenance(Record):
-    """A prepared data folder (None where its meta.json does not say; every field None without one)."""
+    """A prepared data folder (None where its meta.json does not say; every field None without one), as a results
+    row records it. The version fields are left out of the JSON while None, so a row of a folder prepared before
+    fingerprints had versions reads and writes as it did."""
 
-    dir: str | None  # portable (``portable_path``)
-    fingerprint: str | None
-    tokenizer: str | None
-    vocab_size: int | None
-    train_tokens: int | None
-    val_tokens: int | None
+    dir: str | None = None  # portable (``portable_path``)
+    fingerprint: str | None = None
+    tokenizer: str | None = None
+    vocab_size: int | None = None
+    train_tokens: int | None = None
+    val_tokens: int | None = None
+    fingerprint_version: int | None = optional()  # None: version 1 (path-dependent; ``data.fingerprint``)
+    legacy_fingerprint: str | None = optional()  # the version-1 fingerprint a version-2 prepare also records
+
+    @classmethod
+    def of_row(cls, data: Any) -> DataProvenance:
+        """A row's ``data`` (as written by any version; keys it does not know are ignored, missing ones None)."""
+        return cls(**known_fields(cls, data)) if isinstance(data, dict) else cls()
+
+    @property
+    def version(self) -> int:
+        """The version of ``fingerprint`` (1 when none is recorded: written before versions)."""
+        return fingerprint_version(self.fingerprint_version)
+
+    def fingerprints(self) -> dict[int, str]:
+        """{version: fingerprint} of every fingerprint recorded (``fingerprint`` and ``legacy_fingerprint``)."""
+        out = {LEGACY_VERSION: self.legacy_fingerprint} if self.legacy_fingerprint else {}
+        if self.fingerprint:
+            out[self.version] = self.fingerprint
+        return out
 
 
 @dataclass
@@ -136,6 +163,8 @@ class _PreparedMeta:
     """The keys of a prepared data folder's meta.json (``data.prepare``) that provenance records."""
 
     fingerprint: str | None = None
+    fingerprint_version: int | None = None  # None: written before versions (version 1)
+    legacy_fingerprint: str | None = None
     tokenizer: str | None = None
     vocab_size: int | None = None
     splits: dict | None = None  # {split: {"tokens": ..., ...}}
@@ -155,7 +184,8 @@ def data_provenance(data_dir: str | os.PathLike, *bases: str | os.PathLike) -> D
     """Folder, fingerprint, tokenizer, vocabulary and token counts of a prepared data folder (its meta.json)."""
     meta = _PreparedMeta(**known_fields(_PreparedMeta, _read_json(Path(data_dir) / "meta.json")))
     return DataProvenance(dir=portable_path(data_dir, *bases), fingerprint=meta.fingerprint, tokenizer=meta.tokenizer,
-                          vocab_size=meta.vocab_size, train_tokens=meta.tokens("train"), val_tokens=meta.tokens("val"))
+                          vocab_size=meta.vocab_size, train_tokens=meta.tokens("train"), val_tokens=meta.tokens("val"),
+                          fingerprint_version=meta.fingerprint_version, legacy_fingerprint=meta.legacy_fingerprint)
 
 
 def resolved_config(run_dir: Path, *bases: str | os.PathLike) -> dict | None:

@@ -397,7 +397,7 @@ def run_sweep(grid: Grid, out_dir: str | os.PathLike, *, only: list[str] | None 
 
         results = out_dir / RESULTS
         kept = read_results(results)
-        check_rows_against_grid(grid, kept, build_run_config, log, data_provenance(grid.data_dir).fingerprint)
+        check_rows_against_grid(grid, kept, build_run_config, log, data_provenance(grid.data_dir))
         atomic_write_json(out_dir / "grid.json", grid_snapshot(grid))  # only once every kept row agrees with it
         done = {r.name for r in kept}
         todo = [r for r in runs if r.name not in done]

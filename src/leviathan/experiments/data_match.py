@@ -1,0 +1,61 @@
+"""Does a results row's data hold the same tokens as the data folder a sweep resumes with? The rule across the
+fingerprint versions of ``data.fingerprint``.
+
+    match = match_data(DataProvenance.of_row(row.data), data_provenance(grid.data_dir))
+    match.how, match.differences       # "fingerprint" | "summary" | "unchecked", ("data ...: X in the row, Y now",)
+
+A version-2 fingerprint names the tokens and nothing else. A version-1 fingerprint (meta.json files and rows
+written before issue 29; they carry no ``fingerprint_version``) also hashed the paths of the raw text, so two of
+them differ for the same text prepared at two places: a difference between them proves nothing. The rule:
+
+1. Row and folder both record a fingerprint of a version above 1: the newest such version they share must be
+   equal; a difference is refused (the sweep's UserError), as before.
+2. Otherwise, both record a version-1 fingerprint (a version-2 folder keeps its own as ``legacy_fingerprint``)
+   and they are equal: the same data, prepared at the same place.
+3. Otherwise (a version-1 fingerprint on one side, and no equal one): the row is matched on what it records
+   besides, its tokenizer, vocabulary size and train and validation token counts (``SUMMARY_FIELDS``), which
+   must all be recorded and equal; the sweep logs one line naming the rows matched this way. Another text,
+   tokenizer or split changes these counts; only an edit of the text that keeps both counts to the token would
+   pass, which is the price of resuming sweeps whose data was prepared elsewhere before version 2 (refusing them
+   would strand every committed row on every other machine).
+4. A row or folder with no fingerprint at all (rows written before rows carried data, a folder without
+   meta.json) is not checked, as before.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from ..data.fingerprint import LEGACY_VERSION
+from .provenance import DataProvenance
+
+FINGERPRINT, SUMMARY, UNCHECKED = "fingerprint", "summary", "unchecked"
+SUMMARY_FIELDS = ("tokenizer", "vocab_size", "train_tokens", "val_tokens")
+
+
+@dataclass(frozen=True)
+class DataMatch:
+    """How a row's data was compared with the folder's (``FINGERPRINT``, ``SUMMARY`` or ``UNCHECKED``) and what
+    differs (``key: VALUE in the row, VALUE now``; empty: the same data)."""
+
+    how: str
+    differences: tuple[str, ...] = ()
+
+
+def match_data(recorded: DataProvenance, now: DataProvenance) -> DataMatch:
+    """Compare the data a row records with the data folder's now, by the rule of the module docstring."""
+    mine, theirs = recorded.fingerprints(), now.fingerprints()
+    if not mine or not theirs:
+        return DataMatch(UNCHECKED)
+    shared = sorted((set(mine) & set(theirs)) - {LEGACY_VERSION})
+    if shared:
+        version = shared[-1]
+        a, b = mine[version], theirs[version]
+        return DataMatch(FINGERPRINT, () if a == b else (
+            f"data fingerprint: {a[:12]}... in the row, {b[:12]}... now (version {version})",))
+    if mine.get(LEGACY_VERSION) is not None and mine.get(LEGACY_VERSION) == theirs.get(LEGACY_VERSION):
+        return DataMatch(FINGERPRINT)
+    differ = [f"{key} {getattr(recorded, key)!r} in the row, {getattr(now, key)!r} now" for key in SUMMARY_FIELDS
+              if getattr(recorded, key) is None or getattr(recorded, key) != getattr(now, key)]
+    return DataMatch(SUMMARY, (f"data (a version-1 fingerprint, which hashed the text's path, so compared on "
+                               f"{', '.join(SUMMARY_FIELDS)}): {', '.join(differ)}",) if differ else ())
