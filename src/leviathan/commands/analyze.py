@@ -9,6 +9,9 @@
     leviathan analyze throughput runs/cpu
     leviathan analyze lr results/o200k/o200k-lr            # an lr pre-sweep: loss per lr, each arm's pick
     leviathan analyze fit --sizes 1e6,2e6,4e6,8e6 --losses 4.1,3.8,3.6,3.45   # a fit from numbers
+    leviathan analyze embeddings RUN_DIR --out results/o200k/embeddings/NAME.json   # input side, init -> end
+    leviathan analyze embeddings A.json B.json             # two arms of one seed: neighbour agreement
+    leviathan analyze embeddings --sweep runs/o200k --dest results/o200k   # a record per finished run
 
 Every subcommand takes ``--json`` to print machine-readable output.
 """
@@ -77,6 +80,25 @@ def add_arguments(parser) -> None:
     p = sub.add_parser("lr", help="a learning-rate pre-sweep: each arm's final loss per lr and the lr the rule picks")
     common(p)
 
+    p = sub.add_parser("embeddings", help="the input side at init and at the end: scale, shared share, effective "
+                                          "rank, cosine per frequency bucket; two runs: neighbour agreement")
+    p.add_argument("paths", nargs="*", metavar="RUN_OR_RECORD",
+                   help="one run folder (its record), or two run folders / records (their neighbour agreement)")
+    p.add_argument("--out", default=None, metavar="FILE", help="one run: write its record here (JSON)")
+    p.add_argument("--sweep", default=None, metavar="DIR", help="a sweep's --out folder: a record per finished run")
+    p.add_argument("--dest", default=None, metavar="DIR",
+                   help="with --sweep: write DIR/embeddings/<run>.json (default: the sweep folder)")
+    p.add_argument("--redo", action="store_true", help="with --sweep: remake records that exist")
+    p.add_argument("--data", default=None, metavar="DIR",
+                   help="the prepared data the runs trained on, for train_freq.npy (default: the config's data.path)")
+    p.add_argument("--buckets", type=positive_int, default=None,
+                   help="training-frequency buckets (default: 5; with --sweep, the grid's)")
+    p.add_argument("--method", default=None, choices=["mass", "log"],
+                   help="bucketing rule (default: mass; with --sweep, the grid's)")
+    p.add_argument("--probes", type=positive_int, default=200, help="probe ids per bucket (and unseen group)")
+    p.add_argument("--top-k", type=positive_int, default=10, help="nearest neighbours per probe")
+    p.add_argument("--json", action="store_true", help="print JSON (the record, or the pair's agreement)")
+
 
 def _rows(args):
     from ..errors import UserError
@@ -95,7 +117,8 @@ def _dump(obj) -> None:
 
 def run(args) -> int:
     return {"scaling": _scaling, "fit": _fit, "compare": _compare, "frequency": _frequency,
-            "efficiency": _efficiency, "throughput": _throughput, "lr": _lr}[args.analysis](args)
+            "efficiency": _efficiency, "throughput": _throughput, "lr": _lr,
+            "embeddings": _embeddings}[args.analysis](args)
 
 
 def _lr(args) -> int:
@@ -282,3 +305,88 @@ def _throughput(args) -> int:
         print(f"{t.regime:<14} {str(t.size):<6} s{t.seed} {t.variant:<14} "
               f"{_num(t.tokens_per_s, ',.0f'):>10} tok/s{slow}{'  ' + t.note if t.note else ''}")
     return 0
+
+
+def _embeddings(args) -> int:
+    """One run: its record (printed, and written with --out); two: their neighbour agreement; --sweep: every run's."""
+    import sys
+
+    from ..errors import UserError
+    from ..experiments import embedding_files as files
+    from ..experiments.embeddings import compare_records
+
+    # buckets left open (None): 5 by mass, or with --sweep the grid's
+    options = files.RecordOptions(args.buckets, args.method, args.probes, args.top_k)
+    if args.sweep:
+        if args.paths or args.out:
+            raise UserError("--sweep writes every finished run's record; pass no run folders or --out with it")
+        written = files.write_sweep_records(args.sweep, args.dest, args.data, options, redo=args.redo)
+        print(f"{len(written)} record(s) written")
+        return 0
+    if args.dest or args.redo:
+        raise UserError("--dest and --redo go with --sweep DIR; for one run, --out FILE says where its record goes")
+    if len(args.paths) not in (1, 2):
+        raise UserError(f"pass one run folder (its record) or two run folders / records (their agreement), got "
+                        f"{len(args.paths)}; or --sweep DIR")
+    if len(args.paths) == 2 and args.out:
+        raise UserError("--out writes one run's record; with two paths the pair's agreement is printed (--json)")
+    records = [files.record_or_run(p, args.data, options) for p in args.paths]
+    if len(records) == 1:
+        record = records[0]
+        if args.out:
+            print(f"wrote {files.write_record(args.out, record)}", file=sys.stderr)
+        if args.json:
+            _dump(record)
+        else:
+            print("\n".join(_render_record(record)))
+        return 0
+    pair = compare_records(*records)
+    if args.json:
+        _dump(pair)
+        return 0
+    for record in records:
+        print("\n".join(_render_record(record)) + "\n")
+    print("\n".join(_render_pair(pair)))
+    return 0
+
+
+def _cell(v, spec: str) -> str:
+    """A statistic that may be undefined (None: an empty group)."""
+    return "-" if v is None else format(v, spec)
+
+
+def _arrow(a, b, spec: str) -> str:
+    return f"{_cell(a, spec)} -> {_cell(b, spec)}"
+
+
+def _render_record(record) -> list[str]:
+    """A record as text: per group, init -> final of each statistic."""
+    from ..tables import text_table
+
+    unfinished = "" if record.step >= record.total_steps else f" (NOT finished: {record.total_steps} steps planned)"
+    lines = [f"{record.run} ({record.variant}, seed {record.seed}): init -> step {record.step}{unfinished}, "
+             f"V {record.vocab_size:,} x D {record.hidden_size}; {record.num_buckets} {record.bucket_method} buckets "
+             f"of the ids seen in training (rarest first); cosine: exact mean over all pairs"]
+    init, final = record.stats("init"), record.stats("final")
+    rows = [[g.group, f"{g.num_ids:,}", f"{g.min_count:,}-{g.max_count:,}",
+             _arrow(init[g.group].rms, g.rms, ".4f"), _arrow(init[g.group].shared_share, g.shared_share, ".4f"),
+             _arrow(init[g.group].effective_rank, g.effective_rank, ".2f"),
+             _arrow(init[g.group].mean_cosine, g.mean_cosine, "+.4f")] for g in record.final]
+    lines.append(text_table(["group", "ids", "train count", "RMS", "shared share", "effective rank", "mean cosine"],
+                            rows))
+    return lines
+
+
+def _render_pair(pair) -> list[str]:
+    """A pair's neighbour agreement as text, per group of probes."""
+    from ..tables import text_table
+
+    lines = [f"neighbour agreement |A & B| / {pair.top_k} of the top-{pair.top_k} cosine neighbours among the ids "
+             f"seen in training: {pair.run_a} ({pair.variant_a}, seed {pair.seed_a}) vs {pair.run_b} "
+             f"({pair.variant_b}, seed {pair.seed_b}); chance about {pair.chance:.5f}"]
+    if pair.seed_a != pair.seed_b:
+        lines.append("note: different seeds (arms of one seed share their data order, and dense arms their init)")
+    lines.append(text_table(["probes", "n", "init", "final"],
+                            [[g.group, g.num_probes, _cell(g.init, ".3f"), _cell(g.final, ".3f")]
+                             for g in pair.groups]))
+    return lines

@@ -6,7 +6,8 @@
 ``sweep.grid_snapshot`` writes grid.json (the expanded grid: name, paths, base overrides, data folder, eval
 sets, every run with its model fields); ``scripts/collect_results.py`` adds the ``unigram_entropy`` of the
 training tokens to a copy committed without its data folder. Its readers (the reports' unigram plateau, the
-ablation report's arms, the merge of a grid's shards) read it here, once: the keys they use, typed. A key
+ablation report's arms, the merge of a grid's shards, the frequency buckets of ``analyze embeddings --sweep``) read
+it here, once: the keys they use, typed. A key
 left out takes the field's default, so a grid.json written by an earlier version (or a test's small one) reads.
 """
 
@@ -33,6 +34,14 @@ class GridRun:
 
 
 @dataclass
+class GridEvalOptions:
+    """The frequency buckets of a grid's evaluation, as grid.json's ``eval_options`` records them."""
+
+    buckets: int = 5
+    bucket_method: str = "mass"
+
+
+@dataclass
 class SweepGrid:
     """The keys of a grid.json its readers use."""
 
@@ -41,6 +50,7 @@ class SweepGrid:
     base_overrides: list[str] = field(default_factory=list)  # dotted run-config overrides of every run
     unigram_entropy: float | None = None  # nats; in a copy without its data folder
     runs: list[GridRun] = field(default_factory=list)
+    eval_options: GridEvalOptions = field(default_factory=GridEvalOptions)
 
     @classmethod
     def from_dict(cls, d: Mapping) -> SweepGrid:
@@ -50,6 +60,7 @@ class SweepGrid:
         grid.runs = [GridRun(**known_fields(GridRun, r)) for r in grid.runs or []]
         for run in grid.runs:
             run.model = dict(run.model or {})
+        grid.eval_options = GridEvalOptions(**known_fields(GridEvalOptions, d.get("eval_options") or {}))
         return grid
 
 

@@ -36,7 +36,6 @@ import contextlib
 import functools
 import math
 import os
-import random
 import signal
 import sys
 import threading
@@ -45,7 +44,6 @@ import warnings
 from dataclasses import dataclass
 from pathlib import Path
 
-import numpy as np
 import torch
 
 from ..config import dump_yaml
@@ -53,7 +51,7 @@ from ..io import atomic_write_json, atomic_write_text
 from ..errors import UserError
 from ..locking import folder_lock
 from ..model.accounting import count_model
-from ..model.llama import CausalLM
+from ..initial_model import initial_model
 from . import checkpoint as ckpt
 from . import distributed as D
 from ..run_config import RunConfig, check_vocab, data_meta
@@ -165,10 +163,7 @@ def _build(cfg: RunConfig, device: torch.device, info: D.DistInfo):
     sees its parameters. The model is built on the CPU from the seed, so it is identical on every rank and device."""
     from ..data.loader import BatchLoader, TokenDataset, corpus_ids
 
-    random.seed(cfg.seed)
-    np.random.seed(cfg.seed % 2**32)
-    torch.manual_seed(cfg.seed)
-    model = CausalLM(cfg.model)
+    model = initial_model(cfg)  # seeds the global generators with cfg.seed, then builds on the CPU
     if cfg.data.softmax == "corpus":
         model.restrict_output_(torch.from_numpy(corpus_ids(cfg.data.path)))
     counts = count_model(model)

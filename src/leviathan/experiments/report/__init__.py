@@ -8,7 +8,9 @@ report) and ``DIR/*.png``. Three parts, one job each:
   throughput, parameter allocation; docs/DESIGN.md §7) as one ``Analysis`` of typed sections, whose
   ``as_dict()`` is analysis.json;
 - ``figures``: the PNGs, drawn from the rows and those numbers (matplotlib, Agg backend);
-- ``markdown``: report.md, the text and tables over the same numbers.
+- ``markdown``: report.md, the text and tables over the same numbers;
+- ``embeddings``: the input side at init and at the end, when the results folder holds ``embeddings/*.json``
+  (the records of ``leviathan analyze embeddings``), its numbers and its Markdown.
 
 The unigram plateau the paired gap curves mark comes from the sweep's grid.json (its data folder's
 train_freq.npy, or the ``unigram_entropy`` a copied grid.json holds).
@@ -23,6 +25,7 @@ import os
 from pathlib import Path
 
 from ...io import atomic_write_json, atomic_write_text
+from ..embedding_files import read_records
 from ..plateau import grid_plateau
 from ..results import COMPARISONS, json_safe, load_results
 from ..shards import merge_sweeps
@@ -40,6 +43,7 @@ def write_report(results: str | os.PathLike | list, out_dir: str | os.PathLike, 
     """Analyse a sweep's results and write report.md, analysis.json and the figures into ``out_dir``; with
     ``lr_sweep`` (the sweep folder of its learning-rate pre-sweep) also the pre-sweep's table and picks.
     ``results`` may list several sweep folders of one grid (its shards): they are merged (``shards.merge_sweeps``)."""
+    folders = list(results) if isinstance(results, (list, tuple)) else [results]
     if isinstance(results, (list, tuple)) and len(results) > 1:
         rows, grid = merge_sweeps(results)
         results = " + ".join(str(r) for r in results)
@@ -49,7 +53,7 @@ def write_report(results: str | os.PathLike | list, out_dir: str | os.PathLike, 
         grid = read_sweep_grid(results)
     out = Path(out_dir)
     out.mkdir(parents=True, exist_ok=True)
-    a = analyze(rows, eval_set, num_bootstrap, ci, seed, ladder, grid_plateau(grid))
+    a = analyze(rows, eval_set, num_bootstrap, ci, seed, ladder, grid_plateau(grid), read_records_of(folders))
     md = render_markdown(a, draw_figures(rows, a, out), str(results))
     if lr_sweep is not None:
         from ..lr_sweep import lr_sweep_section
@@ -59,3 +63,8 @@ def write_report(results: str | os.PathLike | list, out_dir: str | os.PathLike, 
     atomic_write_text(out / "report.md", md)
     atomic_write_json(out / "analysis.json", json_safe(a))
     return out / "report.md"
+
+
+def read_records_of(folders: list) -> list:
+    """The ``leviathan analyze embeddings`` records of every results folder (``<folder>/embeddings/*.json``)."""
+    return [record for folder in folders for record in read_records(folder)]

@@ -15,7 +15,10 @@
 - ``paired``: per comparison, the paired differences across seeds with Student t intervals at the end
   (every eval set) and over training (``experiments.paired``);
 - ``params``: parameters by group per model (seeds merged); ``per_set``: every run on every eval set;
-- ``lr_sweep``: each arm's learning-rate pick, when the report is given its pre-sweep (``lr_sweep``).
+- ``lr_sweep``: each arm's learning-rate pick, when the report is given its pre-sweep (``lr_sweep``);
+- ``embeddings``: the input side at init and at the end, when the results folder holds the records of
+  ``leviathan analyze embeddings`` (``embeddings/*.json``; ``report.embeddings``). Both keys are left out of
+  analysis.json when absent, so a report without them is unchanged.
 """
 
 from __future__ import annotations
@@ -25,6 +28,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 
 from ...errors import UserError
+from ..embeddings import EmbeddingRecord
 from ..efficiency import EfficiencyEntry, ThroughputEntry, efficiency_from_results, throughput_table
 from ..frequency import FrequencyEntry, frequency_from_results
 from ..lr_sweep import LrChoice
@@ -32,6 +36,7 @@ from ..paired import PairedComparison, paired_comparisons
 from ..records import Record, optional
 from ..results import COMPARISONS, EvalResult, ResultRow, comparison_groups
 from ..scaling import LadderFit, scaling_from_results
+from .embeddings import EmbeddingsSection, embeddings_section
 
 
 @dataclass
@@ -104,6 +109,7 @@ class Analysis(Record):
     params: list[ParamRow]
     per_set: list[RunSets]
     lr_sweep: dict[str, LrChoice] | None = optional()
+    embeddings: EmbeddingsSection | None = optional()  # None: no records of the input side
 
     @property
     def ladder(self) -> LadderFit | None:
@@ -136,10 +142,12 @@ def _exp(v):
 
 
 def analyze(rows: Iterable[ResultRow], eval_set: str = "val", num_bootstrap: int = 1000, ci: float = 0.95,
-            seed: int = 0, ladder: str | None = None, plateau: float | None = None) -> Analysis:
+            seed: int = 0, ladder: str | None = None, plateau: float | None = None,
+            embeddings: list[EmbeddingRecord] | None = None) -> Analysis:
     """Every analysis of docs/DESIGN.md §7 over a sweep's rows; a scaling fit that cannot be made is ``NotComputed``.
 
-    ``plateau``: the training unigram entropy (nats), which the paired gap curves mark."""
+    ``plateau``: the training unigram entropy (nats), which the paired gap curves mark; ``embeddings``: the
+    records of ``leviathan analyze embeddings`` (none: no such section)."""
     rows = list(rows)
     return Analysis(
         num_runs=len(rows), eval_set=eval_set, eval_sets=sorted({k for r in rows for k in r.eval}),
@@ -151,7 +159,8 @@ def analyze(rows: Iterable[ResultRow], eval_set: str = "val", num_bootstrap: int
         efficiency=[e for regime, base in COMPARISONS for e in efficiency_from_results(rows, regime, base)],
         throughput=throughput_table(rows), params=_param_rows(rows),
         per_set=[RunSets(r.name, r.total_params, dict(r.eval))
-                 for r in sorted(rows, key=lambda r: (r.total_params or 0, r.name))])
+                 for r in sorted(rows, key=lambda r: (r.total_params or 0, r.name))],
+        embeddings=embeddings_section(embeddings) if embeddings else None)
 
 
 def _scaling(rows: list[ResultRow], ladder: str | None, eval_set: str, num_bootstrap: int, ci: float,

@@ -2,7 +2,8 @@
 
 Sections follow docs/DESIGN.md §7: loss curves, one table per comparison regime (§4), every run on
 every eval set, the scaling fit with dense-equivalent sizes, parameter allocation, perplexity by
-training-frequency bucket, sample efficiency and throughput. A section whose numbers are missing
+training-frequency bucket, sample efficiency and throughput, and (where the results folder holds its records)
+the input side at init and at the end (``embeddings``). A section whose numbers are missing
 says so instead of failing, so a half-finished sweep reports what it has.
 """
 
@@ -16,6 +17,7 @@ from ..paired import PairedComparison, PairedEfficiency, PplChange, TInterval
 from ..results import COMPARISONS
 from ..scaling import Equivalent
 from .analysis import Analysis, NotComputed
+from .embeddings import render_embeddings
 from .figures import Drawn
 
 
@@ -336,4 +338,6 @@ def render_markdown(a: Analysis, figures: Drawn, source: str) -> str:
     for section in (_comparisons_section, _per_set_section, _scaling_section, _params_section, _frequency_section,
                     _efficiency_section, _throughput_section):
         md += section(a, figures)
+    if a.embeddings is not None:
+        md += render_embeddings(a.embeddings)
     return "\n".join(md) + "\n"

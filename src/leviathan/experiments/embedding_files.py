@@ -1,0 +1,198 @@
+"""Every file ``leviathan analyze embeddings`` touches: run folders in, portable records out and back in.
+
+    record = record_of_run("runs/o200k/runs/d64L6-leviathan-s0")       # EmbeddingRecord (experiments.embeddings)
+    write_record("results/o200k/embeddings/d64L6-leviathan-s0.json", record)
+    record = read_record("results/o200k/embeddings/d64L6-leviathan-s0.json")
+    records = read_records("results/o200k")                            # every embeddings/*.json beside results.jsonl
+    write_sweep_records("runs/o200k", dest="results/o200k")              # one record per finished run of a sweep
+
+From a run folder (``record_of_run``):
+- the end: the latest complete checkpoint (``checkpoint.load_model``); its step is recorded, and a step short of
+  the run's schedule is a run that has not finished (the CLI says so);
+- the init: rebuilt from that checkpoint's resolved config and seed exactly as training builds it
+  (``initial_model.initial_model``), because a run folder holds no step-0 checkpoint in general;
+- the input side of both as a (V, D) table: ``model.model.embed_tokens.bake()`` (a dense table is its own bake);
+- ``train_freq.npy`` of the prepared data folder the run trained on (its config's ``data.path``, or ``data_dir``
+  where the folder has moved; a folder prepared with another tokenizer is refused).
+
+Layout of a sweep's records: ``<results dir>/embeddings/<run name>.json``, beside ``results.jsonl``, where
+``leviathan report`` finds them. A record is strict JSON (``results.dumps``) with one space of indent, the layout
+``scripts/collect_results.py --rewrite`` keeps, and holds no machine path (``provenance.portable_path``).
+
+Footgun: the init is rebuilt with the seed of the checkpoint's config; a run resumed under another seed (which
+training does not refuse) would be rebuilt with the new one.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from collections.abc import Callable
+from dataclasses import dataclass, replace
+from pathlib import Path
+
+import numpy as np
+
+from ..config import ConfigError, from_dict, load_yaml
+from ..errors import UserError
+from ..io import atomic_write_text
+from .embeddings import FORMAT, Definitions, EmbeddingRecord, analyze_tables
+from .provenance import CodeProvenance, code_provenance, data_provenance
+from .results import RESULTS, dumps, read_results
+from .sweep_grid import read_sweep_grid
+
+EMBEDDINGS = "embeddings"  # the records' folder beside results.jsonl
+
+
+@dataclass
+class RecordOptions:
+    """How a record is made; records compare only when they were made with the same options on the same data."""
+
+    num_buckets: int | None = None  # None: 5, or a sweep's grid's
+    bucket_method: str | None = None  # None: mass, or a sweep's grid's
+    probes_per_group: int = 200
+    top_k: int = 10
+
+    def filled(self, num_buckets: int = 5, bucket_method: str = "mass") -> RecordOptions:
+        """These options with the buckets left open set to the given ones."""
+        return replace(self, num_buckets=self.num_buckets or num_buckets,
+                       bucket_method=self.bucket_method or bucket_method)
+
+
+def _input_table(model) -> np.ndarray:
+    """The model's input side as a (V, D) float32 array (``embed_tokens.bake()``)."""
+    import torch
+
+    with torch.no_grad():
+        return model.model.embed_tokens.bake().float().cpu().numpy()  # (V, D)
+
+
+def _train_freq(data_dir: Path, given: bool) -> np.ndarray:
+    path = data_dir / "train_freq.npy"
+    if not path.is_file():
+        how = ("it is not a prepared data folder (re-run leviathan prepare)" if given else
+               "the run's config.yaml names that folder as data.path and it is not on this machine (or not "
+               "prepared); pass --data DIR, the prepared folder the run trained on")
+        raise UserError(f"{path} not found: {how}")
+    return np.load(path)
+
+
+def _arm(name: str, seed: int) -> str:
+    suffix = f"-s{seed}"
+    return name[:-len(suffix)] if name.endswith(suffix) else name
+
+
+def record_of_run(run_dir: str | os.PathLike, data_dir: str | os.PathLike | None = None,
+                  options: RecordOptions | None = None) -> EmbeddingRecord:
+    """The ``EmbeddingRecord`` of a run folder (or one of its step folders): see the module docstring."""
+    import torch
+
+    from .. import __version__
+    from ..checkpoint import check_tokenizer, find_checkpoint, load_model, run_config_from_dict
+    from ..initial_model import initial_model
+    from ..train.metrics import git_revision
+
+    options = (options or RecordOptions()).filled()
+    step = find_checkpoint(run_dir).resolve()  # <run folder>/checkpoints/step-XXXXXXXX
+    run_folder = step.parent.parent
+    cfg = run_config_from_dict(load_yaml(step / "config.yaml"))
+    data = Path(data_dir) if data_dir is not None else Path(cfg.data.path)
+    freq = _train_freq(data, given=data_dir is not None)
+    if data_dir is not None:
+        check_tokenizer(step, data, "analyze this run's embeddings")
+    final_model, _ = load_model(step)
+    final = _input_table(final_model)
+    del final_model
+    init = _input_table(initial_model(cfg))
+    state = json.loads((step / "state.json").read_text())
+    found = analyze_tables(init, final, freq, options.num_buckets, options.bucket_method, options.probes_per_group,
+                           options.top_k)
+    name = run_folder.name
+    return EmbeddingRecord(
+        format=FORMAT, run=name, arm=_arm(name, cfg.seed), variant=cfg.model.embedding, seed=cfg.seed,
+        code=code_provenance(run_folder), analysed_with=CodeProvenance(git_revision(), __version__, torch.__version__),
+        data=data_provenance(data), vocab_size=int(final.shape[0]), hidden_size=int(final.shape[1]),
+        step=int(state["step"]), total_steps=cfg.total_steps, tokens=int(state["tokens"]),
+        num_buckets=options.num_buckets, bucket_method=options.bucket_method,
+        probes_per_group=options.probes_per_group, top_k=options.top_k, num_candidates=found.num_candidates,
+        definitions=Definitions(), init=found.init, final=found.final, probes=found.probes)
+
+
+# ---- the record file: one writer, one reader ---------------------------------------------------------
+def write_record(path: str | os.PathLike, record: EmbeddingRecord) -> Path:
+    """Write ``record`` to ``path`` atomically (strict JSON, one space of indent); its folder is created."""
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    atomic_write_text(path, dumps(record, indent=1) + "\n")
+    return path
+
+
+def read_record(path: str | os.PathLike) -> EmbeddingRecord:
+    """The ``EmbeddingRecord`` in ``path``; a file that is not one (or a newer format) is a UserError naming it."""
+    path = Path(path)
+    try:
+        raw = json.loads(path.read_text())
+    except (OSError, ValueError) as e:
+        raise UserError(f"cannot read {path} as an embeddings record ({e}); pass a file `leviathan analyze "
+                        f"embeddings RUN_DIR --out FILE` wrote, or a run folder") from None
+    if not isinstance(raw, dict) or not isinstance(raw.get("format"), int):
+        raise UserError(f"{path} is not an embeddings record (no format number); pass a file `leviathan analyze "
+                        f"embeddings RUN_DIR --out FILE` wrote, or a run folder")
+    if raw["format"] > FORMAT:
+        raise UserError(f"{path} has record format {raw['format']}, newer than this leviathan reads ({FORMAT}); "
+                        f"update leviathan")
+    try:
+        return from_dict(EmbeddingRecord, raw)
+    except (ConfigError, TypeError) as e:  # TypeError: a field left out
+        raise UserError(f"{path} is a damaged embeddings record ({e}); remake it with `leviathan analyze "
+                        f"embeddings RUN_DIR --out {path}`") from None
+
+
+def record_or_run(path: str | os.PathLike, data_dir: str | os.PathLike | None = None,
+                  options: RecordOptions | None = None) -> EmbeddingRecord:
+    """A record file as it is, or a run folder analysed now."""
+    path = Path(path)
+    if path.is_file():
+        return read_record(path)
+    if path.is_dir():
+        return record_of_run(path, data_dir, options)
+    raise UserError(f"{str(path)!r} does not exist; pass a run folder or an embeddings record (.json)")
+
+
+def records_dir(results: str | os.PathLike) -> Path:
+    """``<results dir>/embeddings`` of a sweep or results folder (or of the folder of its results.jsonl)."""
+    results = Path(results)
+    return (results if results.is_dir() or results.suffix != ".jsonl" else results.parent) / EMBEDDINGS
+
+
+def read_records(results: str | os.PathLike) -> list[EmbeddingRecord]:
+    """Every record in ``<results>/embeddings/*.json``, by file name; [] when the folder does not exist."""
+    folder = records_dir(results)
+    return [read_record(p) for p in sorted(folder.glob("*.json"))] if folder.is_dir() else []
+
+
+def write_sweep_records(sweep: str | os.PathLike, dest: str | os.PathLike | None = None,
+                        data_dir: str | os.PathLike | None = None, options: RecordOptions | None = None,
+                        redo: bool = False, log: Callable[[str], None] = print) -> list[Path]:
+    """A record for every finished run of a sweep (a row in its results.jsonl, its folder in ``runs/<name>``),
+    written to ``<dest>/embeddings/<name>.json`` (``dest`` defaults to the sweep folder). A record already there is
+    kept unless ``redo``. Buckets that ``options`` leave open are those of the sweep's grid.json."""
+    sweep = Path(sweep)
+    if not (sweep / RESULTS).is_file():
+        raise UserError(f"{sweep} holds no {RESULTS}: pass a sweep's --out folder once some of its runs finished")
+    grid = read_sweep_grid(sweep).eval_options
+    options = (options or RecordOptions()).filled(grid.buckets, grid.bucket_method)
+    out = records_dir(dest if dest is not None else sweep)
+    written = []
+    for row in read_results(sweep / RESULTS):
+        path = out / f"{row.name}.json"
+        run_dir = sweep / "runs" / row.name
+        if path.is_file() and not redo:
+            log(f"{row.name}: {path} exists, kept (--redo remakes it)")
+            continue
+        if not run_dir.is_dir():
+            log(f"{row.name}: no run folder {run_dir}, skipped")
+            continue
+        written.append(write_record(path, record_of_run(run_dir, data_dir, options)))
+        log(f"{row.name}: wrote {path}")
+    return written

@@ -1,0 +1,377 @@
+"""The input side's geometry at init and at the end of training, and how far two arms agree on neighbours.
+
+    analysis = analyze_tables(init, final, train_freq)      # TableAnalysis: GroupStats at init and at the end, Probes
+    analysis.final[0].effective_rank                         # group "all": every id of the table
+    pair = compare_records(record_a, record_b)               # EmbeddingPair: neighbour agreement per group
+
+What is measured. The input side as a V x D table: a dense table as it is, a generator (or a factorised or
+compositional input) baked with ``embed_tokens.bake()``. Training a table moves only the rows of ids that
+occur; a generator moves every row with every step. So the rows are grouped by how often their id occurs in
+the *training* split (``train_freq.npy``) with the eval's own bucketing (``eval.frequency.make_buckets``,
+``mass`` by default: equal shares of the training tokens, rarest first), restricted to ids that occur, plus
+the ids that never occur (``unseen``): an untied table's unseen rows get no gradient at all and stay at their
+init (a tied table's rows also get the head's gradient, wherever the softmax covers them). Groups, in order:
+``all`` (every id), ``seen`` (the union of the buckets), ``bucket 1`` .. ``bucket n`` (rarest first),
+``unseen``.
+
+Per group of rows e_i (i in the group, n ids), ``GroupStats``:
+- ``rms``: the mean over the ids of each row's RMS, sqrt(mean_d e_id^2): the rows' scale.
+- ``shared_share``: ||mean_i e_i||^2 / mean_i ||e_i||^2, in [0, 1]: the share of the rows' energy in their
+  common mean. 1 when all rows are equal, about 1/n for n independent zero-mean rows.
+- ``effective_rank``: exp of the Shannon entropy of the normalised singular values p_j = s_j / sum_j s_j of the
+  group's (n, D) matrix of *uncentred* rows (Roy & Vetterli 2007), in [1, min(n, D)]: 1 for rows on one
+  line, D for rows spread evenly over every direction. Uncentred: a shared mean is one direction of its own.
+  The singular values are those of the R factor of a tall-skinny QR over chunks of rows (exact; no (n, n)
+  matrix is formed).
+- ``mean_cosine``: the mean over ordered pairs i != j of cos(e_i, e_j), exact over every pair and formed by
+  none: with unit rows u_i, sum_{i != j} u_i . u_j = ||sum_i u_i||^2 - n, so it costs O(n D). (No sample is
+  needed; the record says so.) Rows of norm 0 have no direction and are left out.
+
+The statistics are additive moments (``_Moments``): each id is read once, and ``seen`` and ``all`` are merged
+from their parts. At V = 200,019, D = 64 with 58k ids seen, ``analyze_tables`` (both tables' statistics and ~1,000
+probes' neighbours) takes about 2 s on one thread and some 300 MB.
+
+Neighbours. Probes: from each of ``bucket 1`` .. ``bucket n`` and ``unseen``, up to ``probes_per_group`` ids
+chosen by a fixed rule: the group's ids sorted by (training count, id), taken at evenly spaced ranks
+(``floor(linspace(0, n - 1, m))``), so they span the group's counts and are the same for every run on the same
+data. For each probe, its ``top_k`` cosine neighbours among the ids that occur in training (itself excluded),
+most similar first, ties to the lower id; computed in chunks of probes, one (chunk, N_seen) float64 block of
+cosines at a time. ``compare_records``: per probe the overlap |A n B| / k of two records' neighbour lists, its
+mean per group and over every probe, at init and at the end. Chance level is about k / N_seen (near 0).
+
+Footguns:
+- Two records compare only when they hold the same probes (same data, ``--buckets``, ``--method``,
+  ``--probes``) and the same k; ``compare_records`` refuses others by name.
+- At init two dense arms of one seed (tied and untied) share their table (the model builds its input side
+  first from the seed), so their neighbours agree fully at init; a generator's init shares nothing with a table.
+- The ``unseen`` group of a table holds rows that never moved in an untied table; their neighbours among the
+  seen ids still change, because the seen rows moved.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+import numpy as np
+
+from ..errors import UserError
+from ..eval.frequency import make_buckets
+from .provenance import CodeProvenance, DataProvenance
+from .records import Record
+
+FORMAT = 1  # the record's layout; a reader refuses a newer one
+UNSEEN = "unseen"
+ROW_CHUNK = 65_536  # rows per block of the moments: (ROW_CHUNK, D) float64, 32 MiB at D = 64
+PROBE_CHUNK = 128  # probes per block of cosines: (PROBE_CHUNK, N_seen) float64, 60 MiB at N_seen = 58k
+
+
+# ---- records ------------------------------------------------------------------------------------------
+@dataclass
+class GroupStats(Record):
+    """The geometry of one group of rows of one table (see the module docstring); None where it is undefined
+    (an empty group; fewer than two nonzero rows for the cosine)."""
+
+    group: str  # all | seen | bucket 1 .. bucket n (rarest first) | unseen
+    num_ids: int
+    min_count: int  # training counts of its ids
+    max_count: int
+    rms: float | None
+    shared_share: float | None
+    effective_rank: float | None
+    mean_cosine: float | None
+
+
+@dataclass
+class Probe(Record):
+    """One probe id and its ``top_k`` nearest neighbours (cosine, among the ids seen in training), most similar
+    first, at init and at the end of training."""
+
+    id: int
+    group: str
+    count: int  # its training count
+    init: list[int]
+    final: list[int]
+
+
+@dataclass
+class Definitions(Record):
+    """What the record's numbers are, in words, so that a committed file explains itself."""
+
+    rms: str = "mean over the group's ids of each row's RMS, sqrt(mean_d e_d^2)"
+    shared_share: str = "||mean_i e_i||^2 / mean_i ||e_i||^2"
+    effective_rank: str = ("exp(Shannon entropy of p_j = s_j / sum s), s: singular values of the group's uncentred "
+                           "(n, D) rows (Roy & Vetterli 2007)")
+    mean_cosine: str = ("exact mean over every ordered pair i != j of nonzero rows, "
+                        "(||sum_i u_i||^2 - n) / (n (n - 1)) with unit rows u_i; no sample")
+    groups: str = ("ids bucketed by training count with eval.frequency.make_buckets (rarest first), restricted to "
+                   "ids that occur in training; unseen: ids that never occur; seen: the buckets; all: every id")
+    probes: str = ("per bucket and unseen, up to probes_per_group ids at evenly spaced ranks of the group sorted by "
+                   "(training count, id)")
+    neighbours: str = ("top_k ids by cosine among the ids that occur in training, the probe excluded, most similar "
+                       "first, ties to the lower id")
+
+
+@dataclass
+class TableAnalysis:
+    """What ``analyze_tables`` finds in one run's two tables (the numbers of an ``EmbeddingRecord``)."""
+
+    init: list[GroupStats]
+    final: list[GroupStats]
+    probes: list[Probe]
+    num_candidates: int  # ids that occur in training: the neighbours' candidates
+
+
+@dataclass
+class EmbeddingRecord(Record):
+    """One run's input side at init and at the end of training: the portable file ``leviathan analyze embeddings
+    RUN_DIR --out FILE`` writes (``embedding_files.write_record``; read back by ``embedding_files.read_record``).
+    No machine path: run folders do not outlive their session, these files are committed beside results.jsonl."""
+
+    format: int
+    run: str  # the run folder's name
+    arm: str  # the run name without its seed suffix (-s<seed>)
+    variant: str  # model.embedding
+    seed: int
+    code: CodeProvenance  # what the run trained with (its versions.json)
+    analysed_with: CodeProvenance  # what rebuilt the init and computed this record
+    data: DataProvenance
+    vocab_size: int
+    hidden_size: int
+    step: int  # the checkpoint analysed as "final"
+    total_steps: int  # the run's schedule; step < total_steps: the run had not finished
+    tokens: int | None
+    num_buckets: int
+    bucket_method: str
+    probes_per_group: int
+    top_k: int
+    num_candidates: int
+    definitions: Definitions
+    init: list[GroupStats]
+    final: list[GroupStats]
+    probes: list[Probe]
+
+    def stats(self, when: str) -> dict[str, GroupStats]:
+        """``init`` or ``final`` statistics by group name."""
+        return {g.group: g for g in (self.init if when == "init" else self.final)}
+
+
+@dataclass
+class Agreement(Record):
+    """Mean neighbour overlap |A n B| / k of the probes of one group, at init and at the end."""
+
+    group: str  # all (every probe) | bucket 1 .. bucket n | unseen
+    num_probes: int
+    init: float | None
+    final: float | None
+
+
+@dataclass
+class EmbeddingPair(Record):
+    """Two runs' neighbour agreement (the same probes, the same k); ``chance`` is k / (candidates - 1)."""
+
+    run_a: str
+    run_b: str
+    variant_a: str
+    variant_b: str
+    seed_a: int
+    seed_b: int
+    top_k: int
+    chance: float
+    groups: list[Agreement]
+
+
+# ---- groups and statistics ----------------------------------------------------------------------------
+@dataclass
+class IdGroup:
+    """The ids of one group, ascending, with their training counts."""
+
+    name: str
+    ids: np.ndarray  # (n,) int64
+    counts: np.ndarray  # (n,) int64
+
+
+def frequency_groups(train_freq: np.ndarray, vocab_size: int, num_buckets: int = 5,
+                     method: str = "mass") -> list[IdGroup]:
+    """``bucket 1`` .. ``bucket n`` (rarest first; ids that occur in training) and ``unseen`` (ids that never occur)
+    of a V-row table, bucketed as the eval buckets targets (``eval.frequency.make_buckets``).
+
+    ``train_freq`` may be shorter than V (a head larger than the tokenizer: the extra ids never occur); longer is
+    another tokenizer's and refused. Ids that never occur add no training mass, so the buckets of the ids that do
+    are the eval's."""
+    counts = np.asarray(train_freq).astype(np.int64)
+    if counts.ndim != 1 or len(counts) > vocab_size:
+        raise UserError(f"train_freq has {counts.size:,} ids but the table has {vocab_size:,} rows: it belongs to data "
+                        f"prepared with another tokenizer; pass the prepared folder the run trained on")
+    counts = np.concatenate([counts, np.zeros(vocab_size - len(counts), dtype=np.int64)])  # (V,)
+    bucket_of = make_buckets(counts, num_buckets, method).bucket_of  # (V,)
+    seen = counts > 0
+    groups = [np.flatnonzero(seen & (bucket_of == j)) for j in range(num_buckets)]
+    groups.append(np.flatnonzero(~seen))
+    names = [f"bucket {j + 1}" for j in range(num_buckets)] + [UNSEEN]
+    return [IdGroup(name, ids.astype(np.int64), counts[ids]) for name, ids in zip(names, groups)]
+
+
+@dataclass
+class _Moments:
+    """Additive summaries of a set of rows, enough for every ``GroupStats`` number (see the module docstring)."""
+
+    num_ids: int
+    min_count: int | None
+    max_count: int | None
+    rms_sum: float  # sum_i sqrt(mean_d e_id^2)
+    row_sum: np.ndarray  # (D,) sum_i e_i
+    energy: float  # sum_i ||e_i||^2
+    unit_sum: np.ndarray  # (D,) sum_i e_i / ||e_i|| over nonzero rows
+    num_nonzero: int
+    r: np.ndarray  # (m, D) with m <= D: R of a QR of the rows, which has their singular values
+
+    def __add__(self, other: _Moments) -> _Moments:
+        counts = [c for c in (self.min_count, self.max_count, other.min_count, other.max_count) if c is not None]
+        return _Moments(self.num_ids + other.num_ids, min(counts) if counts else None,
+                        max(counts) if counts else None, self.rms_sum + other.rms_sum, self.row_sum + other.row_sum,
+                        self.energy + other.energy, self.unit_sum + other.unit_sum,
+                        self.num_nonzero + other.num_nonzero, _stacked_r(self.r, other.r))
+
+    def stats(self, name: str) -> GroupStats:
+        n, m = self.num_ids, self.num_nonzero
+        if n == 0:
+            return GroupStats(name, 0, 0, 0, None, None, None, None)
+        s = np.linalg.svd(self.r, compute_uv=False) if len(self.r) else np.zeros(0)  # (min(m, D),)
+        total = float(s.sum())
+        rank = None
+        if total > 0:
+            p = s[s > 0] / total
+            rank = math.exp(float(-(p * np.log(p)).sum()))
+        return GroupStats(
+            name, n, int(self.min_count), int(self.max_count), self.rms_sum / n,
+            float(self.row_sum @ self.row_sum) / (n * self.energy) if self.energy > 0 else None, rank,
+            (float(self.unit_sum @ self.unit_sum) - m) / (m * (m - 1)) if m >= 2 else None)
+
+
+def _stacked_r(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """R of the rows of two matrices from their R factors: R of [R_a; R_b] (a tall-skinny QR's merge step)."""
+    stacked = np.concatenate([a, b])  # (m_a + m_b, D)
+    return np.linalg.qr(stacked, mode="r") if len(stacked) > stacked.shape[1] else stacked
+
+
+def _moments(table: np.ndarray, group: IdGroup) -> _Moments:
+    """The moments of the rows ``table[group.ids]``, read ``ROW_CHUNK`` rows at a time in float64."""
+    D = table.shape[1]
+    acc = _Moments(0, None, None, 0.0, np.zeros(D), 0.0, np.zeros(D), 0, np.zeros((0, D)))
+    for a in range(0, len(group.ids), ROW_CHUNK):
+        ids = group.ids[a:a + ROW_CHUNK]
+        x = table[ids].astype(np.float64)  # (c, D)
+        sq = (x * x).sum(1)  # (c,) squared norms
+        norm = np.sqrt(sq)
+        nz = norm > 0
+        counts = group.counts[a:a + ROW_CHUNK]
+        acc = acc + _Moments(len(ids), int(counts.min()), int(counts.max()), float(np.sqrt(sq / D).sum()),
+                             x.sum(0), float(sq.sum()), (x[nz] / norm[nz, None]).sum(0), int(nz.sum()),
+                             np.linalg.qr(x, mode="r") if len(x) > D else x)  # R: (min(c, D), D)
+    return acc
+
+
+def table_geometry(table: np.ndarray, groups: list[IdGroup]) -> list[GroupStats]:
+    """``GroupStats`` of ``all``, ``seen``, then each of ``groups`` (the buckets, then ``unseen``) of a (V, D) table."""
+    table = np.asarray(table)
+    if table.ndim != 2:
+        raise UserError(f"expected a (V, D) table of input embeddings, got shape {table.shape}")
+    parts = [_moments(table, g) for g in groups]
+    buckets = [m for g, m in zip(groups, parts) if g.name != UNSEEN]
+    seen = sum(buckets[1:], buckets[0])
+    every = sum(parts[1:], parts[0])
+    return [every.stats("all"), seen.stats("seen")] + [m.stats(g.name) for g, m in zip(groups, parts)]
+
+
+# ---- neighbours -------------------------------------------------------------------------------------
+def probe_ids(groups: list[IdGroup], per_group: int) -> list[tuple[int, str, int]]:
+    """(id, group, training count) of up to ``per_group`` probes per group, by the fixed rule of the module
+    docstring (evenly spaced ranks of the group sorted by (count, id)), in group order."""
+    out = []
+    for g in groups:
+        n = len(g.ids)
+        if n == 0:
+            continue
+        order = np.lexsort((g.ids, g.counts))  # by count, then id
+        ranks = np.unique(np.floor(np.linspace(0, n - 1, min(n, per_group))).astype(np.int64))
+        out += [(int(g.ids[order[r]]), g.name, int(g.counts[order[r]])) for r in ranks]
+    return out
+
+
+def _unit_rows(x: np.ndarray) -> np.ndarray:
+    """Rows scaled to norm 1 in float64 (a zero row stays zero: cosine 0 with everything)."""
+    x = x.astype(np.float64)
+    norm = np.linalg.norm(x, axis=1, keepdims=True)  # (n, 1)
+    return x / np.where(norm > 0, norm, 1.0)
+
+
+def nearest_neighbours(table: np.ndarray, probes: np.ndarray, candidates: np.ndarray, k: int) -> np.ndarray:
+    """(P, k) ids: for each probe id its ``k`` most cosine-similar ``candidates`` (ascending ids), itself excluded,
+    most similar first, ties to the lower id. One (``PROBE_CHUNK``, N) block of cosines at a time."""
+    probes = np.asarray(probes, dtype=np.int64)
+    candidates = np.asarray(candidates, dtype=np.int64)
+    if len(candidates) <= k:
+        raise UserError(f"only {len(candidates)} ids occur in training: too few for {k} neighbours; lower --top-k")
+    cand = _unit_rows(np.asarray(table)[candidates])  # (N, D)
+    out = np.empty((len(probes), k), dtype=np.int64)
+    for a in range(0, len(probes), PROBE_CHUNK):
+        ids = probes[a:a + PROBE_CHUNK]
+        cos = _unit_rows(np.asarray(table)[ids]) @ cand.T  # (c, N)
+        pos = np.searchsorted(candidates, ids)  # (c,) where each probe sits among the candidates, if it is one
+        own = (pos < len(candidates)) & (candidates[np.minimum(pos, len(candidates) - 1)] == ids)
+        cos[np.flatnonzero(own), pos[own]] = -np.inf  # never its own neighbour
+        top = np.argpartition(-cos, k - 1, axis=1)[:, :k]  # (c, k): the k largest, in any order
+        kth = np.take_along_axis(cos, top, 1).min(1)  # (c,)
+        for r in range(len(ids)):
+            sel = np.flatnonzero(cos[r] >= kth[r])  # (>= k,) everything tied with the k-th too
+            order = np.lexsort((candidates[sel], -cos[r, sel]))  # by cosine, descending, then id
+            out[a + r] = candidates[sel[order[:k]]]
+    return out
+
+
+def analyze_tables(init: np.ndarray, final: np.ndarray, train_freq: np.ndarray, num_buckets: int = 5,
+                   method: str = "mass", probes_per_group: int = 200, top_k: int = 10) -> TableAnalysis:
+    """Geometry per group of the (V, D) tables at init and at the end, and the probes' neighbours in both."""
+    init, final = np.asarray(init), np.asarray(final)
+    if init.shape != final.shape:
+        raise UserError(f"the initial table {init.shape} and the final one {final.shape} differ in shape: they are "
+                        f"not one run's; rebuild the init from the config of the checkpoint analysed")
+    if probes_per_group < 1 or top_k < 1:
+        raise UserError(f"probes per group ({probes_per_group}) and top k ({top_k}) must be positive")
+    groups = frequency_groups(train_freq, init.shape[0], num_buckets, method)
+    candidates = np.concatenate([g.ids for g in groups if g.name != UNSEEN])
+    candidates.sort()
+    probes = probe_ids(groups, probes_per_group)
+    ids = np.array([p[0] for p in probes], dtype=np.int64)
+    before = nearest_neighbours(init, ids, candidates, top_k)
+    after = nearest_neighbours(final, ids, candidates, top_k)
+    return TableAnalysis(table_geometry(init, groups), table_geometry(final, groups),
+                         [Probe(i, g, c, b.tolist(), f.tolist()) for (i, g, c), b, f in zip(probes, before, after)],
+                         int(len(candidates)))
+
+
+# ---- two records ----------------------------------------------------------------------------------
+def _overlap(a: list[int], b: list[int], k: int) -> float:
+    return len(set(a) & set(b)) / k
+
+
+def compare_records(a: EmbeddingRecord, b: EmbeddingRecord) -> EmbeddingPair:
+    """Neighbour agreement of two records made on the same probes with the same k (see the module docstring)."""
+    if a.top_k != b.top_k:
+        raise UserError(f"{a.run} lists {a.top_k} neighbours per probe and {b.run} {b.top_k}: make both records with "
+                        f"the same --top-k")
+    if [p.id for p in a.probes] != [p.id for p in b.probes]:
+        raise UserError(f"{a.run} and {b.run} hold different probe ids: they were made on other data or with other "
+                        f"--buckets / --method / --probes; remake them on the same prepared data with the same options")
+    k = a.top_k
+    names = list(dict.fromkeys(p.group for p in a.probes))
+    groups = []
+    for name in ["all"] + names:
+        pairs = [(p, q) for p, q in zip(a.probes, b.probes) if name == "all" or p.group == name]
+        init = [_overlap(p.init, q.init, k) for p, q in pairs]
+        final = [_overlap(p.final, q.final, k) for p, q in pairs]
+        groups.append(Agreement(name, len(pairs), float(np.mean(init)) if pairs else None,
+                                float(np.mean(final)) if pairs else None))
+    chance = k / max(a.num_candidates - 1, 1)
+    return EmbeddingPair(a.run, b.run, a.variant, b.variant, a.seed, b.seed, k, chance, groups)
