@@ -65,12 +65,13 @@ from transformers import initialization as hf_init
 
 from ..errors import UserError
 from ..model.generator import LeviathanGenerator
-from .modeling import InputEmbeddingError
+from .modeling import InputEmbeddingError, init_generator
 
 CONFIG_KEY = "leviathan_generator"
 # the generator's settings a caller may choose (LeviathanGenerator's keyword arguments, paper defaults there);
 # vocab_size and hidden_size come from the adopted embedding
-SETTINGS = ("k", "seed_dim", "modes", "knots", "rank", "degree", "ln_eps", "base")
+SETTINGS = ("k", "seed_dim", "modes", "knots", "rank", "degree", "ln_eps", "base", "init", "center", "norm", "form",
+            "table_std", "norm_eps")
 # taken from the adopted embedding, not chosen: its size, and the constant a scaled table multiplies its rows by
 FIXED = ("vocab_size", "hidden_size", "output_scale")
 
@@ -123,7 +124,7 @@ class _AdoptedMixin:
         # know the generator; its reference init runs here, and under the guard skips tensors loaded from a file
         generator = self.get_input_embeddings()
         if isinstance(generator, LeviathanGenerator):
-            generator.reset_parameters()
+            init_generator(generator)
 
     def set_input_embeddings(self, value: nn.Module) -> None:
         if not isinstance(value, LeviathanGenerator):
@@ -276,7 +277,8 @@ def adopt(model_or_config: PreTrainedModel | PretrainedConfig, **generator_setti
     model_or_config: a causal LM instance (changed in place and returned: its class becomes
     ``Leviathan<Class>``) or its config (a fresh model is built; the config is copied, not changed).
     generator_settings: ``k, seed_dim, modes, knots, rank, degree, ln_eps, base`` (LeviathanGenerator's arguments;
-    paper defaults: 3, 128, 8, 32, 64, 2, 1e-5, smallest b with b^k >= V).
+    paper defaults: 3, 128, 8, 32, 64, 2, 1e-5, smallest b with b^k >= V) and the options ``init, center, norm, form,
+    table_std, norm_eps`` (defaults "reference", False, False, "paper", 0.02, 1e-6; see ``model/generator.py``).
     """
     settings = _settings(generator_settings)
     if isinstance(model_or_config, PretrainedConfig):
@@ -308,7 +310,7 @@ def _resolved(settings: dict[str, Any], embedding: nn.Embedding, scale: float, b
     generator = _build_generator({"vocab_size": embedding.num_embeddings, "hidden_size": embedding.embedding_dim,
                                   **settings}).to("meta")
     out = {"vocab_size": generator.vocab_size, "hidden_size": generator.hidden_size}
-    out.update({k: getattr(generator, k) for k in SETTINGS})
+    out.update({k: v for k, v in generator.settings().items() if k in SETTINGS})
     if scale != 1.0:  # a table scaled by 1 is a plain table
         out["output_scale"] = scale
     out["architecture"] = base.__name__  # the class bake_adopted writes and load_adopted subclasses

@@ -59,6 +59,10 @@ class LeviathanConfig(PretrainedConfig):
     generator_degree: int = 2
     generator_ln_eps: float = 1e-5
     generator_base: int | None = None
+    embedding_norm: bool = False
+    generator_init: str = "reference"
+    generator_center: bool = False
+    generator_form: str = "paper"
 
     # ---- Hugging Face fields ------------------------------------------------------------------
     use_cache: bool = True

@@ -58,8 +58,12 @@ def _check_full_softmax(model: CausalLM) -> None:
 def _native_config(model: CausalLM) -> ModelConfig:
     """The config describing ``model`` as it is now (a baked non-dense model is dense_untied)."""
     cfg = model.config.resolved()
-    if cfg.embedding not in ("dense_tied", "dense_untied") and isinstance(model.model.embed_tokens, TableEmbedding):
-        cfg = dataclasses.replace(cfg, embedding="dense_untied", generator_base=None)
+    emb = model.model.embed_tokens
+    if cfg.embedding not in ("dense_tied", "dense_untied") and isinstance(emb, TableEmbedding):
+        cfg = dataclasses.replace(cfg, embedding="dense_untied", generator_base=None, generator_init="reference",
+                                  generator_center=False, generator_form="paper")
+    if isinstance(emb, TableEmbedding) and emb.out_norm is None:  # baked: the norm is inside the table now
+        cfg = dataclasses.replace(cfg, embedding_norm=False)
     return cfg
 
 

@@ -44,6 +44,7 @@ from transformers.modeling_outputs import CausalLMOutputWithPast
 from ..errors import UserError
 from ..model.embedding import CompositionalEmbedding, FactorizedEmbedding
 from ..model.generator import LeviathanGenerator
+from ..model.output_norm import OutputNorm
 from ..model.llama import LlamaModel, LlamaRMSNorm, LlamaRotaryEmbedding
 from .configuration import LeviathanConfig
 
@@ -81,9 +82,25 @@ class LeviathanPreTrainedModel(PreTrainedModel):
         elif isinstance(module, CompositionalEmbedding):
             hf_init.normal_(module.codebooks, std=std)
         elif isinstance(module, LeviathanGenerator):
-            # the generator's reference init (docs/DESIGN.md §2). transformers calls _init_weights inside guard_torch_init_functions,
-            # which makes the torch.nn.init calls in reset_parameters skip loaded (_is_hf_initialized) tensors
+            init_generator(module)
+        elif isinstance(module, OutputNorm):
             module.reset_parameters()
+
+
+@torch.no_grad()
+def init_generator(module: LeviathanGenerator) -> None:
+    """The generator's init (docs/DESIGN.md §2) inside transformers' loader, skipping every tensor it loaded.
+
+    transformers calls ``_init_weights`` inside ``guard_torch_init_functions``, which makes the torch.nn.init calls
+    in ``reset_parameters`` skip loaded (``_is_hf_initialized``) tensors. The options' calibration (``table_rms``,
+    ``center``) is written through ``hf_init.copy_``, which skips them too: a loaded W^out must not be rescaled,
+    a loaded center not recomputed.
+    """
+    module.reset_parameters(calibrate=False)
+    out, center = module.calibration()
+    hf_init.copy_(module.out, out)
+    if center is not None:
+        hf_init.copy_(module.center, center)
 
 
 class LeviathanForCausalLM(LeviathanPreTrainedModel, GenerationMixin):

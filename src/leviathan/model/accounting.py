@@ -61,13 +61,20 @@ class ParamCounts:
 
 
 def generator_params(cfg: ModelConfig) -> int:
-    """k b d_s + M (d_s^2 + 2 d_s) + M d_s kappa r + M r D (docs/DESIGN.md §2, parameter count)."""
+    """k b d_s + M (d_s^2 + 2 d_s) + M d_s kappa r + M r D (docs/DESIGN.md §2, parameter count), plus the KHRONOS
+    form's knot scales (M d_s) and output bias (D). The ``center`` option is a buffer, not a parameter."""
     k, b, d, M = cfg.generator_k, cfg.base, cfg.generator_seed_dim, cfg.generator_modes
+    khronos = M * d + cfg.hidden_size if cfg.generator_form == "khronos" else 0
     return k * b * d + M * (d * d + 2 * d) + M * d * cfg.generator_knots * cfg.generator_rank \
-        + M * cfg.generator_rank * cfg.hidden_size
+        + M * cfg.generator_rank * cfg.hidden_size + khronos
 
 
 def input_params(cfg: ModelConfig) -> int:
+    """The input side's parameters; ``embedding_norm`` adds its gain (D)."""
+    return _input_params(cfg) + (cfg.hidden_size if cfg.embedding_norm else 0)
+
+
+def _input_params(cfg: ModelConfig) -> int:
     V, D = cfg.vocab_size, cfg.hidden_size
     if cfg.embedding in ("dense_tied", "dense_untied"):
         return V * D

@@ -13,6 +13,11 @@ Embedding variants (docs/DESIGN.md §4):
 - ``compositional``: the generator's steps 1-2 (base-b digits, codebook sum) plus a d_s x D linear
   map, no splines; untied head.
 
+Options of the input side (issue 29, docs/DESIGN.md §2; defaults are the paper's generator and plain tables):
+``embedding_norm`` (RMS-normalised output with a gain starting at ``initializer_range``; tables and generator,
+not a tied table), ``generator_init`` (``reference`` | ``table_rms``), ``generator_center``, ``generator_form``
+(``paper`` | ``khronos``); see ``model/generator.py``.
+
 Footgun: ``generator_base`` is resolved once from ``vocab_size`` (smallest b with b^k >= V) and then
 stored. Growing the vocabulary later must keep the base, otherwise every token's digits change
 and the trained generator computes different embeddings. ``resolved()`` fixes it explicitly.
@@ -27,6 +32,8 @@ from ..config import ConfigError, require
 
 EmbeddingKind = Literal["dense_tied", "dense_untied", "leviathan", "factorized", "compositional"]
 EMBEDDING_KINDS: tuple[str, ...] = ("dense_tied", "dense_untied", "leviathan", "factorized", "compositional")
+GENERATOR_INITS: tuple[str, ...] = ("reference", "table_rms")
+GENERATOR_FORMS: tuple[str, ...] = ("paper", "khronos")
 
 
 def min_base(vocab_size: int, k: int) -> int:
@@ -90,6 +97,10 @@ class ModelConfig:
     generator_degree: int = 2
     generator_ln_eps: float = 1e-5
     generator_base: Optional[int] = None
+    embedding_norm: bool = False
+    generator_init: str = "reference"
+    generator_center: bool = False
+    generator_form: str = "paper"
 
     # Keys that configs written by older versions hold and this one no longer reads: ``from_dict`` drops
     # them with a warning, so old run folders and checkpoints still load. (Not annotated: not a field.)
@@ -127,6 +138,7 @@ class ModelConfig:
             value = getattr(self, name)
             require(isinstance(value, (int, float)) and not isinstance(value, bool) and value > 0,
                     f"model.{name} must be a positive number, got {value!r}")
+        self._check_options()
         if self.generator_base is not None:
             require(self.generator_base >= 2, f"model.generator_base must be at least 2, got {self.generator_base}")
             if self.uses_digits:
@@ -134,6 +146,24 @@ class ModelConfig:
                         f"model.generator_base={self.generator_base} with generator_k={self.generator_k} addresses "
                         f"{self.generator_base ** self.generator_k} ids, fewer than vocab_size={self.vocab_size}; "
                         f"raise generator_base or set it to null")
+
+    def _check_options(self) -> None:
+        """The input-side options: their values, and that they apply to this embedding variant."""
+        for name in ("embedding_norm", "generator_center"):
+            require(isinstance(getattr(self, name), bool), f"model.{name} must be true or false, got "
+                                                            f"{getattr(self, name)!r}")
+        require(self.generator_init in GENERATOR_INITS,
+                f"model.generator_init must be one of {', '.join(GENERATOR_INITS)}, got {self.generator_init!r}")
+        require(self.generator_form in GENERATOR_FORMS,
+                f"model.generator_form must be one of {', '.join(GENERATOR_FORMS)}, got {self.generator_form!r}")
+        changed = [f"{n}={getattr(self, n)!r}" for n, default in (("generator_init", "reference"),
+                   ("generator_center", False), ("generator_form", "paper")) if getattr(self, n) != default]
+        require(not changed or self.embedding == "leviathan",
+                f"model.{', model.'.join(changed)}: generator options, for embedding=leviathan only (got "
+                f"{self.embedding!r}); remove them or set model.embedding=leviathan")
+        require(not self.embedding_norm or self.embedding in ("dense_untied", "leviathan"),
+                f"model.embedding_norm applies to dense_untied and leviathan, not {self.embedding!r} (a tied table "
+                "would feed the head an unnormalised matrix); set model.embedding=dense_untied or drop the option")
 
     # ---- derived values (never stored twice) ------------------------------------------------
     @property

@@ -19,14 +19,30 @@ from torch import nn
 from .config import ModelConfig
 from .digits import check_ids, codebook_sum
 from .generator import LeviathanGenerator
+from .output_norm import OutputNorm
 
 
 class TableEmbedding(nn.Embedding):
-    """The usual V x D lookup table (dense_tied, dense_untied)."""
+    """The usual V x D lookup table (dense_tied, dense_untied), optionally RMS-normalised (``out_norm``).
+
+    ``out_norm`` (``ModelConfig.embedding_norm``, issue 29): the same ``OutputNorm`` the generator can take, so a
+    comparison of a normalised generator has a normalised table beside it. None for a plain table (then the
+    module is exactly ``nn.Embedding``; its state dict holds ``weight`` only).
+    """
+
+    def __init__(self, num_embeddings: int, embedding_dim: int, norm: bool = False, init_gain: float = 0.02,
+                 norm_eps: float = 1e-6):
+        super().__init__(num_embeddings, embedding_dim)
+        self.out_norm = OutputNorm(embedding_dim, init_gain, norm_eps) if norm else None
+
+    def forward(self, input_ids: torch.Tensor) -> torch.Tensor:
+        e = super().forward(input_ids)  # (..., D)
+        return e if self.out_norm is None else self.out_norm(e)
 
     @torch.no_grad()
     def bake(self) -> torch.Tensor:
-        return self.weight.detach().clone()
+        table = self.weight.detach().clone()
+        return table if self.out_norm is None else self.out_norm(table)
 
 
 class FactorizedEmbedding(nn.Module):
@@ -78,7 +94,8 @@ def build_input_embedding(cfg: ModelConfig) -> nn.Module:
     """The input side named by ``cfg.embedding``, freshly initialised."""
     V, D = cfg.vocab_size, cfg.hidden_size
     if cfg.embedding in ("dense_tied", "dense_untied"):
-        module = TableEmbedding(V, D)
+        module = TableEmbedding(V, D, norm=cfg.embedding_norm, init_gain=cfg.initializer_range,
+                                norm_eps=cfg.rms_norm_eps)
     elif cfg.embedding == "factorized":
         module = FactorizedEmbedding(V, D, cfg.embedding_rank)
     elif cfg.embedding == "compositional":
@@ -86,7 +103,9 @@ def build_input_embedding(cfg: ModelConfig) -> nn.Module:
     elif cfg.embedding == "leviathan":
         return LeviathanGenerator(V, D, k=cfg.generator_k, seed_dim=cfg.generator_seed_dim,
                                   modes=cfg.generator_modes, knots=cfg.generator_knots, rank=cfg.generator_rank,
-                                  degree=cfg.generator_degree, ln_eps=cfg.generator_ln_eps, base=cfg.base)
+                                  degree=cfg.generator_degree, ln_eps=cfg.generator_ln_eps, base=cfg.base,
+                                  init=cfg.generator_init, center=cfg.generator_center, norm=cfg.embedding_norm,
+                                  form=cfg.generator_form, table_std=cfg.initializer_range, norm_eps=cfg.rms_norm_eps)
     else:  # ModelConfig validation makes this unreachable
         raise ValueError(f"unknown embedding {cfg.embedding!r}")
     init_dense(module, cfg.initializer_range)
@@ -95,6 +114,7 @@ def build_input_embedding(cfg: ModelConfig) -> nn.Module:
 
 @torch.no_grad()
 def init_dense(module: nn.Module, std: float) -> None:
-    """Hugging Face Llama's init for dense weights: N(0, std^2)."""
-    for p in module.parameters():
-        nn.init.normal_(p, std=std)
+    """Hugging Face Llama's init for dense weights: N(0, std^2); an output norm's gain keeps its own init."""
+    for name, p in module.named_parameters():
+        if not name.startswith("out_norm."):
+            nn.init.normal_(p, std=std)

@@ -18,9 +18,27 @@ Parameters (names match the reference test vectors, ``tests/unit/test_generator.
 (k, b, d_s), ``proj`` (M, d_s, d_s) applied as ``z @ proj[m].T``, ``ln_weight``/``ln_bias`` (M, d_s),
 ``spline_coeff`` (M, d_s, kappa, r), ``out`` (M, r, D).
 
+Options (issue 29: the versions of the generator a reviewer names first; the reference stays the default):
+
+- ``init="table_rms"``: after the reference init, W^out is scaled so that the RMS of e(i) over a fixed probe of
+  ids (``probe_ids``) equals ``table_std`` (a 0.02-initialised table row's). Measured, not assumed: the
+  reference start is ~0.24 per id (docs/DESIGN.md §2), because every phi starts near 1 and step 6 sums M r terms.
+- ``center=True``: a fixed buffer ``center`` (D,), the mean of e(i) over the probe at init, is subtracted from
+  every output, removing the component every id shares at the start (~61% of the energy). Still a fixed
+  function of the id, so baking is unchanged. With ``table_rms`` too: centred first, then scaled.
+- ``norm=True``: ``output_norm.OutputNorm`` on the output (gain initialised at ``table_std``), after the above.
+- ``form="khronos"``: the authors' earlier KHRONOS form as issue 29 names it: a learnable knot scale per (mode,
+  coordinate) (``knot_log_scale`` (M, d_s), 0 at init: the knot grid of step 4 dilated about 1/2 by
+  exp(knot_log_scale), i.e. the spline reads 1/2 + (u - 1/2) exp(-knot_log_scale), clamped into [0, 1]); an
+  unnormalised basis (no renormalisation where the knots outside [0, 1] are missing, so the basis sums to less
+  than 1 within 1.5 spacings of either end); and a bias (D,) on W^out, 0 at init. The fused kernel runs it
+  exactly: the grid gains one knot with a zero coefficient at each end (``_khronos_spline_input``), where the
+  normalised basis of the longer grid equals the unnormalised basis of the paper's.
+
 Footguns: ids outside [0, b^k) raise (they would alias another token's digits); the spline operator is
 once-differentiable (no double backward); the first CPU call on a machine builds the fused kernel
-(seconds; ``LEVIATHAN_SPLINE_KERNEL=eager`` forces the eager path).
+(seconds; ``LEVIATHAN_SPLINE_KERNEL=eager`` forces the eager path); ``reset_parameters`` with ``table_rms`` or
+``center`` runs the generator on the probe (16,384 ids at most), so building one costs a forward of that many.
 """
 
 from __future__ import annotations
@@ -33,7 +51,19 @@ from torch import nn
 from torch.autograd.function import once_differentiable
 
 from .digits import check_ids, codebook_sum
+from .output_norm import OutputNorm
 from .spline_op import spline_product
+
+GENERATOR_INITS = ("reference", "table_rms")
+GENERATOR_FORMS = ("paper", "khronos")
+PROBE_IDS = 16_384  # ids the init-time calibration (table_rms, center) measures the output on
+
+
+def probe_ids(num_ids: int, device=None) -> torch.Tensor:
+    """The ids the calibration measures: all of [0, num_ids) up to PROBE_IDS, else PROBE_IDS evenly spaced ones."""
+    if num_ids <= PROBE_IDS:
+        return torch.arange(num_ids, device=device)
+    return torch.linspace(0, num_ids - 1, PROBE_IDS, device=device, dtype=torch.float64).round().long().unique()
 
 
 class LeviathanGenerator(nn.Module):
@@ -45,11 +75,24 @@ class LeviathanGenerator(nn.Module):
         k, seed_dim, modes, knots, rank, degree: k, d_s, M, kappa, r, spline degree.
         ln_eps: LayerNorm epsilon.
         base: digit base b; None means the smallest b with b^k >= V.
+        init, center, norm, form: the options of the module docstring ("reference", False, False, "paper": the
+            paper's generator).
+        table_std: the table row std that ``table_rms`` and ``norm`` start at (``initializer_range``).
+        norm_eps: epsilon of the output norm.
     """
 
     def __init__(self, vocab_size: int, hidden_size: int, k: int = 3, seed_dim: int = 128, modes: int = 8,
-                 knots: int = 32, rank: int = 64, degree: int = 2, ln_eps: float = 1e-5, base: int | None = None):
+                 knots: int = 32, rank: int = 64, degree: int = 2, ln_eps: float = 1e-5, base: int | None = None,
+                 init: str = "reference", center: bool = False, norm: bool = False, form: str = "paper",
+                 table_std: float = 0.02, norm_eps: float = 1e-6):
         super().__init__()
+        if init not in GENERATOR_INITS:
+            raise ValueError(f"init must be one of {GENERATOR_INITS}, got {init!r}")
+        if form not in GENERATOR_FORMS:
+            raise ValueError(f"form must be one of {GENERATOR_FORMS}, got {form!r}")
+        if not (isinstance(table_std, (int, float)) and math.isfinite(table_std) and table_std > 0):
+            raise ValueError(f"table_std must be a positive number, got {table_std!r}")
+        self.init, self.form, self.table_std, self.norm_eps = init, form, float(table_std), float(norm_eps)
         from .config import min_base
 
         self.vocab_size = vocab_size
@@ -65,17 +108,60 @@ class LeviathanGenerator(nn.Module):
         self.ln_bias = nn.Parameter(torch.empty(modes, seed_dim))
         self.spline_coeff = nn.Parameter(torch.empty(modes, seed_dim, knots, rank))
         self.out = nn.Parameter(torch.empty(modes, rank, hidden_size))
+        khronos = form == "khronos"
+        self.knot_log_scale = nn.Parameter(torch.empty(modes, seed_dim)) if khronos else None
+        self.out_bias = nn.Parameter(torch.empty(hidden_size)) if khronos else None
+        # persistent: a fixed function of the init, saved with the weights (None when not centred)
+        self.register_buffer("center", torch.zeros(hidden_size) if center else None)
+        self.out_norm = OutputNorm(hidden_size, table_std, norm_eps) if norm else None
         self.reset_parameters()
 
     @torch.no_grad()
-    def reset_parameters(self) -> None:
-        """Reference initialisation (docs/DESIGN.md §2)."""
+    def reset_parameters(self, calibrate: bool = True) -> None:
+        """Reference initialisation (docs/DESIGN.md §2), then the options' calibration (``calibration``; skipped
+        with ``calibrate=False``, for a loader that writes its result itself)."""
         nn.init.normal_(self.codebooks, std=0.02)
         nn.init.normal_(self.proj, std=0.02)
         nn.init.ones_(self.ln_weight)
         nn.init.zeros_(self.ln_bias)
         nn.init.normal_(self.spline_coeff, mean=1.0, std=0.1)  # every phi starts near 1
         nn.init.normal_(self.out, std=0.02 / math.sqrt(self.modes))
+        if self.knot_log_scale is not None:
+            nn.init.zeros_(self.knot_log_scale)  # knot scale 1: the paper's grid
+            nn.init.zeros_(self.out_bias)
+        if self.out_norm is not None:
+            self.out_norm.reset_parameters()
+        if not calibrate:
+            return
+        out, center = self.calibration()
+        self.out.copy_(out)
+        if self.center is not None:
+            self.center.copy_(center)
+
+    @torch.no_grad()
+    def calibration(self) -> tuple[torch.Tensor, torch.Tensor | None]:
+        """(W^out, center) that the ``table_rms`` and ``center`` options start from, given the other parameters.
+
+        Measured on the probe ids (``probe_ids``) with the parameters as they are: center = mean of e(i) (before
+        any centring), and for ``table_rms`` the factor s = table_std / RMS(e(i) - center) by which W^out (and the
+        center with it) is scaled. Returns the current W^out and center when neither option is on. Pure: the
+        caller writes the result (Hugging Face's loader must be able to skip tensors it loaded).
+        """
+        out = self.out.detach().clone()
+        if self.init == "reference" and self.center is None:
+            return out, None
+        if self.out.device.type == "meta":  # nothing to measure yet (a loader fills the tensors)
+            return out, (torch.zeros_like(self.center) if self.center is not None else None)
+        ids = probe_ids(min(self.vocab_size, self.capacity), self.codebooks.device)
+        e = torch.cat([self._step6(self._steps_1_5(ids[a:a + 4096])) for a in range(0, ids.numel(), 4096)])
+        center = e.mean(0) if self.center is not None else None  # (D,)
+        if center is not None:
+            e = e - center
+        if self.init == "table_rms":
+            s = self.table_std / e.pow(2).mean().sqrt().clamp_min(torch.finfo(e.dtype).tiny)
+            out.mul_(s)
+            center = center * s if center is not None else None
+        return out, center
 
     def seed(self, ids: torch.Tensor) -> torch.Tensor:
         """Steps 1-2, z(i) = C_1[i_1] + ... + C_k[i_k]: ids (U,) -> z (U, d_s), one codebook row per base-b digit."""
@@ -88,13 +174,30 @@ class LeviathanGenerator(nn.Module):
         return _ModeActivation.apply(h.view(U, self.modes, self.seed_dim), self.ln_weight, self.ln_bias,
                                      self.ln_eps)  # (U, M, d_s)
 
-    def embed_unique(self, ids: torch.Tensor) -> torch.Tensor:
-        """Steps 1-6 for every given id (no deduplication): ids (U,) -> embeddings (U, D)."""
+    def spline_input(self, u: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
+        """What step 4 evaluates: (u (U, M, d_s), S (M, d_s, kappa', r)); the paper's form passes both through."""
+        if self.form == "paper":
+            return u, self.spline_coeff
+        return _khronos_spline_input(u, self.knot_log_scale, self.spline_coeff)
+
+    def _steps_1_5(self, ids: torch.Tensor) -> torch.Tensor:
+        """ids (U,) -> P (U, M, r), steps 1-5."""
         z = self.seed(ids)  # (U, d_s)                                           steps 1-2
         u = self.modes_u(z)  # (U, M, d_s)                                       step 3
-        P = spline_product(u, self.spline_coeff, self.degree)  # (U, M, r)       steps 4-5: P_m[c] = prod_d phi_{m,d,c}
-        # step 6, e(i) = sum_m P_m W^out_m: the M modes flattened into one (M r -> D) matmul
-        return P.reshape(P.shape[0], self.modes * self.rank) @ self.out.view(self.modes * self.rank, -1)  # (U, D)
+        u, S = self.spline_input(u)
+        return spline_product(u, S, self.degree)  # (U, M, r)                    steps 4-5: P_m[c] = prod_d phi_{m,d,c}
+
+    def _step6(self, P: torch.Tensor) -> torch.Tensor:
+        """Step 6, e(i) = sum_m P_m W^out_m (+ the KHRONOS bias): P (U, M, r) -> (U, D), one (M r -> D) matmul."""
+        e = P.reshape(P.shape[0], self.modes * self.rank) @ self.out.view(self.modes * self.rank, -1)  # (U, D)
+        return e if self.out_bias is None else e + self.out_bias
+
+    def embed_unique(self, ids: torch.Tensor) -> torch.Tensor:
+        """Steps 1-6 for every given id (no deduplication), then the options' centring and norm: ids (U,) -> (U, D)."""
+        e = self._step6(self._steps_1_5(ids))  # (U, D)
+        if self.center is not None:
+            e = e - self.center
+        return e if self.out_norm is None else self.out_norm(e)
 
     def forward(self, input_ids: torch.Tensor) -> torch.Tensor:
         """input_ids (...) -> (..., D). Computes each distinct id once; duplicates share it exactly."""
@@ -110,6 +213,14 @@ class LeviathanGenerator(nn.Module):
             raise ValueError(f"cannot bake {n} rows: the generator addresses only b^k = {self.capacity} ids")
         ids = torch.arange(n, device=self.codebooks.device)
         return torch.cat([self.embed_unique(ids[a:a + batch_size]) for a in range(0, n, batch_size)])
+
+    def settings(self) -> dict:
+        """The keyword arguments that rebuild this generator, vocab_size and hidden_size aside (what adoption
+        records in a model's config)."""
+        return dict(k=self.k, seed_dim=self.seed_dim, modes=self.modes, knots=self.knots, rank=self.rank,
+                    degree=self.degree, ln_eps=self.ln_eps, base=self.base, init=self.init,
+                    center=self.center is not None, norm=self.out_norm is not None, form=self.form,
+                    table_std=self.table_std, norm_eps=self.norm_eps)
 
     @property
     def capacity(self) -> int:
@@ -127,11 +238,33 @@ class LeviathanGenerator(nn.Module):
     def extra_repr(self) -> str:
         return (f"vocab_size={self.vocab_size}, hidden_size={self.hidden_size}, k={self.k}, base={self.base}, "
                 f"seed_dim={self.seed_dim}, modes={self.modes}, knots={self.knots}, rank={self.rank}, "
-                f"degree={self.degree}")
+                f"degree={self.degree}" + (f", init={self.init}" if self.init != "reference" else "")
+                + (", center=True" if self.center is not None else "") + (f", form={self.form}" if self.form != "paper"
+                                                                         else ""))
 
 
 
 # ---- helpers of forward ---------------------------------------------------------------------------
+def _khronos_spline_input(u: torch.Tensor, knot_log_scale: torch.Tensor,
+                          S: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
+    """The KHRONOS form's step 4 as the paper's operator sees it: u (U, M, d_s) -> (u', S') for a longer grid.
+
+    Knot scale: the grid of coordinate (m, d) dilated about 1/2 by lambda = exp(knot_log_scale[m, d]) reads
+    u~ = 1/2 + (u - 1/2) / lambda, clamped into [0, 1] (beyond, the spline is held at its end value).
+    Unnormalised basis: with kappa knots on [0, 1] (spacing h = 1/(kappa-1)), B_g(u~) = beta((u~ - t_g)/h) with no
+    renormalisation, so near the ends the missing knots -1 and kappa simply contribute nothing. That equals the
+    normalised basis of a grid with one more knot at each end whose coefficients are 0: kappa + 2 knots on
+    [0, 1], u' = (u~ (kappa - 1) + 1) / (kappa + 1) (u~ = 0 lands on the extra knot 0's neighbour, knot 1), and
+    within [1/(kappa+1), kappa/(kappa+1)] every basis function of degree <= 3 that is non-zero exists on the
+    longer grid, so the operator's renormalisation divides by exactly 1. The zero rows are constants (F.pad),
+    so they never train.
+    """
+    kappa = S.shape[2]
+    u = (0.5 + (u - 0.5) * torch.exp(-knot_log_scale)).clamp(0.0, 1.0)  # (U, M, d_s)
+    u = (u * (kappa - 1) + 1.0) / (kappa + 1)  # (U, M, d_s) on the (kappa + 2)-knot grid
+    return u, F.pad(S, (0, 0, 1, 1))  # S (M, d_s, kappa + 2, r), zero coefficients at both ends
+
+
 @torch.compiler.disable
 def _distinct_ids(input_ids: torch.Tensor, base: int, k: int) -> tuple[torch.Tensor, torch.Tensor]:
     """Range check, then input_ids (...) -> distinct ids (U,) and each position's index into them (N,).

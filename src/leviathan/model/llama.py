@@ -288,9 +288,9 @@ class CausalLM(nn.Module):
     def bake_(self) -> "CausalLM":
         """Replace the input side by its computed (V, D) table in place: zero inference overhead."""
         emb = self.model.embed_tokens
-        if isinstance(emb, TableEmbedding):
+        if isinstance(emb, TableEmbedding) and emb.out_norm is None:
             return self
-        table = emb.bake()
+        table = emb.bake()  # (V, D), with a normalised table's norm applied
         baked = TableEmbedding(table.shape[0], table.shape[1]).to(table.device, table.dtype)
         baked.weight.copy_(table)
         self.model.embed_tokens = baked
