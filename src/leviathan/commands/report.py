@@ -4,6 +4,7 @@
     leviathan report runs/cpu/results.jsonl --eval-set wikitext2 --bootstrap 2000
     leviathan report runs/ablate-bpe8k runs/ablate-bpe32k --ablation --out results/ablations
     leviathan report results/o200k --lr-sweep results/o200k/o200k-lr --out results/o200k   # + the lr pre-sweep
+    leviathan report results/o200k-fair --fair-shot results/o200k --out results/o200k-fair   # the plan's rules
     leviathan report runs/cpu/shard-1 runs/cpu/shard-2 --out runs/cpu/report   # the shards of one grid, merged
 """
 
@@ -25,6 +26,9 @@ def add_arguments(parser) -> None:
     parser.add_argument("--seed", type=int, default=0, help="bootstrap seed")
     parser.add_argument("--lr-sweep", default=None, metavar="DIR",
                         help="the learning-rate pre-sweep of this grid (a sweep dir): its table and each arm's pick")
+    parser.add_argument("--fair-shot", default=None, metavar="DIR",
+                        help="the committed round a fair-shot round re-examines (results dir): the reproduction "
+                             "check, screening, pick, control and primary comparison (results/o200k-fair/PLAN.md)")
 
 
 def run(args) -> int:
@@ -45,6 +49,7 @@ def run(args) -> int:
         raise UserError(f"{len(args.results)} sweep folders are merged into one report; say where with --out DIR")
     out = Path(args.out) if args.out else (src if src.is_dir() else src.parent) / "report"
     path = write_report(list(args.results), out, eval_set=args.eval_set, num_bootstrap=args.bootstrap, ci=args.ci,
-                        seed=args.seed, ladder=args.ladder, lr_sweep=args.lr_sweep)
+                        seed=args.seed, ladder=args.ladder, lr_sweep=args.lr_sweep,
+                        fair_shot=args.fair_shot)
     print(f"wrote {path} (+ figures and analysis.json in {out})")
     return 0

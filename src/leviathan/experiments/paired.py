@@ -346,6 +346,21 @@ def paired_comparisons(rows: Iterable[ResultRow], ci: float = 0.95, plateau: flo
     return out
 
 
+def paired_of(rows: Iterable[ResultRow], model: tuple[str, str], baseline: tuple[str, str], regime: str,
+              ci: float = 0.95, plateau: float | None = None) -> PairedComparison | None:
+    """One comparison between two arms named (size, variant), whatever their sizes, paired by seed (None: no seed
+    has both). For rounds whose arms differ in more than the variant (a generator option against a table option)."""
+    rows = list(rows)
+    by = {(str(r.size), r.variant, r.seed): r for r in rows}
+    seeds = sorted({r.seed for r in rows if (str(r.size), r.variant, r.seed) in by
+                    and (model[0], model[1], r.seed) in by and (baseline[0], baseline[1], r.seed) in by})
+    if not seeds:
+        return None
+    pairs = [(by[(model[0], model[1], s)], by[(baseline[0], baseline[1], s)]) for s in seeds]
+    donor = baseline[0] if baseline[0] != model[0] else None
+    return _comparison(regime, model[0], donor, model[1], baseline[1], seeds, pairs, ci, plateau, None)
+
+
 def _comparison(regime, size, donor, model, base, seeds, pairs, ci, plateau, eval_sets) -> PairedComparison:
     sets = eval_sets or sorted(set(pairs[0][0].eval) & set(pairs[0][1].eval))
     return PairedComparison(

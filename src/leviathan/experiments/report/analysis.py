@@ -16,6 +16,8 @@
   (every eval set) and over training (``experiments.paired``);
 - ``params``: parameters by group per model (seeds merged); ``per_set``: every run on every eval set;
 - ``lr_sweep``: each arm's learning-rate pick, when the report is given its pre-sweep (``lr_sweep``);
+- ``fair_shot``: a fair-shot round's reproduction check, screening, pick, control and primary comparison, when
+  the report is given the committed round it re-examines (``fair_shot``; results/o200k-fair/PLAN.md);
 - ``embeddings``: the input side at init and at the end, when the results folder holds the records of
   ``leviathan analyze embeddings`` (``embeddings/*.json``; ``report.embeddings``). Both keys are left out of
   analysis.json when absent, so a report without them is unchanged.
@@ -31,6 +33,7 @@ from ...errors import UserError
 from ..embeddings import EmbeddingRecord
 from ..efficiency import EfficiencyEntry, ThroughputEntry, efficiency_from_results, throughput_table
 from ..frequency import FrequencyEntry, frequency_from_results
+from ..fair_shot import FairShot
 from ..lr_sweep import LrChoice
 from ..paired import PairedComparison, paired_comparisons
 from ..records import Record, optional
@@ -110,6 +113,7 @@ class Analysis(Record):
     per_set: list[RunSets]
     lr_sweep: dict[str, LrChoice] | None = optional()
     embeddings: EmbeddingsSection | None = optional()  # None: no records of the input side
+    fair_shot: FairShot | None = optional()  # the fair-shot round's rules applied (``--fair-shot``)
 
     @property
     def ladder(self) -> LadderFit | None:

@@ -1,0 +1,79 @@
+"""The report's section on a fair-shot round (``leviathan report DIR --fair-shot COMMITTED``): its Markdown.
+
+The numbers come from ``experiments.fair_shot`` (the plan's rules over the rows); this module only lays them out:
+the reproduction check, the screening table (generator arms and untied-table arms at seed 0, each against its
+reference), what the rules chose and why, and the primary comparison with its interval when its seeds are in.
+The arms the plan screens are the seed-0 runs of the round's grid file (``load_grid``), so a missing row keeps a
+choice pending instead of letting the rows that happen to exist decide.
+"""
+
+from __future__ import annotations
+
+from ..fair_shot import GENERATOR, TABLE, ArmResult, FairShot, fair_shot
+from ..grid import load_grid
+from ..paired import PairedComparison
+from ..results import ResultRow
+
+
+def planned_arms(grid_name: str | None, reference: str) -> tuple[list[str] | None, list[str] | None]:
+    """(generator arms, untied-table arms) the round's grid runs at seed 0 besides the reference; None without a grid."""
+    if not grid_name:
+        return None, None
+    grid = load_grid(grid_name)
+    arms = {v: sorted({r.size for r in grid.runs if r.variant == v and r.seed == 0 and r.size != reference})
+            for v in (GENERATOR, TABLE)}
+    return arms[GENERATOR], arms[TABLE]
+
+
+def _f(v, spec="+.4f"):
+    return "-" if v is None else format(v, spec)
+
+
+def _arm_table(results: list[ArmResult], what: str, reference: str) -> list[str]:
+    lines = [f"| {what} | run | final val loss | - reference | beats it by > margin |", "|---|---|---|---|---|"]
+    for r in results:
+        beats = "reference" if r.arm == reference else ("yes" if r.beats_margin else "no")
+        lines.append(f"| {r.arm} | {r.run} | {_f(r.loss, '.4f')} | {_f(r.diff)} | {beats} |")
+    return lines
+
+
+def _paired_line(c: PairedComparison) -> str:
+    e = c.eval.get("val")
+    if e is None:
+        return f"- {c.size} {c.model} - {c.baseline_size or c.size} {c.baseline}: no val pairs"
+    st = e.loss
+    ci = "-" if st.ci is None else f"[{st.ci[0]:+.4f}, {st.ci[1]:+.4f}]"
+    per_seed = ", ".join(f"{d:+.4f}" for d in st.diffs)
+    return (f"- **{c.size} {c.model} - {c.baseline_size or c.size} {c.baseline}**: seeds {c.seeds}, d_s = {per_seed}; "
+            f"mean {_f(st.mean)} {ci}: **{st.verdict}**")
+
+
+def render_fair_shot(fs: FairShot, source: str) -> list[str]:
+    md = ["## The fair-shot round: the plan's rules applied", "", f"Reference rows compared with `{source}`.", ""]
+    rep = fs.reproduction
+    if rep is None:
+        md += ["**Reproduction check:** pending (no rerun of the untied table's seed 0 yet).", ""]
+    else:
+        md += [f"**Reproduction check** ({rep.run}, committed at {str(rep.committed_commit)[:7]}, rerun at "
+               f"{str(rep.rerun_commit)[:7]}): {rep.equal_points} of {rep.points} curve points equal bit for bit; "
+               f"final loss {_f(rep.committed_final, '.10f')} committed, {_f(rep.rerun_final, '.10f')} rerun; largest "
+               f"difference {_f(rep.max_abs_diff, '.3e')}. **{'Reproduced' if rep.bitwise else 'Not reproduced'}**: "
+               f"the reference arms are the {fs.reference_rows} rows.", ""]
+    md += ["### Screening (seed 0)", "", *_arm_table(fs.screening, "generator arm", fs.reference), "",
+           *_arm_table(fs.tables, "untied-table arm", fs.reference), "",
+           f"- **Pick:** {fs.pick or 'pending'} ({fs.pick_reason}).",
+           f"- **Combination:** {' + '.join(fs.combination) if fs.combination else 'none'} ({fs.combination_reason}).",
+           f"- **Control:** {fs.control or 'pending'} ({fs.control_reason}).", ""]
+    if fs.primary is not None:
+        md += ["### Primary: the pick against the control", "", _paired_line(fs.primary), ""]
+        md += [_paired_line(c) for c in fs.secondary] + [""]
+    return md
+
+
+def fair_shot_section(rows: list[ResultRow], committed: list[ResultRow], source: str, grid_name: str | None,
+                      reference: str = "d64L6", ci: float = 0.95,
+                      plateau: float | None = None) -> tuple[list[str], FairShot]:
+    """(Markdown lines, the FairShot record: analysis.json's ``fair_shot``)."""
+    gens, tables = planned_arms(grid_name, reference)
+    fs = fair_shot(rows, committed, reference, gens, tables, ci=ci, plateau=plateau)
+    return render_fair_shot(fs, source), fs
