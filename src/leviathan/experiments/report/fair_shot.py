@@ -62,7 +62,8 @@ def render_fair_shot(fs: FairShot, source: str) -> list[str]:
     md += ["### Screening (seed 0)", "", *_arm_table(fs.screening, "generator arm", fs.reference), "",
            *_arm_table(fs.tables, "untied-table arm", fs.reference), "",
            f"- **Pick:** {fs.pick or 'pending'} ({fs.pick_reason}).",
-           f"- **Combination:** {' + '.join(fs.combination) if fs.combination else 'none'} ({fs.combination_reason}).",
+           f"- **Combination:** " + (f"{' + '.join(fs.combination) if fs.combination else 'none'} "
+                                      f"({fs.combination_reason})." if fs.pick is not None else "pending (the screening)."),
            f"- **Control:** {fs.control or 'pending'} ({fs.control_reason}).", ""]
     if fs.primary is not None:
         md += ["### Primary: the pick against the control", "", _paired_line(fs.primary), ""]
