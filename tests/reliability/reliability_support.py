@@ -109,3 +109,17 @@ def metric_lines(run: Path) -> tuple[list[dict], list[str]]:
             except ValueError:
                 torn.append(line)
     return rows, torn
+
+
+def cli(argv: list, cwd: Path | None = None, timeout: float = 300) -> subprocess.CompletedProcess:
+    """``python -m leviathan <argv>`` in a real process with one thread (stdout and stderr captured as text)."""
+    env = {**os.environ, "OMP_NUM_THREADS": "1", "PYTHONPATH": str(REPO / "src"), "TOKENIZERS_PARALLELISM": "false"}
+    return subprocess.run([sys.executable, "-m", "leviathan", *map(str, argv)], env=env, cwd=cwd, capture_output=True,
+                          text=True, timeout=timeout)
+
+
+def cli_error(argv: list, cwd: Path | None = None) -> str:
+    """The single ``error: ...`` line of a real ``leviathan`` process that must exit with status 2."""
+    proc = cli(argv, cwd)
+    assert proc.returncode == 2, proc.stderr
+    return one_error(proc.stderr)

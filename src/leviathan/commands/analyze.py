@@ -20,7 +20,7 @@ from __future__ import annotations
 
 import math
 
-from .values import non_negative_int, open_fraction, positive_int
+from .values import non_negative_int, open_fraction, positive_int, seed
 
 
 def add_arguments(parser) -> None:
@@ -38,7 +38,7 @@ def add_arguments(parser) -> None:
     p.add_argument("--count", default="total", choices=["total", "body", "non_input"], help="parameters counted as N")
     p.add_argument("--bootstrap", type=non_negative_int, default=1000)
     p.add_argument("--ci", type=open_fraction, default=0.95)
-    p.add_argument("--seed", type=int, default=0)
+    p.add_argument("--seed", type=seed, default=0)
 
     p = sub.add_parser("fit", help="power-law fit of given sizes and losses")
     p.add_argument("--sizes", required=True, help="comma-separated parameter counts")
@@ -46,7 +46,7 @@ def add_arguments(parser) -> None:
     p.add_argument("--invert", default=None, help="LOSS:PARAMS pairs (comma-separated) to place on the fit")
     p.add_argument("--bootstrap", type=non_negative_int, default=1000)
     p.add_argument("--ci", type=open_fraction, default=0.95)
-    p.add_argument("--seed", type=int, default=0)
+    p.add_argument("--seed", type=seed, default=0)
     p.add_argument("--json", action="store_true")
 
     p = sub.add_parser("compare", help="perplexity of each variant vs the baseline of its comparison")

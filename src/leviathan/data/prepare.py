@@ -73,6 +73,7 @@ import numpy as np
 
 from ..errors import UserError
 from ..locking import folder_lock
+from ..seeds import check_seed
 from .fingerprint import DataFingerprint
 from .sources import Source, SourceStats, open_source
 from .tokenizer import BUILTIN_ENCODINGS, Tokenizer, load_tokenizer, split_for_threads, train_bpe
@@ -410,6 +411,7 @@ def prepare(
     out = Path(out_dir).expanduser()
     if not 0.0 <= float(val_fraction) < 1.0:
         raise UserError(f"val_fraction must be in [0, 1), got {val_fraction}; e.g. 0.01")
+    check_seed(seed, "seed")
     if int(num_workers) < 1:
         raise UserError(f"num_workers must be at least 1, got {num_workers}")
     src = open_source(source, text_field=text_field, strict=strict, max_documents=max_documents)
