@@ -30,7 +30,7 @@ import yaml
 
 from .errors import UserError
 from .io import atomic_write_text
-from .strict_yaml import DuplicateKeyError, StrictLoader, load_strict
+from .strict_yaml import DuplicateKeyError, load_strict, parse as parse_yaml
 
 T = TypeVar("T")
 
@@ -234,7 +234,7 @@ def parse_override(text: str) -> tuple[list[str], Any]:
     if not key:
         raise ConfigError(f"override {text!r} has an empty key; write key=value")
     try:
-        value = yaml.load(raw, Loader=StrictLoader) if raw.strip() else ""  # noqa: S506 - a SafeLoader
+        value = parse_yaml(raw) if raw.strip() else ""
     except DuplicateKeyError as e:
         raise ConfigError(f"override {text!r}: key {e.key!r} is given twice in its value; keep one") from None
     except yaml.YAMLError:

@@ -18,7 +18,7 @@ from typing import Any
 
 import yaml
 
-__all__ = ["StrictLoader", "DuplicateKeyError", "load_strict"]
+__all__ = ["StrictLoader", "DuplicateKeyError", "parse", "load_strict"]
 
 
 class DuplicateKeyError(yaml.constructor.ConstructorError):
@@ -50,12 +50,17 @@ class StrictLoader(yaml.SafeLoader):
         return super().construct_mapping(node, deep)
 
 
+def parse(text: str) -> Any:
+    """The value of YAML ``text`` read by ``StrictLoader`` (raises ``DuplicateKeyError`` / ``yaml.YAMLError``)."""
+    return yaml.load(text, Loader=StrictLoader)  # noqa: S506 - StrictLoader is a SafeLoader
+
+
 def load_strict(text: str, source: str) -> Any:
     """The value of YAML ``text`` (``source`` names it in errors): a ``ConfigError`` for a repeated key or bad YAML."""
     from .config import ConfigError
 
     try:
-        return yaml.load(text, Loader=StrictLoader)  # noqa: S506 - StrictLoader is a SafeLoader
+        return parse(text)
     except DuplicateKeyError as e:
         raise ConfigError(f"{source} line {e.line}: key {e.key!r} is given twice (first on line {e.first}), and only "
                           f"one value can hold; delete one of them") from None

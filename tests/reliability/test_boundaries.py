@@ -23,10 +23,16 @@ pytestmark = [pytest.mark.reliability]
 RANGE = "must be an integer in [0, 4294967295]"
 
 
-@pytest.mark.parametrize("seed", ["-1", "4294967296", "99999999999999999999999"], ids=["negative", "33-bit", "huge"])
-def test_a_seed_out_of_range_in_a_run_config(data, tmp_path, seed):
-    line = cli_error(["train", *run_overrides(data), f"seed={seed}", "--run-dir", tmp_path / "run"])
+def test_a_negative_seed_in_a_real_process(data, tmp_path):
+    line = cli_error(["train", *run_overrides(data), "seed=-1", "--run-dir", tmp_path / "run"])
     assert f"seed: a seed {RANGE}" in line
+    assert not (tmp_path / "run").exists()
+
+
+@pytest.mark.parametrize("seed", ["4294967296", "99999999999999999999999"], ids=["33-bit", "huge"])
+def test_a_seed_out_of_range_in_a_run_config(capsys, data, tmp_path, seed):
+    assert main(["train", *run_overrides(data), f"seed={seed}", "--run-dir", str(tmp_path / "run")]) == 2
+    assert f"seed: a seed {RANGE}" in one_error(capsys.readouterr().err)
     assert not (tmp_path / "run").exists()
 
 

@@ -75,7 +75,8 @@ def unsafe_uses(source: str) -> list[str]:
                 found.append(f"{line}: {name}")
             if name in ("yaml.load", "yaml.load_all"):
                 loader = _dotted(_keyword(node, "Loader")) if _keyword(node, "Loader") is not None else ""
-                if not loader.split(".")[-1] in ("SafeLoader", "CSafeLoader"):
+                # StrictLoader: leviathan.strict_yaml's SafeLoader subclass (test_the_strict_loader_is_a_safe_loader)
+                if not loader.split(".")[-1] in ("SafeLoader", "CSafeLoader", "StrictLoader"):
                     found.append(f"{line}: {name} without SafeLoader")
             loader = _keyword(node, "Loader")
             if loader is not None and _dotted(loader).split(".")[-1] in UNSAFE_YAML_LOADERS:
@@ -193,3 +194,14 @@ def test_exported_directory_needs_no_remote_code(capsys, finished_run, tmp_path,
     with torch.no_grad():
         ours, theirs = model(x)[0], hf(x).logits
     assert (ours - theirs).abs().max().item() < 1e-4
+
+
+def test_the_strict_loader_is_a_safe_loader():
+    """The one ``yaml.load`` of src/ uses ``StrictLoader`` (duplicate keys refused): a SafeLoader, no Python tags."""
+    import yaml
+
+    from leviathan.strict_yaml import StrictLoader, parse
+
+    assert issubclass(StrictLoader, yaml.SafeLoader)
+    with pytest.raises(yaml.YAMLError):
+        parse("!!python/object/apply:os.system ['true']")

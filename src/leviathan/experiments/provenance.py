@@ -43,7 +43,7 @@ import yaml
 from ..config import known_fields
 from ..data.fingerprint import LEGACY_VERSION, fingerprint_version
 from ..io import data_root
-from ..strict_yaml import StrictLoader
+from ..strict_yaml import parse as parse_yaml
 from .records import Record, optional
 
 
@@ -192,7 +192,7 @@ def data_provenance(data_dir: str | os.PathLike, *bases: str | os.PathLike) -> D
 def resolved_config(run_dir: Path, *bases: str | os.PathLike) -> dict | None:
     """The run folder's config.yaml (the resolved RunConfig) as a dict, ``data.path`` portable."""
     try:
-        cfg: Any = yaml.load((run_dir / "config.yaml").read_text(), Loader=StrictLoader)  # noqa: S506 - a SafeLoader
+        cfg: Any = parse_yaml((run_dir / "config.yaml").read_text())
     except (OSError, UnicodeDecodeError, yaml.YAMLError):
         return None
     if isinstance(cfg, dict) and isinstance(cfg.get("data"), dict) and cfg["data"].get("path"):
