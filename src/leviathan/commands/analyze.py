@@ -330,6 +330,8 @@ def _embeddings(args) -> int:
                         f"{len(args.paths)}; or --sweep DIR")
     if len(args.paths) == 2 and args.out:
         raise UserError("--out writes one run's record; with two paths the pair's agreement is printed (--json)")
+    if args.out:
+        files.check_record_target(args.out)  # before the analysis: never over a file it did not write
     records = [files.record_or_run(p, args.data, options) for p in args.paths]
     if len(records) == 1:
         record = records[0]

@@ -15,6 +15,7 @@ The data dir (format in docs/CONTRACTS.md, section Data):
     train_freq.npy   int64 (vocab_size,): how often each id occurs in train.bin (eot included)
     tokenizer.json   when the tokenizer is not built-in (trained BPE, foreign tokenizer.json)
     leviathan_tokenizer.json   name, vocab_size, eot_id of the tokenizer
+    leviathan_output.json      the marker: prepare wrote this folder, and these files (``leviathan.ownership``)
 
 ``bytes`` is the UTF-8 size of the split's documents (separators excluded): bits per byte =
 loss_nats * tokens / (bytes * ln 2), comparable across tokenizers.
@@ -50,7 +51,9 @@ huge document still uses every thread and the ids are unchanged (tested).
 Atomicity: everything is written into a hidden temporary folder next to ``out_dir`` and renamed
 into place at the end, after an fsync; a crash leaves at most a ``.NAME.tmp-*`` folder, never a
 half-written data dir with a meta.json. An existing different data dir is only replaced with
-``overwrite=True``; a folder that is not a data dir is never replaced.
+``overwrite=True``, and only when it is provably prepare's output (``leviathan.ownership``: the marker
+``leviathan_output.json`` listing exactly its files, or, for a data dir prepared before markers, its meta.json's
+files and nothing else) and no live process holds a lock in it; a folder that is not a data dir is never replaced.
 """
 
 from __future__ import annotations
@@ -73,6 +76,7 @@ import numpy as np
 
 from ..errors import UserError
 from ..locking import folder_lock
+from ..ownership import check_replaceable, listed_files, write_marker
 from ..seeds import check_seed
 from .fingerprint import DataFingerprint
 from .sources import Source, SourceStats, open_source
@@ -304,6 +308,7 @@ def _check_out_dir(out: Path, settings: dict, stat: str, overwrite: bool) -> dic
                             f"replace it; choose a new or empty directory")
         return None
     if overwrite:
+        check_replaceable(out, "prepare", "--overwrite", legacy=lambda folder, files: _legacy_data_dir(meta, files))
         return None
     if meta.get("settings") == settings and meta.get("source_stat") == stat and _complete(out, meta):
         return meta
@@ -312,6 +317,17 @@ def _check_out_dir(out: Path, settings: dict, stat: str, overwrite: bool) -> dic
     raise UserError(f"--out {out} already holds different prepared data (tokenizer {meta.get('tokenizer')!r}, "
                     f"source {meta.get('source')!r}; differs in: {', '.join(diff)}); pass --overwrite "
                     f"(overwrite=True) to replace it, or choose another --out")
+
+
+def _legacy_data_dir(meta: dict, files: list[str]) -> bool:
+    """Whether a folder without the ownership marker is a data dir ``prepare`` wrote before markers existed: its
+    meta.json describes splits, and it holds those files, the frequencies, the tokenizer files and nothing else."""
+    splits = meta.get("splits")
+    if not isinstance(splits, dict) or not all(isinstance(v, dict) for v in splits.values()):
+        return False
+    expected = {META_FILE, FREQ_FILE, "tokenizer.json", "leviathan_tokenizer.json"}
+    expected |= {str(v.get("file", f"{k}.bin")) for k, v in splits.items()}
+    return META_FILE in files and set(files) <= expected
 
 
 def _remove_stale_temps(out: Path) -> None:
@@ -439,6 +455,7 @@ def prepare(
         try:
             meta = _prepare_into(_Job(tmp, src, vsrc, tok, bpe_vocab, settings, stat, int(num_workers), int(seed),
                                       val_fraction, progress, batch_chars, piece_chars, log))
+            write_marker(tmp, "prepare", listed_files(tmp))  # last: names every file of the data dir
             _install(tmp, out)
         except BaseException:
             shutil.rmtree(tmp, ignore_errors=True)

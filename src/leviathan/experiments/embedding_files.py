@@ -119,9 +119,27 @@ def record_of_run(run_dir: str | os.PathLike, data_dir: str | os.PathLike | None
 
 
 # ---- the record file: one writer, one reader ---------------------------------------------------------
-def write_record(path: str | os.PathLike, record: EmbeddingRecord) -> Path:
-    """Write ``record`` to ``path`` atomically (strict JSON, one space of indent); its folder is created."""
+def check_record_target(path: str | os.PathLike) -> None:
+    """UserError unless ``path`` is free or holds a record (this verb's own file): a record is never written over a
+    file the verb did not write (issue 30)."""
     path = Path(path)
+    if not path.exists() and not path.is_symlink():
+        return
+    if path.is_dir():
+        raise UserError(f"{str(path)!r} is a folder; --out names the record's file (e.g. {path}/record.json)")
+    try:
+        read_record(path)
+    except UserError:
+        raise UserError(f"{str(path)!r} exists and is not an embeddings record, so `leviathan analyze embeddings` "
+                        f"did not write it and will not write over it; choose another --out, or move the file "
+                        f"away") from None
+
+
+def write_record(path: str | os.PathLike, record: EmbeddingRecord) -> Path:
+    """Write ``record`` to ``path`` atomically (strict JSON, one space of indent); its folder is created. A file
+    there that is not a record is refused (``check_record_target``)."""
+    path = Path(path)
+    check_record_target(path)
     path.parent.mkdir(parents=True, exist_ok=True)
     atomic_write_text(path, dumps(record, indent=1) + "\n")
     return path
