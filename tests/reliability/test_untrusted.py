@@ -24,7 +24,7 @@ from leviathan.cli import main
 from leviathan import checkpoint as ckpt
 
 sys.path.insert(0, str(Path(__file__).parent))
-from reliability_support import REPO, one_error, run_overrides, tree_hashes  # noqa: E402
+from reliability_support import REPO, one_error, refingerprint, run_overrides, tree_hashes  # noqa: E402
 
 pytestmark = [pytest.mark.reliability, pytest.mark.usefixtures("single_thread")]
 
@@ -149,6 +149,7 @@ def test_malicious_pickle_in_a_checkpoint_is_refused_on_resume(capsys, data, run
     marker = tmp_path / "payload-ran"
     step = run_copy / "checkpoints" / ckpt.step_name(4)
     torch.save({"state": {}, "param_groups": [], "extra": Payload(marker)}, step / name)
+    refingerprint(step)  # state.json rewritten too: the pickle guard must hold on its own
     before = tree_hashes(run_copy)
     code = main(["train", *run_overrides(data, max_steps=6), "--run-dir", str(run_copy), "--resume", "auto", "--quiet"])
     line = one_error(capsys.readouterr().err)
@@ -165,6 +166,7 @@ def test_pickle_disguised_as_safetensors_is_refused(capsys, run_copy, tmp_path):
     marker = tmp_path / "payload-ran"
     step = run_copy / "checkpoints" / ckpt.step_name(4)
     torch.save({"model.norm.weight": Payload(marker)}, step / "model.safetensors")
+    refingerprint(step)
     for verb in (["eval", str(step)], ["generate", str(step), "--max-new-tokens", "2"],
                  ["export", str(step), str(tmp_path / "out")]):
         assert main(verb) == 2

@@ -241,13 +241,14 @@ def _frequency_runs(args) -> int:
     from ..eval.stream import EvalStream
     from ..eval.frequency import format_table, make_buckets
     from ..eval.score import evaluate_checkpoint
+    from ..data.companions import load_train_freq
 
     if not args.data:
         raise UserError("--runs needs --data (the prepared data dir the models were trained on)")
     freq_path = Path(args.data) / "train_freq.npy"
     if not freq_path.is_file():
         raise UserError(f"{freq_path} not found; re-run leviathan prepare")
-    freq = np.load(freq_path)
+    freq = load_train_freq(args.data)
     buckets = make_buckets(freq, args.buckets, args.method)
     stream = EvalStream.from_split(args.data, args.split, args.max_tokens)
     results = [evaluate_checkpoint(run_dir, {args.split: stream}, seq_len=args.seq_len, batch_size=args.batch_size,

@@ -17,6 +17,9 @@ The data dir (format in docs/CONTRACTS.md, section Data):
     leviathan_tokenizer.json   name, vocab_size, eot_id of the tokenizer
     leviathan_output.json      the marker: prepare wrote this folder, and these files (``leviathan.ownership``)
 
+meta.json (written last) records a digest of every other file (``files``; ``data.companions``): a file swapped in from
+another preparation is refused when it is read.
+
 ``bytes`` is the UTF-8 size of the split's documents (separators excluded): bits per byte =
 loss_nats * tokens / (bytes * ln 2), comparable across tokenizers.
 
@@ -78,6 +81,7 @@ from ..errors import UserError
 from ..locking import folder_lock
 from ..ownership import check_replaceable, listed_files, write_marker
 from ..seeds import check_seed
+from .companions import file_digests
 from .fingerprint import DataFingerprint
 from .sources import Source, SourceStats, open_source
 from .tokenizer import BUILTIN_ENCODINGS, Tokenizer, load_tokenizer, split_for_threads, train_bpe
@@ -510,6 +514,7 @@ def _prepare_into(job: _Job) -> dict:
     if job.vsrc is not None:
         stats.merge(job.vsrc.stats)
     meta = _meta(job, tok, dtype, writers, fingerprint, fallback, stats, timing)
+    meta["files"] = file_digests(job.tmp)  # meta.json, written last, ties every other file to it (data.companions)
     with open(job.tmp / META_FILE, "w") as f:
         f.write(json.dumps(meta, indent=2) + "\n")
         f.flush()

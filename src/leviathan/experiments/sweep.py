@@ -63,6 +63,7 @@ from typing import Callable
 
 import numpy as np
 
+from ..data.companions import load_train_freq
 from ..errors import UserError
 from ..eval.score import evaluate_checkpoint
 from ..eval.stream import EvalStream
@@ -155,7 +156,7 @@ class EvalData:
             path = self.grid.data_dir / "train_freq.npy"
             if not path.is_file():
                 raise UserError(f"{path} is missing; re-run leviathan prepare (it writes train_freq.npy)")
-            self._freq = np.load(path)
+            self._freq = load_train_freq(self.grid.data_dir)  # checked against meta.json (data.companions)
             self._buckets = make_buckets(self._freq, int(self.grid.eval_options.buckets),
                                          str(self.grid.eval_options.bucket_method))
         return self._buckets, self._freq
