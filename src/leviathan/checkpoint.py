@@ -15,7 +15,9 @@ Layout of a step folder (train/checkpoint.py writes it atomically):
                             once (as model.embed_tokens.weight, the Hugging Face convention)
         optimizer.pt        AdamW state keyed by parameter name; tensors, numbers and strings only
         rng.pt              torch CPU and CUDA generator states (uint8 tensors)
-        state.json          step, tokens, data loader state, python + numpy RNG states, world size
+        state.json          step, tokens, data loader state, python + numpy RNG states, world size, and the
+                            sha256 of every other file (``files``), written last; read back checked
+                            (``checkpoint_state``: every field, and each file against its fingerprint)
         config.yaml         the resolved RunConfig
         tokenizer.json, leviathan_tokenizer.json
                             the tokenizer (``Tokenizer.save``; a built-in one is recorded by name only)
@@ -41,6 +43,7 @@ from .config import from_dict, load_yaml
 from .errors import UserError
 from .model.llama import CausalLM
 from .checkpoint_damage import refuse_damaged_newest
+from .checkpoint_state import StepState, read_step_state, verify_companions
 from .run_config import RunConfig
 
 CHECKPOINTS = "checkpoints"
@@ -173,9 +176,21 @@ def run_config_from_dict(raw: dict) -> RunConfig:
     return from_dict(RunConfig, raw)
 
 
+def checked_step(step: Path, names: tuple[str, ...]) -> StepState:
+    """state.json of ``step``, checked, after checking the files ``names`` against its fingerprints
+    (``checkpoint_state``): what is read from a step folder is what was saved together."""
+    state = read_step_state(step)
+    verify_companions(step, state, names)
+    return state
+
+
+TOKENIZER_FILES = ("tokenizer.json", "leviathan_tokenizer.json")
+
+
 def load_model(path: str | os.PathLike, device: str | torch.device = "cpu") -> tuple[CausalLM, RunConfig]:
     """(CausalLM in eval mode, RunConfig) from a run folder (latest complete step) or a step folder."""
     step = find_checkpoint(path)
+    checked_step(step, ("model.safetensors", "config.yaml"))
     cfg = run_config_from_dict(load_yaml(step / "config.yaml"))
     model = CausalLM(cfg.model)
     load_model_state(model, load_weights(step / "model.safetensors"))
@@ -187,9 +202,10 @@ def load_tokenizer(path: str | os.PathLike):
     from .data.tokenizer import load_tokenizer as _load
 
     step = find_checkpoint(path)
+    state = checked_step(step, TOKENIZER_FILES)
     if (step / "tokenizer.json").is_file() or (step / "leviathan_tokenizer.json").is_file():
         return _load(step)
-    spec = json.loads((step / "state.json").read_text()).get("tokenizer")
+    spec = state.tokenizer
     if not spec:
         raise UserError(f"checkpoint {str(step)!r} records no tokenizer; evaluate a prepared split instead")
     return _load(spec)
@@ -202,6 +218,7 @@ def check_tokenizer(step: Path, data_dir: str | os.PathLike, doing: str) -> None
 
     if not ((step / "tokenizer.json").is_file() or (step / "leviathan_tokenizer.json").is_file()):
         return
+    checked_step(step, TOKENIZER_FILES)
     mine, theirs = _load(step), _load(data_dir)
     if mine.fingerprint() != theirs.fingerprint():
         raise UserError(f"cannot {doing}: the checkpoint {str(step)!r} was trained with tokenizer {mine.name!r} "

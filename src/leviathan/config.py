@@ -30,6 +30,7 @@ import yaml
 
 from .errors import UserError
 from .io import atomic_write_text
+from .strict_yaml import DuplicateKeyError, load_strict, parse as parse_yaml
 
 T = TypeVar("T")
 
@@ -233,7 +234,9 @@ def parse_override(text: str) -> tuple[list[str], Any]:
     if not key:
         raise ConfigError(f"override {text!r} has an empty key; write key=value")
     try:
-        value = yaml.safe_load(raw) if raw.strip() else ""
+        value = parse_yaml(raw) if raw.strip() else ""
+    except DuplicateKeyError as e:
+        raise ConfigError(f"override {text!r}: key {e.key!r} is given twice in its value; keep one") from None
     except yaml.YAMLError:
         value = raw
     return key.split("."), value
@@ -256,14 +259,17 @@ def apply_overrides(data: dict, overrides: Sequence[str]) -> dict:
 
 
 def load_yaml(path: str | os.PathLike) -> dict:
-    """Read a YAML mapping; a missing or malformed file is a ConfigError that names it."""
+    """Read a YAML mapping; a missing or malformed file, or a key given twice (``strict_yaml``), is a ConfigError
+    that names it (and the line)."""
     path = Path(path)
     if not path.is_file():
         raise ConfigError(f"config file {str(path)!r} does not exist; pass the path of a YAML file")
     try:
-        data = yaml.safe_load(path.read_text()) or {}
-    except yaml.YAMLError as e:
-        raise ConfigError(f"config file {str(path)!r} is not valid YAML: {e}") from None
+        text = path.read_text(encoding="utf-8")
+    except UnicodeDecodeError as e:
+        raise ConfigError(f"config file {str(path)!r} is not UTF-8 text ({e.reason} at byte {e.start}); pass a YAML "
+                          f"file") from None
+    data = load_strict(text, f"config file {str(path)!r}") or {}
     if not isinstance(data, dict):
         raise ConfigError(f"config file {str(path)!r} must hold a mapping of keys at the top level")
     return data

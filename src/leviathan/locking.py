@@ -118,6 +118,28 @@ def _release(fd: int, path: Path, folder: Path, created: bool) -> None:
             folder.rmdir()
 
 
+def held_by_another(path: Path) -> tuple[int | None, str] | None:
+    """(pid, command) of the live process holding lock file ``path``; None when nobody holds it (or it is absent).
+
+    Asked by taking and at once dropping a shared flock: it fails only while a writer holds its exclusive one.
+    Used by verbs that would delete a folder (``leviathan.ownership``): a folder a live writer holds is never
+    touched."""
+    import fcntl
+
+    try:
+        fd = os.open(path, os.O_RDONLY)
+    except OSError:
+        return None
+    try:
+        fcntl.flock(fd, fcntl.LOCK_SH | fcntl.LOCK_NB)
+    except BlockingIOError:
+        found = holder(path)
+        return None if found[0] == os.getpid() else found  # this process's own lock (a beside lock it holds)
+    finally:
+        os.close(fd)  # closing drops the shared lock too
+    return None
+
+
 def _say(msg: str) -> None:
     print(msg, file=sys.stderr)
 

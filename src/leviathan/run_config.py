@@ -40,6 +40,7 @@ from .config import ConfigError, apply_overrides, from_dict, load_yaml, require
 from .configs import find_train_config
 from .model.config import ModelConfig
 from .presets import preset_dict
+from .seeds import check_seed
 
 
 @dataclass
@@ -202,6 +203,7 @@ class RunConfig:
         require(self.data.seq_len <= self.model.max_position_embeddings,
                 f"data.seq_len={self.data.seq_len} exceeds model.max_position_embeddings="
                 f"{self.model.max_position_embeddings}; lower data.seq_len or raise model.max_position_embeddings")
+        check_seed(self.seed, "seed")
         require(self.device == "auto" or self.device == "cpu" or self.device.startswith("cuda"),
                 f"device must be auto, cpu, cuda or cuda:N, got {self.device!r}")
 

@@ -109,3 +109,39 @@ def metric_lines(run: Path) -> tuple[list[dict], list[str]]:
             except ValueError:
                 torn.append(line)
     return rows, torn
+
+
+def cli(argv: list, cwd: Path | None = None, timeout: float = 300) -> subprocess.CompletedProcess:
+    """``python -m leviathan <argv>`` in a real process with one thread (stdout and stderr captured as text)."""
+    env = {**os.environ, "OMP_NUM_THREADS": "1", "PYTHONPATH": str(REPO / "src"), "TOKENIZERS_PARALLELISM": "false"}
+    return subprocess.run([sys.executable, "-m", "leviathan", *map(str, argv)], env=env, cwd=cwd, capture_output=True,
+                          text=True, timeout=timeout)
+
+
+def cli_error(argv: list, cwd: Path | None = None) -> str:
+    """The single ``error: ...`` line of a real ``leviathan`` process that must exit with status 2."""
+    proc = cli(argv, cwd)
+    assert proc.returncode == 2, proc.stderr
+    return one_error(proc.stderr)
+
+
+def refingerprint(step: Path) -> None:
+    """Rewrite a step folder's state.json to record its files as they are now: a checkpoint tampered with as a
+    whole (state.json too), so the fingerprints agree and the deeper checks (weight shapes, the pickle guard) are
+    the ones tested."""
+    from leviathan.checkpoint_state import fingerprints
+
+    path = Path(step) / "state.json"
+    state = json.loads(path.read_text())
+    state["files"] = fingerprints(step)
+    path.write_text(json.dumps(state))
+
+
+def refingerprint_data(data: Path) -> None:
+    """Rewrite a data folder's meta.json to record its files as they are now (see ``refingerprint``)."""
+    from leviathan.data.companions import file_digests
+
+    path = Path(data) / "meta.json"
+    meta = json.loads(path.read_text())
+    meta["files"] = file_digests(data)
+    path.write_text(json.dumps(meta))

@@ -26,7 +26,8 @@ from leviathan.model.llama import CausalLM
 from leviathan.train import checkpoint as ckpt
 
 sys.path.insert(0, str(Path(__file__).parent))
-from reliability_support import one_error, run_overrides, tree_hashes, write_corpus  # noqa: E402
+from reliability_support import (one_error, refingerprint, refingerprint_data, run_overrides, tree_hashes,  # noqa: E402
+                                 write_corpus)
 from test_train import DIVERGE  # noqa: E402  (reliability_support puts tests/integration on the path)
 
 pytestmark = [pytest.mark.reliability, pytest.mark.usefixtures("single_thread")]
@@ -136,6 +137,7 @@ def _id_beyond_vocab(d: Path):
     ids = np.fromfile(d / "train.bin", dtype=np.uint16)
     ids[100] = 300  # == vocab_size
     ids.tofile(d / "train.bin")
+    refingerprint_data(d)  # meta.json rewritten too: the id check must hold on its own
 
 
 def _foreign_meta(d: Path):
@@ -233,6 +235,7 @@ def test_load_weights_of_another_model(capsys, run_copy, swap, message):
 
     step = run_copy / "checkpoints" / ckpt.step_name(4)
     save_file(swap(load_file(str(step / "model.safetensors"))), str(step / "model.safetensors"))
+    refingerprint(step)  # state.json rewritten too: the shape check must hold on its own
     before = tree_hashes(run_copy)
     line = fails(capsys, "eval", step)
     assert message in line and "use the config.yaml the weights were trained with" in line

@@ -24,7 +24,7 @@ from leviathan.cli import main
 from leviathan import checkpoint as ckpt
 
 sys.path.insert(0, str(Path(__file__).parent))
-from reliability_support import REPO, one_error, run_overrides, tree_hashes  # noqa: E402
+from reliability_support import REPO, one_error, refingerprint, run_overrides, tree_hashes  # noqa: E402
 
 pytestmark = [pytest.mark.reliability, pytest.mark.usefixtures("single_thread")]
 
@@ -75,7 +75,8 @@ def unsafe_uses(source: str) -> list[str]:
                 found.append(f"{line}: {name}")
             if name in ("yaml.load", "yaml.load_all"):
                 loader = _dotted(_keyword(node, "Loader")) if _keyword(node, "Loader") is not None else ""
-                if not loader.split(".")[-1] in ("SafeLoader", "CSafeLoader"):
+                # StrictLoader: leviathan.strict_yaml's SafeLoader subclass (test_the_strict_loader_is_a_safe_loader)
+                if not loader.split(".")[-1] in ("SafeLoader", "CSafeLoader", "StrictLoader"):
                     found.append(f"{line}: {name} without SafeLoader")
             loader = _keyword(node, "Loader")
             if loader is not None and _dotted(loader).split(".")[-1] in UNSAFE_YAML_LOADERS:
@@ -148,6 +149,7 @@ def test_malicious_pickle_in_a_checkpoint_is_refused_on_resume(capsys, data, run
     marker = tmp_path / "payload-ran"
     step = run_copy / "checkpoints" / ckpt.step_name(4)
     torch.save({"state": {}, "param_groups": [], "extra": Payload(marker)}, step / name)
+    refingerprint(step)  # state.json rewritten too: the pickle guard must hold on its own
     before = tree_hashes(run_copy)
     code = main(["train", *run_overrides(data, max_steps=6), "--run-dir", str(run_copy), "--resume", "auto", "--quiet"])
     line = one_error(capsys.readouterr().err)
@@ -164,6 +166,7 @@ def test_pickle_disguised_as_safetensors_is_refused(capsys, run_copy, tmp_path):
     marker = tmp_path / "payload-ran"
     step = run_copy / "checkpoints" / ckpt.step_name(4)
     torch.save({"model.norm.weight": Payload(marker)}, step / "model.safetensors")
+    refingerprint(step)
     for verb in (["eval", str(step)], ["generate", str(step), "--max-new-tokens", "2"],
                  ["export", str(step), str(tmp_path / "out")]):
         assert main(verb) == 2
@@ -193,3 +196,14 @@ def test_exported_directory_needs_no_remote_code(capsys, finished_run, tmp_path,
     with torch.no_grad():
         ours, theirs = model(x)[0], hf(x).logits
     assert (ours - theirs).abs().max().item() < 1e-4
+
+
+def test_the_strict_loader_is_a_safe_loader():
+    """The one ``yaml.load`` of src/ uses ``StrictLoader`` (duplicate keys refused): a SafeLoader, no Python tags."""
+    import yaml
+
+    from leviathan.strict_yaml import StrictLoader, parse
+
+    assert issubclass(StrictLoader, yaml.SafeLoader)
+    with pytest.raises(yaml.YAMLError):
+        parse("!!python/object/apply:os.system ['true']")

@@ -163,7 +163,7 @@ def test_the_grid_file_is_read_into_typed_sections():
     from leviathan.experiments.grid_file import EvalOptions, GridKeys
 
     g = load_grid(small_grid(keys={"data_seed": "data.seed"}, data_seed=3,
-                  eval={"sets": {"val": "val", "w": {"text": "w.txt", "optional": 1}}, "max_tokens": 100}))
+                  eval={"sets": {"val": "val", "w": {"text": "w.txt", "optional": True}}, "max_tokens": 100}))
     assert g.keys == GridKeys(seed="seed", data_seed="data.seed", data_dir="data.path")
     assert "data.seed=3" in g.run_overrides(g.runs[0])
     assert g.eval_options == EvalOptions(max_tokens=100)  # the rest at their defaults

@@ -20,7 +20,7 @@ from __future__ import annotations
 
 import math
 
-from .values import non_negative_int, open_fraction, positive_int
+from .values import non_negative_int, open_fraction, positive_int, seed
 
 
 def add_arguments(parser) -> None:
@@ -38,7 +38,7 @@ def add_arguments(parser) -> None:
     p.add_argument("--count", default="total", choices=["total", "body", "non_input"], help="parameters counted as N")
     p.add_argument("--bootstrap", type=non_negative_int, default=1000)
     p.add_argument("--ci", type=open_fraction, default=0.95)
-    p.add_argument("--seed", type=int, default=0)
+    p.add_argument("--seed", type=seed, default=0)
 
     p = sub.add_parser("fit", help="power-law fit of given sizes and losses")
     p.add_argument("--sizes", required=True, help="comma-separated parameter counts")
@@ -46,7 +46,7 @@ def add_arguments(parser) -> None:
     p.add_argument("--invert", default=None, help="LOSS:PARAMS pairs (comma-separated) to place on the fit")
     p.add_argument("--bootstrap", type=non_negative_int, default=1000)
     p.add_argument("--ci", type=open_fraction, default=0.95)
-    p.add_argument("--seed", type=int, default=0)
+    p.add_argument("--seed", type=seed, default=0)
     p.add_argument("--json", action="store_true")
 
     p = sub.add_parser("compare", help="perplexity of each variant vs the baseline of its comparison")
@@ -241,13 +241,14 @@ def _frequency_runs(args) -> int:
     from ..eval.stream import EvalStream
     from ..eval.frequency import format_table, make_buckets
     from ..eval.score import evaluate_checkpoint
+    from ..data.companions import load_train_freq
 
     if not args.data:
         raise UserError("--runs needs --data (the prepared data dir the models were trained on)")
     freq_path = Path(args.data) / "train_freq.npy"
     if not freq_path.is_file():
         raise UserError(f"{freq_path} not found; re-run leviathan prepare")
-    freq = np.load(freq_path)
+    freq = load_train_freq(args.data)
     buckets = make_buckets(freq, args.buckets, args.method)
     stream = EvalStream.from_split(args.data, args.split, args.max_tokens)
     results = [evaluate_checkpoint(run_dir, {args.split: stream}, seq_len=args.seq_len, batch_size=args.batch_size,
@@ -330,6 +331,8 @@ def _embeddings(args) -> int:
                         f"{len(args.paths)}; or --sweep DIR")
     if len(args.paths) == 2 and args.out:
         raise UserError("--out writes one run's record; with two paths the pair's agreement is printed (--json)")
+    if args.out:
+        files.check_record_target(args.out)  # before the analysis: never over a file it did not write
     records = [files.record_or_run(p, args.data, options) for p in args.paths]
     if len(records) == 1:
         record = records[0]

@@ -21,11 +21,16 @@ def run(args) -> int:
     from ..errors import UserError
     from ..hf import export
     from ..locking import folder_lock
+    from ..ownership import check_apart
     from .. import checkpoint as ckpt
 
-    model, _ = ckpt.load_model(args.checkpoint)
+    step = ckpt.find_checkpoint(args.checkpoint)
+    source = step.parent.parent if step.parent.name == ckpt.CHECKPOINTS else step  # the run folder, if any
+    # out_dir replaced by the export must not be (or hold) the run it reads
+    check_apart(source, "the checkpoint's folder", args.out_dir, "out_dir", inside_ok=True)
+    model, _ = ckpt.load_model(step)
     try:
-        tokenizer = ckpt.load_tokenizer(args.checkpoint)
+        tokenizer = ckpt.load_tokenizer(step)
     except (UserError, ImportError):
         tokenizer = None
     writer = export.to_plain_llama if args.plain_llama else export.to_hf

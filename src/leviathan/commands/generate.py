@@ -12,7 +12,7 @@ import math
 import sys
 
 from ..errors import UserError
-from .values import positive_int
+from .values import positive_int, seed
 
 
 def add_arguments(parser) -> None:
@@ -23,7 +23,7 @@ def add_arguments(parser) -> None:
     parser.add_argument("--top-k", type=positive_int, default=None)
     parser.add_argument("--top-p", type=float, default=None)
     parser.add_argument("--num-samples", type=positive_int, default=1)
-    parser.add_argument("--seed", type=int, default=None, help="sampling seed (reproducible output)")
+    parser.add_argument("--seed", type=seed, default=None, help="sampling seed (reproducible output)")
     parser.add_argument("--no-bake", action="store_true", help="keep the generator instead of its baked table")
     parser.add_argument("--no-cache", action="store_true", help="re-run the full context each token (slow; for checks)")
     parser.add_argument("--stop-at-eot", action="store_true", help="end a sample at the end-of-text token")

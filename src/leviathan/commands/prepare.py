@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import json
 
-from .values import positive_int
+from .values import positive_int, seed
 
 
 def add_arguments(parser) -> None:
@@ -27,7 +27,7 @@ def add_arguments(parser) -> None:
     parser.add_argument("--val-fraction", type=float, default=0.01,
                         help="fraction of documents held out for validation, by a content hash (default 0.01)")
     parser.add_argument("--workers", type=int, default=2, help="tokenizer threads (default 2)")
-    parser.add_argument("--seed", type=int, default=0, help="seed of the train/validation assignment")
+    parser.add_argument("--seed", type=seed, default=0, help="seed of the train/validation assignment")
     parser.add_argument("--text-field", default="text", help="field/column holding the text in JSON lines, parquet, hf: sources")
     parser.add_argument("--max-documents", type=positive_int, default=None, help="read at most this many documents per source")
     parser.add_argument("--strict", action="store_true", help="fail on invalid UTF-8 or JSON instead of replacing/skipping (counted)")

@@ -10,7 +10,7 @@
 
 from __future__ import annotations
 
-from .values import non_negative_int, open_fraction
+from .values import non_negative_int, open_fraction, seed
 
 
 def add_arguments(parser) -> None:
@@ -23,7 +23,7 @@ def add_arguments(parser) -> None:
     parser.add_argument("--ladder", default=None, help="dense variant of the scaling fit (default: the grid's)")
     parser.add_argument("--bootstrap", type=non_negative_int, default=1000, help="bootstrap draws for the scaling intervals")
     parser.add_argument("--ci", type=open_fraction, default=0.95, help="coverage of the intervals")
-    parser.add_argument("--seed", type=int, default=0, help="bootstrap seed")
+    parser.add_argument("--seed", type=seed, default=0, help="bootstrap seed")
     parser.add_argument("--lr-sweep", default=None, metavar="DIR",
                         help="the learning-rate pre-sweep of this grid (a sweep dir): its table and each arm's pick")
     parser.add_argument("--fair-shot", default=None, metavar="DIR",

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import json
 
-from .values import positive_int
+from .values import positive_int, seed_list
 
 
 def add_arguments(parser) -> None:
@@ -24,7 +24,7 @@ def add_arguments(parser) -> None:
     parser.add_argument("--data-dir", default=None, help="prepared data dir (overrides the grid's data.dir)")
     parser.add_argument("--data-root", default=None,
                         help="folder that relative eval-text paths resolve against (default: $LEVIATHAN_DATA)")
-    parser.add_argument("--seeds", default=None, help="comma-separated model-init seeds (overrides the grid's)")
+    parser.add_argument("--seeds", type=seed_list, default=None, help="comma-separated model-init seeds (overrides the grid's)")
     parser.add_argument("--only", action="append", default=None, metavar="PATTERN",
                         help="run only runs whose name matches this glob (repeatable)")
     parser.add_argument("--regime", action="append", default=None,
@@ -51,8 +51,7 @@ def run(args) -> int:
     from ..experiments.shards import parse_shard
     from ..experiments.sweep import grid_snapshot, run_sweep, select_runs, train_commands
 
-    seeds = [int(s) for s in args.seeds.split(",") if s.strip()] if args.seeds else None
-    grid = load_grid(args.grid, data_dir=args.data_dir, seeds=seeds, overrides=args.overrides)
+    grid = load_grid(args.grid, data_dir=args.data_dir, seeds=args.seeds, overrides=args.overrides)
     out = args.out or f"runs/{grid.name}"
     if args.list:
         if args.json:

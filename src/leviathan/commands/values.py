@@ -4,6 +4,7 @@
     parser.add_argument("--bootstrap", type=non_negative_int)   # -3 -> "error: argument --bootstrap: ..."
     parser.add_argument("--ci", type=open_fraction)             # nan, inf, 1.5 refused
     parser.add_argument("--lr", type=positive_float)
+    parser.add_argument("--seed", type=seed)                    # -1, 2**40 refused (``leviathan.seeds``)
 
 Python's ``int`` and ``float`` accept what no option means: a negative count, ``nan``, ``inf`` (``float``
 parses both). Left to the code behind the option, such a value ended in a traceback, a silent clamp or
@@ -63,3 +64,25 @@ def open_fraction(text: str) -> float:
     if not 0 < value < 1:
         raise argparse.ArgumentTypeError(f"must lie strictly between 0 and 1, got {text!r}")
     return value
+
+
+def seed(text: str) -> int:
+    """A seed: an integer in [0, 2^32 - 1] (``leviathan.seeds``)."""
+    from ..seeds import seed_problem
+
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected an integer seed, got {text!r}") from None
+    problem = seed_problem(value)
+    if problem is not None:
+        raise argparse.ArgumentTypeError(problem)
+    return value
+
+
+def seed_list(text: str) -> list[int]:
+    """Comma-separated seeds (``--seeds 0,1,2``), each checked like ``seed``."""
+    values = [part.strip() for part in text.split(",")]
+    if not any(values):
+        raise argparse.ArgumentTypeError(f"expected comma-separated seeds such as 0,1,2, got {text!r}")
+    return [seed(part) for part in values if part]

@@ -33,6 +33,10 @@ def check_meta_tokenizer(directory: str | Path, tokenizer) -> None:
         return  # load_meta reports a damaged meta.json with its own fix
     if not isinstance(meta, dict) or "splits" not in meta:
         return
+    from .companions import check_file
+
+    for name in ("tokenizer.json", "leviathan_tokenizer.json"):  # the tokenizer files prepared with this meta.json
+        check_file(directory, meta, name)
     for key in ("vocab_size", "eot_id"):
         want, have = meta.get(key), getattr(tokenizer, key, None)
         if want is None or have is None:

@@ -44,6 +44,7 @@ import numpy as np
 import torch
 
 from ..errors import UserError
+from .companions import check_file
 
 __all__ = ["TokenDataset", "BatchLoader", "load_meta", "SHUFFLE_MODES"]
 
@@ -73,9 +74,43 @@ def load_meta(data_dir: str | os.PathLike) -> dict:
         raise UserError(f"{p} lacks {', '.join(missing)}; it was not written by leviathan prepare; {fix}")
     if meta["dtype"] not in ("uint16", "uint32"):
         raise UserError(f"{p}: dtype {meta['dtype']!r} is not uint16 or uint32; {fix}")
+    _check_meta_fields(p, meta, fix)
     if meta["dtype"] == "uint16" and int(meta["vocab_size"]) > 65536:
         raise UserError(f"{p}: vocab_size {meta['vocab_size']} does not fit uint16 ids; {fix}")
     return meta
+
+
+def _check_meta_fields(p: Path, meta: dict, fix: str) -> None:
+    """Every number meta.json holds typed and in range (issue 30): a hand-edited or damaged value is one error naming
+    the field, not a model of the wrong size or a traceback later."""
+    def whole(value, field: str, low: int, high: int | None = None) -> None:
+        if isinstance(value, bool) or not isinstance(value, int) or value < low or (high is not None and value > high):
+            rng = f">= {low}" if high is None else f"in [{low}, {high}]"
+            raise UserError(f"{p}: field {field!r} is {value!r}, expected an integer {rng}; meta.json was damaged or "
+                            f"edited by hand; {fix}")
+
+    whole(meta["vocab_size"], "vocab_size", 1)
+    whole(meta["eot_id"], "eot_id", 0, meta["vocab_size"] - 1)
+    splits = meta["splits"]
+    if not isinstance(splits, dict) or not splits:
+        raise UserError(f"{p}: field 'splits' is {splits!r}, expected an object of splits (train, val); meta.json was "
+                        f"damaged or edited by hand; {fix}")
+    for name, info in splits.items():
+        if not isinstance(info, dict):
+            raise UserError(f"{p}: field 'splits.{name}' is {info!r}, expected an object; meta.json was damaged or "
+                            f"edited by hand; {fix}")
+        file = info.get("file", f"{name}.bin")
+        if not isinstance(file, str) or not file or "/" in file or file in (".", ".."):
+            raise UserError(f"{p}: field 'splits.{name}.file' is {file!r}, expected a file name in the data folder; "
+                            f"meta.json was damaged or edited by hand; {fix}")
+        for key in ("tokens", "documents", "bytes"):
+            if key in info and info[key] is not None:
+                whole(info[key], f"splits.{name}.{key}", 0)
+    files = meta.get("files")
+    if files is not None and not (isinstance(files, dict) and all(isinstance(k, str) and isinstance(v, str)
+                                                                  for k, v in files.items())):
+        raise UserError(f"{p}: field 'files' is not an object of file name -> digest; meta.json was damaged or "
+                        f"edited by hand; {fix}")
 
 
 class TokenDataset:
@@ -112,6 +147,7 @@ class TokenDataset:
         if expected is not None and int(expected) != n:
             raise UserError(f"{path} holds {n:,} tokens but meta.json says {int(expected):,}: the file is truncated "
                             f"or from another preparation; re-copy the data dir or re-run `leviathan prepare --overwrite`")
+        check_file(self.data_dir, self.meta, path.name)  # the token file prepared with this meta.json
         self.tokens = (np.memmap(path, dtype=self.dtype, mode="r", shape=(n,)) if n
                        else np.zeros(0, dtype=self.dtype))
         if check_ids:

@@ -15,6 +15,10 @@ The data dir (format in docs/CONTRACTS.md, section Data):
     train_freq.npy   int64 (vocab_size,): how often each id occurs in train.bin (eot included)
     tokenizer.json   when the tokenizer is not built-in (trained BPE, foreign tokenizer.json)
     leviathan_tokenizer.json   name, vocab_size, eot_id of the tokenizer
+    leviathan_output.json      the marker: prepare wrote this folder, and these files (``leviathan.ownership``)
+
+meta.json (written last) records a digest of every other file (``files``; ``data.companions``): a file swapped in from
+another preparation is refused when it is read.
 
 ``bytes`` is the UTF-8 size of the split's documents (separators excluded): bits per byte =
 loss_nats * tokens / (bytes * ln 2), comparable across tokenizers.
@@ -50,7 +54,9 @@ huge document still uses every thread and the ids are unchanged (tested).
 Atomicity: everything is written into a hidden temporary folder next to ``out_dir`` and renamed
 into place at the end, after an fsync; a crash leaves at most a ``.NAME.tmp-*`` folder, never a
 half-written data dir with a meta.json. An existing different data dir is only replaced with
-``overwrite=True``; a folder that is not a data dir is never replaced.
+``overwrite=True``, and only when it is provably prepare's output (``leviathan.ownership``: the marker
+``leviathan_output.json`` listing exactly its files, or, for a data dir prepared before markers, its meta.json's
+files and nothing else) and no live process holds a lock in it; a folder that is not a data dir is never replaced.
 """
 
 from __future__ import annotations
@@ -73,6 +79,9 @@ import numpy as np
 
 from ..errors import UserError
 from ..locking import folder_lock
+from ..ownership import check_replaceable, listed_files, write_marker
+from ..seeds import check_seed
+from .companions import file_digests
 from .fingerprint import DataFingerprint
 from .sources import Source, SourceStats, open_source
 from .tokenizer import BUILTIN_ENCODINGS, Tokenizer, load_tokenizer, split_for_threads, train_bpe
@@ -303,6 +312,7 @@ def _check_out_dir(out: Path, settings: dict, stat: str, overwrite: bool) -> dic
                             f"replace it; choose a new or empty directory")
         return None
     if overwrite:
+        check_replaceable(out, "prepare", "--overwrite", legacy=lambda folder, files: _legacy_data_dir(meta, files))
         return None
     if meta.get("settings") == settings and meta.get("source_stat") == stat and _complete(out, meta):
         return meta
@@ -311,6 +321,17 @@ def _check_out_dir(out: Path, settings: dict, stat: str, overwrite: bool) -> dic
     raise UserError(f"--out {out} already holds different prepared data (tokenizer {meta.get('tokenizer')!r}, "
                     f"source {meta.get('source')!r}; differs in: {', '.join(diff)}); pass --overwrite "
                     f"(overwrite=True) to replace it, or choose another --out")
+
+
+def _legacy_data_dir(meta: dict, files: list[str]) -> bool:
+    """Whether a folder without the ownership marker is a data dir ``prepare`` wrote before markers existed: its
+    meta.json describes splits, and it holds those files, the frequencies, the tokenizer files and nothing else."""
+    splits = meta.get("splits")
+    if not isinstance(splits, dict) or not all(isinstance(v, dict) for v in splits.values()):
+        return False
+    expected = {META_FILE, FREQ_FILE, "tokenizer.json", "leviathan_tokenizer.json"}
+    expected |= {str(v.get("file", f"{k}.bin")) for k, v in splits.items()}
+    return META_FILE in files and set(files) <= expected
 
 
 def _remove_stale_temps(out: Path) -> None:
@@ -410,6 +431,7 @@ def prepare(
     out = Path(out_dir).expanduser()
     if not 0.0 <= float(val_fraction) < 1.0:
         raise UserError(f"val_fraction must be in [0, 1), got {val_fraction}; e.g. 0.01")
+    check_seed(seed, "seed")
     if int(num_workers) < 1:
         raise UserError(f"num_workers must be at least 1, got {num_workers}")
     src = open_source(source, text_field=text_field, strict=strict, max_documents=max_documents)
@@ -437,6 +459,7 @@ def prepare(
         try:
             meta = _prepare_into(_Job(tmp, src, vsrc, tok, bpe_vocab, settings, stat, int(num_workers), int(seed),
                                       val_fraction, progress, batch_chars, piece_chars, log))
+            write_marker(tmp, "prepare", listed_files(tmp))  # last: names every file of the data dir
             _install(tmp, out)
         except BaseException:
             shutil.rmtree(tmp, ignore_errors=True)
@@ -491,6 +514,7 @@ def _prepare_into(job: _Job) -> dict:
     if job.vsrc is not None:
         stats.merge(job.vsrc.stats)
     meta = _meta(job, tok, dtype, writers, fingerprint, fallback, stats, timing)
+    meta["files"] = file_digests(job.tmp)  # meta.json, written last, ties every other file to it (data.companions)
     with open(job.tmp / META_FILE, "w") as f:
         f.write(json.dumps(meta, indent=2) + "\n")
         f.flush()

@@ -61,6 +61,7 @@ from pathlib import Path
 from typing import Any, Sequence
 
 from ..errors import UserError
+from ..ownership import check_apart, check_claim, mark
 from .hflm import fitting_hflm, offline_env
 from .lm_export import export_for_harness, is_hf_dir, verify_export
 from .tasks import TASKS, prepare_tasks, resolve_tasks, task_data_root
@@ -129,6 +130,9 @@ def evaluate(source: str | os.PathLike, tasks: str | Sequence[str] = "paper", *,
     src = Path(source)
     if not src.exists():
         raise UserError(f"{str(src)!r} does not exist; pass a run dir, a checkpoint step dir or an HF directory")
+    if out_dir:  # before the evaluation: never over a user's lm_eval.json or hf/ (``leviathan.ownership``)
+        check_apart(src, "the evaluated model's folder", out_dir, "--out")
+        check_claim(out_dir, "lm-eval", OUT_FILES, "choose another --out", legacy=_earlier_out)
     if is_hf_dir(src):
         out = evaluate_model(None, None, tasks, data=data, hf_dir=src, **kwargs)
     else:
@@ -144,7 +148,21 @@ def evaluate(source: str | os.PathLike, tasks: str | Sequence[str] = "paper", *,
         from ..io import atomic_write_json
 
         atomic_write_json(Path(out_dir) / "lm_eval.json", _jsonable(out))
+        mark(out_dir, "lm-eval", OUT_FILES)
     return out
+
+
+# What ``evaluate`` writes into its out_dir (``ownership.check_claim``).
+OUT_FILES = ("lm_eval.json", "hf")
+
+
+def _earlier_out(out_dir: Path) -> bool:
+    """An out_dir an earlier version of lm-eval wrote (no ownership marker yet): its lm_eval.json."""
+    try:
+        summary = json.loads((out_dir / "lm_eval.json").read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return False
+    return isinstance(summary, dict) and "tasks" in summary and "source" in summary
 
 
 def evaluate_model(model, tokenizer, tasks: str | Sequence[str] = "paper", *, data: str | os.PathLike | None = None,

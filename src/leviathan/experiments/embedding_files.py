@@ -74,7 +74,9 @@ def _train_freq(data_dir: Path, given: bool) -> np.ndarray:
                "the run's config.yaml names that folder as data.path and it is not on this machine (or not "
                "prepared); pass --data DIR, the prepared folder the run trained on")
         raise UserError(f"{path} not found: {how}")
-    return np.load(path)
+    from ..data.companions import load_train_freq
+
+    return load_train_freq(data_dir)
 
 
 def _arm(name: str, seed: int) -> str:
@@ -89,6 +91,7 @@ def record_of_run(run_dir: str | os.PathLike, data_dir: str | os.PathLike | None
 
     from .. import __version__
     from ..checkpoint import check_tokenizer, find_checkpoint, load_model, run_config_from_dict
+    from ..checkpoint_state import read_step_state
     from ..initial_model import initial_model
     from ..train.metrics import git_revision
 
@@ -104,7 +107,7 @@ def record_of_run(run_dir: str | os.PathLike, data_dir: str | os.PathLike | None
     final = _input_table(final_model)
     del final_model
     init = _input_table(initial_model(cfg))
-    state = json.loads((step / "state.json").read_text())
+    state = read_step_state(step)  # checked: its step and token count go into the record
     found = analyze_tables(init, final, freq, options.num_buckets, options.bucket_method, options.probes_per_group,
                            options.top_k)
     name = run_folder.name
@@ -112,16 +115,34 @@ def record_of_run(run_dir: str | os.PathLike, data_dir: str | os.PathLike | None
         format=FORMAT, run=name, arm=_arm(name, cfg.seed), variant=cfg.model.embedding, seed=cfg.seed,
         code=code_provenance(run_folder), analysed_with=CodeProvenance(git_revision(), __version__, torch.__version__),
         data=data_provenance(data), vocab_size=int(final.shape[0]), hidden_size=int(final.shape[1]),
-        step=int(state["step"]), total_steps=cfg.total_steps, tokens=int(state["tokens"]),
+        step=state.step, total_steps=cfg.total_steps, tokens=state.tokens,
         num_buckets=options.num_buckets, bucket_method=options.bucket_method,
         probes_per_group=options.probes_per_group, top_k=options.top_k, num_candidates=found.num_candidates,
         definitions=Definitions(), init=found.init, final=found.final, probes=found.probes)
 
 
 # ---- the record file: one writer, one reader ---------------------------------------------------------
-def write_record(path: str | os.PathLike, record: EmbeddingRecord) -> Path:
-    """Write ``record`` to ``path`` atomically (strict JSON, one space of indent); its folder is created."""
+def check_record_target(path: str | os.PathLike) -> None:
+    """UserError unless ``path`` is free or holds a record (this verb's own file): a record is never written over a
+    file the verb did not write (issue 30)."""
     path = Path(path)
+    if not path.exists() and not path.is_symlink():
+        return
+    if path.is_dir():
+        raise UserError(f"{str(path)!r} is a folder; --out names the record's file (e.g. {path}/record.json)")
+    try:
+        read_record(path)
+    except UserError:
+        raise UserError(f"{str(path)!r} exists and is not an embeddings record, so `leviathan analyze embeddings` "
+                        f"did not write it and will not write over it; choose another --out, or move the file "
+                        f"away") from None
+
+
+def write_record(path: str | os.PathLike, record: EmbeddingRecord) -> Path:
+    """Write ``record`` to ``path`` atomically (strict JSON, one space of indent); its folder is created. A file
+    there that is not a record is refused (``check_record_target``)."""
+    path = Path(path)
+    check_record_target(path)
     path.parent.mkdir(parents=True, exist_ok=True)
     atomic_write_text(path, dumps(record, indent=1) + "\n")
     return path

@@ -66,8 +66,9 @@ from ..errors import UserError
 from ..model.accounting import ParamCounts, count_config, isoparametric_depth
 from ..model.config import EMBEDDING_KINDS, ModelConfig
 from ..presets import preset_dict
-from .grid_file import (DataSection, EvalOptions, EvalSet, ExperimentSpec, GridKeys, SizeSpec, parse_eval,
-                        read_grid_file)
+from ..seeds import check_seed
+from .grid_file import (DataSection, EvalOptions, EvalSet, ExperimentSpec, GridKeys, SizeSpec, mapping, parse_eval,
+                        read_grid_file, seed_list, tolerance_of)
 from .results import BASELINES, DEFAULT_LADDER
 
 REGIMES = ("iso_body", "isoparametric", "scaling", "variants")
@@ -210,23 +211,24 @@ def load_grid(name_or_path: str | os.PathLike | dict, *, data_dir: str | None = 
         raise ConfigError(f"grid {name!r}: base must be a mapping of config keys")
     base_overrides = flatten(base) + list(overrides or [])
     keys = GridKeys.of(gf.keys)
-    data_seed = None if gf.data_seed is None else int(gf.data_seed)
-    seeds = [int(s) for s in (seeds if seeds is not None else gf.seeds)]
+    data_seed = None if gf.data_seed is None else check_seed(gf.data_seed, "data_seed")
+    seeds = seed_list(seeds if seeds is not None else gf.seeds, "seeds")
     if not seeds:
         raise ConfigError(f"grid {name!r}: seeds must list at least one seed")
-    tolerance = float(gf.tolerance)
+    tolerance = tolerance_of(gf.tolerance)
 
     eval_sets, eval_options = parse_eval(gf.eval, name)
 
-    if not gf.sizes:
+    sizes_raw = mapping(gf.sizes, "sizes")
+    if not sizes_raw:
         raise ConfigError(f"grid {name!r} defines no sizes")
-    parsed = {n: SizeSpec.of(n, s) for n, s in gf.sizes.items()}
+    parsed = {n: SizeSpec.of(n, s) for n, s in sizes_raw.items()}
     sizes = {n: _size_model(n, spec, vocab) for n, spec in parsed.items()}
 
     grid = Grid(name=name, path=path, base_config=base_config, base_overrides=base_overrides, data_dir=ddir,
                 vocab_size=vocab, vocab_from=vocab_from, data_seed=data_seed, seeds=seeds, keys=keys,
                 eval_sets=eval_sets, eval_options=eval_options)
-    grid.runs = expand(gf.experiments or {}, sizes, seeds, data_seed if keys.data_seed else None, tolerance, name)
+    grid.runs = expand(mapping(gf.experiments, "experiments"), sizes, seeds, data_seed if keys.data_seed else None, tolerance, name)
     variant_runs = _variant_runs(gf.variant_run, name)
     for r in grid.runs:
         r.run_overrides = flatten(parsed[r.size].run) + variant_runs.get(r.variant, [])
@@ -351,12 +353,12 @@ def _read_experiment(key: str, exp: dict | None, sizes: dict[str, dict], seeds: 
     if regime not in REGIMES:
         raise ConfigError(f"grid {grid_name!r}: unknown experiment {key!r}; choose from {', '.join(REGIMES)} "
                           f"(optionally with a label: iso_body:arms)")
-    spec = ExperimentSpec.of(exp)
     where = f"experiments.{key}"
+    spec = ExperimentSpec.of(exp, where)
     for s in spec.sizes:
         if s not in sizes:
             raise ConfigError(f"{where}.sizes: unknown size {s!r}; defined sizes: {', '.join(sizes)}")
-    spec.seeds = [int(s) for s in (seeds if spec.seeds is None else spec.seeds)]
+    spec.seeds = list(seeds if spec.seeds is None else spec.seeds)
     if regime == "scaling":
         spec.variants = [_check_variant(DEFAULT_LADDER if spec.variant is None else spec.variant, where)]
         if len(set(spec.sizes)) < 3:

@@ -13,6 +13,11 @@ checks them (so a file with several mistakes reports the same one first as befor
 - each ``sizes`` entry -> ``SizeSpec`` (a preset name, or model fields and a ``run`` mapping);
 - each ``experiments`` entry -> ``ExperimentSpec`` (the regime's defaults fill what it leaves out).
 
+Every section is read strictly (issue 30): a key a section does not have, a value of the wrong type (``optional:
+"no"``, ``buckets: five``) or of the wrong shape (a list where a mapping of keys belongs, a number where a list of
+seeds belongs) is a ConfigError naming the key, never a value read as something else or a traceback. Seeds are
+checked against ``leviathan.seeds``' range, ``tolerance`` must be a finite fraction.
+
 The grid's meaning (regimes, names, isoparametric depth) is ``experiments.grid``'s docstring.
 """
 
@@ -20,13 +25,16 @@ from __future__ import annotations
 
 import dataclasses
 import difflib
+import math
 import os
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
-from ..config import ConfigError, known_fields, load_yaml
+
+from ..config import ConfigError, from_dict, load_yaml, require
 from ..configs import find_grid_file
+from ..seeds import check_seed
 
 
 @dataclass
@@ -70,6 +78,30 @@ def read_grid_file(name_or_path: str | os.PathLike | dict) -> tuple[GridFile, Pa
     return GridFile(**raw), path
 
 
+def mapping(raw: Any, where: str) -> dict:
+    """A section that must be a mapping of keys (``None``: empty); another shape is a ConfigError naming it."""
+    if raw is None:
+        return {}
+    if not isinstance(raw, dict):
+        raise ConfigError(f"{where}: expected a mapping of keys (key: value lines), got {raw!r}")
+    return dict(raw)
+
+
+def seed_list(raw: Any, where: str) -> list[int]:
+    """A list of seeds (a single integer is refused: write ``[0]``), each in ``leviathan.seeds``' range."""
+    if not isinstance(raw, (list, tuple)):
+        raise ConfigError(f"{where}: expected a list of seeds such as [0, 1, 2], got {raw!r}")
+    return [check_seed(s, f"{where}[{i}]") for i, s in enumerate(raw)]
+
+
+def tolerance_of(raw: Any, where: str = "tolerance") -> float:
+    """The isoparametric tolerance: a finite number in (0, 1) (a relative gap of totals)."""
+    if isinstance(raw, bool) or not isinstance(raw, (int, float)) or not math.isfinite(raw) or not 0 < raw < 1:
+        raise ConfigError(f"{where}: expected a number in (0, 1) (the relative gap of totals that counts as equal, "
+                          f"e.g. 0.01), got {raw!r}")
+    return float(raw)
+
+
 @dataclass
 class DataSection:
     """``data:``: the prepared data folder, and the vocabulary size to plan with before it is prepared."""
@@ -83,7 +115,7 @@ class DataSection:
         """From the section as written: a mapping, a folder name, or nothing."""
         if isinstance(raw, str):
             return cls(dir=raw)
-        return cls(**known_fields(cls, raw or {}))
+        return from_dict(cls, mapping(raw, "data"), prefix="data.")
 
 
 @dataclass
@@ -98,7 +130,7 @@ class GridKeys:
     @classmethod
     def of(cls, raw: Any) -> GridKeys:
         """From the section as written (a key left out keeps its default)."""
-        return cls(**known_fields(cls, raw or {}))
+        return from_dict(cls, mapping(raw, "keys"), prefix="keys.")
 
 
 @dataclass
@@ -116,23 +148,32 @@ class EvalOptions:
     """``eval:`` options besides ``sets`` (grid.json records them as written)."""
 
     buckets: int = 5  # training-frequency buckets
-    bucket_method: str = "mass"  # eval.frequency's rule: mass | log
+    bucket_method: Literal["mass", "log"] = "mass"  # eval.frequency's rule
     seq_len: int | None = None  # None: the run's
     batch_size: int = 8
     max_tokens: int | None = None  # tokens evaluated per set (None: all)
     bucket_sets: list[str] | None = None  # eval sets with per-bucket losses (None: every set)
 
+    def __post_init__(self) -> None:
+        for name in ("buckets", "batch_size", "seq_len", "max_tokens"):
+            value = getattr(self, name)
+            require(value is None or (isinstance(value, int) and value >= 1),
+                    f"eval.{name} must be a positive integer{' or null' if name in ('seq_len', 'max_tokens') else ''}"
+                    f", got {value!r}")
+
 
 def parse_eval(raw: Any, grid_name: str) -> tuple[list[EvalSet], EvalOptions]:
     """The grid's eval sets (default: the val split) and options; a set with neither or both of ``split`` and
     ``text``, or an unknown option, is a ConfigError."""
-    ev = dict(raw or {})
-    sets_raw = ev.pop("sets", None) or {"val": {"split": "val"}}
+    ev = mapping(raw, "eval")
+    sets_raw = mapping(ev.pop("sets", None), "eval.sets") or {"val": {"split": "val"}}
     eval_sets = []
     for set_name, s in sets_raw.items():
-        s = {"split": s} if isinstance(s, str) else dict(s)
-        es = EvalSet(set_name, **known_fields(EvalSet, {k: v for k, v in s.items() if k != "name"}))
-        es.optional = bool(es.optional)
+        where = f"eval.sets.{set_name}"
+        s = {"split": s} if isinstance(s, str) else mapping(s, where)
+        if "name" in s:
+            raise ConfigError(f"{where}: 'name' is the set's key itself; delete it")
+        es = from_dict(EvalSet, {"name": str(set_name), **s}, prefix=f"{where}.")
         if (es.split is None) == (es.text is None):
             raise ConfigError(f"grid {grid_name!r}: eval set {set_name!r} needs exactly one of split: or text:")
         eval_sets.append(es)
@@ -140,7 +181,7 @@ def parse_eval(raw: Any, grid_name: str) -> tuple[list[EvalSet], EvalOptions]:
     for k in ev:
         if k not in options:
             raise ConfigError(f"unknown key eval.{k} in grid {grid_name!r}; valid: sets, {', '.join(options)}")
-    return eval_sets, EvalOptions(**ev)
+    return eval_sets, from_dict(EvalOptions, ev, prefix="eval.")
 
 
 @dataclass
@@ -175,8 +216,10 @@ class ExperimentSpec:
     baseline: str | None = None  # isoparametric / variants (None: results.BASELINES of the regime)
 
     @classmethod
-    def of(cls, raw: Any) -> ExperimentSpec:
-        """From the entry as written (an empty entry: no sizes, no variants)."""
-        spec = cls(**known_fields(cls, dict(raw or {})))
+    def of(cls, raw: Any, where: str = "experiments entry") -> ExperimentSpec:
+        """From the entry as written (an empty entry: no sizes, no variants); unknown keys and wrong shapes refused."""
+        spec = from_dict(cls, mapping(raw, where), prefix=f"{where}.")
         spec.sizes, spec.variants = spec.sizes or [], spec.variants or []
+        if spec.seeds is not None:
+            spec.seeds = seed_list(spec.seeds, f"{where}.seeds")
         return spec

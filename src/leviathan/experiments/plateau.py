@@ -19,7 +19,9 @@ def unigram_entropy(data_dir: str | Path) -> float | None:
     path = Path(data_dir) / "train_freq.npy"
     if not path.is_file():
         return None
-    freq = np.load(path).astype(np.float64)
+    from ..data.companions import load_train_freq
+
+    freq = load_train_freq(data_dir).astype(np.float64)
     p = freq[freq > 0] / freq.sum()
     return float(-(p * np.log(p)).sum())
 

@@ -43,6 +43,7 @@ import yaml
 from ..config import known_fields
 from ..data.fingerprint import LEGACY_VERSION, fingerprint_version
 from ..io import data_root
+from ..strict_yaml import parse as parse_yaml
 from .records import Record, optional
 
 
@@ -191,8 +192,8 @@ def data_provenance(data_dir: str | os.PathLike, *bases: str | os.PathLike) -> D
 def resolved_config(run_dir: Path, *bases: str | os.PathLike) -> dict | None:
     """The run folder's config.yaml (the resolved RunConfig) as a dict, ``data.path`` portable."""
     try:
-        cfg: Any = yaml.safe_load((run_dir / "config.yaml").read_text())
-    except (OSError, yaml.YAMLError):
+        cfg: Any = parse_yaml((run_dir / "config.yaml").read_text())
+    except (OSError, UnicodeDecodeError, yaml.YAMLError):
         return None
     if isinstance(cfg, dict) and isinstance(cfg.get("data"), dict) and cfg["data"].get("path"):
         cfg["data"]["path"] = portable_path(cfg["data"]["path"], *bases)

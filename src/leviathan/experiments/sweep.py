@@ -10,6 +10,8 @@ Layout of ``OUT``:
     OUT/runs/<run name>/     the run directory given to ``leviathan.train.loop.train`` (checkpoints,
                              metrics.jsonl); ``sweep_train.json`` holds its training summary
     OUT/.lock                held while a sweep runs: a second sweep on the same OUT refuses to start
+    OUT/leviathan_output.json   the marker: the folder is the sweep's (``leviathan.ownership``; a folder without it
+                             is used only when it holds none of these names)
 
 Resuming. On start, runs whose name already has a row in results.jsonl are skipped. Every other run
 is trained with ``resume="auto"``, so a run killed half-way continues from its latest complete
@@ -61,10 +63,12 @@ from typing import Callable
 
 import numpy as np
 
+from ..data.companions import load_train_freq
 from ..errors import UserError
 from ..eval.score import evaluate_checkpoint
 from ..eval.stream import EvalStream
 from ..io import data_root, hardware_info
+from ..ownership import check_apart, check_claim, mark
 from .drift import check_rows_against_grid
 from .grid import Grid, RunSpec
 from ..train.metrics import read_metric_rows
@@ -88,7 +92,21 @@ def sweep_lock(out_dir: Path):
     from ..locking import folder_lock
 
     with folder_lock(out_dir, "sweep", "use a different --out (another sweep is running there)"):
+        check_claim(out_dir, "sweep", SWEEP_FILES, "use a different --out", legacy=_earlier_sweep)
         yield
+
+
+# What a sweep writes into its --out (``ownership.check_claim``: none may be a user's file already there).
+SWEEP_FILES = (RESULTS, "grid.json", "runs")
+
+
+def _earlier_sweep(out_dir: Path) -> bool:
+    """A sweep folder an earlier version wrote (no ownership marker yet): a grid.json listing runs."""
+    try:
+        grid = json.loads((out_dir / "grid.json").read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return False
+    return isinstance(grid, dict) and isinstance(grid.get("runs"), list) and "eval_options" in grid
 
 
 # --------------------------------------------------------------------------------------------
@@ -138,7 +156,7 @@ class EvalData:
             path = self.grid.data_dir / "train_freq.npy"
             if not path.is_file():
                 raise UserError(f"{path} is missing; re-run leviathan prepare (it writes train_freq.npy)")
-            self._freq = np.load(path)
+            self._freq = load_train_freq(self.grid.data_dir)  # checked against meta.json (data.companions)
             self._buckets = make_buckets(self._freq, int(self.grid.eval_options.buckets),
                                          str(self.grid.eval_options.bucket_method))
         return self._buckets, self._freq
@@ -392,12 +410,14 @@ def run_sweep(grid: Grid, out_dir: str | os.PathLike, *, only: list[str] | None 
     runs = select_runs(grid, only, regimes, order, shard)
     if not runs:
         raise UserError(f"no run of grid {grid.name!r} matches the selection")
+    check_apart(grid.data_dir, "the grid's data folder", out_dir, "--out")
     with sweep_lock(out_dir):
         from ..io import atomic_write_json
 
         results = out_dir / RESULTS
         kept = read_results(results)
         check_rows_against_grid(grid, kept, build_run_config, log, data_provenance(grid.data_dir))
+        mark(out_dir, "sweep", SWEEP_FILES)
         atomic_write_json(out_dir / "grid.json", grid_snapshot(grid))  # only once every kept row agrees with it
         done = {r.name for r in kept}
         todo = [r for r in runs if r.name not in done]

@@ -14,7 +14,10 @@
   lm-evaluation-harness.
 
 Both exports write into a temporary sibling folder and rename it into place, so ``out_dir`` is either
-absent or complete. An existing non-empty ``out_dir`` is an error unless ``overwrite=True``.
+absent or complete; its last file is the marker ``leviathan_output.json`` listing every file written
+(``leviathan.ownership``). An existing non-empty ``out_dir`` is an error unless ``overwrite=True``, which replaces
+only an earlier export (its marker and exactly the files it lists) that no live process holds a lock in: never a
+run folder, a user's folder or anything added to an export by hand.
 
 ``tokenizer`` (optional) is saved alongside, duck-typed: an object with ``save_pretrained(dir)`` (a
 Hugging Face tokenizer), a ``tokenizers.Tokenizer`` (written as ``tokenizer.json``), or anything with
@@ -42,6 +45,7 @@ from ..errors import UserError
 from ..model.config import ModelConfig
 from ..model.embedding import TableEmbedding
 from ..model.llama import CausalLM
+from ..ownership import check_replaceable, listed_files, write_marker
 from .configuration import LeviathanConfig
 from .modeling import LeviathanForCausalLM
 
@@ -138,12 +142,16 @@ def _atomic_dir(out_dir: str | os.PathLike, overwrite: bool) -> Iterator[Path]:
     if out.exists():
         if not out.is_dir():
             raise UserError(f"{out} exists and is not a directory; choose another output directory")
-        if any(out.iterdir()) and not overwrite:
-            raise UserError(f"{out} exists and is not empty; choose another output directory or pass overwrite=True")
+        if any(out.iterdir()):
+            if not overwrite:
+                raise UserError(f"{out} exists and is not empty; choose another output directory or pass "
+                                f"--overwrite (overwrite=True) to replace an earlier export there")
+            check_replaceable(out, "export", "--overwrite (overwrite=True)")
     out.parent.mkdir(parents=True, exist_ok=True)
     tmp = Path(tempfile.mkdtemp(prefix=f".{out.name}.tmp-", dir=out.parent))
     try:
         yield tmp
+        write_marker(tmp, "export", listed_files(tmp))  # last: a folder holding it is complete
         os.chmod(tmp, 0o755)  # mkdtemp makes it private
         if out.exists():
             old = Path(tempfile.mkdtemp(prefix=f".{out.name}.old-", dir=out.parent))

@@ -34,6 +34,7 @@ from ..checkpoint import (CHECKPOINTS, FORMAT, find_checkpoint, is_complete, lat
                           load_tensors, load_weights, step_name)
 from ..config import load_yaml
 from ..checkpoint_damage import refuse_damaged_newest
+from ..checkpoint_state import fingerprints, read_step_state, verify_companions
 from ..errors import UserError, storage_error_message
 from ..storage import storage_oserror
 
@@ -133,7 +134,8 @@ def save_checkpoint(run_dir: Path, step: int, model_state: dict[str, torch.Tenso
         (tmp / "config.yaml").write_text(config_text)
         if tokenizer is not None:
             tokenizer.save(tmp)
-        (tmp / "state.json").write_text(json.dumps({"format": FORMAT, **state}, indent=1) + "\n")
+        files = fingerprints(tmp)  # state.json, written last, ties every other file of the folder to it
+        (tmp / "state.json").write_text(json.dumps({"format": FORMAT, **state, "files": files}, indent=1) + "\n")
         for f in tmp.iterdir():
             _fsync_file(f)
         _fsync_dir(tmp)
@@ -166,12 +168,15 @@ def prune(run_dir: Path, keep_last: int) -> None:
 
 # ---- reading a training state -----------------------------------------------------------------
 def load_state(path: Path) -> dict[str, Any]:
-    """Everything a resume needs from a step folder; only safetensors, weights_only loads, JSON and YAML."""
+    """Everything a resume needs from a step folder; only safetensors, weights_only loads, JSON and YAML. state.json
+    is checked field by field and every file against the fingerprint it records (``leviathan.checkpoint_state``)."""
+    state = read_step_state(path)
+    verify_companions(path, state)
     return {
         "model": load_weights(path / "model.safetensors"),
         "optimizer": load_tensors(path / "optimizer.pt"),
         "rng": load_tensors(path / "rng.pt") if (path / "rng.pt").exists() else None,
-        "state": json.loads((path / "state.json").read_text()),
+        "state": state.raw,
         "config": load_yaml(path / "config.yaml"),
     }
 

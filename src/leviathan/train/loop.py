@@ -5,7 +5,9 @@ optimizer and data, write the run folder, then one ``train_step`` (train/step.py
 each followed by its metrics row, validation, checkpoint and stop check, and finally the summary.
 The state that advances is a ``TrainState`` (train/state.py, which also saves and restores it).
 
-Run folder (rank 0 writes everything):
+Run folder (rank 0 writes everything; ``leviathan.ownership``: a folder that is not a run folder is written into only
+when none of these names is there already, and is then marked as the run's; the data folder is never the run folder):
+    leviathan_output.json   the marker: this folder is train's
     config.yaml      the resolved RunConfig (model with every default explicit, vocab from the data)
     versions.json    python, torch, transformers, leviathan, git revision, device, hostname, tokenizer
     params.json      parameter counts by group (input, body, head, total), also printed at start
@@ -34,6 +36,7 @@ from __future__ import annotations
 
 import contextlib
 import functools
+import json
 import math
 import os
 import signal
@@ -46,10 +49,12 @@ from pathlib import Path
 
 import torch
 
+from ..checkpoint import CHECKPOINTS, STEP_RE
 from ..config import dump_yaml
 from ..io import atomic_write_json, atomic_write_text
 from ..errors import UserError
 from ..locking import folder_lock
+from ..ownership import check_apart, check_claim, mark
 from ..model.accounting import count_model
 from ..initial_model import initial_model
 from . import checkpoint as ckpt
@@ -85,7 +90,9 @@ def train(cfg: RunConfig, run_dir: str | os.PathLike, resume: str | None = None,
             if info.is_main:
                 try:
                     _check_run_dir(Path(run_dir))  # before the lock creates the folder
+                    check_apart(cfg.data.path, "data.path", run_dir, "--run-dir")  # a run never writes into its data
                     lock.enter_context(folder_lock(run_dir, "train", "choose another --run-dir"))  # one writer
+                    check_claim(run_dir, "train", RUN_FILES, "choose another --run-dir", legacy=_earlier_run)
                 except UserError as e:
                     error = e
             if D.any_rank(error is not None, info, device):
@@ -196,6 +203,7 @@ def _write_run_folder(run_dir: Path, saver: Checkpointer, device: torch.device, 
     info = saver.info
     if info.is_main:
         run_dir.mkdir(parents=True, exist_ok=True)
+        mark(run_dir, "train", RUN_FILES)  # the run folder's marker: what train writes is its own
         ckpt.clean_partial(run_dir)
         atomic_write_text(run_dir / "config.yaml", saver.config_text)
         atomic_write_json(run_dir / "versions.json", collect_versions(device, saver.tokenizer_name, info.world_size))
@@ -413,6 +421,23 @@ class _StopFlag:
         for sig, old in self._old.items():
             signal.signal(sig, old)
         return False
+
+
+# What train writes into its run folder (``ownership.check_claim``: none of them may be a user's file already there).
+RUN_FILES = ("config.yaml", "versions.json", "params.json", "metrics.jsonl", "summary.json", "tensorboard",
+             CHECKPOINTS)
+
+
+def _earlier_run(run_dir: Path) -> bool:
+    """A run folder an earlier version of train wrote (no ownership marker yet): a step folder in checkpoints/, or
+    the versions.json train writes (it names leviathan's version)."""
+    if any(STEP_RE.match(p.name) for p in (run_dir / CHECKPOINTS).glob("step-*")):
+        return True
+    try:
+        versions = json.loads((run_dir / "versions.json").read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return False
+    return isinstance(versions, dict) and "leviathan" in versions and "torch" in versions
 
 
 def _check_run_dir(run_dir: Path) -> None:

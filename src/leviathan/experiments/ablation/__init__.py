@@ -37,6 +37,7 @@ from pathlib import Path
 
 from ...errors import UserError
 from ...io import atomic_write_json, atomic_write_text
+from ...ownership import check_claim, mark
 from ..results import json_safe
 from .analysis import ARM, DENSE, AblationResult, Arm, ArmSummary, collect, load_sweep, pair_arms, summarize
 from .figures import fig_gap
@@ -50,6 +51,8 @@ def write_ablation_report(paths: list[str | Path], out: str | Path, command: str
     """Write ``out/README.md`` (tables), ``out/ablations.json`` (every number) and ``out/gap_*.png``; a hand-written
     ``out/findings.md`` (one paragraph per finding) is kept and opens the README, so regenerating loses no prose."""
     out = Path(out)
+    check_claim(out, "report --ablation", ABLATION_FILES, "choose another --out",
+                legacy=lambda folder: (folder / "ablations.json").is_file() and (folder / "README.md").is_file())
     out.mkdir(parents=True, exist_ok=True)
     result = collect(paths)
     if not result.arms:
@@ -65,4 +68,9 @@ def write_ablation_report(paths: list[str | Path], out: str | Path, command: str
     findings = out / "findings.md"
     atomic_write_text(path, markdown(result, figures, command, findings.read_text() if findings.is_file() else None)
                       + "\n")
+    mark(out, "report --ablation", ABLATION_FILES)
     return path
+
+
+# What the ablation report writes into its --out (``ownership.check_claim``: never over a user's README.md).
+ABLATION_FILES = ("README.md", "ablations.json", "gap_*.png")

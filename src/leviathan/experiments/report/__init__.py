@@ -2,7 +2,8 @@
 
 Reads ``results.jsonl`` (rows written by ``experiments.sweep``, typed by ``experiments.results``) and
 each run's ``metrics.jsonl``; writes ``DIR/report.md``, ``DIR/analysis.json`` (every number in the
-report) and ``DIR/*.png``. Three parts, one job each:
+report) and ``DIR/*.png``, never over a file of those names it did not write (``leviathan.ownership``: its
+marker lists what it wrote). Three parts, one job each:
 
 - ``analysis``: the numbers (comparisons per regime, scaling, frequency buckets, sample efficiency,
   throughput, parameter allocation; docs/DESIGN.md §7) as one ``Analysis`` of typed sections, whose
@@ -25,6 +26,7 @@ import os
 from pathlib import Path
 
 from ...io import atomic_write_json, atomic_write_text
+from ...ownership import check_claim, mark
 from ..embedding_files import read_records
 from ..plateau import grid_plateau
 from ..results import COMPARISONS, json_safe, load_results
@@ -53,6 +55,8 @@ def write_report(results: str | os.PathLike | list, out_dir: str | os.PathLike, 
         rows = load_results(results)
         grid = read_sweep_grid(results)
     out = Path(out_dir)
+    check_claim(out, "report", REPORT_FILES, "choose another --out",
+                legacy=lambda folder: (folder / "report.md").is_file() and (folder / "analysis.json").is_file())
     out.mkdir(parents=True, exist_ok=True)
     a = analyze(rows, eval_set, num_bootstrap, ci, seed, ladder, grid_plateau(grid), read_records_of(folders))
     md = render_markdown(a, draw_figures(rows, a, out), str(results))
@@ -69,7 +73,12 @@ def write_report(results: str | os.PathLike | list, out_dir: str | os.PathLike, 
         md = md.rstrip("\n") + "\n\n" + "\n".join(section) + "\n"
     atomic_write_text(out / "report.md", md)
     atomic_write_json(out / "analysis.json", json_safe(a))
+    mark(out, "report", REPORT_FILES)
     return out / "report.md"
+
+
+# What a report writes into its --out (``ownership.check_claim``: never over a user's file of the same name).
+REPORT_FILES = ("report.md", "analysis.json", "*.png")
 
 
 def read_records_of(folders: list) -> list:

@@ -1,0 +1,241 @@
+"""A step folder's state.json read back checked, and the fingerprints that tie the step folder's files together.
+
+    files = fingerprints(tmp)                       # {file: sha256} of every other file, written into state.json
+    state = read_step_state(step_dir)               # every field typed and in range; UserError naming file + field
+    verify_companions(step_dir, state, ("model.safetensors", "config.yaml"))   # the files read now are the saved ones
+
+Why (issue 30, kinds 2 and 3). state.json decides where a resumed run stands: its step, its token count, the
+data loader's position and the RNG states. It was read as written: a step of -7 or a token count of ``"lots"``
+ended in tracebacks, a loader position past the data or a step that contradicts the folder's name resumed a run
+in a state that cannot exist, with exit 0. And the files of a step folder were taken together on trust: the
+weights of step 2 copied over those of step 4 resumed as "step 4".
+
+Now:
+- ``read_step_state`` checks every field (type, range) and its consistency with its neighbours: the step is the
+  folder's number, at least one token and one loader sequence per step, a shuffle buffer of in-range windows, RNG
+  states of the length their generators have. A bad field is one ``UserError``: the file, the field, what it holds,
+  what it should, and the fix (restore the file, or move the step folder out of ``checkpoints/`` to continue from
+  the previous one: nothing is deleted).
+- Saving writes the sha256 of every other file of the step folder into state.json (``files``; state.json is written
+  last). Whoever reads a file of the folder (``verify_companions``: a resume all of them, eval / export / generate
+  the weights, config and tokenizer) checks it against that record first, so a file swapped in from another
+  checkpoint, or damaged on disk, is refused by name. Hashing costs one read of each file (about a second per GB).
+- A state.json written before fingerprints existed has no ``files``: its fields are checked, its companions cannot
+  be.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import math
+import os
+import re
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Iterable
+
+from .errors import UserError
+from .seeds import MAX_SEED
+
+STATE_FILE = "state.json"
+FORMAT = 1
+SHUFFLE_MODES = ("windows", "buffer", "none")
+_SHA256 = re.compile(r"^[0-9a-f]{64}$")
+_STEP = re.compile(r"^step-(\d{8,})$")
+_U32 = 2**32
+_CHUNK = 1 << 22
+
+
+@dataclass(frozen=True)
+class StepState:
+    """state.json, checked: progress, where the data loader stands, RNG states, world size, tokenizer, and the
+    fingerprints of the other files (None for a folder saved before they were recorded). ``raw`` is the file's
+    object as read (what the resume hands to the loader and the RNGs, every part of it checked here)."""
+
+    step: int
+    tokens: int
+    loader: dict
+    rng: dict | None
+    world_size: int
+    train_time_s: float
+    tokenizer: str | None
+    files: dict[str, str] | None
+    raw: dict
+
+
+# ---- writing -------------------------------------------------------------------------------------
+def sha256_file(path: str | os.PathLike) -> str:
+    digest = hashlib.sha256()
+    with open(path, "rb") as f:
+        while chunk := f.read(_CHUNK):
+            digest.update(chunk)
+    return digest.hexdigest()
+
+
+def fingerprints(folder: str | os.PathLike, exclude: Iterable[str] = (STATE_FILE,)) -> dict[str, str]:
+    """{file name: sha256} of every file in ``folder`` but ``exclude`` (what state.json records as ``files``)."""
+    skip = set(exclude)
+    return {p.name: sha256_file(p) for p in sorted(Path(folder).iterdir()) if p.is_file() and p.name not in skip}
+
+
+# ---- reading -------------------------------------------------------------------------------------
+class _Bad(Exception):
+    """A field of state.json that is not what the format says: (field, problem)."""
+
+    def __init__(self, field: str, problem: str):
+        super().__init__(field, problem)
+        self.field, self.problem = field, problem
+
+
+def _damaged(path: Path, field: str, problem: str) -> UserError:
+    return UserError(f"{str(path)!r}: field {field!r} {problem}; the checkpoint was damaged or edited by hand: "
+                     f"restore the file from a copy, or move the step folder {str(path.parent)!r} out of checkpoints/ "
+                     f"to go on from the previous one")
+
+
+def _int(raw: Any, field: str, low: int | None = None, high: int | None = None) -> int:
+    if isinstance(raw, bool) or not isinstance(raw, int):
+        raise _Bad(field, f"is {raw!r}, expected an integer")
+    if (low is not None and raw < low) or (high is not None and raw > high):
+        bounds = f">= {low}" if high is None else f"in [{low}, {high}]"
+        raise _Bad(field, f"is {raw}, expected an integer {bounds}")
+    return raw
+
+
+def _number(raw: Any, field: str, low: float = 0.0) -> float:
+    if isinstance(raw, bool) or not isinstance(raw, (int, float)) or not math.isfinite(raw) or raw < low:
+        raise _Bad(field, f"is {raw!r}, expected a finite number >= {low:g}")
+    return float(raw)
+
+
+def _words(raw: Any, field: str, length: int) -> None:
+    """A list of ``length`` 32-bit unsigned integers (a Mersenne Twister's state)."""
+    if not isinstance(raw, list) or len(raw) != length:
+        got = f"a list of {len(raw)}" if isinstance(raw, list) else repr(raw)[:40]
+        raise _Bad(field, f"is {got}, expected a list of {length} 32-bit integers")
+    if not all(isinstance(v, int) and not isinstance(v, bool) and 0 <= v < _U32 for v in raw):
+        raise _Bad(field, f"holds values that are not 32-bit unsigned integers, expected {length} of them")
+
+
+def _loader(raw: Any, step: int) -> dict:
+    """The data loader's state (``data.loader.BatchLoader.state_dict``), checked."""
+    if not isinstance(raw, dict):
+        raise _Bad("loader", f"is {raw!r}, expected an object")
+    if raw.get("format", 1) != 1:
+        raise _Bad("loader.format", f"is {raw.get('format')!r}, expected 1")
+    position = _int(raw.get("position"), "loader.position", 0)
+    _int(raw.get("seed"), "loader.seed", 0, MAX_SEED)
+    _int(raw.get("seq_len"), "loader.seq_len", 1)
+    windows = _int(raw.get("num_windows"), "loader.num_windows", 1)
+    if raw.get("shuffle") not in SHUFFLE_MODES:
+        raise _Bad("loader.shuffle", f"is {raw.get('shuffle')!r}, expected one of {', '.join(SHUFFLE_MODES)}")
+    if position < step:
+        raise _Bad("loader.position", f"is {position}, fewer sequences than the {step} steps taken (each step reads "
+                                      f"at least one)")
+    if raw["shuffle"] == "buffer":
+        size = _int(raw.get("shuffle_buffer"), "loader.shuffle_buffer", 1, windows)
+        buffer = raw.get("buffer")
+        if not isinstance(buffer, list) or len(buffer) != size:
+            raise _Bad("loader.buffer", f"is not a list of {size} window indices (shuffle_buffer)")
+        if not all(isinstance(v, int) and not isinstance(v, bool) and 0 <= v < windows for v in buffer):
+            raise _Bad("loader.buffer", f"holds entries that are not window indices in [0, {windows})")
+    return raw
+
+
+def _rng(raw: Any) -> dict | None:
+    """python's and numpy's generator states as ``train.checkpoint.capture_rng`` writes them, checked."""
+    if raw is None:
+        return None
+    if not isinstance(raw, dict):
+        raise _Bad("rng", f"is {raw!r}, expected an object")
+    py = raw.get("python")
+    if not (isinstance(py, list) and len(py) == 3):
+        raise _Bad("rng.python", "is not [version, state, gauss] (python's random.getstate())")
+    _int(py[0], "rng.python[0]", 1, 3)
+    _words(py[1], "rng.python[1]", 625)
+    if not 0 <= py[1][-1] <= 624:
+        raise _Bad("rng.python[1]", f"ends with position {py[1][-1]}, expected one in [0, 624]")
+    if py[2] is not None:
+        _number(py[2], "rng.python[2]", -math.inf)
+    np_state = raw.get("numpy")
+    if not (isinstance(np_state, list) and len(np_state) == 5 and np_state[0] == "MT19937"):
+        raise _Bad("rng.numpy", "is not ['MT19937', keys, pos, has_gauss, cached_gaussian] (numpy's get_state())")
+    _words(np_state[1], "rng.numpy[1]", 624)
+    _int(np_state[2], "rng.numpy[2]", 0, 624)
+    _int(np_state[3], "rng.numpy[3]", 0, 1)
+    _number(np_state[4], "rng.numpy[4]", -math.inf)
+    return raw
+
+
+def _files(raw: Any) -> dict[str, str] | None:
+    if raw is None:
+        return None
+    if not isinstance(raw, dict) or not all(isinstance(k, str) and "/" not in k and isinstance(v, str)
+                                            and _SHA256.match(v) for k, v in raw.items()):
+        raise _Bad("files", "is not an object of file name -> sha256 (64 hex digits)")
+    return raw
+
+
+def read_step_state(step_dir: str | os.PathLike) -> StepState:
+    """state.json of ``step_dir``, every field checked (see the module docstring); a UserError names the file and field.
+
+    Pure JSON is read with duplicate keys refused (a file leviathan wrote never repeats one)."""
+    path = Path(step_dir) / STATE_FILE
+    try:
+        raw = json.loads(path.read_text(encoding="utf-8"), object_pairs_hook=_no_repeats)
+    except (OSError, UnicodeDecodeError, ValueError) as e:
+        raise UserError(f"{str(path)!r} is not readable JSON ({e}); the checkpoint is damaged: restore the file from "
+                        f"a copy, or move the step folder out of checkpoints/ to go on from the previous one") from None
+    if not isinstance(raw, dict):
+        raise _damaged(path, "(top level)", f"is {type(raw).__name__}, expected an object")
+    try:
+        if raw.get("format", FORMAT) != FORMAT:
+            raise _Bad("format", f"is {raw.get('format')!r}, expected {FORMAT}")
+        step = _int(raw.get("step"), "step", 0)
+        named = _STEP.match(Path(step_dir).name)
+        if named and int(named.group(1)) != step:
+            raise _Bad("step", f"is {step} but the folder is {Path(step_dir).name}")
+        tokens = _int(raw.get("tokens"), "tokens", step)  # every step trains at least one token
+        loader = _loader(raw.get("loader"), step)
+        rng = _rng(raw.get("rng"))
+        world = _int(raw.get("world_size", 1), "world_size", 1)
+        seconds = _number(raw.get("train_time_s", 0.0), "train_time_s")
+        tokenizer = raw.get("tokenizer")
+        if tokenizer is not None and not (isinstance(tokenizer, str) and tokenizer):
+            raise _Bad("tokenizer", f"is {tokenizer!r}, expected a tokenizer name or null")
+        files = _files(raw.get("files"))
+    except _Bad as e:
+        raise _damaged(path, e.field, e.problem) from None
+    return StepState(step, tokens, loader, rng, world, seconds, tokenizer, files, raw)
+
+
+def _no_repeats(pairs: list[tuple[str, Any]]) -> dict:
+    out: dict = {}
+    for key, value in pairs:
+        if key in out:
+            raise ValueError(f"key {key!r} appears twice")
+        out[key] = value
+    return out
+
+
+def verify_companions(step_dir: str | os.PathLike, state: StepState, names: Iterable[str] | None = None) -> None:
+    """UserError unless each file ``names`` lists (None: every recorded one) that state.json fingerprints is the file
+    saved with it (sha256). A recorded file that is missing is refused too; files of a folder saved before
+    fingerprints were recorded are not checked."""
+    if state.files is None:
+        return
+    step_dir = Path(step_dir)
+    wanted = list(state.files) if names is None else [n for n in names if n in state.files]
+    for name in wanted:
+        path = step_dir / name
+        if not path.is_file():
+            raise UserError(f"{str(path)!r} is missing, but {STATE_FILE} records it; the checkpoint is incomplete: "
+                            f"restore the file, or move the step folder out of checkpoints/ to go on from the "
+                            f"previous one")
+        found = sha256_file(path)
+        if found != state.files[name]:
+            raise UserError(f"{str(path)!r} is not the file saved with this checkpoint (sha256 {found[:12]}..., "
+                            f"{STATE_FILE} records {state.files[name][:12]}...): it was replaced by a file from "
+                            f"another checkpoint or damaged; restore it from a copy of this step folder, or move the "
+                            f"step folder out of checkpoints/ to go on from the previous one")

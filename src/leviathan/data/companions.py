@@ -1,0 +1,99 @@
+"""The files of a prepared data folder tied together: meta.json records a digest of each, checked when one is read.
+
+    meta["files"] = file_digests(tmp)         # prepare, just before meta.json is written
+    check_file(data_dir, meta, "train.bin")   # UserError naming the file unless it is the one meta.json describes
+    freq = load_train_freq(data_dir)          # train_freq.npy, checked: its digest, shape, counts and their sum
+
+Why (issue 30, kind 3): a data folder whose ``train_freq.npy`` or ``tokenizer.json`` was swapped for another
+preparation's was accepted (a token file of the same length too): frequency buckets, or the ids text gets, then
+silently belonged to other data. meta.json, written last by ``prepare``, now records ``files``: for each other
+file a digest, ``sha256:<hex>`` of the whole file, or, for a file over ``FULL_HASH_BYTES`` (token files of a
+large corpus), ``sampled-sha256:<hex>`` over its size and ``SAMPLES`` blocks spread evenly across it (the first
+and last among them): enough to tell another preparation's file, at the cost of a few MB read however large the
+file (a full hash of a 40 GB token file would add a minute to every training start). A data folder prepared
+before digests were recorded has no ``files`` and is checked as before (sizes, token counts, ids).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+from pathlib import Path
+
+import numpy as np
+
+from ..errors import UserError
+
+FULL_HASH_BYTES = 64 << 20
+SAMPLES = 256
+SAMPLE_BYTES = 64 << 10
+_EXCLUDED = ("meta.json", "leviathan_output.json")
+
+
+def file_digest(path: str | os.PathLike) -> str:
+    """``sha256:<hex>`` of the file, or ``sampled-sha256:<hex>`` for one over ``FULL_HASH_BYTES``."""
+    path = Path(path)
+    size = path.stat().st_size
+    digest = hashlib.sha256()
+    with open(path, "rb") as f:
+        if size <= FULL_HASH_BYTES:
+            while chunk := f.read(1 << 22):
+                digest.update(chunk)
+            return f"sha256:{digest.hexdigest()}"
+        digest.update(size.to_bytes(8, "little"))
+        for offset in np.linspace(0, size - SAMPLE_BYTES, SAMPLES).astype(np.int64):
+            f.seek(int(offset))
+            digest.update(f.read(SAMPLE_BYTES))
+    return f"sampled-sha256:{digest.hexdigest()}"
+
+
+def file_digests(folder: str | os.PathLike) -> dict[str, str]:
+    """{name: digest} of every file of a data folder but meta.json and the ownership marker."""
+    return {p.name: file_digest(p) for p in sorted(Path(folder).iterdir()) if p.is_file() and p.name not in _EXCLUDED}
+
+
+def check_file(data_dir: str | os.PathLike, meta: dict, name: str) -> None:
+    """UserError unless ``data_dir/name`` has the digest meta.json records (nothing to check when it records none)."""
+    files = meta.get("files")
+    if not isinstance(files, dict) or name not in files:
+        return
+    path = Path(data_dir) / name
+    if not path.is_file():
+        raise UserError(f"{str(path)!r} is missing, but meta.json records it; the data folder is incomplete: copy "
+                        f"the file back, or prepare the data again (leviathan prepare SOURCE --out {data_dir} "
+                        f"--overwrite)")
+    found = file_digest(path)
+    if found != files[name]:
+        raise UserError(f"{str(path)!r} is not the file prepared with this meta.json ({found[:24]}..., meta.json "
+                        f"records {str(files[name])[:24]}...): it comes from another preparation or was damaged; "
+                        f"copy the data folder again as a whole, or prepare it again (leviathan prepare SOURCE --out "
+                        f"{data_dir} --overwrite)")
+
+
+def load_train_freq(data_dir: str | os.PathLike, meta: dict | None = None) -> np.ndarray:
+    """train_freq.npy of a prepared data folder, checked against its meta.json: the recorded digest, one
+    non-negative integer count per id (vocab_size of them), summing to the train split's tokens."""
+    from .loader import load_meta
+
+    data_dir = Path(data_dir)
+    meta = meta if meta is not None else load_meta(data_dir)
+    path = data_dir / "train_freq.npy"
+    if not path.is_file():
+        raise UserError(f"{str(path)!r} is missing; re-run leviathan prepare (it writes train_freq.npy)")
+    check_file(data_dir, meta, path.name)
+    fix = f"prepare the data again (leviathan prepare SOURCE --out {data_dir} --overwrite)"
+    try:
+        freq = np.load(path, allow_pickle=False)
+    except (OSError, ValueError) as e:
+        raise UserError(f"{str(path)!r} is not a readable .npy array ({e}); {fix}") from None
+    vocab = int(meta["vocab_size"])
+    if freq.ndim != 1 or freq.shape[0] != vocab or freq.dtype.kind not in "iu":
+        raise UserError(f"{str(path)!r} holds a {freq.dtype} array of shape {tuple(freq.shape)}, expected {vocab:,} "
+                        f"integer counts (meta.json's vocab_size): it belongs to another preparation; {fix}")
+    if freq.size and int(freq.min()) < 0:
+        raise UserError(f"{str(path)!r} holds negative counts; it is damaged; {fix}")
+    train = (meta.get("splits") or {}).get("train") or {}
+    if isinstance(train.get("tokens"), int) and int(freq.sum()) != train["tokens"]:
+        raise UserError(f"{str(path)!r} counts {int(freq.sum()):,} tokens but meta.json's train split has "
+                        f"{train['tokens']:,}: it belongs to another preparation; {fix}")
+    return freq.astype(np.int64, copy=False)

@@ -1,0 +1,242 @@
+"""Which folders a verb may delete or write into: its own earlier output, recognised by a marker it wrote.
+
+    write_marker(tmp, "export", listed_files(tmp))        # the last file of an output built in a temporary folder
+    check_replaceable(out, "export", "--overwrite")       # UserError unless `out` is export's own earlier output
+    check_claim(run_dir, "train", RUN_FILES, fix, legacy=looks_like_run)   # before writing: no user file written over
+    mark(run_dir, "train")                                # the folder is train's from now on
+    check_apart(data_dir, "data.path", run_dir, "--run-dir")               # an output folder is not an input folder
+
+Why (issue 30, kinds 1 and 6). ``export --overwrite`` replaced whatever non-empty folder it was given, a user's
+documents or the run folder it was exporting (both deleted, exit 0); ``prepare --overwrite`` replaced any folder
+holding a ``meta.json``; ``train --run-dir`` and ``report --out`` wrote their ``config.yaml`` / ``README.md`` over a
+user's file of the same name. A flag that deletes, and a verb that writes into an existing folder, now need proof
+that the folder is theirs:
+
+- **The marker**, ``leviathan_output.json``: the verb that wrote the folder and, for an output built in a temporary
+  folder and renamed into place (export, prepare), every file it wrote. It is written last, so a folder holding it
+  is complete.
+- **Replacing** (``check_replaceable``) needs the marker of the same verb and exactly the files it lists, nothing
+  added by hand; and no live process may hold a lock inside the folder or beside it (``locking``: a run being
+  trained, a sweep running). A folder written before markers existed is replaced only when the verb's own
+  ``legacy`` test recognises it (prepare: a data folder's meta.json and its expected files, nothing else). Every
+  refusal names what would be deleted and the command to delete it by hand.
+- **Writing into** a folder (``check_claim``): with the verb's marker for the whole folder (a run, a sweep), the
+  folder is the verb's. Otherwise a file (or folder) the verb would write that is already there, and that its
+  marker does not list, stops it, unless ``legacy`` recognises an earlier output of the verb (a run folder of an
+  earlier version); other files are left alone. ``mark`` then records the folder (or the files written) as the
+  verb's, so the next session knows. A folder marked by another verb is refused whole.
+
+Footgun: a marker copied along with a folder still says the verb wrote it; what it lists is checked, not who
+copied it. Lock files (``.lock``, ``.NAME.lock``) and a verb's temporary files are not part of an output.
+"""
+
+from __future__ import annotations
+
+import fnmatch
+import json
+import os
+import shlex
+from dataclasses import dataclass
+from datetime import datetime, timezone
+from pathlib import Path
+from typing import Callable, Iterable
+
+from .errors import UserError
+
+MARKER = "leviathan_output.json"
+FORMAT = 1
+_SHOWN = 5  # files named in a refusal
+_WALK_LIMIT = 100_000  # entries looked at in a folder before it counts as "too many to be an output"
+
+
+@dataclass(frozen=True)
+class OutputMarker:
+    """A folder's marker: the verb that wrote it and every file it wrote (None: the verb owns the whole folder)."""
+
+    verb: str
+    files: tuple[str, ...] | None = None
+    created: str | None = None
+
+
+def read_marker(folder: str | os.PathLike) -> OutputMarker | None:
+    """The marker of ``folder`` (None when it has none); a damaged one is a UserError naming the file and field."""
+    path = Path(folder) / MARKER
+    if not path.is_file():
+        return None
+    fix = f"restore it, or, if you know the folder is the verb's output, delete it by hand: rm -r {_quote(folder)}"
+    try:
+        raw = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError) as e:
+        raise UserError(f"{str(path)!r} is not readable JSON ({e}); {fix}") from None
+    if not isinstance(raw, dict) or raw.get("format") != FORMAT:
+        raise UserError(f"{str(path)!r}: field 'format' is {raw.get('format') if isinstance(raw, dict) else raw!r}, "
+                        f"expected {FORMAT}; {fix}")
+    verb, files, created = raw.get("verb"), raw.get("files"), raw.get("created")
+    if not isinstance(verb, str) or not verb:
+        raise UserError(f"{str(path)!r}: field 'verb' is {verb!r}, expected the name of a leviathan verb; {fix}")
+    if files is not None and not (isinstance(files, list) and all(_relative(f) for f in files)):
+        raise UserError(f"{str(path)!r}: field 'files' is not a list of relative file names inside the folder; {fix}")
+    if created is not None and not isinstance(created, str):
+        raise UserError(f"{str(path)!r}: field 'created' is {created!r}, expected a time stamp; {fix}")
+    return OutputMarker(verb, None if files is None else tuple(files), created)
+
+
+def _relative(name: object) -> bool:
+    return isinstance(name, str) and bool(name) and not os.path.isabs(name) and ".." not in Path(name).parts
+
+
+def write_marker(folder: str | os.PathLike, verb: str, files: Iterable[str] | None = None) -> None:
+    """Write ``folder``'s marker (atomically): ``verb`` wrote it, and ``files`` (None: owns the whole folder)."""
+    from . import __version__
+    from .io import atomic_write_json
+
+    atomic_write_json(Path(folder) / MARKER, {
+        "format": FORMAT, "verb": verb, "files": None if files is None else sorted(files),
+        "created": datetime.now(timezone.utc).isoformat(timespec="seconds"), "leviathan": __version__})
+
+
+def mark(folder: str | os.PathLike, verb: str, names: Iterable[str]) -> None:
+    """Record in ``folder``'s marker that ``verb`` writes ``names`` there (glob patterns allowed): the whole folder
+    when it holds nothing else (a folder the verb created), else just those names, added to what an earlier marker of
+    the verb lists. A folder marked whole, or by another verb, is left as it is (``check_claim`` refused the latter)."""
+    marker = read_marker(folder)
+    if marker is not None and (marker.verb != verb or marker.files is None):
+        return
+    patterns = list(names)
+    entries = [e for e in os.listdir(folder) if e != MARKER and not _is_lock(e)]
+    ours = {e for e in entries if any(fnmatch.fnmatchcase(e, p) for p in patterns)}
+    if marker is None and ours == set(entries):
+        write_marker(folder, verb)
+        return
+    literal = {p for p in patterns if not any(c in p for c in "*?[")}
+    write_marker(folder, verb, set(marker.files if marker is not None else ()) | ours | literal)
+
+
+def listed_files(folder: str | os.PathLike, limit: int = _WALK_LIMIT) -> list[str]:
+    """Every file under ``folder`` (relative paths, sorted) but the marker and lock files; at most ``limit``."""
+    root = Path(folder)
+    out: list[str] = []
+    for dirpath, dirnames, filenames in os.walk(root):
+        dirnames.sort()
+        for name in sorted(filenames):
+            rel = os.path.relpath(os.path.join(dirpath, name), root)
+            if rel == MARKER or _is_lock(name):
+                continue
+            out.append(rel)
+            if len(out) >= limit:
+                return out
+    return out
+
+
+def _is_lock(name: str) -> bool:
+    return name == ".lock" or (name.startswith(".") and name.endswith(".lock"))
+
+
+def _quote(path: str | os.PathLike) -> str:
+    return shlex.quote(str(path))
+
+
+def _some(names: list[str], total: int | None = None) -> str:
+    total = len(names) if total is None else total
+    shown = ", ".join(names[:_SHOWN])
+    return shown + (f" and {total - _SHOWN} more" if total > _SHOWN else "")
+
+
+# ---- replacing a folder --------------------------------------------------------------------------
+def check_replaceable(folder: str | os.PathLike, verb: str, flag: str,
+                      legacy: Callable[[Path, list[str]], bool] | None = None) -> None:
+    """UserError unless ``folder`` may be deleted and replaced by ``verb`` (see the module docstring).
+
+    ``flag`` is the option that asked for it (``--overwrite``); ``legacy(folder, files)`` may recognise an output the
+    verb wrote before markers existed (it sees the folder's files)."""
+    folder = Path(folder)
+    if not folder.exists():
+        return
+    if not folder.is_dir():
+        raise UserError(f"{str(folder)!r} exists and is not a folder; {flag} replaces only a folder that an earlier "
+                        f"`leviathan {verb}` wrote; choose another output folder")
+    files = listed_files(folder)
+    marker = read_marker(folder)
+    reason = None
+    if marker is None:
+        if legacy is None or len(files) >= _WALK_LIMIT or not legacy(folder, files):
+            reason = f"it has no {MARKER} (the marker `leviathan {verb}` writes into its output), so it is not " \
+                     f"provably {verb}'s output"
+    elif marker.verb != verb:
+        reason = f"its {MARKER} says `leviathan {marker.verb}` wrote it, not `leviathan {verb}`"
+    elif marker.files is not None:
+        added = sorted(set(files) - set(marker.files))
+        if added:
+            reason = f"it holds files the earlier `leviathan {verb}` did not write ({_some(added)})"
+    if reason is not None:
+        what = f"{len(files):,}{'+' if len(files) >= _WALK_LIMIT else ''} file(s)" + (f": {_some(files)}" if files
+                                                                                         else "")
+        raise UserError(f"{flag} would delete {str(folder)!r} ({what}), but {reason}; {flag} replaces only a folder "
+                        f"that an earlier `leviathan {verb}` wrote, holding just what it wrote; choose another output "
+                        f"folder, or, to replace this one, delete it by hand first: rm -r {_quote(folder)}")
+    check_unlocked(folder, f"{flag} would delete")
+
+
+def check_unlocked(folder: Path, doing: str) -> None:
+    """UserError when a live process holds a lock inside ``folder`` (a run, a sweep) or its lock beside it."""
+    from .locking import held_by_another, lock_path
+
+    candidates = [lock_path(Path(os.path.abspath(folder)), beside=True)]
+    for dirpath, _, filenames in os.walk(folder):
+        candidates += [Path(dirpath) / name for name in filenames if _is_lock(name)]
+    for path in candidates:
+        held = held_by_another(path)
+        if held is not None:
+            pid, command = held
+            who = f"process {pid}" + (f" ({command})" if command else "") if pid is not None else "another process"
+            raise UserError(f"{doing} {str(folder)!r}, but {who} is writing there (it holds {str(path)!r}); nothing "
+                            f"was deleted; wait for it to finish or stop it, or choose another output folder")
+
+
+# ---- writing into a folder -----------------------------------------------------------------------
+def check_claim(folder: str | os.PathLike, verb: str, names: Iterable[str], fix: str,
+                legacy: Callable[[Path], bool] | None = None) -> None:
+    """UserError when ``verb`` would write over something in ``folder`` it did not create (see the module docstring).
+
+    ``names`` are the files and folders the verb writes there (glob patterns allowed: ``*.png``); ``fix`` is the
+    way out (``choose another --run-dir``)."""
+    folder = Path(folder)
+    if not folder.is_dir():
+        return
+    marker = read_marker(folder)
+    if marker is not None and marker.verb != verb:
+        raise UserError(f"{str(folder)!r} is the output of `leviathan {marker.verb}` (its {MARKER} says so), not "
+                        f"of `leviathan {verb}`, which would write its own files there; {fix}")
+    if marker is not None and marker.files is None:
+        return  # the whole folder is the verb's
+    if marker is None and legacy is not None and legacy(folder):
+        return
+    patterns = list(names)
+    try:
+        entries = sorted(p.name for p in folder.iterdir())
+    except OSError:
+        return  # unreadable: the write itself reports it
+    own = set(marker.files) if marker is not None and marker.files is not None else set()
+    clashes = [name for name in entries
+               if name not in own and any(fnmatch.fnmatchcase(name, pattern) for pattern in patterns)]
+    if clashes:
+        raise UserError(f"`leviathan {verb}` would write over {_some(clashes)} in {str(folder)!r}, which it did not "
+                        f"create (the folder's {MARKER} does not list it); move it out of the folder, or {fix}")
+
+
+# ---- inputs and outputs --------------------------------------------------------------------------
+def check_apart(source: str | os.PathLike, source_what: str, out: str | os.PathLike, out_what: str, *,
+                inside_ok: bool = False) -> None:
+    """UserError when the output folder ``out`` is the input ``source``, holds it, or (unless ``inside_ok``: an
+    export kept in its run folder) lies inside it: writing or replacing one would change the other."""
+    a, b = Path(os.path.realpath(source)), Path(os.path.realpath(out))
+    if a == b:
+        relation = "is the same folder as"
+    elif b.is_relative_to(a) and not inside_ok:
+        relation = "lies inside"
+    elif a.is_relative_to(b):
+        relation = "holds"
+    else:
+        return
+    raise UserError(f"{out_what} {str(out)!r} {relation} {source_what} {str(source)!r}: an output folder must be "
+                    f"apart from its input; choose another {out_what}")

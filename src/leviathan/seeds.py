@@ -1,0 +1,35 @@
+"""The range of a seed, checked in one place for every way one is given (config, grid, command line, Python).
+
+    check_seed(cfg.seed, "seed")     # ConfigError unless an integer in [0, 4294967295]
+
+A seed feeds python's, numpy's and torch's generators and the data loader's permutation
+(``np.random.default_rng([seed, epoch]``). Negative seeds ended in numpy's traceback ("expected non-negative
+integer") after the run folder was written; seeds past 64 bits in torch's ("Overflow when unpacking long");
+numpy's legacy seeding takes 32 bits and reduced anything larger modulo 2^32, so two different seeds could
+train the same model. One range for all of them: the 32-bit unsigned integers, ``[0, MAX_SEED]``.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+MAX_SEED = 2**32 - 1
+
+
+def seed_problem(value: Any) -> str | None:
+    """Why ``value`` is not a seed (None when it is one)."""
+    if isinstance(value, bool) or not isinstance(value, int):
+        return f"must be an integer in [0, {MAX_SEED}], got {value!r}"
+    if not 0 <= value <= MAX_SEED:
+        return f"must be an integer in [0, {MAX_SEED}] (32 bits, numpy's seed range), got {value}"
+    return None
+
+
+def check_seed(value: Any, where: str) -> int:
+    """``value`` when it is a seed (see the module docstring), else a ConfigError naming ``where`` and the range."""
+    from .config import ConfigError
+
+    problem = seed_problem(value)
+    if problem is not None:
+        raise ConfigError(f"{where}: a seed {problem}")
+    return value

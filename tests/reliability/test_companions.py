@@ -1,0 +1,113 @@
+"""Files that belong together are checked against each other (issue 30, kind 3): a step folder's state.json records
+the sha256 of every other file of the folder, a prepared folder's meta.json a digest of every other file; a file
+swapped in from elsewhere (same shape, same size) is refused by name when it is read (``checkpoint_state``,
+``data.companions``).
+
+Before, step 2's weights copied over step 4's resumed and evaluated as step 4, and another preparation's
+train_freq.npy or tokenizer.json was taken as this data's.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import shutil
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+sys.path.insert(0, str(Path(__file__).parent))
+from reliability_support import cli_error, run_overrides, tree_hashes  # noqa: E402
+from test_bad_input import fails, resume  # noqa: E402
+
+pytestmark = [pytest.mark.reliability, pytest.mark.usefixtures("single_thread")]
+
+STEP2, STEP4 = "checkpoints/step-00000002", "checkpoints/step-00000004"
+
+
+def _recorded(run: Path, name: str) -> str:
+    return json.loads((run / STEP4 / "state.json").read_text())["files"][name]
+
+
+@pytest.mark.parametrize("name", ["model.safetensors", "optimizer.pt", "rng.pt", "config.yaml", "tokenizer.json"])
+def test_a_file_of_another_step_is_refused_on_resume(capsys, data, run_copy, name):
+    path = run_copy / STEP4 / name
+    shutil.copy(run_copy / STEP2 / name, path)
+    if hashlib.sha256(path.read_bytes()).hexdigest() == _recorded(run_copy, name):
+        path.write_bytes(path.read_bytes() + b"\n")  # step 2's file has the same bytes: change them as an edit would
+    before = tree_hashes(run_copy)
+    line = fails(capsys, *resume(run_copy, data, max_steps=6))
+    assert f"{STEP4}/{name}' is not the file saved with this checkpoint" in line
+    assert "restore it from a copy of this step folder" in line
+    assert tree_hashes(run_copy) == before
+
+
+def test_swapped_weights_are_refused_by_eval_generate_and_export(capsys, run_copy, tmp_path):
+    shutil.copy(run_copy / STEP2 / "model.safetensors", run_copy / STEP4 / "model.safetensors")
+    assert "model.safetensors' is not the file saved with this checkpoint" in cli_error(["eval", run_copy])
+    for argv in (["generate", run_copy, "--max-new-tokens", "2"], ["export", run_copy, tmp_path / "hf"]):
+        assert "model.safetensors' is not the file saved with this checkpoint" in fails(capsys, *argv)
+    assert not (tmp_path / "hf").exists()
+
+
+def test_a_recorded_file_that_is_missing(capsys, data, run_copy):
+    (run_copy / STEP4 / "rng.pt").unlink()
+    line = fails(capsys, *resume(run_copy, data, max_steps=6))
+    assert "rng.pt' is missing, but state.json records it" in line
+
+
+@pytest.fixture
+def data_copy(data, tmp_path) -> Path:
+    return Path(shutil.copytree(data, tmp_path / "data"))
+
+
+def _other_preparation(data_copy: Path, tmp_path: Path) -> Path:
+    """Another corpus prepared with the same tokenizer: files of the same kinds and shapes, other contents."""
+    from leviathan.data.prepare import prepare
+    from reliability_support import write_corpus
+
+    other = tmp_path / "other"
+    prepare(str(write_corpus(tmp_path / "corpus", seed=3)), other, tokenizer=str(data_copy), val_fraction=0.2,
+            progress=False, log=lambda msg: None)
+    return other
+
+
+def test_a_train_freq_of_another_preparation_is_refused(capsys, finished_run, data_copy, tmp_path):
+    other = _other_preparation(data_copy, tmp_path)
+    shutil.copy(other / "train_freq.npy", data_copy / "train_freq.npy")
+    line = fails(capsys, "analyze", "frequency", "--runs", finished_run, "--data", data_copy)
+    assert "train_freq.npy' is not the file prepared with this meta.json" in line
+
+
+def test_a_token_file_of_the_same_size_is_refused(capsys, data_copy, tmp_path):
+    path = data_copy / "train.bin"
+    tokens = np.fromfile(path, dtype=np.uint16)
+    tokens[::-1].tofile(path)  # the same ids, the same size, another order
+    line = fails(capsys, "train", *run_overrides(data_copy), "--run-dir", tmp_path / "run", "--quiet")
+    assert "train.bin' is not the file prepared with this meta.json" in line
+    assert not (tmp_path / "run").exists()
+
+
+def test_a_tokenizer_of_another_preparation_is_refused(capsys, data_copy, tmp_path):
+    path = data_copy / "tokenizer.json"
+    path.write_text(path.read_text() + " ")  # still the same JSON, but not the file prepared with meta.json
+    line = fails(capsys, "train", *run_overrides(data_copy), "--run-dir", tmp_path / "run", "--quiet")
+    assert "tokenizer.json' is not the file prepared with this meta.json" in line
+
+
+def test_large_files_are_sampled_not_read_whole(tmp_path, monkeypatch):
+    """A token file over the full-hash limit is fingerprinted from its size and evenly spread blocks (a full hash
+    of a 40 GB file would add a minute to every start); a change inside a sampled block is still seen."""
+    from leviathan.data import companions
+
+    monkeypatch.setattr(companions, "FULL_HASH_BYTES", 1 << 20)
+    path = tmp_path / "big.bin"
+    data = np.random.default_rng(0).integers(0, 255, size=4 << 20, dtype=np.uint8)
+    data.tofile(path)
+    digest = companions.file_digest(path)
+    assert digest.startswith("sampled-sha256:")
+    data[0] ^= 1
+    data.tofile(path)
+    assert companions.file_digest(path) != digest

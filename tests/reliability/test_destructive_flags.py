@@ -1,0 +1,130 @@
+"""A flag that replaces an earlier output replaces only that (issue 30, kind 1): ``export --overwrite`` and
+``prepare --overwrite`` delete a folder only when it is provably their own earlier output (the marker the verb
+wrote, exactly the files it lists) and no live process holds a lock in it; a refusal names what would be deleted
+and how to delete it by hand (``leviathan.ownership``).
+
+Before, ``export RUN DIR --overwrite`` deleted any non-empty DIR (a user's documents, the very run it exported,
+a folder whose run another process was training) with exit 0, and ``prepare --overwrite`` any folder holding a
+meta.json.
+"""
+
+from __future__ import annotations
+
+import json
+import shutil
+import sys
+from pathlib import Path
+
+import pytest
+
+from leviathan.ownership import MARKER
+
+sys.path.insert(0, str(Path(__file__).parent))
+from reliability_support import cli_error, tree_hashes, write_corpus  # noqa: E402
+from test_one_writer import fails, hold_lock, stop  # noqa: E402
+
+pytestmark = [pytest.mark.reliability, pytest.mark.usefixtures("single_thread")]
+
+
+@pytest.fixture
+def earlier_export(finished_run, tmp_path) -> Path:
+    from leviathan.cli import main
+
+    out = tmp_path / "hf"
+    assert main(["export", str(finished_run), str(out)]) == 0
+    return out
+
+
+def test_export_overwrite_refuses_a_users_folder(finished_run, tmp_path):
+    docs = tmp_path / "docs"
+    docs.mkdir()
+    (docs / "thesis.txt").write_text("years of work")
+    line = cli_error(["export", finished_run, docs, "--overwrite"])
+    assert f"would delete '{docs}' (1 file(s): thesis.txt)" in line
+    assert f"it has no {MARKER}" in line and f"delete it by hand first: rm -r {docs}" in line
+    assert (docs / "thesis.txt").read_text() == "years of work"
+
+
+def test_export_overwrite_refuses_the_run_it_exports(capsys, run_copy):
+    before = tree_hashes(run_copy)
+    line = fails(capsys, "export", run_copy, run_copy, "--overwrite")
+    assert "is the same folder as the checkpoint's folder" in line
+    assert tree_hashes(run_copy) == before
+
+
+def test_export_overwrite_replaces_an_earlier_export(capsys, finished_run, earlier_export):
+    marker = json.loads((earlier_export / MARKER).read_text())
+    assert marker["verb"] == "export" and "model.safetensors" in marker["files"]
+    from leviathan.cli import main
+
+    assert main(["export", str(finished_run), str(earlier_export), "--overwrite", "--plain-llama"]) == 0
+    assert json.loads((earlier_export / "config.json").read_text())["model_type"] == "llama"
+
+
+def test_export_overwrite_refuses_an_export_with_a_file_added(capsys, finished_run, earlier_export):
+    (earlier_export / "notes.md").write_text("my notes")
+    line = fails(capsys, "export", finished_run, earlier_export, "--overwrite")
+    assert "it holds files the earlier `leviathan export` did not write (notes.md)" in line
+    assert (earlier_export / "notes.md").read_text() == "my notes"
+
+
+def test_export_overwrite_never_touches_a_locked_folder(capsys, finished_run, earlier_export, tmp_path):
+    """A live process writing inside the folder (it holds a lock there, as ``train`` holds RUN/.lock)."""
+    before = tree_hashes(earlier_export)
+    holder = hold_lock(earlier_export, tmp_path / "held", beside=False)
+    try:
+        line = fails(capsys, "export", finished_run, earlier_export, "--overwrite")
+    finally:
+        stop(holder)
+    assert f"process {holder.pid}" in line and "is writing there" in line and "nothing was deleted" in line
+    after = tree_hashes(earlier_export)
+    after.pop(".lock")  # left by the killed holder
+    assert after == before
+
+
+def _prepare(out: Path, corpus: Path, *extra) -> list:
+    return ["prepare", corpus, "--out", out, "--tokenizer", "cl100k_base", "--no-progress", *extra]
+
+
+def test_prepare_overwrite_refuses_a_folder_with_a_foreign_meta_json(capsys, tmp_path):
+    corpus = write_corpus(tmp_path / "corpus", num_docs=4)
+    site = tmp_path / "site"
+    site.mkdir()
+    (site / "meta.json").write_text(json.dumps({"title": "my web site", "splits": {}}))
+    (site / "index.html").write_text("<html>")
+    before = tree_hashes(site)
+    line = fails(capsys, *_prepare(site, corpus, "--overwrite"))
+    assert f"--overwrite would delete '{site}' (2 file(s): index.html, meta.json)" in line
+    assert f"rm -r {site}" in line
+    assert tree_hashes(site) == before
+
+
+def test_prepare_overwrite_replaces_its_own_data_and_old_ones(capsys, tmp_path):
+    from leviathan.cli import main
+
+    corpus = write_corpus(tmp_path / "corpus", num_docs=4)
+    out = tmp_path / "data"
+    assert main([str(a) for a in _prepare(out, corpus)]) == 0
+    assert json.loads((out / MARKER).read_text())["verb"] == "prepare"
+    assert main([str(a) for a in _prepare(out, corpus, "--seed", "3", "--overwrite")]) == 0
+    (out / MARKER).unlink()  # a data folder prepared before markers: recognised by its meta.json's files
+    assert main([str(a) for a in _prepare(out, corpus, "--seed", "4", "--overwrite")]) == 0
+    (out / "extra.txt").write_text("mine")
+    line = fails(capsys, *_prepare(out, corpus, "--seed", "5", "--overwrite"))
+    assert "it holds files the earlier `leviathan prepare` did not write (extra.txt)" in line
+
+
+def test_the_python_api_refuses_a_foreign_folder_too(finished_run, tmp_path):
+    """``to_plain_llama(..., overwrite=True)`` (lm-eval's kept export goes through it) is the same check."""
+    from leviathan.checkpoint import load_model
+    from leviathan.errors import UserError
+    from leviathan.hf.export import to_plain_llama
+
+    folder = tmp_path / "hf"
+    folder.mkdir()
+    (folder / "mine.txt").write_text("x")
+    model, _ = load_model(finished_run)
+    with pytest.raises(UserError, match="would delete"):
+        to_plain_llama(model, folder, overwrite=True)
+    assert (folder / "mine.txt").read_text() == "x"
+    shutil.rmtree(folder)

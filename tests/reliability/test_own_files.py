@@ -1,0 +1,129 @@
+"""No verb writes over a file it did not create (issue 30, kind 6), and an output folder is never its input.
+
+``train --run-dir``, ``sweep --out``, ``report --out`` (and ``--ablation``), ``lm-eval --out`` and ``analyze
+embeddings --out`` used to write their config.yaml / grid.json / README.md / lm_eval.json over a user's file of
+the same name. Now a folder holds the marker of the verb that writes it (``leviathan.ownership``); in a folder
+without one, a name the verb would write that is already there stops it before any work, and the user's other
+files are left alone. A run folder written before markers existed is recognised and resumes.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+
+import pytest
+
+from leviathan.cli import main
+from leviathan.ownership import MARKER
+
+sys.path.insert(0, str(Path(__file__).parent))
+from reliability_support import cli_error, run_overrides, tree_hashes  # noqa: E402
+from test_bad_input import fails, resume  # noqa: E402
+
+pytestmark = [pytest.mark.reliability, pytest.mark.usefixtures("single_thread")]
+
+
+def _users_folder(path: Path, *names: str) -> Path:
+    path.mkdir(parents=True)
+    for name in names:
+        (path / name).write_text(f"the user's own {name}\n")
+    return path
+
+
+def test_train_refuses_a_folder_holding_a_file_it_would_write(data, tmp_path):
+    folder = _users_folder(tmp_path / "exp", "config.yaml", "notes.txt")
+    line = cli_error(["train", "--config", folder / "config.yaml", *run_overrides(data), "--run-dir", folder])
+    assert "config file" in line or "would write over config.yaml" in line  # the user's file is no run config
+    line = cli_error(["train", *run_overrides(data), "--run-dir", folder])
+    assert f"`leviathan train` would write over config.yaml in '{folder}', which it did not create" in line
+    assert (folder / "config.yaml").read_text() == "the user's own config.yaml\n"
+    assert sorted(p.name for p in folder.iterdir()) == ["config.yaml", "notes.txt"]
+
+
+def test_train_into_a_folder_of_other_files_keeps_them_and_marks_its_own(capsys, data, tmp_path):
+    folder = _users_folder(tmp_path / "exp", "notes.txt")
+    assert main(["train", *run_overrides(data, max_steps=2), "--run-dir", str(folder), "--quiet"]) == 0
+    assert (folder / "notes.txt").read_text() == "the user's own notes.txt\n"
+    marker = json.loads((folder / MARKER).read_text())
+    assert marker["verb"] == "train" and "config.yaml" in marker["files"] and "notes.txt" not in marker["files"]
+    assert main([*resume(folder, data, max_steps=4)]) == 0  # its own files now
+
+
+def test_a_run_folder_written_before_markers_resumes(capsys, data, run_copy):
+    (run_copy / MARKER).unlink()
+    assert main([*resume(run_copy, data, max_steps=6)]) == 0
+    assert json.loads((run_copy / MARKER).read_text())["files"] is None  # the whole folder is the run's
+
+
+@pytest.mark.parametrize("where", ["same", "inside"])
+def test_a_run_folder_is_never_the_data_folder(capsys, data, tmp_path, where):
+    from shutil import copytree
+
+    copy = copytree(data, tmp_path / "data")
+    before = tree_hashes(copy)
+    run = copy if where == "same" else copy / "run"
+    line = fails(capsys, "train", *run_overrides(copy), "--run-dir", run, "--quiet")
+    assert "an output folder must be apart from its input" in line
+    assert tree_hashes(copy) == before
+
+
+def test_a_folder_of_another_verb_is_refused(capsys, data, run_copy, tmp_path):
+    before = tree_hashes(run_copy)
+    results = tmp_path / "sweep"
+    results.mkdir()
+    (results / MARKER).write_text(json.dumps({"format": 1, "verb": "sweep", "files": None}))
+    line = fails(capsys, *resume(results, data))
+    assert "is the output of `leviathan sweep` (its leviathan_output.json says so), not of `leviathan train`" in line
+    assert tree_hashes(run_copy) == before
+
+
+def _rows(folder: Path) -> Path:
+    folder.mkdir(parents=True, exist_ok=True)
+    (folder / "results.jsonl").write_text(json.dumps({"name": "a-leviathan-s0", "variant": "leviathan"}) + "\n")
+    return folder
+
+
+@pytest.mark.parametrize("argv, name, verb", [
+    (["report", "{rows}", "--out", "{dest}"], "report.md", "report"),
+    (["report", "{rows}", "--out", "{dest}"], "analysis.json", "report"),
+    (["report", "{rows}", "--ablation", "--out", "{dest}"], "README.md", "report --ablation"),
+], ids=["report.md", "analysis.json", "ablation-README"])
+def test_reports_never_write_over_a_users_file(capsys, tmp_path, argv, name, verb):
+    rows = _rows(tmp_path / "sweep")
+    dest = _users_folder(tmp_path / "dest", name)
+    line = fails(capsys, *[a.format(rows=rows, dest=dest) for a in argv])
+    assert f"`leviathan {verb}` would write over {name} in '{dest}', which it did not create" in line
+    assert (dest / name).read_text() == f"the user's own {name}\n"
+
+
+def test_sweep_never_writes_over_a_users_file(capsys, data, tmp_path):
+    import yaml
+
+    grid = tmp_path / "g.yaml"
+    grid.write_text(yaml.safe_dump({"name": "g", "data": {"dir": str(data)}, "seeds": [0],
+                                    "base": {"max_steps": 1, "data": {"seq_len": 32}},
+                                    "sizes": {"a": "cpu-tiny"},
+                                    "experiments": {"iso_body": {"variants": ["dense_tied"], "sizes": ["a"]}}}))
+    out = _users_folder(tmp_path / "out", "grid.json")
+    line = fails(capsys, "sweep", "--grid", grid, "--out", out)
+    assert f"`leviathan sweep` would write over grid.json in '{out}'" in line
+    assert sorted(p.name for p in out.iterdir()) == ["grid.json"]
+    line = fails(capsys, "sweep", "--grid", grid, "--out", data)
+    assert "is the same folder as the grid's data folder" in line
+
+
+def test_lm_eval_never_writes_over_a_users_summary(capsys, finished_run, tmp_path):
+    out = _users_folder(tmp_path / "out", "lm_eval.json")
+    line = fails(capsys, "lm-eval", finished_run, "--tasks", "piqa", "--out", out)
+    assert f"`leviathan lm-eval` would write over lm_eval.json in '{out}'" in line
+    assert (out / "lm_eval.json").read_text() == "the user's own lm_eval.json\n"
+
+
+def test_an_embeddings_record_is_never_written_over_another_file(capsys, finished_run, tmp_path):
+    mine = tmp_path / "analysis.json"
+    mine.write_text('{"my": "numbers"}\n')
+    line = fails(capsys, "analyze", "embeddings", finished_run, "--out", mine)
+    assert "exists and is not an embeddings record" in line and "will not write over it" in line
+    assert mine.read_text() == '{"my": "numbers"}\n'

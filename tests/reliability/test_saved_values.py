@@ -1,0 +1,119 @@
+"""Every value read back from a checkpoint's sidecar is checked (issue 30, kind 2): a damaged or hand-edited field of
+state.json is one error naming the file and the field, before anything is loaded or written
+(``leviathan.checkpoint_state``); so are meta.json's numbers (``data.loader.load_meta``) and train_freq.npy.
+
+Before, ``"step": -7`` or ``"tokens": "lots"`` ended in tracebacks, and a loader position or a step that
+contradicts the folder resumed a run in a state that cannot exist, with exit 0.
+"""
+
+from __future__ import annotations
+
+import json
+import shutil
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+sys.path.insert(0, str(Path(__file__).parent))
+from reliability_support import cli_error, tree_hashes  # noqa: E402
+from test_bad_input import fails, resume  # noqa: E402
+
+pytestmark = [pytest.mark.reliability, pytest.mark.usefixtures("single_thread")]
+
+NEWEST = "checkpoints/step-00000004/state.json"
+
+
+def _edit(path: Path, change) -> None:
+    state = json.loads(path.read_text())
+    change(state)
+    path.write_text(json.dumps(state))
+
+
+@pytest.mark.parametrize("change, field, problem", [
+    (lambda s: s.update(step=-7), "step", "is -7, expected an integer >= 0"),
+    (lambda s: s.update(step=2), "step", "is 2 but the folder is step-00000004"),
+    (lambda s: s.update(step=True), "step", "is True, expected an integer"),
+    (lambda s: s.update(tokens="lots"), "tokens", "is 'lots', expected an integer"),
+    (lambda s: s.update(tokens=3), "tokens", "is 3, expected an integer >= 4"),
+    (lambda s: s.update(world_size=0), "world_size", "is 0, expected an integer >= 1"),
+    (lambda s: s.update(train_time_s=float("nan")), "train_time_s", "is nan, expected a finite number >= 0"),
+    (lambda s: s["loader"].update(position=1), "loader.position", "fewer sequences than the 4 steps taken"),
+    (lambda s: s["loader"].update(seq_len=0), "loader.seq_len", "is 0, expected an integer >= 1"),
+    (lambda s: s["loader"].update(shuffle="random"), "loader.shuffle", "expected one of windows, buffer, none"),
+    (lambda s: s["loader"].pop("num_windows"), "loader.num_windows", "is None, expected an integer"),
+    (lambda s: s["rng"].update(python=[3, [1, 2], None]), "rng.python[1]", "expected a list of 625 32-bit integers"),
+    (lambda s: s["rng"]["numpy"].__setitem__(2, 700), "rng.numpy[2]", "is 700, expected an integer in [0, 624]"),
+    (lambda s: s.update(files={"model.safetensors": "abc"}), "files", "sha256 (64 hex digits)"),
+    (lambda s: s.update(format=2), "format", "is 2, expected 1"),
+], ids=["step-negative", "step-not-the-folder", "step-bool", "tokens-text", "tokens-fewer-than-steps", "world-0",
+        "time-nan", "loader-behind", "loader-seq-0", "loader-shuffle", "loader-missing", "rng-python", "rng-numpy",
+        "files", "format"])
+def test_a_bad_field_of_state_json_stops_a_resume(capsys, data, run_copy, change, field, problem):
+    _edit(run_copy / NEWEST, change)
+    before = tree_hashes(run_copy)
+    line = fails(capsys, *resume(run_copy, data, max_steps=6))
+    assert f"state.json': field {field!r} " in line and problem in line, line
+    assert "restore the file from a copy, or move the step folder" in line
+    assert tree_hashes(run_copy) == before
+
+
+def test_a_bad_field_stops_eval_and_export(capsys, run_copy, tmp_path):
+    _edit(run_copy / NEWEST, lambda s: s.update(tokens=-1))
+    assert "field 'tokens' is -1, expected an integer >= 4" in cli_error(["eval", run_copy])  # a real process
+    assert "field 'tokens' is -1, expected an integer >= 4" in fails(capsys, "export", run_copy, tmp_path / "hf")
+    assert not (tmp_path / "hf").exists()
+
+
+def test_a_repeated_key_in_state_json_is_refused(capsys, data, run_copy):
+    path = run_copy / NEWEST
+    path.write_text(path.read_text().replace('"step": 4,', '"step": 4, "step": 2,', 1))
+    assert "appears twice" in fails(capsys, *resume(run_copy, data, max_steps=6))
+
+
+@pytest.fixture
+def data_copy(data, tmp_path) -> Path:
+    return Path(shutil.copytree(data, tmp_path / "data"))
+
+
+@pytest.mark.parametrize("field, value, shown", [
+    ("vocab_size", -5, "field 'vocab_size' is -5, expected an integer >= 1"),
+    ("eot_id", 10**6, "field 'eot_id' is 1000000, expected an integer in [0, 299]"),
+    ("splits", [], "field 'splits' is [], expected an object of splits"),
+    ("splits.train.tokens", "many", "field 'splits.train.tokens' is 'many', expected an integer >= 0"),
+    ("splits.val.file", "../../etc/passwd", "field 'splits.val.file' is '../../etc/passwd', expected a file name"),
+], ids=["vocab", "eot", "splits-shape", "tokens-text", "file-outside"])
+def test_a_bad_number_in_meta_json(capsys, data_copy, tmp_path, field, value, shown):
+    meta_path = data_copy / "meta.json"
+    meta = json.loads(meta_path.read_text())
+    node, *rest = field.split(".")
+    if rest:
+        target = meta[node]
+        for part in rest[:-1]:
+            target = target[part]
+        target[rest[-1]] = value
+    else:
+        meta[node] = value
+    meta_path.write_text(json.dumps(meta))
+    from reliability_support import run_overrides
+
+    line = fails(capsys, "train", *run_overrides(data_copy), "--run-dir", tmp_path / "run", "--quiet")
+    assert shown in line and "meta.json was damaged or edited by hand" in line
+    assert not (tmp_path / "run").exists()
+
+
+@pytest.mark.parametrize("damage, shown", [
+    (lambda f: f[:-1], "expected 300 integer counts"),
+    (lambda f: f.astype(np.float64), "expected 300 integer counts"),
+    (lambda f: f * 2, "tokens but meta.json's train split has"),
+], ids=["short", "floats", "other-counts"])
+def test_a_damaged_train_freq_is_refused(capsys, finished_run, data_copy, damage, shown):
+    path = data_copy / "train_freq.npy"
+    freq = np.load(path)
+    np.save(path, damage(freq))
+    meta = json.loads((data_copy / "meta.json").read_text())
+    meta.pop("files", None)  # the digest would catch it first: check the content rules themselves
+    (data_copy / "meta.json").write_text(json.dumps(meta))
+    line = fails(capsys, "analyze", "frequency", "--runs", finished_run, "--data", data_copy)
+    assert shown in line, line

@@ -1,0 +1,111 @@
+"""Config files are read strictly (issue 30, kind 5): a key given twice, or a section of the wrong shape, is one
+error naming the file, the line or the key, and what to do; never a value read as something else.
+
+A YAML mapping with a repeated key used to keep the last value silently (``max_steps: 4`` then ``max_steps: 8``
+trained 8 steps; a second ``optim:`` section dropped every key of the first). Grid sections of the wrong shape
+(``seeds: 3``, ``sizes: [a, b]``) ended in tracebacks, and a misspelt key inside a section was ignored.
+"""
+
+from __future__ import annotations
+
+import copy
+import sys
+from pathlib import Path
+
+import pytest
+import yaml
+
+from leviathan.config import ConfigError, load_yaml
+from leviathan.experiments.grid import load_grid
+
+sys.path.insert(0, str(Path(__file__).parent))
+from reliability_support import cli_error, run_overrides  # noqa: E402
+
+pytestmark = [pytest.mark.reliability]
+
+
+def test_a_key_given_twice_in_a_run_config_names_both_lines(data, tmp_path):
+    config = tmp_path / "run.yaml"
+    config.write_text("optim:\n  lr: 0.01\n  eps: 1.0e-8\nmax_steps: 4\noptim:\n  weight_decay: 0.0\n")
+    line = cli_error(["train", "--config", config, *run_overrides(data), "--run-dir", tmp_path / "run"])
+    assert f"config file '{config}' line 5: key 'optim' is given twice (first on line 1)" in line
+    assert "delete one of them" in line
+    assert not (tmp_path / "run").exists()
+
+
+@pytest.mark.parametrize("text, key, line", [
+    ("max_steps: 4\nseed: 1\nmax_steps: 8\n", "max_steps", 3),
+    ("model:\n  preset: cpu-tiny\n  hidden_size: 64\n  hidden_size: 32\n", "hidden_size", 4),
+    ("data: {seq_len: 32, seq_len: 64}\n", "seq_len", 1),
+], ids=["top-level", "nested", "flow-mapping"])
+def test_repeated_keys_are_refused_with_their_line(tmp_path, text, key, line):
+    path = tmp_path / "c.yaml"
+    path.write_text(text)
+    with pytest.raises(ConfigError, match=rf"line {line}: key '{key}' is given twice"):
+        load_yaml(path)
+
+
+def test_a_merge_key_is_not_a_repeat(tmp_path):
+    """``<<: *base`` followed by an explicit key overrides the merged value, as YAML specifies."""
+    path = tmp_path / "c.yaml"
+    path.write_text("base: &b {lr: 1, eps: 2}\noptim:\n  <<: *b\n  lr: 3\n")
+    assert load_yaml(path)["optim"] == {"lr": 3, "eps": 2}
+
+
+def test_a_repeated_key_in_an_override_value(capsys, data, tmp_path):
+    from leviathan.cli import main
+
+    code = main(["train", *run_overrides(data), "optim={lr: 1, lr: 2}", "--run-dir", str(tmp_path / "r")])
+    assert code == 2
+    assert "override 'optim={lr: 1, lr: 2}': key 'lr' is given twice" in capsys.readouterr().err
+
+
+def test_a_grid_file_with_a_repeated_key(tmp_path):
+    grid = tmp_path / "g.yaml"
+    grid.write_text("name: g\nseeds: [0]\nsizes: {a: cpu-tiny}\nseeds: [1]\n")
+    line = cli_error(["sweep", "--grid", grid, "--list"])
+    assert f"'{grid}' line 4: key 'seeds' is given twice (first on line 2)" in line
+
+
+SMALL = {"name": "g", "data": {"dir": "/nonexistent", "vocab_size": 300}, "seeds": [0],
+         "sizes": {"a": "cpu-tiny", "b": "cpu-mini", "c": "cpu-small"},
+         "experiments": {"iso_body": {"variants": ["dense_tied", "leviathan"], "sizes": ["a"]}}}
+
+
+@pytest.mark.parametrize("key, value, message", [
+    ("seeds", 3, "seeds: expected a list of seeds such as [0, 1, 2], got 3"),
+    ("seeds", "0,1", "seeds: expected a list of seeds"),
+    ("seeds", [-1], "seeds[0]: a seed must be an integer in [0, 4294967295]"),
+    ("seeds", [2**40], "seeds[0]: a seed must be an integer in [0, 4294967295]"),
+    ("data_seed", -3, "data_seed: a seed must be an integer in [0, 4294967295]"),
+    ("tolerance", float("nan"), "tolerance: expected a number in (0, 1)"),
+    ("sizes", ["a", "b"], "sizes: expected a mapping of keys"),
+    ("experiments", ["iso_body"], "experiments: expected a mapping of keys"),
+    ("experiments", {"iso_body": ["a"]}, "experiments.iso_body: expected a mapping of keys"),
+    ("experiments", {"iso_body": {"variants": ["leviathan"], "size": ["a"]}},
+     "unknown key 'experiments.iso_body.size' in ExperimentSpec; did you mean 'experiments.iso_body.sizes'?"),
+    ("data", ["x"], "data: expected a mapping of keys"),
+    ("data", {"dir": "/x", "vocab": 5}, "unknown key 'data.vocab' in DataSection; did you mean 'data.vocab_size'?"),
+    ("keys", {"sed": "seed"}, "unknown key 'keys.sed' in GridKeys; did you mean 'keys.seed'?"),
+    ("eval", ["val"], "eval: expected a mapping of keys"),
+    ("eval", {"sets": ["val"]}, "eval.sets: expected a mapping of keys"),
+    ("eval", {"sets": {"val": {"split": "val", "optinal": True}}}, "unknown key 'eval.sets.val.optinal'"),
+    ("eval", {"sets": {"w": {"text": "w.txt", "optional": 2}}}, "eval.sets.w.optional: expected true or false"),
+    ("eval", {"buckets": "five"}, "eval.buckets: expected an integer, got 'five'"),
+    ("eval", {"max_tokens": -5}, "eval.max_tokens must be a positive integer or null, got -5"),
+    ("eval", {"batch_size": 0}, "eval.batch_size must be a positive integer, got 0"),
+    ("eval", {"bucket_method": "foo"}, "eval.bucket_method: 'foo' is not one of 'mass', 'log'"),
+], ids=lambda v: str(v)[:24])
+def test_grid_sections_of_the_wrong_shape_or_type(key, value, message):
+    grid = copy.deepcopy(SMALL)
+    grid[key] = value
+    with pytest.raises(ConfigError) as info:
+        load_grid(grid)
+    assert message in str(info.value)
+
+
+def test_a_grid_section_of_the_wrong_shape_through_the_cli(tmp_path):
+    grid = tmp_path / "g.yaml"
+    grid.write_text(yaml.safe_dump({**SMALL, "sizes": ["a", "b"]}))
+    assert "sizes: expected a mapping of keys (key: value lines), got ['a', 'b']" in cli_error(
+        ["sweep", "--grid", grid, "--list"])
