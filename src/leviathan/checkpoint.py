@@ -173,10 +173,24 @@ def run_config_from_dict(raw: dict) -> RunConfig:
     return from_dict(RunConfig, raw)
 
 
+def load_run_config(step: Path) -> RunConfig:
+    """The RunConfig a step folder's weights were trained with (its config.yaml)."""
+    return run_config_from_dict(load_yaml(step / "config.yaml"))
+
+
+def read_progress(step: Path) -> tuple[int, int, str | None]:
+    """(optimizer steps, training tokens, tokenizer name or None) recorded in a step folder's state.json."""
+    try:
+        state = json.loads((step / "state.json").read_text())
+        return int(state["step"]), int(state["tokens"]), state.get("tokenizer")
+    except (OSError, ValueError, KeyError, TypeError) as e:
+        raise _damaged(step / "state.json", f"unreadable ({type(e).__name__}: {e})") from None
+
+
 def load_model(path: str | os.PathLike, device: str | torch.device = "cpu") -> tuple[CausalLM, RunConfig]:
     """(CausalLM in eval mode, RunConfig) from a run folder (latest complete step) or a step folder."""
     step = find_checkpoint(path)
-    cfg = run_config_from_dict(load_yaml(step / "config.yaml"))
+    cfg = load_run_config(step)
     model = CausalLM(cfg.model)
     load_model_state(model, load_weights(step / "model.safetensors"))
     return model.to(device).eval(), cfg

@@ -32,10 +32,10 @@ def _setuptools_ok() -> bool:
         import setuptools
     except ImportError:
         return False
-    return int(setuptools.__version__.split(".")[0]) >= 68
+    return int(setuptools.__version__.split(".")[0]) >= 77
 
 
-pytestmark = pytest.mark.skipif(not _setuptools_ok(), reason="building the wheel offline needs setuptools>=68 "
+pytestmark = pytest.mark.skipif(not _setuptools_ok(), reason="building the wheel offline needs setuptools>=77 "
                                                               "in the running environment (--no-build-isolation)")
 
 
@@ -52,7 +52,7 @@ def installed(tmp_path_factory) -> dict:
     root = tmp_path_factory.mktemp("wheel")
     source = root / "source"
     source.mkdir()
-    for name in ("pyproject.toml", "README.md"):
+    for name in ("pyproject.toml", "README.md", "LICENSE"):
         shutil.copy2(REPO / name, source / name)
     shutil.copytree(REPO / "src", source / "src",
                     ignore=shutil.ignore_patterns("__pycache__", "*.pyc", "*.egg-info", "build"))
@@ -94,6 +94,12 @@ def test_wheel_ships_the_configs_grids_and_task_templates(installed):
     for task in ("lambada_openai", "hellaswag", "piqa", "arc_easy", "arc_challenge", "winogrande"):
         assert f"leviathan/eval/tasks/{task}.yaml" in names
     assert "leviathan/eval/tasks/utils.py" in names
+    # the license, as pyproject names it (an SPDX expression, PEP 639) and its text in the dist-info
+    wheel = zipfile.ZipFile(installed["wheel"])
+    metadata = wheel.read(next(n for n in names if n.endswith(".dist-info/METADATA"))).decode()
+    assert "License-Expression: Apache-2.0" in metadata.splitlines()
+    assert any(n.endswith(".dist-info/licenses/LICENSE") for n in names)
+    assert "Apache License" in wheel.read(next(n for n in names if n.endswith(".dist-info/licenses/LICENSE"))).decode()
     assert installed["script"].read_text().splitlines()[0] == f"#!{sys.executable}"
 
 

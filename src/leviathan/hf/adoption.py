@@ -24,11 +24,16 @@ What ``adopt`` does (docs/DESIGN.md §2: e(i) is a pure function of the id, a dr
   ``set_input_embeddings``, and initialises a generator that a checkpoint lacks;
 - keeps everything else (position embeddings such as GPT-2's ``wpe``, norms, layers, head, generation config).
 
+Saving: ``save_pretrained`` writes the generator's parameters and, beside them, the baked (V, D) table under the
+original embedding's key (``<embedding>.weight``). An adopted directory keeps the original ``model_type`` (so tools
+that dispatch on it still do), so ``AutoModelForCausalLM.from_pretrained`` without leviathan builds the original
+class: with the table in the file it loads the adopted model (same logits, fp32 rounding; the generator's tensors
+are listed as unexpected), never a random embedding (which it did before issue 31). Still, ship ``bake_adopted``'s
+directory to people without leviathan: it has no unexpected tensors and a model card.
+
 Loading: ``load_adopted(dir, **from_pretrained_kwargs)`` reads config.json, finds the original class and calls
-``adopted_class(cls).from_pretrained``. An adopted directory keeps the original ``model_type`` (so tools that
-dispatch on it still do), which means ``AutoModelForCausalLM.from_pretrained`` alone would build a plain table and
-report ``<embedding>.weight`` as missing (randomly initialised): ship ``bake_adopted``'s directory to people
-without leviathan.
+``adopted_class(cls).from_pretrained``; the baked table in the file is ignored (the generator is rebuilt from its
+own parameters).
 
 Baking: ``bake_adopted(model, out_dir)`` computes the (V, D) table once (``LeviathanGenerator.bake``), writes it
 as the original class's embedding weight, drops ``leviathan_generator`` from the config (``tie_word_embeddings``
@@ -36,7 +41,9 @@ stays false: the head is its own matrix) and saves with the original class's ``s
 that ``AutoModelForCausalLM.from_pretrained`` loads with transformers alone, with the same logits (fp32 rounding).
 
 What cannot be adopted raises ``UserError`` (``<problem>; <fix>``): configs with no causal LM class (encoder-only
-models such as DistilBERT), encoder-decoder and multimodal models, instances that are not the causal LM class of
+models such as DistilBERT), encoder-only models that have one (BERT, RoBERTa, ELECTRA: ``AutoModelForCausalLM`` maps
+them to an ``*LMHeadModel`` whose attention stays bidirectional unless ``is_decoder=True``; refused when any module
+of the built model says ``is_causal`` False), encoder-decoder and multimodal models, instances that are not the causal LM class of
 their config (``BertForMaskedLM``), an input embedding that is neither a plain ``nn.Embedding`` nor one whose
 output is its row times a constant ``embed_scale`` (checked on a few ids: anything else it does, the generator would
 silently drop), and a model adopted twice.
@@ -55,6 +62,7 @@ import functools
 import inspect
 import json
 import os
+import re
 from pathlib import Path
 from typing import Any
 
@@ -64,6 +72,7 @@ from transformers import PretrainedConfig, PreTrainedModel
 from transformers import initialization as hf_init
 
 from ..errors import UserError
+from ..io import publish
 from ..model.generator import LeviathanGenerator
 from .modeling import InputEmbeddingError, init_generator
 
@@ -115,6 +124,33 @@ class _AdoptedMixin:
             self._leviathan_base.set_input_embeddings(self, generator)
             self.config.tie_word_embeddings = False
         super().post_init()
+        if isinstance(self.get_input_embeddings(), LeviathanGenerator):
+            # the baked table save_pretrained writes for transformers alone (see save_pretrained): not ours to load
+            self._keys_to_ignore_on_load_unexpected.add(rf"^{re.escape(self._generator_prefix())}\.weight$")
+
+    def _generator_prefix(self) -> str:
+        """The generator's module path (``model.embed_tokens``, ``transformer.wte``, ...)."""
+        generator = self.get_input_embeddings()
+        return next(name for name, module in self.named_modules() if module is generator)
+
+    def save_pretrained(self, save_directory, *args, state_dict=None, **kwargs):
+        """The original's ``save_pretrained``, plus the baked table under the original embedding's key
+        (``<prefix>.weight``, (V, D)) beside the generator's parameters, and the umask's file modes.
+
+        Why the table: the folder keeps the original ``model_type``, so ``AutoModelForCausalLM.from_pretrained``
+        without leviathan builds the original class; with the table in the file it loads the adopted model's
+        input embeddings (the same logits, fp32 rounding; the generator's tensors are reported unexpected),
+        where without it the embedding was left at random init (issue 31). ``load_adopted`` ignores the table.
+        Costs a (V, D) tensor on disk and one ``bake()`` per save.
+        """
+        generator = self.get_input_embeddings()
+        if isinstance(generator, LeviathanGenerator):
+            state_dict = dict(self.state_dict() if state_dict is None else state_dict)
+            state_dict[f"{self._generator_prefix()}.weight"] = generator.bake()  # (V, D)
+        out = super().save_pretrained(save_directory, *args, state_dict=state_dict, **kwargs)
+        for weights in Path(save_directory).glob("*.safetensors"):  # written 0600 by safetensors (leviathan.io)
+            publish(weights)
+        return out
 
     @torch.no_grad()
     @hf_init.guard_torch_init_functions()
@@ -221,6 +257,12 @@ def _check_instance(model: PreTrainedModel) -> tuple[nn.Embedding, float]:
         raise UserError(f"{name} is not a causal language model (AutoModelForCausalLM maps "
                         f"{type(model.config).__name__} to {expected.__name__}); pass a {expected.__name__} or "
                         "its config")
+    bidirectional = sorted({type(m).__name__ for m in model.modules() if getattr(m, "is_causal", None) is False})
+    if bidirectional:
+        raise UserError(f"{name} is an encoder-only model: its attention ({', '.join(bidirectional)}) sees both "
+                        "directions (is_causal False; for BERT-like configs, is_decoder=False), so it is no causal "
+                        "LM although AutoModelForCausalLM maps it; adopt a decoder-only causal LM (Llama, Qwen2, "
+                        "Mistral, GPT-2, ...), or build this one with is_decoder=True to adopt its decoder form")
     try:
         embedding = model.get_input_embeddings()
     except NotImplementedError:
@@ -395,17 +437,23 @@ def bake_adopted(model: PreTrainedModel, out_dir: str | os.PathLike, tokenizer: 
                  overwrite: bool = False, **save_kwargs: Any) -> Path:
     """Write ``model`` as a checkpoint of its original class that transformers alone loads (no leviathan import).
 
+    A model card (README.md, ``model_card.adopted_card``) is written beside the weights.
     ``tokenizer`` (optional) is saved alongside (see ``export``); ``save_kwargs`` go to ``save_pretrained``
     (``max_shard_size``, ...). ``out_dir`` is written atomically; a non-empty one needs ``overwrite=True``.
     Returns ``out_dir``.
     """
     from .export import _atomic_dir, _save_tokenizer
+    from .model_card import adopted_card
 
+    generator = _check_adopted(model)
     plain = _original(model, clone=False)
     with _atomic_dir(out_dir, overwrite) as tmp:
         plain.save_pretrained(str(tmp), **save_kwargs)
         if tokenizer is not None:
             _save_tokenizer(tokenizer, tmp)
+        card = adopted_card(type(plain).__name__, generator, plain.num_parameters(),
+                            tokenizer=(tmp / "tokenizer.json").is_file())
+        (tmp / "README.md").write_text(card.render())
         config = json.loads((tmp / "config.json").read_text())
         if CONFIG_KEY in config:  # defensive: the baked directory must not claim a generator
             raise RuntimeError(f"baked config.json still has {CONFIG_KEY}")

@@ -35,6 +35,7 @@ from ..checkpoint import (CHECKPOINTS, FORMAT, find_checkpoint, is_complete, lat
 from ..config import load_yaml
 from ..checkpoint_damage import refuse_damaged_newest
 from ..errors import UserError, storage_error_message
+from ..io import publish
 from ..storage import storage_oserror
 
 
@@ -128,6 +129,7 @@ def save_checkpoint(run_dir: Path, step: int, model_state: dict[str, torch.Tenso
             shutil.rmtree(tmp)
         tmp.mkdir()
         save_file(model_tensors(model_state, tied), str(tmp / "model.safetensors"), metadata={"format": "pt"})
+        publish(tmp / "model.safetensors")  # safetensors writes it 0600 whatever the umask (leviathan.io)
         torch.save(optim_state, tmp / "optimizer.pt")
         torch.save(rng_tensors, tmp / "rng.pt")
         (tmp / "config.yaml").write_text(config_text)
