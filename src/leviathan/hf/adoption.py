@@ -7,8 +7,9 @@ Gemma, GPT-2, GPT-NeoX, ...), saved and reloaded in transformers' own format, an
 
 What ``adopt`` does (docs/DESIGN.md §2: e(i) is a pure function of the id, a drop-in for the table):
 - replaces ``get_input_embeddings()`` (an ``nn.Embedding`` of V rows, D wide) with a ``LeviathanGenerator(V, D,
-  **settings)`` on the embedding's device and dtype, freshly initialised (the reference init); V and D are the
-  embedding's own (``num_embeddings``, ``embedding_dim``), so a padded vocabulary stays padded;
+  **settings)`` on the embedding's device and dtype, freshly initialised (the reference init), or with ``fit=``
+  fitted to the table it replaces (``adoption_fit``: a trained model keeps most of what its table knew); V and D
+  are the embedding's own (``num_embeddings``, ``embedding_dim``), so a padded vocabulary stays padded;
 - a table that scales its rows by a constant (Gemma's ``*ScaledWordEmbedding``: row times ``embed_scale``,
   sqrt(hidden_size)) gets a ``ScaledLeviathanGenerator``: the generator's output times the same constant, rounded
   to the output dtype as Gemma rounds it, so the body sees what it saw from the table (``output_scale`` in the
@@ -74,6 +75,7 @@ from transformers import initialization as hf_init
 from ..errors import UserError
 from ..io import publish
 from ..model.generator import LeviathanGenerator
+from .adoption_fit import Fit, FitReport, as_fit, bucket_fits, fit_to_table, row_weights, text_ids, text_loss
 from .modeling import InputEmbeddingError, init_generator
 
 CONFIG_KEY = "leviathan_generator"
@@ -313,17 +315,25 @@ def _output_scale(embedding: nn.Module) -> float | None:
 
 
 # ---- adopt ---------------------------------------------------------------------------------------------------
-def adopt(model_or_config: PreTrainedModel | PretrainedConfig, **generator_settings: Any) -> PreTrainedModel:
+def adopt(model_or_config: PreTrainedModel | PretrainedConfig, *, fit: Fit | bool | None = None,
+          **generator_settings: Any) -> PreTrainedModel:
     """Give a transformers causal LM a ``LeviathanGenerator`` input embedding (see the module docstring).
 
     model_or_config: a causal LM instance (changed in place and returned: its class becomes
     ``Leviathan<Class>``) or its config (a fresh model is built; the config is copied, not changed).
+    fit: ``Fit(frequency=..., text=...)`` (or True: uniform weights) fits the generator to the instance's trained
+    input table before returning, and leaves its ``FitReport`` in ``model.leviathan_fit`` (``adoption_fit``:
+    per-bucket cosine and MSE, the text's loss before adoption, with the untrained generator and after the fit).
     generator_settings: ``k, seed_dim, modes, knots, rank, degree, ln_eps, base`` (LeviathanGenerator's arguments;
     paper defaults: 3, 128, 8, 32, 64, 2, 1e-5, smallest b with b^k >= V) and the options ``init, center, norm, form,
     table_std, norm_eps`` (defaults "reference", False, False, "paper", 0.02, 1e-6; see ``model/generator.py``).
     """
     settings = _settings(generator_settings)
+    fit = as_fit(fit)
     if isinstance(model_or_config, PretrainedConfig):
+        if fit is not None:
+            raise UserError("fit= fits the generator to a trained model's input table, and a config has none (adopt "
+                            "builds a fresh model); pass the trained model instance, or leave fit out")
         config = copy.deepcopy(model_or_config)
         model_or_config = _causal_lm_class(config)(config)  # a fresh model, then adopted like any instance
     if not isinstance(model_or_config, PreTrainedModel):
@@ -334,6 +344,11 @@ def adopt(model_or_config: PreTrainedModel | PretrainedConfig, **generator_setti
     embedding, scale = _check_instance(model)
     base = type(model)
     resolved = _resolved(settings, embedding, scale, base)
+    if fit is not None:  # checked, and the trained model measured, before anything changes
+        weights = row_weights(fit.frequency, embedding.num_embeddings)
+        text = text_ids(fit.text, embedding.num_embeddings, embedding.weight.device) if fit.text is not None else None
+        table = embedding.weight.detach().clone()  # (V, D): the fit's target
+        loss_before = text_loss(model, text) if text is not None else None
     generator = _build_generator(resolved).to(device=embedding.weight.device, dtype=embedding.weight.dtype)
     head = model.get_output_embeddings()
     if head is not None and getattr(head, "weight", None) is embedding.weight:  # tied: the head keeps the values
@@ -343,6 +358,13 @@ def adopt(model_or_config: PreTrainedModel | PretrainedConfig, **generator_setti
     setattr(model.config, CONFIG_KEY, resolved)
     model.__class__ = adopted_class(base)
     model.all_tied_weights_keys = model.get_expanded_tied_weights_keys(all_submodels=True)  # now {}
+    if fit is not None:
+        loss_untrained = text_loss(model, text) if text is not None else None
+        objective = fit_to_table(generator, table, weights, fit)
+        model.leviathan_fit = FitReport(steps=fit.steps, objective=objective,
+                                        buckets=bucket_fits(generator, table, weights, fit.buckets),
+                                        loss_before=loss_before, loss_untrained=loss_untrained,
+                                        loss_fit=text_loss(model, text) if text is not None else None)
     return model
 
 
