@@ -21,7 +21,8 @@ from .storage import storage_oserror
 
 # verb -> (module, one-line help)
 VERBS: dict[str, tuple[str, str]] = {
-    "demo": ("leviathan.commands.demo", "train dense-tied and leviathan side by side on the built-in corpus (the main job)"),
+    "demo": ("leviathan.commands.demo", "train dense-tied, dense-untied and leviathan side by side on the built-in "
+                                        "corpus, beside the project's verdict (the main job)"),
     "prepare": ("leviathan.commands.prepare", "tokenize a corpus into memory-mapped token shards"),
     "train": ("leviathan.commands.train", "train a model from a YAML config and dotted overrides"),
     "eval": ("leviathan.commands.eval", "loss, perplexity and bits per byte of a checkpoint"),

@@ -94,6 +94,7 @@ def test_wheel_ships_the_configs_grids_and_task_templates(installed):
     for task in ("lambada_openai", "hellaswag", "piqa", "arc_easy", "arc_challenge", "winogrande"):
         assert f"leviathan/eval/tasks/{task}.yaml" in names
     assert "leviathan/eval/tasks/utils.py" in names
+    assert "leviathan/verdict.yaml" in names  # what the demo quotes, also from an installed wheel
     # the license, as pyproject names it (an SPDX expression, PEP 639) and its text in the dist-info
     wheel = zipfile.ZipFile(installed["wheel"])
     metadata = wheel.read(next(n for n in names if n.endswith(".dist-info/METADATA"))).decode()
@@ -107,8 +108,9 @@ def test_verbs_work_from_an_unrelated_folder(installed):
     work = installed["work"]
     write_corpus(work / "corpus", num_docs=12)
     # the installed copy is the one imported, and it finds its files through the package
-    probe = ("import json, leviathan, leviathan.configs as c, leviathan.eval.tasks as h; print(json.dumps("
-             "[leviathan.__file__, c.packaged_names(c.TRAIN), c.packaged_names(c.GRIDS), "
+    probe = ("import json, leviathan, leviathan.configs as c, leviathan.eval.tasks as h; "
+             "from leviathan.verdict import committed_verdict; assert committed_verdict().comparisons; "
+             "print(json.dumps([leviathan.__file__, c.packaged_names(c.TRAIN), c.packaged_names(c.GRIDS), "
              "sorted(p.name for p in h.TASK_DIR.glob('*.yaml'))]))")
     python = subprocess.Popen([sys.executable, "-c", probe], cwd=work, env=installed["env"], stdout=subprocess.PIPE,
                               stderr=subprocess.PIPE, text=True)

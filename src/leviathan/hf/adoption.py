@@ -44,14 +44,14 @@ that ``AutoModelForCausalLM.from_pretrained`` loads with transformers alone, wit
 What cannot be adopted raises ``UserError`` (``<problem>; <fix>``): configs with no causal LM class (encoder-only
 models such as DistilBERT), encoder-only models that have one (BERT, RoBERTa, ELECTRA: ``AutoModelForCausalLM`` maps
 them to an ``*LMHeadModel`` whose attention stays bidirectional unless ``is_decoder=True``; refused when any module
-of the built model says ``is_causal`` False), encoder-decoder and multimodal models, instances that are not the causal LM class of
-their config (``BertForMaskedLM``), an input embedding that is neither a plain ``nn.Embedding`` nor one whose
-output is its row times a constant ``embed_scale`` (checked on a few ids: anything else it does, the generator would
-silently drop), and a model adopted twice.
+of the built model says ``is_causal`` False), encoder-decoder and multimodal models, instances that are not the
+causal LM class of their config (``BertForMaskedLM``), an input embedding that is neither a plain ``nn.Embedding``
+nor one whose output is its row times a constant ``embed_scale`` (checked on a few ids: anything else it does, the
+generator would silently drop), and a model adopted twice.
 
-Footguns: ``padding_idx`` is not enforced by the generator (the pad id gets an embedding like any other id;
-padded positions are masked anyway, and a baked table loads as is). The generator is created in the embedding's
-dtype; its B-spline product is meant for fp32 (see ``generator.py``, Numerics). An optimizer built before
+Footguns: ``padding_idx`` is not enforced by the generator (the pad id gets an embedding like any other id; padded
+positions are masked anyway, and a baked table loads as is). The generator is created in the embedding's dtype; a
+bf16/fp16 one computes in fp32 inside and returns its dtype (``generator.py``, Precision). An optimizer built before
 ``adopt`` holds the old parameters: build it after. The subclass is created at run time and registered in this
 module under its name, so pickling an adopted model works only in a process that has adopted or loaded that class.
 """

@@ -104,7 +104,8 @@ class FitReport:
 
         rows = [[b.label, f"{b.num_ids:,}", f"{b.weight:.1%}", f"{b.mse:.3g}", f"{b.cosine:.3f}"] for b in self.buckets]
         out = [f"generator fitted to the input table: {self.steps} steps, objective {self.objective:.3f} "
-               "(weighted MSE / mean square of the rows)", text_table(["ids", "count", "weight", "mse", "cosine"], rows)]
+               "(weighted MSE / mean square of the rows)",
+               text_table(["ids", "count", "weight", "mse", "cosine"], rows)]
         if self.loss_before is not None:
             rec = self.recovered
             out.append(f"loss on the text: before adoption {self.loss_before:.4f}, untrained generator "

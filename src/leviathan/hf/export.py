@@ -13,9 +13,10 @@
   (docs/DESIGN.md §3), so the logits equal ours up to float rounding. This is the format for serving and for
   lm-evaluation-harness.
 
-Both exports write a model card, README.md (``model_card``: what it is, how it was trained, its evaluation, how
-to load it). Both exports write into a temporary sibling folder and rename it into place, so ``out_dir`` is either
-absent or complete; its files get the modes of the user's umask (0644 under 022, ``leviathan.io.publish``). An existing non-empty ``out_dir`` is an error unless ``overwrite=True``.
+Both exports write a model card, README.md (``model_card``: what it is, how it was trained, its evaluation, how to
+load it). Both exports write into a temporary sibling folder and rename it into place, so ``out_dir`` is either
+absent or complete; its files get the modes of the user's umask (0644 under 022, ``leviathan.io.publish``). An
+existing non-empty ``out_dir`` is an error unless ``overwrite=True``.
 
 ``tokenizer`` (optional) is saved alongside, duck-typed: an object with ``save_pretrained(dir)`` (a
 Hugging Face tokenizer), a ``tokenizers.Tokenizer`` (written as ``tokenizer.json``), or anything with
