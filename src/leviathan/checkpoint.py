@@ -187,11 +187,22 @@ def checked_step(step: Path, names: tuple[str, ...]) -> StepState:
 TOKENIZER_FILES = ("tokenizer.json", "leviathan_tokenizer.json")
 
 
+def load_run_config(step: Path) -> RunConfig:
+    """The RunConfig a step folder's weights were trained with (its config.yaml)."""
+    return run_config_from_dict(load_yaml(step / "config.yaml"))
+
+
+def read_progress(step: Path) -> tuple[int, int, str | None]:
+    """(optimizer steps, training tokens, tokenizer name or None) of a step folder's state.json, checked."""
+    state = read_step_state(step)
+    return state.step, state.tokens, state.tokenizer
+
+
 def load_model(path: str | os.PathLike, device: str | torch.device = "cpu") -> tuple[CausalLM, RunConfig]:
     """(CausalLM in eval mode, RunConfig) from a run folder (latest complete step) or a step folder."""
     step = find_checkpoint(path)
     checked_step(step, ("model.safetensors", "config.yaml"))
-    cfg = run_config_from_dict(load_yaml(step / "config.yaml"))
+    cfg = load_run_config(step)
     model = CausalLM(cfg.model)
     load_model_state(model, load_weights(step / "model.safetensors"))
     return model.to(device).eval(), cfg

@@ -6,7 +6,8 @@ not pay for importing the training stack. A ``UserError`` (bad input, bad config
 ``error: ...`` and exits with status 2, and so does an ``OSError`` about the user's storage (disk full,
 permission denied, read-only file system, a file where a folder belongs; ``errors.storage_error_message``),
 including the write failures torch.save and safetensors report without an errno (``leviathan.storage``);
-nothing else is swallowed.
+nothing else is swallowed. ``leviathan`` with no verb prints the help on stderr and exits 2 (a usage error, as
+argparse reports a missing argument); ``leviathan --help`` prints it on stdout and exits 0.
 """
 
 from __future__ import annotations
@@ -20,7 +21,8 @@ from .storage import storage_oserror
 
 # verb -> (module, one-line help)
 VERBS: dict[str, tuple[str, str]] = {
-    "demo": ("leviathan.commands.demo", "train dense-tied and leviathan side by side on the built-in corpus (the main job)"),
+    "demo": ("leviathan.commands.demo", "train dense-tied, dense-untied and leviathan side by side on the built-in "
+                                        "corpus, beside the project's verdict (the main job)"),
     "prepare": ("leviathan.commands.prepare", "tokenize a corpus into memory-mapped token shards"),
     "train": ("leviathan.commands.train", "train a model from a YAML config and dotted overrides"),
     "eval": ("leviathan.commands.eval", "loss, perplexity and bits per byte of a checkpoint"),
@@ -61,11 +63,16 @@ def _parse(parser: argparse.ArgumentParser, argv: list[str]) -> argparse.Namespa
 
 def main(argv: list[str] | None = None) -> int:
     argv = list(sys.argv[1:] if argv is None else argv)
-    if not argv or argv[0] in ("-h", "--help", "--version") or argv[0] not in VERBS:
+    if not argv:  # no verb is a usage error, as for any command missing its argument: the help on stderr, status 2
+        print(build_parser().format_help().rstrip(), file=sys.stderr)
+        print("\nerror: no verb given; run `leviathan VERB --help` for a verb's options (start with `leviathan demo`)",
+              file=sys.stderr)
+        return 2
+    if argv[0] in ("-h", "--help", "--version") or argv[0] not in VERBS:
         parser = build_parser()
-        if argv and argv[0] not in ("-h", "--help", "--version"):
+        if argv[0] not in ("-h", "--help", "--version"):
             parser.error(f"unknown verb {argv[0]!r}; choose one of: {', '.join(VERBS)}")
-        parser.parse_args(argv or ["--help"])
+        parser.parse_args(argv)
         return 0
     verb, rest = argv[0], argv[1:]
     module_name, help_text = VERBS[verb]

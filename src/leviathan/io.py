@@ -17,6 +17,13 @@ and is rebuilt on next use.
 
 Footgun: ``atomic_write_*`` replace the file by rename, so the target folder must be writable and the
 temporary file (``.<name>.tmp<pid>``) lives beside it; on a failure the old file is left as it was.
+
+Permissions: every file the package writes ends with the mode a plain ``open(path, "w")`` gives it, 0666 less the
+user's umask (0644 under the usual 022), so a group or a serving process can read a model. Two writers do not
+do that by themselves and are followed by ``publish``: safetensors' ``save_file`` (used by ``save_pretrained`` and
+``huggingface_hub``) writes through a private temporary file and renames it, so ``model.safetensors`` came out
+0600 whatever the umask; ``tempfile.mkdtemp``/``mkstemp`` (the atomic export folders, the kernel cache) create
+0700/0600 on purpose.
 """
 
 from __future__ import annotations
@@ -57,7 +64,53 @@ def atomic_write_json(path: str | os.PathLike, obj: Any) -> None:
 
 
 # --------------------------------------------------------------------------------------------
-# cache root
+# permissions
+
+
+def current_umask() -> int:
+    """The process's umask, read without changing it where Linux shows it (/proc/self/status); elsewhere set and
+    restored at once (``os.umask`` has no read-only form: a thread creating a file in between would see 0)."""
+    try:
+        with open("/proc/self/status", encoding="ascii", errors="replace") as f:
+            for line in f:
+                if line.startswith("Umask:"):
+                    return int(line.split()[1], 8)
+    except (OSError, ValueError, IndexError):
+        pass
+    mask = os.umask(0o022)
+    os.umask(mask)
+    return mask
+
+
+def default_mode(directory: bool = False) -> int:
+    """The mode ``open``/``mkdir`` give a new file (0666) or folder (0777) under the current umask: 0644 / 0755
+    under the usual umask 022."""
+    return (0o777 if directory else 0o666) & ~current_umask()
+
+
+def publish(path: str | os.PathLike, *, executable: bool = False) -> None:
+    """Give ``path`` the mode a plain ``open`` would have (``default_mode``): a file, or a folder and everything
+    under it (folders searchable, files not executable unless ``executable``). For what a library or ``tempfile``
+    created private (see the module docstring); symlinks are left alone."""
+    path = Path(path)
+    file_mode, dir_mode = default_mode(directory=executable), default_mode(directory=True)
+    if path.is_symlink():
+        return
+    if not path.is_dir():
+        os.chmod(path, file_mode)
+        return
+    os.chmod(path, dir_mode)
+    for folder, dirs, files in os.walk(path):
+        for name in dirs:
+            if not os.path.islink(os.path.join(folder, name)):
+                os.chmod(os.path.join(folder, name), dir_mode)
+        for name in files:
+            if not os.path.islink(os.path.join(folder, name)):
+                os.chmod(os.path.join(folder, name), file_mode)
+
+
+# --------------------------------------------------------------------------------------------
+# JSON lines
 
 
 def read_jsonl(path: str | os.PathLike) -> list:

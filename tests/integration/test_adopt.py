@@ -7,6 +7,7 @@ that never imports leviathan: what a user of transformers alone does.
 
 from __future__ import annotations
 
+import copy
 import json
 import subprocess
 import sys
@@ -120,30 +121,47 @@ def test_save_pretrained_round_trip(baked, arch):
         assert torch.equal(a, b), name
 
 
-def test_baked_directories_load_with_transformers_alone(baked):
-    """The baked checkpoints are the original classes and give the adopted model's logits (fp32, < 1e-5)."""
+def test_every_folder_loads_with_transformers_alone_as_the_adopted_model(baked, tmp_path):
+    """With transformers alone (no leviathan import): the baked folders, and the adopted (un-baked) folders too,
+    load as the original classes with the adopted model's logits (fp32, < 1e-5): an adopted folder carries the
+    baked table under the original key, never leaving a random embedding. The project's own model_type
+    ``leviathan`` folder is refused (it needs the package), never loaded as something else."""
+    from leviathan.hf import export
+    from leviathan.model.config import ModelConfig
+    from leviathan.model.llama import CausalLM
+
     for arch, (_, expected, root) in baked.items():
         torch.save(expected, root / "expected.pt")
         config = json.loads((root / "baked" / "config.json").read_text())
         assert "leviathan_generator" not in config and config["architectures"] == [ORIGINAL[arch]]
+    export.to_hf(CausalLM(ModelConfig(vocab_size=V, hidden_size=D, num_hidden_layers=1, num_attention_heads=4,
+                                      intermediate_size=64, embedding="leviathan", generator_seed_dim=8,
+                                      generator_modes=2, generator_knots=8, generator_rank=4)), tmp_path / "native")
     dirs = {arch: str(root) for arch, (_, _, root) in baked.items()}
     script = textwrap.dedent(f"""
         import sys, torch
         from transformers import AutoModelForCausalLM
         x = torch.randint(0, {V}, (2, 9), generator=torch.Generator().manual_seed(1))
         for arch, root in {dirs!r}.items():
-            model = AutoModelForCausalLM.from_pretrained(root + "/baked").eval()
-            with torch.no_grad():
-                got = model(x).logits
-            diff = (got - torch.load(root + "/expected.pt")).abs().max().item()
-            assert diff < 1e-5, (arch, diff)
-            print(arch, type(model).__name__, diff)
+            for folder in ("baked", "adopted"):
+                model = AutoModelForCausalLM.from_pretrained(root + "/" + folder).eval()
+                with torch.no_grad():
+                    got = model(x).logits
+                diff = (got - torch.load(root + "/expected.pt")).abs().max().item()
+                assert diff < 1e-5, (arch, folder, diff)
+                print(arch, folder, type(model).__name__, diff)
+        try:
+            AutoModelForCausalLM.from_pretrained({str(tmp_path / "native")!r})
+        except (ValueError, KeyError) as e:
+            print("refused native:", type(e).__name__)
         assert not any(m.startswith("leviathan") for m in sys.modules), "leviathan was imported"
     """)
     result = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=300)
     assert result.returncode == 0, result.stderr[-3000:]
     for arch in CONFIGS:
-        assert f"{arch} {ORIGINAL[arch]}" in result.stdout
+        for folder in ("baked", "adopted"):
+            assert f"{arch} {folder} {ORIGINAL[arch]}" in result.stdout
+    assert "refused native:" in result.stdout
 
 
 def test_to_original_in_memory_matches(baked):
@@ -201,6 +219,41 @@ def test_a_bf16_model_gets_a_bf16_generator_and_an_adopted_model_pickles(tmp_pat
         rows = LeviathanGenerator.forward(gen, x)  # (2, 9, D) bf16, unscaled
         assert torch.equal(gen(x), rows * torch.tensor(D ** 0.5).to(torch.bfloat16))
         assert not torch.equal(gen(x), rows * D ** 0.5)  # 5.65625 in bf16, not 5.65685
+
+
+def test_a_bf16_generator_computes_in_fp32_inside():
+    """bf16 (or fp16) parameters: the generator computes with fp32 copies of them and returns their dtype, so its
+    output is the fp32 function of the rounded weights (up to the output's own rounding), not a product of 128
+    bf16 factors; gradients reach the bf16 parameters."""
+    torch.manual_seed(0)
+    gen = LeviathanGenerator(V, D, seed_dim=128, modes=2, knots=8, rank=4)  # d_s 128: the paper's product length
+    x = ids()
+    for dtype in (torch.bfloat16, torch.float16):
+        low = copy.deepcopy(gen).to(dtype)
+        as_fp32 = copy.deepcopy(low).float()  # the same rounded weights, fp32 module
+        with torch.no_grad():
+            got, want = low(x), as_fp32(x)
+        assert got.dtype == dtype
+        assert torch.equal(got, want.to(dtype))  # exactly the fp32 computation, rounded once at the end
+        with torch.autocast("cpu", dtype=torch.bfloat16):  # autocast cannot push it back into low precision
+            assert torch.equal(low(x), got)
+        low(x).float().sum().backward()
+        assert low.spline_coeff.grad is not None and low.spline_coeff.grad.dtype == dtype
+
+
+def test_encoder_only_configs_and_instances_are_refused():
+    """BERT-like configs have a causal LM class (BertLMHeadModel) whose attention is bidirectional unless
+    is_decoder=True: refused as encoder-only; with is_decoder=True it is a causal decoder and is adopted."""
+    small = dict(vocab_size=V, hidden_size=32, num_hidden_layers=1, num_attention_heads=4, intermediate_size=64)
+    for config in (transformers.BertConfig(**small), transformers.RobertaConfig(**small),
+                   transformers.ElectraConfig(**small, embedding_size=32)):
+        with pytest.raises(UserError, match="is an encoder-only model") as e:
+            adopt(config, **GEN)
+        _problem_and_fix(e)
+    with pytest.raises(UserError, match="is an encoder-only model"):
+        adopt(transformers.BertLMHeadModel(transformers.BertConfig(**small)), **GEN)
+    decoder = adopt(transformers.BertConfig(**small, is_decoder=True), **GEN)
+    assert isinstance(decoder.get_input_embeddings(), LeviathanGenerator)
 
 
 def test_adopt_does_not_change_the_callers_config():

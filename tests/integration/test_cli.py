@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import math
+import re
 import sys
 from pathlib import Path
 
@@ -96,30 +97,76 @@ def test_demo_runs_on_a_prepared_folder(trained, tmp_path, capsys):
     data, _ = trained
     run = tmp_path / "demo"
     code = main(["demo", "--data-dir", str(data), "--run-dir", str(run), "--steps", "3", "--preset", "cpu-tiny",
-                 "--seq-len", "32", "--batch-tokens", "128", "--quiet"])
+                 "--seq-len", "32", "--batch-tokens", "128", "--eval-tokens", "256"])
     assert code == 0
-    out = capsys.readouterr().out
-    assert "dense_tied" in out and "leviathan" in out and "val ppl" in out and "tied" in out
+    captured = capsys.readouterr()
+    out, err = captured.out, captured.err
+    # the first screen: the committed verdict and the time it will take, before any training
+    assert err.startswith("what the project found") and "committed verdict (" in err.splitlines()[1]
+    assert err.index("about ") < err.index("started") and " min on this machine" in err
+    # live progress of every arm (parallel workers): steps, tokens, loss; validations; a line per finished run
+    for variant in ("dense_tied", "dense_untied", "leviathan"):
+        assert re.search(rf"^{variant}\s+step 1/3, 128 tokens, loss \d", err, re.M), err
+        assert re.search(rf"^{variant}\s+validation loss \d", err, re.M)
+        assert re.search(rf"^{variant} finished in \d+ s: validation loss \d", err, re.M)
+    assert "val ppl" in out and "tied" in out
     report = json.loads((run / "demo.json").read_text())
     rows = {r["variant"]: r for r in report["rows"]}
-    assert set(rows) == {"dense_tied", "leviathan"}
-    assert rows["dense_tied"]["params"]["body"] == rows["leviathan"]["params"]["body"]  # iso-body
+    assert list(rows) == ["dense_tied", "dense_untied", "leviathan"]  # the untied table is the third arm
+    assert len({r["params"]["body"] for r in rows.values()}) == 1  # iso-body
     assert rows["dense_tied"]["params"]["tied"] and rows["dense_tied"]["params"]["head"] == 0
+    assert not rows["dense_untied"]["params"]["tied"] and rows["dense_untied"]["params"]["head"] > 0
     assert all(math.isfinite(r["val_loss"]) and r["tokens"] == 3 * 128 for r in rows.values())
-    assert "| leviathan |" in (run / "demo.md").read_text()
-    # the gap curve (validation every steps / 6 steps) and the verdict against the unigram plateau
-    assert [t for t, _, _ in report["curve"]] == [128, 256, 384]
-    assert report["verdict"][0].startswith("leviathan - dense_tied validation loss")
-    assert "unigram entropy" in report["verdict"][1] and report["verdict"][-1].startswith("committed ")
+    assert "| dense_untied |" in (run / "demo.md").read_text()
+    # the gap curve (validation every steps / 6 steps) of every arm
+    assert [t for t, _ in report["curve"]] == [128, 256, 384] and set(report["curve"][0][1]) == set(rows)
+    # the headline: the phase measured and both gaps, then the committed verdict beside it
+    lines = report["verdict"]
+    assert lines[0].startswith("this demo (384 tokens per model; the early phase") and "unigram entropy" in lines[0]
+    assert "leviathan - dense_tied" in lines[1] and "leviathan - dense_untied" in lines[1]
+    assert lines[2].startswith("committed verdict (") and any("leviathan - dense_untied: +" in x for x in lines)
+    assert 0 < report["info"]["estimated_s"] < 60
     assert report["info"]["concurrent"] == "at the same time, one process each"
-    # same tokens in the same order: identical first-step batches give identical initial losses' inputs
-    assert (run / "dense_tied" / "checkpoints").is_dir() and (run / "leviathan" / "checkpoints").is_dir()
+    assert all((run / v / "checkpoints").is_dir() for v in rows)
+    # sequential: the same progress lines, from this process
+    seq = tmp_path / "demo-seq"
+    assert main(["demo", "--data-dir", str(data), "--run-dir", str(seq), "--steps", "2", "--preset", "cpu-tiny",
+                 "--seq-len", "32", "--batch-tokens", "128", "--eval-tokens", "256", "--sequential",
+                 "--variants", "dense_untied,leviathan"]) == 0
+    err = capsys.readouterr().err
+    assert re.search(r"^dense_untied\s+step 2/2, 256 tokens", err, re.M) and "leviathan finished in" in err
     # a second demo replaces the first; a folder that is not a demo is never deleted
     other = tmp_path / "precious"
     other.mkdir()
     (other / "keep.txt").write_text("x")
     assert main(["demo", "--data-dir", str(data), "--run-dir", str(other), "--steps", "1", "--quiet"]) == 2
     assert (other / "keep.txt").exists()
+
+
+def test_the_demo_estimate_is_calibrated_on_its_default_model():
+    """The estimate's throughput is per FLOP of the default demo model (cpu-tiny, V 32,768, sequence 128): the
+    constant must be that model's forward FLOPs per token."""
+    import argparse
+
+    from leviathan.commands import demo
+    from leviathan.model.accounting import flops_per_token
+    from leviathan.model.config import ModelConfig
+    from leviathan.presets import preset_dict
+
+    cfg = ModelConfig(**{**preset_dict("cpu-tiny"), "vocab_size": demo.BPE_VOCAB, "embedding": "dense_tied"})
+    assert flops_per_token(cfg, 128)["total"] == pytest.approx(demo.DEMO_FLOPS_PER_TOKEN, rel=0.01)
+    parser = argparse.ArgumentParser()
+    demo.add_arguments(parser)
+    args = parser.parse_args([])
+
+    class Run:  # what estimate reads of a run config
+        def __init__(self, embedding):
+            self.model = ModelConfig(**{**preset_dict("cpu-tiny"), "vocab_size": demo.BPE_VOCAB,
+                                        "embedding": embedding})
+
+    three = [Run(v) for v in demo.VARIANTS]
+    assert demo.estimate(three, args, cores=2) < 600  # the default demo: under 10 minutes on 2 cores
+    assert demo.estimate(three, args, cores=3) < demo.estimate(three, args, cores=2)
 
 
 # ---- sampling ----------------------------------------------------------------------------------

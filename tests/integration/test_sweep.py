@@ -208,6 +208,64 @@ def test_selection_commands_and_helpers(tmp_path):
     assert hardware_info()["torch_threads"] >= 1
 
 
+def test_threads_per_run_and_the_listing_of_a_selection(tmp_path, capsys):
+    """--threads N: each run trains with N torch threads (the row records it; the caller's setting is restored),
+    and --commands lines carry it; --list and --list --json show the runs the selection would train (--shard)."""
+    import torch
+
+    from leviathan.cli import main
+
+    seen = []
+
+    class CountingTrainer(FakeTrainer):
+        def __call__(self, cfg, run_dir, resume=None):
+            seen.append(torch.get_num_threads())
+            return super().__call__(cfg, run_dir, resume)
+
+    before = torch.get_num_threads()
+    rows = sweep(tmp_path, CountingTrainer(), threads=2, regimes=["iso_body"])
+    assert seen == [2, 2] and {r.hardware["torch_threads"] for r in rows} == {2}
+    assert torch.get_num_threads() == before
+    with pytest.raises(UserError, match="threads"):
+        sweep(tmp_path / "x", FakeTrainer(), threads=0)
+    g = load_grid(grid_dict())
+    lines = train_commands(g, tmp_path, threads=1)
+    assert all(line.startswith("OMP_NUM_THREADS=1 leviathan train") for line in lines)
+
+    grid_file = tmp_path / "fake.yaml"
+    grid_file.write_text(json.dumps(grid_dict()))  # JSON is YAML
+    halves = []
+    for i in (1, 2):
+        assert main(["sweep", "--grid", str(grid_file), "--list", "--shard", f"{i}/2"]) == 0
+        out = capsys.readouterr().out
+        assert f"grid 'fake': {3 if i == 1 else 2} of 5 runs (--shard {i}/2)" in out
+        halves.append({r.name for r in select_runs(g, shard=(i, 2))})
+        assert all(name in out for name in halves[-1])
+        assert not any(name in out for name in {r.name for r in g.runs} - halves[-1])
+    assert main(["sweep", "--grid", str(grid_file), "--list", "--json", "--shard", "2/2"]) == 0
+    snapshot = json.loads(capsys.readouterr().out)
+    assert {r["name"] for r in snapshot["runs"]} == halves[1] and snapshot["selection"] == "--shard 2/2"
+    assert main(["sweep", "--grid", str(grid_file), "--commands", "--shard", "1/2", "--threads", "1"]) == 0
+    commands = capsys.readouterr().out.splitlines()
+    assert len(commands) == 3 and all(c.startswith("OMP_NUM_THREADS=1 leviathan train") for c in commands)
+
+
+def test_the_shipped_grids_are_listed_a_line_each(capsys):
+    from leviathan.cli import main
+    from leviathan.configs import GRIDS, packaged_names
+
+    assert main(["sweep", "--grids"]) == 0
+    out = capsys.readouterr().out
+    lines = {line.split()[0]: line for line in out.splitlines() if line and not line.startswith("leviathan ")}
+    assert set(packaged_names(GRIDS)) <= set(lines)
+    assert "smoke" in lines and "pipeline check" in lines["smoke"]  # the small test grid
+    for name in packaged_names(GRIDS):
+        runs = len(load_grid(name).runs)
+        assert f" {runs} runs  " in lines[name], lines[name]
+    assert main(["sweep"]) == 2
+    assert "error: no grid given; pass --grid NAME" in capsys.readouterr().err
+
+
 def test_seed_order_puts_every_first_seed_first():
     g = load_grid({**grid_dict(), "seeds": [0, 1]})
     by_grid = [r.name for r in select_runs(g)]

@@ -27,7 +27,7 @@ def blocks() -> list[tuple[int, str]]:
 def test_the_doc_has_a_block_for_each_recipe():
     text = "\n".join(code for _, code in blocks())
     for needle in ("LeviathanGenerator(", "adopt(", "load_adopted(", "bake_adopted(", "transformers.Trainer(",
-                   "resume_from_checkpoint=True", "LeviathanForCausalLM("):
+                   "resume_from_checkpoint=True", "LeviathanForCausalLM(", "fit=Fit("):
         assert needle in text, needle
 
 

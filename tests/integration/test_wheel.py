@@ -32,10 +32,10 @@ def _setuptools_ok() -> bool:
         import setuptools
     except ImportError:
         return False
-    return int(setuptools.__version__.split(".")[0]) >= 68
+    return int(setuptools.__version__.split(".")[0]) >= 77
 
 
-pytestmark = pytest.mark.skipif(not _setuptools_ok(), reason="building the wheel offline needs setuptools>=68 "
+pytestmark = pytest.mark.skipif(not _setuptools_ok(), reason="building the wheel offline needs setuptools>=77 "
                                                               "in the running environment (--no-build-isolation)")
 
 
@@ -52,7 +52,7 @@ def installed(tmp_path_factory) -> dict:
     root = tmp_path_factory.mktemp("wheel")
     source = root / "source"
     source.mkdir()
-    for name in ("pyproject.toml", "README.md"):
+    for name in ("pyproject.toml", "README.md", "LICENSE"):
         shutil.copy2(REPO / name, source / name)
     shutil.copytree(REPO / "src", source / "src",
                     ignore=shutil.ignore_patterns("__pycache__", "*.pyc", "*.egg-info", "build"))
@@ -94,6 +94,13 @@ def test_wheel_ships_the_configs_grids_and_task_templates(installed):
     for task in ("lambada_openai", "hellaswag", "piqa", "arc_easy", "arc_challenge", "winogrande"):
         assert f"leviathan/eval/tasks/{task}.yaml" in names
     assert "leviathan/eval/tasks/utils.py" in names
+    assert "leviathan/verdict.yaml" in names  # what the demo quotes, also from an installed wheel
+    # the license, as pyproject names it (an SPDX expression, PEP 639) and its text in the dist-info
+    wheel = zipfile.ZipFile(installed["wheel"])
+    metadata = wheel.read(next(n for n in names if n.endswith(".dist-info/METADATA"))).decode()
+    assert "License-Expression: Apache-2.0" in metadata.splitlines()
+    assert any(n.endswith(".dist-info/licenses/LICENSE") for n in names)
+    assert "Apache License" in wheel.read(next(n for n in names if n.endswith(".dist-info/licenses/LICENSE"))).decode()
     assert installed["script"].read_text().splitlines()[0] == f"#!{sys.executable}"
 
 
@@ -101,8 +108,9 @@ def test_verbs_work_from_an_unrelated_folder(installed):
     work = installed["work"]
     write_corpus(work / "corpus", num_docs=12)
     # the installed copy is the one imported, and it finds its files through the package
-    probe = ("import json, leviathan, leviathan.configs as c, leviathan.eval.tasks as h; print(json.dumps("
-             "[leviathan.__file__, c.packaged_names(c.TRAIN), c.packaged_names(c.GRIDS), "
+    probe = ("import json, leviathan, leviathan.configs as c, leviathan.eval.tasks as h; "
+             "from leviathan.verdict import committed_verdict; assert committed_verdict().comparisons; "
+             "print(json.dumps([leviathan.__file__, c.packaged_names(c.TRAIN), c.packaged_names(c.GRIDS), "
              "sorted(p.name for p in h.TASK_DIR.glob('*.yaml'))]))")
     python = subprocess.Popen([sys.executable, "-c", probe], cwd=work, env=installed["env"], stdout=subprocess.PIPE,
                               stderr=subprocess.PIPE, text=True)

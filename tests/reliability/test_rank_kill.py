@@ -23,6 +23,7 @@ from __future__ import annotations
 import json
 import os
 import re
+import shlex
 import signal
 import subprocess
 import sys
@@ -170,3 +171,42 @@ def test_sigkill_of_one_rank_restarts_the_group_from_the_last_complete_checkpoin
             assert torch.equal(oa["state"][name][key], value), (name, key)
     assert json.loads((run / "summary.json").read_text())["final_val_loss"] == \
         json.loads((reference / "summary.json").read_text())["final_val_loss"]
+
+
+def test_a_killed_rank_without_restarts_ends_in_one_line_naming_it_and_the_resume_command(data, tmp_path):
+    """No --max-restarts: rank 1 is SIGKILLed while rank 0 waits for it in a collective. Rank 0 ends in one line
+    (no transport-error traceback) naming rank 1, the last complete checkpoint and the command that resumes; that
+    command, run as printed (in this launch's shape), finishes the run."""
+    run, pids, marker, log = tmp_path / "run", tmp_path / "pids", tmp_path / "held", tmp_path / "torchrun.log"
+    pids.mkdir()
+    launcher = tmp_path / "rank_launcher.py"
+    launcher.write_text(RANK_LAUNCHER)
+    plan = {"pids": str(pids), "hold": {"rank": 1, "at": "step", "step": 6, "marker": str(marker)}}
+    argv = ["train", *settings(data, "ddp"), "--run-dir", str(run), "--resume", "auto"]
+    with open(log, "w") as out:
+        proc = subprocess.Popen(torchrun_cmd([str(launcher), json.dumps(plan), *argv]), env=torchrun_env(),
+                                cwd=tmp_path, stdout=out, stderr=subprocess.STDOUT, start_new_session=True)
+    try:
+        wait_until(lambda: marker.exists() and ckpt.latest_checkpoint(run) is not None, proc,
+                   "rank 1 held at step 6 after a complete checkpoint", log)
+        killed = int((pids / "rank1-restart0.pid").read_text())
+        os.kill(killed, signal.SIGKILL)
+        assert proc.wait(timeout=240) != 0
+    finally:
+        if proc.poll() is None:
+            os.killpg(proc.pid, signal.SIGKILL)
+    text = log.read_text()
+    errors = [line for line in text.splitlines() if "error: " in line and "rank 1" in line]
+    assert len(errors) == 1, text[-4000:]
+    line = errors[0]
+    assert f"rank 1 (pid {killed} on " in line and "of 2 was killed or crashed" in line
+    assert "from its last complete checkpoint (step-00000004)" in line
+    assert "[rank0]: Traceback" not in text and "Connection closed by peer" not in text, text[-4000:]
+    command = line.split(" with: ", 1)[1]
+    assert command.startswith("torchrun --nproc_per_node=2 -m leviathan train ") and command.endswith("--resume auto")
+    # the printed command resumes and finishes the run (torchrun -> this interpreter's torch.distributed.run)
+    args = shlex.split(command)
+    done = subprocess.run(torchrun_cmd(args[args.index("-m"):] + ["--quiet"]), env=torchrun_env(), cwd=tmp_path,
+                          capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-3000:]
+    assert [s for s, _ in ckpt.list_checkpoints(run)][-1] == STEPS

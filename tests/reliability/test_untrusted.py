@@ -186,7 +186,7 @@ def test_exported_directory_needs_no_remote_code(capsys, finished_run, tmp_path,
     config = json.loads((out / "config.json").read_text())
     assert "auto_map" not in config and config["model_type"] == ("llama" if plain else "leviathan")
     suffixes = {p.suffix for p in out.iterdir()}
-    assert suffixes <= {".json", ".safetensors", ".txt"}, suffixes  # no code, no pickles (.bin / .pt / .pkl)
+    assert suffixes <= {".json", ".safetensors", ".txt", ".md"}, suffixes  # no code, no pickles (.bin/.pt/.pkl)
     if not plain:
         import leviathan.hf  # noqa: F401 - registers model_type "leviathan" with the Auto classes (no remote code)
     hf = AutoModelForCausalLM.from_pretrained(str(out), trust_remote_code=False).eval()

@@ -136,20 +136,6 @@ def test_demo_prints_the_committed_grid_interval(tmp_path):
     assert "leviathan - dense_untied validation loss -0.050" in lines[1]
 
 
-def test_demo_quotes_the_o200k_primary_comparison_alone(tmp_path):
-    from leviathan.commands.demo import committed_primary
-    from leviathan.experiments.results import dumps
-
-    path = tmp_path / "analysis.json"
-    assert committed_primary(path) == []  # the round has no pair yet
-    rows = [dataclasses.replace(r, size="d64L6", name=r.name.replace("m-", "d64L6-")) for r in _sweep_rows()]
-    path.write_text(dumps({"paired": paired_comparisons(rows, plateau=7.4)}))
-    lines = committed_primary(path)
-    assert len(lines) == 1  # only the primary: leviathan - dense_untied
-    assert "results/o200k primary" in lines[0] and "3 seed(s)" in lines[0]
-    assert "leviathan - dense_untied validation loss -0.050" in lines[0]
-
-
 def test_paired_sample_efficiency_is_a_geometric_mean_over_seeds():
     from leviathan.experiments.paired import paired_efficiency
 

@@ -1,37 +1,40 @@
-"""``leviathan demo``: dense-tied vs leviathan, side by side, in the regime where the paper's effect lives.
+"""``leviathan demo``: dense-tied, dense-untied and leviathan side by side, with the project's verdict beside them.
 
-    leviathan demo                         # prepares the corpus on first use, trains both at once, prints the table
+    leviathan demo                         # the corpus prepared on first use, the three trained at once, the table
     leviathan demo --run-dir runs/demo --steps 300
 
 What it does:
-1. Data: the Gutenberg books of the project's data folder (``leviathan.io.data_root``: ``$LEVIATHAN_DATA``,
+1. Says first what the project found (``leviathan.verdict``: the committed verdict, packaged, one file that the
+   commit changing the finding updates) and how long the demo will take (``estimate``: the runs' training FLOPs at
+   a throughput measured on the project's 2-core machine, spread over the cores they run on).
+2. Data: the Gutenberg books of the project's data folder (``leviathan.io.data_root``: ``$LEVIATHAN_DATA``,
    else ``../shared/data`` seen from the current folder) with a byte-level BPE of 32,768 ids: a vocabulary in
    which most ids are rare, the regime where a generated input side can beat a table (docs/DESIGN.md,
    results/ablations). Without that folder, the Python standard library's own sources (no download).
    Prepared once into ``<cache>/data/<corpus>-bpe32768`` (the cache root of ``leviathan.io``:
    ``$LEVIATHAN_CACHE``, else ``$XDG_CACHE_HOME/leviathan``, else ``~/.cache/leviathan``; or
    ``--data-dir``) and reused.
-2. Two models with the same backbone (``cpu-tiny``: width 64, 2 layers, 4 heads), ``dense_tied`` (one
-   32,768 x 64 table, also the head) and ``leviathan`` (generator d_s 64, M 8, kappa 16, r 32 for the
-   input, an untied head), trained *at the same time*, one process and one thread each (two
-   single-threaded processes beat one two-threaded one on a small CPU), from the same seed on the
-   same tokens in the same order.
-3. Validation every ``--steps / 6`` steps (the gap curve) and at the end on the held-out books; the
-   table gives parameters by group, loss, perplexity, bits per byte and throughput. Printed and
-   written to ``<run-dir>/demo.json`` and ``demo.md``; each model's run folder is ``<run-dir>/<variant>``.
+3. Three models with the same backbone (``cpu-tiny``: width 64, 2 layers, 4 heads): ``dense_tied`` (one
+   32,768 x 64 table, also the head), ``dense_untied`` (a table and a head of its own: the control that separates
+   the untied head from the generated input side) and ``leviathan`` (generator d_s 64, M 8, kappa 16, r 32 for
+   the input, an untied head), trained *at the same time*, one process and one thread each (single-threaded
+   processes beat multi-threaded ones on a small CPU), from the same seed on the same tokens in the same order.
+   Progress in every mode (``demo_progress.RunWatch``): each run's steps, tokens and loss as it logs them, its
+   validations, and a line when it finishes.
+4. Validation every ``--steps / 6`` steps (the gap curve) and at the end on the held-out books; the table gives
+   parameters by group, loss, perplexity, bits per byte and throughput. Printed and written to
+   ``<run-dir>/demo.json`` and ``demo.md``; each model's run folder is ``<run-dir>/<variant>``.
 
-The verdict line compares the dense model's validation loss with the unigram entropy of the training
-tokens (the loss of predicting token frequencies alone). A few minutes of CPU training ends near that
-plateau, where a lead measures early optimisation speed, not the paper's claim; the demo says so and
-prints, beside its own gap, the committed measurement of the same two models past the plateau: the
-seeded grid's paired difference with its 95% interval (``results/cpu-bpe32k``, size m), with the
-dense_untied control, or before that grid has a pair the one-seed ablation (``results/ablations``); and,
-first, the o200k round's primary comparison (``results/o200k``: leviathan - dense_untied in the paper's
-vocabulary, 6 layers) once it has a pair.
+The headline states the phase the demo measured: a few minutes of CPU training (0.5M tokens per model) ends near
+the unigram plateau (dense_tied's validation loss against the unigram entropy of the training tokens), the early
+phase where leviathan leads in every committed run too; and beside it the committed verdict, measured to 10.5M
+tokens, where it ends behind both tables. In a checkout, the seeded grid's paired intervals for these same
+models (``results/cpu-bpe32k``, size m) or the one-seed ablation (``results/ablations``) follow.
 """
 
 from __future__ import annotations
 
+import contextlib
 import json
 import math
 import shutil
@@ -41,7 +44,14 @@ from pathlib import Path
 
 from .values import non_negative_int, positive_float, positive_int
 
-VARIANTS = ("dense_tied", "leviathan")
+VARIANTS = ("dense_tied", "dense_untied", "leviathan")
+TABLES = ("dense_tied", "dense_untied")  # the arms leviathan is compared with
+# Throughput behind the time estimate: the default demo measured 2,404 / 2,372 tokens/s per model (one thread each,
+# two models on 2 idle cores of the project's machine, README "The main job"), i.e. this many training FLOPs per
+# second per core (3 x forward FLOPs per token, ``flops_per_token``, for cpu-tiny at V 32,768 and sequence 128:
+# 4.44 MFLOP, 94% of them the head's; tests/integration/test_cli.py checks the figure).
+DEMO_FLOPS_PER_TOKEN = 4.44e6
+FLOPS_PER_CORE = 2_400 * 3 * DEMO_FLOPS_PER_TOKEN
 BPE_VOCAB = 32768
 # the d64 arm of results/ablations: a generator with M r = 256 >= D (the old grid's M r = 64 confined
 # input embeddings to a 64-dimensional subspace)
@@ -81,7 +91,7 @@ def add_arguments(parser) -> None:
     parser.add_argument("--threads", type=positive_int, default=None,
                         help="torch threads per model (default 1: the models train at the same time, one process each)")
     parser.add_argument("--sequential", action="store_true", help="train the models one after the other")
-    parser.add_argument("--quiet", action="store_true", help="no progress bars")
+    parser.add_argument("--quiet", action="store_true", help="no estimate and no progress lines")
 
 
 def _prepare_data(data_dir: Path, explicit: bool, vocab: int, quiet: bool) -> dict:
@@ -139,31 +149,64 @@ def run_config(args, data_dir: Path, embedding: str):
     return build_run_config(raw)
 
 
-def _train_one(cfg, run_dir: str, quiet: bool, threads: int) -> dict:
-    """One model, in a worker process when the models train at the same time."""
+def _train_one(cfg, run_dir: str, threads: int) -> dict:
+    """One model, quietly (``RunWatch`` reports its progress), in a worker process when the models train at the
+    same time."""
     import torch
 
     from ..train.loop import train
 
     torch.set_num_threads(threads)
     t = time.time()
-    summary = train(cfg, run_dir, quiet=quiet)
+    summary = train(cfg, run_dir, quiet=True)
     return {"variant": cfg.model.embedding, "params": summary.params.as_dict(), "val_loss": summary.final_val_loss,
             "val_ppl": summary.final_val_ppl, "val_bpb": summary.final_val_bpb,
             "tokens_per_s": summary.tokens_per_s, "train_time_s": summary.train_time_s,
             "wall_time_s": time.time() - t, "tokens": summary.tokens, "run_dir": summary.run_dir}
 
 
-def _train_all(configs: list, run_dir: Path, args) -> list[dict]:
+def _train_all(configs: list, run_dir: Path, args, say, watch=None) -> list[dict]:
+    """Every model trained (in parallel worker processes unless --sequential), a line per finished run (after the
+    watcher has printed its last rows); rows in the order of ``configs``."""
     threads = args.threads or 1
+
+    def _finished(row: dict) -> dict:
+        if watch is not None:
+            watch.poll()
+        say(f"{row['variant']} finished in {row['wall_time_s']:.0f} s: validation loss {row['val_loss']:.4f}")
+        return row
+
     if args.sequential or len(configs) == 1:
-        return [_train_one(c, str(run_dir / c.model.embedding), args.quiet, threads) for c in configs]
+        return [_finished(_train_one(c, str(run_dir / c.model.embedding), threads)) for c in configs]
     import multiprocessing
-    from concurrent.futures import ProcessPoolExecutor
+    from concurrent.futures import ProcessPoolExecutor, as_completed
 
     with ProcessPoolExecutor(len(configs), mp_context=multiprocessing.get_context("spawn")) as pool:
-        futures = [pool.submit(_train_one, c, str(run_dir / c.model.embedding), True, threads) for c in configs]
-        return [f.result() for f in futures]
+        futures = {pool.submit(_train_one, c, str(run_dir / c.model.embedding), threads): c.model.embedding
+                   for c in configs}
+        rows = {futures[f]: _finished(f.result()) for f in as_completed(futures)}
+    return [rows[c.model.embedding] for c in configs]
+
+
+def estimate(configs: list, args, cores: int | None = None) -> float:
+    """Seconds the training and validation of ``configs`` should take here: their training FLOPs (3 x the forward
+    FLOPs per token, ``flops_per_token``, times the tokens) and validation FLOPs at ``FLOPS_PER_CORE`` each, run on
+    min(cores, models) cores at once (or one after the other with --sequential). An estimate from one machine's
+    measurement: a faster or busier CPU differs."""
+    import os
+
+    from ..model.accounting import flops_per_token
+
+    cores = max(1, cores or os.cpu_count() or 1)
+    work = []
+    for cfg in configs:
+        per_token = flops_per_token(cfg.model, args.seq_len)["total"]
+        evals = max(1, args.steps // max(1, args.steps // 6)) + 1  # the curve's validations and the final one
+        work.append((3 * args.steps * args.batch_tokens + evals * (args.eval_tokens or 262_144)) * per_token)
+    if args.sequential:
+        return sum(work) / (FLOPS_PER_CORE * (args.threads or 1))
+    slots = min(cores, len(work))
+    return max(max(work) / FLOPS_PER_CORE, sum(work) / (FLOPS_PER_CORE * slots))
 
 
 TABLE_HEADER = ["model", "input", "body", "head", "total", "val loss", "val ppl", "val bpb", "tok/s", "wall s"]
@@ -189,32 +232,32 @@ def format_table(rows: list[dict]) -> str:
 def format_markdown(rows: list[dict], info: dict, curve: list | None = None, lines: list[str] | None = None) -> str:
     from ..tables import markdown_table
 
-    out = ["# leviathan demo: dense_tied vs leviathan (iso-body)", "",
+    names = [r["variant"] for r in rows]
+    out = [f"# leviathan demo: {', '.join(names)} (iso-body)", "",
            f"Data: {info['data_dir']} ({info['train_tokens']:,} train / {info['val_tokens']:,} validation tokens, "
            f"tokenizer {info['tokenizer']}). Each model: {info['steps']} steps x {info['batch_tokens']:,} tokens "
            f"= {info['steps'] * info['batch_tokens']:,} tokens, sequence {info['seq_len']}, preset {info['preset']}, "
            f"trained {info.get('concurrent', '')}.", "",
            markdown_table(TABLE_HEADER, _table_rows(rows), align="l" + "r" * (len(TABLE_HEADER) - 1))]
     if curve:
-        out += ["", markdown_table(["tokens", "dense_tied val loss", "leviathan val loss", "gap"],
-                                   [[f"{t:,}", f"{a:.4f}", f"{b:.4f}", f"{b - a:+.4f}"] for t, a, b in curve],
-                                   align="rrrr")]
+        out += ["", markdown_table(["tokens", *[f"{v} val loss" for v in names]],
+                                   [[f"{t:,}", *[f"{losses[v]:.4f}" for v in names]] for t, losses in curve],
+                                   align="r" * (len(names) + 1))]
     if lines:
-        out += [""] + [f"- {line}" for line in lines]
+        out += [""] + [f"- {line.strip()}" for line in lines]
     return "\n".join(out) + "\n"
 
 
-def gap_curve(rows: list[dict]) -> list[tuple[int, float, float]]:
-    """(tokens, dense val loss, leviathan val loss) at every validation point both runs logged."""
+def gap_curve(rows: list[dict]) -> list[tuple[int, dict[str, float]]]:
+    """(tokens, {variant: validation loss}) at every validation point all the runs logged."""
     from ..io import read_metrics
 
-    by = {r["variant"]: r for r in rows}
-    if "dense_tied" not in by or "leviathan" not in by:
+    curves = {r["variant"]: {m["tokens"]: m["val_loss"] for m in read_metrics(r["run_dir"]) if m.get("val_loss")}
+              for r in rows}
+    if len(curves) < 2:
         return []
-    curves = []
-    for v in ("dense_tied", "leviathan"):
-        curves.append({m["tokens"]: m["val_loss"] for m in read_metrics(by[v]["run_dir"]) if m.get("val_loss")})
-    return [(t, curves[0][t], curves[1][t]) for t in sorted(set(curves[0]) & set(curves[1]))]
+    common = set.intersection(*(set(c) for c in curves.values()))
+    return [(t, {v: c[t] for v, c in curves.items()}) for t in sorted(common)]
 
 
 RESULTS = Path("results")  # the checkout's committed results, seen from its root (absent elsewhere and in a wheel)
@@ -244,13 +287,6 @@ def committed_grid(path: Path = RESULTS / "cpu-bpe32k" / "analysis.json", *, siz
     return lines
 
 
-def committed_primary(path: Path = RESULTS / "o200k" / "analysis.json") -> list[str]:
-    """The o200k round's primary comparison (results/o200k/PLAN.md): leviathan - dense_untied in the paper's
-    vocabulary, 6 layers, each arm at its own lr, with its interval; [] before the round has a pair."""
-    return committed_grid(path, size="d64L6", baselines=("dense_untied",),
-                          label="results/o200k primary: o200k_base, width 64, 6 layers, each arm at its own lr")
-
-
 def committed_ablation(path: Path = RESULTS / "ablations" / "ablations.json") -> str | None:
     """One line on the committed ablation measurement (the d64 BPE-32k pair, one seed), when this is a checkout."""
     try:
@@ -266,41 +302,61 @@ def committed_ablation(path: Path = RESULTS / "ablations" / "ablations.json") ->
             f"perplexity {val['ppl_change']:+.1%}")
 
 
-def verdict(rows: list[dict], data_dir: Path) -> list[str]:
-    """Whether the comparison is past the unigram plateau, and what it says."""
+def headline(rows: list[dict], data_dir: Path) -> list[str]:
+    """What this demo measured and in which phase: leviathan against each table, and whether dense_tied is still on
+    the unigram plateau (the early phase: a lead there measures optimisation speed, not the paper's claim)."""
     from ..experiments.plateau import unigram_entropy
 
     by = {r["variant"]: r for r in rows}
-    if "dense_tied" not in by or "leviathan" not in by:
+    if "leviathan" not in by or not set(TABLES) & set(by):
         return []
+    lev = by["leviathan"]
+    tokens = lev["tokens"] / 1e6
+    gaps = [f"leviathan - {t} {lev['val_loss'] - by[t]['val_loss']:+.3f} nats "
+            f"(perplexity {math.exp(lev['val_loss'] - by[t]['val_loss']) - 1:+.1%})" for t in TABLES if t in by]
+    ahead = all(lev["val_loss"] < by[t]["val_loss"] for t in TABLES if t in by)
     entropy = unigram_entropy(data_dir)
-    d, lev = by["dense_tied"], by["leviathan"]
-    gap = lev["val_loss"] - d["val_loss"]
-    lines = [f"leviathan - dense_tied validation loss: {gap:+.3f} nats (perplexity {math.exp(gap) - 1:+.1%}, "
-             f"total parameters {lev['params']['total'] / d['params']['total'] - 1:+.1%}: same body, untied head)"]
-    if entropy is not None:
-        margin = entropy - d["val_loss"]
-        if margin < 0.5:
-            lines.append(f"plateau: dense_tied's validation loss {d['val_loss']:.3f} is within {max(margin, 0):.2f} nats "
-                         f"of the unigram entropy of the training tokens ({entropy:.3f}); both models are still "
-                         f"learning token frequencies, so this gap measures early optimisation speed, not the "
-                         f"paper's claim (train longer: --steps, or see the committed result below)")
-        else:
-            lines.append(f"past the plateau: dense_tied's validation loss is {margin:.2f} nats below the unigram "
-                         f"entropy ({entropy:.3f})")
-    refs = committed_primary() + (committed_grid() or [r for r in [committed_ablation()] if r])
-    lines += refs or ["committed measurement: see results/cpu-bpe32k/report.md and results/ablations/README.md in "
-                      "the project repository"]
-    return lines
+    reference = by.get("dense_tied") or by[next(t for t in TABLES if t in by)]
+    name, loss = reference["variant"], reference["val_loss"]
+    if entropy is None:
+        phase = "phase unknown (no unigram entropy: the data folder has no train_freq.npy)"
+    elif loss > entropy:
+        phase = (f"the early phase: {name}'s validation loss {loss:.3f} is still above the unigram entropy "
+                 f"{entropy:.3f}, the loss of predicting token frequencies alone")
+    elif entropy - loss < 0.5:
+        phase = (f"the early phase: {name}'s validation loss {loss:.3f} is within {entropy - loss:.2f} nats below the "
+                 f"unigram entropy {entropy:.3f}, where the models still learn token frequencies")
+    else:
+        phase = (f"past the unigram plateau: {name}'s validation loss is {entropy - loss:.2f} nats below it "
+                 f"({entropy:.3f})")
+    amount = f"{tokens:.2f}M" if tokens >= 0.1 else f"{lev['tokens']:,}"
+    return [f"this demo ({amount} tokens per model; {phase}):",
+            f"  {', '.join(gaps)}: leviathan is {'ahead' if ahead else 'not ahead of both tables'} here"]
+
+
+def verdict(rows: list[dict], data_dir: Path) -> list[str]:
+    """The headline (this demo's phase and gaps) with the committed verdict beside it (``leviathan.verdict``: the
+    packaged verdict.yaml, updated by the commit that changes the finding), then in a checkout the committed
+    measurement of these same models past the plateau."""
+    from ..verdict import committed_verdict
+
+    lines = headline(rows, data_dir) + committed_verdict().lines()
+    refs = committed_grid() or [r for r in [committed_ablation()] if r]
+    return lines + [f"same models past the plateau, {line}" for line in refs]
 
 
 def run(args) -> int:
     from ..errors import UserError
     from ..io import atomic_write_json, atomic_write_text
+    from ..verdict import committed_verdict
+    from .demo_progress import RunWatch
 
     if args.steps < 1 or args.batch_tokens < args.seq_len:
         raise UserError("--steps must be >= 1 and --batch-tokens at least --seq-len")
     variants = [v for v in args.variants.split(",") if v]
+    say = (lambda line: None) if args.quiet else (lambda line: print(line, file=sys.stderr, flush=True))
+    for line in ["what the project found, before this demo's own measurement:", *committed_verdict().lines(), ""]:
+        say(line)
     t0 = time.time()
     run_dir = Path(args.run_dir)
     corpus = "gutenberg" if shared_data() else "stdlib"
@@ -314,14 +370,18 @@ def run(args) -> int:
     run_dir.mkdir(parents=True)
     configs = [run_config(args, data_dir, v) for v in variants]
     how = "one after the other" if args.sequential or len(configs) == 1 else "at the same time, one process each"
-    print(f"training {', '.join(variants)} {how} ({args.steps} steps x {args.batch_tokens:,} tokens, "
-          f"{args.threads or 1} thread(s) per model) ...", file=sys.stderr)
-    rows = _train_all(configs, run_dir, args)
+    expected = estimate(configs, args)
+    say(f"training {', '.join(variants)} {how} ({args.steps} steps x {args.batch_tokens:,} tokens, "
+        f"{args.threads or 1} thread(s) per model): about {math.ceil(expected / 60)} min on this machine's "
+        f"idle cores (estimated from the project's 2-core measurement; longer when the cores are busy)")
+    watch = RunWatch({v: run_dir / v for v in variants}, args.steps, say=say) if not args.quiet else None
+    with (watch or contextlib.nullcontext()):
+        rows = _train_all(configs, run_dir, args, say, watch)
     info = {"data_dir": str(data_dir), "tokenizer": meta.get("tokenizer"), "source": meta.get("source"),
             "train_tokens": meta["splits"]["train"]["tokens"], "val_tokens": meta["splits"]["val"]["tokens"],
             "steps": args.steps, "batch_tokens": args.batch_tokens, "seq_len": args.seq_len, "preset": args.preset,
             "generator": GENERATOR, "threads_per_model": args.threads or 1, "concurrent": how, "prepare_s": prep_s,
-            "total_wall_s": time.time() - t0}
+            "estimated_s": expected, "total_wall_s": time.time() - t0}
     curve = gap_curve(rows)
     lines = verdict(rows, data_dir)
     table = format_table(rows)
@@ -330,10 +390,12 @@ def run(args) -> int:
     print()
     print(table)
     if curve:
-        print("\nvalidation loss over training (tokens: dense_tied / leviathan / gap)")
-        print("  ".join(f"{t / 1e3:,.0f}k: {a:.3f} / {b:.3f} / {b - a:+.3f}" for t, a, b in curve))
+        names = [r["variant"] for r in rows]
+        print(f"\nvalidation loss over training (tokens: {' / '.join(names)})")
+        print("  ".join((f"{t / 1e3:,.0f}k: " if t >= 10_000 else f"{t:,}: ")
+                        + " / ".join(f"{losses[v]:.3f}" for v in names) for t, losses in curve))
     print()
     print("\n".join(lines))
-    print(f"\ntotal wall time {info['total_wall_s']:.0f} s (data {prep_s:.0f} s); "
+    print(f"\ntotal wall time {info['total_wall_s']:.0f} s (data {prep_s:.0f} s, estimated {expected:.0f} s); "
           f"details in {run_dir / 'demo.md'} and {run_dir / 'demo.json'}")
     return 0

@@ -3,7 +3,8 @@
     leviathan export runs/tiny hf/tiny                 # model_type "leviathan" (import leviathan.hf to load)
     leviathan export runs/tiny hf/tiny-llama --plain-llama   # baked table: plain LlamaForCausalLM, no leviathan code
 
-The tokenizer stored with the checkpoint is written alongside (tokenizer.json).
+The tokenizer stored with the checkpoint is written alongside (tokenizer.json), and a model card (README.md:
+what it is, how it was trained, the validation logged at that step, how to load it; ``hf.model_card``).
 """
 
 from __future__ import annotations
@@ -20,6 +21,7 @@ def add_arguments(parser) -> None:
 def run(args) -> int:
     from ..errors import UserError
     from ..hf import export
+    from ..hf.model_card import checkpoint_training
     from ..locking import folder_lock
     from ..ownership import check_apart
     from .. import checkpoint as ckpt
@@ -35,7 +37,8 @@ def run(args) -> int:
         tokenizer = None
     writer = export.to_plain_llama if args.plain_llama else export.to_hf
     with folder_lock(args.out_dir, "export", "choose another output folder", beside=True):  # one writer per folder
-        out = writer(model, args.out_dir, tokenizer, overwrite=args.overwrite)
+        out = writer(model, args.out_dir, tokenizer, overwrite=args.overwrite,
+                     training=checkpoint_training(args.checkpoint))
     kind = "plain LlamaForCausalLM (baked input table)" if args.plain_llama else f"leviathan ({model.config.embedding})"
     print(f"wrote {kind} to {out}" + ("" if tokenizer is not None else " (no tokenizer found in the checkpoint)"))
     return 0

@@ -5,10 +5,18 @@
     leviathan sweep --grid paper --out runs/paper --data-dir data/pile-o200k
     leviathan sweep --grid paper --commands                 # one `leviathan train` line per run, for a scheduler
     leviathan sweep --grid cpu --only 'm-*' --max-runs 2    # a subset
+    leviathan sweep --grids                                 # the grids there are, a line each
+    leviathan sweep --grid cpu-bpe32k --shard 1/2 --threads 1 --out runs/s1 &   # two shards sharing 2 cores
+    leviathan sweep --grid cpu-bpe32k --shard 2/2 --threads 1 --out runs/s2
 
 ``--grid NAME`` reads ./configs/experiments/NAME.yaml if present, else the grid shipped in the package
-(leviathan/configs/experiments: cpu, paper, smoke, ablate-*); or pass a path. Results:
-OUT/results.jsonl, one row per finished run; ``leviathan analyze`` and ``leviathan report`` read it.
+(leviathan/configs/experiments; ``--grids`` lists them: ``smoke`` is the small pipeline check, a few CPU minutes
+on a prepared BPE folder); or pass a path. Results: OUT/results.jsonl, one row per finished run; ``leviathan
+analyze`` and ``leviathan report`` read it. ``--list`` and ``--commands`` show the runs the same selection
+(``--only``, ``--regime``, ``--order``, ``--shard``) would train.
+
+Threads: a sweep in one process uses torch's default (every core) unless ``--threads N``; with ``--jobs J`` each
+worker gets ``--threads`` (default 1). Sweeps or shards that share a machine should split its cores between them.
 """
 
 from __future__ import annotations
@@ -19,7 +27,9 @@ from .values import positive_int, seed_list
 
 
 def add_arguments(parser) -> None:
-    parser.add_argument("--grid", required=True, help="grid name (cpu, paper, ...) or path to a grid YAML")
+    parser.add_argument("--grid", default=None, help="grid name (cpu, paper, ...; see --grids) or path to a grid YAML")
+    parser.add_argument("--grids", action="store_true", help="list the grids there are (packaged and ./configs), a "
+                                                           "line each, and exit")
     parser.add_argument("--out", default=None, help="sweep output dir (default: runs/<grid name>)")
     parser.add_argument("--data-dir", default=None, help="prepared data dir (overrides the grid's data.dir)")
     parser.add_argument("--data-root", default=None,
@@ -33,6 +43,9 @@ def add_arguments(parser) -> None:
     parser.add_argument("--max-runs", type=positive_int, default=None, help="stop after this many runs (resume later)")
     parser.add_argument("--jobs", type=int, default=1,
                         help="runs trained at once, one process with one torch thread each (2 on a 2-core CPU)")
+    parser.add_argument("--threads", type=positive_int, default=None,
+                        help="torch threads per run (default: every core for one run at a time, 1 per run with "
+                             "--jobs); give each of several sweeps or shards on one machine its share")
     parser.add_argument("--order", choices=["grid", "seed"], default="grid",
                         help="grid: runs as the grid lists them; seed: every seed-0 run first, then seed 1, ... "
                              "(each comparison gets a first pair early, its interval later)")
@@ -40,32 +53,52 @@ def add_arguments(parser) -> None:
     parser.add_argument("--shard", default=None, metavar="I/N",
                         help="run only the I-th of N disjoint parts of the selected runs (one task of a cluster job "
                              "array, each with its own --out; `leviathan report OUT1 OUT2 ...` merges them)")
-    parser.add_argument("--list", action="store_true", help="print the expanded runs and exit")
+    parser.add_argument("--list", action="store_true",
+                        help="print the runs this selection would train (--only, --regime, --order, --shard) and exit")
     parser.add_argument("--commands", action="store_true", help="print one `leviathan train` line per run and exit")
     parser.add_argument("--json", action="store_true", help="with --list: print the expanded grid as JSON")
     parser.add_argument("overrides", nargs="*", help="KEY=VALUE overrides applied to every run's config")
 
 
 def run(args) -> int:
-    from ..experiments.grid import format_runs, load_grid
+    from ..errors import UserError
+    from ..experiments.grid import format_grids, format_runs, load_grid
     from ..experiments.shards import parse_shard
     from ..experiments.sweep import grid_snapshot, run_sweep, select_runs, train_commands
 
+    if args.grids:
+        print(format_grids())
+        return 0
+    if not args.grid:
+        raise UserError("no grid given; pass --grid NAME (or a grid YAML path); `leviathan sweep --grids` lists them")
     grid = load_grid(args.grid, data_dir=args.data_dir, seeds=args.seeds, overrides=args.overrides)
     out = args.out or f"runs/{grid.name}"
+    shard = parse_shard(args.shard) if args.shard else None
+    selected = select_runs(grid, args.only, args.regime, args.order, shard)
     if args.list:
         if args.json:
-            print(json.dumps(grid_snapshot(grid), indent=2))
+            snapshot = grid_snapshot(grid)
+            names = {r.name for r in selected}
+            snapshot["runs"] = [r for r in snapshot["runs"] if r["name"] in names]
+            snapshot["selection"] = _selection(args)
+            print(json.dumps(snapshot, indent=2))
         else:
-            print(format_runs(grid))
+            print(format_runs(grid, selected, _selection(args)))
         return 0
-    shard = parse_shard(args.shard) if args.shard else None
     if args.commands:
-        for line in train_commands(grid, out, select_runs(grid, args.only, args.regime, args.order, shard)):
+        for line in train_commands(grid, out, selected, threads=args.threads):
             print(line)
         return 0
     rows = run_sweep(grid, out, only=args.only, regimes=args.regime, max_runs=args.max_runs,
                      root=args.data_root, skip_eval=args.skip_eval, jobs=args.jobs,
-                     order=args.order, shard=shard)
+                     order=args.order, shard=shard, threads=args.threads)
     print(f"{len(rows)} new rows in {out}/results.jsonl; next: leviathan report {out} --out {out}/report")
     return 0
+
+
+def _selection(args) -> str | None:
+    """How the listed runs were selected, for --list's header; None for the whole grid in its order."""
+    parts = [f"--shard {args.shard}"] if args.shard else []
+    parts += [f"--only {p}" for p in args.only or []] + [f"--regime {r}" for r in args.regime or []]
+    parts += [f"--order {args.order}"] if args.order != "grid" else []
+    return " ".join(parts) or None

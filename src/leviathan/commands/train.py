@@ -8,7 +8,8 @@
 in the package (``leviathan/configs``: tiny, cpu-small, paper-109m); see ``leviathan.configs``.
 
 Exit status: 0 when finished or stopped by SIGTERM (a checkpoint is saved first), 130 after Ctrl-C
-(also saved), 2 for a bad config or a diverged run (the message says what to change).
+(also saved), 2 for a bad config or a diverged run (the message says what to change), and under torchrun 2 on the
+surviving ranks when a rank died: the lowest of them prints one line naming it and the resume command.
 """
 
 from __future__ import annotations
@@ -41,9 +42,32 @@ def run(args) -> int:
     run_dir = Path(args.run_dir) if args.run_dir else Path("runs") / (Path(args.config).stem if args.config else "run")
     from ..train.loop import train
 
-    summary = train(cfg, run_dir, resume=args.resume, quiet=args.quiet)
+    try:
+        summary = train(cfg, run_dir, resume=args.resume, quiet=args.quiet)
+    except Exception as e:  # under torchrun: a rank that died, said once in one line (train/rank_failure.py)
+        return _peer_failure(e, args, run_dir)
     if env_world()[0] == 0 and not args.quiet:
         shown = ("run_dir", "steps", "tokens", "final_val_loss", "final_val_ppl", "final_val_bpb", "tokens_per_s",
                  "wall_time_s", "checkpoint", "stopped")
         print(json.dumps({k: getattr(summary, k) for k in shown}, indent=2))
     return 0
+
+
+def _peer_failure(e: Exception, args, run_dir: Path) -> int:
+    """Re-raise ``e`` unless a peer rank died; then the reporting rank raises one UserError (the rank that died,
+    the last complete checkpoint, the resume command) and the others exit with status 2 quietly."""
+    from ..checkpoint import latest_checkpoint
+    from ..errors import UserError
+    from ..train.rank_failure import peer_failure, resume_command
+
+    failure = peer_failure(e)
+    if failure is None:
+        raise e
+    if not failure.reporter:
+        return 2
+    latest = latest_checkpoint(run_dir)
+    start = f"from its last complete checkpoint ({latest.name})" if latest else "(no checkpoint was complete: from " \
+                                                                                "step 0)"
+    train_args = (["--config", args.config] if args.config else []) + list(args.overrides) + \
+        ["--run-dir", str(run_dir), "--resume", "auto"] + (["--quiet"] if args.quiet else [])
+    raise UserError(f"{failure.describe()}; resume the run {start} with: {resume_command(train_args)}") from None

@@ -390,14 +390,17 @@ def _add_run(runs: dict[str, RunSpec], sizes: dict[str, dict], data_seed: int | 
                          model_keys=tuple(model), target_total=target)
 
 
-def format_runs(grid: Grid) -> str:
-    """Table of the expanded runs: name, regimes, layers, parameter groups."""
+def format_runs(grid: Grid, runs: list[RunSpec] | None = None, selection: str | None = None) -> str:
+    """Table of the expanded runs (``runs``: a selection of them, ``selection`` saying how it was made; default
+    the whole grid): name, regimes, layers, parameter groups."""
+    runs = grid.runs if runs is None else runs
     head = f"{'run':<34} {'regimes':<32} {'layers':>6} {'input':>12} {'body':>12} {'head':>12} {'total':>13}"
     order = f"data seed {grid.data_seed}" if grid.keys.data_seed and grid.data_seed is not None \
         else "data order fixed by each run's seed"
-    lines = [f"grid {grid.name!r}: {len(grid.runs)} runs, data {grid.data_dir} (vocab {grid.vocab_size:,} from "
+    count = f"{len(grid.runs)} runs" if selection is None else f"{len(runs)} of {len(grid.runs)} runs ({selection})"
+    lines = [f"grid {grid.name!r}: {count}, data {grid.data_dir} (vocab {grid.vocab_size:,} from "
              f"{grid.vocab_from}), {order}", head, "-" * len(head)]
-    for r in grid.runs:
+    for r in runs:
         p = r.params
         extra = ""
         if r.target_total:
@@ -405,3 +408,20 @@ def format_runs(grid: Grid) -> str:
         lines.append(f"{r.name:<34} {','.join(r.regimes):<32} {r.num_hidden_layers:>6} {p.input:>12,} "
                      f"{p.body:>12,} {'tied' if p.tied else format(p.head, ','):>12} {p.total:>13,}{extra}")
     return "\n".join(lines)
+
+
+def format_grids() -> str:
+    """A line per grid a bare ``--grid NAME`` can take (``available_grids``: the packaged ones and ./configs'):
+    name, number of runs, description; a grid that does not load says why on its line."""
+    from ..configs import local_dir
+
+    lines = []
+    for name in available_grids():
+        where = " (./configs)" if (local_dir(GRIDS) / f"{name}.yaml").is_file() else ""
+        try:
+            grid, top = load_grid(name), read_grid_file(name)[0]
+            lines.append(f"{name:<14} {len(grid.runs):>3} runs  {top.description or '(no description)'}{where}")
+        except UserError as e:
+            lines.append(f"{name:<14}   ?        does not load: {e}{where}")
+    return "\n".join(lines + ["", "leviathan sweep --grid NAME --list shows a grid's runs; smoke is the small "
+                                   "pipeline check (a few CPU minutes on a prepared BPE folder: --data-dir)."])

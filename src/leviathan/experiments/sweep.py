@@ -346,8 +346,9 @@ def _record(results: Path, row: ResultRow, rows: list[ResultRow], log: Callable[
 
 
 def _run_parallel(grid: Grid, todo: list[RunSpec], configs: dict, out_dir: Path, jobs: int, root, skip_eval: bool,
-                  hardware: dict, log: Callable[[str], None]) -> list[ResultRow]:
-    """Train ``jobs`` runs at a time, each in its own process with one torch thread (``--jobs``).
+                  hardware: dict, log: Callable[[str], None], threads: int = 1) -> list[ResultRow]:
+    """Train ``jobs`` runs at a time, each in its own process with ``threads`` torch threads (``--jobs``,
+    ``--threads``; one by default).
 
     On a small CPU, two single-threaded processes beat one two-threaded one (OpenMP spin-waits). Each
     worker process trains one run and exits (fresh memory per run); rows are appended by this process
@@ -358,7 +359,7 @@ def _run_parallel(grid: Grid, todo: list[RunSpec], configs: dict, out_dir: Path,
     from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, wait
 
     results = out_dir / RESULTS
-    hardware = {**hardware, "torch_threads": 1, "jobs": jobs}
+    hardware = {**hardware, "torch_threads": threads, "jobs": jobs}
     rows = []
     ctx = multiprocessing.get_context("spawn")
     with ProcessPoolExecutor(max_workers=jobs, mp_context=ctx, max_tasks_per_child=1) as pool:
@@ -372,7 +373,7 @@ def _run_parallel(grid: Grid, todo: list[RunSpec], configs: dict, out_dir: Path,
                 run_dir.mkdir(parents=True, exist_ok=True)
                 log(f"{spec.name}: training ({', '.join(spec.regimes)}; {spec.params.total:,} parameters)")
                 fut = pool.submit(_train_and_evaluate, grid, spec, configs[spec.name], run_dir, root, skip_eval,
-                                  hardware, 1)
+                                  hardware, threads)
                 pending[fut] = (spec, time.time())
             if not pending:
                 break
@@ -391,15 +392,20 @@ def _run_parallel(grid: Grid, todo: list[RunSpec], configs: dict, out_dir: Path,
 def run_sweep(grid: Grid, out_dir: str | os.PathLike, *, only: list[str] | None = None,
               regimes: list[str] | None = None, max_runs: int | None = None, root: str | os.PathLike | None = None,
               skip_eval: bool = False, jobs: int = 1, order: str = "grid", shard: tuple[int, int] | None = None,
-              log: Callable[[str], None] = print) -> list[ResultRow]:
+              threads: int | None = None, log: Callable[[str], None] = print) -> list[ResultRow]:
     """Train and evaluate the grid's runs that have no row yet; return the rows appended now.
 
     Each run: ``build_run_config`` (every config is built before the first run trains), training
     (``leviathan.train.loop.train``, resumed from its latest checkpoint), ``evaluate_run``, ``make_row``.
     ``jobs > 1`` trains that many runs at once, one process and one torch thread each. ``order``: see
     ``select_runs``; ``shard`` (i, n): only the i-th of n disjoint parts of the selection (one task of a cluster
-    job array, each with its own ``out_dir``; ``leviathan report`` merges the folders).
+    job array, each with its own ``out_dir``; ``leviathan report`` merges the folders). ``threads``: torch threads
+    per run (``--threads``): in this process for ``jobs == 1`` (default: torch's, every core), in each worker
+    otherwise (default 1). Two sweeps or shards sharing a machine should each take their share: two shards that
+    each take every core of a 2-core machine were measured 6x slower than one thread each (issue 31).
     """
+    if threads is not None and threads < 1:
+        raise UserError(f"--threads must be a positive number of torch threads per run, got {threads}")
     if jobs < 1:
         raise UserError(f"--jobs must be a positive number of parallel runs, got {jobs}")
     out_dir = Path(out_dir)
@@ -425,11 +431,28 @@ def run_sweep(grid: Grid, out_dir: str | os.PathLike, *, only: list[str] | None 
             f"{len(todo)} to go")
         # build every run config first: a bad key fails now, not after hours of training
         configs = {spec.name: build_run_config(grid, spec) for spec in todo}
-        hardware = hardware_info()
         if jobs > 1:
             todo = todo[:max_runs] if max_runs is not None else todo
-            return _run_parallel(grid, todo, configs, out_dir, jobs, root, skip_eval, hardware, log)
-        return _run_serial(grid, todo, configs, out_dir, max_runs, root, skip_eval, hardware, log)
+            return _run_parallel(grid, todo, configs, out_dir, jobs, root, skip_eval, hardware_info(), log,
+                                 threads or 1)
+        with _torch_threads(threads):
+            hardware = hardware_info()  # after the thread count is set: the rows record it
+            return _run_serial(grid, todo, configs, out_dir, max_runs, root, skip_eval, hardware, log)
+
+
+@contextlib.contextmanager
+def _torch_threads(threads: int | None):
+    """torch's intra-op threads set to ``threads`` (None: left as they are) and restored afterwards, so a library
+    caller's setting survives the sweep."""
+    import torch
+
+    before = torch.get_num_threads()
+    if threads is not None:
+        torch.set_num_threads(threads)
+    try:
+        yield
+    finally:
+        torch.set_num_threads(before)
 
 
 def _run_serial(grid: Grid, todo: list[RunSpec], configs: dict, out_dir: Path, max_runs: int | None, root,
@@ -461,13 +484,15 @@ def _run_serial(grid: Grid, todo: list[RunSpec], configs: dict, out_dir: Path, m
     return new_rows
 
 
-def train_commands(grid: Grid, out_dir: str | os.PathLike, runs: list[RunSpec] | None = None) -> list[str]:
-    """One ``leviathan train`` line per run (for schedulers / torchrun); ``sweep`` then only evaluates them."""
+def train_commands(grid: Grid, out_dir: str | os.PathLike, runs: list[RunSpec] | None = None,
+                   threads: int | None = None) -> list[str]:
+    """One ``leviathan train`` line per run (for schedulers / torchrun); ``sweep`` then only evaluates them.
+    ``threads`` prefixes each line with ``OMP_NUM_THREADS=N`` (torch reads it at import)."""
     import shlex
 
     lines = []
     for spec in runs or grid.runs:
-        args = ["leviathan", "train"]
+        args = ([f"OMP_NUM_THREADS={threads}"] if threads else []) + ["leviathan", "train"]
         if grid.base_config:
             args += ["--config", str(grid.base_config)]
         args += grid.run_overrides(spec)

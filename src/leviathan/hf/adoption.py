@@ -7,8 +7,9 @@ Gemma, GPT-2, GPT-NeoX, ...), saved and reloaded in transformers' own format, an
 
 What ``adopt`` does (docs/DESIGN.md §2: e(i) is a pure function of the id, a drop-in for the table):
 - replaces ``get_input_embeddings()`` (an ``nn.Embedding`` of V rows, D wide) with a ``LeviathanGenerator(V, D,
-  **settings)`` on the embedding's device and dtype, freshly initialised (the reference init); V and D are the
-  embedding's own (``num_embeddings``, ``embedding_dim``), so a padded vocabulary stays padded;
+  **settings)`` on the embedding's device and dtype, freshly initialised (the reference init), or with ``fit=``
+  fitted to the table it replaces (``adoption_fit``: a trained model keeps most of what its table knew); V and D
+  are the embedding's own (``num_embeddings``, ``embedding_dim``), so a padded vocabulary stays padded;
 - a table that scales its rows by a constant (Gemma's ``*ScaledWordEmbedding``: row times ``embed_scale``,
   sqrt(hidden_size)) gets a ``ScaledLeviathanGenerator``: the generator's output times the same constant, rounded
   to the output dtype as Gemma rounds it, so the body sees what it saw from the table (``output_scale`` in the
@@ -24,11 +25,16 @@ What ``adopt`` does (docs/DESIGN.md §2: e(i) is a pure function of the id, a dr
   ``set_input_embeddings``, and initialises a generator that a checkpoint lacks;
 - keeps everything else (position embeddings such as GPT-2's ``wpe``, norms, layers, head, generation config).
 
+Saving: ``save_pretrained`` writes the generator's parameters and, beside them, the baked (V, D) table under the
+original embedding's key (``<embedding>.weight``). An adopted directory keeps the original ``model_type`` (so tools
+that dispatch on it still do), so ``AutoModelForCausalLM.from_pretrained`` without leviathan builds the original
+class: with the table in the file it loads the adopted model (same logits, fp32 rounding; the generator's tensors
+are listed as unexpected), never a random embedding (which it did before issue 31). Still, ship ``bake_adopted``'s
+directory to people without leviathan: it has no unexpected tensors and a model card.
+
 Loading: ``load_adopted(dir, **from_pretrained_kwargs)`` reads config.json, finds the original class and calls
-``adopted_class(cls).from_pretrained``. An adopted directory keeps the original ``model_type`` (so tools that
-dispatch on it still do), which means ``AutoModelForCausalLM.from_pretrained`` alone would build a plain table and
-report ``<embedding>.weight`` as missing (randomly initialised): ship ``bake_adopted``'s directory to people
-without leviathan.
+``adopted_class(cls).from_pretrained``; the baked table in the file is ignored (the generator is rebuilt from its
+own parameters).
 
 Baking: ``bake_adopted(model, out_dir)`` computes the (V, D) table once (``LeviathanGenerator.bake``), writes it
 as the original class's embedding weight, drops ``leviathan_generator`` from the config (``tie_word_embeddings``
@@ -36,14 +42,16 @@ stays false: the head is its own matrix) and saves with the original class's ``s
 that ``AutoModelForCausalLM.from_pretrained`` loads with transformers alone, with the same logits (fp32 rounding).
 
 What cannot be adopted raises ``UserError`` (``<problem>; <fix>``): configs with no causal LM class (encoder-only
-models such as DistilBERT), encoder-decoder and multimodal models, instances that are not the causal LM class of
-their config (``BertForMaskedLM``), an input embedding that is neither a plain ``nn.Embedding`` nor one whose
-output is its row times a constant ``embed_scale`` (checked on a few ids: anything else it does, the generator would
-silently drop), and a model adopted twice.
+models such as DistilBERT), encoder-only models that have one (BERT, RoBERTa, ELECTRA: ``AutoModelForCausalLM`` maps
+them to an ``*LMHeadModel`` whose attention stays bidirectional unless ``is_decoder=True``; refused when any module
+of the built model says ``is_causal`` False), encoder-decoder and multimodal models, instances that are not the
+causal LM class of their config (``BertForMaskedLM``), an input embedding that is neither a plain ``nn.Embedding``
+nor one whose output is its row times a constant ``embed_scale`` (checked on a few ids: anything else it does, the
+generator would silently drop), and a model adopted twice.
 
-Footguns: ``padding_idx`` is not enforced by the generator (the pad id gets an embedding like any other id;
-padded positions are masked anyway, and a baked table loads as is). The generator is created in the embedding's
-dtype; its B-spline product is meant for fp32 (see ``generator.py``, Numerics). An optimizer built before
+Footguns: ``padding_idx`` is not enforced by the generator (the pad id gets an embedding like any other id; padded
+positions are masked anyway, and a baked table loads as is). The generator is created in the embedding's dtype; a
+bf16/fp16 one computes in fp32 inside and returns its dtype (``generator.py``, Precision). An optimizer built before
 ``adopt`` holds the old parameters: build it after. The subclass is created at run time and registered in this
 module under its name, so pickling an adopted model works only in a process that has adopted or loaded that class.
 """
@@ -55,6 +63,7 @@ import functools
 import inspect
 import json
 import os
+import re
 from pathlib import Path
 from typing import Any
 
@@ -64,7 +73,9 @@ from transformers import PretrainedConfig, PreTrainedModel
 from transformers import initialization as hf_init
 
 from ..errors import UserError
+from ..io import publish
 from ..model.generator import LeviathanGenerator
+from .adoption_fit import Fit, FitReport, as_fit, bucket_fits, fit_to_table, row_weights, text_ids, text_loss
 from .modeling import InputEmbeddingError, init_generator
 
 CONFIG_KEY = "leviathan_generator"
@@ -115,6 +126,33 @@ class _AdoptedMixin:
             self._leviathan_base.set_input_embeddings(self, generator)
             self.config.tie_word_embeddings = False
         super().post_init()
+        if isinstance(self.get_input_embeddings(), LeviathanGenerator):
+            # the baked table save_pretrained writes for transformers alone (see save_pretrained): not ours to load
+            self._keys_to_ignore_on_load_unexpected.add(rf"^{re.escape(self._generator_prefix())}\.weight$")
+
+    def _generator_prefix(self) -> str:
+        """The generator's module path (``model.embed_tokens``, ``transformer.wte``, ...)."""
+        generator = self.get_input_embeddings()
+        return next(name for name, module in self.named_modules() if module is generator)
+
+    def save_pretrained(self, save_directory, *args, state_dict=None, **kwargs):
+        """The original's ``save_pretrained``, plus the baked table under the original embedding's key
+        (``<prefix>.weight``, (V, D)) beside the generator's parameters, and the umask's file modes.
+
+        Why the table: the folder keeps the original ``model_type``, so ``AutoModelForCausalLM.from_pretrained``
+        without leviathan builds the original class; with the table in the file it loads the adopted model's
+        input embeddings (the same logits, fp32 rounding; the generator's tensors are reported unexpected),
+        where without it the embedding was left at random init (issue 31). ``load_adopted`` ignores the table.
+        Costs a (V, D) tensor on disk and one ``bake()`` per save.
+        """
+        generator = self.get_input_embeddings()
+        if isinstance(generator, LeviathanGenerator):
+            state_dict = dict(self.state_dict() if state_dict is None else state_dict)
+            state_dict[f"{self._generator_prefix()}.weight"] = generator.bake()  # (V, D)
+        out = super().save_pretrained(save_directory, *args, state_dict=state_dict, **kwargs)
+        for weights in Path(save_directory).glob("*.safetensors"):  # written 0600 by safetensors (leviathan.io)
+            publish(weights)
+        return out
 
     @torch.no_grad()
     @hf_init.guard_torch_init_functions()
@@ -221,6 +259,12 @@ def _check_instance(model: PreTrainedModel) -> tuple[nn.Embedding, float]:
         raise UserError(f"{name} is not a causal language model (AutoModelForCausalLM maps "
                         f"{type(model.config).__name__} to {expected.__name__}); pass a {expected.__name__} or "
                         "its config")
+    bidirectional = sorted({type(m).__name__ for m in model.modules() if getattr(m, "is_causal", None) is False})
+    if bidirectional:
+        raise UserError(f"{name} is an encoder-only model: its attention ({', '.join(bidirectional)}) sees both "
+                        "directions (is_causal False; for BERT-like configs, is_decoder=False), so it is no causal "
+                        "LM although AutoModelForCausalLM maps it; adopt a decoder-only causal LM (Llama, Qwen2, "
+                        "Mistral, GPT-2, ...), or build this one with is_decoder=True to adopt its decoder form")
     try:
         embedding = model.get_input_embeddings()
     except NotImplementedError:
@@ -271,17 +315,25 @@ def _output_scale(embedding: nn.Module) -> float | None:
 
 
 # ---- adopt ---------------------------------------------------------------------------------------------------
-def adopt(model_or_config: PreTrainedModel | PretrainedConfig, **generator_settings: Any) -> PreTrainedModel:
+def adopt(model_or_config: PreTrainedModel | PretrainedConfig, *, fit: Fit | bool | None = None,
+          **generator_settings: Any) -> PreTrainedModel:
     """Give a transformers causal LM a ``LeviathanGenerator`` input embedding (see the module docstring).
 
     model_or_config: a causal LM instance (changed in place and returned: its class becomes
     ``Leviathan<Class>``) or its config (a fresh model is built; the config is copied, not changed).
+    fit: ``Fit(frequency=..., text=...)`` (or True: uniform weights) fits the generator to the instance's trained
+    input table before returning, and leaves its ``FitReport`` in ``model.leviathan_fit`` (``adoption_fit``:
+    per-bucket cosine and MSE, the text's loss before adoption, with the untrained generator and after the fit).
     generator_settings: ``k, seed_dim, modes, knots, rank, degree, ln_eps, base`` (LeviathanGenerator's arguments;
     paper defaults: 3, 128, 8, 32, 64, 2, 1e-5, smallest b with b^k >= V) and the options ``init, center, norm, form,
     table_std, norm_eps`` (defaults "reference", False, False, "paper", 0.02, 1e-6; see ``model/generator.py``).
     """
     settings = _settings(generator_settings)
+    fit = as_fit(fit)
     if isinstance(model_or_config, PretrainedConfig):
+        if fit is not None:
+            raise UserError("fit= fits the generator to a trained model's input table, and a config has none (adopt "
+                            "builds a fresh model); pass the trained model instance, or leave fit out")
         config = copy.deepcopy(model_or_config)
         model_or_config = _causal_lm_class(config)(config)  # a fresh model, then adopted like any instance
     if not isinstance(model_or_config, PreTrainedModel):
@@ -292,6 +344,11 @@ def adopt(model_or_config: PreTrainedModel | PretrainedConfig, **generator_setti
     embedding, scale = _check_instance(model)
     base = type(model)
     resolved = _resolved(settings, embedding, scale, base)
+    if fit is not None:  # checked, and the trained model measured, before anything changes
+        weights = row_weights(fit.frequency, embedding.num_embeddings)
+        text = text_ids(fit.text, embedding.num_embeddings, embedding.weight.device) if fit.text is not None else None
+        table = embedding.weight.detach().clone()  # (V, D): the fit's target
+        loss_before = text_loss(model, text) if text is not None else None
     generator = _build_generator(resolved).to(device=embedding.weight.device, dtype=embedding.weight.dtype)
     head = model.get_output_embeddings()
     if head is not None and getattr(head, "weight", None) is embedding.weight:  # tied: the head keeps the values
@@ -301,6 +358,13 @@ def adopt(model_or_config: PreTrainedModel | PretrainedConfig, **generator_setti
     setattr(model.config, CONFIG_KEY, resolved)
     model.__class__ = adopted_class(base)
     model.all_tied_weights_keys = model.get_expanded_tied_weights_keys(all_submodels=True)  # now {}
+    if fit is not None:
+        loss_untrained = text_loss(model, text) if text is not None else None
+        objective = fit_to_table(generator, table, weights, fit)
+        model.leviathan_fit = FitReport(steps=fit.steps, objective=objective,
+                                        buckets=bucket_fits(generator, table, weights, fit.buckets),
+                                        loss_before=loss_before, loss_untrained=loss_untrained,
+                                        loss_fit=text_loss(model, text) if text is not None else None)
     return model
 
 
@@ -395,17 +459,23 @@ def bake_adopted(model: PreTrainedModel, out_dir: str | os.PathLike, tokenizer: 
                  overwrite: bool = False, **save_kwargs: Any) -> Path:
     """Write ``model`` as a checkpoint of its original class that transformers alone loads (no leviathan import).
 
+    A model card (README.md, ``model_card.adopted_card``) is written beside the weights.
     ``tokenizer`` (optional) is saved alongside (see ``export``); ``save_kwargs`` go to ``save_pretrained``
     (``max_shard_size``, ...). ``out_dir`` is written atomically; a non-empty one needs ``overwrite=True``.
     Returns ``out_dir``.
     """
     from .export import _atomic_dir, _save_tokenizer
+    from .model_card import adopted_card
 
+    generator = _check_adopted(model)
     plain = _original(model, clone=False)
     with _atomic_dir(out_dir, overwrite) as tmp:
         plain.save_pretrained(str(tmp), **save_kwargs)
         if tokenizer is not None:
             _save_tokenizer(tokenizer, tmp)
+        card = adopted_card(type(plain).__name__, generator, plain.num_parameters(),
+                            tokenizer=(tmp / "tokenizer.json").is_file())
+        (tmp / "README.md").write_text(card.render())
         config = json.loads((tmp / "config.json").read_text())
         if CONFIG_KEY in config:  # defensive: the baked directory must not claim a generator
             raise RuntimeError(f"baked config.json still has {CONFIG_KEY}")

@@ -13,9 +13,11 @@
   (docs/DESIGN.md §3), so the logits equal ours up to float rounding. This is the format for serving and for
   lm-evaluation-harness.
 
-Both exports write into a temporary sibling folder and rename it into place, so ``out_dir`` is either
+Both exports write a model card, README.md (``model_card``: what it is, how it was trained, its evaluation, how to
+load it). Both exports write into a temporary sibling folder and rename it into place, so ``out_dir`` is either
 absent or complete; its last file is the marker ``leviathan_output.json`` listing every file written
-(``leviathan.ownership``). An existing non-empty ``out_dir`` is an error unless ``overwrite=True``, which replaces
+(``leviathan.ownership``), and its files get the modes of the user's umask (0644 under 022, ``leviathan.io.publish``).
+An existing non-empty ``out_dir`` is an error unless ``overwrite=True``, which replaces
 only an earlier export (its marker and exactly the files it lists) that no live process holds a lock in: never a
 run folder, a user's folder or anything added to an export by hand.
 
@@ -42,11 +44,13 @@ import torch
 from transformers import GenerationConfig, LlamaConfig, PreTrainedModel
 
 from ..errors import UserError
+from ..io import publish
 from ..model.config import ModelConfig
 from ..model.embedding import TableEmbedding
 from ..model.llama import CausalLM
 from ..ownership import check_replaceable, listed_files, write_marker
 from .configuration import LeviathanConfig
+from .model_card import Training, native_card
 from .modeling import LeviathanForCausalLM
 
 
@@ -152,7 +156,7 @@ def _atomic_dir(out_dir: str | os.PathLike, overwrite: bool) -> Iterator[Path]:
     try:
         yield tmp
         write_marker(tmp, "export", listed_files(tmp))  # last: a folder holding it is complete
-        os.chmod(tmp, 0o755)  # mkdtemp makes it private
+        publish(tmp)  # mkdtemp makes the folder private, safetensors its file: the umask's modes (leviathan.io)
         if out.exists():
             old = Path(tempfile.mkdtemp(prefix=f".{out.name}.old-", dir=out.parent))
             os.replace(out, old / out.name)
@@ -196,10 +200,12 @@ def _as_native(model: CausalLM | LeviathanForCausalLM) -> CausalLM:
 
 
 def to_hf(model: CausalLM | LeviathanForCausalLM, out_dir: str | os.PathLike, tokenizer: Any = None, *,
-          overwrite: bool = False) -> Path:
-    """Write ``model`` as a leviathan Hugging Face directory (config.json + model.safetensors [+ tokenizer]).
+          overwrite: bool = False, training: Training | None = None) -> Path:
+    """Write ``model`` as a leviathan Hugging Face directory (config.json + model.safetensors + README.md
+    [+ tokenizer]).
 
-    Load it with ``import leviathan.hf; AutoModelForCausalLM.from_pretrained(out_dir)``. Returns ``out_dir``.
+    Load it with ``import leviathan.hf; AutoModelForCausalLM.from_pretrained(out_dir)``. ``training`` (from
+    ``model_card.checkpoint_training``) goes into the model card. Returns ``out_dir``.
     """
     eos = _eos_id(tokenizer) if tokenizer is not None else None
     hf = from_native(model, **({"eos_token_id": eos} if eos is not None else {}))
@@ -209,12 +215,15 @@ def to_hf(model: CausalLM | LeviathanForCausalLM, out_dir: str | os.PathLike, to
         hf.save_pretrained(str(tmp))
         if tokenizer is not None:
             _save_tokenizer(tokenizer, tmp)
+        card = native_card(_as_native(model), "leviathan", training, tokenizer=(tmp / "tokenizer.json").is_file())
+        (tmp / "README.md").write_text(card.render())
     return Path(out_dir)
 
 
 def to_plain_llama(model: CausalLM | LeviathanForCausalLM, out_dir: str | os.PathLike, tokenizer: Any = None, *,
-                   overwrite: bool = False, max_shard_size: str = "5GB") -> Path:
-    """Write ``model`` as a plain ``LlamaForCausalLM`` directory (no leviathan code needed to load it).
+                   overwrite: bool = False, max_shard_size: str = "5GB", training: Training | None = None) -> Path:
+    """Write ``model`` as a plain ``LlamaForCausalLM`` directory (no leviathan code needed to load it), with a
+    model card (README.md; ``training`` as in ``to_hf``).
 
     The input side is baked into ``model.embed_tokens.weight``; ``tie_word_embeddings`` is true only
     for ``dense_tied``. Returns ``out_dir``.
@@ -232,4 +241,6 @@ def to_plain_llama(model: CausalLM | LeviathanForCausalLM, out_dir: str | os.Pat
         save_torch_state_dict(tensors, str(tmp), max_shard_size=max_shard_size, metadata={"format": "pt"})
         if tokenizer is not None:
             _save_tokenizer(tokenizer, tmp)
+        card = native_card(native, "plain_llama", training, tokenizer=(tmp / "tokenizer.json").is_file())
+        (tmp / "README.md").write_text(card.render())
     return Path(out_dir)

@@ -35,6 +35,11 @@ Options (issue 29: the versions of the generator a reviewer names first; the ref
   exactly: the grid gains one knot with a zero coefficient at each end (``_khronos_spline_input``), where the
   normalised basis of the longer grid equals the unnormalised basis of the paper's.
 
+Precision: a generator whose parameters are bf16 or fp16 (``model.to(torch.bfloat16)``, ``from_pretrained(...,
+dtype=torch.bfloat16)``) computes in fp32 inside, with fp32 copies of its parameters, and returns its parameters'
+dtype (``_embed_in_float32``): the product of d_s = 128 factors in bf16 is not the function that was trained or
+tested. Under ``torch.autocast`` with fp32 parameters nothing changes here (the training loop's mixed precision).
+
 Footguns: ids outside [0, b^k) raise (they would alias another token's digits); the spline operator is
 once-differentiable (no double backward); the first CPU call on a machine builds the fused kernel
 (seconds; ``LEVIATHAN_SPLINE_KERNEL=eager`` forces the eager path); ``reset_parameters`` with ``table_rms`` or
@@ -57,6 +62,7 @@ from .spline_op import spline_product
 GENERATOR_INITS = ("reference", "table_rms")
 GENERATOR_FORMS = ("paper", "khronos")
 PROBE_IDS = 16_384  # ids the init-time calibration (table_rms, center) measures the output on
+LOW_PRECISION = (torch.bfloat16, torch.float16)  # parameter dtypes whose forward runs in fp32 (_embed_in_float32)
 
 
 def probe_ids(num_ids: int, device=None) -> torch.Tensor:
@@ -193,7 +199,10 @@ class LeviathanGenerator(nn.Module):
         return e if self.out_bias is None else e + self.out_bias
 
     def embed_unique(self, ids: torch.Tensor) -> torch.Tensor:
-        """Steps 1-6 for every given id (no deduplication), then the options' centring and norm: ids (U,) -> (U, D)."""
+        """Steps 1-6 for every given id (no deduplication), then the options' centring and norm: ids (U,) -> (U, D).
+        Parameters in bf16 or fp16 are computed in fp32 (``_embed_in_float32``); the output has their dtype."""
+        if self.codebooks.dtype in LOW_PRECISION:
+            return _embed_in_float32(self, ids)
         e = self._step6(self._steps_1_5(ids))  # (U, D)
         if self.center is not None:
             e = e - self.center
@@ -245,6 +254,32 @@ class LeviathanGenerator(nn.Module):
 
 
 # ---- helpers of forward ---------------------------------------------------------------------------
+class _EmbedUnique(nn.Module):
+    """``generator.embed_unique`` as a module's forward, so ``functional_call`` can run it with other tensors."""
+
+    def __init__(self, generator: LeviathanGenerator):
+        super().__init__()
+        self.generator = generator
+
+    def forward(self, ids: torch.Tensor) -> torch.Tensor:
+        return self.generator.embed_unique(ids)
+
+
+def _embed_in_float32(generator: LeviathanGenerator, ids: torch.Tensor) -> torch.Tensor:
+    """``embed_unique`` of a generator whose parameters are bf16/fp16, computed with fp32 copies of them (autocast
+    off) and returned in the parameters' dtype: ids (U,) -> (U, D). Gradients reach the low-precision parameters
+    through the casts. Why: step 5 multiplies d_s factors near 1, and bf16 keeps 8 bits of each, so the product
+    in bf16 is not the function that was trained. Measured (docs/USING.md §2; paper defaults, V 200,019, D 256, 2,048
+    ids, RMS of the change over RMS of the fp32 output): bf16 weights computed in bf16 0.060, in fp32 0.018 (the
+    weights' own rounding); fp16 0.011 and 0.0023."""
+    dtype = generator.codebooks.dtype
+    wrapper = _EmbedUnique(generator)
+    tensors = {name: t.float() for name, t in [*wrapper.named_parameters(), *wrapper.named_buffers()]}
+    with torch.autocast(ids.device.type, enabled=False):
+        out = torch.func.functional_call(wrapper, tensors, (ids,))  # (U, D) fp32
+    return out.to(dtype)
+
+
 def _khronos_spline_input(u: torch.Tensor, knot_log_scale: torch.Tensor,
                           S: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
     """The KHRONOS form's step 4 as the paper's operator sees it: u (U, M, d_s) -> (u', S') for a longer grid.

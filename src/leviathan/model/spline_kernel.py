@@ -50,6 +50,8 @@ from pathlib import Path
 
 import torch
 
+from ..io import publish
+
 SOURCE = Path(__file__).with_name("csrc") / "spline_product.cpp"
 ABI_VERSION = 2
 NONFINITE = 3  # status: u holds a NaN or an infinity, nothing computed
@@ -120,7 +122,7 @@ def _compile(compiler: str, target: Path) -> None:
         done = subprocess.run(cmd, capture_output=True, text=True, timeout=600)
         if done.returncode != 0:
             raise RuntimeError(f"{' '.join(cmd)} failed ({done.returncode}):\n{done.stderr[-2000:]}")
-        os.chmod(tmp, 0o755)  # mkstemp made it private; a shared cache needs it readable
+        publish(tmp, executable=True)  # mkstemp made it private; a shared cache needs the umask's mode
         os.replace(tmp, target)  # atomic: a concurrent loader sees no file or a whole one
     finally:
         if os.path.exists(tmp):

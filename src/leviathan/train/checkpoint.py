@@ -36,6 +36,7 @@ from ..config import load_yaml
 from ..checkpoint_damage import refuse_damaged_newest
 from ..checkpoint_state import fingerprints, read_step_state, verify_companions
 from ..errors import UserError, storage_error_message
+from ..io import publish
 from ..storage import storage_oserror
 
 
@@ -129,6 +130,7 @@ def save_checkpoint(run_dir: Path, step: int, model_state: dict[str, torch.Tenso
             shutil.rmtree(tmp)
         tmp.mkdir()
         save_file(model_tensors(model_state, tied), str(tmp / "model.safetensors"), metadata={"format": "pt"})
+        publish(tmp / "model.safetensors")  # safetensors writes it 0600 whatever the umask (leviathan.io)
         torch.save(optim_state, tmp / "optimizer.pt")
         torch.save(rng_tensors, tmp / "rng.pt")
         (tmp / "config.yaml").write_text(config_text)

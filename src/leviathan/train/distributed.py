@@ -33,7 +33,9 @@ are fp32.
 A rank that dies: ``torchrun --max-restarts=1 ... -m leviathan train ... --resume auto`` restarts the
 whole group, which resumes from the latest complete checkpoint (a half-written one is a ``.tmp-*``
 folder, never chosen) and ends as an uninterrupted run would (tests/reliability/test_rank_kill.py).
-The restarted ranks rendezvous on fresh store keys (``restart_store``).
+The restarted ranks rendezvous on fresh store keys (``restart_store``). Without restarts (or when they run out),
+the surviving ranks end in one line naming the rank that died and the torchrun command that resumes
+(``rank_failure``; ``leviathan train`` says it), not in a transport error's traceback.
 """
 
 from __future__ import annotations
@@ -45,6 +47,8 @@ from dataclasses import dataclass
 import torch
 import torch.distributed as dist
 from torch import nn
+
+from .rank_failure import record_ranks
 
 
 @dataclass(frozen=True)
@@ -96,6 +100,7 @@ def init_distributed(device: torch.device) -> DistInfo:
         store = restart_store(world)
         kwargs = {"store": store, "rank": rank, "world_size": world} if store is not None else {}
         dist.init_process_group(backend=backend, device_id=device if device.type == "cuda" else None, **kwargs)
+    record_ranks(rank, world)  # so that a rank that dies can be named (rank_failure)
     return DistInfo(rank=rank, local_rank=local_rank, world_size=world, backend=backend)
 
 

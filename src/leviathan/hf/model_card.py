@@ -1,0 +1,184 @@
+"""The model card (README.md) every exported folder carries: what the model is, how it was trained, its
+evaluation, how to load it.
+
+    card = native_card(model, "plain_llama", training=checkpoint_training("runs/tiny"))
+    (out_dir / "README.md").write_text(card.render())
+
+Why: a folder on the Hugging Face hub or a shared disk is read by people who did not train it; the hub shows
+README.md as the model's page, and a folder without one says nothing about where its weights came from (issue 31).
+The card is Markdown with the hub's YAML front matter (``library_name``, ``license``, ``tags``, ``pipeline_tag``),
+so the hub files it as a transformers text-generation model.
+
+Sources, each read in one place: ``checkpoint_training`` (a step folder's config.yaml and state.json through
+``leviathan.checkpoint``, the run's metrics.jsonl through ``train.metrics``) for ``leviathan export``; an in-memory
+model without a run (``to_hf(model, ...)`` from Python) gets a card that says its training was not recorded, never
+an invented one.
+
+Footgun: the validation figures are the ones logged at the exported step (``eval_interval``); a step without a
+validation row gets "not evaluated at this step" and the command to evaluate it, not the run's final figures.
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass, field
+from pathlib import Path
+
+LICENSE = "apache-2.0"  # the project's; the card's front matter names it for the weights (the user may change it)
+
+
+@dataclass
+class Evaluation:
+    """Validation figures logged at one step of a run (metrics.jsonl)."""
+
+    loss: float
+    ppl: float
+    bpb: float | None = None
+    tokens: int | None = None  # the cap on tokens evaluated (eval_tokens; None: the whole split)
+
+
+@dataclass
+class Training:
+    """How a checkpoint was trained: its step folder and run config, and the validation logged at that step."""
+
+    step: int
+    tokens: int
+    data: str  # the data folder's name (no machine path)
+    tokenizer: str | None
+    seq_len: int
+    batch_tokens: int
+    lr: float
+    max_steps: int | None
+    seed: int
+    evaluation: Evaluation | None = None
+
+
+@dataclass
+class ModelCard:
+    """A README.md for an exported folder; ``render`` writes it."""
+
+    title: str
+    summary: str  # what it is: one paragraph
+    architecture: str  # the transformers class that loads it
+    params: dict[str, int] = field(default_factory=dict)  # group -> count (input, body, head, total)
+    training: Training | None = None
+    loader: str = ""  # Python that loads the folder
+    tags: list[str] = field(default_factory=list)
+    untrained_note: str = ""  # said under Training when ``training`` is None: how to record it
+
+    def render(self) -> str:
+        tags = "".join(f"\n- {t}" for t in dict.fromkeys(["leviathan", *self.tags]))  # in order, once each
+        out = [f"---\nlibrary_name: transformers\nlicense: {LICENSE}\npipeline_tag: text-generation\ntags:{tags}\n---",
+               "", f"# {self.title}", "", self.summary, "", "## Model", "",
+               f"- Class: `{self.architecture}`"]
+        out += [f"- Parameters, {name}: {count:,}" for name, count in self.params.items()]
+        out += ["", "## Training", ""] + _training_lines(self.training, self.untrained_note)
+        out += ["", "## Evaluation", ""] + _evaluation_lines(self.training)
+        out += ["", "## How to load", "", "```python", self.loader.rstrip(), "```", "",
+                "Written by [leviathan](https://arxiv.org/abs/2601.22040) (a learned continuous generator in place of "
+                "the input embedding table: Batley and Saha, arXiv 2601.22040)."]
+        return "\n".join(out) + "\n"
+
+
+def _training_lines(t: Training | None, note: str) -> list[str]:
+    if t is None:
+        return [f"Not recorded: this folder was written from a model in memory, which carries no record of its "
+                f"training. {note}".rstrip()]
+    steps = f"{t.step:,} optimizer steps" + (f" of {t.max_steps:,}" if t.max_steps else "")
+    return [f"- Trained with `leviathan train`: {steps}, {t.tokens:,} tokens",
+            f"- Data: `{t.data}` (tokenizer {t.tokenizer or 'not recorded'}), sequences of {t.seq_len}, "
+            f"{t.batch_tokens:,} tokens per step",
+            f"- Optimizer: AdamW, peak learning rate {t.lr:g}, warmup then cosine decay; seed {t.seed}"]
+
+
+def _evaluation_lines(t: Training | None) -> list[str]:
+    e = t.evaluation if t is not None else None
+    if e is None:
+        return ["Not evaluated at this step. Evaluate the run's checkpoint with `leviathan eval RUN_DIR`, or this "
+                "folder with lm-evaluation-harness (`leviathan lm-eval`)."]
+    bpb = f", {e.bpb:.4f} bits per byte" if e.bpb is not None else ""
+    tokens = f" (at most {e.tokens:,} tokens)" if e.tokens else ""
+    return [f"Held-out validation split of `{t.data}` at step {t.step:,}{tokens}: loss {e.loss:.4f} nats, "
+            f"perplexity {e.ppl:.2f}{bpb}."]
+
+
+# ---- sources -------------------------------------------------------------------------------------------------
+def checkpoint_training(path: str | os.PathLike) -> Training:
+    """The ``Training`` of a checkpoint (a run folder: its latest complete step; or a step folder)."""
+    from ..checkpoint import find_checkpoint, load_run_config, read_progress
+    from ..errors import UserError
+    from ..train.metrics import read_metric_rows
+
+    step_dir = find_checkpoint(path)
+    cfg = load_run_config(step_dir)
+    step, tokens, tokenizer = read_progress(step_dir)
+    evaluation = None
+    metrics = step_dir.parent.parent / "metrics.jsonl"
+    try:
+        rows = [r for r in read_metric_rows(metrics) if r.step == step and r.val_loss is not None]
+    except UserError:  # a step folder copied without its run folder
+        rows = []
+    if rows:
+        r = rows[-1]
+        evaluation = Evaluation(loss=float(r.val_loss), ppl=float(r.val_ppl), bpb=r.val_bpb,
+                                tokens=cfg.eval_tokens)
+    return Training(step=step, tokens=tokens, data=Path(cfg.data.path).name, tokenizer=tokenizer,
+                    seq_len=cfg.data.seq_len, batch_tokens=cfg.batch_tokens, lr=cfg.optim.lr,
+                    max_steps=cfg.max_steps, seed=cfg.seed, evaluation=evaluation)
+
+
+def _loader(plain: bool, tokenizer: bool) -> str:
+    lines = [] if plain else ["import leviathan.hf  # registers model_type \"leviathan\" with the Auto classes"]
+    lines += ["from transformers import AutoModelForCausalLM"]
+    lines += ["from transformers import PreTrainedTokenizerFast"] if tokenizer else []
+    lines += ["", 'model = AutoModelForCausalLM.from_pretrained("path/to/this/folder")' +
+              ("  # transformers alone: no leviathan code" if plain else "")]
+    if tokenizer:
+        lines += ['tokenizer = PreTrainedTokenizerFast(tokenizer_file="path/to/this/folder/tokenizer.json")']
+    return "\n".join(lines)
+
+
+NATIVE_NOTE = "`leviathan export RUN_DIR OUT` exports a run folder's checkpoint with its training and evaluation."
+
+
+def native_card(model, kind: str, training: Training | None = None, tokenizer: bool = False) -> ModelCard:
+    """The card of a native model exported by ``to_hf`` (``kind="leviathan"``) or ``to_plain_llama``
+    (``kind="plain_llama"``)."""
+    from ..model.accounting import count_model
+
+    cfg = model.config
+    counts = count_model(model)
+    params = {"input side": counts.input, "body": counts.body, "head": counts.head, "total": counts.total}
+    if kind == "plain_llama" and cfg.embedding != "dense_tied":  # the folder holds the baked (V, D) table instead
+        table = cfg.vocab_size * cfg.hidden_size
+        params = {"input side as trained": counts.input, "input table (baked)": table, "body": counts.body,
+                  "head": counts.head, "total in this folder": table + counts.body + counts.head}
+    shape = (f"width {cfg.hidden_size}, {cfg.num_hidden_layers} layers, {cfg.num_attention_heads} heads, "
+             f"vocabulary {cfg.vocab_size:,}")
+    if kind == "plain_llama":
+        summary = (f"A LLaMA-style language model ({shape}) trained with leviathan, its input side "
+                   f"(`{cfg.embedding}`) baked into an ordinary embedding table: a plain `LlamaForCausalLM` that "
+                   "transformers loads with no leviathan code, with the logits of the trained model (fp32 rounding).")
+        return ModelCard(title="LLaMA-style model (input side baked)", summary=summary,
+                         architecture="LlamaForCausalLM", params=params, training=training,
+                         loader=_loader(True, tokenizer), tags=[cfg.embedding, "llama"], untrained_note=NATIVE_NOTE)
+    summary = (f"A LLaMA-style language model ({shape}) whose input side is `{cfg.embedding}`"
+               + (": the Leviathan generator computes each token's input embedding from its id (a few parameters "
+                  "in place of a vocabulary-by-width table)" if cfg.embedding == "leviathan" else "")
+               + ". model_type `leviathan`: load it with the leviathan package installed; "
+                 "`leviathan export --plain-llama` writes a folder transformers loads alone.")
+    return ModelCard(title=f"leviathan model ({cfg.embedding})", summary=summary, architecture="LeviathanForCausalLM",
+                     params=params, training=training, loader=_loader(False, tokenizer), tags=[cfg.embedding],
+                     untrained_note=NATIVE_NOTE)
+
+
+def adopted_card(base_name: str, generator, num_params: int, tokenizer: bool = False) -> ModelCard:
+    """The card of ``bake_adopted``'s folder: a transformers model whose generator was baked into its table."""
+    summary = (f"A `{base_name}` whose input embedding was a Leviathan generator (adopted with `leviathan.hf.adopt`: "
+               f"vocabulary {generator.vocab_size:,}, width {generator.hidden_size}, seed width {generator.seed_dim}, "
+               f"{generator.modes} modes, {generator.knots} knots, rank {generator.rank}), baked back into an ordinary "
+               "embedding table: transformers loads it alone, with the adopted model's logits (fp32 rounding). The "
+               "head is its own matrix (`tie_word_embeddings` false).")
+    return ModelCard(title=f"{base_name} (Leviathan generator baked)", summary=summary, architecture=base_name,
+                     params={"total": num_params}, training=None, loader=_loader(True, tokenizer),
+                     tags=["adopted"], untrained_note="Describe the data, steps and evaluation here before sharing it.")
