@@ -168,3 +168,46 @@ def test_modes_section_plain_chunked_compiled(tmp_path, monkeypatch, capsys):
     child = peak_rss_mb("tiny", "leviathan", "chunked", [(x, x)], steps=1)
     assert 50 < child < 700, child  # torch alone is > 50 MB resident
     del big
+
+
+def test_width_section_puts_every_width_and_arm_in_one_rotation(tmp_path, monkeypatch, capsys):
+    """--only width: each (width, arm) step and each width's head and generator alone, ratios against width 64 (the
+    reference even when listed last), the analytic FLOP ratio beside them, and the 2.5x target for width 128."""
+    tiny_bench_config(tmp_path, monkeypatch)
+    base = bench.CONFIGS["tiny"]
+    for width, heads in ((32, 2), (64, 4), (128, 8)):
+        overrides = {**base.overrides, "hidden_size": width, "num_attention_heads": heads,
+                     "intermediate_size": 3 * width, "num_hidden_layers": 1}
+        monkeypatch.setitem(bench.CONFIGS, f"w{width}", replace(base, name=f"w{width}", overrides=overrides,
+                                                                 softmax_ids=200))
+    out = tmp_path / "r.json"
+    code = main(["bench", "--config", "w128,w32,w64", "--only", "width", "--repeats", "1", "--warmup", "0",
+                 "--threads", "1", "--cache-dir", str(tmp_path / "cache"), "--json", str(out)])
+    assert code == 0
+    printed = capsys.readouterr().out
+    assert "Training step per width" in printed and "width_ratio" in printed
+    r = json.loads(out.read_text())["sections"]["width"]
+    assert r["reference"] == "w64" and set(r["widths"]) == {"w32", "w64", "w128"}
+    w = r["widths"]["w128"]
+    assert set(w["steps"]) == {"dense_untied", "leviathan", "dense_tied", "head", "generator"}
+    assert w["ratio"]["leviathan"] == pytest.approx(w["steps"]["leviathan"]["median_s"]
+                                                    / r["widths"]["w64"]["steps"]["leviathan"]["median_s"])
+    assert r["widths"]["w64"]["ratio"]["dense_untied"] == 1.0
+    assert w["rest_s"] == pytest.approx(w["steps"]["leviathan"]["median_s"] - w["steps"]["head"]["median_s"]
+                                        - w["steps"]["generator"]["median_s"])
+    assert w["cpu_ratio"]["rest"] == pytest.approx(w["rest_cpu_s"] / r["widths"]["w64"]["rest_cpu_s"])
+    # the head over 200 ids costs 2 x 200 x D forward FLOPs per token: exactly twice width 64's
+    assert w["flops_per_token"]["head"] == 2 * 200 * 128 and w["flop_ratio"]["head"] == pytest.approx(2.0)
+    assert w["body_params"] > r["widths"]["w64"]["body_params"] > r["widths"]["w32"]["body_params"]
+    targets = [t for t in json.loads(out.read_text())["targets"] if t["target"] == "width_ratio"]
+    assert sorted(t["config"] for t in targets) == ["w128 dense_tied", "w128 dense_untied", "w128 leviathan"]
+
+
+def test_width_softmax_ids_keep_every_target():
+    from leviathan.bench.sections.width import softmax_ids
+
+    batches = [(torch.zeros(1, 3, dtype=torch.long), torch.tensor([[5, 9, 5]]))]
+    assert softmax_ids(batches, 4, 20).tolist() == [0, 1, 5, 9]
+    assert softmax_ids(batches, None, 20) is None
+    with pytest.raises(bench.UserError, match="between the batches' 2 distinct targets"):
+        softmax_ids(batches, 1, 20)

@@ -134,6 +134,8 @@ def test_run_overrides_build_a_valid_run_config():
     ({"data": {"dir": "/nonexistent"}}, "not prepared"),
     ({"variant_run": {"dense": {"optim.lr": 1e-3}}}, "unknown variant"),
     ({"variant_run": {"leviathan": 1e-3}}, "variant_run.leviathan must be a mapping"),
+    ({"variant_run": {"zz:leviathan": {"optim.lr": 1e-3}}}, "variant_run.zz:leviathan: unknown size 'zz'"),
+    ({"variant_run": {"a:dense": {"optim.lr": 1e-3}}}, "unknown variant 'dense'"),
     ({"eval": {"bucketz": 3}}, "unknown key eval.bucketz in grid 't'; valid: sets, buckets, bucket_method"),
     ({"eval": {"sets": {"w": {"split": "val", "text": "w.txt"}}}}, "eval set 'w' needs exactly one of split: or text:"),
     ({"sizes": {"a": 3}}, "sizes.a: expected a preset name or a mapping of model fields, got 3"),
@@ -151,6 +153,40 @@ def test_variant_run_gives_each_arm_its_own_settings_after_the_size():
     lev = [r for r in g.runs if r.variant == "leviathan" and r.size == "c"][0]
     assert lev.run_overrides == ["optim.lr=0.001", "optim.lr=0.01"]  # the variant's wins (applied last)
     assert all("optim.lr=0.01" not in r.run_overrides for r in g.runs if r.variant != "leviathan")
+
+
+def test_variant_run_of_one_size_and_run_lists_apply_in_order():
+    """``SIZE:VARIANT`` settings follow the variant's; a size's ``run`` may be a list of mappings (a merged
+    anchor, then its own lr: the width round's pre-sweep sizes)."""
+    g = load_grid(small_grid(variant_run={"leviathan": {"optim.lr": 1e-2}, "c:leviathan": {"optim.lr": 3e-3}},
+                             sizes={"a": {"preset": "cpu-tiny", "hidden_size": 32},
+                                    "b": {"preset": "cpu-tiny", "run": [{"optim.input_lr_mult": 3.0},
+                                                                        {"optim": {"lr": 1e-3}}]},
+                                    "c": {"preset": "cpu-tiny", "hidden_size": 96}}))
+    runs = {(r.size, r.variant, r.seed): r.run_overrides for r in g.runs}
+    assert runs[("c", "leviathan", 0)] == ["optim.lr=0.01", "optim.lr=0.003"]
+    assert runs[("a", "leviathan", 0)] == ["optim.lr=0.01"] and runs[("c", "dense_untied", 0)] == []
+    assert runs[("b", "dense_tied", 1)] == ["optim.input_lr_mult=3.0", "optim.lr=0.001"]
+
+
+def test_anchors_hold_yaml_anchors_that_sizes_merge(tmp_path):
+    path = tmp_path / "g.yaml"
+    path.write_text("""
+name: anchored
+data: {dir: /nonexistent, vocab_size: 512}
+anchors:
+  pick: {model: &pick {generator_rank: 8}, run: &pick_run {optim.input_lr_mult: 0.3}}
+  body: &body {preset: cpu-tiny, hidden_size: 32}
+sizes:
+  a: *body
+  a-pick: {<<: [*pick, *body], run: *pick_run}
+experiments:
+  iso_body: {variants: [leviathan], sizes: [a, a-pick]}
+""")
+    g = load_grid(str(path))
+    pick = g.run("a-pick-leviathan-s0")
+    assert pick.model.generator_rank == 8 and pick.model.hidden_size == 32
+    assert pick.run_overrides == ["optim.input_lr_mult=0.3"] and g.run("a-leviathan-s0").model.generator_rank == 16
 
 
 def test_unknown_grid_name_lists_available():

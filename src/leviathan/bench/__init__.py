@@ -20,7 +20,8 @@ Layout:
   ``--config experiments`` selects the experiments' configurations), ``generator`` (fast path vs the
   literal formula per distinct id), ``memory`` (kept for backward per distinct id), ``decode`` (greedy
   tokens/s, baked leviathan vs dense_tied, through ``leviathan.generation``), ``hf`` (our dense_tied
-  step vs ``transformers.LlamaForCausalLM``);
+  step vs ``transformers.LlamaForCausalLM``), ``width`` (only with ``--only width``: every arm of the width
+  round at each width in one rotation, ``--config widths``);
 - ``runner``: ``run_benchmark`` (checks, data once per configuration, the sections in order);
 - ``report``: the targets (PASS/MISS) and ``format_report``.
 ``python -m leviathan.bench --rss`` is the fresh process the ``modes`` section measures peak memory in.
@@ -35,7 +36,7 @@ the environment before Python starts.
 from __future__ import annotations
 
 from ..errors import UserError
-from .configs import CONFIGS, EXPERIMENT_CONFIGS, SECTIONS, BenchConfig, BenchOptions
+from .configs import CONFIGS, DEFAULT_SECTIONS, EXPERIMENT_CONFIGS, SECTIONS, WIDTH_CONFIGS, BenchConfig, BenchOptions
 from .data import (TokenData, bench_tokenizer, corpus_files, default_cache_dir, make_batches, read_texts, books_root,
                    token_stream)
 from .harness import TrainStep, alternate, build_model, build_optimizer, median, stats
@@ -47,12 +48,13 @@ from .sections.hf import bench_hf, hf_llama_like
 from .sections.memory import bench_memory, saved_bytes
 from .sections.modes import bench_modes, peak_rss_mb
 from .sections.train import GeneratorStep, bench_training
+from .sections.width import HeadStep, bench_widths
 
 __all__ = [
-    "BenchConfig", "BenchOptions", "CONFIGS", "EXPERIMENT_CONFIGS", "GeneratorStep", "SECTIONS", "TARGETS", "TokenData",
-    "TrainStep", "UserError", "alternate", "bench_decode", "bench_generator", "bench_hf", "bench_memory", "bench_modes",
-    "bench_tokenizer", "bench_training", "build_model", "build_optimizer", "corpus_files", "default_cache_dir",
-    "environment", "evaluate_targets", "format_report", "greedy_decode", "hf_llama_like", "load_data", "make_batches",
-    "median", "paper_generator", "peak_rss_mb", "read_texts", "run_benchmark", "saved_bytes", "books_root", "stats",
-    "token_stream",
+    "BenchConfig", "BenchOptions", "CONFIGS", "DEFAULT_SECTIONS", "EXPERIMENT_CONFIGS", "GeneratorStep", "HeadStep",
+    "SECTIONS", "TARGETS", "TokenData", "TrainStep", "UserError", "WIDTH_CONFIGS", "alternate", "bench_decode",
+    "bench_generator", "bench_hf", "bench_memory", "bench_modes", "bench_tokenizer", "bench_training", "bench_widths",
+    "books_root", "build_model", "build_optimizer", "corpus_files", "default_cache_dir", "environment",
+    "evaluate_targets", "format_report", "greedy_decode", "hf_llama_like", "load_data", "make_batches", "median",
+    "paper_generator", "peak_rss_mb", "read_texts", "run_benchmark", "saved_bytes", "stats", "token_stream",
 ]

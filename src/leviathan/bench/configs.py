@@ -10,7 +10,8 @@ from ..model.config import ModelConfig
 from ..presets import preset
 from .data import default_cache_dir
 
-SECTIONS = ("train", "modes", "generator", "memory", "decode", "hf")
+SECTIONS = ("train", "modes", "generator", "memory", "decode", "hf", "width")
+DEFAULT_SECTIONS = SECTIONS[:-1]  # ``width`` compares several configurations at once: only when asked (--only width)
 
 
 @dataclass(frozen=True)
@@ -24,6 +25,9 @@ class BenchConfig:
     seq_len: int
     batch_size: int
     description: str
+    # the softmax scores this many ids (``data.softmax: corpus``: the o200k rounds score the 58,620 ids that occur
+    # in their prepared data); None: the full vocabulary. The cost depends on the count, not on which ids.
+    softmax_ids: Optional[int] = None
 
     def model(self, embedding: str) -> ModelConfig:
         return preset(self.preset, embedding=embedding, **self.overrides)
@@ -51,11 +55,31 @@ CONFIGS: dict[str, BenchConfig] = {
 }
 EXPERIMENT_CONFIGS = ("bpe8k-d128", "bpe32k-d64", "bpe32k-d128", "o200k-d64")
 
+# The bodies of the width round (configs/experiments/o200k-width.yaml, results/o200k-width/PLAN.md): o200k with the
+# corpus softmax (58,620 ids), 6 layers, head size 16, SwiGLU 3x the width, the o200k round's generator (d_s 128,
+# M 8, kappa 32, r 64), its micro batch 64 x 128. A test checks that these are the grid's sizes.
+CORPUS_IDS_O200K = 58_620  # ids of o200k_base that occur in data/gutenberg-o200k (train + val)
+_O200K_ROUND = dict(vocab_size=200_019, num_hidden_layers=6, generator_seed_dim=128, generator_modes=8,
+                    generator_knots=32, generator_rank=64)
+
+
+def _width_config(width: int, heads: int) -> BenchConfig:
+    name = f"o200k-d{width}L6"
+    return BenchConfig(name, "cpu-tiny", {**_O200K_ROUND, "hidden_size": width, "num_attention_heads": heads,
+                                          "intermediate_size": 3 * width}, "o200k_base", 128, 64,
+                       f"width round: o200k, corpus softmax ({CORPUS_IDS_O200K:,} ids), width {width}, 6 layers, "
+                       f"{heads} heads, SwiGLU {3 * width}, generator d_s=128 M=8 kappa=32 r=64, 64 x 128",
+                       softmax_ids=CORPUS_IDS_O200K)
+
+
+CONFIGS.update({c.name: c for c in (_width_config(32, 2), _width_config(64, 4), _width_config(128, 8))})
+WIDTH_CONFIGS = ("o200k-d32L6", "o200k-d64L6", "o200k-d128L6")
+
 
 @dataclass
 class BenchOptions:
     configs: tuple[str, ...] = ("cpu", "paper")
-    sections: tuple[str, ...] = SECTIONS
+    sections: tuple[str, ...] = DEFAULT_SECTIONS
     quick: bool = False
     repeats: Optional[int] = None
     warmup: int = 1

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from ..tables import text_table
 from .sections.modes import VARIANTS
+from .sections.width import ARMS as WIDTH_ARMS, PARTS as WIDTH_PARTS
 
 # The issue's targets (measured on a small CPU, see docs/benchmarks.md): name -> (comparison, threshold, what)
 TARGETS = {
@@ -15,6 +16,8 @@ TARGETS = {
     "saved_kib_per_id": ("<=", 16.0, "KiB kept for backward per distinct id (fast path)"),
     "decode_ratio": (">=", 0.98, "baked leviathan / dense_tied decode tokens/s"),
     "hf_ratio": ("<=", 1.00, "our dense_tied / transformers Llama training step time"),
+    # issue 33: the width round's budget assumes width 128 costs at most 2.5x width 64 per token
+    "width_ratio": ("<=", 2.5, "width 128 / width 64 training step CPU time (one thread), per arm"),
 }
 
 
@@ -54,6 +57,12 @@ def evaluate_targets(result: dict) -> list[dict]:
         checks.append({**_check("decode_ratio", r["ratio"]), "config": name})
     for name, r in s.get("hf", {}).items():
         checks.append({**_check("hf_ratio", r["ratio"]), "config": name})
+    width = s.get("width")
+    if width and width["widths"][width["reference"]]["hidden_size"] == 64:
+        for name, w in width["widths"].items():
+            if w["hidden_size"] == 128:
+                for arm in WIDTH_ARMS:
+                    checks.append({**_check("width_ratio", w["cpu_ratio"][arm]), "config": f"{name} {arm}"})
     return checks
 
 
@@ -167,11 +176,32 @@ def format_hf(section: dict) -> list[str]:
 def format_targets(targets: list[dict]) -> list[str]:
     rows = [[t["target"], t["config"], f"{t['value']:.3f}", f"{t['op']} {t['threshold']}",
              "PASS" if t["pass"] else "MISS", t["meaning"]] for t in targets]
-    return ["\nTargets (wall-clock medians; PASS/MISS)", text_table(["target", "config", "value", "target", "", "what"], rows)]
+    return ["\nTargets (wall-clock medians unless the target says otherwise; PASS/MISS)",
+            text_table(["target", "config", "value", "target", "", "what"], rows)]
+
+
+def format_width(w: dict) -> list[str]:
+    """Report lines for the width section: each configuration's steps, and ratios against the reference."""
+    ref = w["reference"]
+    out = [f"\nTraining step per width, every arm and part in one rotation, median of {w['repeats']} "
+           f"({w['tokens_per_batch']:,} tokens a step; ratios against {ref}; flops: forward FLOPs per token)"]
+    rows = []
+    for name, c in w["widths"].items():
+        for key in WIDTH_ARMS + WIDTH_PARTS + ("rest",):
+            m = c["steps"].get(key)
+            wall, cpu = (c["rest_s"], c["rest_cpu_s"]) if m is None else (m["median_s"], m["cpu_median_s"])
+            rows.append([name, key, _ms(wall), _ms(cpu), "" if m is None else f"{m['tokens_per_s']:,.0f}",
+                         f"{c['ratio'][key]:.2f}", f"{c['cpu_ratio'][key]:.2f}",
+                         f"{c['flop_ratio'][key]:.2f}" if key in c["flop_ratio"] else ""])
+    out.append(text_table(["config", "step", "median ms", "cpu ms", "tokens/s", f"/ {ref}", "cpu-time /", "flops /"],
+                          rows))
+    out.append("  rest = the leviathan step minus its head and generator (body, optimizer, bookkeeping): a "
+               "difference of medians; on a busy machine read the cpu-time columns")
+    return out
 
 
 _SECTION_FORMATS = {"train": format_train, "modes": format_modes, "generator": format_generator,
-                    "memory": format_memory, "decode": format_decode, "hf": format_hf}
+                    "memory": format_memory, "decode": format_decode, "hf": format_hf, "width": format_width}
 
 
 def format_report(result: dict) -> str:

@@ -15,11 +15,11 @@ from ..io import hardware_info, load_average
 from .configs import CONFIGS, SECTIONS, BenchOptions
 from .data import TokenData, bench_tokenizer, token_stream
 from .report import evaluate_targets
-from .sections import decode, generator, hf, memory, modes, train
+from .sections import decode, generator, hf, memory, modes, train, width
 
 # in SECTIONS order: a run measures its sections in this order whatever order --only names them
 RUNNERS = {"train": train.run, "modes": modes.run, "generator": generator.run, "memory": memory.run,
-           "decode": decode.run, "hf": hf.run}
+           "decode": decode.run, "hf": hf.run, "width": width.run}
 assert tuple(RUNNERS) == SECTIONS
 
 
@@ -32,15 +32,20 @@ def environment() -> dict:
 
 
 def load_data(configs, cache_dir: Path, log: Callable[[str], None] = print) -> dict[str, TokenData]:
-    """The validation id stream of each configuration's tokenizer (a BPE is trained once and cached)."""
-    data = {}
+    """The validation id stream of each configuration's tokenizer (a BPE is trained once and cached; configurations
+    of one tokenizer share its stream, encoded once)."""
+    data: dict[str, TokenData] = {}
+    by_tokenizer: dict[str, TokenData] = {}
     for name in sorted(configs):
         bc = CONFIGS[name]
-        tok = bench_tokenizer(bc.tokenizer, cache_dir, log)
-        stream, description = token_stream(tok)
-        data[name] = TokenData(stream, description, bc.tokenizer, int(tok.vocab_size))
-        if int(tok.vocab_size) > bc.model("dense_tied").vocab_size:
-            raise UserError(f"tokenizer {bc.tokenizer} has {tok.vocab_size} ids, more than config {name}'s vocabulary")
+        if bc.tokenizer not in by_tokenizer:
+            tok = bench_tokenizer(bc.tokenizer, cache_dir, log)
+            stream, description = token_stream(tok)
+            by_tokenizer[bc.tokenizer] = TokenData(stream, description, bc.tokenizer, int(tok.vocab_size))
+        data[name] = by_tokenizer[bc.tokenizer]
+        if data[name].vocab > bc.model("dense_tied").vocab_size:
+            raise UserError(f"tokenizer {bc.tokenizer} has {data[name].vocab} ids, more than config {name}'s "
+                            f"vocabulary")
     return data
 
 

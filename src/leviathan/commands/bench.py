@@ -5,10 +5,13 @@
     leviathan bench --quick                  # a smoke test: fewer repeats, fewer ids
     leviathan bench --only train,generator --json bench.json --threads 1
     leviathan bench --only modes --config experiments --threads 1   # what the experiments pay per step
+    leviathan bench --only width --config widths --threads 1        # the width round's arms at widths 32, 64, 128
 
 Sections: train (training step ratio), modes (plain / chunked / compiled step, peak memory), generator
 (fast vs literal formula per distinct id), memory (kept for backward per distinct id), decode (baked
-leviathan vs dense tokens/s), hf (our dense step vs transformers' Llama). Models are alternated step
+leviathan vs dense tokens/s), hf (our dense step vs transformers' Llama); width (only with --only: every
+arm of the width round at each width in one rotation, ratios against width 64, and the head / generator / rest
+of the step). Models are alternated step
 by step and medians compared; see leviathan.bench for the method and docs/benchmarks.md for recorded
 results.
 """
@@ -19,7 +22,8 @@ import json
 import sys
 from pathlib import Path
 
-from ..bench import CONFIGS, EXPERIMENT_CONFIGS, SECTIONS, BenchOptions, default_cache_dir, format_report, run_benchmark
+from ..bench import (CONFIGS, DEFAULT_SECTIONS, EXPERIMENT_CONFIGS, SECTIONS, WIDTH_CONFIGS, BenchOptions,
+                     default_cache_dir, format_report, run_benchmark)
 from ..errors import UserError
 from ..io import atomic_write_text
 from .values import non_negative_int, positive_int
@@ -29,8 +33,10 @@ def add_arguments(parser) -> None:
     parser.add_argument("--config", default="cpu,paper",
                         help=f"comma-separated configurations for train/decode/hf ({', '.join(CONFIGS)}); "
                              "default cpu,paper; 'all' means cpu,paper; 'experiments' the experiments' "
-                             "configurations (bpe8k-d128, bpe32k-d64, bpe32k-d128, o200k-d64)")
-    parser.add_argument("--only", default=None, help=f"comma-separated sections to run (of {', '.join(SECTIONS)})")
+                             "configurations (bpe8k-d128, bpe32k-d64, bpe32k-d128, o200k-d64); 'widths' the width "
+                             "round's (o200k-d32L6, o200k-d64L6, o200k-d128L6)")
+    parser.add_argument("--only", default=None,
+                        help=f"comma-separated sections to run (of {', '.join(SECTIONS)}; default: all but width)")
     parser.add_argument("--quick", action="store_true", help="few repeats and ids: a smoke test, not a measurement")
     parser.add_argument("--repeats", type=positive_int, default=None, help="timed repeats per model (default depends on section)")
     parser.add_argument("--warmup", type=non_negative_int, default=1, help="untimed rounds before timing (default 1)")
@@ -49,6 +55,8 @@ def run(args) -> int:
     configs = ("cpu", "paper") if args.config == "all" else _split(args.config)
     if "experiments" in configs:
         configs = tuple(c for c in configs if c != "experiments") + EXPERIMENT_CONFIGS
+    if "widths" in configs:
+        configs = tuple(c for c in configs if c != "widths") + WIDTH_CONFIGS
     if not configs:
         raise UserError("--config is empty; use cpu, paper or cpu,paper")
     for name, value in (("--repeats", args.repeats), ("--threads", args.threads), ("--decode-tokens", args.decode_tokens)):
@@ -56,7 +64,8 @@ def run(args) -> int:
             raise UserError(f"{name} must be at least 1, got {value}")
     if args.warmup < 0:
         raise UserError(f"--warmup must be >= 0, got {args.warmup}")
-    opts = BenchOptions(configs=configs, sections=_split(args.only) if args.only else SECTIONS, quick=args.quick,
+    sections = _split(args.only) if args.only else DEFAULT_SECTIONS
+    opts = BenchOptions(configs=configs, sections=sections, quick=args.quick,
                         repeats=args.repeats, warmup=args.warmup, threads=args.threads,
                         decode_tokens=args.decode_tokens,
                         cache_dir=Path(args.cache_dir) if args.cache_dir else default_cache_dir())

@@ -17,6 +17,7 @@ if the current folder has one, else the packaged ``leviathan/configs/experiments
       m: {preset: cpu-small, hidden_size: 192, run: {optim.lr: 2e-3}}
     variant_run:                          # optional run-config overrides per variant (each arm's own lr)
       leviathan: {optim.lr: 1e-2}
+      m:dense_untied: {optim.lr: 3e-3}    # ... or per arm at one size (applied after the variant's)
     experiments:
       iso_body:      {variants: [dense_tied, leviathan], sizes: [s, m]}   # same backbone
       isoparametric: {baseline: dense_untied, variants: [leviathan], sizes: [s, m]}   # deeper, same total
@@ -228,10 +229,12 @@ def load_grid(name_or_path: str | os.PathLike | dict, *, data_dir: str | None = 
     grid = Grid(name=name, path=path, base_config=base_config, base_overrides=base_overrides, data_dir=ddir,
                 vocab_size=vocab, vocab_from=vocab_from, data_seed=data_seed, seeds=seeds, keys=keys,
                 eval_sets=eval_sets, eval_options=eval_options)
-    grid.runs = expand(mapping(gf.experiments, "experiments"), sizes, seeds, data_seed if keys.data_seed else None, tolerance, name)
-    variant_runs = _variant_runs(gf.variant_run, name)
+    grid.runs = expand(mapping(gf.experiments, "experiments"), sizes, seeds, data_seed if keys.data_seed else None,
+                       tolerance, name)
+    variant_runs = _variant_runs(gf.variant_run, name, sizes)
     for r in grid.runs:
-        r.run_overrides = flatten(parsed[r.size].run) + variant_runs.get(r.variant, [])
+        r.run_overrides = [o for run in parsed[r.size].run for o in flatten(run)] + variant_runs.get(r.variant, []) \
+            + variant_runs.get(f"{r.size}:{r.variant}", [])
     if not grid.runs:
         raise ConfigError(f"grid {name!r} has no experiments; add iso_body, isoparametric, scaling or variants")
     return grid
@@ -252,20 +255,26 @@ def _grid_data(data: DataSection, name: str, data_dir: str | None) -> tuple[Path
     return ddir, int(data.vocab_size), "grid"
 
 
-def _variant_runs(raw: Any, grid_name: str) -> dict[str, list[str]]:
+def _variant_runs(raw: Any, grid_name: str, sizes: dict | None = None) -> dict[str, list[str]]:
     """``variant_run: {leviathan: {optim.lr: 1e-2}}`` -> {variant: overrides}: run-config settings of one
-    variant wherever it runs (each arm at its own tuned learning rate), applied after the size's ``run``."""
+    variant wherever it runs (each arm at its own tuned learning rate), applied after the size's ``run``. A key
+    ``SIZE:VARIANT`` holds the settings of that variant at that size only, applied after the variant's (the arms
+    of a width round, each width with its own lr)."""
     if raw is None:
         return {}
     if not isinstance(raw, dict):
         raise ConfigError(f"grid {grid_name!r}: variant_run must map a variant to run-config keys, got {raw!r}")
     out = {}
-    for variant, overrides in raw.items():
+    for key, overrides in raw.items():
+        size, _, variant = str(key).rpartition(":")
+        if size and sizes is not None and size not in sizes:
+            raise ConfigError(f"grid {grid_name!r} variant_run.{key}: unknown size {size!r}; defined sizes: "
+                              f"{', '.join(sizes)}")
         _check_variant(variant, f"grid {grid_name!r} variant_run")
         if not isinstance(overrides, dict):
-            raise ConfigError(f"grid {grid_name!r}: variant_run.{variant} must be a mapping of run-config keys "
+            raise ConfigError(f"grid {grid_name!r}: variant_run.{key} must be a mapping of run-config keys "
                               f"(e.g. {{optim.lr: 1e-3}}), got {overrides!r}")
-        out[variant] = flatten(overrides)
+        out[str(key)] = flatten(overrides)
     return out
 
 

@@ -10,7 +10,8 @@ checks them (so a file with several mistakes reports the same one first as befor
 - ``data`` -> ``DataSection`` (a folder name alone is its ``dir``);
 - ``keys`` -> ``GridKeys``: where the seed, data seed and data folder go in the run config;
 - ``eval`` -> ``EvalSet``s and ``EvalOptions`` (an unknown option is a ConfigError);
-- each ``sizes`` entry -> ``SizeSpec`` (a preset name, or model fields and a ``run`` mapping);
+- each ``sizes`` entry -> ``SizeSpec`` (a preset name, or model fields and a ``run`` mapping, or a list of them
+  applied in order);
 - each ``experiments`` entry -> ``ExperimentSpec`` (the regime's defaults fill what it leaves out).
 
 Every section is read strictly (issue 30): a key a section does not have, a value of the wrong type (``optional:
@@ -19,6 +20,12 @@ seeds belongs) is a ConfigError naming the key, never a value read as something 
 checked against ``leviathan.seeds``' range, ``tolerance`` must be a finite fraction.
 
 The grid's meaning (regimes, names, isoparametric depth) is ``experiments.grid``'s docstring.
+
+``anchors:`` holds YAML anchors and nothing else: settings written once that several sizes merge with YAML's
+merge key (``d32L6-pick: {<<: [*d32L6, *pick]}``), so that one line changes them all (the width round's generator
+arm, results/o200k-width/PLAN.md). YAML resolves them while reading; the grid never reads the key. Footgun:
+``<<`` merges one level deep, so a size that merges a ``run`` mapping and writes its own ``run`` loses the merged
+one; write ``run: [*merged_run, {optim.lr: 1e-3}]`` instead (a list of mappings, applied in order).
 """
 
 from __future__ import annotations
@@ -55,7 +62,8 @@ class GridFile:
     tolerance: Any = 0.01  # isoparametric: relative gap of totals that counts as equal
     notes: Any = None
     ablations: Any = None  # {factor: [SIZE or SIZE:VARIANT]}: the ablation report's figure groups
-    variant_run: Any = None  # {variant: run-config overrides}
+    variant_run: Any = None  # {VARIANT or SIZE:VARIANT: run-config overrides}
+    anchors: Any = None  # YAML anchors that sizes merge (``<<: *name``); read by YAML only, never by the grid
 
 
 GRID_KEYS = frozenset(f.name for f in dataclasses.fields(GridFile))
@@ -189,20 +197,23 @@ class SizeSpec:
     """A ``sizes:`` entry: model fields as written (``preset`` among them) and the size's run-config overrides."""
 
     fields: dict
-    run: dict  # nested or dotted run-config keys
+    run: list[dict]  # mappings of nested or dotted run-config keys, applied in order
 
     @classmethod
     def of(cls, name: str, spec: Any) -> SizeSpec:
-        """From a preset name or a mapping of model fields with an optional ``run`` mapping (checked)."""
+        """From a preset name or a mapping of model fields with an optional ``run`` mapping, or list of mappings
+        applied in order (checked)."""
         if isinstance(spec, str):
             spec = {"preset": spec}
         if not isinstance(spec, dict):
             raise ConfigError(f"sizes.{name}: expected a preset name or a mapping of model fields, got {spec!r}")
         spec = dict(spec)
         run = spec.pop("run", None) or {}
-        if not isinstance(run, dict):
-            raise ConfigError(f"sizes.{name}.run: expected a mapping of run-config keys, got {run!r}")
-        return cls(spec, run)
+        runs = run if isinstance(run, list) else [run]
+        if not runs or not all(isinstance(r, dict) for r in runs):
+            raise ConfigError(f"sizes.{name}.run: expected a mapping of run-config keys (or a list of them, applied "
+                              f"in order), got {run!r}")
+        return cls(spec, runs)
 
 
 @dataclass

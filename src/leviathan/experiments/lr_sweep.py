@@ -15,11 +15,17 @@ question is whether the baseline ran at its best lr. The rule, fixed before the 
 ``edge`` says when the pick is the smallest or largest lr the arm tried: the optimum may lie beyond it,
 and the plan extends the sweep one step there. The lr of a row is its resolved config's ``optim.lr``
 (``experiments.provenance``); rows without a config cannot be placed and are refused by name.
+
+An arm is a variant at a body: the row's size without its lr part (``arm_key``). A pre-sweep whose sizes are the
+lrs alone (``lr1e-3``, results/o200k/o200k-lr) has one arm per variant, keyed by the variant; one whose sizes name a
+body and an lr (``d32L6-lr1e-3``, the width round's) has one per body and variant, keyed ``d32L6:leviathan``: the
+``SIZE:VARIANT`` key of a grid's ``variant_run``, so that a pick applies to the main grid's runs of that size.
 """
 
 from __future__ import annotations
 
 import math
+import re
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 
@@ -28,6 +34,18 @@ from .records import Record
 from .results import ResultRow
 
 TOLERANCE = 0.01  # nats: losses this close count as a tie, and the lower lr wins
+LR_PART = re.compile(r"(?:^|-)lr[0-9][0-9a-z.+-]*$")  # the lr part that ends a pre-sweep size's name
+
+
+def arm_body(size: str | None) -> str:
+    """The body a pre-sweep size trains (``d32L6-lr1e-3`` -> ``d32L6``; ``lr1e-3`` -> ``""``: the grid's one body)."""
+    return LR_PART.sub("", str(size or ""))
+
+
+def arm_key(size: str | None, variant: str) -> str:
+    """``BODY:VARIANT``, or the variant alone when the size names only an lr (see the module docstring)."""
+    body = arm_body(size)
+    return f"{body}:{variant}" if body else variant
 
 
 @dataclass
@@ -38,6 +56,11 @@ class LrChoice(Record):
     losses: dict[float, float | None] = field(default_factory=dict)  # lr -> final validation loss
     lr: float | None = None
     edge: str | None = None  # "lower" | "upper" when the pick is the smallest / largest lr tried
+    body: str = ""  # the size the arm's main runs have ("" for a pre-sweep of one body)
+
+    @property
+    def arm(self) -> str:
+        return f"{self.body}:{self.variant}" if self.body else self.variant
 
     def as_dict(self) -> dict:
         """What analysis.json and ``analyze lr --json`` hold: losses by lr (as text), the pick, the edge."""
@@ -64,13 +87,15 @@ def pick(losses: dict[float, float | None], tolerance: float = TOLERANCE) -> flo
 
 def pick_learning_rates(rows: Iterable[ResultRow], eval_set: str = "val",
                         tolerance: float = TOLERANCE) -> dict[str, LrChoice]:
-    """{variant: LrChoice} over every row (one seed per lr expected; a second row for the same lr is refused)."""
+    """{arm: LrChoice} over every row (one seed per lr expected; a second row for the same lr is refused); the arm
+    is ``arm_key(size, variant)``."""
     choices: dict[str, LrChoice] = {}
     for row in rows:
-        choice = choices.setdefault(str(row.variant), LrChoice(str(row.variant)))
+        choice = choices.setdefault(arm_key(row.size, str(row.variant)),
+                                    LrChoice(str(row.variant), body=arm_body(row.size)))
         lr = row_lr(row)
         if lr in choice.losses:
-            raise UserError(f"two rows of {row.variant} at lr {lr:g} (e.g. {row.name!r}); a pre-sweep has one "
+            raise UserError(f"two rows of {choice.arm} at lr {lr:g} (e.g. {row.name!r}); a pre-sweep has one "
                             f"run per arm and lr")
         loss = row.loss(eval_set)
         choice.losses[lr] = loss if loss is not None and math.isfinite(loss) else None
@@ -98,7 +123,7 @@ def render_lr_sweep(choices: dict[str, LrChoice], eval_set: str = "val", toleran
             text = "diverged" if v is None else f"{v:.4f}"
             cells.append(f"**{text}**" if lr == c.lr else text)
         picked = "-" if c.lr is None else f"{c.lr:g}" + (f" ({c.edge} edge of the lrs tried)" if c.edge else "")
-        lines.append(f"| {c.variant} | " + " | ".join(cells) + f" | {picked} |")
+        lines.append(f"| {c.arm} | " + " | ".join(cells) + f" | {picked} |")
     lines += ["", f"Final {eval_set} loss (nats) per peak lr. Rule (fixed in the plan): the lowest loss; within "
               f"{tolerance:g} nats of it, the lowest lr; "
               f"a diverged run loses to every finite one."]

@@ -6,5 +6,6 @@
 - ``generator``: the generator's fast path vs the literal formula, per distinct id;
 - ``memory``: bytes autograd keeps for backward per distinct id;
 - ``decode``: greedy decoding tokens/s, baked leviathan vs dense_tied;
-- ``hf``: our dense_tied training step vs transformers' Llama.
+- ``hf``: our dense_tied training step vs transformers' Llama;
+- ``width``: every arm's training step at each width of a width round side by side, and where its cost goes.
 """

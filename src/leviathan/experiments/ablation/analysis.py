@@ -233,7 +233,8 @@ def collect(paths: list[str | Path]) -> AblationResult:
         rows, grid = load_sweep(path)
         name = grid.name or rows[0].grid or "?"
         gf = _grid_file(name)
-        size_runs = {s: flatten(SizeSpec.of(s, v).run) for s, v in (gf.sizes or {}).items() if isinstance(v, dict)}
+        size_runs = {s: [o for run in SizeSpec.of(s, v).run for o in flatten(run)]
+                     for s, v in (gf.sizes or {}).items() if isinstance(v, dict)}
         plateau, softmax = grid_plateau(grid), grid_softmax(grid)
         summaries += [summarize(arm, plateau, softmax) for arm in pair_arms(rows, grid, size_runs)]
         for factor, sizes_of_factor in (gf.ablations or {}).items():

@@ -20,7 +20,10 @@
   the report is given the committed round it re-examines (``fair_shot``; results/o200k-fair/PLAN.md);
 - ``embeddings``: the input side at init and at the end, when the results folder holds the records of
   ``leviathan analyze embeddings`` (``embeddings/*.json``; ``report.embeddings``). Both keys are left out of
-  analysis.json when absent, so a report without them is unchanged.
+  analysis.json when absent, so a report without them is unchanged;
+- ``width``: the generator - untied gap against the body's size and the slope of that gap over seeds
+  (``experiments.width``; results/o200k-width/PLAN.md), when the rows pair the two arms at two or more body sizes;
+  left out otherwise.
 """
 
 from __future__ import annotations
@@ -39,6 +42,7 @@ from ..paired import PairedComparison, paired_comparisons
 from ..records import Record, optional
 from ..results import COMPARISONS, EvalResult, ResultRow, comparison_groups
 from ..scaling import LadderFit, scaling_from_results
+from ..width import WidthPanel, width_panel
 from .embeddings import EmbeddingsSection, embeddings_section
 
 
@@ -114,6 +118,7 @@ class Analysis(Record):
     lr_sweep: dict[str, LrChoice] | None = optional()
     embeddings: EmbeddingsSection | None = optional()  # None: no records of the input side
     fair_shot: FairShot | None = optional()  # the fair-shot round's rules applied (``--fair-shot``)
+    width: WidthPanel | None = optional()  # None: fewer than two body sizes pair the generator with the untied table
 
     @property
     def ladder(self) -> LadderFit | None:
@@ -164,7 +169,8 @@ def analyze(rows: Iterable[ResultRow], eval_set: str = "val", num_bootstrap: int
         throughput=throughput_table(rows), params=_param_rows(rows),
         per_set=[RunSets(r.name, r.total_params, dict(r.eval))
                  for r in sorted(rows, key=lambda r: (r.total_params or 0, r.name))],
-        embeddings=embeddings_section(embeddings) if embeddings else None)
+        embeddings=embeddings_section(embeddings) if embeddings else None,
+        width=width_panel(rows, eval_set, ci))
 
 
 def _scaling(rows: list[ResultRow], ladder: str | None, eval_set: str, num_bootstrap: int, ci: float,

@@ -10,6 +10,9 @@
 - ``gain_over_training.png``: perplexity reduction vs the baseline at every validation point.
 - ``paired_gap.png``: per comparison, the mean gap over seeds (model - baseline validation loss) with
   its pointwise t interval, and where the baseline leaves the unigram plateau.
+- ``width_gap.png``: the generator - untied gap against body parameters (log scale), one point per body size with
+  its t interval and its seeds, the mean per-seed slope as a line, the paper's reported direction beside it
+  (``experiments.width``); only when the rows have such a panel.
 
 Each ``fig_*`` returns whether it drew anything (``experiments.plots``: the Agg backend, 120-dpi PNGs);
 ``draw_figures`` draws them all and says which were drawn (``Drawn``).
@@ -30,6 +33,7 @@ from ..paired import PairedComparison
 from ..plots import pyplot, save_figure
 from ..results import BASELINES, COMPARISONS, ResultRow
 from ..scaling import PowerLawFit, power_law
+from ..width import WidthPanel
 from .analysis import Analysis, ComparisonEntry, ParamRow
 
 
@@ -231,6 +235,48 @@ def fig_paired_gap(paired: list[PairedComparison], path: Path) -> bool:
     return True
 
 
+def fig_width_gap(panel: WidthPanel | None, path: Path) -> bool:
+    """The width panel: the gap per body size (mean, t interval, each seed), the mean slope, the paper's direction."""
+    if panel is None:
+        return False
+    plt = pyplot()
+    fig, ax = plt.subplots(figsize=(6.4, 4.4))
+    x = np.array([p.body_params for p in panel.points], dtype=float)
+    mean = np.array([np.nan if p.gap.mean is None else p.gap.mean for p in panel.points])
+    lo = np.array([m if p.gap.ci is None else p.gap.ci[0] for p, m in zip(panel.points, mean)])
+    hi = np.array([m if p.gap.ci is None else p.gap.ci[1] for p, m in zip(panel.points, mean)])
+    color = _color(panel.generator)
+    for p in panel.points:
+        seeds = [d for d in p.per_seed if d is not None]
+        ax.scatter([p.body_params] * len(seeds), seeds, color=color, s=10, alpha=0.45, zorder=2)
+    ax.errorbar(x, mean, yerr=[mean - lo, hi - mean], fmt="o", color=color, capsize=4, zorder=3,
+                label=f"{panel.generator} - {panel.table}: mean over seeds, {int(100 * panel.ci)}% t interval")
+    for p, m in zip(panel.points, mean):
+        ax.annotate(f"d {p.hidden_size}" if p.hidden_size else "", (p.body_params, m), textcoords="offset points",
+                    xytext=(6, 6), fontsize=8)
+    st = panel.slope
+    if st.slope.mean is not None:
+        lx = np.log(x)
+        ax.plot(x, np.nanmean(mean) + st.slope.mean * (lx - lx.mean()), color=color, ls="--", lw=1,
+                label=f"mean per-seed slope {st.slope.mean:+.4f} per e-fold ({st.direction})")
+    # the paper's direction (a sign, not a magnitude): a short arrow in the corner, in axes coordinates
+    ax.annotate("", xy=(0.97, 0.80), xytext=(0.87, 0.95), xycoords="axes fraction",
+                arrowprops=dict(arrowstyle="->", color="gray", lw=1.4))
+    ax.text(0.85, 0.95, "paper's reported direction:\nthe generator's advantage\ngrows with scale", fontsize=7,
+            color="gray", ha="right", va="top", transform=ax.transAxes)
+    ax.axhline(0.0, color="black", lw=0.8)
+    ax.set_xscale("log")
+    ax.margins(x=0.15)
+    ax.set_xlabel("body parameters (log scale)")
+    ax.set_ylabel(f"final {panel.eval_set} loss gap (nats)")
+    ax.set_title(f"{panel.generator} - {panel.table} against the body's size (> 0: the generator is behind)",
+                 fontsize=9)
+    ax.grid(alpha=0.3)
+    ax.legend(fontsize=7, loc="lower left")
+    save_figure(fig, path)
+    return True
+
+
 @dataclass
 class Drawn:
     """Which figures of a report were drawn (a figure without data is not, and the report says so)."""
@@ -242,6 +288,7 @@ class Drawn:
     frequency_reduction: bool
     gain_over_training: bool
     paired_gap: bool
+    width_gap: bool
 
 
 def draw_figures(rows: list[ResultRow], a: Analysis, out: Path) -> Drawn:
@@ -257,7 +304,8 @@ def draw_figures(rows: list[ResultRow], a: Analysis, out: Path) -> Drawn:
         param_allocation=fig_param_allocation(a.params, out / "param_allocation.png"),
         frequency_reduction=fig_frequency(a.frequency, out / "frequency_reduction.png"),
         gain_over_training=fig_gain_over_training(a.efficiency, out / "gain_over_training.png"),
-        paired_gap=fig_paired_gap(a.paired, out / "paired_gap.png"))
+        paired_gap=fig_paired_gap(a.paired, out / "paired_gap.png"),
+        width_gap=fig_width_gap(a.width, out / "width_gap.png"))
     for f in dataclasses.fields(drawn):
         if not getattr(drawn, f.name):
             (out / f"{f.name}.png").unlink(missing_ok=True)

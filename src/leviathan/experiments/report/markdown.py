@@ -3,7 +3,9 @@
 Sections follow docs/DESIGN.md §7: loss curves, one table per comparison regime (§4), every run on
 every eval set, the scaling fit with dense-equivalent sizes, parameter allocation, perplexity by
 training-frequency bucket, sample efficiency and throughput, and (where the results folder holds its records)
-the input side at init and at the end (``embeddings``). A section whose numbers are missing
+the input side at init and at the end (``embeddings``); when the rows pair the generator with the untied table
+at two or more body sizes, the width panel right after the paired differences (``experiments.width``). A
+section whose numbers are missing
 says so instead of failing, so a half-finished sweep reports what it has.
 """
 
@@ -18,6 +20,7 @@ from ..results import COMPARISONS
 from ..scaling import Equivalent
 from .analysis import Analysis, NotComputed
 from .embeddings import render_embeddings
+from ..width import WidthPanel
 from .figures import Drawn
 
 
@@ -97,6 +100,51 @@ def _paired_section(a: Analysis, figures: Drawn) -> list[str]:
     md.append("")
     if figures.paired_gap:
         md += ["![paired gap over training](paired_gap.png)", ""]
+    return md
+
+
+def _width_section(panel: WidthPanel | None, figures: Drawn) -> list[str]:
+    """The width panel (``experiments.width``): the gap per body size, the primary slope, the secondaries."""
+    if panel is None:
+        return []
+    ci = int(100 * panel.ci)
+    st = panel.slope
+    md = ["## Width: the generator's gap to the untied table against the body's size", "",
+          f"Per body size, d_s = L({panel.generator}, s) - L({panel.table}, s), the final `{panel.eval_set}` loss "
+          f"paired by seed (> 0: the generator is behind), mean with its {ci}% t interval; {panel.tied} is one "
+          f"descriptive point per size (its gap is not tested). Primary statistic: per seed with a pair at every "
+          f"size, the least-squares slope of d_s against ln(body parameters); over seeds their mean and {ci}% t "
+          f"interval. Paper's direction: {panel.paper_direction}.", ""]
+    md.append(markdown_table(
+        ["body params", "width", "layers", "generator / table", "seeds", "d_s per seed", "gap", "verdict",
+         f"- {panel.tied}", "late slope (nats / M tokens)"],
+        [[f"{p.body_params:,d}", _fmt(p.hidden_size, "d"), _fmt(p.num_hidden_layers, "d"),
+          f"{p.generator_size} / {p.table_size}", ", ".join(map(str, p.seeds)),
+          ", ".join("-" if d is None else f"{d:+.4f}" for d in p.per_seed), _ci(p.gap), p.gap.verdict,
+          f"{_ci(p.tied_gap)} ({p.tied_gap.n} seed{'s' if p.tied_gap.n != 1 else ''})",
+          _ci(p.trend.slope)] for p in panel.points]))
+    slope = _ci(st.slope)
+    doubling = "" if st.per_doubling is None else \
+        f" ({st.per_doubling[0]:+.4f} [{st.per_doubling[1]:+.4f}, {st.per_doubling[2]:+.4f}] per doubling)"
+    left = f"; seeds left out (a size without a pair): {', '.join(map(str, st.seeds_left_out))}" \
+        if st.seeds_left_out else ""
+    md += ["", f"**Primary:** slope per e-fold of body parameters {slope}{doubling}, over seeds "
+           f"{', '.join(map(str, st.seeds)) or 'none'} (per seed: "
+           f"{', '.join(f'{b:+.4f}' for b in st.per_seed) or '-'}): the gap **{st.direction}** as the body grows"
+           f"{left}.", ""]
+    buckets = [p for p in panel.points if p.buckets]
+    if buckets:
+        n = max(len(p.buckets) for p in buckets)
+        md += [f"Perplexity change of {panel.generator} against {panel.table} by training-frequency bucket (rarest "
+               f"first, {ci}% interval), per body size.", ""]
+        md.append(markdown_table(["body params"] + [f"bucket {i + 1}" for i in range(n)],
+                                 [[f"{p.body_params:,d}"] +
+                                  [_ci(PplChange(b.ppl_change, b.ppl_change_ci), "+.1f", 100) + "%"
+                                   if b.ppl_change is not None else "-" for b in p.buckets] for p in buckets]))
+        md.append("")
+    md += [f"_Note: {n}_" for n in panel.notes] + ([""] if panel.notes else [])
+    if figures.width_gap:
+        md += ["![width gap](width_gap.png)", ""]
     return md
 
 
@@ -335,6 +383,7 @@ def render_markdown(a: Analysis, figures: Drawn, source: str) -> str:
     md += ["![loss curves](loss_curves.png)" if figures.loss_curves else
            "_No metrics.jsonl files could be read (run dirs moved or not finished)._", ""]
     md += _paired_section(a, figures)
+    md += _width_section(a.width, figures)
     for section in (_comparisons_section, _per_set_section, _scaling_section, _params_section, _frequency_section,
                     _efficiency_section, _throughput_section):
         md += section(a, figures)
