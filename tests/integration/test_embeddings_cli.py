@@ -156,15 +156,16 @@ def test_bad_input_names_the_problem_and_the_fix(sweep, tmp_path, capsys):
     assert "does not exist" in capsys.readouterr().err
     assert main(["analyze", "embeddings", str(run), "--data", str(tmp_path)]) == 2
     assert "not a prepared data folder" in capsys.readouterr().err
-    moved = tmp_path / "moved"
-    shutil.copytree(run, moved)
-    step = ckpt.latest_checkpoint(moved)
-    cfg = yaml.safe_load((step / "config.yaml").read_text())
-    cfg["data"]["path"] = str(tmp_path / "gone")
-    (step / "config.yaml").write_text(yaml.safe_dump(cfg))
-    assert main(["analyze", "embeddings", str(moved)]) == 2
-    assert "pass --data DIR" in capsys.readouterr().err
-    data = sweep[0]
-    assert main(["analyze", "embeddings", str(moved), "--data", str(data), "--probes", "2"]) == 0
+    # the data folder moved since training (the run's config.yaml still names its old place; editing config.yaml
+    # instead would be refused as a file that is not the one saved with the checkpoint)
+    data = Path(sweep[0])
+    moved = tmp_path / "moved-data"
+    data.rename(moved)
+    try:
+        assert main(["analyze", "embeddings", str(run)]) == 2
+        assert "pass --data DIR" in capsys.readouterr().err
+        assert main(["analyze", "embeddings", str(run), "--data", str(moved), "--probes", "2"]) == 0
+    finally:
+        moved.rename(data)
     assert main(["analyze", "embeddings", "--sweep", str(tmp_path)]) == 2
     assert "holds no results.jsonl" in capsys.readouterr().err
