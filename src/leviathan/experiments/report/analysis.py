@@ -110,6 +110,7 @@ class Analysis(Record):
     per_set: list[RunSets]
     lr_sweep: dict[str, LrChoice] | None = optional()
     embeddings: EmbeddingsSection | None = optional()  # None: no records of the input side
+    notes: list[str] | None = optional()  # what the readers said about the rows (damaged lines, duplicates kept once)
 
     @property
     def ladder(self) -> LadderFit | None:
