@@ -18,6 +18,7 @@ import torch
 import yaml
 
 from leviathan import checkpoint as ckpt
+from leviathan.checkpoint_state import fingerprints
 from leviathan.cli import main
 from leviathan.experiments import embeddings as E
 from leviathan.experiments.embedding_files import read_record
@@ -162,6 +163,8 @@ def test_bad_input_names_the_problem_and_the_fix(sweep, tmp_path, capsys):
     cfg = yaml.safe_load((step / "config.yaml").read_text())
     cfg["data"]["path"] = str(tmp_path / "gone")
     (step / "config.yaml").write_text(yaml.safe_dump(cfg))
+    state = json.loads((step / "state.json").read_text())  # as if trained on another machine: a consistent folder
+    (step / "state.json").write_text(json.dumps({**state, "files": fingerprints(step)}))
     assert main(["analyze", "embeddings", str(moved)]) == 2
     assert "pass --data DIR" in capsys.readouterr().err
     data = sweep[0]
