@@ -26,14 +26,42 @@ _STORAGE_ERRORS = {
                 "check the disk (free space, `dmesg`), or write to another disk (--run-dir / --out)"),
     errno.ENOTDIR: ("a file is in the way where a folder is expected",
                     "remove or rename that file, or choose another location (--run-dir / --out)"),
+    errno.EEXIST: ("something is in the way: the path already exists (a file where a folder belongs?)",
+                   "move it away, or choose another location (--run-dir / --out)"),
+    errno.EISDIR: ("a folder is in the way where a file is expected",
+                   "move that folder away, or name a file path instead"),
+    errno.ENAMETOOLONG: ("the file name is too long for the file system",
+                         "choose a shorter name or a less deeply nested location (--run-dir / --out)"),
+    errno.EFBIG: ("a file grew past the size limit (the process's `ulimit -f`, or the largest file the file system "
+                  "allows)", "raise the limit (ulimit -f unlimited) or write to a file system that allows larger files "
+                  "(--run-dir / --out)"),
+    errno.EMFILE: ("too many open files (the process's `ulimit -n`)", "raise the limit (ulimit -n 4096) and run again"),
 }
 
 
 def storage_error_message(e: OSError) -> str | None:
-    """One line naming the path, the problem and the fix for a storage OSError (disk full, permission denied,
-    read-only, a file in the way); None for any other error, which is a bug to report with its traceback."""
+    """One line naming the path, the problem and the fix for a storage OSError (disk full, quota, permission denied,
+    read-only, a file or folder in the way, a name too long, a file-size limit); None for any other error, which is a
+    bug to report with its traceback. A permission error on a read-only file system is named as such (the kernel
+    says EACCES for some of those writes)."""
     if not isinstance(e, OSError) or e.errno not in _STORAGE_ERRORS:
         return None
-    problem, fix = _STORAGE_ERRORS[e.errno]
+    code = e.errno
+    if code in (errno.EACCES, errno.EPERM) and e.filename and _read_only(e.filename):
+        code = errno.EROFS
+    problem, fix = _STORAGE_ERRORS[code]
     where = f"{str(e.filename)!r}: " if e.filename else ""
     return f"{where}{problem}; {fix}"
+
+
+def _read_only(path) -> bool:
+    """Whether the file system holding ``path`` (or its nearest existing parent) is mounted read-only."""
+    import os
+
+    where = os.path.abspath(os.fspath(path))
+    while not os.path.exists(where) and os.path.dirname(where) != where:
+        where = os.path.dirname(where)
+    try:
+        return bool(os.statvfs(where).f_flag & os.ST_RDONLY)
+    except OSError:
+        return False

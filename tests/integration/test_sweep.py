@@ -534,7 +534,7 @@ def test_two_shards_merged_report_like_one_sweep(tmp_path, capsys):
     row = read_results(tmp_path / "shard-1")[0]
     row.eval["val"].loss += 0.5
     append_result(tmp_path / "shard-2" / "results.jsonl", row)
-    with pytest.raises(UserError, match=f"run {row.name!r} has different rows"):
+    with pytest.raises(UserError, match=f"run {row.name!r} has two different rows"):
         merge_sweeps([tmp_path / "shard-1", tmp_path / "shard-2"])
     assert shard_of([1, 2, 3, 4, 5], (2, 2)) == [2, 4]
     for bad in ("0/2", "3/2", "1", "a/b"):

@@ -148,7 +148,7 @@ def test_damaged_data_dirs_are_user_errors(tmp_path):
         TokenDataset(d, "train")
     d = _data_dir(tmp_path / "ids", vocab=6000)
     meta = json.loads((d / "meta.json").read_text())
-    meta["vocab_size"] = 100  # ids 100..3999 now exceed it
+    meta["vocab_size"], meta["eot_id"] = 100, 0  # ids 100..3999 now exceed it
     (d / "meta.json").write_text(json.dumps(meta))
     with pytest.raises(UserError, match="token id 100 at position 100 is >= vocab_size 100"):
         TokenDataset(d, "train")

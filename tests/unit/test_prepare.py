@@ -54,8 +54,8 @@ def test_data_dir_matches_the_contract(tmp_path):
     src, docs = _corpus(tmp_path / "c", 40)
     meta = prepare(src, tmp_path / "d", "cl100k_base", val_fraction=0.25, **_quiet())
     d = tmp_path / "d"
-    assert sorted(p.name for p in d.iterdir()) == ["leviathan_tokenizer.json", "meta.json", "train.bin",
-                                                   "train_freq.npy", "val.bin"]
+    assert sorted(p.name for p in d.iterdir()) == ["leviathan_output.json", "leviathan_tokenizer.json", "meta.json",
+                                                   "train.bin", "train_freq.npy", "val.bin"]
     assert json.loads((d / "meta.json").read_text()) == meta
     assert meta["format"] == 1 and meta["tokenizer"] == "cl100k_base" and meta["vocab_size"] == 100277
     assert meta["dtype"] == "uint32" and meta["eot_id"] == 100257 and meta["created"] and len(meta["fingerprint"]) == 64

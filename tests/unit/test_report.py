@@ -7,6 +7,8 @@ import re
 import numpy as np
 import pytest
 
+from leviathan.ownership import write_marker
+
 from leviathan.cli import main
 from leviathan.experiments.report import analyze, comparison_table, write_report
 from leviathan.experiments.results import append_result, json_safe, read_results
@@ -121,6 +123,7 @@ def test_report_degrades_gracefully_without_metrics_or_ladder(tmp_path):
         append_result(out / "results.jsonl", r)
     (tmp_path / "r2").mkdir()
     (tmp_path / "r2" / "frontier.png").write_bytes(b"an earlier report's figure")
+    write_marker(tmp_path / "r2", "report", ["frontier.png"])  # which an earlier report wrote (leviathan.ownership)
     md = write_report(out, tmp_path / "r2", num_bootstrap=10).read_text()
     assert "No metrics.jsonl" in md
     data = json.loads((tmp_path / "r2" / "analysis.json").read_text())

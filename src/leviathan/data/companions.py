@@ -76,7 +76,9 @@ def load_train_freq(data_dir: str | os.PathLike, meta: dict | None = None) -> np
     from .loader import load_meta
 
     data_dir = Path(data_dir)
-    meta = meta if meta is not None else load_meta(data_dir)
+    if meta is None and (data_dir / "meta.json").is_file():
+        meta = load_meta(data_dir)
+    meta = meta or {}  # a copied frequency file without its meta.json: its own shape and counts are checked
     path = data_dir / "train_freq.npy"
     if not path.is_file():
         raise UserError(f"{str(path)!r} is missing; re-run leviathan prepare (it writes train_freq.npy)")
@@ -86,10 +88,11 @@ def load_train_freq(data_dir: str | os.PathLike, meta: dict | None = None) -> np
         freq = np.load(path, allow_pickle=False)
     except (OSError, ValueError) as e:
         raise UserError(f"{str(path)!r} is not a readable .npy array ({e}); {fix}") from None
-    vocab = int(meta["vocab_size"])
-    if freq.ndim != 1 or freq.shape[0] != vocab or freq.dtype.kind not in "iu":
-        raise UserError(f"{str(path)!r} holds a {freq.dtype} array of shape {tuple(freq.shape)}, expected {vocab:,} "
-                        f"integer counts (meta.json's vocab_size): it belongs to another preparation; {fix}")
+    vocab = meta.get("vocab_size")
+    if freq.ndim != 1 or (vocab is not None and freq.shape[0] != vocab) or freq.dtype.kind not in "iu":
+        want = f"{vocab:,} integer counts (meta.json's vocab_size)" if vocab is not None else "one integer count per id"
+        raise UserError(f"{str(path)!r} holds a {freq.dtype} array of shape {tuple(freq.shape)}, expected {want}: it "
+                        f"belongs to another preparation or is damaged; {fix}")
     if freq.size and int(freq.min()) < 0:
         raise UserError(f"{str(path)!r} holds negative counts; it is damaged; {fix}")
     train = (meta.get("splits") or {}).get("train") or {}

@@ -8,7 +8,9 @@ config it names) has changed since, a rerun used to count the old rows as done, 
 rewrite grid.json to describe runs that were never trained that way (issue 22: base lr 1e-2 -> 3e-3).
 
 Now, for every row whose run is still in the grid, the config the grid builds for that run today is
-compared with the row's, on what decides the numbers: ``model``, ``optim``, ``schedule``, ``batch_tokens``,
+compared with the row's, and so is how it was evaluated (``identity.evaluation_settings``: the eval sets and the
+options that change an eval number, issue 30; a row written before rows recorded it is noted, not checked), on
+what decides the numbers: ``model``, ``optim``, ``schedule``, ``batch_tokens``,
 ``max_steps`` / ``max_tokens``, ``seed``, ``data.seq_len`` / ``data.shuffle`` / ``data.softmax``, and the data
 (``experiments.data_match``: the fingerprint, or, for a row or folder with a version-1 fingerprint that hashed
 the text's path, the tokenizer and token counts; one note names the rows matched that way). Left out on
@@ -30,6 +32,7 @@ from typing import Any, Callable
 
 from ..errors import UserError
 from .data_match import SUMMARY, match_data
+from .identity import evaluation_differences, evaluation_settings
 from .provenance import DataProvenance
 
 COMPARED_SECTIONS = ("model", "optim", "schedule")
@@ -125,7 +128,8 @@ def check_rows_against_grid(grid, rows: list, config_fn: Callable, log: Callable
     """UserError if a row's recorded config (or data) differs from what ``grid`` builds for that run now (and from
     ``data``, the grid's data folder: ``provenance.data_provenance``)."""
     specs = {spec.name: spec for spec in grid.runs}
-    changed, unchecked, foreign, by_summary = [], [], [], []
+    evaluation = evaluation_settings(grid.eval_sets, grid.eval_options)
+    changed, unchecked, foreign, by_summary, no_evaluation = [], [], [], [], []
     for row in rows:
         spec = specs.get(row.name)
         if spec is None:
@@ -141,6 +145,9 @@ def check_rows_against_grid(grid, rows: list, config_fn: Callable, log: Callable
             diff = data_diff
         else:
             diff = config_differences(row.config, now) + data_diff
+        if row.evaluation is None and row.eval:  # a row without eval numbers (--skip-eval) has nothing to check
+            no_evaluation.append(row.name)
+        diff += evaluation_differences(row.evaluation, evaluation)
         changed.extend(f"{row.name}: {d}" for d in diff)
     if unchecked:
         log(f"note: {len(unchecked)} row(s) record no config (written before rows carried one) and are not checked "
@@ -149,6 +156,9 @@ def check_rows_against_grid(grid, rows: list, config_fn: Callable, log: Callable
         log(f"note: {len(by_summary)} row(s) could not be matched with the data folder by fingerprint (a version-1 "
             f"fingerprint, which hashed the text's path, on one side); matched on tokenizer, vocabulary and train/val "
             f"token counts instead, which agree: {_names(by_summary)}")
+    if no_evaluation:
+        log(f"note: {len(no_evaluation)} row(s) record no evaluation settings (written before rows carried them); "
+            f"their eval numbers are not checked against the grid's eval section: {_names(no_evaluation)}")
     if foreign:
         log(f"note: {len(foreign)} row(s) are of runs grid {grid.name!r} no longer has: "
             f"{_names(foreign)}")

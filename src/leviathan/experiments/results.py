@@ -1,6 +1,7 @@
 """Typed rows of a sweep's ``results.jsonl``, their one reader and writer, and the regime -> baseline map.
 
-    rows = read_results("runs/cpu")                  # [ResultRow]; torn lines skipped and reported by number
+    rows = read_results("runs/cpu")                  # [ResultRow]; torn or damaged lines skipped, reported by number;
+                                                     # one row per run (``identity.resolve_duplicates``)
     rows[0].eval["val"].bpb, rows[0].params.total    # typed access
     append_result("runs/cpu/results.jsonl", row)     # one atomic line per row
 
@@ -228,6 +229,7 @@ class ResultRow:
     created: str | None = None
     notes: list[str] = field(default_factory=list)
     config: dict | None = None  # the resolved RunConfig it trained with (``provenance.resolved_config``)
+    evaluation: dict | None = None  # how its eval numbers were measured (``identity.evaluation_settings``)
     code: dict | None = None  # {commit, leviathan, torch} it trained with
     data: dict | None = None  # {dir, fingerprint, tokenizer, vocab_size, ...} of its prepared data
     extra: dict = field(default_factory=dict, repr=False)  # keys this version does not know, kept as read
@@ -335,18 +337,79 @@ def read_results(path: str | os.PathLike, report=None) -> list[ResultRow]:
         path = path / RESULTS
     if not path.is_file():
         return []
+    from .identity import resolve_duplicates
+
     values, bad = read_json_lines(path)
     rows = []
     for number, d in values:
-        if isinstance(d, dict) and d.get("name") is not None:
-            rows.append(ResultRow.from_dict(d))
+        problem = row_problem(d)
+        if problem is None:
+            rows.append((f"line {number}", ResultRow.from_dict(d)))
         else:
-            bad.append((number, "is not a results row (a JSON object with a name)"))
+            bad.append((number, problem))
     bad.sort()
     for note in bad_line_notes(path, bad, "row", "its run has no result here (the sweep trains or evaluates it "
                                "again; once it has a new row, delete this line)"):
         (report or _to_stderr)(note)
-    return rows
+    unique, notes = resolve_duplicates(rows, str(path))  # one row per run, or a UserError naming both lines
+    for note in notes:
+        (report or _to_stderr)(note)
+    return unique
+
+
+_NUMBERS = ("loss", "ppl", "bpb", "share_outside")
+_COUNTS = ("tokens", "targets_outside")
+
+
+def row_problem(d: Any) -> str | None:
+    """Why a parsed line is not a results row (None: it is one). The writer never writes NaN or infinity
+    (``dumps``), a name that is not text, or an eval number that is not a number; a line that holds one was damaged
+    or edited, and is reported and skipped like a torn line."""
+    if not isinstance(d, dict):
+        return f"is not a results row (a JSON object with a name), but a JSON {type(d).__name__}"
+    if not isinstance(d.get("name"), str) or not d["name"]:
+        return "is not a results row (a JSON object with a name)"
+    if _non_finite(d):
+        return "holds NaN or infinity, which leviathan never writes into a results row"
+    for key in ("steps", "tokens", "seed"):
+        if d.get(key) is not None and not _is_int(d[key]):
+            return f"has {key} {d[key]!r}, not a whole number"
+    if d.get("final_val_loss") is not None and not _is_number(d["final_val_loss"]):
+        return f"has final_val_loss {d['final_val_loss']!r}, not a number"
+    evals = d.get("eval")
+    if evals is not None and not isinstance(evals, dict):
+        return f"has eval {str(evals)[:40]!r}, not an object of eval sets"
+    for name, ev in (evals or {}).items():
+        if ev is None:
+            continue
+        if not isinstance(ev, dict):
+            return f"has eval.{name} {str(ev)[:40]!r}, not an object"
+        for key in _NUMBERS:
+            if ev.get(key) is not None and not _is_number(ev[key]):
+                return f"has eval.{name}.{key} {ev[key]!r}, not a number"
+        for key in _COUNTS:
+            if ev.get(key) is not None and not (_is_int(ev[key]) and ev[key] >= 0):
+                return f"has eval.{name}.{key} {ev[key]!r}, not a count"
+    return None
+
+
+def _is_int(v: Any) -> bool:
+    """A whole number (rows of earlier versions wrote token counts as floats: 1e6)."""
+    return (isinstance(v, int) and not isinstance(v, bool)) or (isinstance(v, float) and v.is_integer())
+
+
+def _is_number(v: Any) -> bool:
+    return isinstance(v, (int, float)) and not isinstance(v, bool)
+
+
+def _non_finite(v: Any) -> bool:
+    if isinstance(v, float):
+        return not math.isfinite(v)
+    if isinstance(v, dict):
+        return any(_non_finite(x) for x in v.values())
+    if isinstance(v, list):
+        return any(_non_finite(x) for x in v)
+    return False
 
 
 def _to_stderr(message: str) -> None:
@@ -355,9 +418,10 @@ def _to_stderr(message: str) -> None:
     print(message, file=sys.stderr)
 
 
-def load_results(path: str | os.PathLike) -> list[ResultRow]:
-    """Like ``read_results`` but a missing or empty file is an error naming the fix."""
-    rows = read_results(path)
+def load_results(path: str | os.PathLike, report=None) -> list[ResultRow]:
+    """Like ``read_results`` (``report`` receives its warnings and notes) but a missing or empty file is an error
+    naming the fix."""
+    rows = read_results(path, report)
     if not rows:
         raise UserError(f"no result rows in {str(path)!r}; pass a sweep output dir or its results.jsonl "
                         f"(written by `leviathan sweep`)")

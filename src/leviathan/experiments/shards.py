@@ -10,20 +10,25 @@ selection. Each shard writes whole rows into its own ``--out`` folder (a sweep f
 its lock), with its own grid.json describing the whole grid.
 
 Merging. ``merge_sweeps(folders)`` reads every folder's rows. The folders must hold the same grid (the
-same name in their grid.json, read once per folder; the first one's, e.g. its unigram entropy, serves the report). A
-run with rows in two folders is kept once when both rows agree on what was measured (same resolved
-config and validation loss) and refused otherwise, naming the run and both folders: two different
-measurements of one run cannot both be in one report. Rows come out in the grid's run order, as one
+same name in their grid.json, read once per folder; the first one's, e.g. its unigram entropy, serves the report),
+started with the same settings (issue 30): the same base overrides (a shard started with ``optim.lr=...`` of its
+own trained other runs), eval sets and options, data fingerprint and seeds, else the merge is refused naming the
+folders and the first differences; and their rows must record one evaluation (``identity.check_one_evaluation``).
+A run with rows in two folders is kept once when both rows are the same measurement (``identity``'s rule: same
+config, evaluation, data and numbers; a note says so) and refused otherwise, naming the run and both folders: two
+different measurements of one run cannot both be in one report. Rows come out in the grid's run order, as one
 sweep of the whole grid would have written them, so the merged report equals that sweep's report.
 """
 
 from __future__ import annotations
 
+import dataclasses
 import os
 import re
 from pathlib import Path
 
 from ..errors import UserError
+from .identity import check_one_evaluation, evaluation_settings, resolve_duplicates
 from .results import ResultRow, load_results
 from .sweep_grid import SweepGrid, read_sweep_grid
 
@@ -52,28 +57,51 @@ def _folder(path: str | os.PathLike) -> Path:
     return path if path.is_dir() else path.parent
 
 
-def _same_measurement(a: ResultRow, b: ResultRow) -> bool:
-    return a.config == b.config and a.loss("val") == b.loss("val")
+def _settings(grid: SweepGrid) -> dict:
+    """What every shard of one grid must have been started with (see the module docstring)."""
+    return {"base overrides": sorted(grid.base_overrides),
+            "evaluation": evaluation_settings(grid.eval_sets, dataclasses.asdict(grid.eval_options)),
+            "data fingerprint": grid.data_fingerprint, "seeds": grid.seeds}
 
 
-def merge_sweeps(paths: list[str | os.PathLike]) -> tuple[list[ResultRow], SweepGrid]:
-    """(every run's row once, the grid.json of the first folder) over several sweep folders of one grid."""
+def _difference(key: str, a, b, folder_a: Path, folder_b: Path) -> str:
+    if key == "base overrides":  # long lists: name what only one of them has
+        only_a, only_b = sorted(set(a) - set(b)), sorted(set(b) - set(a))
+        return f"base overrides {only_a} only in {folder_a}, {only_b} only in {folder_b}"
+    return f"{key}: {a!r} in {folder_a}, {b!r} in {folder_b}"
+
+
+def merge_sweeps(paths: list[str | os.PathLike], report=None) -> tuple[list[ResultRow], SweepGrid]:
+    """(every run's row once, the grid.json of the first folder) over several sweep folders of one grid;
+    ``report`` receives the readers' warnings and notes (default: stderr)."""
     folders = [_folder(p) for p in paths]
     grids = {f: read_sweep_grid(f) for f in folders}
     if len({g.name for g in grids.values()}) > 1:
         listed = ", ".join(f"{f} ({g.name})" for f, g in grids.items())
         raise UserError(f"these sweep folders hold different grids: {listed}; report each grid on its own "
                         f"(several folders merge only as shards of one grid), or pair their arms with --ablation")
-    rows: dict[str, tuple[ResultRow, Path]] = {}
-    for path, folder in zip(paths, folders):
-        for row in load_results(path):
-            seen = rows.get(row.name)
-            if seen is None:
-                rows[row.name] = (row, folder)
-            elif not _same_measurement(seen[0], row):
-                raise UserError(f"run {row.name!r} has different rows in {seen[1]} and {folder} (config or validation "
-                                f"loss differ); keep one of them (delete the other row) before merging")
+    first = _settings(grids[folders[0]])
+    for folder in folders[1:]:
+        other = _settings(grids[folder])
+        differ = [_difference(key, first[key], other[key], folders[0], folder) for key in first
+                  if first[key] != other[key]]
+        if differ:
+            raise UserError(f"these shards of grid {grids[folder].name!r} were started with different settings ("
+                            + "; ".join(differ[:3]) + "): their rows measure different things and cannot be merged; "
+                            "run every shard with the same grid, overrides and eval section (resweep the odd one "
+                            "into a new --out)")
+    numbered = [(str(folder), row) for path, folder in zip(paths, folders) for row in load_results(path, report)]
+    unique, notes = resolve_duplicates(numbered, "these shards")
+    for note in notes:
+        (report or _to_stderr)(note)
+    check_one_evaluation(unique, "these shards")
     grid = grids[folders[0]]
     order = {run.name: k for k, run in enumerate(grid.runs)}  # the grid's order, as one sweep writes it
-    merged = sorted((row for row, _ in rows.values()), key=lambda r: order.get(r.name, len(order)))
+    merged = sorted(unique, key=lambda r: order.get(r.name, len(order)))
     return merged, grid
+
+
+def _to_stderr(message: str) -> None:
+    import sys
+
+    print(message, file=sys.stderr)

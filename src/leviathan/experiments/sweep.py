@@ -70,6 +70,7 @@ from ..eval.stream import EvalStream
 from ..io import data_root, hardware_info
 from ..ownership import check_apart, check_claim, mark
 from .drift import check_rows_against_grid
+from .identity import evaluation_settings
 from .grid import Grid, RunSpec
 from ..train.metrics import read_metric_rows
 from ..train.summary import TrainSummary
@@ -300,6 +301,7 @@ def make_row(grid: Grid, spec: RunSpec, run_dir: Path, summary: TrainSummary, ev
         run_dir=portable_path(run_dir, out_dir), metrics=portable_path(metrics, out_dir), curve=_curve(metrics),
         grid=grid.name, created=_dt.datetime.now(_dt.timezone.utc).isoformat(timespec="seconds"),
         notes=list(evals.notes) + _resume_notes(summary),
+        evaluation=None if evals is SKIPPED_EVAL else evaluation_settings(grid.eval_sets, grid.eval_options),
         **run_provenance(run_dir, grid.data_dir, out_dir).row_fields(),
     )
 

@@ -35,10 +35,14 @@ class GridRun:
 
 @dataclass
 class GridEvalOptions:
-    """The frequency buckets of a grid's evaluation, as grid.json's ``eval_options`` records them."""
+    """A grid's evaluation options as grid.json's ``eval_options`` records them (``grid_file.EvalOptions``)."""
 
     buckets: int = 5
     bucket_method: str = "mass"
+    seq_len: int | None = None
+    batch_size: int = 8
+    max_tokens: int | None = None
+    bucket_sets: list | None = None
 
 
 @dataclass
@@ -51,6 +55,9 @@ class SweepGrid:
     unigram_entropy: float | None = None  # nats; in a copy without its data folder
     runs: list[GridRun] = field(default_factory=list)
     eval_options: GridEvalOptions = field(default_factory=GridEvalOptions)
+    eval_sets: list[dict] = field(default_factory=list)  # {name, split, text, optional}
+    data_fingerprint: str | None = None
+    seeds: list = field(default_factory=list)
 
     @classmethod
     def from_dict(cls, d: Mapping) -> SweepGrid:
@@ -61,6 +68,8 @@ class SweepGrid:
         for run in grid.runs:
             run.model = dict(run.model or {})
         grid.eval_options = GridEvalOptions(**known_fields(GridEvalOptions, d.get("eval_options") or {}))
+        grid.eval_sets = [dict(s) for s in grid.eval_sets or [] if isinstance(s, Mapping) and s.get("name")]
+        grid.seeds = list(grid.seeds or [])
         return grid
 
 

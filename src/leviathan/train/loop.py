@@ -449,6 +449,9 @@ def _check_run_dir(run_dir: Path) -> None:
         raise UserError(f"cannot use run folder {str(run_dir)!r}: {str(existing)!r} is a file, not a folder; "
                         f"choose another --run-dir or move the file away")
     if not os.access(existing, os.W_OK | os.X_OK):
+        if os.statvfs(existing).f_flag & os.ST_RDONLY:
+            raise UserError(f"cannot write run folder {str(run_dir)!r}: {str(existing)!r} is on a read-only file "
+                            f"system; choose a --run-dir on a writable disk")
         raise UserError(f"cannot write run folder {str(run_dir)!r}: {str(existing)!r} is not writable (permission "
                         f"denied); make it writable (chmod u+w) or choose another --run-dir")
 

@@ -23,11 +23,13 @@ files moved) says so in the report instead of failing, so a half-finished sweep 
 from __future__ import annotations
 
 import os
+import sys
 from pathlib import Path
 
 from ...io import atomic_write_json, atomic_write_text
 from ...ownership import check_claim, mark
 from ..embedding_files import read_records
+from ..identity import check_one_evaluation
 from ..plateau import grid_plateau
 from ..results import COMPARISONS, json_safe, load_results
 from ..shards import merge_sweeps
@@ -47,18 +49,26 @@ def write_report(results: str | os.PathLike | list, out_dir: str | os.PathLike, 
     ``fair_shot`` (the results folder of the round a fair-shot round re-examines) the round's rules applied.
     ``results`` may list several sweep folders of one grid (its shards): they are merged (``shards.merge_sweeps``)."""
     folders = list(results) if isinstance(results, (list, tuple)) else [results]
+    notes: list[str] = []
+
+    def note(message: str) -> None:  # warnings and notes of the readers: on stderr, and in the report
+        print(message, file=sys.stderr)
+        notes.append(message)
+
     if isinstance(results, (list, tuple)) and len(results) > 1:
-        rows, grid = merge_sweeps(results)
+        rows, grid = merge_sweeps(results, note)
         results = " + ".join(str(r) for r in results)
     else:
         results = results[0] if isinstance(results, (list, tuple)) else results
-        rows = load_results(results)
+        rows = load_results(results, note)
         grid = read_sweep_grid(results)
+        check_one_evaluation(rows, str(results))
     out = Path(out_dir)
     check_claim(out, "report", REPORT_FILES, "choose another --out",
                 legacy=lambda folder: (folder / "report.md").is_file() and (folder / "analysis.json").is_file())
     out.mkdir(parents=True, exist_ok=True)
     a = analyze(rows, eval_set, num_bootstrap, ci, seed, ladder, grid_plateau(grid), read_records_of(folders))
+    a.notes = [n.split(": ", 1)[1] if n.startswith(("note: ", "warning: ")) else n for n in notes] or None
     md = render_markdown(a, draw_figures(rows, a, out), str(results))
     if lr_sweep is not None:
         from ..lr_sweep import lr_sweep_section

@@ -119,6 +119,7 @@ class Analysis(Record):
     embeddings: EmbeddingsSection | None = optional()  # None: no records of the input side
     fair_shot: FairShot | None = optional()  # the fair-shot round's rules applied (``--fair-shot``)
     width: WidthPanel | None = optional()  # None: fewer than two body sizes pair the generator with the untied table
+    notes: list[str] | None = optional()  # what the readers said about the rows (damaged lines, duplicates kept once)
 
     @property
     def ladder(self) -> LadderFit | None:

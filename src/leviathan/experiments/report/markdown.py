@@ -378,6 +378,8 @@ def render_markdown(a: Analysis, figures: Drawn, source: str) -> str:
           f"Source: `{source}` ({a.num_runs} runs). Losses are nats per token on eval set `{a.eval_set}` "
           f"(eval sets in the results: {', '.join(a.eval_sets) or 'none'}); perplexity = exp(loss); "
           f"reduction = 1 - ppl / ppl_baseline (positive: better than the baseline).", ""]
+    if a.notes:
+        md += ["Notes on the rows:", ""] + [f"- {n}" for n in a.notes] + [""]
 
     md += ["## Loss curves", ""]
     md += ["![loss curves](loss_curves.png)" if figures.loss_curves else

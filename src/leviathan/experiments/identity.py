@@ -1,0 +1,124 @@
+"""What a results row measured: its identity, so that two rows compare only when they measured the same thing.
+
+    evaluation_settings(grid.eval_sets, grid.eval_options)   # what a row records as ``evaluation``
+    evaluation_differences(row.evaluation, now)               # ["eval.max_tokens: 4096 in the row, 8192 now", ...]
+    same_measurement(a, b)                                     # the same run, measured the same way, same numbers
+    rows, notes = resolve_duplicates(numbered_rows, path)     # one row per run (the rule below), or a UserError
+
+A row's numbers depend on more than its training settings (``experiments.drift``): how it was evaluated, which
+eval sets on how many tokens with which window, bucketed how. Before (issue 30, kind 4) rows evaluated with
+``eval.max_tokens`` 4096 and 131072 could share one results file, and shards merged into one report, without a
+word; a run that appeared twice in one file was reported from whichever row came last.
+
+- ``evaluation``: every row records the eval sets and options that decide its eval numbers (``max_tokens``,
+  ``seq_len``, the buckets; not ``batch_size``, which changes how fast, not what). The sweep's drift check
+  refuses kept rows whose ``evaluation`` differs from the grid's now; rows written before rows recorded it are
+  noted and not checked.
+- The rule for duplicates (one run, several rows in one file, or in two shards being merged): rows that are the
+  same measurement (``same_measurement``: the same resolved config, evaluation settings, data fingerprint, training
+  progress and every eval number) are one row: the first is kept and a note says so (the report prints it). Rows
+  that differ are refused, naming the run, where both rows are and what differs: two measurements of one run
+  cannot both be in one table, and which one is right is the user's call (delete the other line).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+from typing import Any, Iterable
+
+from ..errors import UserError
+
+# the options that change what an eval number measures (batch_size only changes how fast it is computed)
+EVAL_OPTIONS = ("seq_len", "max_tokens", "buckets", "bucket_method", "bucket_sets")
+
+
+def _plain(value: Any) -> Any:
+    return json.loads(json.dumps(value, default=str))
+
+
+def evaluation_settings(eval_sets: Iterable, eval_options: Any) -> dict:
+    """{"sets": {name: {split | text}}, "options": {...}}: what decides a row's eval numbers (see the docstring)."""
+    options = eval_options if isinstance(eval_options, dict) else dataclasses.asdict(eval_options)
+    sets = {}
+    for es in eval_sets:
+        es = es if isinstance(es, dict) else dataclasses.asdict(es)
+        sets[str(es["name"])] = {"split": es.get("split"), "text": es.get("text")}
+    return _plain({"sets": sets, "options": {k: options.get(k) for k in EVAL_OPTIONS}})
+
+
+def evaluation_differences(recorded: dict | None, now: dict) -> list[str]:
+    """``eval.KEY: VALUE in the row, VALUE now`` for each setting that differs (none for a row that records none)."""
+    if not isinstance(recorded, dict):
+        return []
+    out = []
+    was_options, now_options = recorded.get("options") or {}, now.get("options") or {}
+    for key in EVAL_OPTIONS:
+        if was_options.get(key) != now_options.get(key):
+            out.append(f"eval.{key}: {was_options.get(key)!r} in the row, {now_options.get(key)!r} now")
+    was_sets, now_sets = recorded.get("sets") or {}, now.get("sets") or {}
+    for name in sorted(set(was_sets) | set(now_sets)):
+        if was_sets.get(name) != now_sets.get(name):
+            out.append(f"eval.sets.{name}: {was_sets.get(name)!r} in the row, {now_sets.get(name)!r} now")
+    return out
+
+
+def measurement(row) -> dict:
+    """The parts of a row that say what it measured and what it found (not when, where or how fast)."""
+    data = row.data if isinstance(row.data, dict) else {}
+    return _plain({"config": row.config, "evaluation": row.evaluation, "data": data.get("fingerprint"),
+                   "steps": row.steps, "tokens": row.tokens, "final_val_loss": row.final_val_loss,
+                   "eval": {k: v.to_dict() for k, v in row.eval.items()},
+                   "buckets": {k: v.to_dict() for k, v in row.buckets.items()}})
+
+
+def measurement_differences(a, b) -> list[str]:
+    """The parts of ``measurement`` in which rows ``a`` and ``b`` differ (empty: the same measurement)."""
+    ma, mb = measurement(a), measurement(b)
+    return [key for key in ma if ma[key] != mb[key]]
+
+
+def same_measurement(a, b) -> bool:
+    return not measurement_differences(a, b)
+
+
+def resolve_duplicates(numbered: list[tuple[str, Any]], source: str) -> tuple[list, list[str]]:
+    """(one row per run, notes) from ``[(where, row)]`` in reading order (``where``: "line 7", or a folder), by the
+    rule of the module docstring; a run with two different rows is a UserError naming both places."""
+    first: dict[str, tuple[str, Any]] = {}
+    repeats: dict[str, list[str]] = {}
+    out = []
+    for where, row in numbered:
+        seen = first.get(row.name)
+        if seen is None:
+            first[row.name] = (where, row)
+            out.append(row)
+            continue
+        differ = measurement_differences(seen[1], row)
+        if differ:
+            raise UserError(f"run {row.name!r} has two different rows in {source} ({seen[0]} and {where}; they differ "
+                            f"in {', '.join(differ)}): two measurements of one run cannot both be reported; keep the "
+                            f"one you trust (delete the other row) and run the command again")
+        repeats.setdefault(row.name, [seen[0]]).append(where)
+    notes = [f"note: run {name!r} appears {len(places)} times in {source} ({', '.join(places)}), the same "
+             f"measurement each time; counted once (the first)" for name, places in repeats.items()]
+    return out, notes
+
+
+def check_one_evaluation(rows: Iterable, source: str) -> None:
+    """UserError when rows of one report record different evaluation settings (rows that record none are not
+    compared): their numbers were measured differently and cannot share a table."""
+    seen: tuple[str, dict] | None = None
+    for row in rows:
+        if not isinstance(row.evaluation, dict):
+            continue
+        if seen is None:
+            seen = (row.name, row.evaluation)
+            continue
+        differ = evaluation_differences(seen[1], row.evaluation)
+        if differ:
+            shown = "; ".join(d.replace(" in the row,", f" for {seen[0]},").replace(" now", f" for {row.name}")
+                              for d in differ[:4])
+            raise UserError(f"the rows of {source} were evaluated differently ({shown}); their numbers cannot share "
+                            f"a table: evaluate them again with one setting (a sweep with the same eval section), "
+                            f"or report them separately")

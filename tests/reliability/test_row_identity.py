@@ -1,0 +1,133 @@
+"""Everything that changes what a results row measures is part of its identity (issue 30, kind 4): how it was
+evaluated joins the drift check, shards started with different settings are not merged, and a run with two rows
+in one report is resolved by a stated rule, which the report states (``experiments.identity``).
+
+Before, rows evaluated on 400 and on 300 tokens shared a results file, a shard started with its own
+``optim.lr=...`` merged into one report, and a run that appeared twice was reported from its last row, all
+without a word; a row holding NaN was read as a number.
+"""
+
+from __future__ import annotations
+
+import json
+import shutil
+import sys
+from pathlib import Path
+
+import pytest
+import yaml
+
+from leviathan.cli import main
+
+sys.path.insert(0, str(Path(__file__).parent))
+from reliability_support import one_error  # noqa: E402
+
+pytestmark = [pytest.mark.reliability, pytest.mark.usefixtures("single_thread")]
+
+
+def grid_file(folder: Path, data: Path, **eval_options) -> Path:
+    """A grid of two tiny runs of two steps each, evaluated on the val split."""
+    grid = {"name": "tiny", "data": {"dir": str(data)}, "seeds": [0],
+            "base": {"data": {"seq_len": 32}, "batch_tokens": 128, "micro_batch_size": 4, "max_steps": 2,
+                     "log_interval": 1, "eval_interval": 0, "eval_tokens": 200, "checkpoint_interval": 0,
+                     "keep_last": 1, "device": "cpu", "schedule": {"warmup_steps": 1}},
+            "eval": {"buckets": 2, "seq_len": 32, "batch_size": 4, "max_tokens": 400, **eval_options},
+            "sizes": {"a": {"preset": "cpu-tiny", "hidden_size": 16, "num_attention_heads": 2}},
+            "experiments": {"iso_body": {"variants": ["dense_tied", "dense_untied"], "sizes": ["a"]}}}
+    path = folder / "grid.yaml"
+    path.write_text(yaml.safe_dump(grid))
+    return path
+
+
+@pytest.fixture(scope="module")
+def swept(data, tmp_path_factory) -> Path:
+    """A finished sweep of ``grid_file``'s two runs (real training and evaluation)."""
+    root = tmp_path_factory.mktemp("identity")
+    assert main(["sweep", "--grid", str(grid_file(root, data)), "--out", str(root / "sweep")]) == 0
+    return root / "sweep"
+
+
+@pytest.fixture
+def sweep_copy(swept, tmp_path) -> Path:
+    return Path(shutil.copytree(swept, tmp_path / "sweep"))
+
+
+def fails(capsys, *argv) -> str:
+    assert main([str(a) for a in argv]) == 2
+    return one_error(capsys.readouterr().err)
+
+
+def test_rows_record_how_they_were_evaluated(swept):
+    row = json.loads((swept / "results.jsonl").read_text().splitlines()[0])
+    assert row["evaluation"] == {"sets": {"val": {"split": "val", "text": None}},
+                                 "options": {"seq_len": 32, "max_tokens": 400, "buckets": 2, "bucket_method": "mass",
+                                             "bucket_sets": None}}
+
+
+def test_a_changed_eval_section_is_refused_before_anything_is_written(capsys, data, sweep_copy, tmp_path):
+    before = (sweep_copy / "grid.json").read_text()
+    line = fails(capsys, "sweep", "--grid", grid_file(tmp_path, data, max_tokens=300), "--out", sweep_copy)
+    assert "a-dense_tied-s0: eval.max_tokens: 400 in the row, 300 now" in line
+    assert (sweep_copy / "grid.json").read_text() == before
+    assert "eval.buckets: 2 in the row, 3 now" in fails(capsys, "sweep", "--grid", grid_file(tmp_path, data, buckets=3),
+                                                        "--out", sweep_copy)
+    # the batch size changes how fast, not what: accepted
+    assert main(["sweep", "--grid", str(grid_file(tmp_path, data, batch_size=2)), "--out", str(sweep_copy)]) == 0
+
+
+def _lines(sweep: Path) -> list[str]:
+    return (sweep / "results.jsonl").read_text().splitlines()
+
+
+def test_a_run_twice_with_the_same_measurement_is_counted_once_and_the_report_says_so(capsys, sweep_copy):
+    lines = _lines(sweep_copy)
+    (sweep_copy / "results.jsonl").write_text("\n".join(lines + lines[:1]) + "\n")
+    assert main(["report", str(sweep_copy), "--bootstrap", "10"]) == 0
+    note = "run 'a-dense_tied-s0' appears 2 times in"
+    assert note in capsys.readouterr().err
+    md = (sweep_copy / "report" / "report.md").read_text()
+    assert "Notes on the rows:" in md and note in md and "counted once (the first)" in md
+    assert "(2 runs)" in md
+
+
+def test_a_run_with_two_different_rows_is_refused(capsys, sweep_copy):
+    lines = _lines(sweep_copy)
+    other = json.loads(lines[0])
+    other["eval"]["val"]["loss"] += 0.25
+    (sweep_copy / "results.jsonl").write_text("\n".join(lines + [json.dumps(other)]) + "\n")
+    line = fails(capsys, "report", sweep_copy, "--bootstrap", "10")
+    assert "run 'a-dense_tied-s0' has two different rows in" in line and "(line 1 and line 3; they differ in eval)" in line
+    assert "delete the other row" in line
+    assert not (sweep_copy / "report").exists()
+
+
+def test_rows_evaluated_differently_do_not_share_a_report(capsys, sweep_copy):
+    lines = _lines(sweep_copy)
+    other = json.loads(lines[1])
+    other["evaluation"]["options"]["max_tokens"] = 131072
+    (sweep_copy / "results.jsonl").write_text("\n".join([lines[0], json.dumps(other)]) + "\n")
+    line = fails(capsys, "report", sweep_copy, "--bootstrap", "10")
+    assert "were evaluated differently (eval.max_tokens: 400 for a-dense_tied-s0, 131072 for a-dense_untied-s0)" in line
+
+
+def test_shards_started_with_different_settings_are_not_merged(capsys, data, tmp_path):
+    grid = grid_file(tmp_path, data)
+    assert main(["sweep", "--grid", str(grid), "--shard", "1/2", "--out", str(tmp_path / "s1")]) == 0
+    assert main(["sweep", "--grid", str(grid), "--shard", "2/2", "--out", str(tmp_path / "s2"), "optim.lr=0.05"]) == 0
+    line = fails(capsys, "report", tmp_path / "s1", tmp_path / "s2", "--out", tmp_path / "r", "--bootstrap", "10")
+    assert "were started with different settings (base overrides [] only in" in line
+    assert "['optim.lr=0.05'] only in" in line and not (tmp_path / "r").exists()
+
+
+@pytest.mark.parametrize("line, why", [
+    ('{"name": "x", "eval": {"val": {"loss": NaN}}}', "holds NaN or infinity"),
+    ("[1, 2]", "is not a results row (a JSON object with a name), but a JSON list"),
+    ('{"name": "x", "eval": {"val": {"loss": "low"}}}', "has eval.val.loss 'low', not a number"),
+    ('{"name": "x", "steps": -1.5}', "has steps -1.5, not a whole number"),
+], ids=["nan", "array", "text-loss", "steps"])
+def test_a_damaged_row_is_reported_and_skipped(capsys, sweep_copy, line, why):
+    with open(sweep_copy / "results.jsonl", "a") as f:
+        f.write(line + "\n")
+    assert main(["report", str(sweep_copy), "--bootstrap", "10"]) == 0
+    err = capsys.readouterr().err
+    assert f"results.jsonl:3: line 3 {why}" in err and "skipped" in err and "Traceback" not in err
