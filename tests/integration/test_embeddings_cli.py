@@ -18,7 +18,6 @@ import torch
 import yaml
 
 from leviathan import checkpoint as ckpt
-from leviathan.checkpoint_state import fingerprints
 from leviathan.cli import main
 from leviathan.experiments import embeddings as E
 from leviathan.experiments.embedding_files import read_record
