@@ -7,14 +7,18 @@ not pay for importing the training stack. A ``UserError`` (bad input, bad config
 permission denied, read-only file system, a file where a folder belongs; ``errors.storage_error_message``),
 including the write failures torch.save and safetensors report without an errno (``leviathan.storage``);
 nothing else is swallowed. ``leviathan`` with no verb prints the help on stderr and exits 2 (a usage error, as
-argparse reports a missing argument); ``leviathan --help`` prints it on stdout and exits 0.
+argparse reports a missing argument); ``leviathan --help`` prints it on stdout and exits 0. nothing else is swallowed. A SIGTERM that arrives before a verb has its own handling (``train`` catches it from its
+session's first line and stops cleanly) ends it with one line saying what it stopped and exit status 143, after the
+verb's cleanup ran (temporary folders removed, locks released): never silently, as Python's default would.
 """
 
 from __future__ import annotations
 
 import argparse
 import importlib
+import signal
 import sys
+import threading
 
 from .errors import UserError, storage_error_message
 from .storage import storage_oserror
@@ -61,6 +65,34 @@ def _parse(parser: argparse.ArgumentParser, argv: list[str]) -> argparse.Namespa
         return parser.parse_args(argv)
 
 
+class Stopped(BaseException):
+    """SIGTERM arrived (``main``'s handler): unwinds the verb like Ctrl-C does, so its ``finally`` blocks clean up."""
+
+    def __init__(self, signum: int):
+        super().__init__(signum)
+        self.signum = signum
+
+
+def _stop(signum, frame):
+    raise Stopped(signum)
+
+
+def _run_verb(module, args, verb: str) -> int:
+    """``module.run(args)`` with SIGTERM turned into ``Stopped`` (main thread only), reported in one line."""
+    main_thread = threading.current_thread() is threading.main_thread()
+    previous = signal.signal(signal.SIGTERM, _stop) if main_thread else None
+    try:
+        return int(module.run(args) or 0)
+    except Stopped as e:
+        name = signal.Signals(e.signum).name
+        print(f"stopped by {name} before `leviathan {verb}` finished: its temporary files are removed and nothing "
+              f"half-written is taken as valid; run the same command again", file=sys.stderr)
+        return 128 + e.signum
+    finally:
+        if main_thread:
+            signal.signal(signal.SIGTERM, previous)
+
+
 def main(argv: list[str] | None = None) -> int:
     argv = list(sys.argv[1:] if argv is None else argv)
     if not argv:  # no verb is a usage error, as for any command missing its argument: the help on stderr, status 2
@@ -81,7 +113,7 @@ def main(argv: list[str] | None = None) -> int:
     module.add_arguments(parser)
     args = _parse(parser, rest)
     try:
-        return int(module.run(args) or 0)
+        return _run_verb(module, args, verb)
     except UserError as e:
         print(f"error: {e}", file=sys.stderr)
         return 2

@@ -207,6 +207,14 @@ class RunConfig:
         require(self.device == "auto" or self.device == "cpu" or self.device.startswith("cuda"),
                 f"device must be auto, cpu, cuda or cuda:N, got {self.device!r}")
 
+    def check_schedule(self) -> None:
+        """ConfigError when the warmup is longer than the run (checked when training starts: a config may be built
+        with a shorter max_steps than it will train with): the learning rate would never reach ``optim.lr``."""
+        require(self.schedule.warmup_steps <= self.total_steps,
+                f"schedule.warmup_steps={self.schedule.warmup_steps} is longer than the run ({self.total_steps} steps): "
+                f"the learning rate would never reach optim.lr; set schedule.warmup_steps in [0, {self.total_steps}] "
+                f"(typically 1-10% of the steps)")
+
     # ---- derived values ----------------------------------------------------------------------
     @property
     def total_steps(self) -> int:

@@ -323,7 +323,7 @@ def test_bad_settings_and_misuse():
         adopt(CONFIGS["qwen2"](), vocab_size=500)
     with pytest.raises(UserError, match="taken from the model's input embedding"):
         adopt(CONFIGS["gemma"](), output_scale=1.0)
-    with pytest.raises(UserError, match="invalid generator settings"):
+    with pytest.raises(UserError, match="invalid generator setting"):
         adopt(CONFIGS["qwen2"](), base=3)  # 3^3 < 300
     model = adopt(CONFIGS["qwen2"](), **GEN)
     with pytest.raises(InputEmbeddingError, match="resize_token_embeddings"):

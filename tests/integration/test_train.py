@@ -215,7 +215,8 @@ def test_compile_true_trains_every_variant_like_eager(data, tmp_path, embedding)
     losses = {}
     for compiled in (False, True):
         cfg = load_run_config(None, tiny_overrides(data, max_steps=1, eval_interval=0, checkpoint_interval=0,
-                                                   **{"model.embedding": embedding, "compile": compiled}))
+                                                   **{"model.embedding": embedding, "compile": compiled,
+                                                      "schedule.warmup_steps": 1}))
         run = tmp_path / f"{embedding}-{compiled}"
         summary = train(cfg, run, quiet=True)
         rows = [r for r in read_metrics(run / "metrics.jsonl") if "train_loss" in r]

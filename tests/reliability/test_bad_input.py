@@ -388,7 +388,7 @@ def train_steps(run: Path) -> list[int]:
 
 
 @pytest.mark.parametrize("sig, code, last_line", [
-    (signal.SIGTERM, 0, "SIGTERM received: finishing this step, saving a checkpoint, then stopping (exit status 0)"),
+    (signal.SIGTERM, 0, "stopped by SIGTERM at step 6; checkpoint saved, continue with --resume auto"),  # --quiet too
     (signal.SIGINT, 130, "interrupted"),
 ], ids=["SIGTERM", "Ctrl-C"])
 def test_signal_saves_and_leaves_earlier_checkpoints_alone(capsys, data, run_copy, sig, code, last_line):

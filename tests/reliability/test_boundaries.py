@@ -10,6 +10,7 @@ from __future__ import annotations
 import sys
 from pathlib import Path
 
+import numpy as np
 import pytest
 
 from leviathan.cli import main
@@ -60,3 +61,139 @@ def test_a_seed_out_of_range_in_the_python_api(tmp_path):
     with pytest.raises(ConfigError, match="seed: a seed must be an integer"):
         prepare("stdlib", tmp_path / "d", seed=2**33)
     assert not (tmp_path / "d").exists()
+
+
+# ---- training settings that parse but make no sense ------------------------------------------------------------
+def test_a_warmup_longer_than_the_run(capsys, data, tmp_path):
+    assert main(["train", *run_overrides(data, **{"schedule.warmup_steps": 100}), "--run-dir", str(tmp_path / "run"),
+                 "--quiet"]) == 2
+    line = one_error(capsys.readouterr().err)
+    assert "schedule.warmup_steps=100 is longer than the run (4 steps)" in line and "in [0, 4]" in line
+    assert not (tmp_path / "run").exists()
+
+
+def test_data_without_validation_tokens_is_refused_before_training(capsys, tmp_path):
+    from reliability_support import write_corpus
+
+    corpus = write_corpus(tmp_path / "corpus", num_docs=6)
+    data = tmp_path / "data"
+    assert main(["prepare", str(corpus), "--out", str(data), "--tokenizer", "bpe:300", "--val-fraction", "0",
+                 "--no-progress"]) == 0
+    capsys.readouterr()
+    assert main(["train", *run_overrides(data), "--run-dir", str(tmp_path / "run"), "--quiet"]) == 2
+    line = one_error(capsys.readouterr().err)
+    assert "has no validation tokens (its val split: 0 tokens)" in line and "--val-fraction 0.01" in line
+    assert not (tmp_path / "run").exists()
+
+
+@pytest.mark.parametrize("argv, shown", [
+    (["lm-eval", "{run}", "--batch-size", "abc"], "argument --batch-size: expected a positive integer, got 'abc'"),
+    (["lm-eval", "{run}", "--batch-size", "0"], "argument --batch-size: must be a positive integer, got 0"),
+    (["prepare", "stdlib", "--out", "{tmp}/d", "--workers", "0"], "argument --workers: must be a positive integer"),
+], ids=["lm-eval-batch-text", "lm-eval-batch-zero", "prepare-workers-zero"])
+def test_nonsense_sizes_on_the_command_line(capsys, tmp_path, finished_run, argv, shown):
+    with pytest.raises(SystemExit) as info:
+        main([a.format(run=finished_run, tmp=tmp_path) for a in argv])
+    assert info.value.code == 2
+    assert shown in one_error(capsys.readouterr().err)
+
+
+# ---- adoption's options ----------------------------------------------------------------------------------------
+@pytest.mark.parametrize("settings, shown", [
+    (dict(ln_eps=float("nan")), "ln_eps must be a finite number > 0, got nan"),
+    (dict(ln_eps=-1.0), "ln_eps must be a finite number > 0, got -1.0"),
+    (dict(norm=True, norm_eps=0.0), "norm_eps must be a finite number > 0, got 0.0"),
+    (dict(table_std=float("inf")), "table_std must be a finite number > 0, got inf"),
+    (dict(table_std="0.02"), "table_std must be a finite number > 0, got '0.02'"),
+    (dict(seed_dim=0), "seed_dim must be an integer >= 1, got 0"),
+    (dict(rank=2.5), "rank must be an integer >= 1, got 2.5"),
+    (dict(knots=1), "knots must be an integer >= 2, got 1"),
+    (dict(degree=-1), "degree must be an integer in [1, 3], got -1"),
+    (dict(base=1), "base must be an integer >= 2, got 1"),
+    (dict(center="no"), "center must be true or false, got 'no'"),
+    (dict(norm=1), "norm must be true or false, got 1"),
+], ids=["ln-eps-nan", "ln-eps-negative", "norm-eps-zero", "table-std-inf", "table-std-text", "seed-dim-zero",
+        "rank-fraction", "knots-one", "degree-negative", "base-one", "center-text", "norm-int"])
+def test_adoption_refuses_settings_that_would_make_a_nan_model(settings, shown):
+    from transformers import LlamaConfig
+
+    from leviathan.errors import UserError
+    from leviathan.hf.adoption import adopt
+
+    cfg = LlamaConfig(vocab_size=300, hidden_size=32, intermediate_size=64, num_hidden_layers=1,
+                      num_attention_heads=2, num_key_value_heads=2)
+    with pytest.raises(UserError) as info:
+        adopt(cfg, **{"seed_dim": 8, "modes": 2, "knots": 8, "rank": 4, **settings})
+    assert shown in str(info.value) and "pick values LeviathanGenerator accepts" in str(info.value)
+
+
+def test_the_generator_itself_refuses_them():
+    from leviathan.model.generator import LeviathanGenerator
+
+    with pytest.raises(ValueError, match="norm_eps must be a finite number > 0, got nan"):
+        LeviathanGenerator(300, 32, seed_dim=8, modes=2, knots=8, rank=4, norm=True, norm_eps=float("nan"))
+
+
+# ---- inputs that are not what they claim -----------------------------------------------------------------------
+def test_random_bytes_are_not_evaluated_as_text(finished_run, tmp_path):
+    import numpy as np
+
+    noise = np.random.default_rng(0).integers(1, 256, size=4000, dtype=np.uint8)  # no NUL: not caught as binary
+    (tmp_path / "notes.txt").write_bytes(noise.tobytes())
+    line = cli_error(["eval", finished_run, "--text", tmp_path / "notes.txt"])
+    assert "notes.txt is not UTF-8 text:" in line and "bytes do not decode" in line and "iconv" in line
+
+
+def test_a_restricted_softmax_says_what_it_leaves_out(capsys, data, tmp_path):
+    run = tmp_path / "run"
+    assert main(["train", *run_overrides(data, **{"data.softmax": "corpus"}), "--run-dir", str(run), "--quiet"]) == 0
+    from leviathan.data.tokenizer import load_tokenizer
+
+    tokenizer = load_tokenizer(str(data))
+    unseen = [i for i in range(tokenizer.vocab_size) if i not in set(np.fromfile(data / "train.bin", dtype=np.uint16))
+              and i not in set(np.fromfile(data / "val.bin", dtype=np.uint16))]
+    text = tmp_path / "text.txt"
+    text.write_text((data.parent / "corpus" / "doc000.txt").read_text() + tokenizer.decode(unseen[:20]))
+    capsys.readouterr()
+    assert main(["eval", str(run), "--text", str(text)]) == 0
+    err = capsys.readouterr().err
+    assert "targets" in err and "are outside the" in err and "this model predicts (data.softmax=corpus)" in err
+    assert "bits per byte is not reported" in err
+
+
+# ---- stops before the first step -------------------------------------------------------------------------------
+def test_a_sigterm_while_the_model_is_built_says_what_it_stopped(capsys, data, tmp_path, monkeypatch):
+    import os
+    import signal
+
+    from leviathan.train import loop
+
+    real = loop.initial_model
+
+    def built_then_stopped(cfg):
+        os.kill(os.getpid(), signal.SIGTERM)  # a scheduler's stop while the model is being built
+        return real(cfg)
+
+    monkeypatch.setattr(loop, "initial_model", built_then_stopped)
+    assert main(["train", *run_overrides(data), "--run-dir", str(tmp_path / "run"), "--quiet"]) == 0
+    err = capsys.readouterr().err
+    assert "stopped by SIGTERM before the first step of this session (while loading the data and building the " \
+           "model): nothing was trained and no checkpoint was written; the run has not started" in err
+    assert not (tmp_path / "run").exists()
+
+
+def test_a_sigterm_before_any_verb_has_started_is_one_line(capsys, data, tmp_path, monkeypatch):
+    import os
+    import signal
+
+    from leviathan import run_config
+
+    def stopped(*args, **kwargs):
+        os.kill(os.getpid(), signal.SIGTERM)  # while the config is read: before train has its own handling
+        raise AssertionError("the signal did not stop the verb")
+
+    monkeypatch.setattr(run_config, "load_run_config", stopped)
+    assert main(["train", *run_overrides(data), "--run-dir", str(tmp_path / "run")]) == 128 + signal.SIGTERM
+    err = capsys.readouterr().err
+    assert "stopped by SIGTERM before `leviathan train` finished" in err and "run the same command again" in err
+    assert "Traceback" not in err

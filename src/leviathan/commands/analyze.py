@@ -233,9 +233,8 @@ def _exp(v):
 
 def _frequency_runs(args) -> int:
     """Evaluate checkpoints now: token losses on a split of the data dir, bucketed by train_freq.npy."""
+    import sys
     from pathlib import Path
-
-    import numpy as np
 
     from ..errors import UserError
     from ..eval.stream import EvalStream
@@ -251,8 +250,16 @@ def _frequency_runs(args) -> int:
     freq = load_train_freq(args.data)
     buckets = make_buckets(freq, args.buckets, args.method)
     stream = EvalStream.from_split(args.data, args.split, args.max_tokens)
-    results = [evaluate_checkpoint(run_dir, {args.split: stream}, seq_len=args.seq_len, batch_size=args.batch_size,
-                                   buckets=buckets, freq=freq)[1][args.split] for run_dir in args.runs]
+    results = []
+    for run_dir in args.runs:
+        evals, bucketed = evaluate_checkpoint(run_dir, {args.split: stream}, seq_len=args.seq_len,
+                                              batch_size=args.batch_size, buckets=buckets, freq=freq)
+        outside = evals[args.split].get("targets_outside")
+        if outside:  # a restricted softmax: say what the buckets leave out
+            print(f"note: {run_dir}: {outside:,} targets ({evals[args.split]['share_outside']:.1%}) are outside the "
+                  f"ids its restricted softmax predicts (data.softmax=corpus) and are left out of its buckets",
+                  file=sys.stderr)
+        results.append(bucketed[args.split])
     names = [Path(run_dir).name for run_dir in args.runs]
     if args.json:
         _dump({"names": names, "buckets": buckets.as_dict(), "results": [r.as_dict() for r in results]})

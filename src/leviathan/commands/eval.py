@@ -8,6 +8,11 @@ CHECKPOINT is a run folder (its latest complete step) or a step folder. The toke
 count come from ``leviathan.eval.stream.EvalStream``: a split's byte count from meta.json (scaled by
 the share evaluated when --max-tokens cuts it), or the UTF-8 size of the text file, which is tokenized
 with the checkpoint's tokenizer.
+
+A model trained with a restricted softmax (``data.softmax: corpus``) cannot predict ids outside its set: those
+targets are left out, and a ``note:`` says how many (the loss is over the others; bits per byte is not reported,
+since it would divide the nats of some targets by the bytes of all). Text none of whose targets the model can
+predict is an error.
 """
 
 from __future__ import annotations
@@ -30,10 +35,34 @@ def add_arguments(parser) -> None:
     parser.add_argument("--json", action="store_true", help="print JSON")
 
 
+def _score(model, stream, seq_len: int, batch_size: int, dtype) -> dict:
+    """``perplexity.summarize`` of the targets the model can predict; a note names those it cannot (see above)."""
+    import sys
+
+    import numpy as np
+
+    from ..eval.perplexity import summarize, token_losses
+
+    nats = token_losses(model, stream.tokens, seq_len, batch_size, dtype=dtype, outside="nan")
+    inside = ~np.isnan(nats)
+    if inside.all():
+        return summarize(float(nats.sum()), len(nats), stream.num_bytes)
+    kept, left = int(inside.sum()), int((~inside).sum())
+    ids = f"{model.output_ids.numel():,} of {model.config.vocab_size:,} ids"
+    if not kept:
+        raise UserError(f"none of the {left:,} targets of {stream.source} is among the {ids} this model predicts "
+                        f"(trained with data.softmax=corpus): evaluate text of the data it was trained on, or a model "
+                        f"trained with data.softmax=full")
+    print(f"note: {left:,} of {len(nats):,} targets ({left / len(nats):.1%}) of {stream.source} are outside the {ids} "
+          f"this model predicts (data.softmax=corpus) and are left out: the loss is over the other {kept:,}, and "
+          f"bits per byte is not reported", file=sys.stderr)
+    return {**summarize(float(nats[inside].sum()), kept, None), "targets_outside": left,
+            "share_outside": left / len(nats)}
+
+
 def run(args) -> int:
     import torch
 
-    from ..eval.perplexity import evaluate
     from ..eval.stream import EvalStream, run_seq_len
     from .. import checkpoint as ckpt
     from ..run_config import data_meta
@@ -55,7 +84,7 @@ def run(args) -> int:
         stream = EvalStream.from_split(data_dir, args.split, args.max_tokens)
     stream.check_fits(model.config.vocab_size)
     dtype = torch.bfloat16 if device.type == "cuda" else None
-    result = evaluate(model, stream.tokens, seq_len, args.batch_size, num_bytes=stream.num_bytes, dtype=dtype)
+    result = _score(model, stream, seq_len, args.batch_size, dtype)
     result = {"source": stream.source, "checkpoint": str(ckpt.find_checkpoint(args.checkpoint)), "seq_len": seq_len,
               **result}
     if args.json:

@@ -29,7 +29,7 @@ def add_arguments(parser) -> None:
     parser.add_argument("--tasks", default="paper", help="paper, or comma-separated task names")
     parser.add_argument("--data-root", default=None, help="folder with the task files (default: $LEVIATHAN_DATA)")
     parser.add_argument("--limit", type=positive_float, default=None, help="examples per task (a fraction if < 1)")
-    parser.add_argument("--batch-size", default="8", help="lm-eval batch size (or 'auto')")
+    parser.add_argument("--batch-size", type=_batch_size, default=8, help="lm-eval batch size (or 'auto')")
     parser.add_argument("--device", default="cpu", help="cpu, cuda, cuda:N")
     parser.add_argument("--dtype", default="float32", help="dtype the exported model is loaded in")
     parser.add_argument("--num-fewshot", type=non_negative_int, default=None, help="few-shot examples (default: 0)")
@@ -39,6 +39,11 @@ def add_arguments(parser) -> None:
     parser.add_argument("--json", action="store_true", help="print the summary as JSON")
     parser.add_argument("--threads", type=positive_int, default=None,
                         help="torch intra-op threads (default: torch's; 1 per process on a small shared CPU)")
+
+
+def _batch_size(text: str) -> int | str:
+    """``auto`` or a positive integer (argparse refuses anything else with the valid values)."""
+    return "auto" if text == "auto" else positive_int(text)
 
 
 def run(args) -> int:
@@ -51,7 +56,7 @@ def run(args) -> int:
     limit = args.limit
     if limit is not None and limit >= 1:
         limit = int(limit)
-    batch = args.batch_size if args.batch_size == "auto" else int(args.batch_size)
+    batch = args.batch_size
     out = evaluate(args.source, args.tasks, data=args.data_root, out_dir=args.out, keep_export=args.keep_export,
                    limit=limit, batch_size=batch, device=args.device, dtype=args.dtype,
                    num_fewshot=args.num_fewshot, verify=not args.no_verify)

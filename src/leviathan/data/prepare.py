@@ -659,6 +659,9 @@ def prepare_eval_text(path, tokenizer, *, strict: bool = False, num_workers: int
         piece_doc.extend([d] * len(chunks))
     if not pieces:
         raise UserError(f"{src.description} holds no text; check the path")
+    if src.stats.decode_errors:  # a few invalid bytes (another encoding); a file of mostly invalid ones is refused
+        print(f"note: {src.stats.decode_errors:,} invalid UTF-8 sequence(s) in {src.description} were replaced by "
+              f"U+FFFD before tokenizing (strict=True refuses them)", file=sys.stderr)
     toks, offsets = tok.encode_flat(pieces, num_workers)
     doc = np.asarray(piece_doc)
     ends = np.nonzero(doc[1:] != doc[:-1])[0]  # pieces after which a new document starts

@@ -94,6 +94,11 @@ class SourceStats:
 # decoding with counted errors
 
 _ERRORS = [0]
+# A document whose invalid UTF-8 sequences pass both (issue 30: random bytes taken as text) is not text at all:
+# refused. Text in another encoding with a few accented letters (latin-1: a few percent of bytes) is replaced and
+# counted, as before.
+NOT_TEXT_ERRORS = 16
+NOT_TEXT_SHARE = 0.05
 
 
 def _count_and_replace(exc: UnicodeDecodeError):
@@ -117,7 +122,12 @@ def decode_utf8(data: bytes, where: str, strict: bool, stats: SourceStats, base_
                 f"with U+FFFD (they are counted and reported)") from None
         before = _ERRORS[0]
         text = data.decode("utf-8", errors="leviathan.count")
-        stats.decode_errors += _ERRORS[0] - before
+        errors = _ERRORS[0] - before
+        if errors >= NOT_TEXT_ERRORS and errors > NOT_TEXT_SHARE * len(data):
+            raise UserError(f"{where} is not UTF-8 text: {errors:,} of its {len(data):,} bytes do not decode "
+                            f"({errors / len(data):.0%}), so it is binary data or text in another encoding; convert "
+                            f"it to UTF-8 (e.g. iconv -f latin1 -t utf-8) or remove it")
+        stats.decode_errors += errors
         if len(stats.files_with_decode_errors) < 100 and where not in stats.files_with_decode_errors:
             stats.files_with_decode_errors.append(where)
     if text.startswith("\ufeff"):

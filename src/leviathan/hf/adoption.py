@@ -222,8 +222,8 @@ def _build_generator(settings: dict[str, Any]) -> LeviathanGenerator:
             return ScaledLeviathanGenerator(**kwargs, output_scale=settings["output_scale"])
         return LeviathanGenerator(**kwargs)
     except (TypeError, ValueError) as e:
-        raise UserError(f"invalid generator settings {settings}: {e}; pick values LeviathanGenerator accepts "
-                        "(e.g. a base with base^k >= vocab_size)") from e
+        raise UserError(f"invalid generator setting: {e}; pick values LeviathanGenerator accepts (e.g. a base with "
+                        f"base^k >= vocab_size; the settings given: {settings})") from e
 
 
 def _causal_lm_class(config: PretrainedConfig) -> type[PreTrainedModel]:

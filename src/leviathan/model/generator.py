@@ -49,6 +49,7 @@ once-differentiable (no double backward); the first CPU call on a machine builds
 from __future__ import annotations
 
 import math
+import numbers
 
 import torch
 import torch.nn.functional as F
@@ -92,12 +93,13 @@ class LeviathanGenerator(nn.Module):
                  init: str = "reference", center: bool = False, norm: bool = False, form: str = "paper",
                  table_std: float = 0.02, norm_eps: float = 1e-6):
         super().__init__()
+        _check_settings(vocab_size=vocab_size, hidden_size=hidden_size, k=k, seed_dim=seed_dim, modes=modes,
+                        knots=knots, rank=rank, degree=degree, ln_eps=ln_eps, base=base, center=center, norm=norm,
+                        table_std=table_std, norm_eps=norm_eps)
         if init not in GENERATOR_INITS:
             raise ValueError(f"init must be one of {GENERATOR_INITS}, got {init!r}")
         if form not in GENERATOR_FORMS:
             raise ValueError(f"form must be one of {GENERATOR_FORMS}, got {form!r}")
-        if not (isinstance(table_std, (int, float)) and math.isfinite(table_std) and table_std > 0):
-            raise ValueError(f"table_std must be a positive number, got {table_std!r}")
         self.init, self.form, self.table_std, self.norm_eps = init, form, float(table_std), float(norm_eps)
         from .config import min_base
 
@@ -339,3 +341,30 @@ class _ModeActivation(torch.autograd.Function):
             grad_h = torch.ops.aten.native_layer_norm_backward(grad_y.mul_(weight), h, (h.shape[-1],), mean, rstd,
                                                                None, None, [True, False, False])[0]
         return grad_h, grad_weight, grad_bias, None
+
+
+def _check_settings(**settings) -> None:
+    """ValueError naming the setting and its valid range unless every size is a positive integer (knots >= 2, degree
+    1-3, base None or >= 2), every epsilon and ``table_std`` a positive finite number and ``center`` / ``norm``
+    booleans: checked here, where every way in (ModelConfig, adoption, the Python API) meets, because a NaN or
+    negative epsilon builds a model whose every output is NaN, and ``center="no"`` would read as true."""
+    def whole(name: str, low: int, high: int | None = None) -> None:
+        value = settings[name]
+        if isinstance(value, bool) or not isinstance(value, numbers.Integral) or value < low or \
+                (high is not None and value > high):
+            bounds = f">= {low}" if high is None else f"in [{low}, {high}]"
+            raise ValueError(f"{name} must be an integer {bounds}, got {value!r}")
+
+    for name in ("vocab_size", "hidden_size", "k", "seed_dim", "modes", "rank"):
+        whole(name, 1)
+    whole("knots", 2)
+    whole("degree", 1, 3)
+    if settings["base"] is not None:
+        whole("base", 2)
+    for name in ("ln_eps", "norm_eps", "table_std"):
+        value = settings[name]
+        if isinstance(value, bool) or not isinstance(value, numbers.Real) or not math.isfinite(value) or value <= 0:
+            raise ValueError(f"{name} must be a finite number > 0, got {value!r}")
+    for name in ("center", "norm"):
+        if not isinstance(settings[name], bool):
+            raise ValueError(f"{name} must be true or false, got {settings[name]!r}")

@@ -21,7 +21,10 @@ every ``eval_interval`` steps and at the last step.
 Stopping:
 - SIGTERM (schedulers, ``kill``) and SIGINT (Ctrl-C) set a flag; at the end of the current step all
   ranks agree to stop, a checkpoint is saved, and ``train`` returns (SIGTERM, ``summary.stopped``)
-  or raises KeyboardInterrupt (SIGINT; the CLI exits 130). A second Ctrl-C interrupts at once.
+  or raises KeyboardInterrupt (SIGINT; the CLI exits 130). A second Ctrl-C interrupts at once. The flag
+  is set from the session's first line: a stop while the data loads or the model is built ends the session
+  before its first step, saying so (``stopped by SIGTERM before the first step ...``, even with --quiet), with
+  nothing trained or written. The stop line is printed with --quiet too.
 - A non-finite loss or gradient norm raises ``NonFiniteLossError`` before the optimizer applies the
   step, naming the step and suggesting a lower lr. Nothing is saved: the last checkpoint on disk is
   the last good state (a periodic checkpoint is written only once the next step found its weights
@@ -106,8 +109,15 @@ def train(cfg: RunConfig, run_dir: str | os.PathLike, resume: str | None = None,
 
 def _train(cfg: RunConfig, run_dir: Path, resume: str | None, device: torch.device, info: D.DistInfo,
            quiet: bool) -> TrainSummary:
+    """The session, with SIGTERM / SIGINT caught from its first line: a stop before the first step is said too."""
+    with _StopFlag() as flag:
+        return _session(cfg, run_dir, resume, device, info, quiet, flag)
+
+
+def _session(cfg: RunConfig, run_dir: Path, resume: str | None, device: torch.device, info: D.DistInfo,
+             quiet: bool, flag: "_StopFlag") -> TrainSummary:
     t_start = time.time()
-    out = _Console(info.is_main and not quiet)
+    out = _Console(info.is_main and not quiet, info.is_main)
     meta = _check_inputs(cfg, run_dir, info)
     resume_path, loaded = load_resume(cfg, run_dir, resume)
     if resume == "auto" and resume_path is None:
@@ -118,6 +128,8 @@ def _train(cfg: RunConfig, run_dir: Path, resume: str | None, device: torch.devi
     start_step = state.step
     if loaded is not None:
         out.say(f"resumed from {resume_path} at step {state.step} ({state.tokens:,} tokens)")
+    if _stopped_before_first_step(flag, info, device, out, state, "loading the data and building the model"):
+        return _early_summary(run_dir, state, flag, time.time() - t_start, counts)
     parts = _train_parts(cfg, model, optimizer, loader, device, info)
     validator = Validator(cfg, parts.amp_dtype, info, device)
     saver = Checkpointer(run_dir, model, optimizer, loader, cfg, info, dump_yaml(cfg.resolved()),
@@ -131,16 +143,17 @@ def _train(cfg: RunConfig, run_dir: Path, resume: str | None, device: torch.devi
     stopped = None
     model.train()
     try:
-        with _StopFlag() as flag:
-            while state.step < cfg.total_steps:
-                session.step(state)
-                if D.any_rank(flag.signum is not None, info, device):
-                    stopped = signal.Signals(flag.signum).name if flag.signum is not None else "SIGTERM"
-                    saver.save_now(state)
-                    out.say(f"stopped by {stopped} at step {state.step}; checkpoint saved, continue with --resume auto")
-                    break
-            if stopped == "SIGINT":
-                raise KeyboardInterrupt
+        if _stopped_before_first_step(flag, info, device, out, state, "preparing the run folder"):
+            return _early_summary(run_dir, state, flag, time.time() - t_start, counts)
+        while state.step < cfg.total_steps:
+            session.step(state)
+            if D.any_rank(flag.signum is not None, info, device):
+                stopped = signal.Signals(flag.signum).name if flag.signum is not None else "SIGTERM"
+                saver.save_now(state)
+                out.notice(f"stopped by {stopped} at step {state.step}; checkpoint saved, continue with --resume auto")
+                break
+        if stopped == "SIGINT":
+            raise KeyboardInterrupt
     finally:
         out.close()
         metrics.close()
@@ -155,11 +168,18 @@ def _train(cfg: RunConfig, run_dir: Path, resume: str | None, device: torch.devi
 def _check_inputs(cfg: RunConfig, run_dir: Path, info: D.DistInfo) -> dict:
     """The data folder's meta.json, after checking it exists, fits the model's vocabulary, and that the run
     folder can be written (rank 0)."""
+    cfg.check_schedule()
     meta = data_meta(cfg.data.path)
     if meta is None:
         raise UserError(f"data.path {cfg.data.path!r} is not a prepared data folder (no meta.json); "
                         f"create it with `leviathan prepare` or point data.path at one")
     check_vocab(cfg, meta)
+    val = (meta.get("splits") or {}).get("val")
+    if not isinstance(val, dict) or not isinstance(val.get("tokens"), int) or val["tokens"] < 2:
+        state = "missing" if not isinstance(val, dict) else f"{val.get('tokens')!r} tokens"
+        raise UserError(f"data.path {cfg.data.path!r} has no validation tokens (its val split: {state}), and a run "
+                        f"validates at its end (and every eval_interval steps); prepare the data with a validation "
+                        f"split (leviathan prepare ... --val-fraction 0.01, or --val-source FILE)")
     if info.is_main:
         _check_run_dir(run_dir)
     return meta
@@ -337,15 +357,20 @@ class _Speed:
 
 
 class _Console:
-    """Progress on stderr (rank 0, unless quiet): a tqdm bar on a terminal, one line per logged step in a log file."""
+    """Progress on stderr (rank 0, unless quiet): a tqdm bar on a terminal, one line per logged step in a log file;
+    ``notice``: what the user must know even with --quiet (rank 0): why the run stopped."""
 
-    def __init__(self, enabled: bool):
-        self.enabled = enabled
+    def __init__(self, enabled: bool, main: bool = True):
+        self.enabled, self.main = enabled, main
         self.interactive = enabled and sys.stderr.isatty()
         self.bar = None
 
     def say(self, msg: str) -> None:
         if self.enabled:
+            print(msg, file=sys.stderr, flush=True)
+
+    def notice(self, msg: str) -> None:
+        if self.main:
             print(msg, file=sys.stderr, flush=True)
 
     def note(self, msg: str) -> None:
@@ -395,6 +420,28 @@ def _write_summary(run_dir: Path, state: TrainState, speed: _Speed, wall_time_s:
 
 
 # ---- stopping -------------------------------------------------------------------------------------
+def _stopped_before_first_step(flag: "_StopFlag", info: D.DistInfo, device: torch.device, out: "_Console",
+                               state: TrainState, doing: str) -> bool:
+    """Whether a SIGTERM / SIGINT arrived before this session's first step (every rank agrees); if so, say what it
+    stopped, even with --quiet (a stop must never look like a finished run). Ctrl-C then exits 130."""
+    if not D.any_rank(flag.signum is not None, info, device):
+        return False
+    name = signal.Signals(flag.signum).name if flag.signum is not None else "SIGTERM"
+    where = f"the run stays at its step-{state.step} checkpoint" if state.step else "the run has not started"
+    out.notice(f"stopped by {name} before the first step of this session (while {doing}): nothing was trained and no "
+               f"checkpoint was written; {where}; run the same command (with --resume auto) to go on")
+    if name == "SIGINT":
+        raise KeyboardInterrupt
+    return True
+
+
+def _early_summary(run_dir: Path, state: TrainState, flag: "_StopFlag", wall_time_s: float, counts) -> TrainSummary:
+    """The summary of a session stopped before its first step (nothing written: the run folder is as it was)."""
+    name = signal.Signals(flag.signum).name if flag.signum is not None else "SIGTERM"
+    return TrainSummary(run_dir=str(run_dir), steps=state.step, tokens=state.tokens, wall_time_s=wall_time_s,
+                        params=counts, stopped=name)
+
+
 class _StopFlag:
     """SIGTERM / SIGINT -> a flag the loop checks between steps (main thread only)."""
 
