@@ -385,19 +385,9 @@ def test_parallel_jobs_match_a_serial_sweep(tmp_path):
     data = tmp_path / "data"
     prepare(str(tiny_corpus(tmp_path / "corpus")), str(data), "bpe:300", val_fraction=0.2, progress=False,
             log=lambda s: None)
-    raw = {
-        "name": "tiny",
-        "base": {"data": {"seq_len": 16}, "batch_tokens": 64, "micro_batch_size": 4, "max_steps": 3,
-                 "log_interval": 1, "eval_interval": 1, "eval_tokens": 128, "schedule": {"warmup_steps": 1},
-                 "device": "cpu", "dtype": "float32"},
-        "data": {"dir": str(data)},
-        "eval": {"sets": {"val": {"split": "val"}}, "buckets": 2, "seq_len": 16, "batch_size": 4, "max_tokens": 200},
-        "sizes": {"a": {"hidden_size": 16, "num_hidden_layers": 1, "num_attention_heads": 2,
-                        "max_position_embeddings": 16, "generator_seed_dim": 8, "generator_modes": 2,
-                        "generator_knots": 6, "generator_rank": 4}},
-        "experiments": {"iso_body": {"variants": ["dense_tied"], "sizes": ["a"]},
-                        "iso_body:arms": {"variants": ["leviathan"], "sizes": ["a"]}},
-    }
+    raw = _one_size_grid(data, max_steps=3, eval_tokens=128, max_tokens=200,
+                         experiments={"iso_body": {"variants": ["dense_tied"], "sizes": ["a"]},
+                                      "iso_body:arms": {"variants": ["leviathan"], "sizes": ["a"]}})
     grid = load_grid(raw)
     assert [r.name for r in grid.runs] == ["a-dense_tied-s0", "a-leviathan-s0"]
     serial = {r.name: r for r in run_sweep(grid, tmp_path / "serial", log=lambda s: None)}
@@ -416,19 +406,21 @@ def test_parallel_jobs_match_a_serial_sweep(tmp_path):
         run_sweep(grid, tmp_path / "x", jobs=0, log=lambda s: None)
 
 
-def _one_size_grid(data_dir) -> dict:
-    """Two runs of one tiny size on a prepared folder (seconds on a CPU)."""
+def _one_size_grid(data_dir, max_steps: int = 2, eval_tokens: int = 64, max_tokens: int = 100,
+                   experiments: dict | None = None) -> dict:
+    """Runs of one tiny size on a prepared folder (seconds on a CPU); by default dense_tied and leviathan, 2 steps."""
     return {
         "name": "tiny",
-        "base": {"data": {"seq_len": 16}, "batch_tokens": 64, "micro_batch_size": 4, "max_steps": 2,
-                 "log_interval": 1, "eval_interval": 1, "eval_tokens": 64, "schedule": {"warmup_steps": 1},
+        "base": {"data": {"seq_len": 16}, "batch_tokens": 64, "micro_batch_size": 4, "max_steps": max_steps,
+                 "log_interval": 1, "eval_interval": 1, "eval_tokens": eval_tokens, "schedule": {"warmup_steps": 1},
                  "device": "cpu", "dtype": "float32"},
         "data": {"dir": str(data_dir)},
-        "eval": {"sets": {"val": {"split": "val"}}, "buckets": 2, "seq_len": 16, "batch_size": 4, "max_tokens": 100},
+        "eval": {"sets": {"val": {"split": "val"}}, "buckets": 2, "seq_len": 16, "batch_size": 4,
+                 "max_tokens": max_tokens},
         "sizes": {"a": {"hidden_size": 16, "num_hidden_layers": 1, "num_attention_heads": 2,
                         "max_position_embeddings": 16, "generator_seed_dim": 8, "generator_modes": 2,
                         "generator_knots": 6, "generator_rank": 4}},
-        "experiments": {"iso_body": {"variants": ["dense_tied", "leviathan"], "sizes": ["a"]}},
+        "experiments": experiments or {"iso_body": {"variants": ["dense_tied", "leviathan"], "sizes": ["a"]}},
     }
 
 
