@@ -1,6 +1,6 @@
 """The generator's options (issue 29): table_rms init, centring, output norm, the KHRONOS form, and the input lr.
 
-Each option is checked against the literal formula (``model.reference``, with the option written out here in its
+Each option is checked against the literal formula (``model.reference``, which writes every option out in its
 plainest form), for bake == forward, for the start it claims (measured on the module, not assumed), for its
 parameter count, and for the fused kernel carrying it. Export and adoption are in
 tests/integration/test_generator_options_hf.py.
@@ -12,17 +12,15 @@ import math
 
 import pytest
 import torch
-import torch.nn.functional as F
 
 from leviathan.config import ConfigError
 from leviathan.model import spline_kernel
 from leviathan.model.accounting import count_config, count_model
-from leviathan.model.bspline import beta
 from leviathan.model.config import ModelConfig
-from leviathan.model.digits import to_digits
 from leviathan.model.embedding import TableEmbedding, build_input_embedding
 from leviathan.model.generator import LeviathanGenerator, probe_ids
 from leviathan.model.llama import CausalLM
+from leviathan.model.reference import reference_from_module
 from leviathan.run_config import OptimConfig
 from leviathan.train.optim import build_optimizer, param_groups
 
@@ -32,35 +30,6 @@ SMALL = dict(vocab_size=100, hidden_size=16, seed_dim=8, modes=2, knots=8, rank=
 OPTIONS = {"reference": {}, "table_rms": dict(init="table_rms"), "center": dict(center=True),
            "norm": dict(norm=True), "khronos": dict(form="khronos"),
            "all": dict(init="table_rms", center=True, norm=True, form="khronos")}
-
-
-def literal(g: LeviathanGenerator, ids: torch.Tensor) -> torch.Tensor:
-    """Steps 1-6 with every option written out literally: ids (...) -> (..., D). Dense kappa-knot basis, no
-    deduplication, plain prod; KHRONOS: u~ = 1/2 + (u - 1/2) exp(-s) clamped, B_g = beta(u~ (kappa-1) - g) with no
-    renormalisation, bias on the output; then - center, then g * e / rms(e)."""
-    k, b, d_s = g.codebooks.shape
-    M, _, kappa, r = g.spline_coeff.shape
-    digits = to_digits(ids, b, k)
-    z = sum(g.codebooks[j][digits[..., j]] for j in range(k))  # (..., d_s)
-    e = 0
-    knots = torch.arange(kappa, dtype=z.dtype)
-    for m in range(M):
-        u = torch.sigmoid(F.layer_norm(z @ g.proj[m].T, (d_s,), g.ln_weight[m], g.ln_bias[m], g.ln_eps) / 2)
-        if g.form == "khronos":
-            u = (0.5 + (u - 0.5) * torch.exp(-g.knot_log_scale[m])).clamp(0, 1)
-            basis = beta(u.unsqueeze(-1) * (kappa - 1) - knots, g.degree)  # (..., d_s, kappa), unnormalised
-        else:
-            basis = beta(u.unsqueeze(-1) * (kappa - 1) - knots, g.degree)
-            basis = basis / basis.sum(-1, keepdim=True)
-        phi = torch.einsum("...dg,dgc->...dc", basis, g.spline_coeff[m])  # (..., d_s, r)
-        e = e + phi.prod(-2) @ g.out[m]  # (..., D)
-    if g.out_bias is not None:
-        e = e + g.out_bias
-    if g.center is not None:
-        e = e - g.center
-    if g.out_norm is not None:
-        e = g.out_norm.weight * e / (e.pow(2).mean(-1, keepdim=True) + g.out_norm.eps).sqrt()
-    return e
 
 
 def generic(options: dict, dtype=torch.float64, degree: int = 2, seed: int = 0) -> LeviathanGenerator:
@@ -88,7 +57,7 @@ def test_forward_and_every_gradient_match_the_literal_formula(name, degree):
     ids[1, :3] = ids[0, :3]
     weight = torch.randn(3, 7, g.hidden_size, dtype=torch.float64)
     grads = {}
-    for which, fn in (("fast", g), ("literal", lambda x: literal(g, x))):
+    for which, fn in (("fast", g), ("literal", lambda x: reference_from_module(g, x))):
         g.zero_grad(set_to_none=True)
         y = fn(ids)
         (y * weight).sum().backward()
