@@ -51,6 +51,9 @@ def run(args) -> int:
     from ..experiments.shards import parse_shard
     from ..experiments.sweep import grid_snapshot, run_sweep, select_runs, train_commands
 
+    from ..config import check_repeated_overrides
+
+    check_repeated_overrides(args.overrides)
     grid = load_grid(args.grid, data_dir=args.data_dir, seeds=args.seeds, overrides=args.overrides)
     out = args.out or f"runs/{grid.name}"
     if args.list:
