@@ -140,3 +140,12 @@ def test_a_data_folder_is_never_inside_its_corpus_nor_holds_it(capsys, tmp_path)
                  "--tokenizer", "cl100k_base", "--no-progress")
     assert "holds the source file" in line and "--overwrite would delete it" in line
     assert tree_hashes(corpus) == before
+
+
+def test_a_damaged_marker_is_named_with_a_safe_fix(capsys, data, run_copy):
+    (run_copy / MARKER).write_text("garbage")
+    before = tree_hashes(run_copy)
+    line = fails(capsys, *resume(run_copy, data, max_steps=6))
+    assert f"'{run_copy / MARKER}' is not readable JSON" in line and f"rm {run_copy / MARKER}" in line
+    assert "rm -r" not in line  # never advise deleting the run
+    assert tree_hashes(run_copy) == before
