@@ -242,6 +242,22 @@ def parse_override(text: str) -> tuple[list[str], Any]:
     return key.split("."), value
 
 
+def check_repeated_overrides(overrides: Sequence[str]) -> None:
+    """ConfigError when the user's overrides set one key twice (``sweep ... optim.lr=1 optim.lr=0.01``): only one
+    value can hold, and which one was meant is the user's call (issue 30). Lists that layer overrides on purpose (a
+    grid's base, then a size's, then the command line's; the ``train`` lines ``sweep --commands`` prints) go through
+    ``apply_overrides`` without this check: the last value wins."""
+    seen: dict[str, str] = {}
+    for text in overrides:
+        if "=" not in text:
+            continue  # parse_override names the problem
+        key = text.split("=", 1)[0].strip().lstrip("-")
+        if key in seen:
+            raise ConfigError(f"{key} is given twice on the command line ({seen[key]!r} and {text!r}), and only one "
+                              f"value can hold; keep one")
+        seen[key] = text
+
+
 def apply_overrides(data: dict, overrides: Sequence[str]) -> dict:
     """Apply ``a.b=c`` overrides to a nested dict (in place) and return it."""
     for text in overrides:

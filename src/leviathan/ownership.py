@@ -63,7 +63,8 @@ def read_marker(folder: str | os.PathLike) -> OutputMarker | None:
     path = Path(folder) / MARKER
     if not path.is_file():
         return None
-    fix = f"restore it, or, if you know the folder is the verb's output, delete it by hand: rm -r {_quote(folder)}"
+    fix = (f"restore it, or delete that file (rm {_quote(path)}): the folder is then judged as one written before "
+           f"markers existed")
     try:
         raw = json.loads(path.read_text(encoding="utf-8"))
     except (OSError, ValueError) as e:

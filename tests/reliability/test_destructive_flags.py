@@ -128,3 +128,14 @@ def test_the_python_api_refuses_a_foreign_folder_too(finished_run, tmp_path):
         to_plain_llama(model, folder, overwrite=True)
     assert (folder / "mine.txt").read_text() == "x"
     shutil.rmtree(folder)
+
+
+def test_demo_replaces_only_an_earlier_demo(capsys, data, tmp_path):
+    """``demo --run-dir`` replaces an earlier demo: not one whose folder also holds a file of the user's."""
+    run = tmp_path / "demo"
+    (run / "dense_tied").mkdir(parents=True)
+    (run / "demo.json").write_text("{}")
+    (run / "notes.txt").write_text("my notes on the demo")
+    line = fails(capsys, "demo", "--data-dir", data, "--run-dir", run, "--steps", "1", "--quiet")
+    assert f"--run-dir would delete '{run}' (2 file(s): demo.json, notes.txt)" in line and f"rm -r {run}" in line
+    assert (run / "notes.txt").read_text() == "my notes on the demo"

@@ -127,3 +127,25 @@ def test_an_embeddings_record_is_never_written_over_another_file(capsys, finishe
     line = fails(capsys, "analyze", "embeddings", finished_run, "--out", mine)
     assert "exists and is not an embeddings record" in line and "will not write over it" in line
     assert mine.read_text() == '{"my": "numbers"}\n'
+
+
+def test_a_data_folder_is_never_inside_its_corpus_nor_holds_it(capsys, tmp_path):
+    from reliability_support import write_corpus
+
+    corpus = write_corpus(tmp_path / "corpus", num_docs=4)
+    before = tree_hashes(corpus)
+    line = fails(capsys, "prepare", corpus, "--out", corpus / "data", "--tokenizer", "cl100k_base", "--no-progress")
+    assert "lies inside the source folder" in line
+    line = fails(capsys, "prepare", corpus / "doc000.txt", "--out", corpus, "--overwrite", "--val-fraction", "0",
+                 "--tokenizer", "cl100k_base", "--no-progress")
+    assert "holds the source file" in line and "--overwrite would delete it" in line
+    assert tree_hashes(corpus) == before
+
+
+def test_a_damaged_marker_is_named_with_a_safe_fix(capsys, data, run_copy):
+    (run_copy / MARKER).write_text("garbage")
+    before = tree_hashes(run_copy)
+    line = fails(capsys, *resume(run_copy, data, max_steps=6))
+    assert f"'{run_copy / MARKER}' is not readable JSON" in line and f"rm {run_copy / MARKER}" in line
+    assert "rm -r" not in line  # never advise deleting the run
+    assert tree_hashes(run_copy) == before

@@ -117,3 +117,41 @@ def test_a_damaged_train_freq_is_refused(capsys, finished_run, data_copy, damage
     (data_copy / "meta.json").write_text(json.dumps(meta))
     line = fails(capsys, "analyze", "frequency", "--runs", finished_run, "--data", data_copy)
     assert shown in line, line
+
+
+# ---- the other sidecars: a run's training summary, a sweep's grid.json, a tokenizer's record --------------------
+@pytest.fixture
+def sweep_copy(data, tmp_path) -> Path:
+    from leviathan.cli import main
+    from test_row_identity import grid_file
+
+    assert main(["sweep", "--grid", str(grid_file(tmp_path, data)), "--out", str(tmp_path / "sweep")]) == 0
+    return tmp_path / "sweep"
+
+
+def test_a_damaged_training_summary_is_refused_by_name(capsys, data, sweep_copy, tmp_path):
+    from test_row_identity import grid_file
+
+    summary = sweep_copy / "runs" / "a-dense_untied-s0" / "sweep_train.json"
+    _edit(summary, lambda s: s.update(steps="many"))
+    lines = (sweep_copy / "results.jsonl").read_text().splitlines()
+    (sweep_copy / "results.jsonl").write_text(lines[0] + "\n")  # the run has no row: the sweep reads its summary
+    line = fails(capsys, "sweep", "--grid", grid_file(tmp_path, data), "--out", sweep_copy)
+    assert "sweep_train.json': field 'steps' is 'many', expected an integer >= 0" in line
+    assert len((sweep_copy / "results.jsonl").read_text().splitlines()) == 1  # no row from it
+
+
+def test_a_damaged_grid_json_is_refused_by_name(capsys, sweep_copy):
+    _edit(sweep_copy / "grid.json", lambda g: g.update(unigram_entropy="abc"))
+    line = fails(capsys, "report", sweep_copy, "--bootstrap", "5")
+    assert "is not a sweep's grid.json (field 'unigram_entropy' is 'abc', expected a finite number" in line
+
+
+def test_a_damaged_tokenizer_record_is_refused_by_name(capsys, run_copy):
+    from reliability_support import refingerprint
+
+    step = run_copy / "checkpoints" / "step-00000004"
+    _edit(step / "leviathan_tokenizer.json", lambda t: t.update(eot_id="x"))
+    refingerprint(step)  # consistent fingerprints: the field check must hold on its own
+    line = fails(capsys, "generate", run_copy, "--max-new-tokens", "2")
+    assert "field 'eot_id' of its tokenizer record is 'x', not an integer" in line

@@ -109,3 +109,14 @@ def test_a_grid_section_of_the_wrong_shape_through_the_cli(tmp_path):
     grid.write_text(yaml.safe_dump({**SMALL, "sizes": ["a", "b"]}))
     assert "sizes: expected a mapping of keys (key: value lines), got ['a', 'b']" in cli_error(
         ["sweep", "--grid", grid, "--list"])
+
+
+def test_a_key_given_twice_in_a_sweeps_overrides(capsys, data):
+    """``sweep`` layers the user's overrides over the grid's: one key typed twice there is a mistake. (``train`` takes
+    repeated keys, last wins: the lines ``sweep --commands`` prints layer a grid's settings that way.)"""
+    from leviathan.cli import main
+
+    argv = ["sweep", "--grid", "smoke", "--data-dir", str(data), "--list"]
+    assert main([*argv, "optim.eps=1e-8", "optim.eps=1e-6"]) == 2
+    assert "optim.eps is given twice on the command line ('optim.eps=1e-8' and 'optim.eps=1e-6')" in \
+        capsys.readouterr().err

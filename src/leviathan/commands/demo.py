@@ -37,6 +37,7 @@ from __future__ import annotations
 import contextlib
 import json
 import math
+import os
 import shutil
 import sys
 import time
@@ -345,9 +346,18 @@ def verdict(rows: list[dict], data_dir: Path) -> list[str]:
     return lines + [f"same models past the plateau, {line}" for line in refs]
 
 
+def _earlier_demo(folder: Path, files: list[str]) -> bool:
+    """A demo folder written before markers existed: demo.json, demo.md and a run folder per variant, nothing else."""
+    from ..model.config import EMBEDDING_KINDS
+
+    top = {f.split(os.sep)[0] for f in files}
+    return "demo.json" in top and top <= {"demo.json", "demo.md", *EMBEDDING_KINDS}
+
+
 def run(args) -> int:
     from ..errors import UserError
     from ..io import atomic_write_json, atomic_write_text
+    from ..ownership import check_replaceable, listed_files, write_marker
     from ..verdict import committed_verdict
     from .demo_progress import RunWatch
 
@@ -364,8 +374,8 @@ def run(args) -> int:
     meta = _prepare_data(data_dir, args.data_dir is not None, args.vocab, args.quiet)
     prep_s = time.time() - t0
     if run_dir.exists():
-        if not (run_dir / "demo.json").exists() and any(run_dir.iterdir()):
-            raise UserError(f"{run_dir} exists and is not an earlier demo run; pass another --run-dir")
+        if any(run_dir.iterdir()):  # only an earlier demo (its marker and files), no live run: leviathan.ownership
+            check_replaceable(run_dir, "demo", "--run-dir", legacy=_earlier_demo)
         shutil.rmtree(run_dir)
     run_dir.mkdir(parents=True)
     configs = [run_config(args, data_dir, v) for v in variants]
@@ -387,6 +397,7 @@ def run(args) -> int:
     table = format_table(rows)
     atomic_write_json(run_dir / "demo.json", {"info": info, "rows": rows, "curve": curve, "verdict": lines})
     atomic_write_text(run_dir / "demo.md", format_markdown(rows, info, curve, lines))
+    write_marker(run_dir, "demo", listed_files(run_dir))  # what the next demo may replace
     print()
     print(table)
     if curve:

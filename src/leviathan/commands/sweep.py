@@ -66,11 +66,14 @@ def run(args) -> int:
     from ..experiments.shards import parse_shard
     from ..experiments.sweep import grid_snapshot, run_sweep, select_runs, train_commands
 
+    from ..config import check_repeated_overrides
+
     if args.grids:
         print(format_grids())
         return 0
     if not args.grid:
         raise UserError("no grid given; pass --grid NAME (or a grid YAML path); `leviathan sweep --grids` lists them")
+    check_repeated_overrides(args.overrides)
     grid = load_grid(args.grid, data_dir=args.data_dir, seeds=args.seeds, overrides=args.overrides)
     out = args.out or f"runs/{grid.name}"
     shard = parse_shard(args.shard) if args.shard else None

@@ -79,7 +79,7 @@ import numpy as np
 
 from ..errors import UserError
 from ..locking import folder_lock
-from ..ownership import check_replaceable, listed_files, write_marker
+from ..ownership import check_apart, check_replaceable, listed_files, write_marker
 from ..seeds import check_seed
 from .companions import file_digests
 from .fingerprint import DataFingerprint
@@ -323,6 +323,29 @@ def _check_out_dir(out: Path, settings: dict, stat: str, overwrite: bool) -> dic
                     f"(overwrite=True) to replace it, or choose another --out")
 
 
+def _check_apart(out: Path, specs: list, sources: list) -> None:
+    """UserError when --out is a source folder, lies inside one, or holds a source file (``ownership.check_apart``):
+    a data folder inside its corpus is read as corpus next time, and replacing one that holds its source deletes it."""
+    folders = []
+    for spec in specs:
+        for item in spec if isinstance(spec, (list, tuple)) else [spec]:
+            if isinstance(item, (str, os.PathLike)) and os.fspath(item) != "stdlib" and Path(item).expanduser().is_dir():
+                folders.append(Path(item).expanduser())
+    for folder in folders:
+        check_apart(folder, "the source folder", out, "--out")
+    files = []
+    pending = [s for s in sources if s is not None]
+    while pending:
+        source = pending.pop()
+        pending.extend(getattr(source, "sources", []))
+        files.extend(getattr(source, "paths", []))
+    root = Path(os.path.realpath(out))
+    inside = [f for f in files if Path(os.path.realpath(f)).is_relative_to(root)]
+    if inside:
+        raise UserError(f"--out {str(out)!r} holds the source file {str(inside[0])!r}: an output folder must be apart "
+                        f"from its input (--overwrite would delete it); choose another --out")
+
+
 def _legacy_data_dir(meta: dict, files: list[str]) -> bool:
     """Whether a folder without the ownership marker is a data dir ``prepare`` wrote before markers existed: its
     meta.json describes splits, and it holds those files, the frequencies, the tokenizer files and nothing else."""
@@ -437,6 +460,7 @@ def prepare(
     src = open_source(source, text_field=text_field, strict=strict, max_documents=max_documents)
     vsrc = (open_source(val_source, text_field=text_field, strict=strict, max_documents=max_documents)
             if val_source is not None else None)
+    _check_apart(out, [source, val_source], [src, vsrc])
     tok, bpe_vocab, tok_name = _resolve_tokenizer(tokenizer, bpe_vocab_size)
     val_fraction = 0.0 if vsrc is not None else float(val_fraction)
     settings = {"format": FORMAT_VERSION, "source": src.description,

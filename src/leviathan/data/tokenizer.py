@@ -332,6 +332,9 @@ def _from_directory(directory: Path) -> Tokenizer:
             if isinstance(data, dict):
                 info = {"name": data.get("name", data.get("tokenizer")), "eot_id": data.get("eot_id"),
                         "vocab_size": data.get("vocab_size")}
+                if info["name"] is not None and not isinstance(info["name"], str):
+                    raise UserError(f"{p}: field 'name' is {info['name']!r}, not a tokenizer name; the directory was "
+                                    f"damaged or edited by hand; re-create it")
                 break
     name = info.get("name")
     if (directory / TOKENIZER_FILE).is_file():
@@ -347,7 +350,10 @@ def _from_directory(directory: Path) -> Tokenizer:
         raise UserError(f"{directory} holds no tokenizer ({TOKENIZER_FILE}, {INFO_FILE} or meta.json); {_SPEC_HELP}")
     for key in ("eot_id", "vocab_size"):
         want = info.get(key)
-        if want is not None and int(want) != getattr(tok, key):
+        if want is not None and (isinstance(want, bool) or not isinstance(want, int)):
+            raise UserError(f"{directory}: field {key!r} of its tokenizer record is {want!r}, not an integer; the "
+                            f"directory was damaged or edited by hand; re-create it")
+        if want is not None and want != getattr(tok, key):
             raise UserError(f"tokenizer in {directory} has {key}={getattr(tok, key)} but its metadata says "
                             f"{want}; the directory was edited by hand; re-create it")
     from .integrity import check_meta_tokenizer

@@ -14,6 +14,7 @@ left out takes the field's default, so a grid.json written by an earlier version
 from __future__ import annotations
 
 import json
+import math
 import os
 from collections.abc import Mapping
 from dataclasses import dataclass, field
@@ -70,7 +71,34 @@ class SweepGrid:
         grid.eval_options = GridEvalOptions(**known_fields(GridEvalOptions, d.get("eval_options") or {}))
         grid.eval_sets = [dict(s) for s in grid.eval_sets or [] if isinstance(s, Mapping) and s.get("name")]
         grid.seeds = list(grid.seeds or [])
+        _check(grid)
         return grid
+
+
+def _check(grid: SweepGrid) -> None:
+    """TypeError naming the field whose value grid.json cannot hold (the sweep writes none of these): a hand-edited or
+    damaged file is one error, not a traceback in a report's arithmetic."""
+    def text(value, field: str) -> None:
+        if value is not None and not isinstance(value, str):
+            raise TypeError(f"field {field!r} is {value!r}, expected text or null")
+
+    for field in ("name", "data_dir", "data_fingerprint"):
+        text(getattr(grid, field), field)
+    u = grid.unigram_entropy
+    if u is not None and (isinstance(u, bool) or not isinstance(u, (int, float)) or not math.isfinite(u) or u < 0):
+        raise TypeError(f"field 'unigram_entropy' is {u!r}, expected a finite number >= 0 (nats) or null")
+    if not all(isinstance(o, str) for o in grid.base_overrides):
+        raise TypeError("field 'base_overrides' is not a list of KEY=VALUE strings")
+    for run in grid.runs:
+        if not isinstance(run.name, str) or not run.name:
+            raise TypeError(f"a run of field 'runs' has name {run.name!r}, expected text")
+    opts = grid.eval_options
+    for field in ("buckets", "batch_size", "seq_len", "max_tokens"):
+        v = getattr(opts, field)
+        if v is not None and (isinstance(v, bool) or not isinstance(v, int) or v < 1):
+            raise TypeError(f"field 'eval_options.{field}' is {v!r}, expected a positive integer")
+    if opts.bucket_method not in ("mass", "log"):
+        raise TypeError(f"field 'eval_options.bucket_method' is {opts.bucket_method!r}, expected mass or log")
 
 
 def read_sweep_grid(path: str | os.PathLike) -> SweepGrid:

@@ -5,10 +5,15 @@
     summary.to_dict()                                                  # summary.json (and sweep_train.json)
 
 ``from_dict`` reads a summary.json back (the sweep keeps one per run); keys an older file lacks are None.
+``read(path)`` reads one from disk and checks every number first (issue 30: a damaged sweep_train.json became a
+results row with ``steps: "many"``): one UserError naming the file and the field.
 """
 
 from __future__ import annotations
 
+import json
+import math
+import os
 from dataclasses import dataclass, fields
 from typing import Any, Optional
 
@@ -47,9 +52,56 @@ class TrainSummary:
         return out
 
     @classmethod
+    def read(cls, path: str | os.PathLike) -> "TrainSummary":
+        """The summary in ``path`` (summary.json, sweep_train.json), every field checked (see the docstring)."""
+        from ..errors import UserError
+
+        fix = "delete the file: the run is evaluated again from its checkpoint (train resumes a finished run at once)"
+        try:
+            raw = json.loads(open(path, encoding="utf-8").read())
+        except (OSError, UnicodeDecodeError, ValueError) as e:
+            raise UserError(f"{str(path)!r} is not readable JSON ({e}); {fix}") from None
+        problem = _summary_problem(raw)
+        if problem is not None:
+            raise UserError(f"{str(path)!r}: {problem}; the file was damaged or edited by hand; {fix}")
+        return cls.from_dict(raw)
+
+    @classmethod
     def from_dict(cls, raw: dict[str, Any]) -> "TrainSummary":
         """A summary.json / sweep_train.json read back; a missing key is None (the defaults above)."""
         known = {f.name for f in fields(cls)}
         values = {k: v for k, v in raw.items() if k in known}
         values["params"] = ParamCounts.from_dict(raw.get("params"))
         return cls(**values)
+
+
+_COUNTS = ("steps", "tokens", "resumed_from")
+_SECONDS = ("wall_time_s", "train_time_s", "tokens_per_s", "compile_s")
+_LOSSES = ("final_val_loss", "final_val_ppl", "final_val_bpb")
+
+
+def _summary_problem(raw: Any) -> str | None:
+    """Why ``raw`` is not a summary's object (None: it is one)."""
+    if not isinstance(raw, dict):
+        return f"expected a JSON object, got {type(raw).__name__}"
+    for key in ("steps", "tokens", "wall_time_s"):
+        if key not in raw:
+            return f"field {key!r} is missing"
+    for key in _COUNTS:
+        v = raw.get(key)
+        if v is not None and (isinstance(v, bool) or not isinstance(v, int) or v < 0):
+            return f"field {key!r} is {v!r}, expected an integer >= 0"
+    for key in _SECONDS + _LOSSES:
+        v = raw.get(key)
+        if v is not None and (isinstance(v, bool) or not isinstance(v, (int, float)) or not math.isfinite(v) or v < 0):
+            return f"field {key!r} is {v!r}, expected a finite number >= 0 or null"
+    for key in ("run_dir", "metrics", "checkpoint", "stopped"):
+        v = raw.get(key)
+        if v is not None and not isinstance(v, str):
+            return f"field {key!r} is {v!r}, expected text or null"
+    params = raw.get("params")
+    if params is not None and not (isinstance(params, dict) and all(
+            isinstance(params.get(k), int) and not isinstance(params.get(k), bool) and params[k] >= 0
+            for k in ("input", "body", "head", "total") if k in params)):
+        return f"field 'params' is {str(params)[:60]!r}, expected counts >= 0 by group"
+    return None
