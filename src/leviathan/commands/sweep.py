@@ -5,6 +5,9 @@
     leviathan sweep --grid paper --out runs/paper --data-dir data/pile-o200k
     leviathan sweep --grid paper --commands                 # one `leviathan train` line per run, for a scheduler
     leviathan sweep --grid cpu --only 'm-*' --max-runs 2    # a subset
+    leviathan sweep --grid o200k-width --presweep o200k-width-lr --reuse results/o200k --out runs/o200k-width
+        # the lr pre-sweep, its edge steps, then the main grid at each arm's pick (experiments.presweep);
+        # --reuse: rows of another round that are exactly one of this grid's runs (experiments.reuse)
 
 ``--grid NAME`` reads ./configs/experiments/NAME.yaml if present, else the grid shipped in the package
 (leviathan/configs/experiments: cpu, paper, smoke, ablate-*); or pass a path. Results:
@@ -40,6 +43,13 @@ def add_arguments(parser) -> None:
     parser.add_argument("--shard", default=None, metavar="I/N",
                         help="run only the I-th of N disjoint parts of the selected runs (one task of a cluster job "
                              "array, each with its own --out; `leviathan report OUT1 OUT2 ...` merges them)")
+    parser.add_argument("--presweep", default=None, metavar="GRID",
+                        help="the grid's lr pre-sweep (a grid): run whichever stage is due (base lrs, edge steps, "
+                             "then this grid with each arm at its pick) into OUT/presweep and OUT/main; with "
+                             "--shard one stage per command (experiments.presweep)")
+    parser.add_argument("--reuse", action="append", default=None, metavar="DIR",
+                        help="a results folder of another round: its rows that trained exactly one of this grid's "
+                             "runs (settings, data, evaluation) stand for that run (repeatable; experiments.reuse)")
     parser.add_argument("--list", action="store_true", help="print the expanded runs and exit")
     parser.add_argument("--commands", action="store_true", help="print one `leviathan train` line per run and exit")
     parser.add_argument("--json", action="store_true", help="with --list: print the expanded grid as JSON")
@@ -54,19 +64,55 @@ def run(args) -> int:
     seeds = [int(s) for s in args.seeds.split(",") if s.strip()] if args.seeds else None
     grid = load_grid(args.grid, data_dir=args.data_dir, seeds=seeds, overrides=args.overrides)
     out = args.out or f"runs/{grid.name}"
+    presweep = None if args.presweep is None else load_grid(args.presweep, data_dir=args.data_dir,
+                                                             overrides=args.overrides)
     if args.list:
-        if args.json:
-            print(json.dumps(grid_snapshot(grid), indent=2))
-        else:
-            print(format_runs(grid))
+        for g in ([presweep] if presweep else []) + [grid]:
+            print(json.dumps(grid_snapshot(g), indent=2) if args.json else format_runs(g))
         return 0
     shard = parse_shard(args.shard) if args.shard else None
+    if presweep is not None:
+        return _run_plan(args, grid, presweep, out, shard)
     if args.commands:
         for line in train_commands(grid, out, select_runs(grid, args.only, args.regime, args.order, shard)):
             print(line)
         return 0
+    if args.reuse:
+        _adopt(args, grid, select_runs(grid, args.only, args.regime, args.order, shard), out)
     rows = run_sweep(grid, out, only=args.only, regimes=args.regime, max_runs=args.max_runs,
                      root=args.data_root, skip_eval=args.skip_eval, jobs=args.jobs,
                      order=args.order, shard=shard)
     print(f"{len(rows)} new rows in {out}/results.jsonl; next: leviathan report {out} --out {out}/report")
+    return 0
+
+
+def _adopt(args, grid, runs, out) -> None:
+    """``--reuse``: append the rows of other rounds that are exactly one of ``runs`` (``experiments.reuse``)."""
+    from ..experiments.provenance import data_provenance
+    from ..experiments.reuse import adopt_rows
+    from ..experiments.sweep import build_run_config
+
+    adopt_rows(grid, runs, args.reuse, out, data_provenance(grid.data_dir), build_run_config)
+
+
+def _run_plan(args, grid, presweep, out, shard) -> int:
+    """``--presweep``: the stage of the plan that is due (``experiments.presweep.run_plan``)."""
+    from ..errors import UserError
+    from ..experiments.presweep import run_plan
+    from ..experiments.sweep import run_sweep
+
+    for flag, value in (("--only", args.only), ("--regime", args.regime), ("--commands", args.commands),
+                        ("--skip-eval", args.skip_eval)):
+        if value:
+            raise UserError(f"{flag} does not go with --presweep: the plan runs whole stages and picks lrs from "
+                            f"evaluated rows; run the grids one at a time without --presweep for a subset")
+
+    def sweep(g, folder, names):
+        if args.reuse and g is not presweep:
+            _adopt(args, g, [r for r in g.runs if r.name in set(names)], folder)
+        return run_sweep(g, folder, only=names, max_runs=args.max_runs, root=args.data_root, jobs=args.jobs,
+                         order=args.order)
+
+    step = run_plan(grid, presweep, out, sweep=sweep, shard=shard)
+    print(f"plan stage {step.stage}: {len(step.trained)} run(s) trained now; {step.next}")
     return 0

@@ -34,11 +34,24 @@ class GridRun:
 
 
 @dataclass
+class GridEvalSet:
+    """An eval set as grid.json lists it: a split of the prepared data or a text file."""
+
+    name: str
+    split: str | None = None
+    text: str | None = None
+
+
+@dataclass
 class GridEvalOptions:
-    """The frequency buckets of a grid's evaluation, as grid.json's ``eval_options`` records them."""
+    """A grid's evaluation options as grid.json's ``eval_options`` records them (``grid_file.EvalOptions``)."""
 
     buckets: int = 5
     bucket_method: str = "mass"
+    seq_len: int | None = None
+    batch_size: int | None = None
+    max_tokens: int | None = None
+    bucket_sets: list[str] | None = None
 
 
 @dataclass
@@ -50,6 +63,7 @@ class SweepGrid:
     base_overrides: list[str] = field(default_factory=list)  # dotted run-config overrides of every run
     unigram_entropy: float | None = None  # nats; in a copy without its data folder
     runs: list[GridRun] = field(default_factory=list)
+    eval_sets: list[GridEvalSet] = field(default_factory=list)  # empty in a grid.json that does not list them
     eval_options: GridEvalOptions = field(default_factory=GridEvalOptions)
 
     @classmethod
@@ -60,6 +74,7 @@ class SweepGrid:
         grid.runs = [GridRun(**known_fields(GridRun, r)) for r in grid.runs or []]
         for run in grid.runs:
             run.model = dict(run.model or {})
+        grid.eval_sets = [GridEvalSet(**known_fields(GridEvalSet, e)) for e in grid.eval_sets or []]
         grid.eval_options = GridEvalOptions(**known_fields(GridEvalOptions, d.get("eval_options") or {}))
         return grid
 
