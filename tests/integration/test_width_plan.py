@@ -12,6 +12,7 @@ from __future__ import annotations
 import json
 import math
 import os
+import shutil
 from pathlib import Path
 
 import numpy as np
@@ -193,3 +194,13 @@ def test_real_tiny_plan_writes_rows_the_report_reads(tmp_path, capsys):
     assert main(report.split()[1:]) == 0
     md = (out / "report" / "report.md").read_text()
     assert "## Width: the generator's gap" in md and "## Learning rates: the pre-sweep" in md
+    # --reuse: a second plan with the same pre-sweep takes every main row from the first (the same runs exactly:
+    # settings with the picked lrs, data, evaluation) and trains nothing
+    again = tmp_path / "again"
+    shutil.copytree(out / "presweep", again / "presweep")
+    assert plan(main_file, lr_file, again, "--reuse", str(out / "main" / "shard-1"), "--reuse",
+                str(out / "main" / "shard-2")) == 0
+    assert "plan stage done: 0 run(s) trained now" in capsys.readouterr().out
+    reused = read_results(again / "main")
+    assert sorted(r.name for r in reused) == sorted(r.name for r in rows) and not (again / "main" / "runs").exists()
+    assert all(r.notes[-1].startswith("reused: trained as ") for r in reused)
