@@ -6,6 +6,8 @@
     leviathan report results/o200k --lr-sweep results/o200k/o200k-lr --out results/o200k   # + the lr pre-sweep
     leviathan report results/o200k-fair --fair-shot results/o200k --out results/o200k-fair   # the plan's rules
     leviathan report runs/cpu/shard-1 runs/cpu/shard-2 --out runs/cpu/report   # the shards of one grid, merged
+    leviathan report runs/paper-width/main/shard-* --lr-sweep runs/paper-width/presweep/shard-1 ... --out R
+        # a plan's main grid and its pre-sweep, both sharded (``leviathan sweep --presweep``)
 """
 
 from __future__ import annotations
@@ -24,8 +26,9 @@ def add_arguments(parser) -> None:
     parser.add_argument("--bootstrap", type=non_negative_int, default=1000, help="bootstrap draws for the scaling intervals")
     parser.add_argument("--ci", type=open_fraction, default=0.95, help="coverage of the intervals")
     parser.add_argument("--seed", type=seed, default=0, help="bootstrap seed")
-    parser.add_argument("--lr-sweep", default=None, metavar="DIR",
-                        help="the learning-rate pre-sweep of this grid (a sweep dir): its table and each arm's pick")
+    parser.add_argument("--lr-sweep", action="append", default=None, metavar="DIR",
+                        help="the learning-rate pre-sweep of this grid (a sweep dir; repeat for its shards): its "
+                             "table and each arm's pick")
     parser.add_argument("--fair-shot", default=None, metavar="DIR",
                         help="the committed round a fair-shot round re-examines (results dir): the reproduction "
                              "check, screening, pick, control and primary comparison (results/o200k-fair/PLAN.md)")

@@ -8,6 +8,9 @@
     leviathan sweep --grids                                 # the grids there are, a line each
     leviathan sweep --grid cpu-bpe32k --shard 1/2 --threads 1 --out runs/s1 &   # two shards sharing 2 cores
     leviathan sweep --grid cpu-bpe32k --shard 2/2 --threads 1 --out runs/s2
+    leviathan sweep --grid o200k-width --presweep o200k-width-lr --reuse results/o200k --out runs/o200k-width
+        # the lr pre-sweep, its edge steps, then the main grid at each arm's pick (experiments.presweep);
+        # --reuse: rows of another round that are exactly one of this grid's runs (experiments.reuse)
 
 ``--grid NAME`` reads ./configs/experiments/NAME.yaml if present, else the grid shipped in the package
 (leviathan/configs/experiments; ``--grids`` lists them: ``smoke`` is the small pipeline check, a few CPU minutes
@@ -55,6 +58,13 @@ def add_arguments(parser) -> None:
                              "array, each with its own --out; `leviathan report OUT1 OUT2 ...` merges them)")
     parser.add_argument("--list", action="store_true",
                         help="print the runs this selection would train (--only, --regime, --order, --shard) and exit")
+    parser.add_argument("--presweep", default=None, metavar="GRID",
+                        help="the grid's lr pre-sweep (a grid): run whichever stage is due (base lrs, edge steps, "
+                             "then this grid with each arm at its pick) into OUT/presweep and OUT/main; with "
+                             "--shard one stage per command (experiments.presweep)")
+    parser.add_argument("--reuse", action="append", default=None, metavar="DIR",
+                        help="a results folder of another round: its rows that trained exactly one of this grid's "
+                             "runs (settings, data, evaluation) stand for that run (repeatable; experiments.reuse)")
     parser.add_argument("--commands", action="store_true", help="print one `leviathan train` line per run and exit")
     parser.add_argument("--json", action="store_true", help="with --list: print the expanded grid as JSON")
     parser.add_argument("overrides", nargs="*", help="KEY=VALUE overrides applied to every run's config")
@@ -76,9 +86,13 @@ def run(args) -> int:
     check_repeated_overrides(args.overrides)
     grid = load_grid(args.grid, data_dir=args.data_dir, seeds=args.seeds, overrides=args.overrides)
     out = args.out or f"runs/{grid.name}"
+    presweep = None if args.presweep is None else load_grid(args.presweep, data_dir=args.data_dir,
+                                                             overrides=args.overrides)
     shard = parse_shard(args.shard) if args.shard else None
     selected = select_runs(grid, args.only, args.regime, args.order, shard)
     if args.list:
+        if presweep is not None:  # the plan's pre-sweep first, whole; then this grid's selection
+            print(json.dumps(grid_snapshot(presweep), indent=2) if args.json else format_runs(presweep))
         if args.json:
             snapshot = grid_snapshot(grid)
             names = {r.name for r in selected}
@@ -88,10 +102,14 @@ def run(args) -> int:
         else:
             print(format_runs(grid, selected, _selection(args)))
         return 0
+    if presweep is not None:
+        return _run_plan(args, grid, presweep, out, shard)
     if args.commands:
         for line in train_commands(grid, out, selected, threads=args.threads):
             print(line)
         return 0
+    if args.reuse:
+        _adopt(args, grid, selected, out)
     rows = run_sweep(grid, out, only=args.only, regimes=args.regime, max_runs=args.max_runs,
                      root=args.data_root, skip_eval=args.skip_eval, jobs=args.jobs,
                      order=args.order, shard=shard, threads=args.threads)
@@ -105,3 +123,41 @@ def _selection(args) -> str | None:
     parts += [f"--only {p}" for p in args.only or []] + [f"--regime {r}" for r in args.regime or []]
     parts += [f"--order {args.order}"] if args.order != "grid" else []
     return " ".join(parts) or None
+
+
+def _adopt(args, grid, runs, out) -> None:
+    """``--reuse``: append the rows of other rounds that are exactly one of ``runs`` (``experiments.reuse``)."""
+    from pathlib import Path
+
+    from ..experiments.provenance import data_provenance
+    from ..experiments.reuse import adopt_rows
+    from ..experiments.sweep import SWEEP_FILES, build_run_config, sweep_lock
+    from ..ownership import mark
+
+    Path(out).mkdir(parents=True, exist_ok=True)
+    with sweep_lock(Path(out)):  # the rows it appends are the sweep's: the same lock and claim as run_sweep's
+        mark(Path(out), "sweep", SWEEP_FILES)
+        adopt_rows(grid, runs, args.reuse, out, data_provenance(grid.data_dir), build_run_config)
+
+
+def _run_plan(args, grid, presweep, out, shard) -> int:
+    """``--presweep``: the stage of the plan that is due (``experiments.presweep.run_plan``)."""
+    from ..errors import UserError
+    from ..experiments.presweep import run_plan
+    from ..experiments.sweep import run_sweep
+
+    for flag, value in (("--only", args.only), ("--regime", args.regime), ("--commands", args.commands),
+                        ("--skip-eval", args.skip_eval)):
+        if value:
+            raise UserError(f"{flag} does not go with --presweep: the plan runs whole stages and picks lrs from "
+                            f"evaluated rows; run the grids one at a time without --presweep for a subset")
+
+    def sweep(g, folder, names):
+        if args.reuse and g is not presweep:
+            _adopt(args, g, [r for r in g.runs if r.name in set(names)], folder)
+        return run_sweep(g, folder, only=names, max_runs=args.max_runs, root=args.data_root, jobs=args.jobs,
+                         order=args.order, threads=args.threads)
+
+    step = run_plan(grid, presweep, out, sweep=sweep, shard=shard)
+    print(f"plan stage {step.stage}: {len(step.trained)} run(s) trained now; {step.next}")
+    return 0

@@ -35,6 +35,15 @@ class GridRun:
 
 
 @dataclass
+class GridEvalSet:
+    """An eval set as grid.json lists it: a split of the prepared data or a text file."""
+
+    name: str
+    split: str | None = None
+    text: str | None = None
+
+
+@dataclass
 class GridEvalOptions:
     """A grid's evaluation options as grid.json's ``eval_options`` records them (``grid_file.EvalOptions``)."""
 
@@ -55,8 +64,8 @@ class SweepGrid:
     base_overrides: list[str] = field(default_factory=list)  # dotted run-config overrides of every run
     unigram_entropy: float | None = None  # nats; in a copy without its data folder
     runs: list[GridRun] = field(default_factory=list)
+    eval_sets: list[GridEvalSet] = field(default_factory=list)  # empty in a grid.json that does not list them
     eval_options: GridEvalOptions = field(default_factory=GridEvalOptions)
-    eval_sets: list[dict] = field(default_factory=list)  # {name, split, text, optional}
     data_fingerprint: str | None = None
     seeds: list = field(default_factory=list)
 
@@ -68,8 +77,8 @@ class SweepGrid:
         grid.runs = [GridRun(**known_fields(GridRun, r)) for r in grid.runs or []]
         for run in grid.runs:
             run.model = dict(run.model or {})
+        grid.eval_sets = [GridEvalSet(**known_fields(GridEvalSet, e)) for e in grid.eval_sets or []]
         grid.eval_options = GridEvalOptions(**known_fields(GridEvalOptions, d.get("eval_options") or {}))
-        grid.eval_sets = [dict(s) for s in grid.eval_sets or [] if isinstance(s, Mapping) and s.get("name")]
         grid.seeds = list(grid.seeds or [])
         _check(grid)
         return grid

@@ -43,9 +43,11 @@ __all__ = ["COMPARISONS", "Analysis", "analyze", "comparison_table", "render_mar
 
 def write_report(results: str | os.PathLike | list, out_dir: str | os.PathLike, eval_set: str = "val",
                  num_bootstrap: int = 1000, ci: float = 0.95, seed: int = 0, ladder: str | None = None,
-                 lr_sweep: str | os.PathLike | None = None, fair_shot: str | os.PathLike | None = None) -> Path:
+                 lr_sweep: str | os.PathLike | list | None = None,
+                 fair_shot: str | os.PathLike | None = None) -> Path:
     """Analyse a sweep's results and write report.md, analysis.json and the figures into ``out_dir``; with
-    ``lr_sweep`` (the sweep folder of its learning-rate pre-sweep) also the pre-sweep's table and picks; with
+    ``lr_sweep`` (the sweep folder of its learning-rate pre-sweep, or the folders of its shards) also the pre-sweep's
+    table and picks; with
     ``fair_shot`` (the results folder of the round a fair-shot round re-examines) the round's rules applied.
     ``results`` may list several sweep folders of one grid (its shards): they are merged (``shards.merge_sweeps``)."""
     folders = list(results) if isinstance(results, (list, tuple)) else [results]
@@ -73,7 +75,9 @@ def write_report(results: str | os.PathLike | list, out_dir: str | os.PathLike, 
     if lr_sweep is not None:
         from ..lr_sweep import lr_sweep_section
 
-        section, a.lr_sweep = lr_sweep_section(load_results(lr_sweep), str(lr_sweep), eval_set)
+        sweeps = list(lr_sweep) if isinstance(lr_sweep, (list, tuple)) else [lr_sweep]
+        lr_rows = merge_sweeps(sweeps)[0] if len(sweeps) > 1 else load_results(sweeps[0])
+        section, a.lr_sweep = lr_sweep_section(lr_rows, " + ".join(map(str, sweeps)), eval_set)
         md = md.rstrip("\n") + "\n\n" + "\n".join(section) + "\n"
     if fair_shot is not None:
         from .fair_shot import fair_shot_section

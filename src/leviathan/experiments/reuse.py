@@ -1,0 +1,102 @@
+"""Rows of another round that are exactly a run of this grid: found by what they trained, not by their name.
+
+    rows = reusable_rows(grid, runs, read_results("results/o200k"), data_provenance(grid.data_dir))
+    leviathan sweep --grid o200k-width --reuse results/o200k --out runs/o200k-width     # the CLI form
+
+The width round (results/o200k-width/PLAN.md) trains widths 32 and 128; its width-64 arms are runs an earlier round
+already made (the o200k round's untied and tied tables, its reference generator or the fair-shot round's pick).
+A row of such a round stands for a run of this grid when it trained exactly what the grid would train now: the
+same variant and seed, no difference in the settings that decide a run's numbers (``drift.config_differences``:
+model, optimiser, schedule, batch, token budget, seed, sequence length, shuffling, softmax), the same data
+(``data_match``), and the same evaluation (the source folder's grid.json lists the grid's eval sets and options).
+Its name may differ (``d64L6-leviathan-s0`` is the width grid's ``d64L6-pick-leviathan-s0`` when the pick is the
+reference): the copy takes the run's name, size and regimes, keeps everything it measured, and says where it came
+from in its ``notes``. The sweep then finds the run done, and its own check against the grid (``drift``) sees the
+same config again.
+
+Footgun: equal settings at a different code commit are the same run only if that code trains the same numbers; the
+plan that reuses rows says how that was checked (``scripts/same_numbers.py``). The copy keeps the row's ``code``,
+so the commit it trained at stays visible.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable, Iterable
+from pathlib import Path
+
+from ..config import to_dict
+from ..errors import UserError
+from .data_match import match_data
+from .drift import config_differences
+from .grid import Grid, RunSpec
+from .identity import evaluation_differences, evaluation_settings
+from .provenance import DataProvenance
+from .results import RESULTS, ResultRow, append_result, read_results
+from .sweep_grid import SweepGrid, read_sweep_grid
+
+
+def same_evaluation(grid: Grid, source: SweepGrid) -> bool:
+    """Whether a source folder's grid.json says it evaluated as ``grid`` does (False where it does not say): the
+    settings that decide a row's eval numbers (``identity.evaluation_settings``; not the batch size)."""
+    return bool(source.eval_sets) and (evaluation_settings(source.eval_sets, source.eval_options)
+                                       == evaluation_settings(grid.eval_sets, grid.eval_options))
+
+
+def reusable_rows(grid: Grid, runs: Iterable[RunSpec], candidates: Iterable[ResultRow], data: DataProvenance,
+                  config_fn: Callable, source: str) -> list[ResultRow]:
+    """For each of ``runs``, the first of ``candidates`` that trained exactly that run (module docstring), copied
+    under the run's name; runs without one are left out. ``config_fn(grid, spec)`` builds a run's config."""
+    candidates = [r for r in candidates if r.config is not None]
+    evaluation = evaluation_settings(grid.eval_sets, grid.eval_options)
+    out = []
+    for spec in runs:
+        now = to_dict(config_fn(grid, spec).resolved())
+        for row in candidates:
+            if row.variant != spec.variant or row.seed != spec.seed:
+                continue
+            if config_differences(row.config, now) or match_data(DataProvenance.of_row(row.data), data).differences:
+                continue
+            if evaluation_differences(row.evaluation, evaluation):  # a row that records how it was evaluated
+                continue
+            copy = ResultRow.from_dict(row.to_dict())
+            copy.name, copy.size, copy.regimes, copy.regime = spec.name, spec.size, list(spec.regimes), spec.regime
+            copy.grid = grid.name
+            copy.notes = list(copy.notes) + [f"reused: trained as {row.name} in {source} (grid {row.grid}); the "
+                                             f"same settings, data and evaluation as this grid's run"]
+            out.append(copy)
+            break
+    return out
+
+
+def adopt_rows(grid: Grid, runs: list[RunSpec], sources: list[str | os.PathLike], out_dir: str | os.PathLike,
+               data: DataProvenance, config_fn: Callable, log: Callable[[str], None] = print) -> list[ResultRow]:
+    """Append to ``out_dir``'s results.jsonl the rows of ``sources`` (results folders) that are exactly one of
+    ``runs`` without a row there yet; the rows appended. A source without rows is skipped (said in ``log``); one
+    with rows that evaluated differently is refused."""
+    out = Path(out_dir)
+    done = {r.name for r in read_results(out / RESULTS)}
+    todo = [spec for spec in runs if spec.name not in done]
+    adopted: list[ResultRow] = []
+    for source in sources:
+        if not todo:
+            break
+        folder = Path(source) if Path(source).is_dir() else Path(source).parent
+        candidates = read_results(folder / RESULTS)
+        if not candidates:
+            log(f"--reuse {source}: no rows there yet; nothing reused from it")
+            continue
+        if not same_evaluation(grid, read_sweep_grid(folder)):
+            raise UserError(f"{folder} did not evaluate as grid {grid.name!r} does (its grid.json lists other eval "
+                            f"sets or options, or none): its rows cannot stand for this grid's runs; drop --reuse "
+                            f"{source} or give the grid that folder's eval section")
+        rows = reusable_rows(grid, todo, candidates, data, config_fn, str(source))
+        if rows:
+            out.mkdir(parents=True, exist_ok=True)
+        for row in rows:
+            append_result(out / RESULTS, row)
+            log(f"{row.name}: {row.notes[-1]}")
+        adopted += rows
+        names = {r.name for r in rows}
+        todo = [spec for spec in todo if spec.name not in names]
+    return adopted
