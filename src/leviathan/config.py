@@ -28,15 +28,11 @@ from typing import Any, Literal, Mapping, Sequence, TypeVar, get_args, get_origi
 
 import yaml
 
-from .errors import UserError
+from .errors import ConfigError, UserError
 from .io import atomic_write_text
 from .strict_yaml import DuplicateKeyError, load_strict, parse as parse_yaml
 
 T = TypeVar("T")
-
-
-class ConfigError(UserError, ValueError):
-    """A configuration value a user must fix. The message names the key and the fix."""
 
 
 # --------------------------------------------------------------------------------------------

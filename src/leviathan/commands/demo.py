@@ -43,6 +43,7 @@ import sys
 import time
 from pathlib import Path
 
+from ..data.meta import PreparedMeta
 from .values import non_negative_int, positive_float, positive_int
 
 VARIANTS = ("dense_tied", "dense_untied", "leviathan")
@@ -95,14 +96,14 @@ def add_arguments(parser) -> None:
     parser.add_argument("--quiet", action="store_true", help="no estimate and no progress lines")
 
 
-def _prepare_data(data_dir: Path, explicit: bool, vocab: int, quiet: bool) -> dict:
-    """The demo corpus: an explicit ``--data-dir`` that is already prepared is used as it is; the cache
+def _prepare_data(data_dir: Path, explicit: bool, vocab: int, quiet: bool) -> PreparedMeta:
+    """The demo corpus' meta.json: an explicit ``--data-dir`` that is already prepared is used as it is; the cache
     is (re)built from the books (or the stdlib) when missing or out of date."""
+    from ..data.meta import find_meta, read_meta
     from ..data.prepare import prepare
     from ..errors import UserError
-    from ..run_config import data_meta
 
-    meta = data_meta(data_dir)
+    meta = find_meta(data_dir)
     if explicit and meta is not None:
         return meta
     books = shared_data()
@@ -113,12 +114,13 @@ def _prepare_data(data_dir: Path, explicit: bool, vocab: int, quiet: bool) -> di
         print(f"preparing the demo corpus ({'Gutenberg books' if books else 'Python stdlib'}, BPE {vocab:,}) "
               f"into {data_dir} (once) ...", file=sys.stderr)
     try:
-        return prepare(source, data_dir, **kwargs)  # returns at once when the cache is up to date
+        prepare(source, data_dir, **kwargs)  # returns at once when the cache is up to date
     except UserError:
         if explicit:
             raise
         print(f"the cached demo corpus in {data_dir} is out of date; rebuilding it", file=sys.stderr)
-        return prepare(source, data_dir, overwrite=True, **kwargs)
+        prepare(source, data_dir, overwrite=True, **kwargs)
+    return read_meta(data_dir)
 
 
 def run_config(args, data_dir: Path, embedding: str):
@@ -387,8 +389,8 @@ def run(args) -> int:
     watch = RunWatch({v: run_dir / v for v in variants}, args.steps, say=say) if not args.quiet else None
     with (watch or contextlib.nullcontext()):
         rows = _train_all(configs, run_dir, args, say, watch)
-    info = {"data_dir": str(data_dir), "tokenizer": meta.get("tokenizer"), "source": meta.get("source"),
-            "train_tokens": meta["splits"]["train"]["tokens"], "val_tokens": meta["splits"]["val"]["tokens"],
+    info = {"data_dir": str(data_dir), "tokenizer": meta.tokenizer, "source": meta.source,
+            "train_tokens": meta.tokens("train"), "val_tokens": meta.tokens("val"),
             "steps": args.steps, "batch_tokens": args.batch_tokens, "seq_len": args.seq_len, "preset": args.preset,
             "generator": GENERATOR, "threads_per_model": args.threads or 1, "concurrent": how, "prepare_s": prep_s,
             "estimated_s": expected, "total_wall_s": time.time() - t0}

@@ -78,8 +78,8 @@ def run(args) -> int:
         meta = data_meta(data_dir)
         if meta is None:
             raise UserError(f"{data_dir!r} is not a prepared data folder (no meta.json); pass --data or --text")
-        if args.split not in meta.get("splits", {}):
-            raise UserError(f"split {args.split!r} not in {data_dir!r}; available: {', '.join(meta.get('splits', {}))}")
+        if args.split not in meta.splits:
+            raise UserError(f"split {args.split!r} not in {data_dir!r}; available: {', '.join(meta.splits)}")
         ckpt.check_tokenizer(ckpt.find_checkpoint(args.checkpoint), data_dir, "evaluate")
         stream = EvalStream.from_split(data_dir, args.split, args.max_tokens)
     stream.check_fits(model.config.vocab_size)

@@ -136,7 +136,7 @@ def evaluate(source: str | os.PathLike, tasks: str | Sequence[str] = "paper", *,
     if is_hf_dir(src):
         out = evaluate_model(None, None, tasks, data=data, hf_dir=src, **kwargs)
     else:
-        from ..checkpoint import load_model, load_tokenizer
+        from ..checkpoint.read import load_model, load_tokenizer
 
         model, _ = load_model(str(src))
         tokenizer = load_tokenizer(str(src))

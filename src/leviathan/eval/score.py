@@ -13,7 +13,7 @@ import os
 
 import numpy as np
 
-from ..checkpoint import load_model
+from ..checkpoint.read import load_model
 from .frequency import aligned_targets, bucket_losses
 from .perplexity import summarize, token_losses
 from .stream import EvalStream, run_seq_len

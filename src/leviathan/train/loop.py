@@ -13,7 +13,7 @@ when none of these names is there already, and is then marked as the run's; the 
     params.json      parameter counts by group (input, body, head, total), also printed at start
     metrics.jsonl    train and validation rows (see metrics.py); tensorboard/ the same as scalars
     summary.json     what ``train`` returns
-    checkpoints/step-XXXXXXXX/  see checkpoint.py
+    checkpoints/step-XXXXXXXX/  see checkpoint/layout.py
 
 Validation (``validate.Validator``) scores the first ``eval_tokens`` predictions of the data's val split
 every ``eval_interval`` steps and at the last step.
@@ -52,8 +52,9 @@ from pathlib import Path
 
 import torch
 
-from ..checkpoint import CHECKPOINTS, STEP_RE
+from ..checkpoint.layout import CHECKPOINTS, STEP_RE
 from ..config import dump_yaml
+from ..data.meta import PreparedMeta
 from ..io import atomic_write_json, atomic_write_text
 from ..errors import UserError
 from ..locking import folder_lock
@@ -133,7 +134,7 @@ def _session(cfg: RunConfig, run_dir: Path, resume: str | None, device: torch.de
     parts = _train_parts(cfg, model, optimizer, loader, device, info)
     validator = Validator(cfg, parts.amp_dtype, info, device)
     saver = Checkpointer(run_dir, model, optimizer, loader, cfg, info, dump_yaml(cfg.resolved()),
-                         _data_tokenizer(cfg.data.path) if info.is_main else None, meta.get("tokenizer"),
+                         _data_tokenizer(cfg.data.path) if info.is_main else None, meta.tokenizer,
                          last_saved=state.step if loaded is not None else None)
     _write_run_folder(run_dir, saver, device, counts)
     out.start(_describe(cfg, device, info, counts, parts), cfg.total_steps, state.step)
@@ -165,7 +166,7 @@ def _session(cfg: RunConfig, run_dir: Path, resume: str | None, device: torch.de
 
 
 # ---- building ---------------------------------------------------------------------------------
-def _check_inputs(cfg: RunConfig, run_dir: Path, info: D.DistInfo) -> dict:
+def _check_inputs(cfg: RunConfig, run_dir: Path, info: D.DistInfo) -> PreparedMeta:
     """The data folder's meta.json, after checking it exists, fits the model's vocabulary, and that the run
     folder can be written (rank 0)."""
     cfg.check_schedule()
@@ -174,9 +175,9 @@ def _check_inputs(cfg: RunConfig, run_dir: Path, info: D.DistInfo) -> dict:
         raise UserError(f"data.path {cfg.data.path!r} is not a prepared data folder (no meta.json); "
                         f"create it with `leviathan prepare` or point data.path at one")
     check_vocab(cfg, meta)
-    val = (meta.get("splits") or {}).get("val")
-    if not isinstance(val, dict) or not isinstance(val.get("tokens"), int) or val["tokens"] < 2:
-        state = "missing" if not isinstance(val, dict) else f"{val.get('tokens')!r} tokens"
+    val = meta.splits.get("val")
+    if val is None or val.tokens is None or val.tokens < 2:
+        state = "missing" if val is None else f"{val.tokens!r} tokens"
         raise UserError(f"data.path {cfg.data.path!r} has no validation tokens (its val split: {state}), and a run "
                         f"validates at its end (and every eval_interval steps); prepare the data with a validation "
                         f"split (leviathan prepare ... --val-fraction 0.01, or --val-source FILE)")

@@ -2,7 +2,7 @@
 
 ``TrainState`` is what the loop advances besides weights and optimizer moments: the step, the tokens
 seen, the training time of all sessions and the last validation result. A checkpoint (the step
-folders of ``checkpoint.py``) holds weights, AdamW state, ``state.json`` (step, tokens, train time,
+folders of ``checkpoint/``) holds weights, AdamW state, ``state.json`` (step, tokens, train time,
 the data loader's position, python and numpy RNG states, world size, tokenizer name) and ``rng.pt``.
 
 ``Checkpointer`` writes them. Weights and optimizer state go through
@@ -29,7 +29,7 @@ from pathlib import Path
 
 import torch
 
-from ..checkpoint import check_tokenizer, load_model_state, run_config_from_dict
+from ..checkpoint.read import check_tokenizer, load_model_state, run_config_from_dict
 from ..config import to_dict
 from ..errors import UserError
 from ..run_config import RunConfig
