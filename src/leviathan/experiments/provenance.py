@@ -40,7 +40,7 @@ from typing import Any
 
 import yaml
 
-from ..config import known_fields
+from ..codec import decode
 from ..data.fingerprint import LEGACY_VERSION, fingerprint_version
 from ..data.meta import find_meta
 from ..io import data_root
@@ -132,7 +132,7 @@ class DataProvenance(Record):
     @classmethod
     def of_row(cls, data: Any) -> DataProvenance:
         """A row's ``data`` (as written by any version; keys it does not know are ignored, missing ones None)."""
-        return cls(**known_fields(cls, data)) if isinstance(data, dict) else cls()
+        return decode(cls, data) if isinstance(data, dict) else cls()
 
     @property
     def version(self) -> int:
