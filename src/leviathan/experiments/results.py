@@ -38,6 +38,7 @@ import numpy as np
 
 from ..codec import decode, encode_fields, extra_keys
 from ..errors import UserError
+from ..eval.result import EvalResult
 from ..model.accounting import ParamCounts
 from .records import Record
 
@@ -71,7 +72,7 @@ def json_safe(o: Any) -> Any:
         return v if math.isfinite(v) else None
     if isinstance(o, str) or o is None:
         return o
-    if isinstance(o, (ResultRow, _RowPart)):
+    if isinstance(o, (ResultRow, _RowPart, EvalResult)):
         return json_safe(o.to_dict())
     if isinstance(o, Record):
         return json_safe(o.as_dict())
@@ -118,20 +119,6 @@ class _RowPart:
 
     def to_dict(self) -> dict:
         return encode_fields(self)
-
-
-@dataclass
-class EvalResult(_RowPart):
-    """One eval set: mean loss (nats per token), perplexity exp(loss), bits per byte, tokens scored; with a
-    restricted softmax, the targets outside its id set that were left out (count and share of the set)."""
-
-    loss: float | None = None
-    ppl: float | None = None
-    bpb: float | None = None
-    tokens: int | None = None
-    targets_outside: int | None = None
-    share_outside: float | None = None
-    extra: dict = extra_keys()
 
 
 @dataclass(frozen=True)

@@ -76,7 +76,8 @@ from ..train.metrics import read_metric_rows
 from ..train.summary import TrainSummary
 from .provenance import data_provenance, portable_path, run_provenance
 from .shards import shard_of
-from .results import (RESULTS, BucketResult, EvalResult, ResultRow, TrainingCurve, append_result, json_safe,
+from ..eval.result import EvalResult
+from .results import (RESULTS, BucketResult, ResultRow, TrainingCurve, append_result, json_safe,
                       read_results)
 
 
@@ -199,7 +200,7 @@ def evaluate_run(grid: Grid, spec: RunSpec, run_dir: Path, eval_data: EvalData) 
     streams = {es.name: stream for es in grid.eval_sets if (stream := eval_data.stream(es)) is not None}
     evals, bucketed = evaluate_checkpoint(run_dir, streams, seq_len=opts.seq_len, batch_size=int(opts.batch_size or 8),
                                           buckets=buckets, freq=freq, bucket_sets=opts.bucket_sets)
-    return RunEvaluation(eval={k: EvalResult.from_dict(v) for k, v in evals.items()},
+    return RunEvaluation(eval=evals,
                          buckets={name: BucketResult.from_dict(b.as_dict()) for name, b in bucketed.items()},
                          notes=list(eval_data.notes))
 

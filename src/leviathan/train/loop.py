@@ -55,6 +55,7 @@ import torch
 from ..checkpoint.layout import CHECKPOINTS, STEP_RE
 from ..config import dump_yaml
 from ..data.meta import PreparedMeta
+from ..eval.result import EvalResult
 from ..io import atomic_write_json, atomic_write_text
 from ..errors import UserError
 from ..locking import folder_lock
@@ -286,7 +287,7 @@ class _Session:
             self._log(state, result, lr)
         if self.validator.due(state.step):
             state.last_eval = self.validator.run(self.parts.model)
-            self.metrics.log({"step": state.step, "tokens": state.tokens, **state.last_eval, "split": "val"})
+            self.metrics.log({"step": state.step, "tokens": state.tokens, **state.last_eval.metrics_row(), "split": "val"})
             self.out.note(_eval_line(state))
         self._checkpoint(state, lr)
 
@@ -303,8 +304,8 @@ class _Session:
         """The last step is saved at once (its final validation checked it); a periodic one during the next step."""
         cfg = self.cfg
         if state.step == cfg.total_steps:
-            if not math.isfinite(state.last_eval["val_loss"]):
-                raise NonFiniteLossError(_divergence_message(state.step, state.last_eval["val_loss"], 0.0, lr, cfg,
+            if not math.isfinite(state.last_eval.loss):
+                raise NonFiniteLossError(_divergence_message(state.step, state.last_eval.loss, 0.0, lr, cfg,
                                                              self.run_dir, what="validation loss"))
             self.saver.save_now(state)  # the end: verified by the final evaluation instead
         elif cfg.checkpoint_interval and state.step % cfg.checkpoint_interval == 0:
@@ -317,8 +318,7 @@ def _logged_step(step: int, cfg: RunConfig) -> bool:
 
 def _eval_line(state: TrainState) -> str:
     v = state.last_eval
-    return (f"step {state.step}: val loss {v['val_loss']:.4f}, ppl {v['val_ppl']:.2f}"
-            + (f", bpb {v['val_bpb']:.4f}" if v["val_bpb"] else ""))
+    return (f"step {state.step}: val loss {v.loss:.4f}, ppl {v.ppl:.2f}" + (f", bpb {v.bpb:.4f}" if v.bpb else ""))
 
 
 class _Speed:
@@ -408,12 +408,12 @@ def _write_summary(run_dir: Path, state: TrainState, speed: _Speed, wall_time_s:
                    info: D.DistInfo, resumed_from: int | None = None) -> TrainSummary:
     """The summary ``train`` returns; rank 0 also writes it to summary.json."""
     latest = ckpt.latest_checkpoint(run_dir) if info.is_main else None
-    last = state.last_eval or {}
+    last = state.last_eval or EvalResult()
     summary = TrainSummary(
         run_dir=str(run_dir), steps=state.step, tokens=state.tokens, wall_time_s=wall_time_s,
         train_time_s=speed.time, tokens_per_s=speed.tokens / speed.time if speed.time > 0 else None,
-        compile_s=speed.compile_s, final_val_loss=last.get("val_loss"), final_val_ppl=last.get("val_ppl"),
-        final_val_bpb=last.get("val_bpb"), params=counts, metrics=str(run_dir / "metrics.jsonl"),
+        compile_s=speed.compile_s, final_val_loss=last.loss, final_val_ppl=last.ppl,
+        final_val_bpb=last.bpb, params=counts, metrics=str(run_dir / "metrics.jsonl"),
         checkpoint=str(latest) if latest else None, stopped=stopped, resumed_from=resumed_from)
     if info.is_main:
         atomic_write_json(run_dir / "summary.json", summary.to_dict())

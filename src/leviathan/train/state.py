@@ -46,7 +46,7 @@ class TrainState:
     step: int = 0
     tokens: int = 0
     train_time_s: float = 0.0
-    last_eval: dict | None = None
+    last_eval: EvalResult | None = None
 
 
 # ---- writing ------------------------------------------------------------------------------------

@@ -40,7 +40,8 @@ from ..fair_shot import FairShot
 from ..lr_sweep import LrChoice
 from ..paired import PairedComparison, paired_comparisons
 from ..records import Record, optional
-from ..results import COMPARISONS, EvalResult, ResultRow, comparison_groups
+from ...eval.result import EvalResult
+from ..results import COMPARISONS, ResultRow, comparison_groups
 from ..scaling import LadderFit, scaling_from_results
 from ..width import WidthPanel, width_panel
 from .embeddings import EmbeddingsSection, embeddings_section
