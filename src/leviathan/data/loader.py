@@ -161,6 +161,7 @@ class BatchLoader:
 
     def __init__(self, dataset, seq_len: int, batch_size: int, seed: int = 0, rank: int = 0,
                  world_size: int = 1, shuffle: str = "windows", shuffle_buffer: int = 10_000):
+        """Parameters: the loader's settings, each one saved in its resume state and checked there."""
         if isinstance(dataset, (str, os.PathLike)):
             dataset = TokenDataset(dataset, "train")
         tokens = dataset.tokens if isinstance(dataset, TokenDataset) else np.asarray(dataset)

@@ -69,6 +69,9 @@ def token_losses(model: nn.Module, tokens: np.ndarray, seq_len: int, batch_size:
     rank, in the same batch as one process scores it). ``even``: every rank runs as many forwards as the rank
     with the most, a rank short of one scoring its first batch again and discarding it: FSDP's forward gathers
     parameters collectively, and a rank that stops early leaves the others waiting forever.
+
+    Parameters: the stream and its windows, then independent optional modes (dtype, shard, even, outside) with
+    defaults.
     """
     tokens = np.asarray(tokens)
     n = len(tokens) - 1

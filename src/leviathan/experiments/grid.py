@@ -379,7 +379,10 @@ def _read_experiment(key: str, exp: dict | None, sizes: dict[str, dict], seeds: 
 
 def _add_run(runs: dict[str, RunSpec], sizes: dict[str, dict], data_seed: int | None, regime: str, variant: str,
              size: str, model: dict, seed: int, target: int | None = None) -> None:
-    """Add a run to ``runs``, or add ``regime`` (and a target total) to the identical run already there."""
+    """Add a run to ``runs``, or add ``regime`` (and a target total) to the identical run already there.
+
+    Parameters: the fields of one RunSpec, built here from the grid's sections (the spec is the object they become).
+    """
     default, cfg = ModelConfig(**sizes[size]), ModelConfig(**model)
     layers, ffn = cfg.num_hidden_layers, cfg.intermediate_size
     name = f"{size}-{variant}" + (f"-L{layers}" if layers != default.num_hidden_layers else "") \

@@ -121,7 +121,10 @@ def save_checkpoint(run_dir: Path, step: int, model_state: dict[str, torch.Tenso
     """Write ``checkpoints/step-XXXXXXXX`` atomically and prune to ``keep_last``. Rank 0 only, with the run
     folder's lock held (``leviathan.locking``), so no other process writes there. A step folder of the same
     step already on disk (left by an earlier session that trained further from another checkpoint) is
-    replaced, never kept in place of the state this process holds: the run's checkpoints are one history."""
+    replaced, never kept in place of the state this process holds: the run's checkpoints are one history.
+
+    Parameters: the parts of a step folder, each written to its own file.
+    """
     root = run_dir / CHECKPOINTS
     root.mkdir(parents=True, exist_ok=True)
     final = root / step_name(step)

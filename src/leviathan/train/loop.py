@@ -406,7 +406,10 @@ class _Console:
 # ---- the end --------------------------------------------------------------------------------------
 def _write_summary(run_dir: Path, state: TrainState, speed: _Speed, wall_time_s: float, counts, stopped: str | None,
                    info: D.DistInfo, resumed_from: int | None = None) -> TrainSummary:
-    """The summary ``train`` returns; rank 0 also writes it to summary.json."""
+    """The summary ``train`` returns; rank 0 also writes it to summary.json.
+
+    Parameters: the fields of the TrainSummary it builds (the summary is the object they become).
+    """
     latest = ckpt.latest_checkpoint(run_dir) if info.is_main else None
     last = state.last_eval or EvalResult()
     summary = TrainSummary(

@@ -56,6 +56,7 @@ class Checkpointer:
     def __init__(self, run_dir: Path, model: torch.nn.Module, optimizer: torch.optim.Optimizer, loader,
                  cfg: RunConfig, info: D.DistInfo, config_text: str, tokenizer, tokenizer_name: str | None,
                  last_saved: int | None = None):
+        """Parameters: what the writer of a run's checkpoints holds for the run's whole life, kept as its attributes."""
         self.run_dir, self.model, self.optimizer, self.loader = run_dir, model, optimizer, loader
         self.cfg, self.info, self.config_text = cfg, info, config_text
         self.tokenizer, self.tokenizer_name = tokenizer, tokenizer_name

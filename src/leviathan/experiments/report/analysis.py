@@ -158,7 +158,11 @@ def analyze(rows: Iterable[ResultRow], eval_set: str = "val", num_bootstrap: int
     """Every analysis of docs/DESIGN.md §7 over a sweep's rows; a scaling fit that cannot be made is ``NotComputed``.
 
     ``plateau``: the training unigram entropy (nats), which the paired gap curves mark; ``embeddings``: the
-    records of ``leviathan analyze embeddings`` (none: no such section)."""
+    records of ``leviathan analyze embeddings`` (none: no such section).
+
+    Parameters: the rows and the report's optional inputs (pre-sweeps, fair shot, embeddings, notes), keyword-
+    defaulted.
+    """
     rows = list(rows)
     return Analysis(
         num_runs=len(rows), eval_set=eval_set, eval_sets=sorted({k for r in rows for k in r.eval}),
