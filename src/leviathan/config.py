@@ -2,8 +2,8 @@
 
 Every config in leviathan is a (possibly nested) dataclass. This module turns plain dictionaries
 (from YAML, JSON or ``key.sub=value`` overrides) into those dataclasses and back, and rejects bad
-input with one message that names the key, the problem and the fix (``known_fields`` is the tolerant
-reading of files the package wrote itself):
+input with one message that names the key, the problem and the fix (``codec.decode`` is the tolerant
+reading of files the package wrote itself, ``codec.encode`` the writing of both):
 
     >>> from_dict(ModelConfig, {"hiden_size": 64})
     ConfigError: unknown key 'hiden_size' in ModelConfig; did you mean 'hidden_size'?
@@ -28,15 +28,12 @@ from typing import Any, Literal, Mapping, Sequence, TypeVar, get_args, get_origi
 
 import yaml
 
-from .errors import UserError
+from .codec import encode
+from .errors import ConfigError, UserError
 from .io import atomic_write_text
 from .strict_yaml import DuplicateKeyError, load_strict, parse as parse_yaml
 
 T = TypeVar("T")
-
-
-class ConfigError(UserError, ValueError):
-    """A configuration value a user must fix. The message names the key and the fix."""
 
 
 # --------------------------------------------------------------------------------------------
@@ -194,14 +191,6 @@ def from_dict(cls: type[T], data: Mapping[str, Any], prefix: str = "") -> T:
         raise
 
 
-def known_fields(cls: type, data: Mapping[str, Any]) -> dict:
-    """The entries of ``data`` that name an init field of dataclass ``cls``: what a tolerant reader of a file this
-    package wrote (a results row's parts, grid.json, metrics.jsonl) passes to ``cls(**...)``. Unlike ``from_dict``
-    nothing is checked or converted: a key ``cls`` does not know is ignored, one left out takes its default."""
-    names = {f.name for f in dataclasses.fields(cls) if f.init}
-    return {k: v for k, v in data.items() if k in names}
-
-
 def warn_retired(key: str, reason: str) -> None:
     """The warning for a key an older version wrote and this one ignores."""
     warnings.warn(f"ignoring '{key}' (written by an older leviathan): {reason}; it can be deleted from the file",
@@ -209,16 +198,9 @@ def warn_retired(key: str, reason: str) -> None:
 
 
 def to_dict(obj: Any) -> Any:
-    """Dataclass (nested) -> plain dict of YAML-safe values."""
-    if dataclasses.is_dataclass(obj):
-        return {f.name: to_dict(getattr(obj, f.name)) for f in dataclasses.fields(obj)}
-    if isinstance(obj, (list, tuple)):
-        return [to_dict(v) for v in obj]
-    if isinstance(obj, dict):
-        return {k: to_dict(v) for k, v in obj.items()}
-    if isinstance(obj, Path):
-        return str(obj)
-    return obj
+    """Dataclass (nested) -> plain dict of YAML-safe values (``codec.encode``: a config has no optional or inline
+    fields, so every field is a key)."""
+    return encode(obj)
 
 
 # --------------------------------------------------------------------------------------------

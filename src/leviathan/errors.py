@@ -9,6 +9,11 @@ class UserError(Exception):
     """Bad input: the message names the problem and the fix."""
 
 
+class ConfigError(UserError, ValueError):
+    """A configuration value a user must fix. The message names the key and the fix (``config`` raises it; it
+    lives here so that ``strict_yaml``, below ``config``, can raise it too)."""
+
+
 # OSErrors that are about the user's storage, not a bug: errno -> (problem, fix).
 _STORAGE_ERRORS = {
     errno.ENOSPC: ("no space left on device (the disk is full)",

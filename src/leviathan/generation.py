@@ -88,6 +88,9 @@ def generate(model, prompt_ids: Sequence[int] | torch.Tensor, max_new_tokens: in
 
     Sampling stops for a sequence at ``eos_id`` (later positions repeat it) and for all of them after
     ``max_new_tokens`` or at ``max_position_embeddings`` tokens.
+
+    Parameters: the sampling options (temperature, top-k, top-p, ...), keyword arguments one each as ``leviathan
+    generate`` passes them.
     """
     device = next(model.parameters()).device
     ids = torch.as_tensor(prompt_ids, dtype=torch.long, device=device)

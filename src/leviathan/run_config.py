@@ -38,6 +38,7 @@ from typing import Any, Literal, Optional, Sequence
 
 from .config import ConfigError, apply_overrides, from_dict, load_yaml, require
 from .configs import find_train_config
+from .data.meta import PreparedMeta, find_meta
 from .model.config import ModelConfig
 from .presets import preset_dict
 from .seeds import check_seed
@@ -262,13 +263,9 @@ def _section_hint(raw: dict) -> None:
                 raise ConfigError(f"unknown key '{key}' in RunConfig; did you mean '{section}.{key}'?")
 
 
-def data_meta(path: str | Path) -> dict | None:
+def data_meta(path: str | Path) -> PreparedMeta | None:
     """meta.json of a prepared data dir (checked: a damaged or foreign one is a UserError), or None if there is none."""
-    from .data.loader import load_meta
-
-    if not (Path(path) / "meta.json").is_file():
-        return None
-    return load_meta(path)
+    return find_meta(path)
 
 
 def build_run_config(raw: dict, check_data: bool = True) -> RunConfig:
@@ -294,7 +291,7 @@ def build_run_config(raw: dict, check_data: bool = True) -> RunConfig:
             raise ConfigError(
                 f"model.vocab_size is null, which means 'take it from the data', but {str(data_path)!r} has no "
                 f"meta.json; prepare the data first (leviathan prepare) or set model.vocab_size")
-        model["vocab_size"] = int(meta["vocab_size"])
+        model["vocab_size"] = meta.vocab_size
     raw["model"], raw["data"] = model, data
     cfg = from_dict(RunConfig, raw)
     if check_data and meta is not None:
@@ -302,12 +299,12 @@ def build_run_config(raw: dict, check_data: bool = True) -> RunConfig:
     return cfg
 
 
-def check_vocab(cfg: RunConfig, meta: dict) -> None:
-    data_vocab = int(meta["vocab_size"])
+def check_vocab(cfg: RunConfig, meta: PreparedMeta) -> None:
+    data_vocab = meta.vocab_size
     if cfg.model.vocab_size < data_vocab:
         raise ConfigError(
             f"model.vocab_size={cfg.model.vocab_size} is smaller than the data's vocabulary ({data_vocab}, tokenizer "
-            f"{meta.get('tokenizer')!r}); set model.vocab_size={data_vocab} (or null to take it from the data)")
+            f"{meta.tokenizer!r}); set model.vocab_size={data_vocab} (or null to take it from the data)")
 
 
 def load_run_config(path: str | Path | None, overrides: Sequence[str] = (), check_data: bool = True) -> RunConfig:

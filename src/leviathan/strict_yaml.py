@@ -18,6 +18,8 @@ from typing import Any
 
 import yaml
 
+from .errors import ConfigError
+
 __all__ = ["StrictLoader", "DuplicateKeyError", "parse", "load_strict"]
 
 
@@ -57,8 +59,6 @@ def parse(text: str) -> Any:
 
 def load_strict(text: str, source: str) -> Any:
     """The value of YAML ``text`` (``source`` names it in errors): a ``ConfigError`` for a repeated key or bad YAML."""
-    from .config import ConfigError
-
     try:
         return parse(text)
     except DuplicateKeyError as e:

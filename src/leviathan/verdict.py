@@ -17,7 +17,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from importlib.resources import files
 
-from .config import known_fields
+from .codec import decode
 
 VERDICT_FILE = "verdict.yaml"
 
@@ -66,6 +66,4 @@ def committed_verdict() -> Verdict:
     import yaml
 
     raw = yaml.safe_load(files(__package__).joinpath(VERDICT_FILE).read_text())
-    verdict = Verdict(**known_fields(Verdict, raw))
-    verdict.comparisons = [Comparison(**known_fields(Comparison, c)) for c in raw.get("comparisons") or []]
-    return verdict
+    return decode(Verdict, raw)

@@ -47,8 +47,8 @@ def test_a_corpus_softmax_run_trains_evaluates_resumes_and_refuses_export(data, 
     assert loaded_cfg.data.softmax == "corpus" and model.restricted
     np.testing.assert_array_equal(model.output_ids.numpy(), corpus_ids(data))
     val = TokenDataset(data, "val").tokens[:400]
-    restricted = evaluate(model, val, 32, 4)["loss"]
-    full = evaluate(model.restrict_output_(None), val, 32, 4)["loss"]
+    restricted = evaluate(model, val, 32, 4).loss
+    full = evaluate(model.restrict_output_(None), val, 32, 4).loss
     assert restricted < full  # the same weights: removing ids from the softmax can only raise their targets' share
     # resume: the same config continues exactly; a full-softmax config is refused
     train(cfg, resumed, resume=str(straight / "checkpoints" / ckpt.step_name(n)), quiet=True)
@@ -85,8 +85,8 @@ def test_a_corpus_softmax_run_is_scored_out_of_domain_on_the_targets_inside_its_
     evals, buckets = evaluate_checkpoint(tmp_path / "run", streams, seq_len=32, batch_size=4,
                                          buckets=make_buckets(freq, 3, "mass"), freq=freq)
     left_out = int(np.isin(tokens[1:], outside_ids).sum())
-    assert "targets_outside" not in evals["val"] and evals["val"]["bpb"] > 0  # in-domain: every target inside
+    assert not evals["val"].restricted and evals["val"].bpb > 0  # in-domain: every target inside
     ev = evals["elsewhere"]
-    assert ev["targets_outside"] == left_out > 0 and ev["tokens"] == 299 - left_out
-    assert ev["share_outside"] == pytest.approx(left_out / 299) and ev["bpb"] is None and np.isfinite(ev["loss"])
-    assert sum(buckets["elsewhere"].count) == ev["tokens"]
+    assert ev.targets_outside == left_out > 0 and ev.tokens == 299 - left_out
+    assert ev.share_outside == pytest.approx(left_out / 299) and ev.bpb is None and np.isfinite(ev.loss)
+    assert sum(buckets["elsewhere"].count) == ev.tokens

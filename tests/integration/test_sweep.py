@@ -15,7 +15,8 @@ import pytest
 
 from leviathan.errors import UserError
 from leviathan.experiments.grid import load_grid
-from leviathan.experiments.results import BucketResult, EvalResult, append_result, read_results
+from leviathan.eval.result import EvalResult
+from leviathan.experiments.results import BucketResult, append_result, read_results
 from leviathan.experiments import sweep as sweep_module
 from leviathan.eval.score import summarize_losses
 from leviathan.experiments.sweep import RunEvaluation, run_sweep, select_runs, sweep_lock, train_commands
@@ -204,7 +205,7 @@ def test_selection_commands_and_helpers(tmp_path):
     rows = sweep(tmp_path, FakeTrainer(), regimes=["iso_body"])
     assert {r.variant for r in rows} == {"dense_tied", "leviathan"}
     s = summarize_losses(np.array([1.0, 2.0]), num_bytes=8)
-    assert s["loss"] == 1.5 and s["bpb"] == pytest.approx(3.0 / math.log(2) / 8) and s["tokens"] == 2
+    assert s.loss == 1.5 and s.bpb == pytest.approx(3.0 / math.log(2) / 8) and s.tokens == 2
     assert hardware_info()["torch_threads"] >= 1
 
 

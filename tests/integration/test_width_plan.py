@@ -24,7 +24,8 @@ from leviathan.configs import find_grid_file
 from leviathan.experiments import sweep as sweep_module
 from leviathan.experiments.lr_sweep import arm_body
 from leviathan.experiments.presweep import read_stage_rows, run_lr
-from leviathan.experiments.results import EvalResult, read_results
+from leviathan.eval.result import EvalResult
+from leviathan.experiments.results import read_results
 from leviathan.experiments.sweep import RunEvaluation
 
 pytestmark = pytest.mark.usefixtures("single_thread")

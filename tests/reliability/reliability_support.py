@@ -129,7 +129,7 @@ def refingerprint(step: Path) -> None:
     """Rewrite a step folder's state.json to record its files as they are now: a checkpoint tampered with as a
     whole (state.json too), so the fingerprints agree and the deeper checks (weight shapes, the pickle guard) are
     the ones tested."""
-    from leviathan.checkpoint_state import fingerprints
+    from leviathan.checkpoint.state import fingerprints
 
     path = Path(step) / "state.json"
     state = json.loads(path.read_text())

@@ -1,6 +1,6 @@
 """Files that belong together are checked against each other (issue 30, kind 3): a step folder's state.json records
 the sha256 of every other file of the folder, a prepared folder's meta.json a digest of every other file; a file
-swapped in from elsewhere (same shape, same size) is refused by name when it is read (``checkpoint_state``,
+swapped in from elsewhere (same shape, same size) is refused by name when it is read (``checkpoint.state``,
 ``data.companions``).
 
 Before, step 2's weights copied over step 4's resumed and evaluated as step 4, and another preparation's

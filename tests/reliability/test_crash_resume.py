@@ -156,7 +156,7 @@ import json, math, os, sys, time
 sys.path.insert(0, sys.argv[2])
 from test_sweep import grid_dict
 from leviathan.experiments.grid import load_grid
-from leviathan.experiments.results import EvalResult
+from leviathan.eval.result import EvalResult
 from leviathan.experiments.sweep import RunEvaluation, run_sweep
 
 def slow_train(cfg, run_dir, resume=None):

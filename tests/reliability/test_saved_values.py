@@ -1,6 +1,6 @@
 """Every value read back from a checkpoint's sidecar is checked (issue 30, kind 2): a damaged or hand-edited field of
 state.json is one error naming the file and the field, before anything is loaded or written
-(``leviathan.checkpoint_state``); so are meta.json's numbers (``data.loader.load_meta``) and train_freq.npy.
+(``leviathan.checkpoint.state``); so are meta.json's numbers (``data.loader.load_meta``) and train_freq.npy.
 
 Before, ``"step": -7`` or ``"tokens": "lots"`` ended in tracebacks, and a loader position or a step that
 contradicts the folder resumed a run in a state that cannot exist, with exit 0.

@@ -60,7 +60,8 @@ def test_rows_and_meta_json_of_either_version_read_back(tmp_path):
     new = v2("a" * 64, "b" * 64)
     assert DataProvenance.of_row(new.as_dict()) == new and new.fingerprints() == {2: "a" * 64, 1: "b" * 64}
     meta = {"fingerprint": "c" * 64, "fingerprint_version": 2, "legacy_fingerprint": "d" * 64, "tokenizer": "bpe:300",
-            "vocab_size": 300, "splits": {"train": {"tokens": 1000}, "val": {"tokens": 100}}}
+            "vocab_size": 300, "splits": {"train": {"tokens": 1000}, "val": {"tokens": 100}},
+            "format": 1, "dtype": "uint16", "eot_id": 0}
     (tmp_path / "meta.json").write_text(json.dumps(meta))
     assert data_provenance(tmp_path).as_dict() == {"dir": data_provenance(tmp_path).dir, "fingerprint": "c" * 64,
                                                    **COUNTS, "fingerprint_version": 2, "legacy_fingerprint": "d" * 64}

@@ -99,7 +99,8 @@ def test_shipped_grids_load_and_cover_the_paper_regimes():
 
 
 def test_vocab_comes_from_prepared_meta(tmp_path):
-    (tmp_path / "meta.json").write_text(json.dumps({"vocab_size": 300}))
+    (tmp_path / "meta.json").write_text(json.dumps({"format": 1, "tokenizer": "bpe:300", "vocab_size": 300,
+                                                    "dtype": "uint16", "eot_id": 0, "splits": {"train": {}}}))
     g = load_grid(small_grid(), data_dir=str(tmp_path), seeds=[5])
     assert g.vocab_size == 300 and g.vocab_from == "meta.json"
     assert all(r.model.vocab_size == 300 for r in g.runs)

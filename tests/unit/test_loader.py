@@ -39,7 +39,7 @@ def _starts(x: torch.Tensor) -> list[int]:
 
 def test_dataset_view(ds):
     assert len(ds) == 4001 and ds.vocab_size == VOCAB and ds.eot_id == VOCAB - 1 and ds.tokens.dtype == np.uint16
-    assert ds.meta["tokenizer"] == "cl100k_base" and ds.num_bytes == 4001 * 3
+    assert ds.meta.tokenizer == "cl100k_base" and ds.num_bytes == 4001 * 3
     assert len(TokenDataset(ds.data_dir, "valid")) == 300  # alias of val
 
 

@@ -30,11 +30,11 @@ def expected_nats(table, tokens):
 def test_uniform_model_gives_log_vocab():
     model = Bigram(np.zeros((4, 4)))
     out = evaluate(model, np.array([0, 1, 2, 3, 0, 1, 2]), seq_len=3, batch_size=2, num_bytes=12)
-    assert out["tokens"] == 6
-    assert out["loss"] == pytest.approx(math.log(4), abs=1e-6)
-    assert out["ppl"] == pytest.approx(4.0, rel=1e-6)
+    assert out.tokens == 6
+    assert out.loss == pytest.approx(math.log(4), abs=1e-6)
+    assert out.ppl == pytest.approx(4.0, rel=1e-6)
     # 6 predictions x 2 bits each over 12 bytes = 1 bit per byte
-    assert out["bpb"] == pytest.approx(1.0, rel=1e-6)
+    assert out.bpb == pytest.approx(1.0, rel=1e-6)
 
 
 def test_hand_computed_bigram():
@@ -48,9 +48,9 @@ def test_hand_computed_bigram():
         got = token_losses(Bigram(table), tokens, seq_len, batch_size)
         np.testing.assert_allclose(got, by_hand, rtol=1e-6)
     out = evaluate(Bigram(table), tokens, 2, 2, num_bytes=10)
-    assert out["loss"] == pytest.approx(by_hand.mean(), rel=1e-6)
-    assert out["ppl"] == pytest.approx(math.exp(by_hand.mean()), rel=1e-6)
-    assert out["bpb"] == pytest.approx(by_hand.sum() / math.log(2) / 10, rel=1e-6)
+    assert out.loss == pytest.approx(by_hand.mean(), rel=1e-6)
+    assert out.ppl == pytest.approx(math.exp(by_hand.mean()), rel=1e-6)
+    assert out.bpb == pytest.approx(by_hand.sum() / math.log(2) / 10, rel=1e-6)
 
 
 def test_order_and_window_independence_random():
@@ -65,7 +65,7 @@ def test_order_and_window_independence_random():
 def test_no_bytes_and_restores_training_mode():
     model = Bigram(np.zeros((3, 3))).train()
     out = evaluate(model, np.array([0, 1, 2]), 4, 1)
-    assert out["bpb"] is None and model.training
+    assert out.bpb is None and model.training
     with pytest.raises(ValueError):
         token_losses(model, np.array([1]), 4, 1)
 

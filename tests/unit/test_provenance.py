@@ -31,7 +31,8 @@ def test_portable_tree_rewrites_old_rows_and_keeps_the_rest():
 
 
 def test_data_provenance_reads_the_fingerprint(tmp_path):
-    (tmp_path / "meta.json").write_text('{"fingerprint": "abc", "tokenizer": "bpe:300", "vocab_size": 300, '
+    (tmp_path / "meta.json").write_text('{"format": 1, "fingerprint": "abc", "tokenizer": "bpe:300", "vocab_size": 300, '
+                                        '"dtype": "uint16", "eot_id": 0, '
                                         '"splits": {"train": {"tokens": 10}, "val": {"tokens": 2}}}')
     d = data_provenance(tmp_path, tmp_path.parent)
     assert d.as_dict() == {"dir": tmp_path.name, "fingerprint": "abc", "tokenizer": "bpe:300", "vocab_size": 300,

@@ -7,7 +7,7 @@ from dataclasses import dataclass, field
 import numpy as np
 import pytest
 
-from leviathan.config import known_fields
+from leviathan.codec import decode, encode, extra_keys
 from leviathan.errors import UserError
 from leviathan.experiments.records import Record, inline, optional
 from leviathan.experiments.results import dumps, json_safe
@@ -50,13 +50,30 @@ def test_json_safe_writes_records_as_strict_json():
     assert json.loads(dumps(o)) == json_safe(o)
 
 
-def test_known_fields_keeps_the_fields_and_leaves_the_defaults_to_the_class():
+def test_decode_keeps_the_fields_and_leaves_the_defaults_to_the_class():
     @dataclass
     class C:
         x: int = 1
         y: str | None = None
 
-    assert C(**known_fields(C, {"y": "a", "z": 3})) == C(1, "a")
+    assert decode(C, {"y": "a", "z": 3}) == C(1, "a")
+
+
+def test_a_record_reads_back_from_its_json_typed():
+    o = Outer("x", [Inner(1.0, [1])], {"k": Inner(2.0)}, error="no curve", detail=Inner(3.0, [4]))
+    back = Outer.from_dict(json.loads(json.dumps(o.as_dict())))
+    assert back == o and isinstance(back.items[0], Inner) and isinstance(back.by_key["k"], Inner)
+    assert Outer.from_dict({"name": "y", "items": [], "by_key": {}}).error is None  # an older file: no optional keys
+
+
+def test_unknown_keys_are_kept_and_written_back_last():
+    @dataclass
+    class Part:
+        loss: float | None = None
+        extra: dict = extra_keys()
+
+    part = decode(Part, {"new": 1, "loss": 2})
+    assert part == Part(2) and part.extra == {"new": 1} and list(encode(part)) == ["loss", "new"]
 
 
 def test_a_sweep_grid_reads_old_small_and_missing_files(tmp_path):

@@ -8,7 +8,8 @@ import pytest
 
 from leviathan.errors import UserError
 from leviathan.model.accounting import ParamCounts
-from leviathan.experiments.results import (BASELINES, COMPARISONS, EvalResult, ResultRow, append_result,
+from leviathan.eval.result import EvalResult
+from leviathan.experiments.results import (BASELINES, COMPARISONS, ResultRow, append_result,
                                            baseline_of, comparison_groups, json_safe, read_results)
 
 OLD_ROW = {  # a row as an early sweep wrote it: no curve, no model, no regimes list, a key this version never knew

@@ -254,9 +254,9 @@ def _frequency_runs(args) -> int:
     for run_dir in args.runs:
         evals, bucketed = evaluate_checkpoint(run_dir, {args.split: stream}, seq_len=args.seq_len,
                                               batch_size=args.batch_size, buckets=buckets, freq=freq)
-        outside = evals[args.split].get("targets_outside")
-        if outside:  # a restricted softmax: say what the buckets leave out
-            print(f"note: {run_dir}: {outside:,} targets ({evals[args.split]['share_outside']:.1%}) are outside the "
+        ev = evals[args.split]
+        if ev.targets_outside:  # a restricted softmax: say what the buckets leave out
+            print(f"note: {run_dir}: {ev.targets_outside:,} targets ({ev.share_outside:.1%}) are outside the "
                   f"ids its restricted softmax predicts (data.softmax=corpus) and are left out of its buckets",
                   file=sys.stderr)
         results.append(bucketed[args.split])

@@ -35,7 +35,6 @@ models (``results/cpu-bpe32k``, size m) or the one-seed ablation (``results/abla
 from __future__ import annotations
 
 import contextlib
-import json
 import math
 import os
 import shutil
@@ -43,6 +42,7 @@ import sys
 import time
 from pathlib import Path
 
+from ..data.meta import PreparedMeta
 from .values import non_negative_int, positive_float, positive_int
 
 VARIANTS = ("dense_tied", "dense_untied", "leviathan")
@@ -95,14 +95,14 @@ def add_arguments(parser) -> None:
     parser.add_argument("--quiet", action="store_true", help="no estimate and no progress lines")
 
 
-def _prepare_data(data_dir: Path, explicit: bool, vocab: int, quiet: bool) -> dict:
-    """The demo corpus: an explicit ``--data-dir`` that is already prepared is used as it is; the cache
+def _prepare_data(data_dir: Path, explicit: bool, vocab: int, quiet: bool) -> PreparedMeta:
+    """The demo corpus' meta.json: an explicit ``--data-dir`` that is already prepared is used as it is; the cache
     is (re)built from the books (or the stdlib) when missing or out of date."""
+    from ..data.meta import find_meta, read_meta
     from ..data.prepare import prepare
     from ..errors import UserError
-    from ..run_config import data_meta
 
-    meta = data_meta(data_dir)
+    meta = find_meta(data_dir)
     if explicit and meta is not None:
         return meta
     books = shared_data()
@@ -113,12 +113,13 @@ def _prepare_data(data_dir: Path, explicit: bool, vocab: int, quiet: bool) -> di
         print(f"preparing the demo corpus ({'Gutenberg books' if books else 'Python stdlib'}, BPE {vocab:,}) "
               f"into {data_dir} (once) ...", file=sys.stderr)
     try:
-        return prepare(source, data_dir, **kwargs)  # returns at once when the cache is up to date
+        prepare(source, data_dir, **kwargs)  # returns at once when the cache is up to date
     except UserError:
         if explicit:
             raise
         print(f"the cached demo corpus in {data_dir} is out of date; rebuilding it", file=sys.stderr)
-        return prepare(source, data_dir, overwrite=True, **kwargs)
+        prepare(source, data_dir, overwrite=True, **kwargs)
+    return read_meta(data_dir)
 
 
 def run_config(args, data_dir: Path, embedding: str):
@@ -268,39 +269,42 @@ def committed_grid(path: Path = RESULTS / "cpu-bpe32k" / "analysis.json", *, siz
                    baselines: tuple[str, ...] | None = None, label: str = "results/cpu-bpe32k, same models") -> list[str]:
     """A committed grid's paired intervals of leviathan at ``size`` (default: the BPE-32k grid's size m, this
     demo's backbone and generator), against every baseline or the ``baselines`` named; [] before it has a pair."""
+    from ..experiments.report.analysis import read_analysis
+
     try:
-        paired = json.loads(path.read_text())["paired"]
-    except (OSError, ValueError, KeyError):
+        paired = read_analysis(path).paired
+    except (OSError, ValueError):
         return []
     lines = []
     for c in paired:
-        if (c["regime"], c["size"], c["model"]) != ("iso_body", size, "leviathan") or "val" not in c["eval"]:
+        if (c.regime, c.size, c.model) != ("iso_body", size, "leviathan") or "val" not in c.eval:
             continue
-        if baselines is not None and c["baseline"] not in baselines:
+        if baselines is not None and c.baseline not in baselines:
             continue
-        e, tokens = c["eval"]["val"], (c["curve"]["tokens"] or [0])[-1]
-        loss, ppl = e["loss"], e["ppl_change"]
-        interval = "" if not loss["ci"] else (f" [{int(100 * c['ci'])}% interval {loss['ci'][0]:+.3f}, "
-                                               f"{loss['ci'][1]:+.3f}]")
+        e, tokens = c.eval["val"], (c.curve.tokens or [0])[-1]
+        loss = e.loss
+        interval = "" if not loss.ci else f" [{int(100 * c.ci)}% interval {loss.ci[0]:+.3f}, {loss.ci[1]:+.3f}]"
         lines.append(f"committed grid ({label}, {tokens / 1e6:.1f}M tokens, "
-                     f"{len(c['seeds'])} seed(s)): leviathan - {c['baseline']} validation loss {loss['mean']:+.3f} "
-                     f"nats{interval}, perplexity {ppl['mean']:+.1%}: {loss['verdict']}")
+                     f"{len(c.seeds)} seed(s)): leviathan - {c.baseline} validation loss {loss.mean:+.3f} "
+                     f"nats{interval}, perplexity {e.ppl_change.mean:+.1%}: {loss.verdict}")
     return lines
 
 
 def committed_ablation(path: Path = RESULTS / "ablations" / "ablations.json") -> str | None:
     """One line on the committed ablation measurement (the d64 BPE-32k pair, one seed), when this is a checkout."""
+    from ..experiments.ablation.analysis import read_ablations
+
     try:
-        arms = json.loads(path.read_text())["arms"]
-    except (OSError, ValueError, KeyError):
+        arms = read_ablations(path).arms
+    except (OSError, ValueError):
         return None
-    arm = next((a for a in arms if a.get("label") == "bpe32k/d64"), None)
-    val = ((arm or {}).get("eval") or {}).get("val") or {}
-    if val.get("gap") is None:
+    arm = next((a for a in arms if a.label == "bpe32k/d64"), None)
+    val = arm.eval.get("val") if arm is not None else None
+    if val is None or val.gap is None:
         return None
-    return (f"committed measurement past the plateau (results/ablations, same models, {arm['tokens'] / 1e6:.1f}M "
-            f"tokens, seed {arm['seed']}): leviathan - dense_tied validation loss {val['gap']:+.3f} nats, "
-            f"perplexity {val['ppl_change']:+.1%}")
+    return (f"committed measurement past the plateau (results/ablations, same models, {arm.tokens / 1e6:.1f}M "
+            f"tokens, seed {arm.seed}): leviathan - dense_tied validation loss {val.gap:+.3f} nats, "
+            f"perplexity {val.ppl_change:+.1%}")
 
 
 def headline(rows: list[dict], data_dir: Path) -> list[str]:
@@ -387,8 +391,8 @@ def run(args) -> int:
     watch = RunWatch({v: run_dir / v for v in variants}, args.steps, say=say) if not args.quiet else None
     with (watch or contextlib.nullcontext()):
         rows = _train_all(configs, run_dir, args, say, watch)
-    info = {"data_dir": str(data_dir), "tokenizer": meta.get("tokenizer"), "source": meta.get("source"),
-            "train_tokens": meta["splits"]["train"]["tokens"], "val_tokens": meta["splits"]["val"]["tokens"],
+    info = {"data_dir": str(data_dir), "tokenizer": meta.tokenizer, "source": meta.source,
+            "train_tokens": meta.tokens("train"), "val_tokens": meta.tokens("val"),
             "steps": args.steps, "batch_tokens": args.batch_tokens, "seq_len": args.seq_len, "preset": args.preset,
             "generator": GENERATOR, "threads_per_model": args.threads or 1, "concurrent": how, "prepare_s": prep_s,
             "estimated_s": expected, "total_wall_s": time.time() - t0}

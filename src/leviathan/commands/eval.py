@@ -18,8 +18,10 @@ predict is an error.
 from __future__ import annotations
 
 import json
+from dataclasses import replace
 
 from ..errors import UserError
+from ..eval.result import EvalResult
 from .values import positive_int
 
 
@@ -35,7 +37,7 @@ def add_arguments(parser) -> None:
     parser.add_argument("--json", action="store_true", help="print JSON")
 
 
-def _score(model, stream, seq_len: int, batch_size: int, dtype) -> dict:
+def _score(model, stream, seq_len: int, batch_size: int, dtype) -> EvalResult:
     """``perplexity.summarize`` of the targets the model can predict; a note names those it cannot (see above)."""
     import sys
 
@@ -56,8 +58,8 @@ def _score(model, stream, seq_len: int, batch_size: int, dtype) -> dict:
     print(f"note: {left:,} of {len(nats):,} targets ({left / len(nats):.1%}) of {stream.source} are outside the {ids} "
           f"this model predicts (data.softmax=corpus) and are left out: the loss is over the other {kept:,}, and "
           f"bits per byte is not reported", file=sys.stderr)
-    return {**summarize(float(nats[inside].sum()), kept, None), "targets_outside": left,
-            "share_outside": left / len(nats)}
+    return replace(summarize(float(nats[inside].sum()), kept, None), targets_outside=left,
+                   share_outside=left / len(nats))
 
 
 def run(args) -> int:
@@ -78,19 +80,21 @@ def run(args) -> int:
         meta = data_meta(data_dir)
         if meta is None:
             raise UserError(f"{data_dir!r} is not a prepared data folder (no meta.json); pass --data or --text")
-        if args.split not in meta.get("splits", {}):
-            raise UserError(f"split {args.split!r} not in {data_dir!r}; available: {', '.join(meta.get('splits', {}))}")
+        if args.split not in meta.splits:
+            raise UserError(f"split {args.split!r} not in {data_dir!r}; available: {', '.join(meta.splits)}")
         ckpt.check_tokenizer(ckpt.find_checkpoint(args.checkpoint), data_dir, "evaluate")
         stream = EvalStream.from_split(data_dir, args.split, args.max_tokens)
     stream.check_fits(model.config.vocab_size)
     dtype = torch.bfloat16 if device.type == "cuda" else None
     result = _score(model, stream, seq_len, args.batch_size, dtype)
-    result = {"source": stream.source, "checkpoint": str(ckpt.find_checkpoint(args.checkpoint)), "seq_len": seq_len,
-              **result}
+    checkpoint = str(ckpt.find_checkpoint(args.checkpoint))
     if args.json:
-        print(json.dumps(result, indent=2))
+        numbers = result.to_dict()
+        if not result.restricted:  # the full softmax: no keys for the targets left out
+            del numbers["targets_outside"], numbers["share_outside"]
+        print(json.dumps({"source": stream.source, "checkpoint": checkpoint, "seq_len": seq_len, **numbers}, indent=2))
     else:
-        bpb = f"{result['bpb']:.4f}" if result["bpb"] is not None else "n/a"
-        print(f"{stream.source}: loss {result['loss']:.4f} | ppl {result['ppl']:.2f} | bpb {bpb} | "
-              f"{result['tokens']:,} tokens ({result['checkpoint']})")
+        bpb = f"{result.bpb:.4f}" if result.bpb is not None else "n/a"
+        print(f"{stream.source}: loss {result.loss:.4f} | ppl {result.ppl:.2f} | bpb {bpb} | "
+              f"{result.tokens:,} tokens ({checkpoint})")
     return 0

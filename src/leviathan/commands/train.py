@@ -56,7 +56,7 @@ def run(args) -> int:
 def _peer_failure(e: Exception, args, run_dir: Path) -> int:
     """Re-raise ``e`` unless a peer rank died; then the reporting rank raises one UserError (the rank that died,
     the last complete checkpoint, the resume command) and the others exit with status 2 quietly."""
-    from ..checkpoint import latest_checkpoint
+    from ..checkpoint.layout import latest_checkpoint
     from ..errors import UserError
     from ..train.rank_failure import peer_failure, resume_command
 

@@ -22,7 +22,7 @@ _EXPORTS = {
     "BUILTIN_ENCODINGS": "tokenizer",
     "Source": "sources", "open_source": "sources", "stdlib_files": "sources",
     "prepare": "prepare", "prepare_eval_text": "prepare", "dtype_for_vocab": "prepare",
-    "TokenDataset": "loader", "BatchLoader": "loader", "load_meta": "loader",
+    "TokenDataset": "loader", "BatchLoader": "loader", "read_meta": "meta", "PreparedMeta": "meta",
 }
 
 __all__ = sorted(_EXPORTS)

@@ -1,7 +1,7 @@
 """The files of a prepared data folder tied together: meta.json records a digest of each, checked when one is read.
 
     meta["files"] = file_digests(tmp)         # prepare, just before meta.json is written
-    check_file(data_dir, meta, "train.bin")   # UserError naming the file unless it is the one meta.json describes
+    check_file(data_dir, meta.files, "train.bin")   # UserError naming the file unless it is the one meta.json describes
     freq = load_train_freq(data_dir)          # train_freq.npy, checked: its digest, shape, counts and their sum
 
 Why (issue 30, kind 3): a data folder whose ``train_freq.npy`` or ``tokenizer.json`` was swapped for another
@@ -23,6 +23,7 @@ from pathlib import Path
 import numpy as np
 
 from ..errors import UserError
+from .meta import PreparedMeta, find_meta
 
 FULL_HASH_BYTES = 64 << 20
 SAMPLES = 256
@@ -52,10 +53,10 @@ def file_digests(folder: str | os.PathLike) -> dict[str, str]:
     return {p.name: file_digest(p) for p in sorted(Path(folder).iterdir()) if p.is_file() and p.name not in _EXCLUDED}
 
 
-def check_file(data_dir: str | os.PathLike, meta: dict, name: str) -> None:
-    """UserError unless ``data_dir/name`` has the digest meta.json records (nothing to check when it records none)."""
-    files = meta.get("files")
-    if not isinstance(files, dict) or name not in files:
+def check_file(data_dir: str | os.PathLike, files: dict[str, str] | None, name: str) -> None:
+    """UserError unless ``data_dir/name`` has the digest meta.json records (``PreparedMeta.files``; nothing to check
+    when it records none)."""
+    if files is None or name not in files:
         return
     path = Path(data_dir) / name
     if not path.is_file():
@@ -70,33 +71,30 @@ def check_file(data_dir: str | os.PathLike, meta: dict, name: str) -> None:
                         f"{data_dir} --overwrite)")
 
 
-def load_train_freq(data_dir: str | os.PathLike, meta: dict | None = None) -> np.ndarray:
+def load_train_freq(data_dir: str | os.PathLike, meta: PreparedMeta | None = None) -> np.ndarray:
     """train_freq.npy of a prepared data folder, checked against its meta.json: the recorded digest, one
-    non-negative integer count per id (vocab_size of them), summing to the train split's tokens."""
-    from .loader import load_meta
-
+    non-negative integer count per id (vocab_size of them), summing to the train split's tokens. A copied
+    frequency file without its meta.json: only its own shape and counts are checked."""
     data_dir = Path(data_dir)
-    if meta is None and (data_dir / "meta.json").is_file():
-        meta = load_meta(data_dir)
-    meta = meta or {}  # a copied frequency file without its meta.json: its own shape and counts are checked
+    meta = meta if meta is not None else find_meta(data_dir)
     path = data_dir / "train_freq.npy"
     if not path.is_file():
         raise UserError(f"{str(path)!r} is missing; re-run leviathan prepare (it writes train_freq.npy)")
-    check_file(data_dir, meta, path.name)
+    check_file(data_dir, meta.files if meta else None, path.name)
     fix = f"prepare the data again (leviathan prepare SOURCE --out {data_dir} --overwrite)"
     try:
         freq = np.load(path, allow_pickle=False)
     except (OSError, ValueError) as e:
         raise UserError(f"{str(path)!r} is not a readable .npy array ({e}); {fix}") from None
-    vocab = meta.get("vocab_size")
+    vocab = meta.vocab_size if meta else None
     if freq.ndim != 1 or (vocab is not None and freq.shape[0] != vocab) or freq.dtype.kind not in "iu":
         want = f"{vocab:,} integer counts (meta.json's vocab_size)" if vocab is not None else "one integer count per id"
         raise UserError(f"{str(path)!r} holds a {freq.dtype} array of shape {tuple(freq.shape)}, expected {want}: it "
                         f"belongs to another preparation or is damaged; {fix}")
     if freq.size and int(freq.min()) < 0:
         raise UserError(f"{str(path)!r} holds negative counts; it is damaged; {fix}")
-    train = (meta.get("splits") or {}).get("train") or {}
-    if isinstance(train.get("tokens"), int) and int(freq.sum()) != train["tokens"]:
+    train = meta.tokens("train") if meta else None
+    if train is not None and int(freq.sum()) != train:
         raise UserError(f"{str(path)!r} counts {int(freq.sum()):,} tokens but meta.json's train split has "
-                        f"{train['tokens']:,}: it belongs to another preparation; {fix}")
+                        f"{train:,}: it belongs to another preparation; {fix}")
     return freq.astype(np.int64, copy=False)

@@ -9,43 +9,35 @@ preparation, would otherwise train a model of the wrong size without a word (a v
 tokenizer of 300 ids: a head 16 times too large, most of it never trained). The ids in the token files are
 checked against meta.json's vocab_size by ``data.loader.TokenDataset`` (their maximum: one pass over the memmap).
 
-Cheap: meta.json is read once more; the tokenizer is the one being loaded anyway. A folder without a
-meta.json (a checkpoint's step folder, an export) is not checked.
+Cheap: meta.json is read once more (``data.meta.read_meta``); the tokenizer is the one being loaded anyway. A
+folder without a meta.json (a checkpoint's step folder, an export) is not checked, nor one whose meta.json is
+damaged: the loader reports that with its own fix when the data is read.
 """
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
+
+from ..errors import UserError
+from .companions import check_file
+from .meta import META_FILE, read_meta
 
 
 def check_meta_tokenizer(directory: str | Path, tokenizer) -> None:
     """UserError unless ``directory/meta.json`` (if it is a data folder's) records ``tokenizer``'s vocab_size and
     eot_id."""
-    from ..errors import UserError
-
-    path = Path(directory) / "meta.json"
+    path = Path(directory) / META_FILE
     if not path.is_file():
         return
     try:
-        meta = json.loads(path.read_text(encoding="utf-8"))
-    except (OSError, ValueError):
-        return  # load_meta reports a damaged meta.json with its own fix
-    if not isinstance(meta, dict) or "splits" not in meta:
-        return
-    from .companions import check_file
-
+        meta = read_meta(directory)
+    except UserError:
+        return  # the loader reports a damaged meta.json with its own fix
     for name in ("tokenizer.json", "leviathan_tokenizer.json"):  # the tokenizer files prepared with this meta.json
-        check_file(directory, meta, name)
+        check_file(directory, meta.files, name)
     for key in ("vocab_size", "eot_id"):
-        want, have = meta.get(key), getattr(tokenizer, key, None)
-        if want is None or have is None:
-            continue
-        try:
-            same = int(want) == int(have)
-        except (TypeError, ValueError):
-            same = False
-        if not same:
+        want, have = getattr(meta, key), getattr(tokenizer, key, None)
+        if have is not None and want != have:
             raise UserError(f"{path} says {key} {want!r} but the tokenizer of {str(directory)!r} has {key} {have}: "
                             f"meta.json was edited or comes from another preparation; restore it, or re-run "
                             f"`leviathan prepare SOURCE --out {directory} --overwrite`")

@@ -1,6 +1,6 @@
 """Reading prepared data: a validated memmap per split and a resumable, rank-sharded batch loader.
 
-    ds = TokenDataset("data/stdlib", "train")          # ds.tokens: np.memmap (N,), ds.meta: meta.json
+    ds = TokenDataset("data/stdlib", "train")          # ds.tokens: np.memmap (N,), ds.meta: PreparedMeta
     loader = BatchLoader(ds, seq_len=256, batch_size=32, seed=0, rank=r, world_size=w)
     x, y = loader.next_batch()                         # int64 (B, T) each; y[:, t] == x[:, t + 1]
     state = loader.state_dict()                        # plain JSON ints (and the shuffle mode)
@@ -36,7 +36,6 @@ truncated copy or a data dir from another tokenizer fails loudly instead of trai
 
 from __future__ import annotations
 
-import json
 import os
 from pathlib import Path
 
@@ -45,95 +44,36 @@ import torch
 
 from ..errors import UserError
 from .companions import check_file
+from .meta import read_meta
 
-__all__ = ["TokenDataset", "BatchLoader", "load_meta", "SHUFFLE_MODES"]
+__all__ = ["TokenDataset", "BatchLoader", "SHUFFLE_MODES"]
 
 SHUFFLE_MODES = ("windows", "buffer", "none")
 _SPLIT_ALIASES = {"valid": "val", "validation": "val", "dev": "val"}
 _FULL_CHECK_TOKENS = 64_000_000  # at most this many ids are scanned for ids >= vocab_size
 
 
-def load_meta(data_dir: str | os.PathLike) -> dict:
-    """Read and check ``meta.json`` of a prepared data dir (UserError naming the fix otherwise)."""
-    d = Path(data_dir)
-    fix = f"run `leviathan prepare SOURCE --out {d}` to create it"
-    if not d.is_dir():
-        raise UserError(f"data dir {d} does not exist; {fix}")
-    p = d / "meta.json"
-    if not p.is_file():
-        raise UserError(f"{d} is not a prepared data dir (no meta.json); {fix}")
-    try:
-        meta = json.loads(p.read_text())
-    except (OSError, json.JSONDecodeError) as e:
-        raise UserError(f"{p} is not valid JSON ({e}); the data dir is damaged; {fix}") from None
-    if not isinstance(meta, dict) or meta.get("format") != 1:
-        raise UserError(f"{p} is not a leviathan data dir meta.json (format {meta.get('format') if isinstance(meta, dict) else '?'}, "
-                        f"expected 1); {fix}")
-    missing = [k for k in ("tokenizer", "vocab_size", "dtype", "eot_id", "splits") if k not in meta]
-    if missing:
-        raise UserError(f"{p} lacks {', '.join(missing)}; it was not written by leviathan prepare; {fix}")
-    if meta["dtype"] not in ("uint16", "uint32"):
-        raise UserError(f"{p}: dtype {meta['dtype']!r} is not uint16 or uint32; {fix}")
-    _check_meta_fields(p, meta, fix)
-    if meta["dtype"] == "uint16" and int(meta["vocab_size"]) > 65536:
-        raise UserError(f"{p}: vocab_size {meta['vocab_size']} does not fit uint16 ids; {fix}")
-    return meta
-
-
-def _check_meta_fields(p: Path, meta: dict, fix: str) -> None:
-    """Every number meta.json holds typed and in range (issue 30): a hand-edited or damaged value is one error naming
-    the field, not a model of the wrong size or a traceback later."""
-    def whole(value, field: str, low: int, high: int | None = None) -> None:
-        if isinstance(value, bool) or not isinstance(value, int) or value < low or (high is not None and value > high):
-            rng = f">= {low}" if high is None else f"in [{low}, {high}]"
-            raise UserError(f"{p}: field {field!r} is {value!r}, expected an integer {rng}; meta.json was damaged or "
-                            f"edited by hand; {fix}")
-
-    whole(meta["vocab_size"], "vocab_size", 1)
-    whole(meta["eot_id"], "eot_id", 0, meta["vocab_size"] - 1)
-    splits = meta["splits"]
-    if not isinstance(splits, dict) or not splits:
-        raise UserError(f"{p}: field 'splits' is {splits!r}, expected an object of splits (train, val); meta.json was "
-                        f"damaged or edited by hand; {fix}")
-    for name, info in splits.items():
-        if not isinstance(info, dict):
-            raise UserError(f"{p}: field 'splits.{name}' is {info!r}, expected an object; meta.json was damaged or "
-                            f"edited by hand; {fix}")
-        file = info.get("file", f"{name}.bin")
-        if not isinstance(file, str) or not file or "/" in file or file in (".", ".."):
-            raise UserError(f"{p}: field 'splits.{name}.file' is {file!r}, expected a file name in the data folder; "
-                            f"meta.json was damaged or edited by hand; {fix}")
-        for key in ("tokens", "documents", "bytes"):
-            if key in info and info[key] is not None:
-                whole(info[key], f"splits.{name}.{key}", 0)
-    files = meta.get("files")
-    if files is not None and not (isinstance(files, dict) and all(isinstance(k, str) and isinstance(v, str)
-                                                                  for k, v in files.items())):
-        raise UserError(f"{p}: field 'files' is not an object of file name -> digest; meta.json was damaged or "
-                        f"edited by hand; {fix}")
-
-
 class TokenDataset:
     """One split of a prepared data dir as a read-only memmap.
 
-    ``.tokens``: np.memmap (N,) of uint16/uint32; ``.meta``: meta.json; ``.vocab_size``, ``.eot_id``,
+    ``.tokens``: np.memmap (N,) of uint16/uint32; ``.meta``: PreparedMeta (meta.json); ``.vocab_size``, ``.eot_id``,
     ``.num_tokens`` (= len(self)), ``.data_dir``, ``.split``, ``.num_bytes`` (UTF-8 bytes of the split).
     """
 
     def __init__(self, data_dir: str | os.PathLike, split: str = "train", *, check_ids: bool = True):
         self.data_dir = Path(data_dir)
-        self.meta = load_meta(self.data_dir)
+        self.meta = read_meta(self.data_dir)
         split = _SPLIT_ALIASES.get(split, split)
-        splits = self.meta["splits"]
+        splits = self.meta.splits
         if split not in splits:
             raise UserError(f"{self.data_dir} has no split {split!r} (has: {', '.join(splits)}); use one of those")
         self.split = split
         info = splits[split]
-        self.vocab_size = int(self.meta["vocab_size"])
-        self.eot_id = int(self.meta["eot_id"])
-        self.dtype = np.dtype(self.meta["dtype"])
-        self.num_bytes = int(info.get("bytes", 0))
-        path = self.data_dir / info.get("file", f"{split}.bin")
+        self.vocab_size = self.meta.vocab_size
+        self.eot_id = self.meta.eot_id
+        self.dtype = np.dtype(self.meta.dtype)
+        self.num_bytes = info.bytes or 0
+        path = self.data_dir / info.file
         self.path = path
         if not path.is_file():
             raise UserError(f"{path} is missing; the data dir is incomplete; re-run `leviathan prepare` "
@@ -143,11 +83,11 @@ class TokenDataset:
             raise UserError(f"{path} is {size} bytes, not a multiple of {self.dtype.itemsize} ({self.dtype.name}): "
                             f"the file is truncated or damaged; re-copy it or re-run `leviathan prepare --overwrite`")
         n = size // self.dtype.itemsize
-        expected = info.get("tokens")
-        if expected is not None and int(expected) != n:
+        expected = info.tokens
+        if expected is not None and expected != n:
             raise UserError(f"{path} holds {n:,} tokens but meta.json says {int(expected):,}: the file is truncated "
                             f"or from another preparation; re-copy the data dir or re-run `leviathan prepare --overwrite`")
-        check_file(self.data_dir, self.meta, path.name)  # the token file prepared with this meta.json
+        check_file(self.data_dir, self.meta.files, path.name)  # the token file prepared with this meta.json
         self.tokens = (np.memmap(path, dtype=self.dtype, mode="r", shape=(n,)) if n
                        else np.zeros(0, dtype=self.dtype))
         if check_ids:
@@ -186,15 +126,15 @@ class TokenDataset:
 
     def __repr__(self) -> str:
         return (f"TokenDataset({str(self.data_dir)!r}, {self.split!r}: {len(self):,} tokens, "
-                f"{self.meta['tokenizer']}, vocab {self.vocab_size:,})")
+                f"{self.meta.tokenizer}, vocab {self.vocab_size:,})")
 
 
 def corpus_ids(data_dir: str | os.PathLike) -> np.ndarray:
     """Sorted ids (int64) that occur in any split of a prepared data dir: the output vocabulary of a
     restricted softmax (``data.softmax: corpus``), the same for every model trained on this data."""
-    meta = load_meta(data_dir)
-    seen = np.zeros(int(meta["vocab_size"]), dtype=bool)
-    for split in meta["splits"]:
+    meta = read_meta(data_dir)
+    seen = np.zeros(meta.vocab_size, dtype=bool)
+    for split in meta.splits:
         tokens = TokenDataset(data_dir, split, check_ids=False).tokens
         if len(tokens):
             seen |= np.bincount(tokens, minlength=seen.size)[:seen.size] > 0
@@ -221,6 +161,7 @@ class BatchLoader:
 
     def __init__(self, dataset, seq_len: int, batch_size: int, seed: int = 0, rank: int = 0,
                  world_size: int = 1, shuffle: str = "windows", shuffle_buffer: int = 10_000):
+        """Parameters: the loader's settings, each one saved in its resume state and checked there."""
         if isinstance(dataset, (str, os.PathLike)):
             dataset = TokenDataset(dataset, "train")
         tokens = dataset.tokens if isinstance(dataset, TokenDataset) else np.asarray(dataset)

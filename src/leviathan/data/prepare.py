@@ -449,6 +449,9 @@ def prepare(
     ``tokenizer``: o200k_base | cl100k_base | bpe:VOCAB | tokenizer.json path | data dir | Tokenizer.
     ``val_source``: an explicit validation corpus (then ``val_fraction`` is ignored).
     ``max_documents`` caps the documents read from each of source and val_source.
+
+    Parameters: the options of ``leviathan prepare``, keyword arguments one each (the library entry point mirrors
+    the verb).
     """
     log = log or (lambda msg: print(msg, file=sys.stderr))
     out = Path(out_dir).expanduser()
@@ -634,7 +637,10 @@ def _check_splits(job: _Job, writers, best: dict) -> bool:
 
 def _meta(job: _Job, tok: Tokenizer, dtype, writers, fingerprint: DataFingerprint, fallback: bool,
           stats: SourceStats, timing: dict) -> dict:
-    """meta.json of a prepared folder."""
+    """meta.json of a prepared folder.
+
+    Parameters: the parts meta.json records, each produced by a different stage of the preparation.
+    """
     train, val = writers
     vsrc = job.vsrc
     return {

@@ -50,6 +50,8 @@ from typing import Iterable, Sequence
 import numpy as np
 
 from ..errors import UserError
+from .integrity import check_meta_tokenizer
+from .meta import find_meta
 
 __all__ = [
     "BUILTIN_ENCODINGS",
@@ -320,22 +322,28 @@ def _from_json_file(path: Path, name: str) -> HFTokenizer:
     return HFTokenizer(hf, name)
 
 
+def _tokenizer_record(directory: Path) -> dict:
+    """{name, eot_id, vocab_size} of a folder: its leviathan_tokenizer.json, else a data folder's meta.json
+    (``data.meta.read_meta``, checked), else empty."""
+    p = directory / INFO_FILE
+    if p.is_file():
+        try:
+            data = json.loads(p.read_text())
+        except json.JSONDecodeError as e:
+            raise UserError(f"{p} is not valid JSON ({e}); re-create the directory") from None
+        if isinstance(data, dict):
+            info = {"name": data.get("name", data.get("tokenizer")), "eot_id": data.get("eot_id"),
+                    "vocab_size": data.get("vocab_size")}
+            if info["name"] is not None and not isinstance(info["name"], str):
+                raise UserError(f"{p}: field 'name' is {info['name']!r}, not a tokenizer name; the directory was "
+                                f"damaged or edited by hand; re-create it")
+            return info
+    meta = find_meta(directory)
+    return {"name": meta.tokenizer, "eot_id": meta.eot_id, "vocab_size": meta.vocab_size} if meta else {}
+
+
 def _from_directory(directory: Path) -> Tokenizer:
-    info = {}
-    for fname in (INFO_FILE, "meta.json"):
-        p = directory / fname
-        if p.is_file():
-            try:
-                data = json.loads(p.read_text())
-            except json.JSONDecodeError as e:
-                raise UserError(f"{p} is not valid JSON ({e}); re-create the directory") from None
-            if isinstance(data, dict):
-                info = {"name": data.get("name", data.get("tokenizer")), "eot_id": data.get("eot_id"),
-                        "vocab_size": data.get("vocab_size")}
-                if info["name"] is not None and not isinstance(info["name"], str):
-                    raise UserError(f"{p}: field 'name' is {info['name']!r}, not a tokenizer name; the directory was "
-                                    f"damaged or edited by hand; re-create it")
-                break
+    info = _tokenizer_record(directory)
     name = info.get("name")
     if (directory / TOKENIZER_FILE).is_file():
         if name in (None, "") or name in BUILTIN_ENCODINGS:
@@ -356,8 +364,6 @@ def _from_directory(directory: Path) -> Tokenizer:
         if want is not None and want != getattr(tok, key):
             raise UserError(f"tokenizer in {directory} has {key}={getattr(tok, key)} but its metadata says "
                             f"{want}; the directory was edited by hand; re-create it")
-    from .integrity import check_meta_tokenizer
-
     check_meta_tokenizer(directory, tok)  # a data folder's meta.json too, not only the tokenizer's own record
     return tok
 

@@ -71,7 +71,10 @@ def run_harness(hf_dir: str | os.PathLike, task_dir: str | os.PathLike, task_nam
                 limit: int | float | None = None, batch_size: int | str = 8, device: str = "cpu",
                 dtype: str = "float32", num_fewshot: int | None = None, log_samples: bool = False,
                 seed: int = 1234) -> dict:
-    """``lm_eval.simple_evaluate`` on a local HF directory and local task YAMLs, offline."""
+    """``lm_eval.simple_evaluate`` on a local HF directory and local task YAMLs, offline.
+
+    Parameters: lm-evaluation-harness's options, passed through one each.
+    """
     try:
         import accelerate  # noqa: F401 - lm-eval's "hf" model imports it at module level
     except ImportError:
@@ -136,7 +139,7 @@ def evaluate(source: str | os.PathLike, tasks: str | Sequence[str] = "paper", *,
     if is_hf_dir(src):
         out = evaluate_model(None, None, tasks, data=data, hf_dir=src, **kwargs)
     else:
-        from ..checkpoint import load_model, load_tokenizer
+        from ..checkpoint.read import load_model, load_tokenizer
 
         model, _ = load_model(str(src))
         tokenizer = load_tokenizer(str(src))
@@ -174,6 +177,8 @@ def evaluate_model(model, tokenizer, tasks: str | Sequence[str] = "paper", *, da
     With ``model=None``, ``hf_dir`` must be an existing HF directory, evaluated as is. Otherwise the
     export goes to ``hf_dir`` (kept) or a temporary folder (removed); the task files are read from the data
     folder ``data`` (``task_data_root``); ``limit`` caps examples per task.
+
+    Parameters: the options of ``leviathan lm-eval``, keyword arguments one each, passed on to the harness.
     """
     keys = resolve_tasks(tasks)
     root = task_data_root(data)

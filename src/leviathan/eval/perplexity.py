@@ -28,6 +28,8 @@ import torch
 import torch.nn.functional as F
 from torch import nn
 
+from .result import EvalResult
+
 
 def _token_nll(model: nn.Module, x: torch.Tensor, y: torch.Tensor, outside: str = "raise") -> torch.Tensor:
     """(B, T) nats per target. Our ``CausalLM`` scores chunks of positions without forming the (B T, V)
@@ -67,6 +69,9 @@ def token_losses(model: nn.Module, tokens: np.ndarray, seq_len: int, batch_size:
     rank, in the same batch as one process scores it). ``even``: every rank runs as many forwards as the rank
     with the most, a rank short of one scoring its first batch again and discarding it: FSDP's forward gathers
     parameters collectively, and a rank that stops early leaves the others waiting forever.
+
+    Parameters: the stream and its windows, then independent optional modes (dtype, shard, even, outside) with
+    defaults.
     """
     tokens = np.asarray(tokens)
     n = len(tokens) - 1
@@ -100,25 +105,22 @@ def token_losses(model: nn.Module, tokens: np.ndarray, seq_len: int, batch_size:
     return out
 
 
-def summarize(total_nats: float, num_predicted: int, num_bytes: float | None = None) -> dict:
-    """``{"loss", "ppl", "bpb", "tokens"}`` from summed nats: the one place these numbers are derived.
+def summarize(total_nats: float, num_predicted: int, num_bytes: float | None = None) -> EvalResult:
+    """``EvalResult(loss, ppl, bpb, tokens)`` from summed nats: the one place these numbers are derived.
 
     ``loss`` = total / predictions (NaN without predictions), ``ppl`` = exp(loss) (inf beyond exp's
     range, and for a NaN loss), ``bpb`` = total / ln 2 / ``num_bytes`` (None when the byte count is
     unknown: None, 0 or NaN). ``tokens`` counts predictions, not stream tokens.
     """
     loss = total_nats / num_predicted if num_predicted else math.nan
-    return {
-        "loss": loss,
-        "ppl": math.exp(loss) if loss < 700 else math.inf,
-        "bpb": total_nats / math.log(2) / num_bytes if num_bytes and math.isfinite(num_bytes) else None,
-        "tokens": int(num_predicted),
-    }
+    return EvalResult(loss=loss, ppl=math.exp(loss) if loss < 700 else math.inf,
+                      bpb=total_nats / math.log(2) / num_bytes if num_bytes and math.isfinite(num_bytes) else None,
+                      tokens=int(num_predicted))
 
 
 def evaluate(model: nn.Module, tokens: np.ndarray, seq_len: int, batch_size: int, num_bytes: float | None = None,
-             dtype: torch.dtype | None = None) -> dict:
-    """``summarize`` of the stream's token losses: ``{"loss", "ppl", "bpb", "tokens"}``; ``bpb`` is None without
+             dtype: torch.dtype | None = None) -> EvalResult:
+    """``summarize`` of the stream's token losses: ``EvalResult(loss, ppl, bpb, tokens)``; ``bpb`` is None without
     ``num_bytes``. ``tokens`` counts predicted tokens (``len(tokens) - 1``); ``leviathan.eval.stream.EvalStream``
     gives a capped stream and its byte count.
     """

@@ -10,16 +10,18 @@ The sweep's evaluation of every run (``experiments.sweep.evaluate_run``) and ``l
 from __future__ import annotations
 
 import os
+from dataclasses import replace
 
 import numpy as np
 
-from ..checkpoint import load_model
+from ..checkpoint.read import load_model
 from .frequency import aligned_targets, bucket_losses
 from .perplexity import summarize, token_losses
+from .result import EvalResult
 from .stream import EvalStream, run_seq_len
 
 
-def summarize_losses(losses: np.ndarray, num_bytes: float) -> dict:
+def summarize_losses(losses: np.ndarray, num_bytes: float) -> EvalResult:
     """loss (nats/token), ppl, bits per byte, tokens of per-token losses (``eval.perplexity.summarize``)."""
     losses = np.asarray(losses, dtype=np.float64)
     return summarize(float(losses.sum()), len(losses), num_bytes)
@@ -27,8 +29,8 @@ def summarize_losses(losses: np.ndarray, num_bytes: float) -> dict:
 
 def evaluate_checkpoint(run_dir: str | os.PathLike, streams: dict[str, EvalStream], *, seq_len: int | None = None,
                         batch_size: int = 8, buckets=None, freq: np.ndarray | None = None,
-                        bucket_sets: list[str] | None = None) -> tuple[dict[str, dict], dict]:
-    """Score a run's latest checkpoint on each stream: ``({name: summary}, {name: BucketLosses})``.
+                        bucket_sets: list[str] | None = None) -> tuple[dict[str, EvalResult], dict]:
+    """Score a run's latest checkpoint on each stream: ``({name: EvalResult}, {name: BucketLosses})``.
 
     A model trained with a restricted softmax (``data.softmax: corpus``) is scored on the targets inside its
     id set; the summary then says how many were left out (``targets_outside``, ``share_outside``; models
@@ -49,8 +51,8 @@ def evaluate_checkpoint(run_dir: str | os.PathLike, streams: dict[str, EvalStrea
         if not inside.all():
             # scored on the targets inside the model's softmax set only: bits per byte would divide the
             # nats of some targets by the bytes of all, so it is not reported
-            evals[name].update(bpb=None, targets_outside=int((~inside).sum()),
-                               share_outside=float((~inside).mean()))
+            evals[name] = replace(evals[name], bpb=None, targets_outside=int((~inside).sum()),
+                                  share_outside=float((~inside).mean()))
         if buckets is not None and (bucket_sets is None or name in bucket_sets):
             bucketed[name] = bucket_losses(losses[inside], targets[inside], buckets, freq)
     return evals, bucketed

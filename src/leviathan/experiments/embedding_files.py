@@ -90,8 +90,9 @@ def record_of_run(run_dir: str | os.PathLike, data_dir: str | os.PathLike | None
     import torch
 
     from .. import __version__
-    from ..checkpoint import check_tokenizer, find_checkpoint, load_model, run_config_from_dict
-    from ..checkpoint_state import read_step_state
+    from ..checkpoint.find import find_checkpoint
+    from ..checkpoint.read import check_tokenizer, load_model, run_config_from_dict
+    from ..checkpoint.state import read_step_state
     from ..initial_model import initial_model
     from ..train.metrics import git_revision
 

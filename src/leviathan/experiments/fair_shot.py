@@ -180,7 +180,10 @@ def fair_shot(rows: list[ResultRow], committed: list[ResultRow], reference: str 
               generator_arms: list[str] | None = None, table_arms: list[str] | None = None,
               margin: float = MARGIN, ci: float = 0.95, plateau: float | None = None) -> FairShot:
     """The round's state by the plan's rules (module docstring). ``generator_arms`` / ``table_arms``: the arms
-    (sizes) the plan screens besides the reference, so that a missing row keeps a choice pending."""
+    (sizes) the plan screens besides the reference, so that a missing row keeps a choice pending.
+
+    Parameters: the round's rows and the committed rule's inputs, each read from a different file of the round.
+    """
     committed_by_name = {r.name: r for r in committed}
     rerun = next((r for r in rows if r.name == f"{reference}-{TABLE}-s0"), None)
     rep = reproduction(rerun, committed_by_name.get(f"{reference}-{TABLE}-s0"))

@@ -55,7 +55,6 @@ The file is read into typed sections by ``experiments.grid_file``; this module e
 
 from __future__ import annotations
 
-import json
 import os
 from dataclasses import dataclass, field, replace
 from pathlib import Path
@@ -63,6 +62,7 @@ from typing import Any
 
 from ..config import ConfigError, from_dict
 from ..configs import GRIDS, available, find_grid_file
+from ..data.meta import find_meta
 from ..errors import UserError
 from ..model.accounting import ParamCounts, count_config, isoparametric_depth
 from ..model.config import EMBEDDING_KINDS, ModelConfig
@@ -180,13 +180,9 @@ def _resolve_path(value: str, grid_path: Path | None) -> Path:
 
 
 def read_vocab_size(data_dir: Path) -> int | None:
-    meta = data_dir / "meta.json"
-    if not meta.is_file():
-        return None
-    try:
-        return int(json.loads(meta.read_text())["vocab_size"])
-    except (ValueError, KeyError) as e:
-        raise UserError(f"{meta} is not a prepared-data meta.json ({e}); re-run leviathan prepare") from None
+    """The vocabulary of a prepared data folder (its meta.json, ``data.meta``), None where it is not prepared yet."""
+    meta = find_meta(data_dir)
+    return meta.vocab_size if meta else None
 
 
 def _size_model(name: str, size: SizeSpec, vocab_size: int) -> dict:
@@ -383,7 +379,10 @@ def _read_experiment(key: str, exp: dict | None, sizes: dict[str, dict], seeds: 
 
 def _add_run(runs: dict[str, RunSpec], sizes: dict[str, dict], data_seed: int | None, regime: str, variant: str,
              size: str, model: dict, seed: int, target: int | None = None) -> None:
-    """Add a run to ``runs``, or add ``regime`` (and a target total) to the identical run already there."""
+    """Add a run to ``runs``, or add ``regime`` (and a target total) to the identical run already there.
+
+    Parameters: the fields of one RunSpec, built here from the grid's sections (the spec is the object they become).
+    """
     default, cfg = ModelConfig(**sizes[size]), ModelConfig(**model)
     layers, ffn = cfg.num_hidden_layers, cfg.intermediate_size
     name = f"{size}-{variant}" + (f"-L{layers}" if layers != default.num_hidden_layers else "") \

@@ -362,6 +362,7 @@ def paired_of(rows: Iterable[ResultRow], model: tuple[str, str], baseline: tuple
 
 
 def _comparison(regime, size, donor, model, base, seeds, pairs, ci, plateau, eval_sets) -> PairedComparison:
+    """Parameters: the fields of one PairedComparison and the rows it pairs (the record is the object they become)."""
     sets = eval_sets or sorted(set(pairs[0][0].eval) & set(pairs[0][1].eval))
     return PairedComparison(
         regime=regime, size=size, baseline_size=donor, model=model, baseline=base, seeds=seeds,

@@ -40,8 +40,9 @@ from typing import Any
 
 import yaml
 
-from ..config import known_fields
+from ..codec import decode
 from ..data.fingerprint import LEGACY_VERSION, fingerprint_version
+from ..data.meta import find_meta
 from ..io import data_root
 from ..strict_yaml import parse as parse_yaml
 from .records import Record, optional
@@ -131,7 +132,7 @@ class DataProvenance(Record):
     @classmethod
     def of_row(cls, data: Any) -> DataProvenance:
         """A row's ``data`` (as written by any version; keys it does not know are ignored, missing ones None)."""
-        return cls(**known_fields(cls, data)) if isinstance(data, dict) else cls()
+        return decode(cls, data) if isinstance(data, dict) else cls()
 
     @property
     def version(self) -> int:
@@ -159,22 +160,6 @@ class RunProvenance:
         return {"config": self.config, "code": self.code.as_dict(), "data": self.data.as_dict()}
 
 
-@dataclass
-class _PreparedMeta:
-    """The keys of a prepared data folder's meta.json (``data.prepare``) that provenance records."""
-
-    fingerprint: str | None = None
-    fingerprint_version: int | None = None  # None: written before versions (version 1)
-    legacy_fingerprint: str | None = None
-    tokenizer: str | None = None
-    vocab_size: int | None = None
-    splits: dict | None = None  # {split: {"tokens": ..., ...}}
-
-    def tokens(self, split: str) -> int | None:
-        """The tokens of a split (None where meta.json does not say)."""
-        return ((self.splits or {}).get(split) or {}).get("tokens")
-
-
 def code_provenance(run_dir: Path) -> CodeProvenance:
     """Commit and versions from the run folder's versions.json (what the run trained with)."""
     versions = _read_json(run_dir / "versions.json")
@@ -183,7 +168,9 @@ def code_provenance(run_dir: Path) -> CodeProvenance:
 
 def data_provenance(data_dir: str | os.PathLike, *bases: str | os.PathLike) -> DataProvenance:
     """Folder, fingerprint, tokenizer, vocabulary and token counts of a prepared data folder (its meta.json)."""
-    meta = _PreparedMeta(**known_fields(_PreparedMeta, _read_json(Path(data_dir) / "meta.json")))
+    meta = find_meta(data_dir) if Path(data_dir).is_dir() else None
+    if meta is None:  # not a prepared folder (any more): nothing to record but where it was
+        return DataProvenance(dir=portable_path(data_dir, *bases))
     return DataProvenance(dir=portable_path(data_dir, *bases), fingerprint=meta.fingerprint, tokenizer=meta.tokenizer,
                           vocab_size=meta.vocab_size, train_tokens=meta.tokens("train"), val_tokens=meta.tokens("val"),
                           fingerprint_version=meta.fingerprint_version, legacy_fingerprint=meta.legacy_fingerprint)

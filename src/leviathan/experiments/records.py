@@ -15,52 +15,36 @@ Where a key is not always in the JSON, the field says so:
   its curves could not be read);
 - ``inline()``: a record whose keys are written into this one's at the field's place (left out while None).
 
-A record whose JSON depends on more than one field overrides ``as_dict``. Footgun: ``as_dict`` keeps numbers
-as they are (numpy scalars, inf, nan); ``results.json_safe`` turns them into strict JSON.
+A record whose JSON depends on more than one field overrides ``as_dict``; ``Record.from_dict`` reads analysis.json
+back into the same types (``codec.decode``), so the demo and the report read attributes, never keys. Footgun:
+``as_dict`` keeps numbers as they are (numpy scalars, inf, nan); ``results.json_safe`` turns them into strict JSON.
 """
 
 from __future__ import annotations
 
-import dataclasses
-from typing import Any
+from typing import Any, TypeVar
 
-OMIT_NONE = "omit_none"  # field metadata: no key while the value is None
-INLINE = "inline"  # field metadata: the value's keys are written in place of the field
+from ..codec import decode, encode, encode_fields, inline, optional
 
+__all__ = ["Record", "inline", "optional", "plain"]
 
-def optional(default: Any = None) -> Any:
-    """A field whose key is left out of ``as_dict`` while it is None."""
-    return dataclasses.field(default=default, metadata={OMIT_NONE: True})
-
-
-def inline(default: Any = None) -> Any:
-    """A record field whose keys ``as_dict`` writes into the enclosing record's, at the field's place."""
-    return dataclasses.field(default=default, metadata={INLINE: True, OMIT_NONE: True})
+R = TypeVar("R", bound="Record")
 
 
 class Record:
-    """Base of the analyses' dataclasses: ``as_dict()`` is the JSON of their fields (see the module docstring)."""
+    """Base of the analyses' dataclasses: ``as_dict()`` is the JSON of their fields, ``from_dict`` reads it back
+    (both ``codec``'s; see the module docstring)."""
 
     def as_dict(self) -> dict:
         """The record's JSON: one key per field, in order (see ``optional``, ``inline``)."""
-        out: dict = {}
-        for f in dataclasses.fields(self):
-            value = getattr(self, f.name)
-            if value is None and OMIT_NONE in f.metadata:
-                continue
-            if INLINE in f.metadata:
-                out.update(plain(value))
-            else:
-                out[f.name] = plain(value)
-        return out
+        return encode_fields(self)
+
+    @classmethod
+    def from_dict(cls: type[R], data: Any) -> R:
+        """The record of its JSON (``codec.decode``: nested records typed, unknown keys dropped)."""
+        return decode(cls, data)
 
 
 def plain(value: Any) -> Any:
     """``value`` with every record in it (at any depth of lists, tuples and dicts) as its ``as_dict()``."""
-    if isinstance(value, Record):
-        return value.as_dict()
-    if isinstance(value, (list, tuple)):
-        return [plain(v) for v in value]
-    if isinstance(value, dict):
-        return {k: plain(v) for k, v in value.items()}
-    return value
+    return encode(value)

@@ -25,18 +25,20 @@ ablations.json, ``leviathan analyze --json``) is strict JSON, with non-finite fl
 
 from __future__ import annotations
 
+import copy
 import json
 import math
 import os
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass, field, fields
+from dataclasses import dataclass, field
 from pathlib import Path, PurePath
 from typing import Any
 
 import numpy as np
 
-from ..config import known_fields
+from ..codec import decode, encode_fields, extra_keys
 from ..errors import UserError
+from ..eval.result import EvalResult
 from ..model.accounting import ParamCounts
 from .records import Record
 
@@ -70,7 +72,7 @@ def json_safe(o: Any) -> Any:
         return v if math.isfinite(v) else None
     if isinstance(o, str) or o is None:
         return o
-    if isinstance(o, (ResultRow, _RowPart)):
+    if isinstance(o, (ResultRow, _RowPart, EvalResult)):
         return json_safe(o.to_dict())
     if isinstance(o, Record):
         return json_safe(o.as_dict())
@@ -105,37 +107,18 @@ def dumps(o: Any, **kwargs) -> str:
 
 
 class _RowPart:
-    """from_dict / to_dict for a flat record: known fields typed, unknown keys kept in ``extra``."""
+    """A part of a row: ``codec``'s decode / encode, unknown keys kept in its ``extra`` field."""
 
     extra: dict
 
     @classmethod
     def from_dict(cls, d: Mapping | _RowPart | None):
-        if d is None or isinstance(d, cls):
-            return d
-        if not isinstance(d, Mapping):
+        if d is not None and not isinstance(d, (Mapping, cls)):
             raise UserError(f"expected a mapping for {cls.__name__}, got {type(d).__name__}")
-        known = {f.name for f in fields(cls)} - {"extra"}
-        return cls(**{k: d[k] for k in known if k in d}, extra={k: v for k, v in d.items() if k not in known})
+        return decode(cls, d)
 
     def to_dict(self) -> dict:
-        out = {f.name: getattr(self, f.name) for f in fields(self) if f.name != "extra"}
-        out.update(self.extra)
-        return out
-
-
-@dataclass
-class EvalResult(_RowPart):
-    """One eval set: mean loss (nats per token), perplexity exp(loss), bits per byte, tokens scored; with a
-    restricted softmax, the targets outside its id set that were left out (count and share of the set)."""
-
-    loss: float | None = None
-    ppl: float | None = None
-    bpb: float | None = None
-    tokens: int | None = None
-    targets_outside: int | None = None
-    share_outside: float | None = None
-    extra: dict = field(default_factory=dict, repr=False)
+        return encode_fields(self)
 
 
 @dataclass(frozen=True)
@@ -167,7 +150,7 @@ class BucketResult(_RowPart):
     num_unseen_targets: int | None = None
     overall_loss: float | None = None
     buckets: dict = field(default_factory=dict)
-    extra: dict = field(default_factory=dict, repr=False)
+    extra: dict = extra_keys()
 
 
 @dataclass
@@ -186,13 +169,13 @@ class TrainingCurve(_RowPart):
     grad_norm_head: list = field(default_factory=list)
     grad_norm_input_median: float | None = None
     grad_norm_head_median: float | None = None
-    extra: dict = field(default_factory=dict, repr=False)
+    extra: dict = extra_keys()
 
 
 # --------------------------------------------------------------------------------------------
 # the row
 
-_NESTED = {"params", "eval", "buckets", "curve"}
+_NESTED = ("eval", "buckets")  # {eval set: part}; a null part is left out
 
 
 @dataclass
@@ -232,7 +215,7 @@ class ResultRow:
     evaluation: dict | None = None  # how its eval numbers were measured (``identity.evaluation_settings``)
     code: dict | None = None  # {commit, leviathan, torch} it trained with
     data: dict | None = None  # {dir, fingerprint, tokenizer, vocab_size, ...} of its prepared data
-    extra: dict = field(default_factory=dict, repr=False)  # keys this version does not know, kept as read
+    extra: dict = extra_keys()  # keys this version does not know, kept as read
 
     # ---- reading and writing
 
@@ -243,33 +226,15 @@ class ResultRow:
             return d
         if not isinstance(d, Mapping) or d.get("name") is None:
             raise UserError(f"a results row is a JSON object with a name, got {str(d)[:80]!r}")
-        known = {f.name for f in fields(cls)} - {"extra"}
-        kw = {k: d[k] for k in known - _NESTED if k in d}
-        kw["regimes"] = list(d.get("regimes") or [])
-        kw["notes"] = list(d.get("notes") or [])
-        kw["params"] = ParamCounts.from_dict(d.get("params"))
-        kw["eval"] = {k: EvalResult.from_dict(v) for k, v in (d.get("eval") or {}).items() if v is not None}
-        kw["buckets"] = {k: BucketResult.from_dict(v) for k, v in (d.get("buckets") or {}).items() if v is not None}
-        kw["curve"] = TrainingCurve.from_dict(d.get("curve") or None)
-        return cls(**kw, extra={k: v for k, v in d.items() if k not in known})
-
-    def _value(self, key: str) -> Any:
-        v = getattr(self, key)
-        if key == "params":
-            return None if v is None else v.as_dict()
-        if key == "curve":
-            return None if v is None else v.to_dict()
-        if key in ("eval", "buckets"):
-            return {k: e.to_dict() for k, e in v.items()}
-        if isinstance(v, (list, dict)):
-            return type(v)(v)
-        return v
+        # what earlier writers left empty in other ways reads as the empty value this one writes
+        empty = {"regimes": d.get("regimes") or [], "notes": d.get("notes") or [], "params": d.get("params") or None,
+                 "curve": d.get("curve") or None,
+                 **{key: {k: v for k, v in (d.get(key) or {}).items() if v is not None} for key in _NESTED}}
+        return decode(cls, {**d, **empty})
 
     def to_dict(self) -> dict:
         """The row as written: every field (None where unknown), then the ``extra`` keys."""
-        out = {f.name: self._value(f.name) for f in fields(self) if f.name != "extra"}
-        out.update(self.extra)
-        return out
+        return copy.deepcopy(encode_fields(self))
 
     # ---- typed questions the analyses ask
 
@@ -307,7 +272,7 @@ class ResultRow:
         """Where the run's throughput was measured, as one string (runs compare fairly only when equal)."""
         if isinstance(self.hardware, str):
             return self.hardware
-        hw = _Hardware(**known_fields(_Hardware, self.hardware or {}))
+        hw = decode(_Hardware, self.hardware or {})
         parts = [str(hw.device), str(hw.cpu), f"threads={hw.torch_threads}"] + ([str(hw.gpu)] if hw.gpu else [])
         return " / ".join(p for p in parts if p)
 

@@ -76,7 +76,8 @@ from ..train.metrics import read_metric_rows
 from ..train.summary import TrainSummary
 from .provenance import data_provenance, portable_path, run_provenance
 from .shards import shard_of
-from .results import (RESULTS, BucketResult, EvalResult, ResultRow, TrainingCurve, append_result, json_safe,
+from ..eval.result import EvalResult
+from .results import (RESULTS, BucketResult, ResultRow, TrainingCurve, append_result, json_safe,
                       read_results)
 
 
@@ -199,7 +200,7 @@ def evaluate_run(grid: Grid, spec: RunSpec, run_dir: Path, eval_data: EvalData) 
     streams = {es.name: stream for es in grid.eval_sets if (stream := eval_data.stream(es)) is not None}
     evals, bucketed = evaluate_checkpoint(run_dir, streams, seq_len=opts.seq_len, batch_size=int(opts.batch_size or 8),
                                           buckets=buckets, freq=freq, bucket_sets=opts.bucket_sets)
-    return RunEvaluation(eval={k: EvalResult.from_dict(v) for k, v in evals.items()},
+    return RunEvaluation(eval=evals,
                          buckets={name: BucketResult.from_dict(b.as_dict()) for name, b in bucketed.items()},
                          notes=list(eval_data.notes))
 
@@ -325,17 +326,39 @@ def _train_once(cfg, run_dir: Path, quiet: bool = False) -> TrainSummary:
 SKIPPED_EVAL = RunEvaluation(notes=["evaluation skipped (--skip-eval)"])
 
 
-def _train_and_evaluate(grid: Grid, spec: RunSpec, cfg, run_dir: Path, root, skip_eval: bool, hardware: dict,
-                        threads: int) -> tuple[ResultRow | None, str | None]:
+@dataclass(frozen=True)
+class _Job:
+    """What every run of one sweep shares, passed as one value (also to ``--jobs`` worker processes, so it must
+    pickle: no log callable here): the grid, every run's config, the sweep folder, the data root, whether to
+    evaluate, and the hardware the rows record."""
+
+    grid: Grid
+    configs: dict  # {run name: RunConfig}, built before the first run trains
+    out_dir: Path
+    root: str | os.PathLike | None
+    skip_eval: bool
+    hardware: dict
+
+    def run_dir(self, spec: RunSpec) -> Path:
+        run_dir = self.out_dir / "runs" / spec.name
+        run_dir.mkdir(parents=True, exist_ok=True)
+        return run_dir
+
+    def evaluate(self, spec: RunSpec, run_dir: Path, eval_data: EvalData | None = None) -> RunEvaluation:
+        if self.skip_eval:
+            return SKIPPED_EVAL
+        return evaluate_run(self.grid, spec, run_dir, eval_data or EvalData(self.grid, data_root(self.root)))
+
+
+def _train_and_evaluate(job: _Job, spec: RunSpec, run_dir: Path, threads: int) -> tuple[ResultRow | None, str | None]:
     """One run in a worker process of ``--jobs``: (row, None), or (None, signal name) if training was stopped."""
     import torch
 
     torch.set_num_threads(threads)
-    summary = _train_once(cfg, run_dir, quiet=True)
+    summary = _train_once(job.configs[spec.name], run_dir, quiet=True)
     if summary.stopped:
         return None, summary.stopped
-    evals = SKIPPED_EVAL if skip_eval else evaluate_run(grid, spec, run_dir, EvalData(grid, data_root(root)))
-    return make_row(grid, spec, run_dir, summary, evals, hardware), None
+    return make_row(job.grid, spec, run_dir, summary, job.evaluate(spec, run_dir), job.hardware), None
 
 
 def _record(results: Path, row: ResultRow, rows: list[ResultRow], log: Callable[[str], None], label: str,
@@ -347,8 +370,7 @@ def _record(results: Path, row: ResultRow, rows: list[ResultRow], log: Callable[
     log(f"{label}: done in {time.time() - t0:.0f}s" + (f", val loss {main:.4f}" if main is not None else ""))
 
 
-def _run_parallel(grid: Grid, todo: list[RunSpec], configs: dict, out_dir: Path, jobs: int, root, skip_eval: bool,
-                  hardware: dict, log: Callable[[str], None], threads: int = 1) -> list[ResultRow]:
+def _run_parallel(job: _Job, todo: list[RunSpec], jobs: int, threads: int, log: Callable[[str], None]) -> list[ResultRow]:
     """Train ``jobs`` runs at a time, each in its own process with ``threads`` torch threads (``--jobs``,
     ``--threads``; one by default).
 
@@ -360,8 +382,8 @@ def _run_parallel(grid: Grid, todo: list[RunSpec], configs: dict, out_dir: Path,
     import multiprocessing
     from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, wait
 
-    results = out_dir / RESULTS
-    hardware = {**hardware, "torch_threads": threads, "jobs": jobs}
+    results = job.out_dir / RESULTS
+    job = dataclasses.replace(job, hardware={**job.hardware, "torch_threads": threads, "jobs": jobs})
     rows = []
     ctx = multiprocessing.get_context("spawn")
     with ProcessPoolExecutor(max_workers=jobs, mp_context=ctx, max_tasks_per_child=1) as pool:
@@ -371,11 +393,9 @@ def _run_parallel(grid: Grid, todo: list[RunSpec], configs: dict, out_dir: Path,
         while queue or pending:
             while queue and len(pending) < jobs and stopped is None:
                 spec = queue.pop(0)
-                run_dir = out_dir / "runs" / spec.name
-                run_dir.mkdir(parents=True, exist_ok=True)
+                run_dir = job.run_dir(spec)
                 log(f"{spec.name}: training ({', '.join(spec.regimes)}; {spec.params.total:,} parameters)")
-                fut = pool.submit(_train_and_evaluate, grid, spec, configs[spec.name], run_dir, root, skip_eval,
-                                  hardware, threads)
+                fut = pool.submit(_train_and_evaluate, job, spec, run_dir, threads)
                 pending[fut] = (spec, time.time())
             if not pending:
                 break
@@ -396,6 +416,9 @@ def run_sweep(grid: Grid, out_dir: str | os.PathLike, *, only: list[str] | None 
               skip_eval: bool = False, jobs: int = 1, order: str = "grid", shard: tuple[int, int] | None = None,
               threads: int | None = None, log: Callable[[str], None] = print) -> list[ResultRow]:
     """Train and evaluate the grid's runs that have no row yet; return the rows appended now.
+
+    Parameters: the verb's selection and execution options, keyword-only, one each as ``leviathan sweep`` and the
+    tests pass them; inside, what every run shares travels as one ``_Job``.
 
     Each run: ``build_run_config`` (every config is built before the first run trains), training
     (``leviathan.train.loop.train``, resumed from its latest checkpoint), ``evaluate_run``, ``make_row``.
@@ -435,11 +458,11 @@ def run_sweep(grid: Grid, out_dir: str | os.PathLike, *, only: list[str] | None 
         configs = {spec.name: build_run_config(grid, spec) for spec in todo}
         if jobs > 1:
             todo = todo[:max_runs] if max_runs is not None else todo
-            return _run_parallel(grid, todo, configs, out_dir, jobs, root, skip_eval, hardware_info(), log,
-                                 threads or 1)
+            job = _Job(grid, configs, out_dir, root, skip_eval, hardware_info())
+            return _run_parallel(job, todo, jobs, threads or 1, log)
         with _torch_threads(threads):
-            hardware = hardware_info()  # after the thread count is set: the rows record it
-            return _run_serial(grid, todo, configs, out_dir, max_runs, root, skip_eval, hardware, log)
+            # the hardware after the thread count is set: the rows record it
+            return _run_serial(_Job(grid, configs, out_dir, root, skip_eval, hardware_info()), todo, max_runs, log)
 
 
 @contextlib.contextmanager
@@ -457,31 +480,28 @@ def _torch_threads(threads: int | None):
         torch.set_num_threads(before)
 
 
-def _run_serial(grid: Grid, todo: list[RunSpec], configs: dict, out_dir: Path, max_runs: int | None, root,
-                skip_eval: bool, hardware: dict, log: Callable[[str], None]) -> list[ResultRow]:
+def _run_serial(job: _Job, todo: list[RunSpec], max_runs: int | None, log: Callable[[str], None]) -> list[ResultRow]:
     """Train and evaluate ``todo`` one after another in this process (at most ``max_runs``); the rows appended."""
-    results = out_dir / RESULTS
+    results = job.out_dir / RESULTS
     new_rows: list[ResultRow] = []
-    eval_data = EvalData(grid, data_root(root))
+    eval_data = EvalData(job.grid, data_root(job.root))
     for i, spec in enumerate(todo):
         if max_runs is not None and i >= max_runs:
             log(f"stopping after {max_runs} runs (--max-runs); run the same command to continue")
             break
-        run_dir = out_dir / "runs" / spec.name
-        run_dir.mkdir(parents=True, exist_ok=True)
+        run_dir = job.run_dir(spec)
         t0 = time.time()
         if (run_dir / TRAIN_SUMMARY).is_file():
             log(f"[{i + 1}/{len(todo)}] {spec.name}: trained already, evaluating")
         else:
             log(f"[{i + 1}/{len(todo)}] {spec.name}: training ({', '.join(spec.regimes)}; "
                 f"{spec.params.total:,} parameters)")
-        summary = _train_once(configs[spec.name], run_dir)
+        summary = _train_once(job.configs[spec.name], run_dir)
         if summary.stopped:
             log(f"[{i + 1}/{len(todo)}] {spec.name}: training stopped by {summary.stopped} at step "
                 f"{summary.steps}; checkpoint saved. Run the same command to resume.")
             break
-        evals = SKIPPED_EVAL if skip_eval else evaluate_run(grid, spec, run_dir, eval_data)
-        row = make_row(grid, spec, run_dir, summary, evals, hardware)
+        row = make_row(job.grid, spec, run_dir, summary, job.evaluate(spec, run_dir, eval_data), job.hardware)
         _record(results, row, new_rows, log, f"[{i + 1}/{len(todo)}] {spec.name}", t0)
     return new_rows
 

@@ -20,7 +20,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from ..config import known_fields
+from ..codec import decode
 from ..errors import UserError
 
 GRID_JSON = "grid.json"
@@ -72,13 +72,13 @@ class SweepGrid:
     @classmethod
     def from_dict(cls, d: Mapping) -> SweepGrid:
         """From grid.json's object (keys it does not use are ignored; null lists read as empty)."""
-        grid = cls(**known_fields(cls, d))
+        grid = decode(cls, d)  # codec: nested records typed, keys it does not use dropped
         grid.base_overrides = list(grid.base_overrides or [])
-        grid.runs = [GridRun(**known_fields(GridRun, r)) for r in grid.runs or []]
+        grid.runs = list(grid.runs or [])
         for run in grid.runs:
             run.model = dict(run.model or {})
-        grid.eval_sets = [GridEvalSet(**known_fields(GridEvalSet, e)) for e in grid.eval_sets or []]
-        grid.eval_options = GridEvalOptions(**known_fields(GridEvalOptions, d.get("eval_options") or {}))
+        grid.eval_sets = list(grid.eval_sets or [])
+        grid.eval_options = grid.eval_options or GridEvalOptions()
         grid.seeds = list(grid.seeds or [])
         _check(grid)
         return grid

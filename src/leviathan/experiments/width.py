@@ -164,7 +164,10 @@ def width_panel(rows: Iterable[ResultRow], eval_set: str = "val", ci: float = 0.
                 regime: str = "iso_body") -> WidthPanel | None:
     """The panel over every body size with a paired seed of ``generator`` and ``table`` among the rows of
     ``regime``; None with fewer than two. ``generator_sizes``: the sizes whose ``generator`` rows count (default:
-    all; a body with two is left out)."""
+    all; a body with two is left out).
+
+    Parameters: the rows and the panel's independent settings, keyword-defaulted.
+    """
     by_body: dict[int, list[ResultRow]] = {}
     for r in rows:
         if r.in_regime(regime) and r.params is not None and r.params.body and r.variant in (generator, table, tied):

@@ -105,7 +105,8 @@ def _evaluation_lines(t: Training | None) -> list[str]:
 # ---- sources -------------------------------------------------------------------------------------------------
 def checkpoint_training(path: str | os.PathLike) -> Training:
     """The ``Training`` of a checkpoint (a run folder: its latest complete step; or a step folder)."""
-    from ..checkpoint import find_checkpoint, load_run_config, read_progress
+    from ..checkpoint.find import find_checkpoint
+    from ..checkpoint.read import load_run_config, read_progress
     from ..errors import UserError
     from ..train.metrics import read_metric_rows
 

@@ -169,6 +169,8 @@ class LeviathanForCausalLM(LeviathanPreTrainedModel, GenerationMixin):
         cache: a transformers ``Cache`` (``DynamicCache``) or native ``KVCache``; ``past_key_values``
         is accepted as its older name. With ``use_cache`` (config default True) and no cache, a
         ``DynamicCache`` is created and returned.
+
+        Parameters: Hugging Face's ``forward`` signature, which generation and the Trainer call by keyword.
         """
         if inputs_embeds is not None:
             raise ValueError("LeviathanForCausalLM computes its own input embeddings; "

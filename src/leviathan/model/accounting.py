@@ -15,9 +15,10 @@ number of distinct ids in a batch, not on tokens, so it is reported per distinct
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Optional
 
+from ..codec import decode, encode_fields, extra_keys
 from .config import ModelConfig
 
 if TYPE_CHECKING:  # counting from a config needs no torch; the package's light readers import this module
@@ -39,7 +40,7 @@ class ParamCounts:
     head: Optional[int] = None
     total: Optional[int] = None
     tied: Optional[bool] = None
-    extra: dict = field(default_factory=dict, compare=False, repr=False)
+    extra: dict = extra_keys()
 
     KEYS = ("input", "body", "head", "total", "tied")  # the written form, in order
 
@@ -49,15 +50,14 @@ class ParamCounts:
 
     def as_dict(self) -> dict:
         """The written form: input, body, head, total, tied (then any ``extra`` keys)."""
-        return {"input": self.input, "body": self.body, "head": self.head, "total": self.total, "tied": self.tied,
-                **self.extra}
+        return encode_fields(self)
 
     @classmethod
     def from_dict(cls, d: Mapping | ParamCounts | None) -> ParamCounts | None:
         """Counts from their written form; missing keys are None, values are kept as written. None or {} -> None."""
         if not d or isinstance(d, ParamCounts):
             return d or None
-        return cls(**{k: d[k] for k in cls.KEYS if k in d}, extra={k: v for k, v in d.items() if k not in cls.KEYS})
+        return decode(cls, d)
 
 
 def generator_params(cfg: ModelConfig) -> int:

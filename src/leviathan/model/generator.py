@@ -92,6 +92,8 @@ class LeviathanGenerator(nn.Module):
                  knots: int = 32, rank: int = 64, degree: int = 2, ln_eps: float = 1e-5, base: int | None = None,
                  init: str = "reference", center: bool = False, norm: bool = False, form: str = "paper",
                  table_std: float = 0.02, norm_eps: float = 1e-6):
+        """Parameters: the paper's hyperparameters (docs/DESIGN.md §2) and the options of issue 29, one each as
+        ``ModelConfig`` holds them."""
         super().__init__()
         _check_settings(vocab_size=vocab_size, hidden_size=hidden_size, k=k, seed_dim=seed_dim, modes=modes,
                         knots=knots, rank=rank, degree=degree, ln_eps=ln_eps, base=base, center=center, norm=norm,

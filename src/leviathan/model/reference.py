@@ -23,7 +23,11 @@ def reference_embed(ids: torch.Tensor, codebooks: torch.Tensor, proj: torch.Tens
 
     With ``knot_log_scale`` (M, d_s) the KHRONOS form (``generator_form="khronos"``): u~ = 1/2 + (u - 1/2)
     exp(-knot_log_scale) clamped into [0, 1], and the basis B_g = beta(u~ (kappa - 1) - g) left unnormalised;
-    ``out_bias`` (D,) is added to the output."""
+    ``out_bias`` (D,) is added to the output.
+
+    Parameters: the literal formula's tensors and options (docs/DESIGN.md §2, steps 1-6), one each so that the test
+    reads like the paper.
+    """
     k, b, d_s = codebooks.shape
     M, _, kappa, r = spline_coeff.shape
     digits = to_digits(ids, b, k)  # (..., k)

@@ -1,7 +1,7 @@
 """Checkpoints, written: atomic step folders that hold everything an exact resume needs, and nothing pickled.
 
 The format (folder layout, finding a step, reading weights) and the inference loader live in
-``leviathan/checkpoint.py``, which evaluation uses too; this module is the training side: saving a
+``leviathan/checkpoint/`` (layout, find, damage, state, read), which evaluation uses too; this module is the training side: saving a
 step folder, pruning, and reading back the whole training state for a resume (``load_state``).
 
 Atomicity: files are written into ``checkpoints/.tmp-step-XXXXXXXX`` with an fsync each, the folder is
@@ -30,11 +30,12 @@ import numpy as np
 import torch
 from safetensors.torch import save_file
 
-from ..checkpoint import (CHECKPOINTS, FORMAT, find_checkpoint, is_complete, latest_checkpoint, list_checkpoints,
-                          load_tensors, load_weights, step_name)
+from ..checkpoint.damage import refuse_damaged_newest
+from ..checkpoint.find import find_checkpoint
+from ..checkpoint.layout import CHECKPOINTS, FORMAT, is_complete, latest_checkpoint, list_checkpoints, step_name
+from ..checkpoint.read import load_tensors, load_weights
+from ..checkpoint.state import fingerprints, read_step_state, verify_companions
 from ..config import load_yaml
-from ..checkpoint_damage import refuse_damaged_newest
-from ..checkpoint_state import fingerprints, read_step_state, verify_companions
 from ..errors import UserError, storage_error_message
 from ..io import publish
 from ..storage import storage_oserror
@@ -120,7 +121,10 @@ def save_checkpoint(run_dir: Path, step: int, model_state: dict[str, torch.Tenso
     """Write ``checkpoints/step-XXXXXXXX`` atomically and prune to ``keep_last``. Rank 0 only, with the run
     folder's lock held (``leviathan.locking``), so no other process writes there. A step folder of the same
     step already on disk (left by an earlier session that trained further from another checkpoint) is
-    replaced, never kept in place of the state this process holds: the run's checkpoints are one history."""
+    replaced, never kept in place of the state this process holds: the run's checkpoints are one history.
+
+    Parameters: the parts of a step folder, each written to its own file.
+    """
     root = run_dir / CHECKPOINTS
     root.mkdir(parents=True, exist_ok=True)
     final = root / step_name(step)

@@ -13,7 +13,7 @@ when none of these names is there already, and is then marked as the run's; the 
     params.json      parameter counts by group (input, body, head, total), also printed at start
     metrics.jsonl    train and validation rows (see metrics.py); tensorboard/ the same as scalars
     summary.json     what ``train`` returns
-    checkpoints/step-XXXXXXXX/  see checkpoint.py
+    checkpoints/step-XXXXXXXX/  see checkpoint/layout.py
 
 Validation (``validate.Validator``) scores the first ``eval_tokens`` predictions of the data's val split
 every ``eval_interval`` steps and at the last step.
@@ -52,8 +52,10 @@ from pathlib import Path
 
 import torch
 
-from ..checkpoint import CHECKPOINTS, STEP_RE
+from ..checkpoint.layout import CHECKPOINTS, STEP_RE
 from ..config import dump_yaml
+from ..data.meta import PreparedMeta
+from ..eval.result import EvalResult
 from ..io import atomic_write_json, atomic_write_text
 from ..errors import UserError
 from ..locking import folder_lock
@@ -133,7 +135,7 @@ def _session(cfg: RunConfig, run_dir: Path, resume: str | None, device: torch.de
     parts = _train_parts(cfg, model, optimizer, loader, device, info)
     validator = Validator(cfg, parts.amp_dtype, info, device)
     saver = Checkpointer(run_dir, model, optimizer, loader, cfg, info, dump_yaml(cfg.resolved()),
-                         _data_tokenizer(cfg.data.path) if info.is_main else None, meta.get("tokenizer"),
+                         _data_tokenizer(cfg.data.path) if info.is_main else None, meta.tokenizer,
                          last_saved=state.step if loaded is not None else None)
     _write_run_folder(run_dir, saver, device, counts)
     out.start(_describe(cfg, device, info, counts, parts), cfg.total_steps, state.step)
@@ -165,7 +167,7 @@ def _session(cfg: RunConfig, run_dir: Path, resume: str | None, device: torch.de
 
 
 # ---- building ---------------------------------------------------------------------------------
-def _check_inputs(cfg: RunConfig, run_dir: Path, info: D.DistInfo) -> dict:
+def _check_inputs(cfg: RunConfig, run_dir: Path, info: D.DistInfo) -> PreparedMeta:
     """The data folder's meta.json, after checking it exists, fits the model's vocabulary, and that the run
     folder can be written (rank 0)."""
     cfg.check_schedule()
@@ -174,9 +176,9 @@ def _check_inputs(cfg: RunConfig, run_dir: Path, info: D.DistInfo) -> dict:
         raise UserError(f"data.path {cfg.data.path!r} is not a prepared data folder (no meta.json); "
                         f"create it with `leviathan prepare` or point data.path at one")
     check_vocab(cfg, meta)
-    val = (meta.get("splits") or {}).get("val")
-    if not isinstance(val, dict) or not isinstance(val.get("tokens"), int) or val["tokens"] < 2:
-        state = "missing" if not isinstance(val, dict) else f"{val.get('tokens')!r} tokens"
+    val = meta.splits.get("val")
+    if val is None or val.tokens is None or val.tokens < 2:
+        state = "missing" if val is None else f"{val.tokens!r} tokens"
         raise UserError(f"data.path {cfg.data.path!r} has no validation tokens (its val split: {state}), and a run "
                         f"validates at its end (and every eval_interval steps); prepare the data with a validation "
                         f"split (leviathan prepare ... --val-fraction 0.01, or --val-source FILE)")
@@ -285,7 +287,7 @@ class _Session:
             self._log(state, result, lr)
         if self.validator.due(state.step):
             state.last_eval = self.validator.run(self.parts.model)
-            self.metrics.log({"step": state.step, "tokens": state.tokens, **state.last_eval, "split": "val"})
+            self.metrics.log({"step": state.step, "tokens": state.tokens, **state.last_eval.metrics_row(), "split": "val"})
             self.out.note(_eval_line(state))
         self._checkpoint(state, lr)
 
@@ -302,8 +304,8 @@ class _Session:
         """The last step is saved at once (its final validation checked it); a periodic one during the next step."""
         cfg = self.cfg
         if state.step == cfg.total_steps:
-            if not math.isfinite(state.last_eval["val_loss"]):
-                raise NonFiniteLossError(_divergence_message(state.step, state.last_eval["val_loss"], 0.0, lr, cfg,
+            if not math.isfinite(state.last_eval.loss):
+                raise NonFiniteLossError(_divergence_message(state.step, state.last_eval.loss, 0.0, lr, cfg,
                                                              self.run_dir, what="validation loss"))
             self.saver.save_now(state)  # the end: verified by the final evaluation instead
         elif cfg.checkpoint_interval and state.step % cfg.checkpoint_interval == 0:
@@ -316,8 +318,7 @@ def _logged_step(step: int, cfg: RunConfig) -> bool:
 
 def _eval_line(state: TrainState) -> str:
     v = state.last_eval
-    return (f"step {state.step}: val loss {v['val_loss']:.4f}, ppl {v['val_ppl']:.2f}"
-            + (f", bpb {v['val_bpb']:.4f}" if v["val_bpb"] else ""))
+    return (f"step {state.step}: val loss {v.loss:.4f}, ppl {v.ppl:.2f}" + (f", bpb {v.bpb:.4f}" if v.bpb else ""))
 
 
 class _Speed:
@@ -405,14 +406,17 @@ class _Console:
 # ---- the end --------------------------------------------------------------------------------------
 def _write_summary(run_dir: Path, state: TrainState, speed: _Speed, wall_time_s: float, counts, stopped: str | None,
                    info: D.DistInfo, resumed_from: int | None = None) -> TrainSummary:
-    """The summary ``train`` returns; rank 0 also writes it to summary.json."""
+    """The summary ``train`` returns; rank 0 also writes it to summary.json.
+
+    Parameters: the fields of the TrainSummary it builds (the summary is the object they become).
+    """
     latest = ckpt.latest_checkpoint(run_dir) if info.is_main else None
-    last = state.last_eval or {}
+    last = state.last_eval or EvalResult()
     summary = TrainSummary(
         run_dir=str(run_dir), steps=state.step, tokens=state.tokens, wall_time_s=wall_time_s,
         train_time_s=speed.time, tokens_per_s=speed.tokens / speed.time if speed.time > 0 else None,
-        compile_s=speed.compile_s, final_val_loss=last.get("val_loss"), final_val_ppl=last.get("val_ppl"),
-        final_val_bpb=last.get("val_bpb"), params=counts, metrics=str(run_dir / "metrics.jsonl"),
+        compile_s=speed.compile_s, final_val_loss=last.loss, final_val_ppl=last.ppl,
+        final_val_bpb=last.bpb, params=counts, metrics=str(run_dir / "metrics.jsonl"),
         checkpoint=str(latest) if latest else None, stopped=stopped, resumed_from=resumed_from)
     if info.is_main:
         atomic_write_json(run_dir / "summary.json", summary.to_dict())

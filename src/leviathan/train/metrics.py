@@ -25,7 +25,7 @@ import sys
 from dataclasses import dataclass
 from pathlib import Path
 
-from ..config import known_fields
+from ..codec import decode
 from ..io import atomic_write_text, read_metrics
 
 
@@ -51,7 +51,7 @@ class MetricsRow:
 
 def read_metric_rows(path: str | os.PathLike) -> list[MetricsRow]:
     """The rows of a run's metrics.jsonl (a run folder or the file; ``io.read_metrics``), typed."""
-    return [MetricsRow(**known_fields(MetricsRow, r)) for r in read_metrics(path) if isinstance(r, dict)]
+    return [decode(MetricsRow, r) for r in read_metrics(path) if isinstance(r, dict)]
 
 
 class MetricsLogger:

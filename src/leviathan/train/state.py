@@ -2,7 +2,7 @@
 
 ``TrainState`` is what the loop advances besides weights and optimizer moments: the step, the tokens
 seen, the training time of all sessions and the last validation result. A checkpoint (the step
-folders of ``checkpoint.py``) holds weights, AdamW state, ``state.json`` (step, tokens, train time,
+folders of ``checkpoint/``) holds weights, AdamW state, ``state.json`` (step, tokens, train time,
 the data loader's position, python and numpy RNG states, world size, tokenizer name) and ``rng.pt``.
 
 ``Checkpointer`` writes them. Weights and optimizer state go through
@@ -29,7 +29,7 @@ from pathlib import Path
 
 import torch
 
-from ..checkpoint import check_tokenizer, load_model_state, run_config_from_dict
+from ..checkpoint.read import check_tokenizer, load_model_state, run_config_from_dict
 from ..config import to_dict
 from ..errors import UserError
 from ..run_config import RunConfig
@@ -46,7 +46,7 @@ class TrainState:
     step: int = 0
     tokens: int = 0
     train_time_s: float = 0.0
-    last_eval: dict | None = None
+    last_eval: EvalResult | None = None
 
 
 # ---- writing ------------------------------------------------------------------------------------
@@ -56,6 +56,7 @@ class Checkpointer:
     def __init__(self, run_dir: Path, model: torch.nn.Module, optimizer: torch.optim.Optimizer, loader,
                  cfg: RunConfig, info: D.DistInfo, config_text: str, tokenizer, tokenizer_name: str | None,
                  last_saved: int | None = None):
+        """Parameters: what the writer of a run's checkpoints holds for the run's whole life, kept as its attributes."""
         self.run_dir, self.model, self.optimizer, self.loader = run_dir, model, optimizer, loader
         self.cfg, self.info, self.config_text = cfg, info, config_text
         self.tokenizer, self.tokenizer_name = tokenizer, tokenizer_name

@@ -1,7 +1,7 @@
 """The validator: when a training run scores its validation stream, and how (as torchtitan's ``Validator``).
 
     validator = Validator(cfg, amp_dtype)       # reads the first cfg.eval_tokens predictions of the val split
-    if validator.due(step): last_eval = validator.run(model)   # {"val_loss", "val_ppl", "val_bpb"}
+    if validator.due(step): last_eval = validator.run(model)   # EvalResult (eval/result.py): .loss, .ppl, .bpb
 
 Cadence: every ``eval_interval`` optimizer steps and at the last step (``eval_interval: 0`` means the last
 step only). The scoring is evaluation's own (``eval.perplexity.token_losses`` over an ``eval.stream.EvalStream``),
@@ -18,6 +18,7 @@ from __future__ import annotations
 import torch
 
 from ..eval.perplexity import summarize, token_losses
+from ..eval.result import EvalResult
 from ..eval.stream import EvalStream
 from ..run_config import RunConfig
 from . import distributed as D
@@ -41,10 +42,9 @@ class Validator:
         """Whether optimizer step ``step`` (1-based, just taken) is followed by a validation."""
         return step == self.total_steps or bool(self.interval and step % self.interval == 0)
 
-    def run(self, model: torch.nn.Module) -> dict:
-        """``{"val_loss", "val_ppl", "val_bpb"}`` of the validation stream (``model``: unwrapped, or FSDP's)."""
+    def run(self, model: torch.nn.Module) -> EvalResult:
+        """The ``EvalResult`` of the validation stream (``model``: unwrapped, or FSDP's)."""
         nats = token_losses(model, self.stream.tokens, self.seq_len, self.batch_size, dtype=self.amp_dtype,
                             shard=(self.info.rank, self.info.world_size), even=self.even)  # (predictions,)
         nats = D.all_reduce_sum(torch.from_numpy(nats), self.info, self.device)
-        result = summarize(float(nats.sum()), len(nats), self.stream.num_bytes)
-        return {"val_loss": result["loss"], "val_ppl": result["ppl"], "val_bpb": result["bpb"]}
+        return summarize(float(nats.sum()), len(nats), self.stream.num_bytes)

@@ -49,7 +49,11 @@ def write_report(results: str | os.PathLike | list, out_dir: str | os.PathLike, 
     ``lr_sweep`` (the sweep folder of its learning-rate pre-sweep, or the folders of its shards) also the pre-sweep's
     table and picks; with
     ``fair_shot`` (the results folder of the round a fair-shot round re-examines) the round's rules applied.
-    ``results`` may list several sweep folders of one grid (its shards): they are merged (``shards.merge_sweeps``)."""
+    ``results`` may list several sweep folders of one grid (its shards): they are merged (``shards.merge_sweeps``).
+
+    Parameters: the options of ``leviathan report``, keyword arguments one each (the library entry point mirrors the
+    verb).
+    """
     folders = list(results) if isinstance(results, (list, tuple)) else [results]
     notes: list[str] = []
 

@@ -40,7 +40,8 @@ from ..fair_shot import FairShot
 from ..lr_sweep import LrChoice
 from ..paired import PairedComparison, paired_comparisons
 from ..records import Record, optional
-from ..results import COMPARISONS, EvalResult, ResultRow, comparison_groups
+from ...eval.result import EvalResult
+from ..results import COMPARISONS, ResultRow, comparison_groups
 from ..scaling import LadderFit, scaling_from_results
 from ..width import WidthPanel, width_panel
 from .embeddings import EmbeddingsSection, embeddings_section
@@ -157,7 +158,11 @@ def analyze(rows: Iterable[ResultRow], eval_set: str = "val", num_bootstrap: int
     """Every analysis of docs/DESIGN.md §7 over a sweep's rows; a scaling fit that cannot be made is ``NotComputed``.
 
     ``plateau``: the training unigram entropy (nats), which the paired gap curves mark; ``embeddings``: the
-    records of ``leviathan analyze embeddings`` (none: no such section)."""
+    records of ``leviathan analyze embeddings`` (none: no such section).
+
+    Parameters: the rows and the report's optional inputs (pre-sweeps, fair shot, embeddings, notes), keyword-
+    defaulted.
+    """
     rows = list(rows)
     return Analysis(
         num_runs=len(rows), eval_set=eval_set, eval_sets=sorted({k for r in rows for k in r.eval}),
@@ -195,3 +200,20 @@ def _param_rows(rows: list[ResultRow]) -> list[ParamRow]:
             p = r.params
             seen[key] = ParamRow(key, r.variant, r.num_hidden_layers, p.input, p.body, p.head, p.total, p.tied)
     return sorted(seen.values(), key=lambda p: (p.total or 0, p.model))
+
+
+def read_analysis(path) -> Analysis:
+    """analysis.json (a report folder or the file) as the ``Analysis`` it was written from (``Record.from_dict``):
+    the one reader of the file, so the demo and any later reader use attributes, never keys. A missing, unreadable
+    or foreign file is an OSError / ValueError for the caller to judge."""
+    import json
+    from pathlib import Path
+
+    path = Path(path)
+    raw = json.loads((path / "analysis.json" if path.is_dir() else path).read_text())
+    if not isinstance(raw, dict):
+        raise ValueError(f"{path} is not an analysis.json object")
+    try:
+        return Analysis.from_dict(raw)
+    except TypeError as e:
+        raise ValueError(f"{path} is not an analysis.json leviathan wrote ({e})") from None

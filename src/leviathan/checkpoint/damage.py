@@ -3,7 +3,7 @@
     refuse_damaged_newest(run_dir, "resume")   # UserError if the newest step-* folder is damaged
 
 A ``step-*`` folder appears only by an atomic rename once every file is written and fsynced
-(``checkpoint.save_checkpoint``), so a crash never leaves one incomplete: an incomplete or unreadable
+(``train/checkpoint.save_checkpoint``), so a crash never leaves one incomplete: an incomplete or unreadable
 step folder was damaged afterwards (by hand, a bad copy, a failing disk). ``list_checkpoints`` skips
 such folders, which is right for choosing what to load but wrong for deciding to go on: with
 ``--resume auto`` a run whose only checkpoint had a damaged ``state.json`` used to start over from step
@@ -24,11 +24,12 @@ import os
 import sys
 from pathlib import Path
 
+from ..errors import UserError
+from .layout import CHECKPOINTS, REQUIRED, STEP_RE, list_checkpoints
+
 
 def _problem(step_dir: Path) -> str | None:
     """What is wrong with a step folder (None: complete)."""
-    from .checkpoint import REQUIRED
-
     missing = [f for f in REQUIRED if not (step_dir / f).is_file()]
     if missing:
         return f"{', '.join(missing)} missing"
@@ -54,9 +55,6 @@ def _weights_intact(step_dir: Path) -> bool:
 
 def refuse_damaged_newest(run_dir: str | os.PathLike, doing: str) -> None:
     """UserError if the newest ``step-*`` folder of ``run_dir`` is damaged (see the module docstring)."""
-    from .errors import UserError
-    from .checkpoint import CHECKPOINTS, STEP_RE, list_checkpoints
-
     root = Path(run_dir) / CHECKPOINTS
     if not root.is_dir():
         return

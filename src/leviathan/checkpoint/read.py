@@ -1,4 +1,4 @@
-"""Checkpoints on disk, read: the step-folder format and the inference loader (used by train/, eval/, hf/).
+"""Checkpoints on disk, read: weights, tensors, the run config and the inference loader (used by train/, eval/, hf/).
 
 Like nanochat's checkpoint manager, one module serves both training and evaluation: ``train/checkpoint.py``
 writes step folders (and restores a training state from them); everything that finds a step folder or
@@ -17,7 +17,7 @@ Layout of a step folder (train/checkpoint.py writes it atomically):
         rng.pt              torch CPU and CUDA generator states (uint8 tensors)
         state.json          step, tokens, data loader state, python + numpy RNG states, world size, and the
                             sha256 of every other file (``files``), written last; read back checked
-                            (``checkpoint_state``: every field, and each file against its fingerprint)
+                            (``checkpoint.state``: every field, and each file against its fingerprint)
         config.yaml         the resolved RunConfig
         tokenizer.json, leviathan_tokenizer.json
                             the tokenizer (``Tokenizer.save``; a built-in one is recorded by name only)
@@ -30,7 +30,6 @@ refused, never executed), everything else is JSON or ``yaml.safe_load``. A damag
 
 from __future__ import annotations
 
-import json
 import os
 import re
 from pathlib import Path
@@ -39,75 +38,12 @@ from typing import Any
 import torch
 from safetensors.torch import load_file
 
-from .config import from_dict, load_yaml
-from .errors import UserError
-from .model.llama import CausalLM
-from .checkpoint_damage import refuse_damaged_newest
-from .checkpoint_state import StepState, read_step_state, verify_companions
-from .run_config import RunConfig
-
-CHECKPOINTS = "checkpoints"
-REQUIRED = ("model.safetensors", "optimizer.pt", "state.json", "config.yaml")
-STEP_RE = re.compile(r"^step-(\d{8,})$")
-FORMAT = 1
-
-
-def step_name(step: int) -> str:
-    return f"step-{step:08d}"
-
-
-def is_complete(path: Path) -> bool:
-    """All required files present and state.json parses."""
-    if not all((path / f).is_file() for f in REQUIRED):
-        return False
-    try:
-        json.loads((path / "state.json").read_text())
-    except (OSError, ValueError):
-        return False
-    return True
-
-
-def list_checkpoints(run_dir: str | os.PathLike) -> list[tuple[int, Path]]:
-    """Complete step folders of a run, oldest first."""
-    root = Path(run_dir) / CHECKPOINTS
-    if not root.is_dir():
-        return []
-    out = []
-    for child in root.iterdir():
-        m = STEP_RE.match(child.name)
-        if m and child.is_dir() and is_complete(child):
-            out.append((int(m.group(1)), child))
-    return sorted(out)
-
-
-def latest_checkpoint(run_dir: str | os.PathLike) -> Path | None:
-    found = list_checkpoints(run_dir)
-    return found[-1][1] if found else None
-
-
-def find_checkpoint(path: str | os.PathLike) -> Path:
-    """A step folder from a step folder, a ``checkpoints`` folder or a run folder (its latest step).
-
-    Errors name what was expected: an explicit step that is missing or incomplete is never replaced
-    by another one.
-    """
-    path = Path(path)
-    if not path.exists():
-        raise UserError(f"checkpoint {str(path)!r} does not exist; pass a run folder or one of its "
-                        f"checkpoints/step-XXXXXXXX folders")
-    if (path / "model.safetensors").exists() or STEP_RE.match(path.name):
-        if not is_complete(path):
-            missing = [f for f in REQUIRED if not (path / f).is_file()]
-            raise UserError(f"checkpoint {str(path)!r} is incomplete (missing {', '.join(missing) or 'a valid state.json'});"
-                            f" pass a complete step folder or the run folder to use its latest complete step")
-        return path
-    run_dir = path.parent if path.name == CHECKPOINTS else path
-    refuse_damaged_newest(run_dir, f"use {str(path)!r}")  # never an older step in place of a damaged newest one
-    latest = latest_checkpoint(run_dir)
-    if latest is None:
-        raise UserError(f"{str(path)!r} holds no complete checkpoint (expected {CHECKPOINTS}/step-XXXXXXXX folders)")
-    return latest
-
+from ..config import from_dict, load_yaml
+from ..errors import UserError
+from ..model.llama import CausalLM
+from ..run_config import RunConfig
+from .find import find_checkpoint
+from .state import StepState, read_step_state, verify_companions
 
 # ---- reading ------------------------------------------------------------------------------------
 def _damaged(path: Path, problem: str) -> UserError:
@@ -178,7 +114,7 @@ def run_config_from_dict(raw: dict) -> RunConfig:
 
 def checked_step(step: Path, names: tuple[str, ...]) -> StepState:
     """state.json of ``step``, checked, after checking the files ``names`` against its fingerprints
-    (``checkpoint_state``): what is read from a step folder is what was saved together."""
+    (``checkpoint.state``): what is read from a step folder is what was saved together."""
     state = read_step_state(step)
     verify_companions(step, state, names)
     return state
@@ -210,7 +146,7 @@ def load_model(path: str | os.PathLike, device: str | torch.device = "cpu") -> t
 
 def load_tokenizer(path: str | os.PathLike):
     """The tokenizer saved in a checkpoint (a run folder means its latest complete step)."""
-    from .data.tokenizer import load_tokenizer as _load
+    from ..data.tokenizer import load_tokenizer as _load
 
     step = find_checkpoint(path)
     state = checked_step(step, TOKENIZER_FILES)
@@ -225,7 +161,7 @@ def load_tokenizer(path: str | os.PathLike):
 def check_tokenizer(step: Path, data_dir: str | os.PathLike, doing: str) -> None:
     """UserError unless the tokenizer saved in step folder ``step`` is the one ``data_dir`` was prepared with
     (same ids for every text). A checkpoint that records no tokenizer files is not checked."""
-    from .data.tokenizer import load_tokenizer as _load
+    from ..data.tokenizer import load_tokenizer as _load
 
     if not ((step / "tokenizer.json").is_file() or (step / "leviathan_tokenizer.json").is_file()):
         return

@@ -35,8 +35,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Iterable
 
-from .errors import UserError
-from .seeds import MAX_SEED
+from ..errors import UserError
+from ..seeds import MAX_SEED
 
 STATE_FILE = "state.json"
 FORMAT = 1

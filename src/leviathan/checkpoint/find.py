@@ -1,0 +1,40 @@
+"""The step folder a path names: a step folder itself, a ``checkpoints`` folder or a run folder (its latest step).
+
+    step = find_checkpoint("runs/tiny")   # Path(".../checkpoints/step-00000500"), or a UserError naming the problem
+
+Footgun it guards: an explicit step that is missing or incomplete is never replaced by another one, and a run
+folder whose newest step is damaged is refused (``damage``), never answered with an older step.
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+from ..errors import UserError
+from .damage import refuse_damaged_newest
+from .layout import CHECKPOINTS, REQUIRED, STEP_RE, is_complete, latest_checkpoint
+
+
+def find_checkpoint(path: str | os.PathLike) -> Path:
+    """A step folder from a step folder, a ``checkpoints`` folder or a run folder (its latest step).
+
+    Errors name what was expected: an explicit step that is missing or incomplete is never replaced
+    by another one.
+    """
+    path = Path(path)
+    if not path.exists():
+        raise UserError(f"checkpoint {str(path)!r} does not exist; pass a run folder or one of its "
+                        f"checkpoints/step-XXXXXXXX folders")
+    if (path / "model.safetensors").exists() or STEP_RE.match(path.name):
+        if not is_complete(path):
+            missing = [f for f in REQUIRED if not (path / f).is_file()]
+            raise UserError(f"checkpoint {str(path)!r} is incomplete (missing {', '.join(missing) or 'a valid state.json'});"
+                            f" pass a complete step folder or the run folder to use its latest complete step")
+        return path
+    run_dir = path.parent if path.name == CHECKPOINTS else path
+    refuse_damaged_newest(run_dir, f"use {str(path)!r}")  # never an older step in place of a damaged newest one
+    latest = latest_checkpoint(run_dir)
+    if latest is None:
+        raise UserError(f"{str(path)!r} holds no complete checkpoint (expected {CHECKPOINTS}/step-XXXXXXXX folders)")
+    return latest

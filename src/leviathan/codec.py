@@ -1,0 +1,157 @@
+"""Dataclass <-> JSON: the one codec of every record this package writes into a file and reads back.
+
+    encode(stat)                       # {"diffs": [...], "n": 3, "mean": -0.2, ...}: one key per field, in order
+    decode(PairedComparison, raw)      # the dataclass again, nested records, lists and dicts of them typed
+    decode(EvalResult, {"loss": 3.2, "new_key": 1})   # EvalResult(loss=3.2, extra={"new_key": 1})
+
+The records of results rows (``experiments.results``), analysis.json (``experiments.records.Record``), grid.json,
+metrics.jsonl, the provenance of a row and the committed verdict are plain dataclasses; this module is how they
+become JSON and back, so no record carries a hand-written codec. Field metadata says where a key is not always
+in the JSON:
+
+- ``optional()``: the key is left out while the field is None;
+- ``inline()``: a record whose keys are written into the enclosing one's at the field's place;
+- ``extra_keys()``: a dict of the keys this version does not know, kept as read and written back last, so reading
+  and rewriting a file loses nothing.
+
+``decode`` is tolerant, for files this package wrote (any earlier version): a key the class does not know goes
+into its ``extra`` field (or is dropped without one), a missing key takes the field's default (None without one),
+a null stays None. Values are kept as written (an integer token
+count stays an integer, a float stays a float), so numbers derived from old files do not change. A user's
+configuration is read by ``config.from_dict`` instead, which checks every key and type and names the fix.
+
+Footguns: ``encode`` keeps numbers as they are (numpy scalars, inf, nan; ``experiments.results.json_safe`` makes
+strict JSON of them); a class that defines ``as_dict`` is encoded through it (a record whose JSON depends on more
+than one field); ``decode`` resolves annotations with ``typing.get_type_hints``, so a record's field types must
+be importable names of its module.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import types
+import typing
+from collections.abc import Mapping
+from functools import lru_cache
+from pathlib import PurePath
+from typing import Any
+
+OMIT_NONE = "omit_none"  # field metadata: no key while the value is None
+INLINE = "inline"  # field metadata: the value's keys are written in place of the field
+EXTRA = "extra"  # field metadata: unknown keys, kept as read
+
+
+def optional(default: Any = None) -> Any:
+    """A field whose key is left out of the JSON while it is None."""
+    return dataclasses.field(default=default, metadata={OMIT_NONE: True})
+
+
+def inline(default: Any = None) -> Any:
+    """A record field whose keys the JSON holds in the enclosing record's, at the field's place."""
+    return dataclasses.field(default=default, metadata={INLINE: True, OMIT_NONE: True})
+
+
+def extra_keys() -> Any:
+    """The field that keeps the keys a reader does not know (written back after the known ones)."""
+    return dataclasses.field(default_factory=dict, repr=False, compare=False, metadata={EXTRA: True})
+
+
+# ---- encoding -----------------------------------------------------------------------------------
+def encode(value: Any) -> Any:
+    """``value`` with every dataclass in it (at any depth of lists, tuples and dicts) as its JSON object."""
+    if dataclasses.is_dataclass(value) and not isinstance(value, type):
+        as_dict = getattr(value, "as_dict", None)
+        return as_dict() if callable(as_dict) else encode_fields(value)
+    if isinstance(value, (list, tuple)):
+        return [encode(v) for v in value]
+    if isinstance(value, dict):
+        return {k: encode(v) for k, v in value.items()}
+    if isinstance(value, PurePath):
+        return str(value)
+    return value
+
+
+def encode_fields(record: Any) -> dict:
+    """The JSON object of one dataclass: one key per field, in declaration order (``optional``, ``inline``,
+    ``extra`` as the module docstring says). What a record's own ``as_dict`` calls."""
+    out: dict = {}
+    kept: dict = {}
+    for f in dataclasses.fields(record):
+        value = getattr(record, f.name)
+        if EXTRA in f.metadata:
+            kept = value
+        elif value is None and OMIT_NONE in f.metadata:
+            continue
+        elif INLINE in f.metadata:
+            out.update(encode(value))
+        else:
+            out[f.name] = encode(value)
+    out.update(kept)
+    return out
+
+
+# ---- decoding -----------------------------------------------------------------------------------
+def decode(tp: Any, value: Any) -> Any:
+    """``value`` (parsed JSON) as type ``tp``: dataclasses built field by field (see the module docstring),
+    ``list[X]`` and ``dict[str, X]`` element by element, anything else kept as written."""
+    if value is None:
+        return None
+    origin = typing.get_origin(tp)
+    if origin in (typing.Union, types.UnionType):
+        return _decode_union(typing.get_args(tp), value)
+    if origin is list and isinstance(value, list):
+        (item,) = typing.get_args(tp) or (Any,)
+        return [decode(item, v) for v in value]
+    if origin is dict and isinstance(value, Mapping):
+        _, item = typing.get_args(tp) or (Any, Any)
+        return {k: decode(item, v) for k, v in value.items()}
+    if isinstance(tp, type) and dataclasses.is_dataclass(tp):
+        return value if isinstance(value, tp) else _decode_record(tp, value)
+    return value
+
+
+def _decode_union(members: tuple, value: Any) -> Any:
+    kinds = [m for m in members if m is not type(None)]
+    if len(kinds) == 1:
+        return decode(kinds[0], value)
+    records = [m for m in kinds if isinstance(m, type) and dataclasses.is_dataclass(m)]
+    if len(records) == 1 and isinstance(value, Mapping):
+        return decode(records[0], value)
+    return value  # e.g. ``dict | str``: kept as written
+
+
+def _decode_record(cls: type, data: Any) -> Any:
+    if not isinstance(data, Mapping):
+        raise TypeError(f"expected a JSON object for {cls.__name__}, got {type(data).__name__}")
+    hints = _hints(cls)
+    kwargs: dict = {}
+    known: set[str] = set()
+    extra_field = None
+    for f in dataclasses.fields(cls):
+        if not f.init:
+            continue
+        if EXTRA in f.metadata:
+            extra_field = f.name
+            continue
+        if INLINE in f.metadata:
+            kwargs[f.name] = decode(hints[f.name], data)
+            known.update(_inline_keys(hints[f.name]))
+            continue
+        known.add(f.name)
+        if f.name in data:
+            kwargs[f.name] = decode(hints[f.name], data[f.name])
+        elif f.default is dataclasses.MISSING and f.default_factory is dataclasses.MISSING:
+            kwargs[f.name] = None  # a key an older writer left out, in a field without a default
+    if extra_field is not None:
+        kwargs[extra_field] = {k: v for k, v in data.items() if k not in known}
+    return cls(**kwargs)
+
+
+def _inline_keys(tp: Any) -> set[str]:
+    kinds = [m for m in (typing.get_args(tp) or (tp,)) if isinstance(m, type) and dataclasses.is_dataclass(m)]
+    return {f.name for k in kinds for f in dataclasses.fields(k)}
+
+
+@lru_cache(maxsize=None)
+def _hints(cls: type) -> dict[str, Any]:
+    return typing.get_type_hints(cls)

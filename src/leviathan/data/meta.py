@@ -1,0 +1,139 @@
+"""A prepared data folder's meta.json as one type, read in one place.
+
+    meta = read_meta("data/stdlib")      # PreparedMeta, every field typed and checked; UserError naming the fix
+    meta.vocab_size, meta.splits["val"].tokens, meta.tokens("train")
+    find_meta("runs/x")                  # None where the folder holds no meta.json (a checkpoint, an export)
+
+``data.prepare`` is the one writer (the dict it returns is what it wrote); everything else reads meta.json
+through ``read_meta``: the loader, the companions' digests, the tokenizer check, the run config's vocabulary,
+the grid's vocabulary, the provenance of a results row, the verbs. The checks (issue 30) are the loader's of
+before: format 1, the required keys, dtype, every number an integer in range, split file names inside the
+folder, ``files`` a mapping of names to digests. Footgun: ``raw`` keeps the whole JSON object for the fields no
+reader types (source_stat, settings, timing, ...); read a field through an attribute, never through ``raw``.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from ..errors import UserError
+
+META_FILE = "meta.json"
+FORMAT = 1
+_REQUIRED = ("tokenizer", "vocab_size", "dtype", "eot_id", "splits")
+
+
+@dataclass(frozen=True)
+class SplitInfo:
+    """One split of meta.json: its token file and what prepare counted (None where an old file does not say)."""
+
+    file: str
+    tokens: int | None = None
+    documents: int | None = None
+    bytes: int | None = None
+
+
+@dataclass(frozen=True)
+class PreparedMeta:
+    """meta.json of a prepared data folder (written by ``data.prepare._meta``)."""
+
+    tokenizer: str
+    vocab_size: int
+    dtype: str  # "uint16" | "uint32"
+    eot_id: int
+    splits: dict[str, SplitInfo]
+    files: dict[str, str] | None = None  # {file: digest}; None: prepared before digests were recorded
+    source: str | None = None
+    fingerprint: str | None = None
+    fingerprint_version: int | None = None  # None: written before versions (version 1)
+    legacy_fingerprint: str | None = None
+    raw: dict[str, Any] = field(default_factory=dict, repr=False, compare=False)
+
+    def tokens(self, split: str) -> int | None:
+        """The tokens of a split (None where meta.json does not say or has no such split)."""
+        info = self.splits.get(split)
+        return info.tokens if info is not None else None
+
+
+def find_meta(data_dir: str | os.PathLike) -> PreparedMeta | None:
+    """``read_meta`` of a folder that holds a meta.json, None for one that holds none."""
+    return read_meta(data_dir) if (Path(data_dir) / META_FILE).is_file() else None
+
+
+def read_meta(data_dir: str | os.PathLike) -> PreparedMeta:
+    """Read and check ``meta.json`` of a prepared data dir (UserError naming the fix otherwise)."""
+    d = Path(data_dir)
+    fix = f"run `leviathan prepare SOURCE --out {d}` to create it"
+    if not d.is_dir():
+        raise UserError(f"data dir {d} does not exist; {fix}")
+    p = d / META_FILE
+    if not p.is_file():
+        raise UserError(f"{d} is not a prepared data dir (no meta.json); {fix}")
+    try:
+        raw = json.loads(p.read_text())
+    except (OSError, json.JSONDecodeError) as e:
+        raise UserError(f"{p} is not valid JSON ({e}); the data dir is damaged; {fix}") from None
+    if not isinstance(raw, dict) or raw.get("format") != FORMAT:
+        raise UserError(f"{p} is not a leviathan data dir meta.json (format {raw.get('format') if isinstance(raw, dict) else '?'}, "
+                        f"expected 1); {fix}")
+    missing = [k for k in _REQUIRED if k not in raw]
+    if missing:
+        raise UserError(f"{p} lacks {', '.join(missing)}; it was not written by leviathan prepare; {fix}")
+    if raw["dtype"] not in ("uint16", "uint32"):
+        raise UserError(f"{p}: dtype {raw['dtype']!r} is not uint16 or uint32; {fix}")
+    _Checker(p, fix).fields(raw)
+    if raw["dtype"] == "uint16" and int(raw["vocab_size"]) > 65536:
+        raise UserError(f"{p}: vocab_size {raw['vocab_size']} does not fit uint16 ids; {fix}")
+    return PreparedMeta(tokenizer=raw["tokenizer"], vocab_size=raw["vocab_size"], dtype=raw["dtype"],
+                        eot_id=raw["eot_id"], splits={name: _split(name, info) for name, info in raw["splits"].items()},
+                        files=raw.get("files"), source=raw.get("source"), fingerprint=raw.get("fingerprint"),
+                        fingerprint_version=raw.get("fingerprint_version"),
+                        legacy_fingerprint=raw.get("legacy_fingerprint"), raw=raw)
+
+
+def _split(name: str, info: dict) -> SplitInfo:
+    return SplitInfo(file=info.get("file", f"{name}.bin"), tokens=info.get("tokens"),
+                     documents=info.get("documents"), bytes=info.get("bytes"))
+
+
+@dataclass(frozen=True)
+class _Checker:
+    """Every number meta.json holds typed and in range (issue 30): a hand-edited or damaged value is one error naming
+    the field, not a model of the wrong size or a traceback later."""
+
+    path: Path
+    fix: str
+
+    def whole(self, value: Any, name: str, low: int, high: int | None = None) -> None:
+        if isinstance(value, bool) or not isinstance(value, int) or value < low or (high is not None and value > high):
+            rng = f">= {low}" if high is None else f"in [{low}, {high}]"
+            self.bad(f"field {name!r} is {value!r}, expected an integer {rng}")
+
+    def bad(self, problem: str) -> None:
+        raise UserError(f"{self.path}: {problem}; meta.json was damaged or edited by hand; {self.fix}")
+
+    def fields(self, meta: dict) -> None:
+        if not isinstance(meta["tokenizer"], str) or not meta["tokenizer"]:
+            self.bad(f"field 'tokenizer' is {meta['tokenizer']!r}, expected a tokenizer name")
+        self.whole(meta["vocab_size"], "vocab_size", 1)
+        self.whole(meta["eot_id"], "eot_id", 0, meta["vocab_size"] - 1)
+        splits = meta["splits"]
+        if not isinstance(splits, dict) or not splits:
+            self.bad(f"field 'splits' is {splits!r}, expected an object of splits (train, val)")
+        for name, info in splits.items():
+            if not isinstance(info, dict):
+                self.bad(f"field 'splits.{name}' is {info!r}, expected an object")
+            file = info.get("file", f"{name}.bin")
+            if not isinstance(file, str) or not file or "/" in file or file in (".", ".."):
+                self.bad(f"field 'splits.{name}.file' is {file!r}, expected a file name in the data folder")
+            for key in ("tokens", "documents", "bytes"):
+                if key in info and info[key] is not None:
+                    self.whole(info[key], f"splits.{name}.{key}", 0)
+        files = meta.get("files")
+        if files is not None and not (isinstance(files, dict) and all(isinstance(k, str) and isinstance(v, str)
+                                                                      for k, v in files.items())):
+            self.bad("field 'files' is not an object of file name -> digest")
