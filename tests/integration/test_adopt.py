@@ -343,17 +343,42 @@ def test_load_adopted_refuses_a_plain_directory(tmp_path):
         load_adopted(tmp_path / "absent")
 
 
-def test_a_checkpoint_without_generator_weights_gets_the_reference_init(tmp_path):
-    """from_pretrained initialises what a file lacks; the generator's init runs (not left as empty memory)."""
+def test_a_folder_without_the_generator_weights_is_refused_not_given_a_random_generator(tmp_path):
+    """transformers alone re-saving an adopted folder it loaded keeps ``leviathan_generator`` in config.json but
+    writes only the baked table: ``load_adopted`` used to rebuild the generator at its random init there (logits off
+    by ~0.6, one load-report line). Now it refuses, naming the fix, as it does for a file missing one tensor; the
+    re-saved folder is a table model that transformers loads with the adopted model's logits."""
     from safetensors.torch import load_file, save_file
 
-    model = adopt(CONFIGS["qwen2"](), **GEN)
-    model.save_pretrained(tmp_path)
-    tensors = {k: v for k, v in load_file(tmp_path / "model.safetensors").items() if ".embed_tokens." not in k}
-    save_file(tensors, tmp_path / "model.safetensors", metadata={"format": "pt"})
-    reloaded = load_adopted(tmp_path)
-    gen = reloaded.get_input_embeddings()
+    torch.manual_seed(0)
+    model = trained_a_little(adopt(CONFIGS["qwen2"](), **GEN))
+    model.save_pretrained(tmp_path / "adopted")
+    plain = transformers.AutoModelForCausalLM.from_pretrained(tmp_path / "adopted")  # what transformers alone builds
+    assert type(plain) is transformers.Qwen2ForCausalLM
+    plain.save_pretrained(tmp_path / "resaved")
+    assert "leviathan_generator" in json.loads((tmp_path / "resaved" / "config.json").read_text())
+    with pytest.raises(UserError, match=r"lacks 6 of the generator's tensors \(model\.embed_tokens\.codebooks") as e:
+        load_adopted(tmp_path / "resaved")
+    assert "AutoModelForCausalLM.from_pretrained" in _problem_and_fix(e) and "fit=" in str(e.value)
+    with pytest.raises(UserError, match="lacks 6"):  # the class's own from_pretrained, not only load_adopted
+        adopted_class(transformers.Qwen2ForCausalLM).from_pretrained(tmp_path / "resaved")
+    table_model = transformers.AutoModelForCausalLM.from_pretrained(tmp_path / "resaved").eval()
+    assert (logits(table_model, ids()) - logits(model, ids())).abs().max() < 1e-5
+    # one tensor missing is refused too; a complete file still loads, with its loading info when asked for
+    tensors = load_file(tmp_path / "adopted" / "model.safetensors")
+    save_file({k: v for k, v in tensors.items() if k != "model.embed_tokens.spline_coeff"},
+              tmp_path / "adopted" / "model.safetensors", metadata={"format": "pt"})
+    with pytest.raises(UserError, match=r"lacks 1 of the generator's tensors \(model\.embed_tokens\.spline_coeff\)"):
+        load_adopted(tmp_path / "adopted")
+    save_file(tensors, tmp_path / "adopted" / "model.safetensors", metadata={"format": "pt"})
+    again, info = load_adopted(tmp_path / "adopted", output_loading_info=True)
+    assert not info["missing_keys"] and torch.equal(logits(again.eval(), ids()), logits(model, ids()))
+
+
+def test_an_adopted_class_built_from_its_config_gets_the_reference_init():
+    """``adopted_class(cls)(config)`` builds the generator in ``post_init`` and its init runs (not empty memory)."""
+    config = adopt(CONFIGS["qwen2"](), **GEN).config
+    gen = adopted_class(transformers.Qwen2ForCausalLM)(config).get_input_embeddings()
+    assert isinstance(gen, LeviathanGenerator)
     assert torch.equal(gen.ln_weight, torch.ones_like(gen.ln_weight))
     assert abs(gen.spline_coeff.mean().item() - 1.0) < 0.05  # S = 1 + N(0, 0.1^2)
-    assert torch.equal(reloaded.lm_head.weight, model.lm_head.weight)  # the rest loaded
-    assert adopted_class(transformers.Qwen2ForCausalLM) is type(reloaded)

@@ -23,7 +23,7 @@ pytestmark = pytest.mark.usefixtures("single_thread")
 
 V, D = 512, 32
 GEN = dict(seed_dim=16, modes=4, knots=8, rank=8)
-MARGIN = 0.5  # nats: the fitted model's loss on the text is at most this much above the trained model's
+MARGIN = 0.5  # nats: the fitted model's loss on the text is at most this much above the trained model's (USING §6)
 
 
 def source(num_rows: int, length: int, seed: int) -> torch.Tensor:

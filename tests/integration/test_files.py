@@ -91,6 +91,8 @@ def test_exported_folders_carry_a_model_card(data, tmp_path, capsys):
         assert "Held-out validation split of `data` at step 2" in card and "loss " in card  # logged at that step
         assert "AutoModelForCausalLM.from_pretrained" in card and "tokenizer.json" in card
         assert ("import leviathan.hf" in card) == (name == "hf")  # the plain folder needs transformers alone
+        # transformers alone refuses the leviathan folder with a message that suggests upgrading: the card says why
+        assert ("does not recognize this architecture" in card and "--plain-llama" in card) == (name == "hf")
     torch.manual_seed(0)
     model = adopt(Qwen2Config(vocab_size=64, hidden_size=16, intermediate_size=32, num_hidden_layers=1,
                               num_attention_heads=2, num_key_value_heads=2), seed_dim=4, modes=2, knots=4, rank=2)

@@ -22,7 +22,7 @@ What ``adopt`` does (docs/DESIGN.md §2: e(i) is a pure function of the id, a dr
   checks, ``forward``, ``generate``, ``transformers.Trainer`` and ``save_pretrained`` are the original's. The
   subclass only rebuilds the generator in ``post_init`` when the config carries ``leviathan_generator`` (so
   ``from_pretrained`` creates it before the weights load), refuses ``resize_token_embeddings`` and a non-generator
-  ``set_input_embeddings``, and initialises a generator that a checkpoint lacks;
+  ``set_input_embeddings``, and refuses a checkpoint that lacks the generator's tensors (``from_pretrained``);
 - keeps everything else (position embeddings such as GPT-2's ``wpe``, norms, layers, head, generation config).
 
 Saving: ``save_pretrained`` writes the generator's parameters and, beside them, the baked (V, D) table under the
@@ -34,7 +34,9 @@ directory to people without leviathan: it has no unexpected tensors and a model 
 
 Loading: ``load_adopted(dir, **from_pretrained_kwargs)`` reads config.json, finds the original class and calls
 ``adopted_class(cls).from_pretrained``; the baked table in the file is ignored (the generator is rebuilt from its
-own parameters).
+own parameters). A folder whose file lacks the generator's tensors is refused, not given a random generator: what
+transformers alone writes when it re-saves an adopted folder it loaded (config.json keeps ``leviathan_generator``,
+the weights keep only the baked table). That folder is a table model: load it as one, and ``adopt(..., fit=...)``.
 
 Baking: ``bake_adopted(model, out_dir)`` computes the (V, D) table once (``LeviathanGenerator.bake``), writes it
 as the original class's embedding weight, drops ``leviathan_generator`` from the config (``tie_word_embeddings``
@@ -129,6 +131,30 @@ class _AdoptedMixin:
         if isinstance(self.get_input_embeddings(), LeviathanGenerator):
             # the baked table save_pretrained writes for transformers alone (see save_pretrained): not ours to load
             self._keys_to_ignore_on_load_unexpected.add(rf"^{re.escape(self._generator_prefix())}\.weight$")
+
+    @classmethod
+    def from_pretrained(cls, *args, output_loading_info: bool = False, **kwargs):
+        """The original's ``from_pretrained``, refusing a file that lacks any of the generator's tensors.
+
+        Footgun it closes: transformers initialises whatever a file lacks. A folder re-saved by transformers without
+        leviathan (``AutoModelForCausalLM.from_pretrained(adopted).save_pretrained(d)``) keeps
+        ``leviathan_generator`` in config.json but only the baked table among the weights; loading it here would
+        rebuild the generator at its random init (logits off by ~0.6 on a tiny Llama) with one load-report line.
+        """
+        model, info = super().from_pretrained(*args, output_loading_info=True, **kwargs)
+        generator = model.get_input_embeddings()
+        if isinstance(generator, LeviathanGenerator):
+            prefix = model._generator_prefix() + "."
+            missing = sorted(k for k in info["missing_keys"] if k.startswith(prefix))
+            if missing:
+                source = args[0] if args else kwargs.get("pretrained_model_name_or_path")
+                raise UserError(
+                    f"{source} has {CONFIG_KEY} in config.json but lacks {len(missing)} of the generator's tensors "
+                    f"({', '.join(missing[:3])}{', ...' if len(missing) > 3 else ''}), so the generator would be "
+                    "random (a folder re-saved by transformers without leviathan keeps only the baked table); load "
+                    "it as the table model with transformers.AutoModelForCausalLM.from_pretrained, and "
+                    "leviathan.hf.adopt(model, fit=Fit(...)) to start a generator from that table")
+        return (model, info) if output_loading_info else model
 
     def _generator_prefix(self) -> str:
         """The generator's module path (``model.embed_tokens``, ``transformer.wte``, ...)."""

@@ -129,7 +129,10 @@ def checkpoint_training(path: str | os.PathLike) -> Training:
 
 
 def _loader(plain: bool, tokenizer: bool) -> str:
-    lines = [] if plain else ["import leviathan.hf  # registers model_type \"leviathan\" with the Auto classes"]
+    lines = [] if plain else [
+        "import leviathan.hf  # registers model_type \"leviathan\" with the Auto classes",
+        "# without it transformers refuses this folder (\"does not recognize this architecture\": a newer "
+        "transformers will not help; `leviathan export --plain-llama` writes a folder transformers alone loads)"]
     lines += ["from transformers import AutoModelForCausalLM"]
     lines += ["from transformers import PreTrainedTokenizerFast"] if tokenizer else []
     lines += ["", 'model = AutoModelForCausalLM.from_pretrained("path/to/this/folder")' +
