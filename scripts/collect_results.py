@@ -9,7 +9,8 @@ so the copies regenerate every report. ``grid.json`` is copied with the unigram 
 training tokens added (``unigram_entropy``, from the data folder's train_freq.npy), because the data
 folder is not in the repository. Every copied file goes through ``provenance.portable_tree``: no
 machine-absolute path reaches the repository. To continue a sweep on a fresh machine, copy
-``results.jsonl`` back into the sweep's ``--out`` folder: the sweep skips every run that has a row.
+``results.jsonl`` and ``grid.json`` back into the sweep's ``--out`` folder: the sweep skips every run that has a row
+(a ``results.jsonl`` alone is refused: the sweep writes only into its own results file, ``leviathan.ownership``).
 """
 
 from __future__ import annotations
