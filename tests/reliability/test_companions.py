@@ -111,3 +111,15 @@ def test_large_files_are_sampled_not_read_whole(tmp_path, monkeypatch):
     data[0] ^= 1
     data.tofile(path)
     assert companions.file_digest(path) != digest
+
+
+def test_export_refuses_a_damaged_tokenizer_instead_of_dropping_it(run_copy, tmp_path):
+    """Before (issue 30 round 4) export caught the tokenizer's error and wrote the model without it, exit 0."""
+    from reliability_support import cli_error, refingerprint
+
+    step = run_copy / "checkpoints" / "step-00000004"
+    record = json.loads((step / "leviathan_tokenizer.json").read_text())
+    (step / "leviathan_tokenizer.json").write_text(json.dumps({**record, "vocab_size": -1}))
+    refingerprint(step)  # the fingerprints agree: the tokenizer's own check must stop it
+    assert "has vocab_size=300 but its metadata says -1" in cli_error(["export", run_copy, tmp_path / "hf"])
+    assert not (tmp_path / "hf").exists()

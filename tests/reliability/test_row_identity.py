@@ -131,3 +131,29 @@ def test_a_damaged_row_is_reported_and_skipped(capsys, sweep_copy, line, why):
     assert main(["report", str(sweep_copy), "--bootstrap", "10"]) == 0
     err = capsys.readouterr().err
     assert f"results.jsonl:3: line 3 {why}" in err and "skipped" in err and "Traceback" not in err
+
+
+# Every typed field of a row, hand-edited in a real row of the sweep (issue 30 round 4): a params.total of "x" and a
+# variant of null ended in tracebacks of the report; an evaluation, config or size of the wrong type, negative tokens
+# and a curve of text passed unchecked.
+@pytest.mark.parametrize("key, value, why", [
+    ("params", {"total": "x"}, "has params.total 'x', not a count"),
+    ("variant", None, "has variant None in regime 'iso_body', not a variant name"),
+    ("evaluation", "abc", "has evaluation 'abc', not an object"),
+    ("config", [1], "has config [1], not an object"),
+    ("size", 5, "has size 5, not a name"),
+    ("tokens", -100, "has tokens -100, not a whole number >= 0"),
+    ("curve", {"tokens": [1], "val_loss": ["a"]}, "has curve.val_loss ['a'], not a list of numbers"),
+    ("regimes", "iso_body", "has regimes 'iso_body', not a list of names"),
+], ids=["params", "variant", "evaluation", "config", "size", "tokens", "curve", "regimes"])
+def test_a_mistyped_field_of_a_real_row_is_reported_and_skipped(sweep_copy, key, value, why):
+    from reliability_support import cli
+
+    path = sweep_copy / "results.jsonl"
+    first, second = path.read_text().splitlines()
+    row = json.loads(second)
+    row[key] = value
+    path.write_text(first + "\n" + json.dumps(row) + "\n")
+    proc = cli(["report", sweep_copy, "--bootstrap", "5"])
+    assert proc.returncode == 0 and "Traceback" not in proc.stderr, proc.stderr
+    assert f"results.jsonl:2: line 2 {why}; skipped" in proc.stderr, proc.stderr

@@ -155,3 +155,29 @@ def test_a_damaged_tokenizer_record_is_refused_by_name(capsys, run_copy):
     refingerprint(step)  # consistent fingerprints: the field check must hold on its own
     line = fails(capsys, "generate", run_copy, "--max-new-tokens", "2")
     assert "field 'eot_id' of its tokenizer record is 'x', not an integer" in line
+
+
+# ---- metrics.jsonl: a damaged line is skipped with a warning, never trusted (issue 30 round 4) --------------------
+DAMAGED_METRICS = ['{"step": 4, "tokens": 1024, "val_loss": "NaN", "val_ppl": null, "split": "val"}',
+                   "[1, 2]", '{"step": "x", "tokens": 5}', '{"step": 5, "tokens": "many", "val_loss": 4.1}']
+
+
+def test_a_damaged_metrics_line_is_skipped_by_every_reader(capsys, data, run_copy, tmp_path):
+    from reliability_support import cli
+
+    metrics = run_copy / "metrics.jsonl"
+    good = metrics.read_text()
+    metrics.write_text(good + "\n".join(DAMAGED_METRICS) + "\n")
+    n = len(good.splitlines())  # the damaged lines are n + 1 ... n + 4
+    proc = cli(["export", run_copy, tmp_path / "hf"])  # the model card reads the validation of the step: a real process
+    assert proc.returncode == 0 and "Traceback" not in proc.stderr, proc.stderr
+    assert f"metrics.jsonl:{n + 1}: line {n + 1} has val_loss 'NaN', not a number; skipped" in proc.stderr
+    assert f"line {n + 2} is not a metrics row (a JSON object), but a JSON list" in proc.stderr
+    proc = cli(["analyze", "efficiency", "--model", metrics, "--reference", metrics])
+    assert proc.returncode == 0 and f"line {n + 4} has tokens 'many', not a count" in proc.stderr, proc.stderr
+    from leviathan.cli import main
+
+    assert main(resume(run_copy, data, max_steps=5)) == 0  # the resume rewrites the file: the damaged lines go
+    assert f"line {n + 3} has step 'x', not an integer >= 0; skipped, dropped from the file" in capsys.readouterr().err
+    rows = [json.loads(line) for line in metrics.read_text().splitlines()]
+    assert all(isinstance(r, dict) and isinstance(r["step"], int) for r in rows) and rows[-1]["step"] == 5

@@ -158,6 +158,18 @@ def load_tokenizer(path: str | os.PathLike):
     return _load(spec)
 
 
+def saved_tokenizer(path: str | os.PathLike):
+    """The checkpoint's tokenizer, or None when it records none (no tokenizer files, no name in state.json).
+
+    Footgun: only "none recorded" is None. A tokenizer that is recorded but damaged or from another checkpoint is the
+    UserError of ``load_tokenizer``; ``export`` once caught every UserError here and wrote a model without its
+    tokenizer, exit 0 (issue 30 round 4)."""
+    step = find_checkpoint(path)
+    if not any((step / name).is_file() for name in TOKENIZER_FILES) and not read_step_state(step).tokenizer:
+        return None
+    return load_tokenizer(step)
+
+
 def check_tokenizer(step: Path, data_dir: str | os.PathLike, doing: str) -> None:
     """UserError unless the tokenizer saved in step folder ``step`` is the one ``data_dir`` was prepared with
     (same ids for every text). A checkpoint that records no tokenizer files is not checked."""

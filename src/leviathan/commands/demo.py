@@ -252,9 +252,9 @@ def format_markdown(rows: list[dict], info: dict, curve: list | None = None, lin
 
 def gap_curve(rows: list[dict]) -> list[tuple[int, dict[str, float]]]:
     """(tokens, {variant: validation loss}) at every validation point all the runs logged."""
-    from ..io import read_metrics
+    from ..train.metrics import read_metric_rows
 
-    curves = {r["variant"]: {m["tokens"]: m["val_loss"] for m in read_metrics(r["run_dir"]) if m.get("val_loss")}
+    curves = {r["variant"]: {m.tokens: m.val_loss for m in read_metric_rows(r["run_dir"]) if m.val_loss}
               for r in rows}
     if len(curves) < 2:
         return []

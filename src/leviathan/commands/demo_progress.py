@@ -80,7 +80,7 @@ class RunWatch:
                 self._seen[label] = 0
                 self.say(f"{label:<{self._width}}  started")
             try:
-                rows = read_metric_rows(path)
+                rows = read_metric_rows(path, report=None)  # polled: the run's end says what matters
             except UserError:  # replaced between the check and the read (a resumed run rewrites it)
                 continue
             for row in rows[self._seen[label]:]:

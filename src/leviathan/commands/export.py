@@ -19,7 +19,6 @@ def add_arguments(parser) -> None:
 
 
 def run(args) -> int:
-    from ..errors import UserError
     from ..hf import export
     from ..hf.model_card import checkpoint_training
     from ..locking import folder_lock
@@ -32,8 +31,8 @@ def run(args) -> int:
     check_apart(source, "the checkpoint's folder", args.out_dir, "out_dir", inside_ok=True)
     model, _ = ckpt.load_model(step)
     try:
-        tokenizer = ckpt.load_tokenizer(step)
-    except (UserError, ImportError):
+        tokenizer = ckpt.saved_tokenizer(step)  # a damaged one is an error, never dropped from the export
+    except ImportError:  # a built-in encoding whose package is not installed
         tokenizer = None
     writer = export.to_plain_llama if args.plain_llama else export.to_hf
     with folder_lock(args.out_dir, "export", "choose another output folder", beside=True):  # one writer per folder

@@ -336,11 +336,34 @@ def row_problem(d: Any) -> str | None:
         return "is not a results row (a JSON object with a name)"
     if _non_finite(d):
         return "holds NaN or infinity, which leviathan never writes into a results row"
-    for key in ("steps", "tokens", "seed"):
-        if d.get(key) is not None and not _is_int(d[key]):
-            return f"has {key} {d[key]!r}, not a whole number"
-    if d.get("final_val_loss") is not None and not _is_number(d["final_val_loss"]):
-        return f"has final_val_loss {d['final_val_loss']!r}, not a number"
+    for keys, ok, what in _FIELD_RULES:
+        for key in keys:
+            if d.get(key) is not None and not ok(d[key]):
+                return f"has {key} {_shown(d[key])}, not {what}"
+    if (d.get("regime") or d.get("regimes")) and not isinstance(d.get("variant"), str):  # compared by variant
+        return f"has variant {_shown(d.get('variant'))} in regime {_shown(d.get('regime'))}, not a variant name"
+    for key in ("regimes", "notes"):
+        if d.get(key) is not None and not (isinstance(d[key], list) and all(isinstance(x, str) for x in d[key])):
+            return f"has {key} {_shown(d[key])}, not a list of names"
+    params = d.get("params")
+    for key in ParamCounts.KEYS if isinstance(params, dict) else ():
+        ok = isinstance(params.get(key), bool) if key == "tied" else _is_count(params.get(key))
+        if params.get(key) is not None and not ok:
+            return f"has params.{key} {_shown(params[key])}, not {'true or false' if key == 'tied' else 'a count'}"
+    curve = d.get("curve")
+    for key, value in (curve.items() if isinstance(curve, dict) else ()):
+        if key.endswith("_median") and value is not None and not _is_number(value):
+            return f"has curve.{key} {_shown(value)}, not a number"
+        if key in _CURVE_LISTS and not (isinstance(value, list) and all(v is None or _is_number(v) for v in value)):
+            return f"has curve.{key} {_shown(value)}, not a list of numbers"
+    buckets = d.get("buckets")
+    for name, b in (buckets.items() if isinstance(buckets, dict) else ()):
+        if b is not None and not isinstance(b, dict):
+            return f"has buckets.{name} {_shown(b)}, not an object"
+        for key in ("loss", "ppl", "count"):
+            value = (b or {}).get(key)
+            if value is not None and not (isinstance(value, list) and all(_is_number(v) for v in value)):
+                return f"has buckets.{name}.{key} {_shown(value)}, not a list of numbers"
     evals = d.get("eval")
     if evals is not None and not isinstance(evals, dict):
         return f"has eval {str(evals)[:40]!r}, not an object of eval sets"
@@ -358,6 +381,17 @@ def row_problem(d: Any) -> str | None:
     return None
 
 
+def _is_count(v: Any) -> bool:
+    return _is_int(v) and v >= 0
+
+
+def _shown(v: Any) -> str:
+    text = repr(v)
+    return text if len(text) <= 40 else text[:37] + "..."
+
+
+
+
 def _is_int(v: Any) -> bool:
     """A whole number (rows of earlier versions wrote token counts as floats: 1e6)."""
     return (isinstance(v, int) and not isinstance(v, bool)) or (isinstance(v, float) and v.is_integer())
@@ -365,6 +399,21 @@ def _is_int(v: Any) -> bool:
 
 def _is_number(v: Any) -> bool:
     return isinstance(v, (int, float)) and not isinstance(v, bool)
+
+
+# Every typed field of a row (``ResultRow``): what the writer puts there, so that no reader meets a text where it
+# sorts names or a list where it adds numbers (a ``variant`` of null, a ``params.total`` of "x", an ``evaluation``
+# that is not an object ended in tracebacks or passed unchecked before issue 30's round 4).
+_FIELD_RULES = (
+    (("steps", "tokens", "seed", "data_seed", "num_hidden_layers", "hidden_size", "intermediate_size", "vocab_size",
+      "target_total"), _is_count, "a whole number >= 0"),
+    (("wall_time_s", "tokens_per_s", "final_val_loss", "final_val_ppl"), _is_number, "a number"),
+    (("regime", "variant", "size", "grid", "created", "run_dir", "metrics"), lambda v: isinstance(v, str), "a name"),
+    (("params", "model", "eval", "buckets", "curve", "config", "evaluation", "code", "data"),
+     lambda v: isinstance(v, dict), "an object"),
+    (("hardware",), lambda v: isinstance(v, (dict, str)), "an object"),
+)
+_CURVE_LISTS = ("tokens", "val_loss", "grad_tokens", "grad_norm_input", "grad_norm_head")
 
 
 def _non_finite(v: Any) -> bool:

@@ -116,7 +116,8 @@ def checkpoint_training(path: str | os.PathLike) -> Training:
     evaluation = None
     metrics = step_dir.parent.parent / "metrics.jsonl"
     try:
-        rows = [r for r in read_metric_rows(metrics) if r.step == step and r.val_loss is not None]
+        rows = [r for r in read_metric_rows(metrics) if r.step == step and r.val_loss is not None
+                and r.val_ppl is not None]
     except UserError:  # a step folder copied without its run folder
         rows = []
     if rows:

@@ -6,7 +6,11 @@ metrics.jsonl (one JSON object per line, appended and flushed as they happen):
           single-process runs) and, on the first logged row after a compiled first step, "compile_s"
     {"step", "tokens", "val_loss", "val_ppl", "val_bpb", "split"}                      validation rows
 TensorBoard (``<run_dir>/tensorboard``) gets the same numbers as ``train/*`` and ``val/*`` scalars.
-Readers take the lines back typed: ``read_metric_rows`` -> ``MetricsRow`` (a key a line lacks is None).
+Readers take the lines back typed: ``read_metric_rows`` -> ``MetricsRow`` (a key a line lacks is None). The file is
+the user's to edit or damage, so a line is checked before it is trusted (``metrics_row_problem``): a line that is not
+an object, or whose step, tokens, split or numbers are of the wrong type (a step of "x", a val_loss of "low"),
+is skipped with one ``warning: PATH:N: ...`` line each, never a traceback in the model card, the resume or an analysis
+(issue 30 round 4). A line cut short (the last line after a kill) is skipped quietly, as before.
 
 On resume from step s the rows after s (written by the interrupted run after its last checkpoint)
 are dropped from metrics.jsonl (rewritten atomically, so a kill during the rewrite keeps the old file;
@@ -49,9 +53,56 @@ class MetricsRow:
     split: str | None = None  # validation rows: the split scored
 
 
-def read_metric_rows(path: str | os.PathLike) -> list[MetricsRow]:
-    """The rows of a run's metrics.jsonl (a run folder or the file; ``io.read_metrics``), typed."""
-    return [decode(MetricsRow, r) for r in read_metrics(path) if isinstance(r, dict)]
+_NUMBER_FIELDS = ("train_loss", "lr", "tokens_per_s", "time_s", "grad_norm", "grad_norm_input", "grad_norm_head",
+                  "compile_s", "val_loss", "val_ppl", "val_bpb")
+
+
+def metrics_row_problem(row: object) -> str | None:
+    """Why a parsed line of metrics.jsonl is not a metrics row (None: it is one). The logger writes an object with an
+    integer step >= 0, a token count >= 0, numbers (a diverged loss may be NaN or infinity) and a split name."""
+    if not isinstance(row, dict):
+        return f"is not a metrics row (a JSON object), but a JSON {type(row).__name__}"
+    step = row.get("step")
+    if step is not None and (isinstance(step, bool) or not isinstance(step, int) or step < 0):
+        return f"has step {step!r}, not an integer >= 0"
+    tokens = row.get("tokens")
+    if tokens is not None and (isinstance(tokens, bool) or not isinstance(tokens, (int, float)) or not tokens >= 0):
+        return f"has tokens {tokens!r}, not a count"
+    for key in _NUMBER_FIELDS:
+        value = row.get(key)
+        if value is not None and (isinstance(value, bool) or not isinstance(value, (int, float))):
+            return f"has {key} {value!r}, not a number"
+    if row.get("split") is not None and not isinstance(row["split"], str):
+        return f"has split {row['split']!r}, not a split name"
+    return None
+
+
+def _warn(message: str) -> None:
+    print(message, file=sys.stderr)
+
+
+def read_metric_rows(path: str | os.PathLike, report=_warn) -> list[MetricsRow]:
+    """The rows of a run's metrics.jsonl (a run folder or the file), typed; a missing file is a UserError
+    (``io.read_metrics``). A line that is not a metrics row (``metrics_row_problem``) is skipped and reported
+    (``report(message)``, default stderr; ``None``: quietly); a line cut short is skipped quietly."""
+    from ..jsonl import read_json_lines
+
+    read_metrics(path)  # the UserError of a missing file
+    path = Path(path)
+    path = path / "metrics.jsonl" if path.is_dir() else path
+    rows, bad = [], []
+    for number, value in read_json_lines(path)[0]:
+        problem = metrics_row_problem(value)
+        if problem is None:
+            rows.append(decode(MetricsRow, value))
+        else:
+            bad.append((number, problem))
+    if report is not None:
+        from ..jsonl import bad_line_notes
+
+        for note in bad_line_notes(path, bad, "metrics", "the run's other rows are used"):
+            report(note)
+    return rows
 
 
 class MetricsLogger:
@@ -65,15 +116,24 @@ class MetricsLogger:
         self._tb = None
         if not enabled:
             return
-        kept = []
+        kept, bad = [], []
         if resume_step is not None and self.path.exists():
-            for line in self.path.read_text(encoding="utf-8", errors="replace").splitlines():  # damage: skipped below
+            lines = self.path.read_text(encoding="utf-8", errors="replace").splitlines()  # damage: skipped below
+            for number, line in enumerate(lines, start=1):
                 try:
                     row = json.loads(line)
                 except ValueError:
                     continue  # a line cut short by a crash
-                if row.get("step", 0) <= resume_step:
+                problem = metrics_row_problem(row)
+                if problem is not None:
+                    bad.append((number, problem))
+                elif (row.get("step") or 0) <= resume_step:
                     kept.append(line)
+        if bad:
+            from ..jsonl import bad_line_notes
+
+            for note in bad_line_notes(self.path, bad, "metrics", "dropped from the file on this resume"):
+                _warn(note)
         atomic_write_text(self.path, "".join(line + "\n" for line in kept))  # a kill now keeps the old file
         self._file = open(self.path, "a")
         if tensorboard:
