@@ -25,5 +25,6 @@ from .state import StepState, fingerprints, read_step_state, verify_companions
 __all__ = ["CHECKPOINTS", "FORMAT", "REQUIRED", "STEP_RE", "TOKENIZER_FILES", "StepState", "check_tokenizer",
            "checked_step", "find_checkpoint", "fingerprints", "is_complete", "latest_checkpoint", "list_checkpoints",
            "load_model", "load_model_state", "load_run_config", "load_tensors", "load_tokenizer", "load_weights",
-           "read_progress", "read_step_state", "refuse_damaged_newest", "run_config_from_dict", "saved_tokenizer", "step_name",
+           "read_progress", "read_step_state", "refuse_damaged_newest", "run_config_from_dict", "saved_tokenizer",
+           "step_name",
            "verify_companions"]
