@@ -14,12 +14,12 @@ import numpy as np
 import pytest
 
 from leviathan.errors import UserError
-from leviathan.experiments.grid import load_grid
+from leviathan.experiments.machinery.grid import load_grid
 from leviathan.eval.result import EvalResult
-from leviathan.experiments.results import BucketResult, append_result, read_results
-from leviathan.experiments import sweep as sweep_module
+from leviathan.experiments.machinery.results import BucketResult, append_result, read_results
+from leviathan.experiments.machinery import sweep as sweep_module
 from leviathan.eval.score import summarize_losses
-from leviathan.experiments.sweep import RunEvaluation, run_sweep, select_runs, sweep_lock, train_commands
+from leviathan.experiments.machinery.sweep import RunEvaluation, run_sweep, select_runs, sweep_lock, train_commands
 from leviathan.io import hardware_info
 
 # one intra-op thread: on the shared 2-core machine OpenMP stalls cost far more than they gain
@@ -437,7 +437,7 @@ def _rewrite_rows_data(sweep_dir, change) -> None:
 def test_a_sweep_resumes_after_its_data_moved_or_was_prepared_elsewhere(tmp_path):
     """Issue 29: the data fingerprint names the tokens, not where the text lay. A sweep whose prepared folder and
     sweep folder moved, or whose text was prepared again at another place, resumes with its committed rows and
-    trains nothing; rows and meta.json written before version 2 follow ``experiments.data_match``'s rule."""
+    trains nothing; rows and meta.json written before version 2 follow ``experiments.machinery.data_match``'s rule."""
     import shutil
 
     from leviathan.data.prepare import prepare
@@ -500,7 +500,7 @@ def test_two_shards_merged_report_like_one_sweep(tmp_path, capsys):
     """--shard 1/2 and 2/2 are disjoint and cover the grid; their folders merged give the one sweep's report."""
     from leviathan.cli import main
     from leviathan.experiments.report import write_report
-    from leviathan.experiments.shards import merge_sweeps, parse_shard, shard_of
+    from leviathan.experiments.machinery.shards import merge_sweeps, parse_shard, shard_of
 
     g = load_grid(grid_dict())
     halves = [select_runs(g, shard=(i, 2)) for i in (1, 2)]

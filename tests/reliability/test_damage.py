@@ -19,10 +19,10 @@ import pytest
 
 from leviathan.cli import main
 from leviathan.config import dump_yaml
-from leviathan.experiments.grid import load_grid
-from leviathan.experiments.results import read_results
-from leviathan.experiments import sweep as sweep_module
-from leviathan.experiments.sweep import run_sweep
+from leviathan.experiments.machinery.grid import load_grid
+from leviathan.experiments.machinery.results import read_results
+from leviathan.experiments.machinery import sweep as sweep_module
+from leviathan.experiments.machinery.sweep import run_sweep
 from leviathan.train import checkpoint as ckpt
 
 sys.path.insert(0, str(Path(__file__).parent))

@@ -2,8 +2,8 @@
 
 import json
 
-from leviathan.experiments.data_match import FINGERPRINT, SUMMARY, UNCHECKED, DataMatch, match_data
-from leviathan.experiments.provenance import DataProvenance, data_provenance
+from leviathan.experiments.machinery.data_match import FINGERPRINT, SUMMARY, UNCHECKED, DataMatch, match_data
+from leviathan.experiments.machinery.provenance import DataProvenance, data_provenance
 
 COUNTS = {"tokenizer": "bpe:300", "vocab_size": 300, "train_tokens": 1000, "val_tokens": 100}
 

@@ -5,8 +5,8 @@ import math
 import pytest
 
 from leviathan.errors import UserError
-from leviathan.experiments.lr_sweep import pick, pick_learning_rates
-from leviathan.experiments.results import ResultRow
+from leviathan.experiments.method.lr_sweep import pick, pick_learning_rates
+from leviathan.experiments.machinery.results import ResultRow
 
 
 def row(variant, lr, loss, config=True):
@@ -42,7 +42,7 @@ def test_analyze_lr_prints_the_table_and_the_picks(tmp_path, capsys):
     import json
 
     from leviathan.cli import main
-    from leviathan.experiments.results import append_result
+    from leviathan.experiments.machinery.results import append_result
 
     for variant, lr, loss in (("dense_tied", 1e-3, 5.0), ("dense_tied", 3e-3, 4.8), ("leviathan", 1e-3, 4.7)):
         append_result(tmp_path / "results.jsonl", row(variant, lr, loss))

@@ -1,4 +1,4 @@
-"""A grid whose lrs come from its pre-sweep (experiments.presweep): arms, stages, picks, on literal grids and rows."""
+"""A grid whose lrs come from its pre-sweep (experiments.machinery.presweep): arms, stages, picks, on literal grids and rows."""
 
 import math
 
@@ -6,10 +6,10 @@ import pytest
 
 from leviathan.config import ConfigError
 from leviathan.errors import UserError
-from leviathan.experiments.grid import load_grid
-from leviathan.experiments.lr_sweep import arm_body, arm_key
-from leviathan.experiments.presweep import apply_picks, presweep_arms, presweep_state, run_lr
-from leviathan.experiments.results import ResultRow
+from leviathan.experiments.machinery.grid import load_grid
+from leviathan.experiments.method.lr_sweep import arm_body, arm_key
+from leviathan.experiments.machinery.presweep import apply_picks, presweep_arms, presweep_state, run_lr
+from leviathan.experiments.machinery.results import ResultRow
 
 LRS = {"lr1e-4": 1e-4, "lr3e-4": 3e-4, "lr1e-3": 1e-3, "lr3e-3": 3e-3}  # base: 3e-4, 1e-3; edges: 1e-4, 3e-3
 MODEL = {"preset": "cpu-tiny", "hidden_size": 16, "num_attention_heads": 2}

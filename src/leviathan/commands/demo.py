@@ -310,7 +310,7 @@ def committed_ablation(path: Path = RESULTS / "ablations" / "ablations.json") ->
 def headline(rows: list[dict], data_dir: Path) -> list[str]:
     """What this demo measured and in which phase: leviathan against each table, and whether dense_tied is still on
     the unigram plateau (the early phase: a lead there measures optimisation speed, not the paper's claim)."""
-    from ..experiments.plateau import unigram_entropy
+    from ..experiments.method.plateau import unigram_entropy
 
     by = {r["variant"]: r for r in rows}
     if "leviathan" not in by or not set(TABLES) & set(by):

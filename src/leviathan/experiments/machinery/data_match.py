@@ -26,7 +26,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from ..data.fingerprint import LEGACY_VERSION
+from ...data.fingerprint import LEGACY_VERSION
 from .provenance import DataProvenance
 
 FINGERPRINT, SUMMARY, UNCHECKED = "fingerprint", "summary", "unchecked"

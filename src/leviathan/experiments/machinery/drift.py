@@ -2,7 +2,7 @@
 
     check_rows_against_grid(grid, rows, config_fn, log)   # UserError listing what changed, before anything is written
 
-A results row records the resolved run config it trained with (``config``, ``experiments.provenance``) and
+A results row records the resolved run config it trained with (``config``, ``experiments.machinery.provenance``) and
 its data's fingerprint (``data.fingerprint``). When the grid file (or its base config, or a packaged
 config it names) has changed since, a rerun used to count the old rows as done, train nothing, and
 rewrite grid.json to describe runs that were never trained that way (issue 22: base lr 1e-2 -> 3e-3).
@@ -12,7 +12,7 @@ compared with the row's, and so is how it was evaluated (``identity.evaluation_s
 options that change an eval number, issue 30; a row written before rows recorded it is noted, not checked), on
 what decides the numbers: ``model``, ``optim``, ``schedule``, ``batch_tokens``,
 ``max_steps`` / ``max_tokens``, ``seed``, ``data.seq_len`` / ``data.shuffle`` / ``data.softmax``, and the data
-(``experiments.data_match``: the fingerprint, or, for a row or folder with a version-1 fingerprint that hashed
+(``experiments.machinery.data_match``: the fingerprint, or, for a row or folder with a version-1 fingerprint that hashed
 the text's path, the tokenizer and token counts; one note names the rows matched that way). Left out on
 purpose: where things are (``data.path``: absolute paths differ between machines), how often the run logs,
 evaluates or checkpoints, the device and the dtype choice, compile, ``micro_batch_size`` and ``parallel`` (the
@@ -30,7 +30,7 @@ from __future__ import annotations
 import json
 from typing import Any, Callable
 
-from ..errors import UserError
+from ...errors import UserError
 from .data_match import SUMMARY, match_data
 from .identity import evaluation_differences, evaluation_settings
 from .provenance import DataProvenance
@@ -75,8 +75,8 @@ def field_defaults() -> dict[str, Any]:
     """{dotted key: default} of the compared settings (what a row written before a field existed trained with)."""
     import dataclasses
 
-    from ..run_config import DataConfig, OptimConfig, RunConfig, ScheduleConfig
-    from ..model.config import ModelConfig
+    from ...run_config import DataConfig, OptimConfig, RunConfig, ScheduleConfig
+    from ...model.config import ModelConfig
 
     out: dict[str, Any] = {}
     for prefix, cls in (("model.", ModelConfig), ("optim.", OptimConfig), ("schedule.", ScheduleConfig),
@@ -110,7 +110,7 @@ def config_differences(trained: dict, now: dict) -> list[str]:
 
 def _config_now(cfg: Any) -> dict | None:
     """The resolved config dict of what ``config_fn`` built (None for anything that is not a RunConfig)."""
-    from ..config import to_dict
+    from ...config import to_dict
 
     if not hasattr(cfg, "resolved"):
         return None

@@ -50,7 +50,7 @@ run of the grid sees the same data order and only the init differs. Parameter co
 (``count_config``) with the vocabulary of the prepared data (``meta.json``), or ``data.vocab_size``
 when the data is not prepared yet (the sweep re-checks against meta.json before training).
 
-The file is read into typed sections by ``experiments.grid_file``; this module expands them.
+The file is read into typed sections by ``experiments.machinery.grid_file``; this module expands them.
 """
 
 from __future__ import annotations
@@ -60,14 +60,14 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
-from ..config import ConfigError, from_dict
-from ..configs import GRIDS, available, find_grid_file
-from ..data.meta import find_meta
-from ..errors import UserError
-from ..model.accounting import ParamCounts, count_config, isoparametric_depth
-from ..model.config import EMBEDDING_KINDS, ModelConfig
-from ..presets import preset_dict
-from ..seeds import check_seed
+from ...config import ConfigError, from_dict
+from ...configs import GRIDS, available, find_grid_file
+from ...data.meta import find_meta
+from ...errors import UserError
+from ...model.accounting import ParamCounts, count_config, isoparametric_depth
+from ...model.config import EMBEDDING_KINDS, ModelConfig
+from ...presets import preset_dict
+from ...seeds import check_seed
 from .grid_file import (DataSection, EvalOptions, EvalSet, ExperimentSpec, GridKeys, SizeSpec, mapping, parse_eval,
                         read_grid_file, seed_list, tolerance_of)
 from .results import BASELINES, DEFAULT_LADDER
@@ -421,7 +421,7 @@ def format_runs(grid: Grid, runs: list[RunSpec] | None = None, selection: str | 
 def format_grids() -> str:
     """A line per grid a bare ``--grid NAME`` can take (``available_grids``: the packaged ones and ./configs'):
     name, number of runs, description; a grid that does not load says why on its line."""
-    from ..configs import local_dir
+    from ...configs import local_dir
 
     lines = []
     for name in available_grids():

@@ -5,7 +5,7 @@
     same_measurement(a, b)                                     # the same run, measured the same way, same numbers
     rows, notes = resolve_duplicates(numbered_rows, path)     # one row per run (the rule below), or a UserError
 
-A row's numbers depend on more than its training settings (``experiments.drift``): how it was evaluated, which
+A row's numbers depend on more than its training settings (``experiments.machinery.drift``): how it was evaluated, which
 eval sets on how many tokens with which window, bucketed how. Before (issue 30, kind 4) rows evaluated with
 ``eval.max_tokens`` 4096 and 131072 could share one results file, and shards merged into one report, without a
 word; a run that appeared twice in one file was reported from whichever row came last.
@@ -27,7 +27,7 @@ import dataclasses
 import json
 from typing import Any, Iterable
 
-from ..errors import UserError
+from ...errors import UserError
 
 # the options that change what an eval number measures (batch_size only changes how fast it is computed)
 EVAL_OPTIONS = ("seq_len", "max_tokens", "buckets", "bucket_method", "bucket_sets")

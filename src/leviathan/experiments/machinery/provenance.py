@@ -17,7 +17,7 @@ row records what produced it (issue 19, item 6):
   with the same version-2 fingerprint trained and validated on the same tokens, wherever the data was
   prepared. Rows from such a folder also carry its ``legacy_fingerprint``. Rows and meta.json files
   written before have no version: their fingerprint (version 1) also hashed the source paths, so it
-  differs between places for the same text; ``experiments.data_match`` states how a resumed sweep
+  differs between places for the same text; ``experiments.machinery.data_match`` states how a resumed sweep
   compares them.
 
 The files are read here, once, into ``CodeProvenance`` and ``DataProvenance`` (records: a row holds their
@@ -40,12 +40,12 @@ from typing import Any
 
 import yaml
 
-from ..codec import decode
-from ..data.fingerprint import LEGACY_VERSION, fingerprint_version
-from ..data.meta import find_meta
-from ..io import data_root
-from ..strict_yaml import parse as parse_yaml
-from .records import Record, optional
+from ...codec import decode
+from ...data.fingerprint import LEGACY_VERSION, fingerprint_version
+from ...data.meta import find_meta
+from ...io import data_root
+from ...strict_yaml import parse as parse_yaml
+from ..method.records import Record, optional
 
 
 def _package_root() -> Path:

@@ -5,11 +5,11 @@
     rows[0].eval["val"].bpb, rows[0].params.total    # typed access
     append_result("runs/cpu/results.jsonl", row)     # one atomic line per row
 
-A row is one finished run of a grid (``experiments.sweep.make_row``): who it is (name, regimes,
+A row is one finished run of a grid (``experiments.machinery.sweep.make_row``): who it is (name, regimes,
 variant, size, seed), its backbone and parameter groups (docs/DESIGN.md §5), its training summary,
 its evaluation per eval set (loss, perplexity, bits per byte; §7), its losses per training-frequency
 bucket, its validation curve, where it ran, and what produced it (resolved run config, code commit,
-data fingerprint: ``experiments.provenance``). ``ResultRow.from_dict`` reads rows written by any
+data fingerprint: ``experiments.machinery.provenance``). ``ResultRow.from_dict`` reads rows written by any
 earlier version: a missing key is None (or an empty list / dict), and a key it does not know is kept
 in ``extra`` and written back by ``to_dict``, so reading and rewriting a row loses nothing. Values
 are kept as written (an integer token count stays an integer), so numbers derived from old rows do
@@ -36,11 +36,11 @@ from typing import Any
 
 import numpy as np
 
-from ..codec import decode, encode_fields, extra_keys
-from ..errors import UserError
-from ..eval.result import EvalResult
-from ..model.accounting import ParamCounts
-from .records import Record
+from ...codec import decode, encode_fields, extra_keys
+from ...errors import UserError
+from ...eval.result import EvalResult
+from ...model.accounting import ParamCounts
+from ..method.records import Record
 
 RESULTS = "results.jsonl"
 
@@ -295,7 +295,7 @@ def read_results(path: str | os.PathLike, report=None) -> list[ResultRow]:
     """Rows of a results.jsonl (a sweep dir or the file). Blank lines are skipped; a torn, non-UTF-8 or nameless
     line is skipped and reported with its line number (``report(message)``, default: stderr), so no reader
     (report, analyze, the sweep) drops a run silently. The sweep reruns a run whose row was skipped."""
-    from ..jsonl import bad_line_notes, read_json_lines
+    from ...jsonl import bad_line_notes, read_json_lines
 
     path = Path(path)
     if path.is_dir():

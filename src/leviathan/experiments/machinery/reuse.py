@@ -25,8 +25,8 @@ import os
 from collections.abc import Callable, Iterable
 from pathlib import Path
 
-from ..config import to_dict
-from ..errors import UserError
+from ...config import to_dict
+from ...errors import UserError
 from .data_match import match_data
 from .drift import config_differences
 from .grid import Grid, RunSpec

@@ -27,7 +27,7 @@ import os
 import re
 from pathlib import Path
 
-from ..errors import UserError
+from ...errors import UserError
 from .identity import check_one_evaluation, evaluation_settings, resolve_duplicates
 from .results import ResultRow, load_results
 from .sweep_grid import SweepGrid, read_sweep_grid

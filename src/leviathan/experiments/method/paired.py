@@ -53,7 +53,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from .records import Record
-from .results import BASELINES, ResultRow, baseline_of, comparison_groups
+from ..machinery.results import BASELINES, ResultRow, baseline_of, comparison_groups
 
 CONTROLS: dict[str, tuple[tuple[str, str], ...]] = {"iso_body": (("leviathan", "dense_untied"),)}
 PLATEAU_MARGIN = 0.5  # nats below the unigram entropy that count as "past the plateau"
@@ -267,7 +267,7 @@ def paired_efficiency(seeds: list[tuple[ResultRow, ResultRow]], ci: float = 0.95
     baseline's final validation loss (``efficiency.sample_efficiency``); the geometric mean of the factors of the
     seeds that reach it, with the t interval of their logarithms. A seed that does not reach it counts in ``n``
     but not in ``reached``: the mean is then over the others and says so."""
-    from ..errors import UserError
+    from ...errors import UserError
     from .efficiency import row_curve, sample_efficiency
 
     factors, status = [], []

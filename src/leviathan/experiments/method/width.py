@@ -9,7 +9,7 @@ A point is one body size: the rows of the iso-body regime (the same backbone for
 whose ``params.body`` is equal (the width round changes the width at a fixed depth; at the paper's sizes depth
 changes too, and the body count covers both). At each point the generator arm
 (variant ``leviathan``) and the untied table (``dense_untied``) are paired by seed, as everywhere in the report
-(``experiments.paired``): the seed fixes the init and the data order, so d_{w,s} = L(generator, w, s) -
+(``experiments.method.paired``): the seed fixes the init and the data order, so d_{w,s} = L(generator, w, s) -
 L(untied, w, s) cancels what the two runs share. The tied table (``dense_tied``) is a descriptive point, usually
 one seed: its gap is given, never tested.
 
@@ -41,7 +41,7 @@ import numpy as np
 
 from .paired import BucketDiff, GapTrend, TInterval, gap_trend, paired_buckets, t_interval
 from .records import Record
-from .results import ResultRow
+from ..machinery.results import ResultRow
 
 GENERATOR, TABLE, TIED = "leviathan", "dense_untied", "dense_tied"
 PAPER_DIRECTION = ("the paper (60M-1.2B parameters, o200k, against dense tables) reports the generator's advantage "
