@@ -6,9 +6,11 @@ import math
 
 import pytest
 
+from leviathan.config import to_dict
 from leviathan.experiments.method.paired import gap_curve, paired_comparisons, t_interval
 from leviathan.experiments.report import write_report
 from leviathan.experiments.machinery.results import ResultRow, append_result
+from leviathan.run_config import OptimConfig, RunConfig
 
 T_975_2 = 4.302652729911275  # Student t quantile 0.975 with 2 degrees of freedom
 
@@ -221,7 +223,7 @@ def test_report_gives_the_trend_the_share_left_out_and_the_lr_pre_sweep(tmp_path
         for value, loss in zip((1e-3, 3e-3, 1e-2), losses):
             append_result(lr / "results.jsonl", ResultRow.from_dict(
                 {"name": f"lr{value:g}-{variant}-s0", "variant": variant, "size": f"lr{value:g}", "seed": 0,
-                 "eval": {"val": {"loss": loss}}, "config": {"optim": {"lr": value}}}))
+                 "eval": {"val": {"loss": loss}}, "config": to_dict(RunConfig(max_steps=1, optim=OptimConfig(lr=value)))}))
     text = write_report(out, tmp_path / "report", num_bootstrap=0, lr_sweep=lr).read_text()
     assert "Trend at the end of training" in text and "wiki 12.5%" in text
     assert "| dense_tied | 6.0000 | **5.9000** | 6.2000 | 0.003 |" in text

@@ -46,7 +46,7 @@ def test_rows_that_trained_the_same_run_are_reused_under_its_name():
     assert sorted(r.name for r in rows) == ["d16-dense_untied-s0", "d16-dense_untied-s1", "d16-pick-leviathan-s0",
                                             "d16-pick-leviathan-s1"]
     lev = next(r for r in rows if r.name == "d16-pick-leviathan-s1")
-    assert lev.size == "d16-pick" and lev.grid == "new" and lev.loss() == 6.0 and lev.code == {"commit": "c0ffee"}
+    assert lev.size == "d16-pick" and lev.grid == "new" and lev.loss() == 6.0 and lev.code.commit == "c0ffee"
     assert lev.notes == ["reused: trained as d16-leviathan-s1 in results/old (grid old); the same settings, data and "
                          "evaluation as this grid's run"]
     # another lr, other data, or another seed is not the same run

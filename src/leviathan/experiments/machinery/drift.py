@@ -27,12 +27,11 @@ are noted too.
 
 from __future__ import annotations
 
-import json
 from typing import Any, Callable
 
 from ...errors import UserError
 from .data_match import SUMMARY, match_data
-from .identity import evaluation_differences, evaluation_settings
+from .identity import evaluation_differences, evaluation_settings, plain
 from .provenance import DataProvenance
 
 COMPARED_SECTIONS = ("model", "optim", "schedule")
@@ -40,22 +39,17 @@ COMPARED_KEYS = ("batch_tokens", "max_steps", "max_tokens", "seed", "data.seq_le
 MAX_SHOWN = 12
 
 
-def _plain(value: Any) -> Any:
-    """JSON values only (tuples -> lists), so a config read from YAML and one built now compare equal."""
-    return json.loads(json.dumps(value, default=str))
-
-
 def compared_view(config: dict) -> dict[str, Any]:
     """{dotted key: value} of the settings that decide a run's numbers (see the module docstring)."""
     out: dict[str, Any] = {}
     for section in COMPARED_SECTIONS:
         for key, value in sorted((config.get(section) or {}).items()):
-            out[f"{section}.{key}"] = _plain(value)
+            out[f"{section}.{key}"] = plain(value)
     for dotted in COMPARED_KEYS:
         node: Any = config
         for part in dotted.split("."):
             node = node.get(part) if isinstance(node, dict) else None
-        out[dotted] = _plain(node)
+        out[dotted] = plain(node)
     return out
 
 
@@ -68,7 +62,7 @@ def _recorded(config: dict, dotted: str) -> Any:
         if not isinstance(node, dict) or part not in node:
             return _MISSING
         node = node[part]
-    return _plain(node)
+    return plain(node)
 
 
 def field_defaults() -> dict[str, Any]:
@@ -83,9 +77,9 @@ def field_defaults() -> dict[str, Any]:
                         ("data.", DataConfig), ("", RunConfig)):
         for f in dataclasses.fields(cls):
             if f.default is not dataclasses.MISSING:
-                out[prefix + f.name] = _plain(f.default)
+                out[prefix + f.name] = plain(f.default)
             elif f.default_factory is not dataclasses.MISSING and prefix:
-                out[prefix + f.name] = _plain(f.default_factory())
+                out[prefix + f.name] = plain(f.default_factory())
     return out
 
 
@@ -135,7 +129,7 @@ def check_rows_against_grid(grid, rows: list, config_fn: Callable, log: Callable
         if spec is None:
             foreign.append(row.name)
             continue
-        match = match_data(DataProvenance.of_row(row.data), data or DataProvenance())
+        match = match_data(row.data_provenance, data or DataProvenance())
         data_diff = list(match.differences)
         if match.how == SUMMARY and not data_diff:
             by_summary.append(row.name)

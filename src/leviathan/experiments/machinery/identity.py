@@ -33,7 +33,9 @@ from ...errors import UserError
 EVAL_OPTIONS = ("seq_len", "max_tokens", "buckets", "bucket_method", "bucket_sets")
 
 
-def _plain(value: Any) -> Any:
+def plain(value: Any) -> Any:
+    """JSON values only (tuples -> lists, anything else as text), so a value read from a file and one built now
+    compare equal."""
     return json.loads(json.dumps(value, default=str))
 
 
@@ -44,7 +46,7 @@ def evaluation_settings(eval_sets: Iterable, eval_options: Any) -> dict:
     for es in eval_sets:
         es = es if isinstance(es, dict) else dataclasses.asdict(es)
         sets[str(es["name"])] = {"split": es.get("split"), "text": es.get("text")}
-    return _plain({"sets": sets, "options": {k: options.get(k) for k in EVAL_OPTIONS}})
+    return plain({"sets": sets, "options": {k: options.get(k) for k in EVAL_OPTIONS}})
 
 
 def evaluation_differences(recorded: dict | None, now: dict) -> list[str]:
@@ -65,8 +67,7 @@ def evaluation_differences(recorded: dict | None, now: dict) -> list[str]:
 
 def measurement(row) -> dict:
     """The parts of a row that say what it measured and what it found (not when, where or how fast)."""
-    data = row.data if isinstance(row.data, dict) else {}
-    return _plain({"config": row.config, "evaluation": row.evaluation, "data": data.get("fingerprint"),
+    return plain({"config": row.config, "evaluation": row.evaluation, "data": row.data_provenance.fingerprint,
                    "steps": row.steps, "tokens": row.tokens, "final_val_loss": row.final_val_loss,
                    "eval": {k: v.to_dict() for k, v in row.eval.items()},
                    "buckets": {k: v.to_dict() for k, v in row.buckets.items()}})

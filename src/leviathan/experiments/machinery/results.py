@@ -26,21 +26,26 @@ ablations.json, ``leviathan analyze --json``) is strict JSON, with non-finite fl
 from __future__ import annotations
 
 import copy
+import dataclasses
 import json
 import math
 import os
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
+from functools import cached_property
 from pathlib import Path, PurePath
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from ...codec import decode, encode_fields, extra_keys
+from ...codec import decode, encode, encode_fields, extra_keys
 from ...errors import UserError
 from ...eval.result import EvalResult
 from ...model.accounting import ParamCounts
-from ..method.records import Record
+from .provenance import CodeProvenance, DataProvenance
+
+if TYPE_CHECKING:
+    from ...run_config import RunConfig
 
 RESULTS = "results.jsonl"
 
@@ -61,7 +66,7 @@ def baseline_of(regime: str | None) -> str:
 
 def json_safe(o: Any) -> Any:
     """``o`` as plain JSON values: non-finite floats -> None, numpy scalars and arrays -> numbers and lists,
-    tuples -> lists, paths -> strings, result dataclasses and analysis records (``records.Record``) -> their dicts.
+    tuples -> lists, paths -> strings, dataclasses (rows, records, counts) -> their JSON (``codec.encode``).
     Dict keys are kept as they are."""
     if isinstance(o, (bool, np.bool_)):
         return bool(o)
@@ -72,12 +77,8 @@ def json_safe(o: Any) -> Any:
         return v if math.isfinite(v) else None
     if isinstance(o, str) or o is None:
         return o
-    if isinstance(o, (ResultRow, _RowPart, EvalResult)):
-        return json_safe(o.to_dict())
-    if isinstance(o, Record):
-        return json_safe(o.as_dict())
-    if isinstance(o, ParamCounts):
-        return json_safe(o.as_dict())
+    if dataclasses.is_dataclass(o) and not isinstance(o, type):
+        return json_safe(encode(o))
     if isinstance(o, Mapping):
         return {k: json_safe(v) for k, v in o.items()}
     if isinstance(o, (list, tuple)):
@@ -211,10 +212,10 @@ class ResultRow:
     grid: str | None = None
     created: str | None = None
     notes: list[str] = field(default_factory=list)
-    config: dict | None = None  # the resolved RunConfig it trained with (``provenance.resolved_config``)
+    config: dict | None = None  # the resolved RunConfig as written (``provenance.resolved_config``); read ``run_config``
     evaluation: dict | None = None  # how its eval numbers were measured (``identity.evaluation_settings``)
-    code: dict | None = None  # {commit, leviathan, torch} it trained with
-    data: dict | None = None  # {dir, fingerprint, tokenizer, vocab_size, ...} of its prepared data
+    code: CodeProvenance | None = None  # the commit and versions it trained with
+    data: DataProvenance | None = None  # its prepared data: folder, fingerprint, tokenizer, token counts
     extra: dict = extra_keys()  # keys this version does not know, kept as read
 
     # ---- reading and writing
@@ -237,6 +238,26 @@ class ResultRow:
         return copy.deepcopy(encode_fields(self))
 
     # ---- typed questions the analyses ask
+
+    @cached_property
+    def run_config(self) -> RunConfig | None:
+        """``config`` typed, decoded once (None for a row written before configs were recorded).
+
+        ``config`` itself stays the dict as written, so a row rereads and rewrites byte for byte and ``drift``
+        compares it key by key. Footgun: this view is tolerant (``codec.decode``): a key retired since the row was
+        written is dropped and a key added since takes its default, so ask it what the run trained with, and ask
+        ``config`` (or ``drift``) whether two configs are the same."""
+        from ...run_config import RunConfig
+
+        try:
+            return None if self.config is None else decode(RunConfig, self.config)
+        except (TypeError, ValueError) as e:  # RunConfig's own checks: a partial or edited config
+            raise UserError(f"row {self.name!r}: its config does not read as a RunConfig ({e})") from None
+
+    @property
+    def data_provenance(self) -> DataProvenance:
+        """``data``, or an empty ``DataProvenance`` (every field None) for a row that records none."""
+        return self.data or DataProvenance()
 
     @property
     def all_regimes(self) -> list[str | None]:
@@ -315,10 +336,10 @@ def read_results(path: str | os.PathLike, report=None) -> list[ResultRow]:
     bad.sort()
     for note in bad_line_notes(path, bad, "row", "its run has no result here (the sweep trains or evaluates it "
                                "again; once it has a new row, delete this line)"):
-        (report or _to_stderr)(note)
+        (report or to_stderr)(note)
     unique, notes = resolve_duplicates(rows, str(path))  # one row per run, or a UserError naming both lines
     for note in notes:
-        (report or _to_stderr)(note)
+        (report or to_stderr)(note)
     return unique
 
 
@@ -341,6 +362,9 @@ def row_problem(d: Any) -> str | None:
             return f"has {key} {d[key]!r}, not a whole number"
     if d.get("final_val_loss") is not None and not _is_number(d["final_val_loss"]):
         return f"has final_val_loss {d['final_val_loss']!r}, not a number"
+    for key in ("config", "code", "data"):
+        if d.get(key) is not None and not isinstance(d[key], dict):
+            return f"has {key} {str(d[key])[:40]!r}, not an object"
     evals = d.get("eval")
     if evals is not None and not isinstance(evals, dict):
         return f"has eval {str(evals)[:40]!r}, not an object of eval sets"
@@ -377,7 +401,8 @@ def _non_finite(v: Any) -> bool:
     return False
 
 
-def _to_stderr(message: str) -> None:
+def to_stderr(message: str) -> None:
+    """The default ``report`` of the row readers: a warning on stderr."""
     import sys
 
     print(message, file=sys.stderr)

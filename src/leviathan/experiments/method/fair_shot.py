@@ -101,7 +101,7 @@ def reproduction(rerun: ResultRow | None, committed: ResultRow | None) -> Reprod
 
 
 def _commit(row: ResultRow) -> str | None:
-    return (row.code or {}).get("commit")
+    return row.code.commit if row.code else None
 
 
 def _seed0(rows: list[ResultRow], variant: str) -> dict[str, ResultRow]:

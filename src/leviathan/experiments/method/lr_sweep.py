@@ -69,11 +69,10 @@ class LrChoice(Record):
 
 def row_lr(row: ResultRow) -> float:
     """The peak learning rate a row trained with (its resolved config)."""
-    lr = ((row.config or {}).get("optim") or {}).get("lr")
-    if lr is None:
+    if row.run_config is None:
         raise UserError(f"row {row.name!r} records no resolved config (optim.lr); rows written before provenance "
                         f"was recorded cannot enter an lr sweep")
-    return float(lr)
+    return float(row.run_config.optim.lr)
 
 
 def pick(losses: dict[float, float | None], tolerance: float = TOLERANCE) -> float | None:
