@@ -19,7 +19,7 @@ from leviathan.eval.result import EvalResult
 from leviathan.experiments.machinery.results import BucketResult, append_result, read_results
 from leviathan.experiments.machinery import sweep as sweep_module
 from leviathan.eval.score import summarize_losses
-from leviathan.experiments.machinery.sweep import RunEvaluation, run_sweep, select_runs, sweep_lock, train_commands
+from leviathan.experiments.machinery.sweep import RunEvaluation, SweepOptions, run_sweep, select_runs, sweep_lock, train_commands
 from leviathan.io import hardware_info
 
 # one intra-op thread: on the shared 2-core machine OpenMP stalls cost far more than they gain
@@ -89,7 +89,7 @@ def replaced(trainer, eval_fn=fake_eval, config_fn=lambda grid, spec: grid.run_o
 def sweep(tmp_path, trainer, **kw):
     g = load_grid(grid_dict())
     with replaced(trainer):
-        return run_sweep(g, tmp_path / "out", log=lambda s: None, **kw)
+        return run_sweep(g, tmp_path / "out", SweepOptions(**kw), log=lambda s: None)
 
 
 def test_sweep_appends_rows_and_resumes_after_a_kill(tmp_path):
@@ -329,7 +329,7 @@ def test_real_sweep_on_tiny_corpus(tmp_path, capsys):
     grid = load_grid(raw)
     assert grid.vocab_from == "meta.json"
     out = tmp_path / "sweep"
-    rows = run_sweep(grid, out, root=tmp_path, log=lambda s: None)
+    rows = run_sweep(grid, out, SweepOptions(root=tmp_path), log=lambda s: None)
     assert len(rows) == 4  # a-dense_tied serves iso-body and the ladder
     for r in rows:
         assert r.steps == 3 and r.tokens == 192 and r.params.total == r.params.input + \
@@ -354,7 +354,7 @@ def test_real_sweep_on_tiny_corpus(tmp_path, capsys):
     # the model evaluated is the trained one: its val loss matches the loop's final validation
     # (the loop evaluates eval_tokens=256 tokens, the sweep 400: close, not equal)
     assert all(abs(r.eval["val"].loss - r.final_val_loss) < 0.5 for r in rows)
-    assert run_sweep(grid, out, root=tmp_path, log=lambda s: None) == []  # resumable: nothing left
+    assert run_sweep(grid, out, SweepOptions(root=tmp_path), log=lambda s: None) == []  # resumable: nothing left
     md = write_report(out, tmp_path / "report", num_bootstrap=10).read_text()
     assert "Iso-body" in md and "dense_tied ladder" in md
     # the printed train commands are valid `leviathan train` invocations
@@ -392,7 +392,7 @@ def test_parallel_jobs_match_a_serial_sweep(tmp_path):
     grid = load_grid(raw)
     assert [r.name for r in grid.runs] == ["a-dense_tied-s0", "a-leviathan-s0"]
     serial = {r.name: r for r in run_sweep(grid, tmp_path / "serial", log=lambda s: None)}
-    parallel = {r.name: r for r in run_sweep(grid, tmp_path / "parallel", jobs=2, log=lambda s: None)}
+    parallel = {r.name: r for r in run_sweep(grid, tmp_path / "parallel", SweepOptions(jobs=2), log=lambda s: None)}
     assert serial.keys() == parallel.keys() == {"a-dense_tied-s0", "a-leviathan-s0"}
     for name, row in parallel.items():
         assert row.final_val_loss == serial[name].final_val_loss
@@ -402,9 +402,9 @@ def test_parallel_jobs_match_a_serial_sweep(tmp_path):
         assert curve.tokens == [64, 128, 192] and len(curve.val_loss) == 3
         assert len(curve.grad_norm_input) == 3 and all(g > 0 for g in curve.grad_norm_input)
     assert len(read_results(tmp_path / "parallel")) == 2
-    assert run_sweep(grid, tmp_path / "parallel", jobs=2, log=lambda s: None) == []  # resumable
+    assert run_sweep(grid, tmp_path / "parallel", SweepOptions(jobs=2), log=lambda s: None) == []  # resumable
     with pytest.raises(UserError, match="jobs"):
-        run_sweep(grid, tmp_path / "x", jobs=0, log=lambda s: None)
+        run_sweep(grid, tmp_path / "x", SweepOptions(jobs=0), log=lambda s: None)
 
 
 def _one_size_grid(data_dir, max_steps: int = 2, eval_tokens: int = 64, max_tokens: int = 100,
@@ -509,7 +509,7 @@ def test_two_shards_merged_report_like_one_sweep(tmp_path, capsys):
     with replaced(FakeTrainer()):
         whole = run_sweep(g, tmp_path / "whole", log=lambda s: None)
         for i in (1, 2):
-            run_sweep(g, tmp_path / f"shard-{i}", shard=(i, 2), log=lambda s: None)
+            run_sweep(g, tmp_path / f"shard-{i}", SweepOptions(shard=(i, 2)), log=lambda s: None)
     assert [len(read_results(tmp_path / f"shard-{i}")) for i in (1, 2)] == [3, 2]
     merged, _ = merge_sweeps([tmp_path / "shard-2", tmp_path / "shard-1"])
     assert [r.name for r in merged] == [r.name for r in whole]  # the grid's order, whatever the folders' order

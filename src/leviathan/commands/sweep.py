@@ -110,11 +110,17 @@ def run(args) -> int:
         return 0
     if args.reuse:
         _adopt(args, grid, selected, out)
-    rows = run_sweep(grid, out, only=args.only, regimes=args.regime, max_runs=args.max_runs,
-                     root=args.data_root, skip_eval=args.skip_eval, jobs=args.jobs,
-                     order=args.order, shard=shard, threads=args.threads)
+    rows = run_sweep(grid, out, _options(args, shard))
     print(f"{len(rows)} new rows in {out}/results.jsonl; next: leviathan report {out} --out {out}/report")
     return 0
+
+
+def _options(args, shard: tuple[int, int] | None):
+    """The sweep's options as the command line gives them (``experiments.machinery.sweep.SweepOptions``)."""
+    from ..experiments.machinery.sweep import SweepOptions
+
+    return SweepOptions(only=args.only, regimes=args.regime, order=args.order, shard=shard, max_runs=args.max_runs,
+                        root=args.data_root, skip_eval=args.skip_eval, jobs=args.jobs, threads=args.threads)
 
 
 def _selection(args) -> str | None:
@@ -142,6 +148,8 @@ def _adopt(args, grid, runs, out) -> None:
 
 def _run_plan(args, grid, presweep, out, shard) -> int:
     """``--presweep``: the stage of the plan that is due (``experiments.machinery.presweep.run_plan``)."""
+    import dataclasses
+
     from ..errors import UserError
     from ..experiments.machinery.presweep import run_plan
     from ..experiments.machinery.sweep import run_sweep
@@ -155,8 +163,7 @@ def _run_plan(args, grid, presweep, out, shard) -> int:
     def sweep(g, folder, names):
         if args.reuse and g is not presweep:
             _adopt(args, g, [r for r in g.runs if r.name in set(names)], folder)
-        return run_sweep(g, folder, only=names, max_runs=args.max_runs, root=args.data_root, jobs=args.jobs,
-                         order=args.order, threads=args.threads)
+        return run_sweep(g, folder, dataclasses.replace(_options(args, None), only=names))
 
     step = run_plan(grid, presweep, out, sweep=sweep, shard=shard)
     print(f"plan stage {step.stage}: {len(step.trained)} run(s) trained now; {step.next}")

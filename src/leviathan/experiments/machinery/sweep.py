@@ -411,34 +411,52 @@ def _run_parallel(job: _Job, todo: list[RunSpec], jobs: int, threads: int, log: 
     return rows
 
 
-def run_sweep(grid: Grid, out_dir: str | os.PathLike, *, only: list[str] | None = None,
-              regimes: list[str] | None = None, max_runs: int | None = None, root: str | os.PathLike | None = None,
-              skip_eval: bool = False, jobs: int = 1, order: str = "grid", shard: tuple[int, int] | None = None,
-              threads: int | None = None, log: Callable[[str], None] = print) -> list[ResultRow]:
-    """Train and evaluate the grid's runs that have no row yet; return the rows appended now.
+@dataclass(frozen=True)
+class SweepOptions:
+    """Which runs of a grid a sweep takes and how it runs them: ``leviathan sweep``'s options, one field each.
 
-    Parameters: the verb's selection and execution options, keyword-only, one each as ``leviathan sweep`` and the
-    tests pass them; inside, what every run shares travels as one ``_Job``.
+    Selection: ``only`` (name patterns), ``regimes``, ``order`` and ``shard`` (i, n) as ``select_runs`` takes them
+    (a shard is the i-th of n disjoint parts of the selection: one task of a cluster job array, each with its own
+    folder; ``leviathan report`` merges them), ``max_runs`` (stop after that many). Execution: ``root`` (the data
+    root), ``skip_eval``, ``jobs`` (runs at once, one process each) and ``threads`` (torch threads per run: in this
+    process for ``jobs == 1``, default torch's, every core; in each worker otherwise, default 1). Footgun: two
+    sweeps or shards sharing a machine should each take their share of threads: two shards that each took every
+    core of a 2-core machine were measured 6x slower than one thread each (issue 31).
+    """
+
+    only: list[str] | None = None
+    regimes: list[str] | None = None
+    order: str = "grid"
+    shard: tuple[int, int] | None = None
+    max_runs: int | None = None
+    root: str | os.PathLike | None = None
+    skip_eval: bool = False
+    jobs: int = 1
+    threads: int | None = None
+
+    def __post_init__(self):
+        if self.threads is not None and self.threads < 1:
+            raise UserError(f"--threads must be a positive number of torch threads per run, got {self.threads}")
+        if self.jobs < 1:
+            raise UserError(f"--jobs must be a positive number of parallel runs, got {self.jobs}")
+
+
+def run_sweep(grid: Grid, out_dir: str | os.PathLike, options: SweepOptions = SweepOptions(),
+              log: Callable[[str], None] = print) -> list[ResultRow]:
+    """Train and evaluate the grid's runs that have no row yet (of those ``options`` select); return the rows
+    appended now.
 
     Each run: ``build_run_config`` (every config is built before the first run trains), training
-    (``leviathan.train.loop.train``, resumed from its latest checkpoint), ``evaluate_run``, ``make_row``.
-    ``jobs > 1`` trains that many runs at once, one process and one torch thread each. ``order``: see
-    ``select_runs``; ``shard`` (i, n): only the i-th of n disjoint parts of the selection (one task of a cluster
-    job array, each with its own ``out_dir``; ``leviathan report`` merges the folders). ``threads``: torch threads
-    per run (``--threads``): in this process for ``jobs == 1`` (default: torch's, every core), in each worker
-    otherwise (default 1). Two sweeps or shards sharing a machine should each take their share: two shards that
-    each take every core of a 2-core machine were measured 6x slower than one thread each (issue 31).
+    (``leviathan.train.loop.train``, resumed from its latest checkpoint), ``evaluate_run``, ``make_row``; what every
+    run shares travels as one ``_Job``.
     """
-    if threads is not None and threads < 1:
-        raise UserError(f"--threads must be a positive number of torch threads per run, got {threads}")
-    if jobs < 1:
-        raise UserError(f"--jobs must be a positive number of parallel runs, got {jobs}")
+    o = options
     out_dir = Path(out_dir)
     if int(os.environ.get("WORLD_SIZE", "1")) > 1:
         raise UserError("leviathan sweep runs its runs one after another in one process; for several GPUs print "
                         "the runs with `leviathan sweep --grid NAME --commands`, launch each with torchrun, then run "
                         "the sweep once more (single process) to evaluate them and write the rows")
-    runs = select_runs(grid, only, regimes, order, shard)
+    runs = select_runs(grid, o.only, o.regimes, o.order, o.shard)
     if not runs:
         raise UserError(f"no run of grid {grid.name!r} matches the selection")
     check_apart(grid.data_dir, "the grid's data folder", out_dir, "--out")
@@ -456,13 +474,13 @@ def run_sweep(grid: Grid, out_dir: str | os.PathLike, *, only: list[str] | None 
             f"{len(todo)} to go")
         # build every run config first: a bad key fails now, not after hours of training
         configs = {spec.name: build_run_config(grid, spec) for spec in todo}
-        if jobs > 1:
-            todo = todo[:max_runs] if max_runs is not None else todo
-            job = _Job(grid, configs, out_dir, root, skip_eval, hardware_info())
-            return _run_parallel(job, todo, jobs, threads or 1, log)
-        with _torch_threads(threads):
+        if o.jobs > 1:
+            todo = todo[:o.max_runs] if o.max_runs is not None else todo
+            job = _Job(grid, configs, out_dir, o.root, o.skip_eval, hardware_info())
+            return _run_parallel(job, todo, o.jobs, o.threads or 1, log)
+        with _torch_threads(o.threads):
             # the hardware after the thread count is set: the rows record it
-            return _run_serial(_Job(grid, configs, out_dir, root, skip_eval, hardware_info()), todo, max_runs, log)
+            return _run_serial(_Job(grid, configs, out_dir, o.root, o.skip_eval, hardware_info()), todo, o.max_runs, log)
 
 
 @contextlib.contextmanager
