@@ -16,6 +16,7 @@ import pytest
 from leviathan.errors import UserError
 from leviathan.experiments.machinery.grid import load_grid
 from leviathan.eval.result import EvalResult
+from leviathan.experiments.machinery.provenance import DataProvenance
 from leviathan.experiments.machinery.results import BucketResult, append_result, read_results
 from leviathan.experiments.machinery import sweep as sweep_module
 from leviathan.eval.score import summarize_losses
@@ -347,8 +348,8 @@ def test_real_sweep_on_tiny_corpus(tmp_path, capsys):
         # provenance: the resolved config it trained with, the code, the data it saw
         assert r.config["optim"]["lr"] == (0.002 if r.variant == "leviathan" else 3e-4)
         assert r.config["model"]["embedding"] == r.variant and r.config["seed"] == r.seed
-        assert r.data["fingerprint"] == json.loads((data / "meta.json").read_text())["fingerprint"]
-        assert set(r.code) == {"commit", "leviathan", "torch"}
+        assert r.data.fingerprint == json.loads((data / "meta.json").read_text())["fingerprint"]
+        assert set(r.code.as_dict()) == {"commit", "leviathan", "torch"}
     for text in [(out / "results.jsonl").read_text(), (out / "grid.json").read_text()]:
         assert str(tmp_path) not in text  # no machine-absolute path in what gets committed
     # the model evaluated is the trained one: its val loss matches the loop's final validation
@@ -430,7 +431,7 @@ def _rewrite_rows_data(sweep_dir, change) -> None:
     rows = read_results(sweep_dir)
     (sweep_dir / "results.jsonl").unlink()
     for row in rows:
-        row.data = change(dict(row.data))
+        row.data = DataProvenance.from_dict(change(row.data.as_dict()))
         append_result(sweep_dir / "results.jsonl", row)
 
 
@@ -473,8 +474,8 @@ def test_a_sweep_resumes_after_its_data_moved_or_was_prepared_elsewhere(tmp_path
         assert resume(data_dir) == [] and "2 already in" in log[-1] and not notes()
     assert (sweep_dir / "results.jsonl").read_bytes() == committed
     rows = read_results(sweep_dir)
-    assert all(r.data["fingerprint_version"] == 2 and r.data["legacy_fingerprint"] for r in rows)
-    original = dict(rows[0].data)
+    assert all(r.data.fingerprint_version == 2 and r.data.legacy_fingerprint for r in rows)
+    original = rows[0].data.as_dict()
 
     # meta.json written before version 2 (its fingerprint hashed the text's path): matched on what rows record
     meta = json.loads((elsewhere / "meta.json").read_text())
