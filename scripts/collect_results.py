@@ -23,15 +23,15 @@ from pathlib import Path
 
 def _portable_jsonl(text: str) -> str:
     """JSON-lines ``text`` with every path made portable (``provenance.portable_tree``); blank lines dropped."""
-    from leviathan.experiments.provenance import portable_tree
-    from leviathan.experiments.results import dumps
+    from leviathan.experiments.machinery.provenance import portable_tree
+    from leviathan.experiments.machinery.results import dumps
 
     return "".join(dumps(portable_tree(json.loads(line))) + "\n" for line in text.splitlines() if line.strip())
 
 
 def collect(sweep: Path, dest: Path) -> Path:
-    from leviathan.experiments.plateau import unigram_entropy
-    from leviathan.experiments.provenance import portable_tree
+    from leviathan.experiments.method.plateau import unigram_entropy
+    from leviathan.experiments.machinery.provenance import portable_tree
     from leviathan.io import atomic_write_text
 
     grid = json.loads((sweep / "grid.json").read_text())
@@ -47,7 +47,7 @@ def collect(sweep: Path, dest: Path) -> Path:
 def rewrite(folder: Path) -> list[Path]:
     """Make every .json / .jsonl file under ``folder`` portable in place; returns the files changed. A changed file
     is replaced atomically (``io.atomic_write_text``: a temporary file beside it, fsync, ``os.replace``)."""
-    from leviathan.experiments.provenance import portable_tree
+    from leviathan.experiments.machinery.provenance import portable_tree
     from leviathan.io import atomic_write_text
 
     changed = []

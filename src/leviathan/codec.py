@@ -4,7 +4,7 @@
     decode(PairedComparison, raw)      # the dataclass again, nested records, lists and dicts of them typed
     decode(EvalResult, {"loss": 3.2, "new_key": 1})   # EvalResult(loss=3.2, extra={"new_key": 1})
 
-The records of results rows (``experiments.results``), analysis.json (``experiments.records.Record``), grid.json,
+The records of results rows (``experiments.machinery.results``), analysis.json (``experiments.method.records.Record``), grid.json,
 metrics.jsonl, the provenance of a row and the committed verdict are plain dataclasses; this module is how they
 become JSON and back, so no record carries a hand-written codec. Field metadata says where a key is not always
 in the JSON:
@@ -20,7 +20,7 @@ a null stays None. Values are kept as written (an integer token
 count stays an integer, a float stays a float), so numbers derived from old files do not change. A user's
 configuration is read by ``config.from_dict`` instead, which checks every key and type and names the fix.
 
-Footguns: ``encode`` keeps numbers as they are (numpy scalars, inf, nan; ``experiments.results.json_safe`` makes
+Footguns: ``encode`` keeps numbers as they are (numpy scalars, inf, nan; ``experiments.machinery.results.json_safe`` makes
 strict JSON of them); a class that defines ``as_dict`` is encoded through it (a record whose JSON depends on more
 than one field); ``decode`` resolves annotations with ``typing.get_type_hints``, so a record's field types must
 be importable names of its module.

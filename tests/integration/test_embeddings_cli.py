@@ -19,9 +19,9 @@ import yaml
 
 from leviathan import checkpoint as ckpt
 from leviathan.cli import main
-from leviathan.experiments import embeddings as E
-from leviathan.experiments.embedding_files import read_record
-from leviathan.experiments.results import ResultRow, append_result
+from leviathan.experiments.method import embeddings as E
+from leviathan.experiments.machinery.embedding_files import read_record
+from leviathan.experiments.machinery.results import ResultRow, append_result
 from leviathan.initial_model import initial_model
 from leviathan.run_config import load_run_config
 from leviathan.train import loop

@@ -14,12 +14,13 @@ import numpy as np
 import pytest
 
 from leviathan.errors import UserError
-from leviathan.experiments.grid import load_grid
+from leviathan.experiments.machinery.grid import load_grid
 from leviathan.eval.result import EvalResult
-from leviathan.experiments.results import BucketResult, append_result, read_results
-from leviathan.experiments import sweep as sweep_module
+from leviathan.experiments.machinery.provenance import DataProvenance
+from leviathan.experiments.machinery.results import BucketResult, append_result, read_results
+from leviathan.experiments.machinery import sweep as sweep_module
 from leviathan.eval.score import summarize_losses
-from leviathan.experiments.sweep import RunEvaluation, run_sweep, select_runs, sweep_lock, train_commands
+from leviathan.experiments.machinery.sweep import RunEvaluation, SweepOptions, run_sweep, select_runs, sweep_lock, train_commands
 from leviathan.io import hardware_info
 
 # one intra-op thread: on the shared 2-core machine OpenMP stalls cost far more than they gain
@@ -89,7 +90,7 @@ def replaced(trainer, eval_fn=fake_eval, config_fn=lambda grid, spec: grid.run_o
 def sweep(tmp_path, trainer, **kw):
     g = load_grid(grid_dict())
     with replaced(trainer):
-        return run_sweep(g, tmp_path / "out", log=lambda s: None, **kw)
+        return run_sweep(g, tmp_path / "out", SweepOptions(**kw), log=lambda s: None)
 
 
 def test_sweep_appends_rows_and_resumes_after_a_kill(tmp_path):
@@ -329,7 +330,7 @@ def test_real_sweep_on_tiny_corpus(tmp_path, capsys):
     grid = load_grid(raw)
     assert grid.vocab_from == "meta.json"
     out = tmp_path / "sweep"
-    rows = run_sweep(grid, out, root=tmp_path, log=lambda s: None)
+    rows = run_sweep(grid, out, SweepOptions(root=tmp_path), log=lambda s: None)
     assert len(rows) == 4  # a-dense_tied serves iso-body and the ladder
     for r in rows:
         assert r.steps == 3 and r.tokens == 192 and r.params.total == r.params.input + \
@@ -347,14 +348,14 @@ def test_real_sweep_on_tiny_corpus(tmp_path, capsys):
         # provenance: the resolved config it trained with, the code, the data it saw
         assert r.config["optim"]["lr"] == (0.002 if r.variant == "leviathan" else 3e-4)
         assert r.config["model"]["embedding"] == r.variant and r.config["seed"] == r.seed
-        assert r.data["fingerprint"] == json.loads((data / "meta.json").read_text())["fingerprint"]
-        assert set(r.code) == {"commit", "leviathan", "torch"}
+        assert r.data.fingerprint == json.loads((data / "meta.json").read_text())["fingerprint"]
+        assert set(r.code.as_dict()) == {"commit", "leviathan", "torch"}
     for text in [(out / "results.jsonl").read_text(), (out / "grid.json").read_text()]:
         assert str(tmp_path) not in text  # no machine-absolute path in what gets committed
     # the model evaluated is the trained one: its val loss matches the loop's final validation
     # (the loop evaluates eval_tokens=256 tokens, the sweep 400: close, not equal)
     assert all(abs(r.eval["val"].loss - r.final_val_loss) < 0.5 for r in rows)
-    assert run_sweep(grid, out, root=tmp_path, log=lambda s: None) == []  # resumable: nothing left
+    assert run_sweep(grid, out, SweepOptions(root=tmp_path), log=lambda s: None) == []  # resumable: nothing left
     md = write_report(out, tmp_path / "report", num_bootstrap=10).read_text()
     assert "Iso-body" in md and "dense_tied ladder" in md
     # the printed train commands are valid `leviathan train` invocations
@@ -392,7 +393,7 @@ def test_parallel_jobs_match_a_serial_sweep(tmp_path):
     grid = load_grid(raw)
     assert [r.name for r in grid.runs] == ["a-dense_tied-s0", "a-leviathan-s0"]
     serial = {r.name: r for r in run_sweep(grid, tmp_path / "serial", log=lambda s: None)}
-    parallel = {r.name: r for r in run_sweep(grid, tmp_path / "parallel", jobs=2, log=lambda s: None)}
+    parallel = {r.name: r for r in run_sweep(grid, tmp_path / "parallel", SweepOptions(jobs=2), log=lambda s: None)}
     assert serial.keys() == parallel.keys() == {"a-dense_tied-s0", "a-leviathan-s0"}
     for name, row in parallel.items():
         assert row.final_val_loss == serial[name].final_val_loss
@@ -402,9 +403,9 @@ def test_parallel_jobs_match_a_serial_sweep(tmp_path):
         assert curve.tokens == [64, 128, 192] and len(curve.val_loss) == 3
         assert len(curve.grad_norm_input) == 3 and all(g > 0 for g in curve.grad_norm_input)
     assert len(read_results(tmp_path / "parallel")) == 2
-    assert run_sweep(grid, tmp_path / "parallel", jobs=2, log=lambda s: None) == []  # resumable
+    assert run_sweep(grid, tmp_path / "parallel", SweepOptions(jobs=2), log=lambda s: None) == []  # resumable
     with pytest.raises(UserError, match="jobs"):
-        run_sweep(grid, tmp_path / "x", jobs=0, log=lambda s: None)
+        run_sweep(grid, tmp_path / "x", SweepOptions(jobs=0), log=lambda s: None)
 
 
 def _one_size_grid(data_dir, max_steps: int = 2, eval_tokens: int = 64, max_tokens: int = 100,
@@ -430,14 +431,14 @@ def _rewrite_rows_data(sweep_dir, change) -> None:
     rows = read_results(sweep_dir)
     (sweep_dir / "results.jsonl").unlink()
     for row in rows:
-        row.data = change(dict(row.data))
+        row.data = DataProvenance.from_dict(change(row.data.as_dict()))
         append_result(sweep_dir / "results.jsonl", row)
 
 
 def test_a_sweep_resumes_after_its_data_moved_or_was_prepared_elsewhere(tmp_path):
     """Issue 29: the data fingerprint names the tokens, not where the text lay. A sweep whose prepared folder and
     sweep folder moved, or whose text was prepared again at another place, resumes with its committed rows and
-    trains nothing; rows and meta.json written before version 2 follow ``experiments.data_match``'s rule."""
+    trains nothing; rows and meta.json written before version 2 follow ``experiments.machinery.data_match``'s rule."""
     import shutil
 
     from leviathan.data.prepare import prepare
@@ -473,8 +474,8 @@ def test_a_sweep_resumes_after_its_data_moved_or_was_prepared_elsewhere(tmp_path
         assert resume(data_dir) == [] and "2 already in" in log[-1] and not notes()
     assert (sweep_dir / "results.jsonl").read_bytes() == committed
     rows = read_results(sweep_dir)
-    assert all(r.data["fingerprint_version"] == 2 and r.data["legacy_fingerprint"] for r in rows)
-    original = dict(rows[0].data)
+    assert all(r.data.fingerprint_version == 2 and r.data.legacy_fingerprint for r in rows)
+    original = rows[0].data.as_dict()
 
     # meta.json written before version 2 (its fingerprint hashed the text's path): matched on what rows record
     meta = json.loads((elsewhere / "meta.json").read_text())
@@ -500,7 +501,7 @@ def test_two_shards_merged_report_like_one_sweep(tmp_path, capsys):
     """--shard 1/2 and 2/2 are disjoint and cover the grid; their folders merged give the one sweep's report."""
     from leviathan.cli import main
     from leviathan.experiments.report import write_report
-    from leviathan.experiments.shards import merge_sweeps, parse_shard, shard_of
+    from leviathan.experiments.machinery.shards import merge_sweeps, parse_shard, shard_of
 
     g = load_grid(grid_dict())
     halves = [select_runs(g, shard=(i, 2)) for i in (1, 2)]
@@ -509,7 +510,7 @@ def test_two_shards_merged_report_like_one_sweep(tmp_path, capsys):
     with replaced(FakeTrainer()):
         whole = run_sweep(g, tmp_path / "whole", log=lambda s: None)
         for i in (1, 2):
-            run_sweep(g, tmp_path / f"shard-{i}", shard=(i, 2), log=lambda s: None)
+            run_sweep(g, tmp_path / f"shard-{i}", SweepOptions(shard=(i, 2)), log=lambda s: None)
     assert [len(read_results(tmp_path / f"shard-{i}")) for i in (1, 2)] == [3, 2]
     merged, _ = merge_sweeps([tmp_path / "shard-2", tmp_path / "shard-1"])
     assert [r.name for r in merged] == [r.name for r in whole]  # the grid's order, whatever the folders' order

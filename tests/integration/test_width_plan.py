@@ -21,12 +21,12 @@ import yaml
 
 from leviathan.cli import main
 from leviathan.configs import find_grid_file
-from leviathan.experiments import sweep as sweep_module
-from leviathan.experiments.lr_sweep import arm_body
-from leviathan.experiments.presweep import read_stage_rows, run_lr
+from leviathan.experiments.machinery import sweep as sweep_module
+from leviathan.experiments.method.lr_sweep import arm_body
+from leviathan.experiments.machinery.presweep import read_stage_rows, run_lr
 from leviathan.eval.result import EvalResult
-from leviathan.experiments.results import read_results
-from leviathan.experiments.sweep import RunEvaluation
+from leviathan.experiments.machinery.results import read_results
+from leviathan.experiments.machinery.sweep import RunEvaluation
 
 pytestmark = pytest.mark.usefixtures("single_thread")
 

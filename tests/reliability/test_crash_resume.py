@@ -155,9 +155,9 @@ SWEEP = r"""
 import json, math, os, sys, time
 sys.path.insert(0, sys.argv[2])
 from test_sweep import grid_dict
-from leviathan.experiments.grid import load_grid
+from leviathan.experiments.machinery.grid import load_grid
 from leviathan.eval.result import EvalResult
-from leviathan.experiments.sweep import RunEvaluation, run_sweep
+from leviathan.experiments.machinery.sweep import RunEvaluation, run_sweep
 
 def slow_train(cfg, run_dir, resume=None):
     path = os.path.join(run_dir, "progress")
@@ -174,7 +174,7 @@ def slow_eval(grid, spec, run_dir, eval_data):
     time.sleep(0.05)
     return RunEvaluation(eval={"val": EvalResult(loss=4.5, ppl=math.exp(4.5), bpb=1.2, tokens=10)})
 
-from leviathan.experiments import sweep
+from leviathan.experiments.machinery import sweep
 from leviathan.train import loop
 
 from leviathan.train.summary import TrainSummary
@@ -186,7 +186,7 @@ run_sweep(load_grid(grid_dict()), sys.argv[1], log=lambda s: print(s, flush=True
 
 
 def test_sweep_killed_at_random_moments_keeps_results_whole_and_unique(tmp_path):
-    from leviathan.experiments.results import read_results
+    from leviathan.experiments.machinery.results import read_results
 
     rng = random.Random(7)
     out = tmp_path / "sweep"

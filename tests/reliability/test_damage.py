@@ -19,10 +19,10 @@ import pytest
 
 from leviathan.cli import main
 from leviathan.config import dump_yaml
-from leviathan.experiments.grid import load_grid
-from leviathan.experiments.results import read_results
-from leviathan.experiments import sweep as sweep_module
-from leviathan.experiments.sweep import run_sweep
+from leviathan.experiments.machinery.grid import load_grid
+from leviathan.experiments.machinery.results import read_results
+from leviathan.experiments.machinery import sweep as sweep_module
+from leviathan.experiments.machinery.sweep import SweepOptions, run_sweep
 from leviathan.train import checkpoint as ckpt
 
 sys.path.insert(0, str(Path(__file__).parent))
@@ -95,7 +95,7 @@ def test_damaged_newest_checkpoint_is_not_passed_over_and_the_fix_works(capsys, 
 def _sweep(out: Path, trainer, grid=None, **kw):
     g = load_grid(grid or grid_dict())
     with replaced(trainer, config_fn=sweep_module.build_run_config):  # real run configs: the drift check reads them
-        return run_sweep(g, out, log=print, **kw)
+        return run_sweep(g, out, SweepOptions(**kw), log=print)
 
 
 @pytest.fixture

@@ -1,6 +1,6 @@
 """Everything that changes what a results row measures is part of its identity (issue 30, kind 4): how it was
 evaluated joins the drift check, shards started with different settings are not merged, and a run with two rows
-in one report is resolved by a stated rule, which the report states (``experiments.identity``).
+in one report is resolved by a stated rule, which the report states (``experiments.machinery.identity``).
 
 Before, rows evaluated on 400 and on 300 tokens shared a results file, a shard started with its own
 ``optim.lr=...`` merged into one report, and a run that appeared twice was reported from its last row, all

@@ -16,7 +16,7 @@ import pytest
 import yaml
 
 from leviathan.config import ConfigError, load_yaml
-from leviathan.experiments.grid import load_grid
+from leviathan.experiments.machinery.grid import load_grid
 
 sys.path.insert(0, str(Path(__file__).parent))
 from reliability_support import cli_error, run_overrides  # noqa: E402

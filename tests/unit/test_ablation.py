@@ -10,9 +10,9 @@ import pytest
 
 from leviathan.cli import main
 from leviathan.experiments.ablation import collect, pair_arms, write_ablation_report
-from leviathan.experiments.plateau import unigram_entropy
-from leviathan.experiments.results import ResultRow
-from leviathan.experiments.sweep_grid import SweepGrid
+from leviathan.experiments.method.plateau import unigram_entropy
+from leviathan.experiments.machinery.results import ResultRow
+from leviathan.experiments.machinery.sweep_grid import SweepGrid
 
 
 def row(name, grid, size, variant, width, layers, losses, val_loss, buckets=None, vocab=1000, seed=0, grads=None):
@@ -162,7 +162,7 @@ def test_gradient_medians_carried_in_the_row_survive_without_the_run_folder(tmp_
 
 
 def test_sweep_rows_carry_the_gradient_medians(tmp_path):
-    from leviathan.experiments.sweep import _curve
+    from leviathan.experiments.machinery.sweep import _curve
 
     metrics = tmp_path / "metrics.jsonl"
     logged = [{"tokens": 8 * i, "grad_norm_input": g, "grad_norm_head": h}

@@ -2,8 +2,8 @@
 
 import json
 
-from leviathan.experiments.data_match import FINGERPRINT, SUMMARY, UNCHECKED, DataMatch, match_data
-from leviathan.experiments.provenance import DataProvenance, data_provenance
+from leviathan.experiments.machinery.data_match import FINGERPRINT, SUMMARY, UNCHECKED, DataMatch, match_data
+from leviathan.experiments.machinery.provenance import DataProvenance, data_provenance
 
 COUNTS = {"tokenizer": "bpe:300", "vocab_size": 300, "train_tokens": 1000, "val_tokens": 100}
 
@@ -49,16 +49,15 @@ def test_a_version_1_row_from_elsewhere_is_matched_on_tokenizer_vocabulary_and_c
 
 def test_no_fingerprint_is_not_checked():
     assert match_data(DataProvenance(), v2("a")).how == UNCHECKED
-    assert match_data(DataProvenance.of_row(None), v2("a")).how == UNCHECKED
     assert match_data(v2("a"), DataProvenance()).how == UNCHECKED
 
 
 def test_rows_and_meta_json_of_either_version_read_back(tmp_path):
     old_row = {"dir": "data/x", "fingerprint": "f" * 64, **COUNTS}
-    d = DataProvenance.of_row({**old_row, "unknown_key": 1})
-    assert d.version == 1 and d.as_dict() == old_row  # a legacy row writes back as it was
+    d = DataProvenance.from_dict({**old_row, "unknown_key": 1})
+    assert d.version == 1 and d.as_dict() == {**old_row, "unknown_key": 1}  # a legacy row writes back as it was
     new = v2("a" * 64, "b" * 64)
-    assert DataProvenance.of_row(new.as_dict()) == new and new.fingerprints() == {2: "a" * 64, 1: "b" * 64}
+    assert DataProvenance.from_dict(new.as_dict()) == new and new.fingerprints() == {2: "a" * 64, 1: "b" * 64}
     meta = {"fingerprint": "c" * 64, "fingerprint_version": 2, "legacy_fingerprint": "d" * 64, "tokenizer": "bpe:300",
             "vocab_size": 300, "splits": {"train": {"tokens": 1000}, "val": {"tokens": 100}},
             "format": 1, "dtype": "uint16", "eot_id": 0}

@@ -6,9 +6,9 @@ import numpy as np
 import pytest
 
 from leviathan.errors import UserError
-from leviathan.experiments.efficiency import (Curve, format_efficiency, gain_over_training, sample_efficiency,
+from leviathan.experiments.method.efficiency import (Curve, format_efficiency, gain_over_training, sample_efficiency,
                                               throughput_table, tokens_to_reach, val_curve)
-from leviathan.experiments.results import ResultRow
+from leviathan.experiments.machinery.results import ResultRow
 from leviathan.io import read_metrics
 from leviathan.train.metrics import MetricsRow, read_metric_rows
 

@@ -1,4 +1,4 @@
-"""The input-side analysis (experiments/embeddings.py) on tables whose answers are known, against brute force, and its
+"""The input-side analysis (experiments/method/embeddings.py) on tables whose answers are known, against brute force, and its
 record's file (embedding_files) and report section (report/embeddings.py)."""
 
 from __future__ import annotations
@@ -11,9 +11,9 @@ import pytest
 
 from leviathan.errors import UserError
 from leviathan.eval.frequency import make_buckets
-from leviathan.experiments import embeddings as E
-from leviathan.experiments.embedding_files import read_record, read_records, write_record
-from leviathan.experiments.provenance import CodeProvenance, DataProvenance
+from leviathan.experiments.method import embeddings as E
+from leviathan.experiments.machinery.embedding_files import read_record, read_records, write_record
+from leviathan.experiments.machinery.provenance import CodeProvenance, DataProvenance
 from leviathan.experiments.report.embeddings import embeddings_section, render_embeddings
 
 

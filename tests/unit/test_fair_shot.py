@@ -7,9 +7,9 @@ import math
 
 import pytest
 
-from leviathan.experiments.fair_shot import fair_shot, reproduction
+from leviathan.experiments.method.fair_shot import fair_shot, reproduction
 from leviathan.experiments.report.fair_shot import render_fair_shot
-from leviathan.experiments.results import ResultRow
+from leviathan.experiments.machinery.results import ResultRow
 
 REF = "d64L6"
 GENS = ["d64L6-center", "d64L6-ilr03", "d64L6-ilr3", "d64L6-norm"]

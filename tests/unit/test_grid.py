@@ -7,8 +7,8 @@ import pytest
 
 from leviathan.config import ConfigError
 from leviathan.errors import UserError
-from leviathan.experiments.grid import available_grids, find_grid, format_runs, load_grid, match_total
-from leviathan.experiments.grid_file import DataSection, read_grid_file
+from leviathan.experiments.machinery.grid import available_grids, find_grid, format_runs, load_grid, match_total
+from leviathan.experiments.machinery.grid_file import DataSection, read_grid_file
 from leviathan.model.accounting import count_config
 from leviathan.model.config import ModelConfig
 
@@ -197,7 +197,7 @@ def test_unknown_grid_name_lists_available():
 
 def test_the_grid_file_is_read_into_typed_sections():
     """What a section leaves out takes its default; a data folder may be given by name alone."""
-    from leviathan.experiments.grid_file import EvalOptions, GridKeys
+    from leviathan.experiments.machinery.grid_file import EvalOptions, GridKeys
 
     g = load_grid(small_grid(keys={"data_seed": "data.seed"}, data_seed=3,
                   eval={"sets": {"val": "val", "w": {"text": "w.txt", "optional": True}}, "max_tokens": 100}))

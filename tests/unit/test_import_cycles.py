@@ -116,3 +116,13 @@ def test_rooms_never_import_their_own_package_face():
 
 def test_the_checker_sees_a_circle():
     assert cycles({"a": {"b"}, "b": {"a"}, "c": {"a"}}) == [["a", "b"]]
+
+
+def test_the_method_reads_only_the_machinerys_types():
+    """experiments/method/ is the paper's analyses: of experiments/machinery/ it imports only the typed inputs
+    (the row, its provenance, grid.json), never a grid, a sweep or a file writer (issue 32, item 4)."""
+    allowed = {f"leviathan.experiments.machinery.{m}" for m in ("results", "provenance", "sweep_grid")}
+    graph = import_graph()
+    bad = sorted((v, w) for v, ws in graph.items() if v.startswith("leviathan.experiments.method")
+                 for w in ws if w.startswith("leviathan.experiments.machinery") and w not in allowed)
+    assert not bad, f"the method imports machinery beyond its input types: {bad}"

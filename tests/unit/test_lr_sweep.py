@@ -4,14 +4,17 @@ import math
 
 import pytest
 
+from leviathan.config import to_dict
 from leviathan.errors import UserError
-from leviathan.experiments.lr_sweep import pick, pick_learning_rates
-from leviathan.experiments.results import ResultRow
+from leviathan.experiments.method.lr_sweep import pick, pick_learning_rates
+from leviathan.experiments.machinery.results import ResultRow
+from leviathan.run_config import OptimConfig, RunConfig
 
 
 def row(variant, lr, loss, config=True):
+    resolved = to_dict(RunConfig(max_steps=1, optim=OptimConfig(lr=lr)))  # a row records the whole resolved config
     return ResultRow.from_dict({"name": f"lr{lr:g}-{variant}-s0", "variant": variant, "seed": 0,
-                                "eval": {"val": {"loss": loss}}, "config": {"optim": {"lr": lr}} if config else None})
+                                "eval": {"val": {"loss": loss}}, "config": resolved if config else None})
 
 
 @pytest.mark.parametrize("losses, lr", [
@@ -42,7 +45,7 @@ def test_analyze_lr_prints_the_table_and_the_picks(tmp_path, capsys):
     import json
 
     from leviathan.cli import main
-    from leviathan.experiments.results import append_result
+    from leviathan.experiments.machinery.results import append_result
 
     for variant, lr, loss in (("dense_tied", 1e-3, 5.0), ("dense_tied", 3e-3, 4.8), ("leviathan", 1e-3, 4.7)):
         append_result(tmp_path / "results.jsonl", row(variant, lr, loss))

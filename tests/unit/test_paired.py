@@ -1,4 +1,4 @@
-"""Paired differences across seeds (experiments.paired): intervals, pairs, verdicts and the report section."""
+"""Paired differences across seeds (experiments.method.paired): intervals, pairs, verdicts and the report section."""
 
 import dataclasses
 import json
@@ -6,9 +6,11 @@ import math
 
 import pytest
 
-from leviathan.experiments.paired import gap_curve, paired_comparisons, t_interval
+from leviathan.config import to_dict
+from leviathan.experiments.method.paired import gap_curve, paired_comparisons, t_interval
 from leviathan.experiments.report import write_report
-from leviathan.experiments.results import ResultRow, append_result
+from leviathan.experiments.machinery.results import ResultRow, append_result
+from leviathan.run_config import OptimConfig, RunConfig
 
 T_975_2 = 4.302652729911275  # Student t quantile 0.975 with 2 degrees of freedom
 
@@ -112,7 +114,7 @@ def test_report_has_the_paired_section_and_figure(tmp_path):
 
 
 def test_row_curve_falls_back_to_the_curve_the_row_keeps(tmp_path):
-    from leviathan.experiments.efficiency import row_curve
+    from leviathan.experiments.method.efficiency import row_curve
 
     row = _row("leviathan", 0, 5.0, curve_losses=[9.0, 8.0, 7.0, 6.0])
     row.metrics = str(tmp_path / "gone" / "metrics.jsonl")
@@ -124,7 +126,7 @@ def test_row_curve_falls_back_to_the_curve_the_row_keeps(tmp_path):
 
 def test_demo_prints_the_committed_grid_interval(tmp_path):
     from leviathan.commands.demo import committed_grid
-    from leviathan.experiments.results import dumps
+    from leviathan.experiments.machinery.results import dumps
 
     path = tmp_path / "analysis.json"
     assert committed_grid(path) == []  # no grid committed yet: the demo falls back to the ablation
@@ -137,7 +139,7 @@ def test_demo_prints_the_committed_grid_interval(tmp_path):
 
 
 def test_paired_sample_efficiency_is_a_geometric_mean_over_seeds():
-    from leviathan.experiments.paired import paired_efficiency
+    from leviathan.experiments.method.paired import paired_efficiency
 
     def curve_row(variant, seed, losses):
         return _row(variant, seed, losses[-1], curve_losses=losses)
@@ -156,8 +158,8 @@ def test_paired_sample_efficiency_is_a_geometric_mean_over_seeds():
 
 
 def test_paired_buckets_pair_each_bucket_over_seeds():
-    from leviathan.experiments.paired import paired_buckets
-    from leviathan.experiments.results import BucketResult
+    from leviathan.experiments.method.paired import paired_buckets
+    from leviathan.experiments.machinery.results import BucketResult
 
     def bucket_row(variant, seed, losses):
         r = _row(variant, seed, 5.0)
@@ -194,7 +196,7 @@ def test_a_generator_shape_arm_borrows_the_baselines_of_its_backbone():
 def test_gap_trend_fits_the_last_third_per_seed():
     """Gaps that shrink by 0.1 nats per 100 tokens in every seed: slope +1000 nats per million tokens, fitted
     over the points from two thirds of training on (300 and 400 of 100..400)."""
-    from leviathan.experiments.paired import gap_trend
+    from leviathan.experiments.method.paired import gap_trend
 
     pairs = []
     for seed in range(3):
@@ -221,7 +223,7 @@ def test_report_gives_the_trend_the_share_left_out_and_the_lr_pre_sweep(tmp_path
         for value, loss in zip((1e-3, 3e-3, 1e-2), losses):
             append_result(lr / "results.jsonl", ResultRow.from_dict(
                 {"name": f"lr{value:g}-{variant}-s0", "variant": variant, "size": f"lr{value:g}", "seed": 0,
-                 "eval": {"val": {"loss": loss}}, "config": {"optim": {"lr": value}}}))
+                 "eval": {"val": {"loss": loss}}, "config": to_dict(RunConfig(max_steps=1, optim=OptimConfig(lr=value)))}))
     text = write_report(out, tmp_path / "report", num_bootstrap=0, lr_sweep=lr).read_text()
     assert "Trend at the end of training" in text and "wiki 12.5%" in text
     assert "| dense_tied | 6.0000 | **5.9000** | 6.2000 | 0.003 |" in text

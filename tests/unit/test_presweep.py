@@ -1,15 +1,16 @@
-"""A grid whose lrs come from its pre-sweep (experiments.presweep): arms, stages, picks, on literal grids and rows."""
+"""A grid whose lrs come from its pre-sweep (experiments.machinery.presweep): arms, stages, picks, on literal grids and rows."""
 
 import math
 
 import pytest
 
-from leviathan.config import ConfigError
+from leviathan.config import ConfigError, to_dict
 from leviathan.errors import UserError
-from leviathan.experiments.grid import load_grid
-from leviathan.experiments.lr_sweep import arm_body, arm_key
-from leviathan.experiments.presweep import apply_picks, presweep_arms, presweep_state, run_lr
-from leviathan.experiments.results import ResultRow
+from leviathan.experiments.machinery.grid import load_grid
+from leviathan.experiments.method.lr_sweep import arm_body, arm_key
+from leviathan.experiments.machinery.presweep import apply_picks, presweep_arms, presweep_state, run_lr
+from leviathan.experiments.machinery.results import ResultRow
+from leviathan.run_config import OptimConfig, RunConfig
 
 LRS = {"lr1e-4": 1e-4, "lr3e-4": 3e-4, "lr1e-3": 1e-3, "lr3e-3": 3e-3}  # base: 3e-4, 1e-3; edges: 1e-4, 3e-3
 MODEL = {"preset": "cpu-tiny", "hidden_size": 16, "num_attention_heads": 2}
@@ -41,7 +42,7 @@ def main_grid():
 def row(name, lr, loss):
     return ResultRow.from_dict({"name": name, "variant": name.split("-s")[0].rsplit("-", 1)[1], "seed": 0,
                                 "size": name.rsplit("-", 2)[0], "eval": {"val": {"loss": loss}},
-                                "config": {"optim": {"lr": lr}}})
+                                "config": to_dict(RunConfig(max_steps=1, optim=OptimConfig(lr=lr)))})
 
 
 # each arm's loss per lr: a:dense_untied best at the upper base lr, a-pick:leviathan at the lower, the b arms inside

@@ -2,7 +2,7 @@
 
 from pathlib import Path
 
-from leviathan.experiments.provenance import data_provenance, portable_path, portable_tree
+from leviathan.experiments.machinery.provenance import data_provenance, portable_path, portable_tree
 
 
 def test_portable_path_rules(tmp_path, monkeypatch):

@@ -9,9 +9,9 @@ import pytest
 
 from leviathan.codec import decode, encode, extra_keys
 from leviathan.errors import UserError
-from leviathan.experiments.records import Record, inline, optional
-from leviathan.experiments.results import dumps, json_safe
-from leviathan.experiments.sweep_grid import SweepGrid, read_sweep_grid
+from leviathan.experiments.method.records import Record, inline, optional
+from leviathan.experiments.machinery.results import dumps, json_safe
+from leviathan.experiments.machinery.sweep_grid import SweepGrid, read_sweep_grid
 from leviathan.train.metrics import MetricsRow, read_metric_rows
 
 

@@ -11,7 +11,7 @@ from leviathan.ownership import write_marker
 
 from leviathan.cli import main
 from leviathan.experiments.report import analyze, comparison_table, write_report
-from leviathan.experiments.results import append_result, json_safe, read_results
+from leviathan.experiments.machinery.results import append_result, json_safe, read_results
 
 E, A, ALPHA = 2.0, 60.0, 0.3
 HW = {"device": "cpu", "cpu": "test", "torch_threads": 2}

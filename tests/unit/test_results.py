@@ -9,7 +9,7 @@ import pytest
 from leviathan.errors import UserError
 from leviathan.model.accounting import ParamCounts
 from leviathan.eval.result import EvalResult
-from leviathan.experiments.results import (BASELINES, COMPARISONS, ResultRow, append_result,
+from leviathan.experiments.machinery.results import (BASELINES, COMPARISONS, ResultRow, append_result,
                                            baseline_of, comparison_groups, json_safe, read_results)
 
 OLD_ROW = {  # a row as an early sweep wrote it: no curve, no model, no regimes list, a key this version never knew
@@ -100,7 +100,7 @@ def test_cli_and_result_readers_do_not_import_torch():
     import subprocess
     import sys
 
-    code = ("import sys, leviathan, leviathan.cli, leviathan.experiments.results, leviathan.experiments.paired, "
+    code = ("import sys, leviathan, leviathan.cli, leviathan.experiments.machinery.results, leviathan.experiments.method.paired, "
             "leviathan.train.metrics; leviathan.cli.build_parser(); "
             "assert 'torch' not in sys.modules, 'torch was imported'; "
             "from leviathan import ModelConfig; assert ModelConfig.__name__ == 'ModelConfig'")

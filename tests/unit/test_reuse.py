@@ -1,4 +1,4 @@
-"""Rows of another round that are exactly a run of this grid (experiments.reuse): matched by what they trained."""
+"""Rows of another round that are exactly a run of this grid (experiments.machinery.reuse): matched by what they trained."""
 
 import json
 
@@ -6,11 +6,11 @@ import pytest
 
 from leviathan.config import to_dict
 from leviathan.errors import UserError
-from leviathan.experiments.grid import load_grid
-from leviathan.experiments.provenance import DataProvenance
-from leviathan.experiments.results import ResultRow, append_result, read_results
-from leviathan.experiments.reuse import adopt_rows, reusable_rows
-from leviathan.experiments.sweep import grid_snapshot
+from leviathan.experiments.machinery.grid import load_grid
+from leviathan.experiments.machinery.provenance import DataProvenance
+from leviathan.experiments.machinery.results import ResultRow, append_result, read_results
+from leviathan.experiments.machinery.reuse import adopt_rows, reusable_rows
+from leviathan.experiments.machinery.sweep import grid_snapshot
 from leviathan.run_config import load_run_config
 
 DATA = {"fingerprint": "ab" * 32, "fingerprint_version": 2, "tokenizer": "bpe:512", "vocab_size": 512}
@@ -46,7 +46,7 @@ def test_rows_that_trained_the_same_run_are_reused_under_its_name():
     assert sorted(r.name for r in rows) == ["d16-dense_untied-s0", "d16-dense_untied-s1", "d16-pick-leviathan-s0",
                                             "d16-pick-leviathan-s1"]
     lev = next(r for r in rows if r.name == "d16-pick-leviathan-s1")
-    assert lev.size == "d16-pick" and lev.grid == "new" and lev.loss() == 6.0 and lev.code == {"commit": "c0ffee"}
+    assert lev.size == "d16-pick" and lev.grid == "new" and lev.loss() == 6.0 and lev.code.commit == "c0ffee"
     assert lev.notes == ["reused: trained as d16-leviathan-s1 in results/old (grid old); the same settings, data and "
                          "evaluation as this grid's run"]
     # another lr, other data, or another seed is not the same run
@@ -61,7 +61,7 @@ def test_adopt_rows_appends_once_and_refuses_a_source_that_evaluated_otherwise(t
     old = grid("old", {"d16": MODEL}, {"iso_body": {"variants": ["dense_untied"], "sizes": ["d16"]}})
     new = grid("new", {"d16": MODEL, "d32": {**MODEL, "hidden_size": 32}},
                {"iso_body": {"variants": ["dense_untied"], "sizes": ["d16", "d32"]}})
-    monkeypatch.setattr("leviathan.experiments.sweep.data_provenance", lambda d: DataProvenance(**DATA))
+    monkeypatch.setattr("leviathan.experiments.machinery.sweep.data_provenance", lambda d: DataProvenance(**DATA))
     src = tmp_path / "old"
     src.mkdir()
     (src / "grid.json").write_text(json.dumps(grid_snapshot(old)))

@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 
 from leviathan.errors import UserError
-from leviathan.experiments.scaling import (dense_equivalent, fit_power_law, format_fit, invert_power_law,
+from leviathan.experiments.method.scaling import (dense_equivalent, fit_power_law, format_fit, invert_power_law,
                                            power_law)
 
 TRUE = dict(E=1.8, A=400.0, alpha=0.34)

@@ -1,4 +1,4 @@
-"""The width panel (experiments.width): points per body size, the per-seed slope of the gap against ln(body
+"""The width panel (experiments.method.width): points per body size, the per-seed slope of the gap against ln(body
 parameters) with its t interval, and the report's section and figure, on literal rows."""
 
 import json
@@ -7,8 +7,8 @@ import math
 import pytest
 
 from leviathan.experiments.report import write_report
-from leviathan.experiments.results import ResultRow, append_result
-from leviathan.experiments.width import gap_slope, width_panel
+from leviathan.experiments.machinery.results import ResultRow, append_result
+from leviathan.experiments.method.width import gap_slope, width_panel
 
 T_975_2 = 4.302652729911275  # Student t quantile 0.975 with 2 degrees of freedom
 BODIES = {"d32": 1_000, "d64": 4_000, "d128": 16_000}  # each width 4x the body of the one before

@@ -8,9 +8,9 @@ import yaml
 from leviathan.bench.configs import CONFIGS, WIDTH_CONFIGS
 from leviathan.config import to_dict
 from leviathan.configs import find_grid_file
-from leviathan.experiments.drift import config_differences
-from leviathan.experiments.grid import load_grid
-from leviathan.experiments.presweep import presweep_arms
+from leviathan.experiments.machinery.drift import config_differences
+from leviathan.experiments.machinery.grid import load_grid
+from leviathan.experiments.machinery.presweep import presweep_arms
 from leviathan.run_config import load_run_config
 
 WIDTH_GRIDS = ("o200k-width", "o200k-width-lr", "paper-width", "paper-width-lr")

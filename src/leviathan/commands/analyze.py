@@ -102,7 +102,7 @@ def add_arguments(parser) -> None:
 
 def _rows(args):
     from ..errors import UserError
-    from ..experiments.results import load_results
+    from ..experiments.machinery.results import load_results
 
     if not args.results:
         raise UserError("pass a sweep output dir or results.jsonl (or see --help for single-run options)")
@@ -110,7 +110,7 @@ def _rows(args):
 
 
 def _dump(obj) -> None:
-    from ..experiments.results import dumps
+    from ..experiments.machinery.results import dumps
 
     print(dumps(obj, indent=2))
 
@@ -122,7 +122,7 @@ def run(args) -> int:
 
 
 def _lr(args) -> int:
-    from ..experiments.lr_sweep import pick_learning_rates, render_lr_sweep
+    from ..experiments.method.lr_sweep import pick_learning_rates, render_lr_sweep
 
     choices = pick_learning_rates(_rows(args), args.eval_set)
     if args.json:
@@ -133,7 +133,7 @@ def _lr(args) -> int:
 
 
 def _scaling(args) -> int:
-    from ..experiments.scaling import format_fit, scaling_from_results
+    from ..experiments.method.scaling import format_fit, scaling_from_results
 
     sc = scaling_from_results(_rows(args), args.variant, args.eval_set, args.count, args.bootstrap, args.ci, args.seed)
     if args.json:
@@ -157,7 +157,7 @@ def _num(v, spec=".2f"):
 
 def _fit(args) -> int:
     from ..errors import UserError
-    from ..experiments.scaling import dense_equivalent, fit_power_law, format_fit
+    from ..experiments.method.scaling import dense_equivalent, fit_power_law, format_fit
 
     try:
         N = [float(v) for v in args.sizes.split(",")]
@@ -185,7 +185,7 @@ def _fit(args) -> int:
 
 def _compare(args) -> int:
     from ..experiments.report.analysis import comparison_table
-    from ..experiments.results import COMPARISONS
+    from ..experiments.machinery.results import COMPARISONS
 
     rows = _rows(args)
     tables = {regime: comparison_table(rows, regime, base, args.eval_set) for regime, base in COMPARISONS}
@@ -206,7 +206,7 @@ def _compare(args) -> int:
 def _frequency(args) -> int:
     if args.runs:
         return _frequency_runs(args)
-    from ..experiments.frequency import frequency_from_results
+    from ..experiments.method.frequency import frequency_from_results
 
     res = frequency_from_results(_rows(args), args.regime, args.baseline, args.eval_set)
     if args.json:
@@ -269,7 +269,7 @@ def _frequency_runs(args) -> int:
 
 
 def _efficiency(args) -> int:
-    from ..experiments.efficiency import efficiency_from_results, format_efficiency, sample_efficiency, val_curve
+    from ..experiments.method.efficiency import efficiency_from_results, format_efficiency, sample_efficiency, val_curve
     from ..train.metrics import read_metric_rows
 
     if args.model or args.reference:
@@ -297,7 +297,7 @@ def _efficiency(args) -> int:
 
 
 def _throughput(args) -> int:
-    from ..experiments.efficiency import throughput_table
+    from ..experiments.method.efficiency import throughput_table
 
     res = throughput_table(_rows(args), allow_mixed_hardware=args.allow_mixed_hardware)
     if args.json:
@@ -320,8 +320,8 @@ def _embeddings(args) -> int:
     import sys
 
     from ..errors import UserError
-    from ..experiments import embedding_files as files
-    from ..experiments.embeddings import compare_records
+    from ..experiments.machinery import embedding_files as files
+    from ..experiments.method.embeddings import compare_records
 
     # buckets left open (None): 5 by mass, or with --sweep the grid's
     options = files.RecordOptions(args.buckets, args.method, args.probes, args.top_k)

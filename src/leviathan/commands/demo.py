@@ -40,9 +40,11 @@ import os
 import shutil
 import sys
 import time
+from dataclasses import dataclass
 from pathlib import Path
 
 from ..data.meta import PreparedMeta
+from ..model.accounting import ParamCounts
 from .values import non_negative_int, positive_float, positive_int
 
 VARIANTS = ("dense_tied", "dense_untied", "leviathan")
@@ -151,7 +153,25 @@ def run_config(args, data_dir: Path, embedding: str):
     return build_run_config(raw)
 
 
-def _train_one(cfg, run_dir: str, threads: int) -> dict:
+@dataclass
+class DemoRow:
+    """One trained model of the demo: what its table, headline and demo.json say (``codec.encode``: one key per
+    field, in this order). Footgun: it crosses a process boundary (``ProcessPoolExecutor``), so it holds only
+    picklable values."""
+
+    variant: str
+    params: ParamCounts
+    val_loss: float
+    val_ppl: float
+    val_bpb: float | None
+    tokens_per_s: float
+    train_time_s: float
+    wall_time_s: float
+    tokens: int
+    run_dir: str
+
+
+def _train_one(cfg, run_dir: str, threads: int) -> DemoRow:
     """One model, quietly (``RunWatch`` reports its progress), in a worker process when the models train at the
     same time."""
     import torch
@@ -161,21 +181,20 @@ def _train_one(cfg, run_dir: str, threads: int) -> dict:
     torch.set_num_threads(threads)
     t = time.time()
     summary = train(cfg, run_dir, quiet=True)
-    return {"variant": cfg.model.embedding, "params": summary.params.as_dict(), "val_loss": summary.final_val_loss,
-            "val_ppl": summary.final_val_ppl, "val_bpb": summary.final_val_bpb,
-            "tokens_per_s": summary.tokens_per_s, "train_time_s": summary.train_time_s,
-            "wall_time_s": time.time() - t, "tokens": summary.tokens, "run_dir": summary.run_dir}
+    return DemoRow(cfg.model.embedding, summary.params, summary.final_val_loss, summary.final_val_ppl,
+                   summary.final_val_bpb, summary.tokens_per_s, summary.train_time_s, time.time() - t, summary.tokens,
+                   summary.run_dir)
 
 
-def _train_all(configs: list, run_dir: Path, args, say, watch=None) -> list[dict]:
+def _train_all(configs: list, run_dir: Path, args, say, watch=None) -> list[DemoRow]:
     """Every model trained (in parallel worker processes unless --sequential), a line per finished run (after the
     watcher has printed its last rows); rows in the order of ``configs``."""
     threads = args.threads or 1
 
-    def _finished(row: dict) -> dict:
+    def _finished(row: DemoRow) -> DemoRow:
         if watch is not None:
             watch.poll()
-        say(f"{row['variant']} finished in {row['wall_time_s']:.0f} s: validation loss {row['val_loss']:.4f}")
+        say(f"{row.variant} finished in {row.wall_time_s:.0f} s: validation loss {row.val_loss:.4f}")
         return row
 
     if args.sequential or len(configs) == 1:
@@ -214,27 +233,26 @@ def estimate(configs: list, args, cores: int | None = None) -> float:
 TABLE_HEADER = ["model", "input", "body", "head", "total", "val loss", "val ppl", "val bpb", "tok/s", "wall s"]
 
 
-def _table_rows(rows: list[dict]) -> list[list[str]]:
+def _table_rows(rows: list[DemoRow]) -> list[list[str]]:
     out = []
     for r in rows:
-        p = r["params"]
-        out.append([r["variant"], f"{p['input']:,}", f"{p['body']:,}", "tied" if p["tied"] else f"{p['head']:,}",
-                    f"{p['total']:,}", f"{r['val_loss']:.4f}", f"{r['val_ppl']:.2f}",
-                    f"{r['val_bpb']:.4f}" if r["val_bpb"] is not None else "n/a",
-                    f"{r['tokens_per_s']:,.0f}", f"{r['wall_time_s']:.1f}"])
+        p = r.params
+        out.append([r.variant, f"{p.input:,}", f"{p.body:,}", "tied" if p.tied else f"{p.head:,}", f"{p.total:,}",
+                    f"{r.val_loss:.4f}", f"{r.val_ppl:.2f}", f"{r.val_bpb:.4f}" if r.val_bpb is not None else "n/a",
+                    f"{r.tokens_per_s:,.0f}", f"{r.wall_time_s:.1f}"])
     return out
 
 
-def format_table(rows: list[dict]) -> str:
+def format_table(rows: list[DemoRow]) -> str:
     from ..tables import text_table
 
     return text_table(TABLE_HEADER, _table_rows(rows))
 
 
-def format_markdown(rows: list[dict], info: dict, curve: list | None = None, lines: list[str] | None = None) -> str:
+def format_markdown(rows: list[DemoRow], info: dict, curve: list | None = None, lines: list[str] | None = None) -> str:
     from ..tables import markdown_table
 
-    names = [r["variant"] for r in rows]
+    names = [r.variant for r in rows]
     out = [f"# leviathan demo: {', '.join(names)} (iso-body)", "",
            f"Data: {info['data_dir']} ({info['train_tokens']:,} train / {info['val_tokens']:,} validation tokens, "
            f"tokenizer {info['tokenizer']}). Each model: {info['steps']} steps x {info['batch_tokens']:,} tokens "
@@ -250,12 +268,11 @@ def format_markdown(rows: list[dict], info: dict, curve: list | None = None, lin
     return "\n".join(out) + "\n"
 
 
-def gap_curve(rows: list[dict]) -> list[tuple[int, dict[str, float]]]:
+def gap_curve(rows: list[DemoRow]) -> list[tuple[int, dict[str, float]]]:
     """(tokens, {variant: validation loss}) at every validation point all the runs logged."""
     from ..train.metrics import read_metric_rows
 
-    curves = {r["variant"]: {m.tokens: m.val_loss for m in read_metric_rows(r["run_dir"]) if m.val_loss}
-              for r in rows}
+    curves = {r.variant: {m.tokens: m.val_loss for m in read_metric_rows(r.run_dir) if m.val_loss} for r in rows}
     if len(curves) < 2:
         return []
     common = set.intersection(*(set(c) for c in curves.values()))
@@ -307,22 +324,22 @@ def committed_ablation(path: Path = RESULTS / "ablations" / "ablations.json") ->
             f"perplexity {val.ppl_change:+.1%}")
 
 
-def headline(rows: list[dict], data_dir: Path) -> list[str]:
+def headline(rows: list[DemoRow], data_dir: Path) -> list[str]:
     """What this demo measured and in which phase: leviathan against each table, and whether dense_tied is still on
     the unigram plateau (the early phase: a lead there measures optimisation speed, not the paper's claim)."""
-    from ..experiments.plateau import unigram_entropy
+    from ..experiments.method.plateau import unigram_entropy
 
-    by = {r["variant"]: r for r in rows}
+    by = {r.variant: r for r in rows}
     if "leviathan" not in by or not set(TABLES) & set(by):
         return []
     lev = by["leviathan"]
-    tokens = lev["tokens"] / 1e6
-    gaps = [f"leviathan - {t} {lev['val_loss'] - by[t]['val_loss']:+.3f} nats "
-            f"(perplexity {math.exp(lev['val_loss'] - by[t]['val_loss']) - 1:+.1%})" for t in TABLES if t in by]
-    ahead = all(lev["val_loss"] < by[t]["val_loss"] for t in TABLES if t in by)
+    tokens = lev.tokens / 1e6
+    gaps = [f"leviathan - {t} {lev.val_loss - by[t].val_loss:+.3f} nats "
+            f"(perplexity {math.exp(lev.val_loss - by[t].val_loss) - 1:+.1%})" for t in TABLES if t in by]
+    ahead = all(lev.val_loss < by[t].val_loss for t in TABLES if t in by)
     entropy = unigram_entropy(data_dir)
     reference = by.get("dense_tied") or by[next(t for t in TABLES if t in by)]
-    name, loss = reference["variant"], reference["val_loss"]
+    name, loss = reference.variant, reference.val_loss
     if entropy is None:
         phase = "phase unknown (no unigram entropy: the data folder has no train_freq.npy)"
     elif loss > entropy:
@@ -334,12 +351,12 @@ def headline(rows: list[dict], data_dir: Path) -> list[str]:
     else:
         phase = (f"past the unigram plateau: {name}'s validation loss is {entropy - loss:.2f} nats below it "
                  f"({entropy:.3f})")
-    amount = f"{tokens:.2f}M" if tokens >= 0.1 else f"{lev['tokens']:,}"
+    amount = f"{tokens:.2f}M" if tokens >= 0.1 else f"{lev.tokens:,}"
     return [f"this demo ({amount} tokens per model; {phase}):",
             f"  {', '.join(gaps)}: leviathan is {'ahead' if ahead else 'not ahead of both tables'} here"]
 
 
-def verdict(rows: list[dict], data_dir: Path) -> list[str]:
+def verdict(rows: list[DemoRow], data_dir: Path) -> list[str]:
     """The headline (this demo's phase and gaps) with the committed verdict beside it (``leviathan.verdict``: the
     packaged verdict.yaml, updated by the commit that changes the finding), then in a checkout the committed
     measurement of these same models past the plateau."""
@@ -359,6 +376,7 @@ def _earlier_demo(folder: Path, files: list[str]) -> bool:
 
 
 def run(args) -> int:
+    from ..codec import encode
     from ..errors import UserError
     from ..io import atomic_write_json, atomic_write_text
     from ..ownership import check_replaceable, listed_files, write_marker
@@ -399,13 +417,13 @@ def run(args) -> int:
     curve = gap_curve(rows)
     lines = verdict(rows, data_dir)
     table = format_table(rows)
-    atomic_write_json(run_dir / "demo.json", {"info": info, "rows": rows, "curve": curve, "verdict": lines})
+    atomic_write_json(run_dir / "demo.json", {"info": info, "rows": encode(rows), "curve": curve, "verdict": lines})
     atomic_write_text(run_dir / "demo.md", format_markdown(rows, info, curve, lines))
     write_marker(run_dir, "demo", listed_files(run_dir))  # what the next demo may replace
     print()
     print(table)
     if curve:
-        names = [r["variant"] for r in rows]
+        names = [r.variant for r in rows]
         print(f"\nvalidation loss over training (tokens: {' / '.join(names)})")
         print("  ".join((f"{t / 1e3:,.0f}k: " if t >= 10_000 else f"{t:,}: ")
                         + " / ".join(f"{losses[v]:.3f}" for v in names) for t, losses in curve))

@@ -9,8 +9,8 @@
     leviathan sweep --grid cpu-bpe32k --shard 1/2 --threads 1 --out runs/s1 &   # two shards sharing 2 cores
     leviathan sweep --grid cpu-bpe32k --shard 2/2 --threads 1 --out runs/s2
     leviathan sweep --grid o200k-width --presweep o200k-width-lr --reuse results/o200k --out runs/o200k-width
-        # the lr pre-sweep, its edge steps, then the main grid at each arm's pick (experiments.presweep);
-        # --reuse: rows of another round that are exactly one of this grid's runs (experiments.reuse)
+        # the lr pre-sweep, its edge steps, then the main grid at each arm's pick (experiments.machinery.presweep);
+        # --reuse: rows of another round that are exactly one of this grid's runs (experiments.machinery.reuse)
 
 ``--grid NAME`` reads ./configs/experiments/NAME.yaml if present, else the grid shipped in the package
 (leviathan/configs/experiments; ``--grids`` lists them: ``smoke`` is the small pipeline check, a few CPU minutes
@@ -61,10 +61,10 @@ def add_arguments(parser) -> None:
     parser.add_argument("--presweep", default=None, metavar="GRID",
                         help="the grid's lr pre-sweep (a grid): run whichever stage is due (base lrs, edge steps, "
                              "then this grid with each arm at its pick) into OUT/presweep and OUT/main; with "
-                             "--shard one stage per command (experiments.presweep)")
+                             "--shard one stage per command (experiments.machinery.presweep)")
     parser.add_argument("--reuse", action="append", default=None, metavar="DIR",
                         help="a results folder of another round: its rows that trained exactly one of this grid's "
-                             "runs (settings, data, evaluation) stand for that run (repeatable; experiments.reuse)")
+                             "runs (settings, data, evaluation) stand for that run (repeatable; experiments.machinery.reuse)")
     parser.add_argument("--commands", action="store_true", help="print one `leviathan train` line per run and exit")
     parser.add_argument("--json", action="store_true", help="with --list: print the expanded grid as JSON")
     parser.add_argument("overrides", nargs="*", help="KEY=VALUE overrides applied to every run's config")
@@ -72,9 +72,9 @@ def add_arguments(parser) -> None:
 
 def run(args) -> int:
     from ..errors import UserError
-    from ..experiments.grid import format_grids, format_runs, load_grid
-    from ..experiments.shards import parse_shard
-    from ..experiments.sweep import grid_snapshot, run_sweep, select_runs, train_commands
+    from ..experiments.machinery.grid import format_grids, format_runs, load_grid
+    from ..experiments.machinery.shards import parse_shard
+    from ..experiments.machinery.sweep import grid_snapshot, run_sweep, select_runs, train_commands
 
     from ..config import check_repeated_overrides
 
@@ -110,11 +110,17 @@ def run(args) -> int:
         return 0
     if args.reuse:
         _adopt(args, grid, selected, out)
-    rows = run_sweep(grid, out, only=args.only, regimes=args.regime, max_runs=args.max_runs,
-                     root=args.data_root, skip_eval=args.skip_eval, jobs=args.jobs,
-                     order=args.order, shard=shard, threads=args.threads)
+    rows = run_sweep(grid, out, _options(args, shard))
     print(f"{len(rows)} new rows in {out}/results.jsonl; next: leviathan report {out} --out {out}/report")
     return 0
+
+
+def _options(args, shard: tuple[int, int] | None):
+    """The sweep's options as the command line gives them (``experiments.machinery.sweep.SweepOptions``)."""
+    from ..experiments.machinery.sweep import SweepOptions
+
+    return SweepOptions(only=args.only, regimes=args.regime, order=args.order, shard=shard, max_runs=args.max_runs,
+                        root=args.data_root, skip_eval=args.skip_eval, jobs=args.jobs, threads=args.threads)
 
 
 def _selection(args) -> str | None:
@@ -126,12 +132,12 @@ def _selection(args) -> str | None:
 
 
 def _adopt(args, grid, runs, out) -> None:
-    """``--reuse``: append the rows of other rounds that are exactly one of ``runs`` (``experiments.reuse``)."""
+    """``--reuse``: append the rows of other rounds that are exactly one of ``runs`` (``experiments.machinery.reuse``)."""
     from pathlib import Path
 
-    from ..experiments.provenance import data_provenance
-    from ..experiments.reuse import adopt_rows
-    from ..experiments.sweep import SWEEP_FILES, build_run_config, sweep_lock
+    from ..experiments.machinery.provenance import data_provenance
+    from ..experiments.machinery.reuse import adopt_rows
+    from ..experiments.machinery.sweep import SWEEP_FILES, build_run_config, sweep_lock
     from ..ownership import mark
 
     Path(out).mkdir(parents=True, exist_ok=True)
@@ -141,10 +147,12 @@ def _adopt(args, grid, runs, out) -> None:
 
 
 def _run_plan(args, grid, presweep, out, shard) -> int:
-    """``--presweep``: the stage of the plan that is due (``experiments.presweep.run_plan``)."""
+    """``--presweep``: the stage of the plan that is due (``experiments.machinery.presweep.run_plan``)."""
+    import dataclasses
+
     from ..errors import UserError
-    from ..experiments.presweep import run_plan
-    from ..experiments.sweep import run_sweep
+    from ..experiments.machinery.presweep import run_plan
+    from ..experiments.machinery.sweep import run_sweep
 
     for flag, value in (("--only", args.only), ("--regime", args.regime), ("--commands", args.commands),
                         ("--skip-eval", args.skip_eval)):
@@ -155,8 +163,7 @@ def _run_plan(args, grid, presweep, out, shard) -> int:
     def sweep(g, folder, names):
         if args.reuse and g is not presweep:
             _adopt(args, g, [r for r in g.runs if r.name in set(names)], folder)
-        return run_sweep(g, folder, only=names, max_runs=args.max_runs, root=args.data_root, jobs=args.jobs,
-                         order=args.order, threads=args.threads)
+        return run_sweep(g, folder, dataclasses.replace(_options(args, None), only=names))
 
     step = run_plan(grid, presweep, out, sweep=sweep, shard=shard)
     print(f"plan stage {step.stage}: {len(step.trained)} run(s) trained now; {step.next}")

@@ -4,8 +4,8 @@
     fp.add(split, digest)                        # per document, in reading order (``prepare``'s reader thread)
     meta.update(fp.record())                     # fingerprint, fingerprint_version, fingerprint_method, legacy_...
 
-Results rows record the fingerprint (``experiments.provenance``) and a resumed sweep compares it with its data
-folder (``experiments.data_match``), so it must name the tokens, not the place they were prepared from.
+Results rows record the fingerprint (``experiments.machinery.provenance``) and a resumed sweep compares it with its data
+folder (``experiments.machinery.data_match``), so it must name the tokens, not the place they were prepared from.
 
 Version 2 (``FINGERPRINT_VERSION``; meta.json says ``fingerprint_version: 2``): sha256 over a JSON header and
 then, for every document in reading order, one byte for its split (0 train, 1 validation) and the blake2b-128
@@ -31,7 +31,7 @@ import hashlib
 import json
 from typing import TYPE_CHECKING, Any
 
-if TYPE_CHECKING:  # the results side (experiments.provenance) reads versions without loading tokenizers
+if TYPE_CHECKING:  # the results side (experiments.machinery.provenance) reads versions without loading tokenizers
     from .tokenizer import Tokenizer
 
 __all__ = ["DataFingerprint", "FINGERPRINT_VERSION", "LEGACY_VERSION", "CONTENT_SETTINGS", "fingerprint_version"]

@@ -540,7 +540,7 @@ def _prepare_into(job: _Job) -> dict:
     stats.merge(job.src.stats)
     if job.vsrc is not None:
         stats.merge(job.vsrc.stats)
-    meta = _meta(job, tok, dtype, writers, fingerprint, fallback, stats, timing)
+    meta = _meta(job, tok, writers, fingerprint, fallback, stats, timing)
     meta["files"] = file_digests(job.tmp)  # meta.json, written last, ties every other file to it (data.companions)
     with open(job.tmp / META_FILE, "w") as f:
         f.write(json.dumps(meta, indent=2) + "\n")
@@ -635,19 +635,17 @@ def _check_splits(job: _Job, writers, best: dict) -> bool:
     return fallback
 
 
-def _meta(job: _Job, tok: Tokenizer, dtype, writers, fingerprint: DataFingerprint, fallback: bool,
-          stats: SourceStats, timing: dict) -> dict:
-    """meta.json of a prepared folder.
-
-    Parameters: the parts meta.json records, each produced by a different stage of the preparation.
-    """
+def _meta(job: _Job, tok: Tokenizer, writers, fingerprint: DataFingerprint, fallback: bool, stats: SourceStats,
+          timing: dict) -> dict:
+    """meta.json of a prepared folder: the parts it records, each produced by a different stage of the
+    preparation (the dtype is the tokenizer's: ``dtype_for_vocab``, as the writers were opened with)."""
     train, val = writers
     vsrc = job.vsrc
     return {
         "format": FORMAT_VERSION,
         "tokenizer": tok.name,
         "vocab_size": tok.vocab_size,
-        "dtype": dtype.name,
+        "dtype": dtype_for_vocab(tok.vocab_size).name,
         "eot_id": tok.eot_id,
         "splits": {"train": train.summary(), "val": val.summary()},
         "source": job.src.description,

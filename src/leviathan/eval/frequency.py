@@ -23,7 +23,7 @@ Ids never seen in training (count 0) go to bucket 0 under both rules and are cou
 (``num_unseen_targets``): their embedding (dense) or generator output (leviathan) was never trained
 by their own occurrences, which is where the paper's rare-token gain comes from.
 
-The comparison of models across a sweep's rows is ``experiments.frequency``. Inputs are plain arrays,
+The comparison of models across a sweep's rows is ``experiments.method.frequency``. Inputs are plain arrays,
 so this module works on the output of
 ``leviathan.eval.perplexity.token_losses`` (nats per predicted token, in order) without importing
 torch. ``targets`` must be aligned with ``losses`` one to one.

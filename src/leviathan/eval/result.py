@@ -5,13 +5,13 @@
     row.eval["val"].loss                                     # the sweep's evaluation, a results row, the report
 
 ``eval.perplexity.summarize`` derives the numbers (the one place); the validator keeps the last one in the
-training state, ``eval.score.evaluate_checkpoint`` returns one per eval set, ``experiments.sweep`` puts them
+training state, ``eval.score.evaluate_checkpoint`` returns one per eval set, ``experiments.machinery.sweep`` puts them
 into a results row unchanged, and the report reads them from the row: one dataclass all the way, no dict taken
 apart and put back together by string key. Its JSON is ``codec.encode`` (a results row's ``eval.<set>``; keys
 a later version adds are kept in ``extra`` and written back).
 
 Footgun: ``ppl`` is ``inf`` for a loss past exp's range (and for a NaN loss), and ``bpb`` None without a byte
-count; a row's writer turns non-finite numbers into null (``experiments.results.json_safe``).
+count; a row's writer turns non-finite numbers into null (``experiments.machinery.results.json_safe``).
 """
 
 from __future__ import annotations

@@ -3,7 +3,7 @@
     evals, bucketed = evaluate_checkpoint("runs/m-leviathan-s0", {"val": EvalStream.from_split(data, "val")},
                                           buckets=make_buckets(train_freq), freq=train_freq)
 
-The sweep's evaluation of every run (``experiments.sweep.evaluate_run``) and ``leviathan analyze frequency
+The sweep's evaluation of every run (``experiments.machinery.sweep.evaluate_run``) and ``leviathan analyze frequency
 --runs`` both come here.
 """
 
@@ -38,7 +38,7 @@ def evaluate_checkpoint(run_dir: str | os.PathLike, streams: dict[str, EvalStrea
     Windows of ``seq_len`` tokens (default: the run's ``data.seq_len``, ``eval.stream.run_seq_len``); with
     ``buckets`` (``frequency.make_buckets`` of the data's ``train_freq``) the per-token losses are also
     grouped by the training frequency of their target, for the streams in ``bucket_sets`` (None: all).
-    Used by the sweep (``experiments.sweep.evaluate_run``) and by ``leviathan analyze frequency --runs``.
+    Used by the sweep (``experiments.machinery.sweep.evaluate_run``) and by ``leviathan analyze frequency --runs``.
     """
     model, cfg = load_model(str(run_dir))
     seq_len = run_seq_len(cfg, seq_len, "seq_len")

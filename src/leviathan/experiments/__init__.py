@@ -1,22 +1,15 @@
-"""The paper's experimental method as code (docs/DESIGN.md §4-7).
+"""The paper's experimental method as code (docs/DESIGN.md §4-7), in four floors.
 
-- ``grid``: experiment grids as data (leviathan/configs/experiments/*.yaml) expanded into runs: iso-body,
-  isoparametric (depth solved to equal totals), dense scaling ladder, other input variants; ``grid_file``
-  reads the YAML into typed sections.
-- ``sweep``: resumable execution of a grid; one JSON row per finished run in results.jsonl, and grid.json
-  (read back typed by ``sweep_grid``).
-- ``results``: the typed row (``ResultRow``), its one reader and writer, the regime -> baseline map
-  and the JSON cleaning every written file goes through.
-- ``records``: the base of the analyses' typed results (``Record``): the reports read their attributes,
-  analysis.json and ablations.json hold their ``as_dict()``.
-- ``scaling``: power-law fit L(N) = E + A N^-alpha with bootstrap intervals; dense-equivalent size.
-- ``frequency``: loss by training-frequency bucket and the relative reduction between models.
-- ``efficiency``: tokens to reach a reference loss, gains over training, throughput table.
-- ``report``: report.md, analysis.json and figures from a sweep's results (``report.analysis``: the
-  numbers; ``report.figures``: the PNGs; ``report.markdown``: the text).
-- ``ablation``: each leviathan arm against the dense_tied run of its backbone over training.
+- ``method/``: the analyses, pure functions over typed rows and arrays (paired differences, scaling,
+  efficiency, frequency buckets, plateau, the lr rule, the fair-shot and width rounds, embeddings); the
+  part a reader of the paper looks for.
+- ``machinery/``: what produces and keeps the rows: grids, sweeps, shards, reuse, the pre-sweep, the row
+  type with its one reader and writer, provenance, identity, drift.
+- ``report/`` and ``ablation/``: the documents (report.md, analysis.json, ablations.json, figures) built
+  from machinery's rows by method's functions; ``plots``: matplotlib set up once for both.
 
-Every analysis is a pure function of arrays or result rows (no torch import), so it is tested on
-synthetic data whose answer is known. CLI: ``leviathan sweep``, ``leviathan analyze``,
-``leviathan report``; downstream benchmarks: ``leviathan lm-eval`` (``leviathan.eval.harness``).
+method/ takes from machinery/ only the types it reads (``results``, ``provenance``, ``sweep_grid``: the row,
+its provenance, grid.json; tests/unit/test_import_cycles.py holds it to that); machinery/ uses the method
+only where a stage needs a rule (the pre-sweep's lr pick, the embeddings a run folder is analysed into). Every analysis is tested on
+synthetic data whose answer is known. CLI: ``leviathan sweep``, ``leviathan analyze``, ``leviathan report``.
 """

@@ -23,6 +23,7 @@ import json
 import os
 import random
 import shutil
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -115,16 +116,30 @@ def clean_partial(run_dir: Path) -> None:
                 shutil.rmtree(child, ignore_errors=True)
 
 
-def save_checkpoint(run_dir: Path, step: int, model_state: dict[str, torch.Tensor], tied: bool, optim_state: dict,
-                    state: dict, rng_tensors: dict, config_text: str, tokenizer=None,
-                    keep_last: int | None = None) -> Path:
+@dataclass
+class StepParts:
+    """What one step folder holds, each part written to its own file by ``save_checkpoint``."""
+
+    model_state: dict[str, torch.Tensor]  # model.safetensors (a tied head's weight left out: ``model_tensors``)
+    tied: bool
+    optim_state: dict  # optimizer.pt
+    state: dict  # state.json: step, tokens, loader, rng, world size, training time, tokenizer name
+    rng_tensors: dict  # rng.pt
+    config_text: str  # config.yaml
+    tokenizer: Any = None  # the data's tokenizer files (None: none to copy)
+
+    @property
+    def step(self) -> int:
+        return self.state["step"]
+
+
+def save_checkpoint(run_dir: Path, parts: StepParts, keep_last: int | None = None) -> Path:
     """Write ``checkpoints/step-XXXXXXXX`` atomically and prune to ``keep_last``. Rank 0 only, with the run
     folder's lock held (``leviathan.locking``), so no other process writes there. A step folder of the same
     step already on disk (left by an earlier session that trained further from another checkpoint) is
     replaced, never kept in place of the state this process holds: the run's checkpoints are one history.
-
-    Parameters: the parts of a step folder, each written to its own file.
     """
+    step = parts.step
     root = run_dir / CHECKPOINTS
     root.mkdir(parents=True, exist_ok=True)
     final = root / step_name(step)
@@ -133,15 +148,15 @@ def save_checkpoint(run_dir: Path, step: int, model_state: dict[str, torch.Tenso
         if tmp.exists():
             shutil.rmtree(tmp)
         tmp.mkdir()
-        save_file(model_tensors(model_state, tied), str(tmp / "model.safetensors"), metadata={"format": "pt"})
+        save_file(model_tensors(parts.model_state, parts.tied), str(tmp / "model.safetensors"), metadata={"format": "pt"})
         publish(tmp / "model.safetensors")  # safetensors writes it 0600 whatever the umask (leviathan.io)
-        torch.save(optim_state, tmp / "optimizer.pt")
-        torch.save(rng_tensors, tmp / "rng.pt")
-        (tmp / "config.yaml").write_text(config_text)
-        if tokenizer is not None:
-            tokenizer.save(tmp)
+        torch.save(parts.optim_state, tmp / "optimizer.pt")
+        torch.save(parts.rng_tensors, tmp / "rng.pt")
+        (tmp / "config.yaml").write_text(parts.config_text)
+        if parts.tokenizer is not None:
+            parts.tokenizer.save(tmp)
         files = fingerprints(tmp)  # state.json, written last, ties every other file of the folder to it
-        (tmp / "state.json").write_text(json.dumps({"format": FORMAT, **state, "files": files}, indent=1) + "\n")
+        (tmp / "state.json").write_text(json.dumps({"format": FORMAT, **parts.state, "files": files}, indent=1) + "\n")
         for f in tmp.iterdir():
             _fsync_file(f)
         _fsync_dir(tmp)

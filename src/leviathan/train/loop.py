@@ -68,7 +68,7 @@ from ..run_config import RunConfig, check_vocab, data_meta
 from .metrics import MetricsLogger, collect_versions
 from .optim import build_optimizer
 from .schedule import lr_at
-from .state import Checkpointer, TrainState, load_resume, restore
+from .state import Checkpointer, RunFolder, TrainState, load_resume, restore
 from .summary import TrainSummary
 from .step import NonFiniteLossError, TrainParts, autocast_dtype, train_step
 from .validate import Validator
@@ -134,9 +134,9 @@ def _session(cfg: RunConfig, run_dir: Path, resume: str | None, device: torch.de
         return _early_summary(run_dir, state, flag, time.time() - t_start, counts)
     parts = _train_parts(cfg, model, optimizer, loader, device, info)
     validator = Validator(cfg, parts.amp_dtype, info, device)
-    saver = Checkpointer(run_dir, model, optimizer, loader, cfg, info, dump_yaml(cfg.resolved()),
-                         _data_tokenizer(cfg.data.path) if info.is_main else None, meta.tokenizer,
-                         last_saved=state.step if loaded is not None else None)
+    folder = RunFolder(run_dir, dump_yaml(cfg.resolved()), _data_tokenizer(cfg.data.path) if info.is_main else None,
+                       meta.tokenizer)
+    saver = Checkpointer(folder, model, optimizer, loader, cfg, info, state.step if loaded is not None else None)
     _write_run_folder(run_dir, saver, device, counts)
     out.start(_describe(cfg, device, info, counts, parts), cfg.total_steps, state.step)
     metrics = MetricsLogger(run_dir, enabled=info.is_main, resume_step=state.step if loaded is not None else None)
@@ -227,8 +227,9 @@ def _write_run_folder(run_dir: Path, saver: Checkpointer, device: torch.device, 
         run_dir.mkdir(parents=True, exist_ok=True)
         mark(run_dir, "train", RUN_FILES)  # the run folder's marker: what train writes is its own
         ckpt.clean_partial(run_dir)
-        atomic_write_text(run_dir / "config.yaml", saver.config_text)
-        atomic_write_json(run_dir / "versions.json", collect_versions(device, saver.tokenizer_name, info.world_size))
+        atomic_write_text(run_dir / "config.yaml", saver.folder.config_text)
+        atomic_write_json(run_dir / "versions.json", collect_versions(device, saver.folder.tokenizer_name,
+                                                                      info.world_size))
         atomic_write_json(run_dir / "params.json", counts.as_dict())
     D.barrier(info)
 

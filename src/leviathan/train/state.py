@@ -26,6 +26,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import torch
 
@@ -50,16 +51,24 @@ class TrainState:
 
 
 # ---- writing ------------------------------------------------------------------------------------
+@dataclass(frozen=True)
+class RunFolder:
+    """Where a run's step folders go and what each of them holds alike: the run folder, its config.yaml text, the
+    data's tokenizer (rank 0; None elsewhere) and the tokenizer's name that state.json records."""
+
+    run_dir: Path
+    config_text: str
+    tokenizer: Any
+    tokenizer_name: str | None
+
+
 class Checkpointer:
     """Writes the run's checkpoints; ``last_saved`` is the step on disk (None before the first save)."""
 
-    def __init__(self, run_dir: Path, model: torch.nn.Module, optimizer: torch.optim.Optimizer, loader,
-                 cfg: RunConfig, info: D.DistInfo, config_text: str, tokenizer, tokenizer_name: str | None,
-                 last_saved: int | None = None):
-        """Parameters: what the writer of a run's checkpoints holds for the run's whole life, kept as its attributes."""
-        self.run_dir, self.model, self.optimizer, self.loader = run_dir, model, optimizer, loader
-        self.cfg, self.info, self.config_text = cfg, info, config_text
-        self.tokenizer, self.tokenizer_name = tokenizer, tokenizer_name
+    def __init__(self, folder: RunFolder, model: torch.nn.Module, optimizer: torch.optim.Optimizer, loader,
+                 cfg: RunConfig, info: D.DistInfo, last_saved: int | None = None):
+        self.folder, self.model, self.optimizer, self.loader = folder, model, optimizer, loader
+        self.cfg, self.info = cfg, info
         self.last_saved = last_saved
         self.pending: dict | None = None
 
@@ -68,7 +77,7 @@ class Checkpointer:
         rng_json, rng_tensors = ckpt.capture_rng()
         return {"state": {"step": state.step, "tokens": state.tokens, "loader": self.loader.state_dict(),
                           "rng": rng_json, "world_size": self.info.world_size, "train_time_s": state.train_time_s,
-                          "tokenizer": self.tokenizer_name},
+                          "tokenizer": self.folder.tokenizer_name},
                 "rng": rng_tensors}
 
     def save(self, snap: dict) -> None:
@@ -77,8 +86,9 @@ class Checkpointer:
         optim_state = optimizer_state_dict(self.model, self.optimizer, self.cfg, self.info)
         if self.info.is_main:
             tied = self.model.config.tie_word_embeddings
-            ckpt.save_checkpoint(self.run_dir, snap["state"]["step"], model_state, tied, optim_state, snap["state"],
-                                 snap["rng"], self.config_text, self.tokenizer, self.cfg.keep_last)
+            parts = ckpt.StepParts(model_state, tied, optim_state, snap["state"], snap["rng"], self.folder.config_text,
+                                   self.folder.tokenizer)
+            ckpt.save_checkpoint(self.folder.run_dir, parts, self.cfg.keep_last)
         self.last_saved = snap["state"]["step"]
         D.barrier(self.info)
 

@@ -38,7 +38,7 @@ from pathlib import Path
 from ...errors import UserError
 from ...io import atomic_write_json, atomic_write_text
 from ...ownership import check_claim, mark
-from ..results import json_safe
+from ..machinery.results import json_safe
 from .analysis import ARM, DENSE, AblationResult, Arm, ArmSummary, collect, load_sweep, pair_arms, summarize
 from .figures import fig_gap
 from .markdown import markdown

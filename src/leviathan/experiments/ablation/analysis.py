@@ -13,12 +13,12 @@ import numpy as np
 from ...errors import UserError
 from ...model.accounting import ParamCounts
 from ...train.metrics import read_metric_rows
-from ..grid_file import GridFile, SizeSpec, read_grid_file
-from ..paired import val_points as _val_points
-from ..plateau import grid_plateau
-from ..records import Record, optional
-from ..results import BASELINES, ResultRow, read_results
-from ..sweep_grid import SweepGrid, read_sweep_grid
+from ..machinery.grid_file import GridFile, SizeSpec, read_grid_file
+from ..method.paired import val_points as _val_points
+from ..method.plateau import grid_plateau
+from ..method.records import Record, optional
+from ..machinery.results import BASELINES, ResultRow, read_results
+from ..machinery.sweep_grid import SweepGrid, read_sweep_grid
 
 DENSE = BASELINES["iso_body"]  # an arm keeps its dense pair's backbone: the iso-body comparison (docs/DESIGN.md §4)
 ARM = "leviathan"
@@ -226,7 +226,7 @@ def _grid_file(name: str) -> GridFile:
 
 def collect(paths: list[str | Path]) -> AblationResult:
     """Arms of every sweep, their summaries, and the factors (figure groups) the grids declare."""
-    from ..grid import flatten
+    from ..machinery.grid import flatten
 
     summaries, factors = [], {}
     for path in paths:

@@ -1,6 +1,6 @@
 """``leviathan report RESULTS --out DIR``: a Markdown report with tables and PNG figures from a sweep.
 
-Reads ``results.jsonl`` (rows written by ``experiments.sweep``, typed by ``experiments.results``) and
+Reads ``results.jsonl`` (rows written by ``experiments.machinery.sweep``, typed by ``experiments.machinery.results``) and
 each run's ``metrics.jsonl``; writes ``DIR/report.md``, ``DIR/analysis.json`` (every number in the
 report) and ``DIR/*.png``, never over a file of those names it did not write (``leviathan.ownership``: its
 marker lists what it wrote). Three parts, one job each:
@@ -28,12 +28,12 @@ from pathlib import Path
 
 from ...io import atomic_write_json, atomic_write_text
 from ...ownership import check_claim, mark
-from ..embedding_files import read_records
-from ..identity import check_one_evaluation
-from ..plateau import grid_plateau
-from ..results import COMPARISONS, json_safe, load_results
-from ..shards import merge_sweeps
-from ..sweep_grid import read_sweep_grid
+from ..machinery.embedding_files import read_records
+from ..machinery.identity import check_one_evaluation
+from ..method.plateau import grid_plateau
+from ..machinery.results import COMPARISONS, json_safe, load_results
+from ..machinery.shards import merge_sweeps
+from ..machinery.sweep_grid import read_sweep_grid
 from .analysis import Analysis, analyze, comparison_table
 from .figures import draw_figures
 from .markdown import render_markdown
@@ -77,7 +77,7 @@ def write_report(results: str | os.PathLike | list, out_dir: str | os.PathLike, 
     a.notes = [n.split(": ", 1)[1] if n.startswith(("note: ", "warning: ")) else n for n in notes] or None
     md = render_markdown(a, draw_figures(rows, a, out), str(results))
     if lr_sweep is not None:
-        from ..lr_sweep import lr_sweep_section
+        from ..method.lr_sweep import lr_sweep_section
 
         sweeps = list(lr_sweep) if isinstance(lr_sweep, (list, tuple)) else [lr_sweep]
         lr_rows = merge_sweeps(sweeps)[0] if len(sweeps) > 1 else load_results(sweeps[0])

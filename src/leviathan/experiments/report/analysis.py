@@ -10,10 +10,10 @@
   (``scaling.LadderFit``, whose ``fit`` gives the frontier figure its bootstrap band), ``NotComputed``
   with the reason when the ladder cannot be fitted, or None (null in analysis.json) for rows with no run in
   the scaling regime, whose report leaves the section and the frontier figure out;
-- ``frequency``, ``efficiency``, ``throughput``: ``experiments.frequency`` / ``efficiency`` over the
+- ``frequency``, ``efficiency``, ``throughput``: ``experiments.method.frequency`` / ``efficiency`` over the
   same comparison pairs;
 - ``paired``: per comparison, the paired differences across seeds with Student t intervals at the end
-  (every eval set) and over training (``experiments.paired``);
+  (every eval set) and over training (``experiments.method.paired``);
 - ``params``: parameters by group per model (seeds merged); ``per_set``: every run on every eval set;
 - ``lr_sweep``: each arm's learning-rate pick, when the report is given its pre-sweep (``lr_sweep``);
 - ``fair_shot``: a fair-shot round's reproduction check, screening, pick, control and primary comparison, when
@@ -22,7 +22,7 @@
   ``leviathan analyze embeddings`` (``embeddings/*.json``; ``report.embeddings``). Both keys are left out of
   analysis.json when absent, so a report without them is unchanged;
 - ``width``: the generator - untied gap against the body's size and the slope of that gap over seeds
-  (``experiments.width``; results/o200k-width/PLAN.md), when the rows pair the two arms at two or more body sizes;
+  (``experiments.method.width``; results/o200k-width/PLAN.md), when the rows pair the two arms at two or more body sizes;
   left out otherwise.
 """
 
@@ -33,17 +33,17 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 
 from ...errors import UserError
-from ..embeddings import EmbeddingRecord
-from ..efficiency import EfficiencyEntry, ThroughputEntry, efficiency_from_results, throughput_table
-from ..frequency import FrequencyEntry, frequency_from_results
-from ..fair_shot import FairShot
-from ..lr_sweep import LrChoice
-from ..paired import PairedComparison, paired_comparisons
-from ..records import Record, optional
+from ..method.embeddings import EmbeddingRecord
+from ..method.efficiency import EfficiencyEntry, ThroughputEntry, efficiency_from_results, throughput_table
+from ..method.frequency import FrequencyEntry, frequency_from_results
+from ..method.fair_shot import FairShot
+from ..method.lr_sweep import LrChoice
+from ..method.paired import PairedComparison, paired_comparisons
+from ..method.records import Record, optional
 from ...eval.result import EvalResult
-from ..results import COMPARISONS, ResultRow, comparison_groups
-from ..scaling import LadderFit, scaling_from_results
-from ..width import WidthPanel, width_panel
+from ..machinery.results import COMPARISONS, ResultRow, comparison_groups
+from ..method.scaling import LadderFit, scaling_from_results
+from ..method.width import WidthPanel, width_panel
 from .embeddings import EmbeddingsSection, embeddings_section
 
 

@@ -6,7 +6,7 @@
 ``leviathan report DIR`` adds it when ``DIR/embeddings/*.json`` exists (``embedding_files.read_records``); a DIR
 without that folder reports exactly as before (no section, no ``embeddings`` key in analysis.json).
 
-Per arm (the run name without its seed suffix) one table: per group of ids (``experiments.embeddings``: all, seen,
+Per arm (the run name without its seed suffix) one table: per group of ids (``experiments.method.embeddings``: all, seen,
 the training-frequency buckets rarest first, unseen), init -> final of RMS, shared share, effective rank and mean
 cosine, each the mean over the arm's seeds (the per-run numbers stay in the records). Per seed every pair of its
 arms: the neighbour agreement (``embeddings.compare_records``) over every probe and per group, at init -> at the
@@ -21,8 +21,8 @@ from dataclasses import dataclass
 
 from ...errors import UserError
 from ...tables import markdown_table
-from ..embeddings import EmbeddingPair, EmbeddingRecord, GroupStats, compare_records
-from ..records import Record
+from ..method.embeddings import EmbeddingPair, EmbeddingRecord, GroupStats, compare_records
+from ..method.records import Record
 
 STATS = ("rms", "shared_share", "effective_rank", "mean_cosine")
 

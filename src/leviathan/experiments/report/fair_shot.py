@@ -1,6 +1,6 @@
 """The report's section on a fair-shot round (``leviathan report DIR --fair-shot COMMITTED``): its Markdown.
 
-The numbers come from ``experiments.fair_shot`` (the plan's rules over the rows); this module only lays them out:
+The numbers come from ``experiments.method.fair_shot`` (the plan's rules over the rows); this module only lays them out:
 the reproduction check, the screening table (generator arms and untied-table arms at seed 0, each against its
 reference), what the rules chose and why, and the primary comparison with its interval when its seeds are in.
 The arms the plan screens are the seed-0 runs of the round's grid file (``load_grid``), so a missing row keeps a
@@ -9,10 +9,10 @@ choice pending instead of letting the rows that happen to exist decide.
 
 from __future__ import annotations
 
-from ..fair_shot import GENERATOR, TABLE, ArmResult, FairShot, fair_shot
-from ..grid import load_grid
-from ..paired import PairedComparison
-from ..results import ResultRow
+from ..method.fair_shot import GENERATOR, TABLE, ArmResult, FairShot, fair_shot
+from ..machinery.grid import load_grid
+from ..method.paired import PairedComparison
+from ..machinery.results import ResultRow
 
 
 def planned_arms(grid_name: str | None, reference: str) -> tuple[list[str] | None, list[str] | None]:

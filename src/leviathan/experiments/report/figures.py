@@ -12,7 +12,7 @@
   its pointwise t interval, and where the baseline leaves the unigram plateau.
 - ``width_gap.png``: the generator - untied gap against body parameters (log scale), one point per body size with
   its t interval and its seeds, the mean per-seed slope as a line, the paper's reported direction beside it
-  (``experiments.width``); only when the rows have such a panel.
+  (``experiments.method.width``); only when the rows have such a panel.
 
 Each ``fig_*`` returns whether it drew anything (``experiments.plots``: the Agg backend, 120-dpi PNGs);
 ``draw_figures`` draws them all and says which were drawn (``Drawn``).
@@ -27,13 +27,13 @@ from pathlib import Path
 import numpy as np
 
 from ...errors import UserError
-from ..efficiency import EfficiencyEntry, row_curve
-from ..frequency import FrequencyEntry
-from ..paired import PairedComparison
+from ..method.efficiency import EfficiencyEntry, row_curve
+from ..method.frequency import FrequencyEntry
+from ..method.paired import PairedComparison
 from ..plots import pyplot, save_figure
-from ..results import BASELINES, COMPARISONS, ResultRow
-from ..scaling import PowerLawFit, power_law
-from ..width import WidthPanel
+from ..machinery.results import BASELINES, COMPARISONS, ResultRow
+from ..method.scaling import PowerLawFit, power_law
+from ..method.width import WidthPanel
 from .analysis import Analysis, ComparisonEntry, ParamRow
 
 
@@ -208,7 +208,7 @@ def fig_gain_over_training(eff: list[EfficiencyEntry], path: Path) -> bool:
 
 
 def fig_paired_gap(paired: list[PairedComparison], path: Path) -> bool:
-    """One panel per paired comparison: mean gap over training with its interval band (``experiments.paired``)."""
+    """One panel per paired comparison: mean gap over training with its interval band (``experiments.method.paired``)."""
     items = [c for c in paired if len(c.curve.tokens) > 1]
     if not items:
         return False

@@ -4,7 +4,7 @@ Sections follow docs/DESIGN.md §7: loss curves, one table per comparison regime
 every eval set, the scaling fit with dense-equivalent sizes, parameter allocation, perplexity by
 training-frequency bucket, sample efficiency and throughput, and (where the results folder holds its records)
 the input side at init and at the end (``embeddings``); when the rows pair the generator with the untied table
-at two or more body sizes, the width panel right after the paired differences (``experiments.width``). A
+at two or more body sizes, the width panel right after the paired differences (``experiments.method.width``). A
 section whose numbers are missing
 says so instead of failing, so a half-finished sweep reports what it has.
 """
@@ -14,13 +14,13 @@ from __future__ import annotations
 import math
 
 from ...tables import markdown_table
-from ..efficiency import EfficiencyEntry
-from ..paired import PairedComparison, PairedEfficiency, PplChange, TInterval
-from ..results import COMPARISONS
-from ..scaling import Equivalent
+from ..method.efficiency import EfficiencyEntry
+from ..method.paired import PairedComparison, PairedEfficiency, PplChange, TInterval
+from ..machinery.results import COMPARISONS
+from ..method.scaling import Equivalent
 from .analysis import Analysis, NotComputed
 from .embeddings import render_embeddings
-from ..width import WidthPanel
+from ..method.width import WidthPanel
 from .figures import Drawn
 
 
@@ -62,7 +62,7 @@ def _factor(eff: PairedEfficiency) -> str:
 
 
 def _paired_section(a: Analysis, figures: Drawn) -> list[str]:
-    """Paired differences across seeds (``experiments.paired``): the end point on every eval set, the gap curve."""
+    """Paired differences across seeds (``experiments.method.paired``): the end point on every eval set, the gap curve."""
     paired = a.paired
     md = ["## Paired differences across seeds", ""]
     if not paired:
@@ -104,7 +104,7 @@ def _paired_section(a: Analysis, figures: Drawn) -> list[str]:
 
 
 def _width_section(panel: WidthPanel | None, figures: Drawn) -> list[str]:
-    """The width panel (``experiments.width``): the gap per body size, the primary slope, the secondaries."""
+    """The width panel (``experiments.method.width``): the gap per body size, the primary slope, the secondaries."""
     if panel is None:
         return []
     ci = int(100 * panel.ci)

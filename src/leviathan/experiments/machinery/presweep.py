@@ -19,7 +19,7 @@ The rows that exist decide the stage:
 4. ``done``: every main run has a row.
 
 Folders: ``OUT/presweep`` and ``OUT/main``, or with ``--shard I/N`` ``OUT/presweep/shard-I`` and
-``OUT/main/shard-I`` (each shard writes its own, ``experiments.shards``). The pre-sweep's rows are read from all of
+``OUT/main/shard-I`` (each shard writes its own, ``experiments.machinery.shards``). The pre-sweep's rows are read from all of
 them, so each shard sees the same stage and the same picks. A stage's runs are split over the shards in the
 grid's order (round robin): every shard computes the same list, so the shards are disjoint and cover it.
 
@@ -37,11 +37,11 @@ from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
-from ..config import ConfigError
-from ..errors import UserError
+from ...config import ConfigError
+from ...errors import UserError
 from .grid import Grid, RunSpec
-from .lr_sweep import LrChoice, arm_key, pick, pick_learning_rates
-from .records import Record
+from ..method.lr_sweep import LrChoice, arm_key, pick, pick_learning_rates
+from ..method.records import Record
 from .results import RESULTS, ResultRow, read_results
 from .shards import merge_sweeps
 

@@ -2,7 +2,7 @@
 baseline's and each other variant's loss per training-frequency bucket and the relative perplexity reduction.
 
 The buckets and the per-bucket losses of one model are ``eval.frequency``; this module reads them from
-results rows (``experiments.results``), where the sweep stored them. Each comparison is a ``FrequencyEntry``
+results rows (``experiments.machinery.results``), where the sweep stored them. Each comparison is a ``FrequencyEntry``
 (a ``records.Record``: analysis.json holds its ``as_dict()``).
 """
 
@@ -11,9 +11,9 @@ from __future__ import annotations
 from collections.abc import Iterable
 from dataclasses import dataclass
 
-from ..eval.frequency import relative_reduction
+from ...eval.frequency import relative_reduction
 from .records import Record
-from .results import BucketScheme, ResultRow, baseline_of, comparison_groups
+from ..machinery.results import BucketScheme, ResultRow, baseline_of, comparison_groups
 
 
 @dataclass

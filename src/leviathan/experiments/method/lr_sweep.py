@@ -14,7 +14,7 @@ question is whether the baseline ran at its best lr. The rule, fixed before the 
 
 ``edge`` says when the pick is the smallest or largest lr the arm tried: the optimum may lie beyond it,
 and the plan extends the sweep one step there. The lr of a row is its resolved config's ``optim.lr``
-(``experiments.provenance``); rows without a config cannot be placed and are refused by name.
+(``experiments.machinery.provenance``); rows without a config cannot be placed and are refused by name.
 
 An arm is a variant at a body: the row's size without its lr part (``arm_key``). A pre-sweep whose sizes are the
 lrs alone (``lr1e-3``, results/o200k/o200k-lr) has one arm per variant, keyed by the variant; one whose sizes name a
@@ -29,9 +29,9 @@ import re
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 
-from ..errors import UserError
+from ...errors import UserError
 from .records import Record
-from .results import ResultRow
+from ..machinery.results import ResultRow
 
 TOLERANCE = 0.01  # nats: losses this close count as a tie, and the lower lr wins
 LR_PART = re.compile(r"(?:^|-)lr[0-9][0-9a-z.+-]*$")  # the lr part that ends a pre-sweep size's name
@@ -69,11 +69,10 @@ class LrChoice(Record):
 
 def row_lr(row: ResultRow) -> float:
     """The peak learning rate a row trained with (its resolved config)."""
-    lr = ((row.config or {}).get("optim") or {}).get("lr")
-    if lr is None:
+    if row.run_config is None:
         raise UserError(f"row {row.name!r} records no resolved config (optim.lr); rows written before provenance "
                         f"was recorded cannot enter an lr sweep")
-    return float(lr)
+    return float(row.run_config.optim.lr)
 
 
 def pick(losses: dict[float, float | None], tolerance: float = TOLERANCE) -> float | None:

@@ -1,6 +1,6 @@
 """Every file ``leviathan analyze embeddings`` touches: run folders in, portable records out and back in.
 
-    record = record_of_run("runs/o200k/runs/d64L6-leviathan-s0")       # EmbeddingRecord (experiments.embeddings)
+    record = record_of_run("runs/o200k/runs/d64L6-leviathan-s0")       # EmbeddingRecord (experiments.method.embeddings)
     write_record("results/o200k/embeddings/d64L6-leviathan-s0.json", record)
     record = read_record("results/o200k/embeddings/d64L6-leviathan-s0.json")
     records = read_records("results/o200k")                            # every embeddings/*.json beside results.jsonl
@@ -33,10 +33,10 @@ from pathlib import Path
 
 import numpy as np
 
-from ..config import ConfigError, from_dict, load_yaml
-from ..errors import UserError
-from ..io import atomic_write_text
-from .embeddings import FORMAT, Definitions, EmbeddingRecord, analyze_tables
+from ...config import ConfigError, from_dict, load_yaml
+from ...errors import UserError
+from ...io import atomic_write_text
+from ..method.embeddings import FORMAT, Definitions, EmbeddingRecord, analyze_tables
 from .provenance import CodeProvenance, code_provenance, data_provenance
 from .results import RESULTS, dumps, read_results
 from .sweep_grid import read_sweep_grid
@@ -74,7 +74,7 @@ def _train_freq(data_dir: Path, given: bool) -> np.ndarray:
                "the run's config.yaml names that folder as data.path and it is not on this machine (or not "
                "prepared); pass --data DIR, the prepared folder the run trained on")
         raise UserError(f"{path} not found: {how}")
-    from ..data.companions import load_train_freq
+    from ...data.companions import load_train_freq
 
     return load_train_freq(data_dir)
 
@@ -89,12 +89,12 @@ def record_of_run(run_dir: str | os.PathLike, data_dir: str | os.PathLike | None
     """The ``EmbeddingRecord`` of a run folder (or one of its step folders): see the module docstring."""
     import torch
 
-    from .. import __version__
-    from ..checkpoint.find import find_checkpoint
-    from ..checkpoint.read import check_tokenizer, load_model, run_config_from_dict
-    from ..checkpoint.state import read_step_state
-    from ..initial_model import initial_model
-    from ..train.metrics import git_revision
+    from ... import __version__
+    from ...checkpoint.find import find_checkpoint
+    from ...checkpoint.read import check_tokenizer, load_model, run_config_from_dict
+    from ...checkpoint.state import read_step_state
+    from ...initial_model import initial_model
+    from ...train.metrics import git_revision
 
     options = (options or RecordOptions()).filled()
     step = find_checkpoint(run_dir).resolve()  # <run folder>/checkpoints/step-XXXXXXXX

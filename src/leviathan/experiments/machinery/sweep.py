@@ -5,7 +5,7 @@
 Layout of ``OUT``:
 
     OUT/grid.json            the expanded grid (runs, regimes, parameter counts), rewritten on every start once
-                             every row kept agrees with it (``experiments.drift``: a changed grid is refused)
+                             every row kept agrees with it (``experiments.machinery.drift``: a changed grid is refused)
     OUT/results.jsonl        one row per finished run (the input of ``leviathan analyze`` / ``report``)
     OUT/runs/<run name>/     the run directory given to ``leviathan.train.loop.train`` (checkpoints,
                              metrics.jsonl); ``sweep_train.json`` holds its training summary
@@ -37,12 +37,12 @@ relative text paths resolve against the data folder (``--data-root`` or ``$LEVIA
 ``max_tokens`` caps the tokens evaluated per set (CPU budget); bits per byte then uses the same
 share of the text's bytes.
 
-Row: one ``experiments.results.ResultRow`` per line (``make_row``): name, regime (first), regimes,
+Row: one ``experiments.machinery.results.ResultRow`` per line (``make_row``): name, regime (first), regimes,
 variant, size, seed, data_seed, backbone fields, params {input, body, head, total, tied},
 target_total, model, the training summary (steps, tokens, wall_time_s, tokens_per_s, final_val_loss,
 final_val_ppl), eval {set: {loss, ppl, bpb, tokens}}, buckets {set: {loss, ppl, count,
 num_unseen_targets, buckets}}, hardware, run_dir, metrics, curve, grid, created, notes. Reading,
-writing and the atomic append live in ``experiments.results``.
+writing and the atomic append live in ``experiments.machinery.results``.
 
 Training is ``leviathan.train.loop.train`` and evaluation ``evaluate_run``; the tests replace them with
 monkeypatch to exercise the sweep logic without training.
@@ -63,20 +63,20 @@ from typing import Callable
 
 import numpy as np
 
-from ..data.companions import load_train_freq
-from ..errors import UserError
-from ..eval.score import evaluate_checkpoint
-from ..eval.stream import EvalStream
-from ..io import data_root, hardware_info
-from ..ownership import check_apart, check_claim, mark
+from ...data.companions import load_train_freq
+from ...errors import UserError
+from ...eval.score import evaluate_checkpoint
+from ...eval.stream import EvalStream
+from ...io import data_root, hardware_info
+from ...ownership import check_apart, check_claim, mark
 from .drift import check_rows_against_grid
 from .identity import evaluation_settings
 from .grid import Grid, RunSpec
-from ..train.metrics import read_metric_rows
-from ..train.summary import TrainSummary
+from ...train.metrics import read_metric_rows
+from ...train.summary import TrainSummary
 from .provenance import data_provenance, portable_path, run_provenance
 from .shards import shard_of
-from ..eval.result import EvalResult
+from ...eval.result import EvalResult
 from .results import (RESULTS, BucketResult, ResultRow, TrainingCurve, append_result, json_safe,
                       read_results)
 
@@ -91,7 +91,7 @@ TRAIN_SUMMARY = "sweep_train.json"
 @contextlib.contextmanager
 def sweep_lock(out_dir: Path):
     """Exclusive lock on OUT/.lock (``leviathan.locking``): two sweeps must not train the same run at once."""
-    from ..locking import folder_lock
+    from ...locking import folder_lock
 
     with folder_lock(out_dir, "sweep", "use a different --out (another sweep is running there)"):
         check_claim(out_dir, "sweep", SWEEP_FILES, "use a different --out", legacy=_earlier_sweep)
@@ -117,7 +117,7 @@ def _earlier_sweep(out_dir: Path) -> bool:
 
 def build_run_config(grid: Grid, spec: RunSpec):
     """The run's ``RunConfig``: the grid's base config + base overrides + the run's model/seeds/data."""
-    from ..run_config import load_run_config
+    from ...run_config import load_run_config
 
     return load_run_config(str(grid.base_config) if grid.base_config else None, grid.run_overrides(spec))
 
@@ -146,14 +146,14 @@ class EvalData:
     @property
     def tokenizer(self):
         if self._tokenizer is None:
-            from ..data.tokenizer import load_tokenizer
+            from ...data.tokenizer import load_tokenizer
 
             self._tokenizer = load_tokenizer(str(self.grid.data_dir))
         return self._tokenizer
 
     def buckets(self):
         if self._buckets is None:
-            from ..eval.frequency import make_buckets
+            from ...eval.frequency import make_buckets
 
             path = self.grid.data_dir / "train_freq.npy"
             if not path.is_file():
@@ -216,7 +216,7 @@ def select_runs(grid: Grid, only: list[str] | None = None, regimes: list[str] | 
                 order: str = "grid", shard: tuple[int, int] | None = None) -> list[RunSpec]:
     """The runs to do, in the grid's order, or with ``order="seed"`` every seed-0 run first, then seed 1, ...:
     each comparison gets one seed early, and the intervals fill in as later seeds finish. ``shard`` (i, n)
-    keeps the i-th of n disjoint parts of the selection (``experiments.shards``)."""
+    keeps the i-th of n disjoint parts of the selection (``experiments.machinery.shards``)."""
     if order not in ORDERS:
         raise UserError(f"unknown run order {order!r}; use one of {', '.join(ORDERS)}")
     runs = grid.runs
@@ -283,7 +283,7 @@ def make_row(grid: Grid, spec: RunSpec, run_dir: Path, summary: TrainSummary, ev
     """The results row of a finished run from its spec, training ``summary`` and evaluation.
 
     Paths are written relative to the sweep folder (``run_dir`` is ``OUT/runs/<name>``), and the row carries
-    its provenance (``experiments.provenance``: resolved config, code commit, data fingerprint)."""
+    its provenance (``experiments.machinery.provenance``: resolved config, code commit, data fingerprint)."""
     out_dir = Path(run_dir).parent.parent
     m = spec.model
     metrics = str(summary.metrics or run_dir / "metrics.jsonl")
@@ -311,8 +311,8 @@ def _train_once(cfg, run_dir: Path, quiet: bool = False) -> TrainSummary:
     """The run's training summary: from ``sweep_train.json`` if training finished before, else train (resuming
     from the latest checkpoint; ``leviathan.train.loop.train``) and record it. A stopped run's summary
     (``stopped`` set) is not recorded."""
-    from ..io import atomic_write_json
-    from ..train import loop
+    from ...io import atomic_write_json
+    from ...train import loop
 
     summary_path = run_dir / TRAIN_SUMMARY
     if summary_path.is_file():
@@ -411,39 +411,57 @@ def _run_parallel(job: _Job, todo: list[RunSpec], jobs: int, threads: int, log: 
     return rows
 
 
-def run_sweep(grid: Grid, out_dir: str | os.PathLike, *, only: list[str] | None = None,
-              regimes: list[str] | None = None, max_runs: int | None = None, root: str | os.PathLike | None = None,
-              skip_eval: bool = False, jobs: int = 1, order: str = "grid", shard: tuple[int, int] | None = None,
-              threads: int | None = None, log: Callable[[str], None] = print) -> list[ResultRow]:
-    """Train and evaluate the grid's runs that have no row yet; return the rows appended now.
+@dataclass(frozen=True)
+class SweepOptions:
+    """Which runs of a grid a sweep takes and how it runs them: ``leviathan sweep``'s options, one field each.
 
-    Parameters: the verb's selection and execution options, keyword-only, one each as ``leviathan sweep`` and the
-    tests pass them; inside, what every run shares travels as one ``_Job``.
+    Selection: ``only`` (name patterns), ``regimes``, ``order`` and ``shard`` (i, n) as ``select_runs`` takes them
+    (a shard is the i-th of n disjoint parts of the selection: one task of a cluster job array, each with its own
+    folder; ``leviathan report`` merges them), ``max_runs`` (stop after that many). Execution: ``root`` (the data
+    root), ``skip_eval``, ``jobs`` (runs at once, one process each) and ``threads`` (torch threads per run: in this
+    process for ``jobs == 1``, default torch's, every core; in each worker otherwise, default 1). Footgun: two
+    sweeps or shards sharing a machine should each take their share of threads: two shards that each took every
+    core of a 2-core machine were measured 6x slower than one thread each (issue 31).
+    """
+
+    only: list[str] | None = None
+    regimes: list[str] | None = None
+    order: str = "grid"
+    shard: tuple[int, int] | None = None
+    max_runs: int | None = None
+    root: str | os.PathLike | None = None
+    skip_eval: bool = False
+    jobs: int = 1
+    threads: int | None = None
+
+    def __post_init__(self):
+        if self.threads is not None and self.threads < 1:
+            raise UserError(f"--threads must be a positive number of torch threads per run, got {self.threads}")
+        if self.jobs < 1:
+            raise UserError(f"--jobs must be a positive number of parallel runs, got {self.jobs}")
+
+
+def run_sweep(grid: Grid, out_dir: str | os.PathLike, options: SweepOptions = SweepOptions(),
+              log: Callable[[str], None] = print) -> list[ResultRow]:
+    """Train and evaluate the grid's runs that have no row yet (of those ``options`` select); return the rows
+    appended now.
 
     Each run: ``build_run_config`` (every config is built before the first run trains), training
-    (``leviathan.train.loop.train``, resumed from its latest checkpoint), ``evaluate_run``, ``make_row``.
-    ``jobs > 1`` trains that many runs at once, one process and one torch thread each. ``order``: see
-    ``select_runs``; ``shard`` (i, n): only the i-th of n disjoint parts of the selection (one task of a cluster
-    job array, each with its own ``out_dir``; ``leviathan report`` merges the folders). ``threads``: torch threads
-    per run (``--threads``): in this process for ``jobs == 1`` (default: torch's, every core), in each worker
-    otherwise (default 1). Two sweeps or shards sharing a machine should each take their share: two shards that
-    each take every core of a 2-core machine were measured 6x slower than one thread each (issue 31).
+    (``leviathan.train.loop.train``, resumed from its latest checkpoint), ``evaluate_run``, ``make_row``; what every
+    run shares travels as one ``_Job``.
     """
-    if threads is not None and threads < 1:
-        raise UserError(f"--threads must be a positive number of torch threads per run, got {threads}")
-    if jobs < 1:
-        raise UserError(f"--jobs must be a positive number of parallel runs, got {jobs}")
+    o = options
     out_dir = Path(out_dir)
     if int(os.environ.get("WORLD_SIZE", "1")) > 1:
         raise UserError("leviathan sweep runs its runs one after another in one process; for several GPUs print "
                         "the runs with `leviathan sweep --grid NAME --commands`, launch each with torchrun, then run "
                         "the sweep once more (single process) to evaluate them and write the rows")
-    runs = select_runs(grid, only, regimes, order, shard)
+    runs = select_runs(grid, o.only, o.regimes, o.order, o.shard)
     if not runs:
         raise UserError(f"no run of grid {grid.name!r} matches the selection")
     check_apart(grid.data_dir, "the grid's data folder", out_dir, "--out")
     with sweep_lock(out_dir):
-        from ..io import atomic_write_json
+        from ...io import atomic_write_json
 
         results = out_dir / RESULTS
         kept = read_results(results)
@@ -456,13 +474,13 @@ def run_sweep(grid: Grid, out_dir: str | os.PathLike, *, only: list[str] | None 
             f"{len(todo)} to go")
         # build every run config first: a bad key fails now, not after hours of training
         configs = {spec.name: build_run_config(grid, spec) for spec in todo}
-        if jobs > 1:
-            todo = todo[:max_runs] if max_runs is not None else todo
-            job = _Job(grid, configs, out_dir, root, skip_eval, hardware_info())
-            return _run_parallel(job, todo, jobs, threads or 1, log)
-        with _torch_threads(threads):
+        if o.jobs > 1:
+            todo = todo[:o.max_runs] if o.max_runs is not None else todo
+            job = _Job(grid, configs, out_dir, o.root, o.skip_eval, hardware_info())
+            return _run_parallel(job, todo, o.jobs, o.threads or 1, log)
+        with _torch_threads(o.threads):
             # the hardware after the thread count is set: the rows record it
-            return _run_serial(_Job(grid, configs, out_dir, root, skip_eval, hardware_info()), todo, max_runs, log)
+            return _run_serial(_Job(grid, configs, out_dir, o.root, o.skip_eval, hardware_info()), todo, o.max_runs, log)
 
 
 @contextlib.contextmanager

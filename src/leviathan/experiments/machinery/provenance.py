@@ -17,11 +17,11 @@ row records what produced it (issue 19, item 6):
   with the same version-2 fingerprint trained and validated on the same tokens, wherever the data was
   prepared. Rows from such a folder also carry its ``legacy_fingerprint``. Rows and meta.json files
   written before have no version: their fingerprint (version 1) also hashed the source paths, so it
-  differs between places for the same text; ``experiments.data_match`` states how a resumed sweep
+  differs between places for the same text; ``experiments.machinery.data_match`` states how a resumed sweep
   compares them.
 
-The files are read here, once, into ``CodeProvenance`` and ``DataProvenance`` (records: a row holds their
-``as_dict()``).
+The files are read here, once, into ``CodeProvenance`` and ``DataProvenance``: a row's ``code`` and ``data`` are
+these records (``results.ResultRow``), written as their ``as_dict()``.
 
 Paths: ``portable_path`` writes a path relative to the folder it belongs to (the sweep folder, the data
 folder as ``$LEVIATHAN_DATA/...``, the installed package, the current folder); a path under none of them
@@ -40,12 +40,12 @@ from typing import Any
 
 import yaml
 
-from ..codec import decode
-from ..data.fingerprint import LEGACY_VERSION, fingerprint_version
-from ..data.meta import find_meta
-from ..io import data_root
-from ..strict_yaml import parse as parse_yaml
-from .records import Record, optional
+from ...codec import extra_keys
+from ...data.fingerprint import LEGACY_VERSION, fingerprint_version
+from ...data.meta import find_meta
+from ...io import data_root
+from ...strict_yaml import parse as parse_yaml
+from ..method.records import Record, optional
 
 
 def _package_root() -> Path:
@@ -109,9 +109,10 @@ def _read_json(path: Path) -> dict:
 class CodeProvenance(Record):
     """The code a run trained with (None where its versions.json does not say)."""
 
-    commit: str | None  # git commit, ``-dirty`` with uncommitted changes
-    leviathan: str | None
-    torch: str | None
+    commit: str | None = None  # git commit, ``-dirty`` with uncommitted changes
+    leviathan: str | None = None
+    torch: str | None = None
+    extra: dict = extra_keys()  # keys this version does not know, kept as read
 
 
 @dataclass
@@ -128,11 +129,7 @@ class DataProvenance(Record):
     val_tokens: int | None = None
     fingerprint_version: int | None = optional()  # None: version 1 (path-dependent; ``data.fingerprint``)
     legacy_fingerprint: str | None = optional()  # the version-1 fingerprint a version-2 prepare also records
-
-    @classmethod
-    def of_row(cls, data: Any) -> DataProvenance:
-        """A row's ``data`` (as written by any version; keys it does not know are ignored, missing ones None)."""
-        return decode(cls, data) if isinstance(data, dict) else cls()
+    extra: dict = extra_keys()  # keys this version does not know, kept as read
 
     @property
     def version(self) -> int:
@@ -156,8 +153,8 @@ class RunProvenance:
     data: DataProvenance
 
     def row_fields(self) -> dict:
-        """The ``config``, ``code`` and ``data`` fields of its results row."""
-        return {"config": self.config, "code": self.code.as_dict(), "data": self.data.as_dict()}
+        """The ``config``, ``code`` and ``data`` fields of its results row (``results.ResultRow``)."""
+        return {"config": self.config, "code": self.code, "data": self.data}
 
 
 def code_provenance(run_dir: Path) -> CodeProvenance:

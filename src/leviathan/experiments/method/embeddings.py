@@ -55,9 +55,9 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ..errors import UserError
-from ..eval.frequency import make_buckets
-from .provenance import CodeProvenance, DataProvenance
+from ...errors import UserError
+from ...eval.frequency import make_buckets
+from ..machinery.provenance import CodeProvenance, DataProvenance
 from .records import Record
 
 FORMAT = 1  # the record's layout; a reader refuses a newer one

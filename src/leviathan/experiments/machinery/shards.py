@@ -27,9 +27,9 @@ import os
 import re
 from pathlib import Path
 
-from ..errors import UserError
+from ...errors import UserError
 from .identity import check_one_evaluation, evaluation_settings, resolve_duplicates
-from .results import ResultRow, load_results
+from .results import ResultRow, load_results, to_stderr
 from .sweep_grid import SweepGrid, read_sweep_grid
 
 SHARD_RE = re.compile(r"^\s*(\d+)\s*/\s*(\d+)\s*$")
@@ -93,15 +93,9 @@ def merge_sweeps(paths: list[str | os.PathLike], report=None) -> tuple[list[Resu
     numbered = [(str(folder), row) for path, folder in zip(paths, folders) for row in load_results(path, report)]
     unique, notes = resolve_duplicates(numbered, "these shards")
     for note in notes:
-        (report or _to_stderr)(note)
+        (report or to_stderr)(note)
     check_one_evaluation(unique, "these shards")
     grid = grids[folders[0]]
     order = {run.name: k for k, run in enumerate(grid.runs)}  # the grid's order, as one sweep writes it
     merged = sorted(unique, key=lambda r: order.get(r.name, len(order)))
     return merged, grid
-
-
-def _to_stderr(message: str) -> None:
-    import sys
-
-    print(message, file=sys.stderr)

@@ -5,11 +5,11 @@
     rows[0].eval["val"].bpb, rows[0].params.total    # typed access
     append_result("runs/cpu/results.jsonl", row)     # one atomic line per row
 
-A row is one finished run of a grid (``experiments.sweep.make_row``): who it is (name, regimes,
+A row is one finished run of a grid (``experiments.machinery.sweep.make_row``): who it is (name, regimes,
 variant, size, seed), its backbone and parameter groups (docs/DESIGN.md §5), its training summary,
 its evaluation per eval set (loss, perplexity, bits per byte; §7), its losses per training-frequency
 bucket, its validation curve, where it ran, and what produced it (resolved run config, code commit,
-data fingerprint: ``experiments.provenance``). ``ResultRow.from_dict`` reads rows written by any
+data fingerprint: ``experiments.machinery.provenance``). ``ResultRow.from_dict`` reads rows written by any
 earlier version: a missing key is None (or an empty list / dict), and a key it does not know is kept
 in ``extra`` and written back by ``to_dict``, so reading and rewriting a row loses nothing. Values
 are kept as written (an integer token count stays an integer), so numbers derived from old rows do
@@ -26,21 +26,26 @@ ablations.json, ``leviathan analyze --json``) is strict JSON, with non-finite fl
 from __future__ import annotations
 
 import copy
+import dataclasses
 import json
 import math
 import os
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
+from functools import cached_property
 from pathlib import Path, PurePath
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from ..codec import decode, encode_fields, extra_keys
-from ..errors import UserError
-from ..eval.result import EvalResult
-from ..model.accounting import ParamCounts
-from .records import Record
+from ...codec import decode, encode, encode_fields, extra_keys
+from ...errors import UserError
+from ...eval.result import EvalResult
+from ...model.accounting import ParamCounts
+from .provenance import CodeProvenance, DataProvenance
+
+if TYPE_CHECKING:
+    from ...run_config import RunConfig
 
 RESULTS = "results.jsonl"
 
@@ -61,7 +66,7 @@ def baseline_of(regime: str | None) -> str:
 
 def json_safe(o: Any) -> Any:
     """``o`` as plain JSON values: non-finite floats -> None, numpy scalars and arrays -> numbers and lists,
-    tuples -> lists, paths -> strings, result dataclasses and analysis records (``records.Record``) -> their dicts.
+    tuples -> lists, paths -> strings, dataclasses (rows, records, counts) -> their JSON (``codec.encode``).
     Dict keys are kept as they are."""
     if isinstance(o, (bool, np.bool_)):
         return bool(o)
@@ -72,12 +77,8 @@ def json_safe(o: Any) -> Any:
         return v if math.isfinite(v) else None
     if isinstance(o, str) or o is None:
         return o
-    if isinstance(o, (ResultRow, _RowPart, EvalResult)):
-        return json_safe(o.to_dict())
-    if isinstance(o, Record):
-        return json_safe(o.as_dict())
-    if isinstance(o, ParamCounts):
-        return json_safe(o.as_dict())
+    if dataclasses.is_dataclass(o) and not isinstance(o, type):
+        return json_safe(encode(o))
     if isinstance(o, Mapping):
         return {k: json_safe(v) for k, v in o.items()}
     if isinstance(o, (list, tuple)):
@@ -211,10 +212,10 @@ class ResultRow:
     grid: str | None = None
     created: str | None = None
     notes: list[str] = field(default_factory=list)
-    config: dict | None = None  # the resolved RunConfig it trained with (``provenance.resolved_config``)
+    config: dict | None = None  # the resolved RunConfig as written (``provenance.resolved_config``); read ``run_config``
     evaluation: dict | None = None  # how its eval numbers were measured (``identity.evaluation_settings``)
-    code: dict | None = None  # {commit, leviathan, torch} it trained with
-    data: dict | None = None  # {dir, fingerprint, tokenizer, vocab_size, ...} of its prepared data
+    code: CodeProvenance | None = None  # the commit and versions it trained with
+    data: DataProvenance | None = None  # its prepared data: folder, fingerprint, tokenizer, token counts
     extra: dict = extra_keys()  # keys this version does not know, kept as read
 
     # ---- reading and writing
@@ -237,6 +238,26 @@ class ResultRow:
         return copy.deepcopy(encode_fields(self))
 
     # ---- typed questions the analyses ask
+
+    @cached_property
+    def run_config(self) -> RunConfig | None:
+        """``config`` typed, decoded once (None for a row written before configs were recorded).
+
+        ``config`` itself stays the dict as written, so a row rereads and rewrites byte for byte and ``drift``
+        compares it key by key. Footgun: this view is tolerant (``codec.decode``): a key retired since the row was
+        written is dropped and a key added since takes its default, so ask it what the run trained with, and ask
+        ``config`` (or ``drift``) whether two configs are the same."""
+        from ...run_config import RunConfig
+
+        try:
+            return None if self.config is None else decode(RunConfig, self.config)
+        except (TypeError, ValueError) as e:  # RunConfig's own checks: a partial or edited config
+            raise UserError(f"row {self.name!r}: its config does not read as a RunConfig ({e})") from None
+
+    @property
+    def data_provenance(self) -> DataProvenance:
+        """``data``, or an empty ``DataProvenance`` (every field None) for a row that records none."""
+        return self.data or DataProvenance()
 
     @property
     def all_regimes(self) -> list[str | None]:
@@ -295,7 +316,7 @@ def read_results(path: str | os.PathLike, report=None) -> list[ResultRow]:
     """Rows of a results.jsonl (a sweep dir or the file). Blank lines are skipped; a torn, non-UTF-8 or nameless
     line is skipped and reported with its line number (``report(message)``, default: stderr), so no reader
     (report, analyze, the sweep) drops a run silently. The sweep reruns a run whose row was skipped."""
-    from ..jsonl import bad_line_notes, read_json_lines
+    from ...jsonl import bad_line_notes, read_json_lines
 
     path = Path(path)
     if path.is_dir():
@@ -315,10 +336,10 @@ def read_results(path: str | os.PathLike, report=None) -> list[ResultRow]:
     bad.sort()
     for note in bad_line_notes(path, bad, "row", "its run has no result here (the sweep trains or evaluates it "
                                "again; once it has a new row, delete this line)"):
-        (report or _to_stderr)(note)
+        (report or to_stderr)(note)
     unique, notes = resolve_duplicates(rows, str(path))  # one row per run, or a UserError naming both lines
     for note in notes:
-        (report or _to_stderr)(note)
+        (report or to_stderr)(note)
     return unique
 
 
@@ -426,7 +447,8 @@ def _non_finite(v: Any) -> bool:
     return False
 
 
-def _to_stderr(message: str) -> None:
+def to_stderr(message: str) -> None:
+    """The default ``report`` of the row readers: a warning on stderr."""
     import sys
 
     print(message, file=sys.stderr)

@@ -24,7 +24,7 @@ from __future__ import annotations
 
 from typing import Any, TypeVar
 
-from ..codec import decode, encode, encode_fields, inline, optional
+from ...codec import decode, encode, encode_fields, inline, optional
 
 __all__ = ["Record", "inline", "optional", "plain"]
 

@@ -20,8 +20,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from ..codec import decode
-from ..errors import UserError
+from ...codec import decode
+from ...errors import UserError
 
 GRID_JSON = "grid.json"
 

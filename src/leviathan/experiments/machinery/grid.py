@@ -50,24 +50,25 @@ run of the grid sees the same data order and only the init differs. Parameter co
 (``count_config``) with the vocabulary of the prepared data (``meta.json``), or ``data.vocab_size``
 when the data is not prepared yet (the sweep re-checks against meta.json before training).
 
-The file is read into typed sections by ``experiments.grid_file``; this module expands them.
+The file is read into typed sections by ``experiments.machinery.grid_file``; this module expands them.
 """
 
 from __future__ import annotations
 
+import functools
 import os
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
-from ..config import ConfigError, from_dict
-from ..configs import GRIDS, available, find_grid_file
-from ..data.meta import find_meta
-from ..errors import UserError
-from ..model.accounting import ParamCounts, count_config, isoparametric_depth
-from ..model.config import EMBEDDING_KINDS, ModelConfig
-from ..presets import preset_dict
-from ..seeds import check_seed
+from ...config import ConfigError, from_dict
+from ...configs import GRIDS, available, find_grid_file
+from ...data.meta import find_meta
+from ...errors import UserError
+from ...model.accounting import ParamCounts, count_config, isoparametric_depth
+from ...model.config import EMBEDDING_KINDS, ModelConfig
+from ...presets import preset_dict
+from ...seeds import check_seed
 from .grid_file import (DataSection, EvalOptions, EvalSet, ExperimentSpec, GridKeys, SizeSpec, mapping, parse_eval,
                         read_grid_file, seed_list, tolerance_of)
 from .results import BASELINES, DEFAULT_LADDER
@@ -320,12 +321,10 @@ def match_total(baseline: ModelConfig, variant: str, tolerance: float = 0.01,
 def expand(experiments: dict, sizes: dict[str, dict], seeds: list[int], data_seed: int | None, tolerance: float,
            grid_name: str = "grid") -> list[RunSpec]:
     """The runs of all experiments, deduplicated by content, in a stable order (experiments, sizes, variants, seeds)."""
-    runs: dict[str, RunSpec] = {}
+    runs = _Runs(sizes, data_seed)
     for key, exp in experiments.items():
         regime, where, spec = _read_experiment(key, exp, sizes, seeds, grid_name)
-
-        def add(variant: str, size: str, model: dict, seed: int, target: int | None = None) -> None:
-            _add_run(runs, sizes, data_seed, regime, variant, size, model, seed, target)
+        add = functools.partial(runs.add, regime)
 
         if regime in ("iso_body", "scaling"):  # the same backbone for every variant
             for size in spec.sizes:
@@ -346,7 +345,7 @@ def expand(experiments: dict, sizes: dict[str, dict], seeds: list[int], data_see
                     cfg, target = match_total(base_cfg, v, tolerance, where=f"{where} size {size!r}")
                     add(v, size, {**base_model, "embedding": v, "num_hidden_layers": cfg.num_hidden_layers,
                                   "intermediate_size": cfg.intermediate_size}, seed, target=target)
-    return list(runs.values())
+    return list(runs.by_name.values())
 
 
 def _read_experiment(key: str, exp: dict | None, sizes: dict[str, dict], seeds: list[int],
@@ -377,25 +376,30 @@ def _read_experiment(key: str, exp: dict | None, sizes: dict[str, dict], seeds: 
     return regime, where, spec
 
 
-def _add_run(runs: dict[str, RunSpec], sizes: dict[str, dict], data_seed: int | None, regime: str, variant: str,
-             size: str, model: dict, seed: int, target: int | None = None) -> None:
-    """Add a run to ``runs``, or add ``regime`` (and a target total) to the identical run already there.
+@dataclass
+class _Runs:
+    """A grid's runs as ``expand`` finds them: one per distinct content, named by it, in first-seen order."""
 
-    Parameters: the fields of one RunSpec, built here from the grid's sections (the spec is the object they become).
-    """
-    default, cfg = ModelConfig(**sizes[size]), ModelConfig(**model)
-    layers, ffn = cfg.num_hidden_layers, cfg.intermediate_size
-    name = f"{size}-{variant}" + (f"-L{layers}" if layers != default.num_hidden_layers else "") \
-        + (f"-F{ffn}" if ffn is not None and ffn != default.intermediate_size else "") + f"-s{seed}"
-    if name in runs:
-        if regime not in runs[name].regimes:
-            runs[name].regimes.append(regime)
-        if target is not None and runs[name].target_total is None:
-            runs[name].target_total = target
-        return
-    runs[name] = RunSpec(name=name, regimes=[regime], variant=variant, size=size, seed=seed,
-                         data_seed=seed if data_seed is None else data_seed, model=cfg, params=count_config(cfg),
-                         model_keys=tuple(model), target_total=target)
+    sizes: dict[str, dict]  # the grid's sizes: a run's name says where it departs from its size's backbone
+    data_seed: int | None  # the grid's data order; None: each run's own seed
+    by_name: dict[str, RunSpec] = field(default_factory=dict)
+
+    def add(self, regime: str, variant: str, size: str, model: dict, seed: int, target: int | None = None) -> None:
+        """Add a run, or add ``regime`` (and a target total) to the identical run already there."""
+        default, cfg = ModelConfig(**self.sizes[size]), ModelConfig(**model)
+        layers, ffn = cfg.num_hidden_layers, cfg.intermediate_size
+        name = f"{size}-{variant}" + (f"-L{layers}" if layers != default.num_hidden_layers else "") \
+            + (f"-F{ffn}" if ffn is not None and ffn != default.intermediate_size else "") + f"-s{seed}"
+        if name in self.by_name:
+            run = self.by_name[name]
+            if regime not in run.regimes:
+                run.regimes.append(regime)
+            if target is not None and run.target_total is None:
+                run.target_total = target
+            return
+        self.by_name[name] = RunSpec(name=name, regimes=[regime], variant=variant, size=size, seed=seed,
+                                     data_seed=seed if self.data_seed is None else self.data_seed, model=cfg,
+                                     params=count_config(cfg), model_keys=tuple(model), target_total=target)
 
 
 def format_runs(grid: Grid, runs: list[RunSpec] | None = None, selection: str | None = None) -> str:
@@ -421,7 +425,7 @@ def format_runs(grid: Grid, runs: list[RunSpec] | None = None, selection: str | 
 def format_grids() -> str:
     """A line per grid a bare ``--grid NAME`` can take (``available_grids``: the packaged ones and ./configs'):
     name, number of runs, description; a grid that does not load says why on its line."""
-    from ..configs import local_dir
+    from ...configs import local_dir
 
     lines = []
     for name in available_grids():

@@ -9,7 +9,7 @@ A point is one body size: the rows of the iso-body regime (the same backbone for
 whose ``params.body`` is equal (the width round changes the width at a fixed depth; at the paper's sizes depth
 changes too, and the body count covers both). At each point the generator arm
 (variant ``leviathan``) and the untied table (``dense_untied``) are paired by seed, as everywhere in the report
-(``experiments.paired``): the seed fixes the init and the data order, so d_{w,s} = L(generator, w, s) -
+(``experiments.method.paired``): the seed fixes the init and the data order, so d_{w,s} = L(generator, w, s) -
 L(untied, w, s) cancels what the two runs share. The tied table (``dense_tied``) is a descriptive point, usually
 one seed: its gap is given, never tested.
 
@@ -39,9 +39,9 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from .paired import BucketDiff, GapTrend, TInterval, gap_trend, paired_buckets, t_interval
+from .paired import BucketDiff, GapTrend, TInterval, gap_trend, mean_known, paired_buckets, t_interval
 from .records import Record
-from .results import ResultRow
+from ..machinery.results import ResultRow
 
 GENERATOR, TABLE, TIED = "leviathan", "dense_untied", "dense_tied"
 PAPER_DIRECTION = ("the paper (60M-1.2B parameters, o200k, against dense tables) reports the generator's advantage "
@@ -129,8 +129,8 @@ def _point(body: int, rows: list[ResultRow], variants: tuple[str, str, str], eva
         body_params=body, hidden_size=first.hidden_size, num_hidden_layers=first.num_hidden_layers,
         generator_size=str(gen_size), table_size=str(tab_size), seeds=seeds,
         per_seed=[d if d is not None and math.isfinite(d) else None for d in diffs],
-        generator_loss=_mean([m.loss(eval_set) for m, _ in pairs]),
-        table_loss=_mean([b.loss(eval_set) for _, b in pairs]),
+        generator_loss=mean_known([m.loss(eval_set) for m, _ in pairs]),
+        table_loss=mean_known([b.loss(eval_set) for _, b in pairs]),
         gap=t_interval(diffs, ci),
         tied_gap=t_interval([_diff(gen[s].loss(eval_set), tied[s].loss(eval_set)) for s in tied_seeds], ci),
         trend=gap_trend(pairs, ci), buckets=paired_buckets(pairs, eval_set, ci)), ""
@@ -138,11 +138,6 @@ def _point(body: int, rows: list[ResultRow], variants: tuple[str, str, str], eva
 
 def _diff(a: float | None, b: float | None) -> float | None:
     return None if a is None or b is None else a - b
-
-
-def _mean(xs: list) -> float | None:
-    xs = [x for x in xs if x is not None]
-    return float(np.mean(xs)) if xs else None
 
 
 def width_slope(points: list[WidthPoint], ci: float = 0.95) -> WidthSlope:

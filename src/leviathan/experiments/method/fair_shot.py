@@ -32,7 +32,7 @@ from dataclasses import dataclass, field
 
 from .paired import PairedComparison, paired_of
 from .records import Record
-from .results import ResultRow
+from ..machinery.results import ResultRow
 
 MARGIN = 0.02  # nats an option must beat the reference (or an untied variant the plain table) by
 GENERATOR, TABLE = "leviathan", "dense_untied"
@@ -101,7 +101,7 @@ def reproduction(rerun: ResultRow | None, committed: ResultRow | None) -> Reprod
 
 
 def _commit(row: ResultRow) -> str | None:
-    return (row.code or {}).get("commit")
+    return row.code.commit if row.code else None
 
 
 def _seed0(rows: list[ResultRow], variant: str) -> dict[str, ResultRow]:

@@ -5,7 +5,7 @@
     same_measurement(a, b)                                     # the same run, measured the same way, same numbers
     rows, notes = resolve_duplicates(numbered_rows, path)     # one row per run (the rule below), or a UserError
 
-A row's numbers depend on more than its training settings (``experiments.drift``): how it was evaluated, which
+A row's numbers depend on more than its training settings (``experiments.machinery.drift``): how it was evaluated, which
 eval sets on how many tokens with which window, bucketed how. Before (issue 30, kind 4) rows evaluated with
 ``eval.max_tokens`` 4096 and 131072 could share one results file, and shards merged into one report, without a
 word; a run that appeared twice in one file was reported from whichever row came last.
@@ -27,13 +27,15 @@ import dataclasses
 import json
 from typing import Any, Iterable
 
-from ..errors import UserError
+from ...errors import UserError
 
 # the options that change what an eval number measures (batch_size only changes how fast it is computed)
 EVAL_OPTIONS = ("seq_len", "max_tokens", "buckets", "bucket_method", "bucket_sets")
 
 
-def _plain(value: Any) -> Any:
+def plain(value: Any) -> Any:
+    """JSON values only (tuples -> lists, anything else as text), so a value read from a file and one built now
+    compare equal."""
     return json.loads(json.dumps(value, default=str))
 
 
@@ -44,7 +46,7 @@ def evaluation_settings(eval_sets: Iterable, eval_options: Any) -> dict:
     for es in eval_sets:
         es = es if isinstance(es, dict) else dataclasses.asdict(es)
         sets[str(es["name"])] = {"split": es.get("split"), "text": es.get("text")}
-    return _plain({"sets": sets, "options": {k: options.get(k) for k in EVAL_OPTIONS}})
+    return plain({"sets": sets, "options": {k: options.get(k) for k in EVAL_OPTIONS}})
 
 
 def evaluation_differences(recorded: dict | None, now: dict) -> list[str]:
@@ -65,8 +67,7 @@ def evaluation_differences(recorded: dict | None, now: dict) -> list[str]:
 
 def measurement(row) -> dict:
     """The parts of a row that say what it measured and what it found (not when, where or how fast)."""
-    data = row.data if isinstance(row.data, dict) else {}
-    return _plain({"config": row.config, "evaluation": row.evaluation, "data": data.get("fingerprint"),
+    return plain({"config": row.config, "evaluation": row.evaluation, "data": row.data_provenance.fingerprint,
                    "steps": row.steps, "tokens": row.tokens, "final_val_loss": row.final_val_loss,
                    "eval": {k: v.to_dict() for k, v in row.eval.items()},
                    "buckets": {k: v.to_dict() for k, v in row.buckets.items()}})

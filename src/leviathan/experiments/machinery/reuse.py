@@ -25,8 +25,8 @@ import os
 from collections.abc import Callable, Iterable
 from pathlib import Path
 
-from ..config import to_dict
-from ..errors import UserError
+from ...config import to_dict
+from ...errors import UserError
 from .data_match import match_data
 from .drift import config_differences
 from .grid import Grid, RunSpec
@@ -55,7 +55,7 @@ def reusable_rows(grid: Grid, runs: Iterable[RunSpec], candidates: Iterable[Resu
         for row in candidates:
             if row.variant != spec.variant or row.seed != spec.seed:
                 continue
-            if config_differences(row.config, now) or match_data(DataProvenance.of_row(row.data), data).differences:
+            if config_differences(row.config, now) or match_data(row.data_provenance, data).differences:
                 continue
             if evaluation_differences(row.evaluation, evaluation):  # a row that records how it was evaluated
                 continue

@@ -11,7 +11,7 @@ from pathlib import Path
 
 import numpy as np
 
-from .sweep_grid import SweepGrid
+from ..machinery.sweep_grid import SweepGrid
 
 
 def unigram_entropy(data_dir: str | Path) -> float | None:
@@ -19,7 +19,7 @@ def unigram_entropy(data_dir: str | Path) -> float | None:
     path = Path(data_dir) / "train_freq.npy"
     if not path.is_file():
         return None
-    from ..data.companions import load_train_freq
+    from ...data.companions import load_train_freq
 
     freq = load_train_freq(data_dir).astype(np.float64)
     p = freq[freq > 0] / freq.sum()

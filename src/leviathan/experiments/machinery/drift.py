@@ -2,7 +2,7 @@
 
     check_rows_against_grid(grid, rows, config_fn, log)   # UserError listing what changed, before anything is written
 
-A results row records the resolved run config it trained with (``config``, ``experiments.provenance``) and
+A results row records the resolved run config it trained with (``config``, ``experiments.machinery.provenance``) and
 its data's fingerprint (``data.fingerprint``). When the grid file (or its base config, or a packaged
 config it names) has changed since, a rerun used to count the old rows as done, train nothing, and
 rewrite grid.json to describe runs that were never trained that way (issue 22: base lr 1e-2 -> 3e-3).
@@ -12,7 +12,7 @@ compared with the row's, and so is how it was evaluated (``identity.evaluation_s
 options that change an eval number, issue 30; a row written before rows recorded it is noted, not checked), on
 what decides the numbers: ``model``, ``optim``, ``schedule``, ``batch_tokens``,
 ``max_steps`` / ``max_tokens``, ``seed``, ``data.seq_len`` / ``data.shuffle`` / ``data.softmax``, and the data
-(``experiments.data_match``: the fingerprint, or, for a row or folder with a version-1 fingerprint that hashed
+(``experiments.machinery.data_match``: the fingerprint, or, for a row or folder with a version-1 fingerprint that hashed
 the text's path, the tokenizer and token counts; one note names the rows matched that way). Left out on
 purpose: where things are (``data.path``: absolute paths differ between machines), how often the run logs,
 evaluates or checkpoints, the device and the dtype choice, compile, ``micro_batch_size`` and ``parallel`` (the
@@ -27,12 +27,11 @@ are noted too.
 
 from __future__ import annotations
 
-import json
 from typing import Any, Callable
 
-from ..errors import UserError
+from ...errors import UserError
 from .data_match import SUMMARY, match_data
-from .identity import evaluation_differences, evaluation_settings
+from .identity import evaluation_differences, evaluation_settings, plain
 from .provenance import DataProvenance
 
 COMPARED_SECTIONS = ("model", "optim", "schedule")
@@ -40,22 +39,17 @@ COMPARED_KEYS = ("batch_tokens", "max_steps", "max_tokens", "seed", "data.seq_le
 MAX_SHOWN = 12
 
 
-def _plain(value: Any) -> Any:
-    """JSON values only (tuples -> lists), so a config read from YAML and one built now compare equal."""
-    return json.loads(json.dumps(value, default=str))
-
-
 def compared_view(config: dict) -> dict[str, Any]:
     """{dotted key: value} of the settings that decide a run's numbers (see the module docstring)."""
     out: dict[str, Any] = {}
     for section in COMPARED_SECTIONS:
         for key, value in sorted((config.get(section) or {}).items()):
-            out[f"{section}.{key}"] = _plain(value)
+            out[f"{section}.{key}"] = plain(value)
     for dotted in COMPARED_KEYS:
         node: Any = config
         for part in dotted.split("."):
             node = node.get(part) if isinstance(node, dict) else None
-        out[dotted] = _plain(node)
+        out[dotted] = plain(node)
     return out
 
 
@@ -68,24 +62,24 @@ def _recorded(config: dict, dotted: str) -> Any:
         if not isinstance(node, dict) or part not in node:
             return _MISSING
         node = node[part]
-    return _plain(node)
+    return plain(node)
 
 
 def field_defaults() -> dict[str, Any]:
     """{dotted key: default} of the compared settings (what a row written before a field existed trained with)."""
     import dataclasses
 
-    from ..run_config import DataConfig, OptimConfig, RunConfig, ScheduleConfig
-    from ..model.config import ModelConfig
+    from ...run_config import DataConfig, OptimConfig, RunConfig, ScheduleConfig
+    from ...model.config import ModelConfig
 
     out: dict[str, Any] = {}
     for prefix, cls in (("model.", ModelConfig), ("optim.", OptimConfig), ("schedule.", ScheduleConfig),
                         ("data.", DataConfig), ("", RunConfig)):
         for f in dataclasses.fields(cls):
             if f.default is not dataclasses.MISSING:
-                out[prefix + f.name] = _plain(f.default)
+                out[prefix + f.name] = plain(f.default)
             elif f.default_factory is not dataclasses.MISSING and prefix:
-                out[prefix + f.name] = _plain(f.default_factory())
+                out[prefix + f.name] = plain(f.default_factory())
     return out
 
 
@@ -110,7 +104,7 @@ def config_differences(trained: dict, now: dict) -> list[str]:
 
 def _config_now(cfg: Any) -> dict | None:
     """The resolved config dict of what ``config_fn`` built (None for anything that is not a RunConfig)."""
-    from ..config import to_dict
+    from ...config import to_dict
 
     if not hasattr(cfg, "resolved"):
         return None
@@ -135,7 +129,7 @@ def check_rows_against_grid(grid, rows: list, config_fn: Callable, log: Callable
         if spec is None:
             foreign.append(row.name)
             continue
-        match = match_data(DataProvenance.of_row(row.data), data or DataProvenance())
+        match = match_data(row.data_provenance, data or DataProvenance())
         data_diff = list(match.differences)
         if match.how == SUMMARY and not data_diff:
             by_summary.append(row.name)

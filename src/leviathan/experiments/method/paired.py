@@ -53,7 +53,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from .records import Record
-from .results import BASELINES, ResultRow, baseline_of, comparison_groups
+from ..machinery.results import BASELINES, ResultRow, baseline_of, comparison_groups
 
 CONTROLS: dict[str, tuple[tuple[str, str], ...]] = {"iso_body": (("leviathan", "dense_untied"),)}
 PLATEAU_MARGIN = 0.5  # nats below the unigram entropy that count as "past the plateau"
@@ -203,12 +203,13 @@ def _end_point(seeds: list[tuple[ResultRow, ResultRow]], eval_set: str, ci: floa
                  for key in ("loss", "bpb"))
     # a restricted softmax scores text from elsewhere on the targets inside its id set: the share left out
     return EndPoint(loss, bpb, _ppl_change(loss),
-                    share_outside=_mean([r.metric(eval_set, "share_outside") for pair in seeds for r in pair]),
-                    baseline_loss=_mean([b.metric(eval_set, "loss") for _, b in seeds]),
-                    model_loss=_mean([m.metric(eval_set, "loss") for m, _ in seeds]))
+                    share_outside=mean_known([r.metric(eval_set, "share_outside") for pair in seeds for r in pair]),
+                    baseline_loss=mean_known([b.metric(eval_set, "loss") for _, b in seeds]),
+                    model_loss=mean_known([m.metric(eval_set, "loss") for m, _ in seeds]))
 
 
-def _mean(xs: list) -> float | None:
+def mean_known(xs: list) -> float | None:
+    """The mean of the values that are not None (None when none is)."""
     xs = [x for x in xs if x is not None]
     return float(np.mean(xs)) if xs else None
 
@@ -267,7 +268,7 @@ def paired_efficiency(seeds: list[tuple[ResultRow, ResultRow]], ci: float = 0.95
     baseline's final validation loss (``efficiency.sample_efficiency``); the geometric mean of the factors of the
     seeds that reach it, with the t interval of their logarithms. A seed that does not reach it counts in ``n``
     but not in ``reached``: the mean is then over the others and says so."""
-    from ..errors import UserError
+    from ...errors import UserError
     from .efficiency import row_curve, sample_efficiency
 
     factors, status = [], []
@@ -342,7 +343,7 @@ def paired_comparisons(rows: Iterable[ResultRow], ci: float = 0.95, plateau: flo
                 seeds = sorted(s for s, g in by_seed.items() if model in g and base in g)
                 pairs = [(by_seed[s][model], by_seed[s][base]) for s in seeds]
                 if pairs:
-                    out.append(_comparison(regime, size, donor, model, base, seeds, pairs, ci, plateau, eval_sets))
+                    out.append(_comparison(_Arms(regime, size, donor, model, base), pairs, ci, plateau, eval_sets))
     return out
 
 
@@ -358,14 +359,28 @@ def paired_of(rows: Iterable[ResultRow], model: tuple[str, str], baseline: tuple
         return None
     pairs = [(by[(model[0], model[1], s)], by[(baseline[0], baseline[1], s)]) for s in seeds]
     donor = baseline[0] if baseline[0] != model[0] else None
-    return _comparison(regime, model[0], donor, model[1], baseline[1], seeds, pairs, ci, plateau, None)
+    return _comparison(_Arms(regime, model[0], donor, model[1], baseline[1]), pairs, ci, plateau, None)
 
 
-def _comparison(regime, size, donor, model, base, seeds, pairs, ci, plateau, eval_sets) -> PairedComparison:
-    """Parameters: the fields of one PairedComparison and the rows it pairs (the record is the object they become)."""
+@dataclass(frozen=True)
+class _Arms:
+    """Which two arms a comparison pairs: the regime, the model's size and variant, the baseline's variant and the
+    size it was borrowed from (None: the model's own)."""
+
+    regime: str
+    size: str
+    baseline_size: str | None
+    model: str
+    baseline: str
+
+
+def _comparison(arms: _Arms, pairs: list[tuple[ResultRow, ResultRow]], ci: float, plateau: float | None,
+                eval_sets: list[str] | None) -> PairedComparison:
+    """The comparison of ``arms`` over ``pairs`` (model row, baseline row), one pair per seed in seed order."""
     sets = eval_sets or sorted(set(pairs[0][0].eval) & set(pairs[0][1].eval))
     return PairedComparison(
-        regime=regime, size=size, baseline_size=donor, model=model, baseline=base, seeds=seeds,
+        regime=arms.regime, size=arms.size, baseline_size=arms.baseline_size, model=arms.model, baseline=arms.baseline,
+        seeds=[m.seed for m, _ in pairs],
         model_runs=[m.name for m, _ in pairs], baseline_runs=[b.name for _, b in pairs],
         model_params=pairs[0][0].total_params, baseline_params=pairs[0][1].total_params,
         eval={s: _end_point(pairs, s, ci) for s in sets}, curve=gap_curve(pairs, ci, plateau),

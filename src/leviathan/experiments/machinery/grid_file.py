@@ -1,4 +1,4 @@
-"""A grid YAML read into typed sections: what ``experiments.grid`` expands into runs.
+"""A grid YAML read into typed sections: what ``experiments.machinery.grid`` expands into runs.
 
     gf = read_grid_file("cpu-bpe32k")                # GridFile (a name or a path; a dict is taken as the file)
     gf.seeds, DataSection.of(gf.data).dir, gf.sizes  # the file's keys, a key left out at its default
@@ -19,7 +19,7 @@ Every section is read strictly (issue 30): a key a section does not have, a valu
 seeds belongs) is a ConfigError naming the key, never a value read as something else or a traceback. Seeds are
 checked against ``leviathan.seeds``' range, ``tolerance`` must be a finite fraction.
 
-The grid's meaning (regimes, names, isoparametric depth) is ``experiments.grid``'s docstring.
+The grid's meaning (regimes, names, isoparametric depth) is ``experiments.machinery.grid``'s docstring.
 
 ``anchors:`` holds YAML anchors and nothing else: settings written once that several sizes merge with YAML's
 merge key (``d32L6-pick: {<<: [*d32L6, *pick]}``), so that one line changes them all (the width round's generator
@@ -39,9 +39,9 @@ from pathlib import Path
 from typing import Any, Literal
 
 
-from ..config import ConfigError, from_dict, load_yaml, require
-from ..configs import find_grid_file
-from ..seeds import check_seed
+from ...config import ConfigError, from_dict, load_yaml, require
+from ...configs import find_grid_file
+from ...seeds import check_seed
 
 
 @dataclass

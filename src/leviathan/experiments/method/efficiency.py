@@ -28,10 +28,10 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ..errors import UserError
-from ..train.metrics import MetricsRow, read_metric_rows
+from ...errors import UserError
+from ...train.metrics import MetricsRow, read_metric_rows
 from .records import Record, inline, optional
-from .results import BASELINES, ResultRow, baseline_of, comparison_groups
+from ..machinery.results import BASELINES, ResultRow, baseline_of, comparison_groups
 
 
 @dataclass

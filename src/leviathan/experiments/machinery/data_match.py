@@ -1,7 +1,7 @@
 """Does a results row's data hold the same tokens as the data folder a sweep resumes with? The rule across the
 fingerprint versions of ``data.fingerprint``.
 
-    match = match_data(DataProvenance.of_row(row.data), data_provenance(grid.data_dir))
+    match = match_data(row.data_provenance, data_provenance(grid.data_dir))
     match.how, match.differences       # "fingerprint" | "summary" | "unchecked", ("data ...: X in the row, Y now",)
 
 A version-2 fingerprint names the tokens and nothing else. A version-1 fingerprint (meta.json files and rows
@@ -26,7 +26,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from ..data.fingerprint import LEGACY_VERSION
+from ...data.fingerprint import LEGACY_VERSION
 from .provenance import DataProvenance
 
 FINGERPRINT, SUMMARY, UNCHECKED = "fingerprint", "summary", "unchecked"

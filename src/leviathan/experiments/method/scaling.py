@@ -47,9 +47,9 @@ from typing import Iterable, Sequence
 
 import numpy as np
 
-from ..errors import UserError
+from ...errors import UserError
 from .records import Record, inline
-from .results import DEFAULT_LADDER, ResultRow
+from ..machinery.results import DEFAULT_LADDER, ResultRow
 
 ALPHA_BOUNDS = (1e-4, 5.0)
 ALPHA_RATIO_IDENTIFIED = 4.0  # alpha's bootstrap interval hi / lo above this: the exponent is not identified
