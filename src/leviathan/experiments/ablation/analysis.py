@@ -268,13 +268,4 @@ def _vocab_of(summaries: list[ArmSummary], label: str) -> int:
 def read_ablations(path) -> AblationResult:
     """ablations.json (a report folder or the file) as the ``AblationResult`` it was written from: the one reader
     of the file. A missing, unreadable or foreign file is an OSError / ValueError for the caller to judge."""
-    import json
-
-    path = Path(path)
-    raw = json.loads((path / "ablations.json" if path.is_dir() else path).read_text())
-    if not isinstance(raw, dict):
-        raise ValueError(f"{path} is not an ablations.json object")
-    try:
-        return AblationResult.from_dict(raw)
-    except TypeError as e:
-        raise ValueError(f"{path} is not an ablations.json leviathan wrote ({e})") from None
+    return AblationResult.read_file(path, "ablations.json")

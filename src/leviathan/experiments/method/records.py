@@ -44,6 +44,22 @@ class Record:
         """The record of its JSON (``codec.decode``: nested records typed, unknown keys dropped)."""
         return decode(cls, data)
 
+    @classmethod
+    def read_file(cls: type[R], path, name: str) -> R:
+        """The record a JSON file ``name`` holds (``path``: its folder or the file): the one reader of a record file.
+        A missing, unreadable or foreign file is an OSError / ValueError for the caller to judge."""
+        import json
+        from pathlib import Path
+
+        path = Path(path)
+        raw = json.loads((path / name if path.is_dir() else path).read_text())
+        if not isinstance(raw, dict):
+            raise ValueError(f"{path} is not an {name} object")
+        try:
+            return cls.from_dict(raw)
+        except TypeError as e:
+            raise ValueError(f"{path} is not an {name} leviathan wrote ({e})") from None
+
 
 def plain(value: Any) -> Any:
     """``value`` with every record in it (at any depth of lists, tuples and dicts) as its ``as_dict()``."""

@@ -206,14 +206,4 @@ def read_analysis(path) -> Analysis:
     """analysis.json (a report folder or the file) as the ``Analysis`` it was written from (``Record.from_dict``):
     the one reader of the file, so the demo and any later reader use attributes, never keys. A missing, unreadable
     or foreign file is an OSError / ValueError for the caller to judge."""
-    import json
-    from pathlib import Path
-
-    path = Path(path)
-    raw = json.loads((path / "analysis.json" if path.is_dir() else path).read_text())
-    if not isinstance(raw, dict):
-        raise ValueError(f"{path} is not an analysis.json object")
-    try:
-        return Analysis.from_dict(raw)
-    except TypeError as e:
-        raise ValueError(f"{path} is not an analysis.json leviathan wrote ({e})") from None
+    return Analysis.read_file(path, "analysis.json")
