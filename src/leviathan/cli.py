@@ -117,8 +117,8 @@ def main(argv: list[str] | None = None) -> int:
     except UserError as e:
         print(f"error: {e}", file=sys.stderr)
         return 2
-    except OSError as e:
-        message = storage_error_message(e)
+    except OSError as e:  # numpy's short write carries no errno: storage_oserror reads it from the disk
+        message = storage_error_message(storage_oserror(e))
         if message is None:
             raise
         print(f"error: {message}", file=sys.stderr)

@@ -93,8 +93,11 @@ def encode_fields(record: Any) -> dict:
 # ---- decoding -----------------------------------------------------------------------------------
 def decode(tp: Any, value: Any) -> Any:
     """``value`` (parsed JSON) as type ``tp``: dataclasses built field by field (see the module docstring),
-    ``list[X]`` and ``dict[str, X]`` element by element, anything else kept as written."""
+    ``list[X]`` and ``dict[str, X]`` element by element, anything else kept as written. A null where a record
+    (a non-optional dataclass) belongs is a TypeError, not that record's defaults (``model: null``)."""
     if value is None:
+        if isinstance(tp, type) and dataclasses.is_dataclass(tp):
+            raise TypeError(f"expected a JSON object for {tp.__name__}, got null")
         return None
     origin = typing.get_origin(tp)
     if origin in (typing.Union, types.UnionType):

@@ -53,9 +53,21 @@ def atomic_write_text(path: str | os.PathLike, text: str) -> None:
             f.flush()
             os.fsync(f.fileno())
         os.replace(tmp, path)
+    except OSError as e:
+        tmp.unlink(missing_ok=True)
+        raise named(e, path) from None
     except BaseException:
         tmp.unlink(missing_ok=True)
         raise
+
+
+def named(e: OSError, path: str | os.PathLike) -> OSError:
+    """``e`` with ``path`` as its file name when it has none: a write or flush that fails on a full disk raises
+    ``OSError(ENOSPC)`` naming no file (only ``open`` names one), so the one-line error could not say which
+    file the disk refused (found on a real full tmpfs, tests/reliability/test_real_full_disk.py)."""
+    if e.filename is not None or e.errno is None:
+        return e
+    return OSError(e.errno, e.strerror, os.fspath(path))
 
 
 def atomic_write_json(path: str | os.PathLike, obj: Any) -> None:

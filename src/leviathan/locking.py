@@ -39,6 +39,7 @@ from pathlib import Path
 from typing import Callable, Iterator
 
 from .errors import UserError
+from .io import named
 
 LOCK_NAME = ".lock"
 
@@ -102,10 +103,13 @@ def _acquire(path: Path, folder: Path, verb: str, fix: str) -> tuple[int, tuple[
         os.close(fd)  # locked a file its holder removed on release: take the new one
 
 
-def _write_holder(fd: int) -> None:
-    os.ftruncate(fd, 0)
-    os.lseek(fd, 0, os.SEEK_SET)
-    os.write(fd, f"{os.getpid()}\n{_command()}\n".encode())
+def _write_holder(fd: int, path: Path) -> None:
+    try:
+        os.ftruncate(fd, 0)
+        os.lseek(fd, 0, os.SEEK_SET)
+        os.write(fd, f"{os.getpid()}\n{_command()}\n".encode())
+    except OSError as e:  # a full disk: os.write names no file (io.named)
+        raise named(e, path) from None
 
 
 def _release(fd: int, path: Path, folder: Path, created: bool) -> None:
@@ -159,7 +163,7 @@ def folder_lock(folder: str | os.PathLike, verb: str, fix: str = "choose another
     created = not beside and not folder.exists()
     fd, (dead_pid, dead_command) = _acquire(path, folder, verb, fix)
     try:
-        _write_holder(fd)
+        _write_holder(fd, path)
         if dead_pid is not None and dead_pid != os.getpid():
             log(f"note: took over the lock of {str(folder)!r} from {_describe(dead_pid, dead_command)}, which "
                 f"ended without releasing it (killed or crashed); nothing it left half-written is used")

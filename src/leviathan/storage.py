@@ -12,6 +12,9 @@ turns into one line (``errors.storage_error_message``). Two libraries do not:
   otherwise EIO (the write failed for a reason the disk knows: a failing device, a file system gone).
 - safetensors raises its ``SafetensorError`` with the Rust I/O error inside the text
   (``IoError(Os { code: 28, kind: StorageFull, ... })``); the errno is taken from there.
+- numpy's ``ndarray.tofile`` on a disk that fills part-way raises ``OSError("19517 requested and 3072
+  written")``: an OSError, but with no errno and no path (found on a real full tmpfs; an injected ENOSPC
+  cannot show it). Read from the disk like torch's.
 
 Anything else is None: a bug, to be reported with its traceback. Footgun: the torch check matches the
 message text of torch's C++ writer; a torch that words it differently is reported as a traceback again,
@@ -27,6 +30,7 @@ from pathlib import Path
 
 _TORCH_WRITE = ("PytorchStreamWriter failed writing", "file write failed", "unexpected pos")
 _OS_CODE = re.compile(r"(?:Os \{ code: |os error )(\d+)")
+_SHORT_WRITE = re.compile(r"^\d+ requested and \d+ written$")  # numpy's tofile
 
 
 def _disk_full(path: str | os.PathLike | None) -> bool:
@@ -42,14 +46,21 @@ def _disk_full(path: str | os.PathLike | None) -> bool:
 
 def storage_oserror(e: BaseException, path: str | os.PathLike | None = None) -> OSError | None:
     """``e`` as an OSError with an errno when it is a failed write (see the module docstring), else None."""
+    text = str(e)
+    if isinstance(e, OSError) and e.errno is None and _SHORT_WRITE.match(text):
+        return _from_disk(path)
     if isinstance(e, OSError):
         return e
-    text = str(e)
     code = _OS_CODE.search(text)
     if code and type(e).__name__ == "SafetensorError":
         number = int(code.group(1))
         return OSError(number, os.strerror(number), os.fspath(path) if path is not None else None)
     if isinstance(e, RuntimeError) and any(marker in text for marker in _TORCH_WRITE):
-        number = errno.ENOSPC if _disk_full(path) else errno.EIO
-        return OSError(number, os.strerror(number), os.fspath(path) if path is not None else None)
+        return _from_disk(path)
     return None
+
+
+def _from_disk(path: str | os.PathLike | None) -> OSError:
+    """A failed write that carries no errno: ENOSPC when ``path``'s disk has no free blocks, else EIO."""
+    number = errno.ENOSPC if _disk_full(path) else errno.EIO
+    return OSError(number, os.strerror(number), os.fspath(path) if path is not None else None)

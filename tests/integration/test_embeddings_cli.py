@@ -169,3 +169,11 @@ def test_bad_input_names_the_problem_and_the_fix(sweep, tmp_path, capsys):
         moved.rename(data)
     assert main(["analyze", "embeddings", "--sweep", str(tmp_path)]) == 2
     assert "holds no results.jsonl" in capsys.readouterr().err
+    # --dest must be a folder the report reads records from: a prepared data folder (or any folder of other
+    # files without a results.jsonl) is refused before anything is written into it
+    before = sorted(p.name for p in data.iterdir())
+    assert main(["analyze", "embeddings", "--sweep", str(out), "--dest", str(data)]) == 2
+    assert "holds no results.jsonl and is not empty" in capsys.readouterr().err
+    assert sorted(p.name for p in data.iterdir()) == before
+    assert main(["analyze", "embeddings", "--sweep", str(out), "--dest", str(out / "runs" / "t-leviathan-s3")]) == 2
+    assert "records go beside a results.jsonl" in capsys.readouterr().err

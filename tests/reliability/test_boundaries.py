@@ -52,6 +52,13 @@ def test_a_seed_out_of_range_on_the_command_line(capsys, tmp_path, argv):
     assert not (tmp_path / "d").exists()
 
 
+def test_a_seed_repeated_on_the_command_line_is_refused_not_dropped(capsys):
+    with pytest.raises(SystemExit) as info:
+        main(["sweep", "--grid", "smoke", "--seeds", "0,1,0", "--list"])
+    assert info.value.code == 2
+    assert "seed 0 is listed twice in '0,1,0'; list each seed once" in one_error(capsys.readouterr().err)
+
+
 def test_a_seed_out_of_range_in_the_python_api(tmp_path):
     from leviathan.data.prepare import prepare
     from leviathan.run_config import RunConfig

@@ -143,6 +143,14 @@ def test_run_overrides_build_a_valid_run_config():
     ({"sizes": {"a": {"preset": "cpu-tiny", "run": [1]}}}, r"sizes.a.run: expected a mapping of run-config keys"),
     ({"experiments": {"isoparametric": {"variants": ["leviathan"], "sizes": ["b"], "baseline": "dense"}}},
      "experiments.isoparametric: unknown variant 'dense'"),
+    # a repeat names one run twice: refused, not silently dropped
+    ({"seeds": [0, 1, 0]}, r"seeds: 0 is listed twice; list each once"),
+    ({"experiments": {"iso_body": {"variants": ["leviathan"], "sizes": ["a", "a"]}}},
+     r"experiments.iso_body.sizes: 'a' is listed twice"),
+    ({"experiments": {"iso_body": {"variants": ["leviathan", "leviathan"], "sizes": ["a"]}}},
+     r"experiments.iso_body.variants: 'leviathan' is listed twice"),
+    ({"experiments": {"iso_body": {"variants": ["leviathan"], "sizes": ["a"], "seeds": [2, 2]}}},
+     r"experiments.iso_body.seeds: 2 is listed twice"),
 ])
 def test_bad_grids_name_the_problem(change, match):
     with pytest.raises((ConfigError, UserError), match=match):

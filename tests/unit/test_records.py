@@ -59,6 +59,22 @@ def test_decode_keeps_the_fields_and_leaves_the_defaults_to_the_class():
     assert decode(C, {"y": "a", "z": 3}) == C(1, "a")
 
 
+def test_null_where_a_record_belongs_is_refused_not_read_as_its_defaults():
+    from leviathan.run_config import RunConfig
+
+    @dataclass
+    class C:
+        inner: Inner = field(default_factory=lambda: Inner(1.0))
+        maybe: Inner | None = None
+
+    assert decode(C, {"maybe": None}) == C()  # an optional record may be null
+    with pytest.raises(TypeError, match="expected a JSON object for Inner, got null"):
+        decode(C, {"inner": None})
+    # a results row's config with `model: null` was a RunConfig with the default model (issue 30, round 4)
+    with pytest.raises(TypeError, match="expected a JSON object for ModelConfig, got null"):
+        decode(RunConfig, {"model": None, "max_steps": 3})
+
+
 def test_a_record_reads_back_from_its_json_typed():
     o = Outer("x", [Inner(1.0, [1])], {"k": Inner(2.0)}, error="no curve", detail=Inner(3.0, [4]))
     back = Outer.from_dict(json.loads(json.dumps(o.as_dict())))

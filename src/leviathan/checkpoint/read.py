@@ -38,7 +38,7 @@ from typing import Any
 import torch
 from safetensors.torch import load_file
 
-from ..config import from_dict, load_yaml
+from ..config import ConfigError, from_dict, load_yaml
 from ..errors import UserError
 from ..model.llama import CausalLM
 from ..run_config import RunConfig
@@ -107,9 +107,17 @@ def load_model_state(model: CausalLM, tensors: dict[str, torch.Tensor]) -> None:
 
 
 # ---- the inference loader -------------------------------------------------------------------------
-def run_config_from_dict(raw: dict) -> RunConfig:
-    """The RunConfig of a parsed ``config.yaml``."""
-    return from_dict(RunConfig, raw)
+def run_config_from_dict(raw: dict, where: str | os.PathLike | None = None) -> RunConfig:
+    """The RunConfig of a parsed ``config.yaml``; with ``where`` (the file), a value that cannot be (``hidden_size:
+    -3``, a key of the wrong shape) is a UserError naming the file and the way out, not a bare key."""
+    try:
+        return from_dict(RunConfig, raw)
+    except (ConfigError, TypeError) as e:
+        if where is None:
+            raise
+        raise UserError(f"{str(where)!r} does not read as the config it was saved as ({e}); it was edited or damaged "
+                        f"after training wrote it: restore the file, or resume from an earlier checkpoint "
+                        f"(--resume <run>/checkpoints/step-N)") from None
 
 
 def checked_step(step: Path, names: tuple[str, ...]) -> StepState:
@@ -125,7 +133,7 @@ TOKENIZER_FILES = ("tokenizer.json", "leviathan_tokenizer.json")
 
 def load_run_config(step: Path) -> RunConfig:
     """The RunConfig a step folder's weights were trained with (its config.yaml)."""
-    return run_config_from_dict(load_yaml(step / "config.yaml"))
+    return run_config_from_dict(load_yaml(step / "config.yaml"), where=step / "config.yaml")
 
 
 def read_progress(step: Path) -> tuple[int, int, str | None]:

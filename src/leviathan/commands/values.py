@@ -81,8 +81,12 @@ def seed(text: str) -> int:
 
 
 def seed_list(text: str) -> list[int]:
-    """Comma-separated seeds (``--seeds 0,1,2``), each checked like ``seed``."""
+    """Comma-separated seeds (``--seeds 0,1,2``), each checked like ``seed``, none twice."""
     values = [part.strip() for part in text.split(",")]
     if not any(values):
         raise argparse.ArgumentTypeError(f"expected comma-separated seeds such as 0,1,2, got {text!r}")
-    return [seed(part) for part in values if part]
+    seeds = [seed(part) for part in values if part]
+    if len(set(seeds)) < len(seeds):
+        twice = next(s for i, s in enumerate(seeds) if s in seeds[:i])
+        raise argparse.ArgumentTypeError(f"seed {twice} is listed twice in {text!r}; list each seed once")
+    return seeds

@@ -81,6 +81,7 @@ from ..errors import UserError
 from ..locking import folder_lock
 from ..ownership import check_apart, check_replaceable, listed_files, write_marker
 from ..seeds import check_seed
+from ..storage import storage_oserror
 from .companions import file_digests
 from .fingerprint import DataFingerprint
 from .sources import Source, SourceStats, open_source
@@ -206,7 +207,10 @@ class _SplitWriter:
     def write(self, ids: np.ndarray, documents: int, num_bytes: int) -> None:
         if ids.size:
             arr = ids.astype(self.dtype, copy=False)
-            arr.tofile(self.file)
+            try:
+                arr.tofile(self.file)
+            except OSError as e:  # a disk filling part-way: numpy says so without an errno (leviathan.storage)
+                raise storage_oserror(e, self.path) from None
             if self.freq is not None:
                 self.freq += np.bincount(ids, minlength=self.freq.size)
         self.tokens += int(ids.size)

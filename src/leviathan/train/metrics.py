@@ -30,7 +30,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from ..codec import decode
-from ..io import atomic_write_text, read_metrics
+from ..io import atomic_write_text, named, read_metrics
 
 
 @dataclass
@@ -148,8 +148,11 @@ class MetricsLogger:
     def log(self, row: dict) -> None:
         if not self.enabled:
             return
-        self._file.write(json.dumps(row) + "\n")
-        self._file.flush()
+        try:
+            self._file.write(json.dumps(row) + "\n")
+            self._file.flush()
+        except OSError as e:  # a full disk: name the file (io.named)
+            raise named(e, self.path) from None
         if self._tb is not None:
             prefix = "val" if "val_loss" in row else "train"
             for key, value in row.items():

@@ -125,7 +125,7 @@ def load_resume(cfg: RunConfig, run_dir: Path, resume: str | None) -> tuple[Path
         return None, None
     loaded = ckpt.load_state(path)
     check_tokenizer(path, cfg.data.path, "resume")
-    saved = to_dict(run_config_from_dict(loaded["config"]).model.resolved())
+    saved = to_dict(run_config_from_dict(loaded["config"], where=path / "config.yaml").model.resolved())
     current = to_dict(cfg.model.resolved())
     diff = [f"{k}: {saved.get(k)!r} in the checkpoint, {current.get(k)!r} now"
             for k in sorted(set(saved) | set(current)) if saved.get(k) != current.get(k)]

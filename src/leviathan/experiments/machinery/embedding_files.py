@@ -33,7 +33,7 @@ from pathlib import Path
 
 import numpy as np
 
-from ...config import ConfigError, from_dict, load_yaml
+from ...config import ConfigError, from_dict
 from ...errors import UserError
 from ...io import atomic_write_text
 from ..method.embeddings import FORMAT, Definitions, EmbeddingRecord, analyze_tables
@@ -91,7 +91,7 @@ def record_of_run(run_dir: str | os.PathLike, data_dir: str | os.PathLike | None
 
     from ... import __version__
     from ...checkpoint.find import find_checkpoint
-    from ...checkpoint.read import check_tokenizer, load_model, run_config_from_dict
+    from ...checkpoint.read import check_tokenizer, load_model, load_run_config
     from ...checkpoint.state import read_step_state
     from ...initial_model import initial_model
     from ...train.metrics import git_revision
@@ -99,7 +99,7 @@ def record_of_run(run_dir: str | os.PathLike, data_dir: str | os.PathLike | None
     options = (options or RecordOptions()).filled()
     step = find_checkpoint(run_dir).resolve()  # <run folder>/checkpoints/step-XXXXXXXX
     run_folder = step.parent.parent
-    cfg = run_config_from_dict(load_yaml(step / "config.yaml"))
+    cfg = load_run_config(step)
     data = Path(data_dir) if data_dir is not None else Path(cfg.data.path)
     freq = _train_freq(data, given=data_dir is not None)
     if data_dir is not None:
@@ -181,6 +181,19 @@ def record_or_run(path: str | os.PathLike, data_dir: str | os.PathLike | None = 
     raise UserError(f"{str(path)!r} does not exist; pass a run folder or an embeddings record (.json)")
 
 
+def _check_dest(dest: Path) -> None:
+    """UserError unless ``dest`` can take records: a folder with a results.jsonl (a results or sweep folder,
+    where the report finds them), or one not made yet, empty, or holding only records from an earlier call. A
+    prepared data folder, a run folder or any other folder of files would get an ``embeddings/`` no reader looks
+    for (issue 30)."""
+    if dest.exists() and not dest.is_dir():
+        raise UserError(f"--dest {str(dest)!r} is a file; pass a results folder (one holding {RESULTS})")
+    if dest.is_dir() and not (dest / RESULTS).is_file() and any(p.name != EMBEDDINGS for p in dest.iterdir()):
+        raise UserError(f"--dest {str(dest)!r} holds no {RESULTS} and is not empty (a data, run or other folder); "
+                        f"records go beside a results.jsonl, where `leviathan report` reads them: pass the results "
+                        f"folder (e.g. results/<grid>), or a new folder")
+
+
 def records_dir(results: str | os.PathLike) -> Path:
     """``<results dir>/embeddings`` of a sweep or results folder (or of the folder of its results.jsonl)."""
     results = Path(results)
@@ -204,6 +217,8 @@ def write_sweep_records(sweep: str | os.PathLike, dest: str | os.PathLike | None
         raise UserError(f"{sweep} holds no {RESULTS}: pass a sweep's --out folder once some of its runs finished")
     grid = read_sweep_grid(sweep).eval_options
     options = (options or RecordOptions()).filled(grid.buckets, grid.bucket_method)
+    if dest is not None:
+        _check_dest(Path(dest))
     out = records_dir(dest if dest is not None else sweep)
     written = []
     for row in read_results(sweep / RESULTS):

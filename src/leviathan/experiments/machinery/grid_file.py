@@ -96,10 +96,20 @@ def mapping(raw: Any, where: str) -> dict:
 
 
 def seed_list(raw: Any, where: str) -> list[int]:
-    """A list of seeds (a single integer is refused: write ``[0]``), each in ``leviathan.seeds``' range."""
+    """A list of seeds (a single integer is refused: write ``[0]``), each in ``leviathan.seeds``' range, none
+    twice (a repeated seed would name one run twice)."""
     if not isinstance(raw, (list, tuple)):
         raise ConfigError(f"{where}: expected a list of seeds such as [0, 1, 2], got {raw!r}")
-    return [check_seed(s, f"{where}[{i}]") for i, s in enumerate(raw)]
+    return no_repeats([check_seed(s, f"{where}[{i}]") for i, s in enumerate(raw)], where)
+
+
+def no_repeats(values: list, where: str) -> list:
+    """``values`` unchanged, or a ConfigError naming the first value written twice: a list whose repeat would
+    be dropped silently (seeds, sizes, variants name runs, and a run exists once)."""
+    for i, v in enumerate(values):
+        if v in values[:i]:  # a list, not a set: an entry written as a mapping is refused later, by name
+            raise ConfigError(f"{where}: {v!r} is listed twice; list each once (a run exists once)")
+    return values
 
 
 def tolerance_of(raw: Any, where: str = "tolerance") -> float:
@@ -230,7 +240,8 @@ class ExperimentSpec:
     def of(cls, raw: Any, where: str = "experiments entry") -> ExperimentSpec:
         """From the entry as written (an empty entry: no sizes, no variants); unknown keys and wrong shapes refused."""
         spec = from_dict(cls, mapping(raw, where), prefix=f"{where}.")
-        spec.sizes, spec.variants = spec.sizes or [], spec.variants or []
+        spec.sizes = no_repeats(list(spec.sizes or []), f"{where}.sizes")
+        spec.variants = no_repeats(list(spec.variants or []), f"{where}.variants")
         if spec.seeds is not None:
             spec.seeds = seed_list(spec.seeds, f"{where}.seeds")
         return spec

@@ -1,0 +1,112 @@
+"""A real full disk: a small tmpfs mounted for the test, real ``leviathan`` processes writing onto it.
+
+``test_full_disk.py`` and ``test_storage_failures.py`` inject the failure at each write site; this file checks
+the same promise end to end, where the file system itself refuses the write part-way through a file (the
+case an injected exception cannot show: a token file, a checkpoint or an export half on disk when space runs
+out). Each verb must end in one line naming the full disk, exit 2, and leave nothing a later command takes as
+valid. Needs the right to mount (root, as on the CI machine); skipped where ``mount`` is refused.
+"""
+
+from __future__ import annotations
+
+import shutil
+import subprocess
+import sys
+import uuid
+from pathlib import Path
+
+import pytest
+
+from leviathan.train import checkpoint as ckpt
+
+sys.path.insert(0, str(Path(__file__).parent))
+from reliability_support import cli, cli_error, run_overrides, tree_hashes, write_corpus  # noqa: E402
+
+pytestmark = pytest.mark.reliability
+
+FULL = "no space left on device (the disk is full); free disk space"
+
+
+def _du(folder: Path) -> int:
+    return sum(p.stat().st_size for p in folder.rglob("*") if p.is_file())
+
+
+@pytest.fixture
+def small_disk(tmp_path):
+    """A function ``(size in bytes) -> folder on a tmpfs of that size``; every mount is undone at the end."""
+    mounts: list[Path] = []
+
+    def make(size: int) -> Path:
+        where = tmp_path / f"disk-{uuid.uuid4().hex[:6]}"
+        where.mkdir()
+        done = subprocess.run(["mount", "-t", "tmpfs", "-o", f"size={size}", "tmpfs", str(where)],
+                              capture_output=True, text=True)
+        if done.returncode != 0:
+            pytest.skip(f"cannot mount a tmpfs here ({done.stderr.strip() or 'mount refused'})")
+        mounts.append(where)
+        return where
+
+    yield make
+    for where in mounts:
+        subprocess.run(["umount", "-l", str(where)], capture_output=True)
+
+
+def test_prepare_onto_a_disk_that_fills_part_way(tmp_path, small_disk):
+    corpus = write_corpus(tmp_path / "corpus", num_docs=200)  # ~100 KB of text: more tokens than 16 KB holds
+    disk = small_disk(16 * 1024)
+    line = cli_error(["prepare", corpus, "--out", disk / "data", "--tokenizer", "cl100k_base", "--no-progress"])
+    assert FULL in line, line
+    assert not (disk / "data").exists()  # the temporary folder is gone, nothing renamed into place
+    assert [p.name for p in disk.iterdir()] == []
+
+
+def test_a_checkpoint_that_does_not_fit(data, finished_run, small_disk):
+    needed = _du(finished_run)
+    disk = small_disk(needed + 512 * 1024)  # the run and its next metrics fit, one more checkpoint (2 MB) does not
+    run = disk / "run"
+    shutil.copytree(finished_run, run)
+    before = tree_hashes(run / "checkpoints")
+    proc = cli(["train", *run_overrides(data, max_steps=6), "--run-dir", run, "--resume", "auto", "--quiet"])
+    assert proc.returncode == 2, proc.stderr
+    line = [x for x in proc.stderr.splitlines() if x.startswith("error:")]
+    assert len(line) == 1 and line[0].startswith("error: could not save the checkpoint of step 6 ("), proc.stderr
+    assert FULL in line[0]
+    assert tree_hashes(run / "checkpoints") == before  # no half-written step-6, no temporary folder
+    assert ckpt.latest_checkpoint(run).name == "step-00000004"
+
+
+def test_an_export_that_does_not_fit(finished_run, small_disk):
+    disk = small_disk(32 * 1024)  # smaller than the weights
+    line = cli_error(["export", finished_run, disk / "hf"])
+    assert FULL in line, line
+    assert not (disk / "hf").exists()
+    assert [p.name for p in disk.iterdir()] == []
+
+
+def _fill(disk: Path) -> None:
+    """Write zeros into ``disk`` until the file system refuses: not one block left."""
+    with open(disk / "filler", "wb") as f:
+        try:
+            while True:
+                f.write(b"\0" * 65536)
+                f.flush()
+        except OSError:
+            pass
+    try:
+        with open(disk / "filler", "ab") as f:
+            while True:
+                f.write(b"\0")
+                f.flush()
+    except OSError:
+        pass
+
+
+def test_a_resume_on_a_disk_already_full_names_the_file_and_keeps_the_run(data, finished_run, small_disk):
+    disk = small_disk(_du(finished_run) + 1024 * 1024)
+    run = disk / "run"
+    shutil.copytree(finished_run, run)
+    _fill(disk)
+    before = tree_hashes(run)
+    line = cli_error(["train", *run_overrides(data, max_steps=6), "--run-dir", run, "--resume", "auto", "--quiet"])
+    assert f"error: '{run}" in line and FULL in line, line  # which file the disk refused (a flush names none)
+    assert tree_hashes(run) == before  # config.yaml, metrics.jsonl, the checkpoints: as they were
