@@ -242,18 +242,23 @@ def test_load_weights_of_another_model(capsys, run_copy, swap, message):
     assert tree_hashes(run_copy) == before
 
 
-@pytest.mark.parametrize("verb", ["eval", "resume"])
-def test_an_impossible_value_in_a_steps_config_names_the_file_and_the_fix(capsys, data, run_copy, verb):
+@pytest.mark.parametrize("verb, line, edited", [
+    ("eval", "  hidden_size: 64\n", "  hidden_size: -3\n"),
+    ("resume", "  hidden_size: 64\n", "  hidden_size: -3\n"),
+    ("eval", "  vocab_size: 300\n", "  vocab_size: 10000000000000\n"),  # a model no memory holds: refused first
+], ids=["eval", "resume", "vocab"])
+def test_an_impossible_value_in_a_steps_config_names_the_file_and_the_fix(capsys, data, run_copy, verb, line, edited):
     step = run_copy / "checkpoints" / ckpt.step_name(4)
     text = (step / "config.yaml").read_text()
-    assert "  hidden_size: 64\n" in text
-    (step / "config.yaml").write_text(text.replace("  hidden_size: 64\n", "  hidden_size: -3\n"))
+    assert line in text
+    (step / "config.yaml").write_text(text.replace(line, edited))
     refingerprint(step)  # edited with its fingerprint: the value check must hold on its own
     before = tree_hashes(run_copy)
     argv = ("eval", step) if verb == "eval" else ("train", *run_overrides(data), "--run-dir", run_copy,
                                                  "--resume", step)
     line = fails(capsys, *argv)
-    assert f"'{step / 'config.yaml'}' does not read as the config it was saved as (model.hidden_size" in line
+    assert f"'{step / 'config.yaml'}' does not read as the config it was saved as (model.{edited.split(':')[0].strip()}" \
+        in line
     assert "restore the file, or resume from an earlier checkpoint" in line
     assert tree_hashes(run_copy) == before
 

@@ -119,6 +119,8 @@ class ModelConfig:
             value = getattr(self, name)
             require(value is None or (isinstance(value, int) and not isinstance(value, bool) and value > 0),
                     f"model.{name} must be a positive integer or null, got {value!r}")
+        require(self.vocab_size <= 2**32, f"model.vocab_size must be at most 4,294,967,296 (prepared token ids are "
+                                          f"uint32 at most), got {self.vocab_size:,}")
         require(self.embedding in EMBEDDING_KINDS,
                 f"model.embedding must be one of {', '.join(EMBEDDING_KINDS)}, got {self.embedding!r}")
         if self.head_dim is None:
