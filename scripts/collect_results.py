@@ -8,7 +8,10 @@ Run folders (checkpoints) are not committed; ``results.jsonl`` rows carry each r
 so the copies regenerate every report. ``grid.json`` is copied with the unigram entropy of the
 training tokens added (``unigram_entropy``, from the data folder's train_freq.npy), because the data
 folder is not in the repository. Every copied file goes through ``provenance.portable_tree``: no
-machine-absolute path reaches the repository. To continue a sweep on a fresh machine, copy
+machine-absolute path reaches the repository. Rows merge: the rows already in ``<dest>/<grid>/results.jsonl`` are
+kept, in their order, and the sweep's rows for other runs are added after them (a round whose runs went from
+several sweep folders collects each in turn); a run with a row in both must have the same row, or nothing is
+written. To continue a sweep on a fresh machine, copy
 ``results.jsonl`` and ``grid.json`` back into the sweep's ``--out`` folder: the sweep skips every run that has a row
 (a ``results.jsonl`` alone is refused: the sweep writes only into its own results file, ``leviathan.ownership``).
 """
@@ -29,6 +32,24 @@ def _portable_jsonl(text: str) -> str:
     return "".join(dumps(portable_tree(json.loads(line))) + "\n" for line in text.splitlines() if line.strip())
 
 
+def merged_rows(kept: str, new: str) -> str:
+    """The JSON-lines text ``kept`` followed by the lines of ``new`` whose run (``name``) it lacks. A run in both
+    with different rows is a SystemExit naming it (one run trained twice: decide by hand which row stands)."""
+    rows = {json.loads(line)["name"]: line for line in kept.splitlines() if line.strip()}
+    added = []
+    for line in new.splitlines():
+        if not line.strip():
+            continue
+        name = json.loads(line)["name"]
+        if name in rows and json.loads(rows[name]) != json.loads(line):
+            raise SystemExit(f"error: run {name!r} has a row in the results folder and a different one in the sweep "
+                             f"folder (trained twice?); nothing was written; remove one of the two rows by hand")
+        if name not in rows:
+            rows[name] = line
+            added.append(line)
+    return "".join(line + "\n" for line in [*(line for line in kept.splitlines() if line.strip()), *added])
+
+
 def collect(sweep: Path, dest: Path) -> Path:
     from leviathan.experiments.method.plateau import unigram_entropy
     from leviathan.experiments.machinery.provenance import portable_tree
@@ -37,7 +58,8 @@ def collect(sweep: Path, dest: Path) -> Path:
     grid = json.loads((sweep / "grid.json").read_text())
     out = dest / grid["name"]
     out.mkdir(parents=True, exist_ok=True)
-    atomic_write_text(out / "results.jsonl", _portable_jsonl((sweep / "results.jsonl").read_text()))
+    kept = (out / "results.jsonl").read_text() if (out / "results.jsonl").is_file() else ""
+    atomic_write_text(out / "results.jsonl", merged_rows(kept, _portable_jsonl((sweep / "results.jsonl").read_text())))
     if grid.get("unigram_entropy") is None and grid.get("data_dir"):
         grid["unigram_entropy"] = unigram_entropy(grid["data_dir"])
     atomic_write_text(out / "grid.json", json.dumps(portable_tree(grid), indent=1) + "\n")
