@@ -257,7 +257,7 @@ def format_markdown(rows: list[DemoRow], info: dict, curve: list | None = None, 
            f"Data: {info['data_dir']} ({info['train_tokens']:,} train / {info['val_tokens']:,} validation tokens, "
            f"tokenizer {info['tokenizer']}). Each model: {info['steps']} steps x {info['batch_tokens']:,} tokens "
            f"= {info['steps'] * info['batch_tokens']:,} tokens, sequence {info['seq_len']}, preset {info['preset']}, "
-           f"trained {info.get('concurrent', '')}.", "",
+           f"trained {info['concurrent']}.", "",
            markdown_table(TABLE_HEADER, _table_rows(rows), align="l" + "r" * (len(TABLE_HEADER) - 1))]
     if curve:
         out += ["", markdown_table(["tokens", *[f"{v} val loss" for v in names]],

@@ -33,6 +33,7 @@ from ...errors import UserError
 from .data_match import SUMMARY, match_data
 from .identity import evaluation_differences, evaluation_settings, plain
 from .provenance import DataProvenance
+from .results import setting
 
 COMPARED_SECTIONS = ("model", "optim", "schedule")
 COMPARED_KEYS = ("batch_tokens", "max_steps", "max_tokens", "seed", "data.seq_len", "data.shuffle", "data.softmax")
@@ -46,10 +47,7 @@ def compared_view(config: dict) -> dict[str, Any]:
         for key, value in sorted((config.get(section) or {}).items()):
             out[f"{section}.{key}"] = plain(value)
     for dotted in COMPARED_KEYS:
-        node: Any = config
-        for part in dotted.split("."):
-            node = node.get(part) if isinstance(node, dict) else None
-        out[dotted] = plain(node)
+        out[dotted] = plain(setting(config, dotted))
     return out
 
 

@@ -42,6 +42,7 @@ from ...codec import decode, encode, encode_fields, extra_keys
 from ...errors import UserError
 from ...eval.result import EvalResult
 from ...model.accounting import ParamCounts
+from .identity import Evaluation
 from .provenance import CodeProvenance, DataProvenance
 
 if TYPE_CHECKING:
@@ -213,7 +214,7 @@ class ResultRow:
     created: str | None = None
     notes: list[str] = field(default_factory=list)
     config: dict | None = None  # the resolved RunConfig as written (``provenance.resolved_config``); read ``run_config``
-    evaluation: dict | None = None  # how its eval numbers were measured (``identity.evaluation_settings``)
+    evaluation: Evaluation | None = None  # how its eval numbers were measured (``identity.evaluation_settings``)
     code: CodeProvenance | None = None  # the commit and versions it trained with
     data: DataProvenance | None = None  # its prepared data: folder, fingerprint, tokenizer, token counts
     extra: dict = extra_keys()  # keys this version does not know, kept as read
@@ -253,6 +254,10 @@ class ResultRow:
             return None if self.config is None else decode(RunConfig, self.config)
         except (TypeError, ValueError) as e:  # RunConfig's own checks: a partial or edited config
             raise UserError(f"row {self.name!r}: its config does not read as a RunConfig ({e})") from None
+
+    def recorded(self, dotted: str) -> Any:
+        """A setting of ``config`` as written (``"optim.lr"``); None where the row does not record it."""
+        return setting(self.config, dotted)
 
     @property
     def data_provenance(self) -> DataProvenance:
@@ -296,6 +301,13 @@ class ResultRow:
         hw = decode(_Hardware, self.hardware or {})
         parts = [str(hw.device), str(hw.cpu), f"threads={hw.torch_threads}"] + ([str(hw.gpu)] if hw.gpu else [])
         return " / ".join(p for p in parts if p)
+
+
+def setting(config: Any, dotted: str) -> Any:
+    """``config["optim"]["lr"]`` for ``"optim.lr"`` of a config dict as written; None where it holds none."""
+    for part in dotted.split("."):
+        config = config.get(part) if isinstance(config, dict) else None
+    return config
 
 
 @dataclass
@@ -385,6 +397,11 @@ def row_problem(d: Any) -> str | None:
             value = (b or {}).get(key)
             if value is not None and not (isinstance(value, list) and all(_is_number(v) for v in value)):
                 return f"has buckets.{name}.{key} {_shown(value)}, not a list of numbers"
+    how = d.get("evaluation")
+    sets = how.get("sets", {}) if isinstance(how, dict) else {}
+    if isinstance(how, dict) and not (isinstance(how.get("options", {}), dict) and isinstance(sets, dict)
+                                      and all(isinstance(s, dict) for s in sets.values())):
+        return f"has evaluation {_shown(how)}, not eval sets and options (objects)"
     evals = d.get("eval")
     if evals is not None and not isinstance(evals, dict):
         return f"has eval {str(evals)[:40]!r}, not an object of eval sets"

@@ -22,11 +22,11 @@ sweep of the whole grid would have written them, so the merged report equals tha
 
 from __future__ import annotations
 
-import dataclasses
 import os
 import re
 from pathlib import Path
 
+from ...codec import encode
 from ...errors import UserError
 from .identity import check_one_evaluation, evaluation_settings, resolve_duplicates
 from .results import ResultRow, load_results, to_stderr
@@ -60,7 +60,7 @@ def _folder(path: str | os.PathLike) -> Path:
 def _settings(grid: SweepGrid) -> dict:
     """What every shard of one grid must have been started with (see the module docstring)."""
     return {"base overrides": sorted(grid.base_overrides),
-            "evaluation": evaluation_settings(grid.eval_sets, dataclasses.asdict(grid.eval_options)),
+            "evaluation": encode(evaluation_settings(grid.eval_sets, grid.eval_options)),
             "data fingerprint": grid.data_fingerprint, "seeds": grid.seeds}
 
 

@@ -68,10 +68,9 @@ class LrChoice(Record):
 
 
 def row_lr(row: ResultRow) -> float:
-    """The peak learning rate a row trained with: its resolved config's ``optim.lr`` as written (the row's config
-    dict, not the typed ``run_config`` view, which refuses a partial config that still records its lr)."""
-    optim = row.config.get("optim") if isinstance(row.config, dict) else None
-    lr = optim.get("lr") if isinstance(optim, dict) else None
+    """The peak learning rate a row trained with: its resolved config's ``optim.lr`` as written (``recorded``, not
+    the typed ``run_config`` view, which refuses a partial config that still records its lr)."""
+    lr = row.recorded("optim.lr")
     if lr is None:
         raise UserError(f"row {row.name!r} records no resolved config (optim.lr); rows written before provenance "
                         f"was recorded cannot enter an lr sweep")
