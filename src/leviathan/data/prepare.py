@@ -84,13 +84,13 @@ from ..seeds import check_seed
 from ..storage import storage_oserror
 from .companions import file_digests
 from .fingerprint import DataFingerprint
+from .meta import META_FILE, PreparedMeta, find_meta
 from .sources import Source, SourceStats, open_source
 from .tokenizer import BUILTIN_ENCODINGS, Tokenizer, load_tokenizer, split_for_threads, train_bpe
 
 __all__ = ["prepare", "prepare_eval_text", "dtype_for_vocab", "FORMAT_VERSION", "META_FILE", "FREQ_FILE"]
 
 FORMAT_VERSION = 1
-META_FILE = "meta.json"
 FREQ_FILE = "train_freq.npy"
 SPLITS = ("train", "val")
 _U64 = float(2**64)
@@ -283,48 +283,43 @@ def _move_to_val(tmp: Path, train: _SplitWriter, val: _SplitWriter, best: dict) 
 # out_dir handling
 
 
-def _read_meta(directory: Path) -> dict | None:
-    p = directory / META_FILE
-    if not p.is_file():
-        return None
+def _complete(directory: Path, meta: PreparedMeta) -> bool:
     try:
-        meta = json.loads(p.read_text())
-    except (OSError, json.JSONDecodeError):
-        return None
-    return meta if isinstance(meta, dict) else None
-
-
-def _complete(directory: Path, meta: dict) -> bool:
-    try:
-        itemsize = np.dtype(meta["dtype"]).itemsize
-        return all((directory / v["file"]).stat().st_size == v["tokens"] * itemsize
-                   for v in meta["splits"].values()) and (directory / FREQ_FILE).is_file()
-    except (KeyError, TypeError, OSError):
+        itemsize = np.dtype(meta.dtype).itemsize
+        return all((directory / v.file).stat().st_size == v.tokens * itemsize
+                   for v in meta.splits.values()) and (directory / FREQ_FILE).is_file()
+    except (TypeError, OSError):
         return False
 
 
-def _check_out_dir(out: Path, settings: dict, stat: str, overwrite: bool) -> dict | None:
+def _check_out_dir(out: Path, settings: dict, stat: str, overwrite: bool) -> PreparedMeta | None:
     """Existing up-to-date data dir -> its meta; a conflicting one -> UserError (unless overwrite)."""
     if not out.exists():
         return None
     if not out.is_dir():
         raise UserError(f"--out {out} is a file; choose a directory path")
-    meta = _read_meta(out)
-    if meta is None:
-        if any(out.iterdir()):
-            raise UserError(f"--out {out} exists and is not a leviathan data dir (no meta.json); refusing to "
-                            f"replace it; choose a new or empty directory")
-        return None
+    fix = "pass --overwrite (overwrite=True) to replace it, or choose another --out"
+    try:
+        meta = find_meta(out, fix)
+    except UserError:  # a damaged or foreign meta.json: --overwrite replaces it only where prepare wrote the folder
+        if not overwrite:
+            raise
+        meta = None
+    else:
+        if meta is None:
+            if any(out.iterdir()):
+                raise UserError(f"--out {out} exists and is not a leviathan data dir (no meta.json); refusing to "
+                                f"replace it; choose a new or empty directory")
+            return None
     if overwrite:
         check_replaceable(out, "prepare", "--overwrite", legacy=lambda folder, files: _legacy_data_dir(meta, files))
         return None
-    if meta.get("settings") == settings and meta.get("source_stat") == stat and _complete(out, meta):
+    if meta.settings == settings and meta.source_stat == stat and _complete(out, meta):
         return meta
-    old = meta.get("settings") or {}
+    old = meta.settings or {}
     diff = [k for k in settings if old.get(k) != settings[k]] or ["source files changed"]
-    raise UserError(f"--out {out} already holds different prepared data (tokenizer {meta.get('tokenizer')!r}, "
-                    f"source {meta.get('source')!r}; differs in: {', '.join(diff)}); pass --overwrite "
-                    f"(overwrite=True) to replace it, or choose another --out")
+    raise UserError(f"--out {out} already holds different prepared data (tokenizer {meta.tokenizer!r}, "
+                    f"source {meta.source!r}; differs in: {', '.join(diff)}); {fix}")
 
 
 def _check_apart(out: Path, specs: list, sources: list) -> None:
@@ -350,15 +345,12 @@ def _check_apart(out: Path, specs: list, sources: list) -> None:
                         f"from its input (--overwrite would delete it); choose another --out")
 
 
-def _legacy_data_dir(meta: dict, files: list[str]) -> bool:
+def _legacy_data_dir(meta: PreparedMeta | None, files: list[str]) -> bool:
     """Whether a folder without the ownership marker is a data dir ``prepare`` wrote before markers existed: its
-    meta.json describes splits, and it holds those files, the frequencies, the tokenizer files and nothing else."""
-    splits = meta.get("splits")
-    if not isinstance(splits, dict) or not all(isinstance(v, dict) for v in splits.values()):
-        return False
+    meta.json reads, and it holds its split files, the frequencies, the tokenizer files and nothing else."""
     expected = {META_FILE, FREQ_FILE, "tokenizer.json", "leviathan_tokenizer.json"}
-    expected |= {str(v.get("file", f"{k}.bin")) for k, v in splits.items()}
-    return META_FILE in files and set(files) <= expected
+    expected |= {v.file for v in (meta.splits.values() if meta is not None else ())}
+    return meta is not None and META_FILE in files and set(files) <= expected
 
 
 def _remove_stale_temps(out: Path) -> None:
@@ -478,10 +470,10 @@ def prepare(
     with folder_lock(out, "prepare", "choose another --out", beside=True):  # one writer per --out
         existing = _check_out_dir(out, settings, stat, overwrite)
         if existing is not None:
-            log(f"{out} is up to date ({existing['splits']['train']['tokens']:,} train tokens); nothing to do"
-                + ("" if existing.get("fingerprint_version") else "; its fingerprint is version 1 (it hashed the "
+            log(f"{out} is up to date ({existing.tokens('train'):,} train tokens); nothing to do"
+                + ("" if existing.fingerprint_version else "; its fingerprint is version 1 (it hashed the "
                    "source paths): overwrite=True (--overwrite) prepares it again with a version-2 fingerprint"))
-            return existing
+            return existing.raw
 
         out.parent.mkdir(parents=True, exist_ok=True)
         _remove_stale_temps(out)
