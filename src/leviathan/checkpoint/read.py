@@ -1,26 +1,14 @@
 """Checkpoints on disk, read: weights, tensors, the run config and the inference loader (used by train/, eval/, hf/).
 
-Like nanochat's checkpoint manager, one module serves both training and evaluation: ``train/checkpoint.py``
-writes step folders (and restores a training state from them); everything that finds a step folder or
-builds a model, its run config or its tokenizer from one lives here, below both, so evaluation never
-imports the training package.
-
     model, cfg = load_model("runs/tiny")          # (CausalLM in eval mode, RunConfig); latest complete step
     tokenizer = load_tokenizer("runs/tiny")       # the tokenizer saved beside the weights
 
-Layout of a step folder (train/checkpoint.py writes it atomically):
-
-    <run_dir>/checkpoints/step-00000500/
-        model.safetensors   state dict of the unwrapped, uncompiled CausalLM; a tied head is stored
-                            once (as model.embed_tokens.weight, the Hugging Face convention)
-        optimizer.pt        AdamW state keyed by parameter name; tensors, numbers and strings only
-        rng.pt              torch CPU and CUDA generator states (uint8 tensors)
-        state.json          step, tokens, data loader state, python + numpy RNG states, world size, and the
-                            sha256 of every other file (``files``), written last; read back checked
-                            (``checkpoint.state``: every field, and each file against its fingerprint)
-        config.yaml         the resolved RunConfig
-        tokenizer.json, leviathan_tokenizer.json
-                            the tokenizer (``Tokenizer.save``; a built-in one is recorded by name only)
+One room below both training and evaluation (``train/checkpoint.py`` writes step folders), so evaluation never
+imports the training package. A step folder ``<run_dir>/checkpoints/step-00000500/`` holds model.safetensors (the
+unwrapped, uncompiled CausalLM; a tied head stored once, as model.embed_tokens.weight), optimizer.pt (AdamW state
+keyed by parameter name), rng.pt (torch CPU and CUDA generator states), state.json (step, tokens, loader and RNG
+states, world size and every other file's sha256, written last; ``checkpoint.state``), config.yaml (the resolved
+RunConfig) and the tokenizer (``Tokenizer.save``; a built-in one by name only).
 
 Untrusted files: weights load only through safetensors, ``optimizer.pt`` / ``rng.pt`` only through
 ``torch.load(weights_only=True)`` (tensors, numbers, strings: a pickle that names any other object is

@@ -3,33 +3,24 @@
     leviathan demo                         # the corpus prepared on first use, the three trained at once, the table
     leviathan demo --run-dir runs/demo --steps 300
 
-What it does:
-1. Says first what the project found (``leviathan.verdict``: the committed verdict, packaged, one file that the
-   commit changing the finding updates) and how long the demo will take (``estimate``: the runs' training FLOPs at
-   a throughput measured on the project's 2-core machine, spread over the cores they run on).
-2. Data: the Gutenberg books of the project's data folder (``leviathan.io.data_root``: ``$LEVIATHAN_DATA``,
-   else ``../shared/data`` seen from the current folder) with a byte-level BPE of 32,768 ids: a vocabulary in
-   which most ids are rare, the regime where a generated input side can beat a table (docs/DESIGN.md,
-   results/ablations). Without that folder, the Python standard library's own sources (no download).
-   Prepared once into ``<cache>/data/<corpus>-bpe32768`` (the cache root of ``leviathan.io``:
-   ``$LEVIATHAN_CACHE``, else ``$XDG_CACHE_HOME/leviathan``, else ``~/.cache/leviathan``; or
-   ``--data-dir``) and reused.
-3. Three models with the same backbone (``cpu-tiny``: width 64, 2 layers, 4 heads): ``dense_tied`` (one
-   32,768 x 64 table, also the head), ``dense_untied`` (a table and a head of its own: the control that separates
-   the untied head from the generated input side) and ``leviathan`` (generator d_s 64, M 8, kappa 16, r 32 for
-   the input, an untied head), trained *at the same time*, one process and one thread each (single-threaded
-   processes beat multi-threaded ones on a small CPU), from the same seed on the same tokens in the same order.
-   Progress in every mode (``demo_progress.RunWatch``): each run's steps, tokens and loss as it logs them, its
-   validations, and a line when it finishes.
-4. Validation every ``--steps / 6`` steps (the gap curve) and at the end on the held-out books; the table gives
-   parameters by group, loss, perplexity, bits per byte and throughput. Printed and written to
-   ``<run-dir>/demo.json`` and ``demo.md``; each model's run folder is ``<run-dir>/<variant>``.
+1. It says first what the project found (``leviathan.verdict``, the committed verdict, packaged) and how long the
+   demo will take (``estimate``: the runs' training FLOPs at a throughput measured on the project's 2-core machine).
+2. Data: the Gutenberg books of the project's data folder (``leviathan.io.data_root``), else the Python standard
+   library's sources (no download), with a byte-level BPE of 32,768 ids (most ids rare: the regime where a
+   generated input side can beat a table; docs/DESIGN.md, results/ablations), prepared once into
+   ``<cache>/data/<corpus>-bpe32768`` (``leviathan.io``'s cache root; or ``--data-dir``) and reused.
+3. Three models with the same backbone (``cpu-tiny``: width 64, 2 layers, 4 heads): ``dense_tied``,
+   ``dense_untied`` (the control that separates the untied head from the generated input side) and ``leviathan``
+   (generator d_s 64, M 8, kappa 16, r 32), trained *at the same time*, one single-threaded process each, from the
+   same seed on the same tokens in the same order, with progress lines (``demo_progress.RunWatch``).
+4. Validation every ``--steps / 6`` steps (the gap curve) and at the end; the table (parameters by group, loss,
+   perplexity, bits per byte, throughput) is printed and written to ``<run-dir>/demo.json`` and ``demo.md``; each
+   model's run folder is ``<run-dir>/<variant>``.
 
-The headline states the phase the demo measured: a few minutes of CPU training (0.5M tokens per model) ends near
-the unigram plateau (dense_tied's validation loss against the unigram entropy of the training tokens), the early
-phase where leviathan leads in every committed run too; and beside it the committed verdict, measured to 10.5M
-tokens, where it ends behind both tables. In a checkout, the seeded grid's paired intervals for these same
-models (``results/cpu-bpe32k``, size m) or the one-seed ablation (``results/ablations``) follow.
+The headline states the phase the demo measured: a few minutes of CPU training ends near the unigram plateau, the
+early phase where leviathan leads in every committed run too; beside it the committed verdict, measured to 10.5M
+tokens, where it ends behind both tables, and in a checkout the seeded grid's paired intervals for these models
+(``results/cpu-bpe32k``) or the one-seed ablation (``results/ablations``).
 """
 
 from __future__ import annotations

@@ -5,23 +5,11 @@
     meta = prepare("train/", "data/x", val_source="valid/")                # explicit validation corpus
     tokens, num_bytes = prepare_eval_text("wiki.test.tokens", "data/x")    # raw text for evaluation
 
-The data dir (format in docs/CONTRACTS.md, section Data):
-
-    meta.json        tokenizer spec, vocab_size, dtype, eot_id, per split {file, tokens, documents, bytes},
-                     source, fingerprint (+ its version and legacy_fingerprint), created, and provenance
-                     (settings, timing, source statistics)
-    train.bin        raw ids, uint16 when vocab_size <= 65535 else uint32, native little-endian;
-    val.bin          each document followed by eot_id (so a split is doc, eot, doc, eot, ...)
-    train_freq.npy   int64 (vocab_size,): how often each id occurs in train.bin (eot included)
-    tokenizer.json   when the tokenizer is not built-in (trained BPE, foreign tokenizer.json)
-    leviathan_tokenizer.json   name, vocab_size, eot_id of the tokenizer
-    leviathan_output.json      the marker: prepare wrote this folder, and these files (``leviathan.ownership``)
-
-meta.json (written last) records a digest of every other file (``files``; ``data.companions``): a file swapped in from
-another preparation is refused when it is read.
-
-``bytes`` is the UTF-8 size of the split's documents (separators excluded): bits per byte =
-loss_nats * tokens / (bytes * ln 2), comparable across tokenizers.
+The data dir (docs/CONTRACTS.md, section Data): meta.json (``data.meta``; written last, with a digest of every
+other file, ``data.companions``), train.bin and val.bin (raw ids, uint16 when vocab_size <= 65535 else uint32,
+each document followed by eot_id), train_freq.npy (int64 count of each id in train.bin), the tokenizer's files and
+the ownership marker (``leviathan.ownership``). A split's ``bytes`` is the UTF-8 size of its documents (separators
+excluded): bits per byte = loss_nats * tokens / (bytes * ln 2), comparable across tokenizers.
 
 Validation split, by document. Each document's UTF-8 bytes are hashed (blake2b-128); a keyed
 hash of that digest with ``seed`` gives u in [0, 1), and the document goes to validation iff
@@ -31,32 +19,23 @@ val_fraction (tiny corpora), the document with the smallest u is moved to valida
 val_fraction > 0 always yields a validation split (a corpus of a single document is refused;
 pass ``val_source``). With ``val_source`` every source document is training data.
 (A BPE trained by ``prepare`` sees only training documents, except in that fallback case, where
-the moved document was part of the BPE's training text.) A killed run leaves a hidden
-``.NAME.tmp-PID-*`` folder; the next ``prepare`` of the same ``out_dir`` deletes it once that
-process is gone.
+the moved document was part of the BPE's training text.)
 
-Fingerprint (``data.fingerprint``, version 2): sha256 over the settings that change the tokens, the
-tokenizer's content hash and, for every document in order, its split and blake2b-128 digest: the same
-for the same text and tokenizer wherever the text lies (no path enters it). meta.json also keeps the
-version-1 fingerprint (which hashed the source paths) as ``legacy_fingerprint``, for rows written
-before. ``source_stat`` (sha256 over file names, sizes and mtimes) is cheaper and only decides whether
-an existing data dir is up to date (then ``prepare`` returns its meta without work; a data dir
-prepared before version 2 keeps its version-1 fingerprint until ``overwrite=True`` prepares it again).
+The fingerprint (``data.fingerprint``) names the tokens wherever the text lies; ``source_stat`` (sha256 over file
+names, sizes and mtimes) is cheaper and only decides whether an existing data dir is up to date (then ``prepare``
+returns its meta without work; a data dir prepared before fingerprint version 2 keeps its version-1 fingerprint
+until ``overwrite=True`` prepares it again).
 
-Parallelism and speed. quicktok's ``encode_batch`` runs ``num_workers`` native threads without
-the GIL, while a reader thread reads, decodes and hashes the next batch of documents. There is no
-process pool: a ``multiprocessing`` pool of 1-thread encoders was measured slower than the threads
-(it pickles the texts there and the ids back; the numbers are in docs/benchmarks.md, "Data
-preparation"). A BPE trained by ``prepare`` is encoded by quicktok too. Documents longer than
-``piece_chars`` are cut at "\\n"+letter boundaries, where the pre-tokenizers always split, so one
-huge document still uses every thread and the ids are unchanged (tested).
+Parallelism: quicktok's ``encode_batch`` runs ``num_workers`` native threads without the GIL while a reader thread
+reads, decodes and hashes the next batch (a process pool was measured slower: docs/benchmarks.md, "Data
+preparation"). Documents longer than ``piece_chars`` are cut at "\\n"+letter boundaries, where the pre-tokenizers
+always split, so one huge document still uses every thread and the ids are unchanged (tested).
 
-Atomicity: everything is written into a hidden temporary folder next to ``out_dir`` and renamed
-into place at the end, after an fsync; a crash leaves at most a ``.NAME.tmp-*`` folder, never a
-half-written data dir with a meta.json. An existing different data dir is only replaced with
-``overwrite=True``, and only when it is provably prepare's output (``leviathan.ownership``: the marker
-``leviathan_output.json`` listing exactly its files, or, for a data dir prepared before markers, its meta.json's
-files and nothing else) and no live process holds a lock in it; a folder that is not a data dir is never replaced.
+Atomicity: everything is written into a hidden ``.NAME.tmp-PID-*`` folder next to ``out_dir`` and renamed into
+place after an fsync (a killed run's folder is deleted by the next ``prepare`` once its process is gone), never a
+half-written data dir. An existing different data dir is only replaced with ``overwrite=True``, and only when it
+is provably prepare's output (``leviathan.ownership``: its marker, or for a data dir prepared before markers its
+meta.json's files and nothing else) and no live process holds a lock in it.
 """
 
 from __future__ import annotations

@@ -25,31 +25,14 @@ What ``adopt`` does (docs/DESIGN.md §2: e(i) is a pure function of the id, a dr
   ``set_input_embeddings``, and refuses a checkpoint that lacks the generator's tensors (``from_pretrained``);
 - keeps everything else (position embeddings such as GPT-2's ``wpe``, norms, layers, head, generation config).
 
-Saving: ``save_pretrained`` writes the generator's parameters and, beside them, the baked (V, D) table under the
-original embedding's key (``<embedding>.weight``). An adopted directory keeps the original ``model_type`` (so tools
-that dispatch on it still do), so ``AutoModelForCausalLM.from_pretrained`` without leviathan builds the original
-class: with the table in the file it loads the adopted model (same logits, fp32 rounding; the generator's tensors
-are listed as unexpected), never a random embedding (which it did before issue 31). Still, ship ``bake_adopted``'s
-directory to people without leviathan: it has no unexpected tensors and a model card.
-
-Loading: ``load_adopted(dir, **from_pretrained_kwargs)`` reads config.json, finds the original class and calls
-``adopted_class(cls).from_pretrained``; the baked table in the file is ignored (the generator is rebuilt from its
-own parameters). A folder whose file lacks the generator's tensors is refused, not given a random generator: what
-transformers alone writes when it re-saves an adopted folder it loaded (config.json keeps ``leviathan_generator``,
-the weights keep only the baked table). That folder is a table model: load it as one, and ``adopt(..., fit=...)``.
-
-Baking: ``bake_adopted(model, out_dir)`` computes the (V, D) table once (``LeviathanGenerator.bake``), writes it
-as the original class's embedding weight, drops ``leviathan_generator`` from the config (``tie_word_embeddings``
-stays false: the head is its own matrix) and saves with the original class's ``save_pretrained``: a directory
-that ``AutoModelForCausalLM.from_pretrained`` loads with transformers alone, with the same logits (fp32 rounding).
-
-What cannot be adopted raises ``UserError`` (``<problem>; <fix>``): configs with no causal LM class (encoder-only
-models such as DistilBERT), encoder-only models that have one (BERT, RoBERTa, ELECTRA: ``AutoModelForCausalLM`` maps
-them to an ``*LMHeadModel`` whose attention stays bidirectional unless ``is_decoder=True``; refused when any module
-of the built model says ``is_causal`` False), encoder-decoder and multimodal models, instances that are not the
-causal LM class of their config (``BertForMaskedLM``), an input embedding that is neither a plain ``nn.Embedding``
-nor one whose output is its row times a constant ``embed_scale`` (checked on a few ids: anything else it does, the
-generator would silently drop), and a model adopted twice.
+Saving, loading and baking (docs/USING.md §3-4, which also lists what cannot be adopted: a ``UserError``
+``<problem>; <fix>``): ``save_pretrained`` writes the generator's parameters and, beside them, the baked (V, D)
+table under the original embedding's key, and keeps the original ``model_type``, so transformers alone loads the
+original class with the same logits, never a random embedding. ``load_adopted`` finds the original class, calls
+``adopted_class(cls).from_pretrained`` and ignores the baked table; a folder whose file lacks the generator's
+tensors (what transformers alone writes when it re-saves an adopted folder) is refused: it is a table model.
+``bake_adopted`` writes the table (``LeviathanGenerator.bake``) as the original class's embedding weight, drops
+``leviathan_generator`` from the config (the head stays untied) and saves with the original ``save_pretrained``.
 
 Footguns: ``padding_idx`` is not enforced by the generator (the pad id gets an embedding like any other id; padded
 positions are masked anyway, and a baked table loads as is). The generator is created in the embedding's dtype; a

@@ -5,20 +5,17 @@
     measurement_differences(a, b)                              # []: the same run, measured the same way, same numbers
     rows, notes = resolve_duplicates(numbered_rows, path)     # one row per run (the rule below), or a UserError
 
-A row's numbers depend on more than its training settings (``experiments.machinery.drift``): how it was evaluated, which
-eval sets on how many tokens with which window, bucketed how. Before (issue 30, kind 4) rows evaluated with
-``eval.max_tokens`` 4096 and 131072 could share one results file, and shards merged into one report, without a
-word; a run that appeared twice in one file was reported from whichever row came last.
+A row's numbers depend on more than its training settings (``drift``): which eval sets on how many tokens with which
+window, bucketed how (issue 30, kind 4).
 
 - ``evaluation`` (an ``Evaluation``): every row records the eval sets and options that decide its eval numbers
   (``max_tokens``, ``seq_len``, the buckets; not ``batch_size``, which changes how fast, not what). The sweep's drift
-  check refuses kept rows whose ``evaluation`` differs from the grid's now; rows written before rows recorded it are
-  noted and not checked.
-- The rule for duplicates (one run, several rows in one file, or in two shards being merged): rows that are the
-  same measurement (``measurement_differences`` empty: the same resolved config, evaluation settings, data fingerprint, training
-  progress and every eval number) are one row: the first is kept and a note says so (the report prints it). Rows
-  that differ are refused, naming the run, where both rows are and what differs: two measurements of one run
-  cannot both be in one table, and which one is right is the user's call (delete the other line).
+  check refuses kept rows whose ``evaluation`` differs from the grid's now, a report refuses rows that differ
+  (``check_one_evaluation``); rows written before rows recorded it are noted and not checked.
+- Duplicates (one run, several rows in one file or in two shards being merged): rows that are the same measurement
+  (the same resolved config, evaluation, data fingerprint, training progress and every eval number) are one row,
+  the first, and a note says so (the report prints it). Rows that differ are refused, naming the run, where both
+  rows are and what differs: which one is right is the user's call (delete the other line).
 """
 
 from __future__ import annotations

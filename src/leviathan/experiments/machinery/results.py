@@ -5,22 +5,15 @@
     rows[0].eval["val"].bpb, rows[0].params.total    # typed access
     append_result("runs/cpu/results.jsonl", row)     # one atomic line per row
 
-A row is one finished run of a grid (``experiments.machinery.sweep.make_row``): who it is (name, regimes,
-variant, size, seed), its backbone and parameter groups (docs/DESIGN.md §5), its training summary,
-its evaluation per eval set (loss, perplexity, bits per byte; §7), its losses per training-frequency
-bucket, its validation curve, where it ran, and what produced it (resolved run config, code commit,
-data fingerprint: ``experiments.machinery.provenance``). ``ResultRow.from_dict`` reads rows written by any
-earlier version: a missing key is None (or an empty list / dict), and a key it does not know is kept
-in ``extra`` and written back by ``to_dict``, so reading and rewriting a row loses nothing. Values
-are kept as written (an integer token count stays an integer), so numbers derived from old rows do
-not change.
+A row is one finished run of a grid (``sweep.make_row``): who it is, its backbone and parameter groups
+(docs/DESIGN.md §5), its training summary, its evaluation per eval set (§7) and per training-frequency bucket, its
+validation curve, where it ran, how it was evaluated (``identity``) and what produced it (``provenance``).
+``ResultRow.from_dict`` reads rows of any earlier version (a missing key is None or empty; an unknown one is kept in
+``extra`` and written back), values kept as written, so numbers derived from old rows do not change.
 
-The comparison regimes and their baselines (docs/DESIGN.md §4) live here once: ``BASELINES`` maps a
-regime to the variant every other variant of a (size, seed) group is compared with, and
-``DEFAULT_LADDER`` is the dense variant of the scaling ladder when a grid names none.
-
-JSON cleaning (``json_safe``) is here too: every file the experiments write (rows, analysis.json,
-ablations.json, ``leviathan analyze --json``) is strict JSON, with non-finite floats as null.
+``BASELINES`` maps each comparison regime (docs/DESIGN.md §4) to the variant the others are compared with;
+``DEFAULT_LADDER`` is the scaling ladder's variant when a grid names none. ``json_safe`` makes every file the
+experiments write strict JSON, non-finite floats as null.
 """
 
 from __future__ import annotations

@@ -13,39 +13,21 @@ Layout of ``OUT``:
     OUT/leviathan_output.json   the marker: the folder is the sweep's (``leviathan.ownership``; a folder without it
                              is used only when it holds none of these names)
 
-Resuming. On start, runs whose name already has a row in results.jsonl are skipped. Every other run
-is trained with ``resume="auto"``, so a run killed half-way continues from its latest complete
-checkpoint; a run whose training finished but whose evaluation did not (``sweep_train.json`` exists)
-goes straight to evaluation. Rows are appended with a single ``os.write`` on an ``O_APPEND``
-descriptor followed by ``fsync``: a killed sweep leaves whole rows or none (a torn last line, which
-only a crash in the middle of that one write could leave, is ignored by the reader and that run is
-redone).
+Resuming. Runs with a row in results.jsonl are skipped; every other run trains with ``resume="auto"`` (a killed run
+continues from its latest complete checkpoint; one whose ``sweep_train.json`` exists goes straight to evaluation).
+Rows are appended atomically (``results.append_result``): a killed sweep leaves whole rows or none.
 
-Several GPUs. The sweep trains its runs one after another in one process (it refuses to start under
-torchrun). For multi-GPU runs, ``leviathan sweep --grid NAME --commands`` prints one
-``leviathan train`` line per run (same config, same run dir); launch them with torchrun or a
-scheduler, then run the sweep once more: ``train(resume="auto")`` finds each run finished and
-returns at once, and the sweep evaluates it and writes its row (throughput then comes from the
-run's metrics.jsonl).
+Several GPUs. The sweep trains its runs one after another in one process (it refuses to start under torchrun).
+``leviathan sweep --grid NAME --commands`` prints one ``leviathan train`` line per run (same config, same run dir);
+launch them with torchrun or a scheduler, then run the sweep once more: each run is found finished, evaluated and
+given its row (throughput then comes from the run's metrics.jsonl).
 
-Evaluation of a finished run (``evaluate_run``): for each eval set of the grid, per-token losses
-(``leviathan.eval.perplexity.token_losses``) -> loss, perplexity, bits per byte, and the losses per
-training-frequency bucket (``eval.frequency``; buckets from the data dir's train_freq.npy,
-the same for every run of the grid). Eval sets are a split of the prepared data (``split: val``) or
-a raw text file (``text: wikitext-2/wiki.valid.tokens``) tokenized with the data's tokenizer;
-relative text paths resolve against the data folder (``--data-root`` or ``$LEVIATHAN_DATA``).
-``max_tokens`` caps the tokens evaluated per set (CPU budget); bits per byte then uses the same
-share of the text's bytes.
-
-Row: one ``experiments.machinery.results.ResultRow`` per line (``make_row``): name, regime (first), regimes,
-variant, size, seed, data_seed, backbone fields, params {input, body, head, total, tied},
-target_total, model, the training summary (steps, tokens, wall_time_s, tokens_per_s, final_val_loss,
-final_val_ppl), eval {set: {loss, ppl, bpb, tokens}}, buckets {set: {loss, ppl, count,
-num_unseen_targets, buckets}}, hardware, run_dir, metrics, curve, grid, created, notes. Reading,
-writing and the atomic append live in ``experiments.machinery.results``.
-
-Training is ``leviathan.train.loop.train`` and evaluation ``evaluate_run``; the tests replace them with
-monkeypatch to exercise the sweep logic without training.
+Evaluation (``evaluate_run``): per eval set of the grid (a split of the prepared data, or a text file tokenized with
+the data's tokenizer, relative paths under ``--data-root`` / ``$LEVIATHAN_DATA``), loss, perplexity and bits per
+byte, and the losses per training-frequency bucket (``eval.frequency``, buckets from the data's train_freq.npy).
+``max_tokens`` caps the tokens per set (bits per byte then uses the same share of the text's bytes). The row is
+``results.ResultRow`` (``make_row``). Tests replace ``leviathan.train.loop.train`` and ``evaluate_run`` with
+monkeypatch to exercise the sweep without training.
 """
 
 from __future__ import annotations
@@ -124,11 +106,7 @@ def build_run_config(grid: Grid, spec: RunSpec):
 
 def resolve_text_path(text: str, root: Path | None) -> Path:
     p = Path(os.path.expandvars(os.path.expanduser(text)))
-    if p.is_absolute():
-        return p
-    if root is not None:
-        return root / p
-    return p
+    return root / p if root is not None and not p.is_absolute() else p
 
 
 class EvalData:
