@@ -1,12 +1,9 @@
 """``LeviathanConfig``: the Hugging Face config of a leviathan model (model_type ``"leviathan"``).
 
-It carries every field of ``leviathan.model.config.ModelConfig`` under the same name (the backbone
-fields are LlamaConfig's names, the generator's are prefixed ``generator_``), so
-``LeviathanConfig.from_model_config(cfg).to_model_config() == cfg.resolved()``. Validation is
-ModelConfig's: a bad value raises ``leviathan.config.ConfigError`` naming the field and the fix.
-
-``tie_word_embeddings`` is derived, never chosen: it is True exactly for ``embedding="dense_tied"``
-(transformers reads it to decide whether ``lm_head.weight`` is tied to ``model.embed_tokens.weight``).
+It carries every field of ``leviathan.model.config.ModelConfig`` under the same name (the backbone fields are
+LlamaConfig's names, the generator's prefixed ``generator_``), so ``LeviathanConfig.from_model_config(cfg)
+.to_model_config() == cfg.resolved()``; validation is ModelConfig's. ``tie_word_embeddings`` is derived, never
+chosen: True exactly for ``embedding="dense_tied"`` (transformers reads it to tie ``lm_head.weight``).
 
 Footguns:
 - transformers 5 configs are dataclasses: every field below needs a class-level annotation, and

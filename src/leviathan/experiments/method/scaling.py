@@ -1,41 +1,33 @@
 """Scaling analysis (docs/DESIGN.md §7): fit L(N) = E + A N^(-alpha) to dense runs, invert it for other runs.
 
-The paper's isoparametric claim ("leviathan behaves like a dense model with 1.47x-2.11x its
-parameters") comes from exactly this: fit the dense models' validation loss against their
-parameter count, then ask which dense size N_eq the fit says would reach a leviathan run's loss.
-The multiplier is N_eq / N_leviathan.
+The paper's isoparametric claim ("leviathan behaves like a dense model with 1.47x-2.11x its parameters") comes from
+exactly this: fit the dense models' validation loss against their parameter count, then ask which dense size N_eq
+the fit says would reach a leviathan run's loss. The multiplier is N_eq / N_leviathan.
 
-Fitting. Least squares in loss space with x = log N as the regressor:
-``L = E + exp(c - alpha * (x - x0))`` with x0 the mean log size, so the parameters are O(1)
-whatever the units of N (A = exp(c + alpha * x0)). For a fixed alpha the model is linear in (E, e^c),
-so the fit is a one-dimensional search over alpha (variable projection: a log grid over
-[1e-4, 5], then a bounded scalar refinement) with the linear part solved in closed form under the
-bounds 0 <= E < min(L) (the irreducible loss lies below every observed loss) and A >= 0. This never
-needs a starting guess and cannot land in a bad local minimum of (E, A, alpha) jointly. The point
-estimate is then polished by scipy's ``curve_fit`` (bounded trust region, same parametrisation),
-kept only if it lowers the squared error.
+Fitting. Least squares in loss space with x = log N as the regressor: ``L = E + exp(c - alpha * (x - x0))`` with x0
+the mean log size, so the parameters are O(1) whatever the units of N (A = exp(c + alpha * x0)). For a fixed alpha
+the model is linear in (E, e^c), so the fit is a one-dimensional search over alpha (variable projection: a log grid
+over [1e-4, 5], then a bounded scalar refinement) with the linear part solved in closed form under the bounds
+0 <= E < min(L) and A >= 0: no starting guess, no bad local minimum of (E, A, alpha) jointly. The point estimate is
+then polished by scipy's ``curve_fit`` (same parametrisation), kept only if it lowers the squared error.
 
-Confidence intervals are a bootstrap over runs: resample the (N, L) points with replacement and
-refit. When every size has at least two runs (seeds) the resampling is stratified by size (each
-size keeps its number of runs); otherwise whole runs are resampled and draws with fewer than three
-distinct sizes (three parameters need three sizes) are redrawn; the number of redraws is reported.
-Intervals are percentile intervals (``ci`` = 0.95 -> 2.5th and 97.5th percentiles).
+Confidence intervals: a bootstrap over runs (resample the (N, L) points with replacement and refit), stratified by
+size when every size has at least two runs; otherwise draws with fewer than three distinct sizes are redrawn (the
+number of redraws is reported). Percentile intervals (``ci`` = 0.95 -> 2.5th and 97.5th percentiles).
 
-Inverting. N_eq = (A / (L - E))^(1/alpha). A loss at or below E is never reached by any dense size
-according to the fit: N_eq is infinite and the result is flagged ``below_irreducible`` instead of
-returning a number. N_eq outside the fitted range of sizes is flagged ``extrapolated``.
+Inverting. N_eq = (A / (L - E))^(1/alpha). A loss at or below E is reached by no dense size according to the fit:
+N_eq is infinite and flagged ``below_irreducible``; N_eq outside the fitted range of sizes is flagged
+``extrapolated``.
 
-Identification. A ladder whose losses barely bend (or span too few sizes) fits equally well with
-E near 0 and a tiny alpha as with E near the smallest loss and a large alpha: the point estimate is
-then one of many, and every dense-equivalent size read off it is too. ``PowerLawFit.unidentified``
-says so from the bootstrap: alpha's interval spanning more than ``ALPHA_RATIO_IDENTIFIED`` (a factor
-of 4 in alpha is a factor of 4 in the exponent of every multiplier), or E's interval covering more
-than half of [0, min L) (the irreducible loss is not pinned down). The report prints the reasons.
+Identification. A ladder whose losses barely bend (or span too few sizes) fits equally well with E near 0 and a
+tiny alpha as with E near the smallest loss and a large alpha; every dense-equivalent size read off the point
+estimate is then one of many. ``PowerLawFit.unidentified`` says so from the bootstrap: alpha's interval spanning
+more than ``ALPHA_RATIO_IDENTIFIED`` (a factor of 4 in alpha is one in the exponent of every multiplier), or E's
+interval covering more than half of [0, min L). The report prints the reasons.
 
-Footguns: a fit on fewer than 4 sizes has no residual degrees of freedom worth the name; the
-bootstrap interval then mostly says "we don't know" and the report should say so. Quantiles of
-draws that include infinity use the inverted-CDF rule (no interpolation between a finite draw and
-infinity).
+Footguns: a fit on fewer than 4 sizes has no residual degrees of freedom worth the name; the bootstrap interval
+then mostly says "we don't know" and the report says so. Quantiles of draws that include infinity use the
+inverted-CDF rule (no interpolation between a finite draw and infinity).
 """
 
 from __future__ import annotations

@@ -3,15 +3,12 @@
     section = embeddings_section(records)     # EmbeddingsSection: per arm the mean over its seeds; pairs by seed
     md_lines = render_embeddings(section)      # the Markdown of the section
 
-``leviathan report DIR`` adds it when ``DIR/embeddings/*.json`` exists (``embedding_files.read_records``); a DIR
-without that folder reports exactly as before (no section, no ``embeddings`` key in analysis.json).
-
-Per arm (the run name without its seed suffix) one table: per group of ids (``experiments.method.embeddings``: all, seen,
-the training-frequency buckets rarest first, unseen), init -> final of RMS, shared share, effective rank and mean
-cosine, each the mean over the arm's seeds (the per-run numbers stay in the records). Per seed every pair of its
-arms: the neighbour agreement (``embeddings.compare_records``) over every probe and per group, at init -> at the
-end. Footgun: records made with other options or on other data (different probes) do not pair; the section lists
-such a pair with the reason instead of failing.
+``leviathan report DIR`` adds it when ``DIR/embeddings/*.json`` exists; without that folder the report has no
+section and analysis.json no ``embeddings`` key. Per arm (the run name without its seed suffix) one table: per group
+of ids, init -> final of RMS, shared share, effective rank and mean cosine, each the mean over the arm's seeds.
+Per seed every pair of its arms: the neighbour agreement (``embeddings.compare_records``) over every probe and per
+group. Footgun: records made with other options or on other data do not pair; the section lists such a pair with
+the reason instead of failing.
 """
 
 from __future__ import annotations
