@@ -1,17 +1,11 @@
 """Validation loss, perplexity and bits per byte of a causal LM over a token stream (docs/DESIGN.md §7).
 
-The stream is cut into consecutive, non-overlapping windows of ``seq_len`` inputs: window j reads
-tokens ``[j T, j T + T)`` and predicts ``[j T + 1, j T + T]``, so every token after the first is
-predicted exactly once, from a context of 0..T-1 earlier tokens of its window (the same context
-lengths the model was trained with). A last, shorter window covers the remainder. N tokens give
-N - 1 predictions.
-
-- ``loss``: mean negative log-likelihood in nats per predicted token.
-- ``ppl``: exp(loss).
-- ``bpb``: bits per byte = total nats / ln 2 / ``num_bytes``, where ``num_bytes`` is the UTF-8 size
-  of the text the tokens encode. It does not depend on the tokenizer, so models with different
-  vocabularies compare on it. (The first token is not predicted; over any realistic stream that
-  is noise.)
+The stream is cut into consecutive, non-overlapping windows of ``seq_len`` inputs: window j reads tokens ``[j T,
+j T + T)`` and predicts ``[j T + 1, j T + T]``, so every token after the first is predicted exactly once, from a
+context of 0..T-1 earlier tokens of its window (the context lengths the model was trained with); a last, shorter
+window covers the remainder. ``loss`` is the mean negative log-likelihood in nats per predicted token, ``ppl``
+exp(loss), ``bpb`` total nats / ln 2 / ``num_bytes`` (the UTF-8 size of the text the tokens encode): independent
+of the tokenizer, so models with different vocabularies compare on it (the unpredicted first token is noise).
 
 Logits are converted to fp32 before the softmax, whatever the model's compute dtype. Our ``CausalLM``
 is scored a chunk of positions at a time (``leviathan.model.loss``): with a large vocabulary the full

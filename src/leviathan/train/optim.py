@@ -1,13 +1,6 @@
-"""AdamW with decoupled weight decay and the parameter groups it decays (see OptimConfig for why).
-
-Groups, decided by parameter *name* on the unwrapped model (so DDP/compile prefixes never matter):
-- ``decay``: matrices (ndim >= 2) of the decoder body and the output head;
-- ``no_decay``: norm weights, biases (ndim < 2), and everything under ``model.embed_tokens.``
-  (dense table, tied table, factorised table, codebooks, generator projections, LayerNorms,
-  spline coefficients, output maps).
-A tied head is the input table, so for ``dense_tied`` it is not decayed either.
-Optional ``head`` and ``input`` groups (``OptimConfig.head_weight_decay``, ``input_lr_mult``) exist
-for the ablations; every group carries ``lr_mult``, which ``schedule.set_lr`` applies.
+"""AdamW with decoupled weight decay and its parameter groups, chosen by parameter *name* on the unwrapped model (so
+DDP/compile prefixes never matter). Which parameters are decayed and why: ``OptimConfig``; the groups:
+``param_groups``. Every group carries ``lr_mult``, which ``schedule.set_lr`` applies.
 """
 
 from __future__ import annotations
