@@ -1,8 +1,6 @@
 """Experiment grids as data: a YAML file names the runs of the paper's comparisons; this expands it.
 
-A grid is a YAML file selected by name (``leviathan sweep --grid cpu``: ``./configs/experiments/cpu.yaml``
-if the current folder has one, else the packaged ``leviathan/configs/experiments/cpu.yaml``; see
-``leviathan.configs``) or by path. It holds
+A grid is a YAML file selected by name (``leviathan sweep --grid cpu``; ``leviathan.configs``' lookup) or by path:
 
     name: cpu
     base_config: cpu-small                # optional training config (leviathan.run_config.RunConfig YAML): a name or path
@@ -32,9 +30,8 @@ Regimes and their baselines (docs/DESIGN.md §4): ``iso_body`` gives every varia
 depth whose total is closest to the baseline's (``accounting.isoparametric_depth``), its SwiGLU width trimmed when
 depth alone misses ``tolerance`` (default 1%; ``match_total``, the name then says ``-F<width>``); ``scaling`` is
 one dense variant at every listed size. Runs are identified by content, not by regime: one run that serves two
-regimes trains once and its row lists both.
-Names: ``<size>-<variant>[-L<layers>][-F<ffn>]-s<seed>`` (``-L``/``-F`` when depth/SwiGLU width differ
-from the size's).
+regimes trains once and its row lists both. Names: ``<size>-<variant>[-L<layers>][-F<ffn>]-s<seed>`` (``-L``/``-F``
+when depth/SwiGLU width differ from the size's).
 
 Same data for every run: one data dir, the data order fixed by the seed (RunConfig's single ``seed`` is the model
 init *and* the data order, so the runs of one comparison see the same tokens in the same order); a run config with a

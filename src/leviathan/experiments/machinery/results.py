@@ -395,10 +395,7 @@ def row_problem(d: Any) -> str | None:
     if isinstance(how, dict) and not (isinstance(how.get("options", {}), dict) and isinstance(sets, dict)
                                       and all(isinstance(s, dict) for s in sets.values())):
         return f"has evaluation {_shown(how)}, not eval sets and options (objects)"
-    evals = d.get("eval")
-    if evals is not None and not isinstance(evals, dict):
-        return f"has eval {str(evals)[:40]!r}, not an object of eval sets"
-    for name, ev in (evals or {}).items():
+    for name, ev in (d.get("eval") or {}).items():  # an object (``_FIELD_RULES``)
         if ev is None:
             continue
         if not isinstance(ev, dict):
@@ -407,7 +404,7 @@ def row_problem(d: Any) -> str | None:
             if ev.get(key) is not None and not _is_number(ev[key]):
                 return f"has eval.{name}.{key} {ev[key]!r}, not a number"
         for key in _COUNTS:
-            if ev.get(key) is not None and not (_is_int(ev[key]) and ev[key] >= 0):
+            if ev.get(key) is not None and not _is_count(ev[key]):
                 return f"has eval.{name}.{key} {ev[key]!r}, not a count"
     return None
 
@@ -419,8 +416,6 @@ def _is_count(v: Any) -> bool:
 def _shown(v: Any) -> str:
     text = repr(v)
     return text if len(text) <= 40 else text[:37] + "..."
-
-
 
 
 def _is_int(v: Any) -> bool:

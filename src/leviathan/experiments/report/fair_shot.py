@@ -1,10 +1,9 @@
 """The report's section on a fair-shot round (``leviathan report DIR --fair-shot COMMITTED``): its Markdown.
 
-The numbers come from ``experiments.method.fair_shot`` (the plan's rules over the rows); this module only lays them out:
-the reproduction check, the screening table (generator arms and untied-table arms at seed 0, each against its
-reference), what the rules chose and why, and the primary comparison with its interval when its seeds are in.
-The arms the plan screens are the seed-0 runs of the round's grid file (``load_grid``), so a missing row keeps a
-choice pending instead of letting the rows that happen to exist decide.
+The numbers come from ``experiments.method.fair_shot``; this lays out the reproduction check, the screening table
+(generator and untied-table arms at seed 0, each against its reference), what the rules chose and why, and the
+primary comparison with its interval once its seeds are in. The arms screened are the seed-0 runs of the round's
+grid file (``load_grid``), so a missing row keeps a choice pending instead of letting the rows that exist decide.
 """
 
 from __future__ import annotations
