@@ -1,10 +1,6 @@
 """Tables for people: aligned plain text for the terminal, and Markdown for reports.
 
     print(text_table(["model", "ms"], [["dense_tied", "12.5"], ["leviathan", "13.0"]]))
-    model          ms
-    ----------  -----
-    dense_tied   12.5
-    leviathan    13.0
 
 Cells are formatted by the caller (``str()`` is applied to anything else), so a table never decides
 how many digits a number shows.

@@ -1,9 +1,7 @@
 """The benchmark's text and token ids: corpus files, a cached BPE, one id stream per tokenizer, batches.
 
-Text: the Gutenberg books of the data folder (``leviathan.io.data_root``: ``$LEVIATHAN_DATA``, else
-``../shared/data``); without it, the
-Python standard library's own source files (first files for tokenizer training, last for batches).
-A BPE the benchmark trains is cached under ``cache_root()/bench`` (``leviathan.io``).
+Text: the Gutenberg books of the data folder (``leviathan.io.data_root``), else the Python standard library's
+sources (first files for tokenizer training, last for batches). A trained BPE is cached under ``cache_root()/bench``.
 """
 
 from __future__ import annotations

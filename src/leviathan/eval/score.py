@@ -1,10 +1,8 @@
-"""Scoring a trained run: its latest checkpoint on several streams, overall and per training-frequency bucket.
+"""Scoring a trained run: its latest checkpoint on several streams, overall and per training-frequency bucket, for
+the sweep (``experiments.machinery.sweep.evaluate_run``) and ``leviathan analyze frequency --runs``.
 
     evals, bucketed = evaluate_checkpoint("runs/m-leviathan-s0", {"val": EvalStream.from_split(data, "val")},
                                           buckets=make_buckets(train_freq), freq=train_freq)
-
-The sweep's evaluation of every run (``experiments.machinery.sweep.evaluate_run``) and ``leviathan analyze frequency
---runs`` both come here.
 """
 
 from __future__ import annotations

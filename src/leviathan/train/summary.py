@@ -4,9 +4,8 @@
     summary.final_val_loss, summary.params.total, summary.stopped      # typed attributes
     summary.to_dict()                                                  # summary.json (and sweep_train.json)
 
-``from_dict`` reads a summary.json back (the sweep keeps one per run); keys an older file lacks are None.
-``read(path)`` reads one from disk and checks every number first (issue 30: a damaged sweep_train.json became a
-results row with ``steps: "many"``): one UserError naming the file and the field.
+``from_dict`` reads one back (keys an older file lacks are None); ``read(path)`` reads one from disk and checks
+every number first (issue 30): one UserError naming the file and the field.
 """
 
 from __future__ import annotations
