@@ -145,12 +145,9 @@ def _say(msg: str) -> None:
 @contextlib.contextmanager
 def folder_lock(folder: str | os.PathLike, verb: str, fix: str = "choose another folder", *, beside: bool = False,
                 log: Callable[[str], None] = _say) -> Iterator[Path]:
-    """Hold the exclusive write lock of ``folder`` (see the module docstring); yields the lock file's path.
-
-    ``verb`` and ``fix`` word the refusal ("cannot <verb> into DIR: process N (...) is writing there ...; wait for
-    it to finish or stop it, or <fix>"). A second holder,
-    in this or another process, gets a UserError naming the folder and the holding process. ``folder`` (or its
-    parent, ``beside``) is created if needed.
+    """Hold the exclusive write lock of ``folder`` (module docstring); yields the lock file's path. ``verb`` and ``fix``
+    word the refusal ("cannot <verb> into DIR: process N (...) is writing there ...; wait for it to finish or stop it,
+    or <fix>"). ``folder`` (or its parent, ``beside``) is created if needed.
     """
     folder = Path(os.path.abspath(folder)) if beside else Path(folder)  # "." has a name once absolute
     path = lock_path(folder, beside)

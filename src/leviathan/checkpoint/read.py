@@ -155,11 +155,9 @@ def load_tokenizer(path: str | os.PathLike):
 
 
 def saved_tokenizer(path: str | os.PathLike):
-    """The checkpoint's tokenizer, or None when it records none (no tokenizer files, no name in state.json).
-
-    Footgun: only "none recorded" is None. A tokenizer that is recorded but damaged or from another checkpoint is the
-    UserError of ``load_tokenizer``; ``export`` once caught every UserError here and wrote a model without its
-    tokenizer, exit 0 (issue 30 round 4)."""
+    """The checkpoint's tokenizer, or None when it records none (no tokenizer files, no name in state.json). Footgun:
+    only "none recorded" is None; a recorded tokenizer that is damaged or another checkpoint's is ``load_tokenizer``'s
+    UserError (issue 30 round 4: export once wrote a model without it, exit 0)."""
     step = find_checkpoint(path)
     if not any((step / name).is_file() for name in TOKENIZER_FILES) and not read_step_state(step).tokenizer:
         return None

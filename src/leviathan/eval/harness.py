@@ -111,12 +111,9 @@ def summarize(results: dict, keys: Sequence[str]) -> dict:
 def evaluate(source: str | os.PathLike, tasks: str | Sequence[str] = "paper", *,
              data: str | os.PathLike | None = None, out_dir: str | os.PathLike | None = None,
              keep_export: bool = False, **kwargs) -> dict:
-    """Evaluate a run dir, a checkpoint step dir, or an HF directory on downstream tasks.
-
-    Returns ``{"source", "hf_dir", "tasks": summary, "verify": {...}, "results": lm-eval's dict}``.
-    ``out_dir`` (optional) receives ``lm_eval.json`` (summary + lm-eval's results) and, with
-    ``keep_export``, the exported model as ``out_dir/hf``. Other keyword arguments: see
-    ``evaluate_model``.
+    """Evaluate a run dir, a checkpoint step dir, or an HF directory on downstream tasks: ``{"source", "hf_dir", "tasks":
+    summary, "verify": {...}, "results": lm-eval's dict}``. ``out_dir`` (optional) receives ``lm_eval.json`` and, with
+    ``keep_export``, the exported model as ``out_dir/hf``; other keyword arguments are ``evaluate_model``'s.
     """
     src = Path(source)
     if not src.exists():

@@ -55,14 +55,12 @@ def token_losses(model: nn.Module, tokens: np.ndarray, seq_len: int, batch_size:
                  even: bool = False) -> np.ndarray:
     """Nats for each of the ``len(tokens) - 1`` predicted tokens, in stream order (float64).
 
-    ``dtype`` (optional) runs the forward under torch.autocast with that dtype (bf16 on GPU).
-    ``outside``: for a model with a restricted softmax (``CausalLM.restrict_output_``), a target it cannot
-    predict raises (``"raise"``) or gets NaN (``"nan"``; drop those positions before averaging).
-    ``shard=(rank, world)``: score only batches ``rank, rank + world, ...`` of ``window_batches``; the other
-    positions stay 0, so the ranks' arrays sum to the one-process array exactly (each position is scored by one
-    rank, in the same batch as one process scores it). ``even``: every rank runs as many forwards as the rank
-    with the most, a rank short of one scoring its first batch again and discarding it: FSDP's forward gathers
-    parameters collectively, and a rank that stops early leaves the others waiting forever.
+    ``dtype`` runs the forward under torch.autocast with that dtype. ``outside``: for a model with a restricted softmax,
+    a target it cannot predict raises (``"raise"``) or gets NaN (``"nan"``; drop those before averaging).
+    ``shard=(rank, world)``: score only batches ``rank, rank + world, ...``, the other positions 0, so the ranks' arrays
+    sum to the one-process array exactly. ``even``: every rank runs as many forwards as the busiest (a rank short of one
+    scores its first batch again and discards it): FSDP's forward gathers collectively, and a rank that stops early
+    leaves the others waiting forever.
 
     Parameters: the stream and its windows, then independent optional modes (dtype, shard, even, outside) with
     defaults.

@@ -117,12 +117,9 @@ class _AdoptedMixin:
 
     @classmethod
     def from_pretrained(cls, *args, output_loading_info: bool = False, **kwargs):
-        """The original's ``from_pretrained``, refusing a file that lacks any of the generator's tensors.
-
-        Footgun it closes: transformers initialises whatever a file lacks. A folder re-saved by transformers without
-        leviathan (``AutoModelForCausalLM.from_pretrained(adopted).save_pretrained(d)``) keeps
-        ``leviathan_generator`` in config.json but only the baked table among the weights; loading it here would
-        rebuild the generator at its random init (logits off by ~0.6 on a tiny Llama) with one load-report line.
+        """The original's ``from_pretrained``, refusing a file that lacks any of the generator's tensors: transformers
+        initialises whatever a file lacks, and a folder re-saved by transformers alone keeps ``leviathan_generator`` in
+        config.json but only the baked table among the weights (the generator at random init: logits off by ~0.6).
         """
         model, info = super().from_pretrained(*args, output_loading_info=True, **kwargs)
         generator = model.get_input_embeddings()
@@ -145,14 +142,10 @@ class _AdoptedMixin:
         return next(name for name, module in self.named_modules() if module is generator)
 
     def save_pretrained(self, save_directory, *args, state_dict=None, **kwargs):
-        """The original's ``save_pretrained``, plus the baked table under the original embedding's key
-        (``<prefix>.weight``, (V, D)) beside the generator's parameters, and the umask's file modes.
-
-        Why the table: the folder keeps the original ``model_type``, so ``AutoModelForCausalLM.from_pretrained``
-        without leviathan builds the original class; with the table in the file it loads the adopted model's
-        input embeddings (the same logits, fp32 rounding; the generator's tensors are reported unexpected),
-        where without it the embedding was left at random init (issue 31). ``load_adopted`` ignores the table.
-        Costs a (V, D) tensor on disk and one ``bake()`` per save.
+        """The original's ``save_pretrained``, plus the baked (V, D) table under the original embedding's key beside the
+        generator's parameters, and the umask's file modes. The table is what transformers alone loads into the original
+        class (the folder keeps its ``model_type``: same logits; before issue 31 the embedding was left at random init);
+        ``load_adopted`` ignores it. Costs a (V, D) tensor on disk and one ``bake()`` per save.
         """
         generator = self.get_input_embeddings()
         if isinstance(generator, LeviathanGenerator):

@@ -95,13 +95,11 @@ def init_distributed(device: torch.device) -> DistInfo:
 def restart_store(world: int):
     """The store of a group restarted by torchrun (``--max-restarts``) on one node, or None for torch's default.
 
-    torchrun (2.13, c10d rendezvous) shares its agent's TCPStore with the workers and keeps the same store
-    for every restart, so the keys the first group wrote (each gloo rank's address, NCCL's unique id) are
-    still there when the restarted ranks rendezvous: a rank can read its dead peer's address and fail with
-    "Gloo connectFullMesh failed ... Connection refused" (pytorch/pytorch#135712 describes the same race).
-    A prefix with the restart count gives every attempt fresh keys; the count is the agent's, so this is
-    done only when one agent holds all ranks (one node). Across nodes, launch torchrun with
-    ``TORCH_DISABLE_SHARE_RDZV_TCP_STORE=1`` (a new store per attempt) when restarts are allowed.
+    torchrun (2.13, c10d rendezvous) keeps its agent's TCPStore for every restart, so the keys the first group wrote
+    are still there when the restarted ranks rendezvous: a rank can read its dead peer's address and fail with "Gloo
+    connectFullMesh failed ... Connection refused" (pytorch/pytorch#135712). A prefix with the agent's restart count
+    gives every attempt fresh keys, on one node only; across nodes launch torchrun with
+    ``TORCH_DISABLE_SHARE_RDZV_TCP_STORE=1`` when restarts are allowed.
     """
     restart = int(os.environ.get("TORCHELASTIC_RESTART_COUNT", "0"))
     shared = os.environ.get("TORCHELASTIC_USE_AGENT_STORE") == "True"

@@ -70,13 +70,11 @@ __all__ = ["train", "NonFiniteLossError", "TrainSummary"]
 
 def train(cfg: RunConfig, run_dir: str | os.PathLike, resume: str | None = None, *,
           quiet: bool = False) -> TrainSummary:
-    """Train ``cfg`` into ``run_dir``; ``resume`` is None (fresh), ``"auto"`` or a checkpoint path.
+    """Train ``cfg`` into ``run_dir``; ``resume`` is None (fresh), ``"auto"`` or a checkpoint path; a ``TrainSummary``.
 
-    Returns a ``TrainSummary`` (train/summary.py; summary.json holds its ``to_dict``). Under torchrun every rank
-    calls this; the process group is created here if needed and destroyed on return. Only rank 0 checks the run
-    folder and takes its lock; the other ranks learn whether it could (one all-reduce), so when it cannot, every
-    rank raises a ``UserError`` (rank 0 the reason, the others a pointer to it) instead of the others failing in
-    their next collective with a transport error.
+    Under torchrun every rank calls this (the process group is created here if needed and destroyed on return). Only
+    rank 0 checks the run folder and takes its lock; the others learn whether it could (one all-reduce), so every rank
+    raises a ``UserError`` instead of the others failing in their next collective with a transport error.
     """
     device = D.resolve_device(cfg.device)
     owns_group = not (torch.distributed.is_available() and torch.distributed.is_initialized())

@@ -20,14 +20,10 @@ def is_no_decay(name: str, param: torch.Tensor) -> bool:
 
 def param_groups(model: nn.Module, weight_decay: float, head_weight_decay: float | None = None,
                  input_lr_mult: float = 1.0) -> list[dict]:
-    """AdamW groups (key ``name``) with their parameter names (``names``) and ``lr_mult``.
-
-    Always ``decay`` and ``no_decay``. Two optional groups, for the ablations of the optimisation
-    asymmetries between a tied table and a generator with an untied head:
-    - ``head`` (when ``head_weight_decay`` is set and differs from ``weight_decay``): an untied
-      ``lm_head.weight`` with its own decay (0 makes it undecayed, as a tied head is);
-    - ``input`` (when ``input_lr_mult != 1``): every input-side parameter (undecayed), at
-      ``lr * input_lr_mult`` (the generator's parameters are shared by every id, a table's row by one).
+    """AdamW groups (key ``name``) with their parameter names (``names``) and ``lr_mult``: always ``decay`` and
+    ``no_decay``; for the ablations of the tied table / untied head asymmetries, ``head`` (``head_weight_decay`` set and
+    different: an untied ``lm_head.weight`` with its own decay) and ``input`` (``input_lr_mult != 1``: every input-side
+    parameter, undecayed, at ``lr * input_lr_mult``).
     """
     groups = {name: {"name": name, "params": [], "names": [], "weight_decay": wd, "lr_mult": mult}
               for name, wd, mult in (("decay", weight_decay, 1.0), ("no_decay", 0.0, 1.0),

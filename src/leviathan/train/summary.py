@@ -22,11 +22,9 @@ from ..model.accounting import ParamCounts
 @dataclass(frozen=True)
 class TrainSummary:
     """A training run's result: progress, speed, final validation numbers, parameter counts, where things are.
-
-    ``stopped`` names the signal that stopped the run early (``"SIGTERM"``), else None; ``tokens_per_s`` is None
-    when this session trained no step (a finished run resumed); ``compile_s`` is the first compiled step.
-    ``resumed_from``: the step of the checkpoint this session resumed (None for a run started from scratch);
-    ``wall_time_s``, ``train_time_s`` and ``tokens_per_s`` cover this session's steps only."""
+    ``stopped``: the signal that stopped the run early (``"SIGTERM"``), else None; ``resumed_from``: the step this session
+    resumed from (None from scratch); ``wall_time_s``, ``train_time_s`` and ``tokens_per_s`` cover this session's steps
+    only (``tokens_per_s`` None when it trained none); ``compile_s``: the first compiled step."""
 
     run_dir: str
     steps: int

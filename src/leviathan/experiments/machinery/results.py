@@ -150,12 +150,9 @@ class BucketResult(_RowPart):
 
 @dataclass
 class TrainingCurve(_RowPart):
-    """The validation curve and the logged gradient norms of a run, kept in its row so that a
-    results.jsonl alone (run folders are not committed) redraws the curves.
-
-    ``grad_norm_*_median`` are the medians over training of the logged norms, kept beside the lists
-    because rows written before the head's norm was logged in the curve carry only the median
-    (measured from the run's metrics.jsonl while its folder existed)."""
+    """The validation curve and the logged gradient norms of a run, kept in its row so that a results.jsonl alone
+    (run folders are not committed) redraws the curves; ``grad_norm_*_median`` are the medians over training (rows
+    written before the head's norm was logged in the curve carry only the median)."""
 
     tokens: list = field(default_factory=list)
     val_loss: list = field(default_factory=list)

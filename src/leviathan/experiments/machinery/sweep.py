@@ -349,13 +349,10 @@ def _record(results: Path, row: ResultRow, rows: list[ResultRow], log: Callable[
 
 
 def _run_parallel(job: _Job, todo: list[RunSpec], jobs: int, threads: int, log: Callable[[str], None]) -> list[ResultRow]:
-    """Train ``jobs`` runs at a time, each in its own process with ``threads`` torch threads (``--jobs``,
-    ``--threads``; one by default).
-
-    On a small CPU, two single-threaded processes beat one two-threaded one (OpenMP spin-waits). Each
-    worker process trains one run and exits (fresh memory per run); rows are appended by this process
-    as runs finish, in completion order. A stopped run (SIGTERM reaches the workers through the process
-    group) leaves its checkpoint and no row, so the same command resumes it.
+    """Train ``jobs`` runs at a time, each in its own process with ``threads`` torch threads (two single-threaded
+    processes beat one two-threaded one on a small CPU: OpenMP spin-waits). Each worker trains one run and exits;
+    rows are appended here as runs finish. A stopped run (SIGTERM reaches the workers through the process group)
+    leaves its checkpoint and no row, so the same command resumes it.
     """
     import multiprocessing
     from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, wait
@@ -393,13 +390,11 @@ def _run_parallel(job: _Job, todo: list[RunSpec], jobs: int, threads: int, log: 
 class SweepOptions:
     """Which runs of a grid a sweep takes and how it runs them: ``leviathan sweep``'s options, one field each.
 
-    Selection: ``only`` (name patterns), ``regimes``, ``order`` and ``shard`` (i, n) as ``select_runs`` takes them
-    (a shard is the i-th of n disjoint parts of the selection: one task of a cluster job array, each with its own
-    folder; ``leviathan report`` merges them), ``max_runs`` (stop after that many). Execution: ``root`` (the data
-    root), ``skip_eval``, ``jobs`` (runs at once, one process each) and ``threads`` (torch threads per run: in this
-    process for ``jobs == 1``, default torch's, every core; in each worker otherwise, default 1). Footgun: two
-    sweeps or shards sharing a machine should each take their share of threads: two shards that each took every
-    core of a 2-core machine were measured 6x slower than one thread each (issue 31).
+    Selection: ``only`` (name patterns), ``regimes``, ``order`` and ``shard`` (i, n) as ``select_runs`` takes them,
+    ``max_runs`` (stop after that many). Execution: ``root`` (the data root), ``skip_eval``, ``jobs`` (runs at once, one
+    process each) and ``threads`` (torch threads per run: in this process for ``jobs == 1``, default torch's; in each
+    worker otherwise, default 1). Footgun: sweeps or shards sharing a machine should each take their share of threads
+    (two shards each taking both cores of a 2-core machine ran 6x slower than one thread each, issue 31).
     """
 
     only: list[str] | None = None
@@ -421,13 +416,8 @@ class SweepOptions:
 
 def run_sweep(grid: Grid, out_dir: str | os.PathLike, options: SweepOptions = SweepOptions(),
               log: Callable[[str], None] = print) -> list[ResultRow]:
-    """Train and evaluate the grid's runs that have no row yet (of those ``options`` select); return the rows
-    appended now.
-
-    Each run: ``build_run_config`` (every config is built before the first run trains), training
-    (``leviathan.train.loop.train``, resumed from its latest checkpoint), ``evaluate_run``, ``make_row``; what every
-    run shares travels as one ``_Job``.
-    """
+    """Train and evaluate the grid's runs that ``options`` select and that have no row yet; the rows appended now.
+    Every run config is built before the first run trains; what every run shares travels as one ``_Job``."""
     o = options
     out_dir = Path(out_dir)
     if int(os.environ.get("WORLD_SIZE", "1")) > 1:

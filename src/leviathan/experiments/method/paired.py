@@ -236,12 +236,10 @@ TREND_FROM = 2 / 3  # the gap's trend is fitted over the last third of training
 
 
 def gap_trend(seeds: list[tuple[ResultRow, ResultRow]], ci: float = 0.95, from_frac: float = TREND_FROM) -> GapTrend:
-    """Whether the gap still moves at the end of training: per seed, the least-squares slope of the gap (model -
-    baseline validation loss) against training tokens over the curve points from ``from_frac`` of the last
-    shared point on, in nats per million tokens; over seeds its t interval. With a negative gap (the model
-    ahead) a negative slope means the lead grows (the paper's "gains that grow"), a positive one that it
-    shrinks. Footgun: near the end of a cosine schedule the lr is at its floor, so a flat stretch there is
-    the schedule as much as the models."""
+    """Whether the gap still moves at the end of training: per seed, the least-squares slope of the gap against tokens
+    over the curve points from ``from_frac`` of the last shared point on, in nats per million tokens; over seeds its t
+    interval. With the model ahead (a negative gap) a negative slope means the lead grows. Footgun: near the end of a
+    cosine schedule the lr is at its floor, so a flat stretch there is the schedule as much as the models."""
     model, base, shared = _shared_points(seeds)
     if len(shared) < 3:
         return GapTrend(from_tokens=None, points=0, slopes=[], end_gaps=[], slope=t_interval([], ci))

@@ -163,12 +163,9 @@ def _linear_given_alpha(z: np.ndarray, L: np.ndarray, L_min: float, fix_E: float
 
 def _fit_once(x: np.ndarray, L: np.ndarray, x0: float, fix_E: float | None = None,
               polish: bool = False) -> tuple[float, float, float]:
-    """(E, c, alpha) for L = E + exp(c - alpha (x - x0)); x = log N.
-
-    Variable projection: for each alpha the best (E, C = e^c) is linear least squares, so the fit is
-    a 1-D search over alpha (a log grid, then a bounded scalar refinement around the best point).
-    ``polish`` additionally runs scipy's ``curve_fit`` on all three parameters from that solution
-    and keeps it only if it lowers the squared error (a cross-check; it never should by much).
+    """(E, c, alpha) for L = E + exp(c - alpha (x - x0)); x = log N, by variable projection (module docstring);
+    ``polish`` additionally runs scipy's ``curve_fit`` from that solution and keeps it only if it lowers the squared
+    error (a cross-check; it never should by much).
     """
     from scipy.optimize import curve_fit, minimize_scalar
 

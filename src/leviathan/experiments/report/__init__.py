@@ -36,11 +36,9 @@ def write_report(results: str | os.PathLike | list, out_dir: str | os.PathLike, 
                  num_bootstrap: int = 1000, ci: float = 0.95, seed: int = 0, ladder: str | None = None,
                  lr_sweep: str | os.PathLike | list | None = None,
                  fair_shot: str | os.PathLike | None = None) -> Path:
-    """Analyse a sweep's results and write report.md, analysis.json and the figures into ``out_dir``; with
-    ``lr_sweep`` (the sweep folder of its learning-rate pre-sweep, or the folders of its shards) also the pre-sweep's
-    table and picks; with
-    ``fair_shot`` (the results folder of the round a fair-shot round re-examines) the round's rules applied.
-    ``results`` may list several sweep folders of one grid (its shards): they are merged (``shards.merge_sweeps``).
+    """Analyse a sweep's results (several folders: the shards of one grid, merged) and write report.md, analysis.json and
+    the figures into ``out_dir``; with ``lr_sweep`` (the pre-sweep's folder, or its shards' folders) also the pre-sweep's
+    table and picks, with ``fair_shot`` (the results folder of the round it re-examines) the fair-shot rules applied.
 
     Parameters: the options of ``leviathan report``, keyword arguments one each (the library entry point mirrors the
     verb).

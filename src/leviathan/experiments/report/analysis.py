@@ -143,9 +143,8 @@ def analyze(rows: Iterable[ResultRow], eval_set: str = "val", num_bootstrap: int
             seed: int = 0, ladder: str | None = None, plateau: float | None = None,
             embeddings: list[EmbeddingRecord] | None = None) -> Analysis:
     """Every analysis of docs/DESIGN.md §7 over a sweep's rows; a scaling fit that cannot be made is ``NotComputed``.
-
-    ``plateau``: the training unigram entropy (nats), which the paired gap curves mark; ``embeddings``: the
-    records of ``leviathan analyze embeddings`` (none: no such section).
+    ``plateau``: the training unigram entropy (nats) the paired gap curves mark; ``embeddings``: the records of
+    ``leviathan analyze embeddings`` (none: no such section).
 
     Parameters: the rows and the report's optional inputs (pre-sweeps, fair shot, embeddings, notes), keyword-
     defaulted.
