@@ -45,12 +45,9 @@ def sample_next_token(logits: torch.Tensor, temperature: float = 1.0, top_k: int
 
 
 class Decoder:
-    """Incremental decoding with the native KV cache: ``prefill`` the prompt once, then ``step`` per token.
-
-    Both return the next ids (B,), chosen by ``sample_next_token`` with this decoder's settings
-    (``temperature=0``: greedy). ``step`` takes the ids just chosen (or whatever should be fed instead).
-    No position limit is checked here; ``generate`` stops at ``max_position_embeddings``.
-    """
+    """Incremental decoding with the native KV cache: ``prefill`` the prompt once, then ``step`` per token (the ids just
+    chosen, or whatever should be fed instead); both return the next ids (B,) of ``sample_next_token`` with this
+    decoder's settings. No position limit is checked here; ``generate`` stops at ``max_position_embeddings``."""
 
     def __init__(self, model, temperature: float = 1.0, top_k: int | None = None, top_p: float | None = None,
                  generator: torch.Generator | None = None):

@@ -158,6 +158,13 @@ def data_root(explicit: str | os.PathLike | None = None, *, search: bool = False
     return None
 
 
+def books_root() -> Optional[Path]:
+    """The data folder (``data_root``, searched) when it holds the Gutenberg books (``gutenberg/train``, ``valid``)."""
+    root = data_root(search=True)
+    ok = root is not None and all((root / "gutenberg" / split).is_dir() for split in ("train", "valid"))
+    return root.resolve() if ok else None
+
+
 def cache_root() -> Path:
     """``$LEVIATHAN_CACHE``, else ``$XDG_CACHE_HOME/leviathan``, else ``~/.cache/leviathan`` (not created)."""
     explicit = os.environ.get("LEVIATHAN_CACHE")

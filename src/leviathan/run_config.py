@@ -300,10 +300,8 @@ def check_vocab(cfg: RunConfig, meta: PreparedMeta) -> None:
 
 
 def load_run_config(path: str | Path | None, overrides: Sequence[str] = (), check_data: bool = True) -> RunConfig:
-    """Read a YAML file (or start empty when ``path`` is None), apply ``key.sub=value`` overrides, validate.
-
-    ``path`` is a file, or the name of a train config (``tiny``: ``./configs/tiny.yaml`` when the current
-    folder has one, else the packaged ``leviathan/configs/tiny.yaml``; see ``leviathan.configs``).
+    """Read a YAML file (or start empty when ``path`` is None), apply ``key.sub=value`` overrides, validate. ``path`` is
+    a file or the name of a train config (``leviathan.configs``' lookup: ``tiny``).
     """
     raw: dict[str, Any] = load_yaml(find_train_config(path)) if path is not None else {}
     apply_overrides(raw, list(overrides))

@@ -11,6 +11,16 @@ from __future__ import annotations
 from typing import Optional, Sequence
 
 
+def cell(value, spec: str) -> str:
+    """``value`` formatted with ``spec``; ``-`` where it is None (an undefined statistic)."""
+    return "-" if value is None else format(value, spec)
+
+
+def arrow(a, b, spec: str) -> str:
+    """``a -> b`` (init -> final) of two cells."""
+    return f"{cell(a, spec)} -> {cell(b, spec)}"
+
+
 def text_table(header: Sequence[object], rows: Sequence[Sequence[object]]) -> str:
     """Columns padded to their widest cell, the first left-aligned and the others right-aligned, with a
     dashed rule under the header."""

@@ -69,11 +69,8 @@ def _load_reason(e: Exception) -> str:
 
 
 def load_model_state(model: CausalLM, tensors: dict[str, torch.Tensor]) -> None:
-    """Load safetensors weights into ``model``; a missing tied head is expected, nothing else is.
-
-    Weights saved with a restricted softmax (an ``output_ids`` tensor, ``CausalLM.restrict_output_``)
-    restrict ``model`` to the same ids; a restricted model refuses weights saved without one.
-    """
+    """Load safetensors weights into ``model`` (a missing tied head is expected, nothing else is); weights saved with a
+    restricted softmax (``output_ids``) restrict ``model`` to the same ids, and a restricted model refuses others."""
     if "output_ids" in tensors:
         model.restrict_output_(tensors["output_ids"])
     elif model.restricted:

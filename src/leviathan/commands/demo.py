@@ -35,6 +35,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from ..data.meta import PreparedMeta
+from ..io import books_root
 from ..model.accounting import ParamCounts
 from .values import non_negative_int, positive_float, positive_int
 
@@ -50,16 +51,6 @@ BPE_VOCAB = 32768
 # the d64 arm of results/ablations: a generator with M r = 256 >= D (the old grid's M r = 64 confined
 # input embeddings to a 64-dimensional subspace)
 GENERATOR = {"generator_seed_dim": 64, "generator_modes": 8, "generator_knots": 16, "generator_rank": 32}
-
-
-def shared_data() -> Path | None:
-    """The project's data folder (``leviathan.io.data_root``) when it holds the Gutenberg books, else None."""
-    from ..io import data_root
-
-    root = data_root(search=True)
-    if root is not None and (root / "gutenberg" / "train").is_dir() and (root / "gutenberg" / "valid").is_dir():
-        return root.resolve()
-    return None
 
 
 def default_data_dir(corpus: str, vocab: int = BPE_VOCAB) -> Path:
@@ -98,7 +89,7 @@ def _prepare_data(data_dir: Path, explicit: bool, vocab: int, quiet: bool) -> Pr
     meta = find_meta(data_dir)
     if explicit and meta is not None:
         return meta
-    books = shared_data()
+    books = books_root()
     source = str(books / "gutenberg" / "train") if books else "stdlib"
     kwargs = dict(tokenizer=f"bpe:{vocab}", progress=not quiet, log=(lambda m: None) if quiet else None)
     kwargs.update({"val_source": str(books / "gutenberg" / "valid")} if books else {"val_fraction": 0.03})
@@ -382,7 +373,7 @@ def run(args) -> int:
         say(line)
     t0 = time.time()
     run_dir = Path(args.run_dir)
-    corpus = "gutenberg" if shared_data() else "stdlib"
+    corpus = "gutenberg" if books_root() else "stdlib"
     data_dir = Path(args.data_dir).expanduser() if args.data_dir else default_data_dir(corpus, args.vocab)
     meta = _prepare_data(data_dir, args.data_dir is not None, args.vocab, args.quiet)
     prep_s = time.time() - t0

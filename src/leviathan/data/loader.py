@@ -49,11 +49,8 @@ _FULL_CHECK_TOKENS = 64_000_000  # at most this many ids are scanned for ids >= 
 
 
 class TokenDataset:
-    """One split of a prepared data dir as a read-only memmap.
-
-    ``.tokens``: np.memmap (N,) of uint16/uint32; ``.meta``: PreparedMeta (meta.json); ``.vocab_size``, ``.eot_id``,
-    ``.num_tokens`` (= len(self)), ``.data_dir``, ``.split``, ``.num_bytes`` (UTF-8 bytes of the split).
-    """
+    """One split of a prepared data dir as a read-only memmap: ``.tokens`` (N,) uint16/uint32, ``.meta`` (PreparedMeta),
+    ``.vocab_size``, ``.eot_id``, ``.num_tokens``, ``.data_dir``, ``.split``, ``.num_bytes`` (the split's UTF-8 bytes)."""
 
     def __init__(self, data_dir: str | os.PathLike, split: str = "train", *, check_ids: bool = True):
         self.data_dir = Path(data_dir)

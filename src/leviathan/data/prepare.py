@@ -646,10 +646,8 @@ def _meta(job: _Job, tok: Tokenizer, writers, fingerprint: DataFingerprint, fall
 
 def prepare_eval_text(path, tokenizer, *, strict: bool = False, num_workers: int = 2,
                       text_field: str = "text") -> tuple[np.ndarray, int]:
-    """Tokenize raw evaluation text (WikiText-2, PTB, ...) -> (ids int64 (N,), UTF-8 bytes).
-
-    ``path``: any source spec (a text file is one document; several documents are joined with
-    the end-of-text id, which adds tokens but no bytes). ``tokenizer``: any ``load_tokenizer``
+    """Tokenize raw evaluation text (WikiText-2, PTB, ...) -> (ids int64 (N,), UTF-8 bytes). ``path``: any source spec
+    (several documents are joined with the end-of-text id: tokens, no bytes); ``tokenizer``: any ``load_tokenizer``
     spec, typically the training data dir, so evaluation uses the training tokenizer.
     """
     tok = load_tokenizer(tokenizer)

@@ -325,10 +325,8 @@ class Parquet(_FileSource):
 
 
 class HFDataset(Source):
-    """A Hugging Face ``datasets`` dataset, read with ``streaming=True`` (nothing is cached to disk).
-
-    ``name`` is a hub id (needs network) or a builder such as ``json``/``parquet``/``text`` with
-    ``data_files`` (works offline; that is how the tests exercise this path).
+    """A Hugging Face ``datasets`` dataset, streamed (nothing cached to disk): a hub id (needs network) or a builder such as
+    ``json``/``parquet``/``text`` with ``data_files`` (offline; how the tests exercise this path).
     """
 
     def __init__(self, name: str, config: str | None = None, split: str = "train", text_field: str = "text",

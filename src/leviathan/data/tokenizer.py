@@ -163,10 +163,8 @@ class BuiltinTokenizer(Tokenizer):
 
 
 class HFTokenizer(Tokenizer):
-    """A Hugging Face ``tokenizers`` tokenizer (any ``tokenizer.json``).
-
-    ``fast=True`` imports byte-level BPEs with a known pre-tokenizer grammar into quicktok
-    (verified by quicktok against ``tokenizers``); ``self.fast`` says whether that worked.
+    """A Hugging Face ``tokenizers`` tokenizer (any ``tokenizer.json``); ``fast=True`` imports a byte-level BPE with a
+    grammar quicktok knows into quicktok (verified by quicktok), and ``self.fast`` says whether that worked.
     """
 
     kind = "tokenizers"
@@ -267,12 +265,9 @@ def _import_into_quicktok(hf_tokenizer):
 
 def train_bpe(texts: Iterable[str], vocab_size: int, *, min_frequency: int = 2,
               show_progress: bool = False, name: str | None = None) -> HFTokenizer:
-    """Train a byte-level BPE with ``vocab_size`` ids ("<|endoftext|>" is id 0) on ``texts``.
-
-    Pre-tokenization is o200k's regex followed by GPT-2's byte-to-unicode map, so every byte
-    string is encodable (no unknown token) and quicktok can run the result. On a small corpus the
-    vocabulary can stop short of ``vocab_size`` (no pair left with ``min_frequency``);
-    ``.vocab_size`` is the real size, ``.name`` records the request (``bpe:VOCAB``).
+    """Train a byte-level BPE with ``vocab_size`` ids ("<|endoftext|>" is id 0) on ``texts``: o200k's regex, then GPT-2's
+    byte-to-unicode map, so every byte string is encodable and quicktok can run it. On a small corpus the vocabulary can
+    stop short of ``vocab_size``; ``.vocab_size`` is the real size, ``.name`` the request (``bpe:VOCAB``).
     """
     from tokenizers import Regex, Tokenizer as _HF, decoders, models, pre_tokenizers, trainers
 

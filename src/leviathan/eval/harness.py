@@ -157,11 +157,9 @@ def evaluate_model(model, tokenizer, tasks: str | Sequence[str] = "paper", *, da
                    hf_dir: str | os.PathLike | None = None, limit: int | float | None = None,
                    batch_size: int | str = 8, device: str = "cpu", dtype: str = "float32",
                    num_fewshot: int | None = None, verify: bool = True, log_samples: bool = False) -> dict:
-    """Export ``model`` (a ``CausalLM``) with ``tokenizer`` and run the tasks on the export.
-
-    With ``model=None``, ``hf_dir`` must be an existing HF directory, evaluated as is. Otherwise the
-    export goes to ``hf_dir`` (kept) or a temporary folder (removed); the task files are read from the data
-    folder ``data`` (``task_data_root``); ``limit`` caps examples per task.
+    """Export ``model`` (a ``CausalLM``) with ``tokenizer`` to ``hf_dir`` (kept) or a temporary folder (removed) and run
+    the tasks on it; with ``model=None``, ``hf_dir`` is an existing HF directory, evaluated as is. The task files come
+    from the data folder ``data`` (``task_data_root``); ``limit`` caps examples per task.
 
     Parameters: the options of ``leviathan lm-eval``, keyword arguments one each, passed on to the harness.
     """

@@ -76,12 +76,9 @@ class EvalStream:
 
 
 def run_seq_len(cfg, requested: int | None = None, option: str = "--seq-len") -> int:
-    """Window length to evaluate a run with: ``requested``, else the run's ``data.seq_len``.
-
-    ``cfg`` is the run's RunConfig (``leviathan.checkpoint.load_model`` returns it; every run folder and
-    checkpoint records it resolved), so the default is the context the model was trained with. A window
-    longer than ``model.max_position_embeddings`` is a UserError naming ``option``.
-    """
+    """Window length to evaluate a run with: ``requested``, else the run's ``data.seq_len`` (``cfg``, its resolved RunConfig:
+    the context the model was trained with). A window longer than ``model.max_position_embeddings`` is a UserError
+    naming ``option``."""
     seq_len = int(requested or cfg.data.seq_len)
     limit = cfg.model.max_position_embeddings
     if seq_len > limit:

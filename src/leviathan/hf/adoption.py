@@ -75,10 +75,9 @@ FIXED = ("vocab_size", "hidden_size", "output_scale")
 class ScaledLeviathanGenerator(LeviathanGenerator):
     """A ``LeviathanGenerator`` whose embedding is multiplied by a constant, for a model whose input table does the
     same (Gemma: ``GemmaTextScaledWordEmbedding``, row x sqrt(hidden_size)). e(i) is still a pure function of the id.
-
-    Footgun: the constant is rounded to the output's dtype before the product, as Gemma's ``embed_scale.to(dtype)``
-    is (sqrt(640) = 25.298 becomes 25.25 in bf16); a float product would differ from the baked model by up to 0.2%.
-    ``bake()`` stays the unscaled (V, D) table: that is what the original class stores and scales at run time.
+    Footgun: the constant is rounded to the output's dtype before the product, as Gemma's ``embed_scale.to(dtype)`` is
+    (sqrt(640) = 25.298 is 25.25 in bf16; a float product would differ from the baked model by up to 0.2%); ``bake()``
+    stays the unscaled table, which the original class stores and scales at run time.
     """
 
     def __init__(self, *args: Any, output_scale: float, **kwargs: Any) -> None:
@@ -184,9 +183,8 @@ class _AdoptedMixin:
 
 @functools.cache
 def adopted_class(base: type[PreTrainedModel]) -> type[PreTrainedModel]:
-    """The subclass ``Leviathan<base.__name__>`` of a causal LM class (created once, registered in this module).
-
-    ``adopted_class(Qwen2ForCausalLM).from_pretrained(dir)`` is what ``load_adopted(dir)`` calls.
+    """The subclass ``Leviathan<base.__name__>`` of a causal LM class (created once, registered in this module); its
+    ``from_pretrained`` is what ``load_adopted`` calls.
     """
     if issubclass(base, _AdoptedMixin):
         return base
@@ -290,12 +288,9 @@ def _check_instance(model: PreTrainedModel) -> tuple[nn.Embedding, float]:
 
 
 def _output_scale(embedding: nn.Module) -> float | None:
-    """The constant an ``nn.Embedding`` subclass multiplies its rows by (its ``embed_scale``), when its forward is
-    exactly that on a few ids; None for anything else.
-
-    Gemma keeps the constant twice: ``scalar_embed_scale`` (a float) and the buffer ``embed_scale`` made from it
-    (float32, then cast with the model: bf16 after ``.to(torch.bfloat16)``). The float, as a float32, is taken when
-    present, so a bf16 model's scale is not stored pre-rounded (it is rounded at each product, as Gemma does)."""
+    """The constant an ``nn.Embedding`` subclass multiplies its rows by (its ``embed_scale``), when its forward is exactly
+    that on a few ids; None for anything else. Gemma keeps the constant as a float (``scalar_embed_scale``), taken as a
+    float32 when present, and as a buffer cast with the model: a bf16 model's scale is then not stored pre-rounded."""
     scale = getattr(embedding, "embed_scale", None)
     if not isinstance(embedding, nn.Embedding) or not isinstance(scale, (float, int, torch.Tensor)):
         return None
@@ -395,8 +390,7 @@ def _base_class(config: PretrainedConfig) -> type[PreTrainedModel]:
 
 
 def load_adopted(path: str | os.PathLike, **from_pretrained_kwargs: Any) -> PreTrainedModel:
-    """Load a directory written by an adopted model's ``save_pretrained`` (or a Trainer checkpoint of one).
-
+    """Load a directory written by an adopted model's ``save_pretrained`` (or a Trainer checkpoint of one);
     ``from_pretrained_kwargs`` go to ``from_pretrained`` (``dtype``, ``device_map``, ...).
     """
     from transformers import AutoConfig
@@ -459,12 +453,9 @@ def to_original(model: PreTrainedModel) -> PreTrainedModel:
 
 def bake_adopted(model: PreTrainedModel, out_dir: str | os.PathLike, tokenizer: Any = None, *,
                  overwrite: bool = False, **save_kwargs: Any) -> Path:
-    """Write ``model`` as a checkpoint of its original class that transformers alone loads (no leviathan import).
-
-    A model card (README.md, ``model_card.adopted_card``) is written beside the weights.
-    ``tokenizer`` (optional) is saved alongside (see ``export``); ``save_kwargs`` go to ``save_pretrained``
-    (``max_shard_size``, ...). ``out_dir`` is written atomically; a non-empty one needs ``overwrite=True``.
-    Returns ``out_dir``.
+    """Write ``model`` as a checkpoint of its original class that transformers alone loads (no leviathan import), with a
+    model card (``model_card.adopted_card``) and ``tokenizer`` (optional, as in ``export``); ``save_kwargs`` go to
+    ``save_pretrained``. ``out_dir`` is written atomically; a non-empty one needs ``overwrite=True``. Returns ``out_dir``.
     """
     from .export import _atomic_dir, _save_tokenizer
     from .model_card import adopted_card

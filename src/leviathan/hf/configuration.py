@@ -25,11 +25,8 @@ from ..model.config import ModelConfig
 
 
 class LeviathanConfig(PretrainedConfig):
-    """Hugging Face twin of ``ModelConfig``; see that class for the meaning of every field.
-
-    Extra fields (Hugging Face conventions, not part of ``ModelConfig``): ``use_cache`` (return a
-    KV cache from ``forward``), ``bos_token_id``, ``eos_token_id``, ``pad_token_id`` (read by
-    ``generate``), ``tie_word_embeddings`` (derived from ``embedding``).
+    """Hugging Face twin of ``ModelConfig`` (see that class for every field), plus Hugging Face's ``use_cache``,
+    ``bos_token_id``, ``eos_token_id``, ``pad_token_id`` and ``tie_word_embeddings`` (derived from ``embedding``).
     """
 
     model_type = "leviathan"

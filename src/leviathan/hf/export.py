@@ -196,10 +196,8 @@ def _as_native(model: CausalLM | LeviathanForCausalLM) -> CausalLM:
 
 def to_hf(model: CausalLM | LeviathanForCausalLM, out_dir: str | os.PathLike, tokenizer: Any = None, *,
           overwrite: bool = False, training: Training | None = None) -> Path:
-    """Write ``model`` as a leviathan Hugging Face directory (config.json + model.safetensors + README.md
-    [+ tokenizer]).
-
-    Load it with ``import leviathan.hf; AutoModelForCausalLM.from_pretrained(out_dir)``. ``training`` (from
+    """Write ``model`` as a leviathan Hugging Face directory (config.json, model.safetensors, README.md [+ tokenizer]),
+    loaded by ``import leviathan.hf; AutoModelForCausalLM.from_pretrained(out_dir)``; ``training`` (from
     ``model_card.checkpoint_training``) goes into the model card. Returns ``out_dir``.
     """
     eos = _eos_id(tokenizer) if tokenizer is not None else None
@@ -217,11 +215,9 @@ def to_hf(model: CausalLM | LeviathanForCausalLM, out_dir: str | os.PathLike, to
 
 def to_plain_llama(model: CausalLM | LeviathanForCausalLM, out_dir: str | os.PathLike, tokenizer: Any = None, *,
                    overwrite: bool = False, max_shard_size: str = "5GB", training: Training | None = None) -> Path:
-    """Write ``model`` as a plain ``LlamaForCausalLM`` directory (no leviathan code needed to load it), with a
-    model card (README.md; ``training`` as in ``to_hf``).
-
-    The input side is baked into ``model.embed_tokens.weight``; ``tie_word_embeddings`` is true only
-    for ``dense_tied``. Returns ``out_dir``.
+    """Write ``model`` as a plain ``LlamaForCausalLM`` directory (no leviathan code needed to load it), the input side baked
+    into ``model.embed_tokens.weight``, ``tie_word_embeddings`` true only for ``dense_tied``, with a model card
+    (``training`` as in ``to_hf``). Returns ``out_dir``.
     """
     from huggingface_hub import save_torch_state_dict
 

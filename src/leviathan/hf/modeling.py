@@ -82,12 +82,10 @@ class LeviathanPreTrainedModel(PreTrainedModel):
 
 @torch.no_grad()
 def init_generator(module: LeviathanGenerator) -> None:
-    """The generator's init (docs/DESIGN.md §2) inside transformers' loader, skipping every tensor it loaded.
-
-    transformers calls ``_init_weights`` inside ``guard_torch_init_functions``, which makes the torch.nn.init calls
-    in ``reset_parameters`` skip loaded (``_is_hf_initialized``) tensors. The options' calibration (``table_rms``,
-    ``center``) is written through ``hf_init.copy_``, which skips them too: a loaded W^out must not be rescaled,
-    a loaded center not recomputed.
+    """The generator's init (docs/DESIGN.md §2) inside transformers' loader, skipping every tensor it loaded: the
+    torch.nn.init calls of ``reset_parameters`` skip loaded (``_is_hf_initialized``) tensors under transformers'
+    ``guard_torch_init_functions``, and the options' calibration (``table_rms``, ``center``) is written through
+    ``hf_init.copy_``, which skips them too.
     """
     module.reset_parameters(calibrate=False)
     out, center = module.calibration()

@@ -125,11 +125,8 @@ ROOT_FORWARD_METHODS = ("token_nll",)
 
 
 def apply_fsdp(model: nn.Module) -> nn.Module:
-    """FSDP2: shard each decoder layer, then the root (input side, final norm, head). In place.
-
-    A tied head stays tied: ``lm_head.weight`` and ``model.embed_tokens.weight`` are one parameter in the
-    root group, and FSDP2 sets the same sharded parameter on both modules (tests/integration/test_fsdp.py).
-    """
+    """FSDP2, in place: shard each decoder layer, then the root (input side, final norm, head). A tied head stays tied:
+    one parameter in the root group, set sharded on both modules (tests/integration/test_fsdp.py)."""
     from torch.distributed.fsdp import fully_shard, register_fsdp_forward_method
 
     for layer in model.model.layers:

@@ -105,12 +105,9 @@ class Checkpointer:
 
 # ---- resuming -----------------------------------------------------------------------------------
 def load_resume(cfg: RunConfig, run_dir: Path, resume: str | None) -> tuple[Path | None, dict | None]:
-    """(step folder, its loaded state) to continue from, or (None, None) for a fresh start.
-
-    ``resume`` is None (fresh: a run folder that already holds checkpoints is refused), ``"auto"`` (the
-    latest complete step of ``run_dir``, if any) or a checkpoint path. The checkpoint's tokenizer must be
-    the data's and its model section the config's; other sections may differ (the current config wins).
-    """
+    """(step folder, its loaded state) to continue from, or (None, None) for a fresh start. ``resume`` is None (fresh: a
+    run folder that holds checkpoints is refused), ``"auto"`` (the latest complete step, if any) or a checkpoint path;
+    its tokenizer must be the data's and its model section the config's (other sections may differ: the config wins)."""
     path = ckpt.resolve_resume(resume, run_dir)
     if path is None and ckpt.list_checkpoints(run_dir):  # only a fresh start gets here with checkpoints
         raise UserError(f"run folder {str(run_dir)!r} already holds checkpoints; continue it with --resume auto "
@@ -131,11 +128,8 @@ def load_resume(cfg: RunConfig, run_dir: Path, resume: str | None) -> tuple[Path
 
 def restore(model: torch.nn.Module, optimizer: torch.optim.Optimizer, loader, loaded: dict, cfg: RunConfig,
             info: D.DistInfo) -> TrainState:
-    """Load a checkpoint (``ckpt.load_state``) into the built model, optimizer and loader; restore the RNGs.
-
-    Hyperparameters of the *current* config win over the saved ones (betas, eps, each group's weight
-    decay); the lr is set from the schedule at every step.
-    """
+    """Load a checkpoint (``ckpt.load_state``) into the built model, optimizer and loader and restore the RNGs; the
+    *current* config's hyperparameters win over the saved ones (the lr is set from the schedule every step)."""
     from torch.distributed.checkpoint.state_dict import set_model_state_dict, set_optimizer_state_dict
 
     if "output_ids" in loaded["model"] and not model.restricted:

@@ -77,10 +77,8 @@ def task_data_root(explicit: str | os.PathLike | None = None) -> Path:
 
 def prepare_tasks(root: str | os.PathLike, out_dir: str | os.PathLike, tasks: Sequence[str],
                   files: dict[str, Sequence[str | os.PathLike]] | None = None) -> dict[str, str]:
-    """Render task YAMLs with absolute data paths into ``out_dir``; returns {our key: lm-eval task name}.
-
-    ``files`` replaces the default files of a task (absolute paths or relative to ``root``); the
-    tests use it to point at tiny fixtures.
+    """Render task YAMLs with absolute data paths into ``out_dir``; returns {our key: lm-eval task name}. ``files``
+    replaces a task's default files (absolute, or relative to ``root``): the tests' tiny fixtures.
     """
     root, out = Path(root), Path(out_dir)
     out.mkdir(parents=True, exist_ok=True)

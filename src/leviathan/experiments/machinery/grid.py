@@ -272,13 +272,11 @@ def _check_variant(v: str, where: str) -> str:
 
 def match_total(baseline: ModelConfig, variant: str, tolerance: float = 0.01,
                 where: str = "") -> tuple[ModelConfig, int]:
-    """``variant`` with ``baseline``'s width and the total closest to the baseline's (within ``tolerance``).
-
-    First the depth (``isoparametric_depth``). At CPU scale one layer can be several percent of
-    the model, so when depth alone misses the tolerance the SwiGLU width (``intermediate_size``) of
-    the deeper model is trimmed to close the gap, trying depths L-1, L, L+1 and keeping the one
-    with the smallest gap (then the smallest change of width). Returns (config, target total);
-    the config's ``intermediate_size`` is explicit (None only when the default was kept).
+    """``variant`` with ``baseline``'s width and the total closest to the baseline's (within ``tolerance``): the depth
+    first (``isoparametric_depth``); when depth alone misses the tolerance (one layer can be several percent of a CPU
+    model), the SwiGLU width of the deeper model is trimmed too, trying depths L-1, L, L+1 and keeping the smallest gap
+    (then the smallest change of width). Returns (config, target total); the config's ``intermediate_size`` is
+    explicit (None only when the default was kept).
     """
     sol = isoparametric_depth(baseline, embedding=variant)
     target = sol.target_total

@@ -133,10 +133,8 @@ class BucketScheme:
 
 @dataclass
 class BucketResult(_RowPart):
-    """Losses of one eval set per training-frequency bucket, rarest first (``frequency.BucketLosses``).
-
-    ``buckets`` describes the buckets (``frequency.Buckets.as_dict``: method, min_count, max_count, ...), kept as
-    written; ``BucketScheme.of`` reads it.
+    """Losses of one eval set per training-frequency bucket, rarest first (``frequency.BucketLosses``); ``buckets`` is the
+    bucket description as written (``frequency.Buckets.as_dict``), read by ``BucketScheme.of``.
     """
 
     loss: list = field(default_factory=list)
@@ -232,12 +230,11 @@ class ResultRow:
 
     @cached_property
     def run_config(self) -> RunConfig | None:
-        """``config`` typed, decoded once (None for a row written before configs were recorded).
-
-        ``config`` itself stays the dict as written, so a row rereads and rewrites byte for byte and ``drift``
-        compares it key by key. Footgun: this view is tolerant (``codec.decode``): a key retired since the row was
-        written is dropped and a key added since takes its default, so ask it what the run trained with, and ask
-        ``config`` (or ``drift``) whether two configs are the same."""
+        """``config`` typed, decoded once (None for a row written before configs were recorded). ``config`` stays the dict as
+        written (rows reread and rewrite byte for byte; ``drift`` compares it key by key). Footgun: this view is tolerant (a
+        retired key dropped, a new one at its default): ask it what the run trained with, and ``config`` (or ``drift``)
+        whether two configs are the same.
+        """
         from ...run_config import RunConfig
 
         try:
@@ -467,9 +464,8 @@ def load_results(path: str | os.PathLike, report=None) -> list[ResultRow]:
 
 
 def append_result(path: str | os.PathLike, row: ResultRow | Mapping) -> None:
-    """Append one row atomically: a single write of the whole line on an O_APPEND descriptor, then fsync.
-
-    A row given as a dict is written through ``ResultRow`` too, so every line has the same fields.
+    """Append one row atomically (one write of the whole line on an O_APPEND descriptor, then fsync); a row given as a
+    dict is written through ``ResultRow`` too, so every line has the same fields.
     """
     data = (dumps(ResultRow.from_dict(row).to_dict()) + "\n").encode()
     fd = os.open(os.fspath(path), os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644)

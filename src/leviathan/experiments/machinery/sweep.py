@@ -258,10 +258,8 @@ def _resume_notes(summary: TrainSummary) -> list[str]:
 
 def make_row(grid: Grid, spec: RunSpec, run_dir: Path, summary: TrainSummary, evals: RunEvaluation,
              hardware: dict) -> ResultRow:
-    """The results row of a finished run from its spec, training ``summary`` and evaluation.
-
-    Paths are written relative to the sweep folder (``run_dir`` is ``OUT/runs/<name>``), and the row carries
-    its provenance (``experiments.machinery.provenance``: resolved config, code commit, data fingerprint)."""
+    """The results row of a finished run from its spec, training ``summary`` and evaluation: paths relative to the sweep
+    folder, its provenance (``provenance``: resolved config, code commit, data fingerprint) and its evaluation settings."""
     out_dir = Path(run_dir).parent.parent
     m = spec.model
     metrics = str(summary.metrics or run_dir / "metrics.jsonl")

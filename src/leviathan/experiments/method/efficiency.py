@@ -56,11 +56,8 @@ def row_curve(row: ResultRow, split: str | None = None) -> Curve:
 
 
 def val_curve(rows: list[MetricsRow], split: str | None = None) -> Curve:
-    """Validation curve from metrics rows; ``split`` selects rows with that ``split`` (None: all val rows; a row
-    that names no split counts as any).
-
-    A resumed run may log the same step twice; the last row for a token count wins.
-    """
+    """Validation curve from metrics rows; ``split`` selects rows with that ``split`` (None: all val rows; a row naming no
+    split counts as any). A resumed run may log a step twice: the last row for a token count wins."""
     points: dict[float, float] = {}
     for r in rows:
         if r.val_loss is None:
@@ -168,11 +165,8 @@ def gain_over_training(model: Curve, reference: Curve) -> GainCurve:
 
 def throughput_table(rows: Iterable[ResultRow], baselines: dict[str, str] | None = None,
                      allow_mixed_hardware: bool = False) -> list[ThroughputEntry]:
-    """Per run: tokens/s and the slowdown vs the baseline variant of the same (regime, size, seed).
-
-    ``rows`` are results rows (``ResultRow`` or their dicts). The baseline variant of each regime
-    comes from ``baselines`` (default ``results.BASELINES``: dense_tied for iso-body, dense_untied for
-    isoparametric). Runs without a same-group baseline get ``slowdown: None``.
+    """Per run: tokens/s and the slowdown vs the baseline variant of the same (regime, size, seed) (``baselines``,
+    default ``results.BASELINES``); runs without a same-group baseline get ``slowdown: None``.
     """
     baselines = {**BASELINES, **(baselines or {})}
     groups: dict[tuple, dict[str, ResultRow]] = {}

@@ -176,12 +176,9 @@ class IdGroup:
 
 def frequency_groups(train_freq: np.ndarray, vocab_size: int, num_buckets: int = 5,
                      method: str = "mass") -> list[IdGroup]:
-    """``bucket 1`` .. ``bucket n`` (rarest first; ids that occur in training) and ``unseen`` (ids that never occur)
-    of a V-row table, bucketed as the eval buckets targets (``eval.frequency.make_buckets``).
-
-    ``train_freq`` may be shorter than V (a head larger than the tokenizer: the extra ids never occur); longer is
-    another tokenizer's and refused. Ids that never occur add no training mass, so the buckets of the ids that do
-    are the eval's."""
+    """``bucket 1`` .. ``bucket n`` (rarest first; ids that occur in training) and ``unseen`` of a V-row table, bucketed as
+    the eval buckets targets (``eval.frequency.make_buckets``). ``train_freq`` may be shorter than V (a head larger than
+    the tokenizer: the extra ids never occur); longer is another tokenizer's and refused."""
     counts = np.asarray(train_freq).astype(np.int64)
     if counts.ndim != 1 or len(counts) > vocab_size:
         raise UserError(f"train_freq has {counts.size:,} ids but the table has {vocab_size:,} rows: it belongs to data "

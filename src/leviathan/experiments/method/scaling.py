@@ -138,11 +138,8 @@ def _check_inputs(N, L) -> tuple[np.ndarray, np.ndarray]:
 
 
 def _linear_given_alpha(z: np.ndarray, L: np.ndarray, L_min: float, fix_E: float | None):
-    """Least squares of L = E + C z for each row of z (G, n), with 0 <= E < min L and C >= 0.
-
-    For fixed alpha the model is linear in (E, C): closed form, then the box constraints (the
-    optimum of a convex problem violating a bound lies on that bound).
-    """
+    """Least squares of L = E + C z for each row of z (G, n), with 0 <= E < min L and C >= 0: closed form for fixed
+    alpha, then the box constraints (the optimum of a convex problem violating a bound lies on that bound)."""
     E_hi = L_min * (1 - 1e-9)
     zz = np.sum(z * z, axis=1)
     if fix_E is None:
@@ -210,15 +207,10 @@ def _fit_once(x: np.ndarray, L: np.ndarray, x0: float, fix_E: float | None = Non
 
 def fit_power_law(N: Sequence[float], L: Sequence[float], *, num_bootstrap: int = 1000, ci: float = 0.95,
                   seed: int = 0, fix_E: float | None = None) -> PowerLawFit:
-    """Fit L(N) = E + A N^(-alpha) to runs (N_i, L_i), with a bootstrap over runs.
-
-    Args:
-        N: parameter counts of the runs (one entry per run; repeated sizes = several seeds).
-        L: their validation losses (nats).
-        num_bootstrap: bootstrap draws (0 disables the intervals).
-        ci: central coverage of the percentile intervals.
-        seed: RNG seed of the bootstrap (results are deterministic given it).
-        fix_E: hold the irreducible loss at this value (e.g. 0 for a pure power law).
+    """Fit L(N) = E + A N^(-alpha) to runs (N_i, L_i), with a bootstrap over runs. ``N``: the runs' parameter counts
+    (repeated sizes = several seeds); ``L``: their validation losses (nats); ``num_bootstrap``: draws (0: no intervals);
+    ``ci``: the percentile intervals' coverage; ``seed``: the bootstrap's RNG seed; ``fix_E``: hold the irreducible loss
+    at this value (0: a pure power law).
     """
     N, L = _check_inputs(N, L)
     if not 0 < ci < 1:
@@ -299,11 +291,8 @@ class DenseEquivalent(Record):
 
 def dense_equivalent(fit: PowerLawFit, loss: float | Iterable[float], params: float, *,
                      seed: int = 0) -> DenseEquivalent:
-    """Invert ``fit`` at ``loss``: the dense size that the fit says reaches it, and N_eq / params.
-
-    ``loss`` may be a list (several seeds of the same model): the point estimate uses the mean, and
-    each bootstrap draw also resamples these losses, so seed noise enters the interval.
-    """
+    """Invert ``fit`` at ``loss``: the dense size the fit says reaches it, and N_eq / params. ``loss`` may be a list (seeds
+    of one model): the point estimate uses the mean, and each bootstrap draw resamples these losses too."""
     losses = np.atleast_1d(np.asarray(loss, dtype=float))
     if len(losses) == 0 or not np.all(np.isfinite(losses)):
         raise UserError("dense_equivalent needs finite losses")
