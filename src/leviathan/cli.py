@@ -1,15 +1,13 @@
 """Command line: ``leviathan <verb> ...`` and ``python -m leviathan <verb>`` (torchrun-compatible).
 
-Each verb lives in ``leviathan.commands.<verb>`` and exposes ``add_arguments(parser)`` and
-``run(args) -> int``; modules are imported only when their verb runs, so ``leviathan params`` does
-not pay for importing the training stack. A ``UserError`` (bad input, bad config) prints one line
-``error: ...`` and exits with status 2, and so does an ``OSError`` about the user's storage (disk full,
-permission denied, read-only file system, a file where a folder belongs; ``errors.storage_error_message``),
-including the write failures torch.save and safetensors report without an errno (``leviathan.storage``);
-nothing else is swallowed. ``leviathan`` with no verb prints the help on stderr and exits 2 (a usage error, as
-argparse reports a missing argument); ``leviathan --help`` prints it on stdout and exits 0. nothing else is swallowed. A SIGTERM that arrives before a verb has its own handling (``train`` catches it from its
-session's first line and stops cleanly) ends it with one line saying what it stopped and exit status 143, after the
-verb's cleanup ran (temporary folders removed, locks released): never silently, as Python's default would.
+Each verb lives in ``leviathan.commands.<verb>`` and exposes ``add_arguments(parser)`` and ``run(args) -> int``;
+modules are imported only when their verb runs, so ``leviathan params`` does not pay for importing the training
+stack. A ``UserError`` (bad input, bad config) prints one line ``error: ...`` and exits with status 2, and so does
+an ``OSError`` about the user's storage (``errors.storage_error_message``; also the failures torch.save and
+safetensors report without an errno, ``leviathan.storage``); nothing else is swallowed. ``leviathan`` with no verb
+prints the help on stderr and exits 2; ``leviathan --help`` prints it on stdout and exits 0. A SIGTERM that arrives
+before a verb has its own handling (``train`` catches it from its session's first line) ends it with one line saying
+what it stopped and exit status 143, after the verb's cleanup ran (temporary folders removed, locks released).
 """
 
 from __future__ import annotations

@@ -4,26 +4,19 @@
     decode(PairedComparison, raw)      # the dataclass again, nested records, lists and dicts of them typed
     decode(EvalResult, {"loss": 3.2, "new_key": 1})   # EvalResult(loss=3.2, extra={"new_key": 1})
 
-The records of results rows (``experiments.machinery.results``), analysis.json (``experiments.method.records.Record``), grid.json,
-metrics.jsonl, the provenance of a row and the committed verdict are plain dataclasses; this module is how they
-become JSON and back, so no record carries a hand-written codec. Field metadata says where a key is not always
-in the JSON:
+Results rows, analysis.json, grid.json, metrics.jsonl, a row's provenance and the committed verdict are plain
+dataclasses, so no record carries a hand-written codec. Field metadata says where a key is not always in the JSON:
+``optional()`` (left out while None), ``inline()`` (a record whose keys are written into the enclosing one's) and
+``extra_keys()`` (the keys this version does not know, kept as read and written back last: rewriting loses nothing).
 
-- ``optional()``: the key is left out while the field is None;
-- ``inline()``: a record whose keys are written into the enclosing one's at the field's place;
-- ``extra_keys()``: a dict of the keys this version does not know, kept as read and written back last, so reading
-  and rewriting a file loses nothing.
+``decode`` is tolerant, for files this package wrote (any earlier version): an unknown key goes into ``extra`` (or
+is dropped without one), a missing key takes the field's default (None without one), a null stays None. Values are
+kept as written (an integer token count stays an integer), so numbers derived from old files do not change. A
+user's configuration is read by ``config.from_dict`` instead, which checks every key and type and names the fix.
 
-``decode`` is tolerant, for files this package wrote (any earlier version): a key the class does not know goes
-into its ``extra`` field (or is dropped without one), a missing key takes the field's default (None without one),
-a null stays None. Values are kept as written (an integer token
-count stays an integer, a float stays a float), so numbers derived from old files do not change. A user's
-configuration is read by ``config.from_dict`` instead, which checks every key and type and names the fix.
-
-Footguns: ``encode`` keeps numbers as they are (numpy scalars, inf, nan; ``experiments.machinery.results.json_safe`` makes
-strict JSON of them); a class that defines ``as_dict`` is encoded through it (a record whose JSON depends on more
-than one field); ``decode`` resolves annotations with ``typing.get_type_hints``, so a record's field types must
-be importable names of its module.
+Footguns: ``encode`` keeps numbers as they are (numpy scalars, inf, nan; ``experiments.machinery.results.json_safe``
+makes strict JSON of them); a class that defines ``as_dict`` is encoded through it; ``decode`` resolves annotations
+with ``typing.get_type_hints``, so a record's field types must be importable names of its module.
 """
 
 from __future__ import annotations

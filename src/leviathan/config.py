@@ -1,17 +1,14 @@
 """Typed configuration: dataclasses on the inside, YAML on disk, dotted overrides on the command line.
 
-Every config in leviathan is a (possibly nested) dataclass. This module turns plain dictionaries
-(from YAML, JSON or ``key.sub=value`` overrides) into those dataclasses and back, and rejects bad
-input with one message that names the key, the problem and the fix (``codec.decode`` is the tolerant
-reading of files the package wrote itself, ``codec.encode`` the writing of both):
+This module turns plain dictionaries (YAML, JSON, ``key.sub=value`` overrides) into the package's config
+dataclasses and back, and rejects bad input with one message naming the key, the problem and the fix
+(``codec.decode`` is the tolerant reading of files the package wrote itself):
 
     >>> from_dict(ModelConfig, {"hiden_size": 64})
     ConfigError: unknown key 'hiden_size' in ModelConfig; did you mean 'hidden_size'?
 
-Footguns handled here so no caller has to:
-- YAML reads ``1e-3`` as a string; numbers given as strings are converted when the field is a number.
-- ``bool`` is a subclass of ``int`` in Python; ``hidden_size: true`` is rejected, not read as 1.
-- ``Optional[int]`` accepts ``null``/``none``.
+Footguns handled here: YAML reads ``1e-3`` as a string (converted when the field is a number); ``bool`` is an
+``int`` in Python (``hidden_size: true`` is rejected, not read as 1); ``Optional[int]`` accepts ``null``/``none``.
 """
 
 from __future__ import annotations

@@ -2,14 +2,11 @@
 
     ids = generate(model, prompt_ids, max_new_tokens=64, temperature=0.8, top_k=50, top_p=0.95, seed=0)
 
-The prompt is run once (prefill) into a ``KVCache``; each new token is then a single-position
-forward that reuses the cached keys and values, so a step costs O(context) attention, not a full
-re-run. ``use_cache=False`` re-runs the whole sequence each step (a reference for tests).
-``Decoder`` is that loop one token at a time (``prefill`` then ``step``), for callers that time or
-steer each token (``leviathan bench``'s decode section).
-
-Serving a leviathan model: bake it first (``model.bake_()``): the generator becomes the ordinary
-table it computes, so decoding pays nothing for it (``leviathan generate`` does this by default).
+The prompt is run once (prefill) into a ``KVCache``; each new token is a single-position forward over the cached
+keys and values (``use_cache=False`` re-runs the whole sequence each step: a reference for tests). ``Decoder`` is
+that loop one token at a time, for callers that time or steer each token (``leviathan bench``'s decode section).
+Serve a leviathan model baked (``model.bake_()``): the generator becomes the table it computes, so decoding pays
+nothing for it (``leviathan generate`` does this by default).
 
 Footguns: generation stops at ``model.config.max_position_embeddings`` total tokens (the model was
 never trained on later positions; a longer prompt keeps its last ones); ``temperature=0`` means
@@ -48,12 +45,9 @@ def sample_next_token(logits: torch.Tensor, temperature: float = 1.0, top_k: int
 
 
 class Decoder:
-    """Incremental decoding with the native KV cache: ``prefill`` the prompt once, then ``step`` per token.
-
-    Both return the next ids (B,), chosen by ``sample_next_token`` with this decoder's settings
-    (``temperature=0``: greedy). ``step`` takes the ids just chosen (or whatever should be fed instead).
-    No position limit is checked here; ``generate`` stops at ``max_position_embeddings``.
-    """
+    """Incremental decoding with the native KV cache: ``prefill`` the prompt once, then ``step`` per token (the ids just
+    chosen, or whatever should be fed instead); both return the next ids (B,) of ``sample_next_token`` with this
+    decoder's settings. No position limit is checked here; ``generate`` stops at ``max_position_embeddings``."""
 
     def __init__(self, model, temperature: float = 1.0, top_k: int | None = None, top_p: float | None = None,
                  generator: torch.Generator | None = None):

@@ -2,20 +2,15 @@
 
     model = initial_model(cfg)        # CausalLM on the CPU, weights as training's first step found them
 
-A run folder keeps its resolved config (``config.yaml``) and periodic checkpoints, but in general no step-0
-checkpoint. The initial weights are nevertheless fixed by the config: training seeds python's, numpy's and
-torch's global generators with ``cfg.seed`` and then builds ``CausalLM(cfg.model)`` on the CPU (before any
-move to a device, FSDP sharding or restricted softmax, none of which draws random numbers). ``train/loop.py``
-builds its model with this function, so an analysis that calls it gets the same tensors bit for bit
-(tests/integration/test_embeddings_cli.py compares them with the model a real run trained from).
+A run folder keeps its resolved config but in general no step-0 checkpoint. The initial weights are nevertheless
+fixed by the config: this seeds python's, numpy's and torch's global generators with ``cfg.seed`` and builds
+``CausalLM(cfg.model)`` on the CPU (before any move to a device, FSDP sharding or restricted softmax, none of which
+draws random numbers). ``train/loop.py`` builds its model with it, so an analysis that calls it gets the same
+tensors bit for bit (tests/integration/test_embeddings_cli.py compares them with a real run's).
 
-Footguns:
-- It reseeds the three global generators, as training does; a caller that draws random numbers afterwards
-  draws the same ones a fresh run would.
-- Bit-exactness holds for the torch version the run trained with (``versions.json``): a torch release that
-  changes its CPU normal sampler changes every weight.
-- A restricted softmax (``data.softmax: corpus``) is not applied here: it reads the data folder and does not
-  touch the weights; training applies it after this call.
+Footguns: it reseeds the three global generators, as training does; bit-exactness holds for the torch version the
+run trained with (``versions.json``: a release that changes its CPU normal sampler changes every weight); a
+restricted softmax (``data.softmax: corpus``) is applied by training after this call, not here.
 """
 
 from __future__ import annotations

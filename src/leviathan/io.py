@@ -6,24 +6,18 @@
     cache_root() / "bench"                                  # where a verb caches what it can rebuild
     hardware_info()                                         # CPU model, cores, torch threads, GPU if any
 
-Data folder rule (the one place it is written): the explicit value (``--data-root``), else
-``$LEVIATHAN_DATA``, else ``$LEVIATHAN_SHARED/data`` (the older variable, deprecated: it warns), else, for
-the verbs that look for the project's folder by themselves (``demo``, ``bench``), ``../shared/data`` seen
-from the current folder (the repository root in a checkout); otherwise None.
+Data folder rule (the one place it is written): the explicit value (``--data-root``), else ``$LEVIATHAN_DATA``,
+else ``$LEVIATHAN_SHARED/data`` (deprecated: it warns), else, for ``demo`` and ``bench``, ``../shared/data`` seen
+from the current folder; otherwise None. Cache root rule: ``$LEVIATHAN_CACHE``, else ``$XDG_CACHE_HOME/leviathan``,
+else ``~/.cache/leviathan``; whatever lies under it can be deleted and is rebuilt on next use.
 
-Cache root rule (every verb that caches uses it): ``$LEVIATHAN_CACHE`` if set, else
-``$XDG_CACHE_HOME/leviathan``, else ``~/.cache/leviathan``. Whatever lies under it can be deleted
-and is rebuilt on next use.
+Footgun: ``atomic_write_*`` replace the file by rename, so the target folder must be writable and the temporary
+file (``.<name>.tmp<pid>``) lives beside it; on a failure the old file is left as it was.
 
-Footgun: ``atomic_write_*`` replace the file by rename, so the target folder must be writable and the
-temporary file (``.<name>.tmp<pid>``) lives beside it; on a failure the old file is left as it was.
-
-Permissions: every file the package writes ends with the mode a plain ``open(path, "w")`` gives it, 0666 less the
-user's umask (0644 under the usual 022), so a group or a serving process can read a model. Two writers do not
-do that by themselves and are followed by ``publish``: safetensors' ``save_file`` (used by ``save_pretrained`` and
-``huggingface_hub``) writes through a private temporary file and renames it, so ``model.safetensors`` came out
-0600 whatever the umask; ``tempfile.mkdtemp``/``mkstemp`` (the atomic export folders, the kernel cache) create
-0700/0600 on purpose.
+Permissions: every file the package writes ends with the mode a plain ``open(path, "w")`` gives it (0644 under the
+usual umask 022), so a group or a serving process can read a model. safetensors' ``save_file`` (a private
+temporary file renamed: 0600) and ``tempfile.mkdtemp``/``mkstemp`` (0700/0600 on purpose) do not, and are followed
+by ``publish``.
 """
 
 from __future__ import annotations
@@ -162,6 +156,13 @@ def data_root(explicit: str | os.PathLike | None = None, *, search: bool = False
     if search and DEFAULT_DATA.is_dir():
         return DEFAULT_DATA.resolve()
     return None
+
+
+def books_root() -> Optional[Path]:
+    """The data folder (``data_root``, searched) when it holds the Gutenberg books (``gutenberg/train``, ``valid``)."""
+    root = data_root(search=True)
+    ok = root is not None and all((root / "gutenberg" / split).is_dir() for split in ("train", "valid"))
+    return root.resolve() if ok else None
 
 
 def cache_root() -> Path:

@@ -3,12 +3,10 @@
     values, bad = read_json_lines("runs/cpu/results.jsonl")   # values: [(line number, value)]; bad: [(line number, why)]
     for line in bad_line_notes(path, bad, "row"): print(line)  # "warning: PATH:3: ..."
 
-A line can be cut short (a process killed in the middle of its write, a disk that filled up), hold bytes
-that are not UTF-8 (a file damaged, or one that is not text at all), or not be JSON. Each line is decoded on
-its own, so one bad line costs only itself and never raises: the caller decides whether to skip it
-quietly (the torn last line of a metrics.jsonl after a kill is expected) or to say so (a results.jsonl
-row is a finished run; losing one silently hides a run from every table). Blank lines are not values and
-not reported.
+A line can be cut short (a killed write, a full disk), not be UTF-8 or not be JSON. Each line is decoded on its
+own, so one bad line costs only itself and never raises: the caller decides whether to skip it quietly (the torn
+last line of a metrics.jsonl after a kill) or to say so (a results.jsonl row is a finished run). Blank lines are
+not values and not reported.
 """
 
 from __future__ import annotations

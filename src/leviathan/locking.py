@@ -4,26 +4,20 @@
         ...
     with folder_lock(out_dir, "prepare", beside=True):  # out_dir/../.<name>.lock: out_dir is replaced by rename
 
-The lock is ``fcntl.flock(LOCK_EX | LOCK_NB)`` on a small file holding the holder's pid and command line.
-A second writer does not wait: it gets a ``UserError`` naming the folder and the process that holds it
-(exit status 2 from the CLI). The kernel drops a flock when its process ends, however it ends, so a lock
-left by a killed or crashed process is free; the file is still there (the holder never removed it) and
-the next writer takes it over and says so on stderr, naming the dead process.
+The lock is ``fcntl.flock(LOCK_EX | LOCK_NB)`` on a small file holding the holder's pid and command line. A second
+writer does not wait: it gets a ``UserError`` naming the folder and the holder (exit status 2). The kernel drops a
+flock when its process ends, however it ends, so a killed holder's lock is free; the next writer takes the file over
+and says so on stderr. The file lives inside the folder (``.lock``) for folders written in place (a run, a sweep),
+beside it (``.<name>.lock``) for folders built elsewhere and renamed into place (``prepare``, ``export``).
 
-Where the file lives: inside the folder (``.lock``) for folders that are written in place (a run folder,
-a sweep folder); beside it (``.<name>.lock`` in the parent) for folders that are built elsewhere and
-renamed into place (``prepare``'s and ``export``'s output), since a lock inside would be renamed away.
-
-Release removes the lock file (while still holding the lock) and, when the lock created the folder and
-nothing else was written there, the empty folder, so a command that fails early leaves nothing behind.
-Removing a lock file is safe only because every taker checks, after its flock succeeds, that the path
-still names the file it locked, and starts over otherwise (a writer that opened the file just before it
-was removed holds a lock on a file nobody else can find).
+Release removes the lock file (while still holding the lock) and, when the lock created the folder and nothing else
+was written there, the empty folder. That is safe only because every taker checks, after its flock succeeds, that
+the path still names the file it locked, and starts over otherwise.
 
 Footguns:
 - flock is per open file description: the same process taking the same lock twice is refused too.
-- Under torchrun only rank 0 takes the run folder's lock; the other ranks write nothing there, and
-  ``train`` tells them (one all-reduce) when rank 0 could not take it, so every rank stops with a UserError.
+- Under torchrun only rank 0 takes the run folder's lock; ``train`` tells the other ranks (one all-reduce) when it
+  could not, so every rank stops with a UserError.
 - flock on a network file system (NFS) may be advisory only or unsupported; the lock protects writers
   on one machine.
 - While a lock is held, what a crashed earlier writer left (``.tmp-*`` folders of a checkpoint or of a
@@ -151,12 +145,9 @@ def _say(msg: str) -> None:
 @contextlib.contextmanager
 def folder_lock(folder: str | os.PathLike, verb: str, fix: str = "choose another folder", *, beside: bool = False,
                 log: Callable[[str], None] = _say) -> Iterator[Path]:
-    """Hold the exclusive write lock of ``folder`` (see the module docstring); yields the lock file's path.
-
-    ``verb`` and ``fix`` word the refusal ("cannot <verb> into DIR: process N (...) is writing there ...; wait for
-    it to finish or stop it, or <fix>"). A second holder,
-    in this or another process, gets a UserError naming the folder and the holding process. ``folder`` (or its
-    parent, ``beside``) is created if needed.
+    """Hold the exclusive write lock of ``folder`` (module docstring); yields the lock file's path. ``verb`` and ``fix``
+    word the refusal ("cannot <verb> into DIR: process N (...) is writing there ...; wait for it to finish or stop it,
+    or <fix>"). ``folder`` (or its parent, ``beside``) is created if needed.
     """
     folder = Path(os.path.abspath(folder)) if beside else Path(folder)  # "." has a name once absolute
     path = lock_path(folder, beside)

@@ -6,25 +6,19 @@
     mark(run_dir, "train")                                # the folder is train's from now on
     check_apart(data_dir, "data.path", run_dir, "--run-dir")               # an output folder is not an input folder
 
-Why (issue 30, kinds 1 and 6). ``export --overwrite`` replaced whatever non-empty folder it was given, a user's
-documents or the run folder it was exporting (both deleted, exit 0); ``prepare --overwrite`` replaced any folder
-holding a ``meta.json``; ``train --run-dir`` and ``report --out`` wrote their ``config.yaml`` / ``README.md`` over a
-user's file of the same name. A flag that deletes, and a verb that writes into an existing folder, now need proof
-that the folder is theirs:
+A flag that deletes, and a verb that writes into an existing folder, need proof that the folder is theirs (issue
+30: ``export --overwrite`` replaced a user's documents, ``train --run-dir`` wrote over a user's ``config.yaml``):
 
 - **The marker**, ``leviathan_output.json``: the verb that wrote the folder and, for an output built in a temporary
-  folder and renamed into place (export, prepare), every file it wrote. It is written last, so a folder holding it
-  is complete.
-- **Replacing** (``check_replaceable``) needs the marker of the same verb and exactly the files it lists, nothing
-  added by hand; and no live process may hold a lock inside the folder or beside it (``locking``: a run being
-  trained, a sweep running). A folder written before markers existed is replaced only when the verb's own
-  ``legacy`` test recognises it (prepare: a data folder's meta.json and its expected files, nothing else). Every
-  refusal names what would be deleted and the command to delete it by hand.
+  folder and renamed into place (export, prepare), every file it wrote. Written last: a folder holding it is complete.
+- **Replacing** (``check_replaceable``) needs the marker of the same verb and exactly the files it lists; and no
+  live process may hold a lock inside the folder or beside it (``locking``). A folder written before markers is
+  replaced only when the verb's ``legacy`` test recognises it. Every refusal names what would be deleted and the
+  command to delete it by hand.
 - **Writing into** a folder (``check_claim``): with the verb's marker for the whole folder (a run, a sweep), the
-  folder is the verb's. Otherwise a file (or folder) the verb would write that is already there, and that its
-  marker does not list, stops it, unless ``legacy`` recognises an earlier output of the verb (a run folder of an
-  earlier version); other files are left alone. ``mark`` then records the folder (or the files written) as the
-  verb's, so the next session knows. A folder marked by another verb is refused whole.
+  folder is the verb's. Otherwise a file the verb would write that is already there, and that its marker does not
+  list, stops it, unless ``legacy`` recognises an earlier output of the verb; other files are left alone. ``mark``
+  then records the folder (or the files written) as the verb's. A folder marked by another verb is refused whole.
 
 Footgun: a marker copied along with a folder still says the verb wrote it; what it lists is checked, not who
 copied it. Lock files (``.lock``, ``.NAME.lock``) and a verb's temporary files are not part of an output.

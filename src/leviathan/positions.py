@@ -3,11 +3,9 @@
     keep, new, notes = fit_positions(prompt_len=900, max_new_tokens=500, limit=1024)
     # keep 900, new 124, notes ["note: --max-new-tokens 500 does not fit: ..."]
 
-A model has ``max_position_embeddings`` positions; ``generation.generate`` never goes past them: it keeps
-the last ``limit - 1`` tokens of a longer prompt and stops at ``limit`` tokens in all. That is the right
-limit, but applied without a word it looked like a model that stopped early or ignored the start of the
-prompt. ``leviathan generate`` uses this to crop the prompt itself (so the text it prints continues the
-tokens the model saw) and prints each note on stderr.
+``generation.generate`` keeps the last ``limit - 1`` tokens of a longer prompt and stops at ``limit`` tokens; done
+without a word, that looked like a model that stopped early or ignored the prompt's start. ``leviathan generate``
+crops the prompt itself with this (the text it prints continues what the model saw) and prints each note on stderr.
 """
 
 from __future__ import annotations

@@ -1,10 +1,8 @@
 """Named model sizes. ``model.preset=NAME`` in a config (or ``--preset NAME``) starts from one of these.
 
-Paper presets use o200k_base (V = 200,019), sequence 512 and the paper's generator defaults; the
-CPU presets are the same shapes scaled down to sizes a CPU trains (they take their vocabulary size
-from the prepared data; measured speeds are in docs/benchmarks.md). Widths/depths of the paper's own models are not all
-published; these are LLaMA-proportioned sizes that land on the paper's parameter totals
-(``leviathan params --preset NAME`` prints the table).
+Paper presets use o200k_base (V = 200,019), sequence 512 and the paper's generator defaults, LLaMA-proportioned
+shapes that land on the paper's parameter totals (its widths and depths are not all published; ``leviathan params
+--preset NAME`` prints the table); the CPU presets are the same shapes scaled down, their vocabulary the data's.
 """
 
 from __future__ import annotations

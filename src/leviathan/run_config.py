@@ -2,17 +2,9 @@
 
     leviathan train --config tiny model.hidden_size=128 optim.lr=1e-3 max_steps=200   # or --config PATH.yaml
 
-Layout of a config file (every key optional except what has no default; see the dataclasses):
-
-    model:      ModelConfig fields, or ``preset: NAME`` plus ModelConfig fields that override it
-    data:       path (a prepared data dir), seq_len, shuffle, shuffle_buffer
-    optim:      AdamW: lr (peak), betas, eps, weight_decay (decoupled), grad_clip
-    schedule:   warmup_steps, min_lr_ratio (linear warmup, then cosine decay to lr * min_lr_ratio)
-    batch_tokens, micro_batch_size, max_steps | max_tokens, log_interval, eval_interval,
-    eval_tokens, eval_batch_size, checkpoint_interval, keep_last, seed, device, dtype, compile,
-    parallel
-
-Decisions worth knowing:
+A config file has the sections ``model`` (ModelConfig fields, or ``preset: NAME`` plus fields that override it),
+``data``, ``optim`` and ``schedule`` and the top-level run settings; every key is optional except what has no
+default, and each dataclass's docstring says what its fields mean. Decisions worth knowing:
 - ``model.vocab_size: null`` (or absent, after the preset is applied) means "the data's vocabulary":
   it is read from ``<data.path>/meta.json``. The CPU presets leave it unset for this reason; the
   paper presets fix it at o200k's 200,019. An explicit value must be >= the data's vocab_size (a
@@ -308,10 +300,8 @@ def check_vocab(cfg: RunConfig, meta: PreparedMeta) -> None:
 
 
 def load_run_config(path: str | Path | None, overrides: Sequence[str] = (), check_data: bool = True) -> RunConfig:
-    """Read a YAML file (or start empty when ``path`` is None), apply ``key.sub=value`` overrides, validate.
-
-    ``path`` is a file, or the name of a train config (``tiny``: ``./configs/tiny.yaml`` when the current
-    folder has one, else the packaged ``leviathan/configs/tiny.yaml``; see ``leviathan.configs``).
+    """Read a YAML file (or start empty when ``path`` is None), apply ``key.sub=value`` overrides, validate. ``path`` is
+    a file or the name of a train config (``leviathan.configs``' lookup: ``tiny``).
     """
     raw: dict[str, Any] = load_yaml(find_train_config(path)) if path is not None else {}
     apply_overrides(raw, list(overrides))

@@ -2,11 +2,9 @@
 
     check_seed(cfg.seed, "seed")     # ConfigError unless an integer in [0, 4294967295]
 
-A seed feeds python's, numpy's and torch's generators and the data loader's permutation
-(``np.random.default_rng([seed, epoch]``). Negative seeds ended in numpy's traceback ("expected non-negative
-integer") after the run folder was written; seeds past 64 bits in torch's ("Overflow when unpacking long");
-numpy's legacy seeding takes 32 bits and reduced anything larger modulo 2^32, so two different seeds could
-train the same model. One range for all of them: the 32-bit unsigned integers, ``[0, MAX_SEED]``.
+A seed feeds python's, numpy's and torch's generators and the data loader's permutation. Negative seeds and seeds
+past 64 bits ended in numpy's or torch's tracebacks after the run folder was written, and numpy's legacy seeding
+reduced anything past 32 bits modulo 2^32 (two seeds, one model). One range for all: ``[0, MAX_SEED]``.
 """
 
 from __future__ import annotations

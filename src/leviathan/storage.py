@@ -3,18 +3,12 @@
     err = storage_oserror(e, path)          # OSError(ENOSPC, ...) for torch's "unexpected pos 704 vs 598"; else None
     errors.storage_error_message(err)       # "'PATH': no space left on device (the disk is full); free disk space ..."
 
-Python's own writes (``open().write``, ``os.write``, numpy) raise ``OSError`` with an errno, which the CLI
-turns into one line (``errors.storage_error_message``). Two libraries do not:
-
-- ``torch.save`` on a full disk raises ``RuntimeError("[enforce fail at inline_container.cc:...] . unexpected
-  pos 704 vs 598")`` or ``"... PytorchStreamWriter failed writing file ...: file write failed"``: no errno,
-  no path. Which failure it was is read from the disk: no free blocks (``statvfs``) means ENOSPC,
-  otherwise EIO (the write failed for a reason the disk knows: a failing device, a file system gone).
-- safetensors raises its ``SafetensorError`` with the Rust I/O error inside the text
-  (``IoError(Os { code: 28, kind: StorageFull, ... })``); the errno is taken from there.
-- numpy's ``ndarray.tofile`` on a disk that fills part-way raises ``OSError("19517 requested and 3072
-  written")``: an OSError, but with no errno and no path (found on a real full tmpfs; an injected ENOSPC
-  cannot show it). Read from the disk like torch's.
+Python's own writes raise ``OSError`` with an errno, which the CLI turns into one line. Three do not:
+``torch.save`` on a full disk (``RuntimeError("[enforce fail at inline_container.cc:...] . unexpected pos 704 vs
+598")`` or ``"... PytorchStreamWriter failed writing file ...``) and numpy's ``ndarray.tofile`` on a disk that fills
+part-way (``OSError("19517 requested and 3072 written")``, found on a real full tmpfs): no errno, no path, so the
+disk is asked (no free blocks, ``statvfs``: ENOSPC, otherwise EIO); safetensors' ``SafetensorError`` carries the
+Rust I/O error in its text (``IoError(Os { code: 28, ... })``), and the errno is taken from there.
 
 Anything else is None: a bug, to be reported with its traceback. Footgun: the torch check matches the
 message text of torch's C++ writer; a torch that words it differently is reported as a traceback again,

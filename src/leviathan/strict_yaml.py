@@ -2,14 +2,11 @@
 
     data = load_strict(text, "configs/run.yaml")      # ConfigError: "... line 7: key 'lr' is given twice ..."
 
-PyYAML's ``safe_load`` builds a mapping with ``dict.update``, so ``max_steps: 4`` followed by ``max_steps: 8``
-quietly trains for 8 steps, and a second ``optim:`` section replaces the first one whole (every key the first
-one set is gone). Every YAML file leviathan reads (run configs, grid files, a run folder's config.yaml) and every
-``key=value`` override goes through ``StrictLoader``, a ``SafeLoader`` whose ``construct_mapping`` refuses a key
-that an earlier key of the same mapping already has. Merge keys (``<<: *defaults``) are not duplicates: a key
-given explicitly beside a merge overrides the merged one, as YAML specifies.
-
-Only ``SafeLoader`` tags are accepted (no Python objects), as before.
+PyYAML's ``safe_load`` lets ``max_steps: 8`` after ``max_steps: 4`` win quietly, and a second ``optim:`` section
+replace the first whole. Every YAML file leviathan reads and every ``key=value`` override goes through
+``StrictLoader``, a ``SafeLoader`` whose ``construct_mapping`` refuses a key an earlier key of the same mapping
+has. Merge keys (``<<: *defaults``) are not duplicates: a key given beside a merge overrides the merged one, as YAML
+specifies. Only ``SafeLoader`` tags are accepted (no Python objects).
 """
 
 from __future__ import annotations

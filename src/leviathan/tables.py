@@ -1,10 +1,6 @@
 """Tables for people: aligned plain text for the terminal, and Markdown for reports.
 
     print(text_table(["model", "ms"], [["dense_tied", "12.5"], ["leviathan", "13.0"]]))
-    model          ms
-    ----------  -----
-    dense_tied   12.5
-    leviathan    13.0
 
 Cells are formatted by the caller (``str()`` is applied to anything else), so a table never decides
 how many digits a number shows.
@@ -13,6 +9,16 @@ how many digits a number shows.
 from __future__ import annotations
 
 from typing import Optional, Sequence
+
+
+def cell(value, spec: str) -> str:
+    """``value`` formatted with ``spec``; ``-`` where it is None (an undefined statistic)."""
+    return "-" if value is None else format(value, spec)
+
+
+def arrow(a, b, spec: str) -> str:
+    """``a -> b`` (init -> final) of two cells."""
+    return f"{cell(a, spec)} -> {cell(b, spec)}"
 
 
 def text_table(header: Sequence[object], rows: Sequence[Sequence[object]]) -> str:

@@ -3,13 +3,9 @@
     v = committed_verdict()
     v.lines()          # what ``leviathan demo`` prints beside its own measurement
 
-Why one packaged file: the demo's first screen must say what the project found, also from an installed wheel (no
-results/ folder there), and the finding changes as rounds finish (the o200k round's verdict now; the fair-shot
-round, results/o200k-fair, may replace it). Every quoting place reads this file, so one commit updates them all;
-tests/unit/test_verdict.py checks its numbers against the analysis file it names, so it cannot drift from the
-committed results.
-
-Footgun: the numbers are rounded to 3 decimals as quoted; the analysis file keeps the full ones.
+One packaged file, so the demo says what the project found also from an installed wheel, and one commit updates
+every place that quotes it as rounds finish; tests/unit/test_verdict.py checks its numbers against the analysis
+file it names. Footgun: the numbers are rounded to 3 decimals as quoted; the analysis file keeps the full ones.
 """
 
 from __future__ import annotations

@@ -212,6 +212,21 @@ def test_existing_out_dir_rules(tmp_path):
     assert [p.name for p in tmp_path.iterdir() if p.name.startswith(".")] == []
 
 
+@pytest.mark.parametrize("damage, why", [("{", "is not valid JSON"), ('{"vocab_size": 5}', "format None"),
+                                         (None, "field 'vocab_size' is 'x'")], ids=["torn", "foreign", "edited"])
+def test_an_out_dir_with_a_damaged_meta_json_is_refused_then_replaced_with_overwrite(tmp_path, damage, why):
+    """prepare reads an existing --out's meta.json through ``data.meta`` like every reader: a damaged one is not up
+    to date (refused naming the file, the damage and --overwrite), and --overwrite replaces a folder prepare wrote."""
+    src, _ = _corpus(tmp_path / "c", 10)
+    out = tmp_path / "d"
+    meta = prepare(src, out, "cl100k_base", val_fraction=0.2, **_quiet())
+    (out / "meta.json").write_text(damage if damage is not None else json.dumps({**meta, "vocab_size": "x"}))
+    with pytest.raises(UserError, match=f"meta.json.*{why}.*pass --overwrite"):
+        prepare(src, out, "cl100k_base", val_fraction=0.2, **_quiet())
+    assert prepare(src, out, "cl100k_base", val_fraction=0.2, overwrite=True, **_quiet())["tokenizer"] == "cl100k_base"
+    assert json.loads((out / "meta.json").read_text())["vocab_size"] == meta["vocab_size"]
+
+
 def test_a_crash_leaves_no_data_dir(tmp_path, monkeypatch):
     src, _ = _corpus(tmp_path / "c", 10)
     tok = load_tokenizer("cl100k_base")

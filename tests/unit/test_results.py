@@ -54,6 +54,35 @@ def test_rewriting_a_row_loses_nothing(tmp_path):
     assert first == second
 
 
+
+def test_a_rows_evaluation_is_typed_and_rewrites_byte_for_byte(tmp_path):
+    """``evaluation`` reads as ``identity.Evaluation`` (keys it does not know kept), and the line it was read from
+    is the line written back; a row without one reads None."""
+    from leviathan.experiments.machinery.identity import Evaluation, EvaluationOptions, evaluation_differences
+
+    evaluation = {"sets": {"val": {"split": "val", "text": None, "later": 1}},
+                  "options": {"seq_len": 32, "max_tokens": 400, "buckets": 2, "bucket_method": "mass",
+                              "bucket_sets": None}, "later": [2]}
+    path = tmp_path / "results.jsonl"
+    append_result(path, {**OLD_ROW, "evaluation": evaluation})
+    (row,) = read_results(tmp_path)
+    assert isinstance(row.evaluation, Evaluation) and row.evaluation.options.max_tokens == 400
+    assert row.evaluation.sets["val"].split == "val" and row.evaluation.extra == {"later": [2]}
+    append_result(path, row)
+    first, second = path.read_text().splitlines()
+    assert first == second and json.loads(first)["evaluation"] == evaluation
+    now = Evaluation(row.evaluation.sets, EvaluationOptions(32, 300, 2, "mass"))
+    assert evaluation_differences(row.evaluation, now) == ["eval.max_tokens: 400 in the row, 300 now"]
+    assert ResultRow.from_dict(OLD_ROW).evaluation is None
+
+
+@pytest.mark.parametrize("evaluation", [{"sets": [1]}, {"sets": {"val": None}}, {"options": "x"}])
+def test_a_damaged_evaluation_is_reported_and_skipped(tmp_path, evaluation):
+    notes = []
+    (tmp_path / "results.jsonl").write_text(json.dumps({**OLD_ROW, "evaluation": evaluation}) + "\n")
+    assert read_results(tmp_path, notes.append) == []
+    assert "not eval sets and options" in notes[0]
+
 def test_a_row_reads_by_attribute_and_its_dict_is_what_is_written():
     """Rows are no longer a Mapping (issue 20): the fields are attributes, ``to_dict`` is the written form."""
     from collections.abc import Mapping

@@ -8,22 +8,10 @@ for several repeats and reports medians and the ratio of medians. On a shared ma
 drift by 2x within minutes; alternation exposes both models to the same drift, so the ratio is the
 number to read.
 
-Layout:
-- ``configs``: the sections, the named configurations (``CONFIGS``) and ``BenchOptions``;
-- ``data``: corpus files, the cached BPE, the id stream, batches;
-- ``harness``: ``alternate`` (the timing protocol), medians and stats, ``TrainStep``;
-- ``sections/``: one module per section (``--only``):
-  ``train`` (leviathan vs dense_tied training step at iso-body: ``cpu`` = preset cpu-small with a BPE of
-  8,192 trained once on the corpus' train text, sequence 256, batch 8; ``paper`` = preset paper-109m,
-  o200k_base, generator at paper defaults d_s=128, M=8, kappa=32, r=64, sequence 512, batch 2; plus the
-  generator alone), ``modes`` (plain logits / chunked head / torch.compile, and peak memory per process;
-  ``--config experiments`` selects the experiments' configurations), ``generator`` (fast path vs the
-  literal formula per distinct id), ``memory`` (kept for backward per distinct id), ``decode`` (greedy
-  tokens/s, baked leviathan vs dense_tied, through ``leviathan.generation``), ``hf`` (our dense_tied
-  step vs ``transformers.LlamaForCausalLM``), ``width`` (only with ``--only width``: every arm of the width
-  round at each width in one rotation, ``--config widths``);
-- ``runner``: ``run_benchmark`` (checks, data once per configuration, the sections in order);
-- ``report``: the targets (PASS/MISS) and ``format_report``.
+Layout: ``configs`` (the sections, ``CONFIGS``, ``BenchOptions``), ``data`` (corpus, cached BPE, batches),
+``harness`` (``alternate``, the timing protocol; medians; ``TrainStep``), ``sections/`` (one module per section,
+``--only``: ``train``, ``modes``, ``generator``, ``memory``, ``decode``, ``hf``, ``width``; each says what it
+times), ``runner`` (``run_benchmark``), ``report`` (the targets, PASS/MISS, and ``format_report``).
 ``python -m leviathan.bench --rss`` is the fresh process the ``modes`` section measures peak memory in.
 
 Footguns: timings include whatever else runs on the machine (the report prints the load average).

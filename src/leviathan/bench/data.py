@@ -1,9 +1,7 @@
 """The benchmark's text and token ids: corpus files, a cached BPE, one id stream per tokenizer, batches.
 
-Text: the Gutenberg books of the data folder (``leviathan.io.data_root``: ``$LEVIATHAN_DATA``, else
-``../shared/data``); without it, the
-Python standard library's own source files (first files for tokenizer training, last for batches).
-A BPE the benchmark trains is cached under ``cache_root()/bench`` (``leviathan.io``).
+Text: the Gutenberg books of the data folder (``leviathan.io.data_root``), else the Python standard library's
+sources (first files for tokenizer training, last for batches). A trained BPE is cached under ``cache_root()/bench``.
 """
 
 from __future__ import annotations
@@ -12,19 +10,13 @@ import hashlib
 import json
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Callable, Optional, Sequence
+from typing import Callable, Sequence
 
 import numpy as np
 import torch
 
 from ..errors import UserError
-from ..io import cache_root, data_root
-
-
-def books_root() -> Optional[Path]:
-    """The data folder (``leviathan.io.data_root``) when it holds the Gutenberg books, else None."""
-    root = data_root(search=True)
-    return root.resolve() if root is not None and (root / "gutenberg").is_dir() else None
+from ..io import books_root, cache_root
 
 
 def corpus_files(split: str) -> tuple[list[Path], str]:
@@ -60,11 +52,8 @@ def default_cache_dir() -> Path:
 
 
 def bench_tokenizer(spec: str, cache_dir: Path, log: Callable[[str], None] = print):
-    """o200k_base (bundled), or a BPE of ``bpe:VOCAB`` trained on a few MB of train text, cached on disk.
-
-    The cache key covers the vocabulary, the corpus files (names and sizes) and the character budget,
-    so changed text retrains instead of silently reusing a stale vocabulary.
-    """
+    """o200k_base (bundled), or a BPE of ``bpe:VOCAB`` trained on a few MB of train text, cached on disk under a key of the
+    vocabulary, the corpus files (names and sizes) and the character budget, so changed text retrains."""
     from ..data.tokenizer import load_tokenizer, train_bpe
 
     if not spec.startswith("bpe:"):

@@ -20,11 +20,8 @@ from ..model.config import ModelConfig
 
 def alternate(fns: dict[str, Callable[[], object]], repeats: int, warmup: int = 1,
               cpu_times: Optional[dict[str, list[float]]] = None) -> dict[str, list[float]]:
-    """Wall seconds of each function, called in turn (a, b, a, b, ...) after ``warmup`` untimed rounds.
-
-    ``cpu_times``, if given, receives the process CPU seconds of the same calls: with one thread on a
-    shared machine it excludes the time spent waiting for a core, so it is the steadier measure of work.
-    """
+    """Wall seconds of each function, called in turn (a, b, a, b, ...) after ``warmup`` untimed rounds; ``cpu_times``
+    receives the process CPU seconds of the same calls (with one thread on a shared machine, the steadier measure)."""
     for _ in range(warmup):
         for fn in fns.values():
             fn()
@@ -90,11 +87,8 @@ def build_optimizer(model: torch.nn.Module) -> torch.optim.Optimizer:
 
 
 class TrainStep:
-    """Callable: one forward + backward + optimizer step on the next batch (cycling through ``batches``).
-
-    ``logits_fn(model, x) -> logits`` lets a foreign model (transformers' Llama) take the same step with
-    the same loss code.
-    """
+    """Callable: one forward + backward + optimizer step on the next batch (cycling through ``batches``);
+    ``logits_fn(model, x) -> logits`` lets a foreign model (transformers' Llama) take the same step and loss."""
 
     def __init__(self, model, batches, logits_fn: Optional[Callable] = None):
         self.model, self.batches, self.logits_fn = model, batches, logits_fn

@@ -6,12 +6,9 @@
     state    state.json read back checked, and the fingerprints that tie a folder's files together
     read     weights, tensors, the run config, the tokenizer and the inference loader (``load_model``)
 
-Writing lives with training (``train/checkpoint.py``: atomic step folders, pruning, a resume's whole state).
-The rooms import downwards only (layout <- damage <- find <- read; state on its own), so there is no circle;
-``tests/unit/test_import_cycles.py`` keeps it so. This face re-exports what the verbs and tests use:
-
-    from leviathan import checkpoint as ckpt
-    model, cfg = ckpt.load_model("runs/tiny")
+Writing lives with training (``train/checkpoint.py``). The rooms import downwards only (layout <- damage <- find <-
+read; state on its own; ``tests/unit/test_import_cycles.py``). This face re-exports what the verbs and tests use
+(``ckpt.load_model("runs/tiny")``).
 """
 
 from .damage import refuse_damaged_newest

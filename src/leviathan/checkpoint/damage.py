@@ -2,19 +2,14 @@
 
     refuse_damaged_newest(run_dir, "resume")   # UserError if the newest step-* folder is damaged
 
-A ``step-*`` folder appears only by an atomic rename once every file is written and fsynced
-(``train/checkpoint.save_checkpoint``), so a crash never leaves one incomplete: an incomplete or unreadable
-step folder was damaged afterwards (by hand, a bad copy, a failing disk). ``list_checkpoints`` skips
-such folders, which is right for choosing what to load but wrong for deciding to go on: with
-``--resume auto`` a run whose only checkpoint had a damaged ``state.json`` used to start over from step
-0, rewrite metrics.jsonl and, reaching that step, delete the folder whose weights were intact.
-
-So a run folder whose newest ``step-*`` folder is damaged but still holds readable weights is refused,
-for a resume, a fresh start and for ``eval`` / ``generate`` / ``export`` of the run folder, with what is
-wrong and the fix: restore the file, or move the folder out of ``checkpoints/`` to continue from the
-previous one (or from scratch). When its weights are unreadable too there is nothing left to protect:
-it is passed over as before (the latest complete step is used) with a note on stderr. Damaged folders
-older than the newest complete one are left alone (they are never loaded). Nothing is deleted here.
+A ``step-*`` folder appears only by an atomic rename once every file is written (``train/checkpoint``), so an
+incomplete or unreadable one was damaged afterwards (by hand, a bad copy, a failing disk). ``list_checkpoints``
+skips such folders, right for choosing what to load but wrong for deciding to go on: ``--resume auto`` once started
+over from step 0 and, reaching that step, deleted the folder whose weights were intact. So a run folder whose
+newest ``step-*`` folder is damaged but still holds readable weights is refused (a resume, a fresh start, ``eval`` /
+``generate`` / ``export`` of the run folder) with what is wrong and the fix: restore the file, or move the folder
+out of ``checkpoints/`` to continue from the previous one. With its weights unreadable too there is nothing left to
+protect: it is passed over with a note on stderr. Older damaged folders are left alone; nothing is deleted here.
 """
 
 from __future__ import annotations

@@ -17,10 +17,8 @@ from .layout import CHECKPOINTS, REQUIRED, STEP_RE, is_complete, latest_checkpoi
 
 
 def find_checkpoint(path: str | os.PathLike) -> Path:
-    """A step folder from a step folder, a ``checkpoints`` folder or a run folder (its latest step).
-
-    Errors name what was expected: an explicit step that is missing or incomplete is never replaced
-    by another one.
+    """A step folder from a step folder, a ``checkpoints`` folder or a run folder (its latest step); an explicit step that
+    is missing or incomplete is an error naming it, never replaced by another one.
     """
     path = Path(path)
     if not path.exists():

@@ -3,10 +3,9 @@
     list_checkpoints("runs/tiny")    # [(500, Path(".../checkpoints/step-00000500")), ...], oldest first
     latest_checkpoint("runs/tiny")   # the newest complete one, or None
 
-The bottom room of the checkpoint package: it imports nothing of leviathan, so ``damage`` (judging the newest
-folder) and ``find`` (choosing the folder to load) both stand on it without importing each other. Footgun:
-``list_checkpoints`` silently skips an incomplete folder, right for choosing what to load and wrong for deciding
-to go on; ``damage.refuse_damaged_newest`` is the check for the latter.
+The bottom room of the checkpoint package (imports nothing of leviathan). Footgun: ``list_checkpoints`` silently
+skips an incomplete folder, right for choosing what to load and wrong for deciding to go on; that check is
+``damage.refuse_damaged_newest``.
 """
 
 from __future__ import annotations

@@ -1,26 +1,14 @@
 """Checkpoints on disk, read: weights, tensors, the run config and the inference loader (used by train/, eval/, hf/).
 
-Like nanochat's checkpoint manager, one module serves both training and evaluation: ``train/checkpoint.py``
-writes step folders (and restores a training state from them); everything that finds a step folder or
-builds a model, its run config or its tokenizer from one lives here, below both, so evaluation never
-imports the training package.
-
     model, cfg = load_model("runs/tiny")          # (CausalLM in eval mode, RunConfig); latest complete step
     tokenizer = load_tokenizer("runs/tiny")       # the tokenizer saved beside the weights
 
-Layout of a step folder (train/checkpoint.py writes it atomically):
-
-    <run_dir>/checkpoints/step-00000500/
-        model.safetensors   state dict of the unwrapped, uncompiled CausalLM; a tied head is stored
-                            once (as model.embed_tokens.weight, the Hugging Face convention)
-        optimizer.pt        AdamW state keyed by parameter name; tensors, numbers and strings only
-        rng.pt              torch CPU and CUDA generator states (uint8 tensors)
-        state.json          step, tokens, data loader state, python + numpy RNG states, world size, and the
-                            sha256 of every other file (``files``), written last; read back checked
-                            (``checkpoint.state``: every field, and each file against its fingerprint)
-        config.yaml         the resolved RunConfig
-        tokenizer.json, leviathan_tokenizer.json
-                            the tokenizer (``Tokenizer.save``; a built-in one is recorded by name only)
+One room below both training and evaluation (``train/checkpoint.py`` writes step folders), so evaluation never
+imports the training package. A step folder ``<run_dir>/checkpoints/step-00000500/`` holds model.safetensors (the
+unwrapped, uncompiled CausalLM; a tied head stored once, as model.embed_tokens.weight), optimizer.pt (AdamW state
+keyed by parameter name), rng.pt (torch CPU and CUDA generator states), state.json (step, tokens, loader and RNG
+states, world size and every other file's sha256, written last; ``checkpoint.state``), config.yaml (the resolved
+RunConfig) and the tokenizer (``Tokenizer.save``; a built-in one by name only).
 
 Untrusted files: weights load only through safetensors, ``optimizer.pt`` / ``rng.pt`` only through
 ``torch.load(weights_only=True)`` (tensors, numbers, strings: a pickle that names any other object is
@@ -81,11 +69,8 @@ def _load_reason(e: Exception) -> str:
 
 
 def load_model_state(model: CausalLM, tensors: dict[str, torch.Tensor]) -> None:
-    """Load safetensors weights into ``model``; a missing tied head is expected, nothing else is.
-
-    Weights saved with a restricted softmax (an ``output_ids`` tensor, ``CausalLM.restrict_output_``)
-    restrict ``model`` to the same ids; a restricted model refuses weights saved without one.
-    """
+    """Load safetensors weights into ``model`` (a missing tied head is expected, nothing else is); weights saved with a
+    restricted softmax (``output_ids``) restrict ``model`` to the same ids, and a restricted model refuses others."""
     if "output_ids" in tensors:
         model.restrict_output_(tensors["output_ids"])
     elif model.restricted:
@@ -167,11 +152,9 @@ def load_tokenizer(path: str | os.PathLike):
 
 
 def saved_tokenizer(path: str | os.PathLike):
-    """The checkpoint's tokenizer, or None when it records none (no tokenizer files, no name in state.json).
-
-    Footgun: only "none recorded" is None. A tokenizer that is recorded but damaged or from another checkpoint is the
-    UserError of ``load_tokenizer``; ``export`` once caught every UserError here and wrote a model without its
-    tokenizer, exit 0 (issue 30 round 4)."""
+    """The checkpoint's tokenizer, or None when it records none (no tokenizer files, no name in state.json). Footgun:
+    only "none recorded" is None; a recorded tokenizer that is damaged or another checkpoint's is ``load_tokenizer``'s
+    UserError (issue 30 round 4: export once wrote a model without it, exit 0)."""
     step = find_checkpoint(path)
     if not any((step / name).is_file() for name in TOKENIZER_FILES) and not read_step_state(step).tokenizer:
         return None

@@ -4,24 +4,19 @@
     state = read_step_state(step_dir)               # every field typed and in range; UserError naming file + field
     verify_companions(step_dir, state, ("model.safetensors", "config.yaml"))   # the files read now are the saved ones
 
-Why (issue 30, kinds 2 and 3). state.json decides where a resumed run stands: its step, its token count, the
-data loader's position and the RNG states. It was read as written: a step of -7 or a token count of ``"lots"``
-ended in tracebacks, a loader position past the data or a step that contradicts the folder's name resumed a run
-in a state that cannot exist, with exit 0. And the files of a step folder were taken together on trust: the
-weights of step 2 copied over those of step 4 resumed as "step 4".
-
-Now:
+state.json decides where a resumed run stands (step, tokens, the loader's position, the RNG states), and a step
+folder's files were taken together on trust (issue 30: a step of -7 or weights of step 2 copied over step 4's
+resumed with exit 0). Now:
 - ``read_step_state`` checks every field (type, range) and its consistency with its neighbours: the step is the
   folder's number, at least one token and one loader sequence per step, a shuffle buffer of in-range windows, RNG
   states of the length their generators have. A bad field is one ``UserError``: the file, the field, what it holds,
   what it should, and the fix (restore the file, or move the step folder out of ``checkpoints/`` to continue from
   the previous one: nothing is deleted).
-- Saving writes the sha256 of every other file of the step folder into state.json (``files``; state.json is written
-  last). Whoever reads a file of the folder (``verify_companions``: a resume all of them, eval / export / generate
-  the weights, config and tokenizer) checks it against that record first, so a file swapped in from another
-  checkpoint, or damaged on disk, is refused by name. Hashing costs one read of each file (about a second per GB).
-- A state.json written before fingerprints existed has no ``files``: its fields are checked, its companions cannot
-  be.
+- Saving writes the sha256 of every other file into state.json (``files``, written last). Whoever reads a file of
+  the folder (``verify_companions``: a resume all of them, eval / export / generate the weights, config and
+  tokenizer) checks it first, so a file swapped in from another checkpoint, or damaged on disk, is refused by name
+  (one read of each file, about a second per GB). A state.json written before has no ``files``: its fields are
+  checked, its companions cannot be.
 """
 
 from __future__ import annotations

@@ -360,18 +360,9 @@ def _embeddings(args) -> int:
     return 0
 
 
-def _cell(v, spec: str) -> str:
-    """A statistic that may be undefined (None: an empty group)."""
-    return "-" if v is None else format(v, spec)
-
-
-def _arrow(a, b, spec: str) -> str:
-    return f"{_cell(a, spec)} -> {_cell(b, spec)}"
-
-
 def _render_record(record) -> list[str]:
     """A record as text: per group, init -> final of each statistic."""
-    from ..tables import text_table
+    from ..tables import arrow, text_table
 
     unfinished = "" if record.step >= record.total_steps else f" (NOT finished: {record.total_steps} steps planned)"
     lines = [f"{record.run} ({record.variant}, seed {record.seed}): init -> step {record.step}{unfinished}, "
@@ -379,9 +370,9 @@ def _render_record(record) -> list[str]:
              f"of the ids seen in training (rarest first); cosine: exact mean over all pairs"]
     init, final = record.stats("init"), record.stats("final")
     rows = [[g.group, f"{g.num_ids:,}", f"{g.min_count:,}-{g.max_count:,}",
-             _arrow(init[g.group].rms, g.rms, ".4f"), _arrow(init[g.group].shared_share, g.shared_share, ".4f"),
-             _arrow(init[g.group].effective_rank, g.effective_rank, ".2f"),
-             _arrow(init[g.group].mean_cosine, g.mean_cosine, "+.4f")] for g in record.final]
+             arrow(init[g.group].rms, g.rms, ".4f"), arrow(init[g.group].shared_share, g.shared_share, ".4f"),
+             arrow(init[g.group].effective_rank, g.effective_rank, ".2f"),
+             arrow(init[g.group].mean_cosine, g.mean_cosine, "+.4f")] for g in record.final]
     lines.append(text_table(["group", "ids", "train count", "RMS", "shared share", "effective rank", "mean cosine"],
                             rows))
     return lines
@@ -389,7 +380,7 @@ def _render_record(record) -> list[str]:
 
 def _render_pair(pair) -> list[str]:
     """A pair's neighbour agreement as text, per group of probes."""
-    from ..tables import text_table
+    from ..tables import cell, text_table
 
     lines = [f"neighbour agreement |A & B| / {pair.top_k} of the top-{pair.top_k} cosine neighbours among the ids "
              f"seen in training: {pair.run_a} ({pair.variant_a}, seed {pair.seed_a}) vs {pair.run_b} "
@@ -397,6 +388,6 @@ def _render_pair(pair) -> list[str]:
     if pair.seed_a != pair.seed_b:
         lines.append("note: different seeds (arms of one seed share their data order, and dense arms their init)")
     lines.append(text_table(["probes", "n", "init", "final"],
-                            [[g.group, g.num_probes, _cell(g.init, ".3f"), _cell(g.final, ".3f")]
+                            [[g.group, g.num_probes, cell(g.init, ".3f"), cell(g.final, ".3f")]
                              for g in pair.groups]))
     return lines

@@ -7,13 +7,8 @@
     leviathan bench --only modes --config experiments --threads 1   # what the experiments pay per step
     leviathan bench --only width --config widths --threads 1        # the width round's arms at widths 32, 64, 128
 
-Sections: train (training step ratio), modes (plain / chunked / compiled step, peak memory), generator
-(fast vs literal formula per distinct id), memory (kept for backward per distinct id), decode (baked
-leviathan vs dense tokens/s), hf (our dense step vs transformers' Llama); width (only with --only: every
-arm of the width round at each width in one rotation, ratios against width 64, and the head / generator / rest
-of the step). Models are alternated step
-by step and medians compared; see leviathan.bench for the method and docs/benchmarks.md for recorded
-results.
+The sections (``leviathan.bench.sections``, each saying what it times) alternate their models step by step and
+compare medians; see ``leviathan.bench`` for the method and docs/benchmarks.md for recorded results.
 """
 
 from __future__ import annotations

@@ -3,33 +3,24 @@
     leviathan demo                         # the corpus prepared on first use, the three trained at once, the table
     leviathan demo --run-dir runs/demo --steps 300
 
-What it does:
-1. Says first what the project found (``leviathan.verdict``: the committed verdict, packaged, one file that the
-   commit changing the finding updates) and how long the demo will take (``estimate``: the runs' training FLOPs at
-   a throughput measured on the project's 2-core machine, spread over the cores they run on).
-2. Data: the Gutenberg books of the project's data folder (``leviathan.io.data_root``: ``$LEVIATHAN_DATA``,
-   else ``../shared/data`` seen from the current folder) with a byte-level BPE of 32,768 ids: a vocabulary in
-   which most ids are rare, the regime where a generated input side can beat a table (docs/DESIGN.md,
-   results/ablations). Without that folder, the Python standard library's own sources (no download).
-   Prepared once into ``<cache>/data/<corpus>-bpe32768`` (the cache root of ``leviathan.io``:
-   ``$LEVIATHAN_CACHE``, else ``$XDG_CACHE_HOME/leviathan``, else ``~/.cache/leviathan``; or
-   ``--data-dir``) and reused.
-3. Three models with the same backbone (``cpu-tiny``: width 64, 2 layers, 4 heads): ``dense_tied`` (one
-   32,768 x 64 table, also the head), ``dense_untied`` (a table and a head of its own: the control that separates
-   the untied head from the generated input side) and ``leviathan`` (generator d_s 64, M 8, kappa 16, r 32 for
-   the input, an untied head), trained *at the same time*, one process and one thread each (single-threaded
-   processes beat multi-threaded ones on a small CPU), from the same seed on the same tokens in the same order.
-   Progress in every mode (``demo_progress.RunWatch``): each run's steps, tokens and loss as it logs them, its
-   validations, and a line when it finishes.
-4. Validation every ``--steps / 6`` steps (the gap curve) and at the end on the held-out books; the table gives
-   parameters by group, loss, perplexity, bits per byte and throughput. Printed and written to
-   ``<run-dir>/demo.json`` and ``demo.md``; each model's run folder is ``<run-dir>/<variant>``.
+1. It says first what the project found (``leviathan.verdict``, the committed verdict, packaged) and how long the
+   demo will take (``estimate``: the runs' training FLOPs at a throughput measured on the project's 2-core machine).
+2. Data: the Gutenberg books of the project's data folder (``leviathan.io.data_root``), else the Python standard
+   library's sources (no download), with a byte-level BPE of 32,768 ids (most ids rare: the regime where a
+   generated input side can beat a table; docs/DESIGN.md, results/ablations), prepared once into
+   ``<cache>/data/<corpus>-bpe32768`` (``leviathan.io``'s cache root; or ``--data-dir``) and reused.
+3. Three models with the same backbone (``cpu-tiny``: width 64, 2 layers, 4 heads): ``dense_tied``,
+   ``dense_untied`` (the control that separates the untied head from the generated input side) and ``leviathan``
+   (generator d_s 64, M 8, kappa 16, r 32), trained *at the same time*, one single-threaded process each, from the
+   same seed on the same tokens in the same order, with progress lines (``demo_progress.RunWatch``).
+4. Validation every ``--steps / 6`` steps (the gap curve) and at the end; the table (parameters by group, loss,
+   perplexity, bits per byte, throughput) is printed and written to ``<run-dir>/demo.json`` and ``demo.md``; each
+   model's run folder is ``<run-dir>/<variant>``.
 
-The headline states the phase the demo measured: a few minutes of CPU training (0.5M tokens per model) ends near
-the unigram plateau (dense_tied's validation loss against the unigram entropy of the training tokens), the early
-phase where leviathan leads in every committed run too; and beside it the committed verdict, measured to 10.5M
-tokens, where it ends behind both tables. In a checkout, the seeded grid's paired intervals for these same
-models (``results/cpu-bpe32k``, size m) or the one-seed ablation (``results/ablations``) follow.
+The headline states the phase the demo measured: a few minutes of CPU training ends near the unigram plateau, the
+early phase where leviathan leads in every committed run too; beside it the committed verdict, measured to 10.5M
+tokens, where it ends behind both tables, and in a checkout the seeded grid's paired intervals for these models
+(``results/cpu-bpe32k``) or the one-seed ablation (``results/ablations``).
 """
 
 from __future__ import annotations
@@ -44,6 +35,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from ..data.meta import PreparedMeta
+from ..io import books_root
 from ..model.accounting import ParamCounts
 from .values import non_negative_int, positive_float, positive_int
 
@@ -59,16 +51,6 @@ BPE_VOCAB = 32768
 # the d64 arm of results/ablations: a generator with M r = 256 >= D (the old grid's M r = 64 confined
 # input embeddings to a 64-dimensional subspace)
 GENERATOR = {"generator_seed_dim": 64, "generator_modes": 8, "generator_knots": 16, "generator_rank": 32}
-
-
-def shared_data() -> Path | None:
-    """The project's data folder (``leviathan.io.data_root``) when it holds the Gutenberg books, else None."""
-    from ..io import data_root
-
-    root = data_root(search=True)
-    if root is not None and (root / "gutenberg" / "train").is_dir() and (root / "gutenberg" / "valid").is_dir():
-        return root.resolve()
-    return None
 
 
 def default_data_dir(corpus: str, vocab: int = BPE_VOCAB) -> Path:
@@ -107,7 +89,7 @@ def _prepare_data(data_dir: Path, explicit: bool, vocab: int, quiet: bool) -> Pr
     meta = find_meta(data_dir)
     if explicit and meta is not None:
         return meta
-    books = shared_data()
+    books = books_root()
     source = str(books / "gutenberg" / "train") if books else "stdlib"
     kwargs = dict(tokenizer=f"bpe:{vocab}", progress=not quiet, log=(lambda m: None) if quiet else None)
     kwargs.update({"val_source": str(books / "gutenberg" / "valid")} if books else {"val_fraction": 0.03})
@@ -257,7 +239,7 @@ def format_markdown(rows: list[DemoRow], info: dict, curve: list | None = None, 
            f"Data: {info['data_dir']} ({info['train_tokens']:,} train / {info['val_tokens']:,} validation tokens, "
            f"tokenizer {info['tokenizer']}). Each model: {info['steps']} steps x {info['batch_tokens']:,} tokens "
            f"= {info['steps'] * info['batch_tokens']:,} tokens, sequence {info['seq_len']}, preset {info['preset']}, "
-           f"trained {info.get('concurrent', '')}.", "",
+           f"trained {info['concurrent']}.", "",
            markdown_table(TABLE_HEADER, _table_rows(rows), align="l" + "r" * (len(TABLE_HEADER) - 1))]
     if curve:
         out += ["", markdown_table(["tokens", *[f"{v} val loss" for v in names]],
@@ -391,7 +373,7 @@ def run(args) -> int:
         say(line)
     t0 = time.time()
     run_dir = Path(args.run_dir)
-    corpus = "gutenberg" if shared_data() else "stdlib"
+    corpus = "gutenberg" if books_root() else "stdlib"
     data_dir = Path(args.data_dir).expanduser() if args.data_dir else default_data_dir(corpus, args.vocab)
     meta = _prepare_data(data_dir, args.data_dir is not None, args.vocab, args.quiet)
     prep_s = time.time() - t0

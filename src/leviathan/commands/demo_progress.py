@@ -3,17 +3,12 @@
     with RunWatch({"dense_tied": run_dir / "dense_tied", ...}, total_steps=130):
         train the runs (worker processes, or one after the other here)
 
-Why a watcher and not the runs' own output: the demo trains its arms in spawned worker processes (one thread each),
-whose progress bars would interleave, so they ran quiet and the demo printed nothing for minutes (issue 31).
-Every run writes metrics.jsonl (rank 0, a line per ``log_interval`` and per validation, flushed per line), so
-one reader in the demo's process prints them as they come, for parallel and sequential runs alike.
-
-Lines (on stderr, so stdout stays the results): ``<arm> started`` when its file appears; per training row
-``<arm> step S/N, T tokens, loss L, R tok/s, ~M:SS left``; per validation row ``<arm> validation loss V at T
-tokens``. The time left is the run's own: steps to go at the rate of its steps so far.
-
-Footgun: rows are read whole every ``interval`` seconds (the files are small: a few dozen rows per run); a row cut
-short while being written is skipped and read on the next pass.
+The demo's arms train in spawned worker processes whose progress bars would interleave (issue 31), but every run
+writes metrics.jsonl (flushed per line), so one reader in the demo's process prints them as they come. Lines (on
+stderr, so stdout stays the results): ``<arm> started`` when its file appears; per training row ``<arm> step S/N, T
+tokens, loss L, R tok/s, ~M:SS left`` (steps to go at the rate of its steps so far); per validation row ``<arm>
+validation loss V at T tokens``. Footgun: rows are read whole every ``interval`` seconds (the files are small); a
+row cut short while being written is skipped and read on the next pass.
 """
 
 from __future__ import annotations

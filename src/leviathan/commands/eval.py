@@ -4,15 +4,10 @@
     leviathan eval runs/tiny --data data/other --split val --max-tokens 100000
     leviathan eval runs/tiny/checkpoints/step-00000500 --text notes.txt   # raw text, the checkpoint's tokenizer
 
-CHECKPOINT is a run folder (its latest complete step) or a step folder. The tokens and their byte
-count come from ``leviathan.eval.stream.EvalStream``: a split's byte count from meta.json (scaled by
-the share evaluated when --max-tokens cuts it), or the UTF-8 size of the text file, which is tokenized
-with the checkpoint's tokenizer.
-
-A model trained with a restricted softmax (``data.softmax: corpus``) cannot predict ids outside its set: those
-targets are left out, and a ``note:`` says how many (the loss is over the others; bits per byte is not reported,
-since it would divide the nats of some targets by the bytes of all). Text none of whose targets the model can
-predict is an error.
+CHECKPOINT is a run folder (its latest complete step) or a step folder; the tokens and their byte count come from
+``leviathan.eval.stream.EvalStream``. A model trained with a restricted softmax (``data.softmax: corpus``) cannot
+predict ids outside its set: those targets are left out and a ``note:`` says how many (no bits per byte, which
+would divide the nats of some targets by the bytes of all); text none of whose targets it can predict is an error.
 """
 
 from __future__ import annotations

@@ -1,10 +1,7 @@
-"""``leviathan export``: a checkpoint as a Hugging Face directory.
+"""``leviathan export``: a checkpoint as a Hugging Face directory, with its tokenizer and a model card (``hf.model_card``).
 
     leviathan export runs/tiny hf/tiny                 # model_type "leviathan" (import leviathan.hf to load)
     leviathan export runs/tiny hf/tiny-llama --plain-llama   # baked table: plain LlamaForCausalLM, no leviathan code
-
-The tokenizer stored with the checkpoint is written alongside (tokenizer.json), and a model card (README.md:
-what it is, how it was trained, the validation logged at that step, how to load it; ``hf.model_card``).
 """
 
 from __future__ import annotations

@@ -5,16 +5,11 @@
     leviathan lm-eval RUN --threads 1 --out results/lev-m &    # two evaluations at once on a 2-core machine
     LEVIATHAN_DATA=../shared/data leviathan lm-eval path/to/exported-hf-dir --tasks paper
 
-SOURCE is a run dir (latest checkpoint), a checkpoint step dir, or an exported HF directory. The
-checkpoint is exported to a plain Llama directory (baked input side), checked against our own
-logits, and evaluated with lm-eval's ``simple_evaluate`` on task YAMLs that read the local files
-(see ``leviathan.eval.harness``). Tasks: paper (= lambada_openai, hellaswag, piqa, arc_easy,
-arc_challenge, winogrande) or any of them, comma-separated.
-
-Requests longer than the model's positions do not stop the run: contexts are cut from the left and
-an over-long continuation is scored on the positions that fit. The summary then lists, per task,
-how many requests were cut (also in ``--json`` and ``lm_eval.json``): partially scored answers bias
-multiple-choice accuracy, so read the numbers with those counts.
+SOURCE is a run dir (latest checkpoint), a checkpoint step dir, or an exported HF directory; how it is exported,
+checked and evaluated is ``leviathan.eval.harness``. Tasks: paper (= lambada_openai, hellaswag, piqa, arc_easy,
+arc_challenge, winogrande) or any of them, comma-separated. Requests longer than the model's positions are cut to
+fit, and the summary lists per task how many were (also in ``--json`` and ``lm_eval.json``): partially scored
+answers bias multiple-choice accuracy, so read the numbers with those counts.
 """
 
 from __future__ import annotations

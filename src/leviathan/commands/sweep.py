@@ -12,13 +12,9 @@
         # the lr pre-sweep, its edge steps, then the main grid at each arm's pick (experiments.machinery.presweep);
         # --reuse: rows of another round that are exactly one of this grid's runs (experiments.machinery.reuse)
 
-``--grid NAME`` reads ./configs/experiments/NAME.yaml if present, else the grid shipped in the package
-(leviathan/configs/experiments; ``--grids`` lists them: ``smoke`` is the small pipeline check, a few CPU minutes
-on a prepared BPE folder); or pass a path. Results: OUT/results.jsonl, one row per finished run; ``leviathan
-analyze`` and ``leviathan report`` read it. ``--list`` and ``--commands`` show the runs the same selection
-(``--only``, ``--regime``, ``--order``, ``--shard``) would train.
-
-Threads: a sweep in one process uses torch's default (every core) unless ``--threads N``; with ``--jobs J`` each
+``--grid`` takes a name (``leviathan.configs``' lookup; ``smoke`` is the small pipeline check) or a path.
+``--list`` and ``--commands`` show the runs the same selection (``--only``, ``--regime``, ``--order``, ``--shard``)
+would train. Threads: one process uses torch's default (every core) unless ``--threads N``; with ``--jobs J`` each
 worker gets ``--threads`` (default 1). Sweeps or shards that share a machine should split its cores between them.
 """
 

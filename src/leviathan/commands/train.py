@@ -4,9 +4,6 @@
     leviathan train --config my-run.yaml --run-dir runs/mine --resume auto  # or any YAML file
     torchrun --nproc_per_node=2 -m leviathan train --config tiny
 
-``--config NAME`` reads ``./configs/NAME.yaml`` when the current folder has one, else the config shipped
-in the package (``leviathan/configs``: tiny, cpu-small, paper-109m); see ``leviathan.configs``.
-
 Exit status: 0 when finished or stopped by SIGTERM (a checkpoint is saved first), 130 after Ctrl-C
 (also saved), 2 for a bad config or a diverged run (the message says what to change), and under torchrun 2 on the
 surviving ranks when a rank died: the lowest of them prints one line naming it and the resume command.

@@ -6,12 +6,10 @@
     parser.add_argument("--lr", type=positive_float)
     parser.add_argument("--seed", type=seed)                    # -1, 2**40 refused (``leviathan.seeds``)
 
-Python's ``int`` and ``float`` accept what no option means: a negative count, ``nan``, ``inf`` (``float``
-parses both). Left to the code behind the option, such a value ended in a traceback, a silent clamp or
-a result that looked fine (``analyze fit --bootstrap -3`` printed "95% bootstrap intervals" from no
-draws). argparse turns an ``ArgumentTypeError`` into ``leviathan VERB: error: argument --X: ...`` and
-exit status 2. Every verb takes its number types from here. (``generate`` checks its sampling options in
-``run`` instead: its callers expect a return status of 2 there, not argparse's exit.)
+Python's ``int`` and ``float`` accept what no option means (a negative count, ``nan``, ``inf``), which ended in a
+traceback, a silent clamp or a result that looked fine (``analyze fit --bootstrap -3``). argparse turns an
+``ArgumentTypeError`` into ``leviathan VERB: error: argument --X: ...`` and exit status 2. Every verb takes its
+number types from here (``generate`` checks its sampling options in ``run``: its callers expect a return of 2).
 """
 
 from __future__ import annotations

@@ -3,17 +3,11 @@
     leviathan/configs/*.yaml              train configs (``leviathan train --config tiny``)
     leviathan/configs/experiments/*.yaml  experiment grids (``leviathan sweep --grid cpu``)
 
-They are read through ``importlib.resources``, so a wheel installed without ``-e`` finds them from
-any working directory. Lookup rules (the same for train configs and grids):
-
-- a path that exists is used as given (``--config my/run.yaml``, ``--grid my/grid.yaml``);
-- a bare name (``tiny``, ``cpu``) is looked up first in the project folder the command runs from
-  (``./configs/NAME.yaml``, ``./configs/experiments/NAME.yaml``), then among the packaged files: a
-  project can shadow a packaged file by writing its own copy;
-- a relative path written the way a source checkout used to hold these files
-  (``configs/tiny.yaml``, ``configs/experiments/cpu.yaml``) that does not exist falls back to the
-  packaged file of the same name, so older command lines and scripts keep working.
-
+They are read through ``importlib.resources``, so an installed wheel finds them from any working directory. Lookup
+(train configs and grids alike): a path that exists is used as given; a bare name (``tiny``, ``cpu``) is looked up
+first in the project folder the command runs from (``./configs/NAME.yaml``, ``./configs/experiments/NAME.yaml``:
+a project can shadow a packaged file), then among the packaged files; a relative path the way a source checkout
+used to hold these files (``configs/tiny.yaml``) that does not exist falls back to the packaged file of that name.
 Anything else that does not exist is a ``ConfigError`` naming the packaged choices.
 """
 

@@ -6,11 +6,8 @@
     loader = BatchLoader(TokenDataset("data/stdlib", "train"), seq_len=256, batch_size=16, seed=0)
     x, y = loader.next_batch()                             # int64 (16, 256) each
 
-Modules: ``tokenizer`` (o200k_base, cl100k_base, tokenizer.json, trained BPE), ``sources`` (files,
-folders, globs, JSON lines (.zst), parquet, Hugging Face datasets, the stdlib corpus),
-``prepare`` (token files + meta.json + train frequencies), ``fingerprint`` (the data's content hash,
-the same wherever the text lay), ``loader`` (memmap + batches).
-Names are imported lazily, so ``import leviathan.data`` does not import torch.
+Modules: ``tokenizer``, ``sources``, ``prepare``, ``meta``, ``fingerprint``, ``companions``, ``integrity``,
+``binary``, ``loader``. Names are imported lazily, so ``import leviathan.data`` does not import torch.
 """
 
 from __future__ import annotations

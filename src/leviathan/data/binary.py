@@ -2,14 +2,11 @@
 
     kind = binary_kind(data)    # "gzip-compressed data", "binary data (NUL bytes)", ... or None for text
 
-``prepare`` reads a plain file as UTF-8 text, replacing (and counting) invalid sequences unless
-``--strict``. A compressed archive, an image or an array file then became thousands of replacement
-characters and odd tokens in the training data, said only as a count in the summary line. A file
-whose first bytes are the signature of a known binary format, or whose first 8 KiB hold a NUL byte
-(which no text file has; git's rule), is refused with what it looks like and the fix.
-
-Footgun: only the start of a file is looked at (a text file with binary data appended is not caught;
-its invalid bytes are still counted). UTF-16 text has NUL bytes and is refused too: convert it to UTF-8.
+``prepare`` reads a plain file as UTF-8, replacing (and counting) invalid sequences unless ``--strict``: an
+archive or an image became thousands of replacement characters in the training data. A file whose first bytes are
+a known binary signature, or whose first 8 KiB hold a NUL byte (git's rule), is refused with what it looks like and
+the fix. Footgun: only the start is looked at (binary data appended to text is not caught; its invalid bytes are
+still counted); UTF-16 text has NUL bytes and is refused too: convert it to UTF-8.
 """
 
 from __future__ import annotations

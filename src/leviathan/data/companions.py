@@ -4,14 +4,12 @@
     check_file(data_dir, meta.files, "train.bin")   # UserError naming the file unless it is the one meta.json describes
     freq = load_train_freq(data_dir)          # train_freq.npy, checked: its digest, shape, counts and their sum
 
-Why (issue 30, kind 3): a data folder whose ``train_freq.npy`` or ``tokenizer.json`` was swapped for another
-preparation's was accepted (a token file of the same length too): frequency buckets, or the ids text gets, then
-silently belonged to other data. meta.json, written last by ``prepare``, now records ``files``: for each other
-file a digest, ``sha256:<hex>`` of the whole file, or, for a file over ``FULL_HASH_BYTES`` (token files of a
-large corpus), ``sampled-sha256:<hex>`` over its size and ``SAMPLES`` blocks spread evenly across it (the first
-and last among them): enough to tell another preparation's file, at the cost of a few MB read however large the
-file (a full hash of a 40 GB token file would add a minute to every training start). A data folder prepared
-before digests were recorded has no ``files`` and is checked as before (sizes, token counts, ids).
+A ``train_freq.npy`` or ``tokenizer.json`` swapped in from another preparation was accepted (issue 30, kind 3).
+meta.json, written last by ``prepare``, records ``files``: per other file ``sha256:<hex>`` of the whole file, or,
+over ``FULL_HASH_BYTES`` (token files of a large corpus), ``sampled-sha256:<hex>`` over its size and ``SAMPLES``
+blocks spread evenly across it (first and last among them): enough to tell another preparation's file for a few MB
+read (a full hash of a 40 GB token file would add a minute to every training start). A folder prepared before
+digests were recorded has no ``files`` and is checked as before (sizes, token counts, ids).
 """
 
 from __future__ import annotations

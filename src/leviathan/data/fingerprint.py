@@ -4,25 +4,21 @@
     fp.add(split, digest)                        # per document, in reading order (``prepare``'s reader thread)
     meta.update(fp.record())                     # fingerprint, fingerprint_version, fingerprint_method, legacy_...
 
-Results rows record the fingerprint (``experiments.machinery.provenance``) and a resumed sweep compares it with its data
-folder (``experiments.machinery.data_match``), so it must name the tokens, not the place they were prepared from.
+Results rows record it (``experiments.machinery.provenance``) and a resumed sweep compares it with its data folder
+(``experiments.machinery.data_match``), so it must name the tokens, not the place they were prepared from.
 
-Version 2 (``FINGERPRINT_VERSION``; meta.json says ``fingerprint_version: 2``): sha256 over a JSON header and
-then, for every document in reading order, one byte for its split (0 train, 1 validation) and the blake2b-128
-digest of its UTF-8 bytes. The header holds the settings that change which tokens the folder holds (``format``,
-``val_fraction``, ``seed``, ``text_field``, ``max_documents``, ``strict``) and the tokenizer's identity: its kind,
-vocabulary size, end-of-text id and ``Tokenizer.fingerprint()`` (a built-in encoding's name; for a trained BPE or
-a tokenizer.json, sha256 over its vocabulary, merges, added tokens and pre-processing, never its path). No path
-and no folder name enters it: the same text prepared at two places, or copies of it in two folders, with the same
-tokenizer and settings, gets the same fingerprint; another text, split or tokenizer changes it. Reading order is
-the source's (files sorted by their path inside the source folder), so files renamed into another order change it.
+Version 2 (``FINGERPRINT_VERSION``): sha256 over a JSON header and then, for every document in reading order, one
+byte for its split (0 train, 1 validation) and the blake2b-128 digest of its UTF-8 bytes. The header holds the
+settings that change the tokens (``format``, ``val_fraction``, ``seed``, ``text_field``, ``max_documents``,
+``strict``) and the tokenizer's identity: kind, vocabulary size, end-of-text id and ``Tokenizer.fingerprint()`` (a
+built-in's name; for a trained BPE or a tokenizer.json, sha256 over its vocabulary, merges, added tokens and
+pre-processing, never its path). No path enters it: the same text with the same tokenizer and settings gets the same
+fingerprint anywhere. Reading order is the source's (sorted paths), so files renamed into another order change it.
 
-Version 1 (meta.json without ``fingerprint_version``, written before issue 29): sha256 over
-``json.dumps(settings, sort_keys=True)``, then the same per-document stream. ``settings`` holds the source and
-validation-source descriptions (the absolute path of the raw text) and the tokenizer spec (a tokenizer.json's
-path), so the same text prepared at two places got two fingerprints. A version-2 prepare still computes it and
-records it as ``legacy_fingerprint``, so rows written from a version-1 folder at the same place still match
-exactly.
+Version 1 (meta.json without ``fingerprint_version``, before issue 29): sha256 over ``json.dumps(settings,
+sort_keys=True)`` (which holds the sources' absolute paths and a tokenizer.json's path), then the same
+per-document stream. A version-2 prepare still records it as ``legacy_fingerprint``, so rows written from a
+version-1 folder at the same place still match exactly.
 """
 
 from __future__ import annotations

@@ -2,16 +2,12 @@
 
     check_meta_tokenizer(data_dir, tokenizer)   # UserError if meta.json's vocab_size / eot_id are not the tokenizer's
 
-meta.json decides the model's vocabulary (``model.vocab_size: null`` takes it from there) and the end-of-text
-id; the tokenizer files beside it (tokenizer.json, leviathan_tokenizer.json) decide what ids text gets. Both
-are written by ``leviathan prepare`` and must agree; a meta.json edited by hand, or copied from another
-preparation, would otherwise train a model of the wrong size without a word (a vocabulary of 5,000 for a
-tokenizer of 300 ids: a head 16 times too large, most of it never trained). The ids in the token files are
-checked against meta.json's vocab_size by ``data.loader.TokenDataset`` (their maximum: one pass over the memmap).
-
-Cheap: meta.json is read once more (``data.meta.read_meta``); the tokenizer is the one being loaded anyway. A
-folder without a meta.json (a checkpoint's step folder, an export) is not checked, nor one whose meta.json is
-damaged: the loader reports that with its own fix when the data is read.
+meta.json decides the model's vocabulary and the end-of-text id; the tokenizer files beside it decide what ids text
+gets. A meta.json edited by hand or copied from another preparation would otherwise train a model of the wrong size
+without a word (a head 16 times too large, most of it never trained). The token files' ids are checked against
+meta.json's vocab_size by ``data.loader.TokenDataset``. Cheap: meta.json is read once more (``read_meta``), the
+tokenizer is being loaded anyway. A folder without a meta.json (a step folder, an export) is not checked, nor one
+whose meta.json is damaged: the loader reports that with its own fix.
 """
 
 from __future__ import annotations

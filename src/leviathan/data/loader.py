@@ -6,28 +6,23 @@
     state = loader.state_dict()                        # plain JSON ints (and the shuffle mode)
     loader.load_state_dict(state)                      # the next batches are exactly the same again
 
-Windows. The split is cut into ``num_windows = (N - 1) // T`` windows; window i covers tokens
-``[i*T, i*T + T + 1)``: its first T tokens are the inputs x, its last T the targets y. Inputs never
-overlap and every token after the first is a target exactly once per epoch (consecutive windows
-share their boundary token, x's first = previous y's last). The tail that does not fill a window
-is dropped. Windows cross document boundaries (documents are separated by eot in the file).
+Windows. The split is cut into ``num_windows = (N - 1) // T`` windows; window i covers tokens ``[i*T, i*T + T +
+1)``: its first T tokens are the inputs x, its last T the targets y. Inputs never overlap and every token after the
+first is a target exactly once per epoch; the tail that does not fill a window is dropped. Windows cross document
+boundaries (documents are separated by eot in the file).
 
 Order. ``shuffle="windows"`` (default): epoch e visits all windows in a permutation drawn from
-``numpy.random.default_rng([seed, e])``; epochs follow each other forever, so the run is a single
-global sequence stream s_0, s_1, ... that depends only on (seed, data, seq_len).
-``shuffle="none"``: windows in file order (evaluation). ``shuffle="buffer"``: the paper's setup,
-a shuffle buffer of ``shuffle_buffer`` sequences (default 10,000) over the stream of windows in
-file order: the buffer starts with the first windows, each output takes a pseudo-random slot and
-refills it with the next window of the stream (a local shuffle only, as with any stream buffer).
+``numpy.random.default_rng([seed, e])``, epochs following each other forever: one global sequence stream that
+depends only on (seed, data, seq_len). ``shuffle="none"``: file order (evaluation). ``shuffle="buffer"``: the
+paper's setup, a shuffle buffer of ``shuffle_buffer`` sequences (default 10,000) over the windows in file order
+(each output takes a pseudo-random slot and refills it with the next window: a local shuffle only).
 
-Ranks. Rank r of w ranks takes the global stream positions ``[r::w]``: at step k it yields
-positions ``p + r + j*w`` for ``j < batch_size`` where p = k * batch_size * w. So w ranks with batch b
-see exactly the sequences one rank with batch w*b sees at the same step (tested).
+Ranks. Rank r of w takes the global stream positions ``[r::w]`` (at step k, ``p + r + j*w`` for ``j < batch_size``,
+p = k * batch_size * w), so w ranks with batch b see exactly the sequences one rank with batch w*b sees (tested).
 
-Resume. ``state_dict()`` records the global stream position (sequences consumed by all ranks),
-the seed, seq_len, num_windows and the shuffle mode (plus the buffer contents for
-``shuffle="buffer"``). ``load_state_dict`` checks they match, then continues from there; because
-the position is global, resuming with another world size or batch size continues the same stream.
+Resume. ``state_dict()`` records the global stream position, the seed, seq_len, num_windows and the shuffle mode
+(plus the buffer for ``shuffle="buffer"``); ``load_state_dict`` checks they match and continues from there. The
+position is global, so resuming with another world size or batch size continues the same stream.
 
 Footguns: ids are stored as uint16/uint32 and returned as int64 (what embedding layers index
 with); ``TokenDataset`` checks the file length and a sample of ids against meta.json, so a
@@ -54,11 +49,8 @@ _FULL_CHECK_TOKENS = 64_000_000  # at most this many ids are scanned for ids >= 
 
 
 class TokenDataset:
-    """One split of a prepared data dir as a read-only memmap.
-
-    ``.tokens``: np.memmap (N,) of uint16/uint32; ``.meta``: PreparedMeta (meta.json); ``.vocab_size``, ``.eot_id``,
-    ``.num_tokens`` (= len(self)), ``.data_dir``, ``.split``, ``.num_bytes`` (UTF-8 bytes of the split).
-    """
+    """One split of a prepared data dir as a read-only memmap: ``.tokens`` (N,) uint16/uint32, ``.meta`` (PreparedMeta),
+    ``.vocab_size``, ``.eot_id``, ``.num_tokens``, ``.data_dir``, ``.split``, ``.num_bytes`` (the split's UTF-8 bytes)."""
 
     def __init__(self, data_dir: str | os.PathLike, split: str = "train", *, check_ids: bool = True):
         self.data_dir = Path(data_dir)

@@ -4,12 +4,12 @@
     meta.vocab_size, meta.splits["val"].tokens, meta.tokens("train")
     find_meta("runs/x")                  # None where the folder holds no meta.json (a checkpoint, an export)
 
-``data.prepare`` is the one writer (the dict it returns is what it wrote); everything else reads meta.json
-through ``read_meta``: the loader, the companions' digests, the tokenizer check, the run config's vocabulary,
-the grid's vocabulary, the provenance of a results row, the verbs. The checks (issue 30) are the loader's of
-before: format 1, the required keys, dtype, every number an integer in range, split file names inside the
-folder, ``files`` a mapping of names to digests. Footgun: ``raw`` keeps the whole JSON object for the fields no
-reader types (source_stat, settings, timing, ...); read a field through an attribute, never through ``raw``.
+``data.prepare`` is the one writer (the dict it returns is what it wrote); everything reads meta.json through
+``read_meta``: prepare's check of an existing --out, the loader, the companions' digests, the tokenizer check, the
+run config's vocabulary, the grid's vocabulary, the provenance of a results row, the verbs. The checks (issue 30) are
+the loader's of before: format 1, the required keys, dtype, every number an integer in range, split file names inside
+the folder, ``files`` a mapping of names to digests. Footgun: ``raw`` keeps the whole JSON object for the fields no
+reader types (source_stats, val_assignment, timing, ...); read a field through an attribute, never through ``raw``.
 """
 
 from __future__ import annotations
@@ -51,6 +51,8 @@ class PreparedMeta:
     fingerprint: str | None = None
     fingerprint_version: int | None = None  # None: written before versions (version 1)
     legacy_fingerprint: str | None = None
+    settings: dict | None = None  # what prepare was asked for (its up-to-date check)
+    source_stat: str | None = None  # the sources' names, sizes and mtimes, hashed (its up-to-date check)
     raw: dict[str, Any] = field(default_factory=dict, repr=False, compare=False)
 
     def tokens(self, split: str) -> int | None:
@@ -59,15 +61,15 @@ class PreparedMeta:
         return info.tokens if info is not None else None
 
 
-def find_meta(data_dir: str | os.PathLike) -> PreparedMeta | None:
+def find_meta(data_dir: str | os.PathLike, fix: str | None = None) -> PreparedMeta | None:
     """``read_meta`` of a folder that holds a meta.json, None for one that holds none."""
-    return read_meta(data_dir) if (Path(data_dir) / META_FILE).is_file() else None
+    return read_meta(data_dir, fix) if (Path(data_dir) / META_FILE).is_file() else None
 
 
-def read_meta(data_dir: str | os.PathLike) -> PreparedMeta:
-    """Read and check ``meta.json`` of a prepared data dir (UserError naming the fix otherwise)."""
+def read_meta(data_dir: str | os.PathLike, fix: str | None = None) -> PreparedMeta:
+    """Read and check ``meta.json`` of a prepared data dir (UserError ending in ``fix``, default: how to prepare it)."""
     d = Path(data_dir)
-    fix = f"run `leviathan prepare SOURCE --out {d}` to create it"
+    fix = fix or f"run `leviathan prepare SOURCE --out {d}` to create it"
     if not d.is_dir():
         raise UserError(f"data dir {d} does not exist; {fix}")
     p = d / META_FILE
@@ -92,7 +94,8 @@ def read_meta(data_dir: str | os.PathLike) -> PreparedMeta:
                         eot_id=raw["eot_id"], splits={name: _split(name, info) for name, info in raw["splits"].items()},
                         files=raw.get("files"), source=raw.get("source"), fingerprint=raw.get("fingerprint"),
                         fingerprint_version=raw.get("fingerprint_version"),
-                        legacy_fingerprint=raw.get("legacy_fingerprint"), raw=raw)
+                        legacy_fingerprint=raw.get("legacy_fingerprint"), settings=raw.get("settings"),
+                        source_stat=raw.get("source_stat"), raw=raw)
 
 
 def _split(name: str, info: dict) -> SplitInfo:

@@ -5,23 +5,11 @@
     meta = prepare("train/", "data/x", val_source="valid/")                # explicit validation corpus
     tokens, num_bytes = prepare_eval_text("wiki.test.tokens", "data/x")    # raw text for evaluation
 
-The data dir (format in docs/CONTRACTS.md, section Data):
-
-    meta.json        tokenizer spec, vocab_size, dtype, eot_id, per split {file, tokens, documents, bytes},
-                     source, fingerprint (+ its version and legacy_fingerprint), created, and provenance
-                     (settings, timing, source statistics)
-    train.bin        raw ids, uint16 when vocab_size <= 65535 else uint32, native little-endian;
-    val.bin          each document followed by eot_id (so a split is doc, eot, doc, eot, ...)
-    train_freq.npy   int64 (vocab_size,): how often each id occurs in train.bin (eot included)
-    tokenizer.json   when the tokenizer is not built-in (trained BPE, foreign tokenizer.json)
-    leviathan_tokenizer.json   name, vocab_size, eot_id of the tokenizer
-    leviathan_output.json      the marker: prepare wrote this folder, and these files (``leviathan.ownership``)
-
-meta.json (written last) records a digest of every other file (``files``; ``data.companions``): a file swapped in from
-another preparation is refused when it is read.
-
-``bytes`` is the UTF-8 size of the split's documents (separators excluded): bits per byte =
-loss_nats * tokens / (bytes * ln 2), comparable across tokenizers.
+The data dir (docs/CONTRACTS.md, section Data): meta.json (``data.meta``; written last, with a digest of every
+other file, ``data.companions``), train.bin and val.bin (raw ids, uint16 when vocab_size <= 65535 else uint32,
+each document followed by eot_id), train_freq.npy (int64 count of each id in train.bin), the tokenizer's files and
+the ownership marker (``leviathan.ownership``). A split's ``bytes`` is the UTF-8 size of its documents (separators
+excluded): bits per byte = loss_nats * tokens / (bytes * ln 2), comparable across tokenizers.
 
 Validation split, by document. Each document's UTF-8 bytes are hashed (blake2b-128); a keyed
 hash of that digest with ``seed`` gives u in [0, 1), and the document goes to validation iff
@@ -31,32 +19,23 @@ val_fraction (tiny corpora), the document with the smallest u is moved to valida
 val_fraction > 0 always yields a validation split (a corpus of a single document is refused;
 pass ``val_source``). With ``val_source`` every source document is training data.
 (A BPE trained by ``prepare`` sees only training documents, except in that fallback case, where
-the moved document was part of the BPE's training text.) A killed run leaves a hidden
-``.NAME.tmp-PID-*`` folder; the next ``prepare`` of the same ``out_dir`` deletes it once that
-process is gone.
+the moved document was part of the BPE's training text.)
 
-Fingerprint (``data.fingerprint``, version 2): sha256 over the settings that change the tokens, the
-tokenizer's content hash and, for every document in order, its split and blake2b-128 digest: the same
-for the same text and tokenizer wherever the text lies (no path enters it). meta.json also keeps the
-version-1 fingerprint (which hashed the source paths) as ``legacy_fingerprint``, for rows written
-before. ``source_stat`` (sha256 over file names, sizes and mtimes) is cheaper and only decides whether
-an existing data dir is up to date (then ``prepare`` returns its meta without work; a data dir
-prepared before version 2 keeps its version-1 fingerprint until ``overwrite=True`` prepares it again).
+The fingerprint (``data.fingerprint``) names the tokens wherever the text lies; ``source_stat`` (sha256 over file
+names, sizes and mtimes) is cheaper and only decides whether an existing data dir is up to date (then ``prepare``
+returns its meta without work; a data dir prepared before fingerprint version 2 keeps its version-1 fingerprint
+until ``overwrite=True`` prepares it again).
 
-Parallelism and speed. quicktok's ``encode_batch`` runs ``num_workers`` native threads without
-the GIL, while a reader thread reads, decodes and hashes the next batch of documents. There is no
-process pool: a ``multiprocessing`` pool of 1-thread encoders was measured slower than the threads
-(it pickles the texts there and the ids back; the numbers are in docs/benchmarks.md, "Data
-preparation"). A BPE trained by ``prepare`` is encoded by quicktok too. Documents longer than
-``piece_chars`` are cut at "\\n"+letter boundaries, where the pre-tokenizers always split, so one
-huge document still uses every thread and the ids are unchanged (tested).
+Parallelism: quicktok's ``encode_batch`` runs ``num_workers`` native threads without the GIL while a reader thread
+reads, decodes and hashes the next batch (a process pool was measured slower: docs/benchmarks.md, "Data
+preparation"). Documents longer than ``piece_chars`` are cut at "\\n"+letter boundaries, where the pre-tokenizers
+always split, so one huge document still uses every thread and the ids are unchanged (tested).
 
-Atomicity: everything is written into a hidden temporary folder next to ``out_dir`` and renamed
-into place at the end, after an fsync; a crash leaves at most a ``.NAME.tmp-*`` folder, never a
-half-written data dir with a meta.json. An existing different data dir is only replaced with
-``overwrite=True``, and only when it is provably prepare's output (``leviathan.ownership``: the marker
-``leviathan_output.json`` listing exactly its files, or, for a data dir prepared before markers, its meta.json's
-files and nothing else) and no live process holds a lock in it; a folder that is not a data dir is never replaced.
+Atomicity: everything is written into a hidden ``.NAME.tmp-PID-*`` folder next to ``out_dir`` and renamed into
+place after an fsync (a killed run's folder is deleted by the next ``prepare`` once its process is gone), never a
+half-written data dir. An existing different data dir is only replaced with ``overwrite=True``, and only when it
+is provably prepare's output (``leviathan.ownership``: its marker, or for a data dir prepared before markers its
+meta.json's files and nothing else) and no live process holds a lock in it.
 """
 
 from __future__ import annotations
@@ -84,13 +63,13 @@ from ..seeds import check_seed
 from ..storage import storage_oserror
 from .companions import file_digests
 from .fingerprint import DataFingerprint
+from .meta import META_FILE, PreparedMeta, find_meta
 from .sources import Source, SourceStats, open_source
 from .tokenizer import BUILTIN_ENCODINGS, Tokenizer, load_tokenizer, split_for_threads, train_bpe
 
 __all__ = ["prepare", "prepare_eval_text", "dtype_for_vocab", "FORMAT_VERSION", "META_FILE", "FREQ_FILE"]
 
 FORMAT_VERSION = 1
-META_FILE = "meta.json"
 FREQ_FILE = "train_freq.npy"
 SPLITS = ("train", "val")
 _U64 = float(2**64)
@@ -283,48 +262,43 @@ def _move_to_val(tmp: Path, train: _SplitWriter, val: _SplitWriter, best: dict) 
 # out_dir handling
 
 
-def _read_meta(directory: Path) -> dict | None:
-    p = directory / META_FILE
-    if not p.is_file():
-        return None
+def _complete(directory: Path, meta: PreparedMeta) -> bool:
     try:
-        meta = json.loads(p.read_text())
-    except (OSError, json.JSONDecodeError):
-        return None
-    return meta if isinstance(meta, dict) else None
-
-
-def _complete(directory: Path, meta: dict) -> bool:
-    try:
-        itemsize = np.dtype(meta["dtype"]).itemsize
-        return all((directory / v["file"]).stat().st_size == v["tokens"] * itemsize
-                   for v in meta["splits"].values()) and (directory / FREQ_FILE).is_file()
-    except (KeyError, TypeError, OSError):
+        itemsize = np.dtype(meta.dtype).itemsize
+        return all((directory / v.file).stat().st_size == v.tokens * itemsize
+                   for v in meta.splits.values()) and (directory / FREQ_FILE).is_file()
+    except (TypeError, OSError):
         return False
 
 
-def _check_out_dir(out: Path, settings: dict, stat: str, overwrite: bool) -> dict | None:
+def _check_out_dir(out: Path, settings: dict, stat: str, overwrite: bool) -> PreparedMeta | None:
     """Existing up-to-date data dir -> its meta; a conflicting one -> UserError (unless overwrite)."""
     if not out.exists():
         return None
     if not out.is_dir():
         raise UserError(f"--out {out} is a file; choose a directory path")
-    meta = _read_meta(out)
-    if meta is None:
-        if any(out.iterdir()):
-            raise UserError(f"--out {out} exists and is not a leviathan data dir (no meta.json); refusing to "
-                            f"replace it; choose a new or empty directory")
-        return None
+    fix = "pass --overwrite (overwrite=True) to replace it, or choose another --out"
+    try:
+        meta = find_meta(out, fix)
+    except UserError:  # a damaged or foreign meta.json: --overwrite replaces it only where prepare wrote the folder
+        if not overwrite:
+            raise
+        meta = None
+    else:
+        if meta is None:
+            if any(out.iterdir()):
+                raise UserError(f"--out {out} exists and is not a leviathan data dir (no meta.json); refusing to "
+                                f"replace it; choose a new or empty directory")
+            return None
     if overwrite:
         check_replaceable(out, "prepare", "--overwrite", legacy=lambda folder, files: _legacy_data_dir(meta, files))
         return None
-    if meta.get("settings") == settings and meta.get("source_stat") == stat and _complete(out, meta):
+    if meta.settings == settings and meta.source_stat == stat and _complete(out, meta):
         return meta
-    old = meta.get("settings") or {}
+    old = meta.settings or {}
     diff = [k for k in settings if old.get(k) != settings[k]] or ["source files changed"]
-    raise UserError(f"--out {out} already holds different prepared data (tokenizer {meta.get('tokenizer')!r}, "
-                    f"source {meta.get('source')!r}; differs in: {', '.join(diff)}); pass --overwrite "
-                    f"(overwrite=True) to replace it, or choose another --out")
+    raise UserError(f"--out {out} already holds different prepared data (tokenizer {meta.tokenizer!r}, "
+                    f"source {meta.source!r}; differs in: {', '.join(diff)}); {fix}")
 
 
 def _check_apart(out: Path, specs: list, sources: list) -> None:
@@ -350,15 +324,12 @@ def _check_apart(out: Path, specs: list, sources: list) -> None:
                         f"from its input (--overwrite would delete it); choose another --out")
 
 
-def _legacy_data_dir(meta: dict, files: list[str]) -> bool:
+def _legacy_data_dir(meta: PreparedMeta | None, files: list[str]) -> bool:
     """Whether a folder without the ownership marker is a data dir ``prepare`` wrote before markers existed: its
-    meta.json describes splits, and it holds those files, the frequencies, the tokenizer files and nothing else."""
-    splits = meta.get("splits")
-    if not isinstance(splits, dict) or not all(isinstance(v, dict) for v in splits.values()):
-        return False
+    meta.json reads, and it holds its split files, the frequencies, the tokenizer files and nothing else."""
     expected = {META_FILE, FREQ_FILE, "tokenizer.json", "leviathan_tokenizer.json"}
-    expected |= {str(v.get("file", f"{k}.bin")) for k, v in splits.items()}
-    return META_FILE in files and set(files) <= expected
+    expected |= {v.file for v in (meta.splits.values() if meta is not None else ())}
+    return meta is not None and META_FILE in files and set(files) <= expected
 
 
 def _remove_stale_temps(out: Path) -> None:
@@ -478,10 +449,10 @@ def prepare(
     with folder_lock(out, "prepare", "choose another --out", beside=True):  # one writer per --out
         existing = _check_out_dir(out, settings, stat, overwrite)
         if existing is not None:
-            log(f"{out} is up to date ({existing['splits']['train']['tokens']:,} train tokens); nothing to do"
-                + ("" if existing.get("fingerprint_version") else "; its fingerprint is version 1 (it hashed the "
+            log(f"{out} is up to date ({existing.tokens('train'):,} train tokens); nothing to do"
+                + ("" if existing.fingerprint_version else "; its fingerprint is version 1 (it hashed the "
                    "source paths): overwrite=True (--overwrite) prepares it again with a version-2 fingerprint"))
-            return existing
+            return existing.raw
 
         out.parent.mkdir(parents=True, exist_ok=True)
         _remove_stale_temps(out)
@@ -675,10 +646,8 @@ def _meta(job: _Job, tok: Tokenizer, writers, fingerprint: DataFingerprint, fall
 
 def prepare_eval_text(path, tokenizer, *, strict: bool = False, num_workers: int = 2,
                       text_field: str = "text") -> tuple[np.ndarray, int]:
-    """Tokenize raw evaluation text (WikiText-2, PTB, ...) -> (ids int64 (N,), UTF-8 bytes).
-
-    ``path``: any source spec (a text file is one document; several documents are joined with
-    the end-of-text id, which adds tokens but no bytes). ``tokenizer``: any ``load_tokenizer``
+    """Tokenize raw evaluation text (WikiText-2, PTB, ...) -> (ids int64 (N,), UTF-8 bytes). ``path``: any source spec
+    (several documents are joined with the end-of-text id: tokens, no bytes); ``tokenizer``: any ``load_tokenizer``
     spec, typically the training data dir, so evaluation uses the training tokenizer.
     """
     tok = load_tokenizer(tokenizer)

@@ -9,20 +9,16 @@
     open_source("hf:wikitext:wikitext-2-raw-v1@train")   # Hugging Face datasets, streaming (needs network)
     open_source(["a.txt", "b/"])                   # several, concatenated in order
 
-A source is re-iterable (each ``iter()`` reads it again from the start, in a deterministic order:
-sorted paths) and knows ``description`` (recorded in meta.json), ``stat_fingerprint()``
-(sha256 over file names, sizes and mtimes; cheap, used to tell whether a data dir is up to date)
-and ``total_bytes()`` (for the progress bar, when known). ``stats`` counts what was read and what
-was skipped during the last iteration.
+A source is re-iterable (each ``iter()`` reads it again, in sorted path order) and knows ``description`` (recorded
+in meta.json), ``stat_fingerprint()`` (sha256 over file names, sizes and mtimes: whether a data dir is up to date)
+and ``total_bytes()`` (for the progress bar); ``stats`` counts what the last iteration read and skipped. Text is
+decoded as UTF-8 (a leading BOM dropped); invalid bytes become U+FFFD and are counted (``stats.decode_errors``), or
+with ``strict=True`` the first one raises ``UserError`` naming the file and byte offset. Empty documents are skipped
+and counted.
 
-Text is decoded as UTF-8 (a leading BOM dropped). Invalid bytes become U+FFFD and are counted in
-``stats.decode_errors`` (prepare reports them); with ``strict=True`` the first one raises
-``UserError`` naming the file and byte offset. Empty documents are skipped and counted.
-
-The ``stdlib`` corpus: every ``.py`` file under ``sysconfig.get_paths()["stdlib"]``, excluding test
-directories (``test``, ``tests``, ``idle_test``), ``site-packages``/``dist-packages`` and caches,
-in sorted path order; about 12 MB / 730 files on CPython 3.11. It needs no download, but it differs
-between Python versions, which the fingerprint in meta.json records.
+The ``stdlib`` corpus: every ``.py`` file under ``sysconfig.get_paths()["stdlib"]``, except test folders,
+``site-packages``/``dist-packages`` and caches, sorted; about 12 MB / 730 files on CPython 3.11, no download, but it
+differs between Python versions (which the fingerprint in meta.json records).
 """
 
 from __future__ import annotations
@@ -329,10 +325,8 @@ class Parquet(_FileSource):
 
 
 class HFDataset(Source):
-    """A Hugging Face ``datasets`` dataset, read with ``streaming=True`` (nothing is cached to disk).
-
-    ``name`` is a hub id (needs network) or a builder such as ``json``/``parquet``/``text`` with
-    ``data_files`` (works offline; that is how the tests exercise this path).
+    """A Hugging Face ``datasets`` dataset, streamed (nothing cached to disk): a hub id (needs network) or a builder such as
+    ``json``/``parquet``/``text`` with ``data_files`` (offline; how the tests exercise this path).
     """
 
     def __init__(self, name: str, config: str | None = None, split: str = "train", text_field: str = "text",

@@ -1,8 +1,7 @@
 """Tokenizers, all local: o200k_base / cl100k_base (quicktok), any ``tokenizer.json``, trained BPE.
 
-The paper trains with OpenAI's ``o200k_base`` (vocabulary 200,019 ids with its special tokens);
-that is the default here. Every tokenizer exposes the same small interface (see
-docs/CONTRACTS.md, section Data):
+The paper trains with OpenAI's ``o200k_base`` (vocabulary 200,019 ids with its special tokens), the default here.
+Every tokenizer exposes the same small interface (docs/CONTRACTS.md, section Data):
 
     tok = load_tokenizer("o200k_base")        # or "cl100k_base", "path/tokenizer.json", a data dir
     tok.name, tok.vocab_size, tok.eot_id      # "o200k_base", 200019, 199999
@@ -11,18 +10,15 @@ docs/CONTRACTS.md, section Data):
     tok.save(directory)                       # tokenizer.json (if not built-in) + leviathan_tokenizer.json
     bpe = train_bpe(texts, vocab_size=8192)   # byte-level BPE, "<|endoftext|>" is id 0, name "bpe:8192"
 
-``.name`` is the spec recorded in meta.json, checkpoints and exports: a built-in encoding name,
-``bpe:VOCAB`` for a BPE trained by ``leviathan prepare``, or the absolute path of a
-``tokenizer.json``. A trained BPE cannot be rebuilt from its name; load it from the prepared
-data dir (or any directory written by ``Tokenizer.save``), which holds its ``tokenizer.json``.
+``.name`` is the spec recorded in meta.json, checkpoints and exports: a built-in encoding name, ``bpe:VOCAB`` for a
+BPE trained by ``leviathan prepare`` (load it from its data dir, which holds its ``tokenizer.json``), or the absolute
+path of a ``tokenizer.json``.
 
-Speed: quicktok encodes with native threads (it releases the GIL); the ``tokenizers`` library is
-an order of magnitude slower on book-length documents (measurements in docs/benchmarks.md, "Data
-preparation"), so a byte-level BPE ``tokenizer.json`` whose pre-tokenizer quicktok knows (the
-o200k, cl100k, llama3 and qwen grammars; ``train_bpe`` uses the o200k grammar for exactly this
-reason) is imported into quicktok at load time; quicktok verifies the import token by token
-against ``tokenizers`` and refuses anything it would approximate, in which case we silently keep
-the ``tokenizers`` path.
+Speed: quicktok encodes with native threads, an order of magnitude faster than the ``tokenizers`` library on
+book-length documents (docs/benchmarks.md, "Data preparation"), so a byte-level BPE ``tokenizer.json`` whose
+pre-tokenizer quicktok knows (o200k, cl100k, llama3, qwen; ``train_bpe`` uses o200k's for this reason) is imported
+into quicktok at load time; quicktok verifies the import token by token and refuses anything it would approximate,
+in which case the ``tokenizers`` path is kept.
 
 Footguns:
 - ``encode`` treats special-token strings ("<|endoftext|>") in the text as ordinary text (tiktoken's
@@ -167,10 +163,8 @@ class BuiltinTokenizer(Tokenizer):
 
 
 class HFTokenizer(Tokenizer):
-    """A Hugging Face ``tokenizers`` tokenizer (any ``tokenizer.json``).
-
-    ``fast=True`` imports byte-level BPEs with a known pre-tokenizer grammar into quicktok
-    (verified by quicktok against ``tokenizers``); ``self.fast`` says whether that worked.
+    """A Hugging Face ``tokenizers`` tokenizer (any ``tokenizer.json``); ``fast=True`` imports a byte-level BPE with a
+    grammar quicktok knows into quicktok (verified by quicktok), and ``self.fast`` says whether that worked.
     """
 
     kind = "tokenizers"
@@ -271,12 +265,9 @@ def _import_into_quicktok(hf_tokenizer):
 
 def train_bpe(texts: Iterable[str], vocab_size: int, *, min_frequency: int = 2,
               show_progress: bool = False, name: str | None = None) -> HFTokenizer:
-    """Train a byte-level BPE with ``vocab_size`` ids ("<|endoftext|>" is id 0) on ``texts``.
-
-    Pre-tokenization is o200k's regex followed by GPT-2's byte-to-unicode map, so every byte
-    string is encodable (no unknown token) and quicktok can run the result. On a small corpus the
-    vocabulary can stop short of ``vocab_size`` (no pair left with ``min_frequency``);
-    ``.vocab_size`` is the real size, ``.name`` records the request (``bpe:VOCAB``).
+    """Train a byte-level BPE with ``vocab_size`` ids ("<|endoftext|>" is id 0) on ``texts``: o200k's regex, then GPT-2's
+    byte-to-unicode map, so every byte string is encodable and quicktok can run it. On a small corpus the vocabulary can
+    stop short of ``vocab_size``; ``.vocab_size`` is the real size, ``.name`` the request (``bpe:VOCAB``).
     """
     from tokenizers import Regex, Tokenizer as _HF, decoders, models, pre_tokenizers, trainers
 

@@ -1,32 +1,24 @@
 """Frequency-stratified loss of one model on one stream (docs/DESIGN.md §7; paper v2: rarest tokens' perplexity falls by 81%, most frequent ~0).
 
-Every validation target (the token being predicted) is put into a bucket by how often that token
-id occurs in the *training* split (``train_freq.npy`` of the prepared data dir: int64 counts per
-id). Per bucket we report the mean loss (nats), its perplexity exp(mean loss) and the number of
-targets; between two models the relative perplexity reduction 1 - ppl_model / ppl_baseline.
+Every validation target is put into a bucket by how often its id occurs in the *training* split (``train_freq.npy``
+of the prepared data dir). Per bucket: the mean loss (nats), its perplexity and the number of targets; between two
+models the relative perplexity reduction 1 - ppl_model / ppl_baseline (``experiments.method.frequency`` across a
+sweep's rows). Two bucketing rules (``method``), both ordered from rarest (bucket 0) to most frequent:
 
-Two bucketing rules (``method``), both ordered from rarest (bucket 0) to most frequent:
-
-- ``mass`` (default): equal shares of the training token-occurrence mass. Token ids are sorted by
-  training count; ids with the same count form one slice of the cumulative share of all training
-  occurrences (counted from the rarest id), and bucket j holds the slices whose midpoint lies in
-  [j/n, (j+1)/n). Ids with the same count therefore always share a bucket (the split is made by
-  count thresholds), so shares are only approximately equal, and a single very frequent id (say,
-  the space token holding 30% of the text) can leave a neighbouring bucket empty. Each bucket then
-  holds about 1/n of the training tokens and, for in-domain validation text, about 1/n of the
-  validation targets: every bucket has enough targets for a stable mean. The most frequent bucket
-  holds a handful of ids, the rarest one most of the vocabulary.
+- ``mass`` (default): equal shares of the training token-occurrence mass. Ids sorted by training count; ids with the
+  same count form one slice of the cumulative share of all training occurrences (from the rarest id), and bucket j
+  holds the slices whose midpoint lies in [j/n, (j+1)/n). Ids with the same count always share a bucket, so shares
+  are only approximately equal, and a single very frequent id (a space token holding 30% of the text) can leave a
+  neighbouring bucket empty. Each bucket holds about 1/n of the training tokens and, for in-domain text, of the
+  validation targets: enough for a stable mean. The most frequent bucket holds a handful of ids, the rarest most of
+  the vocabulary.
 - ``log``: equal-width bins of log10(count) between the smallest and largest non-zero count. Easy to
   read ("ids seen 10-100 times") but the rare bins may hold very few validation targets.
 
 Ids never seen in training (count 0) go to bucket 0 under both rules and are counted separately
-(``num_unseen_targets``): their embedding (dense) or generator output (leviathan) was never trained
-by their own occurrences, which is where the paper's rare-token gain comes from.
-
-The comparison of models across a sweep's rows is ``experiments.method.frequency``. Inputs are plain arrays,
-so this module works on the output of
-``leviathan.eval.perplexity.token_losses`` (nats per predicted token, in order) without importing
-torch. ``targets`` must be aligned with ``losses`` one to one.
+(``num_unseen_targets``): their input row was never trained by their own occurrences, which is where the paper's
+rare-token gain comes from. Inputs are plain arrays (``eval.perplexity.token_losses``: nats per predicted token, in
+order), so this module needs no torch; ``targets`` must be aligned with ``losses`` one to one.
 """
 
 from __future__ import annotations

@@ -3,46 +3,34 @@
     leviathan lm-eval runs/cpu/runs/m-leviathan-s0 --data-root ../shared/data --tasks paper --limit 200
 
 Flow (``evaluate``):
-1. Export. A run dir / checkpoint is loaded (``leviathan.checkpoint.load_model``), its input side baked,
-   and written as a plain ``LlamaForCausalLM`` directory (``hf.export.to_plain_llama``) together with
-   a tokenizer that transformers loads (``lm_export.export_for_harness``). An existing HF directory is used as
-   is. Every variant (dense, leviathan, factorised, compositional) exports the same way: after
-   baking, all are a table lookup.
-2. Guard. The exported directory is loaded back with transformers and its logits on a probe are
-   compared with our model's (``lm_export.verify_export``), and its tokenizer's ids with ours: if either
-   differs, nothing is evaluated (users of other projects were bitten by silently scoring a hub
-   model or a mismatched tokenizer).
-3. Tasks. ``tasks.prepare_tasks`` renders the task templates of ``leviathan/eval/tasks`` into a temporary
-   folder with the absolute paths of the local data files (``dataset_path: json``) under the data
-   folder (``--data-root`` / ``$LEVIATHAN_DATA``; nothing is copied into the repository). PIQA's
-   labels live in a separate file; they are merged into a temporary JSONL there.
-4. ``lm_eval.simple_evaluate(model=FittingHFLM(pretrained=DIR, tokenizer=DIR, ...),
-   task_manager=TaskManager(include_path=TASKDIR, include_defaults=False))`` with
-   ``HF_DATASETS_OFFLINE=1`` and ``HF_HUB_OFFLINE=1`` set for the call.
+1. Export: a run dir / checkpoint is loaded, its input side baked (every variant is then a table lookup) and
+   written as a plain ``LlamaForCausalLM`` directory with a tokenizer transformers loads
+   (``lm_export.export_for_harness``); an existing HF directory is used as is.
+2. Guard: the exported directory is loaded back with transformers and its logits on a probe compared with our
+   model's (``lm_export.verify_export``), and its tokenizer's ids with ours; if either differs, nothing is
+   evaluated (never a hub model or a mismatched tokenizer scored silently).
+3. Tasks: ``tasks.prepare_tasks`` renders the templates of ``leviathan/eval/tasks`` into a temporary folder with
+   the absolute paths of the local data files under the data folder (``--data-root`` / ``$LEVIATHAN_DATA``;
+   PIQA's separate labels merged into a temporary JSONL).
+4. ``lm_eval.simple_evaluate(model=FittingHFLM(...), task_manager=TaskManager(include_path=TASKDIR,
+   include_defaults=False))`` with ``HF_DATASETS_OFFLINE=1`` and ``HF_HUB_OFFLINE=1`` set for the call.
 
-Short contexts (``hflm.fitting_hflm``). Our models have few positions (128-256), and lm-eval's ``hf``
-model (HFLM) only half-handles requests longer than that: it cuts the context from the left, but
-asserts ``len(continuation_enc) <= self.max_length`` and so aborts a whole full-set run on the first
-long answer (a PIQA solution, say). The subclass fits every request into the window before HFLM
-sees it: the context is cut from the left (what HFLM itself does, minus its one warning line per
-request), and a continuation longer than the window is scored on its last ``max_length`` tokens --
-the positions that fit, conditioned on the continuation's own earlier tokens. Footgun: such a
-log-likelihood is a partial sum (fewer, so fewer negative, terms), so that choice is favoured in a
-multiple-choice comparison; the counts are therefore reported per task (``context_truncated``,
-``continuation_truncated`` next to ``requests`` in the summary) so a reader can judge whether they
-matter. A request is counted once, under the stronger cut.
+Short contexts (``hflm.fitting_hflm``). Our models have few positions (128-256), and lm-eval's HFLM cuts a long
+context from the left but asserts ``len(continuation_enc) <= self.max_length``, aborting a whole run on the first
+long answer. The subclass fits every request into the window first: the context cut from the left, a longer
+continuation scored on its last ``max_length`` tokens. Footgun: such a log-likelihood is a partial sum (fewer, so
+fewer negative, terms), which favours that choice; the counts are reported per task (``context_truncated``,
+``continuation_truncated`` next to ``requests``), each request once, under the stronger cut.
 
-Tasks (names prefixed ``lev_`` so they never collide with lm-eval's hub-backed ones): LAMBADA
-(OpenAI; acc and perplexity of the last word), HellaSwag, PIQA, ARC-Easy, ARC-Challenge (test sets)
-and WinoGrande (dev), zero-shot, prompts as in lm-eval's own definitions. ``paper`` selects all six.
+Tasks (prefixed ``lev_``, never colliding with lm-eval's hub-backed ones): LAMBADA (OpenAI; acc and perplexity of
+the last word), HellaSwag, PIQA, ARC-Easy, ARC-Challenge (test sets) and WinoGrande (dev), zero-shot, prompts as in
+lm-eval's own definitions; ``paper`` selects all six.
 
-Tokenizers. transformers needs a ``tokenizer.json``. A BPE trained by ``leviathan prepare`` has one.
-The built-in ``o200k_base``/``cl100k_base`` (quicktok) do not; ``hf_tokenizer.builtin_tokenizer_json`` builds the
-equivalent byte-level BPE (ranks from quicktok, merges reconstructed as transformers'
-TikTokenConverter does, the encoding's own pre-tokenizer regex) and the export checks it produces
-quicktok's ids on a probe. ``tokenizer_config.json`` declares ``PreTrainedTokenizerFast`` with the
-end-of-text token as EOS and no BOS, so lm-eval prefixes an empty context with end-of-text (how
-our models separate documents) and adds nothing else.
+Tokenizers: transformers needs a ``tokenizer.json``. A BPE trained by ``leviathan prepare`` has one; for the
+built-in ``o200k_base``/``cl100k_base`` ``hf_tokenizer.builtin_tokenizer_json`` builds the equivalent byte-level BPE
+(ranks from quicktok, merges as transformers' TikTokenConverter reconstructs them, the encoding's own regex), checked
+to give quicktok's ids on a probe. ``tokenizer_config.json`` declares the end-of-text token as EOS and no BOS, so
+lm-eval prefixes an empty context with end-of-text (how our models separate documents) and adds nothing else.
 
 Footgun: our tokenizers treat special-token strings inside text as plain text; a transformers
 tokenizer matches "<|endoftext|>" in text as the special token. The benchmark texts never contain it.
@@ -123,12 +111,9 @@ def summarize(results: dict, keys: Sequence[str]) -> dict:
 def evaluate(source: str | os.PathLike, tasks: str | Sequence[str] = "paper", *,
              data: str | os.PathLike | None = None, out_dir: str | os.PathLike | None = None,
              keep_export: bool = False, **kwargs) -> dict:
-    """Evaluate a run dir, a checkpoint step dir, or an HF directory on downstream tasks.
-
-    Returns ``{"source", "hf_dir", "tasks": summary, "verify": {...}, "results": lm-eval's dict}``.
-    ``out_dir`` (optional) receives ``lm_eval.json`` (summary + lm-eval's results) and, with
-    ``keep_export``, the exported model as ``out_dir/hf``. Other keyword arguments: see
-    ``evaluate_model``.
+    """Evaluate a run dir, a checkpoint step dir, or an HF directory on downstream tasks: ``{"source", "hf_dir", "tasks":
+    summary, "verify": {...}, "results": lm-eval's dict}``. ``out_dir`` (optional) receives ``lm_eval.json`` and, with
+    ``keep_export``, the exported model as ``out_dir/hf``; other keyword arguments are ``evaluate_model``'s.
     """
     src = Path(source)
     if not src.exists():
@@ -172,11 +157,9 @@ def evaluate_model(model, tokenizer, tasks: str | Sequence[str] = "paper", *, da
                    hf_dir: str | os.PathLike | None = None, limit: int | float | None = None,
                    batch_size: int | str = 8, device: str = "cpu", dtype: str = "float32",
                    num_fewshot: int | None = None, verify: bool = True, log_samples: bool = False) -> dict:
-    """Export ``model`` (a ``CausalLM``) with ``tokenizer`` and run the tasks on the export.
-
-    With ``model=None``, ``hf_dir`` must be an existing HF directory, evaluated as is. Otherwise the
-    export goes to ``hf_dir`` (kept) or a temporary folder (removed); the task files are read from the data
-    folder ``data`` (``task_data_root``); ``limit`` caps examples per task.
+    """Export ``model`` (a ``CausalLM``) with ``tokenizer`` to ``hf_dir`` (kept) or a temporary folder (removed) and run
+    the tasks on it; with ``model=None``, ``hf_dir`` is an existing HF directory, evaluated as is. The task files come
+    from the data folder ``data`` (``task_data_root``); ``limit`` caps examples per task.
 
     Parameters: the options of ``leviathan lm-eval``, keyword arguments one each, passed on to the harness.
     """

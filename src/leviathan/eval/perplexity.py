@@ -1,17 +1,11 @@
 """Validation loss, perplexity and bits per byte of a causal LM over a token stream (docs/DESIGN.md §7).
 
-The stream is cut into consecutive, non-overlapping windows of ``seq_len`` inputs: window j reads
-tokens ``[j T, j T + T)`` and predicts ``[j T + 1, j T + T]``, so every token after the first is
-predicted exactly once, from a context of 0..T-1 earlier tokens of its window (the same context
-lengths the model was trained with). A last, shorter window covers the remainder. N tokens give
-N - 1 predictions.
-
-- ``loss``: mean negative log-likelihood in nats per predicted token.
-- ``ppl``: exp(loss).
-- ``bpb``: bits per byte = total nats / ln 2 / ``num_bytes``, where ``num_bytes`` is the UTF-8 size
-  of the text the tokens encode. It does not depend on the tokenizer, so models with different
-  vocabularies compare on it. (The first token is not predicted; over any realistic stream that
-  is noise.)
+The stream is cut into consecutive, non-overlapping windows of ``seq_len`` inputs: window j reads tokens ``[j T,
+j T + T)`` and predicts ``[j T + 1, j T + T]``, so every token after the first is predicted exactly once, from a
+context of 0..T-1 earlier tokens of its window (the context lengths the model was trained with); a last, shorter
+window covers the remainder. ``loss`` is the mean negative log-likelihood in nats per predicted token, ``ppl``
+exp(loss), ``bpb`` total nats / ln 2 / ``num_bytes`` (the UTF-8 size of the text the tokens encode): independent
+of the tokenizer, so models with different vocabularies compare on it (the unpredicted first token is noise).
 
 Logits are converted to fp32 before the softmax, whatever the model's compute dtype. Our ``CausalLM``
 is scored a chunk of positions at a time (``leviathan.model.loss``): with a large vocabulary the full
@@ -61,14 +55,12 @@ def token_losses(model: nn.Module, tokens: np.ndarray, seq_len: int, batch_size:
                  even: bool = False) -> np.ndarray:
     """Nats for each of the ``len(tokens) - 1`` predicted tokens, in stream order (float64).
 
-    ``dtype`` (optional) runs the forward under torch.autocast with that dtype (bf16 on GPU).
-    ``outside``: for a model with a restricted softmax (``CausalLM.restrict_output_``), a target it cannot
-    predict raises (``"raise"``) or gets NaN (``"nan"``; drop those positions before averaging).
-    ``shard=(rank, world)``: score only batches ``rank, rank + world, ...`` of ``window_batches``; the other
-    positions stay 0, so the ranks' arrays sum to the one-process array exactly (each position is scored by one
-    rank, in the same batch as one process scores it). ``even``: every rank runs as many forwards as the rank
-    with the most, a rank short of one scoring its first batch again and discarding it: FSDP's forward gathers
-    parameters collectively, and a rank that stops early leaves the others waiting forever.
+    ``dtype`` runs the forward under torch.autocast with that dtype. ``outside``: for a model with a restricted softmax,
+    a target it cannot predict raises (``"raise"``) or gets NaN (``"nan"``; drop those before averaging).
+    ``shard=(rank, world)``: score only batches ``rank, rank + world, ...``, the other positions 0, so the ranks' arrays
+    sum to the one-process array exactly. ``even``: every rank runs as many forwards as the busiest (a rank short of one
+    scores its first batch again and discards it): FSDP's forward gathers collectively, and a rank that stops early
+    leaves the others waiting forever.
 
     Parameters: the stream and its windows, then independent optional modes (dtype, shard, even, outside) with
     defaults.

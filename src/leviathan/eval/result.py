@@ -4,11 +4,9 @@
     result.loss, result.bpb                                  # the validator, the train state, ``leviathan eval``,
     row.eval["val"].loss                                     # the sweep's evaluation, a results row, the report
 
-``eval.perplexity.summarize`` derives the numbers (the one place); the validator keeps the last one in the
-training state, ``eval.score.evaluate_checkpoint`` returns one per eval set, ``experiments.machinery.sweep`` puts them
-into a results row unchanged, and the report reads them from the row: one dataclass all the way, no dict taken
-apart and put back together by string key. Its JSON is ``codec.encode`` (a results row's ``eval.<set>``; keys
-a later version adds are kept in ``extra`` and written back).
+``eval.perplexity.summarize`` derives the numbers (the one place); the validator, the train state,
+``eval.score.evaluate_checkpoint``, the sweep's rows and the report pass the same dataclass along, never a dict
+taken apart by string key. Its JSON is ``codec.encode`` (keys a later version adds kept in ``extra``).
 
 Footgun: ``ppl`` is ``inf`` for a loss past exp's range (and for a NaN loss), and ``bpb`` None without a byte
 count; a row's writer turns non-finite numbers into null (``experiments.machinery.results.json_safe``).

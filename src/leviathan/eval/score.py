@@ -1,10 +1,8 @@
-"""Scoring a trained run: its latest checkpoint on several streams, overall and per training-frequency bucket.
+"""Scoring a trained run: its latest checkpoint on several streams, overall and per training-frequency bucket, for
+the sweep (``experiments.machinery.sweep.evaluate_run``) and ``leviathan analyze frequency --runs``.
 
     evals, bucketed = evaluate_checkpoint("runs/m-leviathan-s0", {"val": EvalStream.from_split(data, "val")},
                                           buckets=make_buckets(train_freq), freq=train_freq)
-
-The sweep's evaluation of every run (``experiments.machinery.sweep.evaluate_run``) and ``leviathan analyze frequency
---runs`` both come here.
 """
 
 from __future__ import annotations
@@ -32,13 +30,11 @@ def evaluate_checkpoint(run_dir: str | os.PathLike, streams: dict[str, EvalStrea
                         bucket_sets: list[str] | None = None) -> tuple[dict[str, EvalResult], dict]:
     """Score a run's latest checkpoint on each stream: ``({name: EvalResult}, {name: BucketLosses})``.
 
-    A model trained with a restricted softmax (``data.softmax: corpus``) is scored on the targets inside its
-    id set; the summary then says how many were left out (``targets_outside``, ``share_outside``; models
-    with the same set leave out the same targets, so their losses still pair) and has no bits per byte.
-    Windows of ``seq_len`` tokens (default: the run's ``data.seq_len``, ``eval.stream.run_seq_len``); with
-    ``buckets`` (``frequency.make_buckets`` of the data's ``train_freq``) the per-token losses are also
-    grouped by the training frequency of their target, for the streams in ``bucket_sets`` (None: all).
-    Used by the sweep (``experiments.machinery.sweep.evaluate_run``) and by ``leviathan analyze frequency --runs``.
+    Windows of ``seq_len`` tokens (default: the run's ``data.seq_len``); with ``buckets`` (of the data's ``train_freq``)
+    the per-token losses are also grouped by their target's training frequency, for the streams in ``bucket_sets``
+    (None: all). A model with a restricted softmax (``data.softmax: corpus``) is scored on the targets inside its id set
+    (``targets_outside``, ``share_outside`` say how many were left out; models with the same set pair) without bits per
+    byte.
     """
     model, cfg = load_model(str(run_dir))
     seq_len = run_seq_len(cfg, seq_len, "seq_len")

@@ -1,18 +1,16 @@
 """The evaluation stream: the tokens a model is scored on and the UTF-8 bytes they encode (docs/DESIGN.md §7).
 
-Every evaluation in leviathan (the validation of a training run, ``leviathan eval``, the eval sets of a
-sweep, ``leviathan analyze frequency --runs``) scores one ``EvalStream``:
+Every evaluation (a run's validation, ``leviathan eval``, a sweep's eval sets, ``analyze frequency --runs``) scores
+one ``EvalStream``:
 
     stream = EvalStream.from_split("data/stdlib", "val", max_tokens=65_536)     # a prepared split
     stream = EvalStream.from_text("wiki.valid.tokens", tokenizer, max_tokens)    # a raw text file
     evaluate(model, stream.tokens, run_seq_len(cfg), 8, num_bytes=stream.num_bytes)
 
-- A split's byte count comes from the data folder's meta.json; a text file's is its UTF-8 size
-  (``data.prepare.prepare_eval_text``, which joins several documents with the end-of-text id).
-- ``max_tokens`` caps the *predictions*: the stream keeps its first ``max_tokens + 1`` tokens. The
-  byte count is then scaled by the share of tokens kept, an estimate (a prefix's tokens need not
-  encode exactly that share of the bytes) that makes bits per byte of a prefix comparable with the
-  whole stream's; over tens of thousands of tokens the difference is noise.
+A split's byte count comes from meta.json; a text file's is its UTF-8 size (``data.prepare.prepare_eval_text``).
+``max_tokens`` caps the *predictions* (the stream keeps its first ``max_tokens + 1`` tokens) and scales the byte
+count by the share of tokens kept: an estimate that makes bits per byte of a prefix comparable with the whole
+stream's (over tens of thousands of tokens the difference is noise).
 
 Footguns: a text file must be tokenized with the tokenizer the model was trained with (the data
 folder's or the checkpoint's), or the ids mean other strings; ``num_bytes`` is None when a split
@@ -78,12 +76,9 @@ class EvalStream:
 
 
 def run_seq_len(cfg, requested: int | None = None, option: str = "--seq-len") -> int:
-    """Window length to evaluate a run with: ``requested``, else the run's ``data.seq_len``.
-
-    ``cfg`` is the run's RunConfig (``leviathan.checkpoint.load_model`` returns it; every run folder and
-    checkpoint records it resolved), so the default is the context the model was trained with. A window
-    longer than ``model.max_position_embeddings`` is a UserError naming ``option``.
-    """
+    """Window length to evaluate a run with: ``requested``, else the run's ``data.seq_len`` (``cfg``, its resolved RunConfig:
+    the context the model was trained with). A window longer than ``model.max_position_embeddings`` is a UserError
+    naming ``option``."""
     seq_len = int(requested or cfg.data.seq_len)
     limit = cfg.model.max_position_embeddings
     if seq_len > limit:

@@ -25,31 +25,14 @@ What ``adopt`` does (docs/DESIGN.md §2: e(i) is a pure function of the id, a dr
   ``set_input_embeddings``, and refuses a checkpoint that lacks the generator's tensors (``from_pretrained``);
 - keeps everything else (position embeddings such as GPT-2's ``wpe``, norms, layers, head, generation config).
 
-Saving: ``save_pretrained`` writes the generator's parameters and, beside them, the baked (V, D) table under the
-original embedding's key (``<embedding>.weight``). An adopted directory keeps the original ``model_type`` (so tools
-that dispatch on it still do), so ``AutoModelForCausalLM.from_pretrained`` without leviathan builds the original
-class: with the table in the file it loads the adopted model (same logits, fp32 rounding; the generator's tensors
-are listed as unexpected), never a random embedding (which it did before issue 31). Still, ship ``bake_adopted``'s
-directory to people without leviathan: it has no unexpected tensors and a model card.
-
-Loading: ``load_adopted(dir, **from_pretrained_kwargs)`` reads config.json, finds the original class and calls
-``adopted_class(cls).from_pretrained``; the baked table in the file is ignored (the generator is rebuilt from its
-own parameters). A folder whose file lacks the generator's tensors is refused, not given a random generator: what
-transformers alone writes when it re-saves an adopted folder it loaded (config.json keeps ``leviathan_generator``,
-the weights keep only the baked table). That folder is a table model: load it as one, and ``adopt(..., fit=...)``.
-
-Baking: ``bake_adopted(model, out_dir)`` computes the (V, D) table once (``LeviathanGenerator.bake``), writes it
-as the original class's embedding weight, drops ``leviathan_generator`` from the config (``tie_word_embeddings``
-stays false: the head is its own matrix) and saves with the original class's ``save_pretrained``: a directory
-that ``AutoModelForCausalLM.from_pretrained`` loads with transformers alone, with the same logits (fp32 rounding).
-
-What cannot be adopted raises ``UserError`` (``<problem>; <fix>``): configs with no causal LM class (encoder-only
-models such as DistilBERT), encoder-only models that have one (BERT, RoBERTa, ELECTRA: ``AutoModelForCausalLM`` maps
-them to an ``*LMHeadModel`` whose attention stays bidirectional unless ``is_decoder=True``; refused when any module
-of the built model says ``is_causal`` False), encoder-decoder and multimodal models, instances that are not the
-causal LM class of their config (``BertForMaskedLM``), an input embedding that is neither a plain ``nn.Embedding``
-nor one whose output is its row times a constant ``embed_scale`` (checked on a few ids: anything else it does, the
-generator would silently drop), and a model adopted twice.
+Saving, loading and baking (docs/USING.md §3-4, which also lists what cannot be adopted: a ``UserError``
+``<problem>; <fix>``): ``save_pretrained`` writes the generator's parameters and, beside them, the baked (V, D)
+table under the original embedding's key, and keeps the original ``model_type``, so transformers alone loads the
+original class with the same logits, never a random embedding. ``load_adopted`` finds the original class, calls
+``adopted_class(cls).from_pretrained`` and ignores the baked table; a folder whose file lacks the generator's
+tensors (what transformers alone writes when it re-saves an adopted folder) is refused: it is a table model.
+``bake_adopted`` writes the table (``LeviathanGenerator.bake``) as the original class's embedding weight, drops
+``leviathan_generator`` from the config (the head stays untied) and saves with the original ``save_pretrained``.
 
 Footguns: ``padding_idx`` is not enforced by the generator (the pad id gets an embedding like any other id; padded
 positions are masked anyway, and a baked table loads as is). The generator is created in the embedding's dtype; a
@@ -92,10 +75,9 @@ FIXED = ("vocab_size", "hidden_size", "output_scale")
 class ScaledLeviathanGenerator(LeviathanGenerator):
     """A ``LeviathanGenerator`` whose embedding is multiplied by a constant, for a model whose input table does the
     same (Gemma: ``GemmaTextScaledWordEmbedding``, row x sqrt(hidden_size)). e(i) is still a pure function of the id.
-
-    Footgun: the constant is rounded to the output's dtype before the product, as Gemma's ``embed_scale.to(dtype)``
-    is (sqrt(640) = 25.298 becomes 25.25 in bf16); a float product would differ from the baked model by up to 0.2%.
-    ``bake()`` stays the unscaled (V, D) table: that is what the original class stores and scales at run time.
+    Footgun: the constant is rounded to the output's dtype before the product, as Gemma's ``embed_scale.to(dtype)`` is
+    (sqrt(640) = 25.298 is 25.25 in bf16; a float product would differ from the baked model by up to 0.2%); ``bake()``
+    stays the unscaled table, which the original class stores and scales at run time.
     """
 
     def __init__(self, *args: Any, output_scale: float, **kwargs: Any) -> None:
@@ -134,12 +116,9 @@ class _AdoptedMixin:
 
     @classmethod
     def from_pretrained(cls, *args, output_loading_info: bool = False, **kwargs):
-        """The original's ``from_pretrained``, refusing a file that lacks any of the generator's tensors.
-
-        Footgun it closes: transformers initialises whatever a file lacks. A folder re-saved by transformers without
-        leviathan (``AutoModelForCausalLM.from_pretrained(adopted).save_pretrained(d)``) keeps
-        ``leviathan_generator`` in config.json but only the baked table among the weights; loading it here would
-        rebuild the generator at its random init (logits off by ~0.6 on a tiny Llama) with one load-report line.
+        """The original's ``from_pretrained``, refusing a file that lacks any of the generator's tensors: transformers
+        initialises whatever a file lacks, and a folder re-saved by transformers alone keeps ``leviathan_generator`` in
+        config.json but only the baked table among the weights (the generator at random init: logits off by ~0.6).
         """
         model, info = super().from_pretrained(*args, output_loading_info=True, **kwargs)
         generator = model.get_input_embeddings()
@@ -162,14 +141,10 @@ class _AdoptedMixin:
         return next(name for name, module in self.named_modules() if module is generator)
 
     def save_pretrained(self, save_directory, *args, state_dict=None, **kwargs):
-        """The original's ``save_pretrained``, plus the baked table under the original embedding's key
-        (``<prefix>.weight``, (V, D)) beside the generator's parameters, and the umask's file modes.
-
-        Why the table: the folder keeps the original ``model_type``, so ``AutoModelForCausalLM.from_pretrained``
-        without leviathan builds the original class; with the table in the file it loads the adopted model's
-        input embeddings (the same logits, fp32 rounding; the generator's tensors are reported unexpected),
-        where without it the embedding was left at random init (issue 31). ``load_adopted`` ignores the table.
-        Costs a (V, D) tensor on disk and one ``bake()`` per save.
+        """The original's ``save_pretrained``, plus the baked (V, D) table under the original embedding's key beside the
+        generator's parameters, and the umask's file modes. The table is what transformers alone loads into the original
+        class (the folder keeps its ``model_type``: same logits; before issue 31 the embedding was left at random init);
+        ``load_adopted`` ignores it. Costs a (V, D) tensor on disk and one ``bake()`` per save.
         """
         generator = self.get_input_embeddings()
         if isinstance(generator, LeviathanGenerator):
@@ -208,9 +183,8 @@ class _AdoptedMixin:
 
 @functools.cache
 def adopted_class(base: type[PreTrainedModel]) -> type[PreTrainedModel]:
-    """The subclass ``Leviathan<base.__name__>`` of a causal LM class (created once, registered in this module).
-
-    ``adopted_class(Qwen2ForCausalLM).from_pretrained(dir)`` is what ``load_adopted(dir)`` calls.
+    """The subclass ``Leviathan<base.__name__>`` of a causal LM class (created once, registered in this module); its
+    ``from_pretrained`` is what ``load_adopted`` calls.
     """
     if issubclass(base, _AdoptedMixin):
         return base
@@ -314,12 +288,9 @@ def _check_instance(model: PreTrainedModel) -> tuple[nn.Embedding, float]:
 
 
 def _output_scale(embedding: nn.Module) -> float | None:
-    """The constant an ``nn.Embedding`` subclass multiplies its rows by (its ``embed_scale``), when its forward is
-    exactly that on a few ids; None for anything else.
-
-    Gemma keeps the constant twice: ``scalar_embed_scale`` (a float) and the buffer ``embed_scale`` made from it
-    (float32, then cast with the model: bf16 after ``.to(torch.bfloat16)``). The float, as a float32, is taken when
-    present, so a bf16 model's scale is not stored pre-rounded (it is rounded at each product, as Gemma does)."""
+    """The constant an ``nn.Embedding`` subclass multiplies its rows by (its ``embed_scale``), when its forward is exactly
+    that on a few ids; None for anything else. Gemma keeps the constant as a float (``scalar_embed_scale``), taken as a
+    float32 when present, and as a buffer cast with the model: a bf16 model's scale is then not stored pre-rounded."""
     scale = getattr(embedding, "embed_scale", None)
     if not isinstance(embedding, nn.Embedding) or not isinstance(scale, (float, int, torch.Tensor)):
         return None
@@ -419,8 +390,7 @@ def _base_class(config: PretrainedConfig) -> type[PreTrainedModel]:
 
 
 def load_adopted(path: str | os.PathLike, **from_pretrained_kwargs: Any) -> PreTrainedModel:
-    """Load a directory written by an adopted model's ``save_pretrained`` (or a Trainer checkpoint of one).
-
+    """Load a directory written by an adopted model's ``save_pretrained`` (or a Trainer checkpoint of one);
     ``from_pretrained_kwargs`` go to ``from_pretrained`` (``dtype``, ``device_map``, ...).
     """
     from transformers import AutoConfig
@@ -483,12 +453,9 @@ def to_original(model: PreTrainedModel) -> PreTrainedModel:
 
 def bake_adopted(model: PreTrainedModel, out_dir: str | os.PathLike, tokenizer: Any = None, *,
                  overwrite: bool = False, **save_kwargs: Any) -> Path:
-    """Write ``model`` as a checkpoint of its original class that transformers alone loads (no leviathan import).
-
-    A model card (README.md, ``model_card.adopted_card``) is written beside the weights.
-    ``tokenizer`` (optional) is saved alongside (see ``export``); ``save_kwargs`` go to ``save_pretrained``
-    (``max_shard_size``, ...). ``out_dir`` is written atomically; a non-empty one needs ``overwrite=True``.
-    Returns ``out_dir``.
+    """Write ``model`` as a checkpoint of its original class that transformers alone loads (no leviathan import), with a
+    model card (``model_card.adopted_card``) and ``tokenizer`` (optional, as in ``export``); ``save_kwargs`` go to
+    ``save_pretrained``. ``out_dir`` is written atomically; a non-empty one needs ``overwrite=True``. Returns ``out_dir``.
     """
     from .export import _atomic_dir, _save_tokenizer
     from .model_card import adopted_card

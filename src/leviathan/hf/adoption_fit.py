@@ -4,30 +4,25 @@
     print(model.leviathan_fit.format())       # per-bucket cosine and MSE; the text's loss before / untrained / fit
     model.leviathan_fit.recovered             # share of the loss gap the fit closed: 1 = as before adoption
 
-Why: ``adopt`` replaces a model's input table with a freshly initialised generator, so a trained model is broken
-until it is retrained (on the small trained Llama of tests/integration/test_adopt_fit.py: held-out loss 2.23 ->
-5.79 nats). Users of generator embeddings ask first for a start from the pretrained table; a fitted generator
-starts near the model the table gave.
+``adopt`` alone replaces a trained table with a fresh generator (the small trained Llama of
+tests/integration/test_adopt_fit.py: held-out loss 2.23 -> 5.79 nats); a fitted generator starts near the model the
+table gave (docs/USING.md §6).
 
 The fit (``fit_to_table``): Adam on the generator's parameters, minimising the weighted mean squared error between
-its output e(i) and the table row t_i, divided by the weighted mean square of the rows (so the loss is scale-free:
-0 is a perfect fit, 1 is what e = 0 scores), with a cosine learning-rate decay to a tenth. Rows are weighted by
-``frequency`` (training counts per id, e.g. a prepared folder's train_freq.npy) or uniformly. With V above
-``batch_ids``, every step samples that many ids in proportion to the weights (an unbiased estimate of the same
-objective); otherwise every step sees every id with its weight.
+its output e(i) and the table row t_i, divided by the weighted mean square of the rows (scale-free: 0 is a perfect
+fit, 1 is what e = 0 scores), with a cosine learning-rate decay to a tenth. Rows are weighted by ``frequency``
+(training counts per id) or uniformly; with V above ``batch_ids``, every step samples that many ids in proportion to
+the weights (an unbiased estimate of the same objective), otherwise it sees every id with its weight.
 
-Use the frequency when you have it. The generator is a smooth function of the id's digits with far fewer
-parameters than the table: it cannot reproduce every row, and a uniform fit spends its capacity on rows of rare ids
-that the trained model hardly uses (a rarely seen id's row is near its random init). Measured on the test's trained
-Llama (V 512, D 32; generator d_s 16, M 4, kappa 8, r 8; 200 steps at the default lr): frequency-weighted, the fit
-closes 90% of the loss gap (2.58 nats against 2.23 before adoption and 5.79 untrained); uniform, 50% (4.01); the
-test's margin is 0.5 nats above the loss before adoption and 80% of the gap. At lr 1e-2 the weighted fit closed 62%
-(300 steps), hence the default 3e-3.
+Use the frequency when you have it: the generator cannot reproduce every row, and a uniform fit spends its capacity
+on rare ids' rows the model hardly uses. Measured on the test's Llama (V 512, D 32; generator d_s 16, M 4, kappa 8,
+r 8; 200 steps): frequency-weighted, the fit closes 90% of the loss gap (2.58 nats against 2.23 before adoption and
+5.79 untrained); uniform, 50% (4.01); the test's margin is 0.5 nats above the loss before adoption and 80% of the
+gap. At lr 1e-2 the weighted fit closed 62% (300 steps), hence the default 3e-3.
 
-Report (``FitReport``): per frequency bucket (``eval.frequency.make_buckets``, equal shares of the training mass,
-rarest first; ids never seen in training on a row of their own) the ids, their share of the weight, the mean
-squared error and the mean cosine between e(i) and t_i; the objective at the end; with ``text``, the model's mean
-loss on it before adoption, with the untrained generator and after the fit.
+Report (``FitReport``): per frequency bucket (``eval.frequency.make_buckets``; ids never seen on a row of their own)
+the ids, their share of the weight, the mean squared error and the mean cosine between e(i) and t_i; the objective
+at the end; with ``text``, the model's mean loss on it before adoption, with the untrained generator and after.
 
 Footguns: the fit costs ``steps`` generator forwards and backwards of min(V, ``batch_ids``) ids (seconds for a
 small generator, minutes at the paper's sizes on a CPU); it runs on the model's device. The table rows of ids that

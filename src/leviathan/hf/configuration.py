@@ -1,12 +1,9 @@
 """``LeviathanConfig``: the Hugging Face config of a leviathan model (model_type ``"leviathan"``).
 
-It carries every field of ``leviathan.model.config.ModelConfig`` under the same name (the backbone
-fields are LlamaConfig's names, the generator's are prefixed ``generator_``), so
-``LeviathanConfig.from_model_config(cfg).to_model_config() == cfg.resolved()``. Validation is
-ModelConfig's: a bad value raises ``leviathan.config.ConfigError`` naming the field and the fix.
-
-``tie_word_embeddings`` is derived, never chosen: it is True exactly for ``embedding="dense_tied"``
-(transformers reads it to decide whether ``lm_head.weight`` is tied to ``model.embed_tokens.weight``).
+It carries every field of ``leviathan.model.config.ModelConfig`` under the same name (the backbone fields are
+LlamaConfig's names, the generator's prefixed ``generator_``), so ``LeviathanConfig.from_model_config(cfg)
+.to_model_config() == cfg.resolved()``; validation is ModelConfig's. ``tie_word_embeddings`` is derived, never
+chosen: True exactly for ``embedding="dense_tied"`` (transformers reads it to tie ``lm_head.weight``).
 
 Footguns:
 - transformers 5 configs are dataclasses: every field below needs a class-level annotation, and
@@ -28,11 +25,8 @@ from ..model.config import ModelConfig
 
 
 class LeviathanConfig(PretrainedConfig):
-    """Hugging Face twin of ``ModelConfig``; see that class for the meaning of every field.
-
-    Extra fields (Hugging Face conventions, not part of ``ModelConfig``): ``use_cache`` (return a
-    KV cache from ``forward``), ``bos_token_id``, ``eos_token_id``, ``pad_token_id`` (read by
-    ``generate``), ``tie_word_embeddings`` (derived from ``embedding``).
+    """Hugging Face twin of ``ModelConfig`` (see that class for every field), plus Hugging Face's ``use_cache``,
+    ``bos_token_id``, ``eos_token_id``, ``pad_token_id`` and ``tie_word_embeddings`` (derived from ``embedding``).
     """
 
     model_type = "leviathan"

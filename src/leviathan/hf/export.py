@@ -2,24 +2,19 @@
 
 - ``from_native(model) -> LeviathanForCausalLM`` and ``to_native(hf_model) -> CausalLM``: same weights,
   same logits (the adapter builds the native submodules, so the state dicts are key-for-key equal).
-- ``to_hf(model, out_dir)``: a ``save_pretrained`` directory (model_type ``leviathan``, safetensors)
-  that ``AutoModelForCausalLM.from_pretrained`` loads after ``import leviathan.hf``. The generator is
-  kept: the directory is a trainable leviathan model.
-- ``to_plain_llama(model, out_dir)``: a directory that ``transformers.LlamaForCausalLM`` (or
-  ``AutoModelForCausalLM``) loads with no leviathan code and no ``trust_remote_code``. The input side
-  is baked (docs/DESIGN.md §2: the generator is a pure function of the id, so its (V, D) table computed once
-  *is* the model's input embedding) and written as ``model.embed_tokens.weight``; the head stays its
-  own matrix (``tie_word_embeddings`` false) unless the model is ``dense_tied``. The math is LLaMA's
-  (docs/DESIGN.md §3), so the logits equal ours up to float rounding. This is the format for serving and for
-  lm-evaluation-harness.
+- ``to_hf(model, out_dir)``: a ``save_pretrained`` directory (model_type ``leviathan``, safetensors) that
+  ``AutoModelForCausalLM.from_pretrained`` loads after ``import leviathan.hf``: a trainable leviathan model.
+- ``to_plain_llama(model, out_dir)``: a directory that ``transformers.LlamaForCausalLM`` loads with no leviathan
+  code and no ``trust_remote_code``: the input side baked (docs/DESIGN.md §2: the generator's (V, D) table computed
+  once *is* the model's input embedding) as ``model.embed_tokens.weight``, the head its own matrix unless the model
+  is ``dense_tied``; the math is LLaMA's (§3), so the logits equal ours up to float rounding. The format for
+  serving and for lm-evaluation-harness.
 
-Both exports write a model card, README.md (``model_card``: what it is, how it was trained, its evaluation, how to
-load it). Both exports write into a temporary sibling folder and rename it into place, so ``out_dir`` is either
-absent or complete; its last file is the marker ``leviathan_output.json`` listing every file written
-(``leviathan.ownership``), and its files get the modes of the user's umask (0644 under 022, ``leviathan.io.publish``).
-An existing non-empty ``out_dir`` is an error unless ``overwrite=True``, which replaces
-only an earlier export (its marker and exactly the files it lists) that no live process holds a lock in: never a
-run folder, a user's folder or anything added to an export by hand.
+Both exports write a model card (README.md, ``model_card``) and go through a temporary sibling folder renamed into
+place, so ``out_dir`` is either absent or complete; its last file is the marker ``leviathan_output.json``
+(``leviathan.ownership``); files get the modes of the user's umask (``leviathan.io.publish``). An existing non-empty
+``out_dir`` is an error unless ``overwrite=True``, which replaces only an earlier export (its marker and exactly the
+files it lists) that no live process holds a lock in.
 
 ``tokenizer`` (optional) is saved alongside, duck-typed: an object with ``save_pretrained(dir)`` (a
 Hugging Face tokenizer), a ``tokenizers.Tokenizer`` (written as ``tokenizer.json``), or anything with
@@ -201,10 +196,8 @@ def _as_native(model: CausalLM | LeviathanForCausalLM) -> CausalLM:
 
 def to_hf(model: CausalLM | LeviathanForCausalLM, out_dir: str | os.PathLike, tokenizer: Any = None, *,
           overwrite: bool = False, training: Training | None = None) -> Path:
-    """Write ``model`` as a leviathan Hugging Face directory (config.json + model.safetensors + README.md
-    [+ tokenizer]).
-
-    Load it with ``import leviathan.hf; AutoModelForCausalLM.from_pretrained(out_dir)``. ``training`` (from
+    """Write ``model`` as a leviathan Hugging Face directory (config.json, model.safetensors, README.md [+ tokenizer]),
+    loaded by ``import leviathan.hf; AutoModelForCausalLM.from_pretrained(out_dir)``; ``training`` (from
     ``model_card.checkpoint_training``) goes into the model card. Returns ``out_dir``.
     """
     eos = _eos_id(tokenizer) if tokenizer is not None else None
@@ -222,11 +215,9 @@ def to_hf(model: CausalLM | LeviathanForCausalLM, out_dir: str | os.PathLike, to
 
 def to_plain_llama(model: CausalLM | LeviathanForCausalLM, out_dir: str | os.PathLike, tokenizer: Any = None, *,
                    overwrite: bool = False, max_shard_size: str = "5GB", training: Training | None = None) -> Path:
-    """Write ``model`` as a plain ``LlamaForCausalLM`` directory (no leviathan code needed to load it), with a
-    model card (README.md; ``training`` as in ``to_hf``).
-
-    The input side is baked into ``model.embed_tokens.weight``; ``tie_word_embeddings`` is true only
-    for ``dense_tied``. Returns ``out_dir``.
+    """Write ``model`` as a plain ``LlamaForCausalLM`` directory (no leviathan code needed to load it), the input side baked
+    into ``model.embed_tokens.weight``, ``tie_word_embeddings`` true only for ``dense_tied``, with a model card
+    (``training`` as in ``to_hf``). Returns ``out_dir``.
     """
     from huggingface_hub import save_torch_state_dict
 

@@ -4,17 +4,11 @@ evaluation, how to load it.
     card = native_card(model, "plain_llama", training=checkpoint_training("runs/tiny"))
     (out_dir / "README.md").write_text(card.render())
 
-Why: a folder on the Hugging Face hub or a shared disk is read by people who did not train it; the hub shows
-README.md as the model's page, and a folder without one says nothing about where its weights came from (issue 31).
-The card is Markdown with the hub's YAML front matter (``library_name``, ``license``, ``tags``, ``pipeline_tag``),
-so the hub files it as a transformers text-generation model.
-
-Sources, each read in one place: ``checkpoint_training`` (a step folder's config.yaml and state.json through
-``leviathan.checkpoint``, the run's metrics.jsonl through ``train.metrics``) for ``leviathan export``; an in-memory
-model without a run (``to_hf(model, ...)`` from Python) gets a card that says its training was not recorded, never
-an invented one.
-
-Footgun: the validation figures are the ones logged at the exported step (``eval_interval``); a step without a
+A folder shared on the hub or a disk is read by people who did not train it (issue 31). The card is Markdown with
+the hub's YAML front matter (``library_name``, ``license``, ``tags``, ``pipeline_tag``). Its training comes from
+``checkpoint_training`` (a step folder's config.yaml and state.json, the run's metrics.jsonl) for ``leviathan
+export``; an in-memory model without a run gets a card that says its training was not recorded, never an invented
+one. Footgun: the validation figures are the ones logged at the exported step (``eval_interval``); a step without a
 validation row gets "not evaluated at this step" and the command to evaluate it, not the run's final figures.
 """
 

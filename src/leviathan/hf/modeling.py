@@ -2,32 +2,25 @@
 
 It builds the *same* submodules as ``leviathan.model.llama.CausalLM`` (``self.model = LlamaModel(cfg)``,
 ``self.lm_head``), so its state dict keys equal the native model's, and a dense model's keys equal
-``transformers.LlamaForCausalLM``'s. All the math lives in ``leviathan.model``; this file only speaks
-transformers' protocol: ``forward(...) -> CausalLMOutputWithPast``, a ``DynamicCache`` as KV cache
-(the native attention calls ``cache.update(k, v, layer_idx)`` and ``cache.get_seq_length()``),
-``generate()`` through ``GenerationMixin``, ``save_pretrained``/``from_pretrained`` (safetensors),
-and the Auto classes (registered on ``import leviathan.hf``).
-
-Training uses the native ``CausalLM``; this class is for shipping and for tools that expect a
-``PreTrainedModel`` (lm-evaluation-harness, ``pipeline``, ``generate``). Convert with
-``leviathan.hf.export.from_native`` / ``to_native``.
+``transformers.LlamaForCausalLM``'s. All the math lives in ``leviathan.model``; this file only speaks transformers'
+protocol: ``forward(...) -> CausalLMOutputWithPast``, a ``DynamicCache`` (the native attention calls
+``cache.update`` and ``cache.get_seq_length()``), ``generate()``, ``save_pretrained``/``from_pretrained`` and the
+Auto classes (registered on ``import leviathan.hf``). Training uses the native ``CausalLM``; this class is for
+shipping and for tools that expect a ``PreTrainedModel``. Convert with ``hf.export.from_native`` / ``to_native``.
 
 Differences from the native model a caller must know:
-- ``labels`` follow Hugging Face's convention: labels are the inputs, the loss shifts them by one
-  (the native ``CausalLM.forward`` takes already-shifted targets).
-- ``get_input_embeddings()`` returns whatever the input side is (for ``leviathan`` the generator).
-  ``resize_token_embeddings`` / ``set_input_embeddings`` raise ``InputEmbeddingError`` for the
-  digit-based and factorised inputs: swapping in an ``nn.Embedding`` table would silently throw the
-  generator away. Grow a leviathan vocabulary with ``CausalLM.add_tokens`` (ids up to b^k - 1
-  already have embeddings).
-- ``inputs_embeds`` is not supported (the input side is part of the model), and neither are
-  ``output_attentions`` / ``output_hidden_states`` nor static/compiled caches (4D masks).
+- ``labels`` follow Hugging Face's convention (the inputs; the loss shifts them by one).
+- ``get_input_embeddings()`` returns whatever the input side is (for ``leviathan`` the generator);
+  ``resize_token_embeddings`` / ``set_input_embeddings`` raise ``InputEmbeddingError`` for the digit-based and
+  factorised inputs (an ``nn.Embedding`` swapped in would silently throw the generator away). Grow a leviathan
+  vocabulary with ``CausalLM.add_tokens`` (ids up to b^k - 1 already have embeddings).
+- ``inputs_embeds``, ``output_attentions`` / ``output_hidden_states`` and static/compiled caches (4D masks) are not
+  supported.
 
-Footgun (transformers 5 loading): ``from_pretrained`` builds the model on the meta device, loads the
-checkpoint, then calls ``_init_weights`` on everything not loaded, including the non-persistent
-rotary ``inv_freq`` buffer. ``_init_weights`` therefore recomputes ``inv_freq``; without it the
-rotary tables would be uninitialised memory. It uses ``transformers.initialization`` so loaded
-tensors (flagged ``_is_hf_initialized``) are never overwritten.
+Footgun (transformers 5 loading): ``from_pretrained`` builds the model on the meta device, loads the checkpoint,
+then calls ``_init_weights`` on everything not loaded, including the non-persistent rotary ``inv_freq`` buffer,
+which ``_init_weights`` therefore recomputes (through ``transformers.initialization``, so loaded tensors, flagged
+``_is_hf_initialized``, are never overwritten).
 """
 
 from __future__ import annotations
@@ -89,12 +82,10 @@ class LeviathanPreTrainedModel(PreTrainedModel):
 
 @torch.no_grad()
 def init_generator(module: LeviathanGenerator) -> None:
-    """The generator's init (docs/DESIGN.md §2) inside transformers' loader, skipping every tensor it loaded.
-
-    transformers calls ``_init_weights`` inside ``guard_torch_init_functions``, which makes the torch.nn.init calls
-    in ``reset_parameters`` skip loaded (``_is_hf_initialized``) tensors. The options' calibration (``table_rms``,
-    ``center``) is written through ``hf_init.copy_``, which skips them too: a loaded W^out must not be rescaled,
-    a loaded center not recomputed.
+    """The generator's init (docs/DESIGN.md §2) inside transformers' loader, skipping every tensor it loaded: the
+    torch.nn.init calls of ``reset_parameters`` skip loaded (``_is_hf_initialized``) tensors under transformers'
+    ``guard_torch_init_functions``, and the options' calibration (``table_rms``, ``center``) is written through
+    ``hf_init.copy_``, which skips them too.
     """
     module.reset_parameters(calibrate=False)
     out, center = module.calibration()

@@ -5,13 +5,8 @@ num_attention_heads, num_key_value_heads, head_dim, rms_norm_eps, rope_theta,
 max_position_embeddings), so a dense model's config maps onto ``transformers.LlamaConfig`` key for
 key. Leviathan's own fields are prefixed ``generator_`` (docs/DESIGN.md §2, paper defaults).
 
-Embedding variants (docs/DESIGN.md §4):
-- ``dense_tied``: one V x D matrix is the input table and the output head (counted once).
-- ``dense_untied``: separate V x D input table and V x D head.
-- ``leviathan``: the continuous generator for input, an untied dense head.
-- ``factorized``: ALBERT-style V x e table then e x D map (``embedding_rank`` = e), untied head.
-- ``compositional``: the generator's steps 1-2 (base-b digits, codebook sum) plus a d_s x D linear
-  map, no splines; untied head.
+Embedding variants (``embedding``): ``dense_tied``, ``dense_untied``, ``leviathan``, ``factorized``
+(``embedding_rank`` = e) and ``compositional``, as docs/DESIGN.md §4 defines them.
 
 Options of the input side (issue 29, docs/DESIGN.md §2; defaults are the paper's generator and plain tables):
 ``embedding_norm`` (RMS-normalised output with a gain starting at ``initializer_range``; tables and generator,

@@ -4,19 +4,17 @@
 its backward in one pass per seed coordinate, touching the p+1 non-zero knots only (see the file's
 header). It is plain C++ behind a C ABI, called through ``ctypes`` (which releases the GIL).
 
-Why not ``torch.utils.cpp_extension.load``: the kernel needs no torch headers, and parsing them is most
-of an extension's build time; ``load`` also needs ninja, and serialises concurrent builds with a lock
-file that a killed build leaves behind, stalling every later process. A single small translation unit,
-the system compiler and an atomic rename need none of that, and do not depend on the torch ABI.
+Why not ``torch.utils.cpp_extension.load``: the kernel needs no torch headers (parsing them is most of an
+extension's build time); ``load`` also needs ninja and serialises concurrent builds with a lock file that a killed
+build leaves behind, stalling every later process. One small translation unit, the system compiler and an atomic
+rename need none of that, and do not depend on the torch ABI.
 
-Build: lazily, on the first call, with ``$CXX`` (else ``c++``, ``g++``, ``clang++``) and
-``-O3 -march=native``, into ``$TORCH_EXTENSIONS_DIR/leviathan_spline/`` (default
-``~/.cache/torch_extensions``, torch's own default). The file name carries a hash of the source, the
-flags, the compiler's version and this CPU's model and instruction-set flags, so an edited source,
-another compiler or a different CPU sharing the cache gets its own build (``-march=native`` code can
-crash on an older CPU). The library is compiled under a unique temporary name and renamed into place,
-so processes building at the same time cannot see a half-written file (each just builds its own copy).
-Within a process a lock makes the build happen once.
+Build: lazily, on the first call, with ``$CXX`` (else ``c++``, ``g++``, ``clang++``) and ``-O3 -march=native``,
+into ``$TORCH_EXTENSIONS_DIR/leviathan_spline/`` (default ``~/.cache/torch_extensions``). The file name carries a
+hash of the source, the flags, the compiler's version and this CPU's model and instruction-set flags, so an edited
+source, another compiler or a different CPU sharing the cache gets its own build (``-march=native`` code can crash
+on an older CPU). It is compiled under a unique temporary name and renamed into place (concurrent builders each
+build their own copy); within a process a lock makes the build happen once.
 
 Fallback: if anything fails (no compiler, read-only cache, a load or ABI-version error) ``library()``
 returns None after ONE warning, and the generator uses its eager torch path; it never raises.
@@ -27,11 +25,10 @@ the slow path).
 Threads: calls with at least PARALLEL_MIN_WORK multiply-adds use ``torch.get_num_threads()`` threads of
 their own (std::thread, not torch's OpenMP pool); results do not depend on the count.
 
-Footguns: the C side trusts its pointers; only ``forward``/``backward`` below call it, after checking
-device, dtype, contiguity and shapes. The first call in a fresh cache pays the build (once per machine
-and source version; ``build()`` can be called ahead of time). The library links the system libstdc++:
-in an environment that preloads an older one (some conda setups) loading fails, with the warning and
-the eager fallback.
+Footguns: the C side trusts its pointers; only ``forward``/``backward`` below call it, after checking device,
+dtype, contiguity and shapes. The first call in a fresh cache pays the build (``build()`` can be called ahead of
+time). The library links the system libstdc++: in an environment that preloads an older one (some conda setups)
+loading fails, with the warning and the eager fallback.
 """
 
 from __future__ import annotations

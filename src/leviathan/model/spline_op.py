@@ -5,25 +5,18 @@ separable product (docs/DESIGN.md §2), with its workspace, autograd function an
 On CPU the heavy lifting is the fused kernel of ``spline_kernel.py`` (``csrc/spline_product.cpp``); the eager
 torch path here serves other devices and is the fallback when the kernel cannot be built.
 
-Where the time goes, and why this implementation is fast
--------------------------------------------------------
-The generator is a pure function of the id, so a training step only needs e(i) for the *distinct*
-ids of the batch (U of them: ~450 for 2 x 512 o200k tokens of English, ~700-850 for 8 x 256 tokens of
-a BPE-8192). ``forward`` runs ``torch.unique``, computes U embeddings and gathers them back with
-``F.embedding``, whose backward sums the gradients of duplicates: exact, and 2-3x less work than
-per-position evaluation.
-
-Per distinct id (paper defaults M=8, d_s=128, kappa=32, r=64; ``leviathan params`` prints the FLOPs):
-- steps 2-3 and 6: the codebook sum (``embedding_bag``), one (d_s -> M d_s) and one (M r -> D) matmul;
-  the per-mode LayerNorm + affine + sigmoid is one autograd function (``generator._ModeActivation``);
-- steps 4-5, the bulk: the literal formula contracts a kappa-vector of basis values with a kappa x r
-  matrix for each of M d_s coordinates (2.1M multiply-adds per id) and keeps both for backward.
-  ``spline_product`` touches the 3 non-zero knots only. On CPU (float32/float64) it runs a fused C++
-  kernel (``spline_kernel``, ``csrc/spline_product.cpp``): per seed coordinate and tile of ids, the
-  window, phi, the product and, in backward, grad_phi, grad_S and grad_u in one pass, nothing
-  materialised but P; several times faster than the eager torch path, which remains for other devices
-  and as the fallback when the kernel cannot be built (see ``_SplineProduct``).
-  ``leviathan bench --only generator`` measures both against the literal formula.
+Where the time goes. The generator is a pure function of the id, so a training step only needs e(i) for the
+*distinct* ids of the batch (U of them: ~450 for 2 x 512 o200k tokens of English, ~700-850 for 8 x 256 tokens of a
+BPE-8192). ``forward`` runs ``torch.unique``, computes U embeddings and gathers them back with ``F.embedding``, whose
+backward sums the gradients of duplicates: exact, and 2-3x less work than per-position evaluation. Per distinct id
+(paper defaults M=8, d_s=128, kappa=32, r=64; ``leviathan params`` prints the FLOPs), steps 2-3 and 6 are the
+codebook sum (``embedding_bag``) and two matmuls, the per-mode LayerNorm + affine + sigmoid one autograd function
+(``generator._ModeActivation``). Steps 4-5 are the bulk: the literal formula contracts a kappa-vector of basis
+values with a kappa x r matrix for each of M d_s coordinates (2.1M multiply-adds per id) and keeps both for
+backward; ``spline_product`` touches the 3 non-zero knots only, on CPU (float32/float64) in the fused C++ kernel
+(per seed coordinate and tile of ids: the window, phi, the product and, in backward, grad_phi, grad_S and grad_u in
+one pass, nothing materialised but P; several times faster than the eager path, see ``_SplineProduct``).
+``leviathan bench --only generator`` measures both against the literal formula.
 
 torch.compile: steps 4-5 are the ``leviathan::spline_product`` operator (``torch.library.custom_op``
 with a fake and an autograd registration), which dynamo and AOTAutograd treat as opaque, whichever

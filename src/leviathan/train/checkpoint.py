@@ -1,20 +1,15 @@
 """Checkpoints, written: atomic step folders that hold everything an exact resume needs, and nothing pickled.
 
-The format (folder layout, finding a step, reading weights) and the inference loader live in
-``leviathan/checkpoint/`` (layout, find, damage, state, read), which evaluation uses too; this module is the training side: saving a
-step folder, pruning, and reading back the whole training state for a resume (``load_state``).
+The format and the inference loader live in ``leviathan/checkpoint/``, which evaluation uses too; this module is the
+training side: saving a step folder, pruning, and reading back a resume's whole training state (``load_state``).
 
-Atomicity: files are written into ``checkpoints/.tmp-step-XXXXXXXX`` with an fsync each, the folder is
-fsynced and renamed to ``step-XXXXXXXX`` (a rename within a directory is atomic), then the parent is
-fsynced. A folder named ``step-*`` is therefore complete unless damaged by hand; ``is_complete``
-still checks every required file before a resume trusts it, and ``.tmp-*`` leftovers of a crash are
-removed at the next start. A save that fails (a full disk, a second Ctrl-C) removes its temporary
-folder at once and leaves the previous checkpoints untouched; a full disk is a ``UserError`` that says so.
-The schedule is a pure function of the step and needs no state.
-
-RNG: the states of rank 0 are saved and restored on every rank (all ranks start from the same seed
-and the training step draws no random numbers; the states are kept so that future stochastic
-layers resume exactly).
+Atomicity: files are written into ``checkpoints/.tmp-step-XXXXXXXX`` with an fsync each, the folder is fsynced and
+renamed to ``step-XXXXXXXX``, then the parent is fsynced: a ``step-*`` folder is complete unless damaged by hand
+(``is_complete`` still checks every required file before a resume trusts it; ``.tmp-*`` leftovers of a crash are
+removed at the next start). A save that fails (a full disk, a second Ctrl-C) removes its temporary folder at once
+and leaves the previous checkpoints untouched; a full disk is a ``UserError`` that says so. The schedule is a pure
+function of the step and needs no state. RNG: rank 0's states are saved and restored on every rank (the training
+step draws no random numbers; they are kept so that future stochastic layers resume exactly).
 """
 
 from __future__ import annotations

@@ -3,39 +3,27 @@
     torchrun --nproc_per_node=2 -m leviathan train --config tiny            # DDP
     torchrun --nproc_per_node=8 -m leviathan train --config paper-109m parallel=fsdp
 
-``init_distributed`` reads ``RANK``, ``LOCAL_RANK`` and ``WORLD_SIZE`` (set by torchrun) and, when
-WORLD_SIZE > 1, initialises the default process group: gloo on CPU, nccl on GPU (one GPU per
-process, ``cuda:LOCAL_RANK``). Without those variables everything here is a no-op and a run is a
-plain single-process run. ``leviathan.model`` never imports this module.
-
-Semantics the loop relies on:
-- every rank builds the model from the same seed, so weights start identical (DDP also broadcasts
-  rank 0's at wrap time);
-- rank r reads the global sequence stream ``[r::world]`` (BatchLoader), so W ranks with micro batch
-  b see the sequences one process sees with micro batch W*b; gradients are averaged over ranks,
-  and each rank's loss is a mean over an equal number of tokens, so the averaged loss and gradient
-  equal the single-process ones up to float reduction order (tests/integration/test_ddp.py);
-- only rank 0 writes files (metrics, checkpoints, TensorBoard).
+``init_distributed`` reads ``RANK``, ``LOCAL_RANK`` and ``WORLD_SIZE`` (set by torchrun) and, when WORLD_SIZE > 1,
+initialises the default process group: gloo on CPU, nccl on GPU (``cuda:LOCAL_RANK``). Without them everything
+here is a no-op. ``leviathan.model`` never imports this module. The loop relies on: every rank building the model
+from the same seed; rank r reading the global sequence stream ``[r::world]`` (BatchLoader), so the averaged loss and
+gradient equal the single-process ones up to float reduction order (tests/integration/test_ddp.py); only rank 0
+writing files.
 
 FSDP2 (``parallel: fsdp``; GPUs, or CPU processes with gloo, as tests/integration/test_fsdp.py does):
-``fully_shard`` is applied to each decoder layer and then to the root, so parameters are sharded DTensors
-between uses and all-gathered per layer. The input side (table or generator) and a tied head stay in the
-root group: the tied tensor must live in one FSDP group, and the generator is small. FSDP2 gathers a
-group only before ``forward``; root methods that run the model otherwise (``CausalLM.token_nll``, used
-by validation) are registered with ``register_fsdp_forward_method`` (``ROOT_FORWARD_METHODS``). The optimizer is
-built *after* sharding (it must see the DTensor parameters). Gradient accumulation skips the
-reduce-scatter on all but the last micro step (``set_requires_gradient_sync``). Checkpoints gather
-full, CPU-offloaded state dicts on rank 0 through ``torch.distributed.checkpoint.state_dict``, so an
-FSDP checkpoint is byte-for-byte the same format as a single-process one, and loads anywhere.
-Mixed precision stays torch.autocast (the same code path as DDP); parameters and optimizer state
-are fp32.
+``fully_shard`` is applied to each decoder layer and then to the root. The input side (table or generator) and a
+tied head stay in the root group (the tied tensor must live in one group; the generator is small). FSDP2 gathers a
+group only before ``forward``; root methods that run the model otherwise (``CausalLM.token_nll``, used by
+validation) are registered with ``register_fsdp_forward_method`` (``ROOT_FORWARD_METHODS``). The optimizer is built
+*after* sharding; gradient accumulation skips the reduce-scatter on all but the last micro step
+(``set_requires_gradient_sync``); checkpoints gather full, CPU-offloaded state dicts on rank 0, the single-process
+format. Mixed precision stays torch.autocast; parameters and optimizer state are fp32.
 
-A rank that dies: ``torchrun --max-restarts=1 ... -m leviathan train ... --resume auto`` restarts the
-whole group, which resumes from the latest complete checkpoint (a half-written one is a ``.tmp-*``
-folder, never chosen) and ends as an uninterrupted run would (tests/reliability/test_rank_kill.py).
-The restarted ranks rendezvous on fresh store keys (``restart_store``). Without restarts (or when they run out),
-the surviving ranks end in one line naming the rank that died and the torchrun command that resumes
-(``rank_failure``; ``leviathan train`` says it), not in a transport error's traceback.
+A rank that dies: ``torchrun --max-restarts=1 ... -m leviathan train ... --resume auto`` restarts the whole group,
+which resumes from the latest complete checkpoint and ends as an uninterrupted run would
+(tests/reliability/test_rank_kill.py); the restarted ranks rendezvous on fresh store keys (``restart_store``).
+Without restarts the surviving ranks end in one line naming the rank that died and the command that resumes
+(``rank_failure``).
 """
 
 from __future__ import annotations
@@ -107,13 +95,11 @@ def init_distributed(device: torch.device) -> DistInfo:
 def restart_store(world: int):
     """The store of a group restarted by torchrun (``--max-restarts``) on one node, or None for torch's default.
 
-    torchrun (2.13, c10d rendezvous) shares its agent's TCPStore with the workers and keeps the same store
-    for every restart, so the keys the first group wrote (each gloo rank's address, NCCL's unique id) are
-    still there when the restarted ranks rendezvous: a rank can read its dead peer's address and fail with
-    "Gloo connectFullMesh failed ... Connection refused" (pytorch/pytorch#135712 describes the same race).
-    A prefix with the restart count gives every attempt fresh keys; the count is the agent's, so this is
-    done only when one agent holds all ranks (one node). Across nodes, launch torchrun with
-    ``TORCH_DISABLE_SHARE_RDZV_TCP_STORE=1`` (a new store per attempt) when restarts are allowed.
+    torchrun (2.13, c10d rendezvous) keeps its agent's TCPStore for every restart, so the keys the first group wrote
+    are still there when the restarted ranks rendezvous: a rank can read its dead peer's address and fail with "Gloo
+    connectFullMesh failed ... Connection refused" (pytorch/pytorch#135712). A prefix with the agent's restart count
+    gives every attempt fresh keys, on one node only; across nodes launch torchrun with
+    ``TORCH_DISABLE_SHARE_RDZV_TCP_STORE=1`` when restarts are allowed.
     """
     restart = int(os.environ.get("TORCHELASTIC_RESTART_COUNT", "0"))
     shared = os.environ.get("TORCHELASTIC_USE_AGENT_STORE") == "True"
@@ -139,11 +125,8 @@ ROOT_FORWARD_METHODS = ("token_nll",)
 
 
 def apply_fsdp(model: nn.Module) -> nn.Module:
-    """FSDP2: shard each decoder layer, then the root (input side, final norm, head). In place.
-
-    A tied head stays tied: ``lm_head.weight`` and ``model.embed_tokens.weight`` are one parameter in the
-    root group, and FSDP2 sets the same sharded parameter on both modules (tests/integration/test_fsdp.py).
-    """
+    """FSDP2, in place: shard each decoder layer, then the root (input side, final norm, head). A tied head stays tied:
+    one parameter in the root group, set sharded on both modules (tests/integration/test_fsdp.py)."""
     from torch.distributed.fsdp import fully_shard, register_fsdp_forward_method
 
     for layer in model.model.layers:

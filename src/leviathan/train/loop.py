@@ -5,30 +5,22 @@ optimizer and data, write the run folder, then one ``train_step`` (train/step.py
 each followed by its metrics row, validation, checkpoint and stop check, and finally the summary.
 The state that advances is a ``TrainState`` (train/state.py, which also saves and restores it).
 
-Run folder (rank 0 writes everything; ``leviathan.ownership``: a folder that is not a run folder is written into only
-when none of these names is there already, and is then marked as the run's; the data folder is never the run folder):
-    leviathan_output.json   the marker: this folder is train's
-    config.yaml      the resolved RunConfig (model with every default explicit, vocab from the data)
-    versions.json    python, torch, transformers, leviathan, git revision, device, hostname, tokenizer
-    params.json      parameter counts by group (input, body, head, total), also printed at start
-    metrics.jsonl    train and validation rows (see metrics.py); tensorboard/ the same as scalars
-    summary.json     what ``train`` returns
-    checkpoints/step-XXXXXXXX/  see checkpoint/layout.py
-
-Validation (``validate.Validator``) scores the first ``eval_tokens`` predictions of the data's val split
-every ``eval_interval`` steps and at the last step.
+Run folder (rank 0 writes everything; a folder that is not a run folder is written into only when none of these
+names is there already: ``leviathan.ownership``): the marker ``leviathan_output.json``, ``config.yaml`` (the resolved
+RunConfig), ``versions.json`` (python, torch, transformers, leviathan, git revision, device, hostname, tokenizer),
+``params.json`` (parameter counts by group), ``metrics.jsonl`` and ``tensorboard/`` (train/metrics.py),
+``summary.json`` (what ``train`` returns) and ``checkpoints/step-XXXXXXXX/`` (checkpoint/layout.py). Validation
+(``validate.Validator``) scores the first ``eval_tokens`` predictions of the val split every ``eval_interval`` steps
+and at the last step.
 
 Stopping:
-- SIGTERM (schedulers, ``kill``) and SIGINT (Ctrl-C) set a flag; at the end of the current step all
-  ranks agree to stop, a checkpoint is saved, and ``train`` returns (SIGTERM, ``summary.stopped``)
-  or raises KeyboardInterrupt (SIGINT; the CLI exits 130). A second Ctrl-C interrupts at once. The flag
-  is set from the session's first line: a stop while the data loads or the model is built ends the session
-  before its first step, saying so (``stopped by SIGTERM before the first step ...``, even with --quiet), with
-  nothing trained or written. The stop line is printed with --quiet too.
-- A non-finite loss or gradient norm raises ``NonFiniteLossError`` before the optimizer applies the
-  step, naming the step and suggesting a lower lr. Nothing is saved: the last checkpoint on disk is
-  the last good state (a periodic checkpoint is written only once the next step found its weights
-  finite), and ``--resume auto`` with a lower ``optim.lr`` continues from it.
+- SIGTERM and SIGINT set a flag (from the session's first line: a stop while the data loads ends the session before
+  its first step, saying so, with nothing written); at the end of the current step all ranks agree to stop, a
+  checkpoint is saved, and ``train`` returns (SIGTERM, ``summary.stopped``) or raises KeyboardInterrupt (SIGINT;
+  the CLI exits 130). A second Ctrl-C interrupts at once. The stop line is printed with --quiet too.
+- A non-finite loss or gradient norm raises ``NonFiniteLossError`` before the optimizer applies the step, naming
+  the step and suggesting a lower lr. Nothing is saved: a periodic checkpoint is written only once the next step
+  found its weights finite, so ``--resume auto`` with a lower ``optim.lr`` continues from the last good state.
 
 Exact resume: weights, AdamW state, step, token count, data loader position and RNG states are
 restored, and the lr is a function of the step, so N steps + resume + N steps equals 2N steps
@@ -78,13 +70,11 @@ __all__ = ["train", "NonFiniteLossError", "TrainSummary"]
 
 def train(cfg: RunConfig, run_dir: str | os.PathLike, resume: str | None = None, *,
           quiet: bool = False) -> TrainSummary:
-    """Train ``cfg`` into ``run_dir``; ``resume`` is None (fresh), ``"auto"`` or a checkpoint path.
+    """Train ``cfg`` into ``run_dir``; ``resume`` is None (fresh), ``"auto"`` or a checkpoint path; a ``TrainSummary``.
 
-    Returns a ``TrainSummary`` (train/summary.py; summary.json holds its ``to_dict``). Under torchrun every rank
-    calls this; the process group is created here if needed and destroyed on return. Only rank 0 checks the run
-    folder and takes its lock; the other ranks learn whether it could (one all-reduce), so when it cannot, every
-    rank raises a ``UserError`` (rank 0 the reason, the others a pointer to it) instead of the others failing in
-    their next collective with a transport error.
+    Under torchrun every rank calls this (the process group is created here if needed and destroyed on return). Only
+    rank 0 checks the run folder and takes its lock; the others learn whether it could (one all-reduce), so every rank
+    raises a ``UserError`` instead of the others failing in their next collective with a transport error.
     """
     device = D.resolve_device(cfg.device)
     owns_group = not (torch.distributed.is_available() and torch.distributed.is_initialized())

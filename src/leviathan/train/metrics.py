@@ -6,16 +6,12 @@ metrics.jsonl (one JSON object per line, appended and flushed as they happen):
           single-process runs) and, on the first logged row after a compiled first step, "compile_s"
     {"step", "tokens", "val_loss", "val_ppl", "val_bpb", "split"}                      validation rows
 TensorBoard (``<run_dir>/tensorboard``) gets the same numbers as ``train/*`` and ``val/*`` scalars.
-Readers take the lines back typed: ``read_metric_rows`` -> ``MetricsRow`` (a key a line lacks is None). The file is
-the user's to edit or damage, so a line is checked before it is trusted (``metrics_row_problem``): a line that is not
-an object, or whose step, tokens, split or numbers are of the wrong type (a step of "x", a val_loss of "low"),
-is skipped with one ``warning: PATH:N: ...`` line each, never a traceback in the model card, the resume or an analysis
-(issue 30 round 4). A line cut short (the last line after a kill) is skipped quietly, as before.
+Readers take the lines back typed (``read_metric_rows`` -> ``MetricsRow``, a missing key None), each checked first
+(``metrics_row_problem``): a line that is not an object or holds a mistyped field is skipped with one ``warning:
+PATH:N: ...`` line (issue 30 round 4); a line cut short (the last line after a kill) is skipped quietly.
 
-On resume from step s the rows after s (written by the interrupted run after its last checkpoint)
-are dropped from metrics.jsonl (rewritten atomically, so a kill during the rewrite keeps the old file;
-a line cut short by a kill is dropped) and TensorBoard is told to purge them, so the records read as one
-uninterrupted run.
+On resume from step s the rows after s (written by the interrupted run after its last checkpoint) are dropped from
+metrics.jsonl (rewritten atomically) and TensorBoard is told to purge them, so the records read as one run.
 """
 
 from __future__ import annotations

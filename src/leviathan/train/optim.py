@@ -1,13 +1,6 @@
-"""AdamW with decoupled weight decay and the parameter groups it decays (see OptimConfig for why).
-
-Groups, decided by parameter *name* on the unwrapped model (so DDP/compile prefixes never matter):
-- ``decay``: matrices (ndim >= 2) of the decoder body and the output head;
-- ``no_decay``: norm weights, biases (ndim < 2), and everything under ``model.embed_tokens.``
-  (dense table, tied table, factorised table, codebooks, generator projections, LayerNorms,
-  spline coefficients, output maps).
-A tied head is the input table, so for ``dense_tied`` it is not decayed either.
-Optional ``head`` and ``input`` groups (``OptimConfig.head_weight_decay``, ``input_lr_mult``) exist
-for the ablations; every group carries ``lr_mult``, which ``schedule.set_lr`` applies.
+"""AdamW with decoupled weight decay and its parameter groups, chosen by parameter *name* on the unwrapped model (so
+DDP/compile prefixes never matter). Which parameters are decayed and why: ``OptimConfig``; the groups:
+``param_groups``. Every group carries ``lr_mult``, which ``schedule.set_lr`` applies.
 """
 
 from __future__ import annotations
@@ -27,14 +20,10 @@ def is_no_decay(name: str, param: torch.Tensor) -> bool:
 
 def param_groups(model: nn.Module, weight_decay: float, head_weight_decay: float | None = None,
                  input_lr_mult: float = 1.0) -> list[dict]:
-    """AdamW groups (key ``name``) with their parameter names (``names``) and ``lr_mult``.
-
-    Always ``decay`` and ``no_decay``. Two optional groups, for the ablations of the optimisation
-    asymmetries between a tied table and a generator with an untied head:
-    - ``head`` (when ``head_weight_decay`` is set and differs from ``weight_decay``): an untied
-      ``lm_head.weight`` with its own decay (0 makes it undecayed, as a tied head is);
-    - ``input`` (when ``input_lr_mult != 1``): every input-side parameter (undecayed), at
-      ``lr * input_lr_mult`` (the generator's parameters are shared by every id, a table's row by one).
+    """AdamW groups (key ``name``) with their parameter names (``names``) and ``lr_mult``: always ``decay`` and
+    ``no_decay``; for the ablations of the tied table / untied head asymmetries, ``head`` (``head_weight_decay`` set and
+    different: an untied ``lm_head.weight`` with its own decay) and ``input`` (``input_lr_mult != 1``: every input-side
+    parameter, undecayed, at ``lr * input_lr_mult``).
     """
     groups = {name: {"name": name, "params": [], "names": [], "weight_decay": wd, "lr_mult": mult}
               for name, wd, mult in (("decay", weight_decay, 1.0), ("no_decay", 0.0, 1.0),

@@ -4,17 +4,12 @@
     failure = peer_failure(exc)                # in the surviving ranks' except clause: a PeerFailure, or None
     failure.reporter, failure.describe()       # the lowest surviving rank says "rank 1 of 2 stopped ..."
 
-Why: when one rank dies (SIGKILL, out of memory, a node lost), every other rank fails in its next collective with
-a transport error (gloo: "Connection closed by peer [127.0.0.1]:3201", NCCL: a watchdog timeout) and prints a
-50-line traceback that names neither the rank that died nor what to do (issue 31). torchrun's agent then prints its
-own summary (the exit code of each rank), which is its output, not ours.
-
-How the dead rank is found: at ``init_distributed`` every rank writes "host pid" to the process group's store under
-a key of this attempt (run id and restart count: a restarted group never reads the previous attempt's pids) and
-reads everyone's once, while all are alive, so nothing needs the store after a failure (it may have died with rank
-0). After a failure, a peer on this host whose process is gone or a zombie (``/proc/<pid>/stat`` state Z or X, Linux)
-is dead. Peers on other hosts cannot be checked from here: then, or when no dead peer is found, the message says
-"another rank" and every surviving rank reports (each may know of a different one).
+When one rank dies, every other rank fails in its next collective with a transport error and a long traceback that
+names neither the rank that died nor what to do (issue 31). At ``init_distributed`` every rank writes "host pid" to
+the process group's store under a key of this attempt (run id and restart count) and reads everyone's once, while
+all are alive, so nothing needs the store after a failure. After one, a peer on this host whose process is gone or
+a zombie (``/proc/<pid>/stat`` state Z or X, Linux) is dead; peers on other hosts cannot be checked: then, or when
+no dead peer is found, the message says "another rank" and every surviving rank reports.
 
 Footguns: a transport error is only classified as a peer failure when a peer is found dead, or when the exception is
 one of torch.distributed's own (``DistError``) or a RuntimeError naming the transport (``TRANSPORT_MARKERS``);

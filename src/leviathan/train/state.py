@@ -1,14 +1,10 @@
 """The state of a training run, and how it is saved into and restored from checkpoints (FSDP included).
 
-``TrainState`` is what the loop advances besides weights and optimizer moments: the step, the tokens
-seen, the training time of all sessions and the last validation result. A checkpoint (the step
-folders of ``checkpoint/``) holds weights, AdamW state, ``state.json`` (step, tokens, train time,
-the data loader's position, python and numpy RNG states, world size, tokenizer name) and ``rng.pt``.
-
-``Checkpointer`` writes them. Weights and optimizer state go through
-``torch.distributed.checkpoint.state_dict`` as *full* state dicts keyed by parameter name, gathered and
-CPU-offloaded on rank 0 under FSDP, so every checkpoint has the single-process format and loads
-anywhere (train/distributed.py). Footguns:
+``TrainState`` is what the loop advances besides weights and optimizer moments: the step, the tokens seen, the
+training time of all sessions and the last validation result. ``Checkpointer`` writes step folders
+(``checkpoint/read.py`` lists what they hold); weights and optimizer state go through
+``torch.distributed.checkpoint.state_dict`` as *full* state dicts keyed by parameter name, gathered and CPU-offloaded
+on rank 0 under FSDP, so every checkpoint has the single-process format (train/distributed.py). Footguns:
 
 - ``save`` is a collective under FSDP: every rank calls it, rank 0 writes.
 - A snapshot (step, loader position, RNG) is taken at the end of a step, but a periodic checkpoint is
@@ -17,9 +13,7 @@ anywhere (train/distributed.py). Footguns:
   loader and the RNG have moved on by then, which is why the snapshot is taken first.
 
 ``load_resume`` finds and checks the checkpoint a run continues from (the same tokenizer, the same model
-section); ``restore`` loads it into the freshly built model, optimizer and loader. Exact resume: the lr
-is a function of the step (schedule.py), so N steps + resume + N steps equals 2N steps bit for bit on
-CPU (tests/integration/test_resume.py).
+section); ``restore`` loads it into the freshly built model, optimizer and loader.
 """
 
 from __future__ import annotations
@@ -111,12 +105,9 @@ class Checkpointer:
 
 # ---- resuming -----------------------------------------------------------------------------------
 def load_resume(cfg: RunConfig, run_dir: Path, resume: str | None) -> tuple[Path | None, dict | None]:
-    """(step folder, its loaded state) to continue from, or (None, None) for a fresh start.
-
-    ``resume`` is None (fresh: a run folder that already holds checkpoints is refused), ``"auto"`` (the
-    latest complete step of ``run_dir``, if any) or a checkpoint path. The checkpoint's tokenizer must be
-    the data's and its model section the config's; other sections may differ (the current config wins).
-    """
+    """(step folder, its loaded state) to continue from, or (None, None) for a fresh start. ``resume`` is None (fresh: a
+    run folder that holds checkpoints is refused), ``"auto"`` (the latest complete step, if any) or a checkpoint path;
+    its tokenizer must be the data's and its model section the config's (other sections may differ: the config wins)."""
     path = ckpt.resolve_resume(resume, run_dir)
     if path is None and ckpt.list_checkpoints(run_dir):  # only a fresh start gets here with checkpoints
         raise UserError(f"run folder {str(run_dir)!r} already holds checkpoints; continue it with --resume auto "
@@ -137,11 +128,8 @@ def load_resume(cfg: RunConfig, run_dir: Path, resume: str | None) -> tuple[Path
 
 def restore(model: torch.nn.Module, optimizer: torch.optim.Optimizer, loader, loaded: dict, cfg: RunConfig,
             info: D.DistInfo) -> TrainState:
-    """Load a checkpoint (``ckpt.load_state``) into the built model, optimizer and loader; restore the RNGs.
-
-    Hyperparameters of the *current* config win over the saved ones (betas, eps, each group's weight
-    decay); the lr is set from the schedule at every step.
-    """
+    """Load a checkpoint (``ckpt.load_state``) into the built model, optimizer and loader and restore the RNGs; the
+    *current* config's hyperparameters win over the saved ones (the lr is set from the schedule every step)."""
     from torch.distributed.checkpoint.state_dict import set_model_state_dict, set_optimizer_state_dict
 
     if "output_ids" in loaded["model"] and not model.restricted:

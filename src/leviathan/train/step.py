@@ -1,15 +1,11 @@
 """One optimizer step: ``train_step(parts, cfg, info, lr) -> StepResult`` (docs/DESIGN.md §6).
 
-One optimizer step = ``grad_accum`` micro steps of ``micro_batch_size`` sequences on each of
-``world_size`` ranks = ``cfg.batch_tokens`` tokens:
-
-1. set the scheduled lr (times each group's ``lr_mult``);
-2. per micro step: next batch, forward under autocast (if any), backward of loss / grad_accum; the
-   DDP all-reduce / FSDP reduce-scatter runs on the last micro step only (``distributed.no_grad_sync``);
-3. average the loss over micro steps and ranks;
-4. clip the global gradient norm to ``optim.grad_clip`` (or just measure it when clipping is off);
-5. check that loss and norm are finite; if not, return without touching weights or optimizer state;
-6. ``before_update()`` (the loop writes a pending checkpoint there), AdamW step, zero the gradients.
+One optimizer step = ``grad_accum`` micro steps of ``micro_batch_size`` sequences on each of ``world_size`` ranks =
+``cfg.batch_tokens`` tokens: set the scheduled lr (times each group's ``lr_mult``); per micro step the next batch,
+forward under autocast (if any), backward of loss / grad_accum (the DDP all-reduce / FSDP reduce-scatter on the last
+micro step only, ``distributed.no_grad_sync``); average the loss over micro steps and ranks; clip the global
+gradient norm to ``optim.grad_clip`` (or just measure it); if loss or norm is not finite, return without touching
+weights or optimizer state; else ``before_update()`` (the loop writes a pending checkpoint there), AdamW, zero grad.
 
 Footguns:
 - A non-finite step returns ``finite=False`` and changes nothing but the data loader's position; the

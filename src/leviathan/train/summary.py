@@ -4,9 +4,8 @@
     summary.final_val_loss, summary.params.total, summary.stopped      # typed attributes
     summary.to_dict()                                                  # summary.json (and sweep_train.json)
 
-``from_dict`` reads a summary.json back (the sweep keeps one per run); keys an older file lacks are None.
-``read(path)`` reads one from disk and checks every number first (issue 30: a damaged sweep_train.json became a
-results row with ``steps: "many"``): one UserError naming the file and the field.
+``from_dict`` reads one back (keys an older file lacks are None); ``read(path)`` reads one from disk and checks
+every number first (issue 30): one UserError naming the file and the field.
 """
 
 from __future__ import annotations
@@ -23,11 +22,9 @@ from ..model.accounting import ParamCounts
 @dataclass(frozen=True)
 class TrainSummary:
     """A training run's result: progress, speed, final validation numbers, parameter counts, where things are.
-
-    ``stopped`` names the signal that stopped the run early (``"SIGTERM"``), else None; ``tokens_per_s`` is None
-    when this session trained no step (a finished run resumed); ``compile_s`` is the first compiled step.
-    ``resumed_from``: the step of the checkpoint this session resumed (None for a run started from scratch);
-    ``wall_time_s``, ``train_time_s`` and ``tokens_per_s`` cover this session's steps only."""
+    ``stopped``: the signal that stopped the run early (``"SIGTERM"``), else None; ``resumed_from``: the step this session
+    resumed from (None from scratch); ``wall_time_s``, ``train_time_s`` and ``tokens_per_s`` cover this session's steps
+    only (``tokens_per_s`` None when it trained none); ``compile_s``: the first compiled step."""
 
     run_dir: str
     steps: int

@@ -3,14 +3,11 @@
     validator = Validator(cfg, amp_dtype)       # reads the first cfg.eval_tokens predictions of the val split
     if validator.due(step): last_eval = validator.run(model)   # EvalResult (eval/result.py): .loss, .ppl, .bpb
 
-Cadence: every ``eval_interval`` optimizer steps and at the last step (``eval_interval: 0`` means the last
-step only). The scoring is evaluation's own (``eval.perplexity.token_losses`` over an ``eval.stream.EvalStream``),
-so a run's validation loss and ``leviathan eval`` of its checkpoint are the same number. The arrow runs one way:
-training uses evaluation's scorer; evaluation never imports training.
-
-Under torchrun the ranks split the stream's batches (``token_losses(shard=...)``) and sum their per-token
-losses, so the number equals one process's and each rank scores 1/world of the batches. Under FSDP every
-rank runs the same number of forwards (``even``), since each forward gathers parameters collectively.
+Cadence: every ``eval_interval`` optimizer steps and at the last step (``eval_interval: 0``: the last only). The
+scoring is evaluation's own (``eval.perplexity.token_losses`` over an ``eval.stream.EvalStream``), so a run's
+validation loss and ``leviathan eval`` of its checkpoint are the same number; evaluation never imports training.
+Under torchrun the ranks split the stream's batches and sum their per-token losses (the number equals one
+process's); under FSDP every rank runs the same number of forwards (``even``: each gathers parameters collectively).
 """
 
 from __future__ import annotations

@@ -33,11 +33,8 @@ class _TimedDecoder:
 
 
 def bench_decode(bc: BenchConfig, prompt: torch.Tensor, new_tokens: int, repeats: int, warmup: int = 1) -> dict:
-    """Tokens/s of greedy decoding: baked leviathan vs dense_tied (same body, same prompt).
-
-    The two models are alternated token by token (each with its own KV cache, prefilled untimed), so a
-    drift in machine load hits both alike; tokens/s is 1 / median per-token time over every token of
-    every repeat (``repeats`` runs of ``new_tokens``).
+    """Tokens/s of greedy decoding, baked leviathan vs dense_tied (same body, same prompt), alternated token by token (each
+    with its own KV cache, prefilled untimed): 1 / median per-token time over every token of every repeat.
     """
     models = {v: build_model(bc.model(v)).eval() for v in ("dense_tied", "leviathan")}
     t0 = time.perf_counter()

@@ -1,18 +1,12 @@
 """``modes``: what a training step of each configuration costs, per mode.
 
-For each configuration and each of dense_tied and leviathan, three ways to run the same step
-(forward + backward + AdamW on the same batches):
-
-- ``plain``: eager, full (tokens x V) logits and ``F.cross_entropy`` (the path before chunking);
-- ``chunked``: eager, the head scored over chunks of positions (``leviathan.model.loss``), what
-  ``leviathan train`` does by default;
-- ``compiled``: ``chunked`` with the model under ``torch.compile`` (the loss stays eager).
-
-All six steps are built in one process and alternated step by step (``harness.alternate``); ratios of
-medians are the numbers to read. The compile time is the first compiled call minus a typical step.
-Peak resident memory cannot be separated inside one process, so each (variant, mode) also runs a few
-steps in a fresh subprocess (``python -m leviathan.bench --rss``) that reports its ``ru_maxrss``: the
-memory a training process of that mode needs, model and optimizer state included.
+Per configuration, dense_tied and leviathan each run the same step (forward + backward + AdamW on the same batches)
+three ways: ``plain`` (eager, full (tokens x V) logits and ``F.cross_entropy``), ``chunked`` (the head scored over
+chunks of positions, ``leviathan.model.loss``: what ``leviathan train`` does) and ``compiled`` (``chunked`` under
+``torch.compile``, the loss eager). The six steps are alternated in one process (``harness.alternate``); the compile
+time is the first compiled call minus a typical step. Peak resident memory cannot be separated inside one process,
+so each (variant, mode) also runs a few steps in a fresh subprocess (``python -m leviathan.bench --rss``) that
+reports its peak: the memory a training process of that mode needs, model and optimizer state included.
 """
 
 from __future__ import annotations

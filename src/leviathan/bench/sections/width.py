@@ -2,21 +2,15 @@
 
     leviathan bench --only width --config widths --threads 1 --repeats 3    # o200k-d32L6, -d64L6, -d128L6
 
-The width round (results/o200k-width/PLAN.md) trains each arm at widths 32, 64 and 128 with the same data and
-schedule, so its budget is set by how the step's cost grows with the width. Every (configuration, arm) training
-step (forward + backward + AdamW, the chunked head over the configuration's softmax ids) is built in one process
-and alternated step by step with the others (``harness.alternate``): on a machine shared with other jobs the
-absolute times drift, the ratios between the steps do not. Each width's cost is reported against the reference
-configuration's (width 64 when it is among them) per arm.
-
-Where the cost goes, per configuration, from two more callables in the same rotation:
-
-- ``head``: the chunked cross-entropy of the (restricted) head alone, forward + backward from fixed hidden
-  states, the same (|ids|, D) slice and its gradient scattered into the (V, D) head as in training;
-- ``generator``: the generator alone, forward + backward on the batch's ids (``train.GeneratorStep``);
-- ``rest``: the leviathan step minus the two: the body's forward and backward, the optimizer over every
-  parameter, the loss bookkeeping. A derived number (a difference of medians, in wall and in CPU time), not a
-  timing; under load only the CPU-time one means anything (the wall one subtracts three noisy numbers).
+The width round (results/o200k-width/PLAN.md) trains each arm at widths 32, 64 and 128, so its budget is set by how
+the step's cost grows with the width. Every (configuration, arm) training step (forward + backward + AdamW, the
+chunked head over the configuration's softmax ids) is alternated with the others in one process
+(``harness.alternate``); each width's cost is reported against the reference configuration's (width 64 when it is
+among them) per arm. Where the cost goes, from two more callables in the same rotation: ``head`` (the chunked
+cross-entropy of the restricted head alone, forward + backward from fixed hidden states, its gradient scattered into
+the (V, D) head as in training), ``generator`` (the generator alone on the batch's ids, ``train.GeneratorStep``) and
+``rest`` (the leviathan step minus the two: body, optimizer, bookkeeping; a difference of medians, in wall and CPU
+time, of which under load only the CPU one means anything).
 
 Next to the measured ratios, the analytic ratio of forward FLOPs per token (``accounting.flops_per_token``, the
 head over the scored ids, the generator per distinct id of the batch): a measured ratio well above it is

@@ -1,11 +1,7 @@
-"""lm-evaluation-harness task templates (package data) for ``leviathan.eval.harness``, and the code
-that renders them: the task specs (``TASKS``), ``resolve_tasks``, ``task_data_root`` and ``prepare_tasks``.
-
-The ``*.yaml`` files here are templates: ``prepare_tasks`` renders them into a temporary
-folder with the absolute paths of the local data files (``__DATA_FILES__``) and a datasets cache
-(``__CACHE_DIR__``), copies ``utils.py`` beside them (``!function utils.x`` resolves next to the
-YAML), and hands that folder to ``lm_eval.tasks.TaskManager(include_path=...)``. Nothing is
-downloaded: every task reads JSON lines with ``dataset_path: json``.
+"""lm-evaluation-harness task templates (package data) for ``leviathan.eval.harness``, and the code that renders them
+(``TASKS``, ``resolve_tasks``, ``task_data_root``, ``prepare_tasks``): the ``*.yaml`` templates get the absolute
+paths of the local data files (``__DATA_FILES__``) and a datasets cache (``__CACHE_DIR__``) in a temporary folder,
+with ``utils.py`` beside them, handed to ``lm_eval.tasks.TaskManager(include_path=...)``. Nothing is downloaded.
 """
 
 from __future__ import annotations
@@ -81,10 +77,8 @@ def task_data_root(explicit: str | os.PathLike | None = None) -> Path:
 
 def prepare_tasks(root: str | os.PathLike, out_dir: str | os.PathLike, tasks: Sequence[str],
                   files: dict[str, Sequence[str | os.PathLike]] | None = None) -> dict[str, str]:
-    """Render task YAMLs with absolute data paths into ``out_dir``; returns {our key: lm-eval task name}.
-
-    ``files`` replaces the default files of a task (absolute paths or relative to ``root``); the
-    tests use it to point at tiny fixtures.
+    """Render task YAMLs with absolute data paths into ``out_dir``; returns {our key: lm-eval task name}. ``files``
+    replaces a task's default files (absolute, or relative to ``root``): the tests' tiny fixtures.
     """
     root, out = Path(root), Path(out_dir)
     out.mkdir(parents=True, exist_ok=True)

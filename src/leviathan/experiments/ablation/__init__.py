@@ -4,31 +4,20 @@ over training.
     leviathan report runs/ablate-bpe8k runs/ablate-bpe32k runs/ablate-o200k --ablation --out results/ablations
 
 Inputs are sweep folders (or copies holding ``results.jsonl`` and ``grid.json``): one grid per data set
-(vocabulary), each with a dense_tied run per backbone and leviathan runs ("arms") that change one
-factor (generator shape, head decay, input-side learning rate, width). An arm is paired with the
-dense_tied run of its grid that has the same width, depth and seed: both saw the same tokens in the
-same order (the seed fixes the data order), so their validation curves are compared point by point.
+(vocabulary), each with a dense_tied run per backbone and leviathan runs ("arms") that change one factor (generator
+shape, head decay, input-side learning rate, width). An arm is paired with the dense_tied run of its grid with the
+same width, depth and seed (same tokens in the same order), and their validation curves are compared point by point.
 
-What the report shows, per arm:
-- the gap over training, leviathan minus dense validation loss (nats; < 0 = leviathan better) at
-  every validation point, and the gap's value at the end and at 1/4, 1/2, 3/4 of the run;
-- the unigram plateau: the entropy of the training unigram distribution (from the data folder's
-  train_freq.npy, else the ``unigram_entropy`` a copied grid.json holds), the loss a model reaches
-  by predicting token frequencies alone. Points where the dense model is still above it are early
-  optimisation speed, not capacity, and are marked;
-- final loss, perplexity and bits per byte on every eval set; per training-frequency bucket the
-  relative perplexity reduction (rare -> frequent);
-- the gradient norm of leviathan's input side and of its head (medians over training, before
-  clipping): how much signal the generator receives. (A tied table's gradient mixes its input and
-  head uses, so the dense model has no separate input-side figure.)
+Per arm: the gap over training (leviathan minus dense validation loss; < 0 = leviathan better) and at 1/4, 1/2,
+3/4 and the end; the unigram plateau (from the data folder's train_freq.npy, else a copied grid.json's
+``unigram_entropy``), points where dense is still above it marked as early optimisation speed, not capacity; final
+loss, perplexity and bits per byte per eval set and the perplexity reduction per frequency bucket; the median
+gradient norms of leviathan's input side and head (a tied table has no separate input-side figure). Figures:
+``gap_<factor>.png`` for each factor the grids name (``ablations:`` in a grid YAML) and ``gap_vocabulary.png`` for a
+size present in several grids. One seed per arm: these are directions; the seeded grid gives intervals.
 
-Figures: ``gap_<factor>.png`` for each factor the grids name (``ablations:`` in a grid YAML maps a
-factor to its sizes) and ``gap_vocabulary.png`` for a size present in several grids. One seed per
-arm: these are directions; the seeded grid gives intervals.
-
-Three parts, one job each, as ``report/``: ``analysis`` (arms, their pairs and every number: an
-``AblationResult`` of typed records, whose ``as_dict()`` is ablations.json), ``figures`` (the gap PNGs),
-``markdown`` (README.md).
+Three parts, as ``report/``: ``analysis`` (an ``AblationResult`` of typed records, whose ``as_dict()`` is
+ablations.json), ``figures`` (the gap PNGs), ``markdown`` (README.md).
 """
 
 from __future__ import annotations

@@ -136,11 +136,9 @@ def load_sweep(path: str | Path) -> tuple[list[ResultRow], SweepGrid]:
 
 
 def pair_arms(rows: Iterable[ResultRow], grid: SweepGrid, size_runs: dict[str, list[str]] | None = None) -> list[Arm]:
-    """Each leviathan row (and any other non-dense_tied row, e.g. a dense_untied control that separates the
-    untied head from the generator) with the dense_tied row of the same grid, width, depth and seed.
-
-    ``grid`` is the sweep's grid.json (its ``runs`` give a row without ``model`` its model fields);
-    ``size_runs``: the run-config overrides of each size (from the grid's YAML).
+    """Each leviathan row (and any other non-dense_tied row, e.g. a dense_untied control) with the dense_tied row of the
+    same grid, width, depth and seed. ``grid`` is the sweep's grid.json (its ``runs`` give a row without ``model`` its
+    model fields); ``size_runs``: each size's run-config overrides (from the grid's YAML).
     """
     rows = list(rows)
     specs = {r.name: r for r in grid.runs}

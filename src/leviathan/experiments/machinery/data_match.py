@@ -4,22 +4,17 @@ fingerprint versions of ``data.fingerprint``.
     match = match_data(row.data_provenance, data_provenance(grid.data_dir))
     match.how, match.differences       # "fingerprint" | "summary" | "unchecked", ("data ...: X in the row, Y now",)
 
-A version-2 fingerprint names the tokens and nothing else. A version-1 fingerprint (meta.json files and rows
-written before issue 29; they carry no ``fingerprint_version``) also hashed the paths of the raw text, so two of
-them differ for the same text prepared at two places: a difference between them proves nothing. The rule:
+A version-2 fingerprint names the tokens and nothing else; a version-1 one (no ``fingerprint_version``) also hashed
+the raw text's paths, so two of them differ for the same text prepared at two places. The rule:
 
-1. Row and folder both record a fingerprint of a version above 1: the newest such version they share must be
-   equal; a difference is refused (the sweep's UserError), as before.
-2. Otherwise, both record a version-1 fingerprint (a version-2 folder keeps its own as ``legacy_fingerprint``)
-   and they are equal: the same data, prepared at the same place.
-3. Otherwise (a version-1 fingerprint on one side, and no equal one): the row is matched on what it records
-   besides, its tokenizer, vocabulary size and train and validation token counts (``SUMMARY_FIELDS``), which
-   must all be recorded and equal; the sweep logs one line naming the rows matched this way. Another text,
-   tokenizer or split changes these counts; only an edit of the text that keeps both counts to the token would
-   pass, which is the price of resuming sweeps whose data was prepared elsewhere before version 2 (refusing them
-   would strand every committed row on every other machine).
-4. A row or folder with no fingerprint at all (rows written before rows carried data, a folder without
-   meta.json) is not checked, as before.
+1. Both record a fingerprint above version 1: the newest version they share must be equal, else refused.
+2. Otherwise, both record an equal version-1 fingerprint (a version-2 folder keeps its own as
+   ``legacy_fingerprint``): the same data, prepared at the same place.
+3. Otherwise the row is matched on its tokenizer, vocabulary size and train and validation token counts
+   (``SUMMARY_FIELDS``), which must all be recorded and equal; the sweep names the rows matched this way. Only an
+   edit of the text that keeps both counts to the token would pass, the price of resuming sweeps whose data was
+   prepared elsewhere before version 2 (refusing them would strand every committed row on every other machine).
+4. A row or folder with no fingerprint at all is not checked.
 """
 
 from __future__ import annotations

@@ -2,27 +2,19 @@
 
     check_rows_against_grid(grid, rows, config_fn, log)   # UserError listing what changed, before anything is written
 
-A results row records the resolved run config it trained with (``config``, ``experiments.machinery.provenance``) and
-its data's fingerprint (``data.fingerprint``). When the grid file (or its base config, or a packaged
-config it names) has changed since, a rerun used to count the old rows as done, train nothing, and
-rewrite grid.json to describe runs that were never trained that way (issue 22: base lr 1e-2 -> 3e-3).
+A row records the resolved run config it trained with (``provenance``), its data's fingerprint and how it was
+evaluated (``identity.Evaluation``). A rerun used to count old rows of a changed grid as done and rewrite grid.json
+to describe runs never trained that way (issue 22). Now, for every row whose run is still in the grid, the config
+the grid builds for it today is compared with the row's on what decides the numbers (``model``, ``optim``,
+``schedule``, ``batch_tokens``, ``max_steps`` / ``max_tokens``, ``seed``, ``data.seq_len`` / ``data.shuffle`` /
+``data.softmax``), and so are its evaluation settings and its data (``data_match``). Left out on purpose: where
+things are (``data.path``), how often the run logs, evaluates or checkpoints, the device and the dtype choice,
+compile, ``micro_batch_size`` and ``parallel`` (the same math split differently).
 
-Now, for every row whose run is still in the grid, the config the grid builds for that run today is
-compared with the row's, and so is how it was evaluated (``identity.evaluation_settings``: the eval sets and the
-options that change an eval number, issue 30; a row written before rows recorded it is noted, not checked), on
-what decides the numbers: ``model``, ``optim``, ``schedule``, ``batch_tokens``,
-``max_steps`` / ``max_tokens``, ``seed``, ``data.seq_len`` / ``data.shuffle`` / ``data.softmax``, and the data
-(``experiments.machinery.data_match``: the fingerprint, or, for a row or folder with a version-1 fingerprint that hashed
-the text's path, the tokenizer and token counts; one note names the rows matched that way). Left out on
-purpose: where things are (``data.path``: absolute paths differ between machines), how often the run logs,
-evaluates or checkpoints, the device and the dtype choice, compile, ``micro_batch_size`` and ``parallel`` (the
-same math split differently).
-
-A changed run is refused (UserError, one line per differing key, at most 12) with the fix: sweep into a
-new --out, or remove those rows (and their run folders) from this one. The sweep refuses before it writes
-grid.json, so grid.json only ever describes runs whose rows agree with it. Rows written before rows
-carried a config are accepted with a note (they cannot be checked); rows of runs the grid no longer has
-are noted too.
+A changed run is refused (UserError, one line per differing key, at most 12) with the fix: sweep into a new --out,
+or remove those rows (and their run folders). The sweep refuses before it writes grid.json, so grid.json only ever
+describes runs whose rows agree with it. Rows that record no config or no evaluation (written before rows carried
+them), rows matched on their data's summary and rows of runs the grid no longer has are accepted with a note.
 """
 
 from __future__ import annotations
@@ -33,6 +25,7 @@ from ...errors import UserError
 from .data_match import SUMMARY, match_data
 from .identity import evaluation_differences, evaluation_settings, plain
 from .provenance import DataProvenance
+from .results import setting
 
 COMPARED_SECTIONS = ("model", "optim", "schedule")
 COMPARED_KEYS = ("batch_tokens", "max_steps", "max_tokens", "seed", "data.seq_len", "data.shuffle", "data.softmax")
@@ -46,10 +39,7 @@ def compared_view(config: dict) -> dict[str, Any]:
         for key, value in sorted((config.get(section) or {}).items()):
             out[f"{section}.{key}"] = plain(value)
     for dotted in COMPARED_KEYS:
-        node: Any = config
-        for part in dotted.split("."):
-            node = node.get(part) if isinstance(node, dict) else None
-        out[dotted] = plain(node)
+        out[dotted] = plain(setting(config, dotted))
     return out
 
 

@@ -6,21 +6,15 @@
     records = read_records("results/o200k")                            # every embeddings/*.json beside results.jsonl
     write_sweep_records("runs/o200k", dest="results/o200k")              # one record per finished run of a sweep
 
-From a run folder (``record_of_run``):
-- the end: the latest complete checkpoint (``checkpoint.load_model``); its step is recorded, and a step short of
-  the run's schedule is a run that has not finished (the CLI says so);
-- the init: rebuilt from that checkpoint's resolved config and seed exactly as training builds it
-  (``initial_model.initial_model``), because a run folder holds no step-0 checkpoint in general;
-- the input side of both as a (V, D) table: ``model.model.embed_tokens.bake()`` (a dense table is its own bake);
-- ``train_freq.npy`` of the prepared data folder the run trained on (its config's ``data.path``, or ``data_dir``
-  where the folder has moved; a folder prepared with another tokenizer is refused).
+From a run folder (``record_of_run``): the end is its latest complete checkpoint (a step short of the schedule is a
+run that has not finished; the CLI says so); the init is rebuilt from that checkpoint's config and seed exactly as
+training builds it (``initial_model``: a run folder holds no step-0 checkpoint); the input side of both is baked
+into a (V, D) table; ``train_freq.npy`` comes from the data folder the run trained on (its ``data.path``, or
+``data_dir`` where the folder has moved; one prepared with another tokenizer is refused).
 
-Layout of a sweep's records: ``<results dir>/embeddings/<run name>.json``, beside ``results.jsonl``, where
-``leviathan report`` finds them. A record is strict JSON (``results.dumps``) with one space of indent, the layout
-``scripts/collect_results.py --rewrite`` keeps, and holds no machine path (``provenance.portable_path``).
-
-Footgun: the init is rebuilt with the seed of the checkpoint's config; a run resumed under another seed (which
-training does not refuse) would be rebuilt with the new one.
+A sweep's records are ``<results dir>/embeddings/<run name>.json``, beside ``results.jsonl``, where ``leviathan
+report`` finds them: strict JSON (``results.dumps``) with one space of indent, no machine path. Footgun: the init is
+rebuilt with the seed of the checkpoint's config; a run resumed under another seed would be rebuilt with the new one.
 """
 
 from __future__ import annotations

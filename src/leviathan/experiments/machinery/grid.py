@@ -1,8 +1,6 @@
 """Experiment grids as data: a YAML file names the runs of the paper's comparisons; this expands it.
 
-A grid is a YAML file selected by name (``leviathan sweep --grid cpu``: ``./configs/experiments/cpu.yaml``
-if the current folder has one, else the packaged ``leviathan/configs/experiments/cpu.yaml``; see
-``leviathan.configs``) or by path. It holds
+A grid is a YAML file selected by name (``leviathan sweep --grid cpu``; ``leviathan.configs``' lookup) or by path:
 
     name: cpu
     base_config: cpu-small                # optional training config (leviathan.run_config.RunConfig YAML): a name or path
@@ -27,28 +25,19 @@ if the current folder has one, else the packaged ``leviathan/configs/experiments
 An experiment key may carry a label after a colon (``iso_body:arms``) to hold a second experiment of
 the same regime, e.g. leviathan-only ablation arms compared with the base size's dense run.
 
-Regimes (docs/DESIGN.md §4):
-- ``iso_body``: every variant gets the size's backbone unchanged.
-- ``isoparametric`` and ``variants``: the baseline (dense_untied) has the size's backbone; every other
-  variant keeps the width and gets the depth whose total parameter count is closest to the
-  baseline's (``leviathan.model.accounting.isoparametric_depth``). At CPU scale one layer is several
-  percent of the model, so when depth alone misses ``tolerance`` (default 1%) the deeper model's
-  SwiGLU width is trimmed to close the gap (``match_total``; the run name then says ``-F<width>``).
-  Paper-scale sizes match by depth alone.
-- ``scaling``: one variant (dense) at every listed size, the ladder the power law is fitted to.
+Regimes and their baselines (docs/DESIGN.md §4): ``iso_body`` gives every variant the size's backbone unchanged;
+``isoparametric`` and ``variants`` give the baseline (dense_untied) the size's backbone and every other variant the
+depth whose total is closest to the baseline's (``accounting.isoparametric_depth``), its SwiGLU width trimmed when
+depth alone misses ``tolerance`` (default 1%; ``match_total``, the name then says ``-F<width>``); ``scaling`` is
+one dense variant at every listed size. Runs are identified by content, not by regime: one run that serves two
+regimes trains once and its row lists both. Names: ``<size>-<variant>[-L<layers>][-F<ffn>]-s<seed>`` (``-L``/``-F``
+when depth/SwiGLU width differ from the size's).
 
-Runs are identified by content, not by regime: the dense_untied run of size m is the same run in the
-isoparametric comparison and the scaling ladder, so it trains once and its row lists both regimes.
-Names: ``<size>-<variant>[-L<layers>][-F<ffn>]-s<seed>`` (``-L``/``-F`` when depth/SwiGLU width differ
-from the size's).
-
-Same data for every run: one data dir, and the data order is fixed by the seed. Our RunConfig has a
-single ``seed`` (model init *and* data order), so the runs of one comparison (same seed) see the same
-tokens in the same order, and a repeat with another seed changes both. If a run config grows a
-separate data-order seed, set ``keys.data_seed`` to its key and ``data_seed`` to a number: then every
-run of the grid sees the same data order and only the init differs. Parameter counts here are analytic
-(``count_config``) with the vocabulary of the prepared data (``meta.json``), or ``data.vocab_size``
-when the data is not prepared yet (the sweep re-checks against meta.json before training).
+Same data for every run: one data dir, the data order fixed by the seed (RunConfig's single ``seed`` is the model
+init *and* the data order, so the runs of one comparison see the same tokens in the same order); a run config with a
+separate data-order seed is named by ``keys.data_seed``, and ``data_seed`` then fixes it for every run. Parameter
+counts are analytic (``count_config``) with the prepared data's vocabulary, or ``data.vocab_size`` before it is
+prepared (the sweep re-checks against meta.json before training).
 
 The file is read into typed sections by ``experiments.machinery.grid_file``; this module expands them.
 """
@@ -283,13 +272,11 @@ def _check_variant(v: str, where: str) -> str:
 
 def match_total(baseline: ModelConfig, variant: str, tolerance: float = 0.01,
                 where: str = "") -> tuple[ModelConfig, int]:
-    """``variant`` with ``baseline``'s width and the total closest to the baseline's (within ``tolerance``).
-
-    First the depth (``isoparametric_depth``). At CPU scale one layer can be several percent of
-    the model, so when depth alone misses the tolerance the SwiGLU width (``intermediate_size``) of
-    the deeper model is trimmed to close the gap, trying depths L-1, L, L+1 and keeping the one
-    with the smallest gap (then the smallest change of width). Returns (config, target total);
-    the config's ``intermediate_size`` is explicit (None only when the default was kept).
+    """``variant`` with ``baseline``'s width and the total closest to the baseline's (within ``tolerance``): the depth
+    first (``isoparametric_depth``); when depth alone misses the tolerance (one layer can be several percent of a CPU
+    model), the SwiGLU width of the deeper model is trimmed too, trying depths L-1, L, L+1 and keeping the smallest gap
+    (then the smallest change of width). Returns (config, target total); the config's ``intermediate_size`` is
+    explicit (None only when the default was kept).
     """
     sol = isoparametric_depth(baseline, embedding=variant)
     target = sol.target_total

@@ -3,23 +3,14 @@
     gf = read_grid_file("cpu-bpe32k")                # GridFile (a name or a path; a dict is taken as the file)
     gf.seeds, DataSection.of(gf.data).dir, gf.sizes  # the file's keys, a key left out at its default
 
-The top level (``GridFile``) is checked when it is read: a key a grid does not have is a ConfigError with
-the closest valid one. Its sections are parsed where the grid is expanded, in the order ``grid.load_grid``
-checks them (so a file with several mistakes reports the same one first as before):
-
-- ``data`` -> ``DataSection`` (a folder name alone is its ``dir``);
-- ``keys`` -> ``GridKeys``: where the seed, data seed and data folder go in the run config;
-- ``eval`` -> ``EvalSet``s and ``EvalOptions`` (an unknown option is a ConfigError);
-- each ``sizes`` entry -> ``SizeSpec`` (a preset name, or model fields and a ``run`` mapping, or a list of them
-  applied in order);
-- each ``experiments`` entry -> ``ExperimentSpec`` (the regime's defaults fill what it leaves out).
-
-Every section is read strictly (issue 30): a key a section does not have, a value of the wrong type (``optional:
-"no"``, ``buckets: five``) or of the wrong shape (a list where a mapping of keys belongs, a number where a list of
-seeds belongs) is a ConfigError naming the key, never a value read as something else or a traceback. Seeds are
-checked against ``leviathan.seeds``' range, ``tolerance`` must be a finite fraction.
-
-The grid's meaning (regimes, names, isoparametric depth) is ``experiments.machinery.grid``'s docstring.
+The top level (``GridFile``) is checked when it is read: a key a grid does not have is a ConfigError with the
+closest valid one. Its sections are parsed where the grid is expanded, in the order ``grid.load_grid`` checks them
+(a file with several mistakes reports the same one first): ``data`` -> ``DataSection`` (a folder name alone is its
+``dir``), ``keys`` -> ``GridKeys``, ``eval`` -> ``EvalSet``s and ``EvalOptions``, each ``sizes`` entry ->
+``SizeSpec`` (a preset name, or model fields and a ``run`` mapping, or a list of them applied in order), each
+``experiments`` entry -> ``ExperimentSpec``. Every section is read strictly (issue 30): an unknown key, a value of
+the wrong type (``buckets: five``) or shape is a ConfigError naming the key; seeds are checked against
+``leviathan.seeds``' range, ``tolerance`` must be a finite fraction.
 
 ``anchors:`` holds YAML anchors and nothing else: settings written once that several sizes merge with YAML's
 merge key (``d32L6-pick: {<<: [*d32L6, *pick]}``), so that one line changes them all (the width round's generator

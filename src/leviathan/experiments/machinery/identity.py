@@ -1,36 +1,65 @@
 """What a results row measured: its identity, so that two rows compare only when they measured the same thing.
 
-    evaluation_settings(grid.eval_sets, grid.eval_options)   # what a row records as ``evaluation``
+    evaluation_settings(grid.eval_sets, grid.eval_options)   # Evaluation: what a row records as ``evaluation``
     evaluation_differences(row.evaluation, now)               # ["eval.max_tokens: 4096 in the row, 8192 now", ...]
-    same_measurement(a, b)                                     # the same run, measured the same way, same numbers
+    measurement_differences(a, b)                              # []: the same run, measured the same way, same numbers
     rows, notes = resolve_duplicates(numbered_rows, path)     # one row per run (the rule below), or a UserError
 
-A row's numbers depend on more than its training settings (``experiments.machinery.drift``): how it was evaluated, which
-eval sets on how many tokens with which window, bucketed how. Before (issue 30, kind 4) rows evaluated with
-``eval.max_tokens`` 4096 and 131072 could share one results file, and shards merged into one report, without a
-word; a run that appeared twice in one file was reported from whichever row came last.
+A row's numbers depend on more than its training settings (``drift``): which eval sets on how many tokens with which
+window, bucketed how (issue 30, kind 4).
 
-- ``evaluation``: every row records the eval sets and options that decide its eval numbers (``max_tokens``,
-  ``seq_len``, the buckets; not ``batch_size``, which changes how fast, not what). The sweep's drift check
-  refuses kept rows whose ``evaluation`` differs from the grid's now; rows written before rows recorded it are
-  noted and not checked.
-- The rule for duplicates (one run, several rows in one file, or in two shards being merged): rows that are the
-  same measurement (``same_measurement``: the same resolved config, evaluation settings, data fingerprint, training
-  progress and every eval number) are one row: the first is kept and a note says so (the report prints it). Rows
-  that differ are refused, naming the run, where both rows are and what differs: two measurements of one run
-  cannot both be in one table, and which one is right is the user's call (delete the other line).
+- ``evaluation`` (an ``Evaluation``): every row records the eval sets and options that decide its eval numbers
+  (``max_tokens``, ``seq_len``, the buckets; not ``batch_size``, which changes how fast, not what). The sweep's drift
+  check refuses kept rows whose ``evaluation`` differs from the grid's now, a report refuses rows that differ
+  (``check_one_evaluation``); rows written before rows recorded it are noted and not checked.
+- Duplicates (one run, several rows in one file or in two shards being merged): rows that are the same measurement
+  (the same resolved config, evaluation, data fingerprint, training progress and every eval number) are one row,
+  the first, and a note says so (the report prints it). Rows that differ are refused, naming the run, where both
+  rows are and what differs: which one is right is the user's call (delete the other line).
 """
 
 from __future__ import annotations
 
 import dataclasses
 import json
+from dataclasses import dataclass, field
 from typing import Any, Iterable
 
+from ...codec import decode, encode, extra_keys
 from ...errors import UserError
 
-# the options that change what an eval number measures (batch_size only changes how fast it is computed)
-EVAL_OPTIONS = ("seq_len", "max_tokens", "buckets", "bucket_method", "bucket_sets")
+
+@dataclass
+class EvaluatedSet:
+    """Where an eval set's text came from: a split of the prepared data or a text file."""
+
+    split: str | None = None
+    text: str | None = None
+    extra: dict = extra_keys()
+
+
+@dataclass
+class EvaluationOptions:
+    """The eval options that change what an eval number measures (``batch_size`` only changes how fast)."""
+
+    seq_len: int | None = None
+    max_tokens: int | None = None
+    buckets: int | None = None
+    bucket_method: str | None = None
+    bucket_sets: list | None = None
+    extra: dict = extra_keys()
+
+
+@dataclass
+class Evaluation:
+    """A row's ``evaluation``: its eval sets by name and the options that decide its eval numbers."""
+
+    sets: dict[str, EvaluatedSet] = field(default_factory=dict)
+    options: EvaluationOptions = field(default_factory=EvaluationOptions)
+    extra: dict = extra_keys()
+
+
+EVAL_OPTIONS = tuple(f.name for f in dataclasses.fields(EvaluationOptions) if f.name != "extra")
 
 
 def plain(value: Any) -> Any:
@@ -39,48 +68,37 @@ def plain(value: Any) -> Any:
     return json.loads(json.dumps(value, default=str))
 
 
-def evaluation_settings(eval_sets: Iterable, eval_options: Any) -> dict:
-    """{"sets": {name: {split | text}}, "options": {...}}: what decides a row's eval numbers (see the docstring)."""
-    options = eval_options if isinstance(eval_options, dict) else dataclasses.asdict(eval_options)
-    sets = {}
-    for es in eval_sets:
-        es = es if isinstance(es, dict) else dataclasses.asdict(es)
-        sets[str(es["name"])] = {"split": es.get("split"), "text": es.get("text")}
-    return plain({"sets": sets, "options": {k: options.get(k) for k in EVAL_OPTIONS}})
+def evaluation_settings(eval_sets: Iterable, eval_options: Any) -> Evaluation:
+    """The ``Evaluation`` of a grid's eval sets and options (``grid_file`` or ``sweep_grid`` records)."""
+    sets = {str(es.name): {"split": es.split, "text": es.text} for es in eval_sets}
+    options = {k: getattr(eval_options, k) for k in EVAL_OPTIONS}
+    return decode(Evaluation, plain({"sets": sets, "options": options}))
 
 
-def evaluation_differences(recorded: dict | None, now: dict) -> list[str]:
+def evaluation_differences(recorded: Evaluation | None, now: Evaluation) -> list[str]:
     """``eval.KEY: VALUE in the row, VALUE now`` for each setting that differs (none for a row that records none)."""
-    if not isinstance(recorded, dict):
+    if recorded is None:
         return []
-    out = []
-    was_options, now_options = recorded.get("options") or {}, now.get("options") or {}
-    for key in EVAL_OPTIONS:
-        if was_options.get(key) != now_options.get(key):
-            out.append(f"eval.{key}: {was_options.get(key)!r} in the row, {now_options.get(key)!r} now")
-    was_sets, now_sets = recorded.get("sets") or {}, now.get("sets") or {}
-    for name in sorted(set(was_sets) | set(now_sets)):
-        if was_sets.get(name) != now_sets.get(name):
-            out.append(f"eval.sets.{name}: {was_sets.get(name)!r} in the row, {now_sets.get(name)!r} now")
+    out = [f"eval.{key}: {getattr(recorded.options, key)!r} in the row, {getattr(now.options, key)!r} now"
+           for key in EVAL_OPTIONS if getattr(recorded.options, key) != getattr(now.options, key)]
+    for name in sorted(set(recorded.sets) | set(now.sets)):
+        was, is_now = encode(recorded.sets.get(name)), encode(now.sets.get(name))
+        if was != is_now:
+            out.append(f"eval.sets.{name}: {was!r} in the row, {is_now!r} now")
     return out
 
 
 def measurement(row) -> dict:
     """The parts of a row that say what it measured and what it found (not when, where or how fast)."""
-    return plain({"config": row.config, "evaluation": row.evaluation, "data": row.data_provenance.fingerprint,
-                   "steps": row.steps, "tokens": row.tokens, "final_val_loss": row.final_val_loss,
-                   "eval": {k: v.to_dict() for k, v in row.eval.items()},
-                   "buckets": {k: v.to_dict() for k, v in row.buckets.items()}})
+    return plain(encode({"config": row.config, "evaluation": row.evaluation, "data": row.data_provenance.fingerprint,
+                         "steps": row.steps, "tokens": row.tokens, "final_val_loss": row.final_val_loss,
+                         "eval": row.eval, "buckets": row.buckets}))
 
 
 def measurement_differences(a, b) -> list[str]:
     """The parts of ``measurement`` in which rows ``a`` and ``b`` differ (empty: the same measurement)."""
     ma, mb = measurement(a), measurement(b)
     return [key for key in ma if ma[key] != mb[key]]
-
-
-def same_measurement(a, b) -> bool:
-    return not measurement_differences(a, b)
 
 
 def resolve_duplicates(numbered: list[tuple[str, Any]], source: str) -> tuple[list, list[str]]:
@@ -109,9 +127,9 @@ def resolve_duplicates(numbered: list[tuple[str, Any]], source: str) -> tuple[li
 def check_one_evaluation(rows: Iterable, source: str) -> None:
     """UserError when rows of one report record different evaluation settings (rows that record none are not
     compared): their numbers were measured differently and cannot share a table."""
-    seen: tuple[str, dict] | None = None
+    seen: tuple[str, Evaluation] | None = None
     for row in rows:
-        if not isinstance(row.evaluation, dict):
+        if row.evaluation is None:
             continue
         if seen is None:
             seen = (row.name, row.evaluation)

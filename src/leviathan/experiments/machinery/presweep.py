@@ -4,30 +4,24 @@ and one command that does whichever stage is due.
     leviathan sweep --grid o200k-width --presweep o200k-width-lr --out runs/o200k-width --jobs 2
     leviathan sweep --grid paper-width --presweep paper-width-lr --out runs/paper-width --shard $I/$N   # a job array
 
-The rule (results/o200k/PLAN.md, reused by results/o200k-width/PLAN.md): every arm of the pre-sweep grid (a
-variant at a body, ``lr_sweep.arm_key``: the size ``d32L6-lr1e-3`` trains the body ``d32L6``) lists its peak lrs as
-sizes; the smallest and the largest are the one-step edge extensions, the others the base sweep (at least two).
-The rows that exist decide the stage:
+The rule (results/o200k/PLAN.md): every arm of the pre-sweep grid (a variant at a body, ``lr_sweep.arm_key``: the
+size ``d32L6-lr1e-3`` trains the body ``d32L6``) lists its peak lrs as sizes; the smallest and the largest are the
+one-step edge extensions, the others the base sweep (at least two). The rows that exist decide the stage:
 
 1. ``base``: every arm at every base lr;
-2. ``edge``: an arm whose pick over its base lrs (``lr_sweep.pick``: the lowest loss, within 0.01 nats the lower lr)
-   is its lowest base lr also runs the lower extension, at its highest base lr the upper one;
-3. ``main``: the main grid, every run of a pre-swept arm at its arm's pick over the base lrs and the extension it
-   ran (a run at size ``d32L6`` of variant ``leviathan`` takes arm ``d32L6:leviathan``'s lr, appended after the
-   grid's own settings); an arm the pre-sweep does not cover keeps the grid's own lr (width 64 of the width round,
-   picked by the o200k round's pre-sweep);
+2. ``edge``: an arm whose pick over its base lrs (``lr_sweep.pick``) is its lowest base lr also runs the lower
+   extension, at its highest the upper one;
+3. ``main``: every run of a pre-swept arm at its arm's pick over the base lrs and the extension it ran (appended
+   after the grid's own settings); an arm the pre-sweep does not cover keeps the grid's own lr;
 4. ``done``: every main run has a row.
 
-Folders: ``OUT/presweep`` and ``OUT/main``, or with ``--shard I/N`` ``OUT/presweep/shard-I`` and
-``OUT/main/shard-I`` (each shard writes its own, ``experiments.machinery.shards``). The pre-sweep's rows are read from all of
-them, so each shard sees the same stage and the same picks. A stage's runs are split over the shards in the
-grid's order (round robin): every shard computes the same list, so the shards are disjoint and cover it.
-
-Without ``--shard`` one command runs every stage in turn. With it, a command runs its part of the stage that is due
-and returns; the same command, started again once every shard has finished, does the next stage. On a scheduler
-that is three job arrays of the same line, each depending on the one before (README: "The width round on GPUs").
-Footgun: a shard that starts a stage before the others finished the previous one sees the earlier stage and
-finds nothing of its own left to do; it says so and exits, it never guesses at picks from partial rows.
+Folders: ``OUT/presweep`` and ``OUT/main``, or with ``--shard I/N`` ``OUT/presweep/shard-I`` and ``OUT/main/shard-I``
+(``shards``). The pre-sweep's rows are read from all of them, so each shard sees the same stage and picks, and a
+stage's runs are split round robin in the grid's order, so the shards are disjoint and cover it. Without
+``--shard`` one command runs every stage in turn; with it, a command runs its part of the stage that is due and
+returns, and the same command started again once every shard has finished does the next (README: "The width round
+on GPUs"). Footgun: a shard that starts a stage before the others finished the previous one finds nothing of its
+own left to do; it says so and exits, it never guesses at picks from partial rows.
 """
 
 from __future__ import annotations

@@ -3,25 +3,15 @@
     provenance = run_provenance(run_dir, data_dir)        # RunProvenance: config, code, data of a finished run
     portable_path("/work/runs/cpu/runs/m-s0", base)        # "runs/m-s0": relative, never machine-absolute
 
-A committed ``results.jsonl`` is read on other machines, long after its run folders are gone, so each
-row records what produced it (issue 19, item 6):
+A committed ``results.jsonl`` is read on other machines, long after its run folders are gone, so each row records
+what produced it, read here once:
 
-- ``config``: the run's resolved ``RunConfig`` as its run folder's ``config.yaml`` holds it (model with
-  every default explicit, optimizer, schedule, batch, seed), with ``data.path`` made portable.
-- ``code``: the git commit the run trained from (``versions.json``'s ``git_revision``; ``-dirty`` when
-  the tree had uncommitted changes, which a sweep from a clean worktree never has) and the versions
-  of leviathan and torch.
-- ``data``: the prepared data's fingerprint from its ``meta.json`` (``data.fingerprint``), tokenizer,
-  vocabulary and token counts. Version 2 (``fingerprint_version: 2``) hashes the settings that change the
-  tokens, the tokenizer's content and the content hash of every source document, and no path: two rows
-  with the same version-2 fingerprint trained and validated on the same tokens, wherever the data was
-  prepared. Rows from such a folder also carry its ``legacy_fingerprint``. Rows and meta.json files
-  written before have no version: their fingerprint (version 1) also hashed the source paths, so it
-  differs between places for the same text; ``experiments.machinery.data_match`` states how a resumed sweep
-  compares them.
-
-The files are read here, once, into ``CodeProvenance`` and ``DataProvenance``: a row's ``code`` and ``data`` are
-these records (``results.ResultRow``), written as their ``as_dict()``.
+- ``config``: the run's resolved ``RunConfig`` as its run folder's ``config.yaml`` holds it, ``data.path`` portable;
+- ``code`` (``CodeProvenance``): the commit the run trained from (``versions.json``'s ``git_revision``; ``-dirty``
+  with uncommitted changes) and the versions of leviathan and torch;
+- ``data`` (``DataProvenance``): the prepared data's fingerprint (``data.fingerprint``; a version-2 folder also its
+  ``legacy_fingerprint``), tokenizer, vocabulary and token counts; ``data_match`` states how a resumed sweep
+  compares them across fingerprint versions.
 
 Paths: ``portable_path`` writes a path relative to the folder it belongs to (the sweep folder, the data
 folder as ``$LEVIATHAN_DATA/...``, the installed package, the current folder); a path under none of them

@@ -5,22 +5,15 @@
     rows[0].eval["val"].bpb, rows[0].params.total    # typed access
     append_result("runs/cpu/results.jsonl", row)     # one atomic line per row
 
-A row is one finished run of a grid (``experiments.machinery.sweep.make_row``): who it is (name, regimes,
-variant, size, seed), its backbone and parameter groups (docs/DESIGN.md §5), its training summary,
-its evaluation per eval set (loss, perplexity, bits per byte; §7), its losses per training-frequency
-bucket, its validation curve, where it ran, and what produced it (resolved run config, code commit,
-data fingerprint: ``experiments.machinery.provenance``). ``ResultRow.from_dict`` reads rows written by any
-earlier version: a missing key is None (or an empty list / dict), and a key it does not know is kept
-in ``extra`` and written back by ``to_dict``, so reading and rewriting a row loses nothing. Values
-are kept as written (an integer token count stays an integer), so numbers derived from old rows do
-not change.
+A row is one finished run of a grid (``sweep.make_row``): who it is, its backbone and parameter groups
+(docs/DESIGN.md §5), its training summary, its evaluation per eval set (§7) and per training-frequency bucket, its
+validation curve, where it ran, how it was evaluated (``identity``) and what produced it (``provenance``).
+``ResultRow.from_dict`` reads rows of any earlier version (a missing key is None or empty; an unknown one is kept in
+``extra`` and written back), values kept as written, so numbers derived from old rows do not change.
 
-The comparison regimes and their baselines (docs/DESIGN.md §4) live here once: ``BASELINES`` maps a
-regime to the variant every other variant of a (size, seed) group is compared with, and
-``DEFAULT_LADDER`` is the dense variant of the scaling ladder when a grid names none.
-
-JSON cleaning (``json_safe``) is here too: every file the experiments write (rows, analysis.json,
-ablations.json, ``leviathan analyze --json``) is strict JSON, with non-finite floats as null.
+``BASELINES`` maps each comparison regime (docs/DESIGN.md §4) to the variant the others are compared with;
+``DEFAULT_LADDER`` is the scaling ladder's variant when a grid names none. ``json_safe`` makes every file the
+experiments write strict JSON, non-finite floats as null.
 """
 
 from __future__ import annotations
@@ -42,6 +35,7 @@ from ...codec import decode, encode, encode_fields, extra_keys
 from ...errors import UserError
 from ...eval.result import EvalResult
 from ...model.accounting import ParamCounts
+from .identity import Evaluation
 from .provenance import CodeProvenance, DataProvenance
 
 if TYPE_CHECKING:
@@ -139,10 +133,8 @@ class BucketScheme:
 
 @dataclass
 class BucketResult(_RowPart):
-    """Losses of one eval set per training-frequency bucket, rarest first (``frequency.BucketLosses``).
-
-    ``buckets`` describes the buckets (``frequency.Buckets.as_dict``: method, min_count, max_count, ...), kept as
-    written; ``BucketScheme.of`` reads it.
+    """Losses of one eval set per training-frequency bucket, rarest first (``frequency.BucketLosses``); ``buckets`` is the
+    bucket description as written (``frequency.Buckets.as_dict``), read by ``BucketScheme.of``.
     """
 
     loss: list = field(default_factory=list)
@@ -156,12 +148,9 @@ class BucketResult(_RowPart):
 
 @dataclass
 class TrainingCurve(_RowPart):
-    """The validation curve and the logged gradient norms of a run, kept in its row so that a
-    results.jsonl alone (run folders are not committed) redraws the curves.
-
-    ``grad_norm_*_median`` are the medians over training of the logged norms, kept beside the lists
-    because rows written before the head's norm was logged in the curve carry only the median
-    (measured from the run's metrics.jsonl while its folder existed)."""
+    """The validation curve and the logged gradient norms of a run, kept in its row so that a results.jsonl alone
+    (run folders are not committed) redraws the curves; ``grad_norm_*_median`` are the medians over training (rows
+    written before the head's norm was logged in the curve carry only the median)."""
 
     tokens: list = field(default_factory=list)
     val_loss: list = field(default_factory=list)
@@ -213,7 +202,7 @@ class ResultRow:
     created: str | None = None
     notes: list[str] = field(default_factory=list)
     config: dict | None = None  # the resolved RunConfig as written (``provenance.resolved_config``); read ``run_config``
-    evaluation: dict | None = None  # how its eval numbers were measured (``identity.evaluation_settings``)
+    evaluation: Evaluation | None = None  # how its eval numbers were measured (``identity.evaluation_settings``)
     code: CodeProvenance | None = None  # the commit and versions it trained with
     data: DataProvenance | None = None  # its prepared data: folder, fingerprint, tokenizer, token counts
     extra: dict = extra_keys()  # keys this version does not know, kept as read
@@ -241,18 +230,21 @@ class ResultRow:
 
     @cached_property
     def run_config(self) -> RunConfig | None:
-        """``config`` typed, decoded once (None for a row written before configs were recorded).
-
-        ``config`` itself stays the dict as written, so a row rereads and rewrites byte for byte and ``drift``
-        compares it key by key. Footgun: this view is tolerant (``codec.decode``): a key retired since the row was
-        written is dropped and a key added since takes its default, so ask it what the run trained with, and ask
-        ``config`` (or ``drift``) whether two configs are the same."""
+        """``config`` typed, decoded once (None for a row written before configs were recorded). ``config`` stays the dict as
+        written (rows reread and rewrite byte for byte; ``drift`` compares it key by key). Footgun: this view is tolerant (a
+        retired key dropped, a new one at its default): ask it what the run trained with, and ``config`` (or ``drift``)
+        whether two configs are the same.
+        """
         from ...run_config import RunConfig
 
         try:
             return None if self.config is None else decode(RunConfig, self.config)
         except (TypeError, ValueError) as e:  # RunConfig's own checks: a partial or edited config
             raise UserError(f"row {self.name!r}: its config does not read as a RunConfig ({e})") from None
+
+    def recorded(self, dotted: str) -> Any:
+        """A setting of ``config`` as written (``"optim.lr"``); None where the row does not record it."""
+        return setting(self.config, dotted)
 
     @property
     def data_provenance(self) -> DataProvenance:
@@ -296,6 +288,13 @@ class ResultRow:
         hw = decode(_Hardware, self.hardware or {})
         parts = [str(hw.device), str(hw.cpu), f"threads={hw.torch_threads}"] + ([str(hw.gpu)] if hw.gpu else [])
         return " / ".join(p for p in parts if p)
+
+
+def setting(config: Any, dotted: str) -> Any:
+    """``config["optim"]["lr"]`` for ``"optim.lr"`` of a config dict as written; None where it holds none."""
+    for part in dotted.split("."):
+        config = config.get(part) if isinstance(config, dict) else None
+    return config
 
 
 @dataclass
@@ -385,10 +384,12 @@ def row_problem(d: Any) -> str | None:
             value = (b or {}).get(key)
             if value is not None and not (isinstance(value, list) and all(_is_number(v) for v in value)):
                 return f"has buckets.{name}.{key} {_shown(value)}, not a list of numbers"
-    evals = d.get("eval")
-    if evals is not None and not isinstance(evals, dict):
-        return f"has eval {str(evals)[:40]!r}, not an object of eval sets"
-    for name, ev in (evals or {}).items():
+    how = d.get("evaluation")
+    sets = how.get("sets", {}) if isinstance(how, dict) else {}
+    if isinstance(how, dict) and not (isinstance(how.get("options", {}), dict) and isinstance(sets, dict)
+                                      and all(isinstance(s, dict) for s in sets.values())):
+        return f"has evaluation {_shown(how)}, not eval sets and options (objects)"
+    for name, ev in (d.get("eval") or {}).items():  # an object (``_FIELD_RULES``)
         if ev is None:
             continue
         if not isinstance(ev, dict):
@@ -397,7 +398,7 @@ def row_problem(d: Any) -> str | None:
             if ev.get(key) is not None and not _is_number(ev[key]):
                 return f"has eval.{name}.{key} {ev[key]!r}, not a number"
         for key in _COUNTS:
-            if ev.get(key) is not None and not (_is_int(ev[key]) and ev[key] >= 0):
+            if ev.get(key) is not None and not _is_count(ev[key]):
                 return f"has eval.{name}.{key} {ev[key]!r}, not a count"
     return None
 
@@ -409,8 +410,6 @@ def _is_count(v: Any) -> bool:
 def _shown(v: Any) -> str:
     text = repr(v)
     return text if len(text) <= 40 else text[:37] + "..."
-
-
 
 
 def _is_int(v: Any) -> bool:
@@ -465,9 +464,8 @@ def load_results(path: str | os.PathLike, report=None) -> list[ResultRow]:
 
 
 def append_result(path: str | os.PathLike, row: ResultRow | Mapping) -> None:
-    """Append one row atomically: a single write of the whole line on an O_APPEND descriptor, then fsync.
-
-    A row given as a dict is written through ``ResultRow`` too, so every line has the same fields.
+    """Append one row atomically (one write of the whole line on an O_APPEND descriptor, then fsync); a row given as a
+    dict is written through ``ResultRow`` too, so every line has the same fields.
     """
     data = (dumps(ResultRow.from_dict(row).to_dict()) + "\n").encode()
     fd = os.open(os.fspath(path), os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644)

@@ -3,20 +3,16 @@
     rows = reusable_rows(grid, runs, read_results("results/o200k"), data_provenance(grid.data_dir))
     leviathan sweep --grid o200k-width --reuse results/o200k --out runs/o200k-width     # the CLI form
 
-The width round (results/o200k-width/PLAN.md) trains widths 32 and 128; its width-64 arms are runs an earlier round
-already made (the o200k round's untied and tied tables, its reference generator or the fair-shot round's pick).
-A row of such a round stands for a run of this grid when it trained exactly what the grid would train now: the
-same variant and seed, no difference in the settings that decide a run's numbers (``drift.config_differences``:
-model, optimiser, schedule, batch, token budget, seed, sequence length, shuffling, softmax), the same data
-(``data_match``), and the same evaluation (the source folder's grid.json lists the grid's eval sets and options).
+The width round (results/o200k-width/PLAN.md) reuses width-64 arms an earlier round already trained. A row stands
+for a run of this grid when it trained exactly what the grid would train now: the same variant and seed, no
+difference in the settings that decide a run's numbers (``drift.config_differences``), the same data
+(``data_match``) and the same evaluation (the source folder's grid.json lists the grid's eval sets and options).
 Its name may differ (``d64L6-leviathan-s0`` is the width grid's ``d64L6-pick-leviathan-s0`` when the pick is the
 reference): the copy takes the run's name, size and regimes, keeps everything it measured, and says where it came
-from in its ``notes``. The sweep then finds the run done, and its own check against the grid (``drift``) sees the
-same config again.
+from in its ``notes``; the sweep then finds the run done, and ``drift`` sees the same config again.
 
 Footgun: equal settings at a different code commit are the same run only if that code trains the same numbers; the
-plan that reuses rows says how that was checked (``scripts/same_numbers.py``). The copy keeps the row's ``code``,
-so the commit it trained at stays visible.
+plan that reuses rows says how that was checked (``scripts/same_numbers.py``). The copy keeps the row's ``code``.
 """
 
 from __future__ import annotations

@@ -3,30 +3,24 @@
     leviathan sweep --grid cpu-bpe32k --shard 2/4 --out runs/cpu-bpe32k/shard-2    # one task of a job array
     leviathan report runs/cpu-bpe32k/shard-* --out results/cpu-bpe32k             # the whole grid's report
 
-Sharding. ``shard_of(runs, (i, n))`` keeps the runs at positions i-1, i-1+n, i-1+2n, ... of the selected
-runs in the grid's order (round robin, so every shard gets a mix of sizes). Every shard must be started
-with the same grid, selection and overrides: then the n shards are disjoint and together cover the
-selection. Each shard writes whole rows into its own ``--out`` folder (a sweep folder has one writer:
-its lock), with its own grid.json describing the whole grid.
+Sharding. ``shard_of(runs, (i, n))`` keeps the runs at positions i-1, i-1+n, ... of the selection in the grid's
+order (round robin: every shard gets a mix of sizes). Shards started with the same grid, selection and overrides
+are disjoint and cover the selection; each writes whole rows into its own ``--out`` (one writer per folder).
 
-Merging. ``merge_sweeps(folders)`` reads every folder's rows. The folders must hold the same grid (the
-same name in their grid.json, read once per folder; the first one's, e.g. its unigram entropy, serves the report),
-started with the same settings (issue 30): the same base overrides (a shard started with ``optim.lr=...`` of its
-own trained other runs), eval sets and options, data fingerprint and seeds, else the merge is refused naming the
-folders and the first differences; and their rows must record one evaluation (``identity.check_one_evaluation``).
-A run with rows in two folders is kept once when both rows are the same measurement (``identity``'s rule: same
-config, evaluation, data and numbers; a note says so) and refused otherwise, naming the run and both folders: two
-different measurements of one run cannot both be in one report. Rows come out in the grid's run order, as one
-sweep of the whole grid would have written them, so the merged report equals that sweep's report.
+Merging. ``merge_sweeps(folders)`` reads every folder's rows. The folders must hold the same grid (its name in
+grid.json; the first folder's serves the report) started with the same settings (issue 30): base overrides, eval
+sets and options, data fingerprint and seeds, else the merge is refused naming the folders and the first
+differences; their rows must record one evaluation, and a run with rows in two folders follows ``identity``'s rule.
+Rows come out in the grid's run order, so the merged report equals the report of one sweep of the whole grid.
 """
 
 from __future__ import annotations
 
-import dataclasses
 import os
 import re
 from pathlib import Path
 
+from ...codec import encode
 from ...errors import UserError
 from .identity import check_one_evaluation, evaluation_settings, resolve_duplicates
 from .results import ResultRow, load_results, to_stderr
@@ -60,7 +54,7 @@ def _folder(path: str | os.PathLike) -> Path:
 def _settings(grid: SweepGrid) -> dict:
     """What every shard of one grid must have been started with (see the module docstring)."""
     return {"base overrides": sorted(grid.base_overrides),
-            "evaluation": evaluation_settings(grid.eval_sets, dataclasses.asdict(grid.eval_options)),
+            "evaluation": encode(evaluation_settings(grid.eval_sets, grid.eval_options)),
             "data fingerprint": grid.data_fingerprint, "seeds": grid.seeds}
 
 

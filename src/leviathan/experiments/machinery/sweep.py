@@ -13,39 +13,21 @@ Layout of ``OUT``:
     OUT/leviathan_output.json   the marker: the folder is the sweep's (``leviathan.ownership``; a folder without it
                              is used only when it holds none of these names)
 
-Resuming. On start, runs whose name already has a row in results.jsonl are skipped. Every other run
-is trained with ``resume="auto"``, so a run killed half-way continues from its latest complete
-checkpoint; a run whose training finished but whose evaluation did not (``sweep_train.json`` exists)
-goes straight to evaluation. Rows are appended with a single ``os.write`` on an ``O_APPEND``
-descriptor followed by ``fsync``: a killed sweep leaves whole rows or none (a torn last line, which
-only a crash in the middle of that one write could leave, is ignored by the reader and that run is
-redone).
+Resuming. Runs with a row in results.jsonl are skipped; every other run trains with ``resume="auto"`` (a killed run
+continues from its latest complete checkpoint; one whose ``sweep_train.json`` exists goes straight to evaluation).
+Rows are appended atomically (``results.append_result``): a killed sweep leaves whole rows or none.
 
-Several GPUs. The sweep trains its runs one after another in one process (it refuses to start under
-torchrun). For multi-GPU runs, ``leviathan sweep --grid NAME --commands`` prints one
-``leviathan train`` line per run (same config, same run dir); launch them with torchrun or a
-scheduler, then run the sweep once more: ``train(resume="auto")`` finds each run finished and
-returns at once, and the sweep evaluates it and writes its row (throughput then comes from the
-run's metrics.jsonl).
+Several GPUs. The sweep trains its runs one after another in one process (it refuses to start under torchrun).
+``leviathan sweep --grid NAME --commands`` prints one ``leviathan train`` line per run (same config, same run dir);
+launch them with torchrun or a scheduler, then run the sweep once more: each run is found finished, evaluated and
+given its row (throughput then comes from the run's metrics.jsonl).
 
-Evaluation of a finished run (``evaluate_run``): for each eval set of the grid, per-token losses
-(``leviathan.eval.perplexity.token_losses``) -> loss, perplexity, bits per byte, and the losses per
-training-frequency bucket (``eval.frequency``; buckets from the data dir's train_freq.npy,
-the same for every run of the grid). Eval sets are a split of the prepared data (``split: val``) or
-a raw text file (``text: wikitext-2/wiki.valid.tokens``) tokenized with the data's tokenizer;
-relative text paths resolve against the data folder (``--data-root`` or ``$LEVIATHAN_DATA``).
-``max_tokens`` caps the tokens evaluated per set (CPU budget); bits per byte then uses the same
-share of the text's bytes.
-
-Row: one ``experiments.machinery.results.ResultRow`` per line (``make_row``): name, regime (first), regimes,
-variant, size, seed, data_seed, backbone fields, params {input, body, head, total, tied},
-target_total, model, the training summary (steps, tokens, wall_time_s, tokens_per_s, final_val_loss,
-final_val_ppl), eval {set: {loss, ppl, bpb, tokens}}, buckets {set: {loss, ppl, count,
-num_unseen_targets, buckets}}, hardware, run_dir, metrics, curve, grid, created, notes. Reading,
-writing and the atomic append live in ``experiments.machinery.results``.
-
-Training is ``leviathan.train.loop.train`` and evaluation ``evaluate_run``; the tests replace them with
-monkeypatch to exercise the sweep logic without training.
+Evaluation (``evaluate_run``): per eval set of the grid (a split of the prepared data, or a text file tokenized with
+the data's tokenizer, relative paths under ``--data-root`` / ``$LEVIATHAN_DATA``), loss, perplexity and bits per
+byte, and the losses per training-frequency bucket (``eval.frequency``, buckets from the data's train_freq.npy).
+``max_tokens`` caps the tokens per set (bits per byte then uses the same share of the text's bytes). The row is
+``results.ResultRow`` (``make_row``). Tests replace ``leviathan.train.loop.train`` and ``evaluate_run`` with
+monkeypatch to exercise the sweep without training.
 """
 
 from __future__ import annotations
@@ -124,11 +106,7 @@ def build_run_config(grid: Grid, spec: RunSpec):
 
 def resolve_text_path(text: str, root: Path | None) -> Path:
     p = Path(os.path.expandvars(os.path.expanduser(text)))
-    if p.is_absolute():
-        return p
-    if root is not None:
-        return root / p
-    return p
+    return root / p if root is not None and not p.is_absolute() else p
 
 
 class EvalData:
@@ -280,10 +258,8 @@ def _resume_notes(summary: TrainSummary) -> list[str]:
 
 def make_row(grid: Grid, spec: RunSpec, run_dir: Path, summary: TrainSummary, evals: RunEvaluation,
              hardware: dict) -> ResultRow:
-    """The results row of a finished run from its spec, training ``summary`` and evaluation.
-
-    Paths are written relative to the sweep folder (``run_dir`` is ``OUT/runs/<name>``), and the row carries
-    its provenance (``experiments.machinery.provenance``: resolved config, code commit, data fingerprint)."""
+    """The results row of a finished run from its spec, training ``summary`` and evaluation: paths relative to the sweep
+    folder, its provenance (``provenance``: resolved config, code commit, data fingerprint) and its evaluation settings."""
     out_dir = Path(run_dir).parent.parent
     m = spec.model
     metrics = str(summary.metrics or run_dir / "metrics.jsonl")
@@ -371,13 +347,10 @@ def _record(results: Path, row: ResultRow, rows: list[ResultRow], log: Callable[
 
 
 def _run_parallel(job: _Job, todo: list[RunSpec], jobs: int, threads: int, log: Callable[[str], None]) -> list[ResultRow]:
-    """Train ``jobs`` runs at a time, each in its own process with ``threads`` torch threads (``--jobs``,
-    ``--threads``; one by default).
-
-    On a small CPU, two single-threaded processes beat one two-threaded one (OpenMP spin-waits). Each
-    worker process trains one run and exits (fresh memory per run); rows are appended by this process
-    as runs finish, in completion order. A stopped run (SIGTERM reaches the workers through the process
-    group) leaves its checkpoint and no row, so the same command resumes it.
+    """Train ``jobs`` runs at a time, each in its own process with ``threads`` torch threads (two single-threaded
+    processes beat one two-threaded one on a small CPU: OpenMP spin-waits). Each worker trains one run and exits;
+    rows are appended here as runs finish. A stopped run (SIGTERM reaches the workers through the process group)
+    leaves its checkpoint and no row, so the same command resumes it.
     """
     import multiprocessing
     from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, wait
@@ -415,13 +388,11 @@ def _run_parallel(job: _Job, todo: list[RunSpec], jobs: int, threads: int, log: 
 class SweepOptions:
     """Which runs of a grid a sweep takes and how it runs them: ``leviathan sweep``'s options, one field each.
 
-    Selection: ``only`` (name patterns), ``regimes``, ``order`` and ``shard`` (i, n) as ``select_runs`` takes them
-    (a shard is the i-th of n disjoint parts of the selection: one task of a cluster job array, each with its own
-    folder; ``leviathan report`` merges them), ``max_runs`` (stop after that many). Execution: ``root`` (the data
-    root), ``skip_eval``, ``jobs`` (runs at once, one process each) and ``threads`` (torch threads per run: in this
-    process for ``jobs == 1``, default torch's, every core; in each worker otherwise, default 1). Footgun: two
-    sweeps or shards sharing a machine should each take their share of threads: two shards that each took every
-    core of a 2-core machine were measured 6x slower than one thread each (issue 31).
+    Selection: ``only`` (name patterns), ``regimes``, ``order`` and ``shard`` (i, n) as ``select_runs`` takes them,
+    ``max_runs`` (stop after that many). Execution: ``root`` (the data root), ``skip_eval``, ``jobs`` (runs at once, one
+    process each) and ``threads`` (torch threads per run: in this process for ``jobs == 1``, default torch's; in each
+    worker otherwise, default 1). Footgun: sweeps or shards sharing a machine should each take their share of threads
+    (two shards each taking both cores of a 2-core machine ran 6x slower than one thread each, issue 31).
     """
 
     only: list[str] | None = None
@@ -443,13 +414,8 @@ class SweepOptions:
 
 def run_sweep(grid: Grid, out_dir: str | os.PathLike, options: SweepOptions = SweepOptions(),
               log: Callable[[str], None] = print) -> list[ResultRow]:
-    """Train and evaluate the grid's runs that have no row yet (of those ``options`` select); return the rows
-    appended now.
-
-    Each run: ``build_run_config`` (every config is built before the first run trains), training
-    (``leviathan.train.loop.train``, resumed from its latest checkpoint), ``evaluate_run``, ``make_row``; what every
-    run shares travels as one ``_Job``.
-    """
+    """Train and evaluate the grid's runs that ``options`` select and that have no row yet; the rows appended now.
+    Every run config is built before the first run trains; what every run shares travels as one ``_Job``."""
     o = options
     out_dir = Path(out_dir)
     if int(os.environ.get("WORLD_SIZE", "1")) > 1:

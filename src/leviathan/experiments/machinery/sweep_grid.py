@@ -3,12 +3,10 @@
     grid = read_sweep_grid("results/cpu-bpe32k")     # SweepGrid; an empty one where the folder has no grid.json
     grid.name, grid.unigram_entropy, [r.name for r in grid.runs]
 
-``sweep.grid_snapshot`` writes grid.json (the expanded grid: name, paths, base overrides, data folder, eval
-sets, every run with its model fields); ``scripts/collect_results.py`` adds the ``unigram_entropy`` of the
-training tokens to a copy committed without its data folder. Its readers (the reports' unigram plateau, the
-ablation report's arms, the merge of a grid's shards, the frequency buckets of ``analyze embeddings --sweep``) read
-it here, once: the keys they use, typed. A key
-left out takes the field's default, so a grid.json written by an earlier version (or a test's small one) reads.
+``sweep.grid_snapshot`` writes grid.json; ``scripts/collect_results.py`` adds the ``unigram_entropy`` of the
+training tokens to a copy committed without its data folder. Every reader (the reports' unigram plateau, the
+ablation report's arms, the merge of shards, ``analyze embeddings --sweep``) reads it here, once: the keys they
+use, typed; a key left out takes the field's default, so a grid.json of an earlier version (or a test's) reads.
 """
 
 from __future__ import annotations

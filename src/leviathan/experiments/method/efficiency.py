@@ -1,24 +1,16 @@
 """Sample efficiency, gains over training and throughput (docs/DESIGN.md §7; paper v2: 2.1x fewer tokens at 1.2B).
 
-Sample efficiency: how many training tokens model M needs to reach reference model R's *final*
-validation loss. M's validation curve (the rows of its ``metrics.jsonl`` with ``tokens`` and ``val_loss``)
-is scanned in token order for the first evaluation at or below the target; the crossing point is
-linearly interpolated between that evaluation and the one before it (in (tokens, loss) space).
-The factor is tokens_R / tokens_M: 2.1 means M needed 2.1x fewer tokens. If M never reaches the
-target the result says ``reached: False`` and the factor is None (at best "< tokens_R / tokens_M_final").
-Validation noise can make a curve touch the target early and rise again; the first crossing is
-what a practitioner stopping training would see, so that is what is reported.
+Sample efficiency: the training tokens model M needs to reach reference R's *final* validation loss. M's validation
+curve (its ``metrics.jsonl`` rows with ``tokens`` and ``val_loss``) is scanned in token order for the first
+evaluation at or below the target, the crossing linearly interpolated with the evaluation before it. The factor is
+tokens_R / tokens_M (2.1: M needed 2.1x fewer tokens); if M never reaches the target the result says ``reached:
+False`` and the factor is None. Validation noise can make a curve touch the target early and rise again; the first
+crossing is what a practitioner stopping training would see, so that is what is reported.
 
-Gains over training: at every token count where both curves were evaluated, the relative perplexity
-reduction 1 - exp(L_M - L_R) (the paper: "gains grow during training").
-
-Throughput: tokens/s of each run from its summary (``tokens_per_s``), compared within a comparison
-group (same regime, size and seed) against the baseline variant: slowdown = 1 - tps / tps_baseline
-(the paper: 23%-51% lower at iso-body). Only runs measured on the same hardware compare fairly; the
-table shows the hardware string and refuses to compare across different ones unless told to.
-
-The results are records (``records.Record``): ``SampleEfficiency``, ``GainCurve``, ``EfficiencyEntry`` and
-``ThroughputEntry``; analysis.json and ``leviathan analyze --json`` hold their ``as_dict()``.
+Gains over training: at every token count where both curves were evaluated, the perplexity reduction
+1 - exp(L_M - L_R) (the paper: "gains grow during training"). Throughput: each run's ``tokens_per_s`` against the
+baseline variant of its (regime, size, seed): slowdown = 1 - tps / tps_baseline (the paper: 23%-51% lower at
+iso-body); runs measured on different hardware are not compared unless told to.
 """
 
 from __future__ import annotations
@@ -64,11 +56,8 @@ def row_curve(row: ResultRow, split: str | None = None) -> Curve:
 
 
 def val_curve(rows: list[MetricsRow], split: str | None = None) -> Curve:
-    """Validation curve from metrics rows; ``split`` selects rows with that ``split`` (None: all val rows; a row
-    that names no split counts as any).
-
-    A resumed run may log the same step twice; the last row for a token count wins.
-    """
+    """Validation curve from metrics rows; ``split`` selects rows with that ``split`` (None: all val rows; a row naming no
+    split counts as any). A resumed run may log a step twice: the last row for a token count wins."""
     points: dict[float, float] = {}
     for r in rows:
         if r.val_loss is None:
@@ -176,11 +165,8 @@ def gain_over_training(model: Curve, reference: Curve) -> GainCurve:
 
 def throughput_table(rows: Iterable[ResultRow], baselines: dict[str, str] | None = None,
                      allow_mixed_hardware: bool = False) -> list[ThroughputEntry]:
-    """Per run: tokens/s and the slowdown vs the baseline variant of the same (regime, size, seed).
-
-    ``rows`` are results rows (``ResultRow`` or their dicts). The baseline variant of each regime
-    comes from ``baselines`` (default ``results.BASELINES``: dense_tied for iso-body, dense_untied for
-    isoparametric). Runs without a same-group baseline get ``slowdown: None``.
+    """Per run: tokens/s and the slowdown vs the baseline variant of the same (regime, size, seed) (``baselines``,
+    default ``results.BASELINES``); runs without a same-group baseline get ``slowdown: None``.
     """
     baselines = {**BASELINES, **(baselines or {})}
     groups: dict[tuple, dict[str, ResultRow]] = {}

@@ -4,40 +4,23 @@
     analysis.final[0].effective_rank                         # group "all": every id of the table
     pair = compare_records(record_a, record_b)               # EmbeddingPair: neighbour agreement per group
 
-What is measured. The input side as a V x D table: a dense table as it is, a generator (or a factorised or
-compositional input) baked with ``embed_tokens.bake()``. Training a table moves only the rows of ids that
-occur; a generator moves every row with every step. So the rows are grouped by how often their id occurs in
-the *training* split (``train_freq.npy``) with the eval's own bucketing (``eval.frequency.make_buckets``,
-``mass`` by default: equal shares of the training tokens, rarest first), restricted to ids that occur, plus
-the ids that never occur (``unseen``): an untied table's unseen rows get no gradient at all and stay at their
-init (a tied table's rows also get the head's gradient, wherever the softmax covers them). Groups, in order:
-``all`` (every id), ``seen`` (the union of the buckets), ``bucket 1`` .. ``bucket n`` (rarest first),
-``unseen``.
+What is measured (docs/DESIGN.md §7; each number's definition is also in ``Definitions``, which every record
+carries). The input side as a V x D table (a generator baked with ``embed_tokens.bake()``). Training a table moves
+only the rows of ids that occur; a generator moves every row with every step. So the rows are grouped by their id's
+count in the *training* split with the eval's own bucketing (``eval.frequency.make_buckets``), restricted to ids that
+occur, plus ``unseen`` (an untied table's unseen rows get no gradient at all). Groups, in order: ``all``, ``seen``,
+``bucket 1`` .. ``bucket n`` (rarest first), ``unseen``. Per group, ``GroupStats``: the rows' RMS, the share of
+their energy in their common mean (1: all rows equal; about 1/n for independent zero-mean rows), the effective rank
+of the *uncentred* rows (a shared mean is one direction of its own; singular values from a tall-skinny QR over
+chunks, no (n, n) matrix) and the exact mean pairwise cosine in O(n D) (rows of norm 0 have no direction and are
+left out). The statistics are additive moments (``_Moments``): each id is read once. At V = 200,019, D = 64 with
+58k ids seen, ``analyze_tables`` takes about 2 s on one thread and some 300 MB.
 
-Per group of rows e_i (i in the group, n ids), ``GroupStats``:
-- ``rms``: the mean over the ids of each row's RMS, sqrt(mean_d e_id^2): the rows' scale.
-- ``shared_share``: ||mean_i e_i||^2 / mean_i ||e_i||^2, in [0, 1]: the share of the rows' energy in their
-  common mean. 1 when all rows are equal, about 1/n for n independent zero-mean rows.
-- ``effective_rank``: exp of the Shannon entropy of the normalised singular values p_j = s_j / sum_j s_j of the
-  group's (n, D) matrix of *uncentred* rows (Roy & Vetterli 2007), in [1, min(n, D)]: 1 for rows on one
-  line, D for rows spread evenly over every direction. Uncentred: a shared mean is one direction of its own.
-  The singular values are those of the R factor of a tall-skinny QR over chunks of rows (exact; no (n, n)
-  matrix is formed).
-- ``mean_cosine``: the mean over ordered pairs i != j of cos(e_i, e_j), exact over every pair and formed by
-  none: with unit rows u_i, sum_{i != j} u_i . u_j = ||sum_i u_i||^2 - n, so it costs O(n D). (No sample is
-  needed; the record says so.) Rows of norm 0 have no direction and are left out.
-
-The statistics are additive moments (``_Moments``): each id is read once, and ``seen`` and ``all`` are merged
-from their parts. At V = 200,019, D = 64 with 58k ids seen, ``analyze_tables`` (both tables' statistics and ~1,000
-probes' neighbours) takes about 2 s on one thread and some 300 MB.
-
-Neighbours. Probes: from each of ``bucket 1`` .. ``bucket n`` and ``unseen``, up to ``probes_per_group`` ids
-chosen by a fixed rule: the group's ids sorted by (training count, id), taken at evenly spaced ranks
-(``floor(linspace(0, n - 1, m))``), so they span the group's counts and are the same for every run on the same
-data. For each probe, its ``top_k`` cosine neighbours among the ids that occur in training (itself excluded),
-most similar first, ties to the lower id; computed in chunks of probes, one (chunk, N_seen) float64 block of
-cosines at a time. ``compare_records``: per probe the overlap |A n B| / k of two records' neighbour lists, its
-mean per group and over every probe, at init and at the end. Chance level is about k / N_seen (near 0).
+Neighbours. From each bucket and ``unseen``, up to ``probes_per_group`` probe ids at evenly spaced ranks of the
+group sorted by (training count, id) (``floor(linspace(0, n - 1, m))``: the same for every run on the same data),
+each with its ``top_k`` cosine neighbours among the ids seen in training (ties to the lower id; one (chunk, N_seen)
+float64 block of cosines at a time). ``compare_records``: per probe the overlap |A n B| / k of two records' lists,
+its mean per group and over every probe, at init and at the end. Chance level is about k / N_seen (near 0).
 
 Footguns:
 - Two records compare only when they hold the same probes (same data, ``--buckets``, ``--method``,
@@ -193,12 +176,9 @@ class IdGroup:
 
 def frequency_groups(train_freq: np.ndarray, vocab_size: int, num_buckets: int = 5,
                      method: str = "mass") -> list[IdGroup]:
-    """``bucket 1`` .. ``bucket n`` (rarest first; ids that occur in training) and ``unseen`` (ids that never occur)
-    of a V-row table, bucketed as the eval buckets targets (``eval.frequency.make_buckets``).
-
-    ``train_freq`` may be shorter than V (a head larger than the tokenizer: the extra ids never occur); longer is
-    another tokenizer's and refused. Ids that never occur add no training mass, so the buckets of the ids that do
-    are the eval's."""
+    """``bucket 1`` .. ``bucket n`` (rarest first; ids that occur in training) and ``unseen`` of a V-row table, bucketed as
+    the eval buckets targets (``eval.frequency.make_buckets``). ``train_freq`` may be shorter than V (a head larger than
+    the tokenizer: the extra ids never occur); longer is another tokenizer's and refused."""
     counts = np.asarray(train_freq).astype(np.int64)
     if counts.ndim != 1 or len(counts) > vocab_size:
         raise UserError(f"train_freq has {counts.size:,} ids but the table has {vocab_size:,} rows: it belongs to data "

@@ -9,17 +9,16 @@ An arm is a grid size (``d64L6-center``: the reference body with one generator o
 plan before the runs:
 
 - **Reproduction.** The committed round's rows stand in for this round's reference arms only if the rerun of
-  ``<reference>-dense_untied-s0`` gives the committed row's every validation-curve point and final validation
-  loss bit for bit. Otherwise the reference arms are this round's reruns (rows of the same names here).
+  ``<reference>-dense_untied-s0`` reproduces the committed row's every validation-curve point and final loss bit for
+  bit; otherwise the reference arms are this round's reruns (rows of the same names here).
 - **Screening** (seed 0): every generator arm's final validation loss against the reference generator's.
-- **Pick.** The generator arm with the lowest seed-0 loss, if it beats the reference generator by more than
-  ``margin`` (0.02 nats); otherwise the reference itself (the earlier verdict stands).
-- **Combination.** One more arm when the two best generator arms both beat the reference by more than the
-  margin; two lr multipliers (``-ilr`` arms) cannot combine, so then the best multiplier pairs with the best
-  other option that also beats it by the margin.
-- **Control.** The untied-table arm with the lowest seed-0 loss, but the plain untied table stays the control
-  unless another beats it by more than the margin.
-- **Primary.** pick - control (generator arm against untied-table arm) paired by seed, with its t interval.
+- **Pick.** The generator arm with the lowest seed-0 loss if it beats the reference by more than ``margin`` (0.02
+  nats); otherwise the reference itself.
+- **Combination.** One more arm when the two best generator arms both beat the reference by more than the margin;
+  two lr multipliers (``-ilr`` arms) cannot combine: the best multiplier then pairs with the best other option that
+  also beats it by the margin.
+- **Control.** The plain untied table, unless another untied-table arm beats it by more than the margin.
+- **Primary.** pick - control paired by seed, with its t interval.
 
 Footgun: an arm's lr comes from its own rows (a pick whose pre-sweep chose another lr runs its seeds as another
 size), so the pick named here is an arm of seed-0 screening; ``pick_size`` may name the size its seeds ran as.

@@ -1,9 +1,6 @@
-"""Frequency-stratified comparison across a sweep (docs/DESIGN.md §7): per (size, seed) of a regime, the
-baseline's and each other variant's loss per training-frequency bucket and the relative perplexity reduction.
-
-The buckets and the per-bucket losses of one model are ``eval.frequency``; this module reads them from
-results rows (``experiments.machinery.results``), where the sweep stored them. Each comparison is a ``FrequencyEntry``
-(a ``records.Record``: analysis.json holds its ``as_dict()``).
+"""Frequency-stratified comparison across a sweep (docs/DESIGN.md §7): per (size, seed) of a regime, the baseline's
+and each other variant's loss per training-frequency bucket (``eval.frequency``, as the sweep stored it in the rows)
+and the relative perplexity reduction, a ``FrequencyEntry`` each.
 """
 
 from __future__ import annotations

@@ -4,22 +4,17 @@
     choices["leviathan"].lr, choices["leviathan"].edge     # 0.003, None  ("lower" / "upper" at an edge)
     print(render_lr_sweep(choices))                        # the Markdown table of the report
 
-Every arm of a comparison gets its own tuned learning rate (results/o200k/PLAN.md): a reviewer's first
-question is whether the baseline ran at its best lr. The rule, fixed before the runs:
+Every arm of a comparison gets its own tuned learning rate (results/o200k/PLAN.md): a reviewer's first question is
+whether the baseline ran at its best lr. The rule, fixed before the runs: the lowest final validation loss wins;
+within ``tolerance`` (0.01 nats) of it, the lowest lr wins (the safer choice for a 4x longer schedule); a run that
+diverged loses to every finite one. ``edge`` says when the pick is the smallest or largest lr the arm tried (the
+optimum may lie beyond; the plan extends the sweep one step there). A row's lr is its config's ``optim.lr``; rows
+without a config are refused by name.
 
-- the lowest final validation loss wins;
-- when other lrs are within ``tolerance`` (0.01 nats) of the lowest, the lowest of those lrs wins
-  (the safer choice for a 4x longer schedule);
-- a run that diverged (no finite loss) loses to every finite one.
-
-``edge`` says when the pick is the smallest or largest lr the arm tried: the optimum may lie beyond it,
-and the plan extends the sweep one step there. The lr of a row is its resolved config's ``optim.lr``
-(``experiments.machinery.provenance``); rows without a config cannot be placed and are refused by name.
-
-An arm is a variant at a body: the row's size without its lr part (``arm_key``). A pre-sweep whose sizes are the
-lrs alone (``lr1e-3``, results/o200k/o200k-lr) has one arm per variant, keyed by the variant; one whose sizes name a
-body and an lr (``d32L6-lr1e-3``, the width round's) has one per body and variant, keyed ``d32L6:leviathan``: the
-``SIZE:VARIANT`` key of a grid's ``variant_run``, so that a pick applies to the main grid's runs of that size.
+An arm is a variant at a body: the row's size without its lr part (``arm_key``). Sizes that are lrs alone
+(``lr1e-3``, results/o200k/o200k-lr) give one arm per variant, keyed by the variant; sizes naming a body and an lr
+(``d32L6-lr1e-3``, the width round's) one per body and variant, keyed ``d32L6:leviathan``: the ``SIZE:VARIANT`` key
+of a grid's ``variant_run``, so that a pick applies to the main grid's runs of that size.
 """
 
 from __future__ import annotations
@@ -68,10 +63,9 @@ class LrChoice(Record):
 
 
 def row_lr(row: ResultRow) -> float:
-    """The peak learning rate a row trained with: its resolved config's ``optim.lr`` as written (the row's config
-    dict, not the typed ``run_config`` view, which refuses a partial config that still records its lr)."""
-    optim = row.config.get("optim") if isinstance(row.config, dict) else None
-    lr = optim.get("lr") if isinstance(optim, dict) else None
+    """The peak learning rate a row trained with: its resolved config's ``optim.lr`` as written (``recorded``, not
+    the typed ``run_config`` view, which refuses a partial config that still records its lr)."""
+    lr = row.recorded("optim.lr")
     if lr is None:
         raise UserError(f"row {row.name!r} records no resolved config (optim.lr); rows written before provenance "
                         f"was recorded cannot enter an lr sweep")

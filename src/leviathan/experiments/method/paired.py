@@ -5,31 +5,23 @@
         c.eval["val"].loss                                # TInterval: diffs, n, mean, sd, ci, verdict
         c.curve                                           # GapCurve: the gap at every validation point, its interval
 
-Pairing. Two runs are paired when they serve the same regime (docs/DESIGN.md §4) at the same size and
-seed. The seed fixes the data order, so both saw the same tokens in the same order; the per-seed
-difference d_s = metric(model, s) - metric(baseline, s) cancels the data-order noise the two runs share.
-Over n seeds the report gives the mean, the sample standard deviation and the Student t interval
-mean +- t(1 - a/2, n - 1) * sd / sqrt(n). Footgun: seeds are few, so the t quantile is large (4.30 for
-95% at n = 3) and an interval that excludes 0 at n = 3 is a consistent effect, not a marginal one.
+Pairing (docs/DESIGN.md §7). Two runs are paired when they serve the same regime (§4) at the same size and seed:
+the seed fixes the data order, so d_s = metric(model, s) - metric(baseline, s) cancels the noise both share. Over
+n seeds: the mean, the sample standard deviation and the Student t interval mean +- t(1 - a/2, n - 1) * sd /
+sqrt(n). Footgun: seeds are few, so the t quantile is large (4.30 for 95% at n = 3). Per eval set: loss, bits per
+byte, and the perplexity change exp(mean loss difference) - 1 (the geometric mean of the per-seed ratios minus 1;
+its interval is exp of the loss interval minus 1, so the verdict is the loss's). Verdict: "better" when the
+interval lies below 0, "worse" above, "not resolved" when it contains 0, "one seed" when n = 1.
 
-Metrics per eval set: loss (nats per token), bits per byte, and perplexity. The perplexity change is
-exp(mean loss difference) - 1, the geometric mean of the per-seed ratios ppl / ppl_baseline minus 1;
-its interval is exp of the loss interval minus 1 (exp is monotone, so the verdict is the loss's).
+Which pairs: every variant against its regime's baseline (``results.BASELINES``); in iso_body also leviathan
+against dense_untied, the control separating the generator from the untied head it brings. An iso_body size
+without baselines of its own (an arm changing only the generator's shape) borrows those of a size with the same
+backbone (``baseline_size``).
 
-Verdict on a difference: "better" when its interval lies below 0 (the model's loss is lower), "worse"
-when above, "not resolved" when it contains 0, and "one seed" when n = 1: a direction, not a result.
-
-Which pairs: in every regime each variant against the regime's baseline (``results.BASELINES``); in
-iso_body also leviathan against dense_untied when both ran at a size. That control separates what
-the generator does from what the untied head it brings does (a dense_tied baseline has neither). An
-iso_body size without baselines of its own (an arm that changes only the generator's shape) is paired
-with the baselines of a size with the same backbone (``baseline_size``).
-
-The unigram plateau. ``plateau`` is the entropy of the training unigram distribution (nats): the
-loss of predicting token frequencies alone. Early in training a model that merely reaches the
-plateau sooner leads; that is optimisation speed, not capacity. Each comparison records the first
-validation point where every seed's baseline is 0.5 nats below the plateau (``past_plateau_tokens``),
-and the gap curve marks it. Footgun: the curve's intervals are pointwise, not a simultaneous band.
+The unigram plateau: ``plateau`` is the training unigram entropy (nats). A model that merely reaches it sooner
+leads early; that is optimisation speed, not capacity. Each comparison records the first validation point where
+every seed's baseline is 0.5 nats below it (``past_plateau_tokens``). Footgun: the gap curve's intervals are
+pointwise, not a simultaneous band.
 
 Frequency buckets (``paired_buckets``): the same paired statistic per training-frequency bucket of the
 validation targets (rarest first), where the paper's gain should concentrate.
@@ -244,12 +236,10 @@ TREND_FROM = 2 / 3  # the gap's trend is fitted over the last third of training
 
 
 def gap_trend(seeds: list[tuple[ResultRow, ResultRow]], ci: float = 0.95, from_frac: float = TREND_FROM) -> GapTrend:
-    """Whether the gap still moves at the end of training: per seed, the least-squares slope of the gap (model -
-    baseline validation loss) against training tokens over the curve points from ``from_frac`` of the last
-    shared point on, in nats per million tokens; over seeds its t interval. With a negative gap (the model
-    ahead) a negative slope means the lead grows (the paper's "gains that grow"), a positive one that it
-    shrinks. Footgun: near the end of a cosine schedule the lr is at its floor, so a flat stretch there is
-    the schedule as much as the models."""
+    """Whether the gap still moves at the end of training: per seed, the least-squares slope of the gap against tokens
+    over the curve points from ``from_frac`` of the last shared point on, in nats per million tokens; over seeds its t
+    interval. With the model ahead (a negative gap) a negative slope means the lead grows. Footgun: near the end of a
+    cosine schedule the lr is at its floor, so a flat stretch there is the schedule as much as the models."""
     model, base, shared = _shared_points(seeds)
     if len(shared) < 3:
         return GapTrend(from_tokens=None, points=0, slopes=[], end_gaps=[], slope=t_interval([], ci))

@@ -4,20 +4,12 @@
     stat.mean, stat.verdict                       # what the report's tables and figures read
     stat.as_dict()                                # {"diffs": [...], "n": 3, "mean": -0.2, ...}: what analysis.json holds
 
-Every analysis of a sweep (``paired``, ``efficiency``, ``frequency``, ``scaling``, the sections of ``report`` and
-``ablation``) returns dataclasses deriving from ``Record``. The Markdown and the figures read their attributes;
-analysis.json, ablations.json and ``leviathan analyze --json`` hold ``as_dict()``: one key per field in the
-order the fields are declared, nested records (also inside lists and dicts) as objects.
-
-Where a key is not always in the JSON, the field says so:
-
-- ``optional()``: the key is left out while the field is None (a comparison's ``error``, present only when
-  its curves could not be read);
-- ``inline()``: a record whose keys are written into this one's at the field's place (left out while None).
-
-A record whose JSON depends on more than one field overrides ``as_dict``; ``Record.from_dict`` reads analysis.json
-back into the same types (``codec.decode``), so the demo and the report read attributes, never keys. Footgun:
-``as_dict`` keeps numbers as they are (numpy scalars, inf, nan); ``results.json_safe`` turns them into strict JSON.
+Every analysis of a sweep returns dataclasses deriving from ``Record``: the Markdown and the figures read their
+attributes; analysis.json, ablations.json and ``leviathan analyze --json`` hold ``as_dict()``, the ``codec``'s JSON
+(one key per field in declaration order; ``optional()`` and ``inline()`` fields where a key is not always there). A
+record whose JSON depends on more than one field overrides ``as_dict``; ``Record.from_dict`` reads analysis.json
+back into the same types, so the demo and the report read attributes, never keys. Footgun: ``as_dict`` keeps
+numbers as they are (numpy scalars, inf, nan); ``results.json_safe`` turns them into strict JSON.
 """
 
 from __future__ import annotations

@@ -1,41 +1,33 @@
 """Scaling analysis (docs/DESIGN.md §7): fit L(N) = E + A N^(-alpha) to dense runs, invert it for other runs.
 
-The paper's isoparametric claim ("leviathan behaves like a dense model with 1.47x-2.11x its
-parameters") comes from exactly this: fit the dense models' validation loss against their
-parameter count, then ask which dense size N_eq the fit says would reach a leviathan run's loss.
-The multiplier is N_eq / N_leviathan.
+The paper's isoparametric claim ("leviathan behaves like a dense model with 1.47x-2.11x its parameters") comes from
+exactly this: fit the dense models' validation loss against their parameter count, then ask which dense size N_eq
+the fit says would reach a leviathan run's loss. The multiplier is N_eq / N_leviathan.
 
-Fitting. Least squares in loss space with x = log N as the regressor:
-``L = E + exp(c - alpha * (x - x0))`` with x0 the mean log size, so the parameters are O(1)
-whatever the units of N (A = exp(c + alpha * x0)). For a fixed alpha the model is linear in (E, e^c),
-so the fit is a one-dimensional search over alpha (variable projection: a log grid over
-[1e-4, 5], then a bounded scalar refinement) with the linear part solved in closed form under the
-bounds 0 <= E < min(L) (the irreducible loss lies below every observed loss) and A >= 0. This never
-needs a starting guess and cannot land in a bad local minimum of (E, A, alpha) jointly. The point
-estimate is then polished by scipy's ``curve_fit`` (bounded trust region, same parametrisation),
-kept only if it lowers the squared error.
+Fitting. Least squares in loss space with x = log N as the regressor: ``L = E + exp(c - alpha * (x - x0))`` with x0
+the mean log size, so the parameters are O(1) whatever the units of N (A = exp(c + alpha * x0)). For a fixed alpha
+the model is linear in (E, e^c), so the fit is a one-dimensional search over alpha (variable projection: a log grid
+over [1e-4, 5], then a bounded scalar refinement) with the linear part solved in closed form under the bounds
+0 <= E < min(L) and A >= 0: no starting guess, no bad local minimum of (E, A, alpha) jointly. The point estimate is
+then polished by scipy's ``curve_fit`` (same parametrisation), kept only if it lowers the squared error.
 
-Confidence intervals are a bootstrap over runs: resample the (N, L) points with replacement and
-refit. When every size has at least two runs (seeds) the resampling is stratified by size (each
-size keeps its number of runs); otherwise whole runs are resampled and draws with fewer than three
-distinct sizes (three parameters need three sizes) are redrawn; the number of redraws is reported.
-Intervals are percentile intervals (``ci`` = 0.95 -> 2.5th and 97.5th percentiles).
+Confidence intervals: a bootstrap over runs (resample the (N, L) points with replacement and refit), stratified by
+size when every size has at least two runs; otherwise draws with fewer than three distinct sizes are redrawn (the
+number of redraws is reported). Percentile intervals (``ci`` = 0.95 -> 2.5th and 97.5th percentiles).
 
-Inverting. N_eq = (A / (L - E))^(1/alpha). A loss at or below E is never reached by any dense size
-according to the fit: N_eq is infinite and the result is flagged ``below_irreducible`` instead of
-returning a number. N_eq outside the fitted range of sizes is flagged ``extrapolated``.
+Inverting. N_eq = (A / (L - E))^(1/alpha). A loss at or below E is reached by no dense size according to the fit:
+N_eq is infinite and flagged ``below_irreducible``; N_eq outside the fitted range of sizes is flagged
+``extrapolated``.
 
-Identification. A ladder whose losses barely bend (or span too few sizes) fits equally well with
-E near 0 and a tiny alpha as with E near the smallest loss and a large alpha: the point estimate is
-then one of many, and every dense-equivalent size read off it is too. ``PowerLawFit.unidentified``
-says so from the bootstrap: alpha's interval spanning more than ``ALPHA_RATIO_IDENTIFIED`` (a factor
-of 4 in alpha is a factor of 4 in the exponent of every multiplier), or E's interval covering more
-than half of [0, min L) (the irreducible loss is not pinned down). The report prints the reasons.
+Identification. A ladder whose losses barely bend (or span too few sizes) fits equally well with E near 0 and a
+tiny alpha as with E near the smallest loss and a large alpha; every dense-equivalent size read off the point
+estimate is then one of many. ``PowerLawFit.unidentified`` says so from the bootstrap: alpha's interval spanning
+more than ``ALPHA_RATIO_IDENTIFIED`` (a factor of 4 in alpha is one in the exponent of every multiplier), or E's
+interval covering more than half of [0, min L). The report prints the reasons.
 
-Footguns: a fit on fewer than 4 sizes has no residual degrees of freedom worth the name; the
-bootstrap interval then mostly says "we don't know" and the report should say so. Quantiles of
-draws that include infinity use the inverted-CDF rule (no interpolation between a finite draw and
-infinity).
+Footguns: a fit on fewer than 4 sizes has no residual degrees of freedom worth the name; the bootstrap interval
+then mostly says "we don't know" and the report says so. Quantiles of draws that include infinity use the
+inverted-CDF rule (no interpolation between a finite draw and infinity).
 """
 
 from __future__ import annotations
@@ -146,11 +138,8 @@ def _check_inputs(N, L) -> tuple[np.ndarray, np.ndarray]:
 
 
 def _linear_given_alpha(z: np.ndarray, L: np.ndarray, L_min: float, fix_E: float | None):
-    """Least squares of L = E + C z for each row of z (G, n), with 0 <= E < min L and C >= 0.
-
-    For fixed alpha the model is linear in (E, C): closed form, then the box constraints (the
-    optimum of a convex problem violating a bound lies on that bound).
-    """
+    """Least squares of L = E + C z for each row of z (G, n), with 0 <= E < min L and C >= 0: closed form for fixed
+    alpha, then the box constraints (the optimum of a convex problem violating a bound lies on that bound)."""
     E_hi = L_min * (1 - 1e-9)
     zz = np.sum(z * z, axis=1)
     if fix_E is None:
@@ -171,12 +160,9 @@ def _linear_given_alpha(z: np.ndarray, L: np.ndarray, L_min: float, fix_E: float
 
 def _fit_once(x: np.ndarray, L: np.ndarray, x0: float, fix_E: float | None = None,
               polish: bool = False) -> tuple[float, float, float]:
-    """(E, c, alpha) for L = E + exp(c - alpha (x - x0)); x = log N.
-
-    Variable projection: for each alpha the best (E, C = e^c) is linear least squares, so the fit is
-    a 1-D search over alpha (a log grid, then a bounded scalar refinement around the best point).
-    ``polish`` additionally runs scipy's ``curve_fit`` on all three parameters from that solution
-    and keeps it only if it lowers the squared error (a cross-check; it never should by much).
+    """(E, c, alpha) for L = E + exp(c - alpha (x - x0)); x = log N, by variable projection (module docstring);
+    ``polish`` additionally runs scipy's ``curve_fit`` from that solution and keeps it only if it lowers the squared
+    error (a cross-check; it never should by much).
     """
     from scipy.optimize import curve_fit, minimize_scalar
 
@@ -221,15 +207,10 @@ def _fit_once(x: np.ndarray, L: np.ndarray, x0: float, fix_E: float | None = Non
 
 def fit_power_law(N: Sequence[float], L: Sequence[float], *, num_bootstrap: int = 1000, ci: float = 0.95,
                   seed: int = 0, fix_E: float | None = None) -> PowerLawFit:
-    """Fit L(N) = E + A N^(-alpha) to runs (N_i, L_i), with a bootstrap over runs.
-
-    Args:
-        N: parameter counts of the runs (one entry per run; repeated sizes = several seeds).
-        L: their validation losses (nats).
-        num_bootstrap: bootstrap draws (0 disables the intervals).
-        ci: central coverage of the percentile intervals.
-        seed: RNG seed of the bootstrap (results are deterministic given it).
-        fix_E: hold the irreducible loss at this value (e.g. 0 for a pure power law).
+    """Fit L(N) = E + A N^(-alpha) to runs (N_i, L_i), with a bootstrap over runs. ``N``: the runs' parameter counts
+    (repeated sizes = several seeds); ``L``: their validation losses (nats); ``num_bootstrap``: draws (0: no intervals);
+    ``ci``: the percentile intervals' coverage; ``seed``: the bootstrap's RNG seed; ``fix_E``: hold the irreducible loss
+    at this value (0: a pure power law).
     """
     N, L = _check_inputs(N, L)
     if not 0 < ci < 1:
@@ -310,11 +291,8 @@ class DenseEquivalent(Record):
 
 def dense_equivalent(fit: PowerLawFit, loss: float | Iterable[float], params: float, *,
                      seed: int = 0) -> DenseEquivalent:
-    """Invert ``fit`` at ``loss``: the dense size that the fit says reaches it, and N_eq / params.
-
-    ``loss`` may be a list (several seeds of the same model): the point estimate uses the mean, and
-    each bootstrap draw also resamples these losses, so seed noise enters the interval.
-    """
+    """Invert ``fit`` at ``loss``: the dense size the fit says reaches it, and N_eq / params. ``loss`` may be a list (seeds
+    of one model): the point estimate uses the mean, and each bootstrap draw resamples these losses too."""
     losses = np.atleast_1d(np.asarray(loss, dtype=float))
     if len(losses) == 0 or not np.all(np.isfinite(losses)):
         raise UserError("dense_equivalent needs finite losses")

@@ -5,27 +5,24 @@ body grows? Pure functions over result rows.
     panel.points[0].gap                # TInterval: generator - untied final validation loss at the smallest body
     panel.slope.slope                  # TInterval over seeds: the gap's slope against ln(body parameters)
 
-A point is one body size: the rows of the iso-body regime (the same backbone for every variant, docs/DESIGN.md §4)
-whose ``params.body`` is equal (the width round changes the width at a fixed depth; at the paper's sizes depth
-changes too, and the body count covers both). At each point the generator arm
-(variant ``leviathan``) and the untied table (``dense_untied``) are paired by seed, as everywhere in the report
-(``experiments.method.paired``): the seed fixes the init and the data order, so d_{w,s} = L(generator, w, s) -
-L(untied, w, s) cancels what the two runs share. The tied table (``dense_tied``) is a descriptive point, usually
-one seed: its gap is given, never tested.
+A point is one body size: the iso-body rows (docs/DESIGN.md §4) whose ``params.body`` is equal (the width round
+changes the width at a fixed depth; at the paper's sizes depth changes too, and the body count covers both). At
+each point the generator (``leviathan``) and the untied table (``dense_untied``) are paired by seed as everywhere
+(``paired``): d_{w,s} = L(generator, w, s) - L(untied, w, s). The tied table (``dense_tied``) is a descriptive
+point, usually one seed: its gap is given, never tested.
 
-The primary statistic (fixed in the plan before the runs): for each seed s that has a pair at every point, the
+The primary statistic (fixed in the plan before the runs): for each seed s with a pair at every point, the
 least-squares slope b_s of d_{w,s} against x_w = ln(body parameters at w); over those seeds the mean of b_s with
-its Student t interval (df = seeds - 1). Units: nats per e-fold of body parameters (``per_doubling`` multiplies by
-ln 2). Why per seed and not a regression over all 3 x 3 points: the three widths of one seed share its data order,
-so its points are not independent; the seeds are (different init, different order). With every seed complete the
-mean of the b_s is also the slope through the per-width mean gaps (least squares is linear in y).
+its Student t interval (df = seeds - 1), in nats per e-fold of body parameters (``per_doubling``: times ln 2). Per
+seed, not a regression over all points, because the widths of one seed share its data order (not independent);
+the seeds are. With every seed complete the mean of the b_s is also the slope through the per-width mean gaps.
 
 Direction. The paper (60M-1.2B parameters, o200k, against dense tables) reports the generator's advantage growing
-with scale. In this panel that is a gap that falls as the body grows: a negative slope, whether the gap is a
-deficit that shrinks or a lead that widens. The verdict reads the interval: ``falls`` (upper end below 0: the
-paper's direction), ``rises`` (lower end above 0: against it), ``not resolved``; ``one seed`` / ``no pairs`` as in
-``paired.t_interval``. Footgun: three widths over a 4-16x range of body parameters is a trend, not a scaling law;
-a slope says nothing about where the gap crosses 0, and the plan says so before reading it.
+with scale: here a gap that falls as the body grows, a negative slope, whether the gap is a deficit that shrinks or
+a lead that widens. The verdict reads the interval: ``falls`` (upper end below 0: the paper's direction), ``rises``
+(lower end above 0), ``not resolved``; ``one seed`` / ``no pairs`` as in ``paired.t_interval``. Footgun: three
+widths over a 4-16x range of body parameters is a trend, not a scaling law; a slope says nothing about where the
+gap crosses 0, and the plan says so before reading it.
 
 A body with generator rows from two sizes (a reference and an option arm at one width, as in a fair-shot round) is
 left out with a note: which generator the panel means is a choice the caller makes (``generator_sizes``).

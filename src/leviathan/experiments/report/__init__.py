@@ -1,20 +1,11 @@
 """``leviathan report RESULTS --out DIR``: a Markdown report with tables and PNG figures from a sweep.
 
-Reads ``results.jsonl`` (rows written by ``experiments.machinery.sweep``, typed by ``experiments.machinery.results``) and
-each run's ``metrics.jsonl``; writes ``DIR/report.md``, ``DIR/analysis.json`` (every number in the
-report) and ``DIR/*.png``, never over a file of those names it did not write (``leviathan.ownership``: its
-marker lists what it wrote). Three parts, one job each:
-
-- ``analysis``: the numbers (comparisons per regime, scaling, frequency buckets, sample efficiency,
-  throughput, parameter allocation; docs/DESIGN.md §7) as one ``Analysis`` of typed sections, whose
-  ``as_dict()`` is analysis.json;
-- ``figures``: the PNGs, drawn from the rows and those numbers (matplotlib, Agg backend);
-- ``markdown``: report.md, the text and tables over the same numbers;
-- ``embeddings``: the input side at init and at the end, when the results folder holds ``embeddings/*.json``
-  (the records of ``leviathan analyze embeddings``), its numbers and its Markdown.
-
-The unigram plateau the paired gap curves mark comes from the sweep's grid.json (its data folder's
-train_freq.npy, or the ``unigram_entropy`` a copied grid.json holds).
+Reads ``results.jsonl`` (``experiments.machinery.results``) and each run's ``metrics.jsonl``; writes
+``DIR/report.md``, ``DIR/analysis.json`` (every number in the report) and ``DIR/*.png``, never over a file of those
+names it did not write (``leviathan.ownership``). One job per part: ``analysis`` (the numbers, one ``Analysis``),
+``figures`` (the PNGs), ``markdown`` (report.md) and ``embeddings`` (the input side at init and at the end, from
+the records of ``leviathan analyze embeddings``). The unigram plateau the paired gap curves mark comes from the
+sweep's grid.json (its data folder's train_freq.npy, or the ``unigram_entropy`` a copied grid.json holds).
 
 Missing inputs degrade gracefully: a section whose data is absent (no ladder, no buckets, metrics
 files moved) says so in the report instead of failing, so a half-finished sweep reports what it has.
@@ -45,11 +36,9 @@ def write_report(results: str | os.PathLike | list, out_dir: str | os.PathLike, 
                  num_bootstrap: int = 1000, ci: float = 0.95, seed: int = 0, ladder: str | None = None,
                  lr_sweep: str | os.PathLike | list | None = None,
                  fair_shot: str | os.PathLike | None = None) -> Path:
-    """Analyse a sweep's results and write report.md, analysis.json and the figures into ``out_dir``; with
-    ``lr_sweep`` (the sweep folder of its learning-rate pre-sweep, or the folders of its shards) also the pre-sweep's
-    table and picks; with
-    ``fair_shot`` (the results folder of the round a fair-shot round re-examines) the round's rules applied.
-    ``results`` may list several sweep folders of one grid (its shards): they are merged (``shards.merge_sweeps``).
+    """Analyse a sweep's results (several folders: the shards of one grid, merged) and write report.md, analysis.json and
+    the figures into ``out_dir``; with ``lr_sweep`` (the pre-sweep's folder, or its shards' folders) also the pre-sweep's
+    table and picks, with ``fair_shot`` (the results folder of the round it re-examines) the fair-shot rules applied.
 
     Parameters: the options of ``leviathan report``, keyword arguments one each (the library entry point mirrors the
     verb).

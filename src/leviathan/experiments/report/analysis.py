@@ -1,29 +1,16 @@
 """The numbers of a sweep report (docs/DESIGN.md §7): every table and figure reads them, analysis.json holds them.
 
 ``analyze(rows)`` runs every analysis over a sweep's rows and returns one ``Analysis``, a record
-(``records.Record``) of typed sections whose ``as_dict()`` is analysis.json:
-
-- ``comparisons``: per regime of ``results.COMPARISONS`` (iso-body vs dense_tied, isoparametric and
-  variants vs dense_untied; docs/DESIGN.md §4), per (size, seed, variant) a ``ComparisonEntry``: loss,
-  perplexity, bits per byte, the baseline's, and the relative perplexity reduction 1 - ppl / ppl_baseline;
-- ``scaling``: the dense ladder's power-law fit and every other run's dense-equivalent size
-  (``scaling.LadderFit``, whose ``fit`` gives the frontier figure its bootstrap band), ``NotComputed``
-  with the reason when the ladder cannot be fitted, or None (null in analysis.json) for rows with no run in
-  the scaling regime, whose report leaves the section and the frontier figure out;
-- ``frequency``, ``efficiency``, ``throughput``: ``experiments.method.frequency`` / ``efficiency`` over the
-  same comparison pairs;
-- ``paired``: per comparison, the paired differences across seeds with Student t intervals at the end
-  (every eval set) and over training (``experiments.method.paired``);
-- ``params``: parameters by group per model (seeds merged); ``per_set``: every run on every eval set;
-- ``lr_sweep``: each arm's learning-rate pick, when the report is given its pre-sweep (``lr_sweep``);
-- ``fair_shot``: a fair-shot round's reproduction check, screening, pick, control and primary comparison, when
-  the report is given the committed round it re-examines (``fair_shot``; results/o200k-fair/PLAN.md);
-- ``embeddings``: the input side at init and at the end, when the results folder holds the records of
-  ``leviathan analyze embeddings`` (``embeddings/*.json``; ``report.embeddings``). Both keys are left out of
-  analysis.json when absent, so a report without them is unchanged;
-- ``width``: the generator - untied gap against the body's size and the slope of that gap over seeds
-  (``experiments.method.width``; results/o200k-width/PLAN.md), when the rows pair the two arms at two or more body sizes;
-  left out otherwise.
+(``records.Record``) of typed sections whose ``as_dict()`` is analysis.json: ``comparisons`` (per regime of
+``results.COMPARISONS``, per (size, seed, variant) a ``ComparisonEntry``: loss, perplexity, bits per byte, the
+baseline's, and the perplexity reduction 1 - ppl / ppl_baseline), ``scaling`` (the dense ladder's fit and every
+other run's dense-equivalent size, a ``scaling.LadderFit``; ``NotComputed`` with the reason when the ladder cannot
+be fitted; None for rows with no scaling run, whose report leaves the section and the frontier out),
+``frequency``, ``efficiency``, ``throughput`` and ``paired`` over the same comparison pairs (``experiments.method``),
+``params`` (parameters by group per model) and ``per_set`` (every run on every eval set). Optional sections, left
+out of analysis.json when absent so that a report without them is unchanged: ``lr_sweep`` (given the pre-sweep),
+``fair_shot`` (given the committed round it re-examines), ``embeddings`` (the folder's ``embeddings/*.json``) and
+``width`` (rows pairing the generator with the untied table at two or more body sizes).
 """
 
 from __future__ import annotations
@@ -156,9 +143,8 @@ def analyze(rows: Iterable[ResultRow], eval_set: str = "val", num_bootstrap: int
             seed: int = 0, ladder: str | None = None, plateau: float | None = None,
             embeddings: list[EmbeddingRecord] | None = None) -> Analysis:
     """Every analysis of docs/DESIGN.md §7 over a sweep's rows; a scaling fit that cannot be made is ``NotComputed``.
-
-    ``plateau``: the training unigram entropy (nats), which the paired gap curves mark; ``embeddings``: the
-    records of ``leviathan analyze embeddings`` (none: no such section).
+    ``plateau``: the training unigram entropy (nats) the paired gap curves mark; ``embeddings``: the records of
+    ``leviathan analyze embeddings`` (none: no such section).
 
     Parameters: the rows and the report's optional inputs (pre-sweeps, fair shot, embeddings, notes), keyword-
     defaulted.

@@ -3,15 +3,12 @@
     section = embeddings_section(records)     # EmbeddingsSection: per arm the mean over its seeds; pairs by seed
     md_lines = render_embeddings(section)      # the Markdown of the section
 
-``leviathan report DIR`` adds it when ``DIR/embeddings/*.json`` exists (``embedding_files.read_records``); a DIR
-without that folder reports exactly as before (no section, no ``embeddings`` key in analysis.json).
-
-Per arm (the run name without its seed suffix) one table: per group of ids (``experiments.method.embeddings``: all, seen,
-the training-frequency buckets rarest first, unseen), init -> final of RMS, shared share, effective rank and mean
-cosine, each the mean over the arm's seeds (the per-run numbers stay in the records). Per seed every pair of its
-arms: the neighbour agreement (``embeddings.compare_records``) over every probe and per group, at init -> at the
-end. Footgun: records made with other options or on other data (different probes) do not pair; the section lists
-such a pair with the reason instead of failing.
+``leviathan report DIR`` adds it when ``DIR/embeddings/*.json`` exists; without that folder the report has no
+section and analysis.json no ``embeddings`` key. Per arm (the run name without its seed suffix) one table: per group
+of ids, init -> final of RMS, shared share, effective rank and mean cosine, each the mean over the arm's seeds.
+Per seed every pair of its arms: the neighbour agreement (``embeddings.compare_records``) over every probe and per
+group. Footgun: records made with other options or on other data do not pair; the section lists such a pair with
+the reason instead of failing.
 """
 
 from __future__ import annotations
@@ -20,7 +17,7 @@ import itertools
 from dataclasses import dataclass
 
 from ...errors import UserError
-from ...tables import markdown_table
+from ...tables import arrow, markdown_table
 from ..method.embeddings import EmbeddingPair, EmbeddingRecord, GroupStats, compare_records
 from ..method.records import Record
 
@@ -120,11 +117,6 @@ def embeddings_section(records: list[EmbeddingRecord]) -> EmbeddingsSection:
                              [_arm_geometry(arm, rs) for arm, rs in by_arm.items()], pairs, unpaired)
 
 
-def _cell(a: float | None, b: float | None, spec: str) -> str:
-    """``init -> final``; ``-`` for an undefined statistic."""
-    return f"{'-' if a is None else format(a, spec)} -> {'-' if b is None else format(b, spec)}"
-
-
 def render_embeddings(section: EmbeddingsSection) -> list[str]:
     """The section's Markdown lines."""
     md = ["## Input side at init and at the end", "",
@@ -144,10 +136,10 @@ def render_embeddings(section: EmbeddingsSection) -> list[str]:
         md.append(markdown_table(["group", "ids", "train count", "RMS", "shared share", "effective rank",
                                   "mean cosine"],
                                  [[g.group, f"{g.num_ids:,}", f"{g.min_count:,}-{g.max_count:,}",
-                                   _cell(g.init.rms, g.final.rms, ".4f"),
-                                   _cell(g.init.shared_share, g.final.shared_share, ".4f"),
-                                   _cell(g.init.effective_rank, g.final.effective_rank, ".2f"),
-                                   _cell(g.init.mean_cosine, g.final.mean_cosine, "+.4f")] for g in arm.groups]))
+                                   arrow(g.init.rms, g.final.rms, ".4f"),
+                                   arrow(g.init.shared_share, g.final.shared_share, ".4f"),
+                                   arrow(g.init.effective_rank, g.final.effective_rank, ".2f"),
+                                   arrow(g.init.mean_cosine, g.final.mean_cosine, "+.4f")] for g in arm.groups]))
         md.append("")
     if section.pairs or section.unpaired:
         k = section.top_k
@@ -161,7 +153,7 @@ def render_embeddings(section: EmbeddingsSection) -> list[str]:
         names = [g.group for g in section.pairs[0].groups]
         md.append(markdown_table(["seed", "run A", "run B"] + [f"{n} probes" if n == "all" else n for n in names],
                                  [[p.seed_a, p.run_a, p.run_b] +
-                                  [_cell(g.init, g.final, ".3f") for g in p.groups] for p in section.pairs]))
+                                  [arrow(g.init, g.final, ".3f") for g in p.groups] for p in section.pairs]))
         md.append("")
     for u in section.unpaired:
         md += [f"_{u.run_a} and {u.run_b} not compared: {u.reason}_", ""]

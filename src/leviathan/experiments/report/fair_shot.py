@@ -1,10 +1,9 @@
 """The report's section on a fair-shot round (``leviathan report DIR --fair-shot COMMITTED``): its Markdown.
 
-The numbers come from ``experiments.method.fair_shot`` (the plan's rules over the rows); this module only lays them out:
-the reproduction check, the screening table (generator arms and untied-table arms at seed 0, each against its
-reference), what the rules chose and why, and the primary comparison with its interval when its seeds are in.
-The arms the plan screens are the seed-0 runs of the round's grid file (``load_grid``), so a missing row keeps a
-choice pending instead of letting the rows that happen to exist decide.
+The numbers come from ``experiments.method.fair_shot``; this lays out the reproduction check, the screening table
+(generator and untied-table arms at seed 0, each against its reference), what the rules chose and why, and the
+primary comparison with its interval once its seeds are in. The arms screened are the seed-0 runs of the round's
+grid file (``load_grid``), so a missing row keeps a choice pending instead of letting the rows that exist decide.
 """
 
 from __future__ import annotations
@@ -13,6 +12,7 @@ from ..method.fair_shot import GENERATOR, TABLE, ArmResult, FairShot, fair_shot
 from ..machinery.grid import load_grid
 from ..method.paired import PairedComparison
 from ..machinery.results import ResultRow
+from ...tables import cell
 
 
 def planned_arms(grid_name: str | None, reference: str) -> tuple[list[str] | None, list[str] | None]:
@@ -25,15 +25,11 @@ def planned_arms(grid_name: str | None, reference: str) -> tuple[list[str] | Non
     return arms[GENERATOR], arms[TABLE]
 
 
-def _f(v, spec="+.4f"):
-    return "-" if v is None else format(v, spec)
-
-
 def _arm_table(results: list[ArmResult], what: str, reference: str) -> list[str]:
     lines = [f"| {what} | run | final val loss | - reference | beats it by > margin |", "|---|---|---|---|---|"]
     for r in results:
         beats = "reference" if r.arm == reference else ("yes" if r.beats_margin else "no")
-        lines.append(f"| {r.arm} | {r.run} | {_f(r.loss, '.4f')} | {_f(r.diff)} | {beats} |")
+        lines.append(f"| {r.arm} | {r.run} | {cell(r.loss, '.4f')} | {cell(r.diff, '+.4f')} | {beats} |")
     return lines
 
 
@@ -45,7 +41,7 @@ def _paired_line(c: PairedComparison) -> str:
     ci = "-" if st.ci is None else f"[{st.ci[0]:+.4f}, {st.ci[1]:+.4f}]"
     per_seed = ", ".join(f"{d:+.4f}" for d in st.diffs)
     return (f"- **{c.size} {c.model} - {c.baseline_size or c.size} {c.baseline}**: seeds {c.seeds}, d_s = {per_seed}; "
-            f"mean {_f(st.mean)} {ci}: **{st.verdict}**")
+            f"mean {cell(st.mean, '+.4f')} {ci}: **{st.verdict}**")
 
 
 def render_fair_shot(fs: FairShot, source: str) -> list[str]:
@@ -56,8 +52,8 @@ def render_fair_shot(fs: FairShot, source: str) -> list[str]:
     else:
         md += [f"**Reproduction check** ({rep.run}, committed at {str(rep.committed_commit)[:7]}, rerun at "
                f"{str(rep.rerun_commit)[:7]}): {rep.equal_points} of {rep.points} curve points equal bit for bit; "
-               f"final loss {_f(rep.committed_final, '.10f')} committed, {_f(rep.rerun_final, '.10f')} rerun; largest "
-               f"difference {_f(rep.max_abs_diff, '.3e')}. **{'Reproduced' if rep.bitwise else 'Not reproduced'}**: "
+               f"final loss {cell(rep.committed_final, '.10f')} committed, {cell(rep.rerun_final, '.10f')} rerun; largest "
+               f"difference {cell(rep.max_abs_diff, '.3e')}. **{'Reproduced' if rep.bitwise else 'Not reproduced'}**: "
                f"the reference arms are the {fs.reference_rows} rows.", ""]
     md += ["### Screening (seed 0)", "", *_arm_table(fs.screening, "generator arm", fs.reference), "",
            *_arm_table(fs.tables, "untied-table arm", fs.reference), "",

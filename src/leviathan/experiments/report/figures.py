@@ -1,21 +1,12 @@
 """The figures of a sweep report (docs/DESIGN.md §7), drawn from result rows and the report's numbers.
 
-- ``loss_curves.png``: validation loss against training tokens, one panel per regime (each run's
-  metrics.jsonl; runs whose file cannot be read are left out).
-- ``frontier.png``: parameter-loss frontier: the dense ladder, the fitted E + A N^-alpha with its
-  bootstrap band, every other run placed at its own parameter count.
-- ``reduction_by_size.png``: iso-body (and isoparametric) perplexity reduction vs the dense baseline.
-- ``param_allocation.png``: parameters by component (input side, body, head), stacked, per model.
-- ``frequency_reduction.png``: perplexity reduction per training-frequency bucket (rare -> frequent).
-- ``gain_over_training.png``: perplexity reduction vs the baseline at every validation point.
-- ``paired_gap.png``: per comparison, the mean gap over seeds (model - baseline validation loss) with
-  its pointwise t interval, and where the baseline leaves the unigram plateau.
-- ``width_gap.png``: the generator - untied gap against body parameters (log scale), one point per body size with
-  its t interval and its seeds, the mean per-seed slope as a line, the paper's reported direction beside it
-  (``experiments.method.width``); only when the rows have such a panel.
-
-Each ``fig_*`` returns whether it drew anything (``experiments.plots``: the Agg backend, 120-dpi PNGs);
-``draw_figures`` draws them all and says which were drawn (``Drawn``).
+One ``fig_*`` per PNG, named by ``Drawn``'s fields: validation loss curves per regime (each run's metrics.jsonl;
+an unreadable one is left out), the parameter-loss frontier (the dense ladder, the fit with its bootstrap band,
+every other run at its own count), perplexity reduction by size, parameters by group per model, reduction per
+training-frequency bucket, gain over training, the paired gap over training (mean over seeds, pointwise t interval,
+where the baseline leaves the unigram plateau) and the width panel (the generator - untied gap against body
+parameters, its seeds, the mean per-seed slope and the paper's reported direction). Each returns whether it drew
+anything (``experiments.plots``: the Agg backend, 120-dpi PNGs); ``draw_figures`` draws them all (``Drawn``).
 """
 
 from __future__ import annotations

@@ -1,12 +1,7 @@
 """The text of a sweep report: report.md from the report's numbers (``analysis.Analysis``) and the figures drawn.
 
-Sections follow docs/DESIGN.md §7: loss curves, one table per comparison regime (§4), every run on
-every eval set, the scaling fit with dense-equivalent sizes, parameter allocation, perplexity by
-training-frequency bucket, sample efficiency and throughput, and (where the results folder holds its records)
-the input side at init and at the end (``embeddings``); when the rows pair the generator with the untied table
-at two or more body sizes, the width panel right after the paired differences (``experiments.method.width``). A
-section whose numbers are missing
-says so instead of failing, so a half-finished sweep reports what it has.
+Sections follow docs/DESIGN.md §7 in the order of ``render_markdown``; a section whose numbers are missing says so
+instead of failing, so a half-finished sweep reports what it has.
 """
 
 from __future__ import annotations
