@@ -247,10 +247,18 @@ def gap_trend(seeds: list[tuple[ResultRow, ResultRow]], ci: float = 0.95, from_f
     ts = [t for t in shared if t >= start]
     slopes, ends = [], []
     for m, b in zip(model, base):
-        gaps = np.array([m[t] - b[t] for t in ts])
-        slopes.append(float(np.polyfit(np.array(ts, dtype=np.float64) / 1e6, gaps, 1)[0]) if len(ts) >= 2 else None)
+        gaps = [m[t] - b[t] for t in ts]
+        slopes.append(least_squares_slope([t / 1e6 for t in ts], gaps) if len(ts) >= 2 else None)
         ends.append(float(gaps[-1]))
     return GapTrend(from_tokens=int(ts[0]), points=len(ts), slopes=slopes, end_gaps=ends, slope=t_interval(slopes, ci))
+
+
+def least_squares_slope(xs: list[float], ys: list[float]) -> float:
+    """The slope of the least-squares line through (xs, ys), in closed form over correctly rounded sums
+    (``math.fsum``): the same bits on every machine, where ``np.polyfit`` (LAPACK) changed the last digits of
+    analysis.json between two CPUs."""
+    mx, my = math.fsum(xs) / len(xs), math.fsum(ys) / len(ys)
+    return math.fsum((x - mx) * (y - my) for x, y in zip(xs, ys)) / math.fsum((x - mx) ** 2 for x in xs)
 
 
 def paired_efficiency(seeds: list[tuple[ResultRow, ResultRow]], ci: float = 0.95) -> PairedEfficiency:
