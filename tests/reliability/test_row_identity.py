@@ -157,3 +157,46 @@ def test_a_mistyped_field_of_a_real_row_is_reported_and_skipped(sweep_copy, key,
     proc = cli(["report", sweep_copy, "--bootstrap", "5"])
     assert proc.returncode == 0 and "Traceback" not in proc.stderr, proc.stderr
     assert f"results.jsonl:2: line 2 {why}; skipped" in proc.stderr, proc.stderr
+
+
+# Round 5: a row of well-typed fields that still cannot be. A loss of -3 made a report, a params.total of 1 gave an
+# input share of 480,000%, lists of different lengths were cut short, a loss measured on 0 tokens passed; all exit 0.
+def _edit_second_row(path: Path, change) -> None:
+    first, second = path.read_text().splitlines()
+    row = json.loads(second)
+    change(row)
+    path.write_text(first + "\n" + json.dumps(row) + "\n")
+
+
+@pytest.mark.parametrize("change, why", [
+    (lambda r: r["eval"]["val"].update(loss=-3.0), "has eval.val.loss -3.0, not a number >= 0"),
+    (lambda r: r.update(final_val_loss=-0.5), "has final_val_loss -0.5, not a number >= 0"),
+    (lambda r: r["eval"]["val"].update(tokens=0), "has eval.val.loss from eval.val.tokens 0"),
+    (lambda r: r["buckets"]["val"].update(loss=[5.0]), "has buckets.val lists of different lengths (loss 1, ppl 2"),
+    (lambda r: r["curve"].update(tokens=[1, 2, 3]), "has curve lists of different lengths (tokens 3, val_loss 1)"),
+    (lambda r: r["params"].update(total=1), "has params.total 1, not the sum of its parts"),
+], ids=["eval-loss", "final-loss", "no-tokens", "buckets", "curve", "params-sum"])
+def test_a_real_row_with_an_impossible_value_is_reported_and_skipped(sweep_copy, change, why):
+    from reliability_support import cli
+
+    _edit_second_row(sweep_copy / "results.jsonl", change)
+    proc = cli(["report", sweep_copy, "--bootstrap", "5"])
+    assert proc.returncode == 0 and "Traceback" not in proc.stderr, proc.stderr
+    assert f"results.jsonl:2: line 2 {why}" in proc.stderr and "skipped" in proc.stderr, proc.stderr
+
+
+def test_rows_copied_under_other_seeds_make_no_verdict(sweep_copy):
+    """Round 5: both rows copied as seed 1 (name and seed edited, their config still seed 0) made two identical 'seeds'
+    and a 'better' verdict with an interval of zero width. The row's seed must be its config's."""
+    from reliability_support import cli
+
+    path = sweep_copy / "results.jsonl"
+    rows = [json.loads(line) for line in path.read_text().splitlines()]
+    copies = [{**r, "name": r["name"].replace("-s0", "-s1"), "seed": 1} for r in rows]
+    path.write_text("".join(json.dumps(r) + "\n" for r in rows + copies))
+    proc = cli(["report", sweep_copy, "--bootstrap", "5"])
+    assert proc.returncode == 0 and "Traceback" not in proc.stderr, proc.stderr
+    assert "line 3 has seed 1 but its config says seed: 0" in proc.stderr
+    assert "line 4 has seed 1 but its config says seed: 0" in proc.stderr
+    report = (sweep_copy / "report" / "report.md").read_text()
+    assert "| better |" not in report and "| worse |" not in report
