@@ -20,7 +20,7 @@ import yaml
 from leviathan.cli import main
 
 sys.path.insert(0, str(Path(__file__).parent))
-from reliability_support import one_error  # noqa: E402
+from reliability_support import one_error, tree_hashes  # noqa: E402
 
 pytestmark = [pytest.mark.reliability, pytest.mark.usefixtures("single_thread")]
 
@@ -200,3 +200,31 @@ def test_rows_copied_under_other_seeds_make_no_verdict(sweep_copy):
     assert "line 4 has seed 1 but its config says seed: 0" in proc.stderr
     report = (sweep_copy / "report" / "report.md").read_text()
     assert "| better |" not in report and "| worse |" not in report
+
+
+def test_rows_trained_with_skip_eval_never_share_a_file_or_a_report_with_evaluated_rows(data, swept, tmp_path):
+    """Round 5: a --skip-eval shard reported with an evaluated one, or a sweep without --skip-eval into a --skip-eval
+    sweep's folder (it evaluated only its new runs and kept the old rows unevaluated, without a word) and its report,
+    ended in an IndexError traceback. Now one line each, nothing written; the fix the sweep names works."""
+    from reliability_support import cli_error
+
+    grid = grid_file(tmp_path, data)
+    trained = tmp_path / "trained"
+    assert main(["sweep", "--grid", str(grid), "--out", str(trained), "--skip-eval", "--only", "*dense_tied*"]) == 0
+    evaluated = tmp_path / "evaluated"
+    shutil.copytree(swept, evaluated)
+    path = evaluated / "results.jsonl"
+    path.write_text("".join(line + "\n" for line in path.read_text().splitlines() if "dense_untied" in line))
+    line = cli_error(["report", trained, evaluated, "--out", tmp_path / "report"])
+    assert "were not all evaluated: a-dense_tied-s0 hold no eval numbers" in line
+    assert not (tmp_path / "report").exists()
+    before = tree_hashes(trained)
+    line = cli_error(["sweep", "--grid", grid, "--out", trained])
+    assert "holds rows trained with --skip-eval (a-dense_tied-s0)" in line and "delete those rows" in line
+    assert tree_hashes(trained) == before
+    line = cli_error(["sweep", "--grid", grid, "--out", evaluated, "--skip-eval"])
+    assert "holds evaluated rows (a-dense_untied-s0) and this sweep skips evaluation" in line
+    (trained / "results.jsonl").write_text("")  # the fix: the trained runs are evaluated, not trained again
+    assert main(["sweep", "--grid", str(grid), "--out", str(trained)]) == 0
+    rows = [json.loads(line) for line in (trained / "results.jsonl").read_text().splitlines()]
+    assert all(row["eval"]["val"]["loss"] > 0 for row in rows) and len(rows) == 2
