@@ -218,6 +218,10 @@ def test_rows_trained_with_skip_eval_never_share_a_file_or_a_report_with_evaluat
     line = cli_error(["report", trained, evaluated, "--out", tmp_path / "report"])
     assert "were not all evaluated: a-dense_tied-s0 hold no eval numbers" in line
     assert not (tmp_path / "report").exists()
+    mixed = tmp_path / "mixed.jsonl"  # one file of both kinds: analyze compare set a training-time loss against an eval
+    mixed.write_text((trained / "results.jsonl").read_text() + path.read_text())
+    for analysis in ("compare", "frequency"):
+        assert "were not all evaluated" in cli_error(["analyze", analysis, mixed])
     before = tree_hashes(trained)
     line = cli_error(["sweep", "--grid", grid, "--out", trained])
     assert "holds rows trained with --skip-eval (a-dense_tied-s0)" in line and "delete those rows" in line
