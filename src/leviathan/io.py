@@ -60,11 +60,20 @@ def atomic_write_bytes(path: str | os.PathLike, data: bytes) -> None:
             os.fsync(f.fileno())
         os.replace(tmp, path)
     except OSError as e:
-        tmp.unlink(missing_ok=True)
+        _remove(tmp)
         raise named(e, path, tmp) from None
     except BaseException:
-        tmp.unlink(missing_ok=True)
+        _remove(tmp)
         raise
+
+
+def _remove(tmp: Path) -> None:
+    """Delete a temporary file if it is there; on a read-only disk even a missing one answers EROFS, which must not
+    replace the error being reported."""
+    try:
+        tmp.unlink(missing_ok=True)
+    except OSError:
+        pass
 
 
 def named(e: OSError, path: str | os.PathLike, tmp: str | os.PathLike | None = None) -> OSError:

@@ -139,3 +139,13 @@ def test_a_report_that_does_not_fit_leaves_whole_figures_and_reruns_after_room_i
     proc = cli(["report", swept, "--out", out, "--bootstrap", "5"])
     assert proc.returncode == 0, proc.stderr
     assert (out / "report.md").is_file() and (out / "analysis.json").is_file()
+
+
+def test_a_read_only_disk_names_the_file_asked_for(finished_run, small_disk):
+    """Round 5: on a read-only mount the line named '.record.json.tmpPID', a temporary file the user never asked
+    for (removing it answered EROFS too, which replaced the first error)."""
+    disk = small_disk(1024 * 1024)
+    done = subprocess.run(["mount", "-o", "remount,ro", str(disk)], capture_output=True, text=True)
+    assert done.returncode == 0, done.stderr
+    line = cli_error(["analyze", "embeddings", finished_run, "--out", disk / "record.json", "--probes", "2"])
+    assert f"error: '{disk}/record.json': read-only file system" in line, line
