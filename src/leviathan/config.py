@@ -28,7 +28,7 @@ import yaml
 from .codec import encode
 from .errors import ConfigError, UserError
 from .io import atomic_write_text
-from .strict_yaml import DuplicateKeyError, load_strict, parse as parse_yaml
+from .strict_yaml import AmbiguousNumberError, DuplicateKeyError, load_strict, parse as parse_yaml
 
 T = TypeVar("T")
 
@@ -216,6 +216,8 @@ def parse_override(text: str) -> tuple[list[str], Any]:
         value = parse_yaml(raw) if raw.strip() else ""
     except DuplicateKeyError as e:
         raise ConfigError(f"override {text!r}: key {e.key!r} is given twice in its value; keep one") from None
+    except AmbiguousNumberError as e:
+        raise ConfigError(f"override {text!r}: {e.advice()}") from None
     except yaml.YAMLError:
         value = raw
     return key.split("."), value
@@ -264,7 +266,10 @@ def load_yaml(path: str | os.PathLike) -> dict:
     except UnicodeDecodeError as e:
         raise ConfigError(f"config file {str(path)!r} is not UTF-8 text ({e.reason} at byte {e.start}); pass a YAML "
                           f"file") from None
-    data = load_strict(text, f"config file {str(path)!r}") or {}
+    data = load_strict(text, f"config file {str(path)!r}")
+    if data is None:  # read as the defaults before (issue 30 round 5): an empty or truncated file said nothing
+        raise ConfigError(f"config file {str(path)!r} is empty (it holds no settings, only blank lines or comments); "
+                          f"write its settings, or leave the file out")
     if not isinstance(data, dict):
         raise ConfigError(f"config file {str(path)!r} must hold a mapping of keys at the top level")
     return data

@@ -39,27 +39,43 @@ DEFAULT_DATA = Path("..") / "shared" / "data"  # beside a checkout, seen from it
 
 def atomic_write_text(path: str | os.PathLike, text: str) -> None:
     """Write ``text`` to ``path`` via a temporary file + fsync + rename: readers never see a partial file."""
+    atomic_write_bytes(path, text.encode())
+
+
+def atomic_write_bytes(path: str | os.PathLike, data: bytes) -> None:
+    """``atomic_write_text`` for bytes (a figure's PNG): a temporary file beside ``path``, fsync, rename. A failure
+    names ``path``, never the temporary file the user did not ask for."""
     path = Path(path)
     tmp = path.with_name(f".{path.name}.tmp{os.getpid()}")
     try:
-        with open(tmp, "w") as f:
-            f.write(text)
+        with open(tmp, "wb") as f:
+            f.write(data)
             f.flush()
             os.fsync(f.fileno())
         os.replace(tmp, path)
     except OSError as e:
-        tmp.unlink(missing_ok=True)
-        raise named(e, path) from None
+        _remove(tmp)
+        raise named(e, path, tmp) from None
     except BaseException:
-        tmp.unlink(missing_ok=True)
+        _remove(tmp)
         raise
 
 
-def named(e: OSError, path: str | os.PathLike) -> OSError:
-    """``e`` with ``path`` as its file name when it has none: a write or flush that fails on a full disk raises
-    ``OSError(ENOSPC)`` naming no file (only ``open`` names one), so the one-line error could not say which
-    file the disk refused (found on a real full tmpfs, tests/reliability/test_real_full_disk.py)."""
-    if e.filename is not None or e.errno is None:
+def _remove(tmp: Path) -> None:
+    """Delete a temporary file if it is there; on a read-only disk even a missing one answers EROFS, which must not
+    replace the error being reported."""
+    try:
+        tmp.unlink(missing_ok=True)
+    except OSError:
+        pass
+
+
+def named(e: OSError, path: str | os.PathLike, tmp: str | os.PathLike | None = None) -> OSError:
+    """``e`` with ``path`` as its file name when it has none (or names ``tmp``, the temporary file written in its
+    place): a write or flush that fails on a full disk raises ``OSError(ENOSPC)`` naming no file (only ``open`` names
+    one), so the one-line error could not say which file the disk refused (found on a real full tmpfs,
+    tests/reliability/test_real_full_disk.py); an ``open`` on a read-only disk named ``.NAME.tmpPID``."""
+    if e.errno is None or (e.filename is not None and (tmp is None or os.fspath(e.filename) != os.fspath(tmp))):
         return e
     return OSError(e.errno, e.strerror, os.fspath(path))
 

@@ -40,7 +40,10 @@ LOCK_NAME = ".lock"
 
 def lock_path(folder: Path, beside: bool = False) -> Path:
     """The lock file of ``folder``: ``folder/.lock``, or ``folder/../.<name>.lock`` when ``beside``."""
-    return folder.parent / f".{folder.name}.lock" if beside else folder / LOCK_NAME
+    if beside:
+        folder = Path(os.path.abspath(folder)) if Path(folder).name in ("", ".", "..") else Path(folder)
+        return folder.parent / f".{folder.name}.lock"
+    return Path(folder) / LOCK_NAME
 
 
 def holder(path: Path) -> tuple[int | None, str]:

@@ -220,6 +220,23 @@ def check_claim(folder: str | os.PathLike, verb: str, names: Iterable[str], fix:
 
 
 # ---- inputs and outputs --------------------------------------------------------------------------
+def replaced_folder(folder: str | os.PathLike, flag: str) -> Path:
+    """``folder`` as an absolute path, for a verb that builds its output beside it and renames it into place
+    (prepare, export, demo): its name and its parent are those of the folder itself, also when it was given as
+    ``.``, ``..`` or ``dir/.`` (whose name is empty, which ended in a traceback after the work was done, issue 30
+    round 5). UserError when it is the current folder or holds it: the rename would leave the shell in a deleted
+    folder."""
+    given = os.fspath(folder)
+    out = Path(os.path.abspath(os.path.expanduser(given)))
+    real, cwd = Path(os.path.realpath(out)), Path(os.path.realpath(os.getcwd()))
+    if out.parent == out or cwd == real or cwd.is_relative_to(real):
+        raise UserError(f"{flag} {given!r} is the current folder or holds it ({cwd}): the output is built beside "
+                        f"that folder and renamed into its place, which would leave this shell in a deleted folder; "
+                        f"run the command from outside it (cd {out.parent}) and give the folder by name "
+                        f"({flag} {out.name or out})")
+    return out
+
+
 def check_apart(source: str | os.PathLike, source_what: str, out: str | os.PathLike, out_what: str, *,
                 inside_ok: bool = False) -> None:
     """UserError when the output folder ``out`` is the input ``source``, holds it, or (unless ``inside_ok``: an

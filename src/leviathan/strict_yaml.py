@@ -17,7 +17,7 @@ import yaml
 
 from .errors import ConfigError
 
-__all__ = ["StrictLoader", "DuplicateKeyError", "parse", "load_strict"]
+__all__ = ["StrictLoader", "DuplicateKeyError", "AmbiguousNumberError", "parse", "load_strict"]
 
 
 class DuplicateKeyError(yaml.constructor.ConstructorError):
@@ -49,6 +49,43 @@ class StrictLoader(yaml.SafeLoader):
         return super().construct_mapping(node, deep)
 
 
+class AmbiguousNumberError(yaml.constructor.ConstructorError):
+    """A number YAML 1.1 reads otherwise than it looks (PyYAML follows 1.1): a leading zero makes it octal (``017`` is
+    15, ``010`` is 8), colons make it base 60 (``1:30`` is 90). ``text`` as written, ``value`` as read, ``line``."""
+
+    def __init__(self, text: str, value: Any, why: str, node_mark):
+        self.text, self.value, self.why, self.line = text, value, why, node_mark.line + 1
+        super().__init__(None, None, f"{text!r} reads as {value!r} ({why})", node_mark)
+
+    def advice(self) -> str:
+        if ":" in self.text:
+            return f"{self.text!r} reads as {self.value!r} ({self.why}); quote it if it is text, or write the number"
+        sign = "-" if self.text.startswith("-") else ""
+        digits = sign + (self.text.lstrip("+-").lstrip("0") or "0")
+        return (f"{self.text!r} reads as {self.value!r} ({self.why}); write {digits} without the leading zero, or "
+                f"{self.value} if the octal number was meant")
+
+
+def _checked_number(construct):
+    """A SafeLoader number constructor that refuses the YAML 1.1 forms ``AmbiguousNumberError`` names (round 5 of issue
+    30: ``seed=017`` trained with seed 15, ``max_steps=1:30`` for 90 steps, without a word)."""
+    def checked(loader, node):
+        value = construct(loader, node)
+        text = str(node.value).replace("_", "")
+        bare = text.lstrip("+-")
+        if ":" in bare:
+            raise AmbiguousNumberError(node.value, value, "YAML 1.1 reads numbers with colons in base 60", node.start_mark)
+        if len(bare) > 1 and bare[0] == "0" and bare[1].isdigit() and "." not in bare and "e" not in bare.lower():
+            raise AmbiguousNumberError(node.value, value, "YAML 1.1 reads a number with a leading zero as octal",
+                                       node.start_mark)
+        return value
+    return checked
+
+
+StrictLoader.add_constructor("tag:yaml.org,2002:int", _checked_number(yaml.SafeLoader.construct_yaml_int))
+StrictLoader.add_constructor("tag:yaml.org,2002:float", _checked_number(yaml.SafeLoader.construct_yaml_float))
+
+
 def parse(text: str) -> Any:
     """The value of YAML ``text`` read by ``StrictLoader`` (raises ``DuplicateKeyError`` / ``yaml.YAMLError``)."""
     return yaml.load(text, Loader=StrictLoader)  # noqa: S506 - StrictLoader is a SafeLoader
@@ -61,6 +98,8 @@ def load_strict(text: str, source: str) -> Any:
     except DuplicateKeyError as e:
         raise ConfigError(f"{source} line {e.line}: key {e.key!r} is given twice (first on line {e.first}), and only "
                           f"one value can hold; delete one of them") from None
+    except AmbiguousNumberError as e:
+        raise ConfigError(f"{source} line {e.line}: {e.advice()}") from None
     except yaml.YAMLError as e:
         raise ConfigError(f"{source} is not valid YAML ({' '.join(str(e).split())}); correct it where named") from None
 

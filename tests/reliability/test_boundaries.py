@@ -134,6 +134,22 @@ def test_adoption_refuses_settings_that_would_make_a_nan_model(settings, shown):
     assert shown in str(info.value) and "pick values LeviathanGenerator accepts" in str(info.value)
 
 
+@pytest.mark.parametrize("fit, shown", [
+    (dict(lr=True), "Fit.lr must be a positive number, got True"),
+    (dict(seed=-1), "Fit.seed: a seed must be an integer in [0, 4294967295]"),
+    (dict(seed=2.5), "Fit.seed: a seed must be an integer"),
+], ids=["lr-bool", "seed-negative", "seed-fraction"])
+def test_adoptions_fit_refuses_a_bool_rate_and_a_seed_out_of_range(fit, shown):
+    """Round 5: Fit(lr=True) fitted at rate 1.0 and Fit(seed=-1) was used as it was; the seed range is that of every
+    other seed (``leviathan.seeds``)."""
+    from leviathan.errors import UserError
+    from leviathan.hf import Fit
+
+    with pytest.raises(UserError) as info:
+        Fit(**fit)
+    assert shown in str(info.value)
+
+
 def test_the_generator_itself_refuses_them():
     from leviathan.model.generator import LeviathanGenerator
 

@@ -139,3 +139,34 @@ def test_demo_replaces_only_an_earlier_demo(capsys, data, tmp_path):
     line = fails(capsys, "demo", "--data-dir", data, "--run-dir", run, "--steps", "1", "--quiet")
     assert f"--run-dir would delete '{run}' (2 file(s): demo.json, notes.txt)" in line and f"rm -r {run}" in line
     assert (run / "notes.txt").read_text() == "my notes on the demo"
+
+
+def test_an_output_folder_given_as_the_current_folder_is_refused(finished_run, data, earlier_export, tmp_path):
+    """Round 5: ``export RUN . --overwrite`` from inside an earlier export, ``export RUN .`` from inside an empty folder
+    and ``prepare ... --out . --overwrite`` from inside a data folder ended in a traceback (``'.' has an empty name``,
+    ``Device or resource busy``) after the work was done, leaving a ``..old-*`` folder behind. Now one line before
+    anything is written: the output is renamed into place, which the current folder cannot be."""
+    before = tree_hashes(earlier_export)
+    line = cli_error(["export", finished_run, ".", "--overwrite"], cwd=earlier_export)
+    assert "out_dir '.' is the current folder" in line and f"out_dir {earlier_export.name})" in line
+    assert tree_hashes(earlier_export) == before and sorted(p.name for p in earlier_export.parent.iterdir()) == ["hf"]
+    empty = tmp_path / "empty"
+    empty.mkdir()
+    assert "is the current folder" in cli_error(["export", finished_run, "."], cwd=empty)
+    assert list(empty.iterdir()) == []
+    copy = Path(shutil.copytree(data, tmp_path / "data"))
+    before = tree_hashes(copy)
+    line = cli_error(["prepare", write_corpus(tmp_path / "corpus"), "--out", ".", "--tokenizer", "bpe:300",
+                      "--overwrite", "--no-progress"], cwd=copy)
+    assert "is the current folder or holds it" in line and tree_hashes(copy) == before
+    assert not [p for p in tmp_path.iterdir() if p.name.startswith(".")]  # no lock, temporary or old folder left
+
+
+def test_an_output_folder_given_with_a_trailing_dot_is_its_own_name(finished_run, tmp_path):
+    """``export RUN DIR/.`` (not the current folder) writes DIR like ``export RUN DIR``."""
+    from leviathan.cli import main
+
+    (tmp_path / "out").mkdir()
+    assert main(["export", str(finished_run), str(tmp_path / "out") + "/."]) == 0
+    assert (tmp_path / "out" / "model.safetensors").is_file()
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["out"]

@@ -110,3 +110,42 @@ def test_a_resume_on_a_disk_already_full_names_the_file_and_keeps_the_run(data, 
     line = cli_error(["train", *run_overrides(data, max_steps=6), "--run-dir", run, "--resume", "auto", "--quiet"])
     assert f"error: '{run}" in line and FULL in line, line  # which file the disk refused (a flush names none)
     assert tree_hashes(run) == before  # config.yaml, metrics.jsonl, the checkpoints: as they were
+
+
+@pytest.fixture(scope="module")
+def swept(data, tmp_path_factory) -> Path:
+    from leviathan.cli import main
+    from test_row_identity import grid_file
+
+    root = tmp_path_factory.mktemp("full-disk-sweep")
+    assert main(["sweep", "--grid", str(grid_file(root, data)), "--out", str(root / "sweep")]) == 0
+    return root / "sweep"
+
+
+def test_a_report_that_does_not_fit_leaves_whole_figures_and_reruns_after_room_is_made(swept, small_disk):
+    """Round 5: a report onto a full disk named no file, left a truncated figure under its own name, and had not
+    claimed the figures it wrote, so the rerun after making room was refused ('would write over loss_curves.png ...
+    which it did not create'). Figures are now written whole or not at all, the folder is claimed before the first one,
+    and the same command finishes once there is room."""
+    disk = small_disk(64 * 1024)
+    out = disk / "report"
+    line = cli_error(["report", swept, "--out", out, "--bootstrap", "5"])
+    assert FULL in line and f"'{out}/" in line and ".png'" in line, line  # names the figure the disk refused
+    for figure in out.glob("*.png"):
+        assert figure.read_bytes().endswith(b"IEND\xaeB`\x82"), figure  # a whole PNG, or none
+    assert not [p for p in out.iterdir() if ".tmp" in p.name]
+    done = subprocess.run(["mount", "-o", "remount,size=4m", str(disk)], capture_output=True, text=True)
+    assert done.returncode == 0, done.stderr
+    proc = cli(["report", swept, "--out", out, "--bootstrap", "5"])
+    assert proc.returncode == 0, proc.stderr
+    assert (out / "report.md").is_file() and (out / "analysis.json").is_file()
+
+
+def test_a_read_only_disk_names_the_file_asked_for(finished_run, small_disk):
+    """Round 5: on a read-only mount the line named '.record.json.tmpPID', a temporary file the user never asked
+    for (removing it answered EROFS too, which replaced the first error)."""
+    disk = small_disk(1024 * 1024)
+    done = subprocess.run(["mount", "-o", "remount,ro", str(disk)], capture_output=True, text=True)
+    assert done.returncode == 0, done.stderr
+    line = cli_error(["analyze", "embeddings", finished_run, "--out", disk / "record.json", "--probes", "2"])
+    assert f"error: '{disk}/record.json': read-only file system" in line, line

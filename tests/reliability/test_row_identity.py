@@ -20,7 +20,7 @@ import yaml
 from leviathan.cli import main
 
 sys.path.insert(0, str(Path(__file__).parent))
-from reliability_support import one_error  # noqa: E402
+from reliability_support import one_error, tree_hashes  # noqa: E402
 
 pytestmark = [pytest.mark.reliability, pytest.mark.usefixtures("single_thread")]
 
@@ -157,3 +157,78 @@ def test_a_mistyped_field_of_a_real_row_is_reported_and_skipped(sweep_copy, key,
     proc = cli(["report", sweep_copy, "--bootstrap", "5"])
     assert proc.returncode == 0 and "Traceback" not in proc.stderr, proc.stderr
     assert f"results.jsonl:2: line 2 {why}; skipped" in proc.stderr, proc.stderr
+
+
+# Round 5: a row of well-typed fields that still cannot be. A loss of -3 made a report, a params.total of 1 gave an
+# input share of 480,000%, lists of different lengths were cut short, a loss measured on 0 tokens passed; all exit 0.
+def _edit_second_row(path: Path, change) -> None:
+    first, second = path.read_text().splitlines()
+    row = json.loads(second)
+    change(row)
+    path.write_text(first + "\n" + json.dumps(row) + "\n")
+
+
+@pytest.mark.parametrize("change, why", [
+    (lambda r: r["eval"]["val"].update(loss=-3.0), "has eval.val.loss -3.0, not a number >= 0"),
+    (lambda r: r.update(final_val_loss=-0.5), "has final_val_loss -0.5, not a number >= 0"),
+    (lambda r: r["eval"]["val"].update(tokens=0), "has eval.val.loss from eval.val.tokens 0"),
+    (lambda r: r["buckets"]["val"].update(loss=[5.0]), "has buckets.val lists of different lengths (loss 1, ppl 2"),
+    (lambda r: r["curve"].update(tokens=[1, 2, 3]), "has curve lists of different lengths (tokens 3, val_loss 1)"),
+    (lambda r: r["params"].update(total=1), "has params.total 1, not the sum of its parts"),
+], ids=["eval-loss", "final-loss", "no-tokens", "buckets", "curve", "params-sum"])
+def test_a_real_row_with_an_impossible_value_is_reported_and_skipped(sweep_copy, change, why):
+    from reliability_support import cli
+
+    _edit_second_row(sweep_copy / "results.jsonl", change)
+    proc = cli(["report", sweep_copy, "--bootstrap", "5"])
+    assert proc.returncode == 0 and "Traceback" not in proc.stderr, proc.stderr
+    assert f"results.jsonl:2: line 2 {why}" in proc.stderr and "skipped" in proc.stderr, proc.stderr
+
+
+def test_rows_copied_under_other_seeds_make_no_verdict(sweep_copy):
+    """Round 5: both rows copied as seed 1 (name and seed edited, their config still seed 0) made two identical 'seeds'
+    and a 'better' verdict with an interval of zero width. The row's seed must be its config's."""
+    from reliability_support import cli
+
+    path = sweep_copy / "results.jsonl"
+    rows = [json.loads(line) for line in path.read_text().splitlines()]
+    copies = [{**r, "name": r["name"].replace("-s0", "-s1"), "seed": 1} for r in rows]
+    path.write_text("".join(json.dumps(r) + "\n" for r in rows + copies))
+    proc = cli(["report", sweep_copy, "--bootstrap", "5"])
+    assert proc.returncode == 0 and "Traceback" not in proc.stderr, proc.stderr
+    assert "line 3 has seed 1 but its config says seed: 0" in proc.stderr
+    assert "line 4 has seed 1 but its config says seed: 0" in proc.stderr
+    report = (sweep_copy / "report" / "report.md").read_text()
+    assert "| better |" not in report and "| worse |" not in report
+
+
+def test_rows_trained_with_skip_eval_never_share_a_file_or_a_report_with_evaluated_rows(data, swept, tmp_path):
+    """Round 5: a --skip-eval shard reported with an evaluated one, or a sweep without --skip-eval into a --skip-eval
+    sweep's folder (it evaluated only its new runs and kept the old rows unevaluated, without a word) and its report,
+    ended in an IndexError traceback. Now one line each, nothing written; the fix the sweep names works."""
+    from reliability_support import cli_error
+
+    grid = grid_file(tmp_path, data)
+    trained = tmp_path / "trained"
+    assert main(["sweep", "--grid", str(grid), "--out", str(trained), "--skip-eval", "--only", "*dense_tied*"]) == 0
+    evaluated = tmp_path / "evaluated"
+    shutil.copytree(swept, evaluated)
+    path = evaluated / "results.jsonl"
+    path.write_text("".join(line + "\n" for line in path.read_text().splitlines() if "dense_untied" in line))
+    line = cli_error(["report", trained, evaluated, "--out", tmp_path / "report"])
+    assert "were not all evaluated: a-dense_tied-s0 hold no eval numbers" in line
+    assert not (tmp_path / "report").exists()
+    mixed = tmp_path / "mixed.jsonl"  # one file of both kinds: analyze compare set a training-time loss against an eval
+    mixed.write_text((trained / "results.jsonl").read_text() + path.read_text())
+    for analysis in ("compare", "frequency"):
+        assert "were not all evaluated" in cli_error(["analyze", analysis, mixed])
+    before = tree_hashes(trained)
+    line = cli_error(["sweep", "--grid", grid, "--out", trained])
+    assert "holds rows trained with --skip-eval (a-dense_tied-s0)" in line and "delete those rows" in line
+    assert tree_hashes(trained) == before
+    line = cli_error(["sweep", "--grid", grid, "--out", evaluated, "--skip-eval"])
+    assert "holds evaluated rows (a-dense_untied-s0) and this sweep skips evaluation" in line
+    (trained / "results.jsonl").write_text("")  # the fix: the trained runs are evaluated, not trained again
+    assert main(["sweep", "--grid", str(grid), "--out", str(trained)]) == 0
+    rows = [json.loads(line) for line in (trained / "results.jsonl").read_text().splitlines()]
+    assert all(row["eval"]["val"]["loss"] > 0 for row in rows) and len(rows) == 2

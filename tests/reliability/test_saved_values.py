@@ -181,3 +181,22 @@ def test_a_damaged_metrics_line_is_skipped_by_every_reader(capsys, data, run_cop
     assert f"line {n + 3} has step 'x', not an integer >= 0; skipped, dropped from the file" in capsys.readouterr().err
     rows = [json.loads(line) for line in metrics.read_text().splitlines()]
     assert all(isinstance(r, dict) and isinstance(r["step"], int) for r in rows) and rows[-1]["step"] == 5
+
+
+@pytest.mark.parametrize("change, shown", [
+    (lambda m: m["splits"].__setitem__("train", dict(m["splits"]["val"])),
+     "fields 'splits.train.file' and 'splits.val.file' both name 'val.bin'"),
+    (lambda m: m["splits"]["val"].update(bytes=7), "field 'splits.val.bytes' is 7, too few for the split's"),
+    (lambda m: m["splits"]["val"].update(documents=10**6), "more than the split's"),
+], ids=["train-reads-val", "bytes-too-few", "documents-more-than-tokens"])
+def test_split_numbers_that_contradict_each_other(finished_run, data_copy, change, shown):
+    """Round 5: meta.json's splits are checked against each other, not only one by one. A train split pointed at
+    val.bin trained on the validation text, and 7 bytes for 3,000 tokens gave bits per byte of 2,905, both exit 0."""
+    meta_path = data_copy / "meta.json"
+    meta = json.loads(meta_path.read_text())
+    change(meta)
+    meta_path.write_text(json.dumps(meta))
+    before = tree_hashes(data_copy)
+    line = cli_error(["eval", finished_run, "--data", data_copy])
+    assert shown in line and "meta.json was damaged or edited by hand" in line
+    assert tree_hashes(data_copy) == before

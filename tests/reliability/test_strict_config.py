@@ -120,3 +120,38 @@ def test_a_key_given_twice_in_a_sweeps_overrides(capsys, data):
     assert main([*argv, "optim.eps=1e-8", "optim.eps=1e-6"]) == 2
     assert "optim.eps is given twice on the command line ('optim.eps=1e-8' and 'optim.eps=1e-6')" in \
         capsys.readouterr().err
+
+
+# Round 5: YAML 1.1 numbers that read otherwise than they look, and files that hold nothing. ``seed=017`` trained
+# with seed 15, ``seeds: [010]`` made run s8, ``max_steps=1:30`` trained 90 steps, and an empty or comment-only
+# config or grid file was read as the defaults; all without a word.
+@pytest.mark.parametrize("override, shown", [
+    ("seed=017", "'017' reads as 15 (YAML 1.1 reads a number with a leading zero as octal); write 17"),
+    ("max_steps=1:30", "'1:30' reads as 90 (YAML 1.1 reads numbers with colons in base 60)"),
+    ("optim.lr=-0:30.5", "reads as -30.5"),
+], ids=["octal", "base-60", "base-60-float"])
+def test_a_number_yaml_reads_otherwise_is_refused(override, shown):
+    from reliability_support import cli_error
+
+    line = cli_error(["train", "max_steps=2", override, "--print-config"])
+    assert f"override {override!r}: " in line and shown in line
+
+
+def test_a_number_yaml_reads_otherwise_in_a_grid_names_its_line(data, tmp_path):
+    from reliability_support import cli_error
+
+    grid = tmp_path / "grid.yaml"
+    grid.write_text(f"name: g\ndata: {{dir: {data}}}\nseeds: [0, 010]\nsizes: {{a: {{preset: cpu-tiny}}}}\n"
+                    f"experiments: {{iso_body: {{variants: [dense_tied], sizes: [a]}}}}\n")
+    line = cli_error(["sweep", "--grid", grid, "--list"])
+    assert f"config file '{grid}' line 3: '010' reads as 8" in line
+
+
+@pytest.mark.parametrize("text", ["", "# settings to come\n", "\n\n"], ids=["empty", "comment", "blank"])
+def test_an_empty_config_or_grid_file_is_refused(tmp_path, text):
+    from reliability_support import cli_error
+
+    path = tmp_path / "run.yaml"
+    path.write_text(text)
+    assert f"config file '{path}' is empty" in cli_error(["train", "--config", path, "max_steps=2", "--print-config"])
+    assert f"config file '{path}' is empty" in cli_error(["sweep", "--grid", path, "--list"])

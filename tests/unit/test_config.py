@@ -219,8 +219,10 @@ def test_load_yaml_errors(tmp_path):
     (tmp_path / "bad.yaml").write_text("a: [1, 2\n")
     with pytest.raises(ConfigError, match="not valid YAML"):
         load_yaml(tmp_path / "bad.yaml")
-    (tmp_path / "empty.yaml").write_text("")
-    assert load_yaml(tmp_path / "empty.yaml") == {}
+    for text in ("", "# only a comment\n", "\n\n"):  # read as the defaults before (issue 30 round 5)
+        (tmp_path / "empty.yaml").write_text(text)
+        with pytest.raises(ConfigError, match="is empty"):
+            load_yaml(tmp_path / "empty.yaml")
 
 
 def test_atomic_write_leaves_no_temporary_files(tmp_path):

@@ -12,7 +12,8 @@ from leviathan.run_config import OptimConfig, RunConfig
 
 
 def row(variant, lr, loss, config=True):
-    resolved = to_dict(RunConfig(max_steps=1, optim=OptimConfig(lr=lr)))  # a row records the whole resolved config
+    resolved = to_dict(RunConfig(max_steps=1, seed=0, optim=OptimConfig(lr=lr)))  # a row records the whole resolved
+    resolved["model"]["embedding"] = variant  # config, which agrees with the row's seed and variant
     return ResultRow.from_dict({"name": f"lr{lr:g}-{variant}-s0", "variant": variant, "seed": 0,
                                 "eval": {"val": {"loss": loss}}, "config": resolved if config else None})
 

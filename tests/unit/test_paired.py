@@ -223,7 +223,7 @@ def test_report_gives_the_trend_the_share_left_out_and_the_lr_pre_sweep(tmp_path
         for value, loss in zip((1e-3, 3e-3, 1e-2), losses):
             append_result(lr / "results.jsonl", ResultRow.from_dict(
                 {"name": f"lr{value:g}-{variant}-s0", "variant": variant, "size": f"lr{value:g}", "seed": 0,
-                 "eval": {"val": {"loss": loss}}, "config": to_dict(RunConfig(max_steps=1, optim=OptimConfig(lr=value)))}))
+                 "eval": {"val": {"loss": loss}}, "config": _config(value, variant)}))
     text = write_report(out, tmp_path / "report", num_bootstrap=0, lr_sweep=lr).read_text()
     assert "Trend at the end of training" in text and "wiki 12.5%" in text
     assert "| dense_tied | 6.0000 | **5.9000** | 6.2000 | 0.003 |" in text
@@ -231,3 +231,10 @@ def test_report_gives_the_trend_the_share_left_out_and_the_lr_pre_sweep(tmp_path
     assert "| leviathan | 6.1000 | **5.9950** | 5.9900 | 0.003 |" in text
     a = json.loads((tmp_path / "report" / "analysis.json").read_text())
     assert a["lr_sweep"]["leviathan"]["lr"] == 0.003 and a["lr_sweep"]["leviathan"]["edge"] is None
+
+
+def _config(lr, variant):
+    """A resolved run config that agrees with its row (seed 0, the row's variant as model.embedding)."""
+    config = to_dict(RunConfig(max_steps=1, seed=0, optim=OptimConfig(lr=lr)))
+    config["model"]["embedding"] = variant
+    return config

@@ -100,13 +100,20 @@ def add_arguments(parser) -> None:
     p.add_argument("--json", action="store_true", help="print JSON (the record, or the pair's agreement)")
 
 
-def _rows(args):
+def _rows(args, one_evaluation: bool = True):
+    """The rows of ``args.results``; with ``one_evaluation`` (the analyses of eval numbers) they must have been
+    evaluated alike, as in a report (``identity.check_one_evaluation``: before, ``analyze compare`` set a row's
+    training-time validation loss against another's eval loss, issue 30 round 5)."""
     from ..errors import UserError
+    from ..experiments.machinery.identity import check_one_evaluation
     from ..experiments.machinery.results import load_results
 
     if not args.results:
         raise UserError("pass a sweep output dir or results.jsonl (or see --help for single-run options)")
-    return load_results(args.results)
+    rows = load_results(args.results)
+    if one_evaluation:
+        check_one_evaluation(rows, str(args.results))
+    return rows
 
 
 def _dump(obj) -> None:
@@ -284,7 +291,7 @@ def _efficiency(args) -> int:
         else:
             print(format_efficiency(args.model, args.reference, res))
         return 0
-    res = efficiency_from_results(_rows(args), args.regime, None, args.split)
+    res = efficiency_from_results(_rows(args, one_evaluation=False), args.regime, None, args.split)
     if args.json:
         _dump(res)
         return 0
@@ -299,7 +306,7 @@ def _efficiency(args) -> int:
 def _throughput(args) -> int:
     from ..experiments.method.efficiency import throughput_table
 
-    res = throughput_table(_rows(args), allow_mixed_hardware=args.allow_mixed_hardware)
+    res = throughput_table(_rows(args, one_evaluation=False), allow_mixed_hardware=args.allow_mixed_hardware)
     if args.json:
         _dump(res)
         return 0

@@ -361,7 +361,7 @@ def run(args) -> int:
     from ..codec import encode
     from ..errors import UserError
     from ..io import atomic_write_json, atomic_write_text
-    from ..ownership import check_replaceable, listed_files, write_marker
+    from ..ownership import check_replaceable, listed_files, replaced_folder, write_marker
     from ..verdict import committed_verdict
     from .demo_progress import RunWatch
 
@@ -378,6 +378,7 @@ def run(args) -> int:
     meta = _prepare_data(data_dir, args.data_dir is not None, args.vocab, args.quiet)
     prep_s = time.time() - t0
     if run_dir.exists():
+        run_dir = replaced_folder(run_dir, "--run-dir")  # deleted and made anew: never the current folder
         if any(run_dir.iterdir()):  # only an earlier demo (its marker and files), no live run: leviathan.ownership
             check_replaceable(run_dir, "demo", "--run-dir", legacy=_earlier_demo)
         shutil.rmtree(run_dir)

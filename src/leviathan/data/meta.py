@@ -116,6 +116,21 @@ class _Checker:
             rng = f">= {low}" if high is None else f"in [{low}, {high}]"
             self.bad(f"field {name!r} is {value!r}, expected an integer {rng}")
 
+    def counts(self, name: str, info: dict) -> None:
+        """A split's numbers agree with each other (issue 30 round 5: a hand-edited ``bytes`` of 7 for 3,316 tokens
+        gave bits per byte of 2,905, exit 0). Every document ends with one end-of-text token, so tokens >= documents;
+        every other token covers at least one byte of text, or is at most one word-start marker per word
+        (SentencePiece's dummy prefix), so the text's tokens are at most twice its UTF-8 bytes."""
+        tokens, documents, size = info.get("tokens"), info.get("documents"), info.get("bytes")
+        if tokens is not None and documents is not None and documents > tokens:
+            self.bad(f"field 'splits.{name}.documents' is {documents:,}, more than the split's {tokens:,} tokens "
+                     f"(every document ends with an end-of-text token)")
+        if tokens is not None and size is not None:
+            text_tokens = tokens - (documents or 0)
+            if text_tokens > 2 * size:
+                self.bad(f"field 'splits.{name}.bytes' is {size:,}, too few for the split's {text_tokens:,} tokens "
+                         f"of text (a token covers at least one byte, or half of one with a word-start marker)")
+
     def bad(self, problem: str) -> None:
         raise UserError(f"{self.path}: {problem}; meta.json was damaged or edited by hand; {self.fix}")
 
@@ -136,6 +151,14 @@ class _Checker:
             for key in ("tokens", "documents", "bytes"):
                 if key in info and info[key] is not None:
                     self.whole(info[key], f"splits.{name}.{key}", 0)
+            self.counts(name, info)
+        files_of = {}
+        for name, info in splits.items():  # two splits reading one file would train on the validation text
+            file = info.get("file", f"{name}.bin")
+            if file in files_of:
+                self.bad(f"fields 'splits.{files_of[file]}.file' and 'splits.{name}.file' both name {file!r}; "
+                         f"each split has its own token file")
+            files_of[file] = name
         files = meta.get("files")
         if files is not None and not (isinstance(files, dict) and all(isinstance(k, str) and isinstance(v, str)
                                                                       for k, v in files.items())):

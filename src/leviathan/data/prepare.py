@@ -58,7 +58,7 @@ import numpy as np
 
 from ..errors import UserError
 from ..locking import folder_lock
-from ..ownership import check_apart, check_replaceable, listed_files, write_marker
+from ..ownership import check_apart, check_replaceable, listed_files, replaced_folder, write_marker
 from ..seeds import check_seed
 from ..storage import storage_oserror
 from .companions import file_digests
@@ -430,6 +430,7 @@ def prepare(
     """
     log = log or (lambda msg: print(msg, file=sys.stderr))
     out = Path(out_dir).expanduser()
+    out = Path(os.path.abspath(out)) if out.name in ("", ".", "..") else out  # its name and parent are its own
     if not 0.0 <= float(val_fraction) < 1.0:
         raise UserError(f"val_fraction must be in [0, 1), got {val_fraction}; e.g. 0.01")
     check_seed(seed, "seed")
@@ -454,6 +455,7 @@ def prepare(
                    "source paths): overwrite=True (--overwrite) prepares it again with a version-2 fingerprint"))
             return existing.raw
 
+        out = replaced_folder(out, "--out")  # built beside it, renamed into place
         out.parent.mkdir(parents=True, exist_ok=True)
         _remove_stale_temps(out)
         tmp = out.parent / f".{out.name}.tmp-{os.getpid()}-{uuid.uuid4().hex[:8]}"

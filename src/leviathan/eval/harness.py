@@ -121,6 +121,8 @@ def evaluate(source: str | os.PathLike, tasks: str | Sequence[str] = "paper", *,
     if out_dir:  # before the evaluation: never over a user's lm_eval.json or hf/ (``leviathan.ownership``)
         check_apart(src, "the evaluated model's folder", out_dir, "--out")
         check_claim(out_dir, "lm-eval", OUT_FILES, "choose another --out", legacy=_earlier_out)
+        Path(out_dir).mkdir(parents=True, exist_ok=True)
+        mark(out_dir, "lm-eval", OUT_FILES)  # before the export into it: a stopped evaluation can be rerun
     if is_hf_dir(src):
         out = evaluate_model(None, None, tasks, data=data, hf_dir=src, **kwargs)
     else:

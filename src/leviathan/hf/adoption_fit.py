@@ -41,6 +41,7 @@ import torch
 from torch import nn
 
 from ..errors import UserError
+from ..seeds import seed_problem
 from ..model.generator import LeviathanGenerator
 
 
@@ -61,8 +62,12 @@ class Fit:
             value = getattr(self, name)
             if not isinstance(value, int) or isinstance(value, bool) or value < 1:
                 raise UserError(f"Fit.{name} must be a positive integer, got {value!r}; e.g. Fit(steps=500)")
-        if not (isinstance(self.lr, (int, float)) and math.isfinite(self.lr) and self.lr > 0):
+        if not (isinstance(self.lr, (int, float)) and not isinstance(self.lr, bool) and math.isfinite(self.lr)
+                and self.lr > 0):  # True is an int to Python: Fit(lr=True) fitted at 1.0 (issue 30 round 5)
             raise UserError(f"Fit.lr must be a positive number, got {self.lr!r}; e.g. Fit(lr=1e-2)")
+        problem = seed_problem(self.seed)  # Fit(seed=-1) was taken as it is (issue 30 round 5)
+        if problem is not None:
+            raise UserError(f"Fit.seed: a seed {problem}; e.g. Fit(seed=0)")
 
 
 @dataclass

@@ -43,7 +43,7 @@ from ..io import publish
 from ..model.config import ModelConfig
 from ..model.embedding import TableEmbedding
 from ..model.llama import CausalLM
-from ..ownership import check_replaceable, listed_files, write_marker
+from ..ownership import check_replaceable, listed_files, replaced_folder, write_marker
 from .configuration import LeviathanConfig
 from .model_card import Training, native_card
 from .modeling import LeviathanForCausalLM
@@ -137,7 +137,7 @@ def plain_llama_state_dict(model: CausalLM) -> dict[str, torch.Tensor]:
 @contextlib.contextmanager
 def _atomic_dir(out_dir: str | os.PathLike, overwrite: bool) -> Iterator[Path]:
     """Yield an empty temporary folder next to ``out_dir``; on success it becomes ``out_dir``."""
-    out = Path(out_dir)
+    out = replaced_folder(out_dir, "out_dir")  # built beside it and renamed into place: never ".", never the cwd
     if out.exists():
         if not out.is_dir():
             raise UserError(f"{out} exists and is not a directory; choose another output directory")

@@ -43,6 +43,7 @@ def write_ablation_report(paths: list[str | Path], out: str | Path, command: str
     check_claim(out, "report --ablation", ABLATION_FILES, "choose another --out",
                 legacy=lambda folder: (folder / "ablations.json").is_file() and (folder / "README.md").is_file())
     out.mkdir(parents=True, exist_ok=True)
+    mark(out, "report --ablation", ABLATION_FILES)  # before the first file, so a stopped report can be rerun
     result = collect(paths)
     if not result.arms:
         raise UserError("no leviathan run with a dense_tied pair (same width, depth, seed) in these sweeps")

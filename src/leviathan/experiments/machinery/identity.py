@@ -126,7 +126,16 @@ def resolve_duplicates(numbered: list[tuple[str, Any]], source: str) -> tuple[li
 
 def check_one_evaluation(rows: Iterable, source: str) -> None:
     """UserError when rows of one report record different evaluation settings (rows that record none are not
-    compared): their numbers were measured differently and cannot share a table."""
+    compared), or when some hold eval numbers and others none (trained with ``--skip-eval``): their numbers were
+    measured differently and cannot share a table (the mix ended in a traceback of the report, issue 30 round 5)."""
+    rows = list(rows)
+    evaluated = [row.name for row in rows if row.eval]
+    unevaluated = [row.name for row in rows if not row.eval]
+    if evaluated and unevaluated:
+        raise UserError(f"the rows of {source} were not all evaluated: {_few(unevaluated)} hold no eval numbers "
+                        f"(trained with --skip-eval, or not evaluated) but {_few(evaluated)} do; their numbers cannot "
+                        f"share a table: evaluate the first (delete their rows and run the sweep without --skip-eval: their runs are "
+                        f"trained, so it only evaluates them), or report them separately")
     seen: tuple[str, Evaluation] | None = None
     for row in rows:
         if row.evaluation is None:
@@ -141,3 +150,33 @@ def check_one_evaluation(rows: Iterable, source: str) -> None:
             raise UserError(f"the rows of {source} were evaluated differently ({shown}); their numbers cannot share "
                             f"a table: evaluate them again with one setting (a sweep with the same eval section), "
                             f"or report them separately")
+
+
+def check_evaluated_like(rows: Iterable, skip_eval: bool, results: str) -> None:
+    """UserError when a sweep would append rows of the other kind than ``rows`` (those kept in ``results``): rows
+    with eval numbers beside rows trained with ``--skip-eval``, which no report can put in one table. Before (issue
+    30 round 5), a sweep without --skip-eval into a --skip-eval sweep's folder evaluated only its new runs and kept
+    the old rows unevaluated, without a word."""
+    other = [row.name for row in rows if skipped_eval(row) != skip_eval]
+    if not other:
+        return
+    if skip_eval:
+        raise UserError(f"{results} holds evaluated rows ({_few(other)}) and this sweep skips evaluation "
+                        f"(--skip-eval): one results file cannot hold both kinds of row; run it without --skip-eval, "
+                        f"or sweep into another --out")
+    raise UserError(f"{results} holds rows trained with --skip-eval ({_few(other)}), which have no eval numbers, and "
+                    f"this sweep evaluates its runs: one results file cannot hold both kinds of row; run it with "
+                    f"--skip-eval, or delete those rows from {results} (their runs are trained, so the sweep then "
+                    f"only evaluates them)")
+
+
+def _few(names: list[str]) -> str:
+    return ", ".join(names[:3]) + (f" and {len(names) - 3} more" if len(names) > 3 else "")
+
+
+SKIPPED_EVAL_NOTE = "evaluation skipped (--skip-eval)"  # the note of a row trained with --skip-eval (sweep.SKIPPED_EVAL)
+
+
+def skipped_eval(row) -> bool:
+    """Whether ``row`` was written by a sweep run with ``--skip-eval`` (its note says so, it holds no eval numbers)."""
+    return SKIPPED_EVAL_NOTE in (row.notes or []) and not row.eval

@@ -400,7 +400,57 @@ def row_problem(d: Any) -> str | None:
         for key in _COUNTS:
             if ev.get(key) is not None and not _is_count(ev[key]):
                 return f"has eval.{name}.{key} {ev[key]!r}, not a count"
+    return _impossible(d)
+
+
+def _impossible(d: dict) -> str | None:
+    """Why a row of well-typed fields still cannot be (issue 30 round 5): a number out of its range, or fields that
+    contradict each other. Before, a loss of -3 made a report, a row copied under another seed's name (its config
+    still saying seed 0) gave a 'better' verdict from two identical 'seeds', and lists of different lengths were
+    cut short without a word. None for a row the sweep could have written."""
+    for key in ("final_val_loss", "wall_time_s", "tokens_per_s"):
+        if d.get(key) is not None and d[key] < 0:
+            return f"has {key} {_shown(d[key])}, not a number >= 0"
+    if d.get("final_val_ppl") is not None and d["final_val_ppl"] < 1:
+        return f"has final_val_ppl {_shown(d['final_val_ppl'])}, not a perplexity (>= 1)"
+    for name, ev in (d.get("eval") or {}).items():
+        for key, low in (("loss", 0), ("bpb", 0), ("ppl", 1)):
+            if (ev or {}).get(key) is not None and ev[key] < low:
+                return f"has eval.{name}.{key} {_shown(ev[key])}, not a number >= {low}"
+        if (ev or {}).get("share_outside") is not None and not 0 <= ev["share_outside"] <= 1:
+            return f"has eval.{name}.share_outside {_shown(ev['share_outside'])}, not a share in [0, 1]"
+        if (ev or {}).get("loss") is not None and ev.get("tokens") == 0:
+            return f"has eval.{name}.loss from eval.{name}.tokens 0: a loss needs at least one token"
+    for name, b in (d.get("buckets") or {}).items():
+        lengths = {key: len(b[key]) for key in ("loss", "ppl", "count") if (b or {}).get(key) is not None}
+        if len(set(lengths.values())) > 1:
+            return f"has buckets.{name} lists of different lengths ({_lengths(lengths)}), one value per bucket each"
+        if any(v < 0 for v in (b or {}).get("loss") or []) or any(v < 1 for v in (b or {}).get("ppl") or []):
+            return f"has buckets.{name} losses below 0 or perplexities below 1"
+    curve = d.get("curve") if isinstance(d.get("curve"), dict) else {}
+    for xs, ys in (("tokens", ("val_loss",)), ("grad_tokens", ("grad_norm_input", "grad_norm_head"))):
+        lengths = {k: len(curve[k]) for k in (xs, *ys) if isinstance(curve.get(k), list)}
+        if xs in lengths and len(set(lengths.values())) > 1:
+            return f"has curve lists of different lengths ({_lengths(lengths)}), one value per point each"
+    params = d.get("params") if isinstance(d.get("params"), dict) else {}
+    parts = [params.get(k) for k in ("input", "body", "head")]
+    if params.get("total") is not None and all(p is not None for p in parts) and sum(parts) != params["total"]:
+        return (f"has params.total {params['total']:,}, not the sum of its parts (input + body + head = "
+                f"{sum(parts):,})")
+    config = d.get("config") if isinstance(d.get("config"), dict) else {}
+    model = config.get("model") if isinstance(config.get("model"), dict) else {}
+    said = [("seed", d.get("seed"), config.get("seed"), "seed"), ("variant", d.get("variant"), model.get("embedding"),
+            "model.embedding")] + [(k, d.get(k), model.get(k), f"model.{k}")
+                                   for k in ("hidden_size", "num_hidden_layers", "vocab_size")]
+    for key, mine, configured, where in said:
+        if mine is not None and configured is not None and mine != configured:
+            return (f"has {key} {_shown(mine)} but its config says {where}: {_shown(configured)} (a row edited or "
+                    f"copied under another run's name)")
     return None
+
+
+def _lengths(lengths: dict) -> str:
+    return ", ".join(f"{k} {n}" for k, n in lengths.items())
 
 
 def _is_count(v: Any) -> bool:

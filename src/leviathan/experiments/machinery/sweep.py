@@ -52,7 +52,7 @@ from ...eval.stream import EvalStream
 from ...io import data_root, hardware_info
 from ...ownership import check_apart, check_claim, mark
 from .drift import check_rows_against_grid
-from .identity import evaluation_settings
+from .identity import SKIPPED_EVAL_NOTE, check_evaluated_like, evaluation_settings
 from .grid import Grid, RunSpec
 from ...train.metrics import read_metric_rows
 from ...train.summary import TrainSummary
@@ -299,7 +299,7 @@ def _train_once(cfg, run_dir: Path, quiet: bool = False) -> TrainSummary:
     return summary
 
 
-SKIPPED_EVAL = RunEvaluation(notes=["evaluation skipped (--skip-eval)"])
+SKIPPED_EVAL = RunEvaluation(notes=[SKIPPED_EVAL_NOTE])
 
 
 @dataclass(frozen=True)
@@ -432,6 +432,7 @@ def run_sweep(grid: Grid, out_dir: str | os.PathLike, options: SweepOptions = Sw
         results = out_dir / RESULTS
         kept = read_results(results)
         check_rows_against_grid(grid, kept, build_run_config, log, data_provenance(grid.data_dir))
+        check_evaluated_like(kept, o.skip_eval, str(results))
         mark(out_dir, "sweep", SWEEP_FILES)
         atomic_write_json(out_dir / "grid.json", grid_snapshot(grid))  # only once every kept row agrees with it
         done = {r.name for r in kept}

@@ -62,6 +62,8 @@ def write_report(results: str | os.PathLike | list, out_dir: str | os.PathLike, 
     check_claim(out, "report", REPORT_FILES, "choose another --out",
                 legacy=lambda folder: (folder / "report.md").is_file() and (folder / "analysis.json").is_file())
     out.mkdir(parents=True, exist_ok=True)
+    mark(out, "report", REPORT_FILES)  # before the first file: a report stopped part-way (full disk, SIGTERM) left
+    # figures it had not claimed, and the rerun it advised was refused as writing over them (issue 30 round 5)
     a = analyze(rows, eval_set, num_bootstrap, ci, seed, ladder, grid_plateau(grid), read_records_of(folders))
     a.notes = [n.split(": ", 1)[1] if n.startswith(("note: ", "warning: ")) else n for n in notes] or None
     md = render_markdown(a, draw_figures(rows, a, out), str(results))
