@@ -161,3 +161,22 @@ def test_lm_eval_scores_an_export_as_its_run_and_refuses_a_swapped_file(finished
     shutil.copy(tmp_path / "data2" / "tokenizer.json", hf / "tokenizer.json")  # same vocabulary size, other ids
     line = cli_error(["lm-eval", hf, "--tasks", "piqa", "--data-root", root, "--threads", "1"])
     assert f"'{hf}/tokenizer.json' is not the file `leviathan export` wrote there" in line
+
+
+def test_embedding_records_refuse_run_folders_swapped_between_runs(data, tmp_path):
+    """Round 5: with a sweep's runs/a-dense_tied-s0 and runs/a-dense_untied-s0 swapped by hand, ``analyze embeddings
+    --sweep`` wrote a-dense_tied-s0.json holding the dense_untied run's embeddings, exit 0. The run folder must be the
+    row's (its config.yaml's seed, variant and size)."""
+    from leviathan.cli import main
+    from test_row_identity import grid_file
+
+    sweep = tmp_path / "sweep"
+    assert main(["sweep", "--grid", str(grid_file(tmp_path, data)), "--out", str(sweep)]) == 0
+    runs = sweep / "runs"
+    (runs / "a-dense_tied-s0").rename(runs / "swap")
+    (runs / "a-dense_untied-s0").rename(runs / "a-dense_tied-s0")
+    (runs / "swap").rename(runs / "a-dense_untied-s0")
+    line = cli_error(["analyze", "embeddings", "--sweep", sweep, "--probes", "2"])
+    assert f"{runs}/a-dense_tied-s0 does not hold run 'a-dense_tied-s0'" in line
+    assert "variant 'dense_tied' in the row, 'dense_untied' in its config.yaml" in line
+    assert not (sweep / "embeddings").exists() or not list((sweep / "embeddings").glob("a-dense_tied-s0.json"))
