@@ -8,8 +8,8 @@ turns into one line (``errors.storage_error_message``). Two libraries do not:
 
 - ``torch.save`` on a full disk raises ``RuntimeError("[enforce fail at inline_container.cc:...] . unexpected
   pos 704 vs 598")`` or ``"... PytorchStreamWriter failed writing file ...: file write failed"``: no errno,
-  no path. Which failure it was is read from the disk: no free blocks (``statvfs``) means ENOSPC,
-  otherwise EIO (the write failed for a reason the disk knows: a failing device, a file system gone).
+  no path. Which failure it was is read from the disk: no free blocks (``statvfs``) means ENOSPC, a file at
+  the process's file-size limit (``ulimit -f``) EFBIG, otherwise EIO (the write failed for a reason the disk knows: a failing device, a file system gone).
 - safetensors raises its ``SafetensorError`` with the Rust I/O error inside the text
   (``IoError(Os { code: 28, kind: StorageFull, ... })``); the errno is taken from there.
 - numpy's ``ndarray.tofile`` on a disk that fills part-way raises ``OSError("19517 requested and 3072
@@ -60,7 +60,22 @@ def storage_oserror(e: BaseException, path: str | os.PathLike | None = None) -> 
     return None
 
 
+def _past_size_limit(path: str | os.PathLike | None) -> bool:
+    """Whether ``path`` is a file that reached the process's file-size limit (``ulimit -f``: the kernel refuses the
+    write past it with EFBIG, which numpy's short write does not carry; it was named an input/output error, issue 30
+    round 5). A short write stops at the limit, so the file ends within a block or so of it."""
+    try:
+        import resource
+
+        limit = resource.getrlimit(resource.RLIMIT_FSIZE)[0]
+        return (limit != resource.RLIM_INFINITY and path is not None and Path(path).is_file()
+                and Path(path).stat().st_size + 65536 >= limit)
+    except (ImportError, OSError, ValueError):
+        return False
+
+
 def _from_disk(path: str | os.PathLike | None) -> OSError:
-    """A failed write that carries no errno: ENOSPC when ``path``'s disk has no free blocks, else EIO."""
-    number = errno.ENOSPC if _disk_full(path) else errno.EIO
+    """A failed write that carries no errno: ENOSPC when ``path``'s disk has no free blocks, EFBIG when the file
+    reached the file-size limit, else EIO."""
+    number = errno.ENOSPC if _disk_full(path) else errno.EFBIG if _past_size_limit(path) else errno.EIO
     return OSError(number, os.strerror(number), os.fspath(path) if path is not None else None)
