@@ -50,6 +50,7 @@ class OutputMarker:
     verb: str
     files: tuple[str, ...] | None = None
     created: str | None = None
+    sha256: dict[str, str] | None = None  # {file: digest} of an output whose files are checked when read (export)
 
 
 def read_marker(folder: str | os.PathLike) -> OutputMarker | None:
@@ -73,21 +74,59 @@ def read_marker(folder: str | os.PathLike) -> OutputMarker | None:
         raise UserError(f"{str(path)!r}: field 'files' is not a list of relative file names inside the folder; {fix}")
     if created is not None and not isinstance(created, str):
         raise UserError(f"{str(path)!r}: field 'created' is {created!r}, expected a time stamp; {fix}")
-    return OutputMarker(verb, None if files is None else tuple(files), created)
+    digests = raw.get("sha256")
+    if digests is not None and not (isinstance(digests, dict) and all(
+            _relative(k) and isinstance(v, str) and len(v) == 64 and all(c in "0123456789abcdef" for c in v)
+            for k, v in digests.items())):
+        raise UserError(f"{str(path)!r}: field 'sha256' is not an object of file name -> sha256 (64 hex digits); {fix}")
+    return OutputMarker(verb, None if files is None else tuple(files), created, digests)
 
 
 def _relative(name: object) -> bool:
     return isinstance(name, str) and bool(name) and not os.path.isabs(name) and ".." not in Path(name).parts
 
 
-def write_marker(folder: str | os.PathLike, verb: str, files: Iterable[str] | None = None) -> None:
-    """Write ``folder``'s marker (atomically): ``verb`` wrote it, and ``files`` (None: owns the whole folder)."""
+def write_marker(folder: str | os.PathLike, verb: str, files: Iterable[str] | None = None,
+                 digests: bool = False) -> None:
+    """Write ``folder``'s marker (atomically): ``verb`` wrote it, and ``files`` (None: owns the whole folder); with
+    ``digests``, the sha256 of each of those files too (``check_output_files`` compares them when the folder is
+    read)."""
     from . import __version__
     from .io import atomic_write_json
 
-    atomic_write_json(Path(folder) / MARKER, {
-        "format": FORMAT, "verb": verb, "files": None if files is None else sorted(files),
-        "created": datetime.now(timezone.utc).isoformat(timespec="seconds"), "leviathan": __version__})
+    marker = {"format": FORMAT, "verb": verb, "files": None if files is None else sorted(files),
+              "created": datetime.now(timezone.utc).isoformat(timespec="seconds"), "leviathan": __version__}
+    if digests and files is not None:
+        marker["sha256"] = {name: _sha256(Path(folder) / name) for name in sorted(files)}
+    atomic_write_json(Path(folder) / MARKER, marker)
+
+
+def _sha256(path: Path) -> str:
+    import hashlib
+
+    h = hashlib.sha256()
+    with open(path, "rb") as f:
+        for block in iter(lambda: f.read(1 << 20), b""):
+            h.update(block)
+    return h.hexdigest()
+
+
+def check_output_files(folder: str | os.PathLike, fix: str) -> None:
+    """UserError unless every file ``folder``'s marker fingerprints is there and is the file the verb wrote (a folder
+    whose marker records no digests, or that has no marker, is not checked). Companion files swapped between exports
+    (a tokenizer.json of another preparation, weights of another run) were loaded as they were (issue 30 round 5)."""
+    marker = read_marker(folder)
+    if marker is None or not marker.sha256:
+        return
+    for name, digest in marker.sha256.items():
+        path = Path(folder) / name
+        if not path.is_file():
+            raise UserError(f"{str(path)!r} is missing, but {MARKER} records it: the folder is incomplete; {fix}")
+        found = _sha256(path)
+        if found != digest:
+            raise UserError(f"{str(path)!r} is not the file `leviathan {marker.verb}` wrote there (sha256 "
+                            f"{found[:12]}..., {MARKER} records {digest[:12]}...): it was replaced by a file from "
+                            f"elsewhere or damaged; {fix}")
 
 
 def mark(folder: str | os.PathLike, verb: str, names: Iterable[str]) -> None:

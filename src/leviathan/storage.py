@@ -7,8 +7,8 @@ Python's own writes raise ``OSError`` with an errno, which the CLI turns into on
 ``torch.save`` on a full disk (``RuntimeError("[enforce fail at inline_container.cc:...] . unexpected pos 704 vs
 598")`` or ``"... PytorchStreamWriter failed writing file ...``) and numpy's ``ndarray.tofile`` on a disk that fills
 part-way (``OSError("19517 requested and 3072 written")``, found on a real full tmpfs): no errno, no path, so the
-disk is asked (no free blocks, ``statvfs``: ENOSPC, otherwise EIO); safetensors' ``SafetensorError`` carries the
-Rust I/O error in its text (``IoError(Os { code: 28, ... })``), and the errno is taken from there.
+disk is asked (no free blocks, ``statvfs``: ENOSPC; a file at the process's size limit, ``ulimit -f``: EFBIG;
+otherwise EIO); safetensors' ``SafetensorError`` carries the Rust I/O error in its text (``IoError(Os { code: 28, ... })``), and the errno is taken from there.
 
 Anything else is None: a bug, to be reported with its traceback. Footgun: the torch check matches the
 message text of torch's C++ writer; a torch that words it differently is reported as a traceback again,
@@ -54,7 +54,22 @@ def storage_oserror(e: BaseException, path: str | os.PathLike | None = None) -> 
     return None
 
 
+def _past_size_limit(path: str | os.PathLike | None) -> bool:
+    """Whether ``path`` is a file that reached the process's file-size limit (``ulimit -f``: the kernel refuses the
+    write past it with EFBIG, which numpy's short write does not carry; it was named an input/output error, issue 30
+    round 5). A short write stops at the limit, so the file ends within a block or so of it."""
+    try:
+        import resource
+
+        limit = resource.getrlimit(resource.RLIMIT_FSIZE)[0]
+        return (limit != resource.RLIM_INFINITY and path is not None and Path(path).is_file()
+                and Path(path).stat().st_size + 65536 >= limit)
+    except (ImportError, OSError, ValueError):
+        return False
+
+
 def _from_disk(path: str | os.PathLike | None) -> OSError:
-    """A failed write that carries no errno: ENOSPC when ``path``'s disk has no free blocks, else EIO."""
-    number = errno.ENOSPC if _disk_full(path) else errno.EIO
+    """A failed write that carries no errno: ENOSPC when ``path``'s disk has no free blocks, EFBIG when the file
+    reached the file-size limit, else EIO."""
+    number = errno.ENOSPC if _disk_full(path) else errno.EFBIG if _past_size_limit(path) else errno.EIO
     return OSError(number, os.strerror(number), os.fspath(path) if path is not None else None)

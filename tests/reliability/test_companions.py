@@ -123,3 +123,60 @@ def test_export_refuses_a_damaged_tokenizer_instead_of_dropping_it(run_copy, tmp
     refingerprint(step)  # the fingerprints agree: the tokenizer's own check must stop it
     assert "has vocab_size=300 but its metadata says -1" in cli_error(["export", run_copy, tmp_path / "hf"])
     assert not (tmp_path / "hf").exists()
+
+
+def _piqa_root(folder: Path) -> Path:
+    """A data root with two piqa examples (lm-eval's task files, as test_harness writes them)."""
+    (folder / "piqa").mkdir(parents=True)
+    rows = [{"goal": "To dry a wet towel", "sol1": "hang it in the sun", "sol2": "put it in the freezer"},
+            {"goal": "To open a jar", "sol1": "twist the lid", "sol2": "paint the lid"}]
+    (folder / "piqa" / "valid.jsonl").write_text("".join(json.dumps(r) + "\n" for r in rows))
+    (folder / "piqa" / "valid-labels.lst").write_text("0\n0\n")
+    return folder
+
+
+def test_lm_eval_scores_an_export_as_its_run_and_refuses_a_swapped_file(finished_run, tmp_path):
+    """Round 5: ``lm-eval EXPORTED_DIR`` on a folder ``leviathan export`` wrote ended in a traceback ('Transformers
+    does not recognize this architecture', then a tokenizer without an end-of-text token), so an export could not be
+    scored at all; and an export's files were never checked against each other. Now the export records the sha256
+    of every file in its marker; lm-eval scores an intact export exactly as the run, and refuses a file swapped in
+    from elsewhere by name."""
+    from leviathan.data.prepare import prepare
+    from reliability_support import cli, write_corpus
+
+    root = _piqa_root(tmp_path / "tasks")
+    hf = tmp_path / "hf"
+    assert cli(["export", finished_run, hf]).returncode == 0
+    assert set(json.loads((hf / "leviathan_output.json").read_text())["sha256"]) >= {"model.safetensors",
+                                                                                    "tokenizer.json"}
+    scores = []
+    for source in (finished_run, hf):
+        proc = cli(["lm-eval", source, "--tasks", "piqa", "--data-root", root, "--threads", "1", "--json"])
+        assert proc.returncode == 0 and "Traceback" not in proc.stderr, proc.stderr
+        scores.append(json.loads(proc.stdout)["tasks"]["piqa"]["acc"])
+    assert scores[0] == scores[1]
+    other = prepare(str(write_corpus(tmp_path / "corpus2", seed=1)), tmp_path / "data2", "bpe:300",
+                    val_fraction=0.2, progress=False, log=lambda msg: None)
+    assert other["tokenizer"] == "bpe:300"
+    shutil.copy(tmp_path / "data2" / "tokenizer.json", hf / "tokenizer.json")  # same vocabulary size, other ids
+    line = cli_error(["lm-eval", hf, "--tasks", "piqa", "--data-root", root, "--threads", "1"])
+    assert f"'{hf}/tokenizer.json' is not the file `leviathan export` wrote there" in line
+
+
+def test_embedding_records_refuse_run_folders_swapped_between_runs(data, tmp_path):
+    """Round 5: with a sweep's runs/a-dense_tied-s0 and runs/a-dense_untied-s0 swapped by hand, ``analyze embeddings
+    --sweep`` wrote a-dense_tied-s0.json holding the dense_untied run's embeddings, exit 0. The run folder must be the
+    row's (its config.yaml's seed, variant and size)."""
+    from leviathan.cli import main
+    from test_row_identity import grid_file
+
+    sweep = tmp_path / "sweep"
+    assert main(["sweep", "--grid", str(grid_file(tmp_path, data)), "--out", str(sweep)]) == 0
+    runs = sweep / "runs"
+    (runs / "a-dense_tied-s0").rename(runs / "swap")
+    (runs / "a-dense_untied-s0").rename(runs / "a-dense_tied-s0")
+    (runs / "swap").rename(runs / "a-dense_untied-s0")
+    line = cli_error(["analyze", "embeddings", "--sweep", sweep, "--probes", "2"])
+    assert f"{runs}/a-dense_tied-s0 does not hold run 'a-dense_tied-s0'" in line
+    assert "variant 'dense_tied' in the row, 'dense_untied' in its config.yaml" in line
+    assert not (sweep / "embeddings").exists() or not list((sweep / "embeddings").glob("a-dense_tied-s0.json"))

@@ -100,3 +100,12 @@ def test_prepare_refuses_a_source_that_is_not_text(capsys, tmp_path, content, ki
                  "--val-fraction", "0", "--no-progress")
     assert line.startswith(f"error: {source} is not text: it looks like {kind}; ") and fix in line
     assert not (tmp_path / "data").exists()
+
+
+def test_a_prompt_that_is_not_utf8_is_one_line(finished_run):
+    """Round 5: ``generate --prompt $'a\\xffb'`` (bytes a terminal of another encoding sends) reached the tokenizer as
+    a lone surrogate and ended in a TypeError traceback."""
+    from reliability_support import cli_error
+
+    line = cli_error(["generate", finished_run, "--max-new-tokens", "2", "--prompt", "a\udcffb"])  # argv byte 0xff
+    assert "argument --prompt: is not UTF-8 text (byte 0xff at character 1)" in line

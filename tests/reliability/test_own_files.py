@@ -149,3 +149,16 @@ def test_a_damaged_marker_is_named_with_a_safe_fix(capsys, data, run_copy):
     assert f"'{run_copy / MARKER}' is not readable JSON" in line and f"rm {run_copy / MARKER}" in line
     assert "rm -r" not in line  # never advise deleting the run
     assert tree_hashes(run_copy) == before
+
+
+def test_bench_never_writes_its_json_over_a_users_file(tmp_path):
+    """Round 5: ``bench --json results.json`` wrote its result over a user's results.json, exit 0. Now refused before
+    the benchmark runs; an earlier bench result there is replaced as before."""
+    from reliability_support import cli_error
+
+    mine = tmp_path / "results.json"
+    mine.write_text('{"mine": true}\n')
+    line = cli_error(["bench", "--config", "tiny", "--only", "generator", "--quick", "--json", mine])
+    assert "is not an earlier `leviathan bench --json` result, so bench will not write over it" in line
+    assert mine.read_text() == '{"mine": true}\n'
+    assert "is a folder" in cli_error(["bench", "--config", "tiny", "--quick", "--json", tmp_path])

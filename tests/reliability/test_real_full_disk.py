@@ -149,3 +149,23 @@ def test_a_read_only_disk_names_the_file_asked_for(finished_run, small_disk):
     assert done.returncode == 0, done.stderr
     line = cli_error(["analyze", "embeddings", finished_run, "--out", disk / "record.json", "--probes", "2"])
     assert f"error: '{disk}/record.json': read-only file system" in line, line
+
+
+def test_a_file_size_limit_is_named_as_such(tmp_path):
+    """Round 5: ``ulimit -f 8`` (a real limit, set in the child) made numpy's short write of a token file, which
+    carries no errno, read as 'input/output error (the disk ... failed a write)'. It is the size limit, and the
+    line says so; no data folder is left."""
+    import os
+    import resource
+
+    from reliability_support import REPO, one_error
+
+    corpus = write_corpus(tmp_path / "corpus", num_docs=200)
+    env = {**os.environ, "OMP_NUM_THREADS": "1", "PYTHONPATH": str(REPO / "src"), "TOKENIZERS_PARALLELISM": "false"}
+    proc = subprocess.run([sys.executable, "-m", "leviathan", "prepare", str(corpus), "--out", str(tmp_path / "data"),
+                           "--tokenizer", "cl100k_base", "--no-progress"], env=env, capture_output=True, text=True,
+                          preexec_fn=lambda: resource.setrlimit(resource.RLIMIT_FSIZE, (8192, 8192)), timeout=300)
+    assert proc.returncode == 2, proc.stderr
+    line = one_error(proc.stderr)
+    assert "train.bin': a file grew past the size limit" in line, line
+    assert not (tmp_path / "data").exists() and not [p for p in tmp_path.iterdir() if ".tmp" in p.name]

@@ -232,3 +232,17 @@ def test_rows_trained_with_skip_eval_never_share_a_file_or_a_report_with_evaluat
     assert main(["sweep", "--grid", str(grid), "--out", str(trained)]) == 0
     rows = [json.loads(line) for line in (trained / "results.jsonl").read_text().splitlines()]
     assert all(row["eval"]["val"]["loss"] > 0 for row in rows) and len(rows) == 2
+
+
+def test_a_baseline_whose_row_was_skipped_is_shown_missing_not_infinite(sweep_copy):
+    """Round 5: with the baseline's row skipped as damaged, ``analyze compare`` printed its perplexity as 'inf'."""
+    from reliability_support import cli
+
+    path = sweep_copy / "results.jsonl"
+    first, second = path.read_text().splitlines()
+    row = json.loads(first)
+    row["seed"] = -1
+    path.write_text(json.dumps(row) + "\n" + second + "\n")
+    proc = cli(["analyze", "compare", sweep_copy])
+    assert proc.returncode == 0 and "line 1 has seed -1" in proc.stderr, proc.stderr
+    assert "dense_tied ppl         -" in proc.stdout and "inf" not in proc.stdout, proc.stdout

@@ -47,9 +47,12 @@ def _edit(path: Path, change) -> None:
     (lambda s: s["rng"]["numpy"].__setitem__(2, 700), "rng.numpy[2]", "is 700, expected an integer in [0, 624]"),
     (lambda s: s.update(files={"model.safetensors": "abc"}), "files", "sha256 (64 hex digits)"),
     (lambda s: s.update(format=2), "format", "is 2, expected 1"),
+    # round 5: a name the step's own tokenizer files contradict resumed without a word
+    (lambda s: s.update(tokenizer="bpe:301"), "tokenizer", "is 'bpe:301', but the step's leviathan_tokenizer.json is "
+                                                           "'bpe:300'"),
 ], ids=["step-negative", "step-not-the-folder", "step-bool", "tokens-text", "tokens-fewer-than-steps", "world-0",
         "time-nan", "loader-behind", "loader-seq-0", "loader-shuffle", "loader-missing", "rng-python", "rng-numpy",
-        "files", "format"])
+        "files", "format", "tokenizer-name"])
 def test_a_bad_field_of_state_json_stops_a_resume(capsys, data, run_copy, change, field, problem):
     _edit(run_copy / NEWEST, change)
     before = tree_hashes(run_copy)

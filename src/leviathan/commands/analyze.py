@@ -159,7 +159,11 @@ def _scaling(args) -> int:
 
 
 def _num(v, spec=".2f"):
-    return "inf" if v is None or (isinstance(v, float) and not math.isfinite(v)) else format(v, spec)
+    """A number for the tables; a missing one is "-" (it printed as "inf", a perplexity no run had, when a baseline's
+    row was skipped: issue 30 round 5)."""
+    if v is None:
+        return "-"
+    return "inf" if isinstance(v, float) and not math.isfinite(v) else format(v, spec)
 
 
 def _fit(args) -> int:

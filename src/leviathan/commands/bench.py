@@ -59,6 +59,8 @@ def run(args) -> int:
             raise UserError(f"{name} must be at least 1, got {value}")
     if args.warmup < 0:
         raise UserError(f"--warmup must be >= 0, got {args.warmup}")
+    if args.json_out:
+        _check_json_target(Path(args.json_out))  # before minutes of timing, not after
     sections = _split(args.only) if args.only else DEFAULT_SECTIONS
     opts = BenchOptions(configs=configs, sections=sections, quick=args.quick,
                         repeats=args.repeats, warmup=args.warmup, threads=args.threads,
@@ -70,3 +72,20 @@ def run(args) -> int:
     if args.json_out:
         atomic_write_text(args.json_out, json.dumps(result, indent=2) + "\n")
     return 0
+
+
+def _check_json_target(path: Path) -> None:
+    """UserError unless ``--json`` names a free path or an earlier ``bench --json`` result (a JSON object with the
+    bench's ``environment`` and ``sections``): bench wrote its JSON over a user's file of that name, exit 0 (issue 30
+    round 5)."""
+    if path.is_dir():
+        raise UserError(f"--json {str(path)!r} is a folder; name the result's file (e.g. {path}/bench.json)")
+    if not path.exists() and not path.is_symlink():
+        return
+    try:
+        earlier = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError, ValueError):
+        earlier = None
+    if not (isinstance(earlier, dict) and {"environment", "sections"} <= set(earlier)):
+        raise UserError(f"--json {str(path)!r} exists and is not an earlier `leviathan bench --json` result, so bench "
+                        f"will not write over it; choose another --json path, or move the file away")

@@ -12,12 +12,12 @@ import math
 import sys
 
 from ..errors import UserError
-from .values import positive_int, seed
+from .values import positive_int, seed, utf8_text
 
 
 def add_arguments(parser) -> None:
     parser.add_argument("checkpoint", help="run folder or checkpoints/step-XXXXXXXX folder")
-    parser.add_argument("--prompt", default="", help="text to continue (default: start of a document)")
+    parser.add_argument("--prompt", default="", type=utf8_text, help="text to continue (default: start of a document)")
     parser.add_argument("--max-new-tokens", type=positive_int, default=100)
     parser.add_argument("--temperature", type=float, default=0.8, help="0 = greedy")
     parser.add_argument("--top-k", type=positive_int, default=None)

@@ -88,3 +88,17 @@ def seed_list(text: str) -> list[int]:
         twice = next(s for i, s in enumerate(seeds) if s in seeds[:i])
         raise argparse.ArgumentTypeError(f"seed {twice} is listed twice in {text!r}; list each seed once")
     return seeds
+
+
+def utf8_text(text: str) -> str:
+    """Text given on the command line that is UTF-8 (a prompt): bytes that are not were decoded by Python as lone
+    surrogates, which no tokenizer takes (``generate --prompt $'a\\xff'`` ended in a TypeError traceback, issue 30
+    round 5)."""
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError as e:
+        code = ord(text[e.start])
+        what = f"byte 0x{code - 0xDC00:02x}" if 0xDC80 <= code <= 0xDCFF else f"character U+{code:04X}"
+        raise argparse.ArgumentTypeError(f"is not UTF-8 text ({what} at character {e.start}); give the text in UTF-8 "
+                                         f"(your terminal's encoding may differ: check `locale`)") from None
+    return text

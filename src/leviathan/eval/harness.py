@@ -49,7 +49,7 @@ from pathlib import Path
 from typing import Any, Sequence
 
 from ..errors import UserError
-from ..ownership import check_apart, check_claim, mark
+from ..ownership import check_apart, check_claim, check_output_files, mark
 from .hflm import fitting_hflm, offline_env
 from .lm_export import export_for_harness, is_hf_dir, verify_export
 from .tasks import TASKS, prepare_tasks, resolve_tasks, task_data_root
@@ -58,16 +58,21 @@ from .tasks import TASKS, prepare_tasks, resolve_tasks, task_data_root
 def run_harness(hf_dir: str | os.PathLike, task_dir: str | os.PathLike, task_names: Sequence[str], *,
                 limit: int | float | None = None, batch_size: int | str = 8, device: str = "cpu",
                 dtype: str = "float32", num_fewshot: int | None = None, log_samples: bool = False,
-                seed: int = 1234) -> dict:
+                seed: int = 1234, shown: str | os.PathLike | None = None) -> dict:
     """``lm_eval.simple_evaluate`` on a local HF directory and local task YAMLs, offline.
 
-    Parameters: lm-evaluation-harness's options, passed through one each.
+    Parameters: lm-evaluation-harness's options, passed through one each; ``shown``: the folder to name in an error
+    (the user's, when ``hf_dir`` is a view of it).
     """
+    shown = hf_dir if shown is None else shown
     try:
         import accelerate  # noqa: F401 - lm-eval's "hf" model imports it at module level
     except ImportError:
         raise UserError("lm-evaluation-harness's hf model needs the accelerate package: pip install accelerate "
                         "(or pip install 'lm-eval[hf]')") from None
+    from .. import hf  # noqa: F401 - registers model_type "leviathan" with the Auto classes lm-eval loads through;
+    # `leviathan lm-eval EXPORTED_DIR` never imported it and ended in "Transformers does not recognize this
+    # architecture" (issue 30 round 5)
     with offline_env():
         from lm_eval import simple_evaluate
         from lm_eval.tasks import TaskManager
@@ -76,8 +81,13 @@ def run_harness(hf_dir: str | os.PathLike, task_dir: str | os.PathLike, task_nam
         hf_dir = str(Path(hf_dir).resolve())
         # lm-eval prints progress to stdout; keep stdout for our own (JSON) output
         with contextlib.redirect_stdout(sys.stderr):
-            lm = fitting_hflm()(pretrained=hf_dir, tokenizer=hf_dir, dtype=dtype, batch_size=batch_size,
-                                device=device)
+            try:
+                lm = fitting_hflm()(pretrained=hf_dir, tokenizer=hf_dir, dtype=dtype, batch_size=batch_size,
+                                    device=device)
+            except (OSError, ValueError, RuntimeError, KeyError) as e:  # transformers' load errors: shapes, files
+                first = next((line for line in str(e).splitlines() if line.strip()), type(e).__name__)
+                raise UserError(f"lm-eval could not load {str(shown)!r} as a model ({first.strip()[:300]}); pass a folder "
+                                f"written by `leviathan export` or `save_pretrained`, or the run folder") from None
             results = simple_evaluate(model=lm, tasks=list(task_names), task_manager=tm, limit=limit,
                                       num_fewshot=num_fewshot, log_samples=log_samples,
                                       random_seed=seed, numpy_random_seed=seed, torch_random_seed=seed,
@@ -124,6 +134,8 @@ def evaluate(source: str | os.PathLike, tasks: str | Sequence[str] = "paper", *,
         Path(out_dir).mkdir(parents=True, exist_ok=True)
         mark(out_dir, "lm-eval", OUT_FILES)  # before the export into it: a stopped evaluation can be rerun
     if is_hf_dir(src):
+        check_output_files(src, f"export the checkpoint again (leviathan export RUN {src} --overwrite), or evaluate "
+                                f"the run folder itself")
         out = evaluate_model(None, None, tasks, data=data, hf_dir=src, **kwargs)
     else:
         from ..checkpoint.read import load_model, load_tokenizer
@@ -174,18 +186,42 @@ def evaluate_model(model, tokenizer, tasks: str | Sequence[str] = "paper", *, da
         if model is None:
             if hf_dir is None:
                 raise UserError("evaluate_model needs a model or an existing hf_dir")
-            target = Path(hf_dir)
+            target = _with_hf_tokenizer(Path(hf_dir), work / "view")
         else:
             target = Path(hf_dir) if hf_dir is not None else work / "hf"
             export_for_harness(model, tokenizer, target)
             if verify:
                 check = verify_export(model, tokenizer, target)
         results = run_harness(target, work / "tasks", [names[k] for k in keys], limit=limit, batch_size=batch_size,
-                              device=device, dtype=dtype, num_fewshot=num_fewshot, log_samples=log_samples)
+                              device=device, dtype=dtype, num_fewshot=num_fewshot, log_samples=log_samples,
+                              shown=hf_dir if model is None else None)
         return {"hf_dir": str(target), "tasks": summarize(results, keys), "verify": check, "limit": limit,
                 "task_names": names, "results": results}
     finally:
         shutil.rmtree(work, ignore_errors=True)
+
+
+def _with_hf_tokenizer(hf_dir: Path, view: Path) -> Path:
+    """``hf_dir``, or, for a folder ``leviathan export`` wrote (its tokenizer in leviathan's files, no
+    tokenizer_config.json), a view of it (links to its files) with the transformers tokenizer lm-eval loads
+    (``write_hf_tokenizer``, as for a run): before, lm-eval met a tokenizer without an end-of-text token and ended in a
+    TypeError traceback (issue 30 round 5)."""
+    if (hf_dir / "tokenizer_config.json").is_file() or not (hf_dir / "leviathan_tokenizer.json").is_file():
+        return hf_dir
+    from ..data.tokenizer import load_tokenizer
+    from .hf_tokenizer import write_hf_tokenizer
+
+    tokenizer = load_tokenizer(hf_dir)
+    try:
+        positions = json.loads((hf_dir / "config.json").read_text()).get("max_position_embeddings")
+    except (OSError, ValueError, AttributeError):
+        positions = None
+    view.mkdir(parents=True)
+    for item in hf_dir.iterdir():
+        if item.name not in ("tokenizer.json", "tokenizer_config.json"):
+            os.symlink(item.resolve(), view / item.name)
+    write_hf_tokenizer(tokenizer, view, positions if isinstance(positions, int) else None)
+    return view
 
 
 def _jsonable(obj: Any) -> Any:

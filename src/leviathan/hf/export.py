@@ -150,7 +150,7 @@ def _atomic_dir(out_dir: str | os.PathLike, overwrite: bool) -> Iterator[Path]:
     tmp = Path(tempfile.mkdtemp(prefix=f".{out.name}.tmp-", dir=out.parent))
     try:
         yield tmp
-        write_marker(tmp, "export", listed_files(tmp))  # last: a folder holding it is complete
+        write_marker(tmp, "export", listed_files(tmp), digests=True)  # last: a folder holding it is complete
         publish(tmp)  # mkdtemp makes the folder private, safetensors its file: the umask's modes (leviathan.io)
         if out.exists():
             old = Path(tempfile.mkdtemp(prefix=f".{out.name}.old-", dir=out.parent))

@@ -224,6 +224,29 @@ def write_sweep_records(sweep: str | os.PathLike, dest: str | os.PathLike | None
         if not run_dir.is_dir():
             log(f"{row.name}: no run folder {run_dir}, skipped")
             continue
+        _check_run_is_row(run_dir, row, sweep / RESULTS)
         written.append(write_record(path, record_of_run(run_dir, data_dir, options)))
         log(f"{row.name}: wrote {path}")
     return written
+
+
+def _check_run_is_row(run_dir: Path, row, results: Path) -> None:
+    """UserError when ``runs/<name>`` holds another run than the row of that name: its config.yaml says another seed,
+    variant or size. Run folders swapped by hand made records named after one run that measured the other, exit 0
+    (issue 30 round 5)."""
+    from ...config import ConfigError, load_yaml
+
+    try:
+        config = load_yaml(run_dir / "config.yaml")
+    except ConfigError:
+        return  # missing or unreadable: reading the run names that problem
+    model = config.get("model") if isinstance(config.get("model"), dict) else {}
+    pairs = [("seed", row.seed, config.get("seed")), ("variant", row.variant, model.get("embedding")),
+             ("hidden_size", row.hidden_size, model.get("hidden_size")),
+             ("num_hidden_layers", row.num_hidden_layers, model.get("num_hidden_layers"))]
+    differ = [f"{key} {mine!r} in the row, {theirs!r} in its config.yaml" for key, mine, theirs in pairs
+              if mine is not None and theirs is not None and mine != theirs]
+    if differ:
+        raise UserError(f"{run_dir} does not hold run {row.name!r} of {results} ({'; '.join(differ)}): run folders "
+                        f"were moved or swapped; put each back under runs/<its name> (its config.yaml says which run "
+                        f"it is), then run the command again")
