@@ -215,6 +215,29 @@ def test_resume_a_checkpoint_of_another_model(capsys, data, run_copy, change, me
     assert tree_hashes(run_copy) == before
 
 
+@pytest.mark.parametrize("how", ["auto", "run-folder", "step-folder"])
+def test_a_resume_without_config_continues_with_the_checkpoints_own_config(capsys, run_copy, how):
+    """Round 5 left this: ``--resume`` with no ``--config`` built the default config (another data path, another
+    model) and failed naming neither; the checkpoint's own config.yaml is the one a resume means."""
+    target = {"auto": "auto", "run-folder": str(run_copy),
+              "step-folder": str(run_copy / "checkpoints" / "step-00000004")}[how]
+    run_dir = run_copy if how == "auto" else run_copy.parent / "continued"
+    code = main(["train", "max_steps=6", "--run-dir", str(run_dir), "--resume", target, "--quiet"])
+    err = capsys.readouterr().err
+    assert code == 0, err
+    assert "note: no --config given: resuming with the checkpoint's own config (" in err
+    assert "step-00000004/config.yaml), overrides on top (max_steps=6)" in err
+    state = json.loads((run_dir / "checkpoints" / "step-00000006" / "state.json").read_text())
+    assert state["step"] == 6
+
+
+def test_a_resume_without_config_of_a_folder_without_checkpoints_starts_from_the_defaults(capsys, tmp_path):
+    """Nothing to resume: ``--resume auto`` is a fresh start, and a fresh start without --config uses the defaults
+    (here they name data that does not exist, which is the error a user sees)."""
+    line = fails(capsys, "train", "--run-dir", tmp_path / "empty", "--resume", "auto", "--quiet")
+    assert "no --config given" not in line
+
+
 def _weights_of_another_size(tensors: dict) -> dict:
     return {**tensors, "model.norm.weight": tensors["model.norm.weight"][:32].clone()}
 

@@ -32,11 +32,11 @@ def run(args) -> int:
     from ..run_config import load_run_config
     from ..train.distributed import env_world
 
-    cfg = load_run_config(args.config, args.overrides)
+    run_dir = Path(args.run_dir) if args.run_dir else Path("runs") / (Path(args.config).stem if args.config else "run")
+    cfg = load_run_config(_config_source(args, run_dir), args.overrides)
     if args.print_config:
         print(dump_yaml(cfg.resolved()), end="")
         return 0
-    run_dir = Path(args.run_dir) if args.run_dir else Path("runs") / (Path(args.config).stem if args.config else "run")
     from ..train.loop import train
 
     try:
@@ -48,6 +48,33 @@ def run(args) -> int:
                  "wall_time_s", "checkpoint", "stopped")
         print(json.dumps({k: getattr(summary, k) for k in shown}, indent=2))
     return 0
+
+
+def _config_source(args, run_dir: Path) -> str | None:
+    """The config to build from: ``--config``; else, when resuming, the config.yaml of the checkpoint it resumes (so
+    ``train --run-dir RUN --resume auto`` continues RUN as it was trained, overrides on top); else None (the defaults).
+
+    Footgun it closes: without this, a resume with no ``--config`` built the *default* config and stopped on the
+    default data path, or on a model section that differs from the checkpoint's, naming neither cause."""
+    if args.config is not None or args.resume is None:
+        return args.config
+    import sys
+
+    from ..checkpoint.find import find_checkpoint
+    from ..checkpoint.layout import latest_checkpoint
+
+    step = latest_checkpoint(run_dir) if args.resume == "auto" else find_checkpoint(args.resume)
+    if step is None:  # nothing to resume: a fresh start, as --resume auto promises
+        return None
+    saved = step / "config.yaml"
+    if not saved.is_file():
+        from ..errors import UserError
+
+        raise UserError(f"no --config given and the checkpoint {str(step)!r} holds no config.yaml to resume with; "
+                        f"pass the run's config with --config")
+    print(f"note: no --config given: resuming with the checkpoint's own config ({saved})"
+          + (f", overrides on top ({' '.join(args.overrides)})" if args.overrides else ""), file=sys.stderr)
+    return str(saved)
 
 
 def _peer_failure(e: Exception, args, run_dir: Path) -> int:
