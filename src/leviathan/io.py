@@ -61,6 +61,20 @@ def atomic_write_bytes(path: str | os.PathLike, data: bytes) -> None:
         raise
 
 
+def check_writable(path: str | os.PathLike) -> None:
+    """Raise the ``OSError`` that ``atomic_write_bytes(path, ...)`` would meet (a missing or read-only folder, no
+    permission), by creating and removing the temporary file it would write; the error names ``path``. For a verb
+    that writes its result only after minutes of work (``bench --json``): find out before, not after."""
+    path = Path(path)
+    tmp = path.with_name(f".{path.name}.tmp{os.getpid()}")
+    try:
+        with open(tmp, "xb"):
+            pass
+    except OSError as e:
+        raise named(e, path, tmp) from None
+    _remove(tmp)
+
+
 def _remove(tmp: Path) -> None:
     """Delete a temporary file if it is there; on a read-only disk even a missing one answers EROFS, which must not
     replace the error being reported."""

@@ -151,6 +151,19 @@ def test_a_read_only_disk_names_the_file_asked_for(finished_run, small_disk):
     assert f"error: '{disk}/record.json': read-only file system" in line, line
 
 
+def test_bench_finds_a_read_only_json_target_before_the_benchmark(tmp_path, small_disk):
+    """Round 5 left this: ``bench --json`` onto a read-only disk ran the whole benchmark first. Now the line comes
+    before any timing (no section's log line on stderr), naming the file; a missing folder likewise."""
+    disk = small_disk(1024 * 1024)
+    done = subprocess.run(["mount", "-o", "remount,ro", str(disk)], capture_output=True, text=True)
+    assert done.returncode == 0, done.stderr
+    argv = ["bench", "--config", "tiny", "--only", "generator", "--quick", "--json"]
+    proc = cli([*argv, disk / "bench.json"])
+    assert proc.returncode == 2 and f"error: '{disk}/bench.json': read-only file system" in proc.stderr, proc.stderr
+    assert proc.stderr.count("\n") == 1, proc.stderr  # the error line alone: nothing was timed
+    assert "no-such-folder' does not exist; create it first" in cli_error([*argv, tmp_path / "no-such-folder" / "bench.json"])
+
+
 def test_a_file_size_limit_is_named_as_such(tmp_path):
     """Round 5: ``ulimit -f 8`` (a real limit, set in the child) made numpy's short write of a token file, which
     carries no errno, read as 'input/output error (the disk ... failed a write)'. It is the size limit, and the

@@ -20,7 +20,7 @@ from pathlib import Path
 from ..bench import (CONFIGS, DEFAULT_SECTIONS, EXPERIMENT_CONFIGS, SECTIONS, WIDTH_CONFIGS, BenchOptions,
                      default_cache_dir, format_report, run_benchmark)
 from ..errors import UserError
-from ..io import atomic_write_text
+from ..io import atomic_write_text, check_writable
 from .values import non_negative_int, positive_int
 
 
@@ -77,11 +77,19 @@ def run(args) -> int:
 def _check_json_target(path: Path) -> None:
     """UserError unless ``--json`` names a free path or an earlier ``bench --json`` result (a JSON object with the
     bench's ``environment`` and ``sections``): bench wrote its JSON over a user's file of that name, exit 0 (issue 30
-    round 5)."""
+    round 5). Then an OSError if the file could not be written there (read-only, a missing folder): found out only
+    after the benchmark before."""
     if path.is_dir():
         raise UserError(f"--json {str(path)!r} is a folder; name the result's file (e.g. {path}/bench.json)")
-    if not path.exists() and not path.is_symlink():
-        return
+    if not path.parent.is_dir():
+        raise UserError(f"--json {str(path)!r}: the folder {str(path.parent)!r} does not exist; create it first "
+                        f"(mkdir -p {path.parent}) or choose another --json path")
+    if path.exists() or path.is_symlink():
+        _check_earlier_result(path)
+    check_writable(path)
+
+
+def _check_earlier_result(path: Path) -> None:
     try:
         earlier = json.loads(path.read_text(encoding="utf-8"))
     except (OSError, UnicodeDecodeError, ValueError):
