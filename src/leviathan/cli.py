@@ -18,7 +18,7 @@ import signal
 import sys
 import threading
 
-from .errors import UserError, storage_error_message
+from .errors import ReportedInterrupt, UserError, storage_error_message
 from .storage import storage_oserror
 
 # verb -> (module, one-line help)
@@ -82,13 +82,21 @@ def _run_verb(module, args, verb: str) -> int:
     try:
         return int(module.run(args) or 0)
     except Stopped as e:
-        name = signal.Signals(e.signum).name
-        print(f"stopped by {name} before `leviathan {verb}` finished: its temporary files are removed and nothing "
-              f"half-written is taken as valid; run the same command again", file=sys.stderr)
+        print(_stopped_line(signal.Signals(e.signum).name, verb), file=sys.stderr)
         return 128 + e.signum
+    except ReportedInterrupt:  # the verb said what it stopped (train: the checkpoint it saved)
+        return 130
+    except KeyboardInterrupt:
+        print(_stopped_line("Ctrl-C (SIGINT)", verb), file=sys.stderr)
+        return 130
     finally:
         if main_thread:
             signal.signal(signal.SIGTERM, previous)
+
+
+def _stopped_line(name: str, verb: str) -> str:
+    return (f"stopped by {name} before `leviathan {verb}` finished: its temporary files are removed and nothing "
+            f"half-written is taken as valid; run the same command again")
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -121,9 +129,6 @@ def main(argv: list[str] | None = None) -> int:
             raise
         print(f"error: {message}", file=sys.stderr)
         return 2
-    except KeyboardInterrupt:
-        print("interrupted", file=sys.stderr)
-        return 130
     except Exception as e:  # a library's failed write without an errno (torch.save, safetensors): leviathan.storage
         message = storage_error_message(storage_oserror(e))
         if message is None:

@@ -14,6 +14,11 @@ class ConfigError(UserError, ValueError):
     lives here so that ``strict_yaml``, below ``config``, can raise it too)."""
 
 
+class ReportedInterrupt(KeyboardInterrupt):
+    """Ctrl-C whose stop the verb has already said in its own line (``train``: "stopped by SIGINT at step N;
+    checkpoint saved ..."): the CLI exits 130 without a second line."""
+
+
 # OSErrors that are about the user's storage, not a bug: errno -> (problem, fix).
 _STORAGE_ERRORS = {
     errno.ENOSPC: ("no space left on device (the disk is full)",

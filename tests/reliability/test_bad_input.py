@@ -433,7 +433,7 @@ def train_steps(run: Path) -> list[int]:
 
 @pytest.mark.parametrize("sig, code, last_line", [
     (signal.SIGTERM, 0, "stopped by SIGTERM at step 6; checkpoint saved, continue with --resume auto"),  # --quiet too
-    (signal.SIGINT, 130, "interrupted"),
+    (signal.SIGINT, 130, "stopped by SIGINT at step 6; checkpoint saved, continue with --resume auto"),  # one line
 ], ids=["SIGTERM", "Ctrl-C"])
 def test_signal_saves_and_leaves_earlier_checkpoints_alone(capsys, data, run_copy, sig, code, last_line):
     before = tree_hashes(run_copy / "checkpoints")
@@ -460,6 +460,8 @@ def test_second_ctrl_c_during_the_checkpoint_write(capsys, data, run_copy, monke
     before = tree_hashes(run_copy / "checkpoints")
     with on_micro_step(3, lambda: os.kill(os.getpid(), signal.SIGINT)):  # during step 6
         assert main(resume(run_copy, data, max_steps=8, checkpoint_interval=0)) == 130
-    assert capsys.readouterr().err.strip().splitlines()[-1] == "interrupted"
+    assert capsys.readouterr().err.strip().splitlines()[-1] == (  # the same line as any verb's stop (round 5 left
+        "stopped by Ctrl-C (SIGINT) before `leviathan train` finished: its temporary files are removed and "  # a bare
+        "nothing half-written is taken as valid; run the same command again")  # 'interrupted')
     assert tree_hashes(run_copy / "checkpoints") == before  # no half-written step-6, no .tmp-* left
     assert ckpt.latest_checkpoint(run_copy).name == "step-00000004"

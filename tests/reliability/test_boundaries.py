@@ -220,3 +220,24 @@ def test_a_sigterm_before_any_verb_has_started_is_one_line(capsys, data, tmp_pat
     err = capsys.readouterr().err
     assert "stopped by SIGTERM before `leviathan train` finished" in err and "run the same command again" in err
     assert "Traceback" not in err
+
+
+def test_ctrl_c_in_any_verb_says_what_it_stopped(capsys, finished_run, tmp_path, monkeypatch):
+    """Round 5 left this: Ctrl-C printed a bare 'interrupted' where SIGTERM says what stopped and what to do. Now the
+    same line, exit 130, and the export's temporary folder is gone."""
+    import os
+    import signal
+
+    from leviathan.hf import export as export_module
+
+    def interrupted(*args, **kwargs):
+        os.kill(os.getpid(), signal.SIGINT)  # Ctrl-C while the export writes its files
+        raise AssertionError("the signal did not stop the verb")
+
+    monkeypatch.setattr(export_module, "_save_tokenizer", interrupted)
+    assert main(["export", str(finished_run), str(tmp_path / "hf")]) == 130
+    err = capsys.readouterr().err
+    assert err.strip().splitlines()[-1] == (
+        "stopped by Ctrl-C (SIGINT) before `leviathan export` finished: its temporary files are removed and nothing "
+        "half-written is taken as valid; run the same command again"), err
+    assert list(tmp_path.iterdir()) == []

@@ -49,7 +49,7 @@ from ..config import dump_yaml
 from ..data.meta import PreparedMeta
 from ..eval.result import EvalResult
 from ..io import atomic_write_json, atomic_write_text
-from ..errors import UserError
+from ..errors import ReportedInterrupt, UserError
 from ..locking import folder_lock
 from ..ownership import check_apart, check_claim, mark
 from ..model.accounting import count_model
@@ -145,7 +145,7 @@ def _session(cfg: RunConfig, run_dir: Path, resume: str | None, device: torch.de
                 out.notice(f"stopped by {stopped} at step {state.step}; checkpoint saved, continue with --resume auto")
                 break
         if stopped == "SIGINT":
-            raise KeyboardInterrupt
+            raise ReportedInterrupt
     finally:
         out.close()
         metrics.close()
@@ -426,7 +426,7 @@ def _stopped_before_first_step(flag: "_StopFlag", info: D.DistInfo, device: torc
     out.notice(f"stopped by {name} before the first step of this session (while {doing}): nothing was trained and no "
                f"checkpoint was written; {where}; run the same command (with --resume auto) to go on")
     if name == "SIGINT":
-        raise KeyboardInterrupt
+        raise ReportedInterrupt
     return True
 
 
