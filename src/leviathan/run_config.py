@@ -279,7 +279,8 @@ def build_run_config(raw: dict, check_data: bool = True) -> RunConfig:
     data["path"] = str(data_path.resolve())
     meta = data_meta(data_path)
     if model.get("vocab_size") is None:
-        if meta is None:
+        if meta is None:  # any other mistake of the config first (an unknown key is the likelier cause): vocab 1 fits all
+            from_dict(RunConfig, {**raw, "model": {**model, "vocab_size": 1}, "data": data})
             raise ConfigError(
                 f"model.vocab_size is null, which means 'take it from the data', but {str(data_path)!r} has no "
                 f"meta.json; prepare the data first (leviathan prepare) or set model.vocab_size")

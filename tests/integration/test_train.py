@@ -148,7 +148,7 @@ def test_batch_geometry_error_through_cli(data, tmp_path, capsys):
 
 def test_missing_data_and_null_vocab(tmp_path):
     with pytest.raises(ConfigError, match="model.vocab_size is null.*no meta.json"):
-        load_run_config(None, ["model.preset=cpu-tiny", f"data.path={tmp_path}", "max_steps=1"])
+        load_run_config(None, ["model.preset=cpu-tiny", f"data.path={tmp_path}", "data.seq_len=32", "max_steps=1"])
 
 
 def test_print_config_and_yaml_file(data, tmp_path, capsys):

@@ -62,16 +62,15 @@ def _config_source(args, run_dir: Path) -> str | None:
 
     from ..checkpoint.find import find_checkpoint
     from ..checkpoint.layout import latest_checkpoint
+    from ..checkpoint.read import checked_step
+    from ..checkpoint.read import load_run_config as read_step_config
 
     step = latest_checkpoint(run_dir) if args.resume == "auto" else find_checkpoint(args.resume)
     if step is None:  # nothing to resume: a fresh start, as --resume auto promises
         return None
+    checked_step(step, ("config.yaml",))  # the file saved with the weights, not one edited or swapped in since
+    read_step_config(step)  # a value that cannot be: named as this file's, with the way out
     saved = step / "config.yaml"
-    if not saved.is_file():
-        from ..errors import UserError
-
-        raise UserError(f"no --config given and the checkpoint {str(step)!r} holds no config.yaml to resume with; "
-                        f"pass the run's config with --config")
     print(f"note: no --config given: resuming with the checkpoint's own config ({saved})"
           + (f", overrides on top ({' '.join(args.overrides)})" if args.overrides else ""), file=sys.stderr)
     return str(saved)
