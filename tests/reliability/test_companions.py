@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import re
 import shutil
 import sys
 from pathlib import Path
@@ -161,6 +162,31 @@ def test_lm_eval_scores_an_export_as_its_run_and_refuses_a_swapped_file(finished
     shutil.copy(tmp_path / "data2" / "tokenizer.json", hf / "tokenizer.json")  # same vocabulary size, other ids
     line = cli_error(["lm-eval", hf, "--tasks", "piqa", "--data-root", root, "--threads", "1"])
     assert f"'{hf}/tokenizer.json' is not the file `leviathan export` wrote there" in line
+
+
+def test_lm_eval_on_an_export_without_its_marker_says_so_and_refuses_a_tokenizer_the_model_cannot_hold(
+        finished_run, tmp_path):
+    """Round 5 left this: with the marker deleted, an export reads as a folder of transformers' own, so its files
+    cannot be checked, and nothing said so. Now a note says the files were taken as they are, and a tokenizer with
+    more ids than the model's vocabulary (a swap nothing else can show) is refused in one line."""
+    from leviathan.data.prepare import prepare
+    from reliability_support import cli, write_corpus
+
+    root = _piqa_root(tmp_path / "tasks")
+    hf = tmp_path / "hf"
+    assert cli(["export", finished_run, hf]).returncode == 0
+    (hf / "leviathan_output.json").unlink()
+    proc = cli(["lm-eval", hf, "--tasks", "piqa", "--data-root", root, "--threads", "1", "--limit", "4"])
+    assert proc.returncode == 0, proc.stderr
+    assert f"note: '{hf}' holds no leviathan_output.json, so its files are evaluated as they are" in proc.stderr
+    prepare(str(write_corpus(tmp_path / "corpus2", seed=1)), tmp_path / "data2", "bpe:400", val_fraction=0.2,
+            progress=False, log=lambda msg: None)
+    shutil.copy(tmp_path / "data2" / "tokenizer.json", hf / "tokenizer.json")
+    (hf / "leviathan_tokenizer.json").unlink()  # a folder holding a transformers tokenizer only
+    line = cli_error(["lm-eval", hf, "--tasks", "piqa", "--data-root", root, "--threads", "1"])
+    found = re.search(f"the tokenizer of '{hf}' has ([0-9,]+) ids but the model's config.json has vocab_size 300: "
+                      f"they come from different models", line)
+    assert found and int(found.group(1)) > 300, line  # the BPE stops short of 400 on so little text
 
 
 def test_embedding_records_refuse_run_folders_swapped_between_runs(data, tmp_path):

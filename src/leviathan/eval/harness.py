@@ -49,7 +49,7 @@ from pathlib import Path
 from typing import Any, Sequence
 
 from ..errors import UserError
-from ..ownership import check_apart, check_claim, check_output_files, mark
+from ..ownership import MARKER, check_apart, check_claim, check_output_files, mark, read_marker
 from .hflm import fitting_hflm, offline_env
 from .lm_export import export_for_harness, is_hf_dir, verify_export
 from .tasks import TASKS, prepare_tasks, resolve_tasks, task_data_root
@@ -134,8 +134,7 @@ def evaluate(source: str | os.PathLike, tasks: str | Sequence[str] = "paper", *,
         Path(out_dir).mkdir(parents=True, exist_ok=True)
         mark(out_dir, "lm-eval", OUT_FILES)  # before the export into it: a stopped evaluation can be rerun
     if is_hf_dir(src):
-        check_output_files(src, f"export the checkpoint again (leviathan export RUN {src} --overwrite), or evaluate "
-                                f"the run folder itself")
+        _check_hf_folder(src)
         out = evaluate_model(None, None, tasks, data=data, hf_dir=src, **kwargs)
     else:
         from ..checkpoint.read import load_model, load_tokenizer
@@ -165,6 +164,50 @@ def _earlier_out(out_dir: Path) -> bool:
     except (OSError, ValueError):
         return False
     return isinstance(summary, dict) and "tasks" in summary and "source" in summary
+
+
+def _check_hf_folder(src: Path) -> None:
+    """An HF folder evaluated as is: the files its export marker fingerprints must be the ones written; a folder with
+    no marker (transformers' own, an export of an earlier version, or one whose marker was removed) cannot be checked,
+    and a note says so; either way a tokenizer with ids the model has no row for is refused.
+
+    Footgun: without the marker a tokenizer.json swapped in from another preparation of the same size is scored as
+    it is (issue 30 round 5); nothing in the folder can tell it from a user's own tokenizer."""
+    if read_marker(src) is None:
+        print(f"note: {str(src)!r} holds no {MARKER}, so its files are evaluated as they are, not checked against "
+              f"the fingerprints `leviathan export` records", file=sys.stderr)
+    else:
+        check_output_files(src, f"export the checkpoint again (leviathan export RUN {src} --overwrite), or evaluate "
+                                f"the run folder itself")
+    ids, rows = _tokenizer_size(src), _config_vocab(src)
+    if ids is not None and rows is not None and ids > rows:
+        raise UserError(f"the tokenizer of {str(src)!r} has {ids:,} ids but the model's config.json has vocab_size "
+                        f"{rows:,}: they come from different models; put the model's own tokenizer in the folder")
+
+
+def _tokenizer_size(src: Path) -> int | None:
+    """Ids of the folder's tokenizer (leviathan's file, else a transformers tokenizer.json), None when it has neither."""
+    if (src / "leviathan_tokenizer.json").is_file():
+        from ..data.tokenizer import load_tokenizer
+
+        return load_tokenizer(src).vocab_size
+    if (src / "tokenizer.json").is_file():
+        from tokenizers import Tokenizer
+
+        try:
+            return Tokenizer.from_file(str(src / "tokenizer.json")).get_vocab_size(with_added_tokens=True)
+        except Exception as e:  # tokenizers raises its own Exception type for a damaged file
+            raise UserError(f"{str(src / 'tokenizer.json')!r} does not load as a tokenizer ({e}); put the model's "
+                            f"own tokenizer in the folder") from None
+    return None
+
+
+def _config_vocab(src: Path) -> int | None:
+    try:
+        value = json.loads((src / "config.json").read_text(encoding="utf-8")).get("vocab_size")
+    except (OSError, UnicodeDecodeError, ValueError, AttributeError):
+        return None  # transformers names a damaged config.json itself
+    return value if isinstance(value, int) and not isinstance(value, bool) else None
 
 
 def evaluate_model(model, tokenizer, tasks: str | Sequence[str] = "paper", *, data: str | os.PathLike | None = None,
