@@ -35,19 +35,20 @@ def _portable_jsonl(text: str) -> str:
 def merged_rows(kept: str, new: str) -> str:
     """The JSON-lines text ``kept`` followed by the lines of ``new`` whose run (``name``) it lacks. A run in both
     with different rows is a SystemExit naming it (one run trained twice: decide by hand which row stands)."""
-    rows = {json.loads(line)["name"]: line for line in kept.splitlines() if line.strip()}
+    kept_lines = [line for line in kept.splitlines() if line.strip()]
+    rows = {row["name"]: row for row in map(json.loads, kept_lines)}
     added = []
     for line in new.splitlines():
         if not line.strip():
             continue
-        name = json.loads(line)["name"]
-        if name in rows and json.loads(rows[name]) != json.loads(line):
-            raise SystemExit(f"error: run {name!r} has a row in the results folder and a different one in the sweep "
-                             f"folder (trained twice?); nothing was written; remove one of the two rows by hand")
-        if name not in rows:
-            rows[name] = line
+        row = json.loads(line)
+        if row["name"] in rows and rows[row["name"]] != row:
+            raise SystemExit(f"error: run {row['name']!r} has a row in the results folder and a different one in the "
+                             f"sweep folder (trained twice?); nothing was written; remove one of the two rows by hand")
+        if row["name"] not in rows:
+            rows[row["name"]] = row
             added.append(line)
-    return "".join(line + "\n" for line in [*(line for line in kept.splitlines() if line.strip()), *added])
+    return "".join(line + "\n" for line in [*kept_lines, *added])
 
 
 def collect(sweep: Path, dest: Path) -> Path:
