@@ -143,7 +143,10 @@ def mark(folder: str | os.PathLike, verb: str, names: Iterable[str]) -> None:
         write_marker(folder, verb)
         return
     literal = {p for p in patterns if not any(c in p for c in "*?[")}
-    write_marker(folder, verb, set(marker.files if marker is not None else ()) | ours | literal)
+    files = set(marker.files if marker is not None else ()) | ours | literal
+    if marker is not None and files == set(marker.files):
+        return  # unchanged: rewriting would only move its time stamp (a diff in every committed results folder)
+    write_marker(folder, verb, files)
 
 
 def listed_files(folder: str | os.PathLike, limit: int = _WALK_LIMIT) -> list[str]:

@@ -162,3 +162,22 @@ def test_bench_never_writes_its_json_over_a_users_file(tmp_path):
     assert "is not an earlier `leviathan bench --json` result, so bench will not write over it" in line
     assert mine.read_text() == '{"mine": true}\n'
     assert "is a folder" in cli_error(["bench", "--config", "tiny", "--quick", "--json", tmp_path])
+
+
+def test_marking_the_same_files_again_leaves_the_marker_as_it_was(tmp_path):
+    """A report regenerated into a committed results folder rewrote its marker with a new time stamp: a diff with no
+    content in every commit of results. A marker whose file list does not change is left byte for byte."""
+    from leviathan.ownership import mark, read_marker
+
+    folder = tmp_path / "out"
+    folder.mkdir()
+    (folder / "rows.jsonl").write_text("{}\n")
+    mark(folder, "report", ["report.md", "analysis.json"])  # a folder with a user's file: the names are listed
+    first = (folder / MARKER).read_bytes()
+    stamp = json.loads(first)["created"]
+    (folder / MARKER).write_bytes(first.replace(stamp.encode(), b"2000-01-01T00:00:00+00:00"))
+    before = (folder / MARKER).read_bytes()
+    mark(folder, "report", ["report.md", "analysis.json"])
+    assert (folder / MARKER).read_bytes() == before
+    mark(folder, "report", ["report.md", "analysis.json", "figure.png"])  # a new name: written, listed
+    assert read_marker(folder).files == ("analysis.json", "figure.png", "report.md")
