@@ -95,3 +95,23 @@ def test_control_switches_only_past_the_margin_and_the_primary_pairs_across_arms
     assert {c.baseline for c in fs.secondary} == {"dense_tied", "leviathan"}
     md = "\n".join(render_fair_shot(fs, "results/o200k"))
     assert "**Pick:** d64L6-center" in md and "**Control:** d64L6-ilr3" in md and "Reproduced" in md
+
+
+def test_the_picks_presweep_grid_is_the_o200k_presweep_with_the_picks_option():
+    """o200k-fair-lr.yaml claims the o200k round's pre-sweep exactly, applied to the pick: same base, data, seeds and
+    evaluation; every size the pick's model (o200k-fair's d64L6-ilr03) with its multiplier and one peak lr."""
+    import yaml
+
+    from leviathan.configs import find_grid_file
+
+    fair_lr, o200k_lr, fair = (yaml.safe_load(find_grid_file(g).read_text())
+                               for g in ("o200k-fair-lr", "o200k-lr", "o200k-fair"))
+    for key in ("base", "data", "seeds", "eval"):
+        assert fair_lr[key] == o200k_lr[key], key
+    pick = {k: v for k, v in fair["sizes"]["d64L6-ilr03"].items() if k != "run"}
+    lrs = {}
+    for name, size in fair_lr["sizes"].items():
+        assert {k: v for k, v in size.items() if k != "run"} == pick, name
+        assert size["run"]["optim.input_lr_mult"] == fair["sizes"]["d64L6-ilr03"]["run"]["optim.input_lr_mult"]
+        lrs[name.removeprefix("d64L6-ilr03-")] = size["run"]["optim.lr"]
+    assert lrs == {s: o200k_lr["sizes"][s]["run"]["optim.lr"] for s in o200k_lr["sizes"]}
