@@ -114,6 +114,27 @@ def test_sweep_never_writes_over_a_users_file(capsys, data, tmp_path):
     assert "is the same folder as the grid's data folder" in line
 
 
+def test_a_sweep_folder_written_before_markers_is_the_sweeps_own(capsys, data, tmp_path):
+    """A sweep folder without a marker (an earlier version's) is recognised by its grid.json, read by the file's one
+    reader: one that lists runs is the sweep's and it goes on; a damaged one is a user's file and is refused."""
+    import yaml
+
+    grid = tmp_path / "g.yaml"
+    grid.write_text(yaml.safe_dump({"name": "g", "data": {"dir": str(data)}, "seeds": [0],
+                                    "base": {"max_steps": 1, "schedule": {"warmup_steps": 0}, "data": {"seq_len": 32}},
+                                    "sizes": {"a": "cpu-tiny"},
+                                    "experiments": {"iso_body": {"variants": ["dense_tied"], "sizes": ["a"]}}}))
+    out = tmp_path / "out"
+    assert main(["sweep", "--grid", str(grid), "--out", str(out), "--skip-eval"]) == 0
+    (out / MARKER).unlink()
+    assert main(["sweep", "--grid", str(grid), "--out", str(out), "--skip-eval"]) == 0
+    assert "1 already in" in capsys.readouterr().out
+    (out / MARKER).unlink()
+    (out / "grid.json").write_text('{"runs": "not a list"}\n')
+    line = fails(capsys, "sweep", "--grid", grid, "--out", out, "--skip-eval")
+    assert "would write over" in line and "which it did not create" in line
+
+
 def test_lm_eval_never_writes_over_a_users_summary(capsys, finished_run, tmp_path):
     out = _users_folder(tmp_path / "out", "lm_eval.json")
     line = fails(capsys, "lm-eval", finished_run, "--tasks", "piqa", "--out", out)

@@ -36,7 +36,6 @@ import contextlib
 import dataclasses
 import datetime as _dt
 import fnmatch
-import json
 import os
 import time
 from dataclasses import dataclass, field
@@ -85,12 +84,17 @@ SWEEP_FILES = (RESULTS, "grid.json", "runs")
 
 
 def _earlier_sweep(out_dir: Path) -> bool:
-    """A sweep folder an earlier version wrote (no ownership marker yet): a grid.json listing runs."""
-    try:
-        grid = json.loads((out_dir / "grid.json").read_text(encoding="utf-8"))
-    except (OSError, ValueError):
+    """A sweep folder an earlier version wrote (no ownership marker yet): a grid.json that reads as one and lists runs
+    (``sweep_grid``, the file's one reader; a damaged or foreign grid.json is not a sweep's)."""
+    from ...errors import UserError
+    from .sweep_grid import GRID_JSON, read_sweep_grid
+
+    if not (out_dir / GRID_JSON).is_file():
         return False
-    return isinstance(grid, dict) and isinstance(grid.get("runs"), list) and "eval_options" in grid
+    try:
+        return bool(read_sweep_grid(out_dir).runs)
+    except (UserError, OSError, UnicodeDecodeError):
+        return False
 
 
 # --------------------------------------------------------------------------------------------
