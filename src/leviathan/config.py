@@ -28,7 +28,7 @@ import yaml
 from .codec import encode
 from .errors import ConfigError, UserError
 from .io import atomic_write_text
-from .strict_yaml import AmbiguousNumberError, DuplicateKeyError, load_strict, parse as parse_yaml
+from .strict_yaml import AmbiguousNumberError, DuplicateKeyError, TooDeepError, load_strict, parse as parse_yaml
 
 T = TypeVar("T")
 
@@ -218,6 +218,8 @@ def parse_override(text: str) -> tuple[list[str], Any]:
         raise ConfigError(f"override {text!r}: key {e.key!r} is given twice in its value; keep one") from None
     except AmbiguousNumberError as e:
         raise ConfigError(f"override {text!r}: {e.advice()}") from None
+    except TooDeepError as e:
+        raise ConfigError(f"override {text[:40]!r}...: {e}; write it flatter") from None
     except yaml.YAMLError:
         value = raw
     return key.split("."), value

@@ -155,3 +155,21 @@ def test_an_empty_config_or_grid_file_is_refused(tmp_path, text):
     path.write_text(text)
     assert f"config file '{path}' is empty" in cli_error(["train", "--config", path, "max_steps=2", "--print-config"])
     assert f"config file '{path}' is empty" in cli_error(["sweep", "--grid", path, "--list"])
+
+
+@pytest.mark.parametrize("nested", [
+    "model:\n" + "".join("  " * (i + 1) + f"k{i}:\n" for i in range(3000)) + "  " * 3001 + "x: 1\n",
+    "model: " + "[" * 5000 + "]" * 5000 + "\n",
+], ids=["block-mappings", "flow-lists"])
+def test_a_config_nested_too_deeply_is_one_line(tmp_path, nested):
+    """Round 6: a config nested a few thousand levels deep ended in PyYAML's RecursionError traceback (the config, a
+    grid and an override all read YAML through ``strict_yaml.parse``)."""
+    path = tmp_path / "run.yaml"
+    path.write_text(nested)
+    line = cli_error(["train", "--config", path, "--print-config"])
+    assert f"config file '{path}': its mappings or lists are nested too deeply to read" in line
+    assert "write it flatter" in line
+    line = cli_error(["sweep", "--grid", path, "--list"])
+    assert f"config file '{path}': its mappings or lists are nested too deeply to read" in line
+    line = cli_error(["train", "model=" + "[" * 5000 + "]" * 5000, "--print-config"])
+    assert "override 'model=[[[[" in line and "nested too deeply to read" in line
