@@ -203,3 +203,24 @@ def test_split_numbers_that_contradict_each_other(finished_run, data_copy, chang
     line = cli_error(["eval", finished_run, "--data", data_copy])
     assert shown in line and "meta.json was damaged or edited by hand" in line
     assert tree_hashes(data_copy) == before
+
+
+def test_an_adopted_folders_generator_settings_edited_to_text_are_refused_by_name(tmp_path):
+    """Round 6: config.json's ``leviathan_generator`` edited from its mapping to text ended in an AttributeError
+    traceback in ``load_adopted`` (and in the adopted class's own ``from_pretrained``)."""
+    from transformers import LlamaConfig
+
+    from leviathan.errors import UserError
+    from leviathan.hf import adopt, load_adopted
+
+    cfg = LlamaConfig(vocab_size=300, hidden_size=32, intermediate_size=64, num_hidden_layers=1,
+                      num_attention_heads=2, num_key_value_heads=2)
+    model = adopt(cfg, seed_dim=8, modes=2, knots=8, rank=4)
+    model.save_pretrained(tmp_path / "adopted")
+    config = tmp_path / "adopted" / "config.json"
+    _edit(config, lambda c: c.update(leviathan_generator="abc"))
+    with pytest.raises(UserError) as info:
+        load_adopted(tmp_path / "adopted")
+    assert f"{config}: leviathan_generator is 'abc', not the mapping of generator settings" in str(info.value)
+    with pytest.raises(UserError, match="leviathan_generator is 'abc'"):
+        type(model).from_pretrained(tmp_path / "adopted")  # the adopted class, as transformers' Auto classes load it
