@@ -212,3 +212,19 @@ def test_an_output_folder_that_is_a_mount_point_is_refused_before_any_work(finis
     assert "trained BPE" not in line
     assert tree_hashes(earlier_export) == before and tree_hashes(mount) == before
     assert sorted(p.name for p in tmp_path.iterdir()) == ["corpus", "data", "data-bind", "hf", "hf-bind"]
+
+
+def test_demo_replaces_a_link_to_an_earlier_demo_and_keeps_what_it_names(data, tmp_path):
+    """Round 6: ``demo --run-dir LINK`` with LINK a symlink to an earlier demo ended in ``Cannot call rmtree on a
+    symbolic link`` (a traceback). The link is replaced by the new demo's folder, as prepare and export replace a link
+    given as their output; the earlier demo it named is kept."""
+    from leviathan.cli import main
+
+    args = ["demo", "--data-dir", str(data), "--steps", "1", "--seq-len", "32", "--batch-tokens", "64",
+            "--eval-tokens", "64", "--variants", "dense_tied", "--quiet"]
+    assert main([*args, "--run-dir", str(tmp_path / "earlier")]) == 0
+    before = tree_hashes(tmp_path / "earlier")
+    (tmp_path / "link").symlink_to("earlier")
+    assert main([*args, "--run-dir", str(tmp_path / "link")]) == 0
+    assert not (tmp_path / "link").is_symlink() and (tmp_path / "link" / "demo.json").is_file()
+    assert tree_hashes(tmp_path / "earlier") == before

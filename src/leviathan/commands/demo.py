@@ -381,7 +381,10 @@ def run(args) -> int:
         run_dir = replaced_folder(run_dir, "--run-dir")  # deleted and made anew: never the current folder
         if any(run_dir.iterdir()):  # only an earlier demo (its marker and files), no live run: leviathan.ownership
             check_replaceable(run_dir, "demo", "--run-dir", legacy=_earlier_demo)
-        shutil.rmtree(run_dir)
+        if run_dir.is_symlink():  # the link is replaced, as prepare and export replace theirs; what it names is kept
+            run_dir.unlink()  # (rmtree refused a link: a traceback, issue 30 round 6)
+        else:
+            shutil.rmtree(run_dir)
     run_dir.mkdir(parents=True)
     configs = [run_config(args, data_dir, v) for v in variants]
     how = "one after the other" if args.sequential or len(configs) == 1 else "at the same time, one process each"
