@@ -50,9 +50,12 @@ def _edit(path: Path, change) -> None:
     # round 5: a name the step's own tokenizer files contradict resumed without a word
     (lambda s: s.update(tokenizer="bpe:301"), "tokenizer", "is 'bpe:301', but the step's leviathan_tokenizer.json is "
                                                            "'bpe:300'"),
+    # round 6: numbers past numpy's int64 ended in an OverflowError traceback at the first resumed batch
+    (lambda s: s["loader"].update(position=10**30), "loader.position", "more sequences than the 1024 tokens trained"),
+    (lambda s: s.update(tokens=10**30), "tokens", f"is {10**30}, more than any run trains (at most {2**62})"),
 ], ids=["step-negative", "step-not-the-folder", "step-bool", "tokens-text", "tokens-fewer-than-steps", "world-0",
         "time-nan", "loader-behind", "loader-seq-0", "loader-shuffle", "loader-missing", "rng-python", "rng-numpy",
-        "files", "format", "tokenizer-name"])
+        "files", "format", "tokenizer-name", "loader-past-the-tokens", "tokens-past-int64"])
 def test_a_bad_field_of_state_json_stops_a_resume(capsys, data, run_copy, change, field, problem):
     _edit(run_copy / NEWEST, change)
     before = tree_hashes(run_copy)
