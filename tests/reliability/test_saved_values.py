@@ -17,7 +17,7 @@ import numpy as np
 import pytest
 
 sys.path.insert(0, str(Path(__file__).parent))
-from reliability_support import cli_error, tree_hashes  # noqa: E402
+from reliability_support import cli_error, run_overrides, tree_hashes  # noqa: E402
 from test_bad_input import fails, resume  # noqa: E402
 
 pytestmark = [pytest.mark.reliability, pytest.mark.usefixtures("single_thread")]
@@ -102,7 +102,6 @@ def test_a_bad_number_in_meta_json(capsys, data_copy, tmp_path, field, value, sh
     else:
         meta[node] = value
     meta_path.write_text(json.dumps(meta))
-    from reliability_support import run_overrides
 
     line = fails(capsys, "train", *run_overrides(data_copy), "--run-dir", tmp_path / "run", "--quiet")
     assert shown in line and "meta.json was damaged or edited by hand" in line
@@ -206,6 +205,17 @@ def test_split_numbers_that_contradict_each_other(finished_run, data_copy, chang
     line = cli_error(["eval", finished_run, "--data", data_copy])
     assert shown in line and "meta.json was damaged or edited by hand" in line
     assert tree_hashes(data_copy) == before
+
+
+def test_a_tokenizer_name_in_meta_json_its_tokenizer_files_contradict(capsys, finished_run, data_copy, tmp_path):
+    """Round 6: meta.json's tokenizer edited to 'o200k_base' beside the bpe:300 files was evaluated (and trained on)
+    without a word; every number was right, the name in every row and report wrong. Checked as state.json's is."""
+    _edit(data_copy / "meta.json", lambda m: m.update(tokenizer="o200k_base"))
+    before = tree_hashes(data_copy)
+    shown = "meta.json says tokenizer 'o200k_base' but the folder's leviathan_tokenizer.json is 'bpe:300'"
+    assert shown in cli_error(["eval", finished_run, "--data", data_copy])
+    assert shown in fails(capsys, "train", *run_overrides(data_copy), "--run-dir", tmp_path / "run", "--quiet")
+    assert tree_hashes(data_copy) == before and not (tmp_path / "run").exists()
 
 
 def test_an_adopted_folders_generator_settings_edited_to_text_are_refused_by_name(tmp_path):

@@ -30,6 +30,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Iterable
 
+from ..data.integrity import recorded_tokenizer_name
 from ..errors import UserError
 from ..seeds import MAX_SEED
 
@@ -207,23 +208,13 @@ def read_step_state(step_dir: str | os.PathLike) -> StepState:
         tokenizer = raw.get("tokenizer")
         if tokenizer is not None and not (isinstance(tokenizer, str) and tokenizer):
             raise _Bad("tokenizer", f"is {tokenizer!r}, expected a tokenizer name or null")
-        saved = _saved_tokenizer_name(Path(step_dir))
-        if tokenizer is not None and saved is not None and saved != tokenizer:  # a name the files beside it contradict
+        saved = recorded_tokenizer_name(Path(step_dir))  # round 5: a name the files beside it contradicted resumed
+        if tokenizer is not None and saved is not None and saved != tokenizer:
             raise _Bad("tokenizer", f"is {tokenizer!r}, but the step's leviathan_tokenizer.json is {saved!r}")
         files = _files(raw.get("files"))
     except _Bad as e:
         raise _damaged(path, e.field, e.problem) from None
     return StepState(step, tokens, loader, rng, world, seconds, tokenizer, files, raw)
-
-
-def _saved_tokenizer_name(step_dir: Path) -> str | None:
-    """The name in the step's leviathan_tokenizer.json (None when there is none or it is unreadable: the tokenizer's
-    own reader names that problem). A state.json whose tokenizer contradicts it resumed without a word (round 5)."""
-    try:
-        name = json.loads((step_dir / "leviathan_tokenizer.json").read_text(encoding="utf-8")).get("name")
-    except (OSError, UnicodeDecodeError, ValueError, AttributeError):
-        return None
-    return name if isinstance(name, str) else None
 
 
 def _no_repeats(pairs: list[tuple[str, Any]]) -> dict:
