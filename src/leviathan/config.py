@@ -176,7 +176,7 @@ def from_dict(cls: type[T], data: Mapping[str, Any], prefix: str = "") -> T:
             warn_retired(f"{prefix}{key}", retired[key])
             continue
         if key not in fields:
-            hint = difflib.get_close_matches(key, list(fields), n=1, cutoff=0.6)
+            hint = difflib.get_close_matches(str(key), list(fields), n=1, cutoff=0.6)  # `1: 2`: a TypeError (round 6)
             extra = f"; did you mean '{prefix}{hint[0]}'?" if hint else f"; valid keys: {', '.join(sorted(fields))}"
             raise ConfigError(f"unknown key '{prefix}{key}' in {cls.__name__}{extra}")
         kwargs[key] = _coerce(value, hints[key], f"{prefix}{key}")

@@ -173,3 +173,16 @@ def test_a_config_nested_too_deeply_is_one_line(tmp_path, nested):
     assert f"config file '{path}': its mappings or lists are nested too deeply to read" in line
     line = cli_error(["train", "model=" + "[" * 5000 + "]" * 5000, "--print-config"])
     assert "override 'model=[[[[" in line and "nested too deeply to read" in line
+
+
+def test_a_key_yaml_reads_as_a_number_is_named(data, tmp_path):
+    """Round 6: a config or grid key YAML reads as a number (``1: 2``) ended in a TypeError traceback from the
+    closest-name hint; it is an unknown key like any other (grid sizes may still be named by numbers)."""
+    config = tmp_path / "run.yaml"
+    config.write_text("max_steps: 1\n1: 2\n")
+    line = cli_error(["train", "--config", config, f"data.path={data}", "--print-config"])
+    assert "unknown key '1' in RunConfig; valid keys: batch_tokens" in line
+    grid = tmp_path / "grid.yaml"
+    grid.write_text(f"name: g\ndata: {{dir: {data}}}\nseeds: [0]\n1: 2\nsizes: {{64: {{preset: cpu-tiny}}}}\n"
+                    f"experiments: {{iso_body: {{variants: [dense_tied], sizes: [64]}}}}\n")
+    assert "unknown key 1 in grid g; valid keys: ablations" in cli_error(["sweep", "--grid", grid, "--list"])

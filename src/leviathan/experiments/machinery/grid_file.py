@@ -70,8 +70,8 @@ def read_grid_file(name_or_path: str | os.PathLike | dict) -> tuple[GridFile, Pa
         raw = load_yaml(path)
     unknown = set(raw) - GRID_KEYS
     if unknown:
-        k = sorted(unknown)[0]
-        hint = difflib.get_close_matches(k, GRID_KEYS, n=1)
+        k = sorted(unknown, key=str)[0]  # a key YAML reads as a number (`1: 2`): a TypeError before (round 6)
+        hint = difflib.get_close_matches(str(k), GRID_KEYS, n=1)
         raise ConfigError(f"unknown key {k!r} in grid {raw.get('name', path)}" +
                           (f"; did you mean {hint[0]!r}?" if hint else f"; valid keys: {', '.join(sorted(GRID_KEYS))}"))
     return GridFile(**raw), path
