@@ -115,21 +115,33 @@ def _coerce_bool(value: Any, where: str) -> bool:
     raise ConfigError(f"{where}: expected true or false, got {value!r}")
 
 
+_INT64 = 2**63
+
+
 def _coerce_int(value: Any, where: str) -> int:
     if isinstance(value, bool):  # bool is an int subclass: ``hidden_size: true`` is a mistake, not 1
         raise ConfigError(f"{where}: expected an integer, got {value!r}")
     if isinstance(value, int):
-        return value
+        return _fits(value, where)
     if isinstance(value, float) and value.is_integer():
-        return int(value)
+        return _fits(int(value), where)
     if isinstance(value, str):
         try:
             f = float(value.replace("_", ""))
         except ValueError:
             f = None
         if f is not None and f.is_integer():
-            return int(f)
+            return _fits(int(f), where)
     raise ConfigError(f"{where}: expected an integer, got {value!r}")
+
+
+def _fits(value: int, where: str) -> int:
+    """``value`` if numpy and torch can hold it (64 bits): ``max_steps: 1000000000000000000000000000000`` trained
+    toward a step no run reaches, without a word (issue 30 round 6), where 1e400 was refused."""
+    if not -_INT64 <= value < _INT64:
+        raise ConfigError(f"{where}: {value} does not fit in 64 bits (integers of a config lie in [-2^63, 2^63)); "
+                          f"write the number meant")
+    return value
 
 
 def _coerce_float(value: Any, where: str) -> float:
