@@ -105,6 +105,28 @@ def test_nonsense_sizes_on_the_command_line(capsys, tmp_path, finished_run, argv
     assert shown in one_error(capsys.readouterr().err)
 
 
+@pytest.mark.parametrize("argv", [
+    ["bench", "--quick", "--threads", "1000000"],
+    ["prepare", "stdlib", "--out", "{tmp}/d", "--workers", "1000000"],
+    ["sweep", "--grid", "smoke", "--list", "--threads", "1000000"],
+    ["lm-eval", "{run}", "--threads", "1000000"],
+    ["demo", "--threads", "1000000"],
+], ids=["bench", "prepare-workers", "sweep", "lm-eval", "demo"])
+def test_a_thread_count_past_the_machine_is_refused_before_any_thread_starts(capsys, tmp_path, finished_run, argv):
+    """Round 6: ``bench --threads 1000000`` had OpenMP start threads until it segfaulted, and meanwhile other
+    processes on the machine could not start a thread and died; ``prepare --workers 1000000`` claimed as many. A
+    thread count is at most 4 x the cores the process may use (``commands.values.thread_count``)."""
+    from leviathan.commands.values import usable_cores
+
+    with pytest.raises(SystemExit) as info:
+        main([a.format(run=finished_run, tmp=tmp_path) for a in argv])
+    assert info.value.code == 2
+    limit = 4 * usable_cores()
+    assert f"must be at most {limit} (4 x the {usable_cores()} cores this process may use), got 1000000" in \
+        one_error(capsys.readouterr().err)
+    assert not (tmp_path / "d").exists()
+
+
 # ---- adoption's options ----------------------------------------------------------------------------------------
 @pytest.mark.parametrize("settings, shown", [
     (dict(ln_eps=float("nan")), "ln_eps must be a finite number > 0, got nan"),
