@@ -186,3 +186,18 @@ def test_a_key_yaml_reads_as_a_number_is_named(data, tmp_path):
     grid.write_text(f"name: g\ndata: {{dir: {data}}}\nseeds: [0]\n1: 2\nsizes: {{64: {{preset: cpu-tiny}}}}\n"
                     f"experiments: {{iso_body: {{variants: [dense_tied], sizes: [64]}}}}\n")
     assert "unknown key 1 in grid g; valid keys: ablations" in cli_error(["sweep", "--grid", grid, "--list"])
+
+
+@pytest.mark.parametrize("where, name", [("name", "../../escape"), ("name", "tiny/a"), ("size", "../../x")],
+                         ids=["grid-dotdot", "grid-slash", "size-dotdot"])
+def test_grid_and_size_names_are_plain_folder_names(data, tmp_path, where, name):
+    """Round 6: a grid named ``../../escape`` swept into ``runs/../../escape`` (its default --out), and a size named
+    ``../../x`` trained its run in ``OUT/runs/../../x-dense_tied-s0``, a folder beside the sweep's; both exit 0."""
+    grid_name, size = (name, "a") if where == "name" else ("g", name)
+    grid = tmp_path / "grid.yaml"
+    grid.write_text(f"name: '{grid_name}'\ndata: {{dir: {data}}}\nseeds: [0]\nsizes: {{'{size}': {{preset: cpu-tiny}}}}\n"
+                    f"experiments: {{iso_body: {{variants: [dense_tied], sizes: ['{size}']}}}}\n")
+    (tmp_path / "deep" / "er").mkdir(parents=True)
+    line = cli_error(["sweep", "--grid", grid, "--out", "sw", "max_steps=1"], cwd=tmp_path / "deep" / "er")
+    assert f"'{name}' is not a plain name (it names a folder" in line
+    assert sorted(p.name for p in tmp_path.rglob("*")) == ["deep", "er", "grid.yaml"]
