@@ -12,6 +12,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+import torch
 
 from leviathan.cli import main
 from leviathan.config import ConfigError
@@ -242,3 +243,20 @@ def test_a_sigterm_before_any_verb_has_started_is_one_line(capsys, data, tmp_pat
     err = capsys.readouterr().err
     assert "stopped by SIGTERM before `leviathan train` finished" in err and "run the same command again" in err
     assert "Traceback" not in err
+
+
+def test_adoptions_fit_refuses_token_ids_with_fractions():
+    """Round 6: ``Fit(text=[[1.5, 2.0, 3.0]])`` was cast to ids 1, 2, 3 and the fit went on; whole numbers given as
+    floats still read as the ids they are."""
+    from transformers import LlamaConfig, LlamaForCausalLM
+
+    from leviathan.errors import UserError
+    from leviathan.hf import Fit, adopt
+
+    cfg = LlamaConfig(vocab_size=300, hidden_size=32, intermediate_size=64, num_hidden_layers=1,
+                      num_attention_heads=2, num_key_value_heads=2)
+    small = dict(seed_dim=8, modes=2, knots=8, rank=4)
+    with pytest.raises(UserError, match="Fit.text must be whole token ids, got torch.float32 values with fractions"):
+        adopt(LlamaForCausalLM(cfg), fit=Fit(text=torch.tensor([[1.5, 2.0, 3.0]]), steps=2), **small)
+    model = adopt(LlamaForCausalLM(cfg), fit=Fit(text=[[1.0, 2.0, 3.0]], steps=2), **small)
+    assert model.leviathan_fit.loss_fit is not None
