@@ -123,3 +123,13 @@ def test_a_prompt_that_is_not_utf8_is_one_line(finished_run):
 
     line = cli_error(["generate", finished_run, "--max-new-tokens", "2", "--prompt", "a\udcffb"])  # argv byte 0xff
     assert "argument --prompt: is not UTF-8 text (byte 0xff at character 1)" in line
+
+
+def test_eval_text_that_is_a_folder_or_a_device_is_named_as_such(finished_run, tmp_path):
+    """Round 6: ``eval --text /dev/null`` and ``eval --text FOLDER`` said the file does not exist."""
+    from reliability_support import cli_error
+
+    assert "text file '/dev/null' is not a regular file (a device" in cli_error(["eval", finished_run, "--text",
+                                                                                 "/dev/null"])
+    assert f"text file '{tmp_path}' is a folder; pass the path of a UTF-8 text file" in \
+        cli_error(["eval", finished_run, "--text", tmp_path])
