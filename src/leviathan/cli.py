@@ -76,9 +76,12 @@ def _stop(signum, frame):
 
 
 def _run_verb(module, args, verb: str) -> int:
-    """``module.run(args)`` with SIGTERM turned into ``Stopped`` (main thread only), reported in one line."""
+    """``module.run(args)`` with SIGTERM (and SIGHUP: ``stop_signals``) turned into ``Stopped`` (main thread only),
+    reported in one line."""
+    from .stop_signals import stop_signals
+
     main_thread = threading.current_thread() is threading.main_thread()
-    previous = signal.signal(signal.SIGTERM, _stop) if main_thread else None
+    previous = {sig: signal.signal(sig, _stop) for sig in stop_signals()} if main_thread else {}
     try:
         return int(module.run(args) or 0)
     except Stopped as e:
@@ -90,8 +93,8 @@ def _run_verb(module, args, verb: str) -> int:
         print(_stopped_line("Ctrl-C (SIGINT)", verb), file=sys.stderr)
         return 130
     finally:
-        if main_thread:
-            signal.signal(signal.SIGTERM, previous)
+        for sig, handler in previous.items():
+            signal.signal(sig, handler)
 
 
 def _stopped_line(name: str, verb: str) -> str:

@@ -28,7 +28,7 @@ import yaml
 from .codec import encode
 from .errors import ConfigError, UserError
 from .io import atomic_write_text
-from .strict_yaml import AmbiguousNumberError, DuplicateKeyError, load_strict, parse as parse_yaml
+from .strict_yaml import AmbiguousNumberError, DuplicateKeyError, TooDeepError, load_strict, parse as parse_yaml
 
 T = TypeVar("T")
 
@@ -115,21 +115,33 @@ def _coerce_bool(value: Any, where: str) -> bool:
     raise ConfigError(f"{where}: expected true or false, got {value!r}")
 
 
+_INT64 = 2**63
+
+
 def _coerce_int(value: Any, where: str) -> int:
     if isinstance(value, bool):  # bool is an int subclass: ``hidden_size: true`` is a mistake, not 1
         raise ConfigError(f"{where}: expected an integer, got {value!r}")
     if isinstance(value, int):
-        return value
+        return _fits(value, where)
     if isinstance(value, float) and value.is_integer():
-        return int(value)
+        return _fits(int(value), where)
     if isinstance(value, str):
         try:
             f = float(value.replace("_", ""))
         except ValueError:
             f = None
         if f is not None and f.is_integer():
-            return int(f)
+            return _fits(int(f), where)
     raise ConfigError(f"{where}: expected an integer, got {value!r}")
+
+
+def _fits(value: int, where: str) -> int:
+    """``value`` if numpy and torch can hold it (64 bits): ``max_steps: 1000000000000000000000000000000`` trained
+    toward a step no run reaches, without a word (issue 30 round 6), where 1e400 was refused."""
+    if not -_INT64 <= value < _INT64:
+        raise ConfigError(f"{where}: {value} does not fit in 64 bits (integers of a config lie in [-2^63, 2^63)); "
+                          f"write the number meant")
+    return value
 
 
 def _coerce_float(value: Any, where: str) -> float:
@@ -176,7 +188,7 @@ def from_dict(cls: type[T], data: Mapping[str, Any], prefix: str = "") -> T:
             warn_retired(f"{prefix}{key}", retired[key])
             continue
         if key not in fields:
-            hint = difflib.get_close_matches(key, list(fields), n=1, cutoff=0.6)
+            hint = difflib.get_close_matches(str(key), list(fields), n=1, cutoff=0.6)  # `1: 2`: a TypeError (round 6)
             extra = f"; did you mean '{prefix}{hint[0]}'?" if hint else f"; valid keys: {', '.join(sorted(fields))}"
             raise ConfigError(f"unknown key '{prefix}{key}' in {cls.__name__}{extra}")
         kwargs[key] = _coerce(value, hints[key], f"{prefix}{key}")
@@ -218,6 +230,8 @@ def parse_override(text: str) -> tuple[list[str], Any]:
         raise ConfigError(f"override {text!r}: key {e.key!r} is given twice in its value; keep one") from None
     except AmbiguousNumberError as e:
         raise ConfigError(f"override {text!r}: {e.advice()}") from None
+    except TooDeepError as e:
+        raise ConfigError(f"override {text[:40]!r}...: {e}; write it flatter") from None
     except yaml.YAMLError:
         value = raw
     return key.split("."), value

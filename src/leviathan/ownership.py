@@ -36,6 +36,7 @@ from pathlib import Path
 from typing import Callable, Iterable
 
 from .errors import UserError
+from .mounts import is_mount_point
 
 MARKER = "leviathan_output.json"
 FORMAT = 1
@@ -267,7 +268,8 @@ def replaced_folder(folder: str | os.PathLike, flag: str) -> Path:
     (prepare, export, demo): its name and its parent are those of the folder itself, also when it was given as
     ``.``, ``..`` or ``dir/.`` (whose name is empty, which ended in a traceback after the work was done, issue 30
     round 5). UserError when it is the current folder or holds it: the rename would leave the shell in a deleted
-    folder."""
+    folder; and when it is a mount point (a bind mount, a volume), which cannot be renamed: the rename failed with
+    EBUSY after the work, leaving a ``.NAME.old-*`` folder (issue 30 round 6), and demo's delete would empty it."""
     given = os.fspath(folder)
     out = Path(os.path.abspath(os.path.expanduser(given)))
     real, cwd = Path(os.path.realpath(out)), Path(os.path.realpath(os.getcwd()))
@@ -276,6 +278,10 @@ def replaced_folder(folder: str | os.PathLike, flag: str) -> Path:
                         f"that folder and renamed into its place, which would leave this shell in a deleted folder; "
                         f"run the command from outside it (cd {out.parent}) and give the folder by name "
                         f"({flag} {out.name or out})")
+    if is_mount_point(out):
+        raise UserError(f"{flag} {given!r} is a mount point: the output is built beside it and renamed into its "
+                        f"place, and a mount point cannot be renamed; give a new folder inside it "
+                        f"({flag} {_quote(out / 'NAME')}), or unmount it")
     return out
 
 

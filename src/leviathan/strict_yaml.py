@@ -17,7 +17,7 @@ import yaml
 
 from .errors import ConfigError
 
-__all__ = ["StrictLoader", "DuplicateKeyError", "AmbiguousNumberError", "parse", "load_strict"]
+__all__ = ["StrictLoader", "DuplicateKeyError", "AmbiguousNumberError", "TooDeepError", "parse", "load_strict"]
 
 
 class DuplicateKeyError(yaml.constructor.ConstructorError):
@@ -86,9 +86,21 @@ StrictLoader.add_constructor("tag:yaml.org,2002:int", _checked_number(yaml.SafeL
 StrictLoader.add_constructor("tag:yaml.org,2002:float", _checked_number(yaml.SafeLoader.construct_yaml_float))
 
 
+class TooDeepError(yaml.YAMLError):
+    """The text nests mappings or lists more deeply than PyYAML's recursive reader can follow (a few hundred levels,
+    Python's recursion limit): a ``RecursionError`` traceback before (issue 30 round 6: a config nested 3,000 levels)."""
+
+    def __str__(self) -> str:
+        return "its mappings or lists are nested too deeply to read (hundreds of levels)"
+
+
 def parse(text: str) -> Any:
-    """The value of YAML ``text`` read by ``StrictLoader`` (raises ``DuplicateKeyError`` / ``yaml.YAMLError``)."""
-    return yaml.load(text, Loader=StrictLoader)  # noqa: S506 - StrictLoader is a SafeLoader
+    """The value of YAML ``text`` read by ``StrictLoader`` (raises ``DuplicateKeyError``, ``TooDeepError`` or another
+    ``yaml.YAMLError``)."""
+    try:
+        return yaml.load(text, Loader=StrictLoader)  # noqa: S506 - StrictLoader is a SafeLoader
+    except RecursionError:
+        raise TooDeepError() from None
 
 
 def load_strict(text: str, source: str) -> Any:
@@ -100,6 +112,8 @@ def load_strict(text: str, source: str) -> Any:
                           f"one value can hold; delete one of them") from None
     except AmbiguousNumberError as e:
         raise ConfigError(f"{source} line {e.line}: {e.advice()}") from None
+    except TooDeepError as e:
+        raise ConfigError(f"{source}: {e}; a setting needs a few levels at most, so write it flatter") from None
     except yaml.YAMLError as e:
         raise ConfigError(f"{source} is not valid YAML ({' '.join(str(e).split())}); correct it where named") from None
 

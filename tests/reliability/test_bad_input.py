@@ -442,7 +442,9 @@ def train_steps(run: Path) -> list[int]:
 @pytest.mark.parametrize("sig, code, last_line", [
     (signal.SIGTERM, 0, "stopped by SIGTERM at step 6; checkpoint saved, continue with --resume auto"),  # --quiet too
     (signal.SIGINT, 130, "stopped by SIGINT at step 6; checkpoint saved, continue with --resume auto"),  # one line
-], ids=["SIGTERM", "Ctrl-C"])
+    # round 6: SIGHUP (the terminal closed) killed the run mid-step, no checkpoint, no word (exit 129)
+    (signal.SIGHUP, 0, "stopped by SIGHUP at step 6; checkpoint saved, continue with --resume auto"),
+], ids=["SIGTERM", "Ctrl-C", "SIGHUP"])
 def test_signal_saves_and_leaves_earlier_checkpoints_alone(capsys, data, run_copy, sig, code, last_line):
     before = tree_hashes(run_copy / "checkpoints")
     with on_micro_step(3, lambda: os.kill(os.getpid(), sig)):  # during step 6 of the run resumed at 4
@@ -455,6 +457,19 @@ def test_signal_saves_and_leaves_earlier_checkpoints_alone(capsys, data, run_cop
     assert ckpt.latest_checkpoint(run_copy).name == "step-00000006"
     assert main(resume(run_copy, data, max_steps=8, checkpoint_interval=0)) == 0
     assert train_steps(run_copy) == list(range(1, 9))
+
+
+def test_a_sighup_that_nohup_ignores_stays_ignored(monkeypatch):
+    """SIGHUP stops a verb like SIGTERM, except where it is ignored when the verb starts: ``nohup leviathan train``
+    must outlive its terminal (``leviathan.stop_signals``)."""
+    from leviathan.stop_signals import stop_signals
+
+    previous = signal.signal(signal.SIGHUP, signal.SIG_IGN)
+    try:
+        assert stop_signals() == [signal.SIGTERM]
+    finally:
+        signal.signal(signal.SIGHUP, previous)
+    assert stop_signals() == [signal.SIGTERM, signal.SIGHUP]
 
 
 def test_second_ctrl_c_during_the_checkpoint_write(capsys, data, run_copy, monkeypatch):

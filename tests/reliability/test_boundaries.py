@@ -12,6 +12,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+import torch
 
 from leviathan.cli import main
 from leviathan.config import ConfigError
@@ -33,7 +34,8 @@ def test_a_negative_seed_in_a_real_process(data, tmp_path):
 @pytest.mark.parametrize("seed", ["4294967296", "99999999999999999999999"], ids=["33-bit", "huge"])
 def test_a_seed_out_of_range_in_a_run_config(capsys, data, tmp_path, seed):
     assert main(["train", *run_overrides(data), f"seed={seed}", "--run-dir", str(tmp_path / "run")]) == 2
-    assert f"seed: a seed {RANGE}" in one_error(capsys.readouterr().err)
+    line = one_error(capsys.readouterr().err)  # past 64 bits the config's integer check speaks first (round 6)
+    assert f"seed: a seed {RANGE}" in line or f"seed: {seed} does not fit in 64 bits" in line
     assert not (tmp_path / "run").exists()
 
 
@@ -103,6 +105,28 @@ def test_nonsense_sizes_on_the_command_line(capsys, tmp_path, finished_run, argv
         main([a.format(run=finished_run, tmp=tmp_path) for a in argv])
     assert info.value.code == 2
     assert shown in one_error(capsys.readouterr().err)
+
+
+@pytest.mark.parametrize("argv", [
+    ["bench", "--quick", "--threads", "1000000"],
+    ["prepare", "stdlib", "--out", "{tmp}/d", "--workers", "1000000"],
+    ["sweep", "--grid", "smoke", "--list", "--threads", "1000000"],
+    ["lm-eval", "{run}", "--threads", "1000000"],
+    ["demo", "--threads", "1000000"],
+], ids=["bench", "prepare-workers", "sweep", "lm-eval", "demo"])
+def test_a_thread_count_past_the_machine_is_refused_before_any_thread_starts(capsys, tmp_path, finished_run, argv):
+    """Round 6: ``bench --threads 1000000`` had OpenMP start threads until it segfaulted, and meanwhile other
+    processes on the machine could not start a thread and died; ``prepare --workers 1000000`` claimed as many. A
+    thread count is at most 4 x the cores the process may use (``commands.values.thread_count``)."""
+    from leviathan.commands.values import usable_cores
+
+    with pytest.raises(SystemExit) as info:
+        main([a.format(run=finished_run, tmp=tmp_path) for a in argv])
+    assert info.value.code == 2
+    limit = 4 * usable_cores()
+    assert f"must be at most {limit} (4 x the {usable_cores()} cores this process may use), got 1000000" in \
+        one_error(capsys.readouterr().err)
+    assert not (tmp_path / "d").exists()
 
 
 # ---- adoption's options ----------------------------------------------------------------------------------------
@@ -241,3 +265,20 @@ def test_ctrl_c_in_any_verb_says_what_it_stopped(capsys, finished_run, tmp_path,
         "stopped by Ctrl-C (SIGINT) before `leviathan export` finished: its temporary files are removed and nothing "
         "half-written is taken as valid; run the same command again"), err
     assert list(tmp_path.iterdir()) == []
+
+
+def test_adoptions_fit_refuses_token_ids_with_fractions():
+    """Round 6: ``Fit(text=[[1.5, 2.0, 3.0]])`` was cast to ids 1, 2, 3 and the fit went on; whole numbers given as
+    floats still read as the ids they are."""
+    from transformers import LlamaConfig, LlamaForCausalLM
+
+    from leviathan.errors import UserError
+    from leviathan.hf import Fit, adopt
+
+    cfg = LlamaConfig(vocab_size=300, hidden_size=32, intermediate_size=64, num_hidden_layers=1,
+                      num_attention_heads=2, num_key_value_heads=2)
+    small = dict(seed_dim=8, modes=2, knots=8, rank=4)
+    with pytest.raises(UserError, match="Fit.text must be whole token ids, got torch.float32 values with fractions"):
+        adopt(LlamaForCausalLM(cfg), fit=Fit(text=torch.tensor([[1.5, 2.0, 3.0]]), steps=2), **small)
+    model = adopt(LlamaForCausalLM(cfg), fit=Fit(text=[[1.0, 2.0, 3.0]], steps=2), **small)
+    assert model.leviathan_fit.loss_fit is not None

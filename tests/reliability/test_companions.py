@@ -82,6 +82,19 @@ def test_a_train_freq_of_another_preparation_is_refused(capsys, finished_run, da
     assert "train_freq.npy' is not the file prepared with this meta.json" in line
 
 
+def test_frequency_buckets_of_data_with_another_tokenizer_are_refused(finished_run, tmp_path):
+    """Round 6: ``analyze frequency --runs RUN --data OTHER`` scored the run on a folder prepared with another BPE of
+    the same size (other ids for the same text) and printed a table, exit 0, where ``eval --data OTHER`` refused."""
+    from leviathan.data.prepare import prepare
+    from reliability_support import cli_error, write_corpus
+
+    other = tmp_path / "other"
+    prepare(str(write_corpus(tmp_path / "corpus", seed=3)), other, tokenizer="bpe:300", val_fraction=0.2,
+            progress=False, log=lambda msg: None)
+    line = cli_error(["analyze", "frequency", "--runs", finished_run, "--data", other])
+    assert "cannot analyze its frequency buckets: the checkpoint" in line and "maps text to other ids" in line
+
+
 def test_a_token_file_of_the_same_size_is_refused(capsys, data_copy, tmp_path):
     path = data_copy / "train.bin"
     tokens = np.fromfile(path, dtype=np.uint16)

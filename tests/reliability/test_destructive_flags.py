@@ -170,3 +170,61 @@ def test_an_output_folder_given_with_a_trailing_dot_is_its_own_name(finished_run
     assert main(["export", str(finished_run), str(tmp_path / "out") + "/."]) == 0
     assert (tmp_path / "out" / "model.safetensors").is_file()
     assert sorted(p.name for p in tmp_path.iterdir()) == ["out"]
+
+
+@pytest.fixture
+def bind_mount():
+    """A function ``(folder) -> a new folder beside it onto which ``folder`` is bind-mounted``; undone at the end.
+    Needs the right to mount (root, as on the CI machine); skipped where ``mount`` is refused."""
+    import subprocess
+
+    mounts: list[Path] = []
+
+    def bind(folder: Path) -> Path:
+        where = folder.with_name(folder.name + "-bind")
+        where.mkdir()
+        done = subprocess.run(["mount", "--bind", str(folder), str(where)], capture_output=True, text=True)
+        if done.returncode != 0:
+            pytest.skip(f"cannot bind-mount here ({done.stderr.strip() or 'mount refused'})")
+        mounts.append(where)
+        return where
+
+    yield bind
+    for where in mounts:
+        subprocess.run(["umount", "-l", str(where)], capture_output=True)
+
+
+def test_an_output_folder_that_is_a_mount_point_is_refused_before_any_work(finished_run, data, earlier_export,
+                                                                           bind_mount, tmp_path):
+    """Round 6: ``export RUN MOUNT --overwrite`` and ``prepare ... --out MOUNT --overwrite`` at an earlier output that
+    is a mount point (a bind mount, a volume) ended, after the work, in a ``Device or resource busy`` traceback from
+    the rename that puts the new output in place, leaving a ``.NAME.old-*`` folder beside it; ``demo``'s delete
+    would have emptied it. A mount point cannot be renamed: refused up front, naming the way out."""
+    mount = bind_mount(earlier_export)
+    before = tree_hashes(earlier_export)
+    line = cli_error(["export", finished_run, mount, "--overwrite"])
+    assert f"out_dir '{mount}' is a mount point" in line and f"(out_dir {mount}/NAME)" in line
+    copy = Path(shutil.copytree(data, tmp_path / "data"))
+    data_mount = bind_mount(copy)
+    line = cli_error(["prepare", write_corpus(tmp_path / "corpus"), "--out", data_mount, "--tokenizer", "bpe:300",
+                      "--overwrite", "--no-progress"])
+    assert f"--out '{data_mount}' is a mount point" in line
+    assert "trained BPE" not in line
+    assert tree_hashes(earlier_export) == before and tree_hashes(mount) == before
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["corpus", "data", "data-bind", "hf", "hf-bind"]
+
+
+def test_demo_replaces_a_link_to_an_earlier_demo_and_keeps_what_it_names(data, tmp_path):
+    """Round 6: ``demo --run-dir LINK`` with LINK a symlink to an earlier demo ended in ``Cannot call rmtree on a
+    symbolic link`` (a traceback). The link is replaced by the new demo's folder, as prepare and export replace a link
+    given as their output; the earlier demo it named is kept."""
+    from leviathan.cli import main
+
+    args = ["demo", "--data-dir", str(data), "--steps", "1", "--seq-len", "32", "--batch-tokens", "64",
+            "--eval-tokens", "64", "--variants", "dense_tied", "--quiet"]
+    assert main([*args, "--run-dir", str(tmp_path / "earlier")]) == 0
+    before = tree_hashes(tmp_path / "earlier")
+    (tmp_path / "link").symlink_to("earlier")
+    assert main([*args, "--run-dir", str(tmp_path / "link")]) == 0
+    assert not (tmp_path / "link").is_symlink() and (tmp_path / "link" / "demo.json").is_file()
+    assert tree_hashes(tmp_path / "earlier") == before

@@ -35,6 +35,20 @@ def test_non_finite_training_settings(capsys, data, run_copy, override, message)
     assert tree_hashes(run_copy) == before
 
 
+def test_an_integer_setting_past_64_bits_is_refused(data, tmp_path):
+    """Round 6: ``max_steps: 1000000000000000000000000000000`` in a config file trained toward a step no run reaches
+    (20,000 steps in before it was stopped), where ``1e400`` was refused: an integer setting must fit in 64 bits."""
+    from reliability_support import cli_error
+
+    config = tmp_path / "run.yaml"
+    config.write_text("max_steps: 1000000000000000000000000000000\n")
+    line = cli_error(["train", "--config", config, f"data.path={data}", "--run-dir", tmp_path / "run"])
+    assert "max_steps: 1000000000000000000000000000000 does not fit in 64 bits" in line
+    line = cli_error(["train", "--config", "tiny", f"data.path={data}", "eval_tokens=1e19", "--print-config"])
+    assert "eval_tokens: 10000000000000000000 does not fit in 64 bits" in line
+    assert not (tmp_path / "run").exists()
+
+
 @pytest.mark.parametrize("argv, message", [
     (["analyze", "fit", "--sizes", "1e6,2e6,4e6", "--losses", "3,2.5,2", "--bootstrap", "-3"],
      "argument --bootstrap: must be a whole number >= 0, got -3"),
@@ -109,3 +123,13 @@ def test_a_prompt_that_is_not_utf8_is_one_line(finished_run):
 
     line = cli_error(["generate", finished_run, "--max-new-tokens", "2", "--prompt", "a\udcffb"])  # argv byte 0xff
     assert "argument --prompt: is not UTF-8 text (byte 0xff at character 1)" in line
+
+
+def test_eval_text_that_is_a_folder_or_a_device_is_named_as_such(finished_run, tmp_path):
+    """Round 6: ``eval --text /dev/null`` and ``eval --text FOLDER`` said the file does not exist."""
+    from reliability_support import cli_error
+
+    assert "text file '/dev/null' is not a regular file (a device" in cli_error(["eval", finished_run, "--text",
+                                                                                 "/dev/null"])
+    assert f"text file '{tmp_path}' is a folder; pass the path of a UTF-8 text file" in \
+        cli_error(["eval", finished_run, "--text", tmp_path])

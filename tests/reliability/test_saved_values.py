@@ -17,7 +17,7 @@ import numpy as np
 import pytest
 
 sys.path.insert(0, str(Path(__file__).parent))
-from reliability_support import cli_error, tree_hashes  # noqa: E402
+from reliability_support import cli_error, run_overrides, tree_hashes  # noqa: E402
 from test_bad_input import fails, resume  # noqa: E402
 
 pytestmark = [pytest.mark.reliability, pytest.mark.usefixtures("single_thread")]
@@ -50,9 +50,12 @@ def _edit(path: Path, change) -> None:
     # round 5: a name the step's own tokenizer files contradict resumed without a word
     (lambda s: s.update(tokenizer="bpe:301"), "tokenizer", "is 'bpe:301', but the step's leviathan_tokenizer.json is "
                                                            "'bpe:300'"),
+    # round 6: numbers past numpy's int64 ended in an OverflowError traceback at the first resumed batch
+    (lambda s: s["loader"].update(position=10**30), "loader.position", "more sequences than the 1024 tokens trained"),
+    (lambda s: s.update(tokens=10**30), "tokens", f"is {10**30}, more than any run trains (at most {2**62})"),
 ], ids=["step-negative", "step-not-the-folder", "step-bool", "tokens-text", "tokens-fewer-than-steps", "world-0",
         "time-nan", "loader-behind", "loader-seq-0", "loader-shuffle", "loader-missing", "rng-python", "rng-numpy",
-        "files", "format", "tokenizer-name"])
+        "files", "format", "tokenizer-name", "loader-past-the-tokens", "tokens-past-int64"])
 def test_a_bad_field_of_state_json_stops_a_resume(capsys, data, run_copy, change, field, problem):
     _edit(run_copy / NEWEST, change)
     before = tree_hashes(run_copy)
@@ -99,7 +102,6 @@ def test_a_bad_number_in_meta_json(capsys, data_copy, tmp_path, field, value, sh
     else:
         meta[node] = value
     meta_path.write_text(json.dumps(meta))
-    from reliability_support import run_overrides
 
     line = fails(capsys, "train", *run_overrides(data_copy), "--run-dir", tmp_path / "run", "--quiet")
     assert shown in line and "meta.json was damaged or edited by hand" in line
@@ -203,3 +205,35 @@ def test_split_numbers_that_contradict_each_other(finished_run, data_copy, chang
     line = cli_error(["eval", finished_run, "--data", data_copy])
     assert shown in line and "meta.json was damaged or edited by hand" in line
     assert tree_hashes(data_copy) == before
+
+
+def test_a_tokenizer_name_in_meta_json_its_tokenizer_files_contradict(capsys, finished_run, data_copy, tmp_path):
+    """Round 6: meta.json's tokenizer edited to 'o200k_base' beside the bpe:300 files was evaluated (and trained on)
+    without a word; every number was right, the name in every row and report wrong. Checked as state.json's is."""
+    _edit(data_copy / "meta.json", lambda m: m.update(tokenizer="o200k_base"))
+    before = tree_hashes(data_copy)
+    shown = "meta.json says tokenizer 'o200k_base' but the folder's leviathan_tokenizer.json is 'bpe:300'"
+    assert shown in cli_error(["eval", finished_run, "--data", data_copy])
+    assert shown in fails(capsys, "train", *run_overrides(data_copy), "--run-dir", tmp_path / "run", "--quiet")
+    assert tree_hashes(data_copy) == before and not (tmp_path / "run").exists()
+
+
+def test_an_adopted_folders_generator_settings_edited_to_text_are_refused_by_name(tmp_path):
+    """Round 6: config.json's ``leviathan_generator`` edited from its mapping to text ended in an AttributeError
+    traceback in ``load_adopted`` (and in the adopted class's own ``from_pretrained``)."""
+    from transformers import LlamaConfig
+
+    from leviathan.errors import UserError
+    from leviathan.hf import adopt, load_adopted
+
+    cfg = LlamaConfig(vocab_size=300, hidden_size=32, intermediate_size=64, num_hidden_layers=1,
+                      num_attention_heads=2, num_key_value_heads=2)
+    model = adopt(cfg, seed_dim=8, modes=2, knots=8, rank=4)
+    model.save_pretrained(tmp_path / "adopted")
+    config = tmp_path / "adopted" / "config.json"
+    _edit(config, lambda c: c.update(leviathan_generator="abc"))
+    with pytest.raises(UserError) as info:
+        load_adopted(tmp_path / "adopted")
+    assert f"{config}: leviathan_generator is 'abc', not the mapping of generator settings" in str(info.value)
+    with pytest.raises(UserError, match="leviathan_generator is 'abc'"):
+        type(model).from_pretrained(tmp_path / "adopted")  # the adopted class, as transformers' Auto classes load it

@@ -155,3 +155,49 @@ def test_an_empty_config_or_grid_file_is_refused(tmp_path, text):
     path.write_text(text)
     assert f"config file '{path}' is empty" in cli_error(["train", "--config", path, "max_steps=2", "--print-config"])
     assert f"config file '{path}' is empty" in cli_error(["sweep", "--grid", path, "--list"])
+
+
+@pytest.mark.parametrize("nested", [
+    "model:\n" + "".join("  " * (i + 1) + f"k{i}:\n" for i in range(3000)) + "  " * 3001 + "x: 1\n",
+    "model: " + "[" * 5000 + "]" * 5000 + "\n",
+], ids=["block-mappings", "flow-lists"])
+def test_a_config_nested_too_deeply_is_one_line(tmp_path, nested):
+    """Round 6: a config nested a few thousand levels deep ended in PyYAML's RecursionError traceback (the config, a
+    grid and an override all read YAML through ``strict_yaml.parse``)."""
+    path = tmp_path / "run.yaml"
+    path.write_text(nested)
+    line = cli_error(["train", "--config", path, "--print-config"])
+    assert f"config file '{path}': its mappings or lists are nested too deeply to read" in line
+    assert "write it flatter" in line
+    line = cli_error(["sweep", "--grid", path, "--list"])
+    assert f"config file '{path}': its mappings or lists are nested too deeply to read" in line
+    line = cli_error(["train", "model=" + "[" * 5000 + "]" * 5000, "--print-config"])
+    assert "override 'model=[[[[" in line and "nested too deeply to read" in line
+
+
+def test_a_key_yaml_reads_as_a_number_is_named(data, tmp_path):
+    """Round 6: a config or grid key YAML reads as a number (``1: 2``) ended in a TypeError traceback from the
+    closest-name hint; it is an unknown key like any other (grid sizes may still be named by numbers)."""
+    config = tmp_path / "run.yaml"
+    config.write_text("max_steps: 1\n1: 2\n")
+    line = cli_error(["train", "--config", config, f"data.path={data}", "--print-config"])
+    assert "unknown key '1' in RunConfig; valid keys: batch_tokens" in line
+    grid = tmp_path / "grid.yaml"
+    grid.write_text(f"name: g\ndata: {{dir: {data}}}\nseeds: [0]\n1: 2\nsizes: {{64: {{preset: cpu-tiny}}}}\n"
+                    f"experiments: {{iso_body: {{variants: [dense_tied], sizes: [64]}}}}\n")
+    assert "unknown key 1 in grid g; valid keys: ablations" in cli_error(["sweep", "--grid", grid, "--list"])
+
+
+@pytest.mark.parametrize("where, name", [("name", "../../escape"), ("name", "tiny/a"), ("size", "../../x")],
+                         ids=["grid-dotdot", "grid-slash", "size-dotdot"])
+def test_grid_and_size_names_are_plain_folder_names(data, tmp_path, where, name):
+    """Round 6: a grid named ``../../escape`` swept into ``runs/../../escape`` (its default --out), and a size named
+    ``../../x`` trained its run in ``OUT/runs/../../x-dense_tied-s0``, a folder beside the sweep's; both exit 0."""
+    grid_name, size = (name, "a") if where == "name" else ("g", name)
+    grid = tmp_path / "grid.yaml"
+    grid.write_text(f"name: '{grid_name}'\ndata: {{dir: {data}}}\nseeds: [0]\nsizes: {{'{size}': {{preset: cpu-tiny}}}}\n"
+                    f"experiments: {{iso_body: {{variants: [dense_tied], sizes: ['{size}']}}}}\n")
+    (tmp_path / "deep" / "er").mkdir(parents=True)
+    line = cli_error(["sweep", "--grid", grid, "--out", "sw", "max_steps=1"], cwd=tmp_path / "deep" / "er")
+    assert f"'{name}' is not a plain name (it names a folder" in line
+    assert sorted(p.name for p in tmp_path.rglob("*")) == ["deep", "er", "grid.yaml"]

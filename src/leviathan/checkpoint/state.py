@@ -30,6 +30,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Iterable
 
+from ..data.integrity import recorded_tokenizer_name
 from ..errors import UserError
 from ..seeds import MAX_SEED
 
@@ -39,6 +40,7 @@ SHUFFLE_MODES = ("windows", "buffer", "none")
 _SHA256 = re.compile(r"^[0-9a-f]{64}$")
 _STEP = re.compile(r"^step-(\d{8,})$")
 _U32 = 2**32
+_MAX_COUNT = 2**62  # tokens trained: far beyond any run, and within numpy's int64 with room for a step
 _CHUNK = 1 << 22
 
 
@@ -113,8 +115,10 @@ def _words(raw: Any, field: str, length: int) -> None:
         raise _Bad(field, f"holds values that are not 32-bit unsigned integers, expected {length} of them")
 
 
-def _loader(raw: Any, step: int) -> dict:
-    """The data loader's state (``data.loader.BatchLoader.state_dict``), checked."""
+def _loader(raw: Any, step: int, tokens: int) -> dict:
+    """The data loader's state (``data.loader.BatchLoader.state_dict``), checked; ``position`` counts sequences read,
+    so it lies between the steps taken and the tokens trained (an int past numpy's int64 ended in an OverflowError
+    traceback at the first batch, issue 30 round 6)."""
     if not isinstance(raw, dict):
         raise _Bad("loader", f"is {raw!r}, expected an object")
     if raw.get("format", 1) != 1:
@@ -128,6 +132,9 @@ def _loader(raw: Any, step: int) -> dict:
     if position < step:
         raise _Bad("loader.position", f"is {position}, fewer sequences than the {step} steps taken (each step reads "
                                       f"at least one)")
+    if position > tokens:
+        raise _Bad("loader.position", f"is {position}, more sequences than the {tokens} tokens trained (each sequence "
+                                      f"is at least one token)")
     if raw["shuffle"] == "buffer":
         size = _int(raw.get("shuffle_buffer"), "loader.shuffle_buffer", 1, windows)
         buffer = raw.get("buffer")
@@ -192,30 +199,22 @@ def read_step_state(step_dir: str | os.PathLike) -> StepState:
         if named and int(named.group(1)) != step:
             raise _Bad("step", f"is {step} but the folder is {Path(step_dir).name}")
         tokens = _int(raw.get("tokens"), "tokens", step)  # every step trains at least one token
-        loader = _loader(raw.get("loader"), step)
+        if tokens > _MAX_COUNT:
+            raise _Bad("tokens", f"is {tokens}, more than any run trains (at most {_MAX_COUNT})")
+        loader = _loader(raw.get("loader"), step, tokens)
         rng = _rng(raw.get("rng"))
         world = _int(raw.get("world_size", 1), "world_size", 1)
         seconds = _number(raw.get("train_time_s", 0.0), "train_time_s")
         tokenizer = raw.get("tokenizer")
         if tokenizer is not None and not (isinstance(tokenizer, str) and tokenizer):
             raise _Bad("tokenizer", f"is {tokenizer!r}, expected a tokenizer name or null")
-        saved = _saved_tokenizer_name(Path(step_dir))
-        if tokenizer is not None and saved is not None and saved != tokenizer:  # a name the files beside it contradict
+        saved = recorded_tokenizer_name(Path(step_dir))  # round 5: a name the files beside it contradicted resumed
+        if tokenizer is not None and saved is not None and saved != tokenizer:
             raise _Bad("tokenizer", f"is {tokenizer!r}, but the step's leviathan_tokenizer.json is {saved!r}")
         files = _files(raw.get("files"))
     except _Bad as e:
         raise _damaged(path, e.field, e.problem) from None
     return StepState(step, tokens, loader, rng, world, seconds, tokenizer, files, raw)
-
-
-def _saved_tokenizer_name(step_dir: Path) -> str | None:
-    """The name in the step's leviathan_tokenizer.json (None when there is none or it is unreadable: the tokenizer's
-    own reader names that problem). A state.json whose tokenizer contradicts it resumed without a word (round 5)."""
-    try:
-        name = json.loads((step_dir / "leviathan_tokenizer.json").read_text(encoding="utf-8")).get("name")
-    except (OSError, UnicodeDecodeError, ValueError, AttributeError):
-        return None
-    return name if isinstance(name, str) else None
 
 
 def _no_repeats(pairs: list[tuple[str, Any]]) -> dict:

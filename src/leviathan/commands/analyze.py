@@ -247,6 +247,7 @@ def _frequency_runs(args) -> int:
     import sys
     from pathlib import Path
 
+    from .. import checkpoint as ckpt
     from ..errors import UserError
     from ..eval.stream import EvalStream
     from ..eval.frequency import format_table, make_buckets
@@ -261,6 +262,8 @@ def _frequency_runs(args) -> int:
     freq = load_train_freq(args.data)
     buckets = make_buckets(freq, args.buckets, args.method)
     stream = EvalStream.from_split(args.data, args.split, args.max_tokens)
+    for run_dir in args.runs:  # as eval does: data of another tokenizer was scored without a word (round 6)
+        ckpt.check_tokenizer(ckpt.find_checkpoint(run_dir), args.data, "analyze its frequency buckets")
     results = []
     for run_dir in args.runs:
         evals, bucketed = evaluate_checkpoint(run_dir, {args.split: stream}, seq_len=args.seq_len,

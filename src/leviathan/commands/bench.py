@@ -21,7 +21,7 @@ from ..bench import (CONFIGS, DEFAULT_SECTIONS, EXPERIMENT_CONFIGS, SECTIONS, WI
                      default_cache_dir, format_report, run_benchmark)
 from ..errors import UserError
 from ..io import atomic_write_text, check_writable
-from .values import non_negative_int, positive_int
+from .values import non_negative_int, positive_int, thread_count
 
 
 def add_arguments(parser) -> None:
@@ -35,7 +35,7 @@ def add_arguments(parser) -> None:
     parser.add_argument("--quick", action="store_true", help="few repeats and ids: a smoke test, not a measurement")
     parser.add_argument("--repeats", type=positive_int, default=None, help="timed repeats per model (default depends on section)")
     parser.add_argument("--warmup", type=non_negative_int, default=1, help="untimed rounds before timing (default 1)")
-    parser.add_argument("--threads", type=positive_int, default=None, help="torch intra-op threads (default: torch's)")
+    parser.add_argument("--threads", type=thread_count, default=None, help="torch intra-op threads (default: torch's)")
     parser.add_argument("--decode-tokens", type=positive_int, default=None, help="new tokens per decode run (default 64)")
     parser.add_argument("--json", dest="json_out", default=None, help="also write the full result as JSON here")
     parser.add_argument("--cache-dir", default=None,

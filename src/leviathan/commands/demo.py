@@ -37,7 +37,7 @@ from pathlib import Path
 from ..data.meta import PreparedMeta
 from ..io import books_root
 from ..model.accounting import ParamCounts
-from .values import non_negative_int, positive_float, positive_int
+from .values import non_negative_int, positive_float, positive_int, thread_count
 
 VARIANTS = ("dense_tied", "dense_untied", "leviathan")
 TABLES = ("dense_tied", "dense_untied")  # the arms leviathan is compared with
@@ -73,7 +73,7 @@ def add_arguments(parser) -> None:
     parser.add_argument("--eval-tokens", type=non_negative_int, default=32768,
                         help="validation tokens per evaluation (default 32768; 0 = the whole split)")
     parser.add_argument("--variants", default=",".join(VARIANTS), help="comma-separated embedding variants")
-    parser.add_argument("--threads", type=positive_int, default=None,
+    parser.add_argument("--threads", type=thread_count, default=None,
                         help="torch threads per model (default 1: the models train at the same time, one process each)")
     parser.add_argument("--sequential", action="store_true", help="train the models one after the other")
     parser.add_argument("--quiet", action="store_true", help="no estimate and no progress lines")
@@ -381,7 +381,10 @@ def run(args) -> int:
         run_dir = replaced_folder(run_dir, "--run-dir")  # deleted and made anew: never the current folder
         if any(run_dir.iterdir()):  # only an earlier demo (its marker and files), no live run: leviathan.ownership
             check_replaceable(run_dir, "demo", "--run-dir", legacy=_earlier_demo)
-        shutil.rmtree(run_dir)
+        if run_dir.is_symlink():  # the link is replaced, as prepare and export replace theirs; what it names is kept
+            run_dir.unlink()  # (rmtree refused a link: a traceback, issue 30 round 6)
+        else:
+            shutil.rmtree(run_dir)
     run_dir.mkdir(parents=True)
     configs = [run_config(args, data_dir, v) for v in variants]
     how = "one after the other" if args.sequential or len(configs) == 1 else "at the same time, one process each"

@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import json
 
-from .values import non_negative_int, positive_float, positive_int
+from .values import non_negative_int, positive_float, positive_int, thread_count
 
 
 def add_arguments(parser) -> None:
@@ -32,7 +32,7 @@ def add_arguments(parser) -> None:
     parser.add_argument("--keep-export", action="store_true", help="keep the exported HF directory in OUT/hf")
     parser.add_argument("--no-verify", action="store_true", help="skip the export parity check (not advised)")
     parser.add_argument("--json", action="store_true", help="print the summary as JSON")
-    parser.add_argument("--threads", type=positive_int, default=None,
+    parser.add_argument("--threads", type=thread_count, default=None,
                         help="torch intra-op threads (default: torch's; 1 per process on a small shared CPU)")
 
 

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import json
 
-from .values import positive_int, seed
+from .values import positive_int, seed, thread_count
 
 
 def add_arguments(parser) -> None:
@@ -26,7 +26,7 @@ def add_arguments(parser) -> None:
     parser.add_argument("--val-source", default=None, help="separate validation corpus (then --val-fraction is ignored)")
     parser.add_argument("--val-fraction", type=float, default=0.01,
                         help="fraction of documents held out for validation, by a content hash (default 0.01)")
-    parser.add_argument("--workers", type=positive_int, default=2, help="tokenizer threads (default 2)")
+    parser.add_argument("--workers", type=thread_count, default=2, help="tokenizer threads (default 2)")
     parser.add_argument("--seed", type=seed, default=0, help="seed of the train/validation assignment")
     parser.add_argument("--text-field", default="text", help="field/column holding the text in JSON lines, parquet, hf: sources")
     parser.add_argument("--max-documents", type=positive_int, default=None, help="read at most this many documents per source")

@@ -22,7 +22,7 @@ from __future__ import annotations
 
 import json
 
-from .values import positive_int, seed_list
+from .values import positive_int, seed_list, thread_count
 
 
 def add_arguments(parser) -> None:
@@ -42,7 +42,7 @@ def add_arguments(parser) -> None:
     parser.add_argument("--max-runs", type=positive_int, default=None, help="stop after this many runs (resume later)")
     parser.add_argument("--jobs", type=int, default=1,
                         help="runs trained at once, one process with one torch thread each (2 on a 2-core CPU)")
-    parser.add_argument("--threads", type=positive_int, default=None,
+    parser.add_argument("--threads", type=thread_count, default=None,
                         help="torch threads per run (default: every core for one run at a time, 1 per run with "
                              "--jobs); give each of several sweeps or shards on one machine its share")
     parser.add_argument("--order", choices=["grid", "seed"], default="grid",

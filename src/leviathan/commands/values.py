@@ -5,6 +5,7 @@
     parser.add_argument("--ci", type=open_fraction)             # nan, inf, 1.5 refused
     parser.add_argument("--lr", type=positive_float)
     parser.add_argument("--seed", type=seed)                    # -1, 2**40 refused (``leviathan.seeds``)
+    parser.add_argument("--threads", type=thread_count)         # 0, 1000000 refused: at most 4 x the usable cores
 
 Python's ``int`` and ``float`` accept what no option means (a negative count, ``nan``, ``inf``), which ended in a
 traceback, a silent clamp or a result that looked fine (``analyze fit --bootstrap -3``). argparse turns an
@@ -16,6 +17,7 @@ from __future__ import annotations
 
 import argparse
 import math
+import os
 
 
 def _int_at_least(text: str, minimum: int, what: str) -> int:
@@ -31,6 +33,26 @@ def _int_at_least(text: str, minimum: int, what: str) -> int:
 def positive_int(text: str) -> int:
     """An integer >= 1 (counts and sizes: ``--batch-size 0`` is refused with a message, not a traceback)."""
     return _int_at_least(text, 1, "a positive integer")
+
+
+def usable_cores() -> int:
+    """The cores this process may run on (its CPU affinity where the system has one, else every core)."""
+    try:
+        return max(1, len(os.sched_getaffinity(0)))
+    except (AttributeError, OSError):
+        return max(1, os.cpu_count() or 1)
+
+
+def thread_count(text: str) -> int:
+    """A number of threads (``--threads``, prepare's ``--workers``): an integer in [1, 4 x the usable cores]. More is
+    no faster, and a huge count exhausts the machine: ``bench --threads 1000000`` had OpenMP start threads until it
+    segfaulted, and meanwhile other processes on the machine could not start one and died (issue 30 round 6)."""
+    value = positive_int(text)
+    cores = usable_cores()
+    if value > 4 * cores:
+        raise argparse.ArgumentTypeError(f"must be at most {4 * cores} (4 x the {cores} cores this process may use), "
+                                         f"got {value}")
+    return value
 
 
 def non_negative_int(text: str) -> int:

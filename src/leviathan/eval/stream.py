@@ -52,8 +52,10 @@ class EvalStream:
         """A raw UTF-8 text file tokenized with ``tokenizer`` (a ``load_tokenizer`` spec or object)."""
         from ..data.prepare import prepare_eval_text
 
-        if not Path(path).is_file():
-            raise UserError(f"text file {str(path)!r} does not exist")
+        if not Path(path).is_file():  # a folder or a device was said not to exist (issue 30 round 6)
+            what = ("does not exist" if not Path(path).exists() else
+                    "is a folder" if Path(path).is_dir() else "is not a regular file (a device, a pipe or a socket)")
+            raise UserError(f"text file {str(path)!r} {what}; pass the path of a UTF-8 text file")
         tokens, num_bytes = prepare_eval_text(str(path), tokenizer)
         return cls(np.asarray(tokens, dtype=np.int64), num_bytes, str(path)).capped(max_tokens)
 

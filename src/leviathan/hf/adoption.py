@@ -214,7 +214,17 @@ def _settings(generator_settings: dict[str, Any]) -> dict[str, Any]:
     return dict(generator_settings)
 
 
+def _check_saved_settings(settings: Any, where: str = "the model's config") -> None:
+    """UserError unless ``settings`` (config.leviathan_generator as read back) is a mapping: a hand-edited config.json
+    holding text there ended in an AttributeError traceback (issue 30 round 6). Its values are checked by the
+    generator itself (``_build_generator``)."""
+    if not isinstance(settings, dict):
+        raise UserError(f"{where}: {CONFIG_KEY} is {settings!r}, not the mapping of generator settings that adopt "
+                        "writes; restore config.json from a copy, or adopt the original model again")
+
+
 def _build_generator(settings: dict[str, Any]) -> LeviathanGenerator:
+    _check_saved_settings(settings)
     params = inspect.signature(LeviathanGenerator).parameters
     kwargs = {k: v for k, v in settings.items() if k in params}
     try:
@@ -382,7 +392,8 @@ def _resolved(settings: dict[str, Any], embedding: nn.Embedding, scale: float, b
 def _base_class(config: PretrainedConfig) -> type[PreTrainedModel]:
     import transformers
 
-    name = (getattr(config, CONFIG_KEY, None) or {}).get("architecture")
+    settings = getattr(config, CONFIG_KEY, None)
+    name = settings.get("architecture") if isinstance(settings, dict) else None
     cls = getattr(transformers, name, None) if name else None
     if isinstance(cls, type) and issubclass(cls, PreTrainedModel):
         return cls
@@ -402,6 +413,7 @@ def load_adopted(path: str | os.PathLike, **from_pretrained_kwargs: Any) -> PreT
     if not getattr(config, CONFIG_KEY, None):
         raise UserError(f"{path} is not an adopted model (its config.json has no {CONFIG_KEY!r}); load it with "
                         "transformers.AutoModelForCausalLM.from_pretrained, or adopt it after loading")
+    _check_saved_settings(getattr(config, CONFIG_KEY), str(path / "config.json"))
     return adopted_class(_base_class(config)).from_pretrained(str(path), config=config, **from_pretrained_kwargs)
 
 

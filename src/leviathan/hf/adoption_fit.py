@@ -143,8 +143,14 @@ def row_weights(frequency: Any, num_rows: int) -> np.ndarray | None:
 
 
 def text_ids(text: Any, vocab_size: int, device: torch.device) -> torch.Tensor:
-    """The text's ids as a (B, T) long tensor on ``device``, checked against the vocabulary."""
-    ids = torch.as_tensor(text, dtype=torch.long)
+    """The text's ids as a (B, T) long tensor on ``device``, checked against the vocabulary. Footgun: a cast to long
+    truncates, so ids given as fractions (1.5, an embedding or probabilities passed by mistake) are refused first:
+    they were read as other ids without a word (issue 30 round 6)."""
+    given = torch.as_tensor(text)
+    if given.is_floating_point() and not bool((given == given.round()).all()):
+        raise UserError(f"Fit.text must be whole token ids, got {given.dtype} values with fractions; pass a tokenized "
+                        "text, e.g. tokenizer(text).input_ids")
+    ids = given.to(torch.long)
     ids = ids.unsqueeze(0) if ids.dim() == 1 else ids
     if ids.dim() != 2 or ids.shape[1] < 2 or ids.numel() == 0:
         raise UserError(f"Fit.text must be token ids of shape (T,) or (B, T) with T >= 2, got {tuple(ids.shape)}; "

@@ -53,6 +53,7 @@ from ..errors import ReportedInterrupt, UserError
 from ..locking import folder_lock
 from ..ownership import check_apart, check_claim, mark
 from ..model.accounting import count_model
+from ..stop_signals import stop_signals
 from ..initial_model import initial_model
 from . import checkpoint as ckpt
 from . import distributed as D
@@ -455,7 +456,7 @@ class _StopFlag:
 
     def __enter__(self):
         if threading.current_thread() is threading.main_thread():
-            for sig in (signal.SIGTERM, signal.SIGINT):
+            for sig in (*stop_signals(), signal.SIGINT):  # SIGHUP too, unless nohup ignores it
                 self._old[sig] = signal.signal(sig, self._handle)
         return self
 

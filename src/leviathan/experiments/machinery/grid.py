@@ -59,7 +59,7 @@ from ...model.config import EMBEDDING_KINDS, ModelConfig
 from ...presets import preset_dict
 from ...seeds import check_seed
 from .grid_file import (DataSection, EvalOptions, EvalSet, ExperimentSpec, GridKeys, SizeSpec, mapping, parse_eval,
-                        read_grid_file, seed_list, tolerance_of)
+                        plain_name, read_grid_file, seed_list, tolerance_of)
 from .results import BASELINES, DEFAULT_LADDER
 
 REGIMES = ("iso_body", "isoparametric", "scaling", "variants")
@@ -189,7 +189,7 @@ def load_grid(name_or_path: str | os.PathLike | dict, *, data_dir: str | None = 
               overrides: list[str] | None = None) -> Grid:
     """Read and expand a grid. ``data_dir``/``seeds``/``overrides`` replace the file's settings."""
     gf, path = read_grid_file(name_or_path)
-    name = str(gf.name or (path.stem if path else "grid"))
+    name = plain_name(gf.name or (path.stem if path else "grid"), "the grid's name")
     ddir, vocab, vocab_from = _grid_data(DataSection.of(gf.data), name, data_dir)
 
     base_config = _resolve_path(str(gf.base_config), path) if gf.base_config else None
@@ -209,7 +209,7 @@ def load_grid(name_or_path: str | os.PathLike | dict, *, data_dir: str | None = 
     sizes_raw = mapping(gf.sizes, "sizes")
     if not sizes_raw:
         raise ConfigError(f"grid {name!r} defines no sizes")
-    parsed = {n: SizeSpec.of(n, s) for n, s in sizes_raw.items()}
+    parsed = {n: SizeSpec.of(plain_name(n, "a size's name"), s) for n, s in sizes_raw.items()}
     sizes = {n: _size_model(n, spec, vocab) for n, spec in parsed.items()}
 
     grid = Grid(name=name, path=path, base_config=base_config, base_overrides=base_overrides, data_dir=ddir,

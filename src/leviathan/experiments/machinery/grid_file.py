@@ -70,11 +70,22 @@ def read_grid_file(name_or_path: str | os.PathLike | dict) -> tuple[GridFile, Pa
         raw = load_yaml(path)
     unknown = set(raw) - GRID_KEYS
     if unknown:
-        k = sorted(unknown)[0]
-        hint = difflib.get_close_matches(k, GRID_KEYS, n=1)
+        k = sorted(unknown, key=str)[0]  # a key YAML reads as a number (`1: 2`): a TypeError before (round 6)
+        hint = difflib.get_close_matches(str(k), GRID_KEYS, n=1)
         raise ConfigError(f"unknown key {k!r} in grid {raw.get('name', path)}" +
                           (f"; did you mean {hint[0]!r}?" if hint else f"; valid keys: {', '.join(sorted(GRID_KEYS))}"))
     return GridFile(**raw), path
+
+
+def plain_name(raw: Any, where: str) -> str:
+    """``raw`` as a name that is one folder name: a grid's name is its default --out (``runs/<name>``) and a size's
+    name starts its runs' folders (``OUT/runs/<size>-<variant>-s<seed>``), so a ``/`` or ``..`` in them put a run
+    outside the sweep (issue 30 round 6: a size named ``../../x`` trained into a folder beside the sweep's)."""
+    name = str(raw)
+    if not name or name in (".", "..") or "/" in name or "\\" in name or "\0" in name:
+        raise ConfigError(f"{where}: {name!r} is not a plain name (it names a folder: runs/<name>, "
+                          f"runs/<size>-<variant>-s<seed>); use letters, digits, '-', '_' or '.' and no '/'")
+    return name
 
 
 def mapping(raw: Any, where: str) -> dict:
