@@ -46,7 +46,7 @@ def atomic_write_bytes(path: str | os.PathLike, data: bytes) -> None:
     """``atomic_write_text`` for bytes (a figure's PNG): a temporary file beside ``path``, fsync, rename. A failure
     names ``path``, never the temporary file the user did not ask for."""
     path = Path(path)
-    tmp = path.with_name(f".{path.name}.tmp{os.getpid()}")
+    tmp = _temporary_of(path)
     try:
         with open(tmp, "wb") as f:
             f.write(data)
@@ -61,12 +61,17 @@ def atomic_write_bytes(path: str | os.PathLike, data: bytes) -> None:
         raise
 
 
+def _temporary_of(path: Path) -> Path:
+    """The temporary file ``atomic_write_bytes`` writes beside ``path`` (and ``check_writable`` tries)."""
+    return path.with_name(f".{path.name}.tmp{os.getpid()}")
+
+
 def check_writable(path: str | os.PathLike) -> None:
     """Raise the ``OSError`` that ``atomic_write_bytes(path, ...)`` would meet (a missing or read-only folder, no
     permission), by creating and removing the temporary file it would write; the error names ``path``. For a verb
     that writes its result only after minutes of work (``bench --json``): find out before, not after."""
     path = Path(path)
-    tmp = path.with_name(f".{path.name}.tmp{os.getpid()}")
+    tmp = _temporary_of(path)
     try:
         with open(tmp, "xb"):
             pass
