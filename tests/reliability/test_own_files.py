@@ -162,3 +162,18 @@ def test_bench_never_writes_its_json_over_a_users_file(tmp_path):
     assert "is not an earlier `leviathan bench --json` result, so bench will not write over it" in line
     assert mine.read_text() == '{"mine": true}\n'
     assert "is a folder" in cli_error(["bench", "--config", "tiny", "--quick", "--json", tmp_path])
+
+
+def test_a_device_or_a_pipe_as_the_output_file_is_refused_without_reading_it(finished_run, tmp_path):
+    """Round 6: ``bench --json /dev/full`` read the endless device to check whether it was an earlier result, until
+    memory ran out (a MemoryError traceback); a pipe would block. Refused before anything is read or run."""
+    import os
+
+    from reliability_support import cli_error
+
+    line = cli_error(["bench", "--config", "tiny", "--only", "generator", "--quick", "--json", "/dev/full"])
+    assert "--json '/dev/full' is not a regular file (a device, a pipe or a socket)" in line
+    fifo = tmp_path / "fifo"
+    os.mkfifo(fifo)
+    line = cli_error(["analyze", "embeddings", finished_run, "--out", fifo])
+    assert f"--out '{fifo}' is not a regular file (a device, a pipe or a socket)" in line

@@ -21,6 +21,7 @@ from ..bench import (CONFIGS, DEFAULT_SECTIONS, EXPERIMENT_CONFIGS, SECTIONS, WI
                      default_cache_dir, format_report, run_benchmark)
 from ..errors import UserError
 from ..io import atomic_write_text
+from ..ownership import check_not_special
 from .values import non_negative_int, positive_int, thread_count
 
 
@@ -80,6 +81,7 @@ def _check_json_target(path: Path) -> None:
     round 5)."""
     if path.is_dir():
         raise UserError(f"--json {str(path)!r} is a folder; name the result's file (e.g. {path}/bench.json)")
+    check_not_special(path, "--json")
     if not path.exists() and not path.is_symlink():
         return
     try:
