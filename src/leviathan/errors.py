@@ -27,10 +27,11 @@ _STORAGE_ERRORS = {
     errno.EDQUOT: ("disk quota exceeded",
                    "free space within your quota (delete old runs or checkpoints, or lower keep_last) or write "
                    "to another disk (--run-dir / --out)"),
-    errno.EACCES: ("permission denied", "make it writable (chmod / chown) or choose another location "
-                                        "(--run-dir / --out)"),
-    errno.EPERM: ("operation not permitted", "make it writable (chmod / chown) or choose another location "
-                                             "(--run-dir / --out)"),
+    # a read is refused too (an input the user cannot read): "make it writable" sent them the wrong way (round 6)
+    errno.EACCES: ("permission denied", "give yourself access to it (chmod / chown: read, and write where the verb "
+                                        "writes) or choose another location (--run-dir / --out)"),
+    errno.EPERM: ("operation not permitted", "give yourself access to it (chmod / chown: read, and write where the "
+                                             "verb writes) or choose another location (--run-dir / --out)"),
     errno.EROFS: ("read-only file system", "choose a location on a writable disk (--run-dir / --out)"),
     errno.EIO: ("input/output error (the disk or its file system failed a write)",
                 "check the disk (free space, `dmesg`), or write to another disk (--run-dir / --out)"),

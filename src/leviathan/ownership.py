@@ -262,6 +262,16 @@ def check_claim(folder: str | os.PathLike, verb: str, names: Iterable[str], fix:
                         f"create (the folder's {MARKER} does not list it); move it out of the folder, or {fix}")
 
 
+def check_not_special(path: str | os.PathLike, flag: str) -> None:
+    """UserError when the output file ``path`` exists and is not a regular file (a device, a pipe, a socket): the
+    checks that a file there is the verb's own read it whole, and ``--json /dev/full`` read an endless device until
+    memory ran out (a MemoryError traceback, issue 30 round 6); a pipe would block."""
+    path = Path(path)
+    if path.exists() and not path.is_file() and not path.is_dir():
+        raise UserError(f"{flag} {str(path)!r} is not a regular file (a device, a pipe or a socket); the verb writes "
+                        f"its result as a file; name a file path")
+
+
 # ---- inputs and outputs --------------------------------------------------------------------------
 def replaced_folder(folder: str | os.PathLike, flag: str) -> Path:
     """``folder`` as an absolute path, for a verb that builds its output beside it and renames it into place

@@ -88,7 +88,8 @@ StrictLoader.add_constructor("tag:yaml.org,2002:float", _checked_number(yaml.Saf
 
 class TooDeepError(yaml.YAMLError):
     """The text nests mappings or lists more deeply than PyYAML's recursive reader can follow (a few hundred levels,
-    Python's recursion limit): a ``RecursionError`` traceback before (issue 30 round 6: a config nested 3,000 levels)."""
+    Python's recursion limit): a ``RecursionError`` traceback before (issue 30 round 6: a config nested 3,000
+    levels)."""
 
     def __str__(self) -> str:
         return "its mappings or lists are nested too deeply to read (hundreds of levels)"

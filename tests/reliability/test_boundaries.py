@@ -282,3 +282,13 @@ def test_adoptions_fit_refuses_token_ids_with_fractions():
         adopt(LlamaForCausalLM(cfg), fit=Fit(text=torch.tensor([[1.5, 2.0, 3.0]]), steps=2), **small)
     model = adopt(LlamaForCausalLM(cfg), fit=Fit(text=[[1.0, 2.0, 3.0]], steps=2), **small)
     assert model.leviathan_fit.loss_fit is not None
+
+
+def test_load_adopted_given_the_config_file_names_the_folder_to_pass(tmp_path):
+    """Round 6: ``load_adopted("DIR/config.json")`` said "DIR/config.json has no config.json"."""
+    from leviathan.errors import UserError
+    from leviathan.hf import load_adopted
+
+    (tmp_path / "config.json").write_text("{}")
+    with pytest.raises(UserError, match=r"config.json is a file; pass the directory that holds it"):
+        load_adopted(tmp_path / "config.json")

@@ -228,3 +228,32 @@ def test_demo_replaces_a_link_to_an_earlier_demo_and_keeps_what_it_names(data, t
     assert main([*args, "--run-dir", str(tmp_path / "link")]) == 0
     assert not (tmp_path / "link").is_symlink() and (tmp_path / "link" / "demo.json").is_file()
     assert tree_hashes(tmp_path / "earlier") == before
+
+
+def test_a_demo_stopped_part_way_is_replaced_by_the_rerun_it_advises(data, tmp_path):
+    """Round 6: a demo stopped by SIGTERM while its models trained said "run the same command again", and the rerun
+    was refused (``--run-dir would delete ... it has no leviathan_output.json``): the marker came only at the end.
+    The run folder is claimed when it is made."""
+    import signal
+    import subprocess
+    import time
+
+    from reliability_support import REPO
+
+    args = ["demo", "--data-dir", str(data), "--seq-len", "32", "--batch-tokens", "64", "--eval-tokens", "64",
+            "--variants", "dense_tied", "--quiet", "--run-dir", str(tmp_path / "demo")]
+    env = {**__import__("os").environ, "OMP_NUM_THREADS": "1", "PYTHONPATH": str(REPO / "src")}
+    proc = subprocess.Popen([sys.executable, "-m", "leviathan", *args, "--steps", "100000"], env=env,
+                            stderr=subprocess.PIPE, text=True)
+    metrics = tmp_path / "demo" / "dense_tied" / "metrics.jsonl"
+    deadline = time.time() + 300
+    while not (metrics.is_file() and metrics.read_text().count("\n") >= 2) and time.time() < deadline:
+        assert proc.poll() is None, proc.stderr.read()
+        time.sleep(0.1)
+    proc.send_signal(signal.SIGTERM)
+    assert proc.wait(timeout=300) == 128 + signal.SIGTERM
+    assert "run the same command again" in proc.stderr.read()
+    from leviathan.cli import main
+
+    assert main([*args, "--steps", "1"]) == 0
+    assert json.loads((tmp_path / "demo" / MARKER).read_text())["files"]  # the finished demo lists its files

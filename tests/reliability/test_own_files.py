@@ -202,3 +202,18 @@ def test_marking_the_same_files_again_leaves_the_marker_as_it_was(tmp_path):
     assert (folder / MARKER).read_bytes() == before
     mark(folder, "report", ["report.md", "analysis.json", "figure.png"])  # a new name: written, listed
     assert read_marker(folder).files == ("analysis.json", "figure.png", "report.md")
+
+
+def test_a_device_or_a_pipe_as_the_output_file_is_refused_without_reading_it(finished_run, tmp_path):
+    """Round 6: ``bench --json /dev/full`` read the endless device to check whether it was an earlier result, until
+    memory ran out (a MemoryError traceback); a pipe would block. Refused before anything is read or run."""
+    import os
+
+    from reliability_support import cli_error
+
+    line = cli_error(["bench", "--config", "tiny", "--only", "generator", "--quick", "--json", "/dev/full"])
+    assert "--json '/dev/full' is not a regular file (a device, a pipe or a socket)" in line
+    fifo = tmp_path / "fifo"
+    os.mkfifo(fifo)
+    line = cli_error(["analyze", "embeddings", finished_run, "--out", fifo])
+    assert f"--out '{fifo}' is not a regular file (a device, a pipe or a socket)" in line

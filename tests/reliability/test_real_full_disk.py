@@ -79,6 +79,7 @@ def test_an_export_that_does_not_fit(finished_run, small_disk):
     disk = small_disk(32 * 1024)  # smaller than the weights
     line = cli_error(["export", finished_run, disk / "hf"])
     assert FULL in line, line
+    assert line.startswith(f"error: '{disk / 'hf'}': ")  # round 6: safetensors' failure named no file
     assert not (disk / "hf").exists()
     assert [p.name for p in disk.iterdir()] == []
 

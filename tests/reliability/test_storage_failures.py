@@ -200,3 +200,32 @@ def test_a_permission_error_on_a_read_only_disk_is_named_read_only(monkeypatch):
     monkeypatch.setattr(errors, "_read_only", lambda path: True)
     message = errors.storage_error_message(OSError(errno.EACCES, "Permission denied", "/mnt/ro/run/config.yaml"))
     assert "read-only file system" in message and "permission denied" not in message
+
+
+def test_an_input_the_user_cannot_read_is_not_told_to_be_made_writable(finished_run, tmp_path):
+    """Round 6: ``eval RUN`` whose model.safetensors the user cannot read said "make it writable (chmod / chown)";
+    the fix names access, read or write. A real process without the right to read the file: a non-root user, or root
+    without the capabilities that override file permissions (``setpriv``)."""
+    import shutil
+    import subprocess
+
+    from reliability_support import REPO
+
+    run = Path(shutil.copytree(finished_run, tmp_path / "run"))
+    weights = sorted((run / "checkpoints").glob("step-*"))[-1] / "model.safetensors"
+    if os.geteuid() == 0:
+        os.chown(weights, 65534, 65534)  # nobody's: root without its capabilities cannot read it either
+    weights.chmod(0o600)
+    prefix = []
+    if os.geteuid() == 0:
+        if not shutil.which("setpriv"):
+            pytest.skip("root without setpriv: every file is readable")
+        caps = "-dac_override,-dac_read_search,-fowner"
+        prefix = ["setpriv", "--bounding-set", caps, "--inh-caps", caps]
+    env = {**os.environ, "OMP_NUM_THREADS": "1", "PYTHONPATH": str(REPO / "src")}
+    proc = subprocess.run([*prefix, sys.executable, "-m", "leviathan", "eval", str(run)], env=env,
+                          capture_output=True, text=True, timeout=300)
+    assert proc.returncode == 2, proc.stderr
+    line = one_error(proc.stderr)
+    assert f"'{weights}': permission denied; give yourself access to it (chmod / chown: read" in line
+    assert "make it writable" not in line

@@ -195,7 +195,8 @@ def test_grid_and_size_names_are_plain_folder_names(data, tmp_path, where, name)
     ``../../x`` trained its run in ``OUT/runs/../../x-dense_tied-s0``, a folder beside the sweep's; both exit 0."""
     grid_name, size = (name, "a") if where == "name" else ("g", name)
     grid = tmp_path / "grid.yaml"
-    grid.write_text(f"name: '{grid_name}'\ndata: {{dir: {data}}}\nseeds: [0]\nsizes: {{'{size}': {{preset: cpu-tiny}}}}\n"
+    grid.write_text(f"name: '{grid_name}'\ndata: {{dir: {data}}}\nseeds: [0]\n"
+                    f"sizes: {{'{size}': {{preset: cpu-tiny}}}}\n"
                     f"experiments: {{iso_body: {{variants: [dense_tied], sizes: ['{size}']}}}}\n")
     (tmp_path / "deep" / "er").mkdir(parents=True)
     line = cli_error(["sweep", "--grid", grid, "--out", "sw", "max_steps=1"], cwd=tmp_path / "deep" / "er")

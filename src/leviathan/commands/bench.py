@@ -21,6 +21,7 @@ from ..bench import (CONFIGS, DEFAULT_SECTIONS, EXPERIMENT_CONFIGS, SECTIONS, WI
                      default_cache_dir, format_report, run_benchmark)
 from ..errors import UserError
 from ..io import atomic_write_text, check_writable
+from ..ownership import check_not_special
 from .values import non_negative_int, positive_int, thread_count
 
 
@@ -84,12 +85,14 @@ def _check_json_target(path: Path) -> None:
     if not path.parent.is_dir():
         raise UserError(f"--json {str(path)!r}: the folder {str(path.parent)!r} does not exist; create it first "
                         f"(mkdir -p {path.parent}) or choose another --json path")
+    check_not_special(path, "--json")
     if path.exists() or path.is_symlink():
         _check_earlier_result(path)
     check_writable(path)
 
 
 def _check_earlier_result(path: Path) -> None:
+    """UserError unless the file at ``path`` is an earlier ``bench --json`` result."""
     try:
         earlier = json.loads(path.read_text(encoding="utf-8"))
     except (OSError, UnicodeDecodeError, ValueError):

@@ -29,6 +29,7 @@ import contextlib
 import math
 import os
 import shutil
+import signal
 import sys
 import time
 from dataclasses import dataclass
@@ -163,6 +164,10 @@ def _train_one(cfg, run_dir: str, threads: int) -> DemoRow:
     torch.set_num_threads(threads)
     t = time.time()
     summary = train(cfg, run_dir, quiet=True)
+    if summary.stopped:  # train took the signal, saved and returned: the demo stops too (a traceback formatting the
+        from ..cli import Stopped  # missing loss before, issue 30 round 6)
+
+        raise Stopped(signal.Signals[summary.stopped])
     return DemoRow(cfg.model.embedding, summary.params, summary.final_val_loss, summary.final_val_ppl,
                    summary.final_val_bpb, summary.tokens_per_s, summary.train_time_s, time.time() - t, summary.tokens,
                    summary.run_dir)
@@ -386,6 +391,7 @@ def run(args) -> int:
         else:
             shutil.rmtree(run_dir)
     run_dir.mkdir(parents=True)
+    write_marker(run_dir, "demo")  # claimed before the first file: the rerun a stopped demo advises may replace it
     configs = [run_config(args, data_dir, v) for v in variants]
     how = "one after the other" if args.sequential or len(configs) == 1 else "at the same time, one process each"
     expected = estimate(configs, args)

@@ -407,6 +407,8 @@ def load_adopted(path: str | os.PathLike, **from_pretrained_kwargs: Any) -> PreT
     from transformers import AutoConfig
 
     path = Path(path)
+    if path.is_file():  # "PATH/config.json has no config.json" before (issue 30 round 6)
+        raise UserError(f"{path} is a file; pass the directory that holds it (written by save_pretrained)")
     if not (path / "config.json").is_file():
         raise UserError(f"{path} has no config.json; pass a directory written by save_pretrained")
     config = AutoConfig.from_pretrained(str(path))

@@ -44,6 +44,7 @@ from ..model.config import ModelConfig
 from ..model.embedding import TableEmbedding
 from ..model.llama import CausalLM
 from ..ownership import check_replaceable, listed_files, replaced_folder, write_marker
+from ..storage import storage_oserror
 from .configuration import LeviathanConfig
 from .model_card import Training, native_card
 from .modeling import LeviathanForCausalLM
@@ -159,9 +160,21 @@ def _atomic_dir(out_dir: str | os.PathLike, overwrite: bool) -> Iterator[Path]:
             shutil.rmtree(old, ignore_errors=True)
         else:
             os.replace(tmp, out)
-    except BaseException:
+    except BaseException as e:
         shutil.rmtree(tmp, ignore_errors=True)
+        failed = storage_oserror(e, tmp) if isinstance(e, Exception) else None  # safetensors: its own class
+        if failed is not None and failed.errno is not None:  # a full disk named no file (issue 30 round 6)
+            raise OSError(failed.errno, failed.strerror, os.fspath(_as_asked(failed.filename, tmp, out))) from None
         raise
+
+
+def _as_asked(name, tmp: Path, out: Path) -> Path:
+    """The path a failed write names, as the user asked for it: inside ``out``, not the temporary folder built in its
+    place (no name: ``out`` itself)."""
+    if not name:
+        return out
+    path = Path(os.fspath(name))
+    return out / path.relative_to(tmp) if path.is_relative_to(tmp) else path
 
 
 def _eos_id(tokenizer: Any) -> Optional[int]:

@@ -30,6 +30,7 @@ import numpy as np
 from ...config import ConfigError, from_dict
 from ...errors import UserError
 from ...io import atomic_write_text
+from ...ownership import check_not_special
 from ..method.embeddings import FORMAT, Definitions, EmbeddingRecord, analyze_tables
 from .provenance import CodeProvenance, code_provenance, data_provenance
 from .results import RESULTS, dumps, read_results
@@ -125,6 +126,7 @@ def check_record_target(path: str | os.PathLike) -> None:
         return
     if path.is_dir():
         raise UserError(f"{str(path)!r} is a folder; --out names the record's file (e.g. {path}/record.json)")
+    check_not_special(path, "--out")
     try:
         read_record(path)
     except UserError:
