@@ -250,6 +250,10 @@ def test_threads_per_run_and_the_listing_of_a_selection(tmp_path, capsys):
     assert main(["sweep", "--grid", str(grid_file), "--commands", "--shard", "1/2", "--threads", "1"]) == 0
     commands = capsys.readouterr().out.splitlines()
     assert len(commands) == 3 and all(c.startswith("OMP_NUM_THREADS=1 leviathan train") for c in commands)
+    for shown in ("--commands", "--list"):  # round 6 of issue 30: a run that cannot train was printed as a command
+        assert main(["sweep", "--grid", str(grid_file), shown, "optim.lr=1e400"]) == 2
+        captured = capsys.readouterr()
+        assert "optim.lr: expected a finite number, got inf" in captured.err and "leviathan train" not in captured.out
 
 
 def test_the_shipped_grids_are_listed_a_line_each(capsys):

@@ -57,8 +57,12 @@ def test_an_integer_setting_past_64_bits_is_refused(data, tmp_path):
     (["prepare", "stdlib", "--out", "{run}", "--max-documents", "-1"],
      "argument --max-documents: must be a positive integer, got -1"),
     (["bench", "--warmup", "-1"], "argument --warmup: must be a whole number >= 0, got -1"),
+    (["analyze", "embeddings", "--sweep", "{run}", "--buckets", "1000000000"],
+     "argument --buckets: must be at most 1000 (each bucket averages a share of the training tokens), "
+     "got 1,000,000,000"),  # round 6: accepted, and looped over the buckets until memory ran out
+    (["analyze", "frequency", "--buckets", "1"], "argument --buckets: must be an integer >= 2, got 1"),
 ], ids=["bootstrap-negative", "ci-above-1",
-        "max-runs-zero", "max-documents-negative", "warmup-negative"])
+        "max-runs-zero", "max-documents-negative", "warmup-negative", "buckets-huge", "buckets-one"])
 def test_nonsense_command_line_numbers(capsys, tmp_path, argv, message):
     with pytest.raises(SystemExit) as info:  # argparse: usage + one error line, status 2
         main([a.format(run=tmp_path / "x") for a in argv])

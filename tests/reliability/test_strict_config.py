@@ -94,6 +94,8 @@ SMALL = {"name": "g", "data": {"dir": "/nonexistent", "vocab_size": 300}, "seeds
     ("eval", {"buckets": "five"}, "eval.buckets: expected an integer, got 'five'"),
     ("eval", {"max_tokens": -5}, "eval.max_tokens must be a positive integer or null, got -5"),
     ("eval", {"batch_size": 0}, "eval.batch_size must be a positive integer, got 0"),
+    ("eval", {"buckets": 10**9}, "eval.buckets must be between 2 and 1000 (each bucket averages a share of the "
+                                 "training tokens), got 1,000,000,000"),
     ("eval", {"bucket_method": "foo"}, "eval.bucket_method: 'foo' is not one of 'mass', 'log'"),
 ], ids=lambda v: str(v)[:24])
 def test_grid_sections_of_the_wrong_shape_or_type(key, value, message):

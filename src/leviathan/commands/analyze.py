@@ -20,7 +20,7 @@ from __future__ import annotations
 
 import math
 
-from .values import non_negative_int, open_fraction, positive_int, seed
+from .values import bucket_count, non_negative_int, open_fraction, positive_int, seed
 
 
 def add_arguments(parser) -> None:
@@ -60,7 +60,7 @@ def add_arguments(parser) -> None:
                    help="evaluate these checkpoints now instead (the first is the baseline)")
     p.add_argument("--data", default=None, help="with --runs: prepared data dir (train_freq.npy, val split)")
     p.add_argument("--split", default="val", help="with --runs: split of the data dir to evaluate")
-    p.add_argument("--buckets", type=positive_int, default=5)
+    p.add_argument("--buckets", type=bucket_count, default=5)
     p.add_argument("--method", default="mass", choices=["mass", "log"])
     p.add_argument("--seq-len", type=positive_int, default=None)
     p.add_argument("--batch-size", type=positive_int, default=8)
@@ -91,7 +91,7 @@ def add_arguments(parser) -> None:
     p.add_argument("--redo", action="store_true", help="with --sweep: remake records that exist")
     p.add_argument("--data", default=None, metavar="DIR",
                    help="the prepared data the runs trained on, for train_freq.npy (default: the config's data.path)")
-    p.add_argument("--buckets", type=positive_int, default=None,
+    p.add_argument("--buckets", type=bucket_count, default=None,
                    help="training-frequency buckets (default: 5; with --sweep, the grid's)")
     p.add_argument("--method", default=None, choices=["mass", "log"],
                    help="bucketing rule (default: mass; with --sweep, the grid's)")

@@ -6,6 +6,7 @@
     parser.add_argument("--lr", type=positive_float)
     parser.add_argument("--seed", type=seed)                    # -1, 2**40 refused (``leviathan.seeds``)
     parser.add_argument("--threads", type=thread_count)         # 0, 1000000 refused: at most 4 x the usable cores
+    parser.add_argument("--buckets", type=bucket_count)         # 1, 10**9 refused: 2 to eval.frequency.MAX_BUCKETS
 
 Python's ``int`` and ``float`` accept what no option means (a negative count, ``nan``, ``inf``), which ended in a
 traceback, a silent clamp or a result that looked fine (``analyze fit --bootstrap -3``). argparse turns an
@@ -52,6 +53,19 @@ def thread_count(text: str) -> int:
     if value > 4 * cores:
         raise argparse.ArgumentTypeError(f"must be at most {4 * cores} (4 x the {cores} cores this process may use), "
                                          f"got {value}")
+    return value
+
+
+def bucket_count(text: str) -> int:
+    """A number of training-frequency buckets: an integer in [2, ``eval.frequency.MAX_BUCKETS``].
+    ``analyze embeddings --sweep --buckets 1000000000`` was accepted and looped over the buckets until memory ran
+    out (issue 30 round 6); one bucket compares nothing."""
+    from ..eval.frequency import MAX_BUCKETS
+
+    value = _int_at_least(text, 2, "an integer >= 2")
+    if value > MAX_BUCKETS:
+        raise argparse.ArgumentTypeError(f"must be at most {MAX_BUCKETS} (each bucket averages a share of the "
+                                         f"training tokens), got {value:,}")
     return value
 
 

@@ -31,6 +31,7 @@ import numpy as np
 from ..errors import UserError
 
 METHODS = ("mass", "log")
+MAX_BUCKETS = 1000  # a bucket is a share of the training mass to average over; 10^9 looped until memory ran out
 
 
 @dataclass
@@ -62,8 +63,9 @@ def make_buckets(train_freq: np.ndarray, num_buckets: int = 5, method: str = "ma
     counts = counts.astype(np.int64)
     if np.any(counts < 0):
         raise UserError("train_freq holds negative counts")
-    if num_buckets < 2:
-        raise UserError(f"num_buckets must be at least 2, got {num_buckets}")
+    if not 2 <= num_buckets <= MAX_BUCKETS:
+        raise UserError(f"num_buckets must be between 2 and {MAX_BUCKETS} (each bucket averages a share of the "
+                        f"training tokens), got {num_buckets:,}")
     if method not in METHODS:
         raise UserError(f"unknown bucketing method {method!r}; choose one of {', '.join(METHODS)}")
     total = int(counts.sum())

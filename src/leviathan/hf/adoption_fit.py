@@ -62,6 +62,10 @@ class Fit:
             value = getattr(self, name)
             if not isinstance(value, int) or isinstance(value, bool) or value < 1:
                 raise UserError(f"Fit.{name} must be a positive integer, got {value!r}; e.g. Fit(steps=500)")
+        from ..eval.frequency import MAX_BUCKETS
+
+        if self.buckets > MAX_BUCKETS:
+            raise UserError(f"Fit.buckets must be at most {MAX_BUCKETS}, got {self.buckets:,}; e.g. Fit(buckets=5)")
         if not (isinstance(self.lr, (int, float)) and not isinstance(self.lr, bool) and math.isfinite(self.lr)
                 and self.lr > 0):  # True is an int to Python: Fit(lr=True) fitted at 1.0 (issue 30 round 5)
             raise UserError(f"Fit.lr must be a positive number, got {self.lr!r}; e.g. Fit(lr=1e-2)")

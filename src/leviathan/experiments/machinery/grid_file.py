@@ -180,6 +180,10 @@ class EvalOptions:
             require(value is None or (isinstance(value, int) and value >= 1),
                     f"eval.{name} must be a positive integer{' or null' if name in ('seq_len', 'max_tokens') else ''}"
                     f", got {value!r}")
+        from ...eval.frequency import MAX_BUCKETS
+
+        require(2 <= self.buckets <= MAX_BUCKETS, f"eval.buckets must be between 2 and {MAX_BUCKETS} (each bucket "
+                                                  f"averages a share of the training tokens), got {self.buckets:,}")
 
 
 def parse_eval(raw: Any, grid_name: str) -> tuple[list[EvalSet], EvalOptions]:
