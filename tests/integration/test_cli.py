@@ -141,6 +141,11 @@ def test_demo_runs_on_a_prepared_folder(trained, tmp_path, capsys):
     (other / "keep.txt").write_text("x")
     assert main(["demo", "--data-dir", str(data), "--run-dir", str(other), "--steps", "1", "--quiet"]) == 2
     assert (other / "keep.txt").exists()
+    # --vocab with a prepared --data-dir: that folder's tokenizer is used, so another --vocab is refused, not ignored
+    capsys.readouterr()
+    assert main(["demo", "--data-dir", str(data), "--run-dir", str(tmp_path / "v"), "--vocab", "77", "--quiet"]) == 2
+    assert f"--vocab 77 does not match --data-dir {str(data)!r}, prepared with tokenizer" in capsys.readouterr().err
+    assert not (tmp_path / "v").exists()
 
 
 def test_the_demo_estimate_is_calibrated_on_its_default_model():

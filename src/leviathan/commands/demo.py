@@ -65,7 +65,9 @@ def add_arguments(parser) -> None:
     parser.add_argument("--data-dir", default=None,
                         help="prepared data folder; created from the Gutenberg books (or the stdlib) if missing "
                              "(default ~/.cache/leviathan/data/<corpus>-bpe32768)")
-    parser.add_argument("--vocab", type=positive_int, default=BPE_VOCAB, help=f"BPE vocabulary (default {BPE_VOCAB})")
+    parser.add_argument("--vocab", type=positive_int, default=None,
+                        help=f"BPE vocabulary of the corpus the demo prepares (default {BPE_VOCAB}); an already "
+                             f"prepared --data-dir keeps its own tokenizer")
     parser.add_argument("--steps", type=positive_int, default=130, help="optimizer steps per model (default 130)")
     parser.add_argument("--preset", default="cpu-tiny", help="backbone preset for both models (default cpu-tiny)")
     parser.add_argument("--seq-len", type=positive_int, default=128, help="training sequence length (default 128)")
@@ -80,8 +82,9 @@ def add_arguments(parser) -> None:
     parser.add_argument("--quiet", action="store_true", help="no estimate and no progress lines")
 
 
-def _prepare_data(data_dir: Path, explicit: bool, vocab: int, quiet: bool) -> PreparedMeta:
-    """The demo corpus' meta.json: an explicit ``--data-dir`` that is already prepared is used as it is; the cache
+def _prepare_data(data_dir: Path, explicit: bool, vocab: int | None, quiet: bool) -> PreparedMeta:
+    """The demo corpus' meta.json: an explicit ``--data-dir`` that is already prepared is used as it is (a
+    ``--vocab`` it was not prepared with is an error: it was ignored without a word, issue 30 round 6); the cache
     is (re)built from the books (or the stdlib) when missing or out of date."""
     from ..data.meta import find_meta, read_meta
     from ..data.prepare import prepare
@@ -89,7 +92,13 @@ def _prepare_data(data_dir: Path, explicit: bool, vocab: int, quiet: bool) -> Pr
 
     meta = find_meta(data_dir)
     if explicit and meta is not None:
+        asked = (meta.settings or {}).get("tokenizer", meta.tokenizer)
+        if vocab is not None and asked != f"bpe:{vocab}":
+            raise UserError(f"--vocab {vocab:,} does not match --data-dir {str(data_dir)!r}, prepared with tokenizer "
+                            f"{asked!r} ({meta.vocab_size:,} ids); drop --vocab to use that folder as it is, or "
+                            f"give a --data-dir that does not exist yet to prepare one with BPE {vocab:,}")
         return meta
+    vocab = vocab or BPE_VOCAB
     books = books_root()
     source = str(books / "gutenberg" / "train") if books else "stdlib"
     kwargs = dict(tokenizer=f"bpe:{vocab}", progress=not quiet, log=(lambda m: None) if quiet else None)
@@ -379,7 +388,7 @@ def run(args) -> int:
     t0 = time.time()
     run_dir = Path(args.run_dir)
     corpus = "gutenberg" if books_root() else "stdlib"
-    data_dir = Path(args.data_dir).expanduser() if args.data_dir else default_data_dir(corpus, args.vocab)
+    data_dir = Path(args.data_dir).expanduser() if args.data_dir else default_data_dir(corpus, args.vocab or BPE_VOCAB)
     meta = _prepare_data(data_dir, args.data_dir is not None, args.vocab, args.quiet)
     prep_s = time.time() - t0
     if run_dir.exists():
