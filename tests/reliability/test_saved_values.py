@@ -180,6 +180,10 @@ def test_a_damaged_metrics_line_is_skipped_by_every_reader(capsys, data, run_cop
     assert f"line {n + 2} is not a metrics row (a JSON object), but a JSON list" in proc.stderr
     proc = cli(["analyze", "efficiency", "--model", metrics, "--reference", metrics])
     assert proc.returncode == 0 and f"line {n + 4} has tokens 'many', not a count" in proc.stderr, proc.stderr
+    png = tmp_path / "curve.png"  # round 6: another file passed as the metrics was "no validation rows"
+    png.write_bytes(b"\x89PNG\r\n\x1a\n" + bytes(range(256)))
+    proc = cli(["analyze", "efficiency", "--model", png, "--reference", metrics])
+    assert proc.returncode == 2 and f"error: {str(png)!r} is not a run's metrics.jsonl (a PNG image;" in proc.stderr
     from leviathan.cli import main
 
     assert main(resume(run_copy, data, max_steps=5)) == 0  # the resume rewrites the file: the damaged lines go

@@ -291,8 +291,8 @@ def _efficiency(args) -> int:
 
         if not (args.model and args.reference):
             raise UserError("pass both --model and --reference")
-        res = sample_efficiency(val_curve(read_metric_rows(args.model), args.split),
-                                val_curve(read_metric_rows(args.reference), args.split))
+        res = sample_efficiency(val_curve(read_metric_rows(args.model, given=True), args.split),
+                                val_curve(read_metric_rows(args.reference, given=True), args.split))
         if args.json:
             _dump(res)
         else:

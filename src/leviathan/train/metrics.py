@@ -77,17 +77,30 @@ def _warn(message: str) -> None:
     print(message, file=sys.stderr)
 
 
-def read_metric_rows(path: str | os.PathLike, report=_warn) -> list[MetricsRow]:
+def read_metric_rows(path: str | os.PathLike, report=_warn, given: bool = False) -> list[MetricsRow]:
     """The rows of a run's metrics.jsonl (a run folder or the file), typed; a missing file is a UserError
     (``io.read_metrics``). A line that is not a metrics row (``metrics_row_problem``) is skipped and reported
-    (``report(message)``, default stderr; ``None``: quietly); a line cut short is skipped quietly."""
+    (``report(message)``, default stderr; ``None``: quietly); a line cut short is skipped quietly. ``given``: the
+    path is the user's (``analyze efficiency --model``), and a file none of whose lines is JSON is a UserError (a PNG
+    passed by mistake was reported as "no validation rows", issue 30 round 6); a run's own file is polled while its
+    first line is being written, so there a torn line stays quiet."""
     from ..jsonl import read_json_lines
 
     read_metrics(path)  # the UserError of a missing file
     path = Path(path)
     path = path / "metrics.jsonl" if path.is_dir() else path
     rows, bad = [], []
-    for number, value in read_json_lines(path)[0]:
+    values, damaged = read_json_lines(path)
+    if given and not values and damaged:
+        from ..data.binary import binary_kind
+        from ..errors import UserError
+
+        with open(path, "rb") as f:
+            kind = binary_kind(f.read(8192))
+        what = kind or f"line {damaged[0][0]} {damaged[0][1]}"
+        raise UserError(f"{str(path)!r} is not a run's metrics.jsonl ({what}; none of its lines is a JSON row); "
+                        f"pass a run directory or its metrics.jsonl")
+    for number, value in values:
         problem = metrics_row_problem(value)
         if problem is None:
             rows.append(decode(MetricsRow, value))
