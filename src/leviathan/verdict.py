@@ -68,7 +68,6 @@ class Verdict:
         tail = [f"  over training: {self.over_training}"] if self.over_training else []
         return [head, *rows, *tail] + ([f"  pending: {self.pending}"] if self.pending else [])
 
-
     def analysis_rows(self, analysis: dict) -> dict[str, dict]:
         """The analysis file's comparisons this verdict quotes, by baseline variant: ``paired`` rows of this regime,
         size and model, or a fair-shot round's primary and secondaries whose model is this size's."""
