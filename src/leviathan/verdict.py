@@ -22,6 +22,7 @@ from importlib.resources import files
 from .codec import decode
 
 VERDICT_FILE = "verdict.yaml"
+SECTIONS = ("paired", "fair_shot")
 
 
 @dataclass
@@ -57,6 +58,10 @@ class Verdict:
     over_training: str = ""
     pending: str | None = None
     section: str = "paired"  # where in the analysis file: "paired" rows or the "fair_shot" primary and secondaries
+
+    def __post_init__(self) -> None:
+        if self.section not in SECTIONS:
+            raise ValueError(f"verdict.yaml: section {self.section!r} is not 'paired' or 'fair_shot'")
 
     def lines(self) -> list[str]:
         """The verdict as the demo prints it: one line per comparison, then the course over training and what is

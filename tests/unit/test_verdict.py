@@ -75,3 +75,10 @@ def test_an_unknown_section_is_refused():
     v.section = "fairshot"
     with pytest.raises(ValueError, match="section 'fairshot' is not 'paired' or 'fair_shot'"):
         v.mismatches(analysis)
+
+
+def test_an_unknown_section_is_refused_when_the_verdict_is_read():
+    """A typo in verdict.yaml's section fails where the file is read (the demo), not only in the check."""
+    with pytest.raises(ValueError, match="section 'fairshot' is not 'paired' or 'fair_shot'"):
+        Verdict(round="r", analysis="a.json", findings="F.md", regime="fair_shot", size="pick", model="leviathan",
+                setting="s", tokens=1024, seeds=2, section="fairshot")
