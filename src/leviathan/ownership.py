@@ -138,7 +138,7 @@ def mark(folder: str | os.PathLike, verb: str, names: Iterable[str]) -> None:
     if marker is not None and (marker.verb != verb or marker.files is None):
         return
     patterns = list(names)
-    entries = [e for e in os.listdir(folder) if e != MARKER and not _is_lock(e)]
+    entries = [e for e in os.listdir(folder) if e != MARKER and not _is_lock(e, os.path.join(folder, e))]
     ours = {e for e in entries if any(fnmatch.fnmatchcase(e, p) for p in patterns)}
     if marker is None and ours == set(entries):
         write_marker(folder, verb)
@@ -158,7 +158,7 @@ def listed_files(folder: str | os.PathLike, limit: int = _WALK_LIMIT) -> list[st
         dirnames.sort()
         for name in sorted(filenames):
             rel = os.path.relpath(os.path.join(dirpath, name), root)
-            if rel == MARKER or _is_lock(name):
+            if rel == MARKER or _is_lock(name, os.path.join(dirpath, name)):
                 continue
             out.append(rel)
             if len(out) >= limit:
@@ -166,8 +166,16 @@ def listed_files(folder: str | os.PathLike, limit: int = _WALK_LIMIT) -> list[st
     return out
 
 
-def _is_lock(name: str) -> bool:
-    return name == ".lock" or (name.startswith(".") and name.endswith(".lock"))
+def _is_lock(name: str, path: str | os.PathLike | None = None) -> bool:
+    """Whether ``name`` is a lock file's name (``.lock``, ``.NAME.lock``) and, given its ``path``, the file holds what
+    a lock holds (``locking.is_lock_record``): a user's ``.notes.lock`` is a file of the folder like any other."""
+    if not (name == ".lock" or (name.startswith(".") and name.endswith(".lock"))):
+        return False
+    if path is None:
+        return True
+    from .locking import is_lock_record
+
+    return is_lock_record(path)
 
 
 def _quote(path: str | os.PathLike) -> str:

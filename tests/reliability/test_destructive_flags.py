@@ -82,6 +82,27 @@ def test_export_overwrite_never_touches_a_locked_folder(capsys, finished_run, ea
     assert after == before
 
 
+def test_a_users_file_with_a_locks_name_is_a_file_of_the_folder(capsys, finished_run, earlier_export, tmp_path):
+    """Round 7 (A1, A5): any ``.NAME.lock`` counted as a lock file, so a user's ``.notes.lock`` in an earlier export
+    or data folder was not among its files and ``--overwrite`` deleted it (exit 0). Leviathan's own lock files hold a
+    process id (``locking.is_lock_record``); a stale one left by a killed holder is still not the folder's file."""
+    (earlier_export / ".notes.lock").write_text("my notes")
+    line = fails(capsys, "export", finished_run, earlier_export, "--overwrite")
+    assert "it holds files the earlier `leviathan export` did not write (.notes.lock)" in line
+    assert (earlier_export / ".notes.lock").read_text() == "my notes"
+    from leviathan.cli import main
+
+    corpus = write_corpus(tmp_path / "corpus", num_docs=4)
+    data = tmp_path / "data"
+    assert main([str(a) for a in _prepare(data, corpus)]) == 0
+    (data / ".draft.lock").write_text("a draft")
+    line = fails(capsys, *_prepare(data, corpus, "--seed", "3", "--overwrite"))
+    assert "did not write (.draft.lock)" in line and (data / ".draft.lock").read_text() == "a draft"
+    (earlier_export / ".notes.lock").unlink()
+    (earlier_export / ".hf.lock").write_text("12345\nleviathan export RUN hf\n")  # a dead holder's lock record
+    assert main(["export", str(finished_run), str(earlier_export), "--overwrite"]) == 0
+
+
 def _prepare(out: Path, corpus: Path, *extra) -> list:
     return ["prepare", corpus, "--out", out, "--tokenizer", "cl100k_base", "--no-progress", *extra]
 

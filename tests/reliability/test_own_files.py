@@ -51,6 +51,22 @@ def test_train_into_a_folder_of_other_files_keeps_them_and_marks_its_own(capsys,
     assert main([*resume(folder, data, max_steps=4)]) == 0  # its own files now
 
 
+def test_a_users_file_where_a_lock_goes_is_never_taken_over(capsys, data, tmp_path):
+    """Round 7 (B1, B2, B7): a user's ``.lock`` in the run folder (or ``.NAME.lock`` beside a data folder) was taken as
+    the lock file: truncated, then deleted on release, even when the run stopped at a config error. Now the verb
+    stops before any work, and the file is as it was."""
+    folder = _users_folder(tmp_path / "exp", ".lock", "notes.txt")
+    line = cli_error(["train", *run_overrides(data, max_steps=2), "--run-dir", folder, "--quiet"])
+    assert f"'{folder}/.lock' is a file leviathan did not write" in line and "move it away" in line
+    assert sorted(p.name for p in folder.iterdir()) == [".lock", "notes.txt"]
+    assert (folder / ".lock").read_text() == "the user's own .lock\n"
+    (tmp_path / ".fresh.lock").write_text("my notes\n")
+    line = cli_error(["prepare", data.parent / "corpus", "--out", tmp_path / "fresh", "--tokenizer", "bpe:300",
+                      "--no-progress"])
+    assert f"'{tmp_path}/.fresh.lock' is a file leviathan did not write" in line
+    assert (tmp_path / ".fresh.lock").read_text() == "my notes\n" and not (tmp_path / "fresh").exists()
+
+
 def test_a_run_folder_written_before_markers_resumes(capsys, data, run_copy):
     (run_copy / MARKER).unlink()
     assert main([*resume(run_copy, data, max_steps=6)]) == 0
