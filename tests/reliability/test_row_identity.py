@@ -246,3 +246,24 @@ def test_a_baseline_whose_row_was_skipped_is_shown_missing_not_infinite(sweep_co
     proc = cli(["analyze", "compare", sweep_copy])
     assert proc.returncode == 0 and "line 1 has seed -1" in proc.stderr, proc.stderr
     assert "dense_tied ppl         -" in proc.stdout and "inf" not in proc.stdout, proc.stdout
+
+
+def test_a_report_holds_the_rows_of_one_grid_and_its_own_grid_json(capsys, sweep_copy, tmp_path):
+    """Round 7 (E6, E10): a row of another grid in the results file (here: grid 'other''s a-dense_tied-s0, standing
+    in for this grid's) and a grid.json copied from another sweep were reported with exit 0, the other grid's
+    numbers and plateau taken for this one's."""
+    results = sweep_copy / "results.jsonl"
+    rows = [json.loads(line) for line in results.read_text().splitlines()]
+    rows[0]["grid"] = "other"
+    results.write_text("".join(json.dumps(row) + "\n" for row in rows))
+    line = fails(capsys, "report", sweep_copy, "--out", tmp_path / "r1")
+    assert "come from different grids (grid 'other': a-dense_tied-s0; grid 'tiny': a-dense_untied-s0)" in line
+    rows[0]["grid"] = "tiny"
+    results.write_text("".join(json.dumps(row) + "\n" for row in rows))
+    grid = json.loads((sweep_copy / "grid.json").read_text())
+    (sweep_copy / "grid.json").write_text(json.dumps({**grid, "name": "other"}))
+    line = fails(capsys, "report", results, "--out", tmp_path / "r2")
+    assert f"{sweep_copy}/grid.json is of grid 'other', but the rows of {results} are of grid 'tiny'" in line
+    assert not (tmp_path / "r1").exists() and not (tmp_path / "r2").exists()
+    (sweep_copy / "grid.json").write_text(json.dumps(grid))
+    assert main(["report", str(sweep_copy), "--out", str(tmp_path / "r3")]) == 0
