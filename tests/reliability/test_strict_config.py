@@ -204,3 +204,42 @@ def test_grid_and_size_names_are_plain_folder_names(data, tmp_path, where, name)
     line = cli_error(["sweep", "--grid", grid, "--out", "sw", "max_steps=1"], cwd=tmp_path / "deep" / "er")
     assert f"'{name}' is not a plain name (it names a folder" in line
     assert sorted(p.name for p in tmp_path.rglob("*")) == ["deep", "er", "grid.yaml"]
+
+
+# Round 7: `params` took a key given twice (`model.hidden_size=64 hidden_size=128`: the last won), `sweep` a key and
+# its section (`optim.lr=1 'optim={lr: 2}'`), and a key with an empty part was named as another key
+# (`optim..lr=1`: "unknown key 'optim.'"; `model.hidden_size.=64`: "expected an integer, got {'': 64}").
+@pytest.mark.parametrize("argv, shown", [
+    (["params", "model.hidden_size=64", "model.hidden_size=128"],
+     "model.hidden_size is given twice on the command line ('model.hidden_size=64' and 'model.hidden_size=128')"),
+    (["params", "model.hidden_size=64", "hidden_size=128"],
+     "model.hidden_size is given twice on the command line ('model.hidden_size=64' and 'hidden_size=128')"),
+    (["params", "hidden_size=64", "model={hidden_size: 32}"],
+     "model.hidden_size is set twice on the command line: by 'hidden_size=64' and by 'model={hidden_size: 32}' "
+     "(which sets the whole section model)"),
+    (["sweep", "--grid", "smoke", "--list", "optim.lr=1", "optim={lr: 2}"],
+     "optim.lr is set twice on the command line: by 'optim.lr=1' and by 'optim={lr: 2}'"),
+    (["sweep", "--grid", "smoke", "--list", "optim={lr: 2}", "optim.lr=1"],
+     "optim.lr is set twice on the command line: by 'optim={lr: 2}' and by 'optim.lr=1' (which is inside"),
+    (["params", "model..hidden_size=1"], "override 'model..hidden_size=1': its key 'model..hidden_size' has an empty "
+                                         "part (two dots in a row, or a dot at an end)"),
+    (["params", ".hidden_size=64"], "override '.hidden_size=64': its key '.hidden_size' has an empty part"),
+    (["params", "model.hidden_size.=64"], "its key 'model.hidden_size.' has an empty part"),
+    (["sweep", "--grid", "smoke", "--list", "optim..lr=1"], "override 'optim..lr=1': its key 'optim..lr' has an "
+                                                            "empty part"),
+    (["train", "--print-config", "max_steps=4", "optim.lr.=1"], "its key 'optim.lr.' has an empty part"),
+])
+def test_overrides_that_set_one_key_twice_or_name_an_empty_part_are_refused(data, argv, shown):
+    if argv[0] == "sweep":
+        argv = [*argv[:3], "--data-dir", data, *argv[3:]]
+    line = cli_error(argv)
+    assert shown in line, line
+
+
+def test_params_takes_a_whole_model_section(capsys):
+    from leviathan.cli import main
+
+    assert main(["params", "model.hidden_size=32", "--json"]) == 0
+    dotted = capsys.readouterr().out
+    assert main(["params", "model={hidden_size: 32}", "--json"]) == 0  # was "unknown key 'model.model'"
+    assert capsys.readouterr().out == dotted
