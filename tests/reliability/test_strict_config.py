@@ -243,3 +243,43 @@ def test_params_takes_a_whole_model_section(capsys):
     dotted = capsys.readouterr().out
     assert main(["params", "model={hidden_size: 32}", "--json"]) == 0  # was "unknown key 'model.model'"
     assert capsys.readouterr().out == dotted
+
+
+@pytest.mark.parametrize("where, setting, shown", [
+    ("cli", "seed=5", "'seed=5' on the command line sets seed, which the grid sets for each run after it "
+                      "(run a-dense_tied-s0), so it would have no effect; set it through the grid's seeds"),
+    ("cli", "data.path=elsewhere", "sets data.path, which the grid sets for each run after it"),
+    ("cli", "model.generator_knots=8", "set it through the size's model fields (sizes.a.generator_knots in the grid)"),
+    ("cli", "model={hidden_size: 8}", "'model={hidden_size: 8}' on the command line sets model.hidden_size"),
+    ("base", {"seed": 7}, "'seed=7' in the grid's base sets seed"),
+    ("run", {"model": {"embedding": "leviathan"}}, "'model.embedding=leviathan' in sizes.a.run sets model.embedding"),
+    ("variant_run", {"data.path": "elsewhere"}, "'data.path=elsewhere' in variant_run.dense_tied sets data.path"),
+])
+def test_a_setting_the_grid_sets_for_each_run_is_refused_where_it_is_given(data, tmp_path, where, setting, shown):
+    """Round 7 (D19-D22): `sweep seed=5` trained seed 0, `sweep data.path=OTHER` the grid's data, a grid's
+    `base: {seed: 7}` or a size's model key in the base had no effect: the grid sets them for each run after every
+    other layer. Each is named where it is given."""
+    sys.path.insert(0, str(Path(__file__).parent))
+    from test_row_identity import grid_file
+
+    grid = yaml.safe_load(grid_file(tmp_path, data).read_text())
+    overrides = [setting] if where == "cli" else []
+    if where == "base":
+        grid["base"].update(setting)
+    elif where == "run":
+        grid["sizes"]["a"]["run"] = setting
+    elif where == "variant_run":
+        grid["variant_run"] = {"dense_tied": setting}
+    with pytest.raises(ConfigError) as e:
+        load_grid(grid, overrides=overrides)
+    assert shown in str(e.value)
+    assert load_grid(yaml.safe_load(grid_file(tmp_path, data).read_text()), overrides=["optim.lr=0.02"]).runs
+
+
+def test_sweep_names_a_seed_given_as_an_override(data, tmp_path):
+    sys.path.insert(0, str(Path(__file__).parent))
+    from test_row_identity import grid_file
+
+    line = cli_error(["sweep", "--grid", grid_file(tmp_path, data), "--out", tmp_path / "out", "seed=5"])
+    assert "'seed=5' on the command line sets seed" in line and "--seeds" in line
+    assert not (tmp_path / "out").exists()
