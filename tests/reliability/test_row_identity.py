@@ -267,3 +267,39 @@ def test_a_report_holds_the_rows_of_one_grid_and_its_own_grid_json(capsys, sweep
     assert not (tmp_path / "r1").exists() and not (tmp_path / "r2").exists()
     (sweep_copy / "grid.json").write_text(json.dumps(grid))
     assert main(["report", str(sweep_copy), "--out", str(tmp_path / "r3")]) == 0
+
+
+def test_collect_results_keeps_rows_of_other_settings_apart_and_skips_a_torn_line(swept, tmp_path):
+    """Round 7 (E2, E3): scripts/collect_results.py added the rows of a sweep of the same grid name started with
+    another learning rate beside the committed ones, and put its grid.json in place of theirs (the report of the
+    folder then compared them, exit 0); a sweep's results.jsonl cut short by a kill ended in a JSONDecodeError."""
+    import subprocess
+
+    from reliability_support import REPO
+
+    def collect(sweep: Path) -> subprocess.CompletedProcess:
+        return subprocess.run([sys.executable, str(REPO / "scripts" / "collect_results.py"), str(sweep), "--dest",
+                               str(tmp_path / "results")], capture_output=True, text=True,
+                              env={**__import__("os").environ, "PYTHONPATH": str(REPO / "src")})
+
+    first = Path(shutil.copytree(swept, tmp_path / "first"))
+    rows = (first / "results.jsonl").read_text().splitlines(keepends=True)
+    (first / "results.jsonl").write_text(rows[0] + rows[1][:40])  # the second run's row cut short by a kill
+    done = collect(first)
+    assert done.returncode == 0 and "Traceback" not in done.stderr, done.stderr
+    assert f"{first}/results.jsonl:2: line 2 is not a whole JSON value" in done.stderr
+    kept = tmp_path / "results" / "tiny" / "results.jsonl"
+    assert [json.loads(line)["name"] for line in kept.read_text().splitlines()] == ["a-dense_tied-s0"]
+    other = Path(shutil.copytree(swept, tmp_path / "other"))
+    (other / "results.jsonl").write_text(rows[1])
+    grid = json.loads((other / "grid.json").read_text())
+    grid["base_overrides"] = [*grid["base_overrides"], "optim.lr=0.05"]  # started with `sweep ... optim.lr=0.05`
+    (other / "grid.json").write_text(json.dumps(grid))
+    before = tree_hashes(tmp_path / "results")
+    done = collect(other)
+    assert done.returncode != 0 and "Traceback" not in done.stderr
+    assert f"{other} was started with other settings than the rows in {tmp_path}/results/tiny (base overrides [] " \
+           f"only in {tmp_path}/results/tiny, ['optim.lr=0.05'] only in {other})" in done.stderr
+    assert tree_hashes(tmp_path / "results") == before
+    (other / "grid.json").write_text((swept / "grid.json").read_text())  # the same settings: its row is added
+    assert collect(other).returncode == 0 and len(kept.read_text().splitlines()) == 2
