@@ -296,6 +296,11 @@ def replaced_folder(folder: str | os.PathLike, flag: str) -> Path:
                         f"that folder and renamed into its place, which would leave this shell in a deleted folder; "
                         f"run the command from outside it (cd {out.parent}) and give the folder by name "
                         f"({flag} {out.name or out})")
+    if os.path.islink(out) and not os.path.exists(out):  # renaming a folder over a link fails (ENOTDIR) after the work
+        target = os.readlink(out)  # (issue 30 round 7: "a file is in the way", "another process may be writing there")
+        raise UserError(f"{flag} {given!r} is a symbolic link to {target!r}, which does not exist; remove the link "
+                        f"(rm {_quote(out)}) and run again to write the folder in its place, or give the path it "
+                        f"names ({flag} {_quote(os.path.join(os.path.dirname(out), target))})")
     if is_mount_point(out):
         raise UserError(f"{flag} {given!r} is a mount point: the output is built beside it and renamed into its "
                         f"place, and a mount point cannot be renamed; give a new folder inside it "

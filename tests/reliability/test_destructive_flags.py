@@ -278,3 +278,21 @@ def test_a_demo_stopped_part_way_is_replaced_by_the_rerun_it_advises(data, tmp_p
 
     assert main([*args, "--steps", "1"]) == 0
     assert json.loads((tmp_path / "demo" / MARKER).read_text())["files"]  # the finished demo lists its files
+
+
+def test_an_output_folder_that_is_a_link_to_nothing_is_named_before_any_work(finished_run, data, tmp_path):
+    """Round 7 (A3, A4, A8): an output given as a symbolic link whose folder does not exist failed after the work, as
+    "a file is in the way" (export), "another process may be writing there; retry" (prepare) or "something is in the
+    way" (demo)."""
+    for flag, argv in [("out_dir", ["export", finished_run]),
+                       ("--out", ["prepare", data.parent / "corpus", "--tokenizer", "bpe:300", "--no-progress",
+                                  "--out"]),
+                       ("--run-dir", ["demo", "--data-dir", data, "--steps", "1", "--variants", "dense_tied",
+                                      "--seq-len", "32", "--batch-tokens", "128", "--eval-tokens", "200", "--quiet",
+                                      "--run-dir"])]:
+        link = tmp_path / f"link{len(flag)}"
+        link.symlink_to(tmp_path / "gone")
+        line = cli_error([*argv, link])
+        assert f"{flag} '{link}' is a symbolic link to '{tmp_path}/gone', which does not exist; remove the link" in line
+        assert link.is_symlink() and not (tmp_path / "gone").exists()
+        assert sorted(p.name for p in tmp_path.iterdir() if p.name.startswith(".")) == []  # no temporary folder left
