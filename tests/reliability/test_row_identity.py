@@ -303,3 +303,20 @@ def test_collect_results_keeps_rows_of_other_settings_apart_and_skips_a_torn_lin
     assert tree_hashes(tmp_path / "results") == before
     (other / "grid.json").write_text((swept / "grid.json").read_text())  # the same settings: its row is added
     assert collect(other).returncode == 0 and len(kept.read_text().splitlines()) == 2
+
+
+def test_analyses_take_the_rows_of_one_grid_and_an_ablation_each_folder_once(capsys, sweep_copy, tmp_path):
+    """Round 7 (G1, G2, G4): `analyze compare` and `analyze frequency` compared a row pasted from another grid's sweep
+    with this grid's (exit 0); `report --ablation S S/results.jsonl` showed every arm twice."""
+    results = sweep_copy / "results.jsonl"
+    rows = [json.loads(line) for line in results.read_text().splitlines()]
+    rows[0]["grid"] = "other"
+    results.write_text("".join(json.dumps(row) + "\n" for row in rows))
+    for verb in ("compare", "frequency"):
+        line = fails(capsys, "analyze", verb, sweep_copy)
+        assert "come from different grids (grid 'other': a-dense_tied-s0; grid 'tiny': a-dense_untied-s0)" in line
+    rows[0]["grid"] = "tiny"
+    results.write_text("".join(json.dumps(row) + "\n" for row in rows))
+    assert main(["analyze", "compare", str(sweep_copy)]) == 0
+    line = fails(capsys, "report", "--ablation", sweep_copy, results, "--out", tmp_path / "ablation")
+    assert f"'{results}' is the sweep folder '{sweep_copy}' again: its arms would be counted twice" in line
