@@ -10,6 +10,7 @@ files are left alone. A run folder written before markers existed is recognised 
 from __future__ import annotations
 
 import json
+import shutil
 import sys
 from pathlib import Path
 
@@ -19,7 +20,7 @@ from leviathan.cli import main
 from leviathan.ownership import MARKER
 
 sys.path.insert(0, str(Path(__file__).parent))
-from reliability_support import cli_error, run_overrides, tree_hashes  # noqa: E402
+from reliability_support import cli, cli_error, run_overrides, tree_hashes  # noqa: E402
 from test_bad_input import fails, resume  # noqa: E402
 
 pytestmark = [pytest.mark.reliability, pytest.mark.usefixtures("single_thread")]
@@ -65,6 +66,23 @@ def test_a_users_file_where_a_lock_goes_is_never_taken_over(capsys, data, tmp_pa
                       "--no-progress"])
     assert f"'{tmp_path}/.fresh.lock' is a file leviathan did not write" in line
     assert (tmp_path / ".fresh.lock").read_text() == "my notes\n" and not (tmp_path / "fresh").exists()
+
+
+def test_another_runs_checkpoint_is_never_continued_into_a_run_folder(finished_run, run_copy, tmp_path):
+    """Round 7 (H1): `train --run-dir A --resume B/checkpoints/step-2` continued run B inside run A's folder: A's
+    step-4 checkpoint was replaced by B's continuation, its config.yaml and metrics mixed with B's, exit 0."""
+    other = tmp_path / "other"
+    shutil.copytree(finished_run, other)
+    before = tree_hashes(run_copy)
+    line = cli_error(["train", "--run-dir", run_copy, "--resume", other / "checkpoints" / "step-00000002",
+                      "--quiet", "max_steps=4"])
+    assert f"--resume '{other}/checkpoints/step-00000002' is a checkpoint of another run folder, but run folder " \
+           f"'{run_copy}' already holds checkpoints of its own (step-00000002, step-00000004)" in line
+    assert tree_hashes(run_copy) == before
+    fork = tmp_path / "fork"  # into a new folder it continues, as it always did
+    assert cli(["train", "--run-dir", fork, "--resume", other / "checkpoints" / "step-00000002", "--quiet",
+                "max_steps=3"]).returncode == 0
+    assert (fork / "checkpoints" / "step-00000003").is_dir()
 
 
 def test_a_run_folder_written_before_markers_resumes(capsys, data, run_copy):
