@@ -240,12 +240,13 @@ def parse_override(text: str) -> tuple[list[str], Any]:
     return key.split("."), value
 
 
-def check_repeated_overrides(overrides: Sequence[str], prefix: str = "") -> None:
+def check_repeated_overrides(overrides: Sequence[str], prefix: str = "", where: str = "on the command line") -> None:
     """ConfigError when the user's overrides set one key twice (``sweep ... optim.lr=1 optim.lr=0.01``): only one
     value can hold, and which one was meant is the user's call (issue 30). Lists that layer overrides on purpose (a
     grid's base, then a size's, then the command line's; the ``train`` lines ``sweep --commands`` prints) go through
     ``apply_overrides`` without this check: the last value wins. ``prefix`` is the section a key without it belongs
-    to (``params``: ``hidden_size`` is ``model.hidden_size``)."""
+    to (``params``: ``hidden_size`` is ``model.hidden_size``); ``where`` names the place in the message (a grid's
+    section flattened to overrides: ``optim.lr: 0.01`` beside ``optim: {lr: 0.02}``, issue 30 round 7)."""
     seen: dict[str, str] = {}
     for text in overrides:
         if "=" not in text:
@@ -253,14 +254,14 @@ def check_repeated_overrides(overrides: Sequence[str], prefix: str = "") -> None
         key = text.split("=", 1)[0].strip().lstrip("-")
         key = key if not prefix or key.startswith(prefix) or key == prefix.rstrip(".") else prefix + key
         if key in seen:
-            raise ConfigError(f"{key} is given twice on the command line ({seen[key]!r} and {text!r}), and only one "
-                              f"value can hold; keep one")
+            raise ConfigError(f"{key} is given twice {where} ({seen[key]!r} and {text!r}), and only one value can "
+                              f"hold; keep one")
         # a section and a key inside it (`optim.lr=1 optim={lr: 2}`): the later one replaced the earlier without a
         # word (issue 30 round 7)
         inside = next((k for k in seen if k.startswith(key + ".") or key.startswith(k + ".")), None)
         if inside is not None:
             outer, inner = (key, inside) if inside.startswith(key + ".") else (inside, key)
-            raise ConfigError(f"{inner} is set twice on the command line: by {seen[inside]!r} and by {text!r} (which "
+            raise ConfigError(f"{inner} is set twice {where}: by {seen[inside]!r} and by {text!r} (which "
                               f"{'sets' if outer == key else 'is inside'} the whole section {outer}), and only one "
                               f"value can hold; keep one")
         seen[key] = text

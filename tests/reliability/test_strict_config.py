@@ -283,3 +283,31 @@ def test_sweep_names_a_seed_given_as_an_override(data, tmp_path):
     line = cli_error(["sweep", "--grid", grid_file(tmp_path, data), "--out", tmp_path / "out", "seed=5"])
     assert "'seed=5' on the command line sets seed" in line and "--seeds" in line
     assert not (tmp_path / "out").exists()
+
+
+@pytest.mark.parametrize("where, shown", [
+    ("base", "optim.lr is given twice in the base of grid 'tiny' ("),
+    ("run", "optim.lr is given twice in sizes.a.run of grid 'tiny' ("),
+    ("variant_run", "optim.lr is given twice in variant_run.dense_tied of grid 'tiny' ("),
+])
+def test_one_key_spelt_twice_in_a_grid_section_is_refused(data, tmp_path, where, shown):
+    """Round 7 (J2-J4): `optim.lr: 0.01` beside `optim: {lr: 0.02}` in one section of a grid is one key given twice
+    (YAML sees two keys); the last spelling won without a word."""
+    sys.path.insert(0, str(Path(__file__).parent))
+    from test_row_identity import grid_file
+
+    grid = yaml.safe_load(grid_file(tmp_path, data).read_text())
+    section = {"optim.lr": 0.01, "optim": {"lr": 0.02}}
+    if where == "base":
+        grid["base"].update(section)
+    elif where == "run":
+        grid["sizes"]["a"]["run"] = section
+    else:
+        grid["variant_run"] = {"dense_tied": section}
+    path = tmp_path / "twice.yaml"
+    path.write_text(yaml.safe_dump(grid))
+    line = cli_error(["sweep", "--grid", path, "--out", tmp_path / "out", "--list"])
+    assert shown in line and "'optim.lr=0.01'" in line and "'optim.lr=0.02'" in line, line
+    grid["sizes"]["a"]["run"] = [{"optim.lr": 0.01}, {"optim": {"lr": 0.02}}]  # a list is applied in order: allowed
+    grid["base"].pop("optim.lr", None), grid["base"].pop("optim", None), grid.pop("variant_run", None)
+    assert load_grid(grid).runs

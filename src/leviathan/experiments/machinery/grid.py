@@ -50,7 +50,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
-from ...config import ConfigError, from_dict
+from ...config import ConfigError, check_repeated_overrides, from_dict
 from ...configs import GRIDS, available, find_grid_file
 from ...data.meta import find_meta
 from ...errors import UserError
@@ -196,6 +196,7 @@ def load_grid(name_or_path: str | os.PathLike | dict, *, data_dir: str | None = 
     base = gf.base or {}
     if not isinstance(base, dict):
         raise ConfigError(f"grid {name!r}: base must be a mapping of config keys")
+    check_repeated_overrides(flatten(base), where=f"in the base of grid {name!r}")  # `optim.lr: 1` beside `optim: {lr: 2}`
     base_overrides = flatten(base) + list(overrides or [])
     keys = GridKeys.of(gf.keys)
     data_seed = None if gf.data_seed is None else check_seed(gf.data_seed, "data_seed")
@@ -210,6 +211,9 @@ def load_grid(name_or_path: str | os.PathLike | dict, *, data_dir: str | None = 
     if not sizes_raw:
         raise ConfigError(f"grid {name!r} defines no sizes")
     parsed = {n: SizeSpec.of(plain_name(n, "a size's name"), s) for n, s in sizes_raw.items()}
+    for n, spec in parsed.items():
+        for run in spec.run:  # each mapping on its own: a list of them is applied in order, on purpose
+            check_repeated_overrides(flatten(run), where=f"in sizes.{n}.run of grid {name!r}")
     sizes = {n: _size_model(n, spec, vocab) for n, spec in parsed.items()}
 
     grid = Grid(name=name, path=path, base_config=base_config, base_overrides=base_overrides, data_dir=ddir,
@@ -287,6 +291,7 @@ def _variant_runs(raw: Any, grid_name: str, sizes: dict | None = None) -> dict[s
             raise ConfigError(f"grid {grid_name!r}: variant_run.{key} must be a mapping of run-config keys "
                               f"(e.g. {{optim.lr: 1e-3}}), got {overrides!r}")
         out[str(key)] = flatten(overrides)
+        check_repeated_overrides(out[str(key)], where=f"in variant_run.{key} of grid {grid_name!r}")
     return out
 
 
