@@ -59,8 +59,9 @@ def read_marker(folder: str | os.PathLike) -> OutputMarker | None:
     path = Path(folder) / MARKER
     if not path.is_file():
         return None
-    fix = (f"restore it, or delete that file (rm {_quote(path)}): the folder is then judged as one written before "
-           f"markers existed")
+    fix = (f"if it is a file of yours, move it out of the folder (leviathan keeps its output marker under that "
+           f"name); if it is leviathan's marker, restore it, or delete it (rm {_quote(path)}): the folder is then "
+           f"judged as one written before markers existed")
     try:
         raw = json.loads(path.read_text(encoding="utf-8"))
     except (OSError, ValueError) as e:

@@ -203,6 +203,8 @@ def test_a_damaged_marker_is_named_with_a_safe_fix(capsys, data, run_copy):
     line = fails(capsys, *resume(run_copy, data, max_steps=6))
     assert f"'{run_copy / MARKER}' is not readable JSON" in line and f"rm {run_copy / MARKER}" in line
     assert "rm -r" not in line  # never advise deleting the run
+    # round 7 (K8): a user's own file of that name was only advised to be deleted
+    assert "if it is a file of yours, move it out of the folder" in line
     assert tree_hashes(run_copy) == before
 
 
