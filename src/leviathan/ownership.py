@@ -167,6 +167,22 @@ def listed_files(folder: str | os.PathLike, limit: int = _WALK_LIMIT) -> list[st
     return out
 
 
+def _folders_and_links(folder: Path, limit: int = _WALK_LIMIT) -> list[str]:
+    """What ``listed_files`` does not see under ``folder``: empty folders (``NAME/``) and links to folders (``NAME ->``),
+    which the outputs that list their files never hold. ``--overwrite`` deleted a user's empty folder tree, or a link
+    they had put in an earlier export, without a word (issue 30 round 7; a link's target was kept)."""
+    out: list[str] = []
+    for dirpath, dirnames, filenames in os.walk(folder):
+        rel = os.path.relpath(dirpath, folder)
+        if rel != "." and not dirnames and not filenames:
+            out.append(rel + "/")
+        out += [os.path.relpath(os.path.join(dirpath, d), folder) + " ->" for d in sorted(dirnames)
+                if os.path.islink(os.path.join(dirpath, d))]
+        if len(out) >= limit:
+            break
+    return sorted(out)
+
+
 def _is_lock(name: str, path: str | os.PathLike | None = None) -> bool:
     """Whether ``name`` is a lock file's name (``.lock``, ``.NAME.lock``) and, given its ``path``, the file holds what
     a lock holds (``locking.is_lock_record``): a user's ``.notes.lock`` is a file of the folder like any other."""
@@ -212,7 +228,7 @@ def check_replaceable(folder: str | os.PathLike, verb: str, flag: str,
     elif marker.verb != verb:
         reason = f"its {MARKER} says `leviathan {marker.verb}` wrote it, not `leviathan {verb}`"
     elif marker.files is not None:
-        added = sorted(set(files) - set(marker.files))
+        added = sorted(set(files) - set(marker.files)) + _folders_and_links(folder)
         if added:
             reason = f"it holds files the earlier `leviathan {verb}` did not write ({_some(added)})"
     if reason is not None:

@@ -296,3 +296,17 @@ def test_an_output_folder_that_is_a_link_to_nothing_is_named_before_any_work(fin
         assert f"{flag} '{link}' is a symbolic link to '{tmp_path}/gone', which does not exist; remove the link" in line
         assert link.is_symlink() and not (tmp_path / "gone").exists()
         assert sorted(p.name for p in tmp_path.iterdir() if p.name.startswith(".")) == []  # no temporary folder left
+
+
+def test_an_export_holding_a_users_folder_or_link_is_not_replaced(capsys, finished_run, earlier_export, tmp_path):
+    """Round 7 (A2, A11): an empty folder tree or a link to a folder put into an earlier export is nothing
+    ``listed_files`` sees, so ``--overwrite`` deleted them (exit 0; a link's target was kept)."""
+    docs = tmp_path / "docs"
+    docs.mkdir()
+    (docs / "thesis.txt").write_text("years of work")
+    (earlier_export / "mydocs").symlink_to(docs)
+    (earlier_export / "plans" / "2027").mkdir(parents=True)
+    line = fails(capsys, "export", finished_run, earlier_export, "--overwrite")
+    assert "it holds files the earlier `leviathan export` did not write (mydocs ->, plans/2027/)" in line
+    assert (earlier_export / "mydocs").is_symlink() and (earlier_export / "plans" / "2027").is_dir()
+    assert (docs / "thesis.txt").read_text() == "years of work"
