@@ -61,7 +61,8 @@ def check_same_settings(sweep: Path, out: Path) -> None:
         return
     kept = _settings(SweepGrid.from_dict(json.loads((out / "grid.json").read_text())))
     new = _settings(SweepGrid.from_dict(portable_tree(json.loads((sweep / "grid.json").read_text()))))
-    differ = [_difference(key, kept[key], new[key], out, sweep) for key in kept if key != "seeds" and kept[key] != new[key]]
+    differ = [_difference(key, kept[key], new[key], out, sweep) for key in kept
+              if key != "seeds" and kept[key] != new[key]]
     if differ:
         raise SystemExit(f"error: {sweep} was started with other settings than the rows in {out} ("
                          + "; ".join(differ[:3]) + "): their rows measure different things; nothing was written; "

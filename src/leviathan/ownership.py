@@ -168,9 +168,9 @@ def listed_files(folder: str | os.PathLike, limit: int = _WALK_LIMIT) -> list[st
 
 
 def _folders_and_links(folder: Path, limit: int = _WALK_LIMIT) -> list[str]:
-    """What ``listed_files`` does not see under ``folder``: empty folders (``NAME/``) and links to folders (``NAME ->``),
-    which the outputs that list their files never hold. ``--overwrite`` deleted a user's empty folder tree, or a link
-    they had put in an earlier export, without a word (issue 30 round 7; a link's target was kept)."""
+    """What ``listed_files`` does not see under ``folder``: empty folders (``NAME/``) and links to folders
+    (``NAME ->``), which the outputs that list their files never hold. ``--overwrite`` deleted a user's empty folder
+    tree, or a link they had put in an earlier export, without a word (issue 30 round 7; a link's target was kept)."""
     out: list[str] = []
     for dirpath, dirnames, filenames in os.walk(folder):
         rel = os.path.relpath(dirpath, folder)

@@ -119,10 +119,11 @@ def load_resume(cfg: RunConfig, run_dir: Path, resume: str | None) -> tuple[Path
     if own and not Path(os.path.realpath(path)).is_relative_to(os.path.realpath(run_dir)):
         # another run's checkpoint continued into this one: its step folders were replaced by the other run's, its
         # config.yaml and metrics mixed with the other run's, exit 0 (issue 30 round 7)
+        steps = ", ".join(step.name for _, step in own[:3]) + (" ..." if len(own) > 3 else "")
         raise UserError(f"--resume {str(resume)!r} is a checkpoint of another run folder, but run folder "
-                        f"{str(run_dir)!r} already holds checkpoints of its own ({', '.join(step.name for _, step in own[:3])}"
-                        f"{' ...' if len(own) > 3 else ''}), which continuing there would replace and mix with the "
-                        f"other run's; continue it into a new --run-dir, or continue this run with --resume auto")
+                        f"{str(run_dir)!r} already holds checkpoints of its own ({steps}), which continuing there "
+                        f"would replace and mix with the other run's; continue it into a new --run-dir, or continue "
+                        f"this run with --resume auto")
     loaded = ckpt.load_state(path)
     check_tokenizer(path, cfg.data.path, "resume")
     saved = to_dict(run_config_from_dict(loaded["config"], where=path / "config.yaml").model.resolved())

@@ -196,7 +196,8 @@ def load_grid(name_or_path: str | os.PathLike | dict, *, data_dir: str | None = 
     base = gf.base or {}
     if not isinstance(base, dict):
         raise ConfigError(f"grid {name!r}: base must be a mapping of config keys")
-    check_repeated_overrides(flatten(base), where=f"in the base of grid {name!r}")  # `optim.lr: 1` beside `optim: {lr: 2}`
+    # one key spelt twice in a section (`optim.lr: 1` beside `optim: {lr: 2}`): YAML sees two keys, the last won
+    check_repeated_overrides(flatten(base), where=f"in the base of grid {name!r}")
     base_overrides = flatten(base) + list(overrides or [])
     keys = GridKeys.of(gf.keys)
     data_seed = None if gf.data_seed is None else check_seed(gf.data_seed, "data_seed")
