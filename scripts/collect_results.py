@@ -32,6 +32,43 @@ def _portable_jsonl(text: str) -> str:
     return "".join(dumps(portable_tree(json.loads(line))) + "\n" for line in text.splitlines() if line.strip())
 
 
+def _whole_rows(path: Path) -> str:
+    """The rows of a sweep's results.jsonl that are whole JSON objects with a name, as JSON-lines text; each other line
+    (cut short by a killed sweep, damaged) is named in a ``warning:`` and left out, as the sweep itself leaves it out
+    (its run has no row and is trained again). It ended in a JSONDecodeError traceback (issue 30 round 7)."""
+    from leviathan.jsonl import bad_line_notes, read_json_lines
+
+    values, bad = read_json_lines(path)
+    bad += [(number, "is not a results row (a JSON object with a name)") for number, row in values
+            if not (isinstance(row, dict) and isinstance(row.get("name"), str))]
+    for note in bad_line_notes(path, sorted(bad), "row", "not copied (its run has no row: the sweep trains it again)"):
+        print(note, file=sys.stderr)
+    skipped = {number for number, _ in bad}
+    return "".join(json.dumps(row) + "\n" for number, row in values if number not in skipped)
+
+
+def check_same_settings(sweep: Path, out: Path) -> None:
+    """SystemExit when the results folder ``out`` holds rows of its grid started with other settings than the sweep
+    folder's (base overrides, evaluation, data; ``experiments.machinery.shards``' rule for shards, seeds aside: a
+    later sweep may add seeds): their rows measure different things. A sweep of the same grid name with another
+    learning rate had its rows added beside the others and its grid.json put in place of theirs, and the report of
+    the folder compared them, exit 0 (issue 30 round 7)."""
+    from leviathan.experiments.machinery.provenance import portable_tree
+    from leviathan.experiments.machinery.shards import _difference, _settings
+    from leviathan.experiments.machinery.sweep_grid import SweepGrid
+
+    if not (out / "grid.json").is_file() or not (out / "results.jsonl").is_file():
+        return
+    kept = _settings(SweepGrid.from_dict(json.loads((out / "grid.json").read_text())))
+    new = _settings(SweepGrid.from_dict(portable_tree(json.loads((sweep / "grid.json").read_text()))))
+    differ = [_difference(key, kept[key], new[key], out, sweep) for key in kept
+              if key != "seeds" and kept[key] != new[key]]
+    if differ:
+        raise SystemExit(f"error: {sweep} was started with other settings than the rows in {out} ("
+                         + "; ".join(differ[:3]) + "): their rows measure different things; nothing was written; "
+                         f"collect it into another --dest, or resweep it with the settings of {out / 'grid.json'}")
+
+
 def merged_rows(kept: str, new: str) -> str:
     """The JSON-lines text ``kept`` followed by the lines of ``new`` whose run (``name``) it lacks. A run in both
     with different rows is a SystemExit naming it (one run trained twice: decide by hand which row stands)."""
@@ -59,8 +96,9 @@ def collect(sweep: Path, dest: Path) -> Path:
     grid = json.loads((sweep / "grid.json").read_text())
     out = dest / grid["name"]
     out.mkdir(parents=True, exist_ok=True)
+    check_same_settings(sweep, out)
     kept = (out / "results.jsonl").read_text() if (out / "results.jsonl").is_file() else ""
-    atomic_write_text(out / "results.jsonl", merged_rows(kept, _portable_jsonl((sweep / "results.jsonl").read_text())))
+    atomic_write_text(out / "results.jsonl", merged_rows(kept, _portable_jsonl(_whole_rows(sweep / "results.jsonl"))))
     if grid.get("unigram_entropy") is None and grid.get("data_dir"):
         grid["unigram_entropy"] = unigram_entropy(grid["data_dir"])
     atomic_write_text(out / "grid.json", json.dumps(portable_tree(grid), indent=1) + "\n")

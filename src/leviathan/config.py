@@ -224,6 +224,9 @@ def parse_override(text: str) -> tuple[list[str], Any]:
     key = key.strip().lstrip("-")
     if not key:
         raise ConfigError(f"override {text!r} has an empty key; write key=value")
+    if "" in key.split("."):  # `optim..lr=1` was "unknown key 'optim.'", `lr.=1` "expected a number, got {'': 1}"
+        raise ConfigError(f"override {text!r}: its key {key!r} has an empty part (two dots in a row, or a dot at "
+                          f"an end); write the key's parts with one dot between them (for example optim.lr=1e-3)")
     try:
         value = parse_yaml(raw) if raw.strip() else ""
     except DuplicateKeyError as e:
@@ -237,18 +240,29 @@ def parse_override(text: str) -> tuple[list[str], Any]:
     return key.split("."), value
 
 
-def check_repeated_overrides(overrides: Sequence[str]) -> None:
+def check_repeated_overrides(overrides: Sequence[str], prefix: str = "", where: str = "on the command line") -> None:
     """ConfigError when the user's overrides set one key twice (``sweep ... optim.lr=1 optim.lr=0.01``): only one
     value can hold, and which one was meant is the user's call (issue 30). Lists that layer overrides on purpose (a
     grid's base, then a size's, then the command line's; the ``train`` lines ``sweep --commands`` prints) go through
-    ``apply_overrides`` without this check: the last value wins."""
+    ``apply_overrides`` without this check: the last value wins. ``prefix`` is the section a key without it belongs
+    to (``params``: ``hidden_size`` is ``model.hidden_size``); ``where`` names the place in the message (a grid's
+    section flattened to overrides: ``optim.lr: 0.01`` beside ``optim: {lr: 0.02}``, issue 30 round 7)."""
     seen: dict[str, str] = {}
     for text in overrides:
         if "=" not in text:
             continue  # parse_override names the problem
         key = text.split("=", 1)[0].strip().lstrip("-")
+        key = key if not prefix or key.startswith(prefix) or key == prefix.rstrip(".") else prefix + key
         if key in seen:
-            raise ConfigError(f"{key} is given twice on the command line ({seen[key]!r} and {text!r}), and only one "
+            raise ConfigError(f"{key} is given twice {where} ({seen[key]!r} and {text!r}), and only one value can "
+                              f"hold; keep one")
+        # a section and a key inside it (`optim.lr=1 optim={lr: 2}`): the later one replaced the earlier without a
+        # word (issue 30 round 7)
+        inside = next((k for k in seen if k.startswith(key + ".") or key.startswith(k + ".")), None)
+        if inside is not None:
+            outer, inner = (key, inside) if inside.startswith(key + ".") else (inside, key)
+            raise ConfigError(f"{inner} is set twice {where}: by {seen[inside]!r} and by {text!r} (which "
+                              f"{'sets' if outer == key else 'is inside'} the whole section {outer}), and only one "
                               f"value can hold; keep one")
         seen[key] = text
 

@@ -59,6 +59,24 @@ def holder(path: Path) -> tuple[int | None, str]:
     return pid, lines[1] if len(lines) > 1 else ""
 
 
+def is_lock_record(path: str | os.PathLike) -> bool:
+    """Whether the file ``path`` is one of leviathan's lock files: empty (a taker ended before writing it) or what
+    ``_write_holder`` writes, a process id on the first line, then the command. A user's file that happens to have a
+    lock's name (``notes/.lock``, ``.draft.lock``) is not: the lock was taken over it (truncated, then deleted on
+    release), and ``--overwrite`` did not count it among the folder's files (issue 30 round 7)."""
+    try:
+        if os.path.islink(path) or not os.path.isfile(path) or os.path.getsize(path) > _RECORD_LIMIT:
+            return False
+        with open(path, "rb") as f:
+            first = f.read(_RECORD_LIMIT).split(b"\n", 1)[0]
+    except OSError:
+        return False
+    return first == b"" and os.path.getsize(path) == 0 or first.isdigit()
+
+
+_RECORD_LIMIT = 4096  # bytes: a pid and a command line cut to 300 characters fit many times over
+
+
 def _describe(pid: int | None, command: str) -> str:
     if pid is None:
         return "another process"
@@ -82,6 +100,11 @@ def _acquire(path: Path, folder: Path, verb: str, fix: str) -> tuple[int, tuple[
 
     while True:
         path.parent.mkdir(parents=True, exist_ok=True)
+        if os.path.lexists(path) and not is_lock_record(path):
+            kind = "a link" if os.path.islink(path) else "a folder" if path.is_dir() else "a file"
+            raise UserError(f"{str(path)!r} is {kind} leviathan did not write (not a lock file: those hold a process "
+                            f"id), but `leviathan {verb}` keeps the lock of {str(folder)!r} under that name and would "
+                            f"take it over; move it away or rename it, or {fix}")
         try:
             fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o644)
         except FileNotFoundError:  # the folder was removed by a releasing holder in between: start over

@@ -59,8 +59,9 @@ def read_marker(folder: str | os.PathLike) -> OutputMarker | None:
     path = Path(folder) / MARKER
     if not path.is_file():
         return None
-    fix = (f"restore it, or delete that file (rm {_quote(path)}): the folder is then judged as one written before "
-           f"markers existed")
+    fix = (f"if it is a file of yours, move it out of the folder (leviathan keeps its output marker under that "
+           f"name); if it is leviathan's marker, restore it, or delete it (rm {_quote(path)}): the folder is then "
+           f"judged as one written before markers existed")
     try:
         raw = json.loads(path.read_text(encoding="utf-8"))
     except (OSError, ValueError) as e:
@@ -138,7 +139,7 @@ def mark(folder: str | os.PathLike, verb: str, names: Iterable[str]) -> None:
     if marker is not None and (marker.verb != verb or marker.files is None):
         return
     patterns = list(names)
-    entries = [e for e in os.listdir(folder) if e != MARKER and not _is_lock(e)]
+    entries = [e for e in os.listdir(folder) if e != MARKER and not _is_lock(e, os.path.join(folder, e))]
     ours = {e for e in entries if any(fnmatch.fnmatchcase(e, p) for p in patterns)}
     if marker is None and ours == set(entries):
         write_marker(folder, verb)
@@ -158,7 +159,7 @@ def listed_files(folder: str | os.PathLike, limit: int = _WALK_LIMIT) -> list[st
         dirnames.sort()
         for name in sorted(filenames):
             rel = os.path.relpath(os.path.join(dirpath, name), root)
-            if rel == MARKER or _is_lock(name):
+            if rel == MARKER or _is_lock(name, os.path.join(dirpath, name)):
                 continue
             out.append(rel)
             if len(out) >= limit:
@@ -166,8 +167,32 @@ def listed_files(folder: str | os.PathLike, limit: int = _WALK_LIMIT) -> list[st
     return out
 
 
-def _is_lock(name: str) -> bool:
-    return name == ".lock" or (name.startswith(".") and name.endswith(".lock"))
+def _folders_and_links(folder: Path, limit: int = _WALK_LIMIT) -> list[str]:
+    """What ``listed_files`` does not see under ``folder``: empty folders (``NAME/``) and links to folders
+    (``NAME ->``), which the outputs that list their files never hold. ``--overwrite`` deleted a user's empty folder
+    tree, or a link they had put in an earlier export, without a word (issue 30 round 7; a link's target was kept)."""
+    out: list[str] = []
+    for dirpath, dirnames, filenames in os.walk(folder):
+        rel = os.path.relpath(dirpath, folder)
+        if rel != "." and not dirnames and not filenames:
+            out.append(rel + "/")
+        out += [os.path.relpath(os.path.join(dirpath, d), folder) + " ->" for d in sorted(dirnames)
+                if os.path.islink(os.path.join(dirpath, d))]
+        if len(out) >= limit:
+            break
+    return sorted(out)
+
+
+def _is_lock(name: str, path: str | os.PathLike | None = None) -> bool:
+    """Whether ``name`` is a lock file's name (``.lock``, ``.NAME.lock``) and, given its ``path``, the file holds what
+    a lock holds (``locking.is_lock_record``): a user's ``.notes.lock`` is a file of the folder like any other."""
+    if not (name == ".lock" or (name.startswith(".") and name.endswith(".lock"))):
+        return False
+    if path is None:
+        return True
+    from .locking import is_lock_record
+
+    return is_lock_record(path)
 
 
 def _quote(path: str | os.PathLike) -> str:
@@ -203,7 +228,7 @@ def check_replaceable(folder: str | os.PathLike, verb: str, flag: str,
     elif marker.verb != verb:
         reason = f"its {MARKER} says `leviathan {marker.verb}` wrote it, not `leviathan {verb}`"
     elif marker.files is not None:
-        added = sorted(set(files) - set(marker.files))
+        added = sorted(set(files) - set(marker.files)) + _folders_and_links(folder)
         if added:
             reason = f"it holds files the earlier `leviathan {verb}` did not write ({_some(added)})"
     if reason is not None:
@@ -288,6 +313,11 @@ def replaced_folder(folder: str | os.PathLike, flag: str) -> Path:
                         f"that folder and renamed into its place, which would leave this shell in a deleted folder; "
                         f"run the command from outside it (cd {out.parent}) and give the folder by name "
                         f"({flag} {out.name or out})")
+    if os.path.islink(out) and not os.path.exists(out):  # renaming a folder over a link fails (ENOTDIR) after the work
+        target = os.readlink(out)  # (issue 30 round 7: "a file is in the way", "another process may be writing there")
+        raise UserError(f"{flag} {given!r} is a symbolic link to {target!r}, which does not exist; remove the link "
+                        f"(rm {_quote(out)}) and run again to write the folder in its place, or give the path it "
+                        f"names ({flag} {_quote(os.path.join(os.path.dirname(out), target))})")
     if is_mount_point(out):
         raise UserError(f"{flag} {given!r} is a mount point: the output is built beside it and renamed into its "
                         f"place, and a mount point cannot be renamed; give a new folder inside it "

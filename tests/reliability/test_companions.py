@@ -219,3 +219,30 @@ def test_embedding_records_refuse_run_folders_swapped_between_runs(data, tmp_pat
     assert f"{runs}/a-dense_tied-s0 does not hold run 'a-dense_tied-s0'" in line
     assert "variant 'dense_tied' in the row, 'dense_untied' in its config.yaml" in line
     assert not (sweep / "embeddings").exists() or not list((sweep / "embeddings").glob("a-dense_tied-s0.json"))
+
+
+def test_an_embeddings_record_is_the_run_its_name_says(data, tmp_path):
+    """Round 7 (C1, B3): a copy of a-dense_untied-s0's record saved as a-dense_tied-s0.json was reported as that run
+    (its arm "seeds 0, 0", the run's neighbour agreement with itself 1.000, the dense_tied arm gone; exit 0), and
+    ``--sweep`` said a user's file under a record's name "exists, kept". Both are named now."""
+    from leviathan.cli import main
+    from test_row_identity import grid_file
+
+    sweep = tmp_path / "sweep"
+    assert main(["sweep", "--grid", str(grid_file(tmp_path, data)), "--out", str(sweep)]) == 0
+    records = sweep / "embeddings"
+    records.mkdir()
+    (records / "a-dense_tied-s0.json").write_text('{"mine": 1}\n')
+    line = cli_error(["analyze", "embeddings", "--sweep", sweep, "--probes", "2"])
+    assert f"'{records}/a-dense_tied-s0.json' exists and is not an embeddings record" in line
+    assert "choose another --dest" in line and (records / "a-dense_tied-s0.json").read_text() == '{"mine": 1}\n'
+    (records / "a-dense_tied-s0.json").unlink()
+    assert main(["analyze", "embeddings", "--sweep", str(sweep), "--probes", "2"]) == 0
+    shutil.copy(records / "a-dense_untied-s0.json", records / "a-dense_tied-s0.json")
+    before = tree_hashes(sweep)
+    line = cli_error(["report", sweep, "--out", tmp_path / "report"])
+    assert f"'{records}/a-dense_tied-s0.json' is the embeddings record of run 'a-dense_untied-s0', not of " \
+           f"'a-dense_tied-s0'" in line and "--redo" in line
+    line = cli_error(["analyze", "embeddings", "--sweep", sweep, "--probes", "2"])
+    assert "is the embeddings record of run 'a-dense_untied-s0'" in line
+    assert tree_hashes(sweep) == before

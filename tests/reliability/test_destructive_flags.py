@@ -82,6 +82,27 @@ def test_export_overwrite_never_touches_a_locked_folder(capsys, finished_run, ea
     assert after == before
 
 
+def test_a_users_file_with_a_locks_name_is_a_file_of_the_folder(capsys, finished_run, earlier_export, tmp_path):
+    """Round 7 (A1, A5): any ``.NAME.lock`` counted as a lock file, so a user's ``.notes.lock`` in an earlier export
+    or data folder was not among its files and ``--overwrite`` deleted it (exit 0). Leviathan's own lock files hold a
+    process id (``locking.is_lock_record``); a stale one left by a killed holder is still not the folder's file."""
+    (earlier_export / ".notes.lock").write_text("my notes")
+    line = fails(capsys, "export", finished_run, earlier_export, "--overwrite")
+    assert "it holds files the earlier `leviathan export` did not write (.notes.lock)" in line
+    assert (earlier_export / ".notes.lock").read_text() == "my notes"
+    from leviathan.cli import main
+
+    corpus = write_corpus(tmp_path / "corpus", num_docs=4)
+    data = tmp_path / "data"
+    assert main([str(a) for a in _prepare(data, corpus)]) == 0
+    (data / ".draft.lock").write_text("a draft")
+    line = fails(capsys, *_prepare(data, corpus, "--seed", "3", "--overwrite"))
+    assert "did not write (.draft.lock)" in line and (data / ".draft.lock").read_text() == "a draft"
+    (earlier_export / ".notes.lock").unlink()
+    (earlier_export / ".hf.lock").write_text("12345\nleviathan export RUN hf\n")  # a dead holder's lock record
+    assert main(["export", str(finished_run), str(earlier_export), "--overwrite"]) == 0
+
+
 def _prepare(out: Path, corpus: Path, *extra) -> list:
     return ["prepare", corpus, "--out", out, "--tokenizer", "cl100k_base", "--no-progress", *extra]
 
@@ -257,3 +278,35 @@ def test_a_demo_stopped_part_way_is_replaced_by_the_rerun_it_advises(data, tmp_p
 
     assert main([*args, "--steps", "1"]) == 0
     assert json.loads((tmp_path / "demo" / MARKER).read_text())["files"]  # the finished demo lists its files
+
+
+def test_an_output_folder_that_is_a_link_to_nothing_is_named_before_any_work(finished_run, data, tmp_path):
+    """Round 7 (A3, A4, A8): an output given as a symbolic link whose folder does not exist failed after the work, as
+    "a file is in the way" (export), "another process may be writing there; retry" (prepare) or "something is in the
+    way" (demo)."""
+    for flag, argv in [("out_dir", ["export", finished_run]),
+                       ("--out", ["prepare", data.parent / "corpus", "--tokenizer", "bpe:300", "--no-progress",
+                                  "--out"]),
+                       ("--run-dir", ["demo", "--data-dir", data, "--steps", "1", "--variants", "dense_tied",
+                                      "--seq-len", "32", "--batch-tokens", "128", "--eval-tokens", "200", "--quiet",
+                                      "--run-dir"])]:
+        link = tmp_path / f"link{len(flag)}"
+        link.symlink_to(tmp_path / "gone")
+        line = cli_error([*argv, link])
+        assert f"{flag} '{link}' is a symbolic link to '{tmp_path}/gone', which does not exist; remove the link" in line
+        assert link.is_symlink() and not (tmp_path / "gone").exists()
+        assert sorted(p.name for p in tmp_path.iterdir() if p.name.startswith(".")) == []  # no temporary folder left
+
+
+def test_an_export_holding_a_users_folder_or_link_is_not_replaced(capsys, finished_run, earlier_export, tmp_path):
+    """Round 7 (A2, A11): an empty folder tree or a link to a folder put into an earlier export is nothing
+    ``listed_files`` sees, so ``--overwrite`` deleted them (exit 0; a link's target was kept)."""
+    docs = tmp_path / "docs"
+    docs.mkdir()
+    (docs / "thesis.txt").write_text("years of work")
+    (earlier_export / "mydocs").symlink_to(docs)
+    (earlier_export / "plans" / "2027").mkdir(parents=True)
+    line = fails(capsys, "export", finished_run, earlier_export, "--overwrite")
+    assert "it holds files the earlier `leviathan export` did not write (mydocs ->, plans/2027/)" in line
+    assert (earlier_export / "mydocs").is_symlink() and (earlier_export / "plans" / "2027").is_dir()
+    assert (docs / "thesis.txt").read_text() == "years of work"

@@ -10,6 +10,7 @@ files are left alone. A run folder written before markers existed is recognised 
 from __future__ import annotations
 
 import json
+import shutil
 import sys
 from pathlib import Path
 
@@ -19,7 +20,7 @@ from leviathan.cli import main
 from leviathan.ownership import MARKER
 
 sys.path.insert(0, str(Path(__file__).parent))
-from reliability_support import cli_error, run_overrides, tree_hashes  # noqa: E402
+from reliability_support import cli, cli_error, run_overrides, tree_hashes  # noqa: E402
 from test_bad_input import fails, resume  # noqa: E402
 
 pytestmark = [pytest.mark.reliability, pytest.mark.usefixtures("single_thread")]
@@ -49,6 +50,39 @@ def test_train_into_a_folder_of_other_files_keeps_them_and_marks_its_own(capsys,
     marker = json.loads((folder / MARKER).read_text())
     assert marker["verb"] == "train" and "config.yaml" in marker["files"] and "notes.txt" not in marker["files"]
     assert main([*resume(folder, data, max_steps=4)]) == 0  # its own files now
+
+
+def test_a_users_file_where_a_lock_goes_is_never_taken_over(capsys, data, tmp_path):
+    """Round 7 (B1, B2, B7): a user's ``.lock`` in the run folder (or ``.NAME.lock`` beside a data folder) was taken as
+    the lock file: truncated, then deleted on release, even when the run stopped at a config error. Now the verb
+    stops before any work, and the file is as it was."""
+    folder = _users_folder(tmp_path / "exp", ".lock", "notes.txt")
+    line = cli_error(["train", *run_overrides(data, max_steps=2), "--run-dir", folder, "--quiet"])
+    assert f"'{folder}/.lock' is a file leviathan did not write" in line and "move it away" in line
+    assert sorted(p.name for p in folder.iterdir()) == [".lock", "notes.txt"]
+    assert (folder / ".lock").read_text() == "the user's own .lock\n"
+    (tmp_path / ".fresh.lock").write_text("my notes\n")
+    line = cli_error(["prepare", data.parent / "corpus", "--out", tmp_path / "fresh", "--tokenizer", "bpe:300",
+                      "--no-progress"])
+    assert f"'{tmp_path}/.fresh.lock' is a file leviathan did not write" in line
+    assert (tmp_path / ".fresh.lock").read_text() == "my notes\n" and not (tmp_path / "fresh").exists()
+
+
+def test_another_runs_checkpoint_is_never_continued_into_a_run_folder(finished_run, run_copy, tmp_path):
+    """Round 7 (H1): `train --run-dir A --resume B/checkpoints/step-2` continued run B inside run A's folder: A's
+    step-4 checkpoint was replaced by B's continuation, its config.yaml and metrics mixed with B's, exit 0."""
+    other = tmp_path / "other"
+    shutil.copytree(finished_run, other)
+    before = tree_hashes(run_copy)
+    line = cli_error(["train", "--run-dir", run_copy, "--resume", other / "checkpoints" / "step-00000002",
+                      "--quiet", "max_steps=4"])
+    assert f"--resume '{other}/checkpoints/step-00000002' is a checkpoint of another run folder, but run folder " \
+           f"'{run_copy}' already holds checkpoints of its own (step-00000002, step-00000004)" in line
+    assert tree_hashes(run_copy) == before
+    fork = tmp_path / "fork"  # into a new folder it continues, as it always did
+    assert cli(["train", "--run-dir", fork, "--resume", other / "checkpoints" / "step-00000002", "--quiet",
+                "max_steps=3"]).returncode == 0
+    assert (fork / "checkpoints" / "step-00000003").is_dir()
 
 
 def test_a_run_folder_written_before_markers_resumes(capsys, data, run_copy):
@@ -169,6 +203,8 @@ def test_a_damaged_marker_is_named_with_a_safe_fix(capsys, data, run_copy):
     line = fails(capsys, *resume(run_copy, data, max_steps=6))
     assert f"'{run_copy / MARKER}' is not readable JSON" in line and f"rm {run_copy / MARKER}" in line
     assert "rm -r" not in line  # never advise deleting the run
+    # round 7 (K8): a user's own file of that name was only advised to be deleted
+    assert "if it is a file of yours, move it out of the folder" in line
     assert tree_hashes(run_copy) == before
 
 

@@ -246,3 +246,77 @@ def test_a_baseline_whose_row_was_skipped_is_shown_missing_not_infinite(sweep_co
     proc = cli(["analyze", "compare", sweep_copy])
     assert proc.returncode == 0 and "line 1 has seed -1" in proc.stderr, proc.stderr
     assert "dense_tied ppl         -" in proc.stdout and "inf" not in proc.stdout, proc.stdout
+
+
+def test_a_report_holds_the_rows_of_one_grid_and_its_own_grid_json(capsys, sweep_copy, tmp_path):
+    """Round 7 (E6, E10): a row of another grid in the results file (here: grid 'other''s a-dense_tied-s0, standing
+    in for this grid's) and a grid.json copied from another sweep were reported with exit 0, the other grid's
+    numbers and plateau taken for this one's."""
+    results = sweep_copy / "results.jsonl"
+    rows = [json.loads(line) for line in results.read_text().splitlines()]
+    rows[0]["grid"] = "other"
+    results.write_text("".join(json.dumps(row) + "\n" for row in rows))
+    line = fails(capsys, "report", sweep_copy, "--out", tmp_path / "r1")
+    assert "come from different grids (grid 'other': a-dense_tied-s0; grid 'tiny': a-dense_untied-s0)" in line
+    rows[0]["grid"] = "tiny"
+    results.write_text("".join(json.dumps(row) + "\n" for row in rows))
+    grid = json.loads((sweep_copy / "grid.json").read_text())
+    (sweep_copy / "grid.json").write_text(json.dumps({**grid, "name": "other"}))
+    line = fails(capsys, "report", results, "--out", tmp_path / "r2")
+    assert f"{sweep_copy}/grid.json is of grid 'other', but the rows of {results} are of grid 'tiny'" in line
+    assert not (tmp_path / "r1").exists() and not (tmp_path / "r2").exists()
+    (sweep_copy / "grid.json").write_text(json.dumps(grid))
+    assert main(["report", str(sweep_copy), "--out", str(tmp_path / "r3")]) == 0
+
+
+def test_collect_results_keeps_rows_of_other_settings_apart_and_skips_a_torn_line(swept, tmp_path):
+    """Round 7 (E2, E3): scripts/collect_results.py added the rows of a sweep of the same grid name started with
+    another learning rate beside the committed ones, and put its grid.json in place of theirs (the report of the
+    folder then compared them, exit 0); a sweep's results.jsonl cut short by a kill ended in a JSONDecodeError."""
+    import subprocess
+
+    from reliability_support import REPO
+
+    def collect(sweep: Path) -> subprocess.CompletedProcess:
+        return subprocess.run([sys.executable, str(REPO / "scripts" / "collect_results.py"), str(sweep), "--dest",
+                               str(tmp_path / "results")], capture_output=True, text=True,
+                              env={**__import__("os").environ, "PYTHONPATH": str(REPO / "src")})
+
+    first = Path(shutil.copytree(swept, tmp_path / "first"))
+    rows = (first / "results.jsonl").read_text().splitlines(keepends=True)
+    (first / "results.jsonl").write_text(rows[0] + rows[1][:40])  # the second run's row cut short by a kill
+    done = collect(first)
+    assert done.returncode == 0 and "Traceback" not in done.stderr, done.stderr
+    assert f"{first}/results.jsonl:2: line 2 is not a whole JSON value" in done.stderr
+    kept = tmp_path / "results" / "tiny" / "results.jsonl"
+    assert [json.loads(line)["name"] for line in kept.read_text().splitlines()] == ["a-dense_tied-s0"]
+    other = Path(shutil.copytree(swept, tmp_path / "other"))
+    (other / "results.jsonl").write_text(rows[1])
+    grid = json.loads((other / "grid.json").read_text())
+    grid["base_overrides"] = [*grid["base_overrides"], "optim.lr=0.05"]  # started with `sweep ... optim.lr=0.05`
+    (other / "grid.json").write_text(json.dumps(grid))
+    before = tree_hashes(tmp_path / "results")
+    done = collect(other)
+    assert done.returncode != 0 and "Traceback" not in done.stderr
+    assert f"{other} was started with other settings than the rows in {tmp_path}/results/tiny (base overrides [] " \
+           f"only in {tmp_path}/results/tiny, ['optim.lr=0.05'] only in {other})" in done.stderr
+    assert tree_hashes(tmp_path / "results") == before
+    (other / "grid.json").write_text((swept / "grid.json").read_text())  # the same settings: its row is added
+    assert collect(other).returncode == 0 and len(kept.read_text().splitlines()) == 2
+
+
+def test_analyses_take_the_rows_of_one_grid_and_an_ablation_each_folder_once(capsys, sweep_copy, tmp_path):
+    """Round 7 (G1, G2, G4): `analyze compare` and `analyze frequency` compared a row pasted from another grid's sweep
+    with this grid's (exit 0); `report --ablation S S/results.jsonl` showed every arm twice."""
+    results = sweep_copy / "results.jsonl"
+    rows = [json.loads(line) for line in results.read_text().splitlines()]
+    rows[0]["grid"] = "other"
+    results.write_text("".join(json.dumps(row) + "\n" for row in rows))
+    for verb in ("compare", "frequency"):
+        line = fails(capsys, "analyze", verb, sweep_copy)
+        assert "come from different grids (grid 'other': a-dense_tied-s0; grid 'tiny': a-dense_untied-s0)" in line
+    rows[0]["grid"] = "tiny"
+    results.write_text("".join(json.dumps(row) + "\n" for row in rows))
+    assert main(["analyze", "compare", str(sweep_copy)]) == 0
+    line = fails(capsys, "report", "--ablation", sweep_copy, results, "--out", tmp_path / "ablation")
+    assert f"'{results}' is the sweep folder '{sweep_copy}' again: its arms would be counted twice" in line

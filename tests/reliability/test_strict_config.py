@@ -204,3 +204,110 @@ def test_grid_and_size_names_are_plain_folder_names(data, tmp_path, where, name)
     line = cli_error(["sweep", "--grid", grid, "--out", "sw", "max_steps=1"], cwd=tmp_path / "deep" / "er")
     assert f"'{name}' is not a plain name (it names a folder" in line
     assert sorted(p.name for p in tmp_path.rglob("*")) == ["deep", "er", "grid.yaml"]
+
+
+# Round 7: `params` took a key given twice (`model.hidden_size=64 hidden_size=128`: the last won), `sweep` a key and
+# its section (`optim.lr=1 'optim={lr: 2}'`), and a key with an empty part was named as another key
+# (`optim..lr=1`: "unknown key 'optim.'"; `model.hidden_size.=64`: "expected an integer, got {'': 64}").
+@pytest.mark.parametrize("argv, shown", [
+    (["params", "model.hidden_size=64", "model.hidden_size=128"],
+     "model.hidden_size is given twice on the command line ('model.hidden_size=64' and 'model.hidden_size=128')"),
+    (["params", "model.hidden_size=64", "hidden_size=128"],
+     "model.hidden_size is given twice on the command line ('model.hidden_size=64' and 'hidden_size=128')"),
+    (["params", "hidden_size=64", "model={hidden_size: 32}"],
+     "model.hidden_size is set twice on the command line: by 'hidden_size=64' and by 'model={hidden_size: 32}' "
+     "(which sets the whole section model)"),
+    (["sweep", "--grid", "smoke", "--list", "optim.lr=1", "optim={lr: 2}"],
+     "optim.lr is set twice on the command line: by 'optim.lr=1' and by 'optim={lr: 2}'"),
+    (["sweep", "--grid", "smoke", "--list", "optim={lr: 2}", "optim.lr=1"],
+     "optim.lr is set twice on the command line: by 'optim={lr: 2}' and by 'optim.lr=1' (which is inside"),
+    (["params", "model..hidden_size=1"], "override 'model..hidden_size=1': its key 'model..hidden_size' has an empty "
+                                         "part (two dots in a row, or a dot at an end)"),
+    (["params", ".hidden_size=64"], "override '.hidden_size=64': its key '.hidden_size' has an empty part"),
+    (["params", "model.hidden_size.=64"], "its key 'model.hidden_size.' has an empty part"),
+    (["sweep", "--grid", "smoke", "--list", "optim..lr=1"], "override 'optim..lr=1': its key 'optim..lr' has an "
+                                                            "empty part"),
+    (["train", "--print-config", "max_steps=4", "optim.lr.=1"], "its key 'optim.lr.' has an empty part"),
+])
+def test_overrides_that_set_one_key_twice_or_name_an_empty_part_are_refused(data, argv, shown):
+    if argv[0] == "sweep":
+        argv = [*argv[:3], "--data-dir", data, *argv[3:]]
+    line = cli_error(argv)
+    assert shown in line, line
+
+
+def test_params_takes_a_whole_model_section(capsys):
+    from leviathan.cli import main
+
+    assert main(["params", "model.hidden_size=32", "--json"]) == 0
+    dotted = capsys.readouterr().out
+    assert main(["params", "model={hidden_size: 32}", "--json"]) == 0  # was "unknown key 'model.model'"
+    assert capsys.readouterr().out == dotted
+
+
+@pytest.mark.parametrize("where, setting, shown", [
+    ("cli", "seed=5", "'seed=5' on the command line sets seed, which the grid sets for each run after it "
+                      "(run a-dense_tied-s0), so it would have no effect; set it through the grid's seeds"),
+    ("cli", "data.path=elsewhere", "sets data.path, which the grid sets for each run after it"),
+    ("cli", "model.generator_knots=8", "set it through the size's model fields (sizes.a.generator_knots in the grid)"),
+    ("cli", "model={hidden_size: 8}", "'model={hidden_size: 8}' on the command line sets model.hidden_size"),
+    ("base", {"seed": 7}, "'seed=7' in the grid's base sets seed"),
+    ("run", {"model": {"embedding": "leviathan"}}, "'model.embedding=leviathan' in sizes.a.run sets model.embedding"),
+    ("variant_run", {"data.path": "elsewhere"}, "'data.path=elsewhere' in variant_run.dense_tied sets data.path"),
+])
+def test_a_setting_the_grid_sets_for_each_run_is_refused_where_it_is_given(data, tmp_path, where, setting, shown):
+    """Round 7 (D19-D22): `sweep seed=5` trained seed 0, `sweep data.path=OTHER` the grid's data, a grid's
+    `base: {seed: 7}` or a size's model key in the base had no effect: the grid sets them for each run after every
+    other layer. Each is named where it is given."""
+    sys.path.insert(0, str(Path(__file__).parent))
+    from test_row_identity import grid_file
+
+    grid = yaml.safe_load(grid_file(tmp_path, data).read_text())
+    overrides = [setting] if where == "cli" else []
+    if where == "base":
+        grid["base"].update(setting)
+    elif where == "run":
+        grid["sizes"]["a"]["run"] = setting
+    elif where == "variant_run":
+        grid["variant_run"] = {"dense_tied": setting}
+    with pytest.raises(ConfigError) as e:
+        load_grid(grid, overrides=overrides)
+    assert shown in str(e.value)
+    assert load_grid(yaml.safe_load(grid_file(tmp_path, data).read_text()), overrides=["optim.lr=0.02"]).runs
+
+
+def test_sweep_names_a_seed_given_as_an_override(data, tmp_path):
+    sys.path.insert(0, str(Path(__file__).parent))
+    from test_row_identity import grid_file
+
+    line = cli_error(["sweep", "--grid", grid_file(tmp_path, data), "--out", tmp_path / "out", "seed=5"])
+    assert "'seed=5' on the command line sets seed" in line and "--seeds" in line
+    assert not (tmp_path / "out").exists()
+
+
+@pytest.mark.parametrize("where, shown", [
+    ("base", "optim.lr is given twice in the base of grid 'tiny' ("),
+    ("run", "optim.lr is given twice in sizes.a.run of grid 'tiny' ("),
+    ("variant_run", "optim.lr is given twice in variant_run.dense_tied of grid 'tiny' ("),
+])
+def test_one_key_spelt_twice_in_a_grid_section_is_refused(data, tmp_path, where, shown):
+    """Round 7 (J2-J4): `optim.lr: 0.01` beside `optim: {lr: 0.02}` in one section of a grid is one key given twice
+    (YAML sees two keys); the last spelling won without a word."""
+    sys.path.insert(0, str(Path(__file__).parent))
+    from test_row_identity import grid_file
+
+    grid = yaml.safe_load(grid_file(tmp_path, data).read_text())
+    section = {"optim.lr": 0.01, "optim": {"lr": 0.02}}
+    if where == "base":
+        grid["base"].update(section)
+    elif where == "run":
+        grid["sizes"]["a"]["run"] = section
+    else:
+        grid["variant_run"] = {"dense_tied": section}
+    path = tmp_path / "twice.yaml"
+    path.write_text(yaml.safe_dump(grid))
+    line = cli_error(["sweep", "--grid", path, "--out", tmp_path / "out", "--list"])
+    assert shown in line and "'optim.lr=0.01'" in line and "'optim.lr=0.02'" in line, line
+    grid["sizes"]["a"]["run"] = [{"optim.lr": 0.01}, {"optim": {"lr": 0.02}}]  # a list is applied in order: allowed
+    grid["base"].pop("optim.lr", None), grid["base"].pop("optim", None), grid.pop("variant_run", None)
+    assert load_grid(grid).runs

@@ -105,7 +105,7 @@ def _rows(args, one_evaluation: bool = True):
     evaluated alike, as in a report (``identity.check_one_evaluation``: before, ``analyze compare`` set a row's
     training-time validation loss against another's eval loss, issue 30 round 5)."""
     from ..errors import UserError
-    from ..experiments.machinery.identity import check_one_evaluation
+    from ..experiments.machinery.identity import check_one_evaluation, check_one_grid
     from ..experiments.machinery.results import load_results
 
     if not args.results:
@@ -113,6 +113,7 @@ def _rows(args, one_evaluation: bool = True):
     rows = load_results(args.results)
     if one_evaluation:
         check_one_evaluation(rows, str(args.results))
+    check_one_grid(rows, str(args.results), None)  # a row pasted from another grid's sweep (issue 30 round 7)
     return rows
 
 

@@ -391,7 +391,7 @@ def run(args) -> int:
     data_dir = Path(args.data_dir).expanduser() if args.data_dir else default_data_dir(corpus, args.vocab or BPE_VOCAB)
     meta = _prepare_data(data_dir, args.data_dir is not None, args.vocab, args.quiet)
     prep_s = time.time() - t0
-    if run_dir.exists():
+    if run_dir.exists() or run_dir.is_symlink():  # a link to a missing folder is named (replaced_folder)
         run_dir = replaced_folder(run_dir, "--run-dir")  # deleted and made anew: never the current folder
         if any(run_dir.iterdir()):  # only an earlier demo (its marker and files), no live run: leviathan.ownership
             check_replaceable(run_dir, "demo", "--run-dir", legacy=_earlier_demo)

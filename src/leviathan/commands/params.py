@@ -10,7 +10,7 @@ from __future__ import annotations
 import json
 from dataclasses import replace
 
-from ..config import apply_overrides, from_dict
+from ..config import apply_overrides, check_repeated_overrides, from_dict, parse_override
 from ..model.accounting import count_config, flops_per_token, format_table, isoparametric_depth
 from ..model.config import EMBEDDING_KINDS, ModelConfig
 from ..presets import preset_dict
@@ -27,8 +27,13 @@ def add_arguments(parser) -> None:
 
 
 def run(args) -> int:
+    for text in args.overrides:
+        parse_override(text)  # the user's own text named (an empty key part, a repeated key in a value)
+    check_repeated_overrides(args.overrides, "model.")  # `model.hidden_size=64 hidden_size=128`: the last won silently
+    overrides = [o if o.startswith("model.") or o.split("=", 1)[0].strip() == "model" else f"model.{o}"
+                 for o in args.overrides]
     data = {"model": preset_dict(args.preset) if args.preset else {}}
-    apply_overrides(data, [o if o.startswith("model.") else f"model.{o}" for o in args.overrides])
+    apply_overrides(data, overrides)
     base = from_dict(ModelConfig, data["model"], prefix="model.")
     rows = [(v, replace(base, embedding=v)) for v in args.variants.split(",") if v]
     if args.isoparametric:

@@ -18,6 +18,7 @@ section); ``restore`` loads it into the freshly built model, optimizer and loade
 
 from __future__ import annotations
 
+import os
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -114,6 +115,15 @@ def load_resume(cfg: RunConfig, run_dir: Path, resume: str | None) -> tuple[Path
                         f"or choose another --run-dir")
     if path is None:
         return None, None
+    own = ckpt.list_checkpoints(run_dir)
+    if own and not Path(os.path.realpath(path)).is_relative_to(os.path.realpath(run_dir)):
+        # another run's checkpoint continued into this one: its step folders were replaced by the other run's, its
+        # config.yaml and metrics mixed with the other run's, exit 0 (issue 30 round 7)
+        steps = ", ".join(step.name for _, step in own[:3]) + (" ..." if len(own) > 3 else "")
+        raise UserError(f"--resume {str(resume)!r} is a checkpoint of another run folder, but run folder "
+                        f"{str(run_dir)!r} already holds checkpoints of its own ({steps}), which continuing there "
+                        f"would replace and mix with the other run's; continue it into a new --run-dir, or continue "
+                        f"this run with --resume auto")
     loaded = ckpt.load_state(path)
     check_tokenizer(path, cfg.data.path, "resume")
     saved = to_dict(run_config_from_dict(loaded["config"], where=path / "config.yaml").model.resolved())

@@ -4,6 +4,7 @@ says what the report shows and why)."""
 from __future__ import annotations
 
 import math
+import os
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -227,7 +228,14 @@ def collect(paths: list[str | Path]) -> AblationResult:
     from ..machinery.grid import flatten
 
     summaries, factors = [], {}
+    seen: dict[Path, str] = {}
     for path in paths:
+        folder = Path(os.path.realpath(path))
+        folder = folder if folder.is_dir() else folder.parent
+        if folder in seen:  # each arm was shown twice, as two arms (issue 30 round 7)
+            raise UserError(f"{str(path)!r} is the sweep folder {seen[folder]!r} again: its arms would be counted "
+                            f"twice; give each sweep folder once")
+        seen[folder] = str(path)
         rows, grid = load_sweep(path)
         name = grid.name or rows[0].grid or "?"
         gf = _grid_file(name)

@@ -118,7 +118,7 @@ def record_of_run(run_dir: str | os.PathLike, data_dir: str | os.PathLike | None
 
 
 # ---- the record file: one writer, one reader ---------------------------------------------------------
-def check_record_target(path: str | os.PathLike) -> None:
+def check_record_target(path: str | os.PathLike, flag: str = "--out") -> None:
     """UserError unless ``path`` is free or holds a record (this verb's own file): a record is never written over a
     file the verb did not write (issue 30)."""
     path = Path(path)
@@ -131,15 +131,15 @@ def check_record_target(path: str | os.PathLike) -> None:
         read_record(path)
     except UserError:
         raise UserError(f"{str(path)!r} exists and is not an embeddings record, so `leviathan analyze embeddings` "
-                        f"did not write it and will not write over it; choose another --out, or move the file "
+                        f"did not write it and will not write over it; choose another {flag}, or move the file "
                         f"away") from None
 
 
-def write_record(path: str | os.PathLike, record: EmbeddingRecord) -> Path:
+def write_record(path: str | os.PathLike, record: EmbeddingRecord, flag: str = "--out") -> Path:
     """Write ``record`` to ``path`` atomically (strict JSON, one space of indent); its folder is created. A file
     there that is not a record is refused (``check_record_target``)."""
     path = Path(path)
-    check_record_target(path)
+    check_record_target(path, flag)
     path.parent.mkdir(parents=True, exist_ok=True)
     atomic_write_text(path, dumps(record, indent=1) + "\n")
     return path
@@ -199,7 +199,20 @@ def records_dir(results: str | os.PathLike) -> Path:
 def read_records(results: str | os.PathLike) -> list[EmbeddingRecord]:
     """Every record in ``<results>/embeddings/*.json``, by file name; [] when the folder does not exist."""
     folder = records_dir(results)
-    return [read_record(p) for p in sorted(folder.glob("*.json"))] if folder.is_dir() else []
+    return [read_record_of(p, p.stem) for p in sorted(folder.glob("*.json"))] if folder.is_dir() else []
+
+
+def read_record_of(path: Path, run: str) -> EmbeddingRecord:
+    """The record in ``path``, which must be run ``run``'s (a sweep's records are named ``<run>.json``): a record of
+    another run copied under that name was reported as that run (its arm shown twice as "seeds 0, 0", the run
+    compared with itself, exit 0: issue 30 round 7)."""
+    record = read_record(path)
+    if record.run != run:
+        raise UserError(f"{str(path)!r} is the embeddings record of run {record.run!r}, not of {run!r} (a sweep's "
+                        f"records are named <run>.json): it was copied or renamed from another run; move it back to "
+                        f"{record.run}.json, or delete it and make the record again (leviathan analyze embeddings "
+                        f"--sweep DIR --redo)")
+    return record
 
 
 def write_sweep_records(sweep: str | os.PathLike, dest: str | os.PathLike | None = None,
@@ -221,13 +234,15 @@ def write_sweep_records(sweep: str | os.PathLike, dest: str | os.PathLike | None
         path = out / f"{row.name}.json"
         run_dir = sweep / "runs" / row.name
         if path.is_file() and not redo:
+            check_record_target(path, "--dest")  # a user's file there is named, not reported as a record kept
+            read_record_of(path, row.name)
             log(f"{row.name}: {path} exists, kept (--redo remakes it)")
             continue
         if not run_dir.is_dir():
             log(f"{row.name}: no run folder {run_dir}, skipped")
             continue
         _check_run_is_row(run_dir, row, sweep / RESULTS)
-        written.append(write_record(path, record_of_run(run_dir, data_dir, options)))
+        written.append(write_record(path, record_of_run(run_dir, data_dir, options), "--dest"))
         log(f"{row.name}: wrote {path}")
     return written
 

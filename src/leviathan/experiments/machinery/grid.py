@@ -50,7 +50,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
-from ...config import ConfigError, from_dict
+from ...config import ConfigError, check_repeated_overrides, from_dict
 from ...configs import GRIDS, available, find_grid_file
 from ...data.meta import find_meta
 from ...errors import UserError
@@ -196,6 +196,8 @@ def load_grid(name_or_path: str | os.PathLike | dict, *, data_dir: str | None = 
     base = gf.base or {}
     if not isinstance(base, dict):
         raise ConfigError(f"grid {name!r}: base must be a mapping of config keys")
+    # one key spelt twice in a section (`optim.lr: 1` beside `optim: {lr: 2}`): YAML sees two keys, the last won
+    check_repeated_overrides(flatten(base), where=f"in the base of grid {name!r}")
     base_overrides = flatten(base) + list(overrides or [])
     keys = GridKeys.of(gf.keys)
     data_seed = None if gf.data_seed is None else check_seed(gf.data_seed, "data_seed")
@@ -210,6 +212,9 @@ def load_grid(name_or_path: str | os.PathLike | dict, *, data_dir: str | None = 
     if not sizes_raw:
         raise ConfigError(f"grid {name!r} defines no sizes")
     parsed = {n: SizeSpec.of(plain_name(n, "a size's name"), s) for n, s in sizes_raw.items()}
+    for n, spec in parsed.items():
+        for run in spec.run:  # each mapping on its own: a list of them is applied in order, on purpose
+            check_repeated_overrides(flatten(run), where=f"in sizes.{n}.run of grid {name!r}")
     sizes = {n: _size_model(n, spec, vocab) for n, spec in parsed.items()}
 
     grid = Grid(name=name, path=path, base_config=base_config, base_overrides=base_overrides, data_dir=ddir,
@@ -221,9 +226,35 @@ def load_grid(name_or_path: str | os.PathLike | dict, *, data_dir: str | None = 
     for r in grid.runs:
         r.run_overrides = [o for run in parsed[r.size].run for o in flatten(run)] + variant_runs.get(r.variant, []) \
             + variant_runs.get(f"{r.size}:{r.variant}", [])
+        _check_not_grid_owned(grid, r, [("in the grid's base", o) for o in flatten(base)]
+                              + [("on the command line", o) for o in overrides or []]
+                              + [(f"in sizes.{r.size}.run", o) for run in parsed[r.size].run for o in flatten(run)]
+                              + [(f"in variant_run.{key}", o) for key in (r.variant, f"{r.size}:{r.variant}")
+                                 for o in variant_runs.get(key, [])])
     if not grid.runs:
         raise ConfigError(f"grid {name!r} has no experiments; add iso_body, isoparametric, scaling or variants")
     return grid
+
+
+def _check_not_grid_owned(grid: Grid, spec: RunSpec, sources: list[tuple[str, str]]) -> None:
+    """ConfigError when a setting of the grid's base, a size's or a variant's run overrides, or the command line sets a
+    key the grid sets for each run after them (its seed, data folder, data seed, the size's model fields): it had no
+    effect, without a word (``sweep seed=5`` trained seed 0, ``data.path=OTHER`` the grid's data, issue 30 round 7)."""
+    owned = {f"model.{k}": f"the size's model fields (sizes.{spec.size}.{k} in the grid)"
+             for k in spec.model_fields()}
+    owned["model.embedding"] = "the experiment's variants (experiments.<regime>.variants in the grid)"
+    owned["model.vocab_size"] = "the data's vocabulary (the data folder's meta.json, or data.vocab_size in the grid)"
+    owned[grid.keys.seed] = "the grid's seeds (seeds: in the grid, or --seeds)"
+    owned[grid.keys.data_dir] = "the grid's data folder (data.dir in the grid, or --data-dir)"
+    if grid.keys.data_seed and grid.data_seed is not None:
+        owned[grid.keys.data_seed] = "the grid's data_seed"
+    for where, text in sources:
+        key = text.split("=", 1)[0].strip().lstrip("-")
+        hit = next((k for k in owned if k == key or k.startswith(key + ".") or key.startswith(k + ".")), None)
+        if hit is not None:
+            raise ConfigError(f"grid {grid.name!r}: {text!r} {where} sets {hit}, which the grid sets for each run "
+                              f"after it (run {spec.name}), so it would have no effect; set it through {owned[hit]}, "
+                              f"or leave it out")
 
 
 def _grid_data(data: DataSection, name: str, data_dir: str | None) -> tuple[Path, int, str]:
@@ -261,6 +292,7 @@ def _variant_runs(raw: Any, grid_name: str, sizes: dict | None = None) -> dict[s
             raise ConfigError(f"grid {grid_name!r}: variant_run.{key} must be a mapping of run-config keys "
                               f"(e.g. {{optim.lr: 1e-3}}), got {overrides!r}")
         out[str(key)] = flatten(overrides)
+        check_repeated_overrides(out[str(key)], where=f"in variant_run.{key} of grid {grid_name!r}")
     return out
 
 

@@ -152,6 +152,28 @@ def check_one_evaluation(rows: Iterable, source: str) -> None:
                             f"or report them separately")
 
 
+def check_one_grid(rows: Iterable, source: str, grid_name: str | None, grid_file: str | None = None) -> None:
+    """UserError when the rows of one report name several grids (a row of another sweep pasted into the results
+    file), or another grid than the grid.json read beside them (``grid_file``, a copy from another sweep): a 3-step
+    row of grid 'other' was compared with the 2-step rows of grid 'tiny', and a swapped grid.json's plateau and ladder
+    were used, exit 0 (issue 30 round 7). Rows that name no grid are not compared."""
+    by_grid: dict[str, list[str]] = {}
+    for row in rows:
+        if isinstance(row.grid, str) and row.grid:
+            by_grid.setdefault(row.grid, []).append(row.name)
+    if len(by_grid) > 1:
+        listed = "; ".join(f"grid {g!r}: {_few(names)}" for g, names in by_grid.items())
+        raise UserError(f"the rows of {source} come from different grids ({listed}); a report compares the runs of "
+                        f"one grid: move the other grid's rows to its own results file, or report each grid on its "
+                        f"own")
+    if grid_name and by_grid and grid_name not in by_grid:
+        (row_grid, names), = by_grid.items()
+        raise UserError(f"{grid_file or 'the grid.json'} is of grid {grid_name!r}, but the rows of {source} are of "
+                        f"grid {row_grid!r} ({_few(names)}): it was copied from another sweep; put back the sweep's "
+                        f"own grid.json (`leviathan sweep --grid {row_grid} --out FOLDER` writes it again without "
+                        f"training a run that has its row)")
+
+
 def check_evaluated_like(rows: Iterable, skip_eval: bool, results: str) -> None:
     """UserError when a sweep would append rows of the other kind than ``rows`` (those kept in ``results``): rows
     with eval numbers beside rows trained with ``--skip-eval``, which no report can put in one table. Before (issue

@@ -22,7 +22,7 @@ from pathlib import Path
 
 from ...codec import encode
 from ...errors import UserError
-from .identity import check_one_evaluation, evaluation_settings, resolve_duplicates
+from .identity import check_one_evaluation, check_one_grid, evaluation_settings, resolve_duplicates
 from .results import ResultRow, load_results, to_stderr
 from .sweep_grid import SweepGrid, read_sweep_grid
 
@@ -89,6 +89,7 @@ def merge_sweeps(paths: list[str | os.PathLike], report=None) -> tuple[list[Resu
     for note in notes:
         (report or to_stderr)(note)
     check_one_evaluation(unique, "these shards")
+    check_one_grid(unique, "these shards", grids[folders[0]].name, str(folders[0] / "grid.json"))
     grid = grids[folders[0]]
     order = {run.name: k for k, run in enumerate(grid.runs)}  # the grid's order, as one sweep writes it
     merged = sorted(unique, key=lambda r: order.get(r.name, len(order)))

@@ -108,11 +108,16 @@ def _check(grid: SweepGrid) -> None:
         raise TypeError(f"field 'eval_options.bucket_method' is {opts.bucket_method!r}, expected mass or log")
 
 
+def grid_json_of(path: str | os.PathLike) -> Path:
+    """The grid.json beside a sweep folder's results (``path``: the folder, or its results.jsonl)."""
+    path = Path(path)
+    return (path if path.is_dir() else path.parent) / GRID_JSON
+
+
 def read_sweep_grid(path: str | os.PathLike) -> SweepGrid:
     """The grid.json of a sweep folder (``path``, or the folder of its results.jsonl); an empty ``SweepGrid`` where
     there is none. A file that is not a grid.json is a UserError naming it."""
-    path = Path(path)
-    file = (path if path.is_dir() else path.parent) / GRID_JSON
+    file = grid_json_of(path)
     if not file.is_file():
         return SweepGrid()
     try:

@@ -20,11 +20,11 @@ from pathlib import Path
 from ...io import atomic_write_json, atomic_write_text
 from ...ownership import check_claim, mark
 from ..machinery.embedding_files import read_records
-from ..machinery.identity import check_one_evaluation
+from ..machinery.identity import check_one_evaluation, check_one_grid
 from ..method.plateau import grid_plateau
 from ..machinery.results import COMPARISONS, json_safe, load_results
 from ..machinery.shards import merge_sweeps
-from ..machinery.sweep_grid import read_sweep_grid
+from ..machinery.sweep_grid import grid_json_of, read_sweep_grid
 from .analysis import Analysis, analyze, comparison_table
 from .figures import draw_figures
 from .markdown import render_markdown
@@ -58,6 +58,7 @@ def write_report(results: str | os.PathLike | list, out_dir: str | os.PathLike, 
         rows = load_results(results, note)
         grid = read_sweep_grid(results)
         check_one_evaluation(rows, str(results))
+        check_one_grid(rows, str(results), grid.name, str(grid_json_of(results)))
     out = Path(out_dir)
     check_claim(out, "report", REPORT_FILES, "choose another --out",
                 legacy=lambda folder: (folder / "report.md").is_file() and (folder / "analysis.json").is_file())
