@@ -65,6 +65,11 @@ def run_harness(hf_dir: str | os.PathLike, task_dir: str | os.PathLike, task_nam
     (the user's, when ``hf_dir`` is a view of it).
     """
     shown = hf_dir if shown is None else shown
+    from ..devices import device_problem
+
+    problem = device_problem(device, auto=False)  # the harness ran device="tpu" on the CPU without a word
+    if problem is not None:
+        raise UserError(f"lm-eval's device {problem}; pass one of those")
     try:
         import accelerate  # noqa: F401 - lm-eval's "hf" model imports it at module level
     except ImportError:
