@@ -292,3 +292,19 @@ def test_load_adopted_given_the_config_file_names_the_folder_to_pass(tmp_path):
     (tmp_path / "config.json").write_text("{}")
     with pytest.raises(UserError, match=r"config.json is a file; pass the directory that holds it"):
         load_adopted(tmp_path / "config.json")
+
+
+@pytest.mark.parametrize("variants, shown", [
+    (",", "argument --variants: expected comma-separated variants such as dense_tied,dense_untied,leviathan, got ','"),
+    ("leviathan,leviathan", "argument --variants: variant 'leviathan' is listed twice in 'leviathan,leviathan'"),
+    ("dense_tied,dense", "argument --variants: unknown variant 'dense'; choose from"),
+], ids=["none", "twice", "unknown"])
+def test_demo_variants_that_name_nothing_or_one_twice_are_refused_before_any_work(data, tmp_path, variants, shown):
+    """Round 7 (B56, B54): ``demo --variants ,`` ended in a ValueError traceback (max() of nothing), and
+    ``--variants leviathan,leviathan`` trained two processes into one folder, the second refused after its work by
+    the first one's lock, naming the demo's own process."""
+    from reliability_support import cli_error
+
+    run = tmp_path / "demo"
+    assert shown in cli_error(["demo", "--data-dir", data, "--run-dir", run, "--steps", "2", "--variants", variants])
+    assert not run.exists()
