@@ -175,7 +175,11 @@ def _edit_second_row(path: Path, change) -> None:
     (lambda r: r["buckets"]["val"].update(loss=[5.0]), "has buckets.val lists of different lengths (loss 1, ppl 2"),
     (lambda r: r["curve"].update(tokens=[1, 2, 3]), "has curve lists of different lengths (tokens 3, val_loss 1)"),
     (lambda r: r["params"].update(total=1), "has params.total 1, not the sum of its parts"),
-], ids=["eval-loss", "final-loss", "no-tokens", "buckets", "curve", "params-sum"])
+    # round 7 (B94): a perplexity edited apart from its loss was shown in the report's table of final losses
+    (lambda r: r["eval"]["val"].update(ppl=2.0), "has eval.val.ppl 2.0, not exp(eval.val.loss) = "),
+    (lambda r: r.update(final_val_ppl=2.0), "has final_val_ppl 2.0, not exp(final_val_loss) = "),
+], ids=["eval-loss", "final-loss", "no-tokens", "buckets", "curve", "params-sum", "ppl-not-exp-loss",
+        "final-ppl-not-exp-loss"])
 def test_a_real_row_with_an_impossible_value_is_reported_and_skipped(sweep_copy, change, why):
     from reliability_support import cli
 
