@@ -194,7 +194,10 @@ def _train_one(cfg, run_dir: str, threads: int) -> DemoRow:
 
     torch.set_num_threads(threads)
     t = time.time()
-    summary = train(cfg, run_dir, quiet=True)
+    from ..train.checkpoint import resume_hint
+
+    with resume_hint("run the same `leviathan demo` command again"):  # the demo has no --resume (issue 30 round 7)
+        summary = train(cfg, run_dir, quiet=True)
     if summary.stopped:  # train took the signal, saved and returned: the demo stops too (a traceback formatting the
         from ..cli import Stopped  # missing loss before, issue 30 round 6)
 
