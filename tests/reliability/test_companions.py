@@ -219,3 +219,18 @@ def test_embedding_records_refuse_run_folders_swapped_between_runs(data, tmp_pat
     assert f"{runs}/a-dense_tied-s0 does not hold run 'a-dense_tied-s0'" in line
     assert "variant 'dense_tied' in the row, 'dense_untied' in its config.yaml" in line
     assert not (sweep / "embeddings").exists() or not list((sweep / "embeddings").glob("a-dense_tied-s0.json"))
+
+
+def test_lm_eval_on_an_export_without_its_config_names_the_missing_file(capsys, finished_run, tmp_path):
+    """Round 7 (B93): an export whose config.json was deleted was taken for a checkpoint: "checkpoint ... is
+    incomplete (missing optimizer.pt, state.json, config.yaml)". Its marker says it is an export: the line names the
+    missing file and the re-export."""
+    from leviathan.cli import main
+
+    export = tmp_path / "hf"
+    assert main(["export", str(finished_run), str(export)]) == 0
+    capsys.readouterr()
+    (export / "config.json").unlink()
+    line = cli_error(["lm-eval", export, "--tasks", "piqa", "--limit", "2"])
+    assert f"{str(export / 'config.json')!r} is missing, but leviathan_output.json records it" in line, line
+    assert f"leviathan export RUN {export} --overwrite" in line and "optimizer.pt" not in line, line

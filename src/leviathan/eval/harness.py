@@ -138,8 +138,9 @@ def evaluate(source: str | os.PathLike, tasks: str | Sequence[str] = "paper", *,
         check_claim(out_dir, "lm-eval", OUT_FILES, "choose another --out", legacy=_earlier_out)
         Path(out_dir).mkdir(parents=True, exist_ok=True)
         mark(out_dir, "lm-eval", OUT_FILES)  # before the export into it: a stopped evaluation can be rerun
-    if is_hf_dir(src):
-        _check_hf_folder(src)
+    marker = read_marker(src) if src.is_dir() else None
+    if is_hf_dir(src) or (marker is not None and marker.verb == "export"):  # an export without its config.json was
+        _check_hf_folder(src)  # "checkpoint ... is incomplete (missing optimizer.pt, state.json, ...)" (round 7)
         out = evaluate_model(None, None, tasks, data=data, hf_dir=src, **kwargs)
     else:
         from ..checkpoint.read import load_model, load_tokenizer
