@@ -47,6 +47,8 @@ _STORAGE_ERRORS = {
                   "allows)", "raise the limit (ulimit -f unlimited) or write to a file system that allows larger files "
                   "(--run-dir / --out)"),
     errno.EMFILE: ("too many open files (the process's `ulimit -n`)", "raise the limit (ulimit -n 4096) and run again"),
+    errno.ELOOP: ("too many levels of symbolic links (a link that leads back to itself)",
+                  "remove or repair the link, or choose another location (--run-dir / --out)"),
 }
 
 
@@ -60,9 +62,40 @@ def storage_error_message(e: OSError) -> str | None:
     code = e.errno
     if code in (errno.EACCES, errno.EPERM) and e.filename and _read_only(e.filename):
         code = errno.EROFS
+    if code in (errno.EEXIST, errno.ENOTDIR, errno.ELOOP) and e.filename:
+        link = _broken_link(e.filename)
+        if link is not None:
+            return link
     problem, fix = _STORAGE_ERRORS[code]
     where = f"{str(e.filename)!r}: " if e.filename else ""
     return f"{where}{problem}; {fix}"
+
+
+def _broken_link(path) -> str | None:
+    """The line for a path that is, or lies under, a symbolic link leading nowhere (None when none is): a link that
+    loops, or one to a missing target. ``mkdir`` says EEXIST (or ENOTDIR) for both, which read as "a file where a
+    folder belongs?" while ``ls`` shows a link (issue 30 round 7)."""
+    import os
+    import shlex
+
+    where = os.fspath(path)
+    while where and where not in (os.sep, "."):
+        if os.path.islink(where) and not os.path.exists(where):
+            target = os.readlink(where)
+            try:
+                os.stat(where)
+            except OSError as e:
+                if e.errno == errno.ELOOP:
+                    return (f"{where!r} is a symbolic link that leads back to itself (it names {target!r}); remove "
+                            f"or repair the link (rm {shlex.quote(where)}), or choose another location "
+                            f"(--run-dir / --out)")
+            return (f"{where!r} is a symbolic link to {target!r}, which does not exist; create what it names, "
+                    f"remove the link (rm {shlex.quote(where)}), or choose another location (--run-dir / --out)")
+        parent = os.path.dirname(where)
+        if parent == where:
+            break
+        where = parent
+    return None
 
 
 def _read_only(path) -> bool:

@@ -31,6 +31,7 @@ from typing import Any, Literal, Optional, Sequence
 from .config import ConfigError, apply_overrides, from_dict, load_yaml, require
 from .configs import find_train_config
 from .data.meta import PreparedMeta, find_meta
+from .devices import device_problem
 from .model.config import ModelConfig
 from .presets import preset_dict
 from .seeds import check_seed
@@ -197,8 +198,8 @@ class RunConfig:
                 f"data.seq_len={self.data.seq_len} exceeds model.max_position_embeddings="
                 f"{self.model.max_position_embeddings}; lower data.seq_len or raise model.max_position_embeddings")
         check_seed(self.seed, "seed")
-        require(self.device == "auto" or self.device == "cpu" or self.device.startswith("cuda"),
-                f"device must be auto, cpu, cuda or cuda:N, got {self.device!r}")
+        problem = device_problem(self.device)  # "cuda:x" passed a startswith("cuda") test: a torch traceback
+        require(problem is None, f"device {problem}; set device=auto (or cpu)")
 
     def check_schedule(self) -> None:
         """ConfigError when the warmup is longer than the run (checked when training starts: a config may be built

@@ -159,10 +159,11 @@ def test_adoption_refuses_settings_that_would_make_a_nan_model(settings, shown):
 
 
 @pytest.mark.parametrize("fit, shown", [
-    (dict(lr=True), "Fit.lr must be a positive number, got True"),
+    (dict(lr=True), "Fit.lr must be a number in (0, 1] (Adam's peak rate; default 3e-3), got True"),
     (dict(seed=-1), "Fit.seed: a seed must be an integer in [0, 4294967295]"),
     (dict(seed=2.5), "Fit.seed: a seed must be an integer"),
-], ids=["lr-bool", "seed-negative", "seed-fraction"])
+    (dict(lr=1e30), "Fit.lr must be a number in (0, 1] (Adam's peak rate; default 3e-3), got 1e+30"),  # round 7, B106
+], ids=["lr-bool", "seed-negative", "seed-fraction", "lr-huge"])
 def test_adoptions_fit_refuses_a_bool_rate_and_a_seed_out_of_range(fit, shown):
     """Round 5: Fit(lr=True) fitted at rate 1.0 and Fit(seed=-1) was used as it was; the seed range is that of every
     other seed (``leviathan.seeds``)."""
@@ -292,3 +293,39 @@ def test_load_adopted_given_the_config_file_names_the_folder_to_pass(tmp_path):
     (tmp_path / "config.json").write_text("{}")
     with pytest.raises(UserError, match=r"config.json is a file; pass the directory that holds it"):
         load_adopted(tmp_path / "config.json")
+
+
+@pytest.mark.parametrize("variants, shown", [
+    (",", "argument --variants: expected comma-separated variants such as dense_tied,dense_untied,leviathan, got ','"),
+    ("leviathan,leviathan", "argument --variants: variant 'leviathan' is listed twice in 'leviathan,leviathan'"),
+    ("dense_tied,dense", "argument --variants: unknown variant 'dense'; choose from"),
+], ids=["none", "twice", "unknown"])
+def test_demo_variants_that_name_nothing_or_one_twice_are_refused_before_any_work(data, tmp_path, variants, shown):
+    """Round 7 (B56, B54): ``demo --variants ,`` ended in a ValueError traceback (max() of nothing), and
+    ``--variants leviathan,leviathan`` trained two processes into one folder, the second refused after its work by
+    the first one's lock, naming the demo's own process."""
+    from reliability_support import cli_error
+
+    run = tmp_path / "demo"
+    assert shown in cli_error(["demo", "--data-dir", data, "--run-dir", run, "--steps", "2", "--variants", variants])
+    assert not run.exists()
+
+
+def test_a_fit_that_diverges_is_refused_not_returned_as_a_nan_model():
+    """Round 7 (B106): ``adopt(model, fit=Fit(lr=1e30))`` returned a model whose input embeddings were all NaN, the
+    report's "objective nan" the only sign. The rate is bounded (Adam moves every parameter by about lr per step), and
+    a fit whose generator is no longer finite is an error naming the rate and a lower one."""
+    import torch
+    from transformers import LlamaConfig, LlamaForCausalLM
+
+    from leviathan.errors import UserError
+    from leviathan.hf import Fit, adopt
+
+    torch.manual_seed(0)
+    cfg = LlamaConfig(vocab_size=300, hidden_size=32, intermediate_size=64, num_hidden_layers=1,
+                      num_attention_heads=2, num_key_value_heads=2)
+    with pytest.raises(UserError) as info:
+        adopt(LlamaForCausalLM(cfg), fit=Fit(lr=1.0, steps=30))  # the paper's generator settings
+    assert "the generator's fit diverged at Fit.lr=1 (" in str(info.value) and "Fit(lr=0.1)" in str(info.value)
+    model = adopt(LlamaForCausalLM(cfg), seed_dim=8, modes=2, knots=8, rank=4, fit=Fit(steps=5))
+    assert torch.isfinite(model.get_input_embeddings()(torch.arange(300))).all()

@@ -246,3 +246,18 @@ def test_an_embeddings_record_is_the_run_its_name_says(data, tmp_path):
     line = cli_error(["analyze", "embeddings", "--sweep", sweep, "--probes", "2"])
     assert "is the embeddings record of run 'a-dense_untied-s0'" in line
     assert tree_hashes(sweep) == before
+
+
+def test_lm_eval_on_an_export_without_its_config_names_the_missing_file(capsys, finished_run, tmp_path):
+    """Round 7 (B93): an export whose config.json was deleted was taken for a checkpoint: "checkpoint ... is
+    incomplete (missing optimizer.pt, state.json, config.yaml)". Its marker says it is an export: the line names the
+    missing file and the re-export."""
+    from leviathan.cli import main
+
+    export = tmp_path / "hf"
+    assert main(["export", str(finished_run), str(export)]) == 0
+    capsys.readouterr()
+    (export / "config.json").unlink()
+    line = cli_error(["lm-eval", export, "--tasks", "piqa", "--limit", "2"])
+    assert f"{str(export / 'config.json')!r} is missing, but leviathan_output.json records it" in line, line
+    assert f"leviathan export RUN {export} --overwrite" in line and "optimizer.pt" not in line, line

@@ -91,6 +91,22 @@ def test_damaged_newest_checkpoint_is_not_passed_over_and_the_fix_works(capsys, 
     assert [s for s, _ in ckpt.list_checkpoints(run_copy)] == [2, 4, 6]
 
 
+def test_a_state_json_that_is_not_an_object_names_the_previous_checkpoint(data, run_copy):
+    """Round 7 (B5): a newest state.json holding a JSON list counted as complete when the previous checkpoint was
+    chosen, so the refusal said "going on from the previous checkpoint (step-00000004)", the damaged folder itself."""
+    from reliability_support import cli_error
+
+    newest = run_copy / "checkpoints" / "step-00000004"
+    state = newest / "state.json"
+    state.write_text(json.dumps([json.loads(state.read_text())]))
+    before = tree_hashes(run_copy)
+    line = cli_error(["eval", run_copy])
+    assert "(state.json is not a JSON object; its weights (model.safetensors) are intact)" in line, line
+    assert "going on from the previous checkpoint (step-00000002) would overwrite it" in line, line
+    assert [s for s, _ in ckpt.list_checkpoints(run_copy)] == [2]
+    assert tree_hashes(run_copy) == before
+
+
 # ---- torn rows of results.jsonl -----------------------------------------------------------------
 def _sweep(out: Path, trainer, grid=None, **kw):
     g = load_grid(grid or grid_dict())

@@ -15,7 +15,7 @@ import pytest
 from leviathan.cli import main
 
 sys.path.insert(0, str(Path(__file__).parent))
-from reliability_support import one_error, tree_hashes  # noqa: E402
+from reliability_support import one_error, run_overrides, tree_hashes  # noqa: E402
 from test_bad_input import fails, resume  # noqa: E402
 
 pytestmark = [pytest.mark.reliability, pytest.mark.usefixtures("single_thread")]
@@ -137,3 +137,30 @@ def test_eval_text_that_is_a_folder_or_a_device_is_named_as_such(finished_run, t
                                                                                  "/dev/null"])
     assert f"text file '{tmp_path}' is a folder; pass the path of a UTF-8 text file" in \
         cli_error(["eval", finished_run, "--text", tmp_path])
+
+
+def test_a_device_that_is_none_is_refused_before_any_work(capsys, data, finished_run, tmp_path):
+    """Round 7 (B32, B35, B36, B41): ``eval --device tpu`` and ``generate --device cuda:x`` ended in torch's
+    RuntimeError traceback, ``device=cuda:x`` in a config passed its check (anything starting with "cuda") into the
+    same traceback, and ``lm-eval --device tpu`` ran on the CPU without a word. One rule for every way in
+    (``leviathan.devices``)."""
+    from reliability_support import cli_error
+
+    from leviathan.errors import UserError
+    from leviathan.eval.harness import run_harness
+    from leviathan.train.distributed import resolve_device
+
+    assert "argument --device: must be auto, cpu, cuda or cuda:N" in cli_error(["eval", finished_run, "--device",
+                                                                                 "tpu"])
+    assert "got 'cuda:x'" in cli_error(["generate", finished_run, "--device", "cuda:x", "--max-new-tokens", "2"])
+    assert "argument --device: must be cpu, cuda or cuda:N" in cli_error(["lm-eval", finished_run, "--device", "tpu",
+                                                                           "--tasks", "piqa", "--limit", "2"])
+    run = tmp_path / "run"
+    line = fails(capsys, "train", *run_overrides(data), "device=cuda:x", "--run-dir", run, "--quiet")
+    assert "device must be auto, cpu, cuda or cuda:N (N a GPU's index, e.g. cuda:0), got 'cuda:x'; set device=" in line
+    assert not run.exists()
+    with pytest.raises(UserError, match="got 'tpu'"):
+        resolve_device("tpu")
+    with pytest.raises(UserError, match="lm-eval's device must be cpu, cuda or cuda:N"):
+        run_harness(tmp_path, tmp_path, ["piqa"], device="tpu")
+    assert str(resolve_device("cpu")) == "cpu"

@@ -183,3 +183,28 @@ def test_a_file_size_limit_is_named_as_such(tmp_path):
     line = one_error(proc.stderr)
     assert "train.bin': a file grew past the size limit" in line, line
     assert not (tmp_path / "data").exists() and not [p for p in tmp_path.iterdir() if ".tmp" in p.name]
+
+
+def test_a_sweep_or_demo_that_cannot_save_names_its_own_rerun(data, tmp_path, small_disk):
+    """Round 7 (B75, B76): a checkpoint a sweep (under ``ulimit -f``) or a demo (on a full disk) could not save ended
+    in train's advice "continue with --resume auto", a flag neither verb has. Each names its own rerun."""
+    import os
+    import resource
+
+    from reliability_support import REPO, one_error
+    from test_row_identity import grid_file
+
+    env = {**os.environ, "OMP_NUM_THREADS": "1", "PYTHONPATH": str(REPO / "src"), "TOKENIZERS_PARALLELISM": "false"}
+    proc = subprocess.run([sys.executable, "-m", "leviathan", "sweep", "--grid", str(grid_file(tmp_path, data)),
+                           "--out", str(tmp_path / "sweep")], env=env, capture_output=True, text=True, timeout=600,
+                          preexec_fn=lambda: resource.setrlimit(resource.RLIMIT_FSIZE, (16384, 16384)))
+    assert proc.returncode == 2, proc.stderr
+    line = one_error(proc.stderr)
+    assert "a file grew past the size limit" in line and "--resume" not in line, line
+    assert line.endswith("after making room, run the same `leviathan sweep` command again (it resumes this run from "
+                         "its last checkpoint)"), line
+    disk = small_disk(64 * 1024)
+    line = cli_error(["demo", "--data-dir", data, "--run-dir", disk / "demo", "--steps", "2", "--seq-len", "32",
+                      "--batch-tokens", "128", "--eval-tokens", "64", "--variants", "dense_tied", "--quiet"])
+    assert FULL in line and "--resume" not in line, line
+    assert line.endswith("after making room, run the same `leviathan demo` command again"), line

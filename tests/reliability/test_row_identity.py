@@ -10,6 +10,7 @@ without a word; a row holding NaN was read as a number.
 from __future__ import annotations
 
 import json
+import math
 import shutil
 import sys
 from pathlib import Path
@@ -94,6 +95,7 @@ def test_a_run_with_two_different_rows_is_refused(capsys, sweep_copy):
     lines = _lines(sweep_copy)
     other = json.loads(lines[0])
     other["eval"]["val"]["loss"] += 0.25
+    other["eval"]["val"]["ppl"] = math.exp(other["eval"]["val"]["loss"])  # a consistent row, not a damaged one
     (sweep_copy / "results.jsonl").write_text("\n".join(lines + [json.dumps(other)]) + "\n")
     line = fails(capsys, "report", sweep_copy, "--bootstrap", "10")
     assert "run 'a-dense_tied-s0' has two different rows in" in line and "(line 1 and line 3; they differ in eval)" in line
@@ -175,7 +177,11 @@ def _edit_second_row(path: Path, change) -> None:
     (lambda r: r["buckets"]["val"].update(loss=[5.0]), "has buckets.val lists of different lengths (loss 1, ppl 2"),
     (lambda r: r["curve"].update(tokens=[1, 2, 3]), "has curve lists of different lengths (tokens 3, val_loss 1)"),
     (lambda r: r["params"].update(total=1), "has params.total 1, not the sum of its parts"),
-], ids=["eval-loss", "final-loss", "no-tokens", "buckets", "curve", "params-sum"])
+    # round 7 (B94): a perplexity edited apart from its loss was shown in the report's table of final losses
+    (lambda r: r["eval"]["val"].update(ppl=2.0), "has eval.val.ppl 2.0, not exp(eval.val.loss) = "),
+    (lambda r: r.update(final_val_ppl=2.0), "has final_val_ppl 2.0, not exp(final_val_loss) = "),
+], ids=["eval-loss", "final-loss", "no-tokens", "buckets", "curve", "params-sum", "ppl-not-exp-loss",
+        "final-ppl-not-exp-loss"])
 def test_a_real_row_with_an_impossible_value_is_reported_and_skipped(sweep_copy, change, why):
     from reliability_support import cli
 

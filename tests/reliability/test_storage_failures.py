@@ -229,3 +229,23 @@ def test_an_input_the_user_cannot_read_is_not_told_to_be_made_writable(finished_
     line = one_error(proc.stderr)
     assert f"'{weights}': permission denied; give yourself access to it (chmod / chown: read" in line
     assert "make it writable" not in line
+
+
+def test_a_symbolic_link_that_leads_nowhere_is_named_as_such(data, finished_run, tmp_path):
+    """Round 7 (B60-B65, B71): an output path that is (or lies under) a link that loops, or a link to a missing
+    folder, was "something is in the way: the path already exists (a file where a folder belongs?)" (mkdir's EEXIST)
+    or "a file is in the way" (ENOTDIR) in train, prepare, export, sweep and report: `ls` shows a link, not a file."""
+    from reliability_support import cli_error
+
+    (tmp_path / "loop1").symlink_to("loop2")
+    (tmp_path / "loop2").symlink_to("loop1")
+    (tmp_path / "dangling").symlink_to(tmp_path / "nowhere")
+    loop = f"{str(tmp_path / 'loop1')!r} is a symbolic link that leads back to itself (it names 'loop2'); remove or "
+    line = cli_error(["train", *run_overrides(data), "--run-dir", tmp_path / "loop1", "--quiet"])
+    assert line.startswith(f"error: {loop}"), line
+    line = cli_error(["prepare", data.parent / "corpus", "--tokenizer", "bpe:300", "--out", tmp_path / "loop1" / "d"])
+    assert loop in line, line
+    line = cli_error(["export", finished_run, tmp_path / "dangling"])
+    assert f"{str(tmp_path / 'dangling')!r} is a symbolic link to {str(tmp_path / 'nowhere')!r}, which does not " \
+           f"exist; create what it names, remove the link (rm " in line, line
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["dangling", "loop1", "loop2"]  # nothing made or left

@@ -26,14 +26,15 @@ def step_name(step: int) -> str:
 
 
 def is_complete(path: Path) -> bool:
-    """All required files present and state.json parses."""
+    """All required files present and state.json parses as an object (``damage._problem``'s rule: a state.json that
+    is a JSON list counted as complete here, so the refusal of the damaged newest folder named that same folder as
+    "the previous checkpoint" to go on from; issue 30 round 7)."""
     if not all((path / f).is_file() for f in REQUIRED):
         return False
     try:
-        json.loads((path / "state.json").read_text())
+        return isinstance(json.loads((path / "state.json").read_text()), dict)
     except (OSError, ValueError):
         return False
-    return True
 
 
 def list_checkpoints(run_dir: str | os.PathLike) -> list[tuple[int, Path]]:

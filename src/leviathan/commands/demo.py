@@ -60,6 +60,27 @@ def default_data_dir(corpus: str, vocab: int = BPE_VOCAB) -> Path:
     return cache_root() / "data" / f"{corpus}-bpe{vocab}"
 
 
+def variant_list(text: str) -> list[str]:
+    """``--variants``: known embedding variants, each once. ``--variants ,`` ended in a ValueError traceback (nothing
+    to train), and ``--variants leviathan,leviathan`` trained two processes into one folder, the second refused after
+    the work by the first one's lock (issue 30 round 7)."""
+    import argparse
+
+    from ..model.config import EMBEDDING_KINDS
+
+    variants = [part.strip() for part in text.split(",") if part.strip()]
+    if not variants:
+        raise argparse.ArgumentTypeError(f"expected comma-separated variants such as {','.join(VARIANTS)}, got "
+                                         f"{text!r}")
+    for i, v in enumerate(variants):
+        if v not in EMBEDDING_KINDS:
+            raise argparse.ArgumentTypeError(f"unknown variant {v!r}; choose from {', '.join(EMBEDDING_KINDS)}")
+        if v in variants[:i]:
+            raise argparse.ArgumentTypeError(f"variant {v!r} is listed twice in {text!r}; list each variant once "
+                                             f"(each trains into its own folder, RUN_DIR/<variant>)")
+    return variants
+
+
 def add_arguments(parser) -> None:
     parser.add_argument("--run-dir", default="runs/demo", help="output folder (default runs/demo); replaced if it holds an earlier demo")
     parser.add_argument("--data-dir", default=None,
@@ -75,7 +96,8 @@ def add_arguments(parser) -> None:
     parser.add_argument("--lr", type=positive_float, default=3e-3, help="peak learning rate (default 3e-3)")
     parser.add_argument("--eval-tokens", type=non_negative_int, default=32768,
                         help="validation tokens per evaluation (default 32768; 0 = the whole split)")
-    parser.add_argument("--variants", default=",".join(VARIANTS), help="comma-separated embedding variants")
+    parser.add_argument("--variants", type=variant_list, default=list(VARIANTS),
+                        help="comma-separated embedding variants (default dense_tied,dense_untied,leviathan)")
     parser.add_argument("--threads", type=thread_count, default=None,
                         help="torch threads per model (default 1: the models train at the same time, one process each)")
     parser.add_argument("--sequential", action="store_true", help="train the models one after the other")
@@ -172,7 +194,10 @@ def _train_one(cfg, run_dir: str, threads: int) -> DemoRow:
 
     torch.set_num_threads(threads)
     t = time.time()
-    summary = train(cfg, run_dir, quiet=True)
+    from ..train.checkpoint import resume_hint
+
+    with resume_hint("run the same `leviathan demo` command again"):  # the demo has no --resume (issue 30 round 7)
+        summary = train(cfg, run_dir, quiet=True)
     if summary.stopped:  # train took the signal, saved and returned: the demo stops too (a traceback formatting the
         from ..cli import Stopped  # missing loss before, issue 30 round 6)
 
@@ -381,7 +406,7 @@ def run(args) -> int:
 
     if args.steps < 1 or args.batch_tokens < args.seq_len:
         raise UserError("--steps must be >= 1 and --batch-tokens at least --seq-len")
-    variants = [v for v in args.variants.split(",") if v]
+    variants = list(args.variants)  # checked by variant_list: known, each once
     say = (lambda line: None) if args.quiet else (lambda line: print(line, file=sys.stderr, flush=True))
     for line in ["what the project found, before this demo's own measurement:", *committed_verdict().lines(), ""]:
         say(line)

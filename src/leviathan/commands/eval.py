@@ -17,7 +17,7 @@ from dataclasses import replace
 
 from ..errors import UserError
 from ..eval.result import EvalResult
-from .values import positive_int
+from .values import device, positive_int
 
 
 def add_arguments(parser) -> None:
@@ -28,7 +28,7 @@ def add_arguments(parser) -> None:
     parser.add_argument("--seq-len", type=positive_int, default=None, help="window length (default: the run's data.seq_len)")
     parser.add_argument("--batch-size", type=positive_int, default=8, help="windows per forward")
     parser.add_argument("--max-tokens", type=positive_int, default=None, help="evaluate only the first N tokens")
-    parser.add_argument("--device", default="auto", help="auto | cpu | cuda")
+    parser.add_argument("--device", type=device, default="auto", help="auto | cpu | cuda | cuda:N")
     parser.add_argument("--json", action="store_true", help="print JSON")
 
 

@@ -12,7 +12,7 @@ import math
 import sys
 
 from ..errors import UserError
-from .values import positive_int, seed, utf8_text
+from .values import device, positive_int, seed, utf8_text
 
 
 def add_arguments(parser) -> None:
@@ -27,7 +27,7 @@ def add_arguments(parser) -> None:
     parser.add_argument("--no-bake", action="store_true", help="keep the generator instead of its baked table")
     parser.add_argument("--no-cache", action="store_true", help="re-run the full context each token (slow; for checks)")
     parser.add_argument("--stop-at-eot", action="store_true", help="end a sample at the end-of-text token")
-    parser.add_argument("--device", default="auto")
+    parser.add_argument("--device", type=device, default="auto", help="auto | cpu | cuda | cuda:N")
 
 
 def run(args) -> int:

@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import json
 
-from .values import non_negative_int, positive_float, positive_int, thread_count
+from .values import harness_device, non_negative_int, positive_float, positive_int, thread_count
 
 
 def add_arguments(parser) -> None:
@@ -25,7 +25,7 @@ def add_arguments(parser) -> None:
     parser.add_argument("--data-root", default=None, help="folder with the task files (default: $LEVIATHAN_DATA)")
     parser.add_argument("--limit", type=positive_float, default=None, help="examples per task (a fraction if < 1)")
     parser.add_argument("--batch-size", type=_batch_size, default=8, help="lm-eval batch size (or 'auto')")
-    parser.add_argument("--device", default="cpu", help="cpu, cuda, cuda:N")
+    parser.add_argument("--device", type=harness_device, default="cpu", help="cpu, cuda, cuda:N")
     parser.add_argument("--dtype", default="float32", help="dtype the exported model is loaded in")
     parser.add_argument("--num-fewshot", type=non_negative_int, default=None, help="few-shot examples (default: 0)")
     parser.add_argument("--out", default=None, help="write lm_eval.json (summary + lm-eval results) here")

@@ -7,6 +7,7 @@
     parser.add_argument("--seed", type=seed)                    # -1, 2**40 refused (``leviathan.seeds``)
     parser.add_argument("--threads", type=thread_count)         # 0, 1000000 refused: at most 4 x the usable cores
     parser.add_argument("--buckets", type=bucket_count)         # 1, 10**9 refused: 2 to eval.frequency.MAX_BUCKETS
+    parser.add_argument("--device", type=device)                # tpu, cuda:x refused (``leviathan.devices``)
 
 Python's ``int`` and ``float`` accept what no option means (a negative count, ``nan``, ``inf``), which ended in a
 traceback, a silent clamp or a result that looked fine (``analyze fit --bootstrap -3``). argparse turns an
@@ -124,6 +125,27 @@ def seed_list(text: str) -> list[int]:
         twice = next(s for i, s in enumerate(seeds) if s in seeds[:i])
         raise argparse.ArgumentTypeError(f"seed {twice} is listed twice in {text!r}; list each seed once")
     return seeds
+
+
+def device(text: str) -> str:
+    """A device: auto, cpu, cuda or cuda:N (``leviathan.devices``); ``eval --device tpu`` was a torch traceback."""
+    from ..devices import device_problem
+
+    problem = device_problem(text)
+    if problem is not None:
+        raise argparse.ArgumentTypeError(problem)
+    return text
+
+
+def harness_device(text: str) -> str:
+    """A device lm-evaluation-harness runs on: cpu, cuda or cuda:N. It ran ``--device tpu`` on the CPU without a
+    word (issue 30 round 7)."""
+    from ..devices import device_problem
+
+    problem = device_problem(text, auto=False)
+    if problem is not None:
+        raise argparse.ArgumentTypeError(problem)
+    return text
 
 
 def utf8_text(text: str) -> str:

@@ -65,6 +65,11 @@ def run_harness(hf_dir: str | os.PathLike, task_dir: str | os.PathLike, task_nam
     (the user's, when ``hf_dir`` is a view of it).
     """
     shown = hf_dir if shown is None else shown
+    from ..devices import device_problem
+
+    problem = device_problem(device, auto=False)  # the harness ran device="tpu" on the CPU without a word
+    if problem is not None:
+        raise UserError(f"lm-eval's device {problem}; pass one of those")
     try:
         import accelerate  # noqa: F401 - lm-eval's "hf" model imports it at module level
     except ImportError:
@@ -133,8 +138,9 @@ def evaluate(source: str | os.PathLike, tasks: str | Sequence[str] = "paper", *,
         check_claim(out_dir, "lm-eval", OUT_FILES, "choose another --out", legacy=_earlier_out)
         Path(out_dir).mkdir(parents=True, exist_ok=True)
         mark(out_dir, "lm-eval", OUT_FILES)  # before the export into it: a stopped evaluation can be rerun
-    if is_hf_dir(src):
-        _check_hf_folder(src)
+    marker = read_marker(src) if src.is_dir() else None
+    if is_hf_dir(src) or (marker is not None and marker.verb == "export"):  # an export without its config.json was
+        _check_hf_folder(src)  # "checkpoint ... is incomplete (missing optimizer.pt, state.json, ...)" (round 7)
         out = evaluate_model(None, None, tasks, data=data, hf_dir=src, **kwargs)
     else:
         from ..checkpoint.read import load_model, load_tokenizer

@@ -45,6 +45,9 @@ from ..seeds import seed_problem
 from ..model.generator import LeviathanGenerator
 
 
+MAX_LR = 1.0  # Adam's step is about lr per parameter: above 1, a fit moves the generator farther than any row lies
+
+
 @dataclass
 class Fit:
     """What ``adopt(..., fit=Fit(...))`` fits and measures (``fit=True`` is ``Fit()``: uniform weights, no text)."""
@@ -67,8 +70,11 @@ class Fit:
         if self.buckets > MAX_BUCKETS:
             raise UserError(f"Fit.buckets must be at most {MAX_BUCKETS}, got {self.buckets:,}; e.g. Fit(buckets=5)")
         if not (isinstance(self.lr, (int, float)) and not isinstance(self.lr, bool) and math.isfinite(self.lr)
-                and self.lr > 0):  # True is an int to Python: Fit(lr=True) fitted at 1.0 (issue 30 round 5)
-            raise UserError(f"Fit.lr must be a positive number, got {self.lr!r}; e.g. Fit(lr=1e-2)")
+                and 0 < self.lr <= MAX_LR):  # True is an int to Python: Fit(lr=True) fitted at 1.0 (issue 30 round 5)
+            # Adam moves every parameter by about lr per step: Fit(lr=1e30) returned a model whose input embeddings
+            # were all NaN, with "objective nan" as the only sign (issue 30 round 7)
+            raise UserError(f"Fit.lr must be a number in (0, {MAX_LR:g}] (Adam's peak rate; default 3e-3), got "
+                            f"{self.lr!r}; e.g. Fit(lr=1e-2)")
         problem = seed_problem(self.seed)  # Fit(seed=-1) was taken as it is (issue 30 round 5)
         if problem is not None:
             raise UserError(f"Fit.seed: a seed {problem}; e.g. Fit(seed=0)")
@@ -211,6 +217,10 @@ def fit_to_table(generator: LeviathanGenerator, table: torch.Tensor, weights: np
             objective = float(loss.detach())
     for p in params:  # the fit's gradients are not the caller's
         p.grad = None
+    if not (math.isfinite(objective) and all(bool(torch.isfinite(p).all()) for p in params)):
+        raise UserError(f"the generator's fit diverged at Fit.lr={fit.lr:g} (objective {objective:.3g}, the "
+                        f"generator's parameters are no longer finite), so the adopted model would compute NaN; "
+                        f"load the model again and adopt it with a lower rate, e.g. Fit(lr={fit.lr / 10:g})")
     return objective
 
 

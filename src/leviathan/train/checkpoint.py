@@ -14,6 +14,8 @@ step draws no random numbers; they are kept so that future stochastic layers res
 
 from __future__ import annotations
 
+import contextlib
+import contextvars
 import json
 import os
 import random
@@ -128,6 +130,22 @@ class StepParts:
         return self.state["step"]
 
 
+# How a user goes on after a failed save, a stop or a divergence: train's own flag by default; a verb that runs train
+# itself (sweep, demo: neither has --resume) names its own rerun (``train(..., resume_hint=...)``; issue 30 round 7).
+TRAIN_RESUME_HINT = "continue with --resume auto"
+RESUME_HINT: contextvars.ContextVar[str] = contextvars.ContextVar("resume_hint", default=TRAIN_RESUME_HINT)
+
+
+@contextlib.contextmanager
+def resume_hint(text: str):
+    """Within the block, train's lines say ``text`` where they said "continue with --resume auto"."""
+    token = RESUME_HINT.set(text)
+    try:
+        yield
+    finally:
+        RESUME_HINT.reset(token)
+
+
 def save_checkpoint(run_dir: Path, parts: StepParts, keep_last: int | None = None) -> Path:
     """Write ``checkpoints/step-XXXXXXXX`` atomically and prune to ``keep_last``. Rank 0 only, with the run
     folder's lock held (``leviathan.locking``), so no other process writes there. A step folder of the same
@@ -170,7 +188,7 @@ def save_checkpoint(run_dir: Path, parts: StepParts, keep_last: int | None = Non
         latest = latest_checkpoint(run_dir)
         kept = f"the last complete checkpoint {str(latest)!r} is intact" if latest else "no earlier checkpoint exists"
         raise UserError(f"could not save the checkpoint of step {step} ({message}); {kept}; after making room, "
-                        f"continue with --resume auto") from e
+                        f"{RESUME_HINT.get()}") from e
     if keep_last is not None:
         prune(run_dir, keep_last)
     return final

@@ -63,6 +63,12 @@ def env_world() -> tuple[int, int, int]:
 
 def resolve_device(spec: str) -> torch.device:
     """``auto`` -> cuda (``cuda:LOCAL_RANK`` under torchrun) when available, else cpu."""
+    from ..devices import device_problem
+    from ..errors import UserError
+
+    problem = device_problem(spec)  # torch.device("tpu") raised a RuntimeError traceback (issue 30 round 7)
+    if problem is not None:
+        raise UserError(f"device {problem}; pass one of those")
     _, local_rank, world = env_world()
     if spec == "auto":
         spec = "cuda" if torch.cuda.is_available() else "cpu"
@@ -71,8 +77,6 @@ def resolve_device(spec: str) -> torch.device:
     device = torch.device(spec)
     if device.type == "cuda":
         if not torch.cuda.is_available():
-            from ..errors import UserError
-
             raise UserError(f"device={spec!r} but CUDA is not available here; use device=cpu or device=auto")
         torch.cuda.set_device(device)
     return device

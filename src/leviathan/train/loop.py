@@ -76,6 +76,9 @@ def train(cfg: RunConfig, run_dir: str | os.PathLike, resume: str | None = None,
     Under torchrun every rank calls this (the process group is created here if needed and destroyed on return). Only
     rank 0 checks the run folder and takes its lock; the others learn whether it could (one all-reduce), so every rank
     raises a ``UserError`` instead of the others failing in their next collective with a transport error.
+
+    How the user goes on after a stop, a failed save or a divergence is ``checkpoint.RESUME_HINT`` (a verb that runs
+    train itself names its own rerun: ``with checkpoint.resume_hint("run the same ... again"): train(...)``).
     """
     device = D.resolve_device(cfg.device)
     owns_group = not (torch.distributed.is_available() and torch.distributed.is_initialized())
@@ -143,7 +146,7 @@ def _session(cfg: RunConfig, run_dir: Path, resume: str | None, device: torch.de
             if D.any_rank(flag.signum is not None, info, device):
                 stopped = signal.Signals(flag.signum).name if flag.signum is not None else "SIGTERM"
                 saver.save_now(state)
-                out.notice(f"stopped by {stopped} at step {state.step}; checkpoint saved, continue with --resume auto")
+                out.notice(f"stopped by {stopped} at step {state.step}; checkpoint saved, {ckpt.RESUME_HINT.get()}")
                 break
         if stopped == "SIGINT":
             raise ReportedInterrupt
@@ -425,7 +428,9 @@ def _stopped_before_first_step(flag: "_StopFlag", info: D.DistInfo, device: torc
     name = signal.Signals(flag.signum).name if flag.signum is not None else "SIGTERM"
     where = f"the run stays at its step-{state.step} checkpoint" if state.step else "the run has not started"
     out.notice(f"stopped by {name} before the first step of this session (while {doing}): nothing was trained and no "
-               f"checkpoint was written; {where}; run the same command (with --resume auto) to go on")
+               f"checkpoint was written; {where}; " + ("run the same command (with --resume auto) to go on"
+                                                         if ckpt.RESUME_HINT.get() == ckpt.TRAIN_RESUME_HINT
+                                                         else ckpt.RESUME_HINT.get()))
     if name == "SIGINT":
         raise ReportedInterrupt
     return True
@@ -521,4 +526,4 @@ def _divergence_message(step: int, loss: float, norm: float, lr: float, cfg: Run
             else "no checkpoint had been saved yet (nothing was saved from the diverged state)")
     return (f"training diverged at step {step}: {what} at lr {lr:.3g}; {keep}. Try a lower learning rate, for "
             f"example optim.lr={cfg.optim.lr / 3:.3g} (now {cfg.optim.lr:.3g}), or a longer schedule.warmup_steps, "
-            f"and continue with --resume auto")
+            f"and {ckpt.RESUME_HINT.get()}")

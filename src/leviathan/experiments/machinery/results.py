@@ -421,6 +421,12 @@ def _impossible(d: dict) -> str | None:
             return f"has eval.{name}.share_outside {_shown(ev['share_outside'])}, not a share in [0, 1]"
         if (ev or {}).get("loss") is not None and ev.get("tokens") == 0:
             return f"has eval.{name}.loss from eval.{name}.tokens 0: a loss needs at least one token"
+        if _ppl_contradicts((ev or {}).get("loss"), (ev or {}).get("ppl")):
+            return (f"has eval.{name}.ppl {_shown(ev['ppl'])}, not exp(eval.{name}.loss) = "
+                    f"{math.exp(ev['loss']):.6g} (fields edited apart)")
+    if _ppl_contradicts(d.get("final_val_loss"), d.get("final_val_ppl")):
+        return (f"has final_val_ppl {_shown(d['final_val_ppl'])}, not exp(final_val_loss) = "
+                f"{math.exp(d['final_val_loss']):.6g} (fields edited apart)")
     for name, b in (d.get("buckets") or {}).items():
         lengths = {key: len(b[key]) for key in ("loss", "ppl", "count") if (b or {}).get(key) is not None}
         if len(set(lengths.values())) > 1:
@@ -447,6 +453,17 @@ def _impossible(d: dict) -> str | None:
             return (f"has {key} {_shown(mine)} but its config says {where}: {_shown(configured)} (a row edited or "
                     f"copied under another run's name)")
     return None
+
+
+def _ppl_contradicts(loss: Any, ppl: Any) -> bool:
+    """Whether a perplexity is not exp of its loss (issue 30 round 7: a row's ppl edited to 2.0 beside a loss of 5.7
+    was shown in the report's table of final losses as it was). Both are written from one number (``eval.result``),
+    so they agree to rounding; a loss past exp's range has ppl inf. Unknown (None) or range-checked-away values pass."""
+    if not (_is_number(loss) and _is_number(ppl)) or loss < 0 or ppl < 1:
+        return False
+    if loss >= 700 or math.isinf(ppl):
+        return not (loss >= 700 and math.isinf(ppl))
+    return abs(math.log(ppl) - loss) > 1e-6 * max(1.0, loss)
 
 
 def _lengths(lengths: dict) -> str:

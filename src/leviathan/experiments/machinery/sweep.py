@@ -297,7 +297,10 @@ def _train_once(cfg, run_dir: Path, quiet: bool = False) -> TrainSummary:
     summary_path = run_dir / TRAIN_SUMMARY
     if summary_path.is_file():
         return TrainSummary.read(summary_path)  # checked field by field
-    summary = loop.train(cfg, str(run_dir), resume="auto", **({"quiet": True} if quiet else {}))
+    from ...train.checkpoint import resume_hint
+
+    with resume_hint("run the same `leviathan sweep` command again (it resumes this run from its last checkpoint)"):
+        summary = loop.train(cfg, str(run_dir), resume="auto", **({"quiet": True} if quiet else {}))
     if not summary.stopped:
         atomic_write_json(summary_path, json_safe(summary.to_dict()))
     return summary
