@@ -47,6 +47,10 @@ def _whole_rows(path: Path) -> str:
     return "".join(json.dumps(row) + "\n" for number, row in values if number not in skipped)
 
 
+def _quiet(_message: str) -> None:
+    """Readers' notes while comparing settings: the copy below reads (and reports) every row itself."""
+
+
 def check_same_settings(sweep: Path, out: Path) -> None:
     """SystemExit when the results folder ``out`` holds rows of its grid started with other settings than the sweep
     folder's (base overrides, evaluation, data; ``experiments.machinery.shards``' rule for shards, seeds aside: a
@@ -54,6 +58,8 @@ def check_same_settings(sweep: Path, out: Path) -> None:
     learning rate had its rows added beside the others and its grid.json put in place of theirs, and the report of
     the folder compared them, exit 0 (issue 30 round 7)."""
     from leviathan.experiments.machinery.provenance import portable_tree
+    from leviathan.experiments.machinery.data_match import same_sweep_data
+    from leviathan.experiments.machinery.results import load_results
     from leviathan.experiments.machinery.shards import _difference, _settings
     from leviathan.experiments.machinery.sweep_grid import SweepGrid
 
@@ -63,6 +69,11 @@ def check_same_settings(sweep: Path, out: Path) -> None:
     new = _settings(SweepGrid.from_dict(portable_tree(json.loads((sweep / "grid.json").read_text()))))
     differ = [_difference(key, kept[key], new[key], out, sweep) for key in kept
               if key != "seeds" and kept[key] != new[key]]
+    kept_grid, new_grid = (SweepGrid.from_dict(portable_tree(json.loads((f / "grid.json").read_text())))
+                           for f in (out, sweep))
+    if not same_sweep_data(kept_grid, load_results(out / "results.jsonl", _quiet), new_grid,
+                           load_results(sweep / "results.jsonl", _quiet)):
+        differ.append(_difference("data fingerprint", kept_grid.data_fingerprint, new_grid.data_fingerprint, out, sweep))
     if differ:
         raise SystemExit(f"error: {sweep} was started with other settings than the rows in {out} ("
                          + "; ".join(differ[:3]) + "): their rows measure different things; nothing was written; "
@@ -88,6 +99,21 @@ def merged_rows(kept: str, new: str) -> str:
     return "".join(line + "\n" for line in [*kept_lines, *added])
 
 
+def _data_folder(sweep: Path, data_dir: str | None) -> Path | None:
+    """The sweep's prepared data folder: ``data_dir`` as grid.json writes it is relative to the folder the sweep ran
+    in, which grid.json does not record, so it is looked for from here and from each folder above the sweep's (run
+    from another checkout, ``data/...`` of the worktree that trained it was missed and the copy's plateau written
+    null over the one already committed)."""
+    if not data_dir:
+        return None
+    if Path(data_dir).is_absolute():
+        return Path(data_dir) if (Path(data_dir) / "train_freq.npy").is_file() else None
+    for base in (Path.cwd(), *sweep.resolve().parents):
+        if (base / data_dir / "train_freq.npy").is_file():
+            return base / data_dir
+    return None
+
+
 def collect(sweep: Path, dest: Path) -> Path:
     from leviathan.experiments.method.plateau import unigram_entropy
     from leviathan.experiments.machinery.provenance import portable_tree
@@ -99,8 +125,10 @@ def collect(sweep: Path, dest: Path) -> Path:
     check_same_settings(sweep, out)
     kept = (out / "results.jsonl").read_text() if (out / "results.jsonl").is_file() else ""
     atomic_write_text(out / "results.jsonl", merged_rows(kept, _portable_jsonl(_whole_rows(sweep / "results.jsonl"))))
-    if grid.get("unigram_entropy") is None and grid.get("data_dir"):
-        grid["unigram_entropy"] = unigram_entropy(grid["data_dir"])
+    if grid.get("unigram_entropy") is None:
+        data = _data_folder(sweep, grid.get("data_dir"))
+        kept_grid = json.loads((out / "grid.json").read_text()) if (out / "grid.json").is_file() else {}
+        grid["unigram_entropy"] = (unigram_entropy(data) if data else None) or kept_grid.get("unigram_entropy")
     atomic_write_text(out / "grid.json", json.dumps(portable_tree(grid), indent=1) + "\n")
     return out
 

@@ -531,6 +531,7 @@ def test_two_shards_merged_report_like_one_sweep(tmp_path, capsys):
     assert "--out" in capsys.readouterr().err
     row = read_results(tmp_path / "shard-1")[0]
     row.eval["val"].loss += 0.5
+    row.eval["val"].ppl = math.exp(row.eval["val"].loss)  # a consistent row (ppl = exp(loss)), not a damaged one
     append_result(tmp_path / "shard-2" / "results.jsonl", row)
     with pytest.raises(UserError, match=f"run {row.name!r} has two different rows"):
         merge_sweeps([tmp_path / "shard-1", tmp_path / "shard-2"])

@@ -50,3 +50,39 @@ def test_a_run_with_two_different_rows_stops_before_writing(collect, tmp_path):
     with pytest.raises(SystemExit, match="run 'r0' has a row in the results folder and a different one"):
         collect.main([str(second), "--dest", str(dest)])
     assert (dest / "g" / "results.jsonl").read_bytes() == before
+
+
+def test_a_sweep_of_data_prepared_again_is_collected_with_its_plateau(collect, tmp_path, monkeypatch):
+    """The o200k-fair secondaries (issue 29) trained from a worktree whose data folder was prepared again after the
+    fingerprint became version 2: collect_results refused them against the version-1 rows ("other settings"), and,
+    run from another checkout, wrote the grid's unigram entropy null over the committed one (``data/...`` is
+    relative to the worktree the sweep ran in)."""
+    import numpy as np
+
+    counts = {"tokenizer": "bpe:300", "vocab_size": 300, "train_tokens": 1000, "val_tokens": 100}
+    dest = tmp_path / "results"
+    first = _sweep(tmp_path / "a", [{"name": "r0", "data": {"fingerprint": "old", **counts}}])
+    grid = {"name": "g", "runs": [], "data_dir": "data/prep", "data_fingerprint": "old", "unigram_entropy": 1.5}
+    (first / "grid.json").write_text(json.dumps(grid))
+    assert collect.main([str(first), "--dest", str(dest)]) == 0
+    worktree = tmp_path / "worktree"
+    second = _sweep(worktree / "runs" / "g", [{"name": "r1", "data": {"fingerprint": "new", "fingerprint_version": 2,
+                                                                     "legacy_fingerprint": "old", **counts}}])
+    (second / "grid.json").write_text(json.dumps({**grid, "data_fingerprint": "new", "unigram_entropy": None}))
+    monkeypatch.chdir(tmp_path)  # not the worktree: its data/prep is found from the sweep folder's parents
+    assert collect.main([str(second), "--dest", str(dest)]) == 0
+    assert _names(dest / "g" / "results.jsonl") == ["r0", "r1"]
+    assert json.loads((dest / "g" / "grid.json").read_text())["unigram_entropy"] == 1.5  # kept, not nulled
+    (worktree / "data" / "prep").mkdir(parents=True)
+    np.save(worktree / "data" / "prep" / "train_freq.npy", np.array([1, 1, 0, 2], dtype=np.int64))
+    (dest / "g" / "grid.json").write_text(json.dumps({**grid, "unigram_entropy": None}))
+    assert collect.main([str(second), "--dest", str(dest)]) == 0
+    assert json.loads((dest / "g" / "grid.json").read_text())["unigram_entropy"] == pytest.approx(1.0397, abs=1e-4)
+    # a sweep of other data is still refused, nothing written
+    third = _sweep(tmp_path / "c", [{"name": "r2", "data": {"fingerprint": "z", "fingerprint_version": 2,
+                                                           "legacy_fingerprint": "y", **counts}}])
+    (third / "grid.json").write_text(json.dumps({**grid, "data_fingerprint": "z", "data_fingerprint_version": 2,
+                                                 "data_legacy_fingerprint": "y"}))
+    with pytest.raises(SystemExit, match="data fingerprint"):
+        collect.main([str(third), "--dest", str(dest)])
+    assert _names(dest / "g" / "results.jsonl") == ["r0", "r1"]

@@ -64,3 +64,25 @@ def test_rows_and_meta_json_of_either_version_read_back(tmp_path):
     (tmp_path / "meta.json").write_text(json.dumps(meta))
     assert data_provenance(tmp_path).as_dict() == {"dir": data_provenance(tmp_path).dir, "fingerprint": "c" * 64,
                                                    **COUNTS, "fingerprint_version": 2, "legacy_fingerprint": "d" * 64}
+
+
+def test_two_folders_of_one_grid_compare_their_data_across_fingerprint_versions():
+    """A sweep resumed on its data folder prepared again by version 2 (grid.json: the version-2 fingerprint) and the
+    committed copy of its rows (version 1): one data set. collect_results refused it ("started with other settings")
+    the first time the o200k-fair rows met the folder prepared after issue 29."""
+    from leviathan.experiments.machinery.data_match import same_sweep_data
+    from leviathan.experiments.machinery.results import ResultRow
+    from leviathan.experiments.machinery.sweep_grid import SweepGrid
+
+    old = SweepGrid(name="g", data_fingerprint="old")
+    new = SweepGrid(name="g", data_fingerprint="new", data_fingerprint_version=2, data_legacy_fingerprint="old")
+    assert same_sweep_data(old, [], new, []) and same_sweep_data(new, [], old, [])
+    other = SweepGrid(name="g", data_fingerprint="other", data_fingerprint_version=2, data_legacy_fingerprint="x")
+    assert not same_sweep_data(new, [], other, []) and not same_sweep_data(old, [], other, [])
+    # a grid.json written before it recorded versions: its rows decide (they record every fingerprint and the counts)
+    unversioned = SweepGrid(name="g", data_fingerprint="new")
+    rows_old, rows_new = [ResultRow(name="a", data=v1("old"))], [ResultRow(name="b", data=v2("new", legacy="old"))]
+    assert not same_sweep_data(old, [], unversioned, [])
+    assert same_sweep_data(old, rows_old, unversioned, rows_new)
+    assert not same_sweep_data(old, rows_old, unversioned, [ResultRow(name="b", data=v2("new", legacy="x",
+                                                                                          train_tokens=5))])

@@ -23,6 +23,8 @@ from dataclasses import dataclass
 
 from ...data.fingerprint import LEGACY_VERSION
 from .provenance import DataProvenance
+from .results import ResultRow
+from .sweep_grid import SweepGrid
 
 FINGERPRINT, SUMMARY, UNCHECKED = "fingerprint", "summary", "unchecked"
 SUMMARY_FIELDS = ("tokenizer", "vocab_size", "train_tokens", "val_tokens")
@@ -54,3 +56,29 @@ def match_data(recorded: DataProvenance, now: DataProvenance) -> DataMatch:
               if getattr(recorded, key) is None or getattr(recorded, key) != getattr(now, key)]
     return DataMatch(SUMMARY, (f"data (a version-1 fingerprint, which hashed the text's path, so compared on "
                                f"{', '.join(SUMMARY_FIELDS)}): {', '.join(differ)}",) if differ else ())
+
+
+def grid_data(grid: SweepGrid) -> DataProvenance:
+    """The fingerprints a grid.json records, as a ``DataProvenance`` (no token counts: a grid.json has none)."""
+    return DataProvenance(fingerprint=grid.data_fingerprint, fingerprint_version=grid.data_fingerprint_version,
+                          legacy_fingerprint=grid.data_legacy_fingerprint)
+
+
+def same_sweep_data(a: SweepGrid, a_rows: list[ResultRow], b: SweepGrid, b_rows: list[ResultRow]) -> bool:
+    """Do two folders of one grid (shards, or a sweep and its copy under results/) hold rows of the same data? Their
+    grid.json fingerprints are compared by the rule above; where they cannot say (a grid.json written before it
+    recorded versions, beside one written after), the rows are, since they record every fingerprint and the token
+    counts: a row of ``b`` against every row of ``a`` (where ``a`` holds a version-2 row, its fingerprint decides,
+    not only the counts). Fingerprints of two versions are not two data sets: the o200k rows of version 1 and a sweep
+    resumed on the same folder prepared again by version 2 are one data set (issue 29's fingerprint change)."""
+    if a.data_fingerprint == b.data_fingerprint:
+        return True
+    match = match_data(grid_data(a), grid_data(b))
+    if match.how == FINGERPRINT:
+        return not match.differences
+    mine = [row.data for row in a_rows if row.data is not None]
+    theirs = next((row.data for row in b_rows if row.data is not None), None)
+    if not mine or theirs is None:
+        return False
+    matches = [match_data(x, theirs) for x in mine]  # every row of a (one data set), so a version-2 row decides
+    return all(m.how != UNCHECKED and not m.differences for m in matches)

@@ -22,6 +22,7 @@ from pathlib import Path
 
 from ...codec import encode
 from ...errors import UserError
+from .data_match import same_sweep_data
 from .identity import check_one_evaluation, check_one_grid, evaluation_settings, resolve_duplicates
 from .results import ResultRow, load_results, to_stderr
 from .sweep_grid import SweepGrid, read_sweep_grid
@@ -55,7 +56,7 @@ def _settings(grid: SweepGrid) -> dict:
     """What every shard of one grid must have been started with (see the module docstring)."""
     return {"base overrides": sorted(grid.base_overrides),
             "evaluation": encode(evaluation_settings(grid.eval_sets, grid.eval_options)),
-            "data fingerprint": grid.data_fingerprint, "seeds": grid.seeds}
+            "seeds": grid.seeds}  # the data: ``data_match.same_sweep_data`` (fingerprints of two versions can agree)
 
 
 def _difference(key: str, a, b, folder_a: Path, folder_b: Path) -> str:
@@ -84,7 +85,14 @@ def merge_sweeps(paths: list[str | os.PathLike], report=None) -> tuple[list[Resu
                             + "; ".join(differ[:3]) + "): their rows measure different things and cannot be merged; "
                             "run every shard with the same grid, overrides and eval section (resweep the odd one "
                             "into a new --out)")
-    numbered = [(str(folder), row) for path, folder in zip(paths, folders) for row in load_results(path, report)]
+    rows = {folder: load_results(path, report) for path, folder in zip(paths, folders)}
+    for folder in folders[1:]:
+        if not same_sweep_data(grids[folders[0]], rows[folders[0]], grids[folder], rows[folder]):
+            raise UserError(f"these shards of grid {grids[folder].name!r} were trained on different data (data "
+                            f"fingerprint {grids[folders[0]].data_fingerprint!r} in {folders[0]}, "
+                            f"{grids[folder].data_fingerprint!r} in {folder}): their rows measure different things "
+                            f"and cannot be merged; resweep the odd one on the grid's data folder into a new --out")
+    numbered = [(str(folder), row) for folder in folders for row in rows[folder]]
     unique, notes = resolve_duplicates(numbered, "these shards")
     for note in notes:
         (report or to_stderr)(note)

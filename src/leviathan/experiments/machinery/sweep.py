@@ -55,7 +55,7 @@ from .identity import SKIPPED_EVAL_NOTE, check_evaluated_like, evaluation_settin
 from .grid import Grid, RunSpec
 from ...train.metrics import read_metric_rows
 from ...train.summary import TrainSummary
-from .provenance import data_provenance, portable_path, run_provenance
+from .provenance import DataProvenance, data_provenance, portable_path, run_provenance
 from .shards import shard_of
 from ...eval.result import EvalResult
 from .results import (RESULTS, BucketResult, ResultRow, TrainingCurve, append_result, json_safe,
@@ -210,12 +210,23 @@ def select_runs(grid: Grid, only: list[str] | None = None, regimes: list[str] | 
     return sorted(runs, key=lambda r: r.seed) if order == "seed" else runs
 
 
+def _data_fields(data: DataProvenance) -> dict:
+    """grid.json's data keys: the fingerprint, and its version and version-1 twin where the folder records them (so
+    a folder prepared again by a later version still matches the rows of the first: ``data_match``)."""
+    fields = {"data_fingerprint": data.fingerprint}
+    if data.fingerprint_version is not None:
+        fields["data_fingerprint_version"] = data.fingerprint_version
+    if data.legacy_fingerprint is not None:
+        fields["data_legacy_fingerprint"] = data.legacy_fingerprint
+    return fields
+
+
 def grid_snapshot(grid: Grid) -> dict:
     """grid.json: the expanded grid, every path portable (``provenance.portable_path``: no machine folders)."""
     return {"name": grid.name, "path": portable_path(grid.path),
             "base_config": portable_path(grid.base_config),
             "base_overrides": grid.base_overrides, "data_dir": portable_path(grid.data_dir),
-            "data_fingerprint": data_provenance(grid.data_dir).fingerprint, "vocab_size": grid.vocab_size,
+            **_data_fields(data_provenance(grid.data_dir)), "vocab_size": grid.vocab_size,
             "data_seed": grid.data_seed, "seeds": grid.seeds,
             "eval_sets": [vars(e) for e in grid.eval_sets], "eval_options": dataclasses.asdict(grid.eval_options),
             "runs": [{"name": r.name, "regimes": r.regimes, "variant": r.variant, "size": r.size, "seed": r.seed,

@@ -65,6 +65,8 @@ class SweepGrid:
     eval_sets: list[GridEvalSet] = field(default_factory=list)  # empty in a grid.json that does not list them
     eval_options: GridEvalOptions = field(default_factory=GridEvalOptions)
     data_fingerprint: str | None = None
+    data_fingerprint_version: int | None = None  # None: version 1, or a grid.json written before versions
+    data_legacy_fingerprint: str | None = None  # the version-1 fingerprint a version-2 folder also records
     seeds: list = field(default_factory=list)
 
     @classmethod
@@ -89,8 +91,11 @@ def _check(grid: SweepGrid) -> None:
         if value is not None and not isinstance(value, str):
             raise TypeError(f"field {field!r} is {value!r}, expected text or null")
 
-    for field in ("name", "data_dir", "data_fingerprint"):
+    for field in ("name", "data_dir", "data_fingerprint", "data_legacy_fingerprint"):
         text(getattr(grid, field), field)
+    v = grid.data_fingerprint_version
+    if v is not None and (isinstance(v, bool) or not isinstance(v, int) or v < 1):
+        raise TypeError(f"field 'data_fingerprint_version' is {v!r}, expected a positive integer or null")
     u = grid.unigram_entropy
     if u is not None and (isinstance(u, bool) or not isinstance(u, (int, float)) or not math.isfinite(u) or u < 0):
         raise TypeError(f"field 'unigram_entropy' is {u!r}, expected a finite number >= 0 (nats) or null")
