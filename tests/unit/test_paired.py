@@ -191,6 +191,13 @@ def test_a_generator_shape_arm_borrows_the_baselines_of_its_backbone():
     assert ("m-big", "dense_untied", "dense_tied") not in out  # the donor's own comparisons stay under the donor
     assert out[("m", "leviathan", "dense_tied")].baseline_size is None
     assert not any(size == "wide" for size, _, _ in out)
+    # a size with an untied table of its own borrows only the tied one: its own pair is not labelled borrowed
+    # (the o200k-fair report printed "d64L6-ilr03 (vs d64L6) leviathan - dense_untied" for ilr03's own table)
+    rows += [_row("dense_untied", s, 6.1, size="m-big") for s in (0, 1, 2)]
+    out = {(c.size, c.model, c.baseline): c for c in paired_comparisons(rows)}
+    assert out[("m-big", "leviathan", "dense_untied")].baseline_size is None
+    assert out[("m-big", "leviathan", "dense_tied")].baseline_size == "m"
+    assert out[("m-big", "dense_untied", "dense_tied")].baseline_size == "m"
 
 
 def test_gap_trend_fits_the_last_third_per_seed():

@@ -341,7 +341,8 @@ def paired_comparisons(rows: Iterable[ResultRow], ci: float = 0.95, plateau: flo
                 seeds = sorted(s for s, g in by_seed.items() if model in g and base in g)
                 pairs = [(by_seed[s][model], by_seed[s][base]) for s in seeds]
                 if pairs:
-                    out.append(_comparison(_Arms(regime, size, donor, model, base), pairs, ci, plateau, eval_sets))
+                    lender = donor if base not in own else None  # a baseline of the size's own is not borrowed
+                    out.append(_comparison(_Arms(regime, size, lender, model, base), pairs, ci, plateau, eval_sets))
     return out
 
 
