@@ -220,6 +220,7 @@ def test_report_says_when_the_power_law_is_not_identified(tmp_path):
         r = row.to_dict()
         if r["variant"] == "dense_untied":
             r["final_val_loss"] = r["eval"]["val"]["loss"] = flat[r["size"]]
+            r["eval"]["val"]["ppl"] = math.exp(flat[r["size"]])  # a consistent row: ppl = exp(loss)
         append_result(out / "results.jsonl", r)
     md = write_report(out, tmp_path / "r3", num_bootstrap=100).read_text()
     assert "**The power law is not identified**: alpha's 95% interval" in md
