@@ -261,3 +261,16 @@ def test_lm_eval_on_an_export_without_its_config_names_the_missing_file(capsys, 
     line = cli_error(["lm-eval", export, "--tasks", "piqa", "--limit", "2"])
     assert f"{str(export / 'config.json')!r} is missing, but leviathan_output.json records it" in line, line
     assert f"leviathan export RUN {export} --overwrite" in line and "optimizer.pt" not in line, line
+
+
+def test_an_export_given_where_a_run_belongs_is_named_as_an_export(finished_run, tmp_path):
+    """Round 8 (C3): ``eval``, ``generate`` and ``analyze embeddings`` given an export (whose weights had been swapped
+    for another export's) said "checkpoint 'hf' is incomplete (missing optimizer.pt, state.json, config.yaml)",
+    sending the user after files an export never has. The line says what the folder is and what to pass."""
+    from leviathan.cli import main
+
+    export = tmp_path / "hf"
+    assert main(["export", str(finished_run), str(export)]) == 0
+    for argv in (["eval", export], ["generate", export, "--max-new-tokens", "2"], ["analyze", "embeddings", export]):
+        line = cli_error(argv)
+        assert f"'{export}' is a Hugging Face folder" in line and "pass the run it was exported from" in line, line
