@@ -326,3 +326,17 @@ def test_analyses_take_the_rows_of_one_grid_and_an_ablation_each_folder_once(cap
     assert main(["analyze", "compare", str(sweep_copy)]) == 0
     line = fails(capsys, "report", "--ablation", sweep_copy, results, "--out", tmp_path / "ablation")
     assert f"'{results}' is the sweep folder '{sweep_copy}' again: its arms would be counted twice" in line
+
+
+def test_a_run_trained_on_after_the_sweep_gets_no_record_under_its_row(capsys, sweep_copy):
+    """Round 8 (D10): a sweep's run continued by hand (``train --run-dir S/runs/NAME --resume auto max_steps=4``, its
+    row measured step 2) had ``analyze embeddings --sweep`` write a record of the step-4 weights under the row's name,
+    exit 0. The run folder's newest step must be the row's."""
+    run = sweep_copy / "runs" / "a-dense_tied-s0"
+    assert main(["train", "--run-dir", str(run), "--resume", "auto", "max_steps=4", "keep_last=2", "--quiet"]) == 0
+    capsys.readouterr()
+    line = fails(capsys, "analyze", "embeddings", "--sweep", sweep_copy)
+    assert f"{run}'s newest checkpoint is step 4, but its row in {sweep_copy}/results.jsonl measured step 2" in line
+    assert not (sweep_copy / "embeddings" / "a-dense_tied-s0.json").exists()
+    shutil.move(run / "checkpoints" / "step-00000004", sweep_copy / "step-00000004")  # the fix the line gives
+    assert main(["analyze", "embeddings", "--sweep", str(sweep_copy)]) == 0
