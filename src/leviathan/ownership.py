@@ -375,3 +375,22 @@ def check_apart(source: str | os.PathLike, source_what: str, out: str | os.PathL
         return
     raise UserError(f"{out_what} {str(out)!r} {relation} {source_what} {str(source)!r}: an output folder must be "
                     f"apart from its input; choose another {out_what}")
+
+
+def check_not_inside(folder: str | os.PathLike, what: str, verbs: Iterable[str]) -> None:
+    """UserError when the output folder ``folder`` lies inside a folder that one of ``verbs`` wrote (its marker says
+    so): ``train --run-dir RUN/checkpoints`` made a second run inside the first one's checkpoints folder, exit 0 (issue
+    30 round 8, G14). Containers (a sweep's runs, a demo's variants) are not in ``verbs``."""
+    verbs = set(verbs)
+    real = Path(os.path.realpath(folder))
+    for parent in real.parents:
+        if not (parent / MARKER).is_file():
+            continue
+        try:
+            marker = read_marker(parent)
+        except UserError:
+            continue  # a damaged marker of a folder above is that folder's business
+        if marker is not None and marker.verb in verbs:
+            raise UserError(f"{what} {str(folder)!r} lies inside {str(parent)!r}, the output of `leviathan "
+                            f"{marker.verb}` (its {MARKER} says so): a new output there would be mixed into it; "
+                            f"choose a {what} outside it")

@@ -292,3 +292,25 @@ def test_collect_results_never_writes_over_a_users_file_or_a_fingerprinted_one(f
     done = collect("--rewrite", tmp_path / "results")
     assert done.returncode == 0, done.stderr
     assert tree_hashes(tmp_path / "results") == before
+
+
+def test_an_output_is_never_made_inside_a_run_a_data_folder_or_an_export(finished_run, data, tmp_path):
+    """Round 8 (G14): ``train --run-dir RUN/checkpoints`` trained a second run inside the first one's checkpoints
+    folder, ``sweep --out RUN/sw`` and ``sweep --out DATA/sw`` and ``train --run-dir DATA/r`` wrote into a run and a
+    prepared folder (whose ``--overwrite`` then refused it), exit 0. A sweep's runs and a demo's stay where they are."""
+    run = Path(shutil.copytree(finished_run, tmp_path / "run"))
+    copy = Path(shutil.copytree(data, tmp_path / "data"))
+    before = {folder: tree_hashes(folder) for folder in (run, copy)}
+    line = cli_error(["train", *run_overrides(data), "--run-dir", run / "checkpoints"])
+    assert f"--run-dir '{run}/checkpoints' lies inside '{run}', the output of `leviathan train`" in line
+    line = cli_error(["train", *run_overrides(data), "--run-dir", copy / "r"])
+    assert "the output of `leviathan prepare`" in line
+    grid = tmp_path / "grid.yaml"
+    grid.write_text(json.dumps({"name": "g", "data": {"dir": str(data)}, "seeds": [0],
+                                "base": {"max_steps": 1, "data": {"seq_len": 32}, "batch_tokens": 128},
+                                "sizes": {"a": {"preset": "cpu-tiny"}},
+                                "experiments": {"iso_body": {"variants": ["dense_tied"], "sizes": ["a"]}}}))
+    for out in (run / "sw", copy / "sw"):
+        assert "lies inside" in cli_error(["sweep", "--grid", grid, "--out", out])
+    assert {folder: tree_hashes(folder) for folder in (run, copy)} == before
+    assert sorted(p.name for p in run.iterdir()) == sorted(p.name for p in finished_run.iterdir())
