@@ -292,3 +292,25 @@ def test_bake_adopted_onto_a_read_only_disk_names_the_folder_asked_for(small_dis
     with pytest.raises(OSError) as caught:
         bake_adopted(model, disk / "x")
     assert caught.value.filename == str(disk / "x")
+
+
+def test_lm_eval_with_a_full_temporary_disk_names_the_file_and_tmpdir(finished_run, tmp_path, small_disk):
+    """Round 8 (L5): lm-eval writes its task files and the model's export into a temporary folder; when that disk
+    refused a write (a file-size limit, a full /tmp) the line named no file and advised `--run-dir / --out`, which do
+    not move it. It names the file and TMPDIR; nothing is left in the temporary disk, and --out gets no result."""
+    import os
+
+    from reliability_support import REPO, one_error
+    from test_companions import _piqa_root
+
+    disk = small_disk(64 * 1024)
+    (disk / "filler").write_bytes(b"\0" * (64 * 1024 - 4096))
+    env = {**os.environ, "OMP_NUM_THREADS": "1", "PYTHONPATH": str(REPO / "src"), "TMPDIR": str(disk)}
+    proc = subprocess.run([sys.executable, "-m", "leviathan", "lm-eval", str(finished_run), "--tasks", "piqa",
+                           "--data-root", str(_piqa_root(tmp_path / "tasks")), "--threads", "1", "--out",
+                           str(tmp_path / "out")], env=env, capture_output=True, text=True, timeout=300)
+    assert proc.returncode == 2, proc.stderr
+    line = one_error(proc.stderr)
+    assert f"'{disk}/leviathan-lm-eval-" in line and "no space left on device" in line and "TMPDIR" in line, line
+    assert sorted(p.name for p in disk.iterdir()) == ["filler"]
+    assert not (tmp_path / "out" / "lm_eval.json").exists()
