@@ -340,3 +340,13 @@ def test_a_run_trained_on_after_the_sweep_gets_no_record_under_its_row(capsys, s
     assert not (sweep_copy / "embeddings" / "a-dense_tied-s0.json").exists()
     shutil.move(run / "checkpoints" / "step-00000004", sweep_copy / "step-00000004")  # the fix the line gives
     assert main(["analyze", "embeddings", "--sweep", str(sweep_copy)]) == 0
+
+
+def test_a_sweep_given_as_its_own_lr_pre_sweep_is_refused_before_any_file(capsys, swept, tmp_path):
+    """Round 8 (D9): ``report S --lr-sweep S`` (or a copy of S) tabled the grid's own runs, each at its one lr, as a
+    learning-rate pre-sweep and "picked" from them, exit 0. A pre-sweep's rows are of its own grid (``G-lr``)."""
+    copy = Path(shutil.copytree(swept, tmp_path / "copy"))
+    for lr_sweep in (swept, copy):
+        line = fails(capsys, "report", swept, "--lr-sweep", lr_sweep, "--out", tmp_path / "report")
+        assert f"--lr-sweep {lr_sweep}: its rows are of grid 'tiny', the grid this report is of" in line
+    assert not (tmp_path / "report").exists()
