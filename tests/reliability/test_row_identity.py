@@ -350,3 +350,13 @@ def test_a_sweep_given_as_its_own_lr_pre_sweep_is_refused_before_any_file(capsys
         line = fails(capsys, "report", swept, "--lr-sweep", lr_sweep, "--out", tmp_path / "report")
         assert f"--lr-sweep {lr_sweep}: its rows are of grid 'tiny', the grid this report is of" in line
     assert not (tmp_path / "report").exists()
+
+
+def test_an_ablation_takes_each_run_of_a_grid_once(capsys, swept, tmp_path):
+    """Round 8 (I16): ``report --ablation S S300``, two folders of one grid (here a copy; in the try, the grid
+    evaluated on fewer tokens), showed every run twice, as two arms, exit 0; round 7 refused only the same folder
+    given twice. The refusal comes before --out is claimed."""
+    copy = Path(shutil.copytree(swept, tmp_path / "copy"))
+    line = fails(capsys, "report", "--ablation", swept, copy, "--out", tmp_path / "ablation")
+    assert f"run 'a-dense_tied-s0' of grid 'tiny' is in '{swept}' and again in '{copy}'" in line
+    assert not (tmp_path / "ablation").exists()
