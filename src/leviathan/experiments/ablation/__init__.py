@@ -40,11 +40,11 @@ def write_ablation_report(paths: list[str | Path], out: str | Path, command: str
     """Write ``out/README.md`` (tables), ``out/ablations.json`` (every number) and ``out/gap_*.png``; a hand-written
     ``out/findings.md`` (one paragraph per finding) is kept and opens the README, so regenerating loses no prose."""
     out = Path(out)
+    check_claim(out, "report --ablation", ABLATION_FILES, "choose another --out",
+                legacy=lambda folder: (folder / "ablations.json").is_file() and (folder / "README.md").is_file())
     result = collect(paths)  # read and checked before --out is claimed: a refusal leaves no folder behind
     if not result.arms:
         raise UserError("no leviathan run with a dense_tied pair (same width, depth, seed) in these sweeps")
-    check_claim(out, "report --ablation", ABLATION_FILES, "choose another --out",
-                legacy=lambda folder: (folder / "ablations.json").is_file() and (folder / "README.md").is_file())
     out.mkdir(parents=True, exist_ok=True)
     mark(out, "report --ablation", ABLATION_FILES)  # before the first file, so a stopped report can be rerun
     figures = {}
