@@ -23,6 +23,12 @@ import json
 import sys
 from pathlib import Path
 
+from leviathan.errors import UserError
+
+# folders whose files are fingerprinted by the verb that wrote them (an export's marker, a step folder's state.json, a
+# data folder's meta.json): --rewrite reformatting a tokenizer.json there made them refuse to load (issue 30 round 8)
+FINGERPRINTED = ("export", "prepare", "train", "demo")
+
 
 def _portable_jsonl(text: str) -> str:
     """JSON-lines ``text`` with every path made portable (``provenance.portable_tree``); blank lines dropped."""
@@ -52,7 +58,7 @@ def _quiet(_message: str) -> None:
 
 
 def check_same_settings(sweep: Path, out: Path) -> None:
-    """SystemExit when the results folder ``out`` holds rows of its grid started with other settings than the sweep
+    """UserError when the results folder ``out`` holds rows of its grid started with other settings than the sweep
     folder's (base overrides, evaluation, data; ``experiments.machinery.shards``' rule for shards, seeds aside: a
     later sweep may add seeds): their rows measure different things. A sweep of the same grid name with another
     learning rate had its rows added beside the others and its grid.json put in place of theirs, and the report of
@@ -75,14 +81,46 @@ def check_same_settings(sweep: Path, out: Path) -> None:
                            load_results(sweep / "results.jsonl", _quiet)):
         differ.append(_difference("data fingerprint", kept_grid.data_fingerprint, new_grid.data_fingerprint, out, sweep))
     if differ:
-        raise SystemExit(f"error: {sweep} was started with other settings than the rows in {out} ("
+        raise UserError(f"{sweep} was started with other settings than the rows in {out} ("
                          + "; ".join(differ[:3]) + "): their rows measure different things; nothing was written; "
                          f"collect it into another --dest, or resweep it with the settings of {out / 'grid.json'}")
 
 
+def check_destination(dest: Path, out: Path, name: str) -> None:
+    """UserError before anything is written when ``out`` (``dest/<grid>``) is not a results folder the script may
+    write its results.jsonl and grid.json into: ``dest`` or ``out`` the output of a verb other than report (a data
+    folder, an export, a run, a sweep), a results.jsonl whose lines are not rows with a name, a grid.json of another
+    grid. A user's grid.json there was written over, and a results.jsonl of notes ended in a traceback (issue 30
+    round 8, E3-E6)."""
+    from leviathan.jsonl import read_json_lines
+    from leviathan.ownership import MARKER, read_marker
+
+    for folder in (dest, out):
+        marker = read_marker(folder) if folder.is_dir() else None
+        if marker is not None and marker.verb != "report":
+            raise UserError(f"--dest {str(folder)!r} is the output of `leviathan {marker.verb}` (its {MARKER} says "
+                            f"so), not a results folder; nothing was written; choose another --dest")
+    results, grid = out / "results.jsonl", out / "grid.json"
+    if results.exists():
+        values, bad = read_json_lines(results)
+        if bad or not all(isinstance(row, dict) and isinstance(row.get("name"), str) for _, row in values):
+            raise UserError(f"{str(results)!r} is not a results file (its lines are not results rows with a name); "
+                            f"nothing was written; move it out of {str(out)!r}, or choose another --dest")
+    if grid.exists():
+        try:
+            kept = json.loads(grid.read_text())
+        except (OSError, ValueError) as e:
+            raise UserError(f"{str(grid)!r} is not a grid.json ({e}); nothing was written; move it out of "
+                            f"{str(out)!r}, or choose another --dest") from None
+        if not isinstance(kept, dict) or kept.get("name") != name:
+            found = kept.get("name") if isinstance(kept, dict) else None
+            raise UserError(f"{str(grid)!r} is not the grid.json of grid {name!r} (its name: {found!r}); nothing was "
+                            f"written; move it out of {str(out)!r}, or choose another --dest")
+
+
 def merged_rows(kept: str, new: str) -> str:
     """The JSON-lines text ``kept`` followed by the lines of ``new`` whose run (``name``) it lacks. A run in both
-    with different rows is a SystemExit naming it (one run trained twice: decide by hand which row stands)."""
+    with different rows is a UserError naming it (one run trained twice: decide by hand which row stands)."""
     kept_lines = [line for line in kept.splitlines() if line.strip()]
     rows = {row["name"]: row for row in map(json.loads, kept_lines)}
     added = []
@@ -91,7 +129,7 @@ def merged_rows(kept: str, new: str) -> str:
             continue
         row = json.loads(line)
         if row["name"] in rows and rows[row["name"]] != row:
-            raise SystemExit(f"error: run {row['name']!r} has a row in the results folder and a different one in the "
+            raise UserError(f"run {row['name']!r} has a row in the results folder and a different one in the "
                              f"sweep folder (trained twice?); nothing was written; remove one of the two rows by hand")
         if row["name"] not in rows:
             rows[row["name"]] = row
@@ -121,6 +159,7 @@ def collect(sweep: Path, dest: Path) -> Path:
 
     grid = json.loads((sweep / "grid.json").read_text())
     out = dest / grid["name"]
+    check_destination(dest, out, grid["name"])
     out.mkdir(parents=True, exist_ok=True)
     check_same_settings(sweep, out)
     kept = (out / "results.jsonl").read_text() if (out / "results.jsonl").is_file() else ""
@@ -133,6 +172,22 @@ def collect(sweep: Path, dest: Path) -> Path:
     return out
 
 
+def _fingerprinted(path: Path, root: Path) -> bool:
+    """Whether ``path`` lies in a step folder (``checkpoints/``) or in a folder (at or under ``root``) that a verb of
+    ``FINGERPRINTED`` wrote: its bytes are checked against the fingerprints recorded beside it."""
+    from leviathan.ownership import read_marker
+
+    if "checkpoints" in path.relative_to(root).parts:
+        return True
+    for folder in [path.parent, *path.parent.parents]:
+        marker = read_marker(folder) if (folder / "leviathan_output.json").is_file() else None
+        if marker is not None and marker.verb in FINGERPRINTED:
+            return True
+        if folder == root:
+            return False
+    return False
+
+
 def rewrite(folder: Path) -> list[Path]:
     """Make every .json / .jsonl file under ``folder`` portable in place; returns the files changed. A changed file
     is replaced atomically (``io.atomic_write_text``: a temporary file beside it, fsync, ``os.replace``)."""
@@ -141,6 +196,8 @@ def rewrite(folder: Path) -> list[Path]:
 
     changed = []
     for path in sorted(folder.rglob("*.json*")):
+        if _fingerprinted(path, folder):
+            continue
         text = path.read_text()
         if path.suffix == ".jsonl":
             new = _portable_jsonl(text)
@@ -157,6 +214,13 @@ def rewrite(folder: Path) -> list[Path]:
 
 
 def main(argv=None) -> int:
+    """The script's exit status: a refusal or a storage failure is one line ``error: ...``, status 2."""
+    from leviathan.cli import one_line_errors
+
+    return one_line_errors(lambda: _main(argv))
+
+
+def _main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("sweeps", nargs="*", type=Path, help="sweep --out folders")
     parser.add_argument("--dest", type=Path, help="results folder in the repository")

@@ -19,6 +19,7 @@ import sys
 import threading
 
 from .errors import ReportedInterrupt, UserError, storage_error_message
+from .printed import lost_output, reader_left, watched_stdout
 from .storage import storage_oserror
 
 # verb -> (module, one-line help)
@@ -121,22 +122,28 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog=f"leviathan {verb}", description=help_text)
     module.add_arguments(parser)
     args = _parse(parser, rest)
+    return one_line_errors(lambda: _run_verb(module, args, verb))
+
+
+def one_line_errors(call) -> int:
+    """``call()``'s exit status, with a ``UserError`` or a storage failure printed as one line ``error: ...``, exit
+    status 2 (``leviathan.errors``); anything else keeps its traceback. Shared with the repository's scripts
+    (scripts/collect_results.py ended in a traceback for every storage failure, issue 30 round 8)."""
     try:
-        return _run_verb(module, args, verb)
+        with watched_stdout():
+            return int(call() or 0)
     except UserError as e:
         print(f"error: {e}", file=sys.stderr)
         return 2
-    except OSError as e:  # numpy's short write carries no errno: storage_oserror reads it from the disk
-        message = storage_error_message(storage_oserror(e))
+    except Exception as e:  # numpy's short write, torch.save and safetensors carry no errno: leviathan.storage
+        if reader_left(e):
+            return 141
+        failed = storage_oserror(e)
+        message = storage_error_message(failed)
         if message is None:
             raise
-        print(f"error: {message}", file=sys.stderr)
-        return 2
-    except Exception as e:  # a library's failed write without an errno (torch.save, safetensors): leviathan.storage
-        message = storage_error_message(storage_oserror(e))
-        if message is None:
-            raise
-        print(f"error: {message}", file=sys.stderr)
+        stdout = lost_output(failed)
+        print(f"error: {stdout or message}", file=sys.stderr)
         return 2
 
 

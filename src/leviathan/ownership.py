@@ -207,11 +207,13 @@ def _some(names: list[str], total: int | None = None) -> str:
 
 # ---- replacing a folder --------------------------------------------------------------------------
 def check_replaceable(folder: str | os.PathLike, verb: str, flag: str,
-                      legacy: Callable[[Path, list[str]], bool] | None = None) -> None:
+                      legacy: Callable[[Path, list[str]], bool] | None = None, own: Iterable[str] = ("*",)) -> None:
     """UserError unless ``folder`` may be deleted and replaced by ``verb`` (see the module docstring).
 
     ``flag`` is the option that asked for it (``--overwrite``); ``legacy(folder, files)`` may recognise an output the
-    verb wrote before markers existed (it sees the folder's files)."""
+    verb wrote before markers existed (it sees the folder's files); ``own``: glob patterns of every path the verb ever
+    writes there (``*`` spans folders), so a marker edited to list a user's file (or to claim the whole folder) does not
+    make it the verb's, and a file whose sha256 the marker records is replaced only while it is that file."""
     folder = Path(folder)
     if not folder.exists():
         return
@@ -231,6 +233,8 @@ def check_replaceable(folder: str | os.PathLike, verb: str, flag: str,
         added = sorted(set(files) - set(marker.files)) + _folders_and_links(folder)
         if added:
             reason = f"it holds files the earlier `leviathan {verb}` did not write ({_some(added)})"
+    if reason is None and marker is not None:
+        reason = _not_own(folder, verb, files, marker, tuple(own))
     if reason is not None:
         what = f"{len(files):,}{'+' if len(files) >= _WALK_LIMIT else ''} file(s)" + (f": {_some(files)}" if files
                                                                                          else "")
@@ -238,6 +242,37 @@ def check_replaceable(folder: str | os.PathLike, verb: str, flag: str,
                         f"that an earlier `leviathan {verb}` wrote, holding just what it wrote; choose another output "
                         f"folder, or, to replace this one, delete it by hand first: rm -r {_quote(folder)}")
     check_unlocked(folder, f"{flag} would delete")
+
+
+def _not_own(folder: Path, verb: str, files: list[str], marker: OutputMarker, own: tuple[str, ...]) -> str | None:
+    """Why ``folder``'s files are not all ``verb``'s own although its marker lists them (None when they are): a file
+    the verb never writes, or one changed since it was written (its sha256 is not the one the marker records). A user's
+    notes.txt added to an export's or a data folder's marker list was deleted by --overwrite, exit 0 (issue 30 round
+    8, A4/A5)."""
+    foreign = [f for f in files if not any(fnmatch.fnmatchcase(f, pattern) for pattern in own)]
+    if foreign:
+        return (f"it holds files `leviathan {verb}` never writes ({_some(foreign)}), though its {MARKER} lists them "
+                f"(the marker was edited, or copied into a folder of yours)")
+    if marker.sha256 is not None:
+        changed = [f for f in files if marker.sha256.get(f) != _sha256(Path(folder) / f)]
+        if changed:
+            return (f"it holds files changed since `leviathan {verb}` wrote them, or that it did not write "
+                    f"({_some(changed)}: their sha256 is not the one its {MARKER} records)")
+    return None
+
+
+def leftover_is_own(folder: str | os.PathLike, own: Iterable[str]) -> bool:
+    """Whether every file under ``folder`` (a temporary folder a crashed writer left, ``.tmp-*``) matches one of the
+    ``own`` glob patterns of what that writer puts there: only then may it be deleted as the writer's leftover. A
+    user's folder that happened to bear such a name (``.data.tmp-99999-x``, ``checkpoints/.tmp-step-00000006``) was
+    deleted with what it held (issue 30 round 8, A17/A18)."""
+    patterns = tuple(own)
+    for dirpath, _, filenames in os.walk(folder):
+        for name in filenames:
+            rel = os.path.relpath(os.path.join(dirpath, name), folder)
+            if not any(fnmatch.fnmatchcase(rel, pattern) for pattern in patterns):
+                return False
+    return not os.path.islink(folder)
 
 
 def check_unlocked(folder: Path, doing: str) -> None:
@@ -340,3 +375,22 @@ def check_apart(source: str | os.PathLike, source_what: str, out: str | os.PathL
         return
     raise UserError(f"{out_what} {str(out)!r} {relation} {source_what} {str(source)!r}: an output folder must be "
                     f"apart from its input; choose another {out_what}")
+
+
+def check_not_inside(folder: str | os.PathLike, what: str, verbs: Iterable[str]) -> None:
+    """UserError when the output folder ``folder`` lies inside a folder that one of ``verbs`` wrote (its marker says
+    so): ``train --run-dir RUN/checkpoints`` made a second run inside the first one's checkpoints folder, exit 0 (issue
+    30 round 8, G14). Containers (a sweep's runs, a demo's variants) are not in ``verbs``."""
+    verbs = set(verbs)
+    real = Path(os.path.realpath(folder))
+    for parent in real.parents:
+        if not (parent / MARKER).is_file():
+            continue
+        try:
+            marker = read_marker(parent)
+        except UserError:
+            continue  # a damaged marker of a folder above is that folder's business
+        if marker is not None and marker.verb in verbs:
+            raise UserError(f"{what} {str(folder)!r} lies inside {str(parent)!r}, the output of `leviathan "
+                            f"{marker.verb}` (its {MARKER} says so): a new output there would be mixed into it; "
+                            f"choose a {what} outside it")

@@ -261,3 +261,33 @@ def test_lm_eval_on_an_export_without_its_config_names_the_missing_file(capsys, 
     line = cli_error(["lm-eval", export, "--tasks", "piqa", "--limit", "2"])
     assert f"{str(export / 'config.json')!r} is missing, but leviathan_output.json records it" in line, line
     assert f"leviathan export RUN {export} --overwrite" in line and "optimizer.pt" not in line, line
+
+
+def test_an_export_given_where_a_run_belongs_is_named_as_an_export(finished_run, tmp_path):
+    """Round 8 (C3): ``eval``, ``generate`` and ``analyze embeddings`` given an export (whose weights had been swapped
+    for another export's) said "checkpoint 'hf' is incomplete (missing optimizer.pt, state.json, config.yaml)",
+    sending the user after files an export never has. The line says what the folder is and what to pass."""
+    from leviathan.cli import main
+
+    export = tmp_path / "hf"
+    assert main(["export", str(finished_run), str(export)]) == 0
+    for argv in (["eval", export], ["generate", export, "--max-new-tokens", "2"], ["analyze", "embeddings", export]):
+        line = cli_error(argv)
+        assert f"'{export}' is a Hugging Face folder" in line and "pass the run it was exported from" in line, line
+
+
+def test_sample_efficiency_of_runs_with_different_tokenizers_is_refused(finished_run, tmp_path):
+    """Round 8 (I13): ``analyze efficiency --model RUN --reference RUN2`` with RUN2 trained on another preparation
+    (another BPE of the same size) said "RUN reaches RUN2's final loss 4.3193 after 1,024 tokens", comparing losses over
+    different ids, exit 0."""
+    from leviathan.cli import main
+    from leviathan.data.prepare import prepare
+    from reliability_support import write_corpus
+
+    other = prepare(str(write_corpus(tmp_path / "corpus2", seed=1)), tmp_path / "data2", "bpe:300", val_fraction=0.2,
+                    progress=False, log=lambda msg: None)
+    assert other["tokenizer"] == "bpe:300"
+    assert main(["train", "--run-dir", str(tmp_path / "run2"), *run_overrides(tmp_path / "data2", max_steps=2),
+                 "--quiet"]) == 0
+    line = cli_error(["analyze", "efficiency", "--model", finished_run, "--reference", tmp_path / "run2"])
+    assert "were trained with different tokenizers" in line

@@ -310,3 +310,61 @@ def test_an_export_holding_a_users_folder_or_link_is_not_replaced(capsys, finish
     assert "it holds files the earlier `leviathan export` did not write (mydocs ->, plans/2027/)" in line
     assert (earlier_export / "mydocs").is_symlink() and (earlier_export / "plans" / "2027").is_dir()
     assert (docs / "thesis.txt").read_text() == "years of work"
+
+
+def _list_in_marker(folder: Path, name: str, whole: bool = False) -> None:
+    """Edit ``folder``'s marker to list ``name`` among its files (or, ``whole``, to claim the whole folder)."""
+    path = folder / MARKER
+    marker = json.loads(path.read_text())
+    marker["files"] = None if whole else sorted([*marker["files"], name])
+    path.write_text(json.dumps(marker))
+
+
+@pytest.mark.parametrize("whole", [False, True], ids=["listed", "files-null"])
+def test_a_marker_edited_to_list_a_users_file_does_not_make_it_the_verbs(finished_run, data, earlier_export, tmp_path,
+                                                                         whole):
+    """Round 8 (A4, A5): a user's notes.txt put in an earlier export or data folder, with the folder's marker edited to
+    list it (or to claim the whole folder), was deleted by ``export --overwrite`` / ``prepare --overwrite``, exit 0.
+    A file the verb never writes, or one whose sha256 is not the one an export's marker records, is not its own."""
+    copy = Path(shutil.copytree(data, tmp_path / "data"))
+    for folder in (earlier_export, copy):
+        (folder / "notes.txt").write_text("mine")
+        _list_in_marker(folder, "notes.txt", whole)
+    before = {folder: tree_hashes(folder) for folder in (earlier_export, copy)}
+    line = cli_error(["export", finished_run, earlier_export, "--overwrite"])
+    assert "notes.txt" in line and "delete it by hand first" in line
+    line = cli_error(["prepare", write_corpus(tmp_path / "corpus"), "--out", copy, "--tokenizer", "bpe:300",
+                      "--overwrite", "--no-progress"])
+    assert "never writes (notes.txt)" in line and f"rm -r {copy}" in line
+    assert {folder: tree_hashes(folder) for folder in (earlier_export, copy)} == before
+
+
+def test_an_export_whose_file_was_edited_is_not_replaced(finished_run, earlier_export):
+    """Round 8: a model card (README.md) the user edited in an earlier export was deleted by ``--overwrite`` like the
+    card export wrote; the marker's sha256 tells the two apart."""
+    card = earlier_export / "README.md"
+    card.write_text(card.read_text() + "\nMy notes on this model.\n")
+    line = cli_error(["export", finished_run, earlier_export, "--overwrite"])
+    assert "changed since `leviathan export` wrote them" in line and "README.md" in line
+    assert card.read_text().endswith("My notes on this model.\n")
+
+
+def test_a_users_folder_named_like_a_temporary_folder_is_kept(finished_run, run_copy, data, tmp_path):
+    """Round 8 (A17, A18): a user's folder that bore the name of a crashed writer's leftover (``.NAME.tmp-PID-x``
+    beside a data folder, with PID no live process; ``checkpoints/.tmp-step-N``) was deleted with what it held by the
+    next ``prepare`` / ``train``. A leftover is deleted only when it holds nothing but the writer's own files."""
+    from leviathan.cli import main
+
+    copy = Path(shutil.copytree(data, tmp_path / "data"))
+    mine = [tmp_path / ".data.tmp-999999999-abc", run_copy / "checkpoints" / ".tmp-step-00000006"]
+    crashed = run_copy / "checkpoints" / ".tmp-step-00000008-999999999"  # a real leftover: deleted as before
+    for folder in [*mine, crashed]:
+        folder.mkdir()
+    for folder in mine:
+        (folder / "keep.txt").write_text("mine")
+    (crashed / "model.safetensors").write_bytes(b"half")
+    assert main(["prepare", str(write_corpus(tmp_path / "corpus")), "--out", str(copy), "--tokenizer", "bpe:300",
+                 "--overwrite", "--no-progress"]) == 0
+    assert main(["train", "--run-dir", str(run_copy), "--resume", "auto", "max_steps=6", "--quiet"]) == 0
+    assert all((folder / "keep.txt").read_text() == "mine" for folder in mine)
+    assert not crashed.exists()

@@ -253,3 +253,64 @@ def test_a_device_or_a_pipe_as_the_output_file_is_refused_without_reading_it(fin
     os.mkfifo(fifo)
     line = cli_error(["analyze", "embeddings", finished_run, "--out", fifo])
     assert f"--out '{fifo}' is not a regular file (a device, a pipe or a socket)" in line
+
+
+def test_collect_results_never_writes_over_a_users_file_or_a_fingerprinted_one(finished_run, data, tmp_path):
+    """Round 8 (E1-E7): scripts/collect_results.py wrote its grid.json over a user's grid.json in ``DEST/<grid>``,
+    ended in a traceback on a results.jsonl of notes there, collected into a prepared data folder, and ``--rewrite``
+    reformatted the tokenizer.json of every step folder and export under the folder given, which then refused to load
+    (their files are fingerprinted). Each is refused before anything is written; --rewrite leaves those folders be."""
+    import subprocess
+
+    from reliability_support import REPO, one_error
+
+    def collect(*argv) -> subprocess.CompletedProcess:
+        return subprocess.run([sys.executable, str(REPO / "scripts" / "collect_results.py"), *map(str, argv)],
+                              capture_output=True, text=True, env={**__import__("os").environ,
+                                                                   "PYTHONPATH": str(REPO / "src")}, timeout=300)
+
+    sweep = tmp_path / "sweep"
+    sweep.mkdir()
+    (sweep / "grid.json").write_text(json.dumps({"name": "g", "runs": []}))
+    (sweep / "results.jsonl").write_text(json.dumps({"name": "r0", "loss": 1.0}) + "\n")
+    users = _users_folder(tmp_path / "res" / "g", "grid.json")
+    before = tree_hashes(users)
+    done = collect(sweep, "--dest", tmp_path / "res")
+    assert done.returncode == 2 and "is not a grid.json" in one_error(done.stderr)
+    (users / "grid.json").unlink()
+    (users / "results.jsonl").write_text("my notes\n")
+    done = collect(sweep, "--dest", tmp_path / "res")
+    assert done.returncode == 2 and "is not a results file" in one_error(done.stderr)
+    assert (users / "results.jsonl").read_text() == "my notes\n" and not (users / "grid.json").exists()
+    copy = Path(shutil.copytree(data, tmp_path / "data"))
+    done = collect(sweep, "--dest", copy)
+    assert done.returncode == 2 and "is the output of `leviathan prepare`" in one_error(done.stderr)
+    assert tree_hashes(copy) == tree_hashes(data)
+    run = Path(shutil.copytree(finished_run, tmp_path / "results" / "run"))
+    assert main(["export", str(run), str(tmp_path / "results" / "hf")]) == 0
+    before = tree_hashes(tmp_path / "results")
+    done = collect("--rewrite", tmp_path / "results")
+    assert done.returncode == 0, done.stderr
+    assert tree_hashes(tmp_path / "results") == before
+
+
+def test_an_output_is_never_made_inside_a_run_a_data_folder_or_an_export(finished_run, data, tmp_path):
+    """Round 8 (G14): ``train --run-dir RUN/checkpoints`` trained a second run inside the first one's checkpoints
+    folder, ``sweep --out RUN/sw`` and ``sweep --out DATA/sw`` and ``train --run-dir DATA/r`` wrote into a run and a
+    prepared folder (whose ``--overwrite`` then refused it), exit 0. A sweep's runs and a demo's stay where they are."""
+    run = Path(shutil.copytree(finished_run, tmp_path / "run"))
+    copy = Path(shutil.copytree(data, tmp_path / "data"))
+    before = {folder: tree_hashes(folder) for folder in (run, copy)}
+    line = cli_error(["train", *run_overrides(data), "--run-dir", run / "checkpoints"])
+    assert f"--run-dir '{run}/checkpoints' lies inside '{run}', the output of `leviathan train`" in line
+    line = cli_error(["train", *run_overrides(data), "--run-dir", copy / "r"])
+    assert "the output of `leviathan prepare`" in line
+    grid = tmp_path / "grid.yaml"
+    grid.write_text(json.dumps({"name": "g", "data": {"dir": str(data)}, "seeds": [0],
+                                "base": {"max_steps": 1, "data": {"seq_len": 32}, "batch_tokens": 128},
+                                "sizes": {"a": {"preset": "cpu-tiny"}},
+                                "experiments": {"iso_body": {"variants": ["dense_tied"], "sizes": ["a"]}}}))
+    for out in (run / "sw", copy / "sw"):
+        assert "lies inside" in cli_error(["sweep", "--grid", grid, "--out", out])
+    assert {folder: tree_hashes(folder) for folder in (run, copy)} == before
+    assert sorted(p.name for p in run.iterdir()) == sorted(p.name for p in finished_run.iterdir())

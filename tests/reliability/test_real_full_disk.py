@@ -208,3 +208,109 @@ def test_a_sweep_or_demo_that_cannot_save_names_its_own_rerun(data, tmp_path, sm
                       "--batch-tokens", "128", "--eval-tokens", "64", "--variants", "dense_tied", "--quiet"])
     assert FULL in line and "--resume" not in line, line
     assert line.endswith("after making room, run the same `leviathan demo` command again"), line
+
+
+def _collect(argv: list, **kwargs) -> subprocess.CompletedProcess:
+    """``python scripts/collect_results.py <argv>`` in a real process."""
+    import os
+
+    from reliability_support import REPO
+
+    env = {**os.environ, "PYTHONPATH": str(REPO / "src")}
+    kwargs.setdefault("stdout", subprocess.PIPE)
+    return subprocess.run([sys.executable, str(REPO / "scripts" / "collect_results.py"), *map(str, argv)], env=env,
+                          stderr=subprocess.PIPE, text=True, timeout=300, **kwargs)
+
+
+def test_collect_results_meets_each_storage_failure_in_one_line(swept, tmp_path, small_disk):
+    """Round 8 (S-*-collect): scripts/collect_results.py ended in a traceback for every storage failure: a full
+    disk, a read-only one, a parent path that is a file, a 300-byte name, a file-size limit, no permission."""
+    import resource
+
+    from reliability_support import one_error
+
+    (tmp_path / "file").write_text("a file")
+    full = small_disk(64 * 1024)
+    (full / "filler").write_bytes(b"\0" * (64 * 1024 - 4096))
+    read_only = small_disk(64 * 1024)
+    subprocess.run(["mount", "-o", "remount,ro", str(read_only)], check=True)
+    cases = {full / "res": "no space left on device", read_only / "res": "read-only file system",
+             tmp_path / "file" / "res": "a file is in the way where a folder is expected",
+             tmp_path / ("x" * 300): "the file name is too long"}
+    for dest, problem in cases.items():
+        done = _collect([swept, "--dest", dest])
+        assert done.returncode == 2 and problem in one_error(done.stderr), done.stderr
+    done = _collect([swept, "--dest", tmp_path / "limited"],
+                    preexec_fn=lambda: resource.setrlimit(resource.RLIMIT_FSIZE, (512, 512)))
+    assert done.returncode == 2 and "a file grew past the size limit" in one_error(done.stderr), done.stderr
+    assert not list((tmp_path / "limited").rglob("results.jsonl"))
+
+
+def test_a_print_that_fails_names_the_standard_output_not_the_disk(swept, tmp_path):
+    """Round 8 (S-devfull-*): a verb's printed result sent to a full disk (``> /dev/full``) ended in "no space left on
+    device; free disk space (delete old runs or checkpoints ...)", naming nothing, although the report or data folder
+    had been written whole; collect_results in a traceback. The line names the standard output; a reader that left
+    early (``| head``) is no error."""
+    from reliability_support import one_error
+
+    with open("/dev/full", "w") as full:
+        done = cli(["report", swept, "--out", tmp_path / "report"])
+        assert done.returncode == 0
+        for argv in (["params", "--json"], ["analyze", "compare", swept, "--json"],
+                     ["report", swept, "--out", tmp_path / "again"]):
+            proc = subprocess.run([sys.executable, "-m", "leviathan", *map(str, argv)], stdout=full, text=True,
+                                  stderr=subprocess.PIPE, env=_env(), timeout=300)
+            assert proc.returncode == 2, proc.stderr
+            assert "could not print to the standard output ('/dev/full')" in one_error(proc.stderr)
+        assert (tmp_path / "again" / "report.md").is_file()
+        done = _collect([swept, "--dest", tmp_path / "res"], stdout=full)
+        assert done.returncode == 2 and "could not print to the standard output" in one_error(done.stderr)
+    head = subprocess.run(f"{sys.executable} -m leviathan params --json | head -c 1", shell=True, env=_env(),
+                          capture_output=True, text=True, timeout=300)
+    assert head.stdout == "[" and head.stderr == ""
+
+
+def _env() -> dict:
+    import os
+
+    from reliability_support import REPO
+
+    return {**os.environ, "OMP_NUM_THREADS": "1", "PYTHONPATH": str(REPO / "src"), "TOKENIZERS_PARALLELISM": "false"}
+
+
+def test_bake_adopted_onto_a_read_only_disk_names_the_folder_asked_for(small_disk):
+    """Round 8 (F4): ``bake_adopted(model, RO/x)`` raised ``Read-only file system: 'RO/.x.tmp-pye8eij3'``, the name of
+    a temporary folder the user never asked for (the CLI's export takes its lock first, which names the folder)."""
+    from transformers import LlamaConfig, LlamaForCausalLM
+
+    from leviathan.hf import adopt, bake_adopted
+
+    disk = small_disk(64 * 1024)
+    subprocess.run(["mount", "-o", "remount,ro", str(disk)], check=True)
+    model = adopt(LlamaForCausalLM(LlamaConfig(vocab_size=300, hidden_size=32, intermediate_size=64,
+                                               num_hidden_layers=1, num_attention_heads=2, num_key_value_heads=2)))
+    with pytest.raises(OSError) as caught:
+        bake_adopted(model, disk / "x")
+    assert caught.value.filename == str(disk / "x")
+
+
+def test_lm_eval_with_a_full_temporary_disk_names_the_file_and_tmpdir(finished_run, tmp_path, small_disk):
+    """Round 8 (L5): lm-eval writes its task files and the model's export into a temporary folder; when that disk
+    refused a write (a file-size limit, a full /tmp) the line named no file and advised `--run-dir / --out`, which do
+    not move it. It names the file and TMPDIR; nothing is left in the temporary disk, and --out gets no result."""
+    import os
+
+    from reliability_support import REPO, one_error
+    from test_companions import _piqa_root
+
+    disk = small_disk(64 * 1024)
+    (disk / "filler").write_bytes(b"\0" * (64 * 1024 - 4096))
+    env = {**os.environ, "OMP_NUM_THREADS": "1", "PYTHONPATH": str(REPO / "src"), "TMPDIR": str(disk)}
+    proc = subprocess.run([sys.executable, "-m", "leviathan", "lm-eval", str(finished_run), "--tasks", "piqa",
+                           "--data-root", str(_piqa_root(tmp_path / "tasks")), "--threads", "1", "--out",
+                           str(tmp_path / "out")], env=env, capture_output=True, text=True, timeout=300)
+    assert proc.returncode == 2, proc.stderr
+    line = one_error(proc.stderr)
+    assert f"'{disk}/leviathan-lm-eval-" in line and "no space left on device" in line and "TMPDIR" in line, line
+    assert sorted(p.name for p in disk.iterdir()) == ["filler"]
+    assert not (tmp_path / "out" / "lm_eval.json").exists()

@@ -326,3 +326,37 @@ def test_analyses_take_the_rows_of_one_grid_and_an_ablation_each_folder_once(cap
     assert main(["analyze", "compare", str(sweep_copy)]) == 0
     line = fails(capsys, "report", "--ablation", sweep_copy, results, "--out", tmp_path / "ablation")
     assert f"'{results}' is the sweep folder '{sweep_copy}' again: its arms would be counted twice" in line
+
+
+def test_a_run_trained_on_after_the_sweep_gets_no_record_under_its_row(capsys, sweep_copy):
+    """Round 8 (D10): a sweep's run continued by hand (``train --run-dir S/runs/NAME --resume auto max_steps=4``, its
+    row measured step 2) had ``analyze embeddings --sweep`` write a record of the step-4 weights under the row's name,
+    exit 0. The run folder's newest step must be the row's."""
+    run = sweep_copy / "runs" / "a-dense_tied-s0"
+    assert main(["train", "--run-dir", str(run), "--resume", "auto", "max_steps=4", "keep_last=2", "--quiet"]) == 0
+    capsys.readouterr()
+    line = fails(capsys, "analyze", "embeddings", "--sweep", sweep_copy)
+    assert f"{run}'s newest checkpoint is step 4, but its row in {sweep_copy}/results.jsonl measured step 2" in line
+    assert not (sweep_copy / "embeddings" / "a-dense_tied-s0.json").exists()
+    shutil.move(run / "checkpoints" / "step-00000004", sweep_copy / "step-00000004")  # the fix the line gives
+    assert main(["analyze", "embeddings", "--sweep", str(sweep_copy)]) == 0
+
+
+def test_a_sweep_given_as_its_own_lr_pre_sweep_is_refused_before_any_file(capsys, swept, tmp_path):
+    """Round 8 (D9): ``report S --lr-sweep S`` (or a copy of S) tabled the grid's own runs, each at its one lr, as a
+    learning-rate pre-sweep and "picked" from them, exit 0. A pre-sweep's rows are of its own grid (``G-lr``)."""
+    copy = Path(shutil.copytree(swept, tmp_path / "copy"))
+    for lr_sweep in (swept, copy):
+        line = fails(capsys, "report", swept, "--lr-sweep", lr_sweep, "--out", tmp_path / "report")
+        assert f"--lr-sweep {lr_sweep}: its rows are of grid 'tiny', the grid this report is of" in line
+    assert not (tmp_path / "report").exists()
+
+
+def test_an_ablation_takes_each_run_of_a_grid_once(capsys, swept, tmp_path):
+    """Round 8 (I16): ``report --ablation S S300``, two folders of one grid (here a copy; in the try, the grid
+    evaluated on fewer tokens), showed every run twice, as two arms, exit 0; round 7 refused only the same folder
+    given twice. The refusal comes before --out is claimed."""
+    copy = Path(shutil.copytree(swept, tmp_path / "copy"))
+    line = fails(capsys, "report", "--ablation", swept, copy, "--out", tmp_path / "ablation")
+    assert f"run 'a-dense_tied-s0' of grid 'tiny' is in '{swept}' and again in '{copy}'" in line
+    assert not (tmp_path / "ablation").exists()

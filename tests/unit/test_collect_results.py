@@ -41,18 +41,18 @@ def test_rows_of_a_second_sweep_folder_are_added_after_the_committed_ones(collec
     assert (dest / "g" / "results.jsonl").read_bytes() == before
 
 
-def test_a_run_with_two_different_rows_stops_before_writing(collect, tmp_path):
+def test_a_run_with_two_different_rows_stops_before_writing(collect, tmp_path, capsys):
     first = _sweep(tmp_path / "a", [{"name": "r0", "loss": 1.0}])
     second = _sweep(tmp_path / "b", [{"name": "r0", "loss": 1.5}, {"name": "r1", "loss": 2.0}])
     dest = tmp_path / "results"
     collect.main([str(first), "--dest", str(dest)])
     before = (dest / "g" / "results.jsonl").read_bytes()
-    with pytest.raises(SystemExit, match="run 'r0' has a row in the results folder and a different one"):
-        collect.main([str(second), "--dest", str(dest)])
+    assert collect.main([str(second), "--dest", str(dest)]) == 2
+    assert "error: run 'r0' has a row in the results folder and a different one" in capsys.readouterr().err
     assert (dest / "g" / "results.jsonl").read_bytes() == before
 
 
-def test_a_sweep_of_data_prepared_again_is_collected_with_its_plateau(collect, tmp_path, monkeypatch):
+def test_a_sweep_of_data_prepared_again_is_collected_with_its_plateau(collect, tmp_path, monkeypatch, capsys):
     """The o200k-fair secondaries (issue 29) trained from a worktree whose data folder was prepared again after the
     fingerprint became version 2: collect_results refused them against the version-1 rows ("other settings"), and,
     run from another checkout, wrote the grid's unigram entropy null over the committed one (``data/...`` is
@@ -83,6 +83,6 @@ def test_a_sweep_of_data_prepared_again_is_collected_with_its_plateau(collect, t
                                                            "legacy_fingerprint": "y", **counts}}])
     (third / "grid.json").write_text(json.dumps({**grid, "data_fingerprint": "z", "data_fingerprint_version": 2,
                                                  "data_legacy_fingerprint": "y"}))
-    with pytest.raises(SystemExit, match="data fingerprint"):
-        collect.main([str(third), "--dest", str(dest)])
+    assert collect.main([str(third), "--dest", str(dest)]) == 2
+    assert "data fingerprint" in capsys.readouterr().err
     assert _names(dest / "g" / "results.jsonl") == ["r0", "r1"]

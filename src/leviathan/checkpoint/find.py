@@ -25,6 +25,7 @@ def find_checkpoint(path: str | os.PathLike) -> Path:
         raise UserError(f"checkpoint {str(path)!r} does not exist; pass a run folder or one of its "
                         f"checkpoints/step-XXXXXXXX folders")
     if (path / "model.safetensors").exists() or STEP_RE.match(path.name):
+        _refuse_exported(path)
         if not is_complete(path):
             missing = [f for f in REQUIRED if not (path / f).is_file()]
             raise UserError(f"checkpoint {str(path)!r} is incomplete (missing {', '.join(missing) or 'a valid state.json'});"
@@ -36,3 +37,14 @@ def find_checkpoint(path: str | os.PathLike) -> Path:
     if latest is None:
         raise UserError(f"{str(path)!r} holds no complete checkpoint (expected {CHECKPOINTS}/step-XXXXXXXX folders)")
     return latest
+
+
+def _refuse_exported(path: Path) -> None:
+    """UserError when ``path`` is a Hugging Face folder (``leviathan export``'s output, or any ``save_pretrained``
+    folder: config.json beside the weights, no state.json): it was called "incomplete (missing optimizer.pt,
+    state.json, config.yaml)", which sent the user looking for files an export never has (issue 30 round 8, C3)."""
+    if (path / "config.json").is_file() and not (path / "state.json").exists() and not STEP_RE.match(path.name):
+        raise UserError(f"{str(path)!r} is a Hugging Face folder (config.json and model.safetensors, as `leviathan "
+                        f"export` writes), not a training checkpoint; this verb reads a run folder or one of its "
+                        f"checkpoints/step-XXXXXXXX folders: pass the run it was exported from, or score the export "
+                        f"with `leviathan lm-eval {path}` or load it with transformers (from_pretrained)")

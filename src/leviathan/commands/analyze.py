@@ -283,6 +283,30 @@ def _frequency_runs(args) -> int:
     return 0
 
 
+def _check_same_tokenizer(model: str, reference: str) -> None:
+    """UserError when the run folders ``model`` and ``reference`` were trained with different tokenizers (their newest
+    steps' tokenizer.json, as state.json fingerprints it): their losses are over different ids, so "reaches the
+    reference's loss after N tokens" compared nothing, exit 0 (issue 30 round 8, I13). A metrics.jsonl given alone, or
+    a run without a checkpoint, is not checked."""
+    import json
+    from pathlib import Path
+
+    from ..checkpoint.layout import latest_checkpoint
+    from ..errors import UserError
+
+    digests = []
+    for run in (model, reference):
+        step = latest_checkpoint(run) if Path(run).is_dir() else None
+        try:
+            digests.append(json.loads((step / "state.json").read_text())["files"]["tokenizer.json"] if step else None)
+        except (OSError, ValueError, KeyError, TypeError):
+            digests.append(None)
+    if None not in digests and digests[0] != digests[1]:
+        raise UserError(f"--model {model} and --reference {reference} were trained with different tokenizers (their "
+                        f"checkpoints' tokenizer.json differ): their validation losses are over different ids and "
+                        f"cannot be compared; compare runs trained on the same prepared data")
+
+
 def _efficiency(args) -> int:
     from ..experiments.method.efficiency import efficiency_from_results, format_efficiency, sample_efficiency, val_curve
     from ..train.metrics import read_metric_rows
@@ -292,6 +316,7 @@ def _efficiency(args) -> int:
 
         if not (args.model and args.reference):
             raise UserError("pass both --model and --reference")
+        _check_same_tokenizer(args.model, args.reference)
         res = sample_efficiency(val_curve(read_metric_rows(args.model, given=True), args.split),
                                 val_curve(read_metric_rows(args.reference, given=True), args.split))
         if args.json:

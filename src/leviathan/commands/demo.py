@@ -388,6 +388,13 @@ def verdict(rows: list[DemoRow], data_dir: Path) -> list[str]:
     return lines + [f"same models past the plateau, {line}" for line in refs]
 
 
+def _demo_files() -> tuple[str, ...]:
+    """Glob patterns of every file a demo folder holds: its summary and a run folder per variant."""
+    from ..model.config import EMBEDDING_KINDS
+
+    return ("demo.json", "demo.md", *(f"{kind}/*" for kind in EMBEDDING_KINDS))
+
+
 def _earlier_demo(folder: Path, files: list[str]) -> bool:
     """A demo folder written before markers existed: demo.json, demo.md and a run folder per variant, nothing else."""
     from ..model.config import EMBEDDING_KINDS
@@ -419,7 +426,7 @@ def run(args) -> int:
     if run_dir.exists() or run_dir.is_symlink():  # a link to a missing folder is named (replaced_folder)
         run_dir = replaced_folder(run_dir, "--run-dir")  # deleted and made anew: never the current folder
         if any(run_dir.iterdir()):  # only an earlier demo (its marker and files), no live run: leviathan.ownership
-            check_replaceable(run_dir, "demo", "--run-dir", legacy=_earlier_demo)
+            check_replaceable(run_dir, "demo", "--run-dir", legacy=_earlier_demo, own=_demo_files())
         if run_dir.is_symlink():  # the link is replaced, as prepare and export replace theirs; what it names is kept
             run_dir.unlink()  # (rmtree refused a link: a traceback, issue 30 round 6)
         else:

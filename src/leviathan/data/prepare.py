@@ -58,7 +58,8 @@ import numpy as np
 
 from ..errors import UserError
 from ..locking import folder_lock
-from ..ownership import check_apart, check_replaceable, listed_files, replaced_folder, write_marker
+from ..ownership import (check_apart, check_replaceable, leftover_is_own, listed_files, replaced_folder,
+                         write_marker)
 from ..seeds import check_seed
 from ..storage import storage_oserror
 from .companions import file_digests
@@ -291,7 +292,8 @@ def _check_out_dir(out: Path, settings: dict, stat: str, overwrite: bool) -> Pre
                                 f"replace it; choose a new or empty directory")
             return None
     if overwrite:
-        check_replaceable(out, "prepare", "--overwrite", legacy=lambda folder, files: _legacy_data_dir(meta, files))
+        check_replaceable(out, "prepare", "--overwrite", legacy=lambda folder, files: _legacy_data_dir(meta, files),
+                          own=OWN_FILES)
         return None
     if meta.settings == settings and meta.source_stat == stat and _complete(out, meta):
         return meta
@@ -324,6 +326,10 @@ def _check_apart(out: Path, specs: list, sources: list) -> None:
                         f"from its input (--overwrite would delete it); choose another --out")
 
 
+# every file a data folder (and the temporary folder it is built in) ever holds: its split files are NAME.bin
+OWN_FILES = (META_FILE, FREQ_FILE, "*.bin", "tokenizer.json", "leviathan_tokenizer.json", "leviathan_output.json")
+
+
 def _legacy_data_dir(meta: PreparedMeta | None, files: list[str]) -> bool:
     """Whether a folder without the ownership marker is a data dir ``prepare`` wrote before markers existed: its
     meta.json reads, and it holds its split files, the frequencies, the tokenizer files and nothing else."""
@@ -346,7 +352,8 @@ def _remove_stale_temps(out: Path) -> None:
         try:
             os.kill(pid, 0)
         except ProcessLookupError:
-            shutil.rmtree(p, ignore_errors=True)
+            if leftover_is_own(p, OWN_FILES):  # a user's folder of that name is not prepare's to delete
+                shutil.rmtree(p, ignore_errors=True)
         except OSError:  # alive under another user, or unknowable: leave it
             pass
 

@@ -228,26 +228,53 @@ def evaluate_model(model, tokenizer, tasks: str | Sequence[str] = "paper", *, da
     """
     keys = resolve_tasks(tasks)
     root = task_data_root(data)
-    work = Path(tempfile.mkdtemp(prefix="leviathan-lm-eval-"))
     try:
-        names = prepare_tasks(root, work / "tasks", keys)
-        check = None
-        if model is None:
-            if hf_dir is None:
-                raise UserError("evaluate_model needs a model or an existing hf_dir")
-            target = _with_hf_tokenizer(Path(hf_dir), work / "view")
-        else:
-            target = Path(hf_dir) if hf_dir is not None else work / "hf"
-            export_for_harness(model, tokenizer, target)
-            if verify:
-                check = verify_export(model, tokenizer, target)
-        results = run_harness(target, work / "tasks", [names[k] for k in keys], limit=limit, batch_size=batch_size,
-                              device=device, dtype=dtype, num_fewshot=num_fewshot, log_samples=log_samples,
-                              shown=hf_dir if model is None else None)
-        return {"hf_dir": str(target), "tasks": summarize(results, keys), "verify": check, "limit": limit,
-                "task_names": names, "results": results}
+        work = Path(tempfile.mkdtemp(prefix="leviathan-lm-eval-"))
+    except OSError as e:
+        raise _in_temporary(e, Path(tempfile.gettempdir())) from None
+    try:
+        return _evaluate_in(work, model, tokenizer, keys, root, hf_dir, limit, batch_size, device, dtype, num_fewshot,
+                            verify, log_samples)
+    except OSError as e:
+        if e.filename is None or not Path(os.path.abspath(os.fspath(e.filename))).is_relative_to(work):
+            raise
+        raise _in_temporary(e, work) from None
     finally:
         shutil.rmtree(work, ignore_errors=True)
+
+
+def _in_temporary(e: OSError, work: Path) -> Exception:
+    """A storage failure in lm-eval's temporary folder (its task files, the model's export) as one line naming the
+    file and the way out, TMPDIR: a file-size limit or a full /tmp said "a file grew past the size limit; ... (--run-dir
+    / --out)", naming no file and a flag that does not move it (issue 30 round 8, L5)."""
+    from ..errors import _STORAGE_ERRORS
+
+    if e.errno not in _STORAGE_ERRORS:
+        return e
+    return UserError(f"{str(e.filename or work)!r}: {_STORAGE_ERRORS[e.errno][0]}; lm-eval writes its task files and "
+                     f"the model's export into a temporary folder under {tempfile.gettempdir()}: make room there, or "
+                     f"point TMPDIR at a disk with room (TMPDIR=DIR leviathan lm-eval ...)")
+
+
+def _evaluate_in(work: Path, model, tokenizer, keys, root, hf_dir, limit, batch_size, device, dtype, num_fewshot,
+                 verify, log_samples) -> dict:
+    """``evaluate_model``'s work in the temporary folder ``work``."""
+    names = prepare_tasks(root, work / "tasks", keys)
+    check = None
+    if model is None:
+        if hf_dir is None:
+            raise UserError("evaluate_model needs a model or an existing hf_dir")
+        target = _with_hf_tokenizer(Path(hf_dir), work / "view")
+    else:
+        target = Path(hf_dir) if hf_dir is not None else work / "hf"
+        export_for_harness(model, tokenizer, target)
+        if verify:
+            check = verify_export(model, tokenizer, target)
+    results = run_harness(target, work / "tasks", [names[k] for k in keys], limit=limit, batch_size=batch_size,
+                          device=device, dtype=dtype, num_fewshot=num_fewshot, log_samples=log_samples,
+                          shown=hf_dir if model is None else None)
+    return {"hf_dir": str(target), "tasks": summarize(results, keys), "verify": check, "limit": limit,
+            "task_names": names, "results": results}
 
 
 def _with_hf_tokenizer(hf_dir: Path, view: Path) -> Path:

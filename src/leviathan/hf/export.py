@@ -148,7 +148,10 @@ def _atomic_dir(out_dir: str | os.PathLike, overwrite: bool) -> Iterator[Path]:
                                 f"--overwrite (overwrite=True) to replace an earlier export there")
             check_replaceable(out, "export", "--overwrite (overwrite=True)")
     out.parent.mkdir(parents=True, exist_ok=True)
-    tmp = Path(tempfile.mkdtemp(prefix=f".{out.name}.tmp-", dir=out.parent))
+    try:
+        tmp = Path(tempfile.mkdtemp(prefix=f".{out.name}.tmp-", dir=out.parent))
+    except OSError as e:  # a read-only disk refused the temporary folder: name the folder asked for (issue 30 round 8)
+        raise OSError(e.errno, e.strerror, os.fspath(out)) from None
     try:
         yield tmp
         write_marker(tmp, "export", listed_files(tmp), digests=True)  # last: a folder holding it is complete

@@ -101,15 +101,22 @@ def model_tensors(state_dict: dict[str, torch.Tensor], tied: bool) -> dict[str, 
     return out
 
 
+# every file a step folder (and its temporary folder) holds
+STEP_FILES = ("model.safetensors", "optimizer.pt", "rng.pt", "config.yaml", "state.json", "tokenizer.json",
+              "leviathan_tokenizer.json")
+
+
 def clean_partial(run_dir: Path) -> None:
     """Remove ``.tmp-*`` folders left by a crash during a save.
 
     Call it only with the run folder's lock held (``train`` takes it: ``leviathan.locking``): then no other
     process can be writing a ``.tmp-*`` folder, and every one is the leftover of a crashed writer."""
+    from ..ownership import leftover_is_own
+
     root = run_dir / CHECKPOINTS
     if root.is_dir():
-        for child in root.iterdir():
-            if child.name.startswith(".tmp-") and child.is_dir():
+        for child in root.iterdir():  # a user's folder of that name (files a step never holds) is left alone
+            if child.name.startswith(".tmp-") and child.is_dir() and leftover_is_own(child, STEP_FILES):
                 shutil.rmtree(child, ignore_errors=True)
 
 

@@ -51,7 +51,7 @@ from ..eval.result import EvalResult
 from ..io import atomic_write_json, atomic_write_text
 from ..errors import ReportedInterrupt, UserError
 from ..locking import folder_lock
-from ..ownership import check_apart, check_claim, mark
+from ..ownership import check_apart, check_claim, check_not_inside, mark
 from ..model.accounting import count_model
 from ..stop_signals import stop_signals
 from ..initial_model import initial_model
@@ -90,6 +90,7 @@ def train(cfg: RunConfig, run_dir: str | os.PathLike, resume: str | None = None,
                 try:
                     _check_run_dir(Path(run_dir))  # before the lock creates the folder
                     check_apart(cfg.data.path, "data.path", run_dir, "--run-dir")  # a run never writes into its data
+                    check_not_inside(run_dir, "--run-dir", ("train", "prepare", "export"))  # nor into another output
                     lock.enter_context(folder_lock(run_dir, "train", "choose another --run-dir"))  # one writer
                     check_claim(run_dir, "train", RUN_FILES, "choose another --run-dir", legacy=_earlier_run)
                 except UserError as e:

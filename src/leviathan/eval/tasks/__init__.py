@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import Sequence
 
 from ...errors import UserError
-from ...io import data_root
+from ...io import data_root, named
 
 TASK_DIR = Path(__file__).parent
 
@@ -107,7 +107,11 @@ def _merge_piqa(docs: Path, labels: Path, out: Path) -> Path:
     gold = [int(v) for v in labels.read_text().split()]
     if len(lines) != len(gold):
         raise UserError(f"PIQA: {docs} has {len(lines)} examples but {labels} has {len(gold)} labels")
-    with open(out, "w") as f:
-        for doc, label in zip(lines, gold):
-            f.write(json.dumps({"goal": doc["goal"], "sol1": doc["sol1"], "sol2": doc["sol2"], "label": label}) + "\n")
+    try:
+        with open(out, "w") as f:
+            for doc, label in zip(lines, gold):
+                f.write(json.dumps({"goal": doc["goal"], "sol1": doc["sol1"], "sol2": doc["sol2"], "label": label})
+                        + "\n")
+    except OSError as e:  # a failed write or close names no file (io.named)
+        raise named(e, out) from None
     return out

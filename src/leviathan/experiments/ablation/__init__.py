@@ -42,11 +42,11 @@ def write_ablation_report(paths: list[str | Path], out: str | Path, command: str
     out = Path(out)
     check_claim(out, "report --ablation", ABLATION_FILES, "choose another --out",
                 legacy=lambda folder: (folder / "ablations.json").is_file() and (folder / "README.md").is_file())
-    out.mkdir(parents=True, exist_ok=True)
-    mark(out, "report --ablation", ABLATION_FILES)  # before the first file, so a stopped report can be rerun
-    result = collect(paths)
+    result = collect(paths)  # read and checked before --out is claimed: a refusal leaves no folder behind
     if not result.arms:
         raise UserError("no leviathan run with a dense_tied pair (same width, depth, seed) in these sweeps")
+    out.mkdir(parents=True, exist_ok=True)
+    mark(out, "report --ablation", ABLATION_FILES)  # before the first file, so a stopped report can be rerun
     figures = {}
     factors = result.factors or {"all arms": [s.label for s in result.arms]}
     for factor, labels in factors.items():

@@ -229,6 +229,7 @@ def collect(paths: list[str | Path]) -> AblationResult:
 
     summaries, factors = [], {}
     seen: dict[Path, str] = {}
+    runs_seen: dict[tuple[str, str], str] = {}
     for path in paths:
         folder = Path(os.path.realpath(path))
         folder = folder if folder.is_dir() else folder.parent
@@ -238,6 +239,7 @@ def collect(paths: list[str | Path]) -> AblationResult:
         seen[folder] = str(path)
         rows, grid = load_sweep(path)
         name = grid.name or rows[0].grid or "?"
+        _check_runs_once(name, rows, str(path), runs_seen)
         gf = _grid_file(name)
         size_runs = {s: [o for run in SizeSpec.of(s, v).run for o in flatten(run)]
                      for s, v in (gf.sizes or {}).items() if isinstance(v, dict)}
@@ -253,6 +255,19 @@ def collect(paths: list[str | Path]) -> AblationResult:
         if len({lab.split("/")[0] for lab in labels}) > 1:
             factors[f"vocabulary ({size})"] = sorted(labels, key=lambda lab: _vocab_of(summaries, lab))
     return AblationResult(summaries, factors)
+
+
+def _check_runs_once(grid: str, rows, source: str, seen: dict[tuple[str, str], str]) -> None:
+    """UserError when a run of ``grid`` already came from another folder: two folders of one grid (a copy, or the
+    same grid evaluated otherwise) had each run shown twice, as two arms, exit 0 (issue 30 round 8, I16). Records
+    ``source`` as where each of ``rows`` came from."""
+    for row in rows:
+        earlier = seen.get((grid, row.name))
+        if earlier is not None and earlier != source:
+            raise UserError(f"run {row.name!r} of grid {grid!r} is in {earlier!r} and again in {source!r}: its arm would "
+                            f"be counted twice; give each grid's sweep folder once (merge its shards first: "
+                            f"leviathan report SHARD... --out DIR reads them together)")
+        seen[(grid, row.name)] = source
 
 
 def grid_softmax(grid: SweepGrid) -> str:

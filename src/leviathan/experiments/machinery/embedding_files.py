@@ -242,9 +242,25 @@ def write_sweep_records(sweep: str | os.PathLike, dest: str | os.PathLike | None
             log(f"{row.name}: no run folder {run_dir}, skipped")
             continue
         _check_run_is_row(run_dir, row, sweep / RESULTS)
+        _check_not_trained_past_row(run_dir, row, sweep / RESULTS)
         written.append(write_record(path, record_of_run(run_dir, data_dir, options), "--dest"))
         log(f"{row.name}: wrote {path}")
     return written
+
+
+def _check_not_trained_past_row(run_dir: Path, row, results: Path) -> None:
+    """UserError when the run folder's newest step is not the step the row measured (``steps``): a sweep's run
+    continued by hand (``train --run-dir S/runs/NAME --resume auto max_steps=...``) had its record made of the later
+    weights under the row's name, exit 0 (issue 30 round 8, D10)."""
+    from ...checkpoint.layout import list_checkpoints
+
+    steps, found = getattr(row, "steps", None), list_checkpoints(run_dir)
+    if not isinstance(steps, int) or not found or found[-1][0] == steps:
+        return
+    raise UserError(f"{run_dir}'s newest checkpoint is step {found[-1][0]:,}, but its row in {results} measured step "
+                    f"{steps:,}: the run was trained on after the sweep, and a record of it would not be the row's "
+                    f"run; move the later step folders out of {run_dir / 'checkpoints'} (the row's step is "
+                    f"step-{steps:08d}), or sweep the longer run into a new --out")
 
 
 def _check_run_is_row(run_dir: Path, row, results: Path) -> None:

@@ -17,6 +17,7 @@ import os
 import sys
 from pathlib import Path
 
+from ...errors import UserError
 from ...io import atomic_write_json, atomic_write_text
 from ...ownership import check_claim, mark
 from ..machinery.embedding_files import read_records
@@ -59,6 +60,10 @@ def write_report(results: str | os.PathLike | list, out_dir: str | os.PathLike, 
         grid = read_sweep_grid(results)
         check_one_evaluation(rows, str(results))
         check_one_grid(rows, str(results), grid.name, str(grid_json_of(results)))
+    if lr_sweep is not None:  # read (and checked) before the first file is written
+        sweeps = list(lr_sweep) if isinstance(lr_sweep, (list, tuple)) else [lr_sweep]
+        lr_rows = merge_sweeps(sweeps)[0] if len(sweeps) > 1 else load_results(sweeps[0])
+        _check_presweep_apart(lr_rows, grid.name, sweeps)
     out = Path(out_dir)
     check_claim(out, "report", REPORT_FILES, "choose another --out",
                 legacy=lambda folder: (folder / "report.md").is_file() and (folder / "analysis.json").is_file())
@@ -71,8 +76,6 @@ def write_report(results: str | os.PathLike | list, out_dir: str | os.PathLike, 
     if lr_sweep is not None:
         from ..method.lr_sweep import lr_sweep_section
 
-        sweeps = list(lr_sweep) if isinstance(lr_sweep, (list, tuple)) else [lr_sweep]
-        lr_rows = merge_sweeps(sweeps)[0] if len(sweeps) > 1 else load_results(sweeps[0])
         section, a.lr_sweep = lr_sweep_section(lr_rows, " + ".join(map(str, sweeps)), eval_set)
         md = md.rstrip("\n") + "\n\n" + "\n".join(section) + "\n"
     if fair_shot is not None:
@@ -94,3 +97,15 @@ REPORT_FILES = ("report.md", "analysis.json", "*.png")
 def read_records_of(folders: list) -> list:
     """The ``leviathan analyze embeddings`` records of every results folder (``<folder>/embeddings/*.json``)."""
     return [record for folder in folders for record in read_records(folder)]
+
+
+def _check_presweep_apart(lr_rows, grid_name: str, sweeps: list) -> None:
+    """UserError when the ``--lr-sweep`` rows are of the reported grid itself (the sweep given as its own pre-sweep, or
+    a copy of it): its runs at their one lr were tabled as a pre-sweep and "picked", exit 0 (issue 30 round 8, D9).
+    A pre-sweep is a grid of its own (``G-lr``)."""
+    own = sorted({row.name for row in lr_rows if row.grid == grid_name})
+    if grid_name and own:
+        raise UserError(f"--lr-sweep {' '.join(map(str, sweeps))}: its rows are of grid {grid_name!r}, the grid this "
+                        f"report is of ({', '.join(own[:3])}{' ...' if len(own) > 3 else ''}), not of its learning-rate "
+                        f"pre-sweep; pass the pre-sweep's folder (the --out of `leviathan sweep --grid {grid_name}-lr` "
+                        f"or of --presweep), or leave --lr-sweep out")
