@@ -329,3 +329,37 @@ def test_a_fit_that_diverges_is_refused_not_returned_as_a_nan_model():
     assert "the generator's fit diverged at Fit.lr=1 (" in str(info.value) and "Fit(lr=0.1)" in str(info.value)
     model = adopt(LlamaForCausalLM(cfg), seed_dim=8, modes=2, knots=8, rank=4, fit=Fit(steps=5))
     assert torch.isfinite(model.get_input_embeddings()(torch.arange(300))).all()
+
+
+def test_a_stop_while_a_module_is_imported_waits_for_the_import(tmp_path, monkeypatch):
+    """Round 8: SIGTERM 0.8 s into `train` came while torch imported numpy.linalg; the stop, raised inside the import,
+    left the module half set up (and was swallowed below it), and the verb ended in a RecursionError traceback. A stop
+    that comes during an import is now delivered once the import is done: the module is whole, the verb still stops
+    with its one line and exit 143."""
+    import signal
+    import time
+
+    from leviathan import cli
+
+    package = tmp_path / "r8_slow_import"
+    package.mkdir()
+    (package / "__init__.py").write_text("")
+    (package / "part.py").write_text("import os, signal, time\nos.kill(os.getpid(), signal.SIGTERM)\n"
+                                     "for _ in range(100):\n    time.sleep(0.001)\nWHOLE = True\n")
+    monkeypatch.syspath_prepend(str(tmp_path))
+
+    class Verb:
+        @staticmethod
+        def run(args):
+            import r8_slow_import.part  # noqa: F401
+            time.sleep(5)
+            raise AssertionError("the signal did not stop the verb")
+
+    try:
+        assert cli._run_verb(Verb, None, "train") == 128 + signal.SIGTERM
+        import r8_slow_import
+
+        assert r8_slow_import.part.WHOLE  # imported whole, and set on its package
+    finally:
+        for name in ("r8_slow_import.part", "r8_slow_import"):
+            sys.modules.pop(name, None)
