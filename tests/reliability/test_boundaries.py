@@ -363,3 +363,66 @@ def test_a_stop_while_a_module_is_imported_waits_for_the_import(tmp_path, monkey
     finally:
         for name in ("r8_slow_import.part", "r8_slow_import"):
             sys.modules.pop(name, None)
+
+
+def test_the_python_apis_model_calls_name_the_argument_and_its_range():
+    """Round 8: ``count_config("cpu-tiny")`` ended in an AttributeError, labels outside the vocabulary in torch's
+    ``IndexError: Target 999 is out of bounds`` (a device-side assert on a GPU), and float token ids were truncated to
+    whole ids without a word (``nn.Embedding`` refuses them)."""
+    from leviathan import CausalLM, LeviathanGenerator, ModelConfig, count_config
+
+    cfg = ModelConfig(vocab_size=300, hidden_size=32, num_hidden_layers=1, num_attention_heads=2,
+                      intermediate_size=64)
+    with pytest.raises(TypeError, match=r"count_config takes a ModelConfig, got str 'cpu-tiny'; for a preset"):
+        count_config("cpu-tiny")
+    model = CausalLM(cfg)
+    ids = torch.tensor([[1, 2, 3]])
+    for return_logits in (True, False):
+        with pytest.raises(ValueError, match=r"label 999 is outside \[0, 300\) \(the model's vocab_size; -100 marks"):
+            model(ids, labels=torch.tensor([[1, 2, 999]]), return_logits=return_logits)
+    with pytest.raises(ValueError, match=r"label -5 is outside \[0, 300\)"):
+        model(ids, labels=torch.tensor([[1, -5, -100]]))
+    with pytest.raises(ValueError, match=r"labels must have the shape of input_ids \(1, 3\)"):
+        model(ids, labels=torch.tensor([[1, 2]]))
+    with pytest.raises(TypeError, match="labels must be an integer tensor"):
+        model(ids, labels=ids.float())
+    assert torch.isfinite(model(ids, labels=torch.tensor([[1, -100, 299]]))[1])  # -100 ignored, 299 the last id
+    with pytest.raises(TypeError, match=r"token ids must be an integer tensor \(torch.long\), got torch.float32"):
+        LeviathanGenerator(vocab_size=300, hidden_size=16)(torch.tensor([1.5]))
+    with pytest.raises(TypeError, match="token ids must be an integer tensor"):
+        model(ids.float())
+
+
+@pytest.mark.parametrize("settings, shown", [
+    ({"rank": 10**9}, "these settings give the generator 32,896,000,135,808 parameters (122,547 GiB in float32), "
+                      "more than the 2,147,483,648 any generator can use"),
+    ({"base": 10**12}, "lower rank, knots, modes, seed_dim or base"),
+    ({"k": 100}, "k must be an integer in [1, 64]"),
+])
+def test_generator_sizes_no_memory_holds_are_refused_before_any_tensor(settings, shown):
+    """Round 8: ``adopt(model, rank=10**9)`` ended in the allocator's traceback (131 TB asked for); ``ModelConfig``
+    and ``LeviathanGenerator`` meet the same check."""
+    from transformers import LlamaConfig, LlamaForCausalLM
+
+    from leviathan import LeviathanGenerator
+    from leviathan.errors import UserError
+    from leviathan.hf import adopt
+
+    with pytest.raises(ValueError) as caught:
+        LeviathanGenerator(vocab_size=300, hidden_size=16, **settings)
+    assert shown in str(caught.value)
+    model = LlamaForCausalLM(LlamaConfig(vocab_size=300, hidden_size=16, intermediate_size=32, num_hidden_layers=1,
+                                         num_attention_heads=2, num_key_value_heads=2))
+    with pytest.raises(UserError) as caught:
+        adopt(model, **settings)
+    assert "invalid generator setting" in str(caught.value) and shown in str(caught.value)
+
+
+def test_a_generator_no_memory_holds_is_refused_by_trains_config(data, tmp_path):
+    """Round 8: ``train model.generator_rank=1000000000`` went on to build the model (the allocator's traceback, or
+    the machine's memory)."""
+    line = cli_error(["train", *run_overrides(data), "model.embedding=leviathan", "model.generator_rank=1000000000",
+                      "--run-dir", tmp_path / "run"])
+    assert "model.generator_*: these settings give the generator" in line
+    assert "lower model.generator_rank, _knots, _modes, _seed_dim or _base" in line
+    assert not (tmp_path / "run").exists()

@@ -143,6 +143,21 @@ class ModelConfig:
                         f"model.generator_base={self.generator_base} with generator_k={self.generator_k} addresses "
                         f"{self.generator_base ** self.generator_k} ids, fewer than vocab_size={self.vocab_size}; "
                         f"raise generator_base or set it to null")
+        if self.embedding == "leviathan":
+            self._check_generator_size()
+
+    def _check_generator_size(self) -> None:
+        """The generator these settings build fits in memory (``generator_size``; round 8: generator_rank=10**9
+        reached the allocator's traceback, or the machine's memory)."""
+        from .generator_size import check_size
+
+        try:
+            check_size(self.vocab_size, self.hidden_size, self.generator_k, self.generator_seed_dim,
+                       self.generator_modes, self.generator_knots, self.generator_rank, self.generator_base)
+        except ValueError as e:
+            require(False, f"model.generator_*: {e}".replace("lower rank, knots, modes, seed_dim or base",
+                                                             "lower model.generator_rank, _knots, _modes, "
+                                                             "_seed_dim or _base"))
 
     def _check_options(self) -> None:
         """The input-side options: their values, and that they apply to this embedding variant."""
