@@ -27,6 +27,7 @@ import yaml
 
 from .codec import encode
 from .errors import ConfigError, UserError
+from .errors import missing
 from .io import atomic_write_text
 from .strict_yaml import AmbiguousNumberError, DuplicateKeyError, TooDeepError, load_strict, parse as parse_yaml
 
@@ -288,7 +289,7 @@ def load_yaml(path: str | os.PathLike) -> dict:
     that names it (and the line)."""
     path = Path(path)
     if not path.is_file():
-        raise ConfigError(f"config file {str(path)!r} does not exist; pass the path of a YAML file")
+        raise ConfigError(f"config file {str(path)!r} {missing(path)}; pass the path of a YAML file")
     try:
         text = path.read_text(encoding="utf-8")
     except UnicodeDecodeError as e:

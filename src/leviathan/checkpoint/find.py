@@ -12,6 +12,7 @@ import os
 from pathlib import Path
 
 from ..errors import UserError
+from ..errors import missing as missing_path
 from .damage import refuse_damaged_newest
 from .layout import CHECKPOINTS, REQUIRED, STEP_RE, is_complete, latest_checkpoint
 
@@ -22,7 +23,7 @@ def find_checkpoint(path: str | os.PathLike) -> Path:
     """
     path = Path(path)
     if not path.exists():
-        raise UserError(f"checkpoint {str(path)!r} does not exist; pass a run folder or one of its "
+        raise UserError(f"checkpoint {str(path)!r} {missing_path(path)}; pass a run folder or one of its "
                         f"checkpoints/step-XXXXXXXX folders")
     if (path / "model.safetensors").exists() or STEP_RE.match(path.name):
         if not is_complete(path):

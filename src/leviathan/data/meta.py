@@ -21,6 +21,7 @@ from pathlib import Path
 from typing import Any
 
 from ..errors import UserError
+from ..errors import missing
 
 META_FILE = "meta.json"
 FORMAT = 1
@@ -71,7 +72,7 @@ def read_meta(data_dir: str | os.PathLike, fix: str | None = None) -> PreparedMe
     d = Path(data_dir)
     fix = fix or f"run `leviathan prepare SOURCE --out {d}` to create it"
     if not d.is_dir():
-        raise UserError(f"data dir {d} does not exist; {fix}")
+        raise UserError(f"data dir {d} {missing(d)}; {fix}")
     p = d / META_FILE
     if not p.is_file():
         raise UserError(f"{d} is not a prepared data dir (no meta.json); {fix}")

@@ -49,6 +49,7 @@ from pathlib import Path
 from typing import Any, Sequence
 
 from ..errors import UserError
+from ..errors import missing
 from ..ownership import MARKER, check_apart, check_claim, check_output_files, mark, read_marker
 from .hflm import fitting_hflm, offline_env
 from .lm_export import export_for_harness, is_hf_dir, verify_export
@@ -132,7 +133,7 @@ def evaluate(source: str | os.PathLike, tasks: str | Sequence[str] = "paper", *,
     """
     src = Path(source)
     if not src.exists():
-        raise UserError(f"{str(src)!r} does not exist; pass a run dir, a checkpoint step dir or an HF directory")
+        raise UserError(f"{str(src)!r} {missing(src)}; pass a run dir, a checkpoint step dir or an HF directory")
     if out_dir:  # before the evaluation: never over a user's lm_eval.json or hf/ (``leviathan.ownership``)
         check_apart(src, "the evaluated model's folder", out_dir, "--out")
         check_claim(out_dir, "lm-eval", OUT_FILES, "choose another --out", legacy=_earlier_out)

@@ -49,7 +49,7 @@ from ..config import dump_yaml
 from ..data.meta import PreparedMeta
 from ..eval.result import EvalResult
 from ..io import atomic_write_json, atomic_write_text
-from ..errors import ReportedInterrupt, UserError
+from ..errors import ReportedInterrupt, UserError, dead_link, missing
 from ..locking import folder_lock
 from ..ownership import check_apart, check_claim, mark
 from ..model.accounting import count_model
@@ -167,7 +167,9 @@ def _check_inputs(cfg: RunConfig, run_dir: Path, info: D.DistInfo) -> PreparedMe
     cfg.check_schedule()
     meta = data_meta(cfg.data.path)
     if meta is None:
-        raise UserError(f"data.path {cfg.data.path!r} is not a prepared data folder (no meta.json); "
+        how = "is not a prepared data folder (no meta.json)" if dead_link(cfg.data.path) is None else \
+            missing(cfg.data.path)
+        raise UserError(f"data.path {cfg.data.path!r} {how}; "
                         f"create it with `leviathan prepare` or point data.path at one")
     check_vocab(cfg, meta)
     val = meta.splits.get("val")

@@ -29,6 +29,7 @@ import numpy as np
 
 from ...config import ConfigError, from_dict
 from ...errors import UserError
+from ...errors import missing
 from ...io import atomic_write_text
 from ...ownership import check_not_special
 from ..method.embeddings import FORMAT, Definitions, EmbeddingRecord, analyze_tables
@@ -174,7 +175,7 @@ def record_or_run(path: str | os.PathLike, data_dir: str | os.PathLike | None = 
         return read_record(path)
     if path.is_dir():
         return record_of_run(path, data_dir, options)
-    raise UserError(f"{str(path)!r} does not exist; pass a run folder or an embeddings record (.json)")
+    raise UserError(f"{str(path)!r} {missing(path)}; pass a run folder or an embeddings record (.json)")
 
 
 def _check_dest(dest: Path) -> None:

@@ -33,6 +33,7 @@ import numpy as np
 
 from ...codec import decode, encode, encode_fields, extra_keys
 from ...errors import UserError
+from ...errors import dead_link, missing
 from ...eval.result import EvalResult
 from ...model.accounting import ParamCounts
 from .identity import Evaluation
@@ -524,6 +525,8 @@ def load_results(path: str | os.PathLike, report=None) -> list[ResultRow]:
     """Like ``read_results`` (``report`` receives its warnings and notes) but a missing or empty file is an error
     naming the fix."""
     rows = read_results(path, report)
+    if not rows and dead_link(path) is not None:
+        raise UserError(f"results {str(path)!r} {missing(path)}; pass a sweep output dir or its results.jsonl")
     if not rows:
         raise UserError(f"no result rows in {str(path)!r}; pass a sweep output dir or its results.jsonl "
                         f"(written by `leviathan sweep`)")
