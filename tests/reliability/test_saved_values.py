@@ -241,3 +241,46 @@ def test_an_adopted_folders_generator_settings_edited_to_text_are_refused_by_nam
     assert f"{config}: leviathan_generator is 'abc', not the mapping of generator settings" in str(info.value)
     with pytest.raises(UserError, match="leviathan_generator is 'abc'"):
         type(model).from_pretrained(tmp_path / "adopted")  # the adopted class, as transformers' Auto classes load it
+
+
+# ---- embeddings records ---------------------------------------------------------------------------------------------
+@pytest.fixture(scope="module")
+def recorded_sweep(data, tmp_path_factory) -> Path:
+    """A finished two-run sweep with the embeddings record of each run (real training and analysis)."""
+    from leviathan.cli import main
+    from test_row_identity import grid_file
+
+    root = tmp_path_factory.mktemp("records")
+    assert main(["sweep", "--grid", str(grid_file(root, data)), "--out", str(root / "sweep")]) == 0
+    assert main(["analyze", "embeddings", "--sweep", str(root / "sweep"), "--probes", "4"]) == 0
+    return root / "sweep"
+
+
+def _stats(record: dict, when: str, group: str) -> dict:
+    return next(g for g in record[when] if g["group"] == group)
+
+
+@pytest.mark.parametrize("change, shown", [
+    (lambda r: _stats(r, "final", "all").update(rms=-1.0), "final[all].rms is -1.0, not a root mean square >= 0"),
+    (lambda r: _stats(r, "final", "all").update(mean_cosine=7.0), "final[all].mean_cosine is 7.0, not a cosine in [-1, 1]"),
+    (lambda r: _stats(r, "init", "seen").update(effective_rank=500.0),
+     "init[seen].effective_rank is 500.0, not a rank in [1, 16] (hidden_size)"),
+    (lambda r: _stats(r, "final", "all").update(shared_share=1.5), "final[all].shared_share is 1.5, not a share in"),
+    (lambda r: _stats(r, "final", "all").update(num_ids=10**6), "final[all].num_ids is 1000000, not a count of ids"),
+    (lambda r: r["probes"][0].update(final=[9999, -3]), "probes[0].final is [9999, -3], not at most 10 (top_k) ids"),
+    (lambda r: r.update(step=99), "step is 99, past the run's 2 steps (total_steps)"),
+    (lambda r: r.update(num_buckets=0), "num_buckets is 0, not an integer >= 1"),
+    (lambda r: r.update(final=r["final"][:1]), "final holds the groups ['all'], not all, seen, unseen and bucket 1"),
+], ids=["rms", "cosine", "rank", "share", "num-ids", "probe-ids", "step", "buckets", "groups-left-out"])
+def test_an_embeddings_record_with_an_impossible_number_is_refused_by_name(recorded_sweep, tmp_path, change, shown):
+    """Round 8 (E1-E8): a record edited by hand or damaged went into the report as it was, exit 0: a mean cosine of
+    7 was shown as +7.0000. Now the file and the field are named (``machinery.record_checks``), nothing written."""
+    sweep = Path(shutil.copytree(recorded_sweep, tmp_path / "sweep"))
+    path = sweep / "embeddings" / "a-dense_untied-s0.json"
+    record = json.loads(path.read_text())
+    change(record)
+    path.write_text(json.dumps(record))
+    before = tree_hashes(sweep)
+    line = cli_error(["report", sweep, "--out", tmp_path / "report"])
+    assert f"{path} is a damaged embeddings record ({shown}" in line, line
+    assert "--redo" in line and not (tmp_path / "report" / "report.md").exists() and tree_hashes(sweep) == before
