@@ -26,8 +26,7 @@ from typing import Any, Literal, Mapping, Sequence, TypeVar, get_args, get_origi
 import yaml
 
 from .codec import encode
-from .errors import ConfigError, UserError
-from .errors import missing
+from .errors import ConfigError, UserError, missing
 from .io import atomic_write_text
 from .strict_yaml import AmbiguousNumberError, DuplicateKeyError, TooDeepError, load_strict, parse as parse_yaml
 

@@ -89,7 +89,12 @@ def data_copy(data, tmp_path) -> Path:
     ("splits", [], "field 'splits' is [], expected an object of splits"),
     ("splits.train.tokens", "many", "field 'splits.train.tokens' is 'many', expected an integer >= 0"),
     ("splits.val.file", "../../etc/passwd", "field 'splits.val.file' is '../../etc/passwd', expected a file name"),
-], ids=["vocab", "eot", "splits-shape", "tokens-text", "file-outside"])
+    # round 8 (M6, M12): fingerprints no prepare writes went into new rows beside the old ones
+    ("fingerprint", 42, "field 'fingerprint' is 42, expected a digest (text, a sha256 as prepare writes) or null"),
+    ("fingerprint", None, "field 'fingerprint' is null beside 'fingerprint_version' 2, which always records one"),
+    ("fingerprint_version", 3, "field 'fingerprint_version' is 3, expected 1 or 2"),
+], ids=["vocab", "eot", "splits-shape", "tokens-text", "file-outside", "fingerprint-number", "fingerprint-null",
+        "fingerprint-version"])
 def test_a_bad_number_in_meta_json(capsys, data_copy, tmp_path, field, value, shown):
     meta_path = data_copy / "meta.json"
     meta = json.loads(meta_path.read_text())
@@ -150,6 +155,13 @@ def test_a_damaged_grid_json_is_refused_by_name(capsys, sweep_copy):
     _edit(sweep_copy / "grid.json", lambda g: g.update(unigram_entropy="abc"))
     line = fails(capsys, "report", sweep_copy, "--bootstrap", "5")
     assert "is not a sweep's grid.json (field 'unigram_entropy' is 'abc', expected a finite number" in line
+    # round 8 (G1, G8): a run's name that is a path, a fingerprint no prepare writes
+    _edit(sweep_copy / "grid.json", lambda g: g.update(unigram_entropy=None, data_fingerprint_version=3))
+    line = fails(capsys, "report", sweep_copy, "--bootstrap", "5")
+    assert "(field 'data_fingerprint_version' is 3, expected 1 or 2)" in line
+    _edit(sweep_copy / "grid.json", lambda g: (g.update(data_fingerprint_version=2), g["runs"][0].update(name="../x")))
+    line = fails(capsys, "report", sweep_copy, "--bootstrap", "5")
+    assert "(a run of field 'runs' has name '../x', expected a run's folder name)" in line
 
 
 def test_a_damaged_tokenizer_record_is_refused_by_name(capsys, run_copy):

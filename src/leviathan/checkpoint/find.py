@@ -11,8 +11,7 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-from ..errors import UserError
-from ..errors import missing as missing_path
+from ..errors import UserError, missing as missing_path
 from .damage import refuse_damaged_newest
 from .layout import CHECKPOINTS, REQUIRED, STEP_RE, is_complete, latest_checkpoint
 

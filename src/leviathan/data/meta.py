@@ -20,8 +20,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from ..errors import UserError
-from ..errors import missing
+from ..errors import UserError, missing
+from .fingerprint import recorded_problem
 
 META_FILE = "meta.json"
 FORMAT = 1
@@ -160,6 +160,10 @@ class _Checker:
                 self.bad(f"fields 'splits.{files_of[file]}.file' and 'splits.{name}.file' both name {file!r}; "
                          f"each split has its own token file")
             files_of[file] = name
+        problem = recorded_problem(meta.get("fingerprint"), meta.get("fingerprint_version"),
+                                   meta.get("legacy_fingerprint"))
+        if problem is not None:
+            self.bad(problem)
         files = meta.get("files")
         if files is not None and not (isinstance(files, dict) and all(isinstance(k, str) and isinstance(v, str)
                                                                       for k, v in files.items())):

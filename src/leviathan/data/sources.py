@@ -34,8 +34,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Iterable, Iterator, Sequence
 
-from ..errors import UserError
-from ..errors import missing
+from ..errors import UserError, missing
 
 __all__ = [
     "Source",

@@ -48,8 +48,7 @@ import tempfile
 from pathlib import Path
 from typing import Any, Sequence
 
-from ..errors import UserError
-from ..errors import missing
+from ..errors import UserError, missing
 from ..ownership import MARKER, check_apart, check_claim, check_output_files, mark, read_marker
 from .hflm import fitting_hflm, offline_env
 from .lm_export import export_for_harness, is_hf_dir, verify_export

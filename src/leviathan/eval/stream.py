@@ -25,8 +25,7 @@ from pathlib import Path
 
 import numpy as np
 
-from ..errors import UserError
-from ..errors import missing
+from ..errors import UserError, missing
 
 
 @dataclass(frozen=True)

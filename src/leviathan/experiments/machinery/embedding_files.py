@@ -28,8 +28,7 @@ from pathlib import Path
 import numpy as np
 
 from ...config import ConfigError, from_dict
-from ...errors import UserError
-from ...errors import missing
+from ...errors import UserError, missing
 from ...io import atomic_write_text
 from ...ownership import check_not_special
 from ..method.embeddings import FORMAT, Definitions, EmbeddingRecord, analyze_tables
