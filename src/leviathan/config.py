@@ -299,7 +299,8 @@ def load_yaml(path: str | os.PathLike) -> dict:
         raise ConfigError(f"config file {str(path)!r} is empty (it holds no settings, only blank lines or comments); "
                           f"write its settings, or leave the file out")
     if not isinstance(data, dict):
-        raise ConfigError(f"config file {str(path)!r} must hold a mapping of keys at the top level")
+        raise ConfigError(f"config file {str(path)!r} holds a {type(data).__name__} at the top level, not settings; "
+                          f"write one `key: value` line per setting (for example max_steps: 1000)")
     return data
 
 

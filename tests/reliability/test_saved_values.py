@@ -296,3 +296,26 @@ def test_an_embeddings_record_with_an_impossible_number_is_refused_by_name(recor
     line = cli_error(["report", sweep, "--out", tmp_path / "report"])
     assert f"{path} is a damaged embeddings record ({shown}" in line, line
     assert "--redo" in line and not (tmp_path / "report" / "report.md").exists() and tree_hashes(sweep) == before
+
+
+def test_a_format_field_of_true_or_text_and_a_step_config_of_another_depth_are_named(capsys, data_copy, run_copy,
+                                                                                     tmp_path):
+    """Round 8 (M4, M13, K18, K13): meta.json's ``format: "1"`` said "format 1, expected 1"; ``format: true`` in
+    meta.json or an output marker was taken as 1 (true == 1 in Python); a step's config.yaml edited from 2 layers to
+    1 (its digest rewritten) blamed "another embedding variant"."""
+    from reliability_support import refingerprint
+
+    for value, shown in (("1", "(format '1', expected 1)"), (True, "(format True, expected 1)")):
+        _edit(data_copy / "meta.json", lambda m: m.update(format=value))
+        assert shown in fails(capsys, "eval", run_copy, "--data", data_copy, "--max-tokens", "64")
+    _edit(data_copy / "meta.json", lambda m: m.update(format=1))
+    _edit(run_copy / "leviathan_output.json", lambda m: m.update(format=True))
+    assert "leviathan_output.json': field 'format' is True, expected 1" in \
+        fails(capsys, "train", *run_overrides(data_copy), "--run-dir", run_copy, "--resume", "auto", "--quiet")
+    step = run_copy / "checkpoints" / "step-00000004"
+    config = step / "config.yaml"
+    config.write_text(config.read_text().replace("num_hidden_layers: 2", "num_hidden_layers: 1"))
+    refingerprint(step)
+    line = fails(capsys, "export", run_copy, tmp_path / "hf")
+    assert "they come from a model of another depth (model.num_hidden_layers)" in line
+    assert not (tmp_path / "hf").exists()

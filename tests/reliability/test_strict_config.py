@@ -339,3 +339,14 @@ def test_one_key_spelt_twice_in_a_grid_section_is_refused(data, tmp_path, where,
     grid["sizes"]["a"]["run"] = [{"optim.lr": 0.01}, {"optim": {"lr": 0.02}}]  # a list is applied in order: allowed
     grid["base"].pop("optim.lr", None), grid["base"].pop("optim", None), grid.pop("variant_run", None)
     assert load_grid(grid).runs
+
+
+def test_a_config_file_holding_a_list_says_how_settings_are_written(tmp_path):
+    """Round 8 (Y1): a top-level list was "must hold a mapping of keys at the top level", with no way out."""
+    from reliability_support import cli_error
+
+    config = tmp_path / "run.yaml"
+    config.write_text("- model: {preset: cpu-tiny}\n- max_steps: 3\n")
+    line = cli_error(["train", "--config", config, "--run-dir", tmp_path / "run"])
+    assert f"config file '{config}' holds a list at the top level, not settings; write one `key: value` line per " \
+           f"setting (for example max_steps: 1000)" in line

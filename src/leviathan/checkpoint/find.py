@@ -30,6 +30,9 @@ def find_checkpoint(path: str | os.PathLike) -> Path:
             raise UserError(f"checkpoint {str(path)!r} is incomplete (missing {', '.join(missing) or 'a valid state.json'});"
                             f" pass a complete step folder or the run folder to use its latest complete step")
         return path
+    if not path.is_dir():  # a file of the run (round 8: config.yaml "holds no complete checkpoint")
+        raise UserError(f"checkpoint {str(path)!r} is a file, not a folder; pass the run folder ({str(path.parent)!r}) "
+                        f"or one of its checkpoints/step-XXXXXXXX folders")
     run_dir = path.parent if path.name == CHECKPOINTS else path
     refuse_damaged_newest(run_dir, f"use {str(path)!r}")  # never an older step in place of a damaged newest one
     latest = latest_checkpoint(run_dir)

@@ -80,9 +80,9 @@ def read_meta(data_dir: str | os.PathLike, fix: str | None = None) -> PreparedMe
         raw = json.loads(p.read_text())
     except (OSError, json.JSONDecodeError) as e:
         raise UserError(f"{p} is not valid JSON ({e}); the data dir is damaged; {fix}") from None
-    if not isinstance(raw, dict) or raw.get("format") != FORMAT:
-        raise UserError(f"{p} is not a leviathan data dir meta.json (format {raw.get('format') if isinstance(raw, dict) else '?'}, "
-                        f"expected 1); {fix}")
+    shown = raw.get("format") if isinstance(raw, dict) else "?"
+    if not isinstance(raw, dict) or isinstance(shown, bool) or shown != FORMAT:  # round 8: "format 1, expected 1"
+        raise UserError(f"{p} is not a leviathan data dir meta.json (format {shown!r}, expected {FORMAT}); {fix}")
     missing = [k for k in _REQUIRED if k not in raw]
     if missing:
         raise UserError(f"{p} lacks {', '.join(missing)}; it was not written by leviathan prepare; {fix}")
