@@ -426,3 +426,26 @@ def test_a_generator_no_memory_holds_is_refused_by_trains_config(data, tmp_path)
     assert "model.generator_*: these settings give the generator" in line
     assert "lower model.generator_rank, _knots, _modes, _seed_dim or _base" in line
     assert not (tmp_path / "run").exists()
+
+
+def test_the_training_and_analysis_api_names_a_misused_argument(tmp_path):
+    """Round 8 (Q1, Q2, Q4, Q8): ``load_run_config(None, {"max_steps": 3})`` read the dict's keys ("override
+    'max_steps' must look like key=value"), a string its letters ("override 'm' ..."); ``train(cfg, None)`` was
+    os.fspath's TypeError; ``paired_comparisons("runs/x")`` an AttributeError traceback."""
+    from leviathan.experiments.method.paired import paired_comparisons
+    from leviathan.run_config import load_run_config
+    from leviathan.train.loop import train
+
+    for overrides, shown in (({"max_steps": 3}, "got dict {'max_steps': 3}"), ("max_steps=3", "got str 'max_steps=3'")):
+        with pytest.raises(TypeError, match=r"overrides must be a list of 'key=value' strings, e\.g\. \['max_steps="):
+            load_run_config(None, overrides)
+        with pytest.raises(TypeError, match=shown):
+            load_run_config(None, overrides)
+    cfg = load_run_config(None, ["max_steps=1", "model.vocab_size=300"], check_data=False)
+    with pytest.raises(TypeError, match=r"run_dir must be the path of the run folder \(str or Path\), got None"):
+        train(cfg, None)
+    with pytest.raises(TypeError, match=r"rows must be results rows, e\.g\. paired_comparisons\(read_results\("):
+        paired_comparisons(str(tmp_path))
+    with pytest.raises(TypeError, match="rows must be ResultRow objects"):
+        paired_comparisons([{"name": "a"}])
+    assert list(tmp_path.iterdir()) == []

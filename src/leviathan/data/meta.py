@@ -21,7 +21,7 @@ from pathlib import Path
 from typing import Any
 
 from ..errors import UserError, missing
-from .fingerprint import recorded_problem
+from .fingerprint_fields import recorded_problem
 
 META_FILE = "meta.json"
 FORMAT = 1

@@ -24,6 +24,7 @@ from dataclasses import dataclass, replace
 from typing import Literal, Optional
 
 from ..config import ConfigError, require
+from .generator_size import check_size, smallest_base
 
 EmbeddingKind = Literal["dense_tied", "dense_untied", "leviathan", "factorized", "compositional"]
 EMBEDDING_KINDS: tuple[str, ...] = ("dense_tied", "dense_untied", "leviathan", "factorized", "compositional")
@@ -35,12 +36,7 @@ def min_base(vocab_size: int, k: int) -> int:
     """Smallest integer b >= 2 with b**k >= vocab_size (paper step 1, docs/DESIGN.md §2). Exact integer arithmetic."""
     require(vocab_size >= 1, f"vocab_size must be at least 1, got {vocab_size}")
     require(k >= 1, f"generator_k must be at least 1, got {k}")
-    b = max(2, int(round(vocab_size ** (1.0 / k))))
-    while b**k < vocab_size:
-        b += 1
-    while b > 2 and (b - 1) ** k >= vocab_size:
-        b -= 1
-    return b
+    return smallest_base(vocab_size, k)
 
 
 @dataclass
@@ -149,8 +145,6 @@ class ModelConfig:
     def _check_generator_size(self) -> None:
         """The generator these settings build fits in memory (``generator_size``; round 8: generator_rank=10**9
         reached the allocator's traceback, or the machine's memory)."""
-        from .generator_size import check_size
-
         try:
             check_size(self.vocab_size, self.hidden_size, self.generator_k, self.generator_seed_dim,
                        self.generator_modes, self.generator_knots, self.generator_rank, self.generator_base)

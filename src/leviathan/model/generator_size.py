@@ -19,12 +19,21 @@ def check_size(vocab_size: int, hidden_size: int, k: int, seed_dim: int, modes: 
     is made: codebooks, projections, splines and output maps."""
     if k > 64:
         raise ValueError(f"k must be an integer in [1, 64] (base 2 already addresses 2^64 ids), got {k!r}")
-    from .config import min_base
-
-    b = base if base is not None else min_base(vocab_size, k)
+    b = base if base is not None else smallest_base(vocab_size, k)
     count = k * b * seed_dim + modes * seed_dim * (seed_dim + 2 + knots * rank) + modes * rank * hidden_size
     if count > MAX_PARAMETERS:
         raise ValueError(f"these settings give the generator {count:,} parameters ({count * 4 / 2**30:,.0f} GiB in "
                          f"float32), more than the {MAX_PARAMETERS:,} any generator can use (the paper's has about "
                          f"2.5 million); lower rank, knots, modes, seed_dim or base (given: rank {rank}, knots "
                          f"{knots}, modes {modes}, seed_dim {seed_dim}, base {b}, k {k})")
+
+
+def smallest_base(vocab_size: int, k: int) -> int:
+    """The smallest integer b >= 2 with b**k >= vocab_size, in exact integer arithmetic (``model.config.min_base``
+    checks its arguments and calls this)."""
+    b = max(2, int(round(vocab_size ** (1.0 / k))))
+    while b**k < vocab_size:
+        b += 1
+    while b > 2 and (b - 1) ** k >= vocab_size:
+        b -= 1
+    return b

@@ -80,6 +80,8 @@ def train(cfg: RunConfig, run_dir: str | os.PathLike, resume: str | None = None,
     How the user goes on after a stop, a failed save or a divergence is ``checkpoint.RESUME_HINT`` (a verb that runs
     train itself names its own rerun: ``with checkpoint.resume_hint("run the same ... again"): train(...)``).
     """
+    if not isinstance(run_dir, (str, os.PathLike)) or not os.fspath(run_dir):  # round 8: None was os.fspath's TypeError
+        raise TypeError(f"run_dir must be the path of the run folder (str or Path), got {run_dir!r:.60}")
     device = D.resolve_device(cfg.device)
     owns_group = not (torch.distributed.is_available() and torch.distributed.is_initialized())
     info = D.init_distributed(device)

@@ -32,7 +32,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from ...codec import decode, encode, encode_fields, extra_keys
-from ...data.fingerprint import recorded_problem
+from ...data.fingerprint_fields import recorded_problem
 from ...errors import UserError, dead_link, missing
 from ...eval.result import EvalResult
 from ...model.accounting import ParamCounts

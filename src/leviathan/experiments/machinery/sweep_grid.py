@@ -19,7 +19,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from ...codec import decode
-from ...data.fingerprint import recorded_problem
+from ...data.fingerprint_fields import recorded_problem
 from ...errors import UserError
 
 GRID_JSON = "grid.json"
