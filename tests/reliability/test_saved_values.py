@@ -319,3 +319,17 @@ def test_a_format_field_of_true_or_text_and_a_step_config_of_another_depth_are_n
     line = fails(capsys, "export", run_copy, tmp_path / "hf")
     assert "they come from a model of another depth (model.num_hidden_layers)" in line
     assert not (tmp_path / "hf").exists()
+
+
+def test_a_loader_state_or_a_dtype_edited_apart_from_the_files_names_the_sidecar(capsys, data, data_copy, run_copy):
+    """Round 7 left these (B2, B13): state.json's ``loader.num_windows`` edited to 10 named no file and said only
+    "resume with the same data" (the data was the same: the file was edited); meta.json's ``dtype`` edited from
+    uint16 to uint32 blamed val.bin ("truncated or from another preparation")."""
+    _edit(run_copy / NEWEST, lambda s: s["loader"].update(num_windows=10))
+    line = fails(capsys, *resume(run_copy, data))
+    assert f"{run_copy / NEWEST}: cannot resume the data loader: the saved num_windows is 10" in line
+    assert "the saved state was edited or damaged: restore state.json from a copy" in line
+    _edit(data_copy / "meta.json", lambda m: m.update(dtype="uint32"))
+    line = fails(capsys, "eval", run_copy / "checkpoints" / "step-00000002", "--data", data_copy, "--max-tokens", "64")
+    assert f"{data_copy / 'meta.json'}: field 'dtype' is 'uint32', but val.bin's" in line
+    assert "meta.json records as uint16: meta.json was edited or damaged; restore it (dtype 'uint16')" in line
