@@ -449,3 +449,17 @@ def test_the_training_and_analysis_api_names_a_misused_argument(tmp_path):
     with pytest.raises(TypeError, match="rows must be ResultRow objects"):
         paired_comparisons([{"name": "a"}])
     assert list(tmp_path.iterdir()) == []
+
+
+def test_a_resume_past_the_configs_last_step_is_refused_before_anything_is_written(capsys, data, run_copy):
+    """Round 8 (SV2): ``train --resume auto max_steps=3`` on a run at step 4 said "3 steps x ... tokens", trained
+    nothing, rewrote its summary and exited 0."""
+    from reliability_support import tree_hashes
+
+    before = tree_hashes(run_copy)
+    assert main(["train", "--run-dir", str(run_copy), "--resume", "auto", "max_steps=3", "--quiet"]) == 2
+    line = one_error(capsys.readouterr().err)
+    assert "step-00000004' is at step 4, past the 3 steps this config trains (max_steps / max_tokens): there is " \
+           "nothing to continue; give a larger max_steps" in line
+    assert tree_hashes(run_copy) == before
+    assert main(["train", "--run-dir", str(run_copy), "--resume", "auto", "max_steps=4", "--quiet"]) == 0  # finished

@@ -126,6 +126,10 @@ def load_resume(cfg: RunConfig, run_dir: Path, resume: str | None) -> tuple[Path
                         f"this run with --resume auto")
     loaded = ckpt.load_state(path)
     loaded["path"] = path  # named by ``restore`` when the loader's saved state contradicts the data
+    if int(loaded["state"]["step"]) > cfg.total_steps:  # round 8: resumed at step 48 with max_steps=3, exit 0
+        raise UserError(f"{str(path)!r} is at step {int(loaded['state']['step'])}, past the {cfg.total_steps} steps "
+                        f"this config trains (max_steps / max_tokens): there is nothing to continue; give a larger "
+                        f"max_steps to train on, or evaluate the run as it is (leviathan eval {str(run_dir)!r})")
     check_tokenizer(path, cfg.data.path, "resume")
     saved = to_dict(run_config_from_dict(loaded["config"], where=path / "config.yaml").model.resolved())
     current = to_dict(cfg.model.resolved())
