@@ -186,6 +186,10 @@ def _check_hf_folder(src: Path) -> None:
         check_output_files(src, f"export the checkpoint again (leviathan export RUN {src} --overwrite), or evaluate "
                                 f"the run folder itself")
     ids, rows = _tokenizer_size(src), _config_vocab(src)
+    if rows is not None and rows < 1:  # round 8 (K20): -5 blamed the tokenizer
+        raise UserError(f"{str(src / 'config.json')!r}: field 'vocab_size' is {rows}, not a vocabulary size (>= 1): "
+                        f"config.json was edited or damaged; export the checkpoint again (leviathan export RUN "
+                        f"{src} --overwrite)")
     if ids is not None and rows is not None and ids > rows:
         raise UserError(f"the tokenizer of {str(src)!r} has {ids:,} ids but the model's config.json has vocab_size "
                         f"{rows:,}: they come from different models; put the model's own tokenizer in the folder")
