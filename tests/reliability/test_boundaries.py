@@ -463,3 +463,30 @@ def test_a_resume_past_the_configs_last_step_is_refused_before_anything_is_writt
            "nothing to continue; give a larger max_steps" in line
     assert tree_hashes(run_copy) == before
     assert main(["train", "--run-dir", str(run_copy), "--resume", "auto", "max_steps=4", "--quiet"]) == 0  # finished
+
+
+def test_an_adopted_folder_whose_config_no_longer_fits_its_weights_and_a_text_overwrite_are_refused(tmp_path):
+    """Round 8 (A24, A26): an adopted folder whose config.json vocab_size was edited from 300 to 301 ended in
+    transformers' RuntimeError traceback ("You set `ignore_mismatched_sizes` to `False`"); ``bake_adopted(model, DIR,
+    overwrite="yes")`` read the text as true (an earlier bake there would have been replaced; "no" likewise)."""
+    import json
+
+    from transformers import LlamaConfig, LlamaForCausalLM
+
+    from leviathan.errors import UserError
+    from leviathan.hf import adopt, bake_adopted, load_adopted
+
+    model = adopt(LlamaForCausalLM(LlamaConfig(vocab_size=300, hidden_size=16, intermediate_size=32,
+                                               num_hidden_layers=1, num_attention_heads=2, num_key_value_heads=2)))
+    folder = tmp_path / "adopted"
+    model.save_pretrained(folder)
+    config = json.loads((folder / "config.json").read_text())
+    (folder / "config.json").write_text(json.dumps({**config, "vocab_size": 301}))
+    with pytest.raises(UserError, match=r"do not fit the sizes its config.json gives .*config.json was edited or comes "
+                                        r"from another model; restore it"):
+        load_adopted(folder)
+    (tmp_path / "baked").mkdir()
+    (tmp_path / "baked" / "mine.txt").write_text("mine")
+    with pytest.raises(TypeError, match="overwrite must be True or False, got 'yes'"):
+        bake_adopted(model, tmp_path / "baked", overwrite="yes")
+    assert (tmp_path / "baked" / "mine.txt").read_text() == "mine"
