@@ -350,3 +350,14 @@ def test_a_config_file_holding_a_list_says_how_settings_are_written(tmp_path):
     line = cli_error(["train", "--config", config, "--run-dir", tmp_path / "run"])
     assert f"config file '{config}' holds a list at the top level, not settings; write one `key: value` line per " \
            f"setting (for example max_steps: 1000)" in line
+
+
+def test_a_grid_name_that_is_not_text_is_refused(data, tmp_path):
+    """Round 8 (YG5): ``name: !!binary aGVsbG8=`` named the grid "b'hello'" (its default --out runs/b'hello')."""
+    from reliability_support import cli_error
+
+    grid = tmp_path / "grid.yaml"
+    grid.write_text(f"name: !!binary aGVsbG8=\ndata: {{dir: {data}}}\nseeds: [0]\nsizes: {{a: {{preset: cpu-tiny}}}}\n"
+                    f"experiments: {{iso_body: {{variants: [dense_tied], sizes: [a]}}}}\n")
+    line = cli_error(["sweep", "--grid", grid, "--list"])
+    assert "the grid's name: expected a name (text), got bytes b'hello'; write a plain name" in line
