@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import argparse
 import importlib
+import os
 import signal
 import sys
 import threading
@@ -73,7 +74,26 @@ class Stopped(BaseException):
 
 
 def _stop(signum, frame):
+    """Raise ``Stopped``, unless the signal came while a module was being imported: then it is delivered again
+    shortly, once the import is done (``_importing``)."""
+    if _importing(frame):
+        timer = threading.Timer(0.05, os.kill, (os.getpid(), signum))
+        timer.daemon = True
+        timer.start()
+        return
     raise Stopped(signum)
+
+
+def _importing(frame) -> bool:
+    """Whether ``frame`` runs inside Python's import machinery. A stop raised there can leave a module half set up
+    (in ``sys.modules`` but not yet an attribute of its package), and a C extension's initialisation may swallow the
+    exception: the verb then went on and failed on the broken module (issue 30 round 8: SIGTERM 0.8 s into `train`
+    ended in a RecursionError traceback from ``numpy.linalg`` while torch was importing)."""
+    while frame is not None:
+        if frame.f_code.co_filename.startswith("<frozen importlib"):
+            return True
+        frame = frame.f_back
+    return False
 
 
 def _run_verb(module, args, verb: str) -> int:

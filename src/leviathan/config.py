@@ -26,7 +26,7 @@ from typing import Any, Literal, Mapping, Sequence, TypeVar, get_args, get_origi
 import yaml
 
 from .codec import encode
-from .errors import ConfigError, UserError
+from .errors import ConfigError, UserError, missing
 from .io import atomic_write_text
 from .strict_yaml import AmbiguousNumberError, DuplicateKeyError, TooDeepError, load_strict, parse as parse_yaml
 
@@ -288,7 +288,7 @@ def load_yaml(path: str | os.PathLike) -> dict:
     that names it (and the line)."""
     path = Path(path)
     if not path.is_file():
-        raise ConfigError(f"config file {str(path)!r} does not exist; pass the path of a YAML file")
+        raise ConfigError(f"config file {str(path)!r} {missing(path)}; pass the path of a YAML file")
     try:
         text = path.read_text(encoding="utf-8")
     except UnicodeDecodeError as e:
@@ -299,7 +299,8 @@ def load_yaml(path: str | os.PathLike) -> dict:
         raise ConfigError(f"config file {str(path)!r} is empty (it holds no settings, only blank lines or comments); "
                           f"write its settings, or leave the file out")
     if not isinstance(data, dict):
-        raise ConfigError(f"config file {str(path)!r} must hold a mapping of keys at the top level")
+        raise ConfigError(f"config file {str(path)!r} holds a {type(data).__name__} at the top level, not settings; "
+                          f"write one `key: value` line per setting (for example max_steps: 1000)")
     return data
 
 

@@ -75,8 +75,21 @@ def _broken_link(path) -> str | None:
     """The line for a path that is, or lies under, a symbolic link leading nowhere (None when none is): a link that
     loops, or one to a missing target. ``mkdir`` says EEXIST (or ENOTDIR) for both, which read as "a file where a
     folder belongs?" while ``ls`` shows a link (issue 30 round 7)."""
-    import os
     import shlex
+
+    found = dead_link(path)
+    if found is None:
+        return None
+    where, what = found
+    fix = ("create what it names, remove the link" if "does not exist" in what else "remove or repair the link")
+    return f"{where!r} {what}; {fix} (rm {shlex.quote(where)}), or choose another location (--run-dir / --out)"
+
+
+def dead_link(path) -> tuple[str, str] | None:
+    """``(link, how it leads nowhere)`` for the symbolic link that ``path`` is or lies under and that loops or names
+    nothing (``'loop1'``, ``"is a symbolic link that leads back to itself (it names 'loop2')"``); None when there
+    is none."""
+    import os
 
     where = os.fspath(path)
     while where and where not in (os.sep, "."):
@@ -86,16 +99,28 @@ def _broken_link(path) -> str | None:
                 os.stat(where)
             except OSError as e:
                 if e.errno == errno.ELOOP:
-                    return (f"{where!r} is a symbolic link that leads back to itself (it names {target!r}); remove "
-                            f"or repair the link (rm {shlex.quote(where)}), or choose another location "
-                            f"(--run-dir / --out)")
-            return (f"{where!r} is a symbolic link to {target!r}, which does not exist; create what it names, "
-                    f"remove the link (rm {shlex.quote(where)}), or choose another location (--run-dir / --out)")
+                    return where, f"is a symbolic link that leads back to itself (it names {target!r})"
+            return where, f"is a symbolic link to {target!r}, which does not exist"
         parent = os.path.dirname(where)
         if parent == where:
             break
         where = parent
     return None
+
+
+def missing(path) -> str:
+    """Why an input ``path`` cannot be found, to follow its name in an error: "does not exist", or, for a path that
+    is (or lies under) a symbolic link that loops or names nothing, what that link is (issue 30 round 8: a link that
+    loops, given to eval, prepare, --config or report, "does not exist" while `ls` lists it)."""
+    import os
+
+    found = dead_link(path)
+    if found is None:
+        return "does not exist"
+    where, what = found
+    if where == os.fspath(path):
+        return f"{what}, so it cannot be read (repair or remove the link)"
+    return f"cannot be read: {where!r} on its way {what} (repair or remove the link)"
 
 
 def _read_only(path) -> bool:

@@ -66,8 +66,9 @@ def read_marker(folder: str | os.PathLike) -> OutputMarker | None:
         raw = json.loads(path.read_text(encoding="utf-8"))
     except (OSError, ValueError) as e:
         raise UserError(f"{str(path)!r} is not readable JSON ({e}); {fix}") from None
-    if not isinstance(raw, dict) or raw.get("format") != FORMAT:
-        raise UserError(f"{str(path)!r}: field 'format' is {raw.get('format') if isinstance(raw, dict) else raw!r}, "
+    shown = raw.get("format") if isinstance(raw, dict) else raw
+    if not isinstance(raw, dict) or isinstance(shown, bool) or shown != FORMAT:  # true == 1 in Python (round 8)
+        raise UserError(f"{str(path)!r}: field 'format' is {shown!r}, "
                         f"expected {FORMAT}; {fix}")
     verb, files, created = raw.get("verb"), raw.get("files"), raw.get("created")
     if not isinstance(verb, str) or not verb:

@@ -24,6 +24,7 @@ default, and each dataclass's docstring says what its fields mean. Decisions wor
 from __future__ import annotations
 
 import copy
+from collections.abc import Mapping
 from dataclasses import dataclass, field, fields, replace
 from pathlib import Path
 from typing import Any, Literal, Optional, Sequence
@@ -305,6 +306,11 @@ def load_run_config(path: str | Path | None, overrides: Sequence[str] = (), chec
     """Read a YAML file (or start empty when ``path`` is None), apply ``key.sub=value`` overrides, validate. ``path`` is
     a file or the name of a train config (``leviathan.configs``' lookup: ``tiny``).
     """
+    if isinstance(overrides, (str, bytes, Mapping)) or not all(isinstance(o, str) for o in overrides):
+        # round 8: a dict was read as its keys ("override 'max_steps' must look like key=value"), a string as its
+        # letters ("override 'm' ...")
+        raise TypeError(f"overrides must be a list of 'key=value' strings, e.g. ['max_steps=100'], got "
+                        f"{type(overrides).__name__} {overrides!r:.60}")
     raw: dict[str, Any] = load_yaml(find_train_config(path)) if path is not None else {}
     apply_overrides(raw, list(overrides))
     return build_run_config(raw, check_data=check_data)

@@ -51,7 +51,13 @@ def storage_oserror(e: BaseException, path: str | os.PathLike | None = None) -> 
         return OSError(number, os.strerror(number), os.fspath(path) if path is not None else None)
     if isinstance(e, RuntimeError) and any(marker in text for marker in _TORCH_WRITE):
         return _from_disk(path)
+    loop = _SYMLINK_LOOP.match(text) if isinstance(e, RuntimeError) else None
+    if loop:  # pathlib's resolve() before Python 3.13 (issue 30 round 8: data.path a link that loops)
+        return OSError(errno.ELOOP, os.strerror(errno.ELOOP), loop.group(1))
     return None
+
+
+_SYMLINK_LOOP = re.compile(r"^Symlink loop from '(.*)'$", re.S)
 
 
 def _past_size_limit(path: str | os.PathLike | None) -> bool:

@@ -51,13 +51,15 @@ class StrictLoader(yaml.SafeLoader):
 
 class AmbiguousNumberError(yaml.constructor.ConstructorError):
     """A number YAML 1.1 reads otherwise than it looks (PyYAML follows 1.1): a leading zero makes it octal (``017`` is
-    15, ``010`` is 8), colons make it base 60 (``1:30`` is 90). ``text`` as written, ``value`` as read, ``line``."""
+    15, ``010`` is 8), colons make it base 60 (``1:30`` is 90); a date is no setting's value. ``text`` as written, ``value`` as read, ``line``."""
 
     def __init__(self, text: str, value: Any, why: str, node_mark):
         self.text, self.value, self.why, self.line = text, value, why, node_mark.line + 1
         super().__init__(None, None, f"{text!r} reads as {value!r} ({why})", node_mark)
 
     def advice(self) -> str:
+        if not isinstance(self.value, (int, float)):  # a date
+            return f"{self.text!r} reads as a date ({self.why}); no setting takes a date: quote it if it is text"
         if ":" in self.text:
             return f"{self.text!r} reads as {self.value!r} ({self.why}); quote it if it is text, or write the number"
         sign = "-" if self.text.startswith("-") else ""
@@ -82,6 +84,24 @@ def _checked_number(construct):
     return checked
 
 
+def _checked_bool(loader, node):
+    """A SafeLoader boolean constructor that reads YAML 1.1's word booleans (yes/no/on/off) as the words, as YAML 1.2
+    does: a switch (``compile: yes``) still reads as true where the config expects one (``config._coerce_bool``), and
+    text stays text. Round 8 of issue 30: ``device: on`` was "device: expected a string, got True" and ``dtype: no``
+    "False is not one of ...", never naming the word the user wrote."""
+    if str(node.value).lower() not in ("true", "false"):
+        return str(node.value)
+    return yaml.SafeLoader.construct_yaml_bool(loader, node)
+
+
+def _refused_timestamp(loader, node):
+    """No setting is a date: ``seed: 2024-01-01`` was "expected an integer, got datetime.date(2024, 1, 1)" (round 8)."""
+    value = yaml.SafeLoader.construct_yaml_timestamp(loader, node)
+    raise AmbiguousNumberError(node.value, value, "YAML reads a date or a time as a timestamp", node.start_mark)
+
+
+StrictLoader.add_constructor("tag:yaml.org,2002:bool", _checked_bool)
+StrictLoader.add_constructor("tag:yaml.org,2002:timestamp", _refused_timestamp)
 StrictLoader.add_constructor("tag:yaml.org,2002:int", _checked_number(yaml.SafeLoader.construct_yaml_int))
 StrictLoader.add_constructor("tag:yaml.org,2002:float", _checked_number(yaml.SafeLoader.construct_yaml_float))
 

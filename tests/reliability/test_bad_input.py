@@ -488,3 +488,11 @@ def test_second_ctrl_c_during_the_checkpoint_write(capsys, data, run_copy, monke
         "nothing half-written is taken as valid; run the same command again")  # 'interrupted')
     assert tree_hashes(run_copy / "checkpoints") == before  # no half-written step-6, no .tmp-* left
     assert ckpt.latest_checkpoint(run_copy).name == "step-00000004"
+
+
+def test_a_file_of_the_run_given_as_the_checkpoint_names_the_folder_to_pass(capsys, finished_run):
+    """Round 8 (N5): ``eval RUN/config.yaml`` said the file "holds no complete checkpoint (expected
+    checkpoints/step-XXXXXXXX folders)"."""
+    line = fails(capsys, "eval", finished_run / "config.yaml")
+    assert f"checkpoint '{finished_run / 'config.yaml'}' is a file, not a folder; pass the run folder " \
+           f"('{finished_run}')" in line

@@ -329,3 +329,164 @@ def test_a_fit_that_diverges_is_refused_not_returned_as_a_nan_model():
     assert "the generator's fit diverged at Fit.lr=1 (" in str(info.value) and "Fit(lr=0.1)" in str(info.value)
     model = adopt(LlamaForCausalLM(cfg), seed_dim=8, modes=2, knots=8, rank=4, fit=Fit(steps=5))
     assert torch.isfinite(model.get_input_embeddings()(torch.arange(300))).all()
+
+
+def test_a_stop_while_a_module_is_imported_waits_for_the_import(tmp_path, monkeypatch):
+    """Round 8: SIGTERM 0.8 s into `train` came while torch imported numpy.linalg; the stop, raised inside the import,
+    left the module half set up (and was swallowed below it), and the verb ended in a RecursionError traceback. A stop
+    that comes during an import is now delivered once the import is done: the module is whole, the verb still stops
+    with its one line and exit 143."""
+    import signal
+    import time
+
+    from leviathan import cli
+
+    package = tmp_path / "r8_slow_import"
+    package.mkdir()
+    (package / "__init__.py").write_text("")
+    (package / "part.py").write_text("import os, signal, time\nos.kill(os.getpid(), signal.SIGTERM)\n"
+                                     "for _ in range(100):\n    time.sleep(0.001)\nWHOLE = True\n")
+    monkeypatch.syspath_prepend(str(tmp_path))
+
+    class Verb:
+        @staticmethod
+        def run(args):
+            import r8_slow_import.part  # noqa: F401
+            time.sleep(5)
+            raise AssertionError("the signal did not stop the verb")
+
+    try:
+        assert cli._run_verb(Verb, None, "train") == 128 + signal.SIGTERM
+        import r8_slow_import
+
+        assert r8_slow_import.part.WHOLE  # imported whole, and set on its package
+    finally:
+        for name in ("r8_slow_import.part", "r8_slow_import"):
+            sys.modules.pop(name, None)
+
+
+def test_the_python_apis_model_calls_name_the_argument_and_its_range():
+    """Round 8: ``count_config("cpu-tiny")`` ended in an AttributeError, labels outside the vocabulary in torch's
+    ``IndexError: Target 999 is out of bounds`` (a device-side assert on a GPU), and float token ids were truncated to
+    whole ids without a word (``nn.Embedding`` refuses them)."""
+    from leviathan import CausalLM, LeviathanGenerator, ModelConfig, count_config
+
+    cfg = ModelConfig(vocab_size=300, hidden_size=32, num_hidden_layers=1, num_attention_heads=2,
+                      intermediate_size=64)
+    with pytest.raises(TypeError, match=r"count_config takes a ModelConfig, got str 'cpu-tiny'; for a preset"):
+        count_config("cpu-tiny")
+    model = CausalLM(cfg)
+    ids = torch.tensor([[1, 2, 3]])
+    for return_logits in (True, False):
+        with pytest.raises(ValueError, match=r"label 999 is outside \[0, 300\) \(the model's vocab_size; -100 marks"):
+            model(ids, labels=torch.tensor([[1, 2, 999]]), return_logits=return_logits)
+    with pytest.raises(ValueError, match=r"label -5 is outside \[0, 300\)"):
+        model(ids, labels=torch.tensor([[1, -5, -100]]))
+    with pytest.raises(ValueError, match=r"labels must have the shape of input_ids \(1, 3\)"):
+        model(ids, labels=torch.tensor([[1, 2]]))
+    with pytest.raises(TypeError, match="labels must be an integer tensor"):
+        model(ids, labels=ids.float())
+    assert torch.isfinite(model(ids, labels=torch.tensor([[1, -100, 299]]))[1])  # -100 ignored, 299 the last id
+    with pytest.raises(TypeError, match=r"token ids must be an integer tensor \(torch.long\), got torch.float32"):
+        LeviathanGenerator(vocab_size=300, hidden_size=16)(torch.tensor([1.5]))
+    with pytest.raises(TypeError, match="token ids must be an integer tensor"):
+        model(ids.float())
+
+
+@pytest.mark.parametrize("settings, shown", [
+    ({"rank": 10**9}, "these settings give the generator 32,896,000,135,808 parameters (122,547 GiB in float32), "
+                      "more than the 2,147,483,648 any generator can use"),
+    ({"base": 10**12}, "lower rank, knots, modes, seed_dim or base"),
+    ({"k": 100}, "k must be an integer in [1, 64]"),
+])
+def test_generator_sizes_no_memory_holds_are_refused_before_any_tensor(settings, shown):
+    """Round 8: ``adopt(model, rank=10**9)`` ended in the allocator's traceback (131 TB asked for); ``ModelConfig``
+    and ``LeviathanGenerator`` meet the same check."""
+    from transformers import LlamaConfig, LlamaForCausalLM
+
+    from leviathan import LeviathanGenerator
+    from leviathan.errors import UserError
+    from leviathan.hf import adopt
+
+    with pytest.raises(ValueError) as caught:
+        LeviathanGenerator(vocab_size=300, hidden_size=16, **settings)
+    assert shown in str(caught.value)
+    model = LlamaForCausalLM(LlamaConfig(vocab_size=300, hidden_size=16, intermediate_size=32, num_hidden_layers=1,
+                                         num_attention_heads=2, num_key_value_heads=2))
+    with pytest.raises(UserError) as caught:
+        adopt(model, **settings)
+    assert "invalid generator setting" in str(caught.value) and shown in str(caught.value)
+
+
+def test_a_generator_no_memory_holds_is_refused_by_trains_config(data, tmp_path):
+    """Round 8: ``train model.generator_rank=1000000000`` went on to build the model (the allocator's traceback, or
+    the machine's memory)."""
+    line = cli_error(["train", *run_overrides(data), "model.embedding=leviathan", "model.generator_rank=1000000000",
+                      "--run-dir", tmp_path / "run"])
+    assert "model.generator_*: these settings give the generator" in line
+    assert "lower model.generator_rank, _knots, _modes, _seed_dim or _base" in line
+    assert not (tmp_path / "run").exists()
+
+
+def test_the_training_and_analysis_api_names_a_misused_argument(tmp_path):
+    """Round 8 (Q1, Q2, Q4, Q8): ``load_run_config(None, {"max_steps": 3})`` read the dict's keys ("override
+    'max_steps' must look like key=value"), a string its letters ("override 'm' ..."); ``train(cfg, None)`` was
+    os.fspath's TypeError; ``paired_comparisons("runs/x")`` an AttributeError traceback."""
+    from leviathan.experiments.method.paired import paired_comparisons
+    from leviathan.run_config import load_run_config
+    from leviathan.train.loop import train
+
+    for overrides, shown in (({"max_steps": 3}, "got dict {'max_steps': 3}"), ("max_steps=3", "got str 'max_steps=3'")):
+        with pytest.raises(TypeError, match=r"overrides must be a list of 'key=value' strings, e\.g\. \['max_steps="):
+            load_run_config(None, overrides)
+        with pytest.raises(TypeError, match=shown):
+            load_run_config(None, overrides)
+    cfg = load_run_config(None, ["max_steps=1", "model.vocab_size=300"], check_data=False)
+    with pytest.raises(TypeError, match=r"run_dir must be the path of the run folder \(str or Path\), got None"):
+        train(cfg, None)
+    with pytest.raises(TypeError, match=r"rows must be results rows, e\.g\. paired_comparisons\(read_results\("):
+        paired_comparisons(str(tmp_path))
+    with pytest.raises(TypeError, match="rows must be ResultRow objects"):
+        paired_comparisons([{"name": "a"}])
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_a_resume_past_the_configs_last_step_is_refused_before_anything_is_written(capsys, data, run_copy):
+    """Round 8 (SV2): ``train --resume auto max_steps=3`` on a run at step 4 said "3 steps x ... tokens", trained
+    nothing, rewrote its summary and exited 0."""
+    from reliability_support import tree_hashes
+
+    before = tree_hashes(run_copy)
+    assert main(["train", "--run-dir", str(run_copy), "--resume", "auto", "max_steps=3", "--quiet"]) == 2
+    line = one_error(capsys.readouterr().err)
+    assert "step-00000004' is at step 4, past the 3 steps this config trains (max_steps / max_tokens): there is " \
+           "nothing to continue; give a larger max_steps" in line
+    assert tree_hashes(run_copy) == before
+    assert main(["train", "--run-dir", str(run_copy), "--resume", "auto", "max_steps=4", "--quiet"]) == 0  # finished
+
+
+def test_an_adopted_folder_whose_config_no_longer_fits_its_weights_and_a_text_overwrite_are_refused(tmp_path):
+    """Round 8 (A24, A26): an adopted folder whose config.json vocab_size was edited from 300 to 301 ended in
+    transformers' RuntimeError traceback ("You set `ignore_mismatched_sizes` to `False`"); ``bake_adopted(model, DIR,
+    overwrite="yes")`` read the text as true (an earlier bake there would have been replaced; "no" likewise)."""
+    import json
+
+    from transformers import LlamaConfig, LlamaForCausalLM
+
+    from leviathan.errors import UserError
+    from leviathan.hf import adopt, bake_adopted, load_adopted
+
+    model = adopt(LlamaForCausalLM(LlamaConfig(vocab_size=300, hidden_size=16, intermediate_size=32,
+                                               num_hidden_layers=1, num_attention_heads=2, num_key_value_heads=2)))
+    folder = tmp_path / "adopted"
+    model.save_pretrained(folder)
+    config = json.loads((folder / "config.json").read_text())
+    (folder / "config.json").write_text(json.dumps({**config, "vocab_size": 301}))
+    with pytest.raises(UserError, match=r"do not fit the sizes its config.json gives .*config.json was edited or comes "
+                                        r"from another model; restore it"):
+        load_adopted(folder)
+    (tmp_path / "baked").mkdir()
+    (tmp_path / "baked" / "mine.txt").write_text("mine")
+    with pytest.raises(TypeError, match="overwrite must be True or False, got 'yes'"):
+        bake_adopted(model, tmp_path / "baked", overwrite="yes")
+    assert (tmp_path / "baked" / "mine.txt").read_text() == "mine"

@@ -200,6 +200,12 @@ def test_lm_eval_on_an_export_without_its_marker_says_so_and_refuses_a_tokenizer
     found = re.search(f"the tokenizer of '{hf}' has ([0-9,]+) ids but the model's config.json has vocab_size 300: "
                       f"they come from different models", line)
     assert found and int(found.group(1)) > 300, line  # the BPE stops short of 400 on so little text
+    # round 8 (K20): a config.json whose vocab_size was edited to -5 blamed the tokenizer ("different models")
+    config = json.loads((hf / "config.json").read_text())
+    (hf / "config.json").write_text(json.dumps({**config, "vocab_size": -5}))
+    line = cli_error(["lm-eval", hf, "--tasks", "piqa", "--data-root", root, "--threads", "1"])
+    assert f"'{hf / 'config.json'}': field 'vocab_size' is -5, not a vocabulary size (>= 1): config.json was " \
+           f"edited or damaged" in line
 
 
 def test_embedding_records_refuse_run_folders_swapped_between_runs(data, tmp_path):

@@ -180,8 +180,13 @@ def _edit_second_row(path: Path, change) -> None:
     # round 7 (B94): a perplexity edited apart from its loss was shown in the report's table of final losses
     (lambda r: r["eval"]["val"].update(ppl=2.0), "has eval.val.ppl 2.0, not exp(eval.val.loss) = "),
     (lambda r: r.update(final_val_ppl=2.0), "has final_val_ppl 2.0, not exp(final_val_loss) = "),
+    # round 8 (R1, R8, R3): a name that is a path was joined to runs/ and embeddings/ (a record written outside the
+    # sweep); a fingerprint version no prepare writes was matched as version 1
+    (lambda r: r.update(name="../../x"), "has name '../../x', not a run's folder name (no '/', not '.' or '..')"),
+    (lambda r: r["data"].update(fingerprint_version=3), "has a data fingerprint prepare never writes (its data: "
+                                                         "field 'fingerprint_version' is 3, expected 1 or 2)"),
 ], ids=["eval-loss", "final-loss", "no-tokens", "buckets", "curve", "params-sum", "ppl-not-exp-loss",
-        "final-ppl-not-exp-loss"])
+        "final-ppl-not-exp-loss", "name-a-path", "fingerprint-version"])
 def test_a_real_row_with_an_impossible_value_is_reported_and_skipped(sweep_copy, change, why):
     from reliability_support import cli
 
@@ -360,3 +365,13 @@ def test_an_ablation_takes_each_run_of_a_grid_once(capsys, swept, tmp_path):
     line = fails(capsys, "report", "--ablation", swept, copy, "--out", tmp_path / "ablation")
     assert f"run 'a-dense_tied-s0' of grid 'tiny' is in '{swept}' and again in '{copy}'" in line
     assert not (tmp_path / "ablation").exists()
+
+
+def test_a_row_named_with_a_path_writes_no_record_outside_the_sweep(capsys, sweep_copy, tmp_path):
+    """Round 8 (R8): a row whose name was edited to ``../../R8run`` (a copy of a run folder there) had its embeddings
+    record written beside the sweep's parent, ``../../R8run.json``, exit 0. The row is skipped with a warning."""
+    shutil.copytree(sweep_copy / "runs" / "a-dense_tied-s0", tmp_path / "R8run")
+    _edit_second_row(sweep_copy / "results.jsonl", lambda r: r.update(name="../../R8run"))
+    assert main(["analyze", "embeddings", "--sweep", str(sweep_copy), "--probes", "2"]) == 0
+    assert "has name '../../R8run', not a run's folder name" in capsys.readouterr().err
+    assert not (tmp_path / "R8run.json").exists() and not list(tmp_path.glob("*.json"))

@@ -89,7 +89,12 @@ def data_copy(data, tmp_path) -> Path:
     ("splits", [], "field 'splits' is [], expected an object of splits"),
     ("splits.train.tokens", "many", "field 'splits.train.tokens' is 'many', expected an integer >= 0"),
     ("splits.val.file", "../../etc/passwd", "field 'splits.val.file' is '../../etc/passwd', expected a file name"),
-], ids=["vocab", "eot", "splits-shape", "tokens-text", "file-outside"])
+    # round 8 (M6, M12): fingerprints no prepare writes went into new rows beside the old ones
+    ("fingerprint", 42, "field 'fingerprint' is 42, expected a digest (text, a sha256 as prepare writes) or null"),
+    ("fingerprint", None, "field 'fingerprint' is null beside 'fingerprint_version' 2, which always records one"),
+    ("fingerprint_version", 3, "field 'fingerprint_version' is 3, expected 1 or 2"),
+], ids=["vocab", "eot", "splits-shape", "tokens-text", "file-outside", "fingerprint-number", "fingerprint-null",
+        "fingerprint-version"])
 def test_a_bad_number_in_meta_json(capsys, data_copy, tmp_path, field, value, shown):
     meta_path = data_copy / "meta.json"
     meta = json.loads(meta_path.read_text())
@@ -150,6 +155,13 @@ def test_a_damaged_grid_json_is_refused_by_name(capsys, sweep_copy):
     _edit(sweep_copy / "grid.json", lambda g: g.update(unigram_entropy="abc"))
     line = fails(capsys, "report", sweep_copy, "--bootstrap", "5")
     assert "is not a sweep's grid.json (field 'unigram_entropy' is 'abc', expected a finite number" in line
+    # round 8 (G1, G8): a run's name that is a path, a fingerprint no prepare writes
+    _edit(sweep_copy / "grid.json", lambda g: g.update(unigram_entropy=None, data_fingerprint_version=3))
+    line = fails(capsys, "report", sweep_copy, "--bootstrap", "5")
+    assert "(field 'data_fingerprint_version' is 3, expected 1 or 2)" in line
+    _edit(sweep_copy / "grid.json", lambda g: (g.update(data_fingerprint_version=2), g["runs"][0].update(name="../x")))
+    line = fails(capsys, "report", sweep_copy, "--bootstrap", "5")
+    assert "(a run of field 'runs' has name '../x', expected a run's folder name)" in line
 
 
 def test_a_damaged_tokenizer_record_is_refused_by_name(capsys, run_copy):
@@ -241,3 +253,83 @@ def test_an_adopted_folders_generator_settings_edited_to_text_are_refused_by_nam
     assert f"{config}: leviathan_generator is 'abc', not the mapping of generator settings" in str(info.value)
     with pytest.raises(UserError, match="leviathan_generator is 'abc'"):
         type(model).from_pretrained(tmp_path / "adopted")  # the adopted class, as transformers' Auto classes load it
+
+
+# ---- embeddings records ---------------------------------------------------------------------------------------------
+@pytest.fixture(scope="module")
+def recorded_sweep(data, tmp_path_factory) -> Path:
+    """A finished two-run sweep with the embeddings record of each run (real training and analysis)."""
+    from leviathan.cli import main
+    from test_row_identity import grid_file
+
+    root = tmp_path_factory.mktemp("records")
+    assert main(["sweep", "--grid", str(grid_file(root, data)), "--out", str(root / "sweep")]) == 0
+    assert main(["analyze", "embeddings", "--sweep", str(root / "sweep"), "--probes", "4"]) == 0
+    return root / "sweep"
+
+
+def _stats(record: dict, when: str, group: str) -> dict:
+    return next(g for g in record[when] if g["group"] == group)
+
+
+@pytest.mark.parametrize("change, shown", [
+    (lambda r: _stats(r, "final", "all").update(rms=-1.0), "final[all].rms is -1.0, not a root mean square >= 0"),
+    (lambda r: _stats(r, "final", "all").update(mean_cosine=7.0), "final[all].mean_cosine is 7.0, not a cosine in [-1, 1]"),
+    (lambda r: _stats(r, "init", "seen").update(effective_rank=500.0),
+     "init[seen].effective_rank is 500.0, not a rank in [1, 16] (hidden_size)"),
+    (lambda r: _stats(r, "final", "all").update(shared_share=1.5), "final[all].shared_share is 1.5, not a share in"),
+    (lambda r: _stats(r, "final", "all").update(num_ids=10**6), "final[all].num_ids is 1000000, not a count of ids"),
+    (lambda r: r["probes"][0].update(final=[9999, -3]), "probes[0].final is [9999, -3], not at most 10 (top_k) ids"),
+    (lambda r: r.update(step=99), "step is 99, past the run's 2 steps (total_steps)"),
+    (lambda r: r.update(num_buckets=0), "num_buckets is 0, not an integer >= 1"),
+    (lambda r: r.update(final=r["final"][:1]), "final holds the groups ['all'], not all, seen, unseen and bucket 1"),
+], ids=["rms", "cosine", "rank", "share", "num-ids", "probe-ids", "step", "buckets", "groups-left-out"])
+def test_an_embeddings_record_with_an_impossible_number_is_refused_by_name(recorded_sweep, tmp_path, change, shown):
+    """Round 8 (E1-E8): a record edited by hand or damaged went into the report as it was, exit 0: a mean cosine of
+    7 was shown as +7.0000. Now the file and the field are named (``machinery.record_checks``), nothing written."""
+    sweep = Path(shutil.copytree(recorded_sweep, tmp_path / "sweep"))
+    path = sweep / "embeddings" / "a-dense_untied-s0.json"
+    record = json.loads(path.read_text())
+    change(record)
+    path.write_text(json.dumps(record))
+    before = tree_hashes(sweep)
+    line = cli_error(["report", sweep, "--out", tmp_path / "report"])
+    assert f"{path} is a damaged embeddings record ({shown}" in line, line
+    assert "--redo" in line and not (tmp_path / "report" / "report.md").exists() and tree_hashes(sweep) == before
+
+
+def test_a_format_field_of_true_or_text_and_a_step_config_of_another_depth_are_named(capsys, data_copy, run_copy,
+                                                                                     tmp_path):
+    """Round 8 (M4, M13, K18, K13): meta.json's ``format: "1"`` said "format 1, expected 1"; ``format: true`` in
+    meta.json or an output marker was taken as 1 (true == 1 in Python); a step's config.yaml edited from 2 layers to
+    1 (its digest rewritten) blamed "another embedding variant"."""
+    from reliability_support import refingerprint
+
+    for value, shown in (("1", "(format '1', expected 1)"), (True, "(format True, expected 1)")):
+        _edit(data_copy / "meta.json", lambda m: m.update(format=value))
+        assert shown in fails(capsys, "eval", run_copy, "--data", data_copy, "--max-tokens", "64")
+    _edit(data_copy / "meta.json", lambda m: m.update(format=1))
+    _edit(run_copy / "leviathan_output.json", lambda m: m.update(format=True))
+    assert "leviathan_output.json': field 'format' is True, expected 1" in \
+        fails(capsys, "train", *run_overrides(data_copy), "--run-dir", run_copy, "--resume", "auto", "--quiet")
+    step = run_copy / "checkpoints" / "step-00000004"
+    config = step / "config.yaml"
+    config.write_text(config.read_text().replace("num_hidden_layers: 2", "num_hidden_layers: 1"))
+    refingerprint(step)
+    line = fails(capsys, "export", run_copy, tmp_path / "hf")
+    assert "they come from a model of another depth (model.num_hidden_layers)" in line
+    assert not (tmp_path / "hf").exists()
+
+
+def test_a_loader_state_or_a_dtype_edited_apart_from_the_files_names_the_sidecar(capsys, data, data_copy, run_copy):
+    """Round 7 left these (B2, B13): state.json's ``loader.num_windows`` edited to 10 named no file and said only
+    "resume with the same data" (the data was the same: the file was edited); meta.json's ``dtype`` edited from
+    uint16 to uint32 blamed val.bin ("truncated or from another preparation")."""
+    _edit(run_copy / NEWEST, lambda s: s["loader"].update(num_windows=10))
+    line = fails(capsys, *resume(run_copy, data))
+    assert f"{run_copy / NEWEST}: cannot resume the data loader: the saved num_windows is 10" in line
+    assert "the saved state was edited or damaged: restore state.json from a copy" in line
+    _edit(data_copy / "meta.json", lambda m: m.update(dtype="uint32"))
+    line = fails(capsys, "eval", run_copy / "checkpoints" / "step-00000002", "--data", data_copy, "--max-tokens", "64")
+    assert f"{data_copy / 'meta.json'}: field 'dtype' is 'uint32', but val.bin's" in line
+    assert "meta.json records as uint16: meta.json was edited or damaged; restore it (dtype 'uint16')" in line

@@ -139,6 +139,34 @@ def test_a_number_yaml_reads_otherwise_is_refused(override, shown):
     assert f"override {override!r}: " in line and shown in line
 
 
+# Round 8 (Y2, Y3, Y9, V8): words YAML 1.1 reads as booleans, and dates, reached the type check as True / False /
+# datetime.date: "device: expected a string, got True" never named the `on` the user wrote. The words now read as
+# words (YAML 1.2), a switch still takes them (compile=yes); a date is refused where it is written.
+@pytest.mark.parametrize("text, shown", [
+    ("device: on\nmax_steps: 2\n", "device must be auto, cpu, cuda or cuda:N (N a GPU's index, e.g. cuda:0), got 'on'"),
+    ("max_steps: 4\ndtype: no\n", "dtype: 'no' is not one of 'auto', 'float32', 'bfloat16'"),
+    ("max_steps: off\n", "max_steps: expected an integer, got 'off'"),
+    ("seed: 2024-01-01\n", "line 1: '2024-01-01' reads as a date (YAML reads a date or a time as a timestamp); no "
+                           "setting takes a date: quote it if it is text"),
+], ids=["on", "no", "off", "date"])
+def test_a_word_yaml_reads_as_a_boolean_or_a_date_is_named(capsys, data, tmp_path, text, shown):
+    from leviathan.cli import main
+    from reliability_support import one_error
+
+    config = tmp_path / "run.yaml"
+    config.write_text(text)
+    assert main(["train", "--config", str(config), f"data.path={data}", "--run-dir", str(tmp_path / "run")]) == 2
+    assert shown in one_error(capsys.readouterr().err)
+    assert not (tmp_path / "run").exists()
+
+
+def test_a_word_boolean_still_sets_a_switch(capsys, data):
+    from leviathan.cli import main
+
+    assert main(["train", "max_steps=2", f"data.path={data}", "compile=yes", "--print-config"]) == 0
+    assert "compile: true" in capsys.readouterr().out
+
+
 def test_a_number_yaml_reads_otherwise_in_a_grid_names_its_line(data, tmp_path):
     from reliability_support import cli_error
 
@@ -311,3 +339,25 @@ def test_one_key_spelt_twice_in_a_grid_section_is_refused(data, tmp_path, where,
     grid["sizes"]["a"]["run"] = [{"optim.lr": 0.01}, {"optim": {"lr": 0.02}}]  # a list is applied in order: allowed
     grid["base"].pop("optim.lr", None), grid["base"].pop("optim", None), grid.pop("variant_run", None)
     assert load_grid(grid).runs
+
+
+def test_a_config_file_holding_a_list_says_how_settings_are_written(tmp_path):
+    """Round 8 (Y1): a top-level list was "must hold a mapping of keys at the top level", with no way out."""
+    from reliability_support import cli_error
+
+    config = tmp_path / "run.yaml"
+    config.write_text("- model: {preset: cpu-tiny}\n- max_steps: 3\n")
+    line = cli_error(["train", "--config", config, "--run-dir", tmp_path / "run"])
+    assert f"config file '{config}' holds a list at the top level, not settings; write one `key: value` line per " \
+           f"setting (for example max_steps: 1000)" in line
+
+
+def test_a_grid_name_that_is_not_text_is_refused(data, tmp_path):
+    """Round 8 (YG5): ``name: !!binary aGVsbG8=`` named the grid "b'hello'" (its default --out runs/b'hello')."""
+    from reliability_support import cli_error
+
+    grid = tmp_path / "grid.yaml"
+    grid.write_text(f"name: !!binary aGVsbG8=\ndata: {{dir: {data}}}\nseeds: [0]\nsizes: {{a: {{preset: cpu-tiny}}}}\n"
+                    f"experiments: {{iso_body: {{variants: [dense_tied], sizes: [a]}}}}\n")
+    line = cli_error(["sweep", "--grid", grid, "--list"])
+    assert "the grid's name: expected a name (text), got bytes b'hello'; write a plain name" in line

@@ -214,7 +214,7 @@ def test_load_yaml_errors(tmp_path):
     with pytest.raises(ConfigError, match="does not exist"):
         load_yaml(tmp_path / "missing.yaml")
     (tmp_path / "list.yaml").write_text("- 1\n- 2\n")
-    with pytest.raises(ConfigError, match="must hold a mapping"):
+    with pytest.raises(ConfigError, match="holds a list at the top level, not settings"):
         load_yaml(tmp_path / "list.yaml")
     (tmp_path / "bad.yaml").write_text("a: [1, 2\n")
     with pytest.raises(ConfigError, match="not valid YAML"):

@@ -11,7 +11,7 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-from ..errors import UserError
+from ..errors import UserError, missing as missing_path
 from .damage import refuse_damaged_newest
 from .layout import CHECKPOINTS, REQUIRED, STEP_RE, is_complete, latest_checkpoint
 
@@ -22,7 +22,7 @@ def find_checkpoint(path: str | os.PathLike) -> Path:
     """
     path = Path(path)
     if not path.exists():
-        raise UserError(f"checkpoint {str(path)!r} does not exist; pass a run folder or one of its "
+        raise UserError(f"checkpoint {str(path)!r} {missing_path(path)}; pass a run folder or one of its "
                         f"checkpoints/step-XXXXXXXX folders")
     if (path / "model.safetensors").exists() or STEP_RE.match(path.name):
         _refuse_exported(path)
@@ -31,6 +31,9 @@ def find_checkpoint(path: str | os.PathLike) -> Path:
             raise UserError(f"checkpoint {str(path)!r} is incomplete (missing {', '.join(missing) or 'a valid state.json'});"
                             f" pass a complete step folder or the run folder to use its latest complete step")
         return path
+    if not path.is_dir():  # a file of the run (round 8: config.yaml "holds no complete checkpoint")
+        raise UserError(f"checkpoint {str(path)!r} is a file, not a folder; pass the run folder ({str(path.parent)!r}) "
+                        f"or one of its checkpoints/step-XXXXXXXX folders")
     run_dir = path.parent if path.name == CHECKPOINTS else path
     refuse_damaged_newest(run_dir, f"use {str(path)!r}")  # never an older step in place of a damaged newest one
     latest = latest_checkpoint(run_dir)

@@ -87,8 +87,17 @@ def load_model_state(model: CausalLM, tensors: dict[str, torch.Tensor]) -> None:
     missing = [k for k in result.missing_keys if not (k == "lm_head.weight" and model.config.tie_word_embeddings)]
     if missing or result.unexpected_keys:
         raise UserError(f"checkpoint weights do not match the model: missing {missing[:5]}, unexpected "
-                        f"{result.unexpected_keys[:5]}; they come from another embedding variant; use the "
+                        f"{result.unexpected_keys[:5]}; they come from {_other_model(missing + result.unexpected_keys)}; "
+                        f"use the "
                         f"config.yaml the weights were trained with")
+
+
+def _other_model(keys: list[str]) -> str:
+    """What the weights that do not match come from: another depth when only whole layers differ (round 8: a
+    config.yaml edited from 2 layers to 1 was "another embedding variant"), else another embedding variant."""
+    if keys and all(k.startswith("model.layers.") for k in keys):
+        return "a model of another depth (model.num_hidden_layers)"
+    return "another embedding variant"
 
 
 # ---- the inference loader -------------------------------------------------------------------------

@@ -15,7 +15,7 @@ from __future__ import annotations
 import json
 from dataclasses import replace
 
-from ..errors import UserError
+from ..errors import UserError, dead_link, missing
 from ..eval.result import EvalResult
 from .values import device, positive_int
 
@@ -74,7 +74,8 @@ def run(args) -> int:
         data_dir = args.data or cfg.data.path
         meta = data_meta(data_dir)
         if meta is None:
-            raise UserError(f"{data_dir!r} is not a prepared data folder (no meta.json); pass --data or --text")
+            how = "is not a prepared data folder (no meta.json)" if dead_link(data_dir) is None else missing(data_dir)
+            raise UserError(f"{data_dir!r} {how}; pass --data or --text")
         if args.split not in meta.splits:
             raise UserError(f"split {args.split!r} not in {data_dir!r}; available: {', '.join(meta.splits)}")
         ckpt.check_tokenizer(ckpt.find_checkpoint(args.checkpoint), data_dir, "evaluate")

@@ -20,6 +20,7 @@ from importlib.resources import as_file, files
 from pathlib import Path
 
 from ..config import ConfigError
+from ..errors import missing
 
 TRAIN = ()  # sub-folder of this package holding train configs
 GRIDS = ("experiments",)  # ... and experiment grids
@@ -86,14 +87,14 @@ def resolve(name_or_path: str | os.PathLike, kind: tuple[str, ...] = TRAIN, what
         packaged = packaged_path(text, kind)
         if packaged is not None:
             return packaged
-        if not path.exists():
+        if not path.exists() and not os.path.lexists(text):
             raise ConfigError(f"unknown {what} {text!r}; available: {', '.join(available(kind)) or 'none'} "
                               f"(or pass the path of a YAML file)")
     elif not path.is_absolute() and path.suffix in SUFFIXES and path.parent == Path("configs", *kind):
         packaged = packaged_path(path.stem, kind)
         if packaged is not None:
             return packaged
-    problem = "is not a file" if path.exists() else "does not exist"
+    problem = "is not a file" if path.exists() else missing(text)
     raise ConfigError(f"{what} file {text!r} {problem}; pass the path of a YAML file or one of the names "
                       f"{', '.join(available(kind)) or 'none'}")
 

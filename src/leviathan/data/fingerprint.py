@@ -30,10 +30,10 @@ from typing import TYPE_CHECKING, Any
 if TYPE_CHECKING:  # the results side (experiments.machinery.provenance) reads versions without loading tokenizers
     from .tokenizer import Tokenizer
 
-__all__ = ["DataFingerprint", "FINGERPRINT_VERSION", "LEGACY_VERSION", "CONTENT_SETTINGS", "fingerprint_version"]
+__all__ = ["DataFingerprint", "FINGERPRINT_VERSION", "LEGACY_VERSION", "CONTENT_SETTINGS", "fingerprint_version",
+           "recorded_problem"]
 
-FINGERPRINT_VERSION = 2
-LEGACY_VERSION = 1  # what a meta.json or results row without ``fingerprint_version`` holds
+from .fingerprint_fields import FINGERPRINT_VERSION, LEGACY_VERSION, recorded_problem  # noqa: F401 (re-exported)
 CONTENT_SETTINGS = ("format", "val_fraction", "seed", "text_field", "max_documents", "strict")
 METHOD = ("sha256 over a JSON header (format, val_fraction, seed, text_field, max_documents, strict, and the "
           "tokenizer's kind, vocab_size, eot_id and content hash) and, per document in order, its split and the "

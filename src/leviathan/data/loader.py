@@ -76,6 +76,13 @@ class TokenDataset:
                             f"the file is truncated or damaged; re-copy it or re-run `leviathan prepare --overwrite`")
         n = size // self.dtype.itemsize
         expected = info.tokens
+        other = "uint16" if self.dtype.itemsize == 4 else "uint32"
+        if expected is not None and expected != n and expected * np.dtype(other).itemsize == size:
+            # round 7 (B13): meta.json's dtype edited from uint16 to uint32 blamed the token file
+            raise UserError(f"{self.data_dir / 'meta.json'}: field 'dtype' is {self.dtype.name!r}, but {path.name}'s "
+                            f"{size:,} bytes are the {int(expected):,} tokens meta.json records as {other}: meta.json "
+                            f"was edited or damaged; restore it (dtype {other!r}), or re-run `leviathan prepare "
+                            f"--overwrite`")
         if expected is not None and expected != n:
             raise UserError(f"{path} holds {n:,} tokens but meta.json says {int(expected):,}: the file is truncated "
                             f"or from another preparation; re-copy the data dir or re-run `leviathan prepare --overwrite`")

@@ -20,7 +20,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from ..errors import UserError
+from ..errors import UserError, missing
+from .fingerprint_fields import recorded_problem
 
 META_FILE = "meta.json"
 FORMAT = 1
@@ -71,7 +72,7 @@ def read_meta(data_dir: str | os.PathLike, fix: str | None = None) -> PreparedMe
     d = Path(data_dir)
     fix = fix or f"run `leviathan prepare SOURCE --out {d}` to create it"
     if not d.is_dir():
-        raise UserError(f"data dir {d} does not exist; {fix}")
+        raise UserError(f"data dir {d} {missing(d)}; {fix}")
     p = d / META_FILE
     if not p.is_file():
         raise UserError(f"{d} is not a prepared data dir (no meta.json); {fix}")
@@ -79,9 +80,9 @@ def read_meta(data_dir: str | os.PathLike, fix: str | None = None) -> PreparedMe
         raw = json.loads(p.read_text())
     except (OSError, json.JSONDecodeError) as e:
         raise UserError(f"{p} is not valid JSON ({e}); the data dir is damaged; {fix}") from None
-    if not isinstance(raw, dict) or raw.get("format") != FORMAT:
-        raise UserError(f"{p} is not a leviathan data dir meta.json (format {raw.get('format') if isinstance(raw, dict) else '?'}, "
-                        f"expected 1); {fix}")
+    shown = raw.get("format") if isinstance(raw, dict) else "?"
+    if not isinstance(raw, dict) or isinstance(shown, bool) or shown != FORMAT:  # round 8: "format 1, expected 1"
+        raise UserError(f"{p} is not a leviathan data dir meta.json (format {shown!r}, expected {FORMAT}); {fix}")
     missing = [k for k in _REQUIRED if k not in raw]
     if missing:
         raise UserError(f"{p} lacks {', '.join(missing)}; it was not written by leviathan prepare; {fix}")
@@ -159,6 +160,10 @@ class _Checker:
                 self.bad(f"fields 'splits.{files_of[file]}.file' and 'splits.{name}.file' both name {file!r}; "
                          f"each split has its own token file")
             files_of[file] = name
+        problem = recorded_problem(meta.get("fingerprint"), meta.get("fingerprint_version"),
+                                   meta.get("legacy_fingerprint"))
+        if problem is not None:
+            self.bad(problem)
         files = meta.get("files")
         if files is not None and not (isinstance(files, dict) and all(isinstance(k, str) and isinstance(v, str)
                                                                       for k, v in files.items())):

@@ -34,7 +34,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Iterable, Iterator, Sequence
 
-from ..errors import UserError
+from ..errors import UserError, missing
 
 __all__ = [
     "Source",
@@ -253,7 +253,7 @@ class JsonLines(_FileSource):
         compressed = None
         for path in self.paths:
             if not path.exists():
-                raise UserError(f"{path} does not exist; check the path")
+                raise UserError(f"{path} {missing(path)}; check the path")
             compressed = path.name.endswith((".zst", ".zstd"))
             offset = 0
             for lineno, line in enumerate(self._lines(path), 1):
@@ -582,7 +582,7 @@ def open_source(spec, *, text_field: str = "text", strict: bool = False,
                                 f"does not expand it)")
             src = _group_files(files, text_field, strict, f"{spec} ({len(files)} files)")
         else:
-            raise UserError(f"source {spec!r} does not exist; pass a file, a folder, a glob, "
+            raise UserError(f"source {spec!r} {missing(spec)}; pass a file, a folder, a glob, "
                             f"hf:NAME[:CONFIG][@SPLIT] or stdlib")
     if max_documents is not None:
         src = Limit(src, max_documents)

@@ -48,7 +48,7 @@ import tempfile
 from pathlib import Path
 from typing import Any, Sequence
 
-from ..errors import UserError
+from ..errors import UserError, missing
 from ..ownership import MARKER, check_apart, check_claim, check_output_files, mark, read_marker
 from .hflm import fitting_hflm, offline_env
 from .lm_export import export_for_harness, is_hf_dir, verify_export
@@ -132,7 +132,7 @@ def evaluate(source: str | os.PathLike, tasks: str | Sequence[str] = "paper", *,
     """
     src = Path(source)
     if not src.exists():
-        raise UserError(f"{str(src)!r} does not exist; pass a run dir, a checkpoint step dir or an HF directory")
+        raise UserError(f"{str(src)!r} {missing(src)}; pass a run dir, a checkpoint step dir or an HF directory")
     if out_dir:  # before the evaluation: never over a user's lm_eval.json or hf/ (``leviathan.ownership``)
         check_apart(src, "the evaluated model's folder", out_dir, "--out")
         check_claim(out_dir, "lm-eval", OUT_FILES, "choose another --out", legacy=_earlier_out)
@@ -186,6 +186,10 @@ def _check_hf_folder(src: Path) -> None:
         check_output_files(src, f"export the checkpoint again (leviathan export RUN {src} --overwrite), or evaluate "
                                 f"the run folder itself")
     ids, rows = _tokenizer_size(src), _config_vocab(src)
+    if rows is not None and rows < 1:  # round 8 (K20): -5 blamed the tokenizer
+        raise UserError(f"{str(src / 'config.json')!r}: field 'vocab_size' is {rows}, not a vocabulary size (>= 1): "
+                        f"config.json was edited or damaged; export the checkpoint again (leviathan export RUN "
+                        f"{src} --overwrite)")
     if ids is not None and rows is not None and ids > rows:
         raise UserError(f"the tokenizer of {str(src)!r} has {ids:,} ids but the model's config.json has vocab_size "
                         f"{rows:,}: they come from different models; put the model's own tokenizer in the folder")

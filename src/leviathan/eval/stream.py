@@ -25,7 +25,7 @@ from pathlib import Path
 
 import numpy as np
 
-from ..errors import UserError
+from ..errors import UserError, missing
 
 
 @dataclass(frozen=True)
@@ -53,7 +53,7 @@ class EvalStream:
         from ..data.prepare import prepare_eval_text
 
         if not Path(path).is_file():  # a folder or a device was said not to exist (issue 30 round 6)
-            what = ("does not exist" if not Path(path).exists() else
+            what = (missing(path) if not Path(path).exists() else
                     "is a folder" if Path(path).is_dir() else "is not a regular file (a device, a pipe or a socket)")
             raise UserError(f"text file {str(path)!r} {what}; pass the path of a UTF-8 text file")
         tokens, num_bytes = prepare_eval_text(str(path), tokenizer)

@@ -416,7 +416,14 @@ def load_adopted(path: str | os.PathLike, **from_pretrained_kwargs: Any) -> PreT
         raise UserError(f"{path} is not an adopted model (its config.json has no {CONFIG_KEY!r}); load it with "
                         "transformers.AutoModelForCausalLM.from_pretrained, or adopt it after loading")
     _check_saved_settings(getattr(config, CONFIG_KEY), str(path / "config.json"))
-    return adopted_class(_base_class(config)).from_pretrained(str(path), config=config, **from_pretrained_kwargs)
+    try:
+        return adopted_class(_base_class(config)).from_pretrained(str(path), config=config, **from_pretrained_kwargs)
+    except RuntimeError as e:  # round 8: config.json's vocab_size edited to 301 ended in transformers' traceback
+        if "ignore_mismatched_sizes" not in str(e):
+            raise
+        raise UserError(f"the weights in {path} do not fit the sizes its config.json gives (transformers' report "
+                        f"above names the tensors): config.json was edited or comes from another model; restore it "
+                        f"from a copy, or save the model again") from None
 
 
 # ---- bake ----------------------------------------------------------------------------------------------------

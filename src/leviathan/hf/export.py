@@ -138,6 +138,8 @@ def plain_llama_state_dict(model: CausalLM) -> dict[str, torch.Tensor]:
 @contextlib.contextmanager
 def _atomic_dir(out_dir: str | os.PathLike, overwrite: bool) -> Iterator[Path]:
     """Yield an empty temporary folder next to ``out_dir``; on success it becomes ``out_dir``."""
+    if not isinstance(overwrite, bool):  # round 8: overwrite="yes" (or "no") read as true and replaced the folder
+        raise TypeError(f"overwrite must be True or False, got {overwrite!r}")
     out = replaced_folder(out_dir, "out_dir")  # built beside it and renamed into place: never ".", never the cwd
     if out.exists():
         if not out.is_dir():

@@ -92,7 +92,11 @@ def layer_params(cfg: ModelConfig) -> int:
 
 
 def count_config(cfg: ModelConfig) -> ParamCounts:
-    """Analytic parameter counts for a configuration."""
+    """Analytic parameter counts for a configuration (TypeError for anything but a ``ModelConfig``: a preset's name
+    ended in an AttributeError, issue 30 round 8)."""
+    if not isinstance(cfg, ModelConfig):
+        raise TypeError(f"count_config takes a ModelConfig, got {type(cfg).__name__} {cfg!r:.60}; for a preset, "
+                        f"count_config(leviathan.presets.preset(NAME)) or `leviathan params --preset NAME`")
     body = cfg.num_hidden_layers * layer_params(cfg) + cfg.hidden_size
     head = 0 if cfg.tie_word_embeddings else cfg.vocab_size * cfg.hidden_size
     return ParamCounts(input=input_params(cfg), body=body, head=head, tied=cfg.tie_word_embeddings)

@@ -24,6 +24,7 @@ from dataclasses import dataclass, replace
 from typing import Literal, Optional
 
 from ..config import ConfigError, require
+from .generator_size import check_size, smallest_base
 
 EmbeddingKind = Literal["dense_tied", "dense_untied", "leviathan", "factorized", "compositional"]
 EMBEDDING_KINDS: tuple[str, ...] = ("dense_tied", "dense_untied", "leviathan", "factorized", "compositional")
@@ -35,12 +36,7 @@ def min_base(vocab_size: int, k: int) -> int:
     """Smallest integer b >= 2 with b**k >= vocab_size (paper step 1, docs/DESIGN.md §2). Exact integer arithmetic."""
     require(vocab_size >= 1, f"vocab_size must be at least 1, got {vocab_size}")
     require(k >= 1, f"generator_k must be at least 1, got {k}")
-    b = max(2, int(round(vocab_size ** (1.0 / k))))
-    while b**k < vocab_size:
-        b += 1
-    while b > 2 and (b - 1) ** k >= vocab_size:
-        b -= 1
-    return b
+    return smallest_base(vocab_size, k)
 
 
 @dataclass
@@ -143,6 +139,19 @@ class ModelConfig:
                         f"model.generator_base={self.generator_base} with generator_k={self.generator_k} addresses "
                         f"{self.generator_base ** self.generator_k} ids, fewer than vocab_size={self.vocab_size}; "
                         f"raise generator_base or set it to null")
+        if self.embedding == "leviathan":
+            self._check_generator_size()
+
+    def _check_generator_size(self) -> None:
+        """The generator these settings build fits in memory (``generator_size``; round 8: generator_rank=10**9
+        reached the allocator's traceback, or the machine's memory)."""
+        try:
+            check_size(self.vocab_size, self.hidden_size, self.generator_k, self.generator_seed_dim,
+                       self.generator_modes, self.generator_knots, self.generator_rank, self.generator_base)
+        except ValueError as e:
+            require(False, f"model.generator_*: {e}".replace("lower rank, knots, modes, seed_dim or base",
+                                                             "lower model.generator_rank, _knots, _modes, "
+                                                             "_seed_dim or _base"))
 
     def _check_options(self) -> None:
         """The input-side options: their values, and that they apply to this embedding variant."""

@@ -14,8 +14,13 @@ import torch.nn.functional as F
 
 
 def check_ids(ids: torch.Tensor, base: int, k: int) -> None:
-    """Raise ValueError naming the offending id if any id is outside [0, base**k)."""
+    """Raise ValueError naming the offending id if any id is outside [0, base**k); TypeError for ids that are not
+    integers (issue 30 round 8: a float tensor such as ``tensor([1.5])`` was truncated to id 1 without a word, where
+    ``nn.Embedding`` refuses it)."""
     capacity = base**k
+    if ids.dtype.is_floating_point or ids.dtype.is_complex or ids.dtype == torch.bool:
+        raise TypeError(f"token ids must be an integer tensor (torch.long), got {ids.dtype}; convert them with "
+                        f".long() only if they hold whole ids")
     if ids.numel() == 0:
         return
     lo, hi = int(ids.min()), int(ids.max())

@@ -57,6 +57,7 @@ from torch import nn
 from torch.autograd.function import once_differentiable
 
 from .digits import check_ids, codebook_sum
+from .generator_size import check_size
 from .output_norm import OutputNorm
 from .spline_op import spline_product
 
@@ -370,3 +371,6 @@ def _check_settings(**settings) -> None:
     for name in ("center", "norm"):
         if not isinstance(settings[name], bool):
             raise ValueError(f"{name} must be true or false, got {settings[name]!r}")
+    check_size(**{k: settings[k] for k in ("vocab_size", "hidden_size", "k", "seed_dim", "modes", "knots", "rank",
+                                           "base")})
+

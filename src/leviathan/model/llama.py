@@ -25,6 +25,7 @@ from torch import nn
 
 from .config import ModelConfig
 from .embedding import TableEmbedding, build_input_embedding
+from .labels import check_labels
 from .loss import linear_cross_entropy, linear_token_nll
 
 
@@ -259,6 +260,8 @@ class CausalLM(nn.Module):
         (``loss.linear_cross_entropy``) without ever forming the (B T, V) logits: what training uses,
         since with a large vocabulary those logits and their softmax dominate time and memory.
         """
+        if labels is not None:
+            check_labels(labels, input_ids, self.config.vocab_size)
         h = self.model(input_ids, cache=cache, position_ids=position_ids, attention_mask=attention_mask)
         if labels is not None and not return_logits:
             return None, linear_cross_entropy(h, *self._head_and_targets(labels))

@@ -49,7 +49,7 @@ from ..config import dump_yaml
 from ..data.meta import PreparedMeta
 from ..eval.result import EvalResult
 from ..io import atomic_write_json, atomic_write_text
-from ..errors import ReportedInterrupt, UserError
+from ..errors import ReportedInterrupt, UserError, dead_link, missing
 from ..locking import folder_lock
 from ..ownership import check_apart, check_claim, check_not_inside, mark
 from ..model.accounting import count_model
@@ -80,6 +80,8 @@ def train(cfg: RunConfig, run_dir: str | os.PathLike, resume: str | None = None,
     How the user goes on after a stop, a failed save or a divergence is ``checkpoint.RESUME_HINT`` (a verb that runs
     train itself names its own rerun: ``with checkpoint.resume_hint("run the same ... again"): train(...)``).
     """
+    if not isinstance(run_dir, (str, os.PathLike)) or not os.fspath(run_dir):  # round 8: None was os.fspath's TypeError
+        raise TypeError(f"run_dir must be the path of the run folder (str or Path), got {run_dir!r:.60}")
     device = D.resolve_device(cfg.device)
     owns_group = not (torch.distributed.is_available() and torch.distributed.is_initialized())
     info = D.init_distributed(device)
@@ -168,7 +170,9 @@ def _check_inputs(cfg: RunConfig, run_dir: Path, info: D.DistInfo) -> PreparedMe
     cfg.check_schedule()
     meta = data_meta(cfg.data.path)
     if meta is None:
-        raise UserError(f"data.path {cfg.data.path!r} is not a prepared data folder (no meta.json); "
+        how = "is not a prepared data folder (no meta.json)" if dead_link(cfg.data.path) is None else \
+            missing(cfg.data.path)
+        raise UserError(f"data.path {cfg.data.path!r} {how}; "
                         f"create it with `leviathan prepare` or point data.path at one")
     check_vocab(cfg, meta)
     val = meta.splits.get("val")

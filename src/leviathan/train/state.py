@@ -125,6 +125,11 @@ def load_resume(cfg: RunConfig, run_dir: Path, resume: str | None) -> tuple[Path
                         f"would replace and mix with the other run's; continue it into a new --run-dir, or continue "
                         f"this run with --resume auto")
     loaded = ckpt.load_state(path)
+    loaded["path"] = path  # named by ``restore`` when the loader's saved state contradicts the data
+    if int(loaded["state"]["step"]) > cfg.total_steps:  # round 8: resumed at step 48 with max_steps=3, exit 0
+        raise UserError(f"{str(path)!r} is at step {int(loaded['state']['step'])}, past the {cfg.total_steps} steps "
+                        f"this config trains (max_steps / max_tokens): there is nothing to continue; give a larger "
+                        f"max_steps to train on, or evaluate the run as it is (leviathan eval {str(run_dir)!r})")
     check_tokenizer(path, cfg.data.path, "resume")
     saved = to_dict(run_config_from_dict(loaded["config"], where=path / "config.yaml").model.resolved())
     current = to_dict(cfg.model.resolved())
@@ -154,7 +159,14 @@ def restore(model: torch.nn.Module, optimizer: torch.optim.Optimizer, loader, lo
         group["betas"], group["eps"] = cfg.optim.betas, cfg.optim.eps
         group["weight_decay"] = group_weight_decay(cfg.optim, group.get("name"))
     state = loaded["state"]
-    loader.load_state_dict(state["loader"])
+    try:
+        loader.load_state_dict(state["loader"])
+    except UserError as e:  # round 7 (B2): the line named no file, and only the data as the cause
+        where = loaded.get("path")
+        raise UserError(f"{str(where / 'state.json') + ': ' if where is not None else ''}{e} (if the data, "
+                        f"seq_len, seed and shuffle settings are the run's own, the saved state was edited or "
+                        f"damaged: restore state.json from a copy, or move the step folder out of checkpoints/ "
+                        f"to go on from the previous one)") from None
     if loaded["rng"] is not None:
         ckpt.restore_rng(state["rng"], loaded["rng"])
     return TrainState(step=int(state["step"]), tokens=int(state["tokens"]),

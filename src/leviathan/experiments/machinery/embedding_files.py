@@ -28,11 +28,12 @@ from pathlib import Path
 import numpy as np
 
 from ...config import ConfigError, from_dict
-from ...errors import UserError
+from ...errors import UserError, missing
 from ...io import atomic_write_text
 from ...ownership import check_not_special
 from ..method.embeddings import FORMAT, Definitions, EmbeddingRecord, analyze_tables
 from .provenance import CodeProvenance, code_provenance, data_provenance
+from .record_checks import record_problem
 from .results import RESULTS, dumps, read_results
 from .sweep_grid import read_sweep_grid
 
@@ -160,10 +161,15 @@ def read_record(path: str | os.PathLike) -> EmbeddingRecord:
         raise UserError(f"{path} has record format {raw['format']}, newer than this leviathan reads ({FORMAT}); "
                         f"update leviathan")
     try:
-        return from_dict(EmbeddingRecord, raw)
+        record = from_dict(EmbeddingRecord, raw)
+        problem = record_problem(record)  # numbers in range and consistent (round 8)
     except (ConfigError, TypeError) as e:  # TypeError: a field left out
-        raise UserError(f"{path} is a damaged embeddings record ({e}); remake it with `leviathan analyze "
-                        f"embeddings RUN_DIR --out {path}`") from None
+        problem = str(e)
+    if problem is not None:
+        raise UserError(f"{path} is a damaged embeddings record ({problem}); remake it with `leviathan analyze "
+                        f"embeddings RUN_DIR --out {path}` (in a sweep: leviathan analyze embeddings --sweep DIR "
+                        f"--redo)") from None
+    return record
 
 
 def record_or_run(path: str | os.PathLike, data_dir: str | os.PathLike | None = None,
@@ -174,7 +180,7 @@ def record_or_run(path: str | os.PathLike, data_dir: str | os.PathLike | None = 
         return read_record(path)
     if path.is_dir():
         return record_of_run(path, data_dir, options)
-    raise UserError(f"{str(path)!r} does not exist; pass a run folder or an embeddings record (.json)")
+    raise UserError(f"{str(path)!r} {missing(path)}; pass a run folder or an embeddings record (.json)")
 
 
 def _check_dest(dest: Path) -> None:

@@ -81,6 +81,9 @@ def plain_name(raw: Any, where: str) -> str:
     """``raw`` as a name that is one folder name: a grid's name is its default --out (``runs/<name>``) and a size's
     name starts its runs' folders (``OUT/runs/<size>-<variant>-s<seed>``), so a ``/`` or ``..`` in them put a run
     outside the sweep (issue 30 round 6: a size named ``../../x`` trained into a folder beside the sweep's)."""
+    if isinstance(raw, bool) or not isinstance(raw, (str, int)):  # round 8: `name: !!binary aGVsbG8=` named "b'hello'"
+        raise ConfigError(f"{where}: expected a name (text), got {type(raw).__name__} {raw!r:.40}; write a plain name "
+                          f"(letters, digits, '-', '_')")
     name = str(raw)
     if not name or name in (".", "..") or "/" in name or "\\" in name or "\0" in name:
         raise ConfigError(f"{where}: {name!r} is not a plain name (it names a folder: runs/<name>, "

@@ -32,7 +32,8 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from ...codec import decode, encode, encode_fields, extra_keys
-from ...errors import UserError
+from ...data.fingerprint_fields import recorded_problem
+from ...errors import UserError, dead_link, missing
 from ...eval.result import EvalResult
 from ...model.accounting import ParamCounts
 from .identity import Evaluation
@@ -354,6 +355,15 @@ def row_problem(d: Any) -> str | None:
         return f"is not a results row (a JSON object with a name), but a JSON {type(d).__name__}"
     if not isinstance(d.get("name"), str) or not d["name"]:
         return "is not a results row (a JSON object with a name)"
+    if not _plain(d["name"]):  # it names runs/<name> and embeddings/<name>.json (round 8: "../../x" wrote outside)
+        return f"has name {_shown(d['name'])}, not a run's folder name (no '/', not '.' or '..')"
+    data = d.get("data")
+    if data is not None and not isinstance(data, dict):
+        return f"has data {_shown(data)}, not an object"
+    problem = recorded_problem(*((data or {}).get(k) for k in ("fingerprint", "fingerprint_version",
+                                                                "legacy_fingerprint")))
+    if problem is not None:
+        return f"has a data fingerprint prepare never writes (its data: {problem})"
     if _non_finite(d):
         return "holds NaN or infinity, which leviathan never writes into a results row"
     for keys, ok, what in _FIELD_RULES:
@@ -466,6 +476,11 @@ def _ppl_contradicts(loss: Any, ppl: Any) -> bool:
     return abs(math.log(ppl) - loss) > 1e-6 * max(1.0, loss)
 
 
+def _plain(name: str) -> bool:
+    """Whether ``name`` is one folder name (the sweep names runs ``<size>-<variant>-s<seed>``)."""
+    return name not in (".", "..") and not any(c in name for c in "/\\\0")
+
+
 def _lengths(lengths: dict) -> str:
     return ", ".join(f"{k} {n}" for k, n in lengths.items())
 
@@ -524,6 +539,8 @@ def load_results(path: str | os.PathLike, report=None) -> list[ResultRow]:
     """Like ``read_results`` (``report`` receives its warnings and notes) but a missing or empty file is an error
     naming the fix."""
     rows = read_results(path, report)
+    if not rows and dead_link(path) is not None:
+        raise UserError(f"results {str(path)!r} {missing(path)}; pass a sweep output dir or its results.jsonl")
     if not rows:
         raise UserError(f"no result rows in {str(path)!r}; pass a sweep output dir or its results.jsonl "
                         f"(written by `leviathan sweep`)")

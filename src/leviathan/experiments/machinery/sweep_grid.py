@@ -19,6 +19,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from ...codec import decode
+from ...data.fingerprint_fields import recorded_problem
 from ...errors import UserError
 
 GRID_JSON = "grid.json"
@@ -93,17 +94,19 @@ def _check(grid: SweepGrid) -> None:
 
     for field in ("name", "data_dir", "data_fingerprint", "data_legacy_fingerprint"):
         text(getattr(grid, field), field)
-    v = grid.data_fingerprint_version
-    if v is not None and (isinstance(v, bool) or not isinstance(v, int) or v < 1):
-        raise TypeError(f"field 'data_fingerprint_version' is {v!r}, expected a positive integer or null")
+    problem = recorded_problem(grid.data_fingerprint, grid.data_fingerprint_version, grid.data_legacy_fingerprint,
+                               ("data_fingerprint", "data_fingerprint_version", "data_legacy_fingerprint"))
+    if problem is not None:
+        raise TypeError(problem)
     u = grid.unigram_entropy
     if u is not None and (isinstance(u, bool) or not isinstance(u, (int, float)) or not math.isfinite(u) or u < 0):
         raise TypeError(f"field 'unigram_entropy' is {u!r}, expected a finite number >= 0 (nats) or null")
     if not all(isinstance(o, str) for o in grid.base_overrides):
         raise TypeError("field 'base_overrides' is not a list of KEY=VALUE strings")
     for run in grid.runs:
-        if not isinstance(run.name, str) or not run.name:
-            raise TypeError(f"a run of field 'runs' has name {run.name!r}, expected text")
+        if not isinstance(run.name, str) or not run.name or run.name in (".", "..") or \
+                any(c in run.name for c in "/\\\0"):
+            raise TypeError(f"a run of field 'runs' has name {run.name!r:.60}, expected a run's folder name")
     opts = grid.eval_options
     for field in ("buckets", "batch_size", "seq_len", "max_tokens"):
         v = getattr(opts, field)

@@ -39,6 +39,7 @@ The results are records (``records.Record``): analysis.json holds their ``as_dic
 from __future__ import annotations
 
 import math
+import os
 from collections.abc import Iterable
 from dataclasses import dataclass
 
@@ -328,7 +329,13 @@ def paired_comparisons(rows: Iterable[ResultRow], ci: float = 0.95, plateau: flo
     """Every (regime, size, model, baseline) comparison with its per-seed pairs, end-point statistics per eval
     set and gap curve (see the module docstring). ``baseline_size`` names the size whose baseline runs were
     borrowed (same backbone), or is None."""
+    if isinstance(rows, (str, os.PathLike)):  # round 8: a sweep's path ended in an AttributeError
+        raise TypeError(f"rows must be results rows, e.g. paired_comparisons(read_results({os.fspath(rows)!r})), "
+                        f"got the path {os.fspath(rows)!r}")
     rows = list(rows)
+    if not all(isinstance(r, ResultRow) for r in rows):
+        raise TypeError(f"rows must be ResultRow objects (leviathan.experiments.machinery.results.read_results), "
+                        f"got {', '.join(sorted({type(r).__name__ for r in rows if not isinstance(r, ResultRow)}))}")
     out = []
     for regime in BASELINES:
         by_size = _by_size(rows, regime)

@@ -1,0 +1,33 @@
+"""Labels given to ``CausalLM.forward`` checked before the loss reads them.
+
+    check_labels(labels, input_ids, vocab_size)   # ValueError / TypeError naming the label and the valid range
+
+A label outside [0, vocab_size) (other than the ignored -100) ended in torch's ``IndexError: Target 999 is out of
+bounds`` on the CPU and a device-side assert on a GPU, which names neither the argument nor the range (issue 30
+round 8); float labels, or labels of another shape than the inputs, likewise reached torch's own messages.
+"""
+
+from __future__ import annotations
+
+import torch
+
+from .loss import IGNORE_INDEX
+
+
+@torch.compiler.disable
+def check_labels(labels: torch.Tensor, input_ids: torch.Tensor, vocab_size: int) -> None:
+    """TypeError for labels that are not an integer tensor, ValueError for a shape other than ``input_ids``' or a
+    label outside [0, vocab_size) that is not ``IGNORE_INDEX`` (kept out of compiled graphs: it reads values)."""
+    if not isinstance(labels, torch.Tensor) or labels.dtype.is_floating_point or labels.dtype.is_complex \
+            or labels.dtype == torch.bool:
+        shown = labels.dtype if isinstance(labels, torch.Tensor) else type(labels).__name__
+        raise TypeError(f"labels must be an integer tensor (torch.long) of target ids, got {shown}")
+    if labels.shape != input_ids.shape:
+        raise ValueError(f"labels must have the shape of input_ids {tuple(input_ids.shape)} (one target per "
+                         f"position), got {tuple(labels.shape)}")
+    if labels.numel() == 0:
+        return
+    bad = ((labels < 0) & (labels != IGNORE_INDEX)) | (labels >= vocab_size)
+    if bool(bad.any()):
+        raise ValueError(f"label {int(labels[bad][0])} is outside [0, {vocab_size}) (the model's vocab_size; "
+                         f"{IGNORE_INDEX} marks a position to ignore); check the tokenizer matches the model")
