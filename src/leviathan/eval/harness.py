@@ -262,7 +262,8 @@ def _in_temporary(e: OSError, work: Path) -> Exception:
 
 def _evaluate_in(work: Path, model, tokenizer, keys, root, hf_dir, limit, batch_size, device, dtype, num_fewshot,
                  verify, log_samples) -> dict:
-    """``evaluate_model``'s work in the temporary folder ``work``."""
+    """``evaluate_model``'s work in the temporary folder ``work``. Parameters: ``evaluate_model``'s own, passed on one
+    each, and the folder."""
     names = prepare_tasks(root, work / "tasks", keys)
     check = None
     if model is None:

@@ -16,7 +16,8 @@ def check_size(vocab_size: int, hidden_size: int, k: int, seed_dim: int, modes: 
                base: int | None) -> None:
     """ValueError when the sizes, each valid alone, ask for a generator no memory holds (issue 30 round 8:
     ``adopt(model, rank=10**9)`` ended in the allocator's traceback asking for 131 TB). Counted before any tensor
-    is made: codebooks, projections, splines and output maps."""
+    is made: codebooks, projections, splines and output maps. Parameters: the generator's sizes (docs/DESIGN.md §2),
+    one each as ModelConfig and LeviathanGenerator hold them."""
     if k > 64:
         raise ValueError(f"k must be an integer in [1, 64] (base 2 already addresses 2^64 ids), got {k!r}")
     b = base if base is not None else smallest_base(vocab_size, k)
