@@ -71,12 +71,11 @@ def check_same_settings(sweep: Path, out: Path) -> None:
 
     if not (out / "grid.json").is_file() or not (out / "results.jsonl").is_file():
         return
-    kept = _settings(SweepGrid.from_dict(json.loads((out / "grid.json").read_text())))
-    new = _settings(SweepGrid.from_dict(portable_tree(json.loads((sweep / "grid.json").read_text()))))
+    kept_grid = SweepGrid.from_dict(json.loads((out / "grid.json").read_text()))
+    new_grid = SweepGrid.from_dict(portable_tree(json.loads((sweep / "grid.json").read_text())))
+    kept, new = _settings(kept_grid), _settings(new_grid)
     differ = [_difference(key, kept[key], new[key], out, sweep) for key in kept
               if key != "seeds" and kept[key] != new[key]]
-    kept_grid, new_grid = (SweepGrid.from_dict(portable_tree(json.loads((f / "grid.json").read_text())))
-                           for f in (out, sweep))
     if not same_sweep_data(kept_grid, load_results(out / "results.jsonl", _quiet), new_grid,
                            load_results(sweep / "results.jsonl", _quiet)):
         differ.append(_difference("data fingerprint", kept_grid.data_fingerprint, new_grid.data_fingerprint, out, sweep))
