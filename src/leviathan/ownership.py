@@ -15,13 +15,20 @@ A flag that deletes, and a verb that writes into an existing folder, need proof 
   live process may hold a lock inside the folder or beside it (``locking``). A folder written before markers is
   replaced only when the verb's ``legacy`` test recognises it. Every refusal names what would be deleted and the
   command to delete it by hand.
-- **Writing into** a folder (``check_claim``): with the verb's marker for the whole folder (a run, a sweep), the
-  folder is the verb's. Otherwise a file the verb would write that is already there, and that its marker does not
+- **Writing into** a folder (``check_claim``): with the verb's marker for the whole folder (a run, a sweep), written
+  in this very folder, the folder is the verb's. Otherwise a file the verb would write that is already there, and that its marker does not
   list, stops it, unless ``legacy`` recognises an earlier output of the verb; other files are left alone. ``mark``
   then records the folder (or the files written) as the verb's. A folder marked by another verb is refused whole.
 
-Footgun: a marker copied along with a folder still says the verb wrote it; what it lists is checked, not who
-copied it. Lock files (``.lock``, ``.NAME.lock``) and a verb's temporary files are not part of an output.
+- **Home**: a marker for a whole folder records the folder it was written in (``home``: device and inode). A copy of
+  it elsewhere (a run folder copied, cloned or moved to another disk; a marker copied into a folder of the user's)
+  proves nothing about its new folder, which is then judged as one without a marker (``legacy``, then file by file);
+  ``mark`` records the new home once that has passed. ``train --run-dir`` on a user's folder holding a copy of a
+  run's marker wrote over the user's ``config.yaml`` (issue 30 round 8, G5); a copied sweep marker let a sweep append
+  rows to a user's ``results.jsonl`` (G4).
+
+Footgun: a marker that lists files is not tied to its folder (an export's or a data folder's is copied with it and
+must stay valid): its files are checked against the verb's names and digests, not its home. Lock files (``.lock``, ``.NAME.lock``) and a verb's temporary files are not part of an output.
 """
 
 from __future__ import annotations
@@ -52,6 +59,22 @@ class OutputMarker:
     files: tuple[str, ...] | None = None
     created: str | None = None
     sha256: dict[str, str] | None = None  # {file: digest} of an output whose files are checked when read (export)
+    home: str | None = None  # "device:inode" of the folder a whole-folder marker was written in (None: not recorded)
+
+    def owns(self, folder: str | os.PathLike) -> bool:
+        """Whether the marker proves that its verb wrote all of ``folder``: a whole-folder marker written there (a
+        copy elsewhere, or one written before homes were recorded, proves nothing: see the module docstring)."""
+        return self.files is None and self.home is not None and self.home == folder_home(folder)
+
+
+def folder_home(folder: str | os.PathLike) -> str | None:
+    """``folder``'s identity, "device:inode" (None when it cannot be read): the same folder after a rename, another
+    one after a copy."""
+    try:
+        st = os.stat(folder)
+    except OSError:
+        return None
+    return f"{st.st_dev}:{st.st_ino}"
 
 
 def read_marker(folder: str | os.PathLike) -> OutputMarker | None:
@@ -82,7 +105,10 @@ def read_marker(folder: str | os.PathLike) -> OutputMarker | None:
             _relative(k) and isinstance(v, str) and len(v) == 64 and all(c in "0123456789abcdef" for c in v)
             for k, v in digests.items())):
         raise UserError(f"{str(path)!r}: field 'sha256' is not an object of file name -> sha256 (64 hex digits); {fix}")
-    return OutputMarker(verb, None if files is None else tuple(files), created, digests)
+    home = raw.get("home")
+    if home is not None and not isinstance(home, str):
+        raise UserError(f"{str(path)!r}: field 'home' is {home!r}, expected the folder's \"device:inode\"; {fix}")
+    return OutputMarker(verb, None if files is None else tuple(files), created, digests, home)
 
 
 def _relative(name: object) -> bool:
@@ -99,6 +125,8 @@ def write_marker(folder: str | os.PathLike, verb: str, files: Iterable[str] | No
 
     marker = {"format": FORMAT, "verb": verb, "files": None if files is None else sorted(files),
               "created": datetime.now(timezone.utc).isoformat(timespec="seconds"), "leviathan": __version__}
+    if files is None:  # whole-folder: tied to this folder (a copy elsewhere proves nothing, module docstring)
+        marker["home"] = folder_home(folder)
     if digests and files is not None:
         marker["sha256"] = {name: _sha256(Path(folder) / name) for name in sorted(files)}
     atomic_write_json(Path(folder) / MARKER, marker)
@@ -137,6 +165,8 @@ def mark(folder: str | os.PathLike, verb: str, names: Iterable[str]) -> None:
     when it holds nothing else (a folder the verb created), else just those names, added to what an earlier marker of
     the verb lists. A folder marked whole, or by another verb, is left as it is (``check_claim`` refused the latter)."""
     marker = read_marker(folder)
+    if marker is not None and marker.files is None and not marker.owns(folder):
+        marker = None  # a copied whole-folder marker: check_claim judged the folder without it; record the new home
     if marker is not None and (marker.verb != verb or marker.files is None):
         return
     patterns = list(names)
@@ -306,8 +336,10 @@ def check_claim(folder: str | os.PathLike, verb: str, names: Iterable[str], fix:
     if marker is not None and marker.verb != verb:
         raise UserError(f"{str(folder)!r} is the output of `leviathan {marker.verb}` (its {MARKER} says so), not "
                         f"of `leviathan {verb}`, which would write its own files there; {fix}")
-    if marker is not None and marker.files is None:
+    if marker is not None and marker.owns(folder):
         return  # the whole folder is the verb's
+    if marker is not None and marker.files is None:
+        marker = None  # a whole-folder marker copied from elsewhere (or with no home): judged as if there were none
     if marker is None and legacy is not None and legacy(folder):
         return
     patterns = list(names)

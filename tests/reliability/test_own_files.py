@@ -91,6 +91,52 @@ def test_a_run_folder_written_before_markers_resumes(capsys, data, run_copy):
     assert json.loads((run_copy / MARKER).read_text())["files"] is None  # the whole folder is the run's
 
 
+def test_a_copied_run_marker_does_not_make_a_users_folder_the_runs(capsys, data, finished_run, tmp_path):
+    """Round 8 (G5): a user's folder holding a copy of a run's marker and a config.yaml of the user's: `train
+    --run-dir` took the copied whole-folder marker as proof and wrote over the user's config.yaml, exit 0. A
+    whole-folder marker now records the folder it was written in; a copy elsewhere proves nothing."""
+    folder = _users_folder(tmp_path / "exp", "config.yaml", "notes.txt")
+    shutil.copy(finished_run / MARKER, folder / MARKER)
+    before = tree_hashes(folder)
+    line = fails(capsys, "train", *run_overrides(data, max_steps=2), "--run-dir", folder, "--quiet")
+    assert f"`leviathan train` would write over config.yaml in '{folder}', which it did not create" in line
+    assert tree_hashes(folder) == before
+    # the copied run itself (copytree: another folder) is still the run's: recognised by its checkpoints
+    assert json.loads((finished_run / MARKER).read_text())["home"]
+    copy = tmp_path / "copy"
+    shutil.copytree(finished_run, copy)
+    assert main([*resume(copy, data, max_steps=6)]) == 0
+    marker = json.loads((copy / MARKER).read_text())
+    assert marker["files"] is None and marker["home"] != json.loads((finished_run / MARKER).read_text())["home"]
+    moved = tmp_path / "moved"  # a rename keeps the folder (and its home)
+    copy.rename(moved)
+    assert json.loads((moved / MARKER).read_text())["home"] == marker["home"]
+
+
+def test_a_copied_sweep_marker_does_not_make_a_users_results_the_sweeps(capsys, data, tmp_path):
+    """Round 8 (G4): a copied sweep marker beside a user's results.jsonl of notes: the sweep appended its rows to
+    the user's file. Now the folder is judged as one without a marker, and the file is the user's."""
+    import yaml
+
+    grid = tmp_path / "g.yaml"
+    grid.write_text(yaml.safe_dump({"name": "g", "data": {"dir": str(data)}, "seeds": [0],
+                                    "base": {"max_steps": 1, "schedule": {"warmup_steps": 0}, "data": {"seq_len": 32}},
+                                    "sizes": {"a": "cpu-tiny"},
+                                    "experiments": {"iso_body": {"variants": ["dense_tied"], "sizes": ["a"]}}}))
+    out = tmp_path / "out"
+    assert main(["sweep", "--grid", str(grid), "--out", str(out), "--skip-eval"]) == 0
+    users = _users_folder(tmp_path / "notes", "results.jsonl")
+    shutil.copy(out / MARKER, users / MARKER)
+    before = tree_hashes(users)
+    line = fails(capsys, "sweep", "--grid", grid, "--out", users, "--skip-eval")
+    assert f"`leviathan sweep` would write over results.jsonl in '{users}', which it did not create" in line
+    assert tree_hashes(users) == before
+    cloned = tmp_path / "cloned"  # the sweep's own folder copied (a clone of committed results) goes on
+    shutil.copytree(out, cloned)
+    assert main(["sweep", "--grid", str(grid), "--out", str(cloned), "--skip-eval"]) == 0
+    assert "1 already in" in capsys.readouterr().out
+
+
 @pytest.mark.parametrize("where", ["same", "inside"])
 def test_a_run_folder_is_never_the_data_folder(capsys, data, tmp_path, where):
     from shutil import copytree
