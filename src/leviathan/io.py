@@ -224,6 +224,24 @@ def cpu_model() -> str:
     return platform.processor() or platform.machine()
 
 
+def cpu_id() -> Optional[str]:
+    """The CPU's vendor, family, model and stepping from /proc/cpuinfo ("AuthenticAMD cpu family 25 model 1 stepping 1"),
+    None where it has none. The model name alone does not tell machines apart: two sessions' "AMD EPYC" hosts gave
+    validation losses that differ in the 8th digit for the same commit and seed (results/o200k-width/LOG.md)."""
+    fields = {}
+    try:
+        with open("/proc/cpuinfo", encoding="utf-8", errors="replace") as f:
+            for line in f:
+                if not line.strip():
+                    break  # the first processor is enough
+                key, _, value = line.partition(":")
+                fields[key.strip()] = value.strip()
+    except OSError:
+        return None
+    parts = [fields.get("vendor_id")] + [f"{k} {fields[k]}" for k in ("cpu family", "model", "stepping") if k in fields]
+    return " ".join(p for p in parts if p) or None
+
+
 def load_average() -> Optional[list[float]]:
     """The 1, 5 and 15 minute load averages, rounded to 0.01; None where the OS has none."""
     if not hasattr(os, "getloadavg"):
@@ -235,14 +253,17 @@ def load_average() -> Optional[list[float]]:
 
 
 def hardware_info() -> dict:
-    """Where something was measured: device, CPU model, cores, torch version and threads, GPU if any, host."""
-    info = {"device": "cpu", "cpu": cpu_model(), "cores": os.cpu_count(), "torch_threads": None, "gpu": None,
-            "torch": None, "host": platform.node()}
+    """Where something was measured: device, CPU model and identity (``cpu_id``), the vector instructions torch's CPU
+    kernels use (``cpu_capability``: AVX2, AVX512, ...; they decide the last bits of a sum), cores, torch version and
+    threads, GPU if any, host."""
+    info = {"device": "cpu", "cpu": cpu_model(), "cpu_id": cpu_id(), "cpu_capability": None, "cores": os.cpu_count(),
+            "torch_threads": None, "gpu": None, "torch": None, "host": platform.node()}
     try:
         import torch
 
         info["torch"] = torch.__version__
         info["torch_threads"] = torch.get_num_threads()
+        info["cpu_capability"] = torch.backends.cpu.get_cpu_capability()
         if torch.cuda.is_available():
             info["device"] = "cuda"
             info["gpu"] = torch.cuda.get_device_name(0)

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import os
+
 import pytest
 
 from leviathan import config, io
@@ -33,6 +35,12 @@ def test_hardware_info_and_one_home_for_the_io_helpers():
     info = io.hardware_info()
     assert {"device", "cpu", "cores", "torch_threads", "gpu", "torch", "host"} <= set(info)
     assert info["torch_threads"] >= 1 and info["cpu"]
+    import torch
+
+    # the model name alone did not tell two hosts' numerics apart: the identity and the kernels' vector set do
+    assert info["cpu_capability"] == torch.backends.cpu.get_cpu_capability()
+    if os.path.isfile("/proc/cpuinfo"):
+        assert "family" in info["cpu_id"] and "model" in info["cpu_id"]
     load = io.load_average()
     assert load is None or len(load) == 3
     # the io helpers have one home (issue 20 retired config.py's re-exports of them)

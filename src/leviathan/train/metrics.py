@@ -26,7 +26,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from ..codec import decode
-from ..io import atomic_write_text, named, read_metrics
+from ..io import atomic_write_text, cpu_id, named, read_metrics
 
 
 @dataclass
@@ -218,6 +218,8 @@ def collect_versions(device: "torch.device", tokenizer: str | None, world_size: 
         "git_revision": git_revision(),
         "device": str(device),
         "device_name": device_name,
+        "cpu_id": cpu_id(),  # the model name alone does not tell two hosts' numerics apart (io.cpu_id)
+        "cpu_capability": torch.backends.cpu.get_cpu_capability(),
         "cpu_threads": torch.get_num_threads(),
         "world_size": world_size,
         "hostname": socket.gethostname(),
