@@ -86,3 +86,47 @@ def test_a_sweep_of_data_prepared_again_is_collected_with_its_plateau(collect, t
     assert collect.main([str(third), "--dest", str(dest)]) == 2
     assert "data fingerprint" in capsys.readouterr().err
     assert _names(dest / "g" / "results.jsonl") == ["r0", "r1"]
+
+
+def test_the_report_takes_the_plateau_from_a_data_folder_only_when_it_is_the_sweeps(tmp_path, monkeypatch):
+    """grid.json's data_dir is relative to the folder the sweep ran in; a report run elsewhere read the unigram
+    entropy of whatever data folder lay at that path there (noticed in issue 29's collection)."""
+    import numpy as np
+
+    from leviathan.experiments.machinery.sweep_grid import SweepGrid
+    from leviathan.experiments.method.plateau import grid_plateau
+
+    prep = tmp_path / "data" / "prep"
+    prep.mkdir(parents=True)
+    np.save(prep / "train_freq.npy", np.array([1, 1, 0, 2], dtype=np.int64))
+    monkeypatch.chdir(tmp_path)
+    other = SweepGrid(name="g", runs=[], data_dir="data/prep", data_fingerprint="f" * 64, data_fingerprint_version=2,
+                      unigram_entropy=1.5)
+    assert grid_plateau(other) == 1.5  # not a prepared folder of that fingerprint: the stored value
+    unrecorded = SweepGrid(name="g", runs=[], data_dir="data/prep")
+    assert grid_plateau(unrecorded) == pytest.approx(1.0397, abs=1e-4)  # nothing stored, nothing to check: the folder
+    assert grid_plateau(SweepGrid(name="g", runs=[], data_dir="data/none", unigram_entropy=2.0)) == 2.0
+
+
+def test_the_report_takes_the_plateau_from_the_sweeps_own_data_folder(tmp_path, monkeypatch):
+    """The same rule's other side: a prepared folder whose fingerprint grid.json records is read (and preferred to
+    the stored value); one of another preparation is not."""
+    from leviathan.data.prepare import prepare
+    from leviathan.experiments.machinery.provenance import data_provenance
+    from leviathan.experiments.machinery.sweep_grid import SweepGrid
+    from leviathan.experiments.method.plateau import grid_plateau, unigram_entropy
+
+    corpus = tmp_path / "corpus"
+    corpus.mkdir()
+    (corpus / "a.txt").write_text("the cat sat on the mat. " * 40 + "a dog ran far away. " * 25)
+    (corpus / "b.txt").write_text("birds sing in the morning light. " * 30)
+    prep = tmp_path / "data" / "prep"
+    prepare(str(corpus), prep, tokenizer="bpe:300", val_fraction=0.5, progress=False, log=lambda msg: None)
+    monkeypatch.chdir(tmp_path)
+    mine = data_provenance(prep)
+    own = SweepGrid(name="g", runs=[], data_dir="data/prep", data_fingerprint=mine.fingerprint,
+                    data_fingerprint_version=mine.fingerprint_version, unigram_entropy=9.0)
+    assert grid_plateau(own) == pytest.approx(unigram_entropy(prep)) != 9.0
+    other = SweepGrid(name="g", runs=[], data_dir="data/prep", data_fingerprint="0" * 64,
+                      data_fingerprint_version=mine.fingerprint_version, unigram_entropy=9.0)
+    assert grid_plateau(other) == 9.0
