@@ -307,8 +307,9 @@ def leftover_is_own(folder: str | os.PathLike, own: Iterable[str]) -> bool:
 
 
 def check_unlocked(folder: Path, doing: str) -> None:
-    """UserError when a live process holds a lock inside ``folder`` (a run, a sweep) or its lock beside it."""
-    from .locking import held_by_another, lock_path
+    """UserError when a live process holds a lock inside ``folder`` (a run, a sweep; a training run's claim on its data
+    folder, ``locking.reading``) or its lock beside it."""
+    from .locking import held_by_another, is_reader_lock, lock_path
 
     candidates = [lock_path(Path(os.path.abspath(folder)), beside=True)]
     for dirpath, _, filenames in os.walk(folder):
@@ -318,7 +319,8 @@ def check_unlocked(folder: Path, doing: str) -> None:
         if held is not None:
             pid, command = held
             who = f"process {pid}" + (f" ({command})" if command else "") if pid is not None else "another process"
-            raise UserError(f"{doing} {str(folder)!r}, but {who} is writing there (it holds {str(path)!r}); nothing "
+            use = "is reading it" if is_reader_lock(path.name) else "is writing there"  # locking.reading: a run's data
+            raise UserError(f"{doing} {str(folder)!r}, but {who} {use} (it holds {str(path)!r}); nothing "
                             f"was deleted; wait for it to finish or stop it, or choose another output folder")
 
 

@@ -58,8 +58,8 @@ import numpy as np
 
 from ..errors import UserError
 from ..locking import folder_lock
-from ..ownership import (check_apart, check_replaceable, leftover_is_own, listed_files, replaced_folder,
-                         write_marker)
+from ..ownership import (check_apart, check_replaceable, check_unlocked, leftover_is_own, listed_files,
+                         replaced_folder, write_marker)
 from ..seeds import check_seed
 from ..storage import storage_oserror
 from .companions import file_digests
@@ -362,6 +362,7 @@ def _install(tmp: Path, out: Path) -> None:
     """Rename the finished temporary folder to ``out`` (replacing an old data dir)."""
     old = None
     if out.exists():
+        check_unlocked(out, "--overwrite would replace")  # a training run may have started reading it meanwhile (H1)
         if any(out.iterdir()):
             old = out.with_name(f".{out.name}.old-{uuid.uuid4().hex[:8]}")
             os.rename(out, old)
