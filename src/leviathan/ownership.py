@@ -412,11 +412,15 @@ def check_apart(source: str | os.PathLike, source_what: str, out: str | os.PathL
                     f"apart from its input; choose another {out_what}")
 
 
-def check_not_inside(folder: str | os.PathLike, what: str, verbs: Iterable[str]) -> None:
+def check_not_inside(folder: str | os.PathLike, what: str, verbs: Iterable[str],
+                     within: dict[str, str] | None = None) -> None:
     """UserError when the output folder ``folder`` lies inside a folder that one of ``verbs`` wrote (its marker says
     so): ``train --run-dir RUN/checkpoints`` made a second run inside the first one's checkpoints folder, exit 0 (issue
-    30 round 8, G14). Containers (a sweep's runs, a demo's variants) are not in ``verbs``."""
-    verbs = set(verbs)
+    30 round 8, G14). Containers (a sweep's runs, a demo's variants) are not in ``verbs``: ``within`` names, per verb,
+    the one subfolder of its output that is refused (``{"sweep": "runs"}`` for a sweep's --out: a second sweep's
+    results.jsonl, grid.json and runs were written among the first one's run folders, exit 0; round 8, G15), while
+    the rest of the container stays open (a plan's stages and shards are sweeps inside its folder)."""
+    verbs, within = set(verbs), within or {}
     real = Path(os.path.realpath(folder))
     for parent in real.parents:
         if not (parent / MARKER).is_file():
@@ -425,7 +429,8 @@ def check_not_inside(folder: str | os.PathLike, what: str, verbs: Iterable[str])
             marker = read_marker(parent)
         except UserError:
             continue  # a damaged marker of a folder above is that folder's business
-        if marker is not None and marker.verb in verbs:
+        inner = marker is not None and marker.verb in within and real.relative_to(parent).parts[0] == within[marker.verb]
+        if marker is not None and (marker.verb in verbs or inner):
             raise UserError(f"{what} {str(folder)!r} lies inside {str(parent)!r}, the output of `leviathan "
                             f"{marker.verb}` (its {MARKER} says so): a new output there would be mixed into it; "
                             f"choose a {what} outside it")

@@ -360,3 +360,47 @@ def test_an_output_is_never_made_inside_a_run_a_data_folder_or_an_export(finishe
         assert "lies inside" in cli_error(["sweep", "--grid", grid, "--out", out])
     assert {folder: tree_hashes(folder) for folder in (run, copy)} == before
     assert sorted(p.name for p in run.iterdir()) == sorted(p.name for p in finished_run.iterdir())
+
+
+@pytest.fixture(scope="module")
+def small_sweep(data, tmp_path_factory) -> Path:
+    """A finished sweep of one tiny run (2 steps, its row measured at step 2) and its grid file beside it."""
+    root = tmp_path_factory.mktemp("small-sweep")
+    grid = root / "grid.yaml"
+    grid.write_text(json.dumps({"name": "g", "data": {"dir": str(data)}, "seeds": [0],
+                                "base": {"max_steps": 2, "data": {"seq_len": 32}, "batch_tokens": 128,
+                                         "micro_batch_size": 4, "eval_tokens": 200, "checkpoint_interval": 0,
+                                         "eval_interval": 0, "keep_last": 1, "schedule": {"warmup_steps": 1}},
+                                "eval": {"buckets": 2, "seq_len": 32, "batch_size": 4, "max_tokens": 200},
+                                "sizes": {"a": {"preset": "cpu-tiny"}},
+                                "experiments": {"iso_body": {"variants": ["dense_tied"], "sizes": ["a"]}}}))
+    assert main(["sweep", "--grid", str(grid), "--out", str(root / "sweep")]) == 0
+    return root / "sweep"
+
+
+def test_a_sweep_is_never_made_inside_another_sweeps_runs_folder(small_sweep, tmp_path):
+    """Round 8 (G15): ``sweep --out SWEEP/runs`` wrote a second sweep's results.jsonl, grid.json and runs among the
+    first one's run folders, exit 0; ``SWEEP/runs/NEW`` would have hidden a sweep among its runs."""
+    sweep = Path(shutil.copytree(small_sweep, tmp_path / "sweep"))
+    before = tree_hashes(sweep)
+    for out in (sweep / "runs", sweep / "runs" / "new"):
+        line = cli_error(["sweep", "--grid", small_sweep.parent / "grid.yaml", "--out", out])
+        assert f"--out {str(out)!r} lies inside {str(sweep)!r}, the output of `leviathan sweep`" in line
+    assert tree_hashes(sweep) == before and sorted(p.name for p in (sweep / "runs").iterdir()) == ["a-dense_tied-s0"]
+
+
+def test_train_does_not_continue_a_run_a_sweeps_row_measured(small_sweep, tmp_path):
+    """Round 8 (A12): ``train --run-dir SWEEP/runs/RUN --resume auto max_steps=4`` trained the sweep's run past its
+    row, and keep_last deleted the step-2 checkpoint the row measured, exit 0. It is refused, naming the way to
+    continue it in another folder; that way works and leaves the sweep as it was."""
+    sweep = Path(shutil.copytree(small_sweep, tmp_path / "sweep"))
+    run = sweep / "runs" / "a-dense_tied-s0"
+    before = tree_hashes(sweep)
+    line = cli_error(["train", "--run-dir", run, "--resume", "auto", "max_steps=4", "--quiet"])
+    assert "a row of its results.jsonl measured it at step 2" in line
+    step = run / "checkpoints" / "step-00000002"
+    assert line.endswith(f"leviathan train --run-dir NEW_DIR --resume {step} [overrides]")
+    assert tree_hashes(sweep) == before
+    proc = cli(["train", "--run-dir", tmp_path / "new", "--resume", step, "max_steps=4", "--quiet"])
+    assert proc.returncode == 0, proc.stderr
+    assert (tmp_path / "new" / "checkpoints" / "step-00000004").is_dir() and tree_hashes(sweep) == before
