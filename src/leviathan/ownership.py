@@ -434,3 +434,21 @@ def check_not_inside(folder: str | os.PathLike, what: str, verbs: Iterable[str],
             raise UserError(f"{what} {str(folder)!r} lies inside {str(parent)!r}, the output of `leviathan "
                             f"{marker.verb}` (its {MARKER} says so): a new output there would be mixed into it; "
                             f"choose a {what} outside it")
+
+
+CONTAINERS = {"sweep": "runs"}  # verb -> the subfolder of its output that holds run folders it trains itself
+
+
+def check_not_container(folder: str | os.PathLike, what: str) -> None:
+    """UserError when ``folder`` is the folder of another output that holds its runs (``SWEEP/runs``): ``train
+    --run-dir SWEEP/runs`` wrote a run's config.yaml, metrics and checkpoints among the sweep's run folders, exit 0
+    (issue 30 round 9, N18). A run inside it (``SWEEP/runs/NAME``) is how the sweep trains, and stays allowed."""
+    real = Path(os.path.realpath(folder))
+    try:
+        marker = read_marker(real.parent) if (real.parent / MARKER).is_file() else None
+    except UserError:
+        return  # a damaged marker of a folder above is that folder's business
+    if marker is not None and CONTAINERS.get(marker.verb) == real.name:
+        raise UserError(f"{what} {str(folder)!r} is the {real.name}/ folder of {str(real.parent)!r}, the output of "
+                        f"`leviathan {marker.verb}` (its {MARKER} says so), which holds that {marker.verb}'s run "
+                        f"folders: a run written there would be mixed into them; choose a {what} outside it")

@@ -404,3 +404,19 @@ def test_train_does_not_continue_a_run_a_sweeps_row_measured(small_sweep, tmp_pa
     proc = cli(["train", "--run-dir", tmp_path / "new", "--resume", step, "max_steps=4", "--quiet"])
     assert proc.returncode == 0, proc.stderr
     assert (tmp_path / "new" / "checkpoints" / "step-00000004").is_dir() and tree_hashes(sweep) == before
+
+
+def test_no_run_or_report_is_written_among_a_sweeps_runs_or_inside_a_run(small_sweep, finished_run, data, tmp_path):
+    """Round 9: ``train --run-dir SWEEP/runs`` wrote a run's files among the sweep's run folders (N18), and ``report
+    SWEEP --out RUN/checkpoints`` wrote report.md, analysis.json, figures and a marker into a run's checkpoints folder
+    (N11), exit 0 each."""
+    sweep = Path(shutil.copytree(small_sweep, tmp_path / "sweep"))
+    run = Path(shutil.copytree(finished_run, tmp_path / "run"))
+    before = {folder: tree_hashes(folder) for folder in (sweep, run)}
+    line = cli_error(["train", *run_overrides(data), "--run-dir", sweep / "runs"])
+    assert f"--run-dir {str(sweep / 'runs')!r} is the runs/ folder of {str(sweep)!r}, the output of `leviathan sweep`" \
+        in line
+    for out in (run / "checkpoints", sweep / "runs"):
+        assert f"--out {str(out)!r} lies inside" in cli_error(["report", sweep, "--out", out])
+    assert {folder: tree_hashes(folder) for folder in (sweep, run)} == before
+    assert cli(["report", sweep]).returncode == 0  # its own report folder, inside the sweep, stays the default

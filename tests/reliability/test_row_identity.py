@@ -375,3 +375,22 @@ def test_a_row_named_with_a_path_writes_no_record_outside_the_sweep(capsys, swee
     assert main(["analyze", "embeddings", "--sweep", str(sweep_copy), "--probes", "2"]) == 0
     assert "has name '../../R8run', not a run's folder name" in capsys.readouterr().err
     assert not (tmp_path / "R8run.json").exists() and not list(tmp_path.glob("*.json"))
+
+
+def test_a_rows_curve_is_its_own_when_its_run_folder_was_swapped(sweep_copy):
+    """Round 9 (N37): a sweep's run folder replaced by another run's (trained on other data) had that run's loss curve
+    drawn for the row, exit 0: the run's metrics.jsonl is used only while its validation points are the row's."""
+    from leviathan.experiments.machinery.results import load_results
+    from leviathan.experiments.method.efficiency import row_curve
+
+    row = load_results(sweep_copy / "results.jsonl")[0]
+    metrics = sweep_copy / "runs" / row.name / "metrics.jsonl"
+    row.metrics = str(metrics)  # the copy's own run folder (the row names the path it was written with)
+    own = row_curve(row)
+    lines = [json.loads(line) for line in metrics.read_text().splitlines()]
+    for line in lines:  # another run's file: the same steps, other losses
+        line.update({"val_loss": line["val_loss"] + 0.5} if "val_loss" in line else {})
+    metrics.write_text("".join(json.dumps(line) + "\n" for line in lines))
+    swapped = row_curve(row)
+    assert list(swapped.tokens) == list(own.tokens) and list(swapped.loss) == list(own.loss)
+    assert list(own.loss) == list(row.curve.val_loss)

@@ -363,7 +363,7 @@ def _install(tmp: Path, out: Path) -> None:
     old = None
     if out.exists():
         check_unlocked(out, "--overwrite would replace")  # a training run may have started reading it meanwhile (H1)
-        if any(out.iterdir()):
+        if os.path.islink(out) or any(out.iterdir()):  # a link is replaced, what it names kept (as demo does)
             old = out.with_name(f".{out.name}.old-{uuid.uuid4().hex[:8]}")
             os.rename(out, old)
         else:
@@ -375,7 +375,9 @@ def _install(tmp: Path, out: Path) -> None:
             os.rename(old, out)
         raise UserError(f"could not move the prepared data into {out} ({e}); another process may be writing "
                         f"there; retry") from None
-    if old is not None:
+    if old is not None and os.path.islink(old):  # rmtree refuses a link (ignored): a hidden .NAME.old-* link was left
+        old.unlink()  # beside the new folder (issue 30 round 9, N5)
+    elif old is not None:
         shutil.rmtree(old, ignore_errors=True)
     try:  # make the rename durable
         fd = os.open(out.parent, os.O_RDONLY)

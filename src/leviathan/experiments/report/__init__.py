@@ -19,7 +19,7 @@ from pathlib import Path
 
 from ...errors import UserError
 from ...io import atomic_write_json, atomic_write_text
-from ...ownership import check_claim, mark
+from ...ownership import CONTAINERS, check_claim, check_not_inside, mark
 from ..machinery.embedding_files import read_records
 from ..machinery.identity import check_one_evaluation, check_one_grid
 from ..method.plateau import grid_plateau
@@ -65,6 +65,7 @@ def write_report(results: str | os.PathLike | list, out_dir: str | os.PathLike, 
         lr_rows = merge_sweeps(sweeps)[0] if len(sweeps) > 1 else load_results(sweeps[0])
         _check_presweep_apart(lr_rows, grid.name, sweeps)
     out = Path(out_dir)
+    check_not_inside(out, "--out", ("train", "prepare", "export"), within=CONTAINERS)  # not into a run (round 9, N11)
     check_claim(out, "report", REPORT_FILES, "choose another --out",
                 legacy=lambda folder: (folder / "report.md").is_file() and (folder / "analysis.json").is_file())
     out.mkdir(parents=True, exist_ok=True)
