@@ -336,10 +336,14 @@ def test_analyses_take_the_rows_of_one_grid_and_an_ablation_each_folder_once(cap
 def test_a_run_trained_on_after_the_sweep_gets_no_record_under_its_row(capsys, sweep_copy):
     """Round 8 (D10): a sweep's run continued by hand (``train --run-dir S/runs/NAME --resume auto max_steps=4``, its
     row measured step 2) had ``analyze embeddings --sweep`` write a record of the step-4 weights under the row's name,
-    exit 0. The run folder's newest step must be the row's."""
+    exit 0. The run folder's newest step must be the row's. (``leviathan train`` now refuses to continue a run a row
+    measured, round 8 A12; the Python API, which the sweep trains through, still can.)"""
+    from leviathan.run_config import load_run_config
+    from leviathan.train.loop import train
+
     run = sweep_copy / "runs" / "a-dense_tied-s0"
-    assert main(["train", "--run-dir", str(run), "--resume", "auto", "max_steps=4", "keep_last=2", "--quiet"]) == 0
-    capsys.readouterr()
+    step = run / "checkpoints" / "step-00000002"
+    train(load_run_config(str(step / "config.yaml"), ["max_steps=4", "keep_last=2"]), run, resume="auto", quiet=True)
     line = fails(capsys, "analyze", "embeddings", "--sweep", sweep_copy)
     assert f"{run}'s newest checkpoint is step 4, but its row in {sweep_copy}/results.jsonl measured step 2" in line
     assert not (sweep_copy / "embeddings" / "a-dense_tied-s0.json").exists()
@@ -394,3 +398,26 @@ def test_a_rows_curve_is_its_own_when_its_run_folder_was_swapped(sweep_copy):
     swapped = row_curve(row)
     assert list(swapped.tokens) == list(own.tokens) and list(swapped.loss) == list(own.loss)
     assert list(own.loss) == list(row.curve.val_loss)
+
+
+def _rows_measured_longer(results: Path) -> None:
+    """Rewrite ``results`` as the rows of a longer training of the same runs (step 3, 384 tokens, not 2 and 256)."""
+    rows = [json.loads(line) for line in results.read_text().splitlines()]
+    for row in rows:
+        row.update(steps=3, tokens=384)
+    results.write_text("".join(json.dumps(row) + "\n" for row in rows))
+
+
+def test_embedding_records_are_of_the_step_their_rows_measured(capsys, swept, sweep_copy, tmp_path):
+    """Round 9 (N57, N58): ``analyze embeddings --sweep OTHER --dest THIS``, OTHER's runs trained to another step than
+    THIS's rows measured, wrote records that ``report THIS`` then showed as THIS's runs, exit 0 each."""
+    longer = Path(shutil.copytree(swept, tmp_path / "longer"))
+    _rows_measured_longer(longer / "results.jsonl")
+    line = fails(capsys, "analyze", "embeddings", "--sweep", sweep_copy, "--dest", longer)
+    assert "measured step 2 (256 tokens), but its row in" in line and "nothing was written" in line
+    assert not (longer / "embeddings").exists()
+    assert main(["analyze", "embeddings", "--sweep", str(sweep_copy)]) == 0  # records of the rows' own runs
+    shutil.copytree(sweep_copy / "embeddings", longer / "embeddings")
+    line = fails(capsys, "report", longer, "--out", tmp_path / "report")
+    assert "is a record of run 'a-dense_tied-s0' at step 2 (256 tokens), but the row of that run measured step 3" in line
+    assert not (tmp_path / "report").exists()
