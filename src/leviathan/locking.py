@@ -123,6 +123,25 @@ def _acquire(path: Path, folder: Path, verb: str, fix: str) -> tuple[int, tuple[
         os.close(fd)  # locked a file its holder removed on release: take the new one
 
 
+_BESIDE_ROOM = 32  # bytes the names kept beside a folder add to its own: "." + ".tmp-PID-XXXXXXXX" (or ".lock", ".old-")
+
+
+def _check_room(folder: Path, verb: str) -> None:
+    """UserError when ``folder``'s name leaves no room for the hidden names a verb keeps beside it (its lock, the
+    temporary folder it builds and renames into place): a name of 250 bytes, itself allowed, failed on the lock file's
+    name, which the error named instead of the folder the user gave (issue 30 round 9, N79/N80)."""
+    try:
+        limit = os.pathconf(folder.parent, "PC_NAME_MAX")
+    except (OSError, ValueError):
+        limit = 255
+    size = len(os.fsencode(folder.name))
+    if size + _BESIDE_ROOM > limit:
+        raise UserError(f"the output folder's name is {size} bytes long ({folder.name[:40]}...): `leviathan {verb}` "
+                        f"builds it beside itself under a longer hidden name (.NAME.tmp-..., locked as .NAME.lock), "
+                        f"which would pass the file system's limit of {limit} bytes a name; choose a name of at most "
+                        f"{limit - _BESIDE_ROOM} bytes")
+
+
 def _write_holder(fd: int, path: Path) -> None:
     try:
         os.ftruncate(fd, 0)
@@ -176,6 +195,8 @@ def folder_lock(folder: str | os.PathLike, verb: str, fix: str = "choose another
     or <fix>"). ``folder`` (or its parent, ``beside``) is created if needed.
     """
     folder = Path(os.path.abspath(folder)) if beside else Path(folder)  # "." has a name once absolute
+    if beside:
+        _check_room(folder, verb)
     path = lock_path(folder, beside)
     created = not beside and not folder.exists()
     fd, (dead_pid, dead_command) = _acquire(path, folder, verb, fix)
