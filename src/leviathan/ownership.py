@@ -417,9 +417,11 @@ def check_not_inside(folder: str | os.PathLike, what: str, verbs: Iterable[str],
     """UserError when the output folder ``folder`` lies inside a folder that one of ``verbs`` wrote (its marker says
     so): ``train --run-dir RUN/checkpoints`` made a second run inside the first one's checkpoints folder, exit 0 (issue
     30 round 8, G14). Containers (a sweep's runs, a demo's variants) are not in ``verbs``: ``within`` names, per verb,
-    the one subfolder of its output that is refused (``{"sweep": "runs"}`` for a sweep's --out: a second sweep's
-    results.jsonl, grid.json and runs were written among the first one's run folders, exit 0; round 8, G15), while
-    the rest of the container stays open (a plan's stages and shards are sweeps inside its folder)."""
+    the one subfolder of its output where the folder (or a new folder directly in it) is refused (``{"sweep":
+    "runs"}``: a second sweep's results.jsonl, grid.json and runs were written among the first one's run folders,
+    exit 0; round 8, G15; an export, a data folder, a demo, lm-eval's results likewise, round 9); the rest of the
+    container stays open (a plan's stages and shards are sweeps inside its folder), and what lies inside one of its
+    runs is judged by that run's marker. ``folder`` may be an output file too (a record, a JSON result)."""
     verbs, within = set(verbs), within or {}
     real = Path(os.path.realpath(folder))
     for parent in real.parents:
@@ -429,11 +431,12 @@ def check_not_inside(folder: str | os.PathLike, what: str, verbs: Iterable[str],
             marker = read_marker(parent)
         except UserError:
             continue  # a damaged marker of a folder above is that folder's business
-        inner = marker is not None and marker.verb in within and real.relative_to(parent).parts[0] == within[marker.verb]
+        parts = real.relative_to(parent).parts  # the container itself or a new folder in it; deeper is a run's
+        inner = marker is not None and marker.verb in within and parts[0] == within[marker.verb] and len(parts) <= 2
         if marker is not None and (marker.verb in verbs or inner):
             raise UserError(f"{what} {str(folder)!r} lies inside {str(parent)!r}, the output of `leviathan "
                             f"{marker.verb}` (its {MARKER} says so): a new output there would be mixed into it; "
-                            f"choose a {what} outside it")
+                            f"choose another {what} outside it")
 
 
 CONTAINERS = {"sweep": "runs"}  # verb -> the subfolder of its output that holds run folders it trains itself
@@ -451,4 +454,4 @@ def check_not_container(folder: str | os.PathLike, what: str) -> None:
     if marker is not None and CONTAINERS.get(marker.verb) == real.name:
         raise UserError(f"{what} {str(folder)!r} is the {real.name}/ folder of {str(real.parent)!r}, the output of "
                         f"`leviathan {marker.verb}` (its {MARKER} says so), which holds that {marker.verb}'s run "
-                        f"folders: a run written there would be mixed into them; choose a {what} outside it")
+                        f"folders: a run written there would be mixed into them; choose another {what} outside it")

@@ -10,7 +10,9 @@ files are left alone. A run folder written before markers existed is recognised 
 from __future__ import annotations
 
 import json
+import os
 import shutil
+import subprocess
 import sys
 from pathlib import Path
 
@@ -420,3 +422,32 @@ def test_no_run_or_report_is_written_among_a_sweeps_runs_or_inside_a_run(small_s
         assert f"--out {str(out)!r} lies inside" in cli_error(["report", sweep, "--out", out])
     assert {folder: tree_hashes(folder) for folder in (sweep, run)} == before
     assert cli(["report", sweep]).returncode == 0  # its own report folder, inside the sweep, stays the default
+
+
+def test_no_verb_writes_its_output_among_a_sweeps_runs_or_into_a_data_folder(small_sweep, finished_run, data, tmp_path):
+    """Round 9: ``export RUN SWEEP/runs/NEW`` (N119), ``prepare --out SWEEP/runs/data`` (N120), ``demo --run-dir
+    SWEEP/runs/demo`` (N121), ``lm-eval --out SWEEP/runs`` (N116: lm_eval.json and a marker in the runs folder itself)
+    and ``--out DATA/le`` (N125), ``collect_results.py --dest SWEEP/runs`` (N113), ``analyze embeddings RUN --out
+    DATA/rec.json`` (N124) wrote there, exit 0 each. An export kept inside its own run folder stays allowed."""
+    from reliability_support import REPO
+
+    sweep = Path(shutil.copytree(small_sweep, tmp_path / "sweep"))
+    mine = Path(shutil.copytree(data, tmp_path / "data"))
+    before = {folder: tree_hashes(folder) for folder in (sweep, mine)}
+    corpus = tmp_path / "corpus"
+    corpus.mkdir()
+    (corpus / "a.txt").write_text("a few words of text.\n" * 50)
+    tries = {"out_dir": ["export", finished_run, sweep / "runs" / "new"],
+             "--out": ["prepare", corpus, "--out", sweep / "runs" / "data", "--tokenizer", "bpe:300", "--no-progress"],
+             "--run-dir": ["demo", "--run-dir", sweep / "runs" / "demo", "--data-dir", data, "--steps", "1", "--quiet"]}
+    for flag, argv in tries.items():
+        assert f"{flag} " in (line := cli_error(argv)) and f"lies inside {str(sweep)!r}" in line, line
+    for out in (sweep / "runs", mine / "le"):
+        assert "lies inside" in cli_error(["lm-eval", finished_run, "--tasks", "piqa", "--out", out])
+    assert "lies inside" in cli_error(["analyze", "embeddings", finished_run, "--out", mine / "rec.json"])
+    env = {**os.environ, "PYTHONPATH": str(REPO / "src"), "OMP_NUM_THREADS": "1"}
+    done = subprocess.run([sys.executable, str(REPO / "scripts" / "collect_results.py"), str(sweep), "--dest",
+                           str(sweep / "runs")], env=env, capture_output=True, text=True)
+    assert done.returncode == 2 and "lies inside" in done.stderr, done.stderr
+    assert {folder: tree_hashes(folder) for folder in (sweep, mine)} == before
+    assert sorted(p.name for p in (sweep / "runs").iterdir()) == ["a-dense_tied-s0"]

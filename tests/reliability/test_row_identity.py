@@ -421,3 +421,16 @@ def test_embedding_records_are_of_the_step_their_rows_measured(capsys, swept, sw
     line = fails(capsys, "report", longer, "--out", tmp_path / "report")
     assert "is a record of run 'a-dense_tied-s0' at step 2 (256 tokens), but the row of that run measured step 3" in line
     assert not (tmp_path / "report").exists()
+
+
+def test_rows_of_one_grid_trained_on_other_data_are_not_reported_together(capsys, sweep_copy, tmp_path):
+    """Round 9 (N49): a row whose data fingerprint is not the other rows' (a run of the grid trained on other data)
+    was reported in one table with them, exit 0."""
+    results = sweep_copy / "results.jsonl"
+    rows = [json.loads(line) for line in results.read_text().splitlines()]
+    rows[1]["data"]["fingerprint"] = "0" * len(rows[1]["data"]["fingerprint"])
+    results.write_text("".join(json.dumps(row) + "\n" for row in rows))
+    for argv in (["report", sweep_copy, "--out", tmp_path / "report"], ["analyze", "compare", sweep_copy]):
+        line = fails(capsys, *argv)
+        assert "were trained on different data (data fingerprint: 000000000000... for a-dense_untied-s0" in line
+    assert not (tmp_path / "report").exists()

@@ -58,8 +58,8 @@ import numpy as np
 
 from ..errors import UserError
 from ..locking import folder_lock
-from ..ownership import (check_apart, check_replaceable, check_unlocked, leftover_is_own, listed_files,
-                         replaced_folder, write_marker)
+from ..ownership import (CONTAINERS, check_apart, check_not_inside, check_replaceable, check_unlocked,
+                         leftover_is_own, listed_files, replaced_folder, write_marker)
 from ..seeds import check_seed
 from ..storage import storage_oserror
 from .companions import file_digests
@@ -457,6 +457,7 @@ def prepare(
                 "val_fraction": val_fraction, "seed": int(seed), "text_field": text_field,
                 "max_documents": max_documents, "strict": bool(strict)}
     stat = hashlib.sha256((src.stat_fingerprint() + (vsrc.stat_fingerprint() if vsrc else "")).encode()).hexdigest()
+    check_not_inside(out, "--out", ("train", "prepare", "export"), within=CONTAINERS)  # round 9, N120
     with folder_lock(out, "prepare", "choose another --out", beside=True):  # one writer per --out
         existing = _check_out_dir(out, settings, stat, overwrite)
         if existing is not None:

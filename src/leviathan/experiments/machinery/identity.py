@@ -172,6 +172,31 @@ def check_one_grid(rows: Iterable, source: str, grid_name: str | None, grid_file
                         f"grid {row_grid!r} ({_few(names)}): it was copied from another sweep; put back the sweep's "
                         f"own grid.json (`leviathan sweep --grid {row_grid} --out FOLDER` writes it again without "
                         f"training a run that has its row)")
+    check_one_data(rows, source)
+
+
+def check_one_data(rows: Iterable, source: str) -> None:
+    """UserError when two rows of one grid record data fingerprints that differ (``data_match``'s rule: the newest
+    version both record): a grid trains every run on its one data folder, and a row of the same grid trained on other
+    data was reported beside the others, exit 0 (issue 30 round 9, N49). Rows matched only on their token counts
+    (version-1 fingerprints, which hashed the text's path) or recording none are not compared."""
+    from .data_match import FINGERPRINT, match_data
+
+    first = None
+    for row in rows:
+        data = getattr(row, "data_provenance", None)
+        if data is None or not data.fingerprints():
+            continue
+        if first is None:
+            first = row
+            continue
+        match = match_data(data, first.data_provenance)
+        if match.how == FINGERPRINT and match.differences:
+            shown = match.differences[0].replace(" in the row,", f" for {row.name},").replace(
+                " now", f" for {first.name}")
+            raise UserError(f"the rows of {source} were trained on different data ({shown}); a grid trains its runs on "
+                            f"one data folder: move the odd row to the results of its own sweep, or resweep it on the "
+                            f"grid's data")
 
 
 def check_evaluated_like(rows: Iterable, skip_eval: bool, results: str) -> None:
