@@ -432,5 +432,5 @@ def test_rows_of_one_grid_trained_on_other_data_are_not_reported_together(capsys
     results.write_text("".join(json.dumps(row) + "\n" for row in rows))
     for argv in (["report", sweep_copy, "--out", tmp_path / "report"], ["analyze", "compare", sweep_copy]):
         line = fails(capsys, *argv)
-        assert "were trained on different data (data fingerprint: 000000000000... for a-dense_untied-s0" in line
+        assert "were trained on different data (data fingerprint 000000000000... for a-dense_untied-s0" in line
     assert not (tmp_path / "report").exists()

@@ -176,27 +176,29 @@ def check_one_grid(rows: Iterable, source: str, grid_name: str | None, grid_file
 
 
 def check_one_data(rows: Iterable, source: str) -> None:
-    """UserError when two rows of one grid record data fingerprints that differ (``data_match``'s rule: the newest
-    version both record): a grid trains every run on its one data folder, and a row of the same grid trained on other
-    data was reported beside the others, exit 0 (issue 30 round 9, N49). Rows matched only on their token counts
-    (version-1 fingerprints, which hashed the text's path) or recording none are not compared."""
-    from .data_match import FINGERPRINT, match_data
+    """UserError when two rows of one grid record data fingerprints that differ in the newest version both record
+    above version 1 (``data_match``'s rule 1): a grid trains every run on its one data folder, and a row of the grid
+    trained on other data was reported beside the others, exit 0 (issue 30 round 9, N49). Rows recording only
+    version-1 fingerprints (which hashed the text's path, so differ for the same text prepared at two places) or none
+    are not compared."""
+    from ...data.fingerprint import LEGACY_VERSION
 
     first = None
     for row in rows:
         data = getattr(row, "data_provenance", None)
-        if data is None or not data.fingerprints():
+        mine = data.fingerprints() if data is not None else {}
+        if not mine:
             continue
         if first is None:
-            first = row
+            first = (row.name, mine)
             continue
-        match = match_data(data, first.data_provenance)
-        if match.how == FINGERPRINT and match.differences:
-            shown = match.differences[0].replace(" in the row,", f" for {row.name},").replace(
-                " now", f" for {first.name}")
-            raise UserError(f"the rows of {source} were trained on different data ({shown}); a grid trains its runs on "
-                            f"one data folder: move the odd row to the results of its own sweep, or resweep it on the "
-                            f"grid's data")
+        shared = sorted((set(mine) & set(first[1])) - {LEGACY_VERSION})
+        if shared and mine[shared[-1]] != first[1][shared[-1]]:
+            version = shared[-1]
+            raise UserError(f"the rows of {source} were trained on different data (data fingerprint "
+                            f"{mine[version][:12]}... for {row.name}, {first[1][version][:12]}... for {first[0]}, "
+                            f"version {version}); a grid trains its runs on one data folder: move the odd row to the "
+                            f"results of its own sweep, or resweep it on the grid's data")
 
 
 def check_evaluated_like(rows: Iterable, skip_eval: bool, results: str) -> None:
