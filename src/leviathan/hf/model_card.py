@@ -90,9 +90,9 @@ def _training_lines(t: Training | None, note: str) -> list[str]:
 def _evaluation_lines(t: Training | None) -> list[str]:
     e = t.evaluation if t is not None else None
     if e is None and t is not None and t.untied:
-        return [f"Not quoted: the run's metrics.jsonl has validation figures for step {t.step:,}, but its training row "
-                f"at that step does not record this checkpoint's training time and tokens, so they are not this "
-                f"checkpoint's (the file is from another run or session). Evaluate the checkpoint with `leviathan "
+        return [f"Not quoted: the run's metrics.jsonl has validation figures for step {t.step:,}, but no training row "
+                f"at that step recording this checkpoint's training time and tokens ties them to it (the file may be "
+                f"from another run or session). Evaluate the checkpoint with `leviathan "
                 f"eval RUN_DIR`, or this folder with lm-evaluation-harness (`leviathan lm-eval`)."]
     if e is None:
         return ["Not evaluated at this step. Evaluate the run's checkpoint with `leviathan eval RUN_DIR`, or this "
