@@ -403,9 +403,13 @@ def test_train_does_not_continue_a_run_a_sweeps_row_measured(small_sweep, tmp_pa
     step = run / "checkpoints" / "step-00000002"
     assert line.endswith(f"leviathan train --run-dir NEW_DIR --resume {step} [overrides]")
     assert tree_hashes(sweep) == before
+    same = cli(["train", "--run-dir", run, "--resume", "auto", "--quiet"])  # the sweep's own line: trains nothing
+    assert same.returncode == 0, same.stderr
+    assert [p.name for p in (run / "checkpoints").iterdir()] == ["step-00000002"]
     proc = cli(["train", "--run-dir", tmp_path / "new", "--resume", step, "max_steps=4", "--quiet"])
     assert proc.returncode == 0, proc.stderr
-    assert (tmp_path / "new" / "checkpoints" / "step-00000004").is_dir() and tree_hashes(sweep) == before
+    assert (tmp_path / "new" / "checkpoints" / "step-00000004").is_dir()
+    assert tree_hashes(run / "checkpoints") == tree_hashes(small_sweep / "runs" / "a-dense_tied-s0" / "checkpoints")
 
 
 def test_no_run_or_report_is_written_among_a_sweeps_runs_or_inside_a_run(small_sweep, finished_run, data, tmp_path):

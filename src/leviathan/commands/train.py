@@ -37,8 +37,8 @@ def run(args) -> int:
     from ..train.distributed import env_world
 
     run_dir = Path(args.run_dir) if args.run_dir else Path("runs") / (Path(args.config).stem if args.config else "run")
-    _check_not_measured(run_dir)
     cfg = load_run_config(_config_source(args, run_dir), args.overrides)
+    _check_not_measured(run_dir, cfg.total_steps if args.resume == "auto" else None)
     if args.print_config:
         print(dump_yaml(cfg.resolved()), end="")
         return 0
@@ -55,11 +55,13 @@ def run(args) -> int:
     return 0
 
 
-def _check_not_measured(run_dir: Path) -> None:
+def _check_not_measured(run_dir: Path, resumed_to: int | None) -> None:
     """UserError when ``run_dir`` is a sweep's run (``SWEEP/runs/NAME``) that a row of the sweep's results.jsonl
     measured: training it on would change the weights the row describes, and ``keep_last`` deleted the checkpoint the
     row measured (issue 30 round 8, A12). The sweep itself trains its runs through ``train.loop.train``, not here; a
-    run of the sweep with no row yet (stopped part-way) is the sweep's to resume."""
+    run of the sweep with no row yet (stopped part-way) is the sweep's to resume, and ``--resume auto`` to the row's
+    own step (``resumed_to``: a scheduler rerunning the sweep's ``train_commands`` line of a finished run) trains
+    nothing and is let through."""
     from ..experiments.machinery.results import read_results
     from ..ownership import read_marker
 
@@ -77,6 +79,8 @@ def _check_not_measured(run_dir: Path) -> None:
     if not rows:
         return
     step = rows[-1].steps
+    if resumed_to is not None and resumed_to == step:
+        return
     from ..checkpoint.layout import step_name
 
     raise UserError(f"--run-dir {str(run_dir)!r} is run {real.name!r} of the sweep {str(sweep)!r}, and a row of its "
