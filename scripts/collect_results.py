@@ -92,13 +92,14 @@ def check_destination(dest: Path, out: Path, name: str) -> None:
     grid. A user's grid.json there was written over, and a results.jsonl of notes ended in a traceback (issue 30
     round 8, E3-E6)."""
     from leviathan.jsonl import read_json_lines
-    from leviathan.ownership import MARKER, read_marker
+    from leviathan.ownership import CONTAINERS, MARKER, check_not_inside, read_marker
 
     for folder in (dest, out):
         marker = read_marker(folder) if folder.is_dir() else None
         if marker is not None and marker.verb != "report":
             raise UserError(f"--dest {str(folder)!r} is the output of `leviathan {marker.verb}` (its {MARKER} says "
                             f"so), not a results folder; nothing was written; choose another --dest")
+    check_not_inside(out, "--dest", ("train", "prepare", "export"), within=CONTAINERS)  # round 9, N113
     results, grid = out / "results.jsonl", out / "grid.json"
     if results.exists():
         values, bad = read_json_lines(results)

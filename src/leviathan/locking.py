@@ -123,6 +123,25 @@ def _acquire(path: Path, folder: Path, verb: str, fix: str) -> tuple[int, tuple[
         os.close(fd)  # locked a file its holder removed on release: take the new one
 
 
+_BESIDE_ROOM = 32  # bytes the names kept beside a folder add to its own: "." + ".tmp-PID-XXXXXXXX" (or ".lock", ".old-")
+
+
+def _check_room(folder: Path, verb: str) -> None:
+    """UserError when ``folder``'s name leaves no room for the hidden names a verb keeps beside it (its lock, the
+    temporary folder it builds and renames into place): a name of 250 bytes, itself allowed, failed on the lock file's
+    name, which the error named instead of the folder the user gave (issue 30 round 9, N79/N80)."""
+    try:
+        limit = os.pathconf(folder.parent, "PC_NAME_MAX")
+    except (OSError, ValueError):
+        limit = 255
+    size = len(os.fsencode(folder.name))
+    if size + _BESIDE_ROOM > limit:
+        raise UserError(f"the output folder's name is {size} bytes long ({folder.name[:40]}...): `leviathan {verb}` "
+                        f"builds it beside itself under a longer hidden name (.NAME.tmp-..., locked as .NAME.lock), "
+                        f"which would pass the file system's limit of {limit} bytes a name; choose a name of at most "
+                        f"{limit - _BESIDE_ROOM} bytes")
+
+
 def _write_holder(fd: int, path: Path) -> None:
     try:
         os.ftruncate(fd, 0)
@@ -176,6 +195,8 @@ def folder_lock(folder: str | os.PathLike, verb: str, fix: str = "choose another
     or <fix>"). ``folder`` (or its parent, ``beside``) is created if needed.
     """
     folder = Path(os.path.abspath(folder)) if beside else Path(folder)  # "." has a name once absolute
+    if beside:
+        _check_room(folder, verb)
     path = lock_path(folder, beside)
     created = not beside and not folder.exists()
     fd, (dead_pid, dead_command) = _acquire(path, folder, verb, fix)
@@ -187,3 +208,79 @@ def folder_lock(folder: str | os.PathLike, verb: str, fix: str = "choose another
         yield path
     finally:
         _release(fd, path, folder, created)
+
+
+READER_PREFIX = ".reader-"
+
+
+def is_reader_lock(name: str) -> bool:
+    """Whether ``name`` is the name of a reader's claim (``reading``): ``.reader-PID-XXXXXXXX.lock``."""
+    return name.startswith(READER_PREFIX) and name.endswith(".lock")
+
+
+@contextlib.contextmanager
+def reading(folder: str | os.PathLike) -> Iterator[Path | None]:
+    """Claim ``folder`` as read by this process for as long as the block runs: an exclusive flock on a file of its
+    own inside it, ``.reader-PID-XXXXXXXX.lock``, holding the pid and command like a writer's lock. Verbs that would
+    delete the folder (``prepare --overwrite`` through ``ownership.check_unlocked``) find the held lock and refuse,
+    naming the reader: ``prepare --overwrite`` of the data folder of a live training run replaced it silently (issue
+    30 round 8, H1). Yields the file's path, or None when none could be written (a read-only data folder: nothing
+    leviathan runs can replace it either; a reader never fails for want of a claim).
+
+    One file per claim, never shared: a writer's lock file is removed on release, which would break a claim two
+    readers shared. The claims of readers that ended without releasing them (killed: the kernel dropped their flock)
+    are deleted here, as ``folder_lock`` takes a dead writer's lock over; and a folder replaced by ``--overwrite``
+    goes with what such a leftover left (lock files are not counted among a folder's files)."""
+    import fcntl
+    import uuid
+
+    folder = Path(folder)
+    _remove_dead_claims(folder)
+    path = folder / f"{READER_PREFIX}{os.getpid()}-{uuid.uuid4().hex[:8]}.lock"
+    fd = None
+    try:
+        fd = os.open(path, os.O_RDWR | os.O_CREAT | os.O_EXCL, 0o644)
+        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        if os.stat(path).st_ino != os.fstat(fd).st_ino:  # another reader's sweep took it for a dead claim
+            raise FileNotFoundError(path)
+        os.write(fd, f"{os.getpid()}\n{_command()}\n".encode())
+    except OSError:  # read-only, full, or not ours to write: read without a claim (and leave nothing half-made)
+        if fd is not None:
+            os.close(fd)
+            with contextlib.suppress(OSError):
+                path.unlink()
+        yield None
+        return
+    try:
+        yield path
+    finally:
+        try:
+            with contextlib.suppress(OSError):
+                path.unlink()
+        finally:
+            os.close(fd)
+
+
+def _remove_dead_claims(folder: Path) -> None:
+    """Delete the reader claims in ``folder`` that nobody holds (their reader was killed); best effort."""
+    import fcntl
+
+    try:
+        names = [n for n in os.listdir(folder) if is_reader_lock(n)]
+    except OSError:
+        return
+    for name in names:
+        path = folder / name
+        if not is_lock_record(path):
+            continue  # a user's file of that name: not ours to delete
+        try:
+            fd = os.open(path, os.O_RDONLY)
+        except OSError:
+            continue
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            path.unlink()
+        except OSError:  # held (a live reader), or gone already
+            pass
+        finally:
+            os.close(fd)

@@ -307,8 +307,9 @@ def leftover_is_own(folder: str | os.PathLike, own: Iterable[str]) -> bool:
 
 
 def check_unlocked(folder: Path, doing: str) -> None:
-    """UserError when a live process holds a lock inside ``folder`` (a run, a sweep) or its lock beside it."""
-    from .locking import held_by_another, lock_path
+    """UserError when a live process holds a lock inside ``folder`` (a run, a sweep; a training run's claim on its data
+    folder, ``locking.reading``) or its lock beside it."""
+    from .locking import held_by_another, is_reader_lock, lock_path
 
     candidates = [lock_path(Path(os.path.abspath(folder)), beside=True)]
     for dirpath, _, filenames in os.walk(folder):
@@ -318,7 +319,8 @@ def check_unlocked(folder: Path, doing: str) -> None:
         if held is not None:
             pid, command = held
             who = f"process {pid}" + (f" ({command})" if command else "") if pid is not None else "another process"
-            raise UserError(f"{doing} {str(folder)!r}, but {who} is writing there (it holds {str(path)!r}); nothing "
+            use = "is reading it" if is_reader_lock(path.name) else "is writing there"  # locking.reading: a run's data
+            raise UserError(f"{doing} {str(folder)!r}, but {who} {use} (it holds {str(path)!r}); nothing "
                             f"was deleted; wait for it to finish or stop it, or choose another output folder")
 
 
@@ -410,11 +412,17 @@ def check_apart(source: str | os.PathLike, source_what: str, out: str | os.PathL
                     f"apart from its input; choose another {out_what}")
 
 
-def check_not_inside(folder: str | os.PathLike, what: str, verbs: Iterable[str]) -> None:
+def check_not_inside(folder: str | os.PathLike, what: str, verbs: Iterable[str],
+                     within: dict[str, str] | None = None) -> None:
     """UserError when the output folder ``folder`` lies inside a folder that one of ``verbs`` wrote (its marker says
     so): ``train --run-dir RUN/checkpoints`` made a second run inside the first one's checkpoints folder, exit 0 (issue
-    30 round 8, G14). Containers (a sweep's runs, a demo's variants) are not in ``verbs``."""
-    verbs = set(verbs)
+    30 round 8, G14). Containers (a sweep's runs, a demo's variants) are not in ``verbs``: ``within`` names, per verb,
+    the one subfolder of its output where the folder (or a new folder directly in it) is refused (``{"sweep":
+    "runs"}``: a second sweep's results.jsonl, grid.json and runs were written among the first one's run folders,
+    exit 0; round 8, G15; an export, a data folder, a demo, lm-eval's results likewise, round 9); the rest of the
+    container stays open (a plan's stages and shards are sweeps inside its folder), and what lies inside one of its
+    runs is judged by that run's marker. ``folder`` may be an output file too (a record, a JSON result)."""
+    verbs, within = set(verbs), within or {}
     real = Path(os.path.realpath(folder))
     for parent in real.parents:
         if not (parent / MARKER).is_file():
@@ -423,7 +431,27 @@ def check_not_inside(folder: str | os.PathLike, what: str, verbs: Iterable[str])
             marker = read_marker(parent)
         except UserError:
             continue  # a damaged marker of a folder above is that folder's business
-        if marker is not None and marker.verb in verbs:
+        parts = real.relative_to(parent).parts  # the container itself or a new folder in it; deeper is a run's
+        inner = marker is not None and marker.verb in within and parts[0] == within[marker.verb] and len(parts) <= 2
+        if marker is not None and (marker.verb in verbs or inner):
             raise UserError(f"{what} {str(folder)!r} lies inside {str(parent)!r}, the output of `leviathan "
                             f"{marker.verb}` (its {MARKER} says so): a new output there would be mixed into it; "
-                            f"choose a {what} outside it")
+                            f"choose another {what} outside it")
+
+
+CONTAINERS = {"sweep": "runs"}  # verb -> the subfolder of its output that holds run folders it trains itself
+
+
+def check_not_container(folder: str | os.PathLike, what: str) -> None:
+    """UserError when ``folder`` is the folder of another output that holds its runs (``SWEEP/runs``): ``train
+    --run-dir SWEEP/runs`` wrote a run's config.yaml, metrics and checkpoints among the sweep's run folders, exit 0
+    (issue 30 round 9, N18). A run inside it (``SWEEP/runs/NAME``) is how the sweep trains, and stays allowed."""
+    real = Path(os.path.realpath(folder))
+    try:
+        marker = read_marker(real.parent) if (real.parent / MARKER).is_file() else None
+    except UserError:
+        return  # a damaged marker of a folder above is that folder's business
+    if marker is not None and CONTAINERS.get(marker.verb) == real.name:
+        raise UserError(f"{what} {str(folder)!r} is the {real.name}/ folder of {str(real.parent)!r}, the output of "
+                        f"`leviathan {marker.verb}` (its {MARKER} says so), which holds that {marker.verb}'s run "
+                        f"folders: a run written there would be mixed into them; choose another {what} outside it")

@@ -297,3 +297,24 @@ def test_sample_efficiency_of_runs_with_different_tokenizers_is_refused(finished
                  "--quiet"]) == 0
     line = cli_error(["analyze", "efficiency", "--model", finished_run, "--reference", tmp_path / "run2"])
     assert "were trained with different tokenizers" in line
+
+
+def test_an_export_card_quotes_only_the_metrics_of_its_own_checkpoint(finished_run, tmp_path):
+    """Round 8 (C6): a run's metrics.jsonl swapped for another run's (same steps and tokens, its own times and losses)
+    was quoted on the export's card as this checkpoint's validation, exit 0. The card quotes the figures only when the
+    step's training row records the checkpoint's own training time; otherwise it says why it quotes none."""
+    from leviathan.cli import main
+
+    run = Path(shutil.copytree(finished_run, tmp_path / "run"))
+    assert main(["export", str(run), str(tmp_path / "own")]) == 0
+    own = (tmp_path / "own" / "README.md").read_text()
+    val = [r for r in map(json.loads, (run / "metrics.jsonl").read_text().splitlines()) if "val_loss" in r][-1]
+    assert f"loss {val['val_loss']:.4f} nats" in own
+    rows = [json.loads(line) for line in (run / "metrics.jsonl").read_text().splitlines()]
+    for row in rows:  # another run's file: the same steps and tokens, other training times and losses
+        row.update({"time_s": row["time_s"] * 1.5} if "time_s" in row else {})
+        row.update({"val_loss": 3.1234, "val_ppl": 22.73} if "val_loss" in row else {})
+    (run / "metrics.jsonl").write_text("".join(json.dumps(r) + "\n" for r in rows))
+    assert main(["export", str(run), str(tmp_path / "swapped")]) == 0
+    card = (tmp_path / "swapped" / "README.md").read_text()
+    assert "3.1234" not in card and "Not quoted: the run's metrics.jsonl has validation figures for step 4" in card

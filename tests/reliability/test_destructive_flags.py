@@ -368,3 +368,20 @@ def test_a_users_folder_named_like_a_temporary_folder_is_kept(finished_run, run_
     assert main(["train", "--run-dir", str(run_copy), "--resume", "auto", "max_steps=6", "--quiet"]) == 0
     assert all((folder / "keep.txt").read_text() == "mine" for folder in mine)
     assert not crashed.exists()
+
+
+def test_prepare_overwrite_of_a_link_to_a_data_folder_leaves_no_hidden_link(capsys, data, tmp_path):
+    """Round 9 (N5): ``prepare --out LINK --overwrite``, LINK naming a data folder, replaced the link by the new folder
+    and kept its target, as demo and export do, but left a hidden ``.LINK.old-*`` link beside it (rmtree refuses a
+    link, and the error was ignored)."""
+    from leviathan.cli import main
+
+    target = Path(shutil.copytree(data, tmp_path / "data"))
+    before = tree_hashes(target)
+    (tmp_path / "link").symlink_to("data")
+    corpus = write_corpus(tmp_path / "corpus", seed=4)
+    assert main(["prepare", str(corpus), "--out", str(tmp_path / "link"), "--tokenizer", "bpe:300", "--no-progress",
+                 "--overwrite"]) == 0, capsys.readouterr().err
+    assert not (tmp_path / "link").is_symlink() and (tmp_path / "link" / "meta.json").is_file()
+    assert tree_hashes(target) == before
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["corpus", "data", "link"]

@@ -9,6 +9,7 @@ verbs do. The second writer runs through ``leviathan.cli.main`` as a user would.
 
 from __future__ import annotations
 
+import shutil
 import signal
 import subprocess
 import sys
@@ -155,3 +156,27 @@ def test_second_export_to_the_same_folder_exits_2(capsys, finished_run, tmp_path
     assert main(["export", str(finished_run), str(out)]) == 0  # the dead holder's lock is taken over
     assert "took over the lock" in capsys.readouterr().err
     assert (out / "config.json").is_file() and not (tmp_path / ".hf.lock").exists()
+
+
+# ---- a training run's data ----------------------------------------------------------------------
+def test_prepare_overwrite_of_the_data_of_a_live_run_is_refused_until_the_run_ends(capsys, data, tmp_path):
+    """``prepare --overwrite`` replaced the data folder of a live training run, exit 0 (issue 30 round 8, H1): train
+    holds a reader's claim inside its data folder (``locking.reading``); a killed run's claim blocks nothing."""
+    mine = Path(shutil.copytree(data, tmp_path / "data"))
+    marker = tmp_path / "paused"
+    argv = ["train", *run_overrides(mine, max_steps=6), "--run-dir", str(tmp_path / "run"), "--quiet"]
+    first = launch(argv, tmp_path, plan={"pause": {"step": 2, "where": "rename", "marker": str(marker)}})
+    corpus = write_corpus(tmp_path / "corpus", seed=5)
+    redo = ["prepare", corpus, "--out", mine, "--tokenizer", "bpe:300", "--no-progress", "--overwrite"]
+    try:
+        wait_for(marker.exists, first, "the run to reach its checkpoint write")
+        before = tree_hashes(mine)
+        line = fails(capsys, *redo)
+        assert f"--overwrite would delete {str(mine)!r}, but process {first.pid} (" in line
+        assert "is reading it" in line and "nothing was deleted" in line
+        assert tree_hashes(mine) == before
+    finally:
+        stop(first)  # killed: its claim file stays, the kernel dropped its flock
+    assert list(mine.glob(".reader-*.lock"))
+    assert main([str(a) for a in redo]) == 0, capsys.readouterr().err
+    assert not list(mine.glob(".reader-*.lock")) and tree_hashes(mine) != before

@@ -10,7 +10,9 @@ files are left alone. A run folder written before markers existed is recognised 
 from __future__ import annotations
 
 import json
+import os
 import shutil
+import subprocess
 import sys
 from pathlib import Path
 
@@ -360,3 +362,96 @@ def test_an_output_is_never_made_inside_a_run_a_data_folder_or_an_export(finishe
         assert "lies inside" in cli_error(["sweep", "--grid", grid, "--out", out])
     assert {folder: tree_hashes(folder) for folder in (run, copy)} == before
     assert sorted(p.name for p in run.iterdir()) == sorted(p.name for p in finished_run.iterdir())
+
+
+@pytest.fixture(scope="module")
+def small_sweep(data, tmp_path_factory) -> Path:
+    """A finished sweep of one tiny run (2 steps, its row measured at step 2) and its grid file beside it."""
+    root = tmp_path_factory.mktemp("small-sweep")
+    grid = root / "grid.yaml"
+    grid.write_text(json.dumps({"name": "g", "data": {"dir": str(data)}, "seeds": [0],
+                                "base": {"max_steps": 2, "data": {"seq_len": 32}, "batch_tokens": 128,
+                                         "micro_batch_size": 4, "eval_tokens": 200, "checkpoint_interval": 0,
+                                         "eval_interval": 0, "keep_last": 1, "schedule": {"warmup_steps": 1}},
+                                "eval": {"buckets": 2, "seq_len": 32, "batch_size": 4, "max_tokens": 200},
+                                "sizes": {"a": {"preset": "cpu-tiny"}},
+                                "experiments": {"iso_body": {"variants": ["dense_tied"], "sizes": ["a"]}}}))
+    assert main(["sweep", "--grid", str(grid), "--out", str(root / "sweep")]) == 0
+    return root / "sweep"
+
+
+def test_a_sweep_is_never_made_inside_another_sweeps_runs_folder(small_sweep, tmp_path):
+    """Round 8 (G15): ``sweep --out SWEEP/runs`` wrote a second sweep's results.jsonl, grid.json and runs among the
+    first one's run folders, exit 0; ``SWEEP/runs/NEW`` would have hidden a sweep among its runs."""
+    sweep = Path(shutil.copytree(small_sweep, tmp_path / "sweep"))
+    before = tree_hashes(sweep)
+    for out in (sweep / "runs", sweep / "runs" / "new"):
+        line = cli_error(["sweep", "--grid", small_sweep.parent / "grid.yaml", "--out", out])
+        assert f"--out {str(out)!r} lies inside {str(sweep)!r}, the output of `leviathan sweep`" in line
+    assert tree_hashes(sweep) == before and sorted(p.name for p in (sweep / "runs").iterdir()) == ["a-dense_tied-s0"]
+
+
+def test_train_does_not_continue_a_run_a_sweeps_row_measured(small_sweep, tmp_path):
+    """Round 8 (A12): ``train --run-dir SWEEP/runs/RUN --resume auto max_steps=4`` trained the sweep's run past its
+    row, and keep_last deleted the step-2 checkpoint the row measured, exit 0. It is refused, naming the way to
+    continue it in another folder; that way works and leaves the sweep as it was."""
+    sweep = Path(shutil.copytree(small_sweep, tmp_path / "sweep"))
+    run = sweep / "runs" / "a-dense_tied-s0"
+    before = tree_hashes(sweep)
+    line = cli_error(["train", "--run-dir", run, "--resume", "auto", "max_steps=4", "--quiet"])
+    assert "a row of its results.jsonl measured it at step 2" in line
+    step = run / "checkpoints" / "step-00000002"
+    assert line.endswith(f"leviathan train --run-dir NEW_DIR --resume {step} [overrides]")
+    assert tree_hashes(sweep) == before
+    same = cli(["train", "--run-dir", run, "--resume", "auto", "--quiet"])  # the sweep's own line: trains nothing
+    assert same.returncode == 0, same.stderr
+    assert [p.name for p in (run / "checkpoints").iterdir()] == ["step-00000002"]
+    proc = cli(["train", "--run-dir", tmp_path / "new", "--resume", step, "max_steps=4", "--quiet"])
+    assert proc.returncode == 0, proc.stderr
+    assert (tmp_path / "new" / "checkpoints" / "step-00000004").is_dir()
+    assert tree_hashes(run / "checkpoints") == tree_hashes(small_sweep / "runs" / "a-dense_tied-s0" / "checkpoints")
+
+
+def test_no_run_or_report_is_written_among_a_sweeps_runs_or_inside_a_run(small_sweep, finished_run, data, tmp_path):
+    """Round 9: ``train --run-dir SWEEP/runs`` wrote a run's files among the sweep's run folders (N18), and ``report
+    SWEEP --out RUN/checkpoints`` wrote report.md, analysis.json, figures and a marker into a run's checkpoints folder
+    (N11), exit 0 each."""
+    sweep = Path(shutil.copytree(small_sweep, tmp_path / "sweep"))
+    run = Path(shutil.copytree(finished_run, tmp_path / "run"))
+    before = {folder: tree_hashes(folder) for folder in (sweep, run)}
+    line = cli_error(["train", *run_overrides(data), "--run-dir", sweep / "runs"])
+    assert f"--run-dir {str(sweep / 'runs')!r} is the runs/ folder of {str(sweep)!r}, the output of `leviathan sweep`" \
+        in line
+    for out in (run / "checkpoints", sweep / "runs"):
+        assert f"--out {str(out)!r} lies inside" in cli_error(["report", sweep, "--out", out])
+    assert {folder: tree_hashes(folder) for folder in (sweep, run)} == before
+    assert cli(["report", sweep]).returncode == 0  # its own report folder, inside the sweep, stays the default
+
+
+def test_no_verb_writes_its_output_among_a_sweeps_runs_or_into_a_data_folder(small_sweep, finished_run, data, tmp_path):
+    """Round 9: ``export RUN SWEEP/runs/NEW`` (N119), ``prepare --out SWEEP/runs/data`` (N120), ``demo --run-dir
+    SWEEP/runs/demo`` (N121), ``lm-eval --out SWEEP/runs`` (N116: lm_eval.json and a marker in the runs folder itself)
+    and ``--out DATA/le`` (N125), ``collect_results.py --dest SWEEP/runs`` (N113), ``analyze embeddings RUN --out
+    DATA/rec.json`` (N124) wrote there, exit 0 each. An export kept inside its own run folder stays allowed."""
+    from reliability_support import REPO
+
+    sweep = Path(shutil.copytree(small_sweep, tmp_path / "sweep"))
+    mine = Path(shutil.copytree(data, tmp_path / "data"))
+    before = {folder: tree_hashes(folder) for folder in (sweep, mine)}
+    corpus = tmp_path / "corpus"
+    corpus.mkdir()
+    (corpus / "a.txt").write_text("a few words of text.\n" * 50)
+    tries = {"out_dir": ["export", finished_run, sweep / "runs" / "new"],
+             "--out": ["prepare", corpus, "--out", sweep / "runs" / "data", "--tokenizer", "bpe:300", "--no-progress"],
+             "--run-dir": ["demo", "--run-dir", sweep / "runs" / "demo", "--data-dir", data, "--steps", "1", "--quiet"]}
+    for flag, argv in tries.items():
+        assert f"{flag} " in (line := cli_error(argv)) and f"lies inside {str(sweep)!r}" in line, line
+    for out in (sweep / "runs", mine / "le"):
+        assert "lies inside" in cli_error(["lm-eval", finished_run, "--tasks", "piqa", "--out", out])
+    assert "lies inside" in cli_error(["analyze", "embeddings", finished_run, "--out", mine / "rec.json"])
+    env = {**os.environ, "PYTHONPATH": str(REPO / "src"), "OMP_NUM_THREADS": "1"}
+    done = subprocess.run([sys.executable, str(REPO / "scripts" / "collect_results.py"), str(sweep), "--dest",
+                           str(sweep / "runs")], env=env, capture_output=True, text=True)
+    assert done.returncode == 2 and "lies inside" in done.stderr, done.stderr
+    assert {folder: tree_hashes(folder) for folder in (sweep, mine)} == before
+    assert sorted(p.name for p in (sweep / "runs").iterdir()) == ["a-dense_tied-s0"]

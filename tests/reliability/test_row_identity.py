@@ -336,10 +336,14 @@ def test_analyses_take_the_rows_of_one_grid_and_an_ablation_each_folder_once(cap
 def test_a_run_trained_on_after_the_sweep_gets_no_record_under_its_row(capsys, sweep_copy):
     """Round 8 (D10): a sweep's run continued by hand (``train --run-dir S/runs/NAME --resume auto max_steps=4``, its
     row measured step 2) had ``analyze embeddings --sweep`` write a record of the step-4 weights under the row's name,
-    exit 0. The run folder's newest step must be the row's."""
+    exit 0. The run folder's newest step must be the row's. (``leviathan train`` now refuses to continue a run a row
+    measured, round 8 A12; the Python API, which the sweep trains through, still can.)"""
+    from leviathan.run_config import load_run_config
+    from leviathan.train.loop import train
+
     run = sweep_copy / "runs" / "a-dense_tied-s0"
-    assert main(["train", "--run-dir", str(run), "--resume", "auto", "max_steps=4", "keep_last=2", "--quiet"]) == 0
-    capsys.readouterr()
+    step = run / "checkpoints" / "step-00000002"
+    train(load_run_config(str(step / "config.yaml"), ["max_steps=4", "keep_last=2"]), run, resume="auto", quiet=True)
     line = fails(capsys, "analyze", "embeddings", "--sweep", sweep_copy)
     assert f"{run}'s newest checkpoint is step 4, but its row in {sweep_copy}/results.jsonl measured step 2" in line
     assert not (sweep_copy / "embeddings" / "a-dense_tied-s0.json").exists()
@@ -375,3 +379,58 @@ def test_a_row_named_with_a_path_writes_no_record_outside_the_sweep(capsys, swee
     assert main(["analyze", "embeddings", "--sweep", str(sweep_copy), "--probes", "2"]) == 0
     assert "has name '../../R8run', not a run's folder name" in capsys.readouterr().err
     assert not (tmp_path / "R8run.json").exists() and not list(tmp_path.glob("*.json"))
+
+
+def test_a_rows_curve_is_its_own_when_its_run_folder_was_swapped(sweep_copy):
+    """Round 9 (N37): a sweep's run folder replaced by another run's (trained on other data) had that run's loss curve
+    drawn for the row, exit 0: the run's metrics.jsonl is used only while its validation points are the row's."""
+    from leviathan.experiments.machinery.results import load_results
+    from leviathan.experiments.method.efficiency import row_curve
+
+    row = load_results(sweep_copy / "results.jsonl")[0]
+    metrics = sweep_copy / "runs" / row.name / "metrics.jsonl"
+    row.metrics = str(metrics)  # the copy's own run folder (the row names the path it was written with)
+    own = row_curve(row)
+    lines = [json.loads(line) for line in metrics.read_text().splitlines()]
+    for line in lines:  # another run's file: the same steps, other losses
+        line.update({"val_loss": line["val_loss"] + 0.5} if "val_loss" in line else {})
+    metrics.write_text("".join(json.dumps(line) + "\n" for line in lines))
+    swapped = row_curve(row)
+    assert list(swapped.tokens) == list(own.tokens) and list(swapped.loss) == list(own.loss)
+    assert list(own.loss) == list(row.curve.val_loss)
+
+
+def _rows_measured_longer(results: Path) -> None:
+    """Rewrite ``results`` as the rows of a longer training of the same runs (step 3, 384 tokens, not 2 and 256)."""
+    rows = [json.loads(line) for line in results.read_text().splitlines()]
+    for row in rows:
+        row.update(steps=3, tokens=384)
+    results.write_text("".join(json.dumps(row) + "\n" for row in rows))
+
+
+def test_embedding_records_are_of_the_step_their_rows_measured(capsys, swept, sweep_copy, tmp_path):
+    """Round 9 (N57, N58): ``analyze embeddings --sweep OTHER --dest THIS``, OTHER's runs trained to another step than
+    THIS's rows measured, wrote records that ``report THIS`` then showed as THIS's runs, exit 0 each."""
+    longer = Path(shutil.copytree(swept, tmp_path / "longer"))
+    _rows_measured_longer(longer / "results.jsonl")
+    line = fails(capsys, "analyze", "embeddings", "--sweep", sweep_copy, "--dest", longer)
+    assert "measured step 2 (256 tokens), but its row in" in line and "nothing was written" in line
+    assert not (longer / "embeddings").exists()
+    assert main(["analyze", "embeddings", "--sweep", str(sweep_copy)]) == 0  # records of the rows' own runs
+    shutil.copytree(sweep_copy / "embeddings", longer / "embeddings")
+    line = fails(capsys, "report", longer, "--out", tmp_path / "report")
+    assert "is a record of run 'a-dense_tied-s0' at step 2 (256 tokens), but the row of that run measured step 3" in line
+    assert not (tmp_path / "report").exists()
+
+
+def test_rows_of_one_grid_trained_on_other_data_are_not_reported_together(capsys, sweep_copy, tmp_path):
+    """Round 9 (N49): a row whose data fingerprint is not the other rows' (a run of the grid trained on other data)
+    was reported in one table with them, exit 0."""
+    results = sweep_copy / "results.jsonl"
+    rows = [json.loads(line) for line in results.read_text().splitlines()]
+    rows[1]["data"]["fingerprint"] = "0" * len(rows[1]["data"]["fingerprint"])
+    results.write_text("".join(json.dumps(row) + "\n" for row in rows))
+    for argv in (["report", sweep_copy, "--out", tmp_path / "report"], ["analyze", "compare", sweep_copy]):
+        line = fails(capsys, *argv)
+        assert "were trained on different data (data fingerprint 000000000000... for a-dense_untied-s0" in line
+    assert not (tmp_path / "report").exists()

@@ -291,3 +291,19 @@ def test_an_input_that_is_a_link_to_nothing_names_what_it_names(capsys, finished
     assert main(["eval", str(tmp_path / "dangling")]) == 2
     line = one_error(capsys.readouterr().err)
     assert f"is a symbolic link to {str(tmp_path / 'gone')!r}, which does not exist, so it cannot be read" in line
+
+
+def test_an_output_name_with_no_room_for_its_hidden_neighbours_is_named_as_the_users(capsys, finished_run, tmp_path):
+    """Round 9 (N79, N80): ``prepare --out NAME`` and ``export RUN NAME`` with a 250-byte NAME (a name the file system
+    takes) failed on ``.NAME.lock``, naming that file, one the user never gave. The refusal names the folder's name,
+    the limit and the longest name that works, before any work; a name that fits is prepared."""
+    corpus = write_corpus(tmp_path / "corpus")
+    long = tmp_path / ("n" * 250)
+    for argv in (["prepare", corpus, "--out", long, "--tokenizer", "bpe:300", "--no-progress"],
+                 ["export", finished_run, long]):
+        assert main([str(a) for a in argv]) == 2
+        line = one_error(capsys.readouterr().err)
+        assert "the output folder's name is 250 bytes long" in line and "choose a name of at most 223 bytes" in line
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["corpus"]
+    assert main(["prepare", str(corpus), "--out", str(tmp_path / ("n" * 223)), "--tokenizer", "bpe:300",
+                 "--no-progress"]) == 0

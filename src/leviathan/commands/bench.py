@@ -21,7 +21,7 @@ from ..bench import (CONFIGS, DEFAULT_SECTIONS, EXPERIMENT_CONFIGS, SECTIONS, WI
                      default_cache_dir, format_report, run_benchmark)
 from ..errors import UserError
 from ..io import atomic_write_text, check_writable
-from ..ownership import check_not_special
+from ..ownership import CONTAINERS, check_not_inside, check_not_special
 from .values import non_negative_int, positive_int, thread_count
 
 
@@ -86,6 +86,7 @@ def _check_json_target(path: Path) -> None:
         raise UserError(f"--json {str(path)!r}: the folder {str(path.parent)!r} does not exist; create it first "
                         f"(mkdir -p {path.parent}) or choose another --json path")
     check_not_special(path, "--json")
+    check_not_inside(path, "--json", ("prepare", "export"), within=CONTAINERS)  # not into a data folder or an export
     if path.exists() or path.is_symlink():
         _check_earlier_result(path)
     check_writable(path)

@@ -407,7 +407,7 @@ def run(args) -> int:
     from ..codec import encode
     from ..errors import UserError
     from ..io import atomic_write_json, atomic_write_text
-    from ..ownership import check_replaceable, listed_files, replaced_folder, write_marker
+    from ..ownership import CONTAINERS, check_not_inside, check_replaceable, listed_files, replaced_folder, write_marker
     from ..verdict import committed_verdict
     from .demo_progress import RunWatch
 
@@ -419,6 +419,7 @@ def run(args) -> int:
         say(line)
     t0 = time.time()
     run_dir = Path(args.run_dir)
+    check_not_inside(run_dir, "--run-dir", ("train", "prepare", "export"), within=CONTAINERS)  # round 9, N121
     corpus = "gutenberg" if books_root() else "stdlib"
     data_dir = Path(args.data_dir).expanduser() if args.data_dir else default_data_dir(corpus, args.vocab or BPE_VOCAB)
     meta = _prepare_data(data_dir, args.data_dir is not None, args.vocab, args.quiet)

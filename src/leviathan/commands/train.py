@@ -12,7 +12,11 @@ surviving ranks when a rank died: the lowest of them prints one line naming it a
 from __future__ import annotations
 
 import json
+import os
+import shlex
 from pathlib import Path
+
+from ..errors import UserError
 
 
 def add_arguments(parser) -> None:
@@ -34,6 +38,7 @@ def run(args) -> int:
 
     run_dir = Path(args.run_dir) if args.run_dir else Path("runs") / (Path(args.config).stem if args.config else "run")
     cfg = load_run_config(_config_source(args, run_dir), args.overrides)
+    _check_not_measured(run_dir, cfg.total_steps if args.resume == "auto" else None)
     if args.print_config:
         print(dump_yaml(cfg.resolved()), end="")
         return 0
@@ -48,6 +53,41 @@ def run(args) -> int:
                  "wall_time_s", "checkpoint", "stopped")
         print(json.dumps({k: getattr(summary, k) for k in shown}, indent=2))
     return 0
+
+
+def _check_not_measured(run_dir: Path, resumed_to: int | None) -> None:
+    """UserError when ``run_dir`` is a sweep's run (``SWEEP/runs/NAME``) that a row of the sweep's results.jsonl
+    measured: training it on would change the weights the row describes, and ``keep_last`` deleted the checkpoint the
+    row measured (issue 30 round 8, A12). The sweep itself trains its runs through ``train.loop.train``, not here; a
+    run of the sweep with no row yet (stopped part-way) is the sweep's to resume, and ``--resume auto`` to the row's
+    own step (``resumed_to``: a scheduler rerunning the sweep's ``train_commands`` line of a finished run) trains
+    nothing and is let through."""
+    from ..experiments.machinery.results import read_results
+    from ..ownership import read_marker
+
+    real = Path(os.path.realpath(run_dir))
+    sweep = real.parent.parent
+    if real.parent.name != "runs" or not (sweep / "results.jsonl").is_file():
+        return
+    try:
+        marker = read_marker(sweep)
+    except UserError:
+        return  # a damaged marker: not provably a sweep; the run folder's own checks apply
+    if marker is None or marker.verb != "sweep":
+        return
+    rows = [r for r in read_results(sweep / "results.jsonl", report=lambda msg: None) if r.name == real.name]
+    if not rows:
+        return
+    step = rows[-1].steps
+    if resumed_to is not None and resumed_to == step:
+        return
+    from ..checkpoint.layout import step_name
+
+    raise UserError(f"--run-dir {str(run_dir)!r} is run {real.name!r} of the sweep {str(sweep)!r}, and a row of its "
+                    f"results.jsonl measured it at step {step}: training it again or further would change the weights "
+                    f"the row describes (and keep_last would delete the checkpoint it measured); continue it in "
+                    f"another folder: leviathan train --run-dir NEW_DIR --resume "
+                    f"{shlex.quote(str(Path(run_dir) / 'checkpoints' / step_name(step)))} [overrides]")
 
 
 def _config_source(args, run_dir: Path) -> str | None:

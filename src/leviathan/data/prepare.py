@@ -58,8 +58,8 @@ import numpy as np
 
 from ..errors import UserError
 from ..locking import folder_lock
-from ..ownership import (check_apart, check_replaceable, leftover_is_own, listed_files, replaced_folder,
-                         write_marker)
+from ..ownership import (CONTAINERS, check_apart, check_not_inside, check_replaceable, check_unlocked,
+                         leftover_is_own, listed_files, replaced_folder, write_marker)
 from ..seeds import check_seed
 from ..storage import storage_oserror
 from .companions import file_digests
@@ -362,7 +362,8 @@ def _install(tmp: Path, out: Path) -> None:
     """Rename the finished temporary folder to ``out`` (replacing an old data dir)."""
     old = None
     if out.exists():
-        if any(out.iterdir()):
+        check_unlocked(out, "--overwrite would replace")  # a training run may have started reading it meanwhile (H1)
+        if os.path.islink(out) or any(out.iterdir()):  # a link is replaced, what it names kept (as demo does)
             old = out.with_name(f".{out.name}.old-{uuid.uuid4().hex[:8]}")
             os.rename(out, old)
         else:
@@ -374,7 +375,9 @@ def _install(tmp: Path, out: Path) -> None:
             os.rename(old, out)
         raise UserError(f"could not move the prepared data into {out} ({e}); another process may be writing "
                         f"there; retry") from None
-    if old is not None:
+    if old is not None and os.path.islink(old):  # rmtree refuses a link (ignored): a hidden .NAME.old-* link was left
+        old.unlink()  # beside the new folder (issue 30 round 9, N5)
+    elif old is not None:
         shutil.rmtree(old, ignore_errors=True)
     try:  # make the rename durable
         fd = os.open(out.parent, os.O_RDONLY)
@@ -454,6 +457,7 @@ def prepare(
                 "val_fraction": val_fraction, "seed": int(seed), "text_field": text_field,
                 "max_documents": max_documents, "strict": bool(strict)}
     stat = hashlib.sha256((src.stat_fingerprint() + (vsrc.stat_fingerprint() if vsrc else "")).encode()).hexdigest()
+    check_not_inside(out, "--out", ("train", "prepare", "export"), within=CONTAINERS)  # round 9, N120
     with folder_lock(out, "prepare", "choose another --out", beside=True):  # one writer per --out
         existing = _check_out_dir(out, settings, stat, overwrite)
         if existing is not None:

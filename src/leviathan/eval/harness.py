@@ -49,7 +49,8 @@ from pathlib import Path
 from typing import Any, Sequence
 
 from ..errors import UserError, missing
-from ..ownership import MARKER, check_apart, check_claim, check_output_files, mark, read_marker
+from ..ownership import (CONTAINERS, MARKER, check_apart, check_claim, check_not_inside, check_output_files, mark,
+                         read_marker)
 from .hflm import fitting_hflm, offline_env
 from .lm_export import export_for_harness, is_hf_dir, verify_export
 from .tasks import TASKS, prepare_tasks, resolve_tasks, task_data_root
@@ -135,6 +136,7 @@ def evaluate(source: str | os.PathLike, tasks: str | Sequence[str] = "paper", *,
         raise UserError(f"{str(src)!r} {missing(src)}; pass a run dir, a checkpoint step dir or an HF directory")
     if out_dir:  # before the evaluation: never over a user's lm_eval.json or hf/ (``leviathan.ownership``)
         check_apart(src, "the evaluated model's folder", out_dir, "--out")
+        check_not_inside(out_dir, "--out", ("train", "prepare", "export"), within=CONTAINERS)  # round 9, N116
         check_claim(out_dir, "lm-eval", OUT_FILES, "choose another --out", legacy=_earlier_out)
         Path(out_dir).mkdir(parents=True, exist_ok=True)
         mark(out_dir, "lm-eval", OUT_FILES)  # before the export into it: a stopped evaluation can be rerun

@@ -9,7 +9,8 @@ the hub's YAML front matter (``library_name``, ``license``, ``tags``, ``pipeline
 ``checkpoint_training`` (a step folder's config.yaml and state.json, the run's metrics.jsonl) for ``leviathan
 export``; an in-memory model without a run gets a card that says its training was not recorded, never an invented
 one. Footgun: the validation figures are the ones logged at the exported step (``eval_interval``); a step without a
-validation row gets "not evaluated at this step" and the command to evaluate it, not the run's final figures.
+validation row gets "not evaluated at this step" and the command to evaluate it, not the run's final figures. The
+rows are quoted only when tied to the checkpoint (``_tied``: the step's training row records its training time).
 """
 
 from __future__ import annotations
@@ -45,6 +46,7 @@ class Training:
     max_steps: int | None
     seed: int
     evaluation: Evaluation | None = None
+    untied: bool = False  # the run's metrics.jsonl has validation at this step, from another run or session (_tied)
 
 
 @dataclass
@@ -87,6 +89,11 @@ def _training_lines(t: Training | None, note: str) -> list[str]:
 
 def _evaluation_lines(t: Training | None) -> list[str]:
     e = t.evaluation if t is not None else None
+    if e is None and t is not None and t.untied:
+        return [f"Not quoted: the run's metrics.jsonl has validation figures for step {t.step:,}, but no training row "
+                f"at that step recording this checkpoint's training time and tokens ties them to it (the file may be "
+                f"from another run or session). Evaluate the checkpoint with `leviathan "
+                f"eval RUN_DIR`, or this folder with lm-evaluation-harness (`leviathan lm-eval`)."]
     if e is None:
         return ["Not evaluated at this step. Evaluate the run's checkpoint with `leviathan eval RUN_DIR`, or this "
                 "folder with lm-evaluation-harness (`leviathan lm-eval`)."]
@@ -100,27 +107,40 @@ def _evaluation_lines(t: Training | None) -> list[str]:
 def checkpoint_training(path: str | os.PathLike) -> Training:
     """The ``Training`` of a checkpoint (a run folder: its latest complete step; or a step folder)."""
     from ..checkpoint.find import find_checkpoint
-    from ..checkpoint.read import load_run_config, read_progress
+    from ..checkpoint.read import load_run_config
+    from ..checkpoint.state import read_step_state
     from ..errors import UserError
     from ..train.metrics import read_metric_rows
 
     step_dir = find_checkpoint(path)
     cfg = load_run_config(step_dir)
-    step, tokens, tokenizer = read_progress(step_dir)
+    state = read_step_state(step_dir)
+    step, tokens, tokenizer = state.step, state.tokens, state.tokenizer
     evaluation = None
     metrics = step_dir.parent.parent / "metrics.jsonl"
     try:
-        rows = [r for r in read_metric_rows(metrics) if r.step == step and r.val_loss is not None
-                and r.val_ppl is not None]
+        rows = read_metric_rows(metrics)
     except UserError:  # a step folder copied without its run folder
         rows = []
-    if rows:
-        r = rows[-1]
-        evaluation = Evaluation(loss=float(r.val_loss), ppl=float(r.val_ppl), bpb=r.val_bpb,
-                                tokens=cfg.eval_tokens)
+    vals = [r for r in rows if r.step == step and r.val_loss is not None and r.val_ppl is not None]
+    tied = _tied(rows, step, tokens, state.train_time_s)
+    if vals and tied:
+        r = vals[-1]
+        evaluation = Evaluation(loss=float(r.val_loss), ppl=float(r.val_ppl), bpb=r.val_bpb, tokens=cfg.eval_tokens)
     return Training(step=step, tokens=tokens, data=Path(cfg.data.path).name, tokenizer=tokenizer,
                     seq_len=cfg.data.seq_len, batch_tokens=cfg.batch_tokens, lr=cfg.optim.lr,
-                    max_steps=cfg.max_steps, seed=cfg.seed, evaluation=evaluation)
+                    max_steps=cfg.max_steps, seed=cfg.seed, evaluation=evaluation, untied=bool(vals) and not tied)
+
+
+def _tied(rows: list, step: int, tokens: int, train_time_s: float) -> bool:
+    """Whether a run's metrics rows are those of the session that saved the checkpoint of ``step``: its training row
+    at that step records the checkpoint's own tokens and training time (state.json's ``train_time_s``, the same float
+    the logger wrote at that step). A metrics.jsonl swapped in from another run (same settings, same step count) was
+    quoted on the card as this checkpoint's validation, exit 0 (issue 30 round 8, C6); a file that cannot be tied
+    (no training row at the step: a log_interval that does not divide it) is not quoted either: the card then says
+    the step was not evaluated and how to evaluate it, which is true of what the export can vouch for."""
+    trains = [r for r in rows if r.step == step and r.train_loss is not None]
+    return bool(trains) and trains[-1].tokens == tokens and trains[-1].time_s == train_time_s
 
 
 def _loader(plain: bool, tokenizer: bool) -> str:

@@ -50,8 +50,8 @@ from ..data.meta import PreparedMeta
 from ..eval.result import EvalResult
 from ..io import atomic_write_json, atomic_write_text
 from ..errors import ReportedInterrupt, UserError, dead_link, missing
-from ..locking import folder_lock
-from ..ownership import check_apart, check_claim, check_not_inside, mark
+from ..locking import folder_lock, reading
+from ..ownership import check_apart, check_claim, check_not_container, check_not_inside, mark
 from ..model.accounting import count_model
 from ..stop_signals import stop_signals
 from ..initial_model import initial_model
@@ -93,8 +93,10 @@ def train(cfg: RunConfig, run_dir: str | os.PathLike, resume: str | None = None,
                     _check_run_dir(Path(run_dir))  # before the lock creates the folder
                     check_apart(cfg.data.path, "data.path", run_dir, "--run-dir")  # a run never writes into its data
                     check_not_inside(run_dir, "--run-dir", ("train", "prepare", "export"))  # nor into another output
+                    check_not_container(run_dir, "--run-dir")  # nor among a sweep's runs as their folder
                     lock.enter_context(folder_lock(run_dir, "train", "choose another --run-dir"))  # one writer
                     check_claim(run_dir, "train", RUN_FILES, "choose another --run-dir", legacy=_earlier_run)
+                    lock.enter_context(reading(cfg.data.path))  # prepare --overwrite of it refuses while we run (H1)
                 except UserError as e:
                     error = e
             if D.any_rank(error is not None, info, device):

@@ -26,7 +26,7 @@ from pathlib import Path
 
 from ...errors import UserError
 from ...io import atomic_write_json, atomic_write_text
-from ...ownership import check_claim, mark
+from ...ownership import CONTAINERS, check_claim, check_not_inside, mark
 from ..machinery.results import json_safe
 from .analysis import ARM, DENSE, AblationResult, Arm, ArmSummary, collect, load_sweep, pair_arms, summarize
 from .figures import fig_gap
@@ -40,6 +40,7 @@ def write_ablation_report(paths: list[str | Path], out: str | Path, command: str
     """Write ``out/README.md`` (tables), ``out/ablations.json`` (every number) and ``out/gap_*.png``; a hand-written
     ``out/findings.md`` (one paragraph per finding) is kept and opens the README, so regenerating loses no prose."""
     out = Path(out)
+    check_not_inside(out, "--out", ("train", "prepare", "export"), within=CONTAINERS)  # never inside another output
     check_claim(out, "report --ablation", ABLATION_FILES, "choose another --out",
                 legacy=lambda folder: (folder / "ablations.json").is_file() and (folder / "README.md").is_file())
     result = collect(paths)  # read and checked before --out is claimed: a refusal leaves no folder behind

@@ -30,7 +30,7 @@ import numpy as np
 from ...config import ConfigError, from_dict
 from ...errors import UserError, missing
 from ...io import atomic_write_text
-from ...ownership import check_not_special
+from ...ownership import CONTAINERS, check_not_inside, check_not_special
 from ..method.embeddings import FORMAT, Definitions, EmbeddingRecord, analyze_tables
 from .provenance import CodeProvenance, code_provenance, data_provenance
 from .record_checks import record_problem
@@ -141,6 +141,7 @@ def write_record(path: str | os.PathLike, record: EmbeddingRecord, flag: str = "
     there that is not a record is refused (``check_record_target``)."""
     path = Path(path)
     check_record_target(path, flag)
+    check_not_inside(path, flag, ("prepare", "export"), within=CONTAINERS)  # not into a data folder (round 9, N124)
     path.parent.mkdir(parents=True, exist_ok=True)
     atomic_write_text(path, dumps(record, indent=1) + "\n")
     return path
@@ -235,8 +236,11 @@ def write_sweep_records(sweep: str | os.PathLike, dest: str | os.PathLike | None
     if dest is not None:
         _check_dest(Path(dest))
     out = records_dir(dest if dest is not None else sweep)
+    rows = read_results(sweep / RESULTS)
+    if dest is not None and (Path(dest) / RESULTS).is_file():
+        _check_dest_rows(rows, read_results(Path(dest) / RESULTS), sweep, Path(dest))
     written = []
-    for row in read_results(sweep / RESULTS):
+    for row in rows:
         path = out / f"{row.name}.json"
         run_dir = sweep / "runs" / row.name
         if path.is_file() and not redo:
@@ -252,6 +256,21 @@ def write_sweep_records(sweep: str | os.PathLike, dest: str | os.PathLike | None
         written.append(write_record(path, record_of_run(run_dir, data_dir, options), "--dest"))
         log(f"{row.name}: wrote {path}")
     return written
+
+
+def _check_dest_rows(rows: list, dest_rows: list, sweep: Path, dest: Path) -> None:
+    """UserError, before any record is written, when ``dest``'s results.jsonl has a row of one of the sweep's runs that
+    measured another step or token count: the records would be reported as the runs of ``dest``'s rows, made from
+    other weights (a sweep of other settings given as the source, exit 0: issue 30 round 9, N57). Rows of one training
+    evaluated differently stay welcome (round 8, D8)."""
+    theirs = {row.name: row for row in dest_rows}
+    for row in rows:
+        other = theirs.get(row.name)
+        if other is not None and (other.steps, other.tokens) != (row.steps, row.tokens):
+            raise UserError(f"run {row.name!r} of {sweep} measured step {row.steps:,} ({row.tokens:,} tokens), but its "
+                            f"row in {dest / RESULTS} measured step {other.steps:,} ({other.tokens:,} tokens): records "
+                            f"of {sweep}'s runs would be reported as other runs there; nothing was written; pass the "
+                            f"sweep whose runs {dest}'s rows measured, or another --dest")
 
 
 def _check_not_trained_past_row(run_dir: Path, row, results: Path) -> None:

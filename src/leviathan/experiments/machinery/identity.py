@@ -172,6 +172,33 @@ def check_one_grid(rows: Iterable, source: str, grid_name: str | None, grid_file
                         f"grid {row_grid!r} ({_few(names)}): it was copied from another sweep; put back the sweep's "
                         f"own grid.json (`leviathan sweep --grid {row_grid} --out FOLDER` writes it again without "
                         f"training a run that has its row)")
+    check_one_data(rows, source)
+
+
+def check_one_data(rows: Iterable, source: str) -> None:
+    """UserError when two rows of one grid record data fingerprints that differ in the newest version both record
+    above version 1 (``data_match``'s rule 1): a grid trains every run on its one data folder, and a row of the grid
+    trained on other data was reported beside the others, exit 0 (issue 30 round 9, N49). Rows recording only
+    version-1 fingerprints (which hashed the text's path, so differ for the same text prepared at two places) or none
+    are not compared."""
+    from ...data.fingerprint import LEGACY_VERSION
+
+    first = None
+    for row in rows:
+        data = getattr(row, "data_provenance", None)
+        mine = data.fingerprints() if data is not None else {}
+        if not mine:
+            continue
+        if first is None:
+            first = (row.name, mine)
+            continue
+        shared = sorted((set(mine) & set(first[1])) - {LEGACY_VERSION})
+        if shared and mine[shared[-1]] != first[1][shared[-1]]:
+            version = shared[-1]
+            raise UserError(f"the rows of {source} were trained on different data (data fingerprint "
+                            f"{mine[version][:12]}... for {row.name}, {first[1][version][:12]}... for {first[0]}, "
+                            f"version {version}); a grid trains its runs on one data folder: move the odd row to the "
+                            f"results of its own sweep, or resweep it on the grid's data")
 
 
 def check_evaluated_like(rows: Iterable, skip_eval: bool, results: str) -> None:

@@ -49,7 +49,7 @@ from ...errors import UserError
 from ...eval.score import evaluate_checkpoint
 from ...eval.stream import EvalStream
 from ...io import data_root, hardware_info
-from ...ownership import check_apart, check_claim, check_not_inside, mark
+from ...ownership import CONTAINERS, check_apart, check_claim, check_not_inside, mark
 from .drift import check_rows_against_grid
 from .identity import SKIPPED_EVAL_NOTE, check_evaluated_like, evaluation_settings
 from .grid import Grid, RunSpec
@@ -74,7 +74,7 @@ def sweep_lock(out_dir: Path):
     """Exclusive lock on OUT/.lock (``leviathan.locking``): two sweeps must not train the same run at once."""
     from ...locking import folder_lock
 
-    check_not_inside(out_dir, "--out", ("train", "prepare", "export"))  # before the lock creates the folder
+    check_not_inside(out_dir, "--out", ("train", "prepare", "export"), within=CONTAINERS)  # before the lock
     with folder_lock(out_dir, "sweep", "use a different --out (another sweep is running there)"):
         check_claim(out_dir, "sweep", SWEEP_FILES, "use a different --out", legacy=_earlier_sweep)
         yield

@@ -44,15 +44,30 @@ class Curve:
 
 def row_curve(row: ResultRow, split: str | None = None) -> Curve:
     """The validation curve of a results row, read from the run's metrics.jsonl; where that file is gone (a
-    committed results.jsonl on another machine) the curve the row keeps, which holds the validation rows."""
+    committed results.jsonl on another machine), or is not the one the row measured, the curve the row keeps, which
+    holds the validation rows. A run folder swapped for another run's (or a metrics.jsonl trained on since) had its
+    curve drawn for the row, exit 0 (issue 30 round 9, N37): the file is used only while its validation points are
+    the row's own."""
+    kept = None
+    if row.curve is not None and row.curve.tokens:
+        kept = val_curve([MetricsRow(tokens=t, val_loss=v) for t, v in zip(row.curve.tokens, row.curve.val_loss)])
     try:
         if not row.metrics:
             raise UserError(f"row {row.name!r} names no metrics file")
-        return val_curve(read_metric_rows(row.metrics), split)
+        rows = read_metric_rows(row.metrics)
+        if kept is not None and not _same_curve(val_curve(rows), kept):
+            return kept
+        return val_curve(rows, split)
     except (UserError, OSError):
-        if row.curve is None or not row.curve.tokens:
+        if kept is None:
             raise
-        return val_curve([MetricsRow(tokens=t, val_loss=v) for t, v in zip(row.curve.tokens, row.curve.val_loss)])
+        return kept
+
+
+def _same_curve(a: Curve, b: Curve) -> bool:
+    """Whether two validation curves hold the same points (token counts and losses, to float rounding)."""
+    return a.tokens.shape == b.tokens.shape and bool(np.array_equal(a.tokens, b.tokens)) and bool(
+        np.allclose(a.loss, b.loss, rtol=1e-9, atol=0, equal_nan=True))
 
 
 def val_curve(rows: list[MetricsRow], split: str | None = None) -> Curve:

@@ -19,8 +19,8 @@ from pathlib import Path
 
 from ...errors import UserError
 from ...io import atomic_write_json, atomic_write_text
-from ...ownership import check_claim, mark
-from ..machinery.embedding_files import read_records
+from ...ownership import CONTAINERS, check_claim, check_not_inside, mark
+from ..machinery.embedding_files import read_records, records_dir
 from ..machinery.identity import check_one_evaluation, check_one_grid
 from ..method.plateau import grid_plateau
 from ..machinery.results import COMPARISONS, json_safe, load_results
@@ -64,13 +64,15 @@ def write_report(results: str | os.PathLike | list, out_dir: str | os.PathLike, 
         sweeps = list(lr_sweep) if isinstance(lr_sweep, (list, tuple)) else [lr_sweep]
         lr_rows = merge_sweeps(sweeps)[0] if len(sweeps) > 1 else load_results(sweeps[0])
         _check_presweep_apart(lr_rows, grid.name, sweeps)
+    records = read_records_of(folders, rows)  # read and checked before the first file is written
     out = Path(out_dir)
+    check_not_inside(out, "--out", ("train", "prepare", "export"), within=CONTAINERS)  # not into a run (round 9, N11)
     check_claim(out, "report", REPORT_FILES, "choose another --out",
                 legacy=lambda folder: (folder / "report.md").is_file() and (folder / "analysis.json").is_file())
     out.mkdir(parents=True, exist_ok=True)
     mark(out, "report", REPORT_FILES)  # before the first file: a report stopped part-way (full disk, SIGTERM) left
     # figures it had not claimed, and the rerun it advised was refused as writing over them (issue 30 round 5)
-    a = analyze(rows, eval_set, num_bootstrap, ci, seed, ladder, grid_plateau(grid), read_records_of(folders))
+    a = analyze(rows, eval_set, num_bootstrap, ci, seed, ladder, grid_plateau(grid), records)
     a.notes = [n.split(": ", 1)[1] if n.startswith(("note: ", "warning: ")) else n for n in notes] or None
     md = render_markdown(a, draw_figures(rows, a, out), str(results))
     if lr_sweep is not None:
@@ -94,9 +96,26 @@ def write_report(results: str | os.PathLike | list, out_dir: str | os.PathLike, 
 REPORT_FILES = ("report.md", "analysis.json", "*.png")
 
 
-def read_records_of(folders: list) -> list:
-    """The ``leviathan analyze embeddings`` records of every results folder (``<folder>/embeddings/*.json``)."""
-    return [record for folder in folders for record in read_records(folder)]
+def read_records_of(folders: list, rows: list | None = None) -> list:
+    """The ``leviathan analyze embeddings`` records of every results folder (``<folder>/embeddings/*.json``); with
+    ``rows``, a record whose row (the run of its name) measured another step or token count is a UserError: records
+    made from another sweep's runs (``analyze embeddings --sweep OTHER --dest THIS``) were reported as this sweep's,
+    exit 0 (issue 30 round 9, N57/N58)."""
+    by_name = {row.name: row for row in rows or []}
+    out = []
+    for folder in folders:
+        for record in read_records(folder):
+            row = by_name.get(record.run)
+            if row is not None and (record.step != row.steps or None not in (record.tokens, row.tokens)
+                                    and record.tokens != row.tokens):
+                path = records_dir(folder) / f"{record.run}.json"
+                raise UserError(f"{str(path)!r} is a record of run {record.run!r} at step {record.step:,} "
+                                f"({record.tokens} tokens), but the row of that run measured step {row.steps:,} "
+                                f"({row.tokens} tokens): it was made from other weights (another sweep's run, or the "
+                                f"run trained on since); remake it: leviathan analyze embeddings --sweep SWEEP "
+                                f"--dest {folder} --redo, or delete it")
+            out.append(record)
+    return out
 
 
 def _check_presweep_apart(lr_rows, grid_name: str, sweeps: list) -> None:
