@@ -94,7 +94,7 @@ def test_the_report_takes_the_plateau_from_a_data_folder_only_when_it_is_the_swe
     import numpy as np
 
     from leviathan.experiments.machinery.sweep_grid import SweepGrid
-    from leviathan.experiments.method.plateau import grid_plateau
+    from leviathan.experiments.machinery.data_match import grid_plateau
 
     prep = tmp_path / "data" / "prep"
     prep.mkdir(parents=True)
@@ -114,7 +114,8 @@ def test_the_report_takes_the_plateau_from_the_sweeps_own_data_folder(tmp_path, 
     from leviathan.data.prepare import prepare
     from leviathan.experiments.machinery.provenance import data_provenance
     from leviathan.experiments.machinery.sweep_grid import SweepGrid
-    from leviathan.experiments.method.plateau import grid_plateau, unigram_entropy
+    from leviathan.experiments.machinery.data_match import grid_plateau
+    from leviathan.experiments.method.plateau import unigram_entropy
 
     corpus = tmp_path / "corpus"
     corpus.mkdir()

@@ -16,7 +16,7 @@ from ...model.accounting import ParamCounts
 from ...train.metrics import read_metric_rows
 from ..machinery.grid_file import GridFile, SizeSpec, read_grid_file
 from ..method.paired import val_points as _val_points
-from ..method.plateau import grid_plateau
+from ..machinery.data_match import grid_plateau
 from ..method.records import Record, optional
 from ..machinery.results import BASELINES, ResultRow, read_results
 from ..machinery.sweep_grid import SweepGrid, read_sweep_grid

@@ -22,7 +22,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from ...data.fingerprint import LEGACY_VERSION
-from .provenance import DataProvenance
+from ..method.plateau import unigram_entropy
+from .provenance import DataProvenance, data_provenance
 from .results import ResultRow
 from .sweep_grid import SweepGrid
 
@@ -82,3 +83,19 @@ def same_sweep_data(a: SweepGrid, a_rows: list[ResultRow], b: SweepGrid, b_rows:
         return False
     matches = [match_data(x, theirs) for x in mine]  # every row of a (one data set), so a version-2 row decides
     return all(m.how != UNCHECKED and not m.differences for m in matches)
+
+
+def grid_plateau(grid: SweepGrid) -> float | None:
+    """The unigram plateau of a sweep's grid.json: from its data folder when that is provably the sweep's data, else
+    the ``unigram_entropy`` grid.json holds (scripts/collect_results.py stores it in a copy of the sweep).
+
+    Footgun: grid.json's ``data_dir`` is relative to the folder the sweep ran in, so read from another folder it
+    names whatever lies at that path there (a report of committed results run from a checkout whose
+    ``data/gutenberg-o200k`` holds another preparation). The folder counts only when its fingerprint is the one
+    grid.json records; a grid.json that records none falls back to the folder only when it stores no value."""
+    if not grid.data_dir:
+        return grid.unigram_entropy
+    match = match_data(grid_data(grid), data_provenance(grid.data_dir))
+    trusted = (not match.differences) if match.how == FINGERPRINT else grid.unigram_entropy is None
+    plateau = unigram_entropy(grid.data_dir) if trusted else None
+    return grid.unigram_entropy if plateau is None else plateau

@@ -22,7 +22,7 @@ from ...io import atomic_write_json, atomic_write_text
 from ...ownership import CONTAINERS, check_claim, check_not_inside, mark
 from ..machinery.embedding_files import read_records, records_dir
 from ..machinery.identity import check_one_evaluation, check_one_grid
-from ..method.plateau import grid_plateau
+from ..machinery.data_match import grid_plateau
 from ..machinery.results import COMPARISONS, json_safe, load_results
 from ..machinery.shards import merge_sweeps
 from ..machinery.sweep_grid import grid_json_of, read_sweep_grid
