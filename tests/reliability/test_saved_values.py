@@ -283,7 +283,11 @@ def _stats(record: dict, when: str, group: str) -> dict:
     (lambda r: r.update(step=99), "step is 99, past the run's 2 steps (total_steps)"),
     (lambda r: r.update(num_buckets=0), "num_buckets is 0, not an integer >= 1"),
     (lambda r: r.update(final=r["final"][:1]), "final holds the groups ['all'], not all, seen, unseen and bucket 1"),
-], ids=["rms", "cosine", "rank", "share", "num-ids", "probe-ids", "step", "buckets", "groups-left-out"])
+    # round 8 left (E4): a count written as text was read as the number (config.from_dict reads "300" as 300)
+    (lambda r: _stats(r, "final", "all").update(num_ids="300"), "final[all].num_ids is '300' (text), not an integer"),
+    (lambda r: r["code"].update(commit=42), "code.commit is 42 (an integer), not text"),
+], ids=["rms", "cosine", "rank", "share", "num-ids", "probe-ids", "step", "buckets", "groups-left-out",
+        "count-as-text", "commit-a-number"])
 def test_an_embeddings_record_with_an_impossible_number_is_refused_by_name(recorded_sweep, tmp_path, change, shown):
     """Round 8 (E1-E8): a record edited by hand or damaged went into the report as it was, exit 0: a mean cosine of
     7 was shown as +7.0000. Now the file and the field are named (``machinery.record_checks``), nothing written."""

@@ -33,7 +33,7 @@ from ...io import atomic_write_text
 from ...ownership import check_not_special
 from ..method.embeddings import FORMAT, Definitions, EmbeddingRecord, analyze_tables
 from .provenance import CodeProvenance, code_provenance, data_provenance
-from .record_checks import record_problem
+from .record_checks import record_problem, written_types_problem
 from .results import RESULTS, dumps, read_results
 from .sweep_grid import read_sweep_grid
 
@@ -160,11 +160,13 @@ def read_record(path: str | os.PathLike) -> EmbeddingRecord:
     if raw["format"] > FORMAT:
         raise UserError(f"{path} has record format {raw['format']}, newer than this leviathan reads ({FORMAT}); "
                         f"update leviathan")
-    try:
-        record = from_dict(EmbeddingRecord, raw)
-        problem = record_problem(record)  # numbers in range and consistent (round 8)
-    except (ConfigError, TypeError) as e:  # TypeError: a field left out
-        problem = str(e)
+    problem = written_types_problem(EmbeddingRecord, raw)  # a number written as text (round 9, E4)
+    if problem is None:
+        try:
+            record = from_dict(EmbeddingRecord, raw)
+            problem = record_problem(record)  # numbers in range and consistent (round 8)
+        except (ConfigError, TypeError) as e:  # TypeError: a field left out
+            problem = str(e)
     if problem is not None:
         raise UserError(f"{path} is a damaged embeddings record ({problem}); remake it with `leviathan analyze "
                         f"embeddings RUN_DIR --out {path}` (in a sweep: leviathan analyze embeddings --sweep DIR "
