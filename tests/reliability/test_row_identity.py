@@ -185,8 +185,11 @@ def _edit_second_row(path: Path, change) -> None:
     (lambda r: r.update(name="../../x"), "has name '../../x', not a run's folder name (no '/', not '.' or '..')"),
     (lambda r: r["data"].update(fingerprint_version=3), "has a data fingerprint prepare never writes (its data: "
                                                          "field 'fingerprint_version' is 3, expected 1 or 2)"),
+    # round 8 left (R5): a commit that is not text passed
+    (lambda r: r["code"].update(commit=42), "has code.commit 42, not text"),
+    (lambda r: r["data"].update(train_tokens="8666"), "has data.train_tokens '8666', not a whole number >= 0"),
 ], ids=["eval-loss", "final-loss", "no-tokens", "buckets", "curve", "params-sum", "ppl-not-exp-loss",
-        "final-ppl-not-exp-loss", "name-a-path", "fingerprint-version"])
+        "final-ppl-not-exp-loss", "name-a-path", "fingerprint-version", "commit-a-number", "data-count-as-text"])
 def test_a_real_row_with_an_impossible_value_is_reported_and_skipped(sweep_copy, change, why):
     from reliability_support import cli
 

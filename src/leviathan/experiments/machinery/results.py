@@ -394,6 +394,14 @@ def row_problem(d: Any) -> str | None:
             value = (b or {}).get(key)
             if value is not None and not (isinstance(value, list) and all(_is_number(v) for v in value)):
                 return f"has buckets.{name}.{key} {_shown(value)}, not a list of numbers"
+    for part, names, counts in _PROVENANCE_RULES:  # round 9 (R5): code.commit 42 passed unchecked
+        fields = d.get(part) if isinstance(d.get(part), dict) else {}
+        for key in names:
+            if fields.get(key) is not None and not isinstance(fields[key], str):
+                return f"has {part}.{key} {_shown(fields[key])}, not text"
+        for key in counts:
+            if fields.get(key) is not None and not _is_count(fields[key]):
+                return f"has {part}.{key} {_shown(fields[key])}, not a whole number >= 0"
     how = d.get("evaluation")
     sets = how.get("sets", {}) if isinstance(how, dict) else {}
     if isinstance(how, dict) and not (isinstance(how.get("options", {}), dict) and isinstance(sets, dict)
@@ -515,6 +523,10 @@ _FIELD_RULES = (
      lambda v: isinstance(v, dict), "an object"),
     (("hardware",), lambda v: isinstance(v, (dict, str)), "an object"),
 )
+# The provenance a row records (``CodeProvenance``, ``DataProvenance``): text fields and counts; the fingerprint fields
+# are checked by ``recorded_problem``.
+_PROVENANCE_RULES = (("code", ("commit", "leviathan", "torch"), ()),
+                     ("data", ("dir", "tokenizer"), ("vocab_size", "train_tokens", "val_tokens")))
 _CURVE_LISTS = ("tokens", "val_loss", "grad_tokens", "grad_norm_input", "grad_norm_head")
 
 
