@@ -255,6 +255,29 @@ def test_an_adopted_folders_generator_settings_edited_to_text_are_refused_by_nam
         type(model).from_pretrained(tmp_path / "adopted")  # the adopted class, as transformers' Auto classes load it
 
 
+@pytest.mark.parametrize("model_type", ["mistral", "gpt2"])
+def test_an_adopted_folder_whose_model_type_was_edited_is_refused(tmp_path, model_type):
+    """Round 8 left (A21, A22): config.json's model_type edited to mistral or gpt2 loaded as the Llama the adoption
+    recorded (``leviathan_generator.architecture``), without a word; transformers alone builds the edited type from
+    the same folder. Now the file, both types and the fix are named."""
+    from transformers import LlamaConfig
+
+    from leviathan.errors import UserError
+    from leviathan.hf import adopt, load_adopted
+
+    cfg = LlamaConfig(vocab_size=300, hidden_size=32, intermediate_size=64, num_hidden_layers=1,
+                      num_attention_heads=2, num_key_value_heads=2)
+    adopt(cfg, seed_dim=8, modes=2, knots=8, rank=4).save_pretrained(tmp_path / "adopted")
+    config = tmp_path / "adopted" / "config.json"
+    _edit(config, lambda c: c.update(model_type=model_type))
+    with pytest.raises(UserError) as info:
+        load_adopted(tmp_path / "adopted")
+    assert (f"{config}: model_type is {model_type!r}, but the adopted model was saved as LlamaForCausalLM "
+            f"(model_type 'llama'") in str(info.value)
+    _edit(config, lambda c: c.update(model_type="llama"))
+    assert type(load_adopted(tmp_path / "adopted")).__name__ == "LeviathanLlamaForCausalLM"
+
+
 # ---- embeddings records ---------------------------------------------------------------------------------------------
 @pytest.fixture(scope="module")
 def recorded_sweep(data, tmp_path_factory) -> Path:
