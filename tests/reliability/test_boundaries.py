@@ -490,3 +490,48 @@ def test_an_adopted_folder_whose_config_no_longer_fits_its_weights_and_a_text_ov
     with pytest.raises(TypeError, match="overwrite must be True or False, got 'yes'"):
         bake_adopted(model, tmp_path / "baked", overwrite="yes")
     assert (tmp_path / "baked" / "mine.txt").read_text() == "mine"
+
+
+def test_numpy_integers_are_integers_at_every_boundary(data, tmp_path):
+    """Round 8 left (P2, Q11): ``ModelConfig(hidden_size=np.int64(32))`` and ``prepare(..., seed=np.int64(3))`` were
+    refused as "must be a positive integer, got np.int64(32)" while ``LeviathanGenerator`` took numpy integers; one
+    test now (``leviathan.integers``), and what is stored is a plain int (YAML and JSON write it). Bools and floats
+    are still refused."""
+    import json
+
+    from leviathan.config import dump_yaml, to_dict
+    from leviathan.data.prepare import prepare
+    from leviathan.hf import Fit
+    from leviathan.model.config import ModelConfig
+    from leviathan.run_config import load_run_config
+
+    cfg = ModelConfig(vocab_size=np.int64(300), hidden_size=np.int64(32), num_attention_heads=np.int32(2))
+    assert type(cfg.hidden_size) is int and "hidden_size: 32" in dump_yaml(to_dict(cfg))
+    for bad in (True, 32.0, np.float64(32.0), "32"):
+        with pytest.raises(ConfigError, match="model.hidden_size must be a positive integer"):
+            ModelConfig(hidden_size=bad)
+    fit = Fit(steps=np.int64(3), seed=np.uint32(7))
+    assert (type(fit.steps), type(fit.seed)) == (int, int)
+    run = load_run_config(None, run_overrides(data))
+    assert type(type(run)(**{**run.__dict__, "seed": np.int64(5)}).seed) is int
+    meta = prepare(str(data.parent / "corpus"), tmp_path / "d", tokenizer="bpe:300", seed=np.int64(3),
+                   val_fraction=0.2, progress=False, log=lambda m: None)
+    assert json.loads((tmp_path / "d" / "meta.json").read_text())["settings"]["seed"] == 3 == meta["settings"]["seed"]
+    with pytest.raises(ConfigError, match="seed: a seed must be an integer"):
+        prepare(str(data.parent / "corpus"), tmp_path / "e", tokenizer="bpe:300", seed=np.float64(3.0),
+                progress=False, log=lambda m: None)
+
+
+def test_demo_given_a_folder_that_is_not_prepared_data_names_its_own_flag(finished_run, tmp_path):
+    """Round 8 left (D2): ``demo --data-dir RUN`` (a train run folder) said "preparing the demo corpus ... into RUN",
+    then "--out RUN exists and is not a leviathan data dir", a flag of prepare the user never gave. Now demo's own
+    flag is named before anything is printed or written."""
+    from reliability_support import cli, tree_hashes
+
+    before = tree_hashes(finished_run)
+    proc = cli(["demo", "--data-dir", finished_run, "--run-dir", tmp_path / "demo", "--steps", "2"])
+    assert proc.returncode == 2, proc.stderr
+    line = one_error(proc.stderr)
+    assert f"--data-dir {str(finished_run)!r} is a folder that is not a prepared data folder (no meta.json)" in line
+    assert "--out" not in proc.stderr and "preparing" not in proc.stderr
+    assert tree_hashes(finished_run) == before and not (tmp_path / "demo").exists()

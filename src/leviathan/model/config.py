@@ -24,6 +24,7 @@ from dataclasses import dataclass, replace
 from typing import Literal, Optional
 
 from ..config import ConfigError, require
+from ..integers import as_int, is_integer
 from .generator_size import check_size, smallest_base
 
 EmbeddingKind = Literal["dense_tied", "dense_untied", "leviathan", "factorized", "compositional"]
@@ -103,13 +104,14 @@ class ModelConfig:
         for name in ("vocab_size", "hidden_size", "num_hidden_layers", "num_attention_heads",
                      "max_position_embeddings", "embedding_rank", "generator_k", "generator_seed_dim",
                      "generator_modes", "generator_rank"):
-            value = getattr(self, name)
-            require(isinstance(value, int) and not isinstance(value, bool) and value > 0,
-                    f"model.{name} must be a positive integer, got {value!r}")
+            value = as_int(getattr(self, name))  # numpy integers are integers (round 9, P2); stored as int
+            require(is_integer(value) and value > 0, f"model.{name} must be a positive integer, got {value!r}")
+            setattr(self, name, value)
         for name in ("intermediate_size", "num_key_value_heads", "head_dim", "generator_base"):
-            value = getattr(self, name)
-            require(value is None or (isinstance(value, int) and not isinstance(value, bool) and value > 0),
+            value = as_int(getattr(self, name))
+            require(value is None or (is_integer(value) and value > 0),
                     f"model.{name} must be a positive integer or null, got {value!r}")
+            setattr(self, name, value)
         require(self.vocab_size <= 2**32, f"model.vocab_size must be at most 4,294,967,296 (prepared token ids are "
                                           f"uint32 at most), got {self.vocab_size:,}")
         require(self.embedding in EMBEDDING_KINDS,
