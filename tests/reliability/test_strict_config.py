@@ -361,3 +361,26 @@ def test_a_grid_name_that_is_not_text_is_refused(data, tmp_path):
                     f"experiments: {{iso_body: {{variants: [dense_tied], sizes: [a]}}}}\n")
     line = cli_error(["sweep", "--grid", grid, "--list"])
     assert "the grid's name: expected a name (text), got bytes b'hello'; write a plain name" in line
+
+
+@pytest.mark.parametrize("keys, shown", [
+    ({"seed": "optim.lr"}, "keys.seed: 'optim.lr' is a number setting; the grid writes each run's seed there, so it "
+                           "must name an integer setting"),
+    ({"seed": "model.seed"}, "keys.seed: 'model.seed' is not a setting of the run config"),
+    ({"data_dir": "data.seq_len"}, "keys.data_dir: 'data.seq_len' is an integer setting"),
+], ids=["seed-into-a-rate", "no-such-setting", "data-into-a-size"])
+def test_a_grid_key_that_names_a_setting_of_another_kind_is_named(data, tmp_path, keys, shown):
+    """Round 7 left (D33): ``keys: {seed: optim.lr}`` wrote each run's seed into the learning rate, refused as
+    "optim.lr must be positive, got 0.0", naming no grid key; now the grid key, the setting and its kind are named
+    before anything is written."""
+    from test_row_identity import grid_file
+
+    path = grid_file(tmp_path, data)
+    grid = yaml.safe_load(path.read_text())
+    grid["keys"] = keys
+    path.write_text(yaml.safe_dump(grid))
+    line = cli_error(["sweep", "--grid", path, "--out", tmp_path / "out"])
+    assert shown in line, line
+    assert not (tmp_path / "out").exists()
+    grid["keys"] = {"seed": "seed", "data_dir": "data.path"}  # the defaults, spelt out: still a grid
+    assert load_grid(grid).runs
