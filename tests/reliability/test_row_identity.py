@@ -188,8 +188,13 @@ def _edit_second_row(path: Path, change) -> None:
     # round 8 left (R5): a commit that is not text passed
     (lambda r: r["code"].update(commit=42), "has code.commit 42, not text"),
     (lambda r: r["data"].update(train_tokens="8666"), "has data.train_tokens '8666', not a whole number >= 0"),
+    # round 9 (M26): negative token counts in the curve ended in a TypeError traceback in `analyze efficiency`
+    (lambda r: r["curve"].update(tokens=[-5] * len(r["curve"]["tokens"])), "has curve.tokens [-5"),
+    (lambda r: r["curve"].update(grad_tokens=[256, 128], grad_norm_input=[1.0, 1.0], grad_norm_head=[1.0, 1.0]),
+     "has curve.grad_tokens [256, 128], not token counts >= 0 in training order"),
 ], ids=["eval-loss", "final-loss", "no-tokens", "buckets", "curve", "params-sum", "ppl-not-exp-loss",
-        "final-ppl-not-exp-loss", "name-a-path", "fingerprint-version", "commit-a-number", "data-count-as-text"])
+        "final-ppl-not-exp-loss", "name-a-path", "fingerprint-version", "commit-a-number", "data-count-as-text",
+        "curve-tokens-negative", "curve-tokens-backwards"])
 def test_a_real_row_with_an_impossible_value_is_reported_and_skipped(sweep_copy, change, why):
     from reliability_support import cli
 
@@ -378,3 +383,18 @@ def test_a_row_named_with_a_path_writes_no_record_outside_the_sweep(capsys, swee
     assert main(["analyze", "embeddings", "--sweep", str(sweep_copy), "--probes", "2"]) == 0
     assert "has name '../../R8run', not a run's folder name" in capsys.readouterr().err
     assert not (tmp_path / "R8run.json").exists() and not list(tmp_path.glob("*.json"))
+
+
+def test_a_model_that_reaches_the_baseline_at_zero_tokens_is_said_in_words(sweep_copy):
+    """Round 9 (M26c): two rows whose curves hold one validation at 0 tokens ended in a TypeError traceback
+    (``format_efficiency`` formatted a factor of None); a curve that ends at 0 tokens bounds no factor either."""
+    from reliability_support import cli
+
+    path = sweep_copy / "results.jsonl"
+    rows = [json.loads(line) for line in path.read_text().splitlines()]
+    for row in rows:
+        row["curve"]["tokens"] = [0]
+    path.write_text("".join(json.dumps(row) + "\n" for row in rows))
+    proc = cli(["analyze", "efficiency", sweep_copy])
+    assert proc.returncode == 0 and "Traceback" not in proc.stderr, proc.stderr
+    assert "before any training (at 0 tokens)" in proc.stdout or "does not reach" in proc.stdout, proc.stdout

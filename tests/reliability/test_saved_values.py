@@ -164,6 +164,23 @@ def test_a_damaged_grid_json_is_refused_by_name(capsys, sweep_copy):
     assert "(a run of field 'runs' has name '../x', expected a run's folder name)" in line
 
 
+def test_a_copied_sweep_with_a_damaged_grid_json_names_the_field(capsys, data, sweep_copy, tmp_path):
+    """Round 9 (M30): a sweep folder copied elsewhere (its marker then proves nothing) whose grid.json holds
+    ``eval_options.buckets: -2`` was refused as "would write over grid.json, results.jsonl, runs ..., which it did not
+    create": the sweep's own folder, the damaged field unnamed."""
+    from test_row_identity import grid_file
+
+    from reliability_support import tree_hashes
+
+    copied = Path(shutil.copytree(sweep_copy, tmp_path / "copied"))
+    _edit(copied / "grid.json", lambda g: g["eval_options"].update(buckets=-2))
+    before = tree_hashes(copied)
+    capsys.readouterr()
+    line = fails(capsys, "sweep", "--grid", grid_file(tmp_path, data), "--out", copied)
+    assert "grid.json is not a sweep's grid.json (field 'eval_options.buckets' is -2" in line, line
+    assert tree_hashes(copied) == before
+
+
 def test_a_damaged_tokenizer_record_is_refused_by_name(capsys, run_copy):
     from reliability_support import refingerprint
 
@@ -360,3 +377,28 @@ def test_a_loader_state_or_a_dtype_edited_apart_from_the_files_names_the_sidecar
     line = fails(capsys, "eval", run_copy / "checkpoints" / "step-00000002", "--data", data_copy, "--max-tokens", "64")
     assert f"{data_copy / 'meta.json'}: field 'dtype' is 'uint32', but val.bin's" in line
     assert "meta.json records as uint16: meta.json was edited or damaged; restore it (dtype 'uint16')" in line
+
+
+def test_a_token_count_edited_in_meta_json_names_meta_json_not_the_token_file(data_copy, tmp_path):
+    """Round 9 (M18): meta.json's ``splits.train.tokens`` edited by one blamed train.bin ("the file is truncated or
+    from another preparation") although train.bin has the digest meta.json itself records."""
+    _edit(data_copy / "meta.json", lambda m: m["splits"]["train"].update(tokens=m["splits"]["train"]["tokens"] + 1))
+    line = cli_error(["train", *run_overrides(data_copy), "--run-dir", tmp_path / "run"])
+    assert f"{data_copy / 'meta.json'}: field 'splits.train.tokens' is " in line, line
+    assert "the file prepared with this meta.json" in line and not (tmp_path / "run").exists()
+
+
+def test_an_embeddings_record_of_format_zero_or_of_another_size_than_its_row_is_refused(recorded_sweep, tmp_path):
+    """Round 9 (M34, M33): a record's ``format: 0`` (no leviathan writes one) and a ``vocab_size`` edited from 300 to
+    301 (every number still in range for 301) went into the report, exit 0."""
+    sweep = Path(shutil.copytree(recorded_sweep, tmp_path / "sweep"))
+    path = sweep / "embeddings" / "a-dense_untied-s0.json"
+    original = path.read_text()
+    _edit(path, lambda r: r.update(format=0))
+    assert f"{path} is not an embeddings record (no format number >= 1)" in \
+        cli_error(["report", sweep, "--out", tmp_path / "r1"])
+    path.write_text(original)
+    _edit(path, lambda r: r.update(vocab_size=301))
+    line = cli_error(["report", sweep, "--out", tmp_path / "r2"])
+    assert f"{str(path)!r}: field 'vocab_size' is 301, but the results row of run 'a-dense_untied-s0' says 300" in line
+    assert not (tmp_path / "r2" / "report.md").exists()

@@ -154,8 +154,9 @@ def read_record(path: str | os.PathLike) -> EmbeddingRecord:
     except (OSError, ValueError) as e:
         raise UserError(f"cannot read {path} as an embeddings record ({e}); pass a file `leviathan analyze "
                         f"embeddings RUN_DIR --out FILE` wrote, or a run folder") from None
-    if not isinstance(raw, dict) or not isinstance(raw.get("format"), int):
-        raise UserError(f"{path} is not an embeddings record (no format number); pass a file `leviathan analyze "
+    if not isinstance(raw, dict) or not isinstance(raw.get("format"), int) or isinstance(raw["format"], bool) \
+            or raw["format"] < 1:  # round 9 (M34): format 0 (no leviathan writes one) was read as a record
+        raise UserError(f"{path} is not an embeddings record (no format number >= 1); pass a file `leviathan analyze "
                         f"embeddings RUN_DIR --out FILE` wrote, or a run folder")
     if raw["format"] > FORMAT:
         raise UserError(f"{path} has record format {raw['format']}, newer than this leviathan reads ({FORMAT}); "
@@ -207,7 +208,26 @@ def records_dir(results: str | os.PathLike) -> Path:
 def read_records(results: str | os.PathLike) -> list[EmbeddingRecord]:
     """Every record in ``<results>/embeddings/*.json``, by file name; [] when the folder does not exist."""
     folder = records_dir(results)
-    return [read_record_of(p, p.stem) for p in sorted(folder.glob("*.json"))] if folder.is_dir() else []
+    records = [read_record_of(p, p.stem) for p in sorted(folder.glob("*.json"))] if folder.is_dir() else []
+    if records:
+        rows = {row.name: row for row in read_results(folder.parent, report=lambda message: None)}  # warned by the caller's own read
+        for path, record in zip(sorted(folder.glob("*.json")), records):
+            _check_record_fits_row(path, record, rows.get(record.run))
+    return records
+
+
+def _check_record_fits_row(path: Path, record: EmbeddingRecord, row) -> None:
+    """UserError when ``record`` says another size, seed or variant than its run's results row: a record whose
+    ``vocab_size`` was edited from 300 to 301 (every number still in range for 301) went into the report as the run's
+    (issue 30 round 9, M33)."""
+    if row is None:
+        return
+    for name in ("vocab_size", "hidden_size", "seed", "variant"):
+        mine, said = getattr(record, name), getattr(row, name, None)
+        if said is not None and mine != said:
+            raise UserError(f"{str(path)!r}: field {name!r} is {mine!r}, but the results row of run {record.run!r} "
+                            f"says {said!r}: the record was edited or comes from another run; delete it and make it "
+                            f"again (leviathan analyze embeddings --sweep DIR --redo)")
 
 
 def read_record_of(path: Path, run: str) -> EmbeddingRecord:

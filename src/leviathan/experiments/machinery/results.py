@@ -456,6 +456,10 @@ def _impossible(d: dict) -> str | None:
         lengths = {k: len(curve[k]) for k in (xs, *ys) if isinstance(curve.get(k), list)}
         if xs in lengths and len(set(lengths.values())) > 1:
             return f"has curve lists of different lengths ({_lengths(lengths)}), one value per point each"
+        points = [v for v in curve.get(xs) or [] if v is not None]
+        if any(v < 0 for v in points) or any(b < a for a, b in zip(points, points[1:])):
+            # round 9 (M26): token counts of -5 ended in a TypeError traceback in `analyze efficiency`
+            return f"has curve.{xs} {_shown(curve[xs])}, not token counts >= 0 in training order"
     params = d.get("params") if isinstance(d.get("params"), dict) else {}
     parts = [params.get(k) for k in ("input", "body", "head")]
     if params.get("total") is not None and all(p is not None for p in parts) and sum(parts) != params["total"]:

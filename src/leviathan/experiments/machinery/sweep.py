@@ -88,13 +88,21 @@ def _earlier_sweep(out_dir: Path) -> bool:
     """A sweep folder an earlier version wrote (no ownership marker yet): a grid.json that reads as one and lists runs
     (``sweep_grid``, the file's one reader; a damaged or foreign grid.json is not a sweep's)."""
     from ...errors import UserError
+    from ...ownership import read_marker
     from .sweep_grid import GRID_JSON, read_sweep_grid
 
     if not (out_dir / GRID_JSON).is_file():
         return False
     try:
         return bool(read_sweep_grid(out_dir).runs)
-    except (UserError, OSError, UnicodeDecodeError):
+    except UserError:
+        marker = read_marker(out_dir)
+        if marker is not None and marker.verb == "sweep":
+            # a sweep's folder (copied or moved: its marker is not proof) whose grid.json is damaged: that is the
+            # problem to name, not "would write over grid.json, which it did not create" (issue 30 round 9, M30)
+            raise
+        return False
+    except (OSError, UnicodeDecodeError):
         return False
 
 
