@@ -24,6 +24,7 @@ default, and each dataclass's docstring says what its fields mean. Decisions wor
 from __future__ import annotations
 
 import copy
+import os
 from collections.abc import Mapping
 from dataclasses import dataclass, field, fields, replace
 from pathlib import Path
@@ -277,7 +278,13 @@ def build_run_config(raw: dict, check_data: bool = True) -> RunConfig:
     if name:
         model = {**preset_dict(str(name)), **model}
     data = dict(raw.get("data") or {})
-    data_path = Path(str(data.get("path", DataConfig.path))).expanduser()
+    given = data.get("path", DataConfig.path)
+    if isinstance(given, bool) or not isinstance(given, (str, os.PathLike, int)):
+        # a list or a section was made text and looked for as a folder named "['data']" (issue 30 round 9, M53)
+        raise ConfigError(f"data.path: expected the path of a prepared data folder (text), got {given!r}")
+    if given == "":  # resolved as '.', "'.' has no meta.json" named a folder the user never gave (round 9, M82)
+        raise ConfigError("data.path is empty; set it to a prepared data directory (leviathan prepare)")
+    data_path = Path(str(given)).expanduser()
     data["path"] = str(data_path.resolve())
     meta = data_meta(data_path)
     if model.get("vocab_size") is None:

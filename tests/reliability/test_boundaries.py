@@ -99,7 +99,11 @@ def test_data_without_validation_tokens_is_refused_before_training(capsys, tmp_p
     (["lm-eval", "{run}", "--batch-size", "abc"], "argument --batch-size: expected a positive integer, got 'abc'"),
     (["lm-eval", "{run}", "--batch-size", "0"], "argument --batch-size: must be a positive integer, got 0"),
     (["prepare", "stdlib", "--out", "{tmp}/d", "--workers", "0"], "argument --workers: must be a positive integer"),
-], ids=["lm-eval-batch-text", "lm-eval-batch-zero", "prepare-workers-zero"])
+    # round 9 (M88): --bootstrap 10**12 was taken, and on a sweep of several sizes drew until memory ran out
+    (["report", "{run}", "--bootstrap", "1000000000000"], "argument --bootstrap: must be at most 100,000"),
+    (["analyze", "scaling", "{run}", "--bootstrap", "100001"], "argument --bootstrap: must be at most 100,000"),
+], ids=["lm-eval-batch-text", "lm-eval-batch-zero", "prepare-workers-zero", "report-bootstrap-huge",
+        "scaling-bootstrap-huge"])
 def test_nonsense_sizes_on_the_command_line(capsys, tmp_path, finished_run, argv, shown):
     with pytest.raises(SystemExit) as info:
         main([a.format(run=finished_run, tmp=tmp_path) for a in argv])
@@ -535,3 +539,18 @@ def test_demo_given_a_folder_that_is_not_prepared_data_names_its_own_flag(finish
     assert f"--data-dir {str(finished_run)!r} is a folder that is not a prepared data folder (no meta.json)" in line
     assert "--out" not in proc.stderr and "preparing" not in proc.stderr
     assert tree_hashes(finished_run) == before and not (tmp_path / "demo").exists()
+
+
+def test_a_bootstrap_no_time_holds_is_refused_in_the_python_api_and_a_huge_size_names_its_part():
+    """Round 9 (M88, M55): ``fit_power_law(num_bootstrap=10**12)`` drew until memory ran out; a generator made huge by
+    ``hidden_size: 1e9`` was refused naming only rank, knots, modes, seed_dim and base."""
+    from leviathan.errors import UserError
+    from leviathan.experiments.method.scaling import fit_power_law
+    from leviathan.model.config import ModelConfig
+
+    with pytest.raises(UserError, match=r"num_bootstrap must be an integer in \[0, 100,000\]"):
+        fit_power_law([1e5, 1e6, 1e7, 1e8], [4.0, 3.5, 3.2, 3.0], num_bootstrap=10**12)
+    with pytest.raises(ConfigError) as info:
+        ModelConfig(vocab_size=300, hidden_size=10**9, num_attention_heads=2)
+    assert "most of them in its output maps (modes x rank x hidden_size)" in str(info.value)
+    assert "hidden_size 1,000,000,000" in str(info.value)

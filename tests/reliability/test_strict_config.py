@@ -384,3 +384,30 @@ def test_a_grid_key_that_names_a_setting_of_another_kind_is_named(data, tmp_path
     assert not (tmp_path / "out").exists()
     grid["keys"] = {"seed": "seed", "data_dir": "data.path"}  # the defaults, spelt out: still a grid
     assert load_grid(grid).runs
+
+
+@pytest.mark.parametrize("value, shown", [
+    ("[DATA]", "data.path: expected the path of a prepared data folder (text), got ["),
+    ("''", "data.path is empty; set it to a prepared data directory"),
+], ids=["list", "empty"])
+def test_a_data_path_that_is_not_a_path_is_named(data, tmp_path, value, shown):
+    """Round 9 (M53, M82): ``data: {path: [DIR]}`` was made text and looked for as a folder named "['DIR']", and an
+    empty ``data.path=`` was resolved to '.' ("'.' has no meta.json")."""
+    config = tmp_path / "run.yaml"
+    config.write_text(f"data: {{path: {value.replace('DATA', str(data))}, seq_len: 32}}\nmodel: {{preset: cpu-tiny}}\n"
+                      f"max_steps: 2\n")
+    line = cli_error(["train", "--config", config, "--run-dir", tmp_path / "run"])
+    assert shown in line, line
+    assert not (tmp_path / "run").exists()
+
+
+def test_params_takes_a_preset_as_train_does(capsys):
+    """Round 9 (M81): ``params model.preset=cpu-tiny`` was "unknown key 'model.preset' in ModelConfig" (train takes
+    it); now the preset is applied, and two different presets are refused."""
+    from leviathan.cli import main
+
+    assert main(["params", "model.preset=cpu-tiny", "model.hidden_size=32", "--json"]) == 0
+    out = capsys.readouterr().out
+    assert '"num_hidden_layers": 2' in out
+    assert main(["params", "model.preset=cpu-tiny", "--preset", "cpu-small"]) == 2
+    assert "--preset cpu-small and model.preset=cpu-tiny name two presets" in capsys.readouterr().err
