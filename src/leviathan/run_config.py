@@ -25,7 +25,7 @@ from __future__ import annotations
 
 import copy
 import os
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field, fields, replace
 from pathlib import Path
 from typing import Any, Literal, Optional, Sequence
@@ -36,6 +36,7 @@ from .data.meta import PreparedMeta, find_meta
 from .devices import device_problem
 from .model.config import ModelConfig
 from .presets import preset_dict
+from .integers import as_int, is_integer
 from .seeds import check_seed
 
 
@@ -180,6 +181,11 @@ class RunConfig:
     parallel: Literal["ddp", "fsdp"] = "ddp"
 
     def __post_init__(self) -> None:
+        for name in ("batch_tokens", "micro_batch_size", "log_interval", "eval_interval", "checkpoint_interval",
+                     "max_steps", "max_tokens", "eval_tokens", "eval_batch_size", "keep_last"):
+            value = as_int(getattr(self, name))  # built in Python: max_steps="4" was a TypeError in a comparison
+            require(value is None or is_integer(value), f"{name} must be an integer, got {value!r}")  # (round 9, M134)
+            setattr(self, name, value)
         for name in ("batch_tokens", "micro_batch_size", "log_interval"):
             value = getattr(self, name)
             require(value > 0, f"{name} must be a positive integer, got {value}")
@@ -313,11 +319,13 @@ def load_run_config(path: str | Path | None, overrides: Sequence[str] = (), chec
     """Read a YAML file (or start empty when ``path`` is None), apply ``key.sub=value`` overrides, validate. ``path`` is
     a file or the name of a train config (``leviathan.configs``' lookup: ``tiny``).
     """
-    if isinstance(overrides, (str, bytes, Mapping)) or not all(isinstance(o, str) for o in overrides):
+    overrides = () if overrides is None else overrides  # None: no overrides (was "'NoneType' object is not iterable")
+    listed = list(overrides) if isinstance(overrides, Iterable) else None
+    if isinstance(overrides, (str, bytes, Mapping)) or listed is None or not all(isinstance(o, str) for o in listed):
         # round 8: a dict was read as its keys ("override 'max_steps' must look like key=value"), a string as its
         # letters ("override 'm' ...")
         raise TypeError(f"overrides must be a list of 'key=value' strings, e.g. ['max_steps=100'], got "
                         f"{type(overrides).__name__} {overrides!r:.60}")
     raw: dict[str, Any] = load_yaml(find_train_config(path)) if path is not None else {}
-    apply_overrides(raw, list(overrides))
+    apply_overrides(raw, listed)
     return build_run_config(raw, check_data=check_data)

@@ -554,3 +554,39 @@ def test_a_bootstrap_no_time_holds_is_refused_in_the_python_api_and_a_huge_size_
         ModelConfig(vocab_size=300, hidden_size=10**9, num_attention_heads=2)
     assert "most of them in its output maps (modes x rank x hidden_size)" in str(info.value)
     assert "hidden_size 1,000,000,000" in str(info.value)
+
+
+def test_the_python_api_names_a_misused_argument_in_round_9(data, tmp_path):
+    """Round 9 (M131, M132, M134, M136-M138, M140, M143, M133): ``train("x", DIR)``, ``generator([1, 2])``,
+    ``CausalLM(...)([[1, 2]])`` and ``flops_per_token(None)`` ended in AttributeErrors; ``prepare(123, OUT)``,
+    ``read_results(123)`` and ``RunConfig(max_steps="4")`` in TypeErrors that named no argument;
+    ``ModelConfig(initializer_range=inf)`` was taken; ``load_run_config(None, None)`` said "'NoneType' object is not
+    iterable" (None now means no overrides)."""
+    from leviathan import CausalLM, LeviathanGenerator, ModelConfig, flops_per_token
+    from leviathan.data.prepare import prepare
+    from leviathan.experiments.machinery.results import read_results
+    from leviathan.run_config import RunConfig, load_run_config
+    from leviathan.train.loop import train
+
+    with pytest.raises(TypeError, match="cfg must be a RunConfig"):
+        train("x", tmp_path / "run")
+    with pytest.raises(TypeError, match="token ids must be an integer tensor .* got list"):
+        LeviathanGenerator(300, 16)([1, 2])
+    small = ModelConfig(vocab_size=300, hidden_size=16, num_attention_heads=2, num_hidden_layers=1)
+    with pytest.raises(TypeError, match=r"input_ids must be a \(batch, length\) tensor of token ids, got list"):
+        CausalLM(small)([[1, 2]])
+    with pytest.raises(TypeError, match=r"input_ids must be a \(batch, length\) tensor of token ids, got \(2,\)"):
+        CausalLM(small)(torch.tensor([1, 2]))
+    with pytest.raises(TypeError, match="flops_per_token takes a ModelConfig, got NoneType"):
+        flops_per_token(None)
+    with pytest.raises(TypeError, match="source must be a path"):
+        prepare(123, tmp_path / "d", tokenizer="bpe:300", progress=False)
+    with pytest.raises(TypeError, match="path must be a sweep folder or its results.jsonl"):
+        read_results(123)
+    with pytest.raises(ConfigError, match="max_steps must be an integer, got '4'"):
+        RunConfig(max_steps="4")
+    with pytest.raises(ConfigError, match="model.initializer_range must be a positive number, got inf; nan and inf are not"):
+        ModelConfig(initializer_range=float("inf"))
+    with pytest.raises(ConfigError, match="set exactly one of max_steps and max_tokens"):  # the config's own problem
+        load_run_config(None, None)
+    assert not (tmp_path / "run").exists() and not (tmp_path / "d").exists()

@@ -20,6 +20,8 @@ and the trained generator computes different embeddings. ``resolved()`` fixes it
 
 from __future__ import annotations
 
+import math
+import numbers
 from dataclasses import dataclass, replace
 from typing import Literal, Optional
 
@@ -125,14 +127,16 @@ class ModelConfig:
         require(self.num_attention_heads % self.kv_heads == 0,
                 f"model.num_attention_heads ({self.num_attention_heads}) must be a multiple of "
                 f"model.num_key_value_heads ({self.kv_heads})")
-        require(isinstance(self.generator_knots, int) and not isinstance(self.generator_knots, bool)
-                and self.generator_knots >= 2, f"model.generator_knots must be at least 2, got {self.generator_knots}")
+        self.generator_knots = as_int(self.generator_knots)
+        require(is_integer(self.generator_knots) and self.generator_knots >= 2, f"model.generator_knots must be at least 2, got {self.generator_knots}")
         require(not isinstance(self.generator_degree, bool) and self.generator_degree in (1, 2, 3),
                 f"model.generator_degree must be 1, 2 or 3 (paper: 2), got {self.generator_degree}")
         for name in ("rope_theta", "rms_norm_eps", "initializer_range", "generator_ln_eps"):
-            value = getattr(self, name)
-            require(isinstance(value, (int, float)) and not isinstance(value, bool) and value > 0,
-                    f"model.{name} must be a positive number, got {value!r}")
+            value = getattr(self, name)  # finite: initializer_range=inf built a model of inf weights (round 9, M143)
+            require(isinstance(value, numbers.Real) and not isinstance(value, bool) and math.isfinite(value)
+                    and value > 0, f"model.{name} must be a positive number, got {value!r}"
+                    + ("; nan and inf are not settings" if isinstance(value, float) and not math.isfinite(value)
+                       else ""))
         self._check_options()
         if self.generator_base is not None:
             require(self.generator_base >= 2, f"model.generator_base must be at least 2, got {self.generator_base}")

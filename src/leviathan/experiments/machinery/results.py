@@ -318,6 +318,9 @@ def read_results(path: str | os.PathLike, report=None) -> list[ResultRow]:
     (report, analyze, the sweep) drops a run silently. The sweep reruns a run whose row was skipped."""
     from ...jsonl import bad_line_notes, read_json_lines
 
+    if not isinstance(path, (str, os.PathLike)):  # read_results(123): Path's TypeError (round 9, M138)
+        raise TypeError(f"path must be a sweep folder or its results.jsonl (str or Path), got {type(path).__name__} "
+                        f"{path!r:.60}")
     path = Path(path)
     if path.is_dir():
         path = path / RESULTS
