@@ -454,6 +454,8 @@ def _impossible(d: dict) -> str | None:
             return f"has buckets.{name} lists of different lengths ({_lengths(lengths)}), one value per bucket each"
         if any(v < 0 for v in (b or {}).get("loss") or []) or any(v < 1 for v in (b or {}).get("ppl") or []):
             return f"has buckets.{name} losses below 0 or perplexities below 1"
+        if any(v < 0 for v in (b or {}).get("count") or []):  # round 9 (M167): a count of -3 went into the report
+            return f"has buckets.{name}.count {_shown(b['count'])}, not token counts >= 0"
     curve = d.get("curve") if isinstance(d.get("curve"), dict) else {}
     for xs, ys in (("tokens", ("val_loss",)), ("grad_tokens", ("grad_norm_input", "grad_norm_head"))):
         lengths = {k: len(curve[k]) for k in (xs, *ys) if isinstance(curve.get(k), list)}
