@@ -411,3 +411,17 @@ def test_params_takes_a_preset_as_train_does(capsys):
     assert '"num_hidden_layers": 2' in out
     assert main(["params", "model.preset=cpu-tiny", "--preset", "cpu-small"]) == 2
     assert "--preset cpu-small and model.preset=cpu-tiny name two presets" in capsys.readouterr().err
+
+
+def test_a_run_config_the_grid_cannot_build_is_refused_before_the_sweep_writes(data, tmp_path):
+    """Round 9 (M169): a grid whose base sets both max_steps and max_tokens was refused only after the sweep had
+    marked its --out and written grid.json, and the line named neither the grid nor the run."""
+    from test_row_identity import grid_file
+
+    path = grid_file(tmp_path, data)
+    grid = yaml.safe_load(path.read_text())
+    grid["base"]["max_tokens"] = 256
+    path.write_text(yaml.safe_dump(grid))
+    line = cli_error(["sweep", "--grid", path, "--out", tmp_path / "out"])
+    assert "grid 'tiny', run a-dense_tied-s0: set exactly one of max_steps and max_tokens" in line, line
+    assert not (tmp_path / "out" / "grid.json").exists()

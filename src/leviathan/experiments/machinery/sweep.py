@@ -117,6 +117,17 @@ def build_run_config(grid: Grid, spec: RunSpec):
     return load_run_config(str(grid.base_config) if grid.base_config else None, grid.run_overrides(spec))
 
 
+def _run_config_of(grid: Grid, spec: RunSpec):
+    """``build_run_config``, its ConfigError naming the grid and the run (the settings come from the grid's base, the
+    size, the variant and the command line together)."""
+    from ...config import ConfigError
+
+    try:
+        return build_run_config(grid, spec)
+    except ConfigError as e:
+        raise ConfigError(f"grid {grid.name!r}, run {spec.name}: {e}") from None
+
+
 def resolve_text_path(text: str, root: Path | None) -> Path:
     p = Path(os.path.expandvars(os.path.expanduser(text)))
     return root / p if root is not None and not p.is_absolute() else p
@@ -460,14 +471,16 @@ def run_sweep(grid: Grid, out_dir: str | os.PathLike, options: SweepOptions = Sw
         kept = read_results(results)
         check_rows_against_grid(grid, kept, build_run_config, log, data_provenance(grid.data_dir))
         check_evaluated_like(kept, o.skip_eval, str(results))
-        mark(out_dir, "sweep", SWEEP_FILES)
-        atomic_write_json(out_dir / "grid.json", grid_snapshot(grid))  # only once every kept row agrees with it
         done = {r.name for r in kept}
         todo = [r for r in runs if r.name not in done]
+        # build every run config first: a bad key fails now, not after hours of training, and before the folder is
+        # marked and grid.json written (issue 30 round 9, M169: a base with max_steps and max_tokens was refused
+        # after both, naming neither the grid nor the run)
+        configs = {spec.name: _run_config_of(grid, spec) for spec in todo}
+        mark(out_dir, "sweep", SWEEP_FILES)
+        atomic_write_json(out_dir / "grid.json", grid_snapshot(grid))  # only once every kept row agrees with it
         log(f"sweep {grid.name!r}: {len(runs)} runs selected, {len(runs) - len(todo)} already in {results}, "
             f"{len(todo)} to go")
-        # build every run config first: a bad key fails now, not after hours of training
-        configs = {spec.name: build_run_config(grid, spec) for spec in todo}
         if o.jobs > 1:
             todo = todo[:o.max_runs] if o.max_runs is not None else todo
             job = _Job(grid, configs, out_dir, o.root, o.skip_eval, hardware_info())
