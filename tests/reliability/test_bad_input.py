@@ -507,5 +507,6 @@ def test_a_data_or_sweep_folder_given_as_the_checkpoint_is_named_for_what_it_is(
     sweep.mkdir()
     (sweep / "results.jsonl").write_text("")
     line = fails(capsys, "export", sweep, tmp_path / "hf")
-    assert f"it is a sweep folder (results.jsonl, grid.json): pass one of its runs ('{sweep / 'runs' / 'NAME'}')" in line
+    runs = sweep / "runs" / "NAME"
+    assert f"it is a sweep folder (results.jsonl, grid.json): pass one of its runs ('{runs}')" in line
     assert not (tmp_path / "hf").exists()

@@ -585,7 +585,7 @@ def test_the_python_api_names_a_misused_argument_in_round_9(data, tmp_path):
         read_results(123)
     with pytest.raises(ConfigError, match="max_steps must be an integer, got '4'"):
         RunConfig(max_steps="4")
-    with pytest.raises(ConfigError, match="model.initializer_range must be a positive number, got inf; nan and inf are not"):
+    with pytest.raises(ConfigError, match="model.initializer_range must be a positive number, got inf; nan and inf"):
         ModelConfig(initializer_range=float("inf"))
     with pytest.raises(ConfigError, match="set exactly one of max_steps and max_tokens"):  # the config's own problem
         load_run_config(None, None)

@@ -128,7 +128,8 @@ class ModelConfig:
                 f"model.num_attention_heads ({self.num_attention_heads}) must be a multiple of "
                 f"model.num_key_value_heads ({self.kv_heads})")
         self.generator_knots = as_int(self.generator_knots)
-        require(is_integer(self.generator_knots) and self.generator_knots >= 2, f"model.generator_knots must be at least 2, got {self.generator_knots}")
+        require(is_integer(self.generator_knots) and self.generator_knots >= 2,
+                f"model.generator_knots must be at least 2, got {self.generator_knots}")
         require(not isinstance(self.generator_degree, bool) and self.generator_degree in (1, 2, 3),
                 f"model.generator_degree must be 1, 2 or 3 (paper: 2), got {self.generator_degree}")
         for name in ("rope_theta", "rms_norm_eps", "initializer_range", "generator_ln_eps"):

@@ -22,7 +22,8 @@ def check_size(vocab_size: int, hidden_size: int, k: int, seed_dim: int, modes: 
         raise ValueError(f"k must be an integer in [1, 64] (base 2 already addresses 2^64 ids), got {k!r}")
     b = base if base is not None else smallest_base(vocab_size, k)
     parts = {"codebooks (k x base x seed_dim)": k * b * seed_dim,
-             "splines (modes x seed_dim x (seed_dim + 2 + knots x rank))": modes * seed_dim * (seed_dim + 2 + knots * rank),
+             "splines (modes x seed_dim x (seed_dim + 2 + knots x rank))":
+                 modes * seed_dim * (seed_dim + 2 + knots * rank),
              "output maps (modes x rank x hidden_size)": modes * rank * hidden_size}
     count = sum(parts.values())
     if count > MAX_PARAMETERS:

@@ -210,7 +210,8 @@ def read_records(results: str | os.PathLike) -> list[EmbeddingRecord]:
     folder = records_dir(results)
     records = [read_record_of(p, p.stem) for p in sorted(folder.glob("*.json"))] if folder.is_dir() else []
     if records:
-        rows = {row.name: row for row in read_results(folder.parent, report=lambda message: None)}  # warned by the caller's own read
+        # quietly: the caller's own read of the rows warns about a damaged line
+        rows = {row.name: row for row in read_results(folder.parent, report=lambda message: None)}
         for path, record in zip(sorted(folder.glob("*.json")), records):
             _check_record_fits_row(path, record, rows.get(record.run))
     return records

@@ -165,8 +165,9 @@ class GridKeys:
                 found = _setting_type(dotted)
                 said = "not a setting of the run config" if found is None else _KIND_NAMES.get(found, "another kind "
                                                                                                "of setting")
-                raise ConfigError(f"keys.{name}: {dotted!r} is {said}; the grid writes each run's {name.replace('_', ' ')} "
-                                  f"there, so it must name {what} (or leave keys.{name} out for the default)")
+                raise ConfigError(f"keys.{name}: {dotted!r} is {said}; the grid writes each run's "
+                                  f"{name.replace('_', ' ')} there, so it must name {what} (or leave keys.{name} out "
+                                  f"for the default)")
         return keys
 
 
