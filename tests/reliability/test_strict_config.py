@@ -366,9 +366,9 @@ def test_a_grid_name_that_is_not_text_is_refused(data, tmp_path):
 @pytest.mark.parametrize("keys, shown", [
     ({"seed": "optim.lr"}, "keys.seed: 'optim.lr' is a number setting; the grid writes each run's seed there, so it "
                            "must name an integer setting"),
-    ({"seed": "model.seed"}, "keys.seed: 'model.seed' is not a setting of the run config"),
+    ({"seed": "optim"}, "keys.seed: 'optim' is a section, not a setting"),
     ({"data_dir": "data.seq_len"}, "keys.data_dir: 'data.seq_len' is an integer setting"),
-], ids=["seed-into-a-rate", "no-such-setting", "data-into-a-size"])
+], ids=["seed-into-a-rate", "seed-into-a-section", "data-into-a-size"])
 def test_a_grid_key_that_names_a_setting_of_another_kind_is_named(data, tmp_path, keys, shown):
     """Round 7 left (D33): ``keys: {seed: optim.lr}`` wrote each run's seed into the learning rate, refused as
     "optim.lr must be positive, got 0.0", naming no grid key; now the grid key, the setting and its kind are named
