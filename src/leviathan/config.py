@@ -16,6 +16,7 @@ from __future__ import annotations
 import dataclasses
 import difflib
 import math
+import numbers
 import os
 import types
 import typing
@@ -121,8 +122,8 @@ _INT64 = 2**63
 def _coerce_int(value: Any, where: str) -> int:
     if isinstance(value, bool):  # bool is an int subclass: ``hidden_size: true`` is a mistake, not 1
         raise ConfigError(f"{where}: expected an integer, got {value!r}")
-    if isinstance(value, int):
-        return _fits(value, where)
+    if isinstance(value, numbers.Integral):  # numpy integers too (round 9, P2)
+        return _fits(int(value), where)
     if isinstance(value, float) and value.is_integer():
         return _fits(int(value), where)
     if isinstance(value, str):
@@ -147,7 +148,7 @@ def _fits(value: int, where: str) -> int:
 def _coerce_float(value: Any, where: str) -> float:
     if isinstance(value, bool):
         raise ConfigError(f"{where}: expected a number, got {value!r}")
-    if isinstance(value, (int, float)):
+    if isinstance(value, numbers.Real):  # numpy's numbers too (round 9)
         return _finite(float(value), where)
     if isinstance(value, str):  # YAML reads 1e-3 as a string
         try:

@@ -24,7 +24,8 @@ default, and each dataclass's docstring says what its fields mean. Decisions wor
 from __future__ import annotations
 
 import copy
-from collections.abc import Mapping
+import os
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field, fields, replace
 from pathlib import Path
 from typing import Any, Literal, Optional, Sequence
@@ -35,6 +36,7 @@ from .data.meta import PreparedMeta, find_meta
 from .devices import device_problem
 from .model.config import ModelConfig
 from .presets import preset_dict
+from .integers import as_int, is_integer
 from .seeds import check_seed
 
 
@@ -179,6 +181,11 @@ class RunConfig:
     parallel: Literal["ddp", "fsdp"] = "ddp"
 
     def __post_init__(self) -> None:
+        for name in ("batch_tokens", "micro_batch_size", "log_interval", "eval_interval", "checkpoint_interval",
+                     "max_steps", "max_tokens", "eval_tokens", "eval_batch_size", "keep_last"):
+            value = as_int(getattr(self, name))  # built in Python: max_steps="4" was a TypeError in a comparison
+            require(value is None or is_integer(value), f"{name} must be an integer, got {value!r}")  # (round 9, M134)
+            setattr(self, name, value)
         for name in ("batch_tokens", "micro_batch_size", "log_interval"):
             value = getattr(self, name)
             require(value > 0, f"{name} must be a positive integer, got {value}")
@@ -198,7 +205,7 @@ class RunConfig:
         require(self.data.seq_len <= self.model.max_position_embeddings,
                 f"data.seq_len={self.data.seq_len} exceeds model.max_position_embeddings="
                 f"{self.model.max_position_embeddings}; lower data.seq_len or raise model.max_position_embeddings")
-        check_seed(self.seed, "seed")
+        self.seed = check_seed(self.seed, "seed")  # a plain int (a numpy integer is one: round 9)
         problem = device_problem(self.device)  # "cuda:x" passed a startswith("cuda") test: a torch traceback
         require(problem is None, f"device {problem}; set device=auto (or cpu)")
 
@@ -277,7 +284,13 @@ def build_run_config(raw: dict, check_data: bool = True) -> RunConfig:
     if name:
         model = {**preset_dict(str(name)), **model}
     data = dict(raw.get("data") or {})
-    data_path = Path(str(data.get("path", DataConfig.path))).expanduser()
+    given = data.get("path", DataConfig.path)
+    if isinstance(given, bool) or not isinstance(given, (str, os.PathLike, int)):
+        # a list or a section was made text and looked for as a folder named "['data']" (issue 30 round 9, M53)
+        raise ConfigError(f"data.path: expected the path of a prepared data folder (text), got {given!r}")
+    if given == "":  # resolved as '.', "'.' has no meta.json" named a folder the user never gave (round 9, M82)
+        raise ConfigError("data.path is empty; set it to a prepared data directory (leviathan prepare)")
+    data_path = Path(str(given)).expanduser()
     data["path"] = str(data_path.resolve())
     meta = data_meta(data_path)
     if model.get("vocab_size") is None:
@@ -306,11 +319,13 @@ def load_run_config(path: str | Path | None, overrides: Sequence[str] = (), chec
     """Read a YAML file (or start empty when ``path`` is None), apply ``key.sub=value`` overrides, validate. ``path`` is
     a file or the name of a train config (``leviathan.configs``' lookup: ``tiny``).
     """
-    if isinstance(overrides, (str, bytes, Mapping)) or not all(isinstance(o, str) for o in overrides):
+    overrides = () if overrides is None else overrides  # None: no overrides (was "'NoneType' object is not iterable")
+    listed = list(overrides) if isinstance(overrides, Iterable) else None
+    if isinstance(overrides, (str, bytes, Mapping)) or listed is None or not all(isinstance(o, str) for o in listed):
         # round 8: a dict was read as its keys ("override 'max_steps' must look like key=value"), a string as its
         # letters ("override 'm' ...")
         raise TypeError(f"overrides must be a list of 'key=value' strings, e.g. ['max_steps=100'], got "
                         f"{type(overrides).__name__} {overrides!r:.60}")
     raw: dict[str, Any] = load_yaml(find_train_config(path)) if path is not None else {}
-    apply_overrides(raw, list(overrides))
+    apply_overrides(raw, listed)
     return build_run_config(raw, check_data=check_data)

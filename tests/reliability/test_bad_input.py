@@ -496,3 +496,17 @@ def test_a_file_of_the_run_given_as_the_checkpoint_names_the_folder_to_pass(caps
     line = fails(capsys, "eval", finished_run / "config.yaml")
     assert f"checkpoint '{finished_run / 'config.yaml'}' is a file, not a folder; pass the run folder " \
            f"('{finished_run}')" in line
+
+
+def test_a_data_or_sweep_folder_given_as_the_checkpoint_is_named_for_what_it_is(capsys, data, tmp_path):
+    """Round 9 (M115, M122, M124): ``eval DATA``, ``lm-eval DATA`` and ``export SWEEP`` said only "holds no complete
+    checkpoint"; the folder is now named for what it is, with the way on."""
+    line = fails(capsys, "eval", data, "--max-tokens", "64")
+    assert "it is a prepared data folder (meta.json, as `leviathan prepare` writes): pass a run folder" in line
+    sweep = tmp_path / "sweep"
+    sweep.mkdir()
+    (sweep / "results.jsonl").write_text("")
+    line = fails(capsys, "export", sweep, tmp_path / "hf")
+    runs = sweep / "runs" / "NAME"
+    assert f"it is a sweep folder (results.jsonl, grid.json): pass one of its runs ('{runs}')" in line
+    assert not (tmp_path / "hf").exists()

@@ -99,7 +99,11 @@ def test_data_without_validation_tokens_is_refused_before_training(capsys, tmp_p
     (["lm-eval", "{run}", "--batch-size", "abc"], "argument --batch-size: expected a positive integer, got 'abc'"),
     (["lm-eval", "{run}", "--batch-size", "0"], "argument --batch-size: must be a positive integer, got 0"),
     (["prepare", "stdlib", "--out", "{tmp}/d", "--workers", "0"], "argument --workers: must be a positive integer"),
-], ids=["lm-eval-batch-text", "lm-eval-batch-zero", "prepare-workers-zero"])
+    # round 9 (M88): --bootstrap 10**12 was taken, and on a sweep of several sizes drew until memory ran out
+    (["report", "{run}", "--bootstrap", "1000000000000"], "argument --bootstrap: must be at most 100,000"),
+    (["analyze", "scaling", "{run}", "--bootstrap", "100001"], "argument --bootstrap: must be at most 100,000"),
+], ids=["lm-eval-batch-text", "lm-eval-batch-zero", "prepare-workers-zero", "report-bootstrap-huge",
+        "scaling-bootstrap-huge"])
 def test_nonsense_sizes_on_the_command_line(capsys, tmp_path, finished_run, argv, shown):
     with pytest.raises(SystemExit) as info:
         main([a.format(run=finished_run, tmp=tmp_path) for a in argv])
@@ -490,3 +494,99 @@ def test_an_adopted_folder_whose_config_no_longer_fits_its_weights_and_a_text_ov
     with pytest.raises(TypeError, match="overwrite must be True or False, got 'yes'"):
         bake_adopted(model, tmp_path / "baked", overwrite="yes")
     assert (tmp_path / "baked" / "mine.txt").read_text() == "mine"
+
+
+def test_numpy_integers_are_integers_at_every_boundary(data, tmp_path):
+    """Round 8 left (P2, Q11): ``ModelConfig(hidden_size=np.int64(32))`` and ``prepare(..., seed=np.int64(3))`` were
+    refused as "must be a positive integer, got np.int64(32)" while ``LeviathanGenerator`` took numpy integers; one
+    test now (``leviathan.integers``), and what is stored is a plain int (YAML and JSON write it). Bools and floats
+    are still refused."""
+    import json
+
+    from leviathan.config import dump_yaml, to_dict
+    from leviathan.data.prepare import prepare
+    from leviathan.hf import Fit
+    from leviathan.model.config import ModelConfig
+    from leviathan.run_config import load_run_config
+
+    cfg = ModelConfig(vocab_size=np.int64(300), hidden_size=np.int64(32), num_attention_heads=np.int32(2))
+    assert type(cfg.hidden_size) is int and "hidden_size: 32" in dump_yaml(to_dict(cfg))
+    for bad in (True, 32.0, np.float64(32.0), "32"):
+        with pytest.raises(ConfigError, match="model.hidden_size must be a positive integer"):
+            ModelConfig(hidden_size=bad)
+    fit = Fit(steps=np.int64(3), seed=np.uint32(7))
+    assert (type(fit.steps), type(fit.seed)) == (int, int)
+    run = load_run_config(None, run_overrides(data))
+    assert type(type(run)(**{**run.__dict__, "seed": np.int64(5)}).seed) is int
+    meta = prepare(str(data.parent / "corpus"), tmp_path / "d", tokenizer="bpe:300", seed=np.int64(3),
+                   val_fraction=0.2, progress=False, log=lambda m: None)
+    assert json.loads((tmp_path / "d" / "meta.json").read_text())["settings"]["seed"] == 3 == meta["settings"]["seed"]
+    with pytest.raises(ConfigError, match="seed: a seed must be an integer"):
+        prepare(str(data.parent / "corpus"), tmp_path / "e", tokenizer="bpe:300", seed=np.float64(3.0),
+                progress=False, log=lambda m: None)
+
+
+def test_demo_given_a_folder_that_is_not_prepared_data_names_its_own_flag(finished_run, tmp_path):
+    """Round 8 left (D2): ``demo --data-dir RUN`` (a train run folder) said "preparing the demo corpus ... into RUN",
+    then "--out RUN exists and is not a leviathan data dir", a flag of prepare the user never gave. Now demo's own
+    flag is named before anything is printed or written."""
+    from reliability_support import cli, tree_hashes
+
+    before = tree_hashes(finished_run)
+    proc = cli(["demo", "--data-dir", finished_run, "--run-dir", tmp_path / "demo", "--steps", "2"])
+    assert proc.returncode == 2, proc.stderr
+    line = one_error(proc.stderr)
+    assert f"--data-dir {str(finished_run)!r} is a folder that is not a prepared data folder (no meta.json)" in line
+    assert "--out" not in proc.stderr and "preparing" not in proc.stderr
+    assert tree_hashes(finished_run) == before and not (tmp_path / "demo").exists()
+
+
+def test_a_bootstrap_no_time_holds_is_refused_in_the_python_api_and_a_huge_size_names_its_part():
+    """Round 9 (M88, M55): ``fit_power_law(num_bootstrap=10**12)`` drew until memory ran out; a generator made huge by
+    ``hidden_size: 1e9`` was refused naming only rank, knots, modes, seed_dim and base."""
+    from leviathan.errors import UserError
+    from leviathan.experiments.method.scaling import fit_power_law
+    from leviathan.model.config import ModelConfig
+
+    with pytest.raises(UserError, match=r"num_bootstrap must be an integer in \[0, 100,000\]"):
+        fit_power_law([1e5, 1e6, 1e7, 1e8], [4.0, 3.5, 3.2, 3.0], num_bootstrap=10**12)
+    with pytest.raises(ConfigError) as info:
+        ModelConfig(vocab_size=300, hidden_size=10**9, num_attention_heads=2)
+    assert "most of them in its output maps (modes x rank x hidden_size)" in str(info.value)
+    assert "hidden_size 1,000,000,000" in str(info.value)
+
+
+def test_the_python_api_names_a_misused_argument_in_round_9(data, tmp_path):
+    """Round 9 (M131, M132, M134, M136-M138, M140, M143, M133): ``train("x", DIR)``, ``generator([1, 2])``,
+    ``CausalLM(...)([[1, 2]])`` and ``flops_per_token(None)`` ended in AttributeErrors; ``prepare(123, OUT)``,
+    ``read_results(123)`` and ``RunConfig(max_steps="4")`` in TypeErrors that named no argument;
+    ``ModelConfig(initializer_range=inf)`` was taken; ``load_run_config(None, None)`` said "'NoneType' object is not
+    iterable" (None now means no overrides)."""
+    from leviathan import CausalLM, LeviathanGenerator, ModelConfig, flops_per_token
+    from leviathan.data.prepare import prepare
+    from leviathan.experiments.machinery.results import read_results
+    from leviathan.run_config import RunConfig, load_run_config
+    from leviathan.train.loop import train
+
+    with pytest.raises(TypeError, match="cfg must be a RunConfig"):
+        train("x", tmp_path / "run")
+    with pytest.raises(TypeError, match="token ids must be an integer tensor .* got list"):
+        LeviathanGenerator(300, 16)([1, 2])
+    small = ModelConfig(vocab_size=300, hidden_size=16, num_attention_heads=2, num_hidden_layers=1)
+    with pytest.raises(TypeError, match=r"input_ids must be a \(batch, length\) tensor of token ids, got list"):
+        CausalLM(small)([[1, 2]])
+    with pytest.raises(TypeError, match=r"input_ids must be a \(batch, length\) tensor of token ids, got \(2,\)"):
+        CausalLM(small)(torch.tensor([1, 2]))
+    with pytest.raises(TypeError, match="flops_per_token takes a ModelConfig, got NoneType"):
+        flops_per_token(None)
+    with pytest.raises(TypeError, match="source must be a path"):
+        prepare(123, tmp_path / "d", tokenizer="bpe:300", progress=False)
+    with pytest.raises(TypeError, match="path must be a sweep folder or its results.jsonl"):
+        read_results(123)
+    with pytest.raises(ConfigError, match="max_steps must be an integer, got '4'"):
+        RunConfig(max_steps="4")
+    with pytest.raises(ConfigError, match="model.initializer_range must be a positive number, got inf; nan and inf"):
+        ModelConfig(initializer_range=float("inf"))
+    with pytest.raises(ConfigError, match="set exactly one of max_steps and max_tokens"):  # the config's own problem
+        load_run_config(None, None)
+    assert not (tmp_path / "run").exists() and not (tmp_path / "d").exists()

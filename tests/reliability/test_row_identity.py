@@ -185,8 +185,17 @@ def _edit_second_row(path: Path, change) -> None:
     (lambda r: r.update(name="../../x"), "has name '../../x', not a run's folder name (no '/', not '.' or '..')"),
     (lambda r: r["data"].update(fingerprint_version=3), "has a data fingerprint prepare never writes (its data: "
                                                          "field 'fingerprint_version' is 3, expected 1 or 2)"),
+    # round 8 left (R5): a commit that is not text passed
+    (lambda r: r["code"].update(commit=42), "has code.commit 42, not text"),
+    (lambda r: r["data"].update(train_tokens="8666"), "has data.train_tokens '8666', not a whole number >= 0"),
+    # round 9 (M26): negative token counts in the curve ended in a TypeError traceback in `analyze efficiency`
+    (lambda r: r["curve"].update(tokens=[-5] * len(r["curve"]["tokens"])), "has curve.tokens [-5"),
+    (lambda r: r["curve"].update(grad_tokens=[256, 128], grad_norm_input=[1.0, 1.0], grad_norm_head=[1.0, 1.0]),
+     "has curve.grad_tokens [256, 128], not token counts >= 0 in training order"),
+    (lambda r: r["buckets"]["val"].update(count=[-3, 5]), "has buckets.val.count [-3, 5], not token counts >= 0"),
 ], ids=["eval-loss", "final-loss", "no-tokens", "buckets", "curve", "params-sum", "ppl-not-exp-loss",
-        "final-ppl-not-exp-loss", "name-a-path", "fingerprint-version"])
+        "final-ppl-not-exp-loss", "name-a-path", "fingerprint-version", "commit-a-number", "data-count-as-text",
+        "curve-tokens-negative", "curve-tokens-backwards", "bucket-count-negative"])
 def test_a_real_row_with_an_impossible_value_is_reported_and_skipped(sweep_copy, change, why):
     from reliability_support import cli
 
@@ -434,3 +443,18 @@ def test_rows_of_one_grid_trained_on_other_data_are_not_reported_together(capsys
         line = fails(capsys, *argv)
         assert "were trained on different data (data fingerprint 000000000000... for a-dense_untied-s0" in line
     assert not (tmp_path / "report").exists()
+
+
+def test_a_model_that_reaches_the_baseline_at_zero_tokens_is_said_in_words(sweep_copy):
+    """Round 9 (M26c): two rows whose curves hold one validation at 0 tokens ended in a TypeError traceback
+    (``format_efficiency`` formatted a factor of None); a curve that ends at 0 tokens bounds no factor either."""
+    from reliability_support import cli
+
+    path = sweep_copy / "results.jsonl"
+    rows = [json.loads(line) for line in path.read_text().splitlines()]
+    for row in rows:
+        row["curve"]["tokens"] = [0]
+    path.write_text("".join(json.dumps(row) + "\n" for row in rows))
+    proc = cli(["analyze", "efficiency", sweep_copy])
+    assert proc.returncode == 0 and "Traceback" not in proc.stderr, proc.stderr
+    assert "before any training (at 0 tokens)" in proc.stdout or "does not reach" in proc.stdout, proc.stdout

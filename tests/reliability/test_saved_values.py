@@ -164,6 +164,23 @@ def test_a_damaged_grid_json_is_refused_by_name(capsys, sweep_copy):
     assert "(a run of field 'runs' has name '../x', expected a run's folder name)" in line
 
 
+def test_a_copied_sweep_with_a_damaged_grid_json_names_the_field(capsys, data, sweep_copy, tmp_path):
+    """Round 9 (M30): a sweep folder copied elsewhere (its marker then proves nothing) whose grid.json holds
+    ``eval_options.buckets: -2`` was refused as "would write over grid.json, results.jsonl, runs ..., which it did not
+    create": the sweep's own folder, the damaged field unnamed."""
+    from test_row_identity import grid_file
+
+    from reliability_support import tree_hashes
+
+    copied = Path(shutil.copytree(sweep_copy, tmp_path / "copied"))
+    _edit(copied / "grid.json", lambda g: g["eval_options"].update(buckets=-2))
+    before = tree_hashes(copied)
+    capsys.readouterr()
+    line = fails(capsys, "sweep", "--grid", grid_file(tmp_path, data), "--out", copied)
+    assert "grid.json is not a sweep's grid.json (field 'eval_options.buckets' is -2" in line, line
+    assert tree_hashes(copied) == before
+
+
 def test_a_damaged_tokenizer_record_is_refused_by_name(capsys, run_copy):
     from reliability_support import refingerprint
 
@@ -255,6 +272,29 @@ def test_an_adopted_folders_generator_settings_edited_to_text_are_refused_by_nam
         type(model).from_pretrained(tmp_path / "adopted")  # the adopted class, as transformers' Auto classes load it
 
 
+@pytest.mark.parametrize("model_type", ["mistral", "gpt2"])
+def test_an_adopted_folder_whose_model_type_was_edited_is_refused(tmp_path, model_type):
+    """Round 8 left (A21, A22): config.json's model_type edited to mistral or gpt2 loaded as the Llama the adoption
+    recorded (``leviathan_generator.architecture``), without a word; transformers alone builds the edited type from
+    the same folder. Now the file, both types and the fix are named."""
+    from transformers import LlamaConfig
+
+    from leviathan.errors import UserError
+    from leviathan.hf import adopt, load_adopted
+
+    cfg = LlamaConfig(vocab_size=300, hidden_size=32, intermediate_size=64, num_hidden_layers=1,
+                      num_attention_heads=2, num_key_value_heads=2)
+    adopt(cfg, seed_dim=8, modes=2, knots=8, rank=4).save_pretrained(tmp_path / "adopted")
+    config = tmp_path / "adopted" / "config.json"
+    _edit(config, lambda c: c.update(model_type=model_type))
+    with pytest.raises(UserError) as info:
+        load_adopted(tmp_path / "adopted")
+    assert (f"{config}: model_type is {model_type!r}, but the adopted model was saved as LlamaForCausalLM "
+            f"(model_type 'llama'") in str(info.value)
+    _edit(config, lambda c: c.update(model_type="llama"))
+    assert type(load_adopted(tmp_path / "adopted")).__name__ == "LeviathanLlamaForCausalLM"
+
+
 # ---- embeddings records ---------------------------------------------------------------------------------------------
 @pytest.fixture(scope="module")
 def recorded_sweep(data, tmp_path_factory) -> Path:
@@ -283,7 +323,11 @@ def _stats(record: dict, when: str, group: str) -> dict:
     (lambda r: r.update(step=99), "step is 99, past the run's 2 steps (total_steps)"),
     (lambda r: r.update(num_buckets=0), "num_buckets is 0, not an integer >= 1"),
     (lambda r: r.update(final=r["final"][:1]), "final holds the groups ['all'], not all, seen, unseen and bucket 1"),
-], ids=["rms", "cosine", "rank", "share", "num-ids", "probe-ids", "step", "buckets", "groups-left-out"])
+    # round 8 left (E4): a count written as text was read as the number (config.from_dict reads "300" as 300)
+    (lambda r: _stats(r, "final", "all").update(num_ids="300"), "final[all].num_ids is '300' (text), not an integer"),
+    (lambda r: r["code"].update(commit=42), "code.commit is 42 (an integer), not text"),
+], ids=["rms", "cosine", "rank", "share", "num-ids", "probe-ids", "step", "buckets", "groups-left-out",
+        "count-as-text", "commit-a-number"])
 def test_an_embeddings_record_with_an_impossible_number_is_refused_by_name(recorded_sweep, tmp_path, change, shown):
     """Round 8 (E1-E8): a record edited by hand or damaged went into the report as it was, exit 0: a mean cosine of
     7 was shown as +7.0000. Now the file and the field are named (``machinery.record_checks``), nothing written."""
@@ -333,3 +377,28 @@ def test_a_loader_state_or_a_dtype_edited_apart_from_the_files_names_the_sidecar
     line = fails(capsys, "eval", run_copy / "checkpoints" / "step-00000002", "--data", data_copy, "--max-tokens", "64")
     assert f"{data_copy / 'meta.json'}: field 'dtype' is 'uint32', but val.bin's" in line
     assert "meta.json records as uint16: meta.json was edited or damaged; restore it (dtype 'uint16')" in line
+
+
+def test_a_token_count_edited_in_meta_json_names_meta_json_not_the_token_file(data_copy, tmp_path):
+    """Round 9 (M18): meta.json's ``splits.train.tokens`` edited by one blamed train.bin ("the file is truncated or
+    from another preparation") although train.bin has the digest meta.json itself records."""
+    _edit(data_copy / "meta.json", lambda m: m["splits"]["train"].update(tokens=m["splits"]["train"]["tokens"] + 1))
+    line = cli_error(["train", *run_overrides(data_copy), "--run-dir", tmp_path / "run"])
+    assert f"{data_copy / 'meta.json'}: field 'splits.train.tokens' is " in line, line
+    assert "the file prepared with this meta.json" in line and not (tmp_path / "run").exists()
+
+
+def test_an_embeddings_record_of_format_zero_or_of_another_size_than_its_row_is_refused(recorded_sweep, tmp_path):
+    """Round 9 (M34, M33): a record's ``format: 0`` (no leviathan writes one) and a ``vocab_size`` edited from 300 to
+    301 (every number still in range for 301) went into the report, exit 0."""
+    sweep = Path(shutil.copytree(recorded_sweep, tmp_path / "sweep"))
+    path = sweep / "embeddings" / "a-dense_untied-s0.json"
+    original = path.read_text()
+    _edit(path, lambda r: r.update(format=0))
+    assert f"{path} is not an embeddings record (no format number >= 1)" in \
+        cli_error(["report", sweep, "--out", tmp_path / "r1"])
+    path.write_text(original)
+    _edit(path, lambda r: r.update(vocab_size=301))
+    line = cli_error(["report", sweep, "--out", tmp_path / "r2"])
+    assert f"{str(path)!r}: field 'vocab_size' is 301, but the results row of run 'a-dense_untied-s0' says 300" in line
+    assert not (tmp_path / "r2" / "report.md").exists()

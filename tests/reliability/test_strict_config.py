@@ -361,3 +361,67 @@ def test_a_grid_name_that_is_not_text_is_refused(data, tmp_path):
                     f"experiments: {{iso_body: {{variants: [dense_tied], sizes: [a]}}}}\n")
     line = cli_error(["sweep", "--grid", grid, "--list"])
     assert "the grid's name: expected a name (text), got bytes b'hello'; write a plain name" in line
+
+
+@pytest.mark.parametrize("keys, shown", [
+    ({"seed": "optim.lr"}, "keys.seed: 'optim.lr' is a number setting; the grid writes each run's seed there, so it "
+                           "must name an integer setting"),
+    ({"seed": "optim"}, "keys.seed: 'optim' is a section, not a setting"),
+    ({"data_dir": "data.seq_len"}, "keys.data_dir: 'data.seq_len' is an integer setting"),
+], ids=["seed-into-a-rate", "seed-into-a-section", "data-into-a-size"])
+def test_a_grid_key_that_names_a_setting_of_another_kind_is_named(data, tmp_path, keys, shown):
+    """Round 7 left (D33): ``keys: {seed: optim.lr}`` wrote each run's seed into the learning rate, refused as
+    "optim.lr must be positive, got 0.0", naming no grid key; now the grid key, the setting and its kind are named
+    before anything is written."""
+    from test_row_identity import grid_file
+
+    path = grid_file(tmp_path, data)
+    grid = yaml.safe_load(path.read_text())
+    grid["keys"] = keys
+    path.write_text(yaml.safe_dump(grid))
+    line = cli_error(["sweep", "--grid", path, "--out", tmp_path / "out"])
+    assert shown in line, line
+    assert not (tmp_path / "out").exists()
+    grid["keys"] = {"seed": "seed", "data_dir": "data.path"}  # the defaults, spelt out: still a grid
+    assert load_grid(grid).runs
+
+
+@pytest.mark.parametrize("value, shown", [
+    ("[DATA]", "data.path: expected the path of a prepared data folder (text), got ["),
+    ("''", "data.path is empty; set it to a prepared data directory"),
+], ids=["list", "empty"])
+def test_a_data_path_that_is_not_a_path_is_named(data, tmp_path, value, shown):
+    """Round 9 (M53, M82): ``data: {path: [DIR]}`` was made text and looked for as a folder named "['DIR']", and an
+    empty ``data.path=`` was resolved to '.' ("'.' has no meta.json")."""
+    config = tmp_path / "run.yaml"
+    config.write_text(f"data: {{path: {value.replace('DATA', str(data))}, seq_len: 32}}\nmodel: {{preset: cpu-tiny}}\n"
+                      f"max_steps: 2\n")
+    line = cli_error(["train", "--config", config, "--run-dir", tmp_path / "run"])
+    assert shown in line, line
+    assert not (tmp_path / "run").exists()
+
+
+def test_params_takes_a_preset_as_train_does(capsys):
+    """Round 9 (M81): ``params model.preset=cpu-tiny`` was "unknown key 'model.preset' in ModelConfig" (train takes
+    it); now the preset is applied, and two different presets are refused."""
+    from leviathan.cli import main
+
+    assert main(["params", "model.preset=cpu-tiny", "model.hidden_size=32", "--json"]) == 0
+    out = capsys.readouterr().out
+    assert '"num_hidden_layers": 2' in out
+    assert main(["params", "model.preset=cpu-tiny", "--preset", "cpu-small"]) == 2
+    assert "--preset cpu-small and model.preset=cpu-tiny name two presets" in capsys.readouterr().err
+
+
+def test_a_run_config_the_grid_cannot_build_is_refused_before_the_sweep_writes(data, tmp_path):
+    """Round 9 (M169): a grid whose base sets both max_steps and max_tokens was refused only after the sweep had
+    marked its --out and written grid.json, and the line named neither the grid nor the run."""
+    from test_row_identity import grid_file
+
+    path = grid_file(tmp_path, data)
+    grid = yaml.safe_load(path.read_text())
+    grid["base"]["max_tokens"] = 256
+    path.write_text(yaml.safe_dump(grid))
+    line = cli_error(["sweep", "--grid", path, "--out", tmp_path / "out"])
+    assert "grid 'tiny', run a-dense_tied-s0: set exactly one of max_steps and max_tokens" in line, line
+    assert not (tmp_path / "out" / "grid.json").exists()

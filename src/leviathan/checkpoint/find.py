@@ -38,8 +38,22 @@ def find_checkpoint(path: str | os.PathLike) -> Path:
     refuse_damaged_newest(run_dir, f"use {str(path)!r}")  # never an older step in place of a damaged newest one
     latest = latest_checkpoint(run_dir)
     if latest is None:
-        raise UserError(f"{str(path)!r} holds no complete checkpoint (expected {CHECKPOINTS}/step-XXXXXXXX folders)")
+        raise UserError(f"{str(path)!r} holds no complete checkpoint (expected {CHECKPOINTS}/step-XXXXXXXX folders)"
+                        f"{_what_it_is(path)}")
     return latest
+
+
+def _what_it_is(path: Path) -> str:
+    """What a folder without checkpoints holds, when it is another verb's output, and the way on: a prepared data
+    folder or a sweep folder given where a run belongs was only "holds no complete checkpoint" (issue 30 round 9,
+    M115, M122, M124)."""
+    if (path / "meta.json").is_file():
+        return ("; it is a prepared data folder (meta.json, as `leviathan prepare` writes): pass a run folder, and "
+                "this folder as its data (--data) where the verb takes one")
+    if (path / "results.jsonl").is_file() or (path / "grid.json").is_file():
+        return (f"; it is a sweep folder (results.jsonl, grid.json): pass one of its runs "
+                f"({str(path / 'runs' / 'NAME')!r})")
+    return "; pass a run folder `leviathan train` wrote, or one of its step folders"
 
 
 def _refuse_exported(path: Path) -> None:

@@ -20,7 +20,7 @@ from __future__ import annotations
 
 import math
 
-from .values import bucket_count, non_negative_int, open_fraction, positive_int, seed
+from .values import bootstrap_count, bucket_count, open_fraction, positive_int, seed
 
 
 def add_arguments(parser) -> None:
@@ -36,7 +36,7 @@ def add_arguments(parser) -> None:
     common(p)
     p.add_argument("--variant", default=None, help="dense ladder variant (default: the scaling experiment's)")
     p.add_argument("--count", default="total", choices=["total", "body", "non_input"], help="parameters counted as N")
-    p.add_argument("--bootstrap", type=non_negative_int, default=1000)
+    p.add_argument("--bootstrap", type=bootstrap_count, default=1000)
     p.add_argument("--ci", type=open_fraction, default=0.95)
     p.add_argument("--seed", type=seed, default=0)
 
@@ -44,7 +44,7 @@ def add_arguments(parser) -> None:
     p.add_argument("--sizes", required=True, help="comma-separated parameter counts")
     p.add_argument("--losses", required=True, help="comma-separated losses, same order")
     p.add_argument("--invert", default=None, help="LOSS:PARAMS pairs (comma-separated) to place on the fit")
-    p.add_argument("--bootstrap", type=non_negative_int, default=1000)
+    p.add_argument("--bootstrap", type=bootstrap_count, default=1000)
     p.add_argument("--ci", type=open_fraction, default=0.95)
     p.add_argument("--seed", type=seed, default=0)
     p.add_argument("--json", action="store_true")

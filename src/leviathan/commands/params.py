@@ -11,6 +11,7 @@ import json
 from dataclasses import replace
 
 from ..config import apply_overrides, check_repeated_overrides, from_dict, parse_override
+from ..errors import UserError
 from ..model.accounting import count_config, flops_per_token, format_table, isoparametric_depth
 from ..model.config import EMBEDDING_KINDS, ModelConfig
 from ..presets import preset_dict
@@ -34,6 +35,11 @@ def run(args) -> int:
                  for o in args.overrides]
     data = {"model": preset_dict(args.preset) if args.preset else {}}
     apply_overrides(data, overrides)
+    named = data["model"].pop("preset", None)  # `model.preset=cpu-tiny`, as train takes it (round 9, M81: "unknown
+    if named is not None:                       # key 'model.preset' in ModelConfig")
+        if args.preset and str(named) != args.preset:
+            raise UserError(f"--preset {args.preset} and model.preset={named} name two presets; give one")
+        data["model"] = {**preset_dict(str(named)), **data["model"]}
     base = from_dict(ModelConfig, data["model"], prefix="model.")
     rows = [(v, replace(base, embedding=v)) for v in args.variants.split(",") if v]
     if args.isoparametric:

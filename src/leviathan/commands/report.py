@@ -12,7 +12,7 @@
 
 from __future__ import annotations
 
-from .values import non_negative_int, open_fraction, seed
+from .values import bootstrap_count, open_fraction, seed
 
 
 def add_arguments(parser) -> None:
@@ -23,7 +23,8 @@ def add_arguments(parser) -> None:
     parser.add_argument("--out", default=None, help="report dir (default: <sweep dir>/report)")
     parser.add_argument("--eval-set", default="val", help="eval set whose losses the tables use (default: val)")
     parser.add_argument("--ladder", default=None, help="dense variant of the scaling fit (default: the grid's)")
-    parser.add_argument("--bootstrap", type=non_negative_int, default=1000, help="bootstrap draws for the scaling intervals")
+    parser.add_argument("--bootstrap", type=bootstrap_count, default=1000,
+                        help="bootstrap draws for the scaling intervals")
     parser.add_argument("--ci", type=open_fraction, default=0.95, help="coverage of the intervals")
     parser.add_argument("--seed", type=seed, default=0, help="bootstrap seed")
     parser.add_argument("--lr-sweep", action="append", default=None, metavar="DIR",

@@ -1,7 +1,7 @@
 """argparse ``type=`` functions for numbers that parse but make no sense: refused at the command line, one line each.
 
     parser.add_argument("--steps", type=positive_int)          # 0 -> "error: argument --steps: ..."
-    parser.add_argument("--bootstrap", type=non_negative_int)   # -3 -> "error: argument --bootstrap: ..."
+    parser.add_argument("--bootstrap", type=bootstrap_count)    # -3, 10**12 -> "error: argument --bootstrap: ..."
     parser.add_argument("--ci", type=open_fraction)             # nan, inf, 1.5 refused
     parser.add_argument("--lr", type=positive_float)
     parser.add_argument("--seed", type=seed)                    # -1, 2**40 refused (``leviathan.seeds``)
@@ -67,6 +67,19 @@ def bucket_count(text: str) -> int:
     if value > MAX_BUCKETS:
         raise argparse.ArgumentTypeError(f"must be at most {MAX_BUCKETS} (each bucket averages a share of the "
                                          f"training tokens), got {value:,}")
+    return value
+
+
+def bootstrap_count(text: str) -> int:
+    """A number of bootstrap draws: an integer in [0, ``scaling.MAX_BOOTSTRAP``]. Each draw refits the scaling curve
+    (about a millisecond): ``report --bootstrap 1000000000000`` was accepted and, on a sweep of several sizes, drew
+    until memory ran out (issue 30 round 9, M88)."""
+    from ..experiments.method.scaling import MAX_BOOTSTRAP
+
+    value = _int_at_least(text, 0, "a whole number >= 0")
+    if value > MAX_BOOTSTRAP:
+        raise argparse.ArgumentTypeError(f"must be at most {MAX_BOOTSTRAP:,} (each draw refits the curve; the default "
+                                         f"is 1,000), got {value:,}")
     return value
 
 

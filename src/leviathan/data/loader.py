@@ -38,7 +38,7 @@ import numpy as np
 import torch
 
 from ..errors import UserError
-from .companions import check_file
+from .companions import check_file, file_digest
 from .meta import read_meta
 
 __all__ = ["TokenDataset", "BatchLoader", "SHUFFLE_MODES"]
@@ -83,6 +83,13 @@ class TokenDataset:
                             f"{size:,} bytes are the {int(expected):,} tokens meta.json records as {other}: meta.json "
                             f"was edited or damaged; restore it (dtype {other!r}), or re-run `leviathan prepare "
                             f"--overwrite`")
+        if expected is not None and expected != n and self._recorded_file(path):
+            # round 9 (M18): the count edited in meta.json blamed the token file ("truncated or from another
+            # preparation") although the file is the one meta.json's own digest records
+            raise UserError(f"{self.data_dir / 'meta.json'}: field 'splits.{split}.tokens' is {expected!r}, but "
+                            f"{path.name}, the file prepared with this meta.json (its sha256 is the one recorded), "
+                            f"holds {n:,} tokens: meta.json was edited or damaged; restore it, or re-run `leviathan "
+                            f"prepare --overwrite`")
         if expected is not None and expected != n:
             raise UserError(f"{path} holds {n:,} tokens but meta.json says {int(expected):,}: the file is truncated "
                             f"or from another preparation; re-copy the data dir or re-run `leviathan prepare --overwrite`")
@@ -91,6 +98,13 @@ class TokenDataset:
                        else np.zeros(0, dtype=self.dtype))
         if check_ids:
             self._check_ids()
+
+    def _recorded_file(self, path: Path) -> bool:
+        """Whether meta.json records a digest for ``path`` and the file has it (so meta.json's numbers are the
+        ones to doubt, not the file)."""
+        files = self.meta.files
+        return isinstance(files, dict) and files.get(path.name) is not None and \
+            file_digest(path) == files[path.name]
 
     def _check_ids(self) -> None:
         """Scan all ids (or, above 64M tokens, 256 evenly spaced blocks) for ids >= vocab_size."""

@@ -443,7 +443,7 @@ def prepare(
     out = Path(os.path.abspath(out)) if out.name in ("", ".", "..") else out  # its name and parent are its own
     if not 0.0 <= float(val_fraction) < 1.0:
         raise UserError(f"val_fraction must be in [0, 1), got {val_fraction}; e.g. 0.01")
-    check_seed(seed, "seed")
+    seed = check_seed(seed, "seed")  # a plain int: numpy integers are integers (round 9, Q11)
     if int(num_workers) < 1:
         raise UserError(f"num_workers must be at least 1, got {num_workers}")
     src = open_source(source, text_field=text_field, strict=strict, max_documents=max_documents)

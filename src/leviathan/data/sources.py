@@ -556,6 +556,9 @@ def open_source(spec, *, text_field: str = "text", strict: bool = False,
         if len(src.sources) == 1:
             src = src.sources[0]
     else:
+        if not isinstance(spec, (str, os.PathLike)):  # prepare(123, ...) was os.fspath's TypeError (round 9, M132)
+            raise TypeError(f"source must be a path (str or Path), hf:NAME, stdlib, a Source or a list of them, got "
+                            f"{type(spec).__name__} {spec!r:.60}")
         spec = os.fspath(spec)
         if not isinstance(spec, str) or not spec:
             raise UserError(f"source {spec!r} is empty; pass a file, folder, glob, hf:NAME or stdlib")

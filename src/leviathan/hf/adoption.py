@@ -416,14 +416,29 @@ def load_adopted(path: str | os.PathLike, **from_pretrained_kwargs: Any) -> PreT
         raise UserError(f"{path} is not an adopted model (its config.json has no {CONFIG_KEY!r}); load it with "
                         "transformers.AutoModelForCausalLM.from_pretrained, or adopt it after loading")
     _check_saved_settings(getattr(config, CONFIG_KEY), str(path / "config.json"))
+    base = _base_class(config)
+    _check_model_type(config, base, path / "config.json")
     try:
-        return adopted_class(_base_class(config)).from_pretrained(str(path), config=config, **from_pretrained_kwargs)
+        return adopted_class(base).from_pretrained(str(path), config=config, **from_pretrained_kwargs)
     except RuntimeError as e:  # round 8: config.json's vocab_size edited to 301 ended in transformers' traceback
         if "ignore_mismatched_sizes" not in str(e):
             raise
         raise UserError(f"the weights in {path} do not fit the sizes its config.json gives (transformers' report "
                         f"above names the tensors): config.json was edited or comes from another model; restore it "
                         f"from a copy, or save the model again") from None
+
+
+def _check_model_type(config: PretrainedConfig, base: type[PreTrainedModel], where: Path) -> None:
+    """UserError when config.json's ``model_type`` is not the one of the class the adoption recorded
+    (``leviathan_generator.architecture``): a config.json edited to ``mistral`` or ``gpt2`` loaded as the Llama it
+    was saved as, without a word, while transformers alone builds the edited type from the same folder (issue 30
+    round 8, A21 A22)."""
+    recorded = getattr(getattr(base, "config_class", None), "model_type", None)
+    written = getattr(config, "model_type", None)
+    if recorded and written != recorded:
+        raise UserError(f"{where}: model_type is {written!r}, but the adopted model was saved as {base.__name__} "
+                        f"(model_type {recorded!r}, recorded in {CONFIG_KEY}.architecture): config.json was edited or "
+                        f"comes from another model; restore it from a copy, or save the model again")
 
 
 # ---- bake ----------------------------------------------------------------------------------------------------

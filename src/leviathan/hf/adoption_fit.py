@@ -41,6 +41,7 @@ import torch
 from torch import nn
 
 from ..errors import UserError
+from ..integers import as_int, is_integer
 from ..seeds import seed_problem
 from ..model.generator import LeviathanGenerator
 
@@ -62,8 +63,9 @@ class Fit:
 
     def __post_init__(self) -> None:
         for name in ("steps", "batch_ids", "buckets"):
-            value = getattr(self, name)
-            if not isinstance(value, int) or isinstance(value, bool) or value < 1:
+            value = as_int(getattr(self, name))  # numpy integers are integers (round 9)
+            setattr(self, name, value)
+            if not is_integer(value) or value < 1:
                 raise UserError(f"Fit.{name} must be a positive integer, got {value!r}; e.g. Fit(steps=500)")
         from ..eval.frequency import MAX_BUCKETS
 
@@ -75,6 +77,7 @@ class Fit:
             # were all NaN, with "objective nan" as the only sign (issue 30 round 7)
             raise UserError(f"Fit.lr must be a number in (0, {MAX_LR:g}] (Adam's peak rate; default 3e-3), got "
                             f"{self.lr!r}; e.g. Fit(lr=1e-2)")
+        self.seed = as_int(self.seed)
         problem = seed_problem(self.seed)  # Fit(seed=-1) was taken as it is (issue 30 round 5)
         if problem is not None:
             raise UserError(f"Fit.seed: a seed {problem}; e.g. Fit(seed=0)")

@@ -122,6 +122,8 @@ def count_model(model: nn.Module) -> ParamCounts:
 
 def flops_per_token(cfg: ModelConfig, seq_len: int | None = None) -> dict:
     """Forward FLOPs per token by group (2 per multiply-add), plus the generator per distinct id."""
+    if not isinstance(cfg, ModelConfig):  # None ended in an AttributeError (issue 30 round 9, M140)
+        raise TypeError(f"flops_per_token takes a ModelConfig, got {type(cfg).__name__} {cfg!r:.60}")
     T = seq_len or cfg.max_position_embeddings
     D, hd, H = cfg.hidden_size, cfg.resolved_head_dim, cfg.num_attention_heads
     matmul = layer_params(cfg) - 2 * D

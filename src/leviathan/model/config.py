@@ -20,10 +20,13 @@ and the trained generator computes different embeddings. ``resolved()`` fixes it
 
 from __future__ import annotations
 
+import math
+import numbers
 from dataclasses import dataclass, replace
 from typing import Literal, Optional
 
 from ..config import ConfigError, require
+from ..integers import as_int, is_integer
 from .generator_size import check_size, smallest_base
 
 EmbeddingKind = Literal["dense_tied", "dense_untied", "leviathan", "factorized", "compositional"]
@@ -103,13 +106,14 @@ class ModelConfig:
         for name in ("vocab_size", "hidden_size", "num_hidden_layers", "num_attention_heads",
                      "max_position_embeddings", "embedding_rank", "generator_k", "generator_seed_dim",
                      "generator_modes", "generator_rank"):
-            value = getattr(self, name)
-            require(isinstance(value, int) and not isinstance(value, bool) and value > 0,
-                    f"model.{name} must be a positive integer, got {value!r}")
+            value = as_int(getattr(self, name))  # numpy integers are integers (round 9, P2); stored as int
+            require(is_integer(value) and value > 0, f"model.{name} must be a positive integer, got {value!r}")
+            setattr(self, name, value)
         for name in ("intermediate_size", "num_key_value_heads", "head_dim", "generator_base"):
-            value = getattr(self, name)
-            require(value is None or (isinstance(value, int) and not isinstance(value, bool) and value > 0),
+            value = as_int(getattr(self, name))
+            require(value is None or (is_integer(value) and value > 0),
                     f"model.{name} must be a positive integer or null, got {value!r}")
+            setattr(self, name, value)
         require(self.vocab_size <= 2**32, f"model.vocab_size must be at most 4,294,967,296 (prepared token ids are "
                                           f"uint32 at most), got {self.vocab_size:,}")
         require(self.embedding in EMBEDDING_KINDS,
@@ -123,14 +127,17 @@ class ModelConfig:
         require(self.num_attention_heads % self.kv_heads == 0,
                 f"model.num_attention_heads ({self.num_attention_heads}) must be a multiple of "
                 f"model.num_key_value_heads ({self.kv_heads})")
-        require(isinstance(self.generator_knots, int) and not isinstance(self.generator_knots, bool)
-                and self.generator_knots >= 2, f"model.generator_knots must be at least 2, got {self.generator_knots}")
+        self.generator_knots = as_int(self.generator_knots)
+        require(is_integer(self.generator_knots) and self.generator_knots >= 2,
+                f"model.generator_knots must be at least 2, got {self.generator_knots}")
         require(not isinstance(self.generator_degree, bool) and self.generator_degree in (1, 2, 3),
                 f"model.generator_degree must be 1, 2 or 3 (paper: 2), got {self.generator_degree}")
         for name in ("rope_theta", "rms_norm_eps", "initializer_range", "generator_ln_eps"):
-            value = getattr(self, name)
-            require(isinstance(value, (int, float)) and not isinstance(value, bool) and value > 0,
-                    f"model.{name} must be a positive number, got {value!r}")
+            value = getattr(self, name)  # finite: initializer_range=inf built a model of inf weights (round 9, M143)
+            require(isinstance(value, numbers.Real) and not isinstance(value, bool) and math.isfinite(value)
+                    and value > 0, f"model.{name} must be a positive number, got {value!r}"
+                    + ("; nan and inf are not settings" if isinstance(value, float) and not math.isfinite(value)
+                       else ""))
         self._check_options()
         if self.generator_base is not None:
             require(self.generator_base >= 2, f"model.generator_base must be at least 2, got {self.generator_base}")

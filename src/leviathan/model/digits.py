@@ -18,6 +18,9 @@ def check_ids(ids: torch.Tensor, base: int, k: int) -> None:
     integers (issue 30 round 8: a float tensor such as ``tensor([1.5])`` was truncated to id 1 without a word, where
     ``nn.Embedding`` refuses it)."""
     capacity = base**k
+    if not isinstance(ids, torch.Tensor):  # a list ended in an AttributeError (issue 30 round 9, M136)
+        raise TypeError(f"token ids must be an integer tensor (torch.long), got {type(ids).__name__} {ids!r:.60}; "
+                        f"wrap them: torch.tensor(ids)")
     if ids.dtype.is_floating_point or ids.dtype.is_complex or ids.dtype == torch.bool:
         raise TypeError(f"token ids must be an integer tensor (torch.long), got {ids.dtype}; convert them with "
                         f".long() only if they hold whole ids")

@@ -154,6 +154,10 @@ class LlamaModel(nn.Module):
         self.rotary_emb = LlamaRotaryEmbedding(cfg.resolved_head_dim, cfg.rope_theta)
 
     def forward(self, input_ids, cache=None, position_ids=None, attention_mask=None):
+        if not isinstance(input_ids, torch.Tensor) or input_ids.dim() != 2:  # a list: an AttributeError (round 9, M137)
+            shown = tuple(input_ids.shape) if isinstance(input_ids, torch.Tensor) else type(input_ids).__name__
+            raise TypeError(f"input_ids must be a (batch, length) tensor of token ids, got {shown}; e.g. "
+                            f"torch.tensor([ids]) for one sequence")
         B, T = input_ids.shape
         past = cache.get_seq_length() if cache is not None else 0
         h = self.embed_tokens(input_ids)  # (B, T, D)

@@ -82,6 +82,9 @@ def train(cfg: RunConfig, run_dir: str | os.PathLike, resume: str | None = None,
     """
     if not isinstance(run_dir, (str, os.PathLike)) or not os.fspath(run_dir):  # round 8: None was os.fspath's TypeError
         raise TypeError(f"run_dir must be the path of the run folder (str or Path), got {run_dir!r:.60}")
+    if not isinstance(cfg, RunConfig):  # a text ended in an AttributeError (issue 30 round 9, M131)
+        raise TypeError(f"cfg must be a RunConfig (leviathan.run_config.load_run_config(CONFIG, OVERRIDES)), got "
+                        f"{type(cfg).__name__} {cfg!r:.60}")
     device = D.resolve_device(cfg.device)
     owns_group = not (torch.distributed.is_available() and torch.distributed.is_initialized())
     info = D.init_distributed(device)

@@ -33,7 +33,7 @@ from ...io import atomic_write_text
 from ...ownership import CONTAINERS, check_not_inside, check_not_special
 from ..method.embeddings import FORMAT, Definitions, EmbeddingRecord, analyze_tables
 from .provenance import CodeProvenance, code_provenance, data_provenance
-from .record_checks import record_problem
+from .record_checks import record_problem, written_types_problem
 from .results import RESULTS, dumps, read_results
 from .sweep_grid import read_sweep_grid
 
@@ -155,17 +155,20 @@ def read_record(path: str | os.PathLike) -> EmbeddingRecord:
     except (OSError, ValueError) as e:
         raise UserError(f"cannot read {path} as an embeddings record ({e}); pass a file `leviathan analyze "
                         f"embeddings RUN_DIR --out FILE` wrote, or a run folder") from None
-    if not isinstance(raw, dict) or not isinstance(raw.get("format"), int):
-        raise UserError(f"{path} is not an embeddings record (no format number); pass a file `leviathan analyze "
+    if not isinstance(raw, dict) or not isinstance(raw.get("format"), int) or isinstance(raw["format"], bool) \
+            or raw["format"] < 1:  # round 9 (M34): format 0 (no leviathan writes one) was read as a record
+        raise UserError(f"{path} is not an embeddings record (no format number >= 1); pass a file `leviathan analyze "
                         f"embeddings RUN_DIR --out FILE` wrote, or a run folder")
     if raw["format"] > FORMAT:
         raise UserError(f"{path} has record format {raw['format']}, newer than this leviathan reads ({FORMAT}); "
                         f"update leviathan")
-    try:
-        record = from_dict(EmbeddingRecord, raw)
-        problem = record_problem(record)  # numbers in range and consistent (round 8)
-    except (ConfigError, TypeError) as e:  # TypeError: a field left out
-        problem = str(e)
+    problem = written_types_problem(EmbeddingRecord, raw)  # a number written as text (round 9, E4)
+    if problem is None:
+        try:
+            record = from_dict(EmbeddingRecord, raw)
+            problem = record_problem(record)  # numbers in range and consistent (round 8)
+        except (ConfigError, TypeError) as e:  # TypeError: a field left out
+            problem = str(e)
     if problem is not None:
         raise UserError(f"{path} is a damaged embeddings record ({problem}); remake it with `leviathan analyze "
                         f"embeddings RUN_DIR --out {path}` (in a sweep: leviathan analyze embeddings --sweep DIR "
@@ -206,7 +209,27 @@ def records_dir(results: str | os.PathLike) -> Path:
 def read_records(results: str | os.PathLike) -> list[EmbeddingRecord]:
     """Every record in ``<results>/embeddings/*.json``, by file name; [] when the folder does not exist."""
     folder = records_dir(results)
-    return [read_record_of(p, p.stem) for p in sorted(folder.glob("*.json"))] if folder.is_dir() else []
+    records = [read_record_of(p, p.stem) for p in sorted(folder.glob("*.json"))] if folder.is_dir() else []
+    if records:
+        # quietly: the caller's own read of the rows warns about a damaged line
+        rows = {row.name: row for row in read_results(folder.parent, report=lambda message: None)}
+        for path, record in zip(sorted(folder.glob("*.json")), records):
+            _check_record_fits_row(path, record, rows.get(record.run))
+    return records
+
+
+def _check_record_fits_row(path: Path, record: EmbeddingRecord, row) -> None:
+    """UserError when ``record`` says another size, seed or variant than its run's results row: a record whose
+    ``vocab_size`` was edited from 300 to 301 (every number still in range for 301) went into the report as the run's
+    (issue 30 round 9, M33)."""
+    if row is None:
+        return
+    for name in ("vocab_size", "hidden_size", "seed", "variant"):
+        mine, said = getattr(record, name), getattr(row, name, None)
+        if said is not None and mine != said:
+            raise UserError(f"{str(path)!r}: field {name!r} is {mine!r}, but the results row of run {record.run!r} "
+                            f"says {said!r}: the record was edited or comes from another run; delete it and make it "
+                            f"again (leviathan analyze embeddings --sweep DIR --redo)")
 
 
 def read_record_of(path: Path, run: str) -> EmbeddingRecord:

@@ -152,8 +152,51 @@ class GridKeys:
 
     @classmethod
     def of(cls, raw: Any) -> GridKeys:
-        """From the section as written (a key left out keeps its default)."""
-        return from_dict(cls, mapping(raw, "keys"), prefix="keys.")
+        """From the section as written (a key left out keeps its default). A key that names a setting of the run
+        config names one of the kind the grid writes there (an integer for the seeds, text for the data folder):
+        ``keys: {seed: optim.lr}`` wrote each seed into the learning rate and was refused as "optim.lr must be
+        positive, got 0.0", which named no grid key (issue 30 round 7, D33)."""
+        keys = from_dict(cls, mapping(raw, "keys"), prefix="keys.")
+        for name, kind, what in (("seed", int, "an integer setting such as seed"),
+                                 ("data_seed", int, "an integer setting"),
+                                 ("data_dir", str, "a text setting such as data.path")):
+            dotted = getattr(keys, name)
+            found = None if dotted is None else _setting_type(dotted)
+            if found is not None and found is not kind:  # a key the run config lacks is its own error, per run
+                said = _KIND_NAMES.get(found, "another kind of setting")
+                raise ConfigError(f"keys.{name}: {dotted!r} is {said}; the grid writes each run's "
+                                  f"{name.replace('_', ' ')} there, so it must name {what} (or leave keys.{name} out "
+                                  f"for the default)")
+        return keys
+
+
+_KIND_NAMES = {int: "an integer setting", float: "a number setting", str: "a text setting",
+               bool: "a true/false setting", dict: "a section, not a setting"}
+
+
+def _setting_type(dotted: str) -> type | None:
+    """The scalar type of the run-config setting ``dotted`` names (``optim.lr`` -> float); ``dict`` for a section,
+    None for no setting of leviathan's run config (``keys.data_seed`` may name one a base config of its own has)."""
+    import dataclasses
+    import types
+    import typing
+
+    from ...run_config import RunConfig  # here: run_config is heavier than a grid file's reader
+
+    tp: Any = RunConfig
+    for part in dotted.split("."):
+        if not (isinstance(tp, type) and dataclasses.is_dataclass(tp)):
+            return None
+        hints = typing.get_type_hints(tp)
+        if part not in hints or part not in {f.name for f in dataclasses.fields(tp)}:
+            return None
+        tp = hints[part]
+        if typing.get_origin(tp) in (typing.Union, types.UnionType):  # Optional[int]: int
+            args = [a for a in typing.get_args(tp) if a is not type(None)]
+            tp = args[0] if len(args) == 1 else tp
+    if isinstance(tp, type) and dataclasses.is_dataclass(tp):
+        return dict
+    return tp if tp in _KIND_NAMES else object  # a list, a choice of names
 
 
 @dataclass

@@ -11,7 +11,10 @@ group left out, a count as text, zero buckets: all shown, exit 0). Every bound i
 
 from __future__ import annotations
 
+import dataclasses
 import math
+import types
+import typing
 from typing import Any
 
 SLACK = 1e-6  # float rounding of a cosine, a share or a rank computed in float64
@@ -24,6 +27,49 @@ def record_problem(record) -> str | None:
         if problem is not None:
             return problem
     return None
+
+
+def written_types_problem(cls: type, raw: Any, where: str = "") -> str | None:
+    """Why the parsed JSON ``raw`` does not hold the types ``analyze embeddings`` writes for dataclass ``cls`` (None
+    when it does): an integer field holds a JSON integer, a number field a JSON number, a name a JSON string. Checked
+    on the JSON as read, because the dataclass is built by ``config.from_dict``, which reads a command line's text
+    "300" as the number 300: a record's ``num_ids`` edited to the text "300" was read as 300 without a word (issue 30
+    round 8, E4). A leviathan never writes a number as text into a record."""
+    hints = typing.get_type_hints(cls)
+    for f in dataclasses.fields(cls):
+        if isinstance(raw, dict) and f.name in raw:
+            problem = _value_type_problem(hints[f.name], raw[f.name], f"{where}{f.name}")
+            if problem is not None:
+                return problem
+    return None
+
+
+def _value_type_problem(tp: Any, value: Any, where: str) -> str | None:
+    if typing.get_origin(tp) in (typing.Union, types.UnionType):
+        members = [a for a in typing.get_args(tp) if a is not type(None)]
+        if value is None and len(members) < len(typing.get_args(tp)):
+            return None
+        tp = members[0] if len(members) == 1 else Any
+    if typing.get_origin(tp) is list and isinstance(value, list):
+        (item,) = typing.get_args(tp) or (Any,)
+        for i, v in enumerate(value):
+            label = v.get("group") if isinstance(v, dict) and isinstance(v.get("group"), str) else i
+            problem = _value_type_problem(item, v, f"{where}[{label}]")
+            if problem is not None:
+                return problem
+        return None
+    if isinstance(tp, type) and dataclasses.is_dataclass(tp) and isinstance(value, dict):
+        return written_types_problem(tp, value, where + ".")
+    kinds = {int: ((int,), "an integer"), float: ((int, float), "a number"), str: ((str,), "text")}
+    if tp in kinds and (isinstance(value, bool) or not isinstance(value, kinds[tp][0])):
+        return f"{where} is {value!r} ({_json_kind(value)}), not {kinds[tp][1]}"
+    return None
+
+
+def _json_kind(value: Any) -> str:
+    names = {bool: "true/false", int: "an integer", float: "a number", str: "text", list: "a list", dict: "an object",
+             type(None): "null"}
+    return names.get(type(value), type(value).__name__)
 
 
 def _count(value: Any, low: int = 0, high: int | None = None) -> bool:

@@ -318,6 +318,9 @@ def read_results(path: str | os.PathLike, report=None) -> list[ResultRow]:
     (report, analyze, the sweep) drops a run silently. The sweep reruns a run whose row was skipped."""
     from ...jsonl import bad_line_notes, read_json_lines
 
+    if not isinstance(path, (str, os.PathLike)):  # read_results(123): Path's TypeError (round 9, M138)
+        raise TypeError(f"path must be a sweep folder or its results.jsonl (str or Path), got {type(path).__name__} "
+                        f"{path!r:.60}")
     path = Path(path)
     if path.is_dir():
         path = path / RESULTS
@@ -394,6 +397,14 @@ def row_problem(d: Any) -> str | None:
             value = (b or {}).get(key)
             if value is not None and not (isinstance(value, list) and all(_is_number(v) for v in value)):
                 return f"has buckets.{name}.{key} {_shown(value)}, not a list of numbers"
+    for part, names, counts in _PROVENANCE_RULES:  # round 9 (R5): code.commit 42 passed unchecked
+        fields = d.get(part) if isinstance(d.get(part), dict) else {}
+        for key in names:
+            if fields.get(key) is not None and not isinstance(fields[key], str):
+                return f"has {part}.{key} {_shown(fields[key])}, not text"
+        for key in counts:
+            if fields.get(key) is not None and not _is_count(fields[key]):
+                return f"has {part}.{key} {_shown(fields[key])}, not a whole number >= 0"
     how = d.get("evaluation")
     sets = how.get("sets", {}) if isinstance(how, dict) else {}
     if isinstance(how, dict) and not (isinstance(how.get("options", {}), dict) and isinstance(sets, dict)
@@ -443,11 +454,17 @@ def _impossible(d: dict) -> str | None:
             return f"has buckets.{name} lists of different lengths ({_lengths(lengths)}), one value per bucket each"
         if any(v < 0 for v in (b or {}).get("loss") or []) or any(v < 1 for v in (b or {}).get("ppl") or []):
             return f"has buckets.{name} losses below 0 or perplexities below 1"
+        if any(v < 0 for v in (b or {}).get("count") or []):  # round 9 (M167): a count of -3 went into the report
+            return f"has buckets.{name}.count {_shown(b['count'])}, not token counts >= 0"
     curve = d.get("curve") if isinstance(d.get("curve"), dict) else {}
     for xs, ys in (("tokens", ("val_loss",)), ("grad_tokens", ("grad_norm_input", "grad_norm_head"))):
         lengths = {k: len(curve[k]) for k in (xs, *ys) if isinstance(curve.get(k), list)}
         if xs in lengths and len(set(lengths.values())) > 1:
             return f"has curve lists of different lengths ({_lengths(lengths)}), one value per point each"
+        points = [v for v in curve.get(xs) or [] if v is not None]
+        if any(v < 0 for v in points) or any(b < a for a, b in zip(points, points[1:])):
+            # round 9 (M26): token counts of -5 ended in a TypeError traceback in `analyze efficiency`
+            return f"has curve.{xs} {_shown(curve[xs])}, not token counts >= 0 in training order"
     params = d.get("params") if isinstance(d.get("params"), dict) else {}
     parts = [params.get(k) for k in ("input", "body", "head")]
     if params.get("total") is not None and all(p is not None for p in parts) and sum(parts) != params["total"]:
@@ -515,6 +532,10 @@ _FIELD_RULES = (
      lambda v: isinstance(v, dict), "an object"),
     (("hardware",), lambda v: isinstance(v, (dict, str)), "an object"),
 )
+# The provenance a row records (``CodeProvenance``, ``DataProvenance``): text fields and counts; the fingerprint fields
+# are checked by ``recorded_problem``.
+_PROVENANCE_RULES = (("code", ("commit", "leviathan", "torch"), ()),
+                     ("data", ("dir", "tokenizer"), ("vocab_size", "train_tokens", "val_tokens")))
 _CURVE_LISTS = ("tokens", "val_loss", "grad_tokens", "grad_norm_input", "grad_norm_head")
 
 

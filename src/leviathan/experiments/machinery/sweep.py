@@ -88,13 +88,21 @@ def _earlier_sweep(out_dir: Path) -> bool:
     """A sweep folder an earlier version wrote (no ownership marker yet): a grid.json that reads as one and lists runs
     (``sweep_grid``, the file's one reader; a damaged or foreign grid.json is not a sweep's)."""
     from ...errors import UserError
+    from ...ownership import read_marker
     from .sweep_grid import GRID_JSON, read_sweep_grid
 
     if not (out_dir / GRID_JSON).is_file():
         return False
     try:
         return bool(read_sweep_grid(out_dir).runs)
-    except (UserError, OSError, UnicodeDecodeError):
+    except UserError:
+        marker = read_marker(out_dir)
+        if marker is not None and marker.verb == "sweep":
+            # a sweep's folder (copied or moved: its marker is not proof) whose grid.json is damaged: that is the
+            # problem to name, not "would write over grid.json, which it did not create" (issue 30 round 9, M30)
+            raise
+        return False
+    except (OSError, UnicodeDecodeError):
         return False
 
 
@@ -107,6 +115,17 @@ def build_run_config(grid: Grid, spec: RunSpec):
     from ...run_config import load_run_config
 
     return load_run_config(str(grid.base_config) if grid.base_config else None, grid.run_overrides(spec))
+
+
+def _run_config_of(grid: Grid, spec: RunSpec):
+    """``build_run_config``, its ConfigError naming the grid and the run (the settings come from the grid's base, the
+    size, the variant and the command line together)."""
+    from ...config import ConfigError
+
+    try:
+        return build_run_config(grid, spec)
+    except ConfigError as e:
+        raise ConfigError(f"grid {grid.name!r}, run {spec.name}: {e}") from None
 
 
 def resolve_text_path(text: str, root: Path | None) -> Path:
@@ -452,14 +471,16 @@ def run_sweep(grid: Grid, out_dir: str | os.PathLike, options: SweepOptions = Sw
         kept = read_results(results)
         check_rows_against_grid(grid, kept, build_run_config, log, data_provenance(grid.data_dir))
         check_evaluated_like(kept, o.skip_eval, str(results))
-        mark(out_dir, "sweep", SWEEP_FILES)
-        atomic_write_json(out_dir / "grid.json", grid_snapshot(grid))  # only once every kept row agrees with it
         done = {r.name for r in kept}
         todo = [r for r in runs if r.name not in done]
+        # build every run config first: a bad key fails now, not after hours of training, and before the folder is
+        # marked and grid.json written (issue 30 round 9, M169: a base with max_steps and max_tokens was refused
+        # after both, naming neither the grid nor the run)
+        configs = {spec.name: _run_config_of(grid, spec) for spec in todo}
+        mark(out_dir, "sweep", SWEEP_FILES)
+        atomic_write_json(out_dir / "grid.json", grid_snapshot(grid))  # only once every kept row agrees with it
         log(f"sweep {grid.name!r}: {len(runs)} runs selected, {len(runs) - len(todo)} already in {results}, "
             f"{len(todo)} to go")
-        # build every run config first: a bad key fails now, not after hours of training
-        configs = {spec.name: build_run_config(grid, spec) for spec in todo}
         if o.jobs > 1:
             todo = todo[:o.max_runs] if o.max_runs is not None else todo
             job = _Job(grid, configs, out_dir, o.root, o.skip_eval, hardware_info())

@@ -165,7 +165,7 @@ def sample_efficiency(model: Curve, reference: Curve) -> SampleEfficiency:
                            model_final_tokens=model.final_tokens)
     if tokens is not None and tokens > 0:
         out.factor = reference.final_tokens / tokens
-    elif tokens is None:
+    elif tokens is None and model.final_tokens:  # a curve of one point at 0 tokens bounds nothing
         out.factor_upper_bound = reference.final_tokens / model.final_tokens
     return out
 
@@ -205,6 +205,9 @@ def throughput_table(rows: Iterable[ResultRow], baselines: dict[str, str] | None
 
 
 def format_efficiency(name: str, ref_name: str, res: SampleEfficiency) -> str:
+    if res.reached and res.factor is None:  # reached at 0 tokens: a validation before the first step (round 9, M26c)
+        return (f"{name} reaches {ref_name}'s final loss {res.target_loss:.4f} before any training (at "
+                f"{res.tokens:,.0f} tokens) vs {res.reference_tokens:,.0f}: no factor")
     if res.reached:
         return (f"{name} reaches {ref_name}'s final loss {res.target_loss:.4f} after {res.tokens:,.0f} tokens "
                 f"vs {res.reference_tokens:,.0f}: {res.factor:.2f}x fewer tokens")
