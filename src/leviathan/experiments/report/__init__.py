@@ -106,8 +106,9 @@ def read_records_of(folders: list, rows: list | None = None) -> list:
     for folder in folders:
         for record in read_records(folder):
             row = by_name.get(record.run)
-            if row is not None and (record.step != row.steps or None not in (record.tokens, row.tokens)
-                                    and record.tokens != row.tokens):
+            known = row is not None and None not in (record.step, row.steps)  # a row may not record its steps
+            if known and (record.step != row.steps or None not in (record.tokens, row.tokens)
+                          and record.tokens != row.tokens):
                 path = records_dir(folder) / f"{record.run}.json"
                 raise UserError(f"{str(path)!r} is a record of run {record.run!r} at step {record.step:,} "
                                 f"({record.tokens} tokens), but the row of that run measured step {row.steps:,} "
