@@ -212,32 +212,32 @@ def cache_root() -> Path:
 # the machine
 
 
-def cpu_model() -> str:
-    """The CPU's model name from /proc/cpuinfo, else what ``platform`` knows."""
-    try:
-        with open("/proc/cpuinfo", encoding="utf-8", errors="replace") as f:
-            for line in f:
-                if line.lower().startswith("model name"):
-                    return line.split(":", 1)[1].strip()
-    except OSError:
-        pass
-    return platform.processor() or platform.machine()
-
-
-def cpu_id() -> Optional[str]:
-    """The CPU's vendor, family, model and stepping from /proc/cpuinfo ("AuthenticAMD cpu family 25 model 1 stepping 1"),
-    None where it has none. The model name alone does not tell machines apart: two sessions' "AMD EPYC" hosts gave
-    validation losses that differ in the 8th digit for the same commit and seed (results/o200k-width/LOG.md)."""
-    fields = {}
+def _cpuinfo() -> dict[str, str]:
+    """The fields of the first processor in /proc/cpuinfo ({} where there is none): what ``cpu_model`` and
+    ``cpu_id`` read."""
+    fields: dict[str, str] = {}
     try:
         with open("/proc/cpuinfo", encoding="utf-8", errors="replace") as f:
             for line in f:
                 if not line.strip():
                     break  # the first processor is enough
                 key, _, value = line.partition(":")
-                fields[key.strip()] = value.strip()
+                fields[key.strip().lower()] = value.strip()
     except OSError:
-        return None
+        pass
+    return fields
+
+
+def cpu_model() -> str:
+    """The CPU's model name from /proc/cpuinfo, else what ``platform`` knows."""
+    return _cpuinfo().get("model name") or platform.processor() or platform.machine()
+
+
+def cpu_id() -> Optional[str]:
+    """The CPU's vendor, family, model and stepping from /proc/cpuinfo ("AuthenticAMD cpu family 25 model 1 stepping
+    1"), None where it has none. The model name alone does not tell machines apart: two sessions' "AMD EPYC" hosts
+    gave validation losses that differ in the 8th digit for the same commit and seed (results/o200k-width/LOG.md)."""
+    fields = _cpuinfo()
     parts = [fields.get("vendor_id")] + [f"{k} {fields[k]}" for k in ("cpu family", "model", "stepping") if k in fields]
     return " ".join(p for p in parts if p) or None
 

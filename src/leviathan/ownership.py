@@ -67,6 +67,14 @@ class OutputMarker:
         return self.files is None and self.home is not None and self.home == folder_home(folder)
 
 
+def _proof(marker: OutputMarker | None, folder: str | os.PathLike) -> OutputMarker | None:
+    """``marker`` as proof about ``folder``: None for a whole-folder marker written elsewhere (copied, or with no
+    home recorded), which proves nothing; the folder is then judged as one without a marker (module docstring)."""
+    if marker is not None and marker.files is None and not marker.owns(folder):
+        return None
+    return marker
+
+
 def folder_home(folder: str | os.PathLike) -> str | None:
     """``folder``'s identity, "device:inode" (None when it cannot be read): the same folder after a rename, another
     one after a copy."""
@@ -164,9 +172,7 @@ def mark(folder: str | os.PathLike, verb: str, names: Iterable[str]) -> None:
     """Record in ``folder``'s marker that ``verb`` writes ``names`` there (glob patterns allowed): the whole folder
     when it holds nothing else (a folder the verb created), else just those names, added to what an earlier marker of
     the verb lists. A folder marked whole, or by another verb, is left as it is (``check_claim`` refused the latter)."""
-    marker = read_marker(folder)
-    if marker is not None and marker.files is None and not marker.owns(folder):
-        marker = None  # a copied whole-folder marker: check_claim judged the folder without it; record the new home
+    marker = _proof(read_marker(folder), folder)  # a copied one: check_claim judged the folder without it
     if marker is not None and (marker.verb != verb or marker.files is None):
         return
     patterns = list(names)
@@ -338,10 +344,9 @@ def check_claim(folder: str | os.PathLike, verb: str, names: Iterable[str], fix:
     if marker is not None and marker.verb != verb:
         raise UserError(f"{str(folder)!r} is the output of `leviathan {marker.verb}` (its {MARKER} says so), not "
                         f"of `leviathan {verb}`, which would write its own files there; {fix}")
-    if marker is not None and marker.owns(folder):
-        return  # the whole folder is the verb's
+    marker = _proof(marker, folder)
     if marker is not None and marker.files is None:
-        marker = None  # a whole-folder marker copied from elsewhere (or with no home): judged as if there were none
+        return  # the whole folder is the verb's
     if marker is None and legacy is not None and legacy(folder):
         return
     patterns = list(names)
