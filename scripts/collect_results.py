@@ -137,18 +137,27 @@ def merged_rows(kept: str, new: str) -> str:
     return "".join(line + "\n" for line in [*kept_lines, *added])
 
 
-def _data_folder(sweep: Path, data_dir: str | None) -> Path | None:
+def _data_folder(sweep: Path, grid: dict) -> Path | None:
     """The sweep's prepared data folder: ``data_dir`` as grid.json writes it is relative to the folder the sweep ran
     in, which grid.json does not record, so it is looked for from here and from each folder above the sweep's (run
     from another checkout, ``data/...`` of the worktree that trained it was missed and the copy's plateau written
-    null over the one already committed)."""
+    null over the one already committed). A candidate counts only when ``data_match.grid_plateau``'s rule trusts it
+    (its fingerprint is the one grid.json records): ``data/gutenberg-o200k`` of another checkout may hold another
+    preparation, whose plateau would be stored as this sweep's."""
+    from dataclasses import replace
+
+    from leviathan.experiments.machinery.data_match import trusted_data_folder
+    from leviathan.experiments.machinery.sweep_grid import SweepGrid
+
+    data_dir = grid.get("data_dir")
     if not data_dir:
         return None
-    if Path(data_dir).is_absolute():
-        return Path(data_dir) if (Path(data_dir) / "train_freq.npy").is_file() else None
-    for base in (Path.cwd(), *sweep.resolve().parents):
-        if (base / data_dir / "train_freq.npy").is_file():
-            return base / data_dir
+    bases = [Path("/")] if Path(data_dir).is_absolute() else [Path.cwd(), *sweep.resolve().parents]
+    recorded = SweepGrid.from_dict(grid)
+    for base in bases:
+        folder = base / data_dir
+        if (folder / "train_freq.npy").is_file() and trusted_data_folder(replace(recorded, data_dir=str(folder))):
+            return folder
     return None
 
 
@@ -165,7 +174,7 @@ def collect(sweep: Path, dest: Path) -> Path:
     kept = (out / "results.jsonl").read_text() if (out / "results.jsonl").is_file() else ""
     atomic_write_text(out / "results.jsonl", merged_rows(kept, _portable_jsonl(_whole_rows(sweep / "results.jsonl"))))
     if grid.get("unigram_entropy") is None:
-        data = _data_folder(sweep, grid.get("data_dir"))
+        data = _data_folder(sweep, grid)
         kept_grid = json.loads((out / "grid.json").read_text()) if (out / "grid.json").is_file() else {}
         grid["unigram_entropy"] = (unigram_entropy(data) if data else None) or kept_grid.get("unigram_entropy")
     atomic_write_text(out / "grid.json", json.dumps(portable_tree(grid), indent=1) + "\n")

@@ -131,3 +131,34 @@ def test_the_report_takes_the_plateau_from_the_sweeps_own_data_folder(tmp_path, 
     other = SweepGrid(name="g", runs=[], data_dir="data/prep", data_fingerprint="0" * 64,
                       data_fingerprint_version=mine.fingerprint_version, unigram_entropy=9.0)
     assert grid_plateau(other) == 9.0
+
+
+def test_collect_takes_the_plateau_only_from_a_data_folder_of_the_sweeps_fingerprint(collect, tmp_path, monkeypatch):
+    """collect_results looks for grid.json's relative ``data_dir`` from here and above the sweep; a folder of that
+    name holding another preparation (another checkout's ``data/prep``) gave its plateau to the sweep's copy. Now a
+    folder counts only when its fingerprint is the one grid.json records, and the search goes on past one that is
+    not (noticed in the issue 29/33 sessions)."""
+    from leviathan.data.prepare import prepare
+    from leviathan.experiments.machinery.provenance import data_provenance
+    from leviathan.experiments.method.plateau import unigram_entropy
+
+    def prepared(folder: Path, text: str) -> Path:
+        corpus = folder.parent / (folder.name + "-text")
+        corpus.mkdir(parents=True)
+        (corpus / "a.txt").write_text(text)
+        (corpus / "b.txt").write_text("a second book of other words. " * 30)
+        prepare(str(corpus), folder, tokenizer="bpe:300", val_fraction=0.3, progress=False, log=lambda msg: None)
+        return folder
+
+    own = prepared(tmp_path / "worktree" / "data" / "prep", "the cat sat on the mat. " * 40 + "a dog ran. " * 30)
+    stranger = prepared(tmp_path / "here" / "data" / "prep", "birds sing in the morning light. " * 50)
+    mine = data_provenance(own)
+    assert mine.fingerprint != data_provenance(stranger).fingerprint
+    sweep = _sweep(tmp_path / "worktree" / "runs" / "g", [{"name": "r0"}])
+    (sweep / "grid.json").write_text(json.dumps({"name": "g", "runs": [], "data_dir": "data/prep",
+                                                 "data_fingerprint": mine.fingerprint,
+                                                 "data_fingerprint_version": mine.fingerprint_version}))
+    monkeypatch.chdir(tmp_path / "here")  # its data/prep is found first, and is another preparation
+    assert collect.main([str(sweep), "--dest", str(tmp_path / "results")]) == 0
+    stored = json.loads((tmp_path / "results" / "g" / "grid.json").read_text())["unigram_entropy"]
+    assert stored == pytest.approx(unigram_entropy(own)) != pytest.approx(unigram_entropy(stranger))

@@ -120,6 +120,18 @@ def test_tiny_corpus_falls_back_to_the_smallest_hash_document(tmp_path):
     assert (tmp_path / "d" / "train.bin").read_bytes() == (tmp_path / "e" / "train.bin").read_bytes()
 
 
+def test_a_corpus_whose_every_document_hashes_into_validation_is_refused(tmp_path):
+    """Two documents at --val-fraction 0.5 can both hash into validation: prepare wrote a folder with 0 training
+    tokens and exit 0 (found preparing a test fixture in the issue 33 session); now one error with the fix, and no
+    data folder."""
+    (tmp_path / "c").mkdir()
+    (tmp_path / "c" / "a.txt").write_text("the cat sat on the mat. " * 40 + "a dog ran. " * 30)
+    (tmp_path / "c" / "b.txt").write_text("a second book of other words. " * 30)
+    with pytest.raises(UserError, match="every one of the 2 documents .* hashed into validation.*--val-fraction"):
+        prepare(tmp_path / "c", tmp_path / "d", "bpe:300", val_fraction=0.5, **_quiet())
+    assert not (tmp_path / "d").exists()
+
+
 def test_single_document_and_empty_corpus(tmp_path):
     (tmp_path / "one.txt").write_text("just one document")
     with pytest.raises(UserError, match="single document.*--val-source"):

@@ -595,7 +595,8 @@ def _tokenize(job: _Job, tok: Tokenizer, writers, fingerprint: DataFingerprint, 
 
 
 def _check_splits(job: _Job, writers, best: dict) -> bool:
-    """UserError for a source without text or a single document that cannot be split; moves the smallest-hash
+    """UserError for a source without text, a single document that cannot be split, or documents that all hashed
+    into validation (a tiny corpus with a large val_fraction: an empty train split); moves the smallest-hash
     document into validation when none hashed there (returns True then). Closes the writers."""
     train, val = writers
 
@@ -618,6 +619,10 @@ def _check_splits(job: _Job, writers, best: dict) -> bool:
                  f"train without validation")
         _move_to_val(job.tmp, train, val, best)
         fallback = True
+    if job.val_fraction > 0 and train.documents == 0:
+        fail(f"every one of the {val.documents:,} documents of {job.src.description} hashed into validation "
+             f"(--val-fraction {job.val_fraction}), so nothing is left to train on; lower --val-fraction, or "
+             f"pass --val-source FILE")
     for w in writers:
         w.close()
     return fallback

@@ -95,7 +95,12 @@ def grid_plateau(grid: SweepGrid) -> float | None:
     grid.json records; a grid.json that records none falls back to the folder only when it stores no value."""
     if not grid.data_dir:
         return grid.unigram_entropy
-    match = match_data(grid_data(grid), data_provenance(grid.data_dir))
-    trusted = (not match.differences) if match.how == FINGERPRINT else grid.unigram_entropy is None
-    plateau = unigram_entropy(grid.data_dir) if trusted else None
+    plateau = unigram_entropy(grid.data_dir) if trusted_data_folder(grid) else None
     return grid.unigram_entropy if plateau is None else plateau
+
+
+def trusted_data_folder(grid: SweepGrid) -> bool:
+    """Is ``grid.data_dir`` (resolved by the caller) provably the sweep's data: its fingerprint is the one grid.json
+    records, or grid.json records none and stores no plateau of its own (nothing better to fall back on)?"""
+    match = match_data(grid_data(grid), data_provenance(grid.data_dir))
+    return (not match.differences) if match.how == FINGERPRINT else grid.unigram_entropy is None
