@@ -180,6 +180,44 @@ def test_chunked_kernel_gives_the_same_result(monkeypatch):
         torch.testing.assert_close(g_many[name], g_one[name], rtol=1e-5, atol=1e-6 * g_one[name].abs().max().item())
 
 
+def test_the_eager_path_with_a_gpus_chunk_and_block_sizes_gives_the_same_result(monkeypatch):
+    """Off the CPU the eager spline path takes launch-sized chunks and coordinate blocks (``spline_op._budget``);
+    run here with those sizes (and with blocks of 3 coordinates, so the walk over blocks has a ragged end), it
+    computes what the CPU's sizes compute."""
+    monkeypatch.setenv("LEVIATHAN_SPLINE_KERNEL", "eager")
+    g = make_generator(SMALL)
+    ids = torch.arange(0, 125, 2)  # 63 distinct ids
+    weight = torch.randn(ids.shape[0], g.hidden_size)
+    y_cpu, g_cpu = forward_and_grads(g, ids, weight, reference=False)
+    for block in (spline_op_module.DEVICE_BLOCK_ELEMENTS, 3 * g.modes * ids.shape[0] * g.rank):
+        monkeypatch.setattr(spline_op_module, "_budget",
+                            lambda device, block=block: (spline_op_module.DEVICE_CHUNK_ELEMENTS, block))
+        y_dev, g_dev = forward_and_grads(g, ids, weight, reference=False)
+        torch.testing.assert_close(y_dev, y_cpu, rtol=1e-6, atol=1e-7)
+        for name in PARAM_NAMES:
+            torch.testing.assert_close(g_dev[name], g_cpu[name], rtol=1e-5, atol=1e-6 * g_cpu[name].abs().max().item())
+
+
+def test_step_3_in_plain_ops_equals_the_cpu_function():
+    """``modes_u`` takes ``_ModeActivation`` in eager CPU code and plain ops elsewhere (on CUDA under torch.compile
+    the Function's backward gave h a zero gradient); the plain ops are the same function with the same gradients.
+    Compiled here (aot_eager: no code generation) so that the plain ops run on this CPU."""
+    g = make_generator(SMALL)
+    ids = torch.arange(0, 125, 2)
+    weight = torch.randn(ids.shape[0], g.hidden_size)
+    y_fn, g_fn = forward_and_grads(g, ids, weight, reference=False)
+    torch._dynamo.reset()
+    compiled = torch.compile(g.embed_unique, backend="aot_eager")
+    g.zero_grad(set_to_none=True)
+    y_ops = compiled(ids)
+    (y_ops * weight).sum().backward()
+    torch.testing.assert_close(y_ops.detach(), y_fn, rtol=1e-5, atol=1e-6)
+    for name in PARAM_NAMES:
+        grad = getattr(g, name).grad
+        assert grad is not None and grad.abs().max() > 0, name
+        torch.testing.assert_close(grad, g_fn[name], rtol=1e-4, atol=1e-5 * g_fn[name].abs().max().item())
+
+
 def test_forward_computes_each_distinct_id_once(monkeypatch):
     g = make_generator(SMALL)
     seen = []

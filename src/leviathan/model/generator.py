@@ -187,8 +187,14 @@ class LeviathanGenerator(nn.Module):
         """Step 3, u_m = sigmoid(LN_m(W_m z) / 2): z (U, d_s) -> u (U, M, d_s) in (0, 1)."""
         U = z.shape[0]
         h = F.linear(z, self.proj.view(self.modes * self.seed_dim, self.seed_dim))  # (U, M d_s)
-        return _ModeActivation.apply(h.view(U, self.modes, self.seed_dim), self.ln_weight, self.ln_bias,
-                                     self.ln_eps)  # (U, M, d_s)
+        h = h.view(U, self.modes, self.seed_dim)  # (U, M, d_s)
+        if h.device.type == "cpu" and not torch.compiler.is_compiling():
+            return _ModeActivation.apply(h, self.ln_weight, self.ln_bias, self.ln_eps)  # (U, M, d_s)
+        # Elsewhere the same math in plain ops: on CUDA, under torch.compile (aot_eager and inductor alike), the
+        # autograd.Function's backward returned a zero gradient for h, so codebooks, proj and the LayerNorm never
+        # trained (an H200, torch 2.11, 2026-12-04); GPU layer_norm is fast and a compiler fuses these anyway.
+        x_hat = F.layer_norm(h, (self.seed_dim,), eps=self.ln_eps)  # (U, M, d_s)
+        return torch.sigmoid((x_hat * self.ln_weight + self.ln_bias) * 0.5)  # (U, M, d_s)
 
     def spline_input(self, u: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
         """What step 4 evaluates: (u (U, M, d_s), S (M, d_s, kappa', r)); the paper's form passes both through."""
@@ -333,7 +339,8 @@ class _ModeActivation(torch.autograd.Function):
 
     One function so that autograd keeps only h, the LayerNorm statistics and u (x_hat is recomputed
     from h in backward). The same math as ``F.group_norm`` (one group per mode) + ``sigmoid``, which cost
-    ~3x more here: CPU group_norm's backward is slow at these shapes.
+    ~3x more here: CPU group_norm's backward is slow at these shapes. Used in eager CPU code only
+    (``modes_u``): on CUDA under torch.compile its backward gave h a zero gradient.
     """
 
     @staticmethod
