@@ -193,9 +193,16 @@ def _edit_second_row(path: Path, change) -> None:
     (lambda r: r["curve"].update(grad_tokens=[256, 128], grad_norm_input=[1.0, 1.0], grad_norm_head=[1.0, 1.0]),
      "has curve.grad_tokens [256, 128], not token counts >= 0 in training order"),
     (lambda r: r["buckets"]["val"].update(count=[-3, 5]), "has buckets.val.count [-3, 5], not token counts >= 0"),
+    # round 9 left (N53): training tokens edited away from steps x batch_tokens were reported as written
+    (lambda r: r.update(tokens=999_999), "has tokens 999999, not its 2 steps x config.batch_tokens 128 = 256"),
+    (lambda r: r.update(tokens=100, notes=["resumed from its step-1 checkpoint: wall_time_s and tokens_per_s cover "
+                                           "steps 2-2"]),
+     "has tokens 100, fewer than its steps 2-2 x config.batch_tokens 128 after its resume, plus one per earlier "
+     "step = 129"),
 ], ids=["eval-loss", "final-loss", "no-tokens", "buckets", "curve", "params-sum", "ppl-not-exp-loss",
         "final-ppl-not-exp-loss", "name-a-path", "fingerprint-version", "commit-a-number", "data-count-as-text",
-        "curve-tokens-negative", "curve-tokens-backwards", "bucket-count-negative"])
+        "curve-tokens-negative", "curve-tokens-backwards", "bucket-count-negative", "tokens-not-steps-x-batch",
+        "tokens-of-a-resumed-row-too-few"])
 def test_a_real_row_with_an_impossible_value_is_reported_and_skipped(sweep_copy, change, why):
     from reliability_support import cli
 
@@ -203,6 +210,17 @@ def test_a_real_row_with_an_impossible_value_is_reported_and_skipped(sweep_copy,
     proc = cli(["report", sweep_copy, "--bootstrap", "5"])
     assert proc.returncode == 0 and "Traceback" not in proc.stderr, proc.stderr
     assert f"results.jsonl:2: line 2 {why}" in proc.stderr and "skipped" in proc.stderr, proc.stderr
+
+
+def test_a_resumed_rows_tokens_may_include_an_earlier_sessions_other_batch(sweep_copy):
+    """Round 9 left (N53): a row's tokens must be its steps x batch_tokens, except a run the sweep resumed (its note
+    says from which step), whose earlier session may have trained with another batch: that row is reported."""
+    from reliability_support import cli
+
+    note = "resumed from its step-1 checkpoint: wall_time_s and tokens_per_s cover steps 2-2"
+    _edit_second_row(sweep_copy / "results.jsonl", lambda r: r.update(tokens=64 + 128, notes=[note]))
+    proc = cli(["report", sweep_copy, "--bootstrap", "5"])
+    assert proc.returncode == 0 and "skipped" not in proc.stderr and "Traceback" not in proc.stderr, proc.stderr
 
 
 def test_rows_copied_under_other_seeds_make_no_verdict(sweep_copy):

@@ -23,6 +23,7 @@ import dataclasses
 import json
 import math
 import os
+import re
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from functools import cached_property
@@ -479,6 +480,33 @@ def _impossible(d: dict) -> str | None:
         if mine is not None and configured is not None and mine != configured:
             return (f"has {key} {_shown(mine)} but its config says {where}: {_shown(configured)} (a row edited or "
                     f"copied under another run's name)")
+    return _tokens_contradict(d, config)
+
+
+_RESUMED = re.compile(r"^resumed from its step-(\d+) checkpoint")
+
+
+def _tokens_contradict(d: dict, config: dict) -> str | None:
+    """Why a row's training ``tokens`` cannot be the ``steps`` its config's ``batch_tokens`` trained (issue 30 round
+    9, N53: tokens edited to 999,999 beside 2 steps of 128 were reported as written). Every step adds ``batch_tokens``
+    (``train.loop``), so a run trained in one session has exactly steps x batch_tokens. A run the sweep resumed (its
+    note ``resumed from its step-N checkpoint``) may have trained its first N steps with another batch, legitimately:
+    it needs only the last session's steps x batch_tokens plus one token per earlier step. None where a field is
+    unrecorded."""
+    steps, tokens, batch = d.get("steps"), d.get("tokens"), config.get("batch_tokens")
+    if not (_is_count(steps) and _is_count(tokens) and _is_count(batch)) or batch == 0:
+        return None
+    resumed = [int(m.group(1)) for n in d.get("notes") or [] if isinstance(n, str) and (m := _RESUMED.match(n))]
+    if not resumed:
+        if tokens != steps * batch:
+            return (f"has tokens {_shown(tokens)}, not its {steps:,} steps x config.batch_tokens {batch:,} = "
+                    f"{steps * batch:,} (fields edited apart)")
+        return None
+    earlier = min(resumed[0], steps)
+    least = (steps - earlier) * batch + earlier
+    if tokens < least:
+        return (f"has tokens {_shown(tokens)}, fewer than its steps {earlier + 1}-{steps} x config.batch_tokens "
+                f"{batch:,} after its resume, plus one per earlier step = {least:,} (fields edited apart)")
     return None
 
 
