@@ -307,6 +307,39 @@ def test_a_report_holds_the_rows_of_one_grid_and_its_own_grid_json(capsys, sweep
     assert main(["report", str(sweep_copy), "--out", str(tmp_path / "r3")]) == 0
 
 
+def _max_steps_3(grid: dict) -> None:
+    grid["base_overrides"].append("max_steps=3")  # what `leviathan sweep ... max_steps=3` records
+
+
+@pytest.mark.parametrize("change, said", [
+    (_max_steps_3, "a-dense_tied-s0: max_steps: 2 in the row, 3 in grid.json"),
+    (lambda g: g["runs"][1]["model"].update(hidden_size=32), "a-dense_untied-s0: model.hidden_size: 16 in the row, "
+                                                            "32 in grid.json"),
+    (lambda g: g["eval_options"].update(max_tokens=300), "a-dense_tied-s0: eval.max_tokens: 400 in the row, 300 in "
+                                                         "grid.json"),
+    (lambda g: g.update(seeds=[1]), "a-dense_tied-s0: seed 0 is not among grid.json's seeds [1]"),
+], ids=["base-override", "run-model", "eval", "seeds"])
+def test_a_grid_json_of_the_same_grid_name_must_describe_the_rows(capsys, sweep_copy, tmp_path, change, said):
+    """Round 9 left (N27): a sweep's grid.json swapped for another sweep's of the same grid name (started with
+    max_steps=3) was accepted by report, which compared only the name. The rows' configs, seeds and evaluation are
+    compared with what grid.json says their runs trained with; report, a merge of shards and an ablation refuse before
+    writing, naming the file and how to write it again."""
+    file = sweep_copy / "grid.json"
+    own = file.read_text()
+    grid = json.loads(own)
+    change(grid)
+    file.write_text(json.dumps(grid))
+    line = fails(capsys, "report", sweep_copy, "--out", tmp_path / "r1")
+    assert line.startswith(f"error: {file} does not describe the rows of {sweep_copy} (") and said in line, line
+    assert "put back the sweep's own grid.json" in line and not (tmp_path / "r1").exists()
+    other = Path(shutil.copytree(sweep_copy, tmp_path / "shard"))  # a shard with the same swapped grid.json
+    assert said in fails(capsys, "report", other, sweep_copy, "--out", tmp_path / "r2")
+    (other / "grid.json").write_text(own)
+    assert said in fails(capsys, "report", "--ablation", other, sweep_copy, "--out", tmp_path / "r3")
+    file.write_text(own)
+    assert main(["report", str(sweep_copy), "--out", str(tmp_path / "r4"), "--bootstrap", "5"]) == 0
+
+
 def test_collect_results_keeps_rows_of_other_settings_apart_and_skips_a_torn_line(swept, tmp_path):
     """Round 7 (E2, E3): scripts/collect_results.py added the rows of a sweep of the same grid name started with
     another learning rate beside the committed ones, and put its grid.json in place of theirs (the report of the

@@ -31,6 +31,7 @@ class GridRun:
 
     name: str
     model: dict = field(default_factory=dict)
+    run_overrides: list[str] = field(default_factory=list)  # dotted run-config overrides of this run only
 
 
 @dataclass
@@ -78,6 +79,7 @@ class SweepGrid:
         grid.runs = list(grid.runs or [])
         for run in grid.runs:
             run.model = dict(run.model or {})
+            run.run_overrides = list(run.run_overrides or [])
         grid.eval_sets = list(grid.eval_sets or [])
         grid.eval_options = grid.eval_options or GridEvalOptions()
         grid.seeds = list(grid.seeds or [])
@@ -103,6 +105,8 @@ def _check(grid: SweepGrid) -> None:
         raise TypeError(f"field 'unigram_entropy' is {u!r}, expected a finite number >= 0 (nats) or null")
     if not all(isinstance(o, str) for o in grid.base_overrides):
         raise TypeError("field 'base_overrides' is not a list of KEY=VALUE strings")
+    if not all(isinstance(o, str) for run in grid.runs for o in run.run_overrides):
+        raise TypeError("a run's field 'run_overrides' is not a list of KEY=VALUE strings")
     for run in grid.runs:
         if not isinstance(run.name, str) or not run.name or run.name in (".", "..") or \
                 any(c in run.name for c in "/\\\0"):
