@@ -480,7 +480,7 @@ def _impossible(d: dict) -> str | None:
         if mine is not None and configured is not None and mine != configured:
             return (f"has {key} {_shown(mine)} but its config says {where}: {_shown(configured)} (a row edited or "
                     f"copied under another run's name)")
-    return _tokens_contradict(d, config)
+    return _tokens_contradict(d, config) or _steps_contradict(d, config) or _curve_contradicts(d)
 
 
 _RESUMED = re.compile(r"^resumed from its step-(\d+) checkpoint")
@@ -507,6 +507,44 @@ def _tokens_contradict(d: dict, config: dict) -> str | None:
     if tokens < least:
         return (f"has tokens {_shown(tokens)}, fewer than its steps {earlier + 1}-{steps} x config.batch_tokens "
                 f"{batch:,} after its resume, plus one per earlier step = {least:,} (fields edited apart)")
+    return None
+
+
+def _steps_contradict(d: dict, config: dict) -> str | None:
+    """Why a row's ``steps`` are not the run its config describes (issue 30 round 10, P49: a row whose config was
+    edited to max_steps 3 beside 2 steps was compared with 2-step rows). A sweep writes a row only for a finished run:
+    max_steps, or max_tokens // batch_tokens (``RunConfig.total_steps``)."""
+    steps, max_steps, max_tokens, batch = (d.get("steps"), config.get("max_steps"), config.get("max_tokens"),
+                                           config.get("batch_tokens"))
+    if not _is_count(steps):
+        return None
+    if _is_count(max_steps):
+        total, said = max_steps, f"config.max_steps {max_steps:,}"
+    elif _is_count(max_tokens) and _is_count(batch) and batch > 0:
+        total, said = max_tokens // batch, f"config.max_tokens {max_tokens:,} // batch_tokens {batch:,}"
+    else:
+        return None
+    if steps != total:
+        return f"has steps {_shown(steps)}, not the {total:,} its config trains ({said}; fields edited apart)"
+    return None
+
+
+def _curve_contradicts(d: dict) -> str | None:
+    """Why a row's training curve cannot be its own run's (issue 30 round 10, P58, P65: a curve's tokens doubled past
+    the row's tokens, a final loss edited apart from the curve's last validation, were drawn and tabled as written):
+    the curve's points lie within the tokens the row trained, and its last validation is the row's final one."""
+    curve = d.get("curve") if isinstance(d.get("curve"), dict) else {}
+    tokens = d.get("tokens")
+    for key in ("tokens", "grad_tokens"):
+        points = [v for v in curve.get(key) or [] if v is not None]
+        if points and _is_count(tokens) and points[-1] > tokens:
+            return (f"has curve.{key} up to {points[-1]:,}, past the {tokens:,} tokens the row trained (fields edited "
+                    f"apart)")
+    losses = [v for v in curve.get("val_loss") or [] if v is not None]
+    final = d.get("final_val_loss")
+    if losses and _is_number(final) and abs(losses[-1] - final) > 1e-6 * max(1.0, abs(final)):
+        return (f"has final_val_loss {_shown(final)}, not the last validation of its curve ({losses[-1]:.6g}; fields "
+                f"edited apart)")
     return None
 
 
