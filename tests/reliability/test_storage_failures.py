@@ -307,3 +307,70 @@ def test_an_output_name_with_no_room_for_its_hidden_neighbours_is_named_as_the_u
     assert sorted(p.name for p in tmp_path.iterdir()) == ["corpus"]
     assert main(["prepare", str(corpus), "--out", str(tmp_path / ("n" * 223)), "--tokenizer", "bpe:300",
                  "--no-progress"]) == 0
+
+
+@pytest.fixture
+def immutable():
+    """``immutable(path)`` sets the file's immutable flag (chattr +i: even root cannot delete it); undone at the end."""
+    import shutil
+    import subprocess
+
+    if os.geteuid() != 0 or not shutil.which("chattr"):
+        pytest.skip("chattr +i needs root")
+    flagged: list[Path] = []
+
+    def flag(path: Path) -> Path:
+        if subprocess.run(["chattr", "+i", str(path)], capture_output=True).returncode != 0:
+            pytest.skip("this file system has no immutable flag")
+        flagged.append(path)
+        return path
+
+    yield flag
+    for path in flagged:
+        for p in [path, *path.parent.parent.glob(f".*/{path.parent.name}/{path.name}"),
+                  *path.parent.parent.glob(f".*.old-*/{path.name}")]:
+            subprocess.run(["chattr", "-i", str(p)], capture_output=True)
+
+
+def test_a_folder_a_verb_replaces_or_prunes_that_cannot_be_wholly_deleted_is_named(data, finished_run, tmp_path,
+                                                                                   immutable):
+    """Round 10 (P20-P23): a file that could not be deleted (here immutable) left a hidden ``.data.old-*`` or
+    ``.exp.old-*`` folder after `prepare --overwrite` / `export --overwrite`, and a half-deleted step folder after
+    `train`'s keep_last, each without a word (exit 0); `demo` replacing its earlier output named 'metrics.jsonl'
+    without its folder. Now a warning line names what is left and the file that stayed (the new output is in place),
+    and demo's error names the file's path."""
+    import shutil
+
+    from reliability_support import cli, make_data
+
+    own = make_data(tmp_path / "own")
+    corpus = tmp_path / "corpus"
+    write_corpus(corpus, seed=5)
+    immutable(own / "val.bin")
+    proc = cli(["prepare", corpus, "--out", own, "--overwrite", "--tokenizer", "bpe:300", "--no-progress"])
+    assert proc.returncode == 0, proc.stderr
+    assert "warning: the replaced data folder, moved aside to " in proc.stderr and "val.bin': operation not " \
+        "permitted); the new data is in place in " in proc.stderr, proc.stderr
+
+    assert cli(["export", finished_run, tmp_path / "exp"]).returncode == 0
+    immutable(tmp_path / "exp" / "README.md")
+    proc = cli(["export", finished_run, tmp_path / "exp", "--overwrite"])
+    assert proc.returncode == 0 and "warning: the replaced export, moved aside to " in proc.stderr, proc.stderr
+    assert "README.md': operation not permitted); the new export is in place" in proc.stderr
+
+    run = Path(shutil.copytree(finished_run, tmp_path / "run"))
+    step2 = run / "checkpoints" / "step-00000002"
+    immutable(step2 / "state.json")
+    proc = cli(["train", "--run-dir", run, "--resume", "auto", *run_overrides(data, max_steps=6, keep_last=1),
+                "--quiet"])
+    assert proc.returncode == 0, proc.stderr
+    assert f"warning: the old checkpoint (dropped by keep_last=1) '{step2}' could not be deleted ('{step2}/state.json'" \
+        in proc.stderr, proc.stderr
+
+    demo = ["demo", "--run-dir", tmp_path / "d", "--data-dir", data, "--steps", "1", "--variants", "dense_tied",
+            "--quiet", "--sequential", "--seq-len", "32", "--batch-tokens", "128"]
+    assert cli(demo).returncode == 0
+    metrics = immutable(tmp_path / "d" / "dense_tied" / "metrics.jsonl")
+    proc = cli(demo)
+    assert proc.returncode == 2 and f"could not delete the earlier demo in '{tmp_path / 'd'}' that --run-dir " \
+        f"replaces ('{metrics}': operation not permitted)" in one_error(proc.stderr), proc.stderr

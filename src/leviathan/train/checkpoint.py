@@ -203,8 +203,12 @@ def save_checkpoint(run_dir: Path, parts: StepParts, keep_last: int | None = Non
 
 def prune(run_dir: Path, keep_last: int) -> None:
     """Delete all but the newest ``keep_last`` complete checkpoints."""
+    from ..removal import remove_tree, warn_left
+
     for _, path in list_checkpoints(run_dir)[:-keep_last]:
-        shutil.rmtree(path, ignore_errors=True)
+        if (problem := remove_tree(path)) is not None:  # round 10 (P22): a half-deleted step folder, no word
+            warn_left(path, problem, f"the old checkpoint (dropped by keep_last={keep_last})", "it may be incomplete now; "
+                      "the run goes on from its newer checkpoints")
 
 
 # ---- reading a training state -----------------------------------------------------------------
