@@ -328,7 +328,7 @@ def immutable():
     yield flag
     for path in flagged:
         for p in [path, *path.parent.parent.glob(f".*/{path.parent.name}/{path.name}"),
-                  *path.parent.parent.glob(f".*.old-*/{path.name}")]:
+                  *path.parent.parent.glob(f".*.old-*/{path.name}"), *path.parent.parent.glob(f".tmp-*/{path.name}")]:
             subprocess.run(["chattr", "-i", str(p)], capture_output=True)
 
 
@@ -374,3 +374,25 @@ def test_a_folder_a_verb_replaces_or_prunes_that_cannot_be_wholly_deleted_is_nam
     proc = cli(demo)
     assert proc.returncode == 2 and f"could not delete the earlier demo in '{tmp_path / 'd'}' that --run-dir " \
         f"replaces ('{metrics}': operation not permitted)" in one_error(proc.stderr), proc.stderr
+
+
+def test_a_step_saved_again_over_one_that_cannot_be_deleted_keeps_the_new_one(data, finished_run, tmp_path, immutable):
+    """Round 10 (P92, damage): `train --resume RUN/checkpoints/step-2` into its own run saves step 4 again; the old
+    step-4 folder was moved aside and deleted before the new one was renamed into place, so a file of it that could
+    not be deleted (immutable) ended the save with an error and neither step 4 was left: the old one deleted but for
+    that file, the new one removed as a failed save. Now the new step is in place first, and what is left of the old
+    one is named in a warning."""
+    import shutil
+
+    from reliability_support import cli
+
+    run = Path(shutil.copytree(finished_run, tmp_path / "run"))
+    step4 = run / "checkpoints" / "step-00000004"
+    immutable(step4 / "rng.pt")
+    proc = cli(["train", "--run-dir", run, "--resume", run / "checkpoints" / "step-00000002", *run_overrides(data),
+                "--quiet"])
+    assert proc.returncode == 0, proc.stderr
+    assert "warning: the replaced checkpoint of step 4, moved aside to " in proc.stderr, proc.stderr
+    assert f"the new one is saved as '{step4}'" in proc.stderr
+    assert sorted(p.name for p in step4.iterdir()) == sorted(p.name for p in (step4.parent / "step-00000002").iterdir())
+    assert cli(["eval", run, "--max-tokens", "64"]).returncode == 0
