@@ -396,3 +396,20 @@ def test_a_step_saved_again_over_one_that_cannot_be_deleted_keeps_the_new_one(da
     assert f"the new one is saved as '{step4}'" in proc.stderr
     assert sorted(p.name for p in step4.iterdir()) == sorted(p.name for p in (step4.parent / "step-00000002").iterdir())
     assert cli(["eval", run, "--max-tokens", "64"]).returncode == 0
+
+
+def test_a_warning_under_too_few_open_files_is_one_line(finished_run):
+    """Round 10 (P101): `eval RUN` under `ulimit -n 6` could not load the fused spline kernel and printed Python's
+    two-line warning (``spline_kernel.py:183: RuntimeWarning: leviathan: ...`` and the source line ``return library()
+    is not None``); a warning is one ``warning:`` line."""
+    import subprocess
+
+    from reliability_support import REPO
+
+    env = {**os.environ, "OMP_NUM_THREADS": "1", "PYTHONPATH": str(REPO / "src")}
+    proc = subprocess.run(["bash", "-c", f"ulimit -n 6; exec {sys.executable} -m leviathan eval {finished_run} "
+                                         f"--max-tokens 64"], env=env, capture_output=True, text=True, timeout=300)
+    assert proc.returncode == 0, proc.stderr
+    lines = [line for line in proc.stderr.splitlines() if line.strip()]
+    assert all(line.startswith(("warning: ", "note: ")) for line in lines), proc.stderr
+    assert "Warning:" not in proc.stderr and "library()" not in proc.stderr
