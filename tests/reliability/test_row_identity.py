@@ -206,10 +206,14 @@ def _edit_second_row(path: Path, change) -> None:
      "has curve.tokens up to 512, past the 256 tokens the row trained"),
     (lambda r: r.update(final_val_loss=1.0, final_val_ppl=math.e), "has final_val_loss 1.0, not the last validation "
                                                                    "of its curve"),
+    # round 10 (P59): counts edited with their sum kept right went into the parameter table
+    (lambda r: r["params"].update(input=r["params"]["input"] + 10, total=r["params"]["total"] + 10),
+     "has params.input 4,810, not the 4,800 its config's model has"),
 ], ids=["eval-loss", "final-loss", "no-tokens", "buckets", "curve", "params-sum", "ppl-not-exp-loss",
         "final-ppl-not-exp-loss", "name-a-path", "fingerprint-version", "commit-a-number", "data-count-as-text",
         "curve-tokens-negative", "curve-tokens-backwards", "bucket-count-negative", "tokens-not-steps-x-batch",
-        "tokens-of-a-resumed-row-too-few", "steps-not-configs", "curve-past-tokens", "final-loss-not-curves"])
+        "tokens-of-a-resumed-row-too-few", "steps-not-configs", "curve-past-tokens", "final-loss-not-curves",
+        "params-not-configs"])
 def test_a_real_row_with_an_impossible_value_is_reported_and_skipped(sweep_copy, change, why):
     from reliability_support import cli
 

@@ -480,7 +480,8 @@ def _impossible(d: dict) -> str | None:
         if mine is not None and configured is not None and mine != configured:
             return (f"has {key} {_shown(mine)} but its config says {where}: {_shown(configured)} (a row edited or "
                     f"copied under another run's name)")
-    return _tokens_contradict(d, config) or _steps_contradict(d, config) or _curve_contradicts(d)
+    return (_tokens_contradict(d, config) or _steps_contradict(d, config) or _curve_contradicts(d)
+            or _params_contradict(params, model))
 
 
 _RESUMED = re.compile(r"^resumed from its step-(\d+) checkpoint")
@@ -526,6 +527,28 @@ def _steps_contradict(d: dict, config: dict) -> str | None:
         return None
     if steps != total:
         return f"has steps {_shown(steps)}, not the {total:,} its config trains ({said}; fields edited apart)"
+    return None
+
+
+def _params_contradict(params: dict, model: dict) -> str | None:
+    """Why a row's parameter counts are not those of the model its config describes (issue 30 round 10, P59: input
+    and total both raised by 10, their sum still right, went into the report's parameter table). Counted from the
+    config as ``leviathan params`` counts (``model.accounting.count_config``, no torch); a config this version cannot
+    read is not compared."""
+    if not params or not model:
+        return None
+    from ...config import from_dict
+    from ...model.accounting import count_config
+    from ...model.config import ModelConfig
+
+    try:
+        counts = count_config(from_dict(ModelConfig, model))
+    except (UserError, ValueError, TypeError, KeyError):  # a config of another version: nothing to compare with
+        return None
+    for key in ("input", "body", "head", "total"):
+        if params.get(key) is not None and params[key] != getattr(counts, key):
+            return (f"has params.{key} {params[key]:,}, not the {getattr(counts, key):,} its config's model has "
+                    f"(fields edited apart)")
     return None
 
 
