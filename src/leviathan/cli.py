@@ -22,6 +22,7 @@ import threading
 from .errors import ReportedInterrupt, UserError, storage_error_message
 from .printed import lost_output, reader_left, watched_stdout
 from .storage import storage_oserror
+from .warning_lines import one_line_warnings
 
 # verb -> (module, one-line help)
 VERBS: dict[str, tuple[str, str]] = {
@@ -142,7 +143,8 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog=f"leviathan {verb}", description=help_text)
     module.add_arguments(parser)
     args = _parse(parser, rest)
-    return one_line_errors(lambda: _run_verb(module, args, verb))
+    with one_line_warnings():  # a library's warning is one line too (issue 30 round 10, P101)
+        return one_line_errors(lambda: _run_verb(module, args, verb))
 
 
 def one_line_errors(call) -> int:

@@ -418,7 +418,7 @@ def check_apart(source: str | os.PathLike, source_what: str, out: str | os.PathL
 
 
 def check_not_inside(folder: str | os.PathLike, what: str, verbs: Iterable[str],
-                     within: dict[str, str] | None = None) -> None:
+                     within: dict[str, tuple[str, ...]] | None = None) -> None:
     """UserError when the output folder ``folder`` lies inside a folder that one of ``verbs`` wrote (its marker says
     so): ``train --run-dir RUN/checkpoints`` made a second run inside the first one's checkpoints folder, exit 0 (issue
     30 round 8, G14). Containers (a sweep's runs, a demo's variants) are not in ``verbs``: ``within`` names, per verb,
@@ -437,14 +437,18 @@ def check_not_inside(folder: str | os.PathLike, what: str, verbs: Iterable[str],
         except UserError:
             continue  # a damaged marker of a folder above is that folder's business
         parts = real.relative_to(parent).parts  # the container itself or a new folder in it; deeper is a run's
-        inner = marker is not None and marker.verb in within and parts[0] == within[marker.verb] and len(parts) <= 2
+        inner = marker is not None and parts[0] in within.get(marker.verb, ()) and len(parts) <= 2
         if marker is not None and (marker.verb in verbs or inner):
             raise UserError(f"{what} {str(folder)!r} lies inside {str(parent)!r}, the output of `leviathan "
                             f"{marker.verb}` (its {MARKER} says so): a new output there would be mixed into it; "
                             f"choose another {what} outside it")
 
 
-CONTAINERS = {"sweep": "runs"}  # verb -> the subfolder of its output that holds run folders it trains itself
+# verb -> the subfolders of its output that hold what it makes itself: a sweep's run folders, and the embeddings
+# records `analyze embeddings --sweep` writes beside its rows (a report written into SWEEP/embeddings mixed its
+# report.md, figures and analysis.json among the records, exit 0: issue 30 round 10, P87)
+CONTAINERS = {"sweep": ("runs", "embeddings")}
+RUN_CONTAINERS = {"sweep": ("runs",)}  # for a record's own file (`analyze embeddings RUN --out SWEEP/embeddings/...`)
 
 
 def check_not_container(folder: str | os.PathLike, what: str) -> None:
@@ -456,7 +460,8 @@ def check_not_container(folder: str | os.PathLike, what: str) -> None:
         marker = read_marker(real.parent) if (real.parent / MARKER).is_file() else None
     except UserError:
         return  # a damaged marker of a folder above is that folder's business
-    if marker is not None and CONTAINERS.get(marker.verb) == real.name:
+    if marker is not None and real.name in CONTAINERS.get(marker.verb, ()):
         raise UserError(f"{what} {str(folder)!r} is the {real.name}/ folder of {str(real.parent)!r}, the output of "
-                        f"`leviathan {marker.verb}` (its {MARKER} says so), which holds that {marker.verb}'s run "
-                        f"folders: a run written there would be mixed into them; choose another {what} outside it")
+                        f"`leviathan {marker.verb}` (its {MARKER} says so), which holds that {marker.verb}'s "
+                        f"{'run folders' if real.name == 'runs' else real.name + ' records'}: a run written there "
+                        f"would be mixed into them; choose another {what} outside it")

@@ -428,6 +428,22 @@ def test_no_run_or_report_is_written_among_a_sweeps_runs_or_inside_a_run(small_s
     assert cli(["report", sweep]).returncode == 0  # its own report folder, inside the sweep, stays the default
 
 
+def test_no_output_is_written_among_a_sweeps_embeddings_records(small_sweep, finished_run, data, tmp_path):
+    """Round 10 (P87): ``report SWEEP --out SWEEP/embeddings`` wrote report.md, analysis.json, figures and a marker
+    among the sweep's embeddings records, exit 0; train, export and lm-eval there likewise. A record of one of the
+    sweep's runs written there by hand (``analyze embeddings RUN --out SWEEP/embeddings/RUN.json``) stays allowed."""
+    sweep = Path(shutil.copytree(small_sweep, tmp_path / "sweep"))
+    records = sweep / "embeddings"
+    records.mkdir(exist_ok=True)
+    before = tree_hashes(sweep)
+    assert f"--out {str(records)!r} lies inside {str(sweep)!r}" in cli_error(["report", sweep, "--out", records])
+    assert "is the embeddings/ folder of" in cli_error(["train", *run_overrides(data), "--run-dir", records])
+    assert "lies inside" in cli_error(["export", finished_run, records / "e"])
+    assert tree_hashes(sweep) == before
+    run = sweep / "runs" / "a-dense_tied-s0"
+    assert cli(["analyze", "embeddings", run, "--out", records / "a-dense_tied-s0.json"]).returncode == 0
+
+
 def test_no_verb_writes_its_output_among_a_sweeps_runs_or_into_a_data_folder(small_sweep, finished_run, data, tmp_path):
     """Round 9: ``export RUN SWEEP/runs/NEW`` (N119), ``prepare --out SWEEP/runs/data`` (N120), ``demo --run-dir
     SWEEP/runs/demo`` (N121), ``lm-eval --out SWEEP/runs`` (N116: lm_eval.json and a marker in the runs folder itself)

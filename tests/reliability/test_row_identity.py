@@ -193,9 +193,27 @@ def _edit_second_row(path: Path, change) -> None:
     (lambda r: r["curve"].update(grad_tokens=[256, 128], grad_norm_input=[1.0, 1.0], grad_norm_head=[1.0, 1.0]),
      "has curve.grad_tokens [256, 128], not token counts >= 0 in training order"),
     (lambda r: r["buckets"]["val"].update(count=[-3, 5]), "has buckets.val.count [-3, 5], not token counts >= 0"),
+    # round 9 left (N53): training tokens edited away from steps x batch_tokens were reported as written
+    (lambda r: r.update(tokens=999_999), "has tokens 999999, not its 2 steps x config.batch_tokens 128 = 256"),
+    (lambda r: r.update(tokens=100, notes=["resumed from its step-1 checkpoint: wall_time_s and tokens_per_s cover "
+                                           "steps 2-2"]),
+     "has tokens 100, fewer than its steps 2-2 x config.batch_tokens 128 after its resume, plus one per earlier "
+     "step = 129"),
+    # round 10 (P49, P58, P65): steps apart from the config's, a curve past the row's tokens, a final loss apart from
+    # the curve's last validation
+    (lambda r: r["config"].update(max_steps=3), "has steps 2, not the 3 its config trains (config.max_steps 3"),
+    (lambda r: r["curve"].update(tokens=[t * 2 for t in r["curve"]["tokens"]]),
+     "has curve.tokens up to 512, past the 256 tokens the row trained"),
+    (lambda r: r.update(final_val_loss=1.0, final_val_ppl=math.e), "has final_val_loss 1.0, not the last validation "
+                                                                   "of its curve"),
+    # round 10 (P59): counts edited with their sum kept right went into the parameter table
+    (lambda r: r["params"].update(input=r["params"]["input"] + 10, total=r["params"]["total"] + 10),
+     "has params.input 4,810, not the 4,800 its config's model has"),
 ], ids=["eval-loss", "final-loss", "no-tokens", "buckets", "curve", "params-sum", "ppl-not-exp-loss",
         "final-ppl-not-exp-loss", "name-a-path", "fingerprint-version", "commit-a-number", "data-count-as-text",
-        "curve-tokens-negative", "curve-tokens-backwards", "bucket-count-negative"])
+        "curve-tokens-negative", "curve-tokens-backwards", "bucket-count-negative", "tokens-not-steps-x-batch",
+        "tokens-of-a-resumed-row-too-few", "steps-not-configs", "curve-past-tokens", "final-loss-not-curves",
+        "params-not-configs"])
 def test_a_real_row_with_an_impossible_value_is_reported_and_skipped(sweep_copy, change, why):
     from reliability_support import cli
 
@@ -203,6 +221,58 @@ def test_a_real_row_with_an_impossible_value_is_reported_and_skipped(sweep_copy,
     proc = cli(["report", sweep_copy, "--bootstrap", "5"])
     assert proc.returncode == 0 and "Traceback" not in proc.stderr, proc.stderr
     assert f"results.jsonl:2: line 2 {why}" in proc.stderr and "skipped" in proc.stderr, proc.stderr
+
+
+def test_a_resumed_rows_tokens_may_include_an_earlier_sessions_other_batch(sweep_copy):
+    """Round 9 left (N53): a row's tokens must be its steps x batch_tokens, except a run the sweep resumed (its note
+    says from which step), whose earlier session may have trained with another batch: that row is reported."""
+    from reliability_support import cli
+
+    note = "resumed from its step-1 checkpoint: wall_time_s and tokens_per_s cover steps 2-2"
+    _edit_second_row(sweep_copy / "results.jsonl", lambda r: r.update(tokens=320, notes=[note]))
+    proc = cli(["report", sweep_copy, "--bootstrap", "5"])
+    assert proc.returncode == 0 and "skipped" not in proc.stderr and "Traceback" not in proc.stderr, proc.stderr
+
+
+def _halve_eval_tokens(row: dict) -> None:
+    row["eval"]["val"]["tokens"] //= 2
+
+
+def _lr_half(row: dict) -> None:
+    row["config"]["optim"]["lr"] = 0.5
+
+
+@pytest.mark.parametrize("change, said", [
+    (lambda r: r["data"].update(val_tokens=99), "one data fingerprint but what they record of that data differs "
+                                                "(val_tokens: "),
+    (lambda r: r["data"].update(tokenizer="gpt2"), "(tokenizer: 'bpe:300' for a-dense_tied-s0, 'gpt2' for "),
+    (_halve_eval_tokens, " targets for a-dense_tied-s0, "),
+    (lambda r: r["eval"]["val"].update(bpb=0.001), "eval.val: bpb / loss "),
+    (_lr_half, "trained with different settings that their grid 'tiny' sets alike for every run (optim.lr: "),
+], ids=["val-tokens", "tokenizer", "eval-targets", "bpb", "lr"])
+def test_rows_that_record_one_data_and_one_grid_but_other_numbers_are_refused(capsys, sweep_copy, tmp_path, change,
+                                                                              said):
+    """Round 10 (P46-P48, P61, P64): one row's data summary, eval token count, bits per byte or a setting the grid
+    sets alike for every run, edited, was reported beside the others (exit 0). Rows of one data fingerprint and one
+    evaluation scored the same windows; a grid's base settings are every run's: report and analyze refuse, naming
+    both rows."""
+    _edit_second_row(sweep_copy / "results.jsonl", change)
+    assert said in fails(capsys, "report", sweep_copy, "--out", tmp_path / "r")
+    assert said in fails(capsys, "analyze", "compare", sweep_copy)
+    assert not (tmp_path / "r").exists()
+
+
+def test_a_row_pasted_under_a_run_the_grid_does_not_list_is_held_to_its_base_settings(capsys, sweep_copy, tmp_path):
+    """Round 10 (P50): a row of the same grid trained with max_steps=3, renamed to seed 1 (a run grid.json does not
+    list), was reported beside the 2-step rows."""
+    first = json.loads((sweep_copy / "results.jsonl").read_text().splitlines()[0])
+    steps = first["steps"] + 1
+    pasted = {**first, "name": "a-dense_tied-s1", "seed": 1, "steps": steps, "tokens": steps * 128,
+              "config": {**first["config"], "seed": 1, "max_steps": steps}}
+    with open(sweep_copy / "results.jsonl", "a") as f:
+        f.write(json.dumps(pasted) + "\n")
+    line = fails(capsys, "report", sweep_copy, "--out", tmp_path / "r")
+    assert "sets alike for every run (max_steps: 2 for a-dense_tied-s0, 3 for a-dense_tied-s1)" in line, line
 
 
 def test_rows_copied_under_other_seeds_make_no_verdict(sweep_copy):
@@ -287,6 +357,39 @@ def test_a_report_holds_the_rows_of_one_grid_and_its_own_grid_json(capsys, sweep
     assert not (tmp_path / "r1").exists() and not (tmp_path / "r2").exists()
     (sweep_copy / "grid.json").write_text(json.dumps(grid))
     assert main(["report", str(sweep_copy), "--out", str(tmp_path / "r3")]) == 0
+
+
+def _max_steps_3(grid: dict) -> None:
+    grid["base_overrides"].append("max_steps=3")  # what `leviathan sweep ... max_steps=3` records
+
+
+@pytest.mark.parametrize("change, said", [
+    (_max_steps_3, "a-dense_tied-s0: max_steps: 2 in the row, 3 in grid.json"),
+    (lambda g: g["runs"][1]["model"].update(hidden_size=32), "a-dense_untied-s0: model.hidden_size: 16 in the row, "
+                                                            "32 in grid.json"),
+    (lambda g: g["eval_options"].update(max_tokens=300), "a-dense_tied-s0: eval.max_tokens: 400 in the row, 300 in "
+                                                         "grid.json"),
+    (lambda g: g.update(seeds=[1]), "a-dense_tied-s0: seed 0 is not among grid.json's seeds [1]"),
+], ids=["base-override", "run-model", "eval", "seeds"])
+def test_a_grid_json_of_the_same_grid_name_must_describe_the_rows(capsys, sweep_copy, tmp_path, change, said):
+    """Round 9 left (N27): a sweep's grid.json swapped for another sweep's of the same grid name (started with
+    max_steps=3) was accepted by report, which compared only the name. The rows' configs, seeds and evaluation are
+    compared with what grid.json says their runs trained with; report, a merge of shards and an ablation refuse before
+    writing, naming the file and how to write it again."""
+    file = sweep_copy / "grid.json"
+    own = file.read_text()
+    grid = json.loads(own)
+    change(grid)
+    file.write_text(json.dumps(grid))
+    line = fails(capsys, "report", sweep_copy, "--out", tmp_path / "r1")
+    assert line.startswith(f"error: {file} does not describe the rows of {sweep_copy} (") and said in line, line
+    assert "put back the sweep's own grid.json" in line and not (tmp_path / "r1").exists()
+    other = Path(shutil.copytree(sweep_copy, tmp_path / "shard"))  # a shard with the same swapped grid.json
+    assert said in fails(capsys, "report", other, sweep_copy, "--out", tmp_path / "r2")
+    (other / "grid.json").write_text(own)
+    assert said in fails(capsys, "report", "--ablation", other, sweep_copy, "--out", tmp_path / "r3")
+    file.write_text(own)
+    assert main(["report", str(sweep_copy), "--out", str(tmp_path / "r4"), "--bootstrap", "5"]) == 0
 
 
 def test_collect_results_keeps_rows_of_other_settings_apart_and_skips_a_torn_line(swept, tmp_path):
@@ -410,11 +513,16 @@ def test_a_rows_curve_is_its_own_when_its_run_folder_was_swapped(sweep_copy):
 
 
 def _rows_measured_longer(results: Path) -> None:
-    """Rewrite ``results`` as the rows of a longer training of the same runs (step 3, 384 tokens, not 2 and 256)."""
+    """Rewrite ``results`` as the rows of a longer training of the same runs (step 3, 384 tokens, not 2 and 256), and
+    the grid.json beside it as that sweep's (max_steps=3): rows and grid.json agree, as a real sweep's do."""
     rows = [json.loads(line) for line in results.read_text().splitlines()]
     for row in rows:
         row.update(steps=3, tokens=384)
+        row["config"]["max_steps"] = 3
     results.write_text("".join(json.dumps(row) + "\n" for row in rows))
+    grid = json.loads((results.parent / "grid.json").read_text())
+    grid["base_overrides"] = [o for o in grid["base_overrides"] if not o.startswith("max_steps=")] + ["max_steps=3"]
+    (results.parent / "grid.json").write_text(json.dumps(grid))
 
 
 def test_embedding_records_are_of_the_step_their_rows_measured(capsys, swept, sweep_copy, tmp_path):

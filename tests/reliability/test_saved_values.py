@@ -162,6 +162,14 @@ def test_a_damaged_grid_json_is_refused_by_name(capsys, sweep_copy):
     _edit(sweep_copy / "grid.json", lambda g: (g.update(data_fingerprint_version=2), g["runs"][0].update(name="../x")))
     line = fails(capsys, "report", sweep_copy, "--bootstrap", "5")
     assert "(a run of field 'runs' has name '../x', expected a run's folder name)" in line
+    # round 10 (P137, P138): overrides that are not a list, or not KEY=VALUE, were read as nothing
+    _edit(sweep_copy / "grid.json", lambda g: (g["runs"][0].update(name="a-dense_tied-s0", run_overrides="x")))
+    line = fails(capsys, "report", sweep_copy, "--bootstrap", "5")
+    assert "(field 'runs.run_overrides' is 'x', not a list of KEY=VALUE strings)" in line, line
+    _edit(sweep_copy / "grid.json", lambda g: (g["runs"][0].update(run_overrides=[]),
+                                               g["base_overrides"].append("nonsense")))
+    line = fails(capsys, "report", sweep_copy, "--bootstrap", "5")
+    assert "(field 'base_overrides' holds 'nonsense', not a KEY=VALUE string)" in line, line
 
 
 def test_a_copied_sweep_with_a_damaged_grid_json_names_the_field(capsys, data, sweep_copy, tmp_path):

@@ -307,3 +307,109 @@ def test_an_output_name_with_no_room_for_its_hidden_neighbours_is_named_as_the_u
     assert sorted(p.name for p in tmp_path.iterdir()) == ["corpus"]
     assert main(["prepare", str(corpus), "--out", str(tmp_path / ("n" * 223)), "--tokenizer", "bpe:300",
                  "--no-progress"]) == 0
+
+
+@pytest.fixture
+def immutable():
+    """``immutable(path)`` sets the file's immutable flag (chattr +i: even root cannot delete it); undone at the end."""
+    import shutil
+    import subprocess
+
+    if os.geteuid() != 0 or not shutil.which("chattr"):
+        pytest.skip("chattr +i needs root")
+    flagged: list[Path] = []
+
+    def flag(path: Path) -> Path:
+        if subprocess.run(["chattr", "+i", str(path)], capture_output=True).returncode != 0:
+            pytest.skip("this file system has no immutable flag")
+        flagged.append(path)
+        return path
+
+    yield flag
+    for path in flagged:
+        for p in [path, *path.parent.parent.glob(f".*/{path.parent.name}/{path.name}"),
+                  *path.parent.parent.glob(f".*.old-*/{path.name}"), *path.parent.parent.glob(f".tmp-*/{path.name}")]:
+            subprocess.run(["chattr", "-i", str(p)], capture_output=True)
+
+
+def test_a_folder_a_verb_replaces_or_prunes_that_cannot_be_wholly_deleted_is_named(data, finished_run, tmp_path,
+                                                                                   immutable):
+    """Round 10 (P20-P23): a file that could not be deleted (here immutable) left a hidden ``.data.old-*`` or
+    ``.exp.old-*`` folder after `prepare --overwrite` / `export --overwrite`, and a half-deleted step folder after
+    `train`'s keep_last, each without a word (exit 0); `demo` replacing its earlier output named 'metrics.jsonl'
+    without its folder. Now a warning line names what is left and the file that stayed (the new output is in place),
+    and demo's error names the file's path."""
+    import shutil
+
+    from reliability_support import cli, make_data
+
+    own = make_data(tmp_path / "own")
+    corpus = tmp_path / "corpus"
+    write_corpus(corpus, seed=5)
+    immutable(own / "val.bin")
+    proc = cli(["prepare", corpus, "--out", own, "--overwrite", "--tokenizer", "bpe:300", "--no-progress"])
+    assert proc.returncode == 0, proc.stderr
+    assert "warning: the replaced data folder, moved aside to " in proc.stderr and "val.bin': operation not " \
+        "permitted); the new data is in place in " in proc.stderr, proc.stderr
+
+    assert cli(["export", finished_run, tmp_path / "exp"]).returncode == 0
+    immutable(tmp_path / "exp" / "README.md")
+    proc = cli(["export", finished_run, tmp_path / "exp", "--overwrite"])
+    assert proc.returncode == 0 and "warning: the replaced export, moved aside to " in proc.stderr, proc.stderr
+    assert "README.md': operation not permitted); the new export is in place" in proc.stderr
+
+    run = Path(shutil.copytree(finished_run, tmp_path / "run"))
+    step2 = run / "checkpoints" / "step-00000002"
+    immutable(step2 / "state.json")
+    proc = cli(["train", "--run-dir", run, "--resume", "auto", *run_overrides(data, max_steps=6, keep_last=1),
+                "--quiet"])
+    assert proc.returncode == 0, proc.stderr
+    assert f"warning: the old checkpoint (dropped by keep_last=1) '{step2}' could not be deleted ('{step2}/state.json'" \
+        in proc.stderr, proc.stderr
+
+    demo = ["demo", "--run-dir", tmp_path / "d", "--data-dir", data, "--steps", "1", "--variants", "dense_tied",
+            "--quiet", "--sequential", "--seq-len", "32", "--batch-tokens", "128"]
+    assert cli(demo).returncode == 0
+    metrics = immutable(tmp_path / "d" / "dense_tied" / "metrics.jsonl")
+    proc = cli(demo)
+    assert proc.returncode == 2 and f"could not delete the earlier demo in '{tmp_path / 'd'}' that --run-dir " \
+        f"replaces ('{metrics}': operation not permitted)" in one_error(proc.stderr), proc.stderr
+
+
+def test_a_step_saved_again_over_one_that_cannot_be_deleted_keeps_the_new_one(data, finished_run, tmp_path, immutable):
+    """Round 10 (P92, damage): `train --resume RUN/checkpoints/step-2` into its own run saves step 4 again; the old
+    step-4 folder was moved aside and deleted before the new one was renamed into place, so a file of it that could
+    not be deleted (immutable) ended the save with an error and neither step 4 was left: the old one deleted but for
+    that file, the new one removed as a failed save. Now the new step is in place first, and what is left of the old
+    one is named in a warning."""
+    import shutil
+
+    from reliability_support import cli
+
+    run = Path(shutil.copytree(finished_run, tmp_path / "run"))
+    step4 = run / "checkpoints" / "step-00000004"
+    immutable(step4 / "rng.pt")
+    proc = cli(["train", "--run-dir", run, "--resume", run / "checkpoints" / "step-00000002", *run_overrides(data),
+                "--quiet"])
+    assert proc.returncode == 0, proc.stderr
+    assert "warning: the replaced checkpoint of step 4, moved aside to " in proc.stderr, proc.stderr
+    assert f"the new one is saved as '{step4}'" in proc.stderr
+    assert sorted(p.name for p in step4.iterdir()) == sorted(p.name for p in (step4.parent / "step-00000002").iterdir())
+    assert cli(["eval", run, "--max-tokens", "64"]).returncode == 0
+
+
+def test_a_warning_under_too_few_open_files_is_one_line(finished_run):
+    """Round 10 (P101): `eval RUN` under `ulimit -n 6` could not load the fused spline kernel and printed Python's
+    two-line warning (``spline_kernel.py:183: RuntimeWarning: leviathan: ...`` and the source line ``return library()
+    is not None``); a warning is one ``warning:`` line."""
+    import subprocess
+
+    from reliability_support import REPO
+
+    env = {**os.environ, "OMP_NUM_THREADS": "1", "PYTHONPATH": str(REPO / "src")}
+    proc = subprocess.run(["bash", "-c", f"ulimit -n 6; exec {sys.executable} -m leviathan eval {finished_run} "
+                                         f"--max-tokens 64"], env=env, capture_output=True, text=True, timeout=300)
+    assert proc.returncode == 0, proc.stderr
+    lines = [line for line in proc.stderr.splitlines() if line.strip()]
+    assert all(line.startswith(("warning: ", "note: ")) for line in lines), proc.stderr
+    assert "Warning:" not in proc.stderr and "library()" not in proc.stderr

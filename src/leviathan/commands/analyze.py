@@ -105,8 +105,10 @@ def _rows(args, one_evaluation: bool = True):
     evaluated alike, as in a report (``identity.check_one_evaluation``: before, ``analyze compare`` set a row's
     training-time validation loss against another's eval loss, issue 30 round 5)."""
     from ..errors import UserError
+    from ..experiments.machinery.grid_agreement import check_grid_describes_rows
     from ..experiments.machinery.identity import check_one_evaluation, check_one_grid
     from ..experiments.machinery.results import load_results
+    from ..experiments.machinery.sweep_grid import grid_json_of, read_sweep_grid
 
     if not args.results:
         raise UserError("pass a sweep output dir or results.jsonl (or see --help for single-run options)")
@@ -114,6 +116,8 @@ def _rows(args, one_evaluation: bool = True):
     if one_evaluation:
         check_one_evaluation(rows, str(args.results))
     check_one_grid(rows, str(args.results), None)  # a row pasted from another grid's sweep (issue 30 round 7)
+    check_grid_describes_rows(rows, read_sweep_grid(args.results), str(grid_json_of(args.results)),
+                              str(args.results))  # a row edited or pasted apart from its grid (round 10, P48)
     return rows
 
 

@@ -413,6 +413,7 @@ def run(args) -> int:
     from ..errors import UserError
     from ..io import atomic_write_json, atomic_write_text
     from ..ownership import CONTAINERS, check_not_inside, check_replaceable, listed_files, replaced_folder, write_marker
+    from ..removal import remove_tree
     from ..verdict import committed_verdict
     from .demo_progress import RunWatch
 
@@ -435,8 +436,10 @@ def run(args) -> int:
             check_replaceable(run_dir, "demo", "--run-dir", legacy=_earlier_demo, own=_demo_files())
         if run_dir.is_symlink():  # the link is replaced, as prepare and export replace theirs; what it names is kept
             run_dir.unlink()  # (rmtree refused a link: a traceback, issue 30 round 6)
-        else:
-            shutil.rmtree(run_dir)
+        elif (problem := remove_tree(run_dir)) is not None:  # round 10 (P23): 'metrics.jsonl' named alone
+            raise UserError(f"could not delete the earlier demo in '{run_dir}' that --run-dir replaces ({problem}); "
+                            f"make it deletable (or delete the folder by hand) and run the demo again, or choose "
+                            f"another --run-dir")
     run_dir.mkdir(parents=True)
     write_marker(run_dir, "demo")  # claimed before the first file: the rerun a stopped demo advises may replace it
     configs = [run_config(args, data_dir, v) for v in variants]

@@ -60,6 +60,7 @@ from ..errors import UserError
 from ..locking import folder_lock
 from ..ownership import (CONTAINERS, check_apart, check_not_inside, check_replaceable, check_unlocked,
                          leftover_is_own, listed_files, replaced_folder, write_marker)
+from ..removal import remove_tree, warn_left
 from ..seeds import check_seed
 from ..storage import storage_oserror
 from .companions import file_digests
@@ -377,8 +378,8 @@ def _install(tmp: Path, out: Path) -> None:
                         f"there; retry") from None
     if old is not None and os.path.islink(old):  # rmtree refuses a link (ignored): a hidden .NAME.old-* link was left
         old.unlink()  # beside the new folder (issue 30 round 9, N5)
-    elif old is not None:
-        shutil.rmtree(old, ignore_errors=True)
+    elif old is not None and (problem := remove_tree(old)) is not None:  # round 10 (P20): left hidden, no word
+        warn_left(old, problem, "the replaced data folder, moved aside to", f"the new data is in place in '{out}'")
     try:  # make the rename durable
         fd = os.open(out.parent, os.O_RDONLY)
         os.fsync(fd)

@@ -36,6 +36,7 @@ from ..checkpoint.state import fingerprints, read_step_state, verify_companions
 from ..config import load_yaml
 from ..errors import UserError, storage_error_message
 from ..io import publish
+from ..removal import remove_tree, warn_left
 from ..storage import storage_oserror
 
 
@@ -164,6 +165,7 @@ def save_checkpoint(run_dir: Path, parts: StepParts, keep_last: int | None = Non
     root.mkdir(parents=True, exist_ok=True)
     final = root / step_name(step)
     tmp = root / f".tmp-{step_name(step)}-{os.getpid()}"
+    old = None
     try:
         if tmp.exists():
             shutil.rmtree(tmp)
@@ -183,10 +185,11 @@ def save_checkpoint(run_dir: Path, parts: StepParts, keep_last: int | None = Non
         if final.exists():  # the same step from another session, or damaged by hand: replace it
             old = root / f".tmp-old-{step_name(step)}-{os.getpid()}"  # a crash now leaves a .tmp-* (cleaned)
             os.rename(final, old)
-            shutil.rmtree(old)
-        os.rename(tmp, final)
-        _fsync_dir(root)
+        os.rename(tmp, final)  # before the old one is deleted: a file of it that cannot be deleted (immutable) lost
+        _fsync_dir(root)  # both steps, the new one saved nowhere (issue 30 round 10, P92)
     except BaseException as e:
+        if old is not None and old.exists() and not final.exists():
+            os.rename(old, final)  # put the old step back where it was
         shutil.rmtree(tmp, ignore_errors=True)  # never leave a partial folder behind (a crash leaves .tmp-*)
         failed_write = storage_oserror(e, tmp)  # torch.save and safetensors report a full disk without an errno
         message = storage_error_message(failed_write) if failed_write is not None else None
@@ -196,6 +199,9 @@ def save_checkpoint(run_dir: Path, parts: StepParts, keep_last: int | None = Non
         kept = f"the last complete checkpoint {str(latest)!r} is intact" if latest else "no earlier checkpoint exists"
         raise UserError(f"could not save the checkpoint of step {step} ({message}); {kept}; after making room, "
                         f"{RESUME_HINT.get()}") from e
+    if old is not None and (problem := remove_tree(old)) is not None:
+        warn_left(old, problem, f"the replaced checkpoint of step {step}, moved aside to", f"the new one is saved "
+                  f"as '{final}'")
     if keep_last is not None:
         prune(run_dir, keep_last)
     return final
@@ -204,7 +210,9 @@ def save_checkpoint(run_dir: Path, parts: StepParts, keep_last: int | None = Non
 def prune(run_dir: Path, keep_last: int) -> None:
     """Delete all but the newest ``keep_last`` complete checkpoints."""
     for _, path in list_checkpoints(run_dir)[:-keep_last]:
-        shutil.rmtree(path, ignore_errors=True)
+        if (problem := remove_tree(path)) is not None:  # round 10 (P22): a half-deleted step folder, no word
+            warn_left(path, problem, f"the old checkpoint (dropped by keep_last={keep_last})", "it may be incomplete now; "
+                      "the run goes on from its newer checkpoints")
 
 
 # ---- reading a training state -----------------------------------------------------------------

@@ -19,7 +19,8 @@ from ..method.paired import val_points as _val_points
 from ..machinery.data_match import grid_plateau
 from ..method.records import Record, optional
 from ..machinery.results import BASELINES, ResultRow, read_results
-from ..machinery.sweep_grid import SweepGrid, read_sweep_grid
+from ..machinery.grid_agreement import check_grid_describes_rows
+from ..machinery.sweep_grid import SweepGrid, grid_json_of, read_sweep_grid
 
 DENSE = BASELINES["iso_body"]  # an arm keeps its dense pair's backbone: the iso-body comparison (docs/DESIGN.md §4)
 ARM = "leviathan"
@@ -133,7 +134,9 @@ def load_sweep(path: str | Path) -> tuple[list[ResultRow], SweepGrid]:
     rows = read_results(path)
     if not rows:
         raise UserError(f"no results rows in {path}; pass a sweep folder (or a copy with results.jsonl)")
-    return rows, read_sweep_grid(path)
+    grid = read_sweep_grid(path)
+    check_grid_describes_rows(rows, grid, str(grid_json_of(path)), str(path))  # round 9, N27
+    return rows, grid
 
 
 def pair_arms(rows: Iterable[ResultRow], grid: SweepGrid, size_runs: dict[str, list[str]] | None = None) -> list[Arm]:

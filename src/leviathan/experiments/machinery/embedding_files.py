@@ -30,7 +30,7 @@ import numpy as np
 from ...config import ConfigError, from_dict
 from ...errors import UserError, missing
 from ...io import atomic_write_text
-from ...ownership import CONTAINERS, check_not_inside, check_not_special
+from ...ownership import RUN_CONTAINERS, check_not_inside, check_not_special
 from ..method.embeddings import FORMAT, Definitions, EmbeddingRecord, analyze_tables
 from .provenance import CodeProvenance, code_provenance, data_provenance
 from .record_checks import record_problem, written_types_problem
@@ -141,7 +141,7 @@ def write_record(path: str | os.PathLike, record: EmbeddingRecord, flag: str = "
     there that is not a record is refused (``check_record_target``)."""
     path = Path(path)
     check_record_target(path, flag)
-    check_not_inside(path, flag, ("prepare", "export"), within=CONTAINERS)  # not into a data folder (round 9, N124)
+    check_not_inside(path, flag, ("prepare", "export"), within=RUN_CONTAINERS)  # not into a data folder (round 9, N124)
     path.parent.mkdir(parents=True, exist_ok=True)
     atomic_write_text(path, dumps(record, indent=1) + "\n")
     return path

@@ -190,7 +190,7 @@ def check_one_data(rows: Iterable, source: str) -> None:
         if not mine:
             continue
         if first is None:
-            first = (row.name, mine)
+            first = (row.name, mine, data, row)
             continue
         shared = sorted((set(mine) & set(first[1])) - {LEGACY_VERSION})
         if shared and mine[shared[-1]] != first[1][shared[-1]]:
@@ -199,6 +199,50 @@ def check_one_data(rows: Iterable, source: str) -> None:
                             f"{mine[version][:12]}... for {row.name}, {first[1][version][:12]}... for {first[0]}, "
                             f"version {version}); a grid trains its runs on one data folder: move the odd row to the "
                             f"results of its own sweep, or resweep it on the grid's data")
+        if shared:
+            _check_same_summary(first, (row.name, data, row), source)
+
+
+_DATA_SUMMARY = ("tokenizer", "vocab_size", "train_tokens", "val_tokens")
+
+
+def _measured_differently(a: str, row_a, b: str, row_b) -> list[str]:
+    """``eval.SET.tokens ...`` where two rows evaluated alike (one ``evaluation``) on one data folder record another
+    number of targets (scored plus outside a restricted softmax), or another bits-per-byte for their loss (bpb / loss
+    is the tokens per byte of the set): the same windows were measured, so one row's numbers were edited (issue 30
+    round 10, P46, P64: eval.val.tokens halved, bpb edited, reported as written)."""
+    if row_a.evaluation is None or encode(row_a.evaluation) != encode(row_b.evaluation):
+        return []
+    out = []
+    for name in sorted(set(row_a.eval) & set(row_b.eval)):
+        ea, eb = row_a.eval[name], row_b.eval[name]
+        ta, tb = (e.tokens + (e.targets_outside or 0) if e.tokens is not None else None for e in (ea, eb))
+        if None not in (ta, tb) and ta != tb:
+            out.append(f"eval.{name}: {ta:,} targets for {a}, {tb:,} for {b}")
+        elif ea.targets_outside is None and eb.targets_outside is None and all(
+                isinstance(v, (int, float)) and v > 0 for v in (ea.loss, eb.loss, ea.bpb, eb.bpb)) and \
+                abs(ea.bpb / ea.loss - eb.bpb / eb.loss) > 1e-6 * (ea.bpb / ea.loss):
+            out.append(f"eval.{name}: bpb / loss {ea.bpb / ea.loss:.6g} for {a}, {eb.bpb / eb.loss:.6g} for {b} (the "
+                       f"set's tokens per byte)")
+    return out
+
+
+def _check_same_summary(first: tuple, other: tuple, source: str) -> None:
+    """UserError when two rows record one data fingerprint but different summaries of that data (tokenizer, vocabulary,
+    token counts): a fingerprint fixes the folder's files, so one row's summary was edited (issue 30 round 10, P47,
+    P61: a row's val_tokens or tokenizer edited was reported beside the others)."""
+    (a, data_a), (b, data_b) = (first[0], first[2]), other[:2]
+    differ = [f"{key}: {getattr(data_a, key)!r} for {a}, {getattr(data_b, key)!r} for {b}" for key in _DATA_SUMMARY
+              if None not in (getattr(data_a, key), getattr(data_b, key))
+              and getattr(data_a, key) != getattr(data_b, key)]
+    if len(first) > 3 and len(other) > 2:
+        differ += _measured_differently(first[0], first[3], other[0], other[2])
+    if differ:
+        raise UserError(f"the rows of {source} record one data fingerprint but what they record of that data "
+                        f"differs ({'; '.join(differ)}); one fingerprint is one prepared folder (and one evaluation "
+                        f"scores the same windows of it), so a row was edited: put back the row you trust "
+                        f"from the sweep's own results.jsonl (or delete the edited row; the sweep measures its run "
+                        f"again)")
 
 
 def check_evaluated_like(rows: Iterable, skip_eval: bool, results: str) -> None:

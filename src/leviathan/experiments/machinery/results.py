@@ -23,6 +23,7 @@ import dataclasses
 import json
 import math
 import os
+import re
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from functools import cached_property
@@ -479,6 +480,94 @@ def _impossible(d: dict) -> str | None:
         if mine is not None and configured is not None and mine != configured:
             return (f"has {key} {_shown(mine)} but its config says {where}: {_shown(configured)} (a row edited or "
                     f"copied under another run's name)")
+    return (_tokens_contradict(d, config) or _steps_contradict(d, config) or _curve_contradicts(d)
+            or _params_contradict(params, model))
+
+
+_RESUMED = re.compile(r"^resumed from its step-(\d+) checkpoint")
+
+
+def _tokens_contradict(d: dict, config: dict) -> str | None:
+    """Why a row's training ``tokens`` cannot be the ``steps`` its config's ``batch_tokens`` trained (issue 30 round
+    9, N53: tokens edited to 999,999 beside 2 steps of 128 were reported as written). Every step adds ``batch_tokens``
+    (``train.loop``), so a run trained in one session has exactly steps x batch_tokens. A run the sweep resumed (its
+    note ``resumed from its step-N checkpoint``) may have trained its first N steps with another batch, legitimately:
+    it needs only the last session's steps x batch_tokens plus one token per earlier step. None where a field is
+    unrecorded."""
+    steps, tokens, batch = d.get("steps"), d.get("tokens"), config.get("batch_tokens")
+    if not (_is_count(steps) and _is_count(tokens) and _is_count(batch)) or batch == 0:
+        return None
+    resumed = [int(m.group(1)) for n in d.get("notes") or [] if isinstance(n, str) and (m := _RESUMED.match(n))]
+    if not resumed:
+        if tokens != steps * batch:
+            return (f"has tokens {_shown(tokens)}, not its {steps:,} steps x config.batch_tokens {batch:,} = "
+                    f"{steps * batch:,} (fields edited apart)")
+        return None
+    earlier = min(resumed[0], steps)
+    least = (steps - earlier) * batch + earlier
+    if tokens < least:
+        return (f"has tokens {_shown(tokens)}, fewer than its steps {earlier + 1}-{steps} x config.batch_tokens "
+                f"{batch:,} after its resume, plus one per earlier step = {least:,} (fields edited apart)")
+    return None
+
+
+def _steps_contradict(d: dict, config: dict) -> str | None:
+    """Why a row's ``steps`` are not the run its config describes (issue 30 round 10, P49: a row whose config was
+    edited to max_steps 3 beside 2 steps was compared with 2-step rows). A sweep writes a row only for a finished run:
+    max_steps, or max_tokens // batch_tokens (``RunConfig.total_steps``)."""
+    steps, max_steps, max_tokens, batch = (d.get("steps"), config.get("max_steps"), config.get("max_tokens"),
+                                           config.get("batch_tokens"))
+    if not _is_count(steps):
+        return None
+    if _is_count(max_steps):
+        total, said = max_steps, f"config.max_steps {max_steps:,}"
+    elif _is_count(max_tokens) and _is_count(batch) and batch > 0:
+        total, said = max_tokens // batch, f"config.max_tokens {max_tokens:,} // batch_tokens {batch:,}"
+    else:
+        return None
+    if steps != total:
+        return f"has steps {_shown(steps)}, not the {total:,} its config trains ({said}; fields edited apart)"
+    return None
+
+
+def _params_contradict(params: dict, model: dict) -> str | None:
+    """Why a row's parameter counts are not those of the model its config describes (issue 30 round 10, P59: input
+    and total both raised by 10, their sum still right, went into the report's parameter table). Counted from the
+    config as ``leviathan params`` counts (``model.accounting.count_config``, no torch); a config this version cannot
+    read is not compared."""
+    if not params or not model:
+        return None
+    from ...config import from_dict
+    from ...model.accounting import count_config
+    from ...model.config import ModelConfig
+
+    try:
+        counts = count_config(from_dict(ModelConfig, model))
+    except (UserError, ValueError, TypeError, KeyError):  # a config of another version: nothing to compare with
+        return None
+    for key in ("input", "body", "head", "total"):
+        if params.get(key) is not None and params[key] != getattr(counts, key):
+            return (f"has params.{key} {params[key]:,}, not the {getattr(counts, key):,} its config's model has "
+                    f"(fields edited apart)")
+    return None
+
+
+def _curve_contradicts(d: dict) -> str | None:
+    """Why a row's training curve cannot be its own run's (issue 30 round 10, P58, P65: a curve's tokens doubled past
+    the row's tokens, a final loss edited apart from the curve's last validation, were drawn and tabled as written):
+    the curve's points lie within the tokens the row trained, and its last validation is the row's final one."""
+    curve = d.get("curve") if isinstance(d.get("curve"), dict) else {}
+    tokens = d.get("tokens")
+    for key in ("tokens", "grad_tokens"):
+        points = [v for v in curve.get(key) or [] if v is not None]
+        if points and _is_count(tokens) and points[-1] > tokens:
+            return (f"has curve.{key} up to {points[-1]:,}, past the {tokens:,} tokens the row trained (fields edited "
+                    f"apart)")
+    losses = [v for v in curve.get("val_loss") or [] if v is not None]
+    final = d.get("final_val_loss")
+    if losses and _is_number(final) and abs(losses[-1] - final) > 1e-6 * max(1.0, abs(final)):
+        return (f"has final_val_loss {_shown(final)}, not the last validation of its curve ({losses[-1]:.6g}; fields "
+                f"edited apart)")
     return None
 
 

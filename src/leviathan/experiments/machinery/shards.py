@@ -23,6 +23,7 @@ from pathlib import Path
 from ...codec import encode
 from ...errors import UserError
 from .data_match import same_sweep_data
+from .grid_agreement import check_grid_describes_rows
 from .identity import check_one_evaluation, check_one_grid, evaluation_settings, resolve_duplicates
 from .results import ResultRow, load_results, to_stderr
 from .sweep_grid import SweepGrid, read_sweep_grid
@@ -86,6 +87,8 @@ def merge_sweeps(paths: list[str | os.PathLike], report=None) -> tuple[list[Resu
                             "run every shard with the same grid, overrides and eval section (resweep the odd one "
                             "into a new --out)")
     rows = {folder: load_results(path, report) for path, folder in zip(paths, folders)}
+    for path, folder in zip(paths, folders):  # each shard's grid.json its own (round 9, N27)
+        check_grid_describes_rows(rows[folder], grids[folder], str(folder / "grid.json"), str(path))
     for folder in folders[1:]:
         if not same_sweep_data(grids[folders[0]], rows[folders[0]], grids[folder], rows[folder]):
             raise UserError(f"these shards of grid {grids[folder].name!r} were trained on different data (data "

@@ -31,6 +31,7 @@ class GridRun:
 
     name: str
     model: dict = field(default_factory=dict)
+    run_overrides: list[str] = field(default_factory=list)  # dotted run-config overrides of this run only
 
 
 @dataclass
@@ -74,15 +75,29 @@ class SweepGrid:
     def from_dict(cls, d: Mapping) -> SweepGrid:
         """From grid.json's object (keys it does not use are ignored; null lists read as empty)."""
         grid = decode(cls, d)  # codec: nested records typed, keys it does not use dropped
-        grid.base_overrides = list(grid.base_overrides or [])
+        grid.base_overrides = _overrides(grid.base_overrides, "base_overrides")
         grid.runs = list(grid.runs or [])
         for run in grid.runs:
             run.model = dict(run.model or {})
+            run.run_overrides = _overrides(run.run_overrides, "runs.run_overrides")
         grid.eval_sets = list(grid.eval_sets or [])
         grid.eval_options = grid.eval_options or GridEvalOptions()
         grid.seeds = list(grid.seeds or [])
         _check(grid)
         return grid
+
+
+def _overrides(value, field: str) -> list[str]:
+    """A list of ``KEY=VALUE`` overrides as the sweep writes them (null: none); TypeError naming ``field`` else (round
+    10, P137, P138: a text where the list belongs, or an entry without '=', was read as nothing and passed)."""
+    if value is None:
+        return []
+    if not isinstance(value, list):
+        raise TypeError(f"field {field!r} is {str(value)[:60]!r}, not a list of KEY=VALUE strings")
+    for o in value:
+        if not (isinstance(o, str) and "=" in o.strip("=")):
+            raise TypeError(f"field {field!r} holds {str(o)[:60]!r}, not a KEY=VALUE string")
+    return list(value)
 
 
 def _check(grid: SweepGrid) -> None:
@@ -101,8 +116,6 @@ def _check(grid: SweepGrid) -> None:
     u = grid.unigram_entropy
     if u is not None and (isinstance(u, bool) or not isinstance(u, (int, float)) or not math.isfinite(u) or u < 0):
         raise TypeError(f"field 'unigram_entropy' is {u!r}, expected a finite number >= 0 (nats) or null")
-    if not all(isinstance(o, str) for o in grid.base_overrides):
-        raise TypeError("field 'base_overrides' is not a list of KEY=VALUE strings")
     for run in grid.runs:
         if not isinstance(run.name, str) or not run.name or run.name in (".", "..") or \
                 any(c in run.name for c in "/\\\0"):

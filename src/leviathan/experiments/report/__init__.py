@@ -21,6 +21,7 @@ from ...errors import UserError
 from ...io import atomic_write_json, atomic_write_text
 from ...ownership import CONTAINERS, check_claim, check_not_inside, mark
 from ..machinery.embedding_files import read_records, records_dir
+from ..machinery.grid_agreement import check_grid_describes_rows
 from ..machinery.identity import check_one_evaluation, check_one_grid
 from ..machinery.data_match import grid_plateau
 from ..machinery.results import COMPARISONS, json_safe, load_results
@@ -60,6 +61,7 @@ def write_report(results: str | os.PathLike | list, out_dir: str | os.PathLike, 
         grid = read_sweep_grid(results)
         check_one_evaluation(rows, str(results))
         check_one_grid(rows, str(results), grid.name, str(grid_json_of(results)))
+        check_grid_describes_rows(rows, grid, str(grid_json_of(results)), str(results))
     if lr_sweep is not None:  # read (and checked) before the first file is written
         sweeps = list(lr_sweep) if isinstance(lr_sweep, (list, tuple)) else [lr_sweep]
         lr_rows = merge_sweeps(sweeps)[0] if len(sweeps) > 1 else load_results(sweeps[0])

@@ -1,0 +1,43 @@
+"""Deleting a folder a verb replaced or pruned, and saying so when part of it stays.
+
+    problem = remove_tree(old)    # None, or "'OLD/val.bin': operation not permitted" (the first file that stayed)
+    warn_left(old, problem, "the replaced data folder", "the new data is in place in 'data'")
+
+``prepare --overwrite`` and ``export --overwrite`` move the old folder aside and delete it, ``train``'s ``keep_last``
+deletes older step folders, ``demo`` deletes its earlier output. Each used ``shutil.rmtree(..., ignore_errors=True)``
+(or a bare rmtree): a file that could not be deleted (immutable, on a read-only mount, a permission) left a hidden
+``.data.old-*`` / ``.exp.old-*`` folder or a half-deleted step folder without a word, exit 0, and demo's error named
+the file without its folder (issue 30 round 10, P20-P23). Now the first file that stayed is named with its path.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import sys
+from pathlib import Path
+
+
+def remove_tree(path: str | os.PathLike) -> str | None:
+    """Delete the folder ``path`` as far as possible; None when it is gone, else ``'FILE': PROBLEM`` of the first
+    file or folder that stayed (its full path)."""
+    first: list[tuple[str, BaseException]] = []
+
+    def failed(func, name, error) -> None:
+        error = error[1] if isinstance(error, tuple) else error
+        if not first and not isinstance(error, FileNotFoundError):  # gone meanwhile: nothing stayed
+            first.append((os.fsdecode(name), error))
+
+    handler = {"onexc": failed} if sys.version_info >= (3, 12) else {"onerror": failed}
+    shutil.rmtree(path, **handler)
+    if not first and not os.path.lexists(path):
+        return None
+    name, error = first[0] if first else (os.fspath(path), OSError("it is still there"))
+    why = (error.strerror or str(error)).lower() if isinstance(error, OSError) else str(error)
+    return f"{name!r}: {why}"
+
+
+def warn_left(path: str | os.PathLike, problem: str, what: str, done: str) -> None:
+    """One warning line: ``what`` at ``path`` could not be deleted (``problem``), ``done`` says what did happen."""
+    print(f"warning: {what} '{Path(path)}' could not be deleted ({problem}); {done}; delete what is left by hand once "
+          f"it can be (rm -r {Path(path)})", file=sys.stderr)
