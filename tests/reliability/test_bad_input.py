@@ -510,3 +510,29 @@ def test_a_data_or_sweep_folder_given_as_the_checkpoint_is_named_for_what_it_is(
     runs = sweep / "runs" / "NAME"
     assert f"it is a sweep folder (results.jsonl, grid.json): pass one of its runs ('{runs}')" in line
     assert not (tmp_path / "hf").exists()
+
+
+@pytest.mark.parametrize("name, what", [
+    ("results.jsonl", "holds results rows, one JSON object a line (a sweep's results.jsonl)"),
+    ("metrics.jsonl", "holds training metrics, one JSON object a line (a run's metrics.jsonl)"),
+    ("checkpoints/step-00000004/model.safetensors", "is a safetensors file (a model's weights)"),
+    ("checkpoints/step-00000004/optimizer.pt", "is a zip archive (PyTorch saves its .pt files as one)"),
+])
+def test_a_file_that_is_not_settings_given_as_the_config_is_named_for_what_it_is(capsys, finished_run, tmp_path,
+                                                                                 name, what):
+    """Round 9 (M116): ``train --config results.jsonl`` said "not valid YAML (expected '<document start>' ...);
+    correct it where named", and a checkpoint's weights "not UTF-8 text": the file is named for what it is, and the
+    line says what --config takes. A results.jsonl is a sweep's; a run folder's metrics.jsonl has the same form."""
+    path = finished_run / name
+    if name == "results.jsonl":  # two rows, as a sweep of two runs writes them (the second torn: still results)
+        row = {"name": "a-leviathan-s0", "variant": "leviathan", "seed": 0, "params": {"total": 1}, "eval": {}}
+        path = tmp_path / name
+        path.write_text(json.dumps(row) + "\n" + json.dumps(row) + "\n" + json.dumps(row)[:20])
+    before = tree_hashes(finished_run)
+    for verb in (["train", "--config", path, "--run-dir", tmp_path / "run"], ["sweep", "--grid", path, "--out",
+                                                                            tmp_path / "sweep"]):
+        line = fails(capsys, *verb)
+        assert f"config file '{path}' {what}, not YAML settings; pass a YAML file of settings (for train a run " \
+               f"config, such as `--config tiny` or a run folder's config.yaml; for sweep a grid file)" in line
+    assert not (tmp_path / "run").exists() and not (tmp_path / "sweep").exists()
+    assert tree_hashes(finished_run) == before
