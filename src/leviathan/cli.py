@@ -13,6 +13,7 @@ what it stopped and exit status 143, after the verb's cleanup ran (temporary fol
 from __future__ import annotations
 
 import argparse
+import contextlib
 import importlib
 import os
 import signal
@@ -124,6 +125,7 @@ def _stopped_line(name: str, verb: str) -> str:
 
 
 def main(argv: list[str] | None = None) -> int:
+    as_program = argv is None
     argv = list(sys.argv[1:] if argv is None else argv)
     if not argv:  # no verb is a usage error, as for any command missing its argument: the help on stderr, status 2
         print(build_parser().format_help().rstrip(), file=sys.stderr)
@@ -142,7 +144,30 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog=f"leviathan {verb}", description=help_text)
     module.add_arguments(parser)
     args = _parse(parser, rest)
-    return one_line_errors(lambda: _run_verb(module, args, verb))
+    status = one_line_errors(lambda: _run_verb(module, args, verb))
+    if as_program:
+        _say_late_stops(verb)
+    return status
+
+
+def _say_late_stops(verb: str) -> None:
+    """Once the verb has returned, a stop (SIGTERM, SIGHUP, Ctrl-C) that arrives while the process ends (torch's
+    teardown takes a moment) says so in one line and ends the process with the stop's status: it killed the process
+    without a word, exit 143 (issue 30 round 9, M114: a SIGTERM as `analyze embeddings` finished). The verb's work is
+    complete by then. Only in the program itself (``main()`` reading ``sys.argv``), never in a caller's process."""
+    from .stop_signals import stop_signals
+
+    def late(signum, frame):
+        name = "Ctrl-C (SIGINT)" if signum == signal.SIGINT else signal.Signals(signum).name
+        with contextlib.suppress(Exception):
+            sys.stdout.flush()
+        print(f"stopped by {name} as `leviathan {verb}` was ending, after it had finished: its work is complete "
+              f"(what it printed and wrote stands); nothing needs running again", file=sys.stderr, flush=True)
+        os._exit(128 + signum)
+
+    if threading.current_thread() is threading.main_thread():
+        for sig in (*stop_signals(), signal.SIGINT):
+            signal.signal(sig, late)
 
 
 def one_line_errors(call) -> int:

@@ -590,3 +590,32 @@ def test_the_python_api_names_a_misused_argument_in_round_9(data, tmp_path):
     with pytest.raises(ConfigError, match="set exactly one of max_steps and max_tokens"):  # the config's own problem
         load_run_config(None, None)
     assert not (tmp_path / "run").exists() and not (tmp_path / "d").exists()
+
+
+LATE_STOP = r"""
+import atexit, os, signal, sys
+stop = getattr(signal, sys.argv[1])
+atexit.register(lambda: os.kill(os.getpid(), stop))  # as the process ends, after the verb
+sys.argv = ["leviathan", *sys.argv[2:]]
+from leviathan.cli import main
+sys.exit(main())
+"""
+
+
+@pytest.mark.parametrize("sig, status, name", [("SIGTERM", 143, "SIGTERM"), ("SIGINT", 130, "Ctrl-C (SIGINT)")])
+def test_a_stop_as_a_verb_ends_says_what_it_stopped(finished_run, tmp_path, sig, status, name):
+    """Round 9 (M114): a SIGTERM that came as `analyze embeddings` ended (its records written, its lines printed)
+    killed the process without a word, exit 143: the verb had restored the default handlers. A stop after the verb
+    has returned now says so in one line, and that its work is complete."""
+    import os
+    import subprocess
+
+    env = {**os.environ, "OMP_NUM_THREADS": "1", "PYTHONPATH": str(Path(__file__).parents[2] / "src")}
+    record = tmp_path / "record.json"
+    proc = subprocess.run([sys.executable, "-c", LATE_STOP, sig, "analyze", "embeddings", str(finished_run), "--out",
+                           str(record)], env=env, capture_output=True, text=True, timeout=300)
+    assert proc.returncode == status, proc.stderr
+    assert "Traceback" not in proc.stderr and record.is_file() and f"wrote {record}" in proc.stderr
+    assert proc.stderr.strip().splitlines()[-1] == (
+        f"stopped by {name} as `leviathan analyze` was ending, after it had finished: its work is complete (what it "
+        f"printed and wrote stands); nothing needs running again")
