@@ -167,7 +167,9 @@ def test_adoption_refuses_settings_that_would_make_a_nan_model(settings, shown):
     (dict(seed=-1), "Fit.seed: a seed must be an integer in [0, 4294967295]"),
     (dict(seed=2.5), "Fit.seed: a seed must be an integer"),
     (dict(lr=1e30), "Fit.lr must be a number in (0, 1] (Adam's peak rate; default 3e-3), got 1e+30"),  # round 7, B106
-], ids=["lr-bool", "seed-negative", "seed-fraction", "lr-huge"])
+    (dict(steps=10**12), "Fit.steps must be at most 1,000,000 (a fit converges in hundreds; each step is a generator "
+                         "forward and backward), got 1,000,000,000,000; e.g. Fit(steps=500)"),  # round 9, M158
+], ids=["lr-bool", "seed-negative", "seed-fraction", "lr-huge", "steps-never-ending"])
 def test_adoptions_fit_refuses_a_bool_rate_and_a_seed_out_of_range(fit, shown):
     """Round 5: Fit(lr=True) fitted at rate 1.0 and Fit(seed=-1) was used as it was; the seed range is that of every
     other seed (``leviathan.seeds``)."""
