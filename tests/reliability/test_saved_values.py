@@ -16,8 +16,10 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+from leviathan.experiments.machinery.embedding_files import content_sha256
+
 sys.path.insert(0, str(Path(__file__).parent))
-from reliability_support import cli_error, run_overrides, tree_hashes  # noqa: E402
+from reliability_support import cli, cli_error, run_overrides, tree_hashes  # noqa: E402
 from test_bad_input import fails, resume  # noqa: E402
 
 pytestmark = [pytest.mark.reliability, pytest.mark.usefixtures("single_thread")]
@@ -398,7 +400,29 @@ def test_an_embeddings_record_of_format_zero_or_of_another_size_than_its_row_is_
     assert f"{path} is not an embeddings record (no format number >= 1)" in \
         cli_error(["report", sweep, "--out", tmp_path / "r1"])
     path.write_text(original)
-    _edit(path, lambda r: r.update(vocab_size=301))
+    _edit(path, lambda r: r.update(vocab_size=301, sha256=content_sha256({**r, "vocab_size": 301})))  # whole, as written
     line = cli_error(["report", sweep, "--out", tmp_path / "r2"])
     assert f"{str(path)!r}: field 'vocab_size' is 301, but the results row of run 'a-dense_untied-s0' says 300" in line
     assert not (tmp_path / "r2" / "report.md").exists()
+
+
+def test_an_embeddings_record_edited_within_range_is_refused_without_a_row(recorded_sweep, tmp_path):
+    """Round 9 (M35): a record's ``hidden_size`` edited from 16 to 32, compared as two files (``analyze embeddings
+    A.json B.json``, no results row to check it against), was accepted: every rank still fits D = 32. A record now holds
+    the sha256 of its other fields (format 2); one whose fields no longer match it is refused by name."""
+    first, second = sorted((recorded_sweep / "embeddings").glob("*.json"))[:2]
+    a, b = Path(shutil.copy(first, tmp_path / "A.json")), Path(shutil.copy(second, tmp_path / "B.json"))
+    assert json.loads(a.read_text())["format"] == 2
+    assert cli(["analyze", "embeddings", a, b]).returncode == 0
+    hidden = json.loads(a.read_text())["hidden_size"]
+    _edit(a, lambda r: r.update(hidden_size=2 * hidden))
+    before = tree_hashes(tmp_path)
+    line = cli_error(["analyze", "embeddings", a, b])
+    assert f"{a} is a damaged embeddings record (its fields are not those it was written with: their sha256 is " in line
+    assert "a value was edited or the file damaged); remake it with `leviathan analyze embeddings RUN_DIR --out " in line
+    _edit(a, lambda r: r.pop("sha256"))  # the digest taken out too
+    assert "the record says None; a value was edited" in cli_error(["analyze", "embeddings", a, b])
+    _edit(a, lambda r: r.update(format=1, sha256="0" * 64))  # an older format that holds a digest
+    assert "the record says 000000000000...; a value was edited" in cli_error(["analyze", "embeddings", a, b])
+    after = tree_hashes(tmp_path)
+    assert set(after) == set(before) and after["B.json"] == before["B.json"]  # nothing written, nothing else touched
