@@ -400,7 +400,8 @@ def test_an_embeddings_record_of_format_zero_or_of_another_size_than_its_row_is_
     assert f"{path} is not an embeddings record (no format number >= 1)" in \
         cli_error(["report", sweep, "--out", tmp_path / "r1"])
     path.write_text(original)
-    _edit(path, lambda r: r.update(vocab_size=301, sha256=content_sha256({**r, "vocab_size": 301})))  # whole, as written
+    # edited whole (its sha256 too), as a record written by another run of vocabulary 301 would be
+    _edit(path, lambda r: r.update(vocab_size=301, sha256=content_sha256({**r, "vocab_size": 301})))
     line = cli_error(["report", sweep, "--out", tmp_path / "r2"])
     assert f"{str(path)!r}: field 'vocab_size' is 301, but the results row of run 'a-dense_untied-s0' says 300" in line
     assert not (tmp_path / "r2" / "report.md").exists()
@@ -419,10 +420,31 @@ def test_an_embeddings_record_edited_within_range_is_refused_without_a_row(recor
     before = tree_hashes(tmp_path)
     line = cli_error(["analyze", "embeddings", a, b])
     assert f"{a} is a damaged embeddings record (its fields are not those it was written with: their sha256 is " in line
-    assert "a value was edited or the file damaged); remake it with `leviathan analyze embeddings RUN_DIR --out " in line
+    assert "a value was edited or the file damaged); remake it with `leviathan analyze embeddings RUN_DIR" in line
     _edit(a, lambda r: r.pop("sha256"))  # the digest taken out too
     assert "the record says None; a value was edited" in cli_error(["analyze", "embeddings", a, b])
     _edit(a, lambda r: r.update(format=1, sha256="0" * 64))  # an older format that holds a digest
     assert "the record says 000000000000...; a value was edited" in cli_error(["analyze", "embeddings", a, b])
     after = tree_hashes(tmp_path)
     assert set(after) == set(before) and after["B.json"] == before["B.json"]  # nothing written, nothing else touched
+
+
+def test_a_damaged_record_is_remade_where_the_error_says(recorded_sweep, tmp_path):
+    """Round 10 (Q1): a damaged record's error says "remake it with `leviathan analyze embeddings RUN_DIR --out PATH`
+    (in a sweep: ... --redo)", and both were refused: "exists and is not an embeddings record ... will not write over
+    it". A record, whole or damaged, is the verb's own file; a user's JSON file is still never written over."""
+    sweep = Path(shutil.copytree(recorded_sweep, tmp_path / "sweep"))
+    path = sorted((sweep / "embeddings").glob("*.json"))[0]
+    _edit(path, lambda r: _stats(r, "final", "all").update(rms=-1.0))
+    line = cli_error(["report", sweep, "--out", tmp_path / "r"])
+    assert "is a damaged embeddings record (final[all].rms is -1.0" in line
+    assert cli(["analyze", "embeddings", "--sweep", sweep, "--redo", "--probes", "4"]).returncode == 0
+    assert json.loads(path.read_text())["sha256"]
+    _edit(path, lambda r: r.update(hidden_size=7))
+    proc = cli(["analyze", "embeddings", sweep / "runs" / path.stem, "--out", path, "--probes", "4"])
+    assert proc.returncode == 0, proc.stderr
+    assert cli(["report", sweep, "--out", tmp_path / "r2"]).returncode == 0
+    user = tmp_path / "mine.json"
+    user.write_text('{"format": 1, "run": "x"}')
+    line = cli_error(["analyze", "embeddings", sweep / "runs" / path.stem, "--out", user])
+    assert "exists and is not an embeddings record" in line and user.read_text() == '{"format": 1, "run": "x"}'

@@ -129,12 +129,24 @@ def check_record_target(path: str | os.PathLike, flag: str = "--out") -> None:
     if path.is_dir():
         raise UserError(f"{str(path)!r} is a folder; --out names the record's file (e.g. {path}/record.json)")
     check_not_special(path, "--out")
-    try:
-        read_record(path)
-    except UserError:
+    if not _looks_like_record(path):
         raise UserError(f"{str(path)!r} exists and is not an embeddings record, so `leviathan analyze embeddings` "
                         f"did not write it and will not write over it; choose another {flag}, or move the file "
-                        f"away") from None
+                        f"away")
+
+
+_RECORD_KEYS = {"format", "run", "arm", "variant", "definitions", "init", "final", "probes"}
+
+
+def _looks_like_record(path: Path) -> bool:
+    """Whether ``path`` holds a record, whole or damaged: a JSON object with a format number and a record's parts. A
+    damaged record is refused by ``read_record`` with the advice to remake it at the same path (``--out`` it, or
+    ``--redo``), which ``check_record_target`` then refused as "not an embeddings record" (issue 30 round 10)."""
+    try:
+        raw = json.loads(path.read_text())
+    except (OSError, ValueError):
+        return False
+    return isinstance(raw, dict) and _RECORD_KEYS <= set(raw) and isinstance(raw["format"], int)
 
 
 def write_record(path: str | os.PathLike, record: EmbeddingRecord, flag: str = "--out") -> Path:
