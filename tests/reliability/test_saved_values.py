@@ -55,9 +55,11 @@ def _edit(path: Path, change) -> None:
     # round 6: numbers past numpy's int64 ended in an OverflowError traceback at the first resumed batch
     (lambda s: s["loader"].update(position=10**30), "loader.position", "more sequences than the 1024 tokens trained"),
     (lambda s: s.update(tokens=10**30), "tokens", f"is {10**30}, more than any run trains (at most {2**62})"),
+    # round 10 (Q4): 1e308 s of training was carried into every later checkpoint and the run's summary
+    (lambda s: s.update(train_time_s=1e308), "train_time_s", "is 1e+308 s, longer than the clock has run since 1970"),
 ], ids=["step-negative", "step-not-the-folder", "step-bool", "tokens-text", "tokens-fewer-than-steps", "world-0",
         "time-nan", "loader-behind", "loader-seq-0", "loader-shuffle", "loader-missing", "rng-python", "rng-numpy",
-        "files", "format", "tokenizer-name", "loader-past-the-tokens", "tokens-past-int64"])
+        "files", "format", "tokenizer-name", "loader-past-the-tokens", "tokens-past-int64", "time-past-the-clock"])
 def test_a_bad_field_of_state_json_stops_a_resume(capsys, data, run_copy, change, field, problem):
     _edit(run_copy / NEWEST, change)
     before = tree_hashes(run_copy)
@@ -95,8 +97,10 @@ def data_copy(data, tmp_path) -> Path:
     ("fingerprint", 42, "field 'fingerprint' is 42, expected a digest (text, a sha256 as prepare writes) or null"),
     ("fingerprint", None, "field 'fingerprint' is null beside 'fingerprint_version' 2, which always records one"),
     ("fingerprint_version", 3, "field 'fingerprint_version' is 3, expected 1 or 2"),
+    # round 10 (Q11): no documents in a split of tokens was read as it was
+    ("splits.train.documents", 0, "field 'splits.train.documents' is 0, but the split holds "),
 ], ids=["vocab", "eot", "splits-shape", "tokens-text", "file-outside", "fingerprint-number", "fingerprint-null",
-        "fingerprint-version"])
+        "fingerprint-version", "no-documents"])
 def test_a_bad_number_in_meta_json(capsys, data_copy, tmp_path, field, value, shown):
     meta_path = data_copy / "meta.json"
     meta = json.loads(meta_path.read_text())

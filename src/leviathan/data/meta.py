@@ -126,6 +126,9 @@ class _Checker:
         if tokens is not None and documents is not None and documents > tokens:
             self.bad(f"field 'splits.{name}.documents' is {documents:,}, more than the split's {tokens:,} tokens "
                      f"(every document ends with an end-of-text token)")
+        if tokens and documents == 0:  # round 10 (Q11): 0 documents of 8,666 tokens was read as it was
+            self.bad(f"field 'splits.{name}.documents' is 0, but the split holds {tokens:,} tokens, and tokens come "
+                     f"in documents (each ends with an end-of-text token)")
         if tokens is not None and size is not None:
             text_tokens = tokens - (documents or 0)
             if text_tokens > 2 * size:
