@@ -193,9 +193,11 @@ def _edit_second_row(path: Path, change) -> None:
     (lambda r: r["curve"].update(grad_tokens=[256, 128], grad_norm_input=[1.0, 1.0], grad_norm_head=[1.0, 1.0]),
      "has curve.grad_tokens [256, 128], not token counts >= 0 in training order"),
     (lambda r: r["buckets"]["val"].update(count=[-3, 5]), "has buckets.val.count [-3, 5], not token counts >= 0"),
+    # round 10 (Q16): a loss past exp's range beside a finite ppl ended in an OverflowError as the warning was worded
+    (lambda r: r["eval"]["val"].update(loss=800.0, ppl=1e308), "has eval.val.ppl 1e+308, not exp(eval.val.loss) = inf"),
 ], ids=["eval-loss", "final-loss", "no-tokens", "buckets", "curve", "params-sum", "ppl-not-exp-loss",
         "final-ppl-not-exp-loss", "name-a-path", "fingerprint-version", "commit-a-number", "data-count-as-text",
-        "curve-tokens-negative", "curve-tokens-backwards", "bucket-count-negative"])
+        "curve-tokens-negative", "curve-tokens-backwards", "bucket-count-negative", "loss-past-exp"])
 def test_a_real_row_with_an_impossible_value_is_reported_and_skipped(sweep_copy, change, why):
     from reliability_support import cli
 

@@ -158,6 +158,7 @@ def test_a_damaged_training_summary_is_refused_by_name(capsys, data, sweep_copy,
 
 
 def test_a_damaged_grid_json_is_refused_by_name(capsys, sweep_copy):
+    original = (sweep_copy / "grid.json").read_text()
     _edit(sweep_copy / "grid.json", lambda g: g.update(unigram_entropy="abc"))
     line = fails(capsys, "report", sweep_copy, "--bootstrap", "5")
     assert "is not a sweep's grid.json (field 'unigram_entropy' is 'abc', expected a finite number" in line
@@ -168,6 +169,11 @@ def test_a_damaged_grid_json_is_refused_by_name(capsys, sweep_copy):
     _edit(sweep_copy / "grid.json", lambda g: (g.update(data_fingerprint_version=2), g["runs"][0].update(name="../x")))
     line = fails(capsys, "report", sweep_copy, "--bootstrap", "5")
     assert "(a run of field 'runs' has name '../x', expected a run's folder name)" in line
+    # round 10 (Q28): an empty name turned off the check that a report's rows are of its grid
+    (sweep_copy / "grid.json").write_text(original)
+    _edit(sweep_copy / "grid.json", lambda g: g.update(name=""))
+    line = fails(capsys, "report", sweep_copy, "--bootstrap", "5")
+    assert "(field 'name' is '', expected the grid's name (or null))" in line
 
 
 def test_a_copied_sweep_with_a_damaged_grid_json_names_the_field(capsys, data, sweep_copy, tmp_path):

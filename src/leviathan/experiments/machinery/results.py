@@ -444,10 +444,10 @@ def _impossible(d: dict) -> str | None:
             return f"has eval.{name}.loss from eval.{name}.tokens 0: a loss needs at least one token"
         if _ppl_contradicts((ev or {}).get("loss"), (ev or {}).get("ppl")):
             return (f"has eval.{name}.ppl {_shown(ev['ppl'])}, not exp(eval.{name}.loss) = "
-                    f"{math.exp(ev['loss']):.6g} (fields edited apart)")
+                    f"{_exp_shown(ev['loss'])} (fields edited apart)")
     if _ppl_contradicts(d.get("final_val_loss"), d.get("final_val_ppl")):
         return (f"has final_val_ppl {_shown(d['final_val_ppl'])}, not exp(final_val_loss) = "
-                f"{math.exp(d['final_val_loss']):.6g} (fields edited apart)")
+                f"{_exp_shown(d['final_val_loss'])} (fields edited apart)")
     for name, b in (d.get("buckets") or {}).items():
         lengths = {key: len(b[key]) for key in ("loss", "ppl", "count") if (b or {}).get(key) is not None}
         if len(set(lengths.values())) > 1:
@@ -480,6 +480,12 @@ def _impossible(d: dict) -> str | None:
             return (f"has {key} {_shown(mine)} but its config says {where}: {_shown(configured)} (a row edited or "
                     f"copied under another run's name)")
     return None
+
+
+def _exp_shown(loss: float) -> str:
+    """exp(loss) as a row's perplexity is written: inf past float64's range (round 10, Q16: an edited loss of 800
+    beside a finite ppl ended in an OverflowError traceback as the warning was worded)."""
+    return "inf" if loss >= 700 else f"{math.exp(loss):.6g}"
 
 
 def _ppl_contradicts(loss: Any, ppl: Any) -> bool:
