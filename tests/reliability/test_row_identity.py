@@ -195,9 +195,12 @@ def _edit_second_row(path: Path, change) -> None:
     (lambda r: r["buckets"]["val"].update(count=[-3, 5]), "has buckets.val.count [-3, 5], not token counts >= 0"),
     # round 10 (Q16): a loss past exp's range beside a finite ppl ended in an OverflowError as the warning was worded
     (lambda r: r["eval"]["val"].update(loss=800.0, ppl=1e308), "has eval.val.ppl 1e+308, not exp(eval.val.loss) = inf"),
+    # round 10 (Q17): a curve past the row's tokens was "reaches ... after 1,000,000,000 tokens vs 256"
+    (lambda r: r["curve"]["tokens"].__setitem__(-1, 10**9), "has curve.tokens up to 1000000000 tokens, past the "),
 ], ids=["eval-loss", "final-loss", "no-tokens", "buckets", "curve", "params-sum", "ppl-not-exp-loss",
         "final-ppl-not-exp-loss", "name-a-path", "fingerprint-version", "commit-a-number", "data-count-as-text",
-        "curve-tokens-negative", "curve-tokens-backwards", "bucket-count-negative", "loss-past-exp"])
+        "curve-tokens-negative", "curve-tokens-backwards", "bucket-count-negative", "loss-past-exp",
+        "curve-past-the-row"])
 def test_a_real_row_with_an_impossible_value_is_reported_and_skipped(sweep_copy, change, why):
     from reliability_support import cli
 

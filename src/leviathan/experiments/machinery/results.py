@@ -465,6 +465,9 @@ def _impossible(d: dict) -> str | None:
         if any(v < 0 for v in points) or any(b < a for a, b in zip(points, points[1:])):
             # round 9 (M26): token counts of -5 ended in a TypeError traceback in `analyze efficiency`
             return f"has curve.{xs} {_shown(curve[xs])}, not token counts >= 0 in training order"
+        trained = d.get("tokens")
+        if points and _is_number(trained) and points[-1] > trained:  # round 10 (Q17): shown as reached past the run
+            return f"has curve.{xs} up to {_shown(points[-1])} tokens, past the {_shown(trained)} the row trained"
     params = d.get("params") if isinstance(d.get("params"), dict) else {}
     parts = [params.get(k) for k in ("input", "body", "head")]
     if params.get("total") is not None and all(p is not None for p in parts) and sum(parts) != params["total"]:
