@@ -278,8 +278,10 @@ def apply_overrides(data: dict, overrides: Sequence[str]) -> dict:
             child = node.get(part)
             if child is None:
                 child = node[part] = {}
-            if not isinstance(child, dict):
-                raise ConfigError(f"override {text!r}: '{part}' is a value, not a section")
+            if not isinstance(child, dict):  # round 10 (Q35b): the value, and where it came from, were not named
+                raise ConfigError(f"override {text!r}: '{part}' is the value {child!r:.60}, set by the config file or "
+                                  f"an earlier override, not a section of keys; make it a section there, or drop this "
+                                  f"override")
             node = child
         node[path[-1]] = value
     return data
