@@ -413,6 +413,22 @@ def test_an_override_into_a_value_of_the_config_names_the_value(data, tmp_path):
     assert not (tmp_path / "run").exists()
 
 
+def test_a_grid_whose_experiments_make_no_run_names_them(data, tmp_path):
+    """Round 10 (Q70): ``experiments: {iso_body: {variants: []}}`` was "has no experiments; add iso_body, ..." although
+    it has iso_body; the experiments given are named, and why they make no run."""
+    from test_row_identity import grid_file
+
+    path = grid_file(tmp_path, data)
+    grid = yaml.safe_load(path.read_text())
+    for experiment in grid["experiments"].values():
+        experiment["variants"] = []
+    path.write_text(yaml.safe_dump(grid))
+    line = cli_error(["sweep", "--grid", path, "--out", tmp_path / "out", "--list"])
+    assert f"its experiments ({', '.join(sorted(grid['experiments']))}) make no run (no variants or sizes listed in " \
+           "them); list at least one variant and size in each" in line, line
+    assert not (tmp_path / "out").exists()
+
+
 def test_params_takes_a_preset_as_train_does(capsys):
     """Round 9 (M81): ``params model.preset=cpu-tiny`` was "unknown key 'model.preset' in ModelConfig" (train takes
     it); now the preset is applied, and two different presets are refused."""
