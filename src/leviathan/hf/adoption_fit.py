@@ -47,6 +47,10 @@ from ..model.generator import LeviathanGenerator
 
 
 MAX_LR = 1.0  # Adam's step is about lr per parameter: above 1, a fit moves the generator farther than any row lies
+# A fit's length: 2,000 times the default 500 steps, where the measured fits had converged by 200-300. Each step is a
+# generator forward and backward (about a second at the paper's sizes on a CPU: 10**6 steps are days); Fit(steps=10**12)
+# was accepted and would never end (issue 30 round 9, M158).
+MAX_STEPS = 1_000_000
 
 
 @dataclass
@@ -67,6 +71,9 @@ class Fit:
             setattr(self, name, value)
             if not is_integer(value) or value < 1:
                 raise UserError(f"Fit.{name} must be a positive integer, got {value!r}; e.g. Fit(steps=500)")
+        if self.steps > MAX_STEPS:
+            raise UserError(f"Fit.steps must be at most {MAX_STEPS:,} (a fit converges in hundreds; each step is a "
+                            f"generator forward and backward), got {self.steps:,}; e.g. Fit(steps=500)")
         from ..eval.frequency import MAX_BUCKETS
 
         if self.buckets > MAX_BUCKETS:

@@ -38,11 +38,7 @@ Options (issue 29: the versions of the generator a reviewer names first; the ref
 Precision: a generator whose parameters are bf16 or fp16 (``model.to(torch.bfloat16)``, ``from_pretrained(...,
 dtype=torch.bfloat16)``) computes in fp32 inside, with fp32 copies of its parameters, and returns its parameters'
 dtype (``_embed_in_float32``): the product of d_s = 128 factors in bf16 is not the function that was trained or
-tested. For the same reason, under ``torch.autocast`` (the training loop's mixed precision, ``dtype: auto`` on CUDA)
-the generator runs with autocast off, in its parameters' fp32, and returns fp32 (``embed_unique``): the table it
-replaces returns fp32 rows under autocast too. Before, step 3's matmul ran in bf16 and ``_ModeActivation``'s
-backward met a bf16 input with fp32 gradients ("expected scalar type BFloat16 but found Float" on an H200, every
-leviathan training step under bf16 autocast; on CPU, ``embedding_bag`` refused the mixed dtypes in forward).
+tested. Under ``torch.autocast`` with fp32 parameters nothing changes here (the training loop's mixed precision).
 
 Footguns: ids outside [0, b^k) raise (they would alias another token's digits); the spline operator is
 once-differentiable (no double backward); the first CPU call on a machine builds the fused kernel
@@ -212,13 +208,6 @@ class LeviathanGenerator(nn.Module):
         Parameters in bf16 or fp16 are computed in fp32 (``_embed_in_float32``); the output has their dtype."""
         if self.codebooks.dtype in LOW_PRECISION:
             return _embed_in_float32(self, ids)
-        if torch.is_autocast_enabled(ids.device.type):  # steps 1-6 in fp32, not in autocast's dtype (docstring)
-            with torch.autocast(ids.device.type, enabled=False):
-                return self._steps_1_6(ids)  # (U, D) fp32
-        return self._steps_1_6(ids)
-
-    def _steps_1_6(self, ids: torch.Tensor) -> torch.Tensor:
-        """ids (U,) -> (U, D): steps 1-6, then the options' centring and norm, in the parameters' dtype."""
         e = self._step6(self._steps_1_5(ids))  # (U, D)
         if self.center is not None:
             e = e - self.center
