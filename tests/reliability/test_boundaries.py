@@ -181,6 +181,21 @@ def test_adoptions_fit_refuses_a_bool_rate_and_a_seed_out_of_range(fit, shown):
     assert shown in str(info.value)
 
 
+@pytest.mark.parametrize("frequency", [np.full(300, 1e308), np.r_[np.full(299, 0.5), 1e-300]], ids=["huge", "span"])
+def test_adoptions_fit_refuses_counts_past_64_bits(frequency):
+    """Round 10 (Q127): ``Fit(frequency=np.full(300, 1e308))`` was "train_freq holds negative counts": the counts'
+    cast to int64 wrapped around. Counts (weights in units of the smallest one) summing past 2^62 are named."""
+    from transformers import LlamaConfig, LlamaForCausalLM
+
+    from leviathan.errors import UserError
+    from leviathan.hf import Fit, adopt
+
+    cfg = LlamaConfig(vocab_size=300, hidden_size=32, intermediate_size=64, num_hidden_layers=1, num_attention_heads=2,
+                      num_key_value_heads=2, max_position_embeddings=64)
+    with pytest.raises(UserError, match=r"Fit.frequency's counts sum past 4,611,686,018,427,387,904 \(2\^62"):
+        adopt(LlamaForCausalLM(cfg), seed_dim=8, modes=2, knots=8, rank=4, fit=Fit(frequency=frequency, steps=2))
+
+
 def test_the_generator_itself_refuses_them():
     from leviathan.model.generator import LeviathanGenerator
 
@@ -621,3 +636,37 @@ def test_a_stop_as_a_verb_ends_says_what_it_stopped(finished_run, tmp_path, sig,
     assert proc.stderr.strip().splitlines()[-1] == (
         f"stopped by {name} as `leviathan analyze` was ending, after it had finished: its work is complete (what it "
         f"printed and wrote stands); nothing needs running again")
+
+
+def test_a_sigterm_to_a_demo_training_its_models_at_once_stops_them(data, tmp_path):
+    """Round 10 (Q94b): a SIGTERM sent to the demo's own process (``kill PID``; Ctrl-C reaches the whole process
+    group, a kill does not) while its models trained in worker processes left the workers training and the demo
+    waiting for them, without a word: 70 s later all three were still training. The demo now passes the stop to its
+    workers, which save a checkpoint each, and ends with its stop line."""
+    import os
+    import signal
+    import subprocess
+    import time
+
+    env = {**os.environ, "OMP_NUM_THREADS": "1", "PYTHONPATH": str(Path(__file__).parents[2] / "src")}
+    run = tmp_path / "demo"
+    proc = subprocess.Popen([sys.executable, "-m", "leviathan", "demo", "--data-dir", str(data), "--seq-len", "32",
+                             "--batch-tokens", "64", "--eval-tokens", "64", "--variants", "dense_tied,leviathan",
+                             "--quiet", "--run-dir", str(run), "--steps", "1000000"], env=env, stderr=subprocess.PIPE,
+                            text=True, start_new_session=True)  # its own group: a failure kills it with its workers
+    metrics = [run / variant / "metrics.jsonl" for variant in ("dense_tied", "leviathan")]
+    deadline = time.time() + 300
+    while not all(m.is_file() for m in metrics) and time.time() < deadline:  # both workers have begun training
+        assert proc.poll() is None, proc.stderr.read()
+        time.sleep(0.1)
+    time.sleep(2)
+    proc.send_signal(signal.SIGTERM)  # the demo's process only, not its group
+    try:
+        status = proc.wait(timeout=120)
+    except subprocess.TimeoutExpired:
+        os.killpg(proc.pid, signal.SIGKILL)
+        raise AssertionError("the demo did not stop within 120 s of its SIGTERM") from None
+    err = proc.stderr.read()
+    assert status == 128 + signal.SIGTERM and "Traceback" not in err, err
+    assert "stopped by SIGTERM before `leviathan demo` finished" in err
+    assert all(list((m.parent / "checkpoints").glob("step-*")) for m in metrics)  # each saved where it stopped
