@@ -185,6 +185,8 @@ class RunConfig:
                      "max_steps", "max_tokens", "eval_tokens", "eval_batch_size", "keep_last"):
             value = as_int(getattr(self, name))  # built in Python: max_steps="4" was a TypeError in a comparison
             require(value is None or is_integer(value), f"{name} must be an integer, got {value!r}")  # (round 9, M134)
+            require(value is None or -2**63 <= value < 2**63, f"{name}: {value} does not fit in 64 bits (integers of "
+                    f"a config lie in [-2^63, 2^63)); write the number meant")  # as a config file's (round 10, Q118)
             setattr(self, name, value)
         for name in ("batch_tokens", "micro_batch_size", "log_interval"):
             value = getattr(self, name)

@@ -573,6 +573,17 @@ def test_a_bootstrap_no_time_holds_is_refused_in_the_python_api_and_a_huge_size_
     assert "hidden_size 1,000,000,000" in str(info.value)
 
 
+def test_a_run_config_built_in_python_holds_its_integers_to_64_bits():
+    """Round 10 (Q118): ``RunConfig(max_steps=2**64)`` was taken, where a config file's ``max_steps`` past 64 bits is
+    refused (round 6: a run that trains toward a step it never reaches)."""
+    from leviathan.run_config import RunConfig
+
+    with pytest.raises(ConfigError, match=r"max_steps: 18446744073709551616 does not fit in 64 bits"):
+        RunConfig(max_steps=2**64)
+    with pytest.raises(ConfigError, match=r"eval_tokens: 9223372036854775808 does not fit in 64 bits"):
+        RunConfig(max_steps=4, eval_tokens=2**63)
+
+
 def test_the_python_api_names_a_misused_argument_in_round_9(data, tmp_path):
     """Round 9 (M131, M132, M134, M136-M138, M140, M143, M133): ``train("x", DIR)``, ``generator([1, 2])``,
     ``CausalLM(...)([[1, 2]])`` and ``flops_per_token(None)`` ended in AttributeErrors; ``prepare(123, OUT)``,
