@@ -100,12 +100,27 @@ def _importing(frame) -> bool:
 def _run_verb(module, args, verb: str) -> int:
     """``module.run(args)`` with SIGTERM (and SIGHUP: ``stop_signals``) turned into ``Stopped`` (main thread only),
     reported in one line."""
+    return _stoppable(verb, lambda: module.run(args))
+
+
+def _start_verb(module_name: str, help_text: str, verb: str, rest: list[str]) -> int:
+    """Import the verb's module, parse its arguments and run it: all inside ``_stoppable``. The stop handlers were
+    set only once the module was imported, and ``leviathan bench``'s import (torch) takes seconds: a SIGTERM then
+    killed it without a word, exit 143 (issue 30 round 10, Q132)."""
+    module = importlib.import_module(module_name)
+    parser = argparse.ArgumentParser(prog=f"leviathan {verb}", description=help_text)
+    module.add_arguments(parser)
+    return module.run(_parse(parser, rest))
+
+
+def _stoppable(verb: str, call) -> int:
+    """``call()``'s status with the stop signals turned into ``Stopped`` and reported in one line."""
     from .stop_signals import stop_signals
 
     main_thread = threading.current_thread() is threading.main_thread()
     previous = {sig: signal.signal(sig, _stop) for sig in stop_signals()} if main_thread else {}
     try:
-        return int(module.run(args) or 0)
+        return int(call() or 0)
     except Stopped as e:
         print(_stopped_line(signal.Signals(e.signum).name, verb), file=sys.stderr)
         return 128 + e.signum
@@ -140,11 +155,7 @@ def main(argv: list[str] | None = None) -> int:
         return 0
     verb, rest = argv[0], argv[1:]
     module_name, help_text = VERBS[verb]
-    module = importlib.import_module(module_name)
-    parser = argparse.ArgumentParser(prog=f"leviathan {verb}", description=help_text)
-    module.add_arguments(parser)
-    args = _parse(parser, rest)
-    status = one_line_errors(lambda: _run_verb(module, args, verb))
+    status = one_line_errors(lambda: _stoppable(verb, lambda: _start_verb(module_name, help_text, verb, rest)))
     if as_program:
         _say_late_stops(verb)
     return status

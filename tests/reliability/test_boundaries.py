@@ -681,3 +681,32 @@ def test_a_sigterm_to_a_demo_training_its_models_at_once_stops_them(data, tmp_pa
     assert status == 128 + signal.SIGTERM and "Traceback" not in err, err
     assert "stopped by SIGTERM before `leviathan demo` finished" in err
     assert all(list((m.parent / "checkpoints").glob("step-*")) for m in metrics)  # each saved where it stopped
+
+
+SLOW_VERB = r"""
+import sys
+sys.path.insert(0, sys.argv[1])
+from leviathan import cli
+cli.VERBS["slow"] = ("r10_slow_verb", "a verb whose module takes a while to import, as bench's does (torch)")
+sys.argv = ["leviathan", "slow"]
+sys.exit(cli.main())
+"""
+
+
+def test_a_stop_while_the_verbs_module_is_imported_says_what_it_stopped(tmp_path):
+    """Round 10 (Q132): the stop handlers were set only once the verb's module was imported, and `leviathan bench`
+    imports torch with it (seconds): a SIGTERM 2 s or 4 s in killed it without a word, exit 143. The module's import
+    and the parsing of its arguments now run inside the handling."""
+    import os
+    import signal
+    import subprocess
+
+    (tmp_path / "r10_slow_verb.py").write_text(
+        "import os, signal, time\nos.kill(os.getpid(), signal.SIGTERM)  # while this module is imported\n"
+        "time.sleep(0.5)\n\ndef add_arguments(parser):\n    pass\n\ndef run(args):\n    time.sleep(30)\n    return 0\n")
+    env = {**os.environ, "OMP_NUM_THREADS": "1", "PYTHONPATH": str(Path(__file__).parents[2] / "src")}
+    proc = subprocess.run([sys.executable, "-c", SLOW_VERB, str(tmp_path)], env=env, capture_output=True, text=True,
+                          timeout=60)
+    assert proc.returncode == 128 + signal.SIGTERM and "Traceback" not in proc.stderr, proc.stderr
+    assert proc.stderr.strip() == ("stopped by SIGTERM before `leviathan slow` finished: its temporary files are "
+                                   "removed and nothing half-written is taken as valid; run the same command again")
