@@ -4,9 +4,10 @@
 
 A results.jsonl given as ``train --config`` was "not valid YAML (expected '<document start>', but found '{' ...);
 correct it where named" (issue 30 round 9, M116): true, but the fix is another file, not an edit. A file of JSON
-lines, or one that is not text (a checkpoint's weights, a token file, an array), is named for what it is, and the
-reader says what it expects instead. A file of one JSON object is left to the reader: JSON is YAML, and a config may be
-written in it (its keys are then checked like any other).
+lines, or one that is not text (a checkpoint's weights, a token file, an array), or a JSON file leviathan writes (a
+sweep's grid.json was "unknown key 'path' in RunConfig; did you mean 'data.path'?", round 10 Q149) is named for what
+it is, and the reader says what it expects instead. Any other JSON object is left to the reader: JSON is YAML, and a
+config may be written in it (its keys are then checked like any other).
 """
 
 from __future__ import annotations
@@ -21,6 +22,15 @@ _JSON_LINES = (  # (keys every object of the file has, what the file then is)
 )
 
 
+_JSON_FILES = (  # (keys a JSON object has, what the file then is): the JSON files leviathan writes
+    ({"base_overrides", "eval_options", "runs"}, "is a sweep's grid.json (the record of a grid it ran)"),
+    ({"format", "step", "loader", "rng"}, "is a checkpoint's state.json"),
+    ({"splits", "vocab_size", "eot_id"}, "is a prepared data folder's meta.json"),
+    ({"run", "definitions", "probes"}, "is an embeddings record (leviathan analyze embeddings)"),
+    ({"format", "verb", "files"}, "is a verb's ownership marker (leviathan_output.json)"),
+)
+
+
 def not_settings(data: bytes) -> str | None:
     """What a file holding ``data`` is ("is a PNG image", "holds results rows ...") when it is plainly not YAML
     settings; None when it may be settings."""
@@ -29,7 +39,20 @@ def not_settings(data: bytes) -> str | None:
     kind = binary_kind(data[:8192])
     if kind is not None:
         return "is " + kind + (" (PyTorch saves its .pt files as one)" if kind == "a zip archive" else "")
-    return _json_lines(data)
+    return _json_lines(data) or _json_file(data)
+
+
+def _json_file(data: bytes) -> str | None:
+    """What a JSON object leviathan writes is (a config may be written in JSON: only these layouts are named)."""
+    try:
+        value = json.loads(data)
+    except ValueError:
+        return None
+    if isinstance(value, dict):
+        for keys, what in _JSON_FILES:
+            if keys <= set(value):
+                return what
+    return None
 
 
 def _json_lines(data: bytes) -> str | None:

@@ -517,6 +517,9 @@ def test_a_data_or_sweep_folder_given_as_the_checkpoint_is_named_for_what_it_is(
     ("metrics.jsonl", "holds training metrics, one JSON object a line (a run's metrics.jsonl)"),
     ("checkpoints/step-00000004/model.safetensors", "is a safetensors file (a model's weights)"),
     ("checkpoints/step-00000004/optimizer.pt", "is a zip archive (PyTorch saves its .pt files as one)"),
+    # round 10 (Q149): a JSON file leviathan writes ("unknown key 'path' in RunConfig; did you mean 'data.path'?")
+    ("checkpoints/step-00000004/state.json", "is a checkpoint's state.json"),
+    ("leviathan_output.json", "is a verb's ownership marker (leviathan_output.json)"),
 ])
 def test_a_file_that_is_not_settings_given_as_the_config_is_named_for_what_it_is(capsys, finished_run, tmp_path,
                                                                                  name, what):
@@ -536,3 +539,11 @@ def test_a_file_that_is_not_settings_given_as_the_config_is_named_for_what_it_is
                f"config, such as `--config tiny` or a run folder's config.yaml; for sweep a grid file)" in line
     assert not (tmp_path / "run").exists() and not (tmp_path / "sweep").exists()
     assert tree_hashes(finished_run) == before
+
+
+def test_analyze_frequency_refuses_the_options_it_reads_only_with_runs(capsys, finished_run, tmp_path):
+    """Round 10 (Q154): ``analyze frequency SWEEP --data RUN_FOLDER`` printed the rows' buckets, exit 0: --data (and
+    --seq-len, --max-tokens) are read only with --runs, and were ignored without a word."""
+    line = fails(capsys, "analyze", "frequency", tmp_path, "--data", finished_run, "--max-tokens", "64")
+    assert "--data, --max-tokens are read only with --runs (they say how to evaluate checkpoints now); without " \
+           "--runs the rows' own bucket losses are shown: drop them, or pass --runs RUN_DIR ..." in line
