@@ -547,3 +547,15 @@ def test_analyze_frequency_refuses_the_options_it_reads_only_with_runs(capsys, f
     line = fails(capsys, "analyze", "frequency", tmp_path, "--data", finished_run, "--max-tokens", "64")
     assert "--data, --max-tokens are read only with --runs (they say how to evaluate checkpoints now); without " \
            "--runs the rows' own bucket losses are shown: drop them, or pass --runs RUN_DIR ..." in line
+
+
+def test_a_run_folder_or_a_meta_json_given_as_data_is_named_for_what_it_is(capsys, data, finished_run, tmp_path):
+    """Round 10 (Q141, Q157): a run folder as ``data.path`` was "has no meta.json; prepare the data first", and the
+    data folder's meta.json as ``--data`` "is not a prepared data folder (no meta.json)"."""
+    overrides = [o for o in run_overrides(data) if not o.startswith("data.path=")]
+    line = fails(capsys, "train", *overrides, f"data.path={finished_run}", "--run-dir", tmp_path / "run")
+    assert f"data.path '{finished_run}' is a run folder (checkpoints/, as `leviathan train` writes), not prepared " \
+           f"data; pass the data folder it trained on (data.path in its config.yaml)" in line
+    line = fails(capsys, "eval", finished_run, "--data", data / "meta.json", "--max-tokens", "64")
+    assert f"'{data / 'meta.json'}' is a file, not a folder; pass its folder ('{data}')" in line
+    assert not (tmp_path / "run").exists()
