@@ -710,3 +710,16 @@ def test_a_stop_while_the_verbs_module_is_imported_says_what_it_stopped(tmp_path
     assert proc.returncode == 128 + signal.SIGTERM and "Traceback" not in proc.stderr, proc.stderr
     assert proc.stderr.strip() == ("stopped by SIGTERM before `leviathan slow` finished: its temporary files are "
                                    "removed and nothing half-written is taken as valid; run the same command again")
+
+
+def test_a_top_p_below_float32s_range_keeps_the_likeliest_token(finished_run):
+    """Round 10 (Q166): ``generate --top-p 1e-300`` ended in a RuntimeError traceback from torch.multinomial: the
+    threshold compared as 0 in float32 and dropped every token, the first too. The likeliest token is always kept."""
+    from leviathan.generation import sample_next_token
+    from reliability_support import cli
+
+    logits = torch.tensor([[0.5, 3.0, -1.0, 2.0]])
+    for _ in range(5):
+        assert sample_next_token(logits, temperature=1.0, top_p=1e-300).tolist() == [1]
+    proc = cli(["generate", finished_run, "--prompt", "hi", "--top-p", "1e-300", "--max-new-tokens", "3"])
+    assert proc.returncode == 0 and "Traceback" not in proc.stderr, proc.stderr
