@@ -463,3 +463,14 @@ def test_a_model_that_reaches_the_baseline_at_zero_tokens_is_said_in_words(sweep
     proc = cli(["analyze", "efficiency", sweep_copy])
     assert proc.returncode == 0 and "Traceback" not in proc.stderr, proc.stderr
     assert "before any training (at 0 tokens)" in proc.stdout or "does not reach" in proc.stdout, proc.stdout
+
+
+def test_a_report_on_an_eval_set_no_row_holds_is_refused(sweep_copy, tmp_path):
+    """Round 10 (Q170): ``report --eval-set ''`` (or a name no row was evaluated on) wrote a report of empty tables,
+    exit 0; the sets the rows hold are named."""
+    from reliability_support import cli_error
+
+    line = cli_error(["report", sweep_copy, "--out", tmp_path / "rep", "--eval-set", "nosuch"])
+    assert f"--eval-set 'nosuch': no row of {sweep_copy} was evaluated on it (the rows hold: val); pass one of " \
+           f"those" in line
+    assert not (tmp_path / "rep").exists()
