@@ -13,6 +13,7 @@ what it stopped and exit status 143, after the verb's cleanup ran (temporary fol
 from __future__ import annotations
 
 import argparse
+import contextlib
 import importlib
 import os
 import signal
@@ -100,12 +101,27 @@ def _importing(frame) -> bool:
 def _run_verb(module, args, verb: str) -> int:
     """``module.run(args)`` with SIGTERM (and SIGHUP: ``stop_signals``) turned into ``Stopped`` (main thread only),
     reported in one line."""
+    return _stoppable(verb, lambda: module.run(args))
+
+
+def _start_verb(module_name: str, help_text: str, verb: str, rest: list[str]) -> int:
+    """Import the verb's module, parse its arguments and run it: all inside ``_stoppable``. The stop handlers were
+    set only once the module was imported, and ``leviathan bench``'s import (torch) takes seconds: a SIGTERM then
+    killed it without a word, exit 143 (issue 30 round 10, Q132)."""
+    module = importlib.import_module(module_name)
+    parser = argparse.ArgumentParser(prog=f"leviathan {verb}", description=help_text)
+    module.add_arguments(parser)
+    return module.run(_parse(parser, rest))
+
+
+def _stoppable(verb: str, call) -> int:
+    """``call()``'s status with the stop signals turned into ``Stopped`` and reported in one line."""
     from .stop_signals import stop_signals
 
     main_thread = threading.current_thread() is threading.main_thread()
     previous = {sig: signal.signal(sig, _stop) for sig in stop_signals()} if main_thread else {}
     try:
-        return int(module.run(args) or 0)
+        return int(call() or 0)
     except Stopped as e:
         print(_stopped_line(signal.Signals(e.signum).name, verb), file=sys.stderr)
         return 128 + e.signum
@@ -125,6 +141,7 @@ def _stopped_line(name: str, verb: str) -> str:
 
 
 def main(argv: list[str] | None = None) -> int:
+    as_program = argv is None
     argv = list(sys.argv[1:] if argv is None else argv)
     if not argv:  # no verb is a usage error, as for any command missing its argument: the help on stderr, status 2
         print(build_parser().format_help().rstrip(), file=sys.stderr)
@@ -139,12 +156,31 @@ def main(argv: list[str] | None = None) -> int:
         return 0
     verb, rest = argv[0], argv[1:]
     module_name, help_text = VERBS[verb]
-    module = importlib.import_module(module_name)
-    parser = argparse.ArgumentParser(prog=f"leviathan {verb}", description=help_text)
-    module.add_arguments(parser)
-    args = _parse(parser, rest)
     with one_line_warnings():  # a library's warning is one line too (issue 30 round 10, P101)
-        return one_line_errors(lambda: _run_verb(module, args, verb))
+        status = one_line_errors(lambda: _stoppable(verb, lambda: _start_verb(module_name, help_text, verb, rest)))
+    if as_program:
+        _say_late_stops(verb)
+    return status
+
+
+def _say_late_stops(verb: str) -> None:
+    """Once the verb has returned, a stop (SIGTERM, SIGHUP, Ctrl-C) that arrives while the process ends (torch's
+    teardown takes a moment) says so in one line and ends the process with the stop's status: it killed the process
+    without a word, exit 143 (issue 30 round 9, M114: a SIGTERM as `analyze embeddings` finished). The verb's work is
+    complete by then. Only in the program itself (``main()`` reading ``sys.argv``), never in a caller's process."""
+    from .stop_signals import stop_signals
+
+    def late(signum, frame):
+        name = "Ctrl-C (SIGINT)" if signum == signal.SIGINT else signal.Signals(signum).name
+        with contextlib.suppress(Exception):
+            sys.stdout.flush()
+        print(f"stopped by {name} as `leviathan {verb}` was ending, after it had finished: its work is complete "
+              f"(what it printed and wrote stands); nothing needs running again", file=sys.stderr, flush=True)
+        os._exit(128 + signum)
+
+    if threading.current_thread() is threading.main_thread():
+        for sig in (*stop_signals(), signal.SIGINT):
+            signal.signal(sig, late)
 
 
 def one_line_errors(call) -> int:

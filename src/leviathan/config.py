@@ -29,6 +29,7 @@ import yaml
 from .codec import encode
 from .errors import ConfigError, UserError, missing
 from .io import atomic_write_text
+from .settings_kind import not_settings
 from .strict_yaml import AmbiguousNumberError, DuplicateKeyError, TooDeepError, load_strict, parse as parse_yaml
 
 T = TypeVar("T")
@@ -277,8 +278,10 @@ def apply_overrides(data: dict, overrides: Sequence[str]) -> dict:
             child = node.get(part)
             if child is None:
                 child = node[part] = {}
-            if not isinstance(child, dict):
-                raise ConfigError(f"override {text!r}: '{part}' is a value, not a section")
+            if not isinstance(child, dict):  # round 10 (Q35b): the value, and where it came from, were not named
+                raise ConfigError(f"override {text!r}: '{part}' is the value {child!r:.60}, set by the config file or "
+                                  f"an earlier override, not a section of keys; make it a section there, or drop this "
+                                  f"override")
             node = child
         node[path[-1]] = value
     return data
@@ -290,8 +293,14 @@ def load_yaml(path: str | os.PathLike) -> dict:
     path = Path(path)
     if not path.is_file():
         raise ConfigError(f"config file {str(path)!r} {missing(path)}; pass the path of a YAML file")
+    data = path.read_bytes()
+    other = not_settings(data)  # a results.jsonl, a checkpoint's weights, ... (issue 30 round 9, M116)
+    if other is not None:
+        raise ConfigError(f"config file {str(path)!r} {other}, not YAML settings; pass a YAML file of settings "
+                          f"(for train a run config, such as `--config tiny` or a run folder's config.yaml; for sweep "
+                          f"a grid file)")
     try:
-        text = path.read_text(encoding="utf-8")
+        text = data.decode("utf-8")
     except UnicodeDecodeError as e:
         raise ConfigError(f"config file {str(path)!r} is not UTF-8 text ({e.reason} at byte {e.start}); pass a YAML "
                           f"file") from None

@@ -38,6 +38,7 @@ def sample_next_token(logits: torch.Tensor, temperature: float = 1.0, top_k: int
         probs = sorted_logits.softmax(dim=-1)
         # drop a token when the tokens ranked above it already hold top_p of the mass (the first is always kept)
         drop = (probs.cumsum(dim=-1) - probs) >= top_p
+        drop[..., 0] = False  # a top_p below float32's range (1e-300) compared as 0 and dropped it too: NaN (round 10)
         sorted_logits = sorted_logits.masked_fill(drop, float("-inf"))
         logits = torch.full_like(logits, float("-inf")).scatter(-1, order, sorted_logits)
     probs = logits.softmax(dim=-1)

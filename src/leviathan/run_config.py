@@ -32,7 +32,7 @@ from typing import Any, Literal, Optional, Sequence
 
 from .config import ConfigError, apply_overrides, from_dict, load_yaml, require
 from .configs import find_train_config
-from .data.meta import PreparedMeta, find_meta
+from .data.meta import PreparedMeta, find_meta, not_prepared
 from .devices import device_problem
 from .model.config import ModelConfig
 from .presets import preset_dict
@@ -185,6 +185,8 @@ class RunConfig:
                      "max_steps", "max_tokens", "eval_tokens", "eval_batch_size", "keep_last"):
             value = as_int(getattr(self, name))  # built in Python: max_steps="4" was a TypeError in a comparison
             require(value is None or is_integer(value), f"{name} must be an integer, got {value!r}")  # (round 9, M134)
+            require(value is None or -2**63 <= value < 2**63, f"{name}: {value} does not fit in 64 bits (integers of "
+                    f"a config lie in [-2^63, 2^63)); write the number meant")  # as a config file's (round 10, Q118)
             setattr(self, name, value)
         for name in ("batch_tokens", "micro_batch_size", "log_interval"):
             value = getattr(self, name)
@@ -296,6 +298,8 @@ def build_run_config(raw: dict, check_data: bool = True) -> RunConfig:
     if model.get("vocab_size") is None:
         if meta is None:  # any other mistake of the config first (an unknown key is the likelier cause): vocab 1 fits all
             from_dict(RunConfig, {**raw, "model": {**model, "vocab_size": 1}, "data": data})
+            if data_path.exists() and not_prepared(data_path) != "is not a prepared data folder (no meta.json)":
+                raise ConfigError(f"data.path {str(data_path)!r} {not_prepared(data_path)}")  # round 10 (Q141)
             raise ConfigError(
                 f"model.vocab_size is null, which means 'take it from the data', but {str(data_path)!r} has no "
                 f"meta.json; prepare the data first (leviathan prepare) or set model.vocab_size")

@@ -510,3 +510,52 @@ def test_a_data_or_sweep_folder_given_as_the_checkpoint_is_named_for_what_it_is(
     runs = sweep / "runs" / "NAME"
     assert f"it is a sweep folder (results.jsonl, grid.json): pass one of its runs ('{runs}')" in line
     assert not (tmp_path / "hf").exists()
+
+
+@pytest.mark.parametrize("name, what", [
+    ("results.jsonl", "holds results rows, one JSON object a line (a sweep's results.jsonl)"),
+    ("metrics.jsonl", "holds training metrics, one JSON object a line (a run's metrics.jsonl)"),
+    ("checkpoints/step-00000004/model.safetensors", "is a safetensors file (a model's weights)"),
+    ("checkpoints/step-00000004/optimizer.pt", "is a zip archive (PyTorch saves its .pt files as one)"),
+    # round 10 (Q149): a JSON file leviathan writes ("unknown key 'path' in RunConfig; did you mean 'data.path'?")
+    ("checkpoints/step-00000004/state.json", "is a checkpoint's state.json"),
+    ("leviathan_output.json", "is a verb's ownership marker (leviathan_output.json)"),
+])
+def test_a_file_that_is_not_settings_given_as_the_config_is_named_for_what_it_is(capsys, finished_run, tmp_path,
+                                                                                 name, what):
+    """Round 9 (M116): ``train --config results.jsonl`` said "not valid YAML (expected '<document start>' ...);
+    correct it where named", and a checkpoint's weights "not UTF-8 text": the file is named for what it is, and the
+    line says what --config takes. A results.jsonl is a sweep's; a run folder's metrics.jsonl has the same form."""
+    path = finished_run / name
+    if name == "results.jsonl":  # two rows, as a sweep of two runs writes them (the second torn: still results)
+        row = {"name": "a-leviathan-s0", "variant": "leviathan", "seed": 0, "params": {"total": 1}, "eval": {}}
+        path = tmp_path / name
+        path.write_text(json.dumps(row) + "\n" + json.dumps(row) + "\n" + json.dumps(row)[:20])
+    before = tree_hashes(finished_run)
+    for verb in (["train", "--config", path, "--run-dir", tmp_path / "run"], ["sweep", "--grid", path, "--out",
+                                                                            tmp_path / "sweep"]):
+        line = fails(capsys, *verb)
+        assert f"config file '{path}' {what}, not YAML settings; pass a YAML file of settings (for train a run " \
+               f"config, such as `--config tiny` or a run folder's config.yaml; for sweep a grid file)" in line
+    assert not (tmp_path / "run").exists() and not (tmp_path / "sweep").exists()
+    assert tree_hashes(finished_run) == before
+
+
+def test_analyze_frequency_refuses_the_options_it_reads_only_with_runs(capsys, finished_run, tmp_path):
+    """Round 10 (Q154): ``analyze frequency SWEEP --data RUN_FOLDER`` printed the rows' buckets, exit 0: --data (and
+    --seq-len, --max-tokens) are read only with --runs, and were ignored without a word."""
+    line = fails(capsys, "analyze", "frequency", tmp_path, "--data", finished_run, "--max-tokens", "64")
+    assert "--data, --max-tokens are read only with --runs (they say how to evaluate checkpoints now); without " \
+           "--runs the rows' own bucket losses are shown: drop them, or pass --runs RUN_DIR ..." in line
+
+
+def test_a_run_folder_or_a_meta_json_given_as_data_is_named_for_what_it_is(capsys, data, finished_run, tmp_path):
+    """Round 10 (Q141, Q157): a run folder as ``data.path`` was "has no meta.json; prepare the data first", and the
+    data folder's meta.json as ``--data`` "is not a prepared data folder (no meta.json)"."""
+    overrides = [o for o in run_overrides(data) if not o.startswith("data.path=")]
+    line = fails(capsys, "train", *overrides, f"data.path={finished_run}", "--run-dir", tmp_path / "run")
+    assert f"data.path '{finished_run}' is a run folder (checkpoints/, as `leviathan train` writes), not prepared " \
+           f"data; pass the data folder it trained on (data.path in its config.yaml)" in line
+    line = fails(capsys, "eval", finished_run, "--data", data / "meta.json", "--max-tokens", "64")
+    assert f"'{data / 'meta.json'}' is a file, not a folder; pass its folder ('{data}')" in line
+    assert not (tmp_path / "run").exists()

@@ -167,7 +167,9 @@ def test_adoption_refuses_settings_that_would_make_a_nan_model(settings, shown):
     (dict(seed=-1), "Fit.seed: a seed must be an integer in [0, 4294967295]"),
     (dict(seed=2.5), "Fit.seed: a seed must be an integer"),
     (dict(lr=1e30), "Fit.lr must be a number in (0, 1] (Adam's peak rate; default 3e-3), got 1e+30"),  # round 7, B106
-], ids=["lr-bool", "seed-negative", "seed-fraction", "lr-huge"])
+    (dict(steps=10**12), "Fit.steps must be at most 1,000,000 (a fit converges in hundreds; each step is a generator "
+                         "forward and backward), got 1,000,000,000,000; e.g. Fit(steps=500)"),  # round 9, M158
+], ids=["lr-bool", "seed-negative", "seed-fraction", "lr-huge", "steps-never-ending"])
 def test_adoptions_fit_refuses_a_bool_rate_and_a_seed_out_of_range(fit, shown):
     """Round 5: Fit(lr=True) fitted at rate 1.0 and Fit(seed=-1) was used as it was; the seed range is that of every
     other seed (``leviathan.seeds``)."""
@@ -177,6 +179,21 @@ def test_adoptions_fit_refuses_a_bool_rate_and_a_seed_out_of_range(fit, shown):
     with pytest.raises(UserError) as info:
         Fit(**fit)
     assert shown in str(info.value)
+
+
+@pytest.mark.parametrize("frequency", [np.full(300, 1e308), np.r_[np.full(299, 0.5), 1e-300]], ids=["huge", "span"])
+def test_adoptions_fit_refuses_counts_past_64_bits(frequency):
+    """Round 10 (Q127): ``Fit(frequency=np.full(300, 1e308))`` was "train_freq holds negative counts": the counts'
+    cast to int64 wrapped around. Counts (weights in units of the smallest one) summing past 2^62 are named."""
+    from transformers import LlamaConfig, LlamaForCausalLM
+
+    from leviathan.errors import UserError
+    from leviathan.hf import Fit, adopt
+
+    cfg = LlamaConfig(vocab_size=300, hidden_size=32, intermediate_size=64, num_hidden_layers=1, num_attention_heads=2,
+                      num_key_value_heads=2, max_position_embeddings=64)
+    with pytest.raises(UserError, match=r"Fit.frequency's counts sum past 4,611,686,018,427,387,904 \(2\^62"):
+        adopt(LlamaForCausalLM(cfg), seed_dim=8, modes=2, knots=8, rank=4, fit=Fit(frequency=frequency, steps=2))
 
 
 def test_the_generator_itself_refuses_them():
@@ -556,6 +573,17 @@ def test_a_bootstrap_no_time_holds_is_refused_in_the_python_api_and_a_huge_size_
     assert "hidden_size 1,000,000,000" in str(info.value)
 
 
+def test_a_run_config_built_in_python_holds_its_integers_to_64_bits():
+    """Round 10 (Q118): ``RunConfig(max_steps=2**64)`` was taken, where a config file's ``max_steps`` past 64 bits is
+    refused (round 6: a run that trains toward a step it never reaches)."""
+    from leviathan.run_config import RunConfig
+
+    with pytest.raises(ConfigError, match=r"max_steps: 18446744073709551616 does not fit in 64 bits"):
+        RunConfig(max_steps=2**64)
+    with pytest.raises(ConfigError, match=r"eval_tokens: 9223372036854775808 does not fit in 64 bits"):
+        RunConfig(max_steps=4, eval_tokens=2**63)
+
+
 def test_the_python_api_names_a_misused_argument_in_round_9(data, tmp_path):
     """Round 9 (M131, M132, M134, M136-M138, M140, M143, M133): ``train("x", DIR)``, ``generator([1, 2])``,
     ``CausalLM(...)([[1, 2]])`` and ``flops_per_token(None)`` ended in AttributeErrors; ``prepare(123, OUT)``,
@@ -590,3 +618,108 @@ def test_the_python_api_names_a_misused_argument_in_round_9(data, tmp_path):
     with pytest.raises(ConfigError, match="set exactly one of max_steps and max_tokens"):  # the config's own problem
         load_run_config(None, None)
     assert not (tmp_path / "run").exists() and not (tmp_path / "d").exists()
+
+
+LATE_STOP = r"""
+import atexit, os, signal, sys
+stop = getattr(signal, sys.argv[1])
+atexit.register(lambda: os.kill(os.getpid(), stop))  # as the process ends, after the verb
+sys.argv = ["leviathan", *sys.argv[2:]]
+from leviathan.cli import main
+sys.exit(main())
+"""
+
+
+@pytest.mark.parametrize("sig, status, name", [("SIGTERM", 143, "SIGTERM"), ("SIGINT", 130, "Ctrl-C (SIGINT)")])
+def test_a_stop_as_a_verb_ends_says_what_it_stopped(finished_run, tmp_path, sig, status, name):
+    """Round 9 (M114): a SIGTERM that came as `analyze embeddings` ended (its records written, its lines printed)
+    killed the process without a word, exit 143: the verb had restored the default handlers. A stop after the verb
+    has returned now says so in one line, and that its work is complete."""
+    import os
+    import subprocess
+
+    env = {**os.environ, "OMP_NUM_THREADS": "1", "PYTHONPATH": str(Path(__file__).parents[2] / "src")}
+    record = tmp_path / "record.json"
+    proc = subprocess.run([sys.executable, "-c", LATE_STOP, sig, "analyze", "embeddings", str(finished_run), "--out",
+                           str(record)], env=env, capture_output=True, text=True, timeout=300)
+    assert proc.returncode == status, proc.stderr
+    assert "Traceback" not in proc.stderr and record.is_file() and f"wrote {record}" in proc.stderr
+    assert proc.stderr.strip().splitlines()[-1] == (
+        f"stopped by {name} as `leviathan analyze` was ending, after it had finished: its work is complete (what it "
+        f"printed and wrote stands); nothing needs running again")
+
+
+def test_a_sigterm_to_a_demo_training_its_models_at_once_stops_them(data, tmp_path):
+    """Round 10 (Q94b): a SIGTERM sent to the demo's own process (``kill PID``; Ctrl-C reaches the whole process
+    group, a kill does not) while its models trained in worker processes left the workers training and the demo
+    waiting for them, without a word: 70 s later all three were still training. The demo now passes the stop to its
+    workers, which save a checkpoint each, and ends with its stop line."""
+    import os
+    import signal
+    import subprocess
+    import time
+
+    env = {**os.environ, "OMP_NUM_THREADS": "1", "PYTHONPATH": str(Path(__file__).parents[2] / "src")}
+    run = tmp_path / "demo"
+    proc = subprocess.Popen([sys.executable, "-m", "leviathan", "demo", "--data-dir", str(data), "--seq-len", "32",
+                             "--batch-tokens", "64", "--eval-tokens", "64", "--variants", "dense_tied,leviathan",
+                             "--quiet", "--run-dir", str(run), "--steps", "1000000"], env=env, stderr=subprocess.PIPE,
+                            text=True, start_new_session=True)  # its own group: a failure kills it with its workers
+    metrics = [run / variant / "metrics.jsonl" for variant in ("dense_tied", "leviathan")]
+    deadline = time.time() + 300
+    while not all(m.is_file() for m in metrics) and time.time() < deadline:  # both workers have begun training
+        assert proc.poll() is None, proc.stderr.read()
+        time.sleep(0.1)
+    time.sleep(2)
+    proc.send_signal(signal.SIGTERM)  # the demo's process only, not its group
+    try:
+        status = proc.wait(timeout=120)
+    except subprocess.TimeoutExpired:
+        os.killpg(proc.pid, signal.SIGKILL)
+        raise AssertionError("the demo did not stop within 120 s of its SIGTERM") from None
+    err = proc.stderr.read()
+    assert status == 128 + signal.SIGTERM and "Traceback" not in err, err
+    assert "stopped by SIGTERM before `leviathan demo` finished" in err
+    assert all(list((m.parent / "checkpoints").glob("step-*")) for m in metrics)  # each saved where it stopped
+
+
+SLOW_VERB = r"""
+import sys
+sys.path.insert(0, sys.argv[1])
+from leviathan import cli
+cli.VERBS["slow"] = ("r10_slow_verb", "a verb whose module takes a while to import, as bench's does (torch)")
+sys.argv = ["leviathan", "slow"]
+sys.exit(cli.main())
+"""
+
+
+def test_a_stop_while_the_verbs_module_is_imported_says_what_it_stopped(tmp_path):
+    """Round 10 (Q132): the stop handlers were set only once the verb's module was imported, and `leviathan bench`
+    imports torch with it (seconds): a SIGTERM 2 s or 4 s in killed it without a word, exit 143. The module's import
+    and the parsing of its arguments now run inside the handling."""
+    import os
+    import signal
+    import subprocess
+
+    (tmp_path / "r10_slow_verb.py").write_text(
+        "import os, signal, time\nos.kill(os.getpid(), signal.SIGTERM)  # while this module is imported\n"
+        "time.sleep(0.5)\n\ndef add_arguments(parser):\n    pass\n\ndef run(args):\n    time.sleep(30)\n    return 0\n")
+    env = {**os.environ, "OMP_NUM_THREADS": "1", "PYTHONPATH": str(Path(__file__).parents[2] / "src")}
+    proc = subprocess.run([sys.executable, "-c", SLOW_VERB, str(tmp_path)], env=env, capture_output=True, text=True,
+                          timeout=60)
+    assert proc.returncode == 128 + signal.SIGTERM and "Traceback" not in proc.stderr, proc.stderr
+    assert proc.stderr.strip() == ("stopped by SIGTERM before `leviathan slow` finished: its temporary files are "
+                                   "removed and nothing half-written is taken as valid; run the same command again")
+
+
+def test_a_top_p_below_float32s_range_keeps_the_likeliest_token(finished_run):
+    """Round 10 (Q166): ``generate --top-p 1e-300`` ended in a RuntimeError traceback from torch.multinomial: the
+    threshold compared as 0 in float32 and dropped every token, the first too. The likeliest token is always kept."""
+    from leviathan.generation import sample_next_token
+    from reliability_support import cli
+
+    logits = torch.tensor([[0.5, 3.0, -1.0, 2.0]])
+    for _ in range(5):
+        assert sample_next_token(logits, temperature=1.0, top_p=1e-300).tolist() == [1]
+    proc = cli(["generate", finished_run, "--prompt", "hi", "--top-p", "1e-300", "--max-new-tokens", "3"])
+    assert proc.returncode == 0 and "Traceback" not in proc.stderr, proc.stderr

@@ -203,17 +203,21 @@ def _edit_second_row(path: Path, change) -> None:
     # the curve's last validation
     (lambda r: r["config"].update(max_steps=3), "has steps 2, not the 3 its config trains (config.max_steps 3"),
     (lambda r: r["curve"].update(tokens=[t * 2 for t in r["curve"]["tokens"]]),
-     "has curve.tokens up to 512, past the 256 tokens the row trained"),
+     "has curve.tokens up to 512 tokens, past the 256 the row trained"),
     (lambda r: r.update(final_val_loss=1.0, final_val_ppl=math.e), "has final_val_loss 1.0, not the last validation "
                                                                    "of its curve"),
     # round 10 (P59): counts edited with their sum kept right went into the parameter table
     (lambda r: r["params"].update(input=r["params"]["input"] + 10, total=r["params"]["total"] + 10),
      "has params.input 4,810, not the 4,800 its config's model has"),
+    # round 10 (Q16): a loss past exp's range beside a finite ppl ended in an OverflowError as the warning was worded
+    (lambda r: r["eval"]["val"].update(loss=800.0, ppl=1e308), "has eval.val.ppl 1e+308, not exp(eval.val.loss) = inf"),
+    # round 10 (Q17): a curve past the row's tokens was "reaches ... after 1,000,000,000 tokens vs 256"
+    (lambda r: r["curve"]["tokens"].__setitem__(-1, 10**9), "has curve.tokens up to 1000000000 tokens, past the "),
 ], ids=["eval-loss", "final-loss", "no-tokens", "buckets", "curve", "params-sum", "ppl-not-exp-loss",
         "final-ppl-not-exp-loss", "name-a-path", "fingerprint-version", "commit-a-number", "data-count-as-text",
         "curve-tokens-negative", "curve-tokens-backwards", "bucket-count-negative", "tokens-not-steps-x-batch",
         "tokens-of-a-resumed-row-too-few", "steps-not-configs", "curve-past-tokens", "final-loss-not-curves",
-        "params-not-configs"])
+        "params-not-configs", "loss-past-exp", "curve-past-the-row"])
 def test_a_real_row_with_an_impossible_value_is_reported_and_skipped(sweep_copy, change, why):
     from reliability_support import cli
 
@@ -566,3 +570,14 @@ def test_a_model_that_reaches_the_baseline_at_zero_tokens_is_said_in_words(sweep
     proc = cli(["analyze", "efficiency", sweep_copy])
     assert proc.returncode == 0 and "Traceback" not in proc.stderr, proc.stderr
     assert "before any training (at 0 tokens)" in proc.stdout or "does not reach" in proc.stdout, proc.stdout
+
+
+def test_a_report_on_an_eval_set_no_row_holds_is_refused(sweep_copy, tmp_path):
+    """Round 10 (Q170): ``report --eval-set ''`` (or a name no row was evaluated on) wrote a report of empty tables,
+    exit 0; the sets the rows hold are named."""
+    from reliability_support import cli_error
+
+    line = cli_error(["report", sweep_copy, "--out", tmp_path / "rep", "--eval-set", "nosuch"])
+    assert f"--eval-set 'nosuch': no row of {sweep_copy} was evaluated on it (the rows hold: val); pass one of " \
+           f"those" in line
+    assert not (tmp_path / "rep").exists()

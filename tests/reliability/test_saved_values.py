@@ -16,8 +16,10 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+from leviathan.experiments.machinery.embedding_files import content_sha256
+
 sys.path.insert(0, str(Path(__file__).parent))
-from reliability_support import cli_error, run_overrides, tree_hashes  # noqa: E402
+from reliability_support import cli, cli_error, run_overrides, tree_hashes  # noqa: E402
 from test_bad_input import fails, resume  # noqa: E402
 
 pytestmark = [pytest.mark.reliability, pytest.mark.usefixtures("single_thread")]
@@ -53,9 +55,11 @@ def _edit(path: Path, change) -> None:
     # round 6: numbers past numpy's int64 ended in an OverflowError traceback at the first resumed batch
     (lambda s: s["loader"].update(position=10**30), "loader.position", "more sequences than the 1024 tokens trained"),
     (lambda s: s.update(tokens=10**30), "tokens", f"is {10**30}, more than any run trains (at most {2**62})"),
+    # round 10 (Q4): 1e308 s of training was carried into every later checkpoint and the run's summary
+    (lambda s: s.update(train_time_s=1e308), "train_time_s", "is 1e+308 s, longer than the clock has run since 1970"),
 ], ids=["step-negative", "step-not-the-folder", "step-bool", "tokens-text", "tokens-fewer-than-steps", "world-0",
         "time-nan", "loader-behind", "loader-seq-0", "loader-shuffle", "loader-missing", "rng-python", "rng-numpy",
-        "files", "format", "tokenizer-name", "loader-past-the-tokens", "tokens-past-int64"])
+        "files", "format", "tokenizer-name", "loader-past-the-tokens", "tokens-past-int64", "time-past-the-clock"])
 def test_a_bad_field_of_state_json_stops_a_resume(capsys, data, run_copy, change, field, problem):
     _edit(run_copy / NEWEST, change)
     before = tree_hashes(run_copy)
@@ -93,8 +97,10 @@ def data_copy(data, tmp_path) -> Path:
     ("fingerprint", 42, "field 'fingerprint' is 42, expected a digest (text, a sha256 as prepare writes) or null"),
     ("fingerprint", None, "field 'fingerprint' is null beside 'fingerprint_version' 2, which always records one"),
     ("fingerprint_version", 3, "field 'fingerprint_version' is 3, expected 1 or 2"),
+    # round 10 (Q11): no documents in a split of tokens was read as it was
+    ("splits.train.documents", 0, "field 'splits.train.documents' is 0, but the split holds "),
 ], ids=["vocab", "eot", "splits-shape", "tokens-text", "file-outside", "fingerprint-number", "fingerprint-null",
-        "fingerprint-version"])
+        "fingerprint-version", "no-documents"])
 def test_a_bad_number_in_meta_json(capsys, data_copy, tmp_path, field, value, shown):
     meta_path = data_copy / "meta.json"
     meta = json.loads(meta_path.read_text())
@@ -152,6 +158,7 @@ def test_a_damaged_training_summary_is_refused_by_name(capsys, data, sweep_copy,
 
 
 def test_a_damaged_grid_json_is_refused_by_name(capsys, sweep_copy):
+    original = (sweep_copy / "grid.json").read_text()
     _edit(sweep_copy / "grid.json", lambda g: g.update(unigram_entropy="abc"))
     line = fails(capsys, "report", sweep_copy, "--bootstrap", "5")
     assert "is not a sweep's grid.json (field 'unigram_entropy' is 'abc', expected a finite number" in line
@@ -170,6 +177,11 @@ def test_a_damaged_grid_json_is_refused_by_name(capsys, sweep_copy):
                                                g["base_overrides"].append("nonsense")))
     line = fails(capsys, "report", sweep_copy, "--bootstrap", "5")
     assert "(field 'base_overrides' holds 'nonsense', not a KEY=VALUE string)" in line, line
+    # round 10 (Q28): an empty name turned off the check that a report's rows are of its grid
+    (sweep_copy / "grid.json").write_text(original)
+    _edit(sweep_copy / "grid.json", lambda g: g.update(name=""))
+    line = fails(capsys, "report", sweep_copy, "--bootstrap", "5")
+    assert "(field 'name' is '', expected the grid's name (or null))" in line
 
 
 def test_a_copied_sweep_with_a_damaged_grid_json_names_the_field(capsys, data, sweep_copy, tmp_path):
@@ -406,7 +418,51 @@ def test_an_embeddings_record_of_format_zero_or_of_another_size_than_its_row_is_
     assert f"{path} is not an embeddings record (no format number >= 1)" in \
         cli_error(["report", sweep, "--out", tmp_path / "r1"])
     path.write_text(original)
-    _edit(path, lambda r: r.update(vocab_size=301))
+    # edited whole (its sha256 too), as a record written by another run of vocabulary 301 would be
+    _edit(path, lambda r: r.update(vocab_size=301, sha256=content_sha256({**r, "vocab_size": 301})))
     line = cli_error(["report", sweep, "--out", tmp_path / "r2"])
     assert f"{str(path)!r}: field 'vocab_size' is 301, but the results row of run 'a-dense_untied-s0' says 300" in line
     assert not (tmp_path / "r2" / "report.md").exists()
+
+
+def test_an_embeddings_record_edited_within_range_is_refused_without_a_row(recorded_sweep, tmp_path):
+    """Round 9 (M35): a record's ``hidden_size`` edited from 16 to 32, compared as two files (``analyze embeddings
+    A.json B.json``, no results row to check it against), was accepted: every rank still fits D = 32. A record now holds
+    the sha256 of its other fields (format 2); one whose fields no longer match it is refused by name."""
+    first, second = sorted((recorded_sweep / "embeddings").glob("*.json"))[:2]
+    a, b = Path(shutil.copy(first, tmp_path / "A.json")), Path(shutil.copy(second, tmp_path / "B.json"))
+    assert json.loads(a.read_text())["format"] == 2
+    assert cli(["analyze", "embeddings", a, b]).returncode == 0
+    hidden = json.loads(a.read_text())["hidden_size"]
+    _edit(a, lambda r: r.update(hidden_size=2 * hidden))
+    before = tree_hashes(tmp_path)
+    line = cli_error(["analyze", "embeddings", a, b])
+    assert f"{a} is a damaged embeddings record (its fields are not those it was written with: their sha256 is " in line
+    assert "a value was edited or the file damaged); remake it with `leviathan analyze embeddings RUN_DIR" in line
+    _edit(a, lambda r: r.pop("sha256"))  # the digest taken out too
+    assert "the record says None; a value was edited" in cli_error(["analyze", "embeddings", a, b])
+    _edit(a, lambda r: r.update(format=1, sha256="0" * 64))  # an older format that holds a digest
+    assert "the record says 000000000000...; a value was edited" in cli_error(["analyze", "embeddings", a, b])
+    after = tree_hashes(tmp_path)
+    assert set(after) == set(before) and after["B.json"] == before["B.json"]  # nothing written, nothing else touched
+
+
+def test_a_damaged_record_is_remade_where_the_error_says(recorded_sweep, tmp_path):
+    """Round 10 (Q1): a damaged record's error says "remake it with `leviathan analyze embeddings RUN_DIR --out PATH`
+    (in a sweep: ... --redo)", and both were refused: "exists and is not an embeddings record ... will not write over
+    it". A record, whole or damaged, is the verb's own file; a user's JSON file is still never written over."""
+    sweep = Path(shutil.copytree(recorded_sweep, tmp_path / "sweep"))
+    path = sorted((sweep / "embeddings").glob("*.json"))[0]
+    _edit(path, lambda r: _stats(r, "final", "all").update(rms=-1.0))
+    line = cli_error(["report", sweep, "--out", tmp_path / "r"])
+    assert "is a damaged embeddings record (final[all].rms is -1.0" in line
+    assert cli(["analyze", "embeddings", "--sweep", sweep, "--redo", "--probes", "4"]).returncode == 0
+    assert json.loads(path.read_text())["sha256"]
+    _edit(path, lambda r: r.update(hidden_size=7))
+    proc = cli(["analyze", "embeddings", sweep / "runs" / path.stem, "--out", path, "--probes", "4"])
+    assert proc.returncode == 0, proc.stderr
+    assert cli(["report", sweep, "--out", tmp_path / "r2"]).returncode == 0
+    user = tmp_path / "mine.json"
+    user.write_text('{"format": 1, "run": "x"}')
+    line = cli_error(["analyze", "embeddings", sweep / "runs" / path.stem, "--out", user])
+    assert "exists and is not an embeddings record" in line and user.read_text() == '{"format": 1, "run": "x"}'

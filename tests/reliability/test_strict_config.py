@@ -401,6 +401,34 @@ def test_a_data_path_that_is_not_a_path_is_named(data, tmp_path, value, shown):
     assert not (tmp_path / "run").exists()
 
 
+def test_an_override_into_a_value_of_the_config_names_the_value(data, tmp_path):
+    """Round 10 (Q35b): ``model: cpu-tiny`` in the config with ``model.preset=cpu-tiny`` on the command line was
+    "override 'model.preset=cpu-tiny': 'model' is a value, not a section", which blamed the override; the value and where
+    it came from are named."""
+    config = tmp_path / "run.yaml"
+    config.write_text(f"data: {{path: {data}, seq_len: 32}}\nmodel: cpu-tiny\nmax_steps: 2\n")
+    line = cli_error(["train", "--config", config, "model.preset=cpu-tiny", "--run-dir", tmp_path / "run"])
+    assert "override 'model.preset=cpu-tiny': 'model' is the value 'cpu-tiny', set by the config file or an earlier " \
+           "override, not a section of keys; make it a section there, or drop this override" in line, line
+    assert not (tmp_path / "run").exists()
+
+
+def test_a_grid_whose_experiments_make_no_run_names_them(data, tmp_path):
+    """Round 10 (Q70): ``experiments: {iso_body: {variants: []}}`` was "has no experiments; add iso_body, ..." although
+    it has iso_body; the experiments given are named, and why they make no run."""
+    from test_row_identity import grid_file
+
+    path = grid_file(tmp_path, data)
+    grid = yaml.safe_load(path.read_text())
+    for experiment in grid["experiments"].values():
+        experiment["variants"] = []
+    path.write_text(yaml.safe_dump(grid))
+    line = cli_error(["sweep", "--grid", path, "--out", tmp_path / "out", "--list"])
+    assert f"its experiments ({', '.join(sorted(grid['experiments']))}) make no run (no variants or sizes listed in " \
+           "them); list at least one variant and size in each" in line, line
+    assert not (tmp_path / "out").exists()
+
+
 def test_params_takes_a_preset_as_train_does(capsys):
     """Round 9 (M81): ``params model.preset=cpu-tiny`` was "unknown key 'model.preset' in ModelConfig" (train takes
     it); now the preset is applied, and two different presets are refused."""

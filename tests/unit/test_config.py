@@ -197,7 +197,7 @@ def test_overrides_build_nested_config():
 
 
 def test_override_into_a_value_is_refused():
-    with pytest.raises(ConfigError, match="'steps' is a value, not a section"):
+    with pytest.raises(ConfigError, match="'steps' is the value 3, set by the config file or an earlier override, not a section"):
         apply_overrides({"steps": 3}, ["steps.x=1"])
 
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import math
+from dataclasses import replace
 
 import numpy as np
 import pytest
@@ -188,10 +189,10 @@ def test_record_round_trip(tmp_path):
     rec = make_record(table, table + 0.5, freq)
     path = write_record(tmp_path / "embeddings" / "m-s0.json", rec)
     text = path.read_text()
-    assert text.startswith('{\n "format": 1,') and text.endswith("}\n") and "/tmp" not in text
+    assert text.startswith('{\n "format": 2,') and text.endswith("}\n") and "/tmp" not in text
     back = read_record(path)
-    assert back == rec
-    assert read_records(tmp_path) == [rec] and read_records(tmp_path / "results.jsonl") == [rec]
+    assert back == replace(rec, sha256=json.loads(text)["sha256"]) and len(back.sha256) == 64
+    assert read_records(tmp_path) == [back] and read_records(tmp_path / "results.jsonl") == [back]
     assert read_records(tmp_path / "nothing") == []
     probe = json.loads(text)["probes"][0]
     assert set(probe) == {"id", "group", "count", "init", "final"} and len(probe["init"]) == 5

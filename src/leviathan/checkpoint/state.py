@@ -26,6 +26,7 @@ import json
 import math
 import os
 import re
+import time
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Iterable
@@ -205,6 +206,9 @@ def read_step_state(step_dir: str | os.PathLike) -> StepState:
         rng = _rng(raw.get("rng"))
         world = _int(raw.get("world_size", 1), "world_size", 1)
         seconds = _number(raw.get("train_time_s", 0.0), "train_time_s")
+        if seconds > time.time():  # round 10 (Q4): 1e308 s was carried into every later checkpoint and summary
+            raise _Bad("train_time_s", f"is {seconds:g} s, longer than the clock has run since 1970 "
+                                       f"({time.time():,.0f} s)")
         tokenizer = raw.get("tokenizer")
         if tokenizer is not None and not (isinstance(tokenizer, str) and tokenizer):
             raise _Bad("tokenizer", f"is {tokenizer!r}, expected a tokenizer name or null")

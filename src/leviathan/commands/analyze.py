@@ -222,6 +222,14 @@ def _compare(args) -> int:
 def _frequency(args) -> int:
     if args.runs:
         return _frequency_runs(args)
+    given = [flag for flag, value in (("--data", args.data), ("--seq-len", args.seq_len),
+                                      ("--max-tokens", args.max_tokens)) if value is not None]
+    if given:  # round 10 (Q154): `--data RUN_FOLDER` without --runs was ignored without a word
+        from ..errors import UserError
+
+        raise UserError(f"{', '.join(given)} {'is' if len(given) == 1 else 'are'} read only with --runs (they say "
+                        f"how to evaluate checkpoints now); without --runs the rows' own bucket losses are shown: "
+                        f"drop {'it' if len(given) == 1 else 'them'}, or pass --runs RUN_DIR ...")
     from ..experiments.method.frequency import frequency_from_results
 
     res = frequency_from_results(_rows(args), args.regime, args.baseline, args.eval_set)

@@ -231,8 +231,24 @@ def _train_all(configs: list, run_dir: Path, args, say, watch=None) -> list[Demo
     with ProcessPoolExecutor(len(configs), mp_context=multiprocessing.get_context("spawn")) as pool:
         futures = {pool.submit(_train_one, c, str(run_dir / c.model.embedding), threads): c.model.embedding
                    for c in configs}
-        rows = {futures[f]: _finished(f.result()) for f in as_completed(futures)}
+        try:
+            rows = {futures[f]: _finished(f.result()) for f in as_completed(futures)}
+        except BaseException:
+            _stop_workers(pool)
+            raise
     return [rows[c.model.embedding] for c in configs]
+
+
+def _stop_workers(pool) -> None:
+    """SIGTERM to each worker still alive, so that its ``train`` saves a checkpoint and returns, and the pool's exit
+    (which waits for them) ends. A SIGTERM sent to the demo's own process (``kill PID``, as a scheduler stops a job;
+    Ctrl-C reaches the whole process group, a ``kill`` does not) left the workers training and the demo waiting for
+    them without a word: 70 s after the signal, three runs of ``--steps 10**15`` were still training (issue 30 round
+    10, Q94b)."""
+    for process in list((getattr(pool, "_processes", None) or {}).values()):  # CPython's pid -> Process
+        if process.is_alive():
+            with contextlib.suppress(OSError):
+                os.kill(process.pid, signal.SIGTERM)
 
 
 def estimate(configs: list, args, cores: int | None = None) -> float:

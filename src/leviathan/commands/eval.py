@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import json
 from dataclasses import replace
+from pathlib import Path
 
 from ..errors import UserError, dead_link, missing
 from ..eval.result import EvalResult
@@ -62,6 +63,7 @@ def run(args) -> int:
 
     from ..eval.stream import EvalStream, run_seq_len
     from .. import checkpoint as ckpt
+    from ..data.meta import not_prepared
     from ..run_config import data_meta
     from ..train.distributed import resolve_device
 
@@ -74,7 +76,8 @@ def run(args) -> int:
         data_dir = args.data or cfg.data.path
         meta = data_meta(data_dir)
         if meta is None:
-            how = "is not a prepared data folder (no meta.json)" if dead_link(data_dir) is None else missing(data_dir)
+            how = not_prepared(data_dir) if dead_link(data_dir) is None and Path(data_dir).exists() else \
+                missing(data_dir)
             raise UserError(f"{data_dir!r} {how}; pass --data or --text")
         if args.split not in meta.splits:
             raise UserError(f"split {args.split!r} not in {data_dir!r}; available: {', '.join(meta.splits)}")

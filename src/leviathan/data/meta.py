@@ -62,6 +62,24 @@ class PreparedMeta:
         return info.tokens if info is not None else None
 
 
+def not_prepared(path: str | os.PathLike) -> str:
+    """Why an existing ``path`` given as a prepared data folder is not one, with the way on when it is another verb's
+    output: a run folder as ``data.path`` was "has no meta.json; prepare the data first", and the data folder's
+    meta.json given as ``--data`` "is not a prepared data folder (no meta.json)" (issue 30 round 10, Q141, Q157)."""
+    p = Path(path)
+    if p.is_file():
+        return "is a file, not a folder" + (f"; pass its folder ({str(p.parent)!r})" if p.name == META_FILE else "")
+    if (p / "checkpoints").is_dir() or (p / "metrics.jsonl").is_file():
+        return ("is a run folder (checkpoints/, as `leviathan train` writes), not prepared data; pass the data folder "
+                "it trained on (data.path in its config.yaml)")
+    if (p / "results.jsonl").is_file() or (p / "grid.json").is_file():
+        return ("is a sweep folder (results.jsonl, grid.json), not prepared data; pass the data folder of its grid "
+                "(data_dir in grid.json)")
+    if (p / "config.json").is_file():
+        return "is a Hugging Face folder (config.json), not prepared data; pass a folder `leviathan prepare` wrote"
+    return f"is not a prepared data folder (no {META_FILE})"
+
+
 def find_meta(data_dir: str | os.PathLike, fix: str | None = None) -> PreparedMeta | None:
     """``read_meta`` of a folder that holds a meta.json, None for one that holds none."""
     return read_meta(data_dir, fix) if (Path(data_dir) / META_FILE).is_file() else None
@@ -126,6 +144,9 @@ class _Checker:
         if tokens is not None and documents is not None and documents > tokens:
             self.bad(f"field 'splits.{name}.documents' is {documents:,}, more than the split's {tokens:,} tokens "
                      f"(every document ends with an end-of-text token)")
+        if tokens and documents == 0:  # round 10 (Q11): 0 documents of 8,666 tokens was read as it was
+            self.bad(f"field 'splits.{name}.documents' is 0, but the split holds {tokens:,} tokens, and tokens come "
+                     f"in documents (each ends with an end-of-text token)")
         if tokens is not None and size is not None:
             text_tokens = tokens - (documents or 0)
             if text_tokens > 2 * size:

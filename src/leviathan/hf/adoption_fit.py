@@ -51,6 +51,7 @@ MAX_LR = 1.0  # Adam's step is about lr per parameter: above 1, a fit moves the 
 # generator forward and backward (about a second at the paper's sizes on a CPU: 10**6 steps are days); Fit(steps=10**12)
 # was accepted and would never end (issue 30 round 9, M158).
 MAX_STEPS = 1_000_000
+MAX_COUNT = 2**62  # a frequency's counts in all: within int64, far beyond any corpus (checkpoint.state's bound)
 
 
 @dataclass
@@ -157,9 +158,20 @@ def row_weights(frequency: Any, num_rows: int) -> np.ndarray | None:
     if w.shape != (num_rows,):
         raise UserError(f"Fit.frequency has shape {w.shape}, expected ({num_rows},) (one count per row of the input "
                         "table); pass the training counts per id, e.g. a prepared folder's train_freq.npy")
-    if not np.all(np.isfinite(w)) or np.any(w < 0) or w.sum() <= 0:
+    if not np.all(np.isfinite(w)) or np.any(w < 0) or not np.any(w > 0):
         raise UserError("Fit.frequency must be finite, non-negative and not all zero; pass counts per id")
+    with np.errstate(over="ignore", invalid="ignore"):  # round 10 (Q127): 1e308 each was "train_freq holds
+        past = not as_counts(w).sum() < MAX_COUNT       # negative counts" (their cast to int64 wrapped around)
+    if past:
+        raise UserError(f"Fit.frequency's counts sum past {MAX_COUNT:,} (2^62, more tokens than any corpus; weights "
+                        f"are read as counts in units of the smallest one); pass training counts, or scale the "
+                        f"weights down")
     return w
+
+
+def as_counts(weights: np.ndarray) -> np.ndarray:
+    """The weights as whole counts: as they are when whole, else in units of the smallest positive one."""
+    return weights if np.all(weights == np.round(weights)) else np.round(weights / weights[weights > 0].min())
 
 
 def text_ids(text: Any, vocab_size: int, device: torch.device) -> torch.Tensor:
@@ -254,7 +266,7 @@ def bucket_fits(generator: LeviathanGenerator, table: torch.Tensor, weights: np.
     cos = torch.nn.functional.cosine_similarity(e, t, dim=1).cpu().numpy()  # (V,)
     if weights is None:
         return [BucketFit("all ids", V, 1.0, float(mse.mean()), float(cos.mean()))]
-    counts = weights if np.all(weights == np.round(weights)) else np.round(weights / weights[weights > 0].min())
+    counts = as_counts(weights)
     buckets = make_buckets(counts.astype(np.int64), max(2, num_buckets), "mass")
     share = weights / weights.sum()
     groups = [("never seen", counts == 0)] if np.any(counts == 0) else []

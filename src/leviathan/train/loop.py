@@ -46,7 +46,7 @@ import torch
 
 from ..checkpoint.layout import CHECKPOINTS, STEP_RE
 from ..config import dump_yaml
-from ..data.meta import PreparedMeta
+from ..data.meta import PreparedMeta, not_prepared
 from ..eval.result import EvalResult
 from ..io import atomic_write_json, atomic_write_text
 from ..errors import ReportedInterrupt, UserError, dead_link, missing
@@ -175,8 +175,8 @@ def _check_inputs(cfg: RunConfig, run_dir: Path, info: D.DistInfo) -> PreparedMe
     cfg.check_schedule()
     meta = data_meta(cfg.data.path)
     if meta is None:
-        how = "is not a prepared data folder (no meta.json)" if dead_link(cfg.data.path) is None else \
-            missing(cfg.data.path)
+        how = not_prepared(cfg.data.path) if dead_link(cfg.data.path) is None and Path(cfg.data.path).exists() \
+            else missing(cfg.data.path)
         raise UserError(f"data.path {cfg.data.path!r} {how}; "
                         f"create it with `leviathan prepare` or point data.path at one")
     check_vocab(cfg, meta)

@@ -19,6 +19,7 @@ rebuilt with the seed of the checkpoint's config; a run resumed under another se
 
 from __future__ import annotations
 
+import hashlib
 import json
 import os
 from collections.abc import Callable
@@ -128,12 +129,24 @@ def check_record_target(path: str | os.PathLike, flag: str = "--out") -> None:
     if path.is_dir():
         raise UserError(f"{str(path)!r} is a folder; --out names the record's file (e.g. {path}/record.json)")
     check_not_special(path, "--out")
-    try:
-        read_record(path)
-    except UserError:
+    if not _looks_like_record(path):
         raise UserError(f"{str(path)!r} exists and is not an embeddings record, so `leviathan analyze embeddings` "
                         f"did not write it and will not write over it; choose another {flag}, or move the file "
-                        f"away") from None
+                        f"away")
+
+
+_RECORD_KEYS = {"format", "run", "arm", "variant", "definitions", "init", "final", "probes"}
+
+
+def _looks_like_record(path: Path) -> bool:
+    """Whether ``path`` holds a record, whole or damaged: a JSON object with a format number and a record's parts. A
+    damaged record is refused by ``read_record`` with the advice to remake it at the same path (``--out`` it, or
+    ``--redo``), which ``check_record_target`` then refused as "not an embeddings record" (issue 30 round 10)."""
+    try:
+        raw = json.loads(path.read_text())
+    except (OSError, ValueError):
+        return False
+    return isinstance(raw, dict) and _RECORD_KEYS <= set(raw) and isinstance(raw["format"], int)
 
 
 def write_record(path: str | os.PathLike, record: EmbeddingRecord, flag: str = "--out") -> Path:
@@ -143,8 +156,30 @@ def write_record(path: str | os.PathLike, record: EmbeddingRecord, flag: str = "
     check_record_target(path, flag)
     check_not_inside(path, flag, ("prepare", "export"), within=RUN_CONTAINERS)  # not into a data folder (round 9, N124)
     path.parent.mkdir(parents=True, exist_ok=True)
+    record = replace(record, sha256=content_sha256(json.loads(dumps(record))))
     atomic_write_text(path, dumps(record, indent=1) + "\n")
     return path
+
+
+def content_sha256(raw: dict) -> str:
+    """The sha256 of a record's JSON (``raw``, as parsed) without its own ``sha256``: keys sorted, no spaces."""
+    fields = {key: value for key, value in raw.items() if key != "sha256"}
+    return hashlib.sha256(json.dumps(fields, sort_keys=True, separators=(",", ":")).encode()).hexdigest()
+
+
+def _edited_problem(raw: dict) -> str | None:
+    """Why a record of format 2 or later is not the one ``write_record`` wrote: its ``sha256`` is not that of its
+    other fields. A field edited to another value in range (``hidden_size`` 16 -> 32: every rank still fits) passed
+    every check of ``record_checks`` and was compared as written, with no results row to check it against (issue 30
+    round 9, M35). A record of format 1 (written before) holds no digest, unless one was added to it."""
+    if raw["format"] < 2 and "sha256" not in raw:
+        return None
+    said, found = raw.get("sha256"), content_sha256(raw)
+    if said != found:
+        shown = f"{said[:12]}..." if isinstance(said, str) else repr(said)
+        return (f"its fields are not those it was written with: their sha256 is {found[:12]}..., the record says "
+                f"{shown}; a value was edited or the file damaged")
+    return None
 
 
 def read_record(path: str | os.PathLike) -> EmbeddingRecord:
@@ -166,7 +201,7 @@ def read_record(path: str | os.PathLike) -> EmbeddingRecord:
     if problem is None:
         try:
             record = from_dict(EmbeddingRecord, raw)
-            problem = record_problem(record)  # numbers in range and consistent (round 8)
+            problem = record_problem(record) or _edited_problem(raw)  # in range (round 8), as written (round 10)
         except (ConfigError, TypeError) as e:  # TypeError: a field left out
             problem = str(e)
     if problem is not None:

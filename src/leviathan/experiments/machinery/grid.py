@@ -232,6 +232,10 @@ def load_grid(name_or_path: str | os.PathLike | dict, *, data_dir: str | None = 
                               + [(f"in variant_run.{key}", o) for key in (r.variant, f"{r.size}:{r.variant}")
                                  for o in variant_runs.get(key, [])])
     if not grid.runs:
+        given = sorted(map(str, mapping(gf.experiments, "experiments")))
+        if given:  # round 10 (Q70): `iso_body: {variants: []}` was "has no experiments; add iso_body, ..."
+            raise ConfigError(f"grid {name!r}: its experiments ({', '.join(given)}) make no run (no variants or sizes "
+                              f"listed in them); list at least one variant and size in each")
         raise ConfigError(f"grid {name!r} has no experiments; add iso_body, isoparametric, scaling or variants")
     return grid
 

@@ -445,10 +445,10 @@ def _impossible(d: dict) -> str | None:
             return f"has eval.{name}.loss from eval.{name}.tokens 0: a loss needs at least one token"
         if _ppl_contradicts((ev or {}).get("loss"), (ev or {}).get("ppl")):
             return (f"has eval.{name}.ppl {_shown(ev['ppl'])}, not exp(eval.{name}.loss) = "
-                    f"{math.exp(ev['loss']):.6g} (fields edited apart)")
+                    f"{_exp_shown(ev['loss'])} (fields edited apart)")
     if _ppl_contradicts(d.get("final_val_loss"), d.get("final_val_ppl")):
         return (f"has final_val_ppl {_shown(d['final_val_ppl'])}, not exp(final_val_loss) = "
-                f"{math.exp(d['final_val_loss']):.6g} (fields edited apart)")
+                f"{_exp_shown(d['final_val_loss'])} (fields edited apart)")
     for name, b in (d.get("buckets") or {}).items():
         lengths = {key: len(b[key]) for key in ("loss", "ppl", "count") if (b or {}).get(key) is not None}
         if len(set(lengths.values())) > 1:
@@ -553,22 +553,28 @@ def _params_contradict(params: dict, model: dict) -> str | None:
 
 
 def _curve_contradicts(d: dict) -> str | None:
-    """Why a row's training curve cannot be its own run's (issue 30 round 10, P58, P65: a curve's tokens doubled past
-    the row's tokens, a final loss edited apart from the curve's last validation, were drawn and tabled as written):
-    the curve's points lie within the tokens the row trained, and its last validation is the row's final one."""
+    """Why a row's training curve cannot be its own run's (issue 30 round 10, P58, Q17, P65: a curve's tokens past the
+    row's tokens, drawn and tabled as written or said to reach a loss "after 1,000,000,000 tokens vs 256"; a final loss
+    edited apart from the curve's last validation): the curve's points lie within the tokens the row trained, and its
+    last validation is the row's final one. Checked after the row's tokens against its steps, the plainer fault."""
     curve = d.get("curve") if isinstance(d.get("curve"), dict) else {}
-    tokens = d.get("tokens")
+    trained = d.get("tokens")
     for key in ("tokens", "grad_tokens"):
         points = [v for v in curve.get(key) or [] if v is not None]
-        if points and _is_count(tokens) and points[-1] > tokens:
-            return (f"has curve.{key} up to {points[-1]:,}, past the {tokens:,} tokens the row trained (fields edited "
-                    f"apart)")
+        if points and _is_number(trained) and points[-1] > trained:
+            return f"has curve.{key} up to {_shown(points[-1])} tokens, past the {_shown(trained)} the row trained"
     losses = [v for v in curve.get("val_loss") or [] if v is not None]
     final = d.get("final_val_loss")
     if losses and _is_number(final) and abs(losses[-1] - final) > 1e-6 * max(1.0, abs(final)):
         return (f"has final_val_loss {_shown(final)}, not the last validation of its curve ({losses[-1]:.6g}; fields "
                 f"edited apart)")
     return None
+
+
+def _exp_shown(loss: float) -> str:
+    """exp(loss) as a row's perplexity is written: inf past float64's range (round 10, Q16: an edited loss of 800
+    beside a finite ppl ended in an OverflowError traceback as the warning was worded)."""
+    return "inf" if loss >= 700 else f"{math.exp(loss):.6g}"
 
 
 def _ppl_contradicts(loss: Any, ppl: Any) -> bool:

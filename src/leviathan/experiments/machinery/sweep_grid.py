@@ -109,6 +109,8 @@ def _check(grid: SweepGrid) -> None:
 
     for field in ("name", "data_dir", "data_fingerprint", "data_legacy_fingerprint"):
         text(getattr(grid, field), field)
+    if grid.name == "":  # round 10 (Q28): an empty name turned off the check that a report's rows are its grid's
+        raise TypeError("field 'name' is '', expected the grid's name (or null)")
     problem = recorded_problem(grid.data_fingerprint, grid.data_fingerprint_version, grid.data_legacy_fingerprint,
                                ("data_fingerprint", "data_fingerprint_version", "data_legacy_fingerprint"))
     if problem is not None:

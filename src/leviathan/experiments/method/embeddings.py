@@ -43,7 +43,7 @@ from ...eval.frequency import make_buckets
 from ..machinery.provenance import CodeProvenance, DataProvenance
 from .records import Record
 
-FORMAT = 1  # the record's layout; a reader refuses a newer one
+FORMAT = 2  # the record's layout; a reader refuses a newer one. 2: the record holds the sha256 of its other fields
 UNSEEN = "unseen"
 ROW_CHUNK = 65_536  # rows per block of the moments: (ROW_CHUNK, D) float64, 32 MiB at D = 64
 PROBE_CHUNK = 128  # probes per block of cosines: (PROBE_CHUNK, N_seen) float64, 60 MiB at N_seen = 58k
@@ -133,6 +133,7 @@ class EmbeddingRecord(Record):
     init: list[GroupStats]
     final: list[GroupStats]
     probes: list[Probe]
+    sha256: str | None = None  # of the other fields' canonical JSON, set as it is written (format 2; None before)
 
     def stats(self, when: str) -> dict[str, GroupStats]:
         """``init`` or ``final`` statistics by group name."""

@@ -67,6 +67,10 @@ def write_report(results: str | os.PathLike | list, out_dir: str | os.PathLike, 
         lr_rows = merge_sweeps(sweeps)[0] if len(sweeps) > 1 else load_results(sweeps[0])
         _check_presweep_apart(lr_rows, grid.name, sweeps)
     records = read_records_of(folders, rows)  # read and checked before the first file is written
+    held = sorted({name for row in rows for name in (getattr(row, "eval", None) or {})})
+    if held and eval_set not in held:  # round 10 (Q170): a report of empty tables was written, exit 0
+        raise UserError(f"--eval-set {eval_set!r}: no row of {results} was evaluated on it (the rows hold: "
+                        f"{', '.join(held)}); pass one of those")
     out = Path(out_dir)
     check_not_inside(out, "--out", ("train", "prepare", "export"), within=CONTAINERS)  # not into a run (round 9, N11)
     check_claim(out, "report", REPORT_FILES, "choose another --out",

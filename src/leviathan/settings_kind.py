@@ -1,0 +1,71 @@
+"""What a file given as YAML settings (``--config``, ``--grid``) plainly is when it is something else.
+
+    what = not_settings(data)    # "holds results rows, one JSON object a line (a sweep's results.jsonl)", or None
+
+A results.jsonl given as ``train --config`` was "not valid YAML (expected '<document start>', but found '{' ...);
+correct it where named" (issue 30 round 9, M116): true, but the fix is another file, not an edit. A file of JSON
+lines, or one that is not text (a checkpoint's weights, a token file, an array), or a JSON file leviathan writes (a
+sweep's grid.json was "unknown key 'path' in RunConfig; did you mean 'data.path'?", round 10 Q149) is named for what
+it is, and the reader says what it expects instead. Any other JSON object is left to the reader: JSON is YAML, and a
+config may be written in it (its keys are then checked like any other).
+"""
+
+from __future__ import annotations
+
+import json
+
+from .data.binary import binary_kind
+
+_JSON_LINES = (  # (keys every object of the file has, what the file then is)
+    ({"name", "variant", "seed", "params"}, "results rows, one JSON object a line (a sweep's results.jsonl)"),
+    ({"step", "tokens"}, "training metrics, one JSON object a line (a run's metrics.jsonl)"),
+)
+
+
+_JSON_FILES = (  # (keys a JSON object has, what the file then is): the JSON files leviathan writes
+    ({"base_overrides", "eval_options", "runs"}, "is a sweep's grid.json (the record of a grid it ran)"),
+    ({"format", "step", "loader", "rng"}, "is a checkpoint's state.json"),
+    ({"splits", "vocab_size", "eot_id"}, "is a prepared data folder's meta.json"),
+    ({"run", "definitions", "probes"}, "is an embeddings record (leviathan analyze embeddings)"),
+    ({"format", "verb", "files"}, "is a verb's ownership marker (leviathan_output.json)"),
+)
+
+
+def not_settings(data: bytes) -> str | None:
+    """What a file holding ``data`` is ("is a PNG image", "holds results rows ...") when it is plainly not YAML
+    settings; None when it may be settings."""
+    if len(data) >= 10 and int.from_bytes(data[:8], "little") < len(data) and data[8:10] == b'{"':
+        return "is a safetensors file (a model's weights)"
+    kind = binary_kind(data[:8192])
+    if kind is not None:
+        return "is " + kind + (" (PyTorch saves its .pt files as one)" if kind == "a zip archive" else "")
+    return _json_lines(data) or _json_file(data)
+
+
+def _json_file(data: bytes) -> str | None:
+    """What a JSON object leviathan writes is (a config may be written in JSON: only these layouts are named)."""
+    try:
+        value = json.loads(data)
+    except ValueError:
+        return None
+    if isinstance(value, dict):
+        for keys, what in _JSON_FILES:
+            if keys <= set(value):
+                return what
+    return None
+
+
+def _json_lines(data: bytes) -> str | None:
+    """What a file of JSON lines holds (its first two lines JSON objects: YAML reads no such file; a torn line later
+    still leaves it a JSON lines file); None otherwise."""
+    lines = [line for line in data.splitlines() if line.strip()]
+    try:
+        first = [json.loads(line) for line in lines[:2]]
+    except ValueError:
+        return None
+    if len(first) < 2 or not all(isinstance(value, dict) for value in first):
+        return None
+    for keys, what in _JSON_LINES:
+        if all(keys <= set(value) for value in first):
+            return "holds " + what
+    return f"holds JSON lines ({len(lines):,} lines, one JSON object each)"
