@@ -67,6 +67,11 @@ class OutputMarker:
         return self.files is None and self.home is not None and self.home == folder_home(folder)
 
 
+def _matches(name: str, patterns) -> bool:
+    """Whether ``name`` matches one of the glob ``patterns`` (case-sensitive, as the verbs write their names)."""
+    return any(fnmatch.fnmatchcase(name, pattern) for pattern in patterns)
+
+
 def _proof(marker: OutputMarker | None, folder: str | os.PathLike) -> OutputMarker | None:
     """``marker`` as proof about ``folder``: None for a whole-folder marker written elsewhere (copied, or with no
     home recorded), which proves nothing; the folder is then judged as one without a marker (module docstring)."""
@@ -177,7 +182,7 @@ def mark(folder: str | os.PathLike, verb: str, names: Iterable[str]) -> None:
         return
     patterns = list(names)
     entries = [e for e in os.listdir(folder) if e != MARKER and not _is_lock(e, os.path.join(folder, e))]
-    ours = {e for e in entries if any(fnmatch.fnmatchcase(e, p) for p in patterns)}
+    ours = {e for e in entries if _matches(e, patterns)}
     if marker is None and ours == set(entries):
         write_marker(folder, verb)
         return
@@ -286,7 +291,7 @@ def _not_own(folder: Path, verb: str, files: list[str], marker: OutputMarker, ow
     the verb never writes, or one changed since it was written (its sha256 is not the one the marker records). A user's
     notes.txt added to an export's or a data folder's marker list was deleted by --overwrite, exit 0 (issue 30 round
     8, A4/A5)."""
-    foreign = [f for f in files if not any(fnmatch.fnmatchcase(f, pattern) for pattern in own)]
+    foreign = [f for f in files if not _matches(f, own)]
     if foreign:
         return (f"it holds files `leviathan {verb}` never writes ({_some(foreign)}), though its {MARKER} lists them "
                 f"(the marker was edited, or copied into a folder of yours)")
@@ -307,7 +312,7 @@ def leftover_is_own(folder: str | os.PathLike, own: Iterable[str]) -> bool:
     for dirpath, _, filenames in os.walk(folder):
         for name in filenames:
             rel = os.path.relpath(os.path.join(dirpath, name), folder)
-            if not any(fnmatch.fnmatchcase(rel, pattern) for pattern in patterns):
+            if not _matches(rel, patterns):
                 return False
     return not os.path.islink(folder)
 
@@ -356,7 +361,7 @@ def check_claim(folder: str | os.PathLike, verb: str, names: Iterable[str], fix:
         return  # unreadable: the write itself reports it
     own = set(marker.files) if marker is not None and marker.files is not None else set()
     clashes = [name for name in entries
-               if name not in own and any(fnmatch.fnmatchcase(name, pattern) for pattern in patterns)]
+               if name not in own and _matches(name, patterns)]
     if clashes:
         raise UserError(f"`leviathan {verb}` would write over {_some(clashes)} in {str(folder)!r}, which it did not "
                         f"create (the folder's {MARKER} does not list it); move it out of the folder, or {fix}")
