@@ -161,11 +161,18 @@ def test_damaged_row_is_reported_by_every_reader_and_rerun_by_the_sweep(capsys, 
 
 # ---- a sweep whose grid changed -----------------------------------------------------------------
 class ConfigTrainer(FakeTrainer):
-    """The fake trainer that also writes the run's config.yaml, as real training does (rows then carry it)."""
+    """The fake trainer that also writes the run's config.yaml, as real training does (rows then carry it), and
+    whose summary is one that config could train: its steps' tokens and its model's parameter counts (a row whose
+    numbers contradict its own config is skipped as impossible, round 10's N53 and P59)."""
 
     def __call__(self, cfg, run_dir, resume=None):
+        from leviathan.model.accounting import count_config
+
         Path(run_dir, "config.yaml").write_text(dump_yaml(cfg.resolved()))
-        return super().__call__(cfg, run_dir, resume)
+        summary = super().__call__(cfg, run_dir, resume)
+        resolved = cfg.resolved()
+        return {**summary, "tokens": summary["steps"] * resolved.batch_tokens,
+                "params": count_config(resolved.model).as_dict()}
 
 
 def _changed_grid(**base) -> dict:
