@@ -197,15 +197,30 @@ def _fingerprinted(path: Path, root: Path) -> bool:
     return False
 
 
+# The JSON files of a results folder that leviathan writes (a sweep, collect_results, report, report --ablation,
+# lm-eval) and whose machine paths --rewrite makes portable; embeddings records are recognised by their contents.
+REWRITTEN = {"results.jsonl", "grid.json", "analysis.json", "ablations.json", "lm_eval.json"}
+
+
+def _ours(path: Path) -> bool:
+    """Whether ``path`` is a file of a results folder that leviathan wrote: one of ``REWRITTEN`` or an embeddings
+    record. Anything else under the folder is a user's (a project's .vscode/settings.json, a downloaded model's
+    config.json), and --rewrite turned its absolute paths relative without a word (issue 30 round 11, R115, R119)."""
+    from leviathan.experiments.machinery.embedding_files import _looks_like_record
+
+    return path.name in REWRITTEN or (path.suffix == ".json" and _looks_like_record(path))
+
+
 def rewrite(folder: Path) -> list[Path]:
-    """Make every .json / .jsonl file under ``folder`` portable in place; returns the files changed. A changed file
-    is replaced atomically (``io.atomic_write_text``: a temporary file beside it, fsync, ``os.replace``)."""
+    """Make the JSON files leviathan wrote under ``folder`` (``_ours``) portable in place; returns the files changed.
+    A changed file is replaced atomically (``io.atomic_write_text``: a temporary file beside it, fsync,
+    ``os.replace``)."""
     from leviathan.experiments.machinery.provenance import portable_tree
     from leviathan.io import atomic_write_text
 
     changed = []
     for path in sorted(folder.rglob("*.json*")):
-        if _fingerprinted(path, folder):
+        if not path.is_file() or _fingerprinted(path, folder) or not _ours(path):
             continue
         text = path.read_text()
         if path.suffix == ".jsonl":

@@ -57,6 +57,12 @@ def storage_error_message(e: OSError) -> str | None:
     read-only, a file or folder in the way, a name too long, a file-size limit); None for any other error, which is a
     bug to report with its traceback. A permission error on a read-only file system is named as such (the kernel
     says EACCES for some of those writes)."""
+    if isinstance(e, FileNotFoundError) and str(e.strerror or "").startswith("No usable temporary directory"):
+        # tempfile tried every candidate folder and could write in none (torch's import asks it for one): under
+        # `ulimit -f 0` `leviathan eval` ended in a 30-frame traceback (issue 30 round 11, R90)
+        return (f"no usable temporary directory ({e.strerror.removeprefix('No usable temporary directory found in ')}"
+                f" all refused a small file: a full or read-only disk, or a file-size limit such as `ulimit -f 0`); "
+                f"free space there, raise the limit, or set TMPDIR to a writable folder")
     if not isinstance(e, OSError) or e.errno not in _STORAGE_ERRORS:
         return None
     code = e.errno

@@ -340,6 +340,19 @@ def test_collect_results_never_writes_over_a_users_file_or_a_fingerprinted_one(f
     done = collect("--rewrite", tmp_path / "results")
     assert done.returncode == 0, done.stderr
     assert tree_hashes(tmp_path / "results") == before
+    # round 11 (R115, R119): a user's JSON files under the folder (an editor's settings, a downloaded model's config)
+    # had their absolute paths made relative; only leviathan's own results files are rewritten
+    project = tmp_path / "project"
+    (project / ".vscode").mkdir(parents=True)
+    (project / ".vscode" / "settings.json").write_text('{"python": "/usr/bin/python3"}\n')
+    (project / "model").mkdir()
+    (project / "model" / "config.json").write_text('{"_name_or_path": "/models/llama"}\n')
+    (project / "results.jsonl").write_text(json.dumps({"name": "r0", "run_dir": str(tmp_path / "runs" / "r0")}) + "\n")
+    before = tree_hashes(project)
+    done = collect("--rewrite", project)
+    assert done.returncode == 0, done.stderr
+    after = tree_hashes(project)
+    assert {k for k in after if after[k] != before[k]} == {"results.jsonl"}, done.stdout
 
 
 def test_an_output_is_never_made_inside_a_run_a_data_folder_or_an_export(finished_run, data, tmp_path):

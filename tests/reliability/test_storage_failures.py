@@ -413,3 +413,23 @@ def test_a_warning_under_too_few_open_files_is_one_line(finished_run):
     lines = [line for line in proc.stderr.splitlines() if line.strip()]
     assert all(line.startswith(("warning: ", "note: ")) for line in lines), proc.stderr
     assert "Warning:" not in proc.stderr and "library()" not in proc.stderr
+
+
+def test_no_usable_temporary_directory_is_one_line(tmp_path):
+    """Round 11 (R90): under ``ulimit -f 0`` every folder tempfile tries refuses its probe file, and the import of
+    torch asks tempfile for one: ``leviathan eval`` ended in a 30-frame FileNotFoundError traceback. Now one line naming
+    the folders, the likely causes and TMPDIR."""
+    import resource
+    import subprocess
+
+    from reliability_support import REPO
+
+    def no_files():
+        resource.setrlimit(resource.RLIMIT_FSIZE, (0, resource.getrlimit(resource.RLIMIT_FSIZE)[1]))
+
+    env = {**os.environ, "PYTHONPATH": str(REPO / "src"), "OMP_NUM_THREADS": "1", "TMPDIR": str(tmp_path)}
+    proc = subprocess.run([sys.executable, "-m", "leviathan", "eval", str(tmp_path / "no-run")], env=env,
+                          capture_output=True, text=True, timeout=300, preexec_fn=no_files)
+    assert proc.returncode == 2, proc.stderr
+    line = one_error(proc.stderr)
+    assert "no usable temporary directory" in line and "ulimit -f 0" in line and "TMPDIR" in line, line
