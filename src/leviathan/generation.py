@@ -27,9 +27,13 @@ def sample_next_token(logits: torch.Tensor, temperature: float = 1.0, top_k: int
     """logits (B, V) -> next ids (B,). Filters are applied in the order temperature, top-k, top-p."""
     if temperature < 0:
         raise ValueError(f"temperature must be >= 0, got {temperature}")
-    if temperature == 0:
+    if temperature < torch.finfo(torch.float32).tiny:  # 0, or a temperature float32 holds as 0 (1e-300): greedy
         return logits.argmax(dim=-1)
-    logits = logits.float() / temperature
+    logits = logits.float()
+    # shifted so the largest is 0 before the division: a tiny temperature (1e-300, 1e-39) turned the logits into
+    # +-inf, softmax into NaN and torch.multinomial into a RuntimeError (issue 30 round 11, S79); the same
+    # distribution otherwise (softmax, top-k and top-p do not see a shift)
+    logits = (logits - logits.amax(dim=-1, keepdim=True)) / temperature
     if top_k is not None and 0 < top_k < logits.shape[-1]:
         kth = torch.topk(logits, top_k, dim=-1).values[..., -1:]  # (B, 1)
         logits = logits.masked_fill(logits < kth, float("-inf"))

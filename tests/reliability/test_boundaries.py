@@ -723,3 +723,29 @@ def test_a_top_p_below_float32s_range_keeps_the_likeliest_token(finished_run):
         assert sample_next_token(logits, temperature=1.0, top_p=1e-300).tolist() == [1]
     proc = cli(["generate", finished_run, "--prompt", "hi", "--top-p", "1e-300", "--max-new-tokens", "3"])
     assert proc.returncode == 0 and "Traceback" not in proc.stderr, proc.stderr
+
+
+@pytest.mark.parametrize("temperature", [1e-300, 1e-39])
+def test_a_temperature_below_float32s_range_picks_the_likeliest_token(temperature):
+    """Round 11 (S79): ``generate --temperature 1e-300`` (and 1e-39) ended in a RuntimeError traceback from
+    torch.multinomial: the logits divided by it overflowed float32 to +-inf and softmax gave NaN."""
+    from leviathan.generation import sample_next_token
+
+    logits = torch.tensor([[0.5, 3.0, -1.0, 2.0], [-4.0, -5.0, float("-inf"), -3.5]])
+    for _ in range(5):
+        assert sample_next_token(logits, temperature=temperature).tolist() == [1, 3]
+
+
+def test_an_input_id_outside_a_tables_vocabulary_is_named():
+    """Round 11 (S147c): a dense model given an input id >= vocab_size ended in torch's ``IndexError: index out of
+    range in self``, naming neither the id nor the range (round 8 named out-of-range labels only)."""
+    from leviathan import CausalLM, ModelConfig
+
+    model = CausalLM(ModelConfig(vocab_size=300, hidden_size=16, num_attention_heads=2, num_hidden_layers=1,
+                                 embedding="dense_tied"))
+    with pytest.raises(ValueError, match=r"input id 300 is outside \[0, 300\) \(the model's vocab_size\)"):
+        model(torch.tensor([[5, 300]]))
+    with pytest.raises(ValueError, match=r"input id -1 is outside"):
+        model(torch.tensor([[-1, 3]]))
+    assert model(torch.tensor([[5, 299]]))[0].shape == (1, 2, 300)
+

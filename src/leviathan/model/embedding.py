@@ -16,6 +16,7 @@ import torch
 import torch.nn.functional as F
 from torch import nn
 
+from .labels import check_input_ids
 from .config import ModelConfig
 from .digits import check_ids, codebook_sum
 from .generator import LeviathanGenerator
@@ -36,6 +37,7 @@ class TableEmbedding(nn.Embedding):
         self.out_norm = OutputNorm(embedding_dim, init_gain, norm_eps) if norm else None
 
     def forward(self, input_ids: torch.Tensor) -> torch.Tensor:
+        check_input_ids(input_ids, self.num_embeddings)
         e = super().forward(input_ids)  # (..., D)
         return e if self.out_norm is None else self.out_norm(e)
 

@@ -31,3 +31,16 @@ def check_labels(labels: torch.Tensor, input_ids: torch.Tensor, vocab_size: int)
     if bool(bad.any()):
         raise ValueError(f"label {int(labels[bad][0])} is outside [0, {vocab_size}) (the model's vocab_size; "
                          f"{IGNORE_INDEX} marks a position to ignore); check the tokenizer matches the model")
+
+
+@torch.compiler.disable
+def check_input_ids(input_ids: torch.Tensor, vocab_size: int) -> None:
+    """ValueError for an input id outside [0, vocab_size) of a table embedding: torch said ``IndexError: index out of
+    range in self`` on the CPU (a device-side assert on a GPU), naming neither the id nor the range (issue 30 round 11,
+    S147c; the generator checks its own ids, ``digits.check_ids``). Kept out of compiled graphs: it reads values."""
+    if input_ids.numel() and not input_ids.dtype.is_floating_point:
+        bad = (input_ids < 0) | (input_ids >= vocab_size)
+        if bool(bad.any()):
+            raise ValueError(f"input id {int(input_ids[bad][0])} is outside [0, {vocab_size}) (the model's "
+                             f"vocab_size); check the tokenizer matches the model")
+
