@@ -105,6 +105,19 @@ def test_a_run_folder_written_before_markers_resumes(capsys, data, run_copy):
     assert json.loads((run_copy / MARKER).read_text())["files"] is None  # the whole folder is the run's
 
 
+def test_a_users_folder_named_like_a_step_is_not_a_run(capsys, data, tmp_path):
+    """Round 11 (R71, R154): a new run folder holding only a user's ``checkpoints/step-00000002/notes.txt``: train took
+    the step-like name for a run of an earlier version, passed the folder over as a damaged checkpoint, then saved
+    step 2 over it, deleting the notes, exit 0. A step folder counts only when it holds what train saves there."""
+    folder = tmp_path / "exp"
+    (folder / "checkpoints" / "step-00000002").mkdir(parents=True)
+    (folder / "checkpoints" / "step-00000002" / "notes.txt").write_text("my notes\n")
+    before = tree_hashes(folder)
+    line = fails(capsys, "train", *run_overrides(data, max_steps=2), "--run-dir", folder, "--quiet")
+    assert f"`leviathan train` would write over checkpoints in '{folder}', which it did not create" in line, line
+    assert tree_hashes(folder) == before
+
+
 def test_a_copied_run_marker_does_not_make_a_users_folder_the_runs(capsys, data, finished_run, tmp_path):
     """Round 8 (G5): a user's folder holding a copy of a run's marker and a config.yaml of the user's: `train
     --run-dir` took the copied whole-folder marker as proof and wrote over the user's config.yaml, exit 0. A

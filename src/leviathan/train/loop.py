@@ -487,9 +487,13 @@ RUN_FILES = ("config.yaml", "versions.json", "params.json", "metrics.jsonl", "su
 
 
 def _earlier_run(run_dir: Path) -> bool:
-    """A run folder an earlier version of train wrote (no ownership marker yet): a step folder in checkpoints/, or
-    the versions.json train writes (it names leviathan's version)."""
-    if any(STEP_RE.match(p.name) for p in (run_dir / CHECKPOINTS).glob("step-*")):
+    """A run folder an earlier version of train wrote (no ownership marker yet): a step folder in checkpoints/ that
+    holds what train saves there (state.json or the weights), or the versions.json train writes (it names
+    leviathan's version). A folder merely named like a step proves nothing: a user's ``checkpoints/step-00000002``
+    holding notes.txt was passed over as a damaged checkpoint and saved over, the notes deleted (issue 30 round 11,
+    R71, R154)."""
+    if any(STEP_RE.match(p.name) and ((p / "state.json").is_file() or (p / "model.safetensors").is_file())
+           for p in (run_dir / CHECKPOINTS).glob("step-*")):
         return True
     try:
         versions = json.loads((run_dir / "versions.json").read_text(encoding="utf-8"))
