@@ -20,10 +20,11 @@ from __future__ import annotations
 
 import argparse
 import json
+import shutil
 import sys
 from pathlib import Path
 
-from leviathan.errors import UserError
+from leviathan.errors import UserError, not_regular
 
 # folders whose files are fingerprinted by the verb that wrote them (an export's marker, a step folder's state.json, a
 # data folder's meta.json): --rewrite reformatting a tokenizer.json there made them refuse to load (issue 30 round 8)
@@ -57,12 +58,13 @@ def _quiet(_message: str) -> None:
     """Readers' notes while comparing settings: the copy below reads (and reports) every row itself."""
 
 
-def check_same_settings(sweep: Path, out: Path) -> None:
+def check_same_settings(sweep: Path, out: Path, shown: Path | None = None) -> None:
     """UserError when the results folder ``out`` holds rows of its grid started with other settings than the sweep
     folder's (base overrides, evaluation, data; ``experiments.machinery.shards``' rule for shards, seeds aside: a
     later sweep may add seeds): their rows measure different things. A sweep of the same grid name with another
     learning rate had its rows added beside the others and its grid.json put in place of theirs, and the report of
-    the folder compared them, exit 0 (issue 30 round 7)."""
+    the folder compared them, exit 0 (issue 30 round 7). ``shown``: the name ``out`` goes by in the message (a
+    staged copy of the results folder is read in its place)."""
     from leviathan.experiments.machinery.provenance import portable_tree
     from leviathan.experiments.machinery.data_match import same_sweep_data
     from leviathan.experiments.machinery.results import load_results
@@ -74,15 +76,17 @@ def check_same_settings(sweep: Path, out: Path) -> None:
     kept_grid = SweepGrid.from_dict(json.loads((out / "grid.json").read_text()))
     new_grid = SweepGrid.from_dict(portable_tree(json.loads((sweep / "grid.json").read_text())))
     kept, new = _settings(kept_grid), _settings(new_grid)
-    differ = [_difference(key, kept[key], new[key], out, sweep) for key in kept
+    shown = shown or out
+    differ = [_difference(key, kept[key], new[key], shown, sweep) for key in kept
               if key != "seeds" and kept[key] != new[key]]
     if not same_sweep_data(kept_grid, load_results(out / "results.jsonl", _quiet), new_grid,
                            load_results(sweep / "results.jsonl", _quiet)):
-        differ.append(_difference("data fingerprint", kept_grid.data_fingerprint, new_grid.data_fingerprint, out, sweep))
+        differ.append(_difference("data fingerprint", kept_grid.data_fingerprint, new_grid.data_fingerprint, shown,
+                                  sweep))
     if differ:
-        raise UserError(f"{sweep} was started with other settings than the rows in {out} ("
+        raise UserError(f"{sweep} was started with other settings than the rows in {shown} ("
                          + "; ".join(differ[:3]) + "): their rows measure different things; nothing was written; "
-                         f"collect it into another --dest, or resweep it with the settings of {out / 'grid.json'}")
+                         f"collect it into another --dest, or resweep it with the settings of {shown / 'grid.json'}")
 
 
 def check_destination(dest: Path, out: Path, name: str) -> None:
@@ -107,6 +111,8 @@ def check_destination(dest: Path, out: Path, name: str) -> None:
             raise UserError(f"{str(results)!r} is not a results file (its lines are not results rows with a name); "
                             f"nothing was written; move it out of {str(out)!r}, or choose another --dest")
     if grid.exists():
+        if (kind := not_regular(grid)) is not None:
+            raise UserError(f"{str(grid)!r} {kind}; nothing was written; move it out of {str(out)!r}")
         try:
             kept = json.loads(grid.read_text())
         except (OSError, ValueError) as e:
@@ -118,9 +124,11 @@ def check_destination(dest: Path, out: Path, name: str) -> None:
                             f"written; move it out of {str(out)!r}, or choose another --dest")
 
 
-def merged_rows(kept: str, new: str) -> str:
+def merged_rows(kept: str, new: str, sweep: str = "", earlier: str = "") -> str:
     """The JSON-lines text ``kept`` followed by the lines of ``new`` whose run (``name``) it lacks. A run in both
-    with different rows is a UserError naming it (one run trained twice: decide by hand which row stands)."""
+    with different rows is a UserError naming it, where each row is from (``new`` from the sweep folder ``sweep``;
+    ``kept`` from the results folder, or from the sweep folders ``earlier`` collected first in the same call) and how
+    they differ (decide by hand which row stands)."""
     kept_lines = [line for line in kept.splitlines() if line.strip()]
     rows = {row["name"]: row for row in map(json.loads, kept_lines)}
     added = []
@@ -129,12 +137,38 @@ def merged_rows(kept: str, new: str) -> str:
             continue
         row = json.loads(line)
         if row["name"] in rows and rows[row["name"]] != row:
-            raise UserError(f"run {row['name']!r} has a row in the results folder and a different one in the "
-                             f"sweep folder (trained twice?); nothing was written; remove one of the two rows by hand")
+            kept_from = f"{earlier} (collected first in this call)" if earlier else "the results folder"
+            new_from = f"the sweep folder {sweep}" if sweep else "the sweep folder"
+            how, fix = _how_rows_differ(rows[row["name"]], row, sweep or "the sweep folder", earlier)
+            raise UserError(f"run {row['name']!r} has a row in {kept_from} and a different one in {new_from} ({how}); "
+                            f"nothing was written; {fix}")
         if row["name"] not in rows:
             rows[row["name"]] = row
             added.append(line)
     return "".join(line + "\n" for line in [*kept_lines, *added])
+
+
+_EVALUATION_FIELDS = ("eval", "buckets", "evaluation", "notes")  # what --skip-eval leaves out (and its note)
+
+
+def _how_rows_differ(kept: dict, new: dict, sweep: str, earlier: str) -> tuple[str, str]:
+    """(how a run's two rows differ, the fix): first whether one is evaluated and the other not (a ``--skip-eval``
+    sweep's row), then the fields that differ. "trained twice?" was said of an evaluated row beside a --skip-eval one,
+    whose difference is the evaluation (issue 30 round 11, R46)."""
+    fields = sorted(k for k in set(kept) | set(new) if kept.get(k) != new.get(k))
+    evaluated = bool(kept.get("eval")), bool(new.get("eval"))
+    if evaluated[0] == evaluated[1]:
+        return f"they differ in {_some(fields)}", "remove one of the two rows by hand"
+    other = [k for k in fields if k not in _EVALUATION_FIELDS]
+    how = (f"the {'first' if evaluated[0] else 'second'} is evaluated, the {'second' if evaluated[0] else 'first'} "
+           f"is not: swept with --skip-eval" + (f"; they also differ in {_some(other)}" if other else ""))
+    if evaluated[0] or earlier:
+        return how, f"leave {sweep if evaluated[0] else earlier} out of the call to keep the evaluated row"
+    return how, "remove the row in the results folder by hand to collect the evaluated one"
+
+
+def _some(names: list[str], limit: int = 6) -> str:
+    return ", ".join(names[:limit]) + (f" and {len(names) - limit} more" if len(names) > limit else "")
 
 
 def _data_folder(sweep: Path, grid: dict) -> Path | None:
@@ -161,24 +195,91 @@ def _data_folder(sweep: Path, grid: dict) -> Path | None:
     return None
 
 
-def collect(sweep: Path, dest: Path) -> Path:
+WRITTEN = ("results.jsonl", "grid.json")  # the files collect writes into ``DEST/<grid>``
+
+
+def _sweep_grid(sweep: Path) -> dict:
+    """The sweep's grid.json, a UserError naming it when it is missing or not a grid's: a sweep folder without one
+    ended in a FileNotFoundError traceback (issue 30 round 12, T101)."""
+    from leviathan.errors import UserError
+
+    path = sweep / "grid.json"
+    if (kind := not_regular(path)) is not None:  # reading it hung (round 12, T190)
+        raise UserError(f"{str(path)!r} {kind}; nothing was written; put the sweep's grid.json itself there")
+    if not path.is_file():
+        raise UserError(f"{str(path)!r} is missing, and it names the sweep's grid and data; nothing was written; the "
+                        f"sweep writes it on every start: run the sweep's command once more (runs with a row are not "
+                        f"trained again), then collect")
+    try:
+        grid = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError, ValueError) as e:
+        raise UserError(f"{str(path)!r} is not readable JSON ({e}); nothing was written; run the sweep's command once "
+                        f"more to write it again, then collect") from None
+    if not isinstance(grid, dict) or not isinstance(grid.get("name"), str) or not grid["name"]:
+        raise UserError(f"{str(path)!r} is not a sweep's grid.json (no grid name); nothing was written; run the "
+                        f"sweep's command once more to write it again, then collect")
+    from leviathan.config import ConfigError
+    from leviathan.experiments.machinery.grid_file import plain_name
+
+    try:  # the name is the folder under --dest: "../x" or an absolute path wrote outside it (round 12, T188, T189)
+        plain_name(grid["name"], f"{path}: the grid's name")
+    except ConfigError as e:
+        raise UserError(f"{e}; nothing was written; run the sweep's command once more to write grid.json again, "
+                        f"then collect") from None
+    return grid
+
+
+def stage(sweep: Path, dest: Path, staged: dict[Path, Path], scratch: Path, sources: list[tuple[Path, Path]]) -> Path:
+    """Check ``sweep``'s collection into ``dest`` and write what it gives into a scratch copy of ``dest/<grid>``
+    (``staged[out]``, made on its grid's first sweep; ``sources``: the (sweep, out) pairs staged so far, this one
+    appended); returns ``out``. Nothing under ``dest`` is written: ``collect`` copies the staged files there once
+    every sweep of the call has passed. A second sweep refused after the first was written left ``DEST/<grid>`` half
+    collected under "nothing was written" (issue 30 round 11, R46)."""
     from leviathan.experiments.method.plateau import unigram_entropy
     from leviathan.experiments.machinery.provenance import portable_tree
     from leviathan.io import atomic_write_text
 
-    grid = json.loads((sweep / "grid.json").read_text())
+    grid = _sweep_grid(sweep)
     out = dest / grid["name"]
-    check_destination(dest, out, grid["name"])
-    out.mkdir(parents=True, exist_ok=True)
-    check_same_settings(sweep, out)
-    kept = (out / "results.jsonl").read_text() if (out / "results.jsonl").is_file() else ""
-    atomic_write_text(out / "results.jsonl", merged_rows(kept, _portable_jsonl(_whole_rows(sweep / "results.jsonl"))))
+    if out not in staged:
+        check_destination(dest, out, grid["name"])
+        staged[out] = scratch / str(len(staged))
+        staged[out].mkdir()
+        for name in WRITTEN:
+            if (out / name).is_file():
+                shutil.copyfile(out / name, staged[out] / name)
+    work = staged[out]
+    check_same_settings(sweep, work, shown=out)
+    kept = (work / "results.jsonl").read_text("utf-8-sig") if (work / "results.jsonl").is_file() else ""
+    earlier = ", ".join(str(s) for s, o in sources if o == out)  # sweeps of this call already merged into it
+    atomic_write_text(work / "results.jsonl", merged_rows(kept, _portable_jsonl(_whole_rows(sweep / "results.jsonl")),
+                                                          str(sweep), earlier))
+    sources.append((sweep, out))
     if grid.get("unigram_entropy") is None:
         data = _data_folder(sweep, grid)
-        kept_grid = json.loads((out / "grid.json").read_text()) if (out / "grid.json").is_file() else {}
+        kept_grid = json.loads((work / "grid.json").read_text()) if (work / "grid.json").is_file() else {}
         grid["unigram_entropy"] = (unigram_entropy(data) if data else None) or kept_grid.get("unigram_entropy")
-    atomic_write_text(out / "grid.json", json.dumps(portable_tree(grid), indent=1) + "\n")
+    atomic_write_text(work / "grid.json", json.dumps(portable_tree(grid), indent=1) + "\n")
     return out
+
+
+def collect(sweeps: list[Path], dest: Path) -> list[tuple[Path, Path]]:
+    """Collect every sweep folder of ``sweeps`` into ``dest``: each is checked and merged (``stage``) before any file
+    under ``dest`` is written; then the staged files are put in place. Returns (sweep, its ``DEST/<grid>``) pairs."""
+    import tempfile
+
+    from leviathan.io import atomic_write_text
+
+    staged: dict[Path, Path] = {}
+    done: list[tuple[Path, Path]] = []
+    with tempfile.TemporaryDirectory(prefix="collect-") as scratch:
+        for sweep in sweeps:
+            stage(sweep, dest, staged, Path(scratch), done)
+        for out, work in staged.items():
+            out.mkdir(parents=True, exist_ok=True)
+            for name in WRITTEN:
+                atomic_write_text(out / name, (work / name).read_text())
+    return done
 
 
 def _fingerprinted(path: Path, root: Path) -> bool:
@@ -200,6 +301,10 @@ def _fingerprinted(path: Path, root: Path) -> bool:
 # The JSON files of a results folder that leviathan writes (a sweep, collect_results, report, report --ablation,
 # lm-eval) and whose machine paths --rewrite makes portable; embeddings records are recognised by their contents.
 REWRITTEN = {"results.jsonl", "grid.json", "analysis.json", "ablations.json", "lm_eval.json"}
+# the keys every such file (each line of a results.jsonl) holds as leviathan writes it
+_OWN_KEYS = {"results.jsonl": {"name", "variant"}, "grid.json": {"name", "runs"},
+             "analysis.json": {"comparisons", "eval_set", "num_runs"}, "ablations.json": {"arms", "factors"},
+             "lm_eval.json": {"source", "tasks", "results"}}
 
 
 def _ours(path: Path) -> bool:
@@ -208,7 +313,34 @@ def _ours(path: Path) -> bool:
     config.json), and --rewrite turned its absolute paths relative without a word (issue 30 round 11, R115, R119)."""
     from leviathan.experiments.machinery.embedding_files import _looks_like_record
 
-    return path.name in REWRITTEN or (path.suffix == ".json" and _looks_like_record(path))
+    if path.suffix == ".json" and _looks_like_record(path):
+        return True
+    if path.name not in REWRITTEN:
+        return False
+    try:  # by its content too: a user's grid.json, analysis.json or results.jsonl of that name was rewritten (issue 30
+        text = path.read_text("utf-8-sig")  # round 12, T164, T165)
+        values = [json.loads(line) for line in text.splitlines() if line.strip()] if path.suffix == ".jsonl" \
+            else [json.loads(text)]
+    except (OSError, UnicodeDecodeError, ValueError):
+        return False
+    keys = _OWN_KEYS[path.name]
+    return bool(values) and all(isinstance(v, dict) and keys <= set(v) for v in values)
+
+
+def _damaged(path: Path) -> str | None:
+    """Why a file of a results file's name does not read as JSON (None when it does)."""
+    try:
+        text = path.read_text("utf-8-sig")
+        for line in (text.splitlines() if path.suffix == ".jsonl" else [text]):
+            if line.strip():
+                json.loads(line)
+    except UnicodeDecodeError:
+        return "it is not UTF-8 text"
+    except ValueError as e:
+        return f"it is not readable JSON ({e})"
+    except OSError as e:
+        return f"it cannot be read ({(e.strerror or str(e)).lower()})"
+    return None
 
 
 def rewrite(folder: Path) -> list[Path]:
@@ -218,11 +350,21 @@ def rewrite(folder: Path) -> list[Path]:
     from leviathan.experiments.machinery.provenance import portable_tree
     from leviathan.io import atomic_write_text
 
+    from leviathan.errors import missing
+
+    if not folder.is_dir():  # a file or a missing path rewrote nothing, exit 0 (issue 30 round 12, T199, T200)
+        what = "is a file" if folder.is_file() else missing(folder)
+        raise UserError(f"--rewrite {str(folder)!r} {what}; pass the folder whose results files to make portable "
+                        f"(e.g. results/)")
     changed = []
     for path in sorted(folder.rglob("*.json*")):
-        if not path.is_file() or _fingerprinted(path, folder) or not _ours(path):
+        if not path.is_file() or _fingerprinted(path, folder):
             continue
-        text = path.read_text()
+        if not _ours(path):
+            if path.name in REWRITTEN and _damaged(path):  # leviathan's name, unreadable content: say so (T197,
+                print(f"warning: left {str(path)!r} as it is: {_damaged(path)}", file=sys.stderr)  # T198)
+            continue
+        text = path.read_text("utf-8-sig")  # a byte order mark some editors save (round 11, R52) is dropped
         if path.suffix == ".jsonl":
             new = _portable_jsonl(text)
         elif path.suffix == ".json":
@@ -255,12 +397,19 @@ def _main(argv=None) -> int:
             print(f"rewrote {path}")
     if args.sweeps and not args.dest:
         parser.error("--dest is required with sweep folders")
+    for sweep in args.sweeps:  # before any is written
+        if (kind := not_regular(sweep / "results.jsonl")) is not None:  # round 11 (R108): "no results.jsonl yet"
+            raise UserError(f"{str(sweep / 'results.jsonl')!r} {kind}; nothing was written; collect a sweep folder "
+                            f"whose results.jsonl is the file the sweep wrote")
+    ready = []
     for sweep in args.sweeps:
         if not (sweep / "results.jsonl").is_file():
             print(f"{sweep}: no results.jsonl yet, skipped", file=sys.stderr)
             continue
-        rows = sum(1 for line in (sweep / "results.jsonl").read_text().splitlines() if line.strip())
-        print(f"{sweep} -> {collect(sweep, args.dest)} ({rows} rows)")
+        ready.append(sweep)
+    for sweep, out in collect(ready, args.dest) if ready else []:
+        rows = sum(1 for line in (sweep / "results.jsonl").read_text("utf-8-sig").splitlines() if line.strip())
+        print(f"{sweep} -> {out} ({rows} rows)")
     return 0
 
 

@@ -40,6 +40,22 @@ def _seed_everything():
     yield
 
 
+@pytest.fixture(autouse=True)
+def terminal_signals():
+    """SIGINT and SIGHUP as a terminal gives them, whatever the suite inherited: started in the background of a
+    script (``.ci/run &``) it inherits SIGINT ignored (POSIX: a non-interactive shell's background commands ignore it),
+    under ``nohup`` SIGHUP ignored. Python then installs no KeyboardInterrupt handler, and leviathan rightly leaves an
+    ignored SIGINT or SIGHUP alone (``stop_signals``), so tests of Ctrl-C and of a closed terminal could not see them;
+    their child processes inherit the ignored disposition too (a SIGINT test's training ran on past its timeout)."""
+    import signal
+
+    previous = {signal.SIGINT: signal.signal(signal.SIGINT, signal.default_int_handler),
+                signal.SIGHUP: signal.signal(signal.SIGHUP, signal.SIG_DFL)}
+    yield
+    for sig, handler in previous.items():
+        signal.signal(sig, handler)
+
+
 @pytest.fixture(scope="module")
 def single_thread():
     """Run a module's tests with one intra-op thread, restoring the setting afterwards.

@@ -75,9 +75,18 @@ class Stopped(BaseException):
         self.signum = signum
 
 
+_VERB_PID = os.getpid()  # the process whose verb the stop handlers serve (set again by ``_stoppable``)
+
+
 def _stop(signum, frame):
     """Raise ``Stopped``, unless the signal came while a module was being imported: then it is delivered again
-    shortly, once the import is done (``_importing``)."""
+    shortly, once the import is done (``_importing``). In a process forked from the verb's (lm-eval's bootstrap pool)
+    the signal takes its default action: the handler, inherited, raised ``Stopped`` inside a pool worker the pool was
+    ending, printed its traceback and at times left the pool waiting on it (issue 30 round 13, V8, V8a)."""
+    if os.getpid() != _VERB_PID:
+        signal.signal(signum, signal.SIG_DFL)
+        os.kill(os.getpid(), signum)
+        return
     if _importing(frame):
         timer = threading.Timer(0.05, os.kill, (os.getpid(), signum))
         timer.daemon = True
@@ -118,6 +127,8 @@ def _stoppable(verb: str, call) -> int:
     """``call()``'s status with the stop signals turned into ``Stopped`` and reported in one line."""
     from .stop_signals import stop_signals
 
+    global _VERB_PID
+    _VERB_PID = os.getpid()
     main_thread = threading.current_thread() is threading.main_thread()
     previous = {sig: signal.signal(sig, _stop) for sig in stop_signals()} if main_thread else {}
     try:
@@ -168,7 +179,7 @@ def _say_late_stops(verb: str) -> None:
     teardown takes a moment) says so in one line and ends the process with the stop's status: it killed the process
     without a word, exit 143 (issue 30 round 9, M114: a SIGTERM as `analyze embeddings` finished). The verb's work is
     complete by then. Only in the program itself (``main()`` reading ``sys.argv``), never in a caller's process."""
-    from .stop_signals import stop_signals
+    from .stop_signals import stop_and_interrupt_signals
 
     def late(signum, frame):
         name = "Ctrl-C (SIGINT)" if signum == signal.SIGINT else signal.Signals(signum).name
@@ -179,7 +190,7 @@ def _say_late_stops(verb: str) -> None:
         os._exit(128 + signum)
 
     if threading.current_thread() is threading.main_thread():
-        for sig in (*stop_signals(), signal.SIGINT):
+        for sig in stop_and_interrupt_signals():
             signal.signal(sig, late)
 
 

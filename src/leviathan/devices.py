@@ -23,3 +23,22 @@ def device_problem(spec: Any, *, auto: bool = True) -> str | None:
     if isinstance(spec, str) and (spec == "cpu" or (auto and spec == "auto") or _CUDA.fullmatch(spec)):
         return None
     return f"must be {names} (N a GPU's index, e.g. cuda:0), got {spec!r}"
+
+
+def device_unavailable(spec: Any) -> str | None:
+    """Why a well-formed device ``spec`` (``device_problem`` is None) is not on this machine: CUDA absent, or a GPU
+    index past the count; None when it is here (``auto``, ``cpu``). ``load_model(RUN, device='cuda:7')`` on a machine
+    without CUDA ended in torch's AssertionError, and the harness silently ran ``device='cuda:7'`` on the CPU (issue 30
+    round 12, U145, U161)."""
+    import torch
+
+    text = str(spec)
+    if not text.startswith("cuda"):
+        return None
+    if not torch.cuda.is_available():
+        return f"is {text!r}, but CUDA is not available here; use cpu"
+    index = int(text.split(":")[1]) if ":" in text else 0
+    if index >= torch.cuda.device_count():
+        return f"is {text!r}, but this machine has {torch.cuda.device_count()} GPU(s) (cuda:0 to " \
+               f"cuda:{torch.cuda.device_count() - 1})"
+    return None

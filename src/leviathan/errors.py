@@ -120,6 +120,9 @@ def missing(path) -> str:
     loops, given to eval, prepare, --config or report, "does not exist" while `ls` lists it)."""
     import os
 
+    kind = not_regular(path)  # round 11 (S159, S162): a pipe or a device was "does not exist"
+    if kind is not None:
+        return f"{kind} that can be read whole (copy its contents into a file)"
     found = dead_link(path)
     if found is None:
         return "does not exist"
@@ -127,6 +130,24 @@ def missing(path) -> str:
     if where == os.fspath(path):
         return f"{what}, so it cannot be read (repair or remove the link)"
     return f"cannot be read: {where!r} on its way {what} (repair or remove the link)"
+
+
+def not_regular(path) -> str | None:
+    """"is a named pipe (FIFO), not a regular file" (a socket, a device) for a ``path`` that exists as something a
+    reader of files cannot read whole; None for a regular file, a folder or nothing there. A results.jsonl that was a
+    pipe was "no result rows" / "no results.jsonl yet" (issue 30 round 11, R107, R108): the file is there."""
+    import os
+    import stat
+
+    try:
+        mode = os.stat(path).st_mode
+    except (OSError, ValueError):
+        return None
+    for test, kind in ((stat.S_ISFIFO, "a named pipe (FIFO)"), (stat.S_ISSOCK, "a socket"),
+                       (stat.S_ISCHR, "a character device"), (stat.S_ISBLK, "a block device")):
+        if test(mode):
+            return f"is {kind}, not a regular file"
+    return None
 
 
 def _read_only(path) -> bool:

@@ -80,6 +80,45 @@ class Decoder:
 
 
 @torch.no_grad()
+def _flat(values) -> list:
+    """The items of a list of ids or of a list of lists of ids."""
+    out = []
+    for v in values:
+        out.extend(_flat(v) if isinstance(v, (list, tuple)) else [v])
+    return out
+
+
+def check_sampling(max_new_tokens, temperature, top_k, top_p, eos_id, seed, vocab_size: int) -> None:
+    """ValueError (TypeError for a wrong type) naming the option and its range, as ``leviathan generate``'s flags
+    check them: the Python API took ``max_new_tokens=-1``, ``top_k=-1``, ``eos_id=1000`` past the vocabulary,
+    ``seed=-1``, ``top_p=True``, and ``temperature=nan`` ended in torch.multinomial's RuntimeError (issue 30 round 12,
+    U128-U135)."""
+    import math
+
+    import numbers
+
+    from .seeds import is_integer, seed_problem
+
+    def whole(value) -> bool:  # numpy integers too
+        return is_integer(value)
+
+    def number(value) -> bool:
+        return isinstance(value, numbers.Real) and not isinstance(value, bool)
+
+    if not whole(max_new_tokens) or max_new_tokens < 0:
+        raise ValueError(f"max_new_tokens must be a whole number >= 0, got {max_new_tokens!r}")
+    if not number(temperature) or not math.isfinite(temperature) or temperature < 0:
+        raise ValueError(f"temperature must be a finite number >= 0 (0: the likeliest token), got {temperature!r}")
+    if top_k is not None and (not whole(top_k) or top_k < 1):
+        raise ValueError(f"top_k must be a whole number >= 1 (or None), got {top_k!r}")
+    if top_p is not None and (not number(top_p) or not 0 < top_p <= 1):
+        raise ValueError(f"top_p must be a number in (0, 1] (or None), got {top_p!r}")
+    if eos_id is not None and (not whole(eos_id) or not 0 <= eos_id < vocab_size):
+        raise ValueError(f"eos_id must be a token id in [0, {vocab_size}) (or None), got {eos_id!r}")
+    if seed is not None and (problem := seed_problem(seed)) is not None:
+        raise ValueError(f"seed: {problem}")
+
+
 def generate(model, prompt_ids: Sequence[int] | torch.Tensor, max_new_tokens: int, temperature: float = 1.0,
              top_k: int | None = None, top_p: float | None = None, eos_id: int | None = None,
              seed: int | None = None, use_cache: bool = True) -> torch.Tensor:
@@ -91,7 +130,16 @@ def generate(model, prompt_ids: Sequence[int] | torch.Tensor, max_new_tokens: in
     Parameters: the sampling options (temperature, top-k, top-p, ...), keyword arguments one each as ``leviathan
     generate`` passes them.
     """
+    check_sampling(max_new_tokens, temperature, top_k, top_p, eos_id, seed, model.config.vocab_size)
     device = next(model.parameters()).device
+    if isinstance(prompt_ids, torch.Tensor) and (prompt_ids.dtype.is_floating_point or prompt_ids.dtype.is_complex
+                                                 or prompt_ids.dtype == torch.bool):
+        raise TypeError(f"prompt_ids must be integer token ids, got a {prompt_ids.dtype} tensor")
+    from .integers import is_integer
+
+    if not isinstance(prompt_ids, torch.Tensor) and not all(is_integer(i) for i in _flat(prompt_ids)):  # [5.7] was
+        # truncated to id 5 (U135)
+        raise TypeError("prompt_ids must be integer token ids (a list of ints, or an integer tensor)")
     ids = torch.as_tensor(prompt_ids, dtype=torch.long, device=device)
     if ids.dim() == 1:
         ids = ids.unsqueeze(0)

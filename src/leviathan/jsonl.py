@@ -6,11 +6,12 @@
 A line can be cut short (a killed write, a full disk), not be UTF-8 or not be JSON. Each line is decoded on its
 own, so one bad line costs only itself and never raises: the caller decides whether to skip it quietly (the torn
 last line of a metrics.jsonl after a kill) or to say so (a results.jsonl row is a finished run). Blank lines are
-not values and not reported.
+not values and not reported. A UTF-8 byte order mark before the first line (some editors save one) is read past.
 """
 
 from __future__ import annotations
 
+import codecs
 import json
 import os
 from pathlib import Path
@@ -20,8 +21,14 @@ from typing import Any
 def read_json_lines(path: str | os.PathLike) -> tuple[list[tuple[int, Any]], list[tuple[int, str]]]:
     """([(line number, value)] of the lines that parse, [(line number, what is wrong)] of the others); line numbers
     start at 1; blank lines are skipped."""
+    from .errors import UserError, not_regular
+
+    if (kind := not_regular(path)) is not None:  # reading it hung the verb (issue 30 round 12, T64, T72)
+        raise UserError(f"{str(path)!r} {kind}; put the file itself there")
     values, bad = [], []
     for number, raw in enumerate(Path(path).read_bytes().split(b"\n"), start=1):
+        if number == 1 and raw.startswith(codecs.BOM_UTF8):  # as some editors save UTF-8 (round 11, R52: the whole
+            raw = raw[len(codecs.BOM_UTF8):]                  # first row was "cut short or damaged")
         if not raw.strip():
             continue
         try:

@@ -443,7 +443,14 @@ def check_not_inside(folder: str | os.PathLike, what: str, verbs: Iterable[str],
             continue  # a damaged marker of a folder above is that folder's business
         parts = real.relative_to(parent).parts  # the container itself or a new folder in it; deeper is a run's
         inner = marker is not None and parts[0] in within.get(marker.verb, ()) and len(parts) <= 2
-        if marker is not None and (marker.verb in verbs or inner):
+        # a run's checkpoints/ holds its step folders only, whoever writes: an export there named like a step was
+        # taken for a damaged newest checkpoint (issue 30 round 12, T81b, T82, T86)
+        steps = marker is not None and marker.verb == "train" and parts[0] == "checkpoints"
+        if steps and marker.verb not in verbs:
+            raise UserError(f"{what} {str(folder)!r} lies inside {str(parent / 'checkpoints')!r}, which holds the "
+                            f"run's step folders only (a new folder there reads as a damaged checkpoint); choose "
+                            f"another {what} outside it")
+        if marker is not None and (marker.verb in verbs or inner or steps):
             raise UserError(f"{what} {str(folder)!r} lies inside {str(parent)!r}, the output of `leviathan "
                             f"{marker.verb}` (its {MARKER} says so): a new output there would be mixed into it; "
                             f"choose another {what} outside it")

@@ -22,3 +22,45 @@ def stop_signals() -> list[signal.Signals]:
     if hangup is not None and signal.getsignal(hangup) is not signal.SIG_IGN:
         found.append(hangup)
     return found
+
+
+def stop_and_interrupt_signals() -> list[signal.Signals]:
+    """``stop_signals()`` and SIGINT (Ctrl-C), unless SIGINT is ignored: a shell that is not interactive starts its
+    background jobs with SIGINT ignored, and a handler undid that: a SIGINT meant for the shell ended `report` as it
+    finished, exit 130 (issue 30 round 11, S196)."""
+    found = stop_signals()
+    if signal.getsignal(signal.SIGINT) is not signal.SIG_IGN:
+        found.append(signal.SIGINT)
+    return found
+
+
+# A stop that arrived in a worker process before its training began (``remember_stop``), adopted by train's stop flag
+# when it starts: the worker then stops before its first step instead of training on.
+pending_stop: int | None = None
+
+
+def remember_stop(signum, frame) -> None:
+    """A worker's handler outside ``train``: note the stop (train adopts it) instead of dying. A demo worker killed by a
+    SIGTERM while it sent its result held the result queue's lock forever, and the other workers and the demo then
+    waited forever (issue 30 round 12, U271; round 13, V111)."""
+    global pending_stop
+    pending_stop = signum
+
+
+def start_resource_tracker() -> None:
+    """Start multiprocessing's resource tracker (before a pool of worker processes) with SIGHUP ignored: it ignores
+    SIGINT and SIGTERM itself but not SIGHUP, so a SIGHUP to the process group (a closed terminal, ``kill -HUP -PGID``)
+    killed it; it was started again and filled stderr with its KeyError tracebacks and "process died unexpectedly"
+    warnings (issue 30 round 13, S4, S9). An ignored signal stays ignored in the process it starts."""
+    import threading
+    from multiprocessing import resource_tracker
+
+    hangup = getattr(signal, "SIGHUP", None)
+    if hangup is None or threading.current_thread() is not threading.main_thread():
+        resource_tracker.ensure_running()
+        return
+    old = signal.signal(hangup, signal.SIG_IGN)
+    try:
+        resource_tracker.ensure_running()
+    finally:
+        signal.signal(hangup, old)

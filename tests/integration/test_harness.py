@@ -173,7 +173,9 @@ def test_export_guard_refuses_a_model_that_is_not_ours(fixtures, tmp_path):
 
 def test_task_preparation_and_names(tmp_path, monkeypatch):
     assert lm_tasks.resolve_tasks("paper") == list(lm_tasks.PAPER_TASKS)
-    assert lm_tasks.resolve_tasks("lev_piqa,arc_easy,piqa") == ["piqa", "arc_easy"]
+    assert lm_tasks.resolve_tasks("lev_piqa,arc_easy,piqa") == ["piqa", "arc_easy"]  # each once, by design
+    with pytest.raises(UserError, match="an empty item in --tasks 'piqa,'"):  # round 12 (T132)
+        lm_tasks.resolve_tasks("piqa,")
     with pytest.raises(UserError, match="unknown task"):
         lm_tasks.resolve_tasks("mmlu")
     with pytest.raises(UserError, match="missing data file"):
@@ -276,3 +278,30 @@ def test_lm_eval_verb_sets_the_thread_count(monkeypatch):
     finally:
         torch.set_num_threads(before)
     assert seen["threads"] == 1
+
+
+def test_more_few_shot_examples_than_a_task_holds_is_one_error(fixtures):
+    """Round 11 (S107): ``lm-eval --num-fewshot 5000`` on a task with a small pool ended in lm_eval's traceback
+    "ValueError: Sample larger than population". Now one error naming the task's pool and the fix."""
+    from leviathan.errors import UserError
+
+    files, tok, model = fixtures
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setitem(lm_tasks.TASKS, "arc_easy", dataclasses.replace(lm_tasks.TASKS["arc_easy"],
+                                                                     files=tuple(map(str, files["arc_easy"]))))
+        with pytest.raises(UserError, match=r"--num-fewshot 5000 asks for more few-shot examples than a task holds "
+                                            r"\(.*arc_easy.*: 2 examples\); pass a smaller --num-fewshot"):
+            harness.evaluate_model(model, tok, ["arc_easy"], data=Path(str(files["arc_easy"][0])).parent,
+                                   batch_size=4, num_fewshot=5000, verify=False)
+
+
+def test_lm_evals_git_lookup_outside_a_repository_prints_nothing(capfd, monkeypatch, tmp_path):
+    """Round 11 (R14): run from a folder outside a repository, lm-eval's ``git describe`` put ``fatal: not a git
+    repository`` on the terminal beside a correct result. The harness runs it with git's stderr kept."""
+    import lm_eval.evaluator as evaluator
+
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setenv("GIT_CEILING_DIRECTORIES", str(tmp_path.parent))
+    with harness._quiet_git_hash():
+        assert evaluator.get_git_commit_hash() is None
+    assert "fatal" not in capfd.readouterr().err

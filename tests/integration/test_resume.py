@@ -120,7 +120,11 @@ def test_signal_saves_checkpoint_then_resume(data, tmp_path, sig, code):
     proc = _launch([*overrides, "--run-dir", str(run)], tmp_path)
     _wait_for_step(run, 2, proc)
     proc.send_signal(sig)
-    assert proc.wait(timeout=60) == code, (tmp_path / "stderr.log").read_text()
+    try:
+        assert proc.wait(timeout=60) == code, (tmp_path / "stderr.log").read_text()
+    finally:
+        if proc.poll() is None:  # a run the signal did not stop would train its 100,000 steps on
+            proc.kill()
     saved = ckpt.list_checkpoints(run)
     assert len(saved) == 1
     step = saved[0][0]

@@ -16,21 +16,6 @@ sys.path.insert(0, str(Path(__file__).parent))
 from reliability_support import make_data, run_overrides  # noqa: E402
 
 
-@pytest.fixture(autouse=True)
-def terminal_signals():
-    """SIGINT and SIGHUP as a terminal gives them, whatever the suite inherited: started in the background of a
-    script (``.ci/run &``) it inherits SIGINT ignored (POSIX: a non-interactive shell's background commands ignore it),
-    under ``nohup`` SIGHUP ignored; Python then installs no KeyboardInterrupt handler, and ``stop_signals`` rightly
-    leaves an ignored SIGHUP alone, so tests of Ctrl-C and of a closed terminal could not see them."""
-    import signal
-
-    previous = {signal.SIGINT: signal.signal(signal.SIGINT, signal.default_int_handler),
-                signal.SIGHUP: signal.signal(signal.SIGHUP, signal.SIG_DFL)}
-    yield
-    for sig, handler in previous.items():
-        signal.signal(sig, handler)
-
-
 @pytest.fixture(scope="session")
 def data(tmp_path_factory) -> Path:
     return make_data(tmp_path_factory.mktemp("reliability-data"))

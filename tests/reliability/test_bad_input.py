@@ -559,3 +559,85 @@ def test_a_run_folder_or_a_meta_json_given_as_data_is_named_for_what_it_is(capsy
     line = fails(capsys, "eval", finished_run, "--data", data / "meta.json", "--max-tokens", "64")
     assert f"'{data / 'meta.json'}' is a file, not a folder; pass its folder ('{data}')" in line
     assert not (tmp_path / "run").exists()
+
+
+def test_a_pipe_or_a_device_given_as_a_file_is_named_for_what_it_is(capsys, tmp_path):
+    """Round 11 (S159, S162): ``prepare FIFO`` said "source 'p.txt' does not exist" and ``analyze embeddings REC
+    /dev/zero`` "'/dev/zero' does not exist": both exist; they are a pipe and a device."""
+    fifo = tmp_path / "p.txt"
+    os.mkfifo(fifo)
+    line = fails(capsys, "prepare", fifo, "--out", tmp_path / "d", "--tokenizer", "bpe:300")
+    assert "is a named pipe (FIFO), not a regular file" in line, line
+    line = fails(capsys, "analyze", "embeddings", "/dev/zero", "/dev/zero")
+    assert "'/dev/zero' is a character device, not a regular file" in line, line
+    assert not (tmp_path / "d").exists()
+
+
+def test_a_users_folder_with_a_meta_json_that_is_no_json_is_not_offered_overwrite(capsys, tmp_path):
+    """Round 11 (R65): a user's folder whose meta.json is a link to a text file: prepare --out said "the data dir is
+    damaged; pass --overwrite", and --overwrite was then refused (no marker). The first line now says so."""
+    from reliability_support import write_corpus
+
+    corpus = write_corpus(tmp_path / "corpus", seed=2)
+    folder = tmp_path / "d"
+    folder.mkdir()
+    (folder / "meta.json").symlink_to(next(p for p in Path(corpus).rglob("*") if p.is_file()))
+    line = fails(capsys, "prepare", corpus, "--out", folder, "--tokenizer", "bpe:300", "--no-progress")
+    assert "holds no marker of `leviathan prepare`, so --overwrite would not replace it either" in line, line
+
+
+@pytest.mark.parametrize("size, words", [("100", "is too small: it needs 256 byte tokens"),
+                                         ("99999999999", "is above the 262,144 supported here")])
+def test_a_bpe_size_out_of_range_is_refused_before_any_work(capsys, tmp_path, size, words):
+    """Round 8's leftover: ``prepare --tokenizer bpe:99999999999`` printed "training a byte-level BPE with
+    99,999,999,999 ids" before refusing the size."""
+    from reliability_support import write_corpus
+
+    corpus = write_corpus(tmp_path / "corpus", seed=2)
+    assert main(["prepare", str(corpus), "--out", str(tmp_path / "d"), "--tokenizer", f"bpe:{size}",
+                 "--no-progress"]) == 2
+    out, err = capsys.readouterr()
+    assert words in one_error(err) and "training a byte-level BPE" not in out + err, err
+    assert not (tmp_path / "d").exists()
+
+
+def test_a_pipe_where_a_verb_reads_a_file_is_one_error_not_a_hang(data, finished_run, tmp_path):
+    """Round 12 (T60, T64, T72, T190, T204): a named pipe among a corpus folder's files, as a run's metrics.jsonl or as
+    a results folder's results.jsonl / a sweep's grid.json made the verb wait forever in open() (train deaf to
+    SIGTERM). Each is now one error naming the pipe."""
+    import subprocess
+
+    from reliability_support import REPO, cli, write_corpus
+
+    corpus = write_corpus(tmp_path / "corpus", seed=2)
+    os.mkfifo(Path(corpus) / "zz.txt")
+    run = Path(shutil.copytree(finished_run, tmp_path / "run"))
+    (run / "metrics.jsonl").unlink()
+    os.mkfifo(run / "metrics.jsonl")
+    sweep = tmp_path / "sweep"
+    sweep.mkdir()
+    os.mkfifo(sweep / "grid.json")
+    (sweep / "results.jsonl").write_text(json.dumps({"name": "r0", "variant": "dense_tied"}) + "\n")
+    collect = [sys.executable, str(REPO / "scripts" / "collect_results.py"), str(sweep), "--dest", str(tmp_path / "d")]
+    for argv, shown in ((["prepare", corpus, "--out", tmp_path / "d1", "--tokenizer", "bpe:300", "--no-progress"],
+                         "zz.txt"),
+                        (["train", *run_overrides(data, max_steps=6), "--run-dir", run, "--resume", "auto", "--quiet"],
+                         "metrics.jsonl")):
+        proc = cli(argv, timeout=120)
+        assert proc.returncode == 2 and f"{shown}' " in one_error(proc.stderr), proc.stderr
+        assert "is a named pipe (FIFO), not a regular file" in proc.stderr
+    proc = subprocess.run(collect, capture_output=True, text=True, timeout=120,
+                          env={**os.environ, "PYTHONPATH": str(REPO / "src")})
+    assert proc.returncode == 2 and "grid.json' is a named pipe (FIFO)" in one_error(proc.stderr), proc.stderr
+
+
+def test_one_source_named_twice_is_refused(capsys, tmp_path):
+    """Round 12 (U200): ``prepare same.txt same.txt`` counted the document twice and put one copy in each split, so
+    validation was a copy of training; the same file as --val-source likewise."""
+    text = tmp_path / "same.txt"
+    text.write_text("the quick brown fox jumps over the lazy dog. " * 200)
+    for extra in ([str(text)], ["--val-source", str(text)]):
+        line = fails(capsys, "prepare", text, *extra, "--out", tmp_path / "d", "--tokenizer", "bpe:300",
+                     "--no-progress")
+        assert "are one source named twice" in line, line
+    assert not (tmp_path / "d").exists()

@@ -318,3 +318,92 @@ def test_an_export_card_quotes_only_the_metrics_of_its_own_checkpoint(finished_r
     assert main(["export", str(run), str(tmp_path / "swapped")]) == 0
     card = (tmp_path / "swapped" / "README.md").read_text()
     assert "3.1234" not in card and "Not quoted: the run's metrics.jsonl has validation figures for step 4" in card
+
+
+def test_embeddings_of_a_run_whose_data_folder_was_replaced_by_another_tokenizers_are_refused(data_copy, tmp_path):
+    """Round 11 (R41): ``analyze embeddings RUN`` (no --data: the folder the run's config names) read the frequency
+    buckets of a data folder replaced by one of another tokenizer and recorded them, exit 0; --data OTHER was refused."""
+    from leviathan.data.prepare import prepare
+    from leviathan.run_config import load_run_config
+    from leviathan.train.loop import train
+    from reliability_support import cli_error, write_corpus
+
+    run = tmp_path / "run"
+    train(load_run_config(None, run_overrides(data_copy, max_steps=2)), run, quiet=True)
+    other = tmp_path / "other"
+    prepare(str(write_corpus(tmp_path / "corpus", seed=3)), other, tokenizer="bpe:300", val_fraction=0.2,
+            progress=False, log=lambda msg: None)
+    shutil.rmtree(data_copy)
+    shutil.copytree(other, data_copy)
+    line = cli_error(["analyze", "embeddings", run, "--out", tmp_path / "rec.json"])
+    assert "cannot analyze this run's embeddings: the checkpoint" in line and "maps text to other ids" in line, line
+    assert not (tmp_path / "rec.json").exists()
+
+
+def test_lm_eval_keep_export_run_twice_replaces_its_own_export(finished_run, tmp_path):
+    """Round 11 (R14c): ``lm-eval RUN --out le --keep-export`` run twice: the rerun refused its own le/hf ("holds
+    files the earlier `leviathan export` did not write (tokenizer.json, tokenizer_config.json)"), since the harness's
+    tokenizer was written after the export's marker. Now it is part of the export, and the rerun replaces it."""
+    from reliability_support import cli
+
+    root = _piqa_root(tmp_path / "tasks")
+    out = tmp_path / "le"
+    argv = ["lm-eval", finished_run, "--tasks", "piqa", "--data-root", root, "--threads", "1", "--out", out,
+            "--keep-export"]
+    for _ in range(2):
+        proc = cli(argv)
+        assert proc.returncode == 0 and "Traceback" not in proc.stderr, proc.stderr
+    listed = set(json.loads((out / "hf" / "leviathan_output.json").read_text())["sha256"])
+    assert {"tokenizer.json", "tokenizer_config.json", "model.safetensors"} <= listed
+
+
+@pytest.mark.parametrize("files", [{}, "drop-weights"], ids=["empty", "no-weights"])
+def test_a_state_json_that_records_no_files_is_refused(capsys, run_copy, files):
+    """Round 11 (S6): ``files: {}`` in state.json turned the companion check off (a current writer records every
+    file saved beside it); ``eval`` evaluated with no file checked."""
+    path = run_copy / STEP4 / "state.json"
+    state = json.loads(path.read_text())
+    state["files"] = {} if files == {} else {k: v for k, v in state["files"].items() if k != "model.safetensors"}
+    path.write_text(json.dumps(state))
+    line = cli_error(["eval", run_copy])
+    assert "field 'files' does not record model.safetensors" in line, line
+
+
+def test_an_export_card_quotes_no_impossible_validation(capsys, finished_run, tmp_path):
+    """Round 11 (S30): the last validation line of metrics.jsonl edited to loss -1.0, perplexity 0.37 (its step,
+    tokens and the training row beside it kept) was quoted on the export's card: "loss -1.0000 nats". A loss below 0
+    or a perplexity below 1 is no line the logger writes: skipped with a warning naming it, the card quotes nothing."""
+    from leviathan.cli import main
+
+    run = Path(shutil.copytree(finished_run, tmp_path / "run"))
+    lines = (run / "metrics.jsonl").read_text().splitlines()
+    last = max(i for i, line in enumerate(lines) if "val_loss" in json.loads(line))
+    row = json.loads(lines[last])
+    row.update(val_loss=-1.0, val_ppl=0.36787944)
+    lines[last] = json.dumps(row)
+    (run / "metrics.jsonl").write_text("\n".join(lines) + "\n")
+    capsys.readouterr()
+    assert main(["export", str(run), str(tmp_path / "e")]) == 0
+    err = capsys.readouterr().err
+    assert f"metrics.jsonl:{last + 1}: line {last + 1} has val_loss -1.0, not a loss >= 0; skipped" in err, err
+    card = (tmp_path / "e" / "README.md").read_text()
+    assert "-1.0000" not in card and "0.37" not in card and "Not evaluated at this step" in card
+
+
+def test_lm_eval_on_a_folder_whose_tokenizer_has_no_end_of_text_token_is_one_error(tmp_path, finished_run):
+    """Round 12 (U191): a plain Llama folder (save_pretrained) with a bare tokenizer.json (no tokenizer_config.json,
+    no special tokens): lm-eval ended in a TypeError (``tokenizer.decode(None)`` for the request's first token)."""
+    from transformers import LlamaConfig, LlamaForCausalLM
+
+    from reliability_support import cli_error
+
+    plain = tmp_path / "plain"
+    LlamaForCausalLM(LlamaConfig(vocab_size=300, hidden_size=32, intermediate_size=64, num_hidden_layers=1,
+                                 num_attention_heads=2, num_key_value_heads=2,
+                                 max_position_embeddings=128)).save_pretrained(str(plain))
+    spec = json.loads((finished_run / "checkpoints" / "step-00000004" / "tokenizer.json").read_text())
+    spec["added_tokens"] = []  # no special token at all
+    (plain / "tokenizer.json").write_text(json.dumps(spec))
+    line = cli_error(["lm-eval", plain, "--tasks", "piqa", "--data-root", _piqa_root(tmp_path / "tasks"),
+                      "--limit", "2", "--threads", "1"])
+    assert "defines no end-of-text (eos) or beginning (bos) token" in line, line

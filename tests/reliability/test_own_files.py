@@ -118,6 +118,55 @@ def test_a_users_folder_named_like_a_step_is_not_a_run(capsys, data, tmp_path):
     assert tree_hashes(folder) == before
 
 
+def test_a_step_saved_again_keeps_a_users_file_of_the_old_step_folder(capsys, data, finished_run, tmp_path):
+    """Round 11 (R79, damage): a resume from step 2 saves step 4 again; the old step-4 folder, holding a user's
+    notes.txt, was deleted whole, exit 0. The user's file now stays where it was put, beside the new step's files."""
+    run = tmp_path / "run"
+    shutil.copytree(finished_run, run)
+    step4 = run / "checkpoints" / "step-00000004"
+    (step4 / "notes.txt").write_text("precious\n")
+    argv = ["train", *run_overrides(data), "--run-dir", str(run), "--resume", str(run / "checkpoints" / "step-00000002"),
+            "--quiet"]
+    assert main(argv) == 0
+    err = capsys.readouterr().err
+    assert (step4 / "notes.txt").read_text() == "precious\n"
+    assert f"kept notes.txt (not written by leviathan) in '{step4}'" in err, err
+    assert (step4 / "state.json").is_file()
+    assert not [p.name for p in (run / "checkpoints").iterdir() if p.name.startswith(".tmp")]
+    assert main(["eval", str(run), "--data", str(data), "--max-tokens", "256"]) == 0  # the step with the notes loads
+
+
+def test_keep_last_keeps_a_users_file_of_a_pruned_step_folder(capsys, data, finished_run, tmp_path):
+    """Round 11 (R80): keep_last pruned a step folder holding a user's notes.txt, deleting the notes. Now the step's
+    own files go (the checkpoint no longer counts) and the folder stays with the user's file, said in one note."""
+    run = tmp_path / "run"
+    shutil.copytree(finished_run, run)
+    step2 = run / "checkpoints" / "step-00000002"
+    (step2 / "notes.txt").write_text("precious\n")
+    assert main(resume(run, data, max_steps=6, keep_last=1)) == 0
+    err = capsys.readouterr().err
+    assert sorted(p.name for p in step2.iterdir()) == ["notes.txt"]
+    assert f"dropped the checkpoint of step 2 but kept its folder '{step2}' for notes.txt" in err, err
+    from leviathan.checkpoint.layout import list_checkpoints
+    assert [s for s, _ in list_checkpoints(run)] == [6]
+    assert main(resume(run, data, max_steps=8, keep_last=1)) == 0  # goes on past the user's folder
+    assert (step2 / "notes.txt").read_text() == "precious\n"
+
+
+def test_a_step_name_that_is_a_link_is_refused_at_the_save(capsys, data, finished_run, tmp_path):
+    """Round 11 (R152): a run's ``checkpoints/step-00000006`` a symbolic link to a user's folder: the save renamed the
+    link to a hidden temporary name and warned that it could not delete it. Now it is refused, the link untouched."""
+    run = tmp_path / "run"
+    shutil.copytree(finished_run, run)
+    mine = tmp_path / "mine"
+    mine.mkdir()
+    (mine / "notes.txt").write_text("precious\n")
+    (run / "checkpoints" / "step-00000006").symlink_to(mine)
+    line = fails(capsys, *resume(run, data, max_steps=6))
+    assert "is a symbolic link, not a step folder train saved; move it out of" in line, line
+    assert (run / "checkpoints" / "step-00000006").is_symlink() and (mine / "notes.txt").read_text() == "precious\n"
+
+
 def test_a_copied_run_marker_does_not_make_a_users_folder_the_runs(capsys, data, finished_run, tmp_path):
     """Round 8 (G5): a user's folder holding a copy of a run's marker and a config.yaml of the user's: `train
     --run-dir` took the copied whole-folder marker as proof and wrote over the user's config.yaml, exit 0. A
@@ -360,7 +409,13 @@ def test_collect_results_never_writes_over_a_users_file_or_a_fingerprinted_one(f
     (project / ".vscode" / "settings.json").write_text('{"python": "/usr/bin/python3"}\n')
     (project / "model").mkdir()
     (project / "model" / "config.json").write_text('{"_name_or_path": "/models/llama"}\n')
-    (project / "results.jsonl").write_text(json.dumps({"name": "r0", "run_dir": str(tmp_path / "runs" / "r0")}) + "\n")
+    (project / "results.jsonl").write_text(json.dumps({"name": "r0", "variant": "dense_tied",
+                                                       "run_dir": str(tmp_path / "runs" / "r0")}) + "\n")
+    # round 12 (T164, T165): a user's files that only share a results file's name were rewritten too
+    (project / "tool").mkdir()
+    (project / "tool" / "analysis.json").write_text('{"input": "/home/me/data.csv"}\n')
+    (project / "tool" / "grid.json").write_text('{"a": "/home/me/x"}\n')
+    (project / "tool" / "results.jsonl").write_text('{"path": "/home/me/a.txt"}\n')
     before = tree_hashes(project)
     done = collect("--rewrite", project)
     assert done.returncode == 0, done.stderr
@@ -497,3 +552,73 @@ def test_no_verb_writes_its_output_among_a_sweeps_runs_or_into_a_data_folder(sma
     assert done.returncode == 2 and "lies inside" in done.stderr, done.stderr
     assert {folder: tree_hashes(folder) for folder in (sweep, mine)} == before
     assert sorted(p.name for p in (sweep / "runs").iterdir()) == ["a-dense_tied-s0"]
+
+
+def test_the_python_export_refuses_a_folder_inside_a_data_folder(data, finished_run, tmp_path):
+    """Round 11 (R103): ``to_hf(model, 'data/e')`` wrote an export inside a prepared data folder (the CLI refused
+    it since round 9); the check is now the writer's, so every caller has it."""
+    from leviathan.checkpoint.read import load_model
+    from leviathan.errors import UserError
+    from leviathan.hf.export import to_hf, to_plain_llama
+
+    copy = Path(shutil.copytree(data, tmp_path / "data"))
+    before = tree_hashes(copy)
+    model, _ = load_model(str(finished_run))
+    for write in (to_hf, to_plain_llama):
+        with pytest.raises(UserError, match="lies inside .*the output of `leviathan prepare`"):
+            write(model, copy / "e")
+    assert tree_hashes(copy) == before and not (copy / "e").exists()
+
+
+def test_a_users_backup_of_a_step_folder_named_tmp_is_kept(data, finished_run, tmp_path):
+    """Round 12 (T4, damage): a user's copy of step 4 as ``checkpoints/.tmp-keep`` (only step files) was deleted as a
+    crashed save's leftover on the next resume, exit 0. Only the names save_checkpoint gives its temporaries count."""
+    run = Path(shutil.copytree(finished_run, tmp_path / "run"))
+    keep = Path(shutil.copytree(run / "checkpoints" / "step-00000004", run / "checkpoints" / ".tmp-keep"))
+    before = tree_hashes(keep)
+    assert main(resume(run, data, max_steps=6)) == 0
+    assert tree_hashes(keep) == before
+
+
+def test_a_users_lm_eval_json_that_only_resembles_one_is_not_written_over(tmp_path):
+    """Round 12 (U84, damage): a user's ``o/lm_eval.json`` holding ``{"tasks": 5, "source": null}`` (no marker) was
+    taken for an earlier version's output (an object with keys 'tasks' and 'source') and written over, exit 0."""
+    from leviathan.eval.harness import _earlier_out
+
+    folder = tmp_path / "o"
+    folder.mkdir()
+    (folder / "lm_eval.json").write_text(json.dumps({"tasks": 5, "source": None}))
+    assert not _earlier_out(folder)
+    (folder / "lm_eval.json").write_text(json.dumps({"source": "runs/x", "tasks": {"piqa": {"acc": 0.5}},
+                                                      "results": {"results": {}}}))
+    assert _earlier_out(folder)  # what an earlier lm-eval wrote is still its own
+
+
+def test_no_output_is_made_inside_a_runs_checkpoints_folder(capsys, finished_run, tmp_path):
+    """Round 12 (T81b, T82, T86): ``export RUN RUN/checkpoints/step-00000009`` wrote an export named like a step
+    (train and eval then refused the run: a damaged newest checkpoint), and an export or a record was written inside
+    a step folder, where a run's folder itself may hold an export (RUN/hf)."""
+    run = Path(shutil.copytree(finished_run, tmp_path / "run"))
+    before = tree_hashes(run / "checkpoints")
+    for argv in (["export", run, run / "checkpoints" / "step-00000009"],
+                 ["export", run, run / "checkpoints" / "step-00000004" / "hf"],
+                 ["analyze", "embeddings", run, "--out", run / "checkpoints" / "step-00000004" / "rec.json"]):
+        line = fails(capsys, *argv)
+        assert f"lies inside '{run}/checkpoints', which holds the run's step folders only" in line, line
+    assert tree_hashes(run / "checkpoints") == before
+    assert main(["export", str(run), str(run / "hf")]) == 0
+
+
+@pytest.mark.parametrize("target", ["backup", "step-00000002"])
+def test_keep_last_leaves_a_users_link_among_the_steps_alone(data, finished_run, tmp_path, target):
+    """Round 13 (V92b, damage; V92, traceback): ``checkpoints/step-00000003`` a user's link to a backup of a step
+    outside the run: keep_last deleted the backup's step files (the user's notes.txt left alone); a link to a step it
+    pruned first ended in a FileNotFoundError traceback."""
+    run = Path(shutil.copytree(finished_run, tmp_path / "run"))
+    backup = Path(shutil.copytree(run / "checkpoints" / "step-00000002", tmp_path / "backup"))
+    (backup / "notes.txt").write_text("mine\n")
+    before = tree_hashes(backup)
+    link = run / "checkpoints" / "step-00000003"
+    link.symlink_to(backup if target == "backup" else "step-00000002")
+    assert main(resume(run, data, max_steps=6, keep_last=1)) == 0
+    assert tree_hashes(backup) == before and link.is_symlink()

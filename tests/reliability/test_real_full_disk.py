@@ -314,3 +314,18 @@ def test_lm_eval_with_a_full_temporary_disk_names_the_file_and_tmpdir(finished_r
     assert f"'{disk}/leviathan-lm-eval-" in line and "no space left on device" in line and "TMPDIR" in line, line
     assert sorted(p.name for p in disk.iterdir()) == ["filler"]
     assert not (tmp_path / "out" / "lm_eval.json").exists()
+
+
+def test_a_checkpoint_that_does_not_fit_is_named_a_full_disk(data, finished_run, small_disk):
+    """Round 11 (R81): a step saved again onto a disk with less room than a step folder: the old step stayed intact,
+    but the line said "input/output error (the disk or its file system failed a write)": the failed write was judged
+    after its partial folder had been deleted, when the disk had room again."""
+    disk = small_disk(_du(finished_run) + 1024 * 1024)
+    run = disk / "run"
+    shutil.copytree(finished_run, run)
+    before = tree_hashes(run)
+    line = cli_error(["train", *run_overrides(data), "--run-dir", run, "--resume",
+                      run / "checkpoints" / "step-00000002", "--quiet"])
+    assert FULL in line and "could not save the checkpoint of step" in line, line
+    assert {k: v for k, v in tree_hashes(run).items() if "checkpoints" in k} == \
+        {k: v for k, v in before.items() if "checkpoints" in k}

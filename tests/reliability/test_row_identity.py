@@ -213,11 +213,22 @@ def _edit_second_row(path: Path, change) -> None:
     (lambda r: r["eval"]["val"].update(loss=800.0, ppl=1e308), "has eval.val.ppl 1e+308, not exp(eval.val.loss) = inf"),
     # round 10 (Q17): a curve past the row's tokens was "reaches ... after 1,000,000,000 tokens vs 256"
     (lambda r: r["curve"]["tokens"].__setitem__(-1, 10**9), "has curve.tokens up to 1000000000 tokens, past the "),
+    # round 11 (S22, S23): an untied model with a head of 0 parameters, a wall time of 1e308 s, were reported
+    (lambda r: r["params"].update(head=0, total=r["params"]["input"] + r["params"]["body"]),
+     "has params.tied False beside params.head 0: a tied head is counted in input (head 0), an untied one is not "
+     "empty"),
+    (lambda r: r.update(wall_time_s=1e308), "has wall_time_s 1e+308, longer than the clock has run since 1970"),
+    # round 12 (U216, U219, U17): a bucket description, a config section, a config count of the wrong kind ended in
+    # AttributeErrors of report and analyze, or passed
+    (lambda r: r["buckets"]["val"].update(buckets="x"), "has buckets.val.buckets 'x', not a bucket description"),
+    (lambda r: r["config"].update(model="x"), "has config.model 'x', not a section of a run config (an object)"),
+    (lambda r: r["config"].update(max_steps="2"), "has config.max_steps '2', not a whole number >= 0"),
 ], ids=["eval-loss", "final-loss", "no-tokens", "buckets", "curve", "params-sum", "ppl-not-exp-loss",
         "final-ppl-not-exp-loss", "name-a-path", "fingerprint-version", "commit-a-number", "data-count-as-text",
         "curve-tokens-negative", "curve-tokens-backwards", "bucket-count-negative", "tokens-not-steps-x-batch",
         "tokens-of-a-resumed-row-too-few", "steps-not-configs", "curve-past-tokens", "final-loss-not-curves",
-        "params-not-configs", "loss-past-exp", "curve-past-the-row"])
+        "params-not-configs", "loss-past-exp", "curve-past-the-row", "untied-head-of-0", "wall-time-past-the-clock",
+        "bucket-description-text", "config-section-text", "config-count-text"])
 def test_a_real_row_with_an_impossible_value_is_reported_and_skipped(sweep_copy, change, why):
     from reliability_support import cli
 
@@ -374,7 +385,9 @@ def _max_steps_3(grid: dict) -> None:
     (lambda g: g["eval_options"].update(max_tokens=300), "a-dense_tied-s0: eval.max_tokens: 400 in the row, 300 in "
                                                          "grid.json"),
     (lambda g: g.update(seeds=[1]), "a-dense_tied-s0: seed 0 is not among grid.json's seeds [1]"),
-], ids=["base-override", "run-model", "eval", "seeds"])
+    # round 11 (S203): grid.json's vocab_size 299 beside rows of 300 was reported without a word
+    (lambda g: g.update(vocab_size=299), "a-dense_tied-s0: vocab_size: 300 in the row, 299 in grid.json"),
+], ids=["base-override", "run-model", "eval", "seeds", "vocab-size"])
 def test_a_grid_json_of_the_same_grid_name_must_describe_the_rows(capsys, sweep_copy, tmp_path, change, said):
     """Round 9 left (N27): a sweep's grid.json swapped for another sweep's of the same grid name (started with
     max_steps=3) was accepted by report, which compared only the name. The rows' configs, seeds and evaluation are
@@ -581,3 +594,186 @@ def test_a_report_on_an_eval_set_no_row_holds_is_refused(sweep_copy, tmp_path):
     assert f"--eval-set 'nosuch': no row of {sweep_copy} was evaluated on it (the rows hold: val); pass one of " \
            f"those" in line
     assert not (tmp_path / "rep").exists()
+
+
+@pytest.mark.parametrize("analysis", ["compare", "lr"])
+def test_an_analysis_on_an_eval_set_no_row_holds_is_refused(sweep_copy, analysis):
+    """Round 11 (S119, S121): ``analyze compare SWEEP --eval-set ''`` printed "ppl -" for every run, exit 0 (Q170's
+    fix covered report only); an empty name is refused by every --eval-set, a name no row holds by the analyses of
+    eval numbers."""
+    from reliability_support import cli_error
+
+    line = cli_error(["analyze", analysis, sweep_copy, "--eval-set", "nosuch"])
+    assert f"--eval-set 'nosuch': no row of {sweep_copy} was evaluated on it (the rows hold: val)" in line
+    for verb in (["analyze", "throughput", sweep_copy], ["analyze", "compare", sweep_copy], ["report", sweep_copy]):
+        line = cli_error([*verb, "--eval-set", ""])
+        assert "expected the name of an eval set such as val or wikitext2, got an empty name" in line, line
+
+
+def _drop_row(sweep: Path, name: str) -> None:
+    path = sweep / "results.jsonl"
+    path.write_text("".join(line + "\n" for line in path.read_text().splitlines() if json.loads(line)["name"] != name))
+
+
+def test_a_run_folder_trained_otherwise_than_the_grid_is_not_resumed_or_evaluated(capsys, data, sweep_copy, tmp_path):
+    """Round 11 (R155, R24): a sweep rerun with another ``optim.lr`` resumed a run from its checkpoint and its row
+    recorded the new lr for every step; a finished run folder of another sweep put in place was evaluated as this
+    grid's run. A run folder whose checkpoint was trained with other settings is refused before any work."""
+    grid = grid_file(tmp_path, data)
+    for name in ("a-dense_tied-s0", "a-dense_untied-s0"):
+        _drop_row(sweep_copy, name)
+    (sweep_copy / "runs" / "a-dense_untied-s0" / "sweep_train.json").unlink()
+    before = (sweep_copy / "results.jsonl").read_text()
+    line = fails(capsys, "sweep", "--grid", grid, "--out", sweep_copy, "optim.lr=0.02")
+    assert "was trained with other settings than grid run" in line and "optim.lr:" in line, line
+    assert "in the checkpoint, 0.02 now" in line, line
+    assert (sweep_copy / "results.jsonl").read_text() == before
+
+
+@pytest.mark.parametrize("how", ["swapped", "steps"])
+def test_a_training_summary_of_another_run_is_not_made_a_row(capsys, data, sweep_copy, tmp_path, how):
+    """Round 11 (R186, R187): the two runs' ``sweep_train.json`` swapped (or one of 3 steps copied from another
+    sweep into a 2-step grid's run), the row removed: the sweep wrote the other run's summary as this run's row."""
+    runs = sweep_copy / "runs"
+    mine, other = runs / "a-dense_untied-s0" / "sweep_train.json", runs / "a-dense_tied-s0" / "sweep_train.json"
+    if how == "swapped":
+        a, b = mine.read_text(), other.read_text()
+        mine.write_text(b)
+        other.write_text(a)
+        words = "is the training summary of run folder"
+    else:
+        summary = json.loads(mine.read_text())
+        summary["steps"], summary["tokens"] = 3, 384
+        mine.write_text(json.dumps(summary))
+        words = "records 3 steps, but grid run 'a-dense_untied-s0' trains 2"
+    _drop_row(sweep_copy, "a-dense_untied-s0")
+    line = fails(capsys, "sweep", "--grid", grid_file(tmp_path, data), "--out", sweep_copy)
+    assert words in line, line
+
+
+def _collect_results(*argv) -> "subprocess.CompletedProcess":
+    """``python scripts/collect_results.py <argv>`` in a real process."""
+    import os
+    import subprocess
+
+    from reliability_support import REPO
+
+    return subprocess.run([sys.executable, str(REPO / "scripts" / "collect_results.py"), *map(str, argv)],
+                          capture_output=True, text=True, env={**os.environ, "PYTHONPATH": str(REPO / "src")},
+                          timeout=300)
+
+
+def test_a_results_file_that_is_a_pipe_is_named_as_one(capsys, sweep_copy, tmp_path):
+    """Round 11 (R107, R108): a sweep's results.jsonl that was a named pipe made report say "no result rows in
+    'sweep'" and collect_results "no results.jsonl yet, skipped" (exit 0): the file is there, and is a pipe. Both
+    name it (neither reads it: a pipe would block), and nothing is written."""
+    import os
+
+    (sweep_copy / "results.jsonl").unlink()
+    os.mkfifo(sweep_copy / "results.jsonl")
+    line = fails(capsys, "report", sweep_copy, "--out", tmp_path / "r")
+    assert f"results '{sweep_copy / 'results.jsonl'}' is a named pipe (FIFO), not a regular file" in line, line
+    assert not (tmp_path / "r").exists()
+    done = _collect_results(sweep_copy, "--dest", tmp_path / "d")
+    assert done.returncode == 2, done.stderr
+    line = one_error(done.stderr)
+    assert f"'{sweep_copy / 'results.jsonl'}' is a named pipe (FIFO), not a regular file; nothing was written" in line
+    assert not (tmp_path / "d").exists()
+
+
+def test_a_results_file_saved_with_a_byte_order_mark_is_read_whole(capsys, sweep_copy, tmp_path):
+    """Round 11 (R52): a results.jsonl saved by an editor that writes a UTF-8 byte order mark lost its first row ("line
+    1 is not a whole JSON value (cut short or damaged)") and the report was written with one run fewer. The mark is
+    read past, by report and by collect_results (in a sweep folder and in the results folder it merges into)."""
+    bom = b"\xef\xbb\xbf"
+    path = sweep_copy / "results.jsonl"
+    path.write_bytes(bom + path.read_bytes())
+    assert main(["report", str(sweep_copy), "--out", str(tmp_path / "r"), "--bootstrap", "5"]) == 0
+    err = capsys.readouterr().err
+    assert "skipped" not in err and "warning" not in err, err
+    assert "(2 runs)" in (tmp_path / "r" / "report.md").read_text()
+    done = _collect_results(sweep_copy, "--dest", tmp_path / "d")
+    assert done.returncode == 0 and "warning" not in done.stderr, done.stderr
+    collected = tmp_path / "d" / "tiny" / "results.jsonl"
+    assert len(collected.read_text().splitlines()) == 2
+    collected.write_bytes(bom + collected.read_bytes())
+    done = _collect_results(sweep_copy, "--dest", tmp_path / "d")
+    assert done.returncode == 0 and "Traceback" not in done.stderr, done.stderr
+    assert len(collected.read_text("utf-8-sig").splitlines()) == 2
+
+
+def test_collect_results_checks_every_sweep_before_writing_and_names_an_unevaluated_row(data, swept, tmp_path):
+    """Round 11 (R46): ``collect_results.py SWEEP SWEEP_K --dest D`` (an evaluated sweep and a --skip-eval one of the
+    same grid) wrote D/tiny from the first, then refused the second with "(trained twice?); nothing was written". Every
+    sweep of a call is checked and merged before any file is written, and the line says the rows differ in being
+    evaluated; the sweep it names as the one to leave out is collected alone."""
+    skipped = tmp_path / "skipped"
+    assert main(["sweep", "--grid", str(grid_file(tmp_path, data)), "--out", str(skipped), "--skip-eval"]) == 0
+    dest = tmp_path / "d"
+    done = _collect_results(swept, skipped, "--dest", dest)
+    assert done.returncode == 2, done.stderr
+    line = one_error(done.stderr)
+    assert (f"run 'a-dense_tied-s0' has a row in {swept} (collected first in this call) and a different one in the "
+            f"sweep folder {skipped} (the first is evaluated, the second is not: swept with --skip-eval;") in line, line
+    assert f"nothing was written; leave {skipped} out of the call to keep the evaluated row" in line, line
+    assert "trained twice" not in line and not dest.exists()
+    done = _collect_results(swept, "--dest", dest)
+    assert done.returncode == 0, done.stderr
+    assert len((dest / "tiny" / "results.jsonl").read_text().splitlines()) == 2
+
+
+def test_a_fair_shot_report_of_a_grid_given_as_a_file_says_how_to_name_it_before_writing(capsys, data, sweep_copy,
+                                                                                           tmp_path, monkeypatch):
+    """Round 11 (R54): ``report SWEEP --fair-shot OTHER`` of a sweep whose grid was given as a YAML file ended in
+    "unknown grid 'tiny'" after four figures were written: the planned arms come from the grid by name. The grid is
+    looked up before any file is written, and the line names the file the sweep read and where a grid found by name
+    goes; put there, the report is written."""
+    line = fails(capsys, "report", sweep_copy, "--fair-shot", sweep_copy, "--out", tmp_path / "r", "--bootstrap", "5")
+    assert (f"--fair-shot: the round's planned arms come from its grid, found by the name grid.json records, and no grid "
+            f"is named 'tiny' (the sweep read it from ") in line, line
+    assert "copy that grid file to configs/experiments/tiny.yaml and run the report from the folder holding" in line
+    assert not (tmp_path / "r").exists()
+    (tmp_path / "configs" / "experiments").mkdir(parents=True)
+    grid_file(tmp_path / "configs" / "experiments", data).rename(tmp_path / "configs" / "experiments" / "tiny.yaml")
+    monkeypatch.chdir(tmp_path)
+    assert main(["report", str(sweep_copy), "--fair-shot", str(sweep_copy), "--out", str(tmp_path / "r"),
+                 "--bootstrap", "5"]) == 0
+    assert "## The fair-shot round" in (tmp_path / "r" / "report.md").read_text()
+
+
+@pytest.mark.parametrize("field, value", [("eval_sets", "val"), ("runs", {"a": 1}), ("eval_options", [1])])
+def test_a_grid_json_field_of_the_wrong_shape_is_one_error(sweep_copy, tmp_path, field, value):
+    """Round 12 (U20, U252, U269): grid.json's ``"eval_sets": "val"`` ended in an AttributeError of report, analyze
+    compare and report --ablation."""
+    from reliability_support import cli_error
+
+    path = sweep_copy / "grid.json"
+    grid = json.loads(path.read_text())
+    grid[field] = value
+    path.write_text(json.dumps(grid))
+    for argv in (["report", sweep_copy, "--out", tmp_path / "rep"], ["analyze", "compare", sweep_copy]):
+        line = cli_error(argv)
+        assert "is not a sweep's grid.json (" in line and (field in line or "GridEvalOptions" in line), line
+
+
+def test_a_report_without_its_plateau_says_why(sweep_copy, tmp_path, monkeypatch):
+    """Round 12 (U201): a report of a copied sweep made from another folder showed "Unigram plateau: - nats" without a
+    word (grid.json's data_dir is a path from the folder the sweep ran in)."""
+    from reliability_support import cli
+
+    grid = json.loads((sweep_copy / "grid.json").read_text())
+    grid["data_dir"], grid["unigram_entropy"] = "no/such/data", None
+    (sweep_copy / "grid.json").write_text(json.dumps(grid))
+    proc = cli(["report", sweep_copy, "--out", tmp_path / "rep", "--bootstrap", "5"])
+    assert proc.returncode == 0, proc.stderr
+    assert "note: the unigram plateau is not shown: grid.json's data folder 'no/such/data'" in proc.stderr
+    assert "the unigram plateau is not shown" in (tmp_path / "rep" / "report.md").read_text()
+
+
+def test_a_sweep_rerun_with_other_validation_tokens_is_refused(capsys, data, sweep_copy, tmp_path):
+    """Round 12 (T32): a finished sweep rerun with the grid's ``eval_tokens`` changed from 200 to 100 exited 0 and
+    rewrote grid.json, while its rows' validation curves and final_val_loss were measured on 200."""
+    before = (sweep_copy / "grid.json").read_text()
+    line = fails(capsys, "sweep", "--grid", grid_file(tmp_path, data), "--out", sweep_copy, "eval_tokens=100")
+    assert "eval_tokens: 200 in the row, 100 now" in line, line
+    assert (sweep_copy / "grid.json").read_text() == before

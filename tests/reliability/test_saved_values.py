@@ -246,7 +246,10 @@ def test_a_damaged_metrics_line_is_skipped_by_every_reader(capsys, data, run_cop
      "fields 'splits.train.file' and 'splits.val.file' both name 'val.bin'"),
     (lambda m: m["splits"]["val"].update(bytes=7), "field 'splits.val.bytes' is 7, too few for the split's"),
     (lambda m: m["splits"]["val"].update(documents=10**6), "more than the split's"),
-], ids=["train-reads-val", "bytes-too-few", "documents-more-than-tokens"])
+    # round 11 (S201): 10^15 bytes for 3,316 tokens gave "bpb 0.0000", exit 0
+    (lambda m: m["splits"]["val"].update(bytes=10**15), "field 'splits.val.bytes' is 1,000,000,000,000,000, too many "
+                                                         "for the split's"),
+], ids=["train-reads-val", "bytes-too-few", "documents-more-than-tokens", "bytes-too-many"])
 def test_split_numbers_that_contradict_each_other(finished_run, data_copy, change, shown):
     """Round 5: meta.json's splits are checked against each other, not only one by one. A train split pointed at
     val.bin trained on the validation text, and 7 bytes for 3,000 tokens gave bits per byte of 2,905, both exit 0."""
@@ -459,10 +462,47 @@ def test_a_damaged_record_is_remade_where_the_error_says(recorded_sweep, tmp_pat
     assert cli(["analyze", "embeddings", "--sweep", sweep, "--redo", "--probes", "4"]).returncode == 0
     assert json.loads(path.read_text())["sha256"]
     _edit(path, lambda r: r.update(hidden_size=7))
-    proc = cli(["analyze", "embeddings", sweep / "runs" / path.stem, "--out", path, "--probes", "4"])
+    # with the sweep's buckets: a record of the default 5 beside the sweep's of 2 is refused since round 11 (R27)
+    proc = cli(["analyze", "embeddings", sweep / "runs" / path.stem, "--out", path, "--probes", "4", "--buckets", "2"])
     assert proc.returncode == 0, proc.stderr
     assert cli(["report", sweep, "--out", tmp_path / "r2"]).returncode == 0
     user = tmp_path / "mine.json"
     user.write_text('{"format": 1, "run": "x"}')
     line = cli_error(["analyze", "embeddings", sweep / "runs" / path.stem, "--out", user])
     assert "exists and is not an embeddings record" in line and user.read_text() == '{"format": 1, "run": "x"}'
+
+
+def test_records_made_with_other_buckets_are_not_reported_or_compared_together(recorded_sweep, tmp_path):
+    """Round 11 (R27): one record of a sweep remade with ``--buckets 3`` beside the sweep's of 2 went into one report
+    section, exit 0: its neighbour table had a "bucket 3" column for a pair where one record holds 2 buckets. The
+    report refuses records of different bucket settings before writing, naming each setting's runs, and two such
+    records are not compared (`analyze embeddings A B`) either; remade alike, the report is written."""
+    sweep = Path(shutil.copytree(recorded_sweep, tmp_path / "sweep"))
+    path = sweep / "embeddings" / "a-dense_tied-s0.json"
+    proc = cli(["analyze", "embeddings", sweep / "runs" / "a-dense_tied-s0", "--buckets", "3", "--probes", "4",
+                "--out", path])
+    assert proc.returncode == 0, proc.stderr
+    line = cli_error(["report", sweep, "--out", tmp_path / "r"])
+    assert (f"the embeddings records of {sweep} were made with different bucket settings (3 mass buckets: "
+            f"a-dense_tied-s0; 2 mass buckets: a-dense_untied-s0)") in line, line
+    assert "--redo" in line and not (tmp_path / "r").exists()
+    line = cli_error(["analyze", "embeddings", path, sweep / "embeddings" / "a-dense_untied-s0.json"])
+    assert ("a-dense_tied-s0 was analysed with 3 mass buckets and a-dense_untied-s0 with 2 mass buckets: their groups "
+            "differ") in line, line
+    assert cli(["analyze", "embeddings", "--sweep", sweep, "--redo", "--probes", "4"]).returncode == 0
+    assert cli(["report", sweep, "--out", tmp_path / "r"]).returncode == 0
+
+
+def test_a_users_file_among_a_sweeps_records_is_left_out_with_a_note(recorded_sweep, tmp_path):
+    """Round 11 (R77): a user's README.json in SWEEP/embeddings blocked the report with "is not an embeddings record
+    ...; pass a file `leviathan analyze embeddings RUN_DIR --out FILE` wrote, or a run folder", a fix that does not
+    apply to a report. A file there that is no record and is named after no run of the sweep is left out with a note
+    naming it; the report is written from the records, and the file is untouched."""
+    sweep = Path(shutil.copytree(recorded_sweep, tmp_path / "sweep"))
+    readme = sweep / "embeddings" / "README.json"
+    readme.write_text('{"about": "my notes on these records"}\n')
+    proc = cli(["report", sweep, "--out", tmp_path / "r", "--bootstrap", "5"])
+    assert proc.returncode == 0 and "Traceback" not in proc.stderr, proc.stderr
+    assert (f"note: {readme} is not an embeddings record and is named after no run of {sweep}; left out") in proc.stderr
+    assert "From `embeddings/` (2 records" in (tmp_path / "r" / "report.md").read_text()
+    assert readme.read_text() == '{"about": "my notes on these records"}\n'

@@ -24,7 +24,7 @@ from leviathan.cli import main
 from leviathan.ownership import MARKER
 
 sys.path.insert(0, str(Path(__file__).parent))
-from reliability_support import one_error, run_overrides, write_corpus  # noqa: E402
+from reliability_support import one_error, run_overrides, tree_hashes, write_corpus  # noqa: E402
 
 pytestmark = [pytest.mark.reliability, pytest.mark.usefixtures("single_thread")]
 
@@ -433,3 +433,73 @@ def test_no_usable_temporary_directory_is_one_line(tmp_path):
     assert proc.returncode == 2, proc.stderr
     line = one_error(proc.stderr)
     assert "no usable temporary directory" in line and "ulimit -f 0" in line and "TMPDIR" in line, line
+
+
+def test_a_refused_export_overwrite_of_an_immutable_folder_leaves_nothing_beside_it(finished_run, tmp_path, immutable):
+    """Round 11 (R13): ``export RUN exp --overwrite`` with exp itself immutable ended in one clear error, but left an
+    empty hidden ``.exp.old-*`` folder beside exp without a word."""
+    from reliability_support import cli
+
+    assert cli(["export", finished_run, tmp_path / "exp"]).returncode == 0
+    before = tree_hashes(tmp_path / "exp")
+    immutable(tmp_path / "exp")
+    proc = cli(["export", finished_run, tmp_path / "exp", "--overwrite"])
+    assert proc.returncode == 2 and "Traceback" not in proc.stderr, proc.stderr
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["exp"]
+    assert tree_hashes(tmp_path / "exp") == before
+
+
+def test_an_mplconfigdir_that_is_a_file_is_one_warning_line(tmp_path):
+    """Round 11 (R89): MPLCONFIGDIR naming a file: a right report, but two raw matplotlib lines on stderr ("mkdir -p
+    failed ...", "Matplotlib created a temporary cache directory ..."). Now one warning line of ours."""
+    import subprocess
+
+    config = tmp_path / "mpl"
+    config.write_text("not a folder\n")
+    code = "from leviathan.experiments.plots import pyplot; pyplot().figure()"
+    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                          env={**os.environ, "MPLCONFIGDIR": str(config)}, timeout=300)
+    assert proc.returncode == 0, proc.stderr
+    lines = [line for line in proc.stderr.splitlines() if line.strip()]
+    assert lines == [f"warning: MPLCONFIGDIR '{config}' is a file, not a folder; matplotlib's cache went to a temporary "
+                     f"folder this time (point MPLCONFIGDIR at a writable folder, or unset it)"], proc.stderr
+
+
+def test_a_sweep_whose_results_file_cannot_be_written_stops_before_training(data, tmp_path, immutable):
+    """Round 8's leftover: a sweep learnt that its results.jsonl was immutable only after training, when the row
+    could not be appended. Now it stops before the first run with one line."""
+    from reliability_support import cli_error
+    from test_row_identity import grid_file
+
+    grid = grid_file(tmp_path, data)
+    sweep = tmp_path / "sweep"
+    assert main(["sweep", "--grid", str(grid), "--out", str(sweep), "--only", "a-dense_tied-*"]) == 0
+    immutable(sweep / "results.jsonl")
+    line = cli_error(["sweep", "--grid", grid, "--out", sweep])
+    assert "results.jsonl' cannot be written (read-only or immutable), so the rows of the runs this sweep trains " \
+           "would be lost" in line, line
+    assert not (sweep / "runs" / "a-dense_untied-s0" / "checkpoints").exists()
+
+
+def test_a_row_that_does_not_fit_is_one_line_and_leaves_no_torn_line(data, tmp_path):
+    """Round 12 (T52, T54): a sweep appending a row past a file-size limit (or onto a full disk) ended in a traceback
+    ("OSError: short write to sweep/results.jsonl: 337 of 3828 bytes", no errno) and left a torn line. Now one line
+    naming the cause, and the file holds its whole rows only."""
+    import subprocess
+
+    from reliability_support import REPO
+    from test_row_identity import grid_file
+
+    grid = grid_file(tmp_path, data)
+    sweep = tmp_path / "sweep"
+    assert main(["sweep", "--grid", str(grid), "--out", str(sweep)]) == 0
+    results = sweep / "results.jsonl"
+    first = results.read_text().splitlines()[0] + "\n"
+    results.write_text(first)
+    limit_kb = (len(first.encode()) + 200) // 1024 + 1  # room for the first row, not for the second
+    env = {**os.environ, "OMP_NUM_THREADS": "1", "PYTHONPATH": str(REPO / "src")}
+    proc = subprocess.run(["bash", "-c", f"ulimit -f {limit_kb}; exec {sys.executable} -m leviathan sweep --grid "
+                           f"{grid} --out {sweep}"], env=env, capture_output=True, text=True, timeout=600)
+    assert proc.returncode == 2 and "Traceback" not in proc.stderr, proc.stderr
+    assert f"'{results}': a file grew past the size limit" in one_error(proc.stderr), proc.stderr
+    assert results.read_text() == first

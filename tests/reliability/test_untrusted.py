@@ -207,3 +207,23 @@ def test_the_strict_loader_is_a_safe_loader():
     assert issubclass(StrictLoader, yaml.SafeLoader)
     with pytest.raises(yaml.YAMLError):
         parse("!!python/object/apply:os.system ['true']")
+
+
+def test_an_exports_config_json_dtype_that_no_weights_load_in_is_named(finished_run, tmp_path):
+    """Round 11 (S35): config.json's dtype edited to 'float8_e4m3fn': from_pretrained ended in transformers' TypeError
+    "couldn't find storage object Float8_e4m3fnStorage", naming neither the file nor the field."""
+    import json
+
+    from transformers import AutoModelForCausalLM
+
+    import leviathan.hf  # noqa: F401 - registers the leviathan model type
+    from leviathan.config import ConfigError
+    from reliability_support import cli
+
+    hf = tmp_path / "hf"
+    assert cli(["export", finished_run, hf]).returncode == 0
+    config = json.loads((hf / "config.json").read_text())
+    config["dtype"] = "float8_e4m3fn"
+    (hf / "config.json").write_text(json.dumps(config))
+    with pytest.raises(ConfigError, match="dtype 'float8_e4m3fn' is not a type the weights load in"):
+        AutoModelForCausalLM.from_pretrained(str(hf))

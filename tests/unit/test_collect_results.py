@@ -162,3 +162,46 @@ def test_collect_takes_the_plateau_only_from_a_data_folder_of_the_sweeps_fingerp
     assert collect.main([str(sweep), "--dest", str(tmp_path / "results")]) == 0
     stored = json.loads((tmp_path / "results" / "g" / "grid.json").read_text())["unigram_entropy"]
     assert stored == pytest.approx(unigram_entropy(own)) != pytest.approx(unigram_entropy(stranger))
+
+
+@pytest.mark.parametrize("grid_json", [None, "{not json", "[1, 2]"], ids=["missing", "damaged", "not-a-grid"])
+def test_a_sweep_without_a_readable_grid_json_is_one_error(collect, tmp_path, capsys, grid_json):
+    """Round 12 (T101): a sweep folder whose grid.json was deleted ended in a FileNotFoundError traceback."""
+    sweep = _sweep(tmp_path / "a", [{"name": "r0", "loss": 1.0}])
+    (sweep / "grid.json").unlink()
+    if grid_json is not None:
+        (sweep / "grid.json").write_text(grid_json)
+    assert collect.main([str(sweep), "--dest", str(tmp_path / "results")]) == 2
+    err = capsys.readouterr().err
+    assert "error: " in err and "grid.json" in err and "Traceback" not in err, err
+    assert not (tmp_path / "results").exists()
+
+
+@pytest.mark.parametrize("name", ["../escape", "/tmp/abs", ""])
+def test_a_grid_name_that_is_no_folder_name_writes_nothing(collect, tmp_path, capsys, name):
+    """Round 12 (T188, T189, T191): grid.json's name "../escape" or an absolute path made collect write outside
+    --dest; an empty one ended in a TypeError after D/results.jsonl was written."""
+    sweep = _sweep(tmp_path / "a", [{"name": "r0", "loss": 1.0}])
+    (sweep / "grid.json").write_text(json.dumps({"name": name, "runs": []}))
+    dest = tmp_path / "d" / "results"
+    assert collect.main([str(sweep), "--dest", str(dest)]) == 2
+    assert "grid" in capsys.readouterr().err
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["a"]
+
+
+def test_rewrite_names_a_path_it_cannot_use_and_a_damaged_file_it_leaves(collect, tmp_path, capsys):
+    """Round 12 (T197-T200): --rewrite of a folder holding a results.jsonl with a non-UTF-8 line or a grid.json that
+    is not JSON ended in tracebacks; of a file or a missing path it rewrote nothing, exit 0, without a word."""
+    folder = tmp_path / "res" / "g"
+    folder.mkdir(parents=True)
+    (folder / "results.jsonl").write_bytes(json.dumps({"name": "r0", "variant": "dense_tied"}).encode() + b"\n\xff\n")
+    (folder / "grid.json").write_text("{bad")
+    before = {p.name: p.read_bytes() for p in folder.iterdir()}
+    assert collect.main(["--rewrite", str(tmp_path / "res")]) == 0
+    err = capsys.readouterr().err
+    assert "results.jsonl' as it is: it is not UTF-8 text" in err and "grid.json' as it is: it is not readable " \
+        "JSON" in err, err
+    assert {p.name: p.read_bytes() for p in folder.iterdir()} == before
+    for path in (folder / "grid.json", tmp_path / "nothere"):
+        assert collect.main(["--rewrite", str(path)]) == 2
+        assert "pass the folder whose results files to make portable" in capsys.readouterr().err

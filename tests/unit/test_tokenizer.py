@@ -126,3 +126,26 @@ def test_bad_specs_are_user_errors(tmp_path):
         load_tokenizer(tmp_path)
     with pytest.raises(UserError, match="at least 257"):
         train_bpe([PARAGRAPH], 100)
+
+
+def test_a_byte_level_bpe_without_every_byte_token_loads_without_crashing(tmp_path):
+    """Round 12 (U67, U88): a tokenizer.json whose vocabulary lacks byte tokens (ids >= 200 and the merges removed)
+    crashed the process with SIGSEGV in quicktok's import; such a tokenizer is now read by tokenizers alone. Run in a
+    child process: a crash must fail this test, not end the suite."""
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    tok = train_bpe(["the quick brown fox jumps over the lazy dog"] * 40, 300)
+    spec = json.loads(tok.to_json())
+    spec["model"]["vocab"] = {k: v for k, v in spec["model"]["vocab"].items() if v < 200}
+    spec["model"]["merges"] = []
+    path = tmp_path / "tokenizer.json"
+    path.write_text(json.dumps(spec))
+    code = (f"from leviathan.data.tokenizer import load_tokenizer; t = load_tokenizer({str(path)!r}); "
+            f"print(t.vocab_size, len(t.encode('the fox')))")
+    src = Path(__file__).resolve().parents[2] / "src"
+    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120,
+                          env={**__import__("os").environ, "PYTHONPATH": str(src)})
+    assert proc.returncode == 0, (proc.returncode, proc.stderr[-2000:])
+    assert proc.stdout.split()[0] == "200"

@@ -138,6 +138,11 @@ def read_progress(step: Path) -> tuple[int, int, str | None]:
 
 def load_model(path: str | os.PathLike, device: str | torch.device = "cpu") -> tuple[CausalLM, RunConfig]:
     """(CausalLM in eval mode, RunConfig) from a run folder (latest complete step) or a step folder."""
+    from ..devices import device_problem, device_unavailable
+    from ..errors import ConfigError
+
+    if isinstance(device, str) and (problem := device_problem(device, auto=False) or device_unavailable(device)):
+        raise ConfigError(f"load_model: device {problem}")  # a ValueError; torch's AssertionError (round 12, U145)
     step = find_checkpoint(path)
     checked_step(step, ("model.safetensors", "config.yaml"))
     cfg = load_run_config(step)

@@ -177,6 +177,10 @@ def _files(raw: Any) -> dict[str, str] | None:
     if not isinstance(raw, dict) or not all(isinstance(k, str) and "/" not in k and isinstance(v, str)
                                             and _SHA256.match(v) for k, v in raw.items()):
         raise _Bad("files", "is not an object of file name -> sha256 (64 hex digits)")
+    unrecorded = [name for name in ("model.safetensors", "optimizer.pt", "config.yaml") if name not in raw]
+    if unrecorded:  # every writer that records files records these: `files: {}` turned the check off (round 11, S6)
+        raise _Bad("files", f"does not record {', '.join(unrecorded)} (a step folder's state.json records every "
+                            f"file saved beside it)")
     return raw
 
 

@@ -20,7 +20,7 @@ from __future__ import annotations
 
 import math
 
-from .values import bootstrap_count, bucket_count, open_fraction, positive_int, seed
+from .values import bootstrap_count, bucket_count, eval_set_name, open_fraction, positive_int, seed
 
 
 def add_arguments(parser) -> None:
@@ -29,7 +29,7 @@ def add_arguments(parser) -> None:
     def common(p, results=True):
         if results:
             p.add_argument("results", nargs="?", default=None, help="sweep output dir or results.jsonl")
-        p.add_argument("--eval-set", default="val", help="eval set of the rows to use (default: val)")
+        p.add_argument("--eval-set", default="val", type=eval_set_name, help="eval set of the rows to use (default: val)")
         p.add_argument("--json", action="store_true", help="print JSON")
 
     p = sub.add_parser("scaling", help="fit L(N) = E + A N^-alpha to the dense ladder; dense-equivalent sizes")
@@ -106,7 +106,7 @@ def _rows(args, one_evaluation: bool = True):
     training-time validation loss against another's eval loss, issue 30 round 5)."""
     from ..errors import UserError
     from ..experiments.machinery.grid_agreement import check_grid_describes_rows
-    from ..experiments.machinery.identity import check_one_evaluation, check_one_grid
+    from ..experiments.machinery.identity import check_eval_set, check_one_evaluation, check_one_grid
     from ..experiments.machinery.results import load_results
     from ..experiments.machinery.sweep_grid import grid_json_of, read_sweep_grid
 
@@ -116,6 +116,8 @@ def _rows(args, one_evaluation: bool = True):
     if one_evaluation:
         check_one_evaluation(rows, str(args.results))
     check_one_grid(rows, str(args.results), None)  # a row pasted from another grid's sweep (issue 30 round 7)
+    if one_evaluation and getattr(args, "eval_set", None) is not None:
+        check_eval_set(rows, args.eval_set, str(args.results))
     check_grid_describes_rows(rows, read_sweep_grid(args.results), str(grid_json_of(args.results)),
                               str(args.results))  # a row edited or pasted apart from its grid (round 10, P48)
     return rows

@@ -76,8 +76,7 @@ def variant_list(text: str) -> list[str]:
         if v not in EMBEDDING_KINDS:
             raise argparse.ArgumentTypeError(f"unknown variant {v!r}; choose from {', '.join(EMBEDDING_KINDS)}")
         if v in variants[:i]:
-            raise argparse.ArgumentTypeError(f"variant {v!r} is listed twice in {text!r}; list each variant once "
-                                             f"(each trains into its own folder, RUN_DIR/<variant>)")
+            raise argparse.ArgumentTypeError(f"variant {v!r} is listed twice in {text!r}; list each variant once")
     return variants
 
 
@@ -193,10 +192,17 @@ class DemoRow:
 def _train_one(cfg, run_dir: str, threads: int) -> DemoRow:
     """One model, quietly (``RunWatch`` reports its progress), in a worker process when the models train at the
     same time."""
+    import multiprocessing
+
     import torch
 
     from ..train.loop import train
 
+    if multiprocessing.parent_process() is not None:  # a worker: outside train a stop is remembered, never fatal
+        from ..stop_signals import remember_stop, stop_and_interrupt_signals
+
+        for sig in stop_and_interrupt_signals():
+            signal.signal(sig, remember_stop)
     torch.set_num_threads(threads)
     t = time.time()
     from ..train.checkpoint import resume_hint
@@ -228,6 +234,9 @@ def _train_all(configs: list, run_dir: Path, args, say, watch=None) -> list[Demo
     import multiprocessing
     from concurrent.futures import ProcessPoolExecutor, as_completed
 
+    from ..stop_signals import start_resource_tracker
+
+    start_resource_tracker()  # deaf to a SIGHUP of the group, as to SIGINT and SIGTERM
     with ProcessPoolExecutor(len(configs), mp_context=multiprocessing.get_context("spawn")) as pool:
         futures = {pool.submit(_train_one, c, str(run_dir / c.model.embedding), threads): c.model.embedding
                    for c in configs}
@@ -235,12 +244,41 @@ def _train_all(configs: list, run_dir: Path, args, say, watch=None) -> list[Demo
             rows = {futures[f]: _finished(f.result()) for f in as_completed(futures)}
         except BaseException:
             _stop_workers(pool)
+            with _waiting_for(pool):
+                pool.shutdown(wait=True, cancel_futures=True)
             raise
     return [rows[c.model.embedding] for c in configs]
 
 
-def _stop_workers(pool) -> None:
-    """SIGTERM to each worker still alive, so that its ``train`` saves a checkpoint and returns, and the pool's exit
+@contextlib.contextmanager
+def _waiting_for(pool):
+    """While the stopped workers save their checkpoints and end: a further SIGTERM or SIGHUP is the same stop (GNU
+    timeout, systemd and batch schedulers signal the demo, then its whole process group); a second Ctrl-C stops the
+    workers at once. The group's second SIGTERM interrupted the wait for the workers: the demo ended (or hung at
+    exit) with its workers idle forever or still computing, orphaned (issue 30 round 12, U259, U271)."""
+    import threading
+
+    from ..stop_signals import stop_and_interrupt_signals
+
+    def again(signum, frame):
+        if signum == signal.SIGINT:
+            print("second Ctrl-C: the workers are stopped at once (their last saved checkpoints stand)",
+                  file=sys.stderr, flush=True)
+            _stop_workers(pool, signal.SIGKILL)
+
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    old = {sig: signal.signal(sig, again) for sig in stop_and_interrupt_signals()}
+    try:
+        yield
+    finally:
+        for sig, handler in old.items():
+            signal.signal(sig, handler)
+
+
+def _stop_workers(pool, signum: int = signal.SIGTERM) -> None:
+    """``signum`` (SIGTERM; SIGKILL for a second Ctrl-C) to each worker still alive, so that its ``train`` saves a checkpoint and returns, and the pool's exit
     (which waits for them) ends. A SIGTERM sent to the demo's own process (``kill PID``, as a scheduler stops a job;
     Ctrl-C reaches the whole process group, a ``kill`` does not) left the workers training and the demo waiting for
     them without a word: 70 s after the signal, three runs of ``--steps 10**15`` were still training (issue 30 round
@@ -248,7 +286,7 @@ def _stop_workers(pool) -> None:
     for process in list((getattr(pool, "_processes", None) or {}).values()):  # CPython's pid -> Process
         if process.is_alive():
             with contextlib.suppress(OSError):
-                os.kill(process.pid, signal.SIGTERM)
+                os.kill(process.pid, signum)
 
 
 def estimate(configs: list, args, cores: int | None = None) -> float:

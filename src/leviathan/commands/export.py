@@ -19,14 +19,14 @@ def run(args) -> int:
     from ..hf import export
     from ..hf.model_card import checkpoint_training
     from ..locking import folder_lock
-    from ..ownership import CONTAINERS, check_apart, check_not_inside
+    from ..ownership import check_apart
     from .. import checkpoint as ckpt
 
     step = ckpt.find_checkpoint(args.checkpoint)
     source = step.parent.parent if step.parent.name == ckpt.CHECKPOINTS else step  # the run folder, if any
     # out_dir replaced by the export must not be (or hold) the run it reads
     check_apart(source, "the checkpoint's folder", args.out_dir, "out_dir", inside_ok=True)
-    check_not_inside(args.out_dir, "out_dir", ("prepare", "export"), within=CONTAINERS)  # kept in a run: allowed
+    # (out_dir inside a data folder or another export: refused by the writer, ``hf.export``)
     model, _ = ckpt.load_model(step)
     try:
         tokenizer = ckpt.saved_tokenizer(step)  # a damaged one is an error, never dropped from the export

@@ -49,8 +49,8 @@ def run(args) -> int:
 
         torch.set_num_threads(args.threads)
     limit = args.limit
-    if limit is not None and limit >= 1:
-        limit = int(limit)
+    if limit is not None and limit >= 1 and float(limit).is_integer():
+        limit = int(limit)  # lm-eval slices by an integer count; 2.5 is refused by the harness's check
     batch = args.batch_size
     out = evaluate(args.source, args.tasks, data=args.data_root, out_dir=args.out, keep_export=args.keep_export,
                    limit=limit, batch_size=batch, device=args.device, dtype=args.dtype,

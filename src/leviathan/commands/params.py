@@ -15,12 +15,13 @@ from ..errors import UserError
 from ..model.accounting import count_config, flops_per_token, format_table, isoparametric_depth
 from ..model.config import EMBEDDING_KINDS, ModelConfig
 from ..presets import preset_dict
+from .demo import variant_list
 
 
 def add_arguments(parser) -> None:
     parser.add_argument("overrides", nargs="*", help="model.KEY=VALUE settings (ModelConfig fields)")
     parser.add_argument("--preset", default=None, help="start from a named preset (see leviathan.presets)")
-    parser.add_argument("--variants", default="dense_tied,dense_untied,leviathan",
+    parser.add_argument("--variants", default="dense_tied,dense_untied,leviathan", type=variant_list,
                         help=f"comma-separated embedding variants to list (of {', '.join(EMBEDDING_KINDS)})")
     parser.add_argument("--isoparametric", action="store_true",
                         help="also solve the leviathan depth whose total matches dense_untied")
@@ -41,7 +42,7 @@ def run(args) -> int:
             raise UserError(f"--preset {args.preset} and model.preset={named} name two presets; give one")
         data["model"] = {**preset_dict(str(named)), **data["model"]}
     base = from_dict(ModelConfig, data["model"], prefix="model.")
-    rows = [(v, replace(base, embedding=v)) for v in args.variants.split(",") if v]
+    rows = [(v, replace(base, embedding=v)) for v in args.variants]  # each once (round 11, S93, S95)
     if args.isoparametric:
         sol = isoparametric_depth(replace(base, embedding="dense_untied"))
         rows.append((f"leviathan iso ({sol.relative_gap:+.2%})", sol.config))

@@ -12,7 +12,7 @@
 
 from __future__ import annotations
 
-from .values import bootstrap_count, open_fraction, seed
+from .values import bootstrap_count, eval_set_name, open_fraction, seed
 
 
 def add_arguments(parser) -> None:
@@ -21,7 +21,7 @@ def add_arguments(parser) -> None:
     parser.add_argument("--ablation", action="store_true",
                         help="ablation report: each leviathan run vs the dense_tied run of its backbone, over training")
     parser.add_argument("--out", default=None, help="report dir (default: <sweep dir>/report)")
-    parser.add_argument("--eval-set", default="val", help="eval set whose losses the tables use (default: val)")
+    parser.add_argument("--eval-set", default="val", type=eval_set_name, help="eval set whose losses the tables use (default: val)")
     parser.add_argument("--ladder", default=None, help="dense variant of the scaling fit (default: the grid's)")
     parser.add_argument("--bootstrap", type=bootstrap_count, default=1000,
                         help="bootstrap draws for the scaling intervals")

@@ -129,15 +129,27 @@ def seed(text: str) -> int:
 
 
 def seed_list(text: str) -> list[int]:
-    """Comma-separated seeds (``--seeds 0,1,2``), each checked like ``seed``, none twice."""
+    """Comma-separated seeds (``--seeds 0,1,2``), each checked like ``seed``, none twice, no empty item (``0,`` dropped
+    the empty one without a word: issue 30 round 11, S212)."""
     values = [part.strip() for part in text.split(",")]
     if not any(values):
         raise argparse.ArgumentTypeError(f"expected comma-separated seeds such as 0,1,2, got {text!r}")
-    seeds = [seed(part) for part in values if part]
+    if not all(values):
+        raise argparse.ArgumentTypeError(f"an empty item in {text!r}; give comma-separated seeds such as 0,1,2 with "
+                                         f"nothing between two commas or at either end")
+    seeds = [seed(part) for part in values]
     if len(set(seeds)) < len(seeds):
         twice = next(s for i, s in enumerate(seeds) if s in seeds[:i])
         raise argparse.ArgumentTypeError(f"seed {twice} is listed twice in {text!r}; list each seed once")
     return seeds
+
+
+def eval_set_name(text: str) -> str:
+    """``--eval-set``: the name of an eval set rows were evaluated on (val, wikitext2, ...); '' was accepted and
+    printed "ppl -" for every run (issue 30 round 11, S119, S121)."""
+    if not text.strip():
+        raise argparse.ArgumentTypeError("expected the name of an eval set such as val or wikitext2, got an empty name")
+    return text
 
 
 def device(text: str) -> str:

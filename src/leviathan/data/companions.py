@@ -82,7 +82,7 @@ def load_train_freq(data_dir: str | os.PathLike, meta: PreparedMeta | None = Non
     fix = f"prepare the data again (leviathan prepare SOURCE --out {data_dir} --overwrite)"
     try:
         freq = np.load(path, allow_pickle=False)
-    except (OSError, ValueError) as e:
+    except (OSError, ValueError, EOFError) as e:  # an empty file: EOFError (issue 30 round 12, U198)
         raise UserError(f"{str(path)!r} is not a readable .npy array ({e}); {fix}") from None
     vocab = meta.vocab_size if meta else None
     if freq.ndim != 1 or (vocab is not None and freq.shape[0] != vocab) or freq.dtype.kind not in "iu":

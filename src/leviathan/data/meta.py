@@ -26,6 +26,9 @@ from .fingerprint_fields import recorded_problem
 META_FILE = "meta.json"
 FORMAT = 1
 _REQUIRED = ("tokenizer", "vocab_size", "dtype", "eot_id", "splits")
+# A split's text bytes per token of text, at most: o200k's longest token is 128 bytes; an average past this is no
+# tokenization of text but a damaged or edited count (round 11, S201)
+MAX_BYTES_PER_TOKEN = 1000
 
 
 @dataclass(frozen=True)
@@ -152,6 +155,10 @@ class _Checker:
             if text_tokens > 2 * size:
                 self.bad(f"field 'splits.{name}.bytes' is {size:,}, too few for the split's {text_tokens:,} tokens "
                          f"of text (a token covers at least one byte, or half of one with a word-start marker)")
+            if size > MAX_BYTES_PER_TOKEN * max(text_tokens, 1):  # round 11 (S201): 10^15 bytes gave "bpb 0.0000"
+                self.bad(f"field 'splits.{name}.bytes' is {size:,}, too many for the split's {text_tokens:,} tokens "
+                         f"of text (more than {MAX_BYTES_PER_TOKEN:,} bytes per token; no tokenizer's tokens are "
+                         f"that long)")
 
     def bad(self, problem: str) -> None:
         raise UserError(f"{self.path}: {problem}; meta.json was damaged or edited by hand; {self.fix}")

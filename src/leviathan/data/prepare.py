@@ -59,7 +59,7 @@ import numpy as np
 from ..errors import UserError
 from ..locking import folder_lock
 from ..ownership import (CONTAINERS, check_apart, check_not_inside, check_replaceable, check_unlocked,
-                         leftover_is_own, listed_files, replaced_folder, write_marker)
+                         leftover_is_own, listed_files, read_marker, replaced_folder, write_marker)
 from ..removal import remove_tree, warn_left
 from ..seeds import check_seed
 from ..storage import storage_oserror
@@ -67,7 +67,8 @@ from .companions import file_digests
 from .fingerprint import DataFingerprint
 from .meta import META_FILE, PreparedMeta, find_meta
 from .sources import Source, SourceStats, open_source
-from .tokenizer import BUILTIN_ENCODINGS, Tokenizer, load_tokenizer, split_for_threads, train_bpe
+from .tokenizer import (BUILTIN_ENCODINGS, Tokenizer, check_bpe_vocab_size, load_tokenizer, split_for_threads,
+                        train_bpe)
 
 __all__ = ["prepare", "prepare_eval_text", "dtype_for_vocab", "FORMAT_VERSION", "META_FILE", "FREQ_FILE"]
 
@@ -273,6 +274,16 @@ def _complete(directory: Path, meta: PreparedMeta) -> bool:
         return False
 
 
+def _marked_by_prepare(out: Path) -> bool:
+    """Whether ``out`` holds prepare's marker (a folder without one is replaced only when its meta.json reads:
+    ``_legacy_data_dir``)."""
+    try:
+        marker = read_marker(out)
+    except UserError:
+        return False
+    return marker is not None and marker.verb == "prepare"
+
+
 def _check_out_dir(out: Path, settings: dict, stat: str, overwrite: bool) -> PreparedMeta | None:
     """Existing up-to-date data dir -> its meta; a conflicting one -> UserError (unless overwrite)."""
     if not out.exists():
@@ -280,8 +291,12 @@ def _check_out_dir(out: Path, settings: dict, stat: str, overwrite: bool) -> Pre
     if not out.is_dir():
         raise UserError(f"--out {out} is a file; choose a directory path")
     fix = "pass --overwrite (overwrite=True) to replace it, or choose another --out"
+    # a damaged meta.json in a folder without prepare's marker: --overwrite would be refused too (round 11, R65)
+    damaged_fix = fix if _marked_by_prepare(out) else (f"the folder holds no marker of `leviathan prepare`, so "
+                                                       f"--overwrite would not replace it either; choose a new or "
+                                                       f"empty --out")
     try:
-        meta = find_meta(out, fix)
+        meta = find_meta(out, damaged_fix)
     except UserError:  # a damaged or foreign meta.json: --overwrite replaces it only where prepare wrote the folder
         if not overwrite:
             raise
@@ -302,6 +317,25 @@ def _check_out_dir(out: Path, settings: dict, stat: str, overwrite: bool) -> Pre
     diff = [k for k in settings if old.get(k) != settings[k]] or ["source files changed"]
     raise UserError(f"--out {out} already holds different prepared data (tokenizer {meta.tokenizer!r}, "
                     f"source {meta.source!r}; differs in: {', '.join(diff)}); {fix}")
+
+
+def _check_named_once(source, val_source) -> None:
+    """UserError when one file or folder is named twice among the sources and the validation source: ``prepare a.txt
+    a.txt`` counted its documents twice and put one copy in each split, validation a copy of training (issue 30 round
+    12, U200)."""
+    seen: dict[str, str] = {}
+    for spec in [*(source if isinstance(source, (list, tuple)) else [source]),
+                 *(val_source if isinstance(val_source, (list, tuple)) else [val_source])]:
+        if not isinstance(spec, (str, os.PathLike)) or os.fspath(spec) == "stdlib":
+            continue
+        path = Path(spec).expanduser()
+        if not path.exists():
+            continue
+        real = os.path.realpath(path)
+        if real in seen:
+            raise UserError(f"{os.fspath(spec)!r} and {seen[real]!r} are one source named twice: its documents would be "
+                            f"counted twice, and a copy could land in each split; name each source once")
+        seen[real] = os.fspath(spec)
 
 
 def _check_apart(out: Path, specs: list, sources: list) -> None:
@@ -404,9 +438,8 @@ def _resolve_tokenizer(tokenizer, bpe_vocab_size) -> tuple[Tokenizer | None, int
     if bpe_vocab_size is not None:
         if tokenizer not in (None, "o200k_base") and not (isinstance(tokenizer, str) and tokenizer.startswith("bpe:")):
             raise UserError(f"bpe_vocab_size trains a new BPE; it cannot be combined with tokenizer {tokenizer!r}")
-        if int(bpe_vocab_size) < 257:
-            raise UserError(f"BPE vocabulary size {bpe_vocab_size} is too small; use at least 257 (typical: 4096-32768)")
-        return None, int(bpe_vocab_size), f"bpe:{int(bpe_vocab_size)}"
+        size = check_bpe_vocab_size(bpe_vocab_size)
+        return None, size, f"bpe:{size}"
     tok = load_tokenizer(tokenizer)
     return tok, None, tok.name
 
@@ -447,6 +480,7 @@ def prepare(
     seed = check_seed(seed, "seed")  # a plain int: numpy integers are integers (round 9, Q11)
     if int(num_workers) < 1:
         raise UserError(f"num_workers must be at least 1, got {num_workers}")
+    _check_named_once(source, val_source)
     src = open_source(source, text_field=text_field, strict=strict, max_documents=max_documents)
     vsrc = (open_source(val_source, text_field=text_field, strict=strict, max_documents=max_documents)
             if val_source is not None else None)

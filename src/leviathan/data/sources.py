@@ -34,7 +34,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Iterable, Iterator, Sequence
 
-from ..errors import UserError, missing
+from ..errors import UserError, missing, not_regular
 
 __all__ = [
     "Source",
@@ -527,6 +527,9 @@ def _folder_files(root: Path, extensions: Sequence[str]) -> tuple[list[Path], in
                 continue
             low = f.lower()
             if low.endswith(data_exts) or Path(low).suffix in exts:
+                if (kind := not_regular(Path(dirpath) / f)) is not None:  # read, it hung prepare (round 12, T60, T204)
+                    raise UserError(f"{str(Path(dirpath) / f)!r} in the corpus folder {str(root)!r} {kind}; move it "
+                                    f"out of the folder (a corpus folder's files are read whole)")
                 files.append(Path(dirpath) / f)
             else:
                 skipped += 1

@@ -108,6 +108,15 @@ class Tokenizer:
     def decode(self, ids: Iterable[int]) -> str:
         raise NotImplementedError
 
+    def _checked_ids(self, ids: Iterable[int]) -> list[int]:
+        """``ids`` as ints, each in [0, vocab_size): ``decode([-1])`` ended in an OverflowError and ``decode([10**6])``
+        returned '' without a word (issue 30 round 12, U152, U153)."""
+        out = [int(i) for i in ids]
+        bad = next((i for i in out if not 0 <= i < self.vocab_size), None)
+        if bad is not None:
+            raise ValueError(f"token id {bad} is outside this tokenizer's ids [0, {self.vocab_size})")
+        return out
+
     def save(self, directory: str | os.PathLike) -> Path:
         """Write what ``load_tokenizer(directory)`` needs; returns the directory."""
         directory = Path(directory)
@@ -155,7 +164,7 @@ class BuiltinTokenizer(Tokenizer):
         return np.asarray(toks, dtype=np.uint32), np.asarray(offsets, dtype=np.int64)
 
     def decode(self, ids) -> str:
-        return self._enc.decode([int(i) for i in ids])
+        return self._enc.decode(self._checked_ids(ids))
 
 
 # --------------------------------------------------------------------------------------------
@@ -213,7 +222,7 @@ class HFTokenizer(Tokenizer):
         return toks, offsets
 
     def decode(self, ids) -> str:
-        return self._hf.decode([int(i) for i in ids], skip_special_tokens=False)
+        return self._hf.decode(self._checked_ids(ids), skip_special_tokens=False)
 
     def save(self, directory):
         directory = super().save(directory)
@@ -230,6 +239,34 @@ class HFTokenizer(Tokenizer):
         return hashlib.sha256(json.dumps({k: spec.get(k) for k in keys}, sort_keys=True).encode()).hexdigest()
 
 
+def _byte_alphabet() -> list[str]:
+    """The 256 characters a byte-level BPE writes bytes as (GPT-2's byte-to-unicode map)."""
+    printable = list(range(ord("!"), ord("~") + 1)) + list(range(ord("¡"), ord("¬") + 1)) + \
+        list(range(ord("®"), ord("ÿ") + 1))
+    chars, extra = [], 0
+    for b in range(256):
+        if b in printable:
+            chars.append(chr(b))
+        else:
+            chars.append(chr(256 + extra))
+            extra += 1
+    return chars
+
+
+def _complete_byte_level(model: dict) -> bool:
+    """Whether a tokenizer.json model is a BPE whose vocabulary holds every byte and every merge's parts."""
+    vocab = model.get("vocab")
+    if model.get("type") != "BPE" or not isinstance(vocab, dict):
+        return False
+    if not all(ch in vocab for ch in _byte_alphabet()):
+        return False
+    for merge in model.get("merges") or []:
+        parts = merge.split(" ") if isinstance(merge, str) else merge
+        if not isinstance(parts, list) or len(parts) != 2 or not all(p in vocab for p in parts):
+            return False
+    return True
+
+
 def _import_into_quicktok(hf_tokenizer):
     """Return a quicktok.Tokenizer equivalent to ``hf_tokenizer``, or None if quicktok refuses it."""
     try:
@@ -237,6 +274,8 @@ def _import_into_quicktok(hf_tokenizer):
     except ImportError:  # pragma: no cover - quicktok is a dependency
         return None
     spec = json.loads(hf_tokenizer.to_str())
+    if not _complete_byte_level(spec.get("model") or {}):  # quicktok's import crashed the process (SIGSEGV) on a
+        return None  # BPE without all 256 byte tokens (issue 30 round 12, U67, U88): tokenizers reads it as it is
     # quicktok treats every added token as special (never matched by encode_ordinary); tokenizers
     # matches non-special added tokens inside text. Only import when the two agree.
     if any(not t.get("special", False) for t in spec.get("added_tokens", [])):
@@ -263,6 +302,18 @@ def _import_into_quicktok(hf_tokenizer):
 # training a byte-level BPE
 
 
+def check_bpe_vocab_size(vocab_size) -> int:
+    """A BPE vocabulary size to train: 257 (256 bytes and <|endoftext|>) to 262,144; checked before any work (prepare
+    said "training a byte-level BPE with 99,999,999,999 ids" before refusing it)."""
+    vocab_size = int(vocab_size)
+    if vocab_size < 257:
+        raise UserError(f"BPE vocabulary size {vocab_size} is too small: it needs 256 byte tokens plus "
+                        f"<|endoftext|>; use at least 257 (typical: 4096-32768)")
+    if vocab_size > 262_144:
+        raise UserError(f"BPE vocabulary size {vocab_size} is above the 262,144 supported here; use a smaller one")
+    return vocab_size
+
+
 def train_bpe(texts: Iterable[str], vocab_size: int, *, min_frequency: int = 2,
               show_progress: bool = False, name: str | None = None) -> HFTokenizer:
     """Train a byte-level BPE with ``vocab_size`` ids ("<|endoftext|>" is id 0) on ``texts``: o200k's regex, then GPT-2's
@@ -271,12 +322,7 @@ def train_bpe(texts: Iterable[str], vocab_size: int, *, min_frequency: int = 2,
     """
     from tokenizers import Regex, Tokenizer as _HF, decoders, models, pre_tokenizers, trainers
 
-    vocab_size = int(vocab_size)
-    if vocab_size < 257:
-        raise UserError(f"BPE vocabulary size {vocab_size} is too small: it needs 256 byte tokens plus "
-                        f"<|endoftext|>; use at least 257 (typical: 4096-32768)")
-    if vocab_size > 262_144:
-        raise UserError(f"BPE vocabulary size {vocab_size} is above the 262,144 supported here; use a smaller one")
+    vocab_size = check_bpe_vocab_size(vocab_size)
     tok = _HF(models.BPE())
     tok.pre_tokenizer = pre_tokenizers.Sequence([
         pre_tokenizers.Split(Regex(O200K_PATTERN), behavior="isolated", invert=False),

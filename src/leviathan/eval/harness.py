@@ -94,12 +94,54 @@ def run_harness(hf_dir: str | os.PathLike, task_dir: str | os.PathLike, task_nam
                 first = next((line for line in str(e).splitlines() if line.strip()), type(e).__name__)
                 raise UserError(f"lm-eval could not load {str(shown)!r} as a model ({first.strip()[:300]}); pass a folder "
                                 f"written by `leviathan export` or `save_pretrained`, or the run folder") from None
-            results = simple_evaluate(model=lm, tasks=list(task_names), task_manager=tm, limit=limit,
-                                      num_fewshot=num_fewshot, log_samples=log_samples,
-                                      random_seed=seed, numpy_random_seed=seed, torch_random_seed=seed,
-                                      fewshot_random_seed=seed, bootstrap_iters=1000)
+            try:
+                with _quiet_git_hash():
+                    results = simple_evaluate(model=lm, tasks=list(task_names), task_manager=tm, limit=limit,
+                                              num_fewshot=num_fewshot, log_samples=log_samples,
+                                              random_seed=seed, numpy_random_seed=seed, torch_random_seed=seed,
+                                              fewshot_random_seed=seed, bootstrap_iters=1000)
+            except ValueError as e:
+                if "larger than population" not in str(e):
+                    raise
+                raise UserError(f"--num-fewshot {num_fewshot} asks for more few-shot examples than a task holds "
+                                f"({_fewshot_pools(task_names, tm)}); pass a smaller --num-fewshot") from None
         results["truncation"] = {"max_length": lm.max_length, "tasks": lm.truncation}
         return results
+
+
+@contextlib.contextmanager
+def _quiet_git_hash():
+    """lm-eval records the git commit of the working folder with ``git describe`` and lets git's stderr through: run
+    from a folder outside a repository, ``fatal: not a git repository ...`` reached the user's terminal beside a
+    correct result (issue 30 round 11, R14). The same lookup, with git's complaint kept out of the output."""
+    import subprocess
+    from unittest import mock
+
+    import lm_eval.evaluator as evaluator
+
+    def quiet() -> str | None:
+        try:
+            out = subprocess.run(["git", "describe", "--always"], capture_output=True, text=True, timeout=10)
+        except (OSError, subprocess.SubprocessError):
+            return None
+        return out.stdout.strip() or None if out.returncode == 0 else None
+
+    with mock.patch.object(evaluator, "get_git_commit_hash", quiet):
+        yield
+
+
+def _fewshot_pools(task_names: Sequence[str], tm) -> str:
+    """"TASK: N examples, ..." of each task's few-shot pool, for the error of a --num-fewshot beyond it: lm-eval's
+    sampler ended in "ValueError: Sample larger than population" (issue 30 round 11, S107). The pool counts the
+    example being scored when it is drawn from the evaluated split, so at most N - 1 are usable then."""
+    from lm_eval.tasks import get_task_dict
+
+    try:
+        tasks = get_task_dict(list(task_names), tm)
+        return ", ".join(f"{getattr(name, 'group_name', name)}: {len(list(task.fewshot_docs()))} examples"
+                         for name, task in tasks.items() if hasattr(task, "fewshot_docs"))
+    except Exception:  # noqa: BLE001 - only the numbers of a message: the error stands without them
+        return "fewer than asked"
 
 
 def summarize(results: dict, keys: Sequence[str]) -> dict:
@@ -171,7 +213,11 @@ def _earlier_out(out_dir: Path) -> bool:
         summary = json.loads((out_dir / "lm_eval.json").read_text(encoding="utf-8"))
     except (OSError, ValueError):
         return False
-    return isinstance(summary, dict) and "tasks" in summary and "source" in summary
+    # every field as lm-eval writes it: a user's {"tasks": 5, "source": null} was taken for one and written over
+    # (issue 30 round 12, U84)
+    return (isinstance(summary, dict) and isinstance(summary.get("source"), str)
+            and isinstance(summary.get("tasks"), dict) and all(isinstance(v, dict) for v in summary["tasks"].values())
+            and isinstance(summary.get("results"), dict))
 
 
 def _check_hf_folder(src: Path) -> None:
@@ -195,6 +241,26 @@ def _check_hf_folder(src: Path) -> None:
     if ids is not None and rows is not None and ids > rows:
         raise UserError(f"the tokenizer of {str(src)!r} has {ids:,} ids but the model's config.json has vocab_size "
                         f"{rows:,}: they come from different models; put the model's own tokenizer in the folder")
+    if (src / "tokenizer.json").is_file() and ((src / "tokenizer_config.json").is_file()
+                                               or not (src / "leviathan_tokenizer.json").is_file()):
+        _check_end_of_text(src)
+
+
+def _check_end_of_text(src: Path) -> None:
+    """UserError when the folder's transformers tokenizer has neither an end-of-text (eos) nor a beginning (bos) token:
+    lm-eval starts every request with one of them and ended in a TypeError (``tokenizer.decode(None)``) on a plain
+    Llama folder with a bare tokenizer.json (issue 30 round 12, U191)."""
+    from transformers import AutoTokenizer
+
+    try:
+        with offline_env():
+            tok = AutoTokenizer.from_pretrained(str(src))
+    except Exception:  # noqa: BLE001 - a folder transformers cannot read is named by the harness's own load
+        return
+    if tok.eos_token_id is None and tok.bos_token_id is None:
+        raise UserError(f"the tokenizer of {str(src)!r} defines no end-of-text (eos) or beginning (bos) token, which "
+                        f"lm-eval starts every request with; add a tokenizer_config.json naming eos_token, or evaluate "
+                        f"the leviathan run folder (its export writes one)")
 
 
 def _tokenizer_size(src: Path) -> int | None:
@@ -222,6 +288,34 @@ def _config_vocab(src: Path) -> int | None:
     return value if isinstance(value, int) and not isinstance(value, bool) else None
 
 
+MAX_LIMIT = 10**9  # examples per task: lm-eval slices a task's documents with it
+
+
+def check_harness_options(limit, batch_size, num_fewshot, device) -> None:
+    """ConfigError (a ValueError) naming the option and its valid values, before any work (the Python API had no checks: ``limit=1e30``
+    ended in lm-eval's islice ValueError, ``limit=float('inf')`` in an OverflowError, ``num_fewshot=1.5`` in its
+    sampler's TypeError; ``limit=True``, ``num_fewshot=True`` and ``batch_size=-3`` were taken; ``device='cuda:7'`` ran
+    on the CPU: issue 30 round 12, U78, U155-U162)."""
+    from ..devices import device_problem, device_unavailable
+    from ..errors import ConfigError
+
+    if limit is not None:
+        whole = isinstance(limit, int) or (isinstance(limit, float) and limit.is_integer())
+        if isinstance(limit, bool) or not isinstance(limit, (int, float)) or not limit > 0 or \
+                (limit >= 1 and not (whole and limit <= MAX_LIMIT)):
+            raise ConfigError(f"limit must be a fraction in (0, 1) of each task's examples or a whole number of "
+                             f"examples from 1 to {MAX_LIMIT:,}, got {limit!r}")
+    if not (batch_size == "auto" or (isinstance(batch_size, int) and not isinstance(batch_size, bool)
+                                     and batch_size >= 1)):
+        raise ConfigError(f"batch_size must be 'auto' or a whole number >= 1, got {batch_size!r}")
+    if num_fewshot is not None and (isinstance(num_fewshot, bool) or not isinstance(num_fewshot, int)
+                                    or num_fewshot < 0):
+        raise ConfigError(f"num_fewshot must be a whole number >= 0 (or None for the tasks' own), got {num_fewshot!r}")
+    problem = device_problem(device, auto=False) or device_unavailable(device)
+    if problem is not None:
+        raise ConfigError(f"device {problem}")
+
+
 def evaluate_model(model, tokenizer, tasks: str | Sequence[str] = "paper", *, data: str | os.PathLike | None = None,
                    hf_dir: str | os.PathLike | None = None, limit: int | float | None = None,
                    batch_size: int | str = 8, device: str = "cpu", dtype: str = "float32",
@@ -232,6 +326,7 @@ def evaluate_model(model, tokenizer, tasks: str | Sequence[str] = "paper", *, da
 
     Parameters: the options of ``leviathan lm-eval``, keyword arguments one each, passed on to the harness.
     """
+    check_harness_options(limit, batch_size, num_fewshot, device)
     keys = resolve_tasks(tasks)
     root = task_data_root(data)
     try:

@@ -16,9 +16,9 @@ def export_for_harness(model, tokenizer, out_dir: str | os.PathLike, *, overwrit
     """Plain-Llama HF directory (baked input side) + a transformers tokenizer for ``model``."""
     from ..hf.export import to_plain_llama
 
-    out = Path(to_plain_llama(model, out_dir, overwrite=overwrite))
-    write_hf_tokenizer(tokenizer, out, model.config.max_position_embeddings)
-    return out
+    positions = model.config.max_position_embeddings
+    return Path(to_plain_llama(model, out_dir, overwrite=overwrite,
+                               also_write=lambda folder: write_hf_tokenizer(tokenizer, folder, positions)))
 
 
 def verify_export(model, tokenizer, hf_dir: str | os.PathLike, atol: float = 1e-3) -> dict:

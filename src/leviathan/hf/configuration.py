@@ -24,6 +24,9 @@ from ..config import ConfigError, warn_retired
 from ..model.config import ModelConfig
 
 
+LOADABLE_DTYPES = ("float32", "bfloat16", "float16", "float64", "auto")
+
+
 class LeviathanConfig(PretrainedConfig):
     """Hugging Face twin of ``ModelConfig`` (see that class for every field), plus Hugging Face's ``use_cache``,
     ``bos_token_id``, ``eos_token_id``, ``pad_token_id`` and ``tie_word_embeddings`` (derived from ``embedding``).
@@ -80,7 +83,19 @@ class LeviathanConfig(PretrainedConfig):
                 raise ConfigError(f"{name} must be a number, got {value!r}")
             setattr(self, name, float(value))  # config.json then always holds a float
         super().__post_init__(**kwargs)
+        self._check_dtype()
         self.to_model_config()  # validate with ModelConfig's messages
+
+    def _check_dtype(self) -> None:
+        """config.json's ``dtype`` names a floating type a model's weights load in: ``float8_e4m3fn`` ended in
+        transformers' "couldn't find storage object Float8_e4m3fnStorage" TypeError (issue 30 round 11, S35)."""
+        value = getattr(self, "dtype", None)
+        if value is None:
+            return
+        name = str(value).removeprefix("torch.")
+        if name not in LOADABLE_DTYPES:
+            raise ConfigError(f"dtype {name!r} is not a type the weights load in; write one of "
+                              f"{', '.join(LOADABLE_DTYPES)} as config.json's dtype (the export writes float32)")
 
     # ---- conversions ---------------------------------------------------------------------------
     def to_model_config(self) -> ModelConfig:

@@ -33,7 +33,7 @@ import os
 import shutil
 import tempfile
 from pathlib import Path
-from typing import Any, Iterator, Optional
+from typing import Any, Callable, Iterator, Optional
 
 import torch
 from transformers import GenerationConfig, LlamaConfig, PreTrainedModel
@@ -43,7 +43,7 @@ from ..io import publish
 from ..model.config import ModelConfig
 from ..model.embedding import TableEmbedding
 from ..model.llama import CausalLM
-from ..ownership import check_replaceable, listed_files, replaced_folder, write_marker
+from ..ownership import CONTAINERS, check_not_inside, check_replaceable, listed_files, replaced_folder, write_marker
 from ..removal import remove_tree, warn_left
 from ..storage import storage_oserror
 from .configuration import LeviathanConfig
@@ -142,6 +142,9 @@ def _atomic_dir(out_dir: str | os.PathLike, overwrite: bool) -> Iterator[Path]:
     if not isinstance(overwrite, bool):  # round 8: overwrite="yes" (or "no") read as true and replaced the folder
         raise TypeError(f"overwrite must be True or False, got {overwrite!r}")
     out = replaced_folder(out_dir, "out_dir")  # built beside it and renamed into place: never ".", never the cwd
+    # not inside a data folder or another export (inside a run: allowed); the Python API skipped the CLI's check and
+    # to_hf(model, 'data/e') wrote into a prepared data folder (issue 30 round 11, R103)
+    check_not_inside(out_dir, "out_dir", ("prepare", "export"), within=CONTAINERS)
     if out.exists():
         if not out.is_dir():
             raise UserError(f"{out} exists and is not a directory; choose another output directory")
@@ -161,15 +164,19 @@ def _atomic_dir(out_dir: str | os.PathLike, overwrite: bool) -> Iterator[Path]:
         publish(tmp)  # mkdtemp makes the folder private, safetensors its file: the umask's modes (leviathan.io)
         if out.exists():
             old = Path(tempfile.mkdtemp(prefix=f".{out.name}.old-", dir=out.parent))
-            os.replace(out, old / out.name)
+            try:
+                os.replace(out, old / out.name)
+            except BaseException:  # an immutable folder: the empty hidden folder was left beside it (round 11, R13)
+                os.rmdir(old)
+                raise
             os.replace(tmp, out)
             if (problem := remove_tree(old)) is not None:  # round 10 (P21): left hidden, without a word
                 warn_left(old, problem, "the replaced export, moved aside to", f"the new export is in place in '{out}'")
         else:
             os.replace(tmp, out)
     except BaseException as e:
-        shutil.rmtree(tmp, ignore_errors=True)
-        failed = storage_oserror(e, tmp) if isinstance(e, Exception) else None  # safetensors: its own class
+        failed = storage_oserror(e, tmp) if isinstance(e, Exception) else None  # safetensors: its own class; judged
+        shutil.rmtree(tmp, ignore_errors=True)  # before the partial folder frees the disk (round 11, R81)
         if failed is not None and failed.errno is not None:  # a full disk named no file (issue 30 round 6)
             raise OSError(failed.errno, failed.strerror, os.fspath(_as_asked(failed.filename, tmp, out))) from None
         raise
@@ -214,12 +221,21 @@ def _as_native(model: CausalLM | LeviathanForCausalLM) -> CausalLM:
     return to_native(model) if isinstance(model, PreTrainedModel) else model
 
 
+def _check_model(model: Any, writer: str) -> None:
+    """TypeError unless ``model`` is leviathan's: ``to_hf('a string', ...)`` ended in an AttributeError (issue 30 round
+    12, U142)."""
+    if not isinstance(model, (CausalLM, LeviathanForCausalLM)):
+        raise TypeError(f"{writer} takes a leviathan model (CausalLM or LeviathanForCausalLM), got "
+                        f"{type(model).__name__} {model!r:.60}")
+
+
 def to_hf(model: CausalLM | LeviathanForCausalLM, out_dir: str | os.PathLike, tokenizer: Any = None, *,
           overwrite: bool = False, training: Training | None = None) -> Path:
     """Write ``model`` as a leviathan Hugging Face directory (config.json, model.safetensors, README.md [+ tokenizer]),
     loaded by ``import leviathan.hf; AutoModelForCausalLM.from_pretrained(out_dir)``; ``training`` (from
     ``model_card.checkpoint_training``) goes into the model card. Returns ``out_dir``.
     """
+    _check_model(model, "to_hf")
     eos = _eos_id(tokenizer) if tokenizer is not None else None
     hf = from_native(model, **({"eos_token_id": eos} if eos is not None else {}))
     if eos is not None and hf is model:  # an HF model passed in: record the tokenizer's end-of-text id
@@ -234,13 +250,17 @@ def to_hf(model: CausalLM | LeviathanForCausalLM, out_dir: str | os.PathLike, to
 
 
 def to_plain_llama(model: CausalLM | LeviathanForCausalLM, out_dir: str | os.PathLike, tokenizer: Any = None, *,
-                   overwrite: bool = False, max_shard_size: str = "5GB", training: Training | None = None) -> Path:
+                   overwrite: bool = False, max_shard_size: str = "5GB", training: Training | None = None,
+                   also_write: Callable[[Path], None] | None = None) -> Path:
     """Write ``model`` as a plain ``LlamaForCausalLM`` directory (no leviathan code needed to load it), the input side baked
     into ``model.embed_tokens.weight``, ``tie_word_embeddings`` true only for ``dense_tied``, with a model card
-    (``training`` as in ``to_hf``). Returns ``out_dir``.
+    (``training`` as in ``to_hf``). ``also_write(folder)`` adds files of the caller's before the folder is sealed, so
+    they are the export's own (lm-eval's transformers tokenizer: written after the marker, a rerun of ``lm-eval
+    --keep-export`` refused its own output, issue 30 round 11, R14c). Returns ``out_dir``.
     """
     from huggingface_hub import save_torch_state_dict
 
+    _check_model(model, "to_plain_llama")
     native = _as_native(model)
     eos = _eos_id(tokenizer) if tokenizer is not None else None
     tensors = plain_llama_state_dict(native)
@@ -252,6 +272,8 @@ def to_plain_llama(model: CausalLM | LeviathanForCausalLM, out_dir: str | os.Pat
         save_torch_state_dict(tensors, str(tmp), max_shard_size=max_shard_size, metadata={"format": "pt"})
         if tokenizer is not None:
             _save_tokenizer(tokenizer, tmp)
+        if also_write is not None:
+            also_write(tmp)
         card = native_card(native, "plain_llama", training, tokenizer=(tmp / "tokenizer.json").is_file())
         (tmp / "README.md").write_text(card.render())
     return Path(out_dir)

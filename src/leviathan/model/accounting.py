@@ -104,6 +104,11 @@ def count_config(cfg: ModelConfig) -> ParamCounts:
 
 def count_model(model: nn.Module) -> ParamCounts:
     """Counts from a built ``CausalLM`` by parameter name; each tensor once."""
+    import torch
+
+    if not isinstance(model, torch.nn.Module):  # count_model('x'): an AttributeError (issue 30 round 13, W103)
+        raise TypeError(f"count_model takes a built model (an nn.Module such as CausalLM), got {type(model).__name__} "
+                        f"{model!r:.60}; for a config use count_config")
     groups = {"input": 0, "body": 0, "head": 0}
     seen = set()
     for name, p in model.named_parameters(remove_duplicate=False):
@@ -124,7 +129,10 @@ def flops_per_token(cfg: ModelConfig, seq_len: int | None = None) -> dict:
     """Forward FLOPs per token by group (2 per multiply-add), plus the generator per distinct id."""
     if not isinstance(cfg, ModelConfig):  # None ended in an AttributeError (issue 30 round 9, M140)
         raise TypeError(f"flops_per_token takes a ModelConfig, got {type(cfg).__name__} {cfg!r:.60}")
-    T = seq_len or cfg.max_position_embeddings
+    if seq_len is not None and (isinstance(seq_len, bool) or not isinstance(seq_len, int) or seq_len < 1):
+        raise ValueError(f"flops_per_token: seq_len must be a positive whole number of positions (or None for the "
+                         f"model's max_position_embeddings), got {seq_len!r}")  # -1 gave a negative attention term
+    T = seq_len or cfg.max_position_embeddings  # (issue 30 round 11, S155)
     D, hd, H = cfg.hidden_size, cfg.resolved_head_dim, cfg.num_attention_heads
     matmul = layer_params(cfg) - 2 * D
     attention = 2 * 2 * T * H * hd / 2  # QK^T and AV over on average T/2 causal keys

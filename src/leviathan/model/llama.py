@@ -158,6 +158,11 @@ class LlamaModel(nn.Module):
             shown = tuple(input_ids.shape) if isinstance(input_ids, torch.Tensor) else type(input_ids).__name__
             raise TypeError(f"input_ids must be a (batch, length) tensor of token ids, got {shown}; e.g. "
                             f"torch.tensor([ids]) for one sequence")
+        if input_ids.dtype.is_floating_point or input_ids.dtype.is_complex or input_ids.dtype == torch.bool:
+            raise TypeError(f"token ids must be an integer tensor (torch.long), got {input_ids.dtype}; convert them with "
+                            f".long() only if they hold whole ids")
+        if input_ids.dtype not in (torch.int64, torch.int32):  # uint16 (the token files' dtype), uint8, int16: a raw
+            input_ids = input_ids.long()  # torch error of the table's lookup (issue 30 round 12, U124)
         B, T = input_ids.shape
         past = cache.get_seq_length() if cache is not None else 0
         h = self.embed_tokens(input_ids)  # (B, T, D)
@@ -192,6 +197,9 @@ class CausalLM(nn.Module):
 
     def __init__(self, cfg: ModelConfig):
         super().__init__()
+        if not isinstance(cfg, ModelConfig):  # CausalLM('cpu-tiny'): an AttributeError (issue 30 round 13, W69)
+            hint = f"; for a preset: CausalLM(leviathan.presets.preset({cfg!r}))" if isinstance(cfg, str) else ""
+            raise TypeError(f"CausalLM takes a ModelConfig, got {type(cfg).__name__} {cfg!r:.60}{hint}")
         self.config = cfg.resolved()
         self.model = LlamaModel(self.config)
         self.lm_head = nn.Linear(cfg.hidden_size, cfg.vocab_size, bias=False)

@@ -19,7 +19,9 @@ import contextvars
 import json
 import os
 import random
+import re
 import shutil
+import sys
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -107,6 +109,11 @@ STEP_FILES = ("model.safetensors", "optimizer.pt", "rng.pt", "config.yaml", "sta
               "leviathan_tokenizer.json")
 
 
+# what save_checkpoint names its temporary folders: .tmp-step-XXXXXXXX-PID (being written), .tmp-old-step-XXXXXXXX-PID
+# (the step it replaces, moved aside)
+_TEMPORARY = re.compile(r"^\.tmp-(old-)?step-\d{8,}-\d+$")
+
+
 def clean_partial(run_dir: Path) -> None:
     """Remove ``.tmp-*`` folders left by a crash during a save.
 
@@ -116,8 +123,10 @@ def clean_partial(run_dir: Path) -> None:
 
     root = run_dir / CHECKPOINTS
     if root.is_dir():
-        for child in root.iterdir():  # a user's folder of that name (files a step never holds) is left alone
-            if child.name.startswith(".tmp-") and child.is_dir() and leftover_is_own(child, STEP_FILES):
+        for child in root.iterdir():  # a user's folder of that name (files a step never holds) is left alone, and so
+            # is one named otherwise than save_checkpoint names its temporaries: a user's backup of a step folder as
+            # `.tmp-keep` was deleted as a crashed save's leftover (issue 30 round 12, T4)
+            if _TEMPORARY.match(child.name) and child.is_dir() and leftover_is_own(child, STEP_FILES):
                 shutil.rmtree(child, ignore_errors=True)
 
 
@@ -164,6 +173,10 @@ def save_checkpoint(run_dir: Path, parts: StepParts, keep_last: int | None = Non
     root = run_dir / CHECKPOINTS
     root.mkdir(parents=True, exist_ok=True)
     final = root / step_name(step)
+    if final.is_symlink() or (final.exists() and not final.is_dir()):
+        raise UserError(f"cannot save the checkpoint of step {step}: {str(final)!r} is a "
+                        f"{'symbolic link' if final.is_symlink() else 'file'}, not a step folder train saved; move it "
+                        f"out of {str(root)!r}, then {RESUME_HINT.get()}")
     tmp = root / f".tmp-{step_name(step)}-{os.getpid()}"
     old = None
     try:
@@ -190,8 +203,10 @@ def save_checkpoint(run_dir: Path, parts: StepParts, keep_last: int | None = Non
     except BaseException as e:
         if old is not None and old.exists() and not final.exists():
             os.rename(old, final)  # put the old step back where it was
+        failed_write = storage_oserror(e, tmp)  # torch.save and safetensors report a full disk without an errno:
+        # judged before the partial folder goes, which frees the disk (a full disk was named an I/O error: round 11,
+        # R81)
         shutil.rmtree(tmp, ignore_errors=True)  # never leave a partial folder behind (a crash leaves .tmp-*)
-        failed_write = storage_oserror(e, tmp)  # torch.save and safetensors report a full disk without an errno
         message = storage_error_message(failed_write) if failed_write is not None else None
         if message is None:
             raise
@@ -199,20 +214,64 @@ def save_checkpoint(run_dir: Path, parts: StepParts, keep_last: int | None = Non
         kept = f"the last complete checkpoint {str(latest)!r} is intact" if latest else "no earlier checkpoint exists"
         raise UserError(f"could not save the checkpoint of step {step} ({message}); {kept}; after making room, "
                         f"{RESUME_HINT.get()}") from e
-    if old is not None and (problem := remove_tree(old)) is not None:
-        warn_left(old, problem, f"the replaced checkpoint of step {step}, moved aside to", f"the new one is saved "
-                  f"as '{final}'")
+    if old is not None:
+        _carry_users_files(old, final, step)
+        if (problem := remove_tree(old)) is not None:
+            warn_left(old, problem, f"the replaced checkpoint of step {step}, moved aside to", f"the new one is saved "
+                      f"as '{final}'")
     if keep_last is not None:
         prune(run_dir, keep_last)
     return final
 
 
+def users_files(step_dir: Path) -> list[str]:
+    """Names in a step folder that train does not save there (a user's notes, an evaluation's output)."""
+    return sorted(p.name for p in step_dir.iterdir() if p.name not in STEP_FILES)
+
+
+def _carry_users_files(old: Path, final: Path, step: int) -> None:
+    """Move what a user put in the replaced step folder into the new one, where they left it: a step saved again
+    (a resume from an earlier step) deleted a user's ``step-N/notes.txt`` with the old folder, exit 0 (issue 30
+    round 11, R79)."""
+    moved = []
+    for name in users_files(old):
+        try:
+            os.rename(old / name, final / name)
+            moved.append(name)
+        except OSError as e:  # left in ``old``, which then stays and is named by the warning that follows
+            print(f"warning: could not move {name!r} of the replaced step-{step} folder into the new one "
+                  f"({(e.strerror or str(e)).lower()})", file=sys.stderr)
+    if moved:
+        print(f"note: step {step} saved again; kept {', '.join(moved)} (not written by leviathan) in '{final}'",
+              file=sys.stderr)
+
+
 def prune(run_dir: Path, keep_last: int) -> None:
-    """Delete all but the newest ``keep_last`` complete checkpoints."""
-    for _, path in list_checkpoints(run_dir)[:-keep_last]:
-        if (problem := remove_tree(path)) is not None:  # round 10 (P22): a half-deleted step folder, no word
+    """Delete all but the newest ``keep_last`` complete checkpoints. A step folder holding files train did not save
+    there keeps them (its own files are deleted, state.json first, so it no longer counts as a checkpoint): keep_last
+    deleted a user's ``step-N/notes.txt`` with the folder (issue 30 round 11, R80)."""
+    for step, path in list_checkpoints(run_dir)[:-keep_last]:
+        if path.is_symlink():  # a user's link (train makes none): pruning it deleted the files of the folder it
+            continue  # names, outside the run, and a link to a step pruned first ended in a traceback (round 13, V92)
+        others = users_files(path)
+        problem = _remove_own_files(path) if others else remove_tree(path)
+        if problem is not None:  # round 10 (P22): a half-deleted step folder, no word
             warn_left(path, problem, f"the old checkpoint (dropped by keep_last={keep_last})", "it may be incomplete now; "
                       "the run goes on from its newer checkpoints")
+        elif others:
+            print(f"note: keep_last={keep_last} dropped the checkpoint of step {step} but kept its folder '{path}' for "
+                  f"{', '.join(others)} (not written by leviathan)", file=sys.stderr)
+
+
+def _remove_own_files(step_dir: Path) -> str | None:
+    """Delete the files train saves in a step folder, state.json first; None, or ``'FILE': PROBLEM`` of the first
+    that stayed."""
+    for name in ("state.json", *(n for n in STEP_FILES if n != "state.json")):
+        try:
+            (step_dir / name).unlink(missing_ok=True)
+        except OSError as e:
+            return f"{str(step_dir / name)!r}: {(e.strerror or str(e)).lower()}"
+    return None
 
 
 # ---- reading a training state -----------------------------------------------------------------

@@ -53,7 +53,7 @@ from ..errors import ReportedInterrupt, UserError, dead_link, missing
 from ..locking import folder_lock, reading
 from ..ownership import check_apart, check_claim, check_not_container, check_not_inside, mark
 from ..model.accounting import count_model
-from ..stop_signals import stop_signals
+from ..stop_signals import stop_and_interrupt_signals
 from ..initial_model import initial_model
 from . import checkpoint as ckpt
 from . import distributed as D
@@ -470,9 +470,14 @@ class _StopFlag:
               file=sys.stderr, flush=True)
 
     def __enter__(self):
+        from .. import stop_signals
+
         if threading.current_thread() is threading.main_thread():
-            for sig in (*stop_signals(), signal.SIGINT):  # SIGHUP too, unless nohup ignores it
+            for sig in stop_and_interrupt_signals():  # SIGHUP and SIGINT too, unless ignored (nohup, a background job)
                 self._old[sig] = signal.signal(sig, self._handle)
+        if stop_signals.pending_stop is not None and self.signum is None:  # a worker's stop before train began
+            self._handle(stop_signals.pending_stop, None)
+            stop_signals.pending_stop = None
         return self
 
     def __exit__(self, *exc):

@@ -70,6 +70,17 @@ def metrics_row_problem(row: object) -> str | None:
             return f"has {key} {value!r}, not a number"
     if row.get("split") is not None and not isinstance(row["split"], str):
         return f"has split {row['split']!r}, not a split name"
+    return _impossible_numbers(row)
+
+
+def _impossible_numbers(row: dict) -> str | None:
+    """Why a row's numbers cannot be ones the logger wrote (issue 30 round 11, S30: a validation line edited to loss
+    -1.0, perplexity 0.37 was quoted on an export's card): a cross-entropy is >= 0 and its perplexity exp(loss) >= 1
+    (a diverged run's NaN loss and inf perplexity are what it logged, and pass)."""
+    for key, low, what in (("train_loss", 0, "a loss >= 0"), ("val_loss", 0, "a loss >= 0"),
+                           ("val_bpb", 0, "bits per byte >= 0"), ("val_ppl", 1, "a perplexity (>= 1)")):
+        if row.get(key) is not None and row[key] < low:
+            return f"has {key} {row[key]!r}, not {what}"
     return None
 
 
@@ -126,6 +137,11 @@ class MetricsLogger:
         if not enabled:
             return
         kept, bad = [], []
+        from ..errors import UserError, not_regular
+
+        if (kind := not_regular(self.path)) is not None:  # a resume hung in open(), deaf to SIGTERM (round 12, T64)
+            raise UserError(f"{str(self.path)!r} {kind}; move it out of the run folder (train writes its metrics "
+                            f"there)")
         if resume_step is not None and self.path.exists():
             lines = self.path.read_text(encoding="utf-8", errors="replace").splitlines()  # damage: skipped below
             for number, line in enumerate(lines, start=1):

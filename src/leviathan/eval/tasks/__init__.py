@@ -47,7 +47,11 @@ PAPER_TASKS = ("lambada_openai", "hellaswag", "piqa", "arc_easy", "arc_challenge
 def resolve_tasks(names: str | Sequence[str]) -> list[str]:
     """``"paper"`` or comma-separated names (with or without the ``lev_`` prefix) -> our task keys."""
     if isinstance(names, str):
-        names = [n.strip() for n in names.split(",") if n.strip()]
+        parts = [n.strip() for n in names.split(",")]
+        if len(parts) > 1 and not all(parts):  # 'piqa,' dropped the empty item without a word (round 12, T132)
+            raise UserError(f"an empty item in --tasks {names!r}; give comma-separated task names with nothing "
+                            f"between two commas or at either end")
+        names = [n for n in parts if n]
     out = []
     for n in names:
         if n in ("paper", "all"):

@@ -7,7 +7,7 @@ evaluated (``identity.Evaluation``). A rerun used to count old rows of a changed
 to describe runs never trained that way (issue 22). Now, for every row whose run is still in the grid, the config
 the grid builds for it today is compared with the row's on what decides the numbers (``model``, ``optim``,
 ``schedule``, ``batch_tokens``, ``max_steps`` / ``max_tokens``, ``seed``, ``data.seq_len`` / ``data.shuffle`` /
-``data.softmax``), and so are its evaluation settings and its data (``data_match``). Left out on purpose: where
+``data.softmax``, ``eval_tokens``: the tokens of the validation curve and of ``final_val_loss``), and so are its evaluation settings and its data (``data_match``). Left out on purpose: where
 things are (``data.path``), how often the run logs, evaluates or checkpoints, the device and the dtype choice,
 compile, ``micro_batch_size`` and ``parallel`` (the same math split differently).
 
@@ -28,7 +28,8 @@ from .provenance import DataProvenance
 from .results import setting
 
 COMPARED_SECTIONS = ("model", "optim", "schedule")
-COMPARED_KEYS = ("batch_tokens", "max_steps", "max_tokens", "seed", "data.seq_len", "data.shuffle", "data.softmax")
+COMPARED_KEYS = ("batch_tokens", "max_steps", "max_tokens", "seed", "data.seq_len", "data.shuffle", "data.softmax",
+                 "eval_tokens")  # the tokens of the validation curve and final_val_loss (round 12, T32)
 MAX_SHOWN = 12
 
 
@@ -151,3 +152,44 @@ def check_rows_against_grid(grid, rows: list, config_fn: Callable, log: Callable
         raise UserError(f"grid {grid.name!r} has changed since these rows were trained ({len(changed)} difference(s): "
                         + "; ".join(shown) + "); sweep into a new --out, or remove those runs' rows (and their "
                         "runs/<name> folders) from results.jsonl to train them again")
+
+
+def check_run_folders_against_grid(out_dir, configs: dict, summary_file: str) -> None:
+    """UserError before any work when a run folder the sweep would resume or evaluate was not trained as the grid
+    builds that run now: its latest checkpoint's config differs on a compared key (a sweep rerun with another
+    ``optim.lr`` resumed at step 600 and its row recorded the new lr for all 3,000 steps; a finished run folder of
+    another sweep swapped in was evaluated as this grid's: issue 30 round 11, R155, R24), or its training summary
+    (``sweep_train.json``) names another run folder or another number of steps (another run's summary became this
+    run's row: R186, R187). ``configs``: {run name: RunConfig} of the runs to go."""
+    from pathlib import Path
+
+    from ...checkpoint.layout import latest_checkpoint
+    from ...config import load_yaml
+    from ...train.summary import TrainSummary
+
+    for name, cfg in configs.items():
+        if not hasattr(cfg, "resolved"):  # a test's stand-in for a RunConfig
+            continue
+        run_dir = Path(out_dir) / "runs" / name
+        fix = (f"remove the folder {str(run_dir)!r} to train the run afresh, or sweep into a new --out")
+        summary_path = run_dir / summary_file
+        if summary_path.is_file():
+            summary = TrainSummary.read(summary_path)
+            if Path(summary.run_dir).name != name:
+                raise UserError(f"{str(summary_path)!r} is the training summary of run folder {summary.run_dir!r}, "
+                                f"not of {name!r}: delete it (the run is evaluated again from its checkpoint), or "
+                                f"{fix}")
+            if summary.steps != cfg.total_steps:
+                raise UserError(f"{str(summary_path)!r} records {summary.steps} steps, but grid run {name!r} trains "
+                                f"{cfg.total_steps}: delete it (the run is evaluated again from its checkpoint), or "
+                                f"{fix}")
+        latest = latest_checkpoint(run_dir)
+        if latest is None:
+            continue
+        diff = config_differences(load_yaml(latest / "config.yaml"), _config_now(cfg) or {})
+        if diff:
+            shown = "; ".join(d.replace(" in the row,", " in the checkpoint,") for d in diff[:MAX_SHOWN])
+            raise UserError(f"run folder {str(run_dir)!r} was trained with other settings than grid run {name!r} "
+                            f"has now ({shown}; its checkpoint {latest.name}): resuming or evaluating it would give "
+                            f"a row that describes neither; run the sweep with the settings it was started with, or "
+                            f"{fix}")

@@ -29,7 +29,7 @@ from pathlib import Path
 import numpy as np
 
 from ...config import ConfigError, from_dict
-from ...errors import UserError, missing
+from ...errors import UserError, missing, not_regular
 from ...io import atomic_write_text
 from ...ownership import RUN_CONTAINERS, check_not_inside, check_not_special
 from ..method.embeddings import FORMAT, Definitions, EmbeddingRecord, analyze_tables
@@ -99,8 +99,8 @@ def record_of_run(run_dir: str | os.PathLike, data_dir: str | os.PathLike | None
     cfg = load_run_config(step)
     data = Path(data_dir) if data_dir is not None else Path(cfg.data.path)
     freq = _train_freq(data, given=data_dir is not None)
-    if data_dir is not None:
-        check_tokenizer(step, data, "analyze this run's embeddings")
+    check_tokenizer(step, data, "analyze this run's embeddings")  # also the folder the run's config names: one
+    # replaced by data of another tokenizer gave the record its frequency buckets without a word (round 11, R41)
     final_model, _ = load_model(step)
     final = _input_table(final_model)
     del final_model
@@ -142,6 +142,8 @@ def _looks_like_record(path: Path) -> bool:
     """Whether ``path`` holds a record, whole or damaged: a JSON object with a format number and a record's parts. A
     damaged record is refused by ``read_record`` with the advice to remake it at the same path (``--out`` it, or
     ``--redo``), which ``check_record_target`` then refused as "not an embeddings record" (issue 30 round 10)."""
+    if not_regular(path) is not None:  # a pipe: reading it would hang (round 12, T65)
+        return False
     try:
         raw = json.loads(path.read_text())
     except (OSError, ValueError):
@@ -185,6 +187,8 @@ def _edited_problem(raw: dict) -> str | None:
 def read_record(path: str | os.PathLike) -> EmbeddingRecord:
     """The ``EmbeddingRecord`` in ``path``; a file that is not one (or a newer format) is a UserError naming it."""
     path = Path(path)
+    if (kind := not_regular(path)) is not None:  # reading it hung `report` (issue 30 round 12, T65)
+        raise UserError(f"{str(path)!r} {kind}; put the record file itself there, or move it out of the folder")
     try:
         raw = json.loads(path.read_text())
     except (OSError, ValueError) as e:
@@ -241,16 +245,32 @@ def records_dir(results: str | os.PathLike) -> Path:
     return (results if results.is_dir() or results.suffix != ".jsonl" else results.parent) / EMBEDDINGS
 
 
-def read_records(results: str | os.PathLike) -> list[EmbeddingRecord]:
-    """Every record in ``<results>/embeddings/*.json``, by file name; [] when the folder does not exist."""
+def read_records(results: str | os.PathLike, report: Callable[[str], None] | None = None) -> list[EmbeddingRecord]:
+    """Every record in ``<results>/embeddings/*.json``, by file name; [] when the folder does not exist. A file there
+    that is not a record and is named after no run of the results is a user's (a README.json): left out, with a note
+    to ``report`` (default: stderr). It blocked the report with a fix that did not apply, "pass a file or a run
+    folder" (issue 30 round 11, R77)."""
     folder = records_dir(results)
-    records = [read_record_of(p, p.stem) for p in sorted(folder.glob("*.json"))] if folder.is_dir() else []
-    if records:
-        # quietly: the caller's own read of the rows warns about a damaged line
-        rows = {row.name: row for row in read_results(folder.parent, report=lambda message: None)}
-        for path, record in zip(sorted(folder.glob("*.json")), records):
-            _check_record_fits_row(path, record, rows.get(record.run))
+    paths = sorted(folder.glob("*.json")) if folder.is_dir() else []
+    if not paths:
+        return []
+    # quietly: the caller's own read of the rows warns about a damaged line
+    rows = {row.name: row for row in read_results(folder.parent, report=lambda message: None)}
+    for path in [p for p in paths if p.stem not in rows and not _looks_like_record(p)]:
+        (report or _to_stderr)(f"note: {path} is not an embeddings record and is named after no run of "
+                               f"{folder.parent}; left out (the folder holds the records <run>.json of `leviathan "
+                               f"analyze embeddings`: move it out of {folder})")
+        paths.remove(path)
+    records = [read_record_of(p, p.stem) for p in paths]
+    for path, record in zip(paths, records):
+        _check_record_fits_row(path, record, rows.get(record.run))
     return records
+
+
+def _to_stderr(message: str) -> None:
+    import sys
+
+    print(message, file=sys.stderr)
 
 
 def _check_record_fits_row(path: Path, record: EmbeddingRecord, row) -> None:

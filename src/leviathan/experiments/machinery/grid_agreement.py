@@ -8,9 +8,10 @@ only the name was compared. Now every row whose run grid.json lists is compared 
 trained with (its ``base_overrides`` and ``run_overrides`` on the settings that decide the numbers, ``drift``'s
 keys; its ``model`` fields), with the grid's seeds and with its evaluation. The sweep rewrites grid.json only when
 every kept row agrees with it (``drift``), so its own grid.json always passes. Rows of runs grid.json no longer lists
-(the grid dropped them) are compared on the base overrides only; rows or grid.json fields that record nothing are not
-compared. Across the rows, a compared setting outside ``model`` that no run's ``run_overrides`` varies (and not the
-seed) must be one value (issue 30 round 10, P48: one row's optim.lr edited).
+(the grid dropped them) are compared on the base overrides and the vocabulary only (round 11, S203: grid.json's
+``vocab_size`` was not compared at all); rows or grid.json fields that record nothing are not compared. Across the
+rows, a compared setting outside ``model`` that no run's ``run_overrides`` varies (and not the seed) must be one value
+(issue 30 round 10, P48: one row's optim.lr edited).
 """
 
 from __future__ import annotations
@@ -64,6 +65,9 @@ def _differences(row, said: dict[str, Any], grid: SweepGrid, listed: bool) -> li
         recorded = setting(config, key)
         if recorded is not None and not _same(recorded, value):
             out.append(f"{row.name}: {key}: {plain(recorded)!r} in the row, {plain(value)!r} in grid.json")
+    if grid.vocab_size is not None and row.vocab_size is not None and row.vocab_size != grid.vocab_size:
+        # round 11 (S203): the grid's vocabulary (its data's) is every run's, listed or not
+        out.append(f"{row.name}: vocab_size: {row.vocab_size!r} in the row, {grid.vocab_size!r} in grid.json")
     if not listed:  # a run the grid no longer has (fewer seeds now): its base overrides only
         return out
     if grid.seeds and row.seed is not None and row.seed not in grid.seeds:

@@ -88,6 +88,9 @@ def plain_name(raw: Any, where: str) -> str:
     if not name or name in (".", "..") or "/" in name or "\\" in name or "\0" in name:
         raise ConfigError(f"{where}: {name!r} is not a plain name (it names a folder: runs/<name>, "
                           f"runs/<size>-<variant>-s<seed>); use letters, digits, '-', '_' or '.' and no '/'")
+    if not name.isprintable() or name != name.strip() or name.startswith("-"):  # round 11 (S59, S60): a newline
+        raise ConfigError(f"{where}: {name!r} is not a plain name (a control character, a space at either end or a "  # or
+                          f"leading '-' would be part of a folder name); use letters, digits, '-', '_' or '.'")  # a space
     return name
 
 
@@ -119,6 +122,11 @@ def no_repeats(values: list, where: str) -> list:
 
 def tolerance_of(raw: Any, where: str = "tolerance") -> float:
     """The isoparametric tolerance: a finite number in (0, 1) (a relative gap of totals)."""
+    if isinstance(raw, str):  # YAML 1.1 reads `1e-2` (no dot) as text; a config's numbers take it (round 11, S207)
+        try:
+            raw = float(raw)
+        except ValueError:
+            pass
     if isinstance(raw, bool) or not isinstance(raw, (int, float)) or not math.isfinite(raw) or not 0 < raw < 1:
         raise ConfigError(f"{where}: expected a number in (0, 1) (the relative gap of totals that counts as equal, "
                           f"e.g. 0.01), got {raw!r}")

@@ -152,6 +152,16 @@ def check_one_evaluation(rows: Iterable, source: str) -> None:
                             f"or report them separately")
 
 
+def check_eval_set(rows: Iterable, eval_set: str, source: str) -> None:
+    """UserError when the rows were evaluated but none on ``eval_set`` (``--eval-set`` of report and analyze): a
+    report of empty tables was written (round 10, Q170) and ``analyze compare`` printed "ppl -" for every run, exit 0
+    (round 11, S119, S121). Rows of a sweep run with --skip-eval hold no eval sets and pass."""
+    held = sorted({name for row in rows for name in (getattr(row, "eval", None) or {})})
+    if held and eval_set not in held:
+        raise UserError(f"--eval-set {eval_set!r}: no row of {source} was evaluated on it (the rows hold: "
+                        f"{', '.join(held)}); pass one of those")
+
+
 def check_one_grid(rows: Iterable, source: str, grid_name: str | None, grid_file: str | None = None) -> None:
     """UserError when the rows of one report name several grids (a row of another sweep pasted into the results
     file), or another grid than the grid.json read beside them (``grid_file``, a copy from another sweep): a 3-step

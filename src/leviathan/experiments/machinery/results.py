@@ -24,6 +24,7 @@ import json
 import math
 import os
 import re
+import time
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from functools import cached_property
@@ -34,7 +35,7 @@ import numpy as np
 
 from ...codec import decode, encode, encode_fields, extra_keys
 from ...data.fingerprint_fields import recorded_problem
-from ...errors import UserError, dead_link, missing
+from ...errors import UserError, dead_link, missing, not_regular
 from ...eval.result import EvalResult
 from ...model.accounting import ParamCounts
 from .identity import Evaluation
@@ -326,6 +327,9 @@ def read_results(path: str | os.PathLike, report=None) -> list[ResultRow]:
     if path.is_dir():
         path = path / RESULTS
     if not path.is_file():
+        if (kind := not_regular(path)) is not None:  # round 11 (R107): a pipe was "no result rows"
+            raise UserError(f"results {str(path)!r} {kind}; rows are read from the file a sweep writes: put the "
+                            f"sweep's results.jsonl in its place")
         return []
     from .identity import resolve_duplicates
 
@@ -349,6 +353,12 @@ def read_results(path: str | os.PathLike, report=None) -> list[ResultRow]:
 
 _NUMBERS = ("loss", "ppl", "bpb", "share_outside")
 _COUNTS = ("tokens", "targets_outside")
+
+
+# the sections of a run config (``RunConfig``) that are objects
+_CONFIG_SECTIONS = ("model", "optim", "schedule", "data")
+_CONFIG_COUNTS = ("batch_tokens", "micro_batch_size", "max_steps", "max_tokens", "seed")
+_BUCKET_LISTS = ("min_count", "max_count", "num_ids", "mass")  # a bucket description's per-bucket lists
 
 
 def row_problem(d: Any) -> str | None:
@@ -398,6 +408,23 @@ def row_problem(d: Any) -> str | None:
             value = (b or {}).get(key)
             if value is not None and not (isinstance(value, list) and all(_is_number(v) for v in value)):
                 return f"has buckets.{name}.{key} {_shown(value)}, not a list of numbers"
+        scheme = (b or {}).get("buckets")  # the description: an AttributeError of report (round 12, U216, U268)
+        if scheme is not None and not isinstance(scheme, dict):
+            return f"has buckets.{name}.buckets {_shown(scheme)}, not a bucket description (an object)"
+        for key, value in (scheme.items() if isinstance(scheme, dict) else ()):
+            if key in _BUCKET_LISTS and value is not None and not (isinstance(value, list)
+                                                                  and all(_is_number(v) for v in value)):
+                return f"has buckets.{name}.buckets.{key} {_shown(value)}, not a list of numbers"  # U234: num_ids
+        if isinstance(scheme, dict) and scheme.get("num_buckets") is not None and not _is_count(scheme["num_buckets"]):
+            return f"has buckets.{name}.buckets.num_buckets {_shown(scheme['num_buckets'])}, not a count"
+    config = d.get("config")  # the resolved run config: its sections are objects (round 12, U219, U225, U231, U235,
+    if config is not None and not isinstance(config, dict):  # U266, U267: "x" ended in an AttributeError of
+        return f"has config {_shown(config)}, not a run config (an object)"  # report, or read as the defaults)
+    for key, value in (config.items() if isinstance(config, dict) else ()):
+        if key in _CONFIG_SECTIONS and value is not None and not isinstance(value, dict):
+            return f"has config.{key} {_shown(value)}, not a section of a run config (an object)"
+        if key in _CONFIG_COUNTS and value is not None and not _is_count(value):  # "2" passed (round 12, U17)
+            return f"has config.{key} {_shown(value)}, not a whole number >= 0"
     for part, names, counts in _PROVENANCE_RULES:  # round 9 (R5): code.commit 42 passed unchecked
         fields = d.get(part) if isinstance(d.get(part), dict) else {}
         for key in names:
@@ -433,6 +460,9 @@ def _impossible(d: dict) -> str | None:
     for key in ("final_val_loss", "wall_time_s", "tokens_per_s"):
         if d.get(key) is not None and d[key] < 0:
             return f"has {key} {_shown(d[key])}, not a number >= 0"
+    if d.get("wall_time_s") is not None and d["wall_time_s"] > time.time():  # round 11 (S23): 1e308 s was reported
+        return (f"has wall_time_s {d['wall_time_s']:g}, longer than the clock has run since 1970 "
+                f"({time.time():,.0f} s)")
     if d.get("final_val_ppl") is not None and d["final_val_ppl"] < 1:
         return f"has final_val_ppl {_shown(d['final_val_ppl'])}, not a perplexity (>= 1)"
     for name, ev in (d.get("eval") or {}).items():
@@ -467,6 +497,10 @@ def _impossible(d: dict) -> str | None:
             # round 9 (M26): token counts of -5 ended in a TypeError traceback in `analyze efficiency`
             return f"has curve.{xs} {_shown(curve[xs])}, not token counts >= 0 in training order"
     params = d.get("params") if isinstance(d.get("params"), dict) else {}
+    if params.get("tied") is not None and params.get("head") is not None and params["tied"] != (params["head"] == 0):
+        # round 11 (S22): a tied head is counted in input (head 0); an untied one is a V x D matrix, never empty
+        return (f"has params.tied {_shown(params['tied'])} beside params.head {params['head']:,}: a tied head is "
+                f"counted in input (head 0), an untied one is not empty (fields edited apart)")
     parts = [params.get(k) for k in ("input", "body", "head")]
     if params.get("total") is not None and all(p is not None for p in parts) and sum(parts) != params["total"]:
         return (f"has params.total {params['total']:,}, not the sum of its parts (input + body + head = "
@@ -677,9 +711,17 @@ def append_result(path: str | os.PathLike, row: ResultRow | Mapping) -> None:
                 f.seek(size - 1)
                 if f.read(1) != b"\n":
                     data = b"\n" + data
-        written = os.write(fd, data)
-        if written != len(data):  # pragma: no cover - regular files write fully
-            raise OSError(f"short write to {path}: {written} of {len(data)} bytes")
+        try:
+            written = os.write(fd, data)
+        except OSError:
+            os.ftruncate(fd, size)  # nothing of the row stays
+            raise
+        if written != len(data):  # a full disk or a file-size limit took part of the line (issue 30 round 12, T52,
+            from ...storage import storage_oserror  # T54: a torn line was left, and the short write ended in a
+
+            failed = storage_oserror(OSError(f"{len(data)} requested and {written} written"), path)  # traceback):
+            os.ftruncate(fd, size)  # judged first, then cut off again, so the file holds whole rows only
+            raise failed
         os.fsync(fd)
     finally:
         os.close(fd)

@@ -50,7 +50,7 @@ from ...eval.score import evaluate_checkpoint
 from ...eval.stream import EvalStream
 from ...io import data_root, hardware_info
 from ...ownership import CONTAINERS, check_apart, check_claim, check_not_inside, mark
-from .drift import check_rows_against_grid
+from .drift import check_rows_against_grid, check_run_folders_against_grid
 from .identity import SKIPPED_EVAL_NOTE, check_evaluated_like, evaluation_settings
 from .grid import Grid, RunSpec
 from ...train.metrics import read_metric_rows
@@ -396,7 +396,10 @@ def _run_parallel(job: _Job, todo: list[RunSpec], jobs: int, threads: int, log: 
     results = job.out_dir / RESULTS
     job = dataclasses.replace(job, hardware={**job.hardware, "torch_threads": threads, "jobs": jobs})
     rows = []
+    from ...stop_signals import start_resource_tracker
+
     ctx = multiprocessing.get_context("spawn")
+    start_resource_tracker()  # deaf to a SIGHUP of the group (issue 30 round 13, S9)
     with ProcessPoolExecutor(max_workers=jobs, mp_context=ctx, max_tasks_per_child=1) as pool:
         pending = {}
         queue = list(todo)
@@ -477,6 +480,11 @@ def run_sweep(grid: Grid, out_dir: str | os.PathLike, options: SweepOptions = Sw
         # marked and grid.json written (issue 30 round 9, M169: a base with max_steps and max_tokens was refused
         # after both, naming neither the grid nor the run)
         configs = {spec.name: _run_config_of(grid, spec) for spec in todo}
+        check_run_folders_against_grid(out_dir, configs, TRAIN_SUMMARY)  # round 11 (R24, R155, R186, R187)
+        if todo and results.exists() and not os.access(results, os.W_OK):  # learnt only after hours of training
+            raise UserError(f"{str(results)!r} cannot be written (read-only or immutable), so the rows of the runs "
+                            f"this sweep trains would be lost; make it writable (chmod u+w, chattr -i) or sweep into "
+                            f"another --out")  # (issue 30 round 8, left open until round 12)
         mark(out_dir, "sweep", SWEEP_FILES)
         atomic_write_json(out_dir / "grid.json", grid_snapshot(grid))  # only once every kept row agrees with it
         log(f"sweep {grid.name!r}: {len(runs)} runs selected, {len(runs) - len(todo)} already in {results}, "

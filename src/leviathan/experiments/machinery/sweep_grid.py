@@ -60,6 +60,7 @@ class SweepGrid:
     """The keys of a grid.json its readers use."""
 
     name: str | None = None
+    path: str | None = None  # the grid file the sweep read, as written (a packaged grid's: inside the package)
     data_dir: str | None = None  # as written: relative to the folder the sweep ran in
     base_overrides: list[str] = field(default_factory=list)  # dotted run-config overrides of every run
     unigram_entropy: float | None = None  # nats; in a copy without its data folder
@@ -70,11 +71,20 @@ class SweepGrid:
     data_fingerprint_version: int | None = None  # None: version 1, or a grid.json written before versions
     data_legacy_fingerprint: str | None = None  # the version-1 fingerprint a version-2 folder also records
     seeds: list = field(default_factory=list)
+    vocab_size: int | None = None  # the data's vocabulary, every run's model.vocab_size
 
     @classmethod
     def from_dict(cls, d: Mapping) -> SweepGrid:
         """From grid.json's object (keys it does not use are ignored; null lists read as empty)."""
         grid = decode(cls, d)  # codec: nested records typed, keys it does not use dropped
+        for field_name, kind in (("runs", GridRun), ("eval_sets", GridEvalSet)):  # "val" where a list belongs ended
+            value = getattr(grid, field_name)  # in an AttributeError of every report (round 12, U20, U252, U269)
+            if value is not None and (not isinstance(value, list) or not all(isinstance(v, kind) for v in value)):
+                raise TypeError(f"field {field_name!r} is {str(value)[:60]!r}, expected a list of objects")
+        for run in grid.runs or []:
+            if not isinstance(run.model, (dict, type(None))):
+                raise TypeError(f"field 'runs.model' of run {run.name!r:.60} is {str(run.model)[:60]!r}, expected "
+                                f"an object")
         grid.base_overrides = _overrides(grid.base_overrides, "base_overrides")
         grid.runs = list(grid.runs or [])
         for run in grid.runs:
@@ -107,7 +117,7 @@ def _check(grid: SweepGrid) -> None:
         if value is not None and not isinstance(value, str):
             raise TypeError(f"field {field!r} is {value!r}, expected text or null")
 
-    for field in ("name", "data_dir", "data_fingerprint", "data_legacy_fingerprint"):
+    for field in ("name", "path", "data_dir", "data_fingerprint", "data_legacy_fingerprint"):
         text(getattr(grid, field), field)
     if grid.name == "":  # round 10 (Q28): an empty name turned off the check that a report's rows are its grid's
         raise TypeError("field 'name' is '', expected the grid's name (or null)")
@@ -118,6 +128,9 @@ def _check(grid: SweepGrid) -> None:
     u = grid.unigram_entropy
     if u is not None and (isinstance(u, bool) or not isinstance(u, (int, float)) or not math.isfinite(u) or u < 0):
         raise TypeError(f"field 'unigram_entropy' is {u!r}, expected a finite number >= 0 (nats) or null")
+    v = grid.vocab_size
+    if v is not None and (isinstance(v, bool) or not isinstance(v, int) or v < 1):
+        raise TypeError(f"field 'vocab_size' is {v!r}, expected a positive integer or null")
     for run in grid.runs:
         if not isinstance(run.name, str) or not run.name or run.name in (".", "..") or \
                 any(c in run.name for c in "/\\\0"):

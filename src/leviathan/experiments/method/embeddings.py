@@ -342,6 +342,11 @@ def compare_records(a: EmbeddingRecord, b: EmbeddingRecord) -> EmbeddingPair:
     if a.top_k != b.top_k:
         raise UserError(f"{a.run} lists {a.top_k} neighbours per probe and {b.run} {b.top_k}: make both records with "
                         f"the same --top-k")
+    if (a.num_buckets, a.bucket_method) != (b.num_buckets, b.bucket_method):  # round 11 (R27): same probe ids, other
+        # groups: the agreement per bucket was tabled by a's buckets
+        raise UserError(f"{a.run} was analysed with {a.num_buckets} {a.bucket_method} buckets and {b.run} with "
+                        f"{b.num_buckets} {b.bucket_method} buckets: their groups differ; remake them with the same "
+                        f"--buckets / --method")
     if [p.id for p in a.probes] != [p.id for p in b.probes]:
         raise UserError(f"{a.run} and {b.run} hold different probe ids: they were made on other data or with other "
                         f"--buckets / --method / --probes; remake them on the same prepared data with the same options")

@@ -22,7 +22,7 @@ from ...io import atomic_write_json, atomic_write_text
 from ...ownership import CONTAINERS, check_claim, check_not_inside, mark
 from ..machinery.embedding_files import read_records, records_dir
 from ..machinery.grid_agreement import check_grid_describes_rows
-from ..machinery.identity import check_one_evaluation, check_one_grid
+from ..machinery.identity import check_eval_set, check_one_evaluation, check_one_grid
 from ..machinery.data_match import grid_plateau
 from ..machinery.results import COMPARISONS, json_safe, load_results
 from ..machinery.shards import merge_sweeps
@@ -66,11 +66,12 @@ def write_report(results: str | os.PathLike | list, out_dir: str | os.PathLike, 
         sweeps = list(lr_sweep) if isinstance(lr_sweep, (list, tuple)) else [lr_sweep]
         lr_rows = merge_sweeps(sweeps)[0] if len(sweeps) > 1 else load_results(sweeps[0])
         _check_presweep_apart(lr_rows, grid.name, sweeps)
-    records = read_records_of(folders, rows)  # read and checked before the first file is written
-    held = sorted({name for row in rows for name in (getattr(row, "eval", None) or {})})
-    if held and eval_set not in held:  # round 10 (Q170): a report of empty tables was written, exit 0
-        raise UserError(f"--eval-set {eval_set!r}: no row of {results} was evaluated on it (the rows hold: "
-                        f"{', '.join(held)}); pass one of those")
+    records = read_records_of(folders, rows, note)  # read and checked before the first file is written
+    if fair_shot is not None:  # likewise (round 11, R54: an unknown grid after four figures were written)
+        from .fair_shot import planned_arms
+
+        committed, planned = load_results(fair_shot), planned_arms(grid.name, grid_file=grid.path)
+    check_eval_set(rows, eval_set, str(results))  # round 10 (Q170): a report of empty tables was written, exit 0
     out = Path(out_dir)
     check_not_inside(out, "--out", ("train", "prepare", "export"), within=CONTAINERS)  # not into a run (round 9, N11)
     check_claim(out, "report", REPORT_FILES, "choose another --out",
@@ -78,7 +79,12 @@ def write_report(results: str | os.PathLike | list, out_dir: str | os.PathLike, 
     out.mkdir(parents=True, exist_ok=True)
     mark(out, "report", REPORT_FILES)  # before the first file: a report stopped part-way (full disk, SIGTERM) left
     # figures it had not claimed, and the rerun it advised was refused as writing over them (issue 30 round 5)
-    a = analyze(rows, eval_set, num_bootstrap, ci, seed, ladder, grid_plateau(grid), records)
+    plateau = grid_plateau(grid)
+    if plateau is None and grid.data_dir:  # "Unigram plateau: - nats" without a word (issue 30 round 12, U201)
+        note(f"note: the unigram plateau is not shown: grid.json's data folder {grid.data_dir!r} (a path from the "
+             f"folder the sweep ran in) is not found from here, or is not the sweep's data; run the report from that "
+             f"folder, or collect the sweep with scripts/collect_results.py, which stores the plateau")
+    a = analyze(rows, eval_set, num_bootstrap, ci, seed, ladder, plateau, records)
     a.notes = [n.split(": ", 1)[1] if n.startswith(("note: ", "warning: ")) else n for n in notes] or None
     md = render_markdown(a, draw_figures(rows, a, out), str(results))
     if lr_sweep is not None:
@@ -89,8 +95,7 @@ def write_report(results: str | os.PathLike | list, out_dir: str | os.PathLike, 
     if fair_shot is not None:
         from .fair_shot import fair_shot_section
 
-        section, a.fair_shot = fair_shot_section(rows, load_results(fair_shot), str(fair_shot), grid.name, ci=ci,
-                                                 plateau=grid_plateau(grid))
+        section, a.fair_shot = fair_shot_section(rows, committed, str(fair_shot), planned, ci=ci, plateau=plateau)
         md = md.rstrip("\n") + "\n\n" + "\n".join(section) + "\n"
     atomic_write_text(out / "report.md", md)
     atomic_write_json(out / "analysis.json", json_safe(a))
@@ -102,15 +107,16 @@ def write_report(results: str | os.PathLike | list, out_dir: str | os.PathLike, 
 REPORT_FILES = ("report.md", "analysis.json", "*.png")
 
 
-def read_records_of(folders: list, rows: list | None = None) -> list:
-    """The ``leviathan analyze embeddings`` records of every results folder (``<folder>/embeddings/*.json``); with
-    ``rows``, a record whose row (the run of its name) measured another step or token count is a UserError: records
-    made from another sweep's runs (``analyze embeddings --sweep OTHER --dest THIS``) were reported as this sweep's,
-    exit 0 (issue 30 round 9, N57/N58)."""
+def read_records_of(folders: list, rows: list | None = None, report=None) -> list:
+    """The ``leviathan analyze embeddings`` records of every results folder (``<folder>/embeddings/*.json``; a user's
+    file there is left out with a note to ``report``); with ``rows``, a record whose row (the run of its name) measured
+    another step or token count is a UserError: records made from another sweep's runs (``analyze embeddings --sweep
+    OTHER --dest THIS``) were reported as this sweep's, exit 0 (issue 30 round 9, N57/N58). Records made with other
+    bucket settings are a UserError too: the section compares them bucket by bucket (round 11, R27)."""
     by_name = {row.name: row for row in rows or []}
     out = []
     for folder in folders:
-        for record in read_records(folder):
+        for record in read_records(folder, report):
             row = by_name.get(record.run)
             known = row is not None and None not in (record.step, row.steps)  # a row may not record its steps
             if known and (record.step != row.steps or None not in (record.tokens, row.tokens)
@@ -122,6 +128,16 @@ def read_records_of(folders: list, rows: list | None = None) -> list:
                                 f"run trained on since); remake it: leviathan analyze embeddings --sweep SWEEP "
                                 f"--dest {folder} --redo, or delete it")
             out.append(record)
+    settings: dict[tuple, list[str]] = {}
+    for record in out:
+        settings.setdefault((record.num_buckets, record.bucket_method), []).append(record.run)
+    if len(settings) > 1:
+        shown = "; ".join(f"{n} {method} buckets: {', '.join(runs[:3])}{' ...' if len(runs) > 3 else ''}"
+                          for (n, method), runs in settings.items())
+        raise UserError(f"the embeddings records of {' + '.join(map(str, folders))} were made with different bucket "
+                        f"settings ({shown}), and the report's section compares them bucket by bucket; remake them "
+                        f"alike with the grid's buckets (leviathan analyze embeddings --sweep SWEEP --redo, with "
+                        f"--dest RESULTS for a results folder's records), or delete the records made otherwise")
     return out
 
 

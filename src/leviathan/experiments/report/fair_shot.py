@@ -8,6 +8,8 @@ grid file (``load_grid``), so a missing row keeps a choice pending instead of le
 
 from __future__ import annotations
 
+from ...config import ConfigError
+from ...errors import UserError
 from ..method.fair_shot import GENERATOR, TABLE, ArmResult, FairShot, fair_shot
 from ..machinery.grid import load_grid
 from ..method.paired import PairedComparison
@@ -15,10 +17,24 @@ from ..machinery.results import ResultRow
 from ...tables import cell
 
 
-def planned_arms(grid_name: str | None, reference: str) -> tuple[list[str] | None, list[str] | None]:
-    """(generator arms, untied-table arms) the round's grid runs at seed 0 besides the reference; None without a grid."""
+def planned_arms(grid_name: str | None, reference: str = "d64L6",
+                 grid_file: str | None = None) -> tuple[list[str] | None, list[str] | None]:
+    """(generator arms, untied-table arms) the round's grid runs at seed 0 besides the reference; None without a grid.
+    The grid is found by its name (grid.json records the name and, as ``grid_file``, the file the sweep read): a grid
+    the sweep was given as a file of another name was "unknown grid 'tiny'" after the report's figures were written
+    (issue 30 round 11, R54); the caller asks before writing, and the line says how to give such a grid."""
     if not grid_name:
         return None, None
+    from ...configs import find_grid_file
+
+    try:
+        find_grid_file(grid_name)
+    except ConfigError:
+        read = f" (the sweep read it from {grid_file!r}, grid.json's path)" if grid_file else ""
+        raise UserError(f"--fair-shot: the round's planned arms come from its grid, found by the name grid.json "
+                        f"records, and no grid is named {grid_name!r}{read} (none in ./configs/experiments, none "
+                        f"packaged); copy that grid file to configs/experiments/{grid_name}.yaml and run the report "
+                        f"from the folder holding configs/") from None
     grid = load_grid(grid_name)
     arms = {v: sorted({r.size for r in grid.runs if r.variant == v and r.seed == 0 and r.size != reference})
             for v in (GENERATOR, TABLE)}
@@ -67,10 +83,10 @@ def render_fair_shot(fs: FairShot, source: str) -> list[str]:
     return md
 
 
-def fair_shot_section(rows: list[ResultRow], committed: list[ResultRow], source: str, grid_name: str | None,
-                      reference: str = "d64L6", ci: float = 0.95,
+def fair_shot_section(rows: list[ResultRow], committed: list[ResultRow], source: str,
+                      planned: tuple[list[str] | None, list[str] | None], reference: str = "d64L6", ci: float = 0.95,
                       plateau: float | None = None) -> tuple[list[str], FairShot]:
-    """(Markdown lines, the FairShot record: analysis.json's ``fair_shot``)."""
-    gens, tables = planned_arms(grid_name, reference)
+    """(Markdown lines, the FairShot record: analysis.json's ``fair_shot``); ``planned``: ``planned_arms``."""
+    gens, tables = planned
     fs = fair_shot(rows, committed, reference, gens, tables, ci=ci, plateau=plateau)
     return render_fair_shot(fs, source), fs
