@@ -407,3 +407,27 @@ def test_lm_eval_on_a_folder_whose_tokenizer_has_no_end_of_text_token_is_one_err
     line = cli_error(["lm-eval", plain, "--tasks", "piqa", "--data-root", _piqa_root(tmp_path / "tasks"),
                       "--limit", "2", "--threads", "1"])
     assert "defines no end-of-text (eos) or beginning (bos) token" in line, line
+
+
+def test_lm_eval_refuses_an_export_whose_config_describes_another_model_than_its_weights(finished_run, tmp_path):
+    """Round 13 (W30): an export's config.json edited to another embedding, its digest recomputed in the marker (so
+    the export's fingerprints agree), was scored by lm-eval: transformers dropped the generator's tensors as unexpected
+    and drew the table at random, exit 0. The weights' names are checked against the model the config builds; the
+    line names what the weights lack and what they hold that the model does not take."""
+    from leviathan.cli import main
+
+    export = tmp_path / "hf"
+    assert main(["export", str(finished_run), str(export)]) == 0
+    config = json.loads((export / "config.json").read_text())
+    was = config["embedding"]
+    config["embedding"] = "dense_tied" if was == "leviathan" else "leviathan"
+    (export / "config.json").write_text(json.dumps(config, indent=2))
+    marker = json.loads((export / "leviathan_output.json").read_text())
+    marker["sha256"]["config.json"] = hashlib.sha256((export / "config.json").read_bytes()).hexdigest()
+    (export / "leviathan_output.json").write_text(json.dumps(marker, indent=2))
+    root = _piqa_root(tmp_path / "tasks")
+    line = cli_error(["lm-eval", export, "--tasks", "piqa", "--data-root", root, "--threads", "1", "--limit", "2"])
+    assert f"the weights of '{export}' are not the model its config.json describes" in line, line
+    assert "lacks 1 tensor(s) its model needs (model.embed_tokens.weight)" in line or "codebooks" in line, line
+    assert "which would be dropped" in line and "export the checkpoint again" in line, line
+    assert not (tmp_path / "out").exists()

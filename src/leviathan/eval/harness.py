@@ -54,6 +54,7 @@ from ..ownership import (CONTAINERS, MARKER, check_apart, check_claim, check_not
 from .hflm import fitting_hflm, offline_env
 from .lm_export import export_for_harness, is_hf_dir, verify_export
 from .tasks import TASKS, prepare_tasks, resolve_tasks, task_data_root
+from .weight_names import check_weight_names
 
 
 def run_harness(hf_dir: str | os.PathLike, task_dir: str | os.PathLike, task_names: Sequence[str], *,
@@ -241,6 +242,7 @@ def _check_hf_folder(src: Path) -> None:
     if ids is not None and rows is not None and ids > rows:
         raise UserError(f"the tokenizer of {str(src)!r} has {ids:,} ids but the model's config.json has vocab_size "
                         f"{rows:,}: they come from different models; put the model's own tokenizer in the folder")
+    check_weight_names(src)  # an edited config.json: tensors drawn at random or dropped (round 13, W30)
     if (src / "tokenizer.json").is_file() and ((src / "tokenizer_config.json").is_file()
                                                or not (src / "leviathan_tokenizer.json").is_file()):
         _check_end_of_text(src)
