@@ -218,11 +218,12 @@ def test_a_key_yaml_reads_as_a_number_is_named(data, tmp_path):
     assert "unknown key 1 in grid g; valid keys: ablations" in cli_error(["sweep", "--grid", grid, "--list"])
 
 
-@pytest.mark.parametrize("where, name", [("name", "../../escape"), ("name", "tiny/a"), ("size", "../../x")],
-                         ids=["grid-dotdot", "grid-slash", "size-dotdot"])
+@pytest.mark.parametrize("where, name", [("name", "../../escape"), ("name", "tiny/a"), ("size", "../../x"),
+                                         ("name", "")], ids=["grid-dotdot", "grid-slash", "size-dotdot", "grid-empty"])
 def test_grid_and_size_names_are_plain_folder_names(data, tmp_path, where, name):
     """Round 6: a grid named ``../../escape`` swept into ``runs/../../escape`` (its default --out), and a size named
-    ``../../x`` trained its run in ``OUT/runs/../../x-dense_tied-s0``, a folder beside the sweep's; both exit 0."""
+    ``../../x`` trained its run in ``OUT/runs/../../x-dense_tied-s0``, a folder beside the sweep's; both exit 0.
+    Round 13 (X13): a grid named ``''`` trained under its file's name without a word."""
     grid_name, size = (name, "a") if where == "name" else ("g", name)
     grid = tmp_path / "grid.yaml"
     grid.write_text(f"name: '{grid_name}'\ndata: {{dir: {data}}}\nseeds: [0]\n"

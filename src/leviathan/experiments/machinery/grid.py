@@ -189,7 +189,8 @@ def load_grid(name_or_path: str | os.PathLike | dict, *, data_dir: str | None = 
               overrides: list[str] | None = None) -> Grid:
     """Read and expand a grid. ``data_dir``/``seeds``/``overrides`` replace the file's settings."""
     gf, path = read_grid_file(name_or_path)
-    name = plain_name(gf.name or (path.stem if path else "grid"), "the grid's name")
+    # `name: ""` trained under the file's name without a word (round 13, X13): only a grid without `name` takes it
+    name = plain_name(gf.name if gf.name is not None else (path.stem if path else "grid"), "the grid's name")
     ddir, vocab, vocab_from = _grid_data(DataSection.of(gf.data), name, data_dir)
 
     base_config = _resolve_path(str(gf.base_config), path) if gf.base_config else None
