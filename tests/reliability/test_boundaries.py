@@ -876,6 +876,11 @@ def test_round_12s_python_api_values_are_refused_with_their_range(finished_run, 
     for ids in ([-1], [10**6]):
         with pytest.raises(ValueError, match=r"is outside this tokenizer's ids \[0, "):
             tok.decode(ids)
+    for ids, words in (([1.5], "got float 1.5"), ([True], "got the bool True"), (["5"], "got str '5'"),
+                       ([np.bool_(True)], "got the bool")):  # round 13 (W92, W94): decoded as ids 1 and 5
+        with pytest.raises(TypeError, match=re.escape(f"token ids are integers, {words}")):
+            tok.decode(ids)
+    assert tok.decode([np.int64(5), torch.tensor(6)]) == tok.decode([5, 6])  # numpy's and torch's integers are ids
     for kwargs, words in (({"limit": 1e30}, "limit must be a fraction in (0, 1)"),
                           ({"limit": float("inf")}, "limit must be a fraction in (0, 1)"),
                           ({"limit": True}, "limit must be a fraction in (0, 1)"),

@@ -36,6 +36,7 @@ import contextlib
 import hashlib
 import io
 import json
+import operator
 import os
 import re
 import shutil
@@ -110,8 +111,17 @@ class Tokenizer:
 
     def _checked_ids(self, ids: Iterable[int]) -> list[int]:
         """``ids`` as ints, each in [0, vocab_size): ``decode([-1])`` ended in an OverflowError and ``decode([10**6])``
-        returned '' without a word (issue 30 round 12, U152, U153)."""
-        out = [int(i) for i in ids]
+        returned '' without a word (issue 30 round 12, U152, U153); ``decode([1.5])`` and ``decode([True])`` decoded
+        ids 1 (round 13, W92, W94): an id is an integer (int, a numpy or torch integer), never a bool, float or text."""
+        out = []
+        for i in ids:
+            if isinstance(i, bool) or str(getattr(i, "dtype", "")) in ("bool", "torch.bool"):  # numpy's, torch's
+                raise TypeError(f"token ids are integers, got the bool {i!r}; pass ints such as [15, 2047]")
+            try:
+                out.append(operator.index(i))
+            except TypeError:
+                raise TypeError(f"token ids are integers, got {type(i).__name__} {i!r:.40}; pass ints such as "
+                                f"[15, 2047]") from None
         bad = next((i for i in out if not 0 <= i < self.vocab_size), None)
         if bad is not None:
             raise ValueError(f"token id {bad} is outside this tokenizer's ids [0, {self.vocab_size})")
