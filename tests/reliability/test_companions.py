@@ -355,6 +355,11 @@ def test_lm_eval_keep_export_run_twice_replaces_its_own_export(finished_run, tmp
         assert proc.returncode == 0 and "Traceback" not in proc.stderr, proc.stderr
     listed = set(json.loads((out / "hf" / "leviathan_output.json").read_text())["sha256"])
     assert {"tokenizer.json", "tokenizer_config.json", "model.safetensors"} <= listed
+    # round 13 (V140): with a file of the user's added to le/hf, the refusal named --overwrite, which lm-eval lacks
+    (out / "hf" / "notes.txt").write_text("mine\n")
+    line = cli_error(argv)
+    assert "--keep-export (keep_export=True) would delete" in line and "--overwrite" not in line, line
+    assert (out / "hf" / "notes.txt").read_text() == "mine\n"
 
 
 @pytest.mark.parametrize("files", [{}, "drop-weights"], ids=["empty", "no-weights"])

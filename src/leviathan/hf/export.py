@@ -137,8 +137,11 @@ def plain_llama_state_dict(model: CausalLM) -> dict[str, torch.Tensor]:
 
 # ---- directories --------------------------------------------------------------------------------
 @contextlib.contextmanager
-def _atomic_dir(out_dir: str | os.PathLike, overwrite: bool) -> Iterator[Path]:
-    """Yield an empty temporary folder next to ``out_dir``; on success it becomes ``out_dir``."""
+def _atomic_dir(out_dir: str | os.PathLike, overwrite: bool, flag: str = "--overwrite (overwrite=True)"
+                ) -> Iterator[Path]:
+    """Yield an empty temporary folder next to ``out_dir``; on success it becomes ``out_dir``. ``flag``: the option
+    that asked for the replacement, as a refusal names it (lm-eval's ``--keep-export``: lm-eval has no --overwrite,
+    issue 30 round 13, V140)."""
     if not isinstance(overwrite, bool):  # round 8: overwrite="yes" (or "no") read as true and replaced the folder
         raise TypeError(f"overwrite must be True or False, got {overwrite!r}")
     out = replaced_folder(out_dir, "out_dir")  # built beside it and renamed into place: never ".", never the cwd
@@ -151,8 +154,8 @@ def _atomic_dir(out_dir: str | os.PathLike, overwrite: bool) -> Iterator[Path]:
         if any(out.iterdir()):
             if not overwrite:
                 raise UserError(f"{out} exists and is not empty; choose another output directory or pass "
-                                f"--overwrite (overwrite=True) to replace an earlier export there")
-            check_replaceable(out, "export", "--overwrite (overwrite=True)")
+                                f"{flag} to replace an earlier export there")
+            check_replaceable(out, "export", flag)
     out.parent.mkdir(parents=True, exist_ok=True)
     try:
         tmp = Path(tempfile.mkdtemp(prefix=f".{out.name}.tmp-", dir=out.parent))
@@ -251,12 +254,14 @@ def to_hf(model: CausalLM | LeviathanForCausalLM, out_dir: str | os.PathLike, to
 
 def to_plain_llama(model: CausalLM | LeviathanForCausalLM, out_dir: str | os.PathLike, tokenizer: Any = None, *,
                    overwrite: bool = False, max_shard_size: str = "5GB", training: Training | None = None,
-                   also_write: Callable[[Path], None] | None = None) -> Path:
+                   also_write: Callable[[Path], None] | None = None,
+                   overwrite_flag: str = "--overwrite (overwrite=True)") -> Path:
     """Write ``model`` as a plain ``LlamaForCausalLM`` directory (no leviathan code needed to load it), the input side baked
     into ``model.embed_tokens.weight``, ``tie_word_embeddings`` true only for ``dense_tied``, with a model card
     (``training`` as in ``to_hf``). ``also_write(folder)`` adds files of the caller's before the folder is sealed, so
     they are the export's own (lm-eval's transformers tokenizer: written after the marker, a rerun of ``lm-eval
-    --keep-export`` refused its own output, issue 30 round 11, R14c). Returns ``out_dir``.
+    --keep-export`` refused its own output, issue 30 round 11, R14c). ``overwrite_flag``: the option a refusal to replace
+    ``out_dir`` names (the caller's own, such as lm-eval's ``--keep-export``). Returns ``out_dir``.
     """
     from huggingface_hub import save_torch_state_dict
 
@@ -266,7 +271,7 @@ def to_plain_llama(model: CausalLM | LeviathanForCausalLM, out_dir: str | os.Pat
     tensors = plain_llama_state_dict(native)
     dtype = tensors["model.embed_tokens.weight"].dtype
     config = plain_llama_config(native.config, eos_token_id=eos, dtype=str(dtype).removeprefix("torch."))
-    with _atomic_dir(out_dir, overwrite) as tmp:
+    with _atomic_dir(out_dir, overwrite, overwrite_flag) as tmp:
         config.save_pretrained(str(tmp))
         GenerationConfig.from_model_config(config).save_pretrained(str(tmp))
         save_torch_state_dict(tensors, str(tmp), max_shard_size=max_shard_size, metadata={"format": "pt"})
