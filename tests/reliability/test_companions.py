@@ -433,6 +433,6 @@ def test_lm_eval_refuses_an_export_whose_config_describes_another_model_than_its
     root = _piqa_root(tmp_path / "tasks")
     line = cli_error(["lm-eval", export, "--tasks", "piqa", "--data-root", root, "--threads", "1", "--limit", "2"])
     assert f"the weights of '{export}' are not the model its config.json describes" in line, line
-    assert "lacks 1 tensor(s) its model needs (model.embed_tokens.weight)" in line or "codebooks" in line, line
+    assert "lack 1 tensor(s) its model needs (model.embed_tokens.weight)" in line or "codebooks" in line, line
     assert "which would be dropped" in line and "export the checkpoint again" in line, line
     assert not (tmp_path / "out").exists()

@@ -87,9 +87,9 @@ def check_weight_names(folder: Path) -> None:
         return
     parts = []
     if lacks:
-        parts.append(f"lacks {len(lacks)} tensor(s) its model needs ({_names(lacks)}), which would be drawn at random")
+        parts.append(f"lack {len(lacks)} tensor(s) its model needs ({_names(lacks)}), which would be drawn at random")
     if unused:
-        parts.append(f"holds {len(unused)} its model has no place for ({_names(unused)}), which would be dropped")
+        parts.append(f"hold {len(unused)} its model has no place for ({_names(unused)}), which would be dropped")
     raise UserError(f"the weights of {str(folder)!r} are not the model its config.json describes: they "
                     f"{' and '.join(parts)}; config.json was edited or comes from another model: export the "
                     f"checkpoint again (leviathan export RUN OUT), or put the model's own config.json in the folder")
