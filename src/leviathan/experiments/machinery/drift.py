@@ -74,8 +74,9 @@ def field_defaults() -> dict[str, Any]:
     return out
 
 
-def config_differences(trained: dict, now: dict) -> list[str]:
-    """``key: VALUE in the row, VALUE now`` for every compared key that differs.
+def config_differences(trained: dict, now: dict, where: str = "in the row") -> list[str]:
+    """``key: VALUE in the row, VALUE now`` for every compared key that differs (``where``: what ``trained`` is, as the
+    line names it: "in the checkpoint" for a run folder's config).
 
     A key the row's config does not hold at all (written before that setting existed) is compared with the
     setting's default instead, and skipped when the default is null (resolved at run time)."""
@@ -89,7 +90,7 @@ def config_differences(trained: dict, now: dict) -> list[str]:
             if was is None:
                 continue
         if was != current[key]:
-            out.append(f"{key}: {was!r} in the row, {current[key]!r} now")
+            out.append(f"{key}: {was!r} {where}, {current[key]!r} now")
     return out
 
 
@@ -186,9 +187,9 @@ def check_run_folders_against_grid(out_dir, configs: dict, summary_file: str) ->
         latest = latest_checkpoint(run_dir)
         if latest is None:
             continue
-        diff = config_differences(load_yaml(latest / "config.yaml"), _config_now(cfg) or {})
+        diff = config_differences(load_yaml(latest / "config.yaml"), _config_now(cfg), "in the checkpoint")
         if diff:
-            shown = "; ".join(d.replace(" in the row,", " in the checkpoint,") for d in diff[:MAX_SHOWN])
+            shown = "; ".join(diff[:MAX_SHOWN])
             raise UserError(f"run folder {str(run_dir)!r} was trained with other settings than grid run {name!r} "
                             f"has now ({shown}; its checkpoint {latest.name}): resuming or evaluating it would give "
                             f"a row that describes neither; run the sweep with the settings it was started with, or "
