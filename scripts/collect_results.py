@@ -383,7 +383,7 @@ def main(argv=None) -> int:
     """The script's exit status: a refusal or a storage failure is one line ``error: ...``, status 2."""
     from leviathan.cli import one_line_errors
 
-    return one_line_errors(lambda: _main(argv))
+    return one_line_errors(lambda: _main(argv), "collect_results")
 
 
 def _main(argv=None) -> int:

@@ -168,7 +168,8 @@ def main(argv: list[str] | None = None) -> int:
     verb, rest = argv[0], argv[1:]
     module_name, help_text = VERBS[verb]
     with one_line_warnings():  # a library's warning is one line too (issue 30 round 10, P101)
-        status = one_line_errors(lambda: _stoppable(verb, lambda: _start_verb(module_name, help_text, verb, rest)))
+        status = one_line_errors(lambda: _stoppable(verb, lambda: _start_verb(module_name, help_text, verb, rest)),
+                                 verb)
     if as_program:
         _say_late_stops(verb)
     return status
@@ -194,7 +195,7 @@ def _say_late_stops(verb: str) -> None:
             signal.signal(sig, late)
 
 
-def one_line_errors(call) -> int:
+def one_line_errors(call, verb: str | None = None) -> int:
     """``call()``'s exit status, with a ``UserError`` or a storage failure printed as one line ``error: ...``, exit
     status 2 (``leviathan.errors``); anything else keeps its traceback. Shared with the repository's scripts
     (scripts/collect_results.py ended in a traceback for every storage failure, issue 30 round 8)."""
@@ -208,7 +209,7 @@ def one_line_errors(call) -> int:
         if reader_left(e):
             return 141
         failed = storage_oserror(e)
-        message = storage_error_message(failed)
+        message = storage_error_message(failed, verb)
         if message is None:
             raise
         stdout = lost_output(failed)

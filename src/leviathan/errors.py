@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import errno
+import re
 
 
 class UserError(Exception):
@@ -52,11 +53,25 @@ _STORAGE_ERRORS = {
 }
 
 
-def storage_error_message(e: OSError) -> str | None:
+# verb -> the option that chooses where it writes, named in a storage error's fix (None: the verb writes no output);
+# every verb's line named "--run-dir / --out", and `export` has neither (issue 30 round 14, A52, A58)
+OUTPUT_OPTIONS = {"train": "--run-dir", "demo": "--run-dir", "sweep": "--out", "prepare": "--out", "report": "--out",
+                  "lm-eval": "--out", "analyze": "--out / --dest", "bench": "--json", "export": "export's OUT_DIR argument",
+                  "collect_results": "--dest", "eval": None, "generate": None, "params": None}
+_GENERIC_OPTION = "(--run-dir / --out)"
+_RUNS_HINT = " (delete old runs or checkpoints, or lower keep_last)"  # only verbs that write checkpoints
+# a verb's temporary or replaced output beside the one asked for (prepare's `.d.tmp-PID-xxxx`, export's `.e.tmp-xxxx`,
+# `.e.old-xxxx`) and its lock file (`.d.lock`): a line named them, not the folder the user gave (round 14, A55, A57)
+_BESIDE = re.compile(r"^\.(?P<name>.+)\.(?:tmp|old)-[A-Za-z0-9_-]+$")
+_LOCK = re.compile(r"^\.(?P<name>.+)\.lock$")
+
+
+def storage_error_message(e: OSError, verb: str | None = None) -> str | None:
     """One line naming the path, the problem and the fix for a storage OSError (disk full, quota, permission denied,
     read-only, a file or folder in the way, a name too long, a file-size limit); None for any other error, which is a
     bug to report with its traceback. A permission error on a read-only file system is named as such (the kernel
-    says EACCES for some of those writes)."""
+    says EACCES for some of those writes). ``verb`` (the CLI's) chooses the option the fix names (``OUTPUT_OPTIONS``);
+    a path inside a verb's temporary folder, or its lock file, is named as the output folder it was for."""
     if isinstance(e, FileNotFoundError) and str(e.strerror or "").startswith("No usable temporary directory"):
         # tempfile tried every candidate folder and could write in none (torch's import asks it for one): under
         # `ulimit -f 0` `leviathan eval` ended in a 30-frame traceback (issue 30 round 11, R90)
@@ -73,8 +88,31 @@ def storage_error_message(e: OSError) -> str | None:
         if link is not None:
             return link
     problem, fix = _STORAGE_ERRORS[code]
-    where = f"{str(e.filename)!r}: " if e.filename else ""
+    if verb is not None:
+        option = OUTPUT_OPTIONS.get(verb, "--out")
+        fix = fix.replace(_GENERIC_OPTION, f"({option})") if option else fix.replace(f" {_GENERIC_OPTION}", "")
+        if verb not in ("train", "demo", "sweep"):
+            fix = fix.replace(_RUNS_HINT, "")
+    where = f"{_shown_path(e.filename)}: " if e.filename else ""
     return f"{where}{problem}; {fix}"
+
+
+def _shown_path(filename) -> str:
+    """``filename`` quoted, or, when it lies in a verb's temporary folder or is its lock file, the output folder it was
+    for with what failed in brackets."""
+    import os
+
+    path = os.fspath(filename)
+    parts = path.split(os.sep)
+    for i, part in enumerate(parts):
+        found = _BESIDE.match(part) or (_LOCK.match(part) if i == len(parts) - 1 else None)
+        if found:
+            out = os.sep.join(parts[:i] + [found.group("name")])
+            inner = os.sep.join(parts[i + 1:])
+            what = (f"its {inner}, written in the temporary folder {part!r}" if inner else
+                    f"its lock file {part!r}" if part.endswith(".lock") else f"the temporary folder {part!r}")
+            return f"{out!r} ({what})"
+    return repr(path)
 
 
 def _broken_link(path) -> str | None:

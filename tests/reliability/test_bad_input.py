@@ -116,8 +116,9 @@ def test_prepare_on_a_full_disk(capsys, tmp_path, data_copy, monkeypatch):
     before = tree_hashes(data_copy)
     line = fails(capsys, "prepare", write_corpus(tmp_path / "corpus", num_docs=5), "--out", data_copy, "--overwrite",
                  "--tokenizer", "cl100k_base", "--no-progress")
-    assert "train_freq.npy': no space left on device (the disk is full); free disk space" in line
-    assert "(--run-dir / --out)" in line
+    # round 14 (A55): the line named the temporary folder's file, and options of train's (keep_last, --run-dir)
+    assert f"'{data_copy}' (its train_freq.npy, written in the temporary folder '.{data_copy.name}.tmp-" in line, line
+    assert "): no space left on device (the disk is full); free disk space or write to another disk (--out)" in line
     assert tree_hashes(data_copy) == before
     assert not [p for p in tmp_path.iterdir() if p.name.startswith(".")]  # the temporary folder is gone
 

@@ -10,6 +10,7 @@ disk. Python and numpy raise ``OSError(ENOSPC)``; ``torch.save`` raises a ``Runt
 from __future__ import annotations
 
 import errno
+import importlib
 import os
 import pathlib
 import sys
@@ -118,7 +119,7 @@ def test_torch_write_failure_on_a_disk_with_room_is_an_io_error(capsys, data, ru
 
 # ---- prepare ------------------------------------------------------------------------------------
 def _prepare_tokens(monkeypatch):
-    from leviathan.data import prepare as prep
+    prep = importlib.import_module("leviathan.data.prepare")  # `from leviathan.data import prepare` may be the function
 
     def write(self, ids, documents, num_bytes):
         raise enospc(self.path)
@@ -138,7 +139,7 @@ def _prepare_tokenizer(monkeypatch):
 
 
 def _prepare_meta(monkeypatch):
-    from leviathan.data import prepare as prep
+    prep = importlib.import_module("leviathan.data.prepare")  # `from leviathan.data import prepare` may be the function
 
     def failing_open(path, mode="r", *args, **kwargs):
         if Path(path).name == "meta.json" and "w" in mode:
@@ -156,7 +157,7 @@ def test_full_disk_at_each_prepare_write(capsys, tmp_path, monkeypatch, site):
     name = site(monkeypatch)
     out = tmp_path / "data"
     line = fails(capsys, "prepare", corpus, "--out", out, "--tokenizer", "cl100k_base", "--no-progress")
-    assert f"{name}': {FULL}" in line
+    assert f"'{out}' (its {name}, written in the temporary folder '.data.tmp-" in line and f"): {FULL}" in line, line
     assert not out.exists()
     assert not [p for p in tmp_path.iterdir() if p.name.startswith(".")]  # no temporary folder, no lock
 

@@ -202,6 +202,26 @@ def test_a_permission_error_on_a_read_only_disk_is_named_read_only(monkeypatch):
     assert "read-only file system" in message and "permission denied" not in message
 
 
+def test_a_storage_line_names_the_verbs_own_output_option_and_the_folder_asked_for(tmp_path):
+    """Round 14 (A52, A55, A57, A58, A79): every verb's storage line advised "lower keep_last" and "(--run-dir /
+    --out)", options `export` and `prepare` do not have, and named the verb's temporary file or lock file (gone by
+    then) instead of the output folder the user gave (a real process under `ulimit -f`:
+    test_real_full_disk.py::test_a_file_size_limit_is_named_as_such)."""
+    from leviathan import errors
+
+    line = errors.storage_error_message(OSError(errno.ENOSPC, "No space", "/d/.data.tmp-9704-a8da09e2/train.bin"),
+                                        "prepare")
+    assert line.startswith("'/d/data' (its train.bin, written in the temporary folder '.data.tmp-9704-a8da09e2'): "
+                           "no space left on device"), line
+    assert "keep_last" not in line and line.endswith("(--out)"), line
+    line = errors.storage_error_message(OSError(errno.EROFS, "Read-only", "/d/.e.lock"), "export")
+    assert line == ("'/d/e' (its lock file '.e.lock'): read-only file system; choose a location on a writable disk "
+                    "(export's OUT_DIR argument)"), line
+    line = errors.storage_error_message(OSError(errno.ENOSPC, "No space", "/r/config.yaml"), "train")
+    assert "lower keep_last" in line and line.endswith("(--run-dir)"), line
+    assert "choose another location (" not in errors.storage_error_message(OSError(errno.EACCES, "x", "/a"), "eval")
+
+
 def test_an_input_the_user_cannot_read_is_not_told_to_be_made_writable(finished_run, tmp_path):
     """Round 6: ``eval RUN`` whose model.safetensors the user cannot read said "make it writable (chmod / chown)";
     the fix names access, read or write. A real process without the right to read the file: a non-root user, or root

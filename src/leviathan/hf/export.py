@@ -262,7 +262,9 @@ def to_plain_llama(model: CausalLM | LeviathanForCausalLM, out_dir: str | os.Pat
     they are the export's own (lm-eval's transformers tokenizer: written after the marker, a rerun of ``lm-eval
     --keep-export`` refused its own output, issue 30 round 11, R14c). ``overwrite_flag``: the option a refusal to replace
     ``out_dir`` names (the caller's own, such as lm-eval's ``--keep-export``). Returns ``out_dir``.
-    """
+
+    Parameters: the model, where, its tokenizer, then keyword-only options of the export that each have a default
+    (``to_hf``'s, plus the shard size and the two callers' hooks above)."""
     from huggingface_hub import save_torch_state_dict
 
     _check_model(model, "to_plain_llama")
