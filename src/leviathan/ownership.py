@@ -450,10 +450,25 @@ def check_not_inside(folder: str | os.PathLike, what: str, verbs: Iterable[str],
             raise UserError(f"{what} {str(folder)!r} lies inside {str(parent / 'checkpoints')!r}, which holds the "
                             f"run's step folders only (a new folder there reads as a damaged checkpoint); choose "
                             f"another {what} outside it")
-        if marker is not None and (marker.verb in verbs or inner or steps):
+        sealed = marker is not None and marker.verb in SEALED and not (len(parts) == 1 and parts[0] in
+                                                                       SEALED[marker.verb]())
+        if marker is not None and (marker.verb in verbs or inner or steps or sealed):
             raise UserError(f"{what} {str(folder)!r} lies inside {str(parent)!r}, the output of `leviathan "
                             f"{marker.verb}` (its {MARKER} says so): a new output there would be mixed into it; "
                             f"choose another {what} outside it")
+
+
+def _demo_arms() -> tuple[str, ...]:
+    from .model.config import EMBEDDING_KINDS
+
+    return EMBEDDING_KINDS
+
+
+# verb -> the entries of its output another verb may name, the folder itself only: a demo's arms are train run folders
+# a user may resume (`train --run-dir DEMO/leviathan --resume auto`); anything else written into a demo's folder (a
+# sweep, a data folder, an export, a run, even inside an arm) was mixed into it and made the demo's rerun refuse its
+# own folder (issue 30 round 14, A127, A184, A187-A189)
+SEALED = {"demo": _demo_arms}
 
 
 # verb -> the subfolders of its output that hold what it makes itself: a sweep's run folders, and the embeddings

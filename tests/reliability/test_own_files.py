@@ -622,3 +622,26 @@ def test_keep_last_leaves_a_users_link_among_the_steps_alone(data, finished_run,
     link.symlink_to(backup if target == "backup" else "step-00000002")
     assert main(resume(run, data, max_steps=6, keep_last=1)) == 0
     assert tree_hashes(backup) == before and link.is_symlink()
+
+
+def test_no_output_is_made_inside_a_demos_folder_but_its_arms_may_be_resumed(data, finished_run, tmp_path):
+    """Round 14 (A127, A184, A187-A189): a sweep, a data folder, an export and a run written into a finished demo's
+    folder (or an export inside one of its arms) were taken without a word, and the same demo command then refused
+    its own folder ("holds files the earlier leviathan demo did not write"). A demo's folder is sealed: only its arm
+    folders themselves may be named (a train run folder a user resumes)."""
+    from leviathan.ownership import check_not_inside, mark
+
+    demo = tmp_path / "demo"
+    demo.mkdir()
+    shutil.copytree(finished_run, demo / "leviathan")
+    mark(demo, "demo", ["leviathan", "demo.json"])
+    (demo / "demo.json").write_text("{}")
+    before = tree_hashes(demo)
+    for argv, flag in ((["export", finished_run, demo / "exp"], "out_dir"),
+                       (["export", finished_run, demo / "leviathan" / "hf"], "out_dir"),
+                       (["prepare", data / "train.bin", "--out", demo / "data", "--tokenizer", "bpe:300"], "--out"),
+                       (["train", "--run-dir", demo / "run", *run_overrides(data)], "--run-dir")):
+        line = cli_error(argv)
+        assert f"lies inside '{demo}', the output of `leviathan demo`" in line and flag in line, (argv, line)
+    assert tree_hashes(demo) == before
+    check_not_inside(demo / "leviathan", "--run-dir", ("train", "prepare", "export"))  # an arm: no error
