@@ -249,13 +249,16 @@ def _some(names: list[str], total: int | None = None) -> str:
 
 # ---- replacing a folder --------------------------------------------------------------------------
 def check_replaceable(folder: str | os.PathLike, verb: str, flag: str,
-                      legacy: Callable[[Path, list[str]], bool] | None = None, own: Iterable[str] = ("*",)) -> None:
+                      legacy: Callable[[Path, list[str]], bool] | None = None, own: Iterable[str] = ("*",),
+                      digested: bool = False) -> None:
     """UserError unless ``folder`` may be deleted and replaced by ``verb`` (see the module docstring).
 
     ``flag`` is the option that asked for it (``--overwrite``); ``legacy(folder, files)`` may recognise an output the
     verb wrote before markers existed (it sees the folder's files); ``own``: glob patterns of every path the verb ever
     writes there (``*`` spans folders), so a marker edited to list a user's file (or to claim the whole folder) does not
-    make it the verb's, and a file whose sha256 the marker records is replaced only while it is that file."""
+    make it the verb's, and a file whose sha256 the marker records is replaced only while it is that file.
+    ``digested``: the verb's marker always records every file's sha256 (an export's), so one that records none was
+    written by hand: a forged export marker listing a user's notes.txt had it deleted (issue 30 round 14, A223)."""
     folder = Path(folder)
     if not folder.exists():
         return
@@ -275,6 +278,9 @@ def check_replaceable(folder: str | os.PathLike, verb: str, flag: str,
         added = sorted(set(files) - set(marker.files)) + _folders_and_links(folder)
         if added:
             reason = f"it holds files the earlier `leviathan {verb}` did not write ({_some(added)})"
+    if reason is None and marker is not None and digested and marker.sha256 is None:
+        reason = (f"its {MARKER} records no sha256 of its files, which every `leviathan {verb}` records (the marker "
+                  f"was written or edited by hand)")
     if reason is None and marker is not None:
         reason = _not_own(folder, verb, files, marker, tuple(own))
     if reason is not None:

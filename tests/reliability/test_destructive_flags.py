@@ -339,6 +339,19 @@ def test_a_marker_edited_to_list_a_users_file_does_not_make_it_the_verbs(finishe
     assert {folder: tree_hashes(folder) for folder in (earlier_export, copy)} == before
 
 
+def test_a_forged_export_marker_without_digests_does_not_make_a_users_folder_an_export(finished_run, tmp_path):
+    """Round 14 (A223): a user's folder holding notes.txt and a marker written by hand, ``{"verb": "export", "files":
+    ["notes.txt"]}`` (no sha256, which every export's marker records), was replaced by ``export --overwrite``: the
+    notes deleted, exit 0."""
+    folder = tmp_path / "mine"
+    folder.mkdir()
+    (folder / "notes.txt").write_text("mine\n")
+    (folder / MARKER).write_text(json.dumps({"format": 1, "verb": "export", "files": ["notes.txt"]}))
+    line = cli_error(["export", finished_run, folder, "--overwrite"])
+    assert "records no sha256 of its files, which every `leviathan export` records" in line, line
+    assert f"rm -r {folder}" in line and (folder / "notes.txt").read_text() == "mine\n"
+
+
 def test_an_export_whose_file_was_edited_is_not_replaced(finished_run, earlier_export):
     """Round 8: a model card (README.md) the user edited in an earlier export was deleted by ``--overwrite`` like the
     card export wrote; the marker's sha256 tells the two apart."""

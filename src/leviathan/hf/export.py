@@ -155,7 +155,7 @@ def _atomic_dir(out_dir: str | os.PathLike, overwrite: bool, flag: str = "--over
             if not overwrite:
                 raise UserError(f"{out} exists and is not empty; choose another output directory or pass "
                                 f"{flag} to replace an earlier export there")
-            check_replaceable(out, "export", flag)
+            check_replaceable(out, "export", flag, digested=True)
     out.parent.mkdir(parents=True, exist_ok=True)
     try:
         tmp = Path(tempfile.mkdtemp(prefix=f".{out.name}.tmp-", dir=out.parent))
