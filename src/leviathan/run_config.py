@@ -32,7 +32,7 @@ from typing import Any, Literal, Optional, Sequence
 
 from .config import ConfigError, apply_overrides, from_dict, load_yaml, require
 from .configs import find_train_config
-from .data.meta import PreparedMeta, find_meta, not_prepared
+from .data.meta import NO_META, PreparedMeta, find_meta, not_prepared
 from .devices import device_problem
 from .model.config import ModelConfig
 from .presets import preset_dict
@@ -298,7 +298,7 @@ def build_run_config(raw: dict, check_data: bool = True) -> RunConfig:
     if model.get("vocab_size") is None:
         if meta is None:  # any other mistake of the config first (an unknown key is the likelier cause): vocab 1 fits all
             from_dict(RunConfig, {**raw, "model": {**model, "vocab_size": 1}, "data": data})
-            if data_path.exists() and not_prepared(data_path) != "is not a prepared data folder (no meta.json)":
+            if data_path.exists() and not not_prepared(data_path).startswith(NO_META):
                 raise ConfigError(f"data.path {str(data_path)!r} {not_prepared(data_path)}")  # round 10 (Q141)
             raise ConfigError(
                 f"model.vocab_size is null, which means 'take it from the data', but {str(data_path)!r} has no "

@@ -560,6 +560,19 @@ def test_a_run_folder_or_a_meta_json_given_as_data_is_named_for_what_it_is(capsy
     line = fails(capsys, "eval", finished_run, "--data", data / "meta.json", "--max-tokens", "64")
     assert f"'{data / 'meta.json'}' is a file, not a folder; pass its folder ('{data}')" in line
     assert not (tmp_path / "run").exists()
+    # round 14 (A70, A71, A167): a text file as data.path said no fix; eval's fix named the --data it was given
+    text = tmp_path / "notes.txt"
+    text.write_text("some text\n")
+    line = fails(capsys, "train", *overrides, f"data.path={text}", "--run-dir", tmp_path / "run")
+    assert f"is a file, not a folder; pass a folder `leviathan prepare` wrote (`leviathan prepare {text} --out DIR` " \
+           f"makes one of a text file)" in line, line
+    line = fails(capsys, "eval", finished_run, "--data", text, "--max-tokens", "64")
+    assert "pass --data or --text" not in line and line.endswith("(or score a text file with --text FILE)"), line
+    empty = tmp_path / "empty"
+    empty.mkdir()
+    line = fails(capsys, "eval", finished_run, "--data", empty, "--max-tokens", "64")
+    assert f"'{empty}' is not a prepared data folder (no meta.json); prepare it with `leviathan prepare SOURCE --out " \
+           f"{empty}`, or pass a folder `leviathan prepare` wrote (or score a text file with --text FILE)" in line, line
 
 
 def test_a_pipe_or_a_device_given_as_a_file_is_named_for_what_it_is(capsys, tmp_path):

@@ -77,8 +77,8 @@ def run(args) -> int:
         meta = data_meta(data_dir)
         if meta is None:
             how = not_prepared(data_dir) if dead_link(data_dir) is None and Path(data_dir).exists() else \
-                missing(data_dir)
-            raise UserError(f"{data_dir!r} {how}; pass --data or --text")
+                f"{missing(data_dir)}; pass a folder `leviathan prepare` wrote as --data"
+            raise UserError(f"{data_dir!r} {how} (or score a text file with --text FILE)")
         if args.split not in meta.splits:
             raise UserError(f"split {args.split!r} not in {data_dir!r}; available: {', '.join(meta.splits)}")
         ckpt.check_tokenizer(ckpt.find_checkpoint(args.checkpoint), data_dir, "evaluate")

@@ -65,13 +65,22 @@ class PreparedMeta:
         return info.tokens if info is not None else None
 
 
+NO_META = f"is not a prepared data folder (no {META_FILE})"
+
+
 def not_prepared(path: str | os.PathLike) -> str:
-    """Why an existing ``path`` given as a prepared data folder is not one, with the way on when it is another verb's
-    output: a run folder as ``data.path`` was "has no meta.json; prepare the data first", and the data folder's
-    meta.json given as ``--data`` "is not a prepared data folder (no meta.json)" (issue 30 round 10, Q141, Q157)."""
+    """Why an existing ``path`` given as a prepared data folder is not one, and the fix, as ``problem; fix``, with the
+    way on when it is another verb's output: a run folder as ``data.path`` was "has no meta.json; prepare the data
+    first", and the data folder's meta.json given as ``--data`` "is not a prepared data folder (no meta.json)" (issue 30
+    round 10, Q141, Q157); a text file as ``data.path`` said no fix, and eval's fix "pass --data or --text" named the
+    option the user had passed (round 14, A70, A71, A167). Starts with ``NO_META`` for a plain folder."""
     p = Path(path)
+    prepare = f"prepare it with `leviathan prepare SOURCE --out {p}`, or pass a folder `leviathan prepare` wrote"
     if p.is_file():
-        return "is a file, not a folder" + (f"; pass its folder ({str(p.parent)!r})" if p.name == META_FILE else "")
+        if p.name == META_FILE:
+            return f"is a file, not a folder; pass its folder ({str(p.parent)!r})"
+        return (f"is a file, not a folder; pass a folder `leviathan prepare` wrote (`leviathan prepare {p} --out DIR` "
+                f"makes one of a text file)")
     if (p / "checkpoints").is_dir() or (p / "metrics.jsonl").is_file():
         return ("is a run folder (checkpoints/, as `leviathan train` writes), not prepared data; pass the data folder "
                 "it trained on (data.path in its config.yaml)")
@@ -80,7 +89,7 @@ def not_prepared(path: str | os.PathLike) -> str:
                 "(data_dir in grid.json)")
     if (p / "config.json").is_file():
         return "is a Hugging Face folder (config.json), not prepared data; pass a folder `leviathan prepare` wrote"
-    return f"is not a prepared data folder (no {META_FILE})"
+    return f"{NO_META}; {prepare}"
 
 
 def find_meta(data_dir: str | os.PathLike, fix: str | None = None) -> PreparedMeta | None:

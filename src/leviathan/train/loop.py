@@ -176,9 +176,8 @@ def _check_inputs(cfg: RunConfig, run_dir: Path, info: D.DistInfo) -> PreparedMe
     meta = data_meta(cfg.data.path)
     if meta is None:
         how = not_prepared(cfg.data.path) if dead_link(cfg.data.path) is None and Path(cfg.data.path).exists() \
-            else missing(cfg.data.path)
-        raise UserError(f"data.path {cfg.data.path!r} {how}; "
-                        f"create it with `leviathan prepare` or point data.path at one")
+            else f"{missing(cfg.data.path)}; create it with `leviathan prepare` or point data.path at one"
+        raise UserError(f"data.path {cfg.data.path!r} {how}")
     check_vocab(cfg, meta)
     val = meta.splits.get("val")
     if val is None or val.tokens is None or val.tokens < 2:
