@@ -545,6 +545,20 @@ def test_numpy_integers_are_integers_at_every_boundary(data, tmp_path):
                 progress=False, log=lambda m: None)
 
 
+def test_demo_refuses_a_data_folder_inside_its_run_folder_before_preparing_it(tmp_path):
+    """Round 14 (A244, A246): ``demo --run-dir D --data-dir D/data`` prepared the corpus into D/data (34 s), then
+    refused D as holding files no demo writes; the data then blocked that command for good. Refused first now."""
+    from reliability_support import cli
+
+    demo = tmp_path / "D"
+    proc = cli(["demo", "--data-dir", demo / "data", "--run-dir", demo, "--steps", "1"])
+    assert proc.returncode == 2 and "preparing" not in proc.stderr, proc.stderr
+    line = one_error(proc.stderr)
+    assert f"--run-dir '{demo}' holds --data-dir '{demo / 'data'}': an output folder must be apart from its input; " \
+           f"choose another --run-dir" in line, line
+    assert not demo.exists()
+
+
 def test_demo_given_a_folder_that_is_not_prepared_data_names_its_own_flag(finished_run, tmp_path):
     """Round 8 left (D2): ``demo --data-dir RUN`` (a train run folder) said "preparing the demo corpus ... into RUN",
     then "--out RUN exists and is not a leviathan data dir", a flag of prepare the user never gave. Now demo's own

@@ -466,7 +466,8 @@ def run(args) -> int:
     from ..codec import encode
     from ..errors import UserError
     from ..io import atomic_write_json, atomic_write_text
-    from ..ownership import CONTAINERS, check_not_inside, check_replaceable, listed_files, replaced_folder, write_marker
+    from ..ownership import (CONTAINERS, check_apart, check_not_inside, check_replaceable, listed_files, replaced_folder,
+                             write_marker)
     from ..removal import remove_tree
     from ..verdict import committed_verdict
     from .demo_progress import RunWatch
@@ -482,6 +483,10 @@ def run(args) -> int:
     check_not_inside(run_dir, "--run-dir", ("train", "prepare", "export"), within=CONTAINERS)  # round 9, N121
     corpus = "gutenberg" if books_root() else "stdlib"
     data_dir = Path(args.data_dir).expanduser() if args.data_dir else default_data_dir(corpus, args.vocab or BPE_VOCAB)
+    # the data folder apart from the run folder, before it is prepared: `--data-dir D/data --run-dir D` prepared the
+    # corpus into D, then refused D as holding files no demo writes, and the data blocked that command from then on
+    # (issue 30 round 14, A244, A246)
+    check_apart(data_dir, "--data-dir", run_dir, "--run-dir")
     meta = _prepare_data(data_dir, args.data_dir is not None, args.vocab, args.quiet)
     prep_s = time.time() - t0
     if run_dir.exists() or run_dir.is_symlink():  # a link to a missing folder is named (replaced_folder)
