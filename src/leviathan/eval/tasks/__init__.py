@@ -15,6 +15,7 @@ from typing import Sequence
 
 from ...errors import UserError
 from ...io import data_root, named
+from .check import check_present, read_piqa_labels, read_task_rows
 
 TASK_DIR = Path(__file__).parent
 
@@ -92,12 +93,12 @@ def prepare_tasks(root: str | os.PathLike, out_dir: str | os.PathLike, tasks: Se
     for key in tasks:
         spec = TASKS[key]
         paths = [Path(p) if Path(p).is_absolute() else root / p for p in (files or {}).get(key, spec.files)]
-        missing = [str(p) for p in paths if not p.is_file()]
-        if missing:
-            raise UserError(f"task {key}: missing data file(s) {', '.join(missing)}; is the data folder right "
-                            f"(--data-root / LEVIATHAN_DATA)?")
+        check_present(key, paths)
         if spec.kind == "piqa":
             paths = [_merge_piqa(paths[0], paths[1], out / "piqa_valid_labeled.jsonl")]
+        else:
+            for path in paths:
+                read_task_rows(key, path)  # lm-eval's libraries end in a traceback on a row that is not the task's
         text = (TASK_DIR / spec.template).read_text()
         text = text.replace("__DATA_FILES__", json.dumps([str(p.resolve()) for p in paths]))
         text = text.replace("__CACHE_DIR__", json.dumps(str(cache.resolve())))
@@ -107,10 +108,8 @@ def prepare_tasks(root: str | os.PathLike, out_dir: str | os.PathLike, tasks: Se
 
 
 def _merge_piqa(docs: Path, labels: Path, out: Path) -> Path:
-    lines = [json.loads(line) for line in docs.read_text().splitlines() if line.strip()]
-    gold = [int(v) for v in labels.read_text().split()]
-    if len(lines) != len(gold):
-        raise UserError(f"PIQA: {docs} has {len(lines)} examples but {labels} has {len(gold)} labels")
+    lines = read_task_rows("piqa", docs)
+    gold = read_piqa_labels(labels, len(lines))
     try:
         with open(out, "w") as f:
             for doc, label in zip(lines, gold):
