@@ -907,6 +907,12 @@ def test_round_12s_python_api_values_are_refused_with_their_range(finished_run, 
             check_harness_options(**options)
     check_harness_options(limit=0.5, batch_size="auto", num_fewshot=0, device="cpu")
     check_harness_options(limit=2.0, batch_size=1, num_fewshot=None, device="cpu")
+    from leviathan.eval.harness import evaluate_model  # round 14 (B135, B136): --dtype bogus / int8
+
+    for dtype in ("bogus", "int8"):
+        with pytest.raises(ValueError, match=f"dtype must be one of float32, bfloat16, float16, float64 .* got "
+                                             f"'{dtype}'"):
+            evaluate_model(None, None, "piqa", hf_dir="unused", dtype=dtype)
     ids = torch.tensor([[1, 2, 3]])
     assert torch.equal(model(ids.to(torch.uint16))[0], model(ids)[0])
 

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import json
 
+from ..eval.harness import DTYPES
 from .values import harness_device, non_negative_int, positive_float, positive_int, thread_count
 
 
@@ -26,7 +27,10 @@ def add_arguments(parser) -> None:
     parser.add_argument("--limit", type=positive_float, default=None, help="examples per task (a fraction if < 1)")
     parser.add_argument("--batch-size", type=_batch_size, default=8, help="lm-eval batch size (or 'auto')")
     parser.add_argument("--device", type=harness_device, default="cpu", help="cpu, cuda, cuda:N")
-    parser.add_argument("--dtype", default="float32", help="dtype the exported model is loaded in")
+    # a name torch lacks ended in an AttributeError traceback, and int8 blamed the model folder (issue 30 round 14,
+    # B135, B136): the floating-point dtypes transformers loads a model in
+    parser.add_argument("--dtype", default="float32", choices=DTYPES,
+                        help="dtype the exported model is loaded in")
     parser.add_argument("--num-fewshot", type=non_negative_int, default=None, help="few-shot examples (default: 0)")
     parser.add_argument("--out", default=None, help="write lm_eval.json (summary + lm-eval results) here")
     parser.add_argument("--keep-export", action="store_true", help="keep the exported HF directory in OUT/hf")

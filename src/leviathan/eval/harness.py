@@ -290,6 +290,7 @@ def _config_vocab(src: Path) -> int | None:
     return value if isinstance(value, int) and not isinstance(value, bool) else None
 
 
+DTYPES = ("float32", "bfloat16", "float16", "float64")  # lm-eval's --dtype: what transformers loads a model in
 MAX_LIMIT = 10**9  # examples per task: lm-eval slices a task's documents with it
 
 
@@ -329,6 +330,11 @@ def evaluate_model(model, tokenizer, tasks: str | Sequence[str] = "paper", *, da
     Parameters: the options of ``leviathan lm-eval``, keyword arguments one each, passed on to the harness.
     """
     check_harness_options(limit, batch_size, num_fewshot, device)
+    if dtype not in DTYPES:  # "bogus": an AttributeError inside lm-eval; "int8": blamed the model (round 14, B135)
+        from ..errors import ConfigError
+
+        raise ConfigError(f"dtype must be one of {', '.join(DTYPES)} (the floating-point types a model loads in), "
+                          f"got {dtype!r:.40}")
     keys = resolve_tasks(tasks)
     root = task_data_root(data)
     try:
