@@ -308,6 +308,44 @@ def test_adoptions_fit_refuses_token_ids_with_fractions():
     assert model.leviathan_fit.loss_fit is not None
 
 
+def test_adoptions_fit_refuses_what_is_not_counts_or_ids_and_takes_numpy_numbers():
+    """Round 14: ``Fit(frequency=['a'] * V)`` ended in numpy's ValueError (B78), bools read as counts 1 (B79), complex
+    counts lost their imaginary part with a numpy warning (B284); ``Fit(text='hello world')`` ended in torch's TypeError
+    (B82), a bool tensor read as ids 0 and 1 (B83), a text longer than GPT-2's learned positions in an IndexError
+    (B279); ``Fit(lr=np.float32(1e-2))`` was refused as not a number (B71); ``Fit(batch_ids=2.0)`` gave the example
+    of another field (B286); ``add_tokens(True)`` ended in a TypeError and ``add_tokens(2.5)`` named vocab_size
+    (B176, B177)."""
+    from transformers import GPT2Config, GPT2LMHeadModel
+
+    from leviathan import CausalLM, ModelConfig
+    from leviathan.errors import UserError
+    from leviathan.hf import Fit, adopt
+
+    def gpt2():
+        return GPT2LMHeadModel(GPT2Config(vocab_size=300, n_embd=16, n_layer=1, n_head=2, n_positions=32))
+
+    small = dict(seed_dim=8, modes=2, knots=8, rank=4)
+    for fit, words in ((dict(frequency=["a"] * 300), "got <U1 values"), (dict(frequency=[True] * 300), "got bool"),
+                       (dict(frequency=np.ones(300, dtype=np.complex64)), "got complex64 values"),
+                       (dict(text="hello world"), "Fit.text must be token ids, got str 'hello world'"),
+                       (dict(text=torch.ones(1, 10, dtype=torch.bool)), "got torch.bool values"),
+                       (dict(text=torch.randint(0, 300, (1, 100))), "rows are 100 tokens, more than the model's 32 "
+                                                                    "positions")):
+        with pytest.raises(UserError, match=re.escape(words)):
+            adopt(gpt2(), fit=Fit(steps=2, **fit), **small)
+    assert Fit(lr=np.float32(1e-2)).lr == pytest.approx(1e-2)
+    with pytest.raises(UserError, match=re.escape("Fit.batch_ids must be a positive integer, got 2.0; e.g. "
+                                                  "Fit(batch_ids=4096)")):
+        Fit(batch_ids=2.0)
+    model = CausalLM(ModelConfig(vocab_size=300, hidden_size=32, num_hidden_layers=1, num_attention_heads=2,
+                                 max_position_embeddings=64, embedding="leviathan", generator_seed_dim=8,
+                                 generator_modes=2, generator_knots=8, generator_rank=4))
+    for bad in (True, 2.5):
+        with pytest.raises(ValueError, match="add_tokens needs a positive whole number of new tokens"):
+            model.add_tokens(bad)
+    assert model.add_tokens(np.int64(2)) == 302
+
+
 def test_load_adopted_given_the_config_file_names_the_folder_to_pass(tmp_path):
     """Round 6: ``load_adopted("DIR/config.json")`` said "DIR/config.json has no config.json"."""
     from leviathan.errors import UserError

@@ -353,7 +353,9 @@ def adopt(model_or_config: PreTrainedModel | PretrainedConfig, *, fit: Fit | boo
     resolved = _resolved(settings, embedding, scale, base)
     if fit is not None:  # checked, and the trained model measured, before anything changes
         weights = row_weights(fit.frequency, embedding.num_embeddings)
-        text = text_ids(fit.text, embedding.num_embeddings, embedding.weight.device) if fit.text is not None else None
+        positions = getattr(model.config, "n_positions", None) or getattr(model.config, "max_position_embeddings", None)
+        text = (text_ids(fit.text, embedding.num_embeddings, embedding.weight.device, positions)
+                if fit.text is not None else None)
         table = embedding.weight.detach().clone()  # (V, D): the fit's target
         loss_before = text_loss(model, text) if text is not None else None
     generator = _build_generator(resolved).to(device=embedding.weight.device, dtype=embedding.weight.dtype)

@@ -33,6 +33,7 @@ adopted model afterwards as usual.
 from __future__ import annotations
 
 import math
+import numbers
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -51,6 +52,7 @@ MAX_LR = 1.0  # Adam's step is about lr per parameter: above 1, a fit moves the 
 # generator forward and backward (about a second at the paper's sizes on a CPU: 10**6 steps are days); Fit(steps=10**12)
 # was accepted and would never end (issue 30 round 9, M158).
 MAX_STEPS = 1_000_000
+FIELD_EXAMPLES = {"steps": 500, "batch_ids": 4096, "buckets": 5}  # Fit(NAME=...) in a refusal
 MAX_COUNT = 2**62  # a frequency's counts in all: within int64, far beyond any corpus (checkpoint.state's bound)
 
 
@@ -70,8 +72,9 @@ class Fit:
         for name in ("steps", "batch_ids", "buckets"):
             value = as_int(getattr(self, name))  # numpy integers are integers (round 9)
             setattr(self, name, value)
-            if not is_integer(value) or value < 1:
-                raise UserError(f"Fit.{name} must be a positive integer, got {value!r}; e.g. Fit(steps=500)")
+            if not is_integer(value) or value < 1:  # the example is the field's own (round 14, B286)
+                raise UserError(f"Fit.{name} must be a positive integer, got {value!r}; e.g. "
+                                f"Fit({name}={FIELD_EXAMPLES[name]})")
         if self.steps > MAX_STEPS:
             raise UserError(f"Fit.steps must be at most {MAX_STEPS:,} (a fit converges in hundreds; each step is a "
                             f"generator forward and backward), got {self.steps:,}; e.g. Fit(steps=500)")
@@ -79,7 +82,9 @@ class Fit:
 
         if self.buckets > MAX_BUCKETS:
             raise UserError(f"Fit.buckets must be at most {MAX_BUCKETS}, got {self.buckets:,}; e.g. Fit(buckets=5)")
-        if not (isinstance(self.lr, (int, float)) and not isinstance(self.lr, bool) and math.isfinite(self.lr)
+        if isinstance(self.lr, numbers.Real) and not isinstance(self.lr, (bool, np.bool_)):
+            self.lr = float(self.lr)  # a numpy float is a number (np.float32(1e-2) was refused: round 14, B71)
+        if not (isinstance(self.lr, float) and math.isfinite(self.lr)
                 and 0 < self.lr <= MAX_LR):  # True is an int to Python: Fit(lr=True) fitted at 1.0 (issue 30 round 5)
             # Adam moves every parameter by about lr per step: Fit(lr=1e30) returned a model whose input embeddings
             # were all NaN, with "objective nan" as the only sign (issue 30 round 7)
@@ -153,8 +158,13 @@ def row_weights(frequency: Any, num_rows: int) -> np.ndarray | None:
     """The frequency as float64 counts (num_rows,), checked; None for uniform weights."""
     if frequency is None:
         return None
-    w = (frequency.detach().cpu().double().numpy() if isinstance(frequency, torch.Tensor)
-         else np.asarray(frequency, dtype=np.float64))
+    given = frequency.detach().cpu().numpy() if isinstance(frequency, torch.Tensor) else np.asarray(frequency)
+    # text, bools and complex numbers are no counts: a ValueError, bools read as 1, the imaginary part dropped
+    # (issue 30 round 14, B78, B79, B284)
+    if given.dtype.kind not in "iuf":
+        raise UserError(f"Fit.frequency must be counts per id (integers or floats), got {given.dtype} values; pass "
+                        f"the training counts per id, e.g. a prepared folder's train_freq.npy")
+    w = given.astype(np.float64)
     if w.shape != (num_rows,):
         raise UserError(f"Fit.frequency has shape {w.shape}, expected ({num_rows},) (one count per row of the input "
                         "table); pass the training counts per id, e.g. a prepared folder's train_freq.npy")
@@ -174,11 +184,18 @@ def as_counts(weights: np.ndarray) -> np.ndarray:
     return weights if np.all(weights == np.round(weights)) else np.round(weights / weights[weights > 0].min())
 
 
-def text_ids(text: Any, vocab_size: int, device: torch.device) -> torch.Tensor:
+def text_ids(text: Any, vocab_size: int, device: torch.device, positions: int | None = None) -> torch.Tensor:
     """The text's ids as a (B, T) long tensor on ``device``, checked against the vocabulary. Footgun: a cast to long
     truncates, so ids given as fractions (1.5, an embedding or probabilities passed by mistake) are refused first:
     they were read as other ids without a word (issue 30 round 6)."""
-    given = torch.as_tensor(text)
+    try:
+        given = torch.as_tensor(text)
+    except (TypeError, ValueError, RuntimeError):  # a str: "new(): invalid data type 'str'" (round 14, B82)
+        raise UserError(f"Fit.text must be token ids, got {type(text).__name__} {text!r:.40}; pass a tokenized "
+                        "text, e.g. tokenizer(text).input_ids") from None
+    if given.dtype == torch.bool or given.is_complex():  # a bool mask read as ids 0 and 1 (round 14, B83)
+        raise UserError(f"Fit.text must be token ids, got {given.dtype} values; pass a tokenized text, e.g. "
+                        "tokenizer(text).input_ids")
     if given.is_floating_point() and not bool((given == given.round()).all()):
         raise UserError(f"Fit.text must be whole token ids, got {given.dtype} values with fractions; pass a tokenized "
                         "text, e.g. tokenizer(text).input_ids")
@@ -189,6 +206,9 @@ def text_ids(text: Any, vocab_size: int, device: torch.device) -> torch.Tensor:
                         "pass a tokenized text (rows of equal length), e.g. tokenizer(text).input_ids")
     if int(ids.min()) < 0 or int(ids.max()) >= vocab_size:
         raise UserError(f"Fit.text has ids outside [0, {vocab_size}); tokenize it with the model's tokenizer")
+    if positions is not None and ids.shape[1] > positions:  # GPT-2's learned positions: an IndexError (round 14, B279)
+        raise UserError(f"Fit.text rows are {ids.shape[1]:,} tokens, more than the model's {positions:,} positions; "
+                        f"pass rows of at most {positions:,} tokens, e.g. ids[:, :{positions}]")
     return ids.to(device)
 
 

@@ -23,6 +23,7 @@ import torch
 import torch.nn.functional as F
 from torch import nn
 
+from ..integers import is_integer
 from .config import ModelConfig
 from .embedding import TableEmbedding, build_input_embedding
 from .labels import check_labels
@@ -321,8 +322,9 @@ class CausalLM(nn.Module):
         """
         emb = self.model.embed_tokens
         cfg = self.config
-        if num_new < 1:
-            raise ValueError(f"add_tokens needs a positive number of new tokens, got {num_new}")
+        if isinstance(num_new, bool) or not is_integer(num_new) or num_new < 1:  # True, 2.5: round 14 (B176, B177)
+            raise ValueError(f"add_tokens needs a positive whole number of new tokens, got {num_new!r:.40}")
+        num_new = int(num_new)
         if cfg.uses_digits and not hasattr(emb, "capacity"):
             raise ValueError("the input side was baked into a table (bake_()); call add_tokens before bake_()")
         if self.restricted:
