@@ -149,3 +149,32 @@ def test_a_byte_level_bpe_without_every_byte_token_loads_without_crashing(tmp_pa
                           env={**__import__("os").environ, "PYTHONPATH": str(src)})
     assert proc.returncode == 0, (proc.returncode, proc.stderr[-2000:])
     assert proc.stdout.split()[0] == "200"
+
+
+def test_the_tokenizer_api_refuses_what_is_not_text_or_ids():
+    """Issue 30 round 14: ``encode(None)`` and ``encode('a\\ud800b')`` ended in quicktok's pybind signature dump (B86,
+    B87), ``encode_batch('abc')`` encoded each character as a text (B89), ``num_threads=1.5`` was truncated and -1 a
+    pybind dump (B90, B91), ``decode(5)`` "'int' object is not iterable" (B99); ``train_bpe`` took
+    ``vocab_size='300'`` (B361), ``min_frequency=-1`` / ``1.5`` ended in tokenizers' errors (B362, B363), and
+    ``train_bpe([])`` returned a BPE of the byte alphabet (B364)."""
+    from leviathan.data.tokenizer import load_tokenizer, train_bpe
+    from leviathan.errors import UserError
+
+    tok = train_bpe(["the cat sat on the mat"] * 3, vocab_size=300)
+    for call, kind, words in ((lambda: tok.encode(None), TypeError, "encode takes a str, got NoneType"),
+                              (lambda: tok.encode("a\ud800b"), ValueError, "a lone surrogate that is not UTF-8"),
+                              (lambda: tok.encode_batch("abc"), TypeError, "takes a list of texts, got one str"),
+                              (lambda: tok.encode_batch(["a"], num_threads=1.5), ValueError, "num_threads must be"),
+                              (lambda: tok.encode_batch(["a"], num_threads=-1), ValueError, "num_threads must be"),
+                              (lambda: tok.decode(5), TypeError, "decode takes a sequence of token ids"),
+                              (lambda: load_tokenizer("o200k_base").encode(3), TypeError, "encode takes a str")):
+        with pytest.raises(kind, match=words):
+            call()
+    assert tok.encode(b"the cat") == tok.encode("the cat")
+    for kwargs, words in (({"vocab_size": "300"}, "must be a whole number such as 8192, got '300'"),
+                          ({"vocab_size": 300, "min_frequency": -1}, "min_frequency must be a whole number >= 0"),
+                          ({"vocab_size": 300, "min_frequency": 1.5}, "min_frequency must be a whole number >= 0")):
+        with pytest.raises(UserError, match=words):
+            train_bpe(["the cat"], **kwargs)
+    with pytest.raises(UserError, match="cannot train a BPE on an empty corpus"):
+        train_bpe([], vocab_size=300)

@@ -578,19 +578,33 @@ def _prepare_into(job: _Job) -> dict:
     return meta
 
 
+def _all_in_validation(documents: int, job: _Job) -> str:
+    return (f"every one of the {documents:,} documents of {job.src.description} hashed into validation (--val-fraction "
+            f"{job.val_fraction}), so nothing is left to train on; lower --val-fraction, or pass --val-source FILE")
+
+
 def _train_job_bpe(job: _Job, timing: dict) -> Tokenizer:
     """A byte-level BPE trained on the training documents (those the content hash keeps out of validation)."""
     key = _split_key(job.seed)
 
+    counts = [0, 0]  # documents read, of which kept out for validation
+
     def train_texts():
         for text in job.src:
+            counts[0] += 1
             if _doc_hash(text.encode("utf-8"), key)[1] < job.val_fraction:
+                counts[1] += 1
                 continue
             yield text
 
     job.log(f"training a byte-level BPE with {job.bpe_vocab:,} ids on {job.src.description} ...")
     t0 = time.perf_counter()
-    tok = train_bpe(train_texts(), job.bpe_vocab, show_progress=job.progress)
+    try:
+        tok = train_bpe(train_texts(), job.bpe_vocab, show_progress=job.progress)
+    except UserError:
+        if counts[0] and counts[0] == counts[1]:  # no text to train on: the split's own words, as below
+            raise UserError(_all_in_validation(counts[0], job)) from None
+        raise
     tok.name = job.settings["tokenizer"]
     timing["bpe_train_s"] = round(time.perf_counter() - t0, 3)
     job.log(f"trained BPE: {tok.vocab_size:,} ids in {timing['bpe_train_s']:.1f}s"
@@ -655,9 +669,7 @@ def _check_splits(job: _Job, writers, best: dict) -> bool:
         _move_to_val(job.tmp, train, val, best)
         fallback = True
     if job.val_fraction > 0 and train.documents == 0:
-        fail(f"every one of the {val.documents:,} documents of {job.src.description} hashed into validation "
-             f"(--val-fraction {job.val_fraction}), so nothing is left to train on; lower --val-fraction, or "
-             f"pass --val-source FILE")
+        fail(_all_in_validation(val.documents, job))
     for w in writers:
         w.close()
     return fallback

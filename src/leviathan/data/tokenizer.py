@@ -47,6 +47,7 @@ from typing import Iterable, Sequence
 import numpy as np
 
 from ..errors import UserError
+from ..integers import is_integer
 from .integrity import check_meta_tokenizer
 from .meta import find_meta
 
@@ -109,10 +110,41 @@ class Tokenizer:
     def decode(self, ids: Iterable[int]) -> str:
         raise NotImplementedError
 
+    @staticmethod
+    def _checked_text(text) -> str:
+        """``text`` as the str an encoder takes: None, a number or a list ended in quicktok's pybind signature dump,
+        and a lone surrogate ('a\\ud800b', not UTF-8) was named as a wrong argument type (issue 30 round 14, B86,
+        B87); bytes are their UTF-8 text."""
+        if isinstance(text, (bytes, bytearray)):
+            return bytes(text).decode("utf-8", errors="replace")
+        if not isinstance(text, str):
+            raise TypeError(f"encode takes a str, got {type(text).__name__} {text!r:.40}; for several texts use "
+                            f"encode_batch")
+        try:
+            text.encode("utf-8")
+        except UnicodeEncodeError as e:
+            raise ValueError(f"the text holds {text[e.start]!r} at character {e.start:,}, a lone surrogate that is not "
+                             f"UTF-8; decode the source with errors='replace' (or 'surrogatepass' and re-encode)") \
+                from None
+        return text
+
+    @staticmethod
+    def _checked_batch(texts, num_threads) -> tuple[list[str], int]:
+        """(texts, num_threads) for encode_batch / encode_flat: a single str was encoded character by character,
+        a thread count 1.5 truncated, -1 a pybind dump (round 14, B89-B91)."""
+        if isinstance(texts, (str, bytes)):
+            raise TypeError("encode_batch takes a list of texts, got one str; pass [text], or use encode(text)")
+        if isinstance(num_threads, bool) or not is_integer(num_threads) or num_threads < 0:
+            raise ValueError(f"num_threads must be a whole number >= 0 (0: every core), got {num_threads!r:.40}")
+        return [Tokenizer._checked_text(t) for t in texts], int(num_threads)
+
     def _checked_ids(self, ids: Iterable[int]) -> list[int]:
         """``ids`` as ints, each in [0, vocab_size): ``decode([-1])`` ended in an OverflowError and ``decode([10**6])``
         returned '' without a word (issue 30 round 12, U152, U153); ``decode([1.5])`` and ``decode([True])`` decoded
         ids 1 (round 13, W92, W94): an id is an integer (int, a numpy or torch integer), never a bool, float or text."""
+        if isinstance(ids, (str, bytes)) or not hasattr(ids, "__iter__") or getattr(ids, "ndim", 1) != 1:
+            raise TypeError(f"decode takes a sequence of token ids (a list or a 1-d array), got {type(ids).__name__} "
+                            f"{ids!r:.40}")  # decode(5): "'int' object is not iterable" (round 14, B95, B98, B99)
         out = []
         for i in ids:
             if isinstance(i, bool) or str(getattr(i, "dtype", "")) in ("bool", "torch.bool"):  # numpy's, torch's
@@ -167,10 +199,11 @@ class BuiltinTokenizer(Tokenizer):
         self.eot_id = int(self._enc.eot_token)
 
     def encode(self, text: str) -> list[int]:
-        return self._enc.encode_ordinary(text)
+        return self._enc.encode_ordinary(self._checked_text(text))
 
     def encode_flat(self, texts, num_threads=0):
-        toks, offsets = self._enc.encode_batch(list(texts), int(num_threads))
+        texts, num_threads = self._checked_batch(texts, num_threads)
+        toks, offsets = self._enc.encode_batch(texts, num_threads)
         return np.asarray(toks, dtype=np.uint32), np.asarray(offsets, dtype=np.int64)
 
     def decode(self, ids) -> str:
@@ -212,12 +245,13 @@ class HFTokenizer(Tokenizer):
         return self._qt is not None
 
     def encode(self, text: str) -> list[int]:
+        text = self._checked_text(text)
         if self._qt is not None:
             return self._qt.encode_ordinary(text)
         return self._hf.encode(text, add_special_tokens=False).ids
 
     def encode_flat(self, texts, num_threads=0):
-        texts = list(texts)
+        texts, num_threads = self._checked_batch(texts, num_threads)
         if self._qt is not None:
             toks, offsets = self._qt.encode_batch(texts, int(num_threads))
             return np.asarray(toks, dtype=np.uint32), np.asarray(offsets, dtype=np.int64)
@@ -314,7 +348,10 @@ def _import_into_quicktok(hf_tokenizer):
 
 def check_bpe_vocab_size(vocab_size) -> int:
     """A BPE vocabulary size to train: 257 (256 bytes and <|endoftext|>) to 262,144; checked before any work (prepare
-    said "training a byte-level BPE with 99,999,999,999 ids" before refusing it)."""
+    said "training a byte-level BPE with 99,999,999,999 ids" before refusing it). A whole number: '300' was taken as
+    300 and True as 1 (issue 30 round 14, B360, B361)."""
+    if isinstance(vocab_size, bool) or not is_integer(vocab_size):
+        raise UserError(f"BPE vocabulary size must be a whole number such as 8192, got {vocab_size!r:.40}")
     vocab_size = int(vocab_size)
     if vocab_size < 257:
         raise UserError(f"BPE vocabulary size {vocab_size} is too small: it needs 256 byte tokens plus "
@@ -333,6 +370,9 @@ def train_bpe(texts: Iterable[str], vocab_size: int, *, min_frequency: int = 2,
     from tokenizers import Regex, Tokenizer as _HF, decoders, models, pre_tokenizers, trainers
 
     vocab_size = check_bpe_vocab_size(vocab_size)
+    if isinstance(min_frequency, bool) or not is_integer(min_frequency) or min_frequency < 0:  # round 14, B362, B363
+        raise UserError(f"min_frequency must be a whole number >= 0 (a pair merges once it occurs that often), got "
+                        f"{min_frequency!r:.40}")
     tok = _HF(models.BPE())
     tok.pre_tokenizer = pre_tokenizers.Sequence([
         pre_tokenizers.Split(Regex(O200K_PATTERN), behavior="isolated", invert=False),
@@ -342,8 +382,16 @@ def train_bpe(texts: Iterable[str], vocab_size: int, *, min_frequency: int = 2,
     trainer = trainers.BpeTrainer(vocab_size=vocab_size, min_frequency=min_frequency,
                                   special_tokens=[EOT_TEXT], show_progress=show_progress,
                                   initial_alphabet=pre_tokenizers.ByteLevel.alphabet())
-    tok.train_from_iterator((t for t in texts if t), trainer=trainer)
-    if tok.get_vocab_size() <= 1:
+    seen = [0]  # texts given: the initial alphabet alone makes 257 ids (round 14, B364: train_bpe([]) gave a BPE)
+
+    def given():
+        for t in texts:
+            if t:
+                seen[0] += 1
+                yield t
+
+    tok.train_from_iterator(given(), trainer=trainer)
+    if not seen[0] or tok.get_vocab_size() <= 1:
         raise UserError("cannot train a BPE on an empty corpus; give it some text")
     return HFTokenizer(tok, name or f"bpe:{vocab_size}")
 
