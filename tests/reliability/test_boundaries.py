@@ -346,6 +346,22 @@ def test_adoptions_fit_refuses_what_is_not_counts_or_ids_and_takes_numpy_numbers
     assert model.add_tokens(np.int64(2)) == 302
 
 
+def test_an_export_under_a_file_is_one_error_from_the_python_api(tmp_path):
+    """Round 14 (B259, B365): ``to_plain_llama(model, 'afile/x')`` and ``bake_adopted`` ended in mkdir's bare
+    FileExistsError."""
+    from leviathan import CausalLM, ModelConfig
+    from leviathan.errors import UserError
+    from leviathan.hf.export import to_hf, to_plain_llama
+
+    (tmp_path / "afile").write_text("x")
+    model = CausalLM(ModelConfig(vocab_size=300, hidden_size=32, num_hidden_layers=1, num_attention_heads=2,
+                                 max_position_embeddings=64))
+    for writer in (to_plain_llama, to_hf):
+        with pytest.raises(UserError, match=f"'{tmp_path / 'afile'}' is a file, not a folder; choose another out_dir"):
+            writer(model, tmp_path / "afile" / "x")
+    assert (tmp_path / "afile").read_text() == "x" and sorted(p.name for p in tmp_path.iterdir()) == ["afile"]
+
+
 def test_load_adopted_given_the_config_file_names_the_folder_to_pass(tmp_path):
     """Round 6: ``load_adopted("DIR/config.json")`` said "DIR/config.json has no config.json"."""
     from leviathan.errors import UserError
