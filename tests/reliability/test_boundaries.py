@@ -344,6 +344,13 @@ def test_adoptions_fit_refuses_what_is_not_counts_or_ids_and_takes_numpy_numbers
         with pytest.raises(ValueError, match="add_tokens needs a positive whole number of new tokens"):
             model.add_tokens(bad)
     assert model.add_tokens(np.int64(2)) == 302
+    # round 14 (B109, B171): an input id past the vocabulary but inside the generator's b^k was embedded silently
+    with pytest.raises(ValueError, match=r"input id 302 is outside \[0, 302\) \(the model's vocab_size\)"):
+        model(torch.tensor([[1, 2, 302]]))
+    from leviathan.hf.export import from_native
+
+    with pytest.raises(TypeError, match="from_native takes a leviathan model"):  # round 14 (B366): AttributeError
+        from_native("x")
 
 
 def test_an_export_under_a_file_is_one_error_from_the_python_api(tmp_path):

@@ -85,6 +85,7 @@ def from_native(model: CausalLM, **config_kwargs: Any) -> LeviathanForCausalLM:
     such as ``eos_token_id``."""
     if isinstance(model, LeviathanForCausalLM):
         return model
+    _check_model(model, "from_native")  # from_native('x'): an AttributeError (round 14, B366)
     _check_full_softmax(model)
     hf = LeviathanForCausalLM(LeviathanConfig.from_model_config(_native_config(model), **config_kwargs))
     hf.load_state_dict(model.state_dict(), strict=True)

@@ -26,7 +26,7 @@ from torch import nn
 from ..integers import is_integer
 from .config import ModelConfig
 from .embedding import TableEmbedding, build_input_embedding
-from .labels import check_labels
+from .labels import check_input_ids, check_labels
 from .loss import linear_cross_entropy, linear_token_nll
 
 
@@ -166,6 +166,10 @@ class LlamaModel(nn.Module):
             input_ids = input_ids.long()  # torch error of the table's lookup (issue 30 round 12, U124)
         B, T = input_ids.shape
         past = cache.get_seq_length() if cache is not None else 0
+        # a table checks its own ids; a generator embeds any id up to b^k - 1, past the vocabulary, so an input the
+        # model has no token for was taken without a word (issue 30 round 14, B109, B171)
+        if not isinstance(self.embed_tokens, TableEmbedding):
+            check_input_ids(input_ids, self.embed_tokens.num_embeddings)
         h = self.embed_tokens(input_ids)  # (B, T, D)
         if position_ids is None:
             position_ids = torch.arange(past, past + T, device=input_ids.device).unsqueeze(0).expand(B, T)
