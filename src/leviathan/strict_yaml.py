@@ -60,7 +60,7 @@ class AmbiguousNumberError(yaml.constructor.ConstructorError):
     def advice(self) -> str:
         if not isinstance(self.value, (int, float)):  # a date
             return f"{self.text!r} reads as a date ({self.why}); no setting takes a date: quote it if it is text"
-        if ":" in self.text:
+        if ":" in self.text or self.text.lstrip("+-")[:2].lower() in ("0x", "0o", "0b"):
             return f"{self.text!r} reads as {self.value!r} ({self.why}); quote it if it is text, or write the number"
         sign = "-" if self.text.startswith("-") else ""
         digits = sign + (self.text.lstrip("+-").lstrip("0") or "0")
@@ -77,6 +77,9 @@ def _checked_number(construct):
         bare = text.lstrip("+-")
         if ":" in bare:
             raise AmbiguousNumberError(node.value, value, "YAML 1.1 reads numbers with colons in base 60", node.start_mark)
+        if bare[:2].lower() in ("0x", "0o", "0b"):  # optim.lr=0x10 trained at lr 16 (issue 30 round 14, B309)
+            raise AmbiguousNumberError(node.value, value, f"YAML reads {bare[:2]}... as a number in base "
+                                       f"{ {'x': 16, 'o': 8, 'b': 2}[bare[1].lower()]}", node.start_mark)
         if len(bare) > 1 and bare[0] == "0" and bare[1].isdigit() and "." not in bare and "e" not in bare.lower():
             raise AmbiguousNumberError(node.value, value, "YAML 1.1 reads a number with a leading zero as octal",
                                        node.start_mark)

@@ -131,7 +131,9 @@ def test_a_key_given_twice_in_a_sweeps_overrides(capsys, data):
     ("seed=017", "'017' reads as 15 (YAML 1.1 reads a number with a leading zero as octal); write 17"),
     ("max_steps=1:30", "'1:30' reads as 90 (YAML 1.1 reads numbers with colons in base 60)"),
     ("optim.lr=-0:30.5", "reads as -30.5"),
-], ids=["octal", "base-60", "base-60-float"])
+    ("optim.lr=0x10", "'0x10' reads as 16 (YAML reads 0x... as a number in base 16)"),  # round 14 (B309)
+    ("seed=0b101", "'0b101' reads as 5 (YAML reads 0b... as a number in base 2)"),
+], ids=["octal", "base-60", "base-60-float", "hex", "binary"])
 def test_a_number_yaml_reads_otherwise_is_refused(override, shown):
     from reliability_support import cli_error
 
