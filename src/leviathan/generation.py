@@ -24,9 +24,10 @@ from .model.llama import KVCache
 
 def sample_next_token(logits: torch.Tensor, temperature: float = 1.0, top_k: int | None = None,
                       top_p: float | None = None, generator: torch.Generator | None = None) -> torch.Tensor:
-    """logits (B, V) -> next ids (B,). Filters are applied in the order temperature, top-k, top-p."""
-    if temperature < 0:
-        raise ValueError(f"temperature must be >= 0, got {temperature}")
+    """logits (B, V) -> next ids (B,). Filters are applied in the order temperature, top-k, top-p (checked as
+    ``generate`` checks them: ``top_k=-3`` and ``top_p=2.0`` sampled a token, ``top_k=1.5`` and ``temperature=nan``
+    ended in torch's errors; issue 30 round 14, B116, B329-B331)."""
+    check_filters(temperature, top_k, top_p)
     if temperature < torch.finfo(torch.float32).tiny:  # 0, or a temperature float32 holds as 0 (1e-300): greedy
         return logits.argmax(dim=-1)
     logits = logits.float()
@@ -46,7 +47,13 @@ def sample_next_token(logits: torch.Tensor, temperature: float = 1.0, top_k: int
         sorted_logits = sorted_logits.masked_fill(drop, float("-inf"))
         logits = torch.full_like(logits, float("-inf")).scatter(-1, order, sorted_logits)
     probs = logits.softmax(dim=-1)
-    return torch.multinomial(probs, num_samples=1, generator=generator).squeeze(-1)
+    try:
+        return torch.multinomial(probs, num_samples=1, generator=generator).squeeze(-1)
+    except RuntimeError as e:  # NaN logits: "probability tensor contains either inf, nan or element < 0" (B117)
+        if "probability tensor" not in str(e):
+            raise
+        raise ValueError("the logits hold NaN or inf, so no token can be sampled (a diverged or damaged model?); "
+                         "check the model's weights, or pass temperature=0 for the likeliest token") from None
 
 
 class Decoder:
@@ -56,6 +63,7 @@ class Decoder:
 
     def __init__(self, model, temperature: float = 1.0, top_k: int | None = None, top_p: float | None = None,
                  generator: torch.Generator | None = None):
+        check_filters(temperature, top_k, top_p)  # Decoder(m, nan) / (m, 1.0, -5, 3.0) sampled (round 14, B333)
         self.model, self.temperature, self.top_k, self.top_p, self.generator = model, temperature, top_k, top_p, generator
         self.cache: KVCache | None = None
 
@@ -88,31 +96,38 @@ def _flat(values) -> list:
     return out
 
 
+def check_filters(temperature, top_k, top_p) -> None:
+    """ValueError naming the sampling filter outside its range: temperature a finite number >= 0, top_k a whole
+    number >= 1, top_p a number in (0, 1] (each of the last two may be None)."""
+    import math
+    import numbers
+
+    from .integers import is_integer
+
+    def number(value) -> bool:
+        return isinstance(value, numbers.Real) and not isinstance(value, bool)
+
+    if not number(temperature) or not math.isfinite(temperature) or temperature < 0:
+        raise ValueError(f"temperature must be a finite number >= 0 (0: the likeliest token), got {temperature!r}")
+    if top_k is not None and (not is_integer(top_k) or top_k < 1):
+        raise ValueError(f"top_k must be a whole number >= 1 (or None), got {top_k!r}")
+    if top_p is not None and (not number(top_p) or not 0 < top_p <= 1):
+        raise ValueError(f"top_p must be a number in (0, 1] (or None), got {top_p!r}")
+
+
 def check_sampling(max_new_tokens, temperature, top_k, top_p, eos_id, seed, vocab_size: int) -> None:
     """ValueError (TypeError for a wrong type) naming the option and its range, as ``leviathan generate``'s flags
     check them: the Python API took ``max_new_tokens=-1``, ``top_k=-1``, ``eos_id=1000`` past the vocabulary,
     ``seed=-1``, ``top_p=True``, and ``temperature=nan`` ended in torch.multinomial's RuntimeError (issue 30 round 12,
     U128-U135)."""
-    import math
-
-    import numbers
-
     from .seeds import is_integer, seed_problem
 
     def whole(value) -> bool:  # numpy integers too
         return is_integer(value)
 
-    def number(value) -> bool:
-        return isinstance(value, numbers.Real) and not isinstance(value, bool)
-
     if not whole(max_new_tokens) or max_new_tokens < 0:
         raise ValueError(f"max_new_tokens must be a whole number >= 0, got {max_new_tokens!r}")
-    if not number(temperature) or not math.isfinite(temperature) or temperature < 0:
-        raise ValueError(f"temperature must be a finite number >= 0 (0: the likeliest token), got {temperature!r}")
-    if top_k is not None and (not whole(top_k) or top_k < 1):
-        raise ValueError(f"top_k must be a whole number >= 1 (or None), got {top_k!r}")
-    if top_p is not None and (not number(top_p) or not 0 < top_p <= 1):
-        raise ValueError(f"top_p must be a number in (0, 1] (or None), got {top_p!r}")
+    check_filters(temperature, top_k, top_p)
     if eos_id is not None and (not whole(eos_id) or not 0 <= eos_id < vocab_size):
         raise ValueError(f"eos_id must be a token id in [0, {vocab_size}) (or None), got {eos_id!r}")
     if seed is not None and (problem := seed_problem(seed)) is not None:
@@ -131,6 +146,8 @@ def generate(model, prompt_ids: Sequence[int] | torch.Tensor, max_new_tokens: in
     generate`` passes them.
     """
     check_sampling(max_new_tokens, temperature, top_k, top_p, eos_id, seed, model.config.vocab_size)
+    if not isinstance(use_cache, bool):  # use_cache="no" read as true (round 14, B115)
+        raise TypeError(f"use_cache must be True or False, got {use_cache!r:.40}")
     device = next(model.parameters()).device
     if isinstance(prompt_ids, torch.Tensor) and (prompt_ids.dtype.is_floating_point or prompt_ids.dtype.is_complex
                                                  or prompt_ids.dtype == torch.bool):
@@ -140,7 +157,11 @@ def generate(model, prompt_ids: Sequence[int] | torch.Tensor, max_new_tokens: in
     if not isinstance(prompt_ids, torch.Tensor) and not all(is_integer(i) for i in _flat(prompt_ids)):  # [5.7] was
         # truncated to id 5 (U135)
         raise TypeError("prompt_ids must be integer token ids (a list of ints, or an integer tensor)")
-    ids = torch.as_tensor(prompt_ids, dtype=torch.long, device=device)
+    try:
+        ids = torch.as_tensor(prompt_ids, dtype=torch.long, device=device)
+    except ValueError:  # [[1, 2], [3]]: torch's "expected sequence of length 2 at dim 1" (round 14, B111)
+        raise ValueError("prompt_ids of several sequences must have equal lengths (a (B, T) batch); pad them, or "
+                         "generate each on its own") from None
     if ids.dim() == 1:
         ids = ids.unsqueeze(0)
     if ids.shape[1] == 0:

@@ -942,6 +942,24 @@ def test_round_12s_python_api_values_are_refused_with_their_range(finished_run, 
             generate(model, [5], **{"max_new_tokens": 3, **kwargs})
     with pytest.raises(TypeError, match="prompt_ids must be integer token ids"):
         generate(model, [5.7], 3)
+    # round 14: the public sampler and Decoder took what generate refuses (B116, B329-B331, B333); NaN logits,
+    # use_cache="no" and a ragged batch reached torch's errors or were taken (B111, B115, B117)
+    from leviathan.generation import Decoder, sample_next_token
+
+    logits = torch.randn(1, 300)
+    for kwargs, words in (({"top_k": -3}, "top_k must be a whole number >= 1"), ({"top_k": 1.5}, "top_k must be"),
+                          ({"top_p": 2.0}, "top_p must be a number in (0, 1]"), ({"top_p": 0.0}, "top_p must be"),
+                          ({"temperature": float("nan")}, "temperature must be a finite number >= 0")):
+        with pytest.raises(ValueError, match=re.escape(words)):
+            sample_next_token(logits, **kwargs)
+        with pytest.raises(ValueError, match=re.escape(words)):
+            Decoder(model, **{"temperature": 1.0, **kwargs})
+    with pytest.raises(ValueError, match="the logits hold NaN or inf"):
+        sample_next_token(torch.full((1, 300), float("nan")))
+    with pytest.raises(TypeError, match="use_cache must be True or False, got 'no'"):
+        generate(model, [5], 3, use_cache="no")
+    with pytest.raises(ValueError, match="prompt_ids of several sequences must have equal lengths"):
+        generate(model, [[1, 2], [3]], 3)
     with pytest.raises(TypeError, match="to_hf takes a leviathan model"):
         to_hf("a string", "/nonexistent/x")
     if not torch.cuda.is_available():

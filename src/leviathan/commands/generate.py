@@ -38,9 +38,10 @@ def run(args) -> int:
 
     if args.max_new_tokens < 1 or args.num_samples < 1:
         raise UserError("--max-new-tokens and --num-samples must be at least 1")
-    if not 0 <= args.temperature < math.inf or (args.top_p is not None and not 0 < args.top_p <= 1):  # nan fails both
-        raise UserError(f"--temperature must be a finite number >= 0 (got {args.temperature}) and --top-p in (0, 1] "
-                        f"(got {args.top_p})")
+    if not 0 <= args.temperature < math.inf:  # nan fails it too; each flag named alone (round 14, B198)
+        raise UserError(f"--temperature must be a finite number >= 0 (0: the likeliest token), got {args.temperature}")
+    if args.top_p is not None and not 0 < args.top_p <= 1:
+        raise UserError(f"--top-p must be in (0, 1], got {args.top_p}")
     device = resolve_device(args.device)
     model, _ = ckpt.load_model(args.checkpoint, device=device)
     if not args.no_bake:
