@@ -61,14 +61,26 @@ def test_an_integer_setting_past_64_bits_is_refused(data, tmp_path):
      "argument --buckets: must be at most 1000 (each bucket averages a share of the training tokens), "
      "got 1,000,000,000"),  # round 6: accepted, and looped over the buckets until memory ran out
     (["analyze", "frequency", "--buckets", "1"], "argument --buckets: must be an integer >= 2, got 1"),
+    # round 14: an unknown regime, baseline or ladder variant was taken ("no nope pairs", exit 0: B52, B53, B182),
+    # and 1e400 parameters placed on a fit as "inf params" (B48)
+    (["analyze", "frequency", "{run}", "--regime", "nope"], "argument --regime: invalid choice: 'nope'"),
+    (["analyze", "frequency", "{run}", "--baseline", "nonsense"], "argument --baseline: invalid choice: 'nonsense'"),
+    (["report", "{run}", "--ladder", "nope"], "argument --ladder: invalid choice: 'nope'"),
 ], ids=["bootstrap-negative", "ci-above-1",
-        "max-runs-zero", "max-documents-negative", "warmup-negative", "buckets-huge", "buckets-one"])
+        "max-runs-zero", "max-documents-negative", "warmup-negative", "buckets-huge", "buckets-one", "regime-unknown",
+        "baseline-unknown", "ladder-unknown"])
 def test_nonsense_command_line_numbers(capsys, tmp_path, argv, message):
     with pytest.raises(SystemExit) as info:  # argparse: usage + one error line, status 2
         main([a.format(run=tmp_path / "x") for a in argv])
     assert info.value.code == 2
     assert message in one_error(capsys.readouterr().err)
     assert not (tmp_path / "x").exists()
+
+
+def test_an_inverted_point_with_infinite_parameters_is_refused(capsys):
+    """Round 14 (B48): ``--invert 0.5:1e400`` placed "loss 0.5000 with inf params" on the fit, exit 0."""
+    line = fails(capsys, "analyze", "fit", "--sizes", "100,200,400", "--losses", "3,2,1", "--invert", "0.5:1e400")
+    assert "--invert takes a finite LOSS and a finite PARAMS > 0, got '0.5:1e400'" in line
 
 
 @pytest.mark.parametrize("option, value, shown", [

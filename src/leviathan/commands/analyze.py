@@ -20,6 +20,8 @@ from __future__ import annotations
 
 import math
 
+from ..experiments.machinery.grid import REGIMES as REGIME_CHOICES
+from ..model.config import EMBEDDING_KINDS
 from .values import bootstrap_count, bucket_count, eval_set_name, open_fraction, positive_int, seed
 
 
@@ -54,8 +56,11 @@ def add_arguments(parser) -> None:
 
     p = sub.add_parser("frequency", help="loss by training-frequency bucket and the reduction vs a baseline")
     common(p)
-    p.add_argument("--regime", default="iso_body", help="comparison regime of the rows (default: iso_body)")
-    p.add_argument("--baseline", default=None, help="baseline variant (default: dense_tied; isoparametric: dense_untied)")
+    # an unknown regime or variant printed "no nope pairs ..." and exit 0 (issue 30 round 14, B52, B53)
+    p.add_argument("--regime", default="iso_body", choices=REGIME_CHOICES,
+                   help="comparison regime of the rows (default: iso_body)")
+    p.add_argument("--baseline", default=None, choices=EMBEDDING_KINDS,
+                   help="baseline variant (default: dense_tied; isoparametric: dense_untied)")
     p.add_argument("--runs", nargs="+", default=None, metavar="RUN_DIR",
                    help="evaluate these checkpoints now instead (the first is the baseline)")
     p.add_argument("--data", default=None, help="with --runs: prepared data dir (train_freq.npy, val split)")
@@ -68,7 +73,7 @@ def add_arguments(parser) -> None:
 
     p = sub.add_parser("efficiency", help="tokens a model needs to reach a reference's final validation loss")
     common(p)
-    p.add_argument("--regime", default="iso_body")
+    p.add_argument("--regime", default="iso_body", choices=REGIME_CHOICES)
     p.add_argument("--model", default=None, help="run dir (or metrics.jsonl) of the model")
     p.add_argument("--reference", default=None, help="run dir (or metrics.jsonl) of the reference")
     p.add_argument("--split", default=None, help="validation split name in metrics.jsonl (default: any)")
@@ -189,6 +194,8 @@ def _fit(args) -> int:
             loss, params = (float(v) for v in pair.split(":"))
         except ValueError:
             raise UserError(f"--invert takes LOSS:PARAMS pairs, got {pair!r}") from None
+        if not (math.isfinite(loss) and math.isfinite(params) and params > 0):  # 1e400 params: "inf params" (B48)
+            raise UserError(f"--invert takes a finite LOSS and a finite PARAMS > 0, got {pair!r}")
         eqs.append(dense_equivalent(fit, loss, params, seed=args.seed))
     if args.json:
         _dump({"fit": fit, "equivalents": eqs})

@@ -12,6 +12,7 @@
 
 from __future__ import annotations
 
+from ..model.config import EMBEDDING_KINDS
 from .values import bootstrap_count, eval_set_name, open_fraction, seed
 
 
@@ -22,7 +23,8 @@ def add_arguments(parser) -> None:
                         help="ablation report: each leviathan run vs the dense_tied run of its backbone, over training")
     parser.add_argument("--out", default=None, help="report dir (default: <sweep dir>/report)")
     parser.add_argument("--eval-set", default="val", type=eval_set_name, help="eval set whose losses the tables use (default: val)")
-    parser.add_argument("--ladder", default=None, help="dense variant of the scaling fit (default: the grid's)")
+    parser.add_argument("--ladder", default=None, choices=EMBEDDING_KINDS,  # "nope" was taken (round 14, B182)
+                        help="dense variant of the scaling fit (default: the grid's)")
     parser.add_argument("--bootstrap", type=bootstrap_count, default=1000,
                         help="bootstrap draws for the scaling intervals")
     parser.add_argument("--ci", type=open_fraction, default=0.95, help="coverage of the intervals")
