@@ -177,3 +177,23 @@ def test_a_device_that_is_none_is_refused_before_any_work(capsys, data, finished
     with pytest.raises(UserError, match="lm-eval's device must be cpu, cuda or cuda:N"):
         run_harness(tmp_path, tmp_path, ["piqa"], device="tpu")
     assert str(resolve_device("cpu")) == "cpu"
+
+
+def test_eval_json_of_a_diverged_run_is_valid_json_and_text_excludes_data(capsys, data, finished_run, tmp_path,
+                                                                          monkeypatch):
+    """Round 14 (B346): ``eval --json`` of a run whose loss is past exp's range (a diverged run: loss 85,761) printed
+    ``"ppl": Infinity``, which is not JSON (RFC 8259); and ``eval --text FILE --data DIR`` ignored --data (B242)."""
+    import json
+
+    from leviathan.commands import eval as eval_command
+    from leviathan.eval.perplexity import summarize
+
+    monkeypatch.setattr(eval_command, "_score", lambda model, stream, *a: summarize(85_761.0 * 64, 64, 200))
+    capsys.readouterr()
+    assert main(["eval", str(finished_run), "--json", "--max-tokens", "64"]) == 0
+    out = json.loads(capsys.readouterr().out, parse_constant=lambda name: pytest.fail(f"{name} is not JSON"))
+    assert out["loss"] == pytest.approx(85_761.0) and out["ppl"] is None, out
+    text = tmp_path / "a.txt"
+    text.write_text("some text to score\n")
+    line = fails(capsys, "eval", finished_run, "--text", text, "--data", data)
+    assert "--text scores a text file, --data / --split a prepared split: give one of the two" in line

@@ -13,6 +13,7 @@ would divide the nats of some targets by the bytes of all); text none of whose t
 from __future__ import annotations
 
 import json
+import math
 from dataclasses import replace
 from pathlib import Path
 
@@ -61,6 +62,9 @@ def _score(model, stream, seq_len: int, batch_size: int, dtype) -> EvalResult:
 def run(args) -> int:
     import torch
 
+    if args.text is not None and (args.data is not None or args.split != "val"):  # --data was ignored (round 14, B242)
+        raise UserError("--text scores a text file, --data / --split a prepared split: give one of the two")
+
     from ..eval.stream import EvalStream, run_seq_len
     from .. import checkpoint as ckpt
     from ..data.meta import not_prepared
@@ -91,7 +95,11 @@ def run(args) -> int:
         numbers = result.to_dict()
         if not result.restricted:  # the full softmax: no keys for the targets left out
             del numbers["targets_outside"], numbers["share_outside"]
-        print(json.dumps({"source": stream.source, "checkpoint": checkpoint, "seq_len": seq_len, **numbers}, indent=2))
+        # a perplexity past float range (a diverged model) printed `Infinity`, which is not JSON (RFC 8259) and which
+        # JSON.parse refuses: null, as results rows write it (issue 30 round 14, B346)
+        numbers = {k: (None if isinstance(v, float) and not math.isfinite(v) else v) for k, v in numbers.items()}
+        print(json.dumps({"source": stream.source, "checkpoint": checkpoint, "seq_len": seq_len, **numbers}, indent=2,
+                         allow_nan=False))
     else:
         bpb = f"{result.bpb:.4f}" if result.bpb is not None else "n/a"
         print(f"{stream.source}: loss {result.loss:.4f} | ppl {result.ppl:.2f} | bpb {bpb} | "
