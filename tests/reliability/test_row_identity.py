@@ -777,3 +777,18 @@ def test_a_sweep_rerun_with_other_validation_tokens_is_refused(capsys, data, swe
     line = fails(capsys, "sweep", "--grid", grid_file(tmp_path, data), "--out", sweep_copy, "eval_tokens=100")
     assert "eval_tokens: 200 in the row, 100 now" in line, line
     assert (sweep_copy / "grid.json").read_text() == before
+
+
+def test_a_copied_sweep_folder_reads_its_own_runs_metrics(capsys, data, sweep_copy, tmp_path):
+    """Round 14 (A240, A241): in a copy of a sweep folder whose rows were removed, the sweep's new rows read the curve
+    of the ORIGINAL folder's metrics.jsonl (the path the runs' sweep_train.json recorded) and named it as theirs; with
+    the original moved away, every row lost its curve without a word. A row reads its own run folder's log."""
+    import json
+
+    (sweep_copy / "results.jsonl").write_text("")
+    assert main(["sweep", "--grid", str(grid_file(tmp_path, data)), "--out", str(sweep_copy)]) == 0
+    rows = [json.loads(line) for line in (sweep_copy / "results.jsonl").read_text().splitlines()]
+    assert len(rows) == 2
+    for row in rows:
+        assert row["metrics"] == f"runs/{row['name']}/metrics.jsonl", row["metrics"]
+        assert row["curve"] is not None and row["curve"]["tokens"], row["name"]

@@ -297,7 +297,9 @@ def make_row(grid: Grid, spec: RunSpec, run_dir: Path, summary: TrainSummary, ev
     folder, its provenance (``provenance``: resolved config, code commit, data fingerprint) and its evaluation settings."""
     out_dir = Path(run_dir).parent.parent
     m = spec.model
-    metrics = str(summary.metrics or run_dir / "metrics.jsonl")
+    # the run folder's own log, never the path its summary recorded: in a copied sweep folder that path named the
+    # original's metrics.jsonl, whose curve became the copy's row (issue 30 round 14, A240, A241)
+    metrics = str(run_dir / "metrics.jsonl")
     tokens_per_s = summary.tokens_per_s
     if not tokens_per_s:  # resumed an already finished run: this session trained nothing
         tokens_per_s = _metrics_tokens_per_s(metrics)
