@@ -655,3 +655,19 @@ def test_one_source_named_twice_is_refused(capsys, tmp_path):
                      "--no-progress")
         assert "are one source named twice" in line, line
     assert not (tmp_path / "d").exists()
+
+
+def test_resume_auto_of_a_run_killed_before_its_first_checkpoint_starts_it_again_as_begun(capsys, run_copy):
+    """Round 14 (A247, A252): ``train --run-dir R --resume auto`` (no --config) of a run killed before its first
+    checkpoint built the default config and stopped on "model.vocab_size is null ... 'data/stdlib' has no meta.json".
+    The config.yaml train wrote when the run started is used, with a note."""
+    import shutil
+
+    from leviathan.cli import main
+
+    shutil.rmtree(run_copy / "checkpoints")  # as a kill -9 before the first save leaves it
+    capsys.readouterr()
+    assert main(["train", "--run-dir", str(run_copy), "--resume", "auto", "--quiet", "max_steps=2"]) == 0
+    err = capsys.readouterr().err
+    assert "no checkpoint in" in err and "starting the run again with the config.yaml it was started with" in err, err
+    assert (run_copy / "checkpoints").is_dir()

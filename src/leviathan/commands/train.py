@@ -107,11 +107,33 @@ def _config_source(args, run_dir: Path) -> str | None:
 
     step = latest_checkpoint(run_dir) if args.resume == "auto" else find_checkpoint(args.resume)
     if step is None:  # nothing to resume: a fresh start, as --resume auto promises
-        return None
+        return _started_config(run_dir, args)
     checked_step(step, ("config.yaml",))  # the file saved with the weights, not one edited or swapped in since
     read_step_config(step)  # a value that cannot be: named as this file's, with the way out
     saved = step / "config.yaml"
     print(f"note: no --config given: resuming with the checkpoint's own config ({saved})"
+          + (f", overrides on top ({' '.join(args.overrides)})" if args.overrides else ""), file=sys.stderr)
+    return str(saved)
+
+
+def _started_config(run_dir: Path, args) -> str | None:
+    """For ``--resume auto`` without ``--config`` on a run folder of train's that saved no checkpoint yet (stopped or
+    killed before its first one): the config.yaml train wrote when it started, so the run starts again as it was
+    begun; None (the defaults) for any other folder. The defaults' data path ended the restart of such a run in
+    "model.vocab_size is null ... 'data/stdlib' has no meta.json" (issue 30 round 14, A247, A252)."""
+    import sys
+
+    from ..ownership import read_marker
+
+    saved = run_dir / "config.yaml"
+    try:
+        marker = read_marker(run_dir) if run_dir.is_dir() else None
+    except Exception:  # noqa: BLE001 - a damaged marker is the folder claim's to name, later
+        marker = None
+    if marker is None or marker.verb != "train" or not saved.is_file():
+        return None
+    print(f"note: no --config given and no checkpoint in {str(run_dir)!r} yet: starting the run again with the "
+          f"config.yaml it was started with ({saved})"
           + (f", overrides on top ({' '.join(args.overrides)})" if args.overrides else ""), file=sys.stderr)
     return str(saved)
 
