@@ -671,3 +671,11 @@ def test_resume_auto_of_a_run_killed_before_its_first_checkpoint_starts_it_again
     err = capsys.readouterr().err
     assert "no checkpoint in" in err and "starting the run again with the config.yaml it was started with" in err, err
     assert (run_copy / "checkpoints").is_dir()
+
+
+def test_a_run_folder_given_to_prepare_as_its_corpus_is_named_as_a_run(capsys, finished_run, tmp_path):
+    """Round 14 (A117): ``prepare RUN --out X`` read the run's metrics.jsonl as a corpus and said "no 'text' field ...;
+    pass --text-field NAME", a fix that would make a corpus of metrics."""
+    line = fails(capsys, "prepare", finished_run, "--out", tmp_path / "x", "--tokenizer", "bpe:300", "--no-progress")
+    assert f"source '{finished_run}' is the output of `leviathan train`" in line and "not a corpus" in line, line
+    assert "--text-field" not in line and not (tmp_path / "x").exists()

@@ -549,6 +549,21 @@ def parse_hf_spec(spec: str) -> tuple[str, str | None, str]:
     return name, (config or None), split
 
 
+def _check_not_an_output(path: Path, spec: str) -> None:
+    """UserError for a folder another leviathan verb wrote (its marker says which), given as a corpus: a run folder was
+    read as text, and the line blamed its metrics.jsonl's missing 'text' field and offered --text-field (issue 30
+    round 14, A117). Its outputs are not text to train on."""
+    from ..ownership import read_marker
+
+    try:
+        marker = read_marker(path)
+    except UserError:
+        return  # a damaged marker: the folder's files are judged as they are
+    if marker is not None:
+        raise UserError(f"source {spec!r} is the output of `leviathan {marker.verb}` (its leviathan_output.json says "
+                        f"so), not a corpus; pass the text files or folder to prepare")
+
+
 def open_source(spec, *, text_field: str = "text", strict: bool = False,
                 extensions: Sequence[str] = DEFAULT_TEXT_EXTENSIONS, max_documents: int | None = None) -> Source:
     """A ``Source`` for ``spec``: a path (file, folder, glob), ``hf:...``, ``stdlib``, a Source, or a list."""
@@ -572,6 +587,7 @@ def open_source(spec, *, text_field: str = "text", strict: bool = False,
             name, config, split = parse_hf_spec(spec)
             src = HFDataset(name, config, split, text_field, strict=strict)
         elif path.is_dir():
+            _check_not_an_output(path, spec)
             files, skipped = _folder_files(path, extensions)
             if not files:
                 raise UserError(f"folder {spec} holds no readable files (looked for {', '.join(extensions[:6])}, "
