@@ -39,6 +39,12 @@ def stop_and_interrupt_signals() -> list[signal.Signals]:
 pending_stop: int | None = None
 
 
+# True in a process whose caller says a stop itself (a demo's worker): train's own stop lines ("SIGTERM received ...
+# (exit status 0)", "stopped by SIGTERM before the first step ...") are not printed, since the demo prints one line
+# for all its models; a stopped demo printed seven lines, one promising exit status 0 (issue 30 round 14, A56, A166).
+caller_says_stops = False
+
+
 def remember_stop(signum, frame) -> None:
     """A worker's handler outside ``train``: note the stop (train adopts it) instead of dying. A demo worker killed by a
     SIGTERM while it sent its result held the result queue's lock forever, and the other workers and the demo then

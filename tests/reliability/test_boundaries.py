@@ -766,6 +766,10 @@ def test_a_sigterm_to_a_demo_training_its_models_at_once_stops_them(data, tmp_pa
     assert status == 128 + stop and "Traceback" not in err and "resource_tracker" not in err, err
     assert f"stopped by {stop.name} before `leviathan demo` finished" in err
     assert "after it had finished: its work is complete" not in err, err
+    # round 14 (A56, A166): each worker added its own lines, one promising "exit status 0": one line for the demo
+    assert [line for line in err.splitlines() if line.strip()] == [line for line in err.splitlines()
+                                                                   if line.startswith("stopped by ")], err
+    assert err.count("stopped by ") == 1 and "received: finishing this step" not in err, err
     assert all(list((m.parent / "checkpoints").glob("step-*")) for m in metrics)  # each saved where it stopped
     deadline = time.time() + 30
     while time.time() < deadline:  # no worker outlives the demo

@@ -198,17 +198,21 @@ def _train_one(cfg, run_dir: str, threads: int) -> DemoRow:
 
     from ..train.loop import train
 
-    if multiprocessing.parent_process() is not None:  # a worker: outside train a stop is remembered, never fatal
-        from ..stop_signals import remember_stop, stop_and_interrupt_signals
+    from .. import stop_signals
 
-        for sig in stop_and_interrupt_signals():
-            signal.signal(sig, remember_stop)
+    if multiprocessing.parent_process() is not None:  # a worker: outside train a stop is remembered, never fatal
+        for sig in stop_signals.stop_and_interrupt_signals():
+            signal.signal(sig, stop_signals.remember_stop)
     torch.set_num_threads(threads)
     t = time.time()
     from ..train.checkpoint import resume_hint
 
-    with resume_hint("run the same `leviathan demo` command again"):  # the demo has no --resume (issue 30 round 7)
-        summary = train(cfg, run_dir, quiet=True)
+    says, stop_signals.caller_says_stops = stop_signals.caller_says_stops, True  # the demo prints one line for all
+    try:                                                                       # its models (round 14, A56, A166)
+        with resume_hint("run the same `leviathan demo` command again"):  # the demo has no --resume (round 7)
+            summary = train(cfg, run_dir, quiet=True)
+    finally:
+        stop_signals.caller_says_stops = says
     if summary.stopped:  # train took the signal, saved and returned: the demo stops too (a traceback formatting the
         from ..cli import Stopped  # missing loss before, issue 30 round 6)
 

@@ -154,7 +154,7 @@ def _session(cfg: RunConfig, run_dir: Path, resume: str | None, device: torch.de
             if D.any_rank(flag.signum is not None, info, device):
                 stopped = signal.Signals(flag.signum).name if flag.signum is not None else "SIGTERM"
                 saver.save_now(state)
-                out.notice(f"stopped by {stopped} at step {state.step}; checkpoint saved, {ckpt.RESUME_HINT.get()}")
+                _say_stop(out, f"stopped by {stopped} at step {state.step}; checkpoint saved, {ckpt.RESUME_HINT.get()}")
                 break
         if stopped == "SIGINT":
             raise ReportedInterrupt
@@ -428,6 +428,14 @@ def _write_summary(run_dir: Path, state: TrainState, speed: _Speed, wall_time_s:
 
 
 # ---- stopping -------------------------------------------------------------------------------------
+def _say_stop(out: "_Console", line: str) -> None:
+    """A stop's line, unless the caller says stops itself (``stop_signals.caller_says_stops``: a demo's worker)."""
+    from .. import stop_signals
+
+    if not stop_signals.caller_says_stops:
+        out.notice(line)
+
+
 def _stopped_before_first_step(flag: "_StopFlag", info: D.DistInfo, device: torch.device, out: "_Console",
                                state: TrainState, doing: str) -> bool:
     """Whether a SIGTERM / SIGINT arrived before this session's first step (every rank agrees); if so, say what it
@@ -436,10 +444,10 @@ def _stopped_before_first_step(flag: "_StopFlag", info: D.DistInfo, device: torc
         return False
     name = signal.Signals(flag.signum).name if flag.signum is not None else "SIGTERM"
     where = f"the run stays at its step-{state.step} checkpoint" if state.step else "the run has not started"
-    out.notice(f"stopped by {name} before the first step of this session (while {doing}): nothing was trained and no "
-               f"checkpoint was written; {where}; " + ("run the same command (with --resume auto) to go on"
-                                                         if ckpt.RESUME_HINT.get() == ckpt.TRAIN_RESUME_HINT
-                                                         else ckpt.RESUME_HINT.get()))
+    how = ("run the same command (with --resume auto) to go on" if ckpt.RESUME_HINT.get() == ckpt.TRAIN_RESUME_HINT
+           else ckpt.RESUME_HINT.get())
+    _say_stop(out, f"stopped by {name} before the first step of this session (while {doing}): nothing was trained "
+                   f"and no checkpoint was written; {where}; {how}")
     if name == "SIGINT":
         raise ReportedInterrupt
     return True
@@ -463,6 +471,10 @@ class _StopFlag:
         if signum == signal.SIGINT and self.signum == signal.SIGINT:
             raise KeyboardInterrupt  # second Ctrl-C: stop now
         self.signum = signum
+        from .. import stop_signals
+
+        if stop_signals.caller_says_stops:
+            return
         name = signal.Signals(signum).name
         print(f"\n{name} received: finishing this step, saving a checkpoint, then stopping "
               f"({'press Ctrl-C again to stop at once' if signum == signal.SIGINT else 'exit status 0'})",
