@@ -393,7 +393,7 @@ def test_disk_full_during_a_checkpoint_write(capsys, data, run_copy, monkeypatch
     monkeypatch.setattr(ckpt, "save_file", half_then_full)
     before = tree_hashes(run_copy / "checkpoints")
     line = fails(capsys, *resume(run_copy, data, max_steps=8))
-    assert line.startswith("error: could not save the checkpoint of step 6 ('")
+    assert line.startswith(f"error: could not save the checkpoint of step 6 of run '{run_copy}' ('")
     assert "no space left on device (the disk is full); free disk space (delete old runs or checkpoints, or lower " \
            "keep_last) or write to another disk (--run-dir / --out))" in line
     assert f"the last complete checkpoint '{run_copy / 'checkpoints' / 'step-00000004'}' is intact" in line

@@ -104,7 +104,7 @@ def test_full_disk_at_each_checkpoint_write(capsys, data, run_copy, monkeypatch,
     before = tree_hashes(run_copy / "checkpoints")
     site(monkeypatch, data)
     line = fails(capsys, *resume(run_copy, data, max_steps=6))
-    assert line.startswith("error: could not save the checkpoint of step 6 (")
+    assert line.startswith("error: could not save the checkpoint of step 6 of run '")
     assert FULL in line and line.endswith("after making room, continue with --resume auto")
     assert tree_hashes(run_copy / "checkpoints") == before  # no .tmp-*, no step-6, the others untouched
     assert ckpt.latest_checkpoint(run_copy).name == "step-00000004"

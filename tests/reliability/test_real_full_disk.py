@@ -69,7 +69,7 @@ def test_a_checkpoint_that_does_not_fit(data, finished_run, small_disk):
     proc = cli(["train", *run_overrides(data, max_steps=6), "--run-dir", run, "--resume", "auto", "--quiet"])
     assert proc.returncode == 2, proc.stderr
     line = [x for x in proc.stderr.splitlines() if x.startswith("error:")]
-    assert len(line) == 1 and line[0].startswith("error: could not save the checkpoint of step 6 ("), proc.stderr
+    assert len(line) == 1 and line[0].startswith("error: could not save the checkpoint of step 6 of run '"), proc.stderr
     assert FULL in line[0]
     assert tree_hashes(run / "checkpoints") == before  # no half-written step-6, no temporary folder
     assert ckpt.latest_checkpoint(run).name == "step-00000004"

@@ -212,8 +212,9 @@ def save_checkpoint(run_dir: Path, parts: StepParts, keep_last: int | None = Non
             raise
         latest = latest_checkpoint(run_dir)
         kept = f"the last complete checkpoint {str(latest)!r} is intact" if latest else "no earlier checkpoint exists"
-        raise UserError(f"could not save the checkpoint of step {step} ({message}); {kept}; after making room, "
-                        f"{RESUME_HINT.get()}") from e
+        # the run folder named: a sweep's line said which step, not which of its runs (issue 30 round 14, A136)
+        raise UserError(f"could not save the checkpoint of step {step} of run {str(run_dir)!r} ({message}); {kept}; "
+                        f"after making room, {RESUME_HINT.get()}") from e
     if old is not None:
         _carry_users_files(old, final, step)
         if (problem := remove_tree(old)) is not None:
