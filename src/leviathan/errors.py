@@ -56,7 +56,8 @@ _STORAGE_ERRORS = {
 # verb -> the option that chooses where it writes, named in a storage error's fix (None: the verb writes no output);
 # every verb's line named "--run-dir / --out", and `export` has neither (issue 30 round 14, A52, A58)
 OUTPUT_OPTIONS = {"train": "--run-dir", "demo": "--run-dir", "sweep": "--out", "prepare": "--out", "report": "--out",
-                  "lm-eval": "--out", "analyze": "--out / --dest", "bench": "--json", "export": "export's OUT_DIR argument",
+                  "lm-eval": "--out", "analyze": "--out / --dest", "bench": "--json / --cache-dir",
+                  "export": "export's OUT_DIR argument",
                   "collect_results": "--dest", "eval": None, "generate": None, "params": None}
 _GENERIC_OPTION = "(--run-dir / --out)"
 _RUNS_HINT = " (delete old runs or checkpoints, or lower keep_last)"  # only verbs that write checkpoints

@@ -491,12 +491,17 @@ def test_second_ctrl_c_during_the_checkpoint_write(capsys, data, run_copy, monke
     assert ckpt.latest_checkpoint(run_copy).name == "step-00000004"
 
 
-def test_a_file_of_the_run_given_as_the_checkpoint_names_the_folder_to_pass(capsys, finished_run):
+def test_a_file_of_the_run_given_as_the_checkpoint_names_the_folder_to_pass(capsys, finished_run, tmp_path):
     """Round 8 (N5): ``eval RUN/config.yaml`` said the file "holds no complete checkpoint (expected
     checkpoints/step-XXXXXXXX folders)"."""
     line = fails(capsys, "eval", finished_run / "config.yaml")
     assert f"checkpoint '{finished_run / 'config.yaml'}' is a file, not a folder; pass the run folder " \
            f"('{finished_run}')" in line
+    text = tmp_path / "corpus" / "b0.txt"  # round 14 (B235, B371): a text file's folder was offered as the run
+    text.parent.mkdir()
+    text.write_text("some text\n")
+    line = fails(capsys, "generate", text, "--prompt", "The")
+    assert "pass a run folder (as `leviathan train` writes)" in line and f"'{text.parent}'" not in line, line
 
 
 def test_a_data_or_sweep_folder_given_as_the_checkpoint_is_named_for_what_it_is(capsys, data, tmp_path):

@@ -32,8 +32,11 @@ def find_checkpoint(path: str | os.PathLike) -> Path:
                             f" pass a complete step folder or the run folder to use its latest complete step")
         return path
     if not path.is_dir():  # a file of the run (round 8: config.yaml "holds no complete checkpoint")
-        raise UserError(f"checkpoint {str(path)!r} is a file, not a folder; pass the run folder ({str(path.parent)!r}) "
-                        f"or one of its checkpoints/step-XXXXXXXX folders")
+        parent = path.parent  # named only when it is a run folder: a text file's folder was offered (round 14, B235)
+        run = (parent / CHECKPOINTS).is_dir() or (parent / "config.yaml").is_file() and (parent / "metrics.jsonl").exists()
+        raise UserError(f"checkpoint {str(path)!r} is a file, not a folder; pass "
+                        + (f"the run folder ({str(parent)!r})" if run else "a run folder (as `leviathan train` writes)")
+                        + " or one of its checkpoints/step-XXXXXXXX folders")
     run_dir = path.parent if path.name == CHECKPOINTS else path
     refuse_damaged_newest(run_dir, f"use {str(path)!r}")  # never an older step in place of a damaged newest one
     latest = latest_checkpoint(run_dir)
