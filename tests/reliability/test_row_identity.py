@@ -792,3 +792,16 @@ def test_a_copied_sweep_folder_reads_its_own_runs_metrics(capsys, data, sweep_co
     for row in rows:
         assert row["metrics"] == f"runs/{row['name']}/metrics.jsonl", row["metrics"]
         assert row["curve"] is not None and row["curve"]["tokens"], row["name"]
+
+
+@pytest.mark.parametrize("sets, words", [
+    ({"w": {"text": "/nonexistent/wiki.txt"}}, "eval set 'w': /nonexistent/wiki.txt not found"),
+    ({"val": {"split": "nope"}}, "has no split 'nope'"),
+], ids=["missing-text", "missing-split"])
+def test_a_grids_eval_set_that_cannot_be_read_is_refused_before_any_training(capsys, data, tmp_path, sets, words):
+    """Round 14 (B272-B274): an eval set whose text file is missing or whose split the data lacks was named only after
+    a run had trained (and its checkpoint was written)."""
+    out = tmp_path / "sweep"
+    line = fails(capsys, "sweep", "--grid", grid_file(tmp_path, data, sets=sets), "--out", out)
+    assert words in line, line
+    assert not (out / "runs").exists()

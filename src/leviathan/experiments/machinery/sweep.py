@@ -185,6 +185,15 @@ class EvalData:
         return self._sets[es.name]
 
 
+def check_eval_sets(grid: Grid, root: str | os.PathLike | None) -> None:
+    """UserError for the first eval set of ``grid`` that cannot be read (its text file missing or not text, its split
+    not in the data) and for missing bucket counts; an optional set that is missing is left to the evaluation's note."""
+    eval_data = EvalData(grid, data_root(root))
+    for es in grid.eval_sets:
+        eval_data.stream(es)
+    eval_data.buckets()
+
+
 @dataclass
 class RunEvaluation:
     """A finished run's evaluation: per eval set its loss, perplexity and bits per byte, its losses per
@@ -483,6 +492,9 @@ def run_sweep(grid: Grid, out_dir: str | os.PathLike, options: SweepOptions = Sw
         # after both, naming neither the grid nor the run)
         configs = {spec.name: _run_config_of(grid, spec) for spec in todo}
         check_run_folders_against_grid(out_dir, configs, TRAIN_SUMMARY)  # round 11 (R24, R155, R186, R187)
+        if todo and not o.skip_eval:  # every eval set read once before any training: a missing text file, one that
+            check_eval_sets(grid, o.root)  # is not text, or a split the data lacks was named only after a run had
+            # trained (issue 30 round 14, B272-B274)
         if todo and results.exists() and not os.access(results, os.W_OK):  # learnt only after hours of training
             raise UserError(f"{str(results)!r} cannot be written (read-only or immutable), so the rows of the runs "
                             f"this sweep trains would be lost; make it writable (chmod u+w, chattr -i) or sweep into "
