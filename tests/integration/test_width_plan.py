@@ -101,6 +101,7 @@ def test_sharded_plan_runs_the_stages_and_picks_like_one_machine(tmp_path, monke
     trainer = FakeTrainer()
     monkeypatch.setattr(loop, "train", trainer)
     monkeypatch.setattr(sweep_module, "evaluate_run", fake_eval)
+    monkeypatch.setattr(sweep_module, "check_eval_sets", lambda grid, root: None)  # the fake evaluation reads no data
     monkeypatch.setattr(sweep_module, "build_run_config", lambda grid, spec: grid.run_overrides(spec))
     main_file, lr_file = tiny_plan(tmp_path, tmp_path / "nodata", {"max_steps": 2},
                                    {"preset": "cpu-tiny", "num_attention_heads": 2})

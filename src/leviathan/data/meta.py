@@ -113,9 +113,9 @@ def read_meta(data_dir: str | os.PathLike, fix: str | None = None) -> PreparedMe
     shown = raw.get("format") if isinstance(raw, dict) else "?"
     if not isinstance(raw, dict) or isinstance(shown, bool) or shown != FORMAT:  # round 8: "format 1, expected 1"
         raise UserError(f"{p} is not a leviathan data dir meta.json (format {shown!r}, expected {FORMAT}); {fix}")
-    missing = [k for k in _REQUIRED if k not in raw]
-    if missing:
-        raise UserError(f"{p} lacks {', '.join(missing)}; it was not written by leviathan prepare; {fix}")
+    lacking = [k for k in _REQUIRED if k not in raw]  # not `missing`: that name is the function above's message
+    if lacking:
+        raise UserError(f"{p} lacks {', '.join(lacking)}; it was not written by leviathan prepare; {fix}")
     if raw["dtype"] not in ("uint16", "uint32"):
         raise UserError(f"{p}: dtype {raw['dtype']!r} is not uint16 or uint32; {fix}")
     _Checker(p, fix).fields(raw)
