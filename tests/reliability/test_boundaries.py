@@ -353,6 +353,20 @@ def test_adoptions_fit_refuses_what_is_not_counts_or_ids_and_takes_numpy_numbers
         from_native("x")
 
 
+@pytest.mark.parametrize("scale", [float("nan"), -1.0, 0.0, True, "2"], ids=["nan", "negative", "zero", "bool", "text"])
+def test_an_adopted_generators_output_scale_is_a_positive_number(scale):
+    """Round 14 (B256, B257): an adopted config.json whose leviathan_generator.output_scale was edited to NaN loaded a
+    model whose every embedding was NaN, and -1 one that flipped them, without a word."""
+    from leviathan.errors import UserError
+    from leviathan.hf.adoption import ScaledLeviathanGenerator
+
+    with pytest.raises(UserError, match="output_scale must be a finite number > 0"):
+        ScaledLeviathanGenerator(vocab_size=300, hidden_size=16, seed_dim=8, modes=2, knots=8, rank=4,
+                                 output_scale=scale)
+    assert ScaledLeviathanGenerator(vocab_size=300, hidden_size=16, seed_dim=8, modes=2, knots=8, rank=4,
+                                    output_scale=25.25).output_scale == 25.25
+
+
 def test_an_export_under_a_file_is_one_error_from_the_python_api(tmp_path):
     """Round 14 (B259, B365): ``to_plain_llama(model, 'afile/x')`` and ``bake_adopted`` ended in mkdir's bare
     FileExistsError."""

@@ -47,6 +47,7 @@ import copy
 import functools
 import inspect
 import json
+import math
 import os
 import re
 from pathlib import Path
@@ -82,7 +83,14 @@ class ScaledLeviathanGenerator(LeviathanGenerator):
 
     def __init__(self, *args: Any, output_scale: float, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
-        self.output_scale = float(output_scale)
+        scale = output_scale
+        # a table's scale is a positive finite number (Gemma's sqrt(hidden)): an adopted config.json edited to NaN
+        # loaded a model whose every embedding was NaN, and -1 one that flipped them (issue 30 round 14, B256, B257)
+        if isinstance(scale, bool) or not isinstance(scale, (int, float)) or not math.isfinite(scale) or scale <= 0:
+            raise UserError(f"output_scale must be a finite number > 0 (the scale the original model applied to its "
+                            f"table, e.g. sqrt(hidden_size) for Gemma), got {scale!r:.40}; config.json's "
+                            f"leviathan_generator was edited or damaged: adopt the model again")
+        self.output_scale = float(scale)
 
     def forward(self, input_ids: torch.Tensor) -> torch.Tensor:
         out = super().forward(input_ids)  # (..., D)
