@@ -197,3 +197,14 @@ def test_eval_json_of_a_diverged_run_is_valid_json_and_text_excludes_data(capsys
     text.write_text("some text to score\n")
     line = fails(capsys, "eval", finished_run, "--text", text, "--data", data)
     assert "--text scores a text file, --data / --split a prepared split: give one of the two" in line
+
+
+def test_more_frequency_buckets_than_the_counts_can_fill_are_named():
+    """Round 14 (B292, B298): ``analyze embeddings RUN --buckets 1000`` over 137 seen ids printed 897 empty buckets,
+    and ``analyze frequency --buckets 500`` 402, without a word."""
+    import numpy as np
+
+    from leviathan.eval.frequency import make_buckets
+
+    with pytest.warns(UserWarning, match="493 of the 500 frequency buckets hold no ids .* 6 distinct values"):
+        make_buckets(np.array([0, 1, 2, 3, 5, 8, 13] * 10), 500)
