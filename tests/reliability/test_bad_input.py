@@ -684,3 +684,16 @@ def test_a_run_folder_given_to_prepare_as_its_corpus_is_named_as_a_run(capsys, f
     line = fails(capsys, "prepare", finished_run, "--out", tmp_path / "x", "--tokenizer", "bpe:300", "--no-progress")
     assert f"source '{finished_run}' is the output of `leviathan train`" in line and "not a corpus" in line, line
     assert "--text-field" not in line and not (tmp_path / "x").exists()
+
+
+def test_a_json_record_cut_off_is_counted_aloud_by_prepare(capsys, tmp_path):
+    """Round 14 (B208): a JSONL corpus whose last record was cut off was prepared without it and without a word (only
+    meta.json's source_stats counted it)."""
+    from leviathan.cli import main
+
+    corpus = tmp_path / "c.jsonl"
+    corpus.write_text('{"text": "the cat sat on the mat"}\n{"text": "the dog')
+    assert main(["prepare", str(corpus), "--out", str(tmp_path / "d"), "--tokenizer", "bpe:300", "--val-fraction",
+                 "0", "--no-progress"]) == 0
+    err = capsys.readouterr().err
+    assert "1 JSON record(s) skipped (not valid JSON, or a null text; --strict refuses them)" in err, err

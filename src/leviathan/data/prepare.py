@@ -574,7 +574,10 @@ def _prepare_into(job: _Job) -> dict:
             f"{job.num_workers} thread(s)" + (f"; {stats.decode_errors} invalid UTF-8 sequences replaced in "
                                               f"{len(stats.files_with_decode_errors)} file(s)"
                                               if stats.decode_errors else "")
-            + ("; no document hashed into validation, moved the smallest-hash one" if fallback else ""))
+            + ("; no document hashed into validation, moved the smallest-hash one" if fallback else "")
+            # a JSON line cut off or unreadable was dropped without a word, counted only in meta.json (round 14, B208)
+            + (f"; {stats.skipped_records:,} JSON record(s) skipped (not valid JSON, or a null text; --strict refuses "
+               f"them)" if stats.skipped_records else ""))
     return meta
 
 
