@@ -208,3 +208,13 @@ def test_more_frequency_buckets_than_the_counts_can_fill_are_named():
 
     with pytest.warns(UserWarning, match="493 of the 500 frequency buckets hold no ids .* 6 distinct values"):
         make_buckets(np.array([0, 1, 2, 3, 5, 8, 13] * 10), 500)
+
+
+def test_a_results_path_that_is_not_there_or_a_folder_is_named_as_such(capsys, tmp_path):
+    """Round 14 (B180, B310): ``report DIR`` whose results.jsonl is a folder, and ``report ... --lr-sweep NONEXIST``,
+    said "no result rows in ..." (the file, or the folder, is not there at all)."""
+    (tmp_path / "rin" / "results.jsonl").mkdir(parents=True)
+    line = fails(capsys, "report", tmp_path / "rin", "--out", tmp_path / "r")
+    assert f"'{tmp_path / 'rin' / 'results.jsonl'}' is a folder, not the results file" in line, line
+    line = fails(capsys, "report", tmp_path / "nonexist", "--out", tmp_path / "r")
+    assert f"results '{tmp_path / 'nonexist'}' does not exist" in line, line

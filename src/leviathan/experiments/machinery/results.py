@@ -689,8 +689,13 @@ def load_results(path: str | os.PathLike, report=None) -> list[ResultRow]:
     """Like ``read_results`` (``report`` receives its warnings and notes) but a missing or empty file is an error
     naming the fix."""
     rows = read_results(path, report)
-    if not rows and dead_link(path) is not None:
+    if not rows and (dead_link(path) is not None or not os.path.lexists(path)):  # a folder that is not there was
+        # "no result rows in 'nonexist'" (issue 30 round 14, B310)
         raise UserError(f"results {str(path)!r} {missing(path)}; pass a sweep output dir or its results.jsonl")
+    file = Path(path) / RESULTS if Path(path).is_dir() else None
+    if not rows and file is not None and file.is_dir():  # round 14 (B180): a folder named results.jsonl
+        raise UserError(f"{str(file)!r} is a folder, not the results file `leviathan sweep` writes; pass a sweep "
+                        f"output dir that holds its results.jsonl")
     if not rows:
         raise UserError(f"no result rows in {str(path)!r}; pass a sweep output dir or its results.jsonl "
                         f"(written by `leviathan sweep`)")
