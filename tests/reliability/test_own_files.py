@@ -645,3 +645,13 @@ def test_no_output_is_made_inside_a_demos_folder_but_its_arms_may_be_resumed(dat
         assert f"lies inside '{demo}', the output of `leviathan demo`" in line and flag in line, (argv, line)
     assert tree_hashes(demo) == before
     check_not_inside(demo / "leviathan", "--run-dir", ("train", "prepare", "export"))  # an arm: no error
+
+
+def test_bench_cache_dir_is_never_another_verbs_output(data, tmp_path):
+    """Round 14 (A144): ``bench --cache-dir DATA`` wrote its BPE folder inside a prepared data folder (while ``--json``
+    inside one was refused)."""
+    before = tree_hashes(data)
+    for folder, words in ((data, "is the output of `leviathan prepare`"), (data / "sub", "lies inside")):
+        line = cli_error(["bench", "--quick", "--only", "modes", "--cache-dir", folder])
+        assert f"--cache-dir '{folder}' {words}" in line, line
+    assert tree_hashes(data) == before

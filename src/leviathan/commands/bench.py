@@ -21,7 +21,7 @@ from ..bench import (CONFIGS, DEFAULT_SECTIONS, EXPERIMENT_CONFIGS, SECTIONS, WI
                      default_cache_dir, format_report, run_benchmark)
 from ..errors import UserError
 from ..io import atomic_write_text, check_writable
-from ..ownership import CONTAINERS, check_not_inside, check_not_special
+from ..ownership import CONTAINERS, MARKER, check_not_inside, check_not_special, read_marker
 from .values import non_negative_int, positive_int, thread_count
 
 
@@ -62,6 +62,8 @@ def run(args) -> int:
         raise UserError(f"--warmup must be >= 0, got {args.warmup}")
     if args.json_out:
         _check_json_target(Path(args.json_out))  # before minutes of timing, not after
+    if args.cache_dir:  # its BPE folder was written inside a data folder (issue 30 round 14, A144)
+        _check_cache_dir(Path(args.cache_dir))
     sections = _split(args.only) if args.only else DEFAULT_SECTIONS
     opts = BenchOptions(configs=configs, sections=sections, quick=args.quick,
                         repeats=args.repeats, warmup=args.warmup, threads=args.threads,
@@ -73,6 +75,16 @@ def run(args) -> int:
     if args.json_out:
         atomic_write_text(args.json_out, json.dumps(result, indent=2) + "\n")
     return 0
+
+
+def _check_cache_dir(path: Path) -> None:
+    """UserError when --cache-dir is, or lies inside, another verb's output (the BPE folder it writes would be mixed
+    into a data folder, an export or a run)."""
+    marker = read_marker(path) if path.is_dir() else None
+    if marker is not None:
+        raise UserError(f"--cache-dir {str(path)!r} is the output of `leviathan {marker.verb}` (its {MARKER} says so): "
+                        f"the benchmark's BPE would be mixed into it; choose another --cache-dir")
+    check_not_inside(path, "--cache-dir", ("prepare", "export", "train", "demo"), within=CONTAINERS)
 
 
 def _check_json_target(path: Path) -> None:
