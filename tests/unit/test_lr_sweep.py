@@ -55,3 +55,14 @@ def test_analyze_lr_prints_the_table_and_the_picks(tmp_path, capsys):
     assert "| dense_tied | 5.0000 | **4.8000** | 0.003 (upper edge of the lrs tried) |" in out
     assert main(["analyze", "lr", str(tmp_path), "--json"]) == 0
     assert json.loads(capsys.readouterr().out)["leviathan"] == {"losses": {"0.001": 4.7}, "lr": 0.001, "edge": None}
+
+
+def test_analyze_lr_refuses_rows_with_one_learning_rate_per_arm(tmp_path, capsys):
+    """Issue 30 round 14 (B336): a main grid's rows (one lr per arm) were shown as a pre-sweep, "picked" for each."""
+    from leviathan.cli import main
+    from leviathan.experiments.machinery.results import append_result
+
+    for variant, lr, loss in (("dense_tied", 3e-3, 5.0), ("leviathan", 3e-3, 4.7)):
+        append_result(tmp_path / "results.jsonl", row(variant, lr, loss))
+    assert main(["analyze", "lr", str(tmp_path)]) == 2
+    assert "hold one learning rate per arm, so there is nothing to pick" in capsys.readouterr().err

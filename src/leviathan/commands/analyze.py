@@ -141,9 +141,15 @@ def run(args) -> int:
 
 
 def _lr(args) -> int:
+    from ..errors import UserError
     from ..experiments.method.lr_sweep import pick_learning_rates, render_lr_sweep
 
     choices = pick_learning_rates(_rows(args), args.eval_set)
+    # a main grid's rows: "picked 0.003" for every arm, exit 0 (issue 30 round 14, B336)
+    if choices and all(len(c.losses) < 2 for c in choices.values()):
+        raise UserError(f"the rows of {args.results!r} hold one learning rate per arm, so there is nothing to pick: "
+                        f"they are not a learning-rate pre-sweep; pass the pre-sweep's folder "
+                        f"(runs/GRID/presweep, written by `leviathan sweep --presweep`)")
     if args.json:
         _dump(choices)
         return 0
