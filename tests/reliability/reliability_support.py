@@ -140,8 +140,11 @@ def refingerprint(step: Path) -> None:
 def refingerprint_data(data: Path) -> None:
     """Rewrite a data folder's meta.json to record its files as they are now (see ``refingerprint``)."""
     from leviathan.data.companions import file_digests
+    from leviathan.data.meta_digest import DIGESTS, field_digests
 
     path = Path(data) / "meta.json"
     meta = json.loads(path.read_text())
     meta["files"] = file_digests(data)
+    if DIGESTS in meta:  # its own fields too (round 14): a folder edited as a whole, so deeper checks are tested
+        meta[DIGESTS] = field_digests(meta)
     path.write_text(json.dumps(meta))

@@ -19,6 +19,7 @@ import pytest
 
 from leviathan.cli import main
 from leviathan.config import dump_yaml
+from leviathan.data.meta_digest import field_digests
 from leviathan.experiments.machinery.grid import load_grid
 from leviathan.experiments.machinery.results import read_results
 from leviathan.experiments.machinery import sweep as sweep_module
@@ -47,7 +48,9 @@ def test_meta_json_that_contradicts_the_tokenizer_is_refused(capsys, data, tmp_p
     copy = tmp_path / "data"
     shutil.copytree(data, copy)
     meta = json.loads((copy / "meta.json").read_text())
-    (copy / "meta.json").write_text(json.dumps({**meta, key: value}))
+    edited = {**meta, key: value}
+    edited["field_digests"] = field_digests(edited)  # edited as a whole: the tokenizer check answers (round 14)
+    (copy / "meta.json").write_text(json.dumps(edited))
     line = fails(capsys, "train", *run_overrides(copy), "--run-dir", tmp_path / "run", "--quiet")
     assert f"meta.json says {key} {value} but the tokenizer of {str(copy)!r} has {key} {meta[key]}" in line
     assert "restore it, or re-run `leviathan prepare SOURCE --out" in line

@@ -16,6 +16,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+from leviathan.cli import main
 from leviathan.experiments.machinery.embedding_files import content_sha256
 
 sys.path.insert(0, str(Path(__file__).parent))
@@ -28,8 +29,14 @@ NEWEST = "checkpoints/step-00000004/state.json"
 
 
 def _edit(path: Path, change) -> None:
+    """Edit a JSON sidecar; a meta.json's own field digests are rewritten too (round 14, A25: a folder edited as a
+    whole), so the deeper check each test is about is the one that answers."""
+    from leviathan.data.meta_digest import DIGESTS, field_digests
+
     state = json.loads(path.read_text())
     change(state)
+    if path.name == "meta.json" and DIGESTS in state:
+        state[DIGESTS] = field_digests(state)
     path.write_text(json.dumps(state))
 
 
@@ -152,6 +159,27 @@ def test_a_bad_number_in_meta_json(capsys, data_copy, tmp_path, field, value, sh
     assert not (tmp_path / "run").exists()
 
 
+@pytest.mark.parametrize("scale", [10, 0.35], ids=["A25-ten-times", "A26-a-third"])
+def test_a_byte_count_of_meta_json_edited_within_its_range_is_refused_by_eval(capsys, finished_run, data_copy, scale):
+    """Round 14 (A25, A26): ``splits.val.bytes`` edited to 10x (or about a third of) what prepare counted passed the
+    range checks and changed eval's bits per byte without a word (5.27 read as 0.53 or 15.04). meta.json records a
+    digest of each of its fields as prepare wrote them: the edit is one error naming the file, the field and the fix;
+    a meta.json of before (no digests) still reads."""
+    meta_path = data_copy / "meta.json"
+    pristine = json.loads(meta_path.read_text())
+    assert "field_digests" in pristine
+    meta = json.loads(json.dumps(pristine))
+    meta["splits"]["val"]["bytes"] = int(meta["splits"]["val"]["bytes"] * scale)
+    meta_path.write_text(json.dumps(meta, indent=2))
+    line = fails(capsys, "eval", finished_run, "--data", data_copy)
+    assert f"{meta_path}: field 'splits' is not the value prepare wrote" in line, line
+    assert f"prepare the data again (leviathan prepare SOURCE --out {data_copy} --overwrite)" in line, line
+    meta.pop("field_digests")  # prepared before round 14: read as before
+    meta["splits"]["val"]["bytes"] = pristine["splits"]["val"]["bytes"]
+    meta_path.write_text(json.dumps(meta, indent=2))
+    assert main(["eval", str(finished_run), "--data", str(data_copy)]) == 0
+
+
 @pytest.mark.parametrize("damage, shown", [
     (lambda f: f[:-1], "expected 300 integer counts"),
     (lambda f: f.astype(np.float64), "expected 300 integer counts"),
@@ -163,6 +191,7 @@ def test_a_damaged_train_freq_is_refused(capsys, finished_run, data_copy, damage
     np.save(path, damage(freq))
     meta = json.loads((data_copy / "meta.json").read_text())
     meta.pop("files", None)  # the digest would catch it first: check the content rules themselves
+    meta.pop("field_digests", None)  # and so would meta.json's own (round 14)
     (data_copy / "meta.json").write_text(json.dumps(meta))
     line = fails(capsys, "analyze", "frequency", "--runs", finished_run, "--data", data_copy)
     assert shown in line, line
