@@ -66,6 +66,11 @@ def test_two_process_ddp_matches_single_process(tmp_path):
     wb = load_file(str(ddp / "checkpoints" / ckpt.step_name(STEPS) / "model.safetensors"))
     for k in wa:
         torch.testing.assert_close(wb[k], wa[k], rtol=1e-4, atol=1e-5)
+    # round 14 (A11, A19): the global loader position of 2 ranks x micro steps read back as the tokens trained
+    from leviathan.checkpoint.state import read_step_state
+
+    state = read_step_state(ddp / "checkpoints" / ckpt.step_name(STEPS))
+    assert state.world_size == 2 and state.tokens == state.loader["position"] * state.loader["seq_len"]
     versions = (ddp / "versions.json").read_text()
     assert '"world_size": 2' in versions
     shutil.rmtree(tmp_path / "corpus", ignore_errors=True)

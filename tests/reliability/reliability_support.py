@@ -140,8 +140,23 @@ def refingerprint(step: Path) -> None:
 def refingerprint_data(data: Path) -> None:
     """Rewrite a data folder's meta.json to record its files as they are now (see ``refingerprint``)."""
     from leviathan.data.companions import file_digests
+    from leviathan.data.meta_digest import DIGESTS, field_digests
 
     path = Path(data) / "meta.json"
     meta = json.loads(path.read_text())
     meta["files"] = file_digests(data)
+    if DIGESTS in meta:  # its own fields too (round 14): a folder edited as a whole, so deeper checks are tested
+        meta[DIGESTS] = field_digests(meta)
     path.write_text(json.dumps(meta))
+
+
+def damage_beyond_use(step: Path) -> int:
+    """Make a step folder one a resume passes over with a note (``checkpoint.damage``: a file missing and its weights
+    unreadable), so ``--resume auto`` goes on from the previous step and saves this step again over it: since round
+    14 (A179) the one way to reach that save, as resuming an older step while a newer complete one exists is refused.
+    Returns the bytes it freed."""
+    step = Path(step)
+    freed = (step / "optimizer.pt").stat().st_size + (step / "model.safetensors").stat().st_size - 16
+    (step / "optimizer.pt").unlink()
+    (step / "model.safetensors").write_bytes(b"not safetensors")
+    return freed

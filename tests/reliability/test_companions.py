@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import math
 import re
 import shutil
 import sys
@@ -313,7 +314,7 @@ def test_an_export_card_quotes_only_the_metrics_of_its_own_checkpoint(finished_r
     rows = [json.loads(line) for line in (run / "metrics.jsonl").read_text().splitlines()]
     for row in rows:  # another run's file: the same steps and tokens, other training times and losses
         row.update({"time_s": row["time_s"] * 1.5} if "time_s" in row else {})
-        row.update({"val_loss": 3.1234, "val_ppl": 22.73} if "val_loss" in row else {})
+        row.update({"val_loss": 3.1234, "val_ppl": math.exp(3.1234)} if "val_loss" in row else {})  # consistent
     (run / "metrics.jsonl").write_text("".join(json.dumps(r) + "\n" for r in rows))
     assert main(["export", str(run), str(tmp_path / "swapped")]) == 0
     card = (tmp_path / "swapped" / "README.md").read_text()
@@ -393,6 +394,37 @@ def test_an_export_card_quotes_no_impossible_validation(capsys, finished_run, tm
     assert f"metrics.jsonl:{last + 1}: line {last + 1} has val_loss -1.0, not a loss >= 0; skipped" in err, err
     card = (tmp_path / "e" / "README.md").read_text()
     assert "-1.0000" not in card and "0.37" not in card and "Not evaluated at this step" in card
+
+
+def test_an_export_card_quotes_no_validation_whose_loss_and_perplexity_contradict(capsys, finished_run, tmp_path):
+    """Round 14 (A130): the last validation line of metrics.jsonl edited to loss 0.1 with its perplexity 237.09 kept
+    was quoted on the export's card ("loss 0.1000 nats, perplexity 237.09"). A perplexity is exp(loss), written from
+    one number: a line where they differ is skipped with a warning naming it, the card quotes nothing; a consistent
+    edit (A131) is what the log says, and quoted."""
+    import math
+
+    from leviathan.cli import main
+
+    run = Path(shutil.copytree(finished_run, tmp_path / "run"))
+    lines = (run / "metrics.jsonl").read_text().splitlines()
+    last = max(i for i, line in enumerate(lines) if "val_loss" in json.loads(line))
+    row = json.loads(lines[last])
+    ppl = row["val_ppl"]
+    for loss, card_says in ((0.1, None), (0.1, "loss 0.1000 nats, perplexity 1.11")):
+        row.update(val_loss=loss, val_ppl=ppl if card_says is None else math.exp(loss))
+        lines[last] = json.dumps(row)
+        (run / "metrics.jsonl").write_text("\n".join(lines) + "\n")
+        capsys.readouterr()
+        out = tmp_path / ("e" if card_says is None else "f")
+        assert main(["export", str(run), str(out)]) == 0
+        err = capsys.readouterr().err
+        card = (out / "README.md").read_text()
+        if card_says is None:
+            assert (f"metrics.jsonl:{last + 1}: line {last + 1} has val_ppl {ppl!r}, not exp(val_loss) = 1.10517 "
+                    f"(fields edited apart); skipped") in err, err
+            assert "0.1000" not in card and "Not evaluated at this step" in card
+        else:
+            assert "val_ppl" not in err and card_says in card, err
 
 
 def test_lm_eval_on_a_folder_whose_tokenizer_has_no_end_of_text_token_is_one_error(tmp_path, finished_run):

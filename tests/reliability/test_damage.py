@@ -19,6 +19,7 @@ import pytest
 
 from leviathan.cli import main
 from leviathan.config import dump_yaml
+from leviathan.data.meta_digest import field_digests
 from leviathan.experiments.machinery.grid import load_grid
 from leviathan.experiments.machinery.results import read_results
 from leviathan.experiments.machinery import sweep as sweep_module
@@ -47,7 +48,9 @@ def test_meta_json_that_contradicts_the_tokenizer_is_refused(capsys, data, tmp_p
     copy = tmp_path / "data"
     shutil.copytree(data, copy)
     meta = json.loads((copy / "meta.json").read_text())
-    (copy / "meta.json").write_text(json.dumps({**meta, key: value}))
+    edited = {**meta, key: value}
+    edited["field_digests"] = field_digests(edited)  # edited as a whole: the tokenizer check answers (round 14)
+    (copy / "meta.json").write_text(json.dumps(edited))
     line = fails(capsys, "train", *run_overrides(copy), "--run-dir", tmp_path / "run", "--quiet")
     assert f"meta.json says {key} {value} but the tokenizer of {str(copy)!r} has {key} {meta[key]}" in line
     assert "restore it, or re-run `leviathan prepare SOURCE --out" in line
@@ -89,6 +92,30 @@ def test_damaged_newest_checkpoint_is_not_passed_over_and_the_fix_works(capsys, 
     assert main(["train", *run_overrides(data, max_steps=6), "--run-dir", str(run_copy), "--resume", "auto",
                  "--quiet"]) == 0
     assert [s for s, _ in ckpt.list_checkpoints(run_copy)] == [2, 4, 6]
+
+
+def test_resuming_an_older_step_of_the_same_run_folder_is_refused_and_both_fixes_work(capsys, data, run_copy,
+                                                                                      tmp_path):
+    """Round 14 (A179): ``--resume X/checkpoints/step-00000002`` into X itself, with step-00000004 on disk, cut
+    metrics.jsonl back to step 2, appended the new branch's step 3, and keep_last then deleted step 2 and kept the
+    old branch's step 4: one folder, two histories, exit 0. Refused before anything is written, naming the newer
+    step and both fixes; a fork into a new --run-dir and the fix of moving the newer step out both work."""
+    older = run_copy / "checkpoints" / "step-00000002"
+    before = tree_hashes(run_copy)
+    line = fails(capsys, "train", "max_steps=3", "keep_last=2", "--run-dir", run_copy, "--resume", older, "--quiet")
+    assert f"is step 2 of run folder {str(run_copy)!r}, which holds newer steps (step-00000004)" in line
+    assert f"leviathan train --run-dir NEW --resume {str(older)!r}" in line
+    assert f"move the newer step folders out of {str(run_copy / 'checkpoints')!r} first" in line
+    assert tree_hashes(run_copy) == before
+    fork = tmp_path / "fork"  # A180: forks, the original untouched
+    assert main(["train", "max_steps=3", "--run-dir", str(fork), "--resume", str(older), "--quiet"]) == 0
+    assert [s for s, _ in ckpt.list_checkpoints(fork)] == [3] and tree_hashes(run_copy) == before
+    shutil.move(run_copy / "checkpoints" / "step-00000004", tmp_path / "set-aside")
+    assert main(["train", "max_steps=3", "--run-dir", str(run_copy), "--resume", str(older), "--quiet"]) == 0
+    assert [s for s, _ in ckpt.list_checkpoints(run_copy)] == [2, 3]
+    # the newest step itself (nothing newer) resumes as before
+    newest = run_copy / "checkpoints" / "step-00000003"
+    assert main(["train", "max_steps=4", "--run-dir", str(run_copy), "--resume", str(newest), "--quiet"]) == 0
 
 
 def test_a_state_json_that_is_not_an_object_names_the_previous_checkpoint(data, run_copy):

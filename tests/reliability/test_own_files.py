@@ -120,13 +120,17 @@ def test_a_users_folder_named_like_a_step_is_not_a_run(capsys, data, tmp_path):
 
 def test_a_step_saved_again_keeps_a_users_file_of_the_old_step_folder(capsys, data, finished_run, tmp_path):
     """Round 11 (R79, damage): a resume from step 2 saves step 4 again; the old step-4 folder, holding a user's
-    notes.txt, was deleted whole, exit 0. The user's file now stays where it was put, beside the new step's files."""
+    notes.txt, was deleted whole, exit 0. The user's file now stays where it was put, beside the new step's files.
+    (Round 14, A179: step 4 is damaged beyond use, so --resume auto goes on from step 2; an explicit older step is
+    refused while a newer complete one exists.)"""
+    from reliability_support import damage_beyond_use
+
     run = tmp_path / "run"
     shutil.copytree(finished_run, run)
     step4 = run / "checkpoints" / "step-00000004"
     (step4 / "notes.txt").write_text("precious\n")
-    argv = ["train", *run_overrides(data), "--run-dir", str(run), "--resume", str(run / "checkpoints" / "step-00000002"),
-            "--quiet"]
+    damage_beyond_use(step4)
+    argv = ["train", *run_overrides(data), "--run-dir", str(run), "--resume", "auto", "--quiet"]
     assert main(argv) == 0
     err = capsys.readouterr().err
     assert (step4 / "notes.txt").read_text() == "precious\n"

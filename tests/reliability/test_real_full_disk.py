@@ -321,12 +321,16 @@ def test_a_checkpoint_that_does_not_fit_is_named_a_full_disk(data, finished_run,
     """Round 11 (R81): a step saved again onto a disk with less room than a step folder: the old step stayed intact,
     but the line said "input/output error (the disk or its file system failed a write)": the failed write was judged
     after its partial folder had been deleted, when the disk had room again."""
+    from reliability_support import damage_beyond_use
+
     disk = small_disk(_du(finished_run) + 1024 * 1024)
     run = disk / "run"
     shutil.copytree(finished_run, run)
+    # round 14 (A179): step 4 damaged beyond use, so --resume auto goes on from step 2 (an explicit older step is
+    # refused while a newer complete one exists); the room it freed is taken again
+    (disk / "filler").write_bytes(b"\0" * damage_beyond_use(run / "checkpoints" / "step-00000004"))
     before = tree_hashes(run)
-    line = cli_error(["train", *run_overrides(data), "--run-dir", run, "--resume",
-                      run / "checkpoints" / "step-00000002", "--quiet"])
+    line = cli_error(["train", *run_overrides(data), "--run-dir", run, "--resume", "auto", "--quiet"])
     assert FULL in line and "could not save the checkpoint of step" in line, line
     assert {k: v for k, v in tree_hashes(run).items() if "checkpoints" in k} == \
         {k: v for k, v in before.items() if "checkpoints" in k}

@@ -651,6 +651,37 @@ def test_a_training_summary_of_another_run_is_not_made_a_row(capsys, data, sweep
     assert words in line, line
 
 
+@pytest.mark.parametrize("edit, words", [
+    ("loss", "final_val_ppl {ppl!r} is not exp(final_val_loss) = 2.71828 (fields edited apart)"),
+    ("all", "final_val_loss 1.0 is not the run's own last validation at step 2 (val_loss {loss!r} in "),
+], ids=["A233-loss-only", "A234-consistent"])
+def test_a_training_summary_whose_final_numbers_were_edited_is_not_made_a_row(capsys, data, sweep_copy, tmp_path,
+                                                                              edit, words):
+    """Round 14 (A233, A234): a run's ``sweep_train.json`` with final_val_loss edited to 1.0 (its perplexity kept; or
+    loss, perplexity and bpb edited consistently), the row removed: the sweep wrote the edited numbers as the run's
+    row, exit 0, though its metrics.jsonl ends at another loss at that step. Refused with the fix (delete the file),
+    which then works: the run is evaluated again and its row holds the run's own numbers."""
+    name = "a-dense_untied-s0"
+    path = sweep_copy / "runs" / name / "sweep_train.json"
+    summary = json.loads(path.read_text())
+    loss, ppl = summary["final_val_loss"], summary["final_val_ppl"]
+    summary["final_val_loss"] = 1.0
+    if edit == "all":
+        summary.update(final_val_ppl=math.e, final_val_bpb=0.96)
+    path.write_text(json.dumps(summary))
+    _drop_row(sweep_copy, name)
+    before = (sweep_copy / "results.jsonl").read_text()
+    grid = grid_file(tmp_path, data)
+    line = fails(capsys, "sweep", "--grid", grid, "--out", sweep_copy)
+    assert f"{str(path)!r}: " + words.format(ppl=ppl, loss=loss) in line, line
+    assert "delete it (the run is evaluated again from its checkpoint)" in line, line
+    assert (sweep_copy / "results.jsonl").read_text() == before
+    path.unlink()
+    assert main(["sweep", "--grid", str(grid), "--out", str(sweep_copy)]) == 0
+    row = [json.loads(x) for x in (sweep_copy / "results.jsonl").read_text().splitlines()][-1]
+    assert row["name"] == name and row["final_val_loss"] == pytest.approx(loss, rel=1e-6)
+
+
 def _collect_results(*argv) -> "subprocess.CompletedProcess":
     """``python scripts/collect_results.py <argv>`` in a real process."""
     import os

@@ -16,6 +16,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+from leviathan.cli import main
 from leviathan.experiments.machinery.embedding_files import content_sha256
 
 sys.path.insert(0, str(Path(__file__).parent))
@@ -28,8 +29,14 @@ NEWEST = "checkpoints/step-00000004/state.json"
 
 
 def _edit(path: Path, change) -> None:
+    """Edit a JSON sidecar; a meta.json's own field digests are rewritten too (round 14, A25: a folder edited as a
+    whole), so the deeper check each test is about is the one that answers."""
+    from leviathan.data.meta_digest import DIGESTS, field_digests
+
     state = json.loads(path.read_text())
     change(state)
+    if path.name == "meta.json" and DIGESTS in state:
+        state[DIGESTS] = field_digests(state)
     path.write_text(json.dumps(state))
 
 
@@ -57,16 +64,49 @@ def _edit(path: Path, change) -> None:
     (lambda s: s.update(tokens=10**30), "tokens", f"is {10**30}, more than any run trains (at most {2**62})"),
     # round 10 (Q4): 1e308 s of training was carried into every later checkpoint and the run's summary
     (lambda s: s.update(train_time_s=1e308), "train_time_s", "is 1e+308 s, longer than the clock has run since 1970"),
+    # Round 14 (A11, A19): tokens or the position edited apart from the other resumed without a word
+    (lambda s: s.update(tokens=4096), "tokens", "is 4096, but loader.position 32 sequences x loader.seq_len 32 = 1024 "
+                                                "tokens read"),
+    (lambda s: s["loader"].update(position=33), "tokens", "is 1024, but loader.position 33 sequences x loader.seq_len "
+                                                          "32 = 1056 tokens read"),
 ], ids=["step-negative", "step-not-the-folder", "step-bool", "tokens-text", "tokens-fewer-than-steps", "world-0",
         "time-nan", "loader-behind", "loader-seq-0", "loader-shuffle", "loader-missing", "rng-python", "rng-numpy",
-        "files", "format", "tokenizer-name", "loader-past-the-tokens", "tokens-past-int64", "time-past-the-clock"])
+        "files", "format", "tokenizer-name", "loader-past-the-tokens", "tokens-past-int64", "time-past-the-clock",
+        "A11-tokens-apart-from-the-position", "A19-position-apart-from-the-tokens"])
 def test_a_bad_field_of_state_json_stops_a_resume(capsys, data, run_copy, change, field, problem):
+    """A field out of range, or fields that contradict each other: Round 14 (A11, A19) added tokens against
+    loader.position x loader.seq_len, which every step folder train writes satisfies (``checkpoint.state``)."""
     _edit(run_copy / NEWEST, change)
     before = tree_hashes(run_copy)
     line = fails(capsys, *resume(run_copy, data, max_steps=6))
     assert f"state.json': field {field!r} " in line and problem in line, line
     assert "restore the file from a copy, or move the step folder" in line
     assert tree_hashes(run_copy) == before
+
+
+@pytest.mark.parametrize("first, then", [
+    ({"data.shuffle": "windows", "micro_batch_size": 2}, {"batch_tokens": 128}),  # 4 micro steps, then 2
+    ({"data.shuffle": "buffer", "data.shuffle_buffer": 5}, {"batch_tokens": 512}),
+    ({"data.shuffle": "none", "micro_batch_size": 8}, {"micro_batch_size": 1}),  # no accumulation, then 8 micro steps
+], ids=["windows", "buffer", "none"])
+def test_every_step_folder_train_writes_has_its_tokens_equal_to_the_sequences_read(data, tmp_path, first, then):
+    """Round 14 (A11, A19): the rule state.json is now held to (tokens = loader.position x loader.seq_len) is true of
+    real checkpoints in every shuffle mode, with gradient accumulation, and across a resume that changes batch_tokens
+    or the micro batch: each such resume and every step folder it leaves read back."""
+    from leviathan.checkpoint.layout import list_checkpoints
+    from leviathan.checkpoint.state import read_step_state
+
+    run = tmp_path / "run"
+    code = cli(["train", *run_overrides(data, **first), "--run-dir", run, "--quiet"]).returncode
+    assert code == 0
+    done = cli(["train", *run_overrides(data, **{**first, **then, "max_steps": 7}), "--run-dir", run, "--resume", "auto",
+                "--quiet"])
+    assert done.returncode == 0, done.stderr
+    steps = list_checkpoints(run)
+    assert [s for s, _ in steps] == [2, 4, 6, 7]
+    for _, folder in steps:
+        state = read_step_state(folder)
+        assert state.tokens == state.loader["position"] * state.loader["seq_len"]
 
 
 def test_a_bad_field_stops_eval_and_export(capsys, run_copy, tmp_path):
@@ -119,6 +159,27 @@ def test_a_bad_number_in_meta_json(capsys, data_copy, tmp_path, field, value, sh
     assert not (tmp_path / "run").exists()
 
 
+@pytest.mark.parametrize("scale", [10, 0.35], ids=["A25-ten-times", "A26-a-third"])
+def test_a_byte_count_of_meta_json_edited_within_its_range_is_refused_by_eval(capsys, finished_run, data_copy, scale):
+    """Round 14 (A25, A26): ``splits.val.bytes`` edited to 10x (or about a third of) what prepare counted passed the
+    range checks and changed eval's bits per byte without a word (5.27 read as 0.53 or 15.04). meta.json records a
+    digest of each of its fields as prepare wrote them: the edit is one error naming the file, the field and the fix;
+    a meta.json of before (no digests) still reads."""
+    meta_path = data_copy / "meta.json"
+    pristine = json.loads(meta_path.read_text())
+    assert "field_digests" in pristine
+    meta = json.loads(json.dumps(pristine))
+    meta["splits"]["val"]["bytes"] = int(meta["splits"]["val"]["bytes"] * scale)
+    meta_path.write_text(json.dumps(meta, indent=2))
+    line = fails(capsys, "eval", finished_run, "--data", data_copy)
+    assert f"{meta_path}: field 'splits' is not the value prepare wrote" in line, line
+    assert f"prepare the data again (leviathan prepare SOURCE --out {data_copy} --overwrite)" in line, line
+    meta.pop("field_digests")  # prepared before round 14: read as before
+    meta["splits"]["val"]["bytes"] = pristine["splits"]["val"]["bytes"]
+    meta_path.write_text(json.dumps(meta, indent=2))
+    assert main(["eval", str(finished_run), "--data", str(data_copy)]) == 0
+
+
 @pytest.mark.parametrize("damage, shown", [
     (lambda f: f[:-1], "expected 300 integer counts"),
     (lambda f: f.astype(np.float64), "expected 300 integer counts"),
@@ -130,6 +191,7 @@ def test_a_damaged_train_freq_is_refused(capsys, finished_run, data_copy, damage
     np.save(path, damage(freq))
     meta = json.loads((data_copy / "meta.json").read_text())
     meta.pop("files", None)  # the digest would catch it first: check the content rules themselves
+    meta.pop("field_digests", None)  # and so would meta.json's own (round 14)
     (data_copy / "meta.json").write_text(json.dumps(meta))
     line = fails(capsys, "analyze", "frequency", "--runs", finished_run, "--data", data_copy)
     assert shown in line, line

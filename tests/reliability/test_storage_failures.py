@@ -404,13 +404,13 @@ def test_a_step_saved_again_over_one_that_cannot_be_deleted_keeps_the_new_one(da
     one is named in a warning."""
     import shutil
 
-    from reliability_support import cli
+    from reliability_support import cli, damage_beyond_use
 
     run = Path(shutil.copytree(finished_run, tmp_path / "run"))
     step4 = run / "checkpoints" / "step-00000004"
+    damage_beyond_use(step4)  # round 14 (A179): --resume auto goes on from step 2; an explicit older step is refused
     immutable(step4 / "rng.pt")
-    proc = cli(["train", "--run-dir", run, "--resume", run / "checkpoints" / "step-00000002", *run_overrides(data),
-                "--quiet"])
+    proc = cli(["train", "--run-dir", run, "--resume", "auto", *run_overrides(data), "--quiet"])
     assert proc.returncode == 0, proc.stderr
     assert "warning: the replaced checkpoint of step 4, moved aside to " in proc.stderr, proc.stderr
     assert f"the new one is saved as '{step4}'" in proc.stderr

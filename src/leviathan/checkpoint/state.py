@@ -126,7 +126,7 @@ def _loader(raw: Any, step: int, tokens: int) -> dict:
         raise _Bad("loader.format", f"is {raw.get('format')!r}, expected 1")
     position = _int(raw.get("position"), "loader.position", 0)
     _int(raw.get("seed"), "loader.seed", 0, MAX_SEED)
-    _int(raw.get("seq_len"), "loader.seq_len", 1)
+    seq_len = _int(raw.get("seq_len"), "loader.seq_len", 1)
     windows = _int(raw.get("num_windows"), "loader.num_windows", 1)
     if raw.get("shuffle") not in SHUFFLE_MODES:
         raise _Bad("loader.shuffle", f"is {raw.get('shuffle')!r}, expected one of {', '.join(SHUFFLE_MODES)}")
@@ -136,6 +136,7 @@ def _loader(raw: Any, step: int, tokens: int) -> dict:
     if position > tokens:
         raise _Bad("loader.position", f"is {position}, more sequences than the {tokens} tokens trained (each sequence "
                                       f"is at least one token)")
+    _tokens_read(position, seq_len, tokens)
     if raw["shuffle"] == "buffer":
         size = _int(raw.get("shuffle_buffer"), "loader.shuffle_buffer", 1, windows)
         buffer = raw.get("buffer")
@@ -144,6 +145,19 @@ def _loader(raw: Any, step: int, tokens: int) -> dict:
         if not all(isinstance(v, int) and not isinstance(v, bool) and 0 <= v < windows for v in buffer):
             raise _Bad("loader.buffer", f"holds entries that are not window indices in [0, {windows})")
     return raw
+
+
+def _tokens_read(position: int, seq_len: int, tokens: int) -> None:
+    """``tokens`` is the sequences read times their length (issue 30 round 14, A11, A19: tokens edited to 4096, or the
+    position to 33, beside 32 sequences of 32 tokens resumed without a word). Always true of a step folder train
+    wrote: an optimizer step adds ``batch_tokens`` to tokens and reads ``grad_accum x micro_batch_size x world_size``
+    sequences, exactly ``batch_tokens / seq_len`` (``RunConfig.grad_accum_steps`` refuses any remainder), on every rank
+    alike (``position`` is the global stream's); a snapshot is taken only between steps; a resume restores both and
+    refuses another seq_len (``BatchLoader.load_state_dict``), so a changed batch_tokens or world size keeps it."""
+    if position * seq_len != tokens:
+        raise _Bad("tokens", f"is {tokens}, but loader.position {position} sequences x loader.seq_len {seq_len} = "
+                             f"{position * seq_len} tokens read (train counts exactly the tokens it reads, so the two "
+                             f"always agree): one of tokens, loader.position and loader.seq_len was edited")
 
 
 def _rng(raw: Any) -> dict | None:

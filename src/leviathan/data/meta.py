@@ -22,6 +22,7 @@ from typing import Any
 
 from ..errors import UserError, missing
 from .fingerprint_fields import recorded_problem
+from .meta_digest import edited_field
 
 META_FILE = "meta.json"
 FORMAT = 1
@@ -119,6 +120,12 @@ def read_meta(data_dir: str | os.PathLike, fix: str | None = None) -> PreparedMe
     if raw["dtype"] not in ("uint16", "uint32"):
         raise UserError(f"{p}: dtype {raw['dtype']!r} is not uint16 or uint32; {fix}")
     _Checker(p, fix).fields(raw)
+    edited = edited_field(raw)  # round 14 (A25, A26): a count edited within its range changed bits per byte
+    if edited is not None:
+        field_name, problem = edited
+        raise UserError(f"{p}: field {field_name!r} {problem}: meta.json was edited after prepare wrote it, and "
+                        f"its readers trust every field (a split's bytes set eval's bits per byte); prepare the data "
+                        f"again (leviathan prepare SOURCE --out {d} --overwrite)")
     if raw["dtype"] == "uint16" and int(raw["vocab_size"]) > 65536:
         raise UserError(f"{p}: vocab_size {raw['vocab_size']} does not fit uint16 ids; {fix}")
     return PreparedMeta(tokenizer=raw["tokenizer"], vocab_size=raw["vocab_size"], dtype=raw["dtype"],

@@ -66,6 +66,7 @@ from ..storage import storage_oserror
 from .companions import file_digests
 from .fingerprint import DataFingerprint
 from .meta import META_FILE, PreparedMeta, find_meta
+from .meta_digest import DIGESTS, field_digests
 from .sources import Source, SourceStats, open_source
 from .tokenizer import (BUILTIN_ENCODINGS, Tokenizer, check_bpe_vocab_size, load_tokenizer, split_for_threads,
                         train_bpe)
@@ -565,6 +566,7 @@ def _prepare_into(job: _Job) -> dict:
         stats.merge(job.vsrc.stats)
     meta = _meta(job, tok, writers, fingerprint, fallback, stats, timing)
     meta["files"] = file_digests(job.tmp)  # meta.json, written last, ties every other file to it (data.companions)
+    meta[DIGESTS] = field_digests(meta)  # and its own fields, as written here (round 14, A25, A26: data.meta_digest)
     with open(job.tmp / META_FILE, "w") as f:
         f.write(json.dumps(meta, indent=2) + "\n")
         f.flush()

@@ -26,6 +26,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from ..codec import decode
+from ..eval.consistency import exp_shown, ppl_contradicts
 from ..io import atomic_write_text, cpu_id, named, read_metrics
 
 
@@ -76,11 +77,16 @@ def metrics_row_problem(row: object) -> str | None:
 def _impossible_numbers(row: dict) -> str | None:
     """Why a row's numbers cannot be ones the logger wrote (issue 30 round 11, S30: a validation line edited to loss
     -1.0, perplexity 0.37 was quoted on an export's card): a cross-entropy is >= 0 and its perplexity exp(loss) >= 1
-    (a diverged run's NaN loss and inf perplexity are what it logged, and pass)."""
+    (a diverged run's NaN loss and inf perplexity are what it logged, and pass); a validation row's perplexity is
+    exp of its loss (round 14, A130: loss 0.1 beside perplexity 237.09 was quoted on the card). Bits per byte are
+    not checked against the loss: their ratio is the split's tokens per byte, which the row does not hold."""
     for key, low, what in (("train_loss", 0, "a loss >= 0"), ("val_loss", 0, "a loss >= 0"),
                            ("val_bpb", 0, "bits per byte >= 0"), ("val_ppl", 1, "a perplexity (>= 1)")):
         if row.get(key) is not None and row[key] < low:
             return f"has {key} {row[key]!r}, not {what}"
+    if ppl_contradicts(row.get("val_loss"), row.get("val_ppl")):  # round 14 (A130): loss 0.1 beside ppl 237.09
+        return (f"has val_ppl {row['val_ppl']!r}, not exp(val_loss) = {exp_shown(row['val_loss'])} (fields edited "
+                f"apart)")
     return None
 
 

@@ -28,6 +28,7 @@ import torch
 from ..checkpoint.read import check_tokenizer, load_model_state, run_config_from_dict
 from ..config import to_dict
 from ..errors import UserError
+from .branch import refuse_older_step
 from ..run_config import RunConfig
 from . import checkpoint as ckpt
 from . import distributed as D
@@ -124,6 +125,7 @@ def load_resume(cfg: RunConfig, run_dir: Path, resume: str | None) -> tuple[Path
                         f"{str(run_dir)!r} already holds checkpoints of its own ({steps}), which continuing there "
                         f"would replace and mix with the other run's; continue it into a new --run-dir, or continue "
                         f"this run with --resume auto")
+    refuse_older_step(path, run_dir, resume)  # one folder, one history (round 14, A179)
     loaded = ckpt.load_state(path)
     loaded["path"] = path  # named by ``restore`` when the loader's saved state contradicts the data
     if int(loaded["state"]["step"]) > cfg.total_steps:  # round 8: resumed at step 48 with max_steps=3, exit 0

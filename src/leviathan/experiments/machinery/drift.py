@@ -161,12 +161,14 @@ def check_run_folders_against_grid(out_dir, configs: dict, summary_file: str) ->
     ``optim.lr`` resumed at step 600 and its row recorded the new lr for all 3,000 steps; a finished run folder of
     another sweep swapped in was evaluated as this grid's: issue 30 round 11, R155, R24), or its training summary
     (``sweep_train.json``) names another run folder or another number of steps (another run's summary became this
-    run's row: R186, R187). ``configs``: {run name: RunConfig} of the runs to go."""
+    run's row: R186, R187), or final validation numbers that contradict themselves or the run's metrics.jsonl
+    (round 14, A233, A234: ``summary_check``). ``configs``: {run name: RunConfig} of the runs to go."""
     from pathlib import Path
 
     from ...checkpoint.layout import latest_checkpoint
     from ...config import load_yaml
     from ...train.summary import TrainSummary
+    from .summary_check import summary_contradiction
 
     for name, cfg in configs.items():
         if not hasattr(cfg, "resolved"):  # a test's stand-in for a RunConfig
@@ -184,6 +186,10 @@ def check_run_folders_against_grid(out_dir, configs: dict, summary_file: str) ->
                 raise UserError(f"{str(summary_path)!r} records {summary.steps} steps, but grid run {name!r} trains "
                                 f"{cfg.total_steps}: delete it (the run is evaluated again from its checkpoint), or "
                                 f"{fix}")
+            problem = summary_contradiction(summary, run_dir)  # round 14 (A233, A234): edited final numbers
+            if problem is not None:
+                raise UserError(f"{str(summary_path)!r}: {problem}; the file was damaged or edited by hand: delete it "
+                                f"(the run is evaluated again from its checkpoint), or {fix}")
         latest = latest_checkpoint(run_dir)
         if latest is None:
             continue

@@ -1,0 +1,61 @@
+"""A sweep run's training summary (``sweep_train.json``) against itself and against its own metrics.jsonl (issue 30
+round 14, A233, A234).
+
+    problem = summary_contradiction(summary, run_dir)   # None, or why the summary's final numbers cannot be
+
+Before, ``final_val_loss`` edited to 1.0 (its perplexity 246.23 kept, A233; or loss, perplexity and bpb all edited
+consistently, A234) became the run's results row, exit 0, while the run's metrics.jsonl and the row's own curve ended
+at 5.506 at that step. ``train`` writes the summary's final numbers from the same ``EvalResult`` it logs as the last
+validation line of metrics.jsonl (``train.loop``: the final step always validates and logs); a resumed finished run
+validates the same weights on the same tokens again. So: perplexity = exp(loss) always, and the line of metrics.jsonl
+at the summary's step holds the same numbers (to ``RELATIVE``, generous for an accelerator's reduction order).
+Footgun: a run without such a line (metrics.jsonl missing, edited apart, or of another step) is not compared: the
+rule proves nothing there, and the steps themselves are ``drift``'s check.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from ...eval.consistency import exp_shown, ppl_contradicts
+from ...train.summary import TrainSummary
+
+RELATIVE = 1e-3  # the same evaluation repeated agrees far closer; any edit that matters differs far more
+
+
+def summary_contradiction(summary: TrainSummary, run_dir: Path) -> str | None:
+    """Why ``summary``'s final validation numbers cannot be the run's (None: nothing contradicts them)."""
+    loss, ppl = summary.final_val_loss, summary.final_val_ppl
+    if ppl_contradicts(loss, ppl):
+        return f"final_val_ppl {ppl!r} is not exp(final_val_loss) = {exp_shown(loss)} (fields edited apart)"
+    row = _last_validation(run_dir, summary.steps)
+    if row is None:
+        return None
+    for key, logged in (("loss", row.val_loss), ("ppl", row.val_ppl), ("bpb", row.val_bpb)):
+        value = getattr(summary, f"final_val_{key}")
+        if value is not None and logged is not None and _differs(value, logged):
+            return (f"final_val_{key} {value!r} is not the run's own last validation at step {summary.steps} "
+                    f"(val_{key} {logged!r} in {str(run_dir / 'metrics.jsonl')!r})")
+    return None
+
+
+def _last_validation(run_dir: Path, step: int):
+    """The last validation row of the run's metrics.jsonl at ``step`` (None: none, or no readable file)."""
+    from ...errors import UserError
+    from ...train.metrics import read_metric_rows
+
+    try:
+        rows = read_metric_rows(run_dir / "metrics.jsonl", report=None)
+    except (UserError, OSError):
+        return None
+    vals = [r for r in rows if r.step == step and r.val_loss is not None and r.split in (None, "val")]
+    return vals[-1] if vals else None
+
+
+def _differs(a: float, b: float) -> bool:
+    """Whether two finite numbers differ by more than ``RELATIVE`` of the larger (non-finite ones: left alone)."""
+    import math
+
+    if not (math.isfinite(a) and math.isfinite(b)):
+        return False
+    return abs(a - b) > RELATIVE * max(abs(a), abs(b), 1e-12)

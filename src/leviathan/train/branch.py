@@ -1,0 +1,46 @@
+"""One run folder, one history: a resume from an older step of the same run folder is refused while newer step
+folders exist (issue 30 round 14, A179).
+
+    refuse_older_step(Path("run/checkpoints/step-00000002"), Path("run"), "run/checkpoints/step-00000002")
+
+Before, ``train --run-dir X --resume X/checkpoints/step-00000002`` with step-00000004 on disk cut metrics.jsonl back
+to step 2 and appended the new branch's step 3, then ``keep_last`` deleted step 2 and kept the old branch's step 4:
+the folder mixed two branches, and ``eval X`` / ``--resume auto`` took the old step 4, whose metrics rows were gone
+(exit 0). Forking into a new ``--run-dir`` is right (A180) and stays allowed; so is resuming the newest step.
+The check runs before the run folder is written (``load_resume``), so a refusal leaves it untouched.
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+from ..checkpoint.layout import STEP_RE, list_checkpoints
+from ..errors import UserError
+
+
+def refuse_older_step(path: Path, run_dir: Path, resume: str) -> None:
+    """UserError when ``path`` (the step folder a resume continues from) is a step folder of ``run_dir`` and newer
+    complete step folders of ``run_dir`` exist (their metrics rows and step folders would be mixed with the new
+    branch's); nothing when ``path`` lies elsewhere (a fork into this folder is ``load_resume``'s other check)."""
+    match = STEP_RE.match(path.name)
+    if match is None or not _same_folder(path.parent.parent, run_dir):
+        return
+    step = int(match.group(1))
+    newer = [folder for number, folder in list_checkpoints(run_dir) if number > step]
+    if not newer:
+        return
+    names = ", ".join(folder.name for folder in newer[:3]) + (" ..." if len(newer) > 3 else "")
+    checkpoints = str(run_dir / "checkpoints")
+    raise UserError(f"--resume {str(resume)!r} is step {step} of run folder {str(run_dir)!r}, which holds newer steps "
+                    f"({names}): training on from step {step} there would cut metrics.jsonl back and mix the two "
+                    f"branches' step folders; fork it into a new run folder (leviathan train --run-dir NEW --resume "
+                    f"{str(path)!r}), or move the newer step folders out of {checkpoints!r} first")
+
+
+def _same_folder(a: Path, b: Path) -> bool:
+    """Whether two paths name one folder (symbolic links and ``..`` resolved; a missing one is not the same)."""
+    try:
+        return os.path.samefile(a, b)
+    except OSError:
+        return False
