@@ -777,3 +777,49 @@ def test_a_sweep_rerun_with_other_validation_tokens_is_refused(capsys, data, swe
     line = fails(capsys, "sweep", "--grid", grid_file(tmp_path, data), "--out", sweep_copy, "eval_tokens=100")
     assert "eval_tokens: 200 in the row, 100 now" in line, line
     assert (sweep_copy / "grid.json").read_text() == before
+
+
+@pytest.mark.parametrize("change", [
+    lambda r: (r["curve"]["val_loss"].__setitem__(-1, None), r.update(final_val_loss=None, final_val_ppl=None)),
+    lambda r: r["curve"]["val_loss"].__setitem__(-1, None),
+], ids=["curve-and-final-loss-null", "curve-point-null"])
+def test_a_row_whose_validation_curve_holds_a_null_is_reported_and_skipped(sweep_copy, change):
+    """Round 14 (B301, B304): a row whose curve.val_loss ended in null (with final_val_loss null too, or alone) ended
+    `leviathan report` in a TypeError traceback in the paired gap curve. The sweep keeps only validations that measured
+    a number: such a row is warned about and skipped like every impossible row."""
+    from reliability_support import cli
+
+    _edit_second_row(sweep_copy / "results.jsonl", change)
+    proc = cli(["report", sweep_copy, "--bootstrap", "5"])
+    assert proc.returncode == 0 and "Traceback" not in proc.stderr, proc.stderr
+    n = len(json.loads((sweep_copy / "results.jsonl").read_text().splitlines()[1])["curve"]["val_loss"])
+    assert f"results.jsonl:2: line 2 has curve.val_loss null at point {n} of {n}" in proc.stderr, proc.stderr
+    assert "skipped" in proc.stderr
+
+
+def test_collect_results_does_not_copy_a_row_holding_nan(swept, tmp_path):
+    """Round 14 (B300): a row whose losses were NaN was copied by scripts/collect_results.py with each NaN written as
+    null, exit 0, and the report of the collected folder ended in a TypeError traceback. The row is not copied, with a
+    warning naming it; the report of the folder then has the other row."""
+    import os
+    import subprocess
+
+    from reliability_support import REPO, cli
+
+    sweep = Path(shutil.copytree(swept, tmp_path / "sweep"))
+
+    def nan(r):
+        r.update(final_val_loss=math.nan, final_val_ppl=math.nan)
+        r["eval"]["val"].update(loss=math.nan, ppl=math.nan, bpb=math.nan)
+        r["curve"]["val_loss"][-1] = math.nan
+    _edit_second_row(sweep / "results.jsonl", nan)
+    done = subprocess.run([sys.executable, str(REPO / "scripts" / "collect_results.py"), str(sweep), "--dest",
+                           str(tmp_path / "results")], capture_output=True, text=True,
+                          env={**os.environ, "PYTHONPATH": str(REPO / "src")})
+    assert done.returncode == 0 and "Traceback" not in done.stderr, done.stderr
+    assert f"{sweep}/results.jsonl:2: line 2 holds NaN or infinity" in done.stderr and "not copied" in done.stderr
+    kept = tmp_path / "results" / "tiny"
+    assert [json.loads(line)["name"] for line in (kept / "results.jsonl").read_text().splitlines()] == \
+        ["a-dense_tied-s0"]
+    proc = cli(["report", kept, "--out", tmp_path / "rep", "--bootstrap", "5"])
+    assert proc.returncode == 0 and "Traceback" not in proc.stderr, proc.stderr
