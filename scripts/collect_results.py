@@ -69,6 +69,7 @@ def check_same_settings(sweep: Path, out: Path, shown: Path | None = None) -> No
     staged copy of the results folder is read in its place)."""
     from leviathan.experiments.machinery.provenance import portable_tree
     from leviathan.experiments.machinery.data_match import same_sweep_data
+    from leviathan.experiments.machinery.grid_agreement import run_differences
     from leviathan.experiments.machinery.results import load_results
     from leviathan.experiments.machinery.shards import _difference, _settings
     from leviathan.experiments.machinery.sweep_grid import SweepGrid
@@ -81,6 +82,7 @@ def check_same_settings(sweep: Path, out: Path, shown: Path | None = None) -> No
     shown = shown or out
     differ = [_difference(key, kept[key], new[key], shown, sweep) for key in kept
               if key != "seeds" and kept[key] != new[key]]
+    differ += run_differences(kept_grid, new_grid, shown, sweep)  # a size at another width (round 14, B353)
     if not same_sweep_data(kept_grid, load_results(out / "results.jsonl", _quiet), new_grid,
                            load_results(sweep / "results.jsonl", _quiet)):
         differ.append(_difference("data fingerprint", kept_grid.data_fingerprint, new_grid.data_fingerprint, shown,

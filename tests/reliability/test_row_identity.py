@@ -823,3 +823,40 @@ def test_collect_results_does_not_copy_a_row_holding_nan(swept, tmp_path):
         ["a-dense_tied-s0"]
     proc = cli(["report", kept, "--out", tmp_path / "rep", "--bootstrap", "5"])
     assert proc.returncode == 0 and "Traceback" not in proc.stderr, proc.stderr
+
+
+def test_a_grid_of_the_same_name_with_a_size_at_another_width_is_neither_merged_nor_collected(data, tmp_path):
+    """Round 14 (B352, B353): shard 1/2 of a grid and a sweep of the same grid name whose size trains at another
+    width were merged by ``report SH1 SW3`` as shards of one grid (a width-24 dense_untied paired with the width-16
+    dense_tied as the same body, exit 0), and scripts/collect_results.py added the second one's row to the first's
+    collected folder and put its grid.json in place (the folder's report then refused the whole folder). Both name
+    the run setting that differs; the collected folder is left as it was."""
+    import os
+    import subprocess
+
+    from reliability_support import REPO, cli_error
+
+    assert main(["sweep", "--grid", str(grid_file(tmp_path, data)), "--out", str(tmp_path / "sh1"),
+                 "--shard", "1/2"]) == 0
+    wide = yaml.safe_load((tmp_path / "grid.yaml").read_text())
+    wide["sizes"]["a"]["hidden_size"] = 24
+    (tmp_path / "wide").mkdir()
+    (tmp_path / "wide" / "grid.yaml").write_text(yaml.safe_dump(wide))
+    assert main(["sweep", "--grid", str(tmp_path / "wide" / "grid.yaml"), "--out", str(tmp_path / "sw3"),
+                 "--only", "a-dense_untied*"]) == 0
+    said = "a-dense_tied-s0: model.hidden_size: 16 in {a}, 24 in {b}"
+    line = cli_error(["report", tmp_path / "sh1", tmp_path / "sw3", "--out", tmp_path / "rep"])
+    assert said.format(a=tmp_path / "sh1", b=tmp_path / "sw3") in line, line
+    assert not (tmp_path / "rep").exists()
+
+    def collect(sweep: Path) -> subprocess.CompletedProcess:
+        return subprocess.run([sys.executable, str(REPO / "scripts" / "collect_results.py"), str(sweep), "--dest",
+                               str(tmp_path / "c6")], capture_output=True, text=True,
+                              env={**os.environ, "PYTHONPATH": str(REPO / "src")})
+
+    assert collect(tmp_path / "sh1").returncode == 0
+    before = tree_hashes(tmp_path / "c6")
+    done = collect(tmp_path / "sw3")
+    assert done.returncode == 2 and "Traceback" not in done.stderr, done.stderr
+    assert said.format(a=tmp_path / "c6" / "tiny", b=tmp_path / "sw3") in done.stderr, done.stderr
+    assert tree_hashes(tmp_path / "c6") == before
