@@ -860,3 +860,29 @@ def test_a_grid_of_the_same_name_with_a_size_at_another_width_is_neither_merged_
     assert done.returncode == 2 and "Traceback" not in done.stderr, done.stderr
     assert said.format(a=tmp_path / "c6" / "tiny", b=tmp_path / "sw3") in done.stderr, done.stderr
     assert tree_hashes(tmp_path / "c6") == before
+
+
+def test_the_seeds_of_one_arm_trained_at_different_learning_rates_are_warned_about(data, tmp_path):
+    """Round 14 (B34, B220, B312): the rows of two shards trained with different ``optim.lr`` overrides, concatenated
+    into one results.jsonl without a grid.json, were reported without a word. Per-arm rates are by design (each arm
+    its own, compared as they are); the seeds of one arm are averaged as repeats, so rows of one arm at two rates get
+    one warning line naming them, and the report is still written."""
+    from reliability_support import cli
+
+    grid = yaml.safe_load(grid_file(tmp_path, data).read_text())
+    grid["seeds"] = [0, 1]
+    grid["experiments"]["iso_body"]["variants"] = ["dense_tied"]
+    (tmp_path / "grid.yaml").write_text(yaml.safe_dump(grid))
+    assert main(["sweep", "--grid", str(tmp_path / "grid.yaml"), "--out", str(tmp_path / "sh1"), "--shard", "1/2"]) == 0
+    assert main(["sweep", "--grid", str(tmp_path / "grid.yaml"), "--out", str(tmp_path / "sh2"), "--shard", "2/2",
+                 "optim.lr=0.05"]) == 0
+    (tmp_path / "mixed").mkdir()
+    (tmp_path / "mixed" / "results.jsonl").write_text((tmp_path / "sh1" / "results.jsonl").read_text()
+                                                      + (tmp_path / "sh2" / "results.jsonl").read_text())
+    proc = cli(["report", tmp_path / "mixed", "--out", tmp_path / "rep", "--bootstrap", "5"])
+    assert proc.returncode == 0 and "Traceback" not in proc.stderr, proc.stderr
+    warned = [line for line in proc.stderr.splitlines() if "trained at different learning rates" in line]
+    assert len(warned) == 1 and warned[0].startswith("warning: "), proc.stderr
+    assert "a dense_tied (iso_body): lr " in warned[0] and "a-dense_tied-s0" in warned[0] \
+        and "lr 0.05 in a-dense_tied-s1" in warned[0], warned[0]
+    assert "different learning rates" in (tmp_path / "rep" / "report.md").read_text()

@@ -20,6 +20,7 @@ from pathlib import Path
 from ...errors import UserError
 from ...io import atomic_write_json, atomic_write_text
 from ...ownership import CONTAINERS, check_claim, check_not_inside, mark
+from ..machinery.arm_rates import mixed_rates_note
 from ..machinery.embedding_files import read_records, records_dir
 from ..machinery.grid_agreement import check_grid_describes_rows
 from ..machinery.identity import check_eval_set, check_one_evaluation, check_one_grid
@@ -63,6 +64,8 @@ def write_report(results: str | os.PathLike | list, out_dir: str | os.PathLike, 
         check_one_evaluation(rows, str(results))
         check_one_grid(rows, str(results), grid.name, str(grid_json_of(results)))
         check_grid_describes_rows(rows, grid, str(grid_json_of(results)), str(results))
+    if (mixed := mixed_rates_note(rows)) is not None:  # seeds of one arm at other rates (round 14, B34)
+        note(mixed)
     if lr_sweep is not None:  # read (and checked) before the first file is written
         sweeps = list(lr_sweep) if isinstance(lr_sweep, (list, tuple)) else [lr_sweep]
         lr_rows = merge_sweeps(sweeps)[0] if len(sweeps) > 1 else load_results(sweeps[0])
