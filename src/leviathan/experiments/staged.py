@@ -13,7 +13,8 @@ a figure of the earlier report that the new one does not draw (``stale``: a glob
 a file the folder's marker says is the verb's) is removed with it (B322: ``report --ablation`` with fewer arms left a
 ``gap_*.png`` its new README does not name). An error names the file in ``out``, never the staging folder's.
 
-Footgun: a SIGKILL during the swap (a few renames) can still leave a mix; a staging folder a killed process left is
+Footgun: a stop held back during the swap is delivered right after it: the verb then exits as stopped, with the new
+output whole in place (its rerun writes the same). A SIGKILL during the swap (a few renames) can still leave a mix; a staging folder a killed process left is
 removed by the next run into the same ``out`` once its process is gone (and only when it holds the verb's files).
 """
 

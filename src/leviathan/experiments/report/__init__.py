@@ -28,8 +28,8 @@ from ..machinery.data_match import grid_plateau
 from ..machinery.results import COMPARISONS, json_safe, load_results
 from ..machinery.shards import merge_sweeps
 from ..machinery.sweep_grid import grid_json_of, read_sweep_grid
-from .analysis import Analysis, analyze, comparison_table
 from ..staged import staged_output
+from .analysis import Analysis, analyze, comparison_table
 from .figures import FIGURE_NAMES, draw_figures
 from .markdown import render_markdown
 
@@ -92,21 +92,21 @@ def write_report(results: str | os.PathLike | list, out_dir: str | os.PathLike, 
     a.notes = [n.split(": ", 1)[1] if n.startswith(("note: ", "warning: ")) else n for n in notes] or None
     with staged_output(out, "report", REPORT_FILES, stale=FIGURE_NAMES) as stage:  # replaced as a whole (B289)
         md = render_markdown(a, draw_figures(rows, a, stage), str(results))
-        md = _extra_sections(md, a, rows, eval_set, ci, plateau, lr_sweep and (lr_rows, sweeps),
+        md = _extra_sections(md, a, rows, ci, plateau, lr_sweep and (lr_rows, sweeps),
                              fair_shot and (committed, fair_shot, planned))
         atomic_write_text(stage / "report.md", md)
         atomic_write_json(stage / "analysis.json", json_safe(a))
     return out / "report.md"
 
 
-def _extra_sections(md: str, a: Analysis, rows: list, eval_set: str, ci: float, plateau, lr_sweep, fair_shot) -> str:
+def _extra_sections(md: str, a: Analysis, rows: list, ci: float, plateau, lr_sweep, fair_shot) -> str:
     """``md`` with the pre-sweep's section (``lr_sweep``: its rows and folders) and the fair-shot section
     (``fair_shot``: the committed rows, their folder and the planned arms) added, each when given."""
     if lr_sweep:
         from ..method.lr_sweep import lr_sweep_section
 
         lr_rows, sweeps = lr_sweep
-        section, a.lr_sweep = lr_sweep_section(lr_rows, " + ".join(map(str, sweeps)), eval_set)
+        section, a.lr_sweep = lr_sweep_section(lr_rows, " + ".join(map(str, sweeps)), a.eval_set)
         md = md.rstrip("\n") + "\n\n" + "\n".join(section) + "\n"
     if fair_shot:
         from .fair_shot import fair_shot_section
