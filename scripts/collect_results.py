@@ -42,12 +42,14 @@ def _portable_jsonl(text: str) -> str:
 def _whole_rows(path: Path) -> str:
     """The rows of a sweep's results.jsonl that are whole JSON objects with a name, as JSON-lines text; each other line
     (cut short by a killed sweep, damaged) is named in a ``warning:`` and left out, as the sweep itself leaves it out
-    (its run has no row and is trained again). It ended in a JSONDecodeError traceback (issue 30 round 7)."""
+    (its run has no row and is trained again). It ended in a JSONDecodeError traceback (issue 30 round 7). A row the
+    readers refuse (``results.row_problem``) is left out the same way: one holding NaN was copied with the NaN written
+    as null, and the report of the copy ended in a TypeError traceback (issue 30 round 14, B300)."""
+    from leviathan.experiments.machinery.results import row_problem
     from leviathan.jsonl import bad_line_notes, read_json_lines
 
     values, bad = read_json_lines(path)
-    bad += [(number, "is not a results row (a JSON object with a name)") for number, row in values
-            if not (isinstance(row, dict) and isinstance(row.get("name"), str))]
+    bad += [(number, row_problem(row)) for number, row in values if row_problem(row) is not None]
     for note in bad_line_notes(path, sorted(bad), "row", "not copied (its run has no row: the sweep trains it again)"):
         print(note, file=sys.stderr)
     skipped = {number for number, _ in bad}
@@ -67,6 +69,7 @@ def check_same_settings(sweep: Path, out: Path, shown: Path | None = None) -> No
     staged copy of the results folder is read in its place)."""
     from leviathan.experiments.machinery.provenance import portable_tree
     from leviathan.experiments.machinery.data_match import same_sweep_data
+    from leviathan.experiments.machinery.grid_agreement import run_differences
     from leviathan.experiments.machinery.results import load_results
     from leviathan.experiments.machinery.shards import _difference, _settings
     from leviathan.experiments.machinery.sweep_grid import SweepGrid
@@ -79,6 +82,7 @@ def check_same_settings(sweep: Path, out: Path, shown: Path | None = None) -> No
     shown = shown or out
     differ = [_difference(key, kept[key], new[key], shown, sweep) for key in kept
               if key != "seeds" and kept[key] != new[key]]
+    differ += run_differences(kept_grid, new_grid, shown, sweep)  # a size at another width (round 14, B353)
     if not same_sweep_data(kept_grid, load_results(out / "results.jsonl", _quiet), new_grid,
                            load_results(sweep / "results.jsonl", _quiet)):
         differ.append(_difference("data fingerprint", kept_grid.data_fingerprint, new_grid.data_fingerprint, shown,

@@ -468,3 +468,22 @@ def test_lm_eval_refuses_an_export_whose_config_describes_another_model_than_its
     assert "lack 1 tensor(s) its model needs (model.embed_tokens.weight)" in line or "codebooks" in line, line
     assert "which would be dropped" in line and "export the checkpoint again" in line, line
     assert not (tmp_path / "out").exists()
+
+
+def test_frequency_buckets_of_a_diverged_run_are_a_table_not_an_overflow(data, finished_run, tmp_path):
+    """Round 14 (B295): ``analyze frequency --runs RUN DIVERGED`` (a 1-step run at lr 1000, val loss ~340,000) ended
+    in an OverflowError traceback computing 1 - exp(L_model - L_baseline). Either order now prints the table, the
+    diverged run's reduction shown as -inf% (its perplexity past float range times the other's)."""
+    from reliability_support import cli
+
+    diverged = tmp_path / "diverged"
+    proc = cli(["train", *run_overrides(data, max_steps=1, checkpoint_interval=1, eval_interval=1, batch_tokens=512,
+                                        eval_tokens=256, **{"data.seq_len": 64, "model.hidden_size": 32,
+                                                            "optim.lr": 1e3, "schedule.warmup_steps": 0}),
+                "--run-dir", diverged, "--quiet"])
+    assert proc.returncode == 0, proc.stderr
+    assert json.loads((diverged / "summary.json").read_text())["final_val_loss"] > 1000  # diverged
+    for runs in ([finished_run, diverged], [diverged, finished_run]):
+        proc = cli(["analyze", "frequency", "--runs", *runs, "--data", data])
+        assert proc.returncode == 0 and "Traceback" not in proc.stderr, proc.stderr
+        assert ("-inf%" in proc.stdout) == (runs[0] == finished_run), proc.stdout

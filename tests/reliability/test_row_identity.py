@@ -836,3 +836,112 @@ def test_a_grids_eval_set_that_cannot_be_read_is_refused_before_any_training(cap
     line = fails(capsys, "sweep", "--grid", grid_file(tmp_path, data, sets=sets), "--out", out)
     assert words in line, line
     assert not (out / "runs").exists()
+
+
+@pytest.mark.parametrize("change", [
+    lambda r: (r["curve"]["val_loss"].__setitem__(-1, None), r.update(final_val_loss=None, final_val_ppl=None)),
+    lambda r: r["curve"]["val_loss"].__setitem__(-1, None),
+], ids=["curve-and-final-loss-null", "curve-point-null"])
+def test_a_row_whose_validation_curve_holds_a_null_is_reported_and_skipped(sweep_copy, change):
+    """Round 14 (B301, B304): a row whose curve.val_loss ended in null (with final_val_loss null too, or alone) ended
+    `leviathan report` in a TypeError traceback in the paired gap curve. The sweep keeps only validations that measured
+    a number: such a row is warned about and skipped like every impossible row."""
+    from reliability_support import cli
+
+    _edit_second_row(sweep_copy / "results.jsonl", change)
+    proc = cli(["report", sweep_copy, "--bootstrap", "5"])
+    assert proc.returncode == 0 and "Traceback" not in proc.stderr, proc.stderr
+    n = len(json.loads((sweep_copy / "results.jsonl").read_text().splitlines()[1])["curve"]["val_loss"])
+    assert f"results.jsonl:2: line 2 has curve.val_loss null at point {n} of {n}" in proc.stderr, proc.stderr
+    assert "skipped" in proc.stderr
+
+
+def test_collect_results_does_not_copy_a_row_holding_nan(swept, tmp_path):
+    """Round 14 (B300): a row whose losses were NaN was copied by scripts/collect_results.py with each NaN written as
+    null, exit 0, and the report of the collected folder ended in a TypeError traceback. The row is not copied, with a
+    warning naming it; the report of the folder then has the other row."""
+    import os
+    import subprocess
+
+    from reliability_support import REPO, cli
+
+    sweep = Path(shutil.copytree(swept, tmp_path / "sweep"))
+
+    def nan(r):
+        r.update(final_val_loss=math.nan, final_val_ppl=math.nan)
+        r["eval"]["val"].update(loss=math.nan, ppl=math.nan, bpb=math.nan)
+        r["curve"]["val_loss"][-1] = math.nan
+    _edit_second_row(sweep / "results.jsonl", nan)
+    done = subprocess.run([sys.executable, str(REPO / "scripts" / "collect_results.py"), str(sweep), "--dest",
+                           str(tmp_path / "results")], capture_output=True, text=True,
+                          env={**os.environ, "PYTHONPATH": str(REPO / "src")})
+    assert done.returncode == 0 and "Traceback" not in done.stderr, done.stderr
+    assert f"{sweep}/results.jsonl:2: line 2 holds NaN or infinity" in done.stderr and "not copied" in done.stderr
+    kept = tmp_path / "results" / "tiny"
+    assert [json.loads(line)["name"] for line in (kept / "results.jsonl").read_text().splitlines()] == \
+        ["a-dense_tied-s0"]
+    proc = cli(["report", kept, "--out", tmp_path / "rep", "--bootstrap", "5"])
+    assert proc.returncode == 0 and "Traceback" not in proc.stderr, proc.stderr
+
+
+def test_a_grid_of_the_same_name_with_a_size_at_another_width_is_neither_merged_nor_collected(data, tmp_path):
+    """Round 14 (B352, B353): shard 1/2 of a grid and a sweep of the same grid name whose size trains at another
+    width were merged by ``report SH1 SW3`` as shards of one grid (a width-24 dense_untied paired with the width-16
+    dense_tied as the same body, exit 0), and scripts/collect_results.py added the second one's row to the first's
+    collected folder and put its grid.json in place (the folder's report then refused the whole folder). Both name
+    the run setting that differs; the collected folder is left as it was."""
+    import os
+    import subprocess
+
+    from reliability_support import REPO, cli_error
+
+    assert main(["sweep", "--grid", str(grid_file(tmp_path, data)), "--out", str(tmp_path / "sh1"),
+                 "--shard", "1/2"]) == 0
+    wide = yaml.safe_load((tmp_path / "grid.yaml").read_text())
+    wide["sizes"]["a"]["hidden_size"] = 24
+    (tmp_path / "wide").mkdir()
+    (tmp_path / "wide" / "grid.yaml").write_text(yaml.safe_dump(wide))
+    assert main(["sweep", "--grid", str(tmp_path / "wide" / "grid.yaml"), "--out", str(tmp_path / "sw3"),
+                 "--only", "a-dense_untied*"]) == 0
+    said = "a-dense_tied-s0: model.hidden_size: 16 in {a}, 24 in {b}"
+    line = cli_error(["report", tmp_path / "sh1", tmp_path / "sw3", "--out", tmp_path / "rep"])
+    assert said.format(a=tmp_path / "sh1", b=tmp_path / "sw3") in line, line
+    assert not (tmp_path / "rep").exists()
+
+    def collect(sweep: Path) -> subprocess.CompletedProcess:
+        return subprocess.run([sys.executable, str(REPO / "scripts" / "collect_results.py"), str(sweep), "--dest",
+                               str(tmp_path / "c6")], capture_output=True, text=True,
+                              env={**os.environ, "PYTHONPATH": str(REPO / "src")})
+
+    assert collect(tmp_path / "sh1").returncode == 0
+    before = tree_hashes(tmp_path / "c6")
+    done = collect(tmp_path / "sw3")
+    assert done.returncode == 2 and "Traceback" not in done.stderr, done.stderr
+    assert said.format(a=tmp_path / "c6" / "tiny", b=tmp_path / "sw3") in done.stderr, done.stderr
+    assert tree_hashes(tmp_path / "c6") == before
+
+
+def test_the_seeds_of_one_arm_trained_at_different_learning_rates_are_warned_about(data, tmp_path):
+    """Round 14 (B34, B220, B312): the rows of two shards trained with different ``optim.lr`` overrides, concatenated
+    into one results.jsonl without a grid.json, were reported without a word. Per-arm rates are by design (each arm
+    its own, compared as they are); the seeds of one arm are averaged as repeats, so rows of one arm at two rates get
+    one warning line naming them, and the report is still written."""
+    from reliability_support import cli
+
+    grid = yaml.safe_load(grid_file(tmp_path, data).read_text())
+    grid["seeds"] = [0, 1]
+    grid["experiments"]["iso_body"]["variants"] = ["dense_tied"]
+    (tmp_path / "grid.yaml").write_text(yaml.safe_dump(grid))
+    assert main(["sweep", "--grid", str(tmp_path / "grid.yaml"), "--out", str(tmp_path / "sh1"), "--shard", "1/2"]) == 0
+    assert main(["sweep", "--grid", str(tmp_path / "grid.yaml"), "--out", str(tmp_path / "sh2"), "--shard", "2/2",
+                 "optim.lr=0.05"]) == 0
+    (tmp_path / "mixed").mkdir()
+    (tmp_path / "mixed" / "results.jsonl").write_text((tmp_path / "sh1" / "results.jsonl").read_text()
+                                                      + (tmp_path / "sh2" / "results.jsonl").read_text())
+    proc = cli(["report", tmp_path / "mixed", "--out", tmp_path / "rep", "--bootstrap", "5"])
+    assert proc.returncode == 0 and "Traceback" not in proc.stderr, proc.stderr
+    warned = [line for line in proc.stderr.splitlines() if "trained at different learning rates" in line]
+    assert len(warned) == 1 and warned[0].startswith("warning: "), proc.stderr
+    assert "a dense_tied (iso_body): lr " in warned[0] and "a-dense_tied-s0" in warned[0] \
+        and "lr 0.05 in a-dense_tied-s1" in warned[0], warned[0]
+    assert "different learning rates" in (tmp_path / "rep" / "report.md").read_text()

@@ -523,3 +523,98 @@ def test_a_row_that_does_not_fit_is_one_line_and_leaves_no_torn_line(data, tmp_p
     assert proc.returncode == 2 and "Traceback" not in proc.stderr, proc.stderr
     assert f"'{results}': a file grew past the size limit" in one_error(proc.stderr), proc.stderr
     assert results.read_text() == first
+
+
+# A real ``leviathan`` process whose second figure write fails with ENOSPC ("enospc") or waits for a SIGTERM ("pause",
+# after touching argv[2], the marker the test waits for): the moment a report rerun into its own folder had replaced
+# some figures and not the rest (round 14, B289, B324).
+SECOND_FIGURE = r"""
+import errno, os, sys, time
+from leviathan import io as lio
+how, marker = sys.argv[1], sys.argv[2]
+real, seen = lio.atomic_write_bytes, []
+def atomic_write_bytes(path, data):
+    if str(path).endswith(".png"):
+        seen.append(path)
+        if len(seen) == 2 and how == "enospc":
+            raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC), str(path))
+        if len(seen) == 2:
+            open(marker, "w").close()
+            time.sleep(600)
+    return real(path, data)
+lio.atomic_write_bytes = atomic_write_bytes
+from leviathan.cli import main
+sys.exit(main(sys.argv[3:]))
+"""
+
+
+@pytest.fixture(scope="module")
+def two_run_sweep(data, tmp_path_factory) -> Path:
+    from test_row_identity import grid_file
+
+    root = tmp_path_factory.mktemp("two-run-sweep")
+    assert main(["sweep", "--grid", str(grid_file(root, data)), "--out", str(root / "sweep")]) == 0
+    return root / "sweep"
+
+
+def _report_and_a_rerun_of_other_rows(two_run_sweep, tmp_path) -> tuple[Path, list[str], dict]:
+    """A report of the sweep in ``tmp_path/rep``, and the argv of a rerun into it of the sweep's first row alone."""
+    from reliability_support import cli
+
+    out, fewer = tmp_path / "rep", tmp_path / "fewer"
+    assert cli(["report", two_run_sweep, "--out", out, "--bootstrap", "5"]).returncode == 0
+    fewer.mkdir()
+    (fewer / "results.jsonl").write_text((two_run_sweep / "results.jsonl").read_text().splitlines()[0] + "\n")
+    (fewer / "grid.json").write_text((two_run_sweep / "grid.json").read_text())
+    assert len(list(out.glob("*.png"))) >= 2
+    return out, ["report", str(fewer), "--out", str(out), "--bootstrap", "5"], tree_hashes(out)
+
+
+def _second_figure(how: str, argv: list[str], tmp_path: Path):
+    import subprocess
+
+    from reliability_support import REPO
+
+    env = {**os.environ, "OMP_NUM_THREADS": "1", "PYTHONPATH": str(REPO / "src")}
+    return subprocess.Popen([sys.executable, "-c", SECOND_FIGURE, how, str(tmp_path / "paused"), *argv], env=env,
+                            stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+
+
+def test_a_report_rerun_that_fails_at_its_second_figure_leaves_the_earlier_report_whole(two_run_sweep, tmp_path):
+    """Round 14 (B289): a report rerun into its own --out on a nearly full disk failed at frontier.png after
+    loss_curves.png had been replaced by the new report's figure: the folder mixed two reports (report.md the old
+    one's). A report is now put in place as a whole: the failure leaves every file of the earlier report as it was,
+    no staging folder behind, and the line names the figure in --out."""
+    out, argv, before = _report_and_a_rerun_of_other_rows(two_run_sweep, tmp_path)
+    proc = _second_figure("enospc", argv, tmp_path)
+    _, err = proc.communicate(timeout=300)
+    assert proc.returncode == 2, err
+    line = one_error(err)
+    assert "no space left on device" in line and f"'{out}/" in line and ".png'" in line and ".stage-" not in line
+    assert tree_hashes(out) == before
+    assert sorted(p.name for p in out.iterdir()) == sorted(before)
+
+
+def test_a_report_rerun_stopped_by_sigterm_among_its_figures_leaves_the_earlier_report_whole(two_run_sweep, tmp_path):
+    """Round 14 (B324): a SIGTERM while a report rerun wrote its figures left three new figures beside the old
+    report.md, though the stop line says nothing half-written is taken as valid. The folder is now byte-identical to
+    before, and the same command then replaces the whole report."""
+    import signal
+    import time
+
+    out, argv, before = _report_and_a_rerun_of_other_rows(two_run_sweep, tmp_path)
+    proc = _second_figure("pause", argv, tmp_path)
+    deadline = time.time() + 300
+    while not (tmp_path / "paused").exists() and proc.poll() is None and time.time() < deadline:
+        time.sleep(0.05)
+    assert (tmp_path / "paused").exists(), proc.communicate()[1]
+    proc.send_signal(signal.SIGTERM)
+    _, err = proc.communicate(timeout=120)
+    assert proc.returncode == 128 + signal.SIGTERM and "stopped by SIGTERM" in err, err
+    assert tree_hashes(out) == before
+    assert sorted(p.name for p in out.iterdir()) == sorted(before)
+    from reliability_support import cli
+
+    rerun = cli(argv)
+    assert rerun.returncode == 0, rerun.stderr
+    assert "fewer" in (out / "report.md").read_text() and tree_hashes(out) != before

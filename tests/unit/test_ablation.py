@@ -183,3 +183,21 @@ def test_an_arm_without_a_vocabulary_size_prints_a_dash(tmp_path):
     write_sweep(tmp_path / "x", "x", rows)
     md = write_ablation_report([tmp_path / "x"], tmp_path / "report").read_text()
     assert "| x/d | – | 8 x 2 |" in md
+
+
+def test_a_rerun_with_fewer_arms_removes_the_earlier_reports_figures_it_does_not_draw(sweeps, tmp_path):
+    """Round 14 (B322): ``report A B --ablation --out R`` then ``report B --ablation --out R`` left the earlier
+    report's gap_vocabulary__d.png beside a README that no longer names it. The stale figure goes with the new report;
+    a user's own file in the folder stays."""
+    import re
+
+    a, b = sweeps
+    out = tmp_path / "report"
+    assert main(["report", str(a), str(b), "--ablation", "--out", str(out)]) == 0
+    assert (out / "gap_vocabulary__d.png").is_file()
+    (out / "notes.png").write_bytes(b"mine")
+    assert main(["report", str(b), "--ablation", "--out", str(out)]) == 0
+    named = set(re.findall(r"gap_[A-Za-z0-9_]*\.png", (out / "README.md").read_text()))
+    assert {p.name for p in out.glob("gap_*.png")} == named and "gap_vocabulary__d.png" not in named
+    assert (out / "notes.png").read_bytes() == b"mine"
+    assert not [p for p in out.iterdir() if ".stage-" in p.name]

@@ -120,7 +120,7 @@ class BucketLosses:
 
     @property
     def ppl(self) -> list[float | None]:
-        return [None if v is None else math.exp(v) for v in self.loss]
+        return [None if v is None else ppl_of(v) for v in self.loss]
 
     def as_dict(self) -> dict:
         return {"loss": self.loss, "ppl": self.ppl, "count": self.count, "num_unseen_targets": self.num_unseen_targets,
@@ -161,11 +161,25 @@ def aligned_targets(tokens: np.ndarray, num_losses: int) -> np.ndarray:
 def relative_reduction(baseline: list[float | None], model: list[float | None]) -> list[float | None]:
     """Per-bucket relative perplexity reduction 1 - ppl_model / ppl_baseline = 1 - exp(L_m - L_b).
 
-    Positive = the model is better. 0.81 means the model's perplexity is 81% lower in that bucket.
+    Positive = the model is better. 0.81 means the model's perplexity is 81% lower in that bucket; -inf means the
+    model's perplexity is past float range times the baseline's (a diverged run).
     """
     if len(baseline) != len(model):
         raise UserError("bucket lists differ in length; were they made with the same buckets?")
-    return [None if (b is None or m is None) else 1.0 - math.exp(m - b) for b, m in zip(baseline, model)]
+    return [None if (b is None or m is None) else _reduction(b, m) for b, m in zip(baseline, model)]
+
+
+def ppl_of(loss: float) -> float:
+    """exp(loss), inf past float range (``eval.perplexity``'s rule): a diverged run's bucket loss of ~340,000 ended
+    `analyze frequency` in an OverflowError traceback (issue 30 round 14, B295)."""
+    return math.inf if loss >= 700 else math.exp(loss)
+
+
+def _reduction(b: float, m: float) -> float:
+    """1 - exp(m - b), -inf where exp overflows: a diverged run (a val loss of 339,989 against 5.6) ended
+    `analyze frequency` in an OverflowError traceback (issue 30 round 14, B295)."""
+    gap = m - b
+    return -math.inf if gap > 700 else 1.0 - math.exp(gap)
 
 
 def format_table(names: list[str], results: list[BucketLosses], labels: list[str], baseline: int = 0) -> str:

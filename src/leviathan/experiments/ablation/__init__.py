@@ -28,6 +28,7 @@ from ...errors import UserError
 from ...io import atomic_write_json, atomic_write_text
 from ...ownership import CONTAINERS, check_claim, check_not_inside, mark
 from ..machinery.results import json_safe
+from ..staged import staged_output
 from .analysis import ARM, DENSE, AblationResult, Arm, ArmSummary, collect, load_sweep, pair_arms, summarize
 from .figures import fig_gap
 from .markdown import markdown
@@ -48,18 +49,18 @@ def write_ablation_report(paths: list[str | Path], out: str | Path, command: str
         raise UserError("no leviathan run with a dense_tied pair (same width, depth, seed) in these sweeps")
     out.mkdir(parents=True, exist_ok=True)
     mark(out, "report --ablation", ABLATION_FILES)  # before the first file, so a stopped report can be rerun
-    figures = {}
-    factors = result.factors or {"all arms": [s.label for s in result.arms]}
-    for factor, labels in factors.items():
-        name = "gap_" + "".join(c if c.isalnum() else "_" for c in factor).strip("_") + ".png"
-        if fig_gap(result.arms, labels, factor, out / name):
-            figures[factor] = name
-    atomic_write_json(out / "ablations.json", json_safe(result))
-    path = out / "README.md"
     findings = out / "findings.md"
-    atomic_write_text(path, markdown(result, figures, command, findings.read_text() if findings.is_file() else None)
-                      + "\n")
-    mark(out, "report --ablation", ABLATION_FILES)
+    with staged_output(out, "report --ablation", ABLATION_FILES, stale=("gap_*.png",)) as stage:  # B289, B322
+        figures = {}
+        factors = result.factors or {"all arms": [s.label for s in result.arms]}
+        for factor, labels in factors.items():
+            name = "gap_" + "".join(c if c.isalnum() else "_" for c in factor).strip("_") + ".png"
+            if fig_gap(result.arms, labels, factor, stage / name):
+                figures[factor] = name
+        atomic_write_json(stage / "ablations.json", json_safe(result))
+        atomic_write_text(stage / "README.md", markdown(result, figures, command, findings.read_text()
+                                                        if findings.is_file() else None) + "\n")
+    path = out / "README.md"
     return path
 
 

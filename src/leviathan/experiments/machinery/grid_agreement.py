@@ -103,6 +103,29 @@ def parse_key(override: str) -> list[str]:
     return override.split("=", 1)[0].strip().lstrip("-").split(".")
 
 
+def run_differences(grid_a: SweepGrid, grid_b: SweepGrid, where_a, where_b) -> list[str]:
+    """``RUN: KEY: A in WHERE_A, B in WHERE_B`` for every setting that decides a run's numbers (``_said``: its own
+    overrides and model fields; the base overrides are compared on their own) that two grid.json files of one grid name set differently for a run both list. Shards, and a
+    sweep collected into the results of another, were taken as one grid when only their overrides and evaluation
+    agreed: a size at another width was paired with the other's as the same body (issue 30 round 14, B352), and its
+    grid.json put in place of the one that described the kept rows (B353)."""
+    runs_b = {run.name: run for run in grid_b.runs}
+    out = []
+    for run in grid_a.runs:
+        if run.name not in runs_b:
+            continue  # a grid with more seeds or sizes: the runs both have are what must agree
+        said_a, said_b = _said(SweepGrid(), run), _said(SweepGrid(), runs_b[run.name])  # base overrides: apart
+        for key in sorted(set(said_a) | set(said_b)):
+            a, b = said_a.get(key), said_b.get(key)
+            if not _same(a, b):
+                out.append(f"{run.name}: {key}: {_unset(a)} in {where_a}, {_unset(b)} in {where_b}")
+    return out
+
+
+def _unset(value: Any) -> str:
+    return "not set" if value is None else repr(plain(value))
+
+
 def check_grid_describes_rows(rows: Iterable, grid: SweepGrid, grid_file: str, source: str) -> None:
     """UserError when ``grid`` (read from ``grid_file``) says the runs of ``source``'s rows trained or were evaluated
     otherwise than the rows record, or when the rows trained a setting the grid sets alike for every run differently

@@ -488,6 +488,8 @@ def _impossible(d: dict) -> str | None:
         if any(v < 0 for v in (b or {}).get("count") or []):  # round 9 (M167): a count of -3 went into the report
             return f"has buckets.{name}.count {_shown(b['count'])}, not token counts >= 0"
     curve = d.get("curve") if isinstance(d.get("curve"), dict) else {}
+    if (problem := _curve_null(curve)) is not None:
+        return problem
     for xs, ys in (("tokens", ("val_loss",)), ("grad_tokens", ("grad_norm_input", "grad_norm_head"))):
         lengths = {k: len(curve[k]) for k in (xs, *ys) if isinstance(curve.get(k), list)}
         if xs in lengths and len(set(lengths.values())) > 1:
@@ -602,6 +604,20 @@ def _curve_contradicts(d: dict) -> str | None:
     if losses and _is_number(final) and abs(losses[-1] - final) > 1e-6 * max(1.0, abs(final)):
         return (f"has final_val_loss {_shown(final)}, not the last validation of its curve ({losses[-1]:.6g}; fields "
                 f"edited apart)")
+    return None
+
+
+def _curve_null(curve: dict) -> str | None:
+    """Why a validation curve with a null point cannot be a sweep's (None: it has none). The sweep keeps only the
+    validations that measured a loss (``sweep._curve``), so a null is a NaN that a writer turned into null (a diverged
+    loss copied by collect_results.py) or an edit; it ended ``leviathan report`` in a TypeError traceback in the paired
+    gap curve (issue 30 round 14, B300, B301, B304)."""
+    for key in ("tokens", "val_loss"):
+        values = curve.get(key) if isinstance(curve.get(key), list) else []
+        nulls = [i for i, v in enumerate(values) if v is None]
+        if nulls:
+            return (f"has curve.{key} null at point {nulls[0] + 1} of {len(values)} (a validation that measured no "
+                    f"number: a NaN written as null, or an edit)")
     return None
 
 

@@ -9,7 +9,7 @@ are disjoint and cover the selection; each writes whole rows into its own ``--ou
 
 Merging. ``merge_sweeps(folders)`` reads every folder's rows. The folders must hold the same grid (its name in
 grid.json; the first folder's serves the report) started with the same settings (issue 30): base overrides, eval
-sets and options, data fingerprint and seeds, else the merge is refused naming the folders and the first
+sets and options, data fingerprint and seeds, and the settings of every run both list (its sizes: round 14, B352), else the merge is refused naming the folders and the first
 differences; their rows must record one evaluation, and a run with rows in two folders follows ``identity``'s rule.
 Rows come out in the grid's run order, so the merged report equals the report of one sweep of the whole grid.
 """
@@ -23,7 +23,7 @@ from pathlib import Path
 from ...codec import encode
 from ...errors import UserError
 from .data_match import same_sweep_data
-from .grid_agreement import check_grid_describes_rows
+from .grid_agreement import check_grid_describes_rows, run_differences
 from .identity import check_one_evaluation, check_one_grid, evaluation_settings, resolve_duplicates
 from .results import ResultRow, load_results, to_stderr
 from .sweep_grid import SweepGrid, read_sweep_grid
@@ -81,6 +81,7 @@ def merge_sweeps(paths: list[str | os.PathLike], report=None) -> tuple[list[Resu
         other = _settings(grids[folder])
         differ = [_difference(key, first[key], other[key], folders[0], folder) for key in first
                   if first[key] != other[key]]
+        differ += run_differences(grids[folders[0]], grids[folder], folders[0], folder)  # sizes too (B352)
         if differ:
             raise UserError(f"these shards of grid {grids[folder].name!r} were started with different settings ("
                             + "; ".join(differ[:3]) + "): their rows measure different things and cannot be merged; "

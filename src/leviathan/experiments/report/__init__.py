@@ -20,6 +20,7 @@ from pathlib import Path
 from ...errors import UserError
 from ...io import atomic_write_json, atomic_write_text
 from ...ownership import CONTAINERS, check_claim, check_not_inside, mark
+from ..machinery.arm_rates import mixed_rates_note
 from ..machinery.embedding_files import read_records, records_dir
 from ..machinery.grid_agreement import check_grid_describes_rows
 from ..machinery.identity import check_eval_set, check_one_evaluation, check_one_grid
@@ -27,8 +28,9 @@ from ..machinery.data_match import grid_plateau
 from ..machinery.results import COMPARISONS, json_safe, load_results
 from ..machinery.shards import merge_sweeps
 from ..machinery.sweep_grid import grid_json_of, read_sweep_grid
+from ..staged import staged_output
 from .analysis import Analysis, analyze, comparison_table
-from .figures import draw_figures
+from .figures import FIGURE_NAMES, draw_figures
 from .markdown import render_markdown
 
 __all__ = ["COMPARISONS", "Analysis", "analyze", "comparison_table", "render_markdown", "write_report"]
@@ -62,6 +64,8 @@ def write_report(results: str | os.PathLike | list, out_dir: str | os.PathLike, 
         check_one_evaluation(rows, str(results))
         check_one_grid(rows, str(results), grid.name, str(grid_json_of(results)))
         check_grid_describes_rows(rows, grid, str(grid_json_of(results)), str(results))
+    if (mixed := mixed_rates_note(rows)) is not None:  # seeds of one arm at other rates (round 14, B34)
+        note(mixed)
     if lr_sweep is not None:  # read (and checked) before the first file is written
         sweeps = list(lr_sweep) if isinstance(lr_sweep, (list, tuple)) else [lr_sweep]
         lr_rows = merge_sweeps(sweeps)[0] if len(sweeps) > 1 else load_results(sweeps[0])
@@ -86,21 +90,31 @@ def write_report(results: str | os.PathLike | list, out_dir: str | os.PathLike, 
              f"folder, or collect the sweep with scripts/collect_results.py, which stores the plateau")
     a = analyze(rows, eval_set, num_bootstrap, ci, seed, ladder, plateau, records)
     a.notes = [n.split(": ", 1)[1] if n.startswith(("note: ", "warning: ")) else n for n in notes] or None
-    md = render_markdown(a, draw_figures(rows, a, out), str(results))
-    if lr_sweep is not None:
+    with staged_output(out, "report", REPORT_FILES, stale=FIGURE_NAMES) as stage:  # replaced as a whole (B289)
+        md = render_markdown(a, draw_figures(rows, a, stage), str(results))
+        md = _extra_sections(md, a, rows, ci, plateau, lr_sweep and (lr_rows, sweeps),
+                             fair_shot and (committed, fair_shot, planned))
+        atomic_write_text(stage / "report.md", md)
+        atomic_write_json(stage / "analysis.json", json_safe(a))
+    return out / "report.md"
+
+
+def _extra_sections(md: str, a: Analysis, rows: list, ci: float, plateau, lr_sweep, fair_shot) -> str:
+    """``md`` with the pre-sweep's section (``lr_sweep``: its rows and folders) and the fair-shot section
+    (``fair_shot``: the committed rows, their folder and the planned arms) added, each when given."""
+    if lr_sweep:
         from ..method.lr_sweep import lr_sweep_section
 
-        section, a.lr_sweep = lr_sweep_section(lr_rows, " + ".join(map(str, sweeps)), eval_set)
+        lr_rows, sweeps = lr_sweep
+        section, a.lr_sweep = lr_sweep_section(lr_rows, " + ".join(map(str, sweeps)), a.eval_set)
         md = md.rstrip("\n") + "\n\n" + "\n".join(section) + "\n"
-    if fair_shot is not None:
+    if fair_shot:
         from .fair_shot import fair_shot_section
 
-        section, a.fair_shot = fair_shot_section(rows, committed, str(fair_shot), planned, ci=ci, plateau=plateau)
+        committed, folder, planned = fair_shot
+        section, a.fair_shot = fair_shot_section(rows, committed, str(folder), planned, ci=ci, plateau=plateau)
         md = md.rstrip("\n") + "\n\n" + "\n".join(section) + "\n"
-    atomic_write_text(out / "report.md", md)
-    atomic_write_json(out / "analysis.json", json_safe(a))
-    mark(out, "report", REPORT_FILES)
-    return out / "report.md"
+    return md
 
 
 # What a report writes into its --out (``ownership.check_claim``: never over a user's file of the same name).

@@ -284,8 +284,8 @@ class Drawn:
 
 def draw_figures(rows: list[ResultRow], a: Analysis, out: Path) -> Drawn:
     """Every figure of the report into ``out`` (``<name>.png``, the names of ``Drawn``'s fields). A figure this
-    report does not draw is removed from ``out`` where an earlier report left it, so the folder holds only the
-    figures report.md links."""
+    report does not draw is not written (``FIGURE_NAMES``: the earlier report's is removed when this one is put in
+    place)."""
     ladder = a.ladder
     drawn = Drawn(
         loss_curves=fig_loss_curves(rows, out / "loss_curves.png"),
@@ -297,7 +297,9 @@ def draw_figures(rows: list[ResultRow], a: Analysis, out: Path) -> Drawn:
         gain_over_training=fig_gain_over_training(a.efficiency, out / "gain_over_training.png"),
         paired_gap=fig_paired_gap(a.paired, out / "paired_gap.png"),
         width_gap=fig_width_gap(a.width, out / "width_gap.png"))
-    for f in dataclasses.fields(drawn):
-        if not getattr(drawn, f.name):
-            (out / f"{f.name}.png").unlink(missing_ok=True)
     return drawn
+
+
+# Every figure a report may draw: one of these an earlier report left and this one does not draw goes when the new
+# report is put in place (``experiments.staged``), so the folder holds only the figures report.md links.
+FIGURE_NAMES = tuple(f"{f.name}.png" for f in dataclasses.fields(Drawn))

@@ -1,0 +1,126 @@
+"""A report's files replaced as a whole: written into a staging folder inside ``--out``, then put in place together.
+
+    with staged_output(out, "report", stale=FIGURE_NAMES) as stage:   # stage: OUT/.report.stage-PID/
+        draw_figures(rows, a, stage); atomic_write_text(stage / "report.md", md)
+    # here every staged file has replaced its namesake in OUT, and OUT's stale figures are gone
+
+``leviathan report`` rerun into its own --out wrote its figures one by one over the earlier report's: a full disk
+at the second figure (issue 30 round 14, B289) or a SIGTERM while the figures were written (B324) left a folder
+mixing two reports (the new loss_curves.png beside the old report.md). Now nothing in ``out`` changes until every
+file is written; a failure or a stop before that removes the staging folder and leaves the earlier report as it was.
+The swap itself is renames within one folder (no space needed) with the stop signals held back until it is done, and
+a figure of the earlier report that the new one does not draw (``stale``: a glob of the verb's figure names, and only
+a file the folder's marker says is the verb's) is removed with it (B322: ``report --ablation`` with fewer arms left a
+``gap_*.png`` its new README does not name). An error names the file in ``out``, never the staging folder's.
+
+Footgun: a stop held back during the swap is delivered right after it: the verb then exits as stopped, with the new
+output whole in place (its rerun writes the same). A SIGKILL during the swap (a few renames) can still leave a mix; a staging folder a killed process left is
+removed by the next run into the same ``out`` once its process is gone (and only when it holds the verb's files).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import shutil
+import signal
+from pathlib import Path
+from typing import Iterable, Iterator
+
+from ..ownership import _matches, _proof, leftover_is_own, mark, read_marker
+
+
+def _stage_prefix(verb: str) -> str:
+    return "." + "".join(c if c.isalnum() else "-" for c in verb) + ".stage-"
+
+
+@contextlib.contextmanager
+def staged_output(out: Path, verb: str, files: Iterable[str], stale: Iterable[str] = ()) -> Iterator[Path]:
+    """A fresh staging folder in ``out`` for ``verb``'s files (glob patterns ``files``); on a normal exit its files
+    replace their namesakes in ``out`` and the verb's ``stale`` files it does not hold are removed, on any exception
+    (a storage error, ``Stopped``, Ctrl-C) it is removed and ``out`` is left as it was (issue 30 round 14, B289, B324,
+    B322)."""
+    out, files = Path(out), tuple(files)
+    _remove_dead_stages(out, verb, files)
+    stage = out / f"{_stage_prefix(verb)}{os.getpid()}"
+    shutil.rmtree(stage, ignore_errors=True)
+    try:
+        stage.mkdir()
+        yield stage
+    except OSError as e:
+        shutil.rmtree(stage, ignore_errors=True)
+        raise _named_in_out(e, stage, out) from None
+    except BaseException:
+        shutil.rmtree(stage, ignore_errors=True)
+        raise
+    try:
+        with _stops_held():
+            _swap(stage, out, verb, tuple(stale))
+            mark(out, verb, files)  # the names it now writes there, before a held stop is delivered
+    finally:
+        shutil.rmtree(stage, ignore_errors=True)
+
+
+def _swap(stage: Path, out: Path, verb: str, stale: tuple[str, ...]) -> None:
+    """Rename every file of ``stage`` over its namesake in ``out``; then remove ``out``'s files matching ``stale``
+    that the new output does not hold, where the folder's marker makes them the verb's."""
+    new = sorted(os.listdir(stage))
+    for name in new:
+        os.replace(stage / name, out / name)
+    marker = _proof(read_marker(out), out)
+    for name in os.listdir(out):
+        if name in new or not _matches(name, stale) or not (out / name).is_file():
+            continue
+        if marker is not None and marker.verb == verb and (marker.files is None or name in marker.files):
+            (out / name).unlink(missing_ok=True)
+
+
+@contextlib.contextmanager
+def _stops_held() -> Iterator[None]:
+    """SIGTERM, SIGHUP and SIGINT held back (delivered when this ends) in the main thread: a stop in the middle of the
+    swap would leave the mix the staging exists to prevent."""
+    held = {signal.SIGTERM, signal.SIGINT} | ({signal.SIGHUP} if hasattr(signal, "SIGHUP") else set())
+    if not hasattr(signal, "pthread_sigmask"):
+        yield
+        return
+    previous = signal.pthread_sigmask(signal.SIG_BLOCK, held)
+    try:
+        yield
+    finally:
+        signal.pthread_sigmask(signal.SIG_SETMASK, previous)
+
+
+def _named_in_out(e: OSError, stage: Path, out: Path) -> OSError:
+    """``e`` naming the file of ``out`` its staged file stands for (``OUT/frontier.png``, not the staging folder's)."""
+    name = os.fspath(e.filename) if e.filename is not None else None
+    if e.errno is None or name is None or not name.startswith(os.fspath(stage) + os.sep):
+        return e
+    return OSError(e.errno, e.strerror, os.path.join(os.fspath(out), os.path.relpath(name, stage)))
+
+
+def _remove_dead_stages(out: Path, verb: str, files: tuple[str, ...]) -> None:
+    """Remove the staging folders of ``verb`` that processes no longer running left in ``out`` (SIGKILL), when they
+    hold only the verb's files (``ownership.leftover_is_own``)."""
+    prefix = _stage_prefix(verb)
+    try:
+        entries = os.listdir(out)
+    except OSError:
+        return
+    for name in entries:
+        pid = name[len(prefix):]
+        if not name.startswith(prefix) or not pid.isdigit() or _running(int(pid)):
+            continue
+        path = out / name
+        if path.is_dir() and leftover_is_own(path, files + (".*",)):
+            shutil.rmtree(path, ignore_errors=True)
+
+
+def _running(pid: int) -> bool:
+    """Whether process ``pid`` exists (this one included)."""
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except OSError:
+        return True
+    return True
