@@ -24,7 +24,7 @@ import shutil
 import sys
 from pathlib import Path
 
-from leviathan.errors import UserError, not_regular
+from leviathan.errors import UserError, missing, not_regular
 
 # folders whose files are fingerprinted by the verb that wrote them (an export's marker, a step folder's state.json, a
 # data folder's meta.json): --rewrite reformatting a tokenizer.json there made them refuse to load (issue 30 round 8)
@@ -354,8 +354,6 @@ def rewrite(folder: Path) -> list[Path]:
     from leviathan.experiments.machinery.provenance import portable_tree
     from leviathan.io import atomic_write_text
 
-    from leviathan.errors import missing
-
     if not folder.is_dir():  # a file or a missing path rewrote nothing, exit 0 (issue 30 round 12, T199, T200)
         what = "is a file" if folder.is_file() else missing(folder)
         raise UserError(f"--rewrite {str(folder)!r} {what}; pass the folder whose results files to make portable "
@@ -401,7 +399,12 @@ def _main(argv=None) -> int:
             print(f"rewrote {path}")
     if args.sweeps and not args.dest:
         parser.error("--dest is required with sweep folders")
+    if not args.sweeps and not args.rewrite:  # printed nothing, exit 0 (issue 30 round 14, B216)
+        parser.error("give the sweep folders to collect (and --dest), or --rewrite FOLDER")
     for sweep in args.sweeps:  # before any is written
+        if not sweep.is_dir():  # "nonexist: no results.jsonl yet, skipped", exit 0 (round 14, B215)
+            raise UserError(f"sweep folder {str(sweep)!r} {missing(sweep) if not sweep.exists() else 'is a file'}; "
+                            f"nothing was written; pass the --out folder of a sweep")
         if (kind := not_regular(sweep / "results.jsonl")) is not None:  # round 11 (R108): "no results.jsonl yet"
             raise UserError(f"{str(sweep / 'results.jsonl')!r} {kind}; nothing was written; collect a sweep folder "
                             f"whose results.jsonl is the file the sweep wrote")

@@ -205,3 +205,14 @@ def test_rewrite_names_a_path_it_cannot_use_and_a_damaged_file_it_leaves(collect
     for path in (folder / "grid.json", tmp_path / "nothere"):
         assert collect.main(["--rewrite", str(path)]) == 2
         assert "pass the folder whose results files to make portable" in capsys.readouterr().err
+
+
+def test_a_sweep_folder_that_is_not_there_or_no_folder_at_all_is_an_error(collect, tmp_path, capsys):
+    """Issue 30 round 14 (B215, B216): a sweep folder that does not exist was "no results.jsonl yet, skipped", exit 0,
+    and no folder at all printed nothing, exit 0."""
+    assert collect.main([str(tmp_path / "nonexist"), "--dest", str(tmp_path / "dest")]) == 2
+    assert f"sweep folder '{tmp_path / 'nonexist'}' does not exist; nothing was written" in capsys.readouterr().err
+    with pytest.raises(SystemExit) as info:
+        collect.main(["--dest", str(tmp_path / "dest")])
+    assert info.value.code == 2 and "give the sweep folders to collect" in capsys.readouterr().err
+    assert not (tmp_path / "dest").exists()
