@@ -114,6 +114,11 @@ def check_destination(dest: Path, out: Path, name: str) -> None:
         if bad or not all(isinstance(row, dict) and isinstance(row.get("name"), str) for _, row in values):
             raise UserError(f"{str(results)!r} is not a results file (its lines are not results rows with a name); "
                             f"nothing was written; move it out of {str(out)!r}, or choose another --dest")
+    if results.exists() and not grid.exists():  # a user's {"name": "mine", "x": 1} had rows appended to it and a
+        # grid.json added beside it, exit 0 (issue 30 round 14, B189): this script writes the two together
+        raise UserError(f"{str(results)!r} has no grid.json beside it, as collect_results writes both: it is not a "
+                        f"results folder of this script's; nothing was written; move it out of {str(out)!r}, or "
+                        f"choose another --dest")
     if grid.exists():
         if (kind := not_regular(grid)) is not None:
             raise UserError(f"{str(grid)!r} {kind}; nothing was written; move it out of {str(out)!r}")

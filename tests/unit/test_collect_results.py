@@ -216,3 +216,16 @@ def test_a_sweep_folder_that_is_not_there_or_no_folder_at_all_is_an_error(collec
         collect.main(["--dest", str(tmp_path / "dest")])
     assert info.value.code == 2 and "give the sweep folders to collect" in capsys.readouterr().err
     assert not (tmp_path / "dest").exists()
+
+
+def test_a_users_results_jsonl_without_a_grid_json_is_not_collected_into(collect, tmp_path, capsys):
+    """Issue 30 round 14 (B189): a user's DEST/g/results.jsonl holding {"name": "mine", "x": 1}, with no grid.json
+    beside it, had the sweep's rows appended to it and a grid.json added, exit 0."""
+    sweep = _sweep(tmp_path / "a", [{"name": "r0", "loss": 1.0}])
+    mine = tmp_path / "dest" / "g" / "results.jsonl"
+    mine.parent.mkdir(parents=True)
+    mine.write_text('{"name": "mine", "x": 1}\n')
+    assert collect.main([str(sweep), "--dest", str(tmp_path / "dest")]) == 2
+    assert "has no grid.json beside it, as collect_results writes both" in capsys.readouterr().err
+    assert mine.read_text() == '{"name": "mine", "x": 1}\n' and sorted(p.name for p in mine.parent.iterdir()) == [
+        "results.jsonl"]
