@@ -36,6 +36,7 @@ import numpy as np
 from ...codec import decode, encode, encode_fields, extra_keys
 from ...data.fingerprint_fields import recorded_problem
 from ...errors import UserError, dead_link, missing, not_regular
+from ...eval.consistency import ppl_contradicts
 from ...eval.result import EvalResult
 from ...model.accounting import ParamCounts
 from .identity import Evaluation
@@ -473,10 +474,10 @@ def _impossible(d: dict) -> str | None:
             return f"has eval.{name}.share_outside {_shown(ev['share_outside'])}, not a share in [0, 1]"
         if (ev or {}).get("loss") is not None and ev.get("tokens") == 0:
             return f"has eval.{name}.loss from eval.{name}.tokens 0: a loss needs at least one token"
-        if _ppl_contradicts((ev or {}).get("loss"), (ev or {}).get("ppl")):
+        if ppl_contradicts((ev or {}).get("loss"), (ev or {}).get("ppl")):
             return (f"has eval.{name}.ppl {_shown(ev['ppl'])}, not exp(eval.{name}.loss) = "
                     f"{_exp_shown(ev['loss'])} (fields edited apart)")
-    if _ppl_contradicts(d.get("final_val_loss"), d.get("final_val_ppl")):
+    if ppl_contradicts(d.get("final_val_loss"), d.get("final_val_ppl")):
         return (f"has final_val_ppl {_shown(d['final_val_ppl'])}, not exp(final_val_loss) = "
                 f"{_exp_shown(d['final_val_loss'])} (fields edited apart)")
     for name, b in (d.get("buckets") or {}).items():
@@ -625,17 +626,6 @@ def _exp_shown(loss: float) -> str:
     """exp(loss) as a row's perplexity is written: inf past float64's range (round 10, Q16: an edited loss of 800
     beside a finite ppl ended in an OverflowError traceback as the warning was worded)."""
     return "inf" if loss >= 700 else f"{math.exp(loss):.6g}"
-
-
-def _ppl_contradicts(loss: Any, ppl: Any) -> bool:
-    """Whether a perplexity is not exp of its loss (issue 30 round 7: a row's ppl edited to 2.0 beside a loss of 5.7
-    was shown in the report's table of final losses as it was). Both are written from one number (``eval.result``),
-    so they agree to rounding; a loss past exp's range has ppl inf. Unknown (None) or range-checked-away values pass."""
-    if not (_is_number(loss) and _is_number(ppl)) or loss < 0 or ppl < 1:
-        return False
-    if loss >= 700 or math.isinf(ppl):
-        return not (loss >= 700 and math.isinf(ppl))
-    return abs(math.log(ppl) - loss) > 1e-6 * max(1.0, loss)
 
 
 def _plain(name: str) -> bool:
