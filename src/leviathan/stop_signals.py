@@ -70,3 +70,31 @@ def start_resource_tracker() -> None:
         resource_tracker.ensure_running()
     finally:
         signal.signal(hangup, old)
+
+
+class held_stops:
+    """``with held_stops() as held:`` the stop signals (and Ctrl-C) are noted in ``held.signum`` instead of acting,
+    for a few lines that must finish once begun. Under torchrun the agent sends SIGTERM to the surviving ranks as soon
+    as it sees one rank die, while they are saying which one died: the stop cut that line off and printed "stopped by
+    SIGTERM" in its place (CI of 14f5786, test_rank_kill). A held stop is not delivered again: the block is the verb's
+    last act, and it ends with status 2 either way. Main thread only (elsewhere this does nothing)."""
+
+    def __init__(self):
+        self.signum: int | None = None
+        self._old: dict[int, object] = {}
+
+    def _hold(self, signum, frame) -> None:
+        self.signum = signum
+
+    def __enter__(self) -> "held_stops":
+        import threading
+
+        if threading.current_thread() is threading.main_thread():
+            for sig in stop_and_interrupt_signals():
+                self._old[sig] = signal.signal(sig, self._hold)
+        return self
+
+    def __exit__(self, *exc) -> bool:
+        for sig, old in self._old.items():
+            signal.signal(sig, old)
+        return False

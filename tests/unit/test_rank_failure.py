@@ -73,3 +73,39 @@ def test_the_resume_command_has_the_launch_shape(two_ranks):
     two_ranks.setenv("WORLD_SIZE", "8")
     two_ranks.setenv("LOCAL_WORLD_SIZE", "4")
     assert rf.resume_command(["--resume", "auto"]).startswith("torchrun --nproc_per_node=4 --nnodes=2 -m leviathan")
+
+
+def _sigterm_to_self():
+    import signal
+
+    os.kill(os.getpid(), signal.SIGTERM)  # the handler runs before the next line: torchrun's stop, now
+
+
+@pytest.mark.parametrize("when", ["while saying it", "as the error unwinds"])
+def test_torchruns_sigterm_to_a_survivor_does_not_cut_off_the_line_naming_the_dead_rank(two_ranks, tmp_path, capsys,
+                                                                                         when):
+    """Once a rank dies, torchrun's agent sends SIGTERM to the others at once, while the survivor is saying which
+    rank died: the stop replaced that line with "stopped by SIGTERM ..." (a CI run of 14f5786, test_rank_kill)."""
+    import leviathan.checkpoint.layout as layout
+    import leviathan.train.loop as loop
+    from leviathan.cli import main
+
+    def train(*args, **kwargs):
+        try:
+            raise RuntimeError("[gloo/transport/tcp/pair.cc:553] Connection closed by peer [::1]:3201")
+        except RuntimeError:
+            if when == "as the error unwinds":
+                _sigterm_to_self()
+            raise
+
+    def latest(run_dir):
+        if when == "while saying it":
+            _sigterm_to_self()
+        return None
+
+    two_ranks.setattr(loop, "train", train)
+    two_ranks.setattr(layout, "latest_checkpoint", latest)
+    status = main(["train", "--config", "tiny", "model.vocab_size=64", "--run-dir", str(tmp_path / "run"), "--resume", "auto"])
+    err = capsys.readouterr().err
+    assert status == 2 and "stopped by SIGTERM" not in err, err
+    assert "error: another rank of the 2 stopped" in err and "--resume auto" in err

@@ -42,12 +42,21 @@ def run(args) -> int:
     if args.print_config:
         print(dump_yaml(cfg.resolved()), end="")
         return 0
+    from ..cli import Stopped
+    from ..stop_signals import held_stops
     from ..train.loop import train
 
     try:
-        summary = train(cfg, run_dir, resume=args.resume, quiet=args.quiet)
-    except Exception as e:  # under torchrun: a rank that died, said once in one line (train/rank_failure.py)
-        return _peer_failure(e, args, run_dir)
+        try:
+            summary = train(cfg, run_dir, resume=args.resume, quiet=args.quiet)
+        except Exception as e:  # under torchrun: a rank that died, said once in one line (train/rank_failure.py)
+            with held_stops():  # torchrun's SIGTERM to the survivors must not cut that line off
+                return _peer_failure(e, args, run_dir)
+    except Stopped as stop:  # the SIGTERM came as the transport error unwound, before the line above began
+        with held_stops():
+            if isinstance(stop.__context__, Exception) and _peer_died(stop.__context__):
+                return _peer_failure(stop.__context__, args, run_dir)
+        raise
     if env_world()[0] == 0 and not args.quiet:
         shown = ("run_dir", "steps", "tokens", "final_val_loss", "final_val_ppl", "final_val_bpb", "tokens_per_s",
                  "wall_time_s", "checkpoint", "stopped")
@@ -136,6 +145,12 @@ def _started_config(run_dir: Path, args) -> str | None:
           f"config.yaml it was started with ({saved})"
           + (f", overrides on top ({' '.join(args.overrides)})" if args.overrides else ""), file=sys.stderr)
     return str(saved)
+
+
+def _peer_died(e: Exception) -> bool:
+    from ..train.rank_failure import peer_failure
+
+    return peer_failure(e) is not None
 
 
 def _peer_failure(e: Exception, args, run_dir: Path) -> int:
