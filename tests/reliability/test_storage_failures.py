@@ -618,3 +618,36 @@ def test_a_report_rerun_stopped_by_sigterm_among_its_figures_leaves_the_earlier_
     rerun = cli(argv)
     assert rerun.returncode == 0, rerun.stderr
     assert "fewer" in (out / "report.md").read_text() and tree_hashes(out) != before
+
+
+def _limited(size: int):
+    """A ``preexec_fn`` that sets the child's file-size limit (``ulimit -f``) to ``size`` bytes."""
+    import resource
+
+    return lambda: resource.setrlimit(resource.RLIMIT_FSIZE, (size, resource.getrlimit(resource.RLIMIT_FSIZE)[1]))
+
+
+def test_a_file_size_limit_is_fixed_by_raising_it_not_by_room(finished_run, tmp_path):
+    """Round 14 (B244): ``(ulimit -f 50; leviathan lm-eval RUN ...)`` named the size limit but advised "make room
+    there, or point TMPDIR at a disk with room": room is not the problem. lm-eval's line, and the line of a printed
+    output redirected into a file under the limit, advise raising the limit (ulimit -f), not room."""
+    import subprocess
+
+    from reliability_support import REPO
+    from test_companions import _piqa_root
+
+    env = {**os.environ, "PYTHONPATH": str(REPO / "src"), "OMP_NUM_THREADS": "1", "TMPDIR": str(tmp_path)}
+    proc = subprocess.run([sys.executable, "-m", "leviathan", "lm-eval", str(finished_run), "--tasks", "piqa",
+                           "--data-root", str(_piqa_root(tmp_path / "tasks")), "--threads", "1", "--limit", "2",
+                           "--out", str(tmp_path / "out")], env=env, capture_output=True, text=True, timeout=300,
+                          preexec_fn=_limited(64 * 1024))
+    assert proc.returncode == 2, proc.stderr
+    line = one_error(proc.stderr)
+    assert f"'{tmp_path}/leviathan-lm-eval-" in line and "a file grew past the size limit" in line, line
+    assert "raise the limit (ulimit -f unlimited)" in line and "room" not in line, line
+    with open(tmp_path / "printed.json", "w") as printed:
+        proc = subprocess.run([sys.executable, "-m", "leviathan", "params", "--json"], env=env, stdout=printed,
+                              stderr=subprocess.PIPE, text=True, timeout=300, preexec_fn=_limited(100))
+    line = one_error(proc.stderr)
+    assert proc.returncode == 2 and "could not print to the standard output" in line, proc.stderr
+    assert "raise the limit (ulimit -f unlimited)" in line and "room" not in line, line
