@@ -981,3 +981,48 @@ def test_collect_results_refuses_the_rows_of_one_sweep_that_report_refuses(capsy
     assert done.returncode == 2 and "Traceback" not in done.stderr, done.stderr
     assert said in one_error(done.stderr) and "(nothing was written)" in done.stderr
     assert not (tmp_path / "c").exists()
+
+
+def _other_grid(swept: Path, folder: Path, name: str, change_row=None, change_grid=None, keep=None) -> Path:
+    """A copy of ``swept`` as a sweep of grid ``name`` (grid.json and rows renamed), each row and grid.json changed,
+    only the rows ``keep`` keeps."""
+    copy = Path(shutil.copytree(swept, folder))
+    rows = [json.loads(line) for line in (copy / "results.jsonl").read_text().splitlines()]
+    grid = json.loads((copy / "grid.json").read_text())
+    grid["name"] = name
+    for row in rows:
+        row["grid"] = name
+        if change_row:
+            change_row(row)
+    if change_grid:
+        change_grid(grid)
+    (copy / "results.jsonl").write_text("".join(json.dumps(row) + "\n" for row in rows if keep is None or keep(row)))
+    (copy / "grid.json").write_text(json.dumps(grid))
+    return copy
+
+
+def test_an_ablation_of_grids_evaluated_differently_is_refused(capsys, swept, tmp_path):
+    """Round 14 (B247): two grids evaluated on 1024 and on 512 tokens (eval.max_tokens) had their arms' perplexity
+    changes put side by side in "Final numbers" without a word; the plain report refuses such rows (B2). The ablation
+    refuses too, naming the setting and both folders, before --out is made."""
+    other = _other_grid(swept, tmp_path / "abB", "tinyB",
+                        change_row=lambda r: r["evaluation"]["options"].update(max_tokens=200),
+                        change_grid=lambda g: g["eval_options"].update(max_tokens=200))
+    line = fails(capsys, "report", "--ablation", swept, other, "--out", tmp_path / "abrep")
+    assert f"were evaluated differently (eval.max_tokens: 400 in {swept}, 200 in {other})" in line, line
+    assert not (tmp_path / "abrep").exists()
+
+
+def test_an_ablation_names_its_bucket_columns_by_the_rows_and_the_runs_it_left_out(capsys, swept, tmp_path):
+    """Round 14 (B248, B358): the frequency-bucket table's header had 5 columns ("bucket 1 ... bucket 5") while the
+    rows held eval.buckets values (2 here); a run with no dense_tied of its width, depth and seed (here: its folder's
+    dense_tied row removed) was left out of the ablation without a note. The header has one column per bucket, and
+    the README and stderr name the run left out and why."""
+    unpaired = _other_grid(swept, tmp_path / "abC", "tinyC", keep=lambda r: r["variant"] != "dense_tied")
+    assert main(["report", "--ablation", str(swept), str(unpaired), "--out", str(tmp_path / "abrep")]) == 0
+    readme = (tmp_path / "abrep" / "README.md").read_text()
+    assert "| arm | bucket 1 | bucket 2 |\n|---|---|---|\n| tiny/a (dense_untied) | " in readme, readme
+    said = (f"run 'a-dense_untied-s0' of grid 'tinyC' ({unpaired}; dense_untied, width 16, depth 2, seed 0) is left "
+            f"out: no dense_tied run of the same width, depth and seed in its folder to pair it with")
+    assert f"## Runs left out\n\n- {said}" in readme, readme
+    assert f"note: {said}" in capsys.readouterr().err
