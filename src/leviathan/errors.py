@@ -15,6 +15,20 @@ class ConfigError(UserError, ValueError):
     lives here so that ``strict_yaml``, below ``config``, can raise it too)."""
 
 
+class StorageError(UserError, OSError):
+    """A storage failure of a Python API write (``bake_adopted``, ``Tokenizer.save``) in the verbs' words: one line
+    naming the path, the problem and the fix (``storage_error_message``). A UserError, so the CLI prints it as one line,
+    and still the OSError it was (errno and filename kept: ``except OSError`` catches it as before). They raised the raw
+    OSError, "[Errno 30] Read-only file system", with no fix (issue 30 round 14, B260, B344)."""
+
+    def __init__(self, message: str, cause: OSError) -> None:
+        super().__init__(cause.errno, cause.strerror, cause.filename)
+        self.message = message
+
+    def __str__(self) -> str:
+        return self.message
+
+
 class ReportedInterrupt(KeyboardInterrupt):
     """Ctrl-C whose stop the verb has already said in its own line (``train``: "stopped by SIGINT at step N;
     checkpoint saved ..."): the CLI exits 130 without a second line."""
@@ -72,7 +86,9 @@ def process_limit_fix(e: BaseException) -> str | None:
 OUTPUT_OPTIONS = {"train": "--run-dir", "demo": "--run-dir", "sweep": "--out", "prepare": "--out", "report": "--out",
                   "lm-eval": "--out", "analyze": "--out / --dest", "bench": "--json / --cache-dir",
                   "export": "export's OUT_DIR argument",
-                  "collect_results": "--dest", "eval": None, "generate": None, "params": None}
+                  "collect_results": "--dest", "eval": None, "generate": None, "params": None,
+                  # Python API writes (``storage.api_writes``): the argument that chooses the place (round 14, B260)
+                  "bake_adopted": "out_dir", "Tokenizer.save": "its directory argument"}
 _GENERIC_OPTION = "(--run-dir / --out)"
 _RUNS_HINT = " (delete old runs or checkpoints, or lower keep_last)"  # only verbs that write checkpoints
 # a verb's temporary or replaced output beside the one asked for (prepare's `.d.tmp-PID-xxxx`, export's `.e.tmp-xxxx`,
