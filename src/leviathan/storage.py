@@ -65,13 +65,18 @@ _SYMLINK_LOOP = re.compile(r"^Symlink loop from '(.*)'$", re.S)
 def _past_size_limit(path: str | os.PathLike | None) -> bool:
     """Whether ``path`` is a file that reached the process's file-size limit (``ulimit -f``: the kernel refuses the
     write past it with EFBIG, which numpy's short write does not carry; it was named an input/output error, issue 30
-    round 5). A short write stops at the limit, so the file ends within a block or so of it."""
+    round 5), or a folder holding such a file. A short write stops at the limit, so the file ends within a block or so
+    of it."""
     try:
         import resource
 
         limit = resource.getrlimit(resource.RLIMIT_FSIZE)[0]
-        return (limit != resource.RLIM_INFINITY and path is not None and Path(path).is_file()
-                and Path(path).stat().st_size + 65536 >= limit)
+        if limit == resource.RLIM_INFINITY or path is None:
+            return False
+        # a folder: the files in it (torch.save's failure names the checkpoint's temporary folder, whose optimizer.pt
+        # stopped at the limit: it was "input/output error; check the disk", round 14, B244's check of every verb)
+        files = [Path(path)] if Path(path).is_file() else [f for f in Path(path).rglob("*") if f.is_file()]
+        return any(f.stat().st_size + 65536 >= limit for f in files)
     except (ImportError, OSError, ValueError):
         return False
 
