@@ -427,8 +427,8 @@ def _main(argv=None) -> int:
     for sweep in args.sweeps:  # before any is written
         if not os.path.isdir(sweep):  # "nonexist: no results.jsonl yet, skipped", exit 0 (round 14, B215); isdir:
             # False, not ENAMETOOLONG, for a 300-byte name, which ``missing`` names (round 14, B328)
-            raise UserError(f"sweep folder {str(sweep)!r} {missing(sweep) if not os.path.exists(sweep) else 'is a file'}; "
-                            f"nothing was written; pass the --out folder of a sweep")
+            what = missing(sweep) if not os.path.exists(sweep) else "is a file"
+            raise UserError(f"sweep folder {str(sweep)!r} {what}; nothing was written; pass the --out folder of a sweep")
         if (kind := not_regular(sweep / "results.jsonl")) is not None:  # round 11 (R108): "no results.jsonl yet"
             raise UserError(f"{str(sweep / 'results.jsonl')!r} {kind}; nothing was written; collect a sweep folder "
                             f"whose results.jsonl is the file the sweep wrote")

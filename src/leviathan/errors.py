@@ -223,7 +223,8 @@ def name_too_long(path) -> str | None:
     longest = max(raw.split(b"/"), key=len)
     if len(longest) > name_max:
         shown = os.fsdecode(longest[:24]) + "…"
-        return f"its name {shown!r} is {len(longest):,} bytes, more than the {name_max} the file system allows for one name"
+        return (f"its name {shown!r} is {len(longest):,} bytes, more than the {name_max} the file system allows for one "
+                f"name")
     if len(raw) >= path_max:
         return f"the path is {len(raw):,} bytes, more than the {path_max - 1:,} the file system allows for a path"
     return None

@@ -360,7 +360,8 @@ def _in_temporary(e: OSError, work: Path) -> Exception:
 
     if e.errno not in _STORAGE_ERRORS:
         return e
-    where = f"lm-eval writes its task files and the model's export into a temporary folder under {tempfile.gettempdir()}"
+    where = (f"lm-eval writes its task files and the model's export into a temporary folder under "
+             f"{tempfile.gettempdir()}")
     limit = process_limit_fix(e)  # `ulimit -f 50`: room is not the problem (round 14, B244)
     fix = (f"{limit} ({where}; TMPDIR=DIR moves it)" if limit else
            f"{where}: make room there, or point TMPDIR at a disk with room (TMPDIR=DIR leviathan lm-eval ...)")
