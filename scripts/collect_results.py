@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import shutil
 import sys
 from pathlib import Path
@@ -204,6 +205,22 @@ def _data_folder(sweep: Path, grid: dict) -> Path | None:
     return None
 
 
+def check_rows_agree(sweep: Path) -> None:
+    """UserError when the sweep's rows measured different things, or not what its grid.json says: the rule `leviathan
+    report` applies to the same folder (``one_sweep.check_one_sweep``). A row whose evaluation.options.max_tokens or
+    whose grid was edited was copied, exit 0, while the report of the folder refused it (issue 30 round 14, B217,
+    B263)."""
+    from leviathan.experiments.machinery.one_sweep import check_one_sweep
+    from leviathan.experiments.machinery.results import read_results
+    from leviathan.experiments.machinery.sweep_grid import read_sweep_grid
+
+    try:
+        check_one_sweep(read_results(sweep / "results.jsonl", _quiet), read_sweep_grid(sweep), str(sweep),
+                        str(sweep / "grid.json"))
+    except UserError as e:
+        raise UserError(f"{e} (nothing was written)") from None
+
+
 WRITTEN = ("results.jsonl", "grid.json")  # the files collect writes into ``DEST/<grid>``
 
 
@@ -249,6 +266,7 @@ def stage(sweep: Path, dest: Path, staged: dict[Path, Path], scratch: Path, sour
     from leviathan.io import atomic_write_text
 
     grid = _sweep_grid(sweep)
+    check_rows_agree(sweep)
     out = dest / grid["name"]
     if out not in staged:
         check_destination(dest, out, grid["name"])
@@ -407,9 +425,10 @@ def _main(argv=None) -> int:
     if not args.sweeps and not args.rewrite:  # printed nothing, exit 0 (issue 30 round 14, B216)
         parser.error("give the sweep folders to collect (and --dest), or --rewrite FOLDER")
     for sweep in args.sweeps:  # before any is written
-        if not sweep.is_dir():  # "nonexist: no results.jsonl yet, skipped", exit 0 (round 14, B215)
-            raise UserError(f"sweep folder {str(sweep)!r} {missing(sweep) if not sweep.exists() else 'is a file'}; "
-                            f"nothing was written; pass the --out folder of a sweep")
+        if not os.path.isdir(sweep):  # "nonexist: no results.jsonl yet, skipped", exit 0 (round 14, B215); isdir:
+            # False, not ENAMETOOLONG, for a 300-byte name, which ``missing`` names (round 14, B328)
+            what = missing(sweep) if not os.path.exists(sweep) else "is a file"
+            raise UserError(f"sweep folder {str(sweep)!r} {what}; nothing was written; pass the --out folder of a sweep")
         if (kind := not_regular(sweep / "results.jsonl")) is not None:  # round 11 (R108): "no results.jsonl yet"
             raise UserError(f"{str(sweep / 'results.jsonl')!r} {kind}; nothing was written; collect a sweep folder "
                             f"whose results.jsonl is the file the sweep wrote")

@@ -15,6 +15,20 @@ class ConfigError(UserError, ValueError):
     lives here so that ``strict_yaml``, below ``config``, can raise it too)."""
 
 
+class StorageError(UserError, OSError):
+    """A storage failure of a Python API write (``bake_adopted``, ``Tokenizer.save``) in the verbs' words: one line
+    naming the path, the problem and the fix (``storage_error_message``). A UserError, so the CLI prints it as one line,
+    and still the OSError it was (errno and filename kept: ``except OSError`` catches it as before). They raised the raw
+    OSError, "[Errno 30] Read-only file system", with no fix (issue 30 round 14, B260, B344)."""
+
+    def __init__(self, message: str, cause: OSError) -> None:
+        super().__init__(cause.errno, cause.strerror, cause.filename)
+        self.message = message
+
+    def __str__(self) -> str:
+        return self.message
+
+
 class ReportedInterrupt(KeyboardInterrupt):
     """Ctrl-C whose stop the verb has already said in its own line (``train``: "stopped by SIGINT at step N;
     checkpoint saved ..."): the CLI exits 130 without a second line."""
@@ -53,12 +67,28 @@ _STORAGE_ERRORS = {
 }
 
 
+# the errors of a process limit, not of the place written to: "make room there" or "write to another disk" does not
+# lift them, and lm-eval's line under `ulimit -f 50` advised both (issue 30 round 14, B244)
+_PROCESS_LIMITS = (errno.EFBIG, errno.EMFILE)
+
+
+def process_limit_fix(e: BaseException) -> str | None:
+    """The fix for a storage OSError that a process limit raised (``ulimit -f``, ``ulimit -n``: raise it), for lines
+    that otherwise advise room or another place (lm-eval's temporary folder, a redirected standard output); None for
+    any other error."""
+    if isinstance(e, OSError) and e.errno in _PROCESS_LIMITS:
+        return _STORAGE_ERRORS[e.errno][1].replace(" (--run-dir / --out)", "")
+    return None
+
+
 # verb -> the option that chooses where it writes, named in a storage error's fix (None: the verb writes no output);
 # every verb's line named "--run-dir / --out", and `export` has neither (issue 30 round 14, A52, A58)
 OUTPUT_OPTIONS = {"train": "--run-dir", "demo": "--run-dir", "sweep": "--out", "prepare": "--out", "report": "--out",
                   "lm-eval": "--out", "analyze": "--out / --dest", "bench": "--json / --cache-dir",
                   "export": "export's OUT_DIR argument",
-                  "collect_results": "--dest", "eval": None, "generate": None, "params": None}
+                  "collect_results": "--dest", "eval": None, "generate": None, "params": None,
+                  # Python API writes (``storage.api_writes``): the argument that chooses the place (round 14, B260)
+                  "bake_adopted": "out_dir", "Tokenizer.save": "its directory argument"}
 _GENERIC_OPTION = "(--run-dir / --out)"
 _RUNS_HINT = " (delete old runs or checkpoints, or lower keep_last)"  # only verbs that write checkpoints
 # a verb's temporary or replaced output beside the one asked for (prepare's `.d.tmp-PID-xxxx`, export's `.e.tmp-xxxx`,
@@ -159,6 +189,9 @@ def missing(path) -> str:
     loops, given to eval, prepare, --config or report, "does not exist" while `ls` lists it)."""
     import os
 
+    too_long = name_too_long(path)  # round 14 (B328): the output advice "choose a shorter name (--out)" for an input
+    if too_long is not None:
+        return f"does not exist: {too_long}, so nothing can have it (check the path)"
     kind = not_regular(path)  # round 11 (S159, S162): a pipe or a device was "does not exist"
     if kind is not None:
         return f"{kind} that can be read whole (copy its contents into a file)"
@@ -169,6 +202,32 @@ def missing(path) -> str:
     if where == os.fspath(path):
         return f"{what}, so it cannot be read (repair or remove the link)"
     return f"cannot be read: {where!r} on its way {what} (repair or remove the link)"
+
+
+def name_too_long(path) -> str | None:
+    """"its name 'xxxx…' is 300 bytes, more than the 255 the file system allows for one name" (or the whole path
+    past PATH_MAX) for a ``path`` that no file can have; None otherwise. An input given such a name (``eval --text
+    X300.txt``, ``report X300``) was refused with the output advice of ENAMETOOLONG, "choose a shorter name ...
+    (--out)" (issue 30 round 14, B328); the readers ask ``os.path.exists``, which says False where ``Path.exists``
+    raises it."""
+    import os
+
+    raw = os.fsencode(path)
+    where = os.path.dirname(os.path.abspath(raw)) or b"/"
+    while not os.path.isdir(where) and os.path.dirname(where) != where:
+        where = os.path.dirname(where)
+    try:
+        name_max, path_max = os.pathconf(where, "PC_NAME_MAX"), os.pathconf(where, "PC_PATH_MAX")
+    except (OSError, ValueError):
+        name_max, path_max = 255, 4096
+    longest = max(raw.split(b"/"), key=len)
+    if len(longest) > name_max:
+        shown = os.fsdecode(longest[:24]) + "…"
+        return (f"its name {shown!r} is {len(longest):,} bytes, more than the {name_max} the file system allows for one "
+                f"name")
+    if len(raw) >= path_max:
+        return f"the path is {len(raw):,} bytes, more than the {path_max - 1:,} the file system allows for a path"
+    return None
 
 
 def not_regular(path) -> str | None:

@@ -75,7 +75,7 @@ def reader_left(e: BaseException) -> bool:
 
 def lost_output(e: BaseException | None) -> str | None:
     """The line for a storage error that came from printing to the watched standard output (None otherwise)."""
-    from .errors import _STORAGE_ERRORS
+    from .errors import _STORAGE_ERRORS, process_limit_fix
 
     stream = sys.stdout
     if not (isinstance(stream, _Watched) and stream.failed and isinstance(e, OSError) and not e.filename
@@ -86,6 +86,7 @@ def lost_output(e: BaseException | None) -> str | None:
     except OSError:
         where = "where it was redirected"
     sys.stdout = open(os.devnull, "w")  # the interpreter's flush at exit would fail on it again
+    fix = (f"{limit}, or run the command without redirecting it" if (limit := process_limit_fix(e)) else  # B244
+           "redirect it (> FILE) to a disk with room, or run the command without redirecting it")
     return (f"could not print to the standard output ({where}): {_STORAGE_ERRORS[e.errno][0]}; the files the command "
-            f"writes are whole or absent as always, only its printed output was lost; redirect it (> FILE) to a disk "
-            f"with room, or run the command without redirecting it")
+            f"writes are whole or absent as always, only its printed output was lost; {fix}")

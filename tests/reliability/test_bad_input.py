@@ -697,3 +697,27 @@ def test_a_json_record_cut_off_is_counted_aloud_by_prepare(capsys, tmp_path):
                  "0", "--no-progress"]) == 0
     err = capsys.readouterr().err
     assert "1 JSON record(s) skipped (not valid JSON, or a null text; --strict refuses them)" in err, err
+
+
+def test_an_input_whose_name_is_too_long_to_exist_is_said_not_to_exist(finished_run, tmp_path):
+    """Round 14 (B328): an INPUT path whose name is 300 bytes (``eval RUN --text X300.txt``, ``report X300``,
+    ``lm-eval X300``, collect_results.py X300, ``eval X300``) got the advice for an output, "choose a shorter name or
+    a less deeply nested location (--run-dir / --out)": no file can have that name, so it does not exist. Each says
+    so, and names no output option."""
+    import subprocess
+
+    from reliability_support import REPO, cli
+
+    long = str(tmp_path / ("x" * 300))
+    said = "does not exist: its name 'xxxxxxxxxxxxxxxxxxxxxxxx…' is 30"  # 300 bytes, 304 with .txt
+    why = "bytes, more than the 255 the file system allows for one name, so nothing can have it (check the path)"
+    collect = subprocess.run([sys.executable, str(REPO / "scripts" / "collect_results.py"), long, "--dest",
+                              str(tmp_path / "d")], capture_output=True, text=True, timeout=120,
+                             env={**os.environ, "PYTHONPATH": str(REPO / "src")})
+    procs = [cli(argv, timeout=300) for argv in (["eval", finished_run, "--text", long + ".txt"], ["eval", long],
+                                                 ["report", long, "--out", tmp_path / "r"], ["lm-eval", long])]
+    for proc in [*procs, collect]:
+        line = one_error(proc.stderr)
+        assert proc.returncode == 2 and said in line and why in line, proc.stderr
+        assert "shorter name" not in line and "(--" not in line, line  # no output advice: "(--run-dir / --out)"
+    assert sorted(p.name for p in tmp_path.iterdir()) == []

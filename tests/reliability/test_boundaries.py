@@ -1068,3 +1068,29 @@ def test_a_model_or_a_count_given_a_name_is_a_type_error_naming_it():
         CausalLM("cpu-tiny")
     with pytest.raises(TypeError, match="count_model takes a built model"):
         count_model("x")
+
+
+@pytest.mark.parametrize("damage, shown", [
+    (lambda w: w[5].fill_(float("nan")), "the model's input table holds NaN or inf in 1 of its 300 rows (ids 5)"),
+    (lambda w: w.mul_(1e30), "the model's input table has a root mean square of "),
+    (lambda w: w.zero_(), "the model's input table is all zeros: there is nothing to fit"),
+], ids=["B252-nan-row", "B253-scaled-1e30", "B254-all-zero"])
+def test_adoptions_fit_names_an_input_table_it_cannot_follow(damage, shown):
+    """Round 14 (B252, B253, B254): ``adopt(m, fit=Fit(...))`` of a model whose input table held a NaN row, or was
+    multiplied by 1e30, was blamed on the rate ("adopt it with a lower rate, e.g. Fit(lr=0.0003)"); an all-zero table
+    fitted without a word (objective 1.2e+35, cosine 0). The table is named before anything changes, with the fix."""
+    from transformers import LlamaConfig, LlamaForCausalLM
+
+    from leviathan.errors import UserError
+    from leviathan.hf import Fit, adopt
+
+    cfg = LlamaConfig(vocab_size=300, hidden_size=16, intermediate_size=32, num_hidden_layers=1,
+                      num_attention_heads=2, num_key_value_heads=2, max_position_embeddings=64)
+    model = LlamaForCausalLM(cfg)
+    with torch.no_grad():
+        damage(model.get_input_embeddings().weight)
+    with pytest.raises(UserError) as info:
+        adopt(model, fit=Fit(steps=2), seed_dim=8, modes=2, knots=8, rank=4)
+    assert shown in str(info.value) and "adopt it without fit=" in str(info.value), str(info.value)
+    assert "lower rate" not in str(info.value)
+    assert type(model) is LlamaForCausalLM  # refused before anything changed

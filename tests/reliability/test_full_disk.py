@@ -207,3 +207,23 @@ def test_storage_oserror_leaves_other_errors_alone():
     err = storage.storage_oserror(safetensors_error := SafetensorError("IoError(Os { code: 13, kind: "
                                                                         "PermissionDenied })"), "/x")
     assert isinstance(err, OSError) and err.errno == errno.EACCES and err.filename == "/x", safetensors_error
+
+
+def test_a_torch_write_that_stopped_at_the_size_limit_in_a_folder_is_named_the_limit(tmp_path):
+    """Round 14 (B244, checked for every verb): torch.save's failure carries no errno and names the checkpoint's
+    temporary folder, not the file; a file in it that stopped at the process's ``ulimit -f`` was judged only when the
+    path was that file, so the line said "input/output error; check the disk". A folder holding a file at the limit is
+    the size limit (EFBIG), whose fix is raising it."""
+    import resource
+
+    folder = tmp_path / ".step.tmp-x"
+    folder.mkdir()
+    (folder / "optimizer.pt").write_bytes(b"\0" * 200_000)
+    soft, hard = resource.getrlimit(resource.RLIMIT_FSIZE)
+    resource.setrlimit(resource.RLIMIT_FSIZE, (200_000, hard))
+    try:
+        err = storage.storage_oserror(RuntimeError("[enforce fail at inline_container.cc:672] . unexpected pos 704 "
+                                                   "vs 598"), folder)
+    finally:
+        resource.setrlimit(resource.RLIMIT_FSIZE, (soft, hard))
+    assert err.errno == errno.EFBIG and err.filename == str(folder)

@@ -295,6 +295,35 @@ def test_bake_adopted_onto_a_read_only_disk_names_the_folder_asked_for(small_dis
     assert caught.value.filename == str(disk / "x")
 
 
+def test_the_python_apis_writes_onto_a_read_only_or_full_disk_are_the_verbs_line(data, small_disk):
+    """Round 14 (B260, B344): ``bake_adopted(adopted, 'rofs/b')`` and ``Tokenizer.save('rofs/tok')`` on a read-only
+    disk, or onto a full one, raised the raw OSError ("[Errno 30] Read-only file system", "[Errno 28] No space left
+    on device"; the tokenizer's own file a bare Exception "(os error 28)") with no fix. Each is an
+    ``errors.StorageError`` naming the path asked for, the problem and the fix; nothing is left on the disk."""
+    from leviathan.data.tokenizer import load_tokenizer
+    from leviathan.errors import StorageError
+    from leviathan.hf import bake_adopted
+    from test_storage_failures import _adopted_model
+
+    tokenizer, model = load_tokenizer(str(data)), _adopted_model()
+    read_only, full = small_disk(64 * 1024), small_disk(64 * 1024)
+    subprocess.run(["mount", "-o", "remount,ro", str(read_only)], check=True)
+    (full / "filler").write_bytes(b"\0" * (64 * 1024 - 8192))
+    cases = [(lambda: bake_adopted(model, read_only / "b"), f"'{read_only}/b': read-only file system; choose a "
+              f"location on a writable disk (out_dir)"),
+             (lambda: tokenizer.save(read_only / "tok"), f"'{read_only}/tok': read-only file system; choose a "
+              f"location on a writable disk (its directory argument)"),
+             (lambda: bake_adopted(model, full / "b"), f"'{full}/b"),
+             (lambda: tokenizer.save(full / "tok"), f"'{full}/tok")]
+    for call, said in cases:
+        with pytest.raises(StorageError) as caught:
+            call()
+        assert str(caught.value).startswith(said), str(caught.value)
+        if said.startswith(f"'{full}"):
+            assert FULL in str(caught.value) and "keep_last" not in str(caught.value), str(caught.value)
+    assert list(read_only.iterdir()) == []
+
+
 def test_lm_eval_with_a_full_temporary_disk_names_the_file_and_tmpdir(finished_run, tmp_path, small_disk):
     """Round 8 (L5): lm-eval writes its task files and the model's export into a temporary folder; when that disk
     refused a write (a file-size limit, a full /tmp) the line named no file and advised `--run-dir / --out`, which do

@@ -431,7 +431,9 @@ def test_collect_results_keeps_rows_of_other_settings_apart_and_skips_a_torn_lin
     kept = tmp_path / "results" / "tiny" / "results.jsonl"
     assert [json.loads(line)["name"] for line in kept.read_text().splitlines()] == ["a-dense_tied-s0"]
     other = Path(shutil.copytree(swept, tmp_path / "other"))
-    (other / "results.jsonl").write_text(rows[1])
+    row = json.loads(rows[1])
+    row["config"]["optim"]["lr"] = 0.05  # its rows trained at that rate (round 14, B217: collect checks them too)
+    (other / "results.jsonl").write_text(json.dumps(row) + "\n")
     grid = json.loads((other / "grid.json").read_text())
     grid["base_overrides"] = [*grid["base_overrides"], "optim.lr=0.05"]  # started with `sweep ... optim.lr=0.05`
     (other / "grid.json").write_text(json.dumps(grid))
@@ -442,6 +444,7 @@ def test_collect_results_keeps_rows_of_other_settings_apart_and_skips_a_torn_lin
            f"only in {tmp_path}/results/tiny, ['optim.lr=0.05'] only in {other})" in done.stderr
     assert tree_hashes(tmp_path / "results") == before
     (other / "grid.json").write_text((swept / "grid.json").read_text())  # the same settings: its row is added
+    (other / "results.jsonl").write_text(rows[1])
     assert collect(other).returncode == 0 and len(kept.read_text().splitlines()) == 2
 
 
@@ -945,3 +948,81 @@ def test_the_seeds_of_one_arm_trained_at_different_learning_rates_are_warned_abo
     assert "a dense_tied (iso_body): lr " in warned[0] and "a-dense_tied-s0" in warned[0] \
         and "lr 0.05 in a-dense_tied-s1" in warned[0], warned[0]
     assert "different learning rates" in (tmp_path / "rep" / "report.md").read_text()
+
+
+def test_a_sweep_folder_without_grid_json_or_not_there_is_named_as_such_among_shards(capsys, swept, tmp_path):
+    """Round 14 (B33, B355): ``report sh1 sh2y``, sh2y a copy whose grid.json was deleted, said "different grids: sh1
+    (tinyg), sh2y (None)", and ``report sh1 sw5`` with no sw5 named '.' and None. The folder without grid.json is
+    named with what is missing and the fix; the folder that is not there is said not to exist. Nothing is written."""
+    bare = Path(shutil.copytree(swept, tmp_path / "sh2y"))
+    (bare / "grid.json").unlink()
+    line = fails(capsys, "report", swept, bare, "--out", tmp_path / "rep", "--bootstrap", "5")
+    assert f"'{bare}' has no grid.json ('{bare}/grid.json')" in line and "put the sweep's grid.json back" in line
+    assert "None" not in line and "different grids" not in line
+    line = fails(capsys, "report", swept, tmp_path / "sw5", "--out", tmp_path / "rep", "--bootstrap", "5")
+    assert f"sweep folder '{tmp_path / 'sw5'}' does not exist; pass the --out folder of a sweep" in line
+    assert "None" not in line and "'.'" not in line
+    assert not (tmp_path / "rep").exists()
+
+
+@pytest.mark.parametrize("change, said", [
+    (lambda r: r["evaluation"]["options"].update(max_tokens=512),
+     "were evaluated differently (eval.max_tokens: 400 for a-dense_tied-s0, 512 for a-dense_untied-s0)"),
+    (lambda r: r.update(grid="othergrid"), "come from different grids (grid 'tiny': a-dense_tied-s0; grid "
+                                           "'othergrid': a-dense_untied-s0)"),
+], ids=["B217-max-tokens", "B263-grid"])
+def test_collect_results_refuses_the_rows_of_one_sweep_that_report_refuses(capsys, sweep_copy, tmp_path, change, said):
+    """Round 14 (B217, B263): one row of a sweep folder with its evaluation.options.max_tokens or its grid edited was
+    copied by collect_results (rc 0, no word) while ``leviathan report`` of the same folder refused it. Both refuse
+    now, by one rule (``one_sweep.check_one_sweep``), and collect writes nothing."""
+    _edit_second_row(sweep_copy / "results.jsonl", change)
+    assert said in fails(capsys, "report", sweep_copy, "--out", tmp_path / "r", "--bootstrap", "5")
+    done = _collect_results(sweep_copy, "--dest", tmp_path / "c")
+    assert done.returncode == 2 and "Traceback" not in done.stderr, done.stderr
+    assert said in one_error(done.stderr) and "(nothing was written)" in done.stderr
+    assert not (tmp_path / "c").exists()
+
+
+def _other_grid(swept: Path, folder: Path, name: str, change_row=None, change_grid=None, keep=None) -> Path:
+    """A copy of ``swept`` as a sweep of grid ``name`` (grid.json and rows renamed), each row and grid.json changed,
+    only the rows ``keep`` keeps."""
+    copy = Path(shutil.copytree(swept, folder))
+    rows = [json.loads(line) for line in (copy / "results.jsonl").read_text().splitlines()]
+    grid = json.loads((copy / "grid.json").read_text())
+    grid["name"] = name
+    for row in rows:
+        row["grid"] = name
+        if change_row:
+            change_row(row)
+    if change_grid:
+        change_grid(grid)
+    (copy / "results.jsonl").write_text("".join(json.dumps(row) + "\n" for row in rows if keep is None or keep(row)))
+    (copy / "grid.json").write_text(json.dumps(grid))
+    return copy
+
+
+def test_an_ablation_of_grids_evaluated_differently_is_refused(capsys, swept, tmp_path):
+    """Round 14 (B247): two grids evaluated on 1024 and on 512 tokens (eval.max_tokens) had their arms' perplexity
+    changes put side by side in "Final numbers" without a word; the plain report refuses such rows (B2). The ablation
+    refuses too, naming the setting and both folders, before --out is made."""
+    other = _other_grid(swept, tmp_path / "abB", "tinyB",
+                        change_row=lambda r: r["evaluation"]["options"].update(max_tokens=200),
+                        change_grid=lambda g: g["eval_options"].update(max_tokens=200))
+    line = fails(capsys, "report", "--ablation", swept, other, "--out", tmp_path / "abrep")
+    assert f"were evaluated differently (eval.max_tokens: 400 in {swept}, 200 in {other})" in line, line
+    assert not (tmp_path / "abrep").exists()
+
+
+def test_an_ablation_names_its_bucket_columns_by_the_rows_and_the_runs_it_left_out(capsys, swept, tmp_path):
+    """Round 14 (B248, B358): the frequency-bucket table's header had 5 columns ("bucket 1 ... bucket 5") while the
+    rows held eval.buckets values (2 here); a run with no dense_tied of its width, depth and seed (here: its folder's
+    dense_tied row removed) was left out of the ablation without a note. The header has one column per bucket, and
+    the README and stderr name the run left out and why."""
+    unpaired = _other_grid(swept, tmp_path / "abC", "tinyC", keep=lambda r: r["variant"] != "dense_tied")
+    assert main(["report", "--ablation", str(swept), str(unpaired), "--out", str(tmp_path / "abrep")]) == 0
+    readme = (tmp_path / "abrep" / "README.md").read_text()
+    assert "| arm | bucket 1 | bucket 2 |\n|---|---|---|\n| tiny/a (dense_untied) | " in readme, readme
+    said = (f"run 'a-dense_untied-s0' of grid 'tinyC' ({unpaired}; dense_untied, width 16, depth 2, seed 0) is left "
+            f"out: no dense_tied run of the same width, depth and seed in its folder to pair it with")
+    assert f"## Runs left out\n\n- {said}" in readme, readme
+    assert f"note: {said}" in capsys.readouterr().err

@@ -618,3 +618,76 @@ def test_a_report_rerun_stopped_by_sigterm_among_its_figures_leaves_the_earlier_
     rerun = cli(argv)
     assert rerun.returncode == 0, rerun.stderr
     assert "fewer" in (out / "report.md").read_text() and tree_hashes(out) != before
+
+
+def _limited(size: int):
+    """A ``preexec_fn`` that sets the child's file-size limit (``ulimit -f``) to ``size`` bytes."""
+    import resource
+
+    return lambda: resource.setrlimit(resource.RLIMIT_FSIZE, (size, resource.getrlimit(resource.RLIMIT_FSIZE)[1]))
+
+
+def test_a_file_size_limit_is_fixed_by_raising_it_not_by_room(finished_run, tmp_path):
+    """Round 14 (B244): ``(ulimit -f 50; leviathan lm-eval RUN ...)`` named the size limit but advised "make room
+    there, or point TMPDIR at a disk with room": room is not the problem. lm-eval's line, and the line of a printed
+    output redirected into a file under the limit, advise raising the limit (ulimit -f), not room."""
+    import subprocess
+
+    from reliability_support import REPO
+    from test_companions import _piqa_root
+
+    env = {**os.environ, "PYTHONPATH": str(REPO / "src"), "OMP_NUM_THREADS": "1", "TMPDIR": str(tmp_path)}
+    proc = subprocess.run([sys.executable, "-m", "leviathan", "lm-eval", str(finished_run), "--tasks", "piqa",
+                           "--data-root", str(_piqa_root(tmp_path / "tasks")), "--threads", "1", "--limit", "2",
+                           "--out", str(tmp_path / "out")], env=env, capture_output=True, text=True, timeout=300,
+                          preexec_fn=_limited(64 * 1024))
+    assert proc.returncode == 2, proc.stderr
+    line = one_error(proc.stderr)
+    assert f"'{tmp_path}/leviathan-lm-eval-" in line and "a file grew past the size limit" in line, line
+    assert "raise the limit (ulimit -f unlimited)" in line and "room" not in line, line
+    with open(tmp_path / "printed.json", "w") as printed:
+        proc = subprocess.run([sys.executable, "-m", "leviathan", "params", "--json"], env=env, stdout=printed,
+                              stderr=subprocess.PIPE, text=True, timeout=300, preexec_fn=_limited(100))
+    line = one_error(proc.stderr)
+    assert proc.returncode == 2 and "could not print to the standard output" in line, proc.stderr
+    assert "raise the limit (ulimit -f unlimited)" in line and "room" not in line, line
+
+
+def _adopted_model():
+    from transformers import LlamaConfig, LlamaForCausalLM
+
+    from leviathan.hf import adopt
+
+    return adopt(LlamaForCausalLM(LlamaConfig(vocab_size=300, hidden_size=16, intermediate_size=32, num_hidden_layers=1,
+                                              num_attention_heads=2, num_key_value_heads=2)),
+                 seed_dim=8, modes=2, knots=8, rank=4)
+
+
+def test_the_python_apis_writes_meet_storage_failures_in_the_verbs_words(data, tmp_path):
+    """Round 14 (B260, B344): ``bake_adopted(adopted, path)`` and ``Tokenizer.save(path)`` with a 300-byte name, a
+    path under a file or onto an existing file raised the raw OSError ("[Errno 36] File name too long",
+    NotADirectoryError, FileExistsError) with no fix. Each is an ``errors.StorageError`` now: the verbs' line naming
+    the path, the problem and the fix with the API's argument, a UserError, and still the OSError it was."""
+    from leviathan.data.tokenizer import load_tokenizer
+    from leviathan.errors import StorageError, UserError
+    from leviathan.hf import bake_adopted
+
+    tokenizer, model = load_tokenizer(str(data)), _adopted_model()
+    (tmp_path / "afile").write_text("a file")
+    long = tmp_path / ("x" * 300)
+    cases = [(lambda: tokenizer.save(tmp_path / "afile" / "tok"), f"'{tmp_path}/afile/tok",
+              "a file is in the way where a folder is expected; remove or rename that file, or choose another "
+              "location (its directory argument)"),
+             (lambda: tokenizer.save(tmp_path / "afile"), f"'{tmp_path}/afile'", "something is in the way: the path "
+              "already exists (a file where a folder belongs?); move it away, or choose another location (its "
+              "directory argument)"),
+             (lambda: tokenizer.save(long), f"'{long}", "the file name is too long for the file system; choose a "
+              "shorter name or a less deeply nested location (its directory argument)"),
+             (lambda: bake_adopted(model, long), f"'{long}", "the file name is too long for the file system; choose "
+              "a shorter name or a less deeply nested location (out_dir)")]
+    for call, where, said in cases:
+        with pytest.raises(StorageError) as caught:
+            call()
+        assert isinstance(caught.value, UserError) and isinstance(caught.value, OSError) and caught.value.errno
+        assert str(caught.value).startswith(where) and said in str(caught.value), str(caught.value)
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["afile"]

@@ -21,7 +21,7 @@ def find_checkpoint(path: str | os.PathLike) -> Path:
     is missing or incomplete is an error naming it, never replaced by another one.
     """
     path = Path(path)
-    if not path.exists():
+    if not os.path.exists(path):  # Path.exists raised ENAMETOOLONG for a 300-byte name (round 14, B328)
         raise UserError(f"checkpoint {str(path)!r} {missing_path(path)}; pass a run folder or one of its "
                         f"checkpoints/step-XXXXXXXX folders")
     if (path / "model.safetensors").exists() or STEP_RE.match(path.name):

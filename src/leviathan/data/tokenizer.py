@@ -160,12 +160,17 @@ class Tokenizer:
         return out
 
     def save(self, directory: str | os.PathLike) -> Path:
-        """Write what ``load_tokenizer(directory)`` needs; returns the directory."""
+        """Write what ``load_tokenizer(directory)`` needs; returns the directory. A storage failure (a read-only disk,
+        a file where the folder belongs, a full disk) is an ``errors.StorageError`` naming the path and the fix, not a
+        raw OSError (issue 30 round 14, B344)."""
+        from ..storage import api_writes
+
         directory = Path(directory)
-        directory.mkdir(parents=True, exist_ok=True)
-        info = {"format": 1, "name": self.name, "kind": self.kind, "vocab_size": self.vocab_size,
-                "eot_id": self.eot_id}
-        (directory / INFO_FILE).write_text(json.dumps(info, indent=2) + "\n")
+        with api_writes("Tokenizer.save", directory):
+            directory.mkdir(parents=True, exist_ok=True)
+            info = {"format": 1, "name": self.name, "kind": self.kind, "vocab_size": self.vocab_size,
+                    "eot_id": self.eot_id}
+            (directory / INFO_FILE).write_text(json.dumps(info, indent=2) + "\n")
         return directory
 
     def fingerprint(self) -> str:
@@ -269,8 +274,11 @@ class HFTokenizer(Tokenizer):
         return self._hf.decode(self._checked_ids(ids), skip_special_tokens=False)
 
     def save(self, directory):
+        from ..storage import api_writes
+
         directory = super().save(directory)
-        self._hf.save(str(directory / TOKENIZER_FILE))
+        with api_writes("Tokenizer.save", directory / TOKENIZER_FILE):  # tokenizers' "(os error 28)" (B344)
+            self._hf.save(str(directory / TOKENIZER_FILE))
         return directory
 
     def to_json(self) -> str:

@@ -175,7 +175,7 @@ def evaluate(source: str | os.PathLike, tasks: str | Sequence[str] = "paper", *,
     ``keep_export``, the exported model as ``out_dir/hf``; other keyword arguments are ``evaluate_model``'s.
     """
     src = Path(source)
-    if not src.exists():
+    if not os.path.exists(src):  # Path.exists raised ENAMETOOLONG for a 300-byte name (round 14, B328)
         raise UserError(f"{str(src)!r} {missing(src)}; pass a run dir, a checkpoint step dir or an HF directory")
     if out_dir:  # before the evaluation: never over a user's lm_eval.json or hf/ (``leviathan.ownership``)
         check_apart(src, "the evaluated model's folder", out_dir, "--out")
@@ -356,13 +356,16 @@ def _in_temporary(e: OSError, work: Path) -> Exception:
     """A storage failure in lm-eval's temporary folder (its task files, the model's export) as one line naming the
     file and the way out, TMPDIR: a file-size limit or a full /tmp said "a file grew past the size limit; ... (--run-dir
     / --out)", naming no file and a flag that does not move it (issue 30 round 8, L5)."""
-    from ..errors import _STORAGE_ERRORS
+    from ..errors import _STORAGE_ERRORS, process_limit_fix
 
     if e.errno not in _STORAGE_ERRORS:
         return e
-    return UserError(f"{str(e.filename or work)!r}: {_STORAGE_ERRORS[e.errno][0]}; lm-eval writes its task files and "
-                     f"the model's export into a temporary folder under {tempfile.gettempdir()}: make room there, or "
-                     f"point TMPDIR at a disk with room (TMPDIR=DIR leviathan lm-eval ...)")
+    where = (f"lm-eval writes its task files and the model's export into a temporary folder under "
+             f"{tempfile.gettempdir()}")
+    limit = process_limit_fix(e)  # `ulimit -f 50`: room is not the problem (round 14, B244)
+    fix = (f"{limit} ({where}; TMPDIR=DIR moves it)" if limit else
+           f"{where}: make room there, or point TMPDIR at a disk with room (TMPDIR=DIR leviathan lm-eval ...)")
+    return UserError(f"{str(e.filename or work)!r}: {_STORAGE_ERRORS[e.errno][0]}; {fix}")
 
 
 def _evaluate_in(work: Path, model, tokenizer, keys, root, hf_dir, limit, batch_size, device, dtype, num_fewshot,

@@ -52,8 +52,8 @@ class EvalStream:
         """A raw UTF-8 text file tokenized with ``tokenizer`` (a ``load_tokenizer`` spec or object)."""
         from ..data.prepare import prepare_eval_text
 
-        if not Path(path).is_file():  # a folder or a device was said not to exist (issue 30 round 6)
-            what = (missing(path) if not Path(path).exists() else
+        if not os.path.isfile(path):  # a folder or a device was said not to exist (issue 30 round 6)
+            what = (missing(path) if not os.path.exists(path) else  # a 300-byte name: ENAMETOOLONG (round 14, B328)
                     "is a folder" if Path(path).is_dir() else "is not a regular file (a device, a pipe or a socket)")
             raise UserError(f"text file {str(path)!r} {what}; pass the path of a UTF-8 text file")
         tokens, num_bytes = prepare_eval_text(str(path), tokenizer)

@@ -61,6 +61,7 @@ from transformers import initialization as hf_init
 from ..errors import UserError
 from ..io import publish
 from ..model.generator import LeviathanGenerator
+from .adoption_table import check_fit_table
 from .adoption_fit import Fit, FitReport, as_fit, bucket_fits, fit_to_table, row_weights, text_ids, text_loss
 from .modeling import InputEmbeddingError, init_generator
 
@@ -364,6 +365,7 @@ def adopt(model_or_config: PreTrainedModel | PretrainedConfig, *, fit: Fit | boo
         positions = getattr(model.config, "n_positions", None) or getattr(model.config, "max_position_embeddings", None)
         text = (text_ids(fit.text, embedding.num_embeddings, embedding.weight.device, positions)
                 if fit.text is not None else None)
+        check_fit_table(embedding.weight)  # NaN rows, all zeros, a scale no fit follows (round 14, B252-B254)
         table = embedding.weight.detach().clone()  # (V, D): the fit's target
         loss_before = text_loss(model, text) if text is not None else None
     generator = _build_generator(resolved).to(device=embedding.weight.device, dtype=embedding.weight.dtype)
@@ -503,12 +505,14 @@ def bake_adopted(model: PreTrainedModel, out_dir: str | os.PathLike, tokenizer: 
     model card (``model_card.adopted_card``) and ``tokenizer`` (optional, as in ``export``); ``save_kwargs`` go to
     ``save_pretrained``. ``out_dir`` is written atomically; a non-empty one needs ``overwrite=True``. Returns ``out_dir``.
     """
+    from ..storage import api_writes
     from .export import _atomic_dir, _save_tokenizer
     from .model_card import adopted_card
 
     generator = _check_adopted(model)
     plain = _original(model, clone=False)
-    with _atomic_dir(out_dir, overwrite) as tmp:
+    with api_writes("bake_adopted", out_dir), _atomic_dir(out_dir, overwrite) as tmp:  # round 14 (B260): the
+        # verbs' one line (errors.StorageError), not a raw OSError
         plain.save_pretrained(str(tmp), **save_kwargs)
         if tokenizer is not None:
             _save_tokenizer(tokenizer, tmp)

@@ -22,6 +22,7 @@ ablations.json), ``figures`` (the gap PNGs), ``markdown`` (README.md).
 
 from __future__ import annotations
 
+import sys
 from pathlib import Path
 
 from ...errors import UserError
@@ -47,6 +48,8 @@ def write_ablation_report(paths: list[str | Path], out: str | Path, command: str
     result = collect(paths)  # read and checked before --out is claimed: a refusal leaves no folder behind
     if not result.arms:
         raise UserError("no leviathan run with a dense_tied pair (same width, depth, seed) in these sweeps")
+    for line in result.left_out or []:  # also in the README (round 14, B358)
+        print(f"note: {line}", file=sys.stderr)
     out.mkdir(parents=True, exist_ok=True)
     mark(out, "report --ablation", ABLATION_FILES)  # before the first file, so a stopped report can be rerun
     findings = out / "findings.md"

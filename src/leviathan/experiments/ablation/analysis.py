@@ -21,6 +21,7 @@ from ..method.records import Record, optional
 from ..machinery.results import BASELINES, ResultRow, read_results
 from ..machinery.grid_agreement import check_grid_describes_rows
 from ..machinery.sweep_grid import SweepGrid, grid_json_of, read_sweep_grid
+from .evaluation import check_one_evaluation_across
 
 DENSE = BASELINES["iso_body"]  # an arm keeps its dense pair's backbone: the iso-body comparison (docs/DESIGN.md §4)
 ARM = "leviathan"
@@ -126,6 +127,7 @@ class AblationResult(Record):
 
     arms: list[ArmSummary]
     factors: dict[str, list[str]]
+    left_out: list[str] | None = optional()  # the runs with no dense_tied pair, each with why (round 14, B358)
 
 
 def load_sweep(path: str | Path) -> tuple[list[ResultRow], SweepGrid]:
@@ -159,6 +161,18 @@ def pair_arms(rows: Iterable[ResultRow], grid: SweepGrid, size_runs: dict[str, l
         model = r.model or (spec.model if spec else {})
         arms.append(Arm(r.grid or grid.name or "?", r.size, r.seed, r, d, model, list(size_runs.get(r.size, []))))
     return arms
+
+
+def unpaired(rows: Iterable[ResultRow], grid_name: str, folder: str) -> list[str]:
+    """One line per run of ``rows`` that ``pair_arms`` leaves out (not dense_tied, and no dense_tied row of the same
+    width, depth and seed): a leviathan run at a width its backbone's dense_tied was not trained at was left out of
+    the report without a word (issue 30 round 14, B358)."""
+    rows = list(rows)
+    dense = {(r.hidden_size, r.num_hidden_layers, r.seed) for r in rows if r.variant == DENSE}
+    return [f"run {r.name!r} of grid {grid_name!r} ({folder}; {r.variant}, width {r.hidden_size}, depth "
+            f"{r.num_hidden_layers}, seed {r.seed}) is left out: no {DENSE} run of the same width, depth and seed in "
+            f"its folder to pair it with"
+            for r in rows if r.variant != DENSE and (r.hidden_size, r.num_hidden_layers, r.seed) not in dense]
 
 
 def _at(t: np.ndarray, g: np.ndarray, frac: float) -> float | None:
@@ -230,7 +244,7 @@ def collect(paths: list[str | Path]) -> AblationResult:
     """Arms of every sweep, their summaries, and the factors (figure groups) the grids declare."""
     from ..machinery.grid import flatten
 
-    summaries, factors = [], {}
+    summaries, factors, left_out, per_folder = [], {}, [], []
     seen: dict[Path, str] = {}
     runs_seen: dict[tuple[str, str], str] = {}
     for path in paths:
@@ -243,6 +257,8 @@ def collect(paths: list[str | Path]) -> AblationResult:
         rows, grid = load_sweep(path)
         name = grid.name or rows[0].grid or "?"
         _check_runs_once(name, rows, str(path), runs_seen)
+        per_folder.append((str(path), rows))
+        left_out += unpaired(rows, name, str(path))
         gf = _grid_file(name)
         size_runs = {s: [o for run in SizeSpec.of(s, v).run for o in flatten(run)]
                      for s, v in (gf.sizes or {}).items() if isinstance(v, dict)}
@@ -257,7 +273,8 @@ def collect(paths: list[str | Path]) -> AblationResult:
     for size, labels in by_size.items():  # the same size in several grids: the vocabulary ablation
         if len({lab.split("/")[0] for lab in labels}) > 1:
             factors[f"vocabulary ({size})"] = sorted(labels, key=lambda lab: _vocab_of(summaries, lab))
-    return AblationResult(summaries, factors)
+    check_one_evaluation_across(per_folder)  # round 14 (B247)
+    return AblationResult(summaries, factors, left_out or None)
 
 
 def _check_runs_once(grid: str, rows, source: str, seen: dict[tuple[str, str], str]) -> None:

@@ -46,12 +46,16 @@ def markdown(result: AblationResult, figures: dict[str, str], command: str, find
                "corpus`, the same set for both; inputs keep the tokenizer's ids): their losses are cross-entropies "
                "over that subset, so the gap compares within the pair, not the absolute loss across grids; "
                "out-of-domain sets are not scored."]
+    # as many columns as the rows hold (eval.buckets): a hard-coded 5 headed rows of 3 (round 14, B248)
+    count = max((len(s.buckets) for s in arms if s.buckets), default=5)
     md += ["", "## Perplexity reduction by training-frequency bucket (val; equal-mass buckets, rare -> frequent)", "",
-           "| arm | " + " | ".join(f"bucket {i + 1}" for i in range(5)) + " |", "|---|" + "---|" * 5]
+           "| arm | " + " | ".join(f"bucket {i + 1}" for i in range(count)) + " |", "|---|" + "---|" * count]
     for s in arms:
         if s.buckets:
             md.append(f"| {s.label} | " + " | ".join(_fmt(b, "+.1%") for b in s.buckets) + " |")
     md += ["", "Positive = leviathan's perplexity is lower in that bucket.", ""]
+    if result.left_out:  # round 14 (B358): a run without a pair was left out without a word
+        md += ["## Runs left out", ""] + [f"- {line}" for line in result.left_out] + [""]
     plateaus = {s.grid: s.plateau for s in arms if s.plateau}
     if plateaus:
         md += ["## The unigram plateau", "", "| grid | unigram entropy of the training tokens (nats) |", "|---|---|"]

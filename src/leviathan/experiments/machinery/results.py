@@ -325,9 +325,9 @@ def read_results(path: str | os.PathLike, report=None) -> list[ResultRow]:
         raise TypeError(f"path must be a sweep folder or its results.jsonl (str or Path), got {type(path).__name__} "
                         f"{path!r:.60}")
     path = Path(path)
-    if path.is_dir():
+    if os.path.isdir(path):  # False, not ENAMETOOLONG, for a 300-byte name: ``missing`` names it (round 14, B328)
         path = path / RESULTS
-    if not path.is_file():
+    if not os.path.isfile(path):
         if (kind := not_regular(path)) is not None:  # round 11 (R107): a pipe was "no result rows"
             raise UserError(f"results {str(path)!r} {kind}; rows are read from the file a sweep writes: put the "
                             f"sweep's results.jsonl in its place")

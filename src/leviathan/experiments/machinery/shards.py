@@ -21,7 +21,7 @@ import re
 from pathlib import Path
 
 from ...codec import encode
-from ...errors import UserError
+from ...errors import UserError, missing
 from .data_match import same_sweep_data
 from .grid_agreement import check_grid_describes_rows, run_differences
 from .identity import check_one_evaluation, check_one_grid, evaluation_settings, resolve_duplicates
@@ -67,9 +67,27 @@ def _difference(key: str, a, b, folder_a: Path, folder_b: Path) -> str:
     return f"{key}: {a!r} in {folder_a}, {b!r} in {folder_b}"
 
 
+def _check_merge_inputs(paths: list[str | os.PathLike]) -> None:
+    """UserError naming the first of ``paths`` that does not exist, or whose folder holds no grid.json: the merge
+    compares the folders' grids, and such a folder was named as "sw5 (None)" or ". (None)" among "different grids"
+    (issue 30 round 14, B33, B355)."""
+    for path in paths:
+        if not os.path.exists(path):  # False too for a dead link or a name too long: ``missing`` says which
+            raise UserError(f"sweep folder {str(path)!r} {missing(path)}; pass the --out folder of a sweep (or its "
+                            f"results.jsonl)")
+        grid_json = _folder(path) / "grid.json"
+        if not grid_json.is_file():
+            raise UserError(f"{str(path)!r} has no grid.json ({str(grid_json)!r}), which names the grid and settings "
+                            f"its rows were swept with, so it cannot be merged with other sweep folders: it is not a "
+                            f"sweep's --out folder, or its grid.json was removed; put the sweep's grid.json back (the "
+                            f"sweep writes it again on every start: rerun its command, runs with a row are not trained "
+                            f"again), or report it on its own")
+
+
 def merge_sweeps(paths: list[str | os.PathLike], report=None) -> tuple[list[ResultRow], SweepGrid]:
     """(every run's row once, the grid.json of the first folder) over several sweep folders of one grid;
     ``report`` receives the readers' warnings and notes (default: stderr)."""
+    _check_merge_inputs(paths)
     folders = [_folder(p) for p in paths]
     grids = {f: read_sweep_grid(f) for f in folders}
     if len({g.name for g in grids.values()}) > 1:

@@ -22,8 +22,8 @@ from ...io import atomic_write_json, atomic_write_text
 from ...ownership import CONTAINERS, check_claim, check_not_inside, mark
 from ..machinery.arm_rates import mixed_rates_note
 from ..machinery.embedding_files import read_records, records_dir
-from ..machinery.grid_agreement import check_grid_describes_rows
-from ..machinery.identity import check_eval_set, check_one_evaluation, check_one_grid
+from ..machinery.identity import check_eval_set
+from ..machinery.one_sweep import check_one_sweep
 from ..machinery.data_match import grid_plateau
 from ..machinery.results import COMPARISONS, json_safe, load_results
 from ..machinery.shards import merge_sweeps
@@ -61,9 +61,7 @@ def write_report(results: str | os.PathLike | list, out_dir: str | os.PathLike, 
         results = results[0] if isinstance(results, (list, tuple)) else results
         rows = load_results(results, note)
         grid = read_sweep_grid(results)
-        check_one_evaluation(rows, str(results))
-        check_one_grid(rows, str(results), grid.name, str(grid_json_of(results)))
-        check_grid_describes_rows(rows, grid, str(grid_json_of(results)), str(results))
+        check_one_sweep(rows, grid, str(results), str(grid_json_of(results)))
     if (mixed := mixed_rates_note(rows)) is not None:  # seeds of one arm at other rates (round 14, B34)
         note(mixed)
     if lr_sweep is not None:  # read (and checked) before the first file is written
