@@ -487,3 +487,24 @@ def test_frequency_buckets_of_a_diverged_run_are_a_table_not_an_overflow(data, f
         proc = cli(["analyze", "frequency", "--runs", *runs, "--data", data])
         assert proc.returncode == 0 and "Traceback" not in proc.stderr, proc.stderr
         assert ("-inf%" in proc.stdout) == (runs[0] == finished_run), proc.stdout
+
+
+def test_an_export_of_a_run_whose_last_metrics_line_is_torn_warns_about_that_line(finished_run, tmp_path):
+    """Round 15 (A133): metrics.jsonl's last line cut short (``head -c -40``) was exported without a word, the card saying
+    "Not evaluated at this step" though step 4 was evaluated, while an impossible value gets a warning (A132). The
+    export's reader names the torn line in one warning; the polling reader of a run being trained stays quiet."""
+    from reliability_support import cli
+
+    from leviathan.train.metrics import read_metric_rows
+
+    run = Path(shutil.copytree(finished_run, tmp_path / "run"))
+    data = (run / "metrics.jsonl").read_bytes()
+    (run / "metrics.jsonl").write_bytes(data[:-40])
+    torn = data[:-40].count(b"\n") + 1
+    proc = cli(["export", run, tmp_path / "e"])
+    assert proc.returncode == 0, proc.stderr
+    warnings = [line for line in proc.stderr.splitlines() if line.startswith("warning: ")]
+    assert warnings == [f"warning: {run / 'metrics.jsonl'}:{torn}: line {torn} is not a whole JSON value (cut short or "
+                        f"damaged); skipped, the run's other rows are used"], proc.stderr
+    assert "Not evaluated at this step" in (tmp_path / "e" / "README.md").read_text()
+    assert read_metric_rows(run / "metrics.jsonl", report=None)  # the polling reader: no report, no line

@@ -8,7 +8,8 @@ metrics.jsonl (one JSON object per line, appended and flushed as they happen):
 TensorBoard (``<run_dir>/tensorboard``) gets the same numbers as ``train/*`` and ``val/*`` scalars.
 Readers take the lines back typed (``read_metric_rows`` -> ``MetricsRow``, a missing key None), each checked first
 (``metrics_row_problem``): a line that is not an object or holds a mistyped field is skipped with one ``warning:
-PATH:N: ...`` line (issue 30 round 4); a line cut short (the last line after a kill) is skipped quietly.
+PATH:N: ...`` line (issue 30 round 4), and so is a line cut short (round 14, A133; a reader polling a run being
+trained passes ``report=None`` and stays quiet).
 
 On resume from step s the rows after s (written by the interrupted run after its last checkpoint) are dropped from
 metrics.jsonl (rewritten atomically) and TensorBoard is told to purge them, so the records read as one run.
@@ -97,10 +98,12 @@ def _warn(message: str) -> None:
 def read_metric_rows(path: str | os.PathLike, report=_warn, given: bool = False) -> list[MetricsRow]:
     """The rows of a run's metrics.jsonl (a run folder or the file), typed; a missing file is a UserError
     (``io.read_metrics``). A line that is not a metrics row (``metrics_row_problem``) is skipped and reported
-    (``report(message)``, default stderr; ``None``: quietly); a line cut short is skipped quietly. ``given``: the
-    path is the user's (``analyze efficiency --model``), and a file none of whose lines is JSON is a UserError (a PNG
-    passed by mistake was reported as "no validation rows", issue 30 round 6); a run's own file is polled while its
-    first line is being written, so there a torn line stays quiet."""
+    (``report(message)``, default stderr; ``None``: quietly), and so is a line cut short or not UTF-8 (issue 30
+    round 14, A133: a torn last line left an export's card saying "Not evaluated at this step" without a word, while an
+    impossible value was warned about). ``given``: the path is the user's (``analyze efficiency --model``), and a file
+    none of whose lines is JSON is a UserError (a PNG passed by mistake was reported as "no validation rows", issue 30
+    round 6). Footgun: a file polled while training writes it (``demo_progress``) passes ``report=None``: a line being
+    written is normal there, and stays quiet."""
     from ..jsonl import read_json_lines
 
     read_metrics(path)  # the UserError of a missing file
@@ -123,10 +126,10 @@ def read_metric_rows(path: str | os.PathLike, report=_warn, given: bool = False)
             rows.append(decode(MetricsRow, value))
         else:
             bad.append((number, problem))
-    if report is not None:
+    if report is not None:  # a torn line too (round 14, A133): the card said "Not evaluated" without a word why
         from ..jsonl import bad_line_notes
 
-        for note in bad_line_notes(path, bad, "metrics", "the run's other rows are used"):
+        for note in bad_line_notes(path, sorted(bad + damaged), "metrics", "the run's other rows are used"):
             report(note)
     return rows
 
