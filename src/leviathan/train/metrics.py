@@ -5,6 +5,7 @@ metrics.jsonl (one JSON object per line, appended and flushed as they happen):
         + "grad_norm_input" / "grad_norm_head" (before clipping: the input side, an untied head;
           single-process runs) and, on the first logged row after a compiled first step, "compile_s"
     {"step", "tokens", "val_loss", "val_ppl", "val_bpb", "split"}                      validation rows
+    and, in every row, "run_id": the run's id (``leviathan.run_identity``; absent in logs written before)
 TensorBoard (``<run_dir>/tensorboard``) gets the same numbers as ``train/*`` and ``val/*`` scalars.
 Readers take the lines back typed (``read_metric_rows`` -> ``MetricsRow``, a missing key None), each checked first
 (``metrics_row_problem``): a line that is not an object or holds a mistyped field is skipped with one ``warning:
@@ -29,6 +30,7 @@ from pathlib import Path
 from ..codec import decode
 from ..eval.consistency import exp_shown, ppl_contradicts
 from ..io import atomic_write_text, cpu_id, named, read_metrics
+from ..run_identity import is_run_id
 
 
 @dataclass
@@ -49,6 +51,7 @@ class MetricsRow:
     val_ppl: float | None = None
     val_bpb: float | None = None
     split: str | None = None  # validation rows: the split scored
+    run_id: str | None = None  # the run that logged it (``leviathan.run_identity``; None: before run ids)
 
 
 _NUMBER_FIELDS = ("train_loss", "lr", "tokens_per_s", "time_s", "grad_norm", "grad_norm_input", "grad_norm_head",
@@ -72,6 +75,8 @@ def metrics_row_problem(row: object) -> str | None:
             return f"has {key} {value!r}, not a number"
     if row.get("split") is not None and not isinstance(row["split"], str):
         return f"has split {row['split']!r}, not a split name"
+    if row.get("run_id") is not None and not is_run_id(row["run_id"]):
+        return f"has run_id {row['run_id']!r}, not a run id (32 hex digits)"
     return _impossible_numbers(row)
 
 
@@ -138,8 +143,9 @@ class MetricsLogger:
     """JSON lines + TensorBoard on rank 0; a no-op elsewhere (``enabled=False``)."""
 
     def __init__(self, run_dir: Path, enabled: bool = True, resume_step: int | None = None,
-                 tensorboard: bool = True):
+                 tensorboard: bool = True, run_id: str | None = None):
         self.enabled = enabled
+        self.run_id = run_id  # written into every line (round 14, A239: two runs' logs swapped were not noticed)
         self.path = Path(run_dir) / "metrics.jsonl"
         self._file = None
         self._tb = None
@@ -182,6 +188,8 @@ class MetricsLogger:
     def log(self, row: dict) -> None:
         if not self.enabled:
             return
+        if self.run_id is not None:
+            row = {**row, "run_id": self.run_id}
         try:
             self._file.write(json.dumps(row) + "\n")
             self._file.flush()
