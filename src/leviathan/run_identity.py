@@ -3,7 +3,7 @@ every step folder's state.json and every line of its metrics.jsonl (issue 30 rou
 
     identity = settle_identity(run_dir, source_step, source_id)  # what run.json says for this session (rank 0)
     write_identity(run_dir, identity)                             # atomically, when it changed
-    refuse_foreign_step(step_dir, run_dir, fix)                   # a step folder of another run in this one: UserError
+    refuse_foreign_step(step_dir, step_id, fix)                   # a step of another run in its checkpoints/: UserError
     problem = foreign_metrics(run_dir)                            # metrics.jsonl of another run: why, or None
 
 Before, a whole step folder copied in from another run of the same shape (``cp -a rb/checkpoints/step-00000004
