@@ -71,6 +71,10 @@ def test_two_process_ddp_matches_single_process(tmp_path):
 
     state = read_step_state(ddp / "checkpoints" / ckpt.step_name(STEPS))
     assert state.world_size == 2 and state.tokens == state.loader["position"] * state.loader["seq_len"]
+    from leviathan.run_identity import read_identity
+
+    run_id = read_identity(ddp).run_id  # round 15 (A156, A239): rank 0 makes the run's id and records it everywhere
+    assert state.run_id == run_id and {r["run_id"] for r in read_metrics(ddp)} == {run_id}
     versions = (ddp / "versions.json").read_text()
     assert '"world_size": 2' in versions
     shutil.rmtree(tmp_path / "corpus", ignore_errors=True)

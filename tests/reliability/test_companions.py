@@ -487,3 +487,94 @@ def test_frequency_buckets_of_a_diverged_run_are_a_table_not_an_overflow(data, f
         proc = cli(["analyze", "frequency", "--runs", *runs, "--data", data])
         assert proc.returncode == 0 and "Traceback" not in proc.stderr, proc.stderr
         assert ("-inf%" in proc.stdout) == (runs[0] == finished_run), proc.stdout
+
+
+def test_an_export_of_a_run_whose_last_metrics_line_is_torn_warns_about_that_line(finished_run, tmp_path):
+    """Round 15 (A133): metrics.jsonl's last line cut short (``head -c -40``) was exported without a word, the card saying
+    "Not evaluated at this step" though step 4 was evaluated, while an impossible value gets a warning (A132). The
+    export's reader names the torn line in one warning; the polling reader of a run being trained stays quiet."""
+    from reliability_support import cli
+
+    from leviathan.train.metrics import read_metric_rows
+
+    run = Path(shutil.copytree(finished_run, tmp_path / "run"))
+    data = (run / "metrics.jsonl").read_bytes()
+    (run / "metrics.jsonl").write_bytes(data[:-40])
+    torn = data[:-40].count(b"\n") + 1
+    proc = cli(["export", run, tmp_path / "e"])
+    assert proc.returncode == 0, proc.stderr
+    warnings = [line for line in proc.stderr.splitlines() if line.startswith("warning: ")]
+    assert warnings == [f"warning: {run / 'metrics.jsonl'}:{torn}: line {torn} is not a whole JSON value (cut short or "
+                        f"damaged); skipped, the run's other rows are used"], proc.stderr
+    assert "Not evaluated at this step" in (tmp_path / "e" / "README.md").read_text()
+    assert read_metric_rows(run / "metrics.jsonl", report=None)  # the polling reader: no report, no line
+
+
+@pytest.fixture(scope="module")
+def other_run(data, tmp_path_factory) -> Path:
+    """A second run of the same shape as ``finished_run`` (seed 2): its step folders fit the first run's model."""
+    import torch
+
+    from leviathan.run_config import load_run_config
+    from leviathan.train.loop import train
+
+    run = tmp_path_factory.mktemp("other-run") / "rb"
+    before = torch.get_num_threads()
+    torch.set_num_threads(1)
+    try:
+        train(load_run_config(None, run_overrides(data, seed=2)), run, quiet=True)
+    finally:
+        torch.set_num_threads(before)
+    return run
+
+
+def test_a_step_folder_of_another_run_copied_in_is_refused_by_resume_eval_and_export(finished_run, other_run, tmp_path):
+    """Round 15 (A156, A157): run B's whole step-00000004 folder copied over run X's (``cp -a``) was resumed (X went on
+    from B's weights and config, its config.yaml then saying seed 2), evaluated and exported as X's, exit 0: the step's
+    files agree with its own state.json. Every run has an id (run.json) that each of its step folders records; a step
+    of another run is refused by each verb with one line naming the step, both ids and the fix, nothing written. Given
+    itself, the step folder is evaluated; moved out, the run goes on from its step 2; a run folder without run.json
+    (written before run ids) reads as before."""
+    from reliability_support import cli
+
+    run = Path(shutil.copytree(finished_run, tmp_path / "X"))
+    shutil.rmtree(run / STEP4)
+    shutil.copytree(other_run / STEP4, run / STEP4)
+    own, theirs = (json.loads((r / "run.json").read_text())["run_id"] for r in (run, other_run))
+    assert own != theirs and json.loads((run / STEP4 / "state.json").read_text())["run_id"] == theirs
+    before = tree_hashes(run)
+    for argv in (["train", "--run-dir", run, "--resume", "auto", "max_steps=5", "--quiet"], ["eval", run],
+                 ["export", run, tmp_path / "Y"]):
+        line = cli_error(argv)
+        assert (f"step folder '{run / STEP4}' belongs to another run (run_id {theirs} in its state.json) than run "
+                f"folder '{run}' (run_id {own} in its run.json)") in line, line
+        assert f"move it out of '{run / 'checkpoints'}'" in line, line
+    assert tree_hashes(run) == before and not (tmp_path / "Y").exists()
+    assert cli(["eval", run / STEP4]).returncode == 0  # the step folder given itself: taken as what it is
+    shutil.move(run / STEP4, tmp_path / "moved")
+    proc = cli(["train", "--run-dir", run, "--resume", "auto", "max_steps=5", "--quiet"])
+    assert proc.returncode == 0, proc.stderr
+    assert json.loads((run / "checkpoints/step-00000005/state.json").read_text())["run_id"] == own
+    legacy = Path(shutil.copytree(finished_run, tmp_path / "old"))
+    shutil.rmtree(legacy / STEP4)
+    shutil.copytree(other_run / STEP4, legacy / STEP4)
+    (legacy / "run.json").unlink()
+    assert cli(["eval", legacy]).returncode == 0  # no id: no check, as before
+
+
+def test_a_fork_gets_its_own_run_id_and_records_the_run_it_forked_from(finished_run, tmp_path):
+    """Round 15 (A156): forking (``--resume OTHER/checkpoints/step-N`` into a new run folder, A180) stays legitimate:
+    the new run has its own id, recorded in its steps and metrics lines, and run.json names the run and step it
+    continued from."""
+    from reliability_support import cli
+
+    step = finished_run / STEP2
+    proc = cli(["train", "--run-dir", tmp_path / "fork", "--resume", step, "max_steps=3", "--quiet"])
+    assert proc.returncode == 0, proc.stderr
+    parent = json.loads((finished_run / "run.json").read_text())["run_id"]
+    record = json.loads((tmp_path / "fork" / "run.json").read_text())
+    assert record["run_id"] != parent and record["forked_from"] == {"run_id": parent, "step": str(step)}
+    saved = json.loads((tmp_path / "fork/checkpoints/step-00000003/state.json").read_text())
+    assert saved["run_id"] == record["run_id"]
+    lines = [json.loads(line) for line in (tmp_path / "fork" / "metrics.jsonl").read_text().splitlines()]
+    assert lines and {line["run_id"] for line in lines if line["step"] > 2} == {record["run_id"]}

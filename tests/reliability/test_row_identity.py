@@ -1026,3 +1026,29 @@ def test_an_ablation_names_its_bucket_columns_by_the_rows_and_the_runs_it_left_o
             f"out: no dense_tied run of the same width, depth and seed in its folder to pair it with")
     assert f"## Runs left out\n\n- {said}" in readme, readme
     assert f"note: {said}" in capsys.readouterr().err
+
+
+def test_two_runs_metrics_swapped_in_a_sweep_folder_are_refused_naming_both(data, sweep_copy, tmp_path):
+    """Round 15 (A239): in a copy of a sweep folder with its rows removed, the two runs' metrics.jsonl swapped made the
+    rerun's rows of the wrong curves (since A240, the summary check blamed sweep_train.json, and deleting it as told
+    made the rows silently). Every metrics line records its run's id (run.json): the sweep, and a resume of the run,
+    refuse the swapped log, naming it and the run folder whose log it is."""
+    from reliability_support import cli_error
+
+    (sweep_copy / "results.jsonl").write_text("")
+    a, b = (sweep_copy / "runs" / name for name in ("a-dense_tied-s0", "a-dense_untied-s0"))
+    (a / "metrics.jsonl").rename(tmp_path / "swap")
+    (b / "metrics.jsonl").rename(a / "metrics.jsonl")
+    (tmp_path / "swap").rename(b / "metrics.jsonl")
+    for summary in (a / "sweep_train.json", b / "sweep_train.json"):
+        summary.unlink()  # what the summary check's line said to do: the swap itself must be named
+    before = tree_hashes(sweep_copy)
+    line = cli_error(["sweep", "--grid", grid_file(tmp_path, data), "--out", sweep_copy])
+    theirs = json.loads((b / "run.json").read_text())["run_id"]
+    assert (f"'{a / 'metrics.jsonl'}' holds lines of run_id {theirs}, the log of run folder '{b}' "
+            f"('{b / 'run.json'}'), not of this run") in line, line
+    assert "put each run's metrics.jsonl back into its own run folder" in line, line
+    assert tree_hashes(sweep_copy) == before
+    line = cli_error(["train", "--run-dir", a, "--resume", "auto", "--quiet"])
+    assert f"cannot resume run folder '{a}': '{a / 'metrics.jsonl'}' holds lines of run_id {theirs}" in line, line
+

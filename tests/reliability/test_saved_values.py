@@ -69,10 +69,12 @@ def _edit(path: Path, change) -> None:
                                                 "tokens read"),
     (lambda s: s["loader"].update(position=33), "tokens", "is 1024, but loader.position 33 sequences x loader.seq_len "
                                                           "32 = 1056 tokens read"),
+    # Round 15 (A156): the id of the run that saved the step is a run id or null
+    (lambda s: s.update(run_id="run-b"), "run_id", "is 'run-b', expected a run id (32 hex digits) or null"),
 ], ids=["step-negative", "step-not-the-folder", "step-bool", "tokens-text", "tokens-fewer-than-steps", "world-0",
         "time-nan", "loader-behind", "loader-seq-0", "loader-shuffle", "loader-missing", "rng-python", "rng-numpy",
         "files", "format", "tokenizer-name", "loader-past-the-tokens", "tokens-past-int64", "time-past-the-clock",
-        "A11-tokens-apart-from-the-position", "A19-position-apart-from-the-tokens"])
+        "A11-tokens-apart-from-the-position", "A19-position-apart-from-the-tokens", "A156-run-id-not-an-id"])
 def test_a_bad_field_of_state_json_stops_a_resume(capsys, data, run_copy, change, field, problem):
     """A field out of range, or fields that contradict each other: Round 14 (A11, A19) added tokens against
     loader.position x loader.seq_len, which every step folder train writes satisfies (``checkpoint.state``)."""

@@ -119,6 +119,7 @@ SITES = {
     "train:lock": (".lock", _train),
     "train:config.yaml": ("config.yaml", _train),
     "train:versions.json": ("versions.json", _train),
+    "train:run.json": ("run.json", _train),
     "train:marker": (MARKER, _train),
     "train:metrics.jsonl": ("metrics.jsonl", _train),
     "train:summary.json": ("summary.json", _train),

@@ -43,7 +43,20 @@ def find_checkpoint(path: str | os.PathLike) -> Path:
     if latest is None:
         raise UserError(f"{str(path)!r} holds no complete checkpoint (expected {CHECKPOINTS}/step-XXXXXXXX folders)"
                         f"{_what_it_is(path)}")
+    _refuse_other_runs(latest, run_dir)
     return latest
+
+
+def _refuse_other_runs(latest: Path, run_dir: Path) -> None:
+    """UserError when the run folder's newest step was saved by another run (issue 30 round 14, A157: a step folder of
+    run B copied into run X's checkpoints/ was evaluated and exported as X's, the card saying B's seed, exit 0). A step
+    folder given itself is taken as what it is: that is the way to use such a step on purpose."""
+    from ..run_identity import refuse_foreign_step
+    from .state import read_step_state
+
+    refuse_foreign_step(latest, read_step_state(latest).run_id,
+                        f"move it out of {str(run_dir / CHECKPOINTS)!r} (the run's previous step is then used), or "
+                        f"give that step folder itself in place of the run folder to use it anyway")
 
 
 def _what_it_is(path: Path) -> str:

@@ -17,6 +17,9 @@ resumed with exit 0). Now:
   tokenizer) checks it first, so a file swapped in from another checkpoint, or damaged on disk, is refused by name
   (one read of each file, about a second per GB). A state.json written before has no ``files``: its fields are
   checked, its companions cannot be.
+- state.json records the id of the run that saved it (``run_id``, ``leviathan.run_identity``): a whole step folder of
+  another run copied into a run folder agrees with itself, and only that id tells it apart (issue 30 round 14, A156,
+  A157). None in a folder saved before run ids.
 """
 
 from __future__ import annotations
@@ -33,6 +36,7 @@ from typing import Any, Iterable
 
 from ..data.integrity import recorded_tokenizer_name
 from ..errors import UserError
+from ..run_identity import is_run_id
 from ..seeds import MAX_SEED
 
 STATE_FILE = "state.json"
@@ -60,6 +64,7 @@ class StepState:
     tokenizer: str | None
     files: dict[str, str] | None
     raw: dict
+    run_id: str | None = None  # the run that saved it (``leviathan.run_identity``; None: saved before run ids)
 
 
 # ---- writing -------------------------------------------------------------------------------------
@@ -234,9 +239,12 @@ def read_step_state(step_dir: str | os.PathLike) -> StepState:
         if tokenizer is not None and saved is not None and saved != tokenizer:
             raise _Bad("tokenizer", f"is {tokenizer!r}, but the step's leviathan_tokenizer.json is {saved!r}")
         files = _files(raw.get("files"))
+        run_id = raw.get("run_id")
+        if run_id is not None and not is_run_id(run_id):  # round 14 (A156): which run saved the step
+            raise _Bad("run_id", f"is {run_id!r}, expected a run id (32 hex digits) or null")
     except _Bad as e:
         raise _damaged(path, e.field, e.problem) from None
-    return StepState(step, tokens, loader, rng, world, seconds, tokenizer, files, raw)
+    return StepState(step, tokens, loader, rng, world, seconds, tokenizer, files, raw, run_id)
 
 
 def _no_repeats(pairs: list[tuple[str, Any]]) -> dict:

@@ -113,10 +113,12 @@ def _config_source(args, run_dir: Path) -> str | None:
     from ..checkpoint.layout import latest_checkpoint
     from ..checkpoint.read import checked_step
     from ..checkpoint.read import load_run_config as read_step_config
+    from ..train.branch import refuse_other_runs_step
 
     step = latest_checkpoint(run_dir) if args.resume == "auto" else find_checkpoint(args.resume)
     if step is None:  # nothing to resume: a fresh start, as --resume auto promises
         return _started_config(run_dir, args)
+    refuse_other_runs_step(step, run_dir)  # before the note: a step of another run copied in (round 14, A156)
     checked_step(step, ("config.yaml",))  # the file saved with the weights, not one edited or swapped in since
     read_step_config(step)  # a value that cannot be: named as this file's, with the way out
     saved = step / "config.yaml"

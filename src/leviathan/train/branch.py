@@ -8,6 +8,11 @@ to step 2 and appended the new branch's step 3, then ``keep_last`` deleted step 
 the folder mixed two branches, and ``eval X`` / ``--resume auto`` took the old step 4, whose metrics rows were gone
 (exit 0). Forking into a new ``--run-dir`` is right (A180) and stays allowed; so is resuming the newest step.
 The check runs before the run folder is written (``load_resume``), so a refusal leaves it untouched.
+
+A step folder of another run copied into this one's checkpoints/ (round 14, A156: ``cp -a rb/checkpoints/step-00000004
+X/checkpoints/`` then ``--resume auto``) continued X from run B's weights and config, exit 0: its files agreed with its
+own state.json. Its state.json records B's run id, which is not X's (``leviathan.run_identity``): refused the same way
+(``refuse_other_runs_step``), before anything is written.
 """
 
 from __future__ import annotations
@@ -17,6 +22,7 @@ from pathlib import Path
 
 from ..checkpoint.layout import STEP_RE, list_checkpoints
 from ..errors import UserError
+from ..run_identity import refuse_foreign_step
 
 
 def refuse_older_step(path: Path, run_dir: Path, resume: str) -> None:
@@ -44,3 +50,17 @@ def _same_folder(a: Path, b: Path) -> bool:
         return os.path.samefile(a, b)
     except OSError:
         return False
+
+
+def refuse_other_runs_step(path: Path, run_dir: Path) -> None:
+    """UserError when ``path``, a step folder of ``run_dir`` a resume would continue from, was saved by another run
+    (its state.json's run id is not run.json's); a step of another run folder (a fork) is not this check's."""
+    from ..checkpoint.state import read_step_state
+
+    if STEP_RE.match(path.name) is None or not _same_folder(path.parent.parent, run_dir):
+        return
+    checkpoints = str(run_dir / "checkpoints")
+    refuse_foreign_step(path, read_step_state(path).run_id,
+                        f"move it out of {checkpoints!r} (--resume auto then goes on from this run's previous step); "
+                        f"to train on from it, fork it from where you moved it into a new run folder (leviathan train "
+                        f"--run-dir NEW --resume MOVED_STEP_FOLDER)")

@@ -6,7 +6,8 @@ each followed by its metrics row, validation, checkpoint and stop check, and fin
 The state that advances is a ``TrainState`` (train/state.py, which also saves and restores it).
 
 Run folder (rank 0 writes everything; a folder that is not a run folder is written into only when none of these
-names is there already: ``leviathan.ownership``): the marker ``leviathan_output.json``, ``config.yaml`` (the resolved
+names is there already: ``leviathan.ownership``): the marker ``leviathan_output.json``, ``run.json`` (the run's id,
+``leviathan.run_identity``), ``config.yaml`` (the resolved
 RunConfig), ``versions.json`` (python, torch, transformers, leviathan, git revision, device, hostname, tokenizer),
 ``params.json`` (parameter counts by group), ``metrics.jsonl`` and ``tensorboard/`` (train/metrics.py),
 ``summary.json`` (what ``train`` returns) and ``checkpoints/step-XXXXXXXX/`` (checkpoint/layout.py). Validation
@@ -58,6 +59,7 @@ from ..initial_model import initial_model
 from . import checkpoint as ckpt
 from . import distributed as D
 from ..run_config import RunConfig, check_vocab, data_meta
+from ..run_identity import RUN_FILE, RunIdentity, settle_identity, write_identity
 from .metrics import MetricsLogger, collect_versions
 from .optim import build_optimizer
 from .schedule import lr_at
@@ -136,12 +138,14 @@ def _session(cfg: RunConfig, run_dir: Path, resume: str | None, device: torch.de
         return _early_summary(run_dir, state, flag, time.time() - t_start, counts)
     parts = _train_parts(cfg, model, optimizer, loader, device, info)
     validator = Validator(cfg, parts.amp_dtype, info, device)
+    identity = _identity(run_dir, resume_path, loaded) if info.is_main else None  # rank 0 decides and writes it
     folder = RunFolder(run_dir, dump_yaml(cfg.resolved()), _data_tokenizer(cfg.data.path) if info.is_main else None,
-                       meta.tokenizer)
+                       meta.tokenizer, identity.run_id if identity is not None else None)
     saver = Checkpointer(folder, model, optimizer, loader, cfg, info, state.step if loaded is not None else None)
-    _write_run_folder(run_dir, saver, device, counts)
+    _write_run_folder(run_dir, saver, device, counts, identity)
     out.start(_describe(cfg, device, info, counts, parts), cfg.total_steps, state.step)
-    metrics = MetricsLogger(run_dir, enabled=info.is_main, resume_step=state.step if loaded is not None else None)
+    metrics = MetricsLogger(run_dir, enabled=info.is_main, resume_step=state.step if loaded is not None else None,
+                            run_id=folder.run_id)
 
     session = _Session(cfg, run_dir, info, parts, saver, validator, metrics, out, _Speed())
     stopped = None
@@ -223,13 +227,20 @@ def _train_parts(cfg: RunConfig, model: torch.nn.Module, optimizer, loader, devi
                       autocast_dtype(cfg, device))
 
 
-def _write_run_folder(run_dir: Path, saver: Checkpointer, device: torch.device, counts) -> None:
-    """config.yaml, versions.json, params.json (rank 0), after removing the leftovers of a crashed save."""
+def _identity(run_dir: Path, resume_path: Path | None, loaded: dict | None) -> RunIdentity:
+    """What the run folder's run.json says for this session: its id, or a fork's new one (``run_identity``)."""
+    return settle_identity(run_dir, resume_path, loaded["state"].get("run_id") if loaded is not None else None)
+
+
+def _write_run_folder(run_dir: Path, saver: Checkpointer, device: torch.device, counts,
+                      identity: RunIdentity | None) -> None:
+    """run.json, config.yaml, versions.json, params.json (rank 0), after removing the leftovers of a crashed save."""
     info = saver.info
     if info.is_main:
         run_dir.mkdir(parents=True, exist_ok=True)
         mark(run_dir, "train", RUN_FILES)  # the run folder's marker: what train writes is its own
         ckpt.clean_partial(run_dir)
+        write_identity(run_dir, identity)  # round 14 (A156, A157, A239): whose steps and metrics lines are whose
         atomic_write_text(run_dir / "config.yaml", saver.folder.config_text)
         atomic_write_json(run_dir / "versions.json", collect_versions(device, saver.folder.tokenizer_name,
                                                                       info.world_size))
@@ -499,7 +510,7 @@ class _StopFlag:
 
 # What train writes into its run folder (``ownership.check_claim``: none of them may be a user's file already there).
 RUN_FILES = ("config.yaml", "versions.json", "params.json", "metrics.jsonl", "summary.json", "tensorboard",
-             CHECKPOINTS)
+             CHECKPOINTS, RUN_FILE)
 
 
 def _earlier_run(run_dir: Path) -> bool:

@@ -5,10 +5,12 @@ metrics.jsonl (one JSON object per line, appended and flushed as they happen):
         + "grad_norm_input" / "grad_norm_head" (before clipping: the input side, an untied head;
           single-process runs) and, on the first logged row after a compiled first step, "compile_s"
     {"step", "tokens", "val_loss", "val_ppl", "val_bpb", "split"}                      validation rows
+    and, in every row, "run_id": the run's id (``leviathan.run_identity``; absent in logs written before)
 TensorBoard (``<run_dir>/tensorboard``) gets the same numbers as ``train/*`` and ``val/*`` scalars.
 Readers take the lines back typed (``read_metric_rows`` -> ``MetricsRow``, a missing key None), each checked first
 (``metrics_row_problem``): a line that is not an object or holds a mistyped field is skipped with one ``warning:
-PATH:N: ...`` line (issue 30 round 4); a line cut short (the last line after a kill) is skipped quietly.
+PATH:N: ...`` line (issue 30 round 4), and so is a line cut short (round 14, A133; a reader polling a run being
+trained passes ``report=None`` and stays quiet).
 
 On resume from step s the rows after s (written by the interrupted run after its last checkpoint) are dropped from
 metrics.jsonl (rewritten atomically) and TensorBoard is told to purge them, so the records read as one run.
@@ -28,6 +30,7 @@ from pathlib import Path
 from ..codec import decode
 from ..eval.consistency import exp_shown, ppl_contradicts
 from ..io import atomic_write_text, cpu_id, named, read_metrics
+from ..run_identity import is_run_id
 
 
 @dataclass
@@ -48,6 +51,7 @@ class MetricsRow:
     val_ppl: float | None = None
     val_bpb: float | None = None
     split: str | None = None  # validation rows: the split scored
+    run_id: str | None = None  # the run that logged it (``leviathan.run_identity``; None: before run ids)
 
 
 _NUMBER_FIELDS = ("train_loss", "lr", "tokens_per_s", "time_s", "grad_norm", "grad_norm_input", "grad_norm_head",
@@ -71,6 +75,8 @@ def metrics_row_problem(row: object) -> str | None:
             return f"has {key} {value!r}, not a number"
     if row.get("split") is not None and not isinstance(row["split"], str):
         return f"has split {row['split']!r}, not a split name"
+    if row.get("run_id") is not None and not is_run_id(row["run_id"]):
+        return f"has run_id {row['run_id']!r}, not a run id (32 hex digits)"
     return _impossible_numbers(row)
 
 
@@ -97,10 +103,12 @@ def _warn(message: str) -> None:
 def read_metric_rows(path: str | os.PathLike, report=_warn, given: bool = False) -> list[MetricsRow]:
     """The rows of a run's metrics.jsonl (a run folder or the file), typed; a missing file is a UserError
     (``io.read_metrics``). A line that is not a metrics row (``metrics_row_problem``) is skipped and reported
-    (``report(message)``, default stderr; ``None``: quietly); a line cut short is skipped quietly. ``given``: the
-    path is the user's (``analyze efficiency --model``), and a file none of whose lines is JSON is a UserError (a PNG
-    passed by mistake was reported as "no validation rows", issue 30 round 6); a run's own file is polled while its
-    first line is being written, so there a torn line stays quiet."""
+    (``report(message)``, default stderr; ``None``: quietly), and so is a line cut short or not UTF-8 (issue 30
+    round 14, A133: a torn last line left an export's card saying "Not evaluated at this step" without a word, while an
+    impossible value was warned about). ``given``: the path is the user's (``analyze efficiency --model``), and a file
+    none of whose lines is JSON is a UserError (a PNG passed by mistake was reported as "no validation rows", issue 30
+    round 6). Footgun: a file polled while training writes it (``demo_progress``) passes ``report=None``: a line being
+    written is normal there, and stays quiet."""
     from ..jsonl import read_json_lines
 
     read_metrics(path)  # the UserError of a missing file
@@ -123,10 +131,10 @@ def read_metric_rows(path: str | os.PathLike, report=_warn, given: bool = False)
             rows.append(decode(MetricsRow, value))
         else:
             bad.append((number, problem))
-    if report is not None:
+    if report is not None:  # a torn line too (round 14, A133): the card said "Not evaluated" without a word why
         from ..jsonl import bad_line_notes
 
-        for note in bad_line_notes(path, bad, "metrics", "the run's other rows are used"):
+        for note in bad_line_notes(path, sorted(bad + damaged), "metrics", "the run's other rows are used"):
             report(note)
     return rows
 
@@ -135,8 +143,9 @@ class MetricsLogger:
     """JSON lines + TensorBoard on rank 0; a no-op elsewhere (``enabled=False``)."""
 
     def __init__(self, run_dir: Path, enabled: bool = True, resume_step: int | None = None,
-                 tensorboard: bool = True):
+                 tensorboard: bool = True, run_id: str | None = None):
         self.enabled = enabled
+        self.run_id = run_id  # written into every line (round 14, A239: two runs' logs swapped were not noticed)
         self.path = Path(run_dir) / "metrics.jsonl"
         self._file = None
         self._tb = None
@@ -179,6 +188,8 @@ class MetricsLogger:
     def log(self, row: dict) -> None:
         if not self.enabled:
             return
+        if self.run_id is not None:
+            row = {**row, "run_id": self.run_id}
         try:
             self._file.write(json.dumps(row) + "\n")
             self._file.flush()

@@ -28,8 +28,9 @@ import torch
 from ..checkpoint.read import check_tokenizer, load_model_state, run_config_from_dict
 from ..config import to_dict
 from ..errors import UserError
-from .branch import refuse_older_step
+from .branch import refuse_older_step, refuse_other_runs_step
 from ..run_config import RunConfig
+from ..run_identity import foreign_metrics
 from . import checkpoint as ckpt
 from . import distributed as D
 from .optim import group_weight_decay
@@ -56,6 +57,7 @@ class RunFolder:
     config_text: str
     tokenizer: Any
     tokenizer_name: str | None
+    run_id: str | None = None  # recorded in every state.json (``leviathan.run_identity``; rank 0)
 
 
 class Checkpointer:
@@ -73,7 +75,7 @@ class Checkpointer:
         rng_json, rng_tensors = ckpt.capture_rng()
         return {"state": {"step": state.step, "tokens": state.tokens, "loader": self.loader.state_dict(),
                           "rng": rng_json, "world_size": self.info.world_size, "train_time_s": state.train_time_s,
-                          "tokenizer": self.folder.tokenizer_name},
+                          "tokenizer": self.folder.tokenizer_name, "run_id": self.folder.run_id},
                 "rng": rng_tensors}
 
     def save(self, snap: dict) -> None:
@@ -126,6 +128,10 @@ def load_resume(cfg: RunConfig, run_dir: Path, resume: str | None) -> tuple[Path
                         f"would replace and mix with the other run's; continue it into a new --run-dir, or continue "
                         f"this run with --resume auto")
     refuse_older_step(path, run_dir, resume)  # one folder, one history (round 14, A179)
+    refuse_other_runs_step(path, run_dir)  # nor a step folder of another run copied in (round 14, A156)
+    if (problem := foreign_metrics(run_dir)) is not None:  # nor another run's log kept as this one's (A239)
+        raise UserError(f"cannot resume run folder {str(run_dir)!r}: {problem}; put the run's own metrics.jsonl back, "
+                        f"or move that file out of the run folder to go on without the earlier lines")
     loaded = ckpt.load_state(path)
     loaded["path"] = path  # named by ``restore`` when the loader's saved state contradicts the data
     if int(loaded["state"]["step"]) > cfg.total_steps:  # round 8: resumed at step 48 with max_steps=3, exit 0

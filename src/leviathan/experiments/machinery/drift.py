@@ -169,12 +169,16 @@ def check_run_folders_against_grid(out_dir, configs: dict, summary_file: str) ->
     from ...config import load_yaml
     from ...train.summary import TrainSummary
     from .summary_check import summary_contradiction
+    from ...run_identity import foreign_metrics
 
     for name, cfg in configs.items():
         if not hasattr(cfg, "resolved"):  # a test's stand-in for a RunConfig
             continue
         run_dir = Path(out_dir) / "runs" / name
         fix = (f"remove the folder {str(run_dir)!r} to train the run afresh, or sweep into a new --out")
+        problem = foreign_metrics(run_dir)  # round 14 (A239): two runs' metrics.jsonl swapped made rows of the wrong
+        if problem is not None:  # curves (and blamed sweep_train.json, whose deletion then made them silently)
+            raise UserError(f"{problem}; put each run's metrics.jsonl back into its own run folder, or {fix}")
         summary_path = run_dir / summary_file
         if summary_path.is_file():
             summary = TrainSummary.read(summary_path)
