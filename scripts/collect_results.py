@@ -472,12 +472,13 @@ def _changed_values(text: str, jsonl: bool) -> str | None:
     return None
 
 
-def rewrite(folder: Path) -> list[Path]:
+def rewrite(folder: Path, said=lambda path: None) -> list[Path]:
     """Make the JSON files leviathan wrote under ``folder`` (``_ours``) portable in place; returns the files changed.
     A changed file is replaced atomically (``io.atomic_write_text``: a temporary file beside it, fsync,
     ``os.replace``). A file in a verb's live output folder (``_live_output``), or one whose values a rewrite would
     change (``_changed_values``), is left as it is with a warning; a folder with no file to make portable is an
-    error (it printed nothing, exit 0: issue 30 round 15, B22)."""
+    error (it printed nothing, exit 0: issue 30 round 15, B22). ``said(path)`` is called as each file is replaced: a
+    storage failure half-way named the file it stopped at, and not one of those already rewritten (B186)."""
     from leviathan.experiments.machinery.provenance import portable_tree
     from leviathan.io import atomic_write_text
 
@@ -513,6 +514,7 @@ def rewrite(folder: Path) -> list[Path]:
         if new != text:
             atomic_write_text(path, new)
             changed.append(path)
+            said(path)
     if not seen:
         names = ", ".join(sorted(REWRITTEN))
         raise UserError(f"--rewrite {str(folder)!r} holds no results file leviathan wrote ({names} or an embeddings "
@@ -561,8 +563,7 @@ def _main(argv=None) -> int:
     args.dest = Path(args.dest) if args.dest is not None else None
     args.rewrite = Path(args.rewrite) if args.rewrite is not None else None
     if args.rewrite:
-        for path in rewrite(args.rewrite):
-            print(f"rewrote {path}")
+        rewrite(args.rewrite, lambda path: print(f"rewrote {path}", flush=True))
     if args.sweeps and not args.dest:
         parser.error("--dest is required with sweep folders")
     if not args.sweeps and not args.rewrite:  # printed nothing, exit 0 (issue 30 round 14, B216)

@@ -369,3 +369,32 @@ def test_a_stop_is_one_line_and_leaves_no_staging_folder(tmp_path, signame, afte
         assert err.count("\n") == 1 and err.startswith("stopped by ") and "collect_results.py" in err, err
         assert proc.returncode == (130 if signame == "SIGINT" else 143)
     assert not list(scratch.iterdir()), (proc.returncode, err)
+
+
+def test_rewrite_names_each_file_as_it_is_rewritten_before_a_failure(tmp_path, monkeypatch):
+    """Round 15 (B186): --rewrite stopped half-way by a read-only file said only the file it stopped at; the files it
+    had already rewritten went unnamed. Each is printed as it is replaced, so the lines before the error list them."""
+    res = tmp_path / "res"
+    for name in ("a", "b"):
+        (res / name).mkdir(parents=True)
+        (res / name / "results.jsonl").write_text('{"name": "r0", "variant": "v", "run_dir": "/x/runs/r0"}\n')
+    script = tmp_path / "ro.py"  # a read-only folder does not stop root: refuse the second write in the process
+    script.write_text(f"""import errno, os, runpy, sys
+import leviathan.io
+real = leviathan.io.atomic_write_text
+def write(path, text, *a, **k):
+    if "/b/" in str(path):
+        raise OSError(errno.EROFS, os.strerror(errno.EROFS), str(path))
+    return real(path, text, *a, **k)
+leviathan.io.atomic_write_text = write
+sys.argv = [{str(SCRIPT)!r}, "--rewrite", {str(res)!r}]
+runpy.run_path({str(SCRIPT)!r}, run_name="__main__")
+""")
+    import os
+    import subprocess
+    import sys
+
+    done = subprocess.run([sys.executable, str(script)], capture_output=True, text=True, timeout=120,
+                          env={**os.environ, "PYTHONPATH": str(SCRIPT.parents[1] / "src")})
+    assert done.returncode == 2 and f"rewrote {res / 'a' / 'results.jsonl'}" in done.stdout, (done.stdout, done.stderr)
+    assert "read-only file system" in done.stderr and "--dest" not in done.stderr, done.stderr
