@@ -18,14 +18,30 @@ written. To continue a sweep on a fresh machine, copy
 
 from __future__ import annotations
 
-import argparse
-import json
-import os
-import shutil
-import sys
-from pathlib import Path
+import _signal  # the built-in under ``signal``, loaded with the interpreter: the stops are held from the first line
 
-from leviathan.errors import UserError, missing, not_regular
+HELD: list[int] = []  # stops that came while the script was importing (B254, B255): delivered once main() handles them
+
+
+def _hold(signum, _frame) -> None:
+    HELD.append(signum)
+
+
+if __name__ == "__main__":  # before every import: a Ctrl-C 0.05 s in ended in a traceback from one
+    for _number in (_signal.SIGINT, _signal.SIGTERM, getattr(_signal, "SIGHUP", _signal.SIGTERM)):
+        if _signal.getsignal(_number) is not _signal.SIG_IGN:
+            _signal.signal(_number, _hold)
+
+import argparse  # noqa: E402
+import contextlib  # noqa: E402
+import json  # noqa: E402
+import os  # noqa: E402
+import shutil  # noqa: E402
+import signal  # noqa: E402
+import sys  # noqa: E402
+from pathlib import Path  # noqa: E402
+
+from leviathan.errors import UserError, missing, not_regular  # noqa: E402
 
 # folders whose files are fingerprinted by the verb that wrote them (an export's marker, a step folder's state.json, a
 # data folder's meta.json): --rewrite reformatting a tokenizer.json there made them refuse to load (issue 30 round 8)
@@ -50,11 +66,25 @@ def _whole_rows(path: Path) -> str:
     from leviathan.jsonl import bad_line_notes, read_json_lines
 
     values, bad = read_json_lines(path)
-    bad += [(number, row_problem(row)) for number, row in values if row_problem(row) is not None]
+    bad += [(number, row_problem(row) or _outside_run_path(row)) for number, row in values
+            if (row_problem(row) or _outside_run_path(row)) is not None]
     for note in bad_line_notes(path, sorted(bad), "row", "not copied (its run has no row: the sweep trains it again)"):
         print(note, file=sys.stderr)
     skipped = {number for number, _ in bad}
     return "".join(json.dumps(row) + "\n" for number, row in values if number not in skipped)
+
+
+def _outside_run_path(row) -> str | None:
+    """Why a row's ``run_dir`` or ``metrics`` cannot be made portable: an absolute path with no ``runs`` folder in it
+    is none a sweep writes (its runs lie in ``<out>/runs/<name>``), and ``provenance.portable_path`` cut '/etc/passwd'
+    to 'etc/passwd' and '/home/someone/m.jsonl' to 'someone/m.jsonl', paths that name nothing (issue 30 round 15,
+    B25, B269). None for a row without such a path."""
+    for key in ("run_dir", "metrics"):
+        value = row.get(key) if isinstance(row, dict) else None
+        if isinstance(value, str) and os.path.isabs(value) and "runs" not in Path(value).parts[:-1]:
+            return (f"has {key} {value!r}, an absolute path outside any sweep's runs/ folder (a sweep writes "
+                    f"runs/<name>): it cannot be made portable")
+    return None
 
 
 def _quiet(_message: str) -> None:
@@ -108,6 +138,14 @@ def check_destination(dest: Path, out: Path, name: str) -> None:
         if marker is not None and marker.verb != "report":
             raise UserError(f"--dest {str(folder)!r} is the output of `leviathan {marker.verb}` (its {MARKER} says "
                             f"so), not a results folder; nothing was written; choose another --dest")
+    marker = read_marker(dest) if dest.is_dir() else None
+    if marker is not None and not (dest / "ablations.json").is_file():  # a report's folder took DEST/<grid> inside
+        # it, and a later `report --out` there kept it (issue 30 round 15, B148); an ablation report is written into
+        # the folder its grids are collected in (this module's docstring)
+        raise UserError(f"--dest {str(dest)!r} is the folder of one grid's `leviathan report` (its {MARKER} says so), "
+                        f"not a results folder that holds grids' folders; nothing was written; pass the folder above "
+                        f"it (--dest {str(dest.parent)!r} collects into {str(dest.parent / name)!r}), or another "
+                        f"--dest")
     check_not_inside(out, "--dest", ("train", "prepare", "export"), within=CONTAINERS)  # round 9, N113
     results, grid = out / "results.jsonl", out / "grid.json"
     if results.exists():
@@ -255,7 +293,7 @@ def _sweep_grid(sweep: Path) -> dict:
     return grid
 
 
-def stage(sweep: Path, dest: Path, staged: dict[Path, Path], scratch: Path, sources: list[tuple[Path, Path]]) -> Path:
+def stage(sweep: Path, dest: Path, staged: dict[Path, Path], scratch: Path, sources: list) -> Path:
     """Check ``sweep``'s collection into ``dest`` and write what it gives into a scratch copy of ``dest/<grid>``
     (``staged[out]``, made on its grid's first sweep; ``sources``: the (sweep, out) pairs staged so far, this one
     appended); returns ``out``. Nothing under ``dest`` is written: ``collect`` copies the staged files there once
@@ -278,10 +316,10 @@ def stage(sweep: Path, dest: Path, staged: dict[Path, Path], scratch: Path, sour
     work = staged[out]
     check_same_settings(sweep, work, shown=out)
     kept = (work / "results.jsonl").read_text("utf-8-sig") if (work / "results.jsonl").is_file() else ""
-    earlier = ", ".join(str(s) for s, o in sources if o == out)  # sweeps of this call already merged into it
-    atomic_write_text(work / "results.jsonl", merged_rows(kept, _portable_jsonl(_whole_rows(sweep / "results.jsonl")),
-                                                          str(sweep), earlier))
-    sources.append((sweep, out))
+    earlier = ", ".join(str(s) for s, o, _ in sources if o == out)  # sweeps of this call already merged into it
+    rows = _portable_jsonl(_whole_rows(sweep / "results.jsonl"))
+    atomic_write_text(work / "results.jsonl", merged_rows(kept, rows, str(sweep), earlier))
+    sources.append((sweep, out, rows.count("\n")))  # the rows copied: "(7 rows)" when 6 were (round 15, B21)
     if grid.get("unigram_entropy") is None:
         data = _data_folder(sweep, grid)
         kept_grid = json.loads((work / "grid.json").read_text()) if (work / "grid.json").is_file() else {}
@@ -290,23 +328,45 @@ def stage(sweep: Path, dest: Path, staged: dict[Path, Path], scratch: Path, sour
     return out
 
 
-def collect(sweeps: list[Path], dest: Path) -> list[tuple[Path, Path]]:
+def collect(sweeps: list[Path], dest: Path) -> list[tuple[Path, Path, int]]:
     """Collect every sweep folder of ``sweeps`` into ``dest``: each is checked and merged (``stage``) before any file
-    under ``dest`` is written; then the staged files are put in place. Returns (sweep, its ``DEST/<grid>``) pairs."""
+    under ``dest`` is written; then the staged files are put in place. Returns (sweep, its ``DEST/<grid>``, the number
+    of its rows copied: whole, readable rows, whether already there or added) triples. A stop (SIGTERM, Ctrl-C) at
+    any point removes the staging folder: it was left in /tmp (issue 30 round 15, B255)."""
+    import secrets
     import tempfile
 
     from leviathan.io import atomic_write_text
 
     staged: dict[Path, Path] = {}
-    done: list[tuple[Path, Path]] = []
-    with tempfile.TemporaryDirectory(prefix="collect-") as scratch:
+    done: list[tuple[Path, Path, int]] = []
+    scratch = os.path.join(tempfile.gettempdir(), f"collect-{secrets.token_hex(4)}")  # named before it exists
+    try:
+        os.mkdir(scratch, 0o700)
         for sweep in sweeps:
             stage(sweep, dest, staged, Path(scratch), done)
-        for out, work in staged.items():
-            out.mkdir(parents=True, exist_ok=True)
-            for name in WRITTEN:
-                atomic_write_text(out / name, (work / name).read_text())
+        with _stops_after():  # a grid's results.jsonl and grid.json are put in place together
+            for out, work in staged.items():
+                out.mkdir(parents=True, exist_ok=True)
+                for name in WRITTEN:
+                    atomic_write_text(out / name, (work / name).read_text())
+    finally:
+        with _stops_after():
+            shutil.rmtree(scratch, ignore_errors=True)
     return done
+
+
+@contextlib.contextmanager
+def _stops_after():
+    """The block runs to its end; a stop that came meanwhile (``stop_signals.held_stops``) acts after it. Blocking the
+    signals does not do: one sent while another thread runs (the CLI's import-time redelivery timer) reaches that
+    thread, and Python runs its handler in this one all the same."""
+    from leviathan.stop_signals import held_stops
+
+    with held_stops() as held:
+        yield
+    if held.signum is not None and sys.exc_info()[0] is None:
+        os.kill(os.getpid(), held.signum)
 
 
 def _fingerprinted(path: Path, root: Path) -> bool:
@@ -370,10 +430,55 @@ def _damaged(path: Path) -> str | None:
     return None
 
 
-def rewrite(folder: Path) -> list[Path]:
+def _live_output(path: Path, root: Path) -> str | None:
+    """The verb whose output folder (at or under ``root``) ``path`` lies in, when it is neither a report's nor one of
+    ``FINGERPRINTED`` (left alone silently): a sweep's --out, an lm-eval --out, analyze's records. ``--rewrite ""`` of
+    a scratch folder rewrote the lm_eval.json of an lm-eval folder and the rows of every sweep folder under it (issue
+    30 round 15, B186): they are the verbs' own files, read by the verbs again; only collected copies are rewritten."""
+    from leviathan.ownership import MARKER, read_marker
+
+    for folder in [path.parent, *path.parent.parents]:
+        marker = read_marker(folder) if (folder / MARKER).is_file() else None
+        if marker is not None and marker.verb not in ("report", *FINGERPRINTED):
+            return marker.verb
+        if folder == root:
+            return None
+    return None
+
+
+def _changed_values(text: str, jsonl: bool) -> str | None:
+    """Why reading and writing ``text`` back would change more than its paths (None when it would not): NaN or
+    Infinity (written back as null: a row's tokens_per_s Infinity became null and `analyze` no longer warned of it,
+    issue 30 round 15, B189; round 14, B370), a key given twice (one was dropped, B186), a run_dir or metrics outside
+    any runs/ folder (cut into a meaningless relative path, B25)."""
+    found: list[str] = []
+
+    def constant(name: str):
+        found.append(f"holds {name}, which a rewrite would turn into null")
+        return float(name.replace("Infinity", "inf"))
+
+    def pairs(items: list) -> dict:
+        keys = [k for k, _ in items]
+        if len(set(keys)) < len(keys):
+            found.append(f"gives key {next(k for k in keys if keys.count(k) > 1)!r} twice (a rewrite keeps one)")
+        return dict(items)
+
+    for number, line in enumerate(text.splitlines() if jsonl else [text], 1):
+        if line.strip():
+            value = json.loads(line, parse_constant=constant, object_pairs_hook=pairs)
+            found += [problem for problem in [_outside_run_path(value)] if problem and jsonl]
+            if found:
+                return (f"line {number} " if jsonl else "it ") + found[0]
+    return None
+
+
+def rewrite(folder: Path, said=lambda path: None) -> list[Path]:
     """Make the JSON files leviathan wrote under ``folder`` (``_ours``) portable in place; returns the files changed.
     A changed file is replaced atomically (``io.atomic_write_text``: a temporary file beside it, fsync,
-    ``os.replace``)."""
+    ``os.replace``). A file in a verb's live output folder (``_live_output``), or one whose values a rewrite would
+    change (``_changed_values``), is left as it is with a warning; a folder with no file to make portable is an
+    error (it printed nothing, exit 0: issue 30 round 15, B22). ``said(path)`` is called as each file is replaced: a
+    storage failure half-way named the file it stopped at, and not one of those already rewritten (B186)."""
     from leviathan.experiments.machinery.provenance import portable_tree
     from leviathan.io import atomic_write_text
 
@@ -381,15 +486,23 @@ def rewrite(folder: Path) -> list[Path]:
         what = "is a file" if folder.is_file() else missing(folder)
         raise UserError(f"--rewrite {str(folder)!r} {what}; pass the folder whose results files to make portable "
                         f"(e.g. results/)")
-    changed = []
+    changed, seen = [], 0
     for path in sorted(folder.rglob("*.json*")):
         if not path.is_file() or _fingerprinted(path, folder):
             continue
         if not _ours(path):
             if path.name in REWRITTEN and _damaged(path):  # leviathan's name, unreadable content: say so (T197,
                 print(f"warning: left {str(path)!r} as it is: {_damaged(path)}", file=sys.stderr)  # T198)
+                seen += 1
             continue
+        seen += 1
         text = path.read_text("utf-8-sig")  # a byte order mark some editors save (round 11, R52) is dropped
+        why = (f"its folder is the output of `leviathan {verb}` (its leviathan_output.json says so), which reads it "
+               f"again; collect or copy it into a results folder and --rewrite that"
+               if (verb := _live_output(path, folder)) else _changed_values(text, path.suffix == ".jsonl"))
+        if why is not None:
+            print(f"warning: left {str(path)!r} as it is: {why}", file=sys.stderr)
+            continue
         if path.suffix == ".jsonl":
             new = _portable_jsonl(text)
         elif path.suffix == ".json":
@@ -401,25 +514,56 @@ def rewrite(folder: Path) -> list[Path]:
         if new != text:
             atomic_write_text(path, new)
             changed.append(path)
+            said(path)
+    if not seen:
+        names = ", ".join(sorted(REWRITTEN))
+        raise UserError(f"--rewrite {str(folder)!r} holds no results file leviathan wrote ({names} or an embeddings "
+                        f"record); nothing was rewritten; pass a results folder (e.g. results/)")
+    if not changed:
+        print(f"nothing to rewrite: the {seen} results file(s) under {str(folder)!r} hold no machine path",
+              file=sys.stderr)
     return changed
 
 
 def main(argv=None) -> int:
-    """The script's exit status: a refusal or a storage failure is one line ``error: ...``, status 2."""
-    from leviathan.cli import one_line_errors
+    """The script's exit status: a refusal or a storage failure is one line ``error: ...``, status 2; a stop (Ctrl-C,
+    SIGTERM, SIGHUP) is one line as the verbs say it, after the staging folder is removed: it was a KeyboardInterrupt
+    traceback, or a kill without a word that left /tmp/collect-XXXXXXXX behind (issue 30 round 15, B254, B255)."""
+    from leviathan.cli import _say_late_stops, _stoppable, one_line_errors
 
-    return one_line_errors(lambda: _main(argv), "collect_results")
+    words = sys.argv[1:] if argv is None else argv
+    verb = "collect_results --rewrite" if "--rewrite" in words else "collect_results"  # its fix names no --dest (B26)
+    command = "python scripts/collect_results.py"
+    status = one_line_errors(lambda: _stoppable(verb, lambda: _delivered(argv), command), verb)
+    if argv is None:  # the program itself: a stop as it ends is one line too
+        _say_late_stops(verb, command)
+    return status
+
+
+def _delivered(argv) -> int:
+    """``_main(argv)``, once a stop held while importing (``HELD``) is delivered again to the handlers now set."""
+    if signal.getsignal(signal.SIGINT) is _hold:
+        signal.signal(signal.SIGINT, signal.default_int_handler)
+    for signum in HELD:
+        os.kill(os.getpid(), signum)
+    return _main(argv)
 
 
 def _main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("sweeps", nargs="*", type=Path, help="sweep --out folders")
-    parser.add_argument("--dest", type=Path, help="results folder in the repository")
-    parser.add_argument("--rewrite", type=Path, default=None, help="make the JSON files under this folder portable")
+    parser.add_argument("sweeps", nargs="*", help="sweep --out folders")
+    parser.add_argument("--dest", help="results folder in the repository")
+    parser.add_argument("--rewrite", default=None, help="make the JSON files under this folder portable")
     args = parser.parse_args(argv)
+    from leviathan.empty_paths import refuse_empty_path
+
+    for value, option in ((args.rewrite, "--rewrite"), (args.dest, "--dest"), (args.sweeps, "a sweep folder")):
+        refuse_empty_path(value, option)  # "" was the current folder: all of it rewritten (round 15, B186, B185)
+    args.sweeps = [Path(s) for s in args.sweeps]
+    args.dest = Path(args.dest) if args.dest is not None else None
+    args.rewrite = Path(args.rewrite) if args.rewrite is not None else None
     if args.rewrite:
-        for path in rewrite(args.rewrite):
-            print(f"rewrote {path}")
+        rewrite(args.rewrite, lambda path: print(f"rewrote {path}", flush=True))
     if args.sweeps and not args.dest:
         parser.error("--dest is required with sweep folders")
     if not args.sweeps and not args.rewrite:  # printed nothing, exit 0 (issue 30 round 14, B216)
@@ -438,8 +582,7 @@ def _main(argv=None) -> int:
             print(f"{sweep}: no results.jsonl yet, skipped", file=sys.stderr)
             continue
         ready.append(sweep)
-    for sweep, out in collect(ready, args.dest) if ready else []:
-        rows = sum(1 for line in (sweep / "results.jsonl").read_text("utf-8-sig").splitlines() if line.strip())
+    for sweep, out, rows in collect(ready, args.dest) if ready else []:
         print(f"{sweep} -> {out} ({rows} rows)")
     return 0
 

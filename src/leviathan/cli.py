@@ -117,14 +117,19 @@ def _start_verb(module_name: str, help_text: str, verb: str, rest: list[str]) ->
     """Import the verb's module, parse its arguments and run it: all inside ``_stoppable``. The stop handlers were
     set only once the module was imported, and ``leviathan bench``'s import (torch) takes seconds: a SIGTERM then
     killed it without a word, exit 143 (issue 30 round 10, Q132)."""
+    from .empty_paths import refuse_empty_paths
+
     module = importlib.import_module(module_name)
     parser = argparse.ArgumentParser(prog=f"leviathan {verb}", description=help_text)
     module.add_arguments(parser)
-    return module.run(_parse(parser, rest))
+    args = _parse(parser, rest)
+    refuse_empty_paths(parser, args)  # "" is not '.' (issue 30 round 15, B186, B185)
+    return module.run(args)
 
 
-def _stoppable(verb: str, call) -> int:
-    """``call()``'s status with the stop signals turned into ``Stopped`` and reported in one line."""
+def _stoppable(verb: str, call, command: str | None = None) -> int:
+    """``call()``'s status with the stop signals turned into ``Stopped`` and reported in one line (naming ``command``,
+    by default ``leviathan VERB``: scripts/collect_results.py says its own, issue 30 round 15, B254)."""
     from .stop_signals import stop_signals
 
     global _VERB_PID
@@ -134,20 +139,21 @@ def _stoppable(verb: str, call) -> int:
     try:
         return int(call() or 0)
     except Stopped as e:
-        print(_stopped_line(signal.Signals(e.signum).name, verb), file=sys.stderr)
+        print(_stopped_line(signal.Signals(e.signum).name, verb, command), file=sys.stderr)
         return 128 + e.signum
     except ReportedInterrupt:  # the verb said what it stopped (train: the checkpoint it saved)
         return 130
     except KeyboardInterrupt:
-        print(_stopped_line("Ctrl-C (SIGINT)", verb), file=sys.stderr)
+        print(_stopped_line("Ctrl-C (SIGINT)", verb, command), file=sys.stderr)
         return 130
     finally:
         for sig, handler in previous.items():
             signal.signal(sig, handler)
 
 
-def _stopped_line(name: str, verb: str) -> str:
-    return (f"stopped by {name} before `leviathan {verb}` finished: its temporary files are removed and nothing "
+def _stopped_line(name: str, verb: str, command: str | None = None) -> str:
+    command = command or f"leviathan {verb}"
+    return (f"stopped by {name} before `{command}` finished: its temporary files are removed and nothing "
             f"half-written is taken as valid; run the same command again")
 
 
@@ -175,7 +181,7 @@ def main(argv: list[str] | None = None) -> int:
     return status
 
 
-def _say_late_stops(verb: str) -> None:
+def _say_late_stops(verb: str, command: str | None = None) -> None:
     """Once the verb has returned, a stop (SIGTERM, SIGHUP, Ctrl-C) that arrives while the process ends (torch's
     teardown takes a moment) says so in one line and ends the process with the stop's status: it killed the process
     without a word, exit 143 (issue 30 round 9, M114: a SIGTERM as `analyze embeddings` finished). The verb's work is
@@ -186,7 +192,8 @@ def _say_late_stops(verb: str) -> None:
         name = "Ctrl-C (SIGINT)" if signum == signal.SIGINT else signal.Signals(signum).name
         with contextlib.suppress(Exception):
             sys.stdout.flush()
-        print(f"stopped by {name} as `leviathan {verb}` was ending, after it had finished: its work is complete "
+        shown = command or f"leviathan {verb}"
+        print(f"stopped by {name} as `{shown}` was ending, after it had finished: its work is complete "
               f"(what it printed and wrote stands); nothing needs running again", file=sys.stderr, flush=True)
         os._exit(128 + signum)
 

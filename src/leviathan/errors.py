@@ -86,7 +86,10 @@ def process_limit_fix(e: BaseException) -> str | None:
 OUTPUT_OPTIONS = {"train": "--run-dir", "demo": "--run-dir", "sweep": "--out", "prepare": "--out", "report": "--out",
                   "lm-eval": "--out", "analyze": "--out / --dest", "bench": "--json / --cache-dir",
                   "export": "export's OUT_DIR argument",
-                  "collect_results": "--dest", "eval": None, "generate": None, "params": None,
+                  "collect_results": "--dest", "eval": None,
+                  # --rewrite writes the folder in place: "--dest" named an option it does not take (round 15, B26)
+                  "collect_results --rewrite": "--rewrite of a copy of the folder there",
+                  "generate": None, "params": None,
                   # Python API writes (``storage.api_writes``): the argument that chooses the place (round 14, B260)
                   "bake_adopted": "out_dir", "Tokenizer.save": "its directory argument"}
 _GENERIC_OPTION = "(--run-dir / --out)"
@@ -119,13 +122,36 @@ def storage_error_message(e: OSError, verb: str | None = None) -> str | None:
         if link is not None:
             return link
     problem, fix = _STORAGE_ERRORS[code]
+    filename = _file_in_the_way(e.filename) if code == errno.ENOTDIR and e.filename else e.filename
     if verb is not None:
         option = OUTPUT_OPTIONS.get(verb, "--out")
         fix = fix.replace(_GENERIC_OPTION, f"({option})") if option else fix.replace(f" {_GENERIC_OPTION}", "")
         if verb not in ("train", "demo", "sweep"):
             fix = fix.replace(_RUNS_HINT, "")
-    where = f"{_shown_path(e.filename)}: " if e.filename else ""
+    where = f"{_shown_path(filename)}: " if filename else ""
     return f"{where}{problem}; {fix}"
+
+
+def _file_in_the_way(filename):
+    """The file on the way to ``filename`` that ENOTDIR is about: 'pf' for 'pf/c/tinyg' when pf is a file. The line
+    named 'pf/c/tinyg' "a file ... in the way", a path that does not exist (issue 30 round 15, B224)."""
+    import os
+
+    path = os.fspath(filename)
+    for parent in [path, *_parents(path)]:
+        if os.path.lexists(parent) and not os.path.isdir(parent):
+            return parent
+    return filename
+
+
+def _parents(path: str) -> list[str]:
+    import os
+
+    out = []
+    while (parent := os.path.dirname(path)) not in ("", path):
+        out.append(parent)
+        path = parent
+    return out
 
 
 def _shown_path(filename) -> str:

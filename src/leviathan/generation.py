@@ -19,6 +19,8 @@ from typing import Sequence
 
 import torch
 
+from .errors import UserError
+
 from .model.llama import KVCache
 
 
@@ -134,6 +136,26 @@ def check_sampling(max_new_tokens, temperature, top_k, top_p, eos_id, seed, voca
         raise ValueError(f"seed: {problem}")
 
 
+def check_model(model) -> None:
+    """UserError unless ``model`` is a leviathan ``CausalLM`` (its forward takes the native KV cache) with values: a
+    text gave "'str' object has no attribute 'config'" (issue 30 round 15, B124), a transformers model (an adopted one
+    too) "'KVCache' object has no attribute 'get_query_offset'" from deep in transformers (B303), and a model on the
+    meta device torch's "Cannot copy out of meta tensor" (B121)."""
+    from .meta_device import refuse_meta
+
+    if not isinstance(model, torch.nn.Module):
+        raise UserError(f"generate() takes leviathan's CausalLM (e.g. leviathan.checkpoint.read.load_model(RUN)[0]), "
+                        f"got {type(model).__name__} {model!r:.40}")
+    if any(cls.__module__.startswith("transformers.") for cls in type(model).__mro__):
+        raise UserError(f"generate() takes leviathan's own CausalLM, and {type(model).__name__} is a transformers "
+                        f"model (adopted or not), whose forward takes no leviathan KV cache: use its own "
+                        f"model.generate(torch.tensor([ids]), max_new_tokens=...)")
+    if not hasattr(model, "config") or not hasattr(model.config, "vocab_size"):
+        raise UserError(f"generate() takes leviathan's CausalLM (a model with a config), got {type(model).__name__}")
+    refuse_meta(model, "the model", "load it with its weights (leviathan.checkpoint.read.load_model(RUN)), or call "
+                "model.to_empty(device=...) and load a state dict first")
+
+
 def generate(model, prompt_ids: Sequence[int] | torch.Tensor, max_new_tokens: int, temperature: float = 1.0,
              top_k: int | None = None, top_p: float | None = None, eos_id: int | None = None,
              seed: int | None = None, use_cache: bool = True) -> torch.Tensor:
@@ -145,6 +167,7 @@ def generate(model, prompt_ids: Sequence[int] | torch.Tensor, max_new_tokens: in
     Parameters: the sampling options (temperature, top-k, top-p, ...), keyword arguments one each as ``leviathan
     generate`` passes them.
     """
+    check_model(model)
     check_sampling(max_new_tokens, temperature, top_k, top_p, eos_id, seed, model.config.vocab_size)
     if not isinstance(use_cache, bool):  # use_cache="no" read as true (round 14, B115)
         raise TypeError(f"use_cache must be True or False, got {use_cache!r:.40}")
@@ -157,7 +180,10 @@ def generate(model, prompt_ids: Sequence[int] | torch.Tensor, max_new_tokens: in
     if not isinstance(prompt_ids, torch.Tensor) and not all(is_integer(i) for i in _flat(prompt_ids)):  # [5.7] was
         # truncated to id 5 (U135)
         raise TypeError("prompt_ids must be integer token ids (a list of ints, or an integer tensor)")
-    try:
+    from .meta_device import refuse_meta
+
+    refuse_meta(prompt_ids, "prompt_ids", "pass the ids themselves (a list of ints, or a tensor on the CPU or a GPU)")
+    try:  # B121: "Cannot copy out of meta tensor; no data!"
         ids = torch.as_tensor(prompt_ids, dtype=torch.long, device=device)
     except ValueError:  # [[1, 2], [3]]: torch's "expected sequence of length 2 at dim 1" (round 14, B111)
         raise ValueError("prompt_ids of several sequences must have equal lengths (a (B, T) batch); pad them, or "

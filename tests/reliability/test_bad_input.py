@@ -721,3 +721,20 @@ def test_an_input_whose_name_is_too_long_to_exist_is_said_not_to_exist(finished_
         assert proc.returncode == 2 and said in line and why in line, proc.stderr
         assert "shorter name" not in line and "(--" not in line, line  # no output advice: "(--run-dir / --out)"
     assert sorted(p.name for p in tmp_path.iterdir()) == []
+
+
+@pytest.mark.parametrize("argv, option", [
+    (["report", ""], "the results argument"), (["report", "sw", "--out", ""], "--out"),
+    (["eval", ""], "the checkpoint argument"), (["lm-eval", "run1", "--tasks", "piqa", "--out", ""], "--out"),
+    (["train", "--config", "tiny", "--run-dir", ""], "--run-dir"),
+    (["analyze", "embeddings", "--sweep", "", "--dest", "x"], "--sweep"),
+], ids=["report", "report-out", "eval", "lm-eval-out", "train-run-dir", "analyze-sweep"])
+def test_an_empty_path_option_is_refused_not_read_as_the_current_folder(tmp_path, argv, option):
+    """Round 15 (B186, B185 in the verbs): "" given where a path belongs was read as the current folder ('.' holds no
+    complete checkpoint; a report or run written into the folder the command ran in). It is one line naming the
+    option; nothing is written."""
+    from reliability_support import cli_error
+
+    line = cli_error(argv, cwd=tmp_path)
+    assert f"{option} is an empty path (\"\"), which would be read as the current folder" in line, line
+    assert not list(tmp_path.iterdir())

@@ -1094,3 +1094,66 @@ def test_adoptions_fit_names_an_input_table_it_cannot_follow(damage, shown):
     assert shown in str(info.value) and "adopt it without fit=" in str(info.value), str(info.value)
     assert "lower rate" not in str(info.value)
     assert type(model) is LlamaForCausalLM  # refused before anything changed
+
+
+def _tiny_llama():
+    from transformers import LlamaConfig, LlamaForCausalLM
+
+    return LlamaForCausalLM(LlamaConfig(vocab_size=300, hidden_size=32, intermediate_size=64, num_hidden_layers=1,
+                                        num_attention_heads=2, num_key_value_heads=2, max_position_embeddings=64))
+
+
+_SMALL = dict(k=2, seed_dim=8, modes=2, knots=4, rank=4)
+_META = "is on the meta device (a shape and a dtype, no values"
+
+
+def test_round_15s_python_api_inputs_are_one_clear_error(finished_run, tmp_path):
+    """Round 15: tracebacks from deep inside torch, transformers or tokenizers for inputs the API can name: a model or
+    ids on the meta device given to adopt's fit, Fit.text, generate and LeviathanGenerator (B56, B63, B121, B135); a
+    text or a transformers model given to generate (B124, B303); bytes given to train_bpe (B129); to_hf's
+    training='bogus' (B249); from_native(m, vocab_size=5) (B250); and a path given as bake_adopted's tokenizer (B233).
+    numpy's True is a bool to adopt, as its ints and floats are numbers (B270)."""
+    from leviathan.checkpoint.read import load_model
+    from leviathan.data.tokenizer import train_bpe
+    from leviathan.errors import UserError
+    from leviathan.generation import generate
+    from leviathan.hf import Fit, adopt, bake_adopted
+    from leviathan.hf.export import from_native, to_hf
+    from leviathan.model.generator import LeviathanGenerator
+
+    with torch.device("meta"):
+        meta = _tiny_llama()
+    model, _ = load_model(str(finished_run))
+    meta_ids = torch.tensor([[1, 2, 3]], device="meta")
+    cases = [(lambda: adopt(meta, fit=Fit(steps=2), **_SMALL), UserError, f"the model's input table (the fit's target) "
+              f"{_META}"),
+             (lambda: adopt(_tiny_llama(), fit=Fit(steps=2, text=torch.empty(1, 10, dtype=torch.long, device="meta")),
+                            **_SMALL), UserError, f"Fit.text {_META}"),
+             (lambda: generate(model, meta_ids, 3), UserError, f"prompt_ids {_META}"),
+             (lambda: LeviathanGenerator(300, 16, **_SMALL)(torch.tensor([1], device="meta")), UserError,
+              f"the ids given to LeviathanGenerator {_META}"),
+             (lambda: generate("not a model", [1, 2, 3], 3), UserError, "generate() takes leviathan's CausalLM"),
+             (lambda: generate(adopt(_tiny_llama(), **_SMALL), [1, 2, 3], 3), UserError,
+              "is a transformers model (adopted or not), whose forward takes no leviathan KV cache: use its own "
+              "model.generate("),
+             (lambda: train_bpe([b"ab"] * 10, vocab_size=300), UserError, "train_bpe takes texts (str), got bytes"),
+             (lambda: to_hf(model, tmp_path / "x3", training="bogus"), TypeError,
+              "to_hf: training must be a leviathan.hf.model_card.Training"),
+             (lambda: from_native(model, vocab_size=5), UserError, "from_native: vocab_size is the model's own"),
+             (lambda: bake_adopted(adopt(_tiny_llama(), **_SMALL), tmp_path / "bk", tokenizer="../tokenizer.json"),
+              TypeError, "tokenizer= takes a tokenizer object, not the path '../tokenizer.json': load it first")]
+    for call, kind, words in cases:
+        with pytest.raises(kind) as info:
+            call()
+        assert words in str(info.value), str(info.value)
+    assert not (tmp_path / "x3").exists() and not (tmp_path / "bk").exists()
+    adopted = adopt(_tiny_llama().config, center=np.bool_(True), **_SMALL)
+    assert adopted.config.leviathan_generator["center"] is True
+
+
+def test_a_factorized_rank_past_any_use_is_refused_by_the_config(tmp_path):
+    """Round 15 (B207): ``train ... model.embedding=factorized model.embedding_rank=1000000000`` reached the allocator
+    ("you tried to allocate 1200000000000 bytes"), exit 1; it is refused as a config value, exit 2."""
+    line = cli_error(["params", "model.embedding=factorized", "model.embedding_rank=1000000000"])
+    assert "model.embedding_rank=1,000,000,000 gives the factorized table" in line and "lower model.embedding_rank" \
+        in line, line

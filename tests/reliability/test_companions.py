@@ -363,6 +363,29 @@ def test_lm_eval_keep_export_run_twice_replaces_its_own_export(finished_run, tmp
     assert (out / "hf" / "notes.txt").read_text() == "mine\n"
 
 
+def test_lm_eval_without_keep_export_into_the_same_out_removes_the_earlier_export(finished_run, tmp_path):
+    """Round 15 (B293, B294 damage): ``lm-eval RUN --out lek --keep-export``, then ``lm-eval OTHER --out lek``: lek/hf,
+    the first run's model, stayed beside the second run's lm_eval.json, exit 0. A rerun that keeps no export removes
+    its own earlier one once its results are in; one holding a user's file is refused before any work."""
+    from reliability_support import cli, cli_error
+
+    root = _piqa_root(tmp_path / "tasks")
+    other = Path(shutil.copytree(finished_run, tmp_path / "run3"))
+    out = tmp_path / "lek"
+    argv = ["--tasks", "piqa", "--data-root", root, "--threads", "1", "--limit", "2", "--out", out]
+    proc = cli(["lm-eval", finished_run, *argv, "--keep-export"])
+    assert proc.returncode == 0 and (out / "hf" / "config.json").is_file(), proc.stderr
+    (out / "hf" / "notes.txt").write_text("mine\n")
+    line = cli_error(["lm-eval", other, *argv])
+    assert "lm-eval without --keep-export would delete" in line and "notes.txt" in line, line
+    assert (out / "hf" / "notes.txt").read_text() == "mine\n"
+    (out / "hf" / "notes.txt").unlink()
+    proc = cli(["lm-eval", other, *argv])
+    assert proc.returncode == 0 and "Traceback" not in proc.stderr, proc.stderr
+    assert json.loads((out / "lm_eval.json").read_text())["source"] == str(other)
+    assert sorted(p.name for p in out.iterdir()) == ["leviathan_output.json", "lm_eval.json"]
+
+
 @pytest.mark.parametrize("files", [{}, "drop-weights"], ids=["empty", "no-weights"])
 def test_a_state_json_that_records_no_files_is_refused(capsys, run_copy, files):
     """Round 11 (S6): ``files: {}`` in state.json turned the companion check off (a current writer records every

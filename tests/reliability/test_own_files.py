@@ -403,8 +403,8 @@ def test_collect_results_never_writes_over_a_users_file_or_a_fingerprinted_one(f
     run = Path(shutil.copytree(finished_run, tmp_path / "results" / "run"))
     assert main(["export", str(run), str(tmp_path / "results" / "hf")]) == 0
     before = tree_hashes(tmp_path / "results")
-    done = collect("--rewrite", tmp_path / "results")
-    assert done.returncode == 0, done.stderr
+    done = collect("--rewrite", tmp_path / "results")  # round 15 (B22): a folder with no results file is an error
+    assert done.returncode == 2 and "holds no results file leviathan wrote" in one_error(done.stderr), done.stderr
     assert tree_hashes(tmp_path / "results") == before
     # round 11 (R115, R119): a user's JSON files under the folder (an editor's settings, a downloaded model's config)
     # had their absolute paths made relative; only leviathan's own results files are rewritten

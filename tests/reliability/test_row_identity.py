@@ -983,6 +983,26 @@ def test_collect_results_refuses_the_rows_of_one_sweep_that_report_refuses(capsy
     assert not (tmp_path / "c").exists()
 
 
+@pytest.mark.parametrize("change, said", [
+    (lambda r: r.update(size="c"), "a-dense_untied-s0: size: 'c' in the row, 'a' in grid.json"),
+    (lambda r: r.update(regime="scaling", regimes=["scaling"]),
+     "a-dense_untied-s0: regimes: ['scaling'] in the row, ['iso_body'] in grid.json"),
+    (lambda r: r.update(data_seed=7), "a-dense_untied-s0: data_seed: 7 in the row, 0 in grid.json"),
+], ids=["B18-size", "B19-regime", "B20-data-seed"])
+def test_a_row_whose_size_regime_or_data_seed_contradicts_grid_json_is_neither_collected_nor_reported(
+        capsys, sweep_copy, tmp_path, change, said):
+    """Round 15 (B18-B20; B5, B9, B15 for report): a row whose size ('b' -> 'c'), regime or data_seed was edited was
+    copied by collect_results and reported as another run, exit 0: only how the runs trained was compared with
+    grid.json, not what each run is. Both refuse it by one rule (``grid_agreement.identity_differences``, inside
+    ``one_sweep.check_one_sweep``)."""
+    _edit_second_row(sweep_copy / "results.jsonl", change)
+    done = _collect_results(sweep_copy, "--dest", tmp_path / "c")
+    assert done.returncode == 2 and "Traceback" not in done.stderr, done.stderr
+    assert said in one_error(done.stderr) and "(nothing was written)" in done.stderr
+    assert not (tmp_path / "c").exists()
+    assert said in fails(capsys, "report", sweep_copy, "--out", tmp_path / "r", "--bootstrap", "5")
+
+
 def _other_grid(swept: Path, folder: Path, name: str, change_row=None, change_grid=None, keep=None) -> Path:
     """A copy of ``swept`` as a sweep of grid ``name`` (grid.json and rows renamed), each row and grid.json changed,
     only the rows ``keep`` keeps."""

@@ -79,3 +79,23 @@ def test_lm_eval_given_a_bad_piqa_labels_file_ends_in_one_line(finished_run, tmp
     (root / "piqa" / "valid-labels.lst").write_text("yes\n")
     line = cli_error(["lm-eval", finished_run, "--tasks", "piqa", "--data-root", root, "--threads", "1"])
     assert "valid-labels.lst' line 1 is 'yes', not a label 0 or 1" in line, line
+
+
+def test_a_task_file_with_a_byte_order_mark_names_the_mark(tmp_path):
+    """Round 15 (B296): a piqa/valid.jsonl saved with a UTF-8 byte order mark was "line 1 is not a JSON object
+    ('\\ufeff{"id": ...')": the mark, the only problem, went unnamed."""
+    root, files = _root(tmp_path, "piqa", ["\ufeff" + json.dumps(PIQA)], "0\n")
+    with pytest.raises(UserError) as err:
+        prepare_tasks(root, tmp_path / "out", ["piqa"], files=files)
+    assert "starts with a UTF-8 byte order mark (BOM), which is not part of JSON lines; save the file without it" \
+        in str(err.value), str(err.value)
+
+
+def test_lm_eval_batch_size_names_auto_among_its_values(tmp_path):
+    """Round 15 (B215): ``lm-eval RUN --batch-size AUTO`` said "expected a positive integer, got 'AUTO'", not naming
+    the accepted word auto."""
+    from reliability_support import cli
+
+    proc = cli(["lm-eval", tmp_path, "--tasks", "piqa", "--batch-size", "AUTO"])
+    assert proc.returncode == 2 and "expected a positive integer or auto (in lower case), got 'AUTO'" in proc.stderr, \
+        proc.stderr

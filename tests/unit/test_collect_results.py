@@ -229,3 +229,172 @@ def test_a_users_results_jsonl_without_a_grid_json_is_not_collected_into(collect
     assert "has no grid.json beside it, as collect_results writes both" in capsys.readouterr().err
     assert mine.read_text() == '{"name": "mine", "x": 1}\n' and sorted(p.name for p in mine.parent.iterdir()) == [
         "results.jsonl"]
+
+
+def _script(*argv, cwd=None, **popen):
+    """``python scripts/collect_results.py <argv>`` in a real process."""
+    import os
+    import subprocess
+    import sys
+
+    env = {**os.environ, "PYTHONPATH": str(SCRIPT.parents[1] / "src")}
+    return subprocess.run([sys.executable, str(SCRIPT), *map(str, argv)], capture_output=True, text=True, env=env,
+                          cwd=cwd, timeout=120, **popen)
+
+
+def _tree(folder: Path) -> dict:
+    return {str(p.relative_to(folder)): p.read_bytes() for p in sorted(folder.rglob("*")) if p.is_file()}
+
+
+def test_an_empty_path_is_refused_not_read_as_the_current_folder(tmp_path):
+    """Round 15 (B186, damage; B185): ``--rewrite ""`` rewrote every results file under the folder it ran in, and
+    ``--dest ""`` created the grid's folder there, exit 0. "" is refused in one line; nothing changes."""
+    sweep = _sweep(tmp_path / "sw1", [{"name": "r0", "loss": float("inf"), "run_dir": "/abs/runs/r0"}])
+    before = _tree(tmp_path)
+    for argv in (["--rewrite", ""], [sweep, "--dest", ""], ["", "--dest", tmp_path / "d"]):
+        done = _script(*argv, cwd=tmp_path)
+        assert done.returncode == 2 and done.stderr.count("\n") == 1, done.stderr
+        assert "is an empty path (\"\"), which would be read as the current folder" in done.stderr
+    assert _tree(tmp_path) == before
+
+
+def test_rewrite_leaves_a_file_whose_values_it_would_change_and_a_verbs_live_output(collect, tmp_path, capsys):
+    """Round 15 (B189, B370, B186, B25): --rewrite turned a row's Infinity or NaN into null, dropped a key given twice,
+    cut a run_dir '/etc/passwd' to 'etc/passwd', and rewrote an lm-eval folder's own lm_eval.json. Each such file is
+    left byte for byte, with a warning naming why; a collected file beside them is still made portable."""
+    res = tmp_path / "res"
+    files = {"inf/results.jsonl": '{"name": "r0", "variant": "v", "tokens_per_s": Infinity, "run_dir": "/x/runs/r0"}\n',
+             "nan/results.jsonl": '{"name": "r0", "variant": "v", "loss": NaN, "run_dir": "/x/runs/r0"}\n',
+             "twice/results.jsonl": '{"name": "r0", "variant": "v", "x": 1, "x": 2, "run_dir": "/x/runs/r0"}\n',
+             "out/results.jsonl": '{"name": "r0", "variant": "v", "run_dir": "/etc/passwd"}\n',
+             "le1/lm_eval.json": '{"source": "/x/runs/r0", "tasks": [], "results": {}, "hf_dir": "/tmp/x/hf"}\n',
+             "le1/leviathan_output.json": json.dumps({"format": 1, "verb": "lm-eval", "files": None}),
+             "ok/results.jsonl": '{"name": "r0", "variant": "v", "run_dir": "/x/runs/r0"}\n'}
+    for name, text in files.items():
+        (res / name).parent.mkdir(parents=True, exist_ok=True)
+        (res / name).write_text(text)
+    assert collect.main(["--rewrite", str(res)]) == 0
+    err = capsys.readouterr().err
+    for name, why in (("inf", "line 1 holds Infinity, which a rewrite would turn into null"),
+                      ("nan", "line 1 holds NaN"), ("twice", "line 1 gives key 'x' twice"),
+                      ("out", "line 1 has run_dir '/etc/passwd', an absolute path outside any sweep's runs/ folder")):
+        assert f"warning: left '{res / name / 'results.jsonl'}' as it is: {why}" in err, err
+    assert f"warning: left '{res / 'le1' / 'lm_eval.json'}' as it is: its folder is the output of `leviathan " \
+           f"lm-eval`" in err
+    assert {n: (res / n).read_text() for n in files if not n.startswith("ok")} == {
+        n: t for n, t in files.items() if not n.startswith("ok")}
+    assert json.loads((res / "ok" / "results.jsonl").read_text())["run_dir"] == "runs/r0"
+
+
+def test_rewrite_of_a_folder_without_results_files_says_so(collect, tmp_path, capsys):
+    """Round 15 (B22): --rewrite of a prepared data folder printed nothing, exit 0."""
+    data = tmp_path / "data_rw"
+    data.mkdir()
+    (data / "meta.json").write_text('{"vocab_size": 5}')
+    assert collect.main(["--rewrite", str(data)]) == 2
+    assert f"--rewrite '{data}' holds no results file leviathan wrote" in capsys.readouterr().err
+    assert (data / "meta.json").read_text() == '{"vocab_size": 5}'
+
+
+def test_a_row_with_a_run_dir_outside_any_runs_folder_is_not_copied_and_the_count_is_of_rows_copied(
+        collect, tmp_path, capsys):
+    """Round 15 (B269, B21): a row whose run_dir was '/etc/passwd' was collected as 'etc/passwd'; and the summary said
+    "(7 rows)" when a skipped row left 6 written."""
+    sweep = _sweep(tmp_path / "a", [{"name": "r0", "loss": 1.0, "run_dir": "/etc/passwd"},
+                                    {"name": "r1", "loss": 1.0, "metrics": "/home/someone/m.jsonl"},
+                                    {"name": "r2", "loss": 1.0, "run_dir": "/x/runs/r2"}])
+    assert collect.main([str(sweep), "--dest", str(tmp_path / "d")]) == 0
+    out, err = capsys.readouterr()
+    assert "run_dir '/etc/passwd', an absolute path outside any sweep's runs/ folder" in err
+    assert "metrics '/home/someone/m.jsonl'" in err
+    assert _names(tmp_path / "d" / "g" / "results.jsonl") == ["r2"] and "(1 rows)" in out, out
+
+
+def test_collect_into_a_reports_folder_or_under_a_file_names_the_folder_and_the_file(collect, tmp_path, capsys):
+    """Round 15 (B148, B224): --dest of a `leviathan report` folder wrote DEST/<grid> inside the report; --dest pf/c
+    with pf a file named 'pf/c/g' as the file in the way."""
+    sweep = _sweep(tmp_path / "a", [{"name": "r0", "loss": 1.0}])
+    rep = tmp_path / "rep1"
+    rep.mkdir()
+    (rep / "leviathan_output.json").write_text(json.dumps({"format": 1, "verb": "report", "files": ["report.md"]}))
+    assert collect.main([str(sweep), "--dest", str(rep)]) == 2
+    assert f"--dest '{rep}' is the folder of one grid's `leviathan report`" in capsys.readouterr().err
+    assert sorted(p.name for p in rep.iterdir()) == ["leviathan_output.json"]
+    (tmp_path / "pf").write_text("x\n")
+    assert collect.main([str(sweep), "--dest", str(tmp_path / "pf" / "c")]) == 2
+    assert f"error: '{tmp_path / 'pf'}': a file is in the way where a folder is expected" in capsys.readouterr().err
+
+
+def test_rewrite_on_a_read_only_disk_names_no_dest(collect, tmp_path, capsys, monkeypatch):
+    """Round 15 (B26): --rewrite onto a read-only folder advised "(--dest)", which --rewrite does not take."""
+    import errno
+    import os
+
+    import leviathan.io
+
+    folder = tmp_path / "k2"
+    folder.mkdir()
+    (folder / "results.jsonl").write_text('{"name": "r0", "variant": "v", "run_dir": "/x/runs/r0"}\n')
+
+    def read_only(path, text, *args, **kwargs):
+        raise OSError(errno.EROFS, os.strerror(errno.EROFS), str(path))
+
+    monkeypatch.setattr(leviathan.io, "atomic_write_text", read_only)
+    assert collect.main(["--rewrite", str(folder)]) == 2
+    err = capsys.readouterr().err
+    assert "read-only file system" in err and "--dest" not in err and "--rewrite of a copy" in err, err
+
+
+@pytest.mark.parametrize("signame, after", [("SIGINT", 0.05), ("SIGINT", 0.15), ("SIGTERM", 0.1), ("SIGTERM", 0.2)])
+def test_a_stop_is_one_line_and_leaves_no_staging_folder(tmp_path, signame, after):
+    """Round 15 (B254, B255): Ctrl-C into collect_results.py ended in a KeyboardInterrupt traceback; SIGTERM killed it
+    without a word and left /tmp/collect-XXXXXXXX behind. Either stop is one line now, the staging folder removed."""
+    import os
+    import signal
+    import subprocess
+    import sys
+    import time
+
+    sweep = _sweep(tmp_path / "a", [{"name": f"r{i}", "loss": 1.0} for i in range(3)])
+    scratch = tmp_path / "tmp"
+    scratch.mkdir()
+    env = {**os.environ, "PYTHONPATH": str(SCRIPT.parents[1] / "src"), "TMPDIR": str(scratch)}
+    proc = subprocess.Popen([sys.executable, str(SCRIPT), str(sweep), "--dest", str(tmp_path / "d")], env=env,
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    time.sleep(after)
+    proc.send_signal(getattr(signal, signame))
+    out, err = proc.communicate(timeout=120)
+    assert "Traceback" not in err, err
+    if proc.returncode != 0:  # it may have finished first
+        assert err.count("\n") == 1 and err.startswith("stopped by ") and "collect_results.py" in err, err
+        assert proc.returncode == (130 if signame == "SIGINT" else 143)
+    assert not list(scratch.iterdir()), (proc.returncode, err)
+
+
+def test_rewrite_names_each_file_as_it_is_rewritten_before_a_failure(tmp_path, monkeypatch):
+    """Round 15 (B186): --rewrite stopped half-way by a read-only file said only the file it stopped at; the files it
+    had already rewritten went unnamed. Each is printed as it is replaced, so the lines before the error list them."""
+    res = tmp_path / "res"
+    for name in ("a", "b"):
+        (res / name).mkdir(parents=True)
+        (res / name / "results.jsonl").write_text('{"name": "r0", "variant": "v", "run_dir": "/x/runs/r0"}\n')
+    script = tmp_path / "ro.py"  # a read-only folder does not stop root: refuse the second write in the process
+    script.write_text(f"""import errno, os, runpy, sys
+import leviathan.io
+real = leviathan.io.atomic_write_text
+def write(path, text, *a, **k):
+    if "/b/" in str(path):
+        raise OSError(errno.EROFS, os.strerror(errno.EROFS), str(path))
+    return real(path, text, *a, **k)
+leviathan.io.atomic_write_text = write
+sys.argv = [{str(SCRIPT)!r}, "--rewrite", {str(res)!r}]
+runpy.run_path({str(SCRIPT)!r}, run_name="__main__")
+""")
+    import os
+    import subprocess
+    import sys
+
+    done = subprocess.run([sys.executable, str(script)], capture_output=True, text=True, timeout=120,
+                          env={**os.environ, "PYTHONPATH": str(SCRIPT.parents[1] / "src")})
+    assert done.returncode == 2 and f"rewrote {res / 'a' / 'results.jsonl'}" in done.stdout, (done.stdout, done.stderr)
+    assert "read-only file system" in done.stderr and "--dest" not in done.stderr, done.stderr

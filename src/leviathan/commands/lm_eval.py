@@ -41,8 +41,16 @@ def add_arguments(parser) -> None:
 
 
 def _batch_size(text: str) -> int | str:
-    """``auto`` or a positive integer (argparse refuses anything else with the valid values)."""
-    return "auto" if text == "auto" else positive_int(text)
+    """``auto`` or a positive integer (argparse refuses anything else with the valid values, ``auto`` among them:
+    'AUTO' was "expected a positive integer", issue 30 round 15, B215)."""
+    import argparse
+
+    if text == "auto":
+        return "auto"
+    try:
+        return positive_int(text)
+    except argparse.ArgumentTypeError:
+        raise argparse.ArgumentTypeError(f"expected a positive integer or auto (in lower case), got {text!r}") from None
 
 
 def run(args) -> int:

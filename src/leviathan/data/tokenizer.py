@@ -394,6 +394,10 @@ def train_bpe(texts: Iterable[str], vocab_size: int, *, min_frequency: int = 2,
 
     def given():
         for t in texts:
+            if not isinstance(t, str):  # bytes ended in tokenizers' "'int' object is not an instance of 'str'"
+                raise UserError(f"train_bpe takes texts (str), got {type(t).__name__} {t!r:.40}"  # (round 15, B129)
+                                + ("; decode them first, e.g. [t.decode('utf-8') for t in texts]"
+                                   if isinstance(t, (bytes, bytearray)) else "; pass an iterable of strings"))
             if t:
                 seen[0] += 1
                 yield t

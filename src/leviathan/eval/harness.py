@@ -49,8 +49,8 @@ from pathlib import Path
 from typing import Any, Sequence
 
 from ..errors import UserError, missing
-from ..ownership import (CONTAINERS, MARKER, check_apart, check_claim, check_not_inside, check_output_files, mark,
-                         read_marker)
+from ..ownership import (CONTAINERS, MARKER, check_apart, check_claim, check_not_inside, check_output_files,
+                         check_replaceable, mark, read_marker)
 from .hflm import fitting_hflm, offline_env
 from .lm_export import export_for_harness, is_hf_dir, verify_export
 from .tasks import TASKS, prepare_tasks, resolve_tasks, task_data_root
@@ -181,9 +181,12 @@ def evaluate(source: str | os.PathLike, tasks: str | Sequence[str] = "paper", *,
         check_apart(src, "the evaluated model's folder", out_dir, "--out")
         check_not_inside(out_dir, "--out", ("train", "prepare", "export"), within=CONTAINERS)  # round 9, N116
         check_claim(out_dir, "lm-eval", OUT_FILES, "choose another --out", legacy=_earlier_out)
+        if not keep_export and os.path.lexists(Path(out_dir) / "hf"):  # removed once the results are in (B293)
+            check_replaceable(Path(out_dir) / "hf", "export", "lm-eval without --keep-export", digested=True)
         Path(out_dir).mkdir(parents=True, exist_ok=True)
         mark(out_dir, "lm-eval", OUT_FILES)  # before the export into it: a stopped evaluation can be rerun
     marker = read_marker(src) if src.is_dir() else None
+    export = None  # the export kept as out_dir/hf
     if is_hf_dir(src) or (marker is not None and marker.verb == "export"):  # an export without its config.json was
         _check_hf_folder(src)  # "checkpoint ... is incomplete (missing optimizer.pt, state.json, ...)" (round 7)
         out = evaluate_model(None, None, tasks, data=data, hf_dir=src, **kwargs)
@@ -200,8 +203,28 @@ def evaluate(source: str | os.PathLike, tasks: str | Sequence[str] = "paper", *,
         from ..io import atomic_write_json
 
         atomic_write_json(Path(out_dir) / "lm_eval.json", _jsonable(out))
+        if export is None:
+            _remove_earlier_export(Path(out_dir))
         mark(out_dir, "lm-eval", OUT_FILES)
     return out
+
+
+def _remove_earlier_export(out_dir: Path) -> None:
+    """Remove ``out_dir/hf`` left by an earlier ``--keep-export`` evaluation into the same --out (its own: check_claim
+    let this one in) once this evaluation's lm_eval.json, which kept no export, is in place. It stayed beside the new
+    results, and after an evaluation of another run the folder held that run's results with the first run's model
+    (issue 30 round 15, B293, B294)."""
+    from ..removal import remove_tree
+
+    earlier = out_dir / "hf"
+    if not os.path.lexists(earlier):
+        return
+    problem = remove_tree(earlier) if earlier.is_dir() and not earlier.is_symlink() else None
+    if not earlier.is_dir() or earlier.is_symlink():
+        earlier.unlink(missing_ok=True)
+    if problem is not None:
+        print(f"warning: the earlier evaluation's export {str(earlier)!r} could not all be removed ({problem}): it is "
+              f"not the model of {str(out_dir / 'lm_eval.json')!r}; delete it by hand", file=sys.stderr)
 
 
 # What ``evaluate`` writes into its out_dir (``ownership.check_claim``).

@@ -193,6 +193,9 @@ def text_ids(text: Any, vocab_size: int, device: torch.device, positions: int | 
     except (TypeError, ValueError, RuntimeError):  # a str: "new(): invalid data type 'str'" (round 14, B82)
         raise UserError(f"Fit.text must be token ids, got {type(text).__name__} {text!r:.40}; pass a tokenized "
                         "text, e.g. tokenizer(text).input_ids") from None
+    from ..meta_device import refuse_meta
+
+    refuse_meta(given, "Fit.text", "pass the ids themselves, e.g. tokenizer(text).input_ids")  # round 15, B63
     if given.dtype == torch.bool or given.is_complex():  # a bool mask read as ids 0 and 1 (round 14, B83)
         raise UserError(f"Fit.text must be token ids, got {given.dtype} values; pass a tokenized text, e.g. "
                         "tokenizer(text).input_ids")

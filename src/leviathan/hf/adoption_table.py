@@ -28,6 +28,10 @@ _FIX = "load the trained model again (or repair its input table), or adopt it wi
 
 def check_fit_table(table: torch.Tensor) -> None:
     """UserError when the (V, D) ``table`` cannot be a fit's target (see the module docstring)."""
+    from ..meta_device import refuse_meta
+
+    refuse_meta(table, "the model's input table (the fit's target)", "load the trained model with its weights (e.g. "
+                "from_pretrained), or adopt it without fit= (a fresh generator)")  # round 15, B56
     bad, squares = [], 0.0
     for start in range(0, table.shape[0], CHUNK):  # a float64 copy of a 256k x 4096 table would be 8 GB
         rows = table[start:start + CHUNK].detach().to(torch.float64)

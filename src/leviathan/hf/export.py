@@ -87,9 +87,23 @@ def from_native(model: CausalLM, **config_kwargs: Any) -> LeviathanForCausalLM:
         return model
     _check_model(model, "from_native")  # from_native('x'): an AttributeError (round 14, B366)
     _check_full_softmax(model)
+    fixed = sorted(set(config_kwargs) & set(vars(_native_config(model))))
+    if fixed:  # "LeviathanConfig() got multiple values for keyword argument 'vocab_size'" (round 15, B250)
+        raise UserError(f"from_native: {', '.join(fixed)} {'is' if len(fixed) == 1 else 'are'} the model's own "
+                        f"(its weights fix {'it' if len(fixed) == 1 else 'them'}); config_kwargs may only add other "
+                        f"Hugging Face fields, such as eos_token_id; build the model with the size you want instead")
     hf = LeviathanForCausalLM(LeviathanConfig.from_model_config(_native_config(model), **config_kwargs))
     hf.load_state_dict(model.state_dict(), strict=True)
     return _place_like(hf, model)
+
+
+def _check_training(training: Any, api: str) -> None:
+    """TypeError unless ``training`` is None or a ``model_card.Training``: 'bogus' ended in "'str' object has no
+    attribute 'step'" from the model card, after the weights were written (issue 30 round 15, B249)."""
+    if training is not None and not isinstance(training, Training):
+        raise TypeError(f"{api}: training must be a leviathan.hf.model_card.Training (from "
+                        f"model_card.checkpoint_training(step_dir)) or None, got {type(training).__name__} "
+                        f"{training!r:.40}")
 
 
 def to_native(hf_model: LeviathanForCausalLM) -> CausalLM:
@@ -228,6 +242,10 @@ def _save_tokenizer(tokenizer: Any, directory: Path) -> None:
     if hasattr(tokenizer, "save"):
         tokenizer.save(str(directory))
         return
+    if isinstance(tokenizer, (str, os.PathLike)):  # a path was "cannot save tokenizer of type str" (round 15, B233)
+        raise TypeError(f"tokenizer= takes a tokenizer object, not the path {str(tokenizer)!r:.80}: load it first, "
+                        f"e.g. leviathan.data.tokenizer.load_tokenizer(path) (a tokenizer.json, a data or run "
+                        f"folder) or transformers.AutoTokenizer.from_pretrained(folder)")
     raise TypeError(f"cannot save tokenizer of type {type(tokenizer).__name__}: it has neither save_pretrained(dir) "
                     "nor save(dir)")
 
@@ -251,6 +269,7 @@ def to_hf(model: CausalLM | LeviathanForCausalLM, out_dir: str | os.PathLike, to
     ``model_card.checkpoint_training``) goes into the model card. Returns ``out_dir``.
     """
     _check_model(model, "to_hf")
+    _check_training(training, "to_hf")
     eos = _eos_id(tokenizer) if tokenizer is not None else None
     hf = from_native(model, **({"eos_token_id": eos} if eos is not None else {}))
     if eos is not None and hf is model:  # an HF model passed in: record the tokenizer's end-of-text id
@@ -280,6 +299,7 @@ def to_plain_llama(model: CausalLM | LeviathanForCausalLM, out_dir: str | os.Pat
     from huggingface_hub import save_torch_state_dict
 
     _check_model(model, "to_plain_llama")
+    _check_training(training, "to_plain_llama")
     native = _as_native(model)
     eos = _eos_id(tokenizer) if tokenizer is not None else None
     tensors = plain_llama_state_dict(native)

@@ -27,7 +27,7 @@ from typing import Literal, Optional
 
 from ..config import ConfigError, require
 from ..integers import as_int, is_integer
-from .generator_size import check_size, smallest_base
+from .generator_size import MAX_PARAMETERS, check_size, smallest_base
 
 EmbeddingKind = Literal["dense_tied", "dense_untied", "leviathan", "factorized", "compositional"]
 EMBEDDING_KINDS: tuple[str, ...] = ("dense_tied", "dense_untied", "leviathan", "factorized", "compositional")
@@ -148,6 +148,18 @@ class ModelConfig:
                         f"raise generator_base or set it to null")
         if self.embedding == "leviathan":
             self._check_generator_size()
+        if self.embedding == "factorized":
+            self._check_factorized_size()
+
+    def _check_factorized_size(self) -> None:
+        """The factorized table (V x e, then e x D) fits the bound a generator has (``generator_size``): an
+        embedding_rank of 1e9 reached the allocator's traceback asking for 1.2 TB (issue 30 round 15, B207). A rank
+        past min(V, D) factorizes nothing: the product is a full V x D table either way."""
+        params = (self.vocab_size + self.hidden_size) * self.embedding_rank
+        require(params <= MAX_PARAMETERS, f"model.embedding_rank={self.embedding_rank:,} gives the factorized table "
+                f"{params:,} parameters, more than the {MAX_PARAMETERS:,} an input side can use (a rank past the "
+                f"smaller of vocab_size and hidden_size factorizes nothing); lower model.embedding_rank (the "
+                f"experiment grids use 16 to 128)")
 
     def _check_generator_size(self) -> None:
         """The generator these settings build fits in memory (``generator_size``; round 8: generator_rank=10**9

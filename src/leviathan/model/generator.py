@@ -233,6 +233,10 @@ class LeviathanGenerator(nn.Module):
 
     def forward(self, input_ids: torch.Tensor) -> torch.Tensor:
         """input_ids (...) -> (..., D). Computes each distinct id once; duplicates share it exactly."""
+        if getattr(input_ids, "is_meta", False):  # torch's ".item() cannot be called on meta tensors" (round 15, B135)
+            from ..meta_device import refuse_meta
+
+            refuse_meta(input_ids, "the ids given to LeviathanGenerator", "pass ids with values (on the CPU or a GPU)")
         uniq, inverse = _distinct_ids(input_ids, self.base, self.k)  # (U,), (N,)
         table = self.embed_unique(uniq)  # (U, D)
         return F.embedding(inverse.view(input_ids.shape), table)  # (..., D); backward sums duplicates
@@ -387,8 +391,10 @@ def _check_settings(**settings) -> None:
         value = settings[name]
         if isinstance(value, bool) or not isinstance(value, numbers.Real) or not math.isfinite(value) or value <= 0:
             raise ValueError(f"{name} must be a finite number > 0, got {value!r}")
-    for name in ("center", "norm"):
-        if not isinstance(settings[name], bool):
+    import numpy as np
+
+    for name in ("center", "norm"):  # numpy's bool is one too, as its ints and floats are numbers above (round 15,
+        if not isinstance(settings[name], (bool, np.bool_)):  # B270)
             raise ValueError(f"{name} must be true or false, got {settings[name]!r}")
     check_size(**{k: settings[k] for k in ("vocab_size", "hidden_size", "k", "seed_dim", "modes", "knots", "rank",
                                            "base")})

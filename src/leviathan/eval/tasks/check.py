@@ -86,6 +86,11 @@ def read_task_rows(key: str, path: Path) -> list[dict]:
     for number, line in enumerate(_lines(key, path), 1):
         if not line.strip():
             continue
+        if number == 1 and line.startswith("\ufeff"):  # "line 1 is not a JSON object ('\ufeff{...')" (round 15,
+            # B296): the mark, which some editors save, was the only problem and went unnamed
+            raise UserError(f"task {key}: {str(path)!r} starts with a UTF-8 byte order mark (BOM), which is not part "
+                            f"of JSON lines; save the file without it (e.g. sed -i '1s/^\\xEF\\xBB\\xBF//' "
+                            f"{str(path)!r}), or put the task's own file there")
         try:
             doc = json.loads(line)
         except ValueError:

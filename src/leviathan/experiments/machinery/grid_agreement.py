@@ -58,7 +58,7 @@ def _same(a: Any, b: Any) -> bool:
         return False
 
 
-def _differences(row, said: dict[str, Any], grid: SweepGrid, listed: bool) -> list[str]:
+def _differences(row, said: dict[str, Any], grid: SweepGrid, listed: bool, grid_run=None) -> list[str]:
     out = []
     config = row.config if isinstance(row.config, dict) else {}
     for key, value in sorted(said.items()):
@@ -70,12 +70,32 @@ def _differences(row, said: dict[str, Any], grid: SweepGrid, listed: bool) -> li
         out.append(f"{row.name}: vocab_size: {row.vocab_size!r} in the row, {grid.vocab_size!r} in grid.json")
     if not listed:  # a run the grid no longer has (fewer seeds now): its base overrides only
         return out
+    out += identity_differences(row, grid_run)
     if grid.seeds and row.seed is not None and row.seed not in grid.seeds:
         out.append(f"{row.name}: seed {row.seed} is not among grid.json's seeds {grid.seeds}")
     if grid.eval_sets:
         now = evaluation_settings(grid.eval_sets, grid.eval_options)
         out += [f"{row.name}: " + d.replace(" now", " in grid.json")
                 for d in evaluation_differences(row.evaluation, now)]
+    return out
+
+
+# what a run is, beside how it trained: a row whose size ('b' -> 'c'), regime or data_seed was edited was reported
+# and collected as another run, exit 0, since only the settings were compared (issue 30 round 15, B5, B9, B15, B18-B20)
+IDENTITY = ("size", "variant", "regimes", "seed", "data_seed")
+
+
+def identity_differences(row, run) -> list[str]:
+    """``RUN: FIELD: A in the row, B in grid.json`` for every field of ``IDENTITY`` that both the row and grid.json's
+    run record, and differently; the row's ``regime`` must be the first of grid.json's regimes."""
+    out = []
+    for key in IDENTITY:
+        recorded, said = getattr(row, key, None), getattr(run, key, None)
+        if recorded not in (None, []) and said not in (None, []) and plain(recorded) != plain(said):
+            out.append(f"{row.name}: {key}: {plain(recorded)!r} in the row, {plain(said)!r} in grid.json")
+    regime, regimes = getattr(row, "regime", None), getattr(run, "regimes", None)
+    if regime is not None and regimes and regime != regimes[0]:
+        out.append(f"{row.name}: regime: {regime!r} in the row, {regimes[0]!r} (the first of its regimes) in grid.json")
     return out
 
 
@@ -137,7 +157,7 @@ def check_grid_describes_rows(rows: Iterable, grid: SweepGrid, grid_file: str, s
     for row in rows:  # a row of a run grid.json does not list still trained with the grid's base overrides
         run = runs.get(row.name, base)
         if run is not None:
-            differ += _differences(row, _said(grid, run), grid, row.name in runs)
+            differ += _differences(row, _said(grid, run), grid, row.name in runs, run)
     unvaried = _unvaried(rows, grid) if grid.runs else []  # without runs, grid.json cannot say what varies
     if unvaried:
         shown = "; ".join(unvaried[:MAX_SHOWN])

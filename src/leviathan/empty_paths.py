@@ -1,0 +1,50 @@
+"""An empty path given on the command line is refused, never read as the current folder.
+
+    refuse_empty_paths(parser, args)        # UserError naming the option, after a verb's arguments are parsed
+    refuse_empty_path("", "--dest")         # the same for one value (scripts/collect_results.py)
+
+``Path("")`` is ``Path(".")``: ``collect_results.py --rewrite ""`` rewrote every results.jsonl, grid.json and
+lm_eval.json under the folder it ran in, and ``--dest ""`` wrote its grid's folder there (issue 30 round 15, B186,
+B185); ``leviathan eval ""`` read the current folder as the run. An empty value is a shell variable that was not set
+(``--out "$OUT"``) far more often than a wish for '.', which stays the way to name the current folder. Footgun: only
+options that take a path are checked (``PATH_DESTS``): an empty ``--prompt`` is a prompt.
+"""
+
+from __future__ import annotations
+
+import argparse
+
+from .errors import UserError
+
+# the argparse ``dest`` of every option or positional of the verbs that takes a file or folder
+PATH_DESTS = frozenset({"out", "out_dir", "dest", "run_dir", "checkpoint", "source", "results", "paths", "data",
+                        "data_root", "data_dir", "config", "val_source", "text", "sweep", "runs", "model", "reference",
+                        "resume", "lr_sweep", "cache_dir", "grid", "rewrite", "sweeps", "tokenizer"})
+
+
+def refuse_empty_path(value, option: str) -> None:
+    """UserError when ``value`` (a path as typed, or a list of them) is the empty string."""
+    values = value if isinstance(value, (list, tuple)) else [value]
+    if any(isinstance(v, str) and v == "" for v in values):
+        raise UserError(f"{option} is an empty path (\"\"), which would be read as the current folder; nothing was "
+                        f"done; pass the path itself (an unset shell variable?), or '.' for the current folder")
+
+
+def _option_name(parser: argparse.ArgumentParser, dest: str) -> str | None:
+    """How the user typed the option whose ``dest`` is this (its long option, or the positional's name)."""
+    for action in parser._actions:  # argparse keeps no public list; sub-commands' parsers are searched too
+        if action.dest == dest:
+            return max(action.option_strings, key=len) if action.option_strings else \
+                f"the {action.metavar or dest} argument"
+        for sub in (action.choices or {}).values() if isinstance(action, argparse._SubParsersAction) else ():
+            name = _option_name(sub, dest)
+            if name is not None:
+                return name
+    return None
+
+
+def refuse_empty_paths(parser: argparse.ArgumentParser, args: argparse.Namespace) -> None:
+    """UserError naming the first path option of ``args`` given as "" (see the module docstring)."""
+    for dest, value in vars(args).items():
+        if dest in PATH_DESTS:
+            refuse_empty_path(value, _option_name(parser, dest) or dest)

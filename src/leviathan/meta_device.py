@@ -1,0 +1,37 @@
+"""Tensors and models on PyTorch's ``meta`` device are refused where values are needed, in one line.
+
+    refuse_meta(ids, "prompt_ids", "pass the ids themselves (a list of ints, or a tensor on the CPU or a GPU)")
+
+A tensor on the meta device has a shape and a dtype but no values (``with torch.device("meta"):`` builds a model
+that way, and transformers does while loading). Asked for a value, torch raised "Tensor.item() cannot be called on
+meta tensors" or "Cannot copy out of meta tensor; no data!" from deep inside its own code: adopt's fit of a model
+built on meta, a Fit.text, generate's prompt, a LeviathanGenerator's ids (issue 30 round 15, B56, B63, B121, B135).
+Footgun: building on meta is legitimate (adopt of a meta model without fit= is a fresh generator, and
+``eval.weight_names`` builds models there to read names); only the places that read values call this.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from .errors import UserError
+
+_WHAT = "the meta device (a shape and a dtype, no values: built under `with torch.device('meta')`, or not yet loaded)"
+
+
+def is_meta(value: Any) -> bool:
+    """Whether ``value`` (a tensor, or a module by its first parameter or buffer) lives on the meta device."""
+    import torch
+
+    if isinstance(value, torch.Tensor):
+        return value.is_meta
+    if isinstance(value, torch.nn.Module):
+        first = next(iter([*value.parameters(), *value.buffers()]), None)
+        return first is not None and first.is_meta
+    return False
+
+
+def refuse_meta(value: Any, what: str, fix: str) -> None:
+    """UserError naming ``what`` and the ``fix`` when ``value`` is on the meta device (``is_meta``)."""
+    if is_meta(value):
+        raise UserError(f"{what} is on {_WHAT}, and this needs its values; {fix}")
