@@ -1026,3 +1026,61 @@ def test_an_ablation_names_its_bucket_columns_by_the_rows_and_the_runs_it_left_o
             f"out: no dense_tied run of the same width, depth and seed in its folder to pair it with")
     assert f"## Runs left out\n\n- {said}" in readme, readme
     assert f"note: {said}" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("row_change, grid_change, said", [
+    (lambda r: r.update(size="c"), None, "a-dense_untied-s0: size: 'c' in the row, 'a' in grid.json"),
+    (lambda r: r.update(regime="scaling", regimes=["scaling"]), None,
+     "a-dense_untied-s0: regimes: ['scaling'] in the row, ['iso_body'] in grid.json"),
+    (lambda r: r.update(data_seed=7), None, "a-dense_untied-s0: data_seed: 7 in the row, 0 in grid.json"),
+    (None, lambda g: g["runs"][1].update(regimes=["scaling"]),
+     "a-dense_untied-s0: regimes: ['iso_body'] in the row, ['scaling'] in grid.json"),
+], ids=["B5-size", "B9-regimes", "B15-data-seed", "B164-grid-regimes"])
+def test_a_row_that_says_it_is_another_run_than_grid_json_lists_is_refused(capsys, sweep_copy, tmp_path, row_change,
+                                                                            grid_change, said):
+    """Round 15 (B5, B9, B15, B164): a row whose size (b -> c), regimes (iso_body -> scaling) or data_seed (0 -> 7)
+    was edited, or a grid.json whose run's regimes were, was reported without a word: the table said "c (vs b)" or
+    lost the iso_body pair. What the run is (size, variant, regimes, data order) is compared with grid.json's entry of
+    the run, by report as by every reader of ``check_one_sweep``."""
+    if row_change is not None:
+        _edit_second_row(sweep_copy / "results.jsonl", row_change)
+    if grid_change is not None:
+        grid = json.loads((sweep_copy / "grid.json").read_text())
+        grid_change(grid)
+        (sweep_copy / "grid.json").write_text(json.dumps(grid))
+    line = fails(capsys, "report", sweep_copy, "--out", tmp_path / "r")
+    assert said in line and "put back the sweep's own grid.json and results.jsonl rows" in line, line
+    assert not (tmp_path / "r").exists()
+
+
+def _presweep_of(swept: Path, folder: Path, grid: str, picked_lr: float) -> Path:
+    """A pre-sweep folder of grid ``grid`` made from ``swept``'s rows: each variant at ``picked_lr`` (the lower loss)
+    and at 0.05."""
+    folder.mkdir()
+    lines = []
+    for line in (swept / "results.jsonl").read_text().splitlines():
+        for lr, shift in ((picked_lr, 0.0), (0.05, 1.0)):
+            row = json.loads(line)
+            row.update(grid=grid, size=f"lr{lr:g}", name=f"lr{lr:g}-{row['variant']}-s0")
+            if shift:  # a worse loss at 0.05: the fields that follow the loss moved with it
+                loss = row["eval"]["val"]["loss"] + shift
+                row["eval"]["val"].update(loss=loss, ppl=math.exp(loss), bpb=None)
+                row.update(buckets={}, curve=None, final_val_loss=None, final_val_ppl=None)
+            row["config"]["optim"]["lr"] = lr
+            lines.append(json.dumps(row))
+    (folder / "results.jsonl").write_text("\n".join(lines) + "\n")
+    return folder
+
+
+def test_a_pre_sweep_of_another_grid_whose_picks_the_runs_did_not_train_at_is_refused(capsys, swept, tmp_path):
+    """Round 15 (B178): ``report SW --lr-sweep LRO`` with LRO a pre-sweep of another grid said "Each arm's main runs
+    use the lr picked here" and "picked 0.01" while every run trained at 0.0003, exit 0. A pre-sweep is the grid's when
+    it is of grid ``GRID-lr`` or picked the rates its runs trained at; otherwise the report is refused, naming both."""
+    other = _presweep_of(swept, tmp_path / "lro", "otherlr", 0.01)
+    line = fails(capsys, "report", swept, "--lr-sweep", other, "--out", tmp_path / "r1")
+    assert "is a pre-sweep of grid otherlr, not of 'tiny''s runs (dense_tied: picked 0.01, the runs trained at " \
+           "0.0003" in line and not (tmp_path / "r1").exists(), line
+    same = _presweep_of(swept, tmp_path / "lrp", "otherlr", 0.0003)  # its picks are the runs' rates: accepted
+    assert main(["report", str(swept), "--lr-sweep", str(same), "--out", str(tmp_path / "r2")]) == 0
+    own = _presweep_of(swept, tmp_path / "lrn", "tiny-lr", 0.01)  # the grid's own pre-sweep by name: accepted
+    assert main(["report", str(swept), "--lr-sweep", str(own), "--out", str(tmp_path / "r3")]) == 0

@@ -58,7 +58,29 @@ def _same(a: Any, b: Any) -> bool:
         return False
 
 
-def _differences(row, said: dict[str, Any], grid: SweepGrid, listed: bool) -> list[str]:
+IDENTITY = ("size", "variant", "regimes", "data_seed")
+
+
+def _identity_differences(row, run: GridRun | None) -> list[str]:
+    """``RUN: size: 'c' in the row, 'b' in grid.json`` for each field that says what the run is (its size, variant,
+    regimes, data order) that the row and grid.json's entry of its run both record and disagree on. A row whose size
+    was edited b -> c was reported as "c (vs b)", one whose regimes became [scaling] left the iso_body pair, and one
+    whose data_seed became 7 claimed another data order, all without a word (issue 30 round 15, B5, B9, B15; B164: the
+    same with grid.json edited). ``regime`` is the first of ``regimes``."""
+    if run is None:
+        return []
+    out = []
+    for key in IDENTITY:
+        mine, said = getattr(row, key, None), getattr(run, key, None)
+        if mine is not None and mine != [] and said is not None and plain(mine) != plain(said):
+            out.append(f"{row.name}: {key}: {plain(mine)!r} in the row, {plain(said)!r} in grid.json")
+    regimes = getattr(row, "regimes", None) or []
+    if row.regime is not None and regimes and row.regime != regimes[0]:
+        out.append(f"{row.name}: regime {row.regime!r} is not the first of its regimes {regimes!r}")
+    return out
+
+
+def _differences(row, said: dict[str, Any], grid: SweepGrid, listed: bool, run: GridRun | None = None) -> list[str]:
     out = []
     config = row.config if isinstance(row.config, dict) else {}
     for key, value in sorted(said.items()):
@@ -70,6 +92,7 @@ def _differences(row, said: dict[str, Any], grid: SweepGrid, listed: bool) -> li
         out.append(f"{row.name}: vocab_size: {row.vocab_size!r} in the row, {grid.vocab_size!r} in grid.json")
     if not listed:  # a run the grid no longer has (fewer seeds now): its base overrides only
         return out
+    out += _identity_differences(row, run)
     if grid.seeds and row.seed is not None and row.seed not in grid.seeds:
         out.append(f"{row.name}: seed {row.seed} is not among grid.json's seeds {grid.seeds}")
     if grid.eval_sets:
@@ -137,7 +160,7 @@ def check_grid_describes_rows(rows: Iterable, grid: SweepGrid, grid_file: str, s
     for row in rows:  # a row of a run grid.json does not list still trained with the grid's base overrides
         run = runs.get(row.name, base)
         if run is not None:
-            differ += _differences(row, _said(grid, run), grid, row.name in runs)
+            differ += _differences(row, _said(grid, run), grid, row.name in runs, runs.get(row.name))
     unvaried = _unvaried(rows, grid) if grid.runs else []  # without runs, grid.json cannot say what varies
     if unvaried:
         shown = "; ".join(unvaried[:MAX_SHOWN])
@@ -148,7 +171,7 @@ def check_grid_describes_rows(rows: Iterable, grid: SweepGrid, grid_file: str, s
         shown = "; ".join(differ[:MAX_SHOWN]) + (f"; ... {len(differ) - MAX_SHOWN} more" if len(differ) > MAX_SHOWN
                                                   else "")
         raise UserError(f"{grid_file} does not describe the rows of {source} ({len(differ)} difference(s): {shown}): "
-                        f"it was copied from another sweep of grid {grid.name!r} or edited; put back the sweep's own "
-                        f"grid.json (the sweep's own command, `leviathan sweep --grid {grid.name} --out FOLDER` with "
+                        f"it was copied from another sweep of grid {grid.name!r} or edited (or a row was); put back the "
+                        f"sweep's own grid.json and results.jsonl rows (the sweep's own command, `leviathan sweep --grid {grid.name} --out FOLDER` with "
                         f"the overrides its rows trained with, writes it again without training a run that has its "
                         f"row)")

@@ -32,6 +32,10 @@ class GridRun:
     name: str
     model: dict = field(default_factory=dict)
     run_overrides: list[str] = field(default_factory=list)  # dotted run-config overrides of this run only
+    size: str | None = None  # what the run is (round 15, B5, B9, B15): compared with its row's own fields
+    variant: str | None = None
+    regimes: list | None = None
+    data_seed: int | None = None
 
 
 @dataclass

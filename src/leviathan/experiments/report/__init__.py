@@ -24,6 +24,7 @@ from ..machinery.arm_rates import mixed_rates_note
 from ..machinery.embedding_files import read_records, records_dir
 from ..machinery.identity import check_eval_set
 from ..machinery.one_sweep import check_one_sweep
+from .presweep_of import check_presweep_of_grid
 from ..machinery.data_match import grid_plateau
 from ..machinery.results import COMPARISONS, json_safe, load_results
 from ..machinery.shards import merge_sweeps
@@ -68,6 +69,7 @@ def write_report(results: str | os.PathLike | list, out_dir: str | os.PathLike, 
         sweeps = list(lr_sweep) if isinstance(lr_sweep, (list, tuple)) else [lr_sweep]
         lr_rows = merge_sweeps(sweeps)[0] if len(sweeps) > 1 else load_results(sweeps[0])
         _check_presweep_apart(lr_rows, grid.name, sweeps)
+        check_presweep_of_grid(lr_rows, rows, grid.name, sweeps, eval_set)  # round 15, B178
     records = read_records_of(folders, rows, note)  # read and checked before the first file is written
     if fair_shot is not None:  # likewise (round 11, R54: an unknown grid after four figures were written)
         from .fair_shot import planned_arms
