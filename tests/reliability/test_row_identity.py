@@ -21,7 +21,7 @@ import yaml
 from leviathan.cli import main
 
 sys.path.insert(0, str(Path(__file__).parent))
-from reliability_support import one_error, tree_hashes  # noqa: E402
+from reliability_support import cli, one_error, tree_hashes  # noqa: E402
 
 pytestmark = [pytest.mark.reliability, pytest.mark.usefixtures("single_thread")]
 
@@ -223,12 +223,25 @@ def _edit_second_row(path: Path, change) -> None:
     (lambda r: r["buckets"]["val"].update(buckets="x"), "has buckets.val.buckets 'x', not a bucket description"),
     (lambda r: r["config"].update(model="x"), "has config.model 'x', not a section of a run config (an object)"),
     (lambda r: r["config"].update(max_steps="2"), "has config.max_steps '2', not a whole number >= 0"),
+    # round 15 (B217): a negative gradient norm went into the ablation's gradient column
+    (lambda r: r["curve"].update(grad_norm_input=[-1.0, 2.0]), "has curve.grad_norm_input [-1.0, 2.0], not gradient "
+                                                               "norms >= 0"),
+    # round 15 (B282, B283, B285): a bucket definition edited apart from the vocabulary, the targets, the options
+    (lambda r: r["buckets"]["val"]["buckets"].update(num_ids=[1, 1]), "has buckets.val.buckets.num_ids [1, 1] (sum "
+                                                                      "2), not a split of its 300-id vocabulary"),
+    (lambda r: r["buckets"]["val"].update(count=[1, 1]), "has buckets.val.count [1, 1] (sum 2), not the "
+                                                         "eval.val.tokens 400 it was measured on"),
+    (lambda r: r["buckets"]["val"]["buckets"].update(method="log"), "has buckets.val.buckets.method 'log', not its "
+                                                                    "evaluation.options.bucket_method 'mass'"),
+    # round 15 (B211): numbers of a set the row's evaluation did not measure
+    (lambda r: r["eval"].update(ptb=dict(r["eval"]["val"])), "has eval.ptb but no evaluation.sets.ptb"),
 ], ids=["eval-loss", "final-loss", "no-tokens", "buckets", "curve", "params-sum", "ppl-not-exp-loss",
         "final-ppl-not-exp-loss", "name-a-path", "fingerprint-version", "commit-a-number", "data-count-as-text",
         "curve-tokens-negative", "curve-tokens-backwards", "bucket-count-negative", "tokens-not-steps-x-batch",
         "tokens-of-a-resumed-row-too-few", "steps-not-configs", "curve-past-tokens", "final-loss-not-curves",
         "params-not-configs", "loss-past-exp", "curve-past-the-row", "untied-head-of-0", "wall-time-past-the-clock",
-        "bucket-description-text", "config-section-text", "config-count-text"])
+        "bucket-description-text", "config-section-text", "config-count-text", "B217-grad-norm-negative",
+        "B282-num-ids", "B283-count", "B285-method", "B211-eval-set-not-measured"])
 def test_a_real_row_with_an_impossible_value_is_reported_and_skipped(sweep_copy, change, why):
     from reliability_support import cli
 
@@ -251,6 +264,8 @@ def test_a_resumed_rows_tokens_may_include_an_earlier_sessions_other_batch(sweep
 
 def _halve_eval_tokens(row: dict) -> None:
     row["eval"]["val"]["tokens"] //= 2
+    count, tokens = row["buckets"]["val"]["count"], row["eval"]["val"]["tokens"]  # the bucket counts sum to the
+    count[:] = [tokens // len(count)] * (len(count) - 1) + [tokens - tokens // len(count) * (len(count) - 1)]  # B283
 
 
 def _lr_half(row: dict) -> None:
@@ -1084,3 +1099,62 @@ def test_a_pre_sweep_of_another_grid_whose_picks_the_runs_did_not_train_at_is_re
     assert main(["report", str(swept), "--lr-sweep", str(same), "--out", str(tmp_path / "r2")]) == 0
     own = _presweep_of(swept, tmp_path / "lrn", "tiny-lr", 0.01)  # the grid's own pre-sweep by name: accepted
     assert main(["report", str(swept), "--lr-sweep", str(own), "--out", str(tmp_path / "r3")]) == 0
+
+
+def test_an_ablation_does_not_take_a_grid_file_of_the_current_folder_that_the_sweep_never_ran(data, swept, tmp_path):
+    """Round 15 (B244): ``cd X; leviathan report SW --ablation`` with X/configs/experiments/tiny.yaml (the grid's
+    name; size a with ``run: {optim.lr: 0.01}``, ``ablations: {shape: [a, zz]}``) labelled the arm "optim.lr=0.01"
+    though it trained at the grid's rate, and drew a "shape" figure of the size zz the grid has not, exit 0. The
+    file is left out with a warning naming the difference; the change column is grid.json's."""
+    grid = yaml.safe_load(grid_file(tmp_path, data).read_text())
+    grid["sizes"]["a"]["run"] = {"optim.lr": 0.01}
+    grid["ablations"] = {"shape": ["a", "zz"]}
+    (tmp_path / "cwd" / "configs" / "experiments").mkdir(parents=True)
+    (tmp_path / "cwd" / "configs" / "experiments" / "tiny.yaml").write_text(yaml.safe_dump(grid))
+    proc = cli(["report", swept, "--ablation", "--out", tmp_path / "ab"], cwd=tmp_path / "cwd")
+    assert proc.returncode == 0, proc.stderr
+    assert "tiny.yaml (found by the grid's name 'tiny') does not describe" in proc.stderr, proc.stderr
+    assert "optim.lr 0.01 in the file, not set in grid.json" in proc.stderr
+    assert "optim.lr" not in (tmp_path / "ab" / "README.md").read_text()
+    assert not (tmp_path / "ab" / "gap_shape.png").exists()
+
+
+@pytest.mark.parametrize("analysis", ["compare", "frequency", "efficiency", "throughput", "scaling"])
+def test_an_analysis_of_rows_beside_another_grids_grid_json_is_refused_as_report_refuses_it(capsys, sweep_copy,
+                                                                                            analysis):
+    """Round 15 (B291): a folder holding one grid's results.jsonl beside another grid's grid.json (tinylr's) was
+    analysed by compare, frequency, efficiency, throughput and scaling, exit 0, while ``report`` refused it. Every
+    analysis of a sweep's rows compares them with the grid.json beside them, as report does."""
+    grid = json.loads((sweep_copy / "grid.json").read_text())
+    grid["name"] = "tinylr"
+    (sweep_copy / "grid.json").write_text(json.dumps(grid))
+    line = fails(capsys, "analyze", analysis, sweep_copy)
+    assert f"{sweep_copy}/grid.json is of grid 'tinylr', but the rows of {sweep_copy} are of grid 'tiny'" in line
+
+
+def test_an_efficiency_analysis_says_when_a_regime_has_no_pairs_and_names_an_unknown_split(capsys, swept):
+    """Round 15 (B85, B89): ``analyze efficiency SW --regime scaling`` (no pairs there) printed nothing at all, exit 0;
+    (B86) ``--model A --reference B --split nope`` blamed training ("was validation enabled?") though both runs
+    validated on split 'val'. The first says there are no pairs; the second names the split and the ones there are."""
+    assert main(["analyze", "efficiency", str(swept), "--regime", "scaling"]) == 0
+    assert f"no scaling pairs in {swept}: no run of regime 'scaling' there" in capsys.readouterr().out
+    runs = swept / "runs"
+    line = fails(capsys, "analyze", "efficiency", "--model", runs / "a-dense_untied-s0", "--reference",
+                 runs / "a-dense_tied-s0", "--split", "nope")
+    assert line == "error: no validation rows of split 'nope' in the metrics (their splits: val); pass one of those " \
+                   "to --split", line
+
+
+def test_an_embeddings_record_of_another_run_at_out_is_not_replaced(swept, tmp_path):
+    """Round 15 (B307): ``analyze embeddings RUN3 --out F`` with F run1's record replaced it with run3's, exit 0 "wrote
+    F" (a user's file there was refused, B220). A record at --out is rewritten only by its own run's."""
+    runs, out = swept / "runs", tmp_path / "keep.json"
+    assert cli(["analyze", "embeddings", runs / "a-dense_tied-s0", "--out", out]).returncode == 0
+    kept = out.read_bytes()
+    proc = cli(["analyze", "embeddings", runs / "a-dense_untied-s0", "--out", out])
+    assert proc.returncode == 2 and one_error(proc.stderr) == (
+        f"error: '{out}' holds the embeddings record of run 'a-dense_tied-s0', not of 'a-dense_untied-s0': writing "
+        f"this run's record there would lose it; choose another --out (e.g. a-dense_untied-s0.json), or move that "
+        f"record away"), proc.stderr
+    assert out.read_bytes() == kept
+    assert cli(["analyze", "embeddings", runs / "a-dense_tied-s0", "--out", out]).returncode == 0  # its own: rewritten

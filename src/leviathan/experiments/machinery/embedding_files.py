@@ -135,6 +135,18 @@ def check_record_target(path: str | os.PathLike, flag: str = "--out") -> None:
                         f"away")
 
 
+def _check_same_run(path: Path, run: str, flag: str) -> None:
+    """UserError when ``path`` holds the record of another run than ``run``: ``analyze embeddings run3 --out F``
+    replaced run1's record in F without a word (issue 30 round 15, B307). A record is rewritten only by its own run's."""
+    if not path.is_file() or not _looks_like_record(path):
+        return
+    theirs = json.loads(path.read_text()).get("run")
+    if theirs != run:
+        raise UserError(f"{str(path)!r} holds the embeddings record of run {theirs!r}, not of {run!r}: writing this "
+                        f"run's record there would lose it; choose another {flag} (e.g. {run}.json), or move that "
+                        f"record away")
+
+
 _RECORD_KEYS = {"format", "run", "arm", "variant", "definitions", "init", "final", "probes"}
 
 
@@ -156,6 +168,7 @@ def write_record(path: str | os.PathLike, record: EmbeddingRecord, flag: str = "
     there that is not a record is refused (``check_record_target``)."""
     path = Path(path)
     check_record_target(path, flag)
+    _check_same_run(path, record.run, flag)
     check_not_inside(path, flag, ("prepare", "export"), within=RUN_CONTAINERS)  # not into a data folder (round 9, N124)
     path.parent.mkdir(parents=True, exist_ok=True)
     record = replace(record, sha256=content_sha256(json.loads(dumps(record))))
