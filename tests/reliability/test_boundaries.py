@@ -149,8 +149,13 @@ def test_a_thread_count_past_the_machine_is_refused_before_any_thread_starts(cap
     (dict(base=1), "base must be an integer >= 2, got 1"),
     (dict(center="no"), "center must be true or false, got 'no'"),
     (dict(norm=1), "norm must be true or false, got 1"),
+    # round 15 (B273): finite but past float32: every embedding NaN (1e300) or rows of 2e30 (1e30)
+    (dict(init="table_rms", table_std=1e300), "table_std must be in [1e-15, 10000] (a table row's std; 0.02 is the "
+                                              "usual), got 1e+300"),
+    (dict(init="table_rms", table_std=1e-300), "table_std must be in [1e-15, 10000]"),
 ], ids=["ln-eps-nan", "ln-eps-negative", "norm-eps-zero", "table-std-inf", "table-std-text", "seed-dim-zero",
-        "rank-fraction", "knots-one", "degree-negative", "base-one", "center-text", "norm-int"])
+        "rank-fraction", "knots-one", "degree-negative", "base-one", "center-text", "norm-int", "B273-table-std-huge",
+        "B273-table-std-tiny"])
 def test_adoption_refuses_settings_that_would_make_a_nan_model(settings, shown):
     from transformers import LlamaConfig
 

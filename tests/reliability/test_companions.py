@@ -487,3 +487,19 @@ def test_frequency_buckets_of_a_diverged_run_are_a_table_not_an_overflow(data, f
         proc = cli(["analyze", "frequency", "--runs", *runs, "--data", data])
         assert proc.returncode == 0 and "Traceback" not in proc.stderr, proc.stderr
         assert ("-inf%" in proc.stdout) == (runs[0] == finished_run), proc.stdout
+
+
+def test_a_step_folders_tokenizer_swapped_for_another_is_refused_when_the_step_is_loaded_directly(run_copy):
+    """Round 15 (B280): ``data.tokenizer.load_tokenizer(STEP)`` loaded a tokenizer.json swapped into the step folder
+    (another data folder's: 'The cat' -> other ids) without a word, while ``checkpoint.read.load_tokenizer(RUN)``
+    refused it by its sha256. A directory holding state.json is a step folder, and its tokenizer files are checked
+    against state.json's fingerprints whichever loader reads them."""
+    from leviathan.data.tokenizer import load_tokenizer
+    from leviathan.errors import UserError
+
+    step = sorted((run_copy / "checkpoints").glob("step-*"))[-1]
+    assert load_tokenizer(step).encode("The cat")  # its own: loads
+    path = step / "tokenizer.json"
+    path.write_text(path.read_text() + " ")  # the same JSON, but not the file saved with this step
+    with pytest.raises(UserError, match="tokenizer.json"):
+        load_tokenizer(step)

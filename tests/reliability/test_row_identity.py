@@ -1158,3 +1158,35 @@ def test_an_embeddings_record_of_another_run_at_out_is_not_replaced(swept, tmp_p
         f"record away"), proc.stderr
     assert out.read_bytes() == kept
     assert cli(["analyze", "embeddings", runs / "a-dense_tied-s0", "--out", out]).returncode == 0  # its own: rewritten
+
+
+@pytest.mark.parametrize("options, named", [
+    (["--lr-sweep", "{swept}"], "--lr-sweep is an option of the sweep report"),
+    (["--ladder", "dense_untied", "--bootstrap", "5"], "--ladder, --bootstrap are options of the sweep report"),
+    (["--eval-set", "nope"], "--eval-set is an option of the sweep report"),
+], ids=["B114-lr-sweep", "B115-ladder-bootstrap", "B116-eval-set"])
+def test_an_ablation_refuses_the_sweep_reports_options_it_would_ignore(swept, tmp_path, options, named):
+    """Round 15 (B114, B115, B116): ``report --ablation`` with --lr-sweep, --ladder, --bootstrap or --eval-set nope
+    accepted them and wrote the README as if they were not given, exit 0. They are refused by name, before --out."""
+    proc = cli(["report", swept, "--ablation", *[o.format(swept=swept) for o in options], "--out", tmp_path / "ab"])
+    assert proc.returncode == 2 and named in one_error(proc.stderr), proc.stderr
+    assert "which --ablation does not use" in proc.stderr and not (tmp_path / "ab").exists()
+
+
+def test_embedding_records_of_another_grid_are_neither_written_nor_reported_as_this_sweeps(capsys, swept, sweep_copy,
+                                                                                         tmp_path):
+    """Round 15 (B264, B265): ``analyze embeddings --sweep LRO --dest SW4`` (LRO of grid tinylr, SW4 of grid tinyg)
+    wrote LRO's records into SW4/embeddings, exit 0, and ``report SW4`` showed them as its runs'. The first is refused
+    before any record; records of runs that have no row in the report are left out with a warning."""
+    other = _other_grid(swept, tmp_path / "lro", "tinylr", change_row=lambda r: r.update(name="lr-" + r["name"]))
+    for run in (other / "runs").iterdir():
+        run.rename(run.parent / ("lr-" + run.name))
+    line = fails(capsys, "analyze", "embeddings", "--sweep", other, "--dest", sweep_copy)
+    assert f"--dest {sweep_copy} holds the results of grid 'tiny', but {other}'s runs are of grid 'tinylr'" in line
+    assert "nothing was written" in line and not (sweep_copy / "embeddings").exists()
+    assert main(["analyze", "embeddings", "--sweep", str(other)]) == 0
+    shutil.copytree(other / "embeddings", sweep_copy / "embeddings")  # as the unchecked --dest left them
+    assert main(["report", str(sweep_copy), "--out", str(tmp_path / "report"), "--bootstrap", "5"]) == 0
+    err = capsys.readouterr().err
+    assert "warning: 2 embeddings record(s) of runs that have no row here left out (lr-a-dense_tied-s0" in err, err
+    assert "From embeddings/" not in (tmp_path / "report" / "report.md").read_text()

@@ -328,6 +328,8 @@ def write_sweep_records(sweep: str | os.PathLike, dest: str | os.PathLike | None
         _check_dest(Path(dest))
     out = records_dir(dest if dest is not None else sweep)
     rows = read_results(sweep / RESULTS)
+    if dest is not None:
+        _check_dest_grid(rows, sweep, Path(dest))
     if dest is not None and (Path(dest) / RESULTS).is_file():
         _check_dest_rows(rows, read_results(Path(dest) / RESULTS), sweep, Path(dest))
     written = []
@@ -347,6 +349,26 @@ def write_sweep_records(sweep: str | os.PathLike, dest: str | os.PathLike | None
         written.append(write_record(path, record_of_run(run_dir, data_dir, options), "--dest"))
         log(f"{row.name}: wrote {path}")
     return written
+
+
+def _grid_name_of(folder: Path, rows: list) -> str | None:
+    """The grid a folder's rows are of: its grid.json's name, else the one grid its rows name."""
+    names = {row.grid for row in rows if isinstance(row.grid, str) and row.grid}
+    return read_sweep_grid(folder).name or (names.pop() if len(names) == 1 else None)
+
+
+def _check_dest_grid(rows: list, sweep: Path, dest: Path) -> None:
+    """UserError, before any record is written, when ``dest`` is a sweep or results folder of another grid than
+    ``sweep``: ``--sweep lro --dest sw4`` wrote tinylr's records into tinyg's folder, and its report then showed
+    them as its runs' (issue 30 round 15, B264, B265)."""
+    if not (dest / RESULTS).is_file() and not (dest / "grid.json").is_file():
+        return
+    dest_rows = read_results(dest / RESULTS, report=lambda message: None) if (dest / RESULTS).is_file() else []
+    mine, theirs = _grid_name_of(sweep, rows), _grid_name_of(dest, dest_rows)
+    if mine and theirs and mine != theirs:
+        raise UserError(f"--dest {dest} holds the results of grid {theirs!r}, but {sweep}'s runs are of grid {mine!r}: "
+                        f"their records would be reported as {dest}'s runs; nothing was written; pass the folder of "
+                        f"grid {mine!r} (or a new one) as --dest")
 
 
 def _check_dest_rows(rows: list, dest_rows: list, sweep: Path, dest: Path) -> None:

@@ -325,6 +325,10 @@ def read_results(path: str | os.PathLike, report=None) -> list[ResultRow]:
         raise TypeError(f"path must be a sweep folder or its results.jsonl (str or Path), got {type(path).__name__} "
                         f"{path!r:.60}")
     path = Path(path)
+    if path.name != RESULTS and not os.path.lexists(path) or dead_link(path) is not None:
+        # round 15 (B204): read_results("nonexist"), a mistyped folder, was [] without a word; a results.jsonl not
+        # written yet (a sweep folder before its first row) is still no rows
+        raise UserError(f"results {str(path)!r} {missing(path)}; pass a sweep output dir or its results.jsonl")
     if os.path.isdir(path):  # False, not ENAMETOOLONG, for a 300-byte name: ``missing`` names it (round 14, B328)
         path = path / RESULTS
     if not os.path.isfile(path):

@@ -128,10 +128,13 @@ def read_records_of(folders: list, rows: list | None = None, report=None) -> lis
     OTHER --dest THIS``) were reported as this sweep's, exit 0 (issue 30 round 9, N57/N58). Records made with other
     bucket settings are a UserError too: the section compares them bucket by bucket (round 11, R27)."""
     by_name = {row.name: row for row in rows or []}
-    out = []
+    out, strays = [], []
     for folder in folders:
         for record in read_records(folder, report):
             row = by_name.get(record.run)
+            if by_name and row is None:  # round 15 (B265): another grid's records shown as this sweep's runs
+                strays.append(record.run)
+                continue
             known = row is not None and None not in (record.step, row.steps)  # a row may not record its steps
             if known and (record.step != row.steps or None not in (record.tokens, row.tokens)
                           and record.tokens != row.tokens):
@@ -142,6 +145,10 @@ def read_records_of(folders: list, rows: list | None = None, report=None) -> lis
                                 f"run trained on since); remake it: leviathan analyze embeddings --sweep SWEEP "
                                 f"--dest {folder} --redo, or delete it")
             out.append(record)
+    if strays and report is not None:
+        report(f"warning: {len(strays)} embeddings record(s) of runs that have no row here left out "
+               f"({', '.join(strays[:3])}{' ...' if len(strays) > 3 else ''}): records of another sweep's runs; "
+               f"remake this sweep's with leviathan analyze embeddings --sweep SWEEP, and move the others away")
     settings: dict[tuple, list[str]] = {}
     for record in out:
         settings.setdefault((record.num_buckets, record.bucket_method), []).append(record.run)
