@@ -388,6 +388,23 @@ def test_an_export_under_a_file_is_one_error_from_the_python_api(tmp_path):
     assert (tmp_path / "afile").read_text() == "x" and sorted(p.name for p in tmp_path.iterdir()) == ["afile"]
 
 
+@pytest.mark.parametrize("size", ["-5GB", 0, "0MB", "lots"])
+def test_an_export_with_a_shard_size_of_zero_or_less_is_refused_before_any_file(tmp_path, size):
+    """Round 15 (B248): ``to_plain_llama(m, 'x1', max_shard_size='-5GB')`` (or 0) wrote 21 one-tensor shards, as if
+    "as small as possible" had been asked, without a word."""
+    from leviathan import CausalLM, ModelConfig
+    from leviathan.errors import UserError
+    from leviathan.hf.export import to_plain_llama
+
+    model = CausalLM(ModelConfig(vocab_size=300, hidden_size=32, num_hidden_layers=1, num_attention_heads=2,
+                                 max_position_embeddings=64))
+    with pytest.raises(UserError, match=f"max_shard_size must be a size above zero, such as '5GB' or '500MB' \\(or a "
+                                        f"byte count\\), got {size!r}"):
+        to_plain_llama(model, tmp_path / "x1", max_shard_size=size)
+    assert not (tmp_path / "x1").exists()
+    assert (to_plain_llama(model, tmp_path / "x2", max_shard_size="1GB") / "model.safetensors").is_file()
+
+
 def test_load_adopted_given_the_config_file_names_the_folder_to_pass(tmp_path):
     """Round 6: ``load_adopted("DIR/config.json")`` said "DIR/config.json has no config.json"."""
     from leviathan.errors import UserError
@@ -1063,6 +1080,24 @@ def test_a_process_forked_by_a_verb_takes_a_stop_signals_default_action(tmp_path
                           capture_output=True, text=True, timeout=120)
     assert proc.returncode == 0 and proc.stdout.strip() == "signaled", (proc.stdout, proc.stderr)
     assert "Traceback" not in proc.stderr and "stopped by" not in proc.stderr, proc.stderr
+
+
+def test_adoptions_fit_of_a_float16_model_names_float16_not_the_rate():
+    """Round 15 (B54): ``adopt(LlamaForCausalLM(cfg).half(), fit=Fit(steps=2))`` said "fit diverged at Fit.lr=0.003
+    ... adopt it with a lower rate", and at 3e-5 the same: float16 (Adam's eps underflows) is the cause. It is named,
+    before the model changes."""
+    from transformers import LlamaConfig, LlamaForCausalLM
+
+    from leviathan.errors import UserError
+    from leviathan.hf import Fit, adopt
+
+    cfg = LlamaConfig(vocab_size=300, hidden_size=16, intermediate_size=32, num_hidden_layers=1,
+                      num_attention_heads=2, num_key_value_heads=2, max_position_embeddings=64)
+    model = LlamaForCausalLM(cfg).half()
+    with pytest.raises(UserError) as info:
+        adopt(model, fit=Fit(steps=2), seed_dim=8, modes=2, knots=8, rank=4)
+    assert str(info.value).startswith("the model is float16") and "lower rate" not in str(info.value)
+    assert type(model) is LlamaForCausalLM  # refused before anything changed
 
 
 def test_a_model_or_a_count_given_a_name_is_a_type_error_naming_it():
