@@ -1190,3 +1190,20 @@ def test_embedding_records_of_another_grid_are_neither_written_nor_reported_as_t
     err = capsys.readouterr().err
     assert "warning: 2 embeddings record(s) of runs that have no row here left out (lr-a-dense_tied-s0" in err, err
     assert "From embeddings/" not in (tmp_path / "report" / "report.md").read_text()
+
+
+def test_a_report_names_the_runs_of_grid_json_without_a_row_and_the_rows_grid_json_does_not_list(capsys, sweep_copy,
+                                                                                                  tmp_path):
+    """Round 15 (B203): the report of one shard of two said "Source: `shA` (4 runs)" and nothing of the grid's other
+    runs; (B163) a row of a run removed from grid.json's runs was reported as before. Both are named in a note, on
+    stderr and in the report."""
+    _drop_row(sweep_copy, "a-dense_untied-s0")
+    assert main(["report", str(sweep_copy), "--out", str(tmp_path / "r1"), "--bootstrap", "5"]) == 0
+    said = f"note: 1 of grid 'tiny''s 2 runs (grid.json) have no row in {sweep_copy} (a-dense_untied-s0)"
+    assert said in capsys.readouterr().err and said[6:] in (tmp_path / "r1" / "report.md").read_text()
+    grid = json.loads((sweep_copy / "grid.json").read_text())
+    grid["runs"] = [run for run in grid["runs"] if run["name"] != "a-dense_tied-s0"]
+    (sweep_copy / "grid.json").write_text(json.dumps(grid))
+    assert main(["report", str(sweep_copy), "--out", str(tmp_path / "r2"), "--bootstrap", "5"]) == 0
+    assert f"note: 1 row(s) of {sweep_copy} are of runs grid.json does not list (a-dense_tied-s0)" in \
+        capsys.readouterr().err

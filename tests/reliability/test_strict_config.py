@@ -19,7 +19,7 @@ from leviathan.config import ConfigError, load_yaml
 from leviathan.experiments.machinery.grid import load_grid
 
 sys.path.insert(0, str(Path(__file__).parent))
-from reliability_support import cli_error, run_overrides  # noqa: E402
+from reliability_support import cli, cli_error, run_overrides  # noqa: E402
 
 pytestmark = [pytest.mark.reliability]
 
@@ -500,3 +500,19 @@ def test_a_dotted_key_in_a_config_file_is_said_to_be_nested(data, tmp_path):
     line = cli_error(["train", "--config", config, "--print-config", f"data.path={data}"])
     assert line == "error: key 'model.hidden_size': a dotted key is for an override on the command line (or a grid's " \
                    "run: mapping), not a file's key; nest it in the file: model: {hidden_size: ...}", line
+
+
+def test_a_grid_file_whose_grid_has_another_name_is_listed_with_that_name(data, tmp_path):
+    """Round 15 (B298): ./configs/experiments/smoke.yaml holding grid 'tinyg' was listed by ``sweep --grids`` as smoke,
+    "the small pipeline check", while `--grid smoke` writes rows of grid 'tinyg' that lookups by name cannot find.
+    The line names the grid inside and the footer no longer calls that file the pipeline check."""
+    from test_row_identity import grid_file
+
+    folder = tmp_path / "cwd" / "configs" / "experiments"
+    folder.mkdir(parents=True)
+    grid_file(tmp_path, data).rename(folder / "smoke.yaml")
+    proc = cli(["sweep", "--grids"], cwd=tmp_path / "cwd")
+    assert proc.returncode == 0, proc.stderr
+    smoke = next(line for line in proc.stdout.splitlines() if line.startswith("smoke "))
+    assert "[the file names grid 'tiny': its rows are of grid 'tiny'; rename the file tiny.yaml]" in smoke, smoke
+    assert "pipeline check" not in proc.stdout

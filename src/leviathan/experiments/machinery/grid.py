@@ -485,13 +485,17 @@ def format_grids() -> str:
     name, number of runs, description; a grid that does not load says why on its line."""
     from ...configs import local_dir
 
-    lines = []
+    lines, local_smoke = [], (local_dir(GRIDS) / "smoke.yaml").is_file()
     for name in available_grids():
         where = " (./configs)" if (local_dir(GRIDS) / f"{name}.yaml").is_file() else ""
         try:
             grid, top = load_grid(name), read_grid_file(name)[0]
-            lines.append(f"{name:<14} {len(grid.runs):>3} runs  {top.description or '(no description)'}{where}")
+            # round 15 (B298): smoke.yaml holding grid 'tinyg' was listed as smoke; its rows are of grid 'tinyg'
+            named = "" if grid.name == name else (f" [the file names grid {grid.name!r}: its rows are of grid "
+                                                  f"{grid.name!r}; rename the file {grid.name}.yaml]")
+            lines.append(f"{name:<14} {len(grid.runs):>3} runs  {top.description or '(no description)'}{where}{named}")
         except UserError as e:
             lines.append(f"{name:<14}   ?        does not load: {e}{where}")
-    return "\n".join(lines + ["", "leviathan sweep --grid NAME --list shows a grid's runs; smoke is the small "
-                                   "pipeline check (a few CPU minutes on a prepared BPE folder: --data-dir)."])
+    smoke = "" if local_smoke else ("; smoke is the small pipeline check (a few CPU minutes on a prepared BPE "
+                                    "folder: --data-dir)")
+    return "\n".join(lines + ["", f"leviathan sweep --grid NAME --list shows a grid's runs{smoke}."])

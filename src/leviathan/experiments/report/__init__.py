@@ -65,6 +65,8 @@ def write_report(results: str | os.PathLike | list, out_dir: str | os.PathLike, 
         check_one_sweep(rows, grid, str(results), str(grid_json_of(results)))
     if (mixed := mixed_rates_note(rows)) is not None:  # seeds of one arm at other rates (round 14, B34)
         note(mixed)
+    for line in coverage_notes(rows, grid, str(results)):  # round 15 (B203, B163): runs and rows that differ
+        note(line)
     if lr_sweep is not None:  # read (and checked) before the first file is written
         sweeps = list(lr_sweep) if isinstance(lr_sweep, (list, tuple)) else [lr_sweep]
         lr_rows = merge_sweeps(sweeps)[0] if len(sweeps) > 1 else load_results(sweeps[0])
@@ -97,6 +99,28 @@ def write_report(results: str | os.PathLike | list, out_dir: str | os.PathLike, 
         atomic_write_text(stage / "report.md", md)
         atomic_write_json(stage / "analysis.json", json_safe(a))
     return out / "report.md"
+
+
+def coverage_notes(rows: list, grid, source: str) -> list[str]:
+    """Notes naming the runs grid.json lists that have no row in ``source``, and the rows of runs it does not list:
+    the report of one shard of two said "Source: `shA` (4 runs)" and nothing of the grid's 3 other runs (issue 30
+    round 15, B203), and a row of a run removed from grid.json was reported as before, without a word (B163)."""
+    if not grid.runs:
+        return []
+    have, listed = {row.name for row in rows}, {run.name for run in grid.runs}
+    absent = [run.name for run in grid.runs if run.name not in have]
+    extra = sorted(have - listed)
+    out = []
+    if absent:
+        out.append(f"note: {len(absent)} of grid {grid.name!r}'s {len(grid.runs)} runs (grid.json) have no row in "
+                   f"{source} ({', '.join(absent[:4])}{' ...' if len(absent) > 4 else ''}): the tables compare the "
+                   f"runs that have rows; for the whole grid pass every shard's folder (leviathan report SHARD... "
+                   f"--out DIR), or finish the sweep")
+    if extra:
+        out.append(f"note: {len(extra)} row(s) of {source} are of runs grid.json does not list ({', '.join(extra[:4])}"
+                   f"{' ...' if len(extra) > 4 else ''}): runs the grid no longer has (or an edited grid.json); they "
+                   f"are reported with the grid's base settings checked")
+    return out
 
 
 def _extra_sections(md: str, a: Analysis, rows: list, ci: float, plateau, lr_sweep, fair_shot) -> str:
