@@ -1207,3 +1207,30 @@ def test_a_report_names_the_runs_of_grid_json_without_a_row_and_the_rows_grid_js
     assert main(["report", str(sweep_copy), "--out", str(tmp_path / "r2"), "--bootstrap", "5"]) == 0
     assert f"note: 1 row(s) of {sweep_copy} are of runs grid.json does not list (a-dense_tied-s0)" in \
         capsys.readouterr().err
+
+
+def test_a_sigterm_during_an_analysis_imports_is_never_swallowed(swept):
+    """Round 15 (B258): a SIGTERM 0.1-0.16 s into ``analyze throughput`` (while it imported) was at times swallowed:
+    the table printed and exit 0, as if no signal came. A stop held over an import is redelivered by a timer thread
+    that may not run before the verb ends; the verb's end now raises it. Every signalled process ends 143 (or is
+    killed by the signal before the CLI's handler is in place)."""
+    import os
+    import signal
+    import subprocess
+    import time
+
+    from reliability_support import REPO
+
+    env = {**os.environ, "OMP_NUM_THREADS": "1", "PYTHONPATH": str(REPO / "src")}
+    statuses = []
+    for i in range(12):
+        proc = subprocess.Popen([sys.executable, "-m", "leviathan", "analyze", "throughput", str(swept)], env=env,
+                                stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        time.sleep(0.04 + 0.01 * i)
+        if proc.poll() is None:
+            proc.send_signal(signal.SIGTERM)
+            _, err = proc.communicate(timeout=60)
+            statuses.append((proc.returncode, err[-200:]))
+        else:
+            proc.communicate()
+    assert statuses and all(status in (143, -signal.SIGTERM) for status, _ in statuses), statuses
