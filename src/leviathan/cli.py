@@ -87,12 +87,21 @@ def _stop(signum, frame):
         signal.signal(signum, signal.SIG_DFL)
         os.kill(os.getpid(), signum)
         return
+    global _PENDING
     if _importing(frame):
+        _PENDING = signum  # round 15 (B258): the timer's signal may never come (see ``_stoppable``)
         timer = threading.Timer(0.05, os.kill, (os.getpid(), signum))
         timer.daemon = True
         timer.start()
         return
+    _PENDING = None
     raise Stopped(signum)
+
+
+# A stop that came during an import and whose delivery again (a timer thread's kill) has not come yet. The timer
+# thread may not run before the verb ends (the main thread held the GIL through torch's import), and the stop was
+# lost: the table printed and exit 0, as if no signal came (issue 30 round 15, B258). ``_stoppable`` raises it then.
+_PENDING: int | None = None
 
 
 def _importing(frame) -> bool:
@@ -132,12 +141,15 @@ def _stoppable(verb: str, call, command: str | None = None) -> int:
     by default ``leviathan VERB``: scripts/collect_results.py says its own, issue 30 round 15, B254)."""
     from .stop_signals import stop_signals
 
-    global _VERB_PID
-    _VERB_PID = os.getpid()
+    global _VERB_PID, _PENDING
+    _VERB_PID, _PENDING = os.getpid(), None
     main_thread = threading.current_thread() is threading.main_thread()
     previous = {sig: signal.signal(sig, _stop) for sig in stop_signals()} if main_thread else {}
     try:
-        return int(call() or 0)
+        status = int(call() or 0)
+        if _PENDING is not None:  # a stop held over an import and not yet delivered again (B258)
+            raise Stopped(_PENDING)
+        return status
     except Stopped as e:
         print(_stopped_line(signal.Signals(e.signum).name, verb, command), file=sys.stderr)
         return 128 + e.signum

@@ -189,6 +189,10 @@ def from_dict(cls: type[T], data: Mapping[str, Any], prefix: str = "") -> T:
         if key not in fields and key in retired:
             warn_retired(f"{prefix}{key}", retired[key])
             continue
+        if key not in fields and isinstance(key, str) and "." in key and key.split(".", 1)[0] in fields:
+            head, rest = key.split(".", 1)  # round 15 (B199): the dotted key was "unknown", with no word of nesting
+            raise ConfigError(f"key '{prefix}{key}': a dotted key is for an override on the command line (or a grid's "
+                              f"run: mapping), not a file's key; nest it in the file: {head}: {{{rest}: ...}}")
         if key not in fields:
             hint = difflib.get_close_matches(str(key), list(fields), n=1, cutoff=0.6)  # `1: 2`: a TypeError (round 6)
             extra = f"; did you mean '{prefix}{hint[0]}'?" if hint else f"; valid keys: {', '.join(sorted(fields))}"

@@ -149,8 +149,13 @@ def test_a_thread_count_past_the_machine_is_refused_before_any_thread_starts(cap
     (dict(base=1), "base must be an integer >= 2, got 1"),
     (dict(center="no"), "center must be true or false, got 'no'"),
     (dict(norm=1), "norm must be true or false, got 1"),
+    # round 15 (B273): finite but past float32: every embedding NaN (1e300) or rows of 2e30 (1e30)
+    (dict(init="table_rms", table_std=1e300), "table_std must be in [1e-15, 10000] (a table row's std; 0.02 is the "
+                                              "usual), got 1e+300"),
+    (dict(init="table_rms", table_std=1e-300), "table_std must be in [1e-15, 10000]"),
 ], ids=["ln-eps-nan", "ln-eps-negative", "norm-eps-zero", "table-std-inf", "table-std-text", "seed-dim-zero",
-        "rank-fraction", "knots-one", "degree-negative", "base-one", "center-text", "norm-int"])
+        "rank-fraction", "knots-one", "degree-negative", "base-one", "center-text", "norm-int", "B273-table-std-huge",
+        "B273-table-std-tiny"])
 def test_adoption_refuses_settings_that_would_make_a_nan_model(settings, shown):
     from transformers import LlamaConfig
 
@@ -381,6 +386,23 @@ def test_an_export_under_a_file_is_one_error_from_the_python_api(tmp_path):
         with pytest.raises(UserError, match=f"'{tmp_path / 'afile'}' is a file, not a folder; choose another out_dir"):
             writer(model, tmp_path / "afile" / "x")
     assert (tmp_path / "afile").read_text() == "x" and sorted(p.name for p in tmp_path.iterdir()) == ["afile"]
+
+
+@pytest.mark.parametrize("size", ["-5GB", 0, "0MB", "lots"])
+def test_an_export_with_a_shard_size_of_zero_or_less_is_refused_before_any_file(tmp_path, size):
+    """Round 15 (B248): ``to_plain_llama(m, 'x1', max_shard_size='-5GB')`` (or 0) wrote 21 one-tensor shards, as if
+    "as small as possible" had been asked, without a word."""
+    from leviathan import CausalLM, ModelConfig
+    from leviathan.errors import UserError
+    from leviathan.hf.export import to_plain_llama
+
+    model = CausalLM(ModelConfig(vocab_size=300, hidden_size=32, num_hidden_layers=1, num_attention_heads=2,
+                                 max_position_embeddings=64))
+    with pytest.raises(UserError, match=f"max_shard_size must be a size above zero, such as '5GB' or '500MB' \\(or a "
+                                        f"byte count\\), got {size!r}"):
+        to_plain_llama(model, tmp_path / "x1", max_shard_size=size)
+    assert not (tmp_path / "x1").exists()
+    assert (to_plain_llama(model, tmp_path / "x2", max_shard_size="1GB") / "model.safetensors").is_file()
 
 
 def test_load_adopted_given_the_config_file_names_the_folder_to_pass(tmp_path):
@@ -1058,6 +1080,24 @@ def test_a_process_forked_by_a_verb_takes_a_stop_signals_default_action(tmp_path
                           capture_output=True, text=True, timeout=120)
     assert proc.returncode == 0 and proc.stdout.strip() == "signaled", (proc.stdout, proc.stderr)
     assert "Traceback" not in proc.stderr and "stopped by" not in proc.stderr, proc.stderr
+
+
+def test_adoptions_fit_of_a_float16_model_names_float16_not_the_rate():
+    """Round 15 (B54): ``adopt(LlamaForCausalLM(cfg).half(), fit=Fit(steps=2))`` said "fit diverged at Fit.lr=0.003
+    ... adopt it with a lower rate", and at 3e-5 the same: float16 (Adam's eps underflows) is the cause. It is named,
+    before the model changes."""
+    from transformers import LlamaConfig, LlamaForCausalLM
+
+    from leviathan.errors import UserError
+    from leviathan.hf import Fit, adopt
+
+    cfg = LlamaConfig(vocab_size=300, hidden_size=16, intermediate_size=32, num_hidden_layers=1,
+                      num_attention_heads=2, num_key_value_heads=2, max_position_embeddings=64)
+    model = LlamaForCausalLM(cfg).half()
+    with pytest.raises(UserError) as info:
+        adopt(model, fit=Fit(steps=2), seed_dim=8, modes=2, knots=8, rank=4)
+    assert str(info.value).startswith("the model is float16") and "lower rate" not in str(info.value)
+    assert type(model) is LlamaForCausalLM  # refused before anything changed
 
 
 def test_a_model_or_a_count_given_a_name_is_a_type_error_naming_it():

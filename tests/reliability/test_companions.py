@@ -601,3 +601,17 @@ def test_a_fork_gets_its_own_run_id_and_records_the_run_it_forked_from(finished_
     assert saved["run_id"] == record["run_id"]
     lines = [json.loads(line) for line in (tmp_path / "fork" / "metrics.jsonl").read_text().splitlines()]
     assert lines and {line["run_id"] for line in lines if line["step"] > 2} == {record["run_id"]}
+def test_a_step_folders_tokenizer_swapped_for_another_is_refused_when_the_step_is_loaded_directly(run_copy):
+    """Round 15 (B280): ``data.tokenizer.load_tokenizer(STEP)`` loaded a tokenizer.json swapped into the step folder
+    (another data folder's: 'The cat' -> other ids) without a word, while ``checkpoint.read.load_tokenizer(RUN)``
+    refused it by its sha256. A directory holding state.json is a step folder, and its tokenizer files are checked
+    against state.json's fingerprints whichever loader reads them."""
+    from leviathan.data.tokenizer import load_tokenizer
+    from leviathan.errors import UserError
+
+    step = sorted((run_copy / "checkpoints").glob("step-*"))[-1]
+    assert load_tokenizer(step).encode("The cat")  # its own: loads
+    path = step / "tokenizer.json"
+    path.write_text(path.read_text() + " ")  # the same JSON, but not the file saved with this step
+    with pytest.raises(UserError, match="tokenizer.json"):
+        load_tokenizer(step)

@@ -21,7 +21,7 @@ import yaml
 from leviathan.cli import main
 
 sys.path.insert(0, str(Path(__file__).parent))
-from reliability_support import one_error, tree_hashes  # noqa: E402
+from reliability_support import cli, one_error, tree_hashes  # noqa: E402
 
 pytestmark = [pytest.mark.reliability, pytest.mark.usefixtures("single_thread")]
 
@@ -223,12 +223,25 @@ def _edit_second_row(path: Path, change) -> None:
     (lambda r: r["buckets"]["val"].update(buckets="x"), "has buckets.val.buckets 'x', not a bucket description"),
     (lambda r: r["config"].update(model="x"), "has config.model 'x', not a section of a run config (an object)"),
     (lambda r: r["config"].update(max_steps="2"), "has config.max_steps '2', not a whole number >= 0"),
+    # round 15 (B217): a negative gradient norm went into the ablation's gradient column
+    (lambda r: r["curve"].update(grad_norm_input=[-1.0, 2.0]), "has curve.grad_norm_input [-1.0, 2.0], not gradient "
+                                                               "norms >= 0"),
+    # round 15 (B282, B283, B285): a bucket definition edited apart from the vocabulary, the targets, the options
+    (lambda r: r["buckets"]["val"]["buckets"].update(num_ids=[1, 1]), "has buckets.val.buckets.num_ids [1, 1] (sum "
+                                                                      "2), not a split of its 300-id vocabulary"),
+    (lambda r: r["buckets"]["val"].update(count=[1, 1]), "has buckets.val.count [1, 1] (sum 2), not the "
+                                                         "eval.val.tokens 400 it was measured on"),
+    (lambda r: r["buckets"]["val"]["buckets"].update(method="log"), "has buckets.val.buckets.method 'log', not its "
+                                                                    "evaluation.options.bucket_method 'mass'"),
+    # round 15 (B211): numbers of a set the row's evaluation did not measure
+    (lambda r: r["eval"].update(ptb=dict(r["eval"]["val"])), "has eval.ptb but no evaluation.sets.ptb"),
 ], ids=["eval-loss", "final-loss", "no-tokens", "buckets", "curve", "params-sum", "ppl-not-exp-loss",
         "final-ppl-not-exp-loss", "name-a-path", "fingerprint-version", "commit-a-number", "data-count-as-text",
         "curve-tokens-negative", "curve-tokens-backwards", "bucket-count-negative", "tokens-not-steps-x-batch",
         "tokens-of-a-resumed-row-too-few", "steps-not-configs", "curve-past-tokens", "final-loss-not-curves",
         "params-not-configs", "loss-past-exp", "curve-past-the-row", "untied-head-of-0", "wall-time-past-the-clock",
-        "bucket-description-text", "config-section-text", "config-count-text"])
+        "bucket-description-text", "config-section-text", "config-count-text", "B217-grad-norm-negative",
+        "B282-num-ids", "B283-count", "B285-method", "B211-eval-set-not-measured"])
 def test_a_real_row_with_an_impossible_value_is_reported_and_skipped(sweep_copy, change, why):
     from reliability_support import cli
 
@@ -251,6 +264,8 @@ def test_a_resumed_rows_tokens_may_include_an_earlier_sessions_other_batch(sweep
 
 def _halve_eval_tokens(row: dict) -> None:
     row["eval"]["val"]["tokens"] //= 2
+    count, tokens = row["buckets"]["val"]["count"], row["eval"]["val"]["tokens"]  # the bucket counts sum to the
+    count[:] = [tokens // len(count)] * (len(count) - 1) + [tokens - tokens // len(count) * (len(count) - 1)]  # B283
 
 
 def _lr_half(row: dict) -> None:
@@ -1072,3 +1087,194 @@ def test_two_runs_metrics_swapped_in_a_sweep_folder_are_refused_naming_both(data
     line = cli_error(["train", "--run-dir", a, "--resume", "auto", "--quiet"])
     assert f"cannot resume run folder '{a}': '{a / 'metrics.jsonl'}' holds lines of run_id {theirs}" in line, line
 
+@pytest.mark.parametrize("row_change, grid_change, said", [
+    (lambda r: r.update(size="c"), None, "a-dense_untied-s0: size: 'c' in the row, 'a' in grid.json"),
+    (lambda r: r.update(regime="scaling", regimes=["scaling"]), None,
+     "a-dense_untied-s0: regimes: ['scaling'] in the row, ['iso_body'] in grid.json"),
+    (lambda r: r.update(data_seed=7), None, "a-dense_untied-s0: data_seed: 7 in the row, 0 in grid.json"),
+    (None, lambda g: g["runs"][1].update(regimes=["scaling"]),
+     "a-dense_untied-s0: regimes: ['iso_body'] in the row, ['scaling'] in grid.json"),
+], ids=["B5-size", "B9-regimes", "B15-data-seed", "B164-grid-regimes"])
+def test_a_row_that_says_it_is_another_run_than_grid_json_lists_is_refused(capsys, sweep_copy, tmp_path, row_change,
+                                                                            grid_change, said):
+    """Round 15 (B5, B9, B15, B164): a row whose size (b -> c), regimes (iso_body -> scaling) or data_seed (0 -> 7)
+    was edited, or a grid.json whose run's regimes were, was reported without a word: the table said "c (vs b)" or
+    lost the iso_body pair. What the run is (size, variant, regimes, data order) is compared with grid.json's entry of
+    the run, by report as by every reader of ``check_one_sweep``."""
+    if row_change is not None:
+        _edit_second_row(sweep_copy / "results.jsonl", row_change)
+    if grid_change is not None:
+        grid = json.loads((sweep_copy / "grid.json").read_text())
+        grid_change(grid)
+        (sweep_copy / "grid.json").write_text(json.dumps(grid))
+    line = fails(capsys, "report", sweep_copy, "--out", tmp_path / "r")
+    assert said in line and "put back the sweep's own grid.json and results.jsonl rows" in line, line
+    assert not (tmp_path / "r").exists()
+
+
+def _presweep_of(swept: Path, folder: Path, grid: str, picked_lr: float) -> Path:
+    """A pre-sweep folder of grid ``grid`` made from ``swept``'s rows: each variant at ``picked_lr`` (the lower loss)
+    and at 0.05."""
+    folder.mkdir()
+    lines = []
+    for line in (swept / "results.jsonl").read_text().splitlines():
+        for lr, shift in ((picked_lr, 0.0), (0.05, 1.0)):
+            row = json.loads(line)
+            row.update(grid=grid, size=f"lr{lr:g}", name=f"lr{lr:g}-{row['variant']}-s0")
+            if shift:  # a worse loss at 0.05: the fields that follow the loss moved with it
+                loss = row["eval"]["val"]["loss"] + shift
+                row["eval"]["val"].update(loss=loss, ppl=math.exp(loss), bpb=None)
+                row.update(buckets={}, curve=None, final_val_loss=None, final_val_ppl=None)
+            row["config"]["optim"]["lr"] = lr
+            lines.append(json.dumps(row))
+    (folder / "results.jsonl").write_text("\n".join(lines) + "\n")
+    return folder
+
+
+def test_a_pre_sweep_of_another_grid_whose_picks_the_runs_did_not_train_at_is_refused(capsys, swept, tmp_path):
+    """Round 15 (B178): ``report SW --lr-sweep LRO`` with LRO a pre-sweep of another grid said "Each arm's main runs
+    use the lr picked here" and "picked 0.01" while every run trained at 0.0003, exit 0. A pre-sweep is the grid's when
+    it is of grid ``GRID-lr`` or picked the rates its runs trained at; otherwise the report is refused, naming both."""
+    other = _presweep_of(swept, tmp_path / "lro", "otherlr", 0.01)
+    line = fails(capsys, "report", swept, "--lr-sweep", other, "--out", tmp_path / "r1")
+    assert "is a pre-sweep of grid otherlr, not of 'tiny''s runs (dense_tied: picked 0.01, the runs trained at " \
+           "0.0003" in line and not (tmp_path / "r1").exists(), line
+    same = _presweep_of(swept, tmp_path / "lrp", "otherlr", 0.0003)  # its picks are the runs' rates: accepted
+    assert main(["report", str(swept), "--lr-sweep", str(same), "--out", str(tmp_path / "r2")]) == 0
+    own = _presweep_of(swept, tmp_path / "lrn", "tiny-lr", 0.01)  # the grid's own pre-sweep by name: accepted
+    assert main(["report", str(swept), "--lr-sweep", str(own), "--out", str(tmp_path / "r3")]) == 0
+
+
+def test_an_ablation_does_not_take_a_grid_file_of_the_current_folder_that_the_sweep_never_ran(data, swept, tmp_path):
+    """Round 15 (B244): ``cd X; leviathan report SW --ablation`` with X/configs/experiments/tiny.yaml (the grid's
+    name; size a with ``run: {optim.lr: 0.01}``, ``ablations: {shape: [a, zz]}``) labelled the arm "optim.lr=0.01"
+    though it trained at the grid's rate, and drew a "shape" figure of the size zz the grid has not, exit 0. The
+    file is left out with a warning naming the difference; the change column is grid.json's."""
+    grid = yaml.safe_load(grid_file(tmp_path, data).read_text())
+    grid["sizes"]["a"]["run"] = {"optim.lr": 0.01}
+    grid["ablations"] = {"shape": ["a", "zz"]}
+    (tmp_path / "cwd" / "configs" / "experiments").mkdir(parents=True)
+    (tmp_path / "cwd" / "configs" / "experiments" / "tiny.yaml").write_text(yaml.safe_dump(grid))
+    proc = cli(["report", swept, "--ablation", "--out", tmp_path / "ab"], cwd=tmp_path / "cwd")
+    assert proc.returncode == 0, proc.stderr
+    assert "tiny.yaml (found by the grid's name 'tiny') does not describe" in proc.stderr, proc.stderr
+    assert "optim.lr 0.01 in the file, not set in grid.json" in proc.stderr
+    assert "optim.lr" not in (tmp_path / "ab" / "README.md").read_text()
+    assert not (tmp_path / "ab" / "gap_shape.png").exists()
+
+
+@pytest.mark.parametrize("analysis", ["compare", "frequency", "efficiency", "throughput", "scaling"])
+def test_an_analysis_of_rows_beside_another_grids_grid_json_is_refused_as_report_refuses_it(capsys, sweep_copy,
+                                                                                            analysis):
+    """Round 15 (B291): a folder holding one grid's results.jsonl beside another grid's grid.json (tinylr's) was
+    analysed by compare, frequency, efficiency, throughput and scaling, exit 0, while ``report`` refused it. Every
+    analysis of a sweep's rows compares them with the grid.json beside them, as report does."""
+    grid = json.loads((sweep_copy / "grid.json").read_text())
+    grid["name"] = "tinylr"
+    (sweep_copy / "grid.json").write_text(json.dumps(grid))
+    line = fails(capsys, "analyze", analysis, sweep_copy)
+    assert f"{sweep_copy}/grid.json is of grid 'tinylr', but the rows of {sweep_copy} are of grid 'tiny'" in line
+
+
+def test_an_efficiency_analysis_says_when_a_regime_has_no_pairs_and_names_an_unknown_split(capsys, swept):
+    """Round 15 (B85, B89): ``analyze efficiency SW --regime scaling`` (no pairs there) printed nothing at all, exit 0;
+    (B86) ``--model A --reference B --split nope`` blamed training ("was validation enabled?") though both runs
+    validated on split 'val'. The first says there are no pairs; the second names the split and the ones there are."""
+    assert main(["analyze", "efficiency", str(swept), "--regime", "scaling"]) == 0
+    assert f"no scaling pairs in {swept}: no run of regime 'scaling' there" in capsys.readouterr().out
+    runs = swept / "runs"
+    line = fails(capsys, "analyze", "efficiency", "--model", runs / "a-dense_untied-s0", "--reference",
+                 runs / "a-dense_tied-s0", "--split", "nope")
+    assert line == "error: no validation rows of split 'nope' in the metrics (their splits: val); pass one of those " \
+                   "to --split", line
+
+
+def test_an_embeddings_record_of_another_run_at_out_is_not_replaced(swept, tmp_path):
+    """Round 15 (B307): ``analyze embeddings RUN3 --out F`` with F run1's record replaced it with run3's, exit 0 "wrote
+    F" (a user's file there was refused, B220). A record at --out is rewritten only by its own run's."""
+    runs, out = swept / "runs", tmp_path / "keep.json"
+    assert cli(["analyze", "embeddings", runs / "a-dense_tied-s0", "--out", out]).returncode == 0
+    kept = out.read_bytes()
+    proc = cli(["analyze", "embeddings", runs / "a-dense_untied-s0", "--out", out])
+    assert proc.returncode == 2 and one_error(proc.stderr) == (
+        f"error: '{out}' holds the embeddings record of run 'a-dense_tied-s0', not of 'a-dense_untied-s0': writing "
+        f"this run's record there would lose it; choose another --out (e.g. a-dense_untied-s0.json), or move that "
+        f"record away"), proc.stderr
+    assert out.read_bytes() == kept
+    assert cli(["analyze", "embeddings", runs / "a-dense_tied-s0", "--out", out]).returncode == 0  # its own: rewritten
+
+
+@pytest.mark.parametrize("options, named", [
+    (["--lr-sweep", "{swept}"], "--lr-sweep is an option of the sweep report"),
+    (["--ladder", "dense_untied", "--bootstrap", "5"], "--ladder, --bootstrap are options of the sweep report"),
+    (["--eval-set", "nope"], "--eval-set is an option of the sweep report"),
+], ids=["B114-lr-sweep", "B115-ladder-bootstrap", "B116-eval-set"])
+def test_an_ablation_refuses_the_sweep_reports_options_it_would_ignore(swept, tmp_path, options, named):
+    """Round 15 (B114, B115, B116): ``report --ablation`` with --lr-sweep, --ladder, --bootstrap or --eval-set nope
+    accepted them and wrote the README as if they were not given, exit 0. They are refused by name, before --out."""
+    proc = cli(["report", swept, "--ablation", *[o.format(swept=swept) for o in options], "--out", tmp_path / "ab"])
+    assert proc.returncode == 2 and named in one_error(proc.stderr), proc.stderr
+    assert "which --ablation does not use" in proc.stderr and not (tmp_path / "ab").exists()
+
+
+def test_embedding_records_of_another_grid_are_neither_written_nor_reported_as_this_sweeps(capsys, swept, sweep_copy,
+                                                                                         tmp_path):
+    """Round 15 (B264, B265): ``analyze embeddings --sweep LRO --dest SW4`` (LRO of grid tinylr, SW4 of grid tinyg)
+    wrote LRO's records into SW4/embeddings, exit 0, and ``report SW4`` showed them as its runs'. The first is refused
+    before any record; records of runs that have no row in the report are left out with a warning."""
+    other = _other_grid(swept, tmp_path / "lro", "tinylr", change_row=lambda r: r.update(name="lr-" + r["name"]))
+    for run in (other / "runs").iterdir():
+        run.rename(run.parent / ("lr-" + run.name))
+    line = fails(capsys, "analyze", "embeddings", "--sweep", other, "--dest", sweep_copy)
+    assert f"--dest {sweep_copy} holds the results of grid 'tiny', but {other}'s runs are of grid 'tinylr'" in line
+    assert "nothing was written" in line and not (sweep_copy / "embeddings").exists()
+    assert main(["analyze", "embeddings", "--sweep", str(other)]) == 0
+    shutil.copytree(other / "embeddings", sweep_copy / "embeddings")  # as the unchecked --dest left them
+    assert main(["report", str(sweep_copy), "--out", str(tmp_path / "report"), "--bootstrap", "5"]) == 0
+    err = capsys.readouterr().err
+    assert "warning: 2 embeddings record(s) of runs that have no row here left out (lr-a-dense_tied-s0" in err, err
+    assert "From embeddings/" not in (tmp_path / "report" / "report.md").read_text()
+
+
+def test_a_report_names_the_runs_of_grid_json_without_a_row_and_the_rows_grid_json_does_not_list(capsys, sweep_copy,
+                                                                                                  tmp_path):
+    """Round 15 (B203): the report of one shard of two said "Source: `shA` (4 runs)" and nothing of the grid's other
+    runs; (B163) a row of a run removed from grid.json's runs was reported as before. Both are named in a note, on
+    stderr and in the report."""
+    _drop_row(sweep_copy, "a-dense_untied-s0")
+    assert main(["report", str(sweep_copy), "--out", str(tmp_path / "r1"), "--bootstrap", "5"]) == 0
+    said = f"note: 1 of grid 'tiny''s 2 runs (grid.json) have no row in {sweep_copy} (a-dense_untied-s0)"
+    assert said in capsys.readouterr().err and said[6:] in (tmp_path / "r1" / "report.md").read_text()
+    grid = json.loads((sweep_copy / "grid.json").read_text())
+    grid["runs"] = [run for run in grid["runs"] if run["name"] != "a-dense_tied-s0"]
+    (sweep_copy / "grid.json").write_text(json.dumps(grid))
+    assert main(["report", str(sweep_copy), "--out", str(tmp_path / "r2"), "--bootstrap", "5"]) == 0
+    assert f"note: 1 row(s) of {sweep_copy} are of runs grid.json does not list (a-dense_tied-s0)" in \
+        capsys.readouterr().err
+
+
+def test_a_sigterm_during_an_analysis_imports_is_never_swallowed(swept):
+    """Round 15 (B258): a SIGTERM 0.1-0.16 s into ``analyze throughput`` (while it imported) was at times swallowed:
+    the table printed and exit 0, as if no signal came. A stop held over an import is redelivered by a timer thread
+    that may not run before the verb ends; the verb's end now raises it. Every signalled process ends 143 (or is
+    killed by the signal before the CLI's handler is in place)."""
+    import os
+    import signal
+    import subprocess
+    import time
+
+    from reliability_support import REPO
+
+    env = {**os.environ, "OMP_NUM_THREADS": "1", "PYTHONPATH": str(REPO / "src")}
+    statuses = []
+    for i in range(12):
+        proc = subprocess.Popen([sys.executable, "-m", "leviathan", "analyze", "throughput", str(swept)], env=env,
+                                stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        time.sleep(0.04 + 0.01 * i)
+        if proc.poll() is None:
+            proc.send_signal(signal.SIGTERM)
+            _, err = proc.communicate(timeout=60)
+            statuses.append((proc.returncode, err[-200:]))
+        else:
+            proc.communicate()
+    assert statuses and all(status in (143, -signal.SIGTERM) for status, _ in statuses), statuses

@@ -570,3 +570,21 @@ def test_a_users_file_among_a_sweeps_records_is_left_out_with_a_note(recorded_sw
     assert (f"note: {readme} is not an embeddings record and is named after no run of {sweep}; left out") in proc.stderr
     assert "From `embeddings/` (2 records" in (tmp_path / "r" / "report.md").read_text()
     assert readme.read_text() == '{"about": "my notes on these records"}\n'
+
+
+def test_an_adopted_folders_generator_vocabulary_edited_apart_from_the_models_is_refused(tmp_path):
+    """Round 15 (B78): config.json's ``leviathan_generator.vocab_size`` edited 300 -> 301 (the model's vocab_size and
+    lm_head stay 300) loaded a LeviathanGenerator(vocab_size=301) under the 300-id model without a word."""
+    from transformers import LlamaConfig
+
+    from leviathan.errors import UserError
+    from leviathan.hf import adopt, load_adopted
+
+    cfg = LlamaConfig(vocab_size=300, hidden_size=32, intermediate_size=64, num_hidden_layers=1,
+                      num_attention_heads=2, num_key_value_heads=2)
+    adopt(cfg, seed_dim=8, modes=2, knots=8, rank=4).save_pretrained(tmp_path / "adopted")
+    config = tmp_path / "adopted" / "config.json"
+    _edit(config, lambda c: c["leviathan_generator"].update(vocab_size=301))
+    with pytest.raises(UserError) as info:
+        load_adopted(tmp_path / "adopted")
+    assert f"{config}: leviathan_generator.vocab_size is 301, but the model's vocab_size is 300" in str(info.value)

@@ -19,7 +19,7 @@ from leviathan.config import ConfigError, load_yaml
 from leviathan.experiments.machinery.grid import load_grid
 
 sys.path.insert(0, str(Path(__file__).parent))
-from reliability_support import cli_error, run_overrides  # noqa: E402
+from reliability_support import cli, cli_error, run_overrides  # noqa: E402
 
 pytestmark = [pytest.mark.reliability]
 
@@ -456,3 +456,63 @@ def test_a_run_config_the_grid_cannot_build_is_refused_before_the_sweep_writes(d
     line = cli_error(["sweep", "--grid", path, "--out", tmp_path / "out"])
     assert "grid 'tiny', run a-dense_tied-s0: set exactly one of max_steps and max_tokens" in line, line
     assert not (tmp_path / "out" / "grid.json").exists()
+
+
+def _no_size(grid: dict) -> None:
+    grid["experiments"]["iso_body:arms"] = {"variants": ["leviathan"], "sizes": []}
+
+
+@pytest.mark.parametrize("change, said", [
+    (_no_size, "experiments.iso_body:arms makes no run (no sizes, variants or seeds listed in it)"),
+    (lambda g: g.update(description=["a", "b"]), "description is ['a', 'b'], not text"),
+    (lambda g: g["eval"].update(sets={"val": {"split": "val", "optional": "yes"}}),
+     "eval.sets.val.optional: expected true or false, got 'yes'"),
+    (lambda g: g["eval"].update(bucket_sets=["nope"]), "eval.bucket_sets names 'nope', which is no eval set of the "
+                                                       "grid (its sets: val)"),
+    (lambda g: g.update(ablations={"shape": ["a", "zz"]}), "ablations.shape names 'zz', no size of the grid (its "
+                                                           "sizes: a)"),
+    (lambda g: g["eval"].update(seq_len=1000), "eval.seq_len 1,000 exceeds run a-dense_tied-s0's "
+                                               "max_position_embeddings ("),
+], ids=["B36-experiment-without-sizes", "B39-description-list", "B41-optional-text", "B43-bucket-set-unknown",
+        "B243-ablation-unknown-size", "B31-eval-past-positions"])
+def test_a_grid_setting_that_would_be_dropped_or_misread_is_refused_by_list(data, tmp_path, change, said):
+    """Round 15 (B36, B39, B41, B43, B243): an experiment with ``sizes: []`` beside others vanished (3 runs, no
+    word); ``description: [a, b]`` was kept as a list; ``optional: "yes"`` was read as true; ``bucket_sets: [nope]``
+    wrote rows with no per-bucket losses; ``ablations: {shape: [a, zz]}`` named a size the grid has not. Each is refused
+    by ``sweep --list``, before any run, naming the key."""
+    from test_row_identity import grid_file
+
+    path = grid_file(tmp_path, data)
+    grid = yaml.safe_load(path.read_text())
+    change(grid)
+    path.write_text(yaml.safe_dump(grid))
+    line = cli_error(["sweep", "--grid", path, "--out", tmp_path / "out", "--list"])
+    assert said in line, line
+    assert not (tmp_path / "out").exists()
+
+
+def test_a_dotted_key_in_a_config_file_is_said_to_be_nested(data, tmp_path):
+    """Round 15 (B199): ``model.hidden_size: 32`` at the top of a train config file was "unknown key
+    'model.hidden_size' in RunConfig; valid keys: ...", with no word that dotted keys are overrides' and the file
+    needs ``model: {hidden_size: 32}``."""
+    config = tmp_path / "c14.yaml"
+    config.write_text("max_steps: 2\nmodel: {preset: cpu-tiny}\nmodel.hidden_size: 32\n")
+    line = cli_error(["train", "--config", config, "--print-config", f"data.path={data}"])
+    assert line == "error: key 'model.hidden_size': a dotted key is for an override on the command line (or a grid's " \
+                   "run: mapping), not a file's key; nest it in the file: model: {hidden_size: ...}", line
+
+
+def test_a_grid_file_whose_grid_has_another_name_is_listed_with_that_name(data, tmp_path):
+    """Round 15 (B298): ./configs/experiments/smoke.yaml holding grid 'tinyg' was listed by ``sweep --grids`` as smoke,
+    "the small pipeline check", while `--grid smoke` writes rows of grid 'tinyg' that lookups by name cannot find.
+    The line names the grid inside and the footer no longer calls that file the pipeline check."""
+    from test_row_identity import grid_file
+
+    folder = tmp_path / "cwd" / "configs" / "experiments"
+    folder.mkdir(parents=True)
+    grid_file(tmp_path, data).rename(folder / "smoke.yaml")
+    proc = cli(["sweep", "--grids"], cwd=tmp_path / "cwd")
+    assert proc.returncode == 0, proc.stderr
+    smoke = next(line for line in proc.stdout.splitlines() if line.startswith("smoke "))
+    assert "[the file names grid 'tiny': its rows are of grid 'tiny'; rename the file tiny.yaml]" in smoke, smoke
+    assert "pipeline check" not in proc.stdout

@@ -66,3 +66,26 @@ def test_analyze_lr_refuses_rows_with_one_learning_rate_per_arm(tmp_path, capsys
         append_result(tmp_path / "results.jsonl", row(variant, lr, loss))
     assert main(["analyze", "lr", str(tmp_path)]) == 2
     assert "hold one learning rate per arm, so there is nothing to pick" in capsys.readouterr().err
+
+
+def test_analyze_lr_marks_an_arm_picked_from_fewer_lrs_than_the_pre_sweep_tried(tmp_path, capsys):
+    """Issue 30 round 15 (B180): a pre-sweep row whose final loss was NaN is skipped by the reader, and its arm was
+    "picked" from the one lr left with no mark, exit 0. The cell says "missing", the pick "incomplete", and a
+    warning names the arm and the lr."""
+    import json
+
+    from leviathan.cli import main
+    from leviathan.experiments.machinery.results import append_result
+
+    for variant, lr, loss in (("dense_tied", 1e-3, 5.0), ("dense_tied", 1e-2, 4.8), ("leviathan", 1e-3, 4.7)):
+        append_result(tmp_path / "results.jsonl", row(variant, lr, loss))
+    with open(tmp_path / "results.jsonl") as f:
+        first = json.loads(f.readline())
+    first.update(name="lr0.01-leviathan-s0", variant="leviathan", final_val_loss=float("nan"))
+    first["config"]["optim"]["lr"], first["config"]["model"]["embedding"] = 1e-2, "leviathan"
+    with open(tmp_path / "results.jsonl", "a") as f:
+        f.write(json.dumps(first) + "\n")  # NaN: skipped with a warning by the reader
+    assert main(["analyze", "lr", str(tmp_path)]) == 0
+    captured = capsys.readouterr()
+    assert "| leviathan | **4.7000** | missing | 0.001 (incomplete: no row at lr 0.01) |" in captured.out, captured.out
+    assert "warning: the pre-sweep is incomplete (leviathan: no row at lr 0.01)" in captured.err, captured.err

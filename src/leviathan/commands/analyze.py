@@ -19,6 +19,7 @@ Every subcommand takes ``--json`` to print machine-readable output.
 from __future__ import annotations
 
 import math
+import sys
 
 from ..experiments.machinery.grid import REGIMES as REGIME_CHOICES
 from ..model.config import EMBEDDING_KINDS
@@ -120,10 +121,11 @@ def _rows(args, one_evaluation: bool = True):
     rows = load_results(args.results)
     if one_evaluation:
         check_one_evaluation(rows, str(args.results))
-    check_one_grid(rows, str(args.results), None)  # a row pasted from another grid's sweep (issue 30 round 7)
+    grid = read_sweep_grid(args.results)  # round 15 (B291): a grid.json of another grid was not compared here
+    check_one_grid(rows, str(args.results), grid.name, str(grid_json_of(args.results)))  # round 7: pasted rows
     if one_evaluation and getattr(args, "eval_set", None) is not None:
         check_eval_set(rows, args.eval_set, str(args.results))
-    check_grid_describes_rows(rows, read_sweep_grid(args.results), str(grid_json_of(args.results)),
+    check_grid_describes_rows(rows, grid, str(grid_json_of(args.results)),
                               str(args.results))  # a row edited or pasted apart from its grid (round 10, P48)
     return rows
 
@@ -142,7 +144,7 @@ def run(args) -> int:
 
 def _lr(args) -> int:
     from ..errors import UserError
-    from ..experiments.method.lr_sweep import pick_learning_rates, render_lr_sweep
+    from ..experiments.method.lr_sweep import incomplete_note, pick_learning_rates, render_lr_sweep
 
     choices = pick_learning_rates(_rows(args), args.eval_set)
     # a main grid's rows: "picked 0.003" for every arm, exit 0 (issue 30 round 14, B336)
@@ -150,6 +152,8 @@ def _lr(args) -> int:
         raise UserError(f"the rows of {args.results!r} hold one learning rate per arm, so there is nothing to pick: "
                         f"they are not a learning-rate pre-sweep; pass the pre-sweep's folder "
                         f"(runs/GRID/presweep, written by `leviathan sweep --presweep`)")
+    if (note := incomplete_note(choices)) is not None:  # round 15, B180
+        print(note, file=sys.stderr)
     if args.json:
         _dump(choices)
         return 0
@@ -356,6 +360,10 @@ def _efficiency(args) -> int:
     res = efficiency_from_results(_rows(args, one_evaluation=False), args.regime, None, args.split)
     if args.json:
         _dump(res)
+        return 0
+    if not res:  # round 15 (B85, B89): no line at all, exit 0
+        print(f"no {args.regime} pairs in {args.results}: no run of regime {args.regime!r} there has its "
+              f"baseline's row to compare with")
         return 0
     for e in res:
         if e.result is None:

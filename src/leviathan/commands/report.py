@@ -46,6 +46,8 @@ def run(args) -> int:
     if args.ablation:
         from ..experiments.ablation import write_ablation_report
 
+        _check_ablation_options(args)
+
         out = Path(args.out) if args.out else Path(args.results[0]) / "ablations"
         command = "leviathan report " + " ".join(args.results) + f" --ablation --out {out}"
         print(f"wrote {write_ablation_report(args.results, out, command)} (+ figures and ablations.json)")
@@ -59,3 +61,23 @@ def run(args) -> int:
                         fair_shot=args.fair_shot)
     print(f"wrote {path} (+ figures and analysis.json in {out})")
     return 0
+
+
+# options of the sweep report that mean nothing to --ablation, with their defaults (given otherwise: refused)
+SWEEP_ONLY = {"lr_sweep": None, "fair_shot": None, "ladder": None, "bootstrap": 1000, "ci": 0.95, "seed": 0,
+              "eval_set": "val"}
+
+
+def _check_ablation_options(args) -> None:
+    """UserError naming the sweep report's options given with --ablation: ``--lr-sweep``, ``--ladder``,
+    ``--bootstrap`` and ``--eval-set nope`` were accepted and ignored, the README written as if not given (issue 30
+    round 15, B114, B115, B116). The ablation report has no pre-sweep section, no scaling fit and no intervals, and
+    compares every eval set its arms hold."""
+    from ..errors import UserError
+
+    given = [f"--{key.replace('_', '-')}" for key, default in SWEEP_ONLY.items() if getattr(args, key) != default]
+    if given:
+        raise UserError(f"{', '.join(given)} {'is an option' if len(given) == 1 else 'are options'} of the sweep "
+                        f"report, which --ablation does not use (it has no pre-sweep, scaling fit or intervals, and "
+                        f"tables every eval set its arms hold); leave {'it' if len(given) == 1 else 'them'} out, or "
+                        f"drop --ablation")

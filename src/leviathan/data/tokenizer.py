@@ -449,7 +449,18 @@ def _tokenizer_record(directory: Path) -> dict:
     return {"name": meta.tokenizer, "eot_id": meta.eot_id, "vocab_size": meta.vocab_size} if meta else {}
 
 
+def _check_step_companions(directory: Path) -> None:
+    """A checkpoint's step folder (it holds state.json): its tokenizer files must be the ones its state.json
+    fingerprints. ``load_tokenizer(step)`` loaded another data folder's tokenizer.json swapped into a step folder
+    without a word, while ``checkpoint.read.load_tokenizer(run)`` refused it (issue 30 round 15, B280)."""
+    from ..checkpoint.state import STATE_FILE, read_step_state, verify_companions
+
+    if (directory / STATE_FILE).is_file():
+        verify_companions(directory, read_step_state(directory), ("tokenizer.json", "leviathan_tokenizer.json"))
+
+
 def _from_directory(directory: Path) -> Tokenizer:
+    _check_step_companions(directory)
     info = _tokenizer_record(directory)
     name = info.get("name")
     if (directory / TOKENIZER_FILE).is_file():

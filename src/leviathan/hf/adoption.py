@@ -431,13 +431,26 @@ def load_adopted(path: str | os.PathLike, **from_pretrained_kwargs: Any) -> PreT
     base = _base_class(config)
     _check_model_type(config, base, path / "config.json")
     try:
-        return adopted_class(base).from_pretrained(str(path), config=config, **from_pretrained_kwargs)
+        model = adopted_class(base).from_pretrained(str(path), config=config, **from_pretrained_kwargs)
+        _check_saved_vocab(config, path / "config.json")  # after: weights that do not fit are named first
+        return model
     except RuntimeError as e:  # round 8: config.json's vocab_size edited to 301 ended in transformers' traceback
         if "ignore_mismatched_sizes" not in str(e):
             raise
         raise UserError(f"the weights in {path} do not fit the sizes its config.json gives (transformers' report "
                         f"above names the tensors): config.json was edited or comes from another model; restore it "
                         f"from a copy, or save the model again") from None
+
+
+def _check_saved_vocab(config: PretrainedConfig, where: Path) -> None:
+    """UserError when the generator's saved ``vocab_size`` is not the model's: config.json's
+    ``leviathan_generator.vocab_size`` edited 300 -> 301 loaded a generator of 301 ids under a 300-id model without a
+    word (issue 30 round 15, B78). The generator makes one row per id of the model's vocabulary."""
+    saved, model = getattr(config, CONFIG_KEY).get("vocab_size"), getattr(config, "vocab_size", None)
+    if saved is not None and model is not None and saved != model:
+        raise UserError(f"{where}: {CONFIG_KEY}.vocab_size is {saved!r}, but the model's vocab_size is {model!r}; the "
+                        f"generator makes one row per id of the model's vocabulary: config.json was edited or mixes "
+                        f"two models; restore it from a copy, or save the model again")
 
 
 def _check_model_type(config: PretrainedConfig, base: type[PreTrainedModel], where: Path) -> None:

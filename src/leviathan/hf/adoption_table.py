@@ -32,6 +32,11 @@ def check_fit_table(table: torch.Tensor) -> None:
 
     refuse_meta(table, "the model's input table (the fit's target)", "load the trained model with its weights (e.g. "
                 "from_pretrained), or adopt it without fit= (a fresh generator)")  # round 15, B56
+    if table.dtype == torch.float16:  # round 15 (B54): blamed on Fit.lr at every rate
+        raise UserError("the model is float16: the generator would be fitted in float16, where Adam's eps (1e-8) "
+                        "underflows to 0 and the fit diverges at any Fit.lr; load the model in float32 or bfloat16 "
+                        "(dtype=torch.bfloat16), adopt it with fit=, then cast the adopted model with .half() if "
+                        "float16 is needed")
     bad, squares = [], 0.0
     for start in range(0, table.shape[0], CHUNK):  # a float64 copy of a 256k x 4096 table would be 8 GB
         rows = table[start:start + CHUNK].detach().to(torch.float64)

@@ -369,6 +369,10 @@ class _ModeActivation(torch.autograd.Function):
         return grad_h, grad_weight, grad_bias, None
 
 
+# table_std's range: the window of table root mean squares a fit can follow (``hf.adoption_table``'s MIN_RMS, MAX_RMS)
+TABLE_STD_RANGE = (1e-15, 1e4)
+
+
 def _check_settings(**settings) -> None:
     """ValueError naming the setting and its valid range unless every size is a positive integer (knots >= 2, degree
     1-3, base None or >= 2), every epsilon and ``table_std`` a positive finite number and ``center`` / ``norm``
@@ -391,6 +395,10 @@ def _check_settings(**settings) -> None:
         value = settings[name]
         if isinstance(value, bool) or not isinstance(value, numbers.Real) or not math.isfinite(value) or value <= 0:
             raise ValueError(f"{name} must be a finite number > 0, got {value!r}")
+    low, high = TABLE_STD_RANGE  # round 15 (B273): 1e300 passed as "finite > 0" and every embedding came out NaN
+    if not low <= settings["table_std"] <= high:
+        raise ValueError(f"table_std must be in [{low:g}, {high:g}] (a table row's std; 0.02 is the usual), got "
+                         f"{settings['table_std']!r}: beyond that float32 squares overflow or underflow")
     import numpy as np
 
     for name in ("center", "norm"):  # numpy's bool is one too, as its ints and floats are numbers above (round 15,

@@ -4,6 +4,7 @@ says what the report shows and why)."""
 from __future__ import annotations
 
 import math
+import sys
 import os
 from collections.abc import Iterable
 from dataclasses import dataclass, field
@@ -14,7 +15,8 @@ import numpy as np
 from ...errors import UserError
 from ...model.accounting import ParamCounts
 from ...train.metrics import read_metric_rows
-from ..machinery.grid_file import GridFile, SizeSpec, read_grid_file
+from ..machinery.grid_file import GridFile, read_grid_file
+from .grid_source import grid_file_of, size_overrides
 from ..method.paired import val_points as _val_points
 from ..machinery.data_match import grid_plateau
 from ..method.records import Record, optional
@@ -242,7 +244,6 @@ def _grid_file(name: str) -> GridFile:
 
 def collect(paths: list[str | Path]) -> AblationResult:
     """Arms of every sweep, their summaries, and the factors (figure groups) the grids declare."""
-    from ..machinery.grid import flatten
 
     summaries, factors, left_out, per_folder = [], {}, [], []
     seen: dict[Path, str] = {}
@@ -259,9 +260,12 @@ def collect(paths: list[str | Path]) -> AblationResult:
         _check_runs_once(name, rows, str(path), runs_seen)
         per_folder.append((str(path), rows))
         left_out += unpaired(rows, name, str(path))
-        gf = _grid_file(name)
-        size_runs = {s: [o for run in SizeSpec.of(s, v).run for o in flatten(run)]
-                     for s, v in (gf.sizes or {}).items() if isinstance(v, dict)}
+        gf, warning = grid_file_of(grid, str(path)) if grid.name else (_grid_file(name), None)  # round 15, B244
+        if warning:
+            print(warning, file=sys.stderr)
+        size_runs = size_overrides(gf)
+        for run in grid.runs if warning else []:  # the file is not the sweep's: grid.json's own overrides
+            size_runs.setdefault(run.size, list(run.run_overrides))
         plateau, softmax = grid_plateau(grid), grid_softmax(grid)
         summaries += [summarize(arm, plateau, softmax) for arm in pair_arms(rows, grid, size_runs)]
         for factor, sizes_of_factor in (gf.ablations or {}).items():

@@ -135,6 +135,18 @@ def check_record_target(path: str | os.PathLike, flag: str = "--out") -> None:
                         f"away")
 
 
+def _check_same_run(path: Path, run: str, flag: str) -> None:
+    """UserError when ``path`` holds the record of another run than ``run``: ``analyze embeddings run3 --out F``
+    replaced run1's record in F without a word (issue 30 round 15, B307). A record is rewritten only by its own run's."""
+    if not path.is_file() or not _looks_like_record(path):
+        return
+    theirs = json.loads(path.read_text()).get("run")
+    if theirs != run:
+        raise UserError(f"{str(path)!r} holds the embeddings record of run {theirs!r}, not of {run!r}: writing this "
+                        f"run's record there would lose it; choose another {flag} (e.g. {run}.json), or move that "
+                        f"record away")
+
+
 _RECORD_KEYS = {"format", "run", "arm", "variant", "definitions", "init", "final", "probes"}
 
 
@@ -156,6 +168,7 @@ def write_record(path: str | os.PathLike, record: EmbeddingRecord, flag: str = "
     there that is not a record is refused (``check_record_target``)."""
     path = Path(path)
     check_record_target(path, flag)
+    _check_same_run(path, record.run, flag)
     check_not_inside(path, flag, ("prepare", "export"), within=RUN_CONTAINERS)  # not into a data folder (round 9, N124)
     path.parent.mkdir(parents=True, exist_ok=True)
     record = replace(record, sha256=content_sha256(json.loads(dumps(record))))
@@ -315,6 +328,8 @@ def write_sweep_records(sweep: str | os.PathLike, dest: str | os.PathLike | None
         _check_dest(Path(dest))
     out = records_dir(dest if dest is not None else sweep)
     rows = read_results(sweep / RESULTS)
+    if dest is not None:
+        _check_dest_grid(rows, sweep, Path(dest))
     if dest is not None and (Path(dest) / RESULTS).is_file():
         _check_dest_rows(rows, read_results(Path(dest) / RESULTS), sweep, Path(dest))
     written = []
@@ -334,6 +349,26 @@ def write_sweep_records(sweep: str | os.PathLike, dest: str | os.PathLike | None
         written.append(write_record(path, record_of_run(run_dir, data_dir, options), "--dest"))
         log(f"{row.name}: wrote {path}")
     return written
+
+
+def _grid_name_of(folder: Path, rows: list) -> str | None:
+    """The grid a folder's rows are of: its grid.json's name, else the one grid its rows name."""
+    names = {row.grid for row in rows if isinstance(row.grid, str) and row.grid}
+    return read_sweep_grid(folder).name or (names.pop() if len(names) == 1 else None)
+
+
+def _check_dest_grid(rows: list, sweep: Path, dest: Path) -> None:
+    """UserError, before any record is written, when ``dest`` is a sweep or results folder of another grid than
+    ``sweep``: ``--sweep lro --dest sw4`` wrote tinylr's records into tinyg's folder, and its report then showed
+    them as its runs' (issue 30 round 15, B264, B265)."""
+    if not (dest / RESULTS).is_file() and not (dest / "grid.json").is_file():
+        return
+    dest_rows = read_results(dest / RESULTS, report=lambda message: None) if (dest / RESULTS).is_file() else []
+    mine, theirs = _grid_name_of(sweep, rows), _grid_name_of(dest, dest_rows)
+    if mine and theirs and mine != theirs:
+        raise UserError(f"--dest {dest} holds the results of grid {theirs!r}, but {sweep}'s runs are of grid {mine!r}: "
+                        f"their records would be reported as {dest}'s runs; nothing was written; pass the folder of "
+                        f"grid {mine!r} (or a new one) as --dest")
 
 
 def _check_dest_rows(rows: list, dest_rows: list, sweep: Path, dest: Path) -> None:

@@ -217,12 +217,14 @@ def load_grid(name_or_path: str | os.PathLike | dict, *, data_dir: str | None = 
         for run in spec.run:  # each mapping on its own: a list of them is applied in order, on purpose
             check_repeated_overrides(flatten(run), where=f"in sizes.{n}.run of grid {name!r}")
     sizes = {n: _size_model(n, spec, vocab) for n, spec in parsed.items()}
+    _check_ablations(gf.ablations, sizes, name)
 
     grid = Grid(name=name, path=path, base_config=base_config, base_overrides=base_overrides, data_dir=ddir,
                 vocab_size=vocab, vocab_from=vocab_from, data_seed=data_seed, seeds=seeds, keys=keys,
                 eval_sets=eval_sets, eval_options=eval_options)
     grid.runs = expand(mapping(gf.experiments, "experiments"), sizes, seeds, data_seed if keys.data_seed else None,
                        tolerance, name)
+    _check_eval_positions(grid)
     variant_runs = _variant_runs(gf.variant_run, name, sizes)
     for r in grid.runs:
         r.run_overrides = [o for run in parsed[r.size].run for o in flatten(run)] + variant_runs.get(r.variant, []) \
@@ -239,6 +241,32 @@ def load_grid(name_or_path: str | os.PathLike | dict, *, data_dir: str | None = 
                               f"listed in them); list at least one variant and size in each")
         raise ConfigError(f"grid {name!r} has no experiments; add iso_body, isoparametric, scaling or variants")
     return grid
+
+
+def _check_eval_positions(grid: Grid) -> None:
+    """ConfigError when ``eval.seq_len`` is past a run's ``max_position_embeddings``: the sweep trained the first run
+    and only then refused to evaluate it, naming a bare "seq_len" (issue 30 round 15, B31)."""
+    seq_len = grid.eval_options.seq_len
+    for run in grid.runs if seq_len else []:
+        limit = getattr(run.model, "max_position_embeddings", None)
+        if isinstance(limit, int) and seq_len > limit:
+            raise ConfigError(f"grid {grid.name!r}: eval.seq_len {seq_len:,} exceeds run {run.name}'s "
+                              f"max_position_embeddings ({limit:,}, size {run.size!r}); set eval.seq_len to at most "
+                              f"{limit:,}, or leave it out (each run's own data.seq_len)")
+
+
+def _check_ablations(raw, sizes: dict, grid_name: str) -> None:
+    """ConfigError unless ``ablations:`` maps each factor to a list of ``SIZE`` or ``SIZE:VARIANT`` entries naming sizes
+    of the grid: ``{shape: [a, zz]}`` was accepted and the ablation report drew a "shape" figure of a size the grid
+    has not (issue 30 round 15, B243, B244)."""
+    for factor, entries in mapping(raw, "ablations").items():
+        if not isinstance(entries, list):
+            raise ConfigError(f"grid {grid_name!r}: ablations.{factor} is {entries!r}, not a list of SIZE or "
+                              f"SIZE:VARIANT entries")
+        unknown = [str(e) for e in entries if str(e).partition(":")[0] not in sizes]
+        if unknown:
+            raise ConfigError(f"grid {grid_name!r}: ablations.{factor} names {', '.join(map(repr, unknown))}, no size "
+                              f"of the grid (its sizes: {', '.join(sizes)}); name a size (or SIZE:VARIANT) of sizes:")
 
 
 def _check_not_grid_owned(grid: Grid, spec: RunSpec, sources: list[tuple[str, str]]) -> None:
@@ -346,9 +374,12 @@ def expand(experiments: dict, sizes: dict[str, dict], seeds: list[int], data_see
            grid_name: str = "grid") -> list[RunSpec]:
     """The runs of all experiments, deduplicated by content, in a stable order (experiments, sizes, variants, seeds)."""
     runs = _Runs(sizes, data_seed)
+    empty = []
     for key, exp in experiments.items():
         regime, where, spec = _read_experiment(key, exp, sizes, seeds, grid_name)
         add = functools.partial(runs.add, regime)
+        if not (spec.sizes and spec.seeds and spec.variants):
+            empty.append(where)
 
         if regime in ("iso_body", "scaling"):  # the same backbone for every variant
             for size in spec.sizes:
@@ -369,6 +400,9 @@ def expand(experiments: dict, sizes: dict[str, dict], seeds: list[int], data_see
                     cfg, target = match_total(base_cfg, v, tolerance, where=f"{where} size {size!r}")
                     add(v, size, {**base_model, "embedding": v, "num_hidden_layers": cfg.num_hidden_layers,
                                   "intermediate_size": cfg.intermediate_size}, seed, target=target)
+    if empty and runs.by_name:  # round 15 (B36): `iso_body: {sizes: []}` beside others: iso_body gone, no word
+        raise ConfigError(f"grid {grid_name!r}: {', '.join(empty)} makes no run (no sizes, variants or seeds listed "
+                          f"in it); list at least one of each, or remove the experiment")
     return list(runs.by_name.values())
 
 
@@ -451,13 +485,17 @@ def format_grids() -> str:
     name, number of runs, description; a grid that does not load says why on its line."""
     from ...configs import local_dir
 
-    lines = []
+    lines, local_smoke = [], (local_dir(GRIDS) / "smoke.yaml").is_file()
     for name in available_grids():
         where = " (./configs)" if (local_dir(GRIDS) / f"{name}.yaml").is_file() else ""
         try:
             grid, top = load_grid(name), read_grid_file(name)[0]
-            lines.append(f"{name:<14} {len(grid.runs):>3} runs  {top.description or '(no description)'}{where}")
+            # round 15 (B298): smoke.yaml holding grid 'tinyg' was listed as smoke; its rows are of grid 'tinyg'
+            named = "" if grid.name == name else (f" [the file names grid {grid.name!r}: its rows are of grid "
+                                                  f"{grid.name!r}; rename the file {grid.name}.yaml]")
+            lines.append(f"{name:<14} {len(grid.runs):>3} runs  {top.description or '(no description)'}{where}{named}")
         except UserError as e:
             lines.append(f"{name:<14}   ?        does not load: {e}{where}")
-    return "\n".join(lines + ["", "leviathan sweep --grid NAME --list shows a grid's runs; smoke is the small "
-                                   "pipeline check (a few CPU minutes on a prepared BPE folder: --data-dir)."])
+    smoke = "" if local_smoke else ("; smoke is the small pipeline check (a few CPU minutes on a prepared BPE "
+                                    "folder: --data-dir)")
+    return "\n".join(lines + ["", f"leviathan sweep --grid NAME --list shows a grid's runs{smoke}."])

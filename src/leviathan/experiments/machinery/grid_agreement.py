@@ -168,7 +168,7 @@ def check_grid_describes_rows(rows: Iterable, grid: SweepGrid, grid_file: str, s
         shown = "; ".join(differ[:MAX_SHOWN]) + (f"; ... {len(differ) - MAX_SHOWN} more" if len(differ) > MAX_SHOWN
                                                   else "")
         raise UserError(f"{grid_file} does not describe the rows of {source} ({len(differ)} difference(s): {shown}): "
-                        f"it was copied from another sweep of grid {grid.name!r} or edited; put back the sweep's own "
-                        f"grid.json (the sweep's own command, `leviathan sweep --grid {grid.name} --out FOLDER` with "
+                        f"it was copied from another sweep of grid {grid.name!r} or edited (or a row was); put back the "
+                        f"sweep's own grid.json and results.jsonl rows (the sweep's own command, `leviathan sweep --grid {grid.name} --out FOLDER` with "
                         f"the overrides its rows trained with, writes it again without training a run that has its "
                         f"row)")

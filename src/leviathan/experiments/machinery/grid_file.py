@@ -74,6 +74,9 @@ def read_grid_file(name_or_path: str | os.PathLike | dict) -> tuple[GridFile, Pa
         hint = difflib.get_close_matches(str(k), GRID_KEYS, n=1)
         raise ConfigError(f"unknown key {k!r} in grid {raw.get('name', path)}" +
                           (f"; did you mean {hint[0]!r}?" if hint else f"; valid keys: {', '.join(sorted(GRID_KEYS))}"))
+    if raw.get("description") is not None and not isinstance(raw["description"], str):  # round 15 (B39)
+        raise ConfigError(f"grid {raw.get('name', path)}: description is {raw['description']!r}, not text; write it "
+                          f"as one line of text (quoted if it holds ': ' or starts with '[')")
     return GridFile(**raw), path
 
 
@@ -251,6 +254,9 @@ def parse_eval(raw: Any, grid_name: str) -> tuple[list[EvalSet], EvalOptions]:
         s = {"split": s} if isinstance(s, str) else mapping(s, where)
         if "name" in s:
             raise ConfigError(f"{where}: 'name' is the set's key itself; delete it")
+        if "optional" in s and not isinstance(s["optional"], bool):  # round 15 (B41): "yes" was read as true
+            raise ConfigError(f"{where}.optional: expected true or false, got {s['optional']!r}; write true or "
+                              f"false without quotes")
         es = from_dict(EvalSet, {"name": str(set_name), **s}, prefix=f"{where}.")
         if (es.split is None) == (es.text is None):
             raise ConfigError(f"grid {grid_name!r}: eval set {set_name!r} needs exactly one of split: or text:")
@@ -259,7 +265,13 @@ def parse_eval(raw: Any, grid_name: str) -> tuple[list[EvalSet], EvalOptions]:
     for k in ev:
         if k not in options:
             raise ConfigError(f"unknown key eval.{k} in grid {grid_name!r}; valid: sets, {', '.join(options)}")
-    return eval_sets, from_dict(EvalOptions, ev, prefix="eval.")
+    opts = from_dict(EvalOptions, ev, prefix="eval.")
+    unknown = [str(n) for n in opts.bucket_sets or [] if n not in {es.name for es in eval_sets}]
+    if unknown:  # round 15 (B43): `bucket_sets: [nope]` wrote rows with no per-bucket losses at all, no word
+        raise ConfigError(f"grid {grid_name!r}: eval.bucket_sets names {', '.join(map(repr, unknown))}, which is no "
+                          f"eval set of the grid (its sets: {', '.join(es.name for es in eval_sets)}); name sets of "
+                          f"eval.sets")
+    return eval_sets, opts
 
 
 @dataclass

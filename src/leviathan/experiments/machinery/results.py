@@ -325,6 +325,10 @@ def read_results(path: str | os.PathLike, report=None) -> list[ResultRow]:
         raise TypeError(f"path must be a sweep folder or its results.jsonl (str or Path), got {type(path).__name__} "
                         f"{path!r:.60}")
     path = Path(path)
+    if path.name != RESULTS and not os.path.lexists(path) or dead_link(path) is not None:
+        # round 15 (B204): read_results("nonexist"), a mistyped folder, was [] without a word; a results.jsonl not
+        # written yet (a sweep folder before its first row) is still no rows
+        raise UserError(f"results {str(path)!r} {missing(path)}; pass a sweep output dir or its results.jsonl")
     if os.path.isdir(path):  # False, not ENAMETOOLONG, for a 300-byte name: ``missing`` names it (round 14, B328)
         path = path / RESULTS
     if not os.path.isfile(path):
@@ -488,6 +492,8 @@ def _impossible(d: dict) -> str | None:
             return f"has buckets.{name} losses below 0 or perplexities below 1"
         if any(v < 0 for v in (b or {}).get("count") or []):  # round 9 (M167): a count of -3 went into the report
             return f"has buckets.{name}.count {_shown(b['count'])}, not token counts >= 0"
+    if (problem := _buckets_contradict(d)) is not None or (problem := _sets_unbacked(d)) is not None:
+        return problem
     curve = d.get("curve") if isinstance(d.get("curve"), dict) else {}
     if (problem := _curve_null(curve)) is not None:
         return problem
@@ -499,6 +505,11 @@ def _impossible(d: dict) -> str | None:
         if any(v < 0 for v in points) or any(b < a for a, b in zip(points, points[1:])):
             # round 9 (M26): token counts of -5 ended in a TypeError traceback in `analyze efficiency`
             return f"has curve.{xs} {_shown(curve[xs])}, not token counts >= 0 in training order"
+    for key in ("grad_norm_input", "grad_norm_head", "grad_norm_input_median", "grad_norm_head_median"):
+        value = curve.get(key)  # round 15 (B217): a norm of -1.0 went into the ablation's gradient column
+        if any(_is_number(v) and v < 0 for v in (value if isinstance(value, list)
+                                                                            else [value])):
+            return f"has curve.{key} {_shown(value)}, not gradient norms >= 0"
     params = d.get("params") if isinstance(d.get("params"), dict) else {}
     if params.get("tied") is not None and params.get("head") is not None and params["tied"] != (params["head"] == 0):
         # round 11 (S22): a tied head is counted in input (head 0); an untied one is a V x D matrix, never empty
@@ -606,6 +617,51 @@ def _curve_contradicts(d: dict) -> str | None:
         return (f"has final_val_loss {_shown(final)}, not the last validation of its curve ({losses[-1]:.6g}; fields "
                 f"edited apart)")
     return None
+
+
+def _buckets_contradict(d: dict) -> str | None:
+    """Why a row's bucket definition cannot be what its evaluation measured (issue 30 round 15, B282, B283, B285):
+    ``num_ids`` [1, 1, 1] under a 300-id vocabulary, ``count`` [1, 1, 1] beside eval.val.tokens 1024, or method
+    ``log`` under evaluation.options.bucket_method ``mass`` were compared with the pair's buckets, exit 0. The
+    buckets partition the vocabulary (``num_ids`` sum to vocab_size), their counts the evaluated targets (sum to
+    eval.NAME.tokens), and their method and number are the evaluation's options."""
+    evaluation = d.get("evaluation") if isinstance(d.get("evaluation"), dict) else {}
+    options = evaluation.get("options") if isinstance(evaluation.get("options"), dict) else {}
+    for name, b in (d.get("buckets") or {}).items():
+        scheme = (b or {}).get("buckets") if isinstance((b or {}).get("buckets"), dict) else {}
+        ids, count = scheme.get("num_ids"), (b or {}).get("count")
+        tokens = ((d.get("eval") or {}).get(name) or {}).get("tokens")
+        if _numbers(ids) and _is_number(d.get("vocab_size")) and sum(ids) != d["vocab_size"]:
+            return (f"has buckets.{name}.buckets.num_ids {_shown(ids)} (sum {sum(ids):,}), not a split of its "
+                    f"{d['vocab_size']:,}-id vocabulary (fields edited apart)")
+        if _numbers(count) and _is_number(tokens) and sum(count) != tokens:
+            return (f"has buckets.{name}.count {_shown(count)} (sum {sum(count):,}), not the eval.{name}.tokens "
+                    f"{tokens:,} it was measured on (fields edited apart)")
+        for key, option in (("method", "bucket_method"), ("num_buckets", "buckets")):
+            if scheme.get(key) is not None and options.get(option) is not None and scheme[key] != options[option]:
+                return (f"has buckets.{name}.buckets.{key} {_shown(scheme[key])}, not its "
+                        f"evaluation.options.{option} {_shown(options[option])} (fields edited apart)")
+    return None
+
+
+def _sets_unbacked(d: dict) -> str | None:
+    """Why a row's eval or bucket numbers name a set its evaluation did not measure (issue 30 round 15, B211: a copy
+    of the val numbers under eval.ptb, with no evaluation.sets.ptb, was reported as a 'ptb' loss, exit 0). A row that
+    records its evaluation's sets measured those and no other."""
+    evaluation = d.get("evaluation") if isinstance(d.get("evaluation"), dict) else {}
+    sets = evaluation.get("sets")
+    if not isinstance(sets, dict) or not sets:
+        return None  # a row written before evaluations were recorded
+    for section in ("eval", "buckets"):
+        extra = sorted(str(name) for name in (d.get(section) or {}) if name not in sets)
+        if extra:
+            return (f"has {section}.{extra[0]} but no evaluation.sets.{extra[0]}: numbers of a set its evaluation "
+                    f"did not measure (its sets: {', '.join(map(str, sets))}; fields edited apart)")
+    return None
+
+
+def _numbers(values: Any) -> bool:
+    return isinstance(values, list) and bool(values) and all(_is_number(v) for v in values)
 
 
 def _curve_null(curve: dict) -> str | None:

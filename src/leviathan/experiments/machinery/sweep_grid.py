@@ -38,6 +38,7 @@ class GridRun:
     size: str | None = None
     seed: int | None = None
     data_seed: int | None = None
+    overrides_recorded: bool = field(default=False, compare=False)  # grid.json held run_overrides (not null)
 
 
 @dataclass
@@ -93,7 +94,9 @@ class SweepGrid:
                                 f"an object")
         grid.base_overrides = _overrides(grid.base_overrides, "base_overrides")
         grid.runs = list(grid.runs or [])
-        for run in grid.runs:
+        raw_runs = d.get("runs") if isinstance(d.get("runs"), list) else []
+        for run, raw in zip(grid.runs, raw_runs + [None] * len(grid.runs)):
+            run.overrides_recorded = isinstance(raw, Mapping) and raw.get("run_overrides") is not None  # B244
             run.model = dict(run.model or {})
             run.run_overrides = _overrides(run.run_overrides, "runs.run_overrides")
         grid.eval_sets = list(grid.eval_sets or [])

@@ -74,6 +74,10 @@ def val_curve(rows: list[MetricsRow], split: str | None = None) -> Curve:
     """Validation curve from metrics rows; ``split`` selects rows with that ``split`` (None: all val rows; a row naming no
     split counts as any). A resumed run may log a step twice: the last row for a token count wins."""
     points: dict[float, float] = {}
+    splits = {r.split for r in rows if r.val_loss is not None and r.split is not None}
+    if split is not None and splits and split not in splits:  # round 15 (B86): blamed on training, 'nope' not named
+        raise UserError(f"no validation rows of split {split!r} in the metrics (their splits: "
+                        f"{', '.join(sorted(map(str, splits)))}); pass one of those to --split")
     for r in rows:
         if r.val_loss is None:
             continue

@@ -104,6 +104,25 @@ def pick_learning_rates(rows: Iterable[ResultRow], eval_set: str = "val",
     return choices
 
 
+def missing_lrs(choice: LrChoice, lrs: Iterable[float]) -> list[float]:
+    """The lrs of ``lrs`` (every lr the pre-sweep tried) that ``choice``'s arm has no row at. A row skipped as
+    unreadable (NaN loss) left its arm picked from the other lr, shown like a complete pick (issue 30 round 15,
+    B180): the table says "missing" and the pick "incomplete"."""
+    return [lr for lr in lrs if lr not in choice.losses]
+
+
+def incomplete_note(choices: dict[str, LrChoice]) -> str | None:
+    """One warning line naming each arm picked from fewer lrs than the pre-sweep tried (None when none)."""
+    lrs = sorted({lr for c in choices.values() for lr in c.losses})
+    short = [(c.arm, gone) for c in choices.values() if (gone := missing_lrs(c, lrs))]
+    if not short:
+        return None
+    shown = "; ".join(f"{arm}: no row at lr {', '.join(f'{lr:g}' for lr in gone)}" for arm, gone in short[:3])
+    return (f"warning: the pre-sweep is incomplete ({shown}{' ...' if len(short) > 3 else ''}): those picks are "
+            f"from the rows there are; train or repair the missing runs (the sweep's own command trains what has no "
+            f"row) before using them")
+
+
 def render_lr_sweep(choices: dict[str, LrChoice], eval_set: str = "val", tolerance: float = TOLERANCE) -> list[str]:
     """Markdown lines: one row per arm, one column per lr, the pick in bold, and the rule."""
     lrs = sorted({lr for c in choices.values() for lr in c.losses})
@@ -113,12 +132,14 @@ def render_lr_sweep(choices: dict[str, LrChoice], eval_set: str = "val", toleran
         cells = []
         for lr in lrs:
             if lr not in c.losses:
-                cells.append("")
+                cells.append("missing")
                 continue
             v = c.losses[lr]
             text = "diverged" if v is None else f"{v:.4f}"
             cells.append(f"**{text}**" if lr == c.lr else text)
         picked = "-" if c.lr is None else f"{c.lr:g}" + (f" ({c.edge} edge of the lrs tried)" if c.edge else "")
+        if (gone := missing_lrs(c, lrs)) and c.lr is not None:
+            picked += f" (incomplete: no row at lr {', '.join(f'{lr:g}' for lr in gone)})"
         lines.append(f"| {c.arm} | " + " | ".join(cells) + f" | {picked} |")
     lines += ["", f"Final {eval_set} loss (nats) per peak lr. Rule (fixed in the plan): the lowest loss; within "
               f"{tolerance:g} nats of it, the lowest lr; "

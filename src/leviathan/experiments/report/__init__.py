@@ -24,6 +24,7 @@ from ..machinery.arm_rates import mixed_rates_note
 from ..machinery.embedding_files import read_records, records_dir
 from ..machinery.identity import check_eval_set
 from ..machinery.one_sweep import check_one_sweep
+from .presweep_of import check_presweep_of_grid
 from ..machinery.data_match import grid_plateau
 from ..machinery.results import COMPARISONS, json_safe, load_results
 from ..machinery.shards import merge_sweeps
@@ -64,10 +65,13 @@ def write_report(results: str | os.PathLike | list, out_dir: str | os.PathLike, 
         check_one_sweep(rows, grid, str(results), str(grid_json_of(results)))
     if (mixed := mixed_rates_note(rows)) is not None:  # seeds of one arm at other rates (round 14, B34)
         note(mixed)
+    for line in coverage_notes(rows, grid, str(results)):  # round 15 (B203, B163): runs and rows that differ
+        note(line)
     if lr_sweep is not None:  # read (and checked) before the first file is written
         sweeps = list(lr_sweep) if isinstance(lr_sweep, (list, tuple)) else [lr_sweep]
         lr_rows = merge_sweeps(sweeps)[0] if len(sweeps) > 1 else load_results(sweeps[0])
         _check_presweep_apart(lr_rows, grid.name, sweeps)
+        check_presweep_of_grid(lr_rows, rows, grid.name, sweeps, eval_set)  # round 15, B178
     records = read_records_of(folders, rows, note)  # read and checked before the first file is written
     if fair_shot is not None:  # likewise (round 11, R54: an unknown grid after four figures were written)
         from .fair_shot import planned_arms
@@ -95,6 +99,28 @@ def write_report(results: str | os.PathLike | list, out_dir: str | os.PathLike, 
         atomic_write_text(stage / "report.md", md)
         atomic_write_json(stage / "analysis.json", json_safe(a))
     return out / "report.md"
+
+
+def coverage_notes(rows: list, grid, source: str) -> list[str]:
+    """Notes naming the runs grid.json lists that have no row in ``source``, and the rows of runs it does not list:
+    the report of one shard of two said "Source: `shA` (4 runs)" and nothing of the grid's 3 other runs (issue 30
+    round 15, B203), and a row of a run removed from grid.json was reported as before, without a word (B163)."""
+    if not grid.runs:
+        return []
+    have, listed = {row.name for row in rows}, {run.name for run in grid.runs}
+    absent = [run.name for run in grid.runs if run.name not in have]
+    extra = sorted(have - listed)
+    out = []
+    if absent:
+        out.append(f"note: {len(absent)} of grid {grid.name!r}'s {len(grid.runs)} runs (grid.json) have no row in "
+                   f"{source} ({', '.join(absent[:4])}{' ...' if len(absent) > 4 else ''}): the tables compare the "
+                   f"runs that have rows; for the whole grid pass every shard's folder (leviathan report SHARD... "
+                   f"--out DIR), or finish the sweep")
+    if extra:
+        out.append(f"note: {len(extra)} row(s) of {source} are of runs grid.json does not list ({', '.join(extra[:4])}"
+                   f"{' ...' if len(extra) > 4 else ''}): runs the grid no longer has (or an edited grid.json); they "
+                   f"are reported with the grid's base settings checked")
+    return out
 
 
 def _extra_sections(md: str, a: Analysis, rows: list, ci: float, plateau, lr_sweep, fair_shot) -> str:
@@ -126,10 +152,13 @@ def read_records_of(folders: list, rows: list | None = None, report=None) -> lis
     OTHER --dest THIS``) were reported as this sweep's, exit 0 (issue 30 round 9, N57/N58). Records made with other
     bucket settings are a UserError too: the section compares them bucket by bucket (round 11, R27)."""
     by_name = {row.name: row for row in rows or []}
-    out = []
+    out, strays = [], []
     for folder in folders:
         for record in read_records(folder, report):
             row = by_name.get(record.run)
+            if by_name and row is None:  # round 15 (B265): another grid's records shown as this sweep's runs
+                strays.append(record.run)
+                continue
             known = row is not None and None not in (record.step, row.steps)  # a row may not record its steps
             if known and (record.step != row.steps or None not in (record.tokens, row.tokens)
                           and record.tokens != row.tokens):
@@ -140,6 +169,10 @@ def read_records_of(folders: list, rows: list | None = None, report=None) -> lis
                                 f"run trained on since); remake it: leviathan analyze embeddings --sweep SWEEP "
                                 f"--dest {folder} --redo, or delete it")
             out.append(record)
+    if strays and report is not None:
+        report(f"warning: {len(strays)} embeddings record(s) of runs that have no row here left out "
+               f"({', '.join(strays[:3])}{' ...' if len(strays) > 3 else ''}): records of another sweep's runs; "
+               f"remake this sweep's with leviathan analyze embeddings --sweep SWEEP, and move the others away")
     settings: dict[tuple, list[str]] = {}
     for record in out:
         settings.setdefault((record.num_buckets, record.bucket_method), []).append(record.run)
