@@ -98,8 +98,8 @@ def test_data_without_validation_tokens_is_refused_before_training(capsys, tmp_p
 
 
 @pytest.mark.parametrize("argv, shown", [
-    (["lm-eval", "{run}", "--batch-size", "abc"], "argument --batch-size: expected a positive integer, got 'abc'"),
-    (["lm-eval", "{run}", "--batch-size", "0"], "argument --batch-size: must be a positive integer, got 0"),
+    (["lm-eval", "{run}", "--batch-size", "abc"], "argument --batch-size: expected a positive integer or auto (in lower case), got 'abc'"),
+    (["lm-eval", "{run}", "--batch-size", "0"], "argument --batch-size: expected a positive integer or auto (in lower case), got '0'"),
     (["prepare", "stdlib", "--out", "{tmp}/d", "--workers", "0"], "argument --workers: must be a positive integer"),
     # round 9 (M88): --bootstrap 10**12 was taken, and on a sweep of several sizes drew until memory ran out
     (["report", "{run}", "--bootstrap", "1000000000000"], "argument --bootstrap: must be at most 100,000"),
