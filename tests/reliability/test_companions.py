@@ -479,7 +479,8 @@ def test_frequency_buckets_of_a_diverged_run_are_a_table_not_an_overflow(data, f
     diverged = tmp_path / "diverged"
     proc = cli(["train", *run_overrides(data, max_steps=1, checkpoint_interval=1, eval_interval=1, batch_tokens=512,
                                         eval_tokens=256, **{"data.seq_len": 64, "model.hidden_size": 32,
-                                                            "optim.lr": 1e3, "schedule.warmup_steps": 0}),
+                                                            "optim.lr": 10.0, "schedule.warmup_steps": 0,
+                                                            "model.initializer_range": 1.0}),
                 "--run-dir", diverged, "--quiet"])
     assert proc.returncode == 0, proc.stderr
     assert json.loads((diverged / "summary.json").read_text())["final_val_loss"] > 1000  # diverged

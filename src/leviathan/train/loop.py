@@ -566,5 +566,20 @@ def _divergence_message(step: int, loss: float, norm: float, lr: float, cfg: Run
     keep = (f"the last good checkpoint is {latest} (nothing was saved from the diverged state)" if latest
             else "no checkpoint had been saved yet (nothing was saved from the diverged state)")
     return (f"training diverged at step {step}: {what} at lr {lr:.3g}; {keep}. Try a lower learning rate, for "
-            f"example optim.lr={cfg.optim.lr / 3:.3g} (now {cfg.optim.lr:.3g}), or a longer schedule.warmup_steps, "
-            f"and {ckpt.RESUME_HINT.get()}")
+            f"example optim.lr={cfg.optim.lr / 3:.3g} (now {cfg.optim.lr:.3g}), or a longer schedule.warmup_steps"
+            f"{_suspects(cfg)}, and {ckpt.RESUME_HINT.get()}")
+
+
+def _suspects(cfg: RunConfig) -> str:
+    """The settings off their defaults that can make a loss diverge as well as the lr can: the line blamed the lr
+    alone when input_lr_mult, initializer_range, rope_theta or weight_decay was the cause (issue 30 round 15,
+    A171-A173, A181)."""
+    from ..model.config import ModelConfig
+    from ..run_config import OptimConfig
+
+    changed = [f"optim.{n}={getattr(cfg.optim, n):g}" for n in ("input_lr_mult", "weight_decay", "eps")
+               if getattr(cfg.optim, n) != getattr(OptimConfig, n)]
+    changed += [f"model.{n}={getattr(cfg.model, n):g}" for n in ("initializer_range", "rope_theta", "rms_norm_eps",
+                                                                  "generator_ln_eps")
+                if getattr(cfg.model, n) != getattr(ModelConfig, n)]
+    return f", or check the changed settings {', '.join(changed)}" if changed else ""
