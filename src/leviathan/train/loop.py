@@ -140,7 +140,7 @@ def _session(cfg: RunConfig, run_dir: Path, resume: str | None, device: torch.de
     validator = Validator(cfg, parts.amp_dtype, info, device)
     identity = _identity(run_dir, resume_path, loaded) if info.is_main else None  # rank 0 decides and writes it
     folder = RunFolder(run_dir, dump_yaml(cfg.resolved()), _data_tokenizer(cfg.data.path) if info.is_main else None,
-                       meta.tokenizer, identity.run_id if identity is not None else None)
+                       meta.tokenizer, identity.run_id if identity is not None else None, meta.fingerprint)
     saver = Checkpointer(folder, model, optimizer, loader, cfg, info, state.step if loaded is not None else None)
     _write_run_folder(run_dir, saver, device, counts, identity)
     out.start(_describe(cfg, device, info, counts, parts), cfg.total_steps, state.step)
