@@ -31,6 +31,7 @@ bit for bit on CPU (tests/integration/test_resume.py).
 from __future__ import annotations
 
 import contextlib
+import contextvars
 import functools
 import json
 import math
@@ -565,9 +566,26 @@ def _divergence_message(step: int, loss: float, norm: float, lr: float, cfg: Run
     latest = ckpt.latest_checkpoint(run_dir)
     keep = (f"the last good checkpoint is {latest} (nothing was saved from the diverged state)" if latest
             else "no checkpoint had been saved yet (nothing was saved from the diverged state)")
+    if (fix := LR_FIX.get()) is not None:  # a caller with its own flags (the demo)
+        return f"training diverged at step {step}: {what} at lr {lr:.3g}; {keep}. {fix(cfg)}{_suspects(cfg)}"
     return (f"training diverged at step {step}: {what} at lr {lr:.3g}; {keep}. Try a lower learning rate, for "
             f"example optim.lr={cfg.optim.lr / 3:.3g} (now {cfg.optim.lr:.3g}), or a longer schedule.warmup_steps"
             f"{_suspects(cfg)}, and {ckpt.RESUME_HINT.get()}")
+
+
+# How a caller that builds the config from its own flags words the divergence line's fix: (cfg) -> text (round 15,
+# A126: the demo's line named train's settings).
+LR_FIX: contextvars.ContextVar = contextvars.ContextVar("LR_FIX", default=None)
+
+
+@contextlib.contextmanager
+def lr_fix(words):
+    """Word the divergence line's fix with ``words(cfg)`` inside the block (``LR_FIX``)."""
+    token = LR_FIX.set(words)
+    try:
+        yield
+    finally:
+        LR_FIX.reset(token)
 
 
 def _suspects(cfg: RunConfig) -> str:
