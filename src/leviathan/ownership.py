@@ -371,8 +371,10 @@ def check_claim(folder: str | os.PathLike, verb: str, names: Iterable[str], fix:
     clashes = [name for name in entries
                if name not in own and _matches(name, patterns)]
     if clashes:
+        why = (f"the folder's {MARKER} does not list it" if marker is not None else  # round 15 (A138): named a
+               f"the folder has no {MARKER}: no leviathan verb made it")  # marker the folder did not have
         raise UserError(f"`leviathan {verb}` would write over {_some(clashes)} in {str(folder)!r}, which it did not "
-                        f"create (the folder's {MARKER} does not list it); move it out of the folder, or {fix}")
+                        f"create ({why}); move it out of the folder, or {fix}")
 
 
 def check_not_special(path: str | os.PathLike, flag: str) -> None:
