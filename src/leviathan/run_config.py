@@ -30,7 +30,7 @@ from dataclasses import dataclass, field, fields, replace
 from pathlib import Path
 from typing import Any, Literal, Optional, Sequence
 
-from .config import ConfigError, apply_overrides, from_dict, load_yaml, require
+from .config import ConfigError, apply_overrides, from_dict, load_yaml, require, require_range
 from .configs import find_train_config
 from .data.meta import NO_META, PreparedMeta, find_meta, not_prepared
 from .devices import device_problem
@@ -127,7 +127,7 @@ class OptimConfig:
             value = getattr(self, name)
             if value is None or (name == "grad_clip" and value == 0):  # null: disabled / = weight_decay
                 continue
-            require(low <= value <= high, f"optim.{name}={value:g} is outside the range a run can use: set it in "
+            require_range(low <= value <= high, f"optim.{name}={value:g} is outside the range a run can use: set it in "
                                           f"[{low:g}, {high:g}]{_OPTIM_NOTES.get(name, '')}")
 
 

@@ -25,7 +25,7 @@ import numbers
 from dataclasses import dataclass, replace
 from typing import Literal, Optional
 
-from ..config import ConfigError, require
+from ..config import ConfigError, require, require_range
 from ..integers import as_int, is_integer
 from .generator_size import check_size, smallest_base
 
@@ -145,7 +145,7 @@ class ModelConfig:
                     and value > 0, f"model.{name} must be a positive number, got {value!r}"
                     + ("; nan and inf are not settings" if isinstance(value, float) and not math.isfinite(value)
                        else ""))
-            require(low <= value <= high, f"model.{name}={value:g} is outside the range any model uses: set it in "
+            require_range(low <= value <= high, f"model.{name}={value:g} is outside the range any model uses: set it in "
                                           f"[{low:g}, {high:g}] (default {getattr(type(self), name):g})")
         self._check_options()
         if self.generator_base is not None:
