@@ -445,21 +445,55 @@ def _tokenizer_record(directory: Path) -> dict:
     return {"name": meta.tokenizer, "eot_id": meta.eot_id, "vocab_size": meta.vocab_size} if meta else {}
 
 
-def _check_recorded_files(directory: Path) -> None:
-    """UserError when the tokenizer files of a checkpoint (state.json's sha256) or of an export (its marker's) are not
-    the ones saved there: a tokenizer.json of another preparation copied in was taken by ``prepare --tokenizer
-    FOLDER`` and ``load_tokenizer`` without a word, while eval of the same folder refuses it (issue 30 round 15,
-    A195, A197)."""
-    names = (TOKENIZER_FILE, INFO_FILE)
-    if (directory / "state.json").is_file():
-        from ..checkpoint.state import read_step_state, verify_companions
+def _check_step_companions(directory: Path) -> None:
+    """A checkpoint's step folder (it holds state.json): its tokenizer files must be the ones its state.json
+    fingerprints. ``load_tokenizer(step)`` loaded another data folder's tokenizer.json swapped into a step folder
+    without a word, while ``checkpoint.read.load_tokenizer(run)`` refused it (issue 30 round 15, B280)."""
+    from ..checkpoint.state import STATE_FILE, read_step_state, verify_companions
 
-        verify_companions(directory, read_step_state(directory), names)
-        return
+    if (directory / STATE_FILE).is_file():
+        verify_companions(directory, read_step_state(directory), ("tokenizer.json", "leviathan_tokenizer.json"))
+
+
+def _from_directory(directory: Path) -> Tokenizer:
+    _check_step_companions(directory)
+    info = _tokenizer_record(directory)
+    name = info.get("name")
+    if (directory / TOKENIZER_FILE).is_file():
+        if name in (None, "") or name in BUILTIN_ENCODINGS:
+            name = str(directory.resolve())
+        tok: Tokenizer = _from_json_file(directory / TOKENIZER_FILE, str(name))
+    elif name in BUILTIN_ENCODINGS:
+        tok = load_tokenizer(name)
+    elif name:
+        raise UserError(f"{directory} records tokenizer {name!r} but holds no {TOKENIZER_FILE}; "
+                        f"copy the tokenizer.json back or re-run `leviathan prepare`")
+    else:
+        raise UserError(f"{directory} holds no tokenizer ({TOKENIZER_FILE}, {INFO_FILE} or meta.json)"
+                        f"{_run_folder_hint(directory)}; {_SPEC_HELP}")
+    for key in ("eot_id", "vocab_size"):
+        want = info.get(key)
+        if want is not None and (isinstance(want, bool) or not isinstance(want, int)):
+            raise UserError(f"{directory}: field {key!r} of its tokenizer record is {want!r}, not an integer; the "
+                            f"directory was damaged or edited by hand; {_recreate(directory)}")
+        if want is not None and want != getattr(tok, key):
+            raise UserError(f"tokenizer in {directory} has {key}={getattr(tok, key)} but its metadata says "
+                            f"{want}; the directory was edited by hand; {_recreate(directory)}")
+    check_meta_tokenizer(directory, tok)  # a data folder's meta.json too, not only the tokenizer's own record
+    return tok
+
+
+def _check_export_companions(directory: Path) -> None:
+    """An export's tokenizer files must be the ones its marker fingerprints (``leviathan.ownership``): a tokenizer.json
+    of another preparation copied into an export was taken by ``prepare --tokenizer EXPORT`` and ``load_tokenizer``
+    without a word, while eval of the same folder refuses it (issue 30 round 15, A195). A step folder's are checked
+    against its state.json (``_check_step_companions``: B280, A197)."""
     from ..ownership import check_output_files
 
-    check_output_files(directory, f"export the checkpoint again (leviathan export RUN {directory} --overwrite), "
-                                  f"or pass the run's step folder as the tokenizer", names)
+    if not (directory / "state.json").is_file():
+        check_output_files(directory, f"export the checkpoint again (leviathan export RUN {directory} --overwrite), "
+                                      f"or pass the run's step folder as the tokenizer",
+                           (TOKENIZER_FILE, INFO_FILE))
 
 
 def _recreate(directory: Path) -> str:
@@ -489,34 +523,6 @@ def _run_folder_hint(directory: Path) -> str:
             if step is not None and (step / TOKENIZER_FILE).is_file() else "")
 
 
-def _from_directory(directory: Path) -> Tokenizer:
-    _check_recorded_files(directory)
-    info = _tokenizer_record(directory)
-    name = info.get("name")
-    if (directory / TOKENIZER_FILE).is_file():
-        if name in (None, "") or name in BUILTIN_ENCODINGS:
-            name = str(directory.resolve())
-        tok: Tokenizer = _from_json_file(directory / TOKENIZER_FILE, str(name))
-    elif name in BUILTIN_ENCODINGS:
-        tok = load_tokenizer(name)
-    elif name:
-        raise UserError(f"{directory} records tokenizer {name!r} but holds no {TOKENIZER_FILE}; "
-                        f"copy the tokenizer.json back or re-run `leviathan prepare`")
-    else:
-        raise UserError(f"{directory} holds no tokenizer ({TOKENIZER_FILE}, {INFO_FILE} or meta.json)"
-                        f"{_run_folder_hint(directory)}; {_SPEC_HELP}")
-    for key in ("eot_id", "vocab_size"):
-        want = info.get(key)
-        if want is not None and (isinstance(want, bool) or not isinstance(want, int)):
-            raise UserError(f"{directory}: field {key!r} of its tokenizer record is {want!r}, not an integer; the "
-                            f"directory was damaged or edited by hand; {_recreate(directory)}")
-        if want is not None and want != getattr(tok, key):
-            raise UserError(f"tokenizer in {directory} has {key}={getattr(tok, key)} but its metadata says "
-                            f"{want}; the directory was edited by hand; {_recreate(directory)}")
-    check_meta_tokenizer(directory, tok)  # a data folder's meta.json too, not only the tokenizer's own record
-    return tok
-
-
 def load_tokenizer(spec) -> Tokenizer:
     """``o200k_base`` | ``cl100k_base`` | path to a tokenizer.json | a directory (data dir, checkpoint)."""
     if isinstance(spec, Tokenizer):
@@ -536,6 +542,7 @@ def load_tokenizer(spec) -> Tokenizer:
                         f"prepared data dir (or its tokenizer.json), not by name")
     path = Path(spec).expanduser()
     if path.is_dir():
+        _check_export_companions(path)
         return _from_directory(path)
     if path.is_file():
         return _from_json_file(path, str(path.resolve()))
