@@ -36,3 +36,16 @@ def test_a_sweep_selection_of_no_run_lists_the_runs_and_list(data, tmp_path):
     line = cli_error(["sweep", "--grid", grid, "--out", tmp_path / "s", "--only", "zzz*"])
     assert "no run of grid 'g' matches the selection (--only 'zzz*'); its runs are " in line, line
     assert "`leviathan sweep --grid GRID --list`" in line and not (tmp_path / "s").exists()
+
+
+def test_a_size_name_too_long_for_a_run_folder_is_refused_when_the_grid_is_read(data, tmp_path):
+    """A145: a 245-letter size name failed when the sweep made the run's folder, the fix pointing at --out."""
+    size = "z" * 245
+    grid = tmp_path / "glong.yaml"
+    grid.write_text(yaml.safe_dump({"name": "g", "data": {"dir": str(data)}, "seeds": [0],
+                                    "base": {"max_steps": 1, "data": {"seq_len": 32}},
+                                    "sizes": {size: "cpu-tiny"},
+                                    "experiments": {"iso_body": {"variants": ["dense_tied"], "sizes": [size]}}}))
+    line = cli_error(["sweep", "--grid", grid, "--out", tmp_path / "gl"])
+    assert "past the 255 a file name may have" in line and "give that size a shorter name under sizes:" in line, line
+    assert "--out" not in line and not (tmp_path / "gl").exists()
