@@ -127,8 +127,8 @@ class OptimConfig:
             value = getattr(self, name)
             if value is None or (name == "grad_clip" and value == 0):  # null: disabled / = weight_decay
                 continue
-            require_range(low <= value <= high, f"optim.{name}={value:g} is outside the range a run can use: set it in "
-                                          f"[{low:g}, {high:g}]{_OPTIM_NOTES.get(name, '')}")
+            require_range(low <= value <= high, f"optim.{name}={value:g} is outside the range a run can use: set it "
+                                                f"in [{low:g}, {high:g}]{_OPTIM_NOTES.get(name, '')}")
 
 
 @dataclass

@@ -28,7 +28,8 @@ from leviathan.train import checkpoint as ckpt
 sys.path.insert(0, str(Path(__file__).parent))
 from reliability_support import (one_error, refingerprint, refingerprint_data, run_overrides, tree_hashes,  # noqa: E402
                                  write_corpus)
-from test_train import DIVERGE, huge_lr_allowed  # noqa: E402,F401  (reliability_support puts tests/integration on the path)
+# (reliability_support puts tests/integration on the path)
+from test_train import DIVERGE, huge_lr_allowed  # noqa: E402,F401
 
 pytestmark = [pytest.mark.reliability, pytest.mark.usefixtures("single_thread")]
 

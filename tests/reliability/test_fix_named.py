@@ -21,8 +21,8 @@ def test_eval_of_an_empty_validation_split_names_the_way_out(data, finished_run,
     proc = cli(["prepare", data.parent / "corpus", "--out", pp, "--tokenizer", data, "--val-fraction", "0"])
     assert proc.returncode == 0, proc.stderr
     line = cli_error(["eval", finished_run, "--data", pp])
-    assert "nothing to evaluate: prepare the data with a validation split (leviathan prepare ... --val-fraction" in line \
-        and "--split train" in line, line
+    assert "nothing to evaluate: prepare the data with a validation split (leviathan prepare ... " in line, line
+    assert "--val-fraction" in line and "--split train" in line, line
 
 
 def test_a_sweep_selection_of_no_run_lists_the_runs_and_list(data, tmp_path):

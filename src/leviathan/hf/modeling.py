@@ -66,13 +66,13 @@ class LeviathanPreTrainedModel(PreTrainedModel):
         round 15, A66). A hub name or a folder without safetensors is left to transformers."""
         import os
 
-        if isinstance(pretrained_model_name_or_path, (str, os.PathLike)) and os.path.isdir(pretrained_model_name_or_path) \
-                and not kwargs.get("subfolder"):
+        where = pretrained_model_name_or_path
+        if isinstance(where, (str, os.PathLike)) and os.path.isdir(where) and not kwargs.get("subfolder"):
             from pathlib import Path
 
             from ..eval.weight_names import check_weight_names
 
-            check_weight_names(Path(pretrained_model_name_or_path))
+            check_weight_names(Path(where))
         return super().from_pretrained(pretrained_model_name_or_path, *args, **kwargs)
 
     @torch.no_grad()

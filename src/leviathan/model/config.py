@@ -145,8 +145,8 @@ class ModelConfig:
                     and value > 0, f"model.{name} must be a positive number, got {value!r}"
                     + ("; nan and inf are not settings" if isinstance(value, float) and not math.isfinite(value)
                        else ""))
-            require_range(low <= value <= high, f"model.{name}={value:g} is outside the range any model uses: set it in "
-                                          f"[{low:g}, {high:g}] (default {getattr(type(self), name):g})")
+            require_range(low <= value <= high, f"model.{name}={value:g} is outside the range any model uses: set it "
+                                                f"in [{low:g}, {high:g}] (default {getattr(type(self), name):g})")
         self._check_options()
         if self.generator_base is not None:
             require(self.generator_base >= 2, f"model.generator_base must be at least 2, got {self.generator_base}")
