@@ -222,7 +222,9 @@ def one_line_errors(call, verb: str | None = None) -> int:
         with watched_stdout():
             return int(call() or 0)
     except UserError as e:
-        print(f"error: {e}", file=sys.stderr)
+        from .checkpoint.vanished import pruned_while_read
+
+        print(f"error: {pruned_while_read(str(e)) or e}", file=sys.stderr)  # a step pruned under a reader (A208)
         return 2
     except Exception as e:  # numpy's short write, torch.save and safetensors carry no errno: leviathan.storage
         if reader_left(e):

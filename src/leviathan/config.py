@@ -13,6 +13,8 @@ Footguns handled here: YAML reads ``1e-3`` as a string (converted when the field
 
 from __future__ import annotations
 
+import contextlib
+import contextvars
 import dataclasses
 import difflib
 import math
@@ -331,6 +333,27 @@ def _finite(value: float, where: str) -> float:
         raise ConfigError(f"{where}: expected a finite number, got {value!r}; nan and inf are not settings (null "
                           f"disables what can be disabled)")
     return value
+
+
+# Set while a saved config is read back (a checkpoint's config.yaml): a setting's sensible range (``require_range``)
+# is for what a run is started with; a run trained before the ranges (round 15) stays readable.
+SAVED_CONFIG: contextvars.ContextVar[bool] = contextvars.ContextVar("SAVED_CONFIG", default=False)
+
+
+@contextlib.contextmanager
+def reading_saved_config():
+    token = SAVED_CONFIG.set(True)
+    try:
+        yield
+    finally:
+        SAVED_CONFIG.reset(token)
+
+
+def require_range(condition: bool, message: str) -> None:
+    """``require``, except for a saved config being read back (``SAVED_CONFIG``): the sensible ranges of float
+    settings (issue 30 round 15, A169-A181) refused to read a run trained before them."""
+    if not SAVED_CONFIG.get():
+        require(condition, message)
 
 
 def require(condition: bool, message: str) -> None:

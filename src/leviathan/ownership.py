@@ -155,7 +155,7 @@ def _sha256(path: Path) -> str:
     return h.hexdigest()
 
 
-def check_output_files(folder: str | os.PathLike, fix: str) -> None:
+def check_output_files(folder: str | os.PathLike, fix: str, names: Iterable[str] | None = None) -> None:
     """UserError unless every file ``folder``'s marker fingerprints is there and is the file the verb wrote (a folder
     whose marker records no digests, or that has no marker, is not checked). Companion files swapped between exports
     (a tokenizer.json of another preparation, weights of another run) were loaded as they were (issue 30 round 5)."""
@@ -163,6 +163,8 @@ def check_output_files(folder: str | os.PathLike, fix: str) -> None:
     if marker is None or not marker.sha256:
         return
     for name, digest in marker.sha256.items():
+        if names is not None and name not in names:  # only the files a reader uses (the tokenizer's, round 15)
+            continue
         path = Path(folder) / name
         if not path.is_file():
             raise UserError(f"{str(path)!r} is missing, but {MARKER} records it: the folder is incomplete; {fix}")
@@ -369,8 +371,10 @@ def check_claim(folder: str | os.PathLike, verb: str, names: Iterable[str], fix:
     clashes = [name for name in entries
                if name not in own and _matches(name, patterns)]
     if clashes:
+        why = (f"the folder's {MARKER} does not list it" if marker is not None else  # round 15 (A138): named a
+               f"the folder has no {MARKER}: no leviathan verb made it")  # marker the folder did not have
         raise UserError(f"`leviathan {verb}` would write over {_some(clashes)} in {str(folder)!r}, which it did not "
-                        f"create (the folder's {MARKER} does not list it); move it out of the folder, or {fix}")
+                        f"create ({why}); move it out of the folder, or {fix}")
 
 
 def check_not_special(path: str | os.PathLike, flag: str) -> None:

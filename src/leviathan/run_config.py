@@ -30,7 +30,7 @@ from dataclasses import dataclass, field, fields, replace
 from pathlib import Path
 from typing import Any, Literal, Optional, Sequence
 
-from .config import ConfigError, apply_overrides, from_dict, load_yaml, require
+from .config import ConfigError, apply_overrides, from_dict, load_yaml, require, require_range
 from .configs import find_train_config
 from .data.meta import NO_META, PreparedMeta, find_meta, not_prepared
 from .devices import device_problem
@@ -69,6 +69,16 @@ class DataConfig:
         require(bool(self.path), "data.path is empty; set it to a prepared data directory (leviathan prepare)")
 
 
+# The optimiser's float settings' ranges: only > 0 (>= 0) was checked, and input_lr_mult 1e300 overflowed float32 in
+# torch's Adam (a traceback), lr 1e-300, eps 1e300 or grad_clip 1e-300 learned nothing, exit 0, and input_lr_mult
+# 1e30 or weight_decay 1e300 diverged with the lr blamed (issue 30 round 15, A170, A171, A178-A181). Wide enough
+# for every config and preset (lr 3e-5..3e-2, input_lr_mult 0.3..3, weight_decay 0.1, grad_clip 1).
+OPTIM_RANGES = {"lr": (1e-8, 10.0), "eps": (1e-30, 0.1), "weight_decay": (0.0, 10.0), "grad_clip": (1e-6, 1e6),
+                "head_weight_decay": (0.0, 10.0), "input_lr_mult": (1e-3, 1e3)}
+_OPTIM_NOTES = {"grad_clip": ", or 0 / null to disable clipping", "input_lr_mult": " (1 = no multiplier)",
+                "weight_decay": " (0 disables)"}
+
+
 @dataclass
 class OptimConfig:
     """AdamW with decoupled weight decay.
@@ -101,10 +111,10 @@ class OptimConfig:
     input_lr_mult: float = 1.0
 
     def __post_init__(self) -> None:
-        require(self.lr > 0, f"optim.lr must be positive, got {self.lr}")
         require(len(self.betas) == 2 and all(0.0 <= b < 1.0 for b in self.betas),
                 f"optim.betas must be two numbers in [0, 1), got {list(self.betas)}")
         self.betas = (float(self.betas[0]), float(self.betas[1]))
+        require(self.lr > 0, f"optim.lr must be positive, got {self.lr}")
         require(self.eps > 0, f"optim.eps must be positive, got {self.eps}")
         require(self.weight_decay >= 0, f"optim.weight_decay must be >= 0, got {self.weight_decay}")
         require(self.grad_clip is None or self.grad_clip >= 0,
@@ -113,6 +123,12 @@ class OptimConfig:
                 f"optim.head_weight_decay must be >= 0 or null (= weight_decay), got {self.head_weight_decay}")
         require(self.input_lr_mult > 0, f"optim.input_lr_mult must be positive (1 = no multiplier), "
                                         f"got {self.input_lr_mult}")
+        for name, (low, high) in OPTIM_RANGES.items():
+            value = getattr(self, name)
+            if value is None or (name == "grad_clip" and value == 0):  # null: disabled / = weight_decay
+                continue
+            require_range(low <= value <= high, f"optim.{name}={value:g} is outside the range a run can use: set it "
+                                                f"in [{low:g}, {high:g}]{_OPTIM_NOTES.get(name, '')}")
 
 
 @dataclass

@@ -54,7 +54,17 @@ def make_data(root: Path, vocab: int = 300) -> Path:
 # by about the learning rate (an Adam step is lr-sized whatever the gradient), so the next forward of the leviathan
 # model gives a NaN loss. A resumed run takes the current config's lr: resuming with these diverges at the second
 # resumed step, after the last good checkpoint and one more finite step.
+# optim.lr is bounded to [1e-8, 10] at validation (issue 30 round 15, A180); a test of the divergence stop lifts
+# the bound with ``huge_lr_allowed``.
 DIVERGE = {"optim.lr": 1e30, "optim.grad_clip": "null", "schedule.warmup_steps": 0}
+
+
+@pytest.fixture
+def huge_lr_allowed(monkeypatch):
+    """Let optim.lr be 1e30, past its validated range, so that a test can make training diverge for real."""
+    from leviathan import run_config
+
+    monkeypatch.setitem(run_config.OPTIM_RANGES, "lr", (1e-8, 1e30))
 
 
 def tiny_overrides(data: Path, **extra) -> list[str]:
@@ -160,7 +170,7 @@ def test_print_config_and_yaml_file(data, tmp_path, capsys):
     assert "hidden_size: 32" in out and "lr: 0.005" in out and "vocab_size: 300" in out
 
 
-def test_non_finite_loss_stops_and_keeps_last_good_checkpoint(data, tmp_path):
+def test_non_finite_loss_stops_and_keeps_last_good_checkpoint(data, tmp_path, huge_lr_allowed):
     run = tmp_path / "run"
     train(load_run_config(None, tiny_overrides(data, max_steps=4, checkpoint_interval=2, eval_interval=0)), run,
           quiet=True)
@@ -181,7 +191,7 @@ def test_non_finite_loss_stops_and_keeps_last_good_checkpoint(data, tmp_path):
     assert summary.steps == 6 and math.isfinite(summary.final_val_loss)
 
 
-def test_huge_learning_rate_diverges_through_cli(data, tmp_path, capsys):
+def test_huge_learning_rate_diverges_through_cli(data, tmp_path, capsys, huge_lr_allowed):
     # dense_tied: with overflowing weights the generator's spline window currently raises an index
     # error on NaN coordinates instead of returning NaN (reported to the model owners)
     run = tmp_path / "run"

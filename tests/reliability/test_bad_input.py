@@ -28,7 +28,8 @@ from leviathan.train import checkpoint as ckpt
 sys.path.insert(0, str(Path(__file__).parent))
 from reliability_support import (one_error, refingerprint, refingerprint_data, run_overrides, tree_hashes,  # noqa: E402
                                  write_corpus)
-from test_train import DIVERGE  # noqa: E402  (reliability_support puts tests/integration on the path)
+# (reliability_support puts tests/integration on the path)
+from test_train import DIVERGE, huge_lr_allowed  # noqa: E402,F401
 
 pytestmark = [pytest.mark.reliability, pytest.mark.usefixtures("single_thread")]
 
@@ -426,7 +427,7 @@ def on_micro_step(n: int, action):
         handle.remove()
 
 
-def test_non_finite_loss_keeps_the_last_good_checkpoint(capsys, data, run_copy):
+def test_non_finite_loss_keeps_the_last_good_checkpoint(capsys, data, run_copy, huge_lr_allowed):
     before = tree_hashes(run_copy / "checkpoints")
     line = fails(capsys, *resume(run_copy, data, max_steps=8, **DIVERGE))  # step 5 explodes the weights, 6 is NaN
     assert line.startswith("error: training diverged at step 6: loss is nan at lr ")

@@ -22,7 +22,7 @@ import pytest
 
 sys.path.insert(0, str(Path(__file__).parent))
 from reliability_support import cli_error, run_overrides, tree_hashes  # noqa: E402
-from test_bad_input import fails, resume  # noqa: E402
+from test_bad_input import fails, huge_lr_allowed, resume  # noqa: E402,F401
 
 pytestmark = [pytest.mark.reliability, pytest.mark.usefixtures("single_thread")]
 
@@ -493,18 +493,20 @@ def test_lm_eval_refuses_an_export_whose_config_describes_another_model_than_its
     assert not (tmp_path / "out").exists()
 
 
-def test_frequency_buckets_of_a_diverged_run_are_a_table_not_an_overflow(data, finished_run, tmp_path):
+def test_frequency_buckets_of_a_diverged_run_are_a_table_not_an_overflow(data, finished_run, tmp_path,
+                                                                          huge_lr_allowed):
     """Round 14 (B295): ``analyze frequency --runs RUN DIVERGED`` (a 1-step run at lr 1000, val loss ~340,000) ended
     in an OverflowError traceback computing 1 - exp(L_model - L_baseline). Either order now prints the table, the
     diverged run's reduction shown as -inf% (its perplexity past float range times the other's)."""
     from reliability_support import cli
 
-    diverged = tmp_path / "diverged"
-    proc = cli(["train", *run_overrides(data, max_steps=1, checkpoint_interval=1, eval_interval=1, batch_tokens=512,
-                                        eval_tokens=256, **{"data.seq_len": 64, "model.hidden_size": 32,
-                                                            "optim.lr": 1e3, "schedule.warmup_steps": 0}),
-                "--run-dir", diverged, "--quiet"])
-    assert proc.returncode == 0, proc.stderr
+    from leviathan.cli import main
+
+    diverged = tmp_path / "diverged"  # lr 1000 is past optim.lr's range since round 15: in process, the bound lifted
+    assert main(["train", *run_overrides(data, max_steps=1, checkpoint_interval=1, eval_interval=1, batch_tokens=512,
+                                         eval_tokens=256, **{"data.seq_len": 64, "model.hidden_size": 32,
+                                                             "optim.lr": 1e3, "schedule.warmup_steps": 0}),
+                 "--run-dir", str(diverged), "--quiet"]) == 0
     assert json.loads((diverged / "summary.json").read_text())["final_val_loss"] > 1000  # diverged
     for runs in ([finished_run, diverged], [diverged, finished_run]):
         proc = cli(["analyze", "frequency", "--runs", *runs, "--data", data])

@@ -659,3 +659,12 @@ def test_bench_cache_dir_is_never_another_verbs_output(data, tmp_path):
         line = cli_error(["bench", "--quick", "--only", "modes", "--cache-dir", folder])
         assert f"--cache-dir '{folder}' {words}" in line, line
     assert tree_hashes(data) == before
+
+
+def test_a_users_folder_without_a_marker_is_not_said_to_have_one(data, tmp_path):
+    """Round 15 (A138): a file ``checkpoints`` in a user's folder was refused because "the folder's
+    leviathan_output.json does not list it", a file the folder does not have."""
+    folder = _users_folder(tmp_path / "fw3", "checkpoints")
+    line = cli_error(["train", *run_overrides(data), "--run-dir", folder, "--quiet"])
+    assert f"in '{folder}', which it did not create (the folder has no {MARKER}: no leviathan verb made it)" in line
+    assert (folder / "checkpoints").read_text() == "the user's own checkpoints\n"

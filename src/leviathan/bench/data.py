@@ -46,6 +46,9 @@ def read_texts(files: Sequence[Path], max_chars: int) -> list[str]:
     return texts
 
 
+CACHE_RECORD = "bench_cache.json"  # {"files": {name: sha256}} of a cached BPE folder, written last
+
+
 def default_cache_dir() -> Path:
     """Where the benchmark's trained BPEs are cached: ``leviathan.io.cache_root() / "bench"``."""
     return cache_root() / "bench"
@@ -71,12 +74,45 @@ def bench_tokenizer(spec: str, cache_dir: Path, log: Callable[[str], None] = pri
     key = hashlib.sha256(json.dumps([vocab, max_chars, [(p.name, p.stat().st_size) for p in texts_files]]).encode())
     directory = Path(cache_dir) / f"bpe-{vocab}-{key.hexdigest()[:12]}"
     if (directory / "tokenizer.json").is_file():
-        return load_tokenizer(str(directory))
+        return _cached(directory)
     log(f"training a BPE of {vocab} on {description} ({len(texts_files)} files, cached in {directory}) ...")
     tok = train_bpe(read_texts(texts_files, max_chars), vocab)
     directory.mkdir(parents=True, exist_ok=True)
     tok.save(directory)
+    _record_cache(directory)
     return load_tokenizer(str(directory))
+
+
+def _record_cache(directory: Path) -> None:
+    """Write the sha256 of the cached tokenizer's files (``CACHE_RECORD``), written last."""
+    from ..checkpoint.state import fingerprints
+    from ..io import atomic_write_text
+
+    atomic_write_text(directory / CACHE_RECORD, json.dumps({"files": fingerprints(directory, (CACHE_RECORD,))}) + "\n")
+
+
+def _cached(directory: Path):
+    """The cached BPE, checked against the sha256 its record holds: a tokenizer of another corpus put in the cache
+    was measured as bench's own, exit 0 (issue 30 round 15, A43), and a damaged cache file was named with a fix
+    bench does not take ("pass a valid tokenizer.json", A41) or "re-create it" (A42). A cache written before the
+    record is loaded as it is."""
+    from ..checkpoint.state import fingerprints
+    from ..data.tokenizer import load_tokenizer
+
+    fix = f"delete the folder {str(directory)!r} and run bench again (it trains the tokenizer anew)"
+    try:
+        record = json.loads((directory / CACHE_RECORD).read_text()) if (directory / CACHE_RECORD).exists() else None
+    except (OSError, ValueError) as e:
+        raise UserError(f"bench's cache record {str(directory / CACHE_RECORD)!r} is not readable JSON ({e}); {fix}")
+    found = fingerprints(directory, (CACHE_RECORD,))
+    if record is not None and (not isinstance(record, dict) or record.get("files") != found):
+        raise UserError(f"bench's cached tokenizer in {str(directory)!r} is not the one bench trained (its files' "
+                        f"sha256 differ from {CACHE_RECORD}'s): it was replaced or damaged; {fix}")
+    try:
+        return load_tokenizer(str(directory))
+    except UserError as e:
+        problem = str(e).split("; ")[0]  # its own fix names options bench does not take (A41)
+        raise UserError(f"bench's cached tokenizer in {str(directory)!r} cannot be used ({problem}); {fix}") from None
 
 
 def token_stream(tokenizer, max_chars: int = 2_000_000) -> tuple[np.ndarray, str]:

@@ -26,7 +26,7 @@ from typing import Any
 import torch
 from safetensors.torch import load_file
 
-from ..config import ConfigError, from_dict, load_yaml
+from ..config import ConfigError, from_dict, load_yaml, reading_saved_config
 from ..errors import UserError
 from ..model.llama import CausalLM
 from ..run_config import RunConfig
@@ -105,7 +105,8 @@ def run_config_from_dict(raw: dict, where: str | os.PathLike | None = None) -> R
     """The RunConfig of a parsed ``config.yaml``; with ``where`` (the file), a value that cannot be (``hidden_size:
     -3``, a key of the wrong shape) is a UserError naming the file and the way out, not a bare key."""
     try:
-        return from_dict(RunConfig, raw)
+        with reading_saved_config():  # a run trained before the settings' ranges (round 15) stays readable
+            return from_dict(RunConfig, raw)
     except (ConfigError, TypeError) as e:
         if where is None:
             raise

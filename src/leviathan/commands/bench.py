@@ -64,7 +64,10 @@ def run(args) -> int:
         _check_json_target(Path(args.json_out))  # before minutes of timing, not after
     if args.cache_dir:  # its BPE folder was written inside a data folder (issue 30 round 14, A144)
         _check_cache_dir(Path(args.cache_dir))
-    sections = _split(args.only) if args.only else DEFAULT_SECTIONS
+    sections = _split(args.only) if args.only is not None else DEFAULT_SECTIONS
+    if not sections:  # '' ran every section for a minute and more, where --config '' is refused (round 15, A34)
+        raise UserError(f"--only is empty; name the sections to run (of {', '.join(SECTIONS)}), or leave --only out "
+                        f"to run all but width")
     opts = BenchOptions(configs=configs, sections=sections, quick=args.quick,
                         repeats=args.repeats, warmup=args.warmup, threads=args.threads,
                         decode_tokens=args.decode_tokens,

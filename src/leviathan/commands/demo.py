@@ -206,10 +206,11 @@ def _train_one(cfg, run_dir: str, threads: int) -> DemoRow:
     torch.set_num_threads(threads)
     t = time.time()
     from ..train.checkpoint import resume_hint
+    from ..train.loop import lr_fix
 
     says, stop_signals.caller_says_stops = stop_signals.caller_says_stops, True  # the demo prints one line for all
     try:                                                                       # its models (round 14, A56, A166)
-        with resume_hint("run the same `leviathan demo` command again"):  # the demo has no --resume (round 7)
+        with resume_hint("run the same `leviathan demo` command again"), lr_fix(_lower_lr):  # no --resume (round 7)
             summary = train(cfg, run_dir, quiet=True)
     finally:
         stop_signals.caller_says_stops = says
@@ -220,6 +221,13 @@ def _train_one(cfg, run_dir: str, threads: int) -> DemoRow:
     return DemoRow(cfg.model.embedding, summary.params, summary.final_val_loss, summary.final_val_ppl,
                    summary.final_val_bpb, summary.tokens_per_s, summary.train_time_s, time.time() - t, summary.tokens,
                    summary.run_dir)
+
+
+def _lower_lr(cfg) -> str:
+    """The way out of a diverged demo model, in the demo's flags: it named optim.lr and schedule.warmup_steps, which
+    the demo does not take, and said to run the same command again, which diverges again (issue 30 round 15, A126)."""
+    return (f"Try a lower learning rate, for example --lr {cfg.optim.lr / 3:.3g} (now {cfg.optim.lr:.3g}), in the "
+            f"`leviathan demo` command")
 
 
 def _train_all(configs: list, run_dir: Path, args, say, watch=None) -> list[DemoRow]:
@@ -466,6 +474,30 @@ def _earlier_demo(folder: Path, files: list[str]) -> bool:
     return "demo.json" in top and top <= {"demo.json", "demo.md", *EMBEDDING_KINDS}
 
 
+def _check_flags(args) -> None:
+    """The demo's numbers, each named by its own flag: the line named two rules and not which failed (issue 30 round
+    15, A128), and train's settings the demo does not take (``batch_tokens=96``, ``micro_batch_size``, ``optim.lr``:
+    A129, A126)."""
+    from ..errors import UserError
+    from ..run_config import OPTIM_RANGES
+
+    if args.steps < 1:
+        raise UserError(f"--steps must be at least 1, got {args.steps}")
+    low, high = OPTIM_RANGES["lr"]
+    if not low <= args.lr <= high:
+        raise UserError(f"--lr {args.lr:g} is outside the range a run can use: give --lr in [{low:g}, {high:g}] "
+                        f"(default 3e-3)")
+    seq, total = args.seq_len, args.batch_tokens
+    if total < seq:
+        raise UserError(f"--batch-tokens {total} is less than --seq-len {seq}: a step trains whole sequences; give "
+                        f"--batch-tokens of at least {seq} (a multiple of it), or a smaller --seq-len")
+    micro = max(1, min(32, total // seq))  # as run_config makes it
+    if total % (micro * seq):
+        lower = total // (micro * seq) * micro * seq
+        raise UserError(f"--batch-tokens {total} is not a multiple of {micro * seq} ({micro} sequences of --seq-len "
+                        f"{seq} per micro batch): give --batch-tokens {lower} or {lower + micro * seq}")
+
+
 def run(args) -> int:
     from ..codec import encode
     from ..errors import UserError
@@ -476,8 +508,7 @@ def run(args) -> int:
     from ..verdict import committed_verdict
     from .demo_progress import RunWatch
 
-    if args.steps < 1 or args.batch_tokens < args.seq_len:
-        raise UserError("--steps must be >= 1 and --batch-tokens at least --seq-len")
+    _check_flags(args)
     variants = list(args.variants)  # checked by variant_list: known, each once
     say = (lambda line: None) if args.quiet else (lambda line: print(line, file=sys.stderr, flush=True))
     for line in ["what the project found, before this demo's own measurement:", *committed_verdict().lines(), ""]:

@@ -59,6 +59,18 @@ def _score(model, stream, seq_len: int, batch_size: int, dtype) -> EvalResult:
                    share_outside=left / len(nats))
 
 
+def _refuse_changed_data(step: Path, data_dir: str) -> None:
+    """UserError when the run's own data folder (the default, no --data) now holds other data than the step trained
+    on: it was prepared again from another corpus under the same name, and eval scored that corpus as the run's
+    validation split, exit 0 (issue 30 round 15, A123). Given as --data, any data is evaluated as asked."""
+    from ..checkpoint.state import read_step_state
+    from ..train.data_identity import data_changed
+
+    if (changed := data_changed(read_step_state(step).raw, data_dir)) is not None:
+        raise UserError(f"{changed}: it is not the run's validation data any more; to score it anyway, name it "
+                        f"with --data {data_dir}")
+
+
 def run(args) -> int:
     import torch
 
@@ -86,6 +98,8 @@ def run(args) -> int:
         if args.split not in meta.splits:
             raise UserError(f"split {args.split!r} not in {data_dir!r}; available: {', '.join(meta.splits)}")
         ckpt.check_tokenizer(ckpt.find_checkpoint(args.checkpoint), data_dir, "evaluate")
+        if args.data is None:
+            _refuse_changed_data(ckpt.find_checkpoint(args.checkpoint), data_dir)
         stream = EvalStream.from_split(data_dir, args.split, args.max_tokens)
     stream.check_fits(model.config.vocab_size)
     dtype = torch.bfloat16 if device.type == "cuda" else None

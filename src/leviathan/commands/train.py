@@ -37,7 +37,13 @@ def run(args) -> int:
     from ..train.distributed import env_world
 
     run_dir = Path(args.run_dir) if args.run_dir else Path("runs") / (Path(args.config).stem if args.config else "run")
-    cfg = load_run_config(_config_source(args, run_dir), args.overrides)
+    source = _config_source(args, run_dir)
+    try:
+        cfg = load_run_config(source, args.overrides)
+    except UserError as e:
+        if source is None and args.config is None and args.resume is not None:
+            raise UserError(_nothing_to_resume(run_dir, e)) from None
+        raise
     _check_not_measured(run_dir, cfg.total_steps if args.resume == "auto" else None)
     if args.print_config:
         print(dump_yaml(cfg.resolved()), end="")
@@ -125,6 +131,19 @@ def _config_source(args, run_dir: Path) -> str | None:
     print(f"note: no --config given: resuming with the checkpoint's own config ({saved})"
           + (f", overrides on top ({' '.join(args.overrides)})" if args.overrides else ""), file=sys.stderr)
     return str(saved)
+
+
+def _nothing_to_resume(run_dir: Path, error: Exception) -> str:
+    """The line for ``--resume`` without ``--config`` where there is no run to resume: the defaults' own complaint
+    ("set exactly one of max_steps and max_tokens ... neither is set") was the whole line, for a folder that does not
+    exist or is prepare's output (issue 30 round 15, A200, A201)."""
+    what = ("does not exist" if not run_dir.exists() else
+            "is a prepared data folder (meta.json, as `leviathan prepare` writes), not a run"
+            if (run_dir / "meta.json").is_file() else "holds no checkpoint and no config.yaml train started it with")
+    fix = (f"set data.path={run_dir} and train into another --run-dir" if (run_dir / "meta.json").is_file()
+           else f"start a run there with --config CONFIG (with --resume auto it starts at step 0)")
+    return (f"no run to resume: {str(run_dir)!r} {what}, and without --config the built-in defaults fail "
+            f"({str(error).removeprefix('error: ')}); {fix}")
 
 
 def _started_config(run_dir: Path, args) -> str | None:

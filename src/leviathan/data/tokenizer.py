@@ -473,17 +473,58 @@ def _from_directory(directory: Path) -> Tokenizer:
         raise UserError(f"{directory} records tokenizer {name!r} but holds no {TOKENIZER_FILE}; "
                         f"copy the tokenizer.json back or re-run `leviathan prepare`")
     else:
-        raise UserError(f"{directory} holds no tokenizer ({TOKENIZER_FILE}, {INFO_FILE} or meta.json); {_SPEC_HELP}")
+        raise UserError(f"{directory} holds no tokenizer ({TOKENIZER_FILE}, {INFO_FILE} or meta.json)"
+                        f"{_run_folder_hint(directory)}; {_SPEC_HELP}")
     for key in ("eot_id", "vocab_size"):
         want = info.get(key)
         if want is not None and (isinstance(want, bool) or not isinstance(want, int)):
             raise UserError(f"{directory}: field {key!r} of its tokenizer record is {want!r}, not an integer; the "
-                            f"directory was damaged or edited by hand; re-create it")
+                            f"directory was damaged or edited by hand; {_recreate(directory)}")
         if want is not None and want != getattr(tok, key):
             raise UserError(f"tokenizer in {directory} has {key}={getattr(tok, key)} but its metadata says "
-                            f"{want}; the directory was edited by hand; re-create it")
+                            f"{want}; the directory was edited by hand; {_recreate(directory)}")
     check_meta_tokenizer(directory, tok)  # a data folder's meta.json too, not only the tokenizer's own record
     return tok
+
+
+def _check_export_companions(directory: Path) -> None:
+    """An export's tokenizer files must be the ones its marker fingerprints (``leviathan.ownership``): a tokenizer.json
+    of another preparation copied into an export was taken by ``prepare --tokenizer EXPORT`` and ``load_tokenizer``
+    without a word, while eval of the same folder refuses it (issue 30 round 15, A195). A step folder's are checked
+    against its state.json (``_check_step_companions``: B280, A197)."""
+    from ..ownership import check_output_files
+
+    if not (directory / "state.json").is_file():
+        check_output_files(directory, f"export the checkpoint again (leviathan export RUN {directory} --overwrite), "
+                                      f"or pass the run's step folder as the tokenizer",
+                           (TOKENIZER_FILE, INFO_FILE))
+
+
+def _recreate(directory: Path) -> str:
+    """How to make ``directory``'s tokenizer files again: "re-create it" said not how (round 15, A196, A42)."""
+    from ..ownership import read_marker
+
+    try:
+        marker = read_marker(directory)
+    except UserError:
+        marker = None
+    if marker is not None and marker.verb == "export":
+        return f"re-create it: export the checkpoint again (leviathan export RUN {directory} --overwrite)"
+    if (directory / "state.json").is_file():
+        return "re-create it: restore the step folder from a copy, or use another step of the run"
+    if (directory / "meta.json").is_file():
+        return "re-create it: prepare the data again (leviathan prepare CORPUS --out DIR --tokenizer ...)"
+    return "re-create it with the verb that wrote it (a bench cache folder: delete it, and bench builds it again)"
+
+
+def _run_folder_hint(directory: Path) -> str:
+    """For a run folder, its newest step folder, which holds the tokenizer: the line said only "holds no tokenizer"
+    of a folder eval, export and generate take for its newest step (round 15, A198)."""
+    from ..checkpoint.layout import latest_checkpoint
+
+    step = latest_checkpoint(directory) if (directory / "checkpoints").is_dir() else None
+    return (f"; it is a run folder: its newest step folder {str(step)!r} holds the run's tokenizer, pass that"
+            if step is not None and (step / TOKENIZER_FILE).is_file() else "")
 
 
 def load_tokenizer(spec) -> Tokenizer:
@@ -505,6 +546,7 @@ def load_tokenizer(spec) -> Tokenizer:
                         f"prepared data dir (or its tokenizer.json), not by name")
     path = Path(spec).expanduser()
     if path.is_dir():
+        _check_export_companions(path)
         return _from_directory(path)
     if path.is_file():
         return _from_json_file(path, str(path.resolve()))

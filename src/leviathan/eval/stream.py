@@ -67,10 +67,19 @@ class EvalStream:
         num_bytes = self.num_bytes * (kept / len(self.tokens)) if self.num_bytes else self.num_bytes
         return EvalStream(self.tokens[:kept], num_bytes, self.source)
 
+    def _more_text(self) -> str:
+        """The way to something to score: the line had no fix (issue 30 round 15, A54)."""
+        if self.source.endswith(":val"):
+            return ("prepare the data with a validation split (leviathan prepare ... --val-fraction 0.01, or "
+                    "--val-source FILE), or evaluate another split (--split train)")
+        if ":" in self.source and not Path(self.source).exists():
+            return "evaluate another split of the data (--split val or --split train)"
+        return "pass a longer text"
+
     def check_fits(self, vocab_size: int) -> None:
         """UserError unless the stream has a prediction to score and only ids below ``vocab_size``."""
         if len(self.tokens) < 2:
-            raise UserError(f"{self.source} has fewer than 2 tokens; nothing to evaluate")
+            raise UserError(f"{self.source} has fewer than 2 tokens; nothing to evaluate: {self._more_text()}")
         top = int(np.max(self.tokens))
         if top >= vocab_size:
             raise UserError(f"{self.source} holds token ids up to {top}, beyond the model's vocabulary "

@@ -58,6 +58,23 @@ class LeviathanPreTrainedModel(PreTrainedModel):
     _supports_sdpa = True  # the native attention always calls F.scaled_dot_product_attention
     supports_gradient_checkpointing = False
 
+    @classmethod
+    def from_pretrained(cls, pretrained_model_name_or_path, *args, **kwargs):
+        """transformers' load, after checking that a local folder's weights are the model its config.json builds
+        (``eval.weight_names``): an export whose config.json was edited to ``dense_tied`` loaded with the generator's
+        six tensors dropped as "unexpected" and the head tied to the table, a different model, no error (issue 30
+        round 15, A66). A hub name or a folder without safetensors is left to transformers."""
+        import os
+
+        where = pretrained_model_name_or_path
+        if isinstance(where, (str, os.PathLike)) and os.path.isdir(where) and not kwargs.get("subfolder"):
+            from pathlib import Path
+
+            from ..eval.weight_names import check_weight_names
+
+            check_weight_names(Path(where))
+        return super().from_pretrained(pretrained_model_name_or_path, *args, **kwargs)
+
     @torch.no_grad()
     def _init_weights(self, module: nn.Module) -> None:
         """The native initialisation (``CausalLM.init_weights``, ``build_input_embedding``), guarded."""

@@ -25,7 +25,7 @@ import numbers
 from dataclasses import dataclass, replace
 from typing import Literal, Optional
 
-from ..config import ConfigError, require
+from ..config import ConfigError, require, require_range
 from ..integers import as_int, is_integer
 from .generator_size import MAX_PARAMETERS, check_size, smallest_base
 
@@ -40,6 +40,13 @@ def min_base(vocab_size: int, k: int) -> int:
     require(vocab_size >= 1, f"vocab_size must be at least 1, got {vocab_size}")
     require(k >= 1, f"generator_k must be at least 1, got {k}")
     return smallest_base(vocab_size, k)
+
+
+# The float settings' ranges: only > 0 was checked, and ln_eps / rms_norm_eps 1e300 made every input embedding one
+# row or every RMSNorm output ~0, initializer_range 1e300 and rope_theta 1e-300 a loss of nan blamed on the lr
+# (issue 30 round 15, A169, A172, A173, A174). Far wider than any model of the paper or Hugging Face uses.
+FLOAT_RANGES = {"rope_theta": (1.0, 1e12), "rms_norm_eps": (1e-30, 0.1), "initializer_range": (1e-8, 1.0),
+                "generator_ln_eps": (1e-30, 0.1)}
 
 
 @dataclass
@@ -132,12 +139,14 @@ class ModelConfig:
                 f"model.generator_knots must be at least 2, got {self.generator_knots}")
         require(not isinstance(self.generator_degree, bool) and self.generator_degree in (1, 2, 3),
                 f"model.generator_degree must be 1, 2 or 3 (paper: 2), got {self.generator_degree}")
-        for name in ("rope_theta", "rms_norm_eps", "initializer_range", "generator_ln_eps"):
+        for name, (low, high) in FLOAT_RANGES.items():
             value = getattr(self, name)  # finite: initializer_range=inf built a model of inf weights (round 9, M143)
             require(isinstance(value, numbers.Real) and not isinstance(value, bool) and math.isfinite(value)
                     and value > 0, f"model.{name} must be a positive number, got {value!r}"
                     + ("; nan and inf are not settings" if isinstance(value, float) and not math.isfinite(value)
                        else ""))
+            require_range(low <= value <= high, f"model.{name}={value:g} is outside the range any model uses: set it "
+                                                f"in [{low:g}, {high:g}] (default {getattr(type(self), name):g})")
         self._check_options()
         if self.generator_base is not None:
             require(self.generator_base >= 2, f"model.generator_base must be at least 2, got {self.generator_base}")

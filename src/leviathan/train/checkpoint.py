@@ -254,6 +254,10 @@ def prune(run_dir: Path, keep_last: int) -> None:
     for step, path in list_checkpoints(run_dir)[:-keep_last]:
         if path.is_symlink():  # a user's link (train makes none): pruning it deleted the files of the folder it
             continue  # names, outside the run, and a link to a step pruned first ended in a traceback (round 13, V92)
+        if (foreign := not_own_step(path, run_dir)) is not None:
+            print(f"note: keep_last={keep_last} left '{path}' in place: {foreign}; move or delete it yourself if it "
+                  f"is not wanted", file=sys.stderr)
+            continue
         others = users_files(path)
         problem = _remove_own_files(path) if others else remove_tree(path)
         if problem is not None:  # round 10 (P22): a half-deleted step folder, no word
@@ -262,6 +266,25 @@ def prune(run_dir: Path, keep_last: int) -> None:
         elif others:
             print(f"note: keep_last={keep_last} dropped the checkpoint of step {step} but kept its folder '{path}' for "
                   f"{', '.join(others)} (not written by leviathan)", file=sys.stderr)
+
+
+def not_own_step(step_dir: Path, run_dir: Path) -> str | None:
+    """Why ``step_dir`` is not provably a complete step this run saved, or None: keep_last deleted a step folder
+    copied in from another run whose state.json says another step than its name (issue 30 round 15, A164) and one
+    whose model.safetensors train did not write (sha256 not the one state.json records, A165). Only a folder whose
+    state.json reads, names its own step, records this run's id (where both record one) and whose recorded files
+    are the ones saved is deleted."""
+    from ..run_identity import read_identity
+
+    try:
+        state = read_step_state(step_dir)
+        own = read_identity(run_dir)
+        if state.run_id is not None and own is not None and state.run_id != own.run_id:
+            return f"it was saved by another run (run_id {state.run_id}, this run is {own.run_id})"
+        verify_companions(step_dir, state)
+    except UserError as e:
+        return str(e).split("; ")[0]
+    return None
 
 
 def _remove_own_files(step_dir: Path) -> str | None:

@@ -31,6 +31,7 @@ bit for bit on CPU (tests/integration/test_resume.py).
 from __future__ import annotations
 
 import contextlib
+import contextvars
 import functools
 import json
 import math
@@ -140,7 +141,7 @@ def _session(cfg: RunConfig, run_dir: Path, resume: str | None, device: torch.de
     validator = Validator(cfg, parts.amp_dtype, info, device)
     identity = _identity(run_dir, resume_path, loaded) if info.is_main else None  # rank 0 decides and writes it
     folder = RunFolder(run_dir, dump_yaml(cfg.resolved()), _data_tokenizer(cfg.data.path) if info.is_main else None,
-                       meta.tokenizer, identity.run_id if identity is not None else None)
+                       meta.tokenizer, identity.run_id if identity is not None else None, meta.fingerprint)
     saver = Checkpointer(folder, model, optimizer, loader, cfg, info, state.step if loaded is not None else None)
     _write_run_folder(run_dir, saver, device, counts, identity)
     out.start(_describe(cfg, device, info, counts, parts), cfg.total_steps, state.step)
@@ -565,6 +566,38 @@ def _divergence_message(step: int, loss: float, norm: float, lr: float, cfg: Run
     latest = ckpt.latest_checkpoint(run_dir)
     keep = (f"the last good checkpoint is {latest} (nothing was saved from the diverged state)" if latest
             else "no checkpoint had been saved yet (nothing was saved from the diverged state)")
+    if (fix := LR_FIX.get()) is not None:  # a caller with its own flags (the demo)
+        return f"training diverged at step {step}: {what} at lr {lr:.3g}; {keep}. {fix(cfg)}{_suspects(cfg)}"
     return (f"training diverged at step {step}: {what} at lr {lr:.3g}; {keep}. Try a lower learning rate, for "
-            f"example optim.lr={cfg.optim.lr / 3:.3g} (now {cfg.optim.lr:.3g}), or a longer schedule.warmup_steps, "
-            f"and {ckpt.RESUME_HINT.get()}")
+            f"example optim.lr={cfg.optim.lr / 3:.3g} (now {cfg.optim.lr:.3g}), or a longer schedule.warmup_steps"
+            f"{_suspects(cfg)}, and {ckpt.RESUME_HINT.get()}")
+
+
+# How a caller that builds the config from its own flags words the divergence line's fix: (cfg) -> text (round 15,
+# A126: the demo's line named train's settings).
+LR_FIX: contextvars.ContextVar = contextvars.ContextVar("LR_FIX", default=None)
+
+
+@contextlib.contextmanager
+def lr_fix(words):
+    """Word the divergence line's fix with ``words(cfg)`` inside the block (``LR_FIX``)."""
+    token = LR_FIX.set(words)
+    try:
+        yield
+    finally:
+        LR_FIX.reset(token)
+
+
+def _suspects(cfg: RunConfig) -> str:
+    """The settings off their defaults that can make a loss diverge as well as the lr can: the line blamed the lr
+    alone when input_lr_mult, initializer_range, rope_theta or weight_decay was the cause (issue 30 round 15,
+    A171-A173, A181)."""
+    from ..model.config import ModelConfig
+    from ..run_config import OptimConfig
+
+    changed = [f"optim.{n}={getattr(cfg.optim, n):g}" for n in ("input_lr_mult", "weight_decay", "eps")
+               if getattr(cfg.optim, n) != getattr(OptimConfig, n)]
+    changed += [f"model.{n}={getattr(cfg.model, n):g}" for n in ("initializer_range", "rope_theta", "rms_norm_eps",
+                                                                  "generator_ln_eps")
+                if getattr(cfg.model, n) != getattr(ModelConfig, n)]
+    return f", or check the changed settings {', '.join(changed)}" if changed else ""

@@ -96,6 +96,18 @@ def _impossible_numbers(row: dict) -> str | None:
     return None
 
 
+def _keep_aside(path: Path) -> Path:
+    """Copy a damaged metrics.jsonl beside it before a resume rewrites it without its bad lines, and return the copy's
+    path: a file of random bytes was dropped and rewritten without a word (issue 30 round 15, A203)."""
+    from ..io import atomic_write_bytes
+
+    number = 0
+    while (aside := path.with_name(f"{path.name}.damaged{'-' + str(number) if number else ''}")).exists():
+        number += 1
+    atomic_write_bytes(aside, path.read_bytes())
+    return aside
+
+
 def _warn(message: str) -> None:
     print(message, file=sys.stderr)
 
@@ -163,7 +175,9 @@ class MetricsLogger:
                 try:
                     row = json.loads(line)
                 except ValueError:
-                    continue  # a line cut short by a crash
+                    if number < len(lines) and line.strip():  # only the last line is cut short by a crash (A203)
+                        bad.append((number, "is not JSON"))
+                    continue
                 problem = metrics_row_problem(row)
                 if problem is not None:
                     bad.append((number, problem))
@@ -172,8 +186,10 @@ class MetricsLogger:
         if bad:
             from ..jsonl import bad_line_notes
 
+            aside = _keep_aside(self.path)
             for note in bad_line_notes(self.path, bad, "metrics", "dropped from the file on this resume"):
                 _warn(note)
+            _warn(f"note: the damaged {self.path.name} as it was is kept as '{aside}'")
         atomic_write_text(self.path, "".join(line + "\n" for line in kept))  # a kill now keeps the old file
         self._file = open(self.path, "a")
         if tensorboard:

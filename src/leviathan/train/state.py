@@ -29,6 +29,7 @@ from ..checkpoint.read import check_tokenizer, load_model_state, run_config_from
 from ..config import to_dict
 from ..errors import UserError
 from .branch import refuse_older_step, refuse_other_runs_step
+from .data_identity import data_changed
 from ..run_config import RunConfig
 from ..run_identity import foreign_metrics
 from . import checkpoint as ckpt
@@ -58,6 +59,7 @@ class RunFolder:
     tokenizer: Any
     tokenizer_name: str | None
     run_id: str | None = None  # recorded in every state.json (``leviathan.run_identity``; rank 0)
+    data_fingerprint: str | None = None  # the data's meta.json fingerprint, in every state.json (``data_identity``)
 
 
 class Checkpointer:
@@ -75,7 +77,8 @@ class Checkpointer:
         rng_json, rng_tensors = ckpt.capture_rng()
         return {"state": {"step": state.step, "tokens": state.tokens, "loader": self.loader.state_dict(),
                           "rng": rng_json, "world_size": self.info.world_size, "train_time_s": state.train_time_s,
-                          "tokenizer": self.folder.tokenizer_name, "run_id": self.folder.run_id},
+                          "tokenizer": self.folder.tokenizer_name, "run_id": self.folder.run_id,
+                          "data_fingerprint": self.folder.data_fingerprint},
                 "rng": rng_tensors}
 
     def save(self, snap: dict) -> None:
@@ -139,6 +142,10 @@ def load_resume(cfg: RunConfig, run_dir: Path, resume: str | None) -> tuple[Path
                         f"this config trains (max_steps / max_tokens): there is nothing to continue; give a larger "
                         f"max_steps to train on, or evaluate the run as it is (leviathan eval {str(run_dir)!r})")
     check_tokenizer(path, cfg.data.path, "resume")
+    if (changed := data_changed(loaded["state"], cfg.data.path)) is not None:  # round 15 (A124)
+        raise UserError(f"cannot resume {str(path)!r}: {changed}; resume with the data the run trained on (restore "
+                        f"{str(cfg.data.path)!r}, or set data.path= to a copy of it), or train the new data in a new "
+                        f"run (--run-dir NEW)")
     saved = to_dict(run_config_from_dict(loaded["config"], where=path / "config.yaml").model.resolved())
     current = to_dict(cfg.model.resolved())
     diff = [f"{k}: {saved.get(k)!r} in the checkpoint, {current.get(k)!r} now"

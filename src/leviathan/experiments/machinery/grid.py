@@ -240,6 +240,7 @@ def load_grid(name_or_path: str | os.PathLike | dict, *, data_dir: str | None = 
             raise ConfigError(f"grid {name!r}: its experiments ({', '.join(given)}) make no run (no variants or sizes "
                               f"listed in them); list at least one variant and size in each")
         raise ConfigError(f"grid {name!r} has no experiments; add iso_body, isoparametric, scaling or variants")
+    _check_run_name_lengths(grid)
     return grid
 
 
@@ -267,6 +268,15 @@ def _check_ablations(raw, sizes: dict, grid_name: str) -> None:
         if unknown:
             raise ConfigError(f"grid {grid_name!r}: ablations.{factor} names {', '.join(map(repr, unknown))}, no size "
                               f"of the grid (its sizes: {', '.join(sizes)}); name a size (or SIZE:VARIANT) of sizes:")
+def _check_run_name_lengths(grid: Grid) -> None:
+    """ConfigError when a run's folder name (SIZE-VARIANT-sSEED...) is past a file name's 255 bytes: a 245-letter size
+    name was refused only when the sweep made the run's folder, the fix pointing at --out (issue 30 round 15, A145)."""
+    for run in grid.runs:
+        if len(run.name.encode()) > 255:
+            raise ConfigError(f"grid {grid.name!r}: run {run.name[:40]!r}... has a folder name of "
+                              f"{len(run.name.encode())} bytes, past the 255 a file name may have (its size "
+                              f"{run.size[:40]!r}... is {len(run.size.encode())} bytes); give that size a shorter "
+                              f"name under sizes:")
 
 
 def _check_not_grid_owned(grid: Grid, spec: RunSpec, sources: list[tuple[str, str]]) -> None:

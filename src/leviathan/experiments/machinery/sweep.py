@@ -464,6 +464,17 @@ class SweepOptions:
             raise UserError(f"--jobs must be a positive number of parallel runs, got {self.jobs}")
 
 
+def _nothing_selected(grid: Grid, only) -> str:
+    """The line when the selection is empty, with the grid's runs and ``--list``: it named no fix (issue 30 round 15,
+    A103)."""
+    names = [run.name for run in grid.runs]
+    shown = ", ".join(names[:6]) + (f", ... ({len(names)} in all)" if len(names) > 6 else "")
+    asked = " ".join(f"--only {pattern!r}" for pattern in only or [])
+    return (f"no run of grid {grid.name!r} matches the selection{f' ({asked})' if asked else ''}; its runs are "
+            f"{shown}: give --only a name or a pattern of these (see them all with `leviathan sweep --grid GRID "
+            f"--list`), and check --regime / --shard")
+
+
 def run_sweep(grid: Grid, out_dir: str | os.PathLike, options: SweepOptions = SweepOptions(),
               log: Callable[[str], None] = print) -> list[ResultRow]:
     """Train and evaluate the grid's runs that ``options`` select and that have no row yet; the rows appended now.
@@ -476,7 +487,7 @@ def run_sweep(grid: Grid, out_dir: str | os.PathLike, options: SweepOptions = Sw
                         "the sweep once more (single process) to evaluate them and write the rows")
     runs = select_runs(grid, o.only, o.regimes, o.order, o.shard)
     if not runs:
-        raise UserError(f"no run of grid {grid.name!r} matches the selection")
+        raise UserError(_nothing_selected(grid, o.only))
     check_apart(grid.data_dir, "the grid's data folder", out_dir, "--out")
     with sweep_lock(out_dir):
         from ...io import atomic_write_json

@@ -1,0 +1,55 @@
+"""A run's data is the data it trained on (issue 30 round 15, A124, A123): every state.json records the data
+folder's fingerprint. A data folder prepared again under the same name from a changed corpus was resumed onto with
+the saved loader position (the number of windows equal), and ``eval RUN`` scored the other corpus as the run's
+validation split, both exit 0 without a word. Now the resume is refused and eval without --data too, each naming
+both fingerprints and the fix."""
+
+from __future__ import annotations
+
+import shutil
+import sys
+from pathlib import Path
+
+import pytest
+
+sys.path.insert(0, str(Path(__file__).parent))
+from reliability_support import cli, cli_error, run_overrides  # noqa: E402
+
+pytestmark = [pytest.mark.reliability, pytest.mark.usefixtures("single_thread")]
+
+
+@pytest.fixture
+def run_on_changed_data(data, tmp_path):
+    """(run, its data folder): a 2-step run on a copy of the data, then that copy prepared again with the same
+    tokenizer from the corpus with one word of one document changed."""
+    own = tmp_path / "data"
+    shutil.copytree(data, own)
+    run = tmp_path / "run"
+    assert cli(["train", *run_overrides(own, max_steps=2), "--run-dir", run, "--quiet"]).returncode == 0
+    corpus = tmp_path / "corpus"
+    shutil.copytree(data.parent / "corpus", corpus)
+    doc = sorted(corpus.iterdir())[0]
+    words = doc.read_text().split(" ")
+    words[1] = "zebra" if words[1] != "zebra" else "yak"
+    doc.write_text(" ".join(words))
+    proc = cli(["prepare", corpus, "--out", own, "--tokenizer", data, "--val-fraction", "0.2", "--overwrite"])
+    assert proc.returncode == 0, proc.stderr
+    return run, own
+
+
+def test_resume_onto_data_prepared_again_from_another_corpus_is_refused(run_on_changed_data):
+    """A124."""
+    run, own = run_on_changed_data
+    line = cli_error(["train", *run_overrides(own, max_steps=4), "--run-dir", run, "--resume", "auto", "--quiet"])
+    assert "cannot resume" in line and "the run trained on data of fingerprint" in line, line
+    assert f"but {str(own)!r} now holds data of fingerprint" in line and "--run-dir NEW" in line, line
+    assert [p.name for p in sorted((run / "checkpoints").iterdir())] == ["step-00000002"]
+
+
+def test_eval_of_a_run_on_its_changed_data_folder_is_refused_unless_named(run_on_changed_data):
+    """A123: without --data the run's own data path is taken as the run's data; named with --data it is scored."""
+    run, own = run_on_changed_data
+    line = cli_error(["eval", run, "--max-tokens", "256"])
+    assert "the run trained on data of fingerprint" in line and f"--data {own}" in line, line
+    proc = cli(["eval", run, "--data", own, "--max-tokens", "256"])
+    assert proc.returncode == 0, proc.stderr

@@ -1,0 +1,67 @@
+"""``--tokenizer FOLDER`` takes the folder's own tokenizer only (issue 30 round 15, A195-A198): a tokenizer.json of
+another preparation copied into an export (A195) or a step folder (A197) was used by ``prepare`` without a word,
+while eval of the same folder refuses it; an edited leviathan_tokenizer.json said "re-create it" but not how (A196);
+a run folder was "holds no tokenizer" with no word of the step folder that holds it (A198)."""
+
+from __future__ import annotations
+
+import json
+import shutil
+import sys
+from pathlib import Path
+
+import pytest
+
+sys.path.insert(0, str(Path(__file__).parent))
+from reliability_support import cli, cli_error  # noqa: E402
+from test_bad_input import other_tokenizer_data  # noqa: E402,F401
+
+pytestmark = [pytest.mark.reliability, pytest.mark.usefixtures("single_thread")]
+
+
+@pytest.fixture(scope="module")
+def exported(finished_run, tmp_path_factory) -> Path:
+    out = tmp_path_factory.mktemp("tok-export") / "ex"
+    proc = cli(["export", finished_run, out])
+    assert proc.returncode == 0, proc.stderr
+    return out
+
+
+def _prepare(data: Path, tokenizer: Path, out: Path) -> str:
+    return cli_error(["prepare", data.parent / "corpus", "--out", out, "--tokenizer", tokenizer, "--val-fraction",
+                      "0.2"])
+
+
+def test_prepare_refuses_an_exports_tokenizer_json_it_did_not_write(data, exported, other_tokenizer_data, tmp_path):
+    """A195."""
+    ex = Path(shutil.copytree(exported, tmp_path / "ex"))
+    shutil.copy(other_tokenizer_data / "tokenizer.json", ex / "tokenizer.json")
+    line = _prepare(data, ex, tmp_path / "pp")
+    assert "tokenizer.json' is not the file `leviathan export` wrote there" in line and "leviathan export RUN" in line
+    assert not (tmp_path / "pp").exists()
+
+
+def test_prepare_refuses_a_step_folders_tokenizer_json_it_did_not_save(data, run_copy, other_tokenizer_data,
+                                                                        tmp_path):
+    """A197."""
+    step = run_copy / "checkpoints" / "step-00000004"
+    shutil.copy(other_tokenizer_data / "tokenizer.json", step / "tokenizer.json")
+    line = _prepare(data, step, tmp_path / "pp")
+    assert "tokenizer.json' is not the file saved with this checkpoint" in line, line
+    assert not (tmp_path / "pp").exists()
+
+
+def test_an_edited_tokenizer_record_of_an_export_names_how_to_make_it_again(data, exported, tmp_path):
+    """A196: the line says to export again, with the command."""
+    ex = Path(shutil.copytree(exported, tmp_path / "ex"))
+    record = json.loads((ex / "leviathan_tokenizer.json").read_text())
+    (ex / "leviathan_tokenizer.json").write_text(json.dumps({**record, "eot_id": 5}))
+    line = _prepare(data, ex, tmp_path / "pp")
+    assert f"export the checkpoint again (leviathan export RUN {ex} --overwrite)" in line, line
+
+
+def test_a_run_folder_as_tokenizer_names_its_newest_step_folder(data, finished_run, tmp_path):
+    """A198."""
+    line = _prepare(data, finished_run, tmp_path / "pp")
+    step = finished_run / "checkpoints" / "step-00000004"
+    assert f"it is a run folder: its newest step folder {str(step)!r} holds the run's tokenizer" in line, line
