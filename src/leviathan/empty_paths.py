@@ -19,7 +19,8 @@ from .errors import UserError
 # the argparse ``dest`` of every option or positional of the verbs that takes a file or folder
 PATH_DESTS = frozenset({"out", "out_dir", "dest", "run_dir", "checkpoint", "source", "results", "paths", "data",
                         "data_root", "data_dir", "config", "val_source", "text", "sweep", "runs", "model", "reference",
-                        "resume", "lr_sweep", "cache_dir", "grid", "rewrite", "sweeps", "tokenizer"})
+                        "resume", "lr_sweep", "cache_dir", "grid", "rewrite", "sweeps", "tokenizer", "json_out", "reuse",
+                        "presweep"})
 
 
 def refuse_empty_path(value, option: str) -> None:
