@@ -741,3 +741,20 @@ def test_an_empty_path_option_is_refused_not_read_as_the_current_folder(tmp_path
     line = cli_error(argv, cwd=tmp_path)
     assert f"{option} is an empty path (\"\"), which would be read as the current folder" in line, line
     assert not list(tmp_path.iterdir())
+
+
+@pytest.mark.parametrize("inside", [False, True], ids=["same", "inside"])
+def test_lm_eval_out_in_its_task_data_root_is_refused_before_any_write(tmp_path, finished_run, inside):
+    """Round 15 (B105): `lm-eval RUN --data-root D --out D` wrote lm_eval.json and lm-eval's marker among the task files
+    of D, which then claimed to be lm-eval's output. Refused before anything is written; an --out that holds the data
+    root is fine (nothing is written into the data)."""
+    from reliability_support import cli_error
+
+    root = tmp_path / "tasks"
+    (root / "piqa").mkdir(parents=True)
+    (root / "piqa" / "valid.jsonl").write_text('{"goal": "g", "sol1": "a", "sol2": "b"}\n')
+    out = root / "res" if inside else root
+    before = sorted(p.name for p in root.rglob("*"))
+    line = cli_error(["lm-eval", finished_run, "--tasks", "piqa", "--limit", "1", "--data-root", root, "--out", out])
+    assert f"the task data root (--data-root '{root}')" in line and "choose an --out outside it" in line, line
+    assert sorted(p.name for p in root.rglob("*")) == before

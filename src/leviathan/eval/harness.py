@@ -179,6 +179,7 @@ def evaluate(source: str | os.PathLike, tasks: str | Sequence[str] = "paper", *,
         raise UserError(f"{str(src)!r} {missing(src)}; pass a run dir, a checkpoint step dir or an HF directory")
     if out_dir:  # before the evaluation: never over a user's lm_eval.json or hf/ (``leviathan.ownership``)
         check_apart(src, "the evaluated model's folder", out_dir, "--out")
+        _check_out_not_in_data(data, out_dir)
         check_not_inside(out_dir, "--out", ("train", "prepare", "export"), within=CONTAINERS)  # round 9, N116
         check_claim(out_dir, "lm-eval", OUT_FILES, "choose another --out", legacy=_earlier_out)
         if not keep_export and os.path.lexists(Path(out_dir) / "hf"):  # removed once the results are in (B293)
@@ -207,6 +208,19 @@ def evaluate(source: str | os.PathLike, tasks: str | Sequence[str] = "paper", *,
             _remove_earlier_export(Path(out_dir))
         mark(out_dir, "lm-eval", OUT_FILES)
     return out
+
+
+def _check_out_not_in_data(data, out_dir) -> None:
+    """UserError when ``--out`` is the task data root (``--data-root``) or lies inside it: lm_eval.json and a marker
+    saying the folder is lm-eval's output were written into the task files' folder (issue 30 round 15, B105). An --out
+    that holds the data root (``--out . --data-root ./data``) is fine: nothing is written into the data."""
+    if not data:
+        return
+    root, out = Path(os.path.realpath(data)), Path(os.path.realpath(out_dir))
+    if out == root or out.is_relative_to(root):
+        raise UserError(f"--out {str(out_dir)!r} {'is' if out == root else 'lies inside'} the task data root "
+                        f"(--data-root {str(data)!r}): lm-eval's results would be written among its task files; "
+                        f"choose an --out outside it")
 
 
 def _remove_earlier_export(out_dir: Path) -> None:
