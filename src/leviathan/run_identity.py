@@ -4,7 +4,7 @@ every step folder's state.json and every line of its metrics.jsonl (issue 30 rou
     identity = settle_identity(run_dir, source_step, source_id)  # what run.json says for this session (rank 0)
     write_identity(run_dir, identity)                             # atomically, when it changed
     refuse_foreign_step(step_dir, step_id, fix)                   # a step of another run in its checkpoints/: UserError
-    problem = foreign_metrics(run_dir)                            # metrics.jsonl of another run: why, or None
+    problem = train.metrics.foreign_metrics(run_dir)              # metrics.jsonl of another run: why, or None
 
 Before, a whole step folder copied in from another run of the same shape (``cp -a rb/checkpoints/step-00000004
 X/checkpoints/``) was resumed, evaluated and exported as X's own (its files agree with its own state.json, so the
@@ -119,26 +119,8 @@ def refuse_foreign_step(step_dir: Path, step_id: str | None, fix: str) -> None:
                     f"another run; {fix}")
 
 
-def foreign_metrics(run_dir: Path) -> str | None:
-    """Why ``run_dir``'s metrics.jsonl is not this run's log (a line records another run id than run.json; the run
-    folder beside it that has that id is named), or None (no run.json, no ids in the log, or they agree)."""
-    from .train.metrics import read_metric_rows
-
-    own = read_identity(run_dir)
-    path = run_dir / "metrics.jsonl"
-    if own is None or not path.is_file():
-        return None
-    others = sorted({r.run_id for r in read_metric_rows(path, report=None) if r.run_id and r.run_id != own.run_id})
-    if not others:
-        return None
-    home = next((str(p) for p in sorted(run_dir.parent.glob(f"*/{RUN_FILE}"))
-                 if (i := _quiet_identity(p.parent)) is not None and i.run_id == others[0]), None)
-    whose = f"the log of run folder {str(Path(home).parent)!r} ({home!r})" if home else "another run's log"
-    return (f"{str(path)!r} holds lines of run_id {others[0]}, {whose}, not of this run (run_id {own.run_id} in "
-            f"{str(run_dir / RUN_FILE)!r})")
-
-
-def _quiet_identity(run_dir: Path) -> RunIdentity | None:
+def quiet_identity(run_dir: Path) -> RunIdentity | None:
+    """``read_identity``, or None where run.json cannot be read (a neighbour looked at in passing)."""
     try:
         return read_identity(run_dir)
     except UserError:

@@ -30,7 +30,7 @@ from pathlib import Path
 from ..codec import decode
 from ..eval.consistency import exp_shown, ppl_contradicts
 from ..io import atomic_write_text, cpu_id, named, read_metrics
-from ..run_identity import is_run_id
+from ..run_identity import RUN_FILE, is_run_id, quiet_identity, read_identity
 
 
 @dataclass
@@ -275,3 +275,20 @@ def collect_versions(device: "torch.device", tokenizer: str | None, world_size: 
         "platform": platform.platform(),
         "tokenizer": tokenizer,
     }
+
+
+def foreign_metrics(run_dir: Path) -> str | None:
+    """Why ``run_dir``'s metrics.jsonl is not this run's log (a line records another run id than run.json; the run
+    folder beside it that has that id is named), or None (no run.json, no ids in the log, or they agree)."""
+    own = read_identity(run_dir)
+    path = run_dir / "metrics.jsonl"
+    if own is None or not path.is_file():
+        return None
+    others = sorted({r.run_id for r in read_metric_rows(path, report=None) if r.run_id and r.run_id != own.run_id})
+    if not others:
+        return None
+    home = next((str(p) for p in sorted(run_dir.parent.glob(f"*/{RUN_FILE}"))
+                 if (i := quiet_identity(p.parent)) is not None and i.run_id == others[0]), None)
+    whose = f"the log of run folder {str(Path(home).parent)!r} ({home!r})" if home else "another run's log"
+    return (f"{str(path)!r} holds lines of run_id {others[0]}, {whose}, not of this run (run_id {own.run_id} in "
+            f"{str(run_dir / RUN_FILE)!r})")

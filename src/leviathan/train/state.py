@@ -31,7 +31,7 @@ from ..errors import UserError
 from .branch import refuse_older_step, refuse_other_runs_step
 from .data_identity import data_changed
 from ..run_config import RunConfig
-from ..run_identity import foreign_metrics
+from .metrics import foreign_metrics
 from . import checkpoint as ckpt
 from . import distributed as D
 from .optim import group_weight_decay

@@ -169,7 +169,7 @@ def check_run_folders_against_grid(out_dir, configs: dict, summary_file: str) ->
     from ...config import load_yaml
     from ...train.summary import TrainSummary
     from .summary_check import summary_contradiction
-    from ...run_identity import foreign_metrics
+    from ...train.metrics import foreign_metrics
 
     for name, cfg in configs.items():
         if not hasattr(cfg, "resolved"):  # a test's stand-in for a RunConfig
