@@ -542,6 +542,8 @@ def main(argv=None) -> int:
 
 def _delivered(argv) -> int:
     """``_main(argv)``, once a stop held while importing (``HELD``) is delivered again to the handlers now set."""
+    import numpy  # noqa: F401  while the stops are held: a Ctrl-C inside numpy's import became its ImportError traceback
+
     if signal.getsignal(signal.SIGINT) is _hold:
         signal.signal(signal.SIGINT, signal.default_int_handler)
     for signum in HELD:
