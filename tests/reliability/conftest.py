@@ -13,7 +13,7 @@ import pytest
 import torch
 
 sys.path.insert(0, str(Path(__file__).parent))
-from reliability_support import make_data, run_overrides  # noqa: E402
+from reliability_support import cli, make_data, run_overrides  # noqa: E402
 
 
 @pytest.fixture(scope="session")
@@ -21,20 +21,39 @@ def data(tmp_path_factory) -> Path:
     return make_data(tmp_path_factory.mktemp("reliability-data"))
 
 
-@pytest.fixture(scope="session")
-def finished_run(data, tmp_path_factory) -> Path:
-    """A leviathan run of 4 steps with checkpoints at steps 2 and 4 (both kept)."""
+def train_tiny(run: Path, overrides: list[str]) -> Path:
+    """Train the tiny run ``overrides`` describe into ``run`` on one thread (the thread count restored after)."""
     from leviathan.run_config import load_run_config
     from leviathan.train.loop import train
 
-    run = tmp_path_factory.mktemp("reliability-run") / "run"
     before = torch.get_num_threads()
     torch.set_num_threads(1)
     try:
-        train(load_run_config(None, run_overrides(data)), run, quiet=True)
+        train(load_run_config(None, overrides), run, quiet=True)
     finally:
         torch.set_num_threads(before)
     return run
+
+
+@pytest.fixture(scope="session")
+def finished_run(data, tmp_path_factory) -> Path:
+    """A leviathan run of 4 steps with checkpoints at steps 2 and 4 (both kept)."""
+    return train_tiny(tmp_path_factory.mktemp("reliability-run") / "run", run_overrides(data))
+
+
+@pytest.fixture(scope="session")
+def other_run(data, tmp_path_factory) -> Path:
+    """A second run of the same shape as ``finished_run`` (seed 2): its step folders fit the first run's model."""
+    return train_tiny(tmp_path_factory.mktemp("other-run") / "rb", run_overrides(data, seed=2))
+
+
+@pytest.fixture(scope="session")
+def exported(finished_run, tmp_path_factory) -> Path:
+    """``leviathan export`` of ``finished_run``; a test that changes it works on a copy."""
+    out = tmp_path_factory.mktemp("reliability-export") / "ex"
+    proc = cli(["export", finished_run, out])
+    assert proc.returncode == 0, proc.stderr
+    return out
 
 
 @pytest.fixture

@@ -535,24 +535,6 @@ def test_an_export_of_a_run_whose_last_metrics_line_is_torn_warns_about_that_lin
     assert read_metric_rows(run / "metrics.jsonl", report=None)  # the polling reader: no report, no line
 
 
-@pytest.fixture(scope="module")
-def other_run(data, tmp_path_factory) -> Path:
-    """A second run of the same shape as ``finished_run`` (seed 2): its step folders fit the first run's model."""
-    import torch
-
-    from leviathan.run_config import load_run_config
-    from leviathan.train.loop import train
-
-    run = tmp_path_factory.mktemp("other-run") / "rb"
-    before = torch.get_num_threads()
-    torch.set_num_threads(1)
-    try:
-        train(load_run_config(None, run_overrides(data, seed=2)), run, quiet=True)
-    finally:
-        torch.set_num_threads(before)
-    return run
-
-
 def test_a_step_folder_of_another_run_copied_in_is_refused_by_resume_eval_and_export(finished_run, other_run, tmp_path):
     """Round 15 (A156, A157): run B's whole step-00000004 folder copied over run X's (``cp -a``) was resumed (X went on
     from B's weights and config, its config.yaml then saying seed 2), evaluated and exported as X's, exit 0: the step's

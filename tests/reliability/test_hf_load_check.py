@@ -7,23 +7,11 @@ from __future__ import annotations
 
 import json
 import shutil
-import sys
 from pathlib import Path
 
 import pytest
 
-sys.path.insert(0, str(Path(__file__).parent))
-from reliability_support import cli  # noqa: E402
-
 pytestmark = [pytest.mark.reliability, pytest.mark.usefixtures("single_thread")]
-
-
-@pytest.fixture(scope="module")
-def exported(finished_run, tmp_path_factory) -> Path:
-    out = tmp_path_factory.mktemp("hf-export") / "ex"
-    proc = cli(["export", finished_run, out])
-    assert proc.returncode == 0, proc.stderr
-    return out
 
 
 def test_from_pretrained_refuses_weights_its_edited_config_does_not_describe(exported, tmp_path):

@@ -13,18 +13,10 @@ from pathlib import Path
 import pytest
 
 sys.path.insert(0, str(Path(__file__).parent))
-from reliability_support import cli, cli_error  # noqa: E402
+from reliability_support import cli_error  # noqa: E402
 from test_bad_input import other_tokenizer_data  # noqa: E402,F401
 
 pytestmark = [pytest.mark.reliability, pytest.mark.usefixtures("single_thread")]
-
-
-@pytest.fixture(scope="module")
-def exported(finished_run, tmp_path_factory) -> Path:
-    out = tmp_path_factory.mktemp("tok-export") / "ex"
-    proc = cli(["export", finished_run, out])
-    assert proc.returncode == 0, proc.stderr
-    return out
 
 
 def _prepare(data: Path, tokenizer: Path, out: Path) -> str:
