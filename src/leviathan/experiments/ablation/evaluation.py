@@ -12,25 +12,22 @@ different tokenizers, whose eval sections must still agree for their numbers to 
 from __future__ import annotations
 
 from ...errors import UserError
-from ..machinery.identity import check_one_evaluation, evaluation_differences
+from ..machinery.identity import check_one_evaluation, evaluation_mismatch
 
 
 def check_one_evaluation_across(per_folder: list[tuple[str, list]]) -> None:
     """UserError when the rows of one folder, or of two folders, of ``per_folder`` ((folder, its rows) pairs) were
     evaluated differently (see the module docstring)."""
-    first = None
+    shown = evaluation_mismatch(_first_evaluations(per_folder), "in")
+    if shown:
+        raise UserError(f"the sweep folders of this ablation were evaluated differently ({shown}): their arms' "
+                        f"numbers cannot share a table; evaluate them again with one eval section (sweeps with "
+                        f"the same eval settings), or report each folder's ablation separately")
+
+
+def _first_evaluations(per_folder: list[tuple[str, list]]):
+    """(folder, the first evaluation its rows record, or None), each folder's own rows checked first, lazily: a
+    folder's own mix is named before a later folder is read."""
     for folder, rows in per_folder:
         check_one_evaluation(rows, folder)
-        evaluation = next((row.evaluation for row in rows if row.evaluation is not None), None)
-        if evaluation is None:
-            continue
-        if first is None:
-            first = (folder, evaluation)
-            continue
-        differ = evaluation_differences(first[1], evaluation)
-        if differ:
-            shown = "; ".join(d.replace(" in the row,", f" in {first[0]},").replace(" now", f" in {folder}")
-                              for d in differ[:4])
-            raise UserError(f"the sweep folders of this ablation were evaluated differently ({shown}): their arms' "
-                            f"numbers cannot share a table; evaluate them again with one eval section (sweeps with "
-                            f"the same eval settings), or report each folder's ablation separately")
+        yield folder, next((row.evaluation for row in rows if row.evaluation is not None), None)

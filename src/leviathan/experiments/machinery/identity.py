@@ -136,20 +136,30 @@ def check_one_evaluation(rows: Iterable, source: str) -> None:
                         f"(trained with --skip-eval, or not evaluated) but {_few(evaluated)} do; their numbers cannot "
                         f"share a table: evaluate the first (delete their rows and run the sweep without --skip-eval: their runs are "
                         f"trained, so it only evaluates them), or report them separately")
+    shown = evaluation_mismatch(((row.name, row.evaluation) for row in rows), "for")
+    if shown:
+        raise UserError(f"the rows of {source} were evaluated differently ({shown}); their numbers cannot share "
+                        f"a table: evaluate them again with one setting (a sweep with the same eval section), "
+                        f"or report them separately")
+
+
+def evaluation_mismatch(labelled: Iterable[tuple[str, Evaluation | None]], prep: str) -> str | None:
+    """The settings in which the first evaluation of ``labelled`` ((label, evaluation or None) pairs, read in order,
+    None skipped) that differs from the first recorded one does so: ``eval.KEY: A {prep} LABEL1, B {prep} LABEL2``,
+    at most 4, joined by "; ". None when every recorded evaluation agrees (the rows of one sweep, or of the folders of
+    one ablation, B247)."""
     seen: tuple[str, Evaluation] | None = None
-    for row in rows:
-        if row.evaluation is None:
+    for label, evaluation in labelled:
+        if evaluation is None:
             continue
         if seen is None:
-            seen = (row.name, row.evaluation)
+            seen = (label, evaluation)
             continue
-        differ = evaluation_differences(seen[1], row.evaluation)
+        differ = evaluation_differences(seen[1], evaluation)
         if differ:
-            shown = "; ".join(d.replace(" in the row,", f" for {seen[0]},").replace(" now", f" for {row.name}")
-                              for d in differ[:4])
-            raise UserError(f"the rows of {source} were evaluated differently ({shown}); their numbers cannot share "
-                            f"a table: evaluate them again with one setting (a sweep with the same eval section), "
-                            f"or report them separately")
+            return "; ".join(d.replace(" in the row,", f" {prep} {seen[0]},").replace(" now", f" {prep} {label}")
+                             for d in differ[:4])
+    return None
 
 
 def check_eval_set(rows: Iterable, eval_set: str, source: str) -> None:
