@@ -9,7 +9,7 @@ Serve a leviathan model baked (``model.bake_()``): the generator becomes the tab
 nothing for it (``leviathan generate`` does this by default).
 
 Footguns: generation stops at ``model.config.max_position_embeddings`` total tokens (the model was
-never trained on later positions; a longer prompt keeps its last ones); ``temperature=0`` means
+never trained on later positions; a prompt that fills them is refused: crop it first); ``temperature=0`` means
 greedy decoding (argmax), and top-k / top-p are then irrelevant.
 """
 
@@ -162,7 +162,10 @@ def generate(model, prompt_ids: Sequence[int] | torch.Tensor, max_new_tokens: in
     """Continue ``prompt_ids`` ((T,) or (B, T), equal lengths) and return (B, T + new) ids, prompt included.
 
     Sampling stops for a sequence at ``eos_id`` (later positions repeat it) and for all of them after
-    ``max_new_tokens`` or at ``max_position_embeddings`` tokens.
+    ``max_new_tokens`` or at ``max_position_embeddings`` tokens. A prompt of ``max_position_embeddings`` ids or more
+    leaves no room for a new one and is refused (ValueError naming how to crop it): it was cut to its last
+    ``max_position_embeddings - 1`` ids without a word, and the result was not the prompt plus its continuation (issue
+    30 round 16, C102). ``leviathan.positions.fit_positions`` says how much of a prompt fits.
 
     Parameters: the sampling options (temperature, top-k, top-p, ...), keyword arguments one each as ``leviathan
     generate`` passes them.
@@ -194,7 +197,9 @@ def generate(model, prompt_ids: Sequence[int] | torch.Tensor, max_new_tokens: in
         raise ValueError("the prompt is empty; give at least one token (for example the end-of-text id)")
     limit = model.config.max_position_embeddings
     if ids.shape[1] >= limit:
-        ids = ids[:, -(limit - 1):]
+        raise ValueError(f"the prompt has {ids.shape[1]:,} ids but the model has {limit:,} positions, so no new id "
+                         f"fits after it; pass at most its last {limit - 1:,} ids (prompt_ids[..., -{limit - 1}:]), "
+                         f"as `leviathan generate` does")
     generator = None
     if seed is not None:
         generator = torch.Generator(device=device)

@@ -433,7 +433,7 @@ def check_apart(source: str | os.PathLike, source_what: str, out: str | os.PathL
 
 
 def check_not_inside(folder: str | os.PathLike, what: str, verbs: Iterable[str],
-                     within: dict[str, tuple[str, ...]] | None = None) -> None:
+                     within: dict[str, tuple[str, ...]] | None = None, verb: str | None = None) -> None:
     """UserError when the output folder ``folder`` lies inside a folder that one of ``verbs`` wrote (its marker says
     so): ``train --run-dir RUN/checkpoints`` made a second run inside the first one's checkpoints folder, exit 0 (issue
     30 round 8, G14). Containers (a sweep's runs, a demo's variants) are not in ``verbs``: ``within`` names, per verb,
@@ -441,9 +441,15 @@ def check_not_inside(folder: str | os.PathLike, what: str, verbs: Iterable[str],
     "runs"}``: a second sweep's results.jsonl, grid.json and runs were written among the first one's run folders,
     exit 0; round 8, G15; an export, a data folder, a demo, lm-eval's results likewise, round 9); the rest of the
     container stays open (a plan's stages and shards are sweeps inside its folder), and what lies inside one of its
-    runs is judged by that run's marker. ``folder`` may be an output file too (a record, a JSON result)."""
+    runs is judged by that run's marker. ``folder`` may be an output file too (a record, a JSON result).
+
+    ``verb``: the verb writing ``folder``; given, a folder of another output that holds only its own kind
+    (``HOLDS``: a sweep's folder holds sweeps, reports and its runs; a report's holds nothing else) refuses it too
+    (``_foreign``): prepare's data folder, lm-eval's results and bench's JSON were written among a sweep's or a
+    report's files, exit 0, while report and train refused theirs there (issue 30 round 16, C203, C204, C251)."""
     verbs, within = set(verbs), within or {}
     real = Path(os.path.realpath(folder))
+    nearest = True  # the nearest output above judges a foreign verb (a stage's run lies in the plan's folder)
     for parent in real.parents:
         if not (parent / MARKER).is_file():
             continue
@@ -452,6 +458,7 @@ def check_not_inside(folder: str | os.PathLike, what: str, verbs: Iterable[str],
         except UserError:
             continue  # a damaged marker of a folder above is that folder's business
         parts = real.relative_to(parent).parts  # the container itself or a new folder in it; deeper is a run's
+        foreign, nearest = nearest and marker is not None and _foreign(marker.verb, parts, verb), False
         inner = marker is not None and parts[0] in within.get(marker.verb, ()) and len(parts) <= 2
         # a run's checkpoints/ holds its step folders only, whoever writes: an export there named like a step was
         # taken for a damaged newest checkpoint (issue 30 round 12, T81b, T82, T86)
@@ -462,10 +469,19 @@ def check_not_inside(folder: str | os.PathLike, what: str, verbs: Iterable[str],
                             f"another {what} outside it")
         sealed = marker is not None and marker.verb in SEALED and not (len(parts) == 1 and parts[0] in
                                                                        SEALED[marker.verb]())
-        if marker is not None and (marker.verb in verbs or inner or steps or sealed):
+        if marker is not None and (marker.verb in verbs or inner or steps or sealed or foreign):
             raise UserError(f"{what} {str(folder)!r} lies inside {str(parent)!r}, the output of `leviathan "
                             f"{marker.verb}` (its {MARKER} says so): a new output there would be mixed into it; "
                             f"choose another {what} outside it")
+
+
+def _foreign(container: str, parts: tuple[str, ...], verb: str | None) -> bool:
+    """Whether ``verb``'s output at ``parts`` (relative to a folder ``container`` wrote) would be mixed into that
+    folder: ``container`` is one of ``HOLDS``, ``verb`` is not among what it holds, and ``parts`` does not lie in one
+    of its ``CONTAINERS`` subfolders (a sweep's runs/: what lies there is judged by the run's own marker)."""
+    if verb is None or container not in HOLDS or verb in HOLDS[container]:
+        return False
+    return parts[0] not in CONTAINERS.get(container, ())
 
 
 def _demo_arms() -> tuple[str, ...]:
@@ -485,6 +501,10 @@ SEALED = {"demo": _demo_arms}
 # records `analyze embeddings --sweep` writes beside its rows (a report written into SWEEP/embeddings mixed its
 # report.md, figures and analysis.json among the records, exit 0: issue 30 round 10, P87)
 CONTAINERS = {"sweep": ("runs", "embeddings")}
+# verb -> the verbs whose output may lie inside its output folder (``check_not_inside(..., verb=...)``): a sweep's
+# folder holds its stages and shards (sweeps), its reports and analyses; a report's folder holds nothing else. A data
+# folder, an export, a run, a demo, lm-eval's results or a benchmark's JSON there were mixed into it (round 16).
+HOLDS = {"sweep": ("sweep", "report", "report --ablation", "analyze"), "report": ()}
 RUN_CONTAINERS = {"sweep": ("runs",)}  # for a record's own file (`analyze embeddings RUN --out SWEEP/embeddings/...`)
 
 

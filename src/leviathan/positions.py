@@ -3,9 +3,10 @@
     keep, new, notes = fit_positions(prompt_len=900, max_new_tokens=500, limit=1024)
     # keep 900, new 124, notes ["note: --max-new-tokens 500 does not fit: ..."]
 
-``generation.generate`` keeps the last ``limit - 1`` tokens of a longer prompt and stops at ``limit`` tokens; done
-without a word, that looked like a model that stopped early or ignored the prompt's start. ``leviathan generate``
-crops the prompt itself with this (the text it prints continues what the model saw) and prints each note on stderr.
+``generation.generate`` stops at ``limit`` tokens and refuses a prompt of ``limit`` tokens or more (it kept the last
+``limit - 1`` without a word until round 16, C102); done silently, that looked like a model that stopped early or
+ignored the prompt's start. ``leviathan generate`` crops the prompt itself with this (the text it prints continues
+what the model saw) and prints each note on stderr.
 """
 
 from __future__ import annotations

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import re
+import shutil
 import sys
 from pathlib import Path
 
@@ -20,7 +21,7 @@ from leviathan.cli import main
 from leviathan.config import ConfigError
 
 sys.path.insert(0, str(Path(__file__).parent))
-from reliability_support import cli_error, one_error, run_overrides  # noqa: E402
+from reliability_support import cli_error, one_error, run_overrides, tree_hashes  # noqa: E402
 
 pytestmark = [pytest.mark.reliability]
 
@@ -822,6 +823,7 @@ def test_a_sigterm_to_a_demo_training_its_models_at_once_stops_them(data, tmp_pa
 SLOW_VERB = r"""
 import json
 import re
+import shutil
 import sys
 sys.path.insert(0, sys.argv[1])
 from leviathan import cli
@@ -1189,6 +1191,38 @@ def test_round_15s_python_api_inputs_are_one_clear_error(finished_run, tmp_path)
     assert not (tmp_path / "x3").exists() and not (tmp_path / "bk").exists()
     adopted = adopt(_tiny_llama().config, center=np.bool_(True), **_SMALL)
     assert adopted.config.leviathan_generator["center"] is True
+
+
+def test_round_16s_python_api_inputs_are_refused_not_taken(data, finished_run, tmp_path):
+    """Round 16: ``train_bpe('hello world', 300)`` trained a BPE of the text's characters, one text each (C273);
+    ``generate(model, [5] * 200, 2)`` on a model of 128 positions cut the prompt to its last 127 ids and returned
+    (1, 128), not the (B, T + new) its docstring promises (C102); ``load_tokenizer(DATA).save(RUN)`` wrote its files
+    among a train run's (C275). Each is refused; a prompt that fits, and a tokenizer saved into a folder of its own,
+    still work, each file written whole."""
+    from leviathan.checkpoint.read import load_model
+    from leviathan.data.tokenizer import load_tokenizer, train_bpe
+    from leviathan.errors import UserError
+    from leviathan.generation import generate
+
+    model, _ = load_model(str(finished_run))
+    limit = model.config.max_position_embeddings
+    run = Path(shutil.copytree(finished_run, tmp_path / "run"))
+    before = tree_hashes(run)
+    tokenizer = load_tokenizer(str(data))
+    cases = [(lambda: train_bpe("hello world", 300), UserError, "train_bpe takes an iterable of texts, got one str"),
+             (lambda: train_bpe(b"hello world", 300), UserError, "pass a list of texts, e.g. [text]"),
+             (lambda: generate(model, [5] * 200, 2), ValueError, f"the prompt has 200 ids but the model has {limit} "
+              f"positions, so no new id fits after it; pass at most its last {limit - 1} ids"),
+             (lambda: generate(model, [5] * limit, 1), ValueError, f"pass at most its last {limit - 1} ids"),
+             (lambda: tokenizer.save(run), UserError, f"{str(run)!r} is the output of `leviathan train`")]
+    for call, kind, words in cases:
+        with pytest.raises(kind) as info:
+            call()
+        assert words in str(info.value), str(info.value)
+    assert tree_hashes(run) == before
+    assert generate(model, [5] * (limit - 1), 2, temperature=0).shape == (1, limit)  # one new id fits
+    assert load_tokenizer(str(tokenizer.save(tmp_path / "tok"))).fingerprint() == tokenizer.fingerprint()
+    assert sorted(p.name for p in (tmp_path / "tok").iterdir()) == ["leviathan_tokenizer.json", "tokenizer.json"]
 
 
 def test_a_factorized_rank_past_any_use_is_refused_by_the_config(tmp_path):

@@ -668,3 +668,29 @@ def test_a_users_folder_without_a_marker_is_not_said_to_have_one(data, tmp_path)
     line = cli_error(["train", *run_overrides(data), "--run-dir", folder, "--quiet"])
     assert f"in '{folder}', which it did not create (the folder has no {MARKER}: no leviathan verb made it)" in line
     assert (folder / "checkpoints").read_text() == "the user's own checkpoints\n"
+
+
+def test_no_other_verbs_output_is_written_inside_a_sweeps_or_a_reports_folder(small_sweep, exported, data, tmp_path):
+    """Round 16 (C203, C204, C251): ``prepare --out SWEEP/data``, ``lm-eval --out SWEEP/report/lm`` and ``bench --json
+    SWEEP/bench.json`` wrote among a sweep's (or its report's) files, exit 0, while report and train refused theirs
+    inside another output. A sweep's folder holds its runs, its reports and sweeps (stages, shards) only; a report's
+    folder nothing else (``ownership.HOLDS``)."""
+    sweep = Path(shutil.copytree(small_sweep, tmp_path / "sweep"))
+    assert cli(["report", sweep]).returncode == 0  # SWEEP/report: its own report folder, the default
+    corpus = tmp_path / "corpus"
+    corpus.mkdir()
+    (corpus / "a.txt").write_text("a few words of text.\n" * 50)
+    before = tree_hashes(sweep)
+    tries = {"--out": (sweep, ["prepare", corpus, "--out", sweep / "data", "--tokenizer", "bpe:300", "--val-fraction",
+                               "0", "--no-progress"]),
+             "--json": (sweep, ["bench", "--only", "train", "--quick", "--config", "tiny", "--json",
+                                sweep / "bench.json"]),
+             "out_dir": (sweep, ["export", sweep / "runs" / "a-dense_tied-s0", sweep / "hf"]),
+             "--run-dir": (sweep / "report", ["train", *run_overrides(data), "--run-dir", sweep / "report" / "r"])}
+    for flag, (parent, argv) in tries.items():
+        line = cli_error(argv)
+        assert f"{flag} " in line and f"lies inside {str(parent)!r}, the output of `leviathan" in line, line
+    line = cli_error(["lm-eval", exported, "--tasks", "piqa", "--out", sweep / "report" / "lm"])
+    assert f"lies inside {str(sweep / 'report')!r}, the output of `leviathan report`" in line, line
+    assert tree_hashes(sweep) == before
+    assert sorted(p.name for p in sweep.iterdir()) == ["grid.json", MARKER, "report", "results.jsonl", "runs"]

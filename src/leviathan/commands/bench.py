@@ -87,7 +87,7 @@ def _check_cache_dir(path: Path) -> None:
     if marker is not None:
         raise UserError(f"--cache-dir {str(path)!r} is the output of `leviathan {marker.verb}` (its {MARKER} says so): "
                         f"the benchmark's BPE would be mixed into it; choose another --cache-dir")
-    check_not_inside(path, "--cache-dir", ("prepare", "export", "train", "demo"), within=CONTAINERS)
+    check_not_inside(path, "--cache-dir", ("prepare", "export", "train", "demo"), within=CONTAINERS, verb="bench")
 
 
 def _check_json_target(path: Path) -> None:
@@ -101,7 +101,7 @@ def _check_json_target(path: Path) -> None:
         raise UserError(f"--json {str(path)!r}: the folder {str(path.parent)!r} does not exist; create it first "
                         f"(mkdir -p {path.parent}) or choose another --json path")
     check_not_special(path, "--json")
-    check_not_inside(path, "--json", ("prepare", "export"), within=CONTAINERS)  # not into a data folder or an export
+    check_not_inside(path, "--json", ("prepare", "export"), within=CONTAINERS, verb="bench")  # nor a sweep (C251)
     if path.exists() or path.is_symlink():
         _check_earlier_result(path)
     check_writable(path)

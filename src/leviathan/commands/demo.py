@@ -515,7 +515,7 @@ def run(args) -> int:
         say(line)
     t0 = time.time()
     run_dir = Path(args.run_dir)
-    check_not_inside(run_dir, "--run-dir", ("train", "prepare", "export"), within=CONTAINERS)  # round 9, N121
+    check_not_inside(run_dir, "--run-dir", ("train", "prepare", "export"), within=CONTAINERS, verb="demo")  # N121
     corpus = "gutenberg" if books_root() else "stdlib"
     data_dir = Path(args.data_dir).expanduser() if args.data_dir else default_data_dir(corpus, args.vocab or BPE_VOCAB)
     # the data folder apart from the run folder, before it is prepared: `--data-dir D/data --run-dir D` prepared the

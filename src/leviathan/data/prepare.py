@@ -493,7 +493,7 @@ def prepare(
                 "val_fraction": val_fraction, "seed": int(seed), "text_field": text_field,
                 "max_documents": max_documents, "strict": bool(strict)}
     stat = hashlib.sha256((src.stat_fingerprint() + (vsrc.stat_fingerprint() if vsrc else "")).encode()).hexdigest()
-    check_not_inside(out, "--out", ("train", "prepare", "export"), within=CONTAINERS)  # round 9, N120
+    check_not_inside(out, "--out", ("train", "prepare", "export"), within=CONTAINERS, verb="prepare")  # N120, C203
     with folder_lock(out, "prepare", "choose another --out", beside=True):  # one writer per --out
         existing = _check_out_dir(out, settings, stat, overwrite)
         if existing is not None:

@@ -162,16 +162,24 @@ class Tokenizer:
     def save(self, directory: str | os.PathLike) -> Path:
         """Write what ``load_tokenizer(directory)`` needs; returns the directory. A storage failure (a read-only disk,
         a file where the folder belongs, a full disk) is an ``errors.StorageError`` naming the path and the fix, not a
-        raw OSError (issue 30 round 14, B344)."""
+        raw OSError (issue 30 round 14, B344). Each file is written whole (a temporary file renamed into place), the
+        tokenizer's own first and leviathan_tokenizer.json last; a folder that is a verb's output is refused (C275)."""
+        from ..io import atomic_write_text
         from ..storage import api_writes
 
         directory = Path(directory)
+        _check_not_an_output(directory)
         with api_writes("Tokenizer.save", directory):
             directory.mkdir(parents=True, exist_ok=True)
-            info = {"format": 1, "name": self.name, "kind": self.kind, "vocab_size": self.vocab_size,
-                    "eot_id": self.eot_id}
-            (directory / INFO_FILE).write_text(json.dumps(info, indent=2) + "\n")
+        self._save_files(directory)
+        info = {"format": 1, "name": self.name, "kind": self.kind, "vocab_size": self.vocab_size,
+                "eot_id": self.eot_id}
+        with api_writes("Tokenizer.save", directory / INFO_FILE):  # each file whole or not at all (round 16, C275)
+            atomic_write_text(directory / INFO_FILE, json.dumps(info, indent=2) + "\n")
         return directory
+
+    def _save_files(self, directory: Path) -> None:
+        """The tokenizer's own files, written into ``directory`` before ``save``'s INFO_FILE (a built-in has none)."""
 
     def fingerprint(self) -> str:
         """Equal for two tokenizers that map every text to the same ids (a built-in: its name)."""
@@ -273,13 +281,12 @@ class HFTokenizer(Tokenizer):
     def decode(self, ids) -> str:
         return self._hf.decode(self._checked_ids(ids), skip_special_tokens=False)
 
-    def save(self, directory):
+    def _save_files(self, directory: Path) -> None:
+        from ..io import atomic_write_text
         from ..storage import api_writes
 
-        directory = super().save(directory)
         with api_writes("Tokenizer.save", directory / TOKENIZER_FILE):  # tokenizers' "(os error 28)" (B344)
-            self._hf.save(str(directory / TOKENIZER_FILE))
-        return directory
+            atomic_write_text(directory / TOKENIZER_FILE, self._hf.to_str(pretty=True))  # what _hf.save writes
 
     def to_json(self) -> str:
         return self._hf.to_str()
@@ -369,6 +376,19 @@ def check_bpe_vocab_size(vocab_size) -> int:
     return vocab_size
 
 
+def _check_not_an_output(directory: Path) -> None:
+    """UserError when ``directory`` is a verb's output (its ``leviathan_output.json`` says so): ``load_tokenizer(
+    'data1').save('run1')`` wrote tokenizer.json and leviathan_tokenizer.json among a train run's files, no word
+    (issue 30 round 16, C275); in an export or a data folder they would replace the files its marker fingerprints.
+    The verbs save into a folder of their own that gets its marker last (a step folder, an export's temporary one)."""
+    from ..ownership import MARKER, read_marker
+
+    marker = read_marker(directory) if os.path.isfile(directory / MARKER) else None  # a 300-byte name: False
+    if marker is not None:
+        raise UserError(f"{str(directory)!r} is the output of `leviathan {marker.verb}` (its {MARKER} says so): "
+                        f"Tokenizer.save would write its files among that output's; save into a folder of its own")
+
+
 def train_bpe(texts: Iterable[str], vocab_size: int, *, min_frequency: int = 2,
               show_progress: bool = False, name: str | None = None) -> HFTokenizer:
     """Train a byte-level BPE with ``vocab_size`` ids ("<|endoftext|>" is id 0) on ``texts``: o200k's regex, then GPT-2's
@@ -377,6 +397,9 @@ def train_bpe(texts: Iterable[str], vocab_size: int, *, min_frequency: int = 2,
     """
     from tokenizers import Regex, Tokenizer as _HF, decoders, models, pre_tokenizers, trainers
 
+    if isinstance(texts, (str, bytes, bytearray)):  # one text iterated as characters: 257 ids, no merges (C273)
+        raise UserError(f"train_bpe takes an iterable of texts, got one {type(texts).__name__} ({texts!r:.40}), which "
+                        f"would be read as one text per character; pass a list of texts, e.g. [text]")
     vocab_size = check_bpe_vocab_size(vocab_size)
     if isinstance(min_frequency, bool) or not is_integer(min_frequency) or min_frequency < 0:  # round 14, B362, B363
         raise UserError(f"min_frequency must be a whole number >= 0 (a pair merges once it occurs that often), got "

@@ -53,7 +53,7 @@ from ..ownership import (CONTAINERS, MARKER, check_apart, check_claim, check_not
                          check_replaceable, mark, read_marker)
 from .hflm import fitting_hflm, offline_env
 from .lm_export import export_for_harness, is_hf_dir, verify_export
-from .tasks import TASKS, prepare_tasks, resolve_tasks, task_data_root
+from .tasks import TASKS, check_present, prepare_tasks, resolve_tasks, task_data_root
 from .weight_names import check_weight_names
 
 
@@ -180,24 +180,25 @@ def evaluate(source: str | os.PathLike, tasks: str | Sequence[str] = "paper", *,
     if out_dir:  # before the evaluation: never over a user's lm_eval.json or hf/ (``leviathan.ownership``)
         check_apart(src, "the evaluated model's folder", out_dir, "--out")
         _check_out_not_in_data(data, out_dir)
-        check_not_inside(out_dir, "--out", ("train", "prepare", "export"), within=CONTAINERS)  # round 9, N116
+        check_not_inside(out_dir, "--out", ("train", "prepare", "export"), within=CONTAINERS, verb="lm-eval")  # C204
         check_claim(out_dir, "lm-eval", OUT_FILES, "choose another --out", legacy=_earlier_out)
         if not keep_export and os.path.lexists(Path(out_dir) / "hf"):  # removed once the results are in (B293)
             check_replaceable(Path(out_dir) / "hf", "export", "lm-eval without --keep-export", digested=True)
-        Path(out_dir).mkdir(parents=True, exist_ok=True)
-        mark(out_dir, "lm-eval", OUT_FILES)  # before the export into it: a stopped evaluation can be rerun
+    check_model_options(tasks, data, **kwargs)  # all before --out is made (round 16, C51, C56-C58)
     marker = read_marker(src) if src.is_dir() else None
-    export = None  # the export kept as out_dir/hf
+    model = tokenizer = export = None  # the export kept as out_dir/hf
     if is_hf_dir(src) or (marker is not None and marker.verb == "export"):  # an export without its config.json was
         _check_hf_folder(src)  # "checkpoint ... is incomplete (missing optimizer.pt, state.json, ...)" (round 7)
-        out = evaluate_model(None, None, tasks, data=data, hf_dir=src, **kwargs)
     else:
         from ..checkpoint.read import load_model, load_tokenizer
 
-        model, _ = load_model(str(src))
+        model, _ = load_model(str(src))  # a data folder, no checkpoint: refused before --out is made (C59)
         tokenizer = load_tokenizer(str(src))
         export = Path(out_dir) / "hf" if (out_dir and keep_export) else None
-        out = evaluate_model(model, tokenizer, tasks, data=data, hf_dir=export, **kwargs)
+    if out_dir:
+        Path(out_dir).mkdir(parents=True, exist_ok=True)
+        mark(out_dir, "lm-eval", OUT_FILES)  # before the export into it: a stopped evaluation can be rerun
+    out = evaluate_model(model, tokenizer, tasks, data=data, hf_dir=src if model is None else export, **kwargs)
     out["source"] = str(src)
     if out_dir:
         Path(out_dir).mkdir(parents=True, exist_ok=True)
@@ -356,6 +357,25 @@ def check_harness_options(limit, batch_size, num_fewshot, device) -> None:
         raise ConfigError(f"device {problem}")
 
 
+def check_model_options(tasks: str | Sequence[str], data: str | os.PathLike | None, *, limit=None, batch_size=8,
+                        device: str = "cpu", dtype: str = "float32", num_fewshot=None, **_) -> tuple[list[str], Path]:
+    """``evaluate_model``'s checks of what it is asked, none of which needs the model: the options, the task names, the
+    data root and every task's files there; returns (task keys, data root). ``evaluate`` runs them before it makes
+    its --out: an unknown task, a missing data file, --device cuda without CUDA or an empty --tasks item each left an
+    --out holding only lm-eval's marker (issue 30 round 16, C51, C56, C57, C58)."""
+    check_harness_options(limit, batch_size, num_fewshot, device)
+    if dtype not in DTYPES:  # "bogus": an AttributeError inside lm-eval; "int8": blamed the model (round 14, B135)
+        from ..errors import ConfigError
+
+        raise ConfigError(f"dtype must be one of {', '.join(DTYPES)} (the floating-point types a model loads in), "
+                          f"got {dtype!r:.40}")
+    keys = resolve_tasks(tasks)
+    root = task_data_root(data)
+    for key in keys:
+        check_present(key, [root / p for p in TASKS[key].files])
+    return keys, root
+
+
 def evaluate_model(model, tokenizer, tasks: str | Sequence[str] = "paper", *, data: str | os.PathLike | None = None,
                    hf_dir: str | os.PathLike | None = None, limit: int | float | None = None,
                    batch_size: int | str = 8, device: str = "cpu", dtype: str = "float32",
@@ -366,14 +386,8 @@ def evaluate_model(model, tokenizer, tasks: str | Sequence[str] = "paper", *, da
 
     Parameters: the options of ``leviathan lm-eval``, keyword arguments one each, passed on to the harness.
     """
-    check_harness_options(limit, batch_size, num_fewshot, device)
-    if dtype not in DTYPES:  # "bogus": an AttributeError inside lm-eval; "int8": blamed the model (round 14, B135)
-        from ..errors import ConfigError
-
-        raise ConfigError(f"dtype must be one of {', '.join(DTYPES)} (the floating-point types a model loads in), "
-                          f"got {dtype!r:.40}")
-    keys = resolve_tasks(tasks)
-    root = task_data_root(data)
+    keys, root = check_model_options(tasks, data, limit=limit, batch_size=batch_size, device=device, dtype=dtype,
+                                     num_fewshot=num_fewshot)
     try:
         work = Path(tempfile.mkdtemp(prefix="leviathan-lm-eval-"))
     except OSError as e:

@@ -170,7 +170,7 @@ def _atomic_dir(out_dir: str | os.PathLike, overwrite: bool, flag: str = "--over
     out = replaced_folder(out_dir, "out_dir")  # built beside it and renamed into place: never ".", never the cwd
     # not inside a data folder or another export (inside a run: allowed); the Python API skipped the CLI's check and
     # to_hf(model, 'data/e') wrote into a prepared data folder (issue 30 round 11, R103)
-    check_not_inside(out_dir, "out_dir", ("prepare", "export"), within=CONTAINERS)
+    check_not_inside(out_dir, "out_dir", ("prepare", "export"), within=CONTAINERS, verb="export")
     if out.exists():
         if not out.is_dir():
             raise UserError(f"{out} exists and is not a directory; choose another output directory")

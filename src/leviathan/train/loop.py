@@ -98,7 +98,7 @@ def train(cfg: RunConfig, run_dir: str | os.PathLike, resume: str | None = None,
                 try:
                     _check_run_dir(Path(run_dir))  # before the lock creates the folder
                     check_apart(cfg.data.path, "data.path", run_dir, "--run-dir")  # a run never writes into its data
-                    check_not_inside(run_dir, "--run-dir", ("train", "prepare", "export"))  # nor into another output
+                    check_not_inside(run_dir, "--run-dir", ("train", "prepare", "export"), verb="train")  # nor others
                     check_not_container(run_dir, "--run-dir")  # nor among a sweep's runs as their folder
                     lock.enter_context(folder_lock(run_dir, "train", "choose another --run-dir"))  # one writer
                     check_claim(run_dir, "train", RUN_FILES, "choose another --run-dir", legacy=_earlier_run)
