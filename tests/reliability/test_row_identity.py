@@ -1333,3 +1333,28 @@ def test_a_sweep_rerun_refuses_a_row_whose_identity_the_grid_no_longer_gives(dat
     assert "grid 'tiny' has changed since these rows were trained" in line and said in line, line
     assert tree_hashes(sweep_copy) == before
 
+
+@pytest.mark.parametrize("given, said", [
+    ({"results": []}, "write_report: results: is an empty list: no results folder was given; pass a sweep folder"),
+    ({"ci": float("nan")}, "write_report: ci: must be a finite number, got nan; pass the intervals' coverage"),
+    ({"ci": 2}, "write_report: ci: must lie strictly between 0 and 1, got 2;"),
+    ({"seed": True}, "write_report: seed: must be an integer in [0, 4294967295], got True;"),
+    ({"num_bootstrap": -1}, "write_report: num_bootstrap: must be a whole number >= 0, got -1;"),
+    ({"num_bootstrap": 2.5}, "write_report: num_bootstrap: expected a whole number >= 0, got 2.5;"),
+    ({"eval_set": ""}, "write_report: eval_set: expected the name of an eval set such as val or wikitext2"),
+    ({"ladder": "nope"}, "write_report: ladder: must be one of dense_tied, "),
+], ids=["C238-empty-list", "C243-ci-nan", "C241-ci-2", "C242-seed-true", "C245-bootstrap-negative", "bootstrap-float",
+        "eval-set-empty", "ladder"])
+def test_write_reports_python_arguments_are_checked_by_the_flags_rules_before_anything_is_written(
+        swept, tmp_path, given, said):
+    """Round 16 (C238, C241-C243, C245): write_report's Python arguments were taken unchecked: results=[] ended in an
+    IndexError, ci=nan in a ValueError traceback leaving a marker-only --out, ci=2 wrote a '200% interval', seed=True
+    was seed 1 and num_bootstrap=-1 no draws. Each is one UserError by its flag's rule, before --out is made."""
+    from leviathan.errors import UserError
+    from leviathan.experiments.report import write_report
+
+    arguments = {"results": str(swept), "out_dir": tmp_path / "rep", "num_bootstrap": 5, **given}
+    with pytest.raises(UserError) as caught:
+        write_report(**arguments)
+    assert said in str(caught.value), str(caught.value)
+    assert not (tmp_path / "rep").exists()
