@@ -336,8 +336,6 @@ def collect(sweeps: list[Path], dest: Path) -> list[tuple[Path, Path, int]]:
     import secrets
     import tempfile
 
-    from leviathan.io import atomic_write_text
-
     staged: dict[Path, Path] = {}
     done: list[tuple[Path, Path, int]] = []
     scratch = os.path.join(tempfile.gettempdir(), f"collect-{secrets.token_hex(4)}")  # named before it exists
@@ -347,13 +345,29 @@ def collect(sweeps: list[Path], dest: Path) -> list[tuple[Path, Path, int]]:
             stage(sweep, dest, staged, Path(scratch), done)
         with _stops_after():  # a grid's results.jsonl and grid.json are put in place together
             for out, work in staged.items():
-                out.mkdir(parents=True, exist_ok=True)
-                for name in WRITTEN:
-                    atomic_write_text(out / name, (work / name).read_text())
+                put_in_place(out, work)
     finally:
         with _stops_after():
             shutil.rmtree(scratch, ignore_errors=True)
     return done
+
+
+def put_in_place(out: Path, work: Path) -> None:
+    """Put the staged results.jsonl and grid.json of ``work`` into ``out`` together, or leave ``out`` as it was: each
+    was written with its own atomic write, so a disk that filled at grid.json left results.jsonl in place without it,
+    which report then read unchecked against any grid (issue 30 round 16, C33). Both are now written beside their
+    targets before either is renamed (``io.atomic_write_together``); a folder this call created is removed again."""
+    from leviathan.io import atomic_write_together
+
+    created = [folder for folder in (out, *out.parents) if not folder.exists()]
+    out.mkdir(parents=True, exist_ok=True)
+    try:
+        atomic_write_together({out / name: (work / name).read_bytes() for name in WRITTEN})
+    except BaseException:
+        for folder in created:  # innermost first: only the empty folders made above
+            with contextlib.suppress(OSError):
+                folder.rmdir()
+        raise
 
 
 @contextlib.contextmanager

@@ -45,19 +45,34 @@ def atomic_write_text(path: str | os.PathLike, text: str) -> None:
 def atomic_write_bytes(path: str | os.PathLike, data: bytes) -> None:
     """``atomic_write_text`` for bytes (a figure's PNG): a temporary file beside ``path``, fsync, rename. A failure
     names ``path``, never the temporary file the user did not ask for."""
-    path = Path(path)
-    tmp = _temporary_of(path)
+    atomic_write_together({path: data})
+
+
+def atomic_write_together(files: dict) -> None:
+    """Write several files (path -> text or bytes) so that they change together or not at all: every one is first
+    written whole into its temporary file beside it (fsync), and only then are they renamed into place (a rename
+    needs no space). Files written one ``atomic_write_text`` after the other left the first in place when the disk
+    filled at the second: collect_results.py put results.jsonl into ``DEST/<grid>`` without its grid.json (issue 30
+    round 16, C33). On a failure every temporary file is removed and the error names the file asked for."""
+    written: list[tuple[Path, Path]] = []
+    path = None
     try:
-        with open(tmp, "wb") as f:
-            f.write(data)
-            f.flush()
-            os.fsync(f.fileno())
-        os.replace(tmp, path)
+        for path, data in files.items():
+            path = Path(path)
+            written.append((path, _temporary_of(path)))
+            with open(written[-1][1], "wb") as f:
+                f.write(data.encode() if isinstance(data, str) else data)
+                f.flush()
+                os.fsync(f.fileno())
+        for path, tmp in written:
+            os.replace(tmp, path)
     except OSError as e:
-        _remove(tmp)
-        raise named(e, path, tmp) from None
+        for _, tmp in written:
+            _remove(tmp)
+        raise named(e, path, _temporary_of(path)) from None
     except BaseException:
-        _remove(tmp)
+        for _, tmp in written:
+            _remove(tmp)
         raise
 
 

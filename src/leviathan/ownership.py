@@ -357,6 +357,7 @@ def check_claim(folder: str | os.PathLike, verb: str, names: Iterable[str], fix:
     if marker is not None and marker.verb != verb:
         raise UserError(f"{str(folder)!r} is the output of `leviathan {marker.verb}` (its {MARKER} says so), not "
                         f"of `leviathan {verb}`, which would write its own files there; {fix}")
+    copied = marker is not None and _proof(marker, folder) is None  # a whole-folder marker written elsewhere
     marker = _proof(marker, folder)
     if marker is not None and marker.files is None:
         return  # the whole folder is the verb's
@@ -371,8 +372,10 @@ def check_claim(folder: str | os.PathLike, verb: str, names: Iterable[str], fix:
     clashes = [name for name in entries
                if name not in own and _matches(name, patterns)]
     if clashes:
-        why = (f"the folder's {MARKER} does not list it" if marker is not None else  # round 15 (A138): named a
-               f"the folder has no {MARKER}: no leviathan verb made it")  # marker the folder did not have
+        # round 15 (A138): named a marker the folder did not have; round 16 (C255): called a copied one missing
+        why = (f"the folder's {MARKER} does not list it" if marker is not None else
+               f"its {MARKER} was written in another folder, so it proves nothing here (a copy, or a move to "
+               f"another disk)" if copied else f"the folder has no {MARKER}: no leviathan verb made it")
         raise UserError(f"`leviathan {verb}` would write over {_some(clashes)} in {str(folder)!r}, which it did not "
                         f"create ({why}); move it out of the folder, or {fix}")
 

@@ -218,3 +218,26 @@ def test_a_results_path_that_is_not_there_or_a_folder_is_named_as_such(capsys, t
     assert f"'{tmp_path / 'rin' / 'results.jsonl'}' is a folder, not the results file" in line, line
     line = fails(capsys, "report", tmp_path / "nonexist", "--out", tmp_path / "r")
     assert f"results '{tmp_path / 'nonexist'}' does not exist" in line, line
+
+
+def test_a_file_that_is_recognisably_not_results_is_named_so_without_row_warnings(capsys, data, finished_run):
+    """Round 16 (C239, C240): read_results of a data folder's meta.json or a run's metrics.jsonl returned [] after
+    warnings that each line was a damaged row the sweep would train again; the CLI said 'no result rows' after the
+    same warnings. Both raise one UserError naming the file as not a results file, and warn of no line."""
+    from reliability_support import cli
+
+    from leviathan.errors import UserError
+    from leviathan.experiments.machinery.results import read_results
+
+    for path, what in ((data / "meta.json", "it is one JSON object over "),
+                       (finished_run / "metrics.jsonl", "its lines are JSON objects without a run's name")):
+        with pytest.raises(UserError) as caught:
+            read_results(path)
+        said = str(caught.value)
+        assert said.startswith(f"no result rows in {str(path)!r}, which is not a results file: {what}"), said
+        assert said.endswith("pass a sweep output dir or its results.jsonl (written by `leviathan sweep`)"), said
+        assert capsys.readouterr().err == ""
+    proc = cli(["report", finished_run / "metrics.jsonl", "--out", finished_run.parent / "never"])
+    assert proc.returncode == 2 and proc.stderr.count("\n") == 1, proc.stderr  # the error line alone
+    assert "which is not a results file: its lines are JSON objects without a run's name" in proc.stderr
+    assert not (finished_run.parent / "never").exists()

@@ -1278,3 +1278,83 @@ def test_a_sigterm_during_an_analysis_imports_is_never_swallowed(swept):
         else:
             proc.communicate()
     assert statuses and all(status in (143, -signal.SIGTERM) for status, _ in statuses), statuses
+
+
+def test_a_sweep_folder_of_one_grid_refuses_a_sweep_of_another_name(data, sweep_copy, tmp_path):
+    """Round 16 (C82): a copy of grid 'tiny''s sweep swept with a grid file that differs only by its name took the rows
+    as the new grid's ('2 already in ... 0 to go'), exit 0, and rewrote grid.json under the new name; the report then
+    refused the folder. The folder holds one grid: refused with the fix, nothing rewritten."""
+    from reliability_support import cli_error
+
+    import yaml
+
+    grid = tmp_path / "renamed.yaml"
+    grid.write_text(yaml.safe_dump({**yaml.safe_load(grid_file(tmp_path, data).read_text()), "name": "tinyb"}))
+    before = tree_hashes(sweep_copy)
+    line = cli_error(["sweep", "--grid", grid, "--out", sweep_copy])
+    assert f"'{sweep_copy}' holds the sweep of grid 'tiny' (its grid.json says so), not of grid 'tinyb'" in line, line
+    assert "sweep grid 'tinyb' into a new --out, or give the grid its old name again (`name: tiny` in" in line, line
+    assert tree_hashes(sweep_copy) == before
+    from leviathan.ownership import write_marker
+
+    write_marker(sweep_copy, "sweep")  # the sweep's own folder (its marker written here), its grid.json gone:
+    (sweep_copy / "grid.json").unlink()  # the rows say which grid they are of
+    line = cli_error(["sweep", "--grid", grid, "--out", sweep_copy])
+    assert "holds the sweep of grid 'tiny' (its rows say so: a-dense_tied-s0, a-dense_untied-s0)" in line, line
+
+
+def test_a_copied_sweep_folder_without_grid_json_names_the_missing_grid_json(data, sweep_copy, tmp_path):
+    """Round 16 (C255): with grid.json removed, a copy of a sweep folder was refused as 'the folder has no
+    leviathan_output.json: no leviathan verb made it', though it has one; the line names the missing grid.json."""
+    from reliability_support import cli_error
+
+    (sweep_copy / "grid.json").unlink()
+    before = tree_hashes(sweep_copy)
+    line = cli_error(["sweep", "--grid", grid_file(tmp_path, data), "--out", sweep_copy])
+    assert f"'{sweep_copy}' holds a sweep's results.jsonl and runs" in line and "but no grid.json" in line, line
+    assert "put the sweep's grid.json back" in line and "no leviathan verb made it" not in line, line
+    assert tree_hashes(sweep_copy) == before
+
+
+@pytest.mark.parametrize("change, said", [
+    (lambda r: r.update(regime="scaling", regimes=["scaling"]), "a-dense_untied-s0: regimes: ['scaling'] in the row, "
+                                                                "['iso_body'] now"),
+    (lambda r: r.update(data_seed=7), "a-dense_untied-s0: data_seed: 7 in the row, 0 now"),
+], ids=["regime", "data-seed"])
+def test_a_sweep_rerun_refuses_a_row_whose_identity_the_grid_no_longer_gives(data, sweep_copy, tmp_path, change, said):
+    """Round 16 (C82, the kind): a sweep compared its kept rows with the grid on their settings only, so a row whose
+    regime or data_seed the grid no longer gives was counted as done and grid.json rewritten over it (report and
+    collect refuse such a row against grid.json: B18-B20). The sweep applies the same rule against the grid now."""
+    from reliability_support import cli_error
+
+    _edit_second_row(sweep_copy / "results.jsonl", change)
+    before = tree_hashes(sweep_copy)
+    line = cli_error(["sweep", "--grid", grid_file(tmp_path, data), "--out", sweep_copy])
+    assert "grid 'tiny' has changed since these rows were trained" in line and said in line, line
+    assert tree_hashes(sweep_copy) == before
+
+
+@pytest.mark.parametrize("given, said", [
+    ({"results": []}, "write_report: results: is an empty list: no results folder was given; pass a sweep folder"),
+    ({"ci": float("nan")}, "write_report: ci: must be a finite number, got nan; pass the intervals' coverage"),
+    ({"ci": 2}, "write_report: ci: must lie strictly between 0 and 1, got 2;"),
+    ({"seed": True}, "write_report: seed: must be an integer in [0, 4294967295], got True;"),
+    ({"num_bootstrap": -1}, "write_report: num_bootstrap: must be a whole number >= 0, got -1;"),
+    ({"num_bootstrap": 2.5}, "write_report: num_bootstrap: expected a whole number >= 0, got 2.5;"),
+    ({"eval_set": ""}, "write_report: eval_set: expected the name of an eval set such as val or wikitext2"),
+    ({"ladder": "nope"}, "write_report: ladder: must be one of dense_tied, "),
+], ids=["C238-empty-list", "C243-ci-nan", "C241-ci-2", "C242-seed-true", "C245-bootstrap-negative", "bootstrap-float",
+        "eval-set-empty", "ladder"])
+def test_write_reports_python_arguments_are_checked_by_the_flags_rules_before_anything_is_written(
+        swept, tmp_path, given, said):
+    """Round 16 (C238, C241-C243, C245): write_report's Python arguments were taken unchecked: results=[] ended in an
+    IndexError, ci=nan in a ValueError traceback leaving a marker-only --out, ci=2 wrote a '200% interval', seed=True
+    was seed 1 and num_bootstrap=-1 no draws. Each is one UserError by its flag's rule, before --out is made."""
+    from leviathan.errors import UserError
+    from leviathan.experiments.report import write_report
+
+    arguments = {"results": str(swept), "out_dir": tmp_path / "rep", "num_bootstrap": 5, **given}
+    with pytest.raises(UserError) as caught:
+        write_report(**arguments)
+    assert said in str(caught.value), str(caught.value)
+    assert not (tmp_path / "rep").exists()

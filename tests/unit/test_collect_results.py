@@ -398,3 +398,43 @@ runpy.run_path({str(SCRIPT)!r}, run_name="__main__")
                           env={**os.environ, "PYTHONPATH": str(SCRIPT.parents[1] / "src")})
     assert done.returncode == 2 and f"rewrote {res / 'a' / 'results.jsonl'}" in done.stdout, (done.stdout, done.stderr)
     assert "read-only file system" in done.stderr and "--dest" not in done.stderr, done.stderr
+
+
+def test_a_full_disk_at_grid_json_leaves_neither_file_in_place(tmp_path):
+    """Round 16 (C33): each of a grid's two files went into ``DEST/<grid>`` by its own atomic write, so a disk that
+    filled at grid.json left results.jsonl there without it (and report read it unchecked). Both are written beside
+    their targets before either is renamed: a first collect leaves no folder, a second leaves the earlier pair."""
+    import os
+    import subprocess
+    import sys
+
+    sweep = _sweep(tmp_path / "a", [{"name": "r0", "loss": 1.0}])
+    dest = tmp_path / "res"
+    script = tmp_path / "full.py"  # ENOSPC at any write of a grid.json under dest, in a real process
+    script.write_text(f"""import builtins, errno, os, runpy, sys
+real = builtins.open
+def full_open(file, mode="r", *a, **k):
+    if str(file).startswith({str(dest)!r}) and "grid.json" in os.path.basename(str(file)) and set(mode) & set("wxa"):
+        raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC), str(file))
+    return real(file, mode, *a, **k)
+builtins.open = full_open
+sys.argv = [{str(SCRIPT)!r}, {str(sweep)!r}, "--dest", {str(dest)!r}]
+runpy.run_path({str(SCRIPT)!r}, run_name="__main__")
+""")
+    env = {**os.environ, "PYTHONPATH": str(SCRIPT.parents[1] / "src")}
+
+    def run():
+        return subprocess.run([sys.executable, str(script)], capture_output=True, text=True, timeout=120, env=env)
+
+    done = run()
+    assert done.returncode == 2 and "no space left on device" in done.stderr and "grid.json" in done.stderr, done.stderr
+    assert done.stderr.count("\n") == 1 and "Traceback" not in done.stderr, done.stderr
+    assert not dest.exists(), sorted(str(p) for p in dest.rglob("*"))
+    done = subprocess.run([sys.executable, str(SCRIPT), str(sweep), "--dest", str(dest)], capture_output=True,
+                          text=True, timeout=120, env=env)
+    assert done.returncode == 0, done.stderr
+    before = {p.name: p.read_bytes() for p in (dest / "g").iterdir()}
+    (sweep / "results.jsonl").write_text('{"name": "r0", "loss": 1.0}\n{"name": "r1", "loss": 2.0}\n')
+    done = run()
+    assert done.returncode == 2 and "no space left on device" in done.stderr, done.stderr
+    assert {p.name: p.read_bytes() for p in (dest / "g").iterdir()} == before

@@ -27,9 +27,68 @@ def _int_at_least(text: str, minimum: int, what: str) -> int:
         value = int(text)
     except ValueError:
         raise argparse.ArgumentTypeError(f"expected {what}, got {text!r}") from None
-    if value < minimum:
-        raise argparse.ArgumentTypeError(f"must be {what}, got {value}")
+    _refuse(whole_problem(value, minimum, what))
     return value
+
+
+def _refuse(problem: str | None) -> None:
+    if problem is not None:
+        raise argparse.ArgumentTypeError(problem)
+
+
+# The rules on values (a Python API's arguments, an option once parsed): each returns why ``value`` is not one, or
+# None. The option types above and below parse the text and apply the same rule, so a Python caller hears the flag's
+# words: ``write_report(seed=True)`` was taken as seed 1 and ``ci=2`` as a '200% interval' (issue 30 round 16,
+# C241-C245). ``api_check`` raises the UserError.
+def whole_problem(value, minimum: int, what: str) -> str | None:
+    """Why ``value`` is not a whole number >= ``minimum`` (a bool, a float, text are not: ``is_integer``)."""
+    from ..integers import is_integer
+
+    if not is_integer(value):
+        return f"expected {what}, got {value!r}"
+    return f"must be {what}, got {value}" if value < minimum else None
+
+
+def bootstrap_problem(value) -> str | None:
+    """Why ``value`` is not a number of bootstrap draws: an integer in [0, ``scaling.MAX_BOOTSTRAP``]. Each draw
+    refits the scaling curve (about a millisecond): ``report --bootstrap 1000000000000`` was accepted and, on a sweep
+    of several sizes, drew until memory ran out (issue 30 round 9, M88)."""
+    from ..experiments.method.scaling import MAX_BOOTSTRAP
+
+    problem = whole_problem(value, 0, "a whole number >= 0")
+    if problem is None and value > MAX_BOOTSTRAP:
+        problem = f"must be at most {MAX_BOOTSTRAP:,} (each draw refits the curve; the default is 1,000), got {value:,}"
+    return problem
+
+
+def fraction_problem(value, shown=None) -> str | None:
+    """Why ``value`` is not a number strictly between 0 and 1 (an interval's coverage); ``shown``: as typed."""
+    import numbers
+
+    shown = value if shown is None else shown
+    if not isinstance(value, numbers.Real) or isinstance(value, bool):
+        return f"expected a number, got {shown!r}"
+    if not math.isfinite(value):
+        return f"must be a finite number, got {shown!r}"
+    return None if 0 < value < 1 else f"must lie strictly between 0 and 1, got {shown!r}"
+
+
+def eval_set_problem(value) -> str | None:
+    """Why ``value`` is not the name of an eval set: '' was accepted and printed "ppl -" for every run (issue 30
+    round 11, S119, S121)."""
+    if not isinstance(value, str) or not value.strip():
+        shown = "an empty name" if isinstance(value, str) else repr(value)
+        return f"expected the name of an eval set such as val or wikitext2, got {shown}"
+    return None
+
+
+def api_check(api: str, name: str, problem: str | None, fix: str) -> None:
+    """UserError ``API: NAME: PROBLEM; FIX`` (as argparse's ``argument --FLAG: PROBLEM``) for a Python argument that
+    breaks its rule (``problem`` None: it keeps it)."""
+    from ..errors import UserError
+
+    if problem is not None:
+        raise UserError(f"{api}: {name}: {problem}; {fix}")
 
 
 def positive_int(text: str) -> int:
@@ -71,15 +130,9 @@ def bucket_count(text: str) -> int:
 
 
 def bootstrap_count(text: str) -> int:
-    """A number of bootstrap draws: an integer in [0, ``scaling.MAX_BOOTSTRAP``]. Each draw refits the scaling curve
-    (about a millisecond): ``report --bootstrap 1000000000000`` was accepted and, on a sweep of several sizes, drew
-    until memory ran out (issue 30 round 9, M88)."""
-    from ..experiments.method.scaling import MAX_BOOTSTRAP
-
+    """A number of bootstrap draws (``bootstrap_problem``)."""
     value = _int_at_least(text, 0, "a whole number >= 0")
-    if value > MAX_BOOTSTRAP:
-        raise argparse.ArgumentTypeError(f"must be at most {MAX_BOOTSTRAP:,} (each draw refits the curve; the default "
-                                         f"is 1,000), got {value:,}")
+    _refuse(bootstrap_problem(value))
     return value
 
 
@@ -107,10 +160,9 @@ def positive_float(text: str) -> float:
 
 
 def open_fraction(text: str) -> float:
-    """A number strictly between 0 and 1 (an interval's coverage)."""
+    """A number strictly between 0 and 1 (an interval's coverage: ``fraction_problem``)."""
     value = _finite(text)
-    if not 0 < value < 1:
-        raise argparse.ArgumentTypeError(f"must lie strictly between 0 and 1, got {text!r}")
+    _refuse(fraction_problem(value, shown=text))
     return value
 
 
@@ -145,10 +197,8 @@ def seed_list(text: str) -> list[int]:
 
 
 def eval_set_name(text: str) -> str:
-    """``--eval-set``: the name of an eval set rows were evaluated on (val, wikitext2, ...); '' was accepted and
-    printed "ppl -" for every run (issue 30 round 11, S119, S121)."""
-    if not text.strip():
-        raise argparse.ArgumentTypeError("expected the name of an eval set such as val or wikitext2, got an empty name")
+    """``--eval-set``: the name of an eval set rows were evaluated on (``eval_set_problem``)."""
+    _refuse(eval_set_problem(text))
     return text
 
 

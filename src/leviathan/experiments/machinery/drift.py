@@ -109,6 +109,16 @@ def _names(names: list[str]) -> str:
     return ", ".join(unique[:5]) + (" ..." if len(unique) > 5 else "")
 
 
+def _identity_differences(row, spec) -> list[str]:
+    """What the row says the run is (size, variant, regimes, seed, data_seed) against what the grid makes it now: only
+    the settings were compared, so a row of another regime was taken as done (issue 30 round 16, C82: the rule of
+    ``grid_agreement.identity_differences``, which report and collect apply against grid.json)."""
+    from .grid_agreement import identity_differences
+
+    prefix = f"{row.name}: "
+    return [d.removeprefix(prefix).replace(" in grid.json", " now") for d in identity_differences(row, spec)]
+
+
 def check_rows_against_grid(grid, rows: list, config_fn: Callable, log: Callable[[str], None],
                             data: DataProvenance | None = None) -> None:
     """UserError if a row's recorded config (or data) differs from what ``grid`` builds for that run now (and from
@@ -134,6 +144,7 @@ def check_rows_against_grid(grid, rows: list, config_fn: Callable, log: Callable
         if row.evaluation is None and row.eval:  # a row without eval numbers (--skip-eval) has nothing to check
             no_evaluation.append(row.name)
         diff += evaluation_differences(row.evaluation, evaluation)
+        diff += _identity_differences(row, spec)
         changed.extend(f"{row.name}: {d}" for d in diff)
     if unchecked:
         log(f"note: {len(unchecked)} row(s) record no config (written before rows carried one) and are not checked "

@@ -337,8 +337,10 @@ def read_results(path: str | os.PathLike, report=None) -> list[ResultRow]:
                             f"sweep's results.jsonl in its place")
         return []
     from .identity import resolve_duplicates
+    from .not_results import other_file
 
     values, bad = read_json_lines(path)
+    unparsed = list(bad)
     rows = []
     for number, d in values:
         problem = row_problem(d)
@@ -346,6 +348,9 @@ def read_results(path: str | os.PathLike, report=None) -> list[ResultRow]:
             rows.append((f"line {number}", ResultRow.from_dict(d)))
         else:
             bad.append((number, problem))
+    if not rows and (what := other_file(path, values, unparsed)) is not None:  # round 16 (C239, C240)
+        raise UserError(f"no result rows in {str(path)!r}, which is not a results file: {what}; pass a sweep output "
+                        f"dir or its results.jsonl (written by `leviathan sweep`)")
     bad.sort()
     for note in bad_line_notes(path, bad, "row", "its run has no result here (the sweep trains or evaluates it "
                                "again; once it has a new row, delete this line)"):

@@ -92,6 +92,7 @@ def _earlier_sweep(out_dir: Path) -> bool:
     from .sweep_grid import GRID_JSON, read_sweep_grid
 
     if not (out_dir / GRID_JSON).is_file():
+        _check_grid_json_there(out_dir)
         return False
     try:
         return bool(read_sweep_grid(out_dir).runs)
@@ -103,6 +104,31 @@ def _earlier_sweep(out_dir: Path) -> bool:
             raise
         return False
     except (OSError, UnicodeDecodeError):
+        return False
+
+
+def _check_grid_json_there(out_dir: Path) -> None:
+    """UserError naming the missing grid.json of a folder whose marker (copied or moved: no proof) says a sweep wrote
+    it and that holds a sweep's rows or runs: the line said the folder 'has no leviathan_output.json: no leviathan verb
+    made it' though it had one, and named neither grid.json nor the fix (issue 30 round 16, C255)."""
+    from ...errors import UserError
+    from ...ownership import MARKER, read_marker
+
+    marker = read_marker(out_dir)
+    if marker is None or marker.verb != "sweep" or not _holds_rows(out_dir / RESULTS):
+        return  # a copied marker beside a user's results.jsonl of notes: that file is the user's (round 8, G4)
+    held = [name for name in (RESULTS, "runs") if (out_dir / name).exists()]
+    raise UserError(f"{str(out_dir)!r} holds a sweep's {' and '.join(held)} (its {MARKER} says `leviathan sweep` "
+                    f"wrote it, in another folder: a copy, or a move to another disk), but no grid.json, which the "
+                    f"sweep writes beside its rows and which proves them its own; nothing was written; put the "
+                    f"sweep's grid.json back (from the folder this one was copied from), or sweep into a new --out")
+
+
+def _holds_rows(results: Path) -> bool:
+    """Whether ``results`` holds at least one results row (read quietly: the claim's error says what it is)."""
+    try:
+        return bool(read_results(results, report=lambda message: None))
+    except (UserError, OSError):
         return False
 
 
@@ -491,9 +517,11 @@ def run_sweep(grid: Grid, out_dir: str | os.PathLike, options: SweepOptions = Sw
     check_apart(grid.data_dir, "the grid's data folder", out_dir, "--out")
     with sweep_lock(out_dir):
         from ...io import atomic_write_json
+        from .folder_grid import check_folder_grid
 
         results = out_dir / RESULTS
         kept = read_results(results)
+        check_folder_grid(grid, kept, out_dir)  # round 16 (C82): a copy of grid g1's sweep swept as g1b
         check_rows_against_grid(grid, kept, build_run_config, log, data_provenance(grid.data_dir))
         check_evaluated_like(kept, o.skip_eval, str(results))
         done = {r.name for r in kept}

@@ -30,6 +30,7 @@ from ..machinery.results import COMPARISONS, json_safe, load_results
 from ..machinery.shards import merge_sweeps
 from ..machinery.sweep_grid import grid_json_of, read_sweep_grid
 from ..staged import staged_output
+from .arguments import check_report_arguments
 from .analysis import Analysis, analyze, comparison_table
 from .figures import FIGURE_NAMES, draw_figures
 from .markdown import render_markdown
@@ -48,6 +49,7 @@ def write_report(results: str | os.PathLike | list, out_dir: str | os.PathLike, 
     Parameters: the options of ``leviathan report``, keyword arguments one each (the library entry point mirrors the
     verb).
     """
+    check_report_arguments(results, out_dir, eval_set, num_bootstrap, ci, seed, ladder, lr_sweep, fair_shot)
     folders = list(results) if isinstance(results, (list, tuple)) else [results]
     notes: list[str] = []
 

@@ -1,0 +1,59 @@
+"""``write_report``'s Python arguments checked at the API boundary by the rules of ``leviathan report``'s flags.
+
+    check_report_arguments(results, out_dir, eval_set, num_bootstrap, ci, seed, ladder, lr_sweep, fair_shot)
+
+The verb's flags refuse ``--ci 2``, ``--bootstrap -1``, ``--seed`` past 32 bits and ``--eval-set ''``; the library
+entry point took them unchecked: ``write_report([], out)`` ended in an IndexError, ``ci=nan`` in a ValueError
+traceback after the output folder was claimed (a folder holding only its marker), ``ci=2`` wrote a '200% interval',
+``seed=True`` was taken as seed 1 and ``num_bootstrap=-1`` as no draws (issue 30 round 16, C238, C241-C243, C245).
+Each value is judged by the rule its flag applies (``commands.values``: one rule per value), before any file is read
+or written; the line names the argument and what to pass.
+"""
+
+from __future__ import annotations
+
+import os
+
+from ...commands.values import api_check, bootstrap_problem, eval_set_problem, fraction_problem
+from ...errors import UserError
+from ...seeds import seed_problem
+
+API = "write_report"
+
+
+def _path_problem(value, many: bool) -> str | None:
+    """Why ``value`` is not a path (or, with ``many``, a non-empty list of them); '' is the current folder to
+    ``Path`` (issue 30 round 15, B186)."""
+    values = list(value) if many and isinstance(value, (list, tuple)) else [value]
+    if not values:
+        return "is an empty list: no results folder was given"
+    for v in values:
+        if not isinstance(v, (str, os.PathLike)):
+            return f"expected a path (a str or a pathlib.Path), got {v!r}"
+        if os.fspath(v) == "":
+            return "is an empty path (''), which would be read as the current folder"
+    return None
+
+
+def check_report_arguments(results, out_dir, eval_set, num_bootstrap, ci, seed, ladder, lr_sweep,
+                           fair_shot) -> None:
+    """UserError naming the first of ``write_report``'s arguments its flag would refuse (module docstring)."""
+    from ...model.config import EMBEDDING_KINDS
+
+    api_check(API, "results", _path_problem(results, many=True),
+              "pass a sweep folder or its results.jsonl, or a list of the shard folders of one grid")
+    api_check(API, "out_dir", _path_problem(out_dir, many=False), "pass the folder to write the report into")
+    if lr_sweep is not None:
+        api_check(API, "lr_sweep", _path_problem(lr_sweep, many=True),
+                  "pass the pre-sweep's folder (or its shards' folders), or None")
+    if fair_shot is not None:
+        api_check(API, "fair_shot", _path_problem(fair_shot, many=False),
+                  "pass the results folder of the round it re-examines, or None")
+    api_check(API, "eval_set", eval_set_problem(eval_set), "pass the name of an eval set the rows hold (as --eval-set)")
+    api_check(API, "num_bootstrap", bootstrap_problem(num_bootstrap),
+              "pass a number of draws such as 1000 (0: none), as --bootstrap takes")
+    api_check(API, "ci", fraction_problem(ci), "pass the intervals' coverage as a fraction such as 0.95, as --ci takes")
+    api_check(API, "seed", seed_problem(seed), "pass an integer seed such as 0, as --seed takes")
+    if ladder is not None and (not isinstance(ladder, str) or ladder not in EMBEDDING_KINDS):
+        raise UserError(f"{API}: ladder: must be one of {', '.join(EMBEDDING_KINDS)} or None, got {ladder!r}; pass "
+                        f"the variant of the scaling ladder, as --ladder takes")
