@@ -1008,7 +1008,7 @@ def test_a_row_whose_size_regime_or_data_seed_contradicts_grid_json_is_neither_c
         capsys, sweep_copy, tmp_path, change, said):
     """Round 15 (B18-B20; B5, B9, B15 for report): a row whose size ('b' -> 'c'), regime or data_seed was edited was
     copied by collect_results and reported as another run, exit 0: only how the runs trained was compared with
-    grid.json, not what each run is. Both refuse it by one rule (``grid_agreement.identity_differences``, inside
+    grid.json, not what each run is. Both refuse it by one rule (``identity.identity_differences``, inside
     ``one_sweep.check_one_sweep``)."""
     _edit_second_row(sweep_copy / "results.jsonl", change)
     done = _collect_results(sweep_copy, "--dest", tmp_path / "c")

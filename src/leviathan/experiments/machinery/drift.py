@@ -23,7 +23,7 @@ from typing import Any, Callable
 
 from ...errors import UserError
 from .data_match import SUMMARY, match_data
-from .identity import evaluation_differences, evaluation_settings, plain
+from .identity import evaluation_differences, evaluation_settings, identity_differences, plain
 from .provenance import DataProvenance
 from .results import setting
 
@@ -112,9 +112,7 @@ def _names(names: list[str]) -> str:
 def _identity_differences(row, spec) -> list[str]:
     """What the row says the run is (size, variant, regimes, seed, data_seed) against what the grid makes it now: only
     the settings were compared, so a row of another regime was taken as done (issue 30 round 16, C82: the rule of
-    ``grid_agreement.identity_differences``, which report and collect apply against grid.json)."""
-    from .grid_agreement import identity_differences
-
+    ``identity.identity_differences``, which report and collect apply against grid.json)."""
     prefix = f"{row.name}: "
     return [d.removeprefix(prefix).replace(" in grid.json", " now") for d in identity_differences(row, spec)]
 

@@ -5,7 +5,7 @@
 A copy of a sweep of grid 'g1', swept again with a grid file that differs only by ``name: g1b``, took g1's rows as
 g1b's ('2 already in ... 0 to go'), exit 0, and rewrote grid.json as grid 'g1b' over them; the report then refused
 the folder, its own grid.json gone (issue 30 round 16, C82). The settings of each row are ``drift``'s to compare
-(and its size, variant, regimes, seed and data_seed, ``grid_agreement.identity_differences``); the grid's name is
+(and its size, variant, regimes, seed and data_seed, ``identity.identity_differences``); the grid's name is
 this file's: the one grid.json records and the one every row records must be the grid's now. Rows or a grid.json
 that name no grid (written before they did), and a grid.json that does not read (its reader names it), pass here.
 """

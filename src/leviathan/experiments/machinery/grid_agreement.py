@@ -20,7 +20,7 @@ from typing import Any, Iterable
 
 from ...errors import UserError
 from .drift import COMPARED_KEYS, COMPARED_SECTIONS, compared_view
-from .identity import evaluation_differences, evaluation_settings, plain
+from .identity import evaluation_differences, evaluation_settings, identity_differences, plain
 from .results import setting
 from .sweep_grid import GridRun, SweepGrid
 
@@ -77,25 +77,6 @@ def _differences(row, said: dict[str, Any], grid: SweepGrid, listed: bool, grid_
         now = evaluation_settings(grid.eval_sets, grid.eval_options)
         out += [f"{row.name}: " + d.replace(" now", " in grid.json")
                 for d in evaluation_differences(row.evaluation, now)]
-    return out
-
-
-# what a run is, beside how it trained: a row whose size ('b' -> 'c'), regime or data_seed was edited was reported
-# and collected as another run, exit 0, since only the settings were compared (issue 30 round 15, B5, B9, B15, B18-B20)
-IDENTITY = ("size", "variant", "regimes", "seed", "data_seed")
-
-
-def identity_differences(row, run) -> list[str]:
-    """``RUN: FIELD: A in the row, B in grid.json`` for every field of ``IDENTITY`` that both the row and grid.json's
-    run record, and differently; the row's ``regime`` must be the first of grid.json's regimes."""
-    out = []
-    for key in IDENTITY:
-        recorded, said = getattr(row, key, None), getattr(run, key, None)
-        if recorded not in (None, []) and said not in (None, []) and plain(recorded) != plain(said):
-            out.append(f"{row.name}: {key}: {plain(recorded)!r} in the row, {plain(said)!r} in grid.json")
-    regime, regimes = getattr(row, "regime", None), getattr(run, "regimes", None)
-    if regime is not None and regimes and regime != regimes[0]:
-        out.append(f"{row.name}: regime: {regime!r} in the row, {regimes[0]!r} (the first of its regimes) in grid.json")
     return out
 
 

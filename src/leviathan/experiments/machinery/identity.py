@@ -293,3 +293,22 @@ SKIPPED_EVAL_NOTE = "evaluation skipped (--skip-eval)"  # the note of a row trai
 def skipped_eval(row) -> bool:
     """Whether ``row`` was written by a sweep run with ``--skip-eval`` (its note says so, it holds no eval numbers)."""
     return SKIPPED_EVAL_NOTE in (row.notes or []) and not row.eval
+
+
+# what a run is, beside how it trained: a row whose size ('b' -> 'c'), regime or data_seed was edited was reported
+# and collected as another run, exit 0, since only the settings were compared (issue 30 round 15, B5, B9, B15, B18-B20)
+IDENTITY = ("size", "variant", "regimes", "seed", "data_seed")
+
+
+def identity_differences(row, run) -> list[str]:
+    """``RUN: FIELD: A in the row, B in grid.json`` (grid.json's run, or the grid's run now: ``drift``) for every field of ``IDENTITY`` that both the row and grid.json's
+    run record, and differently; the row's ``regime`` must be the first of grid.json's regimes."""
+    out = []
+    for key in IDENTITY:
+        recorded, said = getattr(row, key, None), getattr(run, key, None)
+        if recorded not in (None, []) and said not in (None, []) and plain(recorded) != plain(said):
+            out.append(f"{row.name}: {key}: {plain(recorded)!r} in the row, {plain(said)!r} in grid.json")
+    regime, regimes = getattr(row, "regime", None), getattr(run, "regimes", None)
+    if regime is not None and regimes and regime != regimes[0]:
+        out.append(f"{row.name}: regime: {regime!r} in the row, {regimes[0]!r} (the first of its regimes) in grid.json")
+    return out

@@ -32,7 +32,7 @@ class GridRun:
     name: str
     model: dict = field(default_factory=dict)
     run_overrides: list[str] = field(default_factory=list)  # dotted run-config overrides of this run only
-    # what the run is, as the sweep wrote it: a row must say the same (``grid_agreement.IDENTITY``, round 15, B18)
+    # what the run is, as the sweep wrote it: a row must say the same (``identity.IDENTITY``, round 15, B18)
     regimes: list | None = None
     variant: str | None = None
     size: str | None = None
