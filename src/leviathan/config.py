@@ -9,6 +9,9 @@ dataclasses and back, and rejects bad input with one message naming the key, the
 
 Footguns handled here: YAML reads ``1e-3`` as a string (converted when the field is a number); ``bool`` is an
 ``int`` in Python (``hidden_size: true`` is rejected, not read as 1); ``Optional[int]`` accepts ``null``/``none``.
+A number in quotes (``lr: "0.5"``, the override ``'optim.lr="0.5"'``) is text and refused by number and switch
+fields (``strict_yaml.QuotedText``, round 16 C135); a shell drops unescaped quotes, so ``optim.lr="0.5"`` typed
+plainly arrives as ``optim.lr=0.5``, a number. A whole number written as a float (``max_steps: 2.0``) is the integer.
 """
 
 from __future__ import annotations
@@ -32,7 +35,8 @@ from .codec import encode
 from .errors import ConfigError, UserError, missing
 from .io import atomic_write_text
 from .settings_kind import not_settings
-from .strict_yaml import AmbiguousNumberError, DuplicateKeyError, TooDeepError, load_strict, parse as parse_yaml
+from .strict_yaml import (AmbiguousNumberError, DuplicateKeyError, QuotedText, TooDeepError, load_strict,
+                          parse as parse_yaml)
 
 T = TypeVar("T")
 
@@ -76,7 +80,8 @@ def _coerce(value: Any, tp: Any, where: str) -> Any:
 def _coerce_union(value: Any, tp: Any, where: str) -> Any:
     """``Optional[X]`` / ``X | Y``: None (also "none"/"null") when allowed, else the first member that accepts it."""
     args = get_args(tp)
-    if value is None or (isinstance(value, str) and value.lower() in ("none", "null")):
+    if value is None or (isinstance(value, str) and not isinstance(value, QuotedText)
+                         and value.lower() in ("none", "null")):
         if type(None) in args:
             return None
     errors = []
@@ -111,7 +116,18 @@ def _coerce_list(value: Any, tp: Any, where: str) -> list | tuple:
     return tuple(out) if (origin is tuple or tp is tuple) else out
 
 
+def refuse_quoted(value: Any, where: str, kind: str) -> None:
+    """ConfigError for text the YAML quoted (``strict_yaml.QuotedText``) given to a number or switch setting: a quoted
+    number is text, and was converted without a word (issue 30 round 16, C135: ``optim: {lr: "0.5"}``,
+    ``max_steps: "3"``, the override ``'optim.lr="0.5"'``). One rule for files, grids and overrides: a number or a
+    switch is written bare; text is what quotes make."""
+    if isinstance(value, QuotedText):
+        raise ConfigError(f"{where}: {str(value)!r} is in quotes{value.where()}, which makes it text, not {kind}; "
+                          f"remove the quotes (write {value} bare)")
+
+
 def _coerce_bool(value: Any, where: str) -> bool:
+    refuse_quoted(value, where, "true or false")
     if isinstance(value, bool):
         return value
     if isinstance(value, str) and value.lower() in ("true", "yes", "1", "on", "false", "no", "0", "off"):
@@ -123,6 +139,7 @@ _INT64 = 2**63
 
 
 def _coerce_int(value: Any, where: str) -> int:
+    refuse_quoted(value, where, "an integer")
     if isinstance(value, bool):  # bool is an int subclass: ``hidden_size: true`` is a mistake, not 1
         raise ConfigError(f"{where}: expected an integer, got {value!r}")
     if isinstance(value, numbers.Integral):  # numpy integers too (round 9, P2)
@@ -149,6 +166,7 @@ def _fits(value: int, where: str) -> int:
 
 
 def _coerce_float(value: Any, where: str) -> float:
+    refuse_quoted(value, where, "a number")
     if isinstance(value, bool):
         raise ConfigError(f"{where}: expected a number, got {value!r}")
     if isinstance(value, numbers.Real):  # numpy's numbers too (round 9)
@@ -245,6 +263,8 @@ def parse_override(text: str) -> tuple[list[str], Any]:
         raise ConfigError(f"override {text[:40]!r}...: {e}; write it flatter") from None
     except yaml.YAMLError:
         value = raw
+    if isinstance(value, QuotedText):  # 'optim.lr="0.5"' (the shell keeps quotes only escaped): text, as in a file
+        value = QuotedText(value)  # (C135); its "line 1" is no line of any file
     return key.split("."), value
 
 

@@ -30,7 +30,7 @@ from dataclasses import dataclass, field, fields, replace
 from pathlib import Path
 from typing import Any, Literal, Optional, Sequence
 
-from .config import ConfigError, apply_overrides, from_dict, load_yaml, require, require_range
+from .config import ConfigError, apply_overrides, from_dict, load_yaml, require, require_range, to_dict
 from .configs import find_train_config
 from .data.meta import NO_META, PreparedMeta, find_meta, not_prepared
 from .devices import device_problem
@@ -38,6 +38,7 @@ from .model.config import ModelConfig
 from .presets import preset_dict
 from .integers import as_int, is_integer
 from .seeds import check_seed
+from .settings_kind import other_settings_file
 
 
 @dataclass
@@ -327,6 +328,15 @@ def build_run_config(raw: dict, check_data: bool = True) -> RunConfig:
     return cfg
 
 
+def check_run_config(cfg: RunConfig) -> None:
+    """ConfigError naming the field and its range when a RunConfig edited in Python after it was built breaks a rule
+    ``load_run_config`` checks a file and its overrides by: every field is read again as a file's would be
+    (``from_dict`` of ``to_dict``: kinds, finite numbers, each section's ranges). Issue 30 round 16: ``cfg.max_steps =
+    -3`` then ``train(cfg, ...)`` was refused about the warmup with an empty range "[0, -3]" (C248), and
+    ``cfg.optim.lr = nan`` reached torch's "Invalid learning rate: nan" (C250)."""
+    from_dict(RunConfig, to_dict(cfg))
+
+
 def check_vocab(cfg: RunConfig, meta: PreparedMeta) -> None:
     data_vocab = meta.vocab_size
     if cfg.model.vocab_size < data_vocab:
@@ -346,6 +356,9 @@ def load_run_config(path: str | Path | None, overrides: Sequence[str] = (), chec
         # letters ("override 'm' ...")
         raise TypeError(f"overrides must be a list of 'key=value' strings, e.g. ['max_steps=100'], got "
                         f"{type(overrides).__name__} {overrides!r:.60}")
-    raw: dict[str, Any] = load_yaml(find_train_config(path)) if path is not None else {}
+    found = find_train_config(path) if path is not None else None
+    raw: dict[str, Any] = load_yaml(found) if found is not None else {}
+    if set(raw) - {f.name for f in fields(RunConfig)} and (other := other_settings_file(raw, "run config", found)):
+        raise ConfigError(other)  # a grid given to train (round 16, C263)
     apply_overrides(raw, listed)
     return build_run_config(raw, check_data=check_data)

@@ -69,3 +69,27 @@ def _json_lines(data: bytes) -> str | None:
         if all(keys <= set(value) for value in first):
             return "holds " + what
     return f"holds JSON lines ({len(lines):,} lines, one JSON object each)"
+
+
+_GRID_MARKS = ("sizes", "experiments")  # what only a grid has: the models and the regimes it sweeps
+
+
+def other_settings_file(raw: dict, expected: str, path, run_keys=frozenset(), grid_keys=frozenset()) -> str | None:
+    """The line for settings ``raw`` of the other kind than ``expected`` ("run config" or "grid") when they plainly
+    are, with the verb that takes them; None otherwise. ``run_keys`` and ``grid_keys`` are RunConfig's and a grid
+    file's top-level keys (passed in: this module sits below both readers). Issue 30 round 16: ``train --config
+    g1.yaml`` (a grid) said "unknown key name in RunConfig" (C263) and ``sweep --grid tiny.yaml`` (a run config)
+    "unknown key batch_tokens in grid" (C264), where a meta.json or a state.json given there is named for what it is
+    (C265, C266). Called where a key of ``raw`` is unknown to ``expected``, so a file of the expected kind is never
+    named otherwise."""
+    marks = [key for key in _GRID_MARKS if key in raw]
+    if expected == "run config" and marks:
+        return (f"config file {str(path)!r} is a sweep grid (it has {' and '.join(marks)}), not a run config; run it "
+                f"with `leviathan sweep --grid {path}`, or give train a run config (--config tiny, or a run's "
+                f"config.yaml)")
+    only_run = sorted(str(key) for key in raw if key in run_keys and key not in grid_keys)
+    if expected == "grid" and only_run and not marks:
+        return (f"grid file {str(path)!r} is a run config (a `leviathan train --config` file: it has "
+                f"{', '.join(only_run[:3])}), not a grid; train it with `leviathan train --config {path}`, or name it "
+                f"in a grid as its base_config")
+    return None

@@ -17,7 +17,8 @@ import yaml
 
 from .errors import ConfigError
 
-__all__ = ["StrictLoader", "DuplicateKeyError", "AmbiguousNumberError", "TooDeepError", "parse", "load_strict"]
+__all__ = ["StrictLoader", "DuplicateKeyError", "AmbiguousNumberError", "QuotedText", "TooDeepError", "parse",
+           "load_strict"]
 
 
 class DuplicateKeyError(yaml.constructor.ConstructorError):
@@ -97,6 +98,46 @@ def _checked_bool(loader, node):
     return yaml.SafeLoader.construct_yaml_bool(loader, node)
 
 
+class QuotedText(str):
+    """Text the YAML put in quotes that would read as a number or a switch without them (``lr: "0.5"``,
+    ``max_steps: '3'``, ``compile: "true"``), with the 1-based ``line`` it is on (None where no line means anything:
+    an override). A quoted number is text in YAML; the config's number and switch settings refuse it rather than
+    convert it (issue 30 round 16, C135: ``optim: {lr: "0.5"}`` trained at lr 0.5 and config.yaml recorded 0.5
+    unquoted, while a grid refused ``seeds: [0, "0"]``). Text settings take it as the text it is."""
+
+    line: int | None
+
+    def __new__(cls, text: str, line: int | None = None):
+        self = super().__new__(cls, text)
+        self.line = line
+        return self
+
+    def __reduce__(self):  # copy.deepcopy and pickle keep the kind and the line
+        return (QuotedText, (str(self), self.line))
+
+    def where(self) -> str:
+        """" (line N)" where the line is known, else ""."""
+        return f" (line {self.line})" if self.line else ""
+
+
+def _quoted_text(loader, node):
+    """A SafeLoader string constructor that marks a quoted scalar reading otherwise without its quotes
+    (``QuotedText``)."""
+    value = yaml.SafeLoader.construct_yaml_str(loader, node)
+    if node.style in ("'", '"') and (loader.resolve(yaml.ScalarNode, value, (True, False)) != "tag:yaml.org,2002:str"
+                                     or _reads_as_float(value)):  # "1e-3": YAML 1.1 leaves it text, the config not
+        return QuotedText(value, node.start_mark.line + 1)
+    return value
+
+
+def _reads_as_float(text: str) -> bool:
+    try:
+        float(text.replace("_", ""))
+    except ValueError:
+        return False
+    return True
+
+
 def _refused_timestamp(loader, node):
     """No setting is a date: ``seed: 2024-01-01`` was "expected an integer, got datetime.date(2024, 1, 1)" (round 8)."""
     value = yaml.SafeLoader.construct_yaml_timestamp(loader, node)
@@ -105,6 +146,8 @@ def _refused_timestamp(loader, node):
 
 StrictLoader.add_constructor("tag:yaml.org,2002:bool", _checked_bool)
 StrictLoader.add_constructor("tag:yaml.org,2002:timestamp", _refused_timestamp)
+StrictLoader.add_constructor("tag:yaml.org,2002:str", _quoted_text)
+yaml.SafeDumper.add_representer(QuotedText, yaml.SafeDumper.represent_str)  # written back as the text it is
 StrictLoader.add_constructor("tag:yaml.org,2002:int", _checked_number(yaml.SafeLoader.construct_yaml_int))
 StrictLoader.add_constructor("tag:yaml.org,2002:float", _checked_number(yaml.SafeLoader.construct_yaml_float))
 

@@ -586,6 +586,30 @@ def test_a_resume_past_the_configs_last_step_is_refused_before_anything_is_writt
     assert main(["train", "--run-dir", str(run_copy), "--resume", "auto", "max_steps=4", "--quiet"]) == 0  # finished
 
 
+def test_train_in_python_checks_an_edited_config_and_names_the_checkpoint_to_evaluate(data, finished_run, tmp_path):
+    """Round 16: ``train(cfg, 'tr5', resume=RUN2)`` past the config's steps offered "leviathan eval tr5", a folder that
+    does not exist (C247): the checkpoint itself is named. A config edited after ``load_run_config`` is checked as a
+    file's is: ``cfg.max_steps = -3`` was blamed on the warmup with the range "[0, -3]" (C248), ``cfg.optim.lr = nan``
+    reached torch's "Invalid learning rate: nan" (C250)."""
+    from leviathan.errors import UserError
+    from leviathan.run_config import load_run_config
+    from leviathan.train.loop import train
+
+    cfg = load_run_config(None, run_overrides(data, max_steps=2))
+    with pytest.raises(UserError) as refused:
+        train(cfg, tmp_path / "tr5", resume=str(finished_run), quiet=True)
+    step = finished_run / "checkpoints" / "step-00000004"
+    assert f"past the 2 steps this config trains" in str(refused.value)
+    assert f"evaluate the checkpoint as it is (leviathan eval {str(step)!r})" in str(refused.value), refused.value
+    cfg.max_steps = -3
+    with pytest.raises(ConfigError, match=r"^max_steps must be a positive integer or null, got -3$"):
+        train(cfg, tmp_path / "tr6", quiet=True)
+    cfg.max_steps, cfg.optim.lr = 2, float("nan")
+    with pytest.raises(ConfigError, match=r"^optim\.lr: expected a finite number, got nan"):
+        train(cfg, tmp_path / "tr8", quiet=True)
+    assert not (tmp_path / "tr6").exists() and not (tmp_path / "tr8").exists()
+
+
 def test_an_adopted_folder_whose_config_no_longer_fits_its_weights_and_a_text_overwrite_are_refused(tmp_path):
     """Round 8 (A24, A26): an adopted folder whose config.json vocab_size was edited from 300 to 301 ended in
     transformers' RuntimeError traceback ("You set `ignore_mismatched_sizes` to `False`"); ``bake_adopted(model, DIR,

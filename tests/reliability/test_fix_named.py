@@ -38,6 +38,21 @@ def test_a_sweep_selection_of_no_run_lists_the_runs_and_list(data, tmp_path):
     assert "`leviathan sweep --grid GRID --list`" in line and not (tmp_path / "s").exists()
 
 
+@pytest.mark.parametrize("shown", ["--list", "--commands"])
+def test_a_listing_of_a_selection_of_no_run_says_so_as_the_sweep_does(data, tmp_path, shown):
+    """Round 16 (C218): ``sweep --only '[' --list`` printed an empty table, exit 0, with no word that nothing matched,
+    while the same selection without --list is refused; --list and --commands refuse it with the sweep's line."""
+    grid = tmp_path / "g.yaml"
+    grid.write_text(yaml.safe_dump({"name": "g", "data": {"dir": str(data)}, "seeds": [0],
+                                    "base": {"max_steps": 1, "schedule": {"warmup_steps": 0},
+                                             "data": {"seq_len": 32}},
+                                    "sizes": {"a": "cpu-tiny"},
+                                    "experiments": {"iso_body": {"variants": ["dense_tied"], "sizes": ["a"]}}}))
+    line = cli_error(["sweep", "--grid", grid, "--out", tmp_path / "s", "--only", "[", shown])
+    assert "no run of grid 'g' matches the selection (--only '['); its runs are a-dense_tied-s0" in line, line
+    assert not (tmp_path / "s").exists()
+
+
 def test_a_size_name_too_long_for_a_run_folder_is_refused_when_the_grid_is_read(data, tmp_path):
     """A145: a 245-letter size name failed when the sweep made the run's folder, the fix pointing at --out."""
     size = "z" * 245

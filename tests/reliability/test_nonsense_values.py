@@ -80,7 +80,25 @@ def test_nonsense_command_line_numbers(capsys, tmp_path, argv, message):
 def test_an_inverted_point_with_infinite_parameters_is_refused(capsys):
     """Round 14 (B48): ``--invert 0.5:1e400`` placed "loss 0.5000 with inf params" on the fit, exit 0."""
     line = fails(capsys, "analyze", "fit", "--sizes", "100,200,400", "--losses", "3,2,1", "--invert", "0.5:1e400")
-    assert "--invert takes a finite LOSS and a finite PARAMS > 0, got '0.5:1e400'" in line
+    assert "--invert takes a finite LOSS > 0 and a finite PARAMS > 0 (a loss is positive, as in --losses), got " \
+           "'0.5:1e400'" in line
+
+
+def test_an_inverted_point_with_a_negative_loss_is_refused_as_losses_refuses_it():
+    """Round 16 (C162): ``analyze fit --invert 3:1e9,-1:5`` placed a loss of -1 on the fit ("N_eq inf, multiplier
+    infx ... below_irreducible"), exit 0, where ``--losses`` refuses the same value; one rule for both, in the CLI and
+    in ``dense_equivalent``."""
+    from leviathan.errors import UserError
+    from leviathan.experiments.method.scaling import dense_equivalent, fit_power_law
+    from reliability_support import cli_error
+
+    line = cli_error(["analyze", "fit", "--sizes", "1000,2000,4000,8000", "--losses", "5,4.5,4.2,4.1", "--invert",
+                      "3:1e9,-1:5"])
+    assert line == "error: --invert takes a finite LOSS > 0 and a finite PARAMS > 0 (a loss is positive, as in " \
+                   "--losses), got '-1:5'", line
+    fit = fit_power_law([1000, 2000, 4000, 8000], [5, 4.5, 4.2, 4.1], num_bootstrap=0)
+    with pytest.raises(UserError, match=r"dense_equivalent needs positive losses \(a cross-entropy is > 0\), got -1"):
+        dense_equivalent(fit, [3.0, -1.0], 5)
 
 
 @pytest.mark.parametrize("option, value, shown", [

@@ -516,3 +516,101 @@ def test_a_grid_file_whose_grid_has_another_name_is_listed_with_that_name(data, 
     smoke = next(line for line in proc.stdout.splitlines() if line.startswith("smoke "))
     assert "[the file names grid 'tiny': its rows are of grid 'tiny'; rename the file tiny.yaml]" in smoke, smoke
     assert "pipeline check" not in proc.stdout
+
+
+@pytest.mark.parametrize("text, shown", [
+    ("optim: {lr: \"0.5\"}\n", "optim.lr: '0.5' is in quotes (line 2), which makes it text, not a number; remove the "
+                               "quotes"),
+    ("max_steps: '3'\n", "max_steps: '3' is in quotes (line 2), which makes it text, not an integer"),
+    ("compile: \"true\"\n", "compile: 'true' is in quotes (line 2), which makes it text, not true or false"),
+], ids=["C135-lr", "C135-max-steps", "C135-switch"])
+def test_a_quoted_number_in_a_config_file_is_text_and_refused(data, tmp_path, text, shown):
+    """Round 16 (C135): ``optim: {lr: "0.5"}`` trained at lr 0.5 and ``max_steps: "3"`` for 3 steps, config.yaml
+    recording them unquoted, while a grid refused ``seeds: [0, "0"]``. A quoted number is text: refused, naming the
+    key and the line; quoted text of a text setting is still text."""
+    config = tmp_path / "q.yaml"
+    config.write_text("model: {preset: cpu-tiny}\n" + text)
+    line = cli_error(["train", "--config", config, "data.seq_len=32", f"data.path={data}", "--run-dir", tmp_path / "r"])
+    assert shown in line, line
+    assert not (tmp_path / "r").exists()
+    config.write_text(f"model: {{preset: cpu-tiny}}\nmax_steps: 2\ndata: {{path: \"{data}\", seq_len: 32}}\n")
+    assert cli(["train", "--config", config, "--print-config"]).returncode == 0
+
+
+def test_a_quoted_number_in_an_override_or_a_grid_is_refused_as_in_a_file(data, tmp_path):
+    """Round 16 (C135): the escaped override ``'optim.lr="0.5"'`` (a shell drops unescaped quotes: ``optim.lr="0.5"``
+    arrives as ``optim.lr=0.5``, a number) and a grid's ``base: {optim: {lr: "0.5"}}`` (flattened to ``optim.lr=0.5``,
+    its quotes lost) are refused as the file's value is; a quoted text setting keeps its quotes for the run."""
+    from leviathan.config import parse_override
+    from leviathan.experiments.machinery.grid_values import override_text
+    from leviathan.strict_yaml import QuotedText
+    from test_row_identity import grid_file
+
+    line = cli_error(["train", *run_overrides(data), 'optim.lr="0.5"', "--run-dir", tmp_path / "r"])
+    assert "optim.lr: '0.5' is in quotes, which makes it text, not a number; remove the quotes" in line, line
+    path = grid_file(tmp_path, data)
+    text = path.read_text()
+    path.write_text(text.replace("base:\n", "base:\n  optim: {lr: \"0.5\"}\n"))
+    line = cli_error(["sweep", "--grid", path, "--out", tmp_path / "out", "--list"])
+    assert "optim.lr: '0.5' is in quotes (line " in line and "not a number; remove the quotes" in line, line
+    assert not (tmp_path / "out").exists()
+    text_value = override_text("device", QuotedText("0", 4))  # a text setting: the quotes travel with it
+    assert text_value == 'device="0"' and parse_override(text_value)[1] == "0"
+
+
+def test_an_integer_setting_written_as_a_whole_float_is_recorded_as_the_integer(data, tmp_path):
+    """Round 16 (C156): two sweeps of one grid but for ``max_steps: 2`` and ``max_steps: 2.0`` recorded
+    ``max_steps=2`` and ``max_steps=2.0`` in grid.json, and ``report`` of the two refused them as "started with
+    different settings" although both trained 2 steps. The grid reads a whole number for an integer setting as the
+    integer, as a config file does (``max_steps: 2.0`` trains 2 steps); a fraction is still refused."""
+    import json
+
+    from test_row_identity import grid_file
+
+    path = grid_file(tmp_path, data)
+    float_path = tmp_path / "float.yaml"
+    float_path.write_text(path.read_text().replace("max_steps: 2", "max_steps: 2.0"))
+    assert "max_steps: 2.0" in float_path.read_text()
+    listed = [json.loads(cli(["sweep", "--grid", p, "--list", "--json"]).stdout)["base_overrides"]
+              for p in (path, float_path)]
+    assert "max_steps=2" in listed[0] and listed[0] == listed[1], listed
+    assert load_grid(path, overrides=["eval_batch_size=4.0"]).base_overrides[-1] == "eval_batch_size=4"  # the CLI's
+    float_path.write_text(path.read_text().replace("max_steps: 2", "max_steps: 2.5"))
+    line = cli_error(["sweep", "--grid", float_path, "--list"])
+    assert "max_steps: expected an integer, got 2.5" in line, line
+
+
+def test_a_grid_given_to_train_and_a_run_config_given_to_sweep_are_named_with_their_verb(data, tmp_path):
+    """Round 16 (C263, C264): ``train --config GRID.yaml`` said "unknown key name in RunConfig" and ``sweep --grid
+    tiny.yaml`` "unknown key batch_tokens in grid": true, but the fix is the other verb, as for a meta.json or a
+    state.json given there (C265, C266). Nothing is written."""
+    from test_row_identity import grid_file
+
+    grid = grid_file(tmp_path, data)
+    line = cli_error(["train", "--config", grid, "--run-dir", tmp_path / "r263"])
+    assert line == f"error: config file '{grid}' is a sweep grid (it has sizes and experiments), not a run config; " \
+                   f"run it with `leviathan sweep --grid {grid}`, or give train a run config (--config tiny, or a " \
+                   f"run's config.yaml)", line
+    assert not (tmp_path / "r263").exists()
+    config = tmp_path / "tiny.yaml"
+    config.write_text("model: {preset: cpu-tiny}\ndata: {seq_len: 32}\nbatch_tokens: 256\nmax_steps: 4\n")
+    line = cli_error(["sweep", "--grid", config, "--out", tmp_path / "sw", "--list"])
+    assert f"error: grid file '{config}' is a run config (a `leviathan train --config` file: it has batch_tokens, " \
+           f"max_steps, model), not a grid; train it with `leviathan train --config {config}`" in line, line
+    assert not (tmp_path / "sw").exists()
+
+
+def test_two_sizes_that_are_one_model_under_two_names_are_refused(data, tmp_path):
+    """Round 16 (C289): a size ``b: *A``, a YAML alias of size ``a``, listed 4 runs: one model trained twice under two
+    names, entering the ladder as two sizes (a size repeated in a list is refused since round 4). Sizes of one model
+    with other run settings (a per-size lr) still differ."""
+    grid = tmp_path / "alias.yaml"
+    grid.write_text(f"name: al\ndata: {{dir: {data}}}\nbase: {{max_steps: 2, data: {{seq_len: 32}}}}\n"
+                    f"sizes:\n  a: &A {{preset: cpu-tiny, hidden_size: 16, num_attention_heads: 2}}\n  b: *A\n"
+                    f"experiments: {{iso_body: {{variants: [dense_tied, leviathan], sizes: [a, b]}}}}\n")
+    line = cli_error(["sweep", "--grid", grid, "--out", tmp_path / "sw", "--list"])
+    assert "grid 'al': sizes 'a' and 'b' are the same model with the same settings (" in line, line
+    assert "runs a-dense_tied-s0 and b-dense_tied-s0 would train it twice" in line and "delete one of them" in line
+    assert not (tmp_path / "sw").exists()
+    grid.write_text(grid.read_text().replace("  b: *A\n", "  b: {<<: *A, run: {optim.lr: 0.01}}\n"))
+    assert len(load_grid(grid).runs) == 4

@@ -204,8 +204,10 @@ def _fit(args) -> int:
             loss, params = (float(v) for v in pair.split(":"))
         except ValueError:
             raise UserError(f"--invert takes LOSS:PARAMS pairs, got {pair!r}") from None
-        if not (math.isfinite(loss) and math.isfinite(params) and params > 0):  # 1e400 params: "inf params" (B48)
-            raise UserError(f"--invert takes a finite LOSS and a finite PARAMS > 0, got {pair!r}")
+        # 1e400 params: "inf params" (B48); a loss <= 0 was placed on the fit, which --losses refuses (round 16, C162)
+        if not (math.isfinite(loss) and loss > 0 and math.isfinite(params) and params > 0):
+            raise UserError(f"--invert takes a finite LOSS > 0 and a finite PARAMS > 0 (a loss is positive, as in "
+                            f"--losses), got {pair!r}")
         eqs.append(dense_equivalent(fit, loss, params, seed=args.seed))
     if args.json:
         _dump({"fit": fit, "equivalents": eqs})

@@ -138,9 +138,13 @@ def load_resume(cfg: RunConfig, run_dir: Path, resume: str | None) -> tuple[Path
     loaded = ckpt.load_state(path)
     loaded["path"] = path  # named by ``restore`` when the loader's saved state contradicts the data
     if int(loaded["state"]["step"]) > cfg.total_steps:  # round 8: resumed at step 48 with max_steps=3, exit 0
+        # the checkpoint is evaluated where it is: "leviathan eval RUN_DIR" named a folder another run's checkpoint
+        # was to continue into, which does not exist (issue 30 round 16, C247)
+        own = Path(os.path.realpath(path)).is_relative_to(os.path.realpath(run_dir))
         raise UserError(f"{str(path)!r} is at step {int(loaded['state']['step'])}, past the {cfg.total_steps} steps "
                         f"this config trains (max_steps / max_tokens): there is nothing to continue; give a larger "
-                        f"max_steps to train on, or evaluate the run as it is (leviathan eval {str(run_dir)!r})")
+                        f"max_steps to train on, or evaluate the {'run' if own else 'checkpoint'} as it is (leviathan "
+                        f"eval {str(run_dir if own else path)!r})")
     check_tokenizer(path, cfg.data.path, "resume")
     if (changed := data_changed(loaded["state"], cfg.data.path)) is not None:  # round 15 (A124)
         raise UserError(f"cannot resume {str(path)!r}: {changed}; resume with the data the run trained on (restore "

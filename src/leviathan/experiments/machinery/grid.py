@@ -50,7 +50,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
-from ...config import ConfigError, check_repeated_overrides, from_dict
+from ...config import ConfigError, check_repeated_overrides, from_dict, to_dict
 from ...configs import GRIDS, available, find_grid_file
 from ...data.meta import find_meta
 from ...errors import UserError
@@ -61,6 +61,7 @@ from ...seeds import check_seed
 from .grid_file import (DataSection, EvalOptions, EvalSet, ExperimentSpec, GridKeys, SizeSpec, mapping, parse_eval,
                         plain_name, read_grid_file, seed_list, tolerance_of)
 from .results import BASELINES, DEFAULT_LADDER
+from .grid_values import command_line_text, override_text, scalar_text
 
 REGIMES = ("iso_body", "isoparametric", "scaling", "variants")
 
@@ -129,7 +130,7 @@ class Grid:
     def run_overrides(self, spec: RunSpec) -> list[str]:
         """Dotted overrides that turn the base config into this run's config."""
         out = list(self.base_overrides) + list(spec.run_overrides)
-        out += [f"model.{k}={_yaml_scalar(v)}" for k, v in spec.model_fields().items()]
+        out += [f"model.{k}={scalar_text(v)}" for k, v in spec.model_fields().items()]
         out.append(f"{self.keys.seed}={spec.seed}")
         if self.keys.data_seed and self.data_seed is not None:
             out.append(f"{self.keys.data_seed}={self.data_seed}")
@@ -137,25 +138,16 @@ class Grid:
         return out
 
 
-def _yaml_scalar(v: Any) -> str:
-    if v is None:
-        return "null"
-    if isinstance(v, bool):
-        return "true" if v else "false"
-    return str(v)
-
-
 def flatten(d: dict, prefix: str = "") -> list[str]:
-    """Nested or dotted mapping -> ``["a.b=1", ...]`` overrides."""
+    """Nested or dotted mapping -> ``["a.b=1", ...]`` overrides, each value read by the run config's rule for its key
+    (``grid_values.override_text``: a quoted number refused, ``max_steps: 2.0`` written as 2; round 16, C135, C156)."""
     out = []
     for k, v in (d or {}).items():
         key = f"{prefix}{k}"
         if isinstance(v, dict):
             out += flatten(v, key + ".")
-        elif isinstance(v, list):
-            out.append(f"{key}=[{', '.join(_yaml_scalar(x) for x in v)}]")
         else:
-            out.append(f"{key}={_yaml_scalar(v)}")
+            out.append(override_text(key, v))
     return out
 
 
@@ -199,7 +191,7 @@ def load_grid(name_or_path: str | os.PathLike | dict, *, data_dir: str | None = 
         raise ConfigError(f"grid {name!r}: base must be a mapping of config keys")
     # one key spelt twice in a section (`optim.lr: 1` beside `optim: {lr: 2}`): YAML sees two keys, the last won
     check_repeated_overrides(flatten(base), where=f"in the base of grid {name!r}")
-    base_overrides = flatten(base) + list(overrides or [])
+    base_overrides = flatten(base) + [command_line_text(o) for o in overrides or []]  # one rule (C156)
     keys = GridKeys.of(gf.keys)
     data_seed = None if gf.data_seed is None else check_seed(gf.data_seed, "data_seed")
     seeds = seed_list(seeds if seeds is not None else gf.seeds, "seeds")
@@ -241,7 +233,24 @@ def load_grid(name_or_path: str | os.PathLike | dict, *, data_dir: str | None = 
                               f"listed in them); list at least one variant and size in each")
         raise ConfigError(f"grid {name!r} has no experiments; add iso_body, isoparametric, scaling or variants")
     _check_run_name_lengths(grid)
+    _check_sizes_differ(grid)
     return grid
+
+
+def _check_sizes_differ(grid: Grid) -> None:
+    """ConfigError when two sizes of the grid are one model with the same run settings (``b: *a``, a YAML alias of
+    ``a``): the model trained twice under two names and entered the ladder as two sizes, exit 0 (issue 30 round 16,
+    C289), where a size listed twice is refused (round 4). Sizes of one model that train with other settings (the
+    fair-lr grids' ``run: {optim.lr: ...}`` per size) differ."""
+    seen: dict[tuple, RunSpec] = {}
+    for run in grid.runs:
+        key = (run.variant, run.seed, repr(sorted(to_dict(run.model).items())), tuple(run.run_overrides))
+        first = seen.setdefault(key, run)
+        if first.size != run.size:
+            raise ConfigError(f"grid {grid.name!r}: sizes {first.size!r} and {run.size!r} are the same model with the "
+                              f"same settings ({run.params.total:,} parameters), so runs {first.name} and {run.name} "
+                              f"would train it twice and count as two sizes (is one a YAML alias of the other?); "
+                              f"delete one of them, or make them differ")
 
 
 def _check_eval_positions(grid: Grid) -> None:

@@ -33,6 +33,8 @@ from typing import Any, Literal
 from ...config import ConfigError, from_dict, load_yaml, require
 from ...configs import find_grid_file
 from ...seeds import check_seed
+from ...settings_kind import other_settings_file
+from ...strict_yaml import QuotedText
 
 
 @dataclass
@@ -69,6 +71,12 @@ def read_grid_file(name_or_path: str | os.PathLike | dict) -> tuple[GridFile, Pa
         path = find_grid_file(name_or_path)
         raw = load_yaml(path)
     unknown = set(raw) - GRID_KEYS
+    if unknown:  # a run config given to sweep (round 16, C264)
+        from ...run_config import RunConfig  # here: run_config is heavier than a grid file's reader
+
+        run_keys = {f.name for f in dataclasses.fields(RunConfig)}
+        if other := other_settings_file(raw, "grid", path, run_keys, GRID_KEYS):
+            raise ConfigError(other)
     if unknown:
         k = sorted(unknown, key=str)[0]  # a key YAML reads as a number (`1: 2`): a TypeError before (round 6)
         hint = difflib.get_close_matches(str(k), GRID_KEYS, n=1)
@@ -125,6 +133,9 @@ def no_repeats(values: list, where: str) -> list:
 
 def tolerance_of(raw: Any, where: str = "tolerance") -> float:
     """The isoparametric tolerance: a finite number in (0, 1) (a relative gap of totals)."""
+    if isinstance(raw, QuotedText):  # a quoted number is text (round 16, C135)
+        raise ConfigError(f"{where}: {str(raw)!r} is in quotes{raw.where()}, which makes it text, not a number; remove "
+                          f"the quotes")
     if isinstance(raw, str):  # YAML 1.1 reads `1e-2` (no dot) as text; a config's numbers take it (round 11, S207)
         try:
             raw = float(raw)

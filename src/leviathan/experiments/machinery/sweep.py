@@ -490,9 +490,9 @@ class SweepOptions:
             raise UserError(f"--jobs must be a positive number of parallel runs, got {self.jobs}")
 
 
-def _nothing_selected(grid: Grid, only) -> str:
+def nothing_selected(grid: Grid, only) -> str:
     """The line when the selection is empty, with the grid's runs and ``--list``: it named no fix (issue 30 round 15,
-    A103)."""
+    A103). ``sweep --list`` and ``--commands`` say it too: they printed an empty table, exit 0 (round 16, C218)."""
     names = [run.name for run in grid.runs]
     shown = ", ".join(names[:6]) + (f", ... ({len(names)} in all)" if len(names) > 6 else "")
     asked = " ".join(f"--only {pattern!r}" for pattern in only or [])
@@ -513,7 +513,7 @@ def run_sweep(grid: Grid, out_dir: str | os.PathLike, options: SweepOptions = Sw
                         "the sweep once more (single process) to evaluate them and write the rows")
     runs = select_runs(grid, o.only, o.regimes, o.order, o.shard)
     if not runs:
-        raise UserError(_nothing_selected(grid, o.only))
+        raise UserError(nothing_selected(grid, o.only))
     check_apart(grid.data_dir, "the grid's data folder", out_dir, "--out")
     with sweep_lock(out_dir):
         from ...io import atomic_write_json

@@ -302,6 +302,8 @@ def dense_equivalent(fit: PowerLawFit, loss: float | Iterable[float], params: fl
     losses = np.atleast_1d(np.asarray(loss, dtype=float))
     if len(losses) == 0 or not np.all(np.isfinite(losses)):
         raise UserError("dense_equivalent needs finite losses")
+    if np.any(losses <= 0):  # as the fit's own losses (_check_inputs): -1 was placed on it (round 16, C162)
+        raise UserError(f"dense_equivalent needs positive losses (a cross-entropy is > 0), got {losses.min():g}")
     if params <= 0:
         raise UserError(f"params must be positive, got {params}")
     L = float(losses.mean())
