@@ -33,7 +33,6 @@ if __name__ == "__main__":  # before every import: a Ctrl-C 0.05 s in ended in a
             _signal.signal(_number, _hold)
 
 import argparse  # noqa: E402
-import contextlib  # noqa: E402
 import json  # noqa: E402
 import os  # noqa: E402
 import shutil  # noqa: E402
@@ -42,6 +41,7 @@ import sys  # noqa: E402
 from pathlib import Path  # noqa: E402
 
 from leviathan.errors import UserError, missing, not_regular  # noqa: E402
+from leviathan.stop_signals import held_stops  # noqa: E402
 
 # folders whose files are fingerprinted by the verb that wrote them (an export's marker, a step folder's state.json, a
 # data folder's meta.json): --rewrite reformatting a tokenizer.json there made them refuse to load (issue 30 round 8)
@@ -345,28 +345,15 @@ def collect(sweeps: list[Path], dest: Path) -> list[tuple[Path, Path, int]]:
         os.mkdir(scratch, 0o700)
         for sweep in sweeps:
             stage(sweep, dest, staged, Path(scratch), done)
-        with _stops_after():  # a grid's results.jsonl and grid.json are put in place together
+        with held_stops(deliver_after=True):  # a grid's results.jsonl and grid.json are put in place together
             for out, work in staged.items():
                 out.mkdir(parents=True, exist_ok=True)
                 for name in WRITTEN:
                     atomic_write_text(out / name, (work / name).read_text())
     finally:
-        with _stops_after():
+        with held_stops(deliver_after=True):
             shutil.rmtree(scratch, ignore_errors=True)
     return done
-
-
-@contextlib.contextmanager
-def _stops_after():
-    """The block runs to its end; a stop that came meanwhile (``stop_signals.held_stops``) acts after it. Blocking the
-    signals does not do: one sent while another thread runs (the CLI's import-time redelivery timer) reaches that
-    thread, and Python runs its handler in this one all the same."""
-    from leviathan.stop_signals import held_stops
-
-    with held_stops() as held:
-        yield
-    if held.signum is not None and sys.exc_info()[0] is None:
-        os.kill(os.getpid(), held.signum)
 
 
 def _fingerprinted(path: Path, root: Path) -> bool:
