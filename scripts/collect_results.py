@@ -42,6 +42,7 @@ import sys  # noqa: E402
 from pathlib import Path  # noqa: E402
 
 from leviathan.errors import UserError, missing, not_regular  # noqa: E402
+from leviathan.stop_signals import held_stops  # noqa: E402
 
 # folders whose files are fingerprinted by the verb that wrote them (an export's marker, a step folder's state.json, a
 # data folder's meta.json): --rewrite reformatting a tokenizer.json there made them refuse to load (issue 30 round 8)
@@ -343,11 +344,11 @@ def collect(sweeps: list[Path], dest: Path) -> list[tuple[Path, Path, int]]:
         os.mkdir(scratch, 0o700)
         for sweep in sweeps:
             stage(sweep, dest, staged, Path(scratch), done)
-        with _stops_after():  # a grid's results.jsonl and grid.json are put in place together
+        with held_stops(deliver_after=True):  # a grid's results.jsonl and grid.json are put in place together
             for out, work in staged.items():
                 put_in_place(out, work)
     finally:
-        with _stops_after():
+        with held_stops(deliver_after=True):
             shutil.rmtree(scratch, ignore_errors=True)
     return done
 
@@ -368,19 +369,6 @@ def put_in_place(out: Path, work: Path) -> None:
             with contextlib.suppress(OSError):
                 folder.rmdir()
         raise
-
-
-@contextlib.contextmanager
-def _stops_after():
-    """The block runs to its end; a stop that came meanwhile (``stop_signals.held_stops``) acts after it. Blocking the
-    signals does not do: one sent while another thread runs (the CLI's import-time redelivery timer) reaches that
-    thread, and Python runs its handler in this one all the same."""
-    from leviathan.stop_signals import held_stops
-
-    with held_stops() as held:
-        yield
-    if held.signum is not None and sys.exc_info()[0] is None:
-        os.kill(os.getpid(), held.signum)
 
 
 def _fingerprinted(path: Path, root: Path) -> bool:

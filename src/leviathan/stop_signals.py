@@ -74,13 +74,23 @@ def start_resource_tracker() -> None:
 
 class held_stops:
     """``with held_stops() as held:`` the stop signals (and Ctrl-C) are noted in ``held.signum`` instead of acting,
-    for a few lines that must finish once begun. Under torchrun the agent sends SIGTERM to the surviving ranks as soon
-    as it sees one rank die, while they are saying which one died: the stop cut that line off and printed "stopped by
-    SIGTERM" in its place (CI of 14f5786, test_rank_kill). A held stop is not delivered again: the block is the verb's
-    last act, and it ends with status 2 either way. Main thread only (elsewhere this does nothing)."""
+    for a few lines that must finish once begun. Main thread only (elsewhere this does nothing).
 
-    def __init__(self):
+    ``deliver_after=False``: a held stop is dropped. Under torchrun the agent sends SIGTERM to the surviving ranks as
+    soon as it sees one rank die, while they are saying which one died: the stop cut that line off and printed
+    "stopped by SIGTERM" in its place (CI of 14f5786, test_rank_kill); the block is the verb's last act, and it ends
+    with status 2 either way.
+
+    ``deliver_after=True``: the block runs to its end and a stop that came meanwhile is sent again to this process
+    when it ends without an error (a swap of a report's or a results folder's files that must not stop half-way,
+    ``experiments/staged.py``, scripts/collect_results.py). Blocking the signals with pthread_sigmask does not do: a
+    signal sent while another thread runs (the CLI's import-time redelivery timer) reaches that thread, and Python
+    runs its handler in the main thread all the same.
+    """
+
+    def __init__(self, deliver_after: bool = False):
         self.signum: int | None = None
+        self.deliver_after = deliver_after
         self._old: dict[int, object] = {}
 
     def _hold(self, signum, frame) -> None:
@@ -94,7 +104,11 @@ class held_stops:
                 self._old[sig] = signal.signal(sig, self._hold)
         return self
 
-    def __exit__(self, *exc) -> bool:
+    def __exit__(self, exc_type, exc, tb) -> bool:
         for sig, old in self._old.items():
             signal.signal(sig, old)
+        if self.deliver_after and self.signum is not None and exc_type is None:
+            import os
+
+            os.kill(os.getpid(), self.signum)
         return False

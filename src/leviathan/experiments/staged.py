@@ -23,10 +23,10 @@ from __future__ import annotations
 import contextlib
 import os
 import shutil
-import signal
 from pathlib import Path
 from typing import Iterable, Iterator
 
+from ..stop_signals import held_stops
 from ..ownership import _matches, _proof, leftover_is_own, mark, read_marker
 
 
@@ -54,7 +54,7 @@ def staged_output(out: Path, verb: str, files: Iterable[str], stale: Iterable[st
         shutil.rmtree(stage, ignore_errors=True)
         raise
     try:
-        with _stops_held():
+        with held_stops(deliver_after=True):  # a stop mid-swap would leave the mix the staging prevents
             _swap(stage, out, verb, tuple(stale))
             mark(out, verb, files)  # the names it now writes there, before a held stop is delivered
     finally:
@@ -73,21 +73,6 @@ def _swap(stage: Path, out: Path, verb: str, stale: tuple[str, ...]) -> None:
             continue
         if marker is not None and marker.verb == verb and (marker.files is None or name in marker.files):
             (out / name).unlink(missing_ok=True)
-
-
-@contextlib.contextmanager
-def _stops_held() -> Iterator[None]:
-    """SIGTERM, SIGHUP and SIGINT held back (delivered when this ends) in the main thread: a stop in the middle of the
-    swap would leave the mix the staging exists to prevent."""
-    held = {signal.SIGTERM, signal.SIGINT} | ({signal.SIGHUP} if hasattr(signal, "SIGHUP") else set())
-    if not hasattr(signal, "pthread_sigmask"):
-        yield
-        return
-    previous = signal.pthread_sigmask(signal.SIG_BLOCK, held)
-    try:
-        yield
-    finally:
-        signal.pthread_sigmask(signal.SIG_SETMASK, previous)
 
 
 def _named_in_out(e: OSError, stage: Path, out: Path) -> OSError:

@@ -424,42 +424,103 @@ def _record(results: Path, row: ResultRow, rows: list[ResultRow], log: Callable[
 def _run_parallel(job: _Job, todo: list[RunSpec], jobs: int, threads: int, log: Callable[[str], None]) -> list[ResultRow]:
     """Train ``jobs`` runs at a time, each in its own process with ``threads`` torch threads (two single-threaded
     processes beat one two-threaded one on a small CPU: OpenMP spin-waits). Each worker trains one run and exits;
-    rows are appended here as runs finish. A stopped run (SIGTERM reaches the workers through the process group)
-    leaves its checkpoint and no row, so the same command resumes it.
+    rows are appended here as runs finish. A stopped run leaves its checkpoint and no row, so the same command resumes
+    it. A stop that reaches only this process (``kill PID``, a service manager, ``timeout``) is passed on to the
+    workers (``_stop_workers``): it left them training their runs to the end, hours at the paper's sizes, while the
+    sweep waited for them without a word (the width round, stopped with ``kill -TERM`` of the sweep's pid).
     """
     import multiprocessing
-    from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, wait
+    from concurrent.futures import ProcessPoolExecutor
 
     results = job.out_dir / RESULTS
     job = dataclasses.replace(job, hardware={**job.hardware, "torch_threads": threads, "jobs": jobs})
-    rows = []
+    rows: list[ResultRow] = []
     from ...stop_signals import start_resource_tracker
 
     ctx = multiprocessing.get_context("spawn")
     start_resource_tracker()  # deaf to a SIGHUP of the group (issue 30 round 13, S9)
-    with ProcessPoolExecutor(max_workers=jobs, mp_context=ctx, max_tasks_per_child=1) as pool:
-        pending = {}
-        queue = list(todo)
-        stopped = None
-        while queue or pending:
-            while queue and len(pending) < jobs and stopped is None:
-                spec = queue.pop(0)
-                run_dir = job.run_dir(spec)
-                log(f"{spec.name}: training ({', '.join(spec.regimes)}; {spec.params.total:,} parameters)")
-                fut = pool.submit(_train_and_evaluate, job, spec, run_dir, threads)
-                pending[fut] = (spec, time.time())
-            if not pending:
-                break
-            done, _ = wait(pending, return_when=FIRST_COMPLETED)
-            for fut in done:
-                spec, t0 = pending.pop(fut)
-                row, stop = fut.result()
-                if row is None:
-                    stopped = stop
-                    log(f"{spec.name}: training stopped by {stop}; checkpoint saved. Run the same command to resume.")
-                    continue
-                _record(results, row, rows, log, spec.name, t0)
+    with ProcessPoolExecutor(max_workers=jobs, mp_context=ctx, max_tasks_per_child=1,
+                             initializer=_worker_start) as pool:
+        pending: dict = {}
+        try:
+            _train_all(pool, job, todo, jobs, threads, pending, results, rows, log)
+        except BaseException:  # a stop (SIGTERM, Ctrl-C) or an error here: the workers checkpoint and stop too
+            _stop_workers(pool, pending, results, rows, log)
+            raise
     return rows
+
+
+def _train_all(pool, job: _Job, todo: list[RunSpec], jobs: int, threads: int, pending: dict, results: Path,
+               rows: list[ResultRow], log: Callable[[str], None]) -> None:
+    """Keep ``jobs`` runs in the pool until ``todo`` is done or a run was stopped; ``pending`` maps each future to
+    (spec, start time) and is the caller's, so a stop can still collect what is running."""
+    from concurrent.futures import FIRST_COMPLETED, wait
+
+    queue = list(todo)
+    stopped = None
+    while queue or pending:
+        while queue and len(pending) < jobs and stopped is None:
+            spec = queue.pop(0)
+            run_dir = job.run_dir(spec)
+            log(f"{spec.name}: training ({', '.join(spec.regimes)}; {spec.params.total:,} parameters)")
+            pending[pool.submit(_train_and_evaluate, job, spec, run_dir, threads)] = (spec, time.time())
+        if not pending:
+            break
+        done, _ = wait(pending, return_when=FIRST_COMPLETED)
+        for fut in done:
+            stop = _collect(fut, pending.pop(fut), results, rows, log)
+            stopped = stopped or stop
+
+
+def _collect(fut, started: tuple[RunSpec, float], results: Path, rows: list[ResultRow],
+             log: Callable[[str], None]) -> str | None:
+    """Record a finished worker's row; for a stopped run, say so and return the signal's name."""
+    spec, t0 = started
+    row, stop = fut.result()
+    if row is None:
+        log(f"{spec.name}: training stopped by {stop}; checkpoint saved. Run the same command to resume.")
+        return stop
+    _record(results, row, rows, log, spec.name, t0)
+    return None
+
+
+def _worker_start() -> None:
+    """A worker's stop signals before its run's training begins are remembered (train adopts the stop and ends
+    before its first step), not fatal: a SIGTERM passed on while a worker still imported torch killed it and broke
+    the pool. Footgun: a signal in the first instants of the worker's start, before this runs, still kills it."""
+    import signal
+
+    from ... import stop_signals
+
+    for sig in stop_signals.stop_and_interrupt_signals():
+        signal.signal(sig, stop_signals.remember_stop)
+
+
+def _stop_workers(pool, pending: dict, results: Path, rows: list[ResultRow], log: Callable[[str], None]) -> None:
+    """Pass a stop on to the workers (SIGTERM: each finishes its step, saves a checkpoint and returns) and wait for
+    them, recording a run that finished meanwhile. Further stops are held, so a second ``kill`` cannot leave a
+    worker mid-save. Each worker is signalled once, and a worker the pool starts for a run already queued is
+    signalled as it appears (so it stops before its first step instead of training the run). A worker that had the
+    stop from its process group already gets it twice: train takes a second SIGTERM as the same stop.
+    ``pool._processes`` is the executor's own table of its workers (CPython's, since 3.2)."""
+    import signal
+    from concurrent.futures import FIRST_COMPLETED, wait
+
+    from ...stop_signals import held_stops
+
+    told: set[int] = set()
+    with held_stops():
+        while pending:
+            for process in list((getattr(pool, "_processes", None) or {}).values()):
+                if process.pid not in told and process.is_alive():
+                    with contextlib.suppress(OSError):
+                        os.kill(process.pid, signal.SIGTERM)
+                    told.add(process.pid)
+            done, _ = wait(pending, timeout=0.5, return_when=FIRST_COMPLETED)
+            for fut in done:
+                with contextlib.suppress(Exception):  # a worker that died: its run resumes from its checkpoint
+                    _collect(fut, pending.pop(fut), results, rows, log)
+                pending.pop(fut, None)
 
 
 @dataclass(frozen=True)
