@@ -42,3 +42,26 @@ def test_keep_last_leaves_a_step_folder_whose_weights_train_did_not_write(data, 
     assert (step2 / "model.safetensors").read_bytes() == b"\x07" * 5000
     assert f"keep_last=1 left '{step2}' in place" in proc.stderr and "not the file saved" in proc.stderr, proc.stderr
     assert not (run_copy / "checkpoints" / "step-00000004").exists()
+
+
+def test_keep_last_and_the_readers_leave_a_step_name_train_never_writes(data, run_copy):
+    """C226 (round 16): a user's backup of step 2 as ``step-000000002`` (9 digits; train writes 8) was taken as a step
+    of the run and deleted by keep_last, exit 0, no word, while ``step-2`` and ``step-00000002 copy`` were kept. Only
+    the names train writes are its steps (``checkpoint.layout.step_of``, the one parser every reader asks): the
+    backup is neither pruned nor resumed, evaluated or exported as the run's newest step."""
+    from reliability_support import tree_hashes
+
+    checkpoints = run_copy / "checkpoints"
+    backup = checkpoints / "step-000000002"
+    shutil.copytree(checkpoints / "step-00000002", backup)
+    newest = checkpoints / "step-000000009"  # a copy of step 4 under a 9-digit name past the run's newest step
+    shutil.copytree(checkpoints / "step-00000004", newest)
+    kept = {p: tree_hashes(p) for p in (backup, newest)}
+    proc = _resume_keep_one(run_copy, data)
+    assert proc.returncode == 0, proc.stderr
+    assert {p: tree_hashes(p) for p in (backup, newest)} == kept
+    assert {p.name for p in checkpoints.iterdir()} == {"step-00000006", "step-000000002", "step-000000009"}
+    from leviathan.checkpoint import find_checkpoint, list_checkpoints
+
+    assert [step for step, _ in list_checkpoints(run_copy)] == [6]
+    assert find_checkpoint(run_copy).name == "step-00000006"

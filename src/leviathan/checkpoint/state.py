@@ -38,12 +38,12 @@ from ..data.integrity import recorded_tokenizer_name
 from ..errors import UserError
 from ..run_identity import is_run_id
 from ..seeds import MAX_SEED
+from .layout import step_of
 
 STATE_FILE = "state.json"
 FORMAT = 1
 SHUFFLE_MODES = ("windows", "buffer", "none")
 _SHA256 = re.compile(r"^[0-9a-f]{64}$")
-_STEP = re.compile(r"^step-(\d{8,})$")
 _U32 = 2**32
 _MAX_COUNT = 2**62  # tokens trained: far beyond any run, and within numpy's int64 with room for a step
 _CHUNK = 1 << 22
@@ -220,8 +220,8 @@ def read_step_state(step_dir: str | os.PathLike) -> StepState:
         if raw.get("format", FORMAT) != FORMAT:
             raise _Bad("format", f"is {raw.get('format')!r}, expected {FORMAT}")
         step = _int(raw.get("step"), "step", 0)
-        named = _STEP.match(Path(step_dir).name)
-        if named and int(named.group(1)) != step:
+        named = step_of(Path(step_dir).name)
+        if named is not None and named != step:
             raise _Bad("step", f"is {step} but the folder is {Path(step_dir).name}")
         tokens = _int(raw.get("tokens"), "tokens", step)  # every step trains at least one token
         if tokens > _MAX_COUNT:

@@ -46,7 +46,7 @@ from pathlib import Path
 
 import torch
 
-from ..checkpoint.layout import CHECKPOINTS, STEP_RE
+from ..checkpoint.layout import CHECKPOINTS, step_of
 from ..config import dump_yaml
 from ..data.meta import PreparedMeta, not_prepared
 from ..eval.result import EvalResult
@@ -520,7 +520,7 @@ def _earlier_run(run_dir: Path) -> bool:
     leviathan's version). A folder merely named like a step proves nothing: a user's ``checkpoints/step-00000002``
     holding notes.txt was passed over as a damaged checkpoint and saved over, the notes deleted (issue 30 round 11,
     R71, R154)."""
-    if any(STEP_RE.match(p.name) and ((p / "state.json").is_file() or (p / "model.safetensors").is_file())
+    if any(step_of(p.name) is not None and ((p / "state.json").is_file() or (p / "model.safetensors").is_file())
            for p in (run_dir / CHECKPOINTS).glob("step-*")):
         return True
     try:
