@@ -61,6 +61,7 @@ from . import checkpoint as ckpt
 from . import distributed as D
 from ..run_config import RunConfig, check_vocab, data_meta
 from ..run_identity import RUN_FILE, RunIdentity, settle_identity, write_identity
+from .lost_rows import expected_rows
 from .metrics import MetricsLogger, collect_versions
 from .optim import build_optimizer
 from .schedule import lr_at
@@ -146,7 +147,7 @@ def _session(cfg: RunConfig, run_dir: Path, resume: str | None, device: torch.de
     _write_run_folder(run_dir, saver, device, counts, identity)
     out.start(_describe(cfg, device, info, counts, parts), cfg.total_steps, state.step)
     metrics = MetricsLogger(run_dir, enabled=info.is_main, resume_step=state.step if loaded is not None else None,
-                            run_id=folder.run_id)
+                            run_id=folder.run_id, expect=expected_rows(loaded, identity, cfg) if loaded else None)
 
     session = _Session(cfg, run_dir, info, parts, saver, validator, metrics, out, _Speed())
     stopped = None
