@@ -53,3 +53,27 @@ def test_eval_of_a_run_on_its_changed_data_folder_is_refused_unless_named(run_on
     assert "the run trained on data of fingerprint" in line and f"--data {own}" in line, line
     proc = cli(["eval", run, "--data", own, "--max-tokens", "256"])
     assert proc.returncode == 0, proc.stderr
+
+
+def test_a_data_fingerprint_of_the_wrong_type_is_refused_as_a_damaged_field(data, run_copy, tmp_path):
+    """C189, C190 (round 16): state.json's data_fingerprint edited to an integer was taken as no fingerprint, so eval
+    and a resume, even onto other data (another split of the same corpus), went on without a word, exit 0. Now the
+    field is named as damaged in state.json, like run_id (C191), and nothing is written."""
+    import json
+
+    from reliability_support import tree_hashes
+
+    state = run_copy / "checkpoints" / "step-00000004" / "state.json"
+    saved = json.loads(state.read_text())
+    assert isinstance(saved["data_fingerprint"], str)  # the fixture run records one
+    state.write_text(json.dumps({**saved, "data_fingerprint": 12345}))
+    before = tree_hashes(run_copy)
+    line = cli_error(["eval", run_copy, "--max-tokens", "256"])
+    assert "state.json': field 'data_fingerprint' is 12345" in line and "restore the file" in line, line
+    other = tmp_path / "other"  # another split of the same corpus: another token stream
+    proc = cli(["prepare", data.parent / "corpus", "--out", other, "--tokenizer", data, "--val-fraction", "0.4"])
+    assert proc.returncode == 0, proc.stderr
+    line = cli_error(["train", *run_overrides(other, max_steps=6), "--run-dir", run_copy, "--resume", "auto",
+                      "--quiet"])
+    assert "field 'data_fingerprint' is 12345" in line and "the run trained on data" not in line, line
+    assert tree_hashes(run_copy) == before

@@ -71,10 +71,15 @@ def _edit(path: Path, change) -> None:
                                                           "32 = 1056 tokens read"),
     # Round 15 (A156): the id of the run that saved the step is a run id or null
     (lambda s: s.update(run_id="run-b"), "run_id", "is 'run-b', expected a run id (32 hex digits) or null"),
+    # Round 16 (C186): 'zz' was compared with the data's fingerprint and the data blamed; (C189) an integer skipped
+    # the data check
+    (lambda s: s.update(data_fingerprint="zz"), "data_fingerprint", "is 'zz', expected the data's fingerprint (64 hex"),
+    (lambda s: s.update(data_fingerprint=12345), "data_fingerprint", "is 12345, expected the data's fingerprint"),
 ], ids=["step-negative", "step-not-the-folder", "step-bool", "tokens-text", "tokens-fewer-than-steps", "world-0",
         "time-nan", "loader-behind", "loader-seq-0", "loader-shuffle", "loader-missing", "rng-python", "rng-numpy",
         "files", "format", "tokenizer-name", "loader-past-the-tokens", "tokens-past-int64", "time-past-the-clock",
-        "A11-tokens-apart-from-the-position", "A19-position-apart-from-the-tokens", "A156-run-id-not-an-id"])
+        "A11-tokens-apart-from-the-position", "A19-position-apart-from-the-tokens", "A156-run-id-not-an-id",
+        "C186-data-fingerprint-not-a-digest", "C189-data-fingerprint-an-integer"])
 def test_a_bad_field_of_state_json_stops_a_resume(capsys, data, run_copy, change, field, problem):
     """A field out of range, or fields that contradict each other: Round 14 (A11, A19) added tokens against
     loader.position x loader.seq_len, which every step folder train writes satisfies (``checkpoint.state``)."""

@@ -13,7 +13,8 @@ read; state on its own; ``tests/unit/test_import_cycles.py``). This face re-expo
 
 from .damage import refuse_damaged_newest
 from .find import find_checkpoint
-from .layout import CHECKPOINTS, FORMAT, REQUIRED, STEP_RE, is_complete, latest_checkpoint, list_checkpoints, step_name
+from .layout import (CHECKPOINTS, FORMAT, REQUIRED, STEP_RE, is_complete, latest_checkpoint, list_checkpoints, step_name,
+                     step_of)
 from .read import (TOKENIZER_FILES, check_tokenizer, checked_step, load_model, load_model_state, load_run_config,
                    load_tensors, load_tokenizer, load_weights, read_progress, run_config_from_dict,
                    saved_tokenizer)
@@ -23,5 +24,5 @@ __all__ = ["CHECKPOINTS", "FORMAT", "REQUIRED", "STEP_RE", "TOKENIZER_FILES", "S
            "checked_step", "find_checkpoint", "fingerprints", "is_complete", "latest_checkpoint", "list_checkpoints",
            "load_model", "load_model_state", "load_run_config", "load_tensors", "load_tokenizer", "load_weights",
            "read_progress", "read_step_state", "refuse_damaged_newest", "run_config_from_dict", "saved_tokenizer",
-           "step_name",
+           "step_name", "step_of",
            "verify_companions"]

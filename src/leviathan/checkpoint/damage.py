@@ -20,7 +20,7 @@ import sys
 from pathlib import Path
 
 from ..errors import UserError
-from .layout import CHECKPOINTS, REQUIRED, STEP_RE, list_checkpoints
+from .layout import CHECKPOINTS, REQUIRED, list_checkpoints, step_of
 
 
 def _problem(step_dir: Path) -> str | None:
@@ -53,7 +53,7 @@ def refuse_damaged_newest(run_dir: str | os.PathLike, doing: str) -> None:
     root = Path(run_dir) / CHECKPOINTS
     if not root.is_dir():
         return
-    steps = sorted((int(m.group(1)), p) for p in root.iterdir() if (m := STEP_RE.match(p.name)) and p.is_dir())
+    steps = sorted((step, p) for p in root.iterdir() if (step := step_of(p.name)) is not None and p.is_dir())
     if not steps:
         return
     newest_step, newest = steps[-1]

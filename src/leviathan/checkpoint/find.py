@@ -13,7 +13,7 @@ from pathlib import Path
 
 from ..errors import UserError, missing as missing_path
 from .damage import refuse_damaged_newest
-from .layout import CHECKPOINTS, REQUIRED, STEP_RE, is_complete, latest_checkpoint
+from .layout import CHECKPOINTS, REQUIRED, is_complete, latest_checkpoint, step_of
 
 
 def find_checkpoint(path: str | os.PathLike) -> Path:
@@ -24,7 +24,7 @@ def find_checkpoint(path: str | os.PathLike) -> Path:
     if not os.path.exists(path):  # Path.exists raised ENAMETOOLONG for a 300-byte name (round 14, B328)
         raise UserError(f"checkpoint {str(path)!r} {missing_path(path)}; pass a run folder or one of its "
                         f"checkpoints/step-XXXXXXXX folders")
-    if (path / "model.safetensors").exists() or STEP_RE.match(path.name):
+    if (path / "model.safetensors").exists() or step_of(path.name) is not None:
         _refuse_exported(path)
         if not is_complete(path):
             missing = [f for f in REQUIRED if not (path / f).is_file()]
@@ -76,7 +76,7 @@ def _refuse_exported(path: Path) -> None:
     """UserError when ``path`` is a Hugging Face folder (``leviathan export``'s output, or any ``save_pretrained``
     folder: config.json beside the weights, no state.json): it was called "incomplete (missing optimizer.pt,
     state.json, config.yaml)", which sent the user looking for files an export never has (issue 30 round 8, C3)."""
-    if (path / "config.json").is_file() and not (path / "state.json").exists() and not STEP_RE.match(path.name):
+    if (path / "config.json").is_file() and not (path / "state.json").exists() and step_of(path.name) is None:
         raise UserError(f"{str(path)!r} is a Hugging Face folder (config.json and model.safetensors, as `leviathan "
                         f"export` writes), not a training checkpoint; this verb reads a run folder or one of its "
                         f"checkpoints/step-XXXXXXXX folders: pass the run it was exported from, or score the export "

@@ -2,6 +2,7 @@
 
     list_checkpoints("runs/tiny")    # [(500, Path(".../checkpoints/step-00000500")), ...], oldest first
     latest_checkpoint("runs/tiny")   # the newest complete one, or None
+    step_of("step-00000500")         # 500; None for any name train does not write ("step-000000500", "step-500")
 
 The bottom room of the checkpoint package (imports nothing of leviathan). Footgun: ``list_checkpoints`` silently
 skips an incomplete folder, right for choosing what to load and wrong for deciding to go on; that check is
@@ -25,6 +26,16 @@ def step_name(step: int) -> str:
     return f"step-{step:08d}"
 
 
+def step_of(name: str) -> int | None:
+    """The step a folder name of train's names (``step_name``'s exact spelling), or None. Every reader of step folder
+    names asks this one parser: ``step-\\d{8,}`` also took a user's backup ``step-000000002`` (9 digits; train writes
+    8, more only past step 99,999,999) as a step of the run, and keep_last deleted it (issue 30 round 16, C226)."""
+    match = STEP_RE.match(name)
+    if match is None or name != step_name(int(match.group(1))):
+        return None
+    return int(match.group(1))
+
+
 def is_complete(path: Path) -> bool:
     """All required files present and state.json parses as an object (``damage._problem``'s rule: a state.json that
     is a JSON list counted as complete here, so the refusal of the damaged newest folder named that same folder as
@@ -44,9 +55,9 @@ def list_checkpoints(run_dir: str | os.PathLike) -> list[tuple[int, Path]]:
         return []
     out = []
     for child in root.iterdir():
-        m = STEP_RE.match(child.name)
-        if m and child.is_dir() and is_complete(child):
-            out.append((int(m.group(1)), child))
+        step = step_of(child.name)
+        if step is not None and child.is_dir() and is_complete(child):
+            out.append((step, child))
     return sorted(out)
 
 

@@ -38,12 +38,12 @@ from ..data.integrity import recorded_tokenizer_name
 from ..errors import UserError
 from ..run_identity import is_run_id
 from ..seeds import MAX_SEED
+from .layout import step_of
 
 STATE_FILE = "state.json"
 FORMAT = 1
 SHUFFLE_MODES = ("windows", "buffer", "none")
 _SHA256 = re.compile(r"^[0-9a-f]{64}$")
-_STEP = re.compile(r"^step-(\d{8,})$")
 _U32 = 2**32
 _MAX_COUNT = 2**62  # tokens trained: far beyond any run, and within numpy's int64 with room for a step
 _CHUNK = 1 << 22
@@ -65,6 +65,7 @@ class StepState:
     files: dict[str, str] | None
     raw: dict
     run_id: str | None = None  # the run that saved it (``leviathan.run_identity``; None: saved before run ids)
+    data_fingerprint: str | None = None  # meta.json's fingerprint of the data it trained on (None: saved before)
 
 
 # ---- writing -------------------------------------------------------------------------------------
@@ -219,8 +220,8 @@ def read_step_state(step_dir: str | os.PathLike) -> StepState:
         if raw.get("format", FORMAT) != FORMAT:
             raise _Bad("format", f"is {raw.get('format')!r}, expected {FORMAT}")
         step = _int(raw.get("step"), "step", 0)
-        named = _STEP.match(Path(step_dir).name)
-        if named and int(named.group(1)) != step:
+        named = step_of(Path(step_dir).name)
+        if named is not None and named != step:
             raise _Bad("step", f"is {step} but the folder is {Path(step_dir).name}")
         tokens = _int(raw.get("tokens"), "tokens", step)  # every step trains at least one token
         if tokens > _MAX_COUNT:
@@ -242,9 +243,21 @@ def read_step_state(step_dir: str | os.PathLike) -> StepState:
         run_id = raw.get("run_id")
         if run_id is not None and not is_run_id(run_id):  # round 14 (A156): which run saved the step
             raise _Bad("run_id", f"is {run_id!r}, expected a run id (32 hex digits) or null")
+        data = _data_fingerprint(raw.get("data_fingerprint"))
     except _Bad as e:
         raise _damaged(path, e.field, e.problem) from None
-    return StepState(step, tokens, loader, rng, world, seconds, tokenizer, files, raw, run_id)
+    return StepState(step, tokens, loader, rng, world, seconds, tokenizer, files, raw, run_id, data)
+
+
+def _data_fingerprint(raw: Any) -> str | None:
+    """The data's fingerprint the step records (train writes meta.json's, a sha256, or null), checked like
+    ``run_id``: an integer was taken as no fingerprint and the data check skipped, exit 0, even on other data (issue
+    30 round 16, C189, C190), and ``'zz'`` was compared with the data's, the data blamed for the step's damage
+    (C186)."""
+    if raw is not None and not (isinstance(raw, str) and _SHA256.match(raw)):
+        raise _Bad("data_fingerprint", f"is {raw!r:.40}, expected the data's fingerprint (64 hex digits, as "
+                                       f"meta.json records it) or null")
+    return raw
 
 
 def _no_repeats(pairs: list[tuple[str, Any]]) -> dict:

@@ -20,7 +20,7 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-from ..checkpoint.layout import STEP_RE, list_checkpoints
+from ..checkpoint.layout import list_checkpoints, step_of
 from ..errors import UserError
 from ..run_identity import refuse_foreign_step
 
@@ -29,10 +29,9 @@ def refuse_older_step(path: Path, run_dir: Path, resume: str) -> None:
     """UserError when ``path`` (the step folder a resume continues from) is a step folder of ``run_dir`` and newer
     complete step folders of ``run_dir`` exist (their metrics rows and step folders would be mixed with the new
     branch's); nothing when ``path`` lies elsewhere (a fork into this folder is ``load_resume``'s other check)."""
-    match = STEP_RE.match(path.name)
-    if match is None or not _same_folder(path.parent.parent, run_dir):
+    step = step_of(path.name)
+    if step is None or not _same_folder(path.parent.parent, run_dir):
         return
-    step = int(match.group(1))
     newer = [folder for number, folder in list_checkpoints(run_dir) if number > step]
     if not newer:
         return
@@ -57,7 +56,7 @@ def refuse_other_runs_step(path: Path, run_dir: Path) -> None:
     (its state.json's run id is not run.json's); a step of another run folder (a fork) is not this check's."""
     from ..checkpoint.state import read_step_state
 
-    if STEP_RE.match(path.name) is None or not _same_folder(path.parent.parent, run_dir):
+    if step_of(path.name) is None or not _same_folder(path.parent.parent, run_dir):
         return
     checkpoints = str(run_dir / "checkpoints")
     refuse_foreign_step(path, read_step_state(path).run_id,

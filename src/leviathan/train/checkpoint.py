@@ -32,7 +32,8 @@ from safetensors.torch import save_file
 
 from ..checkpoint.damage import refuse_damaged_newest
 from ..checkpoint.find import find_checkpoint
-from ..checkpoint.layout import CHECKPOINTS, FORMAT, is_complete, latest_checkpoint, list_checkpoints, step_name
+from ..checkpoint.layout import (CHECKPOINTS, FORMAT, is_complete, latest_checkpoint, list_checkpoints, step_name,
+                                 step_of)
 from ..checkpoint.read import load_tensors, load_weights
 from ..checkpoint.state import fingerprints, read_step_state, verify_companions
 from ..config import load_yaml
@@ -111,7 +112,14 @@ STEP_FILES = ("model.safetensors", "optimizer.pt", "rng.pt", "config.yaml", "sta
 
 # what save_checkpoint names its temporary folders: .tmp-step-XXXXXXXX-PID (being written), .tmp-old-step-XXXXXXXX-PID
 # (the step it replaces, moved aside)
-_TEMPORARY = re.compile(r"^\.tmp-(old-)?step-\d{8,}-\d+$")
+_TEMPORARY = re.compile(r"^\.tmp-(?:old-)?(step-\d{8,})-\d+$")
+
+
+def _temporary(name: str) -> bool:
+    """Whether ``name`` is one save_checkpoint gives its temporary folders (its step spelled as train spells it:
+    ``layout.step_of``, the one parser of step names, issue 30 round 16, C226)."""
+    match = _TEMPORARY.match(name)
+    return match is not None and step_of(match.group(1)) is not None
 
 
 def clean_partial(run_dir: Path) -> None:
@@ -126,7 +134,7 @@ def clean_partial(run_dir: Path) -> None:
         for child in root.iterdir():  # a user's folder of that name (files a step never holds) is left alone, and so
             # is one named otherwise than save_checkpoint names its temporaries: a user's backup of a step folder as
             # `.tmp-keep` was deleted as a crashed save's leftover (issue 30 round 12, T4)
-            if _TEMPORARY.match(child.name) and child.is_dir() and leftover_is_own(child, STEP_FILES):
+            if _temporary(child.name) and child.is_dir() and leftover_is_own(child, STEP_FILES):
                 shutil.rmtree(child, ignore_errors=True)
 
 
@@ -221,7 +229,7 @@ def save_checkpoint(run_dir: Path, parts: StepParts, keep_last: int | None = Non
             warn_left(old, problem, f"the replaced checkpoint of step {step}, moved aside to", f"the new one is saved "
                       f"as '{final}'")
     if keep_last is not None:
-        prune(run_dir, keep_last)
+        prune(run_dir, keep_last, parts.state.get("data_fingerprint"))
     return final
 
 
@@ -247,16 +255,23 @@ def _carry_users_files(old: Path, final: Path, step: int) -> None:
               file=sys.stderr)
 
 
-def prune(run_dir: Path, keep_last: int) -> None:
+# step folders keep_last left in place and said so: one note each per process, not one at every later save
+_LEFT_NOTED: set[str] = set()
+
+
+def prune(run_dir: Path, keep_last: int, data_fingerprint: str | None = None) -> None:
     """Delete all but the newest ``keep_last`` complete checkpoints. A step folder holding files train did not save
     there keeps them (its own files are deleted, state.json first, so it no longer counts as a checkpoint): keep_last
-    deleted a user's ``step-N/notes.txt`` with the folder (issue 30 round 11, R80)."""
+    deleted a user's ``step-N/notes.txt`` with the folder (issue 30 round 11, R80). ``data_fingerprint``: the data
+    this run trains on (what the step just saved records), for ``not_own_step``."""
     for step, path in list_checkpoints(run_dir)[:-keep_last]:
         if path.is_symlink():  # a user's link (train makes none): pruning it deleted the files of the folder it
             continue  # names, outside the run, and a link to a step pruned first ended in a traceback (round 13, V92)
-        if (foreign := not_own_step(path, run_dir)) is not None:
-            print(f"note: keep_last={keep_last} left '{path}' in place: {foreign}; move or delete it yourself if it "
-                  f"is not wanted", file=sys.stderr)
+        if (foreign := not_own_step(path, run_dir, data_fingerprint)) is not None:
+            if str(path) not in _LEFT_NOTED:
+                _LEFT_NOTED.add(str(path))
+                print(f"note: keep_last={keep_last} left '{path}' in place: {foreign}; move or delete it yourself if "
+                      f"it is not wanted", file=sys.stderr)
             continue
         others = users_files(path)
         problem = _remove_own_files(path) if others else remove_tree(path)
@@ -268,23 +283,36 @@ def prune(run_dir: Path, keep_last: int) -> None:
                   f"{', '.join(others)} (not written by leviathan)", file=sys.stderr)
 
 
-def not_own_step(step_dir: Path, run_dir: Path) -> str | None:
+def not_own_step(step_dir: Path, run_dir: Path, data_fingerprint: str | None = None) -> str | None:
     """Why ``step_dir`` is not provably a complete step this run saved, or None: keep_last deleted a step folder
     copied in from another run whose state.json says another step than its name (issue 30 round 15, A164) and one
     whose model.safetensors train did not write (sha256 not the one state.json records, A165). Only a folder whose
-    state.json reads, names its own step, records this run's id (where both record one) and whose recorded files
-    are the ones saved is deleted."""
+    state.json reads, names its own step, records this run's id and whose recorded files are the ones saved is
+    deleted. A step without a run_id proves nothing (round 16, C16, C17: another run's step with its run_id deleted,
+    or one saved before run ids, was deleted as this run's): it is left, and one trained on other data than this
+    run's (``data_fingerprint``) is named so."""
     from ..run_identity import read_identity
 
     try:
         state = read_step_state(step_dir)
         own = read_identity(run_dir)
-        if state.run_id is not None and own is not None and state.run_id != own.run_id:
+        if state.run_id is None:
+            return _no_run_id(state.data_fingerprint, data_fingerprint)
+        if own is not None and state.run_id != own.run_id:
             return f"it was saved by another run (run_id {state.run_id}, this run is {own.run_id})"
         verify_companions(step_dir, state)
     except UserError as e:
         return str(e).split("; ")[0]
     return None
+
+
+def _no_run_id(saved: str | None, current: str | None) -> str:
+    """Why a step folder whose state.json records no run_id is not proven this run's (``not_own_step``)."""
+    if saved is not None and current is not None and saved != current:
+        return (f"it was trained on other data (data_fingerprint {saved[:12]}... in its state.json, this run's data is "
+                f"{current[:12]}...) and records no run_id: it is another run's")
+    return ("its state.json records no run_id (saved before run ids, or edited), so nothing proves it is a step of "
+            "this run")
 
 
 def _remove_own_files(step_dir: Path) -> str | None:

@@ -46,7 +46,7 @@ from pathlib import Path
 
 import torch
 
-from ..checkpoint.layout import CHECKPOINTS, STEP_RE
+from ..checkpoint.layout import CHECKPOINTS, step_of
 from ..config import dump_yaml
 from ..data.meta import PreparedMeta, not_prepared
 from ..eval.result import EvalResult
@@ -61,6 +61,7 @@ from . import checkpoint as ckpt
 from . import distributed as D
 from ..run_config import RunConfig, check_run_config, check_vocab, data_meta
 from ..run_identity import RUN_FILE, RunIdentity, settle_identity, write_identity
+from .lost_rows import expected_rows
 from .metrics import MetricsLogger, collect_versions
 from .optim import build_optimizer
 from .schedule import lr_at
@@ -147,7 +148,7 @@ def _session(cfg: RunConfig, run_dir: Path, resume: str | None, device: torch.de
     _write_run_folder(run_dir, saver, device, counts, identity)
     out.start(_describe(cfg, device, info, counts, parts), cfg.total_steps, state.step)
     metrics = MetricsLogger(run_dir, enabled=info.is_main, resume_step=state.step if loaded is not None else None,
-                            run_id=folder.run_id)
+                            run_id=folder.run_id, expect=expected_rows(loaded, identity, cfg) if loaded else None)
 
     session = _Session(cfg, run_dir, info, parts, saver, validator, metrics, out, _Speed())
     stopped = None
@@ -521,7 +522,7 @@ def _earlier_run(run_dir: Path) -> bool:
     leviathan's version). A folder merely named like a step proves nothing: a user's ``checkpoints/step-00000002``
     holding notes.txt was passed over as a damaged checkpoint and saved over, the notes deleted (issue 30 round 11,
     R71, R154)."""
-    if any(STEP_RE.match(p.name) and ((p / "state.json").is_file() or (p / "model.safetensors").is_file())
+    if any(step_of(p.name) is not None and ((p / "state.json").is_file() or (p / "model.safetensors").is_file())
            for p in (run_dir / CHECKPOINTS).glob("step-*")):
         return True
     try:

@@ -13,7 +13,8 @@ PATH:N: ...`` line (issue 30 round 4), and so is a line cut short (round 14, A13
 trained passes ``report=None`` and stays quiet).
 
 On resume from step s the rows after s (written by the interrupted run after its last checkpoint) are dropped from
-metrics.jsonl (rewritten atomically) and TensorBoard is told to purge them, so the records read as one run.
+metrics.jsonl (rewritten atomically) and TensorBoard is told to purge them, so the records read as one run; a log
+that lacks rows of the steps the checkpoint trained (emptied, cut short) is said so in one note (``lost_rows``).
 """
 
 from __future__ import annotations
@@ -155,7 +156,8 @@ class MetricsLogger:
     """JSON lines + TensorBoard on rank 0; a no-op elsewhere (``enabled=False``)."""
 
     def __init__(self, run_dir: Path, enabled: bool = True, resume_step: int | None = None,
-                 tensorboard: bool = True, run_id: str | None = None):
+                 tensorboard: bool = True, run_id: str | None = None, expect: list[int] | None = None):
+        """``expect``: the training-row steps a resumed log must hold (``lost_rows.expected_rows``; round 16, C290)."""
         self.enabled = enabled
         self.run_id = run_id  # written into every line (round 14, A239: two runs' logs swapped were not noticed)
         self.path = Path(run_dir) / "metrics.jsonl"
@@ -163,7 +165,7 @@ class MetricsLogger:
         self._tb = None
         if not enabled:
             return
-        kept, bad = [], []
+        kept, bad, steps = [], [], set()
         from ..errors import UserError, not_regular
 
         if (kind := not_regular(self.path)) is not None:  # a resume hung in open(), deaf to SIGTERM (round 12, T64)
@@ -183,6 +185,8 @@ class MetricsLogger:
                     bad.append((number, problem))
                 elif (row.get("step") or 0) <= resume_step:
                     kept.append(line)
+                    if "train_loss" in row and row.get("step") is not None:
+                        steps.add(row["step"])
         if bad:
             from ..jsonl import bad_line_notes
 
@@ -190,6 +194,11 @@ class MetricsLogger:
             for note in bad_line_notes(self.path, bad, "metrics", "dropped from the file on this resume"):
                 _warn(note)
             _warn(f"note: the damaged {self.path.name} as it was is kept as '{aside}'")
+        if resume_step is not None and expect:
+            from .lost_rows import lost_rows_note
+
+            if (note := lost_rows_note(self.path, steps, expect, resume_step)) is not None:
+                _warn(note)
         atomic_write_text(self.path, "".join(line + "\n" for line in kept))  # a kill now keeps the old file
         self._file = open(self.path, "a")
         if tensorboard:
