@@ -362,7 +362,8 @@ def check_model_options(tasks: str | Sequence[str], data: str | os.PathLike | No
     """``evaluate_model``'s checks of what it is asked, none of which needs the model: the options, the task names, the
     data root and every task's files there; returns (task keys, data root). ``evaluate`` runs them before it makes
     its --out: an unknown task, a missing data file, --device cuda without CUDA or an empty --tasks item each left an
-    --out holding only lm-eval's marker (issue 30 round 16, C51, C56, C57, C58)."""
+    --out holding only lm-eval's marker (issue 30 round 16, C51, C56, C57, C58). Parameters: ``evaluate_model``'s
+    own, one each, so that each is checked as it will be used."""
     check_harness_options(limit, batch_size, num_fewshot, device)
     if dtype not in DTYPES:  # "bogus": an AttributeError inside lm-eval; "int8": blamed the model (round 14, B135)
         from ..errors import ConfigError

@@ -443,19 +443,20 @@ def _run_parallel(job: _Job, todo: list[RunSpec], jobs: int, threads: int, log: 
                              initializer=_worker_start) as pool:
         pending: dict = {}
         try:
-            _train_all(pool, job, todo, jobs, threads, pending, results, rows, log)
+            _train_all(pool, job, todo, pending, rows, log)
         except BaseException:  # a stop (SIGTERM, Ctrl-C) or an error here: the workers checkpoint and stop too
             _stop_workers(pool, pending, results, rows, log)
             raise
     return rows
 
 
-def _train_all(pool, job: _Job, todo: list[RunSpec], jobs: int, threads: int, pending: dict, results: Path,
-               rows: list[ResultRow], log: Callable[[str], None]) -> None:
-    """Keep ``jobs`` runs in the pool until ``todo`` is done or a run was stopped; ``pending`` maps each future to
-    (spec, start time) and is the caller's, so a stop can still collect what is running."""
+def _train_all(pool, job: _Job, todo: list[RunSpec], pending: dict, rows: list[ResultRow],
+               log: Callable[[str], None]) -> None:
+    """Keep ``job.hardware["jobs"]`` runs in the pool until ``todo`` is done or a run was stopped; ``pending`` maps
+    each future to (spec, start time) and is the caller's, so a stop can still collect what is running."""
     from concurrent.futures import FIRST_COMPLETED, wait
 
+    jobs, threads, results = job.hardware["jobs"], job.hardware["torch_threads"], job.out_dir / RESULTS
     queue = list(todo)
     stopped = None
     while queue or pending:

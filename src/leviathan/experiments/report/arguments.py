@@ -37,7 +37,8 @@ def _path_problem(value, many: bool) -> str | None:
 
 def check_report_arguments(results, out_dir, eval_set, num_bootstrap, ci, seed, ladder, lr_sweep,
                            fair_shot) -> None:
-    """UserError naming the first of ``write_report``'s arguments its flag would refuse (module docstring)."""
+    """UserError naming the first of ``write_report``'s arguments its flag would refuse (module docstring).
+    Parameters: ``write_report``'s own, one each, as its caller gave them."""
     from ...model.config import EMBEDDING_KINDS
 
     api_check(API, "results", _path_problem(results, many=True),
