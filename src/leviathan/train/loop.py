@@ -91,7 +91,7 @@ def train(cfg: RunConfig, run_dir: str | os.PathLike, resume: str | None = None,
         raise TypeError(f"cfg must be a RunConfig (leviathan.run_config.load_run_config(CONFIG, OVERRIDES)), got "
                         f"{type(cfg).__name__} {cfg!r:.60}")
     check_train_arguments(resume, quiet)  # round 17 (E18, E19): resume=True, quiet='no'
-    cfg = check_run_config(cfg)  # edited after it was built: the file's checks, not a torch error (round 16, C248, C250)
+    cfg = check_run_config(cfg)  # edited after it was built: a file's checks (round 16, C248, C250)
     device = D.resolve_device(cfg.device)
     owns_group = not (torch.distributed.is_available() and torch.distributed.is_initialized())
     info = D.init_distributed(device)
