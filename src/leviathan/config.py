@@ -27,7 +27,7 @@ import types
 import typing
 import warnings
 from pathlib import Path
-from typing import Any, Literal, Mapping, Sequence, TypeVar, get_args, get_origin
+from typing import Any, Iterable, Literal, Mapping, Sequence, TypeVar, get_args, get_origin
 
 import yaml
 
@@ -217,6 +217,8 @@ def from_dict(cls: type[T], data: Mapping[str, Any], prefix: str = "") -> T:
             hint = difflib.get_close_matches(str(key), list(fields), n=1, cutoff=0.6)  # `1: 2`: a TypeError (round 6)
             extra = f"; did you mean '{prefix}{hint[0]}'?" if hint else f"; valid keys: {', '.join(sorted(fields))}"
             raise ConfigError(f"unknown key '{prefix}{key}' in {cls.__name__}{extra}")
+        if value is None:
+            _refuse_null(fields[key], hints[key], f"{prefix}{key}")
         kwargs[key] = _coerce(value, hints[key], f"{prefix}{key}")
     try:
         return cls(**kwargs)
@@ -224,6 +226,17 @@ def from_dict(cls: type[T], data: Mapping[str, Any], prefix: str = "") -> T:
         if prefix and not str(e).startswith(prefix):
             raise ConfigError(f"{prefix}{e}") from None
         raise
+
+
+def _refuse_null(f: dataclasses.Field, tp: Any, where: str) -> None:
+    """ConfigError for null (``~``, an empty value) given to a setting that has a default and no null: ``device: ~``
+    was "device: expected a string, got None", with no value to write and no word that deleting the key gives the
+    default (issue 30 round 17, E11)."""
+    if f.default is dataclasses.MISSING or not (tp in _SCALARS or get_origin(tp) is Literal) or None in get_args(tp):
+        return  # a section (null: its defaults) or a setting that takes null: ``_coerce`` decides
+    choices = f" (one of {', '.join(map(str, get_args(tp)))})" if get_origin(tp) is Literal else ""
+    raise ConfigError(f"{where}: null (~, or nothing after the colon) is not a value of it; write a value{choices}, "
+                      f"or delete the key to take its default ({f.default})")
 
 
 def warn_retired(key: str, reason: str) -> None:
@@ -293,6 +306,18 @@ def check_repeated_overrides(overrides: Sequence[str], prefix: str = "", where: 
                               f"{'sets' if outer == key else 'is inside'} the whole section {outer}), and only one "
                               f"value can hold; keep one")
         seen[key] = text
+
+
+def override_list(overrides) -> list[str]:
+    """``overrides`` as a list of 'key=value' strings (None: none), or a TypeError saying it must be one: a dict was
+    read as its keys ("override 'max_steps' must look like key=value", round 8) and a string as its letters ("override
+    'm' ...": ``load_run_config`` since round 8, ``load_grid`` until round 17, E62)."""
+    overrides = () if overrides is None else overrides  # None: no overrides (was "'NoneType' object is not iterable")
+    listed = list(overrides) if isinstance(overrides, Iterable) else None
+    if isinstance(overrides, (str, bytes, Mapping)) or listed is None or not all(isinstance(o, str) for o in listed):
+        raise TypeError(f"overrides must be a list of 'key=value' strings, e.g. ['max_steps=100'], got "
+                        f"{type(overrides).__name__} {overrides!r:.60}")
+    return listed
 
 
 def apply_overrides(data: dict, overrides: Sequence[str]) -> dict:

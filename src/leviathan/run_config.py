@@ -25,12 +25,12 @@ from __future__ import annotations
 
 import copy
 import os
-from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field, fields, replace
 from pathlib import Path
 from typing import Any, Literal, Optional, Sequence
 
-from .config import ConfigError, apply_overrides, from_dict, load_yaml, require, require_range, to_dict
+from .config import (ConfigError, apply_overrides, from_dict, load_yaml, override_list, require, require_range,
+                     to_dict)
 from .configs import find_train_config
 from .data.meta import NO_META, PreparedMeta, find_meta, not_prepared
 from .devices import device_problem
@@ -328,13 +328,16 @@ def build_run_config(raw: dict, check_data: bool = True) -> RunConfig:
     return cfg
 
 
-def check_run_config(cfg: RunConfig) -> None:
+def check_run_config(cfg: RunConfig) -> RunConfig:
     """ConfigError naming the field and its range when a RunConfig edited in Python after it was built breaks a rule
     ``load_run_config`` checks a file and its overrides by: every field is read again as a file's would be
     (``from_dict`` of ``to_dict``: kinds, finite numbers, each section's ranges). Issue 30 round 16: ``cfg.max_steps =
     -3`` then ``train(cfg, ...)`` was refused about the warmup with an empty range "[0, -3]" (C248), and
-    ``cfg.optim.lr = nan`` reached torch's "Invalid learning rate: nan" (C250)."""
-    from_dict(RunConfig, to_dict(cfg))
+    ``cfg.optim.lr = nan`` reached torch's "Invalid learning rate: nan" (C250). Returns the config as read: each value
+    of the kind its field holds, as a file's would be (C156: 32.0 is 32): ``cfg.data.seq_len = 32.0`` passed the check
+    and the float reached ``range()`` at step 1, a TypeError traceback after the run folder was written (round 17,
+    E23); train runs the copy returned, so its config.yaml records what ran."""
+    return from_dict(RunConfig, to_dict(cfg))
 
 
 def check_vocab(cfg: RunConfig, meta: PreparedMeta) -> None:
@@ -349,13 +352,7 @@ def load_run_config(path: str | Path | None, overrides: Sequence[str] = (), chec
     """Read a YAML file (or start empty when ``path`` is None), apply ``key.sub=value`` overrides, validate. ``path`` is
     a file or the name of a train config (``leviathan.configs``' lookup: ``tiny``).
     """
-    overrides = () if overrides is None else overrides  # None: no overrides (was "'NoneType' object is not iterable")
-    listed = list(overrides) if isinstance(overrides, Iterable) else None
-    if isinstance(overrides, (str, bytes, Mapping)) or listed is None or not all(isinstance(o, str) for o in listed):
-        # round 8: a dict was read as its keys ("override 'max_steps' must look like key=value"), a string as its
-        # letters ("override 'm' ...")
-        raise TypeError(f"overrides must be a list of 'key=value' strings, e.g. ['max_steps=100'], got "
-                        f"{type(overrides).__name__} {overrides!r:.60}")
+    listed = override_list(overrides)
     found = find_train_config(path) if path is not None else None
     raw: dict[str, Any] = load_yaml(found) if found is not None else {}
     if set(raw) - {f.name for f in fields(RunConfig)} and (other := other_settings_file(raw, "run config", found)):

@@ -144,6 +144,9 @@ def load_model(path: str | os.PathLike, device: str | torch.device = "cpu") -> t
 
     if isinstance(device, str) and (problem := device_problem(device, auto=False) or device_unavailable(device)):
         raise ConfigError(f"load_model: device {problem}")  # a ValueError; torch's AssertionError (round 12, U145)
+    from ..empty_paths import refuse_empty_path
+
+    refuse_empty_path(path, "load_model's path")  # '' was read as '.', as load_adopted's (round 17, E168)
     step = find_checkpoint(path)
     checked_step(step, ("model.safetensors", "config.yaml"))
     cfg = load_run_config(step)

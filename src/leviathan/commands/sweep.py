@@ -40,7 +40,7 @@ def add_arguments(parser) -> None:
                         choices=["iso_body", "isoparametric", "scaling", "variants"],
                         help="run only runs of this regime (repeatable)")
     parser.add_argument("--max-runs", type=positive_int, default=None, help="stop after this many runs (resume later)")
-    parser.add_argument("--jobs", type=int, default=1,
+    parser.add_argument("--jobs", type=positive_int, default=1,
                         help="runs trained at once, one process with one torch thread each (2 on a 2-core CPU)")
     parser.add_argument("--threads", type=thread_count, default=None,
                         help="torch threads per run (default: every core for one run at a time, 1 per run with "

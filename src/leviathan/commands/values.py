@@ -82,6 +82,43 @@ def eval_set_problem(value) -> str | None:
     return None
 
 
+def switch_problem(value) -> str | None:
+    """Why ``value`` is not a switch: True or False (numpy's bool too). Text and numbers are not: Python reads any
+    non-empty text as true, so ``prepare(..., overwrite='no')`` replaced a data folder and ``train(..., quiet='no')``
+    printed nothing (issue 30 round 17, E194, E190, E19; ``to_hf``'s overwrite since round 8)."""
+    import numpy as np
+
+    return None if isinstance(value, (bool, np.bool_)) else f"must be True or False, got {value!r:.60}"
+
+
+def check_switches(api: str, **switches) -> None:
+    """TypeError ``API: NAME must be True or False, got ...; pass NAME=True or NAME=False`` for the first of
+    ``switches`` (an API's bool parameters, by name) that ``switch_problem`` refuses; checked before any work."""
+    for name, value in switches.items():
+        problem = switch_problem(value)
+        if problem is not None:
+            raise TypeError(f"{api}: {name} {problem}; pass {name}=True or {name}=False (a text such as 'no' or a "
+                            f"number is not a switch)")
+
+
+def check_callback(api: str, name: str, value) -> None:
+    """TypeError when ``value`` is neither None nor a function (a ``report=`` or ``log=`` that takes one message):
+    ``read_results(path, report='yes')`` was taken while no line was damaged (E27) and was called as a function at
+    the first torn one, "'str' object is not callable" (issue 30 round 17, E30)."""
+    if value is not None and not callable(value):
+        raise TypeError(f"{api}: {name} must be a function taking one message (such as print), or None for the "
+                        f"default, got {value!r:.60}; pass one")
+
+
+def thread_problem(value) -> str | None:
+    """Why ``value`` is not a number of threads: an integer in [1, 4 x the usable cores] (``thread_count``)."""
+    problem = whole_problem(value, 1, "a positive integer")
+    cores = usable_cores()
+    if problem is None and value > 4 * cores:
+        problem = f"must be at most {4 * cores} (4 x the {cores} cores this process may use), got {value}"
+    return problem
+
+
 def api_check(api: str, name: str, problem: str | None, fix: str) -> None:
     """UserError ``API: NAME: PROBLEM; FIX`` (as argparse's ``argument --FLAG: PROBLEM``) for a Python argument that
     breaks its rule (``problem`` None: it keeps it)."""
@@ -109,10 +146,7 @@ def thread_count(text: str) -> int:
     no faster, and a huge count exhausts the machine: ``bench --threads 1000000`` had OpenMP start threads until it
     segfaulted, and meanwhile other processes on the machine could not start one and died (issue 30 round 6)."""
     value = positive_int(text)
-    cores = usable_cores()
-    if value > 4 * cores:
-        raise argparse.ArgumentTypeError(f"must be at most {4 * cores} (4 x the {cores} cores this process may use), "
-                                         f"got {value}")
+    _refuse(thread_problem(value))
     return value
 
 

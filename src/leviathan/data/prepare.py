@@ -56,6 +56,7 @@ from typing import Callable
 
 import numpy as np
 
+from ..commands.values import check_callback, check_switches
 from ..errors import UserError
 from ..locking import folder_lock
 from ..ownership import (CONTAINERS, check_apart, check_not_inside, check_replaceable, check_unlocked,
@@ -473,6 +474,8 @@ def prepare(
     Parameters: the options of ``leviathan prepare``, keyword arguments one each (the library entry point mirrors
     the verb).
     """
+    check_switches("prepare", overwrite=overwrite, strict=strict, progress=progress)  # round 17 (E194): 'no' is true
+    check_callback("prepare", "log", log)
     log = log or (lambda msg: print(msg, file=sys.stderr))
     out = Path(out_dir).expanduser()
     out = Path(os.path.abspath(out)) if out.name in ("", ".", "..") else out  # its name and parent are its own
@@ -720,6 +723,7 @@ def prepare_eval_text(path, tokenizer, *, strict: bool = False, num_workers: int
     (several documents are joined with the end-of-text id: tokens, no bytes); ``tokenizer``: any ``load_tokenizer``
     spec, typically the training data dir, so evaluation uses the training tokenizer.
     """
+    check_switches("prepare_eval_text", strict=strict)
     tok = load_tokenizer(tokenizer)
     src = open_source(path, text_field=text_field, strict=strict)
     pieces, piece_doc, num_bytes = [], [], 0

@@ -23,6 +23,7 @@ import torch.nn.functional as F
 from torch import nn
 
 from .result import EvalResult
+from .window_arguments import check_num_bytes, check_windows
 
 
 def _token_nll(model: nn.Module, x: torch.Tensor, y: torch.Tensor, outside: str = "raise") -> torch.Tensor:
@@ -69,8 +70,7 @@ def token_losses(model: nn.Module, tokens: np.ndarray, seq_len: int, batch_size:
     n = len(tokens) - 1
     if n < 1:
         raise ValueError(f"need at least 2 tokens to predict one, got {len(tokens)}")
-    if seq_len < 1 or batch_size < 1:
-        raise ValueError(f"seq_len and batch_size must be positive, got {seq_len} and {batch_size}")
+    check_windows(model, tokens, seq_len, batch_size)  # whole numbers, integer ids, in the positions (round 17)
     rank, world = shard
     batches = window_batches(n, seq_len, batch_size)
     mine = batches[rank::world]
@@ -104,6 +104,7 @@ def summarize(total_nats: float, num_predicted: int, num_bytes: float | None = N
     range, and for a NaN loss), ``bpb`` = total / ln 2 / ``num_bytes`` (None when the byte count is
     unknown: None, 0 or NaN). ``tokens`` counts predictions, not stream tokens.
     """
+    check_num_bytes(num_bytes)  # -5 gave a negative bpb (round 17, E105)
     loss = total_nats / num_predicted if num_predicted else math.nan
     return EvalResult(loss=loss, ppl=math.exp(loss) if loss < 700 else math.inf,
                       bpb=total_nats / math.log(2) / num_bytes if num_bytes and math.isfinite(num_bytes) else None,

@@ -418,6 +418,9 @@ def load_adopted(path: str | os.PathLike, **from_pretrained_kwargs: Any) -> PreT
     """
     from transformers import AutoConfig
 
+    from ..empty_paths import refuse_empty_path
+
+    refuse_empty_path(path, "load_adopted's path")  # '' was read as '.' (issue 30 round 17, E168)
     path = Path(path)
     if path.is_file():  # "PATH/config.json has no config.json" before (issue 30 round 6)
         raise UserError(f"{path} is a file; pass the directory that holds it (written by save_pretrained)")

@@ -63,6 +63,7 @@ from ..run_config import RunConfig, check_run_config, check_vocab, data_meta
 from ..run_identity import RUN_FILE, RunIdentity, settle_identity, write_identity
 from .lost_rows import expected_rows
 from .metrics import MetricsLogger, collect_versions
+from .arguments import check_train_arguments
 from .optim import build_optimizer
 from .schedule import lr_at
 from .state import Checkpointer, RunFolder, TrainState, load_resume, restore
@@ -89,7 +90,8 @@ def train(cfg: RunConfig, run_dir: str | os.PathLike, resume: str | None = None,
     if not isinstance(cfg, RunConfig):  # a text ended in an AttributeError (issue 30 round 9, M131)
         raise TypeError(f"cfg must be a RunConfig (leviathan.run_config.load_run_config(CONFIG, OVERRIDES)), got "
                         f"{type(cfg).__name__} {cfg!r:.60}")
-    check_run_config(cfg)  # edited after it was built: the file's checks, not a torch error (round 16, C248, C250)
+    check_train_arguments(resume, quiet)  # round 17 (E18, E19): resume=True, quiet='no'
+    cfg = check_run_config(cfg)  # edited after it was built: a file's checks (round 16, C248, C250)
     device = D.resolve_device(cfg.device)
     owns_group = not (torch.distributed.is_available() and torch.distributed.is_initialized())
     info = D.init_distributed(device)

@@ -50,7 +50,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
-from ...config import ConfigError, check_repeated_overrides, from_dict, to_dict
+from ...config import ConfigError, check_repeated_overrides, from_dict, override_list, to_dict
 from ...configs import GRIDS, available, find_grid_file
 from ...data.meta import find_meta
 from ...errors import UserError
@@ -191,7 +191,8 @@ def load_grid(name_or_path: str | os.PathLike | dict, *, data_dir: str | None = 
         raise ConfigError(f"grid {name!r}: base must be a mapping of config keys")
     # one key spelt twice in a section (`optim.lr: 1` beside `optim: {lr: 2}`): YAML sees two keys, the last won
     check_repeated_overrides(flatten(base), where=f"in the base of grid {name!r}")
-    base_overrides = flatten(base) + [command_line_text(o) for o in overrides or []]  # one rule (C156)
+    base_overrides = flatten(base) + [command_line_text(o) for o in override_list(overrides)]  # one rule (C156);
+    # a list, as load_run_config's: a str was read letter by letter, "override 'm' must look like key=value" (E62)
     keys = GridKeys.of(gf.keys)
     data_seed = None if gf.data_seed is None else check_seed(gf.data_seed, "data_seed")
     seeds = seed_list(seeds if seeds is not None else gf.seeds, "seeds")

@@ -319,8 +319,10 @@ def read_results(path: str | os.PathLike, report=None) -> list[ResultRow]:
     """Rows of a results.jsonl (a sweep dir or the file). Blank lines are skipped; a torn, non-UTF-8 or nameless
     line is skipped and reported with its line number (``report(message)``, default: stderr), so no reader
     (report, analyze, the sweep) drops a run silently. The sweep reruns a run whose row was skipped."""
+    from ...commands.values import check_callback
     from ...jsonl import bad_line_notes, read_json_lines
 
+    check_callback("read_results", "report", report)  # round 17 (E27, E30): report='yes'
     if not isinstance(path, (str, os.PathLike)):  # read_results(123): Path's TypeError (round 9, M138)
         raise TypeError(f"path must be a sweep folder or its results.jsonl (str or Path), got {type(path).__name__} "
                         f"{path!r:.60}")

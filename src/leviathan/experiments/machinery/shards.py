@@ -40,6 +40,17 @@ def parse_shard(text: str) -> tuple[int, int]:
     return int(m.group(1)), int(m.group(2))
 
 
+def shard_problem(value) -> str | None:
+    """Why ``value`` is not a shard (i, n) with 1 <= i <= n, both integers: ``parse_shard``'s rule for a Python caller
+    (``SweepOptions(shard=(2, 1))`` selected nothing and blamed the selection, issue 30 round 17, E69)."""
+    from ...integers import is_integer
+
+    if not isinstance(value, (tuple, list)) or len(value) != 2 or not all(is_integer(v) for v in value):
+        return f"expected a pair of integers (i, n), got {value!r:.60}"
+    i, n = value
+    return None if 1 <= i <= n else f"({i}, {n}) is not (i, n) with 1 <= i <= n: part {i} of {n} does not exist"
+
+
 def shard_of(runs: list, shard: tuple[int, int] | None) -> list:
     """The runs of shard (i, n): positions i-1, i-1+n, ... (all runs for None)."""
     if shard is None:

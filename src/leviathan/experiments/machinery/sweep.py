@@ -546,10 +546,9 @@ class SweepOptions:
     threads: int | None = None
 
     def __post_init__(self):
-        if self.threads is not None and self.threads < 1:
-            raise UserError(f"--threads must be a positive number of torch threads per run, got {self.threads}")
-        if self.jobs < 1:
-            raise UserError(f"--jobs must be a positive number of parallel runs, got {self.jobs}")
+        from .sweep_options import check_sweep_options
+
+        check_sweep_options(self)  # the flags' rules (issue 30 round 17, E64-E66, E69, E70)
 
 
 def nothing_selected(grid: Grid, only) -> str:

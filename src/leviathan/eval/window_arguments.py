@@ -1,0 +1,51 @@
+"""What ``token_losses`` / ``evaluate`` take from a Python caller, checked before the first forward.
+
+    check_windows(model, tokens, seq_len, batch_size)   # ValueError naming the argument and what to pass
+    check_num_bytes(num_bytes)                          # the text's size in bytes: a number >= 0, or None
+
+The CLI's ``eval`` takes whole numbers from its flags and refuses a window past the model's positions
+(``stream.run_seq_len``); the library took what it was given (issue 30 round 17): ``seq_len=32.0`` ended in
+"'float' object cannot be interpreted as an integer" inside ``window_batches`` (E103), ``num_bytes=-5`` returned
+bpb -11305.7 (E105), float token ids 0.7 above the true ones were cut to integers by ``astype(int64)`` and scored as
+the true ids (E106), and ``seq_len=200`` on a model of 64 positions was scored without a word (E107; ``generate``
+refuses a prompt past the positions since round 16, C102). Each is refused; a whole-number numpy scalar is a whole
+number (``integers.is_integer``).
+"""
+
+from __future__ import annotations
+
+import numbers
+
+import numpy as np
+
+from ..commands.values import whole_problem
+
+
+def _positions(model) -> int | None:
+    """The model's number of positions (leviathan's or a transformers config's), or None where it gives none."""
+    limit = getattr(getattr(model, "config", None), "max_position_embeddings", None)
+    return limit if isinstance(limit, int) and not isinstance(limit, bool) else None
+
+
+def check_windows(model, tokens: np.ndarray, seq_len, batch_size) -> None:
+    """ValueError for the first argument of a scoring call that is not what it must be (module docstring)."""
+    for name, value in (("seq_len", seq_len), ("batch_size", batch_size)):
+        problem = whole_problem(value, 1, "a positive integer")
+        if problem is not None:
+            raise ValueError(f"{name} {problem}; pass a whole number such as 32")  # E103
+    if not np.issubdtype(tokens.dtype, np.integer):  # E106: 5.7 was read as id 5
+        raise ValueError(f"tokens must be integer token ids, got an array of {tokens.dtype}; pass the ids as integers "
+                         f"(np.asarray(ids, dtype=np.int64)): fractional values would be cut to other ids")
+    limit = _positions(model)
+    if limit is not None and seq_len > limit:  # E107: as `leviathan eval --seq-len` and generate refuse it
+        raise ValueError(f"seq_len {seq_len} exceeds the model's max_position_embeddings ({limit}); pass seq_len <= "
+                         f"{limit} (the run's data.seq_len is the context it was trained with)")
+
+
+def check_num_bytes(num_bytes) -> None:
+    """ValueError unless ``num_bytes`` is None or a number >= 0 (0 and NaN: unknown, bpb None; E105)."""
+    if num_bytes is None:
+        return
+    if not isinstance(num_bytes, numbers.Real) or isinstance(num_bytes, bool) or num_bytes < 0:
+        raise ValueError(f"num_bytes must be the UTF-8 size in bytes of the text the tokens encode (a number >= 0), "
+                         f"or None for no bits per byte, got {num_bytes!r:.40}")
