@@ -49,12 +49,13 @@ def whole_problem(value, minimum: int, what: str) -> str | None:
     return f"must be {what}, got {value}" if value < minimum else None
 
 
+MAX_BOOTSTRAP = 100_000  # draws: each refits the curve (~1 ms); 10**12 ran until memory ran out (round 9, M88)
+
+
 def bootstrap_problem(value) -> str | None:
-    """Why ``value`` is not a number of bootstrap draws: an integer in [0, ``scaling.MAX_BOOTSTRAP``]. Each draw
+    """Why ``value`` is not a number of bootstrap draws: an integer in [0, ``MAX_BOOTSTRAP``]. Each draw
     refits the scaling curve (about a millisecond): ``report --bootstrap 1000000000000`` was accepted and, on a sweep
     of several sizes, drew until memory ran out (issue 30 round 9, M88)."""
-    from ..experiments.method.scaling import MAX_BOOTSTRAP
-
     problem = whole_problem(value, 0, "a whole number >= 0")
     if problem is None and value > MAX_BOOTSTRAP:
         problem = f"must be at most {MAX_BOOTSTRAP:,} (each draw refits the curve; the default is 1,000), got {value:,}"

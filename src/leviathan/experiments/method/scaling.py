@@ -33,20 +33,19 @@ inverted-CDF rule (no interpolation between a finite draw and infinity).
 from __future__ import annotations
 
 import math
-import numbers
 import warnings
 from dataclasses import dataclass, field
 from typing import Iterable, Sequence
 
 import numpy as np
 
+from ...commands.values import bootstrap_problem
 from ...errors import UserError
 from .records import Record, inline
 from ..machinery.results import DEFAULT_LADDER, ResultRow
 
 ALPHA_BOUNDS = (1e-4, 5.0)
 ALPHA_RATIO_IDENTIFIED = 4.0  # alpha's bootstrap interval hi / lo above this: the exponent is not identified
-MAX_BOOTSTRAP = 100_000  # draws: each refits the curve (~1 ms); 10**12 ran until memory ran out (round 9, M88)
 E_SHARE_IDENTIFIED = 0.5  # E's bootstrap interval wider than this share of min L: E is not identified
 
 
@@ -224,10 +223,9 @@ def fit_power_law(N: Sequence[float], L: Sequence[float], *, num_bootstrap: int 
     rmse = float(np.sqrt(np.mean((power_law(N, E, A, alpha) - L) ** 2)))
     fit = PowerLawFit(E=E, A=A, alpha=alpha, num_runs=len(N), N_min=float(N.min()), N_max=float(N.max()),
                       rmse=rmse, ci=ci, L_min=float(L.min()))
-    if isinstance(num_bootstrap, bool) or not isinstance(num_bootstrap, numbers.Integral) \
-            or not 0 <= num_bootstrap <= MAX_BOOTSTRAP:
-        raise UserError(f"num_bootstrap must be an integer in [0, {MAX_BOOTSTRAP:,}] (draws; 0: no intervals), got "
-                        f"{num_bootstrap!r}")
+    problem = bootstrap_problem(num_bootstrap)  # the --bootstrap flag's rule
+    if problem is not None:
+        raise UserError(f"num_bootstrap {problem} (draws; 0: no intervals)")
     if num_bootstrap > 0:
         fit.draws, fit.num_redrawn, fit.stratified = _bootstrap(N, L, x0, num_bootstrap, seed, fix_E)
     return fit
