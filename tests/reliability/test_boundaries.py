@@ -703,7 +703,7 @@ def test_a_bootstrap_no_time_holds_is_refused_in_the_python_api_and_a_huge_size_
     from leviathan.experiments.method.scaling import fit_power_law
     from leviathan.model.config import ModelConfig
 
-    with pytest.raises(UserError, match=r"num_bootstrap must be at most 100,000"):
+    with pytest.raises(UserError, match=r"num_bootstrap: must be at most 100,000"):
         fit_power_law([1e5, 1e6, 1e7, 1e8], [4.0, 3.5, 3.2, 3.0], num_bootstrap=10**12)
     with pytest.raises(ConfigError) as info:
         ModelConfig(vocab_size=300, hidden_size=10**9, num_attention_heads=2)

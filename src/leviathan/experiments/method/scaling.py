@@ -225,7 +225,7 @@ def fit_power_law(N: Sequence[float], L: Sequence[float], *, num_bootstrap: int 
                       rmse=rmse, ci=ci, L_min=float(L.min()))
     problem = bootstrap_problem(num_bootstrap)  # the --bootstrap flag's rule
     if problem is not None:
-        raise UserError(f"num_bootstrap {problem} (draws; 0: no intervals)")
+        raise UserError(f"num_bootstrap: {problem} (draws; 0: no intervals)")
     if num_bootstrap > 0:
         fit.draws, fit.num_redrawn, fit.stratified = _bootstrap(N, L, x0, num_bootstrap, seed, fix_E)
     return fit
