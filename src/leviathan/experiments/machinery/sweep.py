@@ -74,7 +74,7 @@ def sweep_lock(out_dir: Path):
     """Exclusive lock on OUT/.lock (``leviathan.locking``): two sweeps must not train the same run at once."""
     from ...locking import folder_lock
 
-    check_not_inside(out_dir, "--out", ("train", "prepare", "export"), within=CONTAINERS)  # before the lock
+    check_not_inside(out_dir, "--out", ("train", "prepare", "export"), within=CONTAINERS, verb="sweep")  # D141
     with folder_lock(out_dir, "sweep", "use a different --out (another sweep is running there)"):
         check_claim(out_dir, "sweep", SWEEP_FILES, "use a different --out", legacy=_earlier_sweep)
         yield
