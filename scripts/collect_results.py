@@ -147,7 +147,8 @@ def check_destination(dest: Path, out: Path, name: str) -> None:
                         f"not a results folder that holds grids' folders; nothing was written; pass the folder above "
                         f"it (--dest {str(dest.parent)!r} collects into {str(dest.parent / name)!r}), or another "
                         f"--dest")
-    check_not_inside(out, "--dest", ("train", "prepare", "export"), within=CONTAINERS)  # round 9, N113
+    check_not_inside(out, "--dest", ("train", "prepare", "export"), within=CONTAINERS,
+                     verb="collect_results")  # round 9, N113; nor a report's or lm-eval's folder (round 17, D143)
     results, grid = out / "results.jsonl", out / "grid.json"
     if results.exists():
         values, bad = read_json_lines(results)

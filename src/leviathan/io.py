@@ -12,7 +12,7 @@ from the current folder; otherwise None. Cache root rule: ``$LEVIATHAN_CACHE``, 
 else ``~/.cache/leviathan``; whatever lies under it can be deleted and is rebuilt on next use.
 
 Footgun: ``atomic_write_*`` replace the file by rename, so the target folder must be writable and the temporary
-file (``.<name>.tmp<pid>``) lives beside it; on a failure the old file is left as it was.
+file (``.<name>.tmp<pid>``, shorter for a long name) lives beside it; on a failure the old file is left as it was.
 
 Permissions: every file the package writes ends with the mode a plain ``open(path, "w")`` gives it (0644 under the
 usual umask 022), so a group or a serving process can read a model. safetensors' ``save_file`` (a private
@@ -76,9 +76,20 @@ def atomic_write_together(files: dict) -> None:
         raise
 
 
+_LONG_NAME = 200  # bytes of a temporary file's name past which it is made short
+
+
 def _temporary_of(path: Path) -> Path:
-    """The temporary file ``atomic_write_bytes`` writes beside ``path`` (and ``check_writable`` tries)."""
-    return path.with_name(f".{path.name}.tmp{os.getpid()}")
+    """The temporary file ``atomic_write_bytes`` writes beside ``path`` (and ``check_writable`` tries):
+    ``.NAME.tmpPID``, or for a long NAME ``.tmp-SHA.tmpPID`` (its first 12 hex digits of sha256). ``bench --json``
+    with a 250-byte name, which the file system takes, was refused as "the file name is too long": its temporary
+    name, 12 bytes longer, was past the 255-byte limit (issue 30 round 17, D73)."""
+    name = f".{path.name}.tmp{os.getpid()}"
+    if len(os.fsencode(name)) > _LONG_NAME:
+        import hashlib
+
+        name = f".tmp-{hashlib.sha256(os.fsencode(path.name)).hexdigest()[:12]}.tmp{os.getpid()}"
+    return path.with_name(name)
 
 
 def check_writable(path: str | os.PathLike) -> None:

@@ -345,11 +345,13 @@ def check_unlocked(folder: Path, doing: str) -> None:
 
 # ---- writing into a folder -----------------------------------------------------------------------
 def check_claim(folder: str | os.PathLike, verb: str, names: Iterable[str], fix: str,
-                legacy: Callable[[Path], bool] | None = None) -> None:
+                legacy: Callable[[Path], bool] | None = None, who: str | None = None) -> None:
     """UserError when ``verb`` would write over something in ``folder`` it did not create (see the module docstring).
 
     ``names`` are the files and folders the verb writes there (glob patterns allowed: ``*.png``); ``fix`` is the
-    way out (``choose another --run-dir``)."""
+    way out (``choose another --run-dir``); ``who``: how a refusal names the writer (default ``leviathan VERB``; an
+    API call such as ``Tokenizer.save``, round 17)."""
+    who = who or f"`leviathan {verb}`"
     folder = Path(folder)
     if not folder.is_dir():
         return
@@ -376,7 +378,7 @@ def check_claim(folder: str | os.PathLike, verb: str, names: Iterable[str], fix:
         why = (f"the folder's {MARKER} does not list it" if marker is not None else
                f"its {MARKER} was written in another folder, so it proves nothing here (a copy, or a move to "
                f"another disk)" if copied else f"the folder has no {MARKER}: no leviathan verb made it")
-        raise UserError(f"`leviathan {verb}` would write over {_some(clashes)} in {str(folder)!r}, which it did not "
+        raise UserError(f"{who} would write over {_some(clashes)} in {str(folder)!r}, which it did not "
                         f"create ({why}); move it out of the folder, or {fix}")
 
 
@@ -484,6 +486,8 @@ def _foreign(container: str, parts: tuple[str, ...], verb: str | None) -> bool:
     of its ``CONTAINERS`` subfolders (a sweep's runs/: what lies there is judged by the run's own marker)."""
     if verb is None or container not in HOLDS or verb in HOLDS[container]:
         return False
+    if verb == container and parts in OWN.get(container, ()):
+        return False  # the verb's own output written by another verb's writer (lm-eval's OUT/hf, an export)
     return parts[0] not in CONTAINERS.get(container, ())
 
 
@@ -507,7 +511,12 @@ CONTAINERS = {"sweep": ("runs", "embeddings")}
 # verb -> the verbs whose output may lie inside its output folder (``check_not_inside(..., verb=...)``): a sweep's
 # folder holds its stages and shards (sweeps), its reports and analyses; a report's folder holds nothing else. A data
 # folder, an export, a run, a demo, lm-eval's results or a benchmark's JSON there were mixed into it (round 16).
-HOLDS = {"sweep": ("sweep", "report", "report --ablation", "analyze"), "report": ()}
+# lm-eval's folder holds its own kept export (OUT/hf) only: a report, a data folder, a run, a sweep or an export of
+# `leviathan export` were written there, exit 0, and the export at OUT/hf was then deleted by the next `lm-eval
+# --keep-export` (issue 30 round 17, D137-D141, D148)
+HOLDS = {"sweep": ("sweep", "report", "report --ablation", "analyze"), "report": (), "lm-eval": ()}
+# verb -> the paths in its output (as parts) it writes through another verb's writer, under its own name (``verb=``)
+OWN = {"lm-eval": (("hf",),)}
 RUN_CONTAINERS = {"sweep": ("runs",)}  # for a record's own file (`analyze embeddings RUN --out SWEEP/embeddings/...`)
 
 

@@ -72,3 +72,21 @@ def test_a_damaged_cached_tokenizer_names_the_cache_fix_in_a_real_bench(books, t
     line = proc.stderr.strip().splitlines()[-1]
     assert line.startswith(f"error: bench's cached tokenizer in {str(folder)!r}") and "delete the folder" in line, line
     assert "built-in name" not in line
+
+
+def test_bench_json_with_a_long_legal_name_is_written(books, tmp_path):
+    """Round 17 (D73): ``bench --json <250-byte name>`` was refused as "the file name is too long for the file system",
+    a name the file system takes: the hidden temporary file written beside it (``.NAME.tmpPID``) was the name past
+    the limit. A long name's temporary file is short now (``io._temporary_of``), and the result is written."""
+    import json
+
+    from reliability_support import cli
+
+    out = tmp_path / ("y" * 245 + ".json")
+    out.touch()  # the file system takes the name
+    out.unlink()
+    proc = cli(["bench", "--quick", "--config", "tiny", "--only", "train", "--threads", "1", "--json", out,
+                "--cache-dir", tmp_path / "bc"])
+    assert proc.returncode == 0 and "error" not in proc.stderr, proc.stderr
+    assert isinstance(json.loads(out.read_text()), dict)
+    assert sorted(p.name for p in tmp_path.iterdir()) == sorted(["bc", "books", out.name])

@@ -387,6 +387,31 @@ def test_lm_eval_without_keep_export_into_the_same_out_removes_the_earlier_expor
     assert sorted(p.name for p in out.iterdir()) == ["leviathan_output.json", "lm_eval.json"]
 
 
+def test_lm_eval_never_deletes_an_hf_folder_it_did_not_keep_itself(exported, tmp_path):
+    """Round 17 (D148, D150, D151 damage): ``lm-eval EXPORT --keep-export --out le`` over an le/hf that ``leviathan
+    export`` wrote (with the user's NOTES.md in it), or a folder of the user's own, deleted it and kept no export
+    either (an HF source is evaluated as it is), exit 0. --keep-export of an HF folder is refused now, and le/hf goes
+    only when it is lm-eval's own export; both refusals come before any work."""
+    from reliability_support import cli
+
+    root = _piqa_root(tmp_path / "tasks")
+    out = tmp_path / "le"
+    argv = ["lm-eval", exported, "--tasks", "piqa", "--data-root", root, "--threads", "1", "--limit", "2", "--out", out]
+    proc = cli(argv)
+    assert proc.returncode == 0 and "Traceback" not in proc.stderr, proc.stderr
+    for name, users in (("an export", lambda hf: shutil.copytree(exported, hf)), ("a folder", Path.mkdir)):
+        users(out / "hf")
+        (out / "hf" / "NOTES.md").write_text("mine\n")
+        before = tree_hashes(out)
+        line = cli_error([*argv, "--keep-export"])
+        assert f"--keep-export keeps the HF export lm-eval makes of a checkpoint, but {str(exported)!r} is an HF " \
+               "folder already" in line, (name, line)
+        line = cli_error(argv)
+        assert "lm-eval without --keep-export would delete" in line and "NOTES.md" in line, (name, line)
+        assert tree_hashes(out) == before, name
+        shutil.rmtree(out / "hf")
+
+
 @pytest.mark.parametrize("files", [{}, "drop-weights"], ids=["empty", "no-weights"])
 def test_a_state_json_that_records_no_files_is_refused(capsys, run_copy, files):
     """Round 11 (S6): ``files: {}`` in state.json turned the companion check off (a current writer records every

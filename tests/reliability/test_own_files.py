@@ -465,6 +465,44 @@ def small_sweep(data, tmp_path_factory) -> Path:
     return root / "sweep"
 
 
+def test_no_other_output_is_written_inside_lm_evals_or_a_reports_folder(small_sweep, exported, finished_run, data,
+                                                                         tmp_path):
+    """Round 17 (D137-D141, D143): a report, a data folder, a run, an export (at OUT/hf, which the next ``lm-eval
+    --keep-export`` deleted: D148) were written inside lm-eval's --out, and a sweep and collect_results inside a
+    report's folder, exit 0. lm-eval's folder holds its own kept export only; sweep and collect_results pass through
+    the rule the other verbs use (``ownership.HOLDS``)."""
+    from reliability_support import REPO, one_error
+    from test_companions import _piqa_root
+
+    sweep = Path(shutil.copytree(small_sweep, tmp_path / "sweep"))
+    le, rep = tmp_path / "le", sweep / "report"
+    proc = cli(["lm-eval", exported, "--tasks", "piqa", "--data-root", _piqa_root(tmp_path / "tasks"), "--threads",
+                "1", "--limit", "2", "--out", le])
+    assert proc.returncode == 0 and cli(["report", sweep]).returncode == 0, proc.stderr
+    corpus = tmp_path / "corpus"
+    corpus.mkdir()
+    (corpus / "a.txt").write_text("a few words of text.\n" * 50)
+    grid = small_sweep.parent / "grid.yaml"
+    before = {le: tree_hashes(le), sweep: tree_hashes(sweep)}
+    tries = [(le, "--out", ["report", sweep, "--out", le / "rep"]),
+             (le, "--out", ["prepare", corpus, "--out", le / "data", "--tokenizer", "bpe:300", "--val-fraction", "0",
+                            "--no-progress"]),
+             (le, "--run-dir", ["train", *run_overrides(data), "--run-dir", le / "run"]),
+             (le, "out_dir", ["export", finished_run, le / "hf"]),
+             (le, "--out", ["sweep", "--grid", grid, "--out", le / "sw"]),
+             (rep, "--out", ["sweep", "--grid", grid, "--out", rep / "sw"])]
+    for parent, flag, argv in tries:
+        line = cli_error(argv)
+        assert f"{flag} " in line and f"lies inside {str(parent)!r}, the output of `leviathan" in line, (argv, line)
+    done = subprocess.run([sys.executable, str(REPO / "scripts" / "collect_results.py"), str(sweep), "--dest",
+                           str(rep / "res")], capture_output=True, text=True, timeout=300,
+                          env={**os.environ, "PYTHONPATH": str(REPO / "src")})
+    line = one_error(done.stderr)
+    assert done.returncode == 2 and f"lies inside {str(rep)!r}, the output of `leviathan report`" in line, line
+    assert {le: tree_hashes(le), sweep: tree_hashes(sweep)} == before
+    assert sorted(p.name for p in le.iterdir()) == [MARKER, "lm_eval.json"]
+
+
 def test_a_sweep_is_never_made_inside_another_sweeps_runs_folder(small_sweep, tmp_path):
     """Round 8 (G15): ``sweep --out SWEEP/runs`` wrote a second sweep's results.jsonl, grid.json and runs among the
     first one's run folders, exit 0; ``SWEEP/runs/NEW`` would have hidden a sweep among its runs."""

@@ -1358,3 +1358,22 @@ def test_write_reports_python_arguments_are_checked_by_the_flags_rules_before_an
         write_report(**arguments)
     assert said in str(caught.value), str(caught.value)
     assert not (tmp_path / "rep").exists()
+
+
+def test_sweep_seeds_that_leave_out_the_folders_rows_are_refused(sweep_copy, data, tmp_path):
+    """Round 17 (D20, D61): ``sweep --seeds 1`` over a folder of seed-0 rows rewrote grid.json with seeds [1], and the
+    report then called the seed-0 rows "runs grid.json does not list"; when grid.json could not be written, a note
+    followed that the grid "no longer has" runs its file still lists. A seeds flag that leaves out runs with rows
+    there is refused in one line before anything is written, naming the seeds that keep them."""
+    from reliability_support import cli, tree_hashes
+
+    grid = grid_file(tmp_path, data)
+    before = tree_hashes(sweep_copy)
+    proc = cli(["sweep", "--grid", grid, "--out", sweep_copy, "--seeds", "1", "--only", "a-dense_tied*"])
+    assert proc.returncode == 2 and "note:" not in proc.stderr, proc.stderr
+    line = one_error(proc.stderr)
+    assert "--seeds 1 leaves out 2 run(s) whose rows" in line and "(a-dense_tied-s0, a-dense_untied-s0)" in line \
+        and "pass their seeds too (--seeds 0,1), or sweep into a new --out" in line, line
+    assert tree_hashes(sweep_copy) == before
+    proc = cli(["sweep", "--grid", grid, "--out", sweep_copy, "--seeds", "0"])  # the rows' own seeds: 0 to go
+    assert proc.returncode == 0 and "2 already in" in proc.stdout, proc.stderr

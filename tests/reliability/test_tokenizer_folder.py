@@ -57,3 +57,24 @@ def test_a_run_folder_as_tokenizer_names_its_newest_step_folder(data, finished_r
     line = _prepare(data, finished_run, tmp_path / "pp")
     step = finished_run / "checkpoints" / "step-00000004"
     assert f"it is a run folder: its newest step folder {str(step)!r} holds the run's tokenizer" in line, line
+
+
+@pytest.mark.parametrize("name", ["tokenizer.json", "leviathan_tokenizer.json"])
+def test_tokenizer_save_never_writes_over_a_users_file(data, tmp_path, name):
+    """Round 17 (E86, E87 damage): ``load_tokenizer(DATA).save(folder)`` replaced a user's own tokenizer.json or
+    leviathan_tokenizer.json in a folder with no marker, no word (round 16 refused a verb's output only). Now such a
+    file stops the save (``ownership.check_claim``), named with the fix; a folder save wrote earlier is saved again."""
+    from leviathan.data.tokenizer import load_tokenizer
+    from leviathan.errors import UserError
+
+    tokenizer = load_tokenizer(str(data / "tokenizer.json"))
+    users = tmp_path / "u"
+    users.mkdir()
+    (users / name).write_text('{"mine": 1}\n')
+    with pytest.raises(UserError) as info:
+        tokenizer.save(users)
+    assert f"Tokenizer.save would write over {name} in {str(users)!r}, which it did not create" in str(info.value)
+    assert "save into a folder of its own" in str(info.value), str(info.value)
+    assert [p.name for p in users.iterdir()] == [name] and (users / name).read_text() == '{"mine": 1}\n'
+    for _ in range(2):  # its own earlier save is replaced
+        assert load_tokenizer(str(tokenizer.save(tmp_path / "own"))).fingerprint() == tokenizer.fingerprint()

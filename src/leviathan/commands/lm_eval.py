@@ -33,7 +33,9 @@ def add_arguments(parser) -> None:
                         help="dtype the exported model is loaded in")
     parser.add_argument("--num-fewshot", type=non_negative_int, default=None, help="few-shot examples (default: 0)")
     parser.add_argument("--out", default=None, help="write lm_eval.json (summary + lm-eval results) here")
-    parser.add_argument("--keep-export", action="store_true", help="keep the exported HF directory in OUT/hf")
+    parser.add_argument("--keep-export", action="store_true",
+                        help="keep the exported HF directory in OUT/hf (a run or a checkpoint; an HF folder is "
+                        "evaluated as it is, and is refused with it)")
     parser.add_argument("--no-verify", action="store_true", help="skip the export parity check (not advised)")
     parser.add_argument("--json", action="store_true", help="print the summary as JSON")
     parser.add_argument("--threads", type=thread_count, default=None,

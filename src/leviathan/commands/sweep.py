@@ -33,7 +33,9 @@ def add_arguments(parser) -> None:
     parser.add_argument("--data-dir", default=None, help="prepared data dir (overrides the grid's data.dir)")
     parser.add_argument("--data-root", default=None,
                         help="folder that relative eval-text paths resolve against (default: $LEVIATHAN_DATA)")
-    parser.add_argument("--seeds", type=seed_list, default=None, help="comma-separated model-init seeds (overrides the grid's)")
+    parser.add_argument("--seeds", type=seed_list, default=None,
+                        help="comma-separated model-init seeds (overrides the grid's; refused when it leaves out runs "
+                        "whose rows --out holds: the folder holds one grid)")
     parser.add_argument("--only", action="append", default=None, metavar="PATTERN",
                         help="run only runs whose name matches this glob (repeatable)")
     parser.add_argument("--regime", action="append", default=None,

@@ -381,12 +381,33 @@ def _check_not_an_output(directory: Path) -> None:
     'data1').save('run1')`` wrote tokenizer.json and leviathan_tokenizer.json among a train run's files, no word
     (issue 30 round 16, C275); in an export or a data folder they would replace the files its marker fingerprints.
     The verbs save into a folder of their own that gets its marker last (a step folder, an export's temporary one)."""
-    from ..ownership import MARKER, read_marker
+    from ..ownership import MARKER, check_claim, read_marker
 
     marker = read_marker(directory) if os.path.isfile(directory / MARKER) else None  # a 300-byte name: False
     if marker is not None:
         raise UserError(f"{str(directory)!r} is the output of `leviathan {marker.verb}` (its {MARKER} says so): "
                         f"Tokenizer.save would write its files among that output's; save into a folder of its own")
+    # a user's own tokenizer.json or leviathan_tokenizer.json in a folder with no marker was replaced, no word (round
+    # 17, E86, E87): only a tokenizer save wrote earlier is written over
+    check_claim(directory, "Tokenizer.save", (TOKENIZER_FILE, INFO_FILE), "save into a folder of its own",
+                legacy=_saved_here, who="Tokenizer.save")
+
+
+def _saved_here(directory: Path) -> bool:
+    """Whether ``directory`` holds what ``Tokenizer.save`` wrote there: its leviathan_tokenizer.json, every field as
+    save writes it, and a tokenizer.json (a tokenizers JSON) exactly when the record is not a built-in's."""
+    try:
+        info = json.loads((directory / INFO_FILE).read_text(encoding="utf-8"))
+        if not (isinstance(info, dict) and set(info) == {"format", "name", "kind", "vocab_size", "eot_id"}
+                and info["format"] == 1 and isinstance(info["name"], str) and isinstance(info["kind"], str)):
+            return False
+        builtin = info["kind"] == BuiltinTokenizer.kind
+        if builtin or not (directory / TOKENIZER_FILE).is_file():
+            return builtin and not os.path.lexists(directory / TOKENIZER_FILE)
+        spec = json.loads((directory / TOKENIZER_FILE).read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return False
+    return isinstance(spec, dict) and isinstance(spec.get("model"), dict)
 
 
 def train_bpe(texts: Iterable[str], vocab_size: int, *, min_frequency: int = 2,

@@ -177,17 +177,13 @@ def evaluate(source: str | os.PathLike, tasks: str | Sequence[str] = "paper", *,
     src = Path(source)
     if not os.path.exists(src):  # Path.exists raised ENAMETOOLONG for a 300-byte name (round 14, B328)
         raise UserError(f"{str(src)!r} {missing(src)}; pass a run dir, a checkpoint step dir or an HF directory")
-    if out_dir:  # before the evaluation: never over a user's lm_eval.json or hf/ (``leviathan.ownership``)
-        check_apart(src, "the evaluated model's folder", out_dir, "--out")
-        _check_out_not_in_data(data, out_dir)
-        check_not_inside(out_dir, "--out", ("train", "prepare", "export"), within=CONTAINERS, verb="lm-eval")  # C204
-        check_claim(out_dir, "lm-eval", OUT_FILES, "choose another --out", legacy=_earlier_out)
-        if not keep_export and os.path.lexists(Path(out_dir) / "hf"):  # removed once the results are in (B293)
-            check_replaceable(Path(out_dir) / "hf", "export", "lm-eval without --keep-export", digested=True)
-    check_model_options(tasks, data, **kwargs)  # all before --out is made (round 16, C51, C56-C58)
     marker = read_marker(src) if src.is_dir() else None
+    hf_source = is_hf_dir(src) or (marker is not None and marker.verb == "export")  # evaluated as it is: no export
+    if out_dir:  # before the evaluation: never over a user's lm_eval.json or hf/ (``leviathan.ownership``)
+        _check_out(src, data, out_dir, keep_export, hf_source)
+    check_model_options(tasks, data, **kwargs)  # all before --out is made (round 16, C51, C56-C58)
     model = tokenizer = export = None  # the export kept as out_dir/hf
-    if is_hf_dir(src) or (marker is not None and marker.verb == "export"):  # an export without its config.json was
+    if hf_source:  # an export without its config.json was
         _check_hf_folder(src)  # "checkpoint ... is incomplete (missing optimizer.pt, state.json, ...)" (round 7)
     else:
         from ..checkpoint.read import load_model, load_tokenizer
@@ -209,6 +205,23 @@ def evaluate(source: str | os.PathLike, tasks: str | Sequence[str] = "paper", *,
             _remove_earlier_export(Path(out_dir))
         mark(out_dir, "lm-eval", OUT_FILES)
     return out
+
+
+def _check_out(src: Path, data, out_dir, keep_export: bool, hf_source: bool) -> None:
+    """UserError, before any work, when ``out_dir`` is not a place lm-eval may write (apart from the model and the task
+    data, not inside another output, no user file of lm-eval's names) or its ``hf`` would be deleted unproven. An HF
+    source is evaluated as it is, so ``--keep-export`` kept nothing and the earlier OUT/hf was removed unchecked: an
+    export of the user's with their NOTES.md, or a folder of their own, deleted, exit 0 (issue 30 round 17, D148,
+    D150, D151). ``--keep-export`` of an HF folder is refused now; OUT/hf goes only when it is lm-eval's own export."""
+    check_apart(src, "the evaluated model's folder", out_dir, "--out")
+    _check_out_not_in_data(data, out_dir)
+    check_not_inside(out_dir, "--out", ("train", "prepare", "export"), within=CONTAINERS, verb="lm-eval")  # C204
+    check_claim(out_dir, "lm-eval", OUT_FILES, "choose another --out", legacy=_earlier_out)
+    if keep_export and hf_source:
+        raise UserError(f"--keep-export keeps the HF export lm-eval makes of a checkpoint, but {str(src)!r} is an HF "
+                        f"folder already, evaluated as it is (nothing is exported); drop --keep-export")
+    if not keep_export and os.path.lexists(Path(out_dir) / "hf"):  # removed once the results are in (B293)
+        check_replaceable(Path(out_dir) / "hf", "export", "lm-eval without --keep-export", digested=True)
 
 
 def _check_out_not_in_data(data, out_dir) -> None:

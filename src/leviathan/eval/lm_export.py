@@ -19,7 +19,7 @@ def export_for_harness(model, tokenizer, out_dir: str | os.PathLike, *, overwrit
     positions = model.config.max_position_embeddings
     return Path(to_plain_llama(model, out_dir, overwrite=overwrite,
                                also_write=lambda folder: write_hf_tokenizer(tokenizer, folder, positions),
-                               overwrite_flag="--keep-export (keep_export=True)"))
+                               overwrite_flag="--keep-export (keep_export=True)", verb="lm-eval"))
 
 
 def verify_export(model, tokenizer, hf_dir: str | os.PathLike, atol: float = 1e-3) -> dict:

@@ -160,17 +160,18 @@ def _file_above(out: Path) -> Path | None:
 
 
 @contextlib.contextmanager
-def _atomic_dir(out_dir: str | os.PathLike, overwrite: bool, flag: str = "--overwrite (overwrite=True)"
-                ) -> Iterator[Path]:
+def _atomic_dir(out_dir: str | os.PathLike, overwrite: bool, flag: str = "--overwrite (overwrite=True)",
+                verb: str = "export") -> Iterator[Path]:
     """Yield an empty temporary folder next to ``out_dir``; on success it becomes ``out_dir``. ``flag``: the option
     that asked for the replacement, as a refusal names it (lm-eval's ``--keep-export``: lm-eval has no --overwrite,
-    issue 30 round 13, V140)."""
+    issue 30 round 13, V140). ``verb``: whose output the export is (``ownership.check_not_inside``): lm-eval's own
+    OUT/hf is ``"lm-eval"``, and an export of another verb there is refused (round 17, D140)."""
     if not isinstance(overwrite, bool):  # round 8: overwrite="yes" (or "no") read as true and replaced the folder
         raise TypeError(f"overwrite must be True or False, got {overwrite!r}")
     out = replaced_folder(out_dir, "out_dir")  # built beside it and renamed into place: never ".", never the cwd
     # not inside a data folder or another export (inside a run: allowed); the Python API skipped the CLI's check and
     # to_hf(model, 'data/e') wrote into a prepared data folder (issue 30 round 11, R103)
-    check_not_inside(out_dir, "out_dir", ("prepare", "export"), within=CONTAINERS, verb="export")
+    check_not_inside(out_dir, "out_dir", ("prepare", "export"), within=CONTAINERS, verb=verb)
     if out.exists():
         if not out.is_dir():
             raise UserError(f"{out} exists and is not a directory; choose another output directory")
@@ -300,13 +301,14 @@ def _check_shard_size(value: Any) -> None:
 def to_plain_llama(model: CausalLM | LeviathanForCausalLM, out_dir: str | os.PathLike, tokenizer: Any = None, *,
                    overwrite: bool = False, max_shard_size: str = "5GB", training: Training | None = None,
                    also_write: Callable[[Path], None] | None = None,
-                   overwrite_flag: str = "--overwrite (overwrite=True)") -> Path:
+                   overwrite_flag: str = "--overwrite (overwrite=True)", verb: str = "export") -> Path:
     """Write ``model`` as a plain ``LlamaForCausalLM`` directory (no leviathan code needed to load it), the input side baked
     into ``model.embed_tokens.weight``, ``tie_word_embeddings`` true only for ``dense_tied``, with a model card
     (``training`` as in ``to_hf``). ``also_write(folder)`` adds files of the caller's before the folder is sealed, so
     they are the export's own (lm-eval's transformers tokenizer: written after the marker, a rerun of ``lm-eval
     --keep-export`` refused its own output, issue 30 round 11, R14c). ``overwrite_flag``: the option a refusal to replace
-    ``out_dir`` names (the caller's own, such as lm-eval's ``--keep-export``). Returns ``out_dir``.
+    ``out_dir`` names (the caller's own, such as lm-eval's ``--keep-export``); ``verb``: the verb whose output the export
+    is (lm-eval's, for its OUT/hf: ``ownership.OWN``). Returns ``out_dir``.
 
     Parameters: the model, where, its tokenizer, then keyword-only options of the export that each have a default
     (``to_hf``'s, plus the shard size and the two callers' hooks above)."""
@@ -320,7 +322,7 @@ def to_plain_llama(model: CausalLM | LeviathanForCausalLM, out_dir: str | os.Pat
     tensors = plain_llama_state_dict(native)
     dtype = tensors["model.embed_tokens.weight"].dtype
     config = plain_llama_config(native.config, eos_token_id=eos, dtype=str(dtype).removeprefix("torch."))
-    with _atomic_dir(out_dir, overwrite, overwrite_flag) as tmp:
+    with _atomic_dir(out_dir, overwrite, overwrite_flag, verb) as tmp:
         config.save_pretrained(str(tmp))
         GenerationConfig.from_model_config(config).save_pretrained(str(tmp))
         save_torch_state_dict(tensors, str(tmp), max_shard_size=max_shard_size, metadata={"format": "pt"})

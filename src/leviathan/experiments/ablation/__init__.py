@@ -42,7 +42,8 @@ def write_ablation_report(paths: list[str | Path], out: str | Path, command: str
     """Write ``out/README.md`` (tables), ``out/ablations.json`` (every number) and ``out/gap_*.png``; a hand-written
     ``out/findings.md`` (one paragraph per finding) is kept and opens the README, so regenerating loses no prose."""
     out = Path(out)
-    check_not_inside(out, "--out", ("train", "prepare", "export"), within=CONTAINERS)  # never inside another output
+    check_not_inside(out, "--out", ("train", "prepare", "export"), within=CONTAINERS,
+                     verb="report --ablation")  # never inside another output (round 17: nor a report's, lm-eval's)
     check_claim(out, "report --ablation", ABLATION_FILES, "choose another --out",
                 legacy=lambda folder: (folder / "ablations.json").is_file() and (folder / "README.md").is_file())
     result = collect(paths)  # read and checked before --out is claimed: a refusal leaves no folder behind

@@ -8,6 +8,15 @@ the folder, its own grid.json gone (issue 30 round 16, C82). The settings of eac
 (and its size, variant, regimes, seed and data_seed, ``identity.identity_differences``); the grid's name is
 this file's: the one grid.json records and the one every row records must be the grid's now. Rows or a grid.json
 that name no grid (written before they did), and a grid.json that does not read (its reader names it), pass here.
+
+    check_folder_runs(grid, kept_rows, out_dir)   # UserError when --seeds leaves out runs that have rows there
+
+``sweep --seeds 1`` over a folder holding seed-0 rows rewrote grid.json with seeds [1] over them: the report then
+called the seed-0 rows "runs grid.json does not list (or an edited grid.json)", and a grid.json that could not be
+written was followed by a note that the grid "no longer has" runs its file still lists (issue 30 round 17, D20,
+D61). A seeds flag selects runs of the one grid; it is refused (not widened to the union) when it leaves out runs
+whose rows the folder holds, naming the seeds that keep them. An edited grid file with fewer seeds is ``drift``'s
+(accepted with a note).
 """
 
 from __future__ import annotations
@@ -42,3 +51,21 @@ def check_folder_grid(grid, rows: list, out_dir: str | Path) -> None:
                     f"sweep folder holds one grid, and its rows would be taken as grid {grid.name!r}'s; nothing was "
                     f"written; sweep grid {grid.name!r} into a new --out, or give the grid its old name again "
                     f"({rename})")
+
+
+def check_folder_runs(grid, rows: list, out_dir: str | Path) -> None:
+    """UserError before anything is written when ``grid``'s seeds were given (``sweep --seeds``; ``Grid.seeds_given``)
+    and leave out runs that have ``rows`` in ``out_dir``: grid.json, rewritten, would no longer list them (module
+    docstring)."""
+    if not getattr(grid, "seeds_given", False):
+        return
+    listed = {run.name for run in grid.runs}
+    left = [row for row in rows if row.name not in listed]
+    if not left:
+        return
+    seeds = sorted(set(grid.seeds) | {row.seed for row in left if isinstance(row.seed, int)})
+    names = ", ".join(row.name for row in left[:4]) + (" ..." if len(left) > 4 else "")
+    raise UserError(f"--seeds {','.join(map(str, grid.seeds))} leaves out {len(left)} run(s) whose rows "
+                    f"{str(Path(out_dir) / 'results.jsonl')!r} holds ({names}): a sweep folder holds one grid, and "
+                    f"grid.json, rewritten with these seeds, would no longer list them; nothing was written; pass "
+                    f"their seeds too (--seeds {','.join(map(str, seeds))}), or sweep into a new --out")

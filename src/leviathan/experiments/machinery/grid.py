@@ -120,6 +120,7 @@ class Grid:
     eval_sets: list[EvalSet]
     eval_options: EvalOptions
     runs: list[RunSpec] = field(default_factory=list)
+    seeds_given: bool = False  # ``seeds`` replace the file's (``sweep --seeds``): ``folder_grid.check_folder_runs``
 
     def run(self, name: str) -> RunSpec:
         for r in self.runs:
@@ -195,6 +196,7 @@ def load_grid(name_or_path: str | os.PathLike | dict, *, data_dir: str | None = 
     # a list, as load_run_config's: a str was read letter by letter, "override 'm' must look like key=value" (E62)
     keys = GridKeys.of(gf.keys)
     data_seed = None if gf.data_seed is None else check_seed(gf.data_seed, "data_seed")
+    seeds_given = seeds is not None
     seeds = seed_list(seeds if seeds is not None else gf.seeds, "seeds")
     if not seeds:
         raise ConfigError(f"grid {name!r}: seeds must list at least one seed")
@@ -214,7 +216,7 @@ def load_grid(name_or_path: str | os.PathLike | dict, *, data_dir: str | None = 
 
     grid = Grid(name=name, path=path, base_config=base_config, base_overrides=base_overrides, data_dir=ddir,
                 vocab_size=vocab, vocab_from=vocab_from, data_seed=data_seed, seeds=seeds, keys=keys,
-                eval_sets=eval_sets, eval_options=eval_options)
+                eval_sets=eval_sets, eval_options=eval_options, seeds_given=seeds_given)
     grid.runs = expand(mapping(gf.experiments, "experiments"), sizes, seeds, data_seed if keys.data_seed else None,
                        tolerance, name)
     _check_eval_positions(grid)

@@ -70,11 +70,12 @@ def adopt_rows(grid: Grid, runs: list[RunSpec], sources: list[str | os.PathLike]
     """Append to ``out_dir``'s results.jsonl the rows of ``sources`` (results folders) that are exactly one of
     ``runs`` without a row there yet; the rows appended. A source without rows is skipped (said in ``log``); one
     with rows that evaluated differently is refused."""
-    from .folder_grid import check_folder_grid
+    from .folder_grid import check_folder_grid, check_folder_runs
 
     out = Path(out_dir)
     kept = read_results(out / RESULTS)
     check_folder_grid(grid, kept, out)  # rows of grid 'g1b' appended to a folder of grid 'g1' (round 16, C82)
+    check_folder_runs(grid, kept, out)  # --seeds leaving out rows there, before any is appended (round 17, D20)
     done = {r.name for r in kept}
     todo = [spec for spec in runs if spec.name not in done]
     adopted: list[ResultRow] = []

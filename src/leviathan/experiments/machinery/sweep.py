@@ -74,7 +74,7 @@ def sweep_lock(out_dir: Path):
     """Exclusive lock on OUT/.lock (``leviathan.locking``): two sweeps must not train the same run at once."""
     from ...locking import folder_lock
 
-    check_not_inside(out_dir, "--out", ("train", "prepare", "export"), within=CONTAINERS)  # before the lock
+    check_not_inside(out_dir, "--out", ("train", "prepare", "export"), within=CONTAINERS, verb="sweep")  # D141
     with folder_lock(out_dir, "sweep", "use a different --out (another sweep is running there)"):
         check_claim(out_dir, "sweep", SWEEP_FILES, "use a different --out", legacy=_earlier_sweep)
         yield
@@ -578,11 +578,12 @@ def run_sweep(grid: Grid, out_dir: str | os.PathLike, options: SweepOptions = Sw
     check_apart(grid.data_dir, "the grid's data folder", out_dir, "--out")
     with sweep_lock(out_dir):
         from ...io import atomic_write_json
-        from .folder_grid import check_folder_grid
+        from .folder_grid import check_folder_grid, check_folder_runs
 
         results = out_dir / RESULTS
         kept = read_results(results)
         check_folder_grid(grid, kept, out_dir)  # round 16 (C82): a copy of grid g1's sweep swept as g1b
+        check_folder_runs(grid, kept, out_dir)  # round 17 (D20, D61): --seeds 1 over seed-0 rows
         check_rows_against_grid(grid, kept, build_run_config, log, data_provenance(grid.data_dir))
         check_evaluated_like(kept, o.skip_eval, str(results))
         done = {r.name for r in kept}

@@ -81,7 +81,7 @@ def write_report(results: str | os.PathLike | list, out_dir: str | os.PathLike, 
         committed, planned = load_results(fair_shot), planned_arms(grid.name, grid_file=grid.path)
     check_eval_set(rows, eval_set, str(results))  # round 10 (Q170): a report of empty tables was written, exit 0
     out = Path(out_dir)
-    check_not_inside(out, "--out", ("train", "prepare", "export"), within=CONTAINERS)  # not into a run (round 9, N11)
+    check_not_inside(out, "--out", ("train", "prepare", "export"), within=CONTAINERS, verb="report")  # N11, D137
     check_claim(out, "report", REPORT_FILES, "choose another --out",
                 legacy=lambda folder: (folder / "report.md").is_file() and (folder / "analysis.json").is_file())
     out.mkdir(parents=True, exist_ok=True)
