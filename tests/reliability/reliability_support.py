@@ -160,3 +160,15 @@ def damage_beyond_use(step: Path) -> int:
     (step / "optimizer.pt").unlink()
     (step / "model.safetensors").write_bytes(b"not safetensors")
     return freed
+
+
+def one_run_grid(data: Path, folder: Path) -> Path:
+    """A grid file ``folder/g.yaml``: grid ``g``, one one-step run (dense_tied, cpu-tiny, seed 0) on ``data``."""
+    import yaml
+
+    grid = Path(folder) / "g.yaml"
+    grid.write_text(yaml.safe_dump({"name": "g", "data": {"dir": str(data)}, "seeds": [0],
+                                    "base": {"max_steps": 1, "schedule": {"warmup_steps": 0}, "data": {"seq_len": 32}},
+                                    "sizes": {"a": "cpu-tiny"},
+                                    "experiments": {"iso_body": {"variants": ["dense_tied"], "sizes": ["a"]}}}))
+    return grid

@@ -17,19 +17,9 @@ import yaml
 from leviathan.errors import UserError
 
 sys.path.insert(0, str(Path(__file__).parent))
-from reliability_support import cli_error, run_overrides, tree_hashes, write_corpus  # noqa: E402
+from reliability_support import cli_error, one_run_grid, run_overrides, tree_hashes, write_corpus  # noqa: E402
 
 pytestmark = [pytest.mark.reliability]
-
-
-def _grid(data: Path, tmp_path: Path) -> Path:
-    """A grid ``g`` of one 1-step cpu-tiny run on ``data`` (``g.yaml`` in ``tmp_path``)."""
-    grid = tmp_path / "g.yaml"
-    grid.write_text(yaml.safe_dump({"name": "g", "data": {"dir": str(data)}, "seeds": [0],
-                                    "base": {"max_steps": 1, "schedule": {"warmup_steps": 0}, "data": {"seq_len": 32}},
-                                    "sizes": {"a": "cpu-tiny"},
-                                    "experiments": {"iso_body": {"variants": ["dense_tied"], "sizes": ["a"]}}}))
-    return grid
 
 
 def test_a_text_given_a_switch_is_refused_before_the_data_folder_is_replaced(data, tmp_path):
@@ -95,7 +85,7 @@ def test_sweep_options_take_the_rules_of_the_sweeps_flags(data, tmp_path):
         with pytest.raises(UserError) as info:
             SweepOptions(**kw)
         assert words in str(info.value), str(info.value)
-    grid = load_grid(str(_grid(data, tmp_path)))
+    grid = load_grid(str(one_run_grid(data, tmp_path)))
     with pytest.raises(UserError, match="SweepOptions: threads: expected a positive integer, got 1.5"):
         run_sweep(grid, tmp_path / "p70", SweepOptions(threads=1.5), log=lambda s: None)  # E70's call
     assert not (tmp_path / "p70").exists()  # grid.json and the marker were written before
@@ -111,7 +101,7 @@ def test_a_list_given_as_a_string_and_a_callback_that_is_not_one_are_named(data,
 
     with pytest.raises(TypeError, match="overrides must be a list of 'key=value' strings, e.g. \\['max_steps=100'\\], "
                                         "got str 'max_steps=3'"):
-        load_grid(str(_grid(data, tmp_path)), overrides="max_steps=3")
+        load_grid(str(one_run_grid(data, tmp_path)), overrides="max_steps=3")
     sweep = tmp_path / "sw"
     sweep.mkdir()
     (sweep / "results.jsonl").write_text('{"torn\n')

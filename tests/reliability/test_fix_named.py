@@ -10,7 +10,7 @@ import pytest
 import yaml
 
 sys.path.insert(0, str(Path(__file__).parent))
-from reliability_support import cli, cli_error  # noqa: E402
+from reliability_support import cli, cli_error, one_run_grid  # noqa: E402
 
 pytestmark = [pytest.mark.reliability]
 
@@ -25,20 +25,9 @@ def test_eval_of_an_empty_validation_split_names_the_way_out(data, finished_run,
     assert "--val-fraction" in line and "--split train" in line, line
 
 
-def _one_run_grid(data, tmp_path):
-    """A grid ``g`` of one 1-step cpu-tiny run on ``data``, written to ``tmp_path/g.yaml``."""
-    grid = tmp_path / "g.yaml"
-    grid.write_text(yaml.safe_dump({"name": "g", "data": {"dir": str(data)}, "seeds": [0],
-                                    "base": {"max_steps": 1, "schedule": {"warmup_steps": 0},
-                                             "data": {"seq_len": 32}},
-                                    "sizes": {"a": "cpu-tiny"},
-                                    "experiments": {"iso_body": {"variants": ["dense_tied"], "sizes": ["a"]}}}))
-    return grid
-
-
 def test_a_sweep_selection_of_no_run_lists_the_runs_and_list(data, tmp_path):
     """A103: "no run of grid 'g' matches the selection" and no fix."""
-    grid = _one_run_grid(data, tmp_path)
+    grid = one_run_grid(data, tmp_path)
     line = cli_error(["sweep", "--grid", grid, "--out", tmp_path / "s", "--only", "zzz*"])
     assert "no run of grid 'g' matches the selection (--only 'zzz*'); its runs are " in line, line
     assert "`leviathan sweep --grid GRID --list`" in line and not (tmp_path / "s").exists()
@@ -48,7 +37,7 @@ def test_a_sweep_selection_of_no_run_lists_the_runs_and_list(data, tmp_path):
 def test_a_listing_of_a_selection_of_no_run_says_so_as_the_sweep_does(data, tmp_path, shown):
     """Round 16 (C218): ``sweep --only '[' --list`` printed an empty table, exit 0, with no word that nothing matched,
     while the same selection without --list is refused; --list and --commands refuse it with the sweep's line."""
-    grid = _one_run_grid(data, tmp_path)
+    grid = one_run_grid(data, tmp_path)
     line = cli_error(["sweep", "--grid", grid, "--out", tmp_path / "s", "--only", "[", shown])
     assert "no run of grid 'g' matches the selection (--only '['); its runs are a-dense_tied-s0" in line, line
     assert not (tmp_path / "s").exists()

@@ -22,7 +22,7 @@ from leviathan.cli import main
 from leviathan.ownership import MARKER
 
 sys.path.insert(0, str(Path(__file__).parent))
-from reliability_support import cli, cli_error, run_overrides, tree_hashes  # noqa: E402
+from reliability_support import cli, cli_error, one_run_grid, run_overrides, tree_hashes  # noqa: E402
 from test_bad_input import fails, resume  # noqa: E402
 
 pytestmark = [pytest.mark.reliability, pytest.mark.usefixtures("single_thread")]
@@ -33,18 +33,6 @@ def _users_folder(path: Path, *names: str) -> Path:
     for name in names:
         (path / name).write_text(f"the user's own {name}\n")
     return path
-
-
-def _one_run_grid(tmp_path: Path, data: Path) -> Path:
-    """A grid file of one one-step run (dense_tied, cpu-tiny, seed 0) on ``data``."""
-    import yaml
-
-    grid = tmp_path / "g.yaml"
-    grid.write_text(yaml.safe_dump({"name": "g", "data": {"dir": str(data)}, "seeds": [0],
-                                    "base": {"max_steps": 1, "schedule": {"warmup_steps": 0}, "data": {"seq_len": 32}},
-                                    "sizes": {"a": "cpu-tiny"},
-                                    "experiments": {"iso_body": {"variants": ["dense_tied"], "sizes": ["a"]}}}))
-    return grid
 
 
 def test_train_refuses_a_folder_holding_a_file_it_would_write(data, tmp_path):
@@ -196,7 +184,7 @@ def test_a_copied_run_marker_does_not_make_a_users_folder_the_runs(capsys, data,
 def test_a_copied_sweep_marker_does_not_make_a_users_results_the_sweeps(capsys, data, tmp_path):
     """Round 8 (G4): a copied sweep marker beside a user's results.jsonl of notes: the sweep appended its rows to
     the user's file. Now the folder is judged as one without a marker, and the file is the user's."""
-    grid = _one_run_grid(tmp_path, data)
+    grid = one_run_grid(data, tmp_path)
     out = tmp_path / "out"
     assert main(["sweep", "--grid", str(grid), "--out", str(out), "--skip-eval"]) == 0
     users = _users_folder(tmp_path / "notes", "results.jsonl")
@@ -271,7 +259,7 @@ def test_sweep_never_writes_over_a_users_file(capsys, data, tmp_path):
 def test_a_sweep_folder_written_before_markers_is_the_sweeps_own(capsys, data, tmp_path):
     """A sweep folder without a marker (an earlier version's) is recognised by its grid.json, read by the file's one
     reader: one that lists runs is the sweep's and it goes on; a damaged one is a user's file and is refused."""
-    grid = _one_run_grid(tmp_path, data)
+    grid = one_run_grid(data, tmp_path)
     out = tmp_path / "out"
     assert main(["sweep", "--grid", str(grid), "--out", str(out), "--skip-eval"]) == 0
     (out / MARKER).unlink()
