@@ -468,7 +468,7 @@ def check_not_inside(folder: str | os.PathLike, what: str, verbs: Iterable[str],
         # a run's checkpoints/ holds its step folders only, whoever writes: an export there named like a step was
         # taken for a damaged newest checkpoint (issue 30 round 12, T81b, T82, T86)
         steps = marker is not None and marker.verb == "train" and parts[0] == "checkpoints"
-        if steps and marker.verb not in verbs:
+        if steps and (marker.verb not in verbs or len(parts) > 1):  # RUN/checkpoints itself: the line below
             raise UserError(f"{what} {str(folder)!r} lies inside {str(parent / 'checkpoints')!r}, which holds the "
                             f"run's step folders only (a new folder there reads as a damaged checkpoint); choose "
                             f"another {what} outside it")

@@ -720,3 +720,17 @@ def test_no_other_verbs_output_is_written_inside_a_sweeps_or_a_reports_folder(sm
     assert f"lies inside {str(sweep / 'report')!r}, the output of `leviathan report`" in line, line
     assert tree_hashes(sweep) == before
     assert sorted(p.name for p in sweep.iterdir()) == ["grid.json", MARKER, "report", "results.jsonl", "runs"]
+
+
+def test_no_record_or_benchmark_is_written_inside_a_train_run(finished_run, tmp_path):
+    """Round 17 (E352, D245, D249, D250, D251): ``analyze embeddings RUN --out RUN/emb.json`` (or into another run)
+    and ``bench --json RUN/b.json`` wrote among a train run's files, exit 0, where the same commands refuse a data
+    folder. A train run's folder is train's: both are refused naming it, and the run is left as it was."""
+    run = Path(shutil.copytree(finished_run, tmp_path / "run"))
+    before = tree_hashes(run)
+    for flag, argv in (("--out", ["analyze", "embeddings", run, "--out", run / "emb.json"]),
+                       ("--json", ["bench", "--quick", "--only", "train", "--config", "tiny", "--json",
+                                   run / "b.json"])):
+        line = cli_error(argv)
+        assert f"{flag} " in line and f"lies inside {str(run)!r}, the output of `leviathan train`" in line, (argv, line)
+    assert tree_hashes(run) == before

@@ -101,7 +101,7 @@ def _check_json_target(path: Path) -> None:
         raise UserError(f"--json {str(path)!r}: the folder {str(path.parent)!r} does not exist; create it first "
                         f"(mkdir -p {path.parent}) or choose another --json path")
     check_not_special(path, "--json")
-    check_not_inside(path, "--json", ("prepare", "export"), within=CONTAINERS, verb="bench")  # nor a sweep (C251)
+    check_not_inside(path, "--json", ("train", "prepare", "export"), within=CONTAINERS, verb="bench")  # C251, D251
     if path.exists() or path.is_symlink():
         _check_earlier_result(path)
     check_writable(path)

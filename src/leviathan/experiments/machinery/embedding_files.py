@@ -169,7 +169,7 @@ def write_record(path: str | os.PathLike, record: EmbeddingRecord, flag: str = "
     path = Path(path)
     check_record_target(path, flag)
     _check_same_run(path, record.run, flag)
-    check_not_inside(path, flag, ("prepare", "export"), within=RUN_CONTAINERS, verb="analyze")  # N124, C204
+    check_not_inside(path, flag, ("train", "prepare", "export"), within=RUN_CONTAINERS, verb="analyze")  # N124, C204, E352
     path.parent.mkdir(parents=True, exist_ok=True)
     record = replace(record, sha256=content_sha256(json.loads(dumps(record))))
     atomic_write_text(path, dumps(record, indent=1) + "\n")
