@@ -178,3 +178,13 @@ def test_the_tokenizer_api_refuses_what_is_not_text_or_ids():
             train_bpe(["the cat"], **kwargs)
     with pytest.raises(UserError, match="cannot train a BPE on an empty corpus"):
         train_bpe([], vocab_size=300)
+
+
+@pytest.mark.parametrize("name", [123, "", "  ", b"bpe:300"])
+def test_train_bpe_refuses_a_name_its_own_reader_would_refuse(tmp_path, name):
+    """Round 17 (E433): ``train_bpe(texts, 300, name=123).save(DIR)`` wrote a folder that ``load_tokenizer(DIR)`` then
+    refused ("field 'name' is 123, not a tokenizer name; the directory was damaged"). The name is checked first."""
+    with pytest.raises(UserError, match="train_bpe's name is the tokenizer's spec"):
+        train_bpe(["hello world"] * 50, 300, name=name)
+    assert list(tmp_path.iterdir()) == []
+    assert train_bpe(["hello world"] * 50, 300, name="mine").name == "mine"
