@@ -22,6 +22,7 @@ import torch
 from .errors import UserError
 
 from .model.llama import KVCache
+from .positions import model_positions
 
 
 def sample_next_token(logits: torch.Tensor, temperature: float = 1.0, top_k: int | None = None,
@@ -195,7 +196,7 @@ def generate(model, prompt_ids: Sequence[int] | torch.Tensor, max_new_tokens: in
         ids = ids.unsqueeze(0)
     if ids.shape[1] == 0:
         raise ValueError("the prompt is empty; give at least one token (for example the end-of-text id)")
-    limit = model.config.max_position_embeddings
+    limit = model_positions(model)  # leviathan's config always names it (check_model)
     if ids.shape[1] >= limit:
         raise ValueError(f"the prompt has {ids.shape[1]:,} ids but the model has {limit:,} positions, so no new id "
                          f"fits after it; pass at most its last {limit - 1:,} ids (prompt_ids[..., -{limit - 1}:]), "

@@ -7,9 +7,24 @@
 ``limit - 1`` without a word until round 16, C102); done silently, that looked like a model that stopped early or
 ignored the prompt's start. ``leviathan generate`` crops the prompt itself with this (the text it prints continues
 what the model saw) and prints each note on stderr.
+
+``model_positions`` is the one reader of a model's number of positions, for scoring windows, generation and
+adoption: leviathan's config and most of transformers' name it ``max_position_embeddings``, GPT-2's ``n_positions``.
 """
 
 from __future__ import annotations
+
+
+def model_positions(model) -> int | None:
+    """The number of positions of a model (leviathan's or transformers'), or of its config; None where it names none.
+
+    A bool or a non-integer value is no limit a model could have been built with, so it reads as none."""
+    config = getattr(model, "config", model)
+    for name in ("n_positions", "max_position_embeddings"):
+        limit = getattr(config, name, None)
+        if isinstance(limit, int) and not isinstance(limit, bool):
+            return limit
+    return None
 
 
 def fit_positions(prompt_len: int, max_new_tokens: int, limit: int) -> tuple[int, int, list[str]]:

@@ -19,12 +19,7 @@ import numbers
 import numpy as np
 
 from ..commands.values import whole_problem
-
-
-def _positions(model) -> int | None:
-    """The model's number of positions (leviathan's or a transformers config's), or None where it gives none."""
-    limit = getattr(getattr(model, "config", None), "max_position_embeddings", None)
-    return limit if isinstance(limit, int) and not isinstance(limit, bool) else None
+from ..positions import model_positions
 
 
 def check_windows(model, tokens: np.ndarray, seq_len, batch_size) -> None:
@@ -36,7 +31,7 @@ def check_windows(model, tokens: np.ndarray, seq_len, batch_size) -> None:
     if not np.issubdtype(tokens.dtype, np.integer):  # E106: 5.7 was read as id 5
         raise ValueError(f"tokens must be integer token ids, got an array of {tokens.dtype}; pass the ids as integers "
                          f"(np.asarray(ids, dtype=np.int64)): fractional values would be cut to other ids")
-    limit = _positions(model)
+    limit = model_positions(model)
     if limit is not None and seq_len > limit:  # E107: as `leviathan eval --seq-len` and generate refuse it
         raise ValueError(f"seq_len {seq_len} exceeds the model's max_position_embeddings ({limit}); pass seq_len <= "
                          f"{limit} (the run's data.seq_len is the context it was trained with)")

@@ -61,6 +61,7 @@ from transformers import initialization as hf_init
 from ..errors import UserError
 from ..io import publish
 from ..model.generator import LeviathanGenerator
+from ..positions import model_positions
 from .adoption_table import check_fit_table
 from .adoption_fit import Fit, FitReport, as_fit, bucket_fits, fit_to_table, row_weights, text_ids, text_loss
 from .modeling import InputEmbeddingError, init_generator
@@ -362,7 +363,7 @@ def adopt(model_or_config: PreTrainedModel | PretrainedConfig, *, fit: Fit | boo
     resolved = _resolved(settings, embedding, scale, base)
     if fit is not None:  # checked, and the trained model measured, before anything changes
         weights = row_weights(fit.frequency, embedding.num_embeddings)
-        positions = getattr(model.config, "n_positions", None) or getattr(model.config, "max_position_embeddings", None)
+        positions = model_positions(model)
         text = (text_ids(fit.text, embedding.num_embeddings, embedding.weight.device, positions)
                 if fit.text is not None else None)
         check_fit_table(embedding.weight)  # NaN rows, all zeros, a scale no fit follows (round 14, B252-B254)
