@@ -72,6 +72,7 @@ class SweepGrid:
     base_overrides: list[str] = field(default_factory=list)  # dotted run-config overrides of every run
     unigram_entropy: float | None = None  # nats; in a copy without its data folder
     runs: list[GridRun] = field(default_factory=list)
+    runs_recorded: bool = field(default=False, compare=False)  # grid.json held a list of runs ([] too: D310)
     eval_sets: list[GridEvalSet] = field(default_factory=list)  # empty in a grid.json that does not list them
     eval_options: GridEvalOptions = field(default_factory=GridEvalOptions)
     data_fingerprint: str | None = None
@@ -94,6 +95,7 @@ class SweepGrid:
                                 f"an object")
         grid.base_overrides = _overrides(grid.base_overrides, "base_overrides")
         grid.runs = list(grid.runs or [])
+        grid.runs_recorded = isinstance(d.get("runs"), list)  # round 17 (D310): `runs: []` is not "no runs recorded"
         raw_runs = d.get("runs") if isinstance(d.get("runs"), list) else []
         for run, raw in zip(grid.runs, raw_runs + [None] * len(grid.runs)):
             run.overrides_recorded = isinstance(raw, Mapping) and raw.get("run_overrides") is not None  # B244
