@@ -244,10 +244,12 @@ def _check_sizes_differ(grid: Grid) -> None:
     """ConfigError when two sizes of the grid are one model with the same run settings (``b: *a``, a YAML alias of
     ``a``): the model trained twice under two names and entered the ladder as two sizes, exit 0 (issue 30 round 16,
     C289), where a size listed twice is refused (round 4). Sizes of one model that train with other settings (the
-    fair-lr grids' ``run: {optim.lr: ...}`` per size) differ."""
+    fair-lr grids' ``run: {optim.lr: ...}`` per size) differ. The models are compared with every default filled in
+    (``ModelConfig.resolved``): ``b`` = ``a`` plus ``num_key_value_heads: 4`` (= its 4 heads) or ``head_dim: 8``
+    (= 32 / 4) was taken as another size (round 17, E369, E370)."""
     seen: dict[tuple, RunSpec] = {}
     for run in grid.runs:
-        key = (run.variant, run.seed, repr(sorted(to_dict(run.model).items())), tuple(run.run_overrides))
+        key = (run.variant, run.seed, repr(sorted(to_dict(run.model.resolved()).items())), tuple(run.run_overrides))
         first = seen.setdefault(key, run)
         if first.size != run.size:
             raise ConfigError(f"grid {grid.name!r}: sizes {first.size!r} and {run.size!r} are the same model with the "
