@@ -74,3 +74,18 @@ def test_paired_comparisons_refuses_rows_the_file_reader_would_refuse(swept, edi
         paired_comparisons(rows)
     with pytest.raises(ValueError, match="paired_of: "):
         paired_of(rows, ("a", "dense_untied"), ("a", "dense_tied"), "iso_body")
+
+
+def test_an_ablation_of_two_folders_of_one_grid_swept_otherwise_is_refused(swept, tmp_path):
+    """D235: ``report --ablation sw1 swB`` (swB: the same grid swept with --seeds 1 optim.lr=0.001) wrote two identical
+    rows 'tiny/a' of different runs, exit 0, where the plain report refuses the pair. Two folders of one grid are
+    read as its shards (``shards.check_shard_settings``): other settings are refused before --out is made."""
+    done = cli(["sweep", "--grid", swept.parent / "grid.yaml", "--out", tmp_path / "swB", "--seeds", "1", "optim.lr=0.001"])
+    assert done.returncode == 0, done.stderr
+    done = cli(["report", "--ablation", swept, tmp_path / "swB", "--out", tmp_path / "rab"])
+    assert done.returncode == 2 and done.stderr.count("\n") == 1, done.stderr
+    assert done.stderr.startswith("error: report --ablation reads two folders of one grid as its shards, and these "
+                                  "shards of grid 'tiny' were started with different settings (base overrides [] "
+                                  f"only in {swept}, ['optim.lr=0.001'] only in {tmp_path / 'swB'}; seeds: [0]"), \
+        done.stderr
+    assert not (tmp_path / "rab").exists()
