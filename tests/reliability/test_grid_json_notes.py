@@ -70,3 +70,22 @@ def test_collect_says_when_it_stores_a_grid_json_without_the_plateau(swept, tmp_
     assert done.returncode == 0, done.stderr
     assert json.loads((tmp_path / "res" / "tiny" / "grid.json").read_text())["unigram_entropy"] is None
     assert "is stored without the unigram plateau: grid.json's data folder" in done.stderr, done.stderr
+
+
+def test_a_grid_json_whose_data_seed_is_not_the_rows_is_refused_and_a_data_seed_without_effect_too(swept, tmp_path):
+    """D313: grid.json's data_seed edited to 7 (the rows: 0) was reported without a word. A grid's data_seed is
+    every run's once ``keys.data_seed`` names where it goes, and a grid file with data_seed but no keys.data_seed
+    (a setting read, recorded in grid.json and used by no run) is now refused where it is read; so a row whose
+    data_seed is not grid.json's is refused by report and collect_results (``grid_agreement``), as B20's run-level
+    data_seed is."""
+    sweep = _edited(swept, tmp_path / "sw", lambda g: g.update(data_seed=7))
+    said = f"{sweep}/grid.json does not describe the rows of {sweep} (2 difference(s): a-dense_tied-s0: data_seed: 0 " \
+           f"in the row, 7 in grid.json's data_seed"
+    done = cli(["report", sweep, "--out", tmp_path / "rep", "--bootstrap", "5"])
+    assert done.returncode == 2 and done.stderr.startswith(f"error: {said}"), done.stderr
+    done = _collect_results(sweep, "--dest", tmp_path / "res")
+    assert done.returncode == 2 and done.stderr.startswith(f"error: {said}"), done.stderr
+    grid = swept.parent / "grid.yaml"
+    (tmp_path / "g.yaml").write_text(grid.read_text() + "data_seed: 7\n")
+    done = cli(["sweep", "--grid", tmp_path / "g.yaml", "--out", tmp_path / "sw7", "--list"])
+    assert done.returncode == 2 and "error: grid 'tiny': data_seed: 7 has no effect" in done.stderr, done.stderr

@@ -196,6 +196,10 @@ def load_grid(name_or_path: str | os.PathLike | dict, *, data_dir: str | None = 
     # a list, as load_run_config's: a str was read letter by letter, "override 'm' must look like key=value" (E62)
     keys = GridKeys.of(gf.keys)
     data_seed = None if gf.data_seed is None else check_seed(gf.data_seed, "data_seed")
+    if data_seed is not None and not keys.data_seed:  # round 17 (D313): read, recorded in grid.json, used by no run
+        raise ConfigError(f"grid {name!r}: data_seed: {data_seed} has no effect: leviathan's run config has no "
+                          f"data-order seed of its own (each run's seed fixes its data order); delete data_seed, or "
+                          f"name the run-config key that takes it with keys.data_seed")
     seeds_given = seeds is not None
     seeds = seed_list(seeds if seeds is not None else gf.seeds, "seeds")
     if not seeds:
