@@ -5,7 +5,7 @@ Python (issue 30 round 17).
   counted once with a note that said nothing of the speed or hardware dropped (``identity.resolve_duplicates``).
 - E322, E323, E324: ``paired_comparisons`` took rows edited in Python unchecked: a NaN loss became "no pairs" beside
   the same pair's bpb, a seed of True and a second row of one arm dropped rows without a word
-  (``machinery.typed_rows.check_typed_rows``).
+  (``results.check_typed_rows``).
 """
 
 from __future__ import annotations

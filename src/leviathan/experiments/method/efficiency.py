@@ -23,8 +23,7 @@ import numpy as np
 from ...errors import UserError
 from ...train.metrics import MetricsRow, read_metric_rows
 from .records import Record, inline, optional
-from ..machinery.results import BASELINES, ResultRow, baseline_of, comparison_groups
-from ..machinery.typed_rows import check_typed_rows
+from ..machinery.results import BASELINES, ResultRow, baseline_of, check_typed_rows, comparison_groups
 
 
 @dataclass

@@ -10,8 +10,7 @@ from dataclasses import dataclass
 
 from ...eval.frequency import relative_reduction
 from .records import Record
-from ..machinery.results import BucketScheme, ResultRow, baseline_of, comparison_groups
-from ..machinery.typed_rows import check_typed_rows
+from ..machinery.results import BucketScheme, ResultRow, baseline_of, check_typed_rows, comparison_groups
 
 
 @dataclass

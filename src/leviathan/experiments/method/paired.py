@@ -45,8 +45,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from .records import Record
-from ..machinery.results import BASELINES, ResultRow, baseline_of, comparison_groups
-from ..machinery.typed_rows import check_typed_rows
+from ..machinery.results import BASELINES, ResultRow, baseline_of, check_typed_rows, comparison_groups
 
 CONTROLS: dict[str, tuple[tuple[str, str], ...]] = {"iso_body": (("leviathan", "dense_untied"),)}
 PLATEAU_MARGIN = 0.5  # nats below the unigram entropy that count as "past the plateau"
@@ -329,7 +328,7 @@ def paired_comparisons(rows: Iterable[ResultRow], ci: float = 0.95, plateau: flo
     """Every (regime, size, model, baseline) comparison with its per-seed pairs, end-point statistics per eval
     set and gap curve (see the module docstring). ``baseline_size`` names the size whose baseline runs were
     borrowed (same backbone), or is None."""
-    rows = check_typed_rows(rows, "paired_comparisons", one_per_arm=True)  # as read_results holds them (round 17, E322-E324)
+    rows = check_typed_rows(rows, "paired_comparisons", one_per_arm=True)  # as read_results holds them (E322-E324)
     out = []
     for regime in BASELINES:
         by_size = _by_size(rows, regime)

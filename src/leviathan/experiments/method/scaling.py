@@ -42,8 +42,7 @@ import numpy as np
 from ...commands.values import bootstrap_problem
 from ...errors import UserError
 from .records import Record, inline
-from ..machinery.results import DEFAULT_LADDER, ResultRow
-from ..machinery.typed_rows import check_typed_rows
+from ..machinery.results import DEFAULT_LADDER, ResultRow, check_typed_rows
 
 ALPHA_BOUNDS = (1e-4, 5.0)
 ALPHA_RATIO_IDENTIFIED = 4.0  # alpha's bootstrap interval hi / lo above this: the exponent is not identified

@@ -38,8 +38,7 @@ import numpy as np
 
 from .paired import BucketDiff, GapTrend, TInterval, gap_trend, mean_known, paired_buckets, t_interval
 from .records import Record
-from ..machinery.results import ResultRow
-from ..machinery.typed_rows import check_typed_rows
+from ..machinery.results import ResultRow, check_typed_rows
 
 GENERATOR, TABLE, TIED = "leviathan", "dense_untied", "dense_tied"
 PAPER_DIRECTION = ("the paper (60M-1.2B parameters, o200k, against dense tables) reports the generator's advantage "
