@@ -249,16 +249,21 @@ def check_rows_agree(sweep: Path) -> None:
     """UserError when the sweep's rows measured different things, or not what its grid.json says: the rule `leviathan
     report` applies to the same folder (``one_sweep.check_one_sweep``). A row whose evaluation.options.max_tokens or
     whose grid was edited was copied, exit 0, while the report of the folder refused it (issue 30 round 14, B217,
-    B263)."""
+    B263). The notes ``leviathan report`` gives of the folder's grid.json (``grid_coverage.coverage_notes``: runs
+    without a row, rows of runs it does not list, seeds none of its runs has) are printed too: such a grid.json was
+    copied into the repository without a word (issue 30 round 17, E52, E56)."""
+    from leviathan.experiments.machinery.grid_coverage import coverage_notes
     from leviathan.experiments.machinery.one_sweep import check_one_sweep
     from leviathan.experiments.machinery.results import read_results
     from leviathan.experiments.machinery.sweep_grid import read_sweep_grid
 
+    rows, grid = read_results(sweep / "results.jsonl", _quiet), read_sweep_grid(sweep)
     try:
-        check_one_sweep(read_results(sweep / "results.jsonl", _quiet), read_sweep_grid(sweep), str(sweep),
-                        str(sweep / "grid.json"))
+        check_one_sweep(rows, grid, str(sweep), str(sweep / "grid.json"))
     except UserError as e:
         raise UserError(f"{e} (nothing was written)") from None
+    for line in coverage_notes(rows, grid, str(sweep)):  # the report's notes of the same folder (round 17, E52, E56)
+        print(line, file=sys.stderr)
 
 
 WRITTEN = ("results.jsonl", "grid.json")  # the files collect writes into ``DEST/<grid>``
@@ -326,6 +331,11 @@ def stage(sweep: Path, dest: Path, staged: dict[Path, Path], scratch: Path, sour
         data = _data_folder(sweep, grid)
         kept_grid = json.loads((work / "grid.json").read_text()) if (work / "grid.json").is_file() else {}
         grid["unigram_entropy"] = (unigram_entropy(data) if data else None) or kept_grid.get("unigram_entropy")
+        if grid["unigram_entropy"] is None and grid.get("data_dir"):  # copied without it and without a word (round 17, E332)
+            print(f"note: {out / 'grid.json'} is stored without the unigram plateau: grid.json's data folder "
+                  f"{grid.get('data_dir')!r} (a path from the folder the sweep ran in) is not found from here, or is "
+                  f"not the sweep's data (its fingerprint is not grid.json's); collect from the folder the sweep ran "
+                  f"in to store it", file=sys.stderr)
     atomic_write_text(work / "grid.json", json.dumps(portable_tree(grid), indent=1) + "\n")
     return out
 

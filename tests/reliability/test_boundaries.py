@@ -21,7 +21,7 @@ from leviathan.cli import main
 from leviathan.config import ConfigError
 
 sys.path.insert(0, str(Path(__file__).parent))
-from reliability_support import cli_error, one_error, run_overrides, tree_hashes  # noqa: E402
+from reliability_support import cli, cli_error, one_error, run_overrides, tree_hashes  # noqa: E402
 
 pytestmark = [pytest.mark.reliability]
 
@@ -1255,3 +1255,20 @@ def test_a_factorized_rank_past_any_use_is_refused_by_the_config(tmp_path):
     line = cli_error(["params", "model.embedding=factorized", "model.embedding_rank=1000000000"])
     assert "model.embedding_rank=1,000,000,000 gives the factorized table" in line and "lower model.embedding_rank" \
         in line, line
+
+
+def test_params_counts_the_embedding_an_override_names():
+    """Round 17 (E244): ``params --preset cpu-tiny model.embedding=factorized model.embedding_rank=8`` printed the
+    default three-row table (dense_tied, dense_untied, leviathan), the override read and dropped, exit 0. The table
+    now counts the variant model.embedding names; with a --variants that says otherwise it is refused."""
+    import json
+
+    done = cli(["params", "--preset", "cpu-tiny", "model.embedding=factorized", "model.embedding_rank=8", "--json"])
+    assert done.returncode == 0, done.stderr
+    rows = json.loads(done.stdout)
+    assert [r["name"] for r in rows] == ["factorized"] and rows[0]["input"] < rows[0]["head"], rows
+    assert [r["name"] for r in json.loads(cli(["params", "--preset", "cpu-tiny", "--json"]).stdout)] == \
+        ["dense_tied", "dense_untied", "leviathan"]
+    line = cli_error(["params", "--preset", "cpu-tiny", "model.embedding=factorized", "--variants", "leviathan"])
+    assert line.startswith("error: model.embedding=factorized and --variants leviathan both say which variants to "
+                           "count; give one"), line

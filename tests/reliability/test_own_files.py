@@ -373,7 +373,7 @@ def test_collect_results_never_writes_over_a_users_file_or_a_fingerprinted_one(f
 
     sweep = tmp_path / "sweep"
     sweep.mkdir()
-    (sweep / "grid.json").write_text(json.dumps({"name": "g", "runs": []}))
+    (sweep / "grid.json").write_text(json.dumps({"name": "g"}))
     (sweep / "results.jsonl").write_text(json.dumps({"name": "r0", "loss": 1.0}) + "\n")
     users = _users_folder(tmp_path / "res" / "g", "grid.json")
     before = tree_hashes(users)

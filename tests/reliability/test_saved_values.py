@@ -593,3 +593,28 @@ def test_an_adopted_folders_generator_vocabulary_edited_apart_from_the_models_is
     with pytest.raises(UserError) as info:
         load_adopted(tmp_path / "adopted")
     assert f"{config}: leviathan_generator.vocab_size is 301, but the model's vocab_size is 300" in str(info.value)
+
+
+def test_an_adopted_folders_generator_setting_edited_within_range_is_refused(tmp_path):
+    """Round 17 (E169): config.json's ``leviathan_generator.ln_eps`` edited 1e-5 -> 1e-3, a value the generator
+    accepts, loaded without a word and gave other logits. ``save_pretrained`` records the settings' sha256
+    (``hf.settings_digest``) and ``load_adopted`` refuses settings that are not the saved ones; saved again, the
+    folder loads."""
+    from transformers import LlamaConfig
+
+    from leviathan.errors import UserError
+    from leviathan.hf import adopt, load_adopted
+
+    cfg = LlamaConfig(vocab_size=300, hidden_size=32, intermediate_size=64, num_hidden_layers=1,
+                      num_attention_heads=2, num_key_value_heads=2)
+    adopt(cfg, seed_dim=8, modes=2, knots=8, rank=4).save_pretrained(tmp_path / "adopted")
+    load_adopted(tmp_path / "adopted").save_pretrained(tmp_path / "again")  # a loaded model saved again loads
+    assert load_adopted(tmp_path / "again") is not None
+    config = tmp_path / "adopted" / "config.json"
+    _edit(config, lambda c: c["leviathan_generator"].update(ln_eps=1e-3))
+    with pytest.raises(UserError) as info:
+        load_adopted(tmp_path / "adopted")
+    assert f"{config}: the generator settings (leviathan_generator) are not the ones save_pretrained wrote" \
+        in str(info.value), str(info.value)
+    _edit(config, lambda c: c["leviathan_generator"].update(ln_eps=1e-5))
+    assert load_adopted(tmp_path / "adopted") is not None  # the saved value put back

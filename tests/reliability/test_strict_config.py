@@ -614,3 +614,20 @@ def test_two_sizes_that_are_one_model_under_two_names_are_refused(data, tmp_path
     assert not (tmp_path / "sw").exists()
     grid.write_text(grid.read_text().replace("  b: *A\n", "  b: {<<: *A, run: {optim.lr: 0.01}}\n"))
     assert len(load_grid(grid).runs) == 4
+
+
+@pytest.mark.parametrize("spelt", ["num_key_value_heads: 2", "head_dim: 8"], ids=["E369-kv-heads", "E370-head-dim"])
+def test_two_sizes_that_are_one_model_once_defaults_are_filled_in_are_refused(data, tmp_path, spelt):
+    """Round 17 (E369, E370): size ``b`` = ``a`` plus ``num_key_value_heads: 2`` (a's 2 heads) or ``head_dim: 8``
+    (16 / 2) is the same model, but the check compared the fields as spelt (None against 2) and `sweep --list`
+    listed 4 runs, exit 0. The models are compared with every default filled in (``ModelConfig.resolved``)."""
+    grid = tmp_path / "spelt.yaml"
+    grid.write_text(f"name: sp\ndata: {{dir: {data}}}\nbase: {{max_steps: 2, data: {{seq_len: 32}}}}\n"
+                    f"sizes:\n  a: {{preset: cpu-tiny, hidden_size: 16, num_attention_heads: 2}}\n"
+                    f"  b: {{preset: cpu-tiny, hidden_size: 16, num_attention_heads: 2, {spelt}}}\n"
+                    f"experiments: {{iso_body: {{variants: [dense_tied, leviathan], sizes: [a, b]}}}}\n")
+    line = cli_error(["sweep", "--grid", grid, "--out", tmp_path / "sw", "--list"])
+    assert "grid 'sp': sizes 'a' and 'b' are the same model with the same settings (" in line, line
+    assert not (tmp_path / "sw").exists()
+    grid.write_text(grid.read_text().replace(spelt, spelt.replace("2", "1").replace("8", "4")))
+    assert len(load_grid(grid).runs) == 4  # another model: 1 kv head, or heads of 4

@@ -19,7 +19,7 @@ def collect():
 
 def _sweep(folder: Path, rows: list[dict]) -> Path:
     folder.mkdir(parents=True)
-    (folder / "grid.json").write_text(json.dumps({"name": "g", "runs": []}))
+    (folder / "grid.json").write_text(json.dumps({"name": "g"}))
     (folder / "results.jsonl").write_text("".join(json.dumps(r) + "\n" for r in rows))
     return folder
 
@@ -62,7 +62,7 @@ def test_a_sweep_of_data_prepared_again_is_collected_with_its_plateau(collect, t
     counts = {"tokenizer": "bpe:300", "vocab_size": 300, "train_tokens": 1000, "val_tokens": 100}
     dest = tmp_path / "results"
     first = _sweep(tmp_path / "a", [{"name": "r0", "data": {"fingerprint": "old", **counts}}])
-    grid = {"name": "g", "runs": [], "data_dir": "data/prep", "data_fingerprint": "old", "unigram_entropy": 1.5}
+    grid = {"name": "g", "data_dir": "data/prep", "data_fingerprint": "old", "unigram_entropy": 1.5}
     (first / "grid.json").write_text(json.dumps(grid))
     assert collect.main([str(first), "--dest", str(dest)]) == 0
     worktree = tmp_path / "worktree"
@@ -155,7 +155,7 @@ def test_collect_takes_the_plateau_only_from_a_data_folder_of_the_sweeps_fingerp
     mine = data_provenance(own)
     assert mine.fingerprint != data_provenance(stranger).fingerprint
     sweep = _sweep(tmp_path / "worktree" / "runs" / "g", [{"name": "r0"}])
-    (sweep / "grid.json").write_text(json.dumps({"name": "g", "runs": [], "data_dir": "data/prep",
+    (sweep / "grid.json").write_text(json.dumps({"name": "g", "data_dir": "data/prep",
                                                  "data_fingerprint": mine.fingerprint,
                                                  "data_fingerprint_version": mine.fingerprint_version}))
     monkeypatch.chdir(tmp_path / "here")  # its data/prep is found first, and is another preparation
@@ -182,7 +182,7 @@ def test_a_grid_name_that_is_no_folder_name_writes_nothing(collect, tmp_path, ca
     """Round 12 (T188, T189, T191): grid.json's name "../escape" or an absolute path made collect write outside
     --dest; an empty one ended in a TypeError after D/results.jsonl was written."""
     sweep = _sweep(tmp_path / "a", [{"name": "r0", "loss": 1.0}])
-    (sweep / "grid.json").write_text(json.dumps({"name": name, "runs": []}))
+    (sweep / "grid.json").write_text(json.dumps({"name": name}))
     dest = tmp_path / "d" / "results"
     assert collect.main([str(sweep), "--dest", str(dest)]) == 2
     assert "grid" in capsys.readouterr().err

@@ -17,15 +17,31 @@ from ..model.config import EMBEDDING_KINDS, ModelConfig
 from ..presets import preset_dict
 from .demo import variant_list
 
+DEFAULT_VARIANTS = "dense_tied,dense_untied,leviathan"
+
 
 def add_arguments(parser) -> None:
     parser.add_argument("overrides", nargs="*", help="model.KEY=VALUE settings (ModelConfig fields)")
     parser.add_argument("--preset", default=None, help="start from a named preset (see leviathan.presets)")
-    parser.add_argument("--variants", default="dense_tied,dense_untied,leviathan", type=variant_list,
-                        help=f"comma-separated embedding variants to list (of {', '.join(EMBEDDING_KINDS)})")
+    parser.add_argument("--variants", default=None, type=variant_list,
+                        help=f"comma-separated embedding variants to list (of {', '.join(EMBEDDING_KINDS)}; default "
+                             f"{DEFAULT_VARIANTS}, or the one model.embedding=... names)")
     parser.add_argument("--isoparametric", action="store_true",
                         help="also solve the leviathan depth whose total matches dense_untied")
     parser.add_argument("--json", action="store_true", help="print JSON instead of a table")
+
+
+def listed_variants(variants: list[str] | None, embedding) -> list[str]:
+    """The variants the table lists: ``--variants``, or the one ``model.embedding=...`` names, or the default three.
+    ``params --preset cpu-tiny model.embedding=factorized model.embedding_rank=8`` printed the default table, the
+    override read and dropped without a word (issue 30 round 17, E244); both given and not one list: a UserError."""
+    if embedding is None:
+        return variants or variant_list(DEFAULT_VARIANTS)
+    if variants is not None and variants != [str(embedding)]:
+        raise UserError(f"model.embedding={embedding} and --variants {','.join(variants)} both say which variants "
+                        f"to count; give one: drop --variants to count {embedding} alone, or drop model.embedding "
+                        f"and list it in --variants")
+    return [str(embedding)]
 
 
 def run(args) -> int:
@@ -42,7 +58,8 @@ def run(args) -> int:
             raise UserError(f"--preset {args.preset} and model.preset={named} name two presets; give one")
         data["model"] = {**preset_dict(str(named)), **data["model"]}
     base = from_dict(ModelConfig, data["model"], prefix="model.")
-    rows = [(v, replace(base, embedding=v)) for v in args.variants]  # each once (round 11, S93, S95)
+    rows = [(v, base if v == base.embedding else replace(base, embedding=v))  # each once (round 11, S93, S95)
+            for v in listed_variants(args.variants, data["model"].get("embedding"))]
     if args.isoparametric:
         sol = isoparametric_depth(replace(base, embedding="dense_untied"))
         rows.append((f"leviathan iso ({sol.relative_gap:+.2%})", sol.config))

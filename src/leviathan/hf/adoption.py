@@ -65,6 +65,7 @@ from ..positions import model_positions
 from .adoption_table import check_fit_table
 from .adoption_fit import Fit, FitReport, as_fit, bucket_fits, fit_to_table, row_weights, text_ids, text_loss
 from .modeling import InputEmbeddingError, init_generator
+from .settings_digest import check_stamp, stamp
 
 CONFIG_KEY = "leviathan_generator"
 # the generator's settings a caller may choose (LeviathanGenerator's keyword arguments, paper defaults there);
@@ -157,6 +158,8 @@ class _AdoptedMixin:
         ``load_adopted`` ignores it. Costs a (V, D) tensor on disk and one ``bake()`` per save.
         """
         generator = self.get_input_embeddings()
+        if isinstance(getattr(self.config, CONFIG_KEY, None), dict):
+            stamp(getattr(self.config, CONFIG_KEY))  # checked by load_adopted (round 17, E169)
         if isinstance(generator, LeviathanGenerator):
             state_dict = dict(self.state_dict() if state_dict is None else state_dict)
             state_dict[f"{self._generator_prefix()}.weight"] = generator.bake()  # (V, D)
@@ -437,6 +440,7 @@ def load_adopted(path: str | os.PathLike, **from_pretrained_kwargs: Any) -> PreT
     try:
         model = adopted_class(base).from_pretrained(str(path), config=config, **from_pretrained_kwargs)
         _check_saved_vocab(config, path / "config.json")  # after: weights that do not fit are named first
+        check_stamp(getattr(config, CONFIG_KEY), str(path / "config.json"))  # last, as the catch-all (round 17, E169)
         return model
     except RuntimeError as e:  # round 8: config.json's vocab_size edited to 301 ended in transformers' traceback
         if "ignore_mismatched_sizes" not in str(e):

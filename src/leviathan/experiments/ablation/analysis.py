@@ -22,6 +22,7 @@ from ..machinery.data_match import grid_plateau
 from ..method.records import Record, optional
 from ..machinery.results import BASELINES, ResultRow, read_results
 from ..machinery.grid_agreement import check_grid_describes_rows
+from ..machinery.shards import check_shard_settings
 from ..machinery.sweep_grid import SweepGrid, grid_json_of, read_sweep_grid
 from .evaluation import check_one_evaluation_across
 
@@ -248,6 +249,7 @@ def collect(paths: list[str | Path]) -> AblationResult:
     summaries, factors, left_out, per_folder = [], {}, [], []
     seen: dict[Path, str] = {}
     runs_seen: dict[tuple[str, str], str] = {}
+    grids_seen: dict[str, tuple[Path, SweepGrid]] = {}
     for path in paths:
         folder = Path(os.path.realpath(path))
         folder = folder if folder.is_dir() else folder.parent
@@ -258,6 +260,7 @@ def collect(paths: list[str | Path]) -> AblationResult:
         rows, grid = load_sweep(path)
         name = grid.name or rows[0].grid or "?"
         _check_runs_once(name, rows, str(path), runs_seen)
+        _check_shards_of_one_grid(name, folder, grid, grids_seen)
         per_folder.append((str(path), rows))
         left_out += unpaired(rows, name, str(path))
         gf, warning = grid_file_of(grid, str(path)) if grid.name else (_grid_file(name), None)  # round 15, B244
@@ -292,6 +295,22 @@ def _check_runs_once(grid: str, rows, source: str, seen: dict[tuple[str, str], s
                             f"be counted twice; give each grid's sweep folder once (merge its shards first: "
                             f"leviathan report SHARD... --out DIR reads them together)")
         seen[(grid, row.name)] = source
+
+
+def _check_shards_of_one_grid(name: str, folder: Path, grid: SweepGrid,
+                              seen: dict[str, tuple[Path, SweepGrid]]) -> None:
+    """UserError when an earlier folder of the call holds grid ``name`` too and was started with other settings
+    (``shards.check_shard_settings``): its arms and this folder's are labelled alike (GRID/SIZE), so `report
+    --ablation sw1 swB` of grid g1 swept again with optim.lr=0.001 and seed 1 showed two identical 'g1/a' rows of
+    different runs, exit 0 (issue 30 round 17, D235), where the plain report refused the pair. Folders of one grid
+    with the same settings are its shards (disjoint runs, ``_check_runs_once``). Records ``folder`` under ``name``."""
+    if name in seen:
+        try:
+            check_shard_settings(seen[name][1], grid, seen[name][0], folder)
+        except UserError as e:
+            raise UserError(f"report --ablation reads two folders of one grid as its shards, and {e}; to compare "
+                            f"the settings as arms, sweep the other one under a grid name of its own") from None
+    seen.setdefault(name, (folder, grid))
 
 
 def grid_softmax(grid: SweepGrid) -> str:

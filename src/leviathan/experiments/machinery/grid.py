@@ -196,6 +196,10 @@ def load_grid(name_or_path: str | os.PathLike | dict, *, data_dir: str | None = 
     # a list, as load_run_config's: a str was read letter by letter, "override 'm' must look like key=value" (E62)
     keys = GridKeys.of(gf.keys)
     data_seed = None if gf.data_seed is None else check_seed(gf.data_seed, "data_seed")
+    if data_seed is not None and not keys.data_seed:  # round 17 (D313): read, recorded in grid.json, used by no run
+        raise ConfigError(f"grid {name!r}: data_seed: {data_seed} has no effect: leviathan's run config has no "
+                          f"data-order seed of its own (each run's seed fixes its data order); delete data_seed, or "
+                          f"name the run-config key that takes it with keys.data_seed")
     seeds_given = seeds is not None
     seeds = seed_list(seeds if seeds is not None else gf.seeds, "seeds")
     if not seeds:
@@ -244,10 +248,12 @@ def _check_sizes_differ(grid: Grid) -> None:
     """ConfigError when two sizes of the grid are one model with the same run settings (``b: *a``, a YAML alias of
     ``a``): the model trained twice under two names and entered the ladder as two sizes, exit 0 (issue 30 round 16,
     C289), where a size listed twice is refused (round 4). Sizes of one model that train with other settings (the
-    fair-lr grids' ``run: {optim.lr: ...}`` per size) differ."""
+    fair-lr grids' ``run: {optim.lr: ...}`` per size) differ. The models are compared with every default filled in
+    (``ModelConfig.resolved``): ``b`` = ``a`` plus ``num_key_value_heads: 4`` (= its 4 heads) or ``head_dim: 8``
+    (= 32 / 4) was taken as another size (round 17, E369, E370)."""
     seen: dict[tuple, RunSpec] = {}
     for run in grid.runs:
-        key = (run.variant, run.seed, repr(sorted(to_dict(run.model).items())), tuple(run.run_overrides))
+        key = (run.variant, run.seed, repr(sorted(to_dict(run.model.resolved()).items())), tuple(run.run_overrides))
         first = seen.setdefault(key, run)
         if first.size != run.size:
             raise ConfigError(f"grid {grid.name!r}: sizes {first.size!r} and {run.size!r} are the same model with the "

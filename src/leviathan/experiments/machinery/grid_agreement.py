@@ -68,6 +68,9 @@ def _differences(row, said: dict[str, Any], grid: SweepGrid, listed: bool, grid_
     if grid.vocab_size is not None and row.vocab_size is not None and row.vocab_size != grid.vocab_size:
         # round 11 (S203): the grid's vocabulary (its data's) is every run's, listed or not
         out.append(f"{row.name}: vocab_size: {row.vocab_size!r} in the row, {grid.vocab_size!r} in grid.json")
+    if grid.data_seed is not None and row.data_seed is not None and row.data_seed != grid.data_seed:
+        # round 17 (D313): the grid's data_seed is every run's (grid.load_grid refuses one that would not be)
+        out.append(f"{row.name}: data_seed: {row.data_seed!r} in the row, {grid.data_seed!r} in grid.json's data_seed")
     if not listed:  # a run the grid no longer has (fewer seeds now): its base overrides only
         return out
     out += identity_differences(row, grid_run)

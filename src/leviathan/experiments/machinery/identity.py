@@ -15,7 +15,9 @@ window, bucketed how (issue 30, kind 4).
 - Duplicates (one run, several rows in one file or in two shards being merged): rows that are the same measurement
   (the same resolved config, evaluation, data fingerprint, training progress and every eval number) are one row,
   the first, and a note says so (the report prints it). Rows that differ are refused, naming the run, where both
-  rows are and what differs: which one is right is the user's call (delete the other line).
+  rows are and what differs: which one is right is the user's call (delete the other line). Where the same
+  measurement was made at another speed or on other hardware (``tokens_per_s``, ``wall_time_s``, ``hardware``: not
+  what was measured), the note names those differences and says the first row's are shown (round 17, E180, E181).
 """
 
 from __future__ import annotations
@@ -106,6 +108,7 @@ def resolve_duplicates(numbered: list[tuple[str, Any]], source: str) -> tuple[li
     rule of the module docstring; a run with two different rows is a UserError naming both places."""
     first: dict[str, tuple[str, Any]] = {}
     repeats: dict[str, list[str]] = {}
+    circumstances: dict[str, list[str]] = {}
     out = []
     for where, row in numbered:
         seen = first.get(row.name)
@@ -119,9 +122,40 @@ def resolve_duplicates(numbered: list[tuple[str, Any]], source: str) -> tuple[li
                             f"in {', '.join(differ)}): two measurements of one run cannot both be reported; keep the "
                             f"one you trust (delete the other row) and run the command again")
         repeats.setdefault(row.name, [seen[0]]).append(where)
+        circumstances.setdefault(row.name, []).extend(circumstance_differences(seen, (where, row)))
     notes = [f"note: run {name!r} appears {len(places)} times in {source} ({', '.join(places)}), the same "
-             f"measurement each time; counted once (the first)" for name, places in repeats.items()]
+             f"measurement each time; counted once (the first)" + _speeds_apart(circumstances.get(name))
+             for name, places in repeats.items()]
     return out, notes
+
+
+CIRCUMSTANCES = ("tokens_per_s", "wall_time_s", "hardware")  # how fast and where: not part of ``measurement``
+
+
+def circumstance_differences(first: tuple[str, Any], other: tuple[str, Any]) -> list[str]:
+    """``KEY: VALUE (WHERE), VALUE (WHERE)`` for each of ``CIRCUMSTANCES`` (the hardware key by key) in which two
+    rows of one measurement differ, ``(where, row)`` each: rows of one run trained at 917 and at 5000 tokens/s, or on
+    two machines, were counted once with no word of the speed dropped (issue 30 round 17, E180, E181)."""
+    (wa, a), (wb, b) = first, other
+    out = []
+    for key in CIRCUMSTANCES:
+        va, vb = plain(getattr(a, key, None)), plain(getattr(b, key, None))
+        if va == vb:
+            continue
+        if isinstance(va, dict) and isinstance(vb, dict):
+            out += [f"{key}.{k}: {va.get(k)!r} ({wa}), {vb.get(k)!r} ({wb})" for k in sorted(set(va) | set(vb))
+                    if va.get(k) != vb.get(k)]
+        else:
+            out.append(f"{key}: {va!r} ({wa}), {vb!r} ({wb})")
+    return out
+
+
+def _speeds_apart(differences: list[str] | None) -> str:
+    if not differences:
+        return ""
+    shown = "; ".join(differences[:4]) + (f"; ... {len(differences) - 4} more" if len(differences) > 4 else "")
+    return (f", but measured at another speed or on other hardware ({shown}): the speed and hardware shown are the "
+            f"first row's; delete the row you do not trust to choose the other")
 
 
 def check_one_evaluation(rows: Iterable, source: str) -> None:

@@ -78,6 +78,21 @@ def _difference(key: str, a, b, folder_a: Path, folder_b: Path) -> str:
     return f"{key}: {a!r} in {folder_a}, {b!r} in {folder_b}"
 
 
+def check_shard_settings(grid_a: SweepGrid, grid_b: SweepGrid, folder_a: Path, folder_b: Path) -> None:
+    """UserError when two sweep folders of one grid were started with different settings (``_settings``, and the
+    settings of every run both list: its sizes, round 14, B352): their rows measure different things. The merge of
+    shards and the ablation report (round 17, D235: two folders of grid g1, one swept with optim.lr=0.001 and seed
+    1, shown as two identical 'g1/a' rows) both apply it."""
+    first, other = _settings(grid_a), _settings(grid_b)
+    differ = [_difference(key, first[key], other[key], folder_a, folder_b) for key in first if first[key] != other[key]]
+    differ += run_differences(grid_a, grid_b, folder_a, folder_b)
+    if differ:
+        raise UserError(f"these shards of grid {grid_b.name!r} were started with different settings ("
+                        + "; ".join(differ[:3]) + "): their rows measure different things and cannot be merged; "
+                        "run every shard with the same grid, overrides and eval section (resweep the odd one "
+                        "into a new --out)")
+
+
 def _check_merge_inputs(paths: list[str | os.PathLike]) -> None:
     """UserError naming the first of ``paths`` that does not exist, or whose folder holds no grid.json: the merge
     compares the folders' grids, and such a folder was named as "sw5 (None)" or ". (None)" among "different grids"
@@ -105,17 +120,8 @@ def merge_sweeps(paths: list[str | os.PathLike], report=None) -> tuple[list[Resu
         listed = ", ".join(f"{f} ({g.name})" for f, g in grids.items())
         raise UserError(f"these sweep folders hold different grids: {listed}; report each grid on its own "
                         f"(several folders merge only as shards of one grid), or pair their arms with --ablation")
-    first = _settings(grids[folders[0]])
     for folder in folders[1:]:
-        other = _settings(grids[folder])
-        differ = [_difference(key, first[key], other[key], folders[0], folder) for key in first
-                  if first[key] != other[key]]
-        differ += run_differences(grids[folders[0]], grids[folder], folders[0], folder)  # sizes too (B352)
-        if differ:
-            raise UserError(f"these shards of grid {grids[folder].name!r} were started with different settings ("
-                            + "; ".join(differ[:3]) + "): their rows measure different things and cannot be merged; "
-                            "run every shard with the same grid, overrides and eval section (resweep the odd one "
-                            "into a new --out)")
+        check_shard_settings(grids[folders[0]], grids[folder], folders[0], folder)
     rows = {folder: load_results(path, report) for path, folder in zip(paths, folders)}
     for path, folder in zip(paths, folders):  # each shard's grid.json its own (round 9, N27)
         check_grid_describes_rows(rows[folder], grids[folder], str(folder / "grid.json"), str(path))

@@ -72,12 +72,14 @@ class SweepGrid:
     base_overrides: list[str] = field(default_factory=list)  # dotted run-config overrides of every run
     unigram_entropy: float | None = None  # nats; in a copy without its data folder
     runs: list[GridRun] = field(default_factory=list)
+    runs_recorded: bool = field(default=False, compare=False)  # grid.json held a list of runs ([] too: D310)
     eval_sets: list[GridEvalSet] = field(default_factory=list)  # empty in a grid.json that does not list them
     eval_options: GridEvalOptions = field(default_factory=GridEvalOptions)
     data_fingerprint: str | None = None
     data_fingerprint_version: int | None = None  # None: version 1, or a grid.json written before versions
     data_legacy_fingerprint: str | None = None  # the version-1 fingerprint a version-2 folder also records
     seeds: list = field(default_factory=list)
+    data_seed: int | None = None  # the grid's data order, every run's data_seed when set (round 17, D313)
     vocab_size: int | None = None  # the data's vocabulary, every run's model.vocab_size
 
     @classmethod
@@ -94,6 +96,7 @@ class SweepGrid:
                                 f"an object")
         grid.base_overrides = _overrides(grid.base_overrides, "base_overrides")
         grid.runs = list(grid.runs or [])
+        grid.runs_recorded = isinstance(d.get("runs"), list)  # round 17 (D310): `runs: []` is not "no runs recorded"
         raw_runs = d.get("runs") if isinstance(d.get("runs"), list) else []
         for run, raw in zip(grid.runs, raw_runs + [None] * len(grid.runs)):
             run.overrides_recorded = isinstance(raw, Mapping) and raw.get("run_overrides") is not None  # B244
@@ -137,6 +140,9 @@ def _check(grid: SweepGrid) -> None:
     u = grid.unigram_entropy
     if u is not None and (isinstance(u, bool) or not isinstance(u, (int, float)) or not math.isfinite(u) or u < 0):
         raise TypeError(f"field 'unigram_entropy' is {u!r}, expected a finite number >= 0 (nats) or null")
+    d = grid.data_seed
+    if d is not None and (isinstance(d, bool) or not isinstance(d, int) or d < 0):
+        raise TypeError(f"field 'data_seed' is {d!r}, expected a seed (an integer >= 0) or null")
     v = grid.vocab_size
     if v is not None and (isinstance(v, bool) or not isinstance(v, int) or v < 1):
         raise TypeError(f"field 'vocab_size' is {v!r}, expected a positive integer or null")

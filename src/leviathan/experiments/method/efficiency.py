@@ -23,7 +23,7 @@ import numpy as np
 from ...errors import UserError
 from ...train.metrics import MetricsRow, read_metric_rows
 from .records import Record, inline, optional
-from ..machinery.results import BASELINES, ResultRow, baseline_of, comparison_groups
+from ..machinery.results import BASELINES, ResultRow, baseline_of, check_typed_rows, comparison_groups
 
 
 @dataclass
@@ -189,7 +189,7 @@ def throughput_table(rows: Iterable[ResultRow], baselines: dict[str, str] | None
     """
     baselines = {**BASELINES, **(baselines or {})}
     groups: dict[tuple, dict[str, ResultRow]] = {}
-    for r in list(rows):
+    for r in check_typed_rows(rows, "throughput_table"):  # as read_results holds them (round 17, E322)
         for regime in r.all_regimes:
             groups.setdefault((regime, r.size, r.seed), {})[r.variant] = r
     out = []
@@ -224,6 +224,7 @@ def efficiency_from_results(rows: Iterable[ResultRow], regime: str = "iso_body",
     """Sample efficiency and gains over training of every variant vs the baseline of each (size, seed)."""
     baseline = baseline or baseline_of(regime)
     out = []
+    rows = check_typed_rows(rows, "efficiency_from_results")  # as read_results holds them (round 17, E322)
     for (size, seed), by_variant in comparison_groups(rows, regime).items():
         base = by_variant.get(baseline)
         if base is None:

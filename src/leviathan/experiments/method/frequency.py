@@ -10,7 +10,7 @@ from dataclasses import dataclass
 
 from ...eval.frequency import relative_reduction
 from .records import Record
-from ..machinery.results import BucketScheme, ResultRow, baseline_of, comparison_groups
+from ..machinery.results import BucketScheme, ResultRow, baseline_of, check_typed_rows, comparison_groups
 
 
 @dataclass
@@ -43,6 +43,7 @@ def frequency_from_results(rows: Iterable[ResultRow], regime: str = "iso_body", 
     """
     baseline = baseline or baseline_of(regime)
     out = []
+    rows = check_typed_rows(rows, "frequency_from_results")  # as read_results holds them (round 17, E322)
     for (size, seed), by_variant in comparison_groups(rows, regime).items():
         base = by_variant.get(baseline)
         if base is None or eval_set not in base.buckets:

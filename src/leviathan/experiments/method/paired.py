@@ -39,14 +39,13 @@ The results are records (``records.Record``): analysis.json holds their ``as_dic
 from __future__ import annotations
 
 import math
-import os
 from collections.abc import Iterable
 from dataclasses import dataclass
 
 import numpy as np
 
 from .records import Record
-from ..machinery.results import BASELINES, ResultRow, baseline_of, comparison_groups
+from ..machinery.results import BASELINES, ResultRow, baseline_of, check_typed_rows, comparison_groups
 
 CONTROLS: dict[str, tuple[tuple[str, str], ...]] = {"iso_body": (("leviathan", "dense_untied"),)}
 PLATEAU_MARGIN = 0.5  # nats below the unigram entropy that count as "past the plateau"
@@ -329,13 +328,7 @@ def paired_comparisons(rows: Iterable[ResultRow], ci: float = 0.95, plateau: flo
     """Every (regime, size, model, baseline) comparison with its per-seed pairs, end-point statistics per eval
     set and gap curve (see the module docstring). ``baseline_size`` names the size whose baseline runs were
     borrowed (same backbone), or is None."""
-    if isinstance(rows, (str, os.PathLike)):  # round 8: a sweep's path ended in an AttributeError
-        raise TypeError(f"rows must be results rows, e.g. paired_comparisons(read_results({os.fspath(rows)!r})), "
-                        f"got the path {os.fspath(rows)!r}")
-    rows = list(rows)
-    if not all(isinstance(r, ResultRow) for r in rows):
-        raise TypeError(f"rows must be ResultRow objects (leviathan.experiments.machinery.results.read_results), "
-                        f"got {', '.join(sorted({type(r).__name__ for r in rows if not isinstance(r, ResultRow)}))}")
+    rows = check_typed_rows(rows, "paired_comparisons", one_per_arm=True)  # as read_results holds them (E322-E324)
     out = []
     for regime in BASELINES:
         by_size = _by_size(rows, regime)
@@ -357,7 +350,7 @@ def paired_of(rows: Iterable[ResultRow], model: tuple[str, str], baseline: tuple
               ci: float = 0.95, plateau: float | None = None) -> PairedComparison | None:
     """One comparison between two arms named (size, variant), whatever their sizes, paired by seed (None: no seed
     has both). For rounds whose arms differ in more than the variant (a generator option against a table option)."""
-    rows = list(rows)
+    rows = check_typed_rows(rows, "paired_of", one_per_arm=True)
     by = {(str(r.size), r.variant, r.seed): r for r in rows}
     seeds = sorted({r.seed for r in rows if (str(r.size), r.variant, r.seed) in by
                     and (model[0], model[1], r.seed) in by and (baseline[0], baseline[1], r.seed) in by})

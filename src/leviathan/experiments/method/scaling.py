@@ -42,7 +42,7 @@ import numpy as np
 from ...commands.values import bootstrap_problem
 from ...errors import UserError
 from .records import Record, inline
-from ..machinery.results import DEFAULT_LADDER, ResultRow
+from ..machinery.results import DEFAULT_LADDER, ResultRow, check_typed_rows
 
 ALPHA_BOUNDS = (1e-4, 5.0)
 ALPHA_RATIO_IDENTIFIED = 4.0  # alpha's bootstrap interval hi / lo above this: the exponent is not identified
@@ -392,7 +392,7 @@ def scaling_from_results(rows: Iterable[ResultRow], variant: str | None = None, 
                          count: str = "total", num_bootstrap: int = 1000, ci: float = 0.95, seed: int = 0) -> LadderFit:
     """Fit the dense ladder of a sweep and place every other run on it; the runs of one configuration with several
     seeds are one ``Equivalent`` (their losses resampled)."""
-    rows = list(rows)
+    rows = check_typed_rows(rows, "scaling_from_results")  # as read_results holds them (round 17, E322)
     variant = variant or ladder_variant(rows)
     points = [(r.name, row_params(r, count), r.loss(eval_set)) for r in rows if r.variant == variant]
     points = [p for p in points if p[2] is not None]

@@ -22,6 +22,7 @@ from ...io import atomic_write_json, atomic_write_text
 from ...ownership import CONTAINERS, check_claim, check_not_inside, mark
 from ..machinery.arm_rates import mixed_rates_note
 from ..machinery.embedding_files import read_records, records_dir
+from ..machinery.grid_coverage import coverage_notes
 from ..machinery.identity import check_eval_set
 from ..machinery.one_sweep import check_one_sweep
 from .presweep_of import check_presweep_of_grid
@@ -101,28 +102,6 @@ def write_report(results: str | os.PathLike | list, out_dir: str | os.PathLike, 
         atomic_write_text(stage / "report.md", md)
         atomic_write_json(stage / "analysis.json", json_safe(a))
     return out / "report.md"
-
-
-def coverage_notes(rows: list, grid, source: str) -> list[str]:
-    """Notes naming the runs grid.json lists that have no row in ``source``, and the rows of runs it does not list:
-    the report of one shard of two said "Source: `shA` (4 runs)" and nothing of the grid's 3 other runs (issue 30
-    round 15, B203), and a row of a run removed from grid.json was reported as before, without a word (B163)."""
-    if not grid.runs:
-        return []
-    have, listed = {row.name for row in rows}, {run.name for run in grid.runs}
-    absent = [run.name for run in grid.runs if run.name not in have]
-    extra = sorted(have - listed)
-    out = []
-    if absent:
-        out.append(f"note: {len(absent)} of grid {grid.name!r}'s {len(grid.runs)} runs (grid.json) have no row in "
-                   f"{source} ({', '.join(absent[:4])}{' ...' if len(absent) > 4 else ''}): the tables compare the "
-                   f"runs that have rows; for the whole grid pass every shard's folder (leviathan report SHARD... "
-                   f"--out DIR), or finish the sweep")
-    if extra:
-        out.append(f"note: {len(extra)} row(s) of {source} are of runs grid.json does not list ({', '.join(extra[:4])}"
-                   f"{' ...' if len(extra) > 4 else ''}): runs the grid no longer has (or an edited grid.json); they "
-                   f"are reported with the grid's base settings checked")
-    return out
 
 
 def _extra_sections(md: str, a: Analysis, rows: list, ci: float, plateau, lr_sweep, fair_shot) -> str:

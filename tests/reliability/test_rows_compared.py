@@ -1,0 +1,91 @@
+"""Rows that measured one thing are told apart from rows that did not, whether read from a file or handed over in
+Python (issue 30 round 17).
+
+- E180, E181: two rows of one run, the same measurement but trained at 917 and 5000 tokens/s or on another CPU, were
+  counted once with a note that said nothing of the speed or hardware dropped (``identity.resolve_duplicates``).
+- E322, E323, E324: ``paired_comparisons`` took rows edited in Python unchecked: a NaN loss became "no pairs" beside
+  the same pair's bpb, a seed of True and a second row of one arm dropped rows without a word
+  (``results.check_typed_rows``).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+import shutil
+import sys
+from pathlib import Path
+
+import pytest
+
+sys.path.insert(0, str(Path(__file__).parent))
+from reliability_support import cli  # noqa: E402
+from test_grid_json_notes import swept  # noqa: E402,F401  (the fixture: a real two-run sweep)
+
+pytestmark = [pytest.mark.reliability, pytest.mark.usefixtures("single_thread")]
+
+
+def _with_faster_copy(swept: Path, folder: Path) -> Path:
+    sweep = Path(shutil.copytree(swept, folder))
+    rows = [json.loads(line) for line in (sweep / "results.jsonl").read_text().splitlines()]
+    again = dict(rows[1], tokens_per_s=5000.0, hardware=dict(rows[1]["hardware"], cpu="AMD EPYC"))
+    with open(sweep / "results.jsonl", "a") as f:
+        f.write(json.dumps(again) + "\n")
+    return sweep
+
+
+@pytest.mark.parametrize("argv", [["analyze", "throughput", "SW"], ["report", "SW", "--out", "REP", "--bootstrap", "5"]],
+                         ids=["E180-throughput", "E181-report"])
+def test_a_run_measured_twice_at_other_speeds_says_which_speed_is_shown(swept, tmp_path, argv):
+    sweep = _with_faster_copy(swept, tmp_path / "sw")
+    done = cli([{"SW": sweep, "REP": tmp_path / "rep"}.get(a, a) for a in argv])
+    assert done.returncode == 0, done.stderr
+    assert "the same measurement each time; counted once (the first), but measured at another speed or on other " \
+           "hardware (tokens_per_s: " in done.stderr, done.stderr
+    assert "hardware.cpu: " in done.stderr and "'AMD EPYC' (line 3)" in done.stderr, done.stderr
+
+
+def _nan_loss(rows):
+    rows[1].eval["val"] = dataclasses.replace(rows[1].eval["val"], loss=float("nan"))
+
+
+def _no_config(rows):  # an arm given twice under two names, with nothing else to tell them apart
+    for row in rows:
+        row.config = None
+    rows[1].variant = rows[0].variant
+
+
+@pytest.mark.parametrize("edit, said", [
+    (_nan_loss, "rows[1] ('a-dense_untied-s0') holds NaN or infinity"),
+    (lambda rows: setattr(rows[1], "seed", True), "rows[1] ('a-dense_untied-s0') has seed True, not a whole number"),
+    (lambda rows: setattr(rows[1], "variant", "dense_tied"), "rows[1] ('a-dense_untied-s0') has variant 'dense_tied' "
+                                                             "but its config says model.embedding: 'dense_untied'"),
+    (_no_config, "rows[1] ('a-dense_untied-s0') and the row 'a-dense_tied-s0' are both variant 'dense_tied' of size "
+                 "'a', seed 0 in regime 'iso_body'"),
+], ids=["E322-nan", "E323-seed", "E324-variant", "E324-two-names"])
+def test_paired_comparisons_refuses_rows_the_file_reader_would_refuse(swept, edit, said):
+    from leviathan.experiments.machinery.results import read_results
+    from leviathan.experiments.method.paired import paired_comparisons, paired_of
+
+    rows = read_results(swept)
+    assert len(paired_comparisons(rows)) == 1  # the rows as read pair
+    edit(rows)
+    with pytest.raises(ValueError, match=r"^paired_comparisons: " + __import__("re").escape(said)):
+        paired_comparisons(rows)
+    with pytest.raises(ValueError, match="paired_of: "):
+        paired_of(rows, ("a", "dense_untied"), ("a", "dense_tied"), "iso_body")
+
+
+def test_an_ablation_of_two_folders_of_one_grid_swept_otherwise_is_refused(swept, tmp_path):
+    """D235: ``report --ablation sw1 swB`` (swB: the same grid swept with --seeds 1 optim.lr=0.001) wrote two identical
+    rows 'tiny/a' of different runs, exit 0, where the plain report refuses the pair. Two folders of one grid are
+    read as its shards (``shards.check_shard_settings``): other settings are refused before --out is made."""
+    done = cli(["sweep", "--grid", swept.parent / "grid.yaml", "--out", tmp_path / "swB", "--seeds", "1", "optim.lr=0.001"])
+    assert done.returncode == 0, done.stderr
+    done = cli(["report", "--ablation", swept, tmp_path / "swB", "--out", tmp_path / "rab"])
+    assert done.returncode == 2 and done.stderr.count("\n") == 1, done.stderr
+    assert done.stderr.startswith("error: report --ablation reads two folders of one grid as its shards, and these "
+                                  "shards of grid 'tiny' were started with different settings (base overrides [] "
+                                  f"only in {swept}, ['optim.lr=0.001'] only in {tmp_path / 'swB'}; seeds: [0]"), \
+        done.stderr
+    assert not (tmp_path / "rab").exists()
