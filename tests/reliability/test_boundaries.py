@@ -1255,3 +1255,42 @@ def test_a_factorized_rank_past_any_use_is_refused_by_the_config(tmp_path):
     line = cli_error(["params", "model.embedding=factorized", "model.embedding_rank=1000000000"])
     assert "model.embedding_rank=1,000,000,000 gives the factorized table" in line and "lower model.embedding_rank" \
         in line, line
+
+
+def test_greedy_decoding_refuses_logits_that_have_no_likeliest_token(finished_run):
+    """Round 17 (E410, E411, E412): ``sample_next_token(all-NaN logits, temperature=0)`` and all -inf logits returned
+    id 0 as "the likeliest token", and ``generate(model with a NaN weight, [1, 2, 3], 4, temperature=0)`` four id-0
+    tokens, without a word, where sampling refused the same logits. Greedy decoding now refuses them too; a row with
+    some ids masked to -inf still has its likeliest token."""
+    from leviathan.checkpoint import load_model
+    from leviathan.generation import generate, sample_next_token
+
+    for logits, words in ((torch.full((1, 300), float("nan")), "the logits of row 0 hold NaN"),
+                          (torch.full((2, 300), float("-inf")), "the logits of row 0 are -inf for every id"),
+                          (torch.tensor([[0.0, 1.0], [float("nan"), 2.0]]), "the logits of row 1 hold NaN")):
+        with pytest.raises(ValueError, match=re.escape(words)):
+            sample_next_token(logits, temperature=0)
+    assert sample_next_token(torch.tensor([[float("-inf"), 1.0, float("-inf")]]), temperature=0).tolist() == [1]
+    model = load_model(str(finished_run))[0]
+    next(model.parameters()).data.fill_(float("nan"))
+    with pytest.raises(ValueError, match="hold NaN, so no token is the likeliest"):
+        generate(model, [1, 2, 3], 4, temperature=0)
+
+
+@pytest.mark.parametrize("ids", [{"bos_token_id": 999}, {"eos_token_id": -5}, {"pad_token_id": 1.5},
+                                 {"eos_token_id": [3, 300]}, {"pad_token_id": True}])
+def test_from_native_refuses_special_token_ids_outside_the_vocabulary(finished_run, tmp_path, ids):
+    """Round 17 (E419, E420): ``from_native(m, bos_token_id=999)`` on a vocabulary of 300, and ``to_hf(from_native(m,
+    eos_token_id=-5, pad_token_id=1.5), out)``, were taken and written into config.json and generation_config.json
+    without a word. ``LeviathanConfig`` (from_native's, and a config.json's when loaded) refuses an id that is not a
+    whole number of the model's vocabulary, before anything is written."""
+    from leviathan.checkpoint import load_model
+    from leviathan.hf.export import from_native, to_hf
+
+    model = load_model(str(finished_run))[0]
+    name = next(iter(ids))
+    with pytest.raises(ConfigError, match=re.escape(f"{name} ") + r".* is not a token id of this model \(whole "
+                       r"numbers 0 to 299"):
+        to_hf(from_native(model, **ids), tmp_path / "x")
+    assert list(tmp_path.iterdir()) == []
+    assert from_native(model, eos_token_id=[3, 299], pad_token_id=0).config.eos_token_id == [3, 299]
