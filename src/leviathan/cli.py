@@ -90,12 +90,22 @@ def _stop(signum, frame):
     global _PENDING
     if _importing(frame):
         _PENDING = signum  # round 15 (B258): the timer's signal may never come (see ``_stoppable``)
-        timer = threading.Timer(0.05, os.kill, (os.getpid(), signum))
+        timer = threading.Timer(0.05, _deliver_again, (signum,))
         timer.daemon = True
         timer.start()
         return
     _PENDING = None
     raise Stopped(signum)
+
+
+def _deliver_again(signum: int) -> None:
+    """The timer's delivery of a stop held over an import. Once sent it is no longer pending: the handler then in place
+    takes it, and that may be the verb's own (train's stop flag, which says the stop and saves or exits 0). It stayed
+    pending, and ``_stoppable`` raised it a second time after train had said it: three stop lines for one SIGHUP,
+    exit 129 after "exit status 0" was announced (issue 30 round 17, E160)."""
+    global _PENDING
+    os.kill(os.getpid(), signum)
+    _PENDING = None
 
 
 # A stop that came during an import and whose delivery again (a timer thread's kill) has not come yet. The timer

@@ -1294,3 +1294,46 @@ def test_from_native_refuses_special_token_ids_outside_the_vocabulary(finished_r
         to_hf(from_native(model, **ids), tmp_path / "x")
     assert list(tmp_path.iterdir()) == []
     assert from_native(model, eos_token_id=[3, 299], pad_token_id=0).config.eos_token_id == [3, 299]
+
+
+@pytest.mark.parametrize("signame", ["SIGHUP", "SIGTERM"])
+def test_a_stop_held_over_an_import_that_train_then_takes_is_said_once(capsys, data, tmp_path, monkeypatch, signame):
+    """Round 17 (E160): a SIGHUP 1.5 s into `leviathan train` came while a module was imported; the CLI held it and a
+    timer delivered it again once train's own stop flag was in place, which said it ("SIGHUP received ... (exit status
+    0)", "stopped by SIGHUP before the first step ..."), but the stop stayed pending in the CLI, which raised it once
+    more after train returned: a third line, "stopped by SIGHUP before `leviathan train` finished ...; run the same
+    command again", and exit 129. The stop is now the verb's once delivered: train's lines only, exit 0."""
+    import os
+    import signal
+    import time
+
+    from leviathan.train import loop
+
+    stop = getattr(signal, signame)
+    if signal.getsignal(stop) is signal.SIG_IGN:
+        pytest.skip(f"{signame} is ignored in this process (nohup): no verb handles it")
+    package = tmp_path / "e160_import"
+    package.mkdir()
+    (package / "__init__.py").write_text(f"import os, signal, time\nos.kill(os.getpid(), signal.{signame})\n"
+                                         f"for _ in range(20):\n    time.sleep(0.001)\n")
+    monkeypatch.syspath_prepend(str(tmp_path))
+    real_check, real_model = loop.check_run_config, loop.initial_model
+
+    def check_importing(cfg):  # before train's stop flag: the CLI's handler holds the stop over this import
+        import e160_import  # noqa: F401
+        return real_check(cfg)
+
+    def slow_model(cfg):  # the held stop is delivered again (after 0.05 s) while the model is built
+        time.sleep(0.5)
+        return real_model(cfg)
+
+    monkeypatch.setattr(loop, "check_run_config", check_importing)
+    monkeypatch.setattr(loop, "initial_model", slow_model)
+    try:
+        status = main(["train", *run_overrides(data), "--run-dir", str(tmp_path / "run"), "--quiet"])
+    finally:
+        sys.modules.pop("e160_import", None)
+    err = capsys.readouterr().err
+    assert status == 0, err
+    assert err.count("stopped by") == 1 and f"stopped by {signame} before the first step of this session" in err, err
+    assert "run the same command again" not in err and not (tmp_path / "run").exists(), err
