@@ -696,13 +696,14 @@ def test_the_python_apis_writes_meet_storage_failures_in_the_verbs_words(data, t
 
 def test_every_public_write_of_the_python_api_meets_storage_failures_in_the_verbs_words(data, finished_run, swept,
                                                                                          tmp_path):
-    """Round 17 (E278, E280, E282, E287, E290, E291): ``write_report``, ``train``, ``to_hf``, ``prepare`` and
-    ``run_sweep`` given a 300-byte name or a path under a file raised the raw OSError ("[Errno 36] File name too long",
+    """Round 17 (E278, E280, E282, E287, E290, E291): ``write_report``, ``train``, ``to_hf``, ``prepare``,
+    ``run_sweep`` (and ``write_record``, of the same kind) given a 300-byte name or a path under a file raised the raw OSError ("[Errno 36] File name too long",
     NotADirectoryError, FileExistsError from prepare's lock) where the CLI says one line with the fix. Each is an
     ``errors.StorageError`` (``storage.api_write``): the path, the problem and the fix naming the API's argument."""
     from leviathan.checkpoint import load_model
     from leviathan.errors import StorageError
     from leviathan.experiments.machinery.grid import load_grid
+    from leviathan.experiments.machinery.embedding_files import record_of_run, write_record
     from leviathan.experiments.machinery.sweep import run_sweep
     from leviathan.data.prepare import prepare
     from leviathan.experiments.report import write_report
@@ -722,7 +723,8 @@ def test_every_public_write_of_the_python_api_meets_storage_failures_in_the_verb
              (lambda: to_hf(load_model(str(finished_run))[0], long), too_long, "(out_dir)"),
              (lambda: prepare(corpus, under / "d", "bpe:300", progress=False), in_the_way, "(out_dir)"),
              (lambda: run_sweep(grid, under / "sw"), in_the_way, "(out_dir)"),
-             (lambda: run_sweep(grid, long), too_long, "(out_dir)")]
+             (lambda: run_sweep(grid, long), too_long, "(out_dir)"),
+             (lambda: write_record(long / "r.json", record_of_run(str(finished_run))), too_long, "(path)")]
     for call, said, option in cases:
         with pytest.raises(StorageError) as caught:
             call()
