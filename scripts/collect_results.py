@@ -351,17 +351,26 @@ def collect(sweeps: list[Path], dest: Path) -> list[tuple[Path, Path, int]]:
     staged: dict[Path, Path] = {}
     done: list[tuple[Path, Path, int]] = []
     scratch = os.path.join(tempfile.gettempdir(), f"collect-{secrets.token_hex(4)}")  # named before it exists
+    placing, cleaning = held_stops(), held_stops()  # a stop once placing began is said after the work (E387)
     try:
         os.mkdir(scratch, 0o700)
         for sweep in sweeps:
             stage(sweep, dest, staged, Path(scratch), done)
-        with held_stops(deliver_after=True):  # a grid's results.jsonl and grid.json are put in place together
+        with placing:  # a grid's results.jsonl and grid.json are put in place together
             for out, work in staged.items():
                 put_in_place(out, work)
     finally:
-        with held_stops(deliver_after=True):
+        with cleaning:
             shutil.rmtree(scratch, ignore_errors=True)
+    global STOPPED_AFTER_WORK
+    STOPPED_AFTER_WORK = placing.signum or cleaning.signum
     return done
+
+
+# A stop (its number) that came while ``collect`` put its files in place or removed its staging folder: the files
+# were in place, whole, and the line said "run the same command again" with the "-> DEST" lines unprinted (issue 30
+# round 17, E387). ``_main`` prints those lines, then says that the work is complete, and exits 128 + the number.
+STOPPED_AFTER_WORK: int | None = None
 
 
 def put_in_place(out: Path, work: Path) -> None:
@@ -599,6 +608,13 @@ def _main(argv=None) -> int:
         ready.append(sweep)
     for sweep, out, rows in collect(ready, args.dest) if ready else []:
         print(f"{sweep} -> {out} ({rows} rows)")
+    if STOPPED_AFTER_WORK is not None:
+        from leviathan.cli import finished_stop_line
+
+        name = "Ctrl-C (SIGINT)" if STOPPED_AFTER_WORK == signal.SIGINT else signal.Signals(STOPPED_AFTER_WORK).name
+        sys.stdout.flush()
+        print(finished_stop_line(name, "python scripts/collect_results.py"), file=sys.stderr)
+        return 128 + STOPPED_AFTER_WORK
     return 0
 
 

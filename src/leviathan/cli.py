@@ -20,7 +20,7 @@ import signal
 import sys
 import threading
 
-from .errors import ReportedInterrupt, UserError, storage_error_message
+from .errors import ReportedInterrupt, StorageError, UserError, storage_error_message
 from .printed import lost_output, reader_left, watched_stdout
 from .storage import storage_oserror
 from .warning_lines import one_line_warnings
@@ -90,12 +90,22 @@ def _stop(signum, frame):
     global _PENDING
     if _importing(frame):
         _PENDING = signum  # round 15 (B258): the timer's signal may never come (see ``_stoppable``)
-        timer = threading.Timer(0.05, os.kill, (os.getpid(), signum))
+        timer = threading.Timer(0.05, _deliver_again, (signum,))
         timer.daemon = True
         timer.start()
         return
     _PENDING = None
     raise Stopped(signum)
+
+
+def _deliver_again(signum: int) -> None:
+    """The timer's delivery of a stop held over an import. Once sent it is no longer pending: the handler then in place
+    takes it, and that may be the verb's own (train's stop flag, which says the stop and saves or exits 0). It stayed
+    pending, and ``_stoppable`` raised it a second time after train had said it: three stop lines for one SIGHUP,
+    exit 129 after "exit status 0" was announced (issue 30 round 17, E160)."""
+    global _PENDING
+    os.kill(os.getpid(), signum)
+    _PENDING = None
 
 
 # A stop that came during an import and whose delivery again (a timer thread's kill) has not come yet. The timer
@@ -204,14 +214,20 @@ def _say_late_stops(verb: str, command: str | None = None) -> None:
         name = "Ctrl-C (SIGINT)" if signum == signal.SIGINT else signal.Signals(signum).name
         with contextlib.suppress(Exception):
             sys.stdout.flush()
-        shown = command or f"leviathan {verb}"
-        print(f"stopped by {name} as `{shown}` was ending, after it had finished: its work is complete "
-              f"(what it printed and wrote stands); nothing needs running again", file=sys.stderr, flush=True)
+        print(finished_stop_line(name, command or f"leviathan {verb}"), file=sys.stderr, flush=True)
         os._exit(128 + signum)
 
     if threading.current_thread() is threading.main_thread():
         for sig in stop_and_interrupt_signals():
             signal.signal(sig, late)
+
+
+def finished_stop_line(name: str, shown: str) -> str:
+    """The line of a stop (``name``: "SIGTERM") that came once the command ``shown`` had done its work: nothing is to be
+    run again (scripts/collect_results.py said "run the same command again" of files it had put in place, round 17,
+    E387)."""
+    return (f"stopped by {name} as `{shown}` was ending, after it had finished: its work is complete (what it printed "
+            f"and wrote stands); nothing needs running again")
 
 
 def one_line_errors(call, verb: str | None = None) -> int:
@@ -221,6 +237,9 @@ def one_line_errors(call, verb: str | None = None) -> int:
     try:
         with watched_stdout():
             return int(call() or 0)
+    except StorageError as e:  # an API's write failed under a verb: the fix names the verb's option, not the argument
+        print(f"error: {storage_error_message(e, verb) or e}", file=sys.stderr)
+        return 2
     except UserError as e:
         from .checkpoint.vanished import pruned_while_read
 

@@ -28,6 +28,13 @@ class StorageError(UserError, OSError):
     def __str__(self) -> str:
         return self.message
 
+    def __reduce__(self):  # OSError's own pickles (errno, strerror) as the message: a --jobs worker's error
+        return _storage_error, (self.message, self.errno, self.strerror, self.filename)
+
+
+def _storage_error(message: str, number: int, strerror: str, filename) -> StorageError:
+    return StorageError(message, OSError(number, strerror, filename))
+
 
 class ReportedInterrupt(KeyboardInterrupt):
     """Ctrl-C whose stop the verb has already said in its own line (``train``: "stopped by SIGINT at step N;
@@ -91,7 +98,12 @@ OUTPUT_OPTIONS = {"train": "--run-dir", "demo": "--run-dir", "sweep": "--out", "
                   "collect_results --rewrite": "--rewrite of a copy of the folder there",
                   "generate": None, "params": None,
                   # Python API writes (``storage.api_writes``): the argument that chooses the place (round 14, B260)
-                  "bake_adopted": "out_dir", "Tokenizer.save": "its directory argument"}
+                  "bake_adopted": "out_dir", "Tokenizer.save": "its directory argument",
+                  # and every other public write (``storage.api_write``; round 17, E145 ... E291)
+                  "write_report": "out_dir", "train()": "run_dir", "prepare()": "out_dir", "run_sweep": "out_dir",
+                  "to_hf": "out_dir", "to_plain_llama": "out_dir", "export_for_harness": "out_dir",
+                  "write_ablation_report": "out", "write_record": "path", "write_sweep_records": "dest"}
+_WRITES_RUNS = ("train", "demo", "sweep", "train()", "run_sweep")  # the writers of checkpoints: _RUNS_HINT's
 _GENERIC_OPTION = "(--run-dir / --out)"
 _RUNS_HINT = " (delete old runs or checkpoints, or lower keep_last)"  # only verbs that write checkpoints
 # a verb's temporary or replaced output beside the one asked for (prepare's `.d.tmp-PID-xxxx`, export's `.e.tmp-xxxx`,
@@ -126,7 +138,7 @@ def storage_error_message(e: OSError, verb: str | None = None) -> str | None:
     if verb is not None:
         option = OUTPUT_OPTIONS.get(verb, "--out")
         fix = fix.replace(_GENERIC_OPTION, f"({option})") if option else fix.replace(f" {_GENERIC_OPTION}", "")
-        if verb not in ("train", "demo", "sweep"):
+        if verb not in _WRITES_RUNS:
             fix = fix.replace(_RUNS_HINT, "")
     where = f"{_shown_path(filename)}: " if filename else ""
     return f"{where}{problem}; {fix}"

@@ -32,6 +32,7 @@ def sample_next_token(logits: torch.Tensor, temperature: float = 1.0, top_k: int
     ended in torch's errors; issue 30 round 14, B116, B329-B331)."""
     check_filters(temperature, top_k, top_p)
     if temperature < torch.finfo(torch.float32).tiny:  # 0, or a temperature float32 holds as 0 (1e-300): greedy
+        check_a_likeliest(logits)
         return logits.argmax(dim=-1)
     logits = logits.float()
     # shifted so the largest is 0 before the division: a tiny temperature (1e-300, 1e-39) turned the logits into
@@ -57,6 +58,19 @@ def sample_next_token(logits: torch.Tensor, temperature: float = 1.0, top_k: int
             raise
         raise ValueError("the logits hold NaN or inf, so no token can be sampled (a diverged or damaged model?); "
                          "check the model's weights, or pass temperature=0 for the likeliest token") from None
+
+
+def check_a_likeliest(logits: torch.Tensor) -> None:
+    """ValueError when a row of ``logits`` (B, V) holds a NaN or is -inf throughout: no token is the likeliest there.
+    Greedy decoding took argmax's answer, id 0, as the likeliest token of NaN logits (a diverged model, a damaged
+    weight) and ``generate`` returned four id-0 tokens without a word, where sampling refused them (issue 30 round 17,
+    E410-E412). A row with some -inf (masked ids) or a +inf still has its likeliest token."""
+    rows = logits.isnan().any(dim=-1) | (logits == float("-inf")).all(dim=-1)
+    if bool(rows.any()):
+        row = int(rows.nonzero()[0, 0])
+        what = "hold NaN" if bool(logits[row].isnan().any()) else "are -inf for every id"
+        raise ValueError(f"the logits of row {row} {what}, so no token is the likeliest (a diverged or damaged "
+                         f"model?); check the model's weights (its training run's last finite checkpoint)")
 
 
 class Decoder:

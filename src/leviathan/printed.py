@@ -73,6 +73,12 @@ def reader_left(e: BaseException) -> bool:
     return False
 
 
+def stdout_failed() -> bool:
+    """Whether a print to the CLI's watched standard output failed (``storage.api_writes`` then leaves the error to
+    ``lost_output``'s line, which names the standard output, not the API's folder)."""
+    return isinstance(sys.stdout, _Watched) and sys.stdout.failed
+
+
 def lost_output(e: BaseException | None) -> str | None:
     """The line for a storage error that came from printing to the watched standard output (None otherwise)."""
     from .errors import _STORAGE_ERRORS, process_limit_fix

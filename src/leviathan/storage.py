@@ -21,7 +21,7 @@ import contextlib
 import errno
 import os
 import re
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 _TORCH_WRITE = ("PytorchStreamWriter failed writing", "file write failed", "unexpected pos")
@@ -93,14 +93,19 @@ def api_writes(api: str, path: str | os.PathLike | None = None) -> Iterator[None
     """Within it, a storage failure (an OSError with a storage errno, or a library's failed write that
     ``storage_oserror`` reads) is raised as ``errors.StorageError``: the verbs' one line, its fix naming ``api``'s
     argument (``errors.OUTPUT_OPTIONS``); ``path``: the place to name when the failure names none. Python API writes
-    (``bake_adopted``, ``Tokenizer.save``) raised the raw OSError with no fix (issue 30 round 14, B260, B344)."""
+    (``bake_adopted``, ``Tokenizer.save``) raised the raw OSError with no fix (issue 30 round 14, B260, B344). A
+    StorageError of an inner API (``Tokenizer.save`` within ``prepare``) is worded again for ``api``, the one called;
+    a failed print to the CLI's watched standard output is left to the CLI's line (``printed.lost_output``)."""
     from .errors import StorageError, storage_error_message
+    from .printed import stdout_failed
 
     try:
         yield
-    except StorageError:
-        raise
+    except StorageError as e:
+        raise StorageError(storage_error_message(e, api) or e.message, e) from None
     except Exception as e:
+        if stdout_failed():
+            raise
         failed = storage_oserror(e, path)
         if failed is not None and not failed.filename and path is not None:
             failed = OSError(failed.errno, failed.strerror, os.fspath(path))
@@ -108,3 +113,30 @@ def api_writes(api: str, path: str | os.PathLike | None = None) -> Iterator[None
         if message is None:
             raise
         raise StorageError(message, failed) from None
+
+
+def api_write(api: str, where: str) -> Callable:
+    """Decorator: every storage failure of the public write ``api`` is an ``errors.StorageError`` (``api_writes``),
+    ``where`` the name of its argument that chooses the place (named when the failure names no path). ``write_report``,
+    ``train``, ``prepare``, ``to_hf`` and ``run_sweep`` raised the raw OSError ("[Errno 36] File name too long",
+    NotADirectoryError, "[Errno 28] No space left on device") where the verbs say one line with the fix (issue 30
+    round 17, E145, E149, E152-E154, E278, E280, E282, E287, E290, E291). Footgun: the whole call is inside, so an
+    API's own ``except OSError`` still sees the raw error; only what leaves the call is turned."""
+    import functools
+    import inspect
+
+    def wrap(function: Callable) -> Callable:
+        signature = inspect.signature(function)
+
+        @functools.wraps(function)
+        def written(*args, **kwargs):
+            try:
+                path = signature.bind_partial(*args, **kwargs).arguments.get(where)
+            except TypeError:
+                path = None
+            with api_writes(api, path if isinstance(path, (str, os.PathLike)) and os.fspath(path) else None):
+                return function(*args, **kwargs)
+
+        return written
+
+    return wrap

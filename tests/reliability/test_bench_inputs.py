@@ -90,3 +90,29 @@ def test_bench_json_with_a_long_legal_name_is_written(books, tmp_path):
     assert proc.returncode == 0 and "error" not in proc.stderr, proc.stderr
     assert isinstance(json.loads(out.read_text()), dict)
     assert sorted(p.name for p in tmp_path.iterdir()) == sorted(["bc", "books", out.name])
+
+
+@pytest.mark.parametrize("argv, said", [
+    (["--only", "decode", "--config", "tiny", "--decode-tokens", "1000000000"],
+     "error: --decode-tokens 1,000,000,000 is more than configuration 'tiny' has positions for (64 positions, 32 of "
+     "them the prompt's); pass --decode-tokens 32 or fewer"),
+    (["--only", "train", "--config", "tiny,tiny"], "error: --config names 'tiny' twice; name each configuration once"),
+    (["--only", "train", "--config", "bpe8k-d128,experiments"],
+     "error: --config names 'bpe8k-d128' twice (the group 'experiments' includes it); name each configuration once")])
+def test_bench_refuses_decode_tokens_past_the_positions_and_a_config_named_twice(tmp_path, argv, said):
+    """D339: ``--decode-tokens 1000000000`` on the tiny model (64 positions) was taken and decoded on without end;
+    D342: ``--config tiny,tiny`` benchmarked tiny twice and the table kept one. Both are one line before any work (no
+    BPE trained into the cache)."""
+    line = cli_error(["bench", "--quick", *argv, "--cache-dir", tmp_path / "bc"])
+    assert line == said, line
+    assert not (tmp_path / "bc").exists()
+
+
+def test_bench_decodes_no_further_than_the_models_positions_by_default():
+    """D339: the default 128 new tokens (without --quick) ran past the tiny model's 64 positions; the default is now
+    what the positions leave after the 32-token prompt."""
+    from leviathan.bench.configs import BenchOptions
+    from leviathan.bench.sections import decode
+
+    decode.check_decode_tokens(BenchOptions(configs=("tiny",), sections=("decode",), decode_tokens=32))
+    assert decode._room("tiny") == 32 and decode._room("paper") == 512 - 32

@@ -1272,3 +1272,84 @@ def test_params_counts_the_embedding_an_override_names():
     line = cli_error(["params", "--preset", "cpu-tiny", "model.embedding=factorized", "--variants", "leviathan"])
     assert line.startswith("error: model.embedding=factorized and --variants leviathan both say which variants to "
                            "count; give one"), line
+
+def test_greedy_decoding_refuses_logits_that_have_no_likeliest_token(finished_run):
+    """Round 17 (E410, E411, E412): ``sample_next_token(all-NaN logits, temperature=0)`` and all -inf logits returned
+    id 0 as "the likeliest token", and ``generate(model with a NaN weight, [1, 2, 3], 4, temperature=0)`` four id-0
+    tokens, without a word, where sampling refused the same logits. Greedy decoding now refuses them too; a row with
+    some ids masked to -inf still has its likeliest token."""
+    from leviathan.checkpoint import load_model
+    from leviathan.generation import generate, sample_next_token
+
+    for logits, words in ((torch.full((1, 300), float("nan")), "the logits of row 0 hold NaN"),
+                          (torch.full((2, 300), float("-inf")), "the logits of row 0 are -inf for every id"),
+                          (torch.tensor([[0.0, 1.0], [float("nan"), 2.0]]), "the logits of row 1 hold NaN")):
+        with pytest.raises(ValueError, match=re.escape(words)):
+            sample_next_token(logits, temperature=0)
+    assert sample_next_token(torch.tensor([[float("-inf"), 1.0, float("-inf")]]), temperature=0).tolist() == [1]
+    model = load_model(str(finished_run))[0]
+    next(model.parameters()).data.fill_(float("nan"))
+    with pytest.raises(ValueError, match="hold NaN, so no token is the likeliest"):
+        generate(model, [1, 2, 3], 4, temperature=0)
+
+
+@pytest.mark.parametrize("ids", [{"bos_token_id": 999}, {"eos_token_id": -5}, {"pad_token_id": 1.5},
+                                 {"eos_token_id": [3, 300]}, {"pad_token_id": True}])
+def test_from_native_refuses_special_token_ids_outside_the_vocabulary(finished_run, tmp_path, ids):
+    """Round 17 (E419, E420): ``from_native(m, bos_token_id=999)`` on a vocabulary of 300, and ``to_hf(from_native(m,
+    eos_token_id=-5, pad_token_id=1.5), out)``, were taken and written into config.json and generation_config.json
+    without a word. ``LeviathanConfig`` (from_native's, and a config.json's when loaded) refuses an id that is not a
+    whole number of the model's vocabulary, before anything is written."""
+    from leviathan.checkpoint import load_model
+    from leviathan.hf.export import from_native, to_hf
+
+    model = load_model(str(finished_run))[0]
+    name = next(iter(ids))
+    with pytest.raises(ConfigError, match=re.escape(f"{name} ") + r".* is not a token id of this model \(whole "
+                       r"numbers 0 to 299"):
+        to_hf(from_native(model, **ids), tmp_path / "x")
+    assert list(tmp_path.iterdir()) == []
+    assert from_native(model, eos_token_id=[3, 299], pad_token_id=0).config.eos_token_id == [3, 299]
+
+
+@pytest.mark.parametrize("signame", ["SIGHUP", "SIGTERM"])
+def test_a_stop_held_over_an_import_that_train_then_takes_is_said_once(capsys, data, tmp_path, monkeypatch, signame):
+    """Round 17 (E160): a SIGHUP 1.5 s into `leviathan train` came while a module was imported; the CLI held it and a
+    timer delivered it again once train's own stop flag was in place, which said it ("SIGHUP received ... (exit status
+    0)", "stopped by SIGHUP before the first step ..."), but the stop stayed pending in the CLI, which raised it once
+    more after train returned: a third line, "stopped by SIGHUP before `leviathan train` finished ...; run the same
+    command again", and exit 129. The stop is now the verb's once delivered: train's lines only, exit 0."""
+    import os
+    import signal
+    import time
+
+    from leviathan.train import loop
+
+    stop = getattr(signal, signame)
+    if signal.getsignal(stop) is signal.SIG_IGN:
+        pytest.skip(f"{signame} is ignored in this process (nohup): no verb handles it")
+    package = tmp_path / "e160_import"
+    package.mkdir()
+    (package / "__init__.py").write_text(f"import os, signal, time\nos.kill(os.getpid(), signal.{signame})\n"
+                                         f"for _ in range(20):\n    time.sleep(0.001)\n")
+    monkeypatch.syspath_prepend(str(tmp_path))
+    real_check, real_model = loop.check_run_config, loop.initial_model
+
+    def check_importing(cfg):  # before train's stop flag: the CLI's handler holds the stop over this import
+        import e160_import  # noqa: F401
+        return real_check(cfg)
+
+    def slow_model(cfg):  # the held stop is delivered again (after 0.05 s) while the model is built
+        time.sleep(0.5)
+        return real_model(cfg)
+
+    monkeypatch.setattr(loop, "check_run_config", check_importing)
+    monkeypatch.setattr(loop, "initial_model", slow_model)
+    try:
+        status = main(["train", *run_overrides(data), "--run-dir", str(tmp_path / "run"), "--quiet"])
+    finally:
+        sys.modules.pop("e160_import", None)
+    err = capsys.readouterr().err
+    assert status == 0, err
+    assert err.count("stopped by") == 1 and f"stopped by {signame} before the first step of this session" in err, err
+    assert "run the same command again" not in err and not (tmp_path / "run").exists(), err

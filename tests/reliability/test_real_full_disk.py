@@ -363,3 +363,31 @@ def test_a_checkpoint_that_does_not_fit_is_named_a_full_disk(data, finished_run,
     assert FULL in line and "could not save the checkpoint of step" in line, line
     assert {k: v for k, v in tree_hashes(run).items() if "checkpoints" in k} == \
         {k: v for k, v in before.items() if "checkpoints" in k}
+
+
+def test_every_public_write_onto_a_read_only_or_full_disk_is_the_verbs_line(data, swept, tmp_path, small_disk):
+    """Round 17 (E145, E149, E152, E153, E154): ``write_report``, ``train`` and ``prepare`` onto a read-only or a
+    full disk raised the raw OSError ("[Errno 30] Read-only file system: 'ro/rep'", prepare's "'ro/.d.lock'",
+    "[Errno 28] No space left on device: 'full/rep/loss_curves.png'", or a path in prepare's temporary folder). Each is
+    an ``errors.StorageError`` naming the folder asked for, the problem and the fix with the API's argument."""
+    from leviathan.data.prepare import prepare
+    from leviathan.errors import StorageError
+    from leviathan.experiments.report import write_report
+    from leviathan.run_config import load_run_config
+    from leviathan.train.loop import train
+
+    read_only, full = small_disk(64 * 1024), small_disk(64 * 1024)
+    subprocess.run(["mount", "-o", "remount,ro", str(read_only)], check=True)
+    (full / "filler").write_bytes(b"\0" * (64 * 1024 - 8192))
+    corpus, cfg = write_corpus(tmp_path / "corpus", num_docs=4), load_run_config(None, run_overrides(data))
+    cases = [(lambda: write_report(swept, read_only / "rep", num_bootstrap=5), f"'{read_only}/rep': read-only"),
+             (lambda: prepare(corpus, read_only / "d", "bpe:300", progress=False), f"'{read_only}/d' (its lock file"),
+             (lambda: write_report(swept, full / "rep", num_bootstrap=5), f"'{full}/rep"),
+             (lambda: train(cfg, full / "run", quiet=True), f"'{full}/run"),
+             (lambda: prepare(corpus, full / "d", "bpe:300", progress=False), f"'{full}/d")]
+    for call, said in cases:
+        with pytest.raises(StorageError) as caught:
+            call()
+        line = str(caught.value)
+        assert line.startswith(said) and line.endswith(("(out_dir)", "(run_dir)")), line
+        assert said.startswith(f"'{read_only}") or FULL in line, line

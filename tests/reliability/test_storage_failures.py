@@ -692,3 +692,54 @@ def test_the_python_apis_writes_meet_storage_failures_in_the_verbs_words(data, t
         assert isinstance(caught.value, UserError) and isinstance(caught.value, OSError) and caught.value.errno
         assert str(caught.value).startswith(where) and said in str(caught.value), str(caught.value)
     assert sorted(p.name for p in tmp_path.iterdir()) == ["afile"]
+
+
+def test_every_public_write_of_the_python_api_meets_storage_failures_in_the_verbs_words(data, finished_run, swept,
+                                                                                         tmp_path):
+    """Round 17 (E278, E280, E282, E287, E290, E291): ``write_report``, ``train``, ``to_hf``, ``prepare``,
+    ``run_sweep`` (and ``write_record``, of the same kind) given a 300-byte name or a path under a file raised the raw OSError ("[Errno 36] File name too long",
+    NotADirectoryError, FileExistsError from prepare's lock) where the CLI says one line with the fix. Each is an
+    ``errors.StorageError`` (``storage.api_write``): the path, the problem and the fix naming the API's argument."""
+    from leviathan.checkpoint import load_model
+    from leviathan.errors import StorageError
+    from leviathan.experiments.machinery.grid import load_grid
+    from leviathan.experiments.machinery.embedding_files import record_of_run, write_record
+    from leviathan.experiments.machinery.sweep import run_sweep
+    from leviathan.data.prepare import prepare
+    from leviathan.experiments.report import write_report
+    from leviathan.hf.export import to_hf
+    from leviathan.run_config import load_run_config
+    from leviathan.train.loop import train
+    from reliability_support import one_run_grid
+
+    (tmp_path / "afile").write_text("a file")
+    long, under = tmp_path / ("n" * 260), tmp_path / "afile"
+    grid, cfg = load_grid(str(one_run_grid(data, tmp_path))), load_run_config(None, run_overrides(data))
+    corpus = write_corpus(tmp_path / "corpus", num_docs=4)
+    too_long, in_the_way = "the file name is too long for the file system; choose a shorter name", "in the way"
+    cases = [(lambda: write_report(swept, long, num_bootstrap=5), too_long, "(out_dir)"),
+             (lambda: write_report(swept, under / "rep", num_bootstrap=5), in_the_way, "(out_dir)"),
+             (lambda: train(cfg, long, quiet=True), too_long, "(run_dir)"),
+             (lambda: to_hf(load_model(str(finished_run))[0], long), too_long, "(out_dir)"),
+             (lambda: prepare(corpus, under / "d", "bpe:300", progress=False), in_the_way, "(out_dir)"),
+             (lambda: run_sweep(grid, under / "sw"), in_the_way, "(out_dir)"),
+             (lambda: run_sweep(grid, long), too_long, "(out_dir)"),
+             (lambda: write_record(long / "r.json", record_of_run(str(finished_run))), too_long, "(path)")]
+    for call, said, option in cases:
+        with pytest.raises(StorageError) as caught:
+            call()
+        line = str(caught.value)
+        assert line.startswith(f"'{tmp_path}") and said in line and line.endswith(option), line
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["afile", "corpus", "g.yaml"]
+
+
+def test_a_verb_whose_api_write_fails_names_the_verbs_option_not_the_apis_argument(swept, tmp_path):
+    """Round 17: the CLI verbs call the API writes that now raise ``StorageError`` worded for the API ("(out_dir)");
+    the verb's line still names its own option (``cli.one_line_errors`` words it again for the verb), in a real
+    process."""
+    from reliability_support import cli_error
+
+    (tmp_path / "afile").write_text("a file")
+    line = cli_error(["report", swept, "--out", tmp_path / "afile" / "rep", "--bootstrap", "5"])
+    assert line == (f"error: '{tmp_path}/afile': a file is in the way where a folder is expected; remove or rename "
+                    f"that file, or choose another location (--out)"), line

@@ -458,3 +458,37 @@ runpy.run_path({str(SCRIPT)!r}, run_name="__main__")
     done = run()
     assert done.returncode == 2 and "no space left on device" in done.stderr, done.stderr
     assert {p.name: p.read_bytes() for p in (dest / "g").iterdir()} == before
+
+
+@pytest.mark.parametrize("signame", ["SIGTERM", "SIGINT"])
+def test_a_stop_once_the_files_are_in_place_says_the_work_is_complete(tmp_path, signame):
+    """Round 17 (E387): a SIGTERM that came while collect_results.py put a grid's files in place was delivered once
+    they were there, whole, and the line said "stopped ... before ... finished ...; run the same command again", the
+    "SWEEP -> DEST/g (N rows)" line unprinted. The stop is now said after the work: the rows line, then one line that
+    the work is complete, exit 128 + the signal's number."""
+    import os
+    import subprocess
+    import sys
+
+    sweep = _sweep(tmp_path / "a", [{"name": f"r{i}", "loss": 1.0} for i in range(3)])
+    script = tmp_path / "stop.py"  # the stop arrives inside the write that puts the files in place
+    script.write_text(f"""import os, runpy, signal, sys
+import leviathan.io
+real = leviathan.io.atomic_write_together
+def write(files, *a, **k):
+    real(files, *a, **k)
+    if any(str(path).startswith({str(tmp_path / "d")!r}) for path in files):  # not the staging folder's writes
+        os.kill(os.getpid(), signal.{signame})
+leviathan.io.atomic_write_together = write
+sys.argv = [{str(SCRIPT)!r}, {str(sweep)!r}, "--dest", {str(tmp_path / "d")!r}]
+runpy.run_path({str(SCRIPT)!r}, run_name="__main__")
+""")
+    done = subprocess.run([sys.executable, str(script)], capture_output=True, text=True, timeout=120,
+                          env={**os.environ, "PYTHONPATH": str(SCRIPT.parents[1] / "src")})
+    name = "Ctrl-C (SIGINT)" if signame == "SIGINT" else signame
+    assert done.stdout == f"{sweep} -> {tmp_path / 'd' / 'g'} (3 rows)\n", (done.stdout, done.stderr)
+    assert done.stderr == (f"stopped by {name} as `python scripts/collect_results.py` was ending, after it had "
+                           f"finished: its work is complete (what it printed and wrote stands); nothing needs running "
+                           f"again\n"), done.stderr
+    assert done.returncode == (130 if signame == "SIGINT" else 143)
+    assert _names(tmp_path / "d" / "g" / "results.jsonl") == ["r0", "r1", "r2"]

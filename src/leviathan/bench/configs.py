@@ -6,6 +6,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Optional
 
+from ..errors import UserError
 from ..model.config import ModelConfig
 from ..presets import preset
 from .data import default_cache_dir
@@ -74,6 +75,17 @@ def _width_config(width: int, heads: int) -> BenchConfig:
 
 CONFIGS.update({c.name: c for c in (_width_config(32, 2), _width_config(64, 4), _width_config(128, 8))})
 WIDTH_CONFIGS = ("o200k-d32L6", "o200k-d64L6", "o200k-d128L6")
+
+
+def check_configs_once(configs: tuple[str, ...]) -> None:
+    """UserError naming a configuration listed twice (``--config tiny,tiny``, or one of ``experiments`` or ``widths``
+    named beside the group): it was benchmarked twice, two timings printed, and the table kept one of them (issue 30
+    round 17, D342)."""
+    twice = next((c for i, c in enumerate(configs) if c in configs[:i]), None)
+    if twice is not None:
+        groups = [g for g, members in (("experiments", EXPERIMENT_CONFIGS), ("widths", WIDTH_CONFIGS)) if twice in members]
+        within = f" (the group {groups[0]!r} includes it)" if groups else ""
+        raise UserError(f"--config names {twice!r} twice{within}; name each configuration once")
 
 
 @dataclass

@@ -12,7 +12,7 @@ import torch
 
 from ..errors import UserError
 from ..io import hardware_info, load_average
-from .configs import CONFIGS, SECTIONS, BenchOptions
+from .configs import CONFIGS, SECTIONS, BenchOptions, check_configs_once
 from .data import TokenData, bench_tokenizer, token_stream
 from .report import evaluate_targets
 from .sections import decode, generator, hf, memory, modes, train, width
@@ -59,6 +59,8 @@ def run_benchmark(opts: BenchOptions, log: Callable[[str], None] = print) -> dic
     bad = [c for c in opts.configs if c not in CONFIGS]
     if bad:
         raise UserError(f"unknown config(s) {', '.join(bad)}; choose from {', '.join(CONFIGS)}")
+    check_configs_once(opts.configs)
+    decode.check_decode_tokens(opts)  # before the data and the models (round 17, D339)
     result: dict = {"environment": environment(), "quick": opts.quick, "sections": {}}
     t_start = time.perf_counter()
 

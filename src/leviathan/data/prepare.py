@@ -71,6 +71,7 @@ from .meta_digest import DIGESTS, field_digests
 from .sources import Source, SourceStats, open_source
 from .tokenizer import (BUILTIN_ENCODINGS, Tokenizer, check_bpe_vocab_size, load_tokenizer, split_for_threads,
                         train_bpe)
+from ..storage import api_write
 
 __all__ = ["prepare", "prepare_eval_text", "dtype_for_vocab", "FORMAT_VERSION", "META_FILE", "FREQ_FILE"]
 
@@ -446,6 +447,7 @@ def _resolve_tokenizer(tokenizer, bpe_vocab_size) -> tuple[Tokenizer | None, int
     return tok, None, tok.name
 
 
+@api_write("prepare()", "out_dir")
 def prepare(
     source,
     out_dir: str | os.PathLike,

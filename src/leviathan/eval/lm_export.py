@@ -10,8 +10,10 @@ from pathlib import Path
 
 from ..errors import UserError
 from .hf_tokenizer import PROBE_TEXT, write_hf_tokenizer
+from ..storage import api_write
 
 
+@api_write("export_for_harness", "out_dir")
 def export_for_harness(model, tokenizer, out_dir: str | os.PathLike, *, overwrite: bool = True) -> Path:
     """Plain-Llama HF directory (baked input side) + a transformers tokenizer for ``model``."""
     from ..hf.export import to_plain_llama

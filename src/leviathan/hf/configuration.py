@@ -85,6 +85,7 @@ class LeviathanConfig(PretrainedConfig):
         super().__post_init__(**kwargs)
         self._check_dtype()
         self.to_model_config()  # validate with ModelConfig's messages
+        self._check_token_ids()  # of vocab_size, checked above
 
     def _check_dtype(self) -> None:
         """config.json's ``dtype`` names a floating type a model's weights load in: ``float8_e4m3fn`` ended in
@@ -96,6 +97,21 @@ class LeviathanConfig(PretrainedConfig):
         if name not in LOADABLE_DTYPES:
             raise ConfigError(f"dtype {name!r} is not a type the weights load in; write one of "
                               f"{', '.join(LOADABLE_DTYPES)} as config.json's dtype (the export writes float32)")
+
+    def _check_token_ids(self) -> None:
+        """``bos_token_id``, ``eos_token_id`` (an id or a list of them) and ``pad_token_id`` are None or ids of the
+        model's vocabulary: ``from_native(m, bos_token_id=999)`` on 300 ids, ``eos_token_id=-5`` and ``pad_token_id=1.5``
+        were taken and written into config.json and generation_config.json without a word (issue 30 round 17, E419,
+        E420); generation would then stop on, or pad with, a token the model cannot emit or read."""
+        for name in ("bos_token_id", "eos_token_id", "pad_token_id"):
+            value = getattr(self, name, None)
+            ids = value if name == "eos_token_id" and isinstance(value, (list, tuple)) else [value]
+            bad = next((i for i in ids if i is not None and (isinstance(i, bool) or not isinstance(i, int)
+                                                             or not 0 <= i < self.vocab_size)), "ok")
+            if bad != "ok":
+                raise ConfigError(f"{name} {bad!r} is not a token id of this model (whole numbers 0 to "
+                                  f"{self.vocab_size - 1}, its vocabulary of {self.vocab_size:,}); pass the id of its "
+                                  f"tokenizer's token (such as its end-of-text id), or None")
 
     # ---- conversions ---------------------------------------------------------------------------
     def to_model_config(self) -> ModelConfig:

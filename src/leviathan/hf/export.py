@@ -45,7 +45,7 @@ from ..model.embedding import TableEmbedding
 from ..model.llama import CausalLM
 from ..ownership import CONTAINERS, check_not_inside, check_replaceable, listed_files, replaced_folder, write_marker
 from ..removal import remove_tree, warn_left
-from ..storage import storage_oserror
+from ..storage import api_write, storage_oserror
 from .configuration import LeviathanConfig
 from .model_card import Training, native_card
 from .modeling import LeviathanForCausalLM
@@ -263,6 +263,7 @@ def _check_model(model: Any, writer: str) -> None:
                         f"{type(model).__name__} {model!r:.60}")
 
 
+@api_write("to_hf", "out_dir")
 def to_hf(model: CausalLM | LeviathanForCausalLM, out_dir: str | os.PathLike, tokenizer: Any = None, *,
           overwrite: bool = False, training: Training | None = None) -> Path:
     """Write ``model`` as a leviathan Hugging Face directory (config.json, model.safetensors, README.md [+ tokenizer]),
@@ -298,6 +299,7 @@ def _check_shard_size(value: Any) -> None:
                         f"{value!r}")
 
 
+@api_write("to_plain_llama", "out_dir")
 def to_plain_llama(model: CausalLM | LeviathanForCausalLM, out_dir: str | os.PathLike, tokenizer: Any = None, *,
                    overwrite: bool = False, max_shard_size: str = "5GB", training: Training | None = None,
                    also_write: Callable[[Path], None] | None = None,

@@ -70,10 +70,12 @@ from .state import Checkpointer, RunFolder, TrainState, load_resume, restore
 from .summary import TrainSummary
 from .step import NonFiniteLossError, TrainParts, autocast_dtype, train_step
 from .validate import Validator
+from ..storage import api_write
 
 __all__ = ["train", "NonFiniteLossError", "TrainSummary"]
 
 
+@api_write("train()", "run_dir")
 def train(cfg: RunConfig, run_dir: str | os.PathLike, resume: str | None = None, *,
           quiet: bool = False) -> TrainSummary:
     """Train ``cfg`` into ``run_dir``; ``resume`` is None (fresh), ``"auto"`` or a checkpoint path; a ``TrainSummary``.

@@ -8,6 +8,7 @@ from typing import Callable
 
 import torch
 
+from ...errors import UserError
 from ...generation import Decoder, generate
 from ..configs import CONFIGS, BenchConfig, BenchOptions
 from ..data import TokenData
@@ -59,13 +60,37 @@ def bench_decode(bc: BenchConfig, prompt: torch.Tensor, new_tokens: int, repeats
     return out
 
 
+PROMPT_TOKENS = 32  # the decode prompt: the first ids of the configuration's token stream
+
+
+def _room(name: str) -> int:
+    """How many tokens ``name``'s model decodes after the prompt before it runs out of positions."""
+    return CONFIGS[name].model("dense_tied").max_position_embeddings - PROMPT_TOKENS
+
+
+def check_decode_tokens(opts: BenchOptions) -> None:
+    """UserError when ``--decode-tokens`` is more than a selected configuration's model has positions for after the
+    prompt: ``bench --only decode --config tiny --decode-tokens 1000000000`` was taken and decoded on past the 64
+    positions without end, where ``generate`` stops at them (issue 30 round 17, D339). Checked before any work."""
+    if "decode" not in opts.sections or opts.decode_tokens is None:
+        return
+    over = [name for name in dict.fromkeys(opts.configs) if opts.decode_tokens > _room(name)]
+    if over:
+        room = min(_room(name) for name in over)
+        raise UserError(f"--decode-tokens {opts.decode_tokens:,} is more than configuration {over[0]!r} has positions "
+                        f"for ({room + PROMPT_TOKENS} positions, {PROMPT_TOKENS} of them the prompt's); pass "
+                        f"--decode-tokens {room} or fewer")
+
+
 def run(opts: BenchOptions, data: dict[str, TokenData], log: Callable[[str], None]) -> dict:
     out = {}
+    check_decode_tokens(opts)
     for name in opts.configs:
         bc = CONFIGS[name]
-        new = opts.decode_tokens or {"paper": 8 if opts.quick else 32}.get(name, 16 if opts.quick else 128)
+        default = {"paper": 8 if opts.quick else 32}.get(name, 16 if opts.quick else 128)
+        new = opts.decode_tokens or min(default, _room(name))  # tiny's 64 positions: 32 after the prompt (D339)
         reps = opts.repeats_for(9, 2)
-        prompt = torch.from_numpy(data[name].stream[:32].copy()).view(1, -1)
+        prompt = torch.from_numpy(data[name].stream[:PROMPT_TOKENS].copy()).view(1, -1)
         log(f"[decode] {name}: {new} new tokens after a {prompt.shape[1]}-token prompt, {reps} repeats ...")
         out[name] = bench_decode(bc, prompt, new, reps, opts.warmup)
     return out

@@ -33,11 +33,13 @@ from ..staged import staged_output
 from .analysis import ARM, DENSE, AblationResult, Arm, ArmSummary, collect, load_sweep, pair_arms, summarize
 from .figures import fig_gap
 from .markdown import markdown
+from ...storage import api_write
 
 __all__ = ["ARM", "DENSE", "AblationResult", "Arm", "ArmSummary", "collect", "fig_gap", "load_sweep", "markdown",
            "pair_arms", "summarize", "write_ablation_report"]
 
 
+@api_write("write_ablation_report", "out")
 def write_ablation_report(paths: list[str | Path], out: str | Path, command: str = "leviathan report --ablation") -> Path:
     """Write ``out/README.md`` (tables), ``out/ablations.json`` (every number) and ``out/gap_*.png``; a hand-written
     ``out/findings.md`` (one paragraph per finding) is kept and opens the README, so regenerating loses no prose."""

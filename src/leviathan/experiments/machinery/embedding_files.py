@@ -37,6 +37,7 @@ from .provenance import CodeProvenance, code_provenance, data_provenance
 from .record_checks import record_problem, written_types_problem
 from .results import RESULTS, dumps, read_results
 from .sweep_grid import read_sweep_grid
+from ...storage import api_write
 
 EMBEDDINGS = "embeddings"  # the records' folder beside results.jsonl
 
@@ -163,6 +164,7 @@ def _looks_like_record(path: Path) -> bool:
     return isinstance(raw, dict) and _RECORD_KEYS <= set(raw) and isinstance(raw["format"], int)
 
 
+@api_write("write_record", "path")
 def write_record(path: str | os.PathLike, record: EmbeddingRecord, flag: str = "--out") -> Path:
     """Write ``record`` to ``path`` atomically (strict JSON, one space of indent); its folder is created. A file
     there that is not a record is refused (``check_record_target``)."""
@@ -313,6 +315,7 @@ def read_record_of(path: Path, run: str) -> EmbeddingRecord:
     return record
 
 
+@api_write("write_sweep_records", "dest")
 def write_sweep_records(sweep: str | os.PathLike, dest: str | os.PathLike | None = None,
                         data_dir: str | os.PathLike | None = None, options: RecordOptions | None = None,
                         redo: bool = False, log: Callable[[str], None] = print) -> list[Path]:

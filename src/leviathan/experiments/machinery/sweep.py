@@ -60,6 +60,7 @@ from .shards import shard_of
 from ...eval.result import EvalResult
 from .results import (RESULTS, BucketResult, ResultRow, TrainingCurve, append_result, json_safe,
                       read_results)
+from ...storage import api_write
 
 
 TRAIN_SUMMARY = "sweep_train.json"
@@ -562,6 +563,7 @@ def nothing_selected(grid: Grid, only) -> str:
             f"--list`), and check --regime / --shard")
 
 
+@api_write("run_sweep", "out_dir")
 def run_sweep(grid: Grid, out_dir: str | os.PathLike, options: SweepOptions = SweepOptions(),
               log: Callable[[str], None] = print) -> list[ResultRow]:
     """Train and evaluate the grid's runs that ``options`` select and that have no row yet; the rows appended now.

@@ -35,10 +35,12 @@ from .arguments import check_report_arguments
 from .analysis import Analysis, analyze, comparison_table
 from .figures import FIGURE_NAMES, draw_figures
 from .markdown import render_markdown
+from ...storage import api_write
 
 __all__ = ["COMPARISONS", "Analysis", "analyze", "comparison_table", "render_markdown", "write_report"]
 
 
+@api_write("write_report", "out_dir")
 def write_report(results: str | os.PathLike | list, out_dir: str | os.PathLike, eval_set: str = "val",
                  num_bootstrap: int = 1000, ci: float = 0.95, seed: int = 0, ladder: str | None = None,
                  lr_sweep: str | os.PathLike | list | None = None,
