@@ -422,6 +422,9 @@ def train_bpe(texts: Iterable[str], vocab_size: int, *, min_frequency: int = 2,
         raise UserError(f"train_bpe takes an iterable of texts, got one {type(texts).__name__} ({texts!r:.40}), which "
                         f"would be read as one text per character; pass a list of texts, e.g. [text]")
     vocab_size = check_bpe_vocab_size(vocab_size)
+    from ..commands.values import check_switches
+
+    check_switches("train_bpe", show_progress=show_progress)  # 'no' was the tokenizers library's TypeError (E434)
     if name is not None and (not isinstance(name, str) or not name.strip()):  # saved, then refused by its reader (E433)
         raise UserError(f"train_bpe's name is the tokenizer's spec recorded in meta.json and checkpoints: a text such "
                         f"as 'bpe:{vocab_size}', or None for that default; got {type(name).__name__} {name!r:.40}")
