@@ -1316,6 +1316,22 @@ def test_a_copied_sweep_folder_without_grid_json_names_the_missing_grid_json(dat
     assert tree_hashes(sweep_copy) == before
 
 
+def test_a_copied_sweep_folder_whose_grid_json_lists_no_runs_names_grid_json(data, sweep_copy, tmp_path):
+    """Round 17 (D317): grid.json's runs edited to [] in a copy of a sweep folder was blamed on the copy ("would
+    write over grid.json, results.jsonl, runs ... its leviathan_output.json was written in another folder"), while
+    the same copy with grid.json intact resumes; the line names grid.json and what is wrong with it."""
+    from reliability_support import cli_error
+
+    recorded = json.loads((sweep_copy / "grid.json").read_text())
+    (sweep_copy / "grid.json").write_text(json.dumps({**recorded, "runs": []}))
+    before = tree_hashes(sweep_copy)
+    line = cli_error(["sweep", "--grid", grid_file(tmp_path, data), "--out", sweep_copy])
+    assert f"'{sweep_copy}' holds a sweep's results.jsonl and runs" in line, line
+    assert "but a grid.json that lists no runs (edited, or replaced" in line and "would write over" not in line, line
+    assert "put the sweep's grid.json back" in line, line
+    assert tree_hashes(sweep_copy) == before
+
+
 @pytest.mark.parametrize("change, said", [
     (lambda r: r.update(regime="scaling", regimes=["scaling"]), "a-dense_untied-s0: regimes: ['scaling'] in the row, "
                                                                 "['iso_body'] now"),
