@@ -178,6 +178,22 @@ def test_lm_eval_scores_an_export_as_its_run_and_refuses_a_swapped_file(finished
     assert f"'{hf}/tokenizer.json' is not the file `leviathan export` wrote there" in line
 
 
+def test_a_step_tokenizer_json_without_its_record_is_named_not_the_data(run_copy):
+    """Round 17 (E121): state.json's record of tokenizer.json deleted and another tokenizer.json put in its place:
+    eval read it, and blamed the data ("'data1' was prepared with a different one"), with a fix (prepare the corpus
+    with that tokenizer) that spreads the damage. A file the reader uses that state.json does not record, in a step
+    folder whose state.json records its files, is refused by name."""
+    step = run_copy / "checkpoints" / "step-00000004"
+    state = json.loads((step / "state.json").read_text())
+    del state["files"]["tokenizer.json"]
+    (step / "state.json").write_text(json.dumps(state))
+    tokenizer = json.loads((step / "tokenizer.json").read_text())
+    (step / "tokenizer.json").write_text(json.dumps(tokenizer, indent=1))  # another file, the same tokenizer
+    line = cli_error(["eval", run_copy, "--max-tokens", "64"])
+    assert f"'{step}/tokenizer.json' is not recorded in state.json, which fingerprints every file saved with the " \
+           f"checkpoint" in line and "prepared with a different one" not in line, line
+
+
 def test_an_edited_export_is_told_a_fix_that_export_takes(exported, finished_run, tmp_path):
     """Round 17 (E325): lm-eval of an export whose config.json was edited was refused with "export the checkpoint
     again (leviathan export RUN EXP --overwrite)", which export then refused (the export holds a file changed since
