@@ -87,18 +87,15 @@ def json_lines_kind(lines: list[Any]) -> str | None:
     return None
 
 
-def settings_kind(raw: Any) -> str | None:
+def settings_kind(raw: Any, run_keys: frozenset[str]) -> str | None:
     """What YAML settings ``raw`` are: a grid (it has sizes or experiments) or a run config (every key one of
-    RunConfig's); None otherwise."""
+    ``run_keys``, RunConfig's top-level keys: passed in, as this module sits below the config readers); None
+    otherwise."""
     if not isinstance(raw, dict) or not raw:
         return None
     if any(key in raw for key in GRID_MARKS):
         return "a sweep grid (read by `leviathan sweep --grid`)"
-    from dataclasses import fields
-
-    from .run_config import RunConfig  # here: the run config is heavier than this recogniser
-
-    if all(key in {f.name for f in fields(RunConfig)} for key in raw):
+    if run_keys and all(key in run_keys for key in raw):
         return "a train run config (read by `leviathan train --config`)"
     return None
 
@@ -118,8 +115,9 @@ def folder_kind(folder: str | os.PathLike) -> str | None:
     return None
 
 
-def file_kind(path: str | os.PathLike) -> str | None:
-    """What the file or folder ``path`` is (module docstring); None when it is none of the product's kinds."""
+def file_kind(path: str | os.PathLike, run_keys: frozenset[str] = frozenset()) -> str | None:
+    """What the file or folder ``path`` is (module docstring); None when it is none of the product's kinds.
+    ``run_keys``: RunConfig's top-level keys, to name a run config (left out: a YAML file is named only as a grid)."""
     path = Path(path)
     if os.path.isdir(path):
         return folder_kind(path)
@@ -129,7 +127,7 @@ def file_kind(path: str | os.PathLike) -> str | None:
         data = path.read_bytes()[:1 << 20]
     except OSError:
         return None
-    return _text_kind(data)
+    return _text_kind(data, run_keys)
 
 
 def _token_file(path: Path) -> str | None:
@@ -144,7 +142,7 @@ def _token_file(path: Path) -> str | None:
     return None
 
 
-def _text_kind(data: bytes) -> str | None:
+def _text_kind(data: bytes, run_keys: frozenset[str]) -> str | None:
     """What a file of text ``data`` is: a JSON object, JSON lines or YAML settings of a known kind."""
     try:
         text = data.decode("utf-8-sig")
@@ -162,6 +160,6 @@ def _text_kind(data: bytes) -> str | None:
     import yaml
 
     try:
-        return settings_kind(yaml.safe_load(text))
+        return settings_kind(yaml.safe_load(text), run_keys)
     except yaml.YAMLError:
         return None
