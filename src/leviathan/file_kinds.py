@@ -150,16 +150,16 @@ def _text_kind(data: bytes, run_keys: frozenset[str]) -> str | None:
         return None
     try:
         return json_kind(json.loads(text))
-    except ValueError:
+    except (ValueError, RecursionError):  # RecursionError: nested too deeply to read (thousands of '[')
         pass
     lines = [line for line in text.splitlines() if line.strip()][:2]
     try:
         return json_lines_kind([json.loads(line) for line in lines])
-    except ValueError:
+    except (ValueError, RecursionError):
         pass
     import yaml
 
     try:
         return settings_kind(yaml.safe_load(text), run_keys)
-    except yaml.YAMLError:
+    except (yaml.YAMLError, RecursionError):  # not YAML, or nested too deeply to read: none of the kinds
         return None

@@ -34,7 +34,7 @@ def _json_file(data: bytes) -> str | None:
     named)."""
     try:
         what = json_kind(json.loads(data))
-    except ValueError:
+    except (ValueError, RecursionError):  # nested too deeply: left to the YAML reader, which names it
         return None
     return None if what is None else "is " + what
 
@@ -45,7 +45,7 @@ def _json_lines(data: bytes) -> str | None:
     lines = [line for line in data.splitlines() if line.strip()]
     try:
         first = [json.loads(line) for line in lines[:2]]
-    except ValueError:
+    except (ValueError, RecursionError):
         return None
     if len(first) < 2 or not all(isinstance(value, dict) for value in first):
         return None

@@ -123,3 +123,20 @@ def test_sweep_reuse_of_a_folder_that_is_not_a_sweep_is_refused_before_out_is_ma
     proc = cli(["sweep", "--grid", grid, "--out", tmp_path / "sw", "--reuse", data])  # a real process
     assert proc.returncode == 2 and "is a prepared data folder (written by" in one_error(proc.stderr)
     assert not (tmp_path / "sw").exists()
+
+
+def test_a_file_nested_too_deeply_given_as_results_or_a_config_is_one_line(capsys, tmp_path):
+    """Found while fixing round 17 (fix18b): 100,000 '[' given to ``report`` as results was a RecursionError traceback
+    in ``jsonl.read_json_lines`` (and the recogniser, and ``other_file``, parse the file too). The line is a damaged
+    row with a warning, then the one error; as a config the YAML reader's "nested too deeply" line stands."""
+    deep = tmp_path / "deep.txt"
+    deep.write_text("[" * 100_000)
+    from leviathan.cli import main
+
+    assert main(["report", str(deep), "--out", str(tmp_path / "rep")]) == 2
+    err = capsys.readouterr().err
+    assert "Traceback" not in err and "line 1 is nested too deeply to read" in err, err
+    assert err.splitlines()[-1] == (f"error: no result rows in {str(deep)!r}; pass a sweep output dir or its "
+                                    f"results.jsonl (written by `leviathan sweep`)"), err
+    assert "nested too deeply to read" in _fails(capsys, ["train", "--config", deep, "--run-dir", tmp_path / "run"])
+    assert not (tmp_path / "rep").exists() and not (tmp_path / "run").exists()

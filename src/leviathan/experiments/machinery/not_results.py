@@ -28,12 +28,13 @@ def other_file(path: str | os.PathLike, values: list[tuple[int, Any]], bad: list
     from ...file_kinds import file_kind
     from ...run_config import RunConfig
 
-    if (kind := file_kind(path, frozenset(f.name for f in fields(RunConfig)))) is not None:  # a run config, a grid, a token file, ... (round 17, D289-D291, E29)
+    # a run config, a grid, a token file, ... (round 17, D289-D291, E29)
+    if (kind := file_kind(path, frozenset(f.name for f in fields(RunConfig)))) is not None:
         return f"it is {kind}"
     if bad and not any("UTF-8" in why for _, why in bad):
         try:
             whole = json.loads(open(path, encoding="utf-8-sig").read())
-        except (OSError, ValueError):
+        except (OSError, ValueError, RecursionError):
             whole = None
         if whole is not None:
             kind = {"dict": "object", "list": "array"}.get(type(whole).__name__, "value")
