@@ -518,14 +518,14 @@ def rewrite(folder: Path, said=lambda path: None) -> list[Path]:
         what = "is a file" if folder.is_file() else missing(folder)
         raise UserError(f"--rewrite {str(folder)!r} {what}; pass the folder whose results files to make portable "
                         f"(e.g. results/)")
-    changed, seen = [], 0
+    changed, seen, left = [], 0, 0
     for path in sorted(folder.rglob("*.json*")):
         if not path.is_file() or _fingerprinted(path, folder):
             continue
         if not _ours(path):
             if path.name in REWRITTEN and _damaged(path):  # leviathan's name, unreadable content: say so (T197,
                 print(f"warning: left {str(path)!r} as it is: {_damaged(path)}", file=sys.stderr)  # T198)
-                seen += 1
+                seen, left = seen + 1, left + 1
             continue
         seen += 1
         text = path.read_text("utf-8-sig")  # a byte order mark some editors save (round 11, R52) is dropped
@@ -534,6 +534,7 @@ def rewrite(folder: Path, said=lambda path: None) -> list[Path]:
                if (verb := _live_output(path, folder)) else _changed_values(text, path.suffix == ".jsonl"))
         if why is not None:
             print(f"warning: left {str(path)!r} as it is: {why}", file=sys.stderr)
+            left += 1
             continue
         if path.suffix == ".jsonl":
             new = _portable_jsonl(text)
@@ -552,9 +553,19 @@ def rewrite(folder: Path, said=lambda path: None) -> list[Path]:
         raise UserError(f"--rewrite {str(folder)!r} holds no results file leviathan wrote ({names} or an embeddings "
                         f"record); nothing was rewritten; pass a results folder (e.g. results/)")
     if not changed:
-        print(f"nothing to rewrite: the {seen} results file(s) under {str(folder)!r} hold no machine path",
-              file=sys.stderr)
+        print(_nothing_rewritten(folder, seen, left), file=sys.stderr)
     return changed
+
+
+def _nothing_rewritten(folder: Path, seen: int, left: int) -> str:
+    """The summary when no file was rewritten. Issue 30 round 17 (E187): after a warning that results.jsonl (holding
+    a machine path) was left as it is, the summary said all the files "hold no machine path"; the files left are
+    counted apart from those that truly hold none."""
+    if not left:
+        return f"nothing to rewrite: the {seen} results file(s) under {str(folder)!r} hold no machine path"
+    rest = f"; the other {seen - left} hold no machine path" if seen > left else ""
+    return (f"nothing rewritten under {str(folder)!r}: {left} of its {seen} results file(s) were left as they are "
+            f"(the warnings above say why){rest}")
 
 
 def main(argv=None) -> int:

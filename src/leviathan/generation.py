@@ -34,7 +34,7 @@ def sample_next_token(logits: torch.Tensor, temperature: float = 1.0, top_k: int
     if temperature < torch.finfo(torch.float32).tiny:  # 0, or a temperature float32 holds as 0 (1e-300): greedy
         check_a_likeliest(logits)
         return logits.argmax(dim=-1)
-    logits = logits.float()
+    given, logits = logits, logits.float()
     # shifted so the largest is 0 before the division: a tiny temperature (1e-300, 1e-39) turned the logits into
     # +-inf, softmax into NaN and torch.multinomial into a RuntimeError (issue 30 round 11, S79); the same
     # distribution otherwise (softmax, top-k and top-p do not see a shift)
@@ -56,8 +56,19 @@ def sample_next_token(logits: torch.Tensor, temperature: float = 1.0, top_k: int
     except RuntimeError as e:  # NaN logits: "probability tensor contains either inf, nan or element < 0" (B117)
         if "probability tensor" not in str(e):
             raise
-        raise ValueError("the logits hold NaN or inf, so no token can be sampled (a diverged or damaged model?); "
-                         "check the model's weights, or pass temperature=0 for the likeliest token") from None
+        raise ValueError(_unsampleable(given)) from None
+
+
+def _unsampleable(logits: torch.Tensor) -> str:
+    """Why ``logits`` cannot be sampled from, and the fix. Issue 30 round 17 (E405): the line offered "pass
+    temperature=0 for the likeliest token" for all-NaN logits, where no token is likelier than another (greedy
+    returned id 0); it is offered only where the logits hold inf and no NaN, which argmax does rank."""
+    if torch.isnan(logits).any():
+        return ("the logits hold NaN, so no token can be sampled or is likelier than another (a diverged or damaged "
+                "model?); check the model's weights (a checkpoint from before the loss diverged, or one that loads "
+                "without damage)")
+    return ("the logits hold inf, so no token can be sampled (a diverged or damaged model?); check the model's "
+            "weights, or pass temperature=0 for the likeliest token")
 
 
 def check_a_likeliest(logits: torch.Tensor) -> None:

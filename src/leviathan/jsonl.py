@@ -40,6 +40,8 @@ def read_json_lines(path: str | os.PathLike) -> tuple[list[tuple[int, Any]], lis
             values.append((number, json.loads(text)))
         except ValueError:
             bad.append((number, "is not a whole JSON value (cut short or damaged)"))
+        except RecursionError:  # thousands of '[': a RecursionError traceback (found in round 17's fix18b)
+            bad.append((number, "is nested too deeply to read (hundreds of levels), so it is no leviathan row"))
     return values, bad
 
 

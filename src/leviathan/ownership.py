@@ -155,6 +155,15 @@ def _sha256(path: Path) -> str:
     return h.hexdigest()
 
 
+def export_again(folder: str | os.PathLike) -> str:
+    """How to make an export whose files changed (edited, swapped, missing) again, as the fix of a line that finds
+    it. ``export --overwrite`` replaces only an export whose files are exactly the ones it wrote (``check_replaceable``),
+    so the line offered "leviathan export RUN DIR --overwrite", which export then refused (issue 30 round 17, E325,
+    E326): the edited export is deleted by hand first."""
+    return f"delete the edited export and export the checkpoint again (rm -r {_quote(folder)}; leviathan export RUN " \
+           f"{_quote(folder)})"
+
+
 def check_output_files(folder: str | os.PathLike, fix: str, names: Iterable[str] | None = None) -> None:
     """UserError unless every file ``folder``'s marker fingerprints is there and is the file the verb wrote (a folder
     whose marker records no digests, or that has no marker, is not checked). Companion files swapped between exports

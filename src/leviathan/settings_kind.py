@@ -1,6 +1,6 @@
 """What a file given as YAML settings (``--config``, ``--grid``) plainly is when it is something else.
 
-    what = not_settings(data)    # "holds results rows, one JSON object a line (a sweep's results.jsonl)", or None
+    what = not_settings(data)    # "is a sweep's results.jsonl (written by `leviathan sweep`: ...)", or None
 
 A results.jsonl given as ``train --config`` was "not valid YAML (expected '<document start>', but found '{' ...);
 correct it where named" (issue 30 round 9, M116): true, but the fix is another file, not an edit. A file of JSON
@@ -15,20 +15,7 @@ from __future__ import annotations
 import json
 
 from .data.binary import binary_kind
-
-_JSON_LINES = (  # (keys every object of the file has, what the file then is)
-    ({"name", "variant", "seed", "params"}, "results rows, one JSON object a line (a sweep's results.jsonl)"),
-    ({"step", "tokens"}, "training metrics, one JSON object a line (a run's metrics.jsonl)"),
-)
-
-
-_JSON_FILES = (  # (keys a JSON object has, what the file then is): the JSON files leviathan writes
-    ({"base_overrides", "eval_options", "runs"}, "is a sweep's grid.json (the record of a grid it ran)"),
-    ({"format", "step", "loader", "rng"}, "is a checkpoint's state.json"),
-    ({"splits", "vocab_size", "eot_id"}, "is a prepared data folder's meta.json"),
-    ({"run", "definitions", "probes"}, "is an embeddings record (leviathan analyze embeddings)"),
-    ({"format", "verb", "files"}, "is a verb's ownership marker (leviathan_output.json)"),
-)
+from .file_kinds import GRID_MARKS, json_kind, json_lines_kind
 
 
 def not_settings(data: bytes) -> str | None:
@@ -43,16 +30,13 @@ def not_settings(data: bytes) -> str | None:
 
 
 def _json_file(data: bytes) -> str | None:
-    """What a JSON object leviathan writes is (a config may be written in JSON: only these layouts are named)."""
+    """What a JSON object leviathan writes is (a config may be written in JSON: only ``file_kinds``' layouts are
+    named)."""
     try:
-        value = json.loads(data)
-    except ValueError:
+        what = json_kind(json.loads(data))
+    except (ValueError, RecursionError):  # nested too deeply: left to the YAML reader, which names it
         return None
-    if isinstance(value, dict):
-        for keys, what in _JSON_FILES:
-            if keys <= set(value):
-                return what
-    return None
+    return None if what is None else "is " + what
 
 
 def _json_lines(data: bytes) -> str | None:
@@ -61,17 +45,13 @@ def _json_lines(data: bytes) -> str | None:
     lines = [line for line in data.splitlines() if line.strip()]
     try:
         first = [json.loads(line) for line in lines[:2]]
-    except ValueError:
+    except (ValueError, RecursionError):
         return None
     if len(first) < 2 or not all(isinstance(value, dict) for value in first):
         return None
-    for keys, what in _JSON_LINES:
-        if all(keys <= set(value) for value in first):
-            return "holds " + what
+    if (what := json_lines_kind(first)) is not None:
+        return "is " + what
     return f"holds JSON lines ({len(lines):,} lines, one JSON object each)"
-
-
-_GRID_MARKS = ("sizes", "experiments")  # what only a grid has: the models and the regimes it sweeps
 
 
 def other_settings_file(raw: dict, expected: str, path, run_keys=frozenset(), grid_keys=frozenset()) -> str | None:
@@ -82,12 +62,16 @@ def other_settings_file(raw: dict, expected: str, path, run_keys=frozenset(), gr
     "unknown key batch_tokens in grid" (C264), where a meta.json or a state.json given there is named for what it is
     (C265, C266). Called where a key of ``raw`` is unknown to ``expected``, so a file of the expected kind is never
     named otherwise."""
-    marks = [key for key in _GRID_MARKS if key in raw]
+    marks = [key for key in GRID_MARKS if key in raw]
     if expected == "run config" and marks:
         return (f"config file {str(path)!r} is a sweep grid (it has {' and '.join(marks)}), not a run config; run it "
                 f"with `leviathan sweep --grid {path}`, or give train a run config (--config tiny, or a run's "
                 f"config.yaml)")
     only_run = sorted(str(key) for key in raw if key in run_keys and key not in grid_keys)
+    if expected == "grid" and only_run and not marks and path is None:  # load_grid(dict) named 'None' (round 17, E300)
+        return (f"the grid given (a dict) is a run config (it has {', '.join(only_run[:3])}), not a grid; give "
+                f"load_grid a grid (with sizes and experiments), or write these settings to a YAML file and train it "
+                f"with `leviathan train --config FILE`")
     if expected == "grid" and only_run and not marks:
         return (f"grid file {str(path)!r} is a run config (a `leviathan train --config` file: it has "
                 f"{', '.join(only_run[:3])}), not a grid; train it with `leviathan train --config {path}`, or name it "

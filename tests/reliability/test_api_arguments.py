@@ -164,3 +164,34 @@ def test_an_empty_path_is_not_the_current_folder_to_the_model_loaders(tmp_path, 
     for load, name in ((load_adopted, "load_adopted's path"), (load_model, "load_model's path")):
         with pytest.raises(UserError, match=f"{name} is an empty path"):
             load("")
+
+
+def test_train_bpes_show_progress_is_a_switch_named_as_one():
+    """E434: ``train_bpe(texts, 300, show_progress='no')`` was the tokenizers library's "'str' object is not an
+    instance of 'bool'", naming no argument, where vocab_size and min_frequency are named."""
+    from leviathan.data.tokenizer import train_bpe
+
+    with pytest.raises(TypeError, match=r"train_bpe: show_progress must be True or False, got 'no'; pass "
+                                        r"show_progress=True or show_progress=False"):
+        train_bpe(["hello world"] * 50, 300, show_progress="no")
+
+
+def test_nan_logits_are_not_told_to_sample_greedily(finished_run):
+    """E405: all-NaN logits were refused with "... or pass temperature=0 for the likeliest token", and greedy
+    decoding of them returns id 0: no token is likelier. The advice stays for logits with inf and no NaN. The
+    logits are the finished run's model's, with its weights made NaN (a diverged model)."""
+    import torch
+
+    from leviathan.checkpoint.read import load_model
+    from leviathan.generation import sample_next_token
+
+    model, _ = load_model(str(finished_run))
+    with torch.no_grad():
+        for p in model.parameters():
+            p.fill_(float("nan"))
+        logits = model(torch.tensor([[1, 2, 3]]))[0][:, -1]
+    with pytest.raises(ValueError) as caught:
+        sample_next_token(logits)
+    assert "the logits hold NaN" in str(caught.value) and "temperature=0" not in str(caught.value), caught.value
+    with pytest.raises(ValueError, match="the logits hold inf, .*or pass temperature=0 for the likeliest token"):
+        sample_next_token(torch.tensor([[0.0, float("inf"), 1.0]]))

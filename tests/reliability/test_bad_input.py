@@ -520,12 +520,13 @@ def test_a_data_or_sweep_folder_given_as_the_checkpoint_is_named_for_what_it_is(
 
 
 @pytest.mark.parametrize("name, what", [
-    ("results.jsonl", "holds results rows, one JSON object a line (a sweep's results.jsonl)"),
-    ("metrics.jsonl", "holds training metrics, one JSON object a line (a run's metrics.jsonl)"),
+    ("results.jsonl", "is a sweep's results.jsonl (written by `leviathan sweep`: results rows, one JSON object a line)"),
+    ("metrics.jsonl", "is a run's metrics.jsonl (written by `leviathan train`: training metrics, one JSON object a "
+                      "line)"),
     ("checkpoints/step-00000004/model.safetensors", "is a safetensors file (a model's weights)"),
     ("checkpoints/step-00000004/optimizer.pt", "is a zip archive (PyTorch saves its .pt files as one)"),
     # round 10 (Q149): a JSON file leviathan writes ("unknown key 'path' in RunConfig; did you mean 'data.path'?")
-    ("checkpoints/step-00000004/state.json", "is a checkpoint's state.json"),
+    ("checkpoints/step-00000004/state.json", "is a checkpoint's state.json (written by `leviathan train`)"),
     ("leviathan_output.json", "is a verb's ownership marker (leviathan_output.json)"),
 ])
 def test_a_file_that_is_not_settings_given_as_the_config_is_named_for_what_it_is(capsys, finished_run, tmp_path,

@@ -1020,7 +1020,7 @@ def test_round_12s_python_api_values_are_refused_with_their_range(finished_run, 
             sample_next_token(logits, **kwargs)
         with pytest.raises(ValueError, match=re.escape(words)):
             Decoder(model, **{"temperature": 1.0, **kwargs})
-    with pytest.raises(ValueError, match="the logits hold NaN or inf"):
+    with pytest.raises(ValueError, match="the logits hold NaN, so no token can be sampled or is likelier"):
         sample_next_token(torch.full((1, 300), float("nan")))
     with pytest.raises(TypeError, match="use_cache must be True or False, got 'no'"):
         generate(model, [5], 3, use_cache="no")

@@ -178,6 +178,40 @@ def test_lm_eval_scores_an_export_as_its_run_and_refuses_a_swapped_file(finished
     assert f"'{hf}/tokenizer.json' is not the file `leviathan export` wrote there" in line
 
 
+def test_a_step_tokenizer_json_without_its_record_is_named_not_the_data(run_copy):
+    """Round 17 (E121): state.json's record of tokenizer.json deleted and another tokenizer.json put in its place:
+    eval read it, and blamed the data ("'data1' was prepared with a different one"), with a fix (prepare the corpus
+    with that tokenizer) that spreads the damage. A file the reader uses that state.json does not record, in a step
+    folder whose state.json records its files, is refused by name."""
+    step = run_copy / "checkpoints" / "step-00000004"
+    state = json.loads((step / "state.json").read_text())
+    del state["files"]["tokenizer.json"]
+    (step / "state.json").write_text(json.dumps(state))
+    tokenizer = json.loads((step / "tokenizer.json").read_text())
+    (step / "tokenizer.json").write_text(json.dumps(tokenizer, indent=1))  # another file, the same tokenizer
+    line = cli_error(["eval", run_copy, "--max-tokens", "64"])
+    assert f"'{step}/tokenizer.json' is not recorded in state.json, which fingerprints every file saved with the " \
+           f"checkpoint" in line and "prepared with a different one" not in line, line
+
+
+def test_an_edited_export_is_told_a_fix_that_export_takes(exported, finished_run, tmp_path):
+    """Round 17 (E325): lm-eval of an export whose config.json was edited was refused with "export the checkpoint
+    again (leviathan export RUN EXP --overwrite)", which export then refused (the export holds a file changed since
+    it wrote it: E326). The fix named is one export takes: delete the edited export by hand, then export again."""
+    from reliability_support import cli
+
+    ex = Path(shutil.copytree(exported, tmp_path / "ex"))
+    config = json.loads((ex / "config.json").read_text())
+    (ex / "config.json").write_text(json.dumps({**config, "rms_norm_eps": 0.5}))
+    line = cli_error(["lm-eval", ex, "--tasks", "piqa", "--limit", "2", "--data-root", _piqa_root(tmp_path / "t")])
+    fix = f"delete the edited export and export the checkpoint again (rm -r {ex}; leviathan export RUN {ex})"
+    assert "config.json' is not the file `leviathan export` wrote there" in line and fix in line, line
+    assert "--overwrite" not in line, line
+    shutil.rmtree(ex)  # the fix, as named
+    proc = cli(["export", finished_run, ex])
+    assert proc.returncode == 0, proc.stderr
+
+
 def test_lm_eval_on_an_export_without_its_marker_says_so_and_refuses_a_tokenizer_the_model_cannot_hold(
         finished_run, tmp_path):
     """Round 5 left this: with the marker deleted, an export reads as a folder of transformers' own, so its files

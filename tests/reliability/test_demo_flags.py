@@ -24,6 +24,8 @@ pytestmark = [pytest.mark.reliability]
     (["--batch-tokens", "100", "--seq-len", "32"],
      "error: --batch-tokens 100 is not a multiple of 96 (3 sequences of --seq-len 32 per micro batch): give "
      "--batch-tokens 96 or 192"),  # A129
+    # round 17 (E339): checked only once the corpus was prepared (a 32,768-id BPE trained first)
+    (["--preset", "nope"], "error: --preset: unknown preset 'nope'"),
 ])
 def test_demo_refuses_its_flags_in_its_own_words(tmp_path, flags, words):
     line = cli_error(["demo", "--run-dir", tmp_path / "dm", "--data-dir", tmp_path / "dd", *flags, "--quiet"])

@@ -247,8 +247,8 @@ def test_a_file_that_is_recognisably_not_results_is_named_so_without_row_warning
     from leviathan.errors import UserError
     from leviathan.experiments.machinery.results import read_results
 
-    for path, what in ((data / "meta.json", "it is one JSON object over "),
-                       (finished_run / "metrics.jsonl", "its lines are JSON objects without a run's name")):
+    for path, what in ((data / "meta.json", "it is a prepared data folder's meta.json (written by `leviathan prepare`)"),
+                       (finished_run / "metrics.jsonl", "it is a run's metrics.jsonl (written by `leviathan train`")):
         with pytest.raises(UserError) as caught:
             read_results(path)
         said = str(caught.value)
@@ -257,5 +257,5 @@ def test_a_file_that_is_recognisably_not_results_is_named_so_without_row_warning
         assert capsys.readouterr().err == ""
     proc = cli(["report", finished_run / "metrics.jsonl", "--out", finished_run.parent / "never"])
     assert proc.returncode == 2 and proc.stderr.count("\n") == 1, proc.stderr  # the error line alone
-    assert "which is not a results file: its lines are JSON objects without a run's name" in proc.stderr
+    assert "which is not a results file: it is a run's metrics.jsonl (written by `leviathan train`" in proc.stderr
     assert not (finished_run.parent / "never").exists()

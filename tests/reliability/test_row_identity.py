@@ -777,7 +777,10 @@ def test_a_fair_shot_report_of_a_grid_given_as_a_file_says_how_to_name_it_before
     "unknown grid 'tiny'" after four figures were written: the planned arms come from the grid by name. The grid is
     looked up before any file is written, and the line names the file the sweep read and where a grid found by name
     goes; put there, the report is written."""
-    line = fails(capsys, "report", sweep_copy, "--fair-shot", sweep_copy, "--out", tmp_path / "r", "--bootstrap", "5")
+    committed = Path(shutil.copytree(sweep_copy, tmp_path / "committed"))  # the round re-examined (E277: not itself)
+    recorded = json.loads((sweep_copy / "grid.json").read_text())  # the file the sweep read, gone since (E277: a
+    (sweep_copy / "grid.json").write_text(json.dumps({**recorded, "path": str(tmp_path / "gone.yaml")}))  # file there
+    line = fails(capsys, "report", sweep_copy, "--fair-shot", committed, "--out", tmp_path / "r", "--bootstrap", "5")
     assert (f"--fair-shot: the round's planned arms come from its grid, found by the name grid.json records, and no grid "
             f"is named 'tiny' (the sweep read it from ") in line, line
     assert "copy that grid file to configs/experiments/tiny.yaml and run the report from the folder holding" in line
@@ -785,7 +788,25 @@ def test_a_fair_shot_report_of_a_grid_given_as_a_file_says_how_to_name_it_before
     (tmp_path / "configs" / "experiments").mkdir(parents=True)
     grid_file(tmp_path / "configs" / "experiments", data).rename(tmp_path / "configs" / "experiments" / "tiny.yaml")
     monkeypatch.chdir(tmp_path)
-    assert main(["report", str(sweep_copy), "--fair-shot", str(sweep_copy), "--out", str(tmp_path / "r"),
+    assert main(["report", str(sweep_copy), "--fair-shot", str(committed), "--out", str(tmp_path / "r"),
+                 "--bootstrap", "5"]) == 0
+    assert "## The fair-shot round" in (tmp_path / "r" / "report.md").read_text()
+
+
+def test_a_fair_shot_report_reads_the_grid_file_grid_json_records_and_refuses_its_own_round(capsys, swept, sweep_copy,
+                                                                                            tmp_path, monkeypatch):
+    """Round 17 (E277): ``write_report('sw1', out, fair_shot='sw1')`` run beside g1.yaml, the file grid.json records,
+    said "no grid is named 'g1' ...; copy that grid file to configs/experiments/": the recorded file was not looked
+    at, and the misuse (the round reported given as the committed round it re-examines) was not named. The recorded
+    file is read when it is there and names the grid; the round itself as --fair-shot is refused first."""
+    line = fails(capsys, "report", sweep_copy, "--fair-shot", sweep_copy / "results.jsonl", "--out", tmp_path / "r")
+    assert f"--fair-shot (fair_shot) '{sweep_copy}/results.jsonl' is the round being reported: the fair-shot rules " \
+           f"compare this round with the committed round it re-examines; pass that round's results folder" in line
+    assert not (tmp_path / "r").exists()
+    committed = Path(shutil.copytree(sweep_copy, tmp_path / "committed"))
+    monkeypatch.chdir(swept.parent.parent)  # where grid.json's path, 'identity0/grid.yaml', names the file read
+    assert Path(json.loads((sweep_copy / "grid.json").read_text())["path"]).is_file()
+    assert main(["report", str(sweep_copy), "--fair-shot", str(committed), "--out", str(tmp_path / "r"),
                  "--bootstrap", "5"]) == 0
     assert "## The fair-shot round" in (tmp_path / "r" / "report.md").read_text()
 
@@ -1313,6 +1334,22 @@ def test_a_copied_sweep_folder_without_grid_json_names_the_missing_grid_json(dat
     line = cli_error(["sweep", "--grid", grid_file(tmp_path, data), "--out", sweep_copy])
     assert f"'{sweep_copy}' holds a sweep's results.jsonl and runs" in line and "but no grid.json" in line, line
     assert "put the sweep's grid.json back" in line and "no leviathan verb made it" not in line, line
+    assert tree_hashes(sweep_copy) == before
+
+
+def test_a_copied_sweep_folder_whose_grid_json_lists_no_runs_names_grid_json(data, sweep_copy, tmp_path):
+    """Round 17 (D317): grid.json's runs edited to [] in a copy of a sweep folder was blamed on the copy ("would
+    write over grid.json, results.jsonl, runs ... its leviathan_output.json was written in another folder"), while
+    the same copy with grid.json intact resumes; the line names grid.json and what is wrong with it."""
+    from reliability_support import cli_error
+
+    recorded = json.loads((sweep_copy / "grid.json").read_text())
+    (sweep_copy / "grid.json").write_text(json.dumps({**recorded, "runs": []}))
+    before = tree_hashes(sweep_copy)
+    line = cli_error(["sweep", "--grid", grid_file(tmp_path, data), "--out", sweep_copy])
+    assert f"'{sweep_copy}' holds a sweep's results.jsonl and runs" in line, line
+    assert "but a grid.json that lists no runs (edited, or replaced" in line and "would write over" not in line, line
+    assert "put the sweep's grid.json back" in line, line
     assert tree_hashes(sweep_copy) == before
 
 

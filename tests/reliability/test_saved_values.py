@@ -364,6 +364,35 @@ def test_an_adopted_folders_generator_settings_edited_to_text_are_refused_by_nam
         type(model).from_pretrained(tmp_path / "adopted")  # the adopted class, as transformers' Auto classes load it
 
 
+@pytest.mark.parametrize("edit, said", [
+    ({"norm": "yes"}, "leviathan_generator holds a setting the generator refuses (norm must be true or false, got "
+                      "'yes'): config.json was edited or damaged; restore it from a copy"),  # E174
+    ({"form": "khronos"}, "lacks 2 of the generator's tensors (model.embed_tokens.knot_log_scale, "),  # E175
+    ({"center": True}, "lacks 1 of the generator's tensors (model.embed_tokens.center) that config.json's "
+                       "leviathan_generator asks for, while it holds the generator's other tensors: config.json's "
+                       "settings were edited"),  # E177
+], ids=["norm-text", "form", "center"])
+def test_an_adopted_folders_edited_generator_settings_name_config_json(tmp_path, edit, said):
+    """Round 17 (E174, E175, E177): config.json's generator settings edited were blamed elsewhere: a value the
+    generator refuses got adopt()'s fix ("pick values LeviathanGenerator accepts"), and a form or center that needs
+    tensors the file lacks was called "a folder re-saved by transformers without leviathan", with re-adopting as the
+    fix. Both now name config.json as edited and say to restore it; a real re-save keeps its own line."""
+    from transformers import LlamaConfig
+
+    from leviathan.errors import UserError
+    from leviathan.hf import adopt, load_adopted
+
+    cfg = LlamaConfig(vocab_size=300, hidden_size=32, intermediate_size=64, num_hidden_layers=1,
+                      num_attention_heads=2, num_key_value_heads=2)
+    adopt(cfg, seed_dim=8, modes=2, knots=8, rank=4).save_pretrained(tmp_path / "adopted")
+    config = tmp_path / "adopted" / "config.json"
+    _edit(config, lambda c: c["leviathan_generator"].update(edit))
+    with pytest.raises(UserError) as info:
+        load_adopted(tmp_path / "adopted")
+    assert said in str(info.value) and "re-saved by transformers" not in str(info.value), str(info.value)
+    assert "config.json" in str(info.value) and "restore" in str(info.value), str(info.value)
+
+
 @pytest.mark.parametrize("model_type", ["mistral", "gpt2"])
 def test_an_adopted_folder_whose_model_type_was_edited_is_refused(tmp_path, model_type):
     """Round 8 left (A21, A22): config.json's model_type edited to mistral or gpt2 loaded as the Llama the adoption

@@ -631,3 +631,20 @@ def test_two_sizes_that_are_one_model_once_defaults_are_filled_in_are_refused(da
     assert not (tmp_path / "sw").exists()
     grid.write_text(grid.read_text().replace(spelt, spelt.replace("2", "1").replace("8", "4")))
     assert len(load_grid(grid).runs) == 4  # another model: 1 kv head, or heads of 4
+
+def test_a_sizes_whole_float_is_read_as_its_integer_like_the_grids_base(data, tmp_path):
+    """Round 17 (E226): a size ``{preset: cpu-tiny, hidden_size: 32.0}`` was refused as "model.hidden_size must be a
+    positive integer, got 32.0", where the grid's base, its eval section and train's overrides read a whole float as
+    its integer (round 16, C156): one setting, one rule. The listed runs are those of ``hidden_size: 32``."""
+    from reliability_support import cli, one_run_grid
+
+    listed = []
+    for value in ("32", "32.0"):
+        folder = tmp_path / value
+        folder.mkdir()
+        grid = one_run_grid(data, folder)
+        grid.write_text(grid.read_text().replace("a: cpu-tiny", f"a: {{preset: cpu-tiny, hidden_size: {value}}}"))
+        proc = cli(["sweep", "--grid", grid, "--out", folder / "sw", "--list"])
+        assert proc.returncode == 0, proc.stderr
+        listed.append(proc.stdout)
+    assert listed[0] == listed[1] and "a-dense_tied-s0" in listed[0]

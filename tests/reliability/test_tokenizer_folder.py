@@ -49,7 +49,8 @@ def test_an_edited_tokenizer_record_of_an_export_names_how_to_make_it_again(data
     record = json.loads((ex / "leviathan_tokenizer.json").read_text())
     (ex / "leviathan_tokenizer.json").write_text(json.dumps({**record, "eot_id": 5}))
     line = _prepare(data, ex, tmp_path / "pp")
-    assert f"export the checkpoint again (leviathan export RUN {ex} --overwrite)" in line, line
+    assert f"delete the edited export and export the checkpoint again (rm -r {ex}; leviathan export RUN {ex})" \
+        in line, line
 
 
 def test_a_run_folder_as_tokenizer_names_its_newest_step_folder(data, finished_run, tmp_path):

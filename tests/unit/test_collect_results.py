@@ -286,6 +286,21 @@ def test_rewrite_leaves_a_file_whose_values_it_would_change_and_a_verbs_live_out
     assert json.loads((res / "ok" / "results.jsonl").read_text())["run_dir"] == "runs/r0"
 
 
+def test_rewrite_that_left_every_file_does_not_say_they_hold_no_machine_path(collect, tmp_path, capsys):
+    """Round 17 (E187): --rewrite of a sweep folder whose row holds an absolute run_dir warned that results.jsonl and
+    grid.json were left as they are (the sweep's own output), then summed up "nothing to rewrite: the 2 results
+    file(s) ... hold no machine path", false for results.jsonl. The files left are counted apart."""
+    sweep = tmp_path / "sw"
+    sweep.mkdir()
+    (sweep / "results.jsonl").write_text('{"name": "r0", "variant": "v", "run_dir": "/x/sw/runs/r0"}\n')
+    (sweep / "leviathan_output.json").write_text(json.dumps({"format": 1, "verb": "sweep", "files": None}))
+    assert collect.main(["--rewrite", str(sweep)]) == 0
+    err = capsys.readouterr().err
+    assert f"nothing rewritten under '{sweep}': 1 of its 1 results file(s) were left as they are (the warnings " \
+           f"above say why)" in err, err
+    assert "hold no machine path" not in err, err
+
+
 def test_rewrite_of_a_folder_without_results_files_says_so(collect, tmp_path, capsys):
     """Round 15 (B22): --rewrite of a prepared data folder printed nothing, exit 0."""
     data = tmp_path / "data_rw"

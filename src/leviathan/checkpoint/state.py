@@ -269,6 +269,19 @@ def _no_repeats(pairs: list[tuple[str, Any]]) -> dict:
     return out
 
 
+def _check_unrecorded(path: Path) -> None:
+    """UserError when ``path``, a file a reader uses from a step folder whose state.json fingerprints its files, is
+    there but not recorded: train records every file it saves with the step, so it was added later, or its record
+    was deleted from state.json. Issue 30 round 17 (E121): tokenizer.json's record deleted and another run's
+    tokenizer.json swapped in was read, and the data was blamed ("data1 was prepared with a different one"), with a
+    fix that spread the damage (prepare the corpus with the swapped tokenizer)."""
+    if path.is_file():
+        raise UserError(f"{str(path)!r} is not recorded in {STATE_FILE}, which fingerprints every file saved with "
+                        f"the checkpoint: the file was added after the save, or its record was deleted from "
+                        f"{STATE_FILE}; restore the step folder from a copy, or move it out of checkpoints/ to go on "
+                        f"from the previous one")
+
+
 def verify_companions(step_dir: str | os.PathLike, state: StepState, names: Iterable[str] | None = None) -> None:
     """UserError unless each file ``names`` lists (None: every recorded one) that state.json fingerprints is the file
     saved with it (sha256). A recorded file that is missing is refused too; files of a folder saved before
@@ -277,6 +290,8 @@ def verify_companions(step_dir: str | os.PathLike, state: StepState, names: Iter
         return
     step_dir = Path(step_dir)
     wanted = list(state.files) if names is None else [n for n in names if n in state.files]
+    for name in [] if names is None else [n for n in names if n not in state.files]:
+        _check_unrecorded(step_dir / name)
     for name in wanted:
         path = step_dir / name
         if not path.is_file():

@@ -84,6 +84,10 @@ def run(args) -> int:
         raise UserError("no grid given; pass --grid NAME (or a grid YAML path); `leviathan sweep --grids` lists them")
     check_repeated_overrides(args.overrides)
     grid = load_grid(args.grid, data_dir=args.data_dir, seeds=args.seeds, overrides=args.overrides)
+    if args.reuse:  # before --out is made (round 17, D298, D299, D303)
+        from ..experiments.machinery.reuse import check_reuse_sources
+
+        check_reuse_sources(args.reuse)
     out = args.out or f"runs/{grid.name}"
     presweep = None if args.presweep is None else load_grid(args.presweep, data_dir=args.data_dir,
                                                              overrides=args.overrides)

@@ -422,6 +422,9 @@ def train_bpe(texts: Iterable[str], vocab_size: int, *, min_frequency: int = 2,
         raise UserError(f"train_bpe takes an iterable of texts, got one {type(texts).__name__} ({texts!r:.40}), which "
                         f"would be read as one text per character; pass a list of texts, e.g. [text]")
     vocab_size = check_bpe_vocab_size(vocab_size)
+    from ..commands.values import check_switches
+
+    check_switches("train_bpe", show_progress=show_progress)  # 'no' was the tokenizers library's TypeError (E434)
     if name is not None and (not isinstance(name, str) or not name.strip()):  # saved, then refused by its reader (E433)
         raise UserError(f"train_bpe's name is the tokenizer's spec recorded in meta.json and checkpoints: a text such "
                         f"as 'bpe:{vocab_size}', or None for that default; got {type(name).__name__} {name!r:.40}")
@@ -539,24 +542,23 @@ def _check_export_companions(directory: Path) -> None:
     of another preparation copied into an export was taken by ``prepare --tokenizer EXPORT`` and ``load_tokenizer``
     without a word, while eval of the same folder refuses it (issue 30 round 15, A195). A step folder's are checked
     against its state.json (``_check_step_companions``: B280, A197)."""
-    from ..ownership import check_output_files
+    from ..ownership import check_output_files, export_again
 
     if not (directory / "state.json").is_file():
-        check_output_files(directory, f"export the checkpoint again (leviathan export RUN {directory} --overwrite), "
-                                      f"or pass the run's step folder as the tokenizer",
+        check_output_files(directory, f"{export_again(directory)}, or pass the run's step folder as the tokenizer",
                            (TOKENIZER_FILE, INFO_FILE))
 
 
 def _recreate(directory: Path) -> str:
     """How to make ``directory``'s tokenizer files again: "re-create it" said not how (round 15, A196, A42)."""
-    from ..ownership import read_marker
+    from ..ownership import export_again, read_marker
 
     try:
         marker = read_marker(directory)
     except UserError:
         marker = None
     if marker is not None and marker.verb == "export":
-        return f"re-create it: export the checkpoint again (leviathan export RUN {directory} --overwrite)"
+        return f"re-create it: {export_again(directory)}"
     if (directory / "state.json").is_file():
         return "re-create it: restore the step folder from a copy, or use another step of the run"
     if (directory / "meta.json").is_file():

@@ -50,7 +50,7 @@ from typing import Any, Sequence
 
 from ..errors import UserError, missing
 from ..ownership import (CONTAINERS, MARKER, check_apart, check_claim, check_not_inside, check_output_files,
-                         check_replaceable, mark, read_marker)
+                         check_replaceable, export_again, mark, read_marker)
 from .hflm import fitting_hflm, offline_env
 from .lm_export import export_for_harness, is_hf_dir, verify_export
 from .tasks import TASKS, check_present, prepare_tasks, resolve_tasks, task_data_root
@@ -283,13 +283,11 @@ def _check_hf_folder(src: Path) -> None:
         print(f"note: {str(src)!r} holds no {MARKER}, so its files are evaluated as they are, not checked against "
               f"the fingerprints `leviathan export` records", file=sys.stderr)
     else:
-        check_output_files(src, f"export the checkpoint again (leviathan export RUN {src} --overwrite), or evaluate "
-                                f"the run folder itself")
+        check_output_files(src, f"{export_again(src)}, or evaluate the run folder itself")
     ids, rows = _tokenizer_size(src), _config_vocab(src)
     if rows is not None and rows < 1:  # round 8 (K20): -5 blamed the tokenizer
         raise UserError(f"{str(src / 'config.json')!r}: field 'vocab_size' is {rows}, not a vocabulary size (>= 1): "
-                        f"config.json was edited or damaged; export the checkpoint again (leviathan export RUN "
-                        f"{src} --overwrite)")
+                        f"config.json was edited or damaged; {export_again(src)}")
     if ids is not None and rows is not None and ids > rows:
         raise UserError(f"the tokenizer of {str(src)!r} has {ids:,} ids but the model's config.json has vocab_size "
                         f"{rows:,}: they come from different models; put the model's own tokenizer in the folder")

@@ -60,7 +60,7 @@ from transformers import initialization as hf_init
 
 from ..errors import UserError
 from ..io import publish
-from ..model.generator import LeviathanGenerator
+from ..model.generator import GENERATOR_FORMS, GENERATOR_INITS, LeviathanGenerator
 from ..positions import model_positions
 from .adoption_table import check_fit_table
 from .adoption_fit import Fit, FitReport, as_fit, bucket_fits, fit_to_table, row_weights, text_ids, text_loss
@@ -138,12 +138,7 @@ class _AdoptedMixin:
             missing = sorted(k for k in info["missing_keys"] if k.startswith(prefix))
             if missing:
                 source = args[0] if args else kwargs.get("pretrained_model_name_or_path")
-                raise UserError(
-                    f"{source} has {CONFIG_KEY} in config.json but lacks {len(missing)} of the generator's tensors "
-                    f"({', '.join(missing[:3])}{', ...' if len(missing) > 3 else ''}), so the generator would be "
-                    "random (a folder re-saved by transformers without leviathan keeps only the baked table); load "
-                    "it as the table model with transformers.AutoModelForCausalLM.from_pretrained, and "
-                    "leviathan.hf.adopt(model, fit=Fit(...)) to start a generator from that table")
+                raise UserError(_missing_generator_tensors(source, missing, len(generator.state_dict())))
         return (model, info) if output_loading_info else model
 
     def _generator_prefix(self) -> str:
@@ -225,6 +220,42 @@ def _settings(generator_settings: dict[str, Any]) -> dict[str, Any]:
         raise UserError(f"unknown generator setting(s) {unknown}; choose among {', '.join(SETTINGS)} "
                         "(LeviathanGenerator's arguments, paper defaults)")
     return dict(generator_settings)
+
+
+def _missing_generator_tensors(source: Any, missing: list[str], total: int) -> str:
+    """The line for a saved folder whose file lacks ``missing`` of the generator's ``total`` tensors. None of them: a
+    folder re-saved by transformers alone (the baked table only). Some: config.json's ``leviathan_generator`` was
+    edited (form 'khronos' for 'paper', center true for false: settings that need tensors these weights never had),
+    or the weights file lost them; that was blamed on a transformers re-save and answered with re-adopting (issue 30
+    round 17, E175, E177). Footgun: the two causes look alike from the folder, so the line names both."""
+    shown = f"{', '.join(missing[:3])}{', ...' if len(missing) > 3 else ''}"
+    if len(missing) < total:
+        return (f"{source} lacks {len(missing)} of the generator's tensors ({shown}) that config.json's {CONFIG_KEY} "
+                f"asks for, while it holds the generator's other tensors: config.json's settings were edited (they are "
+                f"not the ones saved with these weights), or the weights file lost them; restore config.json (or the "
+                f"weights) from a copy")
+    return (f"{source} has {CONFIG_KEY} in config.json but lacks {len(missing)} of the generator's tensors "
+            f"({shown}), so the generator would be random (a folder re-saved by transformers without leviathan keeps "
+            "only the baked table); load it as the table model with transformers.AutoModelForCausalLM.from_pretrained, "
+            "and leviathan.hf.adopt(model, fit=Fit(...)) to start a generator from that table")
+
+
+def _check_saved_values(settings: dict[str, Any], where: str) -> None:
+    """UserError naming config.json when its generator settings are ones the generator refuses: ``norm: 'yes'`` was
+    "invalid generator setting ...; pick values LeviathanGenerator accepts", a fix for ``adopt``'s caller, where the
+    cause is an edited file (issue 30 round 17, E174). The generator's own checks, without building it."""
+    from ..model.generator import _check_settings
+
+    params = inspect.signature(LeviathanGenerator).parameters
+    given = {name: settings.get(name, p.default) for name, p in params.items()}
+    try:
+        _check_settings(**{k: v for k, v in given.items() if k not in ("init", "form")})
+        for name, allowed in (("init", GENERATOR_INITS), ("form", GENERATOR_FORMS)):
+            if given[name] not in allowed:
+                raise ValueError(f"{name} must be one of {allowed}, got {given[name]!r}")
+    except ValueError as e:
+        raise UserError(f"{where}: {CONFIG_KEY} holds a setting the generator refuses ({e}): config.json was edited or "
+                        f"damaged; restore it from a copy, or adopt the original model again") from None
 
 
 def _check_saved_settings(settings: Any, where: str = "the model's config") -> None:
@@ -435,6 +466,7 @@ def load_adopted(path: str | os.PathLike, **from_pretrained_kwargs: Any) -> PreT
         raise UserError(f"{path} is not an adopted model (its config.json has no {CONFIG_KEY!r}); load it with "
                         "transformers.AutoModelForCausalLM.from_pretrained, or adopt it after loading")
     _check_saved_settings(getattr(config, CONFIG_KEY), str(path / "config.json"))
+    _check_saved_values(getattr(config, CONFIG_KEY), str(path / "config.json"))
     base = _base_class(config)
     _check_model_type(config, base, path / "config.json")
     try:

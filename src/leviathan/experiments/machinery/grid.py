@@ -169,13 +169,15 @@ def read_vocab_size(data_dir: Path) -> int | None:
 
 
 def _size_model(name: str, size: SizeSpec, vocab_size: int) -> dict:
-    """The ModelConfig fields of a size entry (its preset's, then its own), checked."""
+    """The ModelConfig fields of a size entry (its preset's, then its own), checked and read as a config file's
+    (``hidden_size: 32.0`` is 32: it was refused as "model.hidden_size must be a positive integer, got 32.0" where the
+    grid's base and the overrides read it as 32 by round 16's rule, C156; round 17, E226)."""
     spec = dict(size.fields)
     fields = preset_dict(spec.pop("preset")) if "preset" in spec else {}
     fields.update(spec)
     fields["vocab_size"] = vocab_size
-    from_dict(ModelConfig, fields, prefix=f"sizes.{name}.")  # validate every key now
-    return fields
+    read = to_dict(from_dict(ModelConfig, fields, prefix=f"sizes.{name}."))  # validate every key now
+    return {key: read[key] if key in read else value for key, value in fields.items()}
 
 
 def load_grid(name_or_path: str | os.PathLike | dict, *, data_dir: str | None = None, seeds: list[int] | None = None,

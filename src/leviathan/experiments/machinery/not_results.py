@@ -23,10 +23,18 @@ def other_file(path: str | os.PathLike, values: list[tuple[int, Any]], bad: list
     ``jsonl.read_json_lines`` read them (parsed, and not parsed); called only when none of them is a row."""
     if not values and not bad:
         return None  # an empty file: a sweep folder before its first row
+    from dataclasses import fields
+
+    from ...file_kinds import file_kind
+    from ...run_config import RunConfig
+
+    # a run config, a grid, a token file, ... (round 17, D289-D291, E29)
+    if (kind := file_kind(path, frozenset(f.name for f in fields(RunConfig)))) is not None:
+        return f"it is {kind}"
     if bad and not any("UTF-8" in why for _, why in bad):
         try:
             whole = json.loads(open(path, encoding="utf-8-sig").read())
-        except (OSError, ValueError):
+        except (OSError, ValueError, RecursionError):
             whole = None
         if whole is not None:
             kind = {"dict": "object", "list": "array"}.get(type(whole).__name__, "value")

@@ -65,6 +65,25 @@ def reusable_rows(grid: Grid, runs: Iterable[RunSpec], candidates: Iterable[Resu
     return out
 
 
+def check_reuse_sources(sources: Iterable[str | os.PathLike]) -> None:
+    """UserError for a ``--reuse`` source that is not a sweep's folder (or its results.jsonl), before anything is
+    written. Issue 30 round 17 (D298, D299, D303): a report's, a data or a train run folder was "no rows there yet;
+    nothing reused from it" and every run trained again, exit 0; a missing folder too. A sweep folder without rows
+    yet (its marker says sweep) keeps that note. The folder is named by ``leviathan.file_kinds``."""
+    from ...errors import missing
+    from ...file_kinds import folder_kind
+
+    for source in sources:
+        folder = Path(source) if os.path.isdir(source) else Path(source).parent
+        if not os.path.lexists(source):
+            raise UserError(f"--reuse {source} {missing(source)}; pass a sweep's --out folder (it holds "
+                            f"results.jsonl)")
+        kind = folder_kind(folder)
+        if not os.path.lexists(folder / RESULTS) and kind is not None and "`leviathan sweep`" not in kind:
+            raise UserError(f"--reuse {source} is {kind}, not a sweep's folder: it holds no result rows to reuse; "
+                            f"pass a sweep's --out folder (it holds results.jsonl)")
+
+
 def adopt_rows(grid: Grid, runs: list[RunSpec], sources: list[str | os.PathLike], out_dir: str | os.PathLike,
                data: DataProvenance, config_fn: Callable, log: Callable[[str], None] = print) -> list[ResultRow]:
     """Append to ``out_dir``'s results.jsonl the rows of ``sources`` (results folders) that are exactly one of

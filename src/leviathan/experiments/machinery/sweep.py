@@ -96,7 +96,11 @@ def _earlier_sweep(out_dir: Path) -> bool:
         _check_grid_json_there(out_dir)
         return False
     try:
-        return bool(read_sweep_grid(out_dir).runs)
+        listed = bool(read_sweep_grid(out_dir).runs)
+        if not listed:  # runs: [] was blamed on the copy, "would write over grid.json, ..." (round 17, D317)
+            _check_grid_json_there(out_dir, "a grid.json that lists no runs (edited, or replaced: the sweep writes "
+                                            "every run of its grid there)")
+        return listed
     except UserError:
         marker = read_marker(out_dir)
         if marker is not None and marker.verb == "sweep":
@@ -108,10 +112,11 @@ def _earlier_sweep(out_dir: Path) -> bool:
         return False
 
 
-def _check_grid_json_there(out_dir: Path) -> None:
+def _check_grid_json_there(out_dir: Path, problem: str = "no grid.json") -> None:
     """UserError naming the missing grid.json of a folder whose marker (copied or moved: no proof) says a sweep wrote
     it and that holds a sweep's rows or runs: the line said the folder 'has no leviathan_output.json: no leviathan verb
-    made it' though it had one, and named neither grid.json nor the fix (issue 30 round 16, C255)."""
+    made it' though it had one, and named neither grid.json nor the fix (issue 30 round 16, C255). ``problem``: what
+    is wrong with grid.json; one that lists no runs was blamed on the copy the same way (round 17, D317)."""
     from ...errors import UserError
     from ...ownership import MARKER, read_marker
 
@@ -120,8 +125,8 @@ def _check_grid_json_there(out_dir: Path) -> None:
         return  # a copied marker beside a user's results.jsonl of notes: that file is the user's (round 8, G4)
     held = [name for name in (RESULTS, "runs") if (out_dir / name).exists()]
     raise UserError(f"{str(out_dir)!r} holds a sweep's {' and '.join(held)} (its {MARKER} says `leviathan sweep` "
-                    f"wrote it, in another folder: a copy, or a move to another disk), but no grid.json, which the "
-                    f"sweep writes beside its rows and which proves them its own; nothing was written; put the "
+                    f"wrote it, in another folder: a copy, or a move to another disk), but {problem}; the sweep "
+                    f"writes grid.json beside its rows, and it proves them its own; nothing was written; put the "
                     f"sweep's grid.json back (from the folder this one was copied from), or sweep into a new --out")
 
 

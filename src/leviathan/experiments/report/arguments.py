@@ -50,6 +50,7 @@ def check_report_arguments(results, out_dir, eval_set, num_bootstrap, ci, seed, 
     if fair_shot is not None:
         api_check(API, "fair_shot", _path_problem(fair_shot, many=False),
                   "pass the results folder of the round it re-examines, or None")
+        _check_fair_shot_apart(results, fair_shot)
     api_check(API, "eval_set", eval_set_problem(eval_set), "pass the name of an eval set the rows hold (as --eval-set)")
     api_check(API, "num_bootstrap", bootstrap_problem(num_bootstrap),
               "pass a number of draws such as 1000 (0: none), as --bootstrap takes")
@@ -58,3 +59,20 @@ def check_report_arguments(results, out_dir, eval_set, num_bootstrap, ci, seed, 
     if ladder is not None and (not isinstance(ladder, str) or ladder not in EMBEDDING_KINDS):
         raise UserError(f"{API}: ladder: must be one of {', '.join(EMBEDDING_KINDS)} or None, got {ladder!r}; pass "
                         f"the variant of the scaling ladder, as --ladder takes")
+
+
+def _folder(path) -> str:
+    """The folder a results argument names (a results.jsonl stands for its folder), resolved."""
+    real = os.path.realpath(path)
+    return os.path.dirname(real) if os.path.basename(real) == "results.jsonl" else real
+
+
+def _check_fair_shot_apart(results, fair_shot) -> None:
+    """UserError when the committed round (``--fair-shot``, ``fair_shot=``) is the round being reported: the
+    fair-shot rules compare a new round with the committed one it re-examines. ``write_report('sw1', out,
+    fair_shot='sw1')`` was refused about a grid file instead (issue 30 round 17, E277)."""
+    given = results if isinstance(results, (list, tuple)) else [results]
+    if _folder(fair_shot) in {_folder(r) for r in given}:
+        raise UserError(f"--fair-shot (fair_shot) {os.fspath(fair_shot)!r} is the round being reported: the fair-shot "
+                        f"rules compare this round with the committed round it re-examines; pass that round's "
+                        f"results folder (e.g. --fair-shot results/o200k), or leave it out")

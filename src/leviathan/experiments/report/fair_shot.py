@@ -29,16 +29,35 @@ def planned_arms(grid_name: str | None, reference: str = "d64L6",
 
     try:
         find_grid_file(grid_name)
+        grid = None
     except ConfigError:
-        read = f" (the sweep read it from {grid_file!r}, grid.json's path)" if grid_file else ""
-        raise UserError(f"--fair-shot: the round's planned arms come from its grid, found by the name grid.json "
-                        f"records, and no grid is named {grid_name!r}{read} (none in ./configs/experiments, none "
-                        f"packaged); copy that grid file to configs/experiments/{grid_name}.yaml and run the report "
-                        f"from the folder holding configs/") from None
-    grid = load_grid(grid_name)
+        grid = _recorded_grid(grid_name, grid_file)
+        if grid is None:
+            read = f" (the sweep read it from {grid_file!r}, grid.json's path)" if grid_file else ""
+            raise UserError(f"--fair-shot: the round's planned arms come from its grid, found by the name grid.json "
+                            f"records, and no grid is named {grid_name!r}{read} (none in ./configs/experiments, none "
+                            f"packaged, and that file is not there or names another grid); copy that grid file to "
+                            f"configs/experiments/{grid_name}.yaml and run the report from the folder holding "
+                            f"configs/") from None
+    grid = grid or load_grid(grid_name)
     arms = {v: sorted({r.size for r in grid.runs if r.variant == v and r.seed == 0 and r.size != reference})
             for v in (GENERATOR, TABLE)}
     return arms[GENERATOR], arms[TABLE]
+
+
+def _recorded_grid(grid_name: str, grid_file: str | None):
+    """The grid at ``grid_file`` (grid.json's record of the file the sweep read) when it is there and still names
+    ``grid_name``; None otherwise. It was not looked at: ``g1.yaml`` in the current folder, as grid.json records it,
+    was "no grid is named 'g1'" (issue 30 round 17, E277)."""
+    import os
+
+    if not grid_file or not os.path.isfile(grid_file):
+        return None
+    try:
+        grid = load_grid(grid_file)
+    except (ConfigError, UserError):
+        return None
+    return grid if grid.name == grid_name else None
 
 
 def _arm_table(results: list[ArmResult], what: str, reference: str) -> list[str]:
