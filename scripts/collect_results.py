@@ -344,17 +344,7 @@ def collect(sweeps: list[Path], dest: Path) -> list[tuple[Path, Path, int]]:
     """Collect every sweep folder of ``sweeps`` into ``dest``: each is checked and merged (``stage``) before any file
     under ``dest`` is written; then the staged files are put in place. Returns (sweep, its ``DEST/<grid>``, the number
     of its rows copied: whole, readable rows, whether already there or added) triples. A stop (SIGTERM, Ctrl-C) at
-    any point removes the staging folder: it was left in /tmp (issue 30 round 15, B255). ``dest`` is locked for the
-    whole of it (``locking.folder_lock``): two collects into one --dest each merged with the rows they had read, and
-    the one that put its files in place last dropped the other's rows without a word (round 18, F140)."""
-    from leviathan.locking import folder_lock
-
-    with folder_lock(dest, "collect results", "collect into another --dest"):
-        return _collect(sweeps, dest)
-
-
-def _collect(sweeps: list[Path], dest: Path) -> list[tuple[Path, Path, int]]:
-    """``collect`` under ``dest``'s lock."""
+    any point removes the staging folder: it was left in /tmp (issue 30 round 15, B255)."""
     import secrets
     import tempfile
 

@@ -507,29 +507,3 @@ runpy.run_path({str(SCRIPT)!r}, run_name="__main__")
                            f"again\n"), done.stderr
     assert done.returncode == (130 if signame == "SIGINT" else 143)
     assert _names(tmp_path / "d" / "g" / "results.jsonl") == ["r0", "r1", "r2"]
-
-
-def test_a_second_collect_into_a_dest_being_written_is_refused_and_the_first_ones_rows_stay(tmp_path):
-    """Round 18 (F140): two collect_results into one --dest at once each merged with the rows it had read; the one
-    that put its files in place last dropped the other's rows, both exit 0. --dest is locked for the whole collect:
-    a second one (a real process, while this one holds the lock) is refused in one line and writes nothing."""
-    import os
-    import subprocess
-    import sys
-
-    from leviathan.locking import folder_lock
-
-    sweep = _sweep(tmp_path / "a", [{"name": "r0", "loss": 1.0}])
-    dest = tmp_path / "results"
-    env = {**os.environ, "PYTHONPATH": str(SCRIPT.parents[1] / "src")}
-    with folder_lock(dest, "collect results"):
-        done = subprocess.run([sys.executable, str(SCRIPT), str(sweep), "--dest", str(dest)], env=env,
-                              capture_output=True, text=True, timeout=120)
-        assert done.returncode == 2, done.stderr
-        assert done.stderr.startswith("error: cannot collect results into ") and "is writing there" in done.stderr, \
-            done.stderr
-        assert done.stderr.count("\n") == 1 and not (dest / "g").exists(), done.stderr
-    done = subprocess.run([sys.executable, str(SCRIPT), str(sweep), "--dest", str(dest)], env=env,
-                          capture_output=True, text=True, timeout=120)
-    assert done.returncode == 0 and _names(dest / "g" / "results.jsonl") == ["r0"], done.stderr
-    assert not (dest / ".lock").exists()  # released
