@@ -17,8 +17,12 @@ A flag that deletes, and a verb that writes into an existing folder, need proof 
   command to delete it by hand.
 - **Writing into** a folder (``check_claim``): with the verb's marker for the whole folder (a run, a sweep), written
   in this very folder, the folder is the verb's. Otherwise a file the verb would write that is already there, and that its marker does not
-  list, stops it, unless ``legacy`` recognises an earlier output of the verb; other files are left alone. ``mark``
+  list, stops it, unless ``legacy`` recognises an earlier output of the verb; other files are left alone, except by
+  a verb that marks the folder as its output (``alone``: a run, a sweep, a report), which refuses a folder holding
+  files it does not write (round 18, G133, G157: a user's corpus was then refused as that verb's output). ``mark``
   then records the folder (or the files written) as the verb's. A folder marked by another verb is refused whole.
+- **The API's writers** (``check_api_folder``: ``Tokenizer.save``, ``save_pretrained``) refuse a folder that is, or
+  lies inside, any verb's output; the verbs save into new folders of their own without that check (round 18, G47).
 
 - **Home**: a marker for a whole folder records the folder it was written in (``home``: device and inode). A copy of
   it elsewhere (a run folder copied, cloned or moved to another disk; a marker copied into a folder of the user's)
