@@ -373,6 +373,26 @@ def collect(sweeps: list[Path], dest: Path) -> list[tuple[Path, Path, int]]:
 STOPPED_AFTER_WORK: int | None = None
 
 
+def collect_locked(sweeps: list[Path], dest: Path) -> list[tuple[Path, Path, int]]:
+    """``collect`` while holding ``dest``'s lock (beside it, as ``.DEST.lock``: nothing is left inside a committed
+    results folder). Two collections at once into one --dest each merged its rows with what was there before either
+    wrote, and the one renamed last dropped the other's rows, both exit 0 (issue 30 round 18, F140); the second is
+    now refused with the verbs' line naming the process that is writing there."""
+    from leviathan.locking import folder_lock
+
+    absolute = Path(os.path.abspath(dest))
+    if any(folder.exists() and not folder.is_dir() for folder in absolute.parents):
+        return collect(sweeps, dest)  # a file in the way: collect names it, and writes nothing
+    created = [folder for folder in absolute.parents if not folder.exists()]  # innermost first
+    try:
+        with folder_lock(dest, "collect results", "choose another --dest", beside=True):
+            return collect(sweeps, dest)
+    finally:
+        for folder in created:  # the lock's folders, when nothing was collected into them
+            with contextlib.suppress(OSError):
+                folder.rmdir()
+
+
 def put_in_place(out: Path, work: Path) -> None:
     """Put the staged results.jsonl and grid.json of ``work`` into ``out`` together, or leave ``out`` as it was: each
     was written with its own atomic write, so a disk that filled at grid.json left results.jsonl in place without it,
@@ -617,7 +637,7 @@ def _main(argv=None) -> int:
             print(f"{sweep}: no results.jsonl yet, skipped", file=sys.stderr)
             continue
         ready.append(sweep)
-    for sweep, out, rows in collect(ready, args.dest) if ready else []:
+    for sweep, out, rows in collect_locked(ready, args.dest) if ready else []:
         print(f"{sweep} -> {out} ({rows} rows)")
     if STOPPED_AFTER_WORK is not None:
         from leviathan.cli import finished_stop_line

@@ -17,8 +17,12 @@ A flag that deletes, and a verb that writes into an existing folder, need proof 
   command to delete it by hand.
 - **Writing into** a folder (``check_claim``): with the verb's marker for the whole folder (a run, a sweep), written
   in this very folder, the folder is the verb's. Otherwise a file the verb would write that is already there, and that its marker does not
-  list, stops it, unless ``legacy`` recognises an earlier output of the verb; other files are left alone. ``mark``
+  list, stops it, unless ``legacy`` recognises an earlier output of the verb; other files are left alone, except by
+  a verb that marks the folder as its output (``alone``: a run, a sweep, a report), which refuses a folder holding
+  files it does not write (round 18, G133, G157: a user's corpus was then refused as that verb's output). ``mark``
   then records the folder (or the files written) as the verb's. A folder marked by another verb is refused whole.
+- **The API's writers** (``check_api_folder``: ``Tokenizer.save``, ``save_pretrained``) refuse a folder that is, or
+  lies inside, any verb's output; the verbs save into new folders of their own without that check (round 18, G47).
 
 - **Home**: a marker for a whole folder records the folder it was written in (``home``: device and inode). A copy of
   it elsewhere (a run folder copied, cloned or moved to another disk; a marker copied into a folder of the user's)
@@ -354,12 +358,13 @@ def check_unlocked(folder: Path, doing: str) -> None:
 
 # ---- writing into a folder -----------------------------------------------------------------------
 def check_claim(folder: str | os.PathLike, verb: str, names: Iterable[str], fix: str,
-                legacy: Callable[[Path], bool] | None = None, who: str | None = None) -> None:
+                legacy: Callable[[Path], bool] | None = None, who: str | None = None, alone: bool = False) -> None:
     """UserError when ``verb`` would write over something in ``folder`` it did not create (see the module docstring).
 
     ``names`` are the files and folders the verb writes there (glob patterns allowed: ``*.png``); ``fix`` is the
     way out (``choose another --run-dir``); ``who``: how a refusal names the writer (default ``leviathan VERB``; an
-    API call such as ``Tokenizer.save``, round 17)."""
+    API call such as ``Tokenizer.save``, round 17). ``alone``: the verb marks the folder as its output (a run, a
+    sweep, a report), so a folder it has not claimed before must hold nothing but what it writes (``_check_alone``)."""
     who = who or f"`leviathan {verb}`"
     folder = Path(folder)
     if not os.path.isdir(folder):  # Path.is_dir raises on a 300-byte name (Python 3.11): the write reports it
@@ -389,6 +394,45 @@ def check_claim(folder: str | os.PathLike, verb: str, names: Iterable[str], fix:
                f"another disk)" if copied else f"the folder has no {MARKER}: no leviathan verb made it")
         raise UserError(f"{who} would write over {_some(clashes)} in {str(folder)!r}, which it did not "
                         f"create ({why}); move it out of the folder, or {fix}")
+    if alone and marker is None:
+        _check_alone(folder, entries, patterns, who, fix)
+
+
+def _check_alone(folder: Path, entries: list[str], patterns: list[str], who: str, fix: str) -> None:
+    """UserError when ``folder`` (not yet the verb's: no marker of its own) holds files the verb does not write. A
+    report, a run or a sweep written into a user's corpus folder of .txt files claimed it with its marker, and the next
+    ``leviathan prepare`` refused the corpus as that verb's output (issue 30 round 18, G133, G134, G157, G291)."""
+    foreign = [name for name in entries
+               if name != MARKER and not _is_lock(name, folder / name) and not _matches(name, patterns)]
+    if foreign:
+        raise UserError(f"{who} would write its output among files it did not write in {str(folder)!r} "
+                        f"({_some(foreign)}) and mark the folder as its own, after which other verbs take those files "
+                        f"for its output (a corpus is then refused); {fix}: a new or empty folder")
+
+
+def check_api_folder(folder: str | os.PathLike, who: str, names: Iterable[str],
+                     legacy: Callable[[Path], bool] | None = None) -> None:
+    """UserError when an API writer (``Tokenizer.save``, ``save_pretrained``) would write into ``folder`` that is, or
+    lies inside, a verb's output (a marker in it or in a folder above it), or over a file of ``names`` there it did
+    not write (``check_claim``; ``legacy`` recognises its own earlier save). ``Tokenizer.save`` into a run's step
+    folder replaced the checkpoint's tokenizer.json, and an adopted model's ``save_pretrained`` its weights, which
+    eval then refused; into a run's checkpoints/ or tensorboard/, inside an export, a data folder or a sweep their
+    files were mixed into that output, no word (issue 30 round 18, G47, G54-G59, G244-G249). The verbs themselves
+    save into a new folder of their own (a step's, an export's temporary one) without this check."""
+    real = Path(os.path.realpath(folder))
+    for parent in (real, *real.parents):
+        if not os.path.isfile(parent / MARKER):  # a 300-byte name: False
+            continue
+        try:
+            marker = read_marker(parent)
+        except UserError:
+            if parent == real:
+                raise
+            continue  # a damaged marker of a folder above is that folder's business
+        where = "" if parent == real else f"lies inside {str(parent)!r}, which "
+        raise UserError(f"{str(folder)!r} {where}is the output of `leviathan {marker.verb}` (its {MARKER} says so): "
+                        f"{who} would write its files among that output's; save into a folder of its own")
+    check_claim(folder, who, names, "save into a folder of its own", legacy=legacy, who=who)
 
 
 def check_not_special(path: str | os.PathLike, flag: str) -> None:

@@ -45,13 +45,19 @@ def test_train_refuses_a_folder_holding_a_file_it_would_write(data, tmp_path):
     assert sorted(p.name for p in folder.iterdir()) == ["config.yaml", "notes.txt"]
 
 
-def test_train_into_a_folder_of_other_files_keeps_them_and_marks_its_own(capsys, data, tmp_path):
-    folder = _users_folder(tmp_path / "exp", "notes.txt")
-    assert main(["train", *run_overrides(data, max_steps=2), "--run-dir", str(folder), "--quiet"]) == 0
-    assert (folder / "notes.txt").read_text() == "the user's own notes.txt\n"
-    marker = json.loads((folder / MARKER).read_text())
-    assert marker["verb"] == "train" and "config.yaml" in marker["files"] and "notes.txt" not in marker["files"]
-    assert main([*resume(folder, data, max_steps=4)]) == 0  # its own files now
+def test_train_into_a_folder_of_other_files_is_refused_and_leaves_it_as_it_was(data, tmp_path):
+    """Round 18 (G157): ``train`` into a user's corpus folder of .txt files wrote the run and its marker among them,
+    exit 0, and ``prepare`` then refused the corpus as train's output. A folder holding files the verb does not
+    write is refused now (it was kept and the folder marked, before round 18); an empty one is still taken."""
+    folder = Path(shutil.copytree(data.parent / "corpus", tmp_path / "corpus"))
+    before = tree_hashes(folder)
+    line = cli_error(["train", *run_overrides(data, max_steps=2), "--run-dir", folder, "--quiet"])
+    assert f"`leviathan train` would write its output among files it did not write in '{folder}'" in line
+    assert "choose another --run-dir: a new or empty folder" in line
+    assert tree_hashes(folder) == before and not (folder / MARKER).exists()
+    proc = cli(["prepare", folder, "--out", tmp_path / "d", "--tokenizer", "bpe:300", "--val-fraction", "0.2",
+                "--no-progress"])
+    assert proc.returncode == 0, proc.stderr  # still a corpus
 
 
 def test_a_users_file_where_a_lock_goes_is_never_taken_over(capsys, data, tmp_path):

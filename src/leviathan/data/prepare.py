@@ -564,7 +564,7 @@ def _prepare_into(job: _Job) -> dict:
     total_tokens = train.tokens + val.tokens
     timing.update(tokenize_s=round(elapsed, 3), tokens_per_s=round(total_tokens / max(elapsed, 1e-9)))
     np.save(job.tmp / FREQ_FILE, train.freq)
-    tok.save(job.tmp)
+    tok.save_owned(job.tmp)
     stats = SourceStats()
     stats.merge(job.src.stats)
     if job.vsrc is not None:

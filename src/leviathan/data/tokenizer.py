@@ -164,11 +164,17 @@ class Tokenizer:
         a file where the folder belongs, a full disk) is an ``errors.StorageError`` naming the path and the fix, not a
         raw OSError (issue 30 round 14, B344). Each file is written whole (a temporary file renamed into place), the
         tokenizer's own first and leviathan_tokenizer.json last; a folder that is a verb's output is refused (C275)."""
+        directory = Path(directory)
+        _check_not_an_output(directory)
+        return self.save_owned(directory)
+
+    def save_owned(self, directory: str | os.PathLike) -> Path:
+        """``save`` without its check of whose folder ``directory`` is: for a verb saving into a new folder of its own
+        (a step's, an export's or a data folder's temporary one), which may lie inside its output (round 18, G47)."""
         from ..io import atomic_write_text
         from ..storage import api_writes
 
         directory = Path(directory)
-        _check_not_an_output(directory)
         with api_writes("Tokenizer.save", directory):
             directory.mkdir(parents=True, exist_ok=True)
         self._save_files(directory)
@@ -377,20 +383,14 @@ def check_bpe_vocab_size(vocab_size) -> int:
 
 
 def _check_not_an_output(directory: Path) -> None:
-    """UserError when ``directory`` is a verb's output (its ``leviathan_output.json`` says so): ``load_tokenizer(
-    'data1').save('run1')`` wrote tokenizer.json and leviathan_tokenizer.json among a train run's files, no word
-    (issue 30 round 16, C275); in an export or a data folder they would replace the files its marker fingerprints.
-    The verbs save into a folder of their own that gets its marker last (a step folder, an export's temporary one)."""
-    from ..ownership import MARKER, check_claim, read_marker
+    """UserError when ``directory`` is, or lies inside, a verb's output (a marker says so): ``load_tokenizer('data1')
+    .save('run1')`` wrote tokenizer.json and leviathan_tokenizer.json among a train run's files, no word (issue 30
+    round 16, C275), and into a run's step folder it replaced the checkpoint's tokenizer (round 18, G47, G54-G59). A
+    user's own tokenizer.json or leviathan_tokenizer.json in a folder with no marker was replaced, no word (round 17,
+    E86, E87): only a tokenizer save wrote earlier is written over (``ownership.check_api_folder``)."""
+    from ..ownership import check_api_folder
 
-    marker = read_marker(directory) if os.path.isfile(directory / MARKER) else None  # a 300-byte name: False
-    if marker is not None:
-        raise UserError(f"{str(directory)!r} is the output of `leviathan {marker.verb}` (its {MARKER} says so): "
-                        f"Tokenizer.save would write its files among that output's; save into a folder of its own")
-    # a user's own tokenizer.json or leviathan_tokenizer.json in a folder with no marker was replaced, no word (round
-    # 17, E86, E87): only a tokenizer save wrote earlier is written over
-    check_claim(directory, "Tokenizer.save", (TOKENIZER_FILE, INFO_FILE), "save into a folder of its own",
-                legacy=_saved_here, who="Tokenizer.save")
+    check_api_folder(directory, "Tokenizer.save", (TOKENIZER_FILE, INFO_FILE), legacy=_saved_here)
 
 
 def _saved_here(directory: Path) -> bool:

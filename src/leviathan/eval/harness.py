@@ -216,7 +216,8 @@ def _check_out(src: Path, data, out_dir, keep_export: bool, hf_source: bool) -> 
     check_apart(src, "the evaluated model's folder", out_dir, "--out")
     _check_out_not_in_data(data, out_dir)
     check_not_inside(out_dir, "--out", ("train", "prepare", "export"), within=CONTAINERS, verb="lm-eval")  # C204
-    check_claim(out_dir, "lm-eval", OUT_FILES, "choose another --out", legacy=_earlier_out)
+    check_claim(out_dir, "lm-eval", OUT_FILES, "choose another --out", legacy=_earlier_out,
+                alone=True)  # not among a user's files (round 18, the kind of G133)
     if keep_export and hf_source:
         raise UserError(f"--keep-export keeps the HF export lm-eval makes of a checkpoint, but {str(src)!r} is an HF "
                         f"folder already, evaluated as it is (nothing is exported); drop --keep-export")

@@ -150,8 +150,12 @@ class _AdoptedMixin:
         """The original's ``save_pretrained``, plus the baked (V, D) table under the original embedding's key beside the
         generator's parameters, and the umask's file modes. The table is what transformers alone loads into the original
         class (the folder keeps its ``model_type``: same logits; before issue 31 the embedding was left at random init);
-        ``load_adopted`` ignores it. Costs a (V, D) tensor on disk and one ``bake()`` per save.
+        ``load_adopted`` ignores it. Costs a (V, D) tensor on disk and one ``bake()`` per save. Refused into a verb's
+        output or over a file it did not write (``hf.save_folder``; round 18, G244-G248).
         """
+        from .save_folder import check_save_directory
+
+        check_save_directory(save_directory, "save_pretrained")
         generator = self.get_input_embeddings()
         if isinstance(getattr(self.config, CONFIG_KEY, None), dict):
             stamp(getattr(self.config, CONFIG_KEY))  # checked by load_adopted (round 17, E169)

@@ -240,6 +240,9 @@ def _save_tokenizer(tokenizer: Any, directory: Path) -> None:
             return
     except ImportError:  # pragma: no cover - tokenizers is a dependency
         pass
+    if hasattr(tokenizer, "save_owned"):  # leviathan's: the temporary folder is the export's own (round 18, G47)
+        tokenizer.save_owned(str(directory))
+        return
     if hasattr(tokenizer, "save"):
         tokenizer.save(str(directory))
         return
@@ -277,7 +280,7 @@ def to_hf(model: CausalLM | LeviathanForCausalLM, out_dir: str | os.PathLike, to
     if eos is not None and hf is model:  # an HF model passed in: record the tokenizer's end-of-text id
         hf.config.eos_token_id = hf.generation_config.eos_token_id = eos
     with _atomic_dir(out_dir, overwrite) as tmp:
-        hf.save_pretrained(str(tmp))
+        hf.save_owned(str(tmp))  # the export's own temporary folder (a run's hf/ inside the run: allowed)
         if tokenizer is not None:
             _save_tokenizer(tokenizer, tmp)
         card = native_card(_as_native(model), "leviathan", training, tokenizer=(tmp / "tokenizer.json").is_file())

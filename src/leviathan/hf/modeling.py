@@ -124,6 +124,19 @@ class LeviathanForCausalLM(LeviathanPreTrainedModel, GenerationMixin):
         self.lm_head = nn.Linear(cfg.hidden_size, cfg.vocab_size, bias=False)
         self.post_init()  # init (see _init_weights) and tie
 
+    # ---- saving ------------------------------------------------------------------------------
+    def save_pretrained(self, save_directory, *args, **kwargs):
+        """transformers' ``save_pretrained``, refused into a verb's output or over a file it did not write
+        (``hf.save_folder``; round 18, G249: ``from_native(...).save_pretrained`` replaced a checkpoint's weights)."""
+        from .save_folder import check_save_directory
+
+        check_save_directory(save_directory, "save_pretrained")
+        return self.save_owned(save_directory, *args, **kwargs)
+
+    def save_owned(self, save_directory, *args, **kwargs):
+        """``save_pretrained`` without the check: for ``export``, saving into a new temporary folder of its own."""
+        return super().save_pretrained(save_directory, *args, **kwargs)
+
     # ---- embeddings --------------------------------------------------------------------------
     def get_input_embeddings(self) -> nn.Module:
         """The input side: an ``nn.Embedding`` table for dense models, the generator for leviathan."""

@@ -197,7 +197,7 @@ def save_checkpoint(run_dir: Path, parts: StepParts, keep_last: int | None = Non
         torch.save(parts.rng_tensors, tmp / "rng.pt")
         (tmp / "config.yaml").write_text(parts.config_text)
         if parts.tokenizer is not None:
-            parts.tokenizer.save(tmp)
+            parts.tokenizer.save_owned(tmp)
         files = fingerprints(tmp)  # state.json, written last, ties every other file of the folder to it
         (tmp / "state.json").write_text(json.dumps({"format": FORMAT, **parts.state, "files": files}, indent=1) + "\n")
         for f in tmp.iterdir():

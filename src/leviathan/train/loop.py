@@ -107,7 +107,8 @@ def train(cfg: RunConfig, run_dir: str | os.PathLike, resume: str | None = None,
                     check_not_inside(run_dir, "--run-dir", ("train", "prepare", "export"), verb="train")  # nor others
                     check_not_container(run_dir, "--run-dir")  # nor among a sweep's runs as their folder
                     lock.enter_context(folder_lock(run_dir, "train", "choose another --run-dir"))  # one writer
-                    check_claim(run_dir, "train", RUN_FILES, "choose another --run-dir", legacy=_earlier_run)
+                    check_claim(run_dir, "train", RUN_FILES, "choose another --run-dir", legacy=_earlier_run,
+                                alone=True)  # not among a user's files (round 18, G157)
                     lock.enter_context(reading(cfg.data.path))  # prepare --overwrite of it refuses while we run (H1)
                 except UserError as e:
                     error = e

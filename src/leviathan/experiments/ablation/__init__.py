@@ -47,7 +47,8 @@ def write_ablation_report(paths: list[str | Path], out: str | Path, command: str
     check_not_inside(out, "--out", ("train", "prepare", "export"), within=CONTAINERS,
                      verb="report --ablation")  # never inside another output (round 17: nor a report's, lm-eval's)
     check_claim(out, "report --ablation", ABLATION_FILES, "choose another --out",
-                legacy=lambda folder: (folder / "ablations.json").is_file() and (folder / "README.md").is_file())
+                legacy=lambda folder: (folder / "ablations.json").is_file() and (folder / "README.md").is_file(),
+                alone=True)  # not among a user's files (round 18, the kind of G133)
     result = collect(paths)  # read and checked before --out is claimed: a refusal leaves no folder behind
     if not result.arms:
         raise UserError("no leviathan run with a dense_tied pair (same width, depth, seed) in these sweeps")

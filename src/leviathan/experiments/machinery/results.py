@@ -773,9 +773,12 @@ def load_results(path: str | os.PathLike, report=None) -> list[ResultRow]:
 
 def append_result(path: str | os.PathLike, row: ResultRow | Mapping) -> None:
     """Append one row atomically (one write of the whole line on an O_APPEND descriptor, then fsync); a row given as a
-    dict is written through ``ResultRow`` too, so every line has the same fields.
+    dict is written through ``ResultRow`` too, so every line has the same fields. ``path`` must be a results file
+    (``_check_results_file``); one hard-linked with another copy is given its own inode first (``_unshare``).
     """
     data = (dumps(ResultRow.from_dict(row).to_dict()) + "\n").encode()
+    _check_results_file(path)
+    _unshare(path)
     fd = os.open(os.fspath(path), os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644)
     try:
         # a torn last line (crash mid-write) would glue onto this row: start on a fresh line
@@ -799,6 +802,40 @@ def append_result(path: str | os.PathLike, row: ResultRow | Mapping) -> None:
         os.fsync(fd)
     finally:
         os.close(fd)
+
+
+def _check_results_file(path: str | os.PathLike) -> None:
+    """UserError unless ``path`` may take a results row: not inside the output of a verb other than a sweep (a run, a
+    data folder, an export, a report: ``ownership.check_not_inside``), and, when it holds anything, a file with at
+    least one results row. ``append_result`` appended a JSON row to a user's notes.txt, to a run's config.yaml and
+    into a prepared data folder (whose ``prepare --overwrite`` then refused it), no word (issue 30 round 18, G120,
+    G121, G127)."""
+    from ...jsonl import read_json_lines
+    from ...ownership import CONTAINERS, check_not_inside
+
+    check_not_inside(path, "append_result's path", ("train", "prepare", "export"), within=CONTAINERS, verb="sweep")
+    if not os.path.isfile(path) or os.path.getsize(path) == 0:
+        return  # a new results file (a missing folder or a folder in its place: the open names it)
+    values, _ = read_json_lines(path)
+    if not any(isinstance(d, dict) and row_problem(d) is None for _, d in values):
+        raise UserError(f"append_result: {str(path)!r} holds no results row, so it is not a results file (a file of "
+                        f"yours, or another verb's) and a row appended would be mixed into it; append to a sweep's "
+                        f"results.jsonl, or to a new file")
+
+
+def _unshare(path: str | os.PathLike) -> None:
+    """Give ``path`` an inode of its own when it is hard-linked with another name (``cp -al``, ``rsync
+    --link-dest``, a snapshot tool): a row appended in place was appended to every copy, and the original sweep then
+    listed runs its grid.json did not (issue 30 round 18, F125). The file is copied whole and renamed over itself
+    (``io.atomic_write_bytes``); the other copy keeps its rows as they were."""
+    from ...io import atomic_write_bytes
+
+    try:
+        linked = os.stat(path).st_nlink > 1 and os.path.isfile(path)
+    except OSError:
+        return  # missing: the open creates it
+    if linked:
+        atomic_write_bytes(path, Path(path).read_bytes())
 
 
 # --------------------------------------------------------------------------------------------

@@ -77,7 +77,8 @@ def sweep_lock(out_dir: Path):
 
     check_not_inside(out_dir, "--out", ("train", "prepare", "export"), within=CONTAINERS, verb="sweep")  # D141
     with folder_lock(out_dir, "sweep", "use a different --out (another sweep is running there)"):
-        check_claim(out_dir, "sweep", SWEEP_FILES, "use a different --out", legacy=_earlier_sweep)
+        check_claim(out_dir, "sweep", SWEEP_FILES, "use a different --out", legacy=_earlier_sweep,
+                    alone=True)  # not among a user's files (round 18, G291)
         yield
 
 

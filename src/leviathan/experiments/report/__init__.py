@@ -86,7 +86,8 @@ def write_report(results: str | os.PathLike | list, out_dir: str | os.PathLike, 
     out = Path(out_dir)
     check_not_inside(out, "--out", ("train", "prepare", "export"), within=CONTAINERS, verb="report")  # N11, D137
     check_claim(out, "report", REPORT_FILES, "choose another --out",
-                legacy=lambda folder: (folder / "report.md").is_file() and (folder / "analysis.json").is_file())
+                legacy=lambda folder: (folder / "report.md").is_file() and (folder / "analysis.json").is_file(),
+                alone=True)  # not among a user's files (round 18, G133, G134)
     out.mkdir(parents=True, exist_ok=True)
     mark(out, "report", REPORT_FILES)  # before the first file: a report stopped part-way (full disk, SIGTERM) left
     # figures it had not claimed, and the rerun it advised was refused as writing over them (issue 30 round 5)
