@@ -692,3 +692,35 @@ def test_the_python_apis_writes_meet_storage_failures_in_the_verbs_words(data, t
         assert isinstance(caught.value, UserError) and isinstance(caught.value, OSError) and caught.value.errno
         assert str(caught.value).startswith(where) and said in str(caught.value), str(caught.value)
     assert sorted(p.name for p in tmp_path.iterdir()) == ["afile"]
+
+
+def test_tensorboards_writer_thread_failing_is_one_line_naming_its_events_file(finished_run, tmp_path, immutable):
+    """Round 18 (F79, F109): TensorBoard's writer thread printed its own 15-line traceback ("Exception in thread
+    Thread-1") when a write failed, and the main thread's error then named no file (EFBIG under ``ulimit -f``) or
+    broke the error line itself with a ``bytes`` name (EPERM in an immutable folder: "TypeError: a bytes-like object
+    is required"). Each is one line naming the events file, exit 2, and nothing else on stderr but train's lines."""
+    import shutil
+    import subprocess
+
+    from reliability_support import REPO
+
+    from leviathan import errors
+
+    env = {**os.environ, "PYTHONPATH": str(REPO / "src"), "OMP_NUM_THREADS": "1"}
+    argv = [sys.executable, "-m", "leviathan", "train", "--config", str(finished_run / "config.yaml"), "--run-dir",
+            str(tmp_path / "r109"), "max_steps=40", "checkpoint_interval=1000", "log_interval=1"]
+    proc = subprocess.run(argv, env=env, capture_output=True, text=True, timeout=300, preexec_fn=_limited(3072))
+    assert proc.returncode == 2 and "Traceback" not in proc.stderr and "Exception in thread" not in proc.stderr, \
+        proc.stderr
+    line = one_error(proc.stderr)
+    assert f"error: '{tmp_path}/r109/tensorboard/events.out.tfevents." in line, line
+    assert "a file grew past the size limit" in line, line
+    assert errors.storage_error_message(PermissionError(1, "Operation not permitted", b"r/tensorboard/ev")) \
+        .startswith("'r/tensorboard/ev': operation not permitted; ")
+    run = Path(shutil.copytree(finished_run, tmp_path / "r80"))
+    immutable(run / "tensorboard")
+    proc = subprocess.run([sys.executable, "-m", "leviathan", "train", "--run-dir", str(run), "--resume", "auto",
+                           "max_steps=6"], env=env, capture_output=True, text=True, timeout=300)
+    assert proc.returncode == 2 and "Traceback" not in proc.stderr, proc.stderr
+    assert f"error: '{run}/tensorboard/events.out.tfevents." in one_error(proc.stderr), proc.stderr
+    assert "operation not permitted" in one_error(proc.stderr), proc.stderr
