@@ -164,3 +164,27 @@ def test_an_empty_path_is_not_the_current_folder_to_the_model_loaders(tmp_path, 
     for load, name in ((load_adopted, "load_adopted's path"), (load_model, "load_model's path")):
         with pytest.raises(UserError, match=f"{name} is an empty path"):
             load("")
+
+
+def test_adopt_stores_numpy_settings_as_plain_numbers_and_saves_whole(tmp_path):
+    """G82, G83 (damage): ``adopt(cfg, modes=np.int64(2))`` (or ``ln_eps=np.float32(1e-5)``) kept the numpy scalar in
+    config.leviathan_generator; ``save_pretrained`` raised json's TypeError and left a config.json cut short alone in
+    the folder. The settings are stored as plain numbers and the folder loads back; a numpy value put there by hand is
+    refused before anything is written."""
+    import json
+
+    from transformers import LlamaConfig
+
+    from leviathan.hf import adopt, load_adopted
+
+    config = LlamaConfig(vocab_size=300, hidden_size=32, intermediate_size=64, num_hidden_layers=1,
+                         num_attention_heads=4, max_position_embeddings=64)
+    model = adopt(config, modes=np.int64(2), ln_eps=np.float32(1e-5), seed_dim=np.int64(16), rank=4, knots=8)
+    model.save_pretrained(tmp_path / "ad82")
+    saved = json.loads((tmp_path / "ad82" / "config.json").read_text())["leviathan_generator"]
+    assert saved["modes"] == 2 and saved["seed_dim"] == 16 and abs(saved["ln_eps"] - 1e-5) < 1e-9
+    assert load_adopted(tmp_path / "ad82").config.leviathan_generator["modes"] == 2
+    model.config.leviathan_generator["rank"] = np.int64(4)
+    with pytest.raises(UserError, match="leviathan_generator holds a value config.json cannot hold"):
+        model.save_pretrained(tmp_path / "ad83")
+    assert not (tmp_path / "ad83").exists()

@@ -156,6 +156,7 @@ class _AdoptedMixin:
         class (the folder keeps its ``model_type``: same logits; before issue 31 the embedding was left at random init);
         ``load_adopted`` ignores it. Costs a (V, D) tensor on disk and one ``bake()`` per save.
         """
+        _check_json_settings(getattr(self.config, CONFIG_KEY, None))
         generator = self.get_input_embeddings()
         if isinstance(generator, LeviathanGenerator):
             state_dict = dict(self.state_dict() if state_dict is None else state_dict)
@@ -231,6 +232,17 @@ def _check_saved_settings(settings: Any, where: str = "the model's config") -> N
     if not isinstance(settings, dict):
         raise UserError(f"{where}: {CONFIG_KEY} is {settings!r}, not the mapping of generator settings that adopt "
                         "writes; restore config.json from a copy, or adopt the original model again")
+
+
+def _check_json_settings(settings: Any) -> None:
+    """UserError, before anything is written, when ``config.leviathan_generator`` holds a value JSON cannot write (a
+    numpy scalar put there by hand): ``save_pretrained`` raised json's TypeError and left a config.json cut short
+    alone in the folder (issue 30 round 18, G82, G83; adopt itself now stores plain numbers)."""
+    try:
+        json.dumps(settings)
+    except (TypeError, ValueError) as e:
+        raise UserError(f"the model's config: {CONFIG_KEY} holds a value config.json cannot hold ({e}); set it to "
+                        f"plain numbers (int(...), float(...)), or adopt the original model again") from None
 
 
 def _build_generator(settings: dict[str, Any]) -> LeviathanGenerator:
