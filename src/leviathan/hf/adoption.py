@@ -444,6 +444,10 @@ def load_adopted(path: str | os.PathLike, **from_pretrained_kwargs: Any) -> PreT
         raise UserError(f"{path} is not an adopted model (its config.json has no {CONFIG_KEY!r}); load it with "
                         "transformers.AutoModelForCausalLM.from_pretrained, or adopt it after loading")
     _check_saved_settings(getattr(config, CONFIG_KEY), str(path / "config.json"))
+    from ..eval.weight_names import saved_names
+
+    # a model.safetensors holding 'hello' or nothing was safetensors' raw "header too small" (round 18, G378, G380)
+    saved_names(path, "restore it from a copy, or save the adopted model again (model.save_pretrained(DIR))")
     base = _base_class(config)
     _check_model_type(config, base, path / "config.json")
     try:
@@ -518,7 +522,10 @@ def _original(model: PreTrainedModel, clone: bool) -> PreTrainedModel:
             owner, _, leaf = name.rpartition(".")
             source = buffers[name]
             plain.get_submodule(owner).register_buffer(leaf, source.clone() if clone else source, persistent=False)
-    plain.generation_config = copy.deepcopy(model.generation_config)
+    # a class that does not generate (LlamaForSequenceClassification, recorded as the architecture) has no
+    # generation_config: reading it was torch's AttributeError (issue 30 round 18, G99)
+    if getattr(model, "generation_config", None) is not None:
+        plain.generation_config = copy.deepcopy(model.generation_config)
     return plain.train(model.training)
 
 
