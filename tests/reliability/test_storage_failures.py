@@ -273,6 +273,31 @@ def test_a_symbolic_link_that_leads_nowhere_is_named_as_such(data, finished_run,
     assert sorted(p.name for p in tmp_path.iterdir()) == ["dangling", "loop1", "loop2"]  # nothing made or left
 
 
+def test_a_corpus_folder_holding_a_link_that_leads_nowhere_names_it(tmp_path):
+    """Round 18 (G391, G392): ``leviathan prepare FOLDER`` (and the API's ``prepare``) of a corpus folder holding a
+    symbolic link to a missing file, or one that loops, printed a FileNotFoundError traceback from the folder's stat.
+    One line names the link, nothing is written."""
+    from reliability_support import cli, cli_error
+
+    from leviathan.data.prepare import prepare
+    from leviathan.errors import UserError
+
+    corpus = write_corpus(tmp_path / "corpus", num_docs=4)
+    (corpus / "dead.txt").symlink_to("/nonexistent")
+    line = cli_error(["prepare", corpus, "--tokenizer", "bpe:300", "--val-fraction", "0", "--out", tmp_path / "d"])
+    assert line == f"error: {str(corpus / 'dead.txt')!r} in the corpus folder {str(corpus)!r} is a symbolic link to " \
+                   f"'/nonexistent', which does not exist; remove the link (rm {corpus / 'dead.txt'}) or point it at " \
+                   f"the file it stands for", line
+    (corpus / "dead.txt").unlink()
+    (corpus / "loop.txt").symlink_to("loop.txt")
+    with pytest.raises(UserError, match="loop.txt. in the corpus folder .* is a symbolic link that leads back to it"):
+        prepare(str(corpus), tmp_path / "d", "bpe:300", val_fraction=0, progress=False)
+    assert not (tmp_path / "d").exists()
+    (corpus / "loop.txt").unlink()
+    assert cli(["prepare", corpus, "--tokenizer", "bpe:300", "--val-fraction", "0", "--out", tmp_path / "d"]) \
+        .returncode == 0
+
+
 LOOP_INPUTS = {
     "eval": lambda run, data, loop: ["eval", loop],
     "generate": lambda run, data, loop: ["generate", loop, "--prompt", "hi"],
