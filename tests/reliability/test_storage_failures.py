@@ -289,11 +289,12 @@ def test_a_corpus_folder_holding_a_link_that_leads_nowhere_names_it(tmp_path):
                    f"'/nonexistent', which does not exist; remove the link (rm {corpus / 'dead.txt'}) or point it at " \
                    f"the file it stands for", line
     (corpus / "dead.txt").unlink()
-    (corpus / "loop.txt").symlink_to("loop.txt")
+    (corpus / "sub").mkdir()  # a link in a sub-folder too (G471)
+    (corpus / "sub" / "loop.txt").symlink_to("loop.txt")
     with pytest.raises(UserError, match="loop.txt. in the corpus folder .* is a symbolic link that leads back to it"):
         prepare(str(corpus), tmp_path / "d", "bpe:300", val_fraction=0, progress=False)
     assert not (tmp_path / "d").exists()
-    (corpus / "loop.txt").unlink()
+    (corpus / "sub" / "loop.txt").unlink()
     assert cli(["prepare", corpus, "--tokenizer", "bpe:300", "--val-fraction", "0", "--out", tmp_path / "d"]) \
         .returncode == 0
 
