@@ -42,3 +42,20 @@ def device_unavailable(spec: Any) -> str | None:
         return f"is {text!r}, but this machine has {torch.cuda.device_count()} GPU(s) (cuda:0 to " \
                f"cuda:{torch.cuda.device_count() - 1})"
     return None
+
+
+def model_device_problem(spec: Any) -> str | None:
+    """Why ``spec``, a device a Python caller moves a model to, is not one here (None when it is): a name as
+    ``device_problem`` takes it (``auto`` aside), a ``torch.device``, or a GPU's index as torch takes one (``3`` is
+    ``cuda:3``). ``load_model(RUN, device=3)`` skipped the check of a name and ended in torch's "Cannot access
+    accelerator device when none is available", and ``device=True`` in "nn.Module.to only accepts floating point
+    dtypes" (issue 30 round 18, G28, G35, G38)."""
+    import torch
+
+    from .integers import is_integer
+
+    if isinstance(spec, torch.device):
+        spec = str(spec)
+    elif is_integer(spec):  # a bool is not an index: device=True was read by torch as a dtype
+        spec = f"cuda:{int(spec)}" if spec >= 0 else spec
+    return device_problem(spec, auto=False) or device_unavailable(spec)

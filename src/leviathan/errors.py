@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import errno
+import os
 import re
 
 
@@ -127,14 +128,16 @@ def storage_error_message(e: OSError, verb: str | None = None) -> str | None:
     if not isinstance(e, OSError) or e.errno not in _STORAGE_ERRORS:
         return None
     code = e.errno
-    if code in (errno.EACCES, errno.EPERM) and e.filename and _read_only(e.filename):
+    # a name given as bytes (TensorBoard's writer thread: b'run/tensorboard/events...') broke the line (round 18, F79)
+    name = os.fsdecode(e.filename) if isinstance(e.filename, (str, bytes, os.PathLike)) else None
+    if code in (errno.EACCES, errno.EPERM) and name and _read_only(name):
         code = errno.EROFS
-    if code in (errno.EEXIST, errno.ENOTDIR, errno.ELOOP) and e.filename:
-        link = _broken_link(e.filename)
+    if code in (errno.EEXIST, errno.ENOTDIR, errno.ELOOP) and name:
+        link = _broken_link(name)
         if link is not None:
             return link
     problem, fix = _STORAGE_ERRORS[code]
-    filename = _file_in_the_way(e.filename) if code == errno.ENOTDIR and e.filename else e.filename
+    filename = _file_in_the_way(name) if code == errno.ENOTDIR and name else name
     if verb is not None:
         option = OUTPUT_OPTIONS.get(verb, "--out")
         fix = fix.replace(_GENERIC_OPTION, f"({option})") if option else fix.replace(f" {_GENERIC_OPTION}", "")

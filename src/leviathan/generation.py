@@ -31,6 +31,7 @@ def sample_next_token(logits: torch.Tensor, temperature: float = 1.0, top_k: int
     ``generate`` checks them: ``top_k=-3`` and ``top_p=2.0`` sampled a token, ``top_k=1.5`` and ``temperature=nan``
     ended in torch's errors; issue 30 round 14, B116, B329-B331)."""
     check_filters(temperature, top_k, top_p)
+    check_logits(logits, generator)
     if temperature < torch.finfo(torch.float32).tiny:  # 0, or a temperature float32 holds as 0 (1e-300): greedy
         check_a_likeliest(logits)
         return logits.argmax(dim=-1)
@@ -143,6 +144,21 @@ def check_filters(temperature, top_k, top_p) -> None:
         raise ValueError(f"top_p must be a number in (0, 1] (or None), got {top_p!r}")
 
 
+def check_logits(logits, generator) -> None:
+    """TypeError / ValueError unless ``logits`` is a tensor whose last dimension holds at least one id's score and
+    ``generator`` None or a ``torch.Generator``: ``sample_next_token(torch.randn(1, 0))`` ended in torch's "amax():
+    Expected reduction dim -1 to have non-zero size" (issue 30 round 18, G150)."""
+    if not isinstance(logits, torch.Tensor) or logits.dtype == torch.bool or logits.dtype.is_complex:
+        raise TypeError(f"logits must be a tensor (B, V) of scores, got {type(logits).__name__} "
+                        f"{getattr(logits, 'dtype', '')}; pass the model's output logits[:, -1]")
+    if logits.dim() == 0 or logits.shape[-1] == 0:
+        raise ValueError(f"logits must hold one score per id in their last dimension (B, V) with V >= 1, got shape "
+                         f"{tuple(logits.shape)}; pass the model's output logits[:, -1]")
+    if generator is not None and not isinstance(generator, torch.Generator):
+        raise TypeError(f"generator must be a torch.Generator (or None), got {type(generator).__name__}; pass e.g. "
+                        f"torch.Generator().manual_seed(0)")
+
+
 def check_sampling(max_new_tokens, temperature, top_k, top_p, eos_id, seed, vocab_size: int) -> None:
     """ValueError (TypeError for a wrong type) naming the option and its range, as ``leviathan generate``'s flags
     check them: the Python API took ``max_new_tokens=-1``, ``top_k=-1``, ``eos_id=1000`` past the vocabulary,
@@ -229,7 +245,7 @@ def generate(model, prompt_ids: Sequence[int] | torch.Tensor, max_new_tokens: in
     generator = None
     if seed is not None:
         generator = torch.Generator(device=device)
-        generator.manual_seed(seed)
+        generator.manual_seed(int(seed))  # a numpy integer: torch's "an integer is required" (round 18, G146)
     was_training = model.training
     model.eval()
     finished = torch.zeros(ids.shape[0], dtype=torch.bool, device=device)

@@ -195,3 +195,138 @@ def test_nan_logits_are_not_told_to_sample_greedily(finished_run):
     assert "the logits hold NaN" in str(caught.value) and "temperature=0" not in str(caught.value), caught.value
     with pytest.raises(ValueError, match="the logits hold inf, .*or pass temperature=0 for the likeliest token"):
         sample_next_token(torch.tensor([[0.0, float("inf"), 1.0]]))
+
+def test_adopt_stores_numpy_settings_as_plain_numbers_and_saves_whole(tmp_path):
+    """G82, G83 (damage): ``adopt(cfg, modes=np.int64(2))`` (or ``ln_eps=np.float32(1e-5)``) kept the numpy scalar in
+    config.leviathan_generator; ``save_pretrained`` raised json's TypeError and left a config.json cut short alone in
+    the folder. The settings are stored as plain numbers and the folder loads back; a numpy value put there by hand is
+    refused before anything is written."""
+    import json
+
+    from transformers import LlamaConfig
+
+    from leviathan.hf import adopt, load_adopted
+
+    config = LlamaConfig(vocab_size=300, hidden_size=32, intermediate_size=64, num_hidden_layers=1,
+                         num_attention_heads=4, max_position_embeddings=64)
+    model = adopt(config, modes=np.int64(2), ln_eps=np.float32(1e-5), seed_dim=np.int64(16), rank=4, knots=8)
+    model.save_pretrained(tmp_path / "ad82")
+    saved = json.loads((tmp_path / "ad82" / "config.json").read_text())["leviathan_generator"]
+    assert saved["modes"] == 2 and saved["seed_dim"] == 16 and abs(saved["ln_eps"] - 1e-5) < 1e-9
+    assert load_adopted(tmp_path / "ad82").config.leviathan_generator["modes"] == 2
+    model.config.leviathan_generator["rank"] = np.int64(4)
+    with pytest.raises(UserError, match="leviathan_generator holds a value config.json cannot hold"):
+        model.save_pretrained(tmp_path / "ad83")
+    assert not (tmp_path / "ad83").exists()
+
+
+def test_api_arguments_a_library_broke_on_are_refused_naming_them(data, finished_run):
+    """Round 18: each of these reached a raw library error naming no argument. ``isoparametric_depth(max_layers=0 /
+    nan)`` min()'s "empty sequence" (G11, G12); ``load_model(device=3 / 0 / True)`` torch's "Cannot access
+    accelerator device" or "only accepts floating point dtypes" (G28, G35, G38); ``generate(seed=np.int64(5))``
+    torch's "an integer is required" (G146); ``sample_next_token`` of no ids torch's amax IndexError (G150);
+    ``evaluate(dtype='bfloat16')`` torch's set_autocast_dtype TypeError (G327); ``make_buckets(F, 5.0)`` range()'s
+    TypeError (G333); ``count_model(nn.Linear)`` an AttributeError (G385)."""
+    import torch
+
+    from leviathan import ModelConfig, count_model, isoparametric_depth
+    from leviathan.checkpoint.read import load_model
+    from leviathan.data.loader import TokenDataset
+    from leviathan.eval.frequency import make_buckets
+    from leviathan.eval.perplexity import evaluate
+    from leviathan.generation import generate, sample_next_token
+
+    dense = ModelConfig(vocab_size=300, hidden_size=32, num_hidden_layers=2, num_attention_heads=4,
+                        embedding="dense_untied")
+    for bad in (0, float("nan")):
+        with pytest.raises(UserError, match="isoparametric_depth: max_layers: .*; pass the deepest model"):
+            isoparametric_depth(dense, "leviathan", max_layers=bad)
+    assert isoparametric_depth(dense, "leviathan", max_layers=np.int64(8)).config.num_hidden_layers <= 8
+    for device, said in ((3, "is 'cuda:3', but"), (0, "is 'cuda:0', but"), (True, "must be cpu, cuda or cuda:N")):
+        if torch.cuda.is_available() and device is not True:
+            continue
+        with pytest.raises(UserError, match=f"load_model: device {said}"):
+            load_model(finished_run, device=device)
+    model = load_model(finished_run, device=torch.device("cpu"))[0]
+    assert generate(model, [1, 2, 3], 3, seed=np.int64(5)).tolist() == generate(model, [1, 2, 3], 3, seed=5).tolist()
+    with pytest.raises(ValueError, match=r"logits must hold one score per id .* got shape \(1, 0\)"):
+        sample_next_token(torch.randn(1, 0))
+    tokens = np.asarray(TokenDataset(data, "val").tokens[:200])
+    with pytest.raises(TypeError, match="dtype must be None or one of torch.float32.* pass torch.bfloat16"):
+        evaluate(model, tokens, 32, 4, dtype="bfloat16")
+    with pytest.raises(UserError, match="num_buckets must be a whole number between 2 and .* got 5.0"):
+        make_buckets(np.ones(300), 5.0, "mass")
+    with pytest.raises(TypeError, match="count_model takes a built model .a causal LM.* got Linear"):
+        count_model(torch.nn.Linear(3, 3))
+    assert count_model(model).total > 0
+
+
+def test_a_fit_changed_after_construction_is_checked_again(tmp_path):
+    """G61 (and G60): ``Fit`` is a mutable dataclass checked at construction; ``f.lr = nan`` set afterwards reached
+    Adam's raw "Invalid learning rate: nan" (``f.steps = -5`` a fit blamed on the rate). adopt checks it again."""
+    from transformers import LlamaConfig, LlamaForCausalLM
+
+    from leviathan.hf import Fit, adopt
+
+    llama = LlamaForCausalLM(LlamaConfig(vocab_size=300, hidden_size=32, intermediate_size=64, num_hidden_layers=1,
+                                         num_attention_heads=4, max_position_embeddings=64))
+    for name, value, said in (("lr", float("nan"), "Fit.lr must be a number in"),
+                              ("steps", -5, "Fit.steps must be a positive integer")):
+        fit = Fit(steps=2)
+        setattr(fit, name, value)
+        with pytest.raises(UserError, match=said):
+            adopt(llama, fit=fit, seed_dim=8, modes=2, knots=8, rank=4)
+    assert type(llama).__name__ == "LlamaForCausalLM"  # nothing changed
+
+
+def test_batch_loader_seed_and_saved_position_are_checked_where_taken(data):
+    """G198, G199, G204, G206: ``BatchLoader(..., seed=-1)`` was taken and broke numpy at the first batch,
+    ``seed=nan`` int()'s ValueError; ``load_state_dict`` took ``position=-5`` (a NoneType TypeError at the next batch)
+    and ``'abc'`` (int()'s ValueError). Each is refused naming the argument; the state it saves loads back."""
+    from leviathan.data.loader import BatchLoader
+
+    for seed in (-1, float("nan"), 2**40, "0"):
+        with pytest.raises(UserError, match="BatchLoader: seed: must be an integer in"):
+            BatchLoader(data, 32, 4, seed=seed)
+    with pytest.raises(UserError, match="BatchLoader: seq_len: .*got nan"):
+        BatchLoader(data, float("nan"), 4)
+    loader = BatchLoader(data, 32, 4, seed=np.int64(3))
+    loader.next_batch()
+    state = loader.state_dict()
+    for position in (-5, "abc", 2.5, None):
+        with pytest.raises(UserError, match="BatchLoader.load_state_dict: position: .*pass a state that"):
+            BatchLoader(data, 32, 4, seed=3).load_state_dict({**state, "position": position})
+    again = BatchLoader(data, 32, 4, seed=3)
+    again.load_state_dict(state)
+    assert again.next_batch()[0].tolist() == loader.next_batch()[0].tolist()
+
+
+def test_method_functions_refuse_what_they_cannot_compute_naming_it():
+    """G216, G217, G220, G281, G283: ``t_interval(['1', '2'])`` was math's "must be real number, not str";
+    ``least_squares_slope`` of equal x a ZeroDivisionError; ``lr_sweep.pick(tolerance=-1)`` min()'s "empty sequence";
+    ``analyze_tables`` of a table with a NaN row numpy's broadcast error, and ``top_k=2.5`` range()'s TypeError."""
+    from leviathan.experiments.method.embeddings import analyze_tables
+    from leviathan.experiments.method.lr_sweep import pick
+    from leviathan.experiments.method.paired import least_squares_slope, t_interval
+
+    with pytest.raises(UserError, match="t_interval: diffs: expected numbers .*got '1'"):
+        t_interval(["1", "2"])
+    with pytest.raises(UserError, match="t_interval: ci: must lie strictly between 0 and 1"):
+        t_interval([0.1, 0.2], ci=2)
+    assert t_interval([np.float64(-0.2), None, -0.21, float("nan")]).n == 2
+    with pytest.raises(UserError, match="least_squares_slope: xs: are all equal"):
+        least_squares_slope([1.0, 1.0, 1.0], [1.0, 2.0, 3.0])
+    assert least_squares_slope([0.0, 1.0], [1.0, 3.0]) == 2.0
+    for tolerance in (-1, float("nan"), "0.01"):
+        with pytest.raises(UserError, match="lr_sweep.pick: tolerance: must be a finite number >= 0"):
+            pick({1e-3: 5.0, 3e-3: 4.0}, tolerance=tolerance)
+    assert pick({1e-3: 4.005, 3e-3: 4.0}) == 1e-3
+    rng = np.random.default_rng(0)
+    table, counts = rng.normal(size=(300, 16)), rng.integers(1, 100, 300)
+    broken = table.copy()
+    broken[5] = np.nan
+    with pytest.raises(UserError, match=r"analyze_tables: final: holds NaN or inf in 1 of its 300 rows \(ids 5\)"):
+        analyze_tables(table, broken, counts)
+    with pytest.raises(UserError, match="analyze_tables: top_k: expected a positive integer, got 2.5"):
+        analyze_tables(table, table, counts, top_k=2.5)
+    assert analyze_tables(table, table, counts, top_k=np.int64(3)).probes

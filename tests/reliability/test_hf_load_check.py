@@ -27,3 +27,47 @@ def test_from_pretrained_refuses_weights_its_edited_config_does_not_describe(exp
     with pytest.raises(UserError, match=r"are not the model its config\.json describes: .*which would be dropped"):
         AutoModelForCausalLM.from_pretrained(str(edited))
     assert AutoModelForCausalLM.from_pretrained(str(exported)) is not None  # the export as written loads
+
+
+def _adopted_folder(folder: Path, architecture: str | None = None) -> Path:
+    """A tiny adopted Llama saved into ``folder`` (its recorded architecture edited when given)."""
+    from transformers import LlamaConfig
+
+    from leviathan.hf import adopt
+
+    adopt(LlamaConfig(vocab_size=300, hidden_size=32, intermediate_size=64, num_hidden_layers=1, num_attention_heads=4,
+                      max_position_embeddings=64), seed_dim=8, modes=2, knots=8, rank=4).save_pretrained(folder)
+    if architecture is not None:
+        config = json.loads((folder / "config.json").read_text())
+        config["leviathan_generator"]["architecture"] = architecture
+        (folder / "config.json").write_text(json.dumps(config))
+    return folder
+
+
+def test_load_adopted_of_a_weights_file_that_is_not_one_is_one_error(tmp_path):
+    """G378, G380: an adopted folder whose model.safetensors holds the text 'hello', or nothing, ended in safetensors'
+    raw "SafetensorError: header too small" from deep in transformers. It is one UserError naming the file."""
+    from leviathan.errors import UserError
+    from leviathan.hf import load_adopted
+
+    folder = _adopted_folder(tmp_path / "ad")
+    for content in (b"hello\n", b""):
+        (folder / "model.safetensors").write_bytes(content)
+        with pytest.raises(UserError, match=r"model\.safetensors' does not read as a safetensors file .*; restore it "
+                                            r"from a copy, or save the adopted model again"):
+            load_adopted(folder)
+
+
+def test_bake_adopted_of_a_class_that_does_not_generate_writes_it(tmp_path):
+    """G99: an adopted folder recording LlamaForSequenceClassification loaded as that class, and ``bake_adopted`` of it
+    ended in torch's AttributeError "... has no attribute 'generation_config'". It bakes that class, which
+    transformers loads."""
+    from transformers import AutoModelForSequenceClassification
+
+    from leviathan.hf import bake_adopted, load_adopted
+
+    folder = _adopted_folder(tmp_path / "ad96", "LlamaForSequenceClassification")
+    out = bake_adopted(load_adopted(folder), tmp_path / "bk96")
+    assert json.loads((out / "config.json").read_text())["architectures"] == ["LlamaForSequenceClassification"]
+    assert type(AutoModelForSequenceClassification.from_pretrained(str(out))).__name__ == \
+        "LlamaForSequenceClassification"

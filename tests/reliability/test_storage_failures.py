@@ -273,6 +273,32 @@ def test_a_symbolic_link_that_leads_nowhere_is_named_as_such(data, finished_run,
     assert sorted(p.name for p in tmp_path.iterdir()) == ["dangling", "loop1", "loop2"]  # nothing made or left
 
 
+def test_a_corpus_folder_holding_a_link_that_leads_nowhere_names_it(tmp_path):
+    """Round 18 (G391, G392): ``leviathan prepare FOLDER`` (and the API's ``prepare``) of a corpus folder holding a
+    symbolic link to a missing file, or one that loops, printed a FileNotFoundError traceback from the folder's stat.
+    One line names the link, nothing is written."""
+    from reliability_support import cli, cli_error
+
+    from leviathan.data.prepare import prepare
+    from leviathan.errors import UserError
+
+    corpus = write_corpus(tmp_path / "corpus", num_docs=4)
+    (corpus / "dead.txt").symlink_to("/nonexistent")
+    line = cli_error(["prepare", corpus, "--tokenizer", "bpe:300", "--val-fraction", "0", "--out", tmp_path / "d"])
+    assert line == f"error: {str(corpus / 'dead.txt')!r} in the corpus folder {str(corpus)!r} is a symbolic link to " \
+                   f"'/nonexistent', which does not exist; remove the link (rm {corpus / 'dead.txt'}) or point it at " \
+                   f"the file it stands for", line
+    (corpus / "dead.txt").unlink()
+    (corpus / "sub").mkdir()  # a link in a sub-folder too (G471)
+    (corpus / "sub" / "loop.txt").symlink_to("loop.txt")
+    with pytest.raises(UserError, match="loop.txt. in the corpus folder .* is a symbolic link that leads back to it"):
+        prepare(str(corpus), tmp_path / "d", "bpe:300", val_fraction=0, progress=False)
+    assert not (tmp_path / "d").exists()
+    (corpus / "sub" / "loop.txt").unlink()
+    assert cli(["prepare", corpus, "--tokenizer", "bpe:300", "--val-fraction", "0", "--out", tmp_path / "d"]) \
+        .returncode == 0
+
+
 LOOP_INPUTS = {
     "eval": lambda run, data, loop: ["eval", loop],
     "generate": lambda run, data, loop: ["generate", loop, "--prompt", "hi"],
@@ -743,3 +769,34 @@ def test_a_verb_whose_api_write_fails_names_the_verbs_option_not_the_apis_argume
     line = cli_error(["report", swept, "--out", tmp_path / "afile" / "rep", "--bootstrap", "5"])
     assert line == (f"error: '{tmp_path}/afile': a file is in the way where a folder is expected; remove or rename "
                     f"that file, or choose another location (--out)"), line
+
+def test_tensorboards_writer_thread_failing_is_one_line_naming_its_events_file(finished_run, tmp_path, immutable):
+    """Round 18 (F79, F109): TensorBoard's writer thread printed its own 15-line traceback ("Exception in thread
+    Thread-1") when a write failed, and the main thread's error then named no file (EFBIG under ``ulimit -f``) or
+    broke the error line itself with a ``bytes`` name (EPERM in an immutable folder: "TypeError: a bytes-like object
+    is required"). Each is one line naming the events file, exit 2, and nothing else on stderr but train's lines."""
+    import shutil
+    import subprocess
+
+    from reliability_support import REPO
+
+    from leviathan import errors
+
+    env = {**os.environ, "PYTHONPATH": str(REPO / "src"), "OMP_NUM_THREADS": "1"}
+    argv = [sys.executable, "-m", "leviathan", "train", "--config", str(finished_run / "config.yaml"), "--run-dir",
+            str(tmp_path / "r109"), "max_steps=40", "checkpoint_interval=1000", "log_interval=1"]
+    proc = subprocess.run(argv, env=env, capture_output=True, text=True, timeout=300, preexec_fn=_limited(3072))
+    assert proc.returncode == 2 and "Traceback" not in proc.stderr and "Exception in thread" not in proc.stderr, \
+        proc.stderr
+    line = one_error(proc.stderr)
+    assert f"error: '{tmp_path}/r109/tensorboard/events.out.tfevents." in line, line
+    assert "a file grew past the size limit" in line, line
+    assert errors.storage_error_message(PermissionError(1, "Operation not permitted", b"r/tensorboard/ev")) \
+        .startswith("'r/tensorboard/ev': operation not permitted; ")
+    run = Path(shutil.copytree(finished_run, tmp_path / "r80"))
+    immutable(run / "tensorboard")
+    proc = subprocess.run([sys.executable, "-m", "leviathan", "train", "--run-dir", str(run), "--resume", "auto",
+                           "max_steps=6"], env=env, capture_output=True, text=True, timeout=300)
+    assert proc.returncode == 2 and "Traceback" not in proc.stderr, proc.stderr
+    assert f"error: '{run}/tensorboard/events.out.tfevents." in one_error(proc.stderr), proc.stderr
+    assert "operation not permitted" in one_error(proc.stderr), proc.stderr

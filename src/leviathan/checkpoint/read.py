@@ -139,11 +139,12 @@ def read_progress(step: Path) -> tuple[int, int, str | None]:
 
 def load_model(path: str | os.PathLike, device: str | torch.device = "cpu") -> tuple[CausalLM, RunConfig]:
     """(CausalLM in eval mode, RunConfig) from a run folder (latest complete step) or a step folder."""
-    from ..devices import device_problem, device_unavailable
+    from ..devices import model_device_problem
     from ..errors import ConfigError
 
-    if isinstance(device, str) and (problem := device_problem(device, auto=False) or device_unavailable(device)):
-        raise ConfigError(f"load_model: device {problem}")  # a ValueError; torch's AssertionError (round 12, U145)
+    # a ValueError; torch's AssertionError (round 12, U145); an int or True reached torch (round 18, G28, G35, G38)
+    if (problem := model_device_problem(device)) is not None:
+        raise ConfigError(f"load_model: device {problem}")
     from ..empty_paths import refuse_empty_path
 
     refuse_empty_path(path, "load_model's path")  # '' was read as '.', as load_adopted's (round 17, E168)

@@ -37,7 +37,9 @@ from pathlib import Path
 import numpy as np
 import torch
 
+from ..commands.values import api_check, whole_problem
 from ..errors import UserError
+from ..seeds import seed_problem
 from .companions import check_file, file_digest
 from .meta import read_meta
 
@@ -169,6 +171,27 @@ def _mix64(x: np.ndarray) -> np.ndarray:
     return x
 
 
+def _whole(value, name: str, minimum: int) -> int:
+    """``value`` as an int when it is a whole number >= ``minimum`` (a float that is one, such as 32.0, too), else the
+    UserError naming ``name``: ``BatchLoader(..., seed=nan)`` ended in int()'s "cannot convert float NaN to integer"
+    (issue 30 round 18, G199)."""
+    if isinstance(value, float) and value.is_integer():
+        value = int(value)
+    api_check("BatchLoader", name, whole_problem(value, minimum, f"a whole number >= {minimum}"),
+              f"pass {name} as a whole number, e.g. {name}={max(minimum, 1)}")
+    return int(value)
+
+
+def _seed(value) -> int:
+    """``value`` when it is a seed (``seeds.seed_problem``: an integer in [0, 2**32 - 1]), else the UserError naming
+    it: ``seed=-1`` was taken and ended in numpy's "expected non-negative integer" at the first batch (round 18,
+    G198)."""
+    if isinstance(value, float) and value.is_integer():
+        value = int(value)
+    api_check("BatchLoader", "seed", seed_problem(value), "pass an integer seed such as 0")
+    return int(value)
+
+
 class BatchLoader:
     """Deterministic, resumable (x, y) batches of int64 (batch_size, seq_len); see module docstring."""
 
@@ -182,8 +205,9 @@ class BatchLoader:
             raise UserError(f"BatchLoader needs a 1-D token array, got shape {tokens.shape}")
         self.dataset = dataset
         self.tokens = tokens
-        self.seq_len, self.batch_size, self.seed = int(seq_len), int(batch_size), int(seed)
-        self.rank, self.world_size = int(rank), int(world_size)
+        self.seq_len, self.batch_size = _whole(seq_len, "seq_len", 1), _whole(batch_size, "batch_size", 1)
+        self.rank, self.world_size = _whole(rank, "rank", 0), _whole(world_size, "world_size", 1)
+        self.seed = _seed(seed)
         if self.seq_len < 1 or self.batch_size < 1:
             raise UserError(f"seq_len and batch_size must be >= 1, got {seq_len} and {batch_size}")
         if not 0 <= self.rank < self.world_size:
@@ -196,9 +220,8 @@ class BatchLoader:
             name = f"{dataset.path}" if isinstance(dataset, TokenDataset) else "the token array"
             raise UserError(f"{name} has {len(tokens):,} tokens, fewer than seq_len + 1 = {self.seq_len + 1}; "
                             f"use a shorter seq_len or more data")
-        self.shuffle_buffer = min(int(shuffle_buffer), self.num_windows) if shuffle == "buffer" else 0
-        if shuffle == "buffer" and int(shuffle_buffer) < 1:
-            raise UserError(f"shuffle_buffer must be >= 1, got {shuffle_buffer}")
+        shuffle_buffer = _whole(shuffle_buffer, "shuffle_buffer", 1) if shuffle == "buffer" else 0
+        self.shuffle_buffer = min(shuffle_buffer, self.num_windows)
         self.position = 0  # global stream position: sequences consumed by all ranks together
         self._perm_epoch, self._perm = -1, None
         self._buffer: np.ndarray | None = None
@@ -282,6 +305,10 @@ class BatchLoader:
                                 f"{mine!r}; resume with the same data, seq_len, seed and shuffle settings")
         if "position" not in state:
             raise UserError("loader state has no 'position'; it was not written by BatchLoader.state_dict()")
+        # -5 read as a position ended in "'NoneType' object is not subscriptable" at the next batch, 'abc' in int()'s
+        # ValueError (issue 30 round 18, G204, G206): the rule of state.json's loader.position (E113)
+        api_check("BatchLoader.load_state_dict", "position", whole_problem(state["position"], 0, "a whole number >= 0"),
+                  "pass a state that BatchLoader.state_dict() returned (position counts the sequences read)")
         self.position = int(state["position"])
         if self.shuffle == "buffer":
             buf = state.get("buffer")

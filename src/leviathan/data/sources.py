@@ -34,7 +34,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Iterable, Iterator, Sequence
 
-from ..errors import UserError, missing, not_regular
+from ..errors import UserError, dead_link, missing, not_regular
 
 __all__ = [
     "Source",
@@ -516,6 +516,18 @@ def _group_files(paths: Sequence[Path], text_field: str, strict: bool, descripti
     return out
 
 
+def _refuse_dead_link(path: Path, root: Path) -> None:
+    """UserError naming ``path``, a file of the corpus folder ``root`` that is a symbolic link leading nowhere (to a
+    missing target, or back to itself): its stat ended in a FileNotFoundError traceback, nothing written (issue 30
+    round 18, G391, G392)."""
+    import shlex
+
+    found = dead_link(path)
+    if found is not None and found[0] == str(path):
+        raise UserError(f"{str(path)!r} in the corpus folder {str(root)!r} {found[1]}; remove the link (rm "
+                        f"{shlex.quote(str(path))}) or point it at the file it stands for")
+
+
 def _folder_files(root: Path, extensions: Sequence[str]) -> tuple[list[Path], int]:
     exts = tuple(e.lower() for e in extensions)
     data_exts = JSONL_SUFFIXES + PARQUET_SUFFIXES
@@ -530,6 +542,7 @@ def _folder_files(root: Path, extensions: Sequence[str]) -> tuple[list[Path], in
                 if (kind := not_regular(Path(dirpath) / f)) is not None:  # read, it hung prepare (round 12, T60, T204)
                     raise UserError(f"{str(Path(dirpath) / f)!r} in the corpus folder {str(root)!r} {kind}; move it "
                                     f"out of the folder (a corpus folder's files are read whole)")
+                _refuse_dead_link(Path(dirpath) / f, root)
                 files.append(Path(dirpath) / f)
             else:
                 skipped += 1

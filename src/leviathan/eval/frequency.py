@@ -64,9 +64,13 @@ def make_buckets(train_freq: np.ndarray, num_buckets: int = 5, method: str = "ma
     counts = counts.astype(np.int64)
     if np.any(counts < 0):
         raise UserError("train_freq holds negative counts")
-    if not 2 <= num_buckets <= MAX_BUCKETS:
-        raise UserError(f"num_buckets must be between 2 and {MAX_BUCKETS} (each bucket averages a share of the "
-                        f"training tokens), got {num_buckets:,}")
+    from ..integers import is_integer
+
+    # 5.0 passed the range test and ended in range()'s "'float' object cannot be interpreted as an integer" (round 18,
+    # G333): the rule of --buckets (commands.values.bucket_count)
+    if not is_integer(num_buckets) or not 2 <= num_buckets <= MAX_BUCKETS:
+        raise UserError(f"num_buckets must be a whole number between 2 and {MAX_BUCKETS} (each bucket averages a share "
+                        f"of the training tokens), got {num_buckets!r}; pass e.g. num_buckets=5")
     if method not in METHODS:
         raise UserError(f"unknown bucketing method {method!r}; choose one of {', '.join(METHODS)}")
     total = int(counts.sum())

@@ -27,9 +27,10 @@ from .hflm import offline_env
 _SHOWN = 4  # tensor names listed in the error
 
 
-def saved_names(folder: Path) -> set[str] | None:
+def saved_names(folder: Path, fix: str = "export the checkpoint again") -> set[str] | None:
     """Every tensor name in the folder's ``*.safetensors`` files; None when it has none (transformers then reads
-    ``pytorch_model.bin``, whose names need the whole file loaded: left to transformers)."""
+    ``pytorch_model.bin``, whose names need the whole file loaded: left to transformers). A file that is not one is a
+    UserError ending in ``fix`` (``load_adopted``'s: save the model again; round 18, G378, G380)."""
     from safetensors import safe_open
 
     files = sorted(folder.glob("*.safetensors"))
@@ -41,8 +42,7 @@ def saved_names(folder: Path) -> set[str] | None:
             with safe_open(str(f), framework="pt") as handle:
                 names |= set(handle.keys())
         except Exception as e:  # noqa: BLE001 - safetensors raises its own error type for a damaged file
-            raise UserError(f"{str(f)!r} does not read as a safetensors file ({e}); export the checkpoint again") \
-                from None
+            raise UserError(f"{str(f)!r} does not read as a safetensors file ({e}); {fix}") from None
     return names
 
 

@@ -44,3 +44,21 @@ def check_num_bytes(num_bytes) -> None:
     if not isinstance(num_bytes, numbers.Real) or isinstance(num_bytes, bool) or num_bytes < 0:
         raise ValueError(f"num_bytes must be the UTF-8 size in bytes of the text the tokens encode (a number >= 0), "
                          f"or None for no bits per byte, got {num_bytes!r:.40}")
+
+
+AUTOCAST_DTYPES = ("float32", "bfloat16", "float16")  # what a scoring call's autocast runs in
+
+
+def check_dtype(dtype) -> None:
+    """ValueError (TypeError for a text) unless ``dtype`` is None or a torch floating dtype autocast runs in:
+    ``evaluate(..., dtype='bfloat16')`` ended in torch's "set_autocast_dtype(): argument 'dtype' (position 2) must be
+    torch.dtype, not str" (issue 30 round 18, G327)."""
+    import torch
+
+    if dtype is None or dtype in tuple(getattr(torch, name) for name in AUTOCAST_DTYPES):
+        return
+    hint = f" (the name of torch.{dtype}: pass torch.{dtype})" if isinstance(dtype, str) and hasattr(torch, dtype) \
+        else ""
+    error = TypeError if not isinstance(dtype, torch.dtype) else ValueError
+    raise error(f"dtype must be None or one of torch.{', torch.'.join(AUTOCAST_DTYPES)}, got {dtype!r:.40}{hint}; "
+                f"pass e.g. dtype=torch.bfloat16")

@@ -156,6 +156,7 @@ class _AdoptedMixin:
         from .save_folder import check_save_directory
 
         check_save_directory(save_directory, "save_pretrained")
+        _check_json_settings(getattr(self.config, CONFIG_KEY, None))
         generator = self.get_input_embeddings()
         if isinstance(getattr(self.config, CONFIG_KEY, None), dict):
             stamp(getattr(self.config, CONFIG_KEY))  # checked by load_adopted (round 17, E169)
@@ -269,6 +270,17 @@ def _check_saved_settings(settings: Any, where: str = "the model's config") -> N
     if not isinstance(settings, dict):
         raise UserError(f"{where}: {CONFIG_KEY} is {settings!r}, not the mapping of generator settings that adopt "
                         "writes; restore config.json from a copy, or adopt the original model again")
+
+
+def _check_json_settings(settings: Any) -> None:
+    """UserError, before anything is written, when ``config.leviathan_generator`` holds a value JSON cannot write (a
+    numpy scalar put there by hand): ``save_pretrained`` raised json's TypeError and left a config.json cut short
+    alone in the folder (issue 30 round 18, G82, G83; adopt itself now stores plain numbers)."""
+    try:
+        json.dumps(settings)
+    except (TypeError, ValueError) as e:
+        raise UserError(f"the model's config: {CONFIG_KEY} holds a value config.json cannot hold ({e}); set it to "
+                        f"plain numbers (int(...), float(...)), or adopt the original model again") from None
 
 
 def _build_generator(settings: dict[str, Any]) -> LeviathanGenerator:
@@ -471,6 +483,10 @@ def load_adopted(path: str | os.PathLike, **from_pretrained_kwargs: Any) -> PreT
                         "transformers.AutoModelForCausalLM.from_pretrained, or adopt it after loading")
     _check_saved_settings(getattr(config, CONFIG_KEY), str(path / "config.json"))
     _check_saved_values(getattr(config, CONFIG_KEY), str(path / "config.json"))
+    from ..eval.weight_names import saved_names
+
+    # a model.safetensors holding 'hello' or nothing was safetensors' raw "header too small" (round 18, G378, G380)
+    saved_names(path, "restore it from a copy, or save the adopted model again (model.save_pretrained(DIR))")
     base = _base_class(config)
     _check_model_type(config, base, path / "config.json")
     try:
@@ -546,7 +562,10 @@ def _original(model: PreTrainedModel, clone: bool) -> PreTrainedModel:
             owner, _, leaf = name.rpartition(".")
             source = buffers[name]
             plain.get_submodule(owner).register_buffer(leaf, source.clone() if clone else source, persistent=False)
-    plain.generation_config = copy.deepcopy(model.generation_config)
+    # a class that does not generate (LlamaForSequenceClassification, recorded as the architecture) has no
+    # generation_config: reading it was torch's AttributeError (issue 30 round 18, G99)
+    if getattr(model, "generation_config", None) is not None:
+        plain.generation_config = copy.deepcopy(model.generation_config)
     return plain.train(model.training)
 
 

@@ -149,6 +149,9 @@ def as_fit(fit: Any) -> Fit | None:
     if fit is True:
         return Fit()
     if isinstance(fit, Fit):
+        # a Fit is a mutable dataclass: a field set after construction (f.lr = nan, f.steps = -5) skipped its checks
+        # and reached Adam's raw "Invalid learning rate: nan" (issue 30 round 18, G61, G60): checked again here
+        fit.__post_init__()
         return fit
     raise UserError(f"fit must be a leviathan.hf.Fit (or True), got {type(fit).__name__}; e.g. "
                     "adopt(model, fit=Fit(frequency=train_counts, text=ids))")

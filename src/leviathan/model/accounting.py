@@ -106,9 +106,12 @@ def count_model(model: nn.Module) -> ParamCounts:
     """Counts from a built ``CausalLM`` by parameter name; each tensor once."""
     import torch
 
-    if not isinstance(model, torch.nn.Module):  # count_model('x'): an AttributeError (issue 30 round 13, W103)
-        raise TypeError(f"count_model takes a built model (an nn.Module such as CausalLM), got {type(model).__name__} "
-                        f"{model!r:.60}; for a config use count_config")
+    # count_model('x') (round 13, W103) and count_model(nn.Linear(3, 3)) (round 18, G385) were AttributeErrors
+    if not isinstance(model, torch.nn.Module) or not (isinstance(getattr(model, "lm_head", None), torch.nn.Module) and
+                                                      hasattr(getattr(model, "model", None), "embed_tokens")):
+        raise TypeError(f"count_model takes a built model (a causal LM: an nn.Module with model.embed_tokens and "
+                        f"lm_head, such as CausalLM), got {type(model).__name__} {model!r:.60}; for a config use "
+                        f"count_config")
     groups = {"input": 0, "body": 0, "head": 0}
     seen = set()
     for name, p in model.named_parameters(remove_duplicate=False):
@@ -175,6 +178,11 @@ def isoparametric_depth(dense: ModelConfig, embedding: str = "leviathan", max_la
     accounting (SwiGLU width 8/3 D) o200k at width 256 gives 107.2M dense-untied and 67 layers, at
     width 512 224.1M and 37 layers. ``leviathan params --preset NAME --isoparametric`` prints it.
     """
+    from ..commands.values import api_check, whole_problem
+
+    # 0 and nan ended in min()'s "arg is an empty sequence", naming no argument (issue 30 round 18, G11, G12)
+    api_check("isoparametric_depth", "max_layers", whole_problem(max_layers, 1, "a positive integer"),
+              "pass the deepest model to consider, e.g. max_layers=1024 (the default)")
     target = count_config(dense).total
     base = replace(dense, embedding=embedding)
     fixed = count_config(replace(base, num_hidden_layers=1))

@@ -61,6 +61,7 @@ import torch.nn.functional as F
 from torch import nn
 from torch.autograd.function import once_differentiable
 
+from ..integers import as_int
 from .digits import check_ids, codebook_sum
 from .generator_size import check_size
 from .output_norm import OutputNorm
@@ -111,10 +112,14 @@ class LeviathanGenerator(nn.Module):
         self.init, self.form, self.table_std, self.norm_eps = init, form, float(table_std), float(norm_eps)
         from .config import min_base
 
+        # kept as plain int and float: a numpy scalar (modes=np.int64(2), ln_eps=np.float32(1e-5)) reached adoption's
+        # config.json, which json could not write, leaving it cut short (issue 30 round 18, G82, G83)
+        vocab_size, hidden_size, k, seed_dim, modes, knots, rank, degree, base = map(
+            as_int, (vocab_size, hidden_size, k, seed_dim, modes, knots, rank, degree, base))
         self.vocab_size = vocab_size
         self.hidden_size = hidden_size
         self.k, self.seed_dim, self.modes, self.knots, self.rank = k, seed_dim, modes, knots, rank
-        self.degree, self.ln_eps = degree, ln_eps
+        self.degree, self.ln_eps = degree, float(ln_eps)
         self.base = base if base is not None else min_base(vocab_size, k)
         if self.base**k < vocab_size:
             raise ValueError(f"base {self.base} with k={k} cannot address vocab_size={vocab_size}")

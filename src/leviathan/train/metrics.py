@@ -32,6 +32,7 @@ from ..codec import decode
 from ..eval.consistency import exp_shown, ppl_contradicts
 from ..io import atomic_write_text, cpu_id, named, read_metrics
 from ..run_identity import RUN_FILE, is_run_id, quiet_identity, read_identity
+from .event_writer import event_writer, events_named
 
 
 @dataclass
@@ -205,14 +206,9 @@ class MetricsLogger:
                 _warn(note)
         atomic_write_text(self.path, "".join(line + "\n" for line in kept))  # a kill now keeps the old file
         self._file = open(self.path, "a")
-        if tensorboard:
-            try:
-                from torch.utils.tensorboard import SummaryWriter
-            except ImportError:  # tensorboard not installed: JSON lines are the record
-                SummaryWriter = None
-            if SummaryWriter is not None:
-                purge = resume_step + 1 if resume_step is not None else None
-                self._tb = SummaryWriter(log_dir=str(Path(run_dir) / "tensorboard"), purge_step=purge)
+        self._tb_dir = Path(run_dir) / "tensorboard"
+        if tensorboard:  # None when tensorboard is not installed: JSON lines are the record
+            self._tb = event_writer(self._tb_dir, resume_step + 1 if resume_step is not None else None)
 
     def log(self, row: dict) -> None:
         if not self.enabled:
@@ -226,20 +222,22 @@ class MetricsLogger:
             raise named(e, self.path) from None
         if self._tb is not None:
             prefix = "val" if "val_loss" in row else "train"
-            for key, value in row.items():
-                if key in ("step", "split") or not isinstance(value, (int, float)) or value is None:
-                    continue
-                name = key.removeprefix("val_").removeprefix("train_")
-                self._tb.add_scalar(f"{prefix}/{name}", value, global_step=row["step"])
+            with events_named(self._tb, self._tb_dir):  # its thread's storage error, named (round 18, F79, F109)
+                for key, value in row.items():
+                    if key in ("step", "split") or not isinstance(value, (int, float)) or value is None:
+                        continue
+                    name = key.removeprefix("val_").removeprefix("train_")
+                    self._tb.add_scalar(f"{prefix}/{name}", value, global_step=row["step"])
 
     def close(self) -> None:
         if self._file is not None:
             self._file.close()
             self._file = None
         if self._tb is not None:
-            self._tb.flush()
-            self._tb.close()
-            self._tb = None
+            tb, self._tb = self._tb, None
+            with events_named(tb, self._tb_dir):
+                tb.flush()
+                tb.close()
 
 
 def git_revision() -> str | None:

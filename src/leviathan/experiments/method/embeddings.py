@@ -311,6 +311,21 @@ def nearest_neighbours(table: np.ndarray, probes: np.ndarray, candidates: np.nda
     return out
 
 
+def _check_finite_rows(name: str, table: np.ndarray) -> None:
+    """UserError naming the rows of ``table`` (V, D) that hold NaN or inf: a NaN row has no nearest neighbours, and
+    numpy's "could not broadcast input array from shape (0,) into shape (10,)" named nothing (issue 30 round 18,
+    G281)."""
+    from ...commands.values import api_check
+
+    if not np.issubdtype(table.dtype, np.number) or table.ndim != 2:
+        api_check("analyze_tables", name, f"expected a (V, D) table of numbers, got {table.dtype} shape {table.shape}",
+                  "pass the embedding table as a 2-D float array")
+    bad = np.flatnonzero(~np.isfinite(table).all(axis=1))
+    shown = ", ".join(str(i) for i in bad[:8]) + (f" and {len(bad) - 8:,} more" if len(bad) > 8 else "")
+    api_check("analyze_tables", name, f"holds NaN or inf in {len(bad):,} of its {table.shape[0]:,} rows (ids {shown})"
+              if len(bad) else None, "analyse a checkpoint whose weights are finite (a diverged run has none)")
+
+
 def analyze_tables(init: np.ndarray, final: np.ndarray, train_freq: np.ndarray, num_buckets: int = 5,
                    method: str = "mass", probes_per_group: int = 200, top_k: int = 10) -> TableAnalysis:
     """Geometry per group of the (V, D) tables at init and at the end, and the probes' neighbours in both."""
@@ -318,8 +333,13 @@ def analyze_tables(init: np.ndarray, final: np.ndarray, train_freq: np.ndarray, 
     if init.shape != final.shape:
         raise UserError(f"the initial table {init.shape} and the final one {final.shape} differ in shape: they are "
                         f"not one run's; rebuild the init from the config of the checkpoint analysed")
-    if probes_per_group < 1 or top_k < 1:
-        raise UserError(f"probes per group ({probes_per_group}) and top k ({top_k}) must be positive")
+    from ...commands.values import api_check, whole_problem
+
+    for name, value in (("probes_per_group", probes_per_group), ("top_k", top_k)):  # top_k=2.5: range()'s TypeError
+        api_check("analyze_tables", name, whole_problem(value, 1, "a positive integer"),  # (round 18, G283)
+                  f"pass {name} as a whole number, e.g. {name}=10")
+    for name, table in (("init", init), ("final", final)):
+        _check_finite_rows(name, table)
     groups = frequency_groups(train_freq, init.shape[0], num_buckets, method)
     candidates = np.concatenate([g.ids for g in groups if g.name != UNSEEN])
     candidates.sort()

@@ -73,7 +73,17 @@ def row_lr(row: ResultRow) -> float:
 
 
 def pick(losses: dict[float, float | None], tolerance: float = TOLERANCE) -> float | None:
-    """The rule: lowest finite loss; within ``tolerance`` of it, the lowest lr. None when every run diverged."""
+    """The rule: lowest finite loss; within ``tolerance`` of it, the lowest lr. None when every run diverged.
+    ``tolerance`` is a loss difference >= 0: -1 left no lr within it and ended in min()'s "arg is an empty sequence"
+    (issue 30 round 18, G220)."""
+    import numbers
+
+    from ...commands.values import api_check
+
+    good = isinstance(tolerance, numbers.Real) and not isinstance(tolerance, bool) and math.isfinite(tolerance) \
+        and tolerance >= 0
+    api_check("lr_sweep.pick", "tolerance", None if good else f"must be a finite number >= 0 (a loss difference), "
+              f"got {tolerance!r}", f"pass e.g. tolerance={TOLERANCE} (the default)")
     finite = {lr: v for lr, v in losses.items() if v is not None and math.isfinite(v)}
     if not finite:
         return None

@@ -149,10 +149,25 @@ class PairedComparison(Record):
     plateau: float | None
 
 
+def _real(x) -> bool:
+    """Whether ``x`` is a real number (a numpy float too), not a bool or a text."""
+    import numbers
+
+    return isinstance(x, numbers.Real) and not isinstance(x, (bool, np.bool_))
+
+
 def t_interval(diffs: Iterable[float], ci: float = 0.95) -> TInterval:
     """Mean, sample sd and the Student t interval of paired differences; the verdict on their sign."""
     from scipy import stats
 
+    from ...commands.values import api_check, fraction_problem
+
+    diffs = list(diffs)
+    wrong = next((x for x in diffs if x is not None and not _real(x)), None)  # '1' was math's "must be real number,
+    # not str" (issue 30 round 18, G216)
+    api_check("t_interval", "diffs", None if wrong is None else f"expected numbers (or None), got {wrong!r:.40}",
+              "pass the paired differences as numbers, e.g. [-0.21, -0.2]")
+    api_check("t_interval", "ci", fraction_problem(ci), "pass the interval's coverage, e.g. ci=0.95")
     d = np.array([x for x in diffs if x is not None and math.isfinite(x)], dtype=np.float64)
     if len(d) < 2:
         return TInterval(d.tolist(), int(len(d)), float(d.mean()) if len(d) else None,
@@ -257,6 +272,13 @@ def least_squares_slope(xs: list[float], ys: list[float]) -> float:
     """The slope of the least-squares line through (xs, ys), in closed form over correctly rounded sums
     (``math.fsum``): the same bits on every machine, where ``np.polyfit`` (LAPACK) changed the last digits of
     analysis.json between two CPUs."""
+    from ...commands.values import api_check
+
+    xs, ys = list(xs), list(ys)
+    problem = (f"expected as many numbers as ys ({len(ys)}), at least 2, got {len(xs)}" if len(xs) != len(ys)
+               or len(xs) < 2 else "are all equal, so no line has a slope through them (a ZeroDivisionError before, "
+               "issue 30 round 18, G217)" if len(set(xs)) < 2 else None)
+    api_check("least_squares_slope", "xs", problem, "pass at least two points with different x")
     mx, my = math.fsum(xs) / len(xs), math.fsum(ys) / len(ys)
     return math.fsum((x - mx) * (y - my) for x, y in zip(xs, ys)) / math.fsum((x - mx) ** 2 for x in xs)
 
