@@ -12,9 +12,9 @@ config may be written in it (its keys are then checked like any other).
 
 from __future__ import annotations
 
-import json
 
 from .data.binary import binary_kind
+from . import json_text
 
 _JSON_LINES = (  # (keys every object of the file has, what the file then is)
     ({"name", "variant", "seed", "params"}, "results rows, one JSON object a line (a sweep's results.jsonl)"),
@@ -45,7 +45,7 @@ def not_settings(data: bytes) -> str | None:
 def _json_file(data: bytes) -> str | None:
     """What a JSON object leviathan writes is (a config may be written in JSON: only these layouts are named)."""
     try:
-        value = json.loads(data)
+        value = json_text.loads(data)
     except ValueError:
         return None
     if isinstance(value, dict):
@@ -60,7 +60,7 @@ def _json_lines(data: bytes) -> str | None:
     still leaves it a JSON lines file); None otherwise."""
     lines = [line for line in data.splitlines() if line.strip()]
     try:
-        first = [json.loads(line) for line in lines[:2]]
+        first = [json_text.loads(line) for line in lines[:2]]
     except ValueError:
         return None
     if len(first) < 2 or not all(isinstance(value, dict) for value in first):

@@ -35,6 +35,7 @@ from pathlib import Path
 from typing import Iterable, Iterator, Sequence
 
 from ..errors import UserError, missing, not_regular
+from .. import json_text
 
 __all__ = [
     "Source",
@@ -264,7 +265,7 @@ class JsonLines(_FileSource):
                 text = decode_utf8(line, where, self.strict, self.stats, base_offset=start,
                                    offset_kind="decompressed byte offset" if compressed else "byte offset")
                 try:
-                    record = json.loads(text)
+                    record = json_text.loads(text)
                 except json.JSONDecodeError as e:
                     if self.strict:
                         raise UserError(f"{where}: not valid JSON ({e.msg}); fix the line or drop --strict "
