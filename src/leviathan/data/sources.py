@@ -517,6 +517,18 @@ def _group_files(paths: Sequence[Path], text_field: str, strict: bool, descripti
     return out
 
 
+def _check_readable(path: Path, root: Path) -> None:
+    """UserError for a file of the corpus folder ``root`` that cannot be read whole: a pipe or a socket (read, it
+    hung prepare: round 12, T60, T204) or a symbolic link that names nothing (a FileNotFoundError traceback from
+    the fingerprint's stat: issue 30 round 18, G391, G392, G471)."""
+    kind = not_regular(path)
+    if kind is None and not os.path.exists(path):
+        kind = missing(path)
+    if kind is not None:
+        raise UserError(f"{str(path)!r} in the corpus folder {str(root)!r} {kind}; move it out of the folder (a corpus "
+                        f"folder's files are read whole)")
+
+
 def _folder_files(root: Path, extensions: Sequence[str]) -> tuple[list[Path], int]:
     exts = tuple(e.lower() for e in extensions)
     data_exts = JSONL_SUFFIXES + PARQUET_SUFFIXES
@@ -528,9 +540,7 @@ def _folder_files(root: Path, extensions: Sequence[str]) -> tuple[list[Path], in
                 continue
             low = f.lower()
             if low.endswith(data_exts) or Path(low).suffix in exts:
-                if (kind := not_regular(Path(dirpath) / f)) is not None:  # read, it hung prepare (round 12, T60, T204)
-                    raise UserError(f"{str(Path(dirpath) / f)!r} in the corpus folder {str(root)!r} {kind}; move it "
-                                    f"out of the folder (a corpus folder's files are read whole)")
+                _check_readable(Path(dirpath) / f, root)
                 files.append(Path(dirpath) / f)
             else:
                 skipped += 1
