@@ -158,8 +158,9 @@ class Source:
         raise NotImplementedError
 
     def stat_fingerprint(self) -> str:
-        """sha256 over what identifies the input cheaply (file names, sizes, mtimes)."""
-        h = hashlib.sha256(self.description.encode())
+        """sha256 over what identifies the input cheaply (file names, sizes, mtimes). A name that is not UTF-8 counts
+        as its bytes (a UnicodeEncodeError traceback before: issue 30 round 18, G418)."""
+        h = hashlib.sha256(self.description.encode("utf-8", "surrogateescape"))
         for item in self._stat_items():
             h.update(repr(item).encode())
         return h.hexdigest()

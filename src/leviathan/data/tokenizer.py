@@ -467,10 +467,13 @@ _SPEC_HELP = ("use o200k_base (default), cl100k_base, the path of a tokenizer.js
 
 
 def _from_json_file(path: Path, name: str) -> HFTokenizer:
+    """The tokenizer.json at ``path``, read by Python and parsed by the tokenizers library: its own ``from_file``
+    takes only a UTF-8 name, so a folder named 'd\\udcff' (not UTF-8) that prepare wrote was refused by every reader
+    as "not a readable tokenizer.json" (issue 30 round 18, G427, G428)."""
     from tokenizers import Tokenizer as _HF
 
     try:
-        hf = _HF.from_file(str(path))
+        hf = _HF.from_str(path.read_text(encoding="utf-8"))
     except Exception as e:  # noqa: BLE001 - the library raises plain Exception
         raise UserError(f"{path} is not a readable Hugging Face tokenizer.json ({e}); "
                         f"pass a valid tokenizer.json or a built-in name (o200k_base)") from None

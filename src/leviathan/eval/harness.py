@@ -327,7 +327,8 @@ def _tokenizer_size(src: Path) -> int | None:
         from tokenizers import Tokenizer
 
         try:
-            return Tokenizer.from_file(str(src / "tokenizer.json")).get_vocab_size(with_added_tokens=True)
+            text = (src / "tokenizer.json").read_text(encoding="utf-8")  # from_file: UTF-8 names only (G428)
+            return Tokenizer.from_str(text).get_vocab_size(with_added_tokens=True)
         except Exception as e:  # tokenizers raises its own Exception type for a damaged file
             raise UserError(f"{str(src / 'tokenizer.json')!r} does not load as a tokenizer ({e}); put the model's "
                             f"own tokenizer in the folder") from None
