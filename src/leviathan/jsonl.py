@@ -12,10 +12,10 @@ not values and not reported. A UTF-8 byte order mark before the first line (some
 from __future__ import annotations
 
 import codecs
-import json
 import os
 from pathlib import Path
 from typing import Any
+from . import json_text
 
 
 def read_json_lines(path: str | os.PathLike) -> tuple[list[tuple[int, Any]], list[tuple[int, str]]]:
@@ -37,7 +37,7 @@ def read_json_lines(path: str | os.PathLike) -> tuple[list[tuple[int, Any]], lis
             bad.append((number, f"is not UTF-8 text (byte 0x{raw[e.start]:02x} at column {e.start + 1})"))
             continue
         try:
-            values.append((number, json.loads(text)))
+            values.append((number, json_text.loads(text)))
         except ValueError:
             bad.append((number, "is not a whole JSON value (cut short or damaged)"))
         except RecursionError:  # thousands of '[': a RecursionError traceback (found in round 17's fix18b)

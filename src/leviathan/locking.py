@@ -142,11 +142,35 @@ def _check_room(folder: Path, verb: str) -> None:
                         f"{limit - _BESIDE_ROOM} bytes")
 
 
+def _check_utf8_name(folder: str | os.PathLike, verb: str) -> None:
+    """UserError, before anything is written, for an output folder whose path is not UTF-8 text (a surrogate escape
+    such as 'd\\udcff'). The folders the locked verbs write (prepare, train, export, sweep) are read back through
+    libraries that open only UTF-8 names (safetensors, TensorBoard, transformers): train and sweep ended in their
+    UnicodeEncodeError tracebacks, and a folder prepare or export wrote was refused by the next verb (issue 30
+    round 18, G419-G421, G423, G427). Inputs under such names are read as bytes (G418, G424, G428)."""
+    text = os.fspath(folder)
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError as e:
+        byte = os.fsencode(text[e.start])
+        raise UserError(f"cannot {verb} into {text!r}: its name is not UTF-8 text (byte 0x{byte[0]:02x} at character "
+                        f"{e.start + 1}), and the libraries that read such folders back (tokenizers, safetensors, "
+                        f"TensorBoard, transformers) open only UTF-8 names; choose a name of UTF-8 text") from None
+
+
+def _holder_bytes() -> bytes:
+    """The pid and command line a lock file holds. A command line naming a file that is not UTF-8 (a surrogate
+    escape such as 'd\\udcff') is written as its bytes: a UnicodeEncodeError traceback ended prepare, train, export
+    and sweep into such a folder, or with such a data.path (issue 30 round 18, G419-G421, G423, G424); ``holder``
+    reads it back with errors="replace"."""
+    return f"{os.getpid()}\n{_command()}\n".encode("utf-8", "surrogateescape")
+
+
 def _write_holder(fd: int, path: Path) -> None:
     try:
         os.ftruncate(fd, 0)
         os.lseek(fd, 0, os.SEEK_SET)
-        os.write(fd, f"{os.getpid()}\n{_command()}\n".encode())
+        os.write(fd, _holder_bytes())
     except OSError as e:  # a full disk: os.write names no file (io.named)
         raise named(e, path) from None
 
@@ -194,6 +218,7 @@ def folder_lock(folder: str | os.PathLike, verb: str, fix: str = "choose another
     word the refusal ("cannot <verb> into DIR: process N (...) is writing there ...; wait for it to finish or stop it,
     or <fix>"). ``folder`` (or its parent, ``beside``) is created if needed.
     """
+    _check_utf8_name(folder, verb)
     folder = Path(os.path.abspath(folder)) if beside else Path(folder)  # "." has a name once absolute
     if beside:
         _check_room(folder, verb)
@@ -243,7 +268,7 @@ def reading(folder: str | os.PathLike) -> Iterator[Path | None]:
         fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
         if os.stat(path).st_ino != os.fstat(fd).st_ino:  # another reader's sweep took it for a dead claim
             raise FileNotFoundError(path)
-        os.write(fd, f"{os.getpid()}\n{_command()}\n".encode())
+        os.write(fd, _holder_bytes())
     except OSError:  # read-only, full, or not ours to write: read without a claim (and leave nothing half-made)
         if fd is not None:
             os.close(fd)

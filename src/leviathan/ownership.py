@@ -38,7 +38,6 @@ must stay valid): its files are checked against the verb's names and digests, no
 from __future__ import annotations
 
 import fnmatch
-import json
 import os
 import shlex
 from dataclasses import dataclass
@@ -48,6 +47,7 @@ from typing import Callable, Iterable
 
 from .errors import UserError
 from .mounts import is_mount_point
+from . import json_text
 
 MARKER = "leviathan_output.json"
 FORMAT = 1
@@ -103,7 +103,7 @@ def read_marker(folder: str | os.PathLike) -> OutputMarker | None:
            f"name); if it is leviathan's marker, restore it, or delete it (rm {_quote(path)}): the folder is then "
            f"judged as one written before markers existed")
     try:
-        raw = json.loads(path.read_text(encoding="utf-8"))
+        raw = json_text.loads(path.read_text(encoding="utf-8"))
     except (OSError, ValueError) as e:
         raise UserError(f"{str(path)!r} is not readable JSON ({e}); {fix}") from None
     shown = raw.get("format") if isinstance(raw, dict) else raw

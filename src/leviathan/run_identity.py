@@ -24,7 +24,6 @@ apart: up to the copy they are one run.
 
 from __future__ import annotations
 
-import json
 import os
 import re
 import uuid
@@ -32,6 +31,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from .errors import UserError
+from . import json_text
 
 RUN_FILE = "run.json"
 FORMAT = 1
@@ -65,7 +65,7 @@ def read_identity(run_dir: str | os.PathLike) -> RunIdentity | None:
         return None
     fix = "restore the file from a copy, or delete it (the run is then read as one written before run ids)"
     try:
-        raw = json.loads(path.read_text(encoding="utf-8"))
+        raw = json_text.loads(path.read_text(encoding="utf-8"))
     except (OSError, UnicodeDecodeError, ValueError) as e:
         raise UserError(f"{str(path)!r} is not readable JSON ({e}); {fix}") from None
     if not isinstance(raw, dict) or raw.get("format") != FORMAT or not is_run_id(raw.get("run_id")):

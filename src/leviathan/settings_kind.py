@@ -12,9 +12,9 @@ config may be written in it (its keys are then checked like any other).
 
 from __future__ import annotations
 
-import json
 
 from .data.binary import binary_kind
+from . import json_text
 from .file_kinds import GRID_MARKS, json_kind, json_lines_kind
 
 
@@ -33,8 +33,8 @@ def _json_file(data: bytes) -> str | None:
     """What a JSON object leviathan writes is (a config may be written in JSON: only ``file_kinds``' layouts are
     named)."""
     try:
-        what = json_kind(json.loads(data))
-    except (ValueError, RecursionError):  # nested too deeply: left to the YAML reader, which names it
+        what = json_kind(json_text.loads(data))
+    except ValueError:  # nested too deeply too (json_text): left to the YAML reader, which names it
         return None
     return None if what is None else "is " + what
 
@@ -44,8 +44,8 @@ def _json_lines(data: bytes) -> str | None:
     still leaves it a JSON lines file); None otherwise."""
     lines = [line for line in data.splitlines() if line.strip()]
     try:
-        first = [json.loads(line) for line in lines[:2]]
-    except (ValueError, RecursionError):
+        first = [json_text.loads(line) for line in lines[:2]]
+    except ValueError:
         return None
     if len(first) < 2 or not all(isinstance(value, dict) for value in first):
         return None

@@ -91,6 +91,22 @@ def test_sweep_options_take_the_rules_of_the_sweeps_flags(data, tmp_path):
     assert not (tmp_path / "p70").exists()  # grid.json and the marker were written before
 
 
+def test_run_sweeps_arguments_of_the_wrong_kind_are_named_before_anything_is_written(data, tmp_path):
+    """G464-G466: ``run_sweep(grid, OUT, log='yes')`` raised "'str' object is not callable" after grid.json and the
+    marker were written; a grid file's name and a dict of options ended in raw AttributeErrors."""
+    from leviathan.experiments.machinery.grid import load_grid
+    from leviathan.experiments.machinery.sweep import SweepOptions, run_sweep
+
+    grid_file = str(one_run_grid(data, tmp_path))
+    grid = load_grid(grid_file)
+    for args, kw, words in [((grid_file, tmp_path / "s"), {}, "run_sweep: grid must be a Grid"),
+                            ((grid, tmp_path / "s", {"only": ["a"]}), {}, "run_sweep: options must be a SweepOptions"),
+                            ((grid, tmp_path / "s", SweepOptions()), {"log": "yes"}, "run_sweep: log must be a function")]:
+        with pytest.raises(TypeError, match=words):
+            run_sweep(*args, **kw)
+        assert not (tmp_path / "s").exists()
+
+
 def test_a_list_given_as_a_string_and_a_callback_that_is_not_one_are_named(data, finished_run, tmp_path):
     """E62: ``load_grid(g, overrides='max_steps=3')`` said "override 'm' must look like key=value" (as
     load_run_config says since round 8, it must be a list); E27, E30: ``read_results(sweep, report='yes')`` was taken

@@ -594,6 +594,24 @@ def test_a_pipe_or_a_device_given_as_a_file_is_named_for_what_it_is(capsys, tmp_
     assert not (tmp_path / "d").exists()
 
 
+def test_a_dangling_link_in_a_corpus_folder_is_one_line_naming_it(tmp_path):
+    """Round 18 (G391, G392, G471): a symbolic link to nothing in a corpus folder (or a sub-folder) ended `leviathan
+    prepare` and the API's prepare in a FileNotFoundError traceback from the fingerprint's stat."""
+    from reliability_support import cli_error, write_corpus
+
+    from leviathan.data.prepare import prepare
+    from leviathan.errors import UserError
+
+    corpus = write_corpus(tmp_path / "corpus", seed=2)
+    (Path(corpus) / "sub").mkdir()
+    os.symlink("/nonexistent", Path(corpus) / "sub" / "dead.txt")
+    line = cli_error(["prepare", corpus, "--out", tmp_path / "d", "--tokenizer", "bpe:300", "--val-fraction", "0"])
+    assert "dead.txt' in the corpus folder" in line and "symbolic link to '/nonexistent'" in line, line
+    with pytest.raises(UserError, match="symbolic link to '/nonexistent'"):
+        prepare(corpus, tmp_path / "d", "bpe:300", val_fraction=0)
+    assert not (tmp_path / "d").exists()
+
+
 def test_a_users_folder_with_a_meta_json_that_is_no_json_is_not_offered_overwrite(capsys, tmp_path):
     """Round 11 (R65): a user's folder whose meta.json is a link to a text file: prepare --out said "the data dir is
     damaged; pass --overwrite", and --overwrite was then refused (no marker). The first line now says so."""

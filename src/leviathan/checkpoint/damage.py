@@ -14,13 +14,13 @@ protect: it is passed over with a note on stderr. Older damaged folders are left
 
 from __future__ import annotations
 
-import json
 import os
 import sys
 from pathlib import Path
 
 from ..errors import UserError
 from .layout import CHECKPOINTS, REQUIRED, list_checkpoints, step_of
+from .. import json_text
 
 
 def _problem(step_dir: Path) -> str | None:
@@ -29,7 +29,7 @@ def _problem(step_dir: Path) -> str | None:
     if missing:
         return f"{', '.join(missing)} missing"
     try:
-        state = json.loads((step_dir / "state.json").read_text(encoding="utf-8"))
+        state = json_text.loads((step_dir / "state.json").read_text(encoding="utf-8"))
     except (OSError, ValueError):
         return "state.json is not readable JSON"
     if not isinstance(state, dict):

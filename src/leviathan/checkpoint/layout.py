@@ -11,10 +11,10 @@ skips an incomplete folder, right for choosing what to load and wrong for decidi
 
 from __future__ import annotations
 
-import json
 import os
 import re
 from pathlib import Path
+from .. import json_text
 
 CHECKPOINTS = "checkpoints"
 REQUIRED = ("model.safetensors", "optimizer.pt", "state.json", "config.yaml")
@@ -43,7 +43,7 @@ def is_complete(path: Path) -> bool:
     if not all((path / f).is_file() for f in REQUIRED):
         return False
     try:
-        return isinstance(json.loads((path / "state.json").read_text()), dict)
+        return isinstance(json_text.loads((path / "state.json").read_text()), dict)
     except (OSError, ValueError):
         return False
 

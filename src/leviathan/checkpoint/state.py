@@ -25,7 +25,6 @@ resumed with exit 0). Now:
 from __future__ import annotations
 
 import hashlib
-import json
 import math
 import os
 import re
@@ -39,6 +38,7 @@ from ..errors import UserError
 from ..run_identity import is_run_id
 from ..seeds import MAX_SEED
 from .layout import step_of
+from .. import json_text
 
 STATE_FILE = "state.json"
 FORMAT = 1
@@ -210,7 +210,7 @@ def read_step_state(step_dir: str | os.PathLike) -> StepState:
     Pure JSON is read with duplicate keys refused (a file leviathan wrote never repeats one)."""
     path = Path(step_dir) / STATE_FILE
     try:
-        raw = json.loads(path.read_text(encoding="utf-8"), object_pairs_hook=_no_repeats)
+        raw = json_text.loads(path.read_text(encoding="utf-8"), object_pairs_hook=_no_repeats)
     except (OSError, UnicodeDecodeError, ValueError) as e:
         raise UserError(f"{str(path)!r} is not readable JSON ({e}); the checkpoint is damaged: restore the file from "
                         f"a copy, or move the step folder out of checkpoints/ to go on from the previous one") from None

@@ -24,6 +24,7 @@ import sys
 from ..experiments.machinery.grid import REGIMES as REGIME_CHOICES
 from ..model.config import EMBEDDING_KINDS
 from .values import bootstrap_count, bucket_count, eval_set_name, open_fraction, positive_int, seed
+from .. import json_text
 
 
 def add_arguments(parser) -> None:
@@ -333,7 +334,7 @@ def _check_same_tokenizer(model: str, reference: str) -> None:
     for run in (model, reference):
         step = latest_checkpoint(run) if Path(run).is_dir() else None
         try:
-            digests.append(json.loads((step / "state.json").read_text())["files"]["tokenizer.json"] if step else None)
+            digests.append(json_text.loads((step / "state.json").read_text())["files"]["tokenizer.json"] if step else None)
         except (OSError, ValueError, KeyError, TypeError):
             digests.append(None)
     if None not in digests and digests[0] != digests[1]:

@@ -23,6 +23,7 @@ from ..errors import UserError
 from ..io import atomic_write_text, check_writable
 from ..ownership import CONTAINERS, MARKER, check_not_inside, check_not_special, read_marker
 from .values import non_negative_int, positive_int, thread_count
+from .. import json_text
 
 
 def add_arguments(parser) -> None:
@@ -110,7 +111,7 @@ def _check_json_target(path: Path) -> None:
 def _check_earlier_result(path: Path) -> None:
     """UserError unless the file at ``path`` is an earlier ``bench --json`` result."""
     try:
-        earlier = json.loads(path.read_text(encoding="utf-8"))
+        earlier = json_text.loads(path.read_text(encoding="utf-8"))
     except (OSError, UnicodeDecodeError, ValueError):
         earlier = None
     if not (isinstance(earlier, dict) and {"environment", "sections"} <= set(earlier)):

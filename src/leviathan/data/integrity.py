@@ -15,12 +15,12 @@ whose meta.json is damaged: the loader reports that with its own fix.
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 
 from ..errors import UserError
 from .companions import check_file
 from .meta import META_FILE, read_meta
+from .. import json_text
 
 
 def check_meta_tokenizer(directory: str | Path, tokenizer) -> None:
@@ -52,7 +52,7 @@ def recorded_tokenizer_name(folder: Path) -> str | None:
     """The name in ``folder``'s leviathan_tokenizer.json (None when there is none or it is unreadable: the tokenizer's
     own reader names that problem)."""
     try:
-        name = json.loads((Path(folder) / "leviathan_tokenizer.json").read_text(encoding="utf-8")).get("name")
+        name = json_text.loads((Path(folder) / "leviathan_tokenizer.json").read_text(encoding="utf-8")).get("name")
     except (OSError, UnicodeDecodeError, ValueError, AttributeError):
         return None
     return name if isinstance(name, str) else None

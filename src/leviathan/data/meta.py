@@ -23,6 +23,7 @@ from typing import Any
 from ..errors import UserError, missing
 from .fingerprint_fields import recorded_problem
 from .meta_digest import edited_field
+from .. import json_text
 
 META_FILE = "meta.json"
 FORMAT = 1
@@ -108,7 +109,7 @@ def read_meta(data_dir: str | os.PathLike, fix: str | None = None) -> PreparedMe
     if not p.is_file():
         raise UserError(f"{d} is not a prepared data dir (no meta.json); {fix}")
     try:
-        raw = json.loads(p.read_text())
+        raw = json_text.loads(p.read_text())
     except (OSError, json.JSONDecodeError) as e:
         raise UserError(f"{p} is not valid JSON ({e}); the data dir is damaged; {fix}") from None
     shown = raw.get("format") if isinstance(raw, dict) else "?"

@@ -35,6 +35,7 @@ from pathlib import Path
 from typing import Iterable, Iterator, Sequence
 
 from ..errors import UserError, dead_link, missing, not_regular
+from .. import json_text
 
 __all__ = [
     "Source",
@@ -157,8 +158,9 @@ class Source:
         raise NotImplementedError
 
     def stat_fingerprint(self) -> str:
-        """sha256 over what identifies the input cheaply (file names, sizes, mtimes)."""
-        h = hashlib.sha256(self.description.encode())
+        """sha256 over what identifies the input cheaply (file names, sizes, mtimes). A name that is not UTF-8 counts
+        as its bytes (a UnicodeEncodeError traceback before: issue 30 round 18, G418)."""
+        h = hashlib.sha256(self.description.encode("utf-8", "surrogateescape"))
         for item in self._stat_items():
             h.update(repr(item).encode())
         return h.hexdigest()
@@ -264,7 +266,7 @@ class JsonLines(_FileSource):
                 text = decode_utf8(line, where, self.strict, self.stats, base_offset=start,
                                    offset_kind="decompressed byte offset" if compressed else "byte offset")
                 try:
-                    record = json.loads(text)
+                    record = json_text.loads(text)
                 except json.JSONDecodeError as e:
                     if self.strict:
                         raise UserError(f"{where}: not valid JSON ({e.msg}); fix the line or drop --strict "

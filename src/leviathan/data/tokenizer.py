@@ -50,6 +50,7 @@ from ..errors import UserError
 from ..integers import is_integer
 from .integrity import check_meta_tokenizer
 from .meta import find_meta
+from .. import json_text
 
 __all__ = [
     "BUILTIN_ENCODINGS",
@@ -397,14 +398,14 @@ def _saved_here(directory: Path) -> bool:
     """Whether ``directory`` holds what ``Tokenizer.save`` wrote there: its leviathan_tokenizer.json, every field as
     save writes it, and a tokenizer.json (a tokenizers JSON) exactly when the record is not a built-in's."""
     try:
-        info = json.loads((directory / INFO_FILE).read_text(encoding="utf-8"))
+        info = json_text.loads((directory / INFO_FILE).read_text(encoding="utf-8"))
         if not (isinstance(info, dict) and set(info) == {"format", "name", "kind", "vocab_size", "eot_id"}
                 and info["format"] == 1 and isinstance(info["name"], str) and isinstance(info["kind"], str)):
             return False
         builtin = info["kind"] == BuiltinTokenizer.kind
         if builtin or not (directory / TOKENIZER_FILE).is_file():
             return builtin and not os.path.lexists(directory / TOKENIZER_FILE)
-        spec = json.loads((directory / TOKENIZER_FILE).read_text(encoding="utf-8"))
+        spec = json_text.loads((directory / TOKENIZER_FILE).read_text(encoding="utf-8"))
     except (OSError, ValueError):
         return False
     return isinstance(spec, dict) and isinstance(spec.get("model"), dict)
@@ -469,10 +470,13 @@ _SPEC_HELP = ("use o200k_base (default), cl100k_base, the path of a tokenizer.js
 
 
 def _from_json_file(path: Path, name: str) -> HFTokenizer:
+    """The tokenizer.json at ``path``, read by Python and parsed by the tokenizers library: its own ``from_file``
+    takes only a UTF-8 name, so a folder named 'd\\udcff' (not UTF-8) that prepare wrote was refused by every reader
+    as "not a readable tokenizer.json" (issue 30 round 18, G427, G428)."""
     from tokenizers import Tokenizer as _HF
 
     try:
-        hf = _HF.from_file(str(path))
+        hf = _HF.from_str(path.read_text(encoding="utf-8"))
     except Exception as e:  # noqa: BLE001 - the library raises plain Exception
         raise UserError(f"{path} is not a readable Hugging Face tokenizer.json ({e}); "
                         f"pass a valid tokenizer.json or a built-in name (o200k_base)") from None
@@ -485,7 +489,7 @@ def _tokenizer_record(directory: Path) -> dict:
     p = directory / INFO_FILE
     if p.is_file():
         try:
-            data = json.loads(p.read_text())
+            data = json_text.loads(p.read_text())
         except json.JSONDecodeError as e:
             raise UserError(f"{p} is not valid JSON ({e}); re-create the directory") from None
         if isinstance(data, dict):

@@ -55,6 +55,7 @@ from .hflm import fitting_hflm, offline_env
 from .lm_export import export_for_harness, is_hf_dir, verify_export
 from .tasks import TASKS, check_present, prepare_tasks, resolve_tasks, task_data_root
 from .weight_names import check_weight_names
+from .. import json_text
 
 
 def run_harness(hf_dir: str | os.PathLike, task_dir: str | os.PathLike, task_names: Sequence[str], *,
@@ -263,7 +264,7 @@ OUT_FILES = ("lm_eval.json", "hf")
 def _earlier_out(out_dir: Path) -> bool:
     """An out_dir an earlier version of lm-eval wrote (no ownership marker yet): its lm_eval.json."""
     try:
-        summary = json.loads((out_dir / "lm_eval.json").read_text(encoding="utf-8"))
+        summary = json_text.loads((out_dir / "lm_eval.json").read_text(encoding="utf-8"))
     except (OSError, ValueError):
         return False
     # every field as lm-eval writes it: a user's {"tasks": 5, "source": null} was taken for one and written over
@@ -325,7 +326,8 @@ def _tokenizer_size(src: Path) -> int | None:
         from tokenizers import Tokenizer
 
         try:
-            return Tokenizer.from_file(str(src / "tokenizer.json")).get_vocab_size(with_added_tokens=True)
+            text = (src / "tokenizer.json").read_text(encoding="utf-8")  # from_file: UTF-8 names only (G428)
+            return Tokenizer.from_str(text).get_vocab_size(with_added_tokens=True)
         except Exception as e:  # tokenizers raises its own Exception type for a damaged file
             raise UserError(f"{str(src / 'tokenizer.json')!r} does not load as a tokenizer ({e}); put the model's "
                             f"own tokenizer in the folder") from None
@@ -334,7 +336,7 @@ def _tokenizer_size(src: Path) -> int | None:
 
 def _config_vocab(src: Path) -> int | None:
     try:
-        value = json.loads((src / "config.json").read_text(encoding="utf-8")).get("vocab_size")
+        value = json_text.loads((src / "config.json").read_text(encoding="utf-8")).get("vocab_size")
     except (OSError, UnicodeDecodeError, ValueError, AttributeError):
         return None  # transformers names a damaged config.json itself
     return value if isinstance(value, int) and not isinstance(value, bool) else None
@@ -466,7 +468,7 @@ def _with_hf_tokenizer(hf_dir: Path, view: Path) -> Path:
 
     tokenizer = load_tokenizer(hf_dir)
     try:
-        positions = json.loads((hf_dir / "config.json").read_text()).get("max_position_embeddings")
+        positions = json_text.loads((hf_dir / "config.json").read_text()).get("max_position_embeddings")
     except (OSError, ValueError, AttributeError):
         positions = None
     view.mkdir(parents=True)

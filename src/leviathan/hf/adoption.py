@@ -59,6 +59,7 @@ from transformers import PretrainedConfig, PreTrainedModel
 from transformers import initialization as hf_init
 
 from ..errors import UserError
+from .. import json_text
 from ..io import publish
 from ..model.generator import GENERATOR_FORMS, GENERATOR_INITS, LeviathanGenerator
 from ..positions import model_positions
@@ -477,6 +478,7 @@ def load_adopted(path: str | os.PathLike, **from_pretrained_kwargs: Any) -> PreT
         raise UserError(f"{path} is a file; pass the directory that holds it (written by save_pretrained)")
     if not (path / "config.json").is_file():
         raise UserError(f"{path} has no config.json; pass a directory written by save_pretrained")
+    _check_config_json(path / "config.json")
     config = AutoConfig.from_pretrained(str(path))
     if not getattr(config, CONFIG_KEY, None):
         raise UserError(f"{path} is not an adopted model (its config.json has no {CONFIG_KEY!r}); load it with "
@@ -500,6 +502,18 @@ def load_adopted(path: str | os.PathLike, **from_pretrained_kwargs: Any) -> PreT
         raise UserError(f"the weights in {path} do not fit the sizes its config.json gives (transformers' report "
                         f"above names the tensors): config.json was edited or comes from another model; restore it "
                         f"from a copy, or save the model again") from None
+
+
+def _check_config_json(file: Path) -> None:
+    """UserError unless ``file`` is a JSON object Python can read: transformers' reader ended a config.json nested
+    100,000 deep in a RecursionError traceback (issue 30 round 18, G446) and broken JSON in its own OSError."""
+    fix = "restore it from a copy, or save the model again (save_pretrained writes it)"
+    try:
+        raw = json_text.loads(file.read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError, ValueError) as e:
+        raise UserError(f"{str(file)!r} is not readable JSON ({e}); {fix}") from None
+    if not isinstance(raw, dict):
+        raise UserError(f"{str(file)!r} is a JSON {type(raw).__name__}, not the object save_pretrained writes; {fix}")
 
 
 def _check_saved_vocab(config: PretrainedConfig, where: Path) -> None:

@@ -71,6 +71,7 @@ from .summary import TrainSummary
 from .step import NonFiniteLossError, TrainParts, autocast_dtype, train_step
 from .validate import Validator
 from ..storage import api_write
+from .. import json_text
 
 __all__ = ["train", "NonFiniteLossError", "TrainSummary"]
 
@@ -531,7 +532,7 @@ def _earlier_run(run_dir: Path) -> bool:
            for p in (run_dir / CHECKPOINTS).glob("step-*")):
         return True
     try:
-        versions = json.loads((run_dir / "versions.json").read_text(encoding="utf-8"))
+        versions = json_text.loads((run_dir / "versions.json").read_text(encoding="utf-8"))
     except (OSError, ValueError):
         return False
     return isinstance(versions, dict) and "leviathan" in versions and "torch" in versions

@@ -33,6 +33,7 @@ from ..eval.consistency import exp_shown, ppl_contradicts
 from ..io import atomic_write_text, cpu_id, named, read_metrics
 from ..run_identity import RUN_FILE, is_run_id, quiet_identity, read_identity
 from .event_writer import event_writer, events_named
+from .. import json_text
 
 
 @dataclass
@@ -180,7 +181,7 @@ class MetricsLogger:
             lines = self.path.read_text(encoding="utf-8", errors="replace").splitlines()  # damage: skipped below
             for number, line in enumerate(lines, start=1):
                 try:
-                    row = json.loads(line)
+                    row = json_text.loads(line)
                 except ValueError:
                     if number < len(lines) and line.strip():  # only the last line is cut short by a crash (A203)
                         bad.append((number, "is not JSON"))

@@ -17,6 +17,7 @@ from dataclasses import dataclass, fields
 from typing import Any, Optional
 
 from ..model.accounting import ParamCounts
+from .. import json_text
 
 
 @dataclass(frozen=True)
@@ -55,7 +56,7 @@ class TrainSummary:
 
         fix = "delete the file: the run is evaluated again from its checkpoint (train resumes a finished run at once)"
         try:
-            raw = json.loads(open(path, encoding="utf-8").read())
+            raw = json_text.loads(open(path, encoding="utf-8").read())
         except (OSError, UnicodeDecodeError, ValueError) as e:
             raise UserError(f"{str(path)!r} is not readable JSON ({e}); {fix}") from None
         problem = _summary_problem(raw)

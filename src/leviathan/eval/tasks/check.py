@@ -15,11 +15,11 @@ for another task of the same shape (ARC-Easy's test as ARC-Challenge's) cannot b
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 from typing import Any, Callable
 
 from ...errors import UserError, not_regular
+from ... import json_text
 
 _FIX = "put the task's own file there (see the data folder's MANIFEST.md), or --data-root the folder that holds it"
 
@@ -92,7 +92,7 @@ def read_task_rows(key: str, path: Path) -> list[dict]:
                             f"of JSON lines; save the file without it (e.g. sed -i '1s/^\\xEF\\xBB\\xBF//' "
                             f"{str(path)!r}), or put the task's own file there")
         try:
-            doc = json.loads(line)
+            doc = json_text.loads(line)
         except ValueError:
             raise UserError(f"task {key}: {str(path)!r} line {number} is not a JSON object ({line[:40]!r}); "
                             f"{_FIX}") from None

@@ -38,6 +38,7 @@ from .record_checks import record_problem, written_types_problem
 from .results import RESULTS, dumps, read_results
 from .sweep_grid import read_sweep_grid
 from ...storage import api_write
+from ... import json_text
 
 EMBEDDINGS = "embeddings"  # the records' folder beside results.jsonl
 
@@ -141,7 +142,7 @@ def _check_same_run(path: Path, run: str, flag: str) -> None:
     replaced run1's record in F without a word (issue 30 round 15, B307). A record is rewritten only by its own run's."""
     if not path.is_file() or not _looks_like_record(path):
         return
-    theirs = json.loads(path.read_text()).get("run")
+    theirs = json_text.loads(path.read_text()).get("run")
     if theirs != run:
         raise UserError(f"{str(path)!r} holds the embeddings record of run {theirs!r}, not of {run!r}: writing this "
                         f"run's record there would lose it; choose another {flag} (e.g. {run}.json), or move that "
@@ -158,7 +159,7 @@ def _looks_like_record(path: Path) -> bool:
     if not_regular(path) is not None:  # a pipe: reading it would hang (round 12, T65)
         return False
     try:
-        raw = json.loads(path.read_text())
+        raw = json_text.loads(path.read_text())
     except (OSError, ValueError):
         return False
     return isinstance(raw, dict) and _RECORD_KEYS <= set(raw) and isinstance(raw["format"], int)
@@ -205,7 +206,7 @@ def read_record(path: str | os.PathLike) -> EmbeddingRecord:
     if (kind := not_regular(path)) is not None:  # reading it hung `report` (issue 30 round 12, T65)
         raise UserError(f"{str(path)!r} {kind}; put the record file itself there, or move it out of the folder")
     try:
-        raw = json.loads(path.read_text())
+        raw = json_text.loads(path.read_text())
     except (OSError, ValueError) as e:
         raise UserError(f"cannot read {path} as an embeddings record ({e}); pass a file `leviathan analyze "
                         f"embeddings RUN_DIR --out FILE` wrote, or a run folder") from None

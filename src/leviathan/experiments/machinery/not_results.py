@@ -13,9 +13,9 @@ line (a crash, a binary file) is neither, and keeps its warnings: the sweep then
 
 from __future__ import annotations
 
-import json
 import os
 from typing import Any
+from ... import json_text
 
 
 def other_file(path: str | os.PathLike, values: list[tuple[int, Any]], bad: list) -> str | None:
@@ -33,8 +33,8 @@ def other_file(path: str | os.PathLike, values: list[tuple[int, Any]], bad: list
         return f"it is {kind}"
     if bad and not any("UTF-8" in why for _, why in bad):
         try:
-            whole = json.loads(open(path, encoding="utf-8-sig").read())
-        except (OSError, ValueError, RecursionError):
+            whole = json_text.loads(open(path, encoding="utf-8-sig").read())
+        except (OSError, ValueError):
             whole = None
         if whole is not None:
             kind = {"dict": "object", "list": "array"}.get(type(whole).__name__, "value")

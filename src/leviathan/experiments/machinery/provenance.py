@@ -22,7 +22,6 @@ folder the sweep ran in (``data.dir``); readers that open them must resolve them
 
 from __future__ import annotations
 
-import json
 import os
 from dataclasses import dataclass
 from pathlib import Path
@@ -36,6 +35,7 @@ from ...data.meta import find_meta
 from ...io import data_root
 from ...strict_yaml import parse as parse_yaml
 from ..method.records import Record, optional
+from ... import json_text
 
 
 def _package_root() -> Path:
@@ -90,7 +90,7 @@ def portable_path(path: str | os.PathLike | None, *bases: str | os.PathLike) -> 
 
 def _read_json(path: Path) -> dict:
     try:
-        return json.loads(path.read_text())
+        return json_text.loads(path.read_text())
     except (OSError, ValueError):
         return {}
 

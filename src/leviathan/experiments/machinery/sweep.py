@@ -569,11 +569,28 @@ def nothing_selected(grid: Grid, only) -> str:
             f"--list`), and check --regime / --shard")
 
 
+def _check_sweep_call(grid, options, log) -> None:
+    """TypeError for a ``run_sweep`` argument of the wrong kind, before anything is written: a grid file's name
+    (``run_sweep('g1.yaml', OUT)``) and a dict of options ended in a raw AttributeError, and ``log='yes'`` in
+    "'str' object is not callable" after grid.json and the folder's marker were written (issue 30 round 18,
+    G464-G466)."""
+    from ...commands.values import check_callback
+
+    if not isinstance(grid, Grid):
+        raise TypeError(f"run_sweep: grid must be a Grid (leviathan.load_grid(NAME_OR_FILE)), got "
+                        f"{type(grid).__name__} {grid!r:.60}; pass load_grid(...)")
+    if not isinstance(options, SweepOptions):
+        raise TypeError(f"run_sweep: options must be a SweepOptions, got {type(options).__name__} {options!r:.60}; "
+                        f"pass SweepOptions(only=[...], ...) (its fields are leviathan sweep's flags)")
+    check_callback("run_sweep", "log", log)
+
+
 @api_write("run_sweep", "out_dir")
 def run_sweep(grid: Grid, out_dir: str | os.PathLike, options: SweepOptions = SweepOptions(),
               log: Callable[[str], None] = print) -> list[ResultRow]:
     """Train and evaluate the grid's runs that ``options`` select and that have no row yet; the rows appended now.
     Every run config is built before the first run trains; what every run shares travels as one ``_Job``."""
+    _check_sweep_call(grid, options, log)
     o = options
     out_dir = Path(out_dir)
     if int(os.environ.get("WORLD_SIZE", "1")) > 1:

@@ -11,7 +11,6 @@ use, typed; a key left out takes the field's default, so a grid.json of an earli
 
 from __future__ import annotations
 
-import json
 import math
 import os
 from collections.abc import Mapping
@@ -21,6 +20,7 @@ from pathlib import Path
 from ...codec import decode
 from ...data.fingerprint_fields import recorded_problem
 from ...errors import UserError
+from ... import json_text
 
 GRID_JSON = "grid.json"
 
@@ -172,7 +172,7 @@ def read_sweep_grid(path: str | os.PathLike) -> SweepGrid:
     if not file.is_file():
         return SweepGrid()
     try:
-        return SweepGrid.from_dict(json.loads(file.read_text()))
+        return SweepGrid.from_dict(json_text.loads(file.read_text()))
     except (ValueError, TypeError, AttributeError) as e:
         raise UserError(f"{file} is not a sweep's grid.json ({e}); restore it from the sweep folder (the sweep "
                         f"writes it on every start) or delete it") from None

@@ -17,6 +17,7 @@ from __future__ import annotations
 from typing import Any, TypeVar
 
 from ...codec import decode, encode, encode_fields, inline, optional
+from ... import json_text
 
 __all__ = ["Record", "inline", "optional", "plain"]
 
@@ -44,7 +45,7 @@ class Record:
         from pathlib import Path
 
         path = Path(path)
-        raw = json.loads((path / name if path.is_dir() else path).read_text())
+        raw = json_text.loads((path / name if path.is_dir() else path).read_text())
         if not isinstance(raw, dict):
             raise ValueError(f"{path} is not an {name} object")
         try:

@@ -1,0 +1,43 @@
+"""The one way the product parses JSON text it reads back: every failure is a ``json.JSONDecodeError``.
+
+    from leviathan.json_text import loads
+    try:
+        raw = loads(path.read_text(encoding="utf-8"))
+    except ValueError as e:                    # json.JSONDecodeError is a ValueError: each reader keeps its own words
+        raise UserError(f"{str(path)!r} is not readable JSON ({e}); ...")
+
+The footgun (issue 30 round 18, G435-G447, G450, G460-G462): ``json.loads`` raises more than ``JSONDecodeError``.
+A value nested 100,000 deep (``[[[[...]]]]``) raises ``RecursionError``, which no reader caught, so a meta.json,
+results.jsonl, state.json, marker, grid.json, run.json, metrics.jsonl, embeddings record, config.json or
+leviathan_tokenizer.json damaged that way ended the verb in a traceback; an integer of 5,000 digits raises a plain
+``ValueError`` ("Exceeds the limit (4300 digits)"), which the readers that catch only ``JSONDecodeError`` (meta.json)
+let through. Here both become the ``JSONDecodeError`` of broken JSON, so each reader's refusal for a damaged file
+(already naming the file and the fix) covers them too.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+
+class NotJSON(json.JSONDecodeError):
+    """Text json read without a ``JSONDecodeError`` of its own; shown as the problem alone (no line and column:
+    the whole text is at fault)."""
+
+    def __str__(self) -> str:
+        return self.msg
+
+
+def loads(text: str | bytes, **kwargs: Any) -> Any:
+    """``json.loads(text, **kwargs)``, raising only ``json.JSONDecodeError`` for text that is not a JSON value
+    Python can hold (too deeply nested, an integer over Python's digit limit, a hook's refusal, or broken JSON)."""
+    try:
+        return json.loads(text, **kwargs)
+    except json.JSONDecodeError:
+        raise
+    except RecursionError:
+        problem = "its arrays or objects are nested too deeply to read (thousands of levels)"
+    except ValueError as e:  # "Exceeds the limit (4300 digits) for integer string conversion; use ...", a hook's
+        problem = str(e).split("; use sys.")[0]
+    raise NotJSON(problem, text if isinstance(text, str) else "", 0) from None
