@@ -38,10 +38,10 @@ def read_json_lines(path: str | os.PathLike) -> tuple[list[tuple[int, Any]], lis
             continue
         try:
             values.append((number, json_text.loads(text)))
+        except json_text.NotJSON as e:  # thousands of '[' (a RecursionError traceback: round 17's fix18b, round 18)
+            bad.append((number, f"is not a JSON value Python can hold ({e}), so it is no leviathan row"))
         except ValueError:
             bad.append((number, "is not a whole JSON value (cut short or damaged)"))
-        except RecursionError:  # thousands of '[': a RecursionError traceback (found in round 17's fix18b)
-            bad.append((number, "is nested too deeply to read (hundreds of levels), so it is no leviathan row"))
     return values, bad
 
 

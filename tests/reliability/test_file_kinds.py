@@ -135,7 +135,7 @@ def test_a_file_nested_too_deeply_given_as_results_or_a_config_is_one_line(capsy
 
     assert main(["report", str(deep), "--out", str(tmp_path / "rep")]) == 2
     err = capsys.readouterr().err
-    assert "Traceback" not in err and "line 1 is nested too deeply to read" in err, err
+    assert "Traceback" not in err and "line 1 is not a JSON value Python can hold (its arrays or objects are nested too deeply to read" in err, err
     assert err.splitlines()[-1] == (f"error: no result rows in {str(deep)!r}; pass a sweep output dir or its "
                                     f"results.jsonl (written by `leviathan sweep`)"), err
     assert "nested too deeply to read" in _fails(capsys, ["train", "--config", deep, "--run-dir", tmp_path / "run"])

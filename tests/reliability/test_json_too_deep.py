@@ -73,7 +73,9 @@ def test_the_readers_of_the_other_files_refuse_a_too_deep_file(data, run_copy, t
 
     lines = tmp_path / "rows.jsonl"
     lines.write_text('{"a": 1}\n' + DEEP + "\n")
-    assert read_json_lines(lines) == ([(1, {"a": 1})], [(2, "is not a whole JSON value (cut short or damaged)")])
+    assert read_json_lines(lines) == ([(1, {"a": 1})], [(2, "is not a JSON value Python can hold (its arrays or "
+                                                            "objects are nested too deeply to read (thousands of "
+                                                            "levels)), so it is no leviathan row")])
     (tmp_path / "grid.json").write_text(DEEP)
     (tmp_path / "config.json").write_text(DEEP)
     tokenizer = tmp_path / "tk"
