@@ -383,6 +383,8 @@ def collect_locked(sweeps: list[Path], dest: Path) -> list[tuple[Path, Path, int
     absolute = Path(os.path.abspath(dest))
     if any(folder.exists() and not folder.is_dir() for folder in absolute.parents):
         return collect(sweeps, dest)  # a file in the way: collect names it, and writes nothing
+    if not os.path.lexists(absolute) and len(os.fsencode(absolute.name)) > 255:  # no lock's name fits beside it:
+        return collect(sweeps, dest)  # collect names the name too long (ENAMETOOLONG), and writes nothing
     created = [folder for folder in absolute.parents if not folder.exists()]  # innermost first
     try:
         with folder_lock(dest, "collect results", "choose another --dest", beside=True):

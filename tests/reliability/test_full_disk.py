@@ -95,7 +95,7 @@ def _tokenizer(monkeypatch, data):
     def save(self, directory, *args, **kwargs):
         raise enospc(Path(directory) / "tokenizer.json")
 
-    monkeypatch.setattr(type(load_tokenizer(data)), "save", save)
+    monkeypatch.setattr(type(load_tokenizer(data)), "save_owned", save)  # the verbs' own save (round 18, G47)
 
 
 @pytest.mark.parametrize("site", [_weights, _optimizer, _config, _tokenizer, _state],
@@ -134,7 +134,7 @@ def _prepare_tokenizer(monkeypatch):
     def save(self, directory, *args, **kwargs):
         raise enospc(Path(directory) / "tokenizer.json")
 
-    monkeypatch.setattr(type(load_tokenizer("cl100k_base")), "save", save)
+    monkeypatch.setattr(type(load_tokenizer("cl100k_base")), "save_owned", save)  # the verbs' own save (G47)
     return "tokenizer.json"
 
 
@@ -166,7 +166,7 @@ def test_full_disk_at_each_prepare_write(capsys, tmp_path, monkeypatch, site):
 def _export_hf(monkeypatch):
     from leviathan.hf.modeling import LeviathanForCausalLM
 
-    monkeypatch.setattr(LeviathanForCausalLM, "save_pretrained", safetensors_full)
+    monkeypatch.setattr(LeviathanForCausalLM, "save_owned", safetensors_full)  # export's own save (round 18, G244)
     return []
 
 

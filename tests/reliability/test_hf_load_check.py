@@ -37,9 +37,12 @@ def _adopted_folder(folder: Path, architecture: str | None = None) -> Path:
 
     adopt(LlamaConfig(vocab_size=300, hidden_size=32, intermediate_size=64, num_hidden_layers=1, num_attention_heads=4,
                       max_position_embeddings=64), seed_dim=8, modes=2, knots=8, rank=4).save_pretrained(folder)
-    if architecture is not None:
+    if architecture is not None:  # an edit made with its digest (E169), as save_pretrained of that class writes it
+        from leviathan.hf.settings_digest import stamp
+
         config = json.loads((folder / "config.json").read_text())
         config["leviathan_generator"]["architecture"] = architecture
+        stamp(config["leviathan_generator"])
         (folder / "config.json").write_text(json.dumps(config))
     return folder
 
