@@ -584,15 +584,13 @@ def main(argv=None) -> int:
     """The script's exit status: a refusal or a storage failure is one line ``error: ...``, status 2; a stop (Ctrl-C,
     SIGTERM, SIGHUP) is one line as the verbs say it, after the staging folder is removed: it was a KeyboardInterrupt
     traceback, or a kill without a word that left /tmp/collect-XXXXXXXX behind (issue 30 round 15, B254, B255)."""
-    from leviathan.cli import _say_late_stops, _stoppable, one_line_errors
+    from leviathan.cli import _stoppable, one_line_errors
 
     words = sys.argv[1:] if argv is None else argv
     verb = "collect_results --rewrite" if "--rewrite" in words else "collect_results"  # its fix names no --dest (B26)
     command = "python scripts/collect_results.py"
-    status = one_line_errors(lambda: _stoppable(verb, lambda: _delivered(argv), command), verb)
-    if argv is None:  # the program itself: a stop as it ends is one line too
-        _say_late_stops(verb, command)
-    return status
+    # the program itself (argv None): a stop as it ends is one line too (the late-stop handlers take over)
+    return one_line_errors(lambda: _stoppable(verb, lambda: _delivered(argv), command, ending=argv is None), verb)
 
 
 def _delivered(argv) -> int:
@@ -651,18 +649,8 @@ def _main(argv=None) -> int:
     return 0
 
 
-def _exit_now(status: int) -> None:
-    """End the process with ``status`` without the interpreter's finalization. Finalization first puts the signals'
-    default actions back, and a Ctrl-C or SIGTERM in the tenths of a second it then takes killed the process without a
-    word (exit -2 after "-> DEST" was printed: the landing CI of 3b9aad4, test_a_stop_is_one_line...[SIGINT-0.15]).
-    Until ``os._exit``, ``_say_late_stops``' handler says such a stop in one line. Every file is written and closed by
-    now; only the standard streams need flushing."""
-    for stream in (sys.stdout, sys.stderr):
-        with contextlib.suppress(Exception):
-            stream.flush()
-    os._exit(status)
-
-
 if __name__ == "__main__":
-    _exit_now(main())
+    from leviathan.cli import end_program
+
+    end_program(main())
 

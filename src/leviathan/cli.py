@@ -146,19 +146,27 @@ def _start_verb(module_name: str, help_text: str, verb: str, rest: list[str]) ->
     return module.run(args)
 
 
-def _stoppable(verb: str, call, command: str | None = None) -> int:
+def _stoppable(verb: str, call, command: str | None = None, ending: bool = False) -> int:
     """``call()``'s status with the stop signals turned into ``Stopped`` and reported in one line (naming ``command``,
-    by default ``leviathan VERB``: scripts/collect_results.py says its own, issue 30 round 15, B254)."""
+    by default ``leviathan VERB``: scripts/collect_results.py says its own, issue 30 round 15, B254). ``ending``: the
+    call is the whole program, and the late-stop handlers (``_say_late_stops``) take over from these as the call's last
+    step, inside the ``try``: putting the previous (default) actions back first left microseconds in which a stop
+    killed it without a word (10 of 10 tries of `leviathan params`, Ctrl-C as its last line came), and a Ctrl-C while
+    they were set from the ``finally`` was a KeyboardInterrupt traceback."""
     from .stop_signals import stop_signals
 
     global _VERB_PID, _PENDING
     _VERB_PID, _PENDING = os.getpid(), None
     main_thread = threading.current_thread() is threading.main_thread()
     previous = {sig: signal.signal(sig, _stop) for sig in stop_signals()} if main_thread else {}
+    late = False
     try:
         status = int(call() or 0)
         if _PENDING is not None:  # a stop held over an import and not yet delivered again (B258)
             raise Stopped(_PENDING)
+        if ending and main_thread:
+            _say_late_stops(verb, command)
+            late = True
         return status
     except Stopped as e:
         print(_stopped_line(signal.Signals(e.signum).name, verb, command), file=sys.stderr)
@@ -169,8 +177,9 @@ def _stoppable(verb: str, call, command: str | None = None) -> int:
         print(_stopped_line("Ctrl-C (SIGINT)", verb, command), file=sys.stderr)
         return 130
     finally:
-        for sig, handler in previous.items():
-            signal.signal(sig, handler)
+        if not late:
+            for sig, handler in previous.items():
+                signal.signal(sig, handler)
 
 
 def _stopped_line(name: str, verb: str, command: str | None = None) -> str:
@@ -196,11 +205,31 @@ def main(argv: list[str] | None = None) -> int:
     verb, rest = argv[0], argv[1:]
     module_name, help_text = VERBS[verb]
     with one_line_warnings():  # a library's warning is one line too (issue 30 round 10, P101)
-        status = one_line_errors(lambda: _stoppable(verb, lambda: _start_verb(module_name, help_text, verb, rest)),
-                                 verb)
+        status = one_line_errors(
+            lambda: _stoppable(verb, lambda: _start_verb(module_name, help_text, verb, rest), ending=as_program), verb)
     if as_program:
-        _say_late_stops(verb)
+        end_program(status)
     return status
+
+
+def end_program(status: int) -> None:
+    """End the program with ``status`` without the interpreter's finalization. Finalization first puts the signals'
+    default actions back, and a Ctrl-C or SIGTERM in the tenths of a second it then takes (torch's teardown) killed
+    the process without a word, status -2 after its result was printed (the landing CI of 3b9aad4, in
+    scripts/collect_results.py). What finalization is for still runs first, under the late-stop handlers: the
+    ``atexit`` functions (logging's flush, tempfile's and multiprocessing's cleanups), the threads a library left
+    running, the standard streams' flush. Footgun: only for the program itself, never under a caller's ``main(argv)``
+    (tests, scripts importing the CLI)."""
+    import atexit
+
+    for thread in threading.enumerate():
+        if thread is not threading.current_thread() and not thread.daemon:
+            thread.join()
+    atexit._run_exitfuncs()
+    for stream in (sys.stdout, sys.stderr):
+        with contextlib.suppress(Exception):
+            stream.flush()
+    os._exit(status)
 
 
 def _say_late_stops(verb: str, command: str | None = None) -> None:
