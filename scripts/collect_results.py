@@ -385,14 +385,8 @@ def collect_locked(sweeps: list[Path], dest: Path) -> list[tuple[Path, Path, int
         return collect(sweeps, dest)  # a file in the way: collect names it, and writes nothing
     if not os.path.lexists(absolute) and len(os.fsencode(absolute.name)) > 255:  # no lock's name fits beside it:
         return collect(sweeps, dest)  # collect names the name too long (ENAMETOOLONG), and writes nothing
-    created = [folder for folder in absolute.parents if not folder.exists()]  # innermost first
-    try:
-        with folder_lock(dest, "collect results", "choose another --dest", beside=True):
-            return collect(sweeps, dest)
-    finally:
-        for folder in created:  # the lock's folders, when nothing was collected into them
-            with contextlib.suppress(OSError):
-                folder.rmdir()
+    with folder_lock(dest, "collect results", "choose another --dest", beside=True):  # removes the folders it made
+        return collect(sweeps, dest)  # when nothing was collected into them
 
 
 def put_in_place(out: Path, work: Path) -> None:

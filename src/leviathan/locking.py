@@ -10,8 +10,8 @@ flock when its process ends, however it ends, so a killed holder's lock is free;
 and says so on stderr. The file lives inside the folder (``.lock``) for folders written in place (a run, a sweep),
 beside it (``.<name>.lock``) for folders built elsewhere and renamed into place (``prepare``, ``export``).
 
-Release removes the lock file (while still holding the lock) and, when the lock created the folder and nothing else
-was written there, the empty folder. That is safe only because every taker checks, after its flock succeeds, that
+Release removes the lock file (while still holding the lock) and the folders taking the lock created (the folder,
+or a beside lock's parent, and any missing above them) that nothing else was written into. That is safe only because every taker checks, after its flock succeeds, that
 the path still names the file it locked, and starts over otherwise.
 
 Footguns:
@@ -175,12 +175,21 @@ def _write_holder(fd: int, path: Path) -> None:
         raise named(e, path) from None
 
 
-def _release(fd: int, path: Path, folder: Path, created: bool) -> None:
+def _missing_folders(folder: Path) -> list[Path]:
+    """The folders from ``folder`` up that do not exist yet, innermost first: what ``_acquire``'s ``mkdir(parents=True)``
+    creates for a lock file in ``folder``."""
+    return [f for f in (folder, *folder.parents) if not f.exists()]
+
+
+def _release(fd: int, path: Path, created: list[Path]) -> None:
+    """Drop the lock and remove the folders taking it created (``created``, innermost first), each only while empty: a
+    failed `prepare`/`export`/collect into a new ``a/b/out`` left ``a/b`` behind, where the verb's own check before its
+    first write had refused (a beside lock's folders were not recorded; collect_results removed its own, a twin)."""
     try:
         path.unlink(missing_ok=True)  # still locked: a process that opened it now sees it gone and retries
     finally:
         os.close(fd)
-    if created:
+    for folder in created:
         with contextlib.suppress(OSError):  # only if nothing else was written there
             folder.rmdir()
 
@@ -223,7 +232,7 @@ def folder_lock(folder: str | os.PathLike, verb: str, fix: str = "choose another
     if beside:
         _check_room(folder, verb)
     path = lock_path(folder, beside)
-    created = not beside and not folder.exists()
+    created = _missing_folders(path.parent)  # the folder (inside) or its parent (beside), and what is missing above
     fd, (dead_pid, dead_command) = _acquire(path, folder, verb, fix)
     try:
         _write_holder(fd, path)
@@ -232,7 +241,7 @@ def folder_lock(folder: str | os.PathLike, verb: str, fix: str = "choose another
                 f"ended without releasing it (killed or crashed); nothing it left half-written is used")
         yield path
     finally:
-        _release(fd, path, folder, created)
+        _release(fd, path, created)
 
 
 READER_PREFIX = ".reader-"

@@ -74,6 +74,23 @@ def test_lock_names_the_holder_and_is_released(tmp_path):
     assert sorted(p.name for p in (tmp_path / "kept").iterdir()) == ["file"]  # the lock file is gone, the rest kept
 
 
+def test_the_folders_a_lock_made_are_removed_when_nothing_was_written_into_them(tmp_path):
+    """Review of issue 30 round 18: a beside lock (prepare, export, collect_results) recorded none of the folders its
+    ``mkdir(parents=True)`` made, so a failed `prepare --out a/b/data` left ``a/b`` behind; collect_results removed its
+    own, a twin. Every lock now removes the empty folders it made, innermost first, and keeps any holding a file."""
+    with pytest.raises(RuntimeError):
+        with folder_lock(tmp_path / "a" / "b" / "data", "prepare", beside=True):
+            raise RuntimeError("the verb failed before its rename")
+    assert sorted(p.name for p in tmp_path.iterdir()) == []
+    with pytest.raises(RuntimeError):
+        with folder_lock(tmp_path / "c" / "d" / "run", "train"):
+            raise RuntimeError("train failed before its first write")
+    assert sorted(p.name for p in tmp_path.iterdir()) == []
+    with folder_lock(tmp_path / "e" / "f" / "data", "prepare", beside=True):
+        (tmp_path / "e" / "f" / "data").mkdir()  # the verb's rename put its output in place
+    assert [p.name for p in (tmp_path / "e" / "f").iterdir()] == ["data"]
+
+
 def test_a_dead_holder_is_taken_over_with_a_note(tmp_path, capsys):
     run = tmp_path / "run"
     proc = hold_lock(run, tmp_path / "held", beside=False)
