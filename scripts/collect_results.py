@@ -11,9 +11,9 @@ folder is not in the repository. Every copied file goes through ``provenance.por
 machine-absolute path reaches the repository. Rows merge: the rows already in ``<dest>/<grid>/results.jsonl`` are
 kept, in their order, and the sweep's rows for other runs are added after them (a round whose runs went from
 several sweep folders collects each in turn); a run with a row in both must have the same row, or nothing is
-written. To continue a sweep on a fresh machine, copy
-``results.jsonl`` and ``grid.json`` back into the sweep's ``--out`` folder: the sweep skips every run that has a row
-(a ``results.jsonl`` alone is refused: the sweep writes only into its own results file, ``leviathan.ownership``).
+written. To continue a sweep on a fresh machine, pass the collected folder to ``leviathan sweep --reuse DEST/<grid>``
+with a new ``--out``: the sweep takes every run that has a row there (a collected folder given as ``--out`` itself is
+refused: the sweep would write its run folders among the committed rows, ``leviathan.ownership``).
 """
 
 from __future__ import annotations

@@ -14,7 +14,7 @@ from __future__ import annotations
 import codecs
 import os
 from pathlib import Path
-from typing import Any
+from typing import Any, Callable
 from . import json_text
 
 
@@ -45,10 +45,12 @@ def read_json_lines(path: str | os.PathLike) -> tuple[list[tuple[int, Any]], lis
     return values, bad
 
 
-def bad_line_notes(path: str | os.PathLike, bad: list[tuple[int, str]], what: str, consequence: str,
-                   limit: int = 5) -> list[str]:
-    """One ``warning: PATH:N: ...`` line per bad line (at most ``limit``, then a count of the rest)."""
-    notes = [f"warning: {path}:{number}: line {number} {why}; skipped, {consequence}" for number, why in bad[:limit]]
+def bad_line_notes(path: str | os.PathLike, bad: list[tuple[int, str]], what: str,
+                   consequence: str | Callable[[int], str], limit: int = 5) -> list[str]:
+    """One ``warning: PATH:N: ...`` line per bad line (at most ``limit``, then a count of the rest). ``consequence``:
+    what skipping a line means, or a function of its line number saying it for each line."""
+    said = consequence if callable(consequence) else (lambda number: consequence)
+    notes = [f"warning: {path}:{number}: line {number} {why}; skipped, {said(number)}" for number, why in bad[:limit]]
     if len(bad) > limit:
         notes.append(f"warning: {path}: {len(bad) - limit} more damaged {what} lines skipped")
     return notes

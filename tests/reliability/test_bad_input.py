@@ -750,7 +750,9 @@ def test_an_input_whose_name_is_too_long_to_exist_is_said_not_to_exist(finished_
     (["analyze", "embeddings", "--sweep", "", "--dest", "x"], "--sweep"),
     (["bench", "--quick", "--config", "tiny", "--only", "generator", "--json", ""], "--json"),  # round 15, A191
     (["sweep", "--grid", "smoke", "--out", "o", "--reuse", ""], "--reuse"),
-], ids=["report", "report-out", "eval", "lm-eval-out", "train-run-dir", "analyze-sweep", "bench-json", "sweep-reuse"])
+    (["report", "sw", "--out", "r", "--fair-shot", ""], "--fair-shot"),  # round 19, H206: the API's line
+], ids=["report", "report-out", "eval", "lm-eval-out", "train-run-dir", "analyze-sweep", "bench-json", "sweep-reuse",
+        "report-fair-shot"])
 def test_an_empty_path_option_is_refused_not_read_as_the_current_folder(tmp_path, argv, option):
     """Round 15 (B186, B185 in the verbs): "" given where a path belongs was read as the current folder ('.' holds no
     complete checkpoint; a report or run written into the folder the command ran in). It is one line naming the

@@ -120,6 +120,10 @@ def test_sweep_reuse_of_a_folder_that_is_not_a_sweep_is_refused_before_out_is_ma
             f"rows to reuse; pass a sweep's --out folder (it holds results.jsonl)")
     assert "does not exist; pass a sweep's --out folder" in _fails(capsys, ["sweep", "--grid", grid, "--out",
                                                                             tmp_path / "sw", "--reuse", tmp_path / "no"])
+    (tmp_path / "afile").write_text("x\n")  # round 19 (H192): the folder it lies in was read, "no rows there yet"
+    assert _fails(capsys, ["sweep", "--grid", grid, "--out", tmp_path / "sw", "--reuse", tmp_path / "afile"]) == (
+        f"error: --reuse {tmp_path / 'afile'} is a file, not a sweep's folder or its results.jsonl: it holds no "
+        f"result rows to reuse; pass a sweep's --out folder (it holds results.jsonl)")
     proc = cli(["sweep", "--grid", grid, "--out", tmp_path / "sw", "--reuse", data])  # a real process
     assert proc.returncode == 2 and "is a prepared data folder (written by" in one_error(proc.stderr)
     assert not (tmp_path / "sw").exists()

@@ -16,7 +16,7 @@ from pathlib import Path
 import pytest
 
 sys.path.insert(0, str(Path(__file__).parent))
-from reliability_support import cli  # noqa: E402
+from reliability_support import cli, cli_error, tree_hashes  # noqa: E402
 from test_row_identity import _collect_results, grid_file  # noqa: E402
 
 pytestmark = [pytest.mark.reliability, pytest.mark.usefixtures("single_thread")]
@@ -89,3 +89,21 @@ def test_a_grid_json_whose_data_seed_is_not_the_rows_is_refused_and_a_data_seed_
     (tmp_path / "g.yaml").write_text(grid.read_text() + "data_seed: 7\n")
     done = cli(["sweep", "--grid", tmp_path / "g.yaml", "--out", tmp_path / "sw7", "--list"])
     assert done.returncode == 2 and "error: grid 'tiny': data_seed: 7 has no effect" in done.stderr, done.stderr
+
+
+def test_a_collected_results_folder_is_not_a_sweeps_out(swept, data, tmp_path):
+    """Round 19 (H170, H171): `sweep --out RESULTS/<grid>`, a folder collect_results wrote (no marker; its grid.json
+    with the unigram entropy collect adds), was taken as an earlier sweep of its own: run folders, a sweep marker and a
+    new row went among the committed rows, exit 0, and collect_results then refused the folder as a sweep's output.
+    It is refused before anything is written, pointing to --reuse, which continues a sweep from such rows."""
+    done = _collect_results(swept, "--dest", tmp_path / "res")
+    assert done.returncode == 0, done.stderr
+    collected = tmp_path / "res" / "tiny"
+    before = tree_hashes(collected)
+    grid = grid_file(tmp_path, data)
+    line = cli_error(["sweep", "--grid", grid, "--out", collected])
+    assert "is a results folder scripts/collect_results.py wrote" in line and f"--reuse {str(collected)!r}" in line
+    assert tree_hashes(collected) == before and sorted(p.name for p in collected.iterdir()) == ["grid.json",
+                                                                                                "results.jsonl"]
+    done = cli(["sweep", "--grid", grid, "--out", tmp_path / "again", "--reuse", collected])
+    assert done.returncode == 0 and "0 to go" in done.stdout + done.stderr, done.stdout + done.stderr

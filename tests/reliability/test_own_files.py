@@ -262,6 +262,23 @@ def test_sweep_never_writes_over_a_users_file(capsys, data, tmp_path):
     assert "is the same folder as the grid's data folder" in line
 
 
+def test_a_users_folder_where_the_sweep_trains_a_run_names_the_sweeps_way_out(capsys, data, tmp_path):
+    """Round 19 (H185, H187): a user's folder (or an export's) at ``SWEEP/runs/NAME`` was refused with train's fix,
+    "choose another --run-dir", an option the sweep does not have. The sweep names its own way out."""
+    grid = one_run_grid(data, tmp_path)
+    out = tmp_path / "out"
+    assert main(["sweep", "--grid", str(grid), "--out", str(out), "--skip-eval"]) == 0
+    (out / "results.jsonl").write_text("")  # its row removed, and its run folder replaced by a user's
+    shutil.rmtree(out / "runs" / "a-dense_tied-s0")
+    _users_folder(out / "runs" / "a-dense_tied-s0", "notes.txt")
+    before = tree_hashes(out)
+    line = fails(capsys, "sweep", "--grid", grid, "--out", out, "--skip-eval")
+    assert "--run-dir" not in line and "move that folder out of the sweep's runs/, or give the sweep another --out" in line
+    assert tree_hashes(out) == before
+    line = fails(capsys, "train", *run_overrides(data), "--run-dir", out / "runs" / "a-dense_tied-s0", "--quiet")
+    assert "choose another --run-dir: a new or empty folder" in line  # train itself keeps its option's name
+
+
 def test_a_sweep_folder_written_before_markers_is_the_sweeps_own(capsys, data, tmp_path):
     """A sweep folder without a marker (an earlier version's) is recognised by its grid.json, read by the file's one
     reader: one that lists runs is the sweep's and it goes on; a damaged one is a user's file and is refused."""

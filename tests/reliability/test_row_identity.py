@@ -161,6 +161,25 @@ def test_a_mistyped_field_of_a_real_row_is_reported_and_skipped(sweep_copy, key,
     assert f"results.jsonl:2: line 2 {why}; skipped" in proc.stderr, proc.stderr
 
 
+def test_a_damaged_second_line_of_a_run_with_a_sound_row_says_that_row_is_read(capsys, sweep_copy):
+    """Round 19 (H95, H96): a copy of a row with its loss edited was skipped "its run has no result here (the sweep
+    trains or evaluates it again ...)", while the run's sound row on another line was read and reported. A skipped
+    line of a run that has a sound row says so; a line of a run without one keeps the old consequence."""
+    from leviathan.experiments.machinery.results import read_results
+
+    path = sweep_copy / "results.jsonl"
+    first, second = path.read_text().splitlines()
+    copy = json.loads(second)
+    copy["final_val_loss"] -= 1
+    lone = dict(copy, name="a-dense_untied-s9", seed=9)
+    path.write_text("\n".join([first, second, json.dumps(copy), json.dumps(lone)]) + "\n")
+    assert sorted(r.name for r in read_results(sweep_copy)) == ["a-dense_tied-s0", "a-dense_untied-s0"]
+    err = capsys.readouterr().err
+    assert (f"{path}:3: line 3 has final_val_ppl" in err and "skipped, the sound row of its run 'a-dense_untied-s0' "
+            "(line 2) is read instead; delete this line" in err), err
+    assert f"{path}:4: line 4 has final_val_ppl" in err and "line 4" in err.split("its run has no result here")[0], err
+
+
 # Round 5: a row of well-typed fields that still cannot be. A loss of -3 made a report, a params.total of 1 gave an
 # input share of 480,000%, lists of different lengths were cut short, a loss measured on 0 tokens passed; all exit 0.
 def _edit_second_row(path: Path, change) -> None:

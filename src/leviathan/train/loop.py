@@ -73,7 +73,22 @@ from .validate import Validator
 from ..storage import api_write
 from .. import json_text
 
-__all__ = ["train", "NonFiniteLossError", "TrainSummary"]
+__all__ = ["train", "NonFiniteLossError", "TrainSummary", "run_dir_fix"]
+
+# How a refusal of the run folder (another verb's output, a user's files, another writer) says the way out: the CLI's
+# option by default; a sweep says its own, since it has no --run-dir (issue 30 round 19, H185, H187).
+RUN_DIR_FIX: contextvars.ContextVar[str] = contextvars.ContextVar("run_dir_fix", default="choose another --run-dir")
+
+
+@contextlib.contextmanager
+def run_dir_fix(text: str):
+    """Within the block, train's refusals of its run folder end with ``text`` where they said "choose another
+    --run-dir" (the sweep, which trains each run in ``SWEEP/runs/NAME``)."""
+    token = RUN_DIR_FIX.set(text)
+    try:
+        yield
+    finally:
+        RUN_DIR_FIX.reset(token)
 
 
 @api_write("train()", "run_dir")
@@ -107,8 +122,8 @@ def train(cfg: RunConfig, run_dir: str | os.PathLike, resume: str | None = None,
                     check_apart(cfg.data.path, "data.path", run_dir, "--run-dir")  # a run never writes into its data
                     check_not_inside(run_dir, "--run-dir", ("train", "prepare", "export"), verb="train")  # nor others
                     check_not_container(run_dir, "--run-dir")  # nor among a sweep's runs as their folder
-                    lock.enter_context(folder_lock(run_dir, "train", "choose another --run-dir"))  # one writer
-                    check_claim(run_dir, "train", RUN_FILES, "choose another --run-dir", legacy=_earlier_run,
+                    lock.enter_context(folder_lock(run_dir, "train", RUN_DIR_FIX.get()))  # one writer
+                    check_claim(run_dir, "train", RUN_FILES, RUN_DIR_FIX.get(), legacy=_earlier_run,
                                 alone=True)  # not among a user's files (round 18, G157)
                     lock.enter_context(reading(cfg.data.path))  # prepare --overwrite of it refuses while we run (H1)
                 except UserError as e:

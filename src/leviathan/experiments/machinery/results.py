@@ -315,12 +315,32 @@ class _Hardware:
 # results.jsonl
 
 
+def _skipped_line_notes(path: Path, bad: list[tuple[int, str]], values: list[tuple[int, Any]],
+                        rows: list[tuple[str, ResultRow]]) -> list[str]:
+    """The warnings of ``bad`` lines, each saying what follows from skipping it: a line whose run has a sound row on
+    another line is replaced by that row; any other leaves its run without a result. Every skipped line was said to
+    leave its run without one, where another line of that run was read and reported (issue 30 round 19, H95, H96)."""
+    from ...jsonl import bad_line_notes
+
+    kept = {row.name: where for where, row in rows}
+    named = {number: d.get("name") for number, d in values if isinstance(d, dict)}
+
+    def consequence(number: int) -> str:
+        name = named.get(number)
+        if isinstance(name, str) and name in kept:
+            return f"the sound row of its run {name!r} ({kept[name]}) is read instead; delete this line"
+        return "its run has no result here (the sweep trains or evaluates it again; once it has a new row, delete " \
+               "this line)"
+
+    return bad_line_notes(path, bad, "row", consequence)
+
+
 def read_results(path: str | os.PathLike, report=None) -> list[ResultRow]:
     """Rows of a results.jsonl (a sweep dir or the file). Blank lines are skipped; a torn, non-UTF-8 or nameless
     line is skipped and reported with its line number (``report(message)``, default: stderr), so no reader
     (report, analyze, the sweep) drops a run silently. The sweep reruns a run whose row was skipped."""
     from ...commands.values import check_callback
-    from ...jsonl import bad_line_notes, read_json_lines
+    from ...jsonl import read_json_lines
 
     check_callback("read_results", "report", report)  # round 17 (E27, E30): report='yes'
     if not isinstance(path, (str, os.PathLike)):  # read_results(123): Path's TypeError (round 9, M138)
@@ -353,9 +373,7 @@ def read_results(path: str | os.PathLike, report=None) -> list[ResultRow]:
     if not rows and (what := other_file(path, values, unparsed)) is not None:  # round 16 (C239, C240)
         raise UserError(f"no result rows in {str(path)!r}, which is not a results file: {what}; pass a sweep output "
                         f"dir or its results.jsonl (written by `leviathan sweep`)")
-    bad.sort()
-    for note in bad_line_notes(path, bad, "row", "its run has no result here (the sweep trains or evaluates it "
-                               "again; once it has a new row, delete this line)"):
+    for note in _skipped_line_notes(path, sorted(bad), values, rows):
         (report or to_stderr)(note)
     unique, notes = resolve_duplicates(rows, str(path))  # one row per run, or a UserError naming both lines
     for note in notes:

@@ -68,7 +68,8 @@ def reusable_rows(grid: Grid, runs: Iterable[RunSpec], candidates: Iterable[Resu
 def check_reuse_sources(sources: Iterable[str | os.PathLike]) -> None:
     """UserError for a ``--reuse`` source that is not a sweep's folder (or its results.jsonl), before anything is
     written. Issue 30 round 17 (D298, D299, D303): a report's, a data or a train run folder was "no rows there yet;
-    nothing reused from it" and every run trained again, exit 0; a missing folder too. A sweep folder without rows
+    nothing reused from it" and every run trained again, exit 0; a missing folder too, and a plain file (round 19,
+    H192: the folder it lies in was read). A sweep folder without rows
     yet (its marker says sweep) keeps that note. The folder is named by ``leviathan.file_kinds``."""
     from ...errors import missing
     from ...file_kinds import folder_kind
@@ -78,6 +79,9 @@ def check_reuse_sources(sources: Iterable[str | os.PathLike]) -> None:
         if not os.path.lexists(source):
             raise UserError(f"--reuse {source} {missing(source)}; pass a sweep's --out folder (it holds "
                             f"results.jsonl)")
+        if not os.path.isdir(source) and Path(source).name != RESULTS:  # a file's folder was read (round 19, H192)
+            raise UserError(f"--reuse {source} is a file, not a sweep's folder or its {RESULTS}: it holds no result "
+                            f"rows to reuse; pass a sweep's --out folder (it holds {RESULTS})")
         kind = folder_kind(folder)
         if not os.path.lexists(folder / RESULTS) and kind is not None and "`leviathan sweep`" not in kind:
             raise UserError(f"--reuse {source} is {kind}, not a sweep's folder: it holds no result rows to reuse; "

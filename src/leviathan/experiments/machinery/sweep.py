@@ -97,11 +97,11 @@ def _earlier_sweep(out_dir: Path) -> bool:
         _check_grid_json_there(out_dir)
         return False
     try:
-        listed = bool(read_sweep_grid(out_dir).runs)
+        grid = read_sweep_grid(out_dir)
+        listed = bool(grid.runs)
         if not listed:  # runs: [] was blamed on the copy, "would write over grid.json, ..." (round 17, D317)
             _check_grid_json_there(out_dir, "a grid.json that lists no runs (edited, or replaced: the sweep writes "
                                             "every run of its grid there)")
-        return listed
     except UserError:
         marker = read_marker(out_dir)
         if marker is not None and marker.verb == "sweep":
@@ -111,6 +111,22 @@ def _earlier_sweep(out_dir: Path) -> bool:
         return False
     except (OSError, UnicodeDecodeError):
         return False
+    if grid.unigram_entropy is not None:
+        raise _collected_folder(out_dir)
+    return listed
+
+
+def _collected_folder(out_dir: Path):
+    """The UserError for a sweep's --out that is a results folder scripts/collect_results.py wrote (its grid.json holds
+    the ``unigram_entropy`` only collect adds): the sweep took it as an earlier sweep of its own and wrote its run
+    folders, its marker and a new row among the committed rows, after which collect_results refused the folder as a
+    sweep's output (issue 30 round 19, H170, H171). ``--reuse`` is how committed rows continue a sweep."""
+    from ...errors import UserError
+
+    return UserError(f"{str(out_dir)!r} is a results folder scripts/collect_results.py wrote (its grid.json records the "
+                     f"unigram_entropy collect adds), not a sweep's --out: the sweep would write its run folders among "
+                     f"the collected rows; nothing was written; to continue from those rows, pass "
+                     f"--reuse {str(out_dir)!r} with a new --out")
 
 
 def _check_grid_json_there(out_dir: Path, problem: str = "no grid.json") -> None:
@@ -374,7 +390,8 @@ def _train_once(cfg, run_dir: Path, quiet: bool = False) -> TrainSummary:
         return TrainSummary.read(summary_path)  # checked field by field
     from ...train.checkpoint import resume_hint
 
-    with resume_hint("run the same `leviathan sweep` command again (it resumes this run from its last checkpoint)"):
+    with (resume_hint("run the same `leviathan sweep` command again (it resumes this run from its last checkpoint)"),
+          loop.run_dir_fix("move that folder out of the sweep's runs/, or give the sweep another --out")):
         summary = loop.train(cfg, str(run_dir), resume="auto", **({"quiet": True} if quiet else {}))
     if not summary.stopped:
         atomic_write_json(summary_path, json_safe(summary.to_dict()))
