@@ -253,6 +253,7 @@ def check_rows_agree(sweep: Path) -> None:
     without a row, rows of runs it does not list, seeds none of its runs has) are printed too: such a grid.json was
     copied into the repository without a word (issue 30 round 17, E52, E56)."""
     from leviathan.experiments.machinery.grid_coverage import coverage_notes
+    from leviathan.experiments.machinery.identity import unrecorded_evaluation_note
     from leviathan.experiments.machinery.one_sweep import check_one_sweep
     from leviathan.experiments.machinery.results import read_results
     from leviathan.experiments.machinery.sweep_grid import read_sweep_grid
@@ -264,6 +265,8 @@ def check_rows_agree(sweep: Path) -> None:
         raise UserError(f"{e} (nothing was written)") from None
     for line in coverage_notes(rows, grid, str(sweep)):  # the report's notes of the same folder (round 17, E52, E56)
         print(line, file=sys.stderr)
+    if (unrecorded := unrecorded_evaluation_note(rows, str(sweep))) is not None:  # the report's too (round 18, G318)
+        print(unrecorded, file=sys.stderr)
 
 
 WRITTEN = ("results.jsonl", "grid.json")  # the files collect writes into ``DEST/<grid>``

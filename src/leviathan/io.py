@@ -190,7 +190,18 @@ def read_jsonl(path: str | os.PathLike) -> list:
 
 def read_metrics(path: str | os.PathLike) -> list[dict]:
     """Rows of a run's metrics.jsonl (a run folder or the file itself; a torn last line is skipped); a missing
-    file is a UserError naming the fix."""
+    file, or one none of whose lines is JSON, is a UserError naming the fix (``metrics_file``,
+    ``check_some_json``)."""
+    from .jsonl import read_json_lines
+
+    path = metrics_file(path)
+    values, damaged = read_json_lines(path)
+    check_some_json(path, values, damaged)
+    return [value for _, value in values]
+
+
+def metrics_file(path: str | os.PathLike) -> Path:
+    """The metrics.jsonl that ``path`` names (a run folder or the file); a UserError when there is none."""
     from .errors import UserError
 
     path = Path(path)
@@ -198,7 +209,24 @@ def read_metrics(path: str | os.PathLike) -> list[dict]:
         path = path / "metrics.jsonl"
     if not path.is_file():
         raise UserError(f"no metrics file at {str(path)!r}; pass a run directory or its metrics.jsonl")
-    return read_jsonl(path)
+    return path
+
+
+def check_some_json(path: Path, values: list, damaged: list) -> None:
+    """UserError when ``path`` was given as a metrics file but none of its lines is JSON (``values`` and ``damaged``:
+    its lines as ``jsonl.read_json_lines`` read them): a PNG given to ``analyze efficiency --model`` was "no
+    validation rows" (issue 30 round 6), and ``read_metrics('data1/train.bin')``, a token file, returned [] without
+    a word (round 18, G303)."""
+    if values or not damaged:
+        return
+    from .data.binary import binary_kind
+    from .errors import UserError
+
+    with open(path, "rb") as f:
+        kind = binary_kind(f.read(8192))
+    what = kind or f"line {damaged[0][0]} {damaged[0][1]}"
+    raise UserError(f"{str(path)!r} is not a run's metrics.jsonl ({what}; none of its lines is a JSON row); pass a "
+                    f"run directory or its metrics.jsonl")
 
 
 # --------------------------------------------------------------------------------------------

@@ -142,12 +142,14 @@ def _check_room(folder: Path, verb: str) -> None:
                         f"{limit - _BESIDE_ROOM} bytes")
 
 
-def _check_utf8_name(folder: str | os.PathLike, verb: str) -> None:
+def check_utf8_name(folder: str | os.PathLike, verb: str) -> None:
     """UserError, before anything is written, for an output folder whose path is not UTF-8 text (a surrogate escape
     such as 'd\\udcff'). The folders the locked verbs write (prepare, train, export, sweep) are read back through
     libraries that open only UTF-8 names (safetensors, TensorBoard, transformers): train and sweep ended in their
     UnicodeEncodeError tracebacks, and a folder prepare or export wrote was refused by the next verb (issue 30
-    round 18, G419-G421, G423, G427). Inputs under such names are read as bytes (G418, G424, G428)."""
+    round 18, G419-G421, G423, G427). Inputs under such names are read as bytes (G418, G424, G428). The API's folder
+    writers apply it too (``ownership.check_api_folder``: ``Tokenizer.save``, ``save_pretrained``; ``to_hf`` and
+    ``bake_adopted``: G425, G426). ``verb``: what is refused, as in "cannot VERB into FOLDER"."""
     text = os.fspath(folder)
     try:
         text.encode("utf-8")
@@ -227,7 +229,7 @@ def folder_lock(folder: str | os.PathLike, verb: str, fix: str = "choose another
     word the refusal ("cannot <verb> into DIR: process N (...) is writing there ...; wait for it to finish or stop it,
     or <fix>"). ``folder`` (or its parent, ``beside``) is created if needed.
     """
-    _check_utf8_name(folder, verb)
+    check_utf8_name(folder, verb)
     folder = Path(os.path.abspath(folder)) if beside else Path(folder)  # "." has a name once absolute
     if beside:
         _check_room(folder, verb)

@@ -418,7 +418,11 @@ def check_api_folder(folder: str | os.PathLike, who: str, names: Iterable[str],
     folder replaced the checkpoint's tokenizer.json, and an adopted model's ``save_pretrained`` its weights, which
     eval then refused; into a run's checkpoints/ or tensorboard/, inside an export, a data folder or a sweep their
     files were mixed into that output, no word (issue 30 round 18, G47, G54-G59, G244-G249). The verbs themselves
-    save into a new folder of their own (a step's, an export's temporary one) without this check."""
+    save into a new folder of their own (a step's, an export's temporary one) without this check. A folder whose
+    name is not UTF-8 is refused as the verbs refuse it (``locking.check_utf8_name``; round 18, G426)."""
+    from .locking import check_utf8_name
+
+    check_utf8_name(folder, f"save ({who})")
     real = Path(os.path.realpath(folder))
     for parent in (real, *real.parents):
         if not os.path.isfile(parent / MARKER):  # a 300-byte name: False

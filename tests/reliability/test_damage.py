@@ -94,6 +94,27 @@ def test_damaged_newest_checkpoint_is_not_passed_over_and_the_fix_works(capsys, 
     assert [s for s, _ in ckpt.list_checkpoints(run_copy)] == [2, 4, 6]
 
 
+def test_a_newest_step_that_is_a_link_to_nothing_is_refused_and_removing_it_works(data, run_copy):
+    """Round 18 (G401): checkpoints/step-00000008 -> /nonexistent (a disk not mounted, a folder moved) beside step 4:
+    eval scored step 4 and a resume went on from step 4, no word of the newer entry, the link left in checkpoints/.
+    Refused (real processes) naming the link and its target; removing the link, the fix given, lets the resume go."""
+    from reliability_support import cli, cli_error
+
+    link = run_copy / "checkpoints" / "step-00000008"
+    link.symlink_to("/nonexistent")
+    before = tree_hashes(run_copy)
+    said = f"the newest checkpoint {str(link)!r} is a symbolic link to '/nonexistent', which does not exist"
+    for argv in (["eval", run_copy], ["train", "--run-dir", run_copy, "--resume", "auto", "--quiet", "max_steps=6"]):
+        line = cli_error(argv)
+        assert said in line and f"remove the link (rm {str(link)!r}) to go on from the previous checkpoint " \
+                                "(step-00000004)" in line, line
+        assert tree_hashes(run_copy) == before and link.is_symlink()
+    link.unlink()
+    done = cli(["train", "--run-dir", run_copy, "--resume", "auto", "--quiet", "max_steps=6"])
+    assert done.returncode == 0, done.stderr
+    assert [s for s, _ in ckpt.list_checkpoints(run_copy)][-1] == 6
+
+
 def test_resuming_an_older_step_of_the_same_run_folder_is_refused_and_both_fixes_work(capsys, data, run_copy,
                                                                                       tmp_path):
     """Round 14 (A179): ``--resume X/checkpoints/step-00000002`` into X itself, with step-00000004 on disk, cut

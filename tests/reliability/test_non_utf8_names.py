@@ -57,3 +57,24 @@ def test_inputs_whose_names_are_not_utf8_are_read(data, tmp_path):
     proc = cli(["train", "--run-dir", tmp_path / "r", "--quiet", *run_overrides(renamed, max_steps=2)])
     assert proc.returncode == 0, proc.stderr
     assert (tmp_path / "r" / "checkpoints" / "step-00000002").is_dir()
+
+
+def test_the_apis_folder_writers_refuse_a_name_that_is_not_utf8_as_the_verbs_do(data, finished_run, tmp_path):
+    """G425 (``to_hf``), G426 (``Tokenizer.save``), and ``save_pretrained`` with them: the verbs refuse such an output
+    folder since round 18's fix18f, the API's writers wrote it (transformers and tokenizers open only UTF-8 names).
+    The verbs' check (``locking.check_utf8_name``), before anything is written."""
+    from leviathan.checkpoint.read import load_model
+    from leviathan.data.tokenizer import load_tokenizer
+    from leviathan.errors import UserError
+    from leviathan.hf.export import from_native, to_hf
+
+    model = load_model(finished_run)[0]
+    writers = ((f"e{BAD}", "export", lambda out: to_hf(model, out)),
+               (f"t{BAD}", r"save \(Tokenizer.save\)", lambda out: load_tokenizer(data).save(out)),
+               (f"h{BAD}", r"save \(save_pretrained\)", lambda out: from_native(model).save_pretrained(out)))
+    for name, verb, write in writers:
+        with pytest.raises(UserError, match=f"cannot {verb} into .* its name is not UTF-8 text .byte 0xff"):
+            write(tmp_path / name)
+    assert not [p.name for p in tmp_path.iterdir() if BAD in p.name]  # nothing written, no temporary folder
+    assert (to_hf(model, tmp_path / "e") / "config.json").is_file()
+    assert (load_tokenizer(data).save(tmp_path / "t") / "tokenizer.json").is_file()

@@ -6,6 +6,9 @@ Python (issue 30 round 17).
 - E322, E323, E324: ``paired_comparisons`` took rows edited in Python unchecked: a NaN loss became "no pairs" beside
   the same pair's bpb, a seed of True and a second row of one arm dropped rows without a word
   (``results.check_typed_rows``).
+- G318 (round 18): a row whose ``evaluation`` was deleted was reported beside rows that record theirs, no word
+  (``identity.unrecorded_evaluation_note``); G213, G469: a NaN paired difference was left out of the interval, and
+  a coverage of 2.0 or NaN was taken by ``paired_comparisons`` (``paired._diffs_problem``, ``paired.check_ci``).
 """
 
 from __future__ import annotations
@@ -20,6 +23,7 @@ import pytest
 
 sys.path.insert(0, str(Path(__file__).parent))
 from reliability_support import cli  # noqa: E402
+from test_row_identity import _collect_results  # noqa: E402
 from test_grid_json_notes import swept  # noqa: E402,F401  (the fixture: a real two-run sweep)
 
 pytestmark = [pytest.mark.reliability, pytest.mark.usefixtures("single_thread")]
@@ -89,3 +93,48 @@ def test_an_ablation_of_two_folders_of_one_grid_swept_otherwise_is_refused(swept
                                   f"only in {swept}, ['optim.lr=0.001'] only in {tmp_path / 'swB'}; seeds: [0]"), \
         done.stderr
     assert not (tmp_path / "rab").exists()
+
+
+def test_a_row_that_records_no_evaluation_beside_rows_that_do_is_named(swept, tmp_path):
+    """G318: the sweep's second row with its ``evaluation`` field deleted was reported beside the first (which records
+    eval max_tokens etc.), exit 0, report.md without a note, where the same row recording other settings is refused.
+    report (a real process) and collect_results now name it; rows that all record none (old rows) stay quiet."""
+    sweep = Path(shutil.copytree(swept, tmp_path / "sw"))
+    path = sweep / "results.jsonl"
+    rows = [json.loads(line) for line in path.read_text().splitlines()]
+    name = rows[1].pop("evaluation") and rows[1]["name"]
+    path.write_text("".join(json.dumps(row) + "\n" for row in rows))
+    said = f"1 row(s) of {sweep} record no evaluation settings ({name}) while the others do ({rows[0]['name']})"
+    done = cli(["report", sweep, "--out", tmp_path / "rep", "--bootstrap", "5"])
+    assert done.returncode == 0 and f"warning: {said}" in done.stderr, done.stderr
+    assert said in (tmp_path / "rep" / "report.md").read_text()
+    done = _collect_results(sweep, "--dest", tmp_path / "res")
+    assert done.returncode == 0 and f"warning: {said}" in done.stderr, done.stderr
+    rows[0].pop("evaluation")  # every row without one: rows written before rows recorded it, nothing to compare
+    path.write_text("".join(json.dumps(row) + "\n" for row in rows))
+    done = cli(["report", sweep, "--out", tmp_path / "rep2", "--bootstrap", "5"])
+    assert done.returncode == 0 and "record no evaluation settings" not in done.stderr, done.stderr
+
+
+def test_paired_statistics_refuse_a_nan_difference_and_a_coverage_outside_0_1(swept):
+    """G213: ``t_interval([1.0, nan, 2.0])`` left the NaN out, n=2, no word; G469: ``paired_comparisons(rows,
+    ci=2.0)`` (or nan) was taken, no interval drawn with one seed (and [nan, nan] with several). None is still a pair
+    without a difference."""
+    from leviathan.errors import UserError
+    from leviathan.experiments.machinery.results import read_results
+    from leviathan.experiments.method.paired import paired_comparisons, paired_of, t_interval
+
+    for diffs in ([1.0, float("nan"), 2.0], [1.0, float("inf")]):
+        with pytest.raises(UserError, match=r"t_interval: diffs: diffs\[1\] is (nan|inf), not a finite difference"):
+            t_interval(diffs)
+    assert t_interval([1.0, None, 2.0]).n == 2
+    rows = read_results(swept)
+    for ci in (2.0, float("nan"), 0):
+        with pytest.raises(UserError, match="paired_comparisons: ci: "):
+            paired_comparisons(rows, ci=ci)
+        with pytest.raises(UserError, match="paired_comparisons: ci: "):
+            paired_comparisons([], ci=ci)  # no rows: still the argument's rule
+        with pytest.raises(UserError, match="paired_of: ci: "):
+            paired_of(rows, ("a", "dense_untied"), ("a", "dense_tied"), "iso_body", ci=ci)
+    assert len(paired_comparisons(rows, ci=0.9)) == 1
+

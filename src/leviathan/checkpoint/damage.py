@@ -53,10 +53,12 @@ def refuse_damaged_newest(run_dir: str | os.PathLike, doing: str) -> None:
     root = Path(run_dir) / CHECKPOINTS
     if not root.is_dir():
         return
-    steps = sorted((step, p) for p in root.iterdir() if (step := step_of(p.name)) is not None and p.is_dir())
+    steps = sorted((step, p) for p in root.iterdir()
+                   if (step := step_of(p.name)) is not None and (p.is_dir() or p.is_symlink()))
     if not steps:
         return
     newest_step, newest = steps[-1]
+    _refuse_dead_link(newest, doing, run_dir)
     problem = _problem(newest)
     if problem is None:
         return
@@ -70,3 +72,19 @@ def refuse_damaged_newest(run_dir: str | os.PathLike, doing: str) -> None:
     raise UserError(f"cannot {doing}: the newest checkpoint {str(newest)!r} is damaged ({problem}; {weights}); it is "
                     f"not skipped, since going on from {previous} would overwrite it: restore the damaged file from "
                     f"a copy, or move that folder out of {str(root)!r} to go on from {previous}")
+
+
+def _refuse_dead_link(newest: Path, doing: str, run_dir: str | os.PathLike) -> None:
+    """UserError when the newest step entry is a symbolic link that leads nowhere (its disk not mounted, its folder
+    moved): eval used the step before it and a resume went on from there, no word of the newer step, and the link
+    stayed in checkpoints/ (issue 30 round 18, G401). Nothing is passed over that the link may stand for."""
+    from ..errors import dead_link
+
+    dead = dead_link(newest)
+    if dead is None:
+        return
+    complete = list_checkpoints(run_dir)
+    previous = f"the previous checkpoint ({complete[-1][1].name})" if complete else "step 0"
+    raise UserError(f"cannot {doing}: the newest checkpoint {str(newest)!r} {dead[1]}; it is not skipped, since it "
+                    f"may stand for a newer step (a disk not mounted, a folder moved): restore what it names, or "
+                    f"remove the link (rm {str(newest)!r}) to go on from {previous}")

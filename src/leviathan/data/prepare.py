@@ -56,7 +56,7 @@ from typing import Callable
 
 import numpy as np
 
-from ..commands.values import check_callback, check_switches
+from ..commands.values import api_check, check_callback, check_switches, thread_problem
 from ..errors import UserError
 from ..locking import folder_lock
 from ..ownership import (CONTAINERS, check_apart, check_not_inside, check_replaceable, check_unlocked,
@@ -484,8 +484,8 @@ def prepare(
     if not 0.0 <= float(val_fraction) < 1.0:
         raise UserError(f"val_fraction must be in [0, 1), got {val_fraction}; e.g. 0.01")
     seed = check_seed(seed, "seed")  # a plain int: numpy integers are integers (round 9, Q11)
-    if int(num_workers) < 1:
-        raise UserError(f"num_workers must be at least 1, got {num_workers}")
+    api_check("prepare", "num_workers", thread_problem(num_workers), "pass the tokenizer's threads as --workers "
+              "takes them, e.g. num_workers=2")  # 10**6 started threads by the hundred (round 18, G271)
     _check_named_once(source, val_source)
     src = open_source(source, text_field=text_field, strict=strict, max_documents=max_documents)
     vsrc = (open_source(val_source, text_field=text_field, strict=strict, max_documents=max_documents)

@@ -132,11 +132,17 @@ class Tokenizer:
     @staticmethod
     def _checked_batch(texts, num_threads) -> tuple[list[str], int]:
         """(texts, num_threads) for encode_batch / encode_flat: a single str was encoded character by character,
-        a thread count 1.5 truncated, -1 a pybind dump (round 14, B89-B91)."""
+        a thread count 1.5 truncated, -1 a pybind dump (round 14, B89-B91), and 10**6 started threads by the hundred
+        (158 on 2 cores, slower than 2; round 18, G271): above 0 it is held to --threads' rule, at most 4 x the usable
+        cores (``values.thread_problem``)."""
+        from ..commands.values import thread_problem
+
         if isinstance(texts, (str, bytes)):
             raise TypeError("encode_batch takes a list of texts, got one str; pass [text], or use encode(text)")
         if isinstance(num_threads, bool) or not is_integer(num_threads) or num_threads < 0:
             raise ValueError(f"num_threads must be a whole number >= 0 (0: every core), got {num_threads!r:.40}")
+        if num_threads > 0 and (problem := thread_problem(num_threads)) is not None:
+            raise ValueError(f"num_threads {problem}; more threads than that are no faster (0: every core)")
         return [Tokenizer._checked_text(t) for t in texts], int(num_threads)
 
     def _checked_ids(self, ids: Iterable[int]) -> list[int]:

@@ -103,12 +103,13 @@ def summarize(total_nats: float, num_predicted: int, num_bytes: float | None = N
 
     ``loss`` = total / predictions (NaN without predictions), ``ppl`` = exp(loss) (inf beyond exp's
     range, and for a NaN loss), ``bpb`` = total / ln 2 / ``num_bytes`` (None when the byte count is
-    unknown: None, 0 or NaN). ``tokens`` counts predictions, not stream tokens.
+    unknown: None or 0; NaN and infinity are refused, ``check_num_bytes``). ``tokens`` counts predictions, not
+    stream tokens.
     """
     check_num_bytes(num_bytes)  # -5 gave a negative bpb (round 17, E105)
     loss = total_nats / num_predicted if num_predicted else math.nan
     return EvalResult(loss=loss, ppl=math.exp(loss) if loss < 700 else math.inf,
-                      bpb=total_nats / math.log(2) / num_bytes if num_bytes and math.isfinite(num_bytes) else None,
+                      bpb=total_nats / math.log(2) / num_bytes if num_bytes else None,
                       tokens=int(num_predicted))
 
 
@@ -118,5 +119,6 @@ def evaluate(model: nn.Module, tokens: np.ndarray, seq_len: int, batch_size: int
     ``num_bytes``. ``tokens`` counts predicted tokens (``len(tokens) - 1``); ``leviathan.eval.stream.EvalStream``
     gives a capped stream and its byte count.
     """
+    check_num_bytes(num_bytes)  # before the forward passes, not after them
     nats = token_losses(model, tokens, seq_len, batch_size, dtype=dtype)
     return summarize(float(nats.sum()), len(nats), num_bytes)

@@ -14,6 +14,7 @@ number (``integers.is_integer``).
 
 from __future__ import annotations
 
+import math
 import numbers
 
 import numpy as np
@@ -38,12 +39,14 @@ def check_windows(model, tokens: np.ndarray, seq_len, batch_size) -> None:
 
 
 def check_num_bytes(num_bytes) -> None:
-    """ValueError unless ``num_bytes`` is None or a number >= 0 (0 and NaN: unknown, bpb None; E105)."""
+    """ValueError unless ``num_bytes`` is None or a finite number >= 0 (0: unknown, bpb None; E105). An infinite or
+    NaN byte count gave bpb None without a word, as if none had been given (issue 30 round 18, G328)."""
     if num_bytes is None:
         return
-    if not isinstance(num_bytes, numbers.Real) or isinstance(num_bytes, bool) or num_bytes < 0:
-        raise ValueError(f"num_bytes must be the UTF-8 size in bytes of the text the tokens encode (a number >= 0), "
-                         f"or None for no bits per byte, got {num_bytes!r:.40}")
+    if not isinstance(num_bytes, numbers.Real) or isinstance(num_bytes, bool) or not num_bytes >= 0 \
+            or not math.isfinite(num_bytes):
+        raise ValueError(f"num_bytes must be the UTF-8 size in bytes of the text the tokens encode (a finite number "
+                         f">= 0), or None for no bits per byte, got {num_bytes!r:.40}")
 
 
 AUTOCAST_DTYPES = ("float32", "bfloat16", "float16")  # what a scoring call's autocast runs in

@@ -40,6 +40,7 @@ from transformers import GenerationConfig, LlamaConfig, PreTrainedModel
 
 from ..errors import UserError
 from ..io import publish
+from ..locking import check_utf8_name
 from ..model.config import ModelConfig
 from ..model.embedding import TableEmbedding
 from ..model.llama import CausalLM
@@ -115,8 +116,22 @@ def to_native(hf_model: LeviathanForCausalLM) -> CausalLM:
     return _place_like(model, hf_model)
 
 
+# LlamaConfig's keywords that plain_llama_config sets from the ModelConfig (rope_theta too: it goes into
+# rope_parameters); a keyword of these names is refused, not taken and dropped
+_FROM_MODEL = ("vocab_size", "hidden_size", "intermediate_size", "num_hidden_layers", "num_attention_heads",
+               "num_key_value_heads", "head_dim", "max_position_embeddings", "rms_norm_eps", "rope_parameters",
+               "rope_theta", "rope_scaling", "initializer_range", "hidden_act", "attention_bias", "mlp_bias",
+               "tie_word_embeddings", "architectures")
+
+
 def plain_llama_config(cfg: ModelConfig, **kwargs: Any) -> LlamaConfig:
-    """The ``transformers.LlamaConfig`` of ``cfg``'s backbone (its input side baked to a table)."""
+    """The ``transformers.LlamaConfig`` of ``cfg``'s backbone (its input side baked to a table). ``kwargs``: further
+    LlamaConfig settings (``eos_token_id``, ``dtype``, ``use_cache``), never one that describes the backbone
+    (``_FROM_MODEL``): ``rope_theta=-1`` was taken and dropped, the config keeping 10000.0 (issue 30 round 18, G457),
+    and ``vocab_size=5`` was LlamaConfig's "got multiple values" TypeError (G458)."""
+    if (named := sorted(set(kwargs) & set(_FROM_MODEL))):
+        raise TypeError(f"plain_llama_config: keyword {', '.join(named)}: the backbone's settings come from its "
+                        f"ModelConfig; change it there (dataclasses.replace(cfg, {named[0]}=...)), not as a keyword")
     cfg = cfg.resolved()
     try:
         return LlamaConfig(
@@ -168,6 +183,7 @@ def _atomic_dir(out_dir: str | os.PathLike, overwrite: bool, flag: str = "--over
     OUT/hf is ``"lm-eval"``, and an export of another verb there is refused (round 17, D140)."""
     if not isinstance(overwrite, bool):  # round 8: overwrite="yes" (or "no") read as true and replaced the folder
         raise TypeError(f"overwrite must be True or False, got {overwrite!r}")
+    check_utf8_name(out_dir, verb)  # to_hf wrote what transformers cannot open by name (round 18, G425)
     out = replaced_folder(out_dir, "out_dir")  # built beside it and renamed into place: never ".", never the cwd
     # not inside a data folder or another export (inside a run: allowed); the Python API skipped the CLI's check and
     # to_hf(model, 'data/e') wrote into a prepared data folder (issue 30 round 11, R103)

@@ -4,7 +4,8 @@
 
 A label outside [0, vocab_size) (other than the ignored -100) ended in torch's ``IndexError: Target 999 is out of
 bounds`` on the CPU and a device-side assert on a GPU, which names neither the argument nor the range (issue 30
-round 8); float labels, or labels of another shape than the inputs, likewise reached torch's own messages.
+round 8); float labels, or labels of another shape than the inputs, likewise reached torch's own messages. Labels
+that are all -100 gave a loss of NaN without a word (torch's mean over zero targets; round 18, G262): refused.
 """
 
 from __future__ import annotations
@@ -31,6 +32,9 @@ def check_labels(labels: torch.Tensor, input_ids: torch.Tensor, vocab_size: int)
     if bool(bad.any()):
         raise ValueError(f"label {int(labels[bad][0])} is outside [0, {vocab_size}) (the model's vocab_size; "
                          f"{IGNORE_INDEX} marks a position to ignore); check the tokenizer matches the model")
+    if bool((labels == IGNORE_INDEX).all()):  # the mean over no target: a NaN loss, no word (round 18, G262)
+        raise ValueError(f"every label is {IGNORE_INDEX} (ignored), so the loss would be a mean over no target "
+                         f"(NaN); give at least one target id, or leave out a batch with nothing to score")
 
 
 @torch.compiler.disable

@@ -277,6 +277,10 @@ class CausalLM(nn.Module):
         (``loss.linear_cross_entropy``) without ever forming the (B T, V) logits: what training uses,
         since with a large vocabulary those logits and their softmax dominate time and memory.
         """
+        if not isinstance(return_logits, bool):  # 'no' was read as true (issue 30 round 18, G267)
+            from ..commands.values import check_switches
+
+            check_switches("CausalLM.forward", return_logits=return_logits)
         if labels is not None:
             check_labels(labels, input_ids, self.config.vocab_size)
         h = self.model(input_ids, cache=cache, position_ids=position_ids, attention_mask=attention_mask)

@@ -30,7 +30,7 @@ from pathlib import Path
 
 from ..codec import decode
 from ..eval.consistency import exp_shown, ppl_contradicts
-from ..io import atomic_write_text, cpu_id, named, read_metrics
+from ..io import atomic_write_text, check_some_json, cpu_id, metrics_file, named
 from ..run_identity import RUN_FILE, is_run_id, quiet_identity, read_identity
 from .event_writer import event_writer, events_named
 from .. import json_text
@@ -117,7 +117,7 @@ def _warn(message: str) -> None:
 
 def read_metric_rows(path: str | os.PathLike, report=_warn, given: bool = False) -> list[MetricsRow]:
     """The rows of a run's metrics.jsonl (a run folder or the file), typed; a missing file is a UserError
-    (``io.read_metrics``). A line that is not a metrics row (``metrics_row_problem``) is skipped and reported
+    (``io.metrics_file``). A line that is not a metrics row (``metrics_row_problem``) is skipped and reported
     (``report(message)``, default stderr; ``None``: quietly), and so is a line cut short or not UTF-8 (issue 30
     round 14, A133: a torn last line left an export's card saying "Not evaluated at this step" without a word, while an
     impossible value was warned about). ``given``: the path is the user's (``analyze efficiency --model``), and a file
@@ -130,20 +130,11 @@ def read_metric_rows(path: str | os.PathLike, report=_warn, given: bool = False)
     check_callback("read_metric_rows", "report", report)  # as read_results' (round 17, E27, E30)
     check_switches("read_metric_rows", given=given)
 
-    read_metrics(path)  # the UserError of a missing file
-    path = Path(path)
-    path = path / "metrics.jsonl" if path.is_dir() else path
+    path = metrics_file(path)  # the UserError of a missing file
     rows, bad = [], []
     values, damaged = read_json_lines(path)
-    if given and not values and damaged:
-        from ..data.binary import binary_kind
-        from ..errors import UserError
-
-        with open(path, "rb") as f:
-            kind = binary_kind(f.read(8192))
-        what = kind or f"line {damaged[0][0]} {damaged[0][1]}"
-        raise UserError(f"{str(path)!r} is not a run's metrics.jsonl ({what}; none of its lines is a JSON row); "
-                        f"pass a run directory or its metrics.jsonl")
+    if given:
+        check_some_json(path, values, damaged)
     for number, value in values:
         problem = metrics_row_problem(value)
         if problem is None:

@@ -177,6 +177,25 @@ def check_one_evaluation(rows: Iterable, source: str) -> None:
                         f"or report them separately")
 
 
+def unrecorded_evaluation_note(rows: Iterable, source: str) -> str | None:
+    """A ``warning:`` line when some rows of ``source`` record how they were evaluated and other evaluated rows do
+    not: ``check_one_evaluation`` compares only recorded evaluations, so a row whose ``evaluation`` was deleted was
+    reported beside rows of eval.max_tokens 512, exit 0, no word (issue 30 round 18, G318), where the same row
+    recording max_tokens 256 is refused. By design a warning, not a refusal: a row written before rows recorded their
+    evaluation may be reused into a newer sweep (``reuse.reusable_rows``), and a report of such a folder still
+    reads. None when every evaluated row records it, or none does (old rows alone: nothing to compare)."""
+    evaluated = [row for row in rows if row.eval]
+    recorded = [row.name for row in evaluated if row.evaluation is not None]
+    unrecorded = [row.name for row in evaluated if row.evaluation is None]
+    if not recorded or not unrecorded:
+        return None
+    return (f"warning: {len(unrecorded)} row(s) of {source} record no evaluation settings ({_few(unrecorded)}) "
+            f"while the others do ({_few(recorded)}): their eval numbers cannot be checked against the others' (eval "
+            f"sets, max_tokens, seq_len, buckets) and are compared as if measured alike; a row written before rows "
+            f"recorded them is such a row, an edited one too: evaluate it again (delete its row and run the sweep) to "
+            f"be sure")
+
+
 def evaluation_mismatch(labelled: Iterable[tuple[str, Evaluation | None]], prep: str) -> str | None:
     """The settings in which the first evaluation of ``labelled`` ((label, evaluation or None) pairs, read in order,
     None skipped) that differs from the first recorded one does so: ``eval.KEY: A {prep} LABEL1, B {prep} LABEL2``,

@@ -53,7 +53,7 @@ PLATEAU_MARGIN = 0.5  # nats below the unigram entropy that count as "past the p
 
 @dataclass
 class TInterval(Record):
-    """Paired differences (the finite ones), their mean, sample sd and Student t interval, and the verdict."""
+    """Paired differences (the ones not None), their mean, sample sd and Student t interval, and the verdict."""
 
     diffs: list[float]
     n: int
@@ -157,18 +157,18 @@ def _real(x) -> bool:
 
 
 def t_interval(diffs: Iterable[float], ci: float = 0.95) -> TInterval:
-    """Mean, sample sd and the Student t interval of paired differences; the verdict on their sign."""
+    """Mean, sample sd and the Student t interval of paired differences; the verdict on their sign. None is a pair
+    without a difference (a metric one run lacks) and is left out; a NaN or an infinity is refused
+    (``_diffs_problem``)."""
     from scipy import stats
 
-    from ...commands.values import api_check, fraction_problem
+    from ...commands.values import api_check
 
     diffs = list(diffs)
-    wrong = next((x for x in diffs if x is not None and not _real(x)), None)  # '1' was math's "must be real number,
-    # not str" (issue 30 round 18, G216)
-    api_check("t_interval", "diffs", None if wrong is None else f"expected numbers (or None), got {wrong!r:.40}",
-              "pass the paired differences as numbers, e.g. [-0.21, -0.2]")
-    api_check("t_interval", "ci", fraction_problem(ci), "pass the interval's coverage, e.g. ci=0.95")
-    d = np.array([x for x in diffs if x is not None and math.isfinite(x)], dtype=np.float64)
+    api_check("t_interval", "diffs", _diffs_problem(diffs), "pass the paired differences as finite numbers, None "
+              "for a pair without one, e.g. [-0.21, None, -0.2]")
+    check_ci("t_interval", ci)
+    d = np.array([x for x in diffs if x is not None], dtype=np.float64)
     if len(d) < 2:
         return TInterval(d.tolist(), int(len(d)), float(d.mean()) if len(d) else None,
                          verdict="no pairs" if not len(d) else "one seed")
@@ -177,6 +177,28 @@ def t_interval(diffs: Iterable[float], ci: float = 0.95) -> TInterval:
     lo, hi = mean - half, mean + half
     return TInterval(d.tolist(), int(len(d)), mean, sd, [lo, hi],
                      "better" if hi < 0 else "worse" if lo > 0 else "not resolved")
+
+
+def check_ci(api: str, ci) -> None:
+    """UserError ``API: ci: ...`` unless ``ci`` is an interval's coverage in (0, 1): ``paired_comparisons(rows,
+    ci=2.0)`` was taken without a word where no interval was drawn (one seed, no pairs), and refused by name only as
+    ``t_interval``'s elsewhere (issue 30 round 18, G469; write_report refuses ci 2.0 by the same rule)."""
+    from ...commands.values import api_check, fraction_problem
+
+    api_check(api, "ci", fraction_problem(ci), "pass the interval's coverage, e.g. ci=0.95")
+
+
+def _diffs_problem(diffs: list) -> str | None:
+    """Why ``diffs`` are not paired differences: '1' was math's "must be real number, not str" (issue 30 round 18,
+    G216), and a NaN was left out without a word, the interval drawn over the other seeds as if it had not been
+    measured (G213: ``t_interval([1.0, nan, 2.0])`` gave n=2; the E322 kind: a diverged run's loss is no pair)."""
+    for i, x in enumerate(diffs):
+        if x is not None and not _real(x):
+            return f"expected numbers (or None), got {x!r:.40} at diffs[{i}]"
+        if x is not None and not math.isfinite(x):
+            return (f"diffs[{i}] is {x!r}, not a finite difference (a diverged run's loss?); it is not left out "
+                    f"silently: the interval would stand on the other seeds alone")
+    return None
 
 
 def _by_size(rows: list[ResultRow], regime: str) -> dict[str, dict[int, dict[str, ResultRow]]]:
@@ -350,6 +372,7 @@ def paired_comparisons(rows: Iterable[ResultRow], ci: float = 0.95, plateau: flo
     """Every (regime, size, model, baseline) comparison with its per-seed pairs, end-point statistics per eval
     set and gap curve (see the module docstring). ``baseline_size`` names the size whose baseline runs were
     borrowed (same backbone), or is None."""
+    check_ci("paired_comparisons", ci)
     rows = check_typed_rows(rows, "paired_comparisons", one_per_arm=True)  # as read_results holds them (E322-E324)
     out = []
     for regime in BASELINES:
@@ -372,6 +395,7 @@ def paired_of(rows: Iterable[ResultRow], model: tuple[str, str], baseline: tuple
               ci: float = 0.95, plateau: float | None = None) -> PairedComparison | None:
     """One comparison between two arms named (size, variant), whatever their sizes, paired by seed (None: no seed
     has both). For rounds whose arms differ in more than the variant (a generator option against a table option)."""
+    check_ci("paired_of", ci)
     rows = check_typed_rows(rows, "paired_of", one_per_arm=True)
     by = {(str(r.size), r.variant, r.seed): r for r in rows}
     seeds = sorted({r.seed for r in rows if (str(r.size), r.variant, r.seed) in by

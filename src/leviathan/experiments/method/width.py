@@ -36,7 +36,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from .paired import BucketDiff, GapTrend, TInterval, gap_trend, mean_known, paired_buckets, t_interval
+from .paired import BucketDiff, GapTrend, TInterval, check_ci, gap_trend, mean_known, paired_buckets, t_interval
 from .records import Record
 from ..machinery.results import ResultRow, check_typed_rows
 
@@ -160,6 +160,7 @@ def width_panel(rows: Iterable[ResultRow], eval_set: str = "val", ci: float = 0.
 
     Parameters: the rows and the panel's independent settings, keyword-defaulted.
     """
+    check_ci("width_panel", ci)  # round 18 (G469): as paired_comparisons
     by_body: dict[int, list[ResultRow]] = {}
     for r in check_typed_rows(rows, "width_panel"):  # as read_results holds them (round 17, E322)
         if r.in_regime(regime) and r.params is not None and r.params.body and r.variant in (generator, table, tied):

@@ -23,7 +23,7 @@ from ...ownership import CONTAINERS, check_claim, check_not_inside, mark
 from ..machinery.arm_rates import mixed_rates_note
 from ..machinery.embedding_files import read_records, records_dir
 from ..machinery.grid_coverage import coverage_notes
-from ..machinery.identity import check_eval_set
+from ..machinery.identity import check_eval_set, unrecorded_evaluation_note
 from ..machinery.one_sweep import check_one_sweep
 from .presweep_of import check_presweep_of_grid
 from ..machinery.data_match import grid_plateau
@@ -70,6 +70,8 @@ def write_report(results: str | os.PathLike | list, out_dir: str | os.PathLike, 
         check_one_sweep(rows, grid, str(results), str(grid_json_of(results)))
     if (mixed := mixed_rates_note(rows)) is not None:  # seeds of one arm at other rates (round 14, B34)
         note(mixed)
+    if (unrecorded := unrecorded_evaluation_note(rows, str(results))) is not None:  # round 18 (G318)
+        note(unrecorded)
     for line in coverage_notes(rows, grid, str(results)):  # round 15 (B203, B163): runs and rows that differ
         note(line)
     if lr_sweep is not None:  # read (and checked) before the first file is written
