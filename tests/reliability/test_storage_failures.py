@@ -759,6 +759,38 @@ def test_every_public_write_of_the_python_api_meets_storage_failures_in_the_verb
     assert sorted(p.name for p in tmp_path.iterdir()) == ["afile", "corpus", "g.yaml"]
 
 
+def test_append_result_meets_storage_failures_in_one_line_and_keeps_the_file_whole(swept, tmp_path):
+    """Round 18 (G122, G126, G168, G169, G230, G243): ``append_result`` given a sweep folder, a path under a file, a
+    300-byte name, or a results file at the process's ``ulimit -f`` (a real limit, in a real process) raised the raw
+    OSError ("[Errno 27] File too large", naming no fix). Each is one ``StorageError`` naming the path and the fix
+    (its argument ``path``), and the file under the limit keeps its rows, whole."""
+    import subprocess
+
+    from leviathan.errors import StorageError
+    from leviathan.experiments.machinery.results import append_result, read_results
+    from reliability_support import REPO
+
+    row = read_results(swept)[0]
+    (tmp_path / "afile").write_text("a file")
+    cases = [(swept, f"'{swept}': a folder is in the way where a file is expected"),
+             (tmp_path / "afile" / "r.jsonl", f"'{tmp_path}/afile': a file is in the way where a folder is expected"),
+             (tmp_path / ("n" * 300), f"'{tmp_path}/{'n' * 300}': the file name is too long for the file system")]
+    for path, said in cases:
+        with pytest.raises(StorageError) as caught:
+            append_result(path, row)
+        assert str(caught.value).startswith(said), str(caught.value)
+    big = tmp_path / "big.jsonl"
+    big.write_bytes((swept / "results.jsonl").read_bytes() * 8)
+    before = big.read_bytes()
+    script = (f"from leviathan.experiments.machinery.results import append_result, read_results\n"
+              f"append_result({str(big)!r}, read_results({str(swept)!r})[0])")
+    proc = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=300,
+                          env={**os.environ, "PYTHONPATH": str(REPO / "src")}, preexec_fn=_limited(len(before) + 10))
+    last = proc.stderr.strip().splitlines()[-1]
+    assert last.startswith(f"leviathan.errors.StorageError: '{big}': a file grew past the size limit"), proc.stderr
+    assert last.endswith("(path)") and big.read_bytes() == before
+
+
 def test_a_verb_whose_api_write_fails_names_the_verbs_option_not_the_apis_argument(swept, tmp_path):
     """Round 17: the CLI verbs call the API writes that now raise ``StorageError`` worded for the API ("(out_dir)");
     the verb's line still names its own option (``cli.one_line_errors`` words it again for the verb), in a real
