@@ -340,6 +340,68 @@ def test_an_input_that_is_a_link_to_nothing_names_what_it_names(capsys, finished
     assert f"is a symbolic link to {str(tmp_path / 'gone')!r}, which does not exist, so it cannot be read" in line
 
 
+def test_a_companion_file_that_is_a_link_to_nothing_or_a_device_is_named(data, finished_run, swept, tmp_path):
+    """Round 18 (G400, G407, G411, G236): a data folder whose train_freq.npy or meta.json, or a sweep whose
+    results.jsonl, is a symbolic link to nothing was "not found: it is not a prepared data folder", "is not a prepared
+    data folder (no meta.json)" and "no result rows" (real processes); an adopted folder whose config.json is a link
+    to /dev/zero "has no config.json". Each names the file and what it is (``errors.not_a_file``)."""
+    import shutil
+
+    from leviathan.errors import UserError
+    from leviathan.hf import load_adopted
+    from reliability_support import cli_error
+
+    gone = str(tmp_path / "gone")
+    folders = {}
+    for name, source, file in (("d400", data, "train_freq.npy"), ("d411", data, "meta.json"),
+                               ("s407", swept, "results.jsonl")):
+        folders[name] = shutil.copytree(source, tmp_path / name)
+        (folders[name] / file).unlink()
+        (folders[name] / file).symlink_to(gone)
+    said = f"is a symbolic link to {gone!r}, which does not exist, so it cannot be read (repair or remove the link)"
+    lines = [cli_error(["analyze", "embeddings", finished_run, "--data", folders["d400"], "--out",
+                        tmp_path / "e.json"]),
+             cli_error(["report", folders["s407"], "--out", tmp_path / "rep", "--bootstrap", "5"]),
+             cli_error(["eval", finished_run, "--data", folders["d411"]])]
+    files = (("d400", "train_freq.npy"), ("s407", "results.jsonl"), ("d411", "meta.json"))
+    for line, (name, file) in zip(lines, files):
+        assert f"{str(folders[name] / file)!r} {said}" in line, line
+    assert not (tmp_path / "e.json").exists() and not (tmp_path / "rep").exists()
+    (tmp_path / "ad").mkdir()
+    (tmp_path / "ad" / "config.json").symlink_to("/dev/zero")
+    with pytest.raises(UserError, match="config.json' is a character device, not a regular file"):
+        load_adopted(tmp_path / "ad")
+
+
+def test_the_readers_name_a_name_too_long_or_a_device_in_one_error(tmp_path):
+    """Round 18 (G233, G238, G240, G241): ``load_tokenizer``, ``load_adopted`` and ``load_run_config`` given a
+    300-byte name raised the raw "[Errno 36] File name too long" of ``Path.is_file``; ``load_tokenizer('/dev/zero')``
+    said "no such built-in, file or directory" of a file that is there. Each is one error saying what the name is;
+    the readers that take a missing file as none (meta.json, a marker, grid.json, embeddings records) do so."""
+    from leviathan.config import ConfigError
+    from leviathan.data.companions import load_train_freq
+    from leviathan.data.meta import find_meta
+    from leviathan.data.tokenizer import load_tokenizer
+    from leviathan.experiments.machinery.embedding_files import read_records
+    from leviathan.experiments.machinery.sweep_grid import SweepGrid, read_sweep_grid
+    from leviathan.ownership import read_marker
+    from leviathan.errors import UserError
+    from leviathan.hf import load_adopted
+    from leviathan.run_config import load_run_config
+
+    long = str(tmp_path / ("n" * 300))
+    too_long = "is 300 bytes, more than the 255 the file system allows for one name"
+    for call in (load_tokenizer, load_adopted, load_run_config):
+        with pytest.raises((UserError, ConfigError), match=too_long):
+            call(long)
+    assert find_meta(long) is None and read_marker(long) is None and read_records(long) == []
+    assert read_sweep_grid(long) == SweepGrid()
+    with pytest.raises(UserError, match="train_freq.npy' is missing"):
+        load_train_freq(long)
+    with pytest.raises(UserError, match="tokenizer '/dev/zero' is a character device, not a regular file"):
+        load_tokenizer("/dev/zero")
+
+
 def test_an_output_name_with_no_room_for_its_hidden_neighbours_is_named_as_the_users(capsys, finished_run, tmp_path):
     """Round 9 (N79, N80): ``prepare --out NAME`` and ``export RUN NAME`` with a 250-byte NAME (a name the file system
     takes) failed on ``.NAME.lock``, naming that file, one the user never gave. The refusal names the folder's name,

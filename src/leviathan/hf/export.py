@@ -116,19 +116,26 @@ def to_native(hf_model: LeviathanForCausalLM) -> CausalLM:
 
 
 def plain_llama_config(cfg: ModelConfig, **kwargs: Any) -> LlamaConfig:
-    """The ``transformers.LlamaConfig`` of ``cfg``'s backbone (its input side baked to a table)."""
+    """The ``transformers.LlamaConfig`` of ``cfg``'s backbone (its input side baked to a table); ``kwargs`` are the
+    other LlamaConfig settings (token ids, ``use_cache``, ``dtype``). A setting ``cfg`` fixes (``vocab_size=5``,
+    ``rms_norm_eps=nan``) was LlamaConfig's raw "got multiple values for keyword argument 'vocab_size'" (issue 30 round
+    18, G458): a TypeError naming it and the way to change it."""
     cfg = cfg.resolved()
+    fixed = dict(
+        vocab_size=cfg.vocab_size, hidden_size=cfg.hidden_size, intermediate_size=cfg.intermediate_size,
+        num_hidden_layers=cfg.num_hidden_layers, num_attention_heads=cfg.num_attention_heads,
+        num_key_value_heads=cfg.num_key_value_heads, head_dim=cfg.head_dim,
+        max_position_embeddings=cfg.max_position_embeddings, rms_norm_eps=cfg.rms_norm_eps,
+        rope_parameters={"rope_type": "default", "rope_theta": float(cfg.rope_theta)},
+        initializer_range=cfg.initializer_range, hidden_act="silu", attention_bias=False, mlp_bias=False,
+        tie_word_embeddings=cfg.tie_word_embeddings, architectures=["LlamaForCausalLM"])
+    if taken := sorted(set(kwargs) & set(fixed)):
+        raise TypeError(f"plain_llama_config: {', '.join(taken)} {'is' if len(taken) == 1 else 'are'} the model's own "
+                        f"(set from its ModelConfig), not a keyword to pass; change the ModelConfig to change "
+                        f"{'it' if len(taken) == 1 else 'them'}, and pass only other LlamaConfig settings (such as "
+                        f"eos_token_id, use_cache, dtype)")
     try:
-        return LlamaConfig(
-            vocab_size=cfg.vocab_size, hidden_size=cfg.hidden_size, intermediate_size=cfg.intermediate_size,
-            num_hidden_layers=cfg.num_hidden_layers, num_attention_heads=cfg.num_attention_heads,
-            num_key_value_heads=cfg.num_key_value_heads, head_dim=cfg.head_dim,
-            max_position_embeddings=cfg.max_position_embeddings, rms_norm_eps=cfg.rms_norm_eps,
-            rope_parameters={"rope_type": "default", "rope_theta": float(cfg.rope_theta)},
-            initializer_range=cfg.initializer_range, hidden_act="silu", attention_bias=False, mlp_bias=False,
-            tie_word_embeddings=cfg.tie_word_embeddings, architectures=["LlamaForCausalLM"],
-            **{"bos_token_id": None, "eos_token_id": None, "pad_token_id": None, **kwargs},
-        )
+        return LlamaConfig(**fixed, **{"bos_token_id": None, "eos_token_id": None, "pad_token_id": None, **kwargs})
     except ValueError as e:  # e.g. LlamaConfig insists that num_attention_heads divides hidden_size
         raise UserError(f"this model's backbone cannot be described by transformers.LlamaConfig: {e}") from e
 

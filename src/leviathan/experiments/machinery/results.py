@@ -335,6 +335,8 @@ def read_results(path: str | os.PathLike, report=None) -> list[ResultRow]:
     if os.path.isdir(path):  # False, not ENAMETOOLONG, for a 300-byte name: ``missing`` names it (round 14, B328)
         path = path / RESULTS
     if not os.path.isfile(path):
+        if dead_link(path) is not None:  # a sweep folder's results.jsonl linked to nothing: "no rows" (round 18, G407)
+            raise UserError(f"results {str(path)!r} {missing(path)}; pass a sweep output dir or its results.jsonl")
         if (kind := not_regular(path)) is not None:  # round 11 (R107): a pipe was "no result rows"
             raise UserError(f"results {str(path)!r} {kind}; rows are read from the file a sweep writes: put the "
                             f"sweep's results.jsonl in its place")
