@@ -41,7 +41,7 @@ import signal  # noqa: E402
 import sys  # noqa: E402
 from pathlib import Path  # noqa: E402
 
-from leviathan.errors import UserError, missing, not_regular  # noqa: E402
+from leviathan.errors import UserError, missing, not_regular, temporary_storage_error  # noqa: E402
 from leviathan.stop_signals import held_stops  # noqa: E402
 
 # folders whose files are fingerprinted by the verb that wrote them (an export's marker, a step folder's state.json, a
@@ -362,6 +362,12 @@ def collect(sweeps: list[Path], dest: Path) -> list[tuple[Path, Path, int]]:
         with placing:  # a grid's results.jsonl and grid.json are put in place together
             for out, work in staged.items():
                 put_in_place(out, work)
+    except OSError as e:  # a full $TMPDIR was "write to another disk (--dest)", where --dest had room (round 18, F19)
+        line = temporary_storage_error(e, scratch, "collect_results stages the rows it collects",
+                                       "python scripts/collect_results.py ...")
+        if line is None:
+            raise
+        raise line from None
     finally:
         with cleaning:
             shutil.rmtree(scratch, ignore_errors=True)
@@ -601,6 +607,19 @@ def _delivered(argv) -> int:
     return _main(argv)
 
 
+def _refuse_other_kind(sweep: Path) -> None:
+    """UserError for a folder without results.jsonl that another verb wrote (its kind named by
+    ``leviathan.file_kinds``, as ``sweep --reuse`` does): a train run or a report folder was "no results.jsonl yet,
+    skipped", exit 0, as if it were a sweep not finished yet (issue 30 round 18, F120, F122). A sweep folder without
+    rows yet, and a folder of unknown kind, keep that note."""
+    from leviathan.file_kinds import folder_kind
+
+    kind = folder_kind(sweep)
+    if not os.path.lexists(sweep / "results.jsonl") and kind is not None and "`leviathan sweep`" not in kind:
+        raise UserError(f"sweep folder {str(sweep)!r} is {kind}, not a sweep's folder: it holds no result rows to "
+                        f"collect; nothing was written; pass the --out folder of a sweep (it holds results.jsonl)")
+
+
 def _main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("sweeps", nargs="*", help="sweep --out folders")
@@ -628,6 +647,7 @@ def _main(argv=None) -> int:
         if (kind := not_regular(sweep / "results.jsonl")) is not None:  # round 11 (R108): "no results.jsonl yet"
             raise UserError(f"{str(sweep / 'results.jsonl')!r} {kind}; nothing was written; collect a sweep folder "
                             f"whose results.jsonl is the file the sweep wrote")
+        _refuse_other_kind(sweep)
     ready = []
     for sweep in args.sweeps:
         if not (sweep / "results.jsonl").is_file():

@@ -89,6 +89,25 @@ def process_limit_fix(e: BaseException) -> str | None:
     return None
 
 
+def temporary_storage_error(e: BaseException, work: str | os.PathLike, writes: str, command: str) -> UserError | None:
+    """The line for a storage failure of a file in ``work``, a verb's folder in the temporary directory (None for any
+    other error): the file, the problem, and the way out, TMPDIR, as "``writes`` into a temporary folder under /tmp:
+    make room there, or point TMPDIR at a disk with room (TMPDIR=DIR ``command``)". lm-eval's said "(--run-dir /
+    --out)", a flag that does not move it (issue 30 round 8, L5); collect_results' staging on a full $TMPDIR said
+    "write to another disk (--dest)" while --dest had room (round 18, F19)."""
+    import tempfile
+
+    if not isinstance(e, OSError) or e.errno not in _STORAGE_ERRORS or e.filename is None:
+        return None
+    if not os.path.abspath(os.fsdecode(e.filename)).startswith(os.path.abspath(work) + os.sep):
+        return None
+    where = f"{writes} into a temporary folder under {tempfile.gettempdir()}"
+    limit = process_limit_fix(e)  # `ulimit -f 50`: room is not the problem (round 14, B244)
+    fix = (f"{limit} ({where}; TMPDIR=DIR moves it)" if limit else
+           f"{where}: make room there, or point TMPDIR at a disk with room (TMPDIR=DIR {command})")
+    return UserError(f"{os.fsdecode(e.filename)!r}: {_STORAGE_ERRORS[e.errno][0]}; {fix}")
+
+
 # verb -> the option that chooses where it writes, named in a storage error's fix (None: the verb writes no output);
 # every verb's line named "--run-dir / --out", and `export` has neither (issue 30 round 14, A52, A58)
 OUTPUT_OPTIONS = {"train": "--run-dir", "demo": "--run-dir", "sweep": "--out", "prepare": "--out", "report": "--out",
@@ -103,7 +122,8 @@ OUTPUT_OPTIONS = {"train": "--run-dir", "demo": "--run-dir", "sweep": "--out", "
                   # and every other public write (``storage.api_write``; round 17, E145 ... E291)
                   "write_report": "out_dir", "train()": "run_dir", "prepare()": "out_dir", "run_sweep": "out_dir",
                   "to_hf": "out_dir", "to_plain_llama": "out_dir", "export_for_harness": "out_dir",
-                  "write_ablation_report": "out", "write_record": "path", "write_sweep_records": "dest"}
+                  "write_ablation_report": "out", "write_record": "path", "write_sweep_records": "dest",
+                  "append_result": "path"}
 _WRITES_RUNS = ("train", "demo", "sweep", "train()", "run_sweep")  # the writers of checkpoints: _RUNS_HINT's
 _GENERIC_OPTION = "(--run-dir / --out)"
 _RUNS_HINT = " (delete old runs or checkpoints, or lower keep_last)"  # only verbs that write checkpoints
@@ -243,6 +263,21 @@ def missing(path) -> str:
     if where == os.fspath(path):
         return f"{what}, so it cannot be read (repair or remove the link)"
     return f"cannot be read: {where!r} on its way {what} (repair or remove the link)"
+
+
+def not_a_file(path) -> str | None:
+    """What stands where a file a reader needs is expected, to follow its name in an error ("is a symbolic link to
+    '/nonexistent', which does not exist, ...", "is a folder, not a file", "is a character device, ..."); None when
+    nothing is there or it is a regular file. A companion file (meta.json, train_freq.npy, results.jsonl, an adopted
+    config.json) that was a link to nothing or to a device was "not found", "no meta.json" or "no result rows", while
+    ``ls`` lists it (issue 30 round 18, G236, G400, G407, G411)."""
+    import os
+
+    if not os.path.lexists(path) or os.path.isfile(path):
+        return None
+    if os.path.isdir(path):
+        return "is a folder, not a file"
+    return missing(path)
 
 
 def name_too_long(path) -> str | None:

@@ -97,7 +97,7 @@ def folder_home(folder: str | os.PathLike) -> str | None:
 def read_marker(folder: str | os.PathLike) -> OutputMarker | None:
     """The marker of ``folder`` (None when it has none); a damaged one is a UserError naming the file and field."""
     path = Path(folder) / MARKER
-    if not path.is_file():
+    if not os.path.isfile(path):  # os.path: Path.is_file raised ENAMETOOLONG for a 300-byte name (round 18, G241)
         return None
     fix = (f"if it is a file of yours, move it out of the folder (leviathan keeps its output marker under that "
            f"name); if it is leviathan's marker, restore it, or delete it (rm {_quote(path)}): the folder is then "

@@ -114,9 +114,36 @@ def refuse_foreign_step(step_dir: Path, step_id: str | None, fix: str) -> None:
     own = read_identity(run_dir)
     if own is None or own.run_id == step_id:
         return
+    if _recorded_ids(run_dir) == {step_id}:  # every step and log line says step_id: run.json is the odd one (G257)
+        raise UserError(f"{str(run_dir / RUN_FILE)!r} records run_id {own.run_id}, but every step folder in "
+                        f"{str(run_dir / 'checkpoints')!r} and every line of its metrics.jsonl record {step_id}: "
+                        f"run.json was edited or copied from another run; restore it from a copy, or write "
+                        f"{{\"format\": {FORMAT}, \"run_id\": \"{step_id}\"}} into it")
     raise UserError(f"step folder {str(step_dir)!r} belongs to another run (run_id {step_id} in its state.json) than "
                     f"run folder {str(run_dir)!r} (run_id {own.run_id} in its {RUN_FILE}): it was copied in from "
                     f"another run; {fix}")
+
+
+def _recorded_ids(run_dir: Path) -> set[str]:
+    """The run ids that ``run_dir``'s step folders (their state.json) and metrics.jsonl lines record, read quietly
+    (an unreadable file adds nothing). When they all agree and run.json alone differs, run.json is what changed: an
+    edited run.json was blamed on the newest step folder, "copied in from another run; move it out", a fix that moves
+    every step of the run out (issue 30 round 18, G257)."""
+    from .jsonl import read_json_lines
+
+    found: set[str] = set()
+    for state in sorted(Path(run_dir, "checkpoints").glob("step-*/state.json")):
+        try:
+            raw = json_text.loads(state.read_text(encoding="utf-8"))
+        except (OSError, UnicodeDecodeError, ValueError):
+            continue
+        found.add(raw.get("run_id") if isinstance(raw, dict) else None)
+    try:
+        lines = read_json_lines(Path(run_dir, "metrics.jsonl"))[0] if Path(run_dir, "metrics.jsonl").is_file() else []
+    except (OSError, UserError):
+        lines = []
+    found.update(d.get("run_id") for _, d in lines if isinstance(d, dict))
+    return {i for i in found if i is not None}  # a step or line written before run ids records none
 
 
 def quiet_identity(run_dir: Path) -> RunIdentity | None:

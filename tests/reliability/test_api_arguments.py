@@ -277,6 +277,31 @@ def test_api_arguments_a_library_broke_on_are_refused_naming_them(data, finished
     assert count_model(model).total > 0
 
 
+def test_counts_that_are_not_whole_and_settings_the_model_fixes_are_named(finished_run):
+    """G332: ``make_buckets`` of counts holding a NaN cast it to a negative int64 (numpy's RuntimeWarning) and blamed
+    "negative counts"; 2.5 was cut to 2 without a word. G458: ``plain_llama_config(cfg, vocab_size=5)`` was
+    LlamaConfig's raw "got multiple values for keyword argument 'vocab_size'". Both name the value and the fix."""
+    import warnings
+
+    from leviathan.checkpoint.read import load_model
+    from leviathan.eval.frequency import make_buckets
+    from leviathan.hf.export import plain_llama_config
+
+    for value, shown in ((np.nan, "nan"), (2.5, r"2\.5"), (1e300, r"1e\+300")):
+        counts = np.ones(300)
+        counts[3] = value
+        with warnings.catch_warnings():
+            warnings.simplefilter("error")  # no numpy RuntimeWarning before the line
+            with pytest.raises(UserError, match=rf"train_freq\[3\] is {shown}, not a count .*pass one whole-number"):
+                make_buckets(counts, 5, "mass")
+    assert make_buckets(np.ones(300), 5, "mass") is not None
+    cfg = load_model(str(finished_run))[1].model
+    for key, value in (("vocab_size", 5), ("rms_norm_eps", float("nan"))):
+        with pytest.raises(TypeError, match=f"plain_llama_config: {key} is the model's own .*change the ModelConfig"):
+            plain_llama_config(cfg, **{key: value})
+    assert plain_llama_config(cfg, use_cache=False).vocab_size == cfg.vocab_size
+
+
 def test_a_fit_changed_after_construction_is_checked_again(tmp_path):
     """G61 (and G60): ``Fit`` is a mutable dataclass checked at construction; ``f.lr = nan`` set afterwards reached
     Adam's raw "Invalid learning rate: nan" (``f.steps = -5`` a fit blamed on the rate). adopt checks it again."""

@@ -1353,3 +1353,28 @@ def test_a_stop_held_over_an_import_that_train_then_takes_is_said_once(capsys, d
     assert status == 0, err
     assert err.count("stopped by") == 1 and f"stopped by {signame} before the first step of this session" in err, err
     assert "run the same command again" not in err and not (tmp_path / "run").exists(), err
+
+
+def test_a_stop_before_the_first_step_through_the_api_is_not_promised_a_checkpoint(data, tmp_path):
+    """Round 18 (G256): ``train(cfg, DIR, quiet=True)`` given SIGTERM while it loaded the data said "SIGTERM received:
+    finishing this step, saving a checkpoint, then stopping", then "stopped by SIGTERM before the first step ...:
+    nothing was trained and no checkpoint was written". Before the first step the handler says what will happen; a
+    real SIGTERM in a real process (sent while the model is built), train returns steps 0, stopped 'SIGTERM'."""
+    import os
+    import subprocess
+
+    from reliability_support import REPO
+
+    script = (f"import os, signal\nfrom leviathan.train import loop\nfrom leviathan.run_config import load_run_config\n"
+              f"real = loop.initial_model\n"
+              f"def model(cfg):\n    os.kill(os.getpid(), signal.SIGTERM)\n    return real(cfg)\n"
+              f"loop.initial_model = model\n"
+              f"s = loop.train(load_run_config(None, {run_overrides(data)!r}), {str(tmp_path / 'run')!r}, quiet=True)\n"
+              f"print(s.steps, s.stopped)\n")
+    proc = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=300,
+                          env={**os.environ, "PYTHONPATH": str(REPO / "src"), "OMP_NUM_THREADS": "1"})
+    lines = [line for line in proc.stderr.splitlines() if line.strip()]
+    assert proc.returncode == 0 and proc.stdout.split() == ["0", "SIGTERM"], proc.stderr
+    assert lines[0] == "SIGTERM received: stopping before the first step (nothing will be trained or saved) (exit " \
+                       "status 0)", proc.stderr
+    assert len(lines) == 2 and lines[1].startswith("stopped by SIGTERM before the first step of this session"), lines

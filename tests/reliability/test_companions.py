@@ -630,6 +630,27 @@ def test_a_step_folder_of_another_run_copied_in_is_refused_by_resume_eval_and_ex
     assert cli(["eval", legacy]).returncode == 0  # no id: no check, as before
 
 
+def test_an_edited_run_json_is_blamed_not_the_steps_that_agree_with_the_log(finished_run, tmp_path):
+    """Round 18 (G257): run.json's run_id edited (every step folder and metrics line still recording the run's own)
+    was blamed on the newest step folder, "copied in from another run; move it out", a fix that would move every step
+    of the run out. When every step and log line agree and run.json alone differs, run.json is named, with the id to
+    write back; train and eval (real processes) refuse before anything is written, and the run works once it is back."""
+    from reliability_support import cli
+
+    run = Path(shutil.copytree(finished_run, tmp_path / "r"))
+    own = json.loads((run / "run.json").read_text())["run_id"]
+    (run / "run.json").write_text(json.dumps({"format": 1, "run_id": "0" * 32}))
+    before = tree_hashes(run)
+    for argv in (["train", "--run-dir", run, "--resume", "auto", "max_steps=5", "--quiet"], ["eval", run]):
+        line = cli_error(argv)
+        assert line.startswith(f"error: '{run / 'run.json'}' records run_id {'0' * 32}, but every step folder in "
+                               f"'{run / 'checkpoints'}' and every line of its metrics.jsonl record {own}"), line
+        assert "belongs to another run" not in line and "move it out" not in line, line
+    assert tree_hashes(run) == before
+    (run / "run.json").write_text(json.dumps({"format": 1, "run_id": own}))
+    assert cli(["eval", run]).returncode == 0
+
+
 def test_a_fork_gets_its_own_run_id_and_records_the_run_it_forked_from(finished_run, tmp_path):
     """Round 15 (A156): forking (``--resume OTHER/checkpoints/step-N`` into a new run folder, A180) stays legitimate:
     the new run has its own id, recorded in its steps and metrics lines, and run.json names the run and step it

@@ -340,6 +340,68 @@ def test_an_input_that_is_a_link_to_nothing_names_what_it_names(capsys, finished
     assert f"is a symbolic link to {str(tmp_path / 'gone')!r}, which does not exist, so it cannot be read" in line
 
 
+def test_a_companion_file_that_is_a_link_to_nothing_or_a_device_is_named(data, finished_run, swept, tmp_path):
+    """Round 18 (G400, G407, G411, G236): a data folder whose train_freq.npy or meta.json, or a sweep whose
+    results.jsonl, is a symbolic link to nothing was "not found: it is not a prepared data folder", "is not a prepared
+    data folder (no meta.json)" and "no result rows" (real processes); an adopted folder whose config.json is a link
+    to /dev/zero "has no config.json". Each names the file and what it is (``errors.not_a_file``)."""
+    import shutil
+
+    from leviathan.errors import UserError
+    from leviathan.hf import load_adopted
+    from reliability_support import cli_error
+
+    gone = str(tmp_path / "gone")
+    folders = {}
+    for name, source, file in (("d400", data, "train_freq.npy"), ("d411", data, "meta.json"),
+                               ("s407", swept, "results.jsonl")):
+        folders[name] = shutil.copytree(source, tmp_path / name)
+        (folders[name] / file).unlink()
+        (folders[name] / file).symlink_to(gone)
+    said = f"is a symbolic link to {gone!r}, which does not exist, so it cannot be read (repair or remove the link)"
+    lines = [cli_error(["analyze", "embeddings", finished_run, "--data", folders["d400"], "--out",
+                        tmp_path / "e.json"]),
+             cli_error(["report", folders["s407"], "--out", tmp_path / "rep", "--bootstrap", "5"]),
+             cli_error(["eval", finished_run, "--data", folders["d411"]])]
+    files = (("d400", "train_freq.npy"), ("s407", "results.jsonl"), ("d411", "meta.json"))
+    for line, (name, file) in zip(lines, files):
+        assert f"{str(folders[name] / file)!r} {said}" in line, line
+    assert not (tmp_path / "e.json").exists() and not (tmp_path / "rep").exists()
+    (tmp_path / "ad").mkdir()
+    (tmp_path / "ad" / "config.json").symlink_to("/dev/zero")
+    with pytest.raises(UserError, match="config.json' is a character device, not a regular file"):
+        load_adopted(tmp_path / "ad")
+
+
+def test_the_readers_name_a_name_too_long_or_a_device_in_one_error(tmp_path):
+    """Round 18 (G233, G238, G240, G241): ``load_tokenizer``, ``load_adopted`` and ``load_run_config`` given a
+    300-byte name raised the raw "[Errno 36] File name too long" of ``Path.is_file``; ``load_tokenizer('/dev/zero')``
+    said "no such built-in, file or directory" of a file that is there. Each is one error saying what the name is;
+    the readers that take a missing file as none (meta.json, a marker, grid.json, embeddings records) do so."""
+    from leviathan.config import ConfigError
+    from leviathan.data.companions import load_train_freq
+    from leviathan.data.meta import find_meta
+    from leviathan.data.tokenizer import load_tokenizer
+    from leviathan.experiments.machinery.embedding_files import read_records
+    from leviathan.experiments.machinery.sweep_grid import SweepGrid, read_sweep_grid
+    from leviathan.ownership import read_marker
+    from leviathan.errors import UserError
+    from leviathan.hf import load_adopted
+    from leviathan.run_config import load_run_config
+
+    long = str(tmp_path / ("n" * 300))
+    too_long = "is 300 bytes, more than the 255 the file system allows for one name"
+    for call in (load_tokenizer, load_adopted, load_run_config):
+        with pytest.raises((UserError, ConfigError), match=too_long):
+            call(long)
+    assert find_meta(long) is None and read_marker(long) is None and read_records(long) == []
+    assert read_sweep_grid(long) == SweepGrid()
+    with pytest.raises(UserError, match="train_freq.npy' is missing"):
+        load_train_freq(long)
+    with pytest.raises(UserError, match="tokenizer '/dev/zero' is a character device, not a regular file"):
+        load_tokenizer("/dev/zero")
+
+
 def test_an_output_name_with_no_room_for_its_hidden_neighbours_is_named_as_the_users(capsys, finished_run, tmp_path):
     """Round 9 (N79, N80): ``prepare --out NAME`` and ``export RUN NAME`` with a 250-byte NAME (a name the file system
     takes) failed on ``.NAME.lock``, naming that file, one the user never gave. The refusal names the folder's name,
@@ -757,6 +819,38 @@ def test_every_public_write_of_the_python_api_meets_storage_failures_in_the_verb
         line = str(caught.value)
         assert line.startswith(f"'{tmp_path}") and said in line and line.endswith(option), line
     assert sorted(p.name for p in tmp_path.iterdir()) == ["afile", "corpus", "g.yaml"]
+
+
+def test_append_result_meets_storage_failures_in_one_line_and_keeps_the_file_whole(swept, tmp_path):
+    """Round 18 (G122, G126, G168, G169, G230, G243): ``append_result`` given a sweep folder, a path under a file, a
+    300-byte name, or a results file at the process's ``ulimit -f`` (a real limit, in a real process) raised the raw
+    OSError ("[Errno 27] File too large", naming no fix). Each is one ``StorageError`` naming the path and the fix
+    (its argument ``path``), and the file under the limit keeps its rows, whole."""
+    import subprocess
+
+    from leviathan.errors import StorageError
+    from leviathan.experiments.machinery.results import append_result, read_results
+    from reliability_support import REPO
+
+    row = read_results(swept)[0]
+    (tmp_path / "afile").write_text("a file")
+    cases = [(swept, f"'{swept}': a folder is in the way where a file is expected"),
+             (tmp_path / "afile" / "r.jsonl", f"'{tmp_path}/afile': a file is in the way where a folder is expected"),
+             (tmp_path / ("n" * 300), f"'{tmp_path}/{'n' * 300}': the file name is too long for the file system")]
+    for path, said in cases:
+        with pytest.raises(StorageError) as caught:
+            append_result(path, row)
+        assert str(caught.value).startswith(said), str(caught.value)
+    big = tmp_path / "big.jsonl"
+    big.write_bytes((swept / "results.jsonl").read_bytes() * 8)
+    before = big.read_bytes()
+    script = (f"from leviathan.experiments.machinery.results import append_result, read_results\n"
+              f"append_result({str(big)!r}, read_results({str(swept)!r})[0])")
+    proc = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=300,
+                          env={**os.environ, "PYTHONPATH": str(REPO / "src")}, preexec_fn=_limited(len(before) + 10))
+    last = proc.stderr.strip().splitlines()[-1]
+    assert last.startswith(f"leviathan.errors.StorageError: '{big}': a file grew past the size limit"), proc.stderr
+    assert last.endswith("(path)") and big.read_bytes() == before
 
 
 def test_a_verb_whose_api_write_fails_names_the_verbs_option_not_the_apis_argument(swept, tmp_path):

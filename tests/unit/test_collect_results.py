@@ -533,3 +533,60 @@ def test_a_stop_as_it_prints_its_last_line_is_never_a_silent_kill(tmp_path):
         out, err = proc.communicate(timeout=120)
         assert proc.returncode in (0, 130), (attempt, proc.returncode, err)
         assert err.count("\n") == (proc.returncode == 130), err
+
+
+def test_a_train_run_or_a_report_folder_is_named_not_skipped_as_a_sweep_not_finished(tmp_path):
+    """Round 18 (F120, F122): a train run folder or a report folder given as a sweep was "RUN: no results.jsonl yet,
+    skipped", exit 0, as if it were a sweep that had not finished. Each is named as what it is (``file_kinds``), exit
+    2, nothing written; a folder of no known kind keeps the note (a real process)."""
+    from leviathan.ownership import write_marker
+
+    sweep = _sweep(tmp_path / "sw", [{"name": "r0", "loss": 1.0}])
+    run, report, plain = tmp_path / "run1", tmp_path / "rep1", tmp_path / "plain"
+    (run / "checkpoints").mkdir(parents=True)
+    write_marker(run, "train")
+    report.mkdir()
+    (report / "report.md").write_text("# report\n")
+    write_marker(report, "report", ["report.md"])
+    plain.mkdir()
+    for folder, kind in ((run, "a train run folder (written by `leviathan train`)"),
+                         (report, "a report folder (written by `leviathan report`)")):
+        done = _script(sweep, folder, "--dest", tmp_path / "dest")
+        assert done.returncode == 2 and done.stderr == (
+            f"error: sweep folder '{folder}' is {kind}, not a sweep's folder: it holds no result rows to collect; "
+            f"nothing was written; pass the --out folder of a sweep (it holds results.jsonl)\n"), done.stderr
+        assert not (tmp_path / "dest").exists()
+    done = _script(plain, "--dest", tmp_path / "dest")
+    assert done.returncode == 0 and done.stderr == f"{plain}: no results.jsonl yet, skipped\n", done.stderr
+
+
+def test_a_full_temporary_directory_is_named_with_tmpdir_not_dest(tmp_path):
+    """Round 18 (F19): with $TMPDIR on a full disk (and --dest on a roomy one) the line blamed --dest: "no space left
+    on device; free disk space or write to another disk (--dest)". The rows are staged in the temporary directory:
+    the line names it and TMPDIR. A real process whose writes under $TMPDIR fail with ENOSPC, as on a full tmpfs."""
+    import os
+    import subprocess
+    import sys
+
+    sweep = _sweep(tmp_path / "a", [{"name": "r0", "loss": 1.0}])
+    temp, dest = tmp_path / "tmp", tmp_path / "res"
+    temp.mkdir()
+    script = tmp_path / "full.py"
+    script.write_text(f"""import builtins, errno, os, runpy, sys
+real = builtins.open
+def full_open(file, mode="r", *a, **k):
+    if str(file).startswith({str(temp) + os.sep!r}) and set(mode) & set("wxa"):
+        raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC), str(file))
+    return real(file, mode, *a, **k)
+builtins.open = full_open
+sys.argv = [{str(SCRIPT)!r}, {str(sweep)!r}, "--dest", {str(dest)!r}]
+runpy.run_path({str(SCRIPT)!r}, run_name="__main__")
+""")
+    env = {**os.environ, "PYTHONPATH": str(SCRIPT.parents[1] / "src"), "TMPDIR": str(temp)}
+    done = subprocess.run([sys.executable, str(script)], capture_output=True, text=True, timeout=120, env=env)
+    assert done.returncode == 2 and done.stderr.count("\n") == 1, done.stderr
+    assert done.stderr.startswith(f"error: '{temp}/collect-") and "no space left on device" in done.stderr
+    assert done.stderr.endswith(f"collect_results stages the rows it collects into a temporary folder under {temp}: "
+                                f"make room there, or point TMPDIR at a disk with room (TMPDIR=DIR python "
+                                f"scripts/collect_results.py ...)\n"), done.stderr
+    assert "--dest" not in done.stderr and not dest.exists() and not list(temp.glob("collect-*"))

@@ -20,7 +20,7 @@ from importlib.resources import as_file, files
 from pathlib import Path
 
 from ..config import ConfigError
-from ..errors import missing
+from ..errors import missing, name_too_long
 
 TRAIN = ()  # sub-folder of this package holding train configs
 GRIDS = ("experiments",)  # ... and experiment grids
@@ -78,6 +78,8 @@ def resolve(name_or_path: str | os.PathLike, kind: tuple[str, ...] = TRAIN, what
     """The YAML file ``name_or_path`` means under the rules of the module docstring."""
     text = os.path.expandvars(os.path.expanduser(os.fspath(name_or_path)))
     path = Path(text)
+    if name_too_long(text) is not None:  # Path.is_file raised the raw ENAMETOOLONG (issue 30 round 18, G241)
+        raise _not_found(text, missing(text), kind, what)
     if path.is_file():
         return path
     if is_bare_name(text):
@@ -94,9 +96,13 @@ def resolve(name_or_path: str | os.PathLike, kind: tuple[str, ...] = TRAIN, what
         packaged = packaged_path(path.stem, kind)
         if packaged is not None:
             return packaged
-    problem = "is not a file" if path.exists() else missing(text)
-    raise ConfigError(f"{what} file {text!r} {problem}; pass the path of a YAML file or one of the names "
-                      f"{', '.join(available(kind)) or 'none'}")
+    raise _not_found(text, "is not a file" if path.exists() else missing(text), kind, what)
+
+
+def _not_found(text: str, problem: str, kind: tuple[str, ...], what: str) -> ConfigError:
+    """The error for a ``--config`` / ``--grid`` value ``text`` that names no YAML file (``problem`` says why)."""
+    return ConfigError(f"{what} file {text!r} {problem}; pass the path of a YAML file or one of the names "
+                       f"{', '.join(available(kind)) or 'none'}")
 
 
 def find_train_config(name_or_path: str | os.PathLike) -> Path:

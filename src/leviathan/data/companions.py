@@ -20,7 +20,7 @@ from pathlib import Path
 
 import numpy as np
 
-from ..errors import UserError
+from ..errors import UserError, not_a_file
 from .meta import PreparedMeta, find_meta
 
 FULL_HASH_BYTES = 64 << 20
@@ -76,8 +76,9 @@ def load_train_freq(data_dir: str | os.PathLike, meta: PreparedMeta | None = Non
     data_dir = Path(data_dir)
     meta = meta if meta is not None else find_meta(data_dir)
     path = data_dir / "train_freq.npy"
-    if not path.is_file():
-        raise UserError(f"{str(path)!r} is missing; re-run leviathan prepare (it writes train_freq.npy)")
+    if not os.path.isfile(path):  # a link to nothing "is missing" while `ls` lists it; a long name (round 18, G400)
+        raise UserError(f"{str(path)!r} {not_a_file(path) or 'is missing'}; re-run leviathan prepare (it writes "
+                        f"train_freq.npy)")
     check_file(data_dir, meta.files if meta else None, path.name)
     fix = f"prepare the data again (leviathan prepare SOURCE --out {data_dir} --overwrite)"
     try:

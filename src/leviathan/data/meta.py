@@ -20,7 +20,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from ..errors import UserError, missing
+from ..errors import UserError, missing, not_a_file
 from .fingerprint_fields import recorded_problem
 from .meta_digest import edited_field
 from .. import json_text
@@ -91,21 +91,28 @@ def not_prepared(path: str | os.PathLike) -> str:
                 "(data_dir in grid.json)")
     if (p / "config.json").is_file():
         return "is a Hugging Face folder (config.json), not prepared data; pass a folder `leviathan prepare` wrote"
+    if (what := not_a_file(p / META_FILE)) is not None:  # a link to nothing was "no meta.json" (round 18, G411)
+        return (f"has a {META_FILE} that cannot be read: {str(p / META_FILE)!r} {what}; restore it from a copy, or "
+                f"{prepare}")
     return f"{NO_META}; {prepare}"
 
 
 def find_meta(data_dir: str | os.PathLike, fix: str | None = None) -> PreparedMeta | None:
     """``read_meta`` of a folder that holds a meta.json, None for one that holds none."""
-    return read_meta(data_dir, fix) if (Path(data_dir) / META_FILE).is_file() else None
+    meta = Path(data_dir) / META_FILE  # os.path: a 300-byte name raised ENAMETOOLONG (round 18, G238's kind); a
+    # meta.json linked to nothing is named by read_meta, not taken for a folder without one (G411)
+    return read_meta(data_dir, fix) if os.path.isfile(meta) or not_a_file(meta) is not None else None
 
 
 def read_meta(data_dir: str | os.PathLike, fix: str | None = None) -> PreparedMeta:
     """Read and check ``meta.json`` of a prepared data dir (UserError ending in ``fix``, default: how to prepare it)."""
     d = Path(data_dir)
     fix = fix or f"run `leviathan prepare SOURCE --out {d}` to create it"
-    if not d.is_dir():
+    if not os.path.isdir(d):
         raise UserError(f"data dir {d} {missing(d)}; {fix}")
     p = d / META_FILE
+    if (what := not_a_file(p)) is not None:  # a link to nothing was "no meta.json" (round 18, G411)
+        raise UserError(f"{str(p)!r} {what}; restore it from a copy, or {fix}")
     if not p.is_file():
         raise UserError(f"{d} is not a prepared data dir (no meta.json); {fix}")
     try:

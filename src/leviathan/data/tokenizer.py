@@ -46,7 +46,7 @@ from typing import Iterable, Sequence
 
 import numpy as np
 
-from ..errors import UserError
+from ..errors import UserError, missing, name_too_long
 from ..integers import is_integer
 from .integrity import check_meta_tokenizer
 from .meta import find_meta
@@ -604,11 +604,13 @@ def load_tokenizer(spec) -> Tokenizer:
         raise UserError(f"tokenizer {spec!r} is a BPE trained by `leviathan prepare`; load it from the "
                         f"prepared data dir (or its tokenizer.json), not by name")
     path = Path(spec).expanduser()
-    if path.is_dir():
+    if os.path.isdir(path):  # os.path: Path.is_dir raised ENAMETOOLONG for a 300-byte name (round 18, G238)
         _check_export_companions(path)
         return _from_directory(path)
-    if path.is_file():
+    if os.path.isfile(path):
         return _from_json_file(path, str(path.resolve()))
+    if os.path.lexists(path) or name_too_long(path):  # a device, a dead link, a long name: "no such file" (G233)
+        raise UserError(f"tokenizer {spec!r} {missing(path)}; {_SPEC_HELP}")
     lowered = spec.lower().replace("-", "_")
     hint = next((b for b in BUILTIN_ENCODINGS if lowered.startswith(b[:4])), None)
     extra = f"; did you mean {hint!r}?" if hint else ""

@@ -56,14 +56,30 @@ class Buckets:
                 "max_count": self.max_count, "num_ids": self.num_ids, "mass": self.mass}
 
 
-def make_buckets(train_freq: np.ndarray, num_buckets: int = 5, method: str = "mass") -> Buckets:
-    """Bucket every token id by its training count (see module docstring for the rules)."""
+def _counts(train_freq) -> np.ndarray:
+    """``train_freq`` as int64 counts, or a UserError naming the first id whose count is not a whole number >= 0 (that
+    fits in 64 bits). A NaN was cast to a negative int64 (numpy's RuntimeWarning "invalid value encountered in cast")
+    and blamed as "train_freq holds negative counts", and 2.5 was cut to 2 without a word (issue 30 round 18, G332)."""
     counts = np.asarray(train_freq)
     if counts.ndim != 1 or len(counts) == 0:
         raise UserError("train_freq must be a non-empty 1-D array of counts per token id")
-    counts = counts.astype(np.int64)
-    if np.any(counts < 0):
-        raise UserError("train_freq holds negative counts")
+    if counts.dtype.kind not in "iub" and counts.dtype.kind != "f":
+        raise UserError(f"train_freq holds {counts.dtype} values, not counts; pass one whole-number count >= 0 per "
+                        f"token id (np.load of a prepared data folder's train_freq.npy)")
+    with np.errstate(invalid="ignore"):
+        bad = (~np.isfinite(counts) | (counts < 0) | (counts != np.floor(counts)) | (counts >= 2.0 ** 63)
+               if counts.dtype.kind == "f" else counts < 0)
+    if np.any(bad):
+        first = int(np.flatnonzero(bad)[0])
+        raise UserError(f"train_freq[{first}] is {counts[first].item()!r}, not a count ({int(bad.sum()):,} of its "
+                        f"{len(counts):,} values are not whole numbers >= 0 within 64 bits); pass one whole-number "
+                        f"count >= 0 per token id (np.load of a prepared data folder's train_freq.npy)")
+    return counts.astype(np.int64)
+
+
+def make_buckets(train_freq: np.ndarray, num_buckets: int = 5, method: str = "mass") -> Buckets:
+    """Bucket every token id by its training count (see module docstring for the rules)."""
+    counts = _counts(train_freq)
     from ..integers import is_integer
 
     # 5.0 passed the range test and ended in range()'s "'float' object cannot be interpreted as an integer" (round 18,

@@ -48,7 +48,7 @@ import tempfile
 from pathlib import Path
 from typing import Any, Sequence
 
-from ..errors import UserError, missing
+from ..errors import UserError, missing, temporary_storage_error
 from ..ownership import (CONTAINERS, MARKER, check_apart, check_claim, check_not_inside, check_output_files,
                          check_replaceable, export_again, mark, read_marker)
 from .hflm import fitting_hflm, offline_env
@@ -411,8 +411,6 @@ def evaluate_model(model, tokenizer, tasks: str | Sequence[str] = "paper", *, da
         return _evaluate_in(work, model, tokenizer, keys, root, hf_dir, limit, batch_size, device, dtype, num_fewshot,
                             verify, log_samples)
     except OSError as e:
-        if e.filename is None or not Path(os.path.abspath(os.fspath(e.filename))).is_relative_to(work):
-            raise
         raise _in_temporary(e, work) from None
     finally:
         shutil.rmtree(work, ignore_errors=True)
@@ -420,18 +418,9 @@ def evaluate_model(model, tokenizer, tasks: str | Sequence[str] = "paper", *, da
 
 def _in_temporary(e: OSError, work: Path) -> Exception:
     """A storage failure in lm-eval's temporary folder (its task files, the model's export) as one line naming the
-    file and the way out, TMPDIR: a file-size limit or a full /tmp said "a file grew past the size limit; ... (--run-dir
-    / --out)", naming no file and a flag that does not move it (issue 30 round 8, L5)."""
-    from ..errors import _STORAGE_ERRORS, process_limit_fix
-
-    if e.errno not in _STORAGE_ERRORS:
-        return e
-    where = (f"lm-eval writes its task files and the model's export into a temporary folder under "
-             f"{tempfile.gettempdir()}")
-    limit = process_limit_fix(e)  # `ulimit -f 50`: room is not the problem (round 14, B244)
-    fix = (f"{limit} ({where}; TMPDIR=DIR moves it)" if limit else
-           f"{where}: make room there, or point TMPDIR at a disk with room (TMPDIR=DIR leviathan lm-eval ...)")
-    return UserError(f"{str(e.filename or work)!r}: {_STORAGE_ERRORS[e.errno][0]}; {fix}")
+    file and TMPDIR (``errors.temporary_storage_error``); ``e`` itself for any other error."""
+    return temporary_storage_error(e, work, "lm-eval writes its task files and the model's export",
+                                   "leviathan lm-eval ...") or e
 
 
 def _evaluate_in(work: Path, model, tokenizer, keys, root, hf_dir, limit, batch_size, device, dtype, num_fewshot,

@@ -474,10 +474,9 @@ def load_adopted(path: str | os.PathLike, **from_pretrained_kwargs: Any) -> PreT
 
     refuse_empty_path(path, "load_adopted's path")  # '' was read as '.' (issue 30 round 17, E168)
     path = Path(path)
-    if path.is_file():  # "PATH/config.json has no config.json" before (issue 30 round 6)
+    if os.path.isfile(path):  # "PATH/config.json has no config.json" before (issue 30 round 6)
         raise UserError(f"{path} is a file; pass the directory that holds it (written by save_pretrained)")
-    if not (path / "config.json").is_file():
-        raise UserError(f"{path} has no config.json; pass a directory written by save_pretrained")
+    _check_config_there(path)
     _check_config_json(path / "config.json")
     config = AutoConfig.from_pretrained(str(path))
     if not getattr(config, CONFIG_KEY, None):
@@ -502,6 +501,23 @@ def load_adopted(path: str | os.PathLike, **from_pretrained_kwargs: Any) -> PreT
         raise UserError(f"the weights in {path} do not fit the sizes its config.json gives (transformers' report "
                         f"above names the tensors): config.json was edited or comes from another model; restore it "
                         f"from a copy, or save the model again") from None
+
+
+def _check_config_there(path: Path) -> None:
+    """UserError unless ``path`` is a folder holding a regular config.json. A 300-byte name was the raw "[Errno 36]
+    File name too long" of ``Path.is_file`` (issue 30 round 18, G240), and a config.json that is a link to a device
+    (or to nothing) "has no config.json" while ``ls`` lists it (G236): ``errors.missing`` names what is there."""
+    from ..errors import missing, name_too_long, not_a_file
+
+    config_json = path / "config.json"
+    if os.path.isfile(config_json):
+        return
+    if not os.path.isdir(path) and (os.path.lexists(path) or name_too_long(path)):
+        raise UserError(f"{str(path)!r} {missing(path)}; pass a directory written by save_pretrained")
+    if (what := not_a_file(config_json)) is not None:
+        raise UserError(f"{str(config_json)!r} {what}; restore config.json from a copy, or save the model again "
+                        f"(save_pretrained writes it)")
+    raise UserError(f"{path} has no config.json; pass a directory written by save_pretrained")
 
 
 def _check_config_json(file: Path) -> None:

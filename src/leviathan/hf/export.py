@@ -116,34 +116,28 @@ def to_native(hf_model: LeviathanForCausalLM) -> CausalLM:
     return _place_like(model, hf_model)
 
 
-# LlamaConfig's keywords that plain_llama_config sets from the ModelConfig (rope_theta too: it goes into
-# rope_parameters); a keyword of these names is refused, not taken and dropped
-_FROM_MODEL = ("vocab_size", "hidden_size", "intermediate_size", "num_hidden_layers", "num_attention_heads",
-               "num_key_value_heads", "head_dim", "max_position_embeddings", "rms_norm_eps", "rope_parameters",
-               "rope_theta", "rope_scaling", "initializer_range", "hidden_act", "attention_bias", "mlp_bias",
-               "tie_word_embeddings", "architectures")
-
-
 def plain_llama_config(cfg: ModelConfig, **kwargs: Any) -> LlamaConfig:
-    """The ``transformers.LlamaConfig`` of ``cfg``'s backbone (its input side baked to a table). ``kwargs``: further
-    LlamaConfig settings (``eos_token_id``, ``dtype``, ``use_cache``), never one that describes the backbone
-    (``_FROM_MODEL``): ``rope_theta=-1`` was taken and dropped, the config keeping 10000.0 (issue 30 round 18, G457),
-    and ``vocab_size=5`` was LlamaConfig's "got multiple values" TypeError (G458)."""
-    if (named := sorted(set(kwargs) & set(_FROM_MODEL))):
-        raise TypeError(f"plain_llama_config: keyword {', '.join(named)}: the backbone's settings come from its "
-                        f"ModelConfig; change it there (dataclasses.replace(cfg, {named[0]}=...)), not as a keyword")
+    """The ``transformers.LlamaConfig`` of ``cfg``'s backbone (its input side baked to a table); ``kwargs`` are the
+    other LlamaConfig settings (token ids, ``use_cache``, ``dtype``). A setting ``cfg`` fixes (``vocab_size=5``,
+    ``rms_norm_eps=nan``) was LlamaConfig's raw "got multiple values for keyword argument 'vocab_size'" (issue 30 round
+    18, G458), and ``rope_theta=-1`` was taken and dropped, the config keeping 10000.0 (G457): a TypeError naming it
+    and the way to change it."""
     cfg = cfg.resolved()
+    fixed = dict(
+        vocab_size=cfg.vocab_size, hidden_size=cfg.hidden_size, intermediate_size=cfg.intermediate_size,
+        num_hidden_layers=cfg.num_hidden_layers, num_attention_heads=cfg.num_attention_heads,
+        num_key_value_heads=cfg.num_key_value_heads, head_dim=cfg.head_dim,
+        max_position_embeddings=cfg.max_position_embeddings, rms_norm_eps=cfg.rms_norm_eps,
+        rope_parameters={"rope_type": "default", "rope_theta": float(cfg.rope_theta)},
+        initializer_range=cfg.initializer_range, hidden_act="silu", attention_bias=False, mlp_bias=False,
+        tie_word_embeddings=cfg.tie_word_embeddings, architectures=["LlamaForCausalLM"])
+    if taken := sorted(set(kwargs) & {*fixed, "rope_theta", "rope_scaling"}):  # rope_*: inside rope_parameters
+        raise TypeError(f"plain_llama_config: {', '.join(taken)} {'is' if len(taken) == 1 else 'are'} the model's own "
+                        f"(set from its ModelConfig), not a keyword to pass; change the ModelConfig to change "
+                        f"{'it' if len(taken) == 1 else 'them'}, and pass only other LlamaConfig settings (such as "
+                        f"eos_token_id, use_cache, dtype)")
     try:
-        return LlamaConfig(
-            vocab_size=cfg.vocab_size, hidden_size=cfg.hidden_size, intermediate_size=cfg.intermediate_size,
-            num_hidden_layers=cfg.num_hidden_layers, num_attention_heads=cfg.num_attention_heads,
-            num_key_value_heads=cfg.num_key_value_heads, head_dim=cfg.head_dim,
-            max_position_embeddings=cfg.max_position_embeddings, rms_norm_eps=cfg.rms_norm_eps,
-            rope_parameters={"rope_type": "default", "rope_theta": float(cfg.rope_theta)},
-            initializer_range=cfg.initializer_range, hidden_act="silu", attention_bias=False, mlp_bias=False,
-            tie_word_embeddings=cfg.tie_word_embeddings, architectures=["LlamaForCausalLM"],
-            **{"bos_token_id": None, "eos_token_id": None, "pad_token_id": None, **kwargs},
-        )
+        return LlamaConfig(**fixed, **{"bos_token_id": None, "eos_token_id": None, "pad_token_id": None, **kwargs})
     except ValueError as e:  # e.g. LlamaConfig insists that num_attention_heads divides hidden_size
         raise UserError(f"this model's backbone cannot be described by transformers.LlamaConfig: {e}") from e
 

@@ -175,6 +175,7 @@ def _session(cfg: RunConfig, run_dir: Path, resume: str | None, device: torch.de
     stopped = None
     model.train()
     try:
+        flag.training = True  # before the last look: a stop from here on is taken by the first step's end or this look
         if _stopped_before_first_step(flag, info, device, out, state, "preparing the run folder"):
             return _early_summary(run_dir, state, flag, time.time() - t_start, counts)
         while state.step < cfg.total_steps:
@@ -500,6 +501,7 @@ class _StopFlag:
 
     def __init__(self):
         self.signum: int | None = None
+        self.training = False  # set once the first step begins: before it, nothing is trained or saved
         self._old: dict[int, object] = {}
 
     def _handle(self, signum, frame):
@@ -510,10 +512,18 @@ class _StopFlag:
 
         if stop_signals.caller_says_stops:
             return
-        name = signal.Signals(signum).name
-        print(f"\n{name} received: finishing this step, saving a checkpoint, then stopping "
+        print(f"\n{self._received(signum)} "
               f"({'press Ctrl-C again to stop at once' if signum == signal.SIGINT else 'exit status 0'})",
               file=sys.stderr, flush=True)
+
+    def _received(self, signum: int) -> str:
+        """What a stop will do: before the first step "finishing this step, saving a checkpoint" was followed by
+        "stopped ... before the first step ...: nothing was trained and no checkpoint was written" (issue 30 round 18,
+        G256, through the API as in the CLI)."""
+        name = signal.Signals(signum).name
+        if not self.training:
+            return f"{name} received: stopping before the first step (nothing will be trained or saved)"
+        return f"{name} received: finishing this step, saving a checkpoint, then stopping"
 
     def __enter__(self):
         from .. import stop_signals

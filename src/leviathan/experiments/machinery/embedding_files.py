@@ -29,7 +29,7 @@ from pathlib import Path
 import numpy as np
 
 from ...config import ConfigError, from_dict
-from ...errors import UserError, missing, not_regular
+from ...errors import UserError, missing, not_a_file, not_regular
 from ...io import atomic_write_text
 from ...ownership import RUN_CONTAINERS, check_not_inside, check_not_special
 from ..method.embeddings import FORMAT, Definitions, EmbeddingRecord, analyze_tables
@@ -68,6 +68,9 @@ def _input_table(model) -> np.ndarray:
 
 def _train_freq(data_dir: Path, given: bool) -> np.ndarray:
     path = data_dir / "train_freq.npy"
+    if (what := not_a_file(path)) is not None:  # a link to nothing was "not found: not prepared" (round 18, G400)
+        raise UserError(f"{str(path)!r} {what}; restore train_freq.npy from a copy, or prepare the data folder again "
+                        f"(leviathan prepare SOURCE --out {data_dir} --overwrite)")
     if not path.is_file():
         how = ("it is not a prepared data folder (re-run leviathan prepare)" if given else
                "the run's config.yaml names that folder as data.path and it is not on this machine (or not "
@@ -258,7 +261,7 @@ def _check_dest(dest: Path) -> None:
 def records_dir(results: str | os.PathLike) -> Path:
     """``<results dir>/embeddings`` of a sweep or results folder (or of the folder of its results.jsonl)."""
     results = Path(results)
-    return (results if results.is_dir() or results.suffix != ".jsonl" else results.parent) / EMBEDDINGS
+    return (results if os.path.isdir(results) or results.suffix != ".jsonl" else results.parent) / EMBEDDINGS
 
 
 def read_records(results: str | os.PathLike, report: Callable[[str], None] | None = None) -> list[EmbeddingRecord]:
@@ -267,7 +270,7 @@ def read_records(results: str | os.PathLike, report: Callable[[str], None] | Non
     to ``report`` (default: stderr). It blocked the report with a fix that did not apply, "pass a file or a run
     folder" (issue 30 round 11, R77)."""
     folder = records_dir(results)
-    paths = sorted(folder.glob("*.json")) if folder.is_dir() else []
+    paths = sorted(folder.glob("*.json")) if os.path.isdir(folder) else []  # a long name: no ENAMETOOLONG (G241)
     if not paths:
         return []
     # quietly: the caller's own read of the rows warns about a damaged line

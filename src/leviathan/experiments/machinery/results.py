@@ -38,6 +38,7 @@ from ...data.fingerprint_fields import recorded_problem
 from ...errors import UserError, dead_link, missing, not_regular
 from ...eval.consistency import ppl_contradicts
 from ...eval.result import EvalResult
+from ...storage import api_write
 from ...model.accounting import ParamCounts
 from .identity import Evaluation
 from .provenance import CodeProvenance, DataProvenance
@@ -354,6 +355,8 @@ def read_results(path: str | os.PathLike, report=None) -> list[ResultRow]:
     if os.path.isdir(path):  # False, not ENAMETOOLONG, for a 300-byte name: ``missing`` names it (round 14, B328)
         path = path / RESULTS
     if not os.path.isfile(path):
+        if dead_link(path) is not None:  # a sweep folder's results.jsonl linked to nothing: "no rows" (round 18, G407)
+            raise UserError(f"results {str(path)!r} {missing(path)}; pass a sweep output dir or its results.jsonl")
         if (kind := not_regular(path)) is not None:  # round 11 (R107): a pipe was "no result rows"
             raise UserError(f"results {str(path)!r} {kind}; rows are read from the file a sweep writes: put the "
                             f"sweep's results.jsonl in its place")
@@ -789,10 +792,14 @@ def load_results(path: str | os.PathLike, report=None) -> list[ResultRow]:
     return rows
 
 
+@api_write("append_result", "path")
 def append_result(path: str | os.PathLike, row: ResultRow | Mapping) -> None:
     """Append one row atomically (one write of the whole line on an O_APPEND descriptor, then fsync); a row given as a
     dict is written through ``ResultRow`` too, so every line has the same fields. ``path`` must be a results file
-    (``_check_results_file``); one hard-linked with another copy is given its own inode first (``_unshare``).
+    (``_check_results_file``); one hard-linked with another copy is given its own inode first (``_unshare``). A
+    storage failure (a folder as ``path``, a file in the way, a read-only or full disk, ``ulimit -f``, a name too long)
+    is one ``StorageError`` naming the file and the fix, not the raw OSError (issue 30 round 18, G122, G126, G168,
+    G169, G230, G243).
     """
     data = (dumps(ResultRow.from_dict(row).to_dict()) + "\n").encode()
     _check_results_file(path)

@@ -162,14 +162,14 @@ def _check(grid: SweepGrid) -> None:
 def grid_json_of(path: str | os.PathLike) -> Path:
     """The grid.json beside a sweep folder's results (``path``: the folder, or its results.jsonl)."""
     path = Path(path)
-    return (path if path.is_dir() else path.parent) / GRID_JSON
+    return (path if os.path.isdir(path) else path.parent) / GRID_JSON  # os.path: no ENAMETOOLONG (round 18, G241)
 
 
 def read_sweep_grid(path: str | os.PathLike) -> SweepGrid:
     """The grid.json of a sweep folder (``path``, or the folder of its results.jsonl); an empty ``SweepGrid`` where
     there is none. A file that is not a grid.json is a UserError naming it."""
     file = grid_json_of(path)
-    if not file.is_file():
+    if not os.path.isfile(file):  # os.path: a 300-byte name raised ENAMETOOLONG (round 18, G241's kind)
         return SweepGrid()
     try:
         return SweepGrid.from_dict(json_text.loads(file.read_text()))
