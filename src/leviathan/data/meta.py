@@ -20,7 +20,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from ..errors import UserError, missing
+from ..errors import UserError, missing, not_regular
 from .fingerprint_fields import recorded_problem
 from .meta_digest import edited_field
 from .. import json_text
@@ -106,6 +106,10 @@ def read_meta(data_dir: str | os.PathLike, fix: str | None = None) -> PreparedMe
     if not d.is_dir():
         raise UserError(f"data dir {d} {missing(d)}; {fix}")
     p = d / META_FILE
+    if os.path.lexists(p) and not p.is_file():  # round 19 (J51): a folder meta.json was "no meta.json"
+        kind = "a folder" if p.is_dir() else (not_regular(p) or "a broken link").removeprefix("is ")
+        raise UserError(f"{p} is {kind.removesuffix(', not a regular file')}, not the meta.json file `leviathan "
+                        f"prepare` writes, so {d} is not a prepared data dir; {fix}")
     if not p.is_file():
         raise UserError(f"{d} is not a prepared data dir (no meta.json); {fix}")
     try:
