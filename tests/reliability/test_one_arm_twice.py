@@ -76,3 +76,19 @@ def test_one_arm_in_two_shards_under_two_names_is_refused(swept, tmp_path):
     with pytest.raises(UserError, match=r"these shards hold one arm twice: .*\('a-dense_tied-s0-copy'\) and "
                                         r".*\('a-dense_tied-s0'\) are both variant 'dense_tied'"):
         merge_sweeps([swept, other], report=lambda message: None)
+
+
+def test_collecting_a_sweep_whose_rows_name_an_arm_the_destination_holds_otherwise_is_refused(swept, tmp_path):
+    """J92, J93 across two collections: each folder passes alone, but the merged results file would hold the arm twice
+    and every reader would refuse it once committed; the second collection is refused and the first stays whole."""
+    done = _collect_results(swept, "--dest", tmp_path / "res")
+    assert done.returncode == 0, done.stderr
+    before = (tmp_path / "res" / "tiny" / "results.jsonl").read_bytes()
+    renamed = Path(shutil.copytree(swept, tmp_path / "sw2"))
+    rows = [json.loads(line) for line in (renamed / "results.jsonl").read_text().splitlines()]
+    (renamed / "results.jsonl").write_text(json.dumps(dict(rows[0], name=rows[0]["name"] + "-copy")) + "\n")
+    done = _collect_results(renamed, "--dest", tmp_path / "res")
+    assert done.returncode == 2, done.stderr
+    assert f"would hold one arm twice: a row of {renamed} ('a-dense_tied-s0-copy') and a row of " \
+           f"{tmp_path / 'res' / 'tiny'} ('a-dense_tied-s0') are both variant" in one_error(done.stderr), done.stderr
+    assert (tmp_path / "res" / "tiny" / "results.jsonl").read_bytes() == before
