@@ -39,9 +39,9 @@ def _nan_hidden(row: dict):
     (lambda d: dict(d, name="a\nb"), "the row 'a\\nb' has name 'a\\nb', not a run's folder name"),
     (lambda d: dict(d, name="../../x247"), "the row '../../x247' has name '../../x247', not a run's folder name"),
     (lambda d: dict(d, name="n248", seed="zero"), "the row 'n248' has seed 'zero', not a whole number >= 0"),
-    (lambda d: dict(d, name="n249", steps=float("inf")), "the row 'n249' holds NaN or infinity"),
+    (lambda d: dict(d, name="n249", steps=float("inf")), "the row 'n249' has steps inf, not a whole number >= 0 (it would be written as null)"),
     (lambda d: dict(d, name="n250", final_val_loss=-5.0), "the row 'n250' has final_val_loss -5.0, not a number >= 0"),
-    (_nan_hidden, "the row 'n251' holds NaN or infinity"),
+    (_nan_hidden, "the row 'n251' has hidden_size nan, not a whole number >= 0"),
     (lambda d: dict(d, name="n252", size="b", grid="other"), "nothing was written: the rows of 'RES' with the row "
                                                              "'n252' appended come from different grids"),
     (lambda d: dict(d, name="n252-copy"), "in 'RES', the row appended ('n252-copy') and line 1 ('a-dense_tied-s0') "

@@ -399,7 +399,7 @@ def row_problem(d: Any) -> str | None:
     if problem is not None:
         return f"has a data fingerprint prepare never writes (its data: {problem})"
     if _non_finite(d):
-        return _ROW_NON_FINITE
+        return "holds NaN or infinity, which leviathan never writes into a results row"
     for keys, ok, what in _FIELD_RULES:
         for key in keys:
             if d.get(key) is not None and not ok(d[key]):
@@ -746,7 +746,16 @@ _PROVENANCE_RULES = (("code", ("commit", "leviathan", "torch"), ()),
 _CURVE_LISTS = ("tokens", "val_loss", "grad_tokens", "grad_norm_input", "grad_norm_head")
 
 
-_ROW_NON_FINITE = "holds NaN or infinity, which leviathan never writes into a results row"
+def _count_non_finite(d: dict) -> str | None:
+    """Why a row about to be written holds NaN or infinity where it counts (steps, seed, hidden_size, a params
+    count): ``dumps`` writes it as null, which reads back as "not recorded" (issue 30 round 19, J249, J251). Elsewhere
+    (a perplexity past exp's range, an extra key) null is what the writer means."""
+    params = d.get("params") if isinstance(d.get("params"), dict) else {}
+    counted = [(key, d.get(key)) for key in _FIELD_RULES[0][0]] + [(f"params.{k}", v) for k, v in params.items()]
+    for key, value in counted:
+        if _non_finite(value):
+            return f"has {key} {value!r}, not a whole number >= 0 (it would be written as null)"
+    return None
 
 
 def _non_finite(v: Any) -> bool:
@@ -824,7 +833,7 @@ def _check_results_file(path: str | os.PathLike, row: ResultRow, line: bytes) ->
     from ...ownership import CONTAINERS, check_not_inside
 
     check_not_inside(path, "append_result's path", ("train", "prepare", "export"), within=CONTAINERS, verb="sweep")
-    problem = _ROW_NON_FINITE if _non_finite(row.to_dict()) else row_problem(json.loads(line))
+    problem = row_problem(json.loads(line)) or _count_non_finite(row.to_dict())
     if problem is not None:  # round 19 (J246-J251): written, then skipped or misread (inf as null) by read_results
         raise UserError(f"append_result: the row {_shown(row.name)} {problem}, so read_results would skip or misread "
                         f"it; nothing was written; correct that value")
