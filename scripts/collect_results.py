@@ -303,6 +303,27 @@ def _sweep_grid(sweep: Path) -> dict:
     return grid
 
 
+def check_one_row_per_arm(kept: str, new: str, out: Path, sweep: Path) -> None:
+    """UserError when the rows ``kept`` in ``out`` and the ``new`` rows of ``sweep`` (JSON-lines text) would hold one arm
+    under two names once merged: each folder alone passes ``read_results`` (J92 is refused there), but the merged file
+    would be refused by every reader after it was committed (issue 30 round 19, J92, J93: ``identity.arm_clash``)."""
+    from leviathan.errors import UserError
+    from leviathan.experiments.machinery.identity import arm_clash
+    from leviathan.experiments.machinery.results import ResultRow, row_problem
+
+    def rows(text: str, where: Path) -> list:
+        parsed = []
+        for line in text.splitlines():
+            with contextlib.suppress(ValueError):  # a torn line is merged_rows' to judge
+                parsed.append(json.loads(line))
+        return [(f"a row of {where}", ResultRow.from_dict(d)) for d in parsed if row_problem(d) is None]
+
+    clash = arm_clash(rows(kept, out) + rows(new, sweep))
+    if clash is not None:
+        raise UserError(f"collecting {sweep} into {out} would hold one arm twice: {clash}; nothing was written; delete "
+                        f"the row you do not trust from its results.jsonl, or collect into another --dest")
+
+
 def stage(sweep: Path, dest: Path, staged: dict[Path, Path], scratch: Path, sources: list) -> Path:
     """Check ``sweep``'s collection into ``dest`` and write what it gives into a scratch copy of ``dest/<grid>``
     (``staged[out]``, made on its grid's first sweep; ``sources``: the (sweep, out) pairs staged so far, this one
@@ -328,6 +349,7 @@ def stage(sweep: Path, dest: Path, staged: dict[Path, Path], scratch: Path, sour
     kept = (work / "results.jsonl").read_text("utf-8-sig") if (work / "results.jsonl").is_file() else ""
     earlier = ", ".join(str(s) for s, o, _ in sources if o == out)  # sweeps of this call already merged into it
     rows = _portable_jsonl(_whole_rows(sweep / "results.jsonl"))
+    check_one_row_per_arm(kept, rows, out, sweep)
     atomic_write_text(work / "results.jsonl", merged_rows(kept, rows, str(sweep), earlier))
     sources.append((sweep, out, rows.count("\n")))  # the rows copied: "(7 rows)" when 6 were (round 15, B21)
     if grid.get("unigram_entropy") is None:

@@ -201,7 +201,7 @@ def _edit_second_row(path: Path, change) -> None:
     (lambda r: r.update(final_val_ppl=2.0), "has final_val_ppl 2.0, not exp(final_val_loss) = "),
     # round 8 (R1, R8, R3): a name that is a path was joined to runs/ and embeddings/ (a record written outside the
     # sweep); a fingerprint version no prepare writes was matched as version 1
-    (lambda r: r.update(name="../../x"), "has name '../../x', not a run's folder name (no '/', not '.' or '..')"),
+    (lambda r: r.update(name="../../x"), "has name '../../x', not a run's folder name (no '/' or control character, not '.' or '..')"),
     (lambda r: r["data"].update(fingerprint_version=3), "has a data fingerprint prepare never writes (its data: "
                                                          "field 'fingerprint_version' is 3, expected 1 or 2)"),
     # round 8 left (R5): a commit that is not text passed

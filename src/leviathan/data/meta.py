@@ -111,7 +111,7 @@ def read_meta(data_dir: str | os.PathLike, fix: str | None = None) -> PreparedMe
     if not os.path.isdir(d):
         raise UserError(f"data dir {d} {missing(d)}; {fix}")
     p = d / META_FILE
-    if (what := not_a_file(p)) is not None:  # a link to nothing was "no meta.json" (round 18, G411)
+    if (what := not_a_file(p)) is not None:  # a link to nothing, a folder was "no meta.json" (round 18 G411, 19 J51)
         raise UserError(f"{str(p)!r} {what}; restore it from a copy, or {fix}")
     if not p.is_file():
         raise UserError(f"{d} is not a prepared data dir (no meta.json); {fix}")

@@ -129,6 +129,23 @@ def resolve_duplicates(numbered: list[tuple[str, Any]], source: str) -> tuple[li
     return out, notes
 
 
+
+def arm_clash(numbered: Iterable[tuple[str, Any]]) -> str | None:
+    """Why ``[(where, row)]`` hold one arm twice (None: they do not): ``WHERE ('NAME') and WHERE ('NAME') are both
+    variant V of size S, seed N in regime R: one would hide the other``. An arm (a variant at a size and seed in a
+    regime) is what the comparisons pair; two rows of it under two names (a row copied and renamed) paired with
+    whichever came last, or ended in ``paired_comparisons``' traceback after ``report`` had made its --out (issue 30
+    round 19, J88-J95). Rows in no regime (a learning-rate search's, named by their lr) are paired by nothing and
+    pass. Footgun: two rows of one *name* are ``resolve_duplicates``' to judge, not this."""
+    arms: dict[tuple, tuple[str, Any]] = {}
+    for where, row in numbered:
+        for regime in row.regimes or ([row.regime] if row.regime else []):
+            seen = arms.setdefault((regime, str(row.size), row.seed, row.variant), (where, row))
+            if seen[1].name != row.name:
+                return (f"{where} ({row.name!r}) and {seen[0]} ({seen[1].name!r}) are both variant {row.variant!r} "
+                        f"of size {row.size!r}, seed {row.seed} in regime {regime!r}: one would hide the other")
+    return None
+
 CIRCUMSTANCES = ("tokens_per_s", "wall_time_s", "hardware")  # how fast and where: not part of ``measurement``
 
 

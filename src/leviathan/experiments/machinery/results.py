@@ -352,8 +352,12 @@ def read_results(path: str | os.PathLike, report=None) -> list[ResultRow]:
         # round 15 (B204): read_results("nonexist"), a mistyped folder, was [] without a word; a results.jsonl not
         # written yet (a sweep folder before its first row) is still no rows
         raise UserError(f"results {str(path)!r} {missing(path)}; pass a sweep output dir or its results.jsonl")
-    if os.path.isdir(path):  # False, not ENAMETOOLONG, for a 300-byte name: ``missing`` names it (round 14, B328)
+    if os.path.isdir(path) and path.name != RESULTS:  # False, not ENAMETOOLONG, for a 300-byte name: ``missing``
+        # names it (round 14, B328)
         path = path / RESULTS
+    if os.path.isdir(path):  # round 14 (B180) in load_results; round 19 (J160): read_results was [] without a word
+        raise UserError(f"{str(path)!r} is a folder, not the results file `leviathan sweep` writes; pass a sweep "
+                        f"output dir that holds its results.jsonl")
     if not os.path.isfile(path):
         if dead_link(path) is not None:  # a sweep folder's results.jsonl linked to nothing: "no rows" (round 18, G407)
             raise UserError(f"results {str(path)!r} {missing(path)}; pass a sweep output dir or its results.jsonl")
@@ -361,7 +365,7 @@ def read_results(path: str | os.PathLike, report=None) -> list[ResultRow]:
             raise UserError(f"results {str(path)!r} {kind}; rows are read from the file a sweep writes: put the "
                             f"sweep's results.jsonl in its place")
         return []
-    from .identity import resolve_duplicates
+    from .identity import arm_clash, resolve_duplicates
     from .not_results import other_file
 
     values, bad = read_json_lines(path)
@@ -379,6 +383,10 @@ def read_results(path: str | os.PathLike, report=None) -> list[ResultRow]:
     for note in _skipped_line_notes(path, sorted(bad), values, rows):
         (report or to_stderr)(note)
     unique, notes = resolve_duplicates(rows, str(path))  # one row per run, or a UserError naming both lines
+    clash = arm_clash(rows)  # round 19 (J88-J95): one arm under two names (one name twice: resolved above)
+    if clash is not None:
+        raise UserError(f"results {str(path)!r}: {clash}; delete the line of the row you do not trust, or correct "
+                        f"its variant, size or seed")
     for note in notes:
         (report or to_stderr)(note)
     return unique
@@ -403,7 +411,7 @@ def row_problem(d: Any) -> str | None:
     if not isinstance(d.get("name"), str) or not d["name"]:
         return "is not a results row (a JSON object with a name)"
     if not _plain(d["name"]):  # it names runs/<name> and embeddings/<name>.json (round 8: "../../x" wrote outside)
-        return f"has name {_shown(d['name'])}, not a run's folder name (no '/', not '.' or '..')"
+        return f"has name {_shown(d['name'])}, not a run's folder name (no '/' or control character, not '.' or '..')"
     data = d.get("data")
     if data is not None and not isinstance(data, dict):
         return f"has data {_shown(data)}, not an object"
@@ -714,7 +722,8 @@ def _exp_shown(loss: float) -> str:
 
 def _plain(name: str) -> bool:
     """Whether ``name`` is one folder name (the sweep names runs ``<size>-<variant>-s<seed>``)."""
-    return name not in (".", "..") and not any(c in name for c in "/\\\0")
+    return name not in (".", "..") and not any(c in name for c in "/\\") and name.isprintable()  # round 19 (J246):
+    # a newline or another control character ('\0' among them) is no name the sweep makes
 
 
 def _lengths(lengths: dict) -> str:
@@ -758,12 +767,24 @@ _PROVENANCE_RULES = (("code", ("commit", "leviathan", "torch"), ()),
 _CURVE_LISTS = ("tokens", "val_loss", "grad_tokens", "grad_norm_input", "grad_norm_head")
 
 
+def _count_non_finite(d: dict) -> str | None:
+    """Why a row about to be written holds NaN or infinity where it counts (steps, seed, hidden_size, a params
+    count): ``dumps`` writes it as null, which reads back as "not recorded" (issue 30 round 19, J249, J251). Elsewhere
+    (a perplexity past exp's range, an extra key) null is what the writer means."""
+    params = d.get("params") if isinstance(d.get("params"), dict) else {}
+    counted = [(key, d.get(key)) for key in _FIELD_RULES[0][0]] + [(f"params.{k}", v) for k, v in params.items()]
+    for key, value in counted:
+        if _non_finite(value):
+            return f"has {key} {value!r}, not a whole number >= 0 (it would be written as null)"
+    return None
+
+
 def _non_finite(v: Any) -> bool:
-    if isinstance(v, float):
+    if isinstance(v, (float, np.floating)):
         return not math.isfinite(v)
     if isinstance(v, dict):
         return any(_non_finite(x) for x in v.values())
-    if isinstance(v, list):
+    if isinstance(v, (list, tuple)):
         return any(_non_finite(x) for x in v)
     return False
 
@@ -782,10 +803,6 @@ def load_results(path: str | os.PathLike, report=None) -> list[ResultRow]:
     if not rows and (dead_link(path) is not None or not os.path.lexists(path)):  # a folder that is not there was
         # "no result rows in 'nonexist'" (issue 30 round 14, B310)
         raise UserError(f"results {str(path)!r} {missing(path)}; pass a sweep output dir or its results.jsonl")
-    file = Path(path) / RESULTS if Path(path).is_dir() else None
-    if not rows and file is not None and file.is_dir():  # round 14 (B180): a folder named results.jsonl
-        raise UserError(f"{str(file)!r} is a folder, not the results file `leviathan sweep` writes; pass a sweep "
-                        f"output dir that holds its results.jsonl")
     if not rows:
         raise UserError(f"no result rows in {str(path)!r}; pass a sweep output dir or its results.jsonl "
                         f"(written by `leviathan sweep`)")
@@ -796,13 +813,14 @@ def load_results(path: str | os.PathLike, report=None) -> list[ResultRow]:
 def append_result(path: str | os.PathLike, row: ResultRow | Mapping) -> None:
     """Append one row atomically (one write of the whole line on an O_APPEND descriptor, then fsync); a row given as a
     dict is written through ``ResultRow`` too, so every line has the same fields. ``path`` must be a results file
-    (``_check_results_file``); one hard-linked with another copy is given its own inode first (``_unshare``). A
-    storage failure (a folder as ``path``, a file in the way, a read-only or full disk, ``ulimit -f``, a name too long)
-    is one ``StorageError`` naming the file and the fix, not the raw OSError (issue 30 round 18, G122, G126, G168,
-    G169, G230, G243).
+    (``_check_results_file``), and the row one its readers take beside the rows already there (``_check_row_fits``);
+    one hard-linked with another copy is given its own inode first (``_unshare``). A storage failure (a folder as
+    ``path``, a file in the way, a read-only or full disk, ``ulimit -f``, a name too long) is one ``StorageError``
+    naming the file and the fix, not the raw OSError (issue 30 round 18, G122, G126, G168, G169, G230, G243).
     """
-    data = (dumps(ResultRow.from_dict(row).to_dict()) + "\n").encode()
-    _check_results_file(path)
+    row = ResultRow.from_dict(row)
+    data = (dumps(row.to_dict()) + "\n").encode()
+    _check_results_file(path, row, data)
     _unshare(path)
     fd = os.open(os.fspath(path), os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644)
     try:
@@ -829,7 +847,7 @@ def append_result(path: str | os.PathLike, row: ResultRow | Mapping) -> None:
         os.close(fd)
 
 
-def _check_results_file(path: str | os.PathLike) -> None:
+def _check_results_file(path: str | os.PathLike, row: ResultRow, line: bytes) -> None:
     """UserError unless ``path`` may take a results row: not inside the output of a verb other than a sweep (a run, a
     data folder, an export, a report: ``ownership.check_not_inside``), and, when it holds anything, a file with at
     least one results row. ``append_result`` appended a JSON row to a user's notes.txt, to a run's config.yaml and
@@ -839,13 +857,36 @@ def _check_results_file(path: str | os.PathLike) -> None:
     from ...ownership import CONTAINERS, check_not_inside
 
     check_not_inside(path, "append_result's path", ("train", "prepare", "export"), within=CONTAINERS, verb="sweep")
+    problem = row_problem(json.loads(line)) or _count_non_finite(row.to_dict())
+    if problem is not None:  # round 19 (J246-J251): written, then skipped or misread (inf as null) by read_results
+        raise UserError(f"append_result: the row {_shown(row.name)} {problem}, so read_results would skip or misread "
+                        f"it; nothing was written; correct that value")
     if not os.path.isfile(path) or os.path.getsize(path) == 0:
         return  # a new results file (a missing folder or a folder in its place: the open names it)
     values, _ = read_json_lines(path)
-    if not any(isinstance(d, dict) and row_problem(d) is None for _, d in values):
+    kept = [(f"line {n}", ResultRow.from_dict(d)) for n, d in values if isinstance(d, dict) and row_problem(d) is None]
+    if not kept:
         raise UserError(f"append_result: {str(path)!r} holds no results row, so it is not a results file (a file of "
                         f"yours, or another verb's) and a row appended would be mixed into it; append to a sweep's "
                         f"results.jsonl, or to a new file")
+    _check_row_fits(path, kept, row)
+
+
+def _check_row_fits(path: str | os.PathLike, kept: list[tuple[str, ResultRow]], row: ResultRow) -> None:
+    """UserError when ``row`` and the rows ``kept`` in ``path`` are rows its readers refuse together: one arm under
+    two names (``identity.arm_clash``) or rows of two grids or two data folders (``identity.check_one_grid``). Both
+    were appended without a word and refused only later, by every verb that read the file (issue 30 round 19, J252;
+    J88-J95 the same kind). Footgun: a second row of one name is the sweep's own rerun of a skipped row, not checked."""
+    from .identity import arm_clash, check_one_grid
+
+    clash = arm_clash([*kept, ("the row appended", row)])
+    if clash is not None:
+        raise UserError(f"append_result: in {str(path)!r}, {clash}; nothing was written; append the row of another "
+                        f"arm, or to another results file")
+    try:
+        check_one_grid([r for _, r in kept] + [row], f"{str(path)!r} with the row {row.name!r} appended", None)
+    except UserError as e:
+        raise UserError(f"append_result: nothing was written: {e}") from None
 
 
 def _unshare(path: str | os.PathLike) -> None:
@@ -885,19 +926,16 @@ def check_typed_rows(rows: Iterable, who: str, one_per_arm: bool = False) -> lis
     if not all(isinstance(r, ResultRow) for r in rows):
         raise TypeError(f"rows must be ResultRow objects (leviathan.experiments.machinery.results.read_results), "
                         f"got {', '.join(sorted({type(r).__name__ for r in rows if not isinstance(r, ResultRow)}))}")
-    arms: dict[tuple, str] = {}
+    from .identity import arm_clash
+
     for i, row in enumerate(rows):
         problem = row_problem(row.to_dict())
         if problem is not None:
             raise ValueError(f"{who}: rows[{i}] ({row.name!r}) {problem}; pass the rows as read_results reads them, "
                              f"or correct that value")
-        for regime in (row.regimes or [row.regime]) if one_per_arm else []:
-            arm = (regime, str(row.size), row.seed, row.variant)
-            if arm in arms and arms[arm] != row.name:
-                raise ValueError(f"{who}: rows[{i}] ({row.name!r}) and the row {arms[arm]!r} are both variant "
-                                 f"{row.variant!r} of size {row.size!r}, seed {row.seed} in regime {regime!r}: one "
-                                 f"would hide the other; drop one, or correct the edited variant, size or seed")
-            arms[arm] = row.name
+    clash = arm_clash((f"rows[{i}]", row) for i, row in enumerate(rows)) if one_per_arm else None
+    if clash is not None:
+        raise ValueError(f"{who}: {clash}; drop one, or correct the edited variant, size or seed")
     return rows
 
 

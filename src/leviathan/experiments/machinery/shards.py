@@ -24,7 +24,7 @@ from ...codec import encode
 from ...errors import UserError, missing
 from .data_match import same_sweep_data
 from .grid_agreement import check_grid_describes_rows, run_differences
-from .identity import check_one_evaluation, check_one_grid, evaluation_settings, resolve_duplicates
+from .identity import arm_clash, check_one_evaluation, check_one_grid, evaluation_settings, resolve_duplicates
 from .results import ResultRow, load_results, to_stderr
 from .sweep_grid import SweepGrid, read_sweep_grid
 
@@ -133,6 +133,10 @@ def merge_sweeps(paths: list[str | os.PathLike], report=None) -> tuple[list[Resu
                             f"and cannot be merged; resweep the odd one on the grid's data folder into a new --out")
     numbered = [(str(folder), row) for folder in folders for row in rows[folder]]
     unique, notes = resolve_duplicates(numbered, "these shards")
+    clash = arm_clash(numbered)  # round 19 (J88-J95): one arm under two names, one in each shard
+    if clash is not None:
+        raise UserError(f"these shards hold one arm twice: {clash}; delete the row you do not trust from its "
+                        f"folder's results.jsonl, or correct its variant, size or seed")
     for note in notes:
         (report or to_stderr)(note)
     check_one_evaluation(unique, "these shards")
