@@ -419,6 +419,7 @@ def check_api_folder(folder: str | os.PathLike, who: str, names: Iterable[str],
     eval then refused; into a run's checkpoints/ or tensorboard/, inside an export, a data folder or a sweep their
     files were mixed into that output, no word (issue 30 round 18, G47, G54-G59, G244-G249). The verbs themselves
     save into a new folder of their own (a step's, an export's temporary one) without this check."""
+    check_path_given(folder, who)
     real = Path(os.path.realpath(folder))
     for parent in (real, *real.parents):
         if not os.path.isfile(parent / MARKER):  # a 300-byte name: False
@@ -446,6 +447,16 @@ def check_not_special(path: str | os.PathLike, flag: str) -> None:
 
 
 # ---- inputs and outputs --------------------------------------------------------------------------
+def check_path_given(path, name: str) -> None:
+    """UserError naming ``name`` when an API writer's place ``path`` is not a path (``commands.values.path_problem``):
+    ``to_hf(m, None)`` was os.fspath's "expected str, bytes or os.PathLike object, not NoneType", naming no argument
+    (issue 30 round 19, J244)."""
+    from .commands.values import path_problem
+
+    if (problem := path_problem(path)) is not None:
+        raise UserError(f"{name}: {problem}; pass the path of the folder to write")
+
+
 def replaced_folder(folder: str | os.PathLike, flag: str) -> Path:
     """``folder`` as an absolute path, for a verb that builds its output beside it and renames it into place
     (prepare, export, demo): its name and its parent are those of the folder itself, also when it was given as
@@ -453,6 +464,7 @@ def replaced_folder(folder: str | os.PathLike, flag: str) -> Path:
     round 5). UserError when it is the current folder or holds it: the rename would leave the shell in a deleted
     folder; and when it is a mount point (a bind mount, a volume), which cannot be renamed: the rename failed with
     EBUSY after the work, leaving a ``.NAME.old-*`` folder (issue 30 round 6), and demo's delete would empty it."""
+    check_path_given(folder, flag)
     given = os.fspath(folder)
     out = Path(os.path.abspath(os.path.expanduser(given)))
     real, cwd = Path(os.path.realpath(out)), Path(os.path.realpath(os.getcwd()))
