@@ -17,6 +17,8 @@ file ended in a raw SafetensorError/OSError traceback, and the folder was left h
 weights (a half-written save that looks like one). Ctrl-C left model.safetensors at safetensors' private mode 0600.
 ``save_whole`` saves into a hidden temporary folder inside it, gives the files the umask's modes, and only then
 renames them into place; a failure removes what it wrote and is an ``errors.StorageError`` in the verbs' words.
+It is ``experiments.staged.staged_output``'s rule without its marker: a marker would make the folder a verb's output,
+which ``check_save_directory`` then refuses (the user's next save into it) and which is no file of a model's.
 """
 
 from __future__ import annotations
@@ -51,6 +53,7 @@ def save_whole(save: Callable[[str], Any], save_directory: str | os.PathLike) ->
     one did not write (another shard count) are removed, as transformers does. On any failure, Ctrl-C included, the
     temporary folder and the folders this call made are removed; a storage failure is an ``errors.StorageError``."""
     from ..io import publish
+    from ..stop_signals import held_stops
     from ..storage import api_writes
 
     check_save_directory(save_directory, "save_pretrained")
@@ -63,7 +66,8 @@ def save_whole(save: Callable[[str], Any], save_directory: str | os.PathLike) ->
             tmp = Path(tempfile.mkdtemp(prefix=".save_pretrained.tmp-", dir=out))
             result = save(str(tmp))
             publish(tmp)
-            _move_in(tmp, out)
+            with held_stops(deliver_after=True):  # a Ctrl-C among the renames would leave a mix of two saves
+                _move_in(tmp, out)
             return result
         except BaseException as e:
             if tmp is not None:
