@@ -422,6 +422,7 @@ def check_api_folder(folder: str | os.PathLike, who: str, names: Iterable[str],
     name is not UTF-8 is refused as the verbs refuse it (``locking.check_utf8_name``; round 18, G426)."""
     from .locking import check_utf8_name
 
+    check_path_given(folder, who)
     check_utf8_name(folder, f"save ({who})")
     real = Path(os.path.realpath(folder))
     for parent in (real, *real.parents):
@@ -450,6 +451,16 @@ def check_not_special(path: str | os.PathLike, flag: str) -> None:
 
 
 # ---- inputs and outputs --------------------------------------------------------------------------
+def check_path_given(path, name: str) -> None:
+    """UserError naming ``name`` when an API writer's place ``path`` is not a path (``commands.values.path_problem``):
+    ``to_hf(m, None)`` was os.fspath's "expected str, bytes or os.PathLike object, not NoneType", naming no argument
+    (issue 30 round 19, J244)."""
+    from .commands.values import path_problem
+
+    if (problem := path_problem(path)) is not None:
+        raise UserError(f"{name}: {problem}; pass the path of the folder to write")
+
+
 def replaced_folder(folder: str | os.PathLike, flag: str) -> Path:
     """``folder`` as an absolute path, for a verb that builds its output beside it and renames it into place
     (prepare, export, demo): its name and its parent are those of the folder itself, also when it was given as
@@ -457,6 +468,7 @@ def replaced_folder(folder: str | os.PathLike, flag: str) -> Path:
     round 5). UserError when it is the current folder or holds it: the rename would leave the shell in a deleted
     folder; and when it is a mount point (a bind mount, a volume), which cannot be renamed: the rename failed with
     EBUSY after the work, leaving a ``.NAME.old-*`` folder (issue 30 round 6), and demo's delete would empty it."""
+    check_path_given(folder, flag)
     given = os.fspath(folder)
     out = Path(os.path.abspath(os.path.expanduser(given)))
     real, cwd = Path(os.path.realpath(out)), Path(os.path.realpath(os.getcwd()))

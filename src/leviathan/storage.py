@@ -62,6 +62,15 @@ def storage_oserror(e: BaseException, path: str | os.PathLike | None = None) -> 
 _SYMLINK_LOOP = re.compile(r"^Symlink loop from '(.*)'$", re.S)
 
 
+def as_asked(name, tmp: Path, out: Path) -> Path:
+    """The path a failed write names, as the user asked for it: inside ``out``, not the temporary folder built in its
+    place (no name: ``out`` itself): export's and ``save_pretrained``'s (``hf.save_folder``)."""
+    if not name:
+        return out
+    path = Path(os.fspath(name))
+    return out / path.relative_to(tmp) if path.is_relative_to(tmp) else path
+
+
 def _past_size_limit(path: str | os.PathLike | None) -> bool:
     """Whether ``path`` is a file that reached the process's file-size limit (``ulimit -f``: the kernel refuses the
     write past it with EFBIG, which numpy's short write does not carry; it was named an input/output error, issue 30

@@ -371,3 +371,65 @@ def test_method_functions_refuse_what_they_cannot_compute_naming_it():
     with pytest.raises(UserError, match="analyze_tables: top_k: expected a positive integer, got 2.5"):
         analyze_tables(table, table, counts, top_k=2.5)
     assert analyze_tables(table, table, counts, top_k=np.int64(3)).probes
+
+
+def test_write_sweep_records_checks_redo_and_log_before_writing_a_record(data, tmp_path, capsys):
+    """J222: ``write_sweep_records(SW, dest=X, log='x')`` raised "'str' object is not callable" after the first
+    record was written; J224: ``redo='no'`` was read as true and rewrote every record. Both are refused first."""
+    from leviathan.experiments.machinery.embedding_files import write_sweep_records
+    from leviathan.experiments.machinery.grid import load_grid
+    from leviathan.experiments.machinery.sweep import run_sweep
+
+    sweep = tmp_path / "sw"
+    run_sweep(load_grid(str(one_run_grid(data, tmp_path))), sweep, log=lambda message: None)
+    with pytest.raises(TypeError, match="write_sweep_records: log must be a function taking one message"):
+        write_sweep_records(sweep, dest=tmp_path / "x", log="x")
+    assert not (tmp_path / "x").exists()
+    written = write_sweep_records(sweep, dest=tmp_path / "x", log=None)  # None: the default, print
+    assert len(written) == 1 and "wrote" in capsys.readouterr().out
+    before = tree_hashes(tmp_path / "x")
+    for value in ("no", 1):
+        with pytest.raises(TypeError, match=f"write_sweep_records: redo must be True or False, got {value!r}"):
+            write_sweep_records(sweep, dest=tmp_path / "x", redo=value)
+    assert tree_hashes(tmp_path / "x") == before
+
+
+def test_a_writer_given_no_path_names_its_argument(finished_run, data, tmp_path):
+    """J244: ``to_hf(m, None)`` was os.fspath's TypeError "expected str, bytes or os.PathLike object, not NoneType"
+    from ownership.py, naming no argument; so were its siblings' (to_plain_llama, bake_adopted, save_pretrained,
+    Tokenizer.save, prepare). Each names the argument now (``commands.values.path_problem``, write_report's rule)."""
+    from leviathan.checkpoint import load_model
+    from leviathan.data.prepare import prepare
+    from leviathan.data.tokenizer import load_tokenizer
+    from leviathan.hf.export import from_native, to_hf, to_plain_llama
+
+    model = load_model(str(finished_run))[0]
+    calls = [(lambda: to_hf(model, None), "out_dir"), (lambda: to_plain_llama(model, None), "out_dir"),
+             (lambda: from_native(model).save_pretrained(None), "save_pretrained"),
+             (lambda: load_tokenizer(str(data)).save(None), "Tokenizer.save"),
+             (lambda: prepare(write_corpus(tmp_path / "c"), None, "bpe:300", progress=False), "prepare: out_dir")]
+    for call, named in calls:
+        with pytest.raises(UserError) as info:
+            call()
+        assert str(info.value).startswith(f"{named}: expected a path (a str or a pathlib.Path), got None"), info.value
+
+
+@pytest.mark.parametrize("given, said", [
+    ({"piece_chars": -1}, "prepare: piece_chars: must be a positive integer, got -1"),
+    ({"piece_chars": 0}, "prepare: piece_chars: must be a positive integer, got 0"),
+    ({"batch_chars": -1}, "prepare: batch_chars: must be a whole number >= 0, got -1"),
+    ({"max_documents": True}, "prepare: max_documents: expected a positive integer, got True"),
+    ({"max_documents": 0}, "prepare: max_documents: must be a positive integer, got 0"),
+    ({"text_field": 5}, "prepare: text_field: expected a field name (a non-empty str), got 5"),
+    ({"num_workers": True}, "prepare: num_workers: expected a positive integer, got True")])
+def test_prepares_arguments_take_the_rules_of_its_flags(tmp_path, given, said):
+    """J190 (a hang): ``piece_chars=-1`` cut every long document into the same piece forever (6.9 GB, killed); J182:
+    ``max_documents=True`` was read as 1 document; J183: ``text_field=5`` was accepted and entered the data
+    fingerprint. Each is refused before anything is read or written, naming the argument."""
+    from leviathan.data.prepare import prepare
+
+    corpus = write_corpus(tmp_path / "corpus", num_docs=4)
+    with pytest.raises(UserError) as info:
+        prepare(corpus, tmp_path / "d", "bpe:300", progress=False, **given)
+    assert str(info.value).startswith(said), str(info.value)
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["corpus"]

@@ -134,6 +134,25 @@ def test_a_hard_linked_results_file_is_not_appended_to_in_its_other_copy(sweep, 
     assert len((copy / "results.jsonl").read_text().splitlines()) == 2
 
 
+def test_a_results_file_that_is_a_symbolic_link_is_not_appended_to_in_its_target(sweep, tmp_path):
+    """J245: ``cp -as`` of a sweep (its results.jsonl a symbolic link to the original's), then a row appended to the
+    copy's results.jsonl: the row went into the original through the link, no word (the hard-linked case, F125, was
+    unshared). The link is replaced by a file of the copy's own holding the rows it showed."""
+    from leviathan.experiments.machinery.results import append_result, read_results
+
+    original = Path(shutil.copytree(sweep, tmp_path / "orig"))
+    copy = tmp_path / "copy"
+    copy.mkdir()
+    (copy / "results.jsonl").symlink_to(original / "results.jsonl")
+    before = (original / "results.jsonl").read_bytes()
+    row = read_results(original)[0]
+    append_result(copy / "results.jsonl", {**row.to_dict(), "name": "other-s1"})
+    assert (original / "results.jsonl").read_bytes() == before
+    assert not (copy / "results.jsonl").is_symlink()
+    assert (copy / "results.jsonl").read_bytes().startswith(before)
+    assert len((copy / "results.jsonl").read_text().splitlines()) == len(before.splitlines()) + 1
+
+
 @pytest.mark.parametrize("verb", ["report", "sweep"])
 def test_report_and_sweep_refuse_a_folder_of_a_users_files(data, sweep, tmp_path, verb):
     """G133, G134, G291: report and sweep wrote their files and marker among a user's corpus files, exit 0, and

@@ -120,6 +120,21 @@ def thread_problem(value) -> str | None:
     return problem
 
 
+def path_problem(value, many: bool = False) -> str | None:
+    """Why ``value`` is not a path (or, with ``many``, a non-empty list of them); '' is the current folder to
+    ``Path`` (issue 30 round 15, B186). ``write_report``'s rule (round 16), and every API writer's place since
+    round 19 (J244: ``to_hf(m, None)`` was os.fspath's TypeError naming no argument)."""
+    values = list(value) if many and isinstance(value, (list, tuple)) else [value]
+    if not values:
+        return "is an empty list: no results folder was given"
+    for v in values:
+        if not isinstance(v, (str, os.PathLike)):
+            return f"expected a path (a str or a pathlib.Path), got {v!r:.60}"
+        if os.fspath(v) == "":
+            return "is an empty path (''), which would be read as the current folder"
+    return None
+
+
 def api_check(api: str, name: str, problem: str | None, fix: str) -> None:
     """UserError ``API: NAME: PROBLEM; FIX`` (as argparse's ``argument --FLAG: PROBLEM``) for a Python argument that
     breaks its rule (``problem`` None: it keeps it)."""

@@ -68,6 +68,7 @@ from .companions import file_digests
 from .fingerprint import DataFingerprint
 from .meta import META_FILE, PreparedMeta, find_meta
 from .meta_digest import DIGESTS, field_digests
+from .prepare_arguments import check_prepare_arguments
 from .sources import Source, SourceStats, open_source
 from .tokenizer import (BUILTIN_ENCODINGS, Tokenizer, check_bpe_vocab_size, load_tokenizer, split_for_threads,
                         train_bpe)
@@ -478,6 +479,7 @@ def prepare(
     """
     check_switches("prepare", overwrite=overwrite, strict=strict, progress=progress)  # round 17 (E194): 'no' is true
     check_callback("prepare", "log", log)
+    check_prepare_arguments("prepare", out_dir, text_field, max_documents, num_workers, batch_chars, piece_chars)
     log = log or (lambda msg: print(msg, file=sys.stderr))
     out = Path(out_dir).expanduser()
     out = Path(os.path.abspath(out)) if out.name in ("", ".", "..") else out  # its name and parent are its own

@@ -170,7 +170,11 @@ class Tokenizer:
         """Write what ``load_tokenizer(directory)`` needs; returns the directory. A storage failure (a read-only disk,
         a file where the folder belongs, a full disk) is an ``errors.StorageError`` naming the path and the fix, not a
         raw OSError (issue 30 round 14, B344). Each file is written whole (a temporary file renamed into place), the
-        tokenizer's own first and leviathan_tokenizer.json last; a folder that is a verb's output is refused (C275)."""
+        tokenizer's own first and leviathan_tokenizer.json last; a folder that is a verb's output is refused (C275);
+        a ``directory`` that is not a path is named (round 19, as J244)."""
+        from ..ownership import check_path_given
+
+        check_path_given(directory, "Tokenizer.save")
         directory = Path(directory)
         _check_not_an_output(directory)
         return self.save_owned(directory)

@@ -60,7 +60,6 @@ from transformers import initialization as hf_init
 
 from ..errors import UserError
 from .. import json_text
-from ..io import publish
 from ..model.generator import GENERATOR_FORMS, GENERATOR_INITS, LeviathanGenerator
 from ..positions import model_positions
 from .adoption_table import check_fit_table
@@ -152,9 +151,11 @@ class _AdoptedMixin:
         generator's parameters, and the umask's file modes. The table is what transformers alone loads into the original
         class (the folder keeps its ``model_type``: same logits; before issue 31 the embedding was left at random init);
         ``load_adopted`` ignores it. Costs a (V, D) tensor on disk and one ``bake()`` per save. Refused into a verb's
-        output or over a file it did not write (``hf.save_folder``; round 18, G244-G248).
+        output or over a file it did not write (``hf.save_folder``; round 18, G244-G248); written whole or not at all,
+        a storage failure an ``errors.StorageError``, the files at the umask's modes even after Ctrl-C
+        (``save_folder.save_whole``; round 19, J54, J58, J63, J69, J75, J322).
         """
-        from .save_folder import check_save_directory
+        from .save_folder import check_save_directory, save_whole
 
         check_save_directory(save_directory, "save_pretrained")
         _check_json_settings(getattr(self.config, CONFIG_KEY, None))
@@ -164,10 +165,8 @@ class _AdoptedMixin:
         if isinstance(generator, LeviathanGenerator):
             state_dict = dict(self.state_dict() if state_dict is None else state_dict)
             state_dict[f"{self._generator_prefix()}.weight"] = generator.bake()  # (V, D)
-        out = super().save_pretrained(save_directory, *args, state_dict=state_dict, **kwargs)
-        for weights in Path(save_directory).glob("*.safetensors"):  # written 0600 by safetensors (leviathan.io)
-            publish(weights)
-        return out
+        original = super().save_pretrained
+        return save_whole(lambda folder: original(folder, *args, state_dict=state_dict, **kwargs), save_directory)
 
     @torch.no_grad()
     @hf_init.guard_torch_init_functions()

@@ -46,7 +46,7 @@ from ..model.embedding import TableEmbedding
 from ..model.llama import CausalLM
 from ..ownership import CONTAINERS, check_not_inside, check_replaceable, listed_files, replaced_folder, write_marker
 from ..removal import remove_tree, warn_left
-from ..storage import api_write, storage_oserror
+from ..storage import api_write, as_asked, storage_oserror
 from .configuration import LeviathanConfig
 from .model_card import Training, native_card
 from .modeling import LeviathanForCausalLM
@@ -218,17 +218,8 @@ def _atomic_dir(out_dir: str | os.PathLike, overwrite: bool, flag: str = "--over
         failed = storage_oserror(e, tmp) if isinstance(e, Exception) else None  # safetensors: its own class; judged
         shutil.rmtree(tmp, ignore_errors=True)  # before the partial folder frees the disk (round 11, R81)
         if failed is not None and failed.errno is not None:  # a full disk named no file (issue 30 round 6)
-            raise OSError(failed.errno, failed.strerror, os.fspath(_as_asked(failed.filename, tmp, out))) from None
+            raise OSError(failed.errno, failed.strerror, os.fspath(as_asked(failed.filename, tmp, out))) from None
         raise
-
-
-def _as_asked(name, tmp: Path, out: Path) -> Path:
-    """The path a failed write names, as the user asked for it: inside ``out``, not the temporary folder built in its
-    place (no name: ``out`` itself)."""
-    if not name:
-        return out
-    path = Path(os.fspath(name))
-    return out / path.relative_to(tmp) if path.is_relative_to(tmp) else path
 
 
 def _eos_id(tokenizer: Any) -> Optional[int]:

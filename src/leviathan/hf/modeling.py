@@ -127,11 +127,12 @@ class LeviathanForCausalLM(LeviathanPreTrainedModel, GenerationMixin):
     # ---- saving ------------------------------------------------------------------------------
     def save_pretrained(self, save_directory, *args, **kwargs):
         """transformers' ``save_pretrained``, refused into a verb's output or over a file it did not write
-        (``hf.save_folder``; round 18, G249: ``from_native(...).save_pretrained`` replaced a checkpoint's weights)."""
-        from .save_folder import check_save_directory
+        (``hf.save_folder``; round 18, G249: ``from_native(...).save_pretrained`` replaced a checkpoint's weights), and
+        written whole or not at all, a storage failure an ``errors.StorageError`` (``save_folder.save_whole``; round 19,
+        J55, J59, J64, J70, J76: a full disk left config.json without weights, under a raw SafetensorError)."""
+        from .save_folder import save_whole
 
-        check_save_directory(save_directory, "save_pretrained")
-        return self.save_owned(save_directory, *args, **kwargs)
+        return save_whole(lambda folder: self.save_owned(folder, *args, **kwargs), save_directory)
 
     def save_owned(self, save_directory, *args, **kwargs):
         """``save_pretrained`` without the check: for ``export``, saving into a new temporary folder of its own."""

@@ -8,13 +8,30 @@ checkpoint weights (which eval then refused as not the files saved with that che
 config.json, and mixed model files into a data or a sweep folder, no word. The rule is ``ownership``'s, as for
 ``Tokenizer.save``: no folder that is or lies inside a verb's output, and no file written over that an earlier
 ``save_pretrained`` did not write. ``export`` saves into its own temporary folder (``LeviathanForCausalLM.save_owned``).
+
+    save_whole(super().save_pretrained, save_directory)        # checked, written whole or not at all
+
+Footgun 2 (round 19, J54-J76, J322): transformers writes config.json and generation_config.json first and the weights
+last, straight into the folder; a full disk, ``ulimit -f``, a read-only disk, a 300-byte name or a parent that is a
+file ended in a raw SafetensorError/OSError traceback, and the folder was left holding the two JSON files without
+weights (a half-written save that looks like one). Ctrl-C left model.safetensors at safetensors' private mode 0600.
+``save_whole`` saves into a hidden temporary folder inside it, gives the files the umask's modes, and only then
+renames them into place; a failure removes what it wrote and is an ``errors.StorageError`` in the verbs' words.
+It is ``experiments.staged.staged_output``'s rule without its marker: a marker would make the folder a verb's output,
+which ``check_save_directory`` then refuses (the user's next save into it) and which is no file of a model's.
 """
 
 from __future__ import annotations
 
+import contextlib
+import fnmatch
 import json
 import os
+import shutil
+import tempfile
+from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 # what save_pretrained writes into its folder (weights sharded or not, safetensors or torch)
 SAVED_FILES = ("config.json", "generation_config.json", "model.safetensors", "model-*.safetensors",
@@ -27,6 +44,62 @@ def check_save_directory(save_directory: str | os.PathLike, who: str) -> None:
     from ..ownership import check_api_folder
 
     check_api_folder(save_directory, who, SAVED_FILES, legacy=_saved_here)
+
+
+def save_whole(save: Callable[[str], Any], save_directory: str | os.PathLike) -> Any:
+    """``save(folder)`` (transformers' ``save_pretrained``) into ``save_directory`` after ``check_save_directory``,
+    whole or not at all (see Footgun 2 above): written into a hidden temporary folder inside it, published
+    (``io.publish``: the umask's modes) and renamed file by file into place; weights an earlier save left that this
+    one did not write (another shard count) are removed, as transformers does. On any failure, Ctrl-C included, the
+    temporary folder and the folders this call made are removed; a storage failure is an ``errors.StorageError``."""
+    from ..io import publish
+    from ..stop_signals import held_stops
+    from ..storage import api_writes
+
+    check_save_directory(save_directory, "save_pretrained")
+    out = Path(save_directory)
+    with api_writes("save_pretrained", out):
+        created = [f for f in (out, *out.parents) if not os.path.lexists(f)]
+        tmp = None
+        try:
+            out.mkdir(parents=True, exist_ok=True)  # first: a bad name or place fails before the model is written
+            tmp = Path(tempfile.mkdtemp(prefix=".save_pretrained.tmp-", dir=out))
+            result = save(str(tmp))
+            publish(tmp)
+            with held_stops(deliver_after=True):  # a Ctrl-C among the renames would leave a mix of two saves
+                _move_in(tmp, out)
+            return result
+        except BaseException as e:
+            if tmp is not None:
+                shutil.rmtree(tmp, ignore_errors=True)
+            for folder in created:  # innermost first, each only while empty
+                with contextlib.suppress(OSError):
+                    folder.rmdir()
+            raise _failure_as_asked(e, tmp, out) from None
+
+
+def _failure_as_asked(e: BaseException, tmp: Path | None, out: Path) -> BaseException:
+    """``e``, a failed write (``storage.storage_oserror``: safetensors' own class too), as an OSError naming the path
+    inside ``save_directory`` rather than the temporary folder; anything else as it was."""
+    from ..storage import as_asked, storage_oserror
+
+    failed = storage_oserror(e, out) if isinstance(e, Exception) else None
+    if failed is None or failed.errno is None:
+        return e
+    return OSError(failed.errno, failed.strerror, os.fspath(as_asked(failed.filename, tmp, out) if tmp else out))
+
+
+def _move_in(tmp: Path, out: Path) -> None:
+    """Rename every file of ``tmp`` into ``out`` (config.json last), remove ``out``'s weights of an earlier save that
+    this one did not write, then the emptied ``tmp``."""
+    names = sorted(os.listdir(tmp), key=lambda name: name == "config.json")
+    for name in names:
+        os.replace(tmp / name, out / name)
+    weights = [pattern for pattern in SAVED_FILES if not pattern.endswith("config.json")]
+    for stale in os.listdir(out):
+        if stale not in names and any(fnmatch.fnmatch(stale, pattern) for pattern in weights):
+            (out / stale).unlink()
+    tmp.rmdir()
 
 
 def _saved_here(directory: Path) -> bool:

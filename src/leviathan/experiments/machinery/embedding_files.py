@@ -325,7 +325,14 @@ def write_sweep_records(sweep: str | os.PathLike, dest: str | os.PathLike | None
                         redo: bool = False, log: Callable[[str], None] = print) -> list[Path]:
     """A record for every finished run of a sweep (a row in its results.jsonl, its folder in ``runs/<name>``),
     written to ``<dest>/embeddings/<name>.json`` (``dest`` defaults to the sweep folder). A record already there is
-    kept unless ``redo``. Buckets that ``options`` leave open are those of the sweep's grid.json."""
+    kept unless ``redo``. Buckets that ``options`` leave open are those of the sweep's grid.json. ``redo`` and ``log``
+    are checked before anything is written: ``log='x'`` failed after the first record was written, and ``redo='no'``
+    was read as true and rewrote every record (issue 30 round 19, J222, J224)."""
+    from ...commands.values import check_callback, check_switches
+
+    check_switches("write_sweep_records", redo=redo)
+    check_callback("write_sweep_records", "log", log)
+    log = log if log is not None else print
     sweep = Path(sweep)
     if not (sweep / RESULTS).is_file():
         raise UserError(f"{sweep} holds no {RESULTS}: pass a sweep's --out folder once some of its runs finished")

@@ -814,9 +814,10 @@ def append_result(path: str | os.PathLike, row: ResultRow | Mapping) -> None:
     """Append one row atomically (one write of the whole line on an O_APPEND descriptor, then fsync); a row given as a
     dict is written through ``ResultRow`` too, so every line has the same fields. ``path`` must be a results file
     (``_check_results_file``), and the row one its readers take beside the rows already there (``_check_row_fits``);
-    one hard-linked with another copy is given its own inode first (``_unshare``). A storage failure (a folder as
-    ``path``, a file in the way, a read-only or full disk, ``ulimit -f``, a name too long) is one ``StorageError``
-    naming the file and the fix, not the raw OSError (issue 30 round 18, G122, G126, G168, G169, G230, G243).
+    one hard-linked with another copy, or a symbolic link to another file, is given a file of its own first
+    (``_unshare``). A storage failure (a folder as ``path``, a file in the way, a read-only or full disk, ``ulimit -f``,
+    a name too long) is one ``StorageError`` naming the file and the fix, not the raw OSError (issue 30 round 18, G122,
+    G126, G168, G169, G230, G243).
     """
     row = ResultRow.from_dict(row)
     data = (dumps(row.to_dict()) + "\n").encode()
@@ -892,12 +893,16 @@ def _check_row_fits(path: str | os.PathLike, kept: list[tuple[str, ResultRow]], 
 def _unshare(path: str | os.PathLike) -> None:
     """Give ``path`` an inode of its own when it is hard-linked with another name (``cp -al``, ``rsync
     --link-dest``, a snapshot tool): a row appended in place was appended to every copy, and the original sweep then
-    listed runs its grid.json did not (issue 30 round 18, F125). The file is copied whole and renamed over itself
-    (``io.atomic_write_bytes``); the other copy keeps its rows as they were."""
+    listed runs its grid.json did not (issue 30 round 18, F125). A symbolic link (``cp -as``, a link to another
+    sweep's results.jsonl) is the same case and gets the same rule (round 19, J245: the row went into the other
+    sweep's file through the link, no word): a row names a run of the folder it is appended in (``runs/<name>``
+    beside it), which the link's target folder does not hold, so the link is replaced by a file of its own holding
+    the rows it showed; the target keeps its rows as they were. The file is copied whole and renamed over itself,
+    or over the link (``io.atomic_write_bytes``)."""
     from ...io import atomic_write_bytes
 
     try:
-        linked = os.stat(path).st_nlink > 1 and os.path.isfile(path)
+        linked = os.path.isfile(path) and (os.path.islink(path) or os.stat(path).st_nlink > 1)
     except OSError:
         return  # missing: the open creates it
     if linked:

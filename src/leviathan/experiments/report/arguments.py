@@ -14,25 +14,11 @@ from __future__ import annotations
 
 import os
 
-from ...commands.values import api_check, bootstrap_problem, eval_set_problem, fraction_problem
+from ...commands.values import api_check, bootstrap_problem, eval_set_problem, fraction_problem, path_problem
 from ...errors import UserError
 from ...seeds import seed_problem
 
 API = "write_report"
-
-
-def _path_problem(value, many: bool) -> str | None:
-    """Why ``value`` is not a path (or, with ``many``, a non-empty list of them); '' is the current folder to
-    ``Path`` (issue 30 round 15, B186)."""
-    values = list(value) if many and isinstance(value, (list, tuple)) else [value]
-    if not values:
-        return "is an empty list: no results folder was given"
-    for v in values:
-        if not isinstance(v, (str, os.PathLike)):
-            return f"expected a path (a str or a pathlib.Path), got {v!r}"
-        if os.fspath(v) == "":
-            return "is an empty path (''), which would be read as the current folder"
-    return None
 
 
 def check_report_arguments(results, out_dir, eval_set, num_bootstrap, ci, seed, ladder, lr_sweep,
@@ -41,14 +27,14 @@ def check_report_arguments(results, out_dir, eval_set, num_bootstrap, ci, seed, 
     Parameters: ``write_report``'s own, one each, as its caller gave them."""
     from ...model.config import EMBEDDING_KINDS
 
-    api_check(API, "results", _path_problem(results, many=True),
+    api_check(API, "results", path_problem(results, many=True),
               "pass a sweep folder or its results.jsonl, or a list of the shard folders of one grid")
-    api_check(API, "out_dir", _path_problem(out_dir, many=False), "pass the folder to write the report into")
+    api_check(API, "out_dir", path_problem(out_dir, many=False), "pass the folder to write the report into")
     if lr_sweep is not None:
-        api_check(API, "lr_sweep", _path_problem(lr_sweep, many=True),
+        api_check(API, "lr_sweep", path_problem(lr_sweep, many=True),
                   "pass the pre-sweep's folder (or its shards' folders), or None")
     if fair_shot is not None:
-        api_check(API, "fair_shot", _path_problem(fair_shot, many=False),
+        api_check(API, "fair_shot", path_problem(fair_shot, many=False),
                   "pass the results folder of the round it re-examines, or None")
         _check_fair_shot_apart(results, fair_shot)
     api_check(API, "eval_set", eval_set_problem(eval_set), "pass the name of an eval set the rows hold (as --eval-set)")
