@@ -125,13 +125,27 @@ def _flat(values) -> list:
     return out
 
 
+def check_not_arrays(**options) -> None:
+    """TypeError for the first option given as a tensor or a numpy array where a plain number is meant:
+    ``max_new_tokens=torch.tensor(3)`` was "must be a whole number >= 0, got tensor(3)", which blamed the value
+    (issue 30 round 19, J9, J12, J15)."""
+    import numpy as np
+
+    for name, value in options.items():
+        if isinstance(value, (torch.Tensor, np.ndarray)):
+            raise TypeError(f"{name} must be a plain number, got a {type(value).__name__} ({value!r:.40}); pass a "
+                            f"Python number, e.g. {name}=value.item()")
+
+
 def check_filters(temperature, top_k, top_p) -> None:
     """ValueError naming the sampling filter outside its range: temperature a finite number >= 0, top_k a whole
-    number >= 1, top_p a number in (0, 1] (each of the last two may be None)."""
+    number >= 1, top_p a number in (0, 1] (each of the last two may be None); a tensor is refused by its type."""
     import math
     import numbers
 
     from .integers import is_integer
+
+    check_not_arrays(temperature=temperature, top_k=top_k, top_p=top_p)
 
     def number(value) -> bool:
         return isinstance(value, numbers.Real) and not isinstance(value, bool)
@@ -169,6 +183,7 @@ def check_sampling(max_new_tokens, temperature, top_k, top_p, eos_id, seed, voca
     def whole(value) -> bool:  # numpy integers too
         return is_integer(value)
 
+    check_not_arrays(max_new_tokens=max_new_tokens, eos_id=eos_id, seed=seed)
     if not whole(max_new_tokens) or max_new_tokens < 0:
         raise ValueError(f"max_new_tokens must be a whole number >= 0, got {max_new_tokens!r}")
     check_filters(temperature, top_k, top_p)

@@ -74,6 +74,22 @@ def fraction_problem(value, shown=None) -> str | None:
     return None if 0 < value < 1 else f"must lie strictly between 0 and 1, got {shown!r}"
 
 
+def number_problem(value, above: float | None = None, shown: str = "a finite number") -> str | None:
+    """Why ``value`` is not a finite real number (> ``above`` when given; a numpy float counts, a bool, a text and
+    a tensor do not); ``shown`` names what is expected. One rule for the method functions' numbers: a NaN target,
+    a negative learning rate and a text among the values were taken or ended in numpy's errors (issue 30 round 19,
+    J280, J288, J289)."""
+    import numbers
+
+    import numpy as np
+
+    if not isinstance(value, numbers.Real) or isinstance(value, (bool, np.bool_)):
+        return f"expected {shown}, got {type(value).__name__} {value!r:.40}"
+    if not math.isfinite(value) or (above is not None and not value > above):
+        return f"must be {shown}, got {value!r}"
+    return None
+
+
 def eval_set_problem(value) -> str | None:
     """Why ``value`` is not the name of an eval set: '' was accepted and printed "ppl -" for every run (issue 30
     round 11, S119, S121)."""

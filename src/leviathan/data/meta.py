@@ -85,7 +85,8 @@ def not_prepared(path: str | os.PathLike) -> str:
                 f"makes one of a text file)")
     if (p / "checkpoints").is_dir() or (p / "metrics.jsonl").is_file():
         return ("is a run folder (checkpoints/, as `leviathan train` writes), not prepared data; pass the data folder "
-                "it trained on (data.path in its config.yaml)")
+                "it trained on (data.path in its config.yaml), or prepare one into a new folder (`leviathan prepare "
+                "SOURCE --out NEW_DIR`)")
     if (p / "results.jsonl").is_file() or (p / "grid.json").is_file():
         return ("is a sweep folder (results.jsonl, grid.json), not prepared data; pass the data folder of its grid "
                 "(data_dir in grid.json)")
@@ -114,7 +115,9 @@ def read_meta(data_dir: str | os.PathLike, fix: str | None = None) -> PreparedMe
     if (what := not_a_file(p)) is not None:  # a link to nothing, a folder was "no meta.json" (round 18 G411, 19 J51)
         raise UserError(f"{str(p)!r} {what}; restore it from a copy, or {fix}")
     if not p.is_file():
-        raise UserError(f"{d} is not a prepared data dir (no meta.json); {fix}")
+        other = not_prepared(d)  # another verb's folder: preparing into it was the fix given (round 19, J267)
+        raise UserError(f"{d} {other}" if not other.startswith(NO_META) else
+                        f"{d} is not a prepared data dir (no meta.json); {fix}")
     try:
         raw = json_text.loads(p.read_text())
     except (OSError, json.JSONDecodeError) as e:

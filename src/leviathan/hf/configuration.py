@@ -26,6 +26,29 @@ from ..model.config import ModelConfig
 
 LOADABLE_DTYPES = ("float32", "bfloat16", "float16", "float64", "auto")
 
+# Llama-family settings a config.json may carry that this model does not read: the one value it implements. Any other
+# value was loaded, shown as the model's (config.hidden_act 'gelu') and ignored, the logits unchanged (issue 30 round
+# 19, J42; the root of round 18's G210). Every declared field above is read: the backbone's and the generator's by
+# ``to_model_config``, the Hugging Face ones by transformers.
+IMPLEMENTED_ONLY = {"hidden_act": "silu", "attention_bias": False, "mlp_bias": False, "attention_dropout": 0.0,
+                    "rope_scaling": None, "pretraining_tp": 1, "sliding_window": None, "use_sliding_window": False,
+                    "partial_rotary_factor": 1.0, "hidden_dropout": 0.0, "embd_pdrop": 0.0, "resid_pdrop": 0.0}
+
+
+def _check_implemented(extra: dict) -> None:
+    """ConfigError naming a setting of ``IMPLEMENTED_ONLY`` (or a rope other than the default one) whose value the
+    model does not implement (round 19, J42: an export's hidden_act edited to gelu loaded and ran SiLU)."""
+    wrong = {k: v for k, v in extra.items() if k in IMPLEMENTED_ONLY and v != IMPLEMENTED_ONLY[k]}
+    rope = extra.get("rope_parameters")
+    if rope is not None and (not isinstance(rope, dict) or rope.get("rope_type", "default") != "default"):
+        wrong["rope_parameters"] = rope
+    if wrong:
+        key, value = next(iter(wrong.items()))
+        implemented = IMPLEMENTED_ONLY.get(key, "{'rope_type': 'default'}")
+        raise ConfigError(f"{key} {value!r:.60} is a setting this model does not implement (it computes "
+                          f"{key}={implemented!r} whatever config.json says); write {implemented!r} or remove the "
+                          f"key from config.json, or re-export the run (`leviathan export RUN OUT`)")
+
 
 class LeviathanConfig(PretrainedConfig):
     """Hugging Face twin of ``ModelConfig`` (see that class for every field), plus Hugging Face's ``use_cache``,
@@ -82,6 +105,7 @@ class LeviathanConfig(PretrainedConfig):
             if isinstance(value, bool) or not isinstance(value, (int, float)):
                 raise ConfigError(f"{name} must be a number, got {value!r}")
             setattr(self, name, float(value))  # config.json then always holds a float
+        _check_implemented(kwargs)
         super().__post_init__(**kwargs)
         self._check_dtype()
         self.to_model_config()  # validate with ModelConfig's messages

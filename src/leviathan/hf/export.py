@@ -111,9 +111,31 @@ def to_native(hf_model: LeviathanForCausalLM) -> CausalLM:
     """The native ``CausalLM`` (the training model) with ``hf_model``'s weights (copied)."""
     if isinstance(hf_model, CausalLM):
         return hf_model
+    _check_leviathan_hf(hf_model)
     model = CausalLM(hf_model.config.to_model_config())
     model.load_state_dict(hf_model.state_dict(), strict=True)
     return _place_like(model, hf_model)
+
+
+def _check_leviathan_hf(model: Any) -> None:
+    """TypeError unless ``model`` is a ``LeviathanForCausalLM``, naming what was given and what to do with it: an
+    adopted model (``adopt``, ``load_adopted``) and a plain transformers model ended in "'LlamaConfig' object has no
+    attribute 'to_model_config'" (issue 30 round 19, J294, J295). An adopted model is recognised by the base class
+    its class records (``adoption`` imports this module, so not by ``is_adopted``)."""
+    if isinstance(model, LeviathanForCausalLM):
+        return
+    base = getattr(type(model), "_leviathan_base", None)
+    if base is not None:
+        got = f"an adopted {base.__name__}"
+        fix = (f"an adopted model stays a transformers {base.__name__} with a generator as its input embedding: use it "
+               f"as it is, or leviathan.hf.to_original(model) / bake_adopted(model, DIR) for the plain {base.__name__}")
+    elif isinstance(model, PreTrainedModel):
+        got = f"a {type(model).__name__}"
+        fix = "a transformers model has no native leviathan form; leviathan.hf.adopt(model) gives it a generator"
+    else:
+        got = f"{type(model).__name__} {model!r:.60}"
+        fix = "pass a model loaded from an export folder, e.g. LeviathanForCausalLM.from_pretrained(DIR)"
+    raise TypeError(f"to_native takes a LeviathanForCausalLM (leviathan's own Hugging Face model), got {got}; {fix}")
 
 
 def plain_llama_config(cfg: ModelConfig, **kwargs: Any) -> LlamaConfig:

@@ -52,7 +52,7 @@ from typing import Any
 
 from ...config import ConfigError, check_repeated_overrides, from_dict, override_list, to_dict
 from ...configs import GRIDS, available, find_grid_file
-from ...data.meta import find_meta
+from ...data.meta import NO_META, find_meta, not_prepared
 from ...errors import UserError
 from ...model.accounting import ParamCounts, count_config, isoparametric_depth
 from ...model.config import EMBEDDING_KINDS, ModelConfig
@@ -60,10 +60,9 @@ from ...presets import preset_dict
 from ...seeds import check_seed
 from .grid_file import (DataSection, EvalOptions, EvalSet, ExperimentSpec, GridKeys, SizeSpec, mapping, parse_eval,
                         plain_name, read_grid_file, seed_list, tolerance_of)
-from .results import BASELINES, DEFAULT_LADDER
+from .results import BASELINES, DEFAULT_LADDER, REGIMES
 from .grid_values import command_line_text, override_text, scalar_text
 
-REGIMES = ("iso_body", "isoparametric", "scaling", "variants")
 
 
 def available_grids() -> list[str]:
@@ -329,6 +328,9 @@ def _grid_data(data: DataSection, name: str, data_dir: str | None) -> tuple[Path
     vocab = read_vocab_size(ddir)
     if vocab is not None:
         return ddir, vocab, "meta.json"
+    other = not_prepared(ddir) if ddir.exists() else NO_META
+    if not other.startswith(NO_META):  # a train run's folder was "not prepared ... run `leviathan prepare`": preparing
+        raise UserError(f"grid {name!r}: data dir {str(ddir)!r} {other}")  # into it (issue 30 round 19, J267)
     if not data.vocab_size:
         raise UserError(f"data dir {str(ddir)!r} is not prepared (no meta.json) and grid {name!r} gives no "
                         f"data.vocab_size; run `{data.prepare or 'leviathan prepare ...'}` first")

@@ -54,6 +54,24 @@ COMPARISONS: tuple[tuple[str, str], ...] = tuple(BASELINES.items())  # (regime, 
 DEFAULT_LADDER = "dense_untied"  # the scaling ladder's variant when the grid's scaling experiment names none
 
 
+REGIMES = ("iso_body", "isoparametric", "scaling", "variants")  # a grid's experiments (the rows' regimes)
+
+
+def check_comparison(api: str, regime, baseline) -> str:
+    """The baseline variant of a comparison in ``regime`` (``baseline`` None: the regime's own), after refusing a
+    regime no row can serve and a baseline that is no embedding variant (as ``analyze --regime/--baseline``'s
+    choices do): ``efficiency_from_results(rows, regime='nope')`` and ``frequency_from_results(rows,
+    baseline='nope')`` returned [] without a word (issue 30 round 19, J283, J284)."""
+    from ...commands.values import api_check
+    from ...model.config import EMBEDDING_KINDS
+
+    api_check(api, "regime", None if regime in REGIMES else f"no such regime {regime!r:.40}",
+              f"pass one of {', '.join(REGIMES)}")
+    api_check(api, "baseline", None if baseline is None or baseline in EMBEDDING_KINDS else f"no such variant "
+              f"{baseline!r:.40}", f"pass one of {', '.join(EMBEDDING_KINDS)}, or None for the regime's own")
+    return baseline or baseline_of(regime)
+
+
 def baseline_of(regime: str | None) -> str:
     """The baseline variant of a regime; a regime outside ``BASELINES`` compares with dense_tied (same backbone)."""
     return BASELINES.get(regime or "", BASELINES["iso_body"])

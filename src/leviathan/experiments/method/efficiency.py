@@ -15,6 +15,7 @@ iso-body); runs measured on different hardware are not compared unless told to.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Iterable
 from dataclasses import dataclass
 
@@ -23,7 +24,7 @@ import numpy as np
 from ...errors import UserError
 from ...train.metrics import MetricsRow, read_metric_rows
 from .records import Record, inline, optional
-from ..machinery.results import BASELINES, ResultRow, baseline_of, check_typed_rows, comparison_groups
+from ..machinery.results import BASELINES, ResultRow, check_comparison, check_typed_rows, comparison_groups
 
 
 @dataclass
@@ -91,7 +92,12 @@ def val_curve(rows: list[MetricsRow], split: str | None = None) -> Curve:
 
 
 def tokens_to_reach(curve: Curve, target: float) -> float | None:
-    """First token count at which ``curve`` reaches ``target`` (linear interpolation), or None."""
+    """First token count at which ``curve`` reaches ``target`` (linear interpolation), or None. ``target`` is a
+    finite loss: NaN was never reached, so None, read as "the model does not get there" (issue 30 round 19, J280)."""
+    from ...commands.values import api_check, number_problem
+
+    api_check("tokens_to_reach", "target", number_problem(target, shown="a finite loss"),
+              "pass the loss to reach, e.g. the reference's final_loss")
     t, L = curve.tokens, curve.loss
     hit = np.flatnonzero(L <= target)
     if len(hit) == 0:
@@ -163,7 +169,7 @@ class ThroughputEntry(Record):
 def sample_efficiency(model: Curve, reference: Curve) -> SampleEfficiency:
     """Tokens ``model`` needs to reach ``reference``'s final loss, and the factor tokens_ref / tokens_model."""
     target = reference.final_loss
-    tokens = tokens_to_reach(model, target)
+    tokens = tokens_to_reach(model, target) if math.isfinite(target) else None  # a diverged reference: not reached
     out = SampleEfficiency(target_loss=target, reference_tokens=reference.final_tokens, reached=tokens is not None,
                            tokens=tokens, factor=None, model_final_loss=model.final_loss,
                            model_final_tokens=model.final_tokens)
@@ -222,7 +228,7 @@ def format_efficiency(name: str, ref_name: str, res: SampleEfficiency) -> str:
 def efficiency_from_results(rows: Iterable[ResultRow], regime: str = "iso_body", baseline: str | None = None,
                             split: str | None = None) -> list[EfficiencyEntry]:
     """Sample efficiency and gains over training of every variant vs the baseline of each (size, seed)."""
-    baseline = baseline or baseline_of(regime)
+    baseline = check_comparison("efficiency_from_results", regime, baseline)
     out = []
     rows = check_typed_rows(rows, "efficiency_from_results")  # as read_results holds them (round 17, E322)
     for (size, seed), by_variant in comparison_groups(rows, regime).items():

@@ -10,7 +10,7 @@ from dataclasses import dataclass
 
 from ...eval.frequency import relative_reduction
 from .records import Record
-from ..machinery.results import BucketScheme, ResultRow, baseline_of, check_typed_rows, comparison_groups
+from ..machinery.results import BucketScheme, ResultRow, check_comparison, check_typed_rows, comparison_groups
 
 
 @dataclass
@@ -41,7 +41,7 @@ def frequency_from_results(rows: Iterable[ResultRow], regime: str = "iso_body", 
 
     ``baseline`` defaults to the regime's (``results.BASELINES``: dense_tied for iso-body).
     """
-    baseline = baseline or baseline_of(regime)
+    baseline = check_comparison("frequency_from_results", regime, baseline)
     out = []
     rows = check_typed_rows(rows, "frequency_from_results")  # as read_results holds them (round 17, E322)
     for (size, seed), by_variant in comparison_groups(rows, regime).items():

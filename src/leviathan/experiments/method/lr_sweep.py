@@ -72,6 +72,18 @@ def row_lr(row: ResultRow) -> float:
     return float(lr)
 
 
+def _check_lrs(losses) -> None:
+    """UserError for a key of ``losses`` that is no learning rate (a finite number > 0): ``pick({-1e-3: 3.0, 3e-3:
+    4.0})`` picked -0.001 without a word (issue 30 round 19, J288), a rate no run can train with."""
+    from ...commands.values import api_check, number_problem
+
+    api_check("lr_sweep.pick", "losses", None if isinstance(losses, dict) else f"expected a dict {{lr: loss}}, got "
+              f"{type(losses).__name__}", "pass e.g. {1e-3: 3.1, 3e-3: 3.0}")
+    wrong = next((p for p in (number_problem(lr, 0, "a finite number > 0") for lr in losses) if p), None)
+    api_check("lr_sweep.pick", "losses", None if wrong is None else f"a learning rate (a key) {wrong}",
+              "key each loss by the positive learning rate it was trained with, e.g. {1e-3: 3.1, 3e-3: 3.0}")
+
+
 def pick(losses: dict[float, float | None], tolerance: float = TOLERANCE) -> float | None:
     """The rule: lowest finite loss; within ``tolerance`` of it, the lowest lr. None when every run diverged.
     ``tolerance`` is a loss difference >= 0: -1 left no lr within it and ended in min()'s "arg is an empty sequence"
@@ -84,6 +96,7 @@ def pick(losses: dict[float, float | None], tolerance: float = TOLERANCE) -> flo
         and tolerance >= 0
     api_check("lr_sweep.pick", "tolerance", None if good else f"must be a finite number >= 0 (a loss difference), "
               f"got {tolerance!r}", f"pass e.g. tolerance={TOLERANCE} (the default)")
+    _check_lrs(losses)
     finite = {lr: v for lr, v in losses.items() if v is not None and math.isfinite(v)}
     if not finite:
         return None

@@ -238,8 +238,15 @@ def _end_point(seeds: list[tuple[ResultRow, ResultRow]], eval_set: str, ci: floa
 
 
 def mean_known(xs: list) -> float | None:
-    """The mean of the values that are not None (None when none is)."""
+    """The mean of the values that are not None (None when none is); a value that is not a number is refused
+    (``['1', 2.0]`` ended in numpy's "resolved dtypes are not compatible with add.reduce", issue 30 round 19,
+    J289)."""
+    from ...commands.values import api_check
+
     xs = [x for x in xs if x is not None]
+    wrong = next((x for x in xs if not _real(x)), None)
+    api_check("mean_known", "xs", None if wrong is None else f"expected numbers (or None), got "
+              f"{type(wrong).__name__} {wrong!r:.40}", "pass the values as numbers, e.g. [1.0, 2.0]")
     return float(np.mean(xs)) if xs else None
 
 
@@ -290,17 +297,22 @@ def gap_trend(seeds: list[tuple[ResultRow, ResultRow]], ci: float = 0.95, from_f
     return GapTrend(from_tokens=int(ts[0]), points=len(ts), slopes=slopes, end_gaps=ends, slope=t_interval(slopes, ci))
 
 
-def least_squares_slope(xs: list[float], ys: list[float]) -> float:
+def least_squares_slope(xs: list[float], ys: list[float], api: str = "least_squares_slope") -> float:
     """The slope of the least-squares line through (xs, ys), in closed form over correctly rounded sums
     (``math.fsum``): the same bits on every machine, where ``np.polyfit`` (LAPACK) changed the last digits of
-    analysis.json between two CPUs."""
+    analysis.json between two CPUs. ``api``: the caller's name in the refusal (``width.gap_slope`` is this slope:
+    its numpy twin returned nan for equal x and a broadcast error for unequal lengths, issue 30 round 19, J281,
+    J282)."""
     from ...commands.values import api_check
 
     xs, ys = list(xs), list(ys)
+    wrong = next((v for v in xs + ys if not _real(v)), None)
+    api_check(api, "xs, ys", None if wrong is None else f"expected numbers, got {type(wrong).__name__} "
+              f"{wrong!r:.40}", "pass the points' coordinates as numbers")
     problem = (f"expected as many numbers as ys ({len(ys)}), at least 2, got {len(xs)}" if len(xs) != len(ys)
                or len(xs) < 2 else "are all equal, so no line has a slope through them (a ZeroDivisionError before, "
                "issue 30 round 18, G217)" if len(set(xs)) < 2 else None)
-    api_check("least_squares_slope", "xs", problem, "pass at least two points with different x")
+    api_check(api, "xs", problem, "pass at least two points with different x")
     mx, my = math.fsum(xs) / len(xs), math.fsum(ys) / len(ys)
     return math.fsum((x - mx) * (y - my) for x, y in zip(xs, ys)) / math.fsum((x - mx) ** 2 for x in xs)
 

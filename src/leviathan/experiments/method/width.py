@@ -34,9 +34,8 @@ import math
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 
-import numpy as np
-
-from .paired import BucketDiff, GapTrend, TInterval, check_ci, gap_trend, mean_known, paired_buckets, t_interval
+from .paired import (BucketDiff, GapTrend, TInterval, check_ci, gap_trend, least_squares_slope, mean_known,
+                     paired_buckets, t_interval)
 from .records import Record
 from ..machinery.results import ResultRow, check_typed_rows
 
@@ -92,10 +91,10 @@ class WidthPanel(Record):
 
 
 def gap_slope(xs: list[float], gaps: list[float]) -> float:
-    """Least-squares slope of ``gaps`` against ``xs`` (at least two distinct x)."""
-    x, y = np.asarray(xs, dtype=np.float64), np.asarray(gaps, dtype=np.float64)
-    dx = x - x.mean()
-    return float((dx * (y - y.mean())).sum() / (dx * dx).sum())
+    """Least-squares slope of ``gaps`` against ``xs`` (at least two distinct x, as many gaps): ``paired``'s
+    ``least_squares_slope``, whose refusals this shares (its numpy twin here returned nan for equal x and a broadcast
+    ValueError for unequal lengths, issue 30 round 19, J281, J282)."""
+    return least_squares_slope(xs, gaps, api="gap_slope")
 
 
 def _arm(rows: list[ResultRow], variant: str, sizes: set[str] | None) -> tuple[str | None, dict[int, ResultRow], str]:
