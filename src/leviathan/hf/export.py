@@ -199,8 +199,8 @@ def _atomic_dir(out_dir: str | os.PathLike, overwrite: bool, flag: str = "--over
     OUT/hf is ``"lm-eval"``, and an export of another verb there is refused (round 17, D140)."""
     if not isinstance(overwrite, bool):  # round 8: overwrite="yes" (or "no") read as true and replaced the folder
         raise TypeError(f"overwrite must be True or False, got {overwrite!r}")
-    check_utf8_name(out_dir, verb)  # to_hf wrote what transformers cannot open by name (round 18, G425)
     out = replaced_folder(out_dir, "out_dir")  # built beside it and renamed into place: never ".", never the cwd
+    check_utf8_name(out_dir, verb)  # to_hf wrote what transformers cannot open by name (round 18, G425)
     # not inside a data folder or another export (inside a run: allowed); the Python API skipped the CLI's check and
     # to_hf(model, 'data/e') wrote into a prepared data folder (issue 30 round 11, R103)
     check_not_inside(out_dir, "out_dir", ("prepare", "export"), within=CONTAINERS, verb=verb)
