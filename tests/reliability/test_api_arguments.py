@@ -317,6 +317,24 @@ def test_batch_loader_seed_and_saved_position_are_checked_where_taken(data):
     assert again.next_batch()[0].tolist() == loader.next_batch()[0].tolist()
 
 
+def test_batch_loader_refuses_token_arrays_of_fractional_or_negative_ids(data):
+    """G200, G201 (and G196, G197, G202, G203, fixed before with G198): a token array of floats was cut to other ids
+    (297.8 trained as 297), one of negative ids returned in batches, both without a word; sizes that are not whole
+    numbers and a seed past 32 bits are refused. Integer ids >= 0 still load, a TokenDataset as before."""
+    from leviathan.data.loader import BatchLoader
+
+    with pytest.raises(UserError, match="BatchLoader: dataset: token ids must be integers, got an array of float64"):
+        BatchLoader(np.random.default_rng(0).random(1000) * 300, 32, 4)
+    with pytest.raises(UserError, match="BatchLoader: dataset: token id -500 at position 0 is negative"):
+        BatchLoader(np.arange(-500, 500), 32, 4)
+    for kwargs in ({"seq_len": 32.7}, {"seq_len": True}, {"shuffle": "buffer", "shuffle_buffer": 2.5},
+                   {"seed": 2**70}):
+        with pytest.raises(UserError, match="BatchLoader: "):
+            BatchLoader(data, **{"seq_len": 32, "batch_size": 4, **kwargs})
+    assert BatchLoader(np.arange(0, 500, dtype=np.uint16), 32, 4).next_batch()[0].shape == (4, 32)
+    assert BatchLoader(data, 32, 4).next_batch()[0].shape == (4, 32)
+
+
 def test_method_functions_refuse_what_they_cannot_compute_naming_it():
     """G216, G217, G220, G281, G283: ``t_interval(['1', '2'])`` was math's "must be real number, not str";
     ``least_squares_slope`` of equal x a ZeroDivisionError; ``lr_sweep.pick(tolerance=-1)`` min()'s "empty sequence";
