@@ -364,3 +364,35 @@ def test_method_functions_refuse_what_they_cannot_compute_naming_it():
     with pytest.raises(UserError, match="analyze_tables: top_k: expected a positive integer, got 2.5"):
         analyze_tables(table, table, counts, top_k=2.5)
     assert analyze_tables(table, table, counts, top_k=np.int64(3)).probes
+
+
+def test_a_tokenizer_with_ids_past_the_models_vocabulary_is_refused_by_the_writers(finished_run, data, tmp_path):
+    """G101, G299: ``to_hf(model, d, tokenizer=load_tokenizer('o200k_base'))`` of a 300-id model wrote config.json's
+    ``eos_token_id`` 199999 and o200k's tokenizer beside it, and ``bake_adopted`` of a 300-id adopted model likewise,
+    without a word. ``to_hf``, ``to_plain_llama`` and ``bake_adopted`` refuse a tokenizer giving more ids than the
+    model has, or an end-of-text id past them, before anything is written; the run's own tokenizer is written."""
+    from types import SimpleNamespace
+
+    import transformers
+
+    from leviathan.checkpoint.read import load_model
+    from leviathan.data.tokenizer import load_tokenizer
+    from leviathan.hf import adopt, bake_adopted
+    from leviathan.hf.export import to_hf, to_plain_llama
+
+    model = load_model(finished_run)[0]
+    vocab = model.config.vocab_size
+    wide = SimpleNamespace(name="o200k_base", vocab_size=200_019, eot_id=199_999, save=lambda folder: None)
+    past = SimpleNamespace(name="mine", vocab_size=vocab, eot_id=vocab + 5, save=lambda folder: None)
+    for write, tokenizer, shown in ((to_hf, wide, f"gives 200,019 ids, but the model's vocab_size is {vocab}"),
+                                    (to_plain_llama, past, f"end-of-text id {vocab + 5} is outside")):
+        with pytest.raises(UserError, match=f"{write.__name__}: tokenizer: .*{shown}"):
+            write(model, tmp_path / "x", tokenizer=tokenizer)
+        assert not (tmp_path / "x").exists()
+    adopted = adopt(transformers.LlamaConfig(vocab_size=300, hidden_size=32, intermediate_size=64, num_hidden_layers=2,
+                                             num_attention_heads=4, max_position_embeddings=64))
+    with pytest.raises(UserError, match="bake_adopted: tokenizer: 'o200k_base' gives 200,019 ids"):
+        bake_adopted(adopted, tmp_path / "bk", tokenizer=wide)
+    assert not (tmp_path / "bk").exists()
+    to_hf(model, tmp_path / "ok", tokenizer=load_tokenizer(data))
+    assert (tmp_path / "ok" / "tokenizer.json").is_file()

@@ -596,10 +596,12 @@ def bake_adopted(model: PreTrainedModel, out_dir: str | os.PathLike, tokenizer: 
     ``save_pretrained``. ``out_dir`` is written atomically; a non-empty one needs ``overwrite=True``. Returns ``out_dir``.
     """
     from ..storage import api_writes
-    from .export import _atomic_dir, _save_tokenizer
+    from .export import _atomic_dir, _save_tokenizer, check_tokenizer_fits
     from .model_card import adopted_card
 
     generator = _check_adopted(model)
+    if tokenizer is not None:  # G299: o200k's tokenizer beside a 300-id model
+        check_tokenizer_fits(tokenizer, model.config.vocab_size, "bake_adopted")
     plain = _original(model, clone=False)
     with api_writes("bake_adopted", out_dir), _atomic_dir(out_dir, overwrite) as tmp:  # round 14 (B260): the
         # verbs' one line (errors.StorageError), not a raw OSError
