@@ -61,16 +61,23 @@ def test_load_adopted_of_a_weights_file_that_is_not_one_is_one_error(tmp_path):
             load_adopted(folder)
 
 
-def test_bake_adopted_of_a_class_that_does_not_generate_writes_it(tmp_path):
-    """G99: an adopted folder recording LlamaForSequenceClassification loaded as that class, and ``bake_adopted`` of it
-    ended in torch's AttributeError "... has no attribute 'generation_config'". It bakes that class, which
-    transformers loads."""
-    from transformers import AutoModelForSequenceClassification
+def test_an_adopted_folder_recording_a_class_that_does_not_generate_is_refused(tmp_path):
+    """G96, G97 (and G99 before them): an adopted folder whose recorded architecture was edited to
+    LlamaForSequenceClassification or LlamaModel (with its digest, or in a folder saved before the digest) loaded as
+    that class, the trained lm_head dropped for a head of random values, with only transformers' load report; G99's
+    ``bake_adopted`` of it then wrote that class. ``adopt`` takes only a causal LM, so ``load_adopted`` refuses any
+    other recorded class naming the one to put back; the folder as saved loads."""
+    from leviathan.errors import UserError
+    from leviathan.hf import load_adopted
 
-    from leviathan.hf import bake_adopted, load_adopted
-
-    folder = _adopted_folder(tmp_path / "ad96", "LlamaForSequenceClassification")
-    out = bake_adopted(load_adopted(folder), tmp_path / "bk96")
-    assert json.loads((out / "config.json").read_text())["architectures"] == ["LlamaForSequenceClassification"]
-    assert type(AutoModelForSequenceClassification.from_pretrained(str(out))).__name__ == \
-        "LlamaForSequenceClassification"
+    for architecture in ("LlamaForSequenceClassification", "LlamaModel"):
+        folder = _adopted_folder(tmp_path / architecture, architecture)
+        with pytest.raises(UserError, match=rf"architecture is '{architecture}', which is no causal language model "
+                                            r".*put 'LlamaForCausalLM' back"):
+            load_adopted(folder)
+        config = json.loads((folder / "config.json").read_text())
+        del config["leviathan_generator"]["settings_sha256"]  # as a folder saved before the digest (E169)
+        (folder / "config.json").write_text(json.dumps(config))
+        with pytest.raises(UserError, match="which is no causal language model"):
+            load_adopted(folder)
+    assert type(load_adopted(_adopted_folder(tmp_path / "ad"))).__name__ == "LeviathanLlamaForCausalLM"

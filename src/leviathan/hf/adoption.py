@@ -453,15 +453,24 @@ def _resolved(settings: dict[str, Any], embedding: nn.Embedding, scale: float, b
 
 
 # ---- load ----------------------------------------------------------------------------------------------------
-def _base_class(config: PretrainedConfig) -> type[PreTrainedModel]:
+def _base_class(config: PretrainedConfig, where: Path) -> type[PreTrainedModel]:
+    """The class the adoption recorded (``leviathan_generator.architecture``), else the config's causal LM class.
+    One that is no causal LM is refused, as ``adopt`` refuses it: ``LlamaForSequenceClassification`` or ``LlamaModel``
+    edited in loaded that class, the trained lm_head dropped for a head of random values, with only transformers'
+    load report (issue 30 round 18, G96, G97; a folder saved before the settings digest had no other check)."""
     import transformers
 
     settings = getattr(config, CONFIG_KEY, None)
     name = settings.get("architecture") if isinstance(settings, dict) else None
     cls = getattr(transformers, name, None) if name else None
+    causal = _causal_lm_class(config)
+    if isinstance(cls, type) and issubclass(cls, PreTrainedModel) and not issubclass(cls, causal):
+        raise UserError(f"{where}: {CONFIG_KEY}.architecture is {name!r}, which is no causal language model (adopt "
+                        f"takes only one: {causal.__name__} for this config), so the saved lm_head would be dropped; "
+                        f"config.json was edited; restore it from a copy, or put {causal.__name__!r} back")
     if isinstance(cls, type) and issubclass(cls, PreTrainedModel):
         return cls
-    return _causal_lm_class(config)
+    return causal
 
 
 def load_adopted(path: str | os.PathLike, **from_pretrained_kwargs: Any) -> PreTrainedModel:
@@ -489,7 +498,7 @@ def load_adopted(path: str | os.PathLike, **from_pretrained_kwargs: Any) -> PreT
 
     # a model.safetensors holding 'hello' or nothing was safetensors' raw "header too small" (round 18, G378, G380)
     saved_names(path, "restore it from a copy, or save the adopted model again (model.save_pretrained(DIR))")
-    base = _base_class(config)
+    base = _base_class(config, path / "config.json")
     _check_model_type(config, base, path / "config.json")
     try:
         model = adopted_class(base).from_pretrained(str(path), config=config, **from_pretrained_kwargs)
