@@ -29,6 +29,32 @@ def test_from_pretrained_refuses_weights_its_edited_config_does_not_describe(exp
     assert AutoModelForCausalLM.from_pretrained(str(exported)) is not None  # the export as written loads
 
 
+def test_from_pretrained_refuses_an_exports_edited_config_json(exported, tmp_path):
+    """G210: an export whose config.json had rope_theta edited 10000 -> 500 loaded through
+    ``LeviathanForCausalLM.from_pretrained`` (and AutoModelForCausalLM) and gave other logits, without a word, though
+    the export's marker records config.json's sha256. It is refused naming the file and how to export again; the
+    export as written loads, and a generation_config.json edited likewise is refused too."""
+    import leviathan.hf  # noqa: F401  (registers the Auto classes)
+    from transformers import AutoModelForCausalLM
+
+    from leviathan.errors import UserError
+    from leviathan.hf.modeling import LeviathanForCausalLM
+
+    edited = Path(shutil.copytree(exported, tmp_path / "e212"))
+    config = json.loads((edited / "config.json").read_text())
+    (edited / "config.json").write_text(json.dumps({**config, "rope_theta": 500.0}, indent=2))
+    for load in (LeviathanForCausalLM.from_pretrained, AutoModelForCausalLM.from_pretrained):
+        with pytest.raises(UserError, match=r"config\.json' is not the file `leviathan export` wrote there .*delete "
+                                            r"the edited export and export the checkpoint again"):
+            load(str(edited))
+    shutil.copy2(exported / "config.json", edited / "config.json")
+    generation = json.loads((edited / "generation_config.json").read_text())
+    (edited / "generation_config.json").write_text(json.dumps({**generation, "eos_token_id": 7}))
+    with pytest.raises(UserError, match=r"generation_config\.json' is not the file"):
+        LeviathanForCausalLM.from_pretrained(str(edited))
+    assert LeviathanForCausalLM.from_pretrained(str(exported)).config.rope_theta == config["rope_theta"]
+
+
 def _adopted_folder(folder: Path, architecture: str | None = None) -> Path:
     """A tiny adopted Llama saved into ``folder`` (its recorded architecture edited when given)."""
     from transformers import LlamaConfig
