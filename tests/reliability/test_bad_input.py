@@ -709,6 +709,28 @@ def test_a_validation_file_that_is_also_a_training_document_is_refused(tmp_path)
     assert meta["splits"]["train"]["documents"] == 3 and meta["splits"]["val"]["documents"] == 1
 
 
+def test_a_verbs_output_inside_a_corpus_folder_is_named_not_read(exported, tmp_path):
+    """F72, F74: ``prepare mix`` of a corpus folder holding an export (``mix/exp``) tokenized the export's README.md,
+    its model card, as a third document, without a word ('prepare exp1' alone is refused as an export's output); a
+    sweep folder there was refused at its results.jsonl, the cause unnamed. A folder a verb wrote, met in the walk, is
+    refused naming it; nothing is written; the corpus without it is prepared."""
+    mix = tmp_path / "mix"
+    mix.mkdir()
+    for i in range(3):
+        (mix / f"doc{i}.txt").write_text(f"document {i} of the corpus, with words of its own. " * 100)
+    shutil.copytree(exported, mix / "sub" / "exp")
+    proc = cli(["prepare", mix, "--out", tmp_path / "d", "--tokenizer", "bpe:300", "--no-progress"], timeout=120)
+    line = one_error(proc.stderr)
+    assert proc.returncode == 2 and f"'{mix / 'sub' / 'exp'}' in the corpus folder '{mix}' is the output of " \
+        "`leviathan export`" in line and "move it out of the corpus folder" in line, line
+    assert not (tmp_path / "d").exists()
+    shutil.move(mix / "sub" / "exp", tmp_path / "exp")
+    proc = cli(["prepare", mix, "--out", tmp_path / "d", "--tokenizer", "bpe:300", "--no-progress"], timeout=120)
+    assert proc.returncode == 0, proc.stderr
+    splits = json.loads((tmp_path / "d" / "meta.json").read_text())["splits"]
+    assert splits["train"]["documents"] + splits["val"]["documents"] == 3
+
+
 def test_resume_auto_of_a_run_killed_before_its_first_checkpoint_starts_it_again_as_begun(capsys, run_copy):
     """Round 14 (A247, A252): ``train --run-dir R --resume auto`` (no --config) of a run killed before its first
     checkpoint built the default config and stopped on "model.vocab_size is null ... 'data/stdlib' has no meta.json".
