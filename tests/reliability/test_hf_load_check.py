@@ -99,7 +99,7 @@ def test_an_adopted_folder_recording_a_class_that_does_not_generate_is_refused(t
     for architecture in ("LlamaForSequenceClassification", "LlamaModel"):
         folder = _adopted_folder(tmp_path / architecture, architecture)
         with pytest.raises(UserError, match=rf"architecture is '{architecture}', which is no causal language model "
-                                            r".*put 'LlamaForCausalLM' back"):
+                                            r".*put the causal LM class it was saved as back \('LlamaForCausalLM'\)"):
             load_adopted(folder)
         config = json.loads((folder / "config.json").read_text())
         del config["leviathan_generator"]["settings_sha256"]  # as a folder saved before the digest (E169)

@@ -463,14 +463,18 @@ def _base_class(config: PretrainedConfig, where: Path) -> type[PreTrainedModel]:
     settings = getattr(config, CONFIG_KEY, None)
     name = settings.get("architecture") if isinstance(settings, dict) else None
     cls = getattr(transformers, name, None) if name else None
-    causal = _causal_lm_class(config)
-    if isinstance(cls, type) and issubclass(cls, PreTrainedModel) and not issubclass(cls, causal):
+    if not (isinstance(cls, type) and issubclass(cls, PreTrainedModel)):
+        return _causal_lm_class(config)
+    from transformers.models.auto.modeling_auto import MODEL_FOR_CAUSAL_LM_MAPPING
+
+    causal = MODEL_FOR_CAUSAL_LM_MAPPING.get(getattr(cls, "config_class", None), None)
+    if causal is None or not issubclass(cls, causal):  # the causal LM of the class's own config (model_type: below)
+        shown = f" ({causal.__name__} for its config)" if causal is not None else ""
         raise UserError(f"{where}: {CONFIG_KEY}.architecture is {name!r}, which is no causal language model (adopt "
-                        f"takes only one: {causal.__name__} for this config), so the saved lm_head would be dropped; "
-                        f"config.json was edited; restore it from a copy, or put {causal.__name__!r} back")
-    if isinstance(cls, type) and issubclass(cls, PreTrainedModel):
-        return cls
-    return causal
+                        f"takes only one{shown}), so the saved lm_head would be dropped; config.json was edited; "
+                        f"restore it from a copy, or put the causal LM class it was saved as back"
+                        + (f" ({causal.__name__!r})" if causal is not None else ""))
+    return cls
 
 
 def load_adopted(path: str | os.PathLike, **from_pretrained_kwargs: Any) -> PreTrainedModel:
