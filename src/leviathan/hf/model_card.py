@@ -141,7 +141,8 @@ def _as_recorded(vals: list, recorded) -> bool:
     if not isinstance(recorded, dict) or not vals:
         return True
     row = vals[-1]
-    return all(recorded.get(key) == getattr(row, key) for key in ("val_loss", "val_ppl", "val_bpb"))
+    return all(repr(recorded.get(key)) == repr(getattr(row, key))  # repr: a NaN recorded is the NaN logged
+               for key in ("val_loss", "val_ppl", "val_bpb"))
 
 
 def _tied(rows: list, step: int, tokens: int, train_time_s: float) -> bool:
