@@ -26,8 +26,8 @@ from leviathan.model.llama import CausalLM
 from leviathan.train import checkpoint as ckpt
 
 sys.path.insert(0, str(Path(__file__).parent))
-from reliability_support import (cli, one_error, refingerprint, refingerprint_data, run_overrides, tree_hashes,  # noqa: E402
-                                 write_corpus)
+from reliability_support import (cli, one_error, refingerprint, refingerprint_data, run_overrides,  # noqa: E402
+                                 tree_hashes, write_corpus)
 # (reliability_support puts tests/integration on the path)
 from test_train import DIVERGE, huge_lr_allowed  # noqa: E402,F401
 

@@ -91,7 +91,7 @@ class PowerLawFit(Record):
     def unidentified(self) -> list[str]:
         """Why the bootstrap says the fit is not identified (empty: identified, or no draws to tell)."""
         reasons = []
-        if self.slope is not None and self.slope > RISING_SLOPE:  # F190: E = 4 [4, 4], alpha = 1e-4 [1e-4, 1e-4], no word
+        if self.slope is not None and self.slope > RISING_SLOPE:  # F190: alpha = 1e-4 [1e-4, 1e-4], no word
             reasons.append(f"the losses rise with size (slope {self.slope:+.3g} nats per e-fold of N): a loss that "
                            f"falls as a power law does not describe them, and alpha sits at its bound; check the "
                            f"sizes and losses are paired as meant, and that the larger runs trained to the end")
