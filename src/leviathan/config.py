@@ -292,7 +292,7 @@ def check_repeated_overrides(overrides: Sequence[str], prefix: str = "", where: 
     for text in overrides:
         if "=" not in text:
             continue  # parse_override names the problem
-        key = text.split("=", 1)[0].strip().lstrip("-")
+        key = _override_key(text)
         key = key if not prefix or key.startswith(prefix) or key == prefix.rstrip(".") else prefix + key
         if key in seen:
             raise ConfigError(f"{key} is given twice {where} ({seen[key]!r} and {text!r}), and only one value can "
@@ -306,6 +306,22 @@ def check_repeated_overrides(overrides: Sequence[str], prefix: str = "", where: 
                               f"{'sets' if outer == key else 'is inside'} the whole section {outer}), and only one "
                               f"value can hold; keep one")
         seen[key] = text
+
+
+def _override_key(text: str) -> str:
+    """The dotted key of a 'key=value' override (the text itself when it has no '=': parse_override names that)."""
+    return text.split("=", 1)[0].strip().lstrip("-")
+
+
+def layered_overrides(overrides: Sequence[str]) -> list[str]:
+    """``overrides`` applied in order (a grid's base, a size's, a variant's, the run's own) as one list with each key
+    once: an override whose key is set again later, or that lies inside a section set later, is dropped, which is
+    what applying them in order did. The ``train`` lines ``sweep --commands`` prints are this list, since ``train``
+    refuses a key given twice (issue 30 round 18, G186). A later key inside an earlier whole-section override
+    (``optim={lr: 1}`` then ``optim.lr=2``) cannot be merged by dropping one; both stay."""
+    keys = [_override_key(text) for text in overrides]
+    return [text for i, (text, key) in enumerate(zip(overrides, keys))
+            if not any(later == key or key.startswith(later + ".") for later in keys[i + 1:])]
 
 
 def override_list(overrides) -> list[str]:

@@ -29,8 +29,8 @@ from dataclasses import dataclass, field, fields, replace
 from pathlib import Path
 from typing import Any, Literal, Optional, Sequence
 
-from .config import (ConfigError, apply_overrides, from_dict, load_yaml, override_list, require, require_range,
-                     to_dict)
+from .config import (ConfigError, apply_overrides, check_repeated_overrides, from_dict, load_yaml, override_list,
+                     require, require_range, to_dict)
 from .configs import find_train_config
 from .data.meta import NO_META, PreparedMeta, find_meta, not_prepared
 from .devices import device_problem
@@ -348,9 +348,15 @@ def check_vocab(cfg: RunConfig, meta: PreparedMeta) -> None:
             f"{meta.tokenizer!r}); set model.vocab_size={data_vocab} (or null to take it from the data)")
 
 
-def load_run_config(path: str | Path | None, overrides: Sequence[str] = (), check_data: bool = True) -> RunConfig:
+def load_run_config(path: str | Path | None, overrides: Sequence[str] = (), check_data: bool = True, *,
+                    layered: bool = False) -> RunConfig:
     """Read a YAML file (or start empty when ``path`` is None), apply ``key.sub=value`` overrides, validate. ``path`` is
     a file or the name of a train config (``leviathan.configs``' lookup: ``tiny``).
+
+    A key the overrides set twice (``max_steps=2``, ``max_steps=5``; ``optim.lr=1e-3``, ``optim={lr: 2e-3}``) is a
+    ConfigError naming both, as ``sweep`` refuses it: only one can hold (issue 30 round 18, G184-G187: the last won
+    without a word). ``layered=True`` is for a list that layers settings on purpose (a grid's base, then a size's,
+    then the run's): the last value wins.
     """
     listed = override_list(overrides)
     found = find_train_config(path) if path is not None else None
@@ -358,4 +364,7 @@ def load_run_config(path: str | Path | None, overrides: Sequence[str] = (), chec
     if set(raw) - {f.name for f in fields(RunConfig)} and (other := other_settings_file(raw, "run config", found)):
         raise ConfigError(other)  # a grid given to train (round 16, C263)
     apply_overrides(raw, listed)
-    return build_run_config(raw, check_data=check_data)
+    cfg = build_run_config(raw, check_data=check_data)  # a value's own problem is named first
+    if not layered:  # G184-G187: `max_steps=2 max_steps=5` trained 5 steps without a word (sweep refused it)
+        check_repeated_overrides(listed, where="in the overrides")
+    return cfg

@@ -342,6 +342,24 @@ def test_batch_loader_seed_and_saved_position_are_checked_where_taken(data):
     assert again.next_batch()[0].tolist() == loader.next_batch()[0].tolist()
 
 
+def test_batch_loader_refuses_token_arrays_of_fractional_or_negative_ids(data):
+    """G200, G201 (and G196, G197, G202, G203, fixed before with G198): a token array of floats was cut to other ids
+    (297.8 trained as 297), one of negative ids returned in batches, both without a word; sizes that are not whole
+    numbers and a seed past 32 bits are refused. Integer ids >= 0 still load, a TokenDataset as before."""
+    from leviathan.data.loader import BatchLoader
+
+    with pytest.raises(UserError, match="BatchLoader: dataset: token ids must be integers, got an array of float64"):
+        BatchLoader(np.random.default_rng(0).random(1000) * 300, 32, 4)
+    with pytest.raises(UserError, match="BatchLoader: dataset: token id -500 at position 0 is negative"):
+        BatchLoader(np.arange(-500, 500), 32, 4)
+    for kwargs in ({"seq_len": 32.7}, {"seq_len": True}, {"shuffle": "buffer", "shuffle_buffer": 2.5},
+                   {"seed": 2**70}):
+        with pytest.raises(UserError, match="BatchLoader: "):
+            BatchLoader(data, **{"seq_len": 32, "batch_size": 4, **kwargs})
+    assert BatchLoader(np.arange(0, 500, dtype=np.uint16), 32, 4).next_batch()[0].shape == (4, 32)
+    assert BatchLoader(data, 32, 4).next_batch()[0].shape == (4, 32)
+
+
 def test_method_functions_refuse_what_they_cannot_compute_naming_it():
     """G216, G217, G220, G281, G283: ``t_interval(['1', '2'])`` was math's "must be real number, not str";
     ``least_squares_slope`` of equal x a ZeroDivisionError; ``lr_sweep.pick(tolerance=-1)`` min()'s "empty sequence";
@@ -433,3 +451,34 @@ def test_prepares_arguments_take_the_rules_of_its_flags(tmp_path, given, said):
         prepare(corpus, tmp_path / "d", "bpe:300", progress=False, **given)
     assert str(info.value).startswith(said), str(info.value)
     assert sorted(p.name for p in tmp_path.iterdir()) == ["corpus"]
+
+def test_a_tokenizer_with_ids_past_the_models_vocabulary_is_refused_by_the_writers(finished_run, data, tmp_path):
+    """G101, G299: ``to_hf(model, d, tokenizer=load_tokenizer('o200k_base'))`` of a 300-id model wrote config.json's
+    ``eos_token_id`` 199999 and o200k's tokenizer beside it, and ``bake_adopted`` of a 300-id adopted model likewise,
+    without a word. ``to_hf``, ``to_plain_llama`` and ``bake_adopted`` refuse a tokenizer giving more ids than the
+    model has, or an end-of-text id past them, before anything is written; the run's own tokenizer is written."""
+    from types import SimpleNamespace
+
+    import transformers
+
+    from leviathan.checkpoint.read import load_model
+    from leviathan.data.tokenizer import load_tokenizer
+    from leviathan.hf import adopt, bake_adopted
+    from leviathan.hf.export import to_hf, to_plain_llama
+
+    model = load_model(finished_run)[0]
+    vocab = model.config.vocab_size
+    wide = SimpleNamespace(name="o200k_base", vocab_size=200_019, eot_id=199_999, save=lambda folder: None)
+    past = SimpleNamespace(name="mine", vocab_size=vocab, eot_id=vocab + 5, save=lambda folder: None)
+    for write, tokenizer, shown in ((to_hf, wide, f"gives 200,019 ids, but the model's vocab_size is {vocab}"),
+                                    (to_plain_llama, past, f"end-of-text id {vocab + 5} is outside")):
+        with pytest.raises(UserError, match=f"{write.__name__}: tokenizer: .*{shown}"):
+            write(model, tmp_path / "x", tokenizer=tokenizer)
+        assert not (tmp_path / "x").exists()
+    adopted = adopt(transformers.LlamaConfig(vocab_size=300, hidden_size=32, intermediate_size=64, num_hidden_layers=2,
+                                             num_attention_heads=4, max_position_embeddings=64))
+    with pytest.raises(UserError, match="bake_adopted: tokenizer: 'o200k_base' gives 200,019 ids"):
+        bake_adopted(adopted, tmp_path / "bk", tokenizer=wide)
+    assert not (tmp_path / "bk").exists()
+    to_hf(model, tmp_path / "ok", tokenizer=load_tokenizer(data))
+    assert (tmp_path / "ok" / "tokenizer.json").is_file()

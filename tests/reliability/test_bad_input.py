@@ -26,8 +26,8 @@ from leviathan.model.llama import CausalLM
 from leviathan.train import checkpoint as ckpt
 
 sys.path.insert(0, str(Path(__file__).parent))
-from reliability_support import (one_error, refingerprint, refingerprint_data, run_overrides, tree_hashes,  # noqa: E402
-                                 write_corpus)
+from reliability_support import (cli, one_error, refingerprint, refingerprint_data, run_overrides,  # noqa: E402
+                                 tree_hashes, write_corpus)
 # (reliability_support puts tests/integration on the path)
 from test_train import DIVERGE, huge_lr_allowed  # noqa: E402,F401
 
@@ -680,6 +680,55 @@ def test_one_source_named_twice_is_refused(capsys, tmp_path):
                      "--no-progress")
         assert "are one source named twice" in line, line
     assert not (tmp_path / "d").exists()
+
+
+def test_a_validation_file_that_is_also_a_training_document_is_refused(tmp_path):
+    """F180, F181, G115, G118, G119: ``prepare corpus --val-source corpus/b.txt`` (the file inside the source folder),
+    or a byte-identical copy of b.txt under another name, trained on the validation document and then scored on it,
+    without a word. The first is refused before anything is read, the copy by its digest; nothing is left. A
+    validation file of other text is prepared as before."""
+    from leviathan.data.prepare import prepare
+    from leviathan.errors import UserError
+
+    corpus = tmp_path / "corpus"
+    corpus.mkdir()
+    for i, word in enumerate(("alpha", "bravo", "charlie")):
+        (corpus / f"{word}.txt").write_text(f"{word} document number {i}. " * 300)
+    (tmp_path / "copy.txt").write_bytes((corpus / "bravo.txt").read_bytes())
+    (tmp_path / "other.txt").write_text("a held-out text of other words. " * 50)
+    for val, shown in ((corpus / "bravo.txt", "lies inside the folder"),
+                       (tmp_path / "copy.txt", "1 of the 1 documents of the validation source")):
+        proc = cli(["prepare", corpus, "--val-source", val, "--out", tmp_path / "d", "--tokenizer", "bpe:300",
+                    "--no-progress"], timeout=120)
+        assert proc.returncode == 2 and shown in one_error(proc.stderr), proc.stderr
+        with pytest.raises(UserError, match=shown):
+            prepare(str(corpus), tmp_path / "d", "bpe:300", val_source=str(val), progress=False, log=lambda m: None)
+        assert not (tmp_path / "d").exists() and not list(tmp_path.glob(".d*"))
+    meta = prepare(str(corpus), tmp_path / "d", "bpe:300", val_source=str(tmp_path / "other.txt"), progress=False,
+                   log=lambda m: None)
+    assert meta["splits"]["train"]["documents"] == 3 and meta["splits"]["val"]["documents"] == 1
+
+
+def test_a_verbs_output_inside_a_corpus_folder_is_named_not_read(exported, tmp_path):
+    """F72, F74: ``prepare mix`` of a corpus folder holding an export (``mix/exp``) tokenized the export's README.md,
+    its model card, as a third document, without a word ('prepare exp1' alone is refused as an export's output); a
+    sweep folder there was refused at its results.jsonl, the cause unnamed. A folder a verb wrote, met in the walk, is
+    refused naming it; nothing is written; the corpus without it is prepared."""
+    mix = tmp_path / "mix"
+    mix.mkdir()
+    for i in range(3):
+        (mix / f"doc{i}.txt").write_text(f"document {i} of the corpus, with words of its own. " * 100)
+    shutil.copytree(exported, mix / "sub" / "exp")
+    proc = cli(["prepare", mix, "--out", tmp_path / "d", "--tokenizer", "bpe:300", "--no-progress"], timeout=120)
+    line = one_error(proc.stderr)
+    assert proc.returncode == 2 and f"'{mix / 'sub' / 'exp'}' in the corpus folder '{mix}' is the output of " \
+        "`leviathan export`" in line and "move it out of the corpus folder" in line, line
+    assert not (tmp_path / "d").exists()
+    shutil.move(mix / "sub" / "exp", tmp_path / "exp")
+    proc = cli(["prepare", mix, "--out", tmp_path / "d", "--tokenizer", "bpe:300", "--no-progress"], timeout=120)
+    assert proc.returncode == 0, proc.stderr
+    splits = json.loads((tmp_path / "d" / "meta.json").read_text())["splits"]
+    assert splits["train"]["documents"] + splits["val"]["documents"] == 3
 
 
 def test_resume_auto_of_a_run_killed_before_its_first_checkpoint_starts_it_again_as_begun(capsys, run_copy):

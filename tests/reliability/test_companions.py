@@ -357,6 +357,27 @@ def test_an_export_card_quotes_only_the_metrics_of_its_own_checkpoint(finished_r
     assert "3.1234" not in card and "Not quoted: the run's metrics.jsonl has validation figures for step 4" in card
 
 
+def test_a_models_card_does_not_quote_a_validation_loss_edited_in_metrics_jsonl(finished_run, tmp_path):
+    """F34: the step-4 validation row of a run's own metrics.jsonl edited consistently (val_loss 1.2345, val_ppl its
+    exp, val_bpb scaled; the training row and its time untouched) was quoted on the export's card, 'loss 1.2345
+    nats', for a model whose loss is 4.26, exit 0. The checkpoint's state.json records the step's validation when it
+    is saved; the card quotes metrics.jsonl's figures only when they are those (a real ``leviathan export``)."""
+    from reliability_support import cli
+
+    run = Path(shutil.copytree(finished_run, tmp_path / "run"))
+    recorded = json.loads((run / "checkpoints" / "step-00000004" / "state.json").read_text())["validation"]
+    rows = [json.loads(line) for line in (run / "metrics.jsonl").read_text().splitlines()]
+    val = [r for r in rows if "val_loss" in r][-1]
+    assert val["step"] == 4 and recorded == {k: val[k] for k in ("val_loss", "val_ppl", "val_bpb")}
+    scale = 1.2345 / val["val_loss"]
+    val.update(val_loss=1.2345, val_ppl=math.exp(1.2345), val_bpb=val["val_bpb"] * scale)
+    (run / "metrics.jsonl").write_text("".join(json.dumps(r) + "\n" for r in rows))
+    proc = cli(["export", run, tmp_path / "e34"])
+    assert proc.returncode == 0, proc.stderr
+    card = (tmp_path / "e34" / "README.md").read_text()
+    assert "1.2345" not in card and "or they are not the figures the checkpoint recorded when it was saved" in card
+
+
 def test_embeddings_of_a_run_whose_data_folder_was_replaced_by_another_tokenizers_are_refused(data_copy, tmp_path):
     """Round 11 (R41): ``analyze embeddings RUN`` (no --data: the folder the run's config names) read the frequency
     buckets of a data folder replaced by one of another tokenizer and recorded them, exit 0; --data OTHER was refused."""
@@ -483,8 +504,9 @@ def test_an_export_card_quotes_no_impossible_validation(capsys, finished_run, tm
 def test_an_export_card_quotes_no_validation_whose_loss_and_perplexity_contradict(capsys, finished_run, tmp_path):
     """Round 14 (A130): the last validation line of metrics.jsonl edited to loss 0.1 with its perplexity 237.09 kept
     was quoted on the export's card ("loss 0.1000 nats, perplexity 237.09"). A perplexity is exp(loss), written from
-    one number: a line where they differ is skipped with a warning naming it, the card quotes nothing; a consistent
-    edit (A131) is what the log says, and quoted."""
+    one number: a line where they differ is skipped with a warning naming it, the card quotes nothing. A consistent
+    edit (A131) was quoted as what the log says until round 18 (F34): the step's state.json now records the figures
+    the checkpoint was validated at, and the card quotes none that differ from them."""
     import math
 
     from leviathan.cli import main
@@ -494,7 +516,7 @@ def test_an_export_card_quotes_no_validation_whose_loss_and_perplexity_contradic
     last = max(i for i, line in enumerate(lines) if "val_loss" in json.loads(line))
     row = json.loads(lines[last])
     ppl = row["val_ppl"]
-    for loss, card_says in ((0.1, None), (0.1, "loss 0.1000 nats, perplexity 1.11")):
+    for loss, card_says in ((0.1, None), (0.1, "or they are not the figures the checkpoint recorded")):
         row.update(val_loss=loss, val_ppl=ppl if card_says is None else math.exp(loss))
         lines[last] = json.dumps(row)
         (run / "metrics.jsonl").write_text("\n".join(lines) + "\n")
@@ -508,7 +530,7 @@ def test_an_export_card_quotes_no_validation_whose_loss_and_perplexity_contradic
                     f"(fields edited apart); skipped") in err, err
             assert "0.1000" not in card and "Not evaluated at this step" in card
         else:
-            assert "val_ppl" not in err and card_says in card, err
+            assert "val_ppl" not in err and card_says in card and "0.1000" not in card, err
 
 
 def test_lm_eval_on_a_folder_whose_tokenizer_has_no_end_of_text_token_is_one_error(tmp_path, finished_run):

@@ -29,6 +29,32 @@ def test_from_pretrained_refuses_weights_its_edited_config_does_not_describe(exp
     assert AutoModelForCausalLM.from_pretrained(str(exported)) is not None  # the export as written loads
 
 
+def test_from_pretrained_refuses_an_exports_edited_config_json(exported, tmp_path):
+    """G210: an export whose config.json had rope_theta edited 10000 -> 500 loaded through
+    ``LeviathanForCausalLM.from_pretrained`` (and AutoModelForCausalLM) and gave other logits, without a word, though
+    the export's marker records config.json's sha256. It is refused naming the file and how to export again; the
+    export as written loads, and a generation_config.json edited likewise is refused too."""
+    import leviathan.hf  # noqa: F401  (registers the Auto classes)
+    from transformers import AutoModelForCausalLM
+
+    from leviathan.errors import UserError
+    from leviathan.hf.modeling import LeviathanForCausalLM
+
+    edited = Path(shutil.copytree(exported, tmp_path / "e212"))
+    config = json.loads((edited / "config.json").read_text())
+    (edited / "config.json").write_text(json.dumps({**config, "rope_theta": 500.0}, indent=2))
+    for load in (LeviathanForCausalLM.from_pretrained, AutoModelForCausalLM.from_pretrained):
+        with pytest.raises(UserError, match=r"config\.json' is not the file `leviathan export` wrote there .*delete "
+                                            r"the edited export and export the checkpoint again"):
+            load(str(edited))
+    shutil.copy2(exported / "config.json", edited / "config.json")
+    generation = json.loads((edited / "generation_config.json").read_text())
+    (edited / "generation_config.json").write_text(json.dumps({**generation, "eos_token_id": 7}))
+    with pytest.raises(UserError, match=r"generation_config\.json' is not the file"):
+        LeviathanForCausalLM.from_pretrained(str(edited))
+    assert LeviathanForCausalLM.from_pretrained(str(exported)).config.rope_theta == config["rope_theta"]
+
+
 def _adopted_folder(folder: Path, architecture: str | None = None) -> Path:
     """A tiny adopted Llama saved into ``folder`` (its recorded architecture edited when given)."""
     from transformers import LlamaConfig
@@ -61,16 +87,23 @@ def test_load_adopted_of_a_weights_file_that_is_not_one_is_one_error(tmp_path):
             load_adopted(folder)
 
 
-def test_bake_adopted_of_a_class_that_does_not_generate_writes_it(tmp_path):
-    """G99: an adopted folder recording LlamaForSequenceClassification loaded as that class, and ``bake_adopted`` of it
-    ended in torch's AttributeError "... has no attribute 'generation_config'". It bakes that class, which
-    transformers loads."""
-    from transformers import AutoModelForSequenceClassification
+def test_an_adopted_folder_recording_a_class_that_does_not_generate_is_refused(tmp_path):
+    """G96, G97 (and G99 before them): an adopted folder whose recorded architecture was edited to
+    LlamaForSequenceClassification or LlamaModel (with its digest, or in a folder saved before the digest) loaded as
+    that class, the trained lm_head dropped for a head of random values, with only transformers' load report; G99's
+    ``bake_adopted`` of it then wrote that class. ``adopt`` takes only a causal LM, so ``load_adopted`` refuses any
+    other recorded class naming the one to put back; the folder as saved loads."""
+    from leviathan.errors import UserError
+    from leviathan.hf import load_adopted
 
-    from leviathan.hf import bake_adopted, load_adopted
-
-    folder = _adopted_folder(tmp_path / "ad96", "LlamaForSequenceClassification")
-    out = bake_adopted(load_adopted(folder), tmp_path / "bk96")
-    assert json.loads((out / "config.json").read_text())["architectures"] == ["LlamaForSequenceClassification"]
-    assert type(AutoModelForSequenceClassification.from_pretrained(str(out))).__name__ == \
-        "LlamaForSequenceClassification"
+    for architecture in ("LlamaForSequenceClassification", "LlamaModel"):
+        folder = _adopted_folder(tmp_path / architecture, architecture)
+        with pytest.raises(UserError, match=rf"architecture is '{architecture}', which is no causal language model "
+                                            r".*put the causal LM class it was saved as back \('LlamaForCausalLM'\)"):
+            load_adopted(folder)
+        config = json.loads((folder / "config.json").read_text())
+        del config["leviathan_generator"]["settings_sha256"]  # as a folder saved before the digest (E169)
+        (folder / "config.json").write_text(json.dumps(config))
+        with pytest.raises(UserError, match="which is no causal language model"):
+            load_adopted(folder)
+    assert type(load_adopted(_adopted_folder(tmp_path / "ad"))).__name__ == "LeviathanLlamaForCausalLM"

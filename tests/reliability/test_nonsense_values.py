@@ -101,6 +101,24 @@ def test_an_inverted_point_with_a_negative_loss_is_refused_as_losses_refuses_it(
         dense_equivalent(fit, [3.0, -1.0], 5)
 
 
+def test_a_fit_of_losses_rising_with_size_says_it_is_no_power_law():
+    """F190: ``analyze fit --sizes 1e6,2e6,4e6 --losses 4,5,6`` printed 'alpha = 0.0001 [0.0001, 0.0001]', a fit at
+    alpha's bound with zero-width intervals missing every point by 0.8 nats, and no word that losses rising with size
+    are no falling power law. It now says so (a 'not identified' reason, also in --json and the report); falling and
+    flat losses get no such line."""
+    import json
+
+    from reliability_support import cli
+
+    proc = cli(["analyze", "fit", "--sizes", "1e6,2e6,4e6", "--losses", "4,5,6"])
+    assert proc.returncode == 0 and "not identified: the losses rise with size (slope +1.44 nats" in proc.stdout
+    proc = cli(["analyze", "fit", "--sizes", "1e6,2e6,4e6", "--losses", "4,5,6", "--json"])
+    assert any("the losses rise with size" in r for r in json.loads(proc.stdout)["fit"]["unidentified"]), proc.stdout
+    for losses in ("5,4.5,4.2", "5,5,5"):
+        proc = cli(["analyze", "fit", "--sizes", "1e6,2e6,4e6", "--losses", losses])
+        assert proc.returncode == 0 and "rise with size" not in proc.stdout, proc.stdout
+
+
 @pytest.mark.parametrize("option, value, shown", [
     ("--temperature", "nan", "got nan"), ("--temperature", "inf", "got inf"), ("--temperature", "-1", "got -1.0"),
     ("--top-p", "inf", "got inf"), ("--top-p", "nan", "got nan"), ("--top-p", "0", "got 0.0"),

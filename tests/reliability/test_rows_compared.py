@@ -24,6 +24,8 @@ import pytest
 sys.path.insert(0, str(Path(__file__).parent))
 from reliability_support import cli  # noqa: E402
 from test_row_identity import _collect_results  # noqa: E402
+
+from reliability_support import cli, one_error  # noqa: E402
 from test_grid_json_notes import swept  # noqa: E402,F401  (the fixture: a real two-run sweep)
 
 pytestmark = [pytest.mark.reliability, pytest.mark.usefixtures("single_thread")]
@@ -138,3 +140,23 @@ def test_paired_statistics_refuse_a_nan_difference_and_a_coverage_outside_0_1(sw
             paired_of(rows, ("a", "dense_untied"), ("a", "dense_tied"), "iso_body", ci=ci)
     assert len(paired_comparisons(rows, ci=0.9)) == 1
 
+def test_rows_of_one_size_and_seed_that_trained_other_budgets_are_not_paired(swept, tmp_path):
+    """F89, F90: a results file whose two rows of size 'a', seed 0 trained 2 and 60 steps (a row of another sweep of
+    the same grid name, or its grid field edited) was paired by ``analyze compare`` and ``report`` as "same tokens in
+    the same order", 'reduction +71.7%', exit 0: the check existed only when grid.json lay beside the rows. Without
+    grid.json the rows' own budgets are compared; the rows as swept still compare."""
+    rows = [json.loads(line) for line in (swept / "results.jsonl").read_text().splitlines()]
+    mixed = tmp_path / "mx"
+    mixed.mkdir()
+    (mixed / "results.jsonl").write_text("".join(json.dumps(r) + "\n" for r in rows))
+    assert cli(["analyze", "compare", mixed / "results.jsonl"]).returncode == 0
+    steps, tokens = rows[1]["steps"], rows[1]["tokens"]
+    rows[1].update(steps=steps * 30, tokens=tokens * 30)
+    rows[1]["config"]["max_steps"] = steps * 30
+    (mixed / "results.jsonl").write_text("".join(json.dumps(r) + "\n" for r in rows))
+    for argv in (["analyze", "compare", mixed / "results.jsonl"], ["report", mixed, "--out", tmp_path / "rep"]):
+        proc = cli(argv)
+        line = one_error(proc.stderr)
+        assert proc.returncode == 2 and "of size 'a', seed 0 trained different budgets" in line, line
+        assert f"{steps * 30} steps, {tokens * 30:,} tokens" in line, line
+    assert not (tmp_path / "rep").exists()

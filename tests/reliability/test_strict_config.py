@@ -648,3 +648,33 @@ def test_a_sizes_whole_float_is_read_as_its_integer_like_the_grids_base(data, tm
         assert proc.returncode == 0, proc.stderr
         listed.append(proc.stdout)
     assert listed[0] == listed[1] and "a-dense_tied-s0" in listed[0]
+
+
+def test_an_override_given_twice_is_refused_by_train_as_by_sweep(data, tmp_path):
+    """G184-G187: ``load_run_config(c, ['max_steps=2', 'max_steps=5'])`` and ``leviathan train ... max_steps=2
+    max_steps=5`` (or ``optim.lr=1e-3 'optim={lr: 2e-3}'``) trained with the last value without a word, where sweep
+    refuses the same two overrides. Both are refused naming the two; the ``train`` lines ``sweep --commands`` prints
+    for a size that sets the base's keys again give each key once, and train takes them."""
+    from leviathan.run_config import load_run_config
+
+    with pytest.raises(ConfigError, match=r"max_steps is given twice in the overrides \('max_steps=2' and 'max_st"):
+        load_run_config(None, [f"data.path={data}", "max_steps=2", "max_steps=5"])
+    with pytest.raises(ConfigError, match=r"optim.lr is set twice in the overrides: by 'optim.lr=1e-3' and by "):
+        load_run_config(None, [f"data.path={data}", "max_steps=2", "optim.lr=1e-3", "optim={lr: 2e-3}"])
+    for twice in (["max_steps=2", "max_steps=5"], ["optim.lr=1e-3", "optim={lr: 2e-3}"]):
+        settings = [o for o in run_overrides(data) if o.split("=")[0] not in (twice[0].split("=")[0], "optim")]
+        line = cli_error(["train", *settings, *twice, "--run-dir", tmp_path / "run"])
+        assert "twice in the overrides" in line and "keep one" in line, line
+        assert not (tmp_path / "run").exists()
+    grid = tmp_path / "g.yaml"
+    grid.write_text(yaml.safe_dump({"name": "g", "data": {"dir": str(data)}, "seeds": [0],
+                                    "base": {"max_steps": 1, "optim": {"lr": 0.01}, "data": {"seq_len": 32}},
+                                    "sizes": {"a": {"preset": "cpu-tiny", "run": {"max_steps": 2, "optim.lr": 0.02}}},
+                                    "experiments": {"iso_body": {"variants": ["dense_tied"], "sizes": ["a"]}}}))
+    proc = cli(["sweep", "--grid", grid, "--out", tmp_path / "sw", "--commands"])
+    assert proc.returncode == 0, proc.stderr
+    argv = proc.stdout.strip().splitlines()[-1].split()
+    assert argv.count("max_steps=2") == 1 and not any(a.startswith("max_steps=1") for a in argv), argv
+    shown = cli([*argv[1:], "--print-config"])
+    assert shown.returncode == 0, shown.stderr
+    assert "max_steps: 2\n" in shown.stdout and "lr: 0.02\n" in shown.stdout

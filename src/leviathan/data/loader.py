@@ -182,6 +182,24 @@ def _whole(value, name: str, minimum: int) -> int:
     return int(value)
 
 
+def _token_array(dataset) -> np.ndarray:
+    """The 1-D integer ids >= 0 of a token array given to ``BatchLoader`` (a TokenDataset's own ids are checked
+    against meta.json's vocabulary where it is read). Float ids were cut to other ids by ``astype(int64)`` (297.8
+    trained as 297) and negative ids returned in batches, both without a word (issue 30 round 18, G200, G201)."""
+    tokens = np.asarray(dataset)
+    if tokens.ndim != 1:
+        raise UserError(f"BatchLoader needs a 1-D token array, got shape {tokens.shape}")
+    if not np.issubdtype(tokens.dtype, np.integer):
+        api_check("BatchLoader", "dataset", f"token ids must be integers, got an array of {tokens.dtype}",
+                  "pass the ids as integers (np.asarray(ids, dtype=np.int64)): fractional values would be cut to "
+                  "other ids")
+    if len(tokens) and np.issubdtype(tokens.dtype, np.signedinteger) and int(tokens.min()) < 0:
+        first = int(np.argmax(tokens < 0))
+        api_check("BatchLoader", "dataset", f"token id {int(tokens[first])} at position {first:,} is negative",
+                  "pass token ids >= 0 (the ids a tokenizer gives)")
+    return tokens
+
+
 def _seed(value) -> int:
     """``value`` when it is a seed (``seeds.seed_problem``: an integer in [0, 2**32 - 1]), else the UserError naming
     it: ``seed=-1`` was taken and ended in numpy's "expected non-negative integer" at the first batch (round 18,
@@ -200,9 +218,7 @@ class BatchLoader:
         """Parameters: the loader's settings, each one saved in its resume state and checked there."""
         if isinstance(dataset, (str, os.PathLike)):
             dataset = TokenDataset(dataset, "train")
-        tokens = dataset.tokens if isinstance(dataset, TokenDataset) else np.asarray(dataset)
-        if tokens.ndim != 1:
-            raise UserError(f"BatchLoader needs a 1-D token array, got shape {tokens.shape}")
+        tokens = dataset.tokens if isinstance(dataset, TokenDataset) else _token_array(dataset)
         self.dataset = dataset
         self.tokens = tokens
         self.seq_len, self.batch_size = _whole(seq_len, "seq_len", 1), _whole(batch_size, "batch_size", 1)

@@ -72,6 +72,7 @@ from .prepare_arguments import check_prepare_arguments
 from .sources import Source, SourceStats, open_source
 from .tokenizer import (BUILTIN_ENCODINGS, Tokenizer, check_bpe_vocab_size, load_tokenizer, split_for_threads,
                         train_bpe)
+from .val_overlap import ValOverlap
 from ..storage import api_write
 
 __all__ = ["prepare", "prepare_eval_text", "dtype_for_vocab", "FORMAT_VERSION", "META_FILE", "FREQ_FILE"]
@@ -138,12 +139,14 @@ class _Reader:
     def _run(self) -> None:
         try:
             batch = _Batch()
+            overlap = ValOverlap(active=len(self.parts) > 1)  # F181, G119: a validation copy of a training document
             for source, is_val in self.parts:
                 for text in source:
                     data = text.encode("utf-8")
                     digest, u = _doc_hash(data, self.key)
                     split = 1 if (is_val or u < self.val_fraction) else 0
                     self.fingerprint.add(split, digest)
+                    overlap.add(is_val, digest)
                     d = len(batch.doc_split)
                     batch.doc_split.append(split)
                     batch.doc_bytes.append(len(data))
@@ -156,6 +159,8 @@ class _Reader:
                         if not self._put(batch):
                             return
                         batch = _Batch()
+            if len(self.parts) > 1:
+                overlap.check(self.parts[0][0], self.parts[1][0])
             if batch.pieces and not self._put(batch):
                 return
             self._put(None)
@@ -324,10 +329,12 @@ def _check_out_dir(out: Path, settings: dict, stat: str, overwrite: bool) -> Pre
 
 
 def _check_named_once(source, val_source) -> None:
-    """UserError when one file or folder is named twice among the sources and the validation source: ``prepare a.txt
-    a.txt`` counted its documents twice and put one copy in each split, validation a copy of training (issue 30 round
-    12, U200)."""
-    seen: dict[str, str] = {}
+    """UserError when one file or folder is named twice among the sources and the validation source, or one lies
+    inside another named folder: ``prepare a.txt a.txt`` counted its documents twice and put one copy in each split
+    (issue 30 round 12, U200), and ``prepare corpus --val-source corpus/b.txt`` trained on b.txt and scored on it
+    (round 18, F180, G115, G118). A copy under another name is found by its digest as the documents are read
+    (``_Reader``)."""
+    seen: list[tuple[Path, str]] = []
     for spec in [*(source if isinstance(source, (list, tuple)) else [source]),
                  *(val_source if isinstance(val_source, (list, tuple)) else [val_source])]:
         if not isinstance(spec, (str, os.PathLike)) or os.fspath(spec) == "stdlib":
@@ -335,11 +342,17 @@ def _check_named_once(source, val_source) -> None:
         path = Path(spec).expanduser()
         if not path.exists():
             continue
-        real = os.path.realpath(path)
-        if real in seen:
-            raise UserError(f"{os.fspath(spec)!r} and {seen[real]!r} are one source named twice: its documents would be "
-                            f"counted twice, and a copy could land in each split; name each source once")
-        seen[real] = os.fspath(spec)
+        real = Path(os.path.realpath(path))
+        for other, name in seen:
+            if real == other:
+                raise UserError(f"{os.fspath(spec)!r} and {name!r} are one source named twice: its documents would be "
+                                f"counted twice, and a copy could land in each split; name each source once")
+            if real.is_relative_to(other) or other.is_relative_to(real):
+                inner, outer = (os.fspath(spec), name) if real.is_relative_to(other) else (name, os.fspath(spec))
+                raise UserError(f"{inner!r} lies inside the folder {outer!r}, also named as a source: its documents "
+                                f"would be read twice, and a validation file also trained on; move it out of the "
+                                f"folder, or name it once")
+        seen.append((real, os.fspath(spec)))
 
 
 def _check_apart(out: Path, specs: list, sources: list) -> None:

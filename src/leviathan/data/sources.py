@@ -536,6 +536,8 @@ def _folder_files(root: Path, extensions: Sequence[str]) -> tuple[list[Path], in
     files, skipped = [], 0
     for dirpath, dirnames, filenames in os.walk(root):
         dirnames[:] = [d for d in dirnames if d not in _SKIP_DIRS and not d.startswith(".")]
+        if Path(dirpath) != root:
+            _check_not_an_output(Path(dirpath), dirpath, root)
         for f in filenames:
             if f.startswith("."):
                 continue
@@ -564,16 +566,22 @@ def parse_hf_spec(spec: str) -> tuple[str, str | None, str]:
     return name, (config or None), split
 
 
-def _check_not_an_output(path: Path, spec: str) -> None:
+def _check_not_an_output(path: Path, spec: str, corpus: Path | None = None) -> None:
     """UserError for a folder another leviathan verb wrote (its marker says which), given as a corpus: a run folder was
     read as text, and the line blamed its metrics.jsonl's missing 'text' field and offered --text-field (issue 30
-    round 14, A117). Its outputs are not text to train on."""
+    round 14, A117). Its outputs are not text to train on. ``corpus``: the corpus folder ``path`` lies inside, whose
+    walk met it: an export there had its README.md (the model card) tokenized as a document, without a word
+    (round 18, F72), and a sweep there was refused at its results.jsonl, the cause unnamed (F74)."""
     from ..ownership import read_marker
 
     try:
         marker = read_marker(path)
     except UserError:
         return  # a damaged marker: the folder's files are judged as they are
+    if marker is not None and corpus is not None:
+        raise UserError(f"{spec!r} in the corpus folder {str(corpus)!r} is the output of `leviathan {marker.verb}` "
+                        f"(its leviathan_output.json says so), not text: its files would be read as documents; move "
+                        f"it out of the corpus folder")
     if marker is not None:
         raise UserError(f"source {spec!r} is the output of `leviathan {marker.verb}` (its leviathan_output.json says "
                         f"so), not a corpus; pass the text files or folder to prepare")

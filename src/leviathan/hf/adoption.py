@@ -452,15 +452,28 @@ def _resolved(settings: dict[str, Any], embedding: nn.Embedding, scale: float, b
 
 
 # ---- load ----------------------------------------------------------------------------------------------------
-def _base_class(config: PretrainedConfig) -> type[PreTrainedModel]:
+def _base_class(config: PretrainedConfig, where: Path) -> type[PreTrainedModel]:
+    """The class the adoption recorded (``leviathan_generator.architecture``), else the config's causal LM class.
+    One that is no causal LM is refused, as ``adopt`` refuses it: ``LlamaForSequenceClassification`` or ``LlamaModel``
+    edited in loaded that class, the trained lm_head dropped for a head of random values, with only transformers'
+    load report (issue 30 round 18, G96, G97; a folder saved before the settings digest had no other check)."""
     import transformers
 
     settings = getattr(config, CONFIG_KEY, None)
     name = settings.get("architecture") if isinstance(settings, dict) else None
     cls = getattr(transformers, name, None) if name else None
-    if isinstance(cls, type) and issubclass(cls, PreTrainedModel):
-        return cls
-    return _causal_lm_class(config)
+    if not (isinstance(cls, type) and issubclass(cls, PreTrainedModel)):
+        return _causal_lm_class(config)
+    from transformers.models.auto.modeling_auto import MODEL_FOR_CAUSAL_LM_MAPPING
+
+    causal = MODEL_FOR_CAUSAL_LM_MAPPING.get(getattr(cls, "config_class", None), None)
+    if causal is None or not issubclass(cls, causal):  # the causal LM of the class's own config (model_type: below)
+        shown = f" ({causal.__name__} for its config)" if causal is not None else ""
+        raise UserError(f"{where}: {CONFIG_KEY}.architecture is {name!r}, which is no causal language model (adopt "
+                        f"takes only one{shown}), so the saved lm_head would be dropped; config.json was edited; "
+                        f"restore it from a copy, or put the causal LM class it was saved as back"
+                        + (f" ({causal.__name__!r})" if causal is not None else ""))
+    return cls
 
 
 def load_adopted(path: str | os.PathLike, **from_pretrained_kwargs: Any) -> PreTrainedModel:
@@ -487,7 +500,7 @@ def load_adopted(path: str | os.PathLike, **from_pretrained_kwargs: Any) -> PreT
 
     # a model.safetensors holding 'hello' or nothing was safetensors' raw "header too small" (round 18, G378, G380)
     saved_names(path, "restore it from a copy, or save the adopted model again (model.save_pretrained(DIR))")
-    base = _base_class(config)
+    base = _base_class(config, path / "config.json")
     _check_model_type(config, base, path / "config.json")
     try:
         model = adopted_class(base).from_pretrained(str(path), config=config, **from_pretrained_kwargs)
@@ -611,10 +624,12 @@ def bake_adopted(model: PreTrainedModel, out_dir: str | os.PathLike, tokenizer: 
     ``save_pretrained``. ``out_dir`` is written atomically; a non-empty one needs ``overwrite=True``. Returns ``out_dir``.
     """
     from ..storage import api_writes
-    from .export import _atomic_dir, _save_tokenizer
+    from .export import _atomic_dir, _save_tokenizer, check_tokenizer_fits
     from .model_card import adopted_card
 
     generator = _check_adopted(model)
+    if tokenizer is not None:  # G299: o200k's tokenizer beside a 300-id model
+        check_tokenizer_fits(tokenizer, model.config.vocab_size, "bake_adopted")
     plain = _original(model, clone=False)
     with api_writes("bake_adopted", out_dir), _atomic_dir(out_dir, overwrite) as tmp:  # round 14 (B260): the
         # verbs' one line (errors.StorageError), not a raw OSError

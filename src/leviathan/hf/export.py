@@ -252,6 +252,35 @@ def _eos_id(tokenizer: Any) -> Optional[int]:
     return None
 
 
+def _tokenizer_size(tokenizer: Any) -> Optional[int]:
+    """How many ids ``tokenizer`` gives (leviathan's ``vocab_size``, a ``tokenizers.Tokenizer``'s
+    ``get_vocab_size()``, a transformers tokenizer's ``len``); None when it does not say."""
+    size = getattr(tokenizer, "vocab_size", None)
+    if hasattr(tokenizer, "get_vocab_size"):
+        size = tokenizer.get_vocab_size()
+    elif hasattr(tokenizer, "save_pretrained") and hasattr(tokenizer, "__len__"):
+        size = len(tokenizer)
+    return size if isinstance(size, int) and not isinstance(size, bool) else None
+
+
+def check_tokenizer_fits(tokenizer: Any, vocab_size: int, api: str) -> None:
+    """UserError when ``tokenizer`` gives ids the model has no row for (more ids than its ``vocab_size``, or an
+    end-of-text id past it): ``to_hf(m, d, tokenizer=load_tokenizer('o200k_base'))`` of a 300-id model wrote
+    ``eos_token_id`` 199999 and o200k's tokenizer beside it, and ``bake_adopted`` likewise, without a word (issue 30
+    round 18, G101, G299). A model head larger than the tokenizer is allowed (ids it never gives)."""
+    from ..commands.values import api_check
+
+    size, eos = _tokenizer_size(tokenizer), _eos_id(tokenizer)
+    name = getattr(tokenizer, "name", None) or getattr(tokenizer, "name_or_path", None) or type(tokenizer).__name__
+    problem = None
+    if size is not None and size > vocab_size:
+        problem = f"{name!r} gives {size:,} ids, but the model's vocab_size is {vocab_size:,}"
+    elif eos is not None and not 0 <= eos < vocab_size:
+        problem = f"{name!r}'s end-of-text id {eos} is outside the model's vocabulary [0, {vocab_size:,})"
+    api_check(api, "tokenizer", problem, "pass the tokenizer the model was trained with (load_tokenizer(RUN_OR_DATA))"
+              ": text it encodes would give ids the model has no embedding for")
+
+
 def _save_tokenizer(tokenizer: Any, directory: Path) -> None:
     if hasattr(tokenizer, "save_pretrained"):  # transformers tokenizer
         tokenizer.save_pretrained(str(directory))
@@ -299,6 +328,8 @@ def to_hf(model: CausalLM | LeviathanForCausalLM, out_dir: str | os.PathLike, to
     _check_model(model, "to_hf")
     _check_training(training, "to_hf")
     eos = _eos_id(tokenizer) if tokenizer is not None else None
+    if tokenizer is not None:
+        check_tokenizer_fits(tokenizer, _as_native(model).config.vocab_size, "to_hf")
     hf = from_native(model, **({"eos_token_id": eos} if eos is not None else {}))
     if eos is not None and hf is model:  # an HF model passed in: record the tokenizer's end-of-text id
         hf.config.eos_token_id = hf.generation_config.eos_token_id = eos
@@ -347,6 +378,8 @@ def to_plain_llama(model: CausalLM | LeviathanForCausalLM, out_dir: str | os.Pat
     _check_training(training, "to_plain_llama")
     native = _as_native(model)
     eos = _eos_id(tokenizer) if tokenizer is not None else None
+    if tokenizer is not None:
+        check_tokenizer_fits(tokenizer, native.config.vocab_size, "to_plain_llama")
     tensors = plain_llama_state_dict(native)
     dtype = tensors["model.embed_tokens.weight"].dtype
     config = plain_llama_config(native.config, eos_token_id=eos, dtype=str(dtype).removeprefix("torch."))

@@ -91,8 +91,9 @@ def _evaluation_lines(t: Training | None) -> list[str]:
     e = t.evaluation if t is not None else None
     if e is None and t is not None and t.untied:
         return [f"Not quoted: the run's metrics.jsonl has validation figures for step {t.step:,}, but no training row "
-                f"at that step recording this checkpoint's training time and tokens ties them to it (the file may be "
-                f"from another run or session). Evaluate the checkpoint with `leviathan "
+                f"at that step recording this checkpoint's training time and tokens ties them to it, or they are not "
+                f"the figures the checkpoint recorded when it was saved (the file may be from another run or session, "
+                f"or edited). Evaluate the checkpoint with `leviathan "
                 f"eval RUN_DIR`, or this folder with lm-evaluation-harness (`leviathan lm-eval`)."]
     if e is None:
         return ["Not evaluated at this step. Evaluate the run's checkpoint with `leviathan eval RUN_DIR`, or this "
@@ -123,13 +124,25 @@ def checkpoint_training(path: str | os.PathLike) -> Training:
     except UserError:  # a step folder copied without its run folder
         rows = []
     vals = [r for r in rows if r.step == step and r.val_loss is not None and r.val_ppl is not None]
-    tied = _tied(rows, step, tokens, state.train_time_s)
+    tied = _tied(rows, step, tokens, state.train_time_s) and _as_recorded(vals, state.raw.get("validation"))
     if vals and tied:
         r = vals[-1]
         evaluation = Evaluation(loss=float(r.val_loss), ppl=float(r.val_ppl), bpb=r.val_bpb, tokens=cfg.eval_tokens)
     return Training(step=step, tokens=tokens, data=Path(cfg.data.path).name, tokenizer=tokenizer,
                     seq_len=cfg.data.seq_len, batch_tokens=cfg.batch_tokens, lr=cfg.optim.lr,
                     max_steps=cfg.max_steps, seed=cfg.seed, evaluation=evaluation, untied=bool(vals) and not tied)
+
+
+def _as_recorded(vals: list, recorded) -> bool:
+    """Whether metrics.jsonl's validation row at the step holds the numbers the checkpoint's state.json recorded when
+    it was saved (``validation``; a checkpoint saved before it records none and is not compared). A metrics.jsonl
+    whose step-4 row was edited to loss 1.2345 (and a matching ppl and bpb) was quoted on the card for a model whose
+    loss is 5.45, exit 0 (issue 30 round 18, F34): the card then says the figures cannot be tied to the checkpoint."""
+    if not isinstance(recorded, dict) or not vals:
+        return True
+    row = vals[-1]
+    return all(repr(recorded.get(key)) == repr(getattr(row, key))  # repr: a NaN recorded is the NaN logged
+               for key in ("val_loss", "val_ppl", "val_bpb"))
 
 
 def _tied(rows: list, step: int, tokens: int, train_time_s: float) -> bool:

@@ -63,7 +63,8 @@ class LeviathanPreTrainedModel(PreTrainedModel):
         """transformers' load, after checking that a local folder's weights are the model its config.json builds
         (``eval.weight_names``): an export whose config.json was edited to ``dense_tied`` loaded with the generator's
         six tensors dropped as "unexpected" and the head tied to the table, a different model, no error (issue 30
-        round 15, A66). A hub name or a folder without safetensors is left to transformers."""
+        round 15, A66); and that an export's config.json is the one ``leviathan export`` wrote (its marker's sha256:
+        round 18, G210). A hub name or a folder without safetensors is left to transformers."""
         import os
 
         where = pretrained_model_name_or_path
@@ -71,8 +72,12 @@ class LeviathanPreTrainedModel(PreTrainedModel):
             from pathlib import Path
 
             from ..eval.weight_names import check_weight_names
+            from ..ownership import check_output_files, export_again
 
             check_weight_names(Path(where))
+            # G210: an export's config.json edited (rope_theta 10000 -> 500) loaded other logits without a word,
+            # though export's marker records its sha256 (the adopted folders' kind, E169)
+            check_output_files(where, export_again(where), names=("config.json", "generation_config.json"))
         return super().from_pretrained(pretrained_model_name_or_path, *args, **kwargs)
 
     @torch.no_grad()

@@ -326,7 +326,7 @@ class _Session:
         if logged:
             self._log(state, result, lr)
         if self.validator.due(state.step):
-            state.last_eval = self.validator.run(self.parts.model)
+            state.last_eval, state.last_eval_step = self.validator.run(self.parts.model), state.step
             self.metrics.log({"step": state.step, "tokens": state.tokens, **state.last_eval.metrics_row(), "split": "val"})
             self.out.note(_eval_line(state))
         self._checkpoint(state, lr)

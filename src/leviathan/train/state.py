@@ -46,6 +46,7 @@ class TrainState:
     tokens: int = 0
     train_time_s: float = 0.0
     last_eval: EvalResult | None = None
+    last_eval_step: int | None = None  # the step ``last_eval`` validated (state.json records it at that step)
 
 
 # ---- writing ------------------------------------------------------------------------------------
@@ -78,7 +79,10 @@ class Checkpointer:
         return {"state": {"step": state.step, "tokens": state.tokens, "loader": self.loader.state_dict(),
                           "rng": rng_json, "world_size": self.info.world_size, "train_time_s": state.train_time_s,
                           "tokenizer": self.folder.tokenizer_name, "run_id": self.folder.run_id,
-                          "data_fingerprint": self.folder.data_fingerprint},
+                          "data_fingerprint": self.folder.data_fingerprint,
+                          # F34: the step's validation, which the model card quotes only where metrics.jsonl agrees
+                          "validation": state.last_eval.metrics_row() if state.last_eval is not None
+                          and state.last_eval_step == state.step else None},
                 "rng": rng_tensors}
 
     def save(self, snap: dict) -> None:

@@ -263,6 +263,27 @@ def check_one_grid(rows: Iterable, source: str, grid_name: str | None, grid_file
                         f"own grid.json (`leviathan sweep --grid {row_grid} --out FOLDER` writes it again without "
                         f"training a run that has its row)")
     check_one_data(rows, source)
+    check_one_budget(rows, source)
+
+
+def check_one_budget(rows: Iterable, source: str) -> None:
+    """UserError when two rows of one size and seed (the pairs ``analyze compare`` and a report set side by side as
+    "same size, same seed: same tokens in the same order") record different training tokens: a 60-step row of another
+    sweep of grid 'g1' (or with its grid field edited to 'g1') was paired with a 2-step baseline, 'reduction +71.7%',
+    exit 0; the check existed only when the rows' grid.json was beside them (issue 30 round 18, F89, F90). Rows that
+    record no tokens, size or seed are not compared."""
+    first: dict[tuple, Any] = {}
+    for row in rows:
+        size, seed, tokens = getattr(row, "size", None), getattr(row, "seed", None), getattr(row, "tokens", None)
+        if size is None or seed is None or not isinstance(tokens, int):
+            continue
+        other = first.setdefault((size, seed), row)
+        if other.tokens != tokens:
+            raise UserError(f"the rows of {source} of size {size!r}, seed {seed} trained different budgets: "
+                            f"{other.name} {other.steps} steps, {other.tokens:,} tokens; {row.name} {row.steps} steps, "
+                            f"{tokens:,} tokens; a comparison pairs runs that saw the same tokens: one row comes from "
+                            f"another sweep (another max_steps) or was edited: move it to the results of its own "
+                            f"sweep, or resweep it with the grid's settings")
 
 
 def check_one_data(rows: Iterable, source: str) -> None:

@@ -163,7 +163,7 @@ def build_run_config(grid: Grid, spec: RunSpec):
     """The run's ``RunConfig``: the grid's base config + base overrides + the run's model/seeds/data."""
     from ...run_config import load_run_config
 
-    return load_run_config(str(grid.base_config) if grid.base_config else None, grid.run_overrides(spec))
+    return load_run_config(str(grid.base_config) if grid.base_config else None, grid.run_overrides(spec), layered=True)
 
 
 def _run_config_of(grid: Grid, spec: RunSpec):
@@ -702,12 +702,14 @@ def train_commands(grid: Grid, out_dir: str | os.PathLike, runs: list[RunSpec] |
     ``threads`` prefixes each line with ``OMP_NUM_THREADS=N`` (torch reads it at import)."""
     import shlex
 
+    from ...config import layered_overrides
+
     lines = []
     for spec in runs or grid.runs:
         args = ([f"OMP_NUM_THREADS={threads}"] if threads else []) + ["leviathan", "train"]
         if grid.base_config:
             args += ["--config", str(grid.base_config)]
-        args += grid.run_overrides(spec)
+        args += layered_overrides(grid.run_overrides(spec))  # each key once: train refuses one given twice (G186)
         args += ["--run-dir", str(Path(out_dir) / "runs" / spec.name), "--resume", "auto"]
         lines.append(" ".join(shlex.quote(a) for a in args))
     return lines

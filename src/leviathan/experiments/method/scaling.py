@@ -23,7 +23,9 @@ Identification. A ladder whose losses barely bend (or span too few sizes) fits e
 tiny alpha as with E near the smallest loss and a large alpha; every dense-equivalent size read off the point
 estimate is then one of many. ``PowerLawFit.unidentified`` says so from the bootstrap: alpha's interval spanning
 more than ``ALPHA_RATIO_IDENTIFIED`` (a factor of 4 in alpha is one in the exponent of every multiplier), or E's
-interval covering more than half of [0, min L). The report prints the reasons.
+interval covering more than half of [0, min L). Losses that rise with size (a positive least-squares slope against
+ln N) are no falling power law at all: the fit sits at alpha's bound with intervals of zero width, which read as
+certainty (issue 30 round 18, F190); that is a reason too. The report prints the reasons.
 
 Footguns: a fit on fewer than 4 sizes has no residual degrees of freedom worth the name; the bootstrap interval
 then mostly says "we don't know" and the report says so. Quantiles of draws that include infinity use the
@@ -46,6 +48,7 @@ from ..machinery.results import DEFAULT_LADDER, ResultRow, check_typed_rows
 
 ALPHA_BOUNDS = (1e-4, 5.0)
 ALPHA_RATIO_IDENTIFIED = 4.0  # alpha's bootstrap interval hi / lo above this: the exponent is not identified
+RISING_SLOPE = 1e-9  # nats per e-fold of N: above it the losses rise with size (below: flat, up to rounding)
 E_SHARE_IDENTIFIED = 0.5  # E's bootstrap interval wider than this share of min L: E is not identified
 
 
@@ -73,6 +76,7 @@ class PowerLawFit(Record):
     draws: np.ndarray | None = field(default=None, repr=False)
     num_redrawn: int = 0
     stratified: bool = False
+    slope: float | None = None  # least-squares slope of the losses against ln N (nats per e-fold): > 0, rising
 
     def predict(self, N):
         return power_law(N, self.E, self.A, self.alpha)
@@ -87,6 +91,10 @@ class PowerLawFit(Record):
     def unidentified(self) -> list[str]:
         """Why the bootstrap says the fit is not identified (empty: identified, or no draws to tell)."""
         reasons = []
+        if self.slope is not None and self.slope > RISING_SLOPE:  # F190: alpha = 1e-4 [1e-4, 1e-4], no word
+            reasons.append(f"the losses rise with size (slope {self.slope:+.3g} nats per e-fold of N): a loss that "
+                           f"falls as a power law does not describe them, and alpha sits at its bound; check the "
+                           f"sizes and losses are paired as meant, and that the larger runs trained to the end")
         a = self.interval("alpha")
         if a is not None and a[0] > 0 and a[1] / a[0] > ALPHA_RATIO_IDENTIFIED:
             reasons.append(f"alpha's {int(100 * self.ci)}% interval [{a[0]:.3g}, {a[1]:.3g}] spans a factor of "
@@ -102,7 +110,7 @@ class PowerLawFit(Record):
                "N_min": self.N_min, "N_max": self.N_max, "rmse": self.rmse, "ci": self.ci, "L_min": self.L_min,
                "unidentified": self.unidentified(),
                "num_bootstrap": 0 if self.draws is None else int(len(self.draws)),
-               "num_redrawn": self.num_redrawn, "stratified": self.stratified}
+               "num_redrawn": self.num_redrawn, "stratified": self.stratified, "slope": self.slope}
         for name in ("E", "A", "alpha"):
             iv = self.interval(name)
             out[f"{name}_ci"] = None if iv is None else [_finite_or_none(v) for v in iv]
@@ -222,7 +230,7 @@ def fit_power_law(N: Sequence[float], L: Sequence[float], *, num_bootstrap: int 
     A = math.exp(c + alpha * x0)
     rmse = float(np.sqrt(np.mean((power_law(N, E, A, alpha) - L) ** 2)))
     fit = PowerLawFit(E=E, A=A, alpha=alpha, num_runs=len(N), N_min=float(N.min()), N_max=float(N.max()),
-                      rmse=rmse, ci=ci, L_min=float(L.min()))
+                      rmse=rmse, ci=ci, L_min=float(L.min()), slope=float(np.polyfit(x, L, 1)[0]))
     problem = bootstrap_problem(num_bootstrap)  # the --bootstrap flag's rule
     if problem is not None:
         raise UserError(f"num_bootstrap: {problem} (draws; 0: no intervals)")
