@@ -106,4 +106,8 @@ def test_a_collected_results_folder_is_not_a_sweeps_out(swept, data, tmp_path):
     assert tree_hashes(collected) == before and sorted(p.name for p in collected.iterdir()) == ["grid.json",
                                                                                                 "results.jsonl"]
     done = cli(["sweep", "--grid", grid, "--out", tmp_path / "again", "--reuse", collected])
-    assert done.returncode == 0 and "0 to go" in done.stdout + done.stderr, done.stdout + done.stderr
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert (tmp_path / "again" / "results.jsonl").read_text() == (collected / "results.jsonl").read_text()
+    done = _collect_results(tmp_path / "again", "--dest", tmp_path / "res")  # the continued sweep collected back:
+    assert done.returncode == 0, done.stderr  # its rows are the committed ones, as written (no "reused" note)
+    assert tree_hashes(collected)["results.jsonl"] == before["results.jsonl"]  # grid.json: this grid file's path

@@ -9,7 +9,10 @@ difference in the settings that decide a run's numbers (``drift.config_differenc
 (``data_match``) and the same evaluation (the source folder's grid.json lists the grid's eval sets and options).
 Its name may differ (``d64L6-leviathan-s0`` is the width grid's ``d64L6-pick-leviathan-s0`` when the pick is the
 reference): the copy takes the run's name, size and regimes, keeps everything it measured, and says where it came
-from in its ``notes``; the sweep then finds the run done, and ``drift`` sees the same config again.
+from in its ``notes``; the sweep then finds the run done, and ``drift`` sees the same config again. A row of this
+grid's own run (its name, grid and size) is taken as written: that is how a sweep continues from the rows
+scripts/collect_results.py committed, and a note would make the row differ from the committed one, which collect then
+refuses to merge.
 
 Footgun: equal settings at a different code commit are the same run only if that code trains the same numbers; the
 plan that reuses rows says how that was checked (``scripts/same_numbers.py``). The copy keeps the row's ``code``.
@@ -56,6 +59,9 @@ def reusable_rows(grid: Grid, runs: Iterable[RunSpec], candidates: Iterable[Resu
             if evaluation_differences(row.evaluation, evaluation):  # a row that records how it was evaluated
                 continue
             copy = ResultRow.from_dict(row.to_dict())
+            if (row.name, row.grid, row.size) == (spec.name, grid.name, spec.size):  # this grid's own run: kept as
+                out.append(copy)  # written, so collecting the sweep back merges the same row (round 19, H170)
+                break
             copy.name, copy.size, copy.regimes, copy.regime = spec.name, spec.size, list(spec.regimes), spec.regime
             copy.grid = grid.name
             copy.notes = list(copy.notes) + [f"reused: trained as {row.name} in {source} (grid {row.grid}); the "
@@ -119,7 +125,8 @@ def adopt_rows(grid: Grid, runs: list[RunSpec], sources: list[str | os.PathLike]
             out.mkdir(parents=True, exist_ok=True)
         for row in rows:
             append_result(out / RESULTS, row)
-            log(f"{row.name}: {row.notes[-1]}")
+            log(f"{row.name}: " + (row.notes[-1] if row.notes and row.notes[-1].startswith("reused: ") else
+                                   f"this grid's own row in {source}, taken as written"))
         adopted += rows
         names = {r.name for r in rows}
         todo = [spec for spec in todo if spec.name not in names]
