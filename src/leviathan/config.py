@@ -284,10 +284,12 @@ def parse_override(text: str) -> tuple[list[str], Any]:
 def check_repeated_overrides(overrides: Sequence[str], prefix: str = "", where: str = "on the command line") -> None:
     """ConfigError when the user's overrides set one key twice (``sweep ... optim.lr=1 optim.lr=0.01``): only one
     value can hold, and which one was meant is the user's call (issue 30). Lists that layer overrides on purpose (a
-    grid's base, then a size's, then the command line's; the ``train`` lines ``sweep --commands`` prints) go through
-    ``apply_overrides`` without this check: the last value wins. ``prefix`` is the section a key without it belongs
-    to (``params``: ``hidden_size`` is ``model.hidden_size``); ``where`` names the place in the message (a grid's
-    section flattened to overrides: ``optim.lr: 0.01`` beside ``optim: {lr: 0.02}``, issue 30 round 7)."""
+    grid's base with the command line's, then a size's, then a variant's; the ``train`` lines ``sweep --commands``
+    prints) go through ``apply_overrides`` without this check: the last value wins; a command-line key that a size or
+    variant layer sets too is refused by the grid (``grid._check_command_line_reaches``). ``prefix`` is the section a
+    key without it belongs to (``params``: ``hidden_size`` is ``model.hidden_size``); ``where`` names the place in the
+    message (a grid's section flattened to overrides: ``optim.lr: 0.01`` beside ``optim: {lr: 0.02}``, issue 30 round
+    7)."""
     seen: dict[str, str] = {}
     for text in overrides:
         if "=" not in text:

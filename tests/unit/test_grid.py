@@ -230,3 +230,22 @@ def test_shipped_grids_name_a_runnable_prepare_command():
         assert set(re.findall(r"\$\{?(\w+)", data.prepare)) <= {"LEVIATHAN_DATA"}, (name, data.prepare)
         assert re.findall(r"\$[^{A-Z]", data.prepare) == [], (name, data.prepare)
         assert data.prepare.split("--out ")[1].split()[0] == data.dir, (name, data.prepare)
+
+
+def test_a_command_line_override_a_runs_own_layer_sets_is_refused():
+    """Found while fixing issue 30 round 18 (fix19a): the command line's overrides are applied before a size's run
+    overrides and ``variant_run``, so ``sweep --grid G optim.lr=1e-3`` left the arm with a tuned lr at its own rate,
+    without a word. Refused, naming the layer; a key no layer sets still reaches every run."""
+    from leviathan.config import ConfigError
+    from leviathan.experiments.machinery.grid import load_grid
+
+    g = {"name": "g", "data": {"dir": "/nonexistent", "vocab_size": 512}, "seeds": [0], "base": {"max_steps": 2},
+         "sizes": {"a": {"preset": "cpu-tiny", "hidden_size": 16, "num_attention_heads": 2}},
+         "experiments": {"iso_body": {"variants": ["dense_untied", "leviathan"], "sizes": ["a"]}},
+         "variant_run": {"leviathan": {"optim.lr": 0.01}}}
+    for given in ("optim.lr=0.001", "optim={lr: 0.001}"):
+        with pytest.raises(ConfigError, match=r"on the command line sets optim.lr, which variant_run.leviathan sets "
+                                              r"for run a-leviathan-s0 after the command line"):
+            load_grid(g, overrides=[given])
+    grid = load_grid(g, overrides=["optim.weight_decay=0.05"])
+    assert all("optim.weight_decay=0.05" in grid.run_overrides(r) for r in grid.runs)

@@ -234,6 +234,10 @@ def load_grid(name_or_path: str | os.PathLike | dict, *, data_dir: str | None = 
                               + [(f"in sizes.{r.size}.run", o) for run in parsed[r.size].run for o in flatten(run)]
                               + [(f"in variant_run.{key}", o) for key in (r.variant, f"{r.size}:{r.variant}")
                                  for o in variant_runs.get(key, [])])
+        _check_command_line_reaches(grid, r, overrides or [],
+                                    [(f"sizes.{r.size}.run", o) for run in parsed[r.size].run for o in flatten(run)]
+                                    + [(f"variant_run.{key}", o) for key in (r.variant, f"{r.size}:{r.variant}")
+                                       for o in variant_runs.get(key, [])])
     if not grid.runs:
         given = sorted(map(str, mapping(gf.experiments, "experiments")))
         if given:  # round 10 (Q70): `iso_body: {variants: []}` was "has no experiments; add iso_body, ..."
@@ -317,6 +321,22 @@ def _check_not_grid_owned(grid: Grid, spec: RunSpec, sources: list[tuple[str, st
             raise ConfigError(f"grid {grid.name!r}: {text!r} {where} sets {hit}, which the grid sets for each run "
                               f"after it (run {spec.name}), so it would have no effect; set it through {owned[hit]}, "
                               f"or leave it out")
+
+
+def _check_command_line_reaches(grid: Grid, spec: RunSpec, overrides: list[str], layers: list[tuple[str, str]]) -> None:
+    """ConfigError when an override given on the command line sets a key that one of the run's own layers (its size's
+    run overrides, the variant's ``variant_run``) sets too: those are applied after the command line, so
+    ``sweep --grid o200k optim.lr=1e-3`` left every arm with a tuned lr at its own rate, without a word (found while
+    fixing issue 30 round 18, fix19a). The grid's base is a default the layers refine on purpose; the command line is
+    the user's explicit value, so it is refused rather than silently overruled."""
+    for text in overrides:
+        key = text.split("=", 1)[0].strip().lstrip("-")
+        for where, layer in layers:
+            other = layer.split("=", 1)[0].strip()
+            if other == key or other.startswith(key + ".") or key.startswith(other + "."):
+                raise ConfigError(f"grid {grid.name!r}: {text!r} on the command line sets {other}, which {where} sets "
+                                  f"for run {spec.name} after the command line, so it would not reach that run; edit "
+                                  f"{where} in the grid, or leave the override out")
 
 
 def _grid_data(data: DataSection, name: str, data_dir: str | None) -> tuple[Path, int, str]:
