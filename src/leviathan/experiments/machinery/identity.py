@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import dataclasses
 import json
+import re
 from dataclasses import dataclass, field
 from typing import Any, Iterable
 
@@ -266,19 +267,28 @@ def check_one_grid(rows: Iterable, source: str, grid_name: str | None, grid_file
     check_one_budget(rows, source)
 
 
+# the note of a row the sweep resumed (``sweep._resume_notes``): its first N steps may have trained another batch
+RESUMED_NOTE = re.compile(r"^resumed from its step-(\d+) checkpoint")
+
+
 def check_one_budget(rows: Iterable, source: str) -> None:
     """UserError when two rows of one size and seed (the pairs ``analyze compare`` and a report set side by side as
     "same size, same seed: same tokens in the same order") record different training tokens: a 60-step row of another
     sweep of grid 'g1' (or with its grid field edited to 'g1') was paired with a 2-step baseline, 'reduction +71.7%',
     exit 0; the check existed only when the rows' grid.json was beside them (issue 30 round 18, F89, F90). Rows that
-    record no tokens, size or seed are not compared."""
+    record no tokens, size or seed are not compared. A row the sweep resumed (its note ``resumed from its step-N
+    checkpoint``) may count an earlier session's other batch in its tokens, legitimately (round 9, N53): beside such a
+    row the steps are compared instead."""
+    def resumed(row) -> bool:
+        return any(isinstance(n, str) and RESUMED_NOTE.match(n) for n in getattr(row, "notes", None) or [])
+
     first: dict[tuple, Any] = {}
     for row in rows:
         size, seed, tokens = getattr(row, "size", None), getattr(row, "seed", None), getattr(row, "tokens", None)
         if size is None or seed is None or not isinstance(tokens, int):
             continue
         other = first.setdefault((size, seed), row)
-        if other.tokens != tokens:
+        if (other.steps != row.steps) if resumed(row) or resumed(other) else (other.tokens != tokens):
             raise UserError(f"the rows of {source} of size {size!r}, seed {seed} trained different budgets: "
                             f"{other.name} {other.steps} steps, {other.tokens:,} tokens; {row.name} {row.steps} steps, "
                             f"{tokens:,} tokens; a comparison pairs runs that saw the same tokens: one row comes from "

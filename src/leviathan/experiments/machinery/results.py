@@ -23,7 +23,6 @@ import dataclasses
 import json
 import math
 import os
-import re
 import time
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
@@ -586,7 +585,6 @@ def _impossible(d: dict) -> str | None:
             or _params_contradict(params, model))
 
 
-_RESUMED = re.compile(r"^resumed from its step-(\d+) checkpoint")
 
 
 def _tokens_contradict(d: dict, config: dict) -> str | None:
@@ -599,7 +597,9 @@ def _tokens_contradict(d: dict, config: dict) -> str | None:
     steps, tokens, batch = d.get("steps"), d.get("tokens"), config.get("batch_tokens")
     if not (_is_count(steps) and _is_count(tokens) and _is_count(batch)) or batch == 0:
         return None
-    resumed = [int(m.group(1)) for n in d.get("notes") or [] if isinstance(n, str) and (m := _RESUMED.match(n))]
+    from .identity import RESUMED_NOTE
+
+    resumed = [int(m.group(1)) for n in d.get("notes") or [] if isinstance(n, str) and (m := RESUMED_NOTE.match(n))]
     if not resumed:
         if tokens != steps * batch:
             return (f"has tokens {_shown(tokens)}, not its {steps:,} steps x config.batch_tokens {batch:,} = "
