@@ -177,7 +177,7 @@ def _write_holder(fd: int, path: Path) -> None:
         raise named(e, path) from None
 
 
-def _missing_folders(folder: Path) -> list[Path]:
+def missing_folders(folder: Path) -> list[Path]:
     """The folders from ``folder`` up that do not exist yet, innermost first: what ``_acquire``'s ``mkdir(parents=True)``
     creates for a lock file in ``folder``."""
     return [f for f in (folder, *folder.parents) if not f.exists()]
@@ -234,7 +234,7 @@ def folder_lock(folder: str | os.PathLike, verb: str, fix: str = "choose another
     if beside:
         _check_room(folder, verb)
     path = lock_path(folder, beside)
-    created = _missing_folders(path.parent)  # the folder (inside) or its parent (beside), and what is missing above
+    created = missing_folders(path.parent)  # the folder (inside) or its parent (beside), and what is missing above
     fd, (dead_pid, dead_command) = _acquire(path, folder, verb, fix)
     try:
         _write_holder(fd, path)

@@ -53,13 +53,14 @@ def save_whole(save: Callable[[str], Any], save_directory: str | os.PathLike) ->
     one did not write (another shard count) are removed, as transformers does. On any failure, Ctrl-C included, the
     temporary folder and the folders this call made are removed; a storage failure is an ``errors.StorageError``."""
     from ..io import publish
+    from ..locking import missing_folders
     from ..stop_signals import held_stops
     from ..storage import api_writes
 
     check_save_directory(save_directory, "save_pretrained")
     out = Path(save_directory)
     with api_writes("save_pretrained", out):
-        created = [f for f in (out, *out.parents) if not os.path.lexists(f)]
+        created = missing_folders(out)  # the folders this call makes, innermost first (as a folder lock's)
         tmp = None
         try:
             out.mkdir(parents=True, exist_ok=True)  # first: a bad name or place fails before the model is written
