@@ -452,10 +452,10 @@ def check_not_special(path: str | os.PathLike, flag: str) -> None:
 
 # ---- inputs and outputs --------------------------------------------------------------------------
 def check_path_given(path, name: str) -> None:
-    """UserError naming ``name`` when an API writer's place ``path`` is not a path (``commands.values.path_problem``):
+    """UserError naming ``name`` when an API writer's place ``path`` is not a path (``value_rules.path_problem``):
     ``to_hf(m, None)`` was os.fspath's "expected str, bytes or os.PathLike object, not NoneType", naming no argument
     (issue 30 round 19, J244)."""
-    from .commands.values import path_problem
+    from .value_rules import path_problem
 
     if (problem := path_problem(path)) is not None:
         raise UserError(f"{name}: {problem}; pass the path of the folder to write")

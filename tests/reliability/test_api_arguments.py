@@ -415,7 +415,7 @@ def test_write_sweep_records_checks_redo_and_log_before_writing_a_record(data, t
 def test_a_writer_given_no_path_names_its_argument(finished_run, data, tmp_path):
     """J244: ``to_hf(m, None)`` was os.fspath's TypeError "expected str, bytes or os.PathLike object, not NoneType"
     from ownership.py, naming no argument; so were its siblings' (to_plain_llama, bake_adopted, save_pretrained,
-    Tokenizer.save, prepare). Each names the argument now (``commands.values.path_problem``, write_report's rule)."""
+    Tokenizer.save, prepare). Each names the argument now (``value_rules.path_problem``, write_report's rule)."""
     from leviathan.checkpoint import load_model
     from leviathan.data.prepare import prepare
     from leviathan.data.tokenizer import load_tokenizer

@@ -37,7 +37,7 @@ def test_labels_all_ignored_and_a_text_given_return_logits_are_refused(finished_
 def test_tokenizer_threads_and_prepares_workers_are_held_to_the_threads_rule(data, tmp_path):
     """G271: ``encode_batch(texts, num_threads=10**6)`` started 158 threads on 2 cores (slower than 2), where every
     --threads of the CLI is capped at 4 x the usable cores; ``prepare(num_workers=10**6)`` passed it on."""
-    from leviathan.commands.values import usable_cores
+    from leviathan.value_rules import usable_cores
     from leviathan.data.prepare import prepare
     from leviathan.data.tokenizer import load_tokenizer
 

@@ -125,7 +125,7 @@ def test_a_thread_count_past_the_machine_is_refused_before_any_thread_starts(cap
     """Round 6: ``bench --threads 1000000`` had OpenMP start threads until it segfaulted, and meanwhile other
     processes on the machine could not start a thread and died; ``prepare --workers 1000000`` claimed as many. A
     thread count is at most 4 x the cores the process may use (``commands.values.thread_count``)."""
-    from leviathan.commands.values import usable_cores
+    from leviathan.value_rules import usable_cores
 
     with pytest.raises(SystemExit) as info:
         main([a.format(run=finished_run, tmp=tmp_path) for a in argv])

@@ -37,7 +37,7 @@ from pathlib import Path
 import numpy as np
 import torch
 
-from ..commands.values import api_check, whole_problem
+from ..value_rules import api_check, whole_problem
 from ..errors import UserError
 from ..seeds import seed_problem
 from .companions import check_file, file_digest

@@ -56,7 +56,7 @@ from typing import Callable
 
 import numpy as np
 
-from ..commands.values import api_check, check_callback, check_switches, thread_problem
+from ..value_rules import api_check, check_callback, check_switches, thread_problem
 from ..errors import UserError
 from ..locking import folder_lock
 from ..ownership import (CONTAINERS, check_apart, check_not_inside, check_replaceable, check_unlocked,

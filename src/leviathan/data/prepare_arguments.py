@@ -7,14 +7,14 @@ The verb's flags refuse ``--max-documents 0`` or ``x`` (``positive_int``) and a 
 was read as 1 document ("first 1 documents", J182), ``text_field=5`` was accepted and entered the data fingerprint
 (J183), and ``piece_chars=-1`` cut every long document into the same piece forever, the process growing to 6.9 GB
 until killed (J190, a hang); ``out_dir=None`` was pathlib's TypeError. Each value is judged by the rule its flag
-applies (``commands.values``: one rule per value), before any file is read or written; the line names the argument
+applies (``value_rules``: one rule per value), before any file is read or written; the line names the argument
 and what to pass. ``batch_chars`` and ``piece_chars`` have no flag: a batch may be empty (0: one per piece), a piece
 may not.
 """
 
 from __future__ import annotations
 
-from ..commands.values import api_check, path_problem, thread_problem, whole_problem
+from ..value_rules import api_check, path_problem, thread_problem, whole_problem
 
 
 def check_prepare_arguments(api: str, out_dir, text_field, max_documents, num_workers, batch_chars,

@@ -134,8 +134,8 @@ class Tokenizer:
         """(texts, num_threads) for encode_batch / encode_flat: a single str was encoded character by character,
         a thread count 1.5 truncated, -1 a pybind dump (round 14, B89-B91), and 10**6 started threads by the hundred
         (158 on 2 cores, slower than 2; round 18, G271): above 0 it is held to --threads' rule, at most 4 x the usable
-        cores (``values.thread_problem``)."""
-        from ..commands.values import thread_problem
+        cores (``value_rules.thread_problem``)."""
+        from ..value_rules import thread_problem
 
         if isinstance(texts, (str, bytes)):
             raise TypeError("encode_batch takes a list of texts, got one str; pass [text], or use encode(text)")
@@ -433,7 +433,7 @@ def train_bpe(texts: Iterable[str], vocab_size: int, *, min_frequency: int = 2,
         raise UserError(f"train_bpe takes an iterable of texts, got one {type(texts).__name__} ({texts!r:.40}), which "
                         f"would be read as one text per character; pass a list of texts, e.g. [text]")
     vocab_size = check_bpe_vocab_size(vocab_size)
-    from ..commands.values import check_switches
+    from ..value_rules import check_switches
 
     check_switches("train_bpe", show_progress=show_progress)  # 'no' was the tokenizers library's TypeError (E434)
     if name is not None and (not isinstance(name, str) or not name.strip()):  # saved, then refused by its reader (E433)

@@ -19,7 +19,7 @@ import numbers
 
 import numpy as np
 
-from ..commands.values import whole_problem
+from ..value_rules import whole_problem
 from ..positions import model_positions
 
 

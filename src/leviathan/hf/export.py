@@ -268,7 +268,7 @@ def check_tokenizer_fits(tokenizer: Any, vocab_size: int, api: str) -> None:
     end-of-text id past it): ``to_hf(m, d, tokenizer=load_tokenizer('o200k_base'))`` of a 300-id model wrote
     ``eos_token_id`` 199999 and o200k's tokenizer beside it, and ``bake_adopted`` likewise, without a word (issue 30
     round 18, G101, G299). A model head larger than the tokenizer is allowed (ids it never gives)."""
-    from ..commands.values import api_check
+    from ..value_rules import api_check
 
     size, eos = _tokenizer_size(tokenizer), _eos_id(tokenizer)
     name = getattr(tokenizer, "name", None) or getattr(tokenizer, "name_or_path", None) or type(tokenizer).__name__

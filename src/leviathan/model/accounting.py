@@ -178,7 +178,7 @@ def isoparametric_depth(dense: ModelConfig, embedding: str = "leviathan", max_la
     accounting (SwiGLU width 8/3 D) o200k at width 256 gives 107.2M dense-untied and 67 layers, at
     width 512 224.1M and 37 layers. ``leviathan params --preset NAME --isoparametric`` prints it.
     """
-    from ..commands.values import api_check, whole_problem
+    from ..value_rules import api_check, whole_problem
 
     # 0 and nan ended in min()'s "arg is an empty sequence", naming no argument (issue 30 round 18, G11, G12)
     api_check("isoparametric_depth", "max_layers", whole_problem(max_layers, 1, "a positive integer"),

@@ -278,7 +278,7 @@ class CausalLM(nn.Module):
         since with a large vocabulary those logits and their softmax dominate time and memory.
         """
         if not isinstance(return_logits, bool):  # 'no' was read as true (issue 30 round 18, G267)
-            from ..commands.values import check_switches
+            from ..value_rules import check_switches
 
             check_switches("CausalLM.forward", return_logits=return_logits)
         if labels is not None:

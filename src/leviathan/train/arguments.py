@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import os
 
-from ..commands.values import check_switches
+from ..value_rules import check_switches
 
 
 def check_train_arguments(resume, quiet) -> None:

@@ -124,7 +124,7 @@ def read_metric_rows(path: str | os.PathLike, report=_warn, given: bool = False)
     none of whose lines is JSON is a UserError (a PNG passed by mistake was reported as "no validation rows", issue 30
     round 6). Footgun: a file polled while training writes it (``demo_progress``) passes ``report=None``: a line being
     written is normal there, and stays quiet."""
-    from ..commands.values import check_callback, check_switches
+    from ..value_rules import check_callback, check_switches
     from ..jsonl import read_json_lines
 
     check_callback("read_metric_rows", "report", report)  # as read_results' (round 17, E27, E30)

@@ -61,7 +61,7 @@ def check_comparison(api: str, regime, baseline) -> str:
     regime no row can serve and a baseline that is no embedding variant (as ``analyze --regime/--baseline``'s
     choices do): ``efficiency_from_results(rows, regime='nope')`` and ``frequency_from_results(rows,
     baseline='nope')`` returned [] without a word (issue 30 round 19, J283, J284)."""
-    from ...commands.values import api_check
+    from ...value_rules import api_check
     from ...model.config import EMBEDDING_KINDS
 
     api_check(api, "regime", None if regime in REGIMES else f"no such regime {regime!r:.40}",
@@ -357,7 +357,7 @@ def read_results(path: str | os.PathLike, report=None) -> list[ResultRow]:
     """Rows of a results.jsonl (a sweep dir or the file). Blank lines are skipped; a torn, non-UTF-8 or nameless
     line is skipped and reported with its line number (``report(message)``, default: stderr), so no reader
     (report, analyze, the sweep) drops a run silently. The sweep reruns a run whose row was skipped."""
-    from ...commands.values import check_callback
+    from ...value_rules import check_callback
     from ...jsonl import read_json_lines
 
     check_callback("read_results", "report", report)  # round 17 (E27, E30): report='yes'

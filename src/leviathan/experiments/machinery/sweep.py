@@ -591,7 +591,7 @@ def _check_sweep_call(grid, options, log) -> None:
     (``run_sweep('g1.yaml', OUT)``) and a dict of options ended in a raw AttributeError, and ``log='yes'`` in
     "'str' object is not callable" after grid.json and the folder's marker were written (issue 30 round 18,
     G464-G466)."""
-    from ...commands.values import check_callback
+    from ...value_rules import check_callback
 
     if not isinstance(grid, Grid):
         raise TypeError(f"run_sweep: grid must be a Grid (leviathan.load_grid(NAME_OR_FILE)), got "

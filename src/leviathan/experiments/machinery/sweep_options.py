@@ -7,14 +7,14 @@ Python options took what the flags refuse (issue 30 round 17): ``jobs=True`` ran
 the folder and stopped "after 0 runs" (E65), ``only='a-leviathan-s0'`` was read letter by letter ("--only 'a' --only
 '-' ...", E66), ``shard=(2, 1)`` selected nothing and blamed the selection (E69), and ``threads=1.5`` reached torch's
 set_num_threads after grid.json and the folder's marker were written (E70). Each value is judged by its flag's rule
-(``commands.values``, ``shards.shard_problem``: one rule per value); the line names the option and what to pass.
+(``value_rules``, ``shards.shard_problem``: one rule per value); the line names the option and what to pass.
 """
 
 from __future__ import annotations
 
 import os
 
-from ...commands.values import api_check, switch_problem, thread_problem, whole_problem
+from ...value_rules import api_check, switch_problem, thread_problem, whole_problem
 from .grid import REGIMES
 from .shards import shard_problem
 

@@ -94,7 +94,7 @@ def val_curve(rows: list[MetricsRow], split: str | None = None) -> Curve:
 def tokens_to_reach(curve: Curve, target: float) -> float | None:
     """First token count at which ``curve`` reaches ``target`` (linear interpolation), or None. ``target`` is a
     finite loss: NaN was never reached, so None, read as "the model does not get there" (issue 30 round 19, J280)."""
-    from ...commands.values import api_check, number_problem
+    from ...value_rules import api_check, number_problem
 
     api_check("tokens_to_reach", "target", number_problem(target, shown="a finite loss"),
               "pass the loss to reach, e.g. the reference's final_loss")

@@ -315,7 +315,7 @@ def _check_finite_rows(name: str, table: np.ndarray) -> None:
     """UserError naming the rows of ``table`` (V, D) that hold NaN or inf: a NaN row has no nearest neighbours, and
     numpy's "could not broadcast input array from shape (0,) into shape (10,)" named nothing (issue 30 round 18,
     G281)."""
-    from ...commands.values import api_check
+    from ...value_rules import api_check
 
     if not np.issubdtype(table.dtype, np.number) or table.ndim != 2:
         api_check("analyze_tables", name, f"expected a (V, D) table of numbers, got {table.dtype} shape {table.shape}",
@@ -333,7 +333,7 @@ def analyze_tables(init: np.ndarray, final: np.ndarray, train_freq: np.ndarray, 
     if init.shape != final.shape:
         raise UserError(f"the initial table {init.shape} and the final one {final.shape} differ in shape: they are "
                         f"not one run's; rebuild the init from the config of the checkpoint analysed")
-    from ...commands.values import api_check, whole_problem
+    from ...value_rules import api_check, whole_problem
 
     for name, value in (("probes_per_group", probes_per_group), ("top_k", top_k)):  # top_k=2.5: range()'s TypeError
         api_check("analyze_tables", name, whole_problem(value, 1, "a positive integer"),  # (round 18, G283)

@@ -75,7 +75,7 @@ def row_lr(row: ResultRow) -> float:
 def _check_lrs(losses) -> None:
     """UserError for a key of ``losses`` that is no learning rate (a finite number > 0): ``pick({-1e-3: 3.0, 3e-3:
     4.0})`` picked -0.001 without a word (issue 30 round 19, J288), a rate no run can train with."""
-    from ...commands.values import api_check, number_problem
+    from ...value_rules import api_check, number_problem
 
     api_check("lr_sweep.pick", "losses", None if isinstance(losses, dict) else f"expected a dict {{lr: loss}}, got "
               f"{type(losses).__name__}", "pass e.g. {1e-3: 3.1, 3e-3: 3.0}")
@@ -90,7 +90,7 @@ def pick(losses: dict[float, float | None], tolerance: float = TOLERANCE) -> flo
     (issue 30 round 18, G220)."""
     import numbers
 
-    from ...commands.values import api_check
+    from ...value_rules import api_check
 
     good = isinstance(tolerance, numbers.Real) and not isinstance(tolerance, bool) and math.isfinite(tolerance) \
         and tolerance >= 0

@@ -162,7 +162,7 @@ def t_interval(diffs: Iterable[float], ci: float = 0.95) -> TInterval:
     (``_diffs_problem``)."""
     from scipy import stats
 
-    from ...commands.values import api_check
+    from ...value_rules import api_check
 
     diffs = list(diffs)
     api_check("t_interval", "diffs", _diffs_problem(diffs), "pass the paired differences as finite numbers, None "
@@ -183,7 +183,7 @@ def check_ci(api: str, ci) -> None:
     """UserError ``API: ci: ...`` unless ``ci`` is an interval's coverage in (0, 1): ``paired_comparisons(rows,
     ci=2.0)`` was taken without a word where no interval was drawn (one seed, no pairs), and refused by name only as
     ``t_interval``'s elsewhere (issue 30 round 18, G469; write_report refuses ci 2.0 by the same rule)."""
-    from ...commands.values import api_check, fraction_problem
+    from ...value_rules import api_check, fraction_problem
 
     api_check(api, "ci", fraction_problem(ci), "pass the interval's coverage, e.g. ci=0.95")
 
@@ -241,7 +241,7 @@ def mean_known(xs: list) -> float | None:
     """The mean of the values that are not None (None when none is); a value that is not a number is refused
     (``['1', 2.0]`` ended in numpy's "resolved dtypes are not compatible with add.reduce", issue 30 round 19,
     J289)."""
-    from ...commands.values import api_check
+    from ...value_rules import api_check
 
     xs = [x for x in xs if x is not None]
     wrong = next((x for x in xs if not _real(x)), None)
@@ -303,7 +303,7 @@ def least_squares_slope(xs: list[float], ys: list[float], api: str = "least_squa
     analysis.json between two CPUs. ``api``: the caller's name in the refusal (``width.gap_slope`` is this slope:
     its numpy twin returned nan for equal x and a broadcast error for unequal lengths, issue 30 round 19, J281,
     J282)."""
-    from ...commands.values import api_check
+    from ...value_rules import api_check
 
     xs, ys = list(xs), list(ys)
     wrong = next((v for v in xs + ys if not _real(v)), None)

@@ -41,7 +41,7 @@ from typing import Iterable, Sequence
 
 import numpy as np
 
-from ...commands.values import bootstrap_problem
+from ...value_rules import bootstrap_problem
 from ...errors import UserError
 from .records import Record, inline
 from ..machinery.results import DEFAULT_LADDER, ResultRow, check_typed_rows

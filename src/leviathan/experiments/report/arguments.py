@@ -6,7 +6,7 @@ The verb's flags refuse ``--ci 2``, ``--bootstrap -1``, ``--seed`` past 32 bits 
 entry point took them unchecked: ``write_report([], out)`` ended in an IndexError, ``ci=nan`` in a ValueError
 traceback after the output folder was claimed (a folder holding only its marker), ``ci=2`` wrote a '200% interval',
 ``seed=True`` was taken as seed 1 and ``num_bootstrap=-1`` as no draws (issue 30 round 16, C238, C241-C243, C245).
-Each value is judged by the rule its flag applies (``commands.values``: one rule per value), before any file is read
+Each value is judged by the rule its flag applies (``value_rules``: one rule per value), before any file is read
 or written; the line names the argument and what to pass.
 """
 
@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import os
 
-from ...commands.values import api_check, bootstrap_problem, eval_set_problem, fraction_problem, path_problem
+from ...value_rules import api_check, bootstrap_problem, eval_set_problem, fraction_problem, path_problem
 from ...errors import UserError
 from ...seeds import seed_problem
 

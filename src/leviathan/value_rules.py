@@ -1,0 +1,145 @@
+"""The rules on values: each ``*_problem`` returns why a value breaks its rule (a text a message can quote), or None.
+
+    problem = whole_problem(steps, 1, "a positive integer")    # None, or "must be a positive integer, got 0"
+    api_check("prepare", "workers", thread_problem(w), "pass 1 to 4 x the usable cores")   # UserError when broken
+
+One rule per kind of value, shared by the two boundaries that take values: the Python API (``api_check``,
+``check_switches``, ``check_callback`` raise) and the command line (``commands.values`` parses the text and applies
+the same rule, so a Python caller hears the flag's words). The library's modules import from here, not from the CLI
+layer.
+"""
+
+from __future__ import annotations
+
+import math
+import os
+
+
+# A Python caller hears the flag's words: ``write_report(seed=True)`` was taken as seed 1 and ``ci=2`` as a
+# '200% interval' (issue 30 round 16, C241-C245).
+def whole_problem(value, minimum: int, what: str) -> str | None:
+    """Why ``value`` is not a whole number >= ``minimum`` (a bool, a float, text are not: ``is_integer``)."""
+    from .integers import is_integer
+
+    if not is_integer(value):
+        return f"expected {what}, got {value!r}"
+    return f"must be {what}, got {value}" if value < minimum else None
+
+
+MAX_BOOTSTRAP = 100_000  # draws: each refits the curve (~1 ms); 10**12 ran until memory ran out (round 9, M88)
+
+
+def bootstrap_problem(value) -> str | None:
+    """Why ``value`` is not a number of bootstrap draws: an integer in [0, ``MAX_BOOTSTRAP``]. Each draw
+    refits the scaling curve (about a millisecond): ``report --bootstrap 1000000000000`` was accepted and, on a sweep
+    of several sizes, drew until memory ran out (issue 30 round 9, M88)."""
+    problem = whole_problem(value, 0, "a whole number >= 0")
+    if problem is None and value > MAX_BOOTSTRAP:
+        problem = f"must be at most {MAX_BOOTSTRAP:,} (each draw refits the curve; the default is 1,000), got {value:,}"
+    return problem
+
+
+def fraction_problem(value, shown=None) -> str | None:
+    """Why ``value`` is not a number strictly between 0 and 1 (an interval's coverage); ``shown``: as typed."""
+    import numbers
+
+    shown = value if shown is None else shown
+    if not isinstance(value, numbers.Real) or isinstance(value, bool):
+        return f"expected a number, got {shown!r}"
+    if not math.isfinite(value):
+        return f"must be a finite number, got {shown!r}"
+    return None if 0 < value < 1 else f"must lie strictly between 0 and 1, got {shown!r}"
+
+
+def number_problem(value, above: float | None = None, shown: str = "a finite number") -> str | None:
+    """Why ``value`` is not a finite real number (> ``above`` when given; a numpy float counts, a bool, a text and
+    a tensor do not); ``shown`` names what is expected. One rule for the method functions' numbers: a NaN target,
+    a negative learning rate and a text among the values were taken or ended in numpy's errors (issue 30 round 19,
+    J280, J288, J289)."""
+    import numbers
+
+    import numpy as np
+
+    if not isinstance(value, numbers.Real) or isinstance(value, (bool, np.bool_)):
+        return f"expected {shown}, got {type(value).__name__} {value!r:.40}"
+    if not math.isfinite(value) or (above is not None and not value > above):
+        return f"must be {shown}, got {value!r}"
+    return None
+
+
+def eval_set_problem(value) -> str | None:
+    """Why ``value`` is not the name of an eval set: '' was accepted and printed "ppl -" for every run (issue 30
+    round 11, S119, S121)."""
+    if not isinstance(value, str) or not value.strip():
+        shown = "an empty name" if isinstance(value, str) else repr(value)
+        return f"expected the name of an eval set such as val or wikitext2, got {shown}"
+    return None
+
+
+def switch_problem(value) -> str | None:
+    """Why ``value`` is not a switch: True or False (numpy's bool too). Text and numbers are not: Python reads any
+    non-empty text as true, so ``prepare(..., overwrite='no')`` replaced a data folder and ``train(..., quiet='no')``
+    printed nothing (issue 30 round 17, E194, E190, E19; ``to_hf``'s overwrite since round 8)."""
+    import numpy as np
+
+    return None if isinstance(value, (bool, np.bool_)) else f"must be True or False, got {value!r:.60}"
+
+
+def check_switches(api: str, **switches) -> None:
+    """TypeError ``API: NAME must be True or False, got ...; pass NAME=True or NAME=False`` for the first of
+    ``switches`` (an API's bool parameters, by name) that ``switch_problem`` refuses; checked before any work."""
+    for name, value in switches.items():
+        problem = switch_problem(value)
+        if problem is not None:
+            raise TypeError(f"{api}: {name} {problem}; pass {name}=True or {name}=False (a text such as 'no' or a "
+                            f"number is not a switch)")
+
+
+def check_callback(api: str, name: str, value) -> None:
+    """TypeError when ``value`` is neither None nor a function (a ``report=`` or ``log=`` that takes one message):
+    ``read_results(path, report='yes')`` was taken while no line was damaged (E27) and was called as a function at
+    the first torn one, "'str' object is not callable" (issue 30 round 17, E30)."""
+    if value is not None and not callable(value):
+        raise TypeError(f"{api}: {name} must be a function taking one message (such as print), or None for the "
+                        f"default, got {value!r:.60}; pass one")
+
+
+def thread_problem(value) -> str | None:
+    """Why ``value`` is not a number of threads: an integer in [1, 4 x the usable cores] (``thread_count``)."""
+    problem = whole_problem(value, 1, "a positive integer")
+    cores = usable_cores()
+    if problem is None and value > 4 * cores:
+        problem = f"must be at most {4 * cores} (4 x the {cores} cores this process may use), got {value}"
+    return problem
+
+
+def path_problem(value, many: bool = False) -> str | None:
+    """Why ``value`` is not a path (or, with ``many``, a non-empty list of them); '' is the current folder to
+    ``Path`` (issue 30 round 15, B186). ``write_report``'s rule (round 16), and every API writer's place since
+    round 19 (J244: ``to_hf(m, None)`` was os.fspath's TypeError naming no argument)."""
+    values = list(value) if many and isinstance(value, (list, tuple)) else [value]
+    if not values:
+        return "is an empty list: no results folder was given"
+    for v in values:
+        if not isinstance(v, (str, os.PathLike)):
+            return f"expected a path (a str or a pathlib.Path), got {v!r:.60}"
+        if os.fspath(v) == "":
+            return "is an empty path (''), which would be read as the current folder"
+    return None
+
+
+def api_check(api: str, name: str, problem: str | None, fix: str) -> None:
+    """UserError ``API: NAME: PROBLEM; FIX`` (as argparse's ``argument --FLAG: PROBLEM``) for a Python argument that
+    breaks its rule (``problem`` None: it keeps it)."""
+    from .errors import UserError
+
+    if problem is not None:
+        raise UserError(f"{api}: {name}: {problem}; {fix}")
+
+
+def usable_cores() -> int:
+    """The cores this process may run on (its CPU affinity where the system has one, else every core)."""
+    try:
+        return max(1, len(os.sched_getaffinity(0)))
+    except (AttributeError, OSError):
+        return max(1, os.cpu_count() or 1)
