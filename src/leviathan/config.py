@@ -294,14 +294,14 @@ def check_repeated_overrides(overrides: Sequence[str], prefix: str = "", where: 
     for text in overrides:
         if "=" not in text:
             continue  # parse_override names the problem
-        key = _override_key(text)
+        key = override_key(text)
         key = key if not prefix or key.startswith(prefix) or key == prefix.rstrip(".") else prefix + key
         if key in seen:
             raise ConfigError(f"{key} is given twice {where} ({seen[key]!r} and {text!r}), and only one value can "
                               f"hold; keep one")
         # a section and a key inside it (`optim.lr=1 optim={lr: 2}`): the later one replaced the earlier without a
         # word (issue 30 round 7)
-        inside = next((k for k in seen if k.startswith(key + ".") or key.startswith(k + ".")), None)
+        inside = next((k for k in seen if keys_overlap(k, key)), None)
         if inside is not None:
             outer, inner = (key, inside) if inside.startswith(key + ".") else (inside, key)
             raise ConfigError(f"{inner} is set twice {where}: by {seen[inside]!r} and by {text!r} (which "
@@ -310,9 +310,16 @@ def check_repeated_overrides(overrides: Sequence[str], prefix: str = "", where: 
         seen[key] = text
 
 
-def _override_key(text: str) -> str:
+def override_key(text: str) -> str:
     """The dotted key of a 'key=value' override (the text itself when it has no '=': parse_override names that)."""
     return text.split("=", 1)[0].strip().lstrip("-")
+
+
+def keys_overlap(a: str, b: str) -> bool:
+    """Whether the dotted keys ``a`` and ``b`` reach one setting: the same key, or a section and a key inside it
+    (``optim`` and ``optim.lr``; not ``optim`` and ``optimizer``). The test of every rule that one value must not be
+    set twice (``check_repeated_overrides``, the grid's ``_check_not_grid_owned`` and ``_check_command_line_reaches``)."""
+    return a == b or a.startswith(b + ".") or b.startswith(a + ".")
 
 
 def layered_overrides(overrides: Sequence[str]) -> list[str]:
@@ -321,7 +328,7 @@ def layered_overrides(overrides: Sequence[str]) -> list[str]:
     what applying them in order did. The ``train`` lines ``sweep --commands`` prints are this list, since ``train``
     refuses a key given twice (issue 30 round 18, G186). A later key inside an earlier whole-section override
     (``optim={lr: 1}`` then ``optim.lr=2``) cannot be merged by dropping one; both stay."""
-    keys = [_override_key(text) for text in overrides]
+    keys = [override_key(text) for text in overrides]
     return [text for i, (text, key) in enumerate(zip(overrides, keys))
             if not any(later == key or key.startswith(later + ".") for later in keys[i + 1:])]
 

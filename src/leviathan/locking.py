@@ -183,6 +183,14 @@ def missing_folders(folder: Path) -> list[Path]:
     return [f for f in (folder, *folder.parents) if not f.exists()]
 
 
+def remove_if_empty(folders: list[Path]) -> None:
+    """Remove each of ``folders`` (``missing_folders``' list, innermost first) that is still empty: only what a failed
+    writer made, never a folder something else was written into meanwhile."""
+    for folder in folders:
+        with contextlib.suppress(OSError):
+            folder.rmdir()
+
+
 def _release(fd: int, path: Path, created: list[Path]) -> None:
     """Drop the lock and remove the folders taking it created (``created``, innermost first), each only while empty: a
     failed `prepare`/`export`/collect into a new ``a/b/out`` left ``a/b`` behind, where the verb's own check before its
@@ -191,9 +199,7 @@ def _release(fd: int, path: Path, created: list[Path]) -> None:
         path.unlink(missing_ok=True)  # still locked: a process that opened it now sees it gone and retries
     finally:
         os.close(fd)
-    for folder in created:
-        with contextlib.suppress(OSError):  # only if nothing else was written there
-            folder.rmdir()
+    remove_if_empty(created)
 
 
 def held_by_another(path: Path) -> tuple[int | None, str] | None:

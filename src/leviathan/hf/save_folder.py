@@ -23,7 +23,6 @@ which ``check_save_directory`` then refuses (the user's next save into it) and w
 
 from __future__ import annotations
 
-import contextlib
 import fnmatch
 import json
 import os
@@ -53,7 +52,7 @@ def save_whole(save: Callable[[str], Any], save_directory: str | os.PathLike) ->
     one did not write (another shard count) are removed, as transformers does. On any failure, Ctrl-C included, the
     temporary folder and the folders this call made are removed; a storage failure is an ``errors.StorageError``."""
     from ..io import publish
-    from ..locking import missing_folders
+    from ..locking import missing_folders, remove_if_empty
     from ..stop_signals import held_stops
     from ..storage import api_writes
 
@@ -73,9 +72,7 @@ def save_whole(save: Callable[[str], Any], save_directory: str | os.PathLike) ->
         except BaseException as e:
             if tmp is not None:
                 shutil.rmtree(tmp, ignore_errors=True)
-            for folder in created:  # innermost first, each only while empty
-                with contextlib.suppress(OSError):
-                    folder.rmdir()
+            remove_if_empty(created)
             raise _failure_as_asked(e, tmp, out) from None
 
 

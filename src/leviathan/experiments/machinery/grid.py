@@ -50,7 +50,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
-from ...config import ConfigError, check_repeated_overrides, from_dict, override_list, to_dict
+from ...config import ConfigError, check_repeated_overrides, from_dict, keys_overlap, override_key, override_list, to_dict
 from ...configs import GRIDS, available, find_grid_file
 from ...data.meta import NO_META, find_meta, not_prepared
 from ...errors import UserError
@@ -315,8 +315,8 @@ def _check_not_grid_owned(grid: Grid, spec: RunSpec, sources: list[tuple[str, st
     if grid.keys.data_seed and grid.data_seed is not None:
         owned[grid.keys.data_seed] = "the grid's data_seed"
     for where, text in sources:
-        key = text.split("=", 1)[0].strip().lstrip("-")
-        hit = next((k for k in owned if k == key or k.startswith(key + ".") or key.startswith(k + ".")), None)
+        key = override_key(text)
+        hit = next((k for k in owned if keys_overlap(k, key)), None)
         if hit is not None:
             raise ConfigError(f"grid {grid.name!r}: {text!r} {where} sets {hit}, which the grid sets for each run "
                               f"after it (run {spec.name}), so it would have no effect; set it through {owned[hit]}, "
@@ -330,10 +330,10 @@ def _check_command_line_reaches(grid: Grid, spec: RunSpec, overrides: list[str],
     fixing issue 30 round 18, fix19a). The grid's base is a default the layers refine on purpose; the command line is
     the user's explicit value, so it is refused rather than silently overruled."""
     for text in overrides:
-        key = text.split("=", 1)[0].strip().lstrip("-")
+        key = override_key(text)
         for where, layer in layers:
-            other = layer.split("=", 1)[0].strip()
-            if other == key or other.startswith(key + ".") or key.startswith(other + "."):
+            other = override_key(layer)
+            if keys_overlap(other, key):
                 raise ConfigError(f"grid {grid.name!r}: {text!r} on the command line sets {other}, which {where} sets "
                                   f"for run {spec.name} after the command line, so it would not reach that run; edit "
                                   f"{where} in the grid, or leave the override out")

@@ -51,24 +51,25 @@ def reusable_rows(grid: Grid, runs: Iterable[RunSpec], candidates: Iterable[Resu
     out = []
     for spec in runs:
         now = to_dict(config_fn(grid, spec).resolved())
-        for row in candidates:
-            if row.variant != spec.variant or row.seed != spec.seed:
-                continue
-            if config_differences(row.config, now) or match_data(row.data_provenance, data).differences:
-                continue
-            if evaluation_differences(row.evaluation, evaluation):  # a row that records how it was evaluated
-                continue
-            copy = ResultRow.from_dict(row.to_dict())
-            if (row.name, row.grid, row.size) == (spec.name, grid.name, spec.size):  # this grid's own run: kept as
-                out.append(copy)  # written, so collecting the sweep back merges the same row (round 19, H170)
-                break
-            copy.name, copy.size, copy.regimes, copy.regime = spec.name, spec.size, list(spec.regimes), spec.regime
-            copy.grid = grid.name
-            copy.notes = list(copy.notes) + [f"reused: trained as {row.name} in {source} (grid {row.grid}); the "
-                                             f"same settings, data and evaluation as this grid's run"]
-            out.append(copy)
-            break
+        row = next((r for r in candidates if r.variant == spec.variant and r.seed == spec.seed
+                    and not config_differences(r.config, now) and not match_data(r.data_provenance, data).differences
+                    and not evaluation_differences(r.evaluation, evaluation)), None)
+        if row is not None:
+            out.append(_as_run(row, spec, grid, source))
     return out
+
+
+def _as_run(row: ResultRow, spec: RunSpec, grid: Grid, source: str) -> ResultRow:
+    """A copy of ``row`` under ``spec``'s name, size and regime, with a note naming where it was trained. A row of
+    this grid's own run is kept as written, so collecting the sweep back merges the same row (round 19, H170)."""
+    copy = ResultRow.from_dict(row.to_dict())
+    if (row.name, row.grid, row.size) == (spec.name, grid.name, spec.size):
+        return copy
+    copy.name, copy.size, copy.regimes, copy.regime = spec.name, spec.size, list(spec.regimes), spec.regime
+    copy.grid = grid.name
+    copy.notes = list(copy.notes) + [f"reused: trained as {row.name} in {source} (grid {row.grid}); the same "
+                                     f"settings, data and evaluation as this grid's run"]
+    return copy
 
 
 def check_reuse_sources(sources: Iterable[str | os.PathLike]) -> None:
