@@ -87,10 +87,10 @@ def _stop(signum, frame):
         signal.signal(signum, signal.SIG_DFL)
         os.kill(os.getpid(), signum)
         return
-    global _PENDING
+    global _PENDING, _HELD
     if _importing(frame):
-        _PENDING = signum  # round 15 (B258): the timer's signal may never come (see ``_stoppable``)
-        timer = threading.Timer(0.05, _deliver_again, (signum,))
+        _PENDING, _HELD = signum, _HELD + 1  # round 15 (B258): the timer's signal may never come (``_stoppable``)
+        timer = threading.Timer(0.05, _deliver_again, (signum, _HELD))
         timer.daemon = True
         timer.start()
         return
@@ -98,20 +98,26 @@ def _stop(signum, frame):
     raise Stopped(signum)
 
 
-def _deliver_again(signum: int) -> None:
-    """The timer's delivery of a stop held over an import. Once sent it is no longer pending: the handler then in place
-    takes it, and that may be the verb's own (train's stop flag, which says the stop and saves or exits 0). It stayed
-    pending, and ``_stoppable`` raised it a second time after train had said it: three stop lines for one SIGHUP,
-    exit 129 after "exit status 0" was announced (issue 30 round 17, E160)."""
+def _deliver_again(signum: int, held: int) -> None:
+    """The timer's delivery of the ``held``-th stop held over an import. Once sent it is no longer pending: the handler
+    then in place takes it, and that may be the verb's own (train's stop flag, which says the stop and saves or exits
+    0). It stayed pending, and ``_stoppable`` raised it a second time after train had said it: three stop lines for one
+    SIGHUP, exit 129 after "exit status 0" was announced (issue 30 round 17, E160).
+
+    Footgun: the kill's own delivery may come during an import again and be held anew (a later ``_HELD``) before this
+    thread goes on; clearing ``_PENDING`` then dropped that stop, and a verb that ended within the new timer's 0.05 s
+    exited 0 with its table printed (1 of 142 SIGTERMs into ``analyze throughput`` under load, session 2026-12-05)."""
     global _PENDING
     os.kill(os.getpid(), signum)
-    _PENDING = None
+    if _HELD == held:
+        _PENDING = None
 
 
 # A stop that came during an import and whose delivery again (a timer thread's kill) has not come yet. The timer
 # thread may not run before the verb ends (the main thread held the GIL through torch's import), and the stop was
 # lost: the table printed and exit 0, as if no signal came (issue 30 round 15, B258). ``_stoppable`` raises it then.
 _PENDING: int | None = None
+_HELD = 0  # how many stops were held over an import: a timer clears ``_PENDING`` only for the last one
 
 
 def _importing(frame) -> bool:
