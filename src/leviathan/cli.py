@@ -82,19 +82,31 @@ def _stop(signum, frame):
     """Raise ``Stopped``, unless the signal came while a module was being imported: then it is delivered again
     shortly, once the import is done (``_importing``). In a process forked from the verb's (lm-eval's bootstrap pool)
     the signal takes its default action: the handler, inherited, raised ``Stopped`` inside a pool worker the pool was
-    ending, printed its traceback and at times left the pool waiting on it (issue 30 round 13, V8, V8a)."""
+    ending, printed its traceback and at times left the pool waiting on it (issue 30 round 13, V8, V8a). Once a stop
+    is unwinding the verb, a later one (a held stop's timer, a second SIGTERM) is let go: it was raised inside the
+    first one's ``except`` and ended in a traceback, exit 1."""
     if os.getpid() != _VERB_PID:
         signal.signal(signum, signal.SIG_DFL)
         os.kill(os.getpid(), signum)
         return
     global _PENDING, _HELD
-    if _importing(frame):
-        _PENDING, _HELD = signum, _HELD + 1  # round 15 (B258): the timer's signal may never come (``_stoppable``)
-        timer = threading.Timer(0.05, _deliver_again, (signum, _HELD))
-        timer.daemon = True
-        timer.start()
-        return
-    _PENDING = None
+    with _HOLD_LOCK:
+        if _STOPPING:
+            return
+        if _importing(frame):
+            _PENDING, _HELD = signum, _HELD + 1  # round 15 (B258): the timer's may never come (``_stoppable``)
+            timer = threading.Timer(0.05, _deliver_again, (signum, _HELD))
+            timer.daemon = True
+            timer.start()
+            return
+    _raise_stop(signum)
+
+
+def _raise_stop(signum: int) -> None:
+    """Raise ``Stopped(signum)``, first marking the stop as begun: no held stop's timer delivers after this."""
+    global _PENDING, _STOPPING
+    with _HOLD_LOCK:
+        _PENDING, _STOPPING = None, True
     raise Stopped(signum)
 
 
@@ -104,12 +116,17 @@ def _deliver_again(signum: int, held: int) -> None:
     0). It stayed pending, and ``_stoppable`` raised it a second time after train had said it: three stop lines for one
     SIGHUP, exit 129 after "exit status 0" was announced (issue 30 round 17, E160).
 
-    Footgun: the kill's own delivery may come during an import again and be held anew (a later ``_HELD``) before this
-    thread goes on; clearing ``_PENDING`` then dropped that stop, and a verb that ended within the new timer's 0.05 s
-    exited 0 with its table printed (1 of 142 SIGTERMs into ``analyze throughput`` under load, session 2026-12-05)."""
+    Footguns (session 2026-12-05, a SIGTERM into ``analyze throughput``, which imports through most of its run): the
+    kill's own delivery may come during an import again and be held anew before this thread clears ``_PENDING``, and
+    clearing it then dropped that stop: exit 0, the table printed (1 of 142 tries under load). And a timer that fired
+    after ``_stoppable`` had raised the stop delivered it a second time, inside the first one's ``except``: a
+    traceback, exit 1 (2 of 600). Both are decided under ``_HOLD_LOCK``: only the last hold's timer delivers, never
+    once the stop has begun."""
     global _PENDING
-    os.kill(os.getpid(), signum)
-    if _HELD == held:
+    with _HOLD_LOCK:
+        if _STOPPING or held != _HELD:
+            return
+        os.kill(os.getpid(), signum)
         _PENDING = None
 
 
@@ -117,7 +134,9 @@ def _deliver_again(signum: int, held: int) -> None:
 # thread may not run before the verb ends (the main thread held the GIL through torch's import), and the stop was
 # lost: the table printed and exit 0, as if no signal came (issue 30 round 15, B258). ``_stoppable`` raises it then.
 _PENDING: int | None = None
-_HELD = 0  # how many stops were held over an import: a timer clears ``_PENDING`` only for the last one
+_HELD = 0  # how many stops were held over an import: only the last hold's timer delivers
+_STOPPING = False  # a Stopped was raised: later stops are let go
+_HOLD_LOCK = threading.RLock()  # reentrant: the handler runs in the main thread, which may hold it
 
 
 def _importing(frame) -> bool:
@@ -161,15 +180,17 @@ def _stoppable(verb: str, call, command: str | None = None, ending: bool = False
     they were set from the ``finally`` was a KeyboardInterrupt traceback."""
     from .stop_signals import stop_signals
 
-    global _VERB_PID, _PENDING
-    _VERB_PID, _PENDING = os.getpid(), None
+    global _VERB_PID, _PENDING, _STOPPING
+    _VERB_PID, _PENDING, _STOPPING = os.getpid(), None, False
     main_thread = threading.current_thread() is threading.main_thread()
-    previous = {sig: signal.signal(sig, _stop) for sig in stop_signals()} if main_thread else {}
-    late = False
+    previous, late = {}, False
     try:
+        for sig in stop_signals() if main_thread else ():  # inside the try: a stop as the second is set is raised
+            previous[sig] = signal.getsignal(sig)  # by the first, and was a traceback (1 of 600 SIGTERMs, 2026-12-05)
+            signal.signal(sig, _stop)
         status = int(call() or 0)
         if _PENDING is not None:  # a stop held over an import and not yet delivered again (B258)
-            raise Stopped(_PENDING)
+            _raise_stop(_PENDING)
         if ending and main_thread:
             _say_late_stops(verb, command)
             late = True
