@@ -57,11 +57,15 @@ def _end_group(proc: subprocess.Popen) -> None:
         pass
 
 
-def _workers(pid: int) -> list[int]:
-    """The pool's worker processes of the sweep started as ``pid`` (its own session and process group)."""
+def _group_members(pid: int, word: str) -> list[int]:
+    """The processes of the sweep started as ``pid`` (its own process group) whose command line holds ``word``."""
     out = subprocess.run(["ps", "-eww", "-o", "pid=,pgid=,args="], capture_output=True, text=True).stdout
-    return [int(line.split()[0]) for line in out.splitlines()
-            if line.split()[1] == str(pid) and "spawn_main" in line]
+    return [int(line.split()[0]) for line in out.splitlines() if line.split()[1] == str(pid) and word in line]
+
+
+def _workers(pid: int) -> list[int]:
+    """The pool's worker processes of the sweep started as ``pid``."""
+    return _group_members(pid, "spawn_main")
 
 
 def test_a_killed_worker_ends_the_sweep_in_one_line_naming_its_runs(tmp_path):
@@ -103,3 +107,22 @@ def test_a_failing_worker_stops_the_other_without_a_stop_line_of_its_own(tmp_pat
     line = one_error(log)
     assert "a-leviathan-s0" in line and "could not save" in line, line
     assert "SIGTERM received" not in log and "exit status 0" not in log, log
+
+
+def test_a_killed_resource_tracker_gives_one_warning_line_not_tracebacks(tmp_path):
+    """K113: multiprocessing's resource tracker killed mid-sweep was launched again by each process, which printed
+    UserWarnings with their source lines and KeyError tracebacks, though the rows were right."""
+    data = make_data(tmp_path)
+    grid = _one_size_grid(data, max_steps=30, eval_tokens=32)
+    grid["base"].update(eval_interval=0, log_interval=1)
+    proc, out = _start(tmp_path, grid)
+    try:
+        wait_for(lambda: all(len(metric_lines(out / "runs" / r)[0]) >= 2 for r in RUNS), proc, "both to train", 240)
+        os.kill(_group_members(proc.pid, "resource_tracker")[0], signal.SIGKILL)
+        status, log = _ended(proc, tmp_path)
+    finally:
+        _end_group(proc)
+    assert status == 0, log
+    assert "Traceback" not in log and "UserWarning" not in log and "KeyError" not in log, log
+    assert log.count("warning: multiprocessing's resource tracker process died") == 1, log
+    assert len((out / "results.jsonl").read_text().splitlines()) == 2

@@ -460,9 +460,11 @@ def _run_parallel(job: _Job, todo: list[RunSpec], jobs: int, threads: int, log: 
     job = dataclasses.replace(job, hardware={**job.hardware, "torch_threads": threads, "jobs": jobs})
     rows: list[ResultRow] = []
     from ...stop_signals import start_resource_tracker
+    from ...tracker_death import quiet_tracker_death
 
     ctx = multiprocessing.get_context("spawn")
     start_resource_tracker()  # deaf to a SIGHUP of the group (issue 30 round 13, S9)
+    quiet_tracker_death(say=True)  # killed, one line, not a traceback per name (round 20, K113)
     with ProcessPoolExecutor(max_workers=jobs, mp_context=ctx, max_tasks_per_child=1,
                              initializer=_worker_start) as pool:
         pending: dict = {}
@@ -533,9 +535,11 @@ def _worker_start() -> None:
     import signal
 
     from ... import stop_signals
+    from ...tracker_death import quiet_tracker_death
 
     for sig in stop_signals.stop_and_interrupt_signals():
         signal.signal(sig, stop_signals.remember_stop)
+    quiet_tracker_death(say=False)  # the sweep's process says it (round 20, K113)
     stop_signals.caller_says_stops = True  # the sweep says each stopped run's line: train's "SIGTERM received ...
     # (exit status 0)" was a stop the user never sent when the sweep stopped a worker after another's error (K111)
 
