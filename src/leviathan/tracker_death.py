@@ -42,7 +42,8 @@ def quiet_tracker_death(say: bool) -> None:
         if dead and say:
             warnings.warn("multiprocessing's resource tracker process died (killed from outside): the command goes "
                           "on and its results are not affected, but semaphores of its worker pool are no longer "
-                          "tracked (a few may be left in /dev/shm if the command is killed)", RuntimeWarning, stacklevel=2)
+                          "tracked (a few may be left in /dev/shm if the command is killed)", RuntimeWarning,
+                          stacklevel=2)
         if not dead:
             launch()
 
