@@ -201,8 +201,11 @@ def _train_one(cfg, run_dir: str, threads: int) -> DemoRow:
     from .. import stop_signals
 
     if multiprocessing.parent_process() is not None:  # a worker: outside train a stop is remembered, never fatal
+        from ..tracker_death import quiet_tracker_death
+
         for sig in stop_signals.stop_and_interrupt_signals():
             signal.signal(sig, stop_signals.remember_stop)
+        quiet_tracker_death(say=False)  # the demo's process says it (round 20, K113)
     torch.set_num_threads(threads)
     t = time.time()
     from ..train.checkpoint import resume_hint
@@ -247,8 +250,10 @@ def _train_all(configs: list, run_dir: Path, args, say, watch=None) -> list[Demo
     from concurrent.futures import ProcessPoolExecutor, as_completed
 
     from ..stop_signals import start_resource_tracker
+    from ..tracker_death import quiet_tracker_death
 
     start_resource_tracker()  # deaf to a SIGHUP of the group, as to SIGINT and SIGTERM
+    quiet_tracker_death(say=True)  # killed, one line, not a traceback per name (round 20, K113)
     with ProcessPoolExecutor(len(configs), mp_context=multiprocessing.get_context("spawn")) as pool:
         futures = {pool.submit(_train_one, c, str(run_dir / c.model.embedding), threads): c.model.embedding
                    for c in configs}

@@ -17,13 +17,15 @@ from __future__ import annotations
 import json
 
 from ..eval.harness import DTYPES
-from .values import harness_device, non_negative_int, positive_float, positive_int, thread_count
+from .values import (data_root_folder, harness_device, non_negative_int, positive_float, positive_int,
+                     thread_count)
 
 
 def add_arguments(parser) -> None:
     parser.add_argument("source", help="run dir, checkpoint step dir, or exported HF directory")
     parser.add_argument("--tasks", default="paper", help="paper, or comma-separated task names")
-    parser.add_argument("--data-root", default=None, help="folder with the task files (default: $LEVIATHAN_DATA)")
+    parser.add_argument("--data-root", default=None, type=data_root_folder,
+                        help="folder with the task files (default: $LEVIATHAN_DATA)")
     parser.add_argument("--limit", type=positive_float, default=None, help="examples per task (a fraction if < 1)")
     parser.add_argument("--batch-size", type=_batch_size, default=8, help="lm-eval batch size (or 'auto')")
     parser.add_argument("--device", type=harness_device, default="cpu", help="cpu, cuda, cuda:N")

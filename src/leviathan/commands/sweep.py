@@ -22,7 +22,7 @@ from __future__ import annotations
 
 import json
 
-from .values import positive_int, seed_list, thread_count
+from .values import data_root_folder, positive_int, seed_list, thread_count
 
 
 def add_arguments(parser) -> None:
@@ -31,7 +31,7 @@ def add_arguments(parser) -> None:
                                                            "line each, and exit")
     parser.add_argument("--out", default=None, help="sweep output dir (default: runs/<grid name>)")
     parser.add_argument("--data-dir", default=None, help="prepared data dir (overrides the grid's data.dir)")
-    parser.add_argument("--data-root", default=None,
+    parser.add_argument("--data-root", default=None, type=data_root_folder,
                         help="folder that relative eval-text paths resolve against (default: $LEVIATHAN_DATA)")
     parser.add_argument("--seeds", type=seed_list, default=None,
                         help="comma-separated model-init seeds (overrides the grid's; refused when it leaves out runs "

@@ -171,3 +171,17 @@ def utf8_text(text: str) -> str:
         raise argparse.ArgumentTypeError(f"is not UTF-8 text ({what} at character {e.start}); give the text in UTF-8 "
                                          f"(your terminal's encoding may differ: check `locale`)") from None
     return text
+
+
+def data_root_folder(text: str) -> str:
+    """A ``--data-root`` folder: one that exists and is a folder. A regular file or a missing path was accepted by
+    ``sweep`` without a word (unused by a grid with no text eval sets, issue 30 round 20 K133), and ``lm-eval`` said
+    of a file "does not exist" (K217): both refused here, naming which of the two it is."""
+    import os
+
+    if os.path.isdir(text):
+        return text
+    what = "is a file, not a folder" if os.path.lexists(text) else "does not exist"
+    raise argparse.ArgumentTypeError(f"{text!r} {what}; pass the data folder (the one holding the task or eval "
+                                     f"text files, e.g. ../shared/data), or leave --data-root out to use "
+                                     f"$LEVIATHAN_DATA")

@@ -18,8 +18,12 @@ from ..errors import UserError
 FIELD = "data_fingerprint"
 
 
-def data_changed(state: dict, data_dir: str | os.PathLike) -> str | None:
-    """Why ``data_dir`` is not the data a step whose state.json is ``state`` trained on, or None."""
+AGAIN = "prepared again from another corpus or with other settings"
+
+
+def data_changed(state: dict, data_dir: str | os.PathLike, cause: str = AGAIN) -> str | None:
+    """Why ``data_dir`` is not the data a step whose state.json is ``state`` trained on, or None. ``cause``: the
+    likely reason the line gives (a sweep's run folder copied in from a sweep of other data is not ``AGAIN``)."""
     saved = state.get(FIELD)
     try:
         meta = find_meta(data_dir)
@@ -28,4 +32,4 @@ def data_changed(state: dict, data_dir: str | os.PathLike) -> str | None:
     if not isinstance(saved, str) or meta is None or not meta.fingerprint or saved == meta.fingerprint:
         return None
     return (f"the run trained on data of fingerprint {saved[:12]}..., but {str(data_dir)!r} now holds data of "
-            f"fingerprint {meta.fingerprint[:12]}... (prepared again from another corpus or with other settings)")
+            f"fingerprint {meta.fingerprint[:12]}... ({cause})")

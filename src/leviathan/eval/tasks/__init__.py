@@ -75,8 +75,11 @@ def task_data_root(explicit: str | os.PathLike | None = None) -> Path:
         raise UserError("the downstream task files live in the data folder: pass --data-root DIR or set "
                         "LEVIATHAN_DATA (e.g. ../shared/data)")
     root = Path(value).expanduser().resolve()
-    if not root.is_dir():
-        raise UserError(f"data folder {str(root)!r} does not exist; pass --data-root or set LEVIATHAN_DATA")
+    if not root.is_dir():  # a file was "does not exist" (issue 30 round 20, K217); say which and where it came from
+        what = "is a file, not a folder" if root.exists() else "does not exist"
+        given = "given" if explicit else "named by $LEVIATHAN_DATA"
+        raise UserError(f"data folder {str(root)!r} ({given}) {what}; pass --data-root DIR or set LEVIATHAN_DATA to "
+                        f"the folder holding the task files")
     return root
 
 

@@ -213,3 +213,18 @@ def check_run_folders_against_grid(out_dir, configs: dict, summary_file: str) ->
                             f"has now ({shown}; its checkpoint {latest.name}): resuming or evaluating it would give "
                             f"a row that describes neither; run the sweep with the settings it was started with, or "
                             f"{fix}")
+        _refuse_other_data(run_dir, latest, name, cfg, fix)
+
+
+def _refuse_other_data(run_dir, latest, name: str, cfg, fix: str) -> None:
+    """UserError when a run folder's latest checkpoint trained on other data than the grid's (its state.json's
+    ``data_fingerprint``, ``train.data_identity``): a finished run folder of a sweep of another corpus, copied in,
+    was "trained already, evaluating" and its row recorded the grid's data (issue 30 round 20, K139)."""
+    from ...checkpoint.state import read_step_state
+    from ...train.data_identity import data_changed
+
+    changed = data_changed(read_step_state(latest).raw, cfg.data.path,
+                           cause="the data of grid run " + repr(name) + "; the run folder trained on another")
+    if changed is not None:
+        raise UserError(f"run folder {str(run_dir)!r} (its checkpoint {latest.name}): {changed}: resuming or "
+                        f"evaluating it would give a row that records data it did not train on; {fix}")

@@ -43,19 +43,28 @@ def same_evaluation(grid: Grid, source: SweepGrid) -> bool:
 
 
 def reusable_rows(grid: Grid, runs: Iterable[RunSpec], candidates: Iterable[ResultRow], data: DataProvenance,
-                  config_fn: Callable, source: str) -> list[ResultRow]:
+                  config_fn: Callable, source: str, why: dict[str, str] | None = None) -> list[ResultRow]:
     """For each of ``runs``, the first of ``candidates`` that trained exactly that run (module docstring), copied
-    under the run's name; runs without one are left out. ``config_fn(grid, spec)`` builds a run's config."""
+    under the run's name; runs without one are left out. ``config_fn(grid, spec)`` builds a run's config. ``why``
+    (when given) gets, per run left out that has a row of its variant and seed, what that row differs in: rows of
+    another corpus or budget were passed over without a word (issue 30 round 20, K84)."""
     candidates = [r for r in candidates if r.config is not None]
     evaluation = evaluation_settings(grid.eval_sets, grid.eval_options)
     out = []
     for spec in runs:
         now = to_dict(config_fn(grid, spec).resolved())
-        row = next((r for r in candidates if r.variant == spec.variant and r.seed == spec.seed
-                    and not config_differences(r.config, now) and not match_data(r.data_provenance, data).differences
-                    and not evaluation_differences(r.evaluation, evaluation)), None)
-        if row is not None:
-            out.append(_as_run(row, spec, grid, source))
+        differing = {}
+        for r in (r for r in candidates if r.variant == spec.variant and r.seed == spec.seed):
+            differences = [*config_differences(r.config, now), *match_data(r.data_provenance, data).differences,
+                           *evaluation_differences(r.evaluation, evaluation)]
+            if not differences:
+                out.append(_as_run(r, spec, grid, source))
+                break
+            differing.setdefault(r.name, differences)
+        else:
+            if why is not None and differing:
+                name, differences = next(iter(differing.items()))
+                why[spec.name] = f"its row {name} differs ({'; '.join(differences[:3])})"
     return out
 
 
@@ -93,6 +102,21 @@ def check_reuse_sources(sources: Iterable[str | os.PathLike]) -> None:
         if not os.path.lexists(folder / RESULTS) and kind is not None and "`leviathan sweep`" not in kind:
             raise UserError(f"--reuse {source} is {kind}, not a sweep's folder: it holds no result rows to reuse; "
                             f"pass a sweep's --out folder (it holds results.jsonl)")
+        _refuse_a_folder_of_grid_folders(source, folder)
+
+
+def _refuse_a_folder_of_grid_folders(source: str | os.PathLike, folder: Path) -> None:
+    """UserError for a folder without results.jsonl whose subfolders hold one: scripts/collect_results.py's --dest
+    keeps each grid's rows in DEST/GRID, and ``--reuse DEST`` was "no rows there yet; nothing reused from it", every
+    run trained again (issue 30 round 20, K222). The subfolders are named, to pass one."""
+    if os.path.lexists(folder / RESULTS) or not folder.is_dir():
+        return
+    inner = sorted(p.parent.name for p in folder.glob(f"*/{RESULTS}"))
+    if inner:
+        shown = ", ".join(str(folder / name) for name in inner[:4]) + (" ..." if len(inner) > 4 else "")
+        raise UserError(f"--reuse {source} holds no {RESULTS} itself, but its subfolders do ({shown}: the layout of "
+                        f"scripts/collect_results.py's --dest, a folder per grid); pass --reuse {folder / inner[0]}"
+                        + (" (the grid's own subfolder)" if len(inner) > 1 else ""))
 
 
 def adopt_rows(grid: Grid, runs: list[RunSpec], sources: list[str | os.PathLike], out_dir: str | os.PathLike,
@@ -121,7 +145,8 @@ def adopt_rows(grid: Grid, runs: list[RunSpec], sources: list[str | os.PathLike]
             raise UserError(f"{folder} did not evaluate as grid {grid.name!r} does (its grid.json lists other eval "
                             f"sets or options, or none): its rows cannot stand for this grid's runs; drop --reuse "
                             f"{source} or give the grid that folder's eval section")
-        rows = reusable_rows(grid, todo, candidates, data, config_fn, str(source))
+        why: dict[str, str] = {}
+        rows = reusable_rows(grid, todo, candidates, data, config_fn, str(source), why)
         if rows:
             out.mkdir(parents=True, exist_ok=True)
         for row in rows:
@@ -130,5 +155,10 @@ def adopt_rows(grid: Grid, runs: list[RunSpec], sources: list[str | os.PathLike]
                                    f"this grid's own row in {source}, taken as written"))
         adopted += rows
         names = {r.name for r in rows}
+        for name, reason in why.items():
+            log(f"--reuse {source}: {name} not reused: {reason}; it trains here")
+        if not rows and not why:
+            log(f"--reuse {source}: none of its {len(candidates)} rows is a variant and seed of the runs to go; "
+                f"nothing reused from it")
         todo = [spec for spec in todo if spec.name not in names]
     return adopted

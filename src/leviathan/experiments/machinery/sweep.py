@@ -460,9 +460,11 @@ def _run_parallel(job: _Job, todo: list[RunSpec], jobs: int, threads: int, log: 
     job = dataclasses.replace(job, hardware={**job.hardware, "torch_threads": threads, "jobs": jobs})
     rows: list[ResultRow] = []
     from ...stop_signals import start_resource_tracker
+    from ...tracker_death import quiet_tracker_death
 
     ctx = multiprocessing.get_context("spawn")
     start_resource_tracker()  # deaf to a SIGHUP of the group (issue 30 round 13, S9)
+    quiet_tracker_death(say=True)  # killed, one line, not a traceback per name (round 20, K113)
     with ProcessPoolExecutor(max_workers=jobs, mp_context=ctx, max_tasks_per_child=1,
                              initializer=_worker_start) as pool:
         pending: dict = {}
@@ -479,6 +481,7 @@ def _train_all(pool, job: _Job, todo: list[RunSpec], pending: dict, rows: list[R
     """Keep ``job.hardware["jobs"]`` runs in the pool until ``todo`` is done or a run was stopped; ``pending`` maps
     each future to (spec, start time) and is the caller's, so a stop can still collect what is running."""
     from concurrent.futures import FIRST_COMPLETED, wait
+    from concurrent.futures.process import BrokenProcessPool
 
     jobs, threads, results = job.hardware["jobs"], job.hardware["torch_threads"], job.out_dir / RESULTS
     queue = list(todo)
@@ -492,9 +495,25 @@ def _train_all(pool, job: _Job, todo: list[RunSpec], pending: dict, rows: list[R
         if not pending:
             break
         done, _ = wait(pending, return_when=FIRST_COMPLETED)
-        for fut in done:
-            stop = _collect(fut, pending.pop(fut), results, rows, log)
-            stopped = stopped or stop
+        running = [spec.name for spec, _ in pending.values()]
+        try:
+            for fut in done:
+                stop = _collect(fut, pending.pop(fut), results, rows, log)
+                stopped = stopped or stop
+        except BrokenProcessPool:
+            raise _worker_died(running) from None
+
+
+def _worker_died(running: list[str]) -> UserError:
+    """The line for a worker process that died without a word (SIGKILL by the OOM killer or by hand, a SIGTERM
+    before its handlers were set): the pool's BrokenProcessPool traceback reached the user, exit 1 (issue 30 round 20,
+    K114, K115). The pool fails every run in flight with it; each resumes from its checkpoint."""
+    them = "it" if len(running) == 1 else "them"
+    return UserError(f"a worker process of the sweep ended abruptly (killed from outside, e.g. by the OOM killer or a "
+                     f"signal to its pid) while {' and '.join(running)} {'was' if len(running) == 1 else 'were'} "
+                     f"training: no row was written for {them} and the sweep stopped; run the same command again "
+                     f"(it resumes {them} from the last checkpoint), and to stop a sweep send the signal to its own "
+                     f"pid, not a worker's")
 
 
 def _collect(fut, started: tuple[RunSpec, float], results: Path, rows: list[ResultRow],
@@ -516,9 +535,13 @@ def _worker_start() -> None:
     import signal
 
     from ... import stop_signals
+    from ...tracker_death import quiet_tracker_death
 
     for sig in stop_signals.stop_and_interrupt_signals():
         signal.signal(sig, stop_signals.remember_stop)
+    quiet_tracker_death(say=False)  # the sweep's process says it (round 20, K113)
+    stop_signals.caller_says_stops = True  # the sweep says each stopped run's line: train's "SIGTERM received ...
+    # (exit status 0)" was a stop the user never sent when the sweep stopped a worker after another's error (K111)
 
 
 def _stop_workers(pool, pending: dict, results: Path, rows: list[ResultRow], log: Callable[[str], None]) -> None:
