@@ -1444,6 +1444,9 @@ def test_a_grids_text_eval_set_that_is_a_folder_or_relative_is_named_with_its_fi
                  "--out", tmp_path / "s1")
     assert f"eval set 'v': text: '{folder}' is a folder, not a file; set the grid's eval set text: to the path of a " \
            f"UTF-8 text file" in line, line
+    optional = {"v": {"text": str(folder), "optional": True}}  # optional skips a missing file, not a folder
+    line = fails(capsys, "sweep", "--grid", grid_file(tmp_path, data, sets=optional), "--out", tmp_path / "s1")
+    assert f"text: '{folder}' is a folder, not a file" in line, line
     root = tmp_path / "root"
     root.mkdir()
     line = fails(capsys, "sweep", "--grid", grid_file(tmp_path, data, sets={"v": {"text": "nofile.txt"}}),

@@ -239,8 +239,8 @@ class EvalData:
                 path = resolve_text_path(es.text, self.root)
                 if not path.is_file():
                     where = "" if self.root else " (relative paths need --data-root or $LEVIATHAN_DATA)"
-                    if not es.optional:
-                        raise UserError(text_set_problem(es.name, es.text, path, self.root))
+                    if not es.optional or os.path.lexists(path):  # optional skips a missing file, not a folder
+                        raise UserError(text_set_problem(es.name, es.text, path, self.root))  # or a device (K93)
                     self.notes.append(f"eval set {es.name!r} skipped: {portable_path(path, self.root or '.')} "
                                       f"not found{where}")  # a row's note names no machine folder
                     self._sets[es.name] = None
