@@ -21,7 +21,7 @@ import sys
 import threading
 
 from .errors import ReportedInterrupt, StorageError, UserError, storage_error_message
-from .printed import lost_output, reader_left, watched_stdout
+from .printed import check_stdout_open, lost_output, reader_left, watched_stdout
 from .storage import storage_oserror
 from .warning_lines import one_line_warnings
 
@@ -60,7 +60,11 @@ def _version() -> str:
 
 def _parse(parser: argparse.ArgumentParser, argv: list[str]) -> argparse.Namespace:
     """Options and positionals in any order: ``train --run-dir r model.hidden_size=64`` works like the reverse
-    (plain ``parse_args`` would call a positional after the options 'unrecognized')."""
+    (plain ``parse_args`` would call a positional after the options 'unrecognized'). After ``--`` every word is a
+    positional (a path starting with '-'): ``parse_intermixed_args`` dropped them, and ``eval -- -r`` said "the
+    following arguments are required: checkpoint" (issue 30 round 20, K155); plain parsing honours the ``--``."""
+    if "--" in argv:
+        return parser.parse_args(argv)
     try:
         return parser.parse_intermixed_args(argv)
     except TypeError:  # a verb with sub-commands (analyze): argparse cannot intermix those
@@ -292,6 +296,7 @@ def one_line_errors(call, verb: str | None = None) -> int:
     (scripts/collect_results.py ended in a traceback for every storage failure, issue 30 round 8)."""
     try:
         with watched_stdout():
+            check_stdout_open()
             return int(call() or 0)
     except StorageError as e:  # an API's write failed under a verb: the fix names the verb's option, not the argument
         print(f"error: {storage_error_message(e, verb) or e}", file=sys.stderr)

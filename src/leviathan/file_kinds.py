@@ -115,6 +115,22 @@ def folder_kind(folder: str | os.PathLike) -> str | None:
     return None
 
 
+COLLECTED = ("a results folder scripts/collect_results.py wrote (its grid.json records the unigram_entropy collect "
+             "adds)")
+
+
+def is_collected(folder: str | os.PathLike) -> bool:
+    """Whether ``folder`` is a results folder scripts/collect_results.py wrote: its grid.json holds the
+    ``unigram_entropy`` only collect adds (it writes no marker). An export, a run or a data folder inside one was
+    accepted where every verb's own output refuses them (issue 30 round 20, K148), and prepare read its results.jsonl
+    as a corpus after training a tokenizer (K125)."""
+    try:
+        grid = json.loads((Path(folder) / "grid.json").read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return False
+    return isinstance(grid, dict) and grid.get("unigram_entropy") is not None
+
+
 def file_kind(path: str | os.PathLike, run_keys: frozenset[str] = frozenset()) -> str | None:
     """What the file or folder ``path`` is (module docstring); None when it is none of the product's kinds.
     ``run_keys``: RunConfig's top-level keys, to name a run config (left out: a YAML file is named only as a grid)."""

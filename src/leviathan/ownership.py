@@ -477,16 +477,31 @@ def replaced_folder(folder: str | os.PathLike, flag: str) -> Path:
                         f"that folder and renamed into its place, which would leave this shell in a deleted folder; "
                         f"run the command from outside it (cd {out.parent}) and give the folder by name "
                         f"({flag} {out.name or out})")
-    if os.path.islink(out) and not os.path.exists(out):  # renaming a folder over a link fails (ENOTDIR) after the work
-        target = os.readlink(out)  # (issue 30 round 7: "a file is in the way", "another process may be writing there")
-        raise UserError(f"{flag} {given!r} is a symbolic link to {target!r}, which does not exist; remove the link "
-                        f"(rm {_quote(out)}) and run again to write the folder in its place, or give the path it "
-                        f"names ({flag} {_quote(os.path.join(os.path.dirname(out), target))})")
+    check_not_dangling(out, given, flag, "folder")  # renaming a folder over a link fails (ENOTDIR) after the work
+    # (issue 30 round 7: "a file is in the way", "another process may be writing there")
     if is_mount_point(out):
         raise UserError(f"{flag} {given!r} is a mount point: the output is built beside it and renamed into its "
                         f"place, and a mount point cannot be renamed; give a new folder inside it "
                         f"({flag} {_quote(out / 'NAME')}), or unmount it")
     return out
+
+
+def check_not_dangling(path: str | os.PathLike, given: str, flag: str, what: str) -> None:
+    """UserError when the output ``path`` (given as ``given``) is a symbolic link to nothing: remove the link, or give
+    the path it names. That path is offered only where a new output may go: the line offered one inside a run's
+    checkpoints/ or a data folder, which the next run then refused (issue 30 round 20, K183); `analyze embeddings
+    --out` said such a link "exists and is not an embeddings record ... move the file away" (K185)."""
+    if not (os.path.islink(path) and not os.path.exists(path)):
+        return
+    target = os.readlink(path)
+    named = os.path.join(os.path.dirname(os.path.abspath(path)), target)
+    try:
+        check_not_inside(named, flag, ("train", "prepare", "export"), within=CONTAINERS)
+        other = f", or give the path it names ({flag} {_quote(named)})"
+    except UserError:  # the path it names lies in another verb's output, where a new one is refused
+        other = f", or give another {flag} (the path it names lies inside another verb's output)"
+    raise UserError(f"{flag} {given!r} is a symbolic link to {target!r}, which does not exist; remove the link "
+                    f"(rm {_quote(os.path.abspath(path))}) and run again to write the {what} in its place{other}")
 
 
 def check_apart(source: str | os.PathLike, source_what: str, out: str | os.PathLike, out_what: str, *,
@@ -525,6 +540,7 @@ def check_not_inside(folder: str | os.PathLike, what: str, verbs: Iterable[str],
     real = Path(os.path.realpath(folder))
     nearest = True  # the nearest output above judges a foreign verb (a stage's run lies in the plan's folder)
     for parent in real.parents:
+        _check_not_in_collected(folder, what, parent, verb)
         if not (parent / MARKER).is_file():
             continue
         try:
@@ -547,6 +563,17 @@ def check_not_inside(folder: str | os.PathLike, what: str, verbs: Iterable[str],
             raise UserError(f"{what} {str(folder)!r} lies inside {str(parent)!r}, the output of `leviathan "
                             f"{marker.verb}` (its {MARKER} says so): a new output there would be mixed into it; "
                             f"choose another {what} outside it")
+
+
+def _check_not_in_collected(folder, what: str, parent: Path, verb: str | None) -> None:
+    """UserError when ``parent`` (a folder above the output ``folder``) is a results folder collect_results wrote and
+    ``verb`` is not one of what such a folder holds (``COLLECTED_HOLDS``): collect writes no marker, so an export or a
+    run there was accepted, exit 0, where every verb's output refuses them (issue 30 round 20, K148)."""
+    from .file_kinds import COLLECTED, is_collected
+
+    if verb not in COLLECTED_HOLDS and (parent / "grid.json").is_file() and is_collected(parent):
+        raise UserError(f"{what} {str(folder)!r} lies inside {str(parent)!r}, {COLLECTED}: a new output there would "
+                        f"be mixed into its collected rows; choose another {what} outside it")
 
 
 def _foreign(container: str, parts: tuple[str, ...], verb: str | None) -> bool:
@@ -586,6 +613,9 @@ CONTAINERS = {"sweep": ("runs", "embeddings")}
 HOLDS = {"sweep": ("sweep", "report", "report --ablation", "analyze"), "report": (), "lm-eval": ()}
 # verb -> the paths in its output (as parts) it writes through another verb's writer, under its own name (``verb=``)
 OWN = {"lm-eval": (("hf",),)}
+# the verbs whose output may lie inside a results folder scripts/collect_results.py wrote: the grids it collects
+# there (results/o200k/o200k-lr), and the reports and analyses of its rows
+COLLECTED_HOLDS = ("collect_results", "report", "report --ablation", "analyze")
 RUN_CONTAINERS = {"sweep": ("runs",)}  # for a record's own file (`analyze embeddings RUN --out SWEEP/embeddings/...`)
 
 

@@ -64,6 +64,18 @@ def watched_stdout() -> Iterator[None]:
             sys.stdout = original
 
 
+def check_stdout_open() -> None:
+    """UserError when the standard output is closed (``>&-``; Python then sets ``sys.stdout`` to None and every print
+    is dropped): eval's scores, generate's text and params' table were lost, exit 0 and no word, while a full
+    ``/dev/full`` said so and exit 2 (issue 30 round 20, K152). Checked before the command does anything."""
+    if sys.stdout is None:
+        from .errors import UserError
+
+        raise UserError("the standard output is closed (>&-), so what the command prints (its result) would be lost "
+                        "without a word; nothing was done; run it with the standard output open (> FILE, or "
+                        "> /dev/null to discard it)")
+
+
 def reader_left(e: BaseException) -> bool:
     """Whether ``e`` is the watched standard output's reader having left (``| head``: EPIPE) while the verb printed;
     stdout is then closed off, and the verb ends quietly as a Unix tool does on SIGPIPE (status 141)."""

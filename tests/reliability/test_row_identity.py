@@ -884,7 +884,7 @@ def test_a_copied_sweep_folder_reads_its_own_runs_metrics(capsys, data, sweep_co
 
 
 @pytest.mark.parametrize("sets, words", [
-    ({"w": {"text": "/nonexistent/wiki.txt"}}, "eval set 'w': /nonexistent/wiki.txt not found"),
+    ({"w": {"text": "/nonexistent/wiki.txt"}}, "eval set 'w': text: '/nonexistent/wiki.txt' does not exist"),
     ({"val": {"split": "nope"}}, "has no split 'nope'"),
 ], ids=["missing-text", "missing-split"])
 def test_a_grids_eval_set_that_cannot_be_read_is_refused_before_any_training(capsys, data, tmp_path, sets, words):
@@ -1433,3 +1433,24 @@ def test_sweep_seeds_that_leave_out_the_folders_rows_are_refused(sweep_copy, dat
     assert tree_hashes(sweep_copy) == before
     proc = cli(["sweep", "--grid", grid, "--out", sweep_copy, "--seeds", "0"])  # the rows' own seeds: 0 to go
     assert proc.returncode == 0 and "2 already in" in proc.stdout, proc.stderr
+
+
+def test_a_grids_text_eval_set_that_is_a_folder_or_relative_is_named_with_its_fix(capsys, data, tmp_path):
+    """Round 20 (K92, K93): a ``text:`` eval set that is a folder was "/path not found", and a relative one that is
+    missing was "not found" with no fix and no word that it is read against --data-root ($LEVIATHAN_DATA)."""
+    folder = tmp_path / "tdir"
+    folder.mkdir()
+    line = fails(capsys, "sweep", "--grid", grid_file(tmp_path, data, sets={"v": {"text": str(folder)}}),
+                 "--out", tmp_path / "s1")
+    assert f"eval set 'v': text: '{folder}' is a folder, not a file; set the grid's eval set text: to the path of a " \
+           f"UTF-8 text file" in line, line
+    optional = {"v": {"text": str(folder), "optional": True}}  # optional skips a missing file, not a folder
+    line = fails(capsys, "sweep", "--grid", grid_file(tmp_path, data, sets=optional), "--out", tmp_path / "s1")
+    assert f"text: '{folder}' is a folder, not a file" in line, line
+    root = tmp_path / "root"
+    root.mkdir()
+    line = fails(capsys, "sweep", "--grid", grid_file(tmp_path, data, sets={"v": {"text": "nofile.txt"}}),
+                 "--out", tmp_path / "s2", "--data-root", root)
+    assert f"text: '{root / 'nofile.txt'}' does not exist; a relative text: path is read against --data-root " \
+           f"(default $LEVIATHAN_DATA), here '{root}'" in line, line
+    assert not (tmp_path / "s1" / "runs").exists() and not (tmp_path / "s2" / "runs").exists()

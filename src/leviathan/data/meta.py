@@ -77,10 +77,10 @@ def not_prepared(path: str | os.PathLike) -> str:
     round 10, Q141, Q157); a text file as ``data.path`` said no fix, and eval's fix "pass --data or --text" named the
     option the user had passed (round 14, A70, A71, A167). Starts with ``NO_META`` for a plain folder."""
     p = Path(path)
-    prepare = f"prepare it with `leviathan prepare SOURCE --out {p}`, or pass a folder `leviathan prepare` wrote"
+    prepare = _prepare_fix(p)
     if p.is_file():
-        if p.name == META_FILE:
-            return f"is a file, not a folder; pass its folder ({str(p.parent)!r})"
+        if p.name == META_FILE or (p.parent / META_FILE).is_file():  # a shard was to be "prepared" as text (K186)
+            return f"is a file, not a folder; pass its folder ({str(p.parent)!r}), which `leviathan prepare` wrote"
         return (f"is a file, not a folder; pass a folder `leviathan prepare` wrote (`leviathan prepare {p} --out DIR` "
                 f"makes one of a text file)")
     if (p / "checkpoints").is_dir() or (p / "metrics.jsonl").is_file():
@@ -96,6 +96,20 @@ def not_prepared(path: str | os.PathLike) -> str:
         return (f"has a {META_FILE} that cannot be read: {str(p / META_FILE)!r} {what}; restore it from a copy, or "
                 f"{prepare}")
     return f"{NO_META}; {prepare}"
+
+
+def _prepare_fix(p: Path) -> str:
+    """How to get a prepared data folder for ``p``, which is none: a folder that holds files (a corpus) is prepared
+    into a NEW folder (the fix said `prepare SOURCE --out CORPUS`, which prepare refuses: its output must be apart
+    from its input, issue 30 round 20, K187); a missing or empty folder may be prepare's output itself."""
+    try:
+        holds = p.is_dir() and any(os.scandir(p))
+    except OSError:
+        holds = False
+    if holds:
+        return (f"if it holds the text to train on, prepare it into a new folder (`leviathan prepare {p} --out "
+                f"NEW_DIR`) and pass that, or pass a folder `leviathan prepare` wrote")
+    return f"prepare it with `leviathan prepare SOURCE --out {p}`, or pass a folder `leviathan prepare` wrote"
 
 
 def find_meta(data_dir: str | os.PathLike, fix: str | None = None) -> PreparedMeta | None:

@@ -572,8 +572,13 @@ def _check_not_an_output(path: Path, spec: str, corpus: Path | None = None) -> N
     round 14, A117). Its outputs are not text to train on. ``corpus``: the corpus folder ``path`` lies inside, whose
     walk met it: an export there had its README.md (the model card) tokenized as a document, without a word
     (round 18, F72), and a sweep there was refused at its results.jsonl, the cause unnamed (F74)."""
+    from ..file_kinds import COLLECTED, is_collected
     from ..ownership import read_marker
 
+    if is_collected(path):  # no marker: its rows were read as text after a tokenizer was trained (round 20, K125)
+        where = f"{spec!r} in the corpus folder {str(corpus)!r}" if corpus is not None else f"source {spec!r}"
+        fix = "move it out of the corpus folder" if corpus is not None else "pass the text files or folder to prepare"
+        raise UserError(f"{where} is {COLLECTED}, not text: its results rows would be read as documents; {fix}")
     try:
         marker = read_marker(path)
     except UserError:

@@ -31,7 +31,7 @@ import numpy as np
 from ...config import ConfigError, from_dict
 from ...errors import UserError, missing, not_a_file, not_regular
 from ...io import atomic_write_text
-from ...ownership import RUN_CONTAINERS, check_not_inside, check_not_special
+from ...ownership import RUN_CONTAINERS, check_not_dangling, check_not_inside, check_not_special
 from ..method.embeddings import FORMAT, Definitions, EmbeddingRecord, analyze_tables
 from .provenance import CodeProvenance, code_provenance, data_provenance
 from .record_checks import record_problem, written_types_problem
@@ -133,6 +133,7 @@ def check_record_target(path: str | os.PathLike, flag: str = "--out") -> None:
         return
     if path.is_dir():
         raise UserError(f"{str(path)!r} is a folder; --out names the record's file (e.g. {path}/record.json)")
+    check_not_dangling(path, str(path), flag, "record")  # "exists and is not an embeddings record" (round 20, K185)
     check_not_special(path, "--out")
     if not _looks_like_record(path):
         raise UserError(f"{str(path)!r} exists and is not an embeddings record, so `leviathan analyze embeddings` "

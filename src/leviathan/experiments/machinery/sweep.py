@@ -45,7 +45,7 @@ from typing import Callable
 import numpy as np
 
 from ...data.companions import load_train_freq
-from ...errors import UserError
+from ...errors import UserError, missing, not_a_file, not_regular
 from ...eval.score import evaluate_checkpoint
 from ...eval.stream import EvalStream
 from ...io import data_root, hardware_info
@@ -182,6 +182,21 @@ def resolve_text_path(text: str, root: Path | None) -> Path:
     return root / p if root is not None and not p.is_absolute() else p
 
 
+def text_set_problem(name: str, text: str, path: Path, root: Path | None) -> str:
+    """The line for a grid eval set whose ``text:`` (read as ``path``) is no file: a folder, a device or a missing
+    file, with the fix. A folder was "not found" (issue 30 round 20, K93), and a relative path's line neither said it
+    is read against --data-root / $LEVIATHAN_DATA nor gave a fix (K92)."""
+    fix = "set the grid's eval set text: to the path of a UTF-8 text file"
+    if os.path.lexists(path) and (what := not_a_file(path) or not_regular(path)) is not None:
+        return f"eval set {name!r}: text: {str(path)!r} {what}; {fix}"
+    if root is None and not Path(os.path.expanduser(text)).is_absolute():
+        fix = f"{fix} (a relative text: path needs --data-root or $LEVIATHAN_DATA, the folder it is read against)"
+    elif root is not None and not Path(os.path.expanduser(text)).is_absolute():
+        fix = (f"a relative text: path is read against --data-root (default $LEVIATHAN_DATA), here {str(root)!r}, not "
+               f"the grid's folder nor the current one; {fix} (an absolute path, or one relative to {str(root)!r})")
+    return f"eval set {name!r}: text: {str(path)!r} {missing(path)}; {fix}"
+
+
 class EvalData:
     """The eval streams and the frequency buckets of a grid, computed once per sweep."""
 
@@ -224,8 +239,8 @@ class EvalData:
                 path = resolve_text_path(es.text, self.root)
                 if not path.is_file():
                     where = "" if self.root else " (relative paths need --data-root or $LEVIATHAN_DATA)"
-                    if not es.optional:
-                        raise UserError(f"eval set {es.name!r}: {path} not found{where}")
+                    if not es.optional or os.path.lexists(path):  # optional skips a missing file, not a folder
+                        raise UserError(text_set_problem(es.name, es.text, path, self.root))  # or a device (K93)
                     self.notes.append(f"eval set {es.name!r} skipped: {portable_path(path, self.root or '.')} "
                                       f"not found{where}")  # a row's note names no machine folder
                     self._sets[es.name] = None
