@@ -95,6 +95,17 @@ def check_weight_names(folder: Path) -> None:
                     f"checkpoint again (leviathan export RUN OUT), or put the model's own config.json in the folder")
 
 
+def sizes_refused(error: RuntimeError, folder, fix: str) -> UserError | None:
+    """transformers' "You set `ignore_mismatched_sizes` to `False`" (weights of another size than config.json gives,
+    after its LOAD REPORT table) as one UserError ending in ``fix``; None for any other error. ``load_adopted``'s
+    (round 8) and, since round 20 (M175, M178, M179: head_dim, vocab_size or num_key_value_heads edited),
+    ``LeviathanForCausalLM.from_pretrained``'s, which ended in the RuntimeError's traceback."""
+    if "ignore_mismatched_sizes" not in str(error):
+        return None
+    return UserError(f"the weights in {folder} do not fit the sizes its config.json gives (transformers' report "
+                     f"above names the tensors): config.json was edited or comes from another model; {fix}")
+
+
 def _names(names: list[str]) -> str:
     shown = ", ".join(names[:_SHOWN])
     return shown + (f", ... ({len(names) - _SHOWN} more)" if len(names) > _SHOWN else "")
