@@ -160,7 +160,7 @@ def as_fit(fit: Any) -> Fit | None:
 def row_weights(frequency: Any, num_rows: int, buckets: int = 2) -> np.ndarray | None:
     """The frequency as float64 counts (num_rows,), checked; None for uniform weights. A tensor on the meta device
     (no values) was torch's NotImplementedError (issue 30 round 20, M323); ``buckets`` (``Fit.buckets``) more than
-    the ids it counts gave fewer buckets than asked, no word (400 of 300 ids: 91, M324b)."""
+    the table's ids gave fewer buckets than asked, no word (400 of 300 ids: 91, M324b)."""
     if frequency is None:
         return None
     if isinstance(frequency, torch.Tensor) and frequency.is_meta:
@@ -184,10 +184,9 @@ def row_weights(frequency: Any, num_rows: int, buckets: int = 2) -> np.ndarray |
         raise UserError(f"Fit.frequency's counts sum past {MAX_COUNT:,} (2^62, more tokens than any corpus; weights "
                         f"are read as counts in units of the smallest one); pass training counts, or scale the "
                         f"weights down")
-    seen = int(np.count_nonzero(w))
-    if buckets > seen:
-        raise UserError(f"Fit.buckets={buckets:,} is more than the {seen:,} ids Fit.frequency counts (each bucket "
-                        f"holds at least one id); ask for at most {seen:,}, e.g. Fit(buckets=5)")
+    if buckets > num_rows:
+        raise UserError(f"Fit.buckets={buckets:,} is more than the {num_rows:,} ids of the table (each bucket holds "
+                        f"at least one id); ask for at most {num_rows:,}, e.g. Fit(buckets=5)")
     return w
 
 
