@@ -191,7 +191,7 @@ class Tokenizer:
         from ..storage import api_writes
 
         directory = Path(directory)
-        created = missing_folders(directory)
+        created: list[Path] = []
         own = self._own_files()
         files = {directory / name: text for name, text in own.items()}
         info = {"format": 1, "name": self.name, "kind": self.kind, "vocab_size": self.vocab_size,
@@ -201,6 +201,7 @@ class Tokenizer:
         files[directory / INFO_FILE] = json.dumps(info, indent=2) + "\n"
         try:
             with api_writes("Tokenizer.save", directory):
+                created = missing_folders(directory)  # inside: a 300-byte name is the verbs' line (ENAMETOOLONG)
                 directory.mkdir(parents=True, exist_ok=True)
                 atomic_write_together(files)
         except BaseException:
