@@ -255,10 +255,11 @@ def _refuse_dropped(model: PreTrainedModel, unexpected: Any, source: Any) -> Non
     ignored = [re.compile(p) for p in (model._keys_to_ignore_on_load_unexpected or ())]
     dropped = sorted(k for k in unexpected or () if not any(p.search(k) for p in ignored))
     if dropped:
-        shown = ", ".join(dropped[:4]) + (f", ... ({len(dropped) - 4} more)" if len(dropped) > 4 else "")
+        from ..eval.weight_names import shown_names
+
         raise UserError(f"the weights in {source} hold {len(dropped)} tensor(s) the model its config.json describes "
-                        f"has no place for ({shown}), which would be dropped: config.json was edited or comes from "
-                        f"another model; restore it from a copy, or save the model again")
+                        f"has no place for ({shown_names(dropped)}), which would be dropped: config.json was edited "
+                        f"or comes from another model; restore it from a copy, or save the model again")
 
 
 def _check_saved_values(settings: dict[str, Any], where: str) -> None:

@@ -64,8 +64,10 @@ def check_save_arguments(model: Any, state_dict: Any, kwargs: dict) -> None:
     tied = set(getattr(model, "all_tied_weights_keys", None) or {})
     lacking = sorted(set(model.state_dict()) - set(state_dict) - tied)
     if lacking:
-        shown = ", ".join(lacking[:4]) + (f", ... ({len(lacking) - 4} more)" if len(lacking) > 4 else "")
-        raise UserError(f"save_pretrained: state_dict lacks {len(lacking)} of the model's tensors ({shown}): the "
+        from ..eval.weight_names import shown_names
+
+        raise UserError(f"save_pretrained: state_dict lacks {len(lacking)} of the model's tensors "
+                        f"({shown_names(lacking)}): the "
                         f"folder would look like a save but not load; pass the model's full state_dict (or none: "
                         f"model.state_dict() is saved), nothing was written")
 
