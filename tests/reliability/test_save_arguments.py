@@ -31,7 +31,7 @@ def _native():
 
 
 def test_save_pretrained_refuses_push_to_hub_and_a_partial_state_dict(tmp_path):
-    from leviathan.hf import adopt, load_adopted
+    from leviathan.hf import adopt, bake_adopted, load_adopted
 
     adopted = adopt(_llama(), seed_dim=8, modes=2, knots=8, rank=4)
     for model in (adopted, _native()):
@@ -39,6 +39,8 @@ def test_save_pretrained_refuses_push_to_hub_and_a_partial_state_dict(tmp_path):
             model.save_pretrained(tmp_path / "hub", push_to_hub=True)
         with pytest.raises(UserError, match=r"state_dict lacks \d+ of the model's tensors .*full state_dict"):
             model.save_pretrained(tmp_path / "partial", state_dict={})
+    with pytest.raises(UserError, match=r"push_to_hub=True\) is not supported"):  # bake_adopted passes it on
+        bake_adopted(adopted, tmp_path / "baked", push_to_hub=True)
     assert sorted(p.name for p in tmp_path.iterdir()) == []
     adopted.save_pretrained(tmp_path / "full", state_dict=adopted.state_dict())  # the model's own: saved
     assert load_adopted(tmp_path / "full") is not None

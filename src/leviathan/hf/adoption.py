@@ -663,11 +663,13 @@ def bake_adopted(model: PreTrainedModel, out_dir: str | os.PathLike, tokenizer: 
     from ..storage import api_writes
     from .export import _atomic_dir, _save_tokenizer, check_tokenizer_fits
     from .model_card import adopted_card
+    from .save_folder import check_save_arguments
 
     generator = _check_adopted(model)
     if tokenizer is not None:  # G299: o200k's tokenizer beside a 300-id model
         check_tokenizer_fits(tokenizer, model.config.vocab_size, "bake_adopted")
     plain = _original(model, clone=False)
+    check_save_arguments(plain, save_kwargs.get("state_dict"), save_kwargs)  # round 20 (M10, M8), as save_pretrained
     with api_writes("bake_adopted", out_dir), _atomic_dir(out_dir, overwrite) as tmp:  # round 14 (B260): the
         # verbs' one line (errors.StorageError), not a raw OSError
         plain.save_pretrained(str(tmp), **save_kwargs)
