@@ -558,8 +558,8 @@ def _from_directory(directory: Path) -> Tokenizer:
         if want is not None and want != getattr(tok, key):
             raise UserError(f"tokenizer in {directory} has {key}={getattr(tok, key)} but its metadata says "
                             f"{want}; the directory was edited by hand; {_recreate(directory)}")
-    _check_saved_file(directory, info, tok)
     check_meta_tokenizer(directory, tok)  # a data folder's meta.json too, not only the tokenizer's own record
+    _check_saved_file(directory, info, tok)  # after: a data folder's meta.json names its own fix (prepare again)
     return tok
 
 
