@@ -42,9 +42,13 @@ class ReportedInterrupt(KeyboardInterrupt):
     checkpoint saved ..."): the CLI exits 130 without a second line."""
 
 
+NO_SPACE = "no space left on device (the disk is full, or out of inodes: `df -h`, `df -i`)"
+
 # OSErrors that are about the user's storage, not a bug: errno -> (problem, fix).
 _STORAGE_ERRORS = {
-    errno.ENOSPC: ("no space left on device (the disk is full)",
+    # the disk may have space but no inodes left (many small files): "the disk is full" sent the user to free
+    # megabytes that were there (issue 30 round 20, M159, M160)
+    errno.ENOSPC: (NO_SPACE,
                    "free disk space (delete old runs or checkpoints, or lower keep_last) or write to another "
                    "disk (--run-dir / --out)"),
     errno.EDQUOT: ("disk quota exceeded",

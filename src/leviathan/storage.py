@@ -1,7 +1,7 @@
 """Write failures that libraries report without an errno, turned back into the OSError they are.
 
     err = storage_oserror(e, path)          # OSError(ENOSPC, ...) for torch's "unexpected pos 704 vs 598"; else None
-    errors.storage_error_message(err)       # "'PATH': no space left on device (the disk is full); free disk space ..."
+    errors.storage_error_message(err)       # "'PATH': no space left on device (the disk is full, or out of ..."
 
 Python's own writes raise ``OSError`` with an errno, which the CLI turns into one line. Three do not:
 ``torch.save`` on a full disk (``RuntimeError("[enforce fail at inline_container.cc:...] . unexpected pos 704 vs

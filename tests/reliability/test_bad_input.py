@@ -119,7 +119,8 @@ def test_prepare_on_a_full_disk(capsys, tmp_path, data_copy, monkeypatch):
                  "--tokenizer", "cl100k_base", "--no-progress")
     # round 14 (A55): the line named the temporary folder's file, and options of train's (keep_last, --run-dir)
     assert f"'{data_copy}' (its train_freq.npy, written in the temporary folder '.{data_copy.name}.tmp-" in line, line
-    assert "): no space left on device (the disk is full); free disk space or write to another disk (--out)" in line
+    assert "): no space left on device (the disk is full, or out of inodes: `df -h`, `df -i`); free disk space or " \
+           "write to another disk (--out)" in line
     assert tree_hashes(data_copy) == before
     assert not [p for p in tmp_path.iterdir() if p.name.startswith(".")]  # the temporary folder is gone
 
@@ -395,7 +396,8 @@ def test_disk_full_during_a_checkpoint_write(capsys, data, run_copy, monkeypatch
     before = tree_hashes(run_copy / "checkpoints")
     line = fails(capsys, *resume(run_copy, data, max_steps=8))
     assert line.startswith(f"error: could not save the checkpoint of step 6 of run '{run_copy}' ('")
-    assert "no space left on device (the disk is full); free disk space (delete old runs or checkpoints, or lower " \
+    assert "no space left on device (the disk is full, or out of inodes: `df -h`, `df -i`); free disk space " \
+           "(delete old runs or checkpoints, or lower " \
            "keep_last) or write to another disk (--run-dir / --out))" in line
     assert f"the last complete checkpoint '{run_copy / 'checkpoints' / 'step-00000004'}' is intact" in line
     assert line.endswith("after making room, continue with --resume auto")

@@ -30,7 +30,7 @@ from test_bad_input import resume  # noqa: E402
 
 pytestmark = [pytest.mark.reliability, pytest.mark.usefixtures("single_thread")]
 
-FULL = "no space left on device (the disk is full); free disk space"
+FULL = "no space left on device (the disk is full, or out of inodes: `df -h`, `df -i`); free disk space"
 
 
 def enospc(path) -> OSError:

@@ -7,9 +7,12 @@ from __future__ import annotations
 
 import json
 import shutil
+import sys
 from pathlib import Path
 
 import pytest
+
+sys.path.insert(0, str(Path(__file__).parent))
 
 pytestmark = [pytest.mark.reliability, pytest.mark.usefixtures("single_thread")]
 
@@ -107,3 +110,81 @@ def test_an_adopted_folder_recording_a_class_that_does_not_generate_is_refused(t
         with pytest.raises(UserError, match="which is no causal language model"):
             load_adopted(folder)
     assert type(load_adopted(_adopted_folder(tmp_path / "ad"))).__name__ == "LeviathanLlamaForCausalLM"
+
+
+def _native_folder(folder: Path, **edits) -> Path:
+    """A tiny ``from_native(...).save_pretrained`` folder (no marker), its config.json edited with ``edits``."""
+    from leviathan import CausalLM, ModelConfig
+    from leviathan.hf.export import from_native
+
+    from_native(CausalLM(ModelConfig(vocab_size=300, hidden_size=64, num_hidden_layers=2, num_attention_heads=4,
+                                     max_position_embeddings=64))).save_pretrained(folder)
+    config = json.loads((folder / "config.json").read_text())
+    (folder / "config.json").write_text(json.dumps({**config, **edits}))
+    return folder
+
+
+@pytest.mark.parametrize("edit", [{"head_dim": 8}, {"vocab_size": 299}, {"num_key_value_heads": 2}])
+def test_from_pretrained_of_weights_of_other_sizes_is_one_error(tmp_path, edit):
+    """Round 20, M175, M178, M179: transformers' "RuntimeError: You set `ignore_mismatched_sizes` to `False`"
+    traceback; now load_adopted's one line (M189)."""
+    from leviathan.errors import UserError
+    from leviathan.hf.modeling import LeviathanForCausalLM
+
+    folder = _native_folder(tmp_path / "n", **edit)
+    with pytest.raises(UserError, match=r"do not fit the sizes its config\.json gives .*restore config\.json"):
+        LeviathanForCausalLM.from_pretrained(str(folder))
+
+
+def test_from_pretrained_of_none_or_an_adopted_folder_names_it(tmp_path):
+    """Round 20, M349: None was a hub connection error; M301: an adopted folder was "config.json was edited"."""
+    from leviathan.errors import UserError
+    from leviathan.hf.modeling import LeviathanForCausalLM
+
+    with pytest.raises(UserError, match=r"from_pretrained: expected the path of a folder .*got None"):
+        LeviathanForCausalLM.from_pretrained(None)
+    adopted = _adopted_folder(tmp_path / "ad")
+    with pytest.raises(UserError, match=r"is an adopted model \('llama' .*load_adopted\("):
+        LeviathanForCausalLM.from_pretrained(str(adopted))
+
+
+def test_from_pretrained_refuses_an_exports_weights_or_marker_of_another_export(finished_run, exported, tmp_path):
+    """Round 20, M16, M14: an export with another export's model.safetensors (or marker) loaded the other weights
+    under this card, no word: the marker's sha256 of the weights is checked, not only config.json's."""
+    from reliability_support import cli
+
+    from leviathan.errors import UserError
+    from leviathan.hf.modeling import LeviathanForCausalLM
+
+    other = tmp_path / "step2"
+    assert cli(["export", finished_run / "checkpoints" / "step-00000002", other]).returncode == 0
+    for name in ("model.safetensors", "leviathan_output.json"):
+        swapped = Path(shutil.copytree(exported, tmp_path / f"swapped-{name}"))
+        shutil.copy2(other / name, swapped / name)
+        with pytest.raises(UserError, match=r"model\.safetensors' is not the file `leviathan export` wrote there"):
+            LeviathanForCausalLM.from_pretrained(str(swapped))
+
+
+def test_load_adopted_of_a_variant_save_or_a_config_with_fewer_layers(tmp_path):
+    """Round 20, M9: a ``save_pretrained(variant='v1')`` folder was transformers' raw OSError; it names the variant.
+    M190: config.json edited to fewer layers than the weights loaded a smaller model, layer 1 dropped; refused."""
+    from leviathan.errors import UserError
+    from leviathan.hf import load_adopted
+
+    folder = _adopted_folder(tmp_path / "ad")
+    model = load_adopted(folder)
+    model.save_pretrained(tmp_path / "v", variant="v1")
+    with pytest.raises(UserError, match=r"saved with variant='v1' .*load_adopted\('.*', variant='v1'\)"):
+        load_adopted(tmp_path / "v")
+    assert load_adopted(tmp_path / "v", variant="v1") is not None
+    from transformers import LlamaConfig  # _adopted_folder's model has 1 layer: one of 2 to cut down
+
+    from leviathan.hf import adopt
+
+    two = LlamaConfig(vocab_size=300, hidden_size=32, intermediate_size=64, num_hidden_layers=2, num_attention_heads=4,
+                      max_position_embeddings=64)
+    adopt(two, seed_dim=8, modes=2, knots=8, rank=4).save_pretrained(tmp_path / "l2")
+    config = json.loads((tmp_path / "l2" / "config.json").read_text())
+    (tmp_path / "l2" / "config.json").write_text(json.dumps({**config, "num_hidden_layers": 1}))
+    with pytest.raises(UserError, match=r"hold 9 tensor\(s\) .*has no place for \(model\.layers\.1\."):
+        load_adopted(tmp_path / "l2")

@@ -24,7 +24,7 @@ from reliability_support import cli, cli_error, run_overrides, tree_hashes, writ
 
 pytestmark = pytest.mark.reliability
 
-FULL = "no space left on device (the disk is full); free disk space"
+FULL = "no space left on device (the disk is full, or out of inodes: `df -h`, `df -i`); free disk space"
 
 
 def _du(folder: Path) -> int:

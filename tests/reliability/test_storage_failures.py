@@ -30,7 +30,7 @@ pytestmark = [pytest.mark.reliability, pytest.mark.usefixtures("single_thread")]
 
 # errno -> what the line must say
 CAUSES = {
-    errno.ENOSPC: "no space left on device (the disk is full)",
+    errno.ENOSPC: "no space left on device (the disk is full, or out of inodes: `df -h`, `df -i`)",
     errno.EDQUOT: "disk quota exceeded",
     errno.EROFS: "read-only file system",
     errno.EACCES: "permission denied",

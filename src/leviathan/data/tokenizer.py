@@ -169,8 +169,8 @@ class Tokenizer:
     def save(self, directory: str | os.PathLike) -> Path:
         """Write what ``load_tokenizer(directory)`` needs; returns the directory. A storage failure (a read-only disk,
         a file where the folder belongs, a full disk) is an ``errors.StorageError`` naming the path and the fix, not a
-        raw OSError (issue 30 round 14, B344). Each file is written whole (a temporary file renamed into place), the
-        tokenizer's own first and leviathan_tokenizer.json last; a folder that is a verb's output is refused (C275);
+        raw OSError (issue 30 round 14, B344). The files are written together or not at all (``save_owned``); a folder
+        that is a verb's output is refused (C275);
         a ``directory`` that is not a path is named (round 19, as J244)."""
         from ..ownership import check_path_given
 
@@ -181,22 +181,37 @@ class Tokenizer:
 
     def save_owned(self, directory: str | os.PathLike) -> Path:
         """``save`` without its check of whose folder ``directory`` is: for a verb saving into a new folder of its own
-        (a step's, an export's or a data folder's temporary one), which may lie inside its output (round 18, G47)."""
-        from ..io import atomic_write_text
+        (a step's, an export's or a data folder's temporary one), which may lie inside its output (round 18, G47).
+        The files are written together or not at all (``io.atomic_write_together``) and a failure removes the folders
+        this call made: a full disk, or one out of inodes, left tokenizer.json alone in the new folder, which
+        ``load_tokenizer`` took without its record (issue 30 round 20, M158, M160). The record holds the sha256 of
+        tokenizer.json, which ``load_tokenizer`` checks (M89)."""
+        from ..io import atomic_write_together
+        from ..locking import missing_folders, remove_if_empty
         from ..storage import api_writes
 
         directory = Path(directory)
-        with api_writes("Tokenizer.save", directory):
-            directory.mkdir(parents=True, exist_ok=True)
-        self._save_files(directory)
+        created: list[Path] = []
+        own = self._own_files()
+        files = {directory / name: text for name, text in own.items()}
         info = {"format": 1, "name": self.name, "kind": self.kind, "vocab_size": self.vocab_size,
                 "eot_id": self.eot_id}
-        with api_writes("Tokenizer.save", directory / INFO_FILE):  # each file whole or not at all (round 16, C275)
-            atomic_write_text(directory / INFO_FILE, json.dumps(info, indent=2) + "\n")
+        if TOKENIZER_FILE in own:
+            info["sha256"] = hashlib.sha256(own[TOKENIZER_FILE].encode()).hexdigest()
+        files[directory / INFO_FILE] = json.dumps(info, indent=2) + "\n"
+        try:
+            with api_writes("Tokenizer.save", directory):
+                created = missing_folders(directory)  # inside: a 300-byte name is the verbs' line (ENAMETOOLONG)
+                directory.mkdir(parents=True, exist_ok=True)
+                atomic_write_together(files)
+        except BaseException:
+            remove_if_empty(created)
+            raise
         return directory
 
-    def _save_files(self, directory: Path) -> None:
-        """The tokenizer's own files, written into ``directory`` before ``save``'s INFO_FILE (a built-in has none)."""
+    def _own_files(self) -> dict[str, str]:
+        """The tokenizer's own files (name -> text), written with ``save``'s INFO_FILE (a built-in has none)."""
+        return {}
 
     def fingerprint(self) -> str:
         """Equal for two tokenizers that map every text to the same ids (a built-in: its name)."""
@@ -298,12 +313,8 @@ class HFTokenizer(Tokenizer):
     def decode(self, ids) -> str:
         return self._hf.decode(self._checked_ids(ids), skip_special_tokens=False)
 
-    def _save_files(self, directory: Path) -> None:
-        from ..io import atomic_write_text
-        from ..storage import api_writes
-
-        with api_writes("Tokenizer.save", directory / TOKENIZER_FILE):  # tokenizers' "(os error 28)" (B344)
-            atomic_write_text(directory / TOKENIZER_FILE, self._hf.to_str(pretty=True))  # what _hf.save writes
+    def _own_files(self) -> dict[str, str]:
+        return {TOKENIZER_FILE: self._hf.to_str(pretty=True)}  # what _hf.save writes
 
     def to_json(self) -> str:
         return self._hf.to_str()
@@ -409,7 +420,7 @@ def _saved_here(directory: Path) -> bool:
     save writes it, and a tokenizer.json (a tokenizers JSON) exactly when the record is not a built-in's."""
     try:
         info = json_text.loads((directory / INFO_FILE).read_text(encoding="utf-8"))
-        if not (isinstance(info, dict) and set(info) == {"format", "name", "kind", "vocab_size", "eot_id"}
+        if not (isinstance(info, dict) and set(info) - {"sha256"} == {"format", "name", "kind", "vocab_size", "eot_id"}
                 and info["format"] == 1 and isinstance(info["name"], str) and isinstance(info["kind"], str)):
             return False
         builtin = info["kind"] == BuiltinTokenizer.kind
@@ -504,7 +515,7 @@ def _tokenizer_record(directory: Path) -> dict:
             raise UserError(f"{p} is not valid JSON ({e}); re-create the directory") from None
         if isinstance(data, dict):
             info = {"name": data.get("name", data.get("tokenizer")), "eot_id": data.get("eot_id"),
-                    "vocab_size": data.get("vocab_size")}
+                    "vocab_size": data.get("vocab_size"), "kind": data.get("kind"), "sha256": data.get("sha256")}
             if info["name"] is not None and not isinstance(info["name"], str):
                 raise UserError(f"{p}: field 'name' is {info['name']!r}, not a tokenizer name; the directory was "
                                 f"damaged or edited by hand; re-create it")
@@ -548,7 +559,24 @@ def _from_directory(directory: Path) -> Tokenizer:
             raise UserError(f"tokenizer in {directory} has {key}={getattr(tok, key)} but its metadata says "
                             f"{want}; the directory was edited by hand; {_recreate(directory)}")
     check_meta_tokenizer(directory, tok)  # a data folder's meta.json too, not only the tokenizer's own record
+    _check_saved_file(directory, info, tok)  # after: a data folder's meta.json names its own fix (prepare again)
     return tok
+
+
+def _check_saved_file(directory: Path, info: dict, tok: Tokenizer) -> None:
+    """UserError when ``Tokenizer.save``'s record does not describe the tokenizer found: its ``kind`` edited
+    ('tokenizers' -> 'tiktoken') was ignored, and a tokenizer.json edited (half its merges cut) loaded other ids, no
+    word (issue 30 round 20, M89, M90). A record of an older save holds no sha256 and is not checked for it."""
+    kind, digest = info.get("kind"), info.get("sha256")
+    if kind is not None and kind != tok.kind:
+        raise UserError(f"{directory / INFO_FILE} says kind {kind!r} but the folder holds a {tok.kind!r} tokenizer; "
+                        f"the directory was edited by hand; {_recreate(directory)}")
+    if digest is not None and (directory / TOKENIZER_FILE).is_file():
+        found = hashlib.sha256((directory / TOKENIZER_FILE).read_bytes()).hexdigest()
+        if found != digest:
+            raise UserError(f"{directory / TOKENIZER_FILE} is not the file Tokenizer.save wrote (sha256 "
+                            f"{found[:12]}..., {INFO_FILE} records {str(digest)[:12]}...): it was edited or replaced; "
+                            f"{_recreate(directory)}")
 
 
 def _check_export_companions(directory: Path) -> None:
@@ -577,7 +605,8 @@ def _recreate(directory: Path) -> str:
         return "re-create it: restore the step folder from a copy, or use another step of the run"
     if (directory / "meta.json").is_file():
         return "re-create it: prepare the data again (leviathan prepare CORPUS --out DIR --tokenizer ...)"
-    return "re-create it with the verb that wrote it (a bench cache folder: delete it, and bench builds it again)"
+    return ("re-create it with what wrote it (a tokenizer's folder: Tokenizer.save it again; a bench cache folder: "
+            "delete it, and bench builds it again)")
 
 
 def _run_folder_hint(directory: Path) -> str:

@@ -87,14 +87,28 @@ def check_weight_names(folder: Path) -> None:
         return
     parts = []
     if lacks:
-        parts.append(f"lack {len(lacks)} tensor(s) its model needs ({_names(lacks)}), which would be drawn at random")
+        parts.append(f"lack {len(lacks)} tensor(s) its model needs ({shown_names(lacks)}), which would be drawn at "
+                     f"random")
     if unused:
-        parts.append(f"hold {len(unused)} its model has no place for ({_names(unused)}), which would be dropped")
+        parts.append(f"hold {len(unused)} its model has no place for ({shown_names(unused)}), which would be dropped")
     raise UserError(f"the weights of {str(folder)!r} are not the model its config.json describes: they "
                     f"{' and '.join(parts)}; config.json was edited or comes from another model: export the "
                     f"checkpoint again (leviathan export RUN OUT), or put the model's own config.json in the folder")
 
 
-def _names(names: list[str]) -> str:
+def sizes_refused(error: RuntimeError, folder, fix: str) -> UserError | None:
+    """transformers' "You set `ignore_mismatched_sizes` to `False`" (weights of another size than config.json gives,
+    after its LOAD REPORT table) as one UserError ending in ``fix``; None for any other error. ``load_adopted``'s
+    (round 8) and, since round 20 (M175, M178, M179: head_dim, vocab_size or num_key_value_heads edited),
+    ``LeviathanForCausalLM.from_pretrained``'s, which ended in the RuntimeError's traceback."""
+    if "ignore_mismatched_sizes" not in str(error):
+        return None
+    return UserError(f"the weights in {folder} do not fit the sizes its config.json gives (transformers' report "
+                     f"above names the tensors): config.json was edited or comes from another model; {fix}")
+
+
+def shown_names(names: list[str]) -> str:
+    """The first few of ``names`` and how many more: the tensors a refusal lists (also ``hf.save_folder``'s and
+    ``hf.adoption``'s)."""
     shown = ", ".join(names[:_SHOWN])
     return shown + (f", ... ({len(names) - _SHOWN} more)" if len(names) > _SHOWN else "")

@@ -136,9 +136,10 @@ class _AdoptedMixin:
         if isinstance(generator, LeviathanGenerator):
             prefix = model._generator_prefix() + "."
             missing = sorted(k for k in info["missing_keys"] if k.startswith(prefix))
+            source = args[0] if args else kwargs.get("pretrained_model_name_or_path")
             if missing:
-                source = args[0] if args else kwargs.get("pretrained_model_name_or_path")
                 raise UserError(_missing_generator_tensors(source, missing, len(generator.state_dict())))
+            _refuse_dropped(model, info["unexpected_keys"], source)
         return (model, info) if output_loading_info else model
 
     def _generator_prefix(self) -> str:
@@ -155,9 +156,10 @@ class _AdoptedMixin:
         a storage failure an ``errors.StorageError``, the files at the umask's modes even after Ctrl-C
         (``save_folder.save_whole``; round 19, J54, J58, J63, J69, J75, J322).
         """
-        from .save_folder import check_save_directory, save_whole
+        from .save_folder import check_save_arguments, check_save_directory, save_whole
 
         check_save_directory(save_directory, "save_pretrained")
+        check_save_arguments(self, state_dict, kwargs)  # round 20: push_to_hub (M10), a partial state_dict (M8)
         _check_json_settings(getattr(self.config, CONFIG_KEY, None))
         generator = self.get_input_embeddings()
         if isinstance(getattr(self.config, CONFIG_KEY, None), dict):
@@ -243,6 +245,21 @@ def _missing_generator_tensors(source: Any, missing: list[str], total: int) -> s
             f"({shown}), so the generator would be random (a folder re-saved by transformers without leviathan keeps "
             "only the baked table); load it as the table model with transformers.AutoModelForCausalLM.from_pretrained, "
             "and leviathan.hf.adopt(model, fit=Fit(...)) to start a generator from that table")
+
+
+def _refuse_dropped(model: PreTrainedModel, unexpected: Any, source: Any) -> None:
+    """UserError when the file holds tensors the model its config.json builds has no place for (the baked table
+    aside): a config.json edited to num_hidden_layers 1 over weights of 2 layers loaded a 1-layer model, layer 1's
+    tensors dropped, other logits, with only transformers' LOAD REPORT table (issue 30 round 20, M190; the native
+    loader's ``eval.weight_names`` refuses the same case)."""
+    ignored = [re.compile(p) for p in (model._keys_to_ignore_on_load_unexpected or ())]
+    dropped = sorted(k for k in unexpected or () if not any(p.search(k) for p in ignored))
+    if dropped:
+        from ..eval.weight_names import shown_names
+
+        raise UserError(f"the weights in {source} hold {len(dropped)} tensor(s) the model its config.json describes "
+                        f"has no place for ({shown_names(dropped)}), which would be dropped: config.json was edited "
+                        f"or comes from another model; restore it from a copy, or save the model again")
 
 
 def _check_saved_values(settings: dict[str, Any], where: str) -> None:
@@ -412,7 +429,7 @@ def adopt(model_or_config: PreTrainedModel | PretrainedConfig, *, fit: Fit | boo
     base = type(model)
     resolved = _resolved(settings, embedding, scale, base)
     if fit is not None:  # checked, and the trained model measured, before anything changes
-        weights = row_weights(fit.frequency, embedding.num_embeddings)
+        weights = row_weights(fit.frequency, embedding.num_embeddings, fit.buckets)
         positions = model_positions(model)
         text = (text_ids(fit.text, embedding.num_embeddings, embedding.weight.device, positions)
                 if fit.text is not None else None)
@@ -502,17 +519,37 @@ def load_adopted(path: str | os.PathLike, **from_pretrained_kwargs: Any) -> PreT
     saved_names(path, "restore it from a copy, or save the adopted model again (model.save_pretrained(DIR))")
     base = _base_class(config, path / "config.json")
     _check_model_type(config, base, path / "config.json")
+    _check_variant(path, from_pretrained_kwargs)
     try:
         model = adopted_class(base).from_pretrained(str(path), config=config, **from_pretrained_kwargs)
         _check_saved_vocab(config, path / "config.json")  # after: weights that do not fit are named first
         check_stamp(getattr(config, CONFIG_KEY), str(path / "config.json"))  # last, as the catch-all (round 17, E169)
         return model
     except RuntimeError as e:  # round 8: config.json's vocab_size edited to 301 ended in transformers' traceback
-        if "ignore_mismatched_sizes" not in str(e):
+        from ..eval.weight_names import sizes_refused
+
+        refused = sizes_refused(e, path, "restore it from a copy, or save the model again")
+        if refused is None:
             raise
-        raise UserError(f"the weights in {path} do not fit the sizes its config.json gives (transformers' report "
-                        f"above names the tensors): config.json was edited or comes from another model; restore it "
-                        f"from a copy, or save the model again") from None
+        raise refused from None
+
+
+_VARIANT = re.compile(r"^(?:model|pytorch_model)\.(?:safetensors\.index|bin\.index)?\.?([^.-]+)(?:-\d+-of-\d+)?"
+                      r"\.(?:safetensors|bin|json)$")
+_PLAIN_WEIGHTS = ("model.safetensors", "model.safetensors.index.json", "pytorch_model.bin",
+                  "pytorch_model.bin.index.json")
+
+
+def _check_variant(path: Path, kwargs: dict) -> None:
+    """UserError naming the variant when the folder holds only weights saved with ``save_pretrained(variant=V)`` and
+    no ``variant=`` is given: transformers' raw "OSError: Error no file named model.safetensors ..." (issue 30 round
+    20, M9)."""
+    if kwargs.get("variant") is not None or any((path / name).is_file() for name in _PLAIN_WEIGHTS):
+        return
+    variants = sorted({m.group(1) for name in os.listdir(path) if (m := _VARIANT.match(name))})
+    if variants:
+        raise UserError(f"{path} holds weights saved with variant={variants[0]!r} (save_pretrained(variant=...)) and "
+                        f"none without; load them with load_adopted({str(path)!r}, variant={variants[0]!r})")
 
 
 def _check_config_there(path: Path) -> None:
@@ -626,11 +663,13 @@ def bake_adopted(model: PreTrainedModel, out_dir: str | os.PathLike, tokenizer: 
     from ..storage import api_writes
     from .export import _atomic_dir, _save_tokenizer, check_tokenizer_fits
     from .model_card import adopted_card
+    from .save_folder import check_save_arguments
 
     generator = _check_adopted(model)
     if tokenizer is not None:  # G299: o200k's tokenizer beside a 300-id model
         check_tokenizer_fits(tokenizer, model.config.vocab_size, "bake_adopted")
     plain = _original(model, clone=False)
+    check_save_arguments(plain, save_kwargs.get("state_dict"), save_kwargs)  # round 20 (M10, M8), as save_pretrained
     with api_writes("bake_adopted", out_dir), _atomic_dir(out_dir, overwrite) as tmp:  # round 14 (B260): the
         # verbs' one line (errors.StorageError), not a raw OSError
         plain.save_pretrained(str(tmp), **save_kwargs)

@@ -157,10 +157,15 @@ def as_fit(fit: Any) -> Fit | None:
                     "adopt(model, fit=Fit(frequency=train_counts, text=ids))")
 
 
-def row_weights(frequency: Any, num_rows: int) -> np.ndarray | None:
-    """The frequency as float64 counts (num_rows,), checked; None for uniform weights."""
+def row_weights(frequency: Any, num_rows: int, buckets: int = 2) -> np.ndarray | None:
+    """The frequency as float64 counts (num_rows,), checked; None for uniform weights. A tensor on the meta device
+    (no values) was torch's NotImplementedError (issue 30 round 20, M323); ``buckets`` (``Fit.buckets``) more than
+    the table's ids gave fewer buckets than asked, no word (400 of 300 ids: 91, M324b)."""
     if frequency is None:
         return None
+    if isinstance(frequency, torch.Tensor) and frequency.is_meta:
+        raise UserError("Fit.frequency is a tensor on the meta device (it holds no values); pass the training counts "
+                        "per id on the CPU or a GPU, e.g. torch.from_numpy(np.load('DATA/train_freq.npy'))")
     given = frequency.detach().cpu().numpy() if isinstance(frequency, torch.Tensor) else np.asarray(frequency)
     # text, bools and complex numbers are no counts: a ValueError, bools read as 1, the imaginary part dropped
     # (issue 30 round 14, B78, B79, B284)
@@ -179,6 +184,9 @@ def row_weights(frequency: Any, num_rows: int) -> np.ndarray | None:
         raise UserError(f"Fit.frequency's counts sum past {MAX_COUNT:,} (2^62, more tokens than any corpus; weights "
                         f"are read as counts in units of the smallest one); pass training counts, or scale the "
                         f"weights down")
+    if buckets > num_rows:
+        raise UserError(f"Fit.buckets={buckets:,} is more than the {num_rows:,} ids of the table (each bucket holds "
+                        f"at least one id); ask for at most {num_rows:,}, e.g. Fit(buckets=5)")
     return w
 
 

@@ -25,6 +25,8 @@ which ``_init_weights`` therefore recomputes (through ``transformers.initializat
 
 from __future__ import annotations
 
+import fnmatch
+import os
 from typing import Optional
 
 import torch
@@ -63,22 +65,29 @@ class LeviathanPreTrainedModel(PreTrainedModel):
         """transformers' load, after checking that a local folder's weights are the model its config.json builds
         (``eval.weight_names``): an export whose config.json was edited to ``dense_tied`` loaded with the generator's
         six tensors dropped as "unexpected" and the head tied to the table, a different model, no error (issue 30
-        round 15, A66); and that an export's config.json is the one ``leviathan export`` wrote (its marker's sha256:
-        round 18, G210). A hub name or a folder without safetensors is left to transformers."""
-        import os
-
+        round 15, A66); and that an export's config.json and weights are the ones ``leviathan export`` wrote (its
+        marker's sha256: round 18, G210; round 20, M14, M16: another export's model.safetensors or marker loaded
+        without a word). Weights of other sizes than config.json gives are one UserError (round 20, M175, M178, M179:
+        transformers' RuntimeError traceback); an adopted model's folder is sent to ``load_adopted`` (M301); a path
+        that is not one (``None``) is named (M349: a hub connection error). A hub name or a folder without
+        safetensors is left to transformers."""
         where = pretrained_model_name_or_path
-        if isinstance(where, (str, os.PathLike)) and os.path.isdir(where) and not kwargs.get("subfolder"):
-            from pathlib import Path
+        if (where is None and "state_dict" not in kwargs) or not isinstance(where, (str, os.PathLike, type(None))):
+            raise UserError(f"from_pretrained: expected the path of a folder (an export, or a save_pretrained) or a "
+                            f"hub model id, got {where!r:.60}; pass the folder to load")
+        local = isinstance(where, (str, os.PathLike)) and os.path.isdir(where) and not kwargs.get("subfolder")
+        if local:
+            _check_local_folder(where)
+        try:
+            return super().from_pretrained(pretrained_model_name_or_path, *args, **kwargs)
+        except RuntimeError as e:
+            from ..eval.weight_names import sizes_refused
 
-            from ..eval.weight_names import check_weight_names
-            from ..ownership import check_output_files, export_again
-
-            check_weight_names(Path(where))
-            # G210: an export's config.json edited (rope_theta 10000 -> 500) loaded other logits without a word,
-            # though export's marker records its sha256 (the adopted folders' kind, E169)
-            check_output_files(where, export_again(where), names=("config.json", "generation_config.json"))
-        return super().from_pretrained(pretrained_model_name_or_path, *args, **kwargs)
+            fix = "restore config.json from a copy, or export the checkpoint again (leviathan export RUN OUT)"
+            refused = sizes_refused(e, where, fix) if local else None
+            if refused is None:
+                raise
+            raise refused from None
 
     @torch.no_grad()
     def _init_weights(self, module: nn.Module) -> None:
@@ -100,6 +109,22 @@ class LeviathanPreTrainedModel(PreTrainedModel):
             init_generator(module)
         elif isinstance(module, OutputNorm):
             module.reset_parameters()
+
+
+def _check_local_folder(where) -> None:
+    """``from_pretrained``'s checks of a local folder (see its docstring)."""
+    from pathlib import Path
+
+    from ..eval.weight_names import check_weight_names
+    from ..ownership import check_output_files, export_again
+    from .save_folder import SAVED_FILES, refuse_adopted
+
+    refuse_adopted(Path(where))
+    check_weight_names(Path(where))
+    # G210: an export's config.json edited (rope_theta 10000 -> 500) loaded other logits without a word, though
+    # export's marker records its sha256 (the adopted folders' kind, E169); M14, M16: its weights too
+    names = [n for n in os.listdir(where) if any(fnmatch.fnmatch(n, pattern) for pattern in SAVED_FILES)]
+    check_output_files(where, export_again(where), names=names)
 
 
 @torch.no_grad()
@@ -135,8 +160,9 @@ class LeviathanForCausalLM(LeviathanPreTrainedModel, GenerationMixin):
         (``hf.save_folder``; round 18, G249: ``from_native(...).save_pretrained`` replaced a checkpoint's weights), and
         written whole or not at all, a storage failure an ``errors.StorageError`` (``save_folder.save_whole``; round 19,
         J55, J59, J64, J70, J76: a full disk left config.json without weights, under a raw SafetensorError)."""
-        from .save_folder import save_whole
+        from .save_folder import check_save_arguments, save_whole
 
+        check_save_arguments(self, kwargs.get("state_dict"), kwargs)  # round 20: push_to_hub (M10), state_dict (M8)
         return save_whole(lambda folder: self.save_owned(folder, *args, **kwargs), save_directory)
 
     def save_owned(self, save_directory, *args, **kwargs):

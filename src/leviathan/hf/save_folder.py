@@ -32,6 +32,8 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+from ..errors import UserError
+
 # what save_pretrained writes into its folder (weights sharded or not, safetensors or torch)
 SAVED_FILES = ("config.json", "generation_config.json", "model.safetensors", "model-*.safetensors",
                "model.safetensors.index.json", "pytorch_model*.bin", "pytorch_model.bin.index.json")
@@ -43,6 +45,31 @@ def check_save_directory(save_directory: str | os.PathLike, who: str) -> None:
     from ..ownership import check_api_folder
 
     check_api_folder(save_directory, who, SAVED_FILES, legacy=_saved_here)
+
+
+def check_save_arguments(model: Any, state_dict: Any, kwargs: dict) -> None:
+    """UserError for the ``save_pretrained`` arguments a whole save cannot honour (issue 30 round 20):
+    ``push_to_hub=True`` pushed the hidden temporary folder ``save_whole`` saves into, its name taken as the repo id
+    (M10); a ``state_dict`` lacking the model's tensors (``{}``) wrote a folder that looks like a save, which no loader
+    takes (M8)."""
+    if kwargs.get("push_to_hub"):
+        raise UserError("save_pretrained(push_to_hub=True) is not supported for this model: the save is staged in a "
+                        "temporary folder, whose name would be the repo id; save it, then upload the folder "
+                        "(huggingface_hub.upload_folder(repo_id=..., folder_path=DIR)) or call "
+                        "model.push_to_hub(repo_id)")
+    if state_dict is None:
+        return
+    if not isinstance(state_dict, dict):
+        raise TypeError(f"save_pretrained: state_dict must be a dict of tensors, got {type(state_dict).__name__}")
+    tied = set(getattr(model, "all_tied_weights_keys", None) or {})
+    lacking = sorted(set(model.state_dict()) - set(state_dict) - tied)
+    if lacking:
+        from ..eval.weight_names import shown_names
+
+        raise UserError(f"save_pretrained: state_dict lacks {len(lacking)} of the model's tensors "
+                        f"({shown_names(lacking)}): the "
+                        f"folder would look like a save but not load; pass the model's full state_dict (or none: "
+                        f"model.state_dict() is saved), nothing was written")
 
 
 def save_whole(save: Callable[[str], Any], save_directory: str | os.PathLike) -> Any:
@@ -108,3 +135,17 @@ def _saved_here(directory: Path) -> bool:
     except (OSError, ValueError):
         return False
     return isinstance(config, dict) and isinstance(config.get("model_type"), str)
+
+
+def refuse_adopted(folder: Path) -> None:
+    """UserError sending an adopted model's folder (config.json of its original ``model_type`` with
+    ``leviathan_generator``) to ``load_adopted``: ``LeviathanForCausalLM.from_pretrained`` of one said "config.json
+    was edited or comes from another model" of a folder nobody edited (issue 30 round 20, M301)."""
+    try:
+        config = json.loads((folder / "config.json").read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return
+    if isinstance(config, dict) and config.get("leviathan_generator") and config.get("model_type") != "leviathan":
+        raise UserError(f"{str(folder)!r} is an adopted model ({config.get('model_type')!r} with leviathan_generator "
+                        f"in its config.json), not a leviathan export; load it with "
+                        f"leviathan.hf.load_adopted({str(folder)!r})")
