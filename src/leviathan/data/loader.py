@@ -37,7 +37,7 @@ from pathlib import Path
 import numpy as np
 import torch
 
-from ..value_rules import api_check, whole_problem
+from ..value_rules import api_check, check_read_path, whole_problem
 from ..errors import UserError
 from ..seeds import seed_problem
 from .companions import check_file, file_digest
@@ -55,6 +55,7 @@ class TokenDataset:
     ``.vocab_size``, ``.eot_id``, ``.num_tokens``, ``.data_dir``, ``.split``, ``.num_bytes`` (the split's UTF-8 bytes)."""
 
     def __init__(self, data_dir: str | os.PathLike, split: str = "train", *, check_ids: bool = True):
+        check_read_path("TokenDataset", "data_dir", data_dir, "pass the path of a prepared data folder (leviathan prepare's --out)")  # M336 (round 20)
         self.data_dir = Path(data_dir)
         self.meta = read_meta(self.data_dir)
         split = _SPLIT_ALIASES.get(split, split)

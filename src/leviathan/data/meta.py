@@ -107,6 +107,9 @@ def find_meta(data_dir: str | os.PathLike, fix: str | None = None) -> PreparedMe
 
 def read_meta(data_dir: str | os.PathLike, fix: str | None = None) -> PreparedMeta:
     """Read and check ``meta.json`` of a prepared data dir (UserError ending in ``fix``, default: how to prepare it)."""
+    from ..value_rules import check_read_path
+
+    check_read_path("read_meta", "data_dir", data_dir, "pass the path of a prepared data folder (leviathan prepare's --out)")  # M333, M334 (round 20)
     d = Path(data_dir)
     fix = fix or f"run `leviathan prepare SOURCE --out {d}` to create it"
     if not os.path.isdir(d):
