@@ -840,6 +840,7 @@ def append_result(path: str | os.PathLike, row: ResultRow | Mapping) -> None:
     row = ResultRow.from_dict(row)
     data = (dumps(row.to_dict()) + "\n").encode()
     _check_results_file(path, row, data)
+    _check_no_other_writer(path)
     _unshare(path)
     fd = os.open(os.fspath(path), os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644)
     try:
@@ -864,6 +865,22 @@ def append_result(path: str | os.PathLike, row: ResultRow | Mapping) -> None:
         os.fsync(fd)
     finally:
         os.close(fd)
+
+
+def _check_no_other_writer(path: str | os.PathLike) -> None:
+    """UserError when another live process holds the write lock of the folder ``path`` is in (a running sweep's
+    ``OUT/.lock``, or a lock beside it): a row appended into a running sweep's results.jsonl was written without a word,
+    and one landing before the sweep's own row would be taken as that run's (issue 30 round 20, M282). The sweep's own
+    appends hold that lock themselves (``locking.held_by_another`` skips this process's)."""
+    from ...locking import _describe, held_by_another, lock_path
+
+    folder = Path(os.path.abspath(path)).parent
+    for lock in (lock_path(folder), lock_path(folder, beside=True)):
+        held = held_by_another(lock)
+        if held is not None:
+            raise UserError(f"append_result: {_describe(*held)} is writing into {str(folder)!r} (it holds "
+                            f"{str(lock)!r}); nothing was written; wait for it to finish (a sweep appends its own "
+                            f"rows), or append to another results file")
 
 
 def _check_results_file(path: str | os.PathLike, row: ResultRow, line: bytes) -> None:
