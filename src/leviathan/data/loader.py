@@ -41,7 +41,7 @@ from ..value_rules import api_check, check_read_path, whole_problem
 from ..errors import UserError
 from ..seeds import seed_problem
 from .companions import check_file, file_digest
-from .meta import read_meta
+from .meta import DATA_DIR_FIX, read_meta
 
 __all__ = ["TokenDataset", "BatchLoader", "SHUFFLE_MODES"]
 
@@ -55,7 +55,7 @@ class TokenDataset:
     ``.vocab_size``, ``.eot_id``, ``.num_tokens``, ``.data_dir``, ``.split``, ``.num_bytes`` (the split's UTF-8 bytes)."""
 
     def __init__(self, data_dir: str | os.PathLike, split: str = "train", *, check_ids: bool = True):
-        check_read_path("TokenDataset", "data_dir", data_dir, "pass the path of a prepared data folder (leviathan prepare's --out)")  # M336 (round 20)
+        check_read_path("TokenDataset", "data_dir", data_dir, DATA_DIR_FIX)  # M336 (round 20)
         self.data_dir = Path(data_dir)
         self.meta = read_meta(self.data_dir)
         split = _SPLIT_ALIASES.get(split, split)

@@ -929,8 +929,8 @@ def _check_row_fits(path: str | os.PathLike, kept: list[tuple[str, ResultRow]], 
     shown = first and evaluation_mismatch([first, ("the row appended", row.evaluation)], "in")
     if shown:
         raise UserError(f"append_result: in {str(path)!r}, the row {row.name!r} was evaluated otherwise than the rows "
-                        f"there ({shown}); nothing was written: its readers (report) refuse rows evaluated differently; "
-                        f"evaluate it with the file's settings, or append it to another results file")
+                        f"there ({shown}); nothing was written: its readers (report) refuse rows evaluated "
+                        f"differently; evaluate it with the file's settings, or append it to another results file")
 
 
 def _unshare(path: str | os.PathLike) -> None:
