@@ -359,6 +359,10 @@ def load_run_config(path: str | Path | None, overrides: Sequence[str] = (), chec
     without a word). ``layered=True`` is for a list that layers settings on purpose (a grid's base, then a size's,
     then the run's): the last value wins.
     """
+    if path is not None:  # None is the empty start; 123 was os.fspath's bare TypeError (round 20, M340)
+        from .value_rules import check_read_path
+
+        check_read_path("load_run_config", "path", path, "pass a train config's name (tiny), its YAML file, or None")
     listed = override_list(overrides)
     found = find_train_config(path) if path is not None else None
     raw: dict[str, Any] = load_yaml(found) if found is not None else {}

@@ -137,6 +137,14 @@ def api_check(api: str, name: str, problem: str | None, fix: str) -> None:
         raise UserError(f"{api}: {name}: {problem}; {fix}")
 
 
+def check_read_path(api: str, name: str, value, fix: str, many: bool = False) -> None:
+    """UserError ``API: NAME: PROBLEM; FIX`` when a public reader's ``value`` is not a path (``path_problem``):
+    ``read_meta(None)``, ``load_grid(123)``, ``load_model(None)`` ... were os.fspath's bare "TypeError: expected str,
+    bytes or os.PathLike object, not NoneType", naming no argument and no fix (issue 30 round 20, M333-M350: the J244
+    kind, fixed for the API writers in round 19, not for the readers). ``many``: a non-empty list of paths."""
+    api_check(api, name, path_problem(value, many), fix)
+
+
 def usable_cores() -> int:
     """The cores this process may run on (its CPU affinity where the system has one, else every core)."""
     try:

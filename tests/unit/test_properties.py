@@ -197,7 +197,8 @@ def test_non_positive_sizes_always_rejected(value, key):
        after=st.integers(1, 10))
 def test_loader_state_round_trip_resumes_exactly(seq_len, extra, batch_size, world, data, shuffle, shuffle_buffer,
                                                  seed, before, after):
-    tokens = np.arange(seq_len + 1 + extra, dtype=np.int64) % 997  # at least one window; often several epochs
+    # at least one global batch of windows (a batch past the data is refused, round 20 M288); often several epochs
+    tokens = np.arange(seq_len * batch_size * world + 1 + extra, dtype=np.int64) % 997
     rank = data.draw(st.integers(0, world - 1), label="rank")
     kw = dict(seq_len=seq_len, batch_size=batch_size, seed=seed, rank=rank, world_size=world, shuffle=shuffle,
               shuffle_buffer=shuffle_buffer)

@@ -148,6 +148,9 @@ def load_model(path: str | os.PathLike, device: str | torch.device = "cpu") -> t
     from ..empty_paths import refuse_empty_path
 
     refuse_empty_path(path, "load_model's path")  # '' was read as '.', as load_adopted's (round 17, E168)
+    from ..value_rules import check_read_path
+
+    check_read_path("load_model", "path", path, "pass a run folder or one of its step folders")  # M343 (round 20)
     step = find_checkpoint(path)
     checked_step(step, ("model.safetensors", "config.yaml"))
     cfg = load_run_config(step)

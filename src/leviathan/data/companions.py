@@ -73,6 +73,10 @@ def load_train_freq(data_dir: str | os.PathLike, meta: PreparedMeta | None = Non
     """train_freq.npy of a prepared data folder, checked against its meta.json: the recorded digest, one
     non-negative integer count per id (vocab_size of them), summing to the train split's tokens. A copied
     frequency file without its meta.json: only its own shape and counts are checked."""
+    from ..value_rules import check_read_path
+    from .meta import DATA_DIR_FIX
+
+    check_read_path("load_train_freq", "data_dir", data_dir, DATA_DIR_FIX)  # M335 (round 20)
     data_dir = Path(data_dir)
     meta = meta if meta is not None else find_meta(data_dir)
     path = data_dir / "train_freq.npy"

@@ -37,11 +37,11 @@ from pathlib import Path
 import numpy as np
 import torch
 
-from ..value_rules import api_check, whole_problem
+from ..value_rules import api_check, check_read_path, whole_problem
 from ..errors import UserError
 from ..seeds import seed_problem
 from .companions import check_file, file_digest
-from .meta import read_meta
+from .meta import DATA_DIR_FIX, read_meta
 
 __all__ = ["TokenDataset", "BatchLoader", "SHUFFLE_MODES"]
 
@@ -55,6 +55,7 @@ class TokenDataset:
     ``.vocab_size``, ``.eot_id``, ``.num_tokens``, ``.data_dir``, ``.split``, ``.num_bytes`` (the split's UTF-8 bytes)."""
 
     def __init__(self, data_dir: str | os.PathLike, split: str = "train", *, check_ids: bool = True):
+        check_read_path("TokenDataset", "data_dir", data_dir, DATA_DIR_FIX)  # M336 (round 20)
         self.data_dir = Path(data_dir)
         self.meta = read_meta(self.data_dir)
         split = _SPLIT_ALIASES.get(split, split)
@@ -210,6 +211,17 @@ def _seed(value) -> int:
     return int(value)
 
 
+def _check_batch_fits(batch_size: int, world_size: int, num_windows: int) -> None:
+    """UserError when one global batch (``batch_size * world_size`` sequences) needs more windows than the data has:
+    ``BatchLoader('data1', 32, 10**6)`` over 447 windows returned a (1000000, 32) batch, each window about 2,237 times
+    in it, without a word, while a seq_len past the data is refused (issue 30 round 20, M288)."""
+    ranks = f" x world_size {world_size}" if world_size > 1 else ""
+    api_check("BatchLoader", "batch_size", f"one batch of {batch_size:,} sequences{ranks} is more than the data's "
+              f"{num_windows:,} windows (of seq_len tokens): each window would appear several times in one batch"
+              if batch_size * world_size > num_windows else None,
+              f"use a batch_size of at most {num_windows // world_size:,}, a shorter seq_len, or more data")
+
+
 class BatchLoader:
     """Deterministic, resumable (x, y) batches of int64 (batch_size, seq_len); see module docstring."""
 
@@ -236,6 +248,7 @@ class BatchLoader:
             name = f"{dataset.path}" if isinstance(dataset, TokenDataset) else "the token array"
             raise UserError(f"{name} has {len(tokens):,} tokens, fewer than seq_len + 1 = {self.seq_len + 1}; "
                             f"use a shorter seq_len or more data")
+        _check_batch_fits(self.batch_size, self.world_size, self.num_windows)
         shuffle_buffer = _whole(shuffle_buffer, "shuffle_buffer", 1) if shuffle == "buffer" else 0
         self.shuffle_buffer = min(shuffle_buffer, self.num_windows)
         self.position = 0  # global stream position: sequences consumed by all ranks together

@@ -119,8 +119,14 @@ def find_meta(data_dir: str | os.PathLike, fix: str | None = None) -> PreparedMe
     return read_meta(data_dir, fix) if os.path.isfile(meta) or not_a_file(meta) is not None else None
 
 
+DATA_DIR_FIX = "pass the path of a prepared data folder (leviathan prepare's --out)"  # the readers' (round 20)
+
+
 def read_meta(data_dir: str | os.PathLike, fix: str | None = None) -> PreparedMeta:
     """Read and check ``meta.json`` of a prepared data dir (UserError ending in ``fix``, default: how to prepare it)."""
+    from ..value_rules import check_read_path
+
+    check_read_path("read_meta", "data_dir", data_dir, DATA_DIR_FIX)  # M333, M334 (round 20)
     d = Path(data_dir)
     fix = fix or f"run `leviathan prepare SOURCE --out {d}` to create it"
     if not os.path.isdir(d):

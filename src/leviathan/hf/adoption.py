@@ -502,6 +502,9 @@ def load_adopted(path: str | os.PathLike, **from_pretrained_kwargs: Any) -> PreT
     from ..empty_paths import refuse_empty_path
 
     refuse_empty_path(path, "load_adopted's path")  # '' was read as '.' (issue 30 round 17, E168)
+    from ..value_rules import check_read_path
+
+    check_read_path("load_adopted", "path", path, "pass the folder an adopted model was saved in")  # M346 (round 20)
     path = Path(path)
     if os.path.isfile(path):  # "PATH/config.json has no config.json" before (issue 30 round 6)
         raise UserError(f"{path} is a file; pass the directory that holds it (written by save_pretrained)")

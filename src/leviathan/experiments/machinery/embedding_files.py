@@ -206,6 +206,9 @@ def _edited_problem(raw: dict) -> str | None:
 
 def read_record(path: str | os.PathLike) -> EmbeddingRecord:
     """The ``EmbeddingRecord`` in ``path``; a file that is not one (or a newer format) is a UserError naming it."""
+    from ...value_rules import check_read_path
+
+    check_read_path("read_record", "path", path, "pass the path of an embeddings record (.json)")  # M342 (round 20)
     path = Path(path)
     if (kind := not_regular(path)) is not None:  # reading it hung `report` (issue 30 round 12, T65)
         raise UserError(f"{str(path)!r} {kind}; put the record file itself there, or move it out of the folder")

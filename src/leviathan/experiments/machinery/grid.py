@@ -182,6 +182,11 @@ def _size_model(name: str, size: SizeSpec, vocab_size: int) -> dict:
 def load_grid(name_or_path: str | os.PathLike | dict, *, data_dir: str | None = None, seeds: list[int] | None = None,
               overrides: list[str] | None = None) -> Grid:
     """Read and expand a grid. ``data_dir``/``seeds``/``overrides`` replace the file's settings."""
+    if not isinstance(name_or_path, dict):  # M337, M338 (round 20): os.fspath's bare TypeError
+        from ...value_rules import check_read_path
+
+        check_read_path("load_grid", "name_or_path", name_or_path, "pass a grid's name (cpu, paper), its YAML file or "
+                        "a dict")
     gf, path = read_grid_file(name_or_path)
     # `name: ""` trained under the file's name without a word (round 13, X13): only a grid without `name` takes it
     name = plain_name(gf.name if gf.name is not None else (path.stem if path else "grid"), "the grid's name")

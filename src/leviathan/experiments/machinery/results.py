@@ -840,6 +840,7 @@ def append_result(path: str | os.PathLike, row: ResultRow | Mapping) -> None:
     row = ResultRow.from_dict(row)
     data = (dumps(row.to_dict()) + "\n").encode()
     _check_results_file(path, row, data)
+    _check_no_other_writer(path)
     _unshare(path)
     fd = os.open(os.fspath(path), os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644)
     try:
@@ -864,6 +865,22 @@ def append_result(path: str | os.PathLike, row: ResultRow | Mapping) -> None:
         os.fsync(fd)
     finally:
         os.close(fd)
+
+
+def _check_no_other_writer(path: str | os.PathLike) -> None:
+    """UserError when another live process holds the write lock of the folder ``path`` is in (a running sweep's
+    ``OUT/.lock``, or a lock beside it): a row appended into a running sweep's results.jsonl was written without a word,
+    and one landing before the sweep's own row would be taken as that run's (issue 30 round 20, M282). The sweep's own
+    appends hold that lock themselves (``locking.held_by_another`` skips this process's)."""
+    from ...locking import _describe, held_by_another, lock_path
+
+    folder = Path(os.path.abspath(path)).parent
+    for lock in (lock_path(folder), lock_path(folder, beside=True)):
+        held = held_by_another(lock)
+        if held is not None:
+            raise UserError(f"append_result: {_describe(*held)} is writing into {str(folder)!r} (it holds "
+                            f"{str(lock)!r}); nothing was written; wait for it to finish (a sweep appends its own "
+                            f"rows), or append to another results file")
 
 
 def _check_results_file(path: str | os.PathLike, row: ResultRow, line: bytes) -> None:
@@ -895,8 +912,10 @@ def _check_row_fits(path: str | os.PathLike, kept: list[tuple[str, ResultRow]], 
     """UserError when ``row`` and the rows ``kept`` in ``path`` are rows its readers refuse together: one arm under
     two names (``identity.arm_clash``) or rows of two grids or two data folders (``identity.check_one_grid``). Both
     were appended without a word and refused only later, by every verb that read the file (issue 30 round 19, J252;
-    J88-J95 the same kind). Footgun: a second row of one name is the sweep's own rerun of a skipped row, not checked."""
-    from .identity import arm_clash, check_one_grid
+    J88-J95 the same kind), or rows evaluated with other settings (``identity.evaluation_mismatch``: a row of
+    max_tokens 256 beside rows of 512 was appended, and ``report`` then refused the whole file, round 20, M71).
+    Footgun: a second row of one name is the sweep's own rerun of a skipped row, not checked."""
+    from .identity import arm_clash, check_one_grid, evaluation_mismatch
 
     clash = arm_clash([*kept, ("the row appended", row)])
     if clash is not None:
@@ -906,6 +925,12 @@ def _check_row_fits(path: str | os.PathLike, kept: list[tuple[str, ResultRow]], 
         check_one_grid([r for _, r in kept] + [row], f"{str(path)!r} with the row {row.name!r} appended", None)
     except UserError as e:
         raise UserError(f"append_result: nothing was written: {e}") from None
+    first = next(((n, r.evaluation) for n, r in kept if r.evaluation is not None), None)  # the file's setting
+    shown = first and evaluation_mismatch([first, ("the row appended", row.evaluation)], "in")
+    if shown:
+        raise UserError(f"append_result: in {str(path)!r}, the row {row.name!r} was evaluated otherwise than the rows "
+                        f"there ({shown}); nothing was written: its readers (report) refuse rows evaluated "
+                        f"differently; evaluate it with the file's settings, or append it to another results file")
 
 
 def _unshare(path: str | os.PathLike) -> None:

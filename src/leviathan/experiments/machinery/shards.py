@@ -96,7 +96,11 @@ def check_shard_settings(grid_a: SweepGrid, grid_b: SweepGrid, folder_a: Path, f
 def _check_merge_inputs(paths: list[str | os.PathLike]) -> None:
     """UserError naming the first of ``paths`` that does not exist, or whose folder holds no grid.json: the merge
     compares the folders' grids, and such a folder was named as "sw5 (None)" or ". (None)" among "different grids"
-    (issue 30 round 14, B33, B355)."""
+    (issue 30 round 14, B33, B355); ``[None]`` was os.stat's bare TypeError (round 20, M350)."""
+    from ...value_rules import check_read_path
+
+    check_read_path("merge_sweeps", "paths", paths if isinstance(paths, (list, tuple)) else [paths],
+                    "pass a list of sweep --out folders", many=True)
     for path in paths:
         if not os.path.exists(path):  # False too for a dead link or a name too long: ``missing`` says which
             raise UserError(f"sweep folder {str(path)!r} {missing(path)}; pass the --out folder of a sweep (or its "

@@ -292,6 +292,8 @@ def nearest_neighbours(table: np.ndarray, probes: np.ndarray, candidates: np.nda
     most similar first, ties to the lower id. One (``PROBE_CHUNK``, N) block of cosines at a time."""
     probes = np.asarray(probes, dtype=np.int64)
     candidates = np.asarray(candidates, dtype=np.int64)
+    for name, ids in (("probes", probes), ("candidates", candidates)):
+        _check_ids_in_table(name, ids, len(table))
     if len(candidates) <= k:
         raise UserError(f"only {len(candidates)} ids occur in training: too few for {k} neighbours; lower --top-k")
     cand = _unit_rows(np.asarray(table)[candidates])  # (N, D)
@@ -309,6 +311,18 @@ def nearest_neighbours(table: np.ndarray, probes: np.ndarray, candidates: np.nda
             order = np.lexsort((candidates[sel], -cos[r, sel]))  # by cosine, descending, then id
             out[a + r] = candidates[sel[order[:k]]]
     return out
+
+
+def _check_ids_in_table(name: str, ids: np.ndarray, rows: int) -> None:
+    """UserError naming the ids outside [0, ``rows``): a probe past the table was numpy's IndexError "index 400 is out
+    of bounds for axis 0 with size 300", and a negative one was read from the table's end without a word (issue 30
+    round 20, M238)."""
+    from ...value_rules import api_check
+
+    bad = ids[(ids < 0) | (ids >= rows)]
+    shown = ", ".join(str(i) for i in bad[:8]) + (f" and {len(bad) - 8:,} more" if len(bad) > 8 else "")
+    api_check("nearest_neighbours", name, f"holds ids outside the table's [0, {rows:,}): {shown}" if len(bad) else None,
+              f"pass token ids of the table (0 to {rows - 1:,})")
 
 
 def _check_finite_rows(name: str, table: np.ndarray) -> None:

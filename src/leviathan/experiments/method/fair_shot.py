@@ -197,6 +197,8 @@ def fair_shot(rows: list[ResultRow], committed: list[ResultRow], reference: str 
     if fs.pick is not None and fs.control is not None:
         fs.primary = paired_of(merged, (fs.pick, GENERATOR), (fs.control, TABLE), "fair_shot", ci, plateau)
         baselines = [(reference, "dense_tied")] + ([(reference, GENERATOR)] if fs.pick != reference else [])
+        held = {(str(r.size), r.variant) for r in merged}  # paired_of refuses an arm no row holds (round 20, M239)
+        baselines = [b for b in baselines if b in held]
         fs.secondary = [c for c in (paired_of(merged, (fs.pick, GENERATOR), b, "fair_shot", ci, plateau)
                                     for b in baselines) if c is not None]
     return fs

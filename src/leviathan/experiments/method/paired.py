@@ -188,6 +188,27 @@ def check_ci(api: str, ci) -> None:
     api_check(api, "ci", fraction_problem(ci), "pass the interval's coverage, e.g. ci=0.95")
 
 
+def check_plateau(api: str, plateau) -> None:
+    """UserError unless ``plateau`` is None or a positive finite loss: a NaN plateau was taken as "never past it"
+    without a word (issue 30 round 20, M234), as paired statistics refuse NaN since G213."""
+    from ...value_rules import api_check, number_problem
+
+    if plateau is not None:
+        api_check(api, "plateau", number_problem(plateau, shown="a finite loss (nats)"),
+                  "pass the unigram plateau's loss (plateau.unigram_entropy), or None")
+
+
+def check_from_frac(api: str, from_frac) -> None:
+    """UserError unless ``from_frac`` lies in [0, 1): 1.5, a start past the end of training, gave a trend of 0
+    points, "no pairs", without a word (issue 30 round 20, M233)."""
+    from ...value_rules import api_check, number_problem
+
+    problem = number_problem(from_frac, shown="a finite number")
+    if problem is None and not 0 <= from_frac < 1:
+        problem = f"must lie in [0, 1) (a fraction of the last shared point), got {from_frac!r}"
+    api_check(api, "from_frac", problem, f"pass where the trend starts, e.g. from_frac={TREND_FROM:.4g}")
+
+
 def _diffs_problem(diffs: list) -> str | None:
     """Why ``diffs`` are not paired differences: '1' was math's "must be real number, not str" (issue 30 round 18,
     G216), and a NaN was left out without a word, the interval drawn over the other seeds as if it had not been
@@ -265,6 +286,7 @@ def _shared_points(seeds: list[tuple[ResultRow, ResultRow]]) -> tuple[list[dict]
 
 def gap_curve(seeds: list[tuple[ResultRow, ResultRow]], ci: float = 0.95, plateau: float | None = None) -> GapCurve:
     """Mean gap (model - baseline validation loss) and its t interval at every validation point all seeds share."""
+    check_plateau("gap_curve", plateau)
     model, base, shared = _shared_points(seeds)
     stats_at = [t_interval([m[t] - b[t] for m, b in zip(model, base)], ci) for t in shared]
     base_max = [max(b[t] for b in base) for t in shared]  # the slowest seed's baseline
@@ -284,6 +306,7 @@ def gap_trend(seeds: list[tuple[ResultRow, ResultRow]], ci: float = 0.95, from_f
     over the curve points from ``from_frac`` of the last shared point on, in nats per million tokens; over seeds its t
     interval. With the model ahead (a negative gap) a negative slope means the lead grows. Footgun: near the end of a
     cosine schedule the lr is at its floor, so a flat stretch there is the schedule as much as the models."""
+    check_from_frac("gap_trend", from_frac)
     model, base, shared = _shared_points(seeds)
     if len(shared) < 3:
         return GapTrend(from_tokens=None, points=0, slopes=[], end_gaps=[], slope=t_interval([], ci))
@@ -342,7 +365,14 @@ def paired_efficiency(seeds: list[tuple[ResultRow, ResultRow]], ci: float = 0.95
 def paired_buckets(seeds: list[tuple[ResultRow, ResultRow]], eval_set: str = "val",
                    ci: float = 0.95) -> list[BucketDiff]:
     """Per training-frequency bucket (rarest first), the paired loss difference over seeds with its interval and the
-    perplexity change exp(mean) - 1; [] when a run has no buckets for ``eval_set``."""
+    perplexity change exp(mean) - 1; [] when a run has no buckets for ``eval_set``, UserError when no row was
+    evaluated on it (a typo)."""
+    _check_eval_set_held(seeds, eval_set)
+    return _bucket_diffs(seeds, eval_set, ci)
+
+
+def _bucket_diffs(seeds: list[tuple[ResultRow, ResultRow]], eval_set: str, ci: float) -> list[BucketDiff]:
+    """``paired_buckets`` after its checks (a comparison's own call: rows without "val" have no buckets, [])."""
     losses = []
     for m, b in seeds:
         bm, bb = m.buckets.get(eval_set), b.buckets.get(eval_set)
@@ -355,6 +385,31 @@ def paired_buckets(seeds: list[tuple[ResultRow, ResultRow]], eval_set: str = "va
         ppl = _ppl_change(st)
         out.append(BucketDiff(**vars(st), ppl_change=ppl.mean, ppl_change_ci=ppl.ci))
     return out
+
+
+def _check_eval_set_held(seeds: list[tuple[ResultRow, ResultRow]], eval_set) -> None:
+    """UserError when no row of ``seeds`` was evaluated on ``eval_set``: ``eval_set='nope'`` returned [] as for rows
+    without buckets, the typo not named (issue 30 round 20, M235; as J283's regime='nope')."""
+    from ...value_rules import api_check, eval_set_problem
+
+    api_check("paired_buckets", "eval_set", eval_set_problem(eval_set), "pass an eval set the rows hold, e.g. val")
+    held = sorted({s for pair in seeds for r in pair for s in (*r.eval, *r.buckets)})
+    api_check("paired_buckets", "eval_set", None if not held or eval_set in held else f"no row was evaluated on "
+              f"{eval_set!r:.40}", f"pass one the rows hold: {', '.join(held)}")
+
+
+def _check_arms_held(rows: list[ResultRow], **arms: tuple) -> None:
+    """UserError naming an arm (size, variant) no row holds: ``paired_of`` returned None, documented as "no seed has
+    both", for a typo or for the tuple given the other way round (variant, size) (issue 30 round 20, M239)."""
+    from ...value_rules import api_check
+
+    held = sorted({(str(r.size), r.variant) for r in rows})
+    for name, arm in arms.items():
+        ok = isinstance(arm, tuple) and len(arm) == 2 and tuple(map(str, arm)) in held
+        turned = isinstance(arm, tuple) and len(arm) == 2 and tuple(map(str, arm[::-1])) in held
+        api_check("paired_of", name, None if ok else f"no row is the arm {arm!r:.60}" + (
+            " (given as (variant, size)?)" if turned else ""), "pass (size, variant), one of " + ", ".join(
+            f"({s!r}, {v!r})" for s, v in held[:12]))
 
 
 def _backbone(by_seed: dict[int, dict[str, ResultRow]]) -> tuple:
@@ -385,6 +440,7 @@ def paired_comparisons(rows: Iterable[ResultRow], ci: float = 0.95, plateau: flo
     set and gap curve (see the module docstring). ``baseline_size`` names the size whose baseline runs were
     borrowed (same backbone), or is None."""
     check_ci("paired_comparisons", ci)
+    check_plateau("paired_comparisons", plateau)
     rows = check_typed_rows(rows, "paired_comparisons", one_per_arm=True)  # as read_results holds them (E322-E324)
     out = []
     for regime in BASELINES:
@@ -408,7 +464,9 @@ def paired_of(rows: Iterable[ResultRow], model: tuple[str, str], baseline: tuple
     """One comparison between two arms named (size, variant), whatever their sizes, paired by seed (None: no seed
     has both). For rounds whose arms differ in more than the variant (a generator option against a table option)."""
     check_ci("paired_of", ci)
+    check_plateau("paired_of", plateau)
     rows = check_typed_rows(rows, "paired_of", one_per_arm=True)
+    _check_arms_held(rows, model=model, baseline=baseline)
     by = {(str(r.size), r.variant, r.seed): r for r in rows}
     seeds = sorted({r.seed for r in rows if (str(r.size), r.variant, r.seed) in by
                     and (model[0], model[1], r.seed) in by and (baseline[0], baseline[1], r.seed) in by})
@@ -441,5 +499,5 @@ def _comparison(arms: _Arms, pairs: list[tuple[ResultRow, ResultRow]], ci: float
         model_runs=[m.name for m, _ in pairs], baseline_runs=[b.name for _, b in pairs],
         model_params=pairs[0][0].total_params, baseline_params=pairs[0][1].total_params,
         eval={s: _end_point(pairs, s, ci) for s in sets}, curve=gap_curve(pairs, ci, plateau),
-        trend=gap_trend(pairs, ci), efficiency=paired_efficiency(pairs, ci), buckets=paired_buckets(pairs, "val", ci),
+        trend=gap_trend(pairs, ci), efficiency=paired_efficiency(pairs, ci), buckets=_bucket_diffs(pairs, "val", ci),
         ci=ci, plateau=plateau)

@@ -15,6 +15,10 @@ import numpy as np
 
 def unigram_entropy(data_dir: str | Path) -> float | None:
     """Entropy (nats) of the training unigram distribution, from the data folder's train_freq.npy."""
+    from ...data.meta import DATA_DIR_FIX
+    from ...value_rules import check_read_path
+
+    check_read_path("unigram_entropy", "data_dir", data_dir, DATA_DIR_FIX)  # M339 (round 20)
     path = Path(data_dir) / "train_freq.npy"
     if not path.is_file():
         return None
