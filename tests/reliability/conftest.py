@@ -62,3 +62,27 @@ def run_copy(finished_run, tmp_path) -> Path:
     dst = tmp_path / "run"
     shutil.copytree(finished_run, dst)
     return dst
+
+
+@pytest.fixture
+def tmpfs(tmp_path):
+    """A function ``(mount options such as "size=300k" or "size=20m,nr_inodes=6") -> folder on a fresh tmpfs``: a
+    real full disk (or one out of inodes). Skips where mounting is not allowed; every mount is undone at the end."""
+    import subprocess
+    import uuid
+
+    mounts: list[Path] = []
+
+    def make(options: str) -> Path:
+        where = tmp_path / f"disk-{uuid.uuid4().hex[:6]}"
+        where.mkdir()
+        done = subprocess.run(["mount", "-t", "tmpfs", "-o", options, "tmpfs", str(where)], capture_output=True,
+                              text=True)
+        if done.returncode != 0:
+            pytest.skip(f"cannot mount a tmpfs here ({done.stderr.strip() or 'mount refused'})")
+        mounts.append(where)
+        return where
+
+    yield make
+    for where in mounts:
+        subprocess.run(["umount", "-l", str(where)], capture_output=True)

@@ -12,7 +12,6 @@ from __future__ import annotations
 import shutil
 import subprocess
 import sys
-import uuid
 from pathlib import Path
 
 import pytest
@@ -32,23 +31,9 @@ def _du(folder: Path) -> int:
 
 
 @pytest.fixture
-def small_disk(tmp_path):
-    """A function ``(size in bytes) -> folder on a tmpfs of that size``; every mount is undone at the end."""
-    mounts: list[Path] = []
-
-    def make(size: int) -> Path:
-        where = tmp_path / f"disk-{uuid.uuid4().hex[:6]}"
-        where.mkdir()
-        done = subprocess.run(["mount", "-t", "tmpfs", "-o", f"size={size}", "tmpfs", str(where)],
-                              capture_output=True, text=True)
-        if done.returncode != 0:
-            pytest.skip(f"cannot mount a tmpfs here ({done.stderr.strip() or 'mount refused'})")
-        mounts.append(where)
-        return where
-
-    yield make
-    for where in mounts:
-        subprocess.run(["umount", "-l", str(where)], capture_output=True)
+def small_disk(tmpfs):
+    """A function ``(size in bytes) -> folder on a tmpfs of that size`` (conftest's ``tmpfs``)."""
+    return lambda size: tmpfs(f"size={size}")
 
 
 def test_prepare_onto_a_disk_that_fills_part_way(tmp_path, small_disk):

@@ -7,8 +7,6 @@ edited (M90) were loaded without a word. The tmpfs cases need the right to mount
 from __future__ import annotations
 
 import json
-import subprocess
-import uuid
 from pathlib import Path
 
 import pytest
@@ -22,26 +20,6 @@ pytestmark = pytest.mark.reliability
 @pytest.fixture(scope="module")
 def tokenizer():
     return train_bpe([f"hello world the quick brown fox jumps over the lazy dog {i} " * 40 for i in range(8)], 300)
-
-
-@pytest.fixture
-def tmpfs(tmp_path):
-    """``(options) -> folder`` on a tmpfs mounted with those options; every mount is undone at the end."""
-    mounts: list[Path] = []
-
-    def make(options: str) -> Path:
-        where = tmp_path / f"disk-{uuid.uuid4().hex[:6]}"
-        where.mkdir()
-        done = subprocess.run(["mount", "-t", "tmpfs", "-o", options, "tmpfs", str(where)], capture_output=True,
-                              text=True)
-        if done.returncode != 0:
-            pytest.skip(f"cannot mount a tmpfs here ({done.stderr.strip() or 'mount refused'})")
-        mounts.append(where)
-        return where
-
-    yield make
-    for where in mounts:
-        subprocess.run(["umount", "-l", str(where)], capture_output=True)
 
 
 def test_a_tokenizer_save_onto_a_full_disk_leaves_no_folder(tokenizer, tmpfs):
