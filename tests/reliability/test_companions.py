@@ -480,6 +480,21 @@ def test_a_state_json_that_records_no_files_is_refused(capsys, run_copy, files):
     assert "field 'files' does not record model.safetensors" in line, line
 
 
+def test_a_deleted_rng_record_with_another_steps_rng_is_refused(data, run_copy):
+    """K12 (round 20): rng.pt's record deleted from step 4's state.json and step 2's rng.pt copied in resumed from
+    step 4 with step 2's RNG state, exit 0 (the same deletion for optimizer.pt was refused). Every writer that records
+    files records rng.pt: the resume is refused naming the field, and nothing is written."""
+    path = run_copy / STEP4 / "state.json"
+    state = json.loads(path.read_text())
+    del state["files"]["rng.pt"]
+    path.write_text(json.dumps(state))
+    shutil.copy(run_copy / STEP2 / "rng.pt", run_copy / STEP4 / "rng.pt")
+    before = tree_hashes(run_copy)
+    line = cli_error(["train", *run_overrides(data, max_steps=6), "--run-dir", run_copy, "--resume", "auto", "--quiet"])
+    assert "field 'files' does not record rng.pt" in line and "restore the file" in line, line
+    assert tree_hashes(run_copy) == before
+
+
 def test_an_export_card_quotes_no_impossible_validation(capsys, finished_run, tmp_path):
     """Round 11 (S30): the last validation line of metrics.jsonl edited to loss -1.0, perplexity 0.37 (its step,
     tokens and the training row beside it kept) was quoted on the export's card: "loss -1.0000 nats". A loss below 0

@@ -191,13 +191,18 @@ def _rng(raw: Any) -> dict | None:
     return raw
 
 
+# every step folder that records ``files`` was saved with these (``train.checkpoint.save_checkpoint``); rng.pt's
+# record deleted and step 2's rng.pt copied in resumed step 4 with step 2's RNG state, exit 0 (issue 30 round 20, K12)
+_ALWAYS_SAVED = ("model.safetensors", "optimizer.pt", "rng.pt", "config.yaml")
+
+
 def _files(raw: Any) -> dict[str, str] | None:
     if raw is None:
         return None
     if not isinstance(raw, dict) or not all(isinstance(k, str) and "/" not in k and isinstance(v, str)
                                             and _SHA256.match(v) for k, v in raw.items()):
         raise _Bad("files", "is not an object of file name -> sha256 (64 hex digits)")
-    unrecorded = [name for name in ("model.safetensors", "optimizer.pt", "config.yaml") if name not in raw]
+    unrecorded = [name for name in _ALWAYS_SAVED if name not in raw]
     if unrecorded:  # every writer that records files records these: `files: {}` turned the check off (round 11, S6)
         raise _Bad("files", f"does not record {', '.join(unrecorded)} (a step folder's state.json records every "
                             f"file saved beside it)")
