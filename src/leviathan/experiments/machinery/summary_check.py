@@ -76,4 +76,3 @@ def summary_row_problem(summary: TrainSummary, batch_tokens: int) -> str | None:
            "config": {"batch_tokens": batch_tokens}}
     problem = row_problem(row)
     return None if problem is None else f"the results row made of it {problem}"
-
