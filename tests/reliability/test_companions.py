@@ -27,6 +27,8 @@ from test_bad_input import fails, huge_lr_allowed, resume  # noqa: E402,F401
 pytestmark = [pytest.mark.reliability, pytest.mark.usefixtures("single_thread")]
 
 STEP2, STEP4 = "checkpoints/step-00000002", "checkpoints/step-00000004"
+# the card of a step whose state.json records its validation, metrics.jsonl's row at the step skipped (round 20, K198)
+NO_ROW = "Not quoted: the checkpoint recorded a validation at step 4, but the run's metrics.jsonl has no usable"
 
 
 def _recorded(run: Path, name: str) -> str:
@@ -480,6 +482,39 @@ def test_a_state_json_that_records_no_files_is_refused(capsys, run_copy, files):
     assert "field 'files' does not record model.safetensors" in line, line
 
 
+@pytest.mark.parametrize("damage", ["deleted", "a-folder"])
+def test_an_export_without_the_runs_metrics_says_the_log_is_missing(finished_run, tmp_path, damage):
+    """K198 (round 20): metrics.jsonl deleted or replaced by a folder gave a card saying "Not evaluated at this step"
+    beside a state.json recording step 4's validation, exit 0 without a word. Now the card says the log is missing
+    and export warns, naming the file."""
+    from reliability_support import cli
+
+    run = Path(shutil.copytree(finished_run, tmp_path / "run"))
+    (run / "metrics.jsonl").unlink()
+    if damage == "a-folder":
+        (run / "metrics.jsonl").mkdir()
+    proc = cli(["export", run, tmp_path / "e"])
+    assert proc.returncode == 0, proc.stderr
+    assert f"warning: the model card quotes no validation: {str(run / 'metrics.jsonl')!r} is missing" in proc.stderr
+    card = (tmp_path / "e" / "README.md").read_text()
+    assert "Not evaluated" not in card and "but the run's metrics.jsonl is missing or unreadable" in card, card
+
+
+def test_a_deleted_rng_record_with_another_steps_rng_is_refused(data, run_copy):
+    """K12 (round 20): rng.pt's record deleted from step 4's state.json and step 2's rng.pt copied in resumed from
+    step 4 with step 2's RNG state, exit 0 (the same deletion for optimizer.pt was refused). Every writer that records
+    files records rng.pt: the resume is refused naming the field, and nothing is written."""
+    path = run_copy / STEP4 / "state.json"
+    state = json.loads(path.read_text())
+    del state["files"]["rng.pt"]
+    path.write_text(json.dumps(state))
+    shutil.copy(run_copy / STEP2 / "rng.pt", run_copy / STEP4 / "rng.pt")
+    before = tree_hashes(run_copy)
+    line = cli_error(["train", *run_overrides(data, max_steps=6), "--run-dir", run_copy, "--resume", "auto", "--quiet"])
+    assert "field 'files' does not record rng.pt" in line and "restore the file" in line, line
+    assert tree_hashes(run_copy) == before
+
+
 def test_an_export_card_quotes_no_impossible_validation(capsys, finished_run, tmp_path):
     """Round 11 (S30): the last validation line of metrics.jsonl edited to loss -1.0, perplexity 0.37 (its step,
     tokens and the training row beside it kept) was quoted on the export's card: "loss -1.0000 nats". A loss below 0
@@ -498,7 +533,7 @@ def test_an_export_card_quotes_no_impossible_validation(capsys, finished_run, tm
     err = capsys.readouterr().err
     assert f"metrics.jsonl:{last + 1}: line {last + 1} has val_loss -1.0, not a loss >= 0; skipped" in err, err
     card = (tmp_path / "e" / "README.md").read_text()
-    assert "-1.0000" not in card and "0.37" not in card and "Not evaluated at this step" in card
+    assert "-1.0000" not in card and "0.37" not in card and NO_ROW in card  # K198: not "Not evaluated"
 
 
 def test_an_export_card_quotes_no_validation_whose_loss_and_perplexity_contradict(capsys, finished_run, tmp_path):
@@ -528,7 +563,7 @@ def test_an_export_card_quotes_no_validation_whose_loss_and_perplexity_contradic
         if card_says is None:
             assert (f"metrics.jsonl:{last + 1}: line {last + 1} has val_ppl {ppl!r}, not exp(val_loss) = 1.10517 "
                     f"(fields edited apart); skipped") in err, err
-            assert "0.1000" not in card and "Not evaluated at this step" in card
+            assert "0.1000" not in card and NO_ROW in card  # K198: not "Not evaluated"
         else:
             assert "val_ppl" not in err and card_says in card and "0.1000" not in card, err
 
@@ -614,7 +649,7 @@ def test_an_export_of_a_run_whose_last_metrics_line_is_torn_warns_about_that_lin
     warnings = [line for line in proc.stderr.splitlines() if line.startswith("warning: ")]
     assert warnings == [f"warning: {run / 'metrics.jsonl'}:{torn}: line {torn} is not a whole JSON value (cut short or "
                         f"damaged); skipped, the run's other rows are used"], proc.stderr
-    assert "Not evaluated at this step" in (tmp_path / "e" / "README.md").read_text()
+    assert NO_ROW in (tmp_path / "e" / "README.md").read_text()  # K198: step 4 was evaluated
     assert read_metric_rows(run / "metrics.jsonl", report=None)  # the polling reader: no report, no line
 
 

@@ -77,3 +77,22 @@ def test_a_data_fingerprint_of_the_wrong_type_is_refused_as_a_damaged_field(data
                       "--quiet"])
     assert "field 'data_fingerprint' is 12345" in line and "the run trained on data" not in line, line
     assert tree_hashes(run_copy) == before
+
+
+def test_an_edited_data_fingerprint_names_the_step_not_the_data(data, run_copy):
+    """K8, K9 (round 20): step 4's data_fingerprint edited to another well-formed one blamed the untouched data
+    folder ("now holds data of fingerprint ...; restore it") in train --resume and eval. Step 2 of the same run
+    records the data's fingerprint as it is, so the edited state.json is named as damaged; nothing is written."""
+    import json
+
+    from reliability_support import tree_hashes
+
+    state = run_copy / "checkpoints" / "step-00000004" / "state.json"
+    state.write_text(json.dumps({**json.loads(state.read_text()), "data_fingerprint": "0" * 64}))
+    before = tree_hashes(run_copy)
+    for argv in (["eval", run_copy, "--max-tokens", "256"],
+                 ["train", *run_overrides(data, max_steps=6), "--run-dir", run_copy, "--resume", "auto", "--quiet"]):
+        line = cli_error(argv)
+        assert "step-00000004/state.json': field 'data_fingerprint' is 000000000000" in line, line
+        assert "step-00000002 records" in line and "now holds data" not in line, line
+    assert tree_hashes(run_copy) == before

@@ -719,6 +719,31 @@ def test_a_training_summary_whose_final_numbers_were_edited_is_not_made_a_row(ca
     assert row["name"] == name and row["final_val_loss"] == pytest.approx(loss, rel=1e-6)
 
 
+@pytest.mark.parametrize("edit, words", [
+    (lambda s: s["params"].update(total=1), "has params.total 1, not the sum of its parts"),
+    (lambda s: s.update(tokens=10**9), "has tokens 1000000000, not its 2 steps x config.batch_tokens"),
+    (lambda s: s["params"].update(tied=not s["params"]["tied"]), "beside params.head"),
+], ids=["K191-params-total", "K192-tokens", "K194-params-tied"])
+def test_a_training_summary_edited_against_the_row_rules_names_the_file(data, sweep_copy, tmp_path, edit, words):
+    """K191, K192, K194 (round 20): sweep_train.json with params.total 1, tokens 10**9 or params.tied flipped, the
+    run's row removed: the sweep was refused by append_result's API line ("append_result: the row ... correct that
+    value"), naming no file. Now it is refused before any work naming sweep_train.json and the fix (delete it), like
+    every other damaged field of the file; results.jsonl is left as it was."""
+    from reliability_support import cli_error
+
+    name = "a-dense_untied-s0"
+    path = sweep_copy / "runs" / name / "sweep_train.json"
+    summary = json.loads(path.read_text())
+    edit(summary)
+    path.write_text(json.dumps(summary))
+    _drop_row(sweep_copy, name)
+    before = (sweep_copy / "results.jsonl").read_text()
+    line = cli_error(["sweep", "--grid", grid_file(tmp_path, data), "--out", sweep_copy])
+    assert f"{str(path)!r}: the results row made of it " in line and words in line, line
+    assert "append_result" not in line and "delete it (the run is evaluated again" in line, line
+    assert (sweep_copy / "results.jsonl").read_text() == before
+
+
 def _collect_results(*argv) -> "subprocess.CompletedProcess":
     """``python scripts/collect_results.py <argv>`` in a real process."""
     import os

@@ -75,11 +75,16 @@ def _edit(path: Path, change) -> None:
     # the data check
     (lambda s: s.update(data_fingerprint="zz"), "data_fingerprint", "is 'zz', expected the data's fingerprint (64 hex"),
     (lambda s: s.update(data_fingerprint=12345), "data_fingerprint", "is 12345, expected the data's fingerprint"),
+    # Round 20 (M18, M19): the step's validation was the one field taken unchecked (by export's card and a resume)
+    (lambda s: s["validation"].update(val_loss="abc"), "validation", "has val_loss 'abc', not a number"),
+    (lambda s: s["validation"].update(val_loss=float("nan")), "validation", "not exp(val_loss) = inf"),
+    (lambda s: s.update(validation=[1]), "validation", "is [1], expected null or an object of val_loss"),
 ], ids=["step-negative", "step-not-the-folder", "step-bool", "tokens-text", "tokens-fewer-than-steps", "world-0",
         "time-nan", "loader-behind", "loader-seq-0", "loader-shuffle", "loader-missing", "rng-python", "rng-numpy",
         "files", "format", "tokenizer-name", "loader-past-the-tokens", "tokens-past-int64", "time-past-the-clock",
         "A11-tokens-apart-from-the-position", "A19-position-apart-from-the-tokens", "A156-run-id-not-an-id",
-        "C186-data-fingerprint-not-a-digest", "C189-data-fingerprint-an-integer"])
+        "C186-data-fingerprint-not-a-digest", "C189-data-fingerprint-an-integer", "M18-validation-text",
+        "M19-validation-nan", "M18-validation-not-an-object"])
 def test_a_bad_field_of_state_json_stops_a_resume(capsys, data, run_copy, change, field, problem):
     """A field out of range, or fields that contradict each other: Round 14 (A11, A19) added tokens against
     loader.position x loader.seq_len, which every step folder train writes satisfies (``checkpoint.state``)."""
@@ -120,6 +125,16 @@ def test_a_bad_field_stops_eval_and_export(capsys, run_copy, tmp_path):
     _edit(run_copy / NEWEST, lambda s: s.update(tokens=-1))
     assert "field 'tokens' is -1, expected an integer >= 4" in cli_error(["eval", run_copy])  # a real process
     assert "field 'tokens' is -1, expected an integer >= 4" in fails(capsys, "export", run_copy, tmp_path / "hf")
+    assert not (tmp_path / "hf").exists()
+
+
+@pytest.mark.parametrize("loss", ["abc", float("nan")], ids=["M18-text", "M19-nan"])
+def test_an_edited_validation_in_state_json_stops_export(run_copy, tmp_path, loss):
+    """M18, M19 (round 20): state.json's validation.val_loss edited to 'abc' or NaN was exported with exit 0 (the
+    card saying "Not quoted"), the damaged field never named. Now the export is refused by name, nothing written."""
+    _edit(run_copy / NEWEST, lambda s: s["validation"].update(val_loss=loss))
+    line = cli_error(["export", run_copy, tmp_path / "hf"])
+    assert "state.json': field 'validation' has val" in line and "restore the file from a copy" in line, line
     assert not (tmp_path / "hf").exists()
 
 

@@ -191,13 +191,18 @@ def _rng(raw: Any) -> dict | None:
     return raw
 
 
+# every step folder that records ``files`` was saved with these (``train.checkpoint.save_checkpoint``); rng.pt's
+# record deleted and step 2's rng.pt copied in resumed step 4 with step 2's RNG state, exit 0 (issue 30 round 20, K12)
+_ALWAYS_SAVED = ("model.safetensors", "optimizer.pt", "rng.pt", "config.yaml")
+
+
 def _files(raw: Any) -> dict[str, str] | None:
     if raw is None:
         return None
     if not isinstance(raw, dict) or not all(isinstance(k, str) and "/" not in k and isinstance(v, str)
                                             and _SHA256.match(v) for k, v in raw.items()):
         raise _Bad("files", "is not an object of file name -> sha256 (64 hex digits)")
-    unrecorded = [name for name in ("model.safetensors", "optimizer.pt", "config.yaml") if name not in raw]
+    unrecorded = [name for name in _ALWAYS_SAVED if name not in raw]
     if unrecorded:  # every writer that records files records these: `files: {}` turned the check off (round 11, S6)
         raise _Bad("files", f"does not record {', '.join(unrecorded)} (a step folder's state.json records every "
                             f"file saved beside it)")
@@ -244,6 +249,7 @@ def read_step_state(step_dir: str | os.PathLike) -> StepState:
         if run_id is not None and not is_run_id(run_id):  # round 14 (A156): which run saved the step
             raise _Bad("run_id", f"is {run_id!r}, expected a run id (32 hex digits) or null")
         data = _data_fingerprint(raw.get("data_fingerprint"))
+        _validation(raw.get("validation"))
     except _Bad as e:
         raise _damaged(path, e.field, e.problem) from None
     return StepState(step, tokens, loader, rng, world, seconds, tokenizer, files, raw, run_id, data)
@@ -258,6 +264,23 @@ def _data_fingerprint(raw: Any) -> str | None:
         raise _Bad("data_fingerprint", f"is {raw!r:.40}, expected the data's fingerprint (64 hex digits, as "
                                        f"meta.json records it) or null")
     return raw
+
+
+def _validation(raw: Any) -> None:
+    """The step's validation as train records it (``EvalResult.metrics_row``: val_loss, val_ppl, val_bpb; null for a
+    step not evaluated), checked as a metrics.jsonl row is (``train.metrics.metrics_row_problem``): a val_loss of
+    'abc' or NaN beside its perplexity was the one field taken unchecked, by export's card and by a resume (issue 30
+    round 20, M18, M19)."""
+    from ..train.metrics import metrics_row_problem  # train's reader of the same three numbers
+
+    keys = ("val_loss", "val_ppl", "val_bpb")
+    if raw is not None and not (isinstance(raw, dict) and set(raw) == set(keys) and raw["val_loss"] is not None
+                                and raw["val_ppl"] is not None):
+        raise _Bad("validation", f"is {raw!r:.60}, expected null or an object of {', '.join(keys)} (the step's "
+                                 f"validation as train recorded it)")
+    problem = metrics_row_problem(raw) if raw is not None else None
+    if problem is not None:
+        raise _Bad("validation", problem)
 
 
 def _no_repeats(pairs: list[tuple[str, Any]]) -> dict:

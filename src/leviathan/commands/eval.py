@@ -66,7 +66,7 @@ def _refuse_changed_data(step: Path, data_dir: str) -> None:
     from ..checkpoint.state import read_step_state
     from ..train.data_identity import data_changed
 
-    if (changed := data_changed(read_step_state(step).raw, data_dir)) is not None:
+    if (changed := data_changed(read_step_state(step).raw, data_dir, step)) is not None:  # K9
         raise UserError(f"{changed}: it is not the run's validation data any more; to score it anyway, name it "
                         f"with --data {data_dir}")
 

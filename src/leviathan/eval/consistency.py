@@ -22,7 +22,10 @@ def _is_number(v: Any) -> bool:
 
 def ppl_contradicts(loss: Any, ppl: Any) -> bool:
     """Whether ``ppl`` is not exp(``loss``) to rounding (a relative 1e-6 on the log); unknown (None), NaN or
-    range-checked-away values pass; a loss past exp's range must have ppl inf and the other way round."""
+    range-checked-away values pass; a loss past exp's range must have ppl inf and the other way round, and a NaN loss
+    an infinite (or NaN) one, as ``summarize`` writes it: a NaN loss beside ppl 230 passed (issue 30 round 20, M19)."""
+    if _is_number(loss) and _is_number(ppl) and math.isnan(loss):
+        return math.isfinite(ppl)
     if not (_is_number(loss) and _is_number(ppl)) or math.isnan(loss) or math.isnan(ppl) or loss < 0 or ppl < 1:
         return False
     if loss >= 700 or math.isinf(ppl):
@@ -31,5 +34,6 @@ def ppl_contradicts(loss: Any, ppl: Any) -> bool:
 
 
 def exp_shown(loss: float) -> str:
-    """exp(loss) as a perplexity is written: inf past float64's range (round 10, Q16: OverflowError on 800)."""
-    return "inf" if loss >= 700 else f"{math.exp(loss):.6g}"
+    """exp(loss) as a perplexity is written: inf past float64's range (round 10, Q16: OverflowError on 800) and for a
+    NaN loss (``summarize``'s rule)."""
+    return "inf" if loss >= 700 or math.isnan(loss) else f"{math.exp(loss):.6g}"

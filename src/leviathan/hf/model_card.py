@@ -16,6 +16,7 @@ rows are quoted only when tied to the checkpoint (``_tied``: the step's training
 from __future__ import annotations
 
 import os
+import warnings
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -47,6 +48,7 @@ class Training:
     seed: int
     evaluation: Evaluation | None = None
     untied: bool = False  # the run's metrics.jsonl has validation at this step, from another run or session (_tied)
+    unconfirmed: str = ""  # why state.json's validation of the step has no metrics.jsonl row beside it (K198)
 
 
 @dataclass
@@ -95,6 +97,11 @@ def _evaluation_lines(t: Training | None) -> list[str]:
                 f"the figures the checkpoint recorded when it was saved (the file may be from another run or session, "
                 f"or edited). Evaluate the checkpoint with `leviathan "
                 f"eval RUN_DIR`, or this folder with lm-evaluation-harness (`leviathan lm-eval`)."]
+    if e is None and t is not None and t.unconfirmed:
+        return [f"Not quoted: the checkpoint recorded a validation at step {t.step:,}, but {t.unconfirmed}, and the "
+                f"card quotes figures only where the run's log confirms them. Put the run's metrics.jsonl back and "
+                f"export again, or evaluate the checkpoint with `leviathan eval RUN_DIR`, or this folder with "
+                f"lm-evaluation-harness (`leviathan lm-eval`)."]
     if e is None:
         return ["Not evaluated at this step. Evaluate the run's checkpoint with `leviathan eval RUN_DIR`, or this "
                 "folder with lm-evaluation-harness (`leviathan lm-eval`)."]
@@ -120,9 +127,9 @@ def checkpoint_training(path: str | os.PathLike) -> Training:
     evaluation = None
     metrics = step_dir.parent.parent / "metrics.jsonl"
     try:
-        rows = read_metric_rows(metrics)
-    except UserError:  # a step folder copied without its run folder
-        rows = []
+        rows, unread = read_metric_rows(metrics), ""
+    except UserError as e:  # a step folder copied without its run folder, or the file gone
+        rows, unread = [], str(e)
     vals = [r for r in rows if r.step == step and r.val_loss is not None and r.val_ppl is not None]
     tied = _tied(rows, step, tokens, state.train_time_s) and _as_recorded(vals, state.raw.get("validation"))
     if vals and tied:
@@ -130,7 +137,24 @@ def checkpoint_training(path: str | os.PathLike) -> Training:
         evaluation = Evaluation(loss=float(r.val_loss), ppl=float(r.val_ppl), bpb=r.val_bpb, tokens=cfg.eval_tokens)
     return Training(step=step, tokens=tokens, data=Path(cfg.data.path).name, tokenizer=tokenizer,
                     seq_len=cfg.data.seq_len, batch_tokens=cfg.batch_tokens, lr=cfg.optim.lr,
-                    max_steps=cfg.max_steps, seed=cfg.seed, evaluation=evaluation, untied=bool(vals) and not tied)
+                    max_steps=cfg.max_steps, seed=cfg.seed, evaluation=evaluation, untied=bool(vals) and not tied,
+                    unconfirmed=_unconfirmed(state.raw.get("validation"), vals, unread, metrics))
+
+
+def _unconfirmed(recorded, vals: list, unread: str, metrics: Path) -> str:
+    """Why the step's validation, which state.json records, has no row of metrics.jsonl to confirm it ("" when it
+    has one, or records none). A metrics.jsonl deleted or replaced by a folder gave a card saying "Not evaluated at
+    this step" beside a state.json recording the validation, exit 0 without a word (issue 30 round 20, K198); the card
+    now says the log is missing (export warns), or that its rows at the step were not usable."""
+    if not isinstance(recorded, dict) or vals:
+        return ""
+    if not unread:  # its rows at the step were skipped, each with the reader's warning naming the line
+        return "the run's metrics.jsonl has no usable validation row at that step"
+    reason = "is missing or unreadable"
+    warnings.warn(f"leviathan: the model card quotes no validation: {str(metrics)!r} {reason}, while the "
+                  f"checkpoint's state.json records one; put the run's metrics.jsonl back and export again to have "
+                  f"it quoted")
+    return f"the run's metrics.jsonl {reason}"  # no machine path on the card
 
 
 def _as_recorded(vals: list, recorded) -> bool:

@@ -150,7 +150,7 @@ def load_resume(cfg: RunConfig, run_dir: Path, resume: str | None) -> tuple[Path
                         f"max_steps to train on, or evaluate the {'run' if own else 'checkpoint'} as it is (leviathan "
                         f"eval {str(run_dir if own else path)!r})")
     check_tokenizer(path, cfg.data.path, "resume")
-    if (changed := data_changed(loaded["state"], cfg.data.path)) is not None:  # round 15 (A124)
+    if (changed := data_changed(loaded["state"], cfg.data.path, path)) is not None:  # round 15 (A124), K8
         raise UserError(f"cannot resume {str(path)!r}: {changed}; resume with the data the run trained on (restore "
                         f"{str(cfg.data.path)!r}, or set data.path= to a copy of it), or train the new data in a new "
                         f"run (--run-dir NEW)")

@@ -177,7 +177,7 @@ def check_run_folders_against_grid(out_dir, configs: dict, summary_file: str) ->
     from ...checkpoint.layout import latest_checkpoint
     from ...config import load_yaml
     from ...train.summary import TrainSummary
-    from .summary_check import summary_contradiction
+    from .summary_check import summary_contradiction, summary_row_problem
     from ...train.metrics import foreign_metrics
 
     for name, cfg in configs.items():
@@ -199,7 +199,8 @@ def check_run_folders_against_grid(out_dir, configs: dict, summary_file: str) ->
                 raise UserError(f"{str(summary_path)!r} records {summary.steps} steps, but grid run {name!r} trains "
                                 f"{cfg.total_steps}: delete it (the run is evaluated again from its checkpoint), or "
                                 f"{fix}")
-            problem = summary_contradiction(summary, run_dir)  # round 14 (A233, A234): edited final numbers
+            problem = (summary_contradiction(summary, run_dir)  # round 14 (A233, A234): edited final numbers
+                       or summary_row_problem(summary, cfg.batch_tokens))  # round 20 (K191, K192, K194)
             if problem is not None:
                 raise UserError(f"{str(summary_path)!r}: {problem}; the file was damaged or edited by hand: delete it "
                                 f"(the run is evaluated again from its checkpoint), or {fix}")

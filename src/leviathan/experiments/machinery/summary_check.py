@@ -59,3 +59,20 @@ def _differs(a: float, b: float) -> bool:
     if not (math.isfinite(a) and math.isfinite(b)):
         return False
     return abs(a - b) > RELATIVE * max(abs(a), abs(b), 1e-12)
+
+
+def summary_row_problem(summary: TrainSummary, batch_tokens: int) -> str | None:
+    """Why the results row the sweep would make of ``summary`` breaks a row's own rules (``results.row_problem``:
+    params.total the sum of its parts, params.tied beside an empty head, tokens = steps x batch_tokens), or None.
+    A sweep_train.json edited to params.total 1, tokens 10**9 or params.tied true was refused only when the row was
+    appended, by append_result's API line ("correct that value") that named no file (issue 30 round 20, K191, K192,
+    K194); checked before any work, the caller names the file and says to delete it."""
+    from .results import row_problem
+
+    n = summary.resumed_from  # the note the row gets (``sweep._resume_notes``), which row_problem reads
+    notes = [f"resumed from its step-{n} checkpoint"] if n and n < summary.steps else []  # identity.RESUMED_NOTE
+    row = {"name": "run", "steps": summary.steps, "tokens": summary.tokens, "notes": notes,
+           "params": summary.params.as_dict() if summary.params is not None else None,
+           "config": {"batch_tokens": batch_tokens}}
+    problem = row_problem(row)
+    return None if problem is None else f"the results row made of it {problem}"
