@@ -11,7 +11,8 @@ every kept row agrees with it (``drift``), so its own grid.json always passes. R
 (the grid dropped them) are compared on the base overrides and the vocabulary only (round 11, S203: grid.json's
 ``vocab_size`` was not compared at all); rows or grid.json fields that record nothing are not compared. Across the
 rows, a compared setting outside ``model`` that no run's ``run_overrides`` varies (and not the seed) must be one value
-(issue 30 round 10, P48: one row's optim.lr edited).
+(issue 30 round 10, P48: one row's optim.lr edited). Each row's data is compared with grid.json's fingerprint (round
+20, K168), and a compared setting grid.json's overrides leave at its default with that default (round 20, K169).
 """
 
 from __future__ import annotations
