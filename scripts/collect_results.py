@@ -92,13 +92,14 @@ def _quiet(_message: str) -> None:
     """Readers' notes while comparing settings: the copy below reads (and reports) every row itself."""
 
 
-def check_same_settings(sweep: Path, out: Path, shown: Path | None = None) -> None:
+def check_same_settings(sweep: Path, out: Path, shown: Path | str | None = None, fix: str | None = None) -> None:
     """UserError when the results folder ``out`` holds rows of its grid started with other settings than the sweep
     folder's (base overrides, evaluation, data; ``experiments.machinery.shards``' rule for shards, seeds aside: a
     later sweep may add seeds): their rows measure different things. A sweep of the same grid name with another
     learning rate had its rows added beside the others and its grid.json put in place of theirs, and the report of
     the folder compared them, exit 0 (issue 30 round 7). ``shown``: the name ``out`` goes by in the message (a
-    staged copy of the results folder is read in its place)."""
+    staged copy of the results folder is read in its place, or the sweeps of this call whose rows it holds);
+    ``fix``: the message's way out (by default: another --dest, or the settings of ``shown``'s grid.json)."""
     from leviathan.experiments.machinery.provenance import portable_tree
     from leviathan.experiments.machinery.data_match import same_sweep_data
     from leviathan.experiments.machinery.grid_agreement import run_differences
@@ -112,6 +113,7 @@ def check_same_settings(sweep: Path, out: Path, shown: Path | None = None) -> No
     new_grid = SweepGrid.from_dict(portable_tree(json.loads((sweep / "grid.json").read_text())))
     kept, new = _settings(kept_grid), _settings(new_grid)
     shown = shown or out
+    fix = fix or f"collect it into another --dest, or resweep it with the settings of {Path(shown) / 'grid.json'}"
     differ = [_difference(key, kept[key], new[key], shown, sweep) for key in kept
               if key != "seeds" and kept[key] != new[key]]
     differ += run_differences(kept_grid, new_grid, shown, sweep)  # a size at another width (round 14, B353)
@@ -121,8 +123,7 @@ def check_same_settings(sweep: Path, out: Path, shown: Path | None = None) -> No
                                   sweep))
     if differ:
         raise UserError(f"{sweep} was started with other settings than the rows in {shown} ("
-                         + "; ".join(differ[:3]) + "): their rows measure different things; nothing was written; "
-                         f"collect it into another --dest, or resweep it with the settings of {shown / 'grid.json'}")
+                         + "; ".join(differ[:3]) + f"): their rows measure different things; nothing was written; {fix}")
 
 
 def check_destination(dest: Path, out: Path, name: str) -> None:
@@ -324,6 +325,22 @@ def check_one_row_per_arm(kept: str, new: str, out: Path, sweep: Path) -> None:
                         f"the row you do not trust from its results.jsonl, or collect into another --dest")
 
 
+def _kept_rows_of(sweep: Path, out: Path, sources: list) -> tuple[str, str | None]:
+    """(what holds the rows ``sweep`` is checked against, the way out) for ``check_same_settings``: the sweeps of
+    this call already staged into ``out`` when ``out`` holds no rows of its own. A clash between two sweeps of one
+    call blamed 'the rows in rs/g1', a folder that did not exist, and told to collect into another --dest, which
+    fails the same way (issue 30 round 20, K49, K50, K51)."""
+    earlier = [str(s) for s, o, _ in sources if o == out]
+    if not earlier:
+        return str(out), None
+    if (out / "results.jsonl").is_file():
+        return f"{out} (with the rows of {', '.join(earlier)} of this call)", (
+            f"collect {sweep} on its own into another --dest, or resweep it with the settings of "
+            f"{out / 'grid.json'}")
+    return ", ".join(earlier), (f"collect {sweep} on its own into another --dest (not beside {', '.join(earlier)}), "
+                                f"or resweep it with the settings of {Path(earlier[0]) / 'grid.json'}")
+
+
 def stage(sweep: Path, dest: Path, staged: dict[Path, Path], scratch: Path, sources: list) -> Path:
     """Check ``sweep``'s collection into ``dest`` and write what it gives into a scratch copy of ``dest/<grid>``
     (``staged[out]``, made on its grid's first sweep; ``sources``: the (sweep, out) pairs staged so far, this one
@@ -345,7 +362,7 @@ def stage(sweep: Path, dest: Path, staged: dict[Path, Path], scratch: Path, sour
             if (out / name).is_file():
                 shutil.copyfile(out / name, staged[out] / name)
     work = staged[out]
-    check_same_settings(sweep, work, shown=out)
+    check_same_settings(sweep, work, *_kept_rows_of(sweep, out, sources))
     kept = (work / "results.jsonl").read_text("utf-8-sig") if (work / "results.jsonl").is_file() else ""
     earlier = ", ".join(str(s) for s, o, _ in sources if o == out)  # sweeps of this call already merged into it
     rows = _portable_jsonl(_whole_rows(sweep / "results.jsonl"))

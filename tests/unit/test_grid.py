@@ -249,3 +249,15 @@ def test_a_command_line_override_a_runs_own_layer_sets_is_refused():
             load_grid(g, overrides=[given])
     grid = load_grid(g, overrides=["optim.weight_decay=0.05"])
     assert all("optim.weight_decay=0.05" in grid.run_overrides(r) for r in grid.runs)
+
+
+def test_a_grid_vocab_size_apart_from_its_folders_meta_json_is_refused_naming_both(tmp_path):
+    """Round 20 (M59): ``data.vocab_size: 299`` beside a data folder prepared with 300 was dropped for meta.json's
+    300 without a word; the grid's own folder must agree (a folder given as ``data_dir`` is another preparation)."""
+    (tmp_path / "meta.json").write_text(json.dumps({"format": 1, "tokenizer": "bpe:300", "vocab_size": 300,
+                                                    "dtype": "uint16", "eot_id": 0, "splits": {"train": {}}}))
+    with pytest.raises(UserError, match=r"says data.vocab_size 299, but its data folder .* is prepared with a "
+                                        r"vocabulary of 300 \(its meta.json\)"):
+        load_grid(small_grid(data={"dir": str(tmp_path), "vocab_size": 299}))
+    assert load_grid(small_grid(data={"dir": str(tmp_path), "vocab_size": 300})).vocab_size == 300
+    assert load_grid(small_grid(data={"dir": str(tmp_path)})).vocab_size == 300

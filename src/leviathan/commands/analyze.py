@@ -230,6 +230,11 @@ def _compare(args) -> int:
     if args.json:
         _dump(tables)
         return 0
+    if not any(tables.values()):  # a folder of one arm printed nothing at all, exit 0 (round 20, K205)
+        wanted = ", ".join(f"{regime}: a model beside {base}" for regime, base in COMPARISONS)
+        print(f"no pairs to compare in {args.results}: no size and seed has a row of a model and of its baseline "
+              f"({wanted}); sweep the missing arm (leviathan sweep --grid GRID --out FOLDER)")
+        return 0
     for regime, entries in tables.items():
         if not entries:
             continue

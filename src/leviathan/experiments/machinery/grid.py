@@ -351,6 +351,13 @@ def _grid_data(data: DataSection, name: str, data_dir: str | None) -> tuple[Path
         raise ConfigError(f"grid {name!r} names no data dir; set data.dir in the grid or pass --data-dir")
     ddir = Path(os.path.expandvars(os.path.expanduser(str(ddir))))
     vocab = read_vocab_size(ddir)
+    if vocab is not None and data.vocab_size and int(data.vocab_size) != vocab and not data_dir:
+        # the grid's own folder prepared with another vocabulary: the grid's was dropped unsaid (round 20, M59); a
+        # folder given with --data-dir is another preparation, whose meta.json rules (data.vocab_size plans the grid's)
+        raise UserError(f"grid {name!r} says data.vocab_size {data.vocab_size}, but its data folder {str(ddir)!r} is "
+                        f"prepared with a vocabulary of {vocab} (its meta.json): the grid's runs would be sized for "
+                        f"the folder's, not the grid's; set data.vocab_size: {vocab} in the grid (or drop it), or "
+                        f"prepare the data with the grid's tokenizer")
     if vocab is not None:
         return ddir, vocab, "meta.json"
     other = not_prepared(ddir) if ddir.exists() else NO_META

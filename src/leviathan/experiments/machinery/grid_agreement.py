@@ -11,7 +11,8 @@ every kept row agrees with it (``drift``), so its own grid.json always passes. R
 (the grid dropped them) are compared on the base overrides and the vocabulary only (round 11, S203: grid.json's
 ``vocab_size`` was not compared at all); rows or grid.json fields that record nothing are not compared. Across the
 rows, a compared setting outside ``model`` that no run's ``run_overrides`` varies (and not the seed) must be one value
-(issue 30 round 10, P48: one row's optim.lr edited).
+(issue 30 round 10, P48: one row's optim.lr edited). Each row's data is compared with grid.json's fingerprint (round
+20, K168), and a compared setting grid.json's overrides leave at its default with that default (round 20, K169).
 """
 
 from __future__ import annotations
@@ -19,6 +20,7 @@ from __future__ import annotations
 from typing import Any, Iterable
 
 from ...errors import UserError
+from .data_match import FINGERPRINT, grid_data, match_data
 from .drift import COMPARED_KEYS, COMPARED_SECTIONS, compared_view
 from .identity import evaluation_differences, evaluation_settings, identity_differences, plain
 from .results import setting
@@ -44,7 +46,22 @@ def _said(grid: SweepGrid, run) -> dict[str, Any]:
             continue  # not an override the sweep wrote; the sweep's own would have parsed
         said[".".join(parts)] = value
     said.update({f"model.{k}": v for k, v in run.model.items()})
-    return {k: v for k, v in said.items() if _compared(k)}
+    return {k: v for k, v in {**_unsaid_defaults(grid, said), **said}.items() if _compared(k)}
+
+
+def _unsaid_defaults(grid: SweepGrid, said: dict[str, Any]) -> dict[str, Any]:
+    """{dotted key: default} of the compared settings outside ``model`` that neither grid.json's overrides set, when
+    the grid builds on no base config file: what such a run trained with. A grid.json whose ``max_steps=2`` override
+    was deleted was read beside rows trained 2 steps without a word, while an edited value was named (issue 30 round
+    20, K169, K171). A default of None is "not set" (a row of max_steps 2 beside a grid.json that sets no
+    max_steps differs); a grid of ``base_config`` (a file
+    grid.json does not hold) is not either. A run's model fields are grid.json's own, not defaults."""
+    if not grid.defaults_based or not (grid.base_overrides or grid.runs):
+        return {}
+    from .drift import field_defaults
+
+    return {k: v for k, v in field_defaults().items()
+            if k not in said and k != "seed" and not k.startswith("model.")}  # the seed: the run's own
 
 
 def _same(a: Any, b: Any) -> bool:
@@ -64,13 +81,14 @@ def _differences(row, said: dict[str, Any], grid: SweepGrid, listed: bool, grid_
     for key, value in sorted(said.items()):
         recorded = setting(config, key)
         if recorded is not None and not _same(recorded, value):
-            out.append(f"{row.name}: {key}: {plain(recorded)!r} in the row, {plain(value)!r} in grid.json")
+            out.append(f"{row.name}: {key}: {plain(recorded)!r} in the row, {_unset(value)} in grid.json")
     if grid.vocab_size is not None and row.vocab_size is not None and row.vocab_size != grid.vocab_size:
         # round 11 (S203): the grid's vocabulary (its data's) is every run's, listed or not
         out.append(f"{row.name}: vocab_size: {row.vocab_size!r} in the row, {grid.vocab_size!r} in grid.json")
     if grid.data_seed is not None and row.data_seed is not None and row.data_seed != grid.data_seed:
         # round 17 (D313): the grid's data_seed is every run's (grid.load_grid refuses one that would not be)
         out.append(f"{row.name}: data_seed: {row.data_seed!r} in the row, {grid.data_seed!r} in grid.json's data_seed")
+    out += _data_differences(row, grid)
     if not listed:  # a run the grid no longer has (fewer seeds now): its base overrides only
         return out
     out += identity_differences(row, grid_run)
@@ -81,6 +99,17 @@ def _differences(row, said: dict[str, Any], grid: SweepGrid, listed: bool, grid_
         out += [f"{row.name}: " + d.replace(" now", " in grid.json")
                 for d in evaluation_differences(row.evaluation, now)]
     return out
+
+
+def _data_differences(row, grid: SweepGrid) -> list[str]:
+    """``ROW: data fingerprint: X in the row, Y in grid.json`` when grid.json's fingerprint and the row's are of one
+    version and differ (``data_match``'s rule). A grid.json whose data_fingerprint was edited to another corpus's
+    was read beside rows of the first: report and collect blamed the data folder's place ("not found from here")
+    and collect stored it (issue 30 round 20, K168, K170, M210)."""
+    match = match_data(row.data_provenance, grid_data(grid))
+    if match.how != FINGERPRINT:
+        return []  # no fingerprint of one version on both sides: nothing to say (a summary match needs counts)
+    return [f"{row.name}: " + d.replace(" now (", " in grid.json (") for d in match.differences]
 
 
 def _unvaried(rows: list, grid: SweepGrid) -> list[str]:

@@ -70,6 +70,8 @@ class SweepGrid:
     path: str | None = None  # the grid file the sweep read, as written (a packaged grid's: inside the package)
     data_dir: str | None = None  # as written: relative to the folder the sweep ran in
     base_overrides: list[str] = field(default_factory=list)  # dotted run-config overrides of every run
+    base_config: str | None = None  # the run config file the grid builds on (None: the defaults, or not recorded)
+    defaults_based: bool = field(default=False, compare=False)  # grid.json says null: the overrides on the defaults
     unigram_entropy: float | None = None  # nats; in a copy without its data folder
     runs: list[GridRun] = field(default_factory=list)
     runs_recorded: bool = field(default=False, compare=False)  # grid.json held a list of runs ([] too: D310)
@@ -96,6 +98,7 @@ class SweepGrid:
                                 f"an object")
         grid.base_overrides = _overrides(grid.base_overrides, "base_overrides")
         grid.runs = list(grid.runs or [])
+        grid.defaults_based = "base_config" in d and d["base_config"] is None  # round 20 (K169): unsaid = default
         grid.runs_recorded = isinstance(d.get("runs"), list)  # round 17 (D310): `runs: []` is not "no runs recorded"
         raw_runs = d.get("runs") if isinstance(d.get("runs"), list) else []
         for run, raw in zip(grid.runs, raw_runs + [None] * len(grid.runs)):

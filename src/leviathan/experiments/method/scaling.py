@@ -339,9 +339,12 @@ def format_fit(fit: PowerLawFit) -> str:
         r = fit.interval(name)
         return "" if r is None else f" [{r[0]:.4g}, {r[1]:.4g}]"
 
+    # --bootstrap 0 draws nothing: the line claimed "95% bootstrap intervals" and showed none (round 20, K210)
+    drawn = fit.draws is not None and len(fit.draws) > 0
+    said = f"{int(fit.ci * 100)}% bootstrap intervals" if drawn else "no intervals: no bootstrap draws (--bootstrap 0)"
     return (f"L(N) = E + A N^-alpha over {fit.num_runs} runs, N in [{fit.N_min:.3g}, {fit.N_max:.3g}]: "
             f"E = {fit.E:.4g}{iv('E')}, A = {fit.A:.4g}{iv('A')}, alpha = {fit.alpha:.4g}{iv('alpha')} "
-            f"(rmse {fit.rmse:.3g}; {int(fit.ci * 100)}% bootstrap intervals)"
+            f"(rmse {fit.rmse:.3g}; {said})"
             + ("".join(f"\n  not identified: {r}" for r in fit.unidentified())))
 
 
@@ -406,7 +409,8 @@ def scaling_from_results(rows: Iterable[ResultRow], variant: str | None = None, 
     points = [p for p in points if p[2] is not None]
     if not points:
         raise UserError(f"no {variant} runs with a {eval_set!r} loss in the results; the ladder variant is set "
-                        f"with --variant (the grid's scaling experiment)")
+                        f"with --variant in `leviathan analyze scaling`, --ladder in `leviathan report` (the grid's "
+                        f"scaling experiment when not set)")  # report's flag is --ladder (round 20, K206)
     fit = fit_power_law([p[1] for p in points], [p[2] for p in points], num_bootstrap=num_bootstrap, ci=ci, seed=seed)
     groups: dict[str, list[ResultRow]] = {}
     for r in rows:

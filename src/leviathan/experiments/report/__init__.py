@@ -81,9 +81,11 @@ def write_report(results: str | os.PathLike | list, out_dir: str | os.PathLike, 
         check_presweep_of_grid(lr_rows, rows, grid.name, sweeps, eval_set)  # round 15, B178
     records = read_records_of(folders, rows, note)  # read and checked before the first file is written
     if fair_shot is not None:  # likewise (round 11, R54: an unknown grid after four figures were written)
-        from .fair_shot import planned_arms
+        from .fair_shot import check_same_data, planned_arms
 
-        committed, planned = load_results(fair_shot), planned_arms(grid.name, grid_file=grid.path)
+        committed = load_results(fair_shot)
+        check_same_data(rows, committed, str(fair_shot))  # round 20 (K147): a round of other data was taken
+        planned = planned_arms(grid.name, grid_file=grid.path)
     check_eval_set(rows, eval_set, str(results))  # round 10 (Q170): a report of empty tables was written, exit 0
     out = Path(out_dir)
     check_not_inside(out, "--out", ("train", "prepare", "export"), within=CONTAINERS, verb="report")  # N11, D137

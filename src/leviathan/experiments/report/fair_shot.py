@@ -45,6 +45,29 @@ def planned_arms(grid_name: str | None, reference: str = "d64L6",
     return arms[GENERATOR], arms[TABLE]
 
 
+def check_same_data(rows: list[ResultRow], committed: list[ResultRow], folder: str) -> None:
+    """UserError when the committed round (``--fair-shot FOLDER``) holds rows of other data than the round being
+    reported (``data_match``'s rule, or another vocabulary): the rules
+    compare this round's arms with the round it re-examines, on the same tokens. A committed round of another grid,
+    corpus and vocabulary was taken, and its rules applied to g1's arms, exit 0 (issue 30 round 20, K147)."""
+    from ..machinery.data_match import match_data
+
+    mine = next((r for r in rows if r.data is not None), None)
+    theirs = next((r for r in committed if r.data is not None), None)
+    if mine is None or theirs is None:
+        return  # rows that record no data: nothing to compare (rows written before they carried it)
+    match = match_data(mine.data_provenance, theirs.data_provenance)
+    differ = list(match.differences)  # by fingerprint, or (version-1 on one side) on the token counts
+    if not differ and mine.vocab_size is not None and theirs.vocab_size is not None and mine.vocab_size != theirs.vocab_size:
+        differ.append(f"vocab_size {mine.vocab_size} in the row, {theirs.vocab_size} in {folder}")
+    if differ:
+        shown = "; ".join(d.replace(" now", f" in {folder}") for d in differ)
+        raise UserError(f"--fair-shot {folder!r} holds rows of other data than the round being reported ({mine.name}: "
+                        f"{shown}): the fair-shot rules compare a round's arms with the committed round it "
+                        f"re-examines, on the same tokens; pass that round's results folder (results/o200k for "
+                        f"o200k-fair), or leave --fair-shot out")
+
+
 def _recorded_grid(grid_name: str, grid_file: str | None):
     """The grid at ``grid_file`` (grid.json's record of the file the sweep read) when it is there and still names
     ``grid_name``; None otherwise. It was not looked at: ``g1.yaml`` in the current folder, as grid.json records it,
