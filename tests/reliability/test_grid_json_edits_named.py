@@ -10,8 +10,6 @@
 
 from __future__ import annotations
 
-import json
-import shutil
 import sys
 from pathlib import Path
 
@@ -19,18 +17,10 @@ import pytest
 
 sys.path.insert(0, str(Path(__file__).parent))
 from reliability_support import cli, one_error  # noqa: E402
-from test_grid_json_notes import swept  # noqa: E402,F401  (the fixture: a real two-run sweep)
+from test_grid_json_notes import _edited, swept  # noqa: E402,F401  (swept: the fixture, a real two-run sweep)
 from test_row_identity import _collect_results  # noqa: E402
 
 pytestmark = [pytest.mark.reliability, pytest.mark.usefixtures("single_thread")]
-
-
-def _edited(swept: Path, folder: Path, change) -> Path:
-    copy = Path(shutil.copytree(swept, folder))
-    grid = json.loads((copy / "grid.json").read_text())
-    change(grid)
-    (copy / "grid.json").write_text(json.dumps(grid, indent=1))
-    return copy
 
 
 def _other_fingerprint(grid: dict) -> None:
