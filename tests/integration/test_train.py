@@ -157,7 +157,9 @@ def test_batch_geometry_error_through_cli(data, tmp_path, capsys):
 
 
 def test_missing_data_and_null_vocab(tmp_path):
-    with pytest.raises(ConfigError, match="model.vocab_size is null.*no meta.json"):
+    """A folder without meta.json and no model.vocab_size: the line says to prepare the data (issue 30 round 20, K187:
+    the fix offered is `leviathan prepare SOURCE --out` that folder, not "or set model.vocab_size")."""
+    with pytest.raises(ConfigError, match=r"is not a prepared data folder \(no meta.json\); prepare it with"):
         load_run_config(None, ["model.preset=cpu-tiny", f"data.path={tmp_path}", "data.seq_len=32", "max_steps=1"])
 
 

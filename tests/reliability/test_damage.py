@@ -156,6 +156,15 @@ def test_a_state_json_that_is_not_an_object_names_the_previous_checkpoint(data, 
 
 
 # ---- torn rows of results.jsonl -----------------------------------------------------------------
+class StepsTrainer(FakeTrainer):
+    """The fake trainer whose summary's tokens are its steps x the run config's batch_tokens, as real training's
+    are: a rerun sweep checks a run folder's sweep_train.json against the row rules (issue 30 round 20, K192)."""
+
+    def __call__(self, cfg, run_dir, resume=None):
+        summary = super().__call__(cfg, run_dir, resume)
+        return {**summary, "tokens": summary["steps"] * cfg.resolved().batch_tokens}
+
+
 def _sweep(out: Path, trainer, grid=None, **kw):
     g = load_grid(grid or grid_dict())
     with replaced(trainer, config_fn=sweep_module.build_run_config):  # real run configs: the drift check reads them
@@ -165,7 +174,7 @@ def _sweep(out: Path, trainer, grid=None, **kw):
 @pytest.fixture
 def two_rows(tmp_path) -> Path:
     out = tmp_path / "out"
-    _sweep(out, FakeTrainer(), only=TWO)
+    _sweep(out, StepsTrainer(), only=TWO)
     assert len(read_results(out)) == 2
     return out
 
@@ -199,7 +208,7 @@ def test_damaged_row_is_reported_by_every_reader_and_rerun_by_the_sweep(capsys, 
     assert main(["report", str(two_rows), "--out", str(two_rows / "report"), "--bootstrap", "10"]) in (0, 2)
     err = capsys.readouterr().err
     assert where in err and "Traceback" not in err
-    trainer = FakeTrainer()
+    trainer = StepsTrainer()
     rows = _sweep(two_rows, trainer, only=TWO)
     out = capsys.readouterr()
     assert where in out.err and "1 already in" in out.out
@@ -208,7 +217,7 @@ def test_damaged_row_is_reported_by_every_reader_and_rerun_by_the_sweep(capsys, 
 
 
 # ---- a sweep whose grid changed -----------------------------------------------------------------
-class ConfigTrainer(FakeTrainer):
+class ConfigTrainer(StepsTrainer):
     """The fake trainer that also writes the run's config.yaml, as real training does (rows then carry it), and
     whose summary is one that config could train: its steps' tokens and its model's parameter counts (a row whose
     numbers contradict its own config is skipped as impossible, round 10's N53 and P59)."""
@@ -218,9 +227,7 @@ class ConfigTrainer(FakeTrainer):
 
         Path(run_dir, "config.yaml").write_text(dump_yaml(cfg.resolved()))
         summary = super().__call__(cfg, run_dir, resume)
-        resolved = cfg.resolved()
-        return {**summary, "tokens": summary["steps"] * resolved.batch_tokens,
-                "params": count_config(resolved.model).as_dict()}
+        return {**summary, "params": count_config(cfg.resolved().model).as_dict()}
 
 
 def _changed_grid(**base) -> dict:
