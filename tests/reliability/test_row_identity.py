@@ -254,13 +254,17 @@ def _edit_second_row(path: Path, change) -> None:
                                                                     "evaluation.options.bucket_method 'mass'"),
     # round 15 (B211): numbers of a set the row's evaluation did not measure
     (lambda r: r["eval"].update(ptb=dict(r["eval"]["val"])), "has eval.ptb but no evaluation.sets.ptb"),
+    # round 20 (M71's side note): a set scoring more tokens than the evaluation's own cap
+    (lambda r: r["eval"]["val"].update(tokens=500), "has eval.val.tokens 500, more than its "
+                                                    "evaluation.options.max_tokens 400 allows"),
 ], ids=["eval-loss", "final-loss", "no-tokens", "buckets", "curve", "params-sum", "ppl-not-exp-loss",
         "final-ppl-not-exp-loss", "name-a-path", "fingerprint-version", "commit-a-number", "data-count-as-text",
         "curve-tokens-negative", "curve-tokens-backwards", "bucket-count-negative", "tokens-not-steps-x-batch",
         "tokens-of-a-resumed-row-too-few", "steps-not-configs", "curve-past-tokens", "final-loss-not-curves",
         "params-not-configs", "loss-past-exp", "curve-past-the-row", "untied-head-of-0", "wall-time-past-the-clock",
         "bucket-description-text", "config-section-text", "config-count-text", "B217-grad-norm-negative",
-        "B282-num-ids", "B283-count", "B285-method", "B211-eval-set-not-measured"])
+        "B282-num-ids", "B283-count", "B285-method", "B211-eval-set-not-measured",
+        "M71-tokens-past-max-tokens"])
 def test_a_real_row_with_an_impossible_value_is_reported_and_skipped(sweep_copy, change, why):
     from reliability_support import cli
 

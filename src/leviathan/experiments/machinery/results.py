@@ -531,6 +531,8 @@ def _impossible(d: dict) -> str | None:
             return f"has eval.{name}.share_outside {_shown(ev['share_outside'])}, not a share in [0, 1]"
         if (ev or {}).get("loss") is not None and ev.get("tokens") == 0:
             return f"has eval.{name}.loss from eval.{name}.tokens 0: a loss needs at least one token"
+        if (problem := _tokens_past_cap(d, name, (ev or {}).get("tokens"))) is not None:
+            return problem
         if ppl_contradicts((ev or {}).get("loss"), (ev or {}).get("ppl")):
             return (f"has eval.{name}.ppl {_shown(ev['ppl'])}, not exp(eval.{name}.loss) = "
                     f"{_exp_shown(ev['loss'])} (fields edited apart)")
@@ -695,6 +697,19 @@ def _buckets_contradict(d: dict) -> str | None:
             if scheme.get(key) is not None and options.get(option) is not None and scheme[key] != options[option]:
                 return (f"has buckets.{name}.buckets.{key} {_shown(scheme[key])}, not its "
                         f"evaluation.options.{option} {_shown(options[option])} (fields edited apart)")
+    return None
+
+
+def _tokens_past_cap(d: dict, name: str, tokens: Any) -> str | None:
+    """Why a set's scored tokens cannot be what the row's evaluation measured (issue 30 round 20, M71's side note:
+    eval.val.tokens 500 beside evaluation.options.max_tokens 400 was read and reported). ``EvalStream.capped``
+    keeps at most ``max_tokens`` predictions, so no set of a capped evaluation scores more."""
+    evaluation = d.get("evaluation") if isinstance(d.get("evaluation"), dict) else {}
+    options = evaluation.get("options") if isinstance(evaluation.get("options"), dict) else {}
+    cap = options.get("max_tokens")
+    if _is_count(cap) and cap > 0 and _is_count(tokens) and tokens > cap:
+        return (f"has eval.{name}.tokens {tokens:,}, more than its evaluation.options.max_tokens {cap:,} allows "
+                f"(fields edited apart)")
     return None
 
 
