@@ -102,7 +102,11 @@ class Decoder:
 
     @torch.no_grad()
     def prefill(self, ids: torch.Tensor) -> torch.Tensor:
-        """Run the prompt (B, T) into a fresh cache; returns the first new ids (B,)."""
+        """Run the prompt (B, T) into a fresh cache; returns the first new ids (B,). An empty prompt is refused as
+        ``generate`` refuses it: it ended in torch's "index -1 is out of bounds" (issue 30 round 21, P412)."""
+        if isinstance(ids, torch.Tensor) and ids.dim() == 2 and ids.shape[1] == 0:
+            raise ValueError("Decoder.prefill: the prompt is empty (shape (B, 0)); there is no position to predict "
+                             "after: give at least one token id per sequence, e.g. a BOS id")
         self.cache = KVCache()
         logits, _ = self.model(ids, cache=self.cache)
         return self.pick(logits)
@@ -112,6 +116,12 @@ class Decoder:
         """Feed one id per sequence (B,) after the cached positions; returns the next ids (B,)."""
         if self.cache is None:
             raise RuntimeError("Decoder.step before prefill: run the prompt first")
+        if not isinstance(ids, torch.Tensor):  # [4] ended in "list indices must be integers or slices" (round 21, P417)
+            raise TypeError(f"Decoder.step takes the ids just chosen as a tensor (B,), one per sequence, got "
+                            f"{type(ids).__name__} {ids!r:.40}; e.g. torch.tensor([4]) (prefill and step return one)")
+        if ids.dim() != 1:
+            raise ValueError(f"Decoder.step takes one id per sequence, a tensor (B,), got shape {tuple(ids.shape)}; "
+                             f"pass the ids prefill or step returned")
         logits, _ = self.model(ids[:, None], cache=self.cache)
         return self.pick(logits)
 

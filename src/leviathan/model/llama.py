@@ -68,13 +68,20 @@ def apply_rotary(q, k, cos, sin):
 
 
 class KVCache:
-    """Minimal key/value cache with the Hugging Face ``Cache.update`` signature."""
+    """Minimal key/value cache with the Hugging Face ``Cache.update`` signature.
+
+    Footgun: a cache holds the positions of one batch of sequences of one model; feeding it another batch size (or
+    another model's keys) ended in torch's "Sizes of tensors must match except in dimension 2" from deep in the
+    attention (issue 30 round 21, P413, P419). ``update`` refuses it naming both shapes; start a new ``KVCache()``."""
 
     def __init__(self):
         self.keys: list[torch.Tensor] = []
         self.values: list[torch.Tensor] = []
 
     def update(self, key: torch.Tensor, value: torch.Tensor, layer_idx: int, cache_kwargs=None):
+        """key, value (B, Hkv, T, d) appended after the cached (B, Hkv, S, d) of ``layer_idx``; both returned."""
+        if layer_idx < len(self.keys):
+            self._check_continues(key, layer_idx)
         if layer_idx == len(self.keys):
             self.keys.append(key)
             self.values.append(value)
@@ -85,6 +92,16 @@ class KVCache:
 
     def get_seq_length(self, layer_idx: int = 0) -> int:
         return self.keys[layer_idx].shape[-2] if layer_idx < len(self.keys) else 0
+
+    def _check_continues(self, key: torch.Tensor, layer_idx: int) -> None:
+        """ValueError unless ``key`` continues the cached sequences: the same batch, heads and head size."""
+        held = self.keys[layer_idx]
+        if key.shape[:2] != held.shape[:2] or key.shape[-1] != held.shape[-1]:
+            raise ValueError(
+                f"this KV cache holds {held.shape[0]} sequence(s) of {held.shape[1]} key/value heads of size "
+                f"{held.shape[-1]}, and the input continues {key.shape[0]} sequence(s) of {key.shape[1]} heads of "
+                f"size {key.shape[-1]}; a cache serves one batch of one model: start a new KVCache() (or "
+                f"Decoder.prefill) for another batch")
 
 
 class LlamaAttention(nn.Module):
@@ -165,6 +182,11 @@ class LlamaModel(nn.Module):
         if input_ids.dtype not in (torch.int64, torch.int32):  # uint16 (the token files' dtype), uint8, int16: a raw
             input_ids = input_ids.long()  # torch error of the table's lookup (issue 30 round 12, U124)
         B, T = input_ids.shape
+        if cache is not None and not (hasattr(cache, "update") and hasattr(cache, "get_seq_length")):
+            # cache='x' ended in "'str' object has no attribute 'get_seq_length'" (issue 30 round 21, P420)
+            raise TypeError(f"cache must be a KVCache (leviathan.model.llama.KVCache) or None, got "
+                            f"{type(cache).__name__} {cache!r:.40}; pass cache=KVCache() and reuse it for the next "
+                            f"positions")
         past = cache.get_seq_length() if cache is not None else 0
         # a table checks its own ids; a generator embeds any id up to b^k - 1, past the vocabulary, so an input the
         # model has no token for was taken without a word (issue 30 round 14, B109, B171)

@@ -1,0 +1,56 @@
+"""The KV cache and ``Decoder`` given inputs a caller can get wrong (issue 30 round 21, P412, P413, P417, P419,
+P420): each is one error naming the argument and the fix, never torch's or Python's own message from deep inside."""
+
+from __future__ import annotations
+
+import pytest
+import torch
+
+from leviathan import CausalLM, KVCache, ModelConfig
+from leviathan.generation import Decoder
+
+pytestmark = pytest.mark.reliability
+
+
+@pytest.fixture(scope="module")
+def model() -> CausalLM:
+    torch.manual_seed(0)
+    cfg = ModelConfig(vocab_size=300, hidden_size=32, num_hidden_layers=2, num_attention_heads=4,
+                      max_position_embeddings=64, embedding="dense_tied")
+    return CausalLM(cfg).eval()
+
+
+def test_an_empty_prompt_is_refused_by_prefill(model):
+    with pytest.raises(ValueError, match=r"the prompt is empty .*give at least one token id"):
+        Decoder(model, temperature=0).prefill(torch.zeros((1, 0), dtype=torch.long))
+
+
+def test_a_step_of_another_batch_size_names_the_cache_and_the_fix(model):
+    decoder = Decoder(model, temperature=0)
+    decoder.prefill(torch.tensor([[1, 2, 3]]))
+    with pytest.raises(ValueError, match=r"holds 1 sequence\(s\) .* continues 2 sequence\(s\) .*start a new KVCache"):
+        decoder.step(torch.tensor([4, 5]))
+
+
+def test_a_cache_fed_another_batch_by_the_model_names_the_fix(model):
+    cache = KVCache()
+    with torch.no_grad():
+        model(torch.tensor([[1, 2]]), cache=cache)
+        with pytest.raises(ValueError, match=r"a cache serves one batch of one model"):
+            model(torch.tensor([[1], [2]]), cache=cache)
+        assert cache.get_seq_length() == 2  # the refused call added nothing
+
+
+def test_a_step_given_a_list_or_a_matrix_names_the_shape_it_takes(model):
+    decoder = Decoder(model, temperature=0)
+    decoder.prefill(torch.tensor([[1, 2, 3]]))
+    with pytest.raises(TypeError, match=r"Decoder.step takes the ids just chosen as a tensor \(B,\).*torch.tensor"):
+        decoder.step([4])
+    with pytest.raises(ValueError, match=r"one id per sequence, a tensor \(B,\), got shape \(1, 1\)"):
+        decoder.step(torch.tensor([[4]]))
+    assert decoder.step(torch.tensor([4])).shape == (1,)  # the decoder still works after the refusals
+
+
+def test_a_cache_that_is_not_one_is_refused_by_its_type(model):
+    with pytest.raises(TypeError, match=r"cache must be a KVCache .* got str"):
+        model(torch.tensor([[1, 2]]), cache="x")
