@@ -23,7 +23,7 @@ import torch.nn.functional as F
 from torch import nn
 
 from .result import EvalResult
-from .window_arguments import check_dtype, check_num_bytes, check_windows
+from .window_arguments import check_dtype, check_num_bytes, check_shard, check_windows
 
 
 def _token_nll(model: nn.Module, x: torch.Tensor, y: torch.Tensor, outside: str = "raise") -> torch.Tensor:
@@ -72,6 +72,7 @@ def token_losses(model: nn.Module, tokens: np.ndarray, seq_len: int, batch_size:
         raise ValueError(f"need at least 2 tokens to predict one, got {len(tokens)}")
     check_windows(model, tokens, seq_len, batch_size)  # whole numbers, integer ids, in the positions (round 17)
     check_dtype(dtype)  # 'bfloat16' as text was torch's TypeError (round 18, G327)
+    check_shard(shard)  # (0, 0): "slice step cannot be zero"; (2, 2): other ranks' batches (round 21, P395, P396)
     rank, world = shard
     batches = window_batches(n, seq_len, batch_size)
     mine = batches[rank::world]

@@ -2,6 +2,7 @@
 
     check_windows(model, tokens, seq_len, batch_size)   # ValueError naming the argument and what to pass
     check_num_bytes(num_bytes)                          # the text's size in bytes: a number >= 0, or None
+    check_shard(shard)                                  # (rank, world) with 0 <= rank < world
 
 The CLI's ``eval`` takes whole numbers from its flags and refuses a window past the model's positions
 (``stream.run_seq_len``); the library took what it was given (issue 30 round 17): ``seq_len=32.0`` ended in
@@ -47,6 +48,23 @@ def check_num_bytes(num_bytes) -> None:
             or not math.isfinite(num_bytes):
         raise ValueError(f"num_bytes must be the UTF-8 size in bytes of the text the tokens encode (a finite number "
                          f">= 0), or None for no bits per byte, got {num_bytes!r:.40}")
+
+
+def check_shard(shard) -> None:
+    """ValueError (TypeError for another shape) unless ``shard`` is ``(rank, world)`` with whole numbers
+    0 <= rank < world: ``shard=(0, 0)`` ended in Python's "slice step cannot be zero", and ``(2, 2)`` or ``(-1, 2)``
+    scored other ranks' batches (or none) without a word, so the ranks' arrays no longer summed to the whole stream's
+    (issue 30 round 21, P395, P396)."""
+    if not isinstance(shard, (tuple, list)) or len(shard) != 2:
+        raise TypeError(f"shard must be a pair (rank, world), got {shard!r:.40}; pass e.g. shard=(0, 1) for one "
+                        f"process, or (dist.get_rank(), dist.get_world_size())")
+    rank, world = shard
+    if whole_problem(world, 1, "a positive integer") is not None:
+        raise ValueError(f"shard (rank, world): world {world!r:.20} must be a whole number >= 1 (the processes that "
+                         f"score the stream); pass e.g. shard=(0, 1)")
+    if whole_problem(rank, 0, "a whole number") is not None or rank >= world:
+        raise ValueError(f"shard (rank, world): rank {rank!r:.20} must be a whole number in [0, {world}) (one of the "
+                         f"{world} processes); pass each process its own rank")
 
 
 AUTOCAST_DTYPES = ("float32", "bfloat16", "float16")  # what a scoring call's autocast runs in

@@ -1,5 +1,6 @@
-"""The KV cache and ``Decoder`` given inputs a caller can get wrong (issue 30 round 21, P412, P413, P417, P419,
-P420): each is one error naming the argument and the fix, never torch's or Python's own message from deep inside."""
+"""The KV cache, ``Decoder`` and ``token_losses`` given inputs a caller can get wrong (issue 30 round 21, P395, P396,
+P412, P413, P417, P419, P420): each is one error naming the argument and the fix, never torch's or Python's own message
+from deep inside, and never a silent wrong result."""
 
 from __future__ import annotations
 
@@ -54,3 +55,20 @@ def test_a_step_given_a_list_or_a_matrix_names_the_shape_it_takes(model):
 def test_a_cache_that_is_not_one_is_refused_by_its_type(model):
     with pytest.raises(TypeError, match=r"cache must be a KVCache .* got str"):
         model(torch.tensor([[1, 2]]), cache="x")
+
+
+@pytest.mark.parametrize("shard, error, said", [
+    ((0, 0), ValueError, r"world 0 must be a whole number >= 1"),               # P396: "slice step cannot be zero"
+    ((2, 2), ValueError, r"rank 2 must be a whole number in \[0, 2\)"),         # P395: other ranks' batches, no word
+    ((-1, 2), ValueError, r"rank -1 must be a whole number in \[0, 2\)"),
+    (3, TypeError, r"shard must be a pair \(rank, world\)"),
+], ids=["world-0", "rank-past-world", "rank-negative", "not-a-pair"])
+def test_a_shard_outside_its_world_is_refused_before_scoring(model, shard, error, said):
+    import numpy as np
+
+    from leviathan.eval.perplexity import token_losses
+
+    with pytest.raises(error, match=said):
+        token_losses(model, np.arange(200) % 300, 32, 4, shard=shard)
+    ranks = [token_losses(model, np.arange(200) % 300, 32, 4, shard=(r, 2)) for r in (0, 1)]
+    assert np.allclose(ranks[0] + ranks[1], token_losses(model, np.arange(200) % 300, 32, 4))
