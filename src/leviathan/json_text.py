@@ -1,8 +1,8 @@
 """The one way the product parses JSON text it reads back: every failure is a ``json.JSONDecodeError``.
 
-    from leviathan.json_text import loads
+    from leviathan.json_text import read_file
     try:
-        raw = loads(path.read_text(encoding="utf-8"))
+        raw = read_file(path)                  # or loads(text) for text in hand
     except ValueError as e:                    # json.JSONDecodeError is a ValueError: each reader keeps its own words
         raise UserError(f"{str(path)!r} is not readable JSON ({e}); ...")
 
@@ -12,7 +12,10 @@ results.jsonl, state.json, marker, grid.json, run.json, metrics.jsonl, embedding
 leviathan_tokenizer.json damaged that way ended the verb in a traceback; an integer of 5,000 digits raises a plain
 ``ValueError`` ("Exceeds the limit (4300 digits)"), which the readers that catch only ``JSONDecodeError`` (meta.json)
 let through. Here both become the ``JSONDecodeError`` of broken JSON, so each reader's refusal for a damaged file
-(already naming the file and the fix) covers them too.
+(already naming the file and the fix) covers them too. Likewise a file that is not UTF-8 text: ``read_text`` raised
+``UnicodeDecodeError`` before any JSON was parsed, which the readers catching ``JSONDecodeError`` let through (a
+meta.json or leviathan_tokenizer.json holding one Latin-1 byte ended train, eval and ``load_tokenizer`` in a
+traceback; issue 30 round 21, P476, P487, P489): ``read_file`` reads the bytes and reports that as broken JSON too.
 """
 
 from __future__ import annotations
@@ -41,3 +44,17 @@ def loads(text: str | bytes, **kwargs: Any) -> Any:
     except ValueError as e:  # "Exceeds the limit (4300 digits) for integer string conversion; use ...", a hook's
         problem = str(e).split("; use sys.")[0]
     raise NotJSON(problem, text if isinstance(text, str) else "", 0) from None
+
+
+def read_file(path, **kwargs: Any) -> Any:
+    """The JSON value of the file at ``path`` (``loads`` of its text): ``OSError`` when it cannot be read,
+    ``json.JSONDecodeError`` for anything else (bytes that are not UTF-8 text, or text that is not JSON)."""
+    from pathlib import Path
+
+    data = Path(path).read_bytes()
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError as e:
+        raise NotJSON(f"it is not UTF-8 text (byte 0x{data[e.start]:02x} at offset {e.start:,}); JSON files "
+                      f"leviathan writes are UTF-8", "", 0) from None
+    return loads(text, **kwargs)

@@ -103,7 +103,7 @@ def read_marker(folder: str | os.PathLike) -> OutputMarker | None:
            f"name); if it is leviathan's marker, restore it, or delete it (rm {_quote(path)}): the folder is then "
            f"judged as one written before markers existed")
     try:
-        raw = json_text.loads(path.read_text(encoding="utf-8"))
+        raw = json_text.read_file(path)
     except (OSError, ValueError) as e:
         raise UserError(f"{str(path)!r} is not readable JSON ({e}); {fix}") from None
     shown = raw.get("format") if isinstance(raw, dict) else raw

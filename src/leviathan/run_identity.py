@@ -65,7 +65,7 @@ def read_identity(run_dir: str | os.PathLike) -> RunIdentity | None:
         return None
     fix = "restore the file from a copy, or delete it (the run is then read as one written before run ids)"
     try:
-        raw = json_text.loads(path.read_text(encoding="utf-8"))
+        raw = json_text.read_file(path)
     except (OSError, UnicodeDecodeError, ValueError) as e:
         raise UserError(f"{str(path)!r} is not readable JSON ({e}); {fix}") from None
     if not isinstance(raw, dict) or raw.get("format") != FORMAT or not is_run_id(raw.get("run_id")):
@@ -134,7 +134,7 @@ def _recorded_ids(run_dir: Path) -> set[str]:
     found: set[str] = set()
     for state in sorted(Path(run_dir, "checkpoints").glob("step-*/state.json")):
         try:
-            raw = json_text.loads(state.read_text(encoding="utf-8"))
+            raw = json_text.read_file(state)
         except (OSError, UnicodeDecodeError, ValueError):
             continue
         found.add(raw.get("run_id") if isinstance(raw, dict) else None)

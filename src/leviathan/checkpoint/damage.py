@@ -29,7 +29,7 @@ def _problem(step_dir: Path) -> str | None:
     if missing:
         return f"{', '.join(missing)} missing"
     try:
-        state = json_text.loads((step_dir / "state.json").read_text(encoding="utf-8"))
+        state = json_text.read_file(step_dir / "state.json")
     except (OSError, ValueError):
         return "state.json is not readable JSON"
     if not isinstance(state, dict):

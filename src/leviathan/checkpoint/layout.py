@@ -43,7 +43,7 @@ def is_complete(path: Path) -> bool:
     if not all((path / f).is_file() for f in REQUIRED):
         return False
     try:
-        return isinstance(json_text.loads((path / "state.json").read_text()), dict)
+        return isinstance(json_text.read_file(path / "state.json"), dict)
     except (OSError, ValueError):
         return False
 

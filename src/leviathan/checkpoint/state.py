@@ -215,7 +215,7 @@ def read_step_state(step_dir: str | os.PathLike) -> StepState:
     Pure JSON is read with duplicate keys refused (a file leviathan wrote never repeats one)."""
     path = Path(step_dir) / STATE_FILE
     try:
-        raw = json_text.loads(path.read_text(encoding="utf-8"), object_pairs_hook=_no_repeats)
+        raw = json_text.read_file(path, object_pairs_hook=_no_repeats)
     except (OSError, UnicodeDecodeError, ValueError) as e:
         raise UserError(f"{str(path)!r} is not readable JSON ({e}); the checkpoint is damaged: restore the file from "
                         f"a copy, or move the step folder out of checkpoints/ to go on from the previous one") from None

@@ -339,7 +339,7 @@ def _check_same_tokenizer(model: str, reference: str) -> None:
     for run in (model, reference):
         step = latest_checkpoint(run) if Path(run).is_dir() else None
         try:
-            digests.append(json_text.loads((step / "state.json").read_text())["files"]["tokenizer.json"] if step else None)
+            digests.append(json_text.read_file(step / "state.json")["files"]["tokenizer.json"] if step else None)
         except (OSError, ValueError, KeyError, TypeError):
             digests.append(None)
     if None not in digests and digests[0] != digests[1]:

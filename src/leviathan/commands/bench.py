@@ -111,7 +111,7 @@ def _check_json_target(path: Path) -> None:
 def _check_earlier_result(path: Path) -> None:
     """UserError unless the file at ``path`` is an earlier ``bench --json`` result."""
     try:
-        earlier = json_text.loads(path.read_text(encoding="utf-8"))
+        earlier = json_text.read_file(path)
     except (OSError, UnicodeDecodeError, ValueError):
         earlier = None
     if not (isinstance(earlier, dict) and {"environment", "sections"} <= set(earlier)):

@@ -139,7 +139,7 @@ def read_meta(data_dir: str | os.PathLike, fix: str | None = None) -> PreparedMe
         raise UserError(f"{d} {other}" if not other.startswith(NO_META) else
                         f"{d} is not a prepared data dir (no meta.json); {fix}")
     try:
-        raw = json_text.loads(p.read_text())
+        raw = json_text.read_file(p)
     except (OSError, json.JSONDecodeError) as e:
         raise UserError(f"{p} is not valid JSON ({e}); the data dir is damaged; {fix}") from None
     shown = raw.get("format") if isinstance(raw, dict) else "?"

@@ -419,14 +419,14 @@ def _saved_here(directory: Path) -> bool:
     """Whether ``directory`` holds what ``Tokenizer.save`` wrote there: its leviathan_tokenizer.json, every field as
     save writes it, and a tokenizer.json (a tokenizers JSON) exactly when the record is not a built-in's."""
     try:
-        info = json_text.loads((directory / INFO_FILE).read_text(encoding="utf-8"))
+        info = json_text.read_file(directory / INFO_FILE)
         if not (isinstance(info, dict) and set(info) - {"sha256"} == {"format", "name", "kind", "vocab_size", "eot_id"}
                 and info["format"] == 1 and isinstance(info["name"], str) and isinstance(info["kind"], str)):
             return False
         builtin = info["kind"] == BuiltinTokenizer.kind
         if builtin or not (directory / TOKENIZER_FILE).is_file():
             return builtin and not os.path.lexists(directory / TOKENIZER_FILE)
-        spec = json_text.loads((directory / TOKENIZER_FILE).read_text(encoding="utf-8"))
+        spec = json_text.read_file(directory / TOKENIZER_FILE)
     except (OSError, ValueError):
         return False
     return isinstance(spec, dict) and isinstance(spec.get("model"), dict)
@@ -510,7 +510,7 @@ def _tokenizer_record(directory: Path) -> dict:
     p = directory / INFO_FILE
     if p.is_file():
         try:
-            data = json_text.loads(p.read_text())
+            data = json_text.read_file(p)
         except json.JSONDecodeError as e:
             raise UserError(f"{p} is not valid JSON ({e}); re-create the directory") from None
         if isinstance(data, dict):

@@ -264,7 +264,7 @@ OUT_FILES = ("lm_eval.json", "hf")
 def _earlier_out(out_dir: Path) -> bool:
     """An out_dir an earlier version of lm-eval wrote (no ownership marker yet): its lm_eval.json."""
     try:
-        summary = json_text.loads((out_dir / "lm_eval.json").read_text(encoding="utf-8"))
+        summary = json_text.read_file(out_dir / "lm_eval.json")
     except (OSError, ValueError):
         return False
     # every field as lm-eval writes it: a user's {"tasks": 5, "source": null} was taken for one and written over
@@ -336,7 +336,7 @@ def _tokenizer_size(src: Path) -> int | None:
 
 def _config_vocab(src: Path) -> int | None:
     try:
-        value = json_text.loads((src / "config.json").read_text(encoding="utf-8")).get("vocab_size")
+        value = json_text.read_file(src / "config.json").get("vocab_size")
     except (OSError, UnicodeDecodeError, ValueError, AttributeError):
         return None  # transformers names a damaged config.json itself
     return value if isinstance(value, int) and not isinstance(value, bool) else None
@@ -457,7 +457,7 @@ def _with_hf_tokenizer(hf_dir: Path, view: Path) -> Path:
 
     tokenizer = load_tokenizer(hf_dir)
     try:
-        positions = json_text.loads((hf_dir / "config.json").read_text()).get("max_position_embeddings")
+        positions = json_text.read_file(hf_dir / "config.json").get("max_position_embeddings")
     except (OSError, ValueError, AttributeError):
         positions = None
     view.mkdir(parents=True)

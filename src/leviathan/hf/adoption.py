@@ -577,7 +577,7 @@ def _check_config_json(file: Path) -> None:
     100,000 deep in a RecursionError traceback (issue 30 round 18, G446) and broken JSON in its own OSError."""
     fix = "restore it from a copy, or save the model again (save_pretrained writes it)"
     try:
-        raw = json_text.loads(file.read_text(encoding="utf-8"))
+        raw = json_text.read_file(file)
     except (OSError, UnicodeDecodeError, ValueError) as e:
         raise UserError(f"{str(file)!r} is not readable JSON ({e}); {fix}") from None
     if not isinstance(raw, dict):

@@ -54,7 +54,7 @@ def _refuse_odd_step(step_dir: Path, saved: str, found: str) -> None:
     or damaged, not the data changed (issue 30 round 20, K8, K9)."""
     for _, other in list_checkpoints(step_dir.parent.parent):
         try:
-            raw = json_text.loads((other / "state.json").read_text(encoding="utf-8"))
+            raw = json_text.read_file(other / "state.json")
         except (OSError, UnicodeDecodeError, ValueError):
             continue
         if other.name != step_dir.name and isinstance(raw, dict) and raw.get(FIELD) == found:

@@ -557,7 +557,7 @@ def _earlier_run(run_dir: Path) -> bool:
            for p in (run_dir / CHECKPOINTS).glob("step-*")):
         return True
     try:
-        versions = json_text.loads((run_dir / "versions.json").read_text(encoding="utf-8"))
+        versions = json_text.read_file(run_dir / "versions.json")
     except (OSError, ValueError):
         return False
     return isinstance(versions, dict) and "leviathan" in versions and "torch" in versions

@@ -146,7 +146,7 @@ def _check_same_run(path: Path, run: str, flag: str) -> None:
     replaced run1's record in F without a word (issue 30 round 15, B307). A record is rewritten only by its own run's."""
     if not path.is_file() or not _looks_like_record(path):
         return
-    theirs = json_text.loads(path.read_text()).get("run")
+    theirs = json_text.read_file(path).get("run")
     if theirs != run:
         raise UserError(f"{str(path)!r} holds the embeddings record of run {theirs!r}, not of {run!r}: writing this "
                         f"run's record there would lose it; choose another {flag} (e.g. {run}.json), or move that "
@@ -163,7 +163,7 @@ def _looks_like_record(path: Path) -> bool:
     if not_regular(path) is not None:  # a pipe: reading it would hang (round 12, T65)
         return False
     try:
-        raw = json_text.loads(path.read_text())
+        raw = json_text.read_file(path)
     except (OSError, ValueError):
         return False
     return isinstance(raw, dict) and _RECORD_KEYS <= set(raw) and isinstance(raw["format"], int)
@@ -213,7 +213,7 @@ def read_record(path: str | os.PathLike) -> EmbeddingRecord:
     if (kind := not_regular(path)) is not None:  # reading it hung `report` (issue 30 round 12, T65)
         raise UserError(f"{str(path)!r} {kind}; put the record file itself there, or move it out of the folder")
     try:
-        raw = json_text.loads(path.read_text())
+        raw = json_text.read_file(path)
     except (OSError, ValueError) as e:
         raise UserError(f"cannot read {path} as an embeddings record ({e}); pass a file `leviathan analyze "
                         f"embeddings RUN_DIR --out FILE` wrote, or a run folder") from None

@@ -90,7 +90,7 @@ def portable_path(path: str | os.PathLike | None, *bases: str | os.PathLike) -> 
 
 def _read_json(path: Path) -> dict:
     try:
-        return json_text.loads(path.read_text())
+        return json_text.read_file(path)
     except (OSError, ValueError):
         return {}
 
