@@ -709,6 +709,47 @@ def test_a_report_rerun_stopped_by_sigterm_among_its_figures_leaves_the_earlier_
     assert "fewer" in (out / "report.md").read_text() and tree_hashes(out) != before
 
 
+def test_a_report_rerun_over_a_folder_in_a_figures_place_changes_nothing(two_run_sweep, tmp_path):
+    """Round 21 (N269): a report rerun into its own --out where a folder stood in place of one figure replaced the
+    files before it in name order and stopped there, leaving the new analysis.json beside the old report.md, and the
+    line named the staging folder's file. The folder in the way is refused before anything moves, named in --out."""
+    from reliability_support import cli
+
+    out, argv, _ = _report_and_a_rerun_of_other_rows(two_run_sweep, tmp_path)
+    (out / "loss_curves.png").unlink()
+    (out / "loss_curves.png").mkdir()
+    before = tree_hashes(out)
+    proc = cli(argv)
+    assert proc.returncode == 2, proc.stderr
+    line = one_error(proc.stderr)
+    assert f"'{out}/loss_curves.png'" in line and "a folder is in the way" in line and ".stage-" not in line, line
+    assert tree_hashes(out) == before and sorted(p.name for p in out.iterdir()) == sorted([*before, "loss_curves.png"])
+
+
+def test_a_report_rerun_whose_swap_fails_half_way_puts_every_earlier_file_back(two_run_sweep, tmp_path, monkeypatch,
+                                                                               capsys):
+    """Round 21 (N191): a file of --out that could not be replaced (``chattr +i``; here the rename of report.md
+    fails with EPERM as an immutable file's does) stopped the swap half-way: the folder mixed two reports. Every
+    rename done before the failing one is undone: the earlier report is byte-identical, no staging folder is left,
+    and the line names the file in --out."""
+    import errno
+
+    out, argv, before = _report_and_a_rerun_of_other_rows(two_run_sweep, tmp_path)
+    real, failed = os.replace, []
+
+    def replace(src, dst, *args, **kwargs):  # the new report.md's rename into --out fails once (not the undoing)
+        if Path(dst) == out / "report.md" and ".stage-" in str(src) and not failed:
+            failed.append(src)
+            raise PermissionError(errno.EPERM, os.strerror(errno.EPERM), str(src))
+        return real(src, dst, *args, **kwargs)
+
+    monkeypatch.setattr(os, "replace", replace)
+    assert main(argv) == 2
+    line = one_error(capsys.readouterr().err)
+    assert f"'{out}/report.md'" in line and ".stage-" not in line, line
+    assert tree_hashes(out) == before and sorted(p.name for p in out.iterdir()) == sorted(before)
+
+
 def _limited(size: int):
     """A ``preexec_fn`` that sets the child's file-size limit (``ulimit -f``) to ``size`` bytes."""
     import resource

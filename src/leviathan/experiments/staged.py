@@ -13,14 +13,19 @@ a figure of the earlier report that the new one does not draw (``stale``: a glob
 a file the folder's marker says is the verb's) is removed with it (B322: ``report --ablation`` with fewer arms left a
 ``gap_*.png`` its new README does not name). An error names the file in ``out``, never the staging folder's.
 
+The swap is all or none: a file of ``out`` that cannot be replaced (immutable, or a folder in its place) leaves
+``out`` as it was (round 21, N191, N269; ``_swap``).
+
 Footgun: a stop held back during the swap is delivered right after it: the verb then exits as stopped, with the new
-output whole in place (its rerun writes the same). A SIGKILL during the swap (a few renames) can still leave a mix; a staging folder a killed process left is
+output whole in place (its rerun writes the same). A SIGKILL during the swap (a few renames) can still leave a mix
+(the earlier files then lie in the staging folder's ``.earlier``); a staging folder a killed process left is
 removed by the next run into the same ``out`` once its process is gone (and only when it holds the verb's files).
 """
 
 from __future__ import annotations
 
 import contextlib
+import errno
 import os
 import shutil
 from pathlib import Path
@@ -62,17 +67,46 @@ def staged_output(out: Path, verb: str, files: Iterable[str], stale: Iterable[st
 
 
 def _swap(stage: Path, out: Path, verb: str, stale: tuple[str, ...]) -> None:
-    """Rename every file of ``stage`` over its namesake in ``out``; then remove ``out``'s files matching ``stale``
-    that the new output does not hold, where the folder's marker makes them the verb's."""
-    new = sorted(os.listdir(stage))
+    """Rename every file of ``stage`` over its namesake in ``out``, all or none; then remove ``out``'s files matching
+    ``stale`` that the new output does not hold, where the folder's marker makes them the verb's.
+
+    All or none (issue 30 round 21, N191, N269): a namesake that could not be replaced (a file made immutable, a
+    folder in its place) stopped the renames half-way, leaving the new analysis.json beside the old report.md, and
+    the error named the staging folder's file. A folder in a file's place is refused before anything moves; the
+    earlier files are first moved aside into the staging folder (``.earlier``), and a rename that fails puts back
+    everything moved so far, so ``out`` is left as it was and the error names the file of ``out``."""
+    new = sorted(name for name in os.listdir(stage) if name != _EARLIER)
     for name in new:
-        os.replace(stage / name, out / name)
+        if (out / name).is_dir() and not (out / name).is_symlink():
+            raise IsADirectoryError(errno.EISDIR, "a folder is in the way where a file is expected", str(out / name))
+    earlier, moved = stage / _EARLIER, []  # moved: (from, to) renames done, undone in reverse on a failure
+    earlier.mkdir()
+    try:
+        for name in new:
+            if os.path.lexists(out / name):
+                _rename(out / name, earlier / name, moved)
+        for name in new:
+            _rename(stage / name, out / name, moved)
+    except OSError as e:
+        for src, dst in reversed(moved):
+            with contextlib.suppress(OSError):
+                os.replace(dst, src)
+        raise _named_in_out(e, stage, out) from None
     marker = _proof(read_marker(out), out)
     for name in os.listdir(out):
         if name in new or not _matches(name, stale) or not (out / name).is_file():
             continue
         if marker is not None and marker.verb == verb and (marker.files is None or name in marker.files):
             (out / name).unlink(missing_ok=True)
+
+
+_EARLIER = ".earlier"  # inside the staging folder: the files of ``out`` the swap replaces, until it is done
+
+
+def _rename(src: Path, dst: Path, moved: list) -> None:
+    """``os.replace(src, dst)``, recorded in ``moved`` so that a later failure can undo it."""
+    os.replace(src, dst)
+    moved.append((src, dst))
 
 
 def _named_in_out(e: OSError, stage: Path, out: Path) -> OSError:
