@@ -1,6 +1,6 @@
-"""The KV cache, ``Decoder`` and ``token_losses`` given inputs a caller can get wrong (issue 30 round 21, P395, P396,
-P412, P413, P417, P419, P420): each is one error naming the argument and the fix, never torch's or Python's own message
-from deep inside, and never a silent wrong result."""
+"""The KV cache, ``Decoder`` and ``token_losses`` given inputs a caller can get wrong (issue 30 round 21, P394, P395,
+P396, P412, P413, P417, P419, P420): each is one error naming the argument and the fix, never torch's or Python's own
+message from deep inside, and never a silent wrong result."""
 
 from __future__ import annotations
 
@@ -72,3 +72,18 @@ def test_a_shard_outside_its_world_is_refused_before_scoring(model, shard, error
         token_losses(model, np.arange(200) % 300, 32, 4, shard=shard)
     ranks = [token_losses(model, np.arange(200) % 300, 32, 4, shard=(r, 2)) for r in (0, 1)]
     assert np.allclose(ranks[0] + ranks[1], token_losses(model, np.arange(200) % 300, 32, 4))
+
+
+@pytest.mark.parametrize("outside", ["nope", "NaN", None, "ignore"])
+def test_an_outside_mode_other_than_raise_or_nan_is_refused(model, outside):
+    """P394: ``outside='nope'`` was scored as 'raise' without a word (a misspelt 'nan' raised later, or never)."""
+    import numpy as np
+
+    from leviathan.eval.perplexity import token_losses
+
+    with pytest.raises(ValueError, match=r"outside must be 'raise' .* or 'nan' .*, got "):
+        token_losses(model, np.arange(200) % 300, 32, 4, outside=outside)
+    with pytest.raises(ValueError, match=r"outside must be 'raise'"):
+        model.token_nll(torch.tensor([[1, 2]]), torch.tensor([[2, 3]]), outside=outside)
+    for good in ("raise", "nan"):
+        assert token_losses(model, np.arange(200) % 300, 32, 4, outside=good).shape == (199,)

@@ -26,7 +26,7 @@ from torch import nn
 from ..integers import is_integer
 from .config import ModelConfig
 from .embedding import TableEmbedding, build_input_embedding
-from .labels import check_input_ids, check_labels
+from .labels import check_input_ids, check_labels, check_outside
 from .loss import linear_cross_entropy, linear_token_nll
 
 
@@ -321,7 +321,9 @@ class CausalLM(nn.Module):
         """Nats of each target given its prefix, (B, T) fp32, without forming the (B T, V) logits.
 
         With a restricted softmax a target outside ``output_ids`` raises, or with ``outside="nan"`` gets NaN
-        (scoring text from elsewhere on the targets the model can predict; inputs are never changed)."""
+        (scoring text from elsewhere on the targets the model can predict; inputs are never changed); any other
+        ``outside`` is a ValueError (round 21, P394)."""
+        check_outside(outside)
         h = self.model(input_ids)  # (B, T, D)
         head, pos = self._head_and_targets(targets, "ignore" if outside == "nan" else "raise")
         nll = linear_token_nll(h, head, pos)  # (B, T); 0 where pos == -100
