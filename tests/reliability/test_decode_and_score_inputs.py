@@ -87,3 +87,18 @@ def test_an_outside_mode_other_than_raise_or_nan_is_refused(model, outside):
         model.token_nll(torch.tensor([[1, 2]]), torch.tensor([[2, 3]]), outside=outside)
     for good in ("raise", "nan"):
         assert token_losses(model, np.arange(200) % 300, 32, 4, outside=good).shape == (199,)
+
+
+def test_a_forward_past_the_models_positions_is_refused_naming_the_limit(model):
+    """P425: 65 ids into a model of 64 positions gave logits for position 65 without a word, while ``evaluate``
+    refuses such a window and ``generate`` stops at the limit; the same through a cache that already holds 60."""
+    assert model(torch.ones((1, 64), dtype=torch.long))[0].shape == (1, 64, 300)
+    said = r"reaches position 65 .*past the model's max_position_embeddings \(64\); pass at most 64 positions"
+    with pytest.raises(ValueError, match=said):
+        model(torch.ones((1, 65), dtype=torch.long))
+    with pytest.raises(ValueError, match=said):
+        model.token_nll(torch.ones((1, 65), dtype=torch.long), torch.ones((1, 65), dtype=torch.long))
+    cache = KVCache()
+    model(torch.ones((1, 60), dtype=torch.long), cache=cache)
+    with pytest.raises(ValueError, match=r"reaches position 65 \(60 cached \+ 5 new ids\)"):
+        model(torch.ones((1, 5), dtype=torch.long), cache=cache)
