@@ -39,3 +39,15 @@ def fit_positions(prompt_len: int, max_new_tokens: int, limit: int) -> tuple[int
         notes.append(f"note: --max-new-tokens {max_new_tokens:,} does not fit: {keep:,} prompt tokens + {new:,} new "
                      f"fill the model's {limit:,} positions; generating {new:,}")
     return keep, new, notes
+
+
+def check_within_positions(past: int, length: int, limit: int) -> None:
+    """ValueError when ``past`` cached positions and ``length`` new ids pass the model's ``limit`` positions:
+    ``CausalLM`` given 65 ids with 64 positions returned logits for position 65 without a word, while ``evaluate``
+    refuses such a window and ``generate`` stops at the limit (issue 30 round 21, P425). Called only past the limit,
+    from a shape comparison, so compiled graphs hold no check (as ``check_input_ids`` keeps value reads out)."""
+    if past + length > limit:
+        cached = f"{past:,} cached + {length:,} new" if past else f"{length:,}"
+        raise ValueError(f"the input reaches position {past + length:,} ({cached} ids), past the model's "
+                         f"max_position_embeddings ({limit:,}); pass at most {limit:,} positions: crop the sequence, "
+                         f"or score a long text in windows of at most {limit:,} (leviathan.eval.perplexity.evaluate)")

@@ -515,6 +515,25 @@ def test_a_deleted_rng_record_with_another_steps_rng_is_refused(data, run_copy):
     assert tree_hashes(run_copy) == before
 
 
+def test_a_removed_files_map_with_another_steps_weights_is_refused(data, run_copy, tmp_path):
+    """P513 (round 21): step 4's state.json with its whole ``files`` map removed and step 2's weights copied in: eval
+    printed step 2's loss labelled step 4, export's card quoted step 4's validation beside step 2's weights, exit 0
+    (the map was read as that of a folder saved before it was recorded). A state.json that records run_id (written
+    only with the map) must hold it: eval, export and a resume are refused naming the field, nothing written."""
+    path = run_copy / STEP4 / "state.json"
+    state = json.loads(path.read_text())
+    del state["files"]
+    path.write_text(json.dumps(state))
+    shutil.copy(run_copy / STEP2 / "model.safetensors", run_copy / STEP4 / "model.safetensors")
+    before = tree_hashes(run_copy)
+    said = "field 'files' is missing, but every state.json that records run_id records the sha256 of each file"
+    for argv in (["eval", run_copy, "--data", data], ["export", run_copy, tmp_path / "x"],
+                 ["train", *run_overrides(data, max_steps=6), "--run-dir", run_copy, "--resume", "auto", "--quiet"]):
+        line = cli_error(argv)
+        assert said in line and "restore the file from a copy" in line, line
+    assert tree_hashes(run_copy) == before and not (tmp_path / "x").exists()
+
+
 def test_an_export_card_quotes_no_impossible_validation(capsys, finished_run, tmp_path):
     """Round 11 (S30): the last validation line of metrics.jsonl edited to loss -1.0, perplexity 0.37 (its step,
     tokens and the training row beside it kept) was quoted on the export's card: "loss -1.0000 nats". A loss below 0

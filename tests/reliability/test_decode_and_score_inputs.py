@@ -1,6 +1,6 @@
-"""The KV cache, ``Decoder`` and ``token_losses`` given inputs a caller can get wrong (issue 30 round 21, P395, P396,
-P412, P413, P417, P419, P420): each is one error naming the argument and the fix, never torch's or Python's own message
-from deep inside, and never a silent wrong result."""
+"""The KV cache, ``Decoder`` and ``token_losses`` given inputs a caller can get wrong (issue 30 round 21, P394, P395,
+P396, P412, P413, P417, P419, P420): each is one error naming the argument and the fix, never torch's or Python's own
+message from deep inside, and never a silent wrong result."""
 
 from __future__ import annotations
 
@@ -72,3 +72,33 @@ def test_a_shard_outside_its_world_is_refused_before_scoring(model, shard, error
         token_losses(model, np.arange(200) % 300, 32, 4, shard=shard)
     ranks = [token_losses(model, np.arange(200) % 300, 32, 4, shard=(r, 2)) for r in (0, 1)]
     assert np.allclose(ranks[0] + ranks[1], token_losses(model, np.arange(200) % 300, 32, 4))
+
+
+@pytest.mark.parametrize("outside", ["nope", "NaN", None, "ignore"])
+def test_an_outside_mode_other_than_raise_or_nan_is_refused(model, outside):
+    """P394: ``outside='nope'`` was scored as 'raise' without a word (a misspelt 'nan' raised later, or never)."""
+    import numpy as np
+
+    from leviathan.eval.perplexity import token_losses
+
+    with pytest.raises(ValueError, match=r"outside must be 'raise' .* or 'nan' .*, got "):
+        token_losses(model, np.arange(200) % 300, 32, 4, outside=outside)
+    with pytest.raises(ValueError, match=r"outside must be 'raise'"):
+        model.token_nll(torch.tensor([[1, 2]]), torch.tensor([[2, 3]]), outside=outside)
+    for good in ("raise", "nan"):
+        assert token_losses(model, np.arange(200) % 300, 32, 4, outside=good).shape == (199,)
+
+
+def test_a_forward_past_the_models_positions_is_refused_naming_the_limit(model):
+    """P425: 65 ids into a model of 64 positions gave logits for position 65 without a word, while ``evaluate``
+    refuses such a window and ``generate`` stops at the limit; the same through a cache that already holds 60."""
+    assert model(torch.ones((1, 64), dtype=torch.long))[0].shape == (1, 64, 300)
+    said = r"reaches position 65 .*past the model's max_position_embeddings \(64\); pass at most 64 positions"
+    with pytest.raises(ValueError, match=said):
+        model(torch.ones((1, 65), dtype=torch.long))
+    with pytest.raises(ValueError, match=said):
+        model.token_nll(torch.ones((1, 65), dtype=torch.long), torch.ones((1, 65), dtype=torch.long))
+    cache = KVCache()
+    model(torch.ones((1, 60), dtype=torch.long), cache=cache)
+    with pytest.raises(ValueError, match=r"reaches position 65 \(60 cached \+ 5 new ids\)"):
+        model(torch.ones((1, 5), dtype=torch.long), cache=cache)

@@ -197,7 +197,29 @@ def test_a_byte_count_of_meta_json_edited_within_its_range_is_refused_by_eval(ca
     assert f"{meta_path}: field 'splits' is not the value prepare wrote" in line, line
     assert f"prepare the data again (leviathan prepare SOURCE --out {data_copy} --overwrite)" in line, line
     meta.pop("field_digests")  # prepared before round 14: read as before
+    meta["created"] = BEFORE_DIGESTS
     meta["splits"]["val"]["bytes"] = pristine["splits"]["val"]["bytes"]
+    meta_path.write_text(json.dumps(meta, indent=2))
+    assert main(["eval", str(finished_run), "--data", str(data_copy)]) == 0
+
+
+# when the width round's data folder was prepared, an hour before prepare wrote field_digests (round 19, H214)
+BEFORE_DIGESTS = "2026-12-04T22:52:55+00:00"
+
+
+def test_a_meta_json_that_lost_its_digests_is_refused_by_eval(capsys, finished_run, data_copy):
+    """Round 21 (P512): meta.json's ``field_digests`` removed and ``splits.val.bytes`` doubled gave bits per byte
+    halved, exit 0: without digests a meta.json read as one prepared before them. One created since prepare writes
+    them is refused naming the missing field; one created before (H214's folder) still reads."""
+    meta_path = data_copy / "meta.json"
+    meta = json.loads(meta_path.read_text())
+    meta.pop("field_digests")
+    meta["splits"]["val"]["bytes"] *= 2
+    meta_path.write_text(json.dumps(meta, indent=2))
+    line = fails(capsys, "eval", finished_run, "--data", data_copy)
+    assert f"{meta_path}: field 'field_digests' is missing, but every prepare since 2026-12-04" in line, line
+    assert f"was created {meta['created']}" in line and "prepare the data again" in line, line
+    meta["created"] = BEFORE_DIGESTS
     meta_path.write_text(json.dumps(meta, indent=2))
     assert main(["eval", str(finished_run), "--data", str(data_copy)]) == 0
 
@@ -213,7 +235,8 @@ def test_a_damaged_train_freq_is_refused(capsys, finished_run, data_copy, damage
     np.save(path, damage(freq))
     meta = json.loads((data_copy / "meta.json").read_text())
     meta.pop("files", None)  # the digest would catch it first: check the content rules themselves
-    meta.pop("field_digests", None)  # and so would meta.json's own (round 14)
+    meta.pop("field_digests", None)  # and so would meta.json's own (round 14), read as a folder of before them
+    meta["created"] = BEFORE_DIGESTS  # (round 21, P512: one created since must have them)
     (data_copy / "meta.json").write_text(json.dumps(meta))
     line = fails(capsys, "analyze", "frequency", "--runs", finished_run, "--data", data_copy)
     assert shown in line, line

@@ -265,8 +265,11 @@ def test_atomic_write_failure_keeps_the_old_file(tmp_path, monkeypatch):
      r"model\.hidden_size \(100\) must be divisible by model\.num_attention_heads \(3\); .*model\.head_dim"),
     (dict(num_attention_heads=8, num_key_value_heads=3), r"must be a multiple of model\.num_key_value_heads \(3\)"),
     (dict(hidden_size=24, num_attention_heads=8), r"head dimension 3 must be even"),
-    (dict(generator_knots=1), r"generator_knots must be at least 2"),
-    (dict(generator_degree=4), r"generator_degree must be 1, 2 or 3"),
+    (dict(generator_knots=1), r"generator_knots must be a whole number, at least 2, got 1"),
+    (dict(generator_degree=4), r"generator_degree must be the whole number 1, 2 or 3"),
+    (dict(generator_knots=8.0), r"generator_knots must be a whole number, at least 2, got 8\.0"),  # round 21, P59
+    (dict(generator_knots=True), r"generator_knots must be a whole number, at least 2, got True"),
+    (dict(generator_degree=2.0), r"generator_degree must be the whole number 1, 2 or 3 \(paper: 2\), got 2\.0"),
     (dict(embedding="sparse"), r"model\.embedding must be one of"),
     (dict(rms_norm_eps=0.0), r"model\.rms_norm_eps must be a positive number, got 0\.0"),
     (dict(generator_ln_eps=-1e-5), r"model\.generator_ln_eps must be a positive number"),

@@ -170,7 +170,12 @@ def test_the_tokenizer_api_refuses_what_is_not_text_or_ids():
                               (lambda: load_tokenizer("o200k_base").encode(3), TypeError, "encode takes a str")):
         with pytest.raises(kind, match=words):
             call()
-    assert tok.encode(b"the cat") == tok.encode("the cat")
+    for text in (b"the cat", b"\xff\xfe", bytearray(b"ab")):  # round 21, P35b: b'\xff\xfe' was two U+FFFD
+        with pytest.raises(TypeError, match=r"encode takes a str, got (bytes|bytearray) .*decode it first: "
+                                            r"data\.decode\('utf-8'\)"):
+            tok.encode(text)
+    with pytest.raises(TypeError, match="encode takes a str, got bytes"):
+        tok.encode_batch(["a", b"\xff"])
     for kwargs, words in (({"vocab_size": "300"}, "must be a whole number such as 8192, got '300'"),
                           ({"vocab_size": 300, "min_frequency": -1}, "min_frequency must be a whole number >= 0"),
                           ({"vocab_size": 300, "min_frequency": 1.5}, "min_frequency must be a whole number >= 0")):

@@ -1,14 +1,15 @@
 """Checkpoints on disk, by what each room does: find a step folder, judge it damaged, read it.
 
     layout   the names: ``checkpoints/step-XXXXXXXX``, the files a complete one holds, listing them
+    misnamed a newer step under a name train does not write, refused (``refuse_misnamed_newer``)
     damage   a damaged newest step folder refused, never passed over (``refuse_damaged_newest``)
     find     the step folder a path names (``find_checkpoint``), standing on layout and damage
     state    state.json read back checked, and the fingerprints that tie a folder's files together
     read     weights, tensors, the run config, the tokenizer and the inference loader (``load_model``)
 
-Writing lives with training (``train/checkpoint.py``). The rooms import downwards only (layout <- damage <- find <-
-read; state on its own; ``tests/unit/test_import_cycles.py``). This face re-exports what the verbs and tests use
-(``ckpt.load_model("runs/tiny")``).
+Writing lives with training (``train/checkpoint.py``). The rooms import downwards only (layout <- misnamed <- damage
+<- find <- read; state on its own; ``tests/unit/test_import_cycles.py``). This face re-exports what the verbs and tests
+use (``ckpt.load_model("runs/tiny")``).
 """
 
 from .damage import refuse_damaged_newest

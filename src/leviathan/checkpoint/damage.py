@@ -20,6 +20,7 @@ from pathlib import Path
 
 from ..errors import UserError
 from .layout import CHECKPOINTS, REQUIRED, list_checkpoints, step_of
+from .misnamed import refuse_misnamed_newer
 from .. import json_text
 
 
@@ -49,10 +50,12 @@ def _weights_intact(step_dir: Path) -> bool:
 
 
 def refuse_damaged_newest(run_dir: str | os.PathLike, doing: str) -> None:
-    """UserError if the newest ``step-*`` folder of ``run_dir`` is damaged (see the module docstring)."""
+    """UserError if the newest ``step-*`` folder of ``run_dir`` is damaged (see the module docstring), or a newer step
+    sits under a name train does not write (``misnamed``, issue 30 round 21, P373, P374)."""
     root = Path(run_dir) / CHECKPOINTS
     if not root.is_dir():
         return
+    refuse_misnamed_newer(run_dir, doing)
     steps = sorted((step, p) for p in root.iterdir()
                    if (step := step_of(p.name)) is not None and (p.is_dir() or p.is_symlink()))
     if not steps:

@@ -36,6 +36,19 @@ def step_of(name: str) -> int | None:
     return int(match.group(1))
 
 
+# what save_checkpoint names its temporary folders: .tmp-step-XXXXXXXX-PID (being written), .tmp-old-step-XXXXXXXX-PID
+# (the step it replaces, moved aside)
+_TEMPORARY = re.compile(r"^\.tmp-(?:old-)?(step-\d{8,})-\d+$")
+
+
+def is_temporary(name: str) -> bool:
+    """Whether ``name`` is one save_checkpoint gives its temporary folders (its step spelled as train spells it:
+    ``step_of``, the one parser of step names, issue 30 round 16, C226). Here, beside ``step_of``, since both the
+    writer's cleanup and the readers' check of misnamed steps (``misnamed``, round 21 P374) ask it."""
+    match = _TEMPORARY.match(name)
+    return match is not None and step_of(match.group(1)) is not None
+
+
 def is_complete(path: Path) -> bool:
     """All required files present and state.json parses as an object (``damage._problem``'s rule: a state.json that
     is a JSON list counted as complete here, so the refusal of the damaged newest folder named that same folder as

@@ -16,7 +16,8 @@ resumed with exit 0). Now:
   the folder (``verify_companions``: a resume all of them, eval / export / generate the weights, config and
   tokenizer) checks it first, so a file swapped in from another checkpoint, or damaged on disk, is refused by name
   (one read of each file, about a second per GB). A state.json written before has no ``files``: its fields are
-  checked, its companions cannot be.
+  checked, its companions cannot be; one that records a field written only with ``files`` (its run id, its data's
+  fingerprint) and not ``files`` lost it, and is refused (issue 30 round 21, P513).
 - state.json records the id of the run that saved it (``run_id``, ``leviathan.run_identity``): a whole step folder of
   another run copied into a run folder agrees with itself, and only that id tells it apart (issue 30 round 14, A156,
   A157). None in a folder saved before run ids.
@@ -196,8 +197,20 @@ def _rng(raw: Any) -> dict | None:
 _ALWAYS_SAVED = ("model.safetensors", "optimizer.pt", "rng.pt", "config.yaml")
 
 
-def _files(raw: Any) -> dict[str, str] | None:
+# fields only a writer that also records ``files`` writes (run ids, round 14; the data's fingerprint, round 15)
+_WRITTEN_WITH_FILES = ("run_id", "data_fingerprint")
+
+
+def _files(raw: Any, state: dict) -> dict[str, str] | None:
+    """The ``files`` map checked; None only for a state.json saved before it was recorded. One that records a field
+    of a later writer (``_WRITTEN_WITH_FILES``) lost it: with the map removed and step 2's weights copied into step 4,
+    eval and export quoted step 4's loss beside step 2's weights, exit 0 (issue 30 round 21, P513)."""
     if raw is None:
+        later = [name for name in _WRITTEN_WITH_FILES if name in state]
+        if later:
+            raise _Bad("files", f"is missing, but every state.json that records {later[0]} records the sha256 of each "
+                                f"file saved beside it; without it a file swapped in from another step is taken on "
+                                f"trust")
         return None
     if not isinstance(raw, dict) or not all(isinstance(k, str) and "/" not in k and isinstance(v, str)
                                             and _SHA256.match(v) for k, v in raw.items()):
@@ -244,7 +257,7 @@ def read_step_state(step_dir: str | os.PathLike) -> StepState:
         saved = recorded_tokenizer_name(Path(step_dir))  # round 5: a name the files beside it contradicted resumed
         if tokenizer is not None and saved is not None and saved != tokenizer:
             raise _Bad("tokenizer", f"is {tokenizer!r}, but the step's leviathan_tokenizer.json is {saved!r}")
-        files = _files(raw.get("files"))
+        files = _files(raw.get("files"), raw)
         run_id = raw.get("run_id")
         if run_id is not None and not is_run_id(run_id):  # round 14 (A156): which run saved the step
             raise _Bad("run_id", f"is {run_id!r}, expected a run id (32 hex digits) or null")

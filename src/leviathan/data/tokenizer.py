@@ -115,9 +115,12 @@ class Tokenizer:
     def _checked_text(text) -> str:
         """``text`` as the str an encoder takes: None, a number or a list ended in quicktok's pybind signature dump,
         and a lone surrogate ('a\\ud800b', not UTF-8) was named as a wrong argument type (issue 30 round 14, B86,
-        B87); bytes are their UTF-8 text."""
-        if isinstance(text, (bytes, bytearray)):
-            return bytes(text).decode("utf-8", errors="replace")
+        B87). Bytes are refused, naming .decode(): they were decoded with errors='replace', so b'\\xff\\xfe' (not UTF-8)
+        encoded as two replacement characters without a word (round 21, P35b); which encoding and which repair is the
+        caller's to say."""
+        if isinstance(text, (bytes, bytearray, memoryview)):
+            raise TypeError(f"encode takes a str, got {type(text).__name__} {bytes(text)!r:.40}; decode it first: "
+                            f"data.decode('utf-8') (errors='replace' to keep bytes that are not UTF-8 as \\ufffd)")
         if not isinstance(text, str):
             raise TypeError(f"encode takes a str, got {type(text).__name__} {text!r:.40}; for several texts use "
                             f"encode_batch")

@@ -22,6 +22,7 @@ import torch
 import torch.nn.functional as F
 from torch import nn
 
+from ..model.labels import check_outside
 from .result import EvalResult
 from .window_arguments import check_dtype, check_num_bytes, check_shard, check_windows
 
@@ -73,6 +74,7 @@ def token_losses(model: nn.Module, tokens: np.ndarray, seq_len: int, batch_size:
     check_windows(model, tokens, seq_len, batch_size)  # whole numbers, integer ids, in the positions (round 17)
     check_dtype(dtype)  # 'bfloat16' as text was torch's TypeError (round 18, G327)
     check_shard(shard)  # (0, 0): "slice step cannot be zero"; (2, 2): other ranks' batches (round 21, P395, P396)
+    check_outside(outside)  # 'nope' was scored as 'raise' without a word, whatever the model (round 21, P394)
     rank, world = shard
     batches = window_batches(n, seq_len, batch_size)
     mine = batches[rank::world]

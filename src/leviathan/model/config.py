@@ -134,11 +134,13 @@ class ModelConfig:
         require(self.num_attention_heads % self.kv_heads == 0,
                 f"model.num_attention_heads ({self.num_attention_heads}) must be a multiple of "
                 f"model.num_key_value_heads ({self.kv_heads})")
-        self.generator_knots = as_int(self.generator_knots)
+        # whole numbers said as such: 8.0 was "must be at least 2, got 8.0" (issue 30 round 21, P59), and a degree of
+        # 2.0 passed `in (1, 2, 3)` as a float
+        self.generator_knots, self.generator_degree = as_int(self.generator_knots), as_int(self.generator_degree)
         require(is_integer(self.generator_knots) and self.generator_knots >= 2,
-                f"model.generator_knots must be at least 2, got {self.generator_knots}")
-        require(not isinstance(self.generator_degree, bool) and self.generator_degree in (1, 2, 3),
-                f"model.generator_degree must be 1, 2 or 3 (paper: 2), got {self.generator_degree}")
+                f"model.generator_knots must be a whole number, at least 2, got {self.generator_knots!r}")
+        require(is_integer(self.generator_degree) and self.generator_degree in (1, 2, 3),
+                f"model.generator_degree must be the whole number 1, 2 or 3 (paper: 2), got {self.generator_degree!r}")
         for name, (low, high) in FLOAT_RANGES.items():
             value = getattr(self, name)  # finite: initializer_range=inf built a model of inf weights (round 9, M143)
             require(isinstance(value, numbers.Real) and not isinstance(value, bool) and math.isfinite(value)

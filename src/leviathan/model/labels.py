@@ -48,3 +48,15 @@ def check_input_ids(input_ids: torch.Tensor, vocab_size: int) -> None:
             raise ValueError(f"input id {int(input_ids[bad][0])} is outside [0, {vocab_size}) (the model's "
                              f"vocab_size); check the tokenizer matches the model")
 
+
+
+OUTSIDE_MODES = ("raise", "nan")  # what scoring does with a target outside a restricted softmax
+
+
+def check_outside(outside) -> None:
+    """ValueError unless ``outside`` is one of ``OUTSIDE_MODES``: ``token_losses(..., outside='nope')`` (and
+    ``CausalLM.token_nll``) scored as 'raise' without a word, so a misspelt 'nan' raised on the first target outside
+    the softmax instead of marking it (issue 30 round 21, P394)."""
+    if not isinstance(outside, str) or outside not in OUTSIDE_MODES:
+        raise ValueError(f"outside must be 'raise' (a target outside the restricted softmax is an error) or 'nan' "
+                         f"(it scores NaN; drop those before averaging), got {outside!r:.40}")

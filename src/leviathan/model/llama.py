@@ -24,9 +24,10 @@ import torch.nn.functional as F
 from torch import nn
 
 from ..integers import is_integer
+from ..positions import check_within_positions
 from .config import ModelConfig
 from .embedding import TableEmbedding, build_input_embedding
-from .labels import check_input_ids, check_labels
+from .labels import check_input_ids, check_labels, check_outside
 from .loss import linear_cross_entropy, linear_token_nll
 
 
@@ -291,6 +292,15 @@ class CausalLM(nn.Module):
             return self.lm_head.weight, labels
         return self.lm_head.weight.index_select(0, self.output_ids), self._output_targets(labels, outside)
 
+    def _check_positions(self, input_ids, cache) -> None:
+        """ValueError when the ids (after what ``cache`` holds) pass ``max_position_embeddings`` (round 21, P425); a
+        comparison of shapes only, the refusal itself outside compiled graphs (``positions.check_within_positions``)."""
+        if not isinstance(input_ids, torch.Tensor) or input_ids.dim() != 2:
+            return  # named by LlamaModel.forward
+        past = cache.get_seq_length() if cache is not None and hasattr(cache, "get_seq_length") else 0
+        if past + input_ids.shape[1] > self.config.max_position_embeddings:
+            check_within_positions(past, input_ids.shape[1], self.config.max_position_embeddings)
+
     def forward(self, input_ids: torch.Tensor, labels: Optional[torch.Tensor] = None, cache=None,
                 position_ids=None, attention_mask=None, return_logits: bool = True):
         """input_ids (B, T) -> ``(logits (B, T, V) or None, loss or None)``.
@@ -305,6 +315,7 @@ class CausalLM(nn.Module):
             check_switches("CausalLM.forward", return_logits=return_logits)
         if labels is not None:
             check_labels(labels, input_ids, self.config.vocab_size)
+        self._check_positions(input_ids, cache)
         h = self.model(input_ids, cache=cache, position_ids=position_ids, attention_mask=attention_mask)
         if labels is not None and not return_logits:
             return None, linear_cross_entropy(h, *self._head_and_targets(labels))
@@ -321,7 +332,10 @@ class CausalLM(nn.Module):
         """Nats of each target given its prefix, (B, T) fp32, without forming the (B T, V) logits.
 
         With a restricted softmax a target outside ``output_ids`` raises, or with ``outside="nan"`` gets NaN
-        (scoring text from elsewhere on the targets the model can predict; inputs are never changed)."""
+        (scoring text from elsewhere on the targets the model can predict; inputs are never changed); any other
+        ``outside`` is a ValueError (round 21, P394)."""
+        check_outside(outside)
+        self._check_positions(input_ids, None)
         h = self.model(input_ids)  # (B, T, D)
         head, pos = self._head_and_targets(targets, "ignore" if outside == "nan" else "raise")
         nll = linear_token_nll(h, head, pos)  # (B, T); 0 where pos == -100

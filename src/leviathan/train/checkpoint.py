@@ -19,7 +19,6 @@ import contextvars
 import json
 import os
 import random
-import re
 import shutil
 import sys
 from dataclasses import dataclass
@@ -32,8 +31,8 @@ from safetensors.torch import save_file
 
 from ..checkpoint.damage import refuse_damaged_newest
 from ..checkpoint.find import find_checkpoint
-from ..checkpoint.layout import (CHECKPOINTS, FORMAT, is_complete, latest_checkpoint, list_checkpoints, step_name,
-                                 step_of)
+from ..checkpoint.layout import (CHECKPOINTS, FORMAT, is_complete, is_temporary, latest_checkpoint, list_checkpoints,
+                                 step_name, step_of)
 from ..checkpoint.read import load_tensors, load_weights
 from ..checkpoint.state import fingerprints, read_step_state, verify_companions
 from ..config import load_yaml
@@ -110,18 +109,6 @@ STEP_FILES = ("model.safetensors", "optimizer.pt", "rng.pt", "config.yaml", "sta
               "leviathan_tokenizer.json")
 
 
-# what save_checkpoint names its temporary folders: .tmp-step-XXXXXXXX-PID (being written), .tmp-old-step-XXXXXXXX-PID
-# (the step it replaces, moved aside)
-_TEMPORARY = re.compile(r"^\.tmp-(?:old-)?(step-\d{8,})-\d+$")
-
-
-def _temporary(name: str) -> bool:
-    """Whether ``name`` is one save_checkpoint gives its temporary folders (its step spelled as train spells it:
-    ``layout.step_of``, the one parser of step names, issue 30 round 16, C226)."""
-    match = _TEMPORARY.match(name)
-    return match is not None and step_of(match.group(1)) is not None
-
-
 def clean_partial(run_dir: Path) -> None:
     """Remove ``.tmp-*`` folders left by a crash during a save.
 
@@ -134,7 +121,7 @@ def clean_partial(run_dir: Path) -> None:
         for child in root.iterdir():  # a user's folder of that name (files a step never holds) is left alone, and so
             # is one named otherwise than save_checkpoint names its temporaries: a user's backup of a step folder as
             # `.tmp-keep` was deleted as a crashed save's leftover (issue 30 round 12, T4)
-            if _temporary(child.name) and child.is_dir() and leftover_is_own(child, STEP_FILES):
+            if is_temporary(child.name) and child.is_dir() and leftover_is_own(child, STEP_FILES):
                 shutil.rmtree(child, ignore_errors=True)
 
 
