@@ -251,7 +251,53 @@ def load_grid(name_or_path: str | os.PathLike | dict, *, data_dir: str | None = 
         raise ConfigError(f"grid {name!r} has no experiments; add iso_body, isoparametric, scaling or variants")
     _check_run_name_lengths(grid)
     _check_sizes_differ(grid)
+    _check_size_keys(grid, parsed)
+    _check_base_reads(grid, flatten(base))
     return grid
+
+
+def _check_size_keys(grid: Grid, parsed: dict[str, SizeSpec]) -> None:
+    """ConfigError when a size sets a model field the grid sets for every run after it: ``embedding`` (each run's is
+    its experiment's variant) or a ``vocab_size`` other than the data's. ``a: {..., embedding: dense_untied}`` trained
+    dense_tied and leviathan arms and ``vocab_size: 500`` trained 300-token models, exit 0, without a word, where a
+    base ``seed: 5`` is refused as having no effect (issue 30 round 21, P192, P193; the owners are
+    ``_check_not_grid_owned``'s)."""
+    for size, spec in parsed.items():
+        variants = sorted({r.variant for r in grid.runs if r.size == size})
+        if "embedding" in spec.fields:
+            raise ConfigError(f"grid {grid.name!r}: sizes.{size} sets embedding: {spec.fields['embedding']}, which the "
+                              f"grid sets for each run from {_OWNERS['model.embedding']} (size {size!r} trains "
+                              f"{', '.join(variants) or 'no run'}), so it would have no effect; delete embedding from "
+                              f"sizes.{size}, and list the embedding you want among an experiment's variants")
+        given = spec.fields.get("vocab_size")
+        if "vocab_size" in spec.fields and (isinstance(given, bool) or given != grid.vocab_size):
+            raise ConfigError(f"grid {grid.name!r}: sizes.{size} sets vocab_size: {given}, but the grid sets each "
+                              f"run's to {grid.vocab_size} from {_OWNERS['model.vocab_size']}, so it would have no "
+                              f"effect; delete vocab_size from sizes.{size} (for another vocabulary, prepare the data "
+                              f"with a tokenizer of that size)")
+
+
+def _check_base_reads(grid: Grid, base: list[str]) -> None:
+    """ConfigError naming the grid's file and its base section when the base alone is no run config and every run
+    fails on it the same way: ``base: {unknown: 1}`` or both max_steps and max_tokens were loaded without a word and
+    refused by the sweep naming neither the grid nor its base (issue 30 round 21, P185, P200). A base completed by a
+    size's or a variant's run overrides passes, and what only a run's layers break stays the sweep's to name."""
+    from ...run_config import load_run_config
+
+    config = str(grid.base_config) if grid.base_config else None
+    problems = []
+    for overrides in (base, grid.run_overrides(grid.runs[0])):
+        try:
+            load_run_config(config, overrides, check_data=False, layered=True)
+        except ConfigError as e:
+            problems.append(str(e))
+        except (UserError, OSError):
+            return  # a base_config that cannot be read: the sweep names it, as before
+    if len(problems) == 2 and problems[0] == problems[1]:
+        where = f"file {str(grid.path)!r}" if grid.path else "given as a dict"
+        section = f"base (with base_config {config})" if config else "base"
+        raise ConfigError(f"grid {grid.name!r} ({where}), in its {section}: {problems[0]}; fix it under base: in the "
+                          f"grid (every run starts from it)")
 
 
 def _check_sizes_differ(grid: Grid) -> None:
@@ -307,14 +353,18 @@ def _check_run_name_lengths(grid: Grid) -> None:
                               f"name under sizes:")
 
 
+# the model fields the grid sets for every run after its sizes, and where they come from
+_OWNERS = {"model.embedding": "the experiment's variants (experiments.<regime>.variants in the grid)",
+           "model.vocab_size": "the data's vocabulary (the data folder's meta.json, or data.vocab_size in the grid)"}
+
+
 def _check_not_grid_owned(grid: Grid, spec: RunSpec, sources: list[tuple[str, str]]) -> None:
     """ConfigError when a setting of the grid's base, a size's or a variant's run overrides, or the command line sets a
     key the grid sets for each run after them (its seed, data folder, data seed, the size's model fields): it had no
     effect, without a word (``sweep seed=5`` trained seed 0, ``data.path=OTHER`` the grid's data, issue 30 round 7)."""
     owned = {f"model.{k}": f"the size's model fields (sizes.{spec.size}.{k} in the grid)"
              for k in spec.model_fields()}
-    owned["model.embedding"] = "the experiment's variants (experiments.<regime>.variants in the grid)"
-    owned["model.vocab_size"] = "the data's vocabulary (the data folder's meta.json, or data.vocab_size in the grid)"
+    owned.update(_OWNERS)
     owned[grid.keys.seed] = "the grid's seeds (seeds: in the grid, or --seeds)"
     owned[grid.keys.data_dir] = "the grid's data folder (data.dir in the grid, or --data-dir)"
     if grid.keys.data_seed and grid.data_seed is not None:
