@@ -69,13 +69,31 @@ def test_a_base_no_run_can_take_is_refused_naming_the_grid_file_and_its_base(dat
     assert not (tmp_path / "s").exists()
 
 
-def test_a_base_a_size_completes_still_loads(data, tmp_path):
-    """The base check reads the base alone only to name it: a base whose max_steps a size's run overrides replace by
-    max_tokens (base ``max_steps: null``) is one the runs can take, and loads."""
+def test_a_base_completed_later_still_loads(data, tmp_path):
+    """The base is named only once a run's config fails: a base without max_steps or max_tokens (a size's run
+    overrides, the command line or a pre-sweep's stage gives it) loads, and a size's run overrides that complete it
+    make a buildable run."""
     from leviathan.experiments.machinery.grid import load_grid
+    from leviathan.experiments.machinery.sweep import build_run_config
+
+    grid = load_grid(_edited_grid(data, tmp_path, lambda g: g["base"].pop("max_steps")))
+    assert len(grid.runs) == 2
 
     def change(g):
-        g["base"]["max_steps"] = None
-        g["sizes"]["a"]["run"] = {"max_tokens": 4096}
+        g["base"].pop("max_steps")
+        g["sizes"]["a"]["run"] = {"max_tokens": 262144}
 
-    assert len(load_grid(_edited_grid(data, tmp_path, change)).runs) == 2
+    grid = load_grid(_edited_grid(data, tmp_path, change))
+    assert build_run_config(grid, grid.runs[0]).max_tokens == 262144
+
+
+def test_run_sweep_names_the_base_too(data, tmp_path):
+    """P200 through the Python API: run_sweep's line names the grid's file and its base, before anything is written."""
+    from leviathan.errors import ConfigError
+    from leviathan.experiments.machinery.grid import load_grid
+    from leviathan.experiments.machinery.sweep import run_sweep
+
+    path = _edited_grid(data, tmp_path, lambda g: g["base"].update(max_tokens=100))
+    with pytest.raises(ConfigError, match=r"^grid 'g' \(file .*\), in its base: set exactly one of max_steps"):
+        run_sweep(load_grid(path), tmp_path / "s", log=lambda line: None)
+    assert not (tmp_path / "s" / "grid.json").exists()

@@ -120,6 +120,7 @@ class Grid:
     eval_options: EvalOptions
     runs: list[RunSpec] = field(default_factory=list)
     seeds_given: bool = False  # ``seeds`` replace the file's (``sweep --seeds``): ``folder_grid.check_folder_runs``
+    base_written: list[str] = field(default_factory=list)  # the file's base alone, without the command line's
 
     def run(self, name: str) -> RunSpec:
         for r in self.runs:
@@ -226,7 +227,7 @@ def load_grid(name_or_path: str | os.PathLike | dict, *, data_dir: str | None = 
 
     grid = Grid(name=name, path=path, base_config=base_config, base_overrides=base_overrides, data_dir=ddir,
                 vocab_size=vocab, vocab_from=vocab_from, data_seed=data_seed, seeds=seeds, keys=keys,
-                eval_sets=eval_sets, eval_options=eval_options, seeds_given=seeds_given)
+                eval_sets=eval_sets, eval_options=eval_options, seeds_given=seeds_given, base_written=flatten(base))
     grid.runs = expand(mapping(gf.experiments, "experiments"), sizes, seeds, data_seed if keys.data_seed else None,
                        tolerance, name)
     _check_eval_positions(grid)
@@ -252,7 +253,6 @@ def load_grid(name_or_path: str | os.PathLike | dict, *, data_dir: str | None = 
     _check_run_name_lengths(grid)
     _check_sizes_differ(grid)
     _check_size_keys(grid, parsed)
-    _check_base_reads(grid, flatten(base))
     return grid
 
 
@@ -277,27 +277,27 @@ def _check_size_keys(grid: Grid, parsed: dict[str, SizeSpec]) -> None:
                               f"with a tokenizer of that size)")
 
 
-def _check_base_reads(grid: Grid, base: list[str]) -> None:
-    """ConfigError naming the grid's file and its base section when the base alone is no run config and every run
-    fails on it the same way: ``base: {unknown: 1}`` or both max_steps and max_tokens were loaded without a word and
-    refused by the sweep naming neither the grid nor its base (issue 30 round 21, P185, P200). A base completed by a
-    size's or a variant's run overrides passes, and what only a run's layers break stays the sweep's to name."""
+def base_problem(grid: Grid, problem: str) -> str | None:
+    """The line naming the grid's file and its base for a run config that failed with ``problem``, when the base
+    alone (with base_config) fails the same way, else None: ``base: {unknown: 1}`` or both max_steps and max_tokens
+    were refused by the sweep naming neither the grid nor its base (issue 30 round 21, P185, P200). Asked only once a
+    run's config fails (``sweep._run_config_of``): a base completed later (a size's run overrides, the command line, a
+    pre-sweep's stage) loads as before, and what a run's own layers break stays the run's to name."""
     from ...run_config import load_run_config
 
     config = str(grid.base_config) if grid.base_config else None
-    problems = []
-    for overrides in (base, grid.run_overrides(grid.runs[0])):
-        try:
-            load_run_config(config, overrides, check_data=False, layered=True)
-        except ConfigError as e:
-            problems.append(str(e))
-        except (UserError, OSError):
-            return  # a base_config that cannot be read: the sweep names it, as before
-    if len(problems) == 2 and problems[0] == problems[1]:
-        where = f"file {str(grid.path)!r}" if grid.path else "given as a dict"
-        section = f"base (with base_config {config})" if config else "base"
-        raise ConfigError(f"grid {grid.name!r} ({where}), in its {section}: {problems[0]}; fix it under base: in the "
-                          f"grid (every run starts from it)")
+    try:
+        load_run_config(config, grid.base_written, check_data=False, layered=True)
+        return None
+    except ConfigError as e:
+        if str(e) != problem:
+            return None
+    except (UserError, OSError):
+        return None  # a base_config that cannot be read: the run's line names it
+    where = f"file {str(grid.path)!r}" if grid.path else "given as a dict"
+    section = f"base (with base_config {config})" if config else "base"
+    return (f"grid {grid.name!r} ({where}), in its {section}: {problem}; fix it under base: in the grid (every run "
+            f"starts from it)")
 
 
 def _check_sizes_differ(grid: Grid) -> None:

@@ -52,7 +52,7 @@ from ...io import data_root, hardware_info
 from ...ownership import CONTAINERS, check_apart, check_claim, check_not_inside, mark
 from .drift import check_rows_against_grid, check_run_folders_against_grid
 from .identity import SKIPPED_EVAL_NOTE, check_evaluated_like, evaluation_settings
-from .grid import Grid, RunSpec
+from .grid import Grid, RunSpec, base_problem
 from ...train.metrics import read_metric_rows
 from ...train.summary import TrainSummary
 from .provenance import DataProvenance, data_provenance, portable_path, run_provenance
@@ -173,8 +173,8 @@ def _run_config_of(grid: Grid, spec: RunSpec):
 
     try:
         return build_run_config(grid, spec)
-    except ConfigError as e:
-        raise ConfigError(f"grid {grid.name!r}, run {spec.name}: {e}") from None
+    except ConfigError as e:  # a base no run can take is the base's (P185, P200)
+        raise ConfigError(base_problem(grid, str(e)) or f"grid {grid.name!r}, run {spec.name}: {e}") from None
 
 
 def resolve_text_path(text: str, root: Path | None) -> Path:
