@@ -63,15 +63,18 @@ def _whole_rows(path: Path) -> str:
     (its run has no row and is trained again). It ended in a JSONDecodeError traceback (issue 30 round 7). A row the
     readers refuse (``results.row_problem``) is left out the same way: one holding NaN was copied with the NaN written
     as null, and the report of the copy ended in a TypeError traceback (issue 30 round 14, B300)."""
-    from leviathan.experiments.machinery.results import row_problem
+    from leviathan.experiments.machinery.results import row_problem, skipped_consequence
     from leviathan.jsonl import bad_line_notes, read_json_lines
 
     values, bad = read_json_lines(path)
     bad += [(number, row_problem(row) or _outside_run_path(row)) for number, row in values
             if (row_problem(row) or _outside_run_path(row)) is not None]
-    for note in bad_line_notes(path, sorted(bad), "row", "not copied (its run has no row: the sweep trains it again)"):
-        print(note, file=sys.stderr)
     skipped = {number for number, _ in bad}
+    copied = {row["name"]: f"line {number}" for number, row in values if number not in skipped}  # N279: named too
+    said = skipped_consequence(values, copied, "is copied instead",
+                               "not copied (its run has no row: the sweep trains it again)")
+    for note in bad_line_notes(path, sorted(bad), "row", said):
+        print(note, file=sys.stderr)
     return "".join(json.dumps(row) + "\n" for number, row in values if number not in skipped)
 
 

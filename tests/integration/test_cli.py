@@ -143,8 +143,8 @@ def test_demo_runs_on_a_prepared_folder(trained, tmp_path, capsys):
     assert (other / "keep.txt").exists()
     # --vocab with a prepared --data-dir: that folder's tokenizer is used, so another --vocab is refused, not ignored
     capsys.readouterr()
-    assert main(["demo", "--data-dir", str(data), "--run-dir", str(tmp_path / "v"), "--vocab", "77", "--quiet"]) == 2
-    assert f"--vocab 77 does not match --data-dir {str(data)!r}, prepared with tokenizer" in capsys.readouterr().err
+    assert main(["demo", "--data-dir", str(data), "--run-dir", str(tmp_path / "v"), "--vocab", "4096", "--quiet"]) == 2
+    assert f"--vocab 4,096 does not match --data-dir {str(data)!r}, prepared with tokenizer" in capsys.readouterr().err
     assert not (tmp_path / "v").exists()
 
 

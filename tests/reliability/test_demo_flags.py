@@ -26,6 +26,8 @@ pytestmark = [pytest.mark.reliability]
      "--batch-tokens 96 or 192"),  # A129
     # round 17 (E339): checked only once the corpus was prepared (a 32,768-id BPE trained first)
     (["--preset", "nope"], "error: --preset: unknown preset 'nope'"),
+    # round 21 (N313): the committed verdict and "the cached demo corpus ... is out of date; rebuilding it" came first
+    (["--vocab", "10"], "leviathan demo: error: argument --vocab: BPE vocabulary size 10 is too small"),
 ])
 def test_demo_refuses_its_flags_in_its_own_words(tmp_path, flags, words):
     line = cli_error(["demo", "--run-dir", tmp_path / "dm", "--data-dir", tmp_path / "dd", *flags, "--quiet"])
@@ -44,3 +46,15 @@ def test_a_diverged_demo_model_is_told_to_lower_the_demos_lr(data, tmp_path):
         line = _divergence_message(2, math.nan, 0.0, 3.0, cfg, tmp_path)
     assert "Try a lower learning rate, for example --lr 1 (now 3), in the `leviathan demo` command" in line, line
     assert "optim.lr" not in line and "warmup_steps" not in line
+
+
+def test_a_vocab_too_small_is_refused_before_the_demo_says_anything(tmp_path, monkeypatch):
+    """N313 (round 21): ``demo --vocab 10`` printed the committed verdict and "the cached demo corpus ... is out of
+    date; rebuilding it" for a cache that did not exist, then refused 10; --vocab is checked when it is parsed."""
+    from reliability_support import cli
+
+    monkeypatch.setenv("LEVIATHAN_CACHE", str(tmp_path / "cache"))
+    done = cli(["demo", "--run-dir", tmp_path / "dm", "--vocab", "10", "--quiet"])
+    assert done.returncode == 2 and done.stdout == "", done.stdout
+    assert "argument --vocab: BPE vocabulary size 10 is too small" in done.stderr and "cached" not in done.stderr
+    assert not (tmp_path / "cache").exists() and not (tmp_path / "dm").exists()

@@ -454,7 +454,7 @@ def test_a_run_config_the_grid_cannot_build_is_refused_before_the_sweep_writes(d
     grid["base"]["max_tokens"] = 256
     path.write_text(yaml.safe_dump(grid))
     line = cli_error(["sweep", "--grid", path, "--out", tmp_path / "out"])
-    assert "grid 'tiny', run a-dense_tied-s0: set exactly one of max_steps and max_tokens" in line, line
+    assert f"grid 'tiny' (file {str(path)!r}), in its base: set exactly one of max_steps and max_tokens" in line, line
     assert not (tmp_path / "out" / "grid.json").exists()
 
 

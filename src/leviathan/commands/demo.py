@@ -38,7 +38,7 @@ from pathlib import Path
 from ..data.meta import PreparedMeta
 from ..io import books_root
 from ..model.accounting import ParamCounts
-from .values import non_negative_int, positive_float, positive_int, thread_count
+from .values import bpe_vocab, non_negative_int, positive_float, positive_int, thread_count
 
 VARIANTS = ("dense_tied", "dense_untied", "leviathan")
 TABLES = ("dense_tied", "dense_untied")  # the arms leviathan is compared with
@@ -85,7 +85,7 @@ def add_arguments(parser) -> None:
     parser.add_argument("--data-dir", default=None,
                         help="prepared data folder; created from the Gutenberg books (or the stdlib) if missing "
                              "(default ~/.cache/leviathan/data/<corpus>-bpe32768)")
-    parser.add_argument("--vocab", type=positive_int, default=None,
+    parser.add_argument("--vocab", type=bpe_vocab, default=None,
                         help=f"BPE vocabulary of the corpus the demo prepares (default {BPE_VOCAB}); an already "
                              f"prepared --data-dir keeps its own tokenizer")
     parser.add_argument("--steps", type=positive_int, default=130, help="optimizer steps per model (default 130)")

@@ -72,8 +72,8 @@ def run(args) -> int:
     from ..errors import UserError
     from ..experiments.machinery.grid import format_grids, format_runs, load_grid
     from ..experiments.machinery.shards import parse_shard
-    from ..experiments.machinery.sweep import (build_run_config, grid_snapshot, nothing_selected, run_sweep, select_runs,
-                                               train_commands)
+    from ..experiments.machinery.sweep import (build_run_config, empty_selection, grid_snapshot, nothing_selected,
+                                               run_sweep, select_runs, train_commands)
 
     from ..config import check_repeated_overrides
 
@@ -93,12 +93,15 @@ def run(args) -> int:
                                                              overrides=args.overrides)
     shard = parse_shard(args.shard) if args.shard else None
     selected = select_runs(grid, args.only, args.regime, args.order, shard)
-    if not selected:  # --list printed an empty table, exit 0, where the sweep refuses (round 16, C218)
+    if not selected and presweep is not None:  # its stages shard their own runs: this grid's selection must hold some
         raise UserError(nothing_selected(grid, args.only))
+    if not selected:  # --list printed an empty table, exit 0, where the sweep refuses (round 16, C218); a shard past
+        print(empty_selection(grid, args.only, args.regime, shard))  # the runs has nothing to do (N285, N286)
+        return 0
     if args.list or args.commands:  # what is shown must be trainable: `optim.lr=1e400` was printed as a command
         shown = [(grid, spec) for spec in selected] + [(presweep, spec) for spec in (presweep.runs if presweep else [])]
         for of_grid, spec in shown:
-            build_run_config(of_grid, spec)
+            _shown_config(of_grid, spec, build_run_config)
     if args.list:
         if presweep is not None:  # the plan's pre-sweep first, whole; then this grid's selection
             print(json.dumps(grid_snapshot(presweep), indent=2) if args.json else format_runs(presweep))
@@ -122,6 +125,18 @@ def run(args) -> int:
     rows = run_sweep(grid, out, _options(args, shard))
     print(f"{len(rows)} new rows in {out}/results.jsonl; next: leviathan report {out} --out {out}/report")
     return 0
+
+
+def _shown_config(grid, spec, build) -> None:
+    """Build the run config of a run --list or --commands shows; a base no run can take is named with the grid's file
+    and its base (issue 30 round 21, P185, P200: "unknown key 'unknown' in RunConfig" named neither)."""
+    from ..errors import ConfigError
+    from ..experiments.machinery.grid import base_problem
+
+    try:
+        build(grid, spec)
+    except ConfigError as e:
+        raise ConfigError(base_problem(grid, str(e)) or str(e)) from None
 
 
 def _options(args, shard: tuple[int, int] | None):

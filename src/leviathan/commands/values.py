@@ -6,6 +6,7 @@
     parser.add_argument("--lr", type=positive_float)
     parser.add_argument("--seed", type=seed)                    # -1, 2**40 refused (``leviathan.seeds``)
     parser.add_argument("--threads", type=thread_count)         # 0, 1000000 refused: at most 4 x the usable cores
+    parser.add_argument("--vocab", type=bpe_vocab)              # 10 refused: a BPE needs 257 ids (its 256 bytes, EOT)
     parser.add_argument("--buckets", type=bucket_count)         # 1, 10**9 refused: 2 to eval.frequency.MAX_BUCKETS
     parser.add_argument("--device", type=device)                # tpu, cuda:x refused (``leviathan.devices``)
 
@@ -41,6 +42,20 @@ def _refuse(problem: str | None) -> None:
 def positive_int(text: str) -> int:
     """An integer >= 1 (counts and sizes: ``--batch-size 0`` is refused with a message, not a traceback)."""
     return _int_at_least(text, 1, "a positive integer")
+
+
+def bpe_vocab(text: str) -> int:
+    """A BPE vocabulary size to train (``demo --vocab``): ``tokenizer.check_bpe_vocab_size``'s rule, 257 to 262,144,
+    at the command line. ``demo --vocab 10`` printed the committed verdict and "the cached demo corpus ... is out of
+    date; rebuilding it" for a cache that did not exist before refusing 10 (issue 30 round 21, N313)."""
+    from ..data.tokenizer import check_bpe_vocab_size  # here: the tokenizer module is heavier than a flag's parse
+    from ..errors import UserError
+
+    value = positive_int(text)
+    try:
+        return check_bpe_vocab_size(value)
+    except UserError as e:
+        raise argparse.ArgumentTypeError(str(e)) from None
 
 
 def thread_count(text: str) -> int:

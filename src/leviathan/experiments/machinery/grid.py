@@ -120,6 +120,7 @@ class Grid:
     eval_options: EvalOptions
     runs: list[RunSpec] = field(default_factory=list)
     seeds_given: bool = False  # ``seeds`` replace the file's (``sweep --seeds``): ``folder_grid.check_folder_runs``
+    base_written: list[str] = field(default_factory=list)  # the file's base alone, without the command line's
 
     def run(self, name: str) -> RunSpec:
         for r in self.runs:
@@ -226,7 +227,7 @@ def load_grid(name_or_path: str | os.PathLike | dict, *, data_dir: str | None = 
 
     grid = Grid(name=name, path=path, base_config=base_config, base_overrides=base_overrides, data_dir=ddir,
                 vocab_size=vocab, vocab_from=vocab_from, data_seed=data_seed, seeds=seeds, keys=keys,
-                eval_sets=eval_sets, eval_options=eval_options, seeds_given=seeds_given)
+                eval_sets=eval_sets, eval_options=eval_options, seeds_given=seeds_given, base_written=flatten(base))
     grid.runs = expand(mapping(gf.experiments, "experiments"), sizes, seeds, data_seed if keys.data_seed else None,
                        tolerance, name)
     _check_eval_positions(grid)
@@ -251,7 +252,52 @@ def load_grid(name_or_path: str | os.PathLike | dict, *, data_dir: str | None = 
         raise ConfigError(f"grid {name!r} has no experiments; add iso_body, isoparametric, scaling or variants")
     _check_run_name_lengths(grid)
     _check_sizes_differ(grid)
+    _check_size_keys(grid, parsed)
     return grid
+
+
+def _check_size_keys(grid: Grid, parsed: dict[str, SizeSpec]) -> None:
+    """ConfigError when a size sets a model field the grid sets for every run after it: ``embedding`` (each run's is
+    its experiment's variant) or a ``vocab_size`` other than the data's. ``a: {..., embedding: dense_untied}`` trained
+    dense_tied and leviathan arms and ``vocab_size: 500`` trained 300-token models, exit 0, without a word, where a
+    base ``seed: 5`` is refused as having no effect (issue 30 round 21, P192, P193; the owners are
+    ``_check_not_grid_owned``'s)."""
+    for size, spec in parsed.items():
+        variants = sorted({r.variant for r in grid.runs if r.size == size})
+        if "embedding" in spec.fields:
+            raise ConfigError(f"grid {grid.name!r}: sizes.{size} sets embedding: {spec.fields['embedding']}, which the "
+                              f"grid sets for each run from {_OWNERS['model.embedding']} (size {size!r} trains "
+                              f"{', '.join(variants) or 'no run'}), so it would have no effect; delete embedding from "
+                              f"sizes.{size}, and list the embedding you want among an experiment's variants")
+        given = spec.fields.get("vocab_size")
+        if "vocab_size" in spec.fields and (isinstance(given, bool) or given != grid.vocab_size):
+            raise ConfigError(f"grid {grid.name!r}: sizes.{size} sets vocab_size: {given}, but the grid sets each "
+                              f"run's to {grid.vocab_size} from {_OWNERS['model.vocab_size']}, so it would have no "
+                              f"effect; delete vocab_size from sizes.{size} (for another vocabulary, prepare the data "
+                              f"with a tokenizer of that size)")
+
+
+def base_problem(grid: Grid, problem: str) -> str | None:
+    """The line naming the grid's file and its base for a run config that failed with ``problem``, when the base
+    alone (with base_config) fails the same way, else None: ``base: {unknown: 1}`` or both max_steps and max_tokens
+    were refused by the sweep naming neither the grid nor its base (issue 30 round 21, P185, P200). Asked only once a
+    run's config fails (``sweep._run_config_of``): a base completed later (a size's run overrides, the command line, a
+    pre-sweep's stage) loads as before, and what a run's own layers break stays the run's to name."""
+    from ...run_config import load_run_config
+
+    config = str(grid.base_config) if grid.base_config else None
+    try:
+        load_run_config(config, grid.base_written, check_data=False, layered=True)
+        return None
+    except ConfigError as e:
+        if str(e) != problem:
+            return None
+    except (UserError, OSError):
+        return None  # a base_config that cannot be read: the run's line names it
+    where = f"file {str(grid.path)!r}" if grid.path else "given as a dict"
+    section = f"base (with base_config {config})" if config else "base"
+    return (f"grid {grid.name!r} ({where}), in its {section}: {problem}; fix it under base: in the grid (every run "
+            f"starts from it)")
 
 
 def _check_sizes_differ(grid: Grid) -> None:
@@ -307,14 +353,18 @@ def _check_run_name_lengths(grid: Grid) -> None:
                               f"name under sizes:")
 
 
+# the model fields the grid sets for every run after its sizes, and where they come from
+_OWNERS = {"model.embedding": "the experiment's variants (experiments.<regime>.variants in the grid)",
+           "model.vocab_size": "the data's vocabulary (the data folder's meta.json, or data.vocab_size in the grid)"}
+
+
 def _check_not_grid_owned(grid: Grid, spec: RunSpec, sources: list[tuple[str, str]]) -> None:
     """ConfigError when a setting of the grid's base, a size's or a variant's run overrides, or the command line sets a
     key the grid sets for each run after them (its seed, data folder, data seed, the size's model fields): it had no
     effect, without a word (``sweep seed=5`` trained seed 0, ``data.path=OTHER`` the grid's data, issue 30 round 7)."""
     owned = {f"model.{k}": f"the size's model fields (sizes.{spec.size}.{k} in the grid)"
              for k in spec.model_fields()}
-    owned["model.embedding"] = "the experiment's variants (experiments.<regime>.variants in the grid)"
-    owned["model.vocab_size"] = "the data's vocabulary (the data folder's meta.json, or data.vocab_size in the grid)"
+    owned.update(_OWNERS)
     owned[grid.keys.seed] = "the grid's seeds (seeds: in the grid, or --seeds)"
     owned[grid.keys.data_dir] = "the grid's data folder (data.dir in the grid, or --data-dir)"
     if grid.keys.data_seed and grid.data_seed is not None:

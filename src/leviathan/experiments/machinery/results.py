@@ -340,17 +340,25 @@ def _skipped_line_notes(path: Path, bad: list[tuple[int, str]], values: list[tup
     leave its run without one, where another line of that run was read and reported (issue 30 round 19, H95, H96)."""
     from ...jsonl import bad_line_notes
 
-    kept = {row.name: where for where, row in rows}
+    alone = "its run has no result here (the sweep trains or evaluates it again; once it has a new row, delete this line)"
+    return bad_line_notes(path, bad, "row", skipped_consequence(values, {row.name: where for where, row in rows},
+                                                                 "is read instead", alone))
+
+
+def skipped_consequence(values: list[tuple[int, Any]], kept: dict[str, str], instead: str, alone: str):
+    """``bad_line_notes``' consequence of skipping line N: ``the sound row of its run 'R' (WHERE) INSTEAD; delete this
+    line`` when the line names a run ``kept`` holds (run name -> where its sound row is), else ``alone``. One rule for
+    the readers and collect_results, which said a damaged duplicate's run "has no row: the sweep trains it again"
+    while it copied the run's sound row (issue 30 round 21, N279)."""
     named = {number: d.get("name") for number, d in values if isinstance(d, dict)}
 
     def consequence(number: int) -> str:
         name = named.get(number)
         if isinstance(name, str) and name in kept:
-            return f"the sound row of its run {name!r} ({kept[name]}) is read instead; delete this line"
-        return "its run has no result here (the sweep trains or evaluates it again; once it has a new row, delete " \
-               "this line)"
+            return f"the sound row of its run {name!r} ({kept[name]}) {instead}; delete this line"
+        return alone
 
-    return bad_line_notes(path, bad, "row", consequence)
+    return consequence
 
 
 def read_results(path: str | os.PathLike, report=None) -> list[ResultRow]:

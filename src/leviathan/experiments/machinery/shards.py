@@ -59,6 +59,21 @@ def shard_of(runs: list, shard: tuple[int, int] | None) -> list:
     return [r for k, r in enumerate(runs) if k % n == i - 1]
 
 
+def empty_shard(grid_name: str, selected: int, shard: tuple[int, int] | None) -> str | None:
+    """The one line for shard (i, n) of a selection of ``selected`` runs that has none of them because there are more
+    shards than runs (i > selected), None otherwise. ``--shard 3/3`` of a 2-run grid was refused as "no run matches the
+    selection ... give --only", naming neither cause, and failed a job array's extra task (issue 30 round 21, N285,
+    N286). Such a shard has nothing to do, which is no error: the sweep says so in this line and ends with exit 0
+    (``--list`` and ``--commands`` too), writing nothing; the shards that hold runs cover the selection."""
+    if shard is None or selected == 0 or shard[0] <= selected:
+        return None
+    i, n = shard
+    empty = f"shard {n} is" if selected + 1 == n else f"shards {selected + 1}-{n} are"
+    return (f"shard {i}/{n} of grid {grid_name!r} has no runs: the selection has {selected} run"
+            f"{'' if selected == 1 else 's'} for {n} shards, so {empty} empty; nothing to do, "
+            f"nothing written (exit 0, as a job array's extra task wants); --shard I/{selected} gives every task a run")
+
+
 def _folder(path: str | os.PathLike) -> Path:
     path = Path(path)
     return path if path.is_dir() else path.parent

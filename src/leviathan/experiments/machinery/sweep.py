@@ -52,7 +52,7 @@ from ...io import data_root, hardware_info
 from ...ownership import CONTAINERS, check_apart, check_claim, check_not_inside, mark
 from .drift import check_rows_against_grid, check_run_folders_against_grid
 from .identity import SKIPPED_EVAL_NOTE, check_evaluated_like, evaluation_settings
-from .grid import Grid, RunSpec
+from .grid import Grid, RunSpec, base_problem
 from ...train.metrics import read_metric_rows
 from ...train.summary import TrainSummary
 from .provenance import DataProvenance, data_provenance, portable_path, run_provenance
@@ -173,8 +173,8 @@ def _run_config_of(grid: Grid, spec: RunSpec):
 
     try:
         return build_run_config(grid, spec)
-    except ConfigError as e:
-        raise ConfigError(f"grid {grid.name!r}, run {spec.name}: {e}") from None
+    except ConfigError as e:  # a base no run can take is the base's (P185, P200)
+        raise ConfigError(base_problem(grid, str(e)) or f"grid {grid.name!r}, run {spec.name}: {e}") from None
 
 
 def resolve_text_path(text: str, root: Path | None) -> Path:
@@ -624,6 +624,17 @@ def nothing_selected(grid: Grid, only) -> str:
             f"--list`), and check --regime / --shard")
 
 
+def empty_selection(grid: Grid, only, regimes, shard: tuple[int, int] | None) -> str:
+    """For a selection with no run: ``shards.empty_shard``'s line when only the shard is empty (more shards than
+    runs: nothing to do, exit 0; issue 30 round 21, N285, N286), else the UserError of ``nothing_selected``."""
+    from .shards import empty_shard
+
+    line = empty_shard(grid.name, len(select_runs(grid, only, regimes)), shard)
+    if line is None:
+        raise UserError(nothing_selected(grid, only))
+    return line
+
+
 def _check_sweep_call(grid, options, log) -> None:
     """TypeError for a ``run_sweep`` argument of the wrong kind, before anything is written: a grid file's name
     (``run_sweep('g1.yaml', OUT)``) and a dict of options ended in a raw AttributeError, and ``log='yes'`` in
@@ -653,8 +664,9 @@ def run_sweep(grid: Grid, out_dir: str | os.PathLike, options: SweepOptions = Sw
                         "the runs with `leviathan sweep --grid NAME --commands`, launch each with torchrun, then run "
                         "the sweep once more (single process) to evaluate them and write the rows")
     runs = select_runs(grid, o.only, o.regimes, o.order, o.shard)
-    if not runs:
-        raise UserError(nothing_selected(grid, o.only))
+    if not runs and (line := empty_selection(grid, o.only, o.regimes, o.shard)):
+        log(line)  # more shards than runs: this one has nothing to do (N285, N286)
+        return []
     check_apart(grid.data_dir, "the grid's data folder", out_dir, "--out")
     with sweep_lock(out_dir):
         from ...io import atomic_write_json
