@@ -696,7 +696,8 @@ def _curve_contradicts(d: dict) -> str | None:
     if losses and _is_number(final) and abs(losses[-1] - final) > 1e-6 * max(1.0, abs(final)):
         return (f"has final_val_loss {_shown(final)}, not the last validation of its curve ({losses[-1]:.6g}; fields "
                 f"edited apart)")
-    if losses and final is None:  # round 21 (P551): a NaN final loss written as null read as "not recorded"
+    if losses and final is None and _is_count(d.get("steps")):  # round 21 (P551): a NaN written as null was read as
+        # "not recorded"; a row the sweep wrote records its steps (a hand-made row of curve and eval alone is spared)
         return (f"has final_val_loss null (a NaN written as null, or an edit), though its curve's last validation "
                 f"measured {losses[-1]:.6g} (a run with a curve ends on a finite final loss)")
     return None
