@@ -1,5 +1,6 @@
 """A results folder scripts/collect_results.py wrote (no marker: its grid.json holds the unigram_entropy collect adds)
-refuses outputs of other verbs inside it and is not read as a corpus (issue 30 round 20, K148, K125)."""
+refuses outputs of other verbs inside it and is not read as a corpus (issue 30 round 20, K148, K125); given where a
+sweep's folder is expected, its grid subfolder is named (round 21, P564)."""
 
 from __future__ import annotations
 
@@ -49,3 +50,13 @@ def test_prepare_of_a_collected_results_folder_is_refused_before_a_tokenizer_is_
     line = cli_error(["prepare", grid, "--out", tmp_path / "pd", "--tokenizer", "bpe:300"])
     assert f"source '{grid}' is {COLLECTED}" in line, line
     assert not (tmp_path / "pd").exists()
+
+
+def test_report_of_a_collected_dest_names_the_grid_subfolder_to_pass(tmp_path):
+    """P564: `leviathan report RES` (the --dest of collect_results.py, rows in RES/g1) said "no result rows in 'res';
+    pass a sweep output dir", true but not where the rows are; it now names RES/g1, as `sweep --reuse RES` does."""
+    grid = collected(tmp_path)
+    line = cli_error(["report", grid.parent, "--out", tmp_path / "rp"])
+    assert (f"no result rows in '{grid.parent}', which holds no results.jsonl itself, but its subfolders do ({grid}: "
+            f"the layout of scripts/collect_results.py's --dest, a folder per grid); pass '{grid}'") in line, line
+    assert not (tmp_path / "rp").exists()

@@ -257,6 +257,13 @@ def _edit_second_row(path: Path, change) -> None:
     # round 20 (M71's side note): a set scoring more tokens than the evaluation's own cap
     (lambda r: r["eval"]["val"].update(tokens=500), "has eval.val.tokens 500, more than its "
                                                     "evaluation.options.max_tokens 400 allows"),
+    # round 21 (P571, P572, P551): a model summary apart from its config, a thread count of 0, a final loss null
+    # beside its curve were read without a word
+    (lambda r: r["model"].update(num_attention_heads=4), "has model.num_attention_heads 4 but its config says "
+                                                         "model.num_attention_heads: 2"),
+    (lambda r: r["hardware"].update(torch_threads=0), "has hardware.torch_threads 0, not a whole number >= 1"),
+    (lambda r: r.update(final_val_loss=None, final_val_ppl=None), "has final_val_loss null (a NaN written as null, "
+                                                                  "or an edit), though its curve's last validation"),
 ], ids=["eval-loss", "final-loss", "no-tokens", "buckets", "curve", "params-sum", "ppl-not-exp-loss",
         "final-ppl-not-exp-loss", "name-a-path", "fingerprint-version", "commit-a-number", "data-count-as-text",
         "curve-tokens-negative", "curve-tokens-backwards", "bucket-count-negative", "tokens-not-steps-x-batch",
@@ -264,7 +271,7 @@ def _edit_second_row(path: Path, change) -> None:
         "params-not-configs", "loss-past-exp", "curve-past-the-row", "untied-head-of-0", "wall-time-past-the-clock",
         "bucket-description-text", "config-section-text", "config-count-text", "B217-grad-norm-negative",
         "B282-num-ids", "B283-count", "B285-method", "B211-eval-set-not-measured",
-        "M71-tokens-past-max-tokens"])
+        "M71-tokens-past-max-tokens", "P571-model-not-configs", "P572-threads-0", "P551-final-loss-null"])
 def test_a_real_row_with_an_impossible_value_is_reported_and_skipped(sweep_copy, change, why):
     from reliability_support import cli
 

@@ -160,3 +160,32 @@ def test_rows_of_one_size_and_seed_that_trained_other_budgets_are_not_paired(swe
         assert proc.returncode == 2 and "of size 'a', seed 0 trained different budgets" in line, line
         assert f"{steps * 30} steps, {tokens * 30:,} tokens" in line, line
     assert not (tmp_path / "rep").exists()
+
+
+def test_rows_measuring_one_eval_text_differently_name_the_text_file_not_an_edit(swept, tmp_path):
+    """P541: two shards of a grid whose eval set reads a text file, the file replaced between their runs: refused as
+    "a row was edited: put back the row you trust", while no row was edited. The rows record the text's path only, so
+    a difference only on such sets now names the file and that it changed."""
+    from leviathan.errors import UserError
+    from leviathan.experiments.machinery.identity import check_one_data
+    from leviathan.experiments.machinery.results import read_results
+
+    sweep = Path(shutil.copytree(swept, tmp_path / "sw"))
+    text = tmp_path / "valtext.txt"
+    rows = [json.loads(line) for line in (sweep / "results.jsonl").read_text().splitlines()]
+    for k, row in enumerate(rows):
+        row["evaluation"]["sets"]["extra"] = {"split": None, "text": str(text)}
+        row["eval"]["extra"] = dict(row["eval"]["val"], bpb=row["eval"]["val"]["bpb"] * (1 + 0.03 * k))
+    (sweep / "results.jsonl").write_text("".join(json.dumps(row) + "\n" for row in rows))
+    read = read_results(sweep)
+    assert len(read) == 2
+    with pytest.raises(UserError) as caught:
+        check_one_data(read, "these shards")
+    said = str(caught.value)
+    assert f"evaluated the text file '{text}' of their eval set(s) alike but measured it differently (eval.extra: bpb " \
+           f"/ loss" in said and "the file most likely changed between the runs" in said, said
+    assert "put back the row you trust" not in said
+    rows[1]["eval"]["val"]["bpb"] *= 1.03  # a split of the data folder measured apart: an edit, as before
+    (sweep / "results.jsonl").write_text("".join(json.dumps(row) + "\n" for row in rows))
+    with pytest.raises(UserError, match="so a row was edited: put back the row you trust"):
+        check_one_data(read_results(sweep), "these shards")

@@ -42,11 +42,15 @@ def _nan_hidden(row: dict):
     (lambda d: dict(d, name="n249", steps=float("inf")), "the row 'n249' has steps inf, not a whole number >= 0 (it would be written as null)"),
     (lambda d: dict(d, name="n250", final_val_loss=-5.0), "the row 'n250' has final_val_loss -5.0, not a number >= 0"),
     (_nan_hidden, "the row 'n251' has hidden_size nan, not a whole number >= 0"),
+    (lambda d: dict(d, name="n551", final_val_loss=float("nan"), final_val_ppl=float("inf")),
+     "the row 'n551' has final_val_loss null (a NaN written as null, or an edit), though its curve's last validation "
+     "measured"),
     (lambda d: dict(d, name="n252", size="b", grid="other"), "nothing was written: the rows of 'RES' with the row "
                                                              "'n252' appended come from different grids"),
     (lambda d: dict(d, name="n252-copy"), "in 'RES', the row appended ('n252-copy') and line 1 ('a-dense_tied-s0') "
                                           "are both variant 'dense_tied' of size 'a', seed 0"),
-], ids=["J246-newline", "J247-dotdot", "J248-seed", "J249-inf", "J250-negative", "J251-nan", "J252-grid", "J88-arm"])
+], ids=["J246-newline", "J247-dotdot", "J248-seed", "J249-inf", "J250-negative", "J251-nan", "P551-final-nan",
+        "J252-grid", "J88-arm"])
 def test_append_result_refuses_a_row_its_reader_would_refuse(swept, tmp_path, edit, said):
     from leviathan.errors import UserError
     from leviathan.experiments.machinery.results import append_result, read_results
@@ -71,6 +75,36 @@ def test_append_result_still_appends_a_row_of_the_grid(swept, tmp_path):
     append_result(sweep / "results.jsonl", rows[1])
     append_result(sweep / "results.jsonl", rows[1])  # the same row again: one run, counted once by the reader
     assert [r.name for r in read_results(sweep, report=lambda message: None)] == [rows[0]["name"], rows[1]["name"]]
+
+
+def test_read_results_skips_a_row_whose_final_loss_is_null_beside_its_curve(swept, tmp_path):
+    """P551: a final_val_loss NaN stored as null was read back as "not recorded", though the row's curve ends at a
+    measured loss; the reader now skips it with a warning naming the field."""
+    from leviathan.experiments.machinery.results import read_results
+
+    sweep = Path(shutil.copytree(swept, tmp_path / "sw"))
+    lines = (sweep / "results.jsonl").read_text().splitlines()
+    row = dict(json.loads(lines[1]), final_val_loss=None, final_val_ppl=None)
+    (sweep / "results.jsonl").write_text(lines[0] + "\n" + json.dumps(row) + "\n")
+    said = []
+    assert [r.name for r in read_results(sweep, report=said.append)] == [json.loads(lines[0])["name"]]
+    assert "line 2 has final_val_loss null (a NaN written as null, or an edit)" in said[0], said
+
+
+def test_append_result_makes_a_missing_parent_folder_as_write_record_does(swept, tmp_path):
+    """P149: ``append_result('newdir/x/results.jsonl', row)`` was the raw FileNotFoundError; the other writers
+    (``write_record``, the sweep) make their parent folders, and so does it now."""
+    from leviathan.experiments.machinery.results import append_result, read_results
+
+    row = json.loads((swept / "results.jsonl").read_text().splitlines()[0])
+    append_result(tmp_path / "newdir" / "x" / "results.jsonl", row)
+    assert [r.name for r in read_results(tmp_path / "newdir" / "x")] == [row["name"]]
+    (tmp_path / "afile.txt").write_text("mine\n")
+    from leviathan.errors import StorageError
+
+    with pytest.raises(StorageError, match="a file is in the way where a folder is expected"):
+        append_result(tmp_path / "afile.txt" / "o" / "results.jsonl", row)
+    assert (tmp_path / "afile.txt").read_text() == "mine\n"
 
 
 def test_read_results_names_a_results_jsonl_that_is_a_folder(tmp_path):

@@ -9,6 +9,7 @@ contradicts the folder resumed a run in a state that cannot exist, with exit 0.
 from __future__ import annotations
 
 import json
+import math
 import shutil
 import sys
 from pathlib import Path
@@ -289,6 +290,19 @@ def test_a_damaged_grid_json_is_refused_by_name(capsys, sweep_copy):
     _edit(sweep_copy / "grid.json", lambda g: g.update(name=""))
     line = fails(capsys, "report", sweep_copy, "--bootstrap", "5")
     assert "(field 'name' is '', expected the grid's name (or null))" in line
+
+
+def test_a_grid_jsons_unigram_plateau_above_ln_vocab_is_refused(capsys, sweep_copy):
+    """Round 21 (P353): a collected grid.json with unigram_entropy 50.0, read where its data folder is not found, made
+    a report saying "Unigram plateau ...: 50.000 nats", impossible for a 300-id vocabulary (at most ln 300 = 5.70)."""
+    vocab = json.loads((sweep_copy / "grid.json").read_text())["vocab_size"]
+    _edit(sweep_copy / "grid.json", lambda g: g.update(unigram_entropy=50.0, data_dir="no/such/data"))
+    line = fails(capsys, "report", sweep_copy, "--bootstrap", "5", "--out", sweep_copy.parent / "rp")
+    assert (f"is not a sweep's grid.json (field 'unigram_entropy' is 50.0, more than ln({vocab}) = "
+            f"{math.log(vocab):.3f} nats") in line, line
+    assert not (sweep_copy.parent / "rp").exists()
+    _edit(sweep_copy / "grid.json", lambda g: g.update(unigram_entropy=math.log(vocab) * 0.9))
+    assert main(["report", str(sweep_copy), "--bootstrap", "5", "--out", str(sweep_copy.parent / "rp")]) == 0
 
 
 def test_a_copied_sweep_with_a_damaged_grid_json_names_the_field(capsys, data, sweep_copy, tmp_path):

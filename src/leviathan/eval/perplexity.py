@@ -24,7 +24,7 @@ from torch import nn
 
 from ..model.labels import check_outside
 from .result import EvalResult
-from .window_arguments import check_dtype, check_num_bytes, check_shard, check_windows
+from .window_arguments import check_dtype, check_num_bytes, check_shard, check_sums, check_windows
 
 
 def _token_nll(model: nn.Module, x: torch.Tensor, y: torch.Tensor, outside: str = "raise") -> torch.Tensor:
@@ -104,13 +104,14 @@ def token_losses(model: nn.Module, tokens: np.ndarray, seq_len: int, batch_size:
 def summarize(total_nats: float, num_predicted: int, num_bytes: float | None = None) -> EvalResult:
     """``EvalResult(loss, ppl, bpb, tokens)`` from summed nats: the one place these numbers are derived.
 
-    ``loss`` = total / predictions (NaN without predictions), ``ppl`` = exp(loss) (inf beyond exp's
-    range, and for a NaN loss), ``bpb`` = total / ln 2 / ``num_bytes`` (None when the byte count is
-    unknown: None or 0; NaN and infinity are refused, ``check_num_bytes``). ``tokens`` counts predictions, not
-    stream tokens.
+    ``loss`` = total / predictions, ``ppl`` = exp(loss) (inf beyond exp's range, and for a NaN loss), ``bpb`` =
+    total / ln 2 / ``num_bytes`` (None when the byte count is unknown: None or 0; NaN and infinity are refused,
+    ``check_num_bytes``). ``tokens`` counts predictions, not stream tokens. No predictions or a negative total is
+    refused (``check_sums``: they gave loss NaN and a loss below 0, round 21 P392, P393).
     """
     check_num_bytes(num_bytes)  # -5 gave a negative bpb (round 17, E105)
-    loss = total_nats / num_predicted if num_predicted else math.nan
+    check_sums(total_nats, num_predicted)
+    loss = total_nats / num_predicted
     return EvalResult(loss=loss, ppl=math.exp(loss) if loss < 700 else math.inf,
                       bpb=total_nats / math.log(2) / num_bytes if num_bytes else None,
                       tokens=int(num_predicted))

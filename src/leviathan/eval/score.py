@@ -13,6 +13,7 @@ from dataclasses import replace
 import numpy as np
 
 from ..checkpoint.read import load_model
+from ..errors import UserError
 from .frequency import aligned_targets, bucket_losses
 from .perplexity import summarize, token_losses
 from .result import EvalResult
@@ -43,6 +44,10 @@ def evaluate_checkpoint(run_dir: str | os.PathLike, streams: dict[str, EvalStrea
         losses = token_losses(model, stream.tokens, seq_len, batch_size, outside="nan")
         targets = aligned_targets(stream.tokens, len(losses))
         inside = ~np.isnan(losses)  # all True unless a restricted softmax cannot predict some targets
+        if not inside.any():  # summarize refuses a loss over no target (round 21, P392): say which set and why
+            raise UserError(f"none of the {len(losses):,} targets of eval set {name!r} is among the ids this model "
+                            f"predicts (trained with data.softmax=corpus): evaluate text of the data it was trained "
+                            f"on, or a model trained with data.softmax=full")
         evals[name] = summarize_losses(losses[inside], stream.num_bytes)
         if not inside.all():
             # scored on the targets inside the model's softmax set only: bits per byte would divide the

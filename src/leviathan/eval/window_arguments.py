@@ -83,3 +83,17 @@ def check_dtype(dtype) -> None:
     error = TypeError if not isinstance(dtype, torch.dtype) else ValueError
     raise error(f"dtype must be None or one of torch.{', torch.'.join(AUTOCAST_DTYPES)}, got {dtype!r:.40}{hint}; "
                 f"pass e.g. dtype=torch.bfloat16")
+
+
+def check_sums(total_nats, num_predicted) -> None:
+    """ValueError unless ``summarize``'s sums can be a loss: ``num_predicted`` a whole number >= 1 and
+    ``total_nats`` a number >= 0 (NaN and infinity pass: a diverged model's sum, reported as such). ``summarize(5.0,
+    0)`` returned loss NaN and ``summarize(-5.0, 10)`` loss -0.5, perplexity 0.61 without a word, values every reader
+    of a row refuses (issue 30 round 21, P392, P393)."""
+    problem = whole_problem(num_predicted, 1, "a whole number >= 1")
+    if problem is not None:
+        raise ValueError(f"num_predicted {problem} (a loss is a mean over predicted tokens); pass their count "
+                         f"(len(token_losses(...)))")
+    if not isinstance(total_nats, numbers.Real) or isinstance(total_nats, bool) or total_nats < 0:
+        raise ValueError(f"total_nats must be the summed negative log-likelihood of the predicted tokens (a number "
+                         f">= 0: each token's loss is >= 0), got {total_nats!r:.40}; pass token_losses(...).sum()")

@@ -53,9 +53,11 @@ class RecordOptions:
     top_k: int = 10
 
     def filled(self, num_buckets: int = 5, bucket_method: str = "mass") -> RecordOptions:
-        """These options with the buckets left open set to the given ones."""
-        return replace(self, num_buckets=self.num_buckets or num_buckets,
-                       bucket_method=self.bucket_method or bucket_method)
+        """These options with the buckets left open (None) set to the given ones. Only None is "left open":
+        ``num_buckets=0`` (and False) was read as not given and made a record of 5 buckets without a word; now
+        ``analyze_tables`` refuses it as it refuses 1 (issue 30 round 21, P234)."""
+        return replace(self, num_buckets=num_buckets if self.num_buckets is None else self.num_buckets,
+                       bucket_method=bucket_method if self.bucket_method is None else self.bucket_method)
 
 
 def _input_table(model) -> np.ndarray:

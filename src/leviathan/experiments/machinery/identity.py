@@ -357,13 +357,33 @@ def _check_same_summary(first: tuple, other: tuple, source: str) -> None:
               if None not in (getattr(data_a, key), getattr(data_b, key))
               and getattr(data_a, key) != getattr(data_b, key)]
     if len(first) > 3 and len(other) > 2:
-        differ += _measured_differently(first[0], first[3], other[0], other[2])
+        measured = _measured_differently(first[0], first[3], other[0], other[2])
+        if measured and not differ:
+            _refuse_changed_text(first[3], measured, source)
+        differ += measured
     if differ:
         raise UserError(f"the rows of {source} record one data fingerprint but what they record of that data "
                         f"differs ({'; '.join(differ)}); one fingerprint is one prepared folder (and one evaluation "
                         f"scores the same windows of it), so a row was edited: put back the row you trust "
                         f"from the sweep's own results.jsonl (or delete the edited row; the sweep measures its run "
                         f"again)")
+
+
+def _refuse_changed_text(row, measured: list[str], source: str) -> None:
+    """UserError naming the text file of an eval set when every difference ``_measured_differently`` found is on sets
+    read from a text file: a row records that file's path, not its content, so a text replaced between two shards'
+    runs measured other windows, and "a row was edited: put back the row you trust" named the wrong cause (issue 30
+    round 21, P541)."""
+    sets = (getattr(row.evaluation, "sets", None) or {}) if row.evaluation is not None else {}
+    texts = {name: getattr(spec, "text", None) for name, spec in sets.items()}
+    names = [line.split(":", 1)[0].removeprefix("eval.") for line in measured]
+    if not all(texts.get(name) for name in names):
+        return
+    files = ", ".join(sorted({repr(str(texts[name])) for name in names}))
+    raise UserError(f"the rows of {source} evaluated the text file {files} of their eval set(s) alike but "
+                    f"measured it differently ({'; '.join(measured)}): a row records the text's path, not its content, "
+                    f"so the file most likely changed between the runs (or a row was edited); put the text back as it "
+                    f"was for the first runs, or resweep every run into a new --out with the text as it is now")
 
 
 def check_evaluated_like(rows: Iterable, skip_eval: bool, results: str) -> None:

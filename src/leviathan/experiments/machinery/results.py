@@ -591,8 +591,31 @@ def _impossible(d: dict) -> str | None:
         if mine is not None and configured is not None and mine != configured:
             return (f"has {key} {_shown(mine)} but its config says {where}: {_shown(configured)} (a row edited or "
                     f"copied under another run's name)")
-    return (_tokens_contradict(d, config) or _steps_contradict(d, config) or _curve_contradicts(d)
-            or _params_contradict(params, model))
+    return (_model_contradicts(d, model) or _hardware_impossible(d) or _tokens_contradict(d, config)
+            or _steps_contradict(d, config) or _curve_contradicts(d) or _params_contradict(params, model))
+
+
+def _model_contradicts(d: dict, configured: dict) -> str | None:
+    """Why a row's ``model`` summary (``SweepRun.model_fields``: the model fields its grid sets, copied from the run's
+    config) cannot be its own config's: ``model.generator_rank`` 8 beside ``config.model.generator_rank`` 16 was read
+    without a word, where the same edit of ``hidden_size`` is refused (issue 30 round 21, P571; P119)."""
+    model = d.get("model") if isinstance(d.get("model"), dict) else {}
+    for key, mine in model.items():
+        if mine is not None and configured.get(key) is not None and mine != configured[key]:
+            return (f"has model.{key} {_shown(mine)} but its config says model.{key}: {_shown(configured[key])} (a "
+                    f"row edited or copied under another run's name)")
+    return None
+
+
+def _hardware_impossible(d: dict) -> str | None:
+    """Why a row's ``hardware`` (``io.hardware_info``) cannot be where a run trained: ``torch_threads`` 0 was read
+    without a word and keys the throughput comparison (``hardware_key``), while tokens_per_s -5 is refused (issue 30
+    round 21, P572). Threads and cores are whole numbers >= 1 where recorded."""
+    hardware = d.get("hardware") if isinstance(d.get("hardware"), dict) else {}
+    for key in ("torch_threads", "cores"):
+        if hardware.get(key) is not None and (not _is_count(hardware[key]) or hardware[key] < 1):
+            return f"has hardware.{key} {_shown(hardware[key])}, not a whole number >= 1 (no run trains on 0 threads)"
+    return None
 
 
 
@@ -668,7 +691,8 @@ def _curve_contradicts(d: dict) -> str | None:
     """Why a row's training curve cannot be its own run's (issue 30 round 10, P58, Q17, P65: a curve's tokens past the
     row's tokens, drawn and tabled as written or said to reach a loss "after 1,000,000,000 tokens vs 256"; a final loss
     edited apart from the curve's last validation): the curve's points lie within the tokens the row trained, and its
-    last validation is the row's final one. Checked after the row's tokens against its steps, the plainer fault."""
+    last validation is the row's final one, so a row with a curve has a final loss (round 21, P551: null was read as
+    "not recorded"). Checked after the row's tokens against its steps, the plainer fault."""
     curve = d.get("curve") if isinstance(d.get("curve"), dict) else {}
     trained = d.get("tokens")
     for key in ("tokens", "grad_tokens"):
@@ -680,6 +704,10 @@ def _curve_contradicts(d: dict) -> str | None:
     if losses and _is_number(final) and abs(losses[-1] - final) > 1e-6 * max(1.0, abs(final)):
         return (f"has final_val_loss {_shown(final)}, not the last validation of its curve ({losses[-1]:.6g}; fields "
                 f"edited apart)")
+    if losses and final is None and _is_count(d.get("steps")):  # round 21 (P551): a NaN written as null was read as
+        # "not recorded"; a row the sweep wrote records its steps (a hand-made row of curve and eval alone is spared)
+        return (f"has final_val_loss null (a NaN written as null, or an edit), though its curve's last validation "
+                f"measured {losses[-1]:.6g} (a run with a curve ends on a finite final loss)")
     return None
 
 
@@ -845,9 +873,29 @@ def load_results(path: str | os.PathLike, report=None) -> list[ResultRow]:
         # "no result rows in 'nonexist'" (issue 30 round 14, B310)
         raise UserError(f"results {str(path)!r} {missing(path)}; pass a sweep output dir or its results.jsonl")
     if not rows:
+        inner = grid_subfolders(path)
+        if inner:  # round 21 (P564): a collected --dest was "no result rows" without naming where they are
+            raise UserError(f"no result rows in {str(path)!r}, which holds no {RESULTS} itself, but its subfolders do "
+                            f"({_listed(inner)}: the layout of scripts/collect_results.py's --dest, a folder per "
+                            f"grid); pass {str(inner[0])!r}" + (" (one grid's subfolder)" if len(inner) > 1 else ""))
         raise UserError(f"no result rows in {str(path)!r}; pass a sweep output dir or its results.jsonl "
                         f"(written by `leviathan sweep`)")
     return rows
+
+
+def grid_subfolders(folder: str | os.PathLike) -> list[Path]:
+    """The subfolders of ``folder`` that hold a results.jsonl, where ``folder`` is a folder holding none itself:
+    scripts/collect_results.py's --dest keeps each grid's rows in DEST/GRID, and such a folder given where a sweep's
+    is expected held "no result rows" (``--reuse``: issue 30 round 20, K222; ``report``: round 21, P564). [] for
+    anything else."""
+    folder = Path(folder)
+    if os.path.lexists(folder / RESULTS) or not folder.is_dir():
+        return []
+    return sorted(p.parent for p in folder.glob(f"*/{RESULTS}"))
+
+
+def _listed(paths: list[Path]) -> str:
+    return ", ".join(str(p) for p in paths[:4]) + (" ..." if len(paths) > 4 else "")
 
 
 @api_write("append_result", "path")
@@ -858,13 +906,15 @@ def append_result(path: str | os.PathLike, row: ResultRow | Mapping) -> None:
     one hard-linked with another copy, or a symbolic link to another file, is given a file of its own first
     (``_unshare``). A storage failure (a folder as ``path``, a file in the way, a read-only or full disk, ``ulimit -f``,
     a name too long) is one ``StorageError`` naming the file and the fix, not the raw OSError (issue 30 round 18, G122,
-    G126, G168, G169, G230, G243).
+    G126, G168, G169, G230, G243). A missing parent folder is made, as ``write_record`` and the sweep make theirs: it
+    was the raw FileNotFoundError (issue 30 round 21, P149).
     """
     row = ResultRow.from_dict(row)
     data = (dumps(row.to_dict()) + "\n").encode()
     _check_results_file(path, row, data)
     _check_no_other_writer(path)
     _unshare(path)
+    Path(path).parent.mkdir(parents=True, exist_ok=True)  # after every check: nothing is made for a refused row
     fd = os.open(os.fspath(path), os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644)
     try:
         # a torn last line (crash mid-write) would glue onto this row: start on a fresh line

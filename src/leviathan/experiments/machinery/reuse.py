@@ -31,7 +31,7 @@ from .drift import config_differences
 from .grid import Grid, RunSpec
 from .identity import evaluation_differences, evaluation_settings
 from .provenance import DataProvenance
-from .results import RESULTS, ResultRow, append_result, read_results
+from .results import RESULTS, ResultRow, append_result, grid_subfolders, read_results
 from .sweep_grid import SweepGrid, read_sweep_grid
 
 
@@ -109,13 +109,11 @@ def _refuse_a_folder_of_grid_folders(source: str | os.PathLike, folder: Path) ->
     """UserError for a folder without results.jsonl whose subfolders hold one: scripts/collect_results.py's --dest
     keeps each grid's rows in DEST/GRID, and ``--reuse DEST`` was "no rows there yet; nothing reused from it", every
     run trained again (issue 30 round 20, K222). The subfolders are named, to pass one."""
-    if os.path.lexists(folder / RESULTS) or not folder.is_dir():
-        return
-    inner = sorted(p.parent.name for p in folder.glob(f"*/{RESULTS}"))
+    inner = grid_subfolders(folder)
     if inner:
-        shown = ", ".join(str(folder / name) for name in inner[:4]) + (" ..." if len(inner) > 4 else "")
+        shown = ", ".join(str(p) for p in inner[:4]) + (" ..." if len(inner) > 4 else "")
         raise UserError(f"--reuse {source} holds no {RESULTS} itself, but its subfolders do ({shown}: the layout of "
-                        f"scripts/collect_results.py's --dest, a folder per grid); pass --reuse {folder / inner[0]}"
+                        f"scripts/collect_results.py's --dest, a folder per grid); pass --reuse {inner[0]}"
                         + (" (the grid's own subfolder)" if len(inner) > 1 else ""))
 
 

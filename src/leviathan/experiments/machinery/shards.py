@@ -111,9 +111,13 @@ def check_shard_settings(grid_a: SweepGrid, grid_b: SweepGrid, folder_a: Path, f
 def _check_merge_inputs(paths: list[str | os.PathLike]) -> None:
     """UserError naming the first of ``paths`` that does not exist, or whose folder holds no grid.json: the merge
     compares the folders' grids, and such a folder was named as "sw5 (None)" or ". (None)" among "different grids"
-    (issue 30 round 14, B33, B355); ``[None]`` was os.stat's bare TypeError (round 20, M350)."""
+    (issue 30 round 14, B33, B355); ``[None]`` was os.stat's bare TypeError (round 20, M350). One path given as a
+    str was read character by character, "sweep folder 's' does not exist" (round 21, P327)."""
     from ...value_rules import check_read_path
 
+    if isinstance(paths, (str, bytes, os.PathLike)):
+        raise UserError(f"merge_sweeps: paths: expected a list of sweep folders, got the single path "
+                        f"{os.fsdecode(paths)!r}; pass a list, e.g. merge_sweeps([{os.fsdecode(paths)!r}])")
     check_read_path("merge_sweeps", "paths", paths if isinstance(paths, (list, tuple)) else [paths],
                     "pass a list of sweep --out folders", many=True)
     for path in paths:

@@ -149,6 +149,9 @@ def _check(grid: SweepGrid) -> None:
     v = grid.vocab_size
     if v is not None and (isinstance(v, bool) or not isinstance(v, int) or v < 1):
         raise TypeError(f"field 'vocab_size' is {v!r}, expected a positive integer or null")
+    if u is not None and v is not None and u > math.log(v) * (1 + 1e-9):  # round 21 (P353): 50.0 nats was reported
+        raise TypeError(f"field 'unigram_entropy' is {u!r}, more than ln({v}) = {math.log(v):.3f} nats, the most a "
+                        f"unigram distribution over its vocab_size {v} ids can have")
     for run in grid.runs:
         if not isinstance(run.name, str) or not run.name or run.name in (".", "..") or \
                 any(c in run.name for c in "/\\\0"):

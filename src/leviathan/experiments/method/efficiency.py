@@ -188,12 +188,25 @@ def gain_over_training(model: Curve, reference: Curve) -> GainCurve:
     return GainCurve(common.tolist(), (1.0 - np.exp(lm - lr)).tolist())
 
 
+def _checked_baselines(baselines) -> dict[str, str]:
+    """``throughput_table``'s ``baselines``: None, or a dict of regime -> baseline variant (``check_comparison``; a
+    variant None: the regime's own)."""
+    if baselines is None:
+        return {}
+    if not isinstance(baselines, dict):
+        raise UserError(f"throughput_table: baselines: expected a dict of regime -> baseline variant, got "
+                        f"{baselines!r:.60}; pass e.g. {{'iso_body': 'dense_tied'}}, or None for the defaults")
+    return {regime: check_comparison("throughput_table", regime, variant) for regime, variant in baselines.items()}
+
+
 def throughput_table(rows: Iterable[ResultRow], baselines: dict[str, str] | None = None,
                      allow_mixed_hardware: bool = False) -> list[ThroughputEntry]:
     """Per run: tokens/s and the slowdown vs the baseline variant of the same (regime, size, seed) (``baselines``,
-    default ``results.BASELINES``); runs without a same-group baseline get ``slowdown: None``.
+    default ``results.BASELINES``); runs without a same-group baseline get ``slowdown: None``. Each given entry is
+    checked as ``efficiency_from_results``'s regime and baseline are (``check_comparison``): ``{'iso_body': 'nope'}``
+    left every slowdown None and an unknown regime key was ignored, without a word (issue 30 round 21, P460).
     """
-    baselines = {**BASELINES, **(baselines or {})}
+    baselines = {**BASELINES, **_checked_baselines(baselines)}
     groups: dict[tuple, dict[str, ResultRow]] = {}
     for r in check_typed_rows(rows, "throughput_table"):  # as read_results holds them (round 17, E322)
         for regime in r.all_regimes:

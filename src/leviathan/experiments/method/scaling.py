@@ -53,8 +53,14 @@ E_SHARE_IDENTIFIED = 0.5  # E's bootstrap interval wider than this share of min 
 
 
 def power_law(N, E: float, A: float, alpha: float):
-    """L(N) = E + A N^(-alpha) (vectorised)."""
-    return E + A * np.power(np.asarray(N, dtype=float), -alpha)
+    """L(N) = E + A N^(-alpha) (vectorised). A size that is not a finite number > 0 is refused: N=-1 returned NaN
+    without a word, while ``fit_power_law`` and ``dense_equivalent`` refuse such sizes (issue 30 round 21, P455)."""
+    sizes = np.asarray(N, dtype=float)
+    if not np.all(np.isfinite(sizes) & (sizes > 0)):
+        bad = float(sizes[~(np.isfinite(sizes) & (sizes > 0))].ravel()[0])
+        raise UserError(f"power_law: N: a parameter count must be a finite number > 0, got {bad!r}; pass the "
+                        f"models' sizes (N^-alpha of a size <= 0 is no loss)")
+    return E + A * np.power(sizes, -alpha)
 
 
 @dataclass
@@ -167,6 +173,19 @@ def _linear_given_alpha(z: np.ndarray, L: np.ndarray, L_min: float, fix_E: float
     return E, C, sse
 
 
+def _check_fix_E(fix_E, L_min: float) -> None:
+    """UserError unless ``fix_E`` is None or a finite number in [0, ``L_min``): the fit's bounds on E. NaN gave a
+    fit of E=nan, rmse nan without a word (issue 30 round 21, P448)."""
+    from ...value_rules import number_problem
+
+    problem = number_problem(fix_E, shown="a finite number >= 0") if fix_E is not None else None
+    if problem is None and fix_E is not None and not 0 <= fix_E < L_min:
+        problem = f"must lie in [0, {L_min}) (at least 0 and below the smallest loss), got {fix_E}"
+    if problem is not None:
+        raise UserError(f"fit_power_law: fix_E: {problem}; pass the irreducible loss to hold E at (0: a pure power "
+                        f"law), or None to fit it")
+
+
 def _fit_once(x: np.ndarray, L: np.ndarray, x0: float, fix_E: float | None = None,
               polish: bool = False) -> tuple[float, float, float]:
     """(E, c, alpha) for L = E + exp(c - alpha (x - x0)); x = log N, by variable projection (module docstring);
@@ -177,8 +196,7 @@ def _fit_once(x: np.ndarray, L: np.ndarray, x0: float, fix_E: float | None = Non
 
     xc = x - x0
     L_min = float(L.min())
-    if fix_E is not None and fix_E >= L_min:
-        raise UserError(f"fixed E={fix_E} must be below the smallest loss {L_min}")
+    _check_fix_E(fix_E, L_min)
     a_lo, a_hi = ALPHA_BOUNDS
     grid = np.geomspace(a_lo, a_hi, 241)
     _, _, sse = _linear_given_alpha(np.exp(-grid[:, None] * xc[None, :]), L, L_min, fix_E)
