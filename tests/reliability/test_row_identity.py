@@ -1115,12 +1115,13 @@ def _other_grid(swept: Path, folder: Path, name: str, change_row=None, change_gr
 def test_an_ablation_of_grids_evaluated_differently_is_refused(capsys, swept, tmp_path):
     """Round 14 (B247): two grids evaluated on 1024 and on 512 tokens (eval.max_tokens) had their arms' perplexity
     changes put side by side in "Final numbers" without a word; the plain report refuses such rows (B2). The ablation
-    refuses too, naming the setting and both folders, before --out is made."""
+    refuses too, naming the setting and both folders, before --out is made. (The other grid's cap is the larger one:
+    a row scoring more tokens than its own cap is skipped as impossible, round 20's M71 note.)"""
     other = _other_grid(swept, tmp_path / "abB", "tinyB",
-                        change_row=lambda r: r["evaluation"]["options"].update(max_tokens=200),
-                        change_grid=lambda g: g["eval_options"].update(max_tokens=200))
+                        change_row=lambda r: r["evaluation"]["options"].update(max_tokens=800),
+                        change_grid=lambda g: g["eval_options"].update(max_tokens=800))
     line = fails(capsys, "report", "--ablation", swept, other, "--out", tmp_path / "abrep")
-    assert f"were evaluated differently (eval.max_tokens: 400 in {swept}, 200 in {other})" in line, line
+    assert f"were evaluated differently (eval.max_tokens: 400 in {swept}, 800 in {other})" in line, line
     assert not (tmp_path / "abrep").exists()
 
 
