@@ -56,6 +56,22 @@ def test_swapped_weights_are_refused_by_eval_generate_and_export(capsys, run_cop
     assert not (tmp_path / "hf").exists()
 
 
+def test_an_edited_weights_record_names_state_json_as_a_possible_cause(capsys, data, run_copy, tmp_path):
+    """Issue 30 round 21 (N226): state.json's files['model.safetensors'] set to '0'*64, the weights untouched: eval,
+    resume and export blamed model.safetensors alone ("replaced by a file from another checkpoint or damaged")."""
+    state = run_copy / STEP4 / "state.json"
+    raw = json.loads(state.read_text())
+    raw["files"]["model.safetensors"] = "0" * 64
+    state.write_text(json.dumps(raw))
+    before = tree_hashes(run_copy)
+    lines = [cli_error(["eval", run_copy]), fails(capsys, *resume(run_copy, data, max_steps=6)),
+             fails(capsys, "export", run_copy, tmp_path / "hf")]
+    for line in lines:
+        assert "model.safetensors' is not the file saved with this checkpoint" in line, line
+        assert "state.json's record of it was edited" in line, line
+    assert tree_hashes(run_copy) == before and not (tmp_path / "hf").exists()
+
+
 def test_a_recorded_file_that_is_missing(capsys, data, run_copy):
     (run_copy / STEP4 / "rng.pt").unlink()
     line = fails(capsys, *resume(run_copy, data, max_steps=6))
