@@ -171,7 +171,8 @@ def export_again(folder: str | os.PathLike) -> str:
 def check_output_files(folder: str | os.PathLike, fix: str, names: Iterable[str] | None = None) -> None:
     """UserError unless every file ``folder``'s marker fingerprints is there and is the file the verb wrote (a folder
     whose marker records no digests, or that has no marker, is not checked). Companion files swapped between exports
-    (a tokenizer.json of another preparation, weights of another run) were loaded as they were (issue 30 round 5)."""
+    (a tokenizer.json of another preparation, weights of another run) were loaded as they were (issue 30 round 5). A
+    mismatch names the marker's record as a possible cause too (round 21, N226's kind)."""
     marker = read_marker(folder)
     if marker is None or not marker.sha256:
         return
@@ -184,8 +185,8 @@ def check_output_files(folder: str | os.PathLike, fix: str, names: Iterable[str]
         found = _sha256(path)
         if found != digest:
             raise UserError(f"{str(path)!r} is not the file `leviathan {marker.verb}` wrote there (sha256 "
-                            f"{found[:12]}..., {MARKER} records {digest[:12]}...): it was replaced by a file from "
-                            f"elsewhere or damaged; {fix}")
+                            f"{found[:12]}..., {MARKER} records {digest[:12]}...): the file was replaced (by one from "
+                            f"elsewhere) or damaged, or {MARKER}'s record of it was edited; {fix}")
 
 
 def mark(folder: str | os.PathLike, verb: str, names: Iterable[str]) -> None:

@@ -72,6 +72,21 @@ def test_an_edited_weights_record_names_state_json_as_a_possible_cause(capsys, d
     assert tree_hashes(run_copy) == before and not (tmp_path / "hf").exists()
 
 
+def test_an_edited_record_in_an_exports_marker_is_named_as_a_possible_cause(exported, tmp_path):
+    """N226's kind (round 21) in an export: its marker's sha256 of tokenizer.json edited, the file untouched, was
+    blamed on the file alone ("replaced by a file from elsewhere or damaged")."""
+    from leviathan.errors import UserError
+    from leviathan.ownership import MARKER, check_output_files
+
+    hf = Path(shutil.copytree(exported, tmp_path / "hf"))
+    marker = json.loads((hf / MARKER).read_text())
+    marker["sha256"]["tokenizer.json"] = "0" * 64
+    (hf / MARKER).write_text(json.dumps(marker))
+    with pytest.raises(UserError, match=r"tokenizer\.json' is not the file `leviathan export` wrote there .*"
+                                        r"or leviathan_output\.json's record of it was edited; "):
+        check_output_files(hf, "export it again")
+
+
 def test_a_recorded_file_that_is_missing(capsys, data, run_copy):
     (run_copy / STEP4 / "rng.pt").unlink()
     line = fails(capsys, *resume(run_copy, data, max_steps=6))
