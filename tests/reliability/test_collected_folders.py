@@ -90,8 +90,15 @@ def test_a_fresh_collect_takes_its_report_and_records_as_the_readme_says(tiny_sw
     check_claim(tmp_path / "res", "report --ablation", ABLATION_FILES, "x", alone=True)  # DEST of collected grids
     other = tmp_path / "other"
     assert _collect_results(tiny_sweep, "--dest", other).returncode == 0
+    grid_json = json.loads((other / "tiny" / "grid.json").read_text())  # as collect stores it where the sweep's
+    (other / "tiny" / "grid.json").write_text(json.dumps({**grid_json, "unigram_entropy": None}))  # data is not found
     (other / "tiny" / "notes.txt").write_text("mine\n")
     before = tree_hashes(other)
     line = cli_error(["report", other / "tiny", "--out", other / "tiny", "--bootstrap", "5"])
     assert "would write its output among files it did not write" in line and "(notes.txt)" in line, line
+    line = cli_error(["sweep", "--grid", tiny_sweep.parent / "grid.yaml", "--out", other / "tiny"])
+    assert f"'{other / 'tiny'}' is a results folder scripts/collect_results.py wrote" in line, line
     assert tree_hashes(other) == before
+    (other / "tiny" / "notes.txt").unlink()
+    done = cli(["report", other / "tiny", "--out", other / "tiny", "--bootstrap", "5"])
+    assert done.returncode == 0, done.stderr
