@@ -123,12 +123,14 @@ def is_collected(folder: str | os.PathLike) -> bool:
     """Whether ``folder`` is a results folder scripts/collect_results.py wrote: its grid.json holds the
     ``unigram_entropy`` only collect adds (it writes no marker). An export, a run or a data folder inside one was
     accepted where every verb's own output refuses them (issue 30 round 20, K148), and prepare read its results.jsonl
-    as a corpus after training a tokenizer (K125)."""
+    as a corpus after training a tokenizer (K125). The key counts even when null: collect stores null where the
+    sweep's data folder is not found from where it runs, and such a fresh collect was not recognised (its report
+    refused beside its rows: round 21, N345); a sweep's own grid.json has no such key."""
     try:
         grid = json.loads((Path(folder) / "grid.json").read_text(encoding="utf-8"))
     except (OSError, ValueError):
         return False
-    return isinstance(grid, dict) and grid.get("unigram_entropy") is not None
+    return isinstance(grid, dict) and "unigram_entropy" in grid
 
 
 def file_kind(path: str | os.PathLike, run_keys: frozenset[str] = frozenset()) -> str | None:

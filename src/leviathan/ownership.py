@@ -171,7 +171,8 @@ def export_again(folder: str | os.PathLike) -> str:
 def check_output_files(folder: str | os.PathLike, fix: str, names: Iterable[str] | None = None) -> None:
     """UserError unless every file ``folder``'s marker fingerprints is there and is the file the verb wrote (a folder
     whose marker records no digests, or that has no marker, is not checked). Companion files swapped between exports
-    (a tokenizer.json of another preparation, weights of another run) were loaded as they were (issue 30 round 5)."""
+    (a tokenizer.json of another preparation, weights of another run) were loaded as they were (issue 30 round 5). A
+    mismatch names the marker's record as a possible cause too (round 21, N226's kind)."""
     marker = read_marker(folder)
     if marker is None or not marker.sha256:
         return
@@ -184,8 +185,8 @@ def check_output_files(folder: str | os.PathLike, fix: str, names: Iterable[str]
         found = _sha256(path)
         if found != digest:
             raise UserError(f"{str(path)!r} is not the file `leviathan {marker.verb}` wrote there (sha256 "
-                            f"{found[:12]}..., {MARKER} records {digest[:12]}...): it was replaced by a file from "
-                            f"elsewhere or damaged; {fix}")
+                            f"{found[:12]}..., {MARKER} records {digest[:12]}...): the file was replaced (by one from "
+                            f"elsewhere) or damaged, or {MARKER}'s record of it was edited; {fix}")
 
 
 def mark(folder: str | os.PathLike, verb: str, names: Iterable[str]) -> None:
@@ -395,7 +396,8 @@ def check_claim(folder: str | os.PathLike, verb: str, names: Iterable[str], fix:
         raise UserError(f"{who} would write over {_some(clashes)} in {str(folder)!r}, which it did not "
                         f"create ({why}); move it out of the folder, or {fix}")
     if alone and marker is None:
-        _check_alone(folder, entries, patterns, who, fix)
+        _check_alone(folder, [name for name in entries if not _collected_entry(folder, name, verb)], patterns, who,
+                     fix)
 
 
 def _check_alone(folder: Path, entries: list[str], patterns: list[str], who: str, fix: str) -> None:
@@ -408,6 +410,27 @@ def _check_alone(folder: Path, entries: list[str], patterns: list[str], who: str
         raise UserError(f"{who} would write its output among files it did not write in {str(folder)!r} "
                         f"({_some(foreign)}) and mark the folder as its own, after which other verbs take those files "
                         f"for its output (a corpus is then refused); {fix}: a new or empty folder")
+
+
+# What scripts/collect_results.py writes into a grid's results folder (it writes no marker): the rows, grid.json (with
+# the unigram_entropy only it adds, ``file_kinds.is_collected``) and the embeddings records copied beside them
+COLLECTED_FILES = ("results.jsonl", "grid.json", "embeddings")
+
+
+def _collected_entry(folder: Path, name: str, verb: str) -> bool:
+    """Whether ``name`` in ``folder`` is part of a results folder collect_results wrote, beside which ``verb`` (one of
+    ``COLLECTED_HOLDS``: a report, an ablation report) may write its output: the collected files of ``folder`` when it
+    is one, or a grid's collected folder inside it (``results/o200k/o200k-lr``; an ablation's ``results/ablations/
+    ablate-bpe8k``). README's ``leviathan report results/cpu-bpe32k --out results/cpu-bpe32k`` on a fresh collect was
+    refused as "among files it did not write (grid.json, results.jsonl)" (issue 30 round 21, N345, N346). A user's own
+    file there is still foreign."""
+    from .file_kinds import is_collected
+
+    if verb not in COLLECTED_HOLDS:
+        return False
+    if name in COLLECTED_FILES and is_collected(folder):
+        return True
+    return os.path.isdir(folder / name) and not os.path.islink(folder / name) and is_collected(folder / name)
 
 
 def check_api_folder(folder: str | os.PathLike, who: str, names: Iterable[str],
@@ -548,7 +571,8 @@ def check_not_inside(folder: str | os.PathLike, what: str, verbs: Iterable[str],
         except UserError:
             continue  # a damaged marker of a folder above is that folder's business
         parts = real.relative_to(parent).parts  # the container itself or a new folder in it; deeper is a run's
-        foreign, nearest = nearest and marker is not None and _foreign(marker.verb, parts, verb), False
+        foreign, nearest = (nearest and marker is not None and _foreign(marker.verb, parts, verb)
+                            and not _records_of_collected(parent, parts, verb)), False
         inner = marker is not None and parts[0] in within.get(marker.verb, ()) and len(parts) <= 2
         # a run's checkpoints/ holds its step folders only, whoever writes: an export there named like a step was
         # taken for a damaged newest checkpoint (issue 30 round 12, T81b, T82, T86)
@@ -574,6 +598,18 @@ def _check_not_in_collected(folder, what: str, parent: Path, verb: str | None) -
     if verb not in COLLECTED_HOLDS and (parent / "grid.json").is_file() and is_collected(parent):
         raise UserError(f"{what} {str(folder)!r} lies inside {str(parent)!r}, {COLLECTED}: a new output there would "
                         f"be mixed into its collected rows; choose another {what} outside it")
+
+
+def _records_of_collected(parent: Path, parts: tuple[str, ...], verb: str | None) -> bool:
+    """Whether ``verb``'s output at ``parts`` is an embeddings record (``embeddings/<run>.json``) of ``parent``, a
+    results folder collect_results wrote, marked by the report written beside its rows: README's layout
+    (RESULTS/embeddings/<run>.json beside RESULTS/report.md). ``analyze embeddings --sweep S --dest RESULTS`` was
+    refused there as "inside the output of `leviathan report`" once the report was written (issue 30 round 21,
+    N345's kind)."""
+    from .file_kinds import is_collected
+
+    return (verb == "analyze" and len(parts) <= 2 and parts[0] == COLLECTED_FILES[2]
+            and (parent / "grid.json").is_file() and is_collected(parent))
 
 
 def _foreign(container: str, parts: tuple[str, ...], verb: str | None) -> bool:

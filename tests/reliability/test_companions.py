@@ -56,6 +56,37 @@ def test_swapped_weights_are_refused_by_eval_generate_and_export(capsys, run_cop
     assert not (tmp_path / "hf").exists()
 
 
+def test_an_edited_weights_record_names_state_json_as_a_possible_cause(capsys, data, run_copy, tmp_path):
+    """Issue 30 round 21 (N226): state.json's files['model.safetensors'] set to '0'*64, the weights untouched: eval,
+    resume and export blamed model.safetensors alone ("replaced by a file from another checkpoint or damaged")."""
+    state = run_copy / STEP4 / "state.json"
+    raw = json.loads(state.read_text())
+    raw["files"]["model.safetensors"] = "0" * 64
+    state.write_text(json.dumps(raw))
+    before = tree_hashes(run_copy)
+    lines = [cli_error(["eval", run_copy]), fails(capsys, *resume(run_copy, data, max_steps=6)),
+             fails(capsys, "export", run_copy, tmp_path / "hf")]
+    for line in lines:
+        assert "model.safetensors' is not the file saved with this checkpoint" in line, line
+        assert "state.json's record of it was edited" in line, line
+    assert tree_hashes(run_copy) == before and not (tmp_path / "hf").exists()
+
+
+def test_an_edited_record_in_an_exports_marker_is_named_as_a_possible_cause(exported, tmp_path):
+    """N226's kind (round 21) in an export: its marker's sha256 of tokenizer.json edited, the file untouched, was
+    blamed on the file alone ("replaced by a file from elsewhere or damaged")."""
+    from leviathan.errors import UserError
+    from leviathan.ownership import MARKER, check_output_files
+
+    hf = Path(shutil.copytree(exported, tmp_path / "hf"))
+    marker = json.loads((hf / MARKER).read_text())
+    marker["sha256"]["tokenizer.json"] = "0" * 64
+    (hf / MARKER).write_text(json.dumps(marker))
+    with pytest.raises(UserError, match=r"tokenizer\.json' is not the file `leviathan export` wrote there .*"
+                                        r"or leviathan_output\.json's record of it was edited; "):
+        check_output_files(hf, "export it again")
+
+
 def test_a_recorded_file_that_is_missing(capsys, data, run_copy):
     (run_copy / STEP4 / "rng.pt").unlink()
     line = fails(capsys, *resume(run_copy, data, max_steps=6))

@@ -605,6 +605,32 @@ def test_embedding_records_are_of_the_step_their_rows_measured(capsys, swept, sw
     assert not (tmp_path / "report").exists()
 
 
+def test_records_of_another_sweeps_runs_are_not_kept_as_this_sweeps(capsys, swept, sweep_copy, tmp_path):
+    """Round 21 (N339, N340, N341): ``analyze embeddings --sweep SW2 --dest D``, D holding SW1's records of the same
+    run names (step 2 where SW2's rows measured another step), printed "exists, kept (--redo remakes it)" and "0
+    record(s) written", exit 0: another sweep's records kept as this one's. Also into a collected folder of SW2's
+    rows (N341). Refused now, before anything is written (a kept record is read, never written: N340's immutable
+    file is the same case)."""
+    longer = Path(shutil.copytree(swept, tmp_path / "longer"))
+    _rows_measured_longer(longer / "results.jsonl")
+    assert main(["analyze", "embeddings", "--sweep", str(sweep_copy), "--dest", str(tmp_path / "emb1"),
+                 "--probes", "2"]) == 0
+    collected = Path(shutil.copytree(longer, tmp_path / "collected", ignore=shutil.ignore_patterns("runs")))
+    shutil.copytree(tmp_path / "emb1" / "embeddings", collected / "embeddings")
+    emb2 = Path(shutil.copytree(tmp_path / "emb1", tmp_path / "emb2"))
+    for dest in (emb2, collected):
+        before = tree_hashes(dest)
+        done = cli(["analyze", "embeddings", "--sweep", longer, "--dest", dest, "--probes", "2"])
+        assert done.returncode == 2 and "Traceback" not in done.stderr, done.stderr
+        line = one_error(done.stderr)
+        assert f"{dest}/embeddings/a-dense_tied-s0.json' is a record of run 'a-dense_tied-s0' at step 2 (256 " \
+               f"tokens), but the row of that run measured step 3 (384 tokens) in {longer}/results.jsonl" in line
+        assert "nothing was written; remake it with --redo, or pass another --dest" in line
+        assert "exists, kept" not in done.stdout and tree_hashes(dest) == before
+    assert main(["analyze", "embeddings", "--sweep", str(sweep_copy), "--dest", str(emb2), "--probes", "2"]) == 0
+    assert "exists, kept (--redo remakes it)" in capsys.readouterr().out  # the records of its own runs are kept
+
+
 def test_rows_of_one_grid_trained_on_other_data_are_not_reported_together(capsys, sweep_copy, tmp_path):
     """Round 9 (N49): a row whose data fingerprint is not the other rows' (a run of the grid trained on other data)
     was reported in one table with them, exit 0."""

@@ -321,7 +321,9 @@ def _check_unrecorded(path: Path) -> None:
 def verify_companions(step_dir: str | os.PathLike, state: StepState, names: Iterable[str] | None = None) -> None:
     """UserError unless each file ``names`` lists (None: every recorded one) that state.json fingerprints is the file
     saved with it (sha256). A recorded file that is missing is refused too; files of a folder saved before
-    fingerprints were recorded are not checked."""
+    fingerprints were recorded are not checked. A mismatch names both possible causes: the file changed, or its
+    record in state.json was edited (``files['model.safetensors']`` set to '0'*64 blamed the untouched weights
+    alone: issue 30 round 21, N226)."""
     if state.files is None:
         return
     step_dir = Path(step_dir)
@@ -337,6 +339,7 @@ def verify_companions(step_dir: str | os.PathLike, state: StepState, names: Iter
         found = sha256_file(path)
         if found != state.files[name]:
             raise UserError(f"{str(path)!r} is not the file saved with this checkpoint (sha256 {found[:12]}..., "
-                            f"{STATE_FILE} records {state.files[name][:12]}...): it was replaced by a file from "
-                            f"another checkpoint or damaged; restore it from a copy of this step folder, or move the "
-                            f"step folder out of checkpoints/ to go on from the previous one")
+                            f"{STATE_FILE} records {state.files[name][:12]}...): the file was replaced (by "
+                            f"another checkpoint's) or damaged, or {STATE_FILE}'s record of it was edited; restore it "
+                            f"from a copy of this step folder (with its {STATE_FILE}), or move the step folder out of "
+                            f"checkpoints/ to go on from the previous one")

@@ -53,7 +53,8 @@ def file_digests(folder: str | os.PathLike) -> dict[str, str]:
 
 def check_file(data_dir: str | os.PathLike, files: dict[str, str] | None, name: str) -> None:
     """UserError unless ``data_dir/name`` has the digest meta.json records (``PreparedMeta.files``; nothing to check
-    when it records none)."""
+    when it records none). A mismatch names both causes, the file or meta.json's record of it (issue 30 round 21,
+    N226's kind: an edited record blamed the untouched file alone)."""
     if files is None or name not in files:
         return
     path = Path(data_dir) / name
@@ -64,8 +65,8 @@ def check_file(data_dir: str | os.PathLike, files: dict[str, str] | None, name: 
     found = file_digest(path)
     if found != files[name]:
         raise UserError(f"{str(path)!r} is not the file prepared with this meta.json ({found[:24]}..., meta.json "
-                        f"records {str(files[name])[:24]}...): it comes from another preparation or was damaged; "
-                        f"copy the data folder again as a whole, or prepare it again (leviathan prepare SOURCE --out "
+                        f"records {str(files[name])[:24]}...): the file comes from another preparation or was "
+                        f"damaged, or meta.json's record of it was edited; copy the data folder again as a whole, or prepare it again (leviathan prepare SOURCE --out "
                         f"{data_dir} --overwrite)")
 
 

@@ -352,13 +352,13 @@ def write_sweep_records(sweep: str | os.PathLike, dest: str | os.PathLike | None
         _check_dest_grid(rows, sweep, Path(dest))
     if dest is not None and (Path(dest) / RESULTS).is_file():
         _check_dest_rows(rows, read_results(Path(dest) / RESULTS), sweep, Path(dest))
+    if not redo:
+        _check_kept_records(rows, out, sweep / RESULTS)
     written = []
     for row in rows:
         path = out / f"{row.name}.json"
         run_dir = sweep / "runs" / row.name
         if path.is_file() and not redo:
-            check_record_target(path, "--dest")  # a user's file there is named, not reported as a record kept
-            read_record_of(path, row.name)
             log(f"{row.name}: {path} exists, kept (--redo remakes it)")
             continue
         if not run_dir.is_dir():
@@ -369,6 +369,38 @@ def write_sweep_records(sweep: str | os.PathLike, dest: str | os.PathLike | None
         written.append(write_record(path, record_of_run(run_dir, data_dir, options), "--dest"))
         log(f"{row.name}: wrote {path}")
     return written
+
+
+def _check_kept_records(rows: list, out: Path, results: Path) -> None:
+    """UserError, before any record is written, unless every record that ``out`` already holds for a row (and that
+    is kept, without --redo) is that row's run: a user's file there is named (not reported as a record kept), and a
+    record of another step or token count (another sweep's run of the same name: ``--sweep sw2 --dest D``, D holding
+    sw1's records of step 2 where sw2's rows measured step 40) was "exists, kept", exit 0, as this sweep's (issue 30
+    round 21, N339, N340, N341)."""
+    for row in rows:
+        path = out / f"{row.name}.json"
+        if not path.is_file():
+            continue
+        check_record_target(path, "--dest")
+        record = read_record_of(path, row.name)
+        _check_record_fits_row(path, record, row)
+        if (problem := record_row_problem(record, row)) is not None:
+            raise UserError(f"{str(path)!r} is {problem} in {results}: it was made from other weights (another sweep's "
+                            f"run of that name, or the run trained on since) and would be kept as this sweep's; "
+                            f"nothing was written; remake it with --redo, or pass another --dest")
+
+
+def record_row_problem(record: EmbeddingRecord, row) -> str | None:
+    """Why ``record`` is not of the weights its run's results ``row`` measured (another step or token count), as
+    "a record of run R at step S (T tokens), but the row of that run measured ..."; None when it is, or when the row
+    records no steps. One rule for the report's reader (round 9, N57/N58) and the records a sweep keeps (round 21,
+    N339)."""
+    if row is None or None in (record.step, row.steps):
+        return None
+    if record.step == row.steps and (None in (record.tokens, row.tokens) or record.tokens == row.tokens):
+        return None
+    return (f"a record of run {record.run!r} at step {record.step:,} ({record.tokens} tokens), but the row of that "
+            f"run measured step {row.steps:,} ({row.tokens} tokens)")
 
 
 def _grid_name_of(folder: Path, rows: list) -> str | None:

@@ -90,6 +90,7 @@ def _earlier_sweep(out_dir: Path) -> bool:
     """A sweep folder an earlier version wrote (no ownership marker yet): a grid.json that reads as one and lists runs
     (``sweep_grid``, the file's one reader; a damaged or foreign grid.json is not a sweep's)."""
     from ...errors import UserError
+    from ...file_kinds import is_collected
     from ...ownership import read_marker
     from .sweep_grid import GRID_JSON, read_sweep_grid
 
@@ -111,7 +112,7 @@ def _earlier_sweep(out_dir: Path) -> bool:
         return False
     except (OSError, UnicodeDecodeError):
         return False
-    if grid.unigram_entropy is not None:
+    if is_collected(out_dir):  # its key, even null (round 21, N345's kind)
         raise _collected_folder(out_dir)
     return listed
 

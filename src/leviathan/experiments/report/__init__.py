@@ -21,7 +21,7 @@ from ...errors import UserError
 from ...io import atomic_write_json, atomic_write_text
 from ...ownership import CONTAINERS, check_claim, check_not_inside, mark
 from ..machinery.arm_rates import mixed_rates_note
-from ..machinery.embedding_files import read_records, records_dir
+from ..machinery.embedding_files import read_records, record_row_problem, records_dir
 from ..machinery.grid_coverage import coverage_notes
 from ..machinery.identity import check_eval_set, unrecorded_evaluation_note
 from ..machinery.one_sweep import check_one_sweep
@@ -147,14 +147,10 @@ def read_records_of(folders: list, rows: list | None = None, report=None) -> lis
             if by_name and row is None:  # round 15 (B265): another grid's records shown as this sweep's runs
                 strays.append(record.run)
                 continue
-            known = row is not None and None not in (record.step, row.steps)  # a row may not record its steps
-            if known and (record.step != row.steps or None not in (record.tokens, row.tokens)
-                          and record.tokens != row.tokens):
+            if (problem := record_row_problem(record, row)) is not None:  # a row may not record its steps
                 path = records_dir(folder) / f"{record.run}.json"
-                raise UserError(f"{str(path)!r} is a record of run {record.run!r} at step {record.step:,} "
-                                f"({record.tokens} tokens), but the row of that run measured step {row.steps:,} "
-                                f"({row.tokens} tokens): it was made from other weights (another sweep's run, or the "
-                                f"run trained on since); remake it: leviathan analyze embeddings --sweep SWEEP "
+                raise UserError(f"{str(path)!r} is {problem}: it was made from other weights (another sweep's run, or "
+                                f"the run trained on since); remake it: leviathan analyze embeddings --sweep SWEEP "
                                 f"--dest {folder} --redo, or delete it")
             out.append(record)
     if strays and report is not None:
