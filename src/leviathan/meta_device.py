@@ -35,3 +35,14 @@ def refuse_meta(value: Any, what: str, fix: str) -> None:
     """UserError naming ``what`` and the ``fix`` when ``value`` is on the meta device (``is_meta``)."""
     if is_meta(value):
         raise UserError(f"{what} is on {_WHAT}, and this needs its values; {fix}")
+
+
+def refuse_meta_device_map(device_map: Any, who: str) -> None:
+    """UserError when ``from_pretrained``'s ``device_map`` (a device, or a dict of module -> device) puts weights on the
+    meta device: transformers' hub-kernels "ValueError: Unsupported device type 'meta'" traceback came through
+    ``load_adopted(DIR, device_map='meta')`` (issue 30 round 21, P470); a model on meta holds no loaded weights."""
+    places = device_map.values() if isinstance(device_map, dict) else [device_map]
+    if any(str(place).split(":")[0] == "meta" for place in places if place is not None):
+        raise UserError(f"{who}: device_map={device_map!r:.60} puts the weights on {_WHAT}, and loading needs their "
+                        f"values; load onto the CPU (leave device_map out) or a GPU (device_map='cuda'), or build the "
+                        f"model without values under `with torch.device('meta'):` from its config")

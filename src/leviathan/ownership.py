@@ -174,6 +174,8 @@ def check_output_files(folder: str | os.PathLike, fix: str, names: Iterable[str]
     (a tokenizer.json of another preparation, weights of another run) were loaded as they were (issue 30 round 5). A
     mismatch names the marker's record as a possible cause too (round 21, N226's kind)."""
     marker = read_marker(folder)
+    if marker is not None:
+        _check_digests_recorded(marker, folder, fix, names)
     if marker is None or not marker.sha256:
         return
     for name, digest in marker.sha256.items():
@@ -187,6 +189,28 @@ def check_output_files(folder: str | os.PathLike, fix: str, names: Iterable[str]
             raise UserError(f"{str(path)!r} is not the file `leviathan {marker.verb}` wrote there (sha256 "
                             f"{found[:12]}..., {MARKER} records {digest[:12]}...): the file was replaced (by one from "
                             f"elsewhere) or damaged, or {MARKER}'s record of it was edited; {fix}")
+
+
+# the verbs whose marker records the sha256 of every file it lists (write_marker(..., digests=True))
+DIGEST_VERBS = ("export",)
+
+
+def _check_digests_recorded(marker: OutputMarker, folder: str | os.PathLike, fix: str,
+                            names: Iterable[str] | None) -> None:
+    """UserError when the marker of a verb that fingerprints its files (``DIGEST_VERBS``) lists a file it records no
+    sha256 of: an export with another export's model.safetensors and that one digest taken out of the marker (the
+    rest kept) was loaded as a pre-digest export, no word (issue 30 round 21, P318); the swap alone was refused."""
+    if marker.verb not in DIGEST_VERBS or marker.files is None:
+        return
+    wanted = None if names is None else set(names)
+    recorded = marker.sha256 or {}
+    lacking = sorted(n for n in marker.files if n not in recorded and (wanted is None or n in wanted)
+                     and not any(c in n for c in "*?["))
+    if lacking:
+        raise UserError(f"{str(Path(folder) / MARKER)!r} lists {', '.join(lacking[:3])}"
+                        f"{', ...' if len(lacking) > 3 else ''} but records no sha256 of it, though `leviathan "
+                        f"{marker.verb}` records one of every file it writes: the marker was edited, so the file "
+                        f"cannot be told from one of another run; {fix}")
 
 
 def mark(folder: str | os.PathLike, verb: str, names: Iterable[str]) -> None:

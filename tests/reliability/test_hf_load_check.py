@@ -188,3 +188,90 @@ def test_load_adopted_of_a_variant_save_or_a_config_with_fewer_layers(tmp_path):
     (tmp_path / "l2" / "config.json").write_text(json.dumps({**config, "num_hidden_layers": 1}))
     with pytest.raises(UserError, match=r"hold 9 tensor\(s\) .*has no place for \(model\.layers\.1\."):
         load_adopted(tmp_path / "l2")
+
+
+@pytest.mark.parametrize("edit, said", [
+    (lambda g: g.update(ln_eps=0.5), r"lack their settings_sha256, which save_pretrained writes"),
+    (lambda g: g.update(table_std=5.0), r"lack their settings_sha256, which save_pretrained writes")])
+def test_load_adopted_refuses_settings_without_their_digest(tmp_path, edit, said):
+    """Round 21, P305: the settings digest taken out switched its check off: ln_eps or table_std edited with it
+    loaded and ran without a word (the same edit with the digest kept was refused, E169)."""
+    from leviathan.errors import UserError
+    from leviathan.hf import load_adopted
+
+    folder = _adopted_folder(tmp_path / "ad")
+    config = json.loads((folder / "config.json").read_text())
+    del config["leviathan_generator"]["settings_sha256"]
+    edit(config["leviathan_generator"])
+    (folder / "config.json").write_text(json.dumps(config))
+    with pytest.raises(UserError, match=said + r".*restore it from a copy"):
+        load_adopted(folder)
+
+
+@pytest.mark.parametrize("settings", [[], {}, "x"])
+def test_load_adopted_calls_damaged_settings_damaged(tmp_path, settings):
+    """Round 21, P308: ``leviathan_generator: []`` was "not an adopted model (no 'leviathan_generator')", whose fix
+    (AutoModelForCausalLM) loads the weights without their generator: the key is there, damaged."""
+    from leviathan.errors import UserError
+    from leviathan.hf import load_adopted
+
+    folder = _adopted_folder(tmp_path / "ad")
+    config = json.loads((folder / "config.json").read_text())
+    (folder / "config.json").write_text(json.dumps({**config, "leviathan_generator": settings}))
+    with pytest.raises(UserError, match=r"leviathan_generator is .*, not the mapping of generator settings that adopt "
+                                        r"writes \(config\.json was edited or damaged\); restore config\.json"):
+        load_adopted(folder)
+
+
+def test_loads_onto_the_meta_device_are_one_line(exported, tmp_path):
+    """Round 21, P470: ``load_adopted(DIR, device_map='meta')`` was transformers' hub-kernels "ValueError:
+    Unsupported device type 'meta'" traceback; so was an export's from_pretrained."""
+    import torch
+
+    from leviathan.errors import UserError
+    from leviathan.hf import load_adopted
+    from leviathan.hf.modeling import LeviathanForCausalLM
+
+    folder = _adopted_folder(tmp_path / "ad")
+    for device_map in ("meta", {"": "meta"}, torch.device("meta")):
+        with pytest.raises(UserError, match=r"device_map=.* puts the weights on the meta device .*leave device_map out"):
+            load_adopted(folder, device_map=device_map)
+    with pytest.raises(UserError, match=r"device_map='meta' puts the weights on the meta device"):
+        LeviathanForCausalLM.from_pretrained(str(exported), device_map="meta")
+    assert load_adopted(folder, device_map="cpu") is not None
+
+
+def test_from_pretrained_of_a_baked_folder_sends_it_to_transformers(tmp_path):
+    """Round 21, P464: ``LeviathanForCausalLM.from_pretrained`` of a ``bake_adopted`` output (a plain llama folder)
+    loaded with the trained table dropped and a random generator built, only transformers' LOAD REPORT said so."""
+    from transformers import AutoModelForCausalLM
+
+    from leviathan.errors import UserError
+    from leviathan.hf import bake_adopted, load_adopted
+    from leviathan.hf.modeling import LeviathanForCausalLM
+
+    baked = bake_adopted(load_adopted(_adopted_folder(tmp_path / "ad")), tmp_path / "baked")
+    with pytest.raises(UserError, match=r"holds a 'llama' model \(config\.json's model_type\), not a leviathan export"
+                                        r".*AutoModelForCausalLM\.from_pretrained\("):
+        LeviathanForCausalLM.from_pretrained(str(baked))
+    assert type(AutoModelForCausalLM.from_pretrained(str(baked))).__name__ == "LlamaForCausalLM"
+
+
+def test_from_pretrained_refuses_an_export_marker_without_the_weights_digest(exported, tmp_path):
+    """Round 21, P318: an export with other weights and the marker's digest of model.safetensors taken out (the rest
+    kept) was taken as an export written before digests and loaded, no word; the swap alone was refused (M16)."""
+    from safetensors.torch import load_file, save_file
+
+    from leviathan.errors import UserError
+    from leviathan.hf.modeling import LeviathanForCausalLM
+
+    edited = Path(shutil.copytree(exported, tmp_path / "e318"))
+    tensors = load_file(edited / "model.safetensors")
+    name = sorted(tensors)[0]
+    tensors[name] = tensors[name] + 1.0  # another run's weights, same names and sizes
+    save_file(tensors, edited / "model.safetensors", metadata={"format": "pt"})
+    marker = json.loads((edited / "leviathan_output.json").read_text())
+    del marker["sha256"]["model.safetensors"]
+    (edited / "leviathan_output.json").write_text(json.dumps(marker))
+    with pytest.raises(UserError, match=r"lists model\.safetensors but records no sha256 of it, .*marker was edited"):
+        LeviathanForCausalLM.from_pretrained(str(edited))

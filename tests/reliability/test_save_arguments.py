@@ -55,3 +55,45 @@ def test_adopt_refuses_a_frequency_it_cannot_use(frequency, buckets, said):
 
     with pytest.raises(UserError, match=said):
         adopt(_llama(), fit=Fit(steps=2, frequency=frequency, buckets=buckets), seed_dim=8, modes=2, knots=8, rank=4)
+
+
+def test_save_pretrained_refuses_a_state_dict_with_tensors_the_model_has_no_place_for(tmp_path):
+    """Round 21, P578: ``save_pretrained(dir, state_dict={..., 'junk.weight': ...})`` saved without a word a folder
+    its own loader then refused blaming config.json. Refused at the save, nothing written; the file's own tensors
+    (the adopted model's baked table among them) are still a state_dict it saves."""
+    from safetensors.torch import load_file
+
+    from leviathan.hf import adopt, bake_adopted, load_adopted, to_original
+
+    adopted = adopt(_llama(), seed_dim=8, modes=2, knots=8, rank=4)
+    for model in (adopted, _native()):
+        junk = {**model.state_dict(), "junk.weight": torch.zeros(3)}
+        with pytest.raises(UserError, match=r"state_dict holds 1 tensor\(s\) the model has no place for "
+                                            r"\(junk\.weight\).*nothing was written"):
+            model.save_pretrained(tmp_path / "junk", state_dict=junk)
+    plain = {**to_original(adopted).state_dict(), "junk.weight": torch.zeros(3)}
+    with pytest.raises(UserError, match=r"has no place for \(junk\.weight\)"):
+        bake_adopted(adopted, tmp_path / "baked", state_dict=plain)
+    assert sorted(p.name for p in tmp_path.iterdir()) == []
+    adopted.save_pretrained(tmp_path / "a")
+    saved = load_file(tmp_path / "a" / "model.safetensors")  # the generator's tensors and the baked table
+    load_adopted(tmp_path / "a").save_pretrained(tmp_path / "b", state_dict=saved)
+    assert load_adopted(tmp_path / "b") is not None
+
+
+@pytest.mark.parametrize("fit_args", [
+    {"frequency": torch.arange(1, 301).to_sparse()}, {"frequency": torch.arange(1, 301).float().to_sparse()},
+    {"text": torch.tensor([[1, 2, 3, 4]]).to_sparse()}, {"text": torch.tensor([[1, 2, 3, 4]]).to_sparse_csr()}])
+def test_adopt_takes_sparse_counts_and_ids_as_their_values(fit_args):
+    """Round 21, P581: ``Fit(frequency=counts.to_sparse())`` was torch's "can't convert Sparse layout tensor to
+    numpy" traceback (a sparse text its "Could not run 'aten::min'"): a sparse tensor is the same values, fitted as
+    its dense form is."""
+    from leviathan.hf import adopt
+    from leviathan.hf.adoption_fit import Fit
+
+    dense = {k: v.to_dense() for k, v in fit_args.items()}
+    reports = []
+    for given in (fit_args, dense):
+        torch.manual_seed(0)  # the same table twice
+        reports.append(adopt(_llama(), fit=Fit(steps=2, **given), seed_dim=8, modes=2, knots=8, rank=4).leviathan_fit)
+    assert reports[0] == reports[1]

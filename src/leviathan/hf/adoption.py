@@ -129,8 +129,12 @@ class _AdoptedMixin:
     def from_pretrained(cls, *args, output_loading_info: bool = False, **kwargs):
         """The original's ``from_pretrained``, refusing a file that lacks any of the generator's tensors: transformers
         initialises whatever a file lacks, and a folder re-saved by transformers alone keeps ``leviathan_generator`` in
-        config.json but only the baked table among the weights (the generator at random init: logits off by ~0.6).
+        config.json but only the baked table among the weights (the generator at random init: logits off by ~0.6);
+        and ``device_map`` on the meta device (``meta_device.refuse_meta_device_map``).
         """
+        from ..meta_device import refuse_meta_device_map
+
+        refuse_meta_device_map(kwargs.get("device_map"), "from_pretrained")  # round 21, P470
         model, info = super().from_pretrained(*args, output_loading_info=True, **kwargs)
         generator = model.get_input_embeddings()
         if isinstance(generator, LeviathanGenerator):
@@ -282,11 +286,14 @@ def _check_saved_values(settings: dict[str, Any], where: str) -> None:
 
 def _check_saved_settings(settings: Any, where: str = "the model's config") -> None:
     """UserError unless ``settings`` (config.leviathan_generator as read back) is a mapping: a hand-edited config.json
-    holding text there ended in an AttributeError traceback (issue 30 round 6). Its values are checked by the
-    generator itself (``_build_generator``)."""
-    if not isinstance(settings, dict):
-        raise UserError(f"{where}: {CONFIG_KEY} is {settings!r}, not the mapping of generator settings that adopt "
-                        "writes; restore config.json from a copy, or adopt the original model again")
+    holding text there ended in an AttributeError traceback (issue 30 round 6), and ``[]`` was "not an adopted model
+    (no leviathan_generator)", whose fix loads the weights without their generator (round 21, P308): a value that is
+    no mapping, or one holding nothing, is a damaged config.json. Its values are checked by the generator itself
+    (``_build_generator``)."""
+    if not isinstance(settings, dict) or not settings:
+        raise UserError(f"{where}: {CONFIG_KEY} is {settings!r:.60}, not the mapping of generator settings that adopt "
+                        "writes (config.json was edited or damaged); restore config.json from a copy, or adopt the "
+                        "original model again")
 
 
 def _check_json_settings(settings: Any) -> None:
@@ -437,22 +444,55 @@ def adopt(model_or_config: PreTrainedModel | PretrainedConfig, *, fit: Fit | boo
         table = embedding.weight.detach().clone()  # (V, D): the fit's target
         loss_before = text_loss(model, text) if text is not None else None
     generator = _build_generator(resolved).to(device=embedding.weight.device, dtype=embedding.weight.dtype)
+    undo = _swap_in(model, base, embedding, generator, resolved)
+    if fit is not None:
+        try:
+            loss_untrained = text_loss(model, text) if text is not None else None
+            objective = fit_to_table(generator, table, weights, fit)
+            model.leviathan_fit = FitReport(steps=fit.steps, objective=objective,
+                                            buckets=bucket_fits(generator, table, weights, fit.buckets),
+                                            loss_before=loss_before, loss_untrained=loss_untrained,
+                                            loss_fit=text_loss(model, text) if text is not None else None)
+        except BaseException as e:  # Ctrl-C or a failed fit: the caller's model as it was (round 21, P211)
+            undo()
+            e.add_note(f"adopt did not finish: the model passed in is left as it was ({base.__name__}, its trained "
+                       f"input table and config restored)")
+            raise
+    return model
+
+
+def _swap_in(model: PreTrainedModel, base: type, embedding: nn.Module, generator: LeviathanGenerator,
+             resolved: dict[str, Any]) -> Any:
+    """Adopt ``model`` in place (generator in, head untied, settings stored, class switched); returns the function
+    that puts it back as it was. ``adopt(b, fit=...)`` changes the caller's ``b`` before its fit, which can take
+    minutes: Ctrl-C there left ``b`` half-adopted, its class ``Leviathan...``, its trained table replaced by a partly
+    fitted generator and lost (issue 30 round 21, P211); ``adopt`` undoes the swap when the fit does not finish."""
     head = model.get_output_embeddings()
-    if head is not None and getattr(head, "weight", None) is embedding.weight:  # tied: the head keeps the values
+    tied = head is not None and getattr(head, "weight", None) is embedding.weight
+    config, saved = model.config, (model.config.tie_word_embeddings, getattr(model.config, CONFIG_KEY, None))
+    tied_keys = getattr(model, "all_tied_weights_keys", None)
+    if tied:  # the head keeps the values, in a tensor of its own
         head.weight = nn.Parameter(embedding.weight.detach().clone(), requires_grad=embedding.weight.requires_grad)
     model.set_input_embeddings(generator)
-    model.config.tie_word_embeddings = False
-    setattr(model.config, CONFIG_KEY, resolved)
+    config.tie_word_embeddings = False
+    setattr(config, CONFIG_KEY, resolved)
     model.__class__ = adopted_class(base)
     model.all_tied_weights_keys = model.get_expanded_tied_weights_keys(all_submodels=True)  # now {}
-    if fit is not None:
-        loss_untrained = text_loss(model, text) if text is not None else None
-        objective = fit_to_table(generator, table, weights, fit)
-        model.leviathan_fit = FitReport(steps=fit.steps, objective=objective,
-                                        buckets=bucket_fits(generator, table, weights, fit.buckets),
-                                        loss_before=loss_before, loss_untrained=loss_untrained,
-                                        loss_fit=text_loss(model, text) if text is not None else None)
-    return model
+
+    def undo() -> None:
+        model.__class__ = base
+        model.set_input_embeddings(embedding)
+        if tied:
+            head.weight = embedding.weight
+        config.tie_word_embeddings = saved[0]
+        if saved[1] is None:
+            config.__dict__.pop(CONFIG_KEY, None)
+        else:
+            setattr(config, CONFIG_KEY, saved[1])
+        model.all_tied_weights_keys = tied_keys
+        model.__dict__.pop("leviathan_fit", None)
+
+    return undo
 
 
 def _resolved(settings: dict[str, Any], embedding: nn.Embedding, scale: float, base: type) -> dict[str, Any]:
@@ -509,12 +549,12 @@ def load_adopted(path: str | os.PathLike, **from_pretrained_kwargs: Any) -> PreT
     if os.path.isfile(path):  # "PATH/config.json has no config.json" before (issue 30 round 6)
         raise UserError(f"{path} is a file; pass the directory that holds it (written by save_pretrained)")
     _check_config_there(path)
-    _check_config_json(path / "config.json")
+    raw = _check_config_json(path / "config.json")
     config = AutoConfig.from_pretrained(str(path))
-    if not getattr(config, CONFIG_KEY, None):
+    if CONFIG_KEY not in raw:  # present but [] or {}: a damaged adopted folder, not a table model (round 21, P308)
         raise UserError(f"{path} is not an adopted model (its config.json has no {CONFIG_KEY!r}); load it with "
                         "transformers.AutoModelForCausalLM.from_pretrained, or adopt it after loading")
-    _check_saved_settings(getattr(config, CONFIG_KEY), str(path / "config.json"))
+    _check_saved_settings(raw[CONFIG_KEY], str(path / "config.json"))
     _check_saved_values(getattr(config, CONFIG_KEY), str(path / "config.json"))
     from ..eval.weight_names import saved_names
 
@@ -572,9 +612,9 @@ def _check_config_there(path: Path) -> None:
     raise UserError(f"{path} has no config.json; pass a directory written by save_pretrained")
 
 
-def _check_config_json(file: Path) -> None:
-    """UserError unless ``file`` is a JSON object Python can read: transformers' reader ended a config.json nested
-    100,000 deep in a RecursionError traceback (issue 30 round 18, G446) and broken JSON in its own OSError."""
+def _check_config_json(file: Path) -> dict:
+    """``file`` read as a JSON object; UserError unless Python can read one: transformers' reader ended a config.json
+    nested 100,000 deep in a RecursionError traceback (issue 30 round 18, G446) and broken JSON in its own OSError."""
     fix = "restore it from a copy, or save the model again (save_pretrained writes it)"
     try:
         raw = json_text.read_file(file)
@@ -582,6 +622,7 @@ def _check_config_json(file: Path) -> None:
         raise UserError(f"{str(file)!r} is not readable JSON ({e}); {fix}") from None
     if not isinstance(raw, dict):
         raise UserError(f"{str(file)!r} is a JSON {type(raw).__name__}, not the object save_pretrained writes; {fix}")
+    return raw
 
 
 def _check_saved_vocab(config: PretrainedConfig, where: Path) -> None:

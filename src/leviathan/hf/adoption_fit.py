@@ -166,6 +166,7 @@ def row_weights(frequency: Any, num_rows: int, buckets: int = 2) -> np.ndarray |
     if isinstance(frequency, torch.Tensor) and frequency.is_meta:
         raise UserError("Fit.frequency is a tensor on the meta device (it holds no values); pass the training counts "
                         "per id on the CPU or a GPU, e.g. torch.from_numpy(np.load('DATA/train_freq.npy'))")
+    frequency = dense(frequency)
     given = frequency.detach().cpu().numpy() if isinstance(frequency, torch.Tensor) else np.asarray(frequency)
     # text, bools and complex numbers are no counts: a ValueError, bools read as 1, the imaginary part dropped
     # (issue 30 round 14, B78, B79, B284)
@@ -190,6 +191,15 @@ def row_weights(frequency: Any, num_rows: int, buckets: int = 2) -> np.ndarray |
     return w
 
 
+def dense(value: Any) -> Any:
+    """``value``, a sparse tensor (COO, CSR, ...) as the dense tensor of the same values: a sparse count per id is a
+    natural way to hold counts, and ``Fit(frequency=counts.to_sparse())`` was torch's "can't convert Sparse layout
+    tensor to numpy" traceback, a sparse ``Fit.text`` its "Could not run 'aten::min'" (issue 30 round 21, P581)."""
+    if isinstance(value, torch.Tensor) and value.layout != torch.strided:
+        return value.to_dense()
+    return value
+
+
 def as_counts(weights: np.ndarray) -> np.ndarray:
     """The weights as whole counts: as they are when whole, else in units of the smallest positive one."""
     return weights if np.all(weights == np.round(weights)) else np.round(weights / weights[weights > 0].min())
@@ -207,6 +217,7 @@ def text_ids(text: Any, vocab_size: int, device: torch.device, positions: int | 
     from ..meta_device import refuse_meta
 
     refuse_meta(given, "Fit.text", "pass the ids themselves, e.g. tokenizer(text).input_ids")  # round 15, B63
+    given = dense(given)
     if given.dtype == torch.bool or given.is_complex():  # a bool mask read as ids 0 and 1 (round 14, B83)
         raise UserError(f"Fit.text must be token ids, got {given.dtype} values; pass a tokenized text, e.g. "
                         "tokenizer(text).input_ids")

@@ -68,13 +68,17 @@ class LeviathanPreTrainedModel(PreTrainedModel):
         round 15, A66); and that an export's config.json and weights are the ones ``leviathan export`` wrote (its
         marker's sha256: round 18, G210; round 20, M14, M16: another export's model.safetensors or marker loaded
         without a word). Weights of other sizes than config.json gives are one UserError (round 20, M175, M178, M179:
-        transformers' RuntimeError traceback); an adopted model's folder is sent to ``load_adopted`` (M301); a path
-        that is not one (``None``) is named (M349: a hub connection error). A hub name or a folder without
-        safetensors is left to transformers."""
+        transformers' RuntimeError traceback); an adopted model's folder is sent to ``load_adopted`` (M301), a folder
+        of another model_type (a ``bake_adopted`` llama: round 21, P464) to transformers' own loader; a path that is
+        not one (``None``) is named (M349: a hub connection error), and ``device_map='meta'`` too (round 21, P470:
+        transformers' kernels ValueError). A hub name or a folder without safetensors is left to transformers."""
         where = pretrained_model_name_or_path
         if (where is None and "state_dict" not in kwargs) or not isinstance(where, (str, os.PathLike, type(None))):
             raise UserError(f"from_pretrained: expected the path of a folder (an export, or a save_pretrained) or a "
                             f"hub model id, got {where!r:.60}; pass the folder to load")
+        from ..meta_device import refuse_meta_device_map
+
+        refuse_meta_device_map(kwargs.get("device_map"), "from_pretrained")  # round 21, P470
         local = isinstance(where, (str, os.PathLike)) and os.path.isdir(where) and not kwargs.get("subfolder")
         if local:
             _check_local_folder(where)
@@ -117,9 +121,10 @@ def _check_local_folder(where) -> None:
 
     from ..eval.weight_names import check_weight_names
     from ..ownership import check_output_files, export_again
-    from .save_folder import SAVED_FILES, refuse_adopted
+    from .save_folder import SAVED_FILES, refuse_adopted, refuse_other_model_type
 
     refuse_adopted(Path(where))
+    refuse_other_model_type(Path(where))  # round 21, P464: a bake_adopted (llama) folder
     check_weight_names(Path(where))
     # G210: an export's config.json edited (rope_theta 10000 -> 500) loaded other logits without a word, though
     # export's marker records its sha256 (the adopted folders' kind, E169); M14, M16: its weights too

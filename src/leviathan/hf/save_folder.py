@@ -51,7 +51,8 @@ def check_save_arguments(model: Any, state_dict: Any, kwargs: dict) -> None:
     """UserError for the ``save_pretrained`` arguments a whole save cannot honour (issue 30 round 20):
     ``push_to_hub=True`` pushed the hidden temporary folder ``save_whole`` saves into, its name taken as the repo id
     (M10); a ``state_dict`` lacking the model's tensors (``{}``) wrote a folder that looks like a save, which no loader
-    takes (M8)."""
+    takes (M8); one holding tensors the model has no place for (``junk.weight``) saved without a word, and the folder's
+    own loader then blamed config.json (round 21, P578)."""
     if kwargs.get("push_to_hub"):
         raise UserError("save_pretrained(push_to_hub=True) is not supported for this model: the save is staged in a "
                         "temporary folder, whose name would be the repo id; save it, then upload the folder "
@@ -70,6 +71,22 @@ def check_save_arguments(model: Any, state_dict: Any, kwargs: dict) -> None:
                         f"({shown_names(lacking)}): the "
                         f"folder would look like a save but not load; pass the model's full state_dict (or none: "
                         f"model.state_dict() is saved), nothing was written")
+    _refuse_extra_tensors(model, state_dict)
+
+
+def _refuse_extra_tensors(model: Any, state_dict: dict) -> None:
+    """UserError when ``state_dict`` holds tensors ``model`` has no place for, which its loader would drop (the keys
+    the model ignores on load, such as an adopted model's baked table, aside): see ``check_save_arguments``."""
+    import re
+
+    ignored = [re.compile(p) for p in (getattr(model, "_keys_to_ignore_on_load_unexpected", None) or ())]
+    extra = sorted(k for k in set(state_dict) - set(model.state_dict()) if not any(p.search(k) for p in ignored))
+    if extra:
+        from ..eval.weight_names import shown_names
+
+        raise UserError(f"save_pretrained: state_dict holds {len(extra)} tensor(s) the model has no place for "
+                        f"({shown_names(extra)}): the folder would look like a save its loader refuses; pass the "
+                        f"model's own state_dict (or none: model.state_dict() is saved), nothing was written")
 
 
 def save_whole(save: Callable[[str], Any], save_directory: str | os.PathLike) -> Any:
@@ -149,3 +166,21 @@ def refuse_adopted(folder: Path) -> None:
         raise UserError(f"{str(folder)!r} is an adopted model ({config.get('model_type')!r} with leviathan_generator "
                         f"in its config.json), not a leviathan export; load it with "
                         f"leviathan.hf.load_adopted({str(folder)!r})")
+
+
+def refuse_other_model_type(folder: Path) -> None:
+    """UserError when ``folder``'s config.json is a model of another ``model_type`` than leviathan's: a
+    ``bake_adopted`` output (a plain ``llama`` folder) loaded into ``LeviathanForCausalLM`` with its trained table
+    dropped as unexpected and a random generator built, only transformers' "model of type llama to instantiate a
+    model of type leviathan" line and its LOAD REPORT said so (issue 30 round 21, P464). An adopted folder is named
+    first (``refuse_adopted``)."""
+    try:
+        config = json.loads((folder / "config.json").read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return
+    kind = config.get("model_type") if isinstance(config, dict) else None
+    if isinstance(kind, str) and kind != "leviathan":
+        raise UserError(f"{str(folder)!r} holds a {kind!r} model (config.json's model_type), not a leviathan export: "
+                        f"LeviathanForCausalLM would drop its weights and draw its own at random; load it with "
+                        f"transformers.AutoModelForCausalLM.from_pretrained({str(folder)!r}) (what bake_adopted "
+                        f"writes), and leviathan.hf.adopt(model, fit=Fit(...)) to start a generator from its table")

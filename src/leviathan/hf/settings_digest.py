@@ -5,8 +5,9 @@
 
 ``leviathan_generator`` in config.json holds settings no weight can vouch for: ``ln_eps`` edited from 1e-5 to 1e-3
 loaded without a word and gave logits up to 0.32 apart (issue 30 round 17, E169). ``save_pretrained`` now records
-the digest of the settings it saved, and ``load_adopted`` refuses settings that no longer match it. A folder saved
-before the digest (no ``settings_sha256``) loads as before. Footgun: transformers' own fields (``rms_norm_eps``) are
+the digest of the settings it saved, and ``load_adopted`` refuses settings that no longer match it. Settings without
+the digest are refused too: its absence switched the check off, and ``ln_eps`` edited with the digest taken out loaded
+without a word (issue 30 round 21, P305); every ``save_pretrained`` writes it. Footgun: transformers' own fields (``rms_norm_eps``) are
 transformers' to trust, as every HF model folder does; this covers what leviathan adds.
 """
 
@@ -33,9 +34,14 @@ def stamp(settings: dict[str, Any]) -> None:
 
 
 def check_stamp(settings: dict[str, Any], where: str) -> None:
-    """UserError when ``settings`` (read back from ``where``) record a digest that is not theirs."""
+    """UserError when ``settings`` (read back from ``where``) record no digest, or one that is not theirs."""
     recorded = settings.get(DIGEST_KEY)
-    if recorded is not None and recorded != settings_digest(settings):
+    if recorded is None:
+        raise UserError(f"{where}: the generator settings (leviathan_generator) lack their {DIGEST_KEY}, which "
+                        f"save_pretrained writes with them, so an edited value could not be told from the saved one: "
+                        f"config.json was edited; restore it from a copy, or load the weights without the generator "
+                        f"(transformers.AutoModelForCausalLM.from_pretrained) and adopt them again")
+    if recorded != settings_digest(settings):
         raise UserError(f"{where}: the generator settings (leviathan_generator) are not the ones save_pretrained "
                         f"wrote (their {DIGEST_KEY} is {str(recorded)[:16]}..., theirs now "
                         f"{settings_digest(settings)[:16]}...): a value was edited, and the weights were trained with "
