@@ -1,9 +1,7 @@
 """A results folder scripts/collect_results.py wrote (no marker: its grid.json holds the unigram_entropy collect adds)
-refuses outputs of other verbs inside it and is not read as a corpus (issue 30 round 20, K148, K125); given where a
-sweep's folder is expected, its grid subfolder is named (round 21, P564)."""
-
 refuses outputs of other verbs inside it and is not read as a corpus (issue 30 round 20, K148, K125), and takes its
-report and embeddings records beside its collected files (round 21, N345, N346)."""
+report and embeddings records beside its collected files (round 21, N345, N346); given where a sweep's folder is
+expected, its grid subfolder is named (round 21, P564)."""
 
 from __future__ import annotations
 
@@ -63,6 +61,7 @@ def test_report_of_a_collected_dest_names_the_grid_subfolder_to_pass(tmp_path):
     assert (f"no result rows in '{grid.parent}', which holds no results.jsonl itself, but its subfolders do ({grid}: "
             f"the layout of scripts/collect_results.py's --dest, a folder per grid); pass '{grid}'") in line, line
     assert not (tmp_path / "rp").exists()
+
 
 @pytest.fixture(scope="module")
 def tiny_sweep(data, tmp_path_factory) -> Path:
