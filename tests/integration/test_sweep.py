@@ -486,6 +486,7 @@ def test_a_sweep_resumes_after_its_data_moved_or_was_prepared_elsewhere(tmp_path
     meta = json.loads((elsewhere / "meta.json").read_text())
     old_meta = {k: v for k, v in meta.items() if k not in ("fingerprint_version", "legacy_fingerprint",
                                                            "field_digests")}  # (nor its own digests: round 14)
+    old_meta["created"] = "2026-12-04T22:52:55+00:00"  # before digests (round 21, P512: one since must have them)
     (elsewhere / "meta.json").write_text(json.dumps({**old_meta, "fingerprint": meta["legacy_fingerprint"]}))
     assert resume(elsewhere) == [] and len(notes()) == 1 and "2 row(s)" in notes()[0]
     (elsewhere / "meta.json").write_text(json.dumps(meta))

@@ -195,6 +195,7 @@ def test_a_data_dir_prepared_before_fingerprint_versions_still_loads(tmp_path):
     old = {k: v for k, v in meta.items() if k not in ("fingerprint_version", "legacy_fingerprint",
                                                        "legacy_fingerprint_method", "field_digests")}
     old["fingerprint"] = meta["legacy_fingerprint"]
+    old["created"] = "2026-12-04T22:52:55+00:00"  # before digests (round 21, P512: one since must have them)
     (out / "meta.json").write_text(json.dumps(old))
     messages = []
     assert prepare(src, out, "cl100k_base", val_fraction=0.2, progress=False, log=messages.append) == old
