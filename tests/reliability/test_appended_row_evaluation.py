@@ -30,9 +30,9 @@ def test_a_row_evaluated_otherwise_is_not_appended_and_the_report_still_reads_th
     before = (folder / "results.jsonl").read_bytes()
     row = json.loads(second)
     shown = row["evaluation"]["options"]["max_tokens"]
-    row["evaluation"]["options"]["max_tokens"] = shown // 2
+    row["evaluation"]["options"]["max_tokens"] = shown * 2  # a larger cap: a row scoring past its own is impossible
     with pytest.raises(UserError, match=rf"append_result: in .*, the row {row['name']!r} was evaluated otherwise "
-                                        rf"than the rows there \(eval.max_tokens: {shown} in line 1, {shown // 2} in "
+                                        rf"than the rows there \(eval.max_tokens: {shown} in line 1, {shown * 2} in "
                                         rf"the row appended\); nothing was written"):
         append_result(folder / "results.jsonl", row)
     assert (folder / "results.jsonl").read_bytes() == before
