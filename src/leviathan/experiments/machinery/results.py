@@ -914,7 +914,8 @@ def append_result(path: str | os.PathLike, row: ResultRow | Mapping) -> None:
     _check_results_file(path, row, data)
     _check_no_other_writer(path)
     _unshare(path)
-    Path(path).parent.mkdir(parents=True, exist_ok=True)  # after every check: nothing is made for a refused row
+    if not os.path.lexists(Path(path).parent):  # after every check: nothing is made for a refused row; a file in the
+        Path(path).parent.mkdir(parents=True)  # parent's place is left to open(), named as a file in a folder's way
     fd = os.open(os.fspath(path), os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644)
     try:
         # a torn last line (crash mid-write) would glue onto this row: start on a fresh line
