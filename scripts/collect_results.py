@@ -151,8 +151,10 @@ def check_destination(dest: Path, out: Path, name: str) -> None:
                         f"not a results folder that holds grids' folders; nothing was written; pass the folder above "
                         f"it (--dest {str(dest.parent)!r} collects into {str(dest.parent / name)!r}), or another "
                         f"--dest")
-    check_not_inside(out, "--dest", ("train", "prepare", "export"), within=CONTAINERS,
-                     verb="collect_results")  # round 9, N113; nor a report's or lm-eval's folder (round 17, D143)
+    for folder in (dest, out):  # round 9, N113; nor a report's or lm-eval's folder (round 17, D143); --dest itself
+        # too: a new folder in a sweep's runs/ is refused, and DEST/<grid> lies one level deeper, where a run's own
+        # marker judges (round 22, Q38: --dest SWEEP/runs/x wrote x/g/results.jsonl among the sweep's runs, exit 0)
+        check_not_inside(folder, "--dest", ("train", "prepare", "export"), within=CONTAINERS, verb="collect_results")
     results, grid = out / "results.jsonl", out / "grid.json"
     if results.exists():
         values, bad = read_json_lines(results)

@@ -20,7 +20,7 @@ import signal
 import sys
 import threading
 
-from .errors import ReportedInterrupt, StorageError, UserError, storage_error_message
+from .errors import ReportedInterrupt, Stopped, StorageError, UserError, storage_error_message
 from .printed import check_stdout_open, lost_output, reader_left, watched_stdout
 from .storage import storage_oserror
 from .warning_lines import one_line_warnings
@@ -69,14 +69,6 @@ def _parse(parser: argparse.ArgumentParser, argv: list[str]) -> argparse.Namespa
         return parser.parse_intermixed_args(argv)
     except TypeError:  # a verb with sub-commands (analyze): argparse cannot intermix those
         return parser.parse_args(argv)
-
-
-class Stopped(BaseException):
-    """SIGTERM arrived (``main``'s handler): unwinds the verb like Ctrl-C does, so its ``finally`` blocks clean up."""
-
-    def __init__(self, signum: int):
-        super().__init__(signum)
-        self.signum = signum
 
 
 _VERB_PID = os.getpid()  # the process whose verb the stop handlers serve (set again by ``_stoppable``)
@@ -182,10 +174,12 @@ def _stoppable(verb: str, call, command: str | None = None, ending: bool = False
     step, inside the ``try``: putting the previous (default) actions back first left microseconds in which a stop
     killed it without a word (10 of 10 tries of `leviathan params`, Ctrl-C as its last line came), and a Ctrl-C while
     they were set from the ``finally`` was a KeyboardInterrupt traceback."""
-    from .stop_signals import stop_signals
+    from . import stop_signals as stops
 
     global _VERB_PID, _PENDING, _STOPPING
     _VERB_PID, _PENDING, _STOPPING = os.getpid(), None, False
+    stops.output_in_place = False
+    stop_signals = stops.stop_signals
     main_thread = threading.current_thread() is threading.main_thread()
     previous, late = {}, False
     try:
@@ -214,7 +208,14 @@ def _stoppable(verb: str, call, command: str | None = None, ending: bool = False
 
 
 def _stopped_line(name: str, verb: str, command: str | None = None) -> str:
+    """The line of a stop that ended ``verb``: its output was not made, or (``stop_signals.output_in_place``) it was
+    already in place, complete. `prepare` stopped just after renaming its data folder into place said its temporary
+    files were removed and to run it again, beside a complete folder (issue 30 round 22, Q106)."""
+    from . import stop_signals
+
     command = command or f"leviathan {verb}"
+    if stop_signals.output_in_place:
+        return finished_stop_line(name, command)
     return (f"stopped by {name} before `{command}` finished: its temporary files are removed and nothing "
             f"half-written is taken as valid; run the same command again")
 

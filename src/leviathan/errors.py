@@ -37,6 +37,16 @@ def _storage_error(message: str, number: int, strerror: str, filename) -> Storag
     return StorageError(message, OSError(number, strerror, filename))
 
 
+class Stopped(BaseException):
+    """A stop signal (SIGTERM, SIGHUP) that unwinds a verb like Ctrl-C does, so its ``finally`` blocks clean up: raised
+    by the CLI's handler, and by ``train`` for a second stop during a step (issue 30 round 22, Q57). The CLI says
+    which signal stopped what and exits 128 + ``signum``."""
+
+    def __init__(self, signum: int):
+        super().__init__(signum)
+        self.signum = signum
+
+
 class ReportedInterrupt(KeyboardInterrupt):
     """Ctrl-C whose stop the verb has already said in its own line (``train``: "stopped by SIGINT at step N;
     checkpoint saved ..."): the CLI exits 130 without a second line."""

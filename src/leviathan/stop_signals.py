@@ -34,6 +34,12 @@ def stop_and_interrupt_signals() -> list[signal.Signals]:
     return found
 
 
+# True once the verb of this process has put its output in place, complete (``prepare`` after renaming its data folder
+# into place, ``report`` after its swap): a stop from then on says the work is done rather than "run it again" (issue
+# 30 round 22, Q106). The CLI sets it back to False as each verb starts.
+output_in_place = False
+
+
 # A stop that arrived in a worker process before its training began (``remember_stop``), adopted by train's stop flag
 # when it starts: the worker then stops before its first step instead of training on.
 pending_stop: int | None = None

@@ -581,7 +581,7 @@ def test_no_output_is_written_among_a_sweeps_embeddings_records(small_sweep, fin
 def test_no_verb_writes_its_output_among_a_sweeps_runs_or_into_a_data_folder(small_sweep, finished_run, data, tmp_path):
     """Round 9: ``export RUN SWEEP/runs/NEW`` (N119), ``prepare --out SWEEP/runs/data`` (N120), ``demo --run-dir
     SWEEP/runs/demo`` (N121), ``lm-eval --out SWEEP/runs`` (N116: lm_eval.json and a marker in the runs folder itself)
-    and ``--out DATA/le`` (N125), ``collect_results.py --dest SWEEP/runs`` (N113), ``analyze embeddings RUN --out
+    and ``--out DATA/le`` (N125), ``collect_results.py --dest SWEEP/runs`` (N113; ``SWEEP/runs/x``, round 22, Q38), ``analyze embeddings RUN --out
     DATA/rec.json`` (N124) wrote there, exit 0 each. An export kept inside its own run folder stays allowed."""
     from reliability_support import REPO
 
@@ -600,9 +600,10 @@ def test_no_verb_writes_its_output_among_a_sweeps_runs_or_into_a_data_folder(sma
         assert "lies inside" in cli_error(["lm-eval", finished_run, "--tasks", "piqa", "--out", out])
     assert "lies inside" in cli_error(["analyze", "embeddings", finished_run, "--out", mine / "rec.json"])
     env = {**os.environ, "PYTHONPATH": str(REPO / "src"), "OMP_NUM_THREADS": "1"}
-    done = subprocess.run([sys.executable, str(REPO / "scripts" / "collect_results.py"), str(sweep), "--dest",
-                           str(sweep / "runs")], env=env, capture_output=True, text=True)
-    assert done.returncode == 2 and "lies inside" in done.stderr, done.stderr
+    for dest in (sweep / "runs", sweep / "runs" / "x"):  # round 22 (Q38): a new folder in runs/ wrote x/g/ there
+        done = subprocess.run([sys.executable, str(REPO / "scripts" / "collect_results.py"), str(sweep), "--dest",
+                               str(dest)], env=env, capture_output=True, text=True)
+        assert done.returncode == 2 and "lies inside" in done.stderr, done.stderr
     assert {folder: tree_hashes(folder) for folder in (sweep, mine)} == before
     assert sorted(p.name for p in (sweep / "runs").iterdir()) == ["a-dense_tied-s0"]
 

@@ -64,6 +64,7 @@ from ..ownership import (CONTAINERS, check_apart, check_not_inside, check_replac
 from ..removal import remove_tree, warn_left
 from ..seeds import check_seed
 from ..storage import storage_oserror
+from .. import stop_signals
 from .companions import file_digests
 from .fingerprint import DataFingerprint
 from .meta import META_FILE, PreparedMeta, find_meta
@@ -531,7 +532,9 @@ def prepare(
             meta = _prepare_into(_Job(tmp, src, vsrc, tok, bpe_vocab, settings, stat, int(num_workers), int(seed),
                                       val_fraction, progress, batch_chars, piece_chars, log))
             write_marker(tmp, "prepare", listed_files(tmp))  # last: names every file of the data dir
-            _install(tmp, out)
+            with stop_signals.held_stops(deliver_after=True):  # a stop during the rename is said once it is done (Q106)
+                _install(tmp, out)
+                stop_signals.output_in_place = True  # a stop from here on finds the data folder complete
         except BaseException:
             shutil.rmtree(tmp, ignore_errors=True)
             raise

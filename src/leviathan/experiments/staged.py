@@ -31,6 +31,7 @@ import shutil
 from pathlib import Path
 from typing import Iterable, Iterator
 
+from .. import stop_signals
 from ..stop_signals import held_stops
 from ..ownership import _matches, _proof, leftover_is_own, mark, read_marker
 
@@ -62,6 +63,7 @@ def staged_output(out: Path, verb: str, files: Iterable[str], stale: Iterable[st
         with held_stops(deliver_after=True):  # a stop mid-swap would leave the mix the staging prevents
             _swap(stage, out, verb, tuple(stale))
             mark(out, verb, files)  # the names it now writes there, before a held stop is delivered
+            stop_signals.output_in_place = True  # a held stop then says the report is complete (round 22, Q106)
     finally:
         shutil.rmtree(stage, ignore_errors=True)
 

@@ -51,7 +51,7 @@ from ..config import dump_yaml
 from ..data.meta import PreparedMeta, not_prepared
 from ..eval.result import EvalResult
 from ..io import atomic_write_json, atomic_write_text
-from ..errors import ReportedInterrupt, UserError, dead_link, missing
+from ..errors import ReportedInterrupt, Stopped, UserError, dead_link, missing
 from ..locking import folder_lock, reading
 from ..ownership import check_apart, check_claim, check_not_container, check_not_inside, mark
 from ..model.accounting import count_model
@@ -214,9 +214,26 @@ def _check_inputs(cfg: RunConfig, run_dir: Path, info: D.DistInfo) -> PreparedMe
         raise UserError(f"data.path {cfg.data.path!r} has no validation tokens (its val split: {state}), and a run "
                         f"validates at its end (and every eval_interval steps); prepare the data with a validation "
                         f"split (leviathan prepare ... --val-fraction 0.01, or --val-source FILE)")
+    _check_batch_fits(cfg, meta)
     if info.is_main:
         _check_run_dir(run_dir)
     return meta
+
+
+def _check_batch_fits(cfg: RunConfig, meta: PreparedMeta) -> None:
+    """One optimizer step may not be more than the whole training split. ``batch_tokens=1e9`` on 14,278 training
+    tokens was accepted: one step was ~3.9M micro batches, the data read ~70,000 times, and a SIGTERM waited for that
+    step to end (issue 30 round 22, Q57, a hang). ``BatchLoader`` refuses a micro batch past the data; this is the
+    global batch, which gradient accumulation spreads over many micro batches."""
+    train = meta.splits.get("train")
+    if train is None or train.tokens is None or cfg.batch_tokens <= train.tokens:
+        return
+    unit = cfg.data.seq_len * cfg.micro_batch_size
+    most = max(unit, (train.tokens // unit) * unit)
+    raise UserError(f"batch_tokens={cfg.batch_tokens:,} is more than the {train.tokens:,} tokens of the training "
+                    f"split in {cfg.data.path!r}: one optimizer step would read all of it "
+                    f"{cfg.batch_tokens / train.tokens:,.1f} times; lower batch_tokens (at most {train.tokens:,}, "
+                    f"e.g. batch_tokens={most}) or prepare more text")
 
 
 def _build(cfg: RunConfig, device: torch.device, info: D.DistInfo):
@@ -496,25 +513,41 @@ def _early_summary(run_dir: Path, state: TrainState, flag: "_StopFlag", wall_tim
                         params=counts, stopped=name)
 
 
+# A stop repeated within this many seconds of the first is the same stop, arriving twice (``_StopFlag._handle``).
+SAME_STOP_S = 5.0
+
+
 class _StopFlag:
     """SIGTERM / SIGINT -> a flag the loop checks between steps (main thread only)."""
 
     def __init__(self):
         self.signum: int | None = None
         self.training = False  # set once the first step begins: before it, nothing is trained or saved
+        self._first_at = 0.0  # time.monotonic() of the first stop
         self._old: dict[int, object] = {}
 
     def _handle(self, signum, frame):
-        if signum == signal.SIGINT and self.signum == signal.SIGINT:
-            raise KeyboardInterrupt  # second Ctrl-C: stop now
-        self.signum = signum
+        """The first stop is noted (the step ends, a checkpoint is saved); a second Ctrl-C stops at once, and so does
+        another stop sent ``SAME_STOP_S`` or more after the first: a second SIGTERM was noted again, and a step of
+        millions of micro batches ran on (issue 30 round 22, Q57: `timeout`, then `kill`, left train running 10+
+        minutes). Footgun: one stop often arrives twice, from the process group and from a parent passing it on (the
+        sweep, the demo, torchrun's agent); a repeat within ``SAME_STOP_S`` is that same stop, and a worker whose
+        caller says its stops (the sweep holds further stops while its workers save) takes every repeat as it."""
         from .. import stop_signals
 
+        if self.signum is not None:
+            if signum == signal.SIGINT and self.signum == signal.SIGINT:
+                raise KeyboardInterrupt  # second Ctrl-C: stop now
+            if stop_signals.caller_says_stops or time.monotonic() - self._first_at < SAME_STOP_S:
+                return
+            if signum == signal.SIGINT:
+                raise KeyboardInterrupt  # the CLI: "stopped by Ctrl-C (SIGINT) before `leviathan train` finished"
+            raise Stopped(signum)  # the CLI: "stopped by SIGTERM before ...", exit 128 + signum
+        self.signum, self._first_at = signum, time.monotonic()
         if stop_signals.caller_says_stops:
             return
-        print(f"\n{self._received(signum)} "
-              f"({'press Ctrl-C again to stop at once' if signum == signal.SIGINT else 'exit status 0'})",
-              file=sys.stderr, flush=True)
+        again = "press Ctrl-C again" if signum == signal.SIGINT else f"exit status 0; send {signal.Signals(signum).name} again"
+        print(f"\n{self._received(signum)} ({again} to stop at once)", file=sys.stderr, flush=True)
 
     def _received(self, signum: int) -> str:
         """What a stop will do: before the first step "finishing this step, saving a checkpoint" was followed by
