@@ -59,3 +59,26 @@ def model_device_problem(spec: Any) -> str | None:
     elif is_integer(spec):  # a bool is not an index: device=True was read by torch as a dtype
         spec = f"cuda:{int(spec)}" if spec >= 0 else spec
     return device_problem(spec, auto=False) or device_unavailable(spec)
+
+
+def refuse_absent_device_map(device_map: Any, who: str) -> None:
+    """UserError when ``from_pretrained``'s ``device_map`` (a device, a GPU's index, or a dict of module -> either)
+    puts weights on a GPU this machine lacks: ``device_map='cuda'`` or ``'cuda:3'`` on a torch without CUDA ended in
+    torch's "AssertionError: Torch not compiled with CUDA enabled" through ``LeviathanForCausalLM.from_pretrained`` and
+    ``load_adopted`` (issue 30 round 22, S604, S608, S609), where ``load_model(device='cuda')`` names it (S278).
+    transformers' own names (``auto``, ``balanced``, ``sequential``, ``cpu``, ``disk``) are left to it; the meta
+    device is ``meta_device.refuse_meta_device_map``'s."""
+    import torch
+
+    from .integers import is_integer
+
+    places = device_map.items() if isinstance(device_map, dict) else [(None, device_map)]
+    for module, place in places:
+        spec = f"cuda:{int(place)}" if is_integer(place) and place >= 0 else str(place)
+        if isinstance(place, (str, torch.device)) or is_integer(place):
+            problem = device_unavailable(spec) if _CUDA.fullmatch(spec) else None
+            if problem is not None:
+                shown = "device_map" if module is None else f"device_map[{module!r}]"
+                from .errors import UserError
+
+                raise UserError(f"{who}: {shown} {problem} (leave device_map out to load onto the CPU)")

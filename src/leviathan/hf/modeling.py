@@ -76,9 +76,11 @@ class LeviathanPreTrainedModel(PreTrainedModel):
         if (where is None and "state_dict" not in kwargs) or not isinstance(where, (str, os.PathLike, type(None))):
             raise UserError(f"from_pretrained: expected the path of a folder (an export, or a save_pretrained) or a "
                             f"hub model id, got {where!r:.60}; pass the folder to load")
+        from ..devices import refuse_absent_device_map
         from ..meta_device import refuse_meta_device_map
 
         refuse_meta_device_map(kwargs.get("device_map"), "from_pretrained")  # round 21, P470
+        refuse_absent_device_map(kwargs.get("device_map"), "from_pretrained")  # round 22, S604, S608
         local = isinstance(where, (str, os.PathLike)) and os.path.isdir(where) and not kwargs.get("subfolder")
         if local:
             _check_local_folder(where)
@@ -121,8 +123,13 @@ def _check_local_folder(where) -> None:
 
     from ..eval.weight_names import check_weight_names
     from ..ownership import check_output_files, export_again
+    from .config_file import check_saved_dtype, read_config_json
     from .save_folder import SAVED_FILES, refuse_adopted, refuse_other_model_type
 
+    config_json = Path(where) / "config.json"
+    if config_json.is_file():  # transformers' OSError named no fix for a binary one (round 22, S118), and 'float8'
+        fix = "restore it from a copy, or export the checkpoint again (leviathan export RUN OUT)"  # its AttributeError
+        check_saved_dtype(read_config_json(config_json, fix), config_json, fix)  # (S108)
     refuse_adopted(Path(where))
     refuse_other_model_type(Path(where))  # round 21, P464: a bake_adopted (llama) folder
     check_weight_names(Path(where))
