@@ -98,7 +98,13 @@ class Decoder:
         self.cache: KVCache | None = None
 
     def pick(self, logits: torch.Tensor) -> torch.Tensor:
-        """logits (B, T, V) -> the next ids (B,) after the last position."""
+        """logits (B, T, V) -> the next ids (B,) after the last position. Logits (B, V) of one position were read as
+        B positions of one sequence, one id returned without a word, and a text was Python's "string indices must be
+        integers" (issue 30 round 22, the S513 kind)."""
+        if not isinstance(logits, torch.Tensor) or logits.dim() != 3:
+            shown = tuple(logits.shape) if isinstance(logits, torch.Tensor) else type(logits).__name__
+            raise ValueError(f"Decoder.pick takes the model's logits (B, T, V), got {shown}; pass model(ids)[0] (for "
+                             f"the logits of one position (B, V), call sample_next_token)")
         return sample_next_token(logits[:, -1], self.temperature, self.top_k, self.top_p, self.generator)
 
     @torch.no_grad()

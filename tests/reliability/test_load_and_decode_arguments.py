@@ -141,3 +141,61 @@ def test_a_cache_filled_by_one_model_is_refused_by_another_of_the_same_shapes(mo
         fresh = KVCache()
         other(torch.tensor([[1, 2]]), cache=fresh)  # another model fills a cache of its own
     assert cache.get_seq_length() == 4 and fresh.get_seq_length() == 2
+
+
+def test_public_loading_helpers_name_the_argument_they_cannot_take(model, tmp_path):
+    """The round's kind beyond its ids: plain_llama_config('x'), plain_llama_state_dict('x'), init_generator('x') were
+    AttributeErrors, adopted_class('x') "issubclass() arg 1 must be a class" (adopted_class(int) made 'Leviathanint'),
+    resize_token_embeddings('x') torch's "empty(): argument 'size'" (0 and True taken), device_map=True torch's
+    many-line TypeError."""
+    from leviathan.hf import adopted_class, load_adopted
+    from leviathan.hf.export import from_native, plain_llama_config, plain_llama_state_dict
+    from leviathan.hf.modeling import init_generator
+
+    for call, error, said in (
+            (lambda: plain_llama_config("x"), TypeError, r"plain_llama_config takes a leviathan ModelConfig"),
+            (lambda: plain_llama_state_dict("x"), TypeError, r"plain_llama_state_dict takes leviathan's CausalLM"),
+            (lambda: adopted_class("x"), UserError, r"adopted_class takes a transformers model class .*got str"),
+            (lambda: adopted_class(int), UserError, r"adopted_class takes a transformers model class"),
+            (lambda: init_generator("x"), TypeError, r"init_generator takes a LeviathanGenerator, got str"),
+            (lambda: load_adopted(tmp_path, device_map=True), UserError, r"device_map is True, not a device")):
+        with pytest.raises(error, match=said):
+            call()
+    hf = from_native(model)
+    for value, said in ((0, "must be a whole number >= 1, got 0"), ("x", "expected a whole number >= 1, got 'x'"),
+                        (True, "expected a whole number >= 1, got True")):
+        with pytest.raises(UserError, match=rf"resize_token_embeddings: new_num_tokens: {said}"):
+            hf.resize_token_embeddings(value)
+    assert hf.get_input_embeddings().weight.shape[0] == 300  # nothing resized by a refused call
+    assert plain_llama_config(model.config).vocab_size == 300
+
+
+def test_decoding_inputs_of_the_wrong_type_or_shape_are_named(model):
+    """The kind beyond the ids, in decoding: get_seq_length('a') was Python's TypeError and -1 read the last layer;
+    Decoder.pick of (B, V) logits returned one id without a word; position_ids / attention_mask that are text or of
+    another length were Python's or torch's errors from inside the attention."""
+    from leviathan.positions import fit_positions
+
+    cache = KVCache()
+    for layer in ("a", -1, True):
+        with pytest.raises(TypeError, match=r"get_seq_length: layer_idx must be a whole number >= 0"):
+            cache.get_seq_length(layer)
+    with pytest.raises(ValueError, match=r"Decoder\.pick takes the model's logits \(B, T, V\), got \(1, 300\)"):
+        Decoder(model).pick(torch.zeros(1, 300))
+    ids = torch.tensor([[1, 2]])
+    for kwargs, error, said in (({"position_ids": "x"}, TypeError, r"position_ids must be a tensor"),
+                                ({"attention_mask": "x"}, TypeError, r"attention_mask must be a tensor"),
+                                ({"position_ids": torch.tensor([[0, 1, 2]])}, ValueError,
+                                 r"position_ids must have shape \(1, 2\) .*got \(1, 3\)"),
+                                ({"attention_mask": torch.ones(1, 3)}, ValueError,
+                                 r"attention_mask must have shape \(1, 2\) .*got \(1, 3\)"),
+                                ({"position_ids": torch.tensor([[0.0, 1.0]])}, TypeError, r"integer positions")):
+        with pytest.raises(error, match=said):
+            model(ids, **kwargs)
+    with torch.no_grad():
+        plain = model(ids)[0]
+        given = model(ids, position_ids=torch.tensor([[0, 1]]), attention_mask=torch.ones(1, 2, dtype=torch.long))[0]
+    assert torch.equal(plain, given)
+    with pytest.raises(UserError, match=r"fit_positions: limit: must be a whole number >= 1, got 0"):
+        fit_positions(3, 3, 0)
+    assert fit_positions(3, 3, 5)[:2] == (3, 2)

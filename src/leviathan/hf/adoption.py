@@ -132,13 +132,13 @@ class _AdoptedMixin:
         initialises whatever a file lacks, and a folder re-saved by transformers alone keeps ``leviathan_generator`` in
         config.json but only the baked table among the weights (the generator at random init: logits off by ~0.6);
         and ``device_map`` on the meta device (``meta_device.refuse_meta_device_map``) or on a GPU this machine
-        lacks (``devices.refuse_absent_device_map``: torch's AssertionError, round 22, S608, S609).
+        lacks (``devices.check_device_map``: torch's AssertionError, round 22, S608, S609).
         """
-        from ..devices import refuse_absent_device_map
+        from ..devices import check_device_map
         from ..meta_device import refuse_meta_device_map
 
         refuse_meta_device_map(kwargs.get("device_map"), "from_pretrained")  # round 21, P470
-        refuse_absent_device_map(kwargs.get("device_map"), "from_pretrained")  # round 22, S604, S608
+        check_device_map(kwargs.get("device_map"), "from_pretrained")  # round 22, S604, S608
         model, info = super().from_pretrained(*args, output_loading_info=True, **kwargs)
         generator = model.get_input_embeddings()
         if isinstance(generator, LeviathanGenerator):
@@ -204,11 +204,21 @@ class _AdoptedMixin:
             "(leviathan.hf.to_original(model)) and resize the baked model")
 
 
-@functools.cache
 def adopted_class(base: type[PreTrainedModel]) -> type[PreTrainedModel]:
     """The subclass ``Leviathan<base.__name__>`` of a causal LM class (created once, registered in this module); its
-    ``from_pretrained`` is what ``load_adopted`` calls.
+    ``from_pretrained`` is what ``load_adopted`` calls. A ``base`` that is no transformers model class is refused:
+    'x' was Python's "issubclass() arg 1 must be a class", and ``int`` made a class ``Leviathanint`` without a word
+    (issue 30 round 22, the S514 kind).
     """
+    if not (isinstance(base, type) and issubclass(base, PreTrainedModel)):
+        raise UserError(f"adopted_class takes a transformers model class (such as transformers.LlamaForCausalLM), got "
+                        f"{type(base).__name__} {base!r:.60}")
+    return _adopted_class(base)
+
+
+@functools.cache
+def _adopted_class(base: type[PreTrainedModel]) -> type[PreTrainedModel]:
+    """``adopted_class`` once its argument is checked (cached: one class per base)."""
     if issubclass(base, _AdoptedMixin):
         return base
     name = f"Leviathan{base.__name__}"
@@ -543,11 +553,11 @@ def load_adopted(path: str | os.PathLike, **from_pretrained_kwargs: Any) -> PreT
     """
     from transformers import AutoConfig
 
-    from ..devices import refuse_absent_device_map
+    from ..devices import check_device_map
     from ..empty_paths import refuse_empty_path
 
     refuse_empty_path(path, "load_adopted's path")  # '' was read as '.' (issue 30 round 17, E168)
-    refuse_absent_device_map(from_pretrained_kwargs.get("device_map"), "load_adopted")  # round 22, S608, S609
+    check_device_map(from_pretrained_kwargs.get("device_map"), "load_adopted")  # round 22, S608, S609
     from ..value_rules import check_read_path
 
     check_read_path("load_adopted", "path", path, "pass the folder an adopted model was saved in")  # M346 (round 20)

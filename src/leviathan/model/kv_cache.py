@@ -49,6 +49,11 @@ class KVCache:
         return self.keys[layer_idx], self.values[layer_idx]
 
     def get_seq_length(self, layer_idx: int = 0) -> int:
+        """The positions cached at ``layer_idx`` (0 for a layer not cached yet). 'a' was Python's "'<' not supported"
+        TypeError, and -1 read the last layer's (issue 30 round 22, the S593 kind)."""
+        if not is_integer(layer_idx) or layer_idx < 0:
+            raise TypeError(f"KVCache.get_seq_length: layer_idx must be a whole number >= 0 (a layer's index), got "
+                            f"{type(layer_idx).__name__} {layer_idx!r:.40}")
         return self.keys[layer_idx].shape[-2] if layer_idx < len(self.keys) else 0
 
     def _check_layer(self, layer_idx) -> None:

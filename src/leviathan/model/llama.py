@@ -27,6 +27,7 @@ from ..integers import is_integer
 from ..positions import check_within_positions
 from .config import ModelConfig
 from .embedding import TableEmbedding, build_input_embedding
+from .attention_inputs import check_attention_inputs
 from .kv_cache import KVCache, claim_cache
 from .labels import check_input_ids, check_labels, check_outside
 from .loss import linear_cross_entropy, linear_token_nll
@@ -154,6 +155,7 @@ class LlamaModel(nn.Module):
                             f"positions")
         claim_cache(cache, self)  # another model's same-shaped keys were continued silently (round 22, S234)
         past = cache.get_seq_length() if cache is not None else 0
+        check_attention_inputs(position_ids, attention_mask, batch=B, length=T, past=past)  # round 22
         # a table checks its own ids; a generator embeds any id up to b^k - 1, past the vocabulary, so an input the
         # model has no token for was taken without a word (issue 30 round 14, B109, B171)
         if not isinstance(self.embed_tokens, TableEmbedding):
