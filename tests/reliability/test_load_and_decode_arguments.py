@@ -192,6 +192,8 @@ def test_decoding_inputs_of_the_wrong_type_or_shape_are_named(model):
                                 ({"position_ids": torch.tensor([[0.0, 1.0]])}, TypeError, r"integer positions")):
         with pytest.raises(error, match=said):
             model(ids, **kwargs)
+    with pytest.raises(ValueError, match=r"position_ids must have shape \(1, 4\) .*got \(4,\)"):
+        model(torch.tensor([[1, 2, 3, 4]]), position_ids=torch.arange(4))  # as many ids as heads: it broadcast silently
     with torch.no_grad():
         plain = model(ids)[0]
         given = model(ids, position_ids=torch.tensor([[0, 1]]), attention_mask=torch.ones(1, 2, dtype=torch.long))[0]

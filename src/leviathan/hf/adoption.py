@@ -59,12 +59,11 @@ from transformers import PretrainedConfig, PreTrainedModel
 from transformers import initialization as hf_init
 
 from ..errors import UserError
-from .. import json_text
 from ..model.generator import GENERATOR_FORMS, GENERATOR_INITS, LeviathanGenerator
 from ..positions import model_positions
 from .adoption_table import check_fit_table
-from .config_file import check_saved_dtype, read_config_json
 from .adoption_fit import Fit, FitReport, as_fit, bucket_fits, fit_to_table, row_weights, text_ids, text_loss
+from .config_file import check_saved_dtype, read_config_json
 from .modeling import InputEmbeddingError, init_generator
 from .settings_digest import check_stamp, stamp
 
