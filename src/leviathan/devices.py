@@ -59,3 +59,37 @@ def model_device_problem(spec: Any) -> str | None:
     elif is_integer(spec):  # a bool is not an index: device=True was read by torch as a dtype
         spec = f"cuda:{int(spec)}" if spec >= 0 else spec
     return device_problem(spec, auto=False) or device_unavailable(spec)
+
+
+def check_device_map(device_map: Any, who: str) -> None:
+    """UserError when ``from_pretrained``'s ``device_map`` (a device, a GPU's index, or a dict of module -> either)
+    puts weights on a GPU this machine lacks: ``device_map='cuda'`` or ``'cuda:3'`` on a torch without CUDA ended in
+    torch's "AssertionError: Torch not compiled with CUDA enabled" through ``LeviathanForCausalLM.from_pretrained`` and
+    ``load_adopted`` (issue 30 round 22, S604, S608, S609), where ``load_model(device='cuda')`` names it (S278); and
+    ``True``, torch's many-line "device() received an invalid combination of arguments". transformers' own names
+    (``auto``, ``balanced``, ``sequential``, ``cpu``, ``disk``) and refusals are left to it; the meta device is
+    ``meta_device.refuse_meta_device_map``'s."""
+    places = device_map.items() if isinstance(device_map, dict) else [(None, device_map)]
+    for module, place in places:
+        shown = "device_map" if module is None else f"device_map[{module!r}]"
+        problem = _place_problem(place)
+        if problem is not None:
+            from .errors import UserError
+
+            raise UserError(f"{who}: {shown} {problem}")
+
+
+def _place_problem(place: Any) -> str | None:
+    """Why one ``device_map`` place is no device here (``check_device_map``), or None."""
+    import numpy as np
+    import torch
+
+    from .integers import is_integer
+
+    if isinstance(place, (bool, np.bool_)):
+        return f"is {place!r}, not a device; pass 'cpu', 'cuda', 'cuda:N', 'auto', or a dict of module -> device"
+    if not (isinstance(place, (str, torch.device)) or is_integer(place)):
+        return None  # transformers names it
+    spec = f"cuda:{int(place)}" if is_integer(place) and place >= 0 else str(place)
+    problem = device_unavailable(spec) if _CUDA.fullmatch(spec) else None
+    return None if problem is None else f"{problem} (leave device_map out to load onto the CPU)"

@@ -92,12 +92,19 @@ class Decoder:
 
     def __init__(self, model, temperature: float = 1.0, top_k: int | None = None, top_p: float | None = None,
                  generator: torch.Generator | None = None):
+        check_model(model, "Decoder")  # a transformers model, a str, an nn.Linear: raw errors in prefill (S503-S515)
         check_filters(temperature, top_k, top_p)  # Decoder(m, nan) / (m, 1.0, -5, 3.0) sampled (round 14, B333)
         self.model, self.temperature, self.top_k, self.top_p, self.generator = model, temperature, top_k, top_p, generator
         self.cache: KVCache | None = None
 
     def pick(self, logits: torch.Tensor) -> torch.Tensor:
-        """logits (B, T, V) -> the next ids (B,) after the last position."""
+        """logits (B, T, V) -> the next ids (B,) after the last position. Logits (B, V) of one position were read as
+        B positions of one sequence, one id returned without a word, and a text was Python's "string indices must be
+        integers" (issue 30 round 22, the S513 kind)."""
+        if not isinstance(logits, torch.Tensor) or logits.dim() != 3:
+            shown = tuple(logits.shape) if isinstance(logits, torch.Tensor) else type(logits).__name__
+            raise ValueError(f"Decoder.pick takes the model's logits (B, T, V), got {shown}; pass model(ids)[0] (for "
+                             f"the logits of one position (B, V), call sample_next_token)")
         return sample_next_token(logits[:, -1], self.temperature, self.top_k, self.top_p, self.generator)
 
     @torch.no_grad()
@@ -203,22 +210,23 @@ def check_sampling(max_new_tokens, temperature, top_k, top_p, eos_id, seed, voca
         raise ValueError(f"seed: {problem}")
 
 
-def check_model(model) -> None:
+def check_model(model, who: str = "generate()") -> None:
     """UserError unless ``model`` is a leviathan ``CausalLM`` (its forward takes the native KV cache) with values: a
     text gave "'str' object has no attribute 'config'" (issue 30 round 15, B124), a transformers model (an adopted one
     too) "'KVCache' object has no attribute 'get_query_offset'" from deep in transformers (B303), and a model on the
-    meta device torch's "Cannot copy out of meta tensor" (B121)."""
+    meta device torch's "Cannot copy out of meta tensor" (B121). ``who`` is the caller (``Decoder`` since round 22:
+    S503, S513-S515, the same raw errors at its first ``prefill``)."""
     from .meta_device import refuse_meta
 
     if not isinstance(model, torch.nn.Module):
-        raise UserError(f"generate() takes leviathan's CausalLM (e.g. leviathan.checkpoint.read.load_model(RUN)[0]), "
+        raise UserError(f"{who} takes leviathan's CausalLM (e.g. leviathan.checkpoint.read.load_model(RUN)[0]), "
                         f"got {type(model).__name__} {model!r:.40}")
     if any(cls.__module__.startswith("transformers.") for cls in type(model).__mro__):
-        raise UserError(f"generate() takes leviathan's own CausalLM, and {type(model).__name__} is a transformers "
+        raise UserError(f"{who} takes leviathan's own CausalLM, and {type(model).__name__} is a transformers "
                         f"model (adopted or not), whose forward takes no leviathan KV cache: use its own "
                         f"model.generate(torch.tensor([ids]), max_new_tokens=...)")
     if not hasattr(model, "config") or not hasattr(model.config, "vocab_size"):
-        raise UserError(f"generate() takes leviathan's CausalLM (a model with a config), got {type(model).__name__}")
+        raise UserError(f"{who} takes leviathan's CausalLM (a model with a config), got {type(model).__name__}")
     refuse_meta(model, "the model", "load it with its weights (leviathan.checkpoint.read.load_model(RUN)), or call "
                 "model.to_empty(device=...) and load a state dict first")
 

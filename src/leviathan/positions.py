@@ -28,7 +28,14 @@ def model_positions(model) -> int | None:
 
 
 def fit_positions(prompt_len: int, max_new_tokens: int, limit: int) -> tuple[int, int, list[str]]:
-    """(prompt tokens kept, the last ones; new tokens that fit; one note per limit applied)."""
+    """(prompt tokens kept, the last ones; new tokens that fit; one note per limit applied). Each argument is a whole
+    number (``limit`` >= 1): -1, 'a' and True were computed with, or Python's TypeError (issue 30 round 22)."""
+    from .value_rules import api_check, whole_problem
+
+    for name, value, least in (("prompt_len", prompt_len, 0), ("max_new_tokens", max_new_tokens, 0),
+                               ("limit", limit, 1)):
+        api_check("fit_positions", name, whole_problem(value, least, f"a whole number >= {least}"),
+                  "pass token counts (limit: the model's positions, model_positions(model))")
     keep = min(prompt_len, limit - 1)
     new = max(0, min(max_new_tokens, limit - keep))
     notes = []

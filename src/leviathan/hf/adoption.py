@@ -59,11 +59,11 @@ from transformers import PretrainedConfig, PreTrainedModel
 from transformers import initialization as hf_init
 
 from ..errors import UserError
-from .. import json_text
 from ..model.generator import GENERATOR_FORMS, GENERATOR_INITS, LeviathanGenerator
 from ..positions import model_positions
 from .adoption_table import check_fit_table
 from .adoption_fit import Fit, FitReport, as_fit, bucket_fits, fit_to_table, row_weights, text_ids, text_loss
+from .config_file import check_saved_dtype, read_config_json
 from .modeling import InputEmbeddingError, init_generator
 from .settings_digest import check_stamp, stamp
 
@@ -130,11 +130,14 @@ class _AdoptedMixin:
         """The original's ``from_pretrained``, refusing a file that lacks any of the generator's tensors: transformers
         initialises whatever a file lacks, and a folder re-saved by transformers alone keeps ``leviathan_generator`` in
         config.json but only the baked table among the weights (the generator at random init: logits off by ~0.6);
-        and ``device_map`` on the meta device (``meta_device.refuse_meta_device_map``).
+        and ``device_map`` on the meta device (``meta_device.refuse_meta_device_map``) or on a GPU this machine
+        lacks (``devices.check_device_map``: torch's AssertionError, round 22, S608, S609).
         """
+        from ..devices import check_device_map
         from ..meta_device import refuse_meta_device_map
 
         refuse_meta_device_map(kwargs.get("device_map"), "from_pretrained")  # round 21, P470
+        check_device_map(kwargs.get("device_map"), "from_pretrained")  # round 22, S604, S608
         model, info = super().from_pretrained(*args, output_loading_info=True, **kwargs)
         generator = model.get_input_embeddings()
         if isinstance(generator, LeviathanGenerator):
@@ -200,11 +203,21 @@ class _AdoptedMixin:
             "(leviathan.hf.to_original(model)) and resize the baked model")
 
 
-@functools.cache
 def adopted_class(base: type[PreTrainedModel]) -> type[PreTrainedModel]:
     """The subclass ``Leviathan<base.__name__>`` of a causal LM class (created once, registered in this module); its
-    ``from_pretrained`` is what ``load_adopted`` calls.
+    ``from_pretrained`` is what ``load_adopted`` calls. A ``base`` that is no transformers model class is refused:
+    'x' was Python's "issubclass() arg 1 must be a class", and ``int`` made a class ``Leviathanint`` without a word
+    (issue 30 round 22, the S514 kind).
     """
+    if not (isinstance(base, type) and issubclass(base, PreTrainedModel)):
+        raise UserError(f"adopted_class takes a transformers model class (such as transformers.LlamaForCausalLM), got "
+                        f"{type(base).__name__} {base!r:.60}")
+    return _adopted_class(base)
+
+
+@functools.cache
+def _adopted_class(base: type[PreTrainedModel]) -> type[PreTrainedModel]:
+    """``adopted_class`` once its argument is checked (cached: one class per base)."""
     if issubclass(base, _AdoptedMixin):
         return base
     name = f"Leviathan{base.__name__}"
@@ -539,9 +552,11 @@ def load_adopted(path: str | os.PathLike, **from_pretrained_kwargs: Any) -> PreT
     """
     from transformers import AutoConfig
 
+    from ..devices import check_device_map
     from ..empty_paths import refuse_empty_path
 
     refuse_empty_path(path, "load_adopted's path")  # '' was read as '.' (issue 30 round 17, E168)
+    check_device_map(from_pretrained_kwargs.get("device_map"), "load_adopted")  # round 22, S608, S609
     from ..value_rules import check_read_path
 
     check_read_path("load_adopted", "path", path, "pass the folder an adopted model was saved in")  # M346 (round 20)
@@ -549,7 +564,9 @@ def load_adopted(path: str | os.PathLike, **from_pretrained_kwargs: Any) -> PreT
     if os.path.isfile(path):  # "PATH/config.json has no config.json" before (issue 30 round 6)
         raise UserError(f"{path} is a file; pass the directory that holds it (written by save_pretrained)")
     _check_config_there(path)
-    raw = _check_config_json(path / "config.json")
+    fix = "restore it from a copy, or save the model again (save_pretrained writes it)"
+    raw = read_config_json(path / "config.json", fix)  # G446 (round 18); S118 (round 22) for from_pretrained
+    check_saved_dtype(raw, path / "config.json", fix)  # 'float8': transformers' AttributeError (round 22, S119)
     config = AutoConfig.from_pretrained(str(path))
     if CONFIG_KEY not in raw:  # present but [] or {}: a damaged adopted folder, not a table model (round 21, P308)
         raise UserError(f"{path} is not an adopted model (its config.json has no {CONFIG_KEY!r}); load it with "
@@ -610,19 +627,6 @@ def _check_config_there(path: Path) -> None:
         raise UserError(f"{str(config_json)!r} {what}; restore config.json from a copy, or save the model again "
                         f"(save_pretrained writes it)")
     raise UserError(f"{path} has no config.json; pass a directory written by save_pretrained")
-
-
-def _check_config_json(file: Path) -> dict:
-    """``file`` read as a JSON object; UserError unless Python can read one: transformers' reader ended a config.json
-    nested 100,000 deep in a RecursionError traceback (issue 30 round 18, G446) and broken JSON in its own OSError."""
-    fix = "restore it from a copy, or save the model again (save_pretrained writes it)"
-    try:
-        raw = json_text.read_file(file)
-    except (OSError, UnicodeDecodeError, ValueError) as e:
-        raise UserError(f"{str(file)!r} is not readable JSON ({e}); {fix}") from None
-    if not isinstance(raw, dict):
-        raise UserError(f"{str(file)!r} is a JSON {type(raw).__name__}, not the object save_pretrained writes; {fix}")
-    return raw
 
 
 def _check_saved_vocab(config: PretrainedConfig, where: Path) -> None:

@@ -23,8 +23,7 @@ from transformers import PretrainedConfig
 from ..config import ConfigError, warn_retired
 from ..model.config import ModelConfig
 
-
-LOADABLE_DTYPES = ("float32", "bfloat16", "float16", "float64", "auto")
+from .config_file import LOADABLE_DTYPES, dtype_problem  # noqa: F401 (LOADABLE_DTYPES: read from here before)
 
 # Llama-family settings a config.json may carry that this model does not read: the one value it implements. Any other
 # value was loaded, shown as the model's (config.hidden_act 'gelu') and ignored, the logits unchanged (issue 30 round
@@ -106,21 +105,22 @@ class LeviathanConfig(PretrainedConfig):
                 raise ConfigError(f"{name} must be a number, got {value!r}")
             setattr(self, name, float(value))  # config.json then always holds a float
         _check_implemented(kwargs)
+        self._check_dtype(kwargs.get("torch_dtype"))  # before transformers' getattr(torch, name) (round 22, S108)
         super().__post_init__(**kwargs)
         self._check_dtype()
         self.to_model_config()  # validate with ModelConfig's messages
         self._check_token_ids()  # of vocab_size, checked above
 
-    def _check_dtype(self) -> None:
-        """config.json's ``dtype`` names a floating type a model's weights load in: ``float8_e4m3fn`` ended in
-        transformers' "couldn't find storage object Float8_e4m3fnStorage" TypeError (issue 30 round 11, S35)."""
-        value = getattr(self, "dtype", None)
-        if value is None:
-            return
-        name = str(value).removeprefix("torch.")
-        if name not in LOADABLE_DTYPES:
-            raise ConfigError(f"dtype {name!r} is not a type the weights load in; write one of "
-                              f"{', '.join(LOADABLE_DTYPES)} as config.json's dtype (the export writes float32)")
+    def _check_dtype(self, older_name=None) -> None:
+        """config.json's ``dtype`` (and ``older_name``, the ``torch_dtype`` older folders carry) names a floating type a
+        model's weights load in: ``float8_e4m3fn`` ended in transformers' "couldn't find storage object
+        Float8_e4m3fnStorage" TypeError (issue 30 round 11, S35), and ``float8``, a name torch lacks, in its
+        "module 'torch' has no attribute 'float8'" AttributeError, so this runs before transformers' own conversion
+        too (round 22, S108)."""
+        for key, value in (("dtype", getattr(self, "dtype", None)), ("torch_dtype", older_name)):
+            if (problem := dtype_problem(value)) is not None:
+                raise ConfigError(f"{key} {problem}; write one of those as config.json's {key} (the export writes "
+                                  f"float32)")
 
     def _check_token_ids(self) -> None:
         """``bos_token_id``, ``eos_token_id`` (an id or a list of them) and ``pad_token_id`` are None or ids of the

@@ -144,6 +144,9 @@ def plain_llama_config(cfg: ModelConfig, **kwargs: Any) -> LlamaConfig:
     ``rms_norm_eps=nan``) was LlamaConfig's raw "got multiple values for keyword argument 'vocab_size'" (issue 30 round
     18, G458), and ``rope_theta=-1`` was taken and dropped, the config keeping 10000.0 (G457): a TypeError naming it
     and the way to change it."""
+    if not isinstance(cfg, ModelConfig):  # 'x' was an AttributeError (issue 30 round 22, the S514 kind)
+        raise TypeError(f"plain_llama_config takes a leviathan ModelConfig (model.config of a CausalLM), got "
+                        f"{type(cfg).__name__} {cfg!r:.60}")
     cfg = cfg.resolved()
     fixed = dict(
         vocab_size=cfg.vocab_size, hidden_size=cfg.hidden_size, intermediate_size=cfg.intermediate_size,
@@ -165,7 +168,11 @@ def plain_llama_config(cfg: ModelConfig, **kwargs: Any) -> LlamaConfig:
 
 
 def plain_llama_state_dict(model: CausalLM) -> dict[str, torch.Tensor]:
-    """Llama-keyed tensors: the baked input table as ``model.embed_tokens.weight``, no tied duplicate."""
+    """Llama-keyed tensors: the baked input table as ``model.embed_tokens.weight``, no tied duplicate. A model that is
+    not a CausalLM was an AttributeError (issue 30 round 22, the S514 kind)."""
+    if not isinstance(model, CausalLM):
+        raise TypeError(f"plain_llama_state_dict takes leviathan's CausalLM (to_native(model) converts a "
+                        f"LeviathanForCausalLM), got {type(model).__name__} {model!r:.60}")
     _check_full_softmax(model)
     cfg = model.config
     table = model.model.embed_tokens.bake()  # (V, D); a detached copy for every input side

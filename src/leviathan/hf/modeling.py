@@ -76,9 +76,11 @@ class LeviathanPreTrainedModel(PreTrainedModel):
         if (where is None and "state_dict" not in kwargs) or not isinstance(where, (str, os.PathLike, type(None))):
             raise UserError(f"from_pretrained: expected the path of a folder (an export, or a save_pretrained) or a "
                             f"hub model id, got {where!r:.60}; pass the folder to load")
+        from ..devices import check_device_map
         from ..meta_device import refuse_meta_device_map
 
         refuse_meta_device_map(kwargs.get("device_map"), "from_pretrained")  # round 21, P470
+        check_device_map(kwargs.get("device_map"), "from_pretrained")  # round 22, S604, S608
         local = isinstance(where, (str, os.PathLike)) and os.path.isdir(where) and not kwargs.get("subfolder")
         if local:
             _check_local_folder(where)
@@ -121,8 +123,13 @@ def _check_local_folder(where) -> None:
 
     from ..eval.weight_names import check_weight_names
     from ..ownership import check_output_files, export_again
+    from .config_file import check_saved_dtype, read_config_json
     from .save_folder import SAVED_FILES, refuse_adopted, refuse_other_model_type
 
+    config_json = Path(where) / "config.json"
+    if config_json.is_file():  # transformers' OSError named no fix for a binary one (round 22, S118), and 'float8'
+        fix = "restore it from a copy, or export the checkpoint again (leviathan export RUN OUT)"  # its AttributeError
+        check_saved_dtype(read_config_json(config_json, fix), config_json, fix)  # (S108)
     refuse_adopted(Path(where))
     refuse_other_model_type(Path(where))  # round 21, P464: a bake_adopted (llama) folder
     check_weight_names(Path(where))
@@ -137,8 +144,10 @@ def init_generator(module: LeviathanGenerator) -> None:
     """The generator's init (docs/DESIGN.md §2) inside transformers' loader, skipping every tensor it loaded: the
     torch.nn.init calls of ``reset_parameters`` skip loaded (``_is_hf_initialized``) tensors under transformers'
     ``guard_torch_init_functions``, and the options' calibration (``table_rms``, ``center``) is written through
-    ``hf_init.copy_``, which skips them too.
+    ``hf_init.copy_``, which skips them too. Anything but a generator was an AttributeError (issue 30 round 22).
     """
+    if not isinstance(module, LeviathanGenerator):
+        raise TypeError(f"init_generator takes a LeviathanGenerator, got {type(module).__name__} {module!r:.60}")
     module.reset_parameters(calibrate=False)
     out, center = module.calibration()
     hf_init.copy_(module.out, out)
@@ -196,7 +205,17 @@ class LeviathanForCausalLM(LeviathanPreTrainedModel, GenerationMixin):
 
     def resize_token_embeddings(self, new_num_tokens: Optional[int] = None, pad_to_multiple_of: Optional[int] = None,
                                 mean_resizing: bool = True):
+        """transformers' resize of a dense table (the other input sides are refused: ``_refuse_table_swap``), its
+        arguments checked first: 'x' was torch's "empty(): argument 'size' must be tuple of ints" and True was taken
+        as 1 (issue 30 round 22, the S593 kind)."""
+        from ..value_rules import api_check, check_switches, whole_problem
+
         self._refuse_table_swap("resize_token_embeddings")
+        fix = "pass the new number of ids (or None), as transformers' resize_token_embeddings takes"
+        for name, value in (("new_num_tokens", new_num_tokens), ("pad_to_multiple_of", pad_to_multiple_of)):
+            if value is not None:
+                api_check("resize_token_embeddings", name, whole_problem(value, 1, "a whole number >= 1"), fix)
+        check_switches("resize_token_embeddings", mean_resizing=mean_resizing)
         return super().resize_token_embeddings(new_num_tokens, pad_to_multiple_of, mean_resizing)
 
     def get_output_embeddings(self) -> nn.Module:
@@ -238,7 +257,7 @@ class LeviathanForCausalLM(LeviathanPreTrainedModel, GenerationMixin):
         for flag in ("output_attentions", "output_hidden_states"):
             if kwargs.get(flag):
                 raise ValueError(f"{flag}=True is not supported by LeviathanForCausalLM")
-        if attention_mask is not None and attention_mask.dim() != 2:
+        if isinstance(attention_mask, torch.Tensor) and attention_mask.dim() != 2:  # a non-tensor: LlamaModel's
             raise ValueError(f"attention_mask must be 2D (batch, keys), got shape {tuple(attention_mask.shape)}; "
                              "static/compiled caches are not supported")
         cache = cache if cache is not None else past_key_values

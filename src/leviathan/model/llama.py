@@ -27,6 +27,8 @@ from ..integers import is_integer
 from ..positions import check_within_positions
 from .config import ModelConfig
 from .embedding import TableEmbedding, build_input_embedding
+from .attention_inputs import check_attention_inputs
+from .kv_cache import KVCache, claim_cache
 from .labels import check_input_ids, check_labels, check_outside
 from .loss import linear_cross_entropy, linear_token_nll
 
@@ -66,43 +68,6 @@ def rotate_half(x: torch.Tensor) -> torch.Tensor:
 def apply_rotary(q, k, cos, sin):
     cos, sin = cos.unsqueeze(1), sin.unsqueeze(1)  # (B, 1, T, d) broadcast over heads
     return q * cos + rotate_half(q) * sin, k * cos + rotate_half(k) * sin
-
-
-class KVCache:
-    """Minimal key/value cache with the Hugging Face ``Cache.update`` signature.
-
-    Footgun: a cache holds the positions of one batch of sequences of one model; feeding it another batch size (or
-    another model's keys) ended in torch's "Sizes of tensors must match except in dimension 2" from deep in the
-    attention (issue 30 round 21, P413, P419). ``update`` refuses it naming both shapes; start a new ``KVCache()``."""
-
-    def __init__(self):
-        self.keys: list[torch.Tensor] = []
-        self.values: list[torch.Tensor] = []
-
-    def update(self, key: torch.Tensor, value: torch.Tensor, layer_idx: int, cache_kwargs=None):
-        """key, value (B, Hkv, T, d) appended after the cached (B, Hkv, S, d) of ``layer_idx``; both returned."""
-        if layer_idx < len(self.keys):
-            self._check_continues(key, layer_idx)
-        if layer_idx == len(self.keys):
-            self.keys.append(key)
-            self.values.append(value)
-        else:
-            self.keys[layer_idx] = torch.cat([self.keys[layer_idx], key], dim=-2)
-            self.values[layer_idx] = torch.cat([self.values[layer_idx], value], dim=-2)
-        return self.keys[layer_idx], self.values[layer_idx]
-
-    def get_seq_length(self, layer_idx: int = 0) -> int:
-        return self.keys[layer_idx].shape[-2] if layer_idx < len(self.keys) else 0
-
-    def _check_continues(self, key: torch.Tensor, layer_idx: int) -> None:
-        """ValueError unless ``key`` continues the cached sequences: the same batch, heads and head size."""
-        held = self.keys[layer_idx]
-        if key.shape[:2] != held.shape[:2] or key.shape[-1] != held.shape[-1]:
-            raise ValueError(
-                f"this KV cache holds {held.shape[0]} sequence(s) of {held.shape[1]} key/value heads of size "
-                f"{held.shape[-1]}, and the input continues {key.shape[0]} sequence(s) of {key.shape[1]} heads of "
-                f"size {key.shape[-1]}; a cache serves one batch of one model: start a new KVCache() (or "
-                f"Decoder.prefill) for another batch")
 
 
 class LlamaAttention(nn.Module):
@@ -188,7 +153,9 @@ class LlamaModel(nn.Module):
             raise TypeError(f"cache must be a KVCache (leviathan.model.llama.KVCache) or None, got "
                             f"{type(cache).__name__} {cache!r:.40}; pass cache=KVCache() and reuse it for the next "
                             f"positions")
+        claim_cache(cache, self)  # another model's same-shaped keys were continued silently (round 22, S234)
         past = cache.get_seq_length() if cache is not None else 0
+        check_attention_inputs(position_ids, attention_mask, batch=B, length=T, past=past)  # round 22
         # a table checks its own ids; a generator embeds any id up to b^k - 1, past the vocabulary, so an input the
         # model has no token for was taken without a word (issue 30 round 14, B109, B171)
         if not isinstance(self.embed_tokens, TableEmbedding):
