@@ -1,8 +1,8 @@
 """A step that cannot end soon (issue 30 round 22, Q57): ``train batch_tokens=1e9`` on 14,278 training tokens was
 accepted, one step was ~3.9M micro batches, and a SIGTERM (then a second one) waited for that step for 10+ minutes.
 
-Two fixes, each tested here with real files and signals: a global batch past the training split is refused before
-anything is written, and a stop sent again ``SAME_STOP_S`` after the first stops the step at once (a repeat within
+Two fixes, each tested here with real files and signals: a global batch of more than ``MAX_PASSES_PER_STEP`` passes over
+the training split is refused before anything is written, and a stop sent again ``SAME_STOP_S`` after the first stops the step at once (a repeat within
 that time is the same stop arriving twice, from the process group and from a parent passing it on).
 """
 
@@ -18,29 +18,34 @@ from reliability_support import cli_error, run_overrides
 
 from leviathan import stop_signals
 from leviathan.errors import Stopped
-from leviathan.train.loop import SAME_STOP_S, _StopFlag
+from leviathan.train.loop import MAX_PASSES_PER_STEP, SAME_STOP_S, _StopFlag
 
 
-def test_a_batch_past_the_training_split_is_refused_before_anything_is_written(data, tmp_path):
+def test_a_batch_of_many_passes_over_the_training_split_is_refused_before_anything_is_written(data, tmp_path):
     train_tokens = json.loads((data / "meta.json").read_text())["splits"]["train"]["tokens"]
     run = tmp_path / "run"
     line = cli_error(["train", *run_overrides(data, batch_tokens=10**9, max_steps=2), "--run-dir", run])
-    assert line.startswith(f"error: batch_tokens=1,000,000,000 is more than the {train_tokens:,} tokens of the "
-                           f"training split in {str(data)!r}"), line
-    assert "lower batch_tokens (at most" in line and "e.g. batch_tokens=" in line
+    assert line.startswith(f"error: batch_tokens=1,000,000,000 is {10**9 / train_tokens:,.1f} times the "
+                           f"{train_tokens:,} tokens of the training split in {str(data)!r}"), line
+    assert f"(at most {MAX_PASSES_PER_STEP} are taken); lower batch_tokens (e.g. batch_tokens=" in line
     assert not run.exists()
 
 
-def test_a_batch_of_the_whole_training_split_is_still_taken(data, tmp_path):
-    """The rule's edge: a step of exactly the split's tokens (rounded down to whole micro batches) is allowed."""
+def test_a_batch_of_a_few_passes_is_still_taken(data):
+    """The rule's edge: a smoke test's few passes per step (the default batch on a small corpus) are allowed, and so
+    is exactly MAX_PASSES_PER_STEP passes; one micro batch more is refused."""
+    from leviathan.data.meta import read_meta
+    from leviathan.errors import UserError
     from leviathan.run_config import load_run_config
     from leviathan.train.loop import _check_batch_fits
-    from leviathan.data.meta import read_meta
 
     meta = read_meta(data)
     unit = 32 * 4  # tiny_overrides: seq_len 32, micro_batch_size 4
-    fits = (meta.splits["train"].tokens // unit) * unit
-    _check_batch_fits(load_run_config(None, run_overrides(data, batch_tokens=fits)), meta)
+    edge = (MAX_PASSES_PER_STEP * meta.splits["train"].tokens // unit) * unit
+    for fits in (65_536, edge):
+        _check_batch_fits(load_run_config(None, run_overrides(data, batch_tokens=fits)), meta)
+    with pytest.raises(UserError, match="times the"):
+        _check_batch_fits(load_run_config(None, run_overrides(data, batch_tokens=edge + unit)), meta)
 
 
 @pytest.fixture

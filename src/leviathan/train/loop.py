@@ -221,19 +221,25 @@ def _check_inputs(cfg: RunConfig, run_dir: Path, info: D.DistInfo) -> PreparedMe
 
 
 def _check_batch_fits(cfg: RunConfig, meta: PreparedMeta) -> None:
-    """One optimizer step may not be more than the whole training split. ``batch_tokens=1e9`` on 14,278 training
-    tokens was accepted: one step was ~3.9M micro batches, the data read ~70,000 times, and a SIGTERM waited for that
-    step to end (issue 30 round 22, Q57, a hang). ``BatchLoader`` refuses a micro batch past the data; this is the
-    global batch, which gradient accumulation spreads over many micro batches."""
+    """One optimizer step may read the training split at most ``MAX_PASSES_PER_STEP`` times. ``batch_tokens=1e9`` on
+    14,278 training tokens was accepted: one step was ~3.9M micro batches, the data read ~70,000 times, and a SIGTERM
+    waited for that step to end (issue 30 round 22, Q57, a hang). Footgun: a step of a few passes is what a smoke test
+    on a small corpus does with the default batch (65,536 tokens; the test suite's one-step grids on ~9,000 tokens
+    too), so the rule refuses only a step no training recipe takes. ``BatchLoader`` refuses a micro batch past the
+    data; this is the global batch, which gradient accumulation spreads over many micro batches."""
     train = meta.splits.get("train")
-    if train is None or train.tokens is None or cfg.batch_tokens <= train.tokens:
+    if train is None or not train.tokens or cfg.batch_tokens <= MAX_PASSES_PER_STEP * train.tokens:
         return
     unit = cfg.data.seq_len * cfg.micro_batch_size
     most = max(unit, (train.tokens // unit) * unit)
-    raise UserError(f"batch_tokens={cfg.batch_tokens:,} is more than the {train.tokens:,} tokens of the training "
-                    f"split in {cfg.data.path!r}: one optimizer step would read all of it "
-                    f"{cfg.batch_tokens / train.tokens:,.1f} times; lower batch_tokens (at most {train.tokens:,}, "
-                    f"e.g. batch_tokens={most}) or prepare more text")
+    raise UserError(f"batch_tokens={cfg.batch_tokens:,} is {cfg.batch_tokens / train.tokens:,.1f} times the "
+                    f"{train.tokens:,} tokens of the training split in {cfg.data.path!r}: one optimizer step would "
+                    f"read all of it that many times (at most {MAX_PASSES_PER_STEP} are taken); lower batch_tokens "
+                    f"(e.g. batch_tokens={most}, one pass) or prepare more text")
+
+
+# The most passes over the training split one optimizer step may take (``_check_batch_fits``).
+MAX_PASSES_PER_STEP = 100
 
 
 def _build(cfg: RunConfig, device: torch.device, info: D.DistInfo):
