@@ -162,6 +162,15 @@ def damage_beyond_use(step: Path) -> int:
     return freed
 
 
+def swept_grid(grid: Path, root: Path) -> Path:
+    """``leviathan sweep --grid GRID --out ROOT/sweep`` in this process (real training and evaluation): the sweep
+    folder, for a module fixture that copies it per test."""
+    from leviathan.cli import main
+
+    assert main(["sweep", "--grid", str(grid), "--out", str(root / "sweep")]) == 0
+    return root / "sweep"
+
+
 def one_run_grid(data: Path, folder: Path) -> Path:
     """A grid file ``folder/g.yaml``: grid ``g``, one one-step run (dense_tied, cpu-tiny, seed 0) on ``data``."""
     import yaml

@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 
 sys.path.insert(0, str(Path(__file__).parent))
-from reliability_support import one_run_grid  # noqa: E402
+from reliability_support import one_run_grid, swept_grid  # noqa: E402
 from test_row_identity import _collect_results  # noqa: E402
 
 pytestmark = [pytest.mark.reliability, pytest.mark.usefixtures("single_thread")]
@@ -21,11 +21,8 @@ pytestmark = [pytest.mark.reliability, pytest.mark.usefixtures("single_thread")]
 
 @pytest.fixture(scope="module")
 def swept(data, tmp_path_factory) -> Path:
-    from leviathan.cli import main
-
     root = tmp_path_factory.mktemp("collect-duplicate")
-    assert main(["sweep", "--grid", str(one_run_grid(data, root)), "--out", str(root / "sweep")]) == 0
-    return root / "sweep"
+    return swept_grid(one_run_grid(data, root), root)
 
 
 def test_a_damaged_duplicate_of_a_copied_row_names_the_copied_row(swept, tmp_path):

@@ -16,7 +16,7 @@ from pathlib import Path
 import pytest
 
 sys.path.insert(0, str(Path(__file__).parent))
-from reliability_support import cli, cli_error, tree_hashes  # noqa: E402
+from reliability_support import cli, cli_error, swept_grid, tree_hashes  # noqa: E402
 from test_row_identity import _collect_results, grid_file  # noqa: E402
 
 pytestmark = [pytest.mark.reliability, pytest.mark.usefixtures("single_thread")]
@@ -24,11 +24,8 @@ pytestmark = [pytest.mark.reliability, pytest.mark.usefixtures("single_thread")]
 
 @pytest.fixture(scope="module")
 def swept(data, tmp_path_factory) -> Path:
-    from leviathan.cli import main
-
     root = tmp_path_factory.mktemp("grid-notes")
-    assert main(["sweep", "--grid", str(grid_file(root, data)), "--out", str(root / "sweep")]) == 0
-    return root / "sweep"
+    return swept_grid(grid_file(root, data), root)
 
 
 def _edited(swept: Path, folder: Path, change) -> Path:

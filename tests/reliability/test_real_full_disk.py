@@ -100,12 +100,11 @@ def test_a_resume_on_a_disk_already_full_names_the_file_and_keeps_the_run(data, 
 
 @pytest.fixture(scope="module")
 def swept(data, tmp_path_factory) -> Path:
-    from leviathan.cli import main
+    from reliability_support import swept_grid
     from test_row_identity import grid_file
 
     root = tmp_path_factory.mktemp("full-disk-sweep")
-    assert main(["sweep", "--grid", str(grid_file(root, data)), "--out", str(root / "sweep")]) == 0
-    return root / "sweep"
+    return swept_grid(grid_file(root, data), root)
 
 
 def test_a_report_that_does_not_fit_leaves_whole_figures_and_reruns_after_room_is_made(swept, small_disk):

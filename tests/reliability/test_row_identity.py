@@ -21,7 +21,7 @@ import yaml
 from leviathan.cli import main
 
 sys.path.insert(0, str(Path(__file__).parent))
-from reliability_support import cli, one_error, tree_hashes  # noqa: E402
+from reliability_support import cli, one_error, swept_grid, tree_hashes  # noqa: E402
 
 pytestmark = [pytest.mark.reliability, pytest.mark.usefixtures("single_thread")]
 
@@ -44,8 +44,7 @@ def grid_file(folder: Path, data: Path, **eval_options) -> Path:
 def swept(data, tmp_path_factory) -> Path:
     """A finished sweep of ``grid_file``'s two runs (real training and evaluation)."""
     root = tmp_path_factory.mktemp("identity")
-    assert main(["sweep", "--grid", str(grid_file(root, data)), "--out", str(root / "sweep")]) == 0
-    return root / "sweep"
+    return swept_grid(grid_file(root, data), root)
 
 
 @pytest.fixture

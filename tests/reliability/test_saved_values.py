@@ -473,10 +473,11 @@ def test_an_adopted_folder_whose_model_type_was_edited_is_refused(tmp_path, mode
 def recorded_sweep(data, tmp_path_factory) -> Path:
     """A finished two-run sweep with the embeddings record of each run (real training and analysis)."""
     from leviathan.cli import main
+    from reliability_support import swept_grid
     from test_row_identity import grid_file
 
     root = tmp_path_factory.mktemp("records")
-    assert main(["sweep", "--grid", str(grid_file(root, data)), "--out", str(root / "sweep")]) == 0
+    swept_grid(grid_file(root, data), root)
     assert main(["analyze", "embeddings", "--sweep", str(root / "sweep"), "--probes", "4"]) == 0
     return root / "sweep"
 
