@@ -16,22 +16,47 @@ import torch.nn.functional as F
 def check_ids(ids: torch.Tensor, base: int, k: int) -> None:
     """Raise ValueError naming the offending id if any id is outside [0, base**k); TypeError for ids that are not
     integers (issue 30 round 8: a float tensor such as ``tensor([1.5])`` was truncated to id 1 without a word, where
-    ``nn.Embedding`` refuses it)."""
+    ``nn.Embedding`` refuses it). Both are UserErrors too (``errors.ArgumentValueError``, round 22)."""
+    from ..errors import ArgumentValueError
+
     capacity = base**k
-    if not isinstance(ids, torch.Tensor):  # a list ended in an AttributeError (issue 30 round 9, M136)
-        raise TypeError(f"token ids must be an integer tensor (torch.long), got {type(ids).__name__} {ids!r:.60}; "
-                        f"wrap them: torch.tensor(ids)")
-    if ids.dtype.is_floating_point or ids.dtype.is_complex or ids.dtype == torch.bool:
-        raise TypeError(f"token ids must be an integer tensor (torch.long), got {ids.dtype}; convert them with "
-                        f".long() only if they hold whole ids")
+    _check_id_type(ids)
     if ids.numel() == 0:
         return
     lo, hi = int(ids.min()), int(ids.max())
     if lo < 0 or hi >= capacity:
         bad = lo if lo < 0 else hi
-        raise ValueError(
+        raise ArgumentValueError(
             f"token id {bad} is outside the generator's range [0, {capacity}) (base {base}, k {k}); "
             f"check the tokenizer matches the model, or grow the model with a larger generator_base")
+
+
+def check_unique_ids(ids: torch.Tensor, base: int, k: int) -> None:
+    """``check_ids`` for ``LeviathanGenerator.embed_unique``, whose ids are one list (U,): a (1, 2) tensor ended in
+    torch's "input has to be 1D or 2D Tensor, but got Tensor of dimension 3" (issue 30 round 22, S477). The type and
+    shape are checked always (O(1), static under torch.compile); the range (a read of values) outside compiled
+    graphs only, where an id past b^k would alias another id's digits."""
+    from ..errors import ArgumentValueError
+
+    _check_id_type(ids)
+    if ids.dim() != 1:
+        raise ArgumentValueError(f"embed_unique takes a 1-D tensor of ids (U,), got shape {tuple(ids.shape)}; "
+                                 f"flatten them (ids.reshape(-1)), or call the generator itself for ids of any shape")
+    if not torch.compiler.is_compiling():
+        check_ids(ids, base, k)
+
+
+def _check_id_type(ids) -> None:
+    """TypeError (a UserError too) unless ``ids`` is an integer tensor: a list ended in an AttributeError (issue 30
+    round 9, M136), a float tensor was truncated (round 8)."""
+    from ..errors import ArgumentTypeError
+
+    if not isinstance(ids, torch.Tensor):
+        raise ArgumentTypeError(f"token ids must be an integer tensor (torch.long), got {type(ids).__name__} "
+                                f"{ids!r:.60}; wrap them: torch.tensor(ids)")
+    if ids.dtype.is_floating_point or ids.dtype.is_complex or ids.dtype == torch.bool:
+        raise ArgumentTypeError(f"token ids must be an integer tensor (torch.long), got {ids.dtype}; convert them "
+                                f"with .long() only if they hold whole ids")
 
 
 def to_digits(ids: torch.Tensor, base: int, k: int, check: bool = True) -> torch.Tensor:

@@ -62,7 +62,7 @@ from torch import nn
 from torch.autograd.function import once_differentiable
 
 from ..integers import as_int
-from .digits import check_ids, codebook_sum
+from .digits import check_ids, check_unique_ids, codebook_sum
 from .generator_size import check_size
 from .output_norm import OutputNorm
 from .spline_op import spline_product
@@ -221,7 +221,17 @@ class LeviathanGenerator(nn.Module):
 
     def embed_unique(self, ids: torch.Tensor) -> torch.Tensor:
         """Steps 1-6 for every given id (no deduplication), then the options' centring and norm: ids (U,) -> (U, D).
-        Parameters in bf16 or fp16 are computed in fp32 (``_embed_in_float32``); the output has their dtype."""
+        Parameters in bf16 or fp16 are computed in fp32 (``_embed_in_float32``); the output has their dtype.
+
+        ``ids`` must be a 1-D integer tensor of ids in [0, b^k): a (1, 2) tensor ended in torch's "input has to be 1D
+        or 2D Tensor, but got Tensor of dimension 3", and an id past b^k aliased another id's digits without a word
+        (issue 30 round 22, S477). Shape and dtype are checked always (O(1)); the range outside torch.compile only
+        (it reads values). ``forward`` and ``bake`` pass ids they checked or made to ``_embed``."""
+        check_unique_ids(ids, self.base, self.k)
+        return self._embed(ids)
+
+    def _embed(self, ids: torch.Tensor) -> torch.Tensor:
+        """``embed_unique`` of ids already checked: ids (U,) -> (U, D)."""
         if self.codebooks.dtype in LOW_PRECISION:
             return _embed_in_float32(self, ids)
         if torch.is_autocast_enabled(ids.device.type):  # steps 1-6 in fp32, not in autocast's dtype (docstring)
@@ -243,17 +253,25 @@ class LeviathanGenerator(nn.Module):
 
             refuse_meta(input_ids, "the ids given to LeviathanGenerator", "pass ids with values (on the CPU or a GPU)")
         uniq, inverse = _distinct_ids(input_ids, self.base, self.k)  # (U,), (N,)
-        table = self.embed_unique(uniq)  # (U, D)
+        table = self._embed(uniq)  # (U, D), checked by _distinct_ids
         return F.embedding(inverse.view(input_ids.shape), table)  # (..., D); backward sums duplicates
 
     @torch.no_grad()
     def bake(self, num_rows: int | None = None, batch_size: int = 8192) -> torch.Tensor:
-        """The full (num_rows, D) table, num_rows defaulting to vocab_size (at most b^k)."""
-        n = self.vocab_size if num_rows is None else num_rows
-        if n > self.capacity:
-            raise ValueError(f"cannot bake {n} rows: the generator addresses only b^k = {self.capacity} ids")
+        """The full (num_rows, D) table, num_rows defaulting to vocab_size (at most b^k), ``batch_size`` ids at a time.
+
+        Both are whole numbers >= 1 (num_rows at most b^k), refused in one line otherwise: 0, -1 and 2.5 ended in
+        torch's errors and ``True`` baked one row without a word (issue 30 round 22, S225, S235-S237, S480, S481)."""
+        from ..value_rules import check_whole
+
+        api = "LeviathanGenerator.bake"
+        n = self.vocab_size if num_rows is None else check_whole(
+            api, "num_rows", num_rows, 1, self.capacity,
+            f"the generator addresses ids [0, b^k = {self.capacity:,}); None bakes vocab_size ({self.vocab_size:,})")
+        batch_size = check_whole(api, "batch_size", batch_size, 1,
+                                 fix="pass the ids per batch, e.g. 8192 (the default)")
         ids = torch.arange(n, device=self.codebooks.device)
-        return torch.cat([self.embed_unique(ids[a:a + batch_size]) for a in range(0, n, batch_size)])
+        return torch.cat([self._embed(ids[a:a + batch_size]) for a in range(0, n, batch_size)])
 
     def settings(self) -> dict:
         """The keyword arguments that rebuild this generator, vocab_size and hidden_size aside (what adoption
@@ -294,7 +312,7 @@ class _EmbedUnique(nn.Module):
         self.generator = generator
 
     def forward(self, ids: torch.Tensor) -> torch.Tensor:
-        return self.generator.embed_unique(ids)
+        return self.generator._embed(ids)
 
 
 def _embed_in_float32(generator: LeviathanGenerator, ids: torch.Tensor) -> torch.Tensor:

@@ -28,7 +28,7 @@ from ..positions import check_within_positions
 from .config import ModelConfig
 from .embedding import TableEmbedding, build_input_embedding
 from .labels import check_input_ids, check_labels, check_outside
-from .loss import linear_cross_entropy, linear_token_nll
+from .loss import chunked_cross_entropy, linear_token_nll
 
 
 class LlamaRMSNorm(nn.Module):
@@ -318,7 +318,8 @@ class CausalLM(nn.Module):
         self._check_positions(input_ids, cache)
         h = self.model(input_ids, cache=cache, position_ids=position_ids, attention_mask=attention_mask)
         if labels is not None and not return_logits:
-            return None, linear_cross_entropy(h, *self._head_and_targets(labels))
+            head, targets = self._head_and_targets(labels)  # checked above (check_labels): no second scan
+            return None, chunked_cross_entropy(h.reshape(-1, h.shape[-1]), head, targets.reshape(-1), -100, None)
         logits = self.lm_head(h)  # (B, T, V)
         if self.restricted:  # ids outside the subset get probability 0
             logits = logits.masked_fill(self.output_index < 0, float("-inf"))

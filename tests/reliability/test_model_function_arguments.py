@@ -1,0 +1,118 @@
+"""Arguments of the model's lower-level public functions are checked (issue 30 round 22).
+
+``LeviathanGenerator.bake``/``embed_unique``, ``linear_cross_entropy``/``linear_token_nll``, ``presets.preset`` and
+``flops_per_token`` took their arguments unchecked: torch's own errors (``torch.cat(): expected a non-empty list``,
+``mat1 and mat2 shapes cannot be multiplied``), a bool taken as 1, ``chunk=0`` read as unset, FLOPs for sequences the
+model cannot take. Each is now one line naming the argument, the value and the valid range: a ``UserError`` (the CLI
+prints it as one line) that is still the TypeError / ValueError torch's convention expects.
+"""
+
+from __future__ import annotations
+
+import pytest
+import torch
+import torch.nn.functional as F
+
+from leviathan import LeviathanGenerator, ModelConfig, flops_per_token
+from leviathan.errors import UserError
+from leviathan.model.loss import linear_cross_entropy, linear_token_nll
+from leviathan.presets import preset
+
+
+def refused(call, kind: type, *words: str) -> str:
+    """The one-line UserError of ``call``, which is also a ``kind``; it names every one of ``words``."""
+    with pytest.raises(UserError) as caught:
+        call()
+    message = str(caught.value)
+    assert isinstance(caught.value, kind), type(caught.value).__mro__
+    assert "\n" not in message and all(w in message for w in words), message
+    return message
+
+
+@pytest.fixture(scope="module")
+def generator() -> LeviathanGenerator:
+    torch.manual_seed(0)
+    return LeviathanGenerator(300, 32, seed_dim=8, modes=2, knots=4, rank=4)  # base 7: capacity 343
+
+
+@pytest.mark.parametrize("num_rows, kind, shown", [(0, ValueError, "got 0"), (-1, ValueError, "got -1"),
+                                                   (True, TypeError, "bool True"), (2.5, TypeError, "float 2.5"),
+                                                   (344, ValueError, "got 344")],
+                         ids=["S225-zero", "S235-negative", "S236-bool", "S237-float", "past-capacity"])
+def test_bake_refuses_a_number_of_rows_that_is_not_a_whole_number_in_range(generator, num_rows, kind, shown):
+    """S225, S235-S237: ``bake(0)``, ``bake(-1)`` and ``bake(2.5)`` ended in torch's errors, ``bake(True)`` baked one
+    row without a word."""
+    refused(lambda: generator.bake(num_rows), kind, "LeviathanGenerator.bake: num_rows", "[1, 343]", shown)
+    assert generator.bake(343).shape == (343, 32) and generator.bake().shape == (300, 32)
+
+
+@pytest.mark.parametrize("batch_size, kind, shown", [(0, ValueError, "got 0"), (-3, ValueError, "got -3"),
+                                                     (True, TypeError, "bool True")],
+                         ids=["S480-zero", "S481-negative", "bool"])
+def test_bake_refuses_a_batch_size_that_is_not_a_positive_whole_number(generator, batch_size, kind, shown):
+    """S480, S481: ``bake(batch_size=0)`` was range()'s "arg 3 must not be zero", -3 torch.cat's error."""
+    refused(lambda: generator.bake(batch_size=batch_size), kind, "batch_size", ">= 1", shown)
+    torch.testing.assert_close(generator.bake(batch_size=7), generator.bake(), rtol=1e-5, atol=1e-7)
+
+
+def test_embed_unique_takes_one_list_of_integer_ids_in_range(generator):
+    """S477: ``embed_unique(torch.tensor([[1, 2]]))`` ended in torch's "input has to be 1D or 2D Tensor"; an id past
+    b^k aliased another id's digits without a word, and float ids were truncated."""
+    refused(lambda: generator.embed_unique(torch.tensor([[1, 2]])), ValueError, "1-D", "(1, 2)")
+    refused(lambda: generator.embed_unique(torch.tensor([1.0, 2.0])), TypeError, "integer tensor", "float32")
+    refused(lambda: generator.embed_unique(torch.tensor([1, 400])), ValueError, "token id 400", "[0, 343)")
+    refused(lambda: generator.embed_unique(torch.tensor([-1])), ValueError, "token id -1")
+    refused(lambda: generator.embed_unique([1, 2]), TypeError, "torch.tensor(ids)")
+    ids = torch.tensor([3, 1, 342])
+    torch.testing.assert_close(generator.embed_unique(ids), generator(ids), rtol=1e-5, atol=1e-7)
+
+
+def head_inputs():
+    torch.manual_seed(0)
+    return torch.randn(4, 8), torch.randn(10, 8), torch.tensor([1, 2, 3, 4])
+
+
+@pytest.mark.parametrize("api", [linear_cross_entropy, linear_token_nll], ids=["loss", "token_nll"])
+def test_the_chunked_head_checks_its_arguments(api):
+    """S517 a label equal to V, S519 a (D, V) head, S520 float labels, S523 float64 hidden with a float32 head: torch's
+    errors; S524 ``chunk=0`` taken as unset without a word; a bool is no ignore_index."""
+    h, W, y = head_inputs()
+    refused(lambda: api(h, W, torch.tensor([1, 2, 3, 10])), ValueError, "label 10", "[0, 10)")
+    refused(lambda: api(h, W, torch.tensor([1, -5, 3, 4])), ValueError, "label -5")
+    refused(lambda: api(h, W.T, y), ValueError, "weight", "(V, 8)", "(8, 10)", "weight.T")
+    refused(lambda: api(h, W, y.float()), TypeError, "labels", "integer tensor", "float32")
+    refused(lambda: api(h.double(), W, y), TypeError, "float64", "float32", "dtype")
+    refused(lambda: api(h, W, y[:3]), ValueError, "labels (3,)", "(4, 8)")
+    refused(lambda: api(h, W, y, chunk=0), ValueError, "chunk", ">= 1", "got 0")
+    refused(lambda: api(h, W, y, chunk=True), TypeError, "chunk", "bool True")
+    refused(lambda: api(h, W, y, ignore_index=True), TypeError, "ignore_index", "bool True")
+    refused(lambda: api(h.long(), W, y), TypeError, "hidden", "floating-point")
+
+
+def test_ignore_index_is_honoured_by_the_label_check():
+    """The label check leaves ``ignore_index`` out, whatever it is (V itself here), as ``F.cross_entropy`` does."""
+    h, W, _ = head_inputs()
+    y = torch.tensor([1, 10, 3, 10])
+    plain = F.cross_entropy(F.linear(h, W), y, ignore_index=10)
+    torch.testing.assert_close(linear_cross_entropy(h, W, y, ignore_index=10, chunk=3), plain)
+    torch.testing.assert_close(linear_cross_entropy(h, W, torch.tensor([1, -100, 3, 4])),
+                               F.cross_entropy(F.linear(h, W), torch.tensor([1, -100, 3, 4])))
+    assert linear_token_nll(h, W, y, ignore_index=10)[1] == 0
+
+
+def test_a_preset_name_must_be_text_and_an_unknown_one_lists_the_known():
+    """S596: ``leviathan.presets.preset(5)`` ended in difflib's "'int' object is not iterable"."""
+    refused(lambda: preset(5), TypeError, "preset name must be text", "int 5", "cpu-tiny")
+    refused(lambda: preset(None), TypeError, "NoneType", "cpu-tiny")
+    refused(lambda: preset("cpu-tinny"), UserError, "did you mean 'cpu-tiny'", "paper-60m")
+    assert preset("cpu-tiny").hidden_size == 64
+
+
+def test_flops_per_token_refuses_a_sequence_past_the_models_positions():
+    """S467: ``flops_per_token(C, seq_len=10**6)`` for a model of 64 positions returned FLOPs without a word."""
+    cfg = ModelConfig(vocab_size=300, hidden_size=32, num_hidden_layers=2, num_attention_heads=2,
+                      max_position_embeddings=64, embedding="dense_untied")
+    refused(lambda: flops_per_token(cfg, seq_len=10**6), ValueError, "seq_len", "max_position_embeddings (64)",
+            "1000000")
+    refused(lambda: flops_per_token(cfg, seq_len=65), ValueError, "seq_len")
+    assert flops_per_token(cfg, seq_len=64) == flops_per_token(cfg)
