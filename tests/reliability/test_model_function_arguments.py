@@ -116,3 +116,71 @@ def test_flops_per_token_refuses_a_sequence_past_the_models_positions():
             "1000000")
     refused(lambda: flops_per_token(cfg, seq_len=65), ValueError, "seq_len")
     assert flops_per_token(cfg, seq_len=64) == flops_per_token(cfg)
+
+
+def walk_calls():
+    """(call, kind, words) for the model's other public functions, walked after the ids (the kind of round 22)."""
+    from leviathan.model.accounting import format_table
+    from leviathan.model.config import min_base
+    from leviathan.model.digits import from_digits, to_digits
+    from leviathan.model.generator import probe_ids
+    from leviathan.model.generator_size import smallest_base
+    from leviathan.model.llama import count_params
+    from leviathan.model.loss import chunk_positions
+    from leviathan.model.output_norm import OutputNorm
+    from leviathan.model.spline_op import spline_product
+
+    u, S = torch.rand(3, 2, 4), torch.rand(2, 4, 5, 3)
+    return {
+        "chunk_positions-zero": (lambda: chunk_positions(0), ValueError, ("vocab_size", ">= 1")),
+        "chunk_positions-bool": (lambda: chunk_positions(True), TypeError, ("vocab_size", "bool True")),
+        "chunk_positions-elements": (lambda: chunk_positions(10, 0), ValueError, ("chunk_elements",)),
+        "probe_ids-negative": (lambda: probe_ids(-1), ValueError, ("num_ids", "got -1")),
+        "probe_ids-bool": (lambda: probe_ids(True), TypeError, ("num_ids", "bool True")),
+        "smallest_base-k-negative-hung": (lambda: smallest_base(300, -1), ValueError, ("k", "[1, 64]", "got -1")),
+        "min_base-bool": (lambda: min_base(True, 3), ValueError, ("vocab_size", "True")),
+        "to_digits-base-1": (lambda: to_digits(torch.tensor([0]), 1, 3), ValueError, ("base", ">= 2")),
+        "to_digits-k-0": (lambda: to_digits(torch.tensor([0]), 5, 0), ValueError, ("k", "got 0")),
+        "from_digits-float": (lambda: from_digits(torch.tensor([[1.5, 2.0]]), 5), TypeError, ("float32",)),
+        "from_digits-base-bool": (lambda: from_digits(torch.tensor([[1, 2]]), True), TypeError, ("base", "bool")),
+        "spline_product-2d-u": (lambda: spline_product(torch.rand(3, 4), S), ValueError, ("(3, 4)", "(U, M, d_s)")),
+        "spline_product-degree-bool": (lambda: spline_product(u, S, True), ValueError, ("degree", "True")),
+        "spline_product-int-u": (lambda: spline_product(u.long(), S), TypeError, ("u", "floating-point")),
+        "OutputNorm-zero-rows": (lambda: OutputNorm(0, 0.02), ValueError, ("hidden_size", "got 0")),
+        "OutputNorm-negative-gain": (lambda: OutputNorm(8, -1.0), UserError, ("init_gain", "-1.0")),
+        "OutputNorm-nan-eps": (lambda: OutputNorm(8, 0.02, float("nan")), UserError, ("eps", "nan")),
+        "format_table-text": (lambda: format_table("x"), TypeError, ("(name, ModelConfig) pairs",)),
+        "count_params-text": (lambda: count_params("x"), TypeError, ("nn.Module", "str")),
+    }
+
+
+@pytest.mark.parametrize("case", list(walk_calls()))
+def test_the_models_other_public_functions_check_their_arguments(case):
+    """The kind behind round 22's ids, walked through the model's other public functions: each was a raw error
+    (unpacking, torch.arange), a silent acceptance (a bool as 1, a 2-D u, ``degree=True``, a negative gain) or, for
+    ``smallest_base(300, -1)``, a loop that never ended."""
+    call, kind, words = walk_calls()[case]
+    refused(call, kind, *words)
+
+
+def test_the_generators_steps_and_the_models_scoring_check_their_inputs(generator):
+    """``seed`` took a 2-D tensor to torch's error and an id past b^k silently; ``modes_u`` another width to torch's
+    matmul error; ``reset_parameters('no')`` read as true; ``restrict_output_`` truncated float ids and took True as
+    id 1; ``token_nll`` of a restricted model ended in torch's IndexError for a target past V."""
+    from leviathan import CausalLM
+
+    refused(lambda: generator.seed(torch.tensor([[1, 2]])), ValueError, "LeviathanGenerator.seed", "1-D")
+    refused(lambda: generator.seed(torch.tensor([400])), ValueError, "token id 400")
+    refused(lambda: generator.modes_u(torch.rand(3, 5)), ValueError, "modes_u", "(U, 8)", "(3, 5)")
+    with pytest.raises(TypeError, match="calibrate must be True or False"):
+        generator.reset_parameters("no")
+    cfg = ModelConfig(vocab_size=300, hidden_size=32, num_hidden_layers=1, num_attention_heads=2,
+                      max_position_embeddings=16, embedding="dense_untied")
+    model = CausalLM(cfg)
+    refused(lambda: model.restrict_output_(torch.tensor([1.5, 2.7])), TypeError, "restrict_output_", "float32")
+    refused(lambda: model.restrict_output_(True), TypeError, "restrict_output_", "bool True")
+    model.restrict_output_([1, 2, 3, 4])
+    ids = torch.tensor([[1, 2]])
+    refused(lambda: model.token_nll(ids, torch.tensor([[3, 400]])), ValueError, "label 400", "[0, 300)")
+    refused(lambda: model.token_nll(ids, torch.tensor([[3.0, 4.0]])), TypeError, "token_nll: targets", "float32")
+    assert model.token_nll(ids, torch.tensor([[3, 4]])).shape == (1, 2)

@@ -204,7 +204,14 @@ def isoparametric_depth(dense: ModelConfig, embedding: str = "leviathan", max_la
 
 
 def format_table(rows: list[tuple[str, ModelConfig]]) -> str:
-    """A plain-text table of parameter groups for named configurations."""
+    """A plain-text table of parameter groups for named configurations: ``rows`` a list of (name, ModelConfig) pairs
+    (anything else ended in an unpacking error; round 22)."""
+    if isinstance(rows, (str, bytes)) or not all(isinstance(r, tuple) and len(r) == 2 and isinstance(r[0], str)
+                                                  and isinstance(r[1], ModelConfig) for r in rows):
+        from ..errors import ArgumentTypeError
+
+        raise ArgumentTypeError(f"format_table takes a list of (name, ModelConfig) pairs, got {rows!r:.60}; e.g. "
+                                f"[('cpu-tiny', leviathan.presets.preset('cpu-tiny'))]")
     header = f"{'model':<28} {'layers':>6} {'input':>14} {'body':>14} {'head':>14} {'total':>14} {'input %':>8}"
     lines = [header, "-" * len(header)]
     for name, cfg in rows:

@@ -74,7 +74,11 @@ LOW_PRECISION = (torch.bfloat16, torch.float16)  # parameter dtypes whose forwar
 
 
 def probe_ids(num_ids: int, device=None) -> torch.Tensor:
-    """The ids the calibration measures: all of [0, num_ids) up to PROBE_IDS, else PROBE_IDS evenly spaced ones."""
+    """The ids the calibration measures: all of [0, num_ids) up to PROBE_IDS, else PROBE_IDS evenly spaced ones.
+    ``num_ids`` is a whole number >= 1 (-1 ended in torch.arange's error, True probed one id; round 22)."""
+    from ..value_rules import check_whole
+
+    check_whole("probe_ids", "num_ids", num_ids, 1, fix="pass the number of ids to probe (the vocabulary size)")
     if num_ids <= PROBE_IDS:
         return torch.arange(num_ids, device=device)
     return torch.linspace(0, num_ids - 1, PROBE_IDS, device=device, dtype=torch.float64).round().long().unique()
@@ -140,7 +144,11 @@ class LeviathanGenerator(nn.Module):
     @torch.no_grad()
     def reset_parameters(self, calibrate: bool = True) -> None:
         """Reference initialisation (docs/DESIGN.md §2), then the options' calibration (``calibration``; skipped
-        with ``calibrate=False``, for a loader that writes its result itself)."""
+        with ``calibrate=False``, for a loader that writes its result itself; 'no' read as true before round 22)."""
+        if not isinstance(calibrate, bool):
+            from ..value_rules import check_switches
+
+            check_switches("LeviathanGenerator.reset_parameters", calibrate=calibrate)
         nn.init.normal_(self.codebooks, std=0.02)
         nn.init.normal_(self.proj, std=0.02)
         nn.init.ones_(self.ln_weight)
@@ -185,11 +193,21 @@ class LeviathanGenerator(nn.Module):
         return out, center
 
     def seed(self, ids: torch.Tensor) -> torch.Tensor:
-        """Steps 1-2, z(i) = C_1[i_1] + ... + C_k[i_k]: ids (U,) -> z (U, d_s), one codebook row per base-b digit."""
+        """Steps 1-2, z(i) = C_1[i_1] + ... + C_k[i_k]: ids (U,) -> z (U, d_s), one codebook row per base-b digit.
+        The ids are checked as ``embed_unique``'s (round 22: a 2-D tensor ended in torch's error, an id past b^k
+        aliased another's digits); the forward path calls ``codebook_sum`` on ids it checked."""
+        check_unique_ids(ids, self.base, self.k, "LeviathanGenerator.seed")
         return codebook_sum(ids, self.codebooks)  # (U, d_s)
 
     def modes_u(self, z: torch.Tensor) -> torch.Tensor:
-        """Step 3, u_m = sigmoid(LN_m(W_m z) / 2): z (U, d_s) -> u (U, M, d_s) in (0, 1)."""
+        """Step 3, u_m = sigmoid(LN_m(W_m z) / 2): z (U, d_s) -> u (U, M, d_s) in (0, 1). Another shape of z is
+        refused naming it (torch's "mat1 and mat2 shapes cannot be multiplied" before round 22): O(1)."""
+        if not isinstance(z, torch.Tensor) or z.dim() != 2 or z.shape[1] != self.seed_dim:
+            from ..errors import ArgumentValueError
+
+            shown = tuple(z.shape) if isinstance(z, torch.Tensor) else type(z).__name__
+            raise ArgumentValueError(f"LeviathanGenerator.modes_u: z must be a (U, {self.seed_dim}) tensor of seeds "
+                                     f"(U, seed_dim), got {shown}; pass what seed(ids) returns")
         U = z.shape[0]
         h = F.linear(z, self.proj.view(self.modes * self.seed_dim, self.seed_dim))  # (U, M d_s)
         h = h.view(U, self.modes, self.seed_dim)  # (U, M, d_s)
@@ -209,7 +227,7 @@ class LeviathanGenerator(nn.Module):
 
     def _steps_1_5(self, ids: torch.Tensor) -> torch.Tensor:
         """ids (U,) -> P (U, M, r), steps 1-5."""
-        z = self.seed(ids)  # (U, d_s)                                           steps 1-2
+        z = codebook_sum(ids, self.codebooks)  # (U, d_s), ids checked         steps 1-2 (``seed``)
         u = self.modes_u(z)  # (U, M, d_s)                                       step 3
         u, S = self.spline_input(u)
         return spline_product(u, S, self.degree)  # (U, M, r)                    steps 4-5: P_m[c] = prod_d phi_{m,d,c}
@@ -227,7 +245,7 @@ class LeviathanGenerator(nn.Module):
         or 2D Tensor, but got Tensor of dimension 3", and an id past b^k aliased another id's digits without a word
         (issue 30 round 22, S477). Shape and dtype are checked always (O(1)); the range outside torch.compile only
         (it reads values). ``forward`` and ``bake`` pass ids they checked or made to ``_embed``."""
-        check_unique_ids(ids, self.base, self.k)
+        check_unique_ids(ids, self.base, self.k, "LeviathanGenerator.embed_unique")
         return self._embed(ids)
 
     def _embed(self, ids: torch.Tensor) -> torch.Tensor:

@@ -45,7 +45,13 @@ DEFAULT_CHUNK_ELEMENTS = 8 * 2**20
 
 
 def chunk_positions(vocab_size: int, chunk_elements: int = DEFAULT_CHUNK_ELEMENTS) -> int:
-    """Positions per chunk so that one (chunk, V) fp32 block holds about ``chunk_elements`` values."""
+    """Positions per chunk so that one (chunk, V) fp32 block holds about ``chunk_elements`` values. Both are whole
+    numbers >= 1 (0, -5 and True were read as one id, 2.5 gave a float chunk; issue 30 round 22). O(1)."""
+    from ..value_rules import check_whole
+
+    check_whole("chunk_positions", "vocab_size", vocab_size, 1, fix="pass the head's rows, V")
+    check_whole("chunk_positions", "chunk_elements", chunk_elements, 1,
+                fix=f"pass the values one (chunk, V) block may hold ({DEFAULT_CHUNK_ELEMENTS:,} by default)")
     return max(16, chunk_elements // max(1, vocab_size))
 
 
