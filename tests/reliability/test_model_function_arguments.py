@@ -184,3 +184,17 @@ def test_the_generators_steps_and_the_models_scoring_check_their_inputs(generato
     refused(lambda: model.token_nll(ids, torch.tensor([[3, 400]])), ValueError, "label 400", "[0, 300)")
     refused(lambda: model.token_nll(ids, torch.tensor([[3.0, 4.0]])), TypeError, "token_nll: targets", "float32")
     assert model.token_nll(ids, torch.tensor([[3, 4]])).shape == (1, 2)
+
+
+def test_the_basis_functions_and_the_embedding_builder_check_their_arguments():
+    """``dense_basis(u, 1)`` gave every u the basis [1], 2.5 knots a grid of three, ``window(u, 8, True)`` ran as
+    degree 1, and ``build_input_embedding('cpu-tiny')`` ended in an AttributeError."""
+    from leviathan.model.bspline import dense_basis, window
+    from leviathan.model.embedding import build_input_embedding
+
+    u = torch.rand(3)
+    refused(lambda: dense_basis(u, 1), ValueError, "dense_basis: num_knots", ">= 2", "got 1")
+    refused(lambda: dense_basis(u, 2.5), TypeError, "num_knots", "float 2.5")
+    refused(lambda: window(u, 8, True), ValueError, "window: degree", "True")
+    refused(lambda: build_input_embedding("cpu-tiny"), TypeError, "ModelConfig", "str")
+    assert dense_basis(u, 8).shape == (3, 8) and window(u, 8)[1].shape == (3, 3)

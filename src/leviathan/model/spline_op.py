@@ -384,7 +384,6 @@ def _check_spline_arguments(u, S, degree) -> None:
     shape or kind: a 2-D u ended in "not enough values to unpack", ``degree=True`` ran as degree 1 (issue 30 round 22,
     the kind of S225). Shapes, dtypes and the degree only: O(1) on the forward path."""
     from ..errors import ArgumentTypeError, ArgumentValueError
-    from ..integers import is_integer
 
     for name, t, dims in (("u", u, "(U, M, d_s)"), ("S", S, "(M, d_s, kappa, r)")):
         if not isinstance(t, torch.Tensor) or not t.dtype.is_floating_point:
@@ -393,5 +392,4 @@ def _check_spline_arguments(u, S, degree) -> None:
     if u.dim() != 3 or S.dim() != 4 or tuple(u.shape[1:]) != tuple(S.shape[:2]):
         raise ArgumentValueError(f"spline_product: u must be (U, M, d_s) and S (M, d_s, kappa, r) with the same (M, "
                                  f"d_s), got u {tuple(u.shape)} and S {tuple(S.shape)}")
-    if not is_integer(degree) or degree not in (1, 2, 3):
-        raise ArgumentValueError(f"spline_product: degree must be the whole number 1, 2 or 3, got {degree!r}")
+    bspline.check_degree("spline_product", degree)
