@@ -198,3 +198,23 @@ def test_the_basis_functions_and_the_embedding_builder_check_their_arguments():
     refused(lambda: window(u, 8, True), ValueError, "window: degree", "True")
     refused(lambda: build_input_embedding("cpu-tiny"), TypeError, "ModelConfig", "str")
     assert dense_basis(u, 8).shape == (3, 8) and window(u, 8)[1].shape == (3, 3)
+
+
+def test_a_compiled_model_still_runs_the_chunked_loss_eagerly():
+    """``CausalLM.forward`` now calls ``chunked_cross_entropy`` (its labels checked once, by ``check_labels``) instead
+    of the checked ``linear_cross_entropy``: it must stay out of compiled graphs as that one is (a data-dependent chunk
+    loop), and give the eager loss. aot_eager: dynamo and AOTAutograd without a C++ build."""
+    import torch._dynamo
+
+    from leviathan import CausalLM
+
+    torch.manual_seed(0)
+    cfg = ModelConfig(vocab_size=300, hidden_size=32, num_hidden_layers=1, num_attention_heads=2,
+                      max_position_embeddings=16, embedding="dense_untied")
+    model = CausalLM(cfg)
+    ids, labels = torch.randint(0, 300, (2, 8)), torch.randint(0, 300, (2, 8))
+    torch._dynamo.reset()
+    explained = torch._dynamo.explain(model)(ids, labels=labels, return_logits=False)
+    assert any("chunked_cross_entropy" in str(b.reason) for b in explained.break_reasons)
+    _, compiled = torch.compile(model, backend="aot_eager")(ids, labels=labels, return_logits=False)
+    torch.testing.assert_close(compiled, model(ids, labels=labels, return_logits=False)[1])

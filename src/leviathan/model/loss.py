@@ -136,6 +136,7 @@ def linear_cross_entropy(hidden: torch.Tensor, weight: torch.Tensor, labels: tor
     return chunked_cross_entropy(h, weight, y, ignore_index, chunk)
 
 
+@torch.compiler.disable  # as linear_cross_entropy: compiled models (CausalLM.forward) call it eagerly
 def chunked_cross_entropy(h: torch.Tensor, weight: torch.Tensor, y: torch.Tensor, ignore_index: int,
                           chunk: int | None) -> torch.Tensor:
     """``linear_cross_entropy`` of arguments already checked: h (N, D), W (V, D), y (N,) in range. No checks:
