@@ -179,6 +179,8 @@ def test_the_generators_steps_and_the_models_scoring_check_their_inputs(generato
     model = CausalLM(cfg)
     refused(lambda: model.restrict_output_(torch.tensor([1.5, 2.7])), TypeError, "restrict_output_", "float32")
     refused(lambda: model.restrict_output_(True), TypeError, "restrict_output_", "bool True")
+    with pytest.raises(ValueError, match="got 0 ids"):  # an empty list (float to torch) keeps its own line
+        model.restrict_output_([])
     model.restrict_output_([1, 2, 3, 4])
     ids = torch.tensor([[1, 2]])
     refused(lambda: model.token_nll(ids, torch.tensor([[3, 400]])), ValueError, "label 400", "[0, 300)")

@@ -408,6 +408,8 @@ def _check_output_ids(ids) -> None:
             t = torch.as_tensor(ids)
         except (TypeError, ValueError, RuntimeError):
             t = None
+    if t is not None and t.numel() == 0:
+        return  # an empty list reads as float: the caller names "got 0 ids"
     if t is None or t.dtype.is_floating_point or t.dtype.is_complex or t.dtype == torch.bool:
         shown = t.dtype if t is not None else f"{type(ids).__name__} {ids!r:.40}"
         raise ArgumentTypeError(f"CausalLM.restrict_output_: ids must be whole token ids (an integer tensor or a list "
