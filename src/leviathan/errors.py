@@ -16,6 +16,19 @@ class ConfigError(UserError, ValueError):
     lives here so that ``strict_yaml``, below ``config``, can raise it too)."""
 
 
+class ArgumentValueError(UserError, ValueError):
+    """An argument of a lower-level Python function (the model's ``bake``, ``embed_unique``, ``linear_cross_entropy``,
+    ...) outside its range: one line naming the argument, the value and the valid range. A UserError, so the CLI prints
+    it as one line, and still the ValueError torch's convention (and every ``except ValueError``) expects. Those
+    functions took the argument unchecked and ended in torch's own errors, or took a bool as 1 (issue 30 round 22,
+    S225-S237, S480, S481, S517-S524)."""
+
+
+class ArgumentTypeError(UserError, TypeError):
+    """``ArgumentValueError``'s twin for an argument of the wrong type (float labels, a non-tensor, a bool as a
+    count): a UserError that is still the TypeError torch's convention expects."""
+
+
 class StorageError(UserError, OSError):
     """A storage failure of a Python API write (``bake_adopted``, ``Tokenizer.save``) in the verbs' words: one line
     naming the path, the problem and the fix (``storage_error_message``). A UserError, so the CLI prints it as one line,

@@ -38,6 +38,13 @@ PRESETS: dict[str, dict] = {
 
 
 def preset_dict(name: str) -> dict:
+    """The settings of preset ``name``: a UserError naming the known presets for a name that is not one, or not text
+    (``preset(5)`` ended in difflib's "TypeError: 'int' object is not iterable"; issue 30 round 22, S596)."""
+    if not isinstance(name, str):
+        from .errors import ArgumentTypeError
+
+        raise ArgumentTypeError(f"a preset name must be text, got {type(name).__name__} {name!r:.40}; pass one of: "
+                                f"{', '.join(PRESETS)}")
     if name not in PRESETS:
         import difflib
 

@@ -137,6 +137,25 @@ def api_check(api: str, name: str, problem: str | None, fix: str) -> None:
         raise UserError(f"{api}: {name}: {problem}; {fix}")
 
 
+def check_whole(api: str, name: str, value, low: int, high: int | None = None, fix: str = "") -> int:
+    """``value`` as a plain int when it is a whole number in [``low``, ``high``] (``high`` None: no upper bound); else
+    one line ``API: NAME must be a whole number in RANGE, got VALUE; FIX``: an ``ArgumentTypeError`` for a bool, a
+    float or text (a bool is an int to Python: ``bake(True)`` baked one row), an ``ArgumentValueError`` outside the
+    range (``bake(0)``, ``bake(batch_size=-3)`` ended in torch's errors; issue 30 round 22, S225-S237, S480, S481).
+    Both are UserErrors and still the TypeError / ValueError torch's convention expects."""
+    from .errors import ArgumentTypeError, ArgumentValueError
+    from .integers import is_integer
+
+    bounds = f">= {low:,}" if high is None else f"in [{low:,}, {high:,}]"
+    tail = f"; {fix}" if fix else ""
+    if not is_integer(value):
+        raise ArgumentTypeError(f"{api}: {name} must be a whole number {bounds}, got {type(value).__name__} "
+                                f"{value!r:.40}{tail}")
+    if value < low or (high is not None and value > high):
+        raise ArgumentValueError(f"{api}: {name} must be a whole number {bounds}, got {value:,}{tail}")
+    return int(value)
+
+
 def check_read_path(api: str, name: str, value, fix: str, many: bool = False) -> None:
     """UserError ``API: NAME: PROBLEM; FIX`` when a public reader's ``value`` is not a path (``path_problem``):
     ``read_meta(None)``, ``load_grid(123)``, ``load_model(None)`` ... were os.fspath's bare "TypeError: expected str,

@@ -221,13 +221,13 @@ def test_step_3_in_plain_ops_equals_the_cpu_function():
 def test_forward_computes_each_distinct_id_once(monkeypatch):
     g = make_generator(SMALL)
     seen = []
-    original = LeviathanGenerator.embed_unique
+    original = LeviathanGenerator._embed  # embed_unique's body, which forward calls with ids it checked
 
     def spy(self, ids):
         seen.append(ids.clone())
         return original(self, ids)
 
-    monkeypatch.setattr(LeviathanGenerator, "embed_unique", spy)
+    monkeypatch.setattr(LeviathanGenerator, "_embed", spy)
     ids = torch.tensor([[4, 4, 9, 4], [9, 1, 1, 4]])
     y = g(ids)
     assert len(seen) == 1 and sorted(seen[0].tolist()) == [1, 4, 9]

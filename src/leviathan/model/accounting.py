@@ -129,13 +129,21 @@ def count_model(model: nn.Module) -> ParamCounts:
 
 
 def flops_per_token(cfg: ModelConfig, seq_len: int | None = None) -> dict:
-    """Forward FLOPs per token by group (2 per multiply-add), plus the generator per distinct id."""
+    """Forward FLOPs per token by group (2 per multiply-add), plus the generator per distinct id, for sequences of
+    ``seq_len`` positions (None: ``max_position_embeddings``). ``seq_len`` past the model's positions is refused: it
+    returned FLOPs for sequences the model cannot take, which ``CausalLM`` refuses since round 21 (issue 30 round 22,
+    S467); -1 gave a negative attention term (round 11, S155)."""
+    from ..errors import ArgumentValueError
+    from ..integers import is_integer
+
     if not isinstance(cfg, ModelConfig):  # None ended in an AttributeError (issue 30 round 9, M140)
         raise TypeError(f"flops_per_token takes a ModelConfig, got {type(cfg).__name__} {cfg!r:.60}")
-    if seq_len is not None and (isinstance(seq_len, bool) or not isinstance(seq_len, int) or seq_len < 1):
-        raise ValueError(f"flops_per_token: seq_len must be a positive whole number of positions (or None for the "
-                         f"model's max_position_embeddings), got {seq_len!r}")  # -1 gave a negative attention term
-    T = seq_len or cfg.max_position_embeddings  # (issue 30 round 11, S155)
+    limit = cfg.max_position_embeddings
+    if seq_len is not None and (not is_integer(seq_len) or not 1 <= seq_len <= limit):
+        raise ArgumentValueError(f"flops_per_token: seq_len must be a positive whole number of positions, at most the "
+                                 f"model's max_position_embeddings ({limit:,}), got {seq_len!r}; pass a length the "
+                                 f"model takes, or None for {limit:,}")
+    T = int(seq_len) if seq_len is not None else limit
     D, hd, H = cfg.hidden_size, cfg.resolved_head_dim, cfg.num_attention_heads
     matmul = layer_params(cfg) - 2 * D
     attention = 2 * 2 * T * H * hd / 2  # QK^T and AV over on average T/2 causal keys
@@ -196,7 +204,14 @@ def isoparametric_depth(dense: ModelConfig, embedding: str = "leviathan", max_la
 
 
 def format_table(rows: list[tuple[str, ModelConfig]]) -> str:
-    """A plain-text table of parameter groups for named configurations."""
+    """A plain-text table of parameter groups for named configurations: ``rows`` a list of (name, ModelConfig) pairs
+    (anything else ended in an unpacking error; round 22)."""
+    if isinstance(rows, (str, bytes)) or not all(isinstance(r, tuple) and len(r) == 2 and isinstance(r[0], str)
+                                                  and isinstance(r[1], ModelConfig) for r in rows):
+        from ..errors import ArgumentTypeError
+
+        raise ArgumentTypeError(f"format_table takes a list of (name, ModelConfig) pairs, got {rows!r:.60}; e.g. "
+                                f"[('cpu-tiny', leviathan.presets.preset('cpu-tiny'))]")
     header = f"{'model':<28} {'layers':>6} {'input':>14} {'body':>14} {'head':>14} {'total':>14} {'input %':>8}"
     lines = [header, "-" * len(header)]
     for name, cfg in rows:

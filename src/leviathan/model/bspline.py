@@ -65,6 +65,7 @@ def dbeta(x: torch.Tensor, degree: int) -> torch.Tensor:
 
 def dense_basis(u: torch.Tensor, num_knots: int, degree: int = 2) -> torch.Tensor:
     """u (...) in [0, 1] -> normalised basis (..., kappa). Literal formula, O(kappa) per point."""
+    check_knots("dense_basis", num_knots, degree)
     s = u.unsqueeze(-1) * (num_knots - 1)  # (..., 1)
     g = torch.arange(num_knots, dtype=u.dtype, device=u.device)  # (kappa,)
     raw = beta(s - g, degree)  # (..., kappa)
@@ -130,6 +131,7 @@ def window(u: torch.Tensor, num_knots: int, degree: int = 2, with_derivative: bo
         w: (..., p+1) normalised weights; they sum to 1 over the last dim.
         dw: (..., p+1) d w / d u (includes the chain factor kappa - 1 and the normalisation), or None.
     """
+    check_knots("window", num_knots, degree)
     idx, w, derivative = window_rows(u, num_knots, degree, 0, index_dtype=torch.int64)
     return idx, w, derivative() if with_derivative else None
 
@@ -206,3 +208,23 @@ def window_rows(u: torch.Tensor, num_knots: int, degree: int, row_offset, index_
         return dw
 
     return rows, w, derivative
+
+
+def check_knots(api: str, num_knots, degree) -> None:
+    """One line (a UserError that is still the ValueError / TypeError) unless ``num_knots`` is a whole number >= 2
+    and ``degree`` the whole number 1, 2 or 3: one knot gave every u the basis [1], 2.5 knots a grid of three, and
+    ``degree=True`` ran as degree 1, without a word (issue 30 round 22, the kind of S225). O(1); the operator's
+    inner ``window_rows`` is left unchecked (``spline_product`` checks its arguments once per call)."""
+    from ..value_rules import check_whole
+
+    check_whole(api, "num_knots", num_knots, 2, fix="pass the knots of the grid (kappa; 32 in the paper)")
+    check_degree(api, degree)
+
+
+def check_degree(api: str, degree) -> None:
+    """ValueError (a UserError too) unless ``degree`` is the whole number 1, 2 or 3 (``True`` ran as 1). O(1)."""
+    from ..errors import ArgumentValueError
+    from ..integers import is_integer
+
+    if not is_integer(degree) or degree not in (1, 2, 3):
+        raise ArgumentValueError(f"{api}: degree must be the whole number 1, 2 or 3, got {degree!r}")

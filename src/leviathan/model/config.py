@@ -37,8 +37,10 @@ GENERATOR_FORMS: tuple[str, ...] = ("paper", "khronos")
 
 def min_base(vocab_size: int, k: int) -> int:
     """Smallest integer b >= 2 with b**k >= vocab_size (paper step 1, docs/DESIGN.md §2). Exact integer arithmetic."""
-    require(vocab_size >= 1, f"vocab_size must be at least 1, got {vocab_size}")
-    require(k >= 1, f"generator_k must be at least 1, got {k}")
+    # a bool was taken as 1 (issue 30 round 22; smallest_base checks in its own words too)
+    require(is_integer(vocab_size) and vocab_size >= 1,
+            f"vocab_size must be a whole number, at least 1, got {vocab_size!r}")
+    require(is_integer(k) and k >= 1, f"generator_k must be a whole number, at least 1, got {k!r}")
     return smallest_base(vocab_size, k)
 
 

@@ -16,22 +16,56 @@ import torch.nn.functional as F
 def check_ids(ids: torch.Tensor, base: int, k: int) -> None:
     """Raise ValueError naming the offending id if any id is outside [0, base**k); TypeError for ids that are not
     integers (issue 30 round 8: a float tensor such as ``tensor([1.5])`` was truncated to id 1 without a word, where
-    ``nn.Embedding`` refuses it)."""
+    ``nn.Embedding`` refuses it). Both are UserErrors too (``errors.ArgumentValueError``, round 22)."""
+    from ..errors import ArgumentValueError
+
     capacity = base**k
-    if not isinstance(ids, torch.Tensor):  # a list ended in an AttributeError (issue 30 round 9, M136)
-        raise TypeError(f"token ids must be an integer tensor (torch.long), got {type(ids).__name__} {ids!r:.60}; "
-                        f"wrap them: torch.tensor(ids)")
-    if ids.dtype.is_floating_point or ids.dtype.is_complex or ids.dtype == torch.bool:
-        raise TypeError(f"token ids must be an integer tensor (torch.long), got {ids.dtype}; convert them with "
-                        f".long() only if they hold whole ids")
+    _check_id_type(ids)
     if ids.numel() == 0:
         return
     lo, hi = int(ids.min()), int(ids.max())
     if lo < 0 or hi >= capacity:
         bad = lo if lo < 0 else hi
-        raise ValueError(
+        raise ArgumentValueError(
             f"token id {bad} is outside the generator's range [0, {capacity}) (base {base}, k {k}); "
             f"check the tokenizer matches the model, or grow the model with a larger generator_base")
+
+
+def check_unique_ids(ids: torch.Tensor, base: int, k: int, api: str = "embed_unique") -> None:
+    """``check_ids`` for ``LeviathanGenerator.embed_unique``, whose ids are one list (U,): a (1, 2) tensor ended in
+    torch's "input has to be 1D or 2D Tensor, but got Tensor of dimension 3" (issue 30 round 22, S477). The type and
+    shape are checked always (O(1), static under torch.compile); the range (a read of values) outside compiled
+    graphs only, where an id past b^k would alias another id's digits."""
+    from ..errors import ArgumentValueError
+
+    _check_id_type(ids)
+    if ids.dim() != 1:
+        raise ArgumentValueError(f"{api} takes a 1-D tensor of ids (U,), got shape {tuple(ids.shape)}; "
+                                 f"flatten them (ids.reshape(-1)), or call the generator itself for ids of any shape")
+    if not torch.compiler.is_compiling():
+        check_ids(ids, base, k)
+
+
+def _check_base(base, k, api: str) -> None:
+    """One line (a UserError that is still a TypeError / ValueError) unless ``base`` is a whole number >= 2 and ``k``
+    one in [1, 64] (``value_rules.check_whole``)."""
+    from ..value_rules import check_whole
+
+    check_whole(api, "base", base, 2, fix="pass the digit base b (the generator's base)")
+    check_whole(api, "k", k, 1, 64, fix="pass the number of digits per id (3 in the paper)")
+
+
+def _check_id_type(ids) -> None:
+    """TypeError (a UserError too) unless ``ids`` is an integer tensor: a list ended in an AttributeError (issue 30
+    round 9, M136), a float tensor was truncated (round 8)."""
+    from ..errors import ArgumentTypeError
+
+    if not isinstance(ids, torch.Tensor):
+        raise ArgumentTypeError(f"token ids must be an integer tensor (torch.long), got {type(ids).__name__} "
+                                f"{ids!r:.60}; wrap them: torch.tensor(ids)")
+    if ids.dtype.is_floating_point or ids.dtype.is_complex or ids.dtype == torch.bool:
+        raise ArgumentTypeError(f"token ids must be an integer tensor (torch.long), got {ids.dtype}; convert them "
+                                f"with .long() only if they hold whole ids")
 
 
 def to_digits(ids: torch.Tensor, base: int, k: int, check: bool = True) -> torch.Tensor:
@@ -39,7 +73,8 @@ def to_digits(ids: torch.Tensor, base: int, k: int, check: bool = True) -> torch
 
     ``to_digits(tensor([205378]), 59, 3) == tensor([[58, 58, 58]])``.
     """
-    if check:
+    if check:  # base 1 gave every id the digits 0, k 0 no digits at all, without a word (round 22)
+        _check_base(base, k, "to_digits")
         check_ids(ids, base, k)
     ids = ids.long()
     powers = base ** torch.arange(k - 1, -1, -1, device=ids.device, dtype=torch.long)  # (k,) b^(k-1) .. 1
@@ -47,7 +82,14 @@ def to_digits(ids: torch.Tensor, base: int, k: int, check: bool = True) -> torch
 
 
 def from_digits(digits: torch.Tensor, base: int) -> torch.Tensor:
-    """digits (..., k) -> ids (...): the inverse of ``to_digits``."""
+    """digits (..., k) -> ids (...): the inverse of ``to_digits``. Float digits were truncated and ``base=True`` read as
+    1 without a word (round 22): an integer tensor of at least one dimension and a whole base >= 2 (O(1) checks)."""
+    _check_id_type(digits)
+    if digits.dim() < 1:
+        from ..errors import ArgumentValueError
+
+        raise ArgumentValueError("from_digits takes digits (..., k), one row of k digits per id, got a 0-d tensor")
+    _check_base(base, 1, "from_digits")
     k = digits.shape[-1]
     powers = base ** torch.arange(k - 1, -1, -1, device=digits.device, dtype=torch.long)
     return (digits.long() * powers).sum(-1)

@@ -93,7 +93,12 @@ class CompositionalEmbedding(nn.Module):
 
 
 def build_input_embedding(cfg: ModelConfig) -> nn.Module:
-    """The input side named by ``cfg.embedding``, freshly initialised."""
+    """The input side named by ``cfg.embedding``, freshly initialised (a TypeError, a UserError too, for anything but a
+    ``ModelConfig``: a preset's name ended in an AttributeError; round 22)."""
+    if not isinstance(cfg, ModelConfig):
+        from ..errors import ArgumentTypeError
+
+        raise ArgumentTypeError(f"build_input_embedding takes a ModelConfig, got {type(cfg).__name__} {cfg!r:.60}")
     V, D = cfg.vocab_size, cfg.hidden_size
     if cfg.embedding in ("dense_tied", "dense_untied"):
         module = TableEmbedding(V, D, norm=cfg.embedding_norm, init_gain=cfg.initializer_range,

@@ -62,7 +62,7 @@ from torch import nn
 from torch.autograd.function import once_differentiable
 
 from ..integers import as_int
-from .digits import check_ids, codebook_sum
+from .digits import check_ids, check_unique_ids, codebook_sum
 from .generator_size import check_size
 from .output_norm import OutputNorm
 from .spline_op import spline_product
@@ -74,7 +74,11 @@ LOW_PRECISION = (torch.bfloat16, torch.float16)  # parameter dtypes whose forwar
 
 
 def probe_ids(num_ids: int, device=None) -> torch.Tensor:
-    """The ids the calibration measures: all of [0, num_ids) up to PROBE_IDS, else PROBE_IDS evenly spaced ones."""
+    """The ids the calibration measures: all of [0, num_ids) up to PROBE_IDS, else PROBE_IDS evenly spaced ones.
+    ``num_ids`` is a whole number >= 1 (-1 ended in torch.arange's error, True probed one id; round 22)."""
+    from ..value_rules import check_whole
+
+    check_whole("probe_ids", "num_ids", num_ids, 1, fix="pass the number of ids to probe (the vocabulary size)")
     if num_ids <= PROBE_IDS:
         return torch.arange(num_ids, device=device)
     return torch.linspace(0, num_ids - 1, PROBE_IDS, device=device, dtype=torch.float64).round().long().unique()
@@ -140,7 +144,11 @@ class LeviathanGenerator(nn.Module):
     @torch.no_grad()
     def reset_parameters(self, calibrate: bool = True) -> None:
         """Reference initialisation (docs/DESIGN.md §2), then the options' calibration (``calibration``; skipped
-        with ``calibrate=False``, for a loader that writes its result itself)."""
+        with ``calibrate=False``, for a loader that writes its result itself; 'no' read as true before round 22)."""
+        if not isinstance(calibrate, bool):
+            from ..value_rules import check_switches
+
+            check_switches("LeviathanGenerator.reset_parameters", calibrate=calibrate)
         nn.init.normal_(self.codebooks, std=0.02)
         nn.init.normal_(self.proj, std=0.02)
         nn.init.ones_(self.ln_weight)
@@ -185,11 +193,21 @@ class LeviathanGenerator(nn.Module):
         return out, center
 
     def seed(self, ids: torch.Tensor) -> torch.Tensor:
-        """Steps 1-2, z(i) = C_1[i_1] + ... + C_k[i_k]: ids (U,) -> z (U, d_s), one codebook row per base-b digit."""
+        """Steps 1-2, z(i) = C_1[i_1] + ... + C_k[i_k]: ids (U,) -> z (U, d_s), one codebook row per base-b digit.
+        The ids are checked as ``embed_unique``'s (round 22: a 2-D tensor ended in torch's error, an id past b^k
+        aliased another's digits); the forward path calls ``codebook_sum`` on ids it checked."""
+        check_unique_ids(ids, self.base, self.k, "LeviathanGenerator.seed")
         return codebook_sum(ids, self.codebooks)  # (U, d_s)
 
     def modes_u(self, z: torch.Tensor) -> torch.Tensor:
-        """Step 3, u_m = sigmoid(LN_m(W_m z) / 2): z (U, d_s) -> u (U, M, d_s) in (0, 1)."""
+        """Step 3, u_m = sigmoid(LN_m(W_m z) / 2): z (U, d_s) -> u (U, M, d_s) in (0, 1). Another shape of z is
+        refused naming it (torch's "mat1 and mat2 shapes cannot be multiplied" before round 22): O(1)."""
+        if not isinstance(z, torch.Tensor) or z.dim() != 2 or z.shape[1] != self.seed_dim:
+            from ..errors import ArgumentValueError
+
+            shown = tuple(z.shape) if isinstance(z, torch.Tensor) else type(z).__name__
+            raise ArgumentValueError(f"LeviathanGenerator.modes_u: z must be a (U, {self.seed_dim}) tensor of seeds "
+                                     f"(U, seed_dim), got {shown}; pass what seed(ids) returns")
         U = z.shape[0]
         h = F.linear(z, self.proj.view(self.modes * self.seed_dim, self.seed_dim))  # (U, M d_s)
         h = h.view(U, self.modes, self.seed_dim)  # (U, M, d_s)
@@ -209,7 +227,7 @@ class LeviathanGenerator(nn.Module):
 
     def _steps_1_5(self, ids: torch.Tensor) -> torch.Tensor:
         """ids (U,) -> P (U, M, r), steps 1-5."""
-        z = self.seed(ids)  # (U, d_s)                                           steps 1-2
+        z = codebook_sum(ids, self.codebooks)  # (U, d_s), ids checked         steps 1-2 (``seed``)
         u = self.modes_u(z)  # (U, M, d_s)                                       step 3
         u, S = self.spline_input(u)
         return spline_product(u, S, self.degree)  # (U, M, r)                    steps 4-5: P_m[c] = prod_d phi_{m,d,c}
@@ -221,7 +239,17 @@ class LeviathanGenerator(nn.Module):
 
     def embed_unique(self, ids: torch.Tensor) -> torch.Tensor:
         """Steps 1-6 for every given id (no deduplication), then the options' centring and norm: ids (U,) -> (U, D).
-        Parameters in bf16 or fp16 are computed in fp32 (``_embed_in_float32``); the output has their dtype."""
+        Parameters in bf16 or fp16 are computed in fp32 (``_embed_in_float32``); the output has their dtype.
+
+        ``ids`` must be a 1-D integer tensor of ids in [0, b^k): a (1, 2) tensor ended in torch's "input has to be 1D
+        or 2D Tensor, but got Tensor of dimension 3", and an id past b^k aliased another id's digits without a word
+        (issue 30 round 22, S477). Shape and dtype are checked always (O(1)); the range outside torch.compile only
+        (it reads values). ``forward`` and ``bake`` pass ids they checked or made to ``_embed``."""
+        check_unique_ids(ids, self.base, self.k, "LeviathanGenerator.embed_unique")
+        return self._embed(ids)
+
+    def _embed(self, ids: torch.Tensor) -> torch.Tensor:
+        """``embed_unique`` of ids already checked: ids (U,) -> (U, D)."""
         if self.codebooks.dtype in LOW_PRECISION:
             return _embed_in_float32(self, ids)
         if torch.is_autocast_enabled(ids.device.type):  # steps 1-6 in fp32, not in autocast's dtype (docstring)
@@ -243,17 +271,25 @@ class LeviathanGenerator(nn.Module):
 
             refuse_meta(input_ids, "the ids given to LeviathanGenerator", "pass ids with values (on the CPU or a GPU)")
         uniq, inverse = _distinct_ids(input_ids, self.base, self.k)  # (U,), (N,)
-        table = self.embed_unique(uniq)  # (U, D)
+        table = self._embed(uniq)  # (U, D), checked by _distinct_ids
         return F.embedding(inverse.view(input_ids.shape), table)  # (..., D); backward sums duplicates
 
     @torch.no_grad()
     def bake(self, num_rows: int | None = None, batch_size: int = 8192) -> torch.Tensor:
-        """The full (num_rows, D) table, num_rows defaulting to vocab_size (at most b^k)."""
-        n = self.vocab_size if num_rows is None else num_rows
-        if n > self.capacity:
-            raise ValueError(f"cannot bake {n} rows: the generator addresses only b^k = {self.capacity} ids")
+        """The full (num_rows, D) table, num_rows defaulting to vocab_size (at most b^k), ``batch_size`` ids at a time.
+
+        Both are whole numbers >= 1 (num_rows at most b^k), refused in one line otherwise: 0, -1 and 2.5 ended in
+        torch's errors and ``True`` baked one row without a word (issue 30 round 22, S225, S235-S237, S480, S481)."""
+        from ..value_rules import check_whole
+
+        api = "LeviathanGenerator.bake"
+        n = self.vocab_size if num_rows is None else check_whole(
+            api, "num_rows", num_rows, 1, self.capacity,
+            f"the generator addresses ids [0, b^k = {self.capacity:,}); None bakes vocab_size ({self.vocab_size:,})")
+        batch_size = check_whole(api, "batch_size", batch_size, 1,
+                                 fix="pass the ids per batch, e.g. 8192 (the default)")
         ids = torch.arange(n, device=self.codebooks.device)
-        return torch.cat([self.embed_unique(ids[a:a + batch_size]) for a in range(0, n, batch_size)])
+        return torch.cat([self._embed(ids[a:a + batch_size]) for a in range(0, n, batch_size)])
 
     def settings(self) -> dict:
         """The keyword arguments that rebuild this generator, vocab_size and hidden_size aside (what adoption
@@ -294,7 +330,7 @@ class _EmbedUnique(nn.Module):
         self.generator = generator
 
     def forward(self, ids: torch.Tensor) -> torch.Tensor:
-        return self.generator.embed_unique(ids)
+        return self.generator._embed(ids)
 
 
 def _embed_in_float32(generator: LeviathanGenerator, ids: torch.Tensor) -> torch.Tensor:

@@ -38,7 +38,12 @@ def check_size(vocab_size: int, hidden_size: int, k: int, seed_dim: int, modes: 
 
 def smallest_base(vocab_size: int, k: int) -> int:
     """The smallest integer b >= 2 with b**k >= vocab_size, in exact integer arithmetic (``model.config.min_base``
-    checks its arguments and calls this)."""
+    checks its arguments in ModelConfig's words and calls this). Its own arguments are checked too: ``k=-1`` looped
+    forever (b**-1 never reaches vocab_size) and a bool was taken as 1 (issue 30 round 22, the kind of S225)."""
+    from ..value_rules import check_whole
+
+    check_whole("smallest_base", "vocab_size", vocab_size, 1, fix="pass the number of token ids")
+    check_whole("smallest_base", "k", k, 1, 64, fix="pass the number of digits per id (3 in the paper)")
     b = max(2, int(round(vocab_size ** (1.0 / k))))
     while b**k < vocab_size:
         b += 1

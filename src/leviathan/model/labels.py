@@ -12,29 +12,48 @@ from __future__ import annotations
 
 import torch
 
-from .loss import IGNORE_INDEX
+from ..errors import ArgumentTypeError, ArgumentValueError
+
+IGNORE_INDEX = -100  # a label that marks a position to leave out of the loss (torch's default ignore_index)
 
 
 @torch.compiler.disable
 def check_labels(labels: torch.Tensor, input_ids: torch.Tensor, vocab_size: int) -> None:
     """TypeError for labels that are not an integer tensor, ValueError for a shape other than ``input_ids``' or a
-    label outside [0, vocab_size) that is not ``IGNORE_INDEX`` (kept out of compiled graphs: it reads values)."""
+    label outside [0, vocab_size) that is not ``IGNORE_INDEX`` (kept out of compiled graphs: it reads values). Both
+    are UserErrors too (``errors.ArgumentTypeError``, ``ArgumentValueError``; issue 30 round 22)."""
+    check_label_type(labels, "labels")
+    if labels.shape != input_ids.shape:
+        raise ArgumentValueError(f"labels must have the shape of input_ids {tuple(input_ids.shape)} (one target per "
+                                 f"position), got {tuple(labels.shape)}")
+    if labels.numel() == 0:
+        return
+    check_label_values(labels, vocab_size)
+    if bool((labels == IGNORE_INDEX).all()):  # the mean over no target: a NaN loss, no word (round 18, G262)
+        raise ArgumentValueError(f"every label is {IGNORE_INDEX} (ignored), so the loss would be a mean over no "
+                                 f"target (NaN); give at least one target id, or leave out a batch with nothing to "
+                                 f"score")
+
+
+def check_label_type(labels, name: str) -> None:
+    """TypeError (a UserError too) unless ``labels`` is an integer tensor: float labels reached torch's "gather():
+    Expected dtype int32/int64 for index" in ``linear_cross_entropy`` (issue 30 round 22, S520). O(1)."""
     if not isinstance(labels, torch.Tensor) or labels.dtype.is_floating_point or labels.dtype.is_complex \
             or labels.dtype == torch.bool:
         shown = labels.dtype if isinstance(labels, torch.Tensor) else type(labels).__name__
-        raise TypeError(f"labels must be an integer tensor (torch.long) of target ids, got {shown}")
-    if labels.shape != input_ids.shape:
-        raise ValueError(f"labels must have the shape of input_ids {tuple(input_ids.shape)} (one target per "
-                         f"position), got {tuple(labels.shape)}")
-    if labels.numel() == 0:
-        return
-    bad = ((labels < 0) & (labels != IGNORE_INDEX)) | (labels >= vocab_size)
+        raise ArgumentTypeError(f"{name} must be an integer tensor (torch.long) of target ids, got {shown}")
+
+
+@torch.compiler.disable
+def check_label_values(labels: torch.Tensor, vocab_size: int, ignore_index: int = IGNORE_INDEX,
+                       what: str = "the model's vocab_size") -> None:
+    """ValueError (a UserError too) naming the first label outside [0, vocab_size) that is not ``ignore_index``: torch
+    said ``IndexError: Target 999 is out of bounds`` (a device-side assert on a GPU), naming neither the label nor the
+    range (issue 30 round 8; ``linear_cross_entropy``'s gather likewise, round 22, S517). One scan of the labels."""
+    bad = ((labels < 0) | (labels >= vocab_size)) & (labels != ignore_index)
     if bool(bad.any()):
-        raise ValueError(f"label {int(labels[bad][0])} is outside [0, {vocab_size}) (the model's vocab_size; "
-                         f"{IGNORE_INDEX} marks a position to ignore); check the tokenizer matches the model")
-    if bool((labels == IGNORE_INDEX).all()):  # the mean over no target: a NaN loss, no word (round 18, G262)
-        raise ValueError(f"every label is {IGNORE_INDEX} (ignored), so the loss would be a mean over no target "
-                         f"(NaN); give at least one target id, or leave out a batch with nothing to score")
+        raise ArgumentValueError(f"label {int(labels[bad][0])} is outside [0, {vocab_size}) ({what}; {ignore_index} "
+                                 f"marks a position to ignore); check the tokenizer matches the model")
 
 
 @torch.compiler.disable
@@ -45,8 +64,8 @@ def check_input_ids(input_ids: torch.Tensor, vocab_size: int) -> None:
     if input_ids.numel() and not input_ids.dtype.is_floating_point:
         bad = (input_ids < 0) | (input_ids >= vocab_size)
         if bool(bad.any()):
-            raise ValueError(f"input id {int(input_ids[bad][0])} is outside [0, {vocab_size}) (the model's "
-                             f"vocab_size); check the tokenizer matches the model")
+            raise ArgumentValueError(f"input id {int(input_ids[bad][0])} is outside [0, {vocab_size}) (the model's "
+                                     f"vocab_size); check the tokenizer matches the model")
 
 
 
@@ -58,5 +77,5 @@ def check_outside(outside) -> None:
     ``CausalLM.token_nll``) scored as 'raise' without a word, so a misspelt 'nan' raised on the first target outside
     the softmax instead of marking it (issue 30 round 21, P394)."""
     if not isinstance(outside, str) or outside not in OUTSIDE_MODES:
-        raise ValueError(f"outside must be 'raise' (a target outside the restricted softmax is an error) or 'nan' "
-                         f"(it scores NaN; drop those before averaging), got {outside!r:.40}")
+        raise ArgumentValueError(f"outside must be 'raise' (a target outside the restricted softmax is an error) or "
+                                 f"'nan' (it scores NaN; drop those before averaging), got {outside!r:.40}")

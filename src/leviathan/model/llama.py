@@ -29,8 +29,8 @@ from .config import ModelConfig
 from .embedding import TableEmbedding, build_input_embedding
 from .attention_inputs import check_attention_inputs
 from .kv_cache import KVCache, claim_cache
-from .labels import check_input_ids, check_labels, check_outside
-from .loss import linear_cross_entropy, linear_token_nll
+from .labels import check_input_ids, check_label_type, check_label_values, check_labels, check_outside
+from .loss import chunked_cross_entropy, linear_token_nll
 
 
 class LlamaRMSNorm(nn.Module):
@@ -228,6 +228,7 @@ class CausalLM(nn.Module):
         if ids is None:
             self.output_ids = self.output_index = None
             return self
+        _check_output_ids(ids)
         ids = torch.as_tensor(ids, dtype=torch.long).flatten().cpu()
         V = self.config.vocab_size
         if ids.numel() == 0 or bool((ids[1:] <= ids[:-1]).any()) or int(ids[0]) < 0 or int(ids[-1]) >= V:
@@ -285,7 +286,8 @@ class CausalLM(nn.Module):
         self._check_positions(input_ids, cache)
         h = self.model(input_ids, cache=cache, position_ids=position_ids, attention_mask=attention_mask)
         if labels is not None and not return_logits:
-            return None, linear_cross_entropy(h, *self._head_and_targets(labels))
+            head, targets = self._head_and_targets(labels)  # checked above (check_labels): no second scan
+            return None, chunked_cross_entropy(h.reshape(-1, h.shape[-1]), head, targets.reshape(-1), -100, None)
         logits = self.lm_head(h)  # (B, T, V)
         if self.restricted:  # ids outside the subset get probability 0
             logits = logits.masked_fill(self.output_index < 0, float("-inf"))
@@ -300,8 +302,11 @@ class CausalLM(nn.Module):
 
         With a restricted softmax a target outside ``output_ids`` raises, or with ``outside="nan"`` gets NaN
         (scoring text from elsewhere on the targets the model can predict; inputs are never changed); any other
-        ``outside`` is a ValueError (round 21, P394)."""
+        ``outside`` is a ValueError (round 21, P394). Targets are checked first (an integer tensor, each in [0, V) or
+        -100): with a restricted softmax a target past V ended in torch's IndexError (issue 30 round 22)."""
         check_outside(outside)
+        check_label_type(targets, "CausalLM.token_nll: targets")
+        check_label_values(targets, self.config.vocab_size)
         self._check_positions(input_ids, None)
         h = self.model(input_ids)  # (B, T, D)
         head, pos = self._head_and_targets(targets, "ignore" if outside == "nan" else "raise")
@@ -359,6 +364,30 @@ class CausalLM(nn.Module):
         return next(self.parameters()).device
 
 
+def _check_output_ids(ids) -> None:
+    """TypeError (a UserError too) for ids of ``restrict_output_`` that are not whole numbers: ``tensor([1.5, 2.7])``
+    was truncated to ids 1 and 2, and ``True`` read as id 1, without a word (issue 30 round 22, the S477 kind)."""
+    from ..errors import ArgumentTypeError
+
+    t = ids if isinstance(ids, torch.Tensor) else None
+    if t is None and not isinstance(ids, bool):
+        try:
+            t = torch.as_tensor(ids)
+        except (TypeError, ValueError, RuntimeError):
+            t = None
+    if t is not None and t.numel() == 0:
+        return  # an empty list reads as float: the caller names "got 0 ids"
+    if t is None or t.dtype.is_floating_point or t.dtype.is_complex or t.dtype == torch.bool:
+        shown = t.dtype if t is not None else f"{type(ids).__name__} {ids!r:.40}"
+        raise ArgumentTypeError(f"CausalLM.restrict_output_: ids must be whole token ids (an integer tensor or a list "
+                                f"of ints), got {shown}; pass the sorted ids to predict, or None for the full softmax")
+
+
 def count_params(module: nn.Module) -> int:
-    """Parameters of a module, each tensor once (tied weights count once)."""
+    """Parameters of a module, each tensor once (tied weights count once); a TypeError (a UserError too) for anything
+    but a module (``count_params('x')`` was an AttributeError; round 22)."""
+    if not isinstance(module, nn.Module):
+        from ..errors import ArgumentTypeError
+
+        raise ArgumentTypeError(f"count_params takes an nn.Module, got {type(module).__name__} {module!r:.40}")
     return sum(p.numel() for p in {id(p): p for p in module.parameters()}.values())

@@ -37,14 +37,21 @@ import torch
 import torch.nn.functional as F
 from torch.autograd.function import once_differentiable
 
-IGNORE_INDEX = -100
+from ..errors import ArgumentTypeError, ArgumentValueError
+from .labels import IGNORE_INDEX, check_label_type, check_label_values
 
 # Elements of one (chunk, V) fp32 block: 8M = 32 MiB, e.g. 40 positions of o200k or 1,024 of a BPE-8192.
 DEFAULT_CHUNK_ELEMENTS = 8 * 2**20
 
 
 def chunk_positions(vocab_size: int, chunk_elements: int = DEFAULT_CHUNK_ELEMENTS) -> int:
-    """Positions per chunk so that one (chunk, V) fp32 block holds about ``chunk_elements`` values."""
+    """Positions per chunk so that one (chunk, V) fp32 block holds about ``chunk_elements`` values. Both are whole
+    numbers >= 1 (0, -5 and True were read as one id, 2.5 gave a float chunk; issue 30 round 22). O(1)."""
+    from ..value_rules import check_whole
+
+    check_whole("chunk_positions", "vocab_size", vocab_size, 1, fix="pass the head's rows, V")
+    check_whole("chunk_positions", "chunk_elements", chunk_elements, 1,
+                fix=f"pass the values one (chunk, V) block may hold ({DEFAULT_CHUNK_ELEMENTS:,} by default)")
     return max(16, chunk_elements // max(1, vocab_size))
 
 
@@ -115,19 +122,28 @@ def linear_cross_entropy(hidden: torch.Tensor, weight: torch.Tensor, labels: tor
     Args:
         hidden: (..., D) final hidden states.
         weight: (V, D) head matrix (for a tied model, the input table itself).
-        labels: (...) target ids; ``ignore_index`` positions are left out of the mean.
-        chunk: positions per chunk; default ``chunk_positions(V)`` (about 32 MiB of fp32 logits).
+        labels: (...) target ids in [0, V); ``ignore_index`` positions are left out of the mean.
+        chunk: positions per chunk (a whole number >= 1); None: ``chunk_positions(V)`` (about 32 MiB of fp32 logits).
     Returns:
         scalar fp32 loss, equal to ``F.cross_entropy(F.linear(hidden, weight).float(), labels)``.
+
+    The arguments are checked first (``check_head_arguments``, and one scan of the labels, as ``CausalLM`` does):
+    a label past V, a (D, V) head, float labels, mismatched dtypes ended in torch's errors and ``chunk=0`` was read as
+    unset (issue 30 round 22, S517-S524). ``CausalLM`` checks its labels itself and calls ``chunked_cross_entropy``.
     """
-    D = hidden.shape[-1]
-    h = hidden.reshape(-1, D)  # (N, D)
-    y = labels.reshape(-1)  # (N,)
-    if y.shape[0] != h.shape[0]:
-        raise ValueError(f"labels {tuple(labels.shape)} do not match hidden states {tuple(hidden.shape)}")
-    chunk = chunk or chunk_positions(weight.shape[0])
-    if not (torch.is_grad_enabled() and (hidden.requires_grad or weight.requires_grad)):
-        nll = linear_token_nll(h, weight, y, ignore_index, chunk)
+    h, y, chunk = check_head_arguments("linear_cross_entropy", hidden, weight, labels, ignore_index, chunk)
+    check_label_values(y, weight.shape[0], ignore_index, "the head's rows, V")
+    return chunked_cross_entropy(h, weight, y, ignore_index, chunk)
+
+
+@torch.compiler.disable  # as linear_cross_entropy: compiled models (CausalLM.forward) call it eagerly
+def chunked_cross_entropy(h: torch.Tensor, weight: torch.Tensor, y: torch.Tensor, ignore_index: int,
+                          chunk: int | None) -> torch.Tensor:
+    """``linear_cross_entropy`` of arguments already checked: h (N, D), W (V, D), y (N,) in range. No checks:
+    ``CausalLM.forward`` calls it with labels ``check_labels`` scanned once (a second scan is a second GPU sync)."""
+    chunk = chunk_positions(weight.shape[0]) if chunk is None else chunk
+    if not (torch.is_grad_enabled() and (h.requires_grad or weight.requires_grad)):
+        nll = _token_nll(h, weight, y, ignore_index, chunk)
         n_valid = int((y != ignore_index).sum())
         return nll.sum() / n_valid if n_valid else torch.full((), float("nan"), device=h.device)
     return _LinearCrossEntropy.apply(h, weight, y, ignore_index, chunk)
@@ -136,18 +152,64 @@ def linear_cross_entropy(hidden: torch.Tensor, weight: torch.Tensor, labels: tor
 @torch.no_grad()
 def linear_token_nll(hidden: torch.Tensor, weight: torch.Tensor, targets: torch.Tensor,
                      ignore_index: int = IGNORE_INDEX, chunk: int | None = None) -> torch.Tensor:
-    """Per-position NLL in nats (fp32, same shape as ``targets``; 0 at ``ignore_index``), no gradient."""
+    """Per-position NLL in nats (fp32, same shape as ``targets``; 0 at ``ignore_index``), no gradient. The arguments
+    are checked as ``linear_cross_entropy``'s (round 22: a target past V ended in torch's gather error)."""
+    h, y, chunk = check_head_arguments("linear_token_nll", hidden, weight, targets, ignore_index, chunk)
+    check_label_values(y, weight.shape[0], ignore_index, "the head's rows, V")
+    return _token_nll(h, weight, y, ignore_index, chunk).view(targets.shape)
+
+
+def _token_nll(h: torch.Tensor, weight: torch.Tensor, y: torch.Tensor, ignore_index: int,
+               chunk: int | None) -> torch.Tensor:
+    """Per-position NLL (N,) fp32 of checked arguments h (N, D), W (V, D), y (N,); chunk None: the default."""
+    chunk = chunk_positions(weight.shape[0]) if chunk is None else chunk
+    with torch.no_grad():
+        out = torch.empty(y.shape, dtype=torch.float32, device=h.device)  # (N,)
+        for a in range(0, h.shape[0], chunk):
+            z = _chunk_logits(h[a:a + chunk], weight)  # (C, V)
+            y_c = y[a:a + chunk]
+            v_c = y_c != ignore_index
+            safe_y = torch.where(v_c, y_c, torch.zeros_like(y_c)).unsqueeze(1)  # (C, 1)
+            target = z.gather(1, safe_y).squeeze(1)  # (C,)
+            zmax = z.amax(dim=1, keepdim=True)  # (C, 1); one exp per logit (torch.logsumexp costs ~2x on CPU)
+            lse = zmax.squeeze(1) + z.sub_(zmax).exp_().sum(dim=1).log()  # (C,)
+            out[a:a + chunk] = (lse - target) * v_c
+    return out
+
+
+def check_head_arguments(api: str, hidden, weight, labels, ignore_index, chunk) -> tuple:
+    """(h (N, D), y (N,), chunk) of ``api``'s arguments, each checked in O(1) (types, shapes, dtypes; the labels'
+    values are ``check_label_values``'): one line naming the argument, what it is and what it must be (issue 30
+    round 22, S519 a (D, V) head, S520 float labels, S523 float64 hidden with a float32 head, S524 ``chunk=0`` read
+    as unset; a bool is no ignore_index or chunk)."""
+    from ..integers import is_integer
+    from ..value_rules import check_whole
+
+    for name, t in (("hidden", hidden), ("weight", weight)):
+        if not isinstance(t, torch.Tensor) or not t.dtype.is_floating_point or t.dim() < 1:
+            shown = f"{t.dtype} {tuple(t.shape)}" if isinstance(t, torch.Tensor) else type(t).__name__
+            raise ArgumentTypeError(f"{api}: {name} must be a floating-point tensor, got {shown}")
     D = hidden.shape[-1]
-    h, y = hidden.reshape(-1, D), targets.reshape(-1)
-    chunk = chunk or chunk_positions(weight.shape[0])
-    out = torch.empty(y.shape, dtype=torch.float32, device=h.device)  # (N,)
-    for a in range(0, h.shape[0], chunk):
-        z = _chunk_logits(h[a:a + chunk], weight)  # (C, V)
-        y_c = y[a:a + chunk]
-        v_c = y_c != ignore_index
-        safe_y = torch.where(v_c, y_c, torch.zeros_like(y_c)).unsqueeze(1)  # (C, 1)
-        target = z.gather(1, safe_y).squeeze(1)  # (C,)
-        zmax = z.amax(dim=1, keepdim=True)  # (C, 1); one exp per logit (torch.logsumexp costs ~2x on CPU)
-        lse = zmax.squeeze(1) + z.sub_(zmax).exp_().sum(dim=1).log()  # (C,)
-        out[a:a + chunk] = (lse - target) * v_c
-    return out.view(targets.shape)
+    if weight.dim() != 2 or weight.shape[1] != D:
+        hint = "; it looks transposed: pass weight.T" if weight.dim() == 2 and weight.shape[0] == D else ""
+        raise ArgumentValueError(f"{api}: weight must be the (V, {D}) head (D = hidden's last size {D}), got "
+                                 f"{tuple(weight.shape)}{hint}")
+    if hidden.dtype != weight.dtype and not torch.is_autocast_enabled(hidden.device.type):
+        raise ArgumentTypeError(f"{api}: hidden is {hidden.dtype} and weight {weight.dtype}; outside torch.autocast "
+                                f"they must share a dtype: cast one (hidden.to(weight.dtype))")
+    if hidden.device != weight.device:
+        raise ArgumentValueError(f"{api}: hidden is on {hidden.device} and weight on {weight.device}; move them to "
+                                 f"one device")
+    check_label_type(labels, f"{api}: labels")
+    h, y = hidden.reshape(-1, D), labels.reshape(-1)  # (N, D), (N,)
+    if y.shape[0] != h.shape[0]:
+        raise ArgumentValueError(f"{api}: labels {tuple(labels.shape)} do not match hidden states "
+                                 f"{tuple(hidden.shape)} (one label per position)")
+    if y.device != h.device:
+        raise ArgumentValueError(f"{api}: labels are on {y.device} and hidden on {h.device}; move them to one device")
+    if not is_integer(ignore_index):
+        raise ArgumentTypeError(f"{api}: ignore_index must be a whole number (the label to leave out, {IGNORE_INDEX} "
+                                f"by default), got {type(ignore_index).__name__} {ignore_index!r:.40}")
+    if chunk is not None:
+        chunk = check_whole(api, "chunk", chunk, 1, fix="pass the positions per chunk, or None for the default")
+    return h, y, chunk

@@ -23,6 +23,14 @@ class OutputNorm(nn.Module):
     """x (..., D) -> weight * x / rms(x), RMS over the last dim (``F.rms_norm``)."""
 
     def __init__(self, hidden_size: int, init_gain: float, eps: float = 1e-6):
+        """``hidden_size`` a whole number >= 1, ``init_gain`` and ``eps`` finite numbers > 0: 0 rows, a negative gain
+        and a NaN eps were taken without a word (issue 30 round 22, the kind of S225)."""
+        from ..value_rules import api_check, check_whole, number_problem
+
+        check_whole("OutputNorm", "hidden_size", hidden_size, 1, fix="pass the width D of what it normalises")
+        for name, value in (("init_gain", init_gain), ("eps", eps)):
+            api_check("OutputNorm", name, number_problem(value, 0.0, "a finite number > 0"),
+                      "pass the gain it starts at (a table row's std, 0.02) and a small eps (1e-6)")
         super().__init__()
         self.init_gain, self.eps = float(init_gain), float(eps)
         self.weight = nn.Parameter(torch.empty(hidden_size))

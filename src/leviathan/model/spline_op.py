@@ -374,5 +374,22 @@ def spline_product(u: torch.Tensor, S: torch.Tensor, degree: int = 2) -> torch.T
     opaque to torch.compile. u and S of different dtypes (e.g. bf16 seeds from autocast, fp32 coefficients)
     are both cast to their promoted dtype first, outside the operator, so it always sees one dtype.
     """
+    _check_spline_arguments(u, S, degree)
     dtype = torch.promote_types(u.dtype, S.dtype)
     return torch.ops.leviathan.spline_product(u.to(dtype), S.to(dtype), degree)
+
+
+def _check_spline_arguments(u, S, degree) -> None:
+    """One line (a UserError that is still the ValueError / TypeError) for arguments of ``spline_product`` of another
+    shape or kind: a 2-D u ended in "not enough values to unpack", ``degree=True`` ran as degree 1 (issue 30 round 22,
+    the kind of S225). Shapes, dtypes and the degree only: O(1) on the forward path."""
+    from ..errors import ArgumentTypeError, ArgumentValueError
+
+    for name, t, dims in (("u", u, "(U, M, d_s)"), ("S", S, "(M, d_s, kappa, r)")):
+        if not isinstance(t, torch.Tensor) or not t.dtype.is_floating_point:
+            shown = t.dtype if isinstance(t, torch.Tensor) else type(t).__name__
+            raise ArgumentTypeError(f"spline_product: {name} must be a floating-point tensor {dims}, got {shown}")
+    if u.dim() != 3 or S.dim() != 4 or tuple(u.shape[1:]) != tuple(S.shape[:2]):
+        raise ArgumentValueError(f"spline_product: u must be (U, M, d_s) and S (M, d_s, kappa, r) with the same (M, "
+                                 f"d_s), got u {tuple(u.shape)} and S {tuple(S.shape)}")
+    bspline.check_degree("spline_product", degree)
