@@ -27,7 +27,7 @@ import os
 import platform
 import warnings
 from pathlib import Path
-from typing import Any, Optional
+from typing import Any, Iterable, Optional
 
 DATA_ENV = "LEVIATHAN_DATA"
 OLD_DATA_ENV = "LEVIATHAN_SHARED"  # deprecated: names the folder *above* data/
@@ -48,12 +48,18 @@ def atomic_write_bytes(path: str | os.PathLike, data: bytes) -> None:
     atomic_write_together({path: data})
 
 
-def atomic_write_together(files: dict) -> None:
+def atomic_write_together(files: dict, remove: Iterable = ()) -> None:
     """Write several files (path -> text or bytes) so that they change together or not at all: every one is first
     written whole into its temporary file beside it (fsync), and only then are they renamed into place (a rename
     needs no space). Files written one ``atomic_write_text`` after the other left the first in place when the disk
     filled at the second: collect_results.py put results.jsonl into ``DEST/<grid>`` without its grid.json (issue 30
-    round 16, C33). On a failure every temporary file is removed and the error names the file asked for."""
+    round 16, C33). On a failure every temporary file is removed and the error names the file asked for.
+
+    The renames are all or none too (``replace_together``; round 22, S22): one file that could not be replaced (made
+    immutable, a folder in its place) left the others already replaced, a tokenizer.json beside another save's
+    record. ``remove``: files of the earlier set that this one does not write (S547), removed with it."""
+    from .replace_together import replace_together
+
     written: list[tuple[Path, Path]] = []
     path = None
     try:
@@ -64,16 +70,28 @@ def atomic_write_together(files: dict) -> None:
                 f.write(data.encode() if isinstance(data, str) else data)
                 f.flush()
                 os.fsync(f.fileno())
-        for path, tmp in written:
-            os.replace(tmp, path)
+        if len(written) == 1 and not remove:
+            path, tmp = written[0]
+            os.replace(tmp, path)  # one rename is already all or none
+            return
+        path = None
+        earlier = replace_together([(tmp, path) for path, tmp in written], aside=_aside_of, remove=remove)
     except OSError as e:
         for _, tmp in written:
             _remove(tmp)
-        raise named(e, path, _temporary_of(path)) from None
+        raise (e if path is None else named(e, path, _temporary_of(path))) from None
     except BaseException:
         for _, tmp in written:
             _remove(tmp)
         raise
+    for aside in earlier:
+        _remove(aside)
+
+
+def _aside_of(path: Path) -> Path:
+    """Where ``atomic_write_together`` moves ``path``'s earlier file until the new set is in place."""
+    tmp = _temporary_of(path)
+    return tmp.with_name(tmp.name + ".earlier")
 
 
 _LONG_NAME = 200  # bytes of a temporary file's name past which it is made short

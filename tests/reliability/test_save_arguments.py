@@ -97,3 +97,28 @@ def test_adopt_takes_sparse_counts_and_ids_as_their_values(fit_args):
         torch.manual_seed(0)  # the same table twice
         reports.append(adopt(_llama(), fit=Fit(steps=2, **given), seed_dim=8, modes=2, knots=8, rank=4).leviathan_fit)
     assert reports[0] == reports[1]
+
+
+@pytest.mark.parametrize("kwargs, said", [
+    ({"max_shard_size": -5}, r"max_shard_size must be a size above zero, .* got -5"),
+    ({"max_shard_size": "0KB"}, r"max_shard_size must be a size above zero"),
+    ({"max_shard_size": True}, r"max_shard_size must be a size above zero, .* got True"),
+    ({"variant": "../x"}, r"variant must be a plain name such as 'fp16' .*got '\.\./x'"),
+    ({"variant": ""}, r"variant must be a plain name"),
+    ({"variant": 5}, r"variant must be a plain name .*got 5")])
+def test_every_save_path_refuses_a_shard_size_below_one_byte_and_a_variant_that_is_a_path(tmp_path, kwargs, said):
+    """Round 22, S140, S420, S425: ``bake_adopted``, an adopted and a ``from_native`` model's ``save_pretrained`` with
+    ``max_shard_size=-5`` wrote one-tensor shards without a word (``to_hf`` refuses it since round 15, B248); S421:
+    ``variant='../x'`` was a raw FileNotFoundError. One UserError each, nothing written."""
+    from leviathan.hf import adopt, bake_adopted
+
+    adopted = adopt(_llama(), seed_dim=8, modes=2, knots=8, rank=4)
+    saves = [lambda: adopted.save_pretrained(tmp_path / "a", **kwargs),
+             lambda: _native().save_pretrained(tmp_path / "n", **kwargs),
+             lambda: bake_adopted(adopted, tmp_path / "b", **kwargs)]
+    for save in saves:
+        with pytest.raises(UserError, match=said):
+            save()
+    assert sorted(p.name for p in tmp_path.iterdir()) == []
+    adopted.save_pretrained(tmp_path / "fine", max_shard_size="20KB", variant="fp32")  # a real size and name: saved
+    assert (tmp_path / "fine" / "model.safetensors.index.fp32.json").is_file()

@@ -25,7 +25,6 @@ removed by the next run into the same ``out`` once its process is gone (and only
 from __future__ import annotations
 
 import contextlib
-import errno
 import os
 import shutil
 from pathlib import Path
@@ -33,6 +32,7 @@ from typing import Iterable, Iterator
 
 from ..stop_signals import held_stops
 from ..ownership import _matches, _proof, leftover_is_own, mark, read_marker
+from ..replace_together import replace_together
 
 
 def _stage_prefix(verb: str) -> str:
@@ -72,25 +72,16 @@ def _swap(stage: Path, out: Path, verb: str, stale: tuple[str, ...]) -> None:
 
     All or none (issue 30 round 21, N191, N269): a namesake that could not be replaced (a file made immutable, a
     folder in its place) stopped the renames half-way, leaving the new analysis.json beside the old report.md, and
-    the error named the staging folder's file. A folder in a file's place is refused before anything moves; the
-    earlier files are first moved aside into the staging folder (``.earlier``), and a rename that fails puts back
-    everything moved so far, so ``out`` is left as it was and the error names the file of ``out``."""
+    the error named the staging folder's file. ``replace_together`` (shared with ``save_pretrained`` and
+    ``Tokenizer.save``, round 22): a folder in a file's place is refused before anything moves; the earlier files are
+    first moved aside into the staging folder (``.earlier``), and a rename that fails puts back everything moved so
+    far, so ``out`` is left as it was and the error names the file of ``out``."""
     new = sorted(name for name in os.listdir(stage) if name != _EARLIER)
-    for name in new:
-        if (out / name).is_dir() and not (out / name).is_symlink():
-            raise IsADirectoryError(errno.EISDIR, "a folder is in the way where a file is expected", str(out / name))
-    earlier, moved = stage / _EARLIER, []  # moved: (from, to) renames done, undone in reverse on a failure
+    earlier = stage / _EARLIER
     earlier.mkdir()
     try:
-        for name in new:
-            if os.path.lexists(out / name):
-                _rename(out / name, earlier / name, moved)
-        for name in new:
-            _rename(stage / name, out / name, moved)
+        replace_together([(stage / name, out / name) for name in new], aside=lambda target: earlier / target.name)
     except OSError as e:
-        for src, dst in reversed(moved):
-            with contextlib.suppress(OSError):
-                os.replace(dst, src)
         raise _named_in_out(e, stage, out) from None
     marker = _proof(read_marker(out), out)
     for name in os.listdir(out):
@@ -101,12 +92,6 @@ def _swap(stage: Path, out: Path, verb: str, stale: tuple[str, ...]) -> None:
 
 
 _EARLIER = ".earlier"  # inside the staging folder: the files of ``out`` the swap replaces, until it is done
-
-
-def _rename(src: Path, dst: Path, moved: list) -> None:
-    """``os.replace(src, dst)``, recorded in ``moved`` so that a later failure can undo it."""
-    os.replace(src, dst)
-    moved.append((src, dst))
 
 
 def _named_in_out(e: OSError, stage: Path, out: Path) -> OSError:

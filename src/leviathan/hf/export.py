@@ -50,6 +50,7 @@ from ..storage import api_write, as_asked, storage_oserror
 from .configuration import LeviathanConfig
 from .model_card import Training, native_card
 from .modeling import LeviathanForCausalLM
+from .save_folder import check_shard_size
 
 
 # ---- in-memory conversions ----------------------------------------------------------------------
@@ -342,20 +343,6 @@ def to_hf(model: CausalLM | LeviathanForCausalLM, out_dir: str | os.PathLike, to
     return Path(out_dir)
 
 
-def _check_shard_size(value: Any) -> None:
-    """UserError unless ``value`` is a size above zero (``"5GB"``, ``"500MB"``, or a byte count): a negative or zero
-    size was taken as "as small as possible" and the export written as one-tensor shards, without a word (issue 30
-    round 15, B248)."""
-    import re
-
-    number = value if isinstance(value, int) and not isinstance(value, bool) else None
-    if isinstance(value, str) and (m := re.fullmatch(r"\s*(-?[0-9]*\.?[0-9]+)\s*([KMGT]i?B|B)?\s*", value, re.I)):
-        number = float(m.group(1))
-    if number is None or number <= 0:
-        raise UserError(f"max_shard_size must be a size above zero, such as '5GB' or '500MB' (or a byte count), got "
-                        f"{value!r}")
-
-
 @api_write("to_plain_llama", "out_dir")
 def to_plain_llama(model: CausalLM | LeviathanForCausalLM, out_dir: str | os.PathLike, tokenizer: Any = None, *,
                    overwrite: bool = False, max_shard_size: str = "5GB", training: Training | None = None,
@@ -373,7 +360,7 @@ def to_plain_llama(model: CausalLM | LeviathanForCausalLM, out_dir: str | os.Pat
     (``to_hf``'s, plus the shard size and the two callers' hooks above)."""
     from huggingface_hub import save_torch_state_dict
 
-    _check_shard_size(max_shard_size)
+    check_shard_size(max_shard_size)
     _check_model(model, "to_plain_llama")
     _check_training(training, "to_plain_llama")
     native = _as_native(model)
