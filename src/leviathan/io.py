@@ -39,12 +39,14 @@ DEFAULT_DATA = Path("..") / "shared" / "data"  # beside a checkout, seen from it
 
 def atomic_write_text(path: str | os.PathLike, text: str) -> None:
     """Write ``text`` to ``path`` via a temporary file + fsync + rename: readers never see a partial file."""
+    _check_write("atomic_write_text", path, text, str)
     atomic_write_bytes(path, text.encode())
 
 
 def atomic_write_bytes(path: str | os.PathLike, data: bytes) -> None:
     """``atomic_write_text`` for bytes (a figure's PNG): a temporary file beside ``path``, fsync, rename. A failure
     names ``path``, never the temporary file the user did not ask for."""
+    _check_write("atomic_write_bytes", path, data, (bytes, bytearray, str))
     atomic_write_together({path: data})
 
 
@@ -60,6 +62,7 @@ def atomic_write_together(files: dict, remove: Iterable = ()) -> None:
     record. ``remove``: files of the earlier set that this one does not write (S547), removed with it."""
     from .replace_together import replace_together
 
+    _check_together(files, remove)
     written: list[tuple[Path, Path]] = []
     path = None
     try:
@@ -75,7 +78,7 @@ def atomic_write_together(files: dict, remove: Iterable = ()) -> None:
             os.replace(tmp, path)  # one rename is already all or none
             return
         path = None
-        earlier = replace_together([(tmp, path) for path, tmp in written], aside=_aside_of, remove=remove)
+        earlier = replace_together([(tmp, path) for path, tmp in written], aside=_aside_of, remove=list(remove))
     except OSError as e:
         for _, tmp in written:
             _remove(tmp)
@@ -86,6 +89,36 @@ def atomic_write_together(files: dict, remove: Iterable = ()) -> None:
         raise
     for aside in earlier:
         _remove(aside)
+
+
+def _check_write(api: str, path: Any, data: Any, kinds: Any) -> None:
+    """UserError naming the argument when ``path`` is not a path or ``data`` not of ``kinds`` (issue 30 round 22: the
+    atomic writers took their arguments unchecked, ``atomic_write_text(p, 5)`` an AttributeError, a path of None
+    os.fspath's TypeError naming no argument)."""
+    from .value_rules import api_check, path_problem
+
+    api_check(api, "path", path_problem(path), "pass the path of the file to write")
+    if not isinstance(data, kinds):
+        wanted = "a str" if kinds is str else "bytes (or a str)"
+        api_check(api, "data", f"expected {wanted}, got {type(data).__name__} {data!r:.40}", "pass what to write")
+
+
+def _check_together(files: Any, remove: Any) -> None:
+    """``atomic_write_together``'s arguments: ``files`` a dict of path -> str or bytes, ``remove`` a list of paths (a
+    single path given as ``remove`` was iterated letter by letter)."""
+    from .value_rules import api_check, path_problem
+
+    if not isinstance(files, dict):
+        api_check("atomic_write_together", "files", f"expected a dict of path -> text or bytes, got "
+                  f"{type(files).__name__} {files!r:.40}", "pass {path: data, ...}")
+    for path, data in files.items():
+        _check_write("atomic_write_together", path, data, (bytes, bytearray, str))
+    if isinstance(remove, (str, bytes, os.PathLike)) or not hasattr(remove, "__iter__"):
+        api_check("atomic_write_together", "remove", f"expected a list of paths, got {remove!r:.60}",
+                  "pass [path, ...] (or leave it out)")
+    remove = list(remove)
+    api_check("atomic_write_together", "remove", next(filter(None, map(path_problem, remove)), None),
+              "pass [path, ...] (or leave it out)")
 
 
 def _aside_of(path: Path) -> Path:
@@ -114,6 +147,9 @@ def check_writable(path: str | os.PathLike) -> None:
     """Raise the ``OSError`` that ``atomic_write_bytes(path, ...)`` would meet (a missing or read-only folder, no
     permission), by creating and removing the temporary file it would write; the error names ``path``. For a verb
     that writes its result only after minutes of work (``bench --json``): find out before, not after."""
+    from .value_rules import api_check, path_problem
+
+    api_check("check_writable", "path", path_problem(path), "pass the path of the file to write")
     path = Path(path)
     tmp = _temporary_of(path)
     try:
@@ -176,7 +212,12 @@ def default_mode(directory: bool = False) -> int:
 def publish(path: str | os.PathLike, *, executable: bool = False) -> None:
     """Give ``path`` the mode a plain ``open`` would have (``default_mode``): a file, or a folder and everything
     under it (folders searchable, files not executable unless ``executable``). For what a library or ``tempfile``
-    created private (see the module docstring); symlinks are left alone."""
+    created private (see the module docstring); symlinks are left alone. ``executable`` is a switch (round 22: a
+    text such as 'no' read as true)."""
+    from .value_rules import api_check, check_switches, path_problem
+
+    api_check("publish", "path", path_problem(path), "pass the file or folder to publish")
+    check_switches("publish", executable=executable)
     path = Path(path)
     file_mode, dir_mode = default_mode(directory=executable), default_mode(directory=True)
     if path.is_symlink():

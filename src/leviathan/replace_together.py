@@ -2,7 +2,7 @@
 
     earlier = replace_together([(tmp / "config.json", out / "config.json"), ...], aside=lambda p: tmp_old / p.name,
                                remove=[out / "model-00001-of-00002.safetensors"])
-    # here every new file is in place and the earlier files (and ``remove``) lie at ``earlier``, for the caller to delete
+    # every new file is in place; the earlier files (and ``remove``) lie at ``earlier``, for the caller to delete
 
 Footgun (issue 30 round 21, N191, N269, for a report's files; round 22, S21, S22, S368, S371, for ``save_pretrained``
 and ``Tokenizer.save``): files renamed one by one over an earlier save stop half-way when one of them cannot be

@@ -122,3 +122,51 @@ def test_every_save_path_refuses_a_shard_size_below_one_byte_and_a_variant_that_
     assert sorted(p.name for p in tmp_path.iterdir()) == []
     adopted.save_pretrained(tmp_path / "fine", max_shard_size="20KB", variant="fp32")  # a real size and name: saved
     assert (tmp_path / "fine" / "model.safetensors.index.fp32.json").is_file()
+
+
+def _staged(files, stale=()):
+    from leviathan.experiments.staged import staged_output
+
+    with staged_output(".", "report", files, stale):
+        pass
+
+
+def _of(module: str, name: str):
+    """``module.name``, imported when the case runs."""
+    import importlib
+
+    return getattr(importlib.import_module(module), name)
+
+
+def _export(name: str):
+    return _of("leviathan.hf.export", name)
+
+
+@pytest.mark.parametrize("call, said", [
+    (lambda: _of("leviathan.io", "atomic_write_text")("a.txt", 5), r"atomic_write_text: data: expected a str, got int"),
+    (lambda: _of("leviathan.io", "atomic_write_bytes")(None, b"x"), r"atomic_write_bytes: path: expected a path .*got "
+                                                                    r"None"),
+    (lambda: _of("leviathan.io", "atomic_write_together")([("a.txt", "x")]), r"files: expected a dict"),
+    (lambda: _of("leviathan.io", "atomic_write_together")({"a.txt": "x"}, remove="b.txt"),
+     r"remove: expected a list of paths, got 'b.txt'"),
+    (lambda: _of("leviathan.io", "check_writable")(None), r"check_writable: path: expected a path"),
+    (lambda: _staged("*.png"), r"staged_output: files: expected a list of file names or globs, got '\*\.png'"),
+    (lambda: _staged(["*.png"], "*.png"), r"staged_output: stale: expected a list"),
+    (lambda: _of("leviathan.hf.save_folder", "save_whole")(5, "s"), r"save_whole: save: expected a function"),
+    (lambda: _export("plain_llama_config")(_native()), r"plain_llama_config: cfg: expected a leviathan ModelConfig"),
+    (lambda: _export("plain_llama_state_dict")(_native().config), r"plain_llama_state_dict: model: expected a native"),
+    (lambda: _export("to_plain_llama")(_native(), "p", also_write=5), r"to_plain_llama: also_write: expected a "
+                                                                      r"function"),
+    (lambda: _export("check_tokenizer_fits")(None, "300", "to_hf"), r"to_hf: vocab_size: expected a whole number"),
+    (lambda: _of("leviathan.data.tokenizer", "load_tokenizer")("o200k_base").save_owned(5),
+     r"Tokenizer\.save_owned: expected a path .*got 5")])
+def test_the_save_helpers_name_an_argument_they_cannot_take(tmp_path, monkeypatch, call, said):
+    """Round 22 (the kind behind S421): the public save helpers took their arguments unchecked, ``atomic_write_text(p,
+    5)`` an AttributeError, ``staged_output(out, verb, '*.png')`` a glob read letter by letter, ``save_whole(5, d)``
+    and ``to_plain_llama(also_write=5)`` "'int' object is not callable", ``plain_llama_config(model)`` an
+    AttributeError, ``Tokenizer.save_owned(5)`` os.fspath's TypeError. Each is one UserError naming the argument,
+    nothing written."""
+    monkeypatch.chdir(tmp_path)
+    with pytest.raises(UserError, match=said):
+        call()
+    assert sorted(p.name for p in tmp_path.iterdir()) == []

@@ -192,8 +192,10 @@ class Tokenizer:
         S547: ``_earlier_files``)."""
         from ..io import atomic_write_together
         from ..locking import missing_folders, remove_if_empty
+        from ..ownership import check_path_given
         from ..storage import api_writes
 
+        check_path_given(directory, "Tokenizer.save_owned")  # round 22: save_owned(5) was os.fspath's TypeError
         directory = Path(directory)
         created: list[Path] = []
         own = self._own_files()

@@ -28,7 +28,7 @@ import contextlib
 import os
 import shutil
 from pathlib import Path
-from typing import Iterable, Iterator
+from typing import Any, Iterable, Iterator
 
 from ..stop_signals import held_stops
 from ..ownership import _matches, _proof, leftover_is_own, mark, read_marker
@@ -45,7 +45,8 @@ def staged_output(out: Path, verb: str, files: Iterable[str], stale: Iterable[st
     replace their namesakes in ``out`` and the verb's ``stale`` files it does not hold are removed, on any exception
     (a storage error, ``Stopped``, Ctrl-C) it is removed and ``out`` is left as it was (issue 30 round 14, B289, B324,
     B322)."""
-    out, files = Path(out), tuple(files)
+    files, stale = _check_staged(out, verb, files, stale)
+    out = Path(out)
     _remove_dead_stages(out, verb, files)
     stage = out / f"{_stage_prefix(verb)}{os.getpid()}"
     shutil.rmtree(stage, ignore_errors=True)
@@ -64,6 +65,27 @@ def staged_output(out: Path, verb: str, files: Iterable[str], stale: Iterable[st
             mark(out, verb, files)  # the names it now writes there, before a held stop is delivered
     finally:
         shutil.rmtree(stage, ignore_errors=True)
+
+
+def _check_staged(out: Any, verb: Any, files: Any, stale: Any) -> tuple[tuple, tuple]:
+    """UserError naming the argument of ``staged_output`` that is not what it takes (issue 30 round 22): ``files`` (or
+    ``stale``) given as one glob '*.png' was iterated letter by letter, its marker listing '*', '.', 'p', ...; a verb
+    that is no name and an ``out`` that is no path ended in a traceback from inside the staging. Returns ``files`` and
+    ``stale`` as tuples."""
+    from ..value_rules import api_check, path_problem
+
+    api_check("staged_output", "out", path_problem(out), "pass the output folder")
+    if not isinstance(verb, str) or not verb:
+        api_check("staged_output", "verb", f"expected the verb's name (such as 'report'), got {verb!r:.40}",
+                  "pass the name")
+    checked = []
+    for name, globs in (("files", files), ("stale", stale)):
+        listed = None if isinstance(globs, (str, bytes)) or not hasattr(globs, "__iter__") else tuple(globs)
+        if listed is None or not all(isinstance(g, str) and g for g in listed):
+            api_check("staged_output", name, f"expected a list of file names or globs, got {globs!r:.60}",
+                      "pass a list such as ['*.png'] (one glob in a list)")
+        checked.append(listed)
+    return checked[0], checked[1]
 
 
 def _swap(stage: Path, out: Path, verb: str, stale: tuple[str, ...]) -> None:

@@ -89,8 +89,8 @@ def check_shard_size(value: Any) -> None:
     if isinstance(value, str) and (m := re.fullmatch(r"\s*(-?[0-9]*\.?[0-9]+)\s*([KMGT]i?B|B)?\s*", value, re.I)):
         number = float(m.group(1))
     if number is None or number <= 0:
-        raise UserError(f"max_shard_size must be a size above zero, such as '5GB' or '500MB' (or a byte count), got "
-                        f"{value!r}")
+        raise UserError(f"max_shard_size must be a size above zero, such as '5GB' or '500MB' (or a whole number of "
+                        f"bytes), got {value!r}")
 
 
 def check_variant(variant: Any) -> None:
@@ -131,6 +131,9 @@ def save_whole(save: Callable[[str], Any], save_directory: str | os.PathLike) ->
     from ..stop_signals import held_stops
     from ..storage import api_writes
 
+    if not callable(save):  # round 22: "'int' object is not callable" from inside the staging
+        raise UserError(f"save_whole: save: expected a function writing a model into the folder it is given (such as "
+                        f"model.save_pretrained), got {save!r:.60}; pass one")
     check_save_directory(save_directory, "save_pretrained")
     out = Path(save_directory)
     with api_writes("save_pretrained", out):
