@@ -587,7 +587,7 @@ def load_adopted(path: str | os.PathLike, **from_pretrained_kwargs: Any) -> PreT
         model = adopted_class(base).from_pretrained(str(path), config=config, **from_pretrained_kwargs)
         _check_saved_vocab(config, path / "config.json")  # after: weights that do not fit are named first
         check_stamp(getattr(config, CONFIG_KEY), str(path / "config.json"))  # last, as the catch-all (round 17, E169)
-        check_generation_ids(model, path)  # round 22, S104: generation_config.json's ids inside the vocabulary
+        check_generation_ids(model[0] if isinstance(model, tuple) else model, path)  # round 22, S104 (loading info)
         return model
     except RuntimeError as e:  # round 8: config.json's vocab_size edited to 301 ended in transformers' traceback
         from ..eval.weight_names import sizes_refused
