@@ -123,8 +123,8 @@ def _refuse_extra_tensors(model: Any, state_dict: dict) -> None:
 def save_whole(save: Callable[[str], Any], save_directory: str | os.PathLike) -> Any:
     """``save(folder)`` (transformers' ``save_pretrained``) into ``save_directory`` after ``check_save_directory``,
     whole or not at all (see Footgun 2 above): written into a hidden temporary folder inside it, published
-    (``io.publish``: the umask's modes) and renamed file by file into place; weights an earlier save left that this
-    one did not write (another shard count) are removed, as transformers does. On any failure, Ctrl-C included, the
+    (``io.publish``: the umask's modes) and put in place all or none (``_move_in``, round 22); weights an earlier save
+    recorded that this one did not write (another shard count) are removed with it. On any failure, Ctrl-C included, the
     temporary folder and the folders this call made are removed; a storage failure is an ``errors.StorageError``."""
     from ..io import publish
     from ..locking import missing_folders, remove_if_empty
