@@ -89,8 +89,8 @@ def check_shard_size(value: Any) -> None:
     if isinstance(value, str) and (m := re.fullmatch(r"\s*(-?[0-9]*\.?[0-9]+)\s*([KMGT]i?B|B)?\s*", value, re.I)):
         number = float(m.group(1))
     if number is None or number <= 0:
-        raise UserError(f"max_shard_size must be a size above zero, such as '5GB' or '500MB' (or a whole number of "
-                        f"bytes), got {value!r}")
+        raise UserError(f"max_shard_size must be a size above zero, such as '5GB' or '500MB' (or a byte count), got "
+                        f"{value!r}")
 
 
 def check_variant(variant: Any) -> None:
