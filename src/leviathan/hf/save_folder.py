@@ -54,15 +54,13 @@ def check_save_arguments(model: Any, state_dict: Any, kwargs: dict) -> None:
     takes (M8); one holding tensors the model has no place for (``junk.weight``) saved without a word, and the folder's
     own loader then blamed config.json (round 21, P578). A ``max_shard_size`` of -5 wrote one-tensor shards (round 22,
     S140, S420, S425: the check ``to_hf`` has made since round 15, B248) and a ``variant`` of '../x' ended in a raw
-    FileNotFoundError (S421)."""
+    FileNotFoundError (S421); ``is_main_process='no'`` was read as true (``value_rules.check_switches``)."""
     if kwargs.get("push_to_hub"):
         raise UserError("save_pretrained(push_to_hub=True) is not supported for this model: the save is staged in a "
                         "temporary folder, whose name would be the repo id; save it, then upload the folder "
                         "(huggingface_hub.upload_folder(repo_id=..., folder_path=DIR)) or call "
                         "model.push_to_hub(repo_id)")
-    if "max_shard_size" in kwargs:
-        check_shard_size(kwargs["max_shard_size"])
-    check_variant(kwargs.get("variant"))
+    _check_save_options(kwargs)
     if state_dict is None:
         return
     if not isinstance(state_dict, dict):
@@ -77,6 +75,20 @@ def check_save_arguments(model: Any, state_dict: Any, kwargs: dict) -> None:
                         f"folder would look like a save but not load; pass the model's full state_dict (or none: "
                         f"model.state_dict() is saved), nothing was written")
     _refuse_extra_tensors(model, state_dict)
+
+
+# save_pretrained's switches: a text such as 'no' is read as true
+_SWITCHES = ("is_main_process", "save_peft_format", "save_original_format", "distributed_checkpoint")
+
+
+def _check_save_options(kwargs: dict) -> None:
+    """``save_pretrained``'s ``max_shard_size``, ``variant`` and switches, as ``check_save_arguments`` says."""
+    from ..value_rules import check_switches
+
+    if "max_shard_size" in kwargs:
+        check_shard_size(kwargs["max_shard_size"])
+    check_variant(kwargs.get("variant"))
+    check_switches("save_pretrained", **{name: kwargs[name] for name in _SWITCHES if name in kwargs})
 
 
 def check_shard_size(value: Any) -> None:
