@@ -27,7 +27,7 @@ import os
 import platform
 import warnings
 from pathlib import Path
-from typing import Any, Optional
+from typing import Any, Iterable, Optional
 
 DATA_ENV = "LEVIATHAN_DATA"
 OLD_DATA_ENV = "LEVIATHAN_SHARED"  # deprecated: names the folder *above* data/
@@ -39,21 +39,30 @@ DEFAULT_DATA = Path("..") / "shared" / "data"  # beside a checkout, seen from it
 
 def atomic_write_text(path: str | os.PathLike, text: str) -> None:
     """Write ``text`` to ``path`` via a temporary file + fsync + rename: readers never see a partial file."""
+    _check_write("atomic_write_text", path, text, str)
     atomic_write_bytes(path, text.encode())
 
 
 def atomic_write_bytes(path: str | os.PathLike, data: bytes) -> None:
     """``atomic_write_text`` for bytes (a figure's PNG): a temporary file beside ``path``, fsync, rename. A failure
     names ``path``, never the temporary file the user did not ask for."""
+    _check_write("atomic_write_bytes", path, data, (bytes, bytearray, str))
     atomic_write_together({path: data})
 
 
-def atomic_write_together(files: dict) -> None:
+def atomic_write_together(files: dict, remove: Iterable = ()) -> None:
     """Write several files (path -> text or bytes) so that they change together or not at all: every one is first
     written whole into its temporary file beside it (fsync), and only then are they renamed into place (a rename
     needs no space). Files written one ``atomic_write_text`` after the other left the first in place when the disk
     filled at the second: collect_results.py put results.jsonl into ``DEST/<grid>`` without its grid.json (issue 30
-    round 16, C33). On a failure every temporary file is removed and the error names the file asked for."""
+    round 16, C33). On a failure every temporary file is removed and the error names the file asked for.
+
+    The renames are all or none too (``replace_together``; round 22, S22): one file that could not be replaced (made
+    immutable, a folder in its place) left the others already replaced, a tokenizer.json beside another save's
+    record. ``remove``: files of the earlier set that this one does not write (S547), removed with it."""
+    from .replace_together import replace_together
+
+    _check_together(files, remove)
     written: list[tuple[Path, Path]] = []
     path = None
     try:
@@ -64,16 +73,58 @@ def atomic_write_together(files: dict) -> None:
                 f.write(data.encode() if isinstance(data, str) else data)
                 f.flush()
                 os.fsync(f.fileno())
-        for path, tmp in written:
-            os.replace(tmp, path)
+        if len(written) == 1 and not remove:
+            path, tmp = written[0]
+            os.replace(tmp, path)  # one rename is already all or none
+            return
+        path = None
+        earlier = replace_together([(tmp, path) for path, tmp in written], aside=_aside_of, remove=list(remove))
     except OSError as e:
         for _, tmp in written:
             _remove(tmp)
-        raise named(e, path, _temporary_of(path)) from None
+        raise (e if path is None else named(e, path, _temporary_of(path))) from None
     except BaseException:
         for _, tmp in written:
             _remove(tmp)
         raise
+    for aside in earlier:
+        _remove(aside)
+
+
+def _check_write(api: str, path: Any, data: Any, kinds: Any) -> None:
+    """UserError naming the argument when ``path`` is not a path or ``data`` not of ``kinds`` (issue 30 round 22: the
+    atomic writers took their arguments unchecked, ``atomic_write_text(p, 5)`` an AttributeError, a path of None
+    os.fspath's TypeError naming no argument)."""
+    from .value_rules import api_check, path_problem
+
+    api_check(api, "path", path_problem(path), "pass the path of the file to write")
+    if not isinstance(data, kinds):
+        wanted = "a str" if kinds is str else "bytes (or a str)"
+        api_check(api, "data", f"expected {wanted}, got {type(data).__name__} {data!r:.40}", "pass what to write")
+
+
+def _check_together(files: Any, remove: Any) -> None:
+    """``atomic_write_together``'s arguments: ``files`` a dict of path -> str or bytes, ``remove`` a list of paths (a
+    single path given as ``remove`` was iterated letter by letter)."""
+    from .value_rules import api_check, path_problem
+
+    if not isinstance(files, dict):
+        api_check("atomic_write_together", "files", f"expected a dict of path -> text or bytes, got "
+                  f"{type(files).__name__} {files!r:.40}", "pass {path: data, ...}")
+    for path, data in files.items():
+        _check_write("atomic_write_together", path, data, (bytes, bytearray, str))
+    if isinstance(remove, (str, bytes, os.PathLike)) or not hasattr(remove, "__iter__"):
+        api_check("atomic_write_together", "remove", f"expected a list of paths, got {remove!r:.60}",
+                  "pass [path, ...] (or leave it out)")
+    remove = list(remove)
+    api_check("atomic_write_together", "remove", next(filter(None, map(path_problem, remove)), None),
+              "pass [path, ...] (or leave it out)")
+
+
+def _aside_of(path: Path) -> Path:
+    """Where ``atomic_write_together`` moves ``path``'s earlier file until the new set is in place."""
+    tmp = _temporary_of(path)
+    return tmp.with_name(tmp.name + ".earlier")
 
 
 _LONG_NAME = 200  # bytes of a temporary file's name past which it is made short
@@ -96,6 +147,9 @@ def check_writable(path: str | os.PathLike) -> None:
     """Raise the ``OSError`` that ``atomic_write_bytes(path, ...)`` would meet (a missing or read-only folder, no
     permission), by creating and removing the temporary file it would write; the error names ``path``. For a verb
     that writes its result only after minutes of work (``bench --json``): find out before, not after."""
+    from .value_rules import api_check, path_problem
+
+    api_check("check_writable", "path", path_problem(path), "pass the path of the file to write")
     path = Path(path)
     tmp = _temporary_of(path)
     try:
@@ -158,7 +212,12 @@ def default_mode(directory: bool = False) -> int:
 def publish(path: str | os.PathLike, *, executable: bool = False) -> None:
     """Give ``path`` the mode a plain ``open`` would have (``default_mode``): a file, or a folder and everything
     under it (folders searchable, files not executable unless ``executable``). For what a library or ``tempfile``
-    created private (see the module docstring); symlinks are left alone."""
+    created private (see the module docstring); symlinks are left alone. ``executable`` is a switch (round 22: a
+    text such as 'no' read as true)."""
+    from .value_rules import api_check, check_switches, path_problem
+
+    api_check("publish", "path", path_problem(path), "pass the file or folder to publish")
+    check_switches("publish", executable=executable)
     path = Path(path)
     file_mode, dir_mode = default_mode(directory=executable), default_mode(directory=True)
     if path.is_symlink():

@@ -5,6 +5,7 @@ Tests that damage or extend the run work on a copy (``run_copy``); the originals
 
 from __future__ import annotations
 
+import os
 import shutil
 import sys
 from pathlib import Path
@@ -86,3 +87,25 @@ def tmpfs(tmp_path):
     yield make
     for where in mounts:
         subprocess.run(["umount", "-l", str(where)], capture_output=True)
+
+
+@pytest.fixture
+def immutable():
+    """``immutable(path)`` sets the file's immutable flag (chattr +i: even root cannot delete it); undone at the end."""
+    import subprocess
+
+    if os.geteuid() != 0 or not shutil.which("chattr"):
+        pytest.skip("chattr +i needs root")
+    flagged: list[Path] = []
+
+    def flag(path: Path) -> Path:
+        if subprocess.run(["chattr", "+i", str(path)], capture_output=True).returncode != 0:
+            pytest.skip("this file system has no immutable flag")
+        flagged.append(path)
+        return path
+
+    yield flag
+    for path in flagged:
+        for p in [path, *path.parent.parent.glob(f".*/{path.parent.name}/{path.name}"),
+                  *path.parent.parent.glob(f".*.old-*/{path.name}"), *path.parent.parent.glob(f".tmp-*/{path.name}")]:
+            subprocess.run(["chattr", "-i", str(p)], capture_output=True)

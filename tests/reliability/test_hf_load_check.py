@@ -275,3 +275,70 @@ def test_from_pretrained_refuses_an_export_marker_without_the_weights_digest(exp
     (edited / "leviathan_output.json").write_text(json.dumps(marker))
     with pytest.raises(UserError, match=r"lists model\.safetensors but records no sha256 of it, .*marker was edited"):
         LeviathanForCausalLM.from_pretrained(str(edited))
+
+
+def test_a_folder_in_the_weights_files_place_is_named_as_a_folder(tmp_path):
+    """Round 22, S528: an adopted folder with a folder in model.safetensors' place was "does not read as a safetensors
+    file (No such device (os error 19))", no word of the folder."""
+    from leviathan.errors import UserError
+    from leviathan.hf import load_adopted
+
+    folder = _adopted_folder(tmp_path / "ad")
+    (folder / "model.safetensors").unlink()
+    (folder / "model.safetensors").mkdir()
+    with pytest.raises(UserError, match=r"model\.safetensors' is a folder, not a file, where the model's weights file "
+                                        r"should be; move it away, then restore it from a copy"):
+        load_adopted(folder)
+
+
+def test_an_optimizer_state_in_the_weights_files_place_is_named_as_no_models_weights(tmp_path):
+    """Round 22, S531: an optimizer.pt copied in as pytorch_model.bin was blamed on "a folder re-saved by
+    transformers", with the fix of loading its baked table, which it does not have."""
+    import torch
+
+    from leviathan.errors import UserError
+    from leviathan.hf import load_adopted
+
+    folder = _adopted_folder(tmp_path / "ad")
+    model = load_adopted(folder)
+    optimizer = torch.optim.AdamW(model.parameters())
+    model(torch.tensor([[1, 2]])).logits.sum().backward()
+    optimizer.step()
+    (folder / "model.safetensors").unlink()
+    torch.save(optimizer.state_dict(), folder / "pytorch_model.bin")
+    with pytest.raises(UserError, match=r"pytorch_model\.bin' holds none of the model's tensors \(only param_groups, "
+                                        r"state\): it is not a model's weights") as caught:
+        load_adopted(folder)
+    assert "re-saved by transformers" not in str(caught.value)
+
+
+def test_from_pretrained_of_a_missing_subfolder_names_the_subfolder(tmp_path):
+    """Round 22, S607: ``from_pretrained(ex1, subfolder='nope')`` was transformers' OSError naming ex1, not ex1/nope;
+    a subfolder that is there loads (and is checked as a folder is)."""
+    from leviathan.errors import UserError
+    from leviathan.hf.modeling import LeviathanForCausalLM
+
+    folder = _native_folder(tmp_path / "ex1" / "inner")
+    with pytest.raises(UserError, match=r"subfolder 'nope': '.*ex1/nope' does not exist; pass the subfolder of "
+                                        r"'.*ex1' that holds config\.json and the weights, or leave subfolder out"):
+        LeviathanForCausalLM.from_pretrained(str(tmp_path / "ex1"), subfolder="nope")
+    assert LeviathanForCausalLM.from_pretrained(str(folder.parent), subfolder="inner") is not None
+
+
+@pytest.mark.parametrize("edit", [{"eos_token_id": 999}, {"pad_token_id": -1}, {"eos_token_id": [2, 300]},
+                                  {"bos_token_id": True}])
+def test_generation_config_ids_past_the_vocabulary_are_refused(tmp_path, edit):
+    """Round 22, S104: a marker-less folder whose generation_config.json had eos_token_id 999 over 300 ids loaded and
+    generated without a word (it could never stop); config.json's own ids are checked since round 17 (E419)."""
+    from leviathan.errors import UserError
+    from leviathan.hf import load_adopted
+    from leviathan.hf.modeling import LeviathanForCausalLM
+
+    native, adopted = _native_folder(tmp_path / "n"), _adopted_folder(tmp_path / "ad")
+    for folder, load in ((native, LeviathanForCausalLM.from_pretrained), (adopted, load_adopted)):
+        generation = json.loads((folder / "generation_config.json").read_text())
+        (folder / "generation_config.json").write_text(json.dumps({**generation, **edit}))
+        name, value = next(iter(edit.items()))
+        with pytest.raises(UserError, match=rf"generation_config\.json': {name} .* is not a token id of this model "
+                                            r"\(whole numbers 0 to 299"):
+            load(str(folder))

@@ -97,3 +97,91 @@ def test_adopt_takes_sparse_counts_and_ids_as_their_values(fit_args):
         torch.manual_seed(0)  # the same table twice
         reports.append(adopt(_llama(), fit=Fit(steps=2, **given), seed_dim=8, modes=2, knots=8, rank=4).leviathan_fit)
     assert reports[0] == reports[1]
+
+
+@pytest.mark.parametrize("kwargs, said", [
+    ({"max_shard_size": -5}, r"max_shard_size must be a size above zero, .* got -5"),
+    ({"max_shard_size": "0KB"}, r"max_shard_size must be a size above zero"),
+    ({"max_shard_size": True}, r"max_shard_size must be a size above zero, .* got True"),
+    ({"variant": "../x"}, r"variant must be a plain name such as 'fp16' .*got '\.\./x'"),
+    ({"variant": ""}, r"variant must be a plain name"),
+    ({"variant": 5}, r"variant must be a plain name .*got 5")])
+def test_every_save_path_refuses_a_shard_size_below_one_byte_and_a_variant_that_is_a_path(tmp_path, kwargs, said):
+    """Round 22, S140, S420, S425: ``bake_adopted``, an adopted and a ``from_native`` model's ``save_pretrained`` with
+    ``max_shard_size=-5`` wrote one-tensor shards without a word (``to_hf`` refuses it since round 15, B248); S421:
+    ``variant='../x'`` was a raw FileNotFoundError. One UserError each, nothing written."""
+    from leviathan.hf import adopt, bake_adopted
+
+    adopted = adopt(_llama(), seed_dim=8, modes=2, knots=8, rank=4)
+    saves = [lambda: adopted.save_pretrained(tmp_path / "a", **kwargs),
+             lambda: _native().save_pretrained(tmp_path / "n", **kwargs),
+             lambda: bake_adopted(adopted, tmp_path / "b", **kwargs)]
+    for save in saves:
+        with pytest.raises(UserError, match=said):
+            save()
+    assert sorted(p.name for p in tmp_path.iterdir()) == []
+    adopted.save_pretrained(tmp_path / "fine", max_shard_size="20KB", variant="fp32")  # a real size and name: saved
+    assert (tmp_path / "fine" / "model.safetensors.index.fp32.json").is_file()
+
+
+def _staged(files, stale=()):
+    from leviathan.experiments.staged import staged_output
+
+    with staged_output(".", "report", files, stale):
+        pass
+
+
+def _of(module: str, name: str):
+    """``module.name``, imported when the case runs."""
+    import importlib
+
+    return getattr(importlib.import_module(module), name)
+
+
+def _export(name: str):
+    return _of("leviathan.hf.export", name)
+
+
+@pytest.mark.parametrize("call, said", [
+    (lambda: _of("leviathan.io", "atomic_write_text")("a.txt", 5), r"atomic_write_text: data: expected a str, got int"),
+    (lambda: _of("leviathan.io", "atomic_write_bytes")(None, b"x"), r"atomic_write_bytes: path: expected a path .*got "
+                                                                    r"None"),
+    (lambda: _of("leviathan.io", "atomic_write_together")([("a.txt", "x")]), r"files: expected a dict"),
+    (lambda: _of("leviathan.io", "atomic_write_together")({"a.txt": "x"}, remove="b.txt"),
+     r"remove: expected a list of paths, got 'b.txt'"),
+    (lambda: _of("leviathan.io", "check_writable")(None), r"check_writable: path: expected a path"),
+    (lambda: _staged("*.png"), r"staged_output: files: expected a list of file names or globs, got '\*\.png'"),
+    (lambda: _staged(["*.png"], "*.png"), r"staged_output: stale: expected a list"),
+    (lambda: _of("leviathan.hf.save_folder", "save_whole")(5, "s"), r"save_whole: save: expected a function"),
+    (lambda: _export("plain_llama_config")(_native()), r"plain_llama_config: cfg: expected a leviathan ModelConfig"),
+    (lambda: _export("plain_llama_state_dict")(_native().config), r"plain_llama_state_dict: model: expected a native"),
+    (lambda: _export("to_plain_llama")(_native(), "p", also_write=5), r"to_plain_llama: also_write: expected a "
+                                                                      r"function"),
+    (lambda: _export("check_tokenizer_fits")(None, "300", "to_hf"), r"to_hf: vocab_size: expected a whole number"),
+    (lambda: _of("leviathan.data.tokenizer", "load_tokenizer")("o200k_base").save_owned(5),
+     r"Tokenizer\.save_owned: expected a path .*got 5")])
+def test_the_save_helpers_name_an_argument_they_cannot_take(tmp_path, monkeypatch, call, said):
+    """Round 22 (the kind behind S421): the public save helpers took their arguments unchecked, ``atomic_write_text(p,
+    5)`` an AttributeError, ``staged_output(out, verb, '*.png')`` a glob read letter by letter, ``save_whole(5, d)``
+    and ``to_plain_llama(also_write=5)`` "'int' object is not callable", ``plain_llama_config(model)`` an
+    AttributeError, ``Tokenizer.save_owned(5)`` os.fspath's TypeError. Each is one UserError naming the argument,
+    nothing written."""
+    monkeypatch.chdir(tmp_path)
+    with pytest.raises(UserError, match=said):
+        call()
+    assert sorted(p.name for p in tmp_path.iterdir()) == []
+
+
+def test_save_pretrained_refuses_a_switch_that_is_no_bool(tmp_path):
+    """Round 22 (bool is not text): ``save_pretrained(D, is_main_process='no')`` was read as true and saved; the
+    switches of every save path are True or False (``value_rules.check_switches``), nothing written."""
+    from leviathan.hf import adopt, bake_adopted
+
+    adopted = adopt(_llama(), seed_dim=8, modes=2, knots=8, rank=4)
+    for save in (lambda: adopted.save_pretrained(tmp_path / "a", is_main_process="no"),
+                 lambda: _native().save_pretrained(tmp_path / "n", distributed_checkpoint=1),
+                 lambda: bake_adopted(adopted, tmp_path / "b", is_main_process="no")):
+        with pytest.raises(TypeError, match=r"save_pretrained: (is_main_process|distributed_checkpoint) must be True "
+                                            r"or False, got ('no'|1)"):
+            save()
+    assert sorted(p.name for p in tmp_path.iterdir()) == []

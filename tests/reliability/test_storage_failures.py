@@ -418,29 +418,6 @@ def test_an_output_name_with_no_room_for_its_hidden_neighbours_is_named_as_the_u
                  "--no-progress"]) == 0
 
 
-@pytest.fixture
-def immutable():
-    """``immutable(path)`` sets the file's immutable flag (chattr +i: even root cannot delete it); undone at the end."""
-    import shutil
-    import subprocess
-
-    if os.geteuid() != 0 or not shutil.which("chattr"):
-        pytest.skip("chattr +i needs root")
-    flagged: list[Path] = []
-
-    def flag(path: Path) -> Path:
-        if subprocess.run(["chattr", "+i", str(path)], capture_output=True).returncode != 0:
-            pytest.skip("this file system has no immutable flag")
-        flagged.append(path)
-        return path
-
-    yield flag
-    for path in flagged:
-        for p in [path, *path.parent.parent.glob(f".*/{path.parent.name}/{path.name}"),
-                  *path.parent.parent.glob(f".*.old-*/{path.name}"), *path.parent.parent.glob(f".tmp-*/{path.name}")]:
-            subprocess.run(["chattr", "-i", str(p)], capture_output=True)
-
-
 def test_a_folder_a_verb_replaces_or_prunes_that_cannot_be_wholly_deleted_is_named(data, finished_run, tmp_path,
                                                                                    immutable):
     """Round 10 (P20-P23): a file that could not be deleted (here immutable) left a hidden ``.data.old-*`` or

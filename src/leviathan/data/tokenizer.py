@@ -188,11 +188,14 @@ class Tokenizer:
         The files are written together or not at all (``io.atomic_write_together``) and a failure removes the folders
         this call made: a full disk, or one out of inodes, left tokenizer.json alone in the new folder, which
         ``load_tokenizer`` took without its record (issue 30 round 20, M158, M160). The record holds the sha256 of
-        tokenizer.json, which ``load_tokenizer`` checks (M89)."""
+        tokenizer.json, which ``load_tokenizer`` checks (M89). The set is replaced whole, all or none (round 22, S22,
+        S547: ``_earlier_files``)."""
         from ..io import atomic_write_together
         from ..locking import missing_folders, remove_if_empty
+        from ..ownership import check_path_given
         from ..storage import api_writes
 
+        check_path_given(directory, "Tokenizer.save_owned")  # round 22: save_owned(5) was os.fspath's TypeError
         directory = Path(directory)
         created: list[Path] = []
         own = self._own_files()
@@ -206,7 +209,7 @@ class Tokenizer:
             with api_writes("Tokenizer.save", directory):
                 created = missing_folders(directory)  # inside: a 300-byte name is the verbs' line (ENAMETOOLONG)
                 directory.mkdir(parents=True, exist_ok=True)
-                atomic_write_together(files)
+                atomic_write_together(files, remove=_earlier_files(directory, own))
         except BaseException:
             remove_if_empty(created)
             raise
@@ -405,6 +408,20 @@ def check_bpe_vocab_size(vocab_size) -> int:
     if vocab_size > 262_144:
         raise UserError(f"BPE vocabulary size {vocab_size} is above the 262,144 supported here; use a smaller one")
     return vocab_size
+
+
+def _earlier_files(directory: Path, own: dict) -> list[Path]:
+    """The files of an earlier ``Tokenizer.save`` in ``directory`` that this save does not write, removed with it: a
+    built-in's save over a BPE's left the BPE's tokenizer.json beside the built-in's record, a folder that neither
+    save had written and that did not load (issue 30 round 22, S547). A tokenizer.json is the earlier save's only when
+    its record holds the file's sha256 (what ``save`` writes beside it); a user's own file is left alone."""
+    if TOKENIZER_FILE in own or not (directory / TOKENIZER_FILE).is_file():
+        return []
+    try:
+        record = json.loads((directory / INFO_FILE).read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return []
+    return [directory / TOKENIZER_FILE] if isinstance(record, dict) and "sha256" in record else []
 
 
 def _check_not_an_output(directory: Path) -> None:

@@ -30,14 +30,19 @@ _SHOWN = 4  # tensor names listed in the error
 def saved_names(folder: Path, fix: str = "export the checkpoint again") -> set[str] | None:
     """Every tensor name in the folder's ``*.safetensors`` files; None when it has none (transformers then reads
     ``pytorch_model.bin``, whose names need the whole file loaded: left to transformers). A file that is not one is a
-    UserError ending in ``fix`` (``load_adopted``'s: save the model again; round 18, G378, G380)."""
+    UserError ending in ``fix`` (``load_adopted``'s: save the model again; round 18, G378, G380), and so is a folder
+    (or a device) in a weights file's place, which safetensors named "No such device (os error 19)" (round 22, S528)."""
     from safetensors import safe_open
+
+    from ..errors import not_a_file
 
     files = sorted(folder.glob("*.safetensors"))
     if not files:
         return None
     names: set[str] = set()
     for f in files:
+        if (what := not_a_file(f)) is not None:
+            raise UserError(f"{str(f)!r} {what}, where the model's weights file should be; move it away, then {fix}")
         try:
             with safe_open(str(f), framework="pt") as handle:
                 names |= set(handle.keys())

@@ -25,15 +25,15 @@ removed by the next run into the same ``out`` once its process is gone (and only
 from __future__ import annotations
 
 import contextlib
-import errno
 import os
 import shutil
 from pathlib import Path
-from typing import Iterable, Iterator
+from typing import Any, Iterable, Iterator
 
 from .. import stop_signals
 from ..stop_signals import held_stops
 from ..ownership import _matches, _proof, leftover_is_own, mark, read_marker
+from ..replace_together import replace_together
 
 
 def _stage_prefix(verb: str) -> str:
@@ -46,7 +46,8 @@ def staged_output(out: Path, verb: str, files: Iterable[str], stale: Iterable[st
     replace their namesakes in ``out`` and the verb's ``stale`` files it does not hold are removed, on any exception
     (a storage error, ``Stopped``, Ctrl-C) it is removed and ``out`` is left as it was (issue 30 round 14, B289, B324,
     B322)."""
-    out, files = Path(out), tuple(files)
+    files, stale = _check_staged(out, verb, files, stale)
+    out = Path(out)
     _remove_dead_stages(out, verb, files)
     stage = out / f"{_stage_prefix(verb)}{os.getpid()}"
     shutil.rmtree(stage, ignore_errors=True)
@@ -68,31 +69,43 @@ def staged_output(out: Path, verb: str, files: Iterable[str], stale: Iterable[st
         shutil.rmtree(stage, ignore_errors=True)
 
 
+def _check_staged(out: Any, verb: Any, files: Any, stale: Any) -> tuple[tuple, tuple]:
+    """UserError naming the argument of ``staged_output`` that is not what it takes (issue 30 round 22): ``files`` (or
+    ``stale``) given as one glob '*.png' was iterated letter by letter, its marker listing '*', '.', 'p', ...; a verb
+    that is no name and an ``out`` that is no path ended in a traceback from inside the staging. Returns ``files`` and
+    ``stale`` as tuples."""
+    from ..value_rules import api_check, path_problem
+
+    api_check("staged_output", "out", path_problem(out), "pass the output folder")
+    if not isinstance(verb, str) or not verb:
+        api_check("staged_output", "verb", f"expected the verb's name (such as 'report'), got {verb!r:.40}",
+                  "pass the name")
+    checked = []
+    for name, globs in (("files", files), ("stale", stale)):
+        listed = None if isinstance(globs, (str, bytes)) or not hasattr(globs, "__iter__") else tuple(globs)
+        if listed is None or not all(isinstance(g, str) and g for g in listed):
+            api_check("staged_output", name, f"expected a list of file names or globs, got {globs!r:.60}",
+                      "pass a list such as ['*.png'] (one glob in a list)")
+        checked.append(listed)
+    return checked[0], checked[1]
+
+
 def _swap(stage: Path, out: Path, verb: str, stale: tuple[str, ...]) -> None:
     """Rename every file of ``stage`` over its namesake in ``out``, all or none; then remove ``out``'s files matching
     ``stale`` that the new output does not hold, where the folder's marker makes them the verb's.
 
     All or none (issue 30 round 21, N191, N269): a namesake that could not be replaced (a file made immutable, a
     folder in its place) stopped the renames half-way, leaving the new analysis.json beside the old report.md, and
-    the error named the staging folder's file. A folder in a file's place is refused before anything moves; the
-    earlier files are first moved aside into the staging folder (``.earlier``), and a rename that fails puts back
-    everything moved so far, so ``out`` is left as it was and the error names the file of ``out``."""
+    the error named the staging folder's file. ``replace_together`` (shared with ``save_pretrained`` and
+    ``Tokenizer.save``, round 22): a folder in a file's place is refused before anything moves; the earlier files are
+    first moved aside into the staging folder (``.earlier``), and a rename that fails puts back everything moved so
+    far, so ``out`` is left as it was and the error names the file of ``out``."""
     new = sorted(name for name in os.listdir(stage) if name != _EARLIER)
-    for name in new:
-        if (out / name).is_dir() and not (out / name).is_symlink():
-            raise IsADirectoryError(errno.EISDIR, "a folder is in the way where a file is expected", str(out / name))
-    earlier, moved = stage / _EARLIER, []  # moved: (from, to) renames done, undone in reverse on a failure
+    earlier = stage / _EARLIER
     earlier.mkdir()
     try:
-        for name in new:
-            if os.path.lexists(out / name):
-                _rename(out / name, earlier / name, moved)
-        for name in new:
-            _rename(stage / name, out / name, moved)
+        replace_together([(stage / name, out / name) for name in new], aside=lambda target: earlier / target.name)
     except OSError as e:
-        for src, dst in reversed(moved):
-            with contextlib.suppress(OSError):
-                os.replace(dst, src)
         raise _named_in_out(e, stage, out) from None
     marker = _proof(read_marker(out), out)
     for name in os.listdir(out):
@@ -103,12 +116,6 @@ def _swap(stage: Path, out: Path, verb: str, stale: tuple[str, ...]) -> None:
 
 
 _EARLIER = ".earlier"  # inside the staging folder: the files of ``out`` the swap replaces, until it is done
-
-
-def _rename(src: Path, dst: Path, moved: list) -> None:
-    """``os.replace(src, dst)``, recorded in ``moved`` so that a later failure can undo it."""
-    os.replace(src, dst)
-    moved.append((src, dst))
 
 
 def _named_in_out(e: OSError, stage: Path, out: Path) -> OSError:

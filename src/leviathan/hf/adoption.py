@@ -144,6 +144,7 @@ class _AdoptedMixin:
             prefix = model._generator_prefix() + "."
             missing = sorted(k for k in info["missing_keys"] if k.startswith(prefix))
             source = args[0] if args else kwargs.get("pretrained_model_name_or_path")
+            _refuse_no_model_weights(model, info, source)  # round 22, S531: before the line blaming a re-save
             if missing:
                 raise UserError(_missing_generator_tensors(source, missing, len(generator.state_dict())))
             _refuse_dropped(model, info["unexpected_keys"], source)
@@ -244,6 +245,24 @@ def _settings(generator_settings: dict[str, Any]) -> dict[str, Any]:
         raise UserError(f"unknown generator setting(s) {unknown}; choose among {', '.join(SETTINGS)} "
                         "(LeviathanGenerator's arguments, paper defaults)")
     return dict(generator_settings)
+
+
+def _refuse_no_model_weights(model: PreTrainedModel, info: dict, source: Any) -> None:
+    """UserError when the weights file holds none of the model's tensors: an optimizer.pt copied in as
+    pytorch_model.bin was blamed on "a folder re-saved by transformers" with the fix of loading its baked table,
+    which it does not have (issue 30 round 22, S531): the file is not a model's weights at all."""
+    tied = set(getattr(model, "all_tied_weights_keys", None) or {})
+    if set(model.state_dict()) - tied - set(info["missing_keys"]):
+        return
+    from ..eval.weight_names import shown_names
+
+    folder = Path(str(source)) if isinstance(source, (str, os.PathLike)) else None
+    file = next((folder / n for n in _PLAIN_WEIGHTS if folder is not None and (folder / n).is_file()), None)
+    held = sorted(info.get("unexpected_keys") or ())
+    raise UserError(f"{str(file or source)!r} holds none of the model's tensors"
+                    + (f" (only {shown_names(held)})" if held else "") + ": it is not a model's weights (an "
+                    "optimizer's state, or another file copied in its place); restore the model's weights file from a "
+                    "copy, or save the adopted model again (model.save_pretrained(DIR))")
 
 
 def _missing_generator_tensors(source: Any, missing: list[str], total: int) -> str:
@@ -554,6 +573,7 @@ def load_adopted(path: str | os.PathLike, **from_pretrained_kwargs: Any) -> PreT
 
     from ..devices import check_device_map
     from ..empty_paths import refuse_empty_path
+    from .configuration import check_generation_ids
 
     refuse_empty_path(path, "load_adopted's path")  # '' was read as '.' (issue 30 round 17, E168)
     check_device_map(from_pretrained_kwargs.get("device_map"), "load_adopted")  # round 22, S608, S609
@@ -584,6 +604,7 @@ def load_adopted(path: str | os.PathLike, **from_pretrained_kwargs: Any) -> PreT
         model = adopted_class(base).from_pretrained(str(path), config=config, **from_pretrained_kwargs)
         _check_saved_vocab(config, path / "config.json")  # after: weights that do not fit are named first
         check_stamp(getattr(config, CONFIG_KEY), str(path / "config.json"))  # last, as the catch-all (round 17, E169)
+        check_generation_ids(model[0] if isinstance(model, tuple) else model, path)  # round 22, S104 (loading info)
         return model
     except RuntimeError as e:  # round 8: config.json's vocab_size edited to 301 ended in transformers' traceback
         from ..eval.weight_names import sizes_refused

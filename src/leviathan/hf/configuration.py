@@ -17,10 +17,13 @@ Footguns:
 """
 
 import dataclasses
+import os
+from typing import Any
 
 from transformers import PretrainedConfig
 
 from ..config import ConfigError, warn_retired
+from ..errors import UserError
 from ..model.config import ModelConfig
 
 from .config_file import LOADABLE_DTYPES, dtype_problem  # noqa: F401 (LOADABLE_DTYPES: read from here before)
@@ -128,14 +131,9 @@ class LeviathanConfig(PretrainedConfig):
         were taken and written into config.json and generation_config.json without a word (issue 30 round 17, E419,
         E420); generation would then stop on, or pad with, a token the model cannot emit or read."""
         for name in ("bos_token_id", "eos_token_id", "pad_token_id"):
-            value = getattr(self, name, None)
-            ids = value if name == "eos_token_id" and isinstance(value, (list, tuple)) else [value]
-            bad = next((i for i in ids if i is not None and (isinstance(i, bool) or not isinstance(i, int)
-                                                             or not 0 <= i < self.vocab_size)), "ok")
-            if bad != "ok":
-                raise ConfigError(f"{name} {bad!r} is not a token id of this model (whole numbers 0 to "
-                                  f"{self.vocab_size - 1}, its vocabulary of {self.vocab_size:,}); pass the id of its "
-                                  f"tokenizer's token (such as its end-of-text id), or None")
+            if (problem := token_id_problem(name, getattr(self, name, None), self.vocab_size)) is not None:
+                raise ConfigError(f"{problem}; pass the id of its tokenizer's token (such as its end-of-text id), or "
+                                  f"None")
 
     # ---- conversions ---------------------------------------------------------------------------
     def to_model_config(self) -> ModelConfig:
@@ -153,3 +151,34 @@ class LeviathanConfig(PretrainedConfig):
         """A config for ``cfg`` with every default made explicit; ``kwargs`` set Hugging Face fields."""
         values = dataclasses.asdict(cfg.resolved())
         return cls(**values, **kwargs)
+
+
+GENERATION_IDS = ("bos_token_id", "eos_token_id", "pad_token_id", "decoder_start_token_id")
+
+
+def token_id_problem(name: str, value: Any, vocab_size: int) -> str | None:
+    """"eos_token_id 999 is not a token id of this model (...)" when ``value`` (None, an id, or for eos a list of
+    ids) holds something other than a whole number in [0, vocab_size); None when it is fine (round 17, E419, E420)."""
+    ids = value if name == "eos_token_id" and isinstance(value, (list, tuple)) else [value]
+    bad = next((i for i in ids if i is not None and (isinstance(i, bool) or not isinstance(i, int)
+                                                     or not 0 <= i < vocab_size)), "ok")
+    if bad == "ok":
+        return None
+    return (f"{name} {bad!r} is not a token id of this model (whole numbers 0 to {vocab_size - 1}, its vocabulary of "
+            f"{vocab_size:,})")
+
+
+def check_generation_ids(model: Any, folder: Any) -> None:
+    """UserError when the loaded ``model``'s generation settings (generation_config.json) name a token id outside its
+    vocabulary: a marker-less folder whose generation_config.json had eos_token_id 999 over 300 ids loaded and
+    generated without a word, never able to stop at its end of text (issue 30 round 22, S104). config.json's own ids
+    are checked by ``LeviathanConfig``."""
+    generation, vocab = getattr(model, "generation_config", None), getattr(model.config, "vocab_size", None)
+    if generation is None or not isinstance(vocab, int):
+        return
+    for name in GENERATION_IDS:
+        if (problem := token_id_problem(name, getattr(generation, name, None), vocab)) is not None:
+            where = os.path.join(os.fspath(folder), "generation_config.json")
+            raise UserError(f"{where!r}: {problem}; generate could never stop at, or would read, an id the model "
+                            f"does not have: set it to the tokenizer's id (or remove the line), or save the model "
+                            f"again")

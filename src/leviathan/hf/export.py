@@ -50,6 +50,7 @@ from ..storage import api_write, as_asked, storage_oserror
 from .configuration import LeviathanConfig
 from .model_card import Training, native_card
 from .modeling import LeviathanForCausalLM
+from .save_folder import check_shard_size
 
 
 # ---- in-memory conversions ----------------------------------------------------------------------
@@ -144,9 +145,9 @@ def plain_llama_config(cfg: ModelConfig, **kwargs: Any) -> LlamaConfig:
     ``rms_norm_eps=nan``) was LlamaConfig's raw "got multiple values for keyword argument 'vocab_size'" (issue 30 round
     18, G458), and ``rope_theta=-1`` was taken and dropped, the config keeping 10000.0 (G457): a TypeError naming it
     and the way to change it."""
-    if not isinstance(cfg, ModelConfig):  # 'x' was an AttributeError (issue 30 round 22, the S514 kind)
-        raise TypeError(f"plain_llama_config takes a leviathan ModelConfig (model.config of a CausalLM), got "
-                        f"{type(cfg).__name__} {cfg!r:.60}")
+    if not isinstance(cfg, ModelConfig):  # round 22: a model passed in was "'CausalLM' object has no attribute ..."
+        raise UserError(f"plain_llama_config: cfg: expected a leviathan ModelConfig (model.config), got "
+                        f"{type(cfg).__name__} {cfg!r:.60}; pass the model's config")
     cfg = cfg.resolved()
     fixed = dict(
         vocab_size=cfg.vocab_size, hidden_size=cfg.hidden_size, intermediate_size=cfg.intermediate_size,
@@ -169,10 +170,10 @@ def plain_llama_config(cfg: ModelConfig, **kwargs: Any) -> LlamaConfig:
 
 def plain_llama_state_dict(model: CausalLM) -> dict[str, torch.Tensor]:
     """Llama-keyed tensors: the baked input table as ``model.embed_tokens.weight``, no tied duplicate. A model that is
-    not a CausalLM was an AttributeError (issue 30 round 22, the S514 kind)."""
+    not a native ``CausalLM`` is a UserError naming it (round 22: a ModelConfig was an AttributeError)."""
     if not isinstance(model, CausalLM):
-        raise TypeError(f"plain_llama_state_dict takes leviathan's CausalLM (to_native(model) converts a "
-                        f"LeviathanForCausalLM), got {type(model).__name__} {model!r:.60}")
+        raise UserError(f"plain_llama_state_dict: model: expected a native leviathan CausalLM, got "
+                        f"{type(model).__name__} {model!r:.60}; pass one (to_native(hf_model) for a Hugging Face one)")
     _check_full_softmax(model)
     cfg = model.config
     table = model.model.embed_tokens.bake()  # (V, D); a detached copy for every input side
@@ -275,8 +276,9 @@ def check_tokenizer_fits(tokenizer: Any, vocab_size: int, api: str) -> None:
     end-of-text id past it): ``to_hf(m, d, tokenizer=load_tokenizer('o200k_base'))`` of a 300-id model wrote
     ``eos_token_id`` 199999 and o200k's tokenizer beside it, and ``bake_adopted`` likewise, without a word (issue 30
     round 18, G101, G299). A model head larger than the tokenizer is allowed (ids it never gives)."""
-    from ..value_rules import api_check
+    from ..value_rules import api_check, whole_problem
 
+    api_check(api, "vocab_size", whole_problem(vocab_size, 1, "a whole number >= 1"), "pass the model's vocab_size")
     size, eos = _tokenizer_size(tokenizer), _eos_id(tokenizer)
     name = getattr(tokenizer, "name", None) or getattr(tokenizer, "name_or_path", None) or type(tokenizer).__name__
     problem = None
@@ -349,20 +351,6 @@ def to_hf(model: CausalLM | LeviathanForCausalLM, out_dir: str | os.PathLike, to
     return Path(out_dir)
 
 
-def _check_shard_size(value: Any) -> None:
-    """UserError unless ``value`` is a size above zero (``"5GB"``, ``"500MB"``, or a byte count): a negative or zero
-    size was taken as "as small as possible" and the export written as one-tensor shards, without a word (issue 30
-    round 15, B248)."""
-    import re
-
-    number = value if isinstance(value, int) and not isinstance(value, bool) else None
-    if isinstance(value, str) and (m := re.fullmatch(r"\s*(-?[0-9]*\.?[0-9]+)\s*([KMGT]i?B|B)?\s*", value, re.I)):
-        number = float(m.group(1))
-    if number is None or number <= 0:
-        raise UserError(f"max_shard_size must be a size above zero, such as '5GB' or '500MB' (or a byte count), got "
-                        f"{value!r}")
-
-
 @api_write("to_plain_llama", "out_dir")
 def to_plain_llama(model: CausalLM | LeviathanForCausalLM, out_dir: str | os.PathLike, tokenizer: Any = None, *,
                    overwrite: bool = False, max_shard_size: str = "5GB", training: Training | None = None,
@@ -380,7 +368,10 @@ def to_plain_llama(model: CausalLM | LeviathanForCausalLM, out_dir: str | os.Pat
     (``to_hf``'s, plus the shard size and the two callers' hooks above)."""
     from huggingface_hub import save_torch_state_dict
 
-    _check_shard_size(max_shard_size)
+    check_shard_size(max_shard_size)
+    if also_write is not None and not callable(also_write):  # round 22: "'int' object is not callable", mid-export
+        raise UserError(f"to_plain_llama: also_write: expected a function taking the export's folder, or None, got "
+                        f"{also_write!r:.60}; pass one")
     _check_model(model, "to_plain_llama")
     _check_training(training, "to_plain_llama")
     native = _as_native(model)

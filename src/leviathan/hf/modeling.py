@@ -27,7 +27,7 @@ from __future__ import annotations
 
 import fnmatch
 import os
-from typing import Optional
+from typing import Any, Optional
 
 import torch
 from torch import nn
@@ -81,19 +81,24 @@ class LeviathanPreTrainedModel(PreTrainedModel):
 
         refuse_meta_device_map(kwargs.get("device_map"), "from_pretrained")  # round 21, P470
         check_device_map(kwargs.get("device_map"), "from_pretrained")  # round 22, S604, S608
-        local = isinstance(where, (str, os.PathLike)) and os.path.isdir(where) and not kwargs.get("subfolder")
+        local = _local_folder(where, kwargs.get("subfolder"))
         if local:
-            _check_local_folder(where)
+            _check_local_folder(local)
         try:
-            return super().from_pretrained(pretrained_model_name_or_path, *args, **kwargs)
+            model = super().from_pretrained(pretrained_model_name_or_path, *args, **kwargs)
         except RuntimeError as e:
             from ..eval.weight_names import sizes_refused
 
             fix = "restore config.json from a copy, or export the checkpoint again (leviathan export RUN OUT)"
-            refused = sizes_refused(e, where, fix) if local else None
+            refused = sizes_refused(e, local, fix) if local else None
             if refused is None:
                 raise
             raise refused from None
+        if local:
+            from .configuration import check_generation_ids
+
+            check_generation_ids(model[0] if isinstance(model, tuple) else model, local)  # round 22, S104
+        return model
 
     @torch.no_grad()
     def _init_weights(self, module: nn.Module) -> None:
@@ -115,6 +120,28 @@ class LeviathanPreTrainedModel(PreTrainedModel):
             init_generator(module)
         elif isinstance(module, OutputNorm):
             module.reset_parameters()
+
+
+def _local_folder(where: Any, subfolder: Any) -> str | None:
+    """The local folder ``from_pretrained`` reads (``where``, or ``where/subfolder``), None for a hub name. A
+    ``subfolder`` that is not there was transformers' "no file named model.safetensors ... found in directory
+    where", naming ``where``, not the missing ``where/subfolder`` (issue 30 round 22, S607)."""
+    if not isinstance(where, (str, os.PathLike)) or not os.path.isdir(where):
+        return None
+    if not subfolder:
+        return os.fspath(where)
+    if not isinstance(subfolder, (str, os.PathLike)):
+        raise UserError(f"from_pretrained: subfolder must be the name of a folder inside {os.fspath(where)!r}, got "
+                        f"{subfolder!r:.60}; pass its name, or leave subfolder out")
+    folder = os.path.join(os.fspath(where), os.fspath(subfolder))
+    if not os.path.isdir(folder):
+        from ..errors import missing
+
+        what = "is a file, not a folder" if os.path.isfile(folder) else missing(folder)
+        raise UserError(f"from_pretrained: subfolder {os.fspath(subfolder)!r}: {folder!r} {what}; pass "
+                        f"the subfolder of {os.fspath(where)!r} that holds config.json and the weights, or leave "
+                        f"subfolder out")
+    return folder
 
 
 def _check_local_folder(where) -> None:

@@ -52,12 +52,15 @@ def check_save_arguments(model: Any, state_dict: Any, kwargs: dict) -> None:
     ``push_to_hub=True`` pushed the hidden temporary folder ``save_whole`` saves into, its name taken as the repo id
     (M10); a ``state_dict`` lacking the model's tensors (``{}``) wrote a folder that looks like a save, which no loader
     takes (M8); one holding tensors the model has no place for (``junk.weight``) saved without a word, and the folder's
-    own loader then blamed config.json (round 21, P578)."""
+    own loader then blamed config.json (round 21, P578). A ``max_shard_size`` of -5 wrote one-tensor shards (round 22,
+    S140, S420, S425: the check ``to_hf`` has made since round 15, B248) and a ``variant`` of '../x' ended in a raw
+    FileNotFoundError (S421); ``is_main_process='no'`` was read as true (``value_rules.check_switches``)."""
     if kwargs.get("push_to_hub"):
         raise UserError("save_pretrained(push_to_hub=True) is not supported for this model: the save is staged in a "
                         "temporary folder, whose name would be the repo id; save it, then upload the folder "
                         "(huggingface_hub.upload_folder(repo_id=..., folder_path=DIR)) or call "
                         "model.push_to_hub(repo_id)")
+    _check_save_options(kwargs)
     if state_dict is None:
         return
     if not isinstance(state_dict, dict):
@@ -72,6 +75,46 @@ def check_save_arguments(model: Any, state_dict: Any, kwargs: dict) -> None:
                         f"folder would look like a save but not load; pass the model's full state_dict (or none: "
                         f"model.state_dict() is saved), nothing was written")
     _refuse_extra_tensors(model, state_dict)
+
+
+# save_pretrained's switches: a text such as 'no' is read as true
+_SWITCHES = ("is_main_process", "save_peft_format", "save_original_format", "distributed_checkpoint")
+
+
+def _check_save_options(kwargs: dict) -> None:
+    """``save_pretrained``'s ``max_shard_size``, ``variant`` and switches, as ``check_save_arguments`` says."""
+    from ..value_rules import check_switches
+
+    if "max_shard_size" in kwargs:
+        check_shard_size(kwargs["max_shard_size"])
+    check_variant(kwargs.get("variant"))
+    check_switches("save_pretrained", **{name: kwargs[name] for name in _SWITCHES if name in kwargs})
+
+
+def check_shard_size(value: Any) -> None:
+    """UserError unless ``value`` is a size above zero (``"5GB"``, ``"500MB"``, or a byte count): a negative or zero
+    size was taken as "as small as possible" and the export written as one-tensor shards, without a word (issue 30
+    round 15, B248; every save path since round 22, S140, S420, S425)."""
+    import re
+
+    number = value if isinstance(value, int) and not isinstance(value, bool) else None
+    if isinstance(value, str) and (m := re.fullmatch(r"\s*(-?[0-9]*\.?[0-9]+)\s*([KMGT]i?B|B)?\s*", value, re.I)):
+        number = float(m.group(1))
+    if number is None or number <= 0:
+        raise UserError(f"max_shard_size must be a size above zero, such as '5GB' or '500MB' (or a byte count), got "
+                        f"{value!r}")
+
+
+def check_variant(variant: Any) -> None:
+    """UserError unless ``variant`` is None or a plain name (transformers puts it inside the weight files' names,
+    ``model.VARIANT.safetensors``): ``variant='../x'`` ended in a raw FileNotFoundError naming a folder the caller
+    never gave (issue 30 round 22, S421)."""
+    if variant is None:
+        return
+    plain = isinstance(variant, str) and variant not in ("", ".", "..") and not any(c in variant for c in "/\\\0")
+    if not plain:
+        raise UserError(f"save_pretrained: variant must be a plain name such as 'fp16' (no '/', not '..' or empty), "
+                        f"got {variant!r}; pass a name without a path, or leave variant out")
 
 
 def _refuse_extra_tensors(model: Any, state_dict: dict) -> None:
@@ -92,14 +135,17 @@ def _refuse_extra_tensors(model: Any, state_dict: dict) -> None:
 def save_whole(save: Callable[[str], Any], save_directory: str | os.PathLike) -> Any:
     """``save(folder)`` (transformers' ``save_pretrained``) into ``save_directory`` after ``check_save_directory``,
     whole or not at all (see Footgun 2 above): written into a hidden temporary folder inside it, published
-    (``io.publish``: the umask's modes) and renamed file by file into place; weights an earlier save left that this
-    one did not write (another shard count) are removed, as transformers does. On any failure, Ctrl-C included, the
+    (``io.publish``: the umask's modes) and put in place all or none (``_move_in``, round 22); weights an earlier save
+    recorded that this one did not write (another shard count) are removed with it. On any failure, Ctrl-C included, the
     temporary folder and the folders this call made are removed; a storage failure is an ``errors.StorageError``."""
     from ..io import publish
     from ..locking import missing_folders, remove_if_empty
     from ..stop_signals import held_stops
     from ..storage import api_writes
 
+    if not callable(save):  # round 22: "'int' object is not callable" from inside the staging
+        raise UserError(f"save_whole: save: expected a function writing a model into the folder it is given (such as "
+                        f"model.save_pretrained), got {save!r:.60}; pass one")
     check_save_directory(save_directory, "save_pretrained")
     out = Path(save_directory)
     with api_writes("save_pretrained", out):
@@ -132,16 +178,39 @@ def _failure_as_asked(e: BaseException, tmp: Path | None, out: Path) -> BaseExce
 
 
 def _move_in(tmp: Path, out: Path) -> None:
-    """Rename every file of ``tmp`` into ``out`` (config.json last), remove ``out``'s weights of an earlier save that
-    this one did not write, then the emptied ``tmp``."""
+    """Rename every file of ``tmp`` into ``out`` and remove ``out``'s weights of an earlier save that this one did not
+    write, all or none (``replace_together``: a file that cannot be replaced, immutable or a folder in its place,
+    left the new weights beside the earlier config.json, round 22, S21, S368, S371); then remove ``tmp``."""
+    from ..replace_together import replace_together
+
     names = sorted(os.listdir(tmp), key=lambda name: name == "config.json")
-    for name in names:
-        os.replace(tmp / name, out / name)
+    stale = [out / name for name in _earlier_weights(out) if name not in names]
+    earlier = tmp / ".earlier"
+    earlier.mkdir()
+    replace_together([(tmp / name, out / name) for name in names], aside=lambda target: earlier / target.name,
+                     remove=stale)
+    shutil.rmtree(tmp, ignore_errors=True)
+
+
+_WEIGHT_FILES = ("model.safetensors", "pytorch_model.bin")  # an unsharded save's weights
+_INDEX_FILES = ("model.safetensors.index.json", "pytorch_model.bin.index.json")  # a sharded save's record
+
+
+def _earlier_weights(out: Path) -> list[str]:
+    """The weight files of ``out`` that an earlier ``save_pretrained`` wrote: an unsharded save's weights, its index and
+    the shards the index names. A glob of weight names (``model-*.safetensors``, ``pytorch_model*.bin``) removed a
+    user's own ``model-mine.safetensors`` and ``pytorch_model_backup.bin`` on a rerun (round 22, S485): only a name
+    the earlier save recorded (and a weight's name at that) is its own."""
     weights = [pattern for pattern in SAVED_FILES if not pattern.endswith("config.json")]
-    for stale in os.listdir(out):
-        if stale not in names and any(fnmatch.fnmatch(stale, pattern) for pattern in weights):
-            (out / stale).unlink()
-    tmp.rmdir()
+    own = {name for name in (*_WEIGHT_FILES, *_INDEX_FILES) if (out / name).is_file()}
+    for index in own & set(_INDEX_FILES):
+        try:
+            weight_map = json.loads((out / index).read_text(encoding="utf-8")).get("weight_map")
+        except (OSError, ValueError, AttributeError):
+            continue
+        if isinstance(weight_map, dict):
+            own |= {name for name in weight_map.values() if isinstance(name, str) and os.path.basename(name) == name}
+    return sorted(name for name in own if (out / name).is_file() and any(fnmatch.fnmatch(name, p) for p in weights))
 
 
 def _saved_here(directory: Path) -> bool:
