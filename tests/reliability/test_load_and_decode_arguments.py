@@ -153,8 +153,8 @@ def test_public_loading_helpers_name_the_argument_they_cannot_take(model, tmp_pa
     from leviathan.hf.modeling import init_generator
 
     for call, error, said in (
-            (lambda: plain_llama_config("x"), TypeError, r"plain_llama_config takes a leviathan ModelConfig"),
-            (lambda: plain_llama_state_dict("x"), TypeError, r"plain_llama_state_dict takes leviathan's CausalLM"),
+            (lambda: plain_llama_config("x"), TypeError, r"plain_llama_config: cfg: expected a leviathan ModelConfig"),
+            (lambda: plain_llama_state_dict("x"), TypeError, r"plain_llama_state_dict: model: expected a native leviathan CausalLM"),
             (lambda: adopted_class("x"), UserError, r"adopted_class takes a transformers model class .*got str"),
             (lambda: adopted_class(int), UserError, r"adopted_class takes a transformers model class"),
             (lambda: init_generator("x"), TypeError, r"init_generator takes a LeviathanGenerator, got str"),

@@ -38,7 +38,7 @@ from typing import Any, Callable, Iterator, Optional
 import torch
 from transformers import GenerationConfig, LlamaConfig, PreTrainedModel
 
-from ..errors import UserError
+from ..errors import ArgumentTypeError, UserError
 from ..io import publish
 from ..locking import check_utf8_name
 from ..model.config import ModelConfig
@@ -146,7 +146,7 @@ def plain_llama_config(cfg: ModelConfig, **kwargs: Any) -> LlamaConfig:
     18, G458), and ``rope_theta=-1`` was taken and dropped, the config keeping 10000.0 (G457): a TypeError naming it
     and the way to change it."""
     if not isinstance(cfg, ModelConfig):  # round 22: a model passed in was "'CausalLM' object has no attribute ..."
-        raise UserError(f"plain_llama_config: cfg: expected a leviathan ModelConfig (model.config), got "
+        raise ArgumentTypeError(f"plain_llama_config: cfg: expected a leviathan ModelConfig (model.config), got "
                         f"{type(cfg).__name__} {cfg!r:.60}; pass the model's config")
     cfg = cfg.resolved()
     fixed = dict(
@@ -172,7 +172,7 @@ def plain_llama_state_dict(model: CausalLM) -> dict[str, torch.Tensor]:
     """Llama-keyed tensors: the baked input table as ``model.embed_tokens.weight``, no tied duplicate. A model that is
     not a native ``CausalLM`` is a UserError naming it (round 22: a ModelConfig was an AttributeError)."""
     if not isinstance(model, CausalLM):
-        raise UserError(f"plain_llama_state_dict: model: expected a native leviathan CausalLM, got "
+        raise ArgumentTypeError(f"plain_llama_state_dict: model: expected a native leviathan CausalLM, got "
                         f"{type(model).__name__} {model!r:.60}; pass one (to_native(hf_model) for a Hugging Face one)")
     _check_full_softmax(model)
     cfg = model.config
