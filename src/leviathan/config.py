@@ -33,7 +33,6 @@ import yaml
 
 from .codec import encode
 from .errors import ConfigError, UserError, missing
-from .io import atomic_write_text
 from .settings_kind import not_settings
 from .strict_yaml import (AmbiguousNumberError, DuplicateKeyError, QuotedText, TooDeepError, load_strict,
                           parse as parse_yaml)
@@ -391,9 +390,15 @@ def load_yaml(path: str | os.PathLike) -> dict:
 
 
 def dump_yaml(obj: Any, path: str | os.PathLike | None = None) -> str:
-    text = yaml.safe_dump(to_dict(obj), sort_keys=False)
+    """``obj`` (a config dataclass) as YAML text; written to ``path`` too when given, only where nothing or a config
+    it wrote stands, atomically (``config_target.write_config``: a user's file or an export's config.json was written
+    over, no word, issue 30 round 22, S281-S284)."""
+    data = to_dict(obj)
+    text = yaml.safe_dump(data, sort_keys=False)
     if path is not None:
-        atomic_write_text(path, text)
+        from .config_target import write_config
+
+        write_config(path, data, text)
     return text
 
 
