@@ -24,6 +24,7 @@ from torch import nn
 
 from ..model.labels import check_outside
 from .result import EvalResult
+from ..value_rules import check_switches
 from .window_arguments import check_dtype, check_num_bytes, check_shard, check_sums, check_windows
 
 
@@ -68,10 +69,11 @@ def token_losses(model: nn.Module, tokens: np.ndarray, seq_len: int, batch_size:
     defaults.
     """
     tokens = np.asarray(tokens)
+    check_windows(model, tokens, seq_len, batch_size)  # whole numbers, a 1-D stream of integer ids (round 17, S77)
     n = len(tokens) - 1
     if n < 1:
         raise ValueError(f"need at least 2 tokens to predict one, got {len(tokens)}")
-    check_windows(model, tokens, seq_len, batch_size)  # whole numbers, integer ids, in the positions (round 17)
+    check_switches("token_losses", even=even)  # even='yes' was read as a flag, 'no' as True too (round 22, S76)
     check_dtype(dtype)  # 'bfloat16' as text was torch's TypeError (round 18, G327)
     check_shard(shard)  # (0, 0): "slice step cannot be zero"; (2, 2): other ranks' batches (round 21, P395, P396)
     check_outside(outside)  # 'nope' was scored as 'raise' without a word, whatever the model (round 21, P394)
