@@ -60,7 +60,28 @@ def power_law(N, E: float, A: float, alpha: float):
         bad = float(sizes[~(np.isfinite(sizes) & (sizes > 0))].ravel()[0])
         raise UserError(f"power_law: N: a parameter count must be a finite number > 0, got {bad!r}; pass the "
                         f"models' sizes (N^-alpha of a size <= 0 is no loss)")
+    for name, value, positive, what in (("E", E, False, "the irreducible loss"), ("A", A, True, "the scale"),
+                                        ("alpha", alpha, True, "the exponent: a loss falling with size")):
+        problem = law_value_problem(value, positive)
+        if problem is not None:
+            raise UserError(f"power_law: {name}: {problem} ({what}, as every fit holds it); pass the fit's values "
+                            f"(fit.E, fit.A, fit.alpha)")
     return E + A * np.power(sizes, -alpha)
+
+
+def law_value_problem(value, positive: bool) -> str | None:
+    """Why ``value`` (a number, or an array of bootstrap draws) is not a finite number > 0 (``positive``) or >= 0;
+    a bool or a text is no number. ``power_law`` took E nan (nan), A inf (inf), alpha -0.5 (a loss of 1001 growing with
+    size) and E -5 (a negative loss), no word; the fits hold E in [0, min L), A > 0, alpha > 0 (issue 30 round 22,
+    S617-S620). ``dense_equivalent`` took the loss True as 1.0 (S623)."""
+    problem = not_numbers(value)
+    if problem is not None:
+        return problem
+    values = np.asarray(value)
+    bad = ~np.isfinite(values) | ((values <= 0) if positive else (values < 0))
+    if bad.any():
+        return f"must be a finite number {'> 0' if positive else '>= 0'}, got {float(values[bad].ravel()[0])!r}"
+    return None
 
 
 @dataclass
@@ -323,6 +344,7 @@ def dense_equivalent(fit: PowerLawFit, loss: float | Iterable[float], params: fl
                      seed: int = 0) -> DenseEquivalent:
     """Invert ``fit`` at ``loss``: the dense size the fit says reaches it, and N_eq / params. ``loss`` may be a list (seeds
     of one model): the point estimate uses the mean, and each bootstrap draw resamples these losses too."""
+    _check_equivalent_arguments(fit, loss, params, seed)
     losses = np.atleast_1d(np.asarray(loss, dtype=float))
     if len(losses) == 0 or not np.all(np.isfinite(losses)):
         raise UserError("dense_equivalent needs finite losses")
@@ -350,6 +372,36 @@ def dense_equivalent(fit: PowerLawFit, loss: float | Iterable[float], params: fl
         out.multiplier_ci = tuple(v / params for v in out.N_eq_ci)
         out.fraction_undefined = float(np.mean(~np.isfinite(n_eq)))
     return out
+
+
+def not_numbers(value) -> str | None:
+    """Why ``value`` is not a number or an array of numbers (a bool, a text or an object among them), or None."""
+    try:
+        values = np.asarray(value)
+        flags = any(isinstance(v, (bool, np.bool_)) for v in np.ravel(np.asarray(value, dtype=object)))
+    except (ValueError, TypeError):  # a ragged list
+        return f"expected a number, got {type(value).__name__} {value!r:.40}"
+    if values.dtype.kind not in "iuf" or flags:
+        return f"expected a number, got {type(value).__name__} {value!r:.40}"
+    return None
+
+
+def _check_equivalent_arguments(fit, loss, params, seed) -> None:
+    """UserError naming ``dense_equivalent``'s first argument of the wrong kind: ``fit`` not a ``PowerLawFit``, a
+    ``loss`` that holds a bool or a text (True was the loss 1.0, no word: issue 30 round 22, S623), ``params`` a bool
+    or a text, ``seed`` not a whole number >= 0. Ranges (a loss <= 0, params <= 0) are the body's own lines."""
+    from ...value_rules import api_check, number_problem, whole_problem
+
+    if not isinstance(fit, PowerLawFit):
+        raise UserError(f"dense_equivalent: fit: expected a PowerLawFit, got {type(fit).__name__}; pass the result "
+                        f"of fit_power_law")
+    if isinstance(loss, (str, bytes)) or np.size(loss) > 0:  # no loss at all: the body's "needs finite losses"
+        api_check("dense_equivalent", "loss", not_numbers(loss), "pass the run's loss in nats (or a list of its "
+                                                                 "seeds' losses)")
+    api_check("dense_equivalent", "params", number_problem(params, shown="a finite number > 0"),
+              "pass the run's parameter count")
+    api_check("dense_equivalent", "seed", whole_problem(seed, 0, "a whole number >= 0"),
+              "pass an integer seed such as 0")
 
 
 def format_fit(fit: PowerLawFit) -> str:

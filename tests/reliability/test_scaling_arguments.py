@@ -1,0 +1,53 @@
+"""``power_law`` and ``dense_equivalent`` given values no fit holds (issue 30 round 22, S617-S620, S623): E nan, A
+inf, alpha < 0, E < 0 returned nan, inf, a loss growing with size and a negative loss; a bool was taken as the loss
+1.0. Each is one UserError naming the argument, the value and the range."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pytest
+
+from leviathan.errors import UserError
+from leviathan.experiments.method.scaling import dense_equivalent, fit_power_law, power_law
+
+pytestmark = pytest.mark.reliability
+
+
+@pytest.mark.parametrize("E, A, alpha, said", [
+    (math.nan, 1.0, 0.5, "E: must be a finite number >= 0, got nan"),            # S617
+    (1.0, math.inf, 0.5, "A: must be a finite number > 0, got inf"),             # S618
+    (1.0, 1.0, -0.5, "alpha: must be a finite number > 0, got -0.5"),            # S619
+    (-5.0, 1.0, 0.5, "E: must be a finite number >= 0, got -5.0"),               # S620
+    (1.0, True, 0.5, "A: expected a number, got bool True"),
+    (1.0, 1.0, "0.5", "alpha: expected a number, got str '0.5'"),
+    (np.array([[1.0], [-1.0]]), 1.0, 0.5, "E: must be a finite number >= 0, got -1.0"),  # a bootstrap draw
+], ids=["S617-E-nan", "S618-A-inf", "S619-alpha-negative", "S620-E-negative", "A-bool", "alpha-text", "E-draws"])
+def test_power_law_refuses_values_no_fit_holds(E, A, alpha, said):
+    with pytest.raises(UserError, match=f"power_law: {said}.*pass the fit's values"):
+        power_law(1e6, E, A, alpha)
+
+
+def test_power_law_still_takes_a_fits_values_and_its_draws():
+    fit = fit_power_law([1e6, 2e6, 4e6, 8e6], [3.0, 2.9, 2.8, 2.75], num_bootstrap=10)
+    assert power_law(1e6, fit.E, fit.A, fit.alpha) == pytest.approx(fit.predict(1e6))
+    assert power_law(1e6, 0.0, np.float32(1.0), np.int64(1)) == pytest.approx(1e-6)
+    curves = power_law(np.array([[1e6, 2e6]]), fit.draws[:, :1], fit.draws[:, 1:2], fit.draws[:, 2:3])
+    assert curves.shape == (10, 2) and np.isfinite(curves).all()
+
+
+@pytest.mark.parametrize("loss, params, seed, said", [
+    (True, 1e6, 0, "loss: expected a number, got bool True"),                    # S623
+    ([2.9, True], 1e6, 0, "loss: expected a number, got list"),
+    ("2.9", 1e6, 0, "loss: expected a number, got str"),
+    (2.9, True, 0, "params: expected a finite number > 0, got bool True"),
+    (2.9, 1e6, -1, "seed: must be a whole number >= 0, got -1"),
+], ids=["S623-bool", "bool-among-seeds", "text", "params-bool", "seed"])
+def test_dense_equivalent_refuses_a_bool_or_a_text(loss, params, seed, said):
+    fit = fit_power_law([1e6, 2e6, 4e6, 8e6], [3.0, 2.9, 2.8, 2.75], num_bootstrap=10)
+    with pytest.raises(UserError, match=f"dense_equivalent: {said}"):
+        dense_equivalent(fit, loss, params, seed=seed)
+    with pytest.raises(UserError, match="dense_equivalent: fit: expected a PowerLawFit, got dict"):
+        dense_equivalent({"E": 1.0}, 2.9, 1e6)
+    assert dense_equivalent(fit, [2.9, np.float32(2.95)], np.int64(10**6)).flag == "ok"
