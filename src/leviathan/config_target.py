@@ -29,10 +29,11 @@ WHAT = "dump_yaml's path"
 def write_config(path: str | os.PathLike, data: Any, text: str) -> None:
     """Write ``text`` (``yaml.safe_dump`` of ``data``) to ``path`` when the module docstring's rule allows it."""
     from .io import atomic_write_text
-    from .ownership import CONTAINERS, check_not_inside, check_not_special, check_path_given
+    from .ownership import CONTAINERS, check_not_inside, check_not_special
     from .storage import api_writes
+    from .value_rules import api_check, path_problem
 
-    check_path_given(path, WHAT)
+    api_check(API, "path", path_problem(path), "pass the path of the YAML file to write")
     with api_writes(API, path):
         check_not_inside(path, WHAT, ("train", "prepare", "export"), within=CONTAINERS, verb=API)
         check_not_special(path, WHAT)

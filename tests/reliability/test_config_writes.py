@@ -55,3 +55,23 @@ def test_storage_failures_are_one_line(cfg, tmp_path):
     (tmp_path / "afile").write_text("x")
     with pytest.raises(StorageError, match="a file is in the way"):
         dump_yaml(cfg, tmp_path / "afile" / "x.yaml")
+
+
+def test_config_readers_name_an_argument_of_the_wrong_kind(tmp_path):
+    """The public functions' walk (round 22): ``load_yaml(None)`` was os.fspath's TypeError, ``parse_override(5)``
+    "argument of type 'int' is not iterable", ``apply_overrides({}, 'max_steps=3')`` "override 'm' must look like
+    key=value", ``append_result(None, row)`` os.fspath's TypeError."""
+    from leviathan.config import ConfigError, apply_overrides, load_yaml, parse_override
+    from leviathan.experiments.machinery.results import append_result
+
+    with pytest.raises(UserError, match="load_yaml: path: expected a path .*got None"):
+        load_yaml(None)
+    with pytest.raises(ConfigError, match=r"override 5 \(int\) is not a 'key=value' text"):
+        parse_override(5)
+    with pytest.raises(TypeError, match="overrides must be a list of 'key=value' strings"):
+        apply_overrides({}, "max_steps=3")
+    assert apply_overrides({}, ["max_steps=3"]) == {"max_steps": 3}
+    with pytest.raises(UserError, match="append_result: path: expected a path .*got None"):
+        append_result(None, {"name": "x", "variant": "dense_tied", "seed": 0})
+    with pytest.raises(UserError, match="dump_yaml: path: expected a path .*got 5"):
+        dump_yaml({"a": 1}, 5)

@@ -80,3 +80,26 @@ def test_evaluate_checkpoint_refuses_a_stream_of_another_tokenizers_data(finishe
     assert evaluate_checkpoint(finished_run, {"x": hand_made}, seq_len=32)[0]["x"].tokens == 64
     with pytest.raises(UserError, match=r"streams\['val'\] must be an EvalStream"):
         evaluate_checkpoint(finished_run, {"val": np.arange(65)}, seq_len=32)
+
+
+@pytest.mark.parametrize("seq_len", [0, True, 2.5, -1])
+def test_a_window_of_no_length_is_refused_not_read_as_the_runs(finished_run, data, seq_len):
+    """The public functions' walk (round 22): ``evaluate_checkpoint(..., seq_len=0)`` scored with the run's 32 (0
+    read as unset), True as 1, 2.5 as 2; ``window_batches(10, 0, 2)`` was a ZeroDivisionError."""
+    from leviathan.eval.perplexity import window_batches
+    from leviathan.eval.score import evaluate_checkpoint
+
+    with pytest.raises(UserError, match=f"seq_len: .*got {seq_len}; pass the window length in tokens"):
+        evaluate_checkpoint(finished_run, {"val": EvalStream.from_split(data, "val", 64)}, seq_len=seq_len)
+    with pytest.raises(ValueError, match=f"window_batches: seq_len .*got {seq_len}"):
+        window_batches(10, seq_len, 2)
+
+
+def test_evaluate_checkpoint_names_bucket_arguments_of_the_wrong_kind(finished_run, data):
+    from leviathan.eval.score import evaluate_checkpoint
+
+    streams = {"val": EvalStream.from_split(data, "val", 64)}
+    with pytest.raises(UserError, match="buckets must be a Buckets"):  # was AttributeError 'bucket_of'
+        evaluate_checkpoint(finished_run, streams, seq_len=32, buckets=5)
+    with pytest.raises(UserError, match="bucket_sets must be a list of eval set names"):  # 'val' read as letters
+        evaluate_checkpoint(finished_run, streams, seq_len=32, bucket_sets="val")

@@ -51,3 +51,25 @@ def test_dense_equivalent_refuses_a_bool_or_a_text(loss, params, seed, said):
     with pytest.raises(UserError, match="dense_equivalent: fit: expected a PowerLawFit, got dict"):
         dense_equivalent({"E": 1.0}, 2.9, 1e6)
     assert dense_equivalent(fit, [2.9, np.float32(2.95)], np.int64(10**6)).flag == "ok"
+
+
+def test_the_fit_and_its_inverse_name_arguments_of_the_wrong_kind():
+    """The public functions' walk (round 22): ``invert_power_law`` took E nan and alpha 0 (inf, 0), ``fit_power_law``
+    a text ci (Python's "'<' not supported"), seed -1 (numpy's error) or True, a bool among the sizes; ``format_fit``
+    of a dict was an AttributeError."""
+    from leviathan.experiments.method.scaling import format_fit, invert_power_law
+
+    for E, alpha, said in ((math.nan, 0.5, "E: must be a finite number >= 0, got nan"),
+                           (1.0, 0.0, "alpha: must be a finite number > 0, got 0.0")):
+        with pytest.raises(UserError, match=f"invert_power_law: {said}"):
+            invert_power_law(3.0, E, 1.0, alpha)
+    assert math.isinf(float(invert_power_law(1.0, 1.5, 10.0, 0.3)))  # below E: no size reaches it, by design
+    sizes, losses = [1e6, 2e6, 4e6, 8e6], [3.0, 2.9, 2.8, 2.75]
+    for kwargs, said in (({"ci": "x"}, "ci: expected a number"), ({"seed": -1}, "seed: must be a whole number"),
+                         ({"seed": True}, "seed: expected a whole number")):
+        with pytest.raises(UserError, match=f"fit_power_law: {said}"):
+            fit_power_law(sizes, losses, num_bootstrap=5, **kwargs)
+    with pytest.raises(UserError, match="fit_power_law: N: expected a number"):
+        fit_power_law([True, 2e6, 4e6, 8e6], losses, num_bootstrap=0)
+    with pytest.raises(UserError, match="format_fit: fit: expected a PowerLawFit, got dict"):
+        format_fit({})

@@ -43,7 +43,14 @@ def _token_nll(model: nn.Module, x: torch.Tensor, y: torch.Tensor, outside: str 
 
 def window_batches(n: int, seq_len: int, batch_size: int) -> list[tuple[list[int], int]]:
     """The batches that score ``n`` predictions: ``(window starts, length)`` each, full windows ``batch_size`` at a
-    time, then the shorter remainder window alone (see the module docstring)."""
+    time, then the shorter remainder window alone (see the module docstring). Each argument a whole number (``n`` >= 0,
+    the others >= 1): ``seq_len=0`` was Python's ZeroDivisionError and True was taken as 1 (issue 30 round 22)."""
+    from ..value_rules import whole_problem
+
+    for name, value, minimum in (("n", n, 0), ("seq_len", seq_len, 1), ("batch_size", batch_size, 1)):
+        problem = whole_problem(value, minimum, f"a whole number >= {minimum}")
+        if problem is not None:
+            raise ValueError(f"window_batches: {name} {problem}; pass a whole number such as 32")
     num_full = n // seq_len
     batches = [(list(range(j * seq_len, min(j + batch_size, num_full) * seq_len, seq_len)), seq_len)
                for j in range(0, num_full, batch_size)]

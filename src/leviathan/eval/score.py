@@ -40,6 +40,7 @@ def evaluate_checkpoint(run_dir: str | os.PathLike, streams: dict[str, EvalStrea
     model, cfg = load_model(str(run_dir))
     seq_len = run_seq_len(cfg, seq_len, "seq_len")
     check_stream_tokenizers(run_dir, streams)
+    _check_buckets(buckets, bucket_sets)
     evals, bucketed = {}, {}
     for name, stream in streams.items():
         losses = token_losses(model, stream.tokens, seq_len, batch_size, outside="nan")
@@ -80,3 +81,18 @@ def check_stream_tokenizers(run_dir: str | os.PathLike, streams) -> None:
             check_tokenizer(find_checkpoint(run_dir), stream.data_dir, f"evaluate {str(run_dir)!r} on eval set "
                                                                        f"{name!r}")
             checked.add(stream.data_dir)
+
+
+def _check_buckets(buckets, bucket_sets) -> None:
+    """UserError naming ``evaluate_checkpoint``'s bucket argument of the wrong kind: ``buckets=5`` ended in
+    "'int' object has no attribute 'bucket_of'" after the model was loaded, and ``bucket_sets='val'`` was read as the
+    letters of a text ('v' in 'val'), no word (issue 30 round 22)."""
+    from .frequency import Buckets
+
+    if buckets is not None and not isinstance(buckets, Buckets):
+        raise UserError(f"evaluate_checkpoint: buckets must be a Buckets (make_buckets(train_freq)) or None, got "
+                        f"{buckets!r:.60}; pass make_buckets of the data's train_freq.npy")
+    if bucket_sets is not None and not (isinstance(bucket_sets, (list, tuple)) and all(isinstance(name, str) for name
+                                                                                        in bucket_sets)):
+        raise UserError(f"evaluate_checkpoint: bucket_sets must be a list of eval set names or None (all), got "
+                        f"{bucket_sets!r:.60}; pass e.g. ['val']")

@@ -106,8 +106,16 @@ def check_max_tokens(max_tokens) -> None:
 def run_seq_len(cfg, requested: int | None = None, option: str = "--seq-len") -> int:
     """Window length to evaluate a run with: ``requested``, else the run's ``data.seq_len`` (``cfg``, its resolved RunConfig:
     the context the model was trained with). A window longer than ``model.max_position_embeddings`` is a UserError
-    naming ``option``."""
-    seq_len = int(requested or cfg.data.seq_len)
+    naming ``option``; so is a ``requested`` that is not None or a whole number >= 1: ``evaluate_checkpoint(...,
+    seq_len=0)`` scored with the run's 32 (0 read as unset), True as 1 and 2.5 as 2, no word (issue 30 round 22, the
+    kind of S389)."""
+    if requested is not None:
+        from ..value_rules import whole_problem
+
+        problem = whole_problem(requested, 1, "a whole number >= 1 (or None: the run's data.seq_len)")
+        if problem is not None:
+            raise UserError(f"{option}: {problem}; pass the window length in tokens, or leave it out")
+    seq_len = int(requested if requested is not None else cfg.data.seq_len)
     limit = cfg.model.max_position_embeddings
     if seq_len > limit:
         raise UserError(f"{option} {seq_len} exceeds the model's max_position_embeddings ({limit}); "

@@ -909,6 +909,10 @@ def append_result(path: str | os.PathLike, row: ResultRow | Mapping) -> None:
     G126, G168, G169, G230, G243). A missing parent folder is made, as ``write_record`` and the sweep make theirs: it
     was the raw FileNotFoundError (issue 30 round 21, P149).
     """
+    from ...value_rules import api_check, path_problem
+
+    api_check("append_result", "path", path_problem(path), "pass the path of a results.jsonl")  # None: os.fspath's
+    # TypeError (round 22)
     row = ResultRow.from_dict(row)
     data = (dumps(row.to_dict()) + "\n").encode()
     _check_results_file(path, row, data)

@@ -260,9 +260,8 @@ def fit_power_law(N: Sequence[float], L: Sequence[float], *, num_bootstrap: int 
     ``ci``: the percentile intervals' coverage; ``seed``: the bootstrap's RNG seed; ``fix_E``: hold the irreducible loss
     at this value (0: a pure power law).
     """
+    _check_fit_arguments(N, L, ci, seed)
     N, L = _check_inputs(N, L)
-    if not 0 < ci < 1:
-        raise UserError(f"ci must lie in (0, 1), got {ci}")
     x = np.log(N)
     x0 = float(x.mean())
     E, c, alpha = _fit_once(x, L, x0, fix_E, polish=True)
@@ -276,6 +275,18 @@ def fit_power_law(N: Sequence[float], L: Sequence[float], *, num_bootstrap: int 
     if num_bootstrap > 0:
         fit.draws, fit.num_redrawn, fit.stratified = _bootstrap(N, L, x0, num_bootstrap, seed, fix_E)
     return fit
+
+
+def _check_fit_arguments(N, L, ci, seed) -> None:
+    """UserError naming ``fit_power_law``'s argument of the wrong kind: a bool among the sizes or losses (True was the
+    size 1), ``ci`` a text (Python's "'<' not supported"), ``seed`` -1 (numpy's "expected non-negative integer") or
+    True (taken as 1): issue 30 round 22, the public functions' arguments."""
+    from ...value_rules import api_check, fraction_problem, whole_problem
+
+    for name, value in (("N", N), ("L", L)):
+        api_check("fit_power_law", name, not_numbers(value), "pass the runs' sizes and losses as numbers")
+    api_check("fit_power_law", "ci", fraction_problem(ci), "pass the intervals' coverage such as 0.95")
+    api_check("fit_power_law", "seed", whole_problem(seed, 0, "a whole number >= 0"), "pass an integer seed such as 0")
 
 
 def _bootstrap(N, L, x0, num_draws, seed, fix_E):
@@ -307,6 +318,12 @@ def _bootstrap(N, L, x0, num_draws, seed, fix_E):
 
 def invert_power_law(L, E, A, alpha):
     """N with E + A N^-alpha = L; +inf where L <= E (vectorised)."""
+    for name, value, positive in (("E", E, False), ("A", A, True), ("alpha", alpha, True)):  # as power_law's (S617)
+        problem = law_value_problem(value, positive)
+        if problem is not None:
+            raise UserError(f"invert_power_law: {name}: {problem}; pass the fit's values (fit.E, fit.A, fit.alpha)")
+    if (problem := not_numbers(L)) is not None:
+        raise UserError(f"invert_power_law: L: {problem}; pass a loss in nats")
     L = np.asarray(L, dtype=float)
     E, A, alpha = (np.asarray(v, dtype=float) for v in (E, A, alpha))
     gap = L - E
@@ -405,6 +422,10 @@ def _check_equivalent_arguments(fit, loss, params, seed) -> None:
 
 
 def format_fit(fit: PowerLawFit) -> str:
+    if not isinstance(fit, PowerLawFit):  # a dict was "'dict' object has no attribute 'draws'" (round 22)
+        raise UserError(f"format_fit: fit: expected a PowerLawFit, got {type(fit).__name__}; pass the result of "
+                        f"fit_power_law")
+
     def iv(name):
         r = fit.interval(name)
         return "" if r is None else f" [{r[0]:.4g}, {r[1]:.4g}]"
