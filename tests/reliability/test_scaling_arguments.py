@@ -73,3 +73,35 @@ def test_the_fit_and_its_inverse_name_arguments_of_the_wrong_kind():
         fit_power_law([True, 2e6, 4e6, 8e6], losses, num_bootstrap=0)
     with pytest.raises(UserError, match="format_fit: fit: expected a PowerLawFit, got dict"):
         format_fit({})
+
+
+def test_the_ladder_functions_name_rows_and_names_of_the_wrong_kind():
+    """The public functions' walk (round 22): ``row_params(dict)`` and ``ladder_variant(path)`` were AttributeErrors,
+    ``scaling_from_results(rows, variant=5)`` "no 5 runs", ``eval_set=None`` "no ... runs with a None loss"."""
+    from leviathan.experiments.machinery.results import ResultRow
+    from leviathan.experiments.method.scaling import ladder_variant, row_params, scaling_from_results
+
+    row = ResultRow.from_dict({"name": "x", "variant": "dense_tied", "seed": 0, "params": {"total": 10}})
+    assert row_params(row) == 10.0
+    with pytest.raises(UserError, match="row_params: row: expected a ResultRow, got dict"):
+        row_params({"name": "x"})
+    with pytest.raises(TypeError, match=r"rows must be results rows, e.g. ladder_variant\(read_results"):
+        ladder_variant("x")
+    for kwargs, said in (({"variant": 5}, "variant: expected a variant's name"), ({"variant": ""}, "variant: expected"),
+                         ({"eval_set": None}, "eval_set: expected the name of an eval set")):
+        with pytest.raises(UserError, match=f"scaling_from_results: {said}"):
+            scaling_from_results([row], **kwargs)
+    with pytest.raises(UserError, match="no nope runs with a 'val' loss.*--variant"):  # a name: the flag's line
+        scaling_from_results([row], variant="nope")
+
+
+def test_split_for_threads_refuses_a_piece_of_no_length():
+    """The walk (round 22): ``split_for_threads(text, 0)`` (or True) cut nothing, bytes were cut as text."""
+    from leviathan.data.tokenizer import split_for_threads
+
+    for chars in (0, True, -1):
+        with pytest.raises(ValueError, match="split_for_threads: max_chars"):
+            split_for_threads("abc\\nDef", chars)
+    with pytest.raises(TypeError, match="split_for_threads: text must be a str, got bytes"):
+        split_for_threads(b"abc", 10)
+    assert split_for_threads("abc", 10) == ["abc"]

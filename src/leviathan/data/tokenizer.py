@@ -682,7 +682,14 @@ def load_tokenizer(spec) -> Tokenizer:
 
 
 def split_for_threads(text: str, max_chars: int) -> list[str]:
-    """Cut ``text`` after "\\n"+letter near every ``max_chars`` chars (ids unchanged; see ``_SAFE_CUT``)."""
+    """Cut ``text`` after "\\n"+letter near every ``max_chars`` chars (ids unchanged; see ``_SAFE_CUT``). ``max_chars``
+    0 or True was taken as no cut and bytes were cut as text (issue 30 round 22): both are refused."""
+    from ..value_rules import whole_problem
+
+    if not isinstance(text, str):
+        raise TypeError(f"split_for_threads: text must be a str, got {type(text).__name__}; decode it first")
+    if (problem := whole_problem(max_chars, 1, "a whole number >= 1")) is not None:
+        raise ValueError(f"split_for_threads: max_chars {problem}; pass the piece length in characters")
     if len(text) <= max_chars:
         return [text]
     pieces, start = [], 0

@@ -277,6 +277,20 @@ def fit_power_law(N: Sequence[float], L: Sequence[float], *, num_bootstrap: int 
     return fit
 
 
+def _check_ladder_arguments(variant, eval_set) -> None:
+    """UserError naming ``scaling_from_results``' ``variant`` (None or a variant's name) or ``eval_set`` of the
+    wrong kind: variant 5 was "no 5 runs with a 'val' loss", '' read as unset, and eval_set None "no ... runs with a
+    None loss" (issue 30 round 22). A name no row has keeps the line that names --variant and --ladder."""
+    from ...model.embedding_kinds import EMBEDDING_KINDS
+    from ...value_rules import api_check, eval_set_problem
+
+    if variant is not None and (not isinstance(variant, str) or not variant.strip()):
+        raise UserError(f"scaling_from_results: variant: expected a variant's name ({', '.join(EMBEDDING_KINDS)}) "
+                        f"or None (the grid's ladder), got {variant!r:.40}; pass the variant of the scaling ladder")
+    api_check("scaling_from_results", "eval_set", eval_set_problem(eval_set), "pass the name of an eval set the rows "
+                                                                              "hold, such as val")
+
+
 def _check_fit_arguments(N, L, ci, seed) -> None:
     """UserError naming ``fit_power_law``'s argument of the wrong kind: a bool among the sizes or losses (True was the
     size 1), ``ci`` a text (Python's "'<' not supported"), ``seed`` -1 (numpy's "expected non-negative integer") or
@@ -448,6 +462,9 @@ COUNTS = ("total", "body", "non_input")
 
 def row_params(row: ResultRow, count: str = "total") -> float:
     """Parameter count of a results row: ``total``, ``body`` or ``non_input`` (body + head)."""
+    if not isinstance(row, ResultRow):  # a dict was "'dict' object has no attribute 'params'" (round 22)
+        raise UserError(f"row_params: row: expected a ResultRow, got {type(row).__name__}; pass a row of "
+                        f"read_results(...) (ResultRow.from_dict of a dict)")
     if count not in COUNTS:
         raise UserError(f"unknown parameter count {count!r}; choose one of {', '.join(COUNTS)}")
     p = row.params
@@ -460,6 +477,7 @@ def row_params(row: ResultRow, count: str = "total") -> float:
 
 def ladder_variant(rows: Iterable[ResultRow]) -> str:
     """The dense variant of the scaling ladder: the variant of rows in the ``scaling`` regime."""
+    rows = check_typed_rows(rows, "ladder_variant")  # a path was "'str' object has no attribute 'in_regime'"
     variants = {r.variant for r in rows if r.in_regime("scaling")}
     if len(variants) == 1:
         return variants.pop()
@@ -495,7 +513,8 @@ def scaling_from_results(rows: Iterable[ResultRow], variant: str | None = None, 
     """Fit the dense ladder of a sweep and place every other run on it; the runs of one configuration with several
     seeds are one ``Equivalent`` (their losses resampled)."""
     rows = check_typed_rows(rows, "scaling_from_results")  # as read_results holds them (round 17, E322)
-    variant = variant or ladder_variant(rows)
+    _check_ladder_arguments(variant, eval_set)
+    variant = variant if variant is not None else ladder_variant(rows)
     points = [(r.name, row_params(r, count), r.loss(eval_set)) for r in rows if r.variant == variant]
     points = [p for p in points if p[2] is not None]
     if not points:
