@@ -33,7 +33,6 @@ import yaml
 
 from .codec import encode
 from .errors import ConfigError, UserError, missing
-from .io import atomic_write_text
 from .settings_kind import not_settings
 from .strict_yaml import (AmbiguousNumberError, DuplicateKeyError, QuotedText, TooDeepError, load_strict,
                           parse as parse_yaml)
@@ -256,7 +255,11 @@ def to_dict(obj: Any) -> Any:
 
 
 def parse_override(text: str) -> tuple[list[str], Any]:
-    """``"model.hidden_size=256"`` -> (["model", "hidden_size"], 256). Values are parsed as YAML."""
+    """``"model.hidden_size=256"`` -> (["model", "hidden_size"], 256). Values are parsed as YAML; an override that
+    is not a text is a ConfigError (``parse_override(5)`` was "argument of type 'int' is not iterable", round 22)."""
+    if not isinstance(text, str):
+        raise ConfigError(f"override {text!r:.60} ({type(text).__name__}) is not a 'key=value' text; write it as "
+                          f"one, e.g. 'max_steps=100'")
     if "=" not in text:
         raise ConfigError(f"override {text!r} must look like key=value (for example model.hidden_size=256)")
     key, raw = text.split("=", 1)
@@ -346,8 +349,12 @@ def override_list(overrides) -> list[str]:
 
 
 def apply_overrides(data: dict, overrides: Sequence[str]) -> dict:
-    """Apply ``a.b=c`` overrides to a nested dict (in place) and return it."""
-    for text in overrides:
+    """Apply ``a.b=c`` overrides to a nested dict (in place) and return it. ``overrides`` is a list
+    (``override_list``): a text was read letter by letter, "override 'm' must look like key=value" (round 22)."""
+    if not isinstance(data, dict):
+        raise ConfigError(f"apply_overrides: data must be a dict of settings, got {type(data).__name__}; pass the "
+                          f"settings read from a config (load_yaml)")
+    for text in override_list(overrides):
         path, value = parse_override(text)
         node = data
         for part in path[:-1]:
@@ -365,7 +372,11 @@ def apply_overrides(data: dict, overrides: Sequence[str]) -> dict:
 
 def load_yaml(path: str | os.PathLike) -> dict:
     """Read a YAML mapping; a missing or malformed file, or a key given twice (``strict_yaml``), is a ConfigError
-    that names it (and the line)."""
+    that names it (and the line); a ``path`` that is not one is a UserError naming it (``load_yaml(None)`` was
+    os.fspath's TypeError, round 22)."""
+    from .value_rules import check_read_path
+
+    check_read_path("load_yaml", "path", path, "pass the path of a YAML file")
     path = Path(path)
     if not path.is_file():
         raise ConfigError(f"config file {str(path)!r} {missing(path)}; pass the path of a YAML file")
@@ -391,9 +402,15 @@ def load_yaml(path: str | os.PathLike) -> dict:
 
 
 def dump_yaml(obj: Any, path: str | os.PathLike | None = None) -> str:
-    text = yaml.safe_dump(to_dict(obj), sort_keys=False)
+    """``obj`` (a config dataclass) as YAML text; written to ``path`` too when given, only where nothing or a config
+    it wrote stands, atomically (``config_target.write_config``: a user's file or an export's config.json was written
+    over, no word, issue 30 round 22, S281-S284)."""
+    data = to_dict(obj)
+    text = yaml.safe_dump(data, sort_keys=False)
     if path is not None:
-        atomic_write_text(path, text)
+        from .config_target import write_config
+
+        write_config(path, data, text)
     return text
 
 

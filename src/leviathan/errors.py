@@ -150,7 +150,8 @@ OUTPUT_OPTIONS = {"train": "--run-dir", "demo": "--run-dir", "sweep": "--out", "
                   "write_report": "out_dir", "train()": "run_dir", "prepare()": "out_dir", "run_sweep": "out_dir",
                   "to_hf": "out_dir", "to_plain_llama": "out_dir", "export_for_harness": "out_dir",
                   "write_ablation_report": "out", "write_record": "path", "write_sweep_records": "dest",
-                  "append_result": "path", "save_pretrained": "save_directory"}  # round 19 (J54-J76)
+                  "append_result": "path", "save_pretrained": "save_directory",
+                  "dump_yaml": "path"}  # round 22 (S283, S284)  # round 19 (J54-J76)
 _WRITES_RUNS = ("train", "demo", "sweep", "train()", "run_sweep")  # the writers of checkpoints: _RUNS_HINT's
 _GENERIC_OPTION = "(--run-dir / --out)"
 _RUNS_HINT = " (delete old runs or checkpoints, or lower keep_last)"  # only verbs that write checkpoints

@@ -648,7 +648,7 @@ def _foreign(container: str, parts: tuple[str, ...], verb: str | None) -> bool:
 
 
 def _demo_arms() -> tuple[str, ...]:
-    from .model.config import EMBEDDING_KINDS
+    from .model.embedding_kinds import EMBEDDING_KINDS
 
     return EMBEDDING_KINDS
 

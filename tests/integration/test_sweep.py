@@ -174,10 +174,11 @@ def test_a_run_stopped_by_sigterm_gets_no_row_and_stops_the_sweep(tmp_path):
 
 def test_results_rows_are_atomic_and_torn_lines_ignored(tmp_path):
     path = tmp_path / "results.jsonl"
-    append_result(path, {"name": "a", "x": float("nan"), "v": np.float32(1.5), "arr": np.arange(2)})
+    append_result(path, {"name": "a", "variant": "dense_tied", "seed": 0, "x": float("nan"), "v": np.float32(1.5),
+                         "arr": np.arange(2)})
     with open(path, "a") as f:
         f.write('{"name": "torn", "x": ')  # a crash in the middle of a write
-    append_result(path, {"name": "b"})
+    append_result(path, {"name": "b", "variant": "dense_tied", "seed": 1})
     rows = read_results(path)
     assert [r.name for r in rows] == ["a", "b"]
     assert rows[0].extra["x"] is None and rows[0].extra["v"] == 1.5 and rows[0].extra["arr"] == [0, 1]

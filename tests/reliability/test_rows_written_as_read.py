@@ -49,8 +49,10 @@ def _nan_hidden(row: dict):
                                                              "'n252' appended come from different grids"),
     (lambda d: dict(d, name="n252-copy"), "in 'RES', the row appended ('n252-copy') and line 1 ('a-dense_tied-s0') "
                                           "are both variant 'dense_tied' of size 'a', seed 0"),
+    (lambda d: dict(d, name="n194", variant=None, regime=None, regimes=[]), "the row 'n194' has no variant (every row names its arm and seed"),
+    (lambda d: {"name": "n194b", "variant": d["variant"]}, "the row 'n194b' has no seed"),
 ], ids=["J246-newline", "J247-dotdot", "J248-seed", "J249-inf", "J250-negative", "J251-nan", "P551-final-nan",
-        "J252-grid", "J88-arm"])
+        "J252-grid", "J88-arm", "S194-variant", "S194-seed"])
 def test_append_result_refuses_a_row_its_reader_would_refuse(swept, tmp_path, edit, said):
     from leviathan.errors import UserError
     from leviathan.experiments.machinery.results import append_result, read_results
@@ -64,6 +66,17 @@ def test_append_result_refuses_a_row_its_reader_would_refuse(swept, tmp_path, ed
     assert said.replace("RES", str(results)) in str(caught.value), caught.value
     assert results.read_bytes() == before
     assert len(read_results(sweep)) == 2
+
+
+def test_append_result_refuses_a_row_of_nulls_into_a_new_file(tmp_path):
+    """S194: ``append_result('new7/results.jsonl', {'name': 'x'})`` wrote a row of nulls that read_results returned
+    and write_report reported as '1 runs' with empty tables; now refused, and nothing (no folder) is made."""
+    from leviathan.errors import UserError
+    from leviathan.experiments.machinery.results import append_result
+
+    with pytest.raises(UserError, match="the row 'x' has no variant.*nothing was written"):
+        append_result(tmp_path / "new7" / "results.jsonl", {"name": "x"})
+    assert not (tmp_path / "new7").exists()
 
 
 def test_append_result_still_appends_a_row_of_the_grid(swept, tmp_path):

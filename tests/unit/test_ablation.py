@@ -201,3 +201,57 @@ def test_a_rerun_with_fewer_arms_removes_the_earlier_reports_figures_it_does_not
     assert {p.name for p in out.glob("gap_*.png")} == named and "gap_vocabulary__d.png" not in named
     assert (out / "notes.png").read_bytes() == b"mine"
     assert not [p for p in out.iterdir() if ".stage-" in p.name]
+
+
+def _ablation(*argv):
+    """``leviathan report ... --ablation`` in a real process (S433 was a CLI run)."""
+    import os
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    src = Path(__file__).resolve().parents[2] / "src"
+    env = {**os.environ, "OMP_NUM_THREADS": "1", "PYTHONPATH": str(src)}
+    return subprocess.run([sys.executable, "-m", "leviathan", "report", *map(str, argv), "--ablation"], env=env,
+                          capture_output=True, text=True, timeout=300)
+
+
+def test_a_rerun_keeps_a_users_figure_named_like_its_own(sweeps, tmp_path):
+    """Round 22 (S433): ``report S --ablation --out abl`` rerun removed a user's ``gap_mine.png`` beside its own
+    ``gap_*.png``: the marker marked the folder whole, so every ``gap_*`` match was taken for a stale figure of its
+    own. The marker now lists the figures written; the user's file is refused by name (nothing written, exit 2), and
+    once moved away the rerun writes again; a figure of its own it no longer draws still goes (B322)."""
+    from leviathan.ownership import read_marker
+
+    a, b = sweeps
+    out = tmp_path / "abl"
+    first = _ablation(a, b, "--out", out)
+    assert first.returncode == 0, first.stderr
+    own = sorted(p.name for p in out.glob("gap_*.png"))
+    assert own and set(own) <= set(read_marker(out).files)
+    (out / "gap_mine.png").write_bytes(b"mine")
+    (out / "notes.md").write_text("x\n")
+    again = _ablation(a, b, "--out", out)
+    assert again.returncode == 2 and "would write over gap_mine.png" in again.stderr, again.stderr
+    assert (out / "gap_mine.png").read_bytes() == b"mine" and sorted(p.name for p in out.glob("gap_*.png")) == \
+        sorted(own + ["gap_mine.png"])
+    (out / "gap_mine.png").rename(tmp_path / "gap_mine.png")
+    assert _ablation(b, "--out", out).returncode == 0
+    assert "gap_vocabulary__d.png" not in {p.name for p in out.glob("gap_*.png")}  # its own stale figure: removed
+    assert (out / "notes.md").read_text() == "x\n"
+
+
+def test_a_folder_marked_whole_by_an_earlier_version_keeps_a_users_figure(sweeps, tmp_path):
+    """S433 for an ablation folder written before: its marker marks it whole, so which ``gap_*.png`` are its own is
+    unknown; the user's is kept (not removed as stale), and the marker then lists what the rerun wrote."""
+    from leviathan.ownership import read_marker, write_marker
+
+    a, b = sweeps
+    out = tmp_path / "abl"
+    assert _ablation(a, b, "--out", out).returncode == 0
+    write_marker(out, "report --ablation")  # as versions before round 22 left it
+    (out / "gap_mine.png").write_bytes(b"mine")
+    proc = _ablation(a, b, "--out", out)
+    assert proc.returncode == 0, proc.stderr
+    assert (out / "gap_mine.png").read_bytes() == b"mine"
+    assert "gap_mine.png" not in read_marker(out).files and "README.md" in read_marker(out).files

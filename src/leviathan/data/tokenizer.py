@@ -200,7 +200,7 @@ class Tokenizer:
         created: list[Path] = []
         own = self._own_files()
         files = {directory / name: text for name, text in own.items()}
-        info = {"format": 1, "name": self.name, "kind": self.kind, "vocab_size": self.vocab_size,
+        info = {"format": INFO_FORMATS[-1], "name": self.name, "kind": self.kind, "vocab_size": self.vocab_size,
                 "eot_id": self.eot_id}
         if TOKENIZER_FILE in own:
             info["sha256"] = hashlib.sha256(own[TOKENIZER_FILE].encode()).hexdigest()
@@ -273,6 +273,7 @@ class HFTokenizer(Tokenizer):
     kind = "tokenizers"
 
     def __init__(self, hf_tokenizer, name: str, fast: bool = True):
+        check_not_builtin_name(name, "HFTokenizer", "such as the path of its tokenizer.json")
         self.name = name
         self._hf = hf_tokenizer
         # Special-token strings inside documents stay text (like quicktok's encode_ordinary).
@@ -441,7 +442,7 @@ def _saved_here(directory: Path) -> bool:
     try:
         info = json_text.read_file(directory / INFO_FILE)
         if not (isinstance(info, dict) and set(info) - {"sha256"} == {"format", "name", "kind", "vocab_size", "eot_id"}
-                and info["format"] == 1 and isinstance(info["name"], str) and isinstance(info["kind"], str)):
+                and info["format"] in INFO_FORMATS and isinstance(info["name"], str) and isinstance(info["kind"], str)):
             return False
         builtin = info["kind"] == BuiltinTokenizer.kind
         if builtin or not (directory / TOKENIZER_FILE).is_file():
@@ -470,6 +471,7 @@ def train_bpe(texts: Iterable[str], vocab_size: int, *, min_frequency: int = 2,
     if name is not None and (not isinstance(name, str) or not name.strip()):  # saved, then refused by its reader (E433)
         raise UserError(f"train_bpe's name is the tokenizer's spec recorded in meta.json and checkpoints: a text such "
                         f"as 'bpe:{vocab_size}', or None for that default; got {type(name).__name__} {name!r:.40}")
+    check_not_builtin_name(name, "train_bpe", f"such as 'bpe:{vocab_size}'")  # before training (round 22, S244)
     if isinstance(min_frequency, bool) or not is_integer(min_frequency) or min_frequency < 0:  # round 14, B362, B363
         raise UserError(f"min_frequency must be a whole number >= 0 (a pair merges once it occurs that often), got "
                         f"{min_frequency!r:.40}")
@@ -498,6 +500,17 @@ def train_bpe(texts: Iterable[str], vocab_size: int, *, min_frequency: int = 2,
     if not seen[0] or tok.get_vocab_size() <= 1:
         raise UserError("cannot train a BPE on an empty corpus; give it some text")
     return HFTokenizer(tok, name or f"bpe:{vocab_size}")
+
+
+def check_not_builtin_name(name, who: str, example: str) -> None:
+    """UserError when a tokenizer that is not a built-in is to be named like one (``BUILTIN_ENCODINGS``): the names
+    are reserved, since a spec that names a built-in is loaded as that built-in. ``train_bpe([text], 300,
+    name='o200k_base')`` made a 300-id BPE that ``prepare`` recorded in meta.json as tokenizer 'o200k_base', with no
+    tokenizer.json saved: the data folder claimed o200k_base, no word (issue 30 round 22, S244)."""
+    if isinstance(name, str) and name.strip().lower() in BUILTIN_ENCODINGS:
+        raise UserError(f"{who}: name {name!r} is reserved for the built-in tokenizer {name.strip().lower()} (the "
+                        f"reserved names: {', '.join(BUILTIN_ENCODINGS)}): a data folder prepared with it would record "
+                        f"that built-in, not this tokenizer; pass another name ({example}), or None for the default")
 
 
 # --------------------------------------------------------------------------------------------
@@ -534,6 +547,7 @@ def _tokenizer_record(directory: Path) -> dict:
         except json.JSONDecodeError as e:
             raise UserError(f"{p} is not valid JSON ({e}); re-create the directory") from None
         if isinstance(data, dict):
+            _check_record_format(p, data)
             info = {"name": data.get("name", data.get("tokenizer")), "eot_id": data.get("eot_id"),
                     "vocab_size": data.get("vocab_size"), "kind": data.get("kind"), "sha256": data.get("sha256")}
             if info["name"] is not None and not isinstance(info["name"], str):
@@ -542,6 +556,20 @@ def _tokenizer_record(directory: Path) -> dict:
             return info
     meta = find_meta(directory)
     return {"name": meta.tokenizer, "eot_id": meta.eot_id, "vocab_size": meta.vocab_size} if meta else {}
+
+
+INFO_FORMATS = (1,)  # the formats of leviathan_tokenizer.json this version reads (``Tokenizer.save`` writes the last)
+
+
+def _check_record_format(path: Path, data: dict) -> None:
+    """UserError when the record ``path`` says a ``format`` this version does not know: format 2 was read as format
+    1, no word (issue 30 round 22, S250); a newer writer's fields may mean other things. A record with no format
+    (the cache records of earlier versions) is read as before."""
+    said = data.get("format")
+    if "format" in data and (type(said) is not int or said not in INFO_FORMATS):
+        raise UserError(f"{path}: format {said!r:.20} is not one this version of leviathan reads (it knows "
+                        f"{', '.join(map(str, INFO_FORMATS))}); it was written by a newer version or edited by hand: "
+                        f"load it with the version that saved it, or save the tokenizer again with this one")
 
 
 def _check_step_companions(directory: Path) -> None:
@@ -671,7 +699,14 @@ def load_tokenizer(spec) -> Tokenizer:
 
 
 def split_for_threads(text: str, max_chars: int) -> list[str]:
-    """Cut ``text`` after "\\n"+letter near every ``max_chars`` chars (ids unchanged; see ``_SAFE_CUT``)."""
+    """Cut ``text`` after "\\n"+letter near every ``max_chars`` chars (ids unchanged; see ``_SAFE_CUT``). ``max_chars``
+    0 or True was taken as no cut and bytes were cut as text (issue 30 round 22): both are refused."""
+    from ..value_rules import whole_problem
+
+    if not isinstance(text, str):
+        raise TypeError(f"split_for_threads: text must be a str, got {type(text).__name__}; decode it first")
+    if (problem := whole_problem(max_chars, 1, "a whole number >= 1")) is not None:
+        raise ValueError(f"split_for_threads: max_chars {problem}; pass the piece length in characters")
     if len(text) <= max_chars:
         return [text]
     pieces, start = [], 0

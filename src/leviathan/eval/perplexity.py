@@ -24,6 +24,7 @@ from torch import nn
 
 from ..model.labels import check_outside
 from .result import EvalResult
+from ..value_rules import check_switches
 from .window_arguments import check_dtype, check_num_bytes, check_shard, check_sums, check_windows
 
 
@@ -42,7 +43,14 @@ def _token_nll(model: nn.Module, x: torch.Tensor, y: torch.Tensor, outside: str 
 
 def window_batches(n: int, seq_len: int, batch_size: int) -> list[tuple[list[int], int]]:
     """The batches that score ``n`` predictions: ``(window starts, length)`` each, full windows ``batch_size`` at a
-    time, then the shorter remainder window alone (see the module docstring)."""
+    time, then the shorter remainder window alone (see the module docstring). Each argument a whole number (``n`` >= 0,
+    the others >= 1): ``seq_len=0`` was Python's ZeroDivisionError and True was taken as 1 (issue 30 round 22)."""
+    from ..value_rules import whole_problem
+
+    for name, value, minimum in (("n", n, 0), ("seq_len", seq_len, 1), ("batch_size", batch_size, 1)):
+        problem = whole_problem(value, minimum, f"a whole number >= {minimum}")
+        if problem is not None:
+            raise ValueError(f"window_batches: {name} {problem}; pass a whole number such as 32")
     num_full = n // seq_len
     batches = [(list(range(j * seq_len, min(j + batch_size, num_full) * seq_len, seq_len)), seq_len)
                for j in range(0, num_full, batch_size)]
@@ -68,10 +76,11 @@ def token_losses(model: nn.Module, tokens: np.ndarray, seq_len: int, batch_size:
     defaults.
     """
     tokens = np.asarray(tokens)
+    check_windows(model, tokens, seq_len, batch_size)  # whole numbers, a 1-D stream of integer ids (round 17, S77)
     n = len(tokens) - 1
     if n < 1:
         raise ValueError(f"need at least 2 tokens to predict one, got {len(tokens)}")
-    check_windows(model, tokens, seq_len, batch_size)  # whole numbers, integer ids, in the positions (round 17)
+    check_switches("token_losses", even=even)  # even='yes' was read as a flag, 'no' as True too (round 22, S76)
     check_dtype(dtype)  # 'bfloat16' as text was torch's TypeError (round 18, G327)
     check_shard(shard)  # (0, 0): "slice step cannot be zero"; (2, 2): other ranks' batches (round 21, P395, P396)
     check_outside(outside)  # 'nope' was scored as 'raise' without a word, whatever the model (round 21, P394)

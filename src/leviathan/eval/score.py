@@ -12,7 +12,7 @@ from dataclasses import replace
 
 import numpy as np
 
-from ..checkpoint.read import load_model
+from ..checkpoint.read import check_tokenizer, find_checkpoint, load_model
 from ..errors import UserError
 from .frequency import aligned_targets, bucket_losses
 from .perplexity import summarize, token_losses
@@ -39,6 +39,8 @@ def evaluate_checkpoint(run_dir: str | os.PathLike, streams: dict[str, EvalStrea
     """
     model, cfg = load_model(str(run_dir))
     seq_len = run_seq_len(cfg, seq_len, "seq_len")
+    check_stream_tokenizers(run_dir, streams)
+    _check_buckets(buckets, bucket_sets)
     evals, bucketed = {}, {}
     for name, stream in streams.items():
         losses = token_losses(model, stream.tokens, seq_len, batch_size, outside="nan")
@@ -57,3 +59,40 @@ def evaluate_checkpoint(run_dir: str | os.PathLike, streams: dict[str, EvalStrea
         if buckets is not None and (bucket_sets is None or name in bucket_sets):
             bucketed[name] = bucket_losses(losses[inside], targets[inside], buckets, freq)
     return evals, bucketed
+
+
+def check_stream_tokenizers(run_dir: str | os.PathLike, streams) -> None:
+    """UserError unless ``streams`` is a dict of ``EvalStream`` and each stream of a prepared split
+    (``EvalStream.data_dir``) was prepared with the tokenizer the run's checkpoint saved (``checkpoint.read.
+    check_tokenizer``, what `leviathan eval RUN --data D` applies): a stream of another BPE's data folder was scored,
+    loss 5.28, no word, its ids meaning other strings (issue 30 round 22, S397). A text file's stream is tokenized by
+    its caller, who chooses the tokenizer; a hand-made stream names no folder."""
+    from collections.abc import Mapping
+
+    if not isinstance(streams, Mapping):
+        raise UserError(f"evaluate_checkpoint: streams must be a dict of name -> EvalStream, got {streams!r:.60}; "
+                        f"pass e.g. {{'val': EvalStream.from_split(data_dir, 'val')}}")
+    checked = set()
+    for name, stream in streams.items():
+        if not isinstance(stream, EvalStream):
+            raise UserError(f"evaluate_checkpoint: streams[{name!r}] must be an EvalStream, got {stream!r:.60}; "
+                            f"build it with EvalStream.from_split or EvalStream.from_text")
+        if stream.data_dir is not None and stream.data_dir not in checked:
+            check_tokenizer(find_checkpoint(run_dir), stream.data_dir, f"evaluate {str(run_dir)!r} on eval set "
+                                                                       f"{name!r}")
+            checked.add(stream.data_dir)
+
+
+def _check_buckets(buckets, bucket_sets) -> None:
+    """UserError naming ``evaluate_checkpoint``'s bucket argument of the wrong kind: ``buckets=5`` ended in
+    "'int' object has no attribute 'bucket_of'" after the model was loaded, and ``bucket_sets='val'`` was read as the
+    letters of a text ('v' in 'val'), no word (issue 30 round 22)."""
+    from .frequency import Buckets
+
+    if buckets is not None and not isinstance(buckets, Buckets):
+        raise UserError(f"evaluate_checkpoint: buckets must be a Buckets (make_buckets(train_freq)) or None, got "
+                        f"{buckets!r:.60}; pass make_buckets of the data's train_freq.npy")
+    if bucket_sets is not None and not (isinstance(bucket_sets, (list, tuple)) and all(isinstance(name, str) for name
+                                                                                        in bucket_sets)):
+        raise UserError(f"evaluate_checkpoint: bucket_sets must be a list of eval set names or None (all), got "
+                        f"{bucket_sets!r:.60}; pass e.g. ['val']")

@@ -38,20 +38,24 @@ class EvalStream:
     tokens: np.ndarray
     num_bytes: float | None
     source: str
+    data_dir: str | None = None  # the prepared data folder of a split's stream: its tokenizer is checked against the
+    # model's (``evaluate_checkpoint``, round 22 S397); None for a text file or a hand-made stream
 
     @classmethod
     def from_split(cls, data_dir: str | os.PathLike, split: str = "val", max_tokens: int | None = None) -> "EvalStream":
         """A split of a prepared data folder (read as a memmap), capped to ``max_tokens`` predictions."""
         from ..data.loader import TokenDataset
 
+        check_max_tokens(max_tokens)
         ds = TokenDataset(data_dir, split)
-        return cls(ds.tokens, ds.num_bytes or None, f"{data_dir}:{split}").capped(max_tokens)
+        return cls(ds.tokens, ds.num_bytes or None, f"{data_dir}:{split}", os.fspath(data_dir)).capped(max_tokens)
 
     @classmethod
     def from_text(cls, path: str | os.PathLike, tokenizer, max_tokens: int | None = None) -> "EvalStream":
         """A raw UTF-8 text file tokenized with ``tokenizer`` (a ``load_tokenizer`` spec or object)."""
         from ..data.prepare import prepare_eval_text
 
+        check_max_tokens(max_tokens)  # before the text is tokenized
         if not os.path.isfile(path):  # a folder or a device was said not to exist (issue 30 round 6)
             what = (missing(path) if not os.path.exists(path) else  # a 300-byte name: ENAMETOOLONG (round 14, B328)
                     "is a folder" if Path(path).is_dir() else "is not a regular file (a device, a pipe or a socket)")
@@ -60,12 +64,14 @@ class EvalStream:
         return cls(np.asarray(tokens, dtype=np.int64), num_bytes, str(path)).capped(max_tokens)
 
     def capped(self, max_tokens: int | None) -> "EvalStream":
-        """The first ``max_tokens`` predictions (``max_tokens + 1`` tokens), bytes scaled by the share kept."""
-        if not max_tokens or len(self.tokens) <= max_tokens + 1:
+        """The first ``max_tokens`` predictions (``max_tokens + 1`` tokens), bytes scaled by the share kept; None:
+        every token (``check_max_tokens``)."""
+        check_max_tokens(max_tokens)
+        if max_tokens is None or len(self.tokens) <= max_tokens + 1:
             return self
         kept = max_tokens + 1
         num_bytes = self.num_bytes * (kept / len(self.tokens)) if self.num_bytes else self.num_bytes
-        return EvalStream(self.tokens[:kept], num_bytes, self.source)
+        return EvalStream(self.tokens[:kept], num_bytes, self.source, self.data_dir)
 
     def _more_text(self) -> str:
         """The way to something to score: the line had no fix (issue 30 round 15, A54)."""
@@ -86,11 +92,30 @@ class EvalStream:
                             f"({vocab_size}); was it tokenized with another tokenizer?")
 
 
+def check_max_tokens(max_tokens) -> None:
+    """UserError unless ``max_tokens`` is None (no cap) or a whole number >= 1: ``from_split(D, 'val',
+    max_tokens=0)`` returned the whole split (0 read as "no cap", the falsy-as-unset kind of round 21's P234), and
+    ``max_tokens=True`` a stream of 2 tokens (True taken as 1), no word (issue 30 round 22, S389, S390)."""
+    from ..value_rules import api_check, whole_problem
+
+    if max_tokens is not None:
+        api_check("EvalStream", "max_tokens", whole_problem(max_tokens, 1, "a whole number >= 1 (or None: no cap)"),
+                  "pass the number of predictions to score, or None for the whole stream")
+
+
 def run_seq_len(cfg, requested: int | None = None, option: str = "--seq-len") -> int:
     """Window length to evaluate a run with: ``requested``, else the run's ``data.seq_len`` (``cfg``, its resolved RunConfig:
     the context the model was trained with). A window longer than ``model.max_position_embeddings`` is a UserError
-    naming ``option``."""
-    seq_len = int(requested or cfg.data.seq_len)
+    naming ``option``; so is a ``requested`` that is not None or a whole number >= 1: ``evaluate_checkpoint(...,
+    seq_len=0)`` scored with the run's 32 (0 read as unset), True as 1 and 2.5 as 2, no word (issue 30 round 22, the
+    kind of S389)."""
+    if requested is not None:
+        from ..value_rules import whole_problem
+
+        problem = whole_problem(requested, 1, "a whole number >= 1 (or None: the run's data.seq_len)")
+        if problem is not None:
+            raise UserError(f"{option}: {problem}; pass the window length in tokens, or leave it out")
+    seq_len = int(requested if requested is not None else cfg.data.seq_len)
     limit = cfg.model.max_position_embeddings
     if seq_len > limit:
         raise UserError(f"{option} {seq_len} exceeds the model's max_position_embeddings ({limit}); "

@@ -9,7 +9,8 @@ The CLI's ``eval`` takes whole numbers from its flags and refuses a window past 
 "'float' object cannot be interpreted as an integer" inside ``window_batches`` (E103), ``num_bytes=-5`` returned
 bpb -11305.7 (E105), float token ids 0.7 above the true ones were cut to integers by ``astype(int64)`` and scored as
 the true ids (E106), and ``seq_len=200`` on a model of 64 positions was scored without a word (E107; ``generate``
-refuses a prompt past the positions since round 16, C102). Each is refused; a whole-number numpy scalar is a whole
+refuses a prompt past the positions since round 16, C102); 2-D tokens were named as the model's ``input_ids`` of a
+shape never passed (round 22, S77). Each is refused; a whole-number numpy scalar is a whole
 number (``integers.is_integer``).
 """
 
@@ -30,6 +31,10 @@ def check_windows(model, tokens: np.ndarray, seq_len, batch_size) -> None:
         problem = whole_problem(value, 1, "a positive integer")
         if problem is not None:
             raise ValueError(f"{name} {problem}; pass a whole number such as 32")  # E103
+    if tokens.ndim != 1:  # S77: a (10, 20) array was "input_ids must be a (batch, length) tensor ..., got (1, 9, 20)"
+        raise ValueError(f"tokens must be a 1-D stream of token ids (documents one after another, as a split's .bin "
+                         f"holds them), got an array of shape {tokens.shape}; pass one stream (tokens.ravel() joins "
+                         f"the rows of a 2-D array in order)")
     if not np.issubdtype(tokens.dtype, np.integer):  # E106: 5.7 was read as id 5
         raise ValueError(f"tokens must be integer token ids, got an array of {tokens.dtype}; pass the ids as integers "
                          f"(np.asarray(ids, dtype=np.int64)): fractional values would be cut to other ids")

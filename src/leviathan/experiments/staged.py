@@ -11,7 +11,8 @@ file is written; a failure or a stop before that removes the staging folder and 
 The swap itself is renames within one folder (no space needed) with the stop signals held back until it is done, and
 a figure of the earlier report that the new one does not draw (``stale``: a glob of the verb's figure names, and only
 a file the folder's marker says is the verb's) is removed with it (B322: ``report --ablation`` with fewer arms left a
-``gap_*.png`` its new README does not name). An error names the file in ``out``, never the staging folder's.
+``gap_*.png`` its new README does not name). For a glob, the marker lists the files written: a user's
+``gap_mine.png`` was removed as stale (round 22, S433). An error names the file in ``out``, never the staging folder's.
 
 The swap is all or none: a file of ``out`` that cannot be replaced (immutable, or a folder in its place) leaves
 ``out`` as it was (round 21, N191, N269; ``_swap``).
@@ -62,8 +63,10 @@ def staged_output(out: Path, verb: str, files: Iterable[str], stale: Iterable[st
         raise
     try:
         with held_stops(deliver_after=True):  # a stop mid-swap would leave the mix the staging prevents
-            _swap(stage, out, verb, tuple(stale))
+            written, removed = _swap(stage, out, verb, tuple(stale))
             mark(out, verb, files)  # the names it now writes there, before a held stop is delivered
+            if any(_is_glob(pattern) for pattern in stale):
+                _record_written(out, verb, written, removed)
             stop_signals.output_in_place = True  # a held stop then says the report is complete (round 22, Q106)
     finally:
         shutil.rmtree(stage, ignore_errors=True)
@@ -90,9 +93,10 @@ def _check_staged(out: Any, verb: Any, files: Any, stale: Any) -> tuple[tuple, t
     return checked[0], checked[1]
 
 
-def _swap(stage: Path, out: Path, verb: str, stale: tuple[str, ...]) -> None:
+def _swap(stage: Path, out: Path, verb: str, stale: tuple[str, ...]) -> tuple[list[str], set[str]]:
     """Rename every file of ``stage`` over its namesake in ``out``, all or none; then remove ``out``'s files matching
-    ``stale`` that the new output does not hold, where the folder's marker makes them the verb's.
+    ``stale`` that the new output does not hold, where the folder's marker makes them the verb's (``_stale_own``).
+    Returns (the names written, the names removed).
 
     All or none (issue 30 round 21, N191, N269): a namesake that could not be replaced (a file made immutable, a
     folder in its place) stopped the renames half-way, leaving the new analysis.json beside the old report.md, and
@@ -107,12 +111,44 @@ def _swap(stage: Path, out: Path, verb: str, stale: tuple[str, ...]) -> None:
         replace_together([(stage / name, out / name) for name in new], aside=lambda target: earlier / target.name)
     except OSError as e:
         raise _named_in_out(e, stage, out) from None
-    marker = _proof(read_marker(out), out)
+    marker, removed = _proof(read_marker(out), out), set()
     for name in os.listdir(out):
         if name in new or not _matches(name, stale) or not (out / name).is_file():
             continue
-        if marker is not None and marker.verb == verb and (marker.files is None or name in marker.files):
+        if _stale_own(marker, verb, name, stale):
             (out / name).unlink(missing_ok=True)
+            removed.add(name)
+    return new, removed
+
+
+def _is_glob(pattern: str) -> bool:
+    return any(c in pattern for c in "*?[")
+
+
+def _stale_own(marker, verb: str, name: str, stale: tuple[str, ...]) -> bool:
+    """Whether the stale file ``name`` is the verb's to remove: the marker is the verb's and lists it, or marks the
+    folder whole and ``name`` is one of the verb's fixed names (the plain report's figures). A file a glob matches
+    (``report --ablation``'s ``gap_*.png``) in a folder marked whole may be a user's: ``gap_mine.png`` beside the
+    ablation's figures was removed by its rerun, no word (issue 30 round 22, S433); it is kept, and the verb's own
+    are those its marker lists (``_record_written``)."""
+    if marker is None or marker.verb != verb:
+        return False
+    return name in marker.files if marker.files is not None else name in stale
+
+
+def _record_written(out: Path, verb: str, written: list[str], removed: set[str]) -> None:
+    """List in ``out``'s marker the files the verb's output now is (those it listed, less those removed, and those
+    just ``written``), for a verb whose stale names are a glob: its rerun then removes only the files it wrote
+    (``_stale_own``), and ``check_claim`` refuses a user's file matching its names rather than writing over it, as
+    for every verb whose marker lists its files (round 22, S433). A folder marked whole becomes a listed one."""
+    from ..ownership import write_marker
+
+    marker = _proof(read_marker(out), out)
+    if marker is None or marker.verb != verb:
+        return
+    files = (set(marker.files or ()) - removed) | set(written)
+    if marker.files is None or files != set(marker.files):
+        write_marker(out, verb, files)
 
 
 _EARLIER = ".earlier"  # inside the staging folder: the files of ``out`` the swap replaces, until it is done

@@ -27,10 +27,10 @@ from typing import Literal, Optional
 
 from ..config import ConfigError, require, require_range
 from ..integers import as_int, is_integer
+from .embedding_kinds import EMBEDDING_KINDS  # in a leaf module: ownership reads it too (round 22)
 from .generator_size import MAX_PARAMETERS, check_size, smallest_base
 
 EmbeddingKind = Literal["dense_tied", "dense_untied", "leviathan", "factorized", "compositional"]
-EMBEDDING_KINDS: tuple[str, ...] = ("dense_tied", "dense_untied", "leviathan", "factorized", "compositional")
 GENERATOR_INITS: tuple[str, ...] = ("reference", "table_rms")
 GENERATOR_FORMS: tuple[str, ...] = ("paper", "khronos")
 

@@ -909,6 +909,10 @@ def append_result(path: str | os.PathLike, row: ResultRow | Mapping) -> None:
     G126, G168, G169, G230, G243). A missing parent folder is made, as ``write_record`` and the sweep make theirs: it
     was the raw FileNotFoundError (issue 30 round 21, P149).
     """
+    from ...value_rules import api_check, path_problem
+
+    api_check("append_result", "path", path_problem(path), "pass the path of a results.jsonl")  # None: os.fspath's
+    # TypeError (round 22)
     row = ResultRow.from_dict(row)
     data = (dumps(row.to_dict()) + "\n").encode()
     _check_results_file(path, row, data)
@@ -971,6 +975,9 @@ def _check_results_file(path: str | os.PathLike, row: ResultRow, line: bytes) ->
     if problem is not None:  # round 19 (J246-J251): written, then skipped or misread (inf as null) by read_results
         raise UserError(f"append_result: the row {_shown(row.name)} {problem}, so read_results would skip or misread "
                         f"it; nothing was written; correct that value")
+    if (problem := _missing_field(row.to_dict())) is not None:
+        raise UserError(f"append_result: the row {_shown(row.name)} {problem}, so no report or comparison could "
+                        f"place it; nothing was written; give the row that field")
     if not os.path.isfile(path) or os.path.getsize(path) == 0:
         return  # a new results file (a missing folder or a folder in its place: the open names it)
     values, _ = read_json_lines(path)
@@ -980,6 +987,21 @@ def _check_results_file(path: str | os.PathLike, row: ResultRow, line: bytes) ->
                         f"yours, or another verb's) and a row appended would be mixed into it; append to a sweep's "
                         f"results.jsonl, or to a new file")
     _check_row_fits(path, kept, row)
+
+
+# What every row a sweep writes holds: the arm (``variant``) and ``seed`` its readers pair and group it by.
+ROW_NEEDS = ("variant", "seed")
+
+
+def _missing_field(d: dict) -> str | None:
+    """Why a row to be appended is not one its readers can place: it lacks a field of ``ROW_NEEDS`` (the first
+    missing named). ``append_result(path, {'name': 'x'})`` wrote a row of nulls, which read_results returned and
+    write_report turned into a report of "1 runs" with empty tables, exit 0 (issue 30 round 22, S194)."""
+    missing = next((key for key in ROW_NEEDS if d.get(key) is None), None)
+    if missing is None:
+        return None
+    return (f"has no {missing} (every row names its arm and seed: {', '.join(ROW_NEEDS)}; read_results(SWEEP)[0] "
+            f"shows a whole row)")
 
 
 def _check_row_fits(path: str | os.PathLike, kept: list[tuple[str, ResultRow]], row: ResultRow) -> None:

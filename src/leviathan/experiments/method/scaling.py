@@ -60,7 +60,28 @@ def power_law(N, E: float, A: float, alpha: float):
         bad = float(sizes[~(np.isfinite(sizes) & (sizes > 0))].ravel()[0])
         raise UserError(f"power_law: N: a parameter count must be a finite number > 0, got {bad!r}; pass the "
                         f"models' sizes (N^-alpha of a size <= 0 is no loss)")
+    for name, value, positive, what in (("E", E, False, "the irreducible loss"), ("A", A, True, "the scale"),
+                                        ("alpha", alpha, True, "the exponent: a loss falling with size")):
+        problem = law_value_problem(value, positive)
+        if problem is not None:
+            raise UserError(f"power_law: {name}: {problem} ({what}, as every fit holds it); pass the fit's values "
+                            f"(fit.E, fit.A, fit.alpha)")
     return E + A * np.power(sizes, -alpha)
+
+
+def law_value_problem(value, positive: bool) -> str | None:
+    """Why ``value`` (a number, or an array of bootstrap draws) is not a finite number > 0 (``positive``) or >= 0;
+    a bool or a text is no number. ``power_law`` took E nan (nan), A inf (inf), alpha -0.5 (a loss of 1001 growing with
+    size) and E -5 (a negative loss), no word; the fits hold E in [0, min L), A > 0, alpha > 0 (issue 30 round 22,
+    S617-S620). ``dense_equivalent`` took the loss True as 1.0 (S623)."""
+    problem = not_numbers(value)
+    if problem is not None:
+        return problem
+    values = np.asarray(value)
+    bad = ~np.isfinite(values) | ((values <= 0) if positive else (values < 0))
+    if bad.any():
+        return f"must be a finite number {'> 0' if positive else '>= 0'}, got {float(values[bad].ravel()[0])!r}"
+    return None
 
 
 @dataclass
@@ -239,9 +260,8 @@ def fit_power_law(N: Sequence[float], L: Sequence[float], *, num_bootstrap: int 
     ``ci``: the percentile intervals' coverage; ``seed``: the bootstrap's RNG seed; ``fix_E``: hold the irreducible loss
     at this value (0: a pure power law).
     """
+    _check_fit_arguments(N, L, ci, seed)
     N, L = _check_inputs(N, L)
-    if not 0 < ci < 1:
-        raise UserError(f"ci must lie in (0, 1), got {ci}")
     x = np.log(N)
     x0 = float(x.mean())
     E, c, alpha = _fit_once(x, L, x0, fix_E, polish=True)
@@ -255,6 +275,32 @@ def fit_power_law(N: Sequence[float], L: Sequence[float], *, num_bootstrap: int 
     if num_bootstrap > 0:
         fit.draws, fit.num_redrawn, fit.stratified = _bootstrap(N, L, x0, num_bootstrap, seed, fix_E)
     return fit
+
+
+def _check_ladder_arguments(variant, eval_set) -> None:
+    """UserError naming ``scaling_from_results``' ``variant`` (None or a variant's name) or ``eval_set`` of the
+    wrong kind: variant 5 was "no 5 runs with a 'val' loss", '' read as unset, and eval_set None "no ... runs with a
+    None loss" (issue 30 round 22). A name no row has keeps the line that names --variant and --ladder."""
+    from ...model.embedding_kinds import EMBEDDING_KINDS
+    from ...value_rules import api_check, eval_set_problem
+
+    if variant is not None and (not isinstance(variant, str) or not variant.strip()):
+        raise UserError(f"scaling_from_results: variant: expected a variant's name ({', '.join(EMBEDDING_KINDS)}) "
+                        f"or None (the grid's ladder), got {variant!r:.40}; pass the variant of the scaling ladder")
+    api_check("scaling_from_results", "eval_set", eval_set_problem(eval_set), "pass the name of an eval set the rows "
+                                                                              "hold, such as val")
+
+
+def _check_fit_arguments(N, L, ci, seed) -> None:
+    """UserError naming ``fit_power_law``'s argument of the wrong kind: a bool among the sizes or losses (True was the
+    size 1), ``ci`` a text (Python's "'<' not supported"), ``seed`` -1 (numpy's "expected non-negative integer") or
+    True (taken as 1): issue 30 round 22, the public functions' arguments."""
+    from ...value_rules import api_check, fraction_problem, whole_problem
+
+    for name, value in (("N", N), ("L", L)):
+        api_check("fit_power_law", name, not_numbers(value), "pass the runs' sizes and losses as numbers")
+    api_check("fit_power_law", "ci", fraction_problem(ci), "pass the intervals' coverage such as 0.95")
+    api_check("fit_power_law", "seed", whole_problem(seed, 0, "a whole number >= 0"), "pass an integer seed such as 0")
 
 
 def _bootstrap(N, L, x0, num_draws, seed, fix_E):
@@ -286,6 +332,12 @@ def _bootstrap(N, L, x0, num_draws, seed, fix_E):
 
 def invert_power_law(L, E, A, alpha):
     """N with E + A N^-alpha = L; +inf where L <= E (vectorised)."""
+    for name, value, positive in (("E", E, False), ("A", A, True), ("alpha", alpha, True)):  # as power_law's (S617)
+        problem = law_value_problem(value, positive)
+        if problem is not None:
+            raise UserError(f"invert_power_law: {name}: {problem}; pass the fit's values (fit.E, fit.A, fit.alpha)")
+    if (problem := not_numbers(L)) is not None:
+        raise UserError(f"invert_power_law: L: {problem}; pass a loss in nats")
     L = np.asarray(L, dtype=float)
     E, A, alpha = (np.asarray(v, dtype=float) for v in (E, A, alpha))
     gap = L - E
@@ -323,6 +375,7 @@ def dense_equivalent(fit: PowerLawFit, loss: float | Iterable[float], params: fl
                      seed: int = 0) -> DenseEquivalent:
     """Invert ``fit`` at ``loss``: the dense size the fit says reaches it, and N_eq / params. ``loss`` may be a list (seeds
     of one model): the point estimate uses the mean, and each bootstrap draw resamples these losses too."""
+    _check_equivalent_arguments(fit, loss, params, seed)
     losses = np.atleast_1d(np.asarray(loss, dtype=float))
     if len(losses) == 0 or not np.all(np.isfinite(losses)):
         raise UserError("dense_equivalent needs finite losses")
@@ -352,7 +405,41 @@ def dense_equivalent(fit: PowerLawFit, loss: float | Iterable[float], params: fl
     return out
 
 
+def not_numbers(value) -> str | None:
+    """Why ``value`` is not a number or an array of numbers (a bool, a text or an object among them), or None."""
+    try:
+        values = np.asarray(value)
+        flags = any(isinstance(v, (bool, np.bool_)) for v in np.ravel(np.asarray(value, dtype=object)))
+    except (ValueError, TypeError):  # a ragged list
+        return f"expected a number, got {type(value).__name__} {value!r:.40}"
+    if values.dtype.kind not in "iuf" or flags:
+        return f"expected a number, got {type(value).__name__} {value!r:.40}"
+    return None
+
+
+def _check_equivalent_arguments(fit, loss, params, seed) -> None:
+    """UserError naming ``dense_equivalent``'s first argument of the wrong kind: ``fit`` not a ``PowerLawFit``, a
+    ``loss`` that holds a bool or a text (True was the loss 1.0, no word: issue 30 round 22, S623), ``params`` a bool
+    or a text, ``seed`` not a whole number >= 0. Ranges (a loss <= 0, params <= 0) are the body's own lines."""
+    from ...value_rules import api_check, number_problem, whole_problem
+
+    if not isinstance(fit, PowerLawFit):
+        raise UserError(f"dense_equivalent: fit: expected a PowerLawFit, got {type(fit).__name__}; pass the result "
+                        f"of fit_power_law")
+    if isinstance(loss, (str, bytes)) or np.size(loss) > 0:  # no loss at all: the body's "needs finite losses"
+        api_check("dense_equivalent", "loss", not_numbers(loss), "pass the run's loss in nats (or a list of its "
+                                                                 "seeds' losses)")
+    api_check("dense_equivalent", "params", number_problem(params, shown="a finite number > 0"),
+              "pass the run's parameter count")
+    api_check("dense_equivalent", "seed", whole_problem(seed, 0, "a whole number >= 0"),
+              "pass an integer seed such as 0")
+
+
 def format_fit(fit: PowerLawFit) -> str:
+    if not isinstance(fit, PowerLawFit):  # a dict was "'dict' object has no attribute 'draws'" (round 22)
+        raise UserError(f"format_fit: fit: expected a PowerLawFit, got {type(fit).__name__}; pass the result of "
+                        f"fit_power_law")
+
     def iv(name):
         r = fit.interval(name)
         return "" if r is None else f" [{r[0]:.4g}, {r[1]:.4g}]"
@@ -375,6 +462,9 @@ COUNTS = ("total", "body", "non_input")
 
 def row_params(row: ResultRow, count: str = "total") -> float:
     """Parameter count of a results row: ``total``, ``body`` or ``non_input`` (body + head)."""
+    if not isinstance(row, ResultRow):  # a dict was "'dict' object has no attribute 'params'" (round 22)
+        raise UserError(f"row_params: row: expected a ResultRow, got {type(row).__name__}; pass a row of "
+                        f"read_results(...) (ResultRow.from_dict of a dict)")
     if count not in COUNTS:
         raise UserError(f"unknown parameter count {count!r}; choose one of {', '.join(COUNTS)}")
     p = row.params
@@ -387,6 +477,7 @@ def row_params(row: ResultRow, count: str = "total") -> float:
 
 def ladder_variant(rows: Iterable[ResultRow]) -> str:
     """The dense variant of the scaling ladder: the variant of rows in the ``scaling`` regime."""
+    rows = check_typed_rows(rows, "ladder_variant")  # a path was "'str' object has no attribute 'in_regime'"
     variants = {r.variant for r in rows if r.in_regime("scaling")}
     if len(variants) == 1:
         return variants.pop()
@@ -422,7 +513,8 @@ def scaling_from_results(rows: Iterable[ResultRow], variant: str | None = None, 
     """Fit the dense ladder of a sweep and place every other run on it; the runs of one configuration with several
     seeds are one ``Equivalent`` (their losses resampled)."""
     rows = check_typed_rows(rows, "scaling_from_results")  # as read_results holds them (round 17, E322)
-    variant = variant or ladder_variant(rows)
+    _check_ladder_arguments(variant, eval_set)
+    variant = variant if variant is not None else ladder_variant(rows)
     points = [(r.name, row_params(r, count), r.loss(eval_set)) for r in rows if r.variant == variant]
     points = [p for p in points if p[2] is not None]
     if not points:
