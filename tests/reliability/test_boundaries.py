@@ -1376,5 +1376,5 @@ def test_a_stop_before_the_first_step_through_the_api_is_not_promised_a_checkpoi
     lines = [line for line in proc.stderr.splitlines() if line.strip()]
     assert proc.returncode == 0 and proc.stdout.split() == ["0", "SIGTERM"], proc.stderr
     assert lines[0] == "SIGTERM received: stopping before the first step (nothing will be trained or saved) (exit " \
-                       "status 0)", proc.stderr
+                       "status 0; send SIGTERM again to stop at once)", proc.stderr  # round 22 (Q57): a second stop
     assert len(lines) == 2 and lines[1].startswith("stopped by SIGTERM before the first step of this session"), lines
