@@ -498,14 +498,22 @@ def _swap_in(model: PreTrainedModel, base: type, embedding: nn.Module, generator
     """Adopt ``model`` in place (generator in, head untied, settings stored, class switched); returns the function
     that puts it back as it was. ``adopt(b, fit=...)`` changes the caller's ``b`` before its fit, which can take
     minutes: Ctrl-C there left ``b`` half-adopted, its class ``Leviathan...``, its trained table replaced by a partly
-    fitted generator and lost (issue 30 round 21, P211); ``adopt`` undoes the swap when the fit does not finish."""
+    fitted generator and lost (issue 30 round 21, P211); ``adopt`` undoes the swap when the fit does not finish.
+
+    The adopted model gets a config of its own (a deep copy, set on every part that held the caller's): models built
+    from one ``LlamaConfig`` share it, and adopting one at rank 4 and another at rank 8 wrote rank 8 into the first
+    one's config too; its save then held rank-4 weights under a rank-8 config.json, refused on load (issue 30 round
+    23, U249, damage), and a plain model of that config saved ``leviathan_generator`` in its config.json (U250)."""
     head = model.get_output_embeddings()
     tied = head is not None and getattr(head, "weight", None) is embedding.weight
-    config, saved = model.config, (model.config.tie_word_embeddings, getattr(model.config, CONFIG_KEY, None))
+    original, config = model.config, copy.deepcopy(model.config)
+    holders = [m for m in model.modules() if getattr(m, "config", None) is original]  # the model and its parts
     tied_keys = getattr(model, "all_tied_weights_keys", None)
     if tied:  # the head keeps the values, in a tensor of its own
         head.weight = nn.Parameter(embedding.weight.detach().clone(), requires_grad=embedding.weight.requires_grad)
     model.set_input_embeddings(generator)
+    for holder in holders:  # a config of its own: the caller's may be shared (round 23, U249, U250)
+        holder.config = config
     config.tie_word_embeddings = False
     setattr(config, CONFIG_KEY, resolved)
     model.__class__ = adopted_class(base)
@@ -516,11 +524,8 @@ def _swap_in(model: PreTrainedModel, base: type, embedding: nn.Module, generator
         model.set_input_embeddings(embedding)
         if tied:
             head.weight = embedding.weight
-        config.tie_word_embeddings = saved[0]
-        if saved[1] is None:
-            config.__dict__.pop(CONFIG_KEY, None)
-        else:
-            setattr(config, CONFIG_KEY, saved[1])
+        for holder in holders:
+            holder.config = original  # never written: the caller's config as it was
         model.all_tied_weights_keys = tied_keys
         model.__dict__.pop("leviathan_fit", None)
 
