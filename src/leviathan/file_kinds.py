@@ -25,6 +25,8 @@ import os
 from pathlib import Path
 from typing import Any
 
+from . import json_text
+
 _JSON_OBJECTS = (  # (keys a JSON object has together, what the file then is)
     ({"base_overrides", "eval_options", "runs"}, "a sweep's grid.json (written by `leviathan sweep`: the record of "
                                                  "the grid it ran)"),
@@ -104,7 +106,7 @@ def folder_kind(folder: str | os.PathLike) -> str | None:
     """What ``folder`` is by its marker's verb, or by a file only one kind of folder holds; None otherwise."""
     folder = Path(folder)
     try:
-        verb = json.loads((folder / "leviathan_output.json").read_text(encoding="utf-8")).get("verb")
+        verb = json_text.read_file(folder / "leviathan_output.json").get("verb")
     except (OSError, ValueError, AttributeError):
         verb = None
     if verb in _VERB_FOLDERS:
@@ -127,7 +129,7 @@ def is_collected(folder: str | os.PathLike) -> bool:
     sweep's data folder is not found from where it runs, and such a fresh collect was not recognised (its report
     refused beside its rows: round 21, N345); a sweep's own grid.json has no such key."""
     try:
-        grid = json.loads((Path(folder) / "grid.json").read_text(encoding="utf-8"))
+        grid = json_text.read_file(Path(folder) / "grid.json")
     except (OSError, ValueError):
         return False
     return isinstance(grid, dict) and "unigram_entropy" in grid
@@ -151,7 +153,7 @@ def file_kind(path: str | os.PathLike, run_keys: frozenset[str] = frozenset()) -
 def _token_file(path: Path) -> str | None:
     """"a token file of a prepared data folder (...)" when the meta.json beside ``path`` lists it as a split."""
     try:
-        meta = json.loads((path.parent / "meta.json").read_text(encoding="utf-8"))
+        meta = json_text.read_file(path.parent / "meta.json")
         names = {split.get("file") for split in meta["splits"].values()}
     except (OSError, ValueError, AttributeError, KeyError, TypeError):
         return None

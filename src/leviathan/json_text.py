@@ -48,9 +48,15 @@ def loads(text: str | bytes, **kwargs: Any) -> Any:
 
 def read_file(path, **kwargs: Any) -> Any:
     """The JSON value of the file at ``path`` (``loads`` of its text): ``OSError`` when it cannot be read,
-    ``json.JSONDecodeError`` for anything else (bytes that are not UTF-8 text, or text that is not JSON)."""
+    ``json.JSONDecodeError`` for anything else (bytes that are not UTF-8 text, or text that is not JSON, or a named
+    pipe, socket or device in the file's place: reading a FIFO config.json waited forever, issue 30 round 23, U385,
+    U411)."""
     from pathlib import Path
 
+    from .errors import not_regular
+
+    if (kind := not_regular(path)) is not None:  # a named pipe's read waits for a writer forever (round 23, U385)
+        raise NotJSON(f"it {kind}; leviathan reads its JSON files whole", "", 0)
     data = Path(path).read_bytes()
     try:
         text = data.decode("utf-8")

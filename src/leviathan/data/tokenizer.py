@@ -419,7 +419,7 @@ def _earlier_files(directory: Path, own: dict) -> list[Path]:
     if TOKENIZER_FILE in own or not (directory / TOKENIZER_FILE).is_file():
         return []
     try:
-        record = json.loads((directory / INFO_FILE).read_text(encoding="utf-8"))
+        record = json_text.read_file(directory / INFO_FILE)
     except (OSError, ValueError):
         return []
     return [directory / TOKENIZER_FILE] if isinstance(record, dict) and "sha256" in record else []

@@ -148,13 +148,15 @@ def _check_local_folder(where) -> None:
     """``from_pretrained``'s checks of a local folder (see its docstring)."""
     from pathlib import Path
 
+    from ..errors import not_regular
     from ..eval.weight_names import check_weight_names
     from ..ownership import check_output_files, export_again
     from .config_file import check_saved_dtype, read_config_json
     from .save_folder import SAVED_FILES, refuse_adopted, refuse_other_model_type
 
     config_json = Path(where) / "config.json"
-    if config_json.is_file():  # transformers' OSError named no fix for a binary one (round 22, S118), and 'float8'
+    if config_json.is_file() or not_regular(config_json):  # a FIFO hung, then read as absent (round 23, U385); and
+        # transformers' OSError named no fix for a binary one (round 22, S118), and 'float8'
         fix = "restore it from a copy, or export the checkpoint again (leviathan export RUN OUT)"  # its AttributeError
         check_saved_dtype(read_config_json(config_json, fix), config_json, fix)  # (S108)
     refuse_adopted(Path(where))

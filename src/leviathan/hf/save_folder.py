@@ -24,7 +24,6 @@ which ``check_save_directory`` then refuses (the user's next save into it) and w
 from __future__ import annotations
 
 import fnmatch
-import json
 import os
 import shutil
 import tempfile
@@ -32,6 +31,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+from .. import json_text
 from ..errors import UserError
 
 # what save_pretrained writes into its folder (weights sharded or not, safetensors or torch)
@@ -205,7 +205,7 @@ def _earlier_weights(out: Path) -> list[str]:
     own = {name for name in (*_WEIGHT_FILES, *_INDEX_FILES) if (out / name).is_file()}
     for index in own & set(_INDEX_FILES):
         try:
-            weight_map = json.loads((out / index).read_text(encoding="utf-8")).get("weight_map")
+            weight_map = json_text.read_file(out / index).get("weight_map")
         except (OSError, ValueError, AttributeError):
             continue
         if isinstance(weight_map, dict):
@@ -217,7 +217,7 @@ def _saved_here(directory: Path) -> bool:
     """Whether ``directory`` holds an earlier ``save_pretrained``: a config.json that is a model's (a JSON object with
     a ``model_type``); a user's own config.json (``{"mine": 1}``) is not one."""
     try:
-        config = json.loads((directory / "config.json").read_text(encoding="utf-8"))
+        config = json_text.read_file(directory / "config.json")
     except (OSError, ValueError):
         return False
     return isinstance(config, dict) and isinstance(config.get("model_type"), str)
@@ -228,7 +228,7 @@ def refuse_adopted(folder: Path) -> None:
     ``leviathan_generator``) to ``load_adopted``: ``LeviathanForCausalLM.from_pretrained`` of one said "config.json
     was edited or comes from another model" of a folder nobody edited (issue 30 round 20, M301)."""
     try:
-        config = json.loads((folder / "config.json").read_text(encoding="utf-8"))
+        config = json_text.read_file(folder / "config.json")
     except (OSError, ValueError):
         return
     if isinstance(config, dict) and config.get("leviathan_generator") and config.get("model_type") != "leviathan":
@@ -244,7 +244,7 @@ def refuse_other_model_type(folder: Path) -> None:
     model of type leviathan" line and its LOAD REPORT said so (issue 30 round 21, P464). An adopted folder is named
     first (``refuse_adopted``)."""
     try:
-        config = json.loads((folder / "config.json").read_text(encoding="utf-8"))
+        config = json_text.read_file(folder / "config.json")
     except (OSError, ValueError):
         return
     kind = config.get("model_type") if isinstance(config, dict) else None
