@@ -41,6 +41,7 @@ import signal  # noqa: E402
 import sys  # noqa: E402
 from pathlib import Path  # noqa: E402
 
+from leviathan import json_text  # noqa: E402
 from leviathan.errors import UserError, missing, not_regular, temporary_storage_error  # noqa: E402
 from leviathan.stop_signals import held_stops  # noqa: E402
 
@@ -54,7 +55,7 @@ def _portable_jsonl(text: str) -> str:
     from leviathan.experiments.machinery.provenance import portable_tree
     from leviathan.experiments.machinery.results import dumps
 
-    return "".join(dumps(portable_tree(json.loads(line))) + "\n" for line in text.splitlines() if line.strip())
+    return "".join(dumps(portable_tree(json_text.loads(line))) + "\n" for line in text.splitlines() if line.strip())
 
 
 def _whole_rows(path: Path) -> str:
@@ -112,8 +113,8 @@ def check_same_settings(sweep: Path, out: Path, shown: Path | str | None = None,
 
     if not (out / "grid.json").is_file() or not (out / "results.jsonl").is_file():
         return
-    kept_grid = SweepGrid.from_dict(json.loads((out / "grid.json").read_text()))
-    new_grid = SweepGrid.from_dict(portable_tree(json.loads((sweep / "grid.json").read_text())))
+    kept_grid = SweepGrid.from_dict(json_text.loads((out / "grid.json").read_text()))
+    new_grid = SweepGrid.from_dict(portable_tree(json_text.loads((sweep / "grid.json").read_text())))
     kept, new = _settings(kept_grid), _settings(new_grid)
     shown = shown or out
     fix = fix or f"collect it into another --dest, or resweep it with the settings of {Path(shown) / 'grid.json'}"
@@ -135,6 +136,7 @@ def check_destination(dest: Path, out: Path, name: str) -> None:
     folder, an export, a run, a sweep), a results.jsonl whose lines are not rows with a name, a grid.json of another
     grid. A user's grid.json there was written over, and a results.jsonl of notes ended in a traceback (issue 30
     round 8, E3-E6)."""
+    from leviathan.experiments.machinery.sweep_grid import SweepGrid
     from leviathan.jsonl import read_json_lines
     from leviathan.ownership import CONTAINERS, MARKER, check_not_inside, read_marker
 
@@ -170,7 +172,7 @@ def check_destination(dest: Path, out: Path, name: str) -> None:
         if (kind := not_regular(grid)) is not None:
             raise UserError(f"{str(grid)!r} {kind}; nothing was written; move it out of {str(out)!r}")
         try:
-            kept = json.loads(grid.read_text())
+            kept = json_text.loads(grid.read_text())
         except (OSError, ValueError) as e:
             raise UserError(f"{str(grid)!r} is not a grid.json ({e}); nothing was written; move it out of "
                             f"{str(out)!r}, or choose another --dest") from None
@@ -178,6 +180,11 @@ def check_destination(dest: Path, out: Path, name: str) -> None:
             found = kept.get("name") if isinstance(kept, dict) else None
             raise UserError(f"{str(grid)!r} is not the grid.json of grid {name!r} (its name: {found!r}); nothing was "
                             f"written; move it out of {str(out)!r}, or choose another --dest")
+        try:  # a field of the wrong shape (runs 'x', vocab_size inf, data_dir 5) was a TypeError traceback later,
+            SweepGrid.from_dict(kept)  # where the grids are compared (issue 30 round 23, T20, T101, T111)
+        except (TypeError, ValueError) as e:
+            raise UserError(f"{str(grid)!r} is not a grid.json this script wrote ({e}); nothing was written; move it "
+                            f"out of {str(out)!r}, or choose another --dest") from None
 
 
 def merged_rows(kept: str, new: str, sweep: str = "", earlier: str = "") -> str:
@@ -186,12 +193,12 @@ def merged_rows(kept: str, new: str, sweep: str = "", earlier: str = "") -> str:
     ``kept`` from the results folder, or from the sweep folders ``earlier`` collected first in the same call) and how
     they differ (decide by hand which row stands)."""
     kept_lines = [line for line in kept.splitlines() if line.strip()]
-    rows = {row["name"]: row for row in map(json.loads, kept_lines)}
+    rows = {row["name"]: row for row in map(json_text.loads, kept_lines)}
     added = []
     for line in new.splitlines():
         if not line.strip():
             continue
-        row = json.loads(line)
+        row = json_text.loads(line)
         if row["name"] in rows and rows[row["name"]] != row:
             kept_from = f"{earlier} (collected first in this call)" if earlier else "the results folder"
             new_from = f"the sweep folder {sweep}" if sweep else "the sweep folder"
@@ -291,7 +298,7 @@ def _sweep_grid(sweep: Path) -> dict:
                         f"sweep writes it on every start: run the sweep's command once more (runs with a row are not "
                         f"trained again), then collect")
     try:
-        grid = json.loads(path.read_text(encoding="utf-8"))
+        grid = json_text.loads(path.read_text(encoding="utf-8"))
     except (OSError, UnicodeDecodeError, ValueError) as e:
         raise UserError(f"{str(path)!r} is not readable JSON ({e}); nothing was written; run the sweep's command once "
                         f"more to write it again, then collect") from None
@@ -321,7 +328,7 @@ def check_one_row_per_arm(kept: str, new: str, out: Path, sweep: Path) -> None:
         parsed = []
         for line in text.splitlines():
             with contextlib.suppress(ValueError):  # a torn line is merged_rows' to judge
-                parsed.append(json.loads(line))
+                parsed.append(json_text.loads(line))
         return [(f"a row of {where}", ResultRow.from_dict(d)) for d in parsed if row_problem(d) is None]
 
     clash = arm_clash(rows(kept, out) + rows(new, sweep))
@@ -376,7 +383,7 @@ def stage(sweep: Path, dest: Path, staged: dict[Path, Path], scratch: Path, sour
     sources.append((sweep, out, rows.count("\n")))  # the rows copied: "(7 rows)" when 6 were (round 15, B21)
     if grid.get("unigram_entropy") is None:
         data = _data_folder(sweep, grid)
-        kept_grid = json.loads((work / "grid.json").read_text()) if (work / "grid.json").is_file() else {}
+        kept_grid = json_text.loads((work / "grid.json").read_text()) if (work / "grid.json").is_file() else {}
         grid["unigram_entropy"] = (unigram_entropy(data) if data else None) or kept_grid.get("unigram_entropy")
         if grid["unigram_entropy"] is None and grid.get("data_dir"):  # copied without it and without a word (round 17, E332)
             print(f"note: {out / 'grid.json'} is stored without the unigram plateau: grid.json's data folder "
@@ -497,8 +504,8 @@ def _ours(path: Path) -> bool:
         return False
     try:  # by its content too: a user's grid.json, analysis.json or results.jsonl of that name was rewritten (issue 30
         text = path.read_text("utf-8-sig")  # round 12, T164, T165)
-        values = [json.loads(line) for line in text.splitlines() if line.strip()] if path.suffix == ".jsonl" \
-            else [json.loads(text)]
+        values = [json_text.loads(line) for line in text.splitlines() if line.strip()] if path.suffix == ".jsonl" \
+            else [json_text.loads(text)]
     except (OSError, UnicodeDecodeError, ValueError):
         return False
     keys = _OWN_KEYS[path.name]
@@ -511,7 +518,7 @@ def _damaged(path: Path) -> str | None:
         text = path.read_text("utf-8-sig")
         for line in (text.splitlines() if path.suffix == ".jsonl" else [text]):
             if line.strip():
-                json.loads(line)
+                json_text.loads(line)
     except UnicodeDecodeError:
         return "it is not UTF-8 text"
     except ValueError as e:
@@ -556,7 +563,7 @@ def _changed_values(text: str, jsonl: bool) -> str | None:
 
     for number, line in enumerate(text.splitlines() if jsonl else [text], 1):
         if line.strip():
-            value = json.loads(line, parse_constant=constant, object_pairs_hook=pairs)
+            value = json_text.loads(line, parse_constant=constant, object_pairs_hook=pairs)
             found += [problem for problem in [_outside_run_path(value)] if problem and jsonl]
             if found:
                 return (f"line {number} " if jsonl else "it ") + found[0]
@@ -600,7 +607,7 @@ def rewrite(folder: Path, said=lambda path: None) -> list[Path]:
         elif path.suffix == ".json":
             second = text.splitlines()[1] if text.count("\n") > 1 else ""
             indent = len(second) - len(second.lstrip(" ")) or None  # keep the file's own layout
-            new = json.dumps(portable_tree(json.loads(text)), indent=indent) + "\n"
+            new = json.dumps(portable_tree(json_text.loads(text)), indent=indent) + "\n"
         else:
             continue
         if new != text:
