@@ -42,6 +42,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import numbers
 import os
 import queue
 import shutil
@@ -450,7 +451,8 @@ def _resolve_tokenizer(tokenizer, bpe_vocab_size) -> tuple[Tokenizer | None, int
             v = int(tokenizer[4:].replace("_", ""))
         except ValueError:
             raise UserError(f"bad tokenizer {tokenizer!r}; write bpe:VOCAB, e.g. bpe:8192") from None
-        if bpe_vocab_size is not None and int(bpe_vocab_size) != v:
+        if bpe_vocab_size is not None and check_bpe_vocab_size(bpe_vocab_size) != v:  # 'abc', nan, inf were int()'s
+            # tracebacks and 300.7 was taken as 300 (issue 30 round 23, U166-U169)
             raise UserError(f"tokenizer {tokenizer!r} and bpe_vocab_size={bpe_vocab_size} disagree; give one")
         bpe_vocab_size = v
     if bpe_vocab_size is not None:
@@ -497,8 +499,9 @@ def prepare(
     log = log or (lambda msg: print(msg, file=sys.stderr))
     out = Path(out_dir).expanduser()
     out = Path(os.path.abspath(out)) if out.name in ("", ".", "..") else out  # its name and parent are its own
-    if not 0.0 <= float(val_fraction) < 1.0:
-        raise UserError(f"val_fraction must be in [0, 1), got {val_fraction}; e.g. 0.01")
+    if isinstance(val_fraction, bool) or not isinstance(val_fraction, numbers.Real) or not 0.0 <= val_fraction < 1.0:
+        # 'abc', None and an array were float()'s tracebacks (issue 30 round 23, U143-U145)
+        raise UserError(f"val_fraction must be a number in [0, 1), got {val_fraction!r:.40}; e.g. 0.01")
     seed = check_seed(seed, "seed")  # a plain int: numpy integers are integers (round 9, Q11)
     api_check("prepare", "num_workers", thread_problem(num_workers), "pass the tokenizer's threads as --workers "
               "takes them, e.g. num_workers=2")  # 10**6 started threads by the hundred (round 18, G271)
