@@ -23,7 +23,11 @@ FORMAT = 1
 
 
 def step_name(step: int) -> str:
-    return f"step-{step:08d}"
+    """The folder name of step ``step``, a whole number >= 0 (``step_name(2.5)`` was a format error, and ``-1`` named
+    ``step--0000001``, a folder no reader takes: issue 30 round 23, U477, U479)."""
+    from ..value_rules import check_whole
+
+    return f"step-{check_whole('step_name', 'step', step, 0, fix='pass the optimizer step the checkpoint holds'):08d}"
 
 
 def step_of(name: str) -> int | None:
