@@ -16,9 +16,10 @@ import pytest
 import torch
 
 sys.path.insert(0, str(Path(__file__).parent))
+from test_decode_and_score_inputs import model  # noqa: E402,F401 (the module's tiny dense CausalLM fixture)
 from test_hf_load_check import _adopted_folder, _native_folder  # noqa: E402
 
-from leviathan import CausalLM, KVCache, ModelConfig  # noqa: E402
+from leviathan import CausalLM, KVCache  # noqa: E402
 from leviathan.errors import UserError  # noqa: E402
 from leviathan.generation import Decoder  # noqa: E402
 
@@ -83,14 +84,6 @@ def test_a_device_map_on_a_gpu_this_machine_lacks_is_one_line(exported, tmp_path
         with pytest.raises(UserError, match=r"device_map is 'cuda', but CUDA is not available here; use cpu"):
             LeviathanForCausalLM.from_pretrained(str(exported), device_map="cuda")
     assert load_adopted(folder, device_map="cpu") is not None
-
-
-@pytest.fixture(scope="module")
-def model() -> CausalLM:
-    torch.manual_seed(0)
-    cfg = ModelConfig(vocab_size=300, hidden_size=32, num_hidden_layers=2, num_attention_heads=4,
-                      max_position_embeddings=64, embedding="dense_tied")
-    return CausalLM(cfg).eval()
 
 
 def test_a_decoder_of_a_model_that_takes_no_native_cache_is_refused_when_built(model, tmp_path):
