@@ -68,7 +68,10 @@ def check_device_map(device_map: Any, who: str) -> None:
     ``load_adopted`` (issue 30 round 22, S604, S608, S609), where ``load_model(device='cuda')`` names it (S278); and
     ``True``, torch's many-line "device() received an invalid combination of arguments". transformers' own names
     (``auto``, ``balanced``, ``sequential``, ``cpu``, ``disk``) and refusals are left to it; the meta device is
-    ``meta_device.refuse_meta_device_map``'s."""
+    ``meta_device.refuse_meta_device_map``'s, checked first here: this is the one check of a device_map."""
+    from .meta_device import refuse_meta_device_map
+
+    refuse_meta_device_map(device_map, who)  # round 21, P470
     places = device_map.items() if isinstance(device_map, dict) else [(None, device_map)]
     for module, place in places:
         shown = "device_map" if module is None else f"device_map[{module!r}]"

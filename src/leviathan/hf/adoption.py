@@ -134,10 +134,8 @@ class _AdoptedMixin:
         lacks (``devices.check_device_map``: torch's AssertionError, round 22, S608, S609).
         """
         from ..devices import check_device_map
-        from ..meta_device import refuse_meta_device_map
 
-        refuse_meta_device_map(kwargs.get("device_map"), "from_pretrained")  # round 21, P470
-        check_device_map(kwargs.get("device_map"), "from_pretrained")  # round 22, S604, S608
+        check_device_map(kwargs.get("device_map"), "from_pretrained")  # meta (P470), a GPU not here (S604)
         model, info = super().from_pretrained(*args, output_loading_info=True, **kwargs)
         generator = model.get_input_embeddings()
         if isinstance(generator, LeviathanGenerator):

@@ -77,10 +77,8 @@ class LeviathanPreTrainedModel(PreTrainedModel):
             raise UserError(f"from_pretrained: expected the path of a folder (an export, or a save_pretrained) or a "
                             f"hub model id, got {where!r:.60}; pass the folder to load")
         from ..devices import check_device_map
-        from ..meta_device import refuse_meta_device_map
 
-        refuse_meta_device_map(kwargs.get("device_map"), "from_pretrained")  # round 21, P470
-        check_device_map(kwargs.get("device_map"), "from_pretrained")  # round 22, S604, S608
+        check_device_map(kwargs.get("device_map"), "from_pretrained")  # meta (P470), a GPU not here (S604)
         local = _local_folder(where, kwargs.get("subfolder"))
         if local:
             _check_local_folder(local)
