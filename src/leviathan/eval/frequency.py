@@ -170,8 +170,13 @@ def aligned_targets(tokens: np.ndarray, num_losses: int) -> np.ndarray:
     """Targets of next-token losses over ``tokens``: ``tokens[1 : 1 + num_losses]``.
 
     ``token_losses`` predicts tokens[1:] in order (it may drop a tail that does not fill a window);
-    more losses than tokens - 1 means the two disagree about the evaluated text.
+    more losses than tokens - 1 means the two disagree about the evaluated text, and a negative count is no count
+    (-1 gave an empty array without a word: issue 30 round 23, U456).
     """
+    from ..value_rules import api_check, whole_problem
+
+    api_check("aligned_targets", "num_losses", whole_problem(num_losses, 0, "a whole number >= 0"),
+              "pass len(losses), the number of next-token losses over tokens")
     tokens = np.asarray(tokens)
     if num_losses > len(tokens) - 1:
         raise UserError(f"{num_losses} losses for {len(tokens)} tokens: at most len(tokens) - 1 targets exist")
@@ -202,8 +207,26 @@ def _reduction(b: float, m: float) -> float:
     return -math.inf if gap > 700 else 1.0 - math.exp(gap)
 
 
+def _check_table_parts(names: list[str], results: list[BucketLosses], labels: list[str], baseline) -> None:
+    """UserError unless ``format_table`` has one result per name, one label per bucket of every result and a
+    ``baseline`` index among the names: names and results of different lengths were IndexError "list index out of
+    range" (issue 30 round 23, U461), and a name without a result was left out of the table without a word."""
+    from ..value_rules import api_check, whole_problem
+
+    api_check("format_table", "results", f"holds {len(results):,} results for {len(names):,} names"
+              if len(results) != len(names) else None, "pass one BucketLosses per name, in the same order")
+    sizes = sorted({len(r.loss) for r in results})
+    api_check("format_table", "labels", f"holds {len(labels):,} labels for results of {' or '.join(map(str, sizes))} "
+              f"buckets" if sizes != [len(labels)] and results else None,
+              "pass Buckets.labels() of the buckets the results were made with")
+    api_check("format_table", "baseline", whole_problem(baseline, 0, "a whole number >= 0") or (
+        f"must index one of the {len(names):,} names, got {baseline}" if baseline >= len(names) else None),
+        "pass the index of the baseline's name (0: the first)")
+
+
 def format_table(names: list[str], results: list[BucketLosses], labels: list[str], baseline: int = 0) -> str:
     """Plain-text table: per bucket, count, ppl of each model and the reduction vs ``names[baseline]``."""
+    _check_table_parts(names, results, labels, baseline)
     head = f"{'bucket':>8} {'train count':>20} {'targets':>9} " + " ".join(f"{n[:14]:>14}" for n in names)
     others = [i for i in range(len(names)) if i != baseline]
     head += "".join(f" {'red. ' + names[i][:9]:>15}" for i in others)
