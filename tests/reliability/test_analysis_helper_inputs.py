@@ -116,3 +116,23 @@ def test_format_table_refuses_names_results_and_labels_that_do_not_match():
     with pytest.raises(UserError, match=r"format_table: baseline: must index one of the 2 names, got 2; pass"):
         format_table(["a", "b"], [result, result], ["x", "y"], baseline=2)
     assert len(format_table(["a", "b"], [result, result], ["x", "y"], baseline=1).splitlines()) == 4
+
+
+def test_bucket_losses_names_the_target_that_is_no_id_and_a_short_train_freq(freq):
+    """Found beside U456 (the same module): target -1 was named as the largest target ("target id 5 is outside"),
+    2.5 was cut to 2 without a word and NaN cast after numpy's RuntimeWarning, and a train_freq shorter than the
+    buckets was IndexError."""
+    from leviathan.eval.frequency import bucket_losses, make_buckets
+
+    buckets = make_buckets(freq, 5)
+    with pytest.raises(UserError, match=r"target id -1 is outside the bucketed vocabulary \(300 ids\)"):
+        bucket_losses([1.0, 2.0], [-1, 5], buckets)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        for targets in ([2.5, 3.0], [np.nan, 3.0]):
+            with pytest.raises(UserError, match=r"targets hold float64 values, not token ids; pass the integer ids"):
+                bucket_losses([1.0, 2.0], targets, buckets)
+    with pytest.raises(UserError, match=r"train_freq has 10 ids and the buckets 300; pass the train_freq the buckets"):
+        bucket_losses([1.0, 2.0], [1, 299], buckets, freq[:10])
+    assert sum(bucket_losses([1.0, 2.0], np.array([1, 299], dtype=np.uint16), buckets, freq).count) == 2
+    assert sum(bucket_losses([], [], buckets).count) == 0

@@ -151,12 +151,13 @@ def bucket_losses(losses: np.ndarray, targets: np.ndarray, buckets: Buckets,
                   train_freq: np.ndarray | None = None) -> BucketLosses:
     """Mean loss per frequency bucket. ``losses[i]`` is the loss of predicting ``targets[i]``."""
     losses = np.asarray(losses, dtype=np.float64).ravel()
-    targets = np.asarray(targets).astype(np.int64).ravel()
+    targets = _target_ids(targets, len(buckets.bucket_of))
     if losses.shape != targets.shape:
         raise UserError(f"losses ({len(losses)}) and targets ({len(targets)}) must align one to one")
-    if len(targets) and (targets.min() < 0 or targets.max() >= len(buckets.bucket_of)):
-        raise UserError(f"target id {int(targets.max())} is outside the bucketed vocabulary "
-                        f"({len(buckets.bucket_of)} ids); use the train_freq of the same tokenizer")
+    vocab = len(buckets.bucket_of)
+    if train_freq is not None and len(np.asarray(train_freq)) != vocab:  # a shorter one was IndexError (round 23)
+        raise UserError(f"train_freq has {len(np.asarray(train_freq)):,} ids and the buckets {vocab:,}; pass the "
+                        f"train_freq the buckets were made from")
     b = buckets.bucket_of[targets]
     sums = np.bincount(b, weights=losses, minlength=buckets.num_buckets)
     counts = np.bincount(b, minlength=buckets.num_buckets)
@@ -164,6 +165,21 @@ def bucket_losses(losses: np.ndarray, targets: np.ndarray, buckets: Buckets,
     unseen = int(np.sum(np.asarray(train_freq)[targets] == 0)) if train_freq is not None else 0
     return BucketLosses(loss=mean, count=[int(c) for c in counts], num_unseen_targets=unseen,
                         overall_loss=float(losses.mean()) if len(losses) else math.nan, buckets=buckets.as_dict())
+
+
+def _target_ids(targets, vocab: int) -> np.ndarray:
+    """``targets`` as (n,) int64 token ids, or a UserError naming the first that is no id of the bucketed vocabulary
+    [0, ``vocab``): they were cast to int64 first (2.5 cut to 2 without a word, NaN after numpy's RuntimeWarning), and
+    target -1 was named as the largest target, "target id 5 is outside" (issue 30 round 23, found beside U456)."""
+    targets = np.asarray(targets).ravel()
+    if targets.size and targets.dtype.kind not in "iu":
+        raise UserError(f"targets hold {targets.dtype} values, not token ids; pass the integer ids the losses predict "
+                        f"(aligned_targets(tokens, len(losses)))")
+    bad = np.flatnonzero((targets < 0) | (targets >= vocab))
+    if len(bad):
+        raise UserError(f"target id {int(targets[bad[0]])} is outside the bucketed vocabulary ({vocab} ids); use the "
+                        f"train_freq of the same tokenizer")
+    return targets.astype(np.int64)
 
 
 def aligned_targets(tokens: np.ndarray, num_losses: int) -> np.ndarray:

@@ -28,10 +28,10 @@ def param_groups(model: nn.Module, weight_decay: float, head_weight_decay: float
     different: an untied ``lm_head.weight`` with its own decay) and ``input`` (``input_lr_mult != 1``: every input-side
     parameter, undecayed, at ``lr * input_lr_mult``).
     """
-    for name, value, positive in (("weight_decay", weight_decay, False), ("head_weight_decay", head_weight_decay, False),
-                                  ("input_lr_mult", input_lr_mult, True)):
-        if value is not None or name != "head_weight_decay":
-            _check_setting(name, value, positive)
+    _check_setting("weight_decay", weight_decay, positive=False)
+    if head_weight_decay is not None:  # None: the head's decay is weight_decay
+        _check_setting("head_weight_decay", head_weight_decay, positive=False)
+    _check_setting("input_lr_mult", input_lr_mult, positive=True)
     groups = {name: {"name": name, "params": [], "names": [], "weight_decay": wd, "lr_mult": mult}
               for name, wd, mult in (("decay", weight_decay, 1.0), ("no_decay", 0.0, 1.0),
                                      ("head", head_weight_decay, 1.0), ("input", 0.0, input_lr_mult))}
