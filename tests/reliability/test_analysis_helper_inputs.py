@@ -136,3 +136,13 @@ def test_bucket_losses_names_the_target_that_is_no_id_and_a_short_train_freq(fre
         bucket_losses([1.0, 2.0], [1, 299], buckets, freq[:10])
     assert sum(bucket_losses([1.0, 2.0], np.array([1, 299], dtype=np.uint16), buckets, freq).count) == 2
     assert sum(bucket_losses([], [], buckets).count) == 0
+
+
+def test_frequency_groups_refuses_a_vocab_size_that_is_no_row_count(freq):
+    """Found beside U432: ``vocab_size=300.0`` was numpy's TypeError "expected a sequence of integers", and -1 was
+    blamed on the data ("it belongs to data prepared with another tokenizer")."""
+    for value, problem in ((300.0, "expected a whole number >= 1, got 300.0"), (-1, "must be a whole number >= 1, "
+                                                                                    "got -1")):
+        with pytest.raises(UserError, match=rf"frequency_groups: vocab_size: {problem}; pass the table's number"):
+            frequency_groups(freq, value, 5)
+    assert sum(len(g.ids) for g in frequency_groups(freq, np.int64(V), 5)) == V
