@@ -268,8 +268,6 @@ def table_geometry(table: np.ndarray, groups: list[IdGroup]) -> list[GroupStats]
     from ...value_rules import api_check
 
     table = np.asarray(table)
-    if table.ndim != 2:
-        raise UserError(f"expected a (V, D) table of input embeddings, got shape {table.shape}")
     _check_shape("table_geometry", "table", table)
     ok = isinstance(groups, (list, tuple)) and len(groups) > 0 and all(isinstance(g, IdGroup) for g in groups)
     api_check("table_geometry", "groups", None if ok else f"expected a non-empty list of IdGroup, got {groups!r:.60}",
