@@ -151,12 +151,13 @@ def bucket_losses(losses: np.ndarray, targets: np.ndarray, buckets: Buckets,
                   train_freq: np.ndarray | None = None) -> BucketLosses:
     """Mean loss per frequency bucket. ``losses[i]`` is the loss of predicting ``targets[i]``."""
     losses = np.asarray(losses, dtype=np.float64).ravel()
-    targets = np.asarray(targets).astype(np.int64).ravel()
+    targets = _target_ids(targets, len(buckets.bucket_of))
     if losses.shape != targets.shape:
         raise UserError(f"losses ({len(losses)}) and targets ({len(targets)}) must align one to one")
-    if len(targets) and (targets.min() < 0 or targets.max() >= len(buckets.bucket_of)):
-        raise UserError(f"target id {int(targets.max())} is outside the bucketed vocabulary "
-                        f"({len(buckets.bucket_of)} ids); use the train_freq of the same tokenizer")
+    vocab = len(buckets.bucket_of)
+    if train_freq is not None and len(np.asarray(train_freq)) != vocab:  # a shorter one was IndexError (round 23)
+        raise UserError(f"train_freq has {len(np.asarray(train_freq)):,} ids and the buckets {vocab:,}; pass the "
+                        f"train_freq the buckets were made from")
     b = buckets.bucket_of[targets]
     sums = np.bincount(b, weights=losses, minlength=buckets.num_buckets)
     counts = np.bincount(b, minlength=buckets.num_buckets)
@@ -166,12 +167,32 @@ def bucket_losses(losses: np.ndarray, targets: np.ndarray, buckets: Buckets,
                         overall_loss=float(losses.mean()) if len(losses) else math.nan, buckets=buckets.as_dict())
 
 
+def _target_ids(targets, vocab: int) -> np.ndarray:
+    """``targets`` as (n,) int64 token ids, or a UserError naming the first that is no id of the bucketed vocabulary
+    [0, ``vocab``): they were cast to int64 first (2.5 cut to 2 without a word, NaN after numpy's RuntimeWarning), and
+    target -1 was named as the largest target, "target id 5 is outside" (issue 30 round 23, found beside U456)."""
+    targets = np.asarray(targets).ravel()
+    if targets.size and targets.dtype.kind not in "iu":
+        raise UserError(f"targets hold {targets.dtype} values, not token ids; pass the integer ids the losses predict "
+                        f"(aligned_targets(tokens, len(losses)))")
+    bad = np.flatnonzero((targets < 0) | (targets >= vocab))
+    if len(bad):
+        raise UserError(f"target id {int(targets[bad[0]])} is outside the bucketed vocabulary ({vocab} ids); use the "
+                        f"train_freq of the same tokenizer")
+    return targets.astype(np.int64)
+
+
 def aligned_targets(tokens: np.ndarray, num_losses: int) -> np.ndarray:
     """Targets of next-token losses over ``tokens``: ``tokens[1 : 1 + num_losses]``.
 
     ``token_losses`` predicts tokens[1:] in order (it may drop a tail that does not fill a window);
-    more losses than tokens - 1 means the two disagree about the evaluated text.
+    more losses than tokens - 1 means the two disagree about the evaluated text, and a negative count is no count
+    (-1 gave an empty array without a word: issue 30 round 23, U456).
     """
+    from ..value_rules import api_check, whole_problem
+
+    api_check("aligned_targets", "num_losses", whole_problem(num_losses, 0, "a whole number >= 0"),
+              "pass len(losses), the number of next-token losses over tokens")
     tokens = np.asarray(tokens)
     if num_losses > len(tokens) - 1:
         raise UserError(f"{num_losses} losses for {len(tokens)} tokens: at most len(tokens) - 1 targets exist")
@@ -202,8 +223,26 @@ def _reduction(b: float, m: float) -> float:
     return -math.inf if gap > 700 else 1.0 - math.exp(gap)
 
 
+def _check_table_parts(names: list[str], results: list[BucketLosses], labels: list[str], baseline) -> None:
+    """UserError unless ``format_table`` has one result per name, one label per bucket of every result and a
+    ``baseline`` index among the names: names and results of different lengths were IndexError "list index out of
+    range" (issue 30 round 23, U461), and a name without a result was left out of the table without a word."""
+    from ..value_rules import api_check, whole_problem
+
+    api_check("format_table", "results", f"holds {len(results):,} results for {len(names):,} names"
+              if len(results) != len(names) else None, "pass one BucketLosses per name, in the same order")
+    sizes = sorted({len(r.loss) for r in results})
+    api_check("format_table", "labels", f"holds {len(labels):,} labels for results of {' or '.join(map(str, sizes))} "
+              f"buckets" if sizes != [len(labels)] and results else None,
+              "pass Buckets.labels() of the buckets the results were made with")
+    api_check("format_table", "baseline", whole_problem(baseline, 0, "a whole number >= 0") or (
+        f"must index one of the {len(names):,} names, got {baseline}" if baseline >= len(names) else None),
+        "pass the index of the baseline's name (0: the first)")
+
+
 def format_table(names: list[str], results: list[BucketLosses], labels: list[str], baseline: int = 0) -> str:
     """Plain-text table: per bucket, count, ppl of each model and the reduction vs ``names[baseline]``."""
+    _check_table_parts(names, results, labels, baseline)
     head = f"{'bucket':>8} {'train count':>20} {'targets':>9} " + " ".join(f"{n[:14]:>14}" for n in names)
     others = [i for i in range(len(names)) if i != baseline]
     head += "".join(f" {'red. ' + names[i][:9]:>15}" for i in others)

@@ -5,6 +5,9 @@ DDP/compile prefixes never matter). Which parameters are decayed and why: ``Opti
 
 from __future__ import annotations
 
+import math
+import numbers
+
 import torch
 from torch import nn
 
@@ -25,6 +28,10 @@ def param_groups(model: nn.Module, weight_decay: float, head_weight_decay: float
     different: an untied ``lm_head.weight`` with its own decay) and ``input`` (``input_lr_mult != 1``: every input-side
     parameter, undecayed, at ``lr * input_lr_mult``).
     """
+    _check_setting("weight_decay", weight_decay, positive=False)
+    if head_weight_decay is not None:  # None: the head's decay is weight_decay
+        _check_setting("head_weight_decay", head_weight_decay, positive=False)
+    _check_setting("input_lr_mult", input_lr_mult, positive=True)
     groups = {name: {"name": name, "params": [], "names": [], "weight_decay": wd, "lr_mult": mult}
               for name, wd, mult in (("decay", weight_decay, 1.0), ("no_decay", 0.0, 1.0),
                                      ("head", head_weight_decay, 1.0), ("input", 0.0, input_lr_mult))}
@@ -45,6 +52,21 @@ def param_groups(model: nn.Module, weight_decay: float, head_weight_decay: float
         groups[group]["params"].append(p)
         groups[group]["names"].append(name)
     return [groups["decay"], groups["no_decay"]] + [groups[g] for g in ("head", "input") if groups[g]["params"]]
+
+
+def _check_setting(name: str, value, positive: bool) -> None:
+    """``ArgumentValueError`` unless ``value`` is a finite number >= 0 (> 0 with ``positive``), the rule of the train
+    config's ``optim.NAME`` (``OptimConfig``; its upper bounds are left to the config, which waives them for a run
+    trained before them): ``param_groups(model, -1)`` and ``weight_decay=nan`` gave groups torch's AdamW takes (it
+    checks only its default decay, not a group's) without a word (issue 30 round 23, U466, U467)."""
+    from ..errors import ArgumentTypeError, ArgumentValueError
+
+    what = "a finite number > 0" if positive else "a finite number >= 0"
+    fix = "pass the value of the train config's optim." + name + (" (1 = no multiplier)" if positive else " (0: none)")
+    if not isinstance(value, numbers.Real) or isinstance(value, bool):
+        raise ArgumentTypeError(f"param_groups: {name} must be {what}, got {type(value).__name__} {value!r:.40}; {fix}")
+    if not math.isfinite(value) or not (value > 0 if positive else value >= 0):
+        raise ArgumentValueError(f"param_groups: {name} must be {what}, got {value!r}; {fix}")
 
 
 def build_optimizer(model: nn.Module, cfg: OptimConfig, device_type: str = "cpu") -> torch.optim.AdamW:

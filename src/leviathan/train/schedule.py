@@ -16,7 +16,12 @@ import math
 
 
 def lr_at(step: int, lr: float, warmup_steps: int, total_steps: int, min_lr: float) -> float:
-    """Learning rate for 0-based optimizer step ``step`` of ``total_steps``."""
+    """Learning rate for 0-based optimizer step ``step`` of ``total_steps``. The counts are whole numbers >= 0: step -5
+    gave a negative learning rate, -0.0004, without a word (issue 30 round 23, U462), as a negative warmup did."""
+    from ..value_rules import check_whole
+
+    for name, value in (("step", step), ("warmup_steps", warmup_steps), ("total_steps", total_steps)):
+        check_whole("lr_at", name, value, 0, fix="steps count from 0 (schedule.warmup_steps, the run's max_steps)")
     if step < warmup_steps:
         return lr * (step + 1) / warmup_steps
     span = max(1, total_steps - 1 - warmup_steps)

@@ -39,7 +39,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from ...errors import UserError
-from ...eval.frequency import make_buckets
+from ...eval.frequency import _counts, make_buckets
 from ..machinery.provenance import CodeProvenance, DataProvenance
 from .records import Record
 
@@ -179,9 +179,16 @@ def frequency_groups(train_freq: np.ndarray, vocab_size: int, num_buckets: int =
                      method: str = "mass") -> list[IdGroup]:
     """``bucket 1`` .. ``bucket n`` (rarest first; ids that occur in training) and ``unseen`` of a V-row table, bucketed as
     the eval buckets targets (``eval.frequency.make_buckets``). ``train_freq`` may be shorter than V (a head larger than
-    the tokenizer: the extra ids never occur); longer is another tokenizer's and refused."""
-    counts = np.asarray(train_freq).astype(np.int64)
-    if counts.ndim != 1 or len(counts) > vocab_size:
+    the tokenizer: the extra ids never occur); longer is another tokenizer's and refused. The counts are checked as the
+    eval's are (``eval.frequency._counts``): a NaN was cast to int64 first and blamed as -9223372036854775808, after
+    numpy's RuntimeWarning (issue 30 round 23, U432); ``vocab_size`` 300.0 was numpy's TypeError and -1 was blamed on
+    another tokenizer (found beside U432)."""
+    from ...value_rules import api_check, whole_problem
+
+    api_check("frequency_groups", "vocab_size", whole_problem(vocab_size, 1, "a whole number >= 1"),
+              "pass the table's number of rows, len(table)")
+    counts = _counts(train_freq)
+    if len(counts) > vocab_size:
         raise UserError(f"train_freq has {counts.size:,} ids but the table has {vocab_size:,} rows: it belongs to data "
                         f"prepared with another tokenizer; pass the prepared folder the run trained on")
     counts = np.concatenate([counts, np.zeros(vocab_size - len(counts), dtype=np.int64)])  # (V,)
@@ -254,21 +261,36 @@ def _moments(table: np.ndarray, group: IdGroup) -> _Moments:
 
 
 def table_geometry(table: np.ndarray, groups: list[IdGroup]) -> list[GroupStats]:
-    """``GroupStats`` of ``all``, ``seen``, then each of ``groups`` (the buckets, then ``unseen``) of a (V, D) table."""
+    """``GroupStats`` of ``all``, ``seen``, then each of ``groups`` (the buckets, then ``unseen``) of a (V, D) table.
+    ``groups`` (``frequency_groups``) must be a non-empty list of ``IdGroup`` of the table's rows: no groups was
+    IndexError "list index out of range", and a group's id past the table "index 299 is out of bounds" (issue 30
+    round 23, U433, U451); the rows read must be finite (a NaN row's numbers are NaN)."""
+    from ...value_rules import api_check
+
     table = np.asarray(table)
-    if table.ndim != 2:
-        raise UserError(f"expected a (V, D) table of input embeddings, got shape {table.shape}")
+    _check_shape("table_geometry", "table", table)
+    ok = isinstance(groups, (list, tuple)) and len(groups) > 0 and all(isinstance(g, IdGroup) for g in groups)
+    api_check("table_geometry", "groups", None if ok else f"expected a non-empty list of IdGroup, got {groups!r:.60}",
+              "pass frequency_groups(train_freq, len(table)) (its buckets and unseen)")
+    ids = np.concatenate([np.asarray(g.ids, dtype=np.int64) for g in groups])
+    _check_ids_in_table("table_geometry", "groups", ids, len(table))
+    _check_finite_rows("table_geometry", "table", table, ids)
     parts = [_moments(table, g) for g in groups]
-    buckets = [m for g, m in zip(groups, parts) if g.name != UNSEEN]
-    seen = sum(buckets[1:], buckets[0])
-    every = sum(parts[1:], parts[0])
+    none = _moments(table, IdGroup("none", np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.int64)))
+    seen = sum((m for g, m in zip(groups, parts) if g.name != UNSEEN), none)  # none: groups of unseen ids only
+    every = sum(parts, none)
     return [every.stats("all"), seen.stats("seen")] + [m.stats(g.name) for g, m in zip(groups, parts)]
 
 
 # ---- neighbours -------------------------------------------------------------------------------------
 def probe_ids(groups: list[IdGroup], per_group: int) -> list[tuple[int, str, int]]:
     """(id, group, training count) of up to ``per_group`` probes per group, by the fixed rule of the module
-    docstring (evenly spaced ranks of the group sorted by (count, id)), in group order."""
+    docstring (evenly spaced ranks of the group sorted by (count, id)), in group order. ``per_group`` is a whole number
+    >= 0 (0: no probes): -1 was numpy's "Number of samples, -1, must be non-negative" (issue 30 round 23, U449)."""
+    from ...value_rules import api_check, whole_problem
+
+    api_check("probe_ids", "per_group", whole_problem(per_group, 0, "a whole number >= 0"),
+              "pass the probes wanted per group, e.g. per_group=200")
     out = []
     for g in groups:
         n = len(g.ids)
@@ -289,11 +311,21 @@ def _unit_rows(x: np.ndarray) -> np.ndarray:
 
 def nearest_neighbours(table: np.ndarray, probes: np.ndarray, candidates: np.ndarray, k: int) -> np.ndarray:
     """(P, k) ids: for each probe id its ``k`` most cosine-similar ``candidates`` (ascending ids), itself excluded,
-    most similar first, ties to the lower id. One (``PROBE_CHUNK``, N) block of cosines at a time."""
+    most similar first, ties to the lower id. One (``PROBE_CHUNK``, N) block of cosines at a time. ``k`` is a whole
+    number >= 1 and the rows read finite: k=0 was numpy's "zero-size array to reduction operation minimum", a NaN row
+    was given neighbours without a word and an all-NaN table was "could not broadcast" (issue 30 round 23, U435,
+    U437; ``analyze_tables`` checked its tables, this did not)."""
+    from ...value_rules import api_check, whole_problem
+
+    api_check("nearest_neighbours", "k", whole_problem(k, 1, "a whole number >= 1"),
+              "pass the neighbours wanted per probe, e.g. k=10 (--top-k)")
+    table = np.asarray(table)
     probes = np.asarray(probes, dtype=np.int64)
     candidates = np.asarray(candidates, dtype=np.int64)
+    _check_shape("nearest_neighbours", "table", table)
     for name, ids in (("probes", probes), ("candidates", candidates)):
-        _check_ids_in_table(name, ids, len(table))
+        _check_ids_in_table("nearest_neighbours", name, ids, len(table))
+    _check_finite_rows("nearest_neighbours", "table", table, np.concatenate([probes, candidates]))
     if len(candidates) <= k:
         raise UserError(f"only {len(candidates)} ids occur in training: too few for {k} neighbours; lower --top-k")
     cand = _unit_rows(np.asarray(table)[candidates])  # (N, D)
@@ -313,7 +345,7 @@ def nearest_neighbours(table: np.ndarray, probes: np.ndarray, candidates: np.nda
     return out
 
 
-def _check_ids_in_table(name: str, ids: np.ndarray, rows: int) -> None:
+def _check_ids_in_table(api: str, name: str, ids: np.ndarray, rows: int) -> None:
     """UserError naming the ids outside [0, ``rows``): a probe past the table was numpy's IndexError "index 400 is out
     of bounds for axis 0 with size 300", and a negative one was read from the table's end without a word (issue 30
     round 20, M238)."""
@@ -321,23 +353,48 @@ def _check_ids_in_table(name: str, ids: np.ndarray, rows: int) -> None:
 
     bad = ids[(ids < 0) | (ids >= rows)]
     shown = ", ".join(str(i) for i in bad[:8]) + (f" and {len(bad) - 8:,} more" if len(bad) > 8 else "")
-    api_check("nearest_neighbours", name, f"holds ids outside the table's [0, {rows:,}): {shown}" if len(bad) else None,
+    api_check(api, name, f"holds ids outside the table's [0, {rows:,}): {shown}" if len(bad) else None,
               f"pass token ids of the table (0 to {rows - 1:,})")
 
 
-def _check_finite_rows(name: str, table: np.ndarray) -> None:
-    """UserError naming the rows of ``table`` (V, D) that hold NaN or inf: a NaN row has no nearest neighbours, and
-    numpy's "could not broadcast input array from shape (0,) into shape (10,)" named nothing (issue 30 round 18,
-    G281)."""
+def _check_shape(api: str, name: str, table: np.ndarray) -> None:
+    """UserError unless ``table`` is a (V, D) array of numbers with D >= 1: a (V, 0) table was analysed into rms NaN
+    per group with numpy's RuntimeWarnings (issue 30 round 23, U447)."""
     from ...value_rules import api_check
 
-    if not np.issubdtype(table.dtype, np.number) or table.ndim != 2:
-        api_check("analyze_tables", name, f"expected a (V, D) table of numbers, got {table.dtype} shape {table.shape}",
+    if not np.issubdtype(table.dtype, np.number) or table.ndim != 2 or table.shape[1] == 0:
+        api_check(api, name, f"expected a (V, D) table of numbers with D >= 1, got {table.dtype} shape {table.shape}",
                   "pass the embedding table as a 2-D float array")
-    bad = np.flatnonzero(~np.isfinite(table).all(axis=1))
+
+
+def _check_finite_rows(api: str, name: str, table: np.ndarray, ids: np.ndarray | None = None) -> None:
+    """UserError naming the rows ``ids`` (every row when None; ids the caller checked are the table's) of ``table``
+    (V, D) that hold NaN or inf: a NaN row has no nearest neighbours, and numpy's "could not broadcast input array
+    from shape (0,) into shape (10,)" named nothing (issue 30 round 18, G281); ``nearest_neighbours`` and
+    ``table_geometry`` called directly did not check (round 23, U437)."""
+    from ...value_rules import api_check
+
+    if ids is None:
+        bad = np.flatnonzero(~np.isfinite(table).all(axis=1))
+    else:
+        rows = np.unique(ids)
+        bad = rows[~np.isfinite(table[rows]).all(axis=1)]
     shown = ", ".join(str(i) for i in bad[:8]) + (f" and {len(bad) - 8:,} more" if len(bad) > 8 else "")
-    api_check("analyze_tables", name, f"holds NaN or inf in {len(bad):,} of its {table.shape[0]:,} rows (ids {shown})"
+    api_check(api, name, f"holds NaN or inf in {len(bad):,} of its {table.shape[0]:,} rows (ids {shown})"
               if len(bad) else None, "analyse a checkpoint whose weights are finite (a diverged run has none)")
+
+
+def _check_enough_candidates(num_candidates: int, top_k: int, num_counts: int, rows: int) -> None:
+    """UserError naming a ``train_freq`` shorter than the table when it leaves too few ids seen for ``top_k``
+    neighbours: counts of 10 ids for a 300-row table were "only 4 ids occur in training ...; lower --top-k", which
+    blamed k, not the counts (issue 30 round 23, U445). A shorter ``train_freq`` is allowed (a head larger than its
+    tokenizer), so only this case is refused here; ``nearest_neighbours`` refuses the others."""
+    from ...value_rules import api_check
+
+    api_check("analyze_tables", "train_freq", f"holds counts of {num_counts:,} ids for a table of {rows:,} rows, and "
+              f"only {num_candidates:,} of them occur in training: too few for {top_k:,} neighbours"
+              if num_candidates <= top_k and num_counts < rows else None,
+              "pass the train_freq.npy of the data the run trained on (one count per token id), or lower top_k")
 
 
 def analyze_tables(init: np.ndarray, final: np.ndarray, train_freq: np.ndarray, num_buckets: int = 5,
@@ -353,10 +410,12 @@ def analyze_tables(init: np.ndarray, final: np.ndarray, train_freq: np.ndarray, 
         api_check("analyze_tables", name, whole_problem(value, 1, "a positive integer"),  # (round 18, G283)
                   f"pass {name} as a whole number, e.g. {name}=10")
     for name, table in (("init", init), ("final", final)):
-        _check_finite_rows(name, table)
+        _check_shape("analyze_tables", name, table)
+        _check_finite_rows("analyze_tables", name, table)
     groups = frequency_groups(train_freq, init.shape[0], num_buckets, method)
     candidates = np.concatenate([g.ids for g in groups if g.name != UNSEEN])
     candidates.sort()
+    _check_enough_candidates(len(candidates), top_k, len(np.asarray(train_freq)), init.shape[0])
     probes = probe_ids(groups, probes_per_group)
     ids = np.array([p[0] for p in probes], dtype=np.int64)
     before = nearest_neighbours(init, ids, candidates, top_k)
