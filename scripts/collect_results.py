@@ -48,6 +48,9 @@ from leviathan.stop_signals import held_stops  # noqa: E402
 # folders whose files are fingerprinted by the verb that wrote them (an export's marker, a step folder's state.json, a
 # data folder's meta.json): --rewrite reformatting a tokenizer.json there made them refuse to load (issue 30 round 8)
 FINGERPRINTED = ("export", "prepare", "train", "demo")
+# the verbs whose output a results folder holds beside its collected grids: a grid's report in DEST/<grid>, the
+# ablation report of its grids in DEST (this module's docstring)
+REPORTS = ("report", "report --ablation")
 
 
 def _portable_jsonl(text: str) -> str:
@@ -107,7 +110,7 @@ def check_same_settings(sweep: Path, out: Path, shown: Path | str | None = None,
     from leviathan.experiments.machinery.provenance import portable_tree
     from leviathan.experiments.machinery.data_match import same_sweep_data
     from leviathan.experiments.machinery.grid_agreement import run_differences
-    from leviathan.experiments.machinery.results import load_results
+    from leviathan.experiments.machinery.results import read_results
     from leviathan.experiments.machinery.shards import _difference, _settings
     from leviathan.experiments.machinery.sweep_grid import SweepGrid
 
@@ -121,8 +124,9 @@ def check_same_settings(sweep: Path, out: Path, shown: Path | str | None = None,
     differ = [_difference(key, kept[key], new[key], shown, sweep) for key in kept
               if key != "seeds" and kept[key] != new[key]]
     differ += run_differences(kept_grid, new_grid, shown, sweep)  # a size at another width (round 14, B353)
-    if not same_sweep_data(kept_grid, load_results(out / "results.jsonl", _quiet), new_grid,
-                           load_results(sweep / "results.jsonl", _quiet)):
+    if not same_sweep_data(kept_grid, read_results(out / "results.jsonl", _quiet), new_grid,  # no rows yet is none
+                           read_results(sweep / "results.jsonl", _quiet)):  # to compare: "no result rows in
+        # '/tmp/collect-XXXX/0/results.jsonl'" named the staged copy of an empty sweep collected first (round 23, T92)
         differ.append(_difference("data fingerprint", kept_grid.data_fingerprint, new_grid.data_fingerprint, shown,
                                   sweep))
     if differ:
@@ -140,9 +144,11 @@ def check_destination(dest: Path, out: Path, name: str) -> None:
     from leviathan.jsonl import read_json_lines
     from leviathan.ownership import CONTAINERS, MARKER, check_not_inside, read_marker
 
-    for folder in (dest, out):
+    for folder, welcome in ((dest, REPORTS), (out, REPORTS[:1])):  # an ablation report is written into the folder
+        # its grids are collected in (this module's docstring): a rerun of the collect there was refused, and its fix
+        # split the documented layout (issue 30 round 23, T103)
         marker = read_marker(folder) if folder.is_dir() else None
-        if marker is not None and marker.verb != "report":
+        if marker is not None and marker.verb not in welcome:
             raise UserError(f"--dest {str(folder)!r} is the output of `leviathan {marker.verb}` (its {MARKER} says "
                             f"so), not a results folder; nothing was written; choose another --dest")
     marker = read_marker(dest) if dest.is_dir() else None
@@ -163,6 +169,7 @@ def check_destination(dest: Path, out: Path, name: str) -> None:
         if bad or not all(isinstance(row, dict) and isinstance(row.get("name"), str) for _, row in values):
             raise UserError(f"{str(results)!r} is not a results file (its lines are not results rows with a name); "
                             f"nothing was written; move it out of {str(out)!r}, or choose another --dest")
+        _check_kept_rows(results, values)
     if results.exists() and not grid.exists():  # a user's {"name": "mine", "x": 1} had rows appended to it and a
         # grid.json added beside it, exit 0 (issue 30 round 14, B189): this script writes the two together
         raise UserError(f"{str(results)!r} has no grid.json beside it, as collect_results writes both: it is not a "
@@ -185,6 +192,40 @@ def check_destination(dest: Path, out: Path, name: str) -> None:
         except (TypeError, ValueError) as e:
             raise UserError(f"{str(grid)!r} is not a grid.json this script wrote ({e}); nothing was written; move it "
                             f"out of {str(out)!r}, or choose another --dest") from None
+
+
+def _check_kept_rows(results: Path, values: list) -> None:
+    """UserError naming the first line of a --dest's ``results`` that is no row its readers take
+    (``results.row_problem``, the rule ``_whole_rows`` applies to a sweep's lines): a kept row of params 'x' made the
+    staged copy of the folder hold "no result rows", named by its temporary path, exit 2 (issue 30 round 23, T90,
+    T113). Footgun: a kept row the readers take but that does not go with the sweep's rows (no eval numbers beside
+    evaluated ones: T89, T114) is ``check_merged_rows``' to judge."""
+    from leviathan.experiments.machinery.results import row_problem
+
+    for number, row in values:
+        if (problem := row_problem(row)) is not None:
+            raise UserError(f"{str(results)!r} line {number}: the row {row['name']!r} {problem}, so `leviathan "
+                            f"report` would skip it; nothing was written; correct or delete that line, or choose "
+                            f"another --dest")
+
+
+def check_merged_rows(merged: str, grid: dict, out: Path, sweep: Path, shown: str) -> None:
+    """UserError when the rows ``merged`` (JSON-lines text: the rows kept in ``out``, of ``shown``, and ``sweep``'s)
+    are rows `leviathan report` refuses together (``one_sweep.check_one_sweep`` against ``grid``, the grid.json to be
+    written): each folder alone passes ``check_rows_agree``. A --skip-eval shard collected beside an evaluated one
+    was merged, exit 0, and every report of the folder then refused it (issue 30 round 23, T48; a kept row without
+    eval numbers beside evaluated ones, T89, T114)."""
+    from leviathan.experiments.machinery.one_sweep import check_one_sweep
+    from leviathan.experiments.machinery.provenance import portable_tree
+    from leviathan.experiments.machinery.results import ResultRow
+    from leviathan.experiments.machinery.sweep_grid import SweepGrid
+
+    rows = [ResultRow.from_dict(json_text.loads(line)) for line in merged.splitlines() if line.strip()]
+    try:
+        check_one_sweep(rows, SweepGrid.from_dict(portable_tree(grid)), f"{shown} and {sweep} together",
+                        str(out / "grid.json"))
+    except UserError as e:
+        raise UserError(f"{e} (nothing was written: collect {sweep} into another --dest to keep both)") from None
 
 
 def merged_rows(kept: str, new: str, sweep: str = "", earlier: str = "") -> str:
@@ -374,12 +415,16 @@ def stage(sweep: Path, dest: Path, staged: dict[Path, Path], scratch: Path, sour
             if (out / name).is_file():
                 shutil.copyfile(out / name, staged[out] / name)
     work = staged[out]
-    check_same_settings(sweep, work, *_kept_rows_of(sweep, out, sources))
+    shown, fix = _kept_rows_of(sweep, out, sources)
+    check_same_settings(sweep, work, shown, fix)
     kept = (work / "results.jsonl").read_text("utf-8-sig") if (work / "results.jsonl").is_file() else ""
     earlier = ", ".join(str(s) for s, o, _ in sources if o == out)  # sweeps of this call already merged into it
     rows = _portable_jsonl(_whole_rows(sweep / "results.jsonl"))
     check_one_row_per_arm(kept, rows, out, sweep)
-    atomic_write_text(work / "results.jsonl", merged_rows(kept, rows, str(sweep), earlier))
+    merged = merged_rows(kept, rows, str(sweep), earlier)
+    if kept.strip():  # the sweep's own rows alone passed check_rows_agree
+        check_merged_rows(merged, grid, out, sweep, shown)
+    atomic_write_text(work / "results.jsonl", merged)
     sources.append((sweep, out, rows.count("\n")))  # the rows copied: "(7 rows)" when 6 were (round 15, B21)
     if grid.get("unigram_entropy") is None:
         data = _data_folder(sweep, grid)
@@ -537,7 +582,8 @@ def _live_output(path: Path, root: Path) -> str | None:
 
     for folder in [path.parent, *path.parent.parents]:
         marker = read_marker(folder) if (folder / MARKER).is_file() else None
-        if marker is not None and marker.verb not in ("report", *FINGERPRINTED):
+        if marker is not None and marker.verb not in (*REPORTS, *FINGERPRINTED):  # an ablation report's folder holds
+            # the grids collected for it: all 8 files of the documented layout were left as they are (round 23, T105)
             return marker.verb
         if folder == root:
             return None

@@ -41,9 +41,9 @@ _JSON_OBJECTS = (  # (keys a JSON object has together, what the file then is)
     ({"run_dir", "steps", "tokens", "train_time_s"}, "a run's summary.json (written by `leviathan train`)"),
 )
 
+RESULTS_KIND = "a sweep's results.jsonl (written by `leviathan sweep`: results rows, one JSON object a line)"
 _JSON_LINES = (  # (keys every object of a JSON lines file has, what the file then is)
-    ({"name", "variant", "seed", "params"}, "a sweep's results.jsonl (written by `leviathan sweep`: results rows, "
-                                            "one JSON object a line)"),
+    ({"name", "variant", "seed", "params"}, RESULTS_KIND),
     ({"step", "tokens"}, "a run's metrics.jsonl (written by `leviathan train`: training metrics, one JSON object a "
                          "line)"),
 )

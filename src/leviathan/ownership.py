@@ -577,7 +577,8 @@ def check_not_inside(folder: str | os.PathLike, what: str, verbs: Iterable[str],
     "runs"}``: a second sweep's results.jsonl, grid.json and runs were written among the first one's run folders,
     exit 0; round 8, G15; an export, a data folder, a demo, lm-eval's results likewise, round 9); the rest of the
     container stays open (a plan's stages and shards are sweeps inside its folder), and what lies inside one of its
-    runs is judged by that run's marker. ``folder`` may be an output file too (a record, a JSON result).
+    runs is judged by that run's marker (a folder there without one is no run: what lies in it is refused too).
+    ``folder`` may be an output file too (a record, a JSON result).
 
     ``verb``: the verb writing ``folder``; given, a folder of another output that holds only its own kind
     (``HOLDS``: a sweep's folder holds sweeps, reports and its runs; a report's holds nothing else) refuses it too
@@ -597,7 +598,11 @@ def check_not_inside(folder: str | os.PathLike, what: str, verbs: Iterable[str],
         parts = real.relative_to(parent).parts  # the container itself or a new folder in it; deeper is a run's
         foreign, nearest = (nearest and marker is not None and _foreign(marker.verb, parts, verb)
                             and not _records_of_collected(parent, parts, verb)), False
-        inner = marker is not None and parts[0] in within.get(marker.verb, ()) and len(parts) <= 2
+        inner = marker is not None and parts[0] in within.get(marker.verb, ()) and (len(parts) <= 2 or not any(
+            (parent / parts[0] / parts[1] / name).exists() for name in (MARKER, "checkpoints")))  # deeper through a
+        # folder that is no run (a run written before markers has its checkpoints/): a file in a new folder there
+        # (append_result 'S/runs/x/results.jsonl', report --out S/runs/y/z) was written among the runs, exit 0,
+        # while S/runs/x itself was refused (issue 30 round 23, U283, U290)
         # a run's checkpoints/ holds its step folders only, whoever writes: an export there named like a step was
         # taken for a damaged newest checkpoint (issue 30 round 12, T81b, T82, T86)
         steps = marker is not None and marker.verb == "train" and parts[0] == "checkpoints"

@@ -167,7 +167,8 @@ def _adopt(args, grid, runs, out) -> None:
     Path(out).mkdir(parents=True, exist_ok=True)
     with sweep_lock(Path(out)):  # the rows it appends are the sweep's: the same lock and claim as run_sweep's
         mark(Path(out), "sweep", SWEEP_FILES)
-        adopt_rows(grid, runs, args.reuse, out, data_provenance(grid.data_dir), build_run_config)
+        adopt_rows(grid, runs, args.reuse, out, data_provenance(grid.data_dir), build_run_config,
+                   skip_eval=args.skip_eval)
 
 
 def _run_plan(args, grid, presweep, out, shard) -> int:

@@ -25,11 +25,15 @@ def other_file(path: str | os.PathLike, values: list[tuple[int, Any]], bad: list
         return None  # an empty file: a sweep folder before its first row
     from dataclasses import fields
 
-    from ...file_kinds import file_kind
+    from ...file_kinds import RESULTS_KIND, file_kind
     from ...run_config import RunConfig
 
-    # a run config, a grid, a token file, ... (round 17, D289-D291, E29)
-    if (kind := file_kind(path, frozenset(f.name for f in fields(RunConfig)))) is not None:
+    # a run config, a grid, a token file, ... (round 17, D289-D291, E29); a results file whose every row is refused
+    # is one (its warnings name each line's problem): "not a results file: it is a sweep's results.jsonl" named no
+    # cause, and contradicted itself (issue 30 round 23, U103)
+    if (kind := file_kind(path, frozenset(f.name for f in fields(RunConfig)))) == RESULTS_KIND:
+        return None
+    if kind is not None:
         return f"it is {kind}"
     if bad and not any("UTF-8" in why for _, why in bad):
         try:

@@ -878,9 +878,30 @@ def load_results(path: str | os.PathLike, report=None) -> list[ResultRow]:
             raise UserError(f"no result rows in {str(path)!r}, which holds no {RESULTS} itself, but its subfolders do "
                             f"({_listed(inner)}: the layout of scripts/collect_results.py's --dest, a folder per "
                             f"grid); pass {str(inner[0])!r}" + (" (one grid's subfolder)" if len(inner) > 1 else ""))
+        if lines := _refused_rows(path):  # every row refused, each named in a warning: the fix "pass a sweep
+            # output dir" was given for a sweep's own results.jsonl whose rows were edited (issue 30 round 23, U103)
+            raise UserError(f"no result rows in {str(path)!r}: none of its {lines} line(s) is a row the readers take "
+                            f"(each is named in a warning with its problem); correct or delete those lines, or pass "
+                            f"another sweep output dir")
         raise UserError(f"no result rows in {str(path)!r}; pass a sweep output dir or its results.jsonl "
                         f"(written by `leviathan sweep`)")
     return rows
+
+
+def _refused_rows(path: str | os.PathLike) -> int:
+    """The number of lines of ``path`` (a sweep folder or its results.jsonl) when it is recognisably a results file
+    (``file_kinds.RESULTS_KIND``: results rows, each refused); 0 for anything else (an empty file, another kind of
+    file, a file of junk, one that cannot be read), whose "pass a sweep output dir" stands."""
+    from ...file_kinds import RESULTS_KIND, file_kind
+
+    file = Path(path) / RESULTS if os.path.isdir(path) else Path(path)
+    if not os.path.isfile(file) or file_kind(file) != RESULTS_KIND:
+        return 0
+    try:
+        with open(file, "rb") as f:
+            return sum(1 for line in f if line.strip())
+    except OSError:
+        return 0
 
 
 def grid_subfolders(folder: str | os.PathLike) -> list[Path]:

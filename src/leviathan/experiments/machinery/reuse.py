@@ -29,7 +29,7 @@ from ...errors import UserError
 from .data_match import match_data
 from .drift import config_differences
 from .grid import Grid, RunSpec
-from .identity import evaluation_differences, evaluation_settings
+from .identity import evaluation_differences, evaluation_settings, skipped_eval
 from .provenance import DataProvenance
 from .results import RESULTS, ResultRow, append_result, grid_subfolders, read_results
 from .sweep_grid import SweepGrid, read_sweep_grid
@@ -43,11 +43,13 @@ def same_evaluation(grid: Grid, source: SweepGrid) -> bool:
 
 
 def reusable_rows(grid: Grid, runs: Iterable[RunSpec], candidates: Iterable[ResultRow], data: DataProvenance,
-                  config_fn: Callable, source: str, why: dict[str, str] | None = None) -> list[ResultRow]:
+                  config_fn: Callable, source: str, why: dict[str, str] | None = None,
+                  skip_eval: bool = False) -> list[ResultRow]:
     """For each of ``runs``, the first of ``candidates`` that trained exactly that run (module docstring), copied
     under the run's name; runs without one are left out. ``config_fn(grid, spec)`` builds a run's config. ``why``
     (when given) gets, per run left out that has a row of its variant and seed, what that row differs in: rows of
-    another corpus or budget were passed over without a word (issue 30 round 20, K84)."""
+    another corpus or budget were passed over without a word (issue 30 round 20, K84). ``skip_eval``: the sweep's
+    --skip-eval; a row of the other kind (``_kind_difference``) is not its run's."""
     candidates = [r for r in candidates if r.config is not None]
     evaluation = evaluation_settings(grid.eval_sets, grid.eval_options)
     out = []
@@ -56,7 +58,7 @@ def reusable_rows(grid: Grid, runs: Iterable[RunSpec], candidates: Iterable[Resu
         differing = {}
         for r in (r for r in candidates if r.variant == spec.variant and r.seed == spec.seed):
             differences = [*config_differences(r.config, now), *match_data(r.data_provenance, data).differences,
-                           *evaluation_differences(r.evaluation, evaluation)]
+                           *evaluation_differences(r.evaluation, evaluation), *_kind_difference(r, skip_eval)]
             if not differences:
                 out.append(_as_run(r, spec, grid, source))
                 break
@@ -66,6 +68,17 @@ def reusable_rows(grid: Grid, runs: Iterable[RunSpec], candidates: Iterable[Resu
                 name, differences = next(iter(differing.items()))
                 why[spec.name] = f"its row {name} differs ({'; '.join(differences[:3])})"
     return out
+
+
+def _kind_difference(row: ResultRow, skip_eval: bool) -> list[str]:
+    """What sets ``row`` apart from the rows a sweep of ``skip_eval`` writes (``identity.check_evaluated_like``'s
+    rule), or nothing: a --skip-eval row of a source folder mixing both kinds was copied into an evaluating sweep's
+    results.jsonl, which the sweep then refused, naming that new file and not the --reuse source (issue 30 round 23,
+    T58)."""
+    if skipped_eval(row) == skip_eval:
+        return []
+    return ["it holds no eval numbers (trained with --skip-eval), and this sweep evaluates its runs" if not skip_eval
+            else "it is evaluated, and this sweep skips evaluation (--skip-eval)"]
 
 
 def _as_run(row: ResultRow, spec: RunSpec, grid: Grid, source: str) -> ResultRow:
@@ -118,10 +131,12 @@ def _refuse_a_folder_of_grid_folders(source: str | os.PathLike, folder: Path) ->
 
 
 def adopt_rows(grid: Grid, runs: list[RunSpec], sources: list[str | os.PathLike], out_dir: str | os.PathLike,
-               data: DataProvenance, config_fn: Callable, log: Callable[[str], None] = print) -> list[ResultRow]:
+               data: DataProvenance, config_fn: Callable, log: Callable[[str], None] = print,
+               skip_eval: bool = False) -> list[ResultRow]:
     """Append to ``out_dir``'s results.jsonl the rows of ``sources`` (results folders) that are exactly one of
     ``runs`` without a row there yet; the rows appended. A source without rows is skipped (said in ``log``); one
-    with rows that evaluated differently is refused."""
+    with rows that evaluated differently is refused. ``skip_eval``: the sweep's --skip-eval (a row of the other kind
+    is not reused: said in ``log``)."""
     from .folder_grid import check_folder_grid, check_folder_runs
 
     out = Path(out_dir)
@@ -144,7 +159,7 @@ def adopt_rows(grid: Grid, runs: list[RunSpec], sources: list[str | os.PathLike]
                             f"sets or options, or none): its rows cannot stand for this grid's runs; drop --reuse "
                             f"{source} or give the grid that folder's eval section")
         why: dict[str, str] = {}
-        rows = reusable_rows(grid, todo, candidates, data, config_fn, str(source), why)
+        rows = reusable_rows(grid, todo, candidates, data, config_fn, str(source), why, skip_eval)
         if rows:
             out.mkdir(parents=True, exist_ok=True)
         for row in rows:
