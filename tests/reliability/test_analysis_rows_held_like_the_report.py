@@ -4,14 +4,15 @@ to (issue 30 round 23; ``results.check_typed_rows``, ``results.check_eval_set_he
 - U415, U416: rows of a real sweep, one of them evaluated at eval.seq_len 16 and the other at 32, were compared by
   ``analyze`` and ``paired_comparisons`` without a word, where ``report`` refuses them ("evaluated differently");
   the other functions that compare eval numbers (``frequency_from_results``, ``scaling_from_results``,
-  ``width_panel``, ``paired_of``, ``comparison_table``) now refuse them too.
+  ``width_panel``, ``paired_of``, ``comparison_table``, ``lr_sweep.pick_learning_rates``) now refuse them too.
 - U423, judged right by design: ``efficiency_from_results`` compares the validation curves recorded during training,
   which the eval section (sets, seq_len, max_tokens, buckets) does not decide; its entries are the same whatever
   the rows' evaluation says.
 - U417: ``analyze(rows + rows)`` counted 8 runs for 4; a run given twice is counted once and the Analysis notes it,
   and two different rows of one run are refused naming both.
 - U420: ``analyze(rows, eval_set='nope')`` returned comparisons of loss None; an eval set no row was evaluated on is
-  refused, naming the sets the rows hold (``frequency_from_results`` returned [] for it, also refused now).
+  refused, naming the sets the rows hold (``frequency_from_results`` returned [] for it and ``pick_learning_rates``
+  called every arm diverged: refused now too).
 """
 
 from __future__ import annotations
@@ -47,6 +48,7 @@ def _evaluated_at_16(swept: Path, folder: Path) -> list:
 
 def _comparers():
     from leviathan.experiments.method.frequency import frequency_from_results
+    from leviathan.experiments.method.lr_sweep import pick_learning_rates
     from leviathan.experiments.method.paired import paired_comparisons, paired_of
     from leviathan.experiments.method.scaling import scaling_from_results
     from leviathan.experiments.method.width import width_panel
@@ -57,11 +59,12 @@ def _comparers():
         "scaling_from_results": lambda rows: scaling_from_results(rows, "dense_tied"), "width_panel": width_panel,
         "paired_of": lambda rows: paired_of(rows, ("a", "dense_untied"), ("a", "dense_tied"), "iso_body"),
         "comparison_table": lambda rows: comparison_table(rows, "iso_body", "dense_tied"),
+        "pick_learning_rates": pick_learning_rates,
     }
 
 
 @pytest.mark.parametrize("who", ["analyze", "paired_comparisons", "frequency_from_results", "scaling_from_results",
-                                 "width_panel", "paired_of", "comparison_table"])
+                                 "width_panel", "paired_of", "comparison_table", "pick_learning_rates"])
 def test_rows_evaluated_differently_are_refused_naming_the_setting(swept, tmp_path, who):
     from leviathan.errors import UserError
 
@@ -114,11 +117,13 @@ def test_two_different_rows_of_one_run_are_refused_naming_both(swept, who):
         _comparers()[who](rows + [_other_loss(rows[1])])
 
 
-@pytest.mark.parametrize("who", ["analyze", "frequency_from_results", "width_panel", "comparison_table"])
+@pytest.mark.parametrize("who", ["analyze", "frequency_from_results", "width_panel", "comparison_table",
+                                 "pick_learning_rates"])
 def test_an_eval_set_no_row_was_evaluated_on_is_refused_naming_the_held_ones(swept, who):
     from leviathan.errors import UserError
     from leviathan.experiments.machinery.results import read_results
     from leviathan.experiments.method.frequency import frequency_from_results
+    from leviathan.experiments.method.lr_sweep import pick_learning_rates
     from leviathan.experiments.method.width import width_panel
     from leviathan.experiments.report.analysis import analyze, comparison_table
 
@@ -127,7 +132,8 @@ def test_an_eval_set_no_row_was_evaluated_on_is_refused_naming_the_held_ones(swe
     call = {"analyze": lambda: analyze(rows, eval_set="nope"),
             "frequency_from_results": lambda: frequency_from_results(rows, eval_set="nope"),
             "width_panel": lambda: width_panel(rows, eval_set="nope"),
-            "comparison_table": lambda: comparison_table(rows, "iso_body", "dense_tied", "nope")}[who]
+            "comparison_table": lambda: comparison_table(rows, "iso_body", "dense_tied", "nope"),
+            "pick_learning_rates": lambda: pick_learning_rates(rows, "nope")}[who]
     with pytest.raises(UserError, match=re.escape(f"{who}: eval_set: no row was evaluated on 'nope'; pass one the "
                                                   f"rows hold: {', '.join(held)}")):
         call()
