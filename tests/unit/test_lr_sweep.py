@@ -38,7 +38,7 @@ def test_edges_are_named_and_bad_rows_refused():
     assert list(choices["leviathan"].losses) == [1e-3, 3e-3, 1e-2]  # sorted by lr
     with pytest.raises(UserError, match="no resolved config"):
         pick_learning_rates([row("leviathan", 1e-3, 5.0, config=False)])
-    with pytest.raises(UserError, match="two rows of leviathan at lr 0.001"):
+    with pytest.raises(UserError, match="run 'lr0.001-leviathan-s0' has two different rows"):  # round 23
         pick_learning_rates([row("leviathan", 1e-3, 5.0), row("leviathan", 1e-3, 5.1)])
 
 

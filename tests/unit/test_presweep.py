@@ -1,7 +1,5 @@
 """A grid whose lrs come from its pre-sweep (experiments.machinery.presweep): arms, stages, picks, on literal grids and rows."""
 
-import math
-
 import pytest
 
 from leviathan.config import ConfigError, to_dict
@@ -40,9 +38,11 @@ def main_grid():
 
 
 def row(name, lr, loss):
-    return ResultRow.from_dict({"name": name, "variant": name.split("-s")[0].rsplit("-", 1)[1], "seed": 0,
-                                "size": name.rsplit("-", 2)[0], "eval": {"val": {"loss": loss}},
-                                "config": to_dict(RunConfig(max_steps=1, optim=OptimConfig(lr=lr)))})
+    variant = name.split("-s")[0].rsplit("-", 1)[1]
+    config = to_dict(RunConfig(max_steps=1, seed=0, optim=OptimConfig(lr=lr)))  # as a sweep's row records it: its
+    config["model"]["embedding"] = variant  # seed and variant agree with its config (pick_learning_rates checks)
+    return ResultRow.from_dict({"name": name, "variant": variant, "seed": 0, "size": name.rsplit("-", 2)[0],
+                                "eval": {"val": {"loss": loss}}, "config": config})
 
 
 # each arm's loss per lr: a:dense_untied best at the upper base lr, a-pick:leviathan at the lower, the b arms inside
@@ -133,7 +133,7 @@ def test_bad_presweep_grids_and_diverged_arms_are_named():
     with pytest.raises(ConfigError, match="sets no optim.lr"):
         presweep_arms(no_lr)
     names = presweep_state(g, []).base_runs
-    diverged = [row(r.name, r.config["optim"]["lr"], math.inf if "a-pick" in r.name else r.loss())
+    diverged = [row(r.name, r.config["optim"]["lr"], None if "a-pick" in r.name else r.loss())  # null: as written
                 for r in rows_of(g, names)]
     state = presweep_state(g, diverged)
     assert state.stage == "edge" and not any("a-pick" in n for n in state.edge_runs)

@@ -34,7 +34,7 @@ import numpy as np
 
 from ...codec import decode, encode, encode_fields, extra_keys
 from ...data.fingerprint_fields import recorded_problem
-from ...errors import UserError, dead_link, missing, not_regular
+from ...errors import ArgumentTypeError, ArgumentValueError, UserError, dead_link, missing, not_regular
 from ...eval.consistency import ppl_contradicts
 from ...eval.result import EvalResult
 from ...storage import api_write
@@ -1073,10 +1073,13 @@ def _unshare(path: str | os.PathLike) -> None:
 # rows handed over in Python, and comparison groups
 
 
-def check_typed_rows(rows: Iterable, who: str, one_per_arm: bool = False) -> list[ResultRow]:
-    """``rows`` as a list, or the error naming the first row the file reader would refuse: a TypeError for a path or
-    objects that are not rows, a ValueError for a row's values. With ``one_per_arm`` (a function that pairs rows by size, seed and variant), two rows of one arm under two names are a
-    ValueError too (a pre-sweep's rows of one arm at several lrs are not: they are not paired).
+def check_typed_rows(rows: Iterable, who: str, one_per_arm: bool = False, compared: bool = False,
+                     notes: list[str] | None = None) -> list[ResultRow]:
+    """``rows`` as a list, one row per run, or the error naming the first row the file reader would refuse: an
+    ``ArgumentTypeError`` (a TypeError) for a path or objects that are not rows, an ``ArgumentValueError`` (a
+    ValueError) for a row's values. With ``one_per_arm`` (a function that pairs rows by size, seed and variant), two
+    rows of one arm under two names are refused too (a pre-sweep's rows of one arm at several lrs are not: they are
+    not paired); with ``compared`` (a function that compares the rows' eval numbers), rows evaluated differently.
 
     ``read_results`` warns about and skips a line holding NaN, a seed that is not a whole number or a variant its own
     config contradicts (``row_problem``). A list of rows edited in Python skipped all of that: ``paired_comparisons``
@@ -1085,23 +1088,68 @@ def check_typed_rows(rows: Iterable, who: str, one_per_arm: bool = False) -> lis
     word. Footgun: call it where a public function first takes the rows, before grouping them
     (``comparison_groups`` keeps the last of two rows of one arm)."""
     if isinstance(rows, (str, os.PathLike)):  # round 8: a sweep's path ended in an AttributeError
-        raise TypeError(f"rows must be results rows, e.g. {who}(read_results({os.fspath(rows)!r})), got the path "
-                        f"{os.fspath(rows)!r}")
+        raise ArgumentTypeError(f"rows must be results rows, e.g. {who}(read_results({os.fspath(rows)!r})), got the "
+                                f"path {os.fspath(rows)!r}")
     rows = list(rows)
     if not all(isinstance(r, ResultRow) for r in rows):
-        raise TypeError(f"rows must be ResultRow objects (leviathan.experiments.machinery.results.read_results), "
-                        f"got {', '.join(sorted({type(r).__name__ for r in rows if not isinstance(r, ResultRow)}))}")
+        others = sorted({type(r).__name__ for r in rows if not isinstance(r, ResultRow)})
+        raise ArgumentTypeError(f"rows must be ResultRow objects (leviathan.experiments.machinery.results."
+                                f"read_results), got {', '.join(others)}")
     from .identity import arm_clash
 
     for i, row in enumerate(rows):
         problem = row_problem(row.to_dict())
         if problem is not None:
-            raise ValueError(f"{who}: rows[{i}] ({row.name!r}) {problem}; pass the rows as read_results reads them, "
-                             f"or correct that value")
+            raise ArgumentValueError(f"{who}: rows[{i}] ({row.name!r}) {problem}; pass the rows as read_results reads "
+                                     f"them, or correct that value")
     clash = arm_clash((f"rows[{i}]", row) for i, row in enumerate(rows)) if one_per_arm else None
     if clash is not None:
-        raise ValueError(f"{who}: {clash}; drop one, or correct the edited variant, size or seed")
+        raise ArgumentValueError(f"{who}: {clash}; drop one, or correct the edited variant, size or seed")
+    rows = _one_row_per_run(rows, who, notes)
+    if compared:
+        _check_evaluated_alike(rows, who)
     return rows
+
+
+def _one_row_per_run(rows: list[ResultRow], who: str, notes: list[str] | None) -> list[ResultRow]:
+    """The rows with a run given twice, the same measurement, kept once (its note appended to ``notes``), by
+    ``read_results``' rule (``identity.resolve_duplicates``); two different rows of one run are an
+    ``ArgumentValueError``. ``analyze(rows + rows)`` counted 8 runs for 4, without a word, and a run's second,
+    different row hid its first in the comparisons (issue 30 round 23, U417)."""
+    from .identity import resolve_duplicates
+
+    try:
+        unique, said = resolve_duplicates([(f"rows[{i}]", row) for i, row in enumerate(rows)], "the rows given")
+    except UserError as e:
+        raise ArgumentValueError(f"{who}: {str(e).replace('and run the command again', 'and call it again')}") from None
+    if notes is not None:
+        notes.extend(said)
+    return unique
+
+
+def _check_evaluated_alike(rows: list[ResultRow], who: str) -> None:
+    """``ArgumentValueError`` when the rows record different evaluation settings, or some hold eval numbers and others
+    none (``identity.check_one_evaluation``, the report's rule): ``analyze`` and ``paired_comparisons`` compared rows
+    evaluated at eval.seq_len 32 with rows evaluated at 16, without a word (issue 30 round 23, U415, U416)."""
+    from .identity import check_one_evaluation
+
+    try:
+        check_one_evaluation(rows, "this call")
+    except UserError as e:
+        raise ArgumentValueError(f"{who}: {e}") from None
+
+
+def check_eval_set_held(who: str, rows: Iterable[ResultRow], eval_set) -> None:
+    """UserError naming ``eval_set`` when it is no eval set's name, or when the rows were evaluated but none on it
+    (as ``identity.check_eval_set`` refuses ``--eval-set``; rows of a --skip-eval sweep hold none and pass):
+    ``analyze(rows, eval_set='nope')`` returned comparisons of loss None and ``frequency_from_results`` [], without
+    a word (issue 30 round 23, U420; ``paired_buckets``' rule since round 20, M235)."""
+    from ...value_rules import api_check, eval_set_problem
+
+    api_check(who, "eval_set", eval_set_problem(eval_set), "pass an eval set the rows hold, e.g. val")
+    held = sorted({s for r in rows for s in (*r.eval, *r.buckets)})
+    api_check(who, "eval_set", None if not held or eval_set in held else f"no row was evaluated on {eval_set!r:.40}",
+              f"pass one the rows hold: {', '.join(held)}")
 
 
 def comparison_groups(rows: Iterable[ResultRow], regime: str) -> dict[tuple, dict[str, ResultRow]]:

@@ -21,7 +21,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ...errors import UserError
+from ...errors import ArgumentTypeError, ArgumentValueError, UserError
 from ...train.metrics import MetricsRow, read_metric_rows
 from .records import Record, inline, optional
 from ..machinery.results import BASELINES, ResultRow, check_comparison, check_typed_rows, comparison_groups
@@ -34,6 +34,28 @@ class Curve:
     tokens: np.ndarray
     loss: np.ndarray
 
+    def __post_init__(self):
+        """Both arrays as 1-d float arrays, checked where a curve is made: an empty curve ended in numpy's IndexError,
+        an unsorted one was read first point last and tokens of 2 beside losses of 3 were interpolated, without a
+        word (issue 30 round 23, U438, U439, U442). Footgun: a loss may be NaN or infinite (a diverged evaluation,
+        round 19, J280), a token count may not."""
+        self.tokens = _points("tokens", self.tokens)
+        self.loss = _points("loss", self.loss)
+        problem = None
+        if (bad := np.flatnonzero(~np.isfinite(self.tokens) | (self.tokens < 0))).size:
+            problem = f"tokens[{bad[0]}] is {float(self.tokens[bad[0]])!r}, not a token count >= 0"
+        elif len(self.tokens) != len(self.loss):
+            problem = f"holds {len(self.tokens)} token counts but {len(self.loss)} losses"
+        elif len(self.tokens) == 0:
+            problem = "holds no points"
+        elif (back := np.flatnonzero(np.diff(self.tokens) <= 0)).size:
+            i = int(back[0]) + 1
+            problem = (f"tokens are not in increasing order: tokens[{i}] is {self.tokens[i]:g} after "
+                       f"{self.tokens[i - 1]:g}")
+        if problem is not None:
+            raise ArgumentValueError(f"Curve: {problem}; pass one loss per token count, the token counts increasing "
+                                     f"(e.g. val_curve(read_metric_rows(path)))")
+
     @property
     def final_loss(self) -> float:
         return float(self.loss[-1])
@@ -41,6 +63,26 @@ class Curve:
     @property
     def final_tokens(self) -> float:
         return float(self.tokens[-1])
+
+
+def _points(name: str, values) -> np.ndarray:
+    """``values`` as a 1-d float array, else the ``Curve`` error naming ``name``."""
+    try:
+        out = np.asarray(values, dtype=float)
+    except (TypeError, ValueError):
+        raise ArgumentTypeError(f"Curve: {name} must be an array of numbers, got {type(values).__name__} "
+                                f"{values!r:.60}; pass a 1-d numpy array") from None
+    if out.ndim != 1:
+        raise ArgumentValueError(f"Curve: {name} must be a 1-d array, got shape {out.shape}; pass one value per "
+                                 f"validation point")
+    return out
+
+
+def _check_curve(api: str, name: str, value) -> None:
+    """``ArgumentTypeError`` unless ``value`` is a ``Curve`` (a tuple of arrays ended in an AttributeError)."""
+    if not isinstance(value, Curve):
+        raise ArgumentTypeError(f"{api}: {name} must be a Curve, got {type(value).__name__} {value!r:.40}; pass "
+                                f"Curve(tokens, loss) or row_curve(row)")
 
 
 def row_curve(row: ResultRow, split: str | None = None) -> Curve:
@@ -93,9 +135,12 @@ def val_curve(rows: list[MetricsRow], split: str | None = None) -> Curve:
 
 def tokens_to_reach(curve: Curve, target: float) -> float | None:
     """First token count at which ``curve`` reaches ``target`` (linear interpolation), or None. ``target`` is a
-    finite loss: NaN was never reached, so None, read as "the model does not get there" (issue 30 round 19, J280)."""
+    finite loss: NaN was never reached, so None, read as "the model does not get there" (issue 30 round 19, J280).
+    After an evaluation whose loss is NaN or infinite (diverged) there is nothing to interpolate from: the point that
+    reaches the target is the answer (interpolating made it NaN tokens, "reached", round 23, U440)."""
     from ...value_rules import api_check, number_problem
 
+    _check_curve("tokens_to_reach", "curve", curve)
     api_check("tokens_to_reach", "target", number_problem(target, shown="a finite loss"),
               "pass the loss to reach, e.g. the reference's final_loss")
     t, L = curve.tokens, curve.loss
@@ -103,8 +148,8 @@ def tokens_to_reach(curve: Curve, target: float) -> float | None:
     if len(hit) == 0:
         return None
     i = int(hit[0])
-    if i == 0:
-        return float(t[0])
+    if i == 0 or not math.isfinite(L[i - 1]):
+        return float(t[i])
     t0, t1, l0, l1 = t[i - 1], t[i], L[i - 1], L[i]
     if l0 == l1:
         return float(t1)
@@ -168,6 +213,8 @@ class ThroughputEntry(Record):
 
 def sample_efficiency(model: Curve, reference: Curve) -> SampleEfficiency:
     """Tokens ``model`` needs to reach ``reference``'s final loss, and the factor tokens_ref / tokens_model."""
+    _check_curve("sample_efficiency", "model", model)
+    _check_curve("sample_efficiency", "reference", reference)
     target = reference.final_loss
     tokens = tokens_to_reach(model, target) if math.isfinite(target) else None  # a diverged reference: not reached
     out = SampleEfficiency(target_loss=target, reference_tokens=reference.final_tokens, reached=tokens is not None,
@@ -182,6 +229,8 @@ def sample_efficiency(model: Curve, reference: Curve) -> SampleEfficiency:
 
 def gain_over_training(model: Curve, reference: Curve) -> GainCurve:
     """Relative perplexity reduction 1 - exp(L_model - L_ref) at the token counts both curves share."""
+    _check_curve("gain_over_training", "model", model)
+    _check_curve("gain_over_training", "reference", reference)
     common = np.intersect1d(model.tokens, reference.tokens)
     lm = model.loss[np.searchsorted(model.tokens, common)]
     lr = reference.loss[np.searchsorted(reference.tokens, common)]

@@ -10,7 +10,8 @@ from dataclasses import dataclass
 
 from ...eval.frequency import relative_reduction
 from .records import Record
-from ..machinery.results import BucketScheme, ResultRow, check_comparison, check_typed_rows, comparison_groups
+from ..machinery.results import (BucketScheme, ResultRow, check_comparison, check_eval_set_held, check_typed_rows,
+                                  comparison_groups)
 
 
 @dataclass
@@ -43,7 +44,8 @@ def frequency_from_results(rows: Iterable[ResultRow], regime: str = "iso_body", 
     """
     baseline = check_comparison("frequency_from_results", regime, baseline)
     out = []
-    rows = check_typed_rows(rows, "frequency_from_results")  # as read_results holds them (round 17, E322)
+    rows = check_typed_rows(rows, "frequency_from_results", compared=True)  # as read_results holds them (E322)
+    check_eval_set_held("frequency_from_results", rows, eval_set)
     for (size, seed), by_variant in comparison_groups(rows, regime).items():
         base = by_variant.get(baseline)
         if base is None or eval_set not in base.buckets:

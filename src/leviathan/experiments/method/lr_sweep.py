@@ -26,7 +26,7 @@ from dataclasses import dataclass, field
 
 from ...errors import UserError
 from .records import Record
-from ..machinery.results import ResultRow
+from ..machinery.results import ResultRow, check_eval_set_held, check_typed_rows
 
 TOLERANCE = 0.01  # nats: losses this close count as a tie, and the lower lr wins
 LR_PART = re.compile(r"(?:^|-)lr[0-9][0-9a-z.+-]*$")  # the lr part that ends a pre-sweep size's name
@@ -107,7 +107,11 @@ def pick(losses: dict[float, float | None], tolerance: float = TOLERANCE) -> flo
 def pick_learning_rates(rows: Iterable[ResultRow], eval_set: str = "val",
                         tolerance: float = TOLERANCE) -> dict[str, LrChoice]:
     """{arm: LrChoice} over every row (one seed per lr expected; a second row for the same lr is refused); the arm
-    is ``arm_key(size, variant)``."""
+    is ``arm_key(size, variant)``. The rows are held to ``read_results``' rules and must be evaluated alike, on
+    ``eval_set`` (``results.check_typed_rows``): losses of rows evaluated at two seq_lens were compared, and a set no
+    row holds made every arm "diverged", without a word (issue 30 round 23, as U415, U420)."""
+    rows = check_typed_rows(rows, "pick_learning_rates", compared=True)
+    check_eval_set_held("pick_learning_rates", rows, eval_set)
     choices: dict[str, LrChoice] = {}
     for row in rows:
         choice = choices.setdefault(arm_key(row.size, str(row.variant)),

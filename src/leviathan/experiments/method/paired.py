@@ -45,7 +45,8 @@ from dataclasses import dataclass
 import numpy as np
 
 from .records import Record
-from ..machinery.results import BASELINES, ResultRow, baseline_of, check_typed_rows, comparison_groups
+from ..machinery.results import (BASELINES, ResultRow, baseline_of, check_eval_set_held, check_typed_rows,
+                                  comparison_groups)
 
 CONTROLS: dict[str, tuple[tuple[str, str], ...]] = {"iso_body": (("leviathan", "dense_untied"),)}
 PLATEAU_MARGIN = 0.5  # nats below the unigram entropy that count as "past the plateau"
@@ -367,7 +368,8 @@ def paired_buckets(seeds: list[tuple[ResultRow, ResultRow]], eval_set: str = "va
     """Per training-frequency bucket (rarest first), the paired loss difference over seeds with its interval and the
     perplexity change exp(mean) - 1; [] when a run has no buckets for ``eval_set``, UserError when no row was
     evaluated on it (a typo)."""
-    _check_eval_set_held(seeds, eval_set)
+    # eval_set='nope' returned [] as for rows without buckets (issue 30 round 20, M235)
+    check_eval_set_held("paired_buckets", [r for pair in seeds for r in pair], eval_set)
     return _bucket_diffs(seeds, eval_set, ci)
 
 
@@ -385,17 +387,6 @@ def _bucket_diffs(seeds: list[tuple[ResultRow, ResultRow]], eval_set: str, ci: f
         ppl = _ppl_change(st)
         out.append(BucketDiff(**vars(st), ppl_change=ppl.mean, ppl_change_ci=ppl.ci))
     return out
-
-
-def _check_eval_set_held(seeds: list[tuple[ResultRow, ResultRow]], eval_set) -> None:
-    """UserError when no row of ``seeds`` was evaluated on ``eval_set``: ``eval_set='nope'`` returned [] as for rows
-    without buckets, the typo not named (issue 30 round 20, M235; as J283's regime='nope')."""
-    from ...value_rules import api_check, eval_set_problem
-
-    api_check("paired_buckets", "eval_set", eval_set_problem(eval_set), "pass an eval set the rows hold, e.g. val")
-    held = sorted({s for pair in seeds for r in pair for s in (*r.eval, *r.buckets)})
-    api_check("paired_buckets", "eval_set", None if not held or eval_set in held else f"no row was evaluated on "
-              f"{eval_set!r:.40}", f"pass one the rows hold: {', '.join(held)}")
 
 
 def _check_arms_held(rows: list[ResultRow], **arms: tuple) -> None:
@@ -441,7 +432,8 @@ def paired_comparisons(rows: Iterable[ResultRow], ci: float = 0.95, plateau: flo
     borrowed (same backbone), or is None."""
     check_ci("paired_comparisons", ci)
     check_plateau("paired_comparisons", plateau)
-    rows = check_typed_rows(rows, "paired_comparisons", one_per_arm=True)  # as read_results holds them (E322-E324)
+    # as read_results holds them (round 17, E322-E324), evaluated alike (round 23, U416)
+    rows = check_typed_rows(rows, "paired_comparisons", one_per_arm=True, compared=True)
     out = []
     for regime in BASELINES:
         by_size = _by_size(rows, regime)
@@ -465,7 +457,7 @@ def paired_of(rows: Iterable[ResultRow], model: tuple[str, str], baseline: tuple
     has both). For rounds whose arms differ in more than the variant (a generator option against a table option)."""
     check_ci("paired_of", ci)
     check_plateau("paired_of", plateau)
-    rows = check_typed_rows(rows, "paired_of", one_per_arm=True)
+    rows = check_typed_rows(rows, "paired_of", one_per_arm=True, compared=True)
     _check_arms_held(rows, model=model, baseline=baseline)
     by = {(str(r.size), r.variant, r.seed): r for r in rows}
     seeds = sorted({r.seed for r in rows if (str(r.size), r.variant, r.seed) in by

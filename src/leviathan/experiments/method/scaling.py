@@ -512,7 +512,7 @@ def scaling_from_results(rows: Iterable[ResultRow], variant: str | None = None, 
                          count: str = "total", num_bootstrap: int = 1000, ci: float = 0.95, seed: int = 0) -> LadderFit:
     """Fit the dense ladder of a sweep and place every other run on it; the runs of one configuration with several
     seeds are one ``Equivalent`` (their losses resampled)."""
-    rows = check_typed_rows(rows, "scaling_from_results")  # as read_results holds them (round 17, E322)
+    rows = check_typed_rows(rows, "scaling_from_results", compared=True)  # as read_results holds them (round 17, E322)
     _check_ladder_arguments(variant, eval_set)
     variant = variant if variant is not None else ladder_variant(rows)
     points = [(r.name, row_params(r, count), r.loss(eval_set)) for r in rows if r.variant == variant]

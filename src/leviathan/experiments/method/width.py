@@ -37,7 +37,7 @@ from dataclasses import dataclass, field
 from .paired import (BucketDiff, GapTrend, TInterval, check_ci, gap_trend, least_squares_slope, mean_known,
                      paired_buckets, t_interval)
 from .records import Record
-from ..machinery.results import ResultRow, check_typed_rows
+from ..machinery.results import ResultRow, check_eval_set_held, check_typed_rows
 
 GENERATOR, TABLE, TIED = "leviathan", "dense_untied", "dense_tied"
 PAPER_DIRECTION = ("the paper (60M-1.2B parameters, o200k, against dense tables) reports the generator's advantage "
@@ -160,8 +160,10 @@ def width_panel(rows: Iterable[ResultRow], eval_set: str = "val", ci: float = 0.
     Parameters: the rows and the panel's independent settings, keyword-defaulted.
     """
     check_ci("width_panel", ci)  # round 18 (G469): as paired_comparisons
+    rows = check_typed_rows(rows, "width_panel", compared=True)  # as read_results holds them (round 17, E322)
+    check_eval_set_held("width_panel", rows, eval_set)
     by_body: dict[int, list[ResultRow]] = {}
-    for r in check_typed_rows(rows, "width_panel"):  # as read_results holds them (round 17, E322)
+    for r in rows:
         if r.in_regime(regime) and r.params is not None and r.params.body and r.variant in (generator, table, tied):
             by_body.setdefault(int(r.params.body), []).append(r)
     sizes = None if generator_sizes is None else {str(s) for s in generator_sizes}

@@ -28,7 +28,8 @@ from ..method.lr_sweep import LrChoice
 from ..method.paired import PairedComparison, paired_comparisons
 from ..method.records import Record, optional
 from ...eval.result import EvalResult
-from ..machinery.results import COMPARISONS, ResultRow, comparison_groups
+from ..machinery.results import (COMPARISONS, ResultRow, check_comparison, check_eval_set_held, check_typed_rows,
+                                 comparison_groups)
 from ..method.scaling import LadderFit, scaling_from_results
 from ..method.width import WidthPanel, width_panel
 from .embeddings import EmbeddingsSection, embeddings_section
@@ -117,7 +118,11 @@ class Analysis(Record):
 
 def comparison_table(rows: Iterable[ResultRow], regime: str, baseline: str,
                      eval_set: str = "val") -> list[ComparisonEntry]:
-    """Per (size, seed, variant): loss, ppl, the baseline's, and the relative ppl reduction 1 - ppl/ppl_base."""
+    """Per (size, seed, variant): loss, ppl, the baseline's, and the relative ppl reduction 1 - ppl/ppl_base. The rows,
+    regime, baseline and eval set are checked as ``analyze``'s are."""
+    baseline = check_comparison("comparison_table", regime, baseline)
+    rows = check_typed_rows(rows, "comparison_table", compared=True)
+    check_eval_set_held("comparison_table", rows, eval_set)
     out = []
     for (size, seed), by_variant in comparison_groups(rows, regime).items():
         base = by_variant.get(baseline)
@@ -146,10 +151,17 @@ def analyze(rows: Iterable[ResultRow], eval_set: str = "val", num_bootstrap: int
     ``plateau``: the training unigram entropy (nats) the paired gap curves mark; ``embeddings``: the records of
     ``leviathan analyze embeddings`` (none: no such section).
 
+    The rows are held to ``read_results``' rules (``results.check_typed_rows``): a run given twice, the same
+    measurement, counts once and ``notes`` says so; two different rows of a run, rows evaluated differently and an
+    ``eval_set`` no row was evaluated on are refused (issue 30 round 23, U415, U417, U420: an Analysis of 8 runs for
+    4, of arms evaluated at two seq_lens, of losses None, without a word).
+
     Parameters: the rows and the report's optional inputs (pre-sweeps, fair shot, embeddings, notes), keyword-
     defaulted.
     """
-    rows = list(rows)
+    notes: list[str] = []
+    rows = check_typed_rows(rows, "analyze", one_per_arm=True, compared=True, notes=notes)
+    check_eval_set_held("analyze", rows, eval_set)
     return Analysis(
         num_runs=len(rows), eval_set=eval_set, eval_sets=sorted({k for r in rows for k in r.eval}),
         unigram_entropy=plateau,
@@ -162,7 +174,7 @@ def analyze(rows: Iterable[ResultRow], eval_set: str = "val", num_bootstrap: int
         per_set=[RunSets(r.name, r.total_params, dict(r.eval))
                  for r in sorted(rows, key=lambda r: (r.total_params or 0, r.name))],
         embeddings=embeddings_section(embeddings) if embeddings else None,
-        width=width_panel(rows, eval_set, ci))
+        width=width_panel(rows, eval_set, ci), notes=[n.removeprefix("note: ") for n in notes] or None)
 
 
 def _scaling(rows: list[ResultRow], ladder: str | None, eval_set: str, num_bootstrap: int, ci: float,
