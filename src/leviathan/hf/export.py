@@ -38,7 +38,7 @@ from typing import Any, Callable, Iterator, Optional
 import torch
 from transformers import GenerationConfig, LlamaConfig, PreTrainedModel
 
-from ..errors import ArgumentTypeError, UserError
+from ..errors import ArgumentTypeError, UserError, file_above
 from ..io import publish
 from ..locking import check_utf8_name
 from ..model.config import ModelConfig
@@ -190,14 +190,6 @@ def plain_llama_state_dict(model: CausalLM) -> dict[str, torch.Tensor]:
 
 
 # ---- directories --------------------------------------------------------------------------------
-def _file_above(out: Path) -> Path | None:
-    """The nearest existing folder above ``out`` when it is a file (or anything but a folder); None otherwise."""
-    for parent in out.parents:
-        if parent.exists() or parent.is_symlink():
-            return None if parent.is_dir() else parent
-    return None
-
-
 @contextlib.contextmanager
 def _atomic_dir(out_dir: str | os.PathLike, overwrite: bool, flag: str = "--overwrite (overwrite=True)",
                 verb: str = "export") -> Iterator[Path]:
@@ -220,7 +212,7 @@ def _atomic_dir(out_dir: str | os.PathLike, overwrite: bool, flag: str = "--over
                 raise UserError(f"{out} exists and is not empty; choose another output directory or pass "
                                 f"{flag} to replace an earlier export there")
             check_replaceable(out, "export", flag, digested=True)
-    if (blocker := _file_above(out)) is not None:  # mkdir's FileExistsError named no fix (round 14, B259, B365)
+    if (blocker := file_above(out)) is not None:  # mkdir's FileExistsError named no fix (round 14, B259, B365)
         raise UserError(f"out_dir {str(out)!r} cannot be made: {str(blocker)!r} is a file, not a folder; choose "
                         f"another out_dir, or move that file away")
     out.parent.mkdir(parents=True, exist_ok=True)
