@@ -404,6 +404,7 @@ def _embeddings(args) -> int:
     from ..errors import UserError
     from ..experiments.machinery import embedding_files as files
     from ..experiments.method.embeddings import compare_records
+    from .. import stop_signals
 
     # buckets left open (None): 5 by mass, or with --sweep the grid's
     options = files.RecordOptions(args.buckets, args.method, args.probes, args.top_k)
@@ -422,6 +423,7 @@ def _embeddings(args) -> int:
         raise UserError("--out writes one run's record; with two paths the pair's agreement is printed (--json)")
     if args.out:
         files.check_record_target(args.out)  # before the analysis: never over a file it did not write
+        stop_signals.final_output(args.out)  # a stop once it is written says the record is complete (round 23, T13)
     records = [files.record_or_run(p, args.data, options) for p in args.paths]
     if len(records) == 1:
         record = records[0]
