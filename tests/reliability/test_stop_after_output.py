@@ -9,6 +9,7 @@ over the rename, and a stop from then on says the work is done (``stop_signals.o
 from __future__ import annotations
 
 import importlib
+import json
 import os
 import signal
 
@@ -65,13 +66,15 @@ stop_signals = importlib.import_module("leviathan.stop_signals")
 
 
 def _stop_once_placed(monkeypatch) -> list:
-    """``stop_signals.placed`` that sends this process a SIGTERM once its writer has noted the output in place (inside
-    the writer's held stops, where they hold them); the paths it was called with are returned."""
+    """``stop_signals.placed`` that sends this process a SIGTERM once the verb's own output is in place (inside the
+    writer's held stops, where they hold them); the paths it was called with are returned."""
     real_placed, seen = stop_signals.placed, []
 
     def placed_then_stop(path):
         seen.append(path)
         real_placed(path)
+        if not stop_signals.output_in_place:  # an output on the way (lm-eval's export of the model): no stop here
+            return
         os.kill(os.getpid(), signal.SIGTERM)
         for _ in range(1000):  # the handler runs at one of these bytecodes (when the writer does not hold it)
             pass
@@ -162,3 +165,16 @@ def test_a_sweep_run_stopped_before_its_first_step_says_nothing_was_trained(data
     assert ("a-dense_tied-s0: stopped by SIGTERM before its first step: nothing was trained and no checkpoint was "
             "written. Run the same command to train it.") in err, err
     assert "checkpoint saved" not in err and not (out / "runs" / "a-dense_tied-s0" / "checkpoints").exists()
+
+
+def test_a_sigterm_as_lm_eval_puts_its_results_in_place_says_they_are_complete(finished_run, tmp_path, monkeypatch,
+                                                                               capsys):
+    """T11's kind in lm-eval --out: a stop once lm_eval.json was in place said to run the evaluation again."""
+    from test_companions import _piqa_root
+
+    seen = _stop_once_placed(monkeypatch)
+    out = tmp_path / "lm"
+    status = main(["lm-eval", str(finished_run), "--tasks", "piqa", "--limit", "2", "--threads", "1", "--data-root",
+                   str(_piqa_root(tmp_path / "t")), "--out", str(out)])
+    _says_complete(status, capsys.readouterr().err, "lm-eval")
+    assert seen and "tasks" in json.loads((out / "lm_eval.json").read_text())
