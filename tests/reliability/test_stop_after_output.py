@@ -4,6 +4,12 @@ A SIGTERM 0.3 s into `leviathan prepare` (1 of 12 timings) came just after the d
 exit 143 and "stopped by SIGTERM before `leviathan prepare` finished: its temporary files are removed and nothing
 half-written is taken as valid; run the same command again", beside a complete, valid folder. The stop is now held
 over the rename, and a stop from then on says the work is done (``stop_signals.output_in_place``).
+
+Round 23: the same for `export` (T11: 4 of 10 stops as its folder appeared said to run it again, and the rerun was
+refused as "not empty"), `analyze embeddings --out` (T13), a sweep whose every run has its row (T33) and `lm-eval
+--out`: the verb names its output (``stop_signals.final_output``) and the writer that puts it in place says so
+(``placed``), so that the writers' other callers (lm-eval's own export, the demo's data folder) are not taken as done.
+And a sweep's run stopped before its first step no longer says "checkpoint saved" (T31).
 """
 
 from __future__ import annotations
