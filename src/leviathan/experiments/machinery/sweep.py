@@ -439,7 +439,8 @@ class _Job:
         return evaluate_run(self.grid, spec, run_dir, eval_data or EvalData(self.grid, data_root(self.root)))
 
 
-def _train_and_evaluate(job: _Job, spec: RunSpec, run_dir: Path, threads: int) -> tuple[ResultRow | None, str | None]:
+def _train_and_evaluate(job: _Job, spec: RunSpec, run_dir: Path,
+                        threads: int) -> tuple[ResultRow | None, TrainSummary | None]:
     """One run in a worker process of ``--jobs``: (row, None), or (None, its TrainSummary) if training was stopped."""
     import torch
 
@@ -543,7 +544,7 @@ def _collect(fut, started: tuple[RunSpec, float], results: Path, rows: list[Resu
     return None
 
 
-def stopped_run_line(summary) -> str:
+def stopped_run_line(summary: TrainSummary) -> str:
     """What a stopped run left, from its ``TrainSummary``: a checkpoint at the step it reached, or, for a run stopped
     before its first step (``steps`` 0), nothing. Every worker of a sweep stopped as it set up said "training
     stopped by SIGTERM; checkpoint saved. Run the same command to resume." with no checkpoint written (issue 30 round
