@@ -260,19 +260,17 @@ def read_metrics(path: str | os.PathLike) -> list[dict]:
 
 
 def metrics_file(path: str | os.PathLike) -> Path:
-    """The metrics.jsonl that ``path`` names (a run folder or the file); a UserError when there is none, naming what
-    stands in its place when something does (``errors.not_a_file``): a named pipe as metrics.jsonl was "no metrics
-    file at ...", while ``ls`` lists it and ``train`` names it as a pipe (issue 30 round 23, T109)."""
+    """The metrics.jsonl that ``path`` names (a run folder or the file); a UserError when there is none."""
     from .errors import UserError, not_a_file
+    from .value_rules import check_read_path
 
+    check_read_path("metrics_file", "path", path, "pass a run directory or its metrics.jsonl")  # U480's kind
     path = Path(path)
     if path.is_dir():
         path = path / "metrics.jsonl"
-    if not path.is_file():
-        if (what := not_a_file(path)) is not None:
-            raise UserError(f"the metrics file {str(path)!r} {what}; put the run's metrics.jsonl itself there, or "
-                            f"pass another run directory or metrics.jsonl")
-        raise UserError(f"no metrics file at {str(path)!r}; pass a run directory or its metrics.jsonl")
+    if not path.is_file():  # a pipe or a folder there was "no metrics file" (issue 30 round 23, U379's kind)
+        what = f"{str(path)!r} {not_a_file(path)}" if not_a_file(path) else f"no metrics file at {str(path)!r}"
+        raise UserError(f"{what}; pass a run directory or its metrics.jsonl")
     return path
 
 
