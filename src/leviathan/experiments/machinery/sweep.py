@@ -222,7 +222,7 @@ class EvalData:
         if self._buckets is None:
             from ...eval.frequency import make_buckets
 
-            # checked against meta.json, and a pipe or a folder in its place named (data.companions; round 23, T109)
+            # checked against meta.json, and a missing file or a pipe in its place named (data.companions)
             self._freq = load_train_freq(self.grid.data_dir)
             self._buckets = make_buckets(self._freq, int(self.grid.eval_options.buckets),
                                          str(self.grid.eval_options.bucket_method))
