@@ -179,6 +179,7 @@ def _stoppable(verb: str, call, command: str | None = None, ending: bool = False
     global _VERB_PID, _PENDING, _STOPPING
     _VERB_PID, _PENDING, _STOPPING = os.getpid(), None, False
     stops.output_in_place = False
+    stops.final_output(None)
     stop_signals = stops.stop_signals
     main_thread = threading.current_thread() is threading.main_thread()
     previous, late = {}, False

@@ -293,6 +293,19 @@ def missing(path) -> str:
     return f"cannot be read: {where!r} on its way {what} (repair or remove the link)"
 
 
+def file_above(path) -> str | None:
+    """The nearest existing path above ``path`` when it is a file (or anything but a folder: no folder can be made
+    under it), None when that nearest existing path is a folder. An output named 'afile/x.json' under a regular file
+    'afile' was "the folder 'afile' does not exist; create it first (mkdir -p afile)", which fails: it is a file
+    (issue 30 round 23, T1; ``export`` asked this since round 14, B259)."""
+    from pathlib import Path
+
+    for parent in Path(path).parents:
+        if parent.exists() or parent.is_symlink():
+            return None if parent.is_dir() else str(parent)
+    return None
+
+
 def not_a_file(path) -> str | None:
     """What stands where a file a reader needs is expected, to follow its name in an error ("is a symbolic link to
     '/nonexistent', which does not exist, ...", "is a folder, not a file", "is a character device, ..."); None when

@@ -40,6 +40,33 @@ def stop_and_interrupt_signals() -> list[signal.Signals]:
 output_in_place = False
 
 
+# The output (a real path) whose placing ends the verb of this process, named by the verb before its writer runs
+# (``final_output``); the CLI sets it back to None as each verb starts. See ``placed``.
+_final: str | None = None
+
+
+def final_output(path) -> None:
+    """Name ``path`` (None: none) as the output whose placing ends this process's verb: once its writer has put it in
+    place (``placed``), a stop says the work is complete. Export, analyze embeddings --out and a sweep said "run the
+    same command again" beside a complete output (issue 30 round 23, T11, T13, T33)."""
+    import os
+
+    global _final
+    _final = None if path is None else os.path.realpath(os.fspath(path))
+
+
+def placed(path) -> None:
+    """Note that the writer of ``path`` has put it in place, complete: ``output_in_place`` when it is the verb's
+    ``final_output``. Footgun: the writers also serve callers that go on afterwards (lm-eval's own export, the demo's
+    data folder, a sweep's records per run): setting the flag there said "its work is complete; nothing needs running
+    again" of a stop during the demo's training (round 23), so only the output the verb named counts."""
+    import os
+
+    global output_in_place
+    if _final is not None and os.path.realpath(os.fspath(path)) == _final:
+        output_in_place = True
+
+
 # A stop that arrived in a worker process before its training began (``remember_stop``), adopted by train's stop flag
 # when it starts: the worker then stops before its first step instead of training on.
 pending_stop: int | None = None

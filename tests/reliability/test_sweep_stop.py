@@ -57,5 +57,5 @@ def test_a_sigterm_to_the_sweep_alone_stops_its_workers_with_checkpoints(tmp_pat
         assert steps, log
         state = json.loads((steps[-1] / "state.json").read_text())
         assert 3 <= state["step"] < 100_000
-        assert f"{run.name}: training stopped by SIGTERM; checkpoint saved" in log
+        assert f"{run.name}: training stopped by SIGTERM at step {state['step']}; checkpoint saved" in log
     assert not (out / "results.jsonl").exists() or not (out / "results.jsonl").read_text().strip()

@@ -75,7 +75,7 @@ def bench_tokenizer(spec: str, cache_dir: Path, log: Callable[[str], None] = pri
     key = hashlib.sha256(json.dumps([vocab, max_chars, [(p.name, p.stat().st_size) for p in texts_files]]).encode())
     directory = Path(cache_dir) / f"bpe-{vocab}-{key.hexdigest()[:12]}"
     if (directory / "tokenizer.json").is_file():
-        return _cached(directory)
+        return _cached(directory, spec, vocab)
     log(f"training a BPE of {vocab} on {description} ({len(texts_files)} files, cached in {directory}) ...")
     tok = train_bpe(read_texts(texts_files, max_chars), vocab)
     directory.mkdir(parents=True, exist_ok=True)
@@ -92,11 +92,11 @@ def _record_cache(directory: Path) -> None:
     atomic_write_text(directory / CACHE_RECORD, json.dumps({"files": fingerprints(directory, (CACHE_RECORD,))}) + "\n")
 
 
-def _cached(directory: Path):
+def _cached(directory: Path, spec: str, vocab: int):
     """The cached BPE, checked against the sha256 its record holds: a tokenizer of another corpus put in the cache
     was measured as bench's own, exit 0 (issue 30 round 15, A43), and a damaged cache file was named with a fix
     bench does not take ("pass a valid tokenizer.json", A41) or "re-create it" (A42). A cache written before the
-    record is loaded as it is."""
+    record is loaded as it is, once it is a BPE of the request its folder is named for (``_check_cached_request``)."""
     from ..checkpoint.state import fingerprints
     from ..data.tokenizer import load_tokenizer
 
@@ -110,10 +110,23 @@ def _cached(directory: Path):
         raise UserError(f"bench's cached tokenizer in {str(directory)!r} is not the one bench trained (its files' "
                         f"sha256 differ from {CACHE_RECORD}'s): it was replaced or damaged; {fix}")
     try:
-        return load_tokenizer(str(directory))
+        tok = load_tokenizer(str(directory))
     except UserError as e:
         problem = str(e).split("; ")[0]  # its own fix names options bench does not take (A41)
         raise UserError(f"bench's cached tokenizer in {str(directory)!r} cannot be used ({problem}); {fix}") from None
+    _check_cached_request(tok, directory, spec, vocab, fix)
+    return tok
+
+
+def _check_cached_request(tok, directory: Path, spec: str, vocab: int, fix: str) -> None:
+    """UserError unless the cached ``tok`` is a BPE trained for ``spec`` (its recorded name) with at most ``vocab``
+    ids (a small corpus may stop short of it, never past). Another BPE's files put in the folder, with the record
+    deleted or rewritten to their sha256, were measured as "bpe:512 (300 ids)", exit 0 (issue 30 round 23, T8, T9):
+    the record proves only that the files are the ones recorded, not that they are the BPE the folder is named for."""
+    if tok.name == spec and tok.vocab_size <= vocab:
+        return
+    raise UserError(f"bench's cached tokenizer in {str(directory)!r} is not the one bench trained: the folder caches "
+                    f"{spec}, but it holds {tok.name!r} ({tok.vocab_size:,} ids); {fix}")
 
 
 def token_stream(tokenizer, max_chars: int = 2_000_000) -> tuple[np.ndarray, str]:

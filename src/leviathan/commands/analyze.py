@@ -298,10 +298,7 @@ def _frequency_runs(args) -> int:
 
     if not args.data:
         raise UserError("--runs needs --data (the prepared data dir the models were trained on)")
-    freq_path = Path(args.data) / "train_freq.npy"
-    if not freq_path.is_file():
-        raise UserError(f"{freq_path} not found; re-run leviathan prepare")
-    freq = load_train_freq(args.data)
+    freq = load_train_freq(args.data)  # names a missing file, or a pipe in its place (round 23, U394's kind)
     buckets = make_buckets(freq, args.buckets, args.method)
     stream = EvalStream.from_split(args.data, args.split, args.max_tokens)
     for run_dir in args.runs:  # as eval does: data of another tokenizer was scored without a word (round 6)
@@ -407,6 +404,7 @@ def _embeddings(args) -> int:
     from ..errors import UserError
     from ..experiments.machinery import embedding_files as files
     from ..experiments.method.embeddings import compare_records
+    from .. import stop_signals
 
     # buckets left open (None): 5 by mass, or with --sweep the grid's
     options = files.RecordOptions(args.buckets, args.method, args.probes, args.top_k)
@@ -425,6 +423,7 @@ def _embeddings(args) -> int:
         raise UserError("--out writes one run's record; with two paths the pair's agreement is printed (--json)")
     if args.out:
         files.check_record_target(args.out)  # before the analysis: never over a file it did not write
+        stop_signals.final_output(args.out)  # a stop once it is written says the record is complete (round 23, T13)
     records = [files.record_or_run(p, args.data, options) for p in args.paths]
     if len(records) == 1:
         record = records[0]

@@ -19,7 +19,7 @@ from pathlib import Path
 
 from ..bench import (CONFIGS, DEFAULT_SECTIONS, EXPERIMENT_CONFIGS, SECTIONS, WIDTH_CONFIGS, BenchOptions,
                      default_cache_dir, format_report, run_benchmark)
-from ..errors import UserError
+from ..errors import UserError, file_above
 from ..io import atomic_write_text, check_writable
 from ..ownership import CONTAINERS, MARKER, check_not_inside, check_not_special, read_marker
 from .values import non_negative_int, positive_int, thread_count
@@ -98,6 +98,9 @@ def _check_json_target(path: Path) -> None:
     after the benchmark before."""
     if path.is_dir():
         raise UserError(f"--json {str(path)!r} is a folder; name the result's file (e.g. {path}/bench.json)")
+    if (blocker := file_above(path)) is not None:  # "create it first (mkdir -p afile)" of a file (round 23, T1)
+        raise UserError(f"--json {str(path)!r} cannot be written: {blocker!r} is a file, not a folder; choose another "
+                        f"--json path, or move that file away")
     if not path.parent.is_dir():
         raise UserError(f"--json {str(path)!r}: the folder {str(path.parent)!r} does not exist; create it first "
                         f"(mkdir -p {path.parent}) or choose another --json path")

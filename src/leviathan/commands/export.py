@@ -20,6 +20,7 @@ def run(args) -> int:
     from ..hf.model_card import checkpoint_training
     from ..locking import folder_lock
     from ..ownership import check_apart
+    from ..stop_signals import final_output
     from .. import checkpoint as ckpt
 
     step = ckpt.find_checkpoint(args.checkpoint)
@@ -33,6 +34,7 @@ def run(args) -> int:
     except ImportError:  # a built-in encoding whose package is not installed
         tokenizer = None
     writer = export.to_plain_llama if args.plain_llama else export.to_hf
+    final_output(args.out_dir)  # a stop once it is in place says the export is complete (round 23, T11)
     with folder_lock(args.out_dir, "export", "choose another output folder", beside=True):  # one writer per folder
         out = writer(model, args.out_dir, tokenizer, overwrite=args.overwrite,
                      training=checkpoint_training(args.checkpoint))

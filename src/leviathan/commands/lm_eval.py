@@ -59,6 +59,9 @@ def _batch_size(text: str) -> int | str:
 
 def run(args) -> int:
     from ..eval.harness import evaluate, format_summary
+    from ..stop_signals import final_output
+
+    final_output(args.out)  # None without --out: nothing is written, a stop then says to run it again
 
     if args.threads:
         import torch

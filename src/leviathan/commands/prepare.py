@@ -38,7 +38,9 @@ def add_arguments(parser) -> None:
 
 def run(args) -> int:
     from ..data.prepare import prepare
+    from ..stop_signals import final_output
 
+    final_output(args.out)  # a stop once it is in place says so (round 22, Q106); the demo's own folder does not
     source = args.source[0] if len(args.source) == 1 else list(args.source)
     meta = prepare(source, args.out, args.tokenizer, val_fraction=args.val_fraction, val_source=args.val_source,
                    num_workers=args.workers, seed=args.seed, overwrite=args.overwrite, strict=args.strict,

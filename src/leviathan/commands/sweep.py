@@ -70,6 +70,7 @@ def add_arguments(parser) -> None:
 
 def run(args) -> int:
     from ..errors import UserError
+    from ..stop_signals import final_output
     from ..experiments.machinery.grid import format_grids, format_runs, load_grid
     from ..experiments.machinery.shards import parse_shard
     from ..experiments.machinery.sweep import (build_run_config, empty_selection, grid_snapshot, nothing_selected,
@@ -122,6 +123,7 @@ def run(args) -> int:
         return 0
     if args.reuse:
         _adopt(args, grid, selected, out)
+    final_output(out)  # once every selected run has its row, a stop says the sweep is complete (round 23, T33)
     rows = run_sweep(grid, out, _options(args, shard))
     print(f"{len(rows)} new rows in {out}/results.jsonl; next: leviathan report {out} --out {out}/report")
     return 0

@@ -537,7 +537,7 @@ def prepare(
             write_marker(tmp, "prepare", listed_files(tmp))  # last: names every file of the data dir
             with stop_signals.held_stops(deliver_after=True):  # a stop during the rename is said once it is done (Q106)
                 _install(tmp, out)
-                stop_signals.output_in_place = True  # a stop from here on finds the data folder complete
+                stop_signals.placed(out)  # a stop from here on finds the data folder complete (the CLI's output)
         except BaseException:
             shutil.rmtree(tmp, ignore_errors=True)
             raise

@@ -200,11 +200,14 @@ def evaluate(source: str | os.PathLike, tasks: str | Sequence[str] = "paper", *,
     if out_dir:
         Path(out_dir).mkdir(parents=True, exist_ok=True)
         from ..io import atomic_write_json
+        from .. import stop_signals
 
-        atomic_write_json(Path(out_dir) / "lm_eval.json", _jsonable(out))
-        if export is None:
-            _remove_earlier_export(Path(out_dir))
-        mark(out_dir, "lm-eval", OUT_FILES)
+        with stop_signals.held_stops(deliver_after=True):  # a stop is said once the results are in (round 23, T11's
+            atomic_write_json(Path(out_dir) / "lm_eval.json", _jsonable(out))  # kind: "run it again" re-scored them)
+            if export is None:
+                _remove_earlier_export(Path(out_dir))
+            mark(out_dir, "lm-eval", OUT_FILES)
+            stop_signals.placed(out_dir)  # `lm-eval --out`'s output: a stop from here on says it is complete
     return out
 
 

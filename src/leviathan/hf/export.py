@@ -38,7 +38,7 @@ from typing import Any, Callable, Iterator, Optional
 import torch
 from transformers import GenerationConfig, LlamaConfig, PreTrainedModel
 
-from ..errors import ArgumentTypeError, UserError
+from ..errors import ArgumentTypeError, UserError, file_above
 from ..io import publish
 from ..locking import check_utf8_name
 from ..model.config import ModelConfig
@@ -46,6 +46,7 @@ from ..model.embedding import TableEmbedding
 from ..model.llama import CausalLM
 from ..ownership import CONTAINERS, check_not_inside, check_replaceable, listed_files, replaced_folder, write_marker
 from ..removal import remove_tree, warn_left
+from .. import stop_signals
 from ..storage import api_write, as_asked, storage_oserror
 from .configuration import LeviathanConfig
 from .model_card import Training, native_card
@@ -190,14 +191,6 @@ def plain_llama_state_dict(model: CausalLM) -> dict[str, torch.Tensor]:
 
 
 # ---- directories --------------------------------------------------------------------------------
-def _file_above(out: Path) -> Path | None:
-    """The nearest existing folder above ``out`` when it is a file (or anything but a folder); None otherwise."""
-    for parent in out.parents:
-        if parent.exists() or parent.is_symlink():
-            return None if parent.is_dir() else parent
-    return None
-
-
 @contextlib.contextmanager
 def _atomic_dir(out_dir: str | os.PathLike, overwrite: bool, flag: str = "--overwrite (overwrite=True)",
                 verb: str = "export") -> Iterator[Path]:
@@ -220,7 +213,7 @@ def _atomic_dir(out_dir: str | os.PathLike, overwrite: bool, flag: str = "--over
                 raise UserError(f"{out} exists and is not empty; choose another output directory or pass "
                                 f"{flag} to replace an earlier export there")
             check_replaceable(out, "export", flag, digested=True)
-    if (blocker := _file_above(out)) is not None:  # mkdir's FileExistsError named no fix (round 14, B259, B365)
+    if (blocker := file_above(out)) is not None:  # mkdir's FileExistsError named no fix (round 14, B259, B365)
         raise UserError(f"out_dir {str(out)!r} cannot be made: {str(blocker)!r} is a file, not a folder; choose "
                         f"another out_dir, or move that file away")
     out.parent.mkdir(parents=True, exist_ok=True)
@@ -232,24 +225,35 @@ def _atomic_dir(out_dir: str | os.PathLike, overwrite: bool, flag: str = "--over
         yield tmp
         write_marker(tmp, "export", listed_files(tmp), digests=True)  # last: a folder holding it is complete
         publish(tmp)  # mkdtemp makes the folder private, safetensors its file: the umask's modes (leviathan.io)
-        if out.exists():
-            old = Path(tempfile.mkdtemp(prefix=f".{out.name}.old-", dir=out.parent))
-            try:
-                os.replace(out, old / out.name)
-            except BaseException:  # an immutable folder: the empty hidden folder was left beside it (round 11, R13)
-                os.rmdir(old)
-                raise
-            os.replace(tmp, out)
-            if (problem := remove_tree(old)) is not None:  # round 10 (P21): left hidden, without a word
-                warn_left(old, problem, "the replaced export, moved aside to", f"the new export is in place in '{out}'")
-        else:
-            os.replace(tmp, out)
+        with stop_signals.held_stops(deliver_after=True):  # a stop is said once the export is in place (round 23, T11)
+            _put_in_place(tmp, out)
     except BaseException as e:
         failed = storage_oserror(e, tmp) if isinstance(e, Exception) else None  # safetensors: its own class; judged
         shutil.rmtree(tmp, ignore_errors=True)  # before the partial folder frees the disk (round 11, R81)
         if failed is not None and failed.errno is not None:  # a full disk named no file (issue 30 round 6)
             raise OSError(failed.errno, failed.strerror, os.fspath(as_asked(failed.filename, tmp, out))) from None
         raise
+
+
+def _put_in_place(tmp: Path, out: Path) -> None:
+    """Rename the finished export ``tmp`` to ``out``, an earlier export there moved aside first and removed after. Under
+    ``held_stops``: a stop between the two renames would leave ``out`` missing and the earlier export in a hidden
+    folder, and one after them said "run the same command again" beside a complete export, whose rerun was then refused as "not
+    empty" (issue 30 round 23, T11). ``stop_signals.placed``: a stop from here on says the export is complete."""
+    if out.exists():
+        old = Path(tempfile.mkdtemp(prefix=f".{out.name}.old-", dir=out.parent))
+        try:
+            os.replace(out, old / out.name)
+        except BaseException:  # an immutable folder: the empty hidden folder was left beside it (round 11, R13)
+            os.rmdir(old)
+            raise
+        os.replace(tmp, out)
+        stop_signals.placed(out)
+        if (problem := remove_tree(old)) is not None:  # round 10 (P21): left hidden, without a word
+            warn_left(old, problem, "the replaced export, moved aside to", f"the new export is in place in '{out}'")
+    else:
+        os.replace(tmp, out)
+        stop_signals.placed(out)
 
 
 def _eos_id(tokenizer: Any) -> Optional[int]:

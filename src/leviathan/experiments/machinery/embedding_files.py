@@ -38,7 +38,7 @@ from .record_checks import record_problem, written_types_problem
 from .results import RESULTS, dumps, read_results
 from .sweep_grid import read_sweep_grid
 from ...storage import api_write
-from ... import json_text
+from ... import json_text, stop_signals
 
 EMBEDDINGS = "embeddings"  # the records' folder beside results.jsonl
 
@@ -181,7 +181,10 @@ def write_record(path: str | os.PathLike, record: EmbeddingRecord, flag: str = "
     check_not_inside(path, flag, ("train", "prepare", "export"), within=RUN_CONTAINERS, verb="analyze")  # N124, C204, E352
     path.parent.mkdir(parents=True, exist_ok=True)
     record = replace(record, sha256=content_sha256(json.loads(dumps(record))))
-    atomic_write_text(path, dumps(record, indent=1) + "\n")
+    text = dumps(record, indent=1) + "\n"
+    with stop_signals.held_stops(deliver_after=True):  # a stop is said once the record is in place (round 23, T13)
+        atomic_write_text(path, text)
+        stop_signals.placed(path)  # `analyze embeddings --out`'s output: a stop from here on says it is complete
     return path
 
 

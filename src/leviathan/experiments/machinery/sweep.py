@@ -222,10 +222,8 @@ class EvalData:
         if self._buckets is None:
             from ...eval.frequency import make_buckets
 
-            path = self.grid.data_dir / "train_freq.npy"
-            if not path.is_file():
-                raise UserError(f"{path} is missing; re-run leviathan prepare (it writes train_freq.npy)")
-            self._freq = load_train_freq(self.grid.data_dir)  # checked against meta.json (data.companions)
+            # checked against meta.json, and a missing file or a pipe in its place named (data.companions)
+            self._freq = load_train_freq(self.grid.data_dir)
             self._buckets = make_buckets(self._freq, int(self.grid.eval_options.buckets),
                                          str(self.grid.eval_options.bucket_method))
         return self._buckets, self._freq
@@ -441,14 +439,15 @@ class _Job:
         return evaluate_run(self.grid, spec, run_dir, eval_data or EvalData(self.grid, data_root(self.root)))
 
 
-def _train_and_evaluate(job: _Job, spec: RunSpec, run_dir: Path, threads: int) -> tuple[ResultRow | None, str | None]:
-    """One run in a worker process of ``--jobs``: (row, None), or (None, signal name) if training was stopped."""
+def _train_and_evaluate(job: _Job, spec: RunSpec, run_dir: Path,
+                        threads: int) -> tuple[ResultRow | None, TrainSummary | None]:
+    """One run in a worker process of ``--jobs``: (row, None), or (None, its TrainSummary) if training was stopped."""
     import torch
 
     torch.set_num_threads(threads)
     summary = _train_once(job.configs[spec.name], run_dir, quiet=True)
     if summary.stopped:
-        return None, summary.stopped
+        return None, summary
     return make_row(job.grid, spec, run_dir, summary, job.evaluate(spec, run_dir), job.hardware), None
 
 
@@ -489,6 +488,7 @@ def _run_parallel(job: _Job, todo: list[RunSpec], jobs: int, threads: int, log: 
         except BaseException:  # a stop (SIGTERM, Ctrl-C) or an error here: the workers checkpoint and stop too
             _stop_workers(pool, pending, results, rows, log)
             raise
+        _placed_when_complete(job, rows)  # before the pool's shutdown, which waits for its workers to end (T33)
     return rows
 
 
@@ -536,12 +536,24 @@ def _collect(fut, started: tuple[RunSpec, float], results: Path, rows: list[Resu
              log: Callable[[str], None]) -> str | None:
     """Record a finished worker's row; for a stopped run, say so and return the signal's name."""
     spec, t0 = started
-    row, stop = fut.result()
+    row, stopped = fut.result()
     if row is None:
-        log(f"{spec.name}: training stopped by {stop}; checkpoint saved. Run the same command to resume.")
-        return stop
+        log(f"{spec.name}: {stopped_run_line(stopped)}")
+        return stopped.stopped
     _record(results, row, rows, log, spec.name, t0)
     return None
+
+
+def stopped_run_line(summary: TrainSummary) -> str:
+    """What a stopped run left, from its ``TrainSummary``: a checkpoint at the step it reached, or, for a run stopped
+    before its first step (``steps`` 0), nothing. Every worker of a sweep stopped as it set up said "training
+    stopped by SIGTERM; checkpoint saved. Run the same command to resume." with no checkpoint written (issue 30 round
+    23, T31), while ``train`` stopped at that moment says nothing was trained."""
+    if not summary.steps:
+        return (f"stopped by {summary.stopped} before its first step: nothing was trained and no checkpoint was "
+                f"written. Run the same command to train it.")
+    return (f"training stopped by {summary.stopped} at step {summary.steps}; checkpoint saved. Run the same command "
+            f"to resume.")
 
 
 def _worker_start() -> None:
@@ -739,12 +751,23 @@ def _run_serial(job: _Job, todo: list[RunSpec], max_runs: int | None, log: Calla
                 f"{spec.params.total:,} parameters)")
         summary = _train_once(job.configs[spec.name], run_dir)
         if summary.stopped:
-            log(f"[{i + 1}/{len(todo)}] {spec.name}: training stopped by {summary.stopped} at step "
-                f"{summary.steps}; checkpoint saved. Run the same command to resume.")
+            log(f"[{i + 1}/{len(todo)}] {spec.name}: {stopped_run_line(summary)}")
             break
         row = make_row(job.grid, spec, run_dir, summary, job.evaluate(spec, run_dir, eval_data), job.hardware)
         _record(results, row, new_rows, log, f"[{i + 1}/{len(todo)}] {spec.name}", t0)
+    _placed_when_complete(job, new_rows)
     return new_rows
+
+
+def _placed_when_complete(job: _Job, rows: list[ResultRow]) -> None:
+    """``stop_signals.placed(out)`` once every run this sweep was to train (``job.configs``: before --max-runs cut
+    it) has its row: a stop from then on says the sweep's work is complete. A SIGTERM while the pool of ``--jobs``
+    workers shut down after the last row said "run the same command again", which then found 0 runs to go (issue 30
+    round 23, T33)."""
+    from ... import stop_signals
+
+    if set(job.configs) <= {row.name for row in rows}:
+        stop_signals.placed(job.out_dir)
 
 
 def train_commands(grid: Grid, out_dir: str | os.PathLike, runs: list[RunSpec] | None = None,
