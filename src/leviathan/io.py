@@ -261,13 +261,14 @@ def read_metrics(path: str | os.PathLike) -> list[dict]:
 
 def metrics_file(path: str | os.PathLike) -> Path:
     """The metrics.jsonl that ``path`` names (a run folder or the file); a UserError when there is none."""
-    from .errors import UserError
+    from .errors import UserError, not_a_file
 
     path = Path(path)
     if path.is_dir():
         path = path / "metrics.jsonl"
-    if not path.is_file():
-        raise UserError(f"no metrics file at {str(path)!r}; pass a run directory or its metrics.jsonl")
+    if not path.is_file():  # a pipe or a folder there was "no metrics file" (issue 30 round 23, U379's kind)
+        what = f"{str(path)!r} {not_a_file(path)}" if not_a_file(path) else f"no metrics file at {str(path)!r}"
+        raise UserError(f"{what}; pass a run directory or its metrics.jsonl")
     return path
 
 

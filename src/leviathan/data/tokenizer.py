@@ -46,7 +46,7 @@ from typing import Iterable, Sequence
 
 import numpy as np
 
-from ..errors import UserError, missing, name_too_long
+from ..errors import UserError, missing, name_too_long, not_a_file
 from ..integers import is_integer
 from .integrity import check_meta_tokenizer
 from .meta import find_meta
@@ -590,6 +590,9 @@ def _from_directory(directory: Path) -> Tokenizer:
         if name in (None, "") or name in BUILTIN_ENCODINGS:
             name = str(directory.resolve())
         tok: Tokenizer = _from_json_file(directory / TOKENIZER_FILE, str(name))
+    elif (what := not_a_file(directory / TOKENIZER_FILE)) is not None:  # not "holds none" (round 23, U379, U383)
+        raise UserError(f"{str(directory / TOKENIZER_FILE)!r} {what}, where {directory}'s tokenizer file should be; "
+                        f"move it away and copy the tokenizer.json back, or re-run `leviathan prepare`")
     elif name in BUILTIN_ENCODINGS:
         tok = load_tokenizer(name)
     elif name:

@@ -340,6 +340,9 @@ def write_sweep_records(sweep: str | os.PathLike, dest: str | os.PathLike | None
     check_callback("write_sweep_records", "log", log)
     log = log if log is not None else print
     sweep = Path(sweep)
+    if (what := not_a_file(sweep / RESULTS)) is not None:  # not "holds no results.jsonl" (round 23, U379's kind)
+        raise UserError(f"{str(sweep / RESULTS)!r} {what}, where the sweep's rows should be; move it away, and pass "
+                        f"a sweep's --out folder")
     if not (sweep / RESULTS).is_file():
         raise UserError(f"{sweep} holds no {RESULTS}: pass a sweep's --out folder once some of its runs finished")
     grid = read_sweep_grid(sweep).eval_options

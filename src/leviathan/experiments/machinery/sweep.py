@@ -222,10 +222,8 @@ class EvalData:
         if self._buckets is None:
             from ...eval.frequency import make_buckets
 
-            path = self.grid.data_dir / "train_freq.npy"
-            if not path.is_file():
-                raise UserError(f"{path} is missing; re-run leviathan prepare (it writes train_freq.npy)")
-            self._freq = load_train_freq(self.grid.data_dir)  # checked against meta.json (data.companions)
+            # checked against meta.json, and a missing file or a pipe in its place named (data.companions)
+            self._freq = load_train_freq(self.grid.data_dir)
             self._buckets = make_buckets(self._freq, int(self.grid.eval_options.buckets),
                                          str(self.grid.eval_options.bucket_method))
         return self._buckets, self._freq
