@@ -4,7 +4,8 @@ no, called the file missing ("holds no tokenizer.json", "state.json missing", "t
 lists it; round 22's S528 named a folder in the weights file's place. Every check of a file a folder records now
 says what stands there (``errors.not_a_file``): the tokenizer's folder, an export's marker, a checkpoint's state.json
 and its damage check, a data folder's splits and meta.json record; and, beyond the ids, ``find_checkpoint`` of a
-step folder, ``io.metrics_file``, ``merge_sweeps``' grid.json and ``write_sweep_records``' results.jsonl."""
+step folder, ``io.metrics_file``, ``merge_sweeps``' grid.json, ``write_sweep_records``' results.jsonl, and a
+tokenizer folder's leviathan_tokenizer.json (a pipe there was read as no record, its checks skipped)."""
 
 from __future__ import annotations
 
@@ -62,6 +63,21 @@ def test_load_tokenizer_names_what_stands_in_tokenizer_jsons_place(data, tmp_pat
         line = str(e.value)
         assert line.startswith(f"{str(bad)!r} {_words(kind)}") and "holds no" not in line, line
         assert "copy the tokenizer.json back" in line and "\n" not in line, line
+
+
+def test_load_tokenizer_names_a_pipe_in_its_records_place(data, tmp_path):
+    """U379's kind: a saved BPE folder whose leviathan_tokenizer.json is a pipe loaded its tokenizer.json as a folder
+    without a record, the record's checks (its name, ids, sha256) skipped without a word."""
+    from leviathan.data.tokenizer import load_tokenizer
+
+    folder = tmp_path / "tk"
+    folder.mkdir()
+    shutil.copy(data / "tokenizer.json", folder)
+    os.mkfifo(folder / "leviathan_tokenizer.json")
+    with pytest.raises(UserError) as e:
+        load_tokenizer(str(folder))
+    line = str(e.value)
+    assert line.startswith(f"{str(folder / 'leviathan_tokenizer.json')!r} {PIPE}") and "record" in line, line
 
 
 def test_load_tokenizer_of_an_adopted_save_names_a_pipe_in_tokenizer_jsons_place(data, tmp_path):

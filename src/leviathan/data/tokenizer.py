@@ -541,6 +541,9 @@ def _tokenizer_record(directory: Path) -> dict:
     """{name, eot_id, vocab_size} of a folder: its leviathan_tokenizer.json, else a data folder's meta.json
     (``data.meta.read_meta``, checked), else empty."""
     p = directory / INFO_FILE
+    if (what := not_a_file(p)) is not None:  # a pipe there was read as no record, its checks skipped (round 23, U379)
+        raise UserError(f"{str(p)!r} {what}, where {directory}'s tokenizer record should be; move it away, then "
+                        f"{_recreate(directory)}")
     if p.is_file():
         try:
             data = json_text.read_file(p)
