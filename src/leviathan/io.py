@@ -262,7 +262,9 @@ def read_metrics(path: str | os.PathLike) -> list[dict]:
 def metrics_file(path: str | os.PathLike) -> Path:
     """The metrics.jsonl that ``path`` names (a run folder or the file); a UserError when there is none."""
     from .errors import UserError, not_a_file
+    from .value_rules import check_read_path
 
+    check_read_path("metrics_file", "path", path, "pass a run directory or its metrics.jsonl")  # U480's kind
     path = Path(path)
     if path.is_dir():
         path = path / "metrics.jsonl"
