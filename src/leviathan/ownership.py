@@ -45,7 +45,7 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import Callable, Iterable
 
-from .errors import UserError
+from .errors import UserError, not_a_file
 from .mounts import is_mount_point
 from . import json_text
 
@@ -182,8 +182,9 @@ def check_output_files(folder: str | os.PathLike, fix: str, names: Iterable[str]
         if names is not None and name not in names:  # only the files a reader uses (the tokenizer's, round 15)
             continue
         path = Path(folder) / name
-        if not path.is_file():
-            raise UserError(f"{str(path)!r} is missing, but {MARKER} records it: the folder is incomplete; {fix}")
+        if not path.is_file():  # a pipe or a folder there was "is missing" (issue 30 round 23, U388, U398, U409)
+            what = not_a_file(path) or "is missing"
+            raise UserError(f"{str(path)!r} {what}, but {MARKER} records it: the folder is incomplete; {fix}")
         found = _sha256(path)
         if found != digest:
             raise UserError(f"{str(path)!r} is not the file `leviathan {marker.verb}` wrote there (sha256 "

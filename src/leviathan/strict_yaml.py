@@ -130,6 +130,22 @@ def _quoted_text(loader, node):
     return value
 
 
+def as_text_in_quotes(value: Any) -> Any:
+    """``value`` (settings given as Python objects: dicts, lists, scalars) with each ``str`` that YAML would read as a
+    number or a switch without quotes marked ``QuotedText``: a Python string is text, as a quoted YAML scalar is.
+    ``load_grid(d)`` with ``d['sizes']['a']['hidden_size'] = '32'`` trained hidden size 32 without a word, while the
+    same grid written as a file with ``hidden_size: "32"`` is refused (issue 30 round 23, U226). Keys are kept as they
+    are; text YAML 1.1 leaves as text unquoted (``1e-3``) is not marked, as an unquoted scalar in a file is not."""
+    if isinstance(value, dict):
+        return {key: as_text_in_quotes(item) for key, item in value.items()}
+    if isinstance(value, (list, tuple)):
+        return type(value)(as_text_in_quotes(item) for item in value)
+    if type(value) is str and yaml.resolver.Resolver().resolve(yaml.ScalarNode, value, (True, False)) != \
+            "tag:yaml.org,2002:str":
+        return QuotedText(value)
+    return value
+
+
 def _reads_as_float(text: str) -> bool:
     try:
         float(text.replace("_", ""))

@@ -18,17 +18,26 @@ import os
 import sys
 from pathlib import Path
 
-from ..errors import UserError
+from ..errors import UserError, not_a_file
 from .layout import CHECKPOINTS, REQUIRED, list_checkpoints, step_of
 from .misnamed import refuse_misnamed_newer
 from .. import json_text
 
 
+def files_problem(step_dir: Path) -> str | None:
+    """Which files a step folder needs are not there as files ("optimizer.pt missing"), or None. A pipe or a folder in
+    a file's place is named as what it is: "state.json missing" sent the user looking for a file ``ls`` lists (issue
+    30 round 23, U390, U399, U400)."""
+    missing = [f for f in REQUIRED if not (step_dir / f).is_file()]
+    named = [f"{f} {what}" for f in missing if (what := not_a_file(step_dir / f)) is not None]
+    absent = [f for f in missing if not_a_file(step_dir / f) is None]
+    return "; ".join(([f"{', '.join(absent)} missing"] if absent else []) + named) or None
+
+
 def _problem(step_dir: Path) -> str | None:
     """What is wrong with a step folder (None: complete)."""
-    missing = [f for f in REQUIRED if not (step_dir / f).is_file()]
-    if missing:
-        return f"{', '.join(missing)} missing"
+    if (missing := files_problem(step_dir)) is not None:
+        return missing
     try:
         state = json_text.read_file(step_dir / "state.json")
     except (OSError, ValueError):

@@ -12,14 +12,18 @@ import os
 from pathlib import Path
 
 from ..errors import UserError, missing as missing_path
-from .damage import refuse_damaged_newest
-from .layout import CHECKPOINTS, REQUIRED, is_complete, latest_checkpoint, step_of
+from .damage import files_problem, refuse_damaged_newest
+from .layout import CHECKPOINTS, is_complete, latest_checkpoint, step_of
 
 
 def find_checkpoint(path: str | os.PathLike) -> Path:
     """A step folder from a step folder, a ``checkpoints`` folder or a run folder (its latest step); an explicit step that
-    is missing or incomplete is an error naming it, never replaced by another one.
+    is missing or incomplete is an error naming it, never replaced by another one. '' is refused, not read as the
+    current folder ("'.' holds no complete checkpoint" named a folder never given: issue 30 round 23, U480).
     """
+    from ..value_rules import check_read_path
+
+    check_read_path("find_checkpoint", "path", path, "pass a run folder `leviathan train` wrote, or one of its checkpoints/step-XXXXXXXX folders")
     path = Path(path)
     if not os.path.exists(path):  # Path.exists raised ENAMETOOLONG for a 300-byte name (round 14, B328)
         raise UserError(f"checkpoint {str(path)!r} {missing_path(path)}; pass a run folder or one of its "
@@ -27,9 +31,9 @@ def find_checkpoint(path: str | os.PathLike) -> Path:
     if (path / "model.safetensors").exists() or step_of(path.name) is not None:
         _refuse_exported(path)
         if not is_complete(path):
-            missing = [f for f in REQUIRED if not (path / f).is_file()]
-            raise UserError(f"checkpoint {str(path)!r} is incomplete (missing {', '.join(missing) or 'a valid state.json'});"
-                            f" pass a complete step folder or the run folder to use its latest complete step")
+            problem = files_problem(path) or "state.json not valid"  # a pipe named as one (round 23, U390's kind)
+            raise UserError(f"checkpoint {str(path)!r} is incomplete ({problem}); pass a complete step folder or the "
+                            f"run folder to use its latest complete step")
         return path
     if not path.is_dir():  # a file of the run (round 8: config.yaml "holds no complete checkpoint")
         parent = path.parent  # named only when it is a run folder: a text file's folder was offered (round 14, B235)

@@ -66,7 +66,11 @@ def is_complete(path: Path) -> bool:
 
 
 def list_checkpoints(run_dir: str | os.PathLike) -> list[tuple[int, Path]]:
-    """Complete step folders of a run, oldest first."""
+    """Complete step folders of a run, oldest first; '' is refused (it would list the current folder's: round 23, U480's
+    kind)."""
+    from ..value_rules import check_read_path
+
+    check_read_path("list_checkpoints", "run_dir", run_dir, "pass a run folder `leviathan train` wrote")
     root = Path(run_dir) / CHECKPOINTS
     if not root.is_dir():
         return []

@@ -162,7 +162,9 @@ def load_model(path: str | os.PathLike, device: str | torch.device = "cpu") -> t
 def load_tokenizer(path: str | os.PathLike):
     """The tokenizer saved in a checkpoint (a run folder means its latest complete step)."""
     from ..data.tokenizer import load_tokenizer as _load
+    from ..value_rules import check_read_path
 
+    check_read_path("load_tokenizer", "path", path, "pass a run folder `leviathan train` wrote, or one of its checkpoints/step-XXXXXXXX folders")  # '' named '.' (round 23, U480's kind)
     step = find_checkpoint(path)
     state = checked_step(step, TOKENIZER_FILES)
     if (step / "tokenizer.json").is_file() or (step / "leviathan_tokenizer.json").is_file():
@@ -177,6 +179,9 @@ def saved_tokenizer(path: str | os.PathLike):
     """The checkpoint's tokenizer, or None when it records none (no tokenizer files, no name in state.json). Footgun:
     only "none recorded" is None; a recorded tokenizer that is damaged or another checkpoint's is ``load_tokenizer``'s
     UserError (issue 30 round 4: export once wrote a model without it, exit 0)."""
+    from ..value_rules import check_read_path
+
+    check_read_path("saved_tokenizer", "path", path, "pass a run folder `leviathan train` wrote, or one of its checkpoints/step-XXXXXXXX folders")  # '' named '.' (round 23, U480's kind)
     step = find_checkpoint(path)
     if not any((step / name).is_file() for name in TOKENIZER_FILES) and not read_step_state(step).tokenizer:
         return None

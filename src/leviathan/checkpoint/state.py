@@ -35,7 +35,7 @@ from pathlib import Path
 from typing import Any, Iterable
 
 from ..data.integrity import recorded_tokenizer_name
-from ..errors import UserError
+from ..errors import UserError, not_a_file
 from ..run_identity import is_run_id
 from ..seeds import MAX_SEED
 from .layout import step_of
@@ -332,8 +332,9 @@ def verify_companions(step_dir: str | os.PathLike, state: StepState, names: Iter
         _check_unrecorded(step_dir / name)
     for name in wanted:
         path = step_dir / name
-        if not path.is_file():
-            raise UserError(f"{str(path)!r} is missing, but {STATE_FILE} records it; the checkpoint is incomplete: "
+        if not path.is_file():  # a pipe or a folder there was "is missing" (issue 30 round 23, U401)
+            raise UserError(f"{str(path)!r} {not_a_file(path) or 'is missing'}, but {STATE_FILE} records it; the "
+                            f"checkpoint is incomplete: "
                             f"restore the file, or move the step folder out of checkpoints/ to go on from the "
                             f"previous one")
         found = sha256_file(path)

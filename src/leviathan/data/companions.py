@@ -58,8 +58,9 @@ def check_file(data_dir: str | os.PathLike, files: dict[str, str] | None, name: 
     if files is None or name not in files:
         return
     path = Path(data_dir) / name
-    if not path.is_file():
-        raise UserError(f"{str(path)!r} is missing, but meta.json records it; the data folder is incomplete: copy "
+    if not path.is_file():  # a pipe or a folder there was "is missing" (issue 30 round 23, U379's kind)
+        raise UserError(f"{str(path)!r} {not_a_file(path) or 'is missing'}, but meta.json records it; the data "
+                        f"folder is incomplete: copy "
                         f"the file back, or prepare the data again (leviathan prepare SOURCE --out {data_dir} "
                         f"--overwrite)")
     found = file_digest(path)

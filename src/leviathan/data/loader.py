@@ -38,7 +38,7 @@ import numpy as np
 import torch
 
 from ..value_rules import api_check, check_read_path, whole_problem
-from ..errors import UserError
+from ..errors import UserError, not_a_file
 from ..seeds import seed_problem
 from .companions import check_file, file_digest
 from .meta import DATA_DIR_FIX, read_meta
@@ -70,8 +70,9 @@ class TokenDataset:
         self.num_bytes = info.bytes or 0
         path = self.data_dir / info.file
         self.path = path
-        if not path.is_file():
-            raise UserError(f"{path} is missing; the data dir is incomplete; re-run `leviathan prepare` "
+        if not path.is_file():  # a pipe or a folder there was "is missing" (issue 30 round 23, U394, U402)
+            raise UserError(f"{path} {not_a_file(path) or 'is missing'}; the data dir is incomplete; re-run "
+                            f"`leviathan prepare` "
                             f"(with --overwrite) to rebuild it")
         size = path.stat().st_size
         if size % self.dtype.itemsize:

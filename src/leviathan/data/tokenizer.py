@@ -46,7 +46,7 @@ from typing import Iterable, Sequence
 
 import numpy as np
 
-from ..errors import UserError, missing, name_too_long
+from ..errors import UserError, missing, name_too_long, not_a_file
 from ..integers import is_integer
 from .integrity import check_meta_tokenizer
 from .meta import find_meta
@@ -541,6 +541,9 @@ def _tokenizer_record(directory: Path) -> dict:
     """{name, eot_id, vocab_size} of a folder: its leviathan_tokenizer.json, else a data folder's meta.json
     (``data.meta.read_meta``, checked), else empty."""
     p = directory / INFO_FILE
+    if (what := not_a_file(p)) is not None:  # a pipe there was read as no record, its checks skipped (round 23, U379)
+        raise UserError(f"{str(p)!r} {what}, where {directory}'s tokenizer record should be; move it away, then "
+                        f"{_recreate(directory)}")
     if p.is_file():
         try:
             data = json_text.read_file(p)
@@ -590,6 +593,9 @@ def _from_directory(directory: Path) -> Tokenizer:
         if name in (None, "") or name in BUILTIN_ENCODINGS:
             name = str(directory.resolve())
         tok: Tokenizer = _from_json_file(directory / TOKENIZER_FILE, str(name))
+    elif (what := not_a_file(directory / TOKENIZER_FILE)) is not None:  # not "holds none" (round 23, U379, U383)
+        raise UserError(f"{str(directory / TOKENIZER_FILE)!r} {what}, where {directory}'s tokenizer file should be; "
+                        f"move it away and copy the tokenizer.json back, or re-run `leviathan prepare`")
     elif name in BUILTIN_ENCODINGS:
         tok = load_tokenizer(name)
     elif name:

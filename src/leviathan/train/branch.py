@@ -63,3 +63,21 @@ def refuse_other_runs_step(path: Path, run_dir: Path) -> None:
                         f"move it out of {checkpoints!r} (--resume auto then goes on from this run's previous step); "
                         f"to train on from it, fork it from where you moved it into a new run folder (leviathan train "
                         f"--run-dir NEW --resume MOVED_STEP_FOLDER)")
+
+
+def refuse_linked_step(path: Path, run_dir: Path, resume: str) -> None:
+    """UserError when ``path``, the step folder of ``run_dir`` a resume would continue from, is a symbolic link to a
+    folder outside ``run_dir``. ``--resume auto`` with a link to another run's step as the newest step folder was
+    refused as "--resume 'auto' is a checkpoint of another run folder ...; or continue this run with --resume auto":
+    the fix named was the option given, and the link was not named (issue 30 round 23, U325)."""
+    if not os.path.islink(path) or not _same_folder(path.parent.parent, run_dir):
+        return
+    target = os.path.realpath(path)
+    if Path(target).is_relative_to(os.path.realpath(run_dir)):
+        return
+    checkpoints = str(run_dir / "checkpoints")
+    raise UserError(f"--resume {str(resume)!r} would continue from {str(path)!r}, but that step folder is a symbolic "
+                    f"link to {target!r}, outside run folder {str(run_dir)!r}: training on would mix that folder's "
+                    f"run with this one's checkpoints; move the link out of {checkpoints!r} (--resume auto then goes "
+                    f"on from this run's previous step), or fork the linked step into a new run folder (leviathan "
+                    f"train --run-dir NEW --resume {target!r})")

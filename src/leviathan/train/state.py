@@ -28,7 +28,7 @@ import torch
 from ..checkpoint.read import check_tokenizer, load_model_state, run_config_from_dict
 from ..config import to_dict
 from ..errors import UserError
-from .branch import refuse_older_step, refuse_other_runs_step
+from .branch import refuse_linked_step, refuse_older_step, refuse_other_runs_step
 from .data_identity import data_changed
 from ..run_config import RunConfig
 from .metrics import foreign_metrics
@@ -125,6 +125,7 @@ def load_resume(cfg: RunConfig, run_dir: Path, resume: str | None) -> tuple[Path
                         f"or choose another --run-dir")
     if path is None:
         return None, None
+    refuse_linked_step(path, run_dir, resume)  # the newest step a link to elsewhere (round 23, U325)
     own = ckpt.list_checkpoints(run_dir)
     if own and not Path(os.path.realpath(path)).is_relative_to(os.path.realpath(run_dir)):
         # another run's checkpoint continued into this one: its step folders were replaced by the other run's, its

@@ -337,12 +337,16 @@ def write_sweep_records(sweep: str | os.PathLike, dest: str | os.PathLike | None
     kept unless ``redo``. Buckets that ``options`` leave open are those of the sweep's grid.json. ``redo`` and ``log``
     are checked before anything is written: ``log='x'`` failed after the first record was written, and ``redo='no'``
     was read as true and rewrote every record (issue 30 round 19, J222, J224)."""
-    from ...value_rules import check_callback, check_switches
+    from ...value_rules import check_callback, check_read_path, check_switches
 
+    check_read_path("write_sweep_records", "sweep", sweep, "pass a sweep's --out folder")  # '' named '.' (U480's kind)
     check_switches("write_sweep_records", redo=redo)
     check_callback("write_sweep_records", "log", log)
     log = log if log is not None else print
     sweep = Path(sweep)
+    if (what := not_a_file(sweep / RESULTS)) is not None:  # not "holds no results.jsonl" (round 23, U379's kind)
+        raise UserError(f"{str(sweep / RESULTS)!r} {what}, where the sweep's rows should be; move it away, and pass "
+                        f"a sweep's --out folder")
     if not (sweep / RESULTS).is_file():
         raise UserError(f"{sweep} holds no {RESULTS}: pass a sweep's --out folder once some of its runs finished")
     grid = read_sweep_grid(sweep).eval_options

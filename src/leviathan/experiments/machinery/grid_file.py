@@ -34,7 +34,7 @@ from ...config import ConfigError, from_dict, load_yaml, require
 from ...configs import find_grid_file
 from ...seeds import check_seed
 from ...settings_kind import other_settings_file
-from ...strict_yaml import QuotedText
+from ...strict_yaml import QuotedText, as_text_in_quotes
 
 
 @dataclass
@@ -65,8 +65,8 @@ GRID_KEYS = frozenset(f.name for f in dataclasses.fields(GridFile))
 def read_grid_file(name_or_path: str | os.PathLike | dict) -> tuple[GridFile, Path | None]:
     """(the grid's top level, its file; None for a grid given as a dict). A grid by name (``cpu``, ``paper``) or
     path follows ``leviathan.configs``' rules; an unknown top-level key is a ConfigError naming the closest one."""
-    if isinstance(name_or_path, dict):
-        raw, path = dict(name_or_path), None
+    if isinstance(name_or_path, dict):  # its text is text, as a file's quoted scalars are (round 23, U226)
+        raw, path = as_text_in_quotes(dict(name_or_path)), None
     else:
         path = find_grid_file(name_or_path)
         raw = load_yaml(path)

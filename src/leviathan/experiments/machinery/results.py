@@ -372,6 +372,10 @@ def read_results(path: str | os.PathLike, report=None) -> list[ResultRow]:
     if not isinstance(path, (str, os.PathLike)):  # read_results(123): Path's TypeError (round 9, M138)
         raise TypeError(f"path must be a sweep folder or its results.jsonl (str or Path), got {type(path).__name__} "
                         f"{path!r:.60}")
+    from ...value_rules import check_read_path
+
+    # '' read the current folder: [] without a word (issue 30 round 23, U480's kind)
+    check_read_path("read_results", "path", path, "pass a sweep output dir or its results.jsonl")
     path = Path(path)
     if path.name != RESULTS and not os.path.lexists(path) or dead_link(path) is not None:
         # round 15 (B204): read_results("nonexist"), a mistyped folder, was [] without a word; a results.jsonl not

@@ -21,7 +21,7 @@ import re
 from pathlib import Path
 
 from ...codec import encode
-from ...errors import UserError, missing
+from ...errors import UserError, missing, not_a_file
 from .data_match import same_sweep_data
 from .grid_agreement import check_grid_describes_rows, run_differences
 from .identity import arm_clash, check_one_evaluation, check_one_grid, evaluation_settings, resolve_duplicates
@@ -125,6 +125,9 @@ def _check_merge_inputs(paths: list[str | os.PathLike]) -> None:
             raise UserError(f"sweep folder {str(path)!r} {missing(path)}; pass the --out folder of a sweep (or its "
                             f"results.jsonl)")
         grid_json = _folder(path) / "grid.json"
+        if (what := not_a_file(grid_json)) is not None:  # not "has no grid.json" (issue 30 round 23, U379's kind)
+            raise UserError(f"{str(grid_json)!r} {what}, where the sweep's grid.json should be; put the sweep's "
+                            f"grid.json back (rerun its command: runs with a row are not trained again)")
         if not grid_json.is_file():
             raise UserError(f"{str(path)!r} has no grid.json ({str(grid_json)!r}), which names the grid and settings "
                             f"its rows were swept with, so it cannot be merged with other sweep folders: it is not a "

@@ -173,7 +173,11 @@ def grid_json_of(path: str | os.PathLike) -> Path:
 
 def read_sweep_grid(path: str | os.PathLike) -> SweepGrid:
     """The grid.json of a sweep folder (``path``, or the folder of its results.jsonl); an empty ``SweepGrid`` where
-    there is none. A file that is not a grid.json is a UserError naming it."""
+    there is none. A file that is not a grid.json is a UserError naming it; '' is refused (it was the current
+    folder's grid.json, or an empty grid without a word: issue 30 round 23, U480's kind)."""
+    from ...value_rules import check_read_path
+
+    check_read_path("read_sweep_grid", "path", path, "pass a sweep's --out folder or its results.jsonl")
     file = grid_json_of(path)
     if not os.path.isfile(file):  # os.path: a 300-byte name raised ENAMETOOLONG (round 18, G241's kind)
         return SweepGrid()
