@@ -46,7 +46,7 @@ from typing import Iterable, Sequence
 
 import numpy as np
 
-from ..errors import UserError, missing, name_too_long
+from ..errors import UserError, missing, name_too_long, not_a_file
 from ..integers import is_integer
 from .integrity import check_meta_tokenizer
 from .meta import find_meta
@@ -539,21 +539,28 @@ def _from_json_file(path: Path, name: str) -> HFTokenizer:
 
 def _tokenizer_record(directory: Path) -> dict:
     """{name, eot_id, vocab_size} of a folder: its leviathan_tokenizer.json, else a data folder's meta.json
-    (``data.meta.read_meta``, checked), else empty."""
+    (``data.meta.read_meta``, checked), else empty. A record that is there but no JSON object (``[record]``, a folder,
+    a pipe) is refused as damaged: it was passed over, and the folder loaded as an unrecorded tokenizer, the record's
+    sha256 check of tokenizer.json with it (issue 30 round 23, U523, U527)."""
     p = directory / INFO_FILE
+    if (what := not_a_file(p)) is not None:  # a folder, a pipe or a dead link in its place was passed over (U523)
+        raise UserError(f"{p} {what}; {_recreate(directory)}")
     if p.is_file():
         try:
             data = json_text.read_file(p)
         except json.JSONDecodeError as e:
             raise UserError(f"{p} is not valid JSON ({e}); re-create the directory") from None
-        if isinstance(data, dict):
-            _check_record_format(p, data)
-            info = {"name": data.get("name", data.get("tokenizer")), "eot_id": data.get("eot_id"),
-                    "vocab_size": data.get("vocab_size"), "kind": data.get("kind"), "sha256": data.get("sha256")}
-            if info["name"] is not None and not isinstance(info["name"], str):
-                raise UserError(f"{p}: field 'name' is {info['name']!r}, not a tokenizer name; the directory was "
-                                f"damaged or edited by hand; re-create it")
-            return info
+        if not isinstance(data, dict):  # [record] was passed over, its sha256 check with it (round 23, U523, U527)
+            shown = {"list": "array", "str": "string", "NoneType": "null"}.get(type(data).__name__, "number")
+            raise UserError(f"{p} is a JSON {shown}, not a tokenizer record (an object with name, eot_id and "
+                            f"vocab_size): the directory was damaged or edited by hand; {_recreate(directory)}")
+        _check_record_format(p, data)
+        info = {"name": data.get("name", data.get("tokenizer")), "eot_id": data.get("eot_id"),
+                "vocab_size": data.get("vocab_size"), "kind": data.get("kind"), "sha256": data.get("sha256")}
+        if info["name"] is not None and not isinstance(info["name"], str):
+            raise UserError(f"{p}: field 'name' is {info['name']!r}, not a tokenizer name; the directory was "
+                            f"damaged or edited by hand; re-create it")
+        return info
     meta = find_meta(directory)
     return {"name": meta.tokenizer, "eot_id": meta.eot_id, "vocab_size": meta.vocab_size} if meta else {}
 
