@@ -173,12 +173,22 @@ def check_generation_ids(model: Any, folder: Any) -> None:
     vocabulary: a marker-less folder whose generation_config.json had eos_token_id 999 over 300 ids loaded and
     generated without a word, never able to stop at its end of text (issue 30 round 22, S104). config.json's own ids
     are checked by ``LeviathanConfig``."""
-    generation, vocab = getattr(model, "generation_config", None), getattr(model.config, "vocab_size", None)
-    if generation is None or not isinstance(vocab, int):
-        return
+    if (problem := generation_id_problem(model)) is not None:
+        where = os.path.join(os.fspath(folder), "generation_config.json")
+        raise UserError(f"{where!r}: {problem}; generate could never stop at, or would read, an id the model "
+                        f"does not have: set it to the tokenizer's id (or remove the line), or save the model "
+                        f"again")
+
+
+def generation_id_problem(model: Any) -> str | None:
+    """``token_id_problem`` of the first of ``model``'s generation settings (its ``generation_config``) that names a
+    token id outside its vocabulary; None when all are fine or the model has none. Read by the loaders
+    (``check_generation_ids``) and, for the same rule, by the savers (``save_folder.check_save_arguments``)."""
+    generation = getattr(model, "generation_config", None)
+    vocab = getattr(getattr(model, "config", None), "vocab_size", None)
+    if generation is None or not isinstance(vocab, int) or isinstance(vocab, bool):
+        return None
     for name in GENERATION_IDS:
         if (problem := token_id_problem(name, getattr(generation, name, None), vocab)) is not None:
-            where = os.path.join(os.fspath(folder), "generation_config.json")
-            raise UserError(f"{where!r}: {problem}; generate could never stop at, or would read, an id the model "
-                            f"does not have: set it to the tokenizer's id (or remove the line), or save the model "
-                            f"again")
+            return problem
+    return None
