@@ -153,12 +153,14 @@ def save_whole(save: Callable[[str], Any], save_directory: str | os.PathLike) ->
     """``save(folder)`` (transformers' ``save_pretrained``) into ``save_directory`` after ``check_save_directory``,
     whole or not at all (see Footgun 2 above): written into a hidden temporary folder inside it, published
     (``io.publish``: the umask's modes) and put in place all or none (``_move_in``, round 22); weights an earlier save
-    recorded that this one did not write (another shard count) are removed with it. On any failure, Ctrl-C included, the
+    recorded that this one did not write (another shard count) are removed with it, under the folder's exclusive lock, which
+    the loaders' reads wait for (``swap_lock``, round 23, U515). On any failure, Ctrl-C included, the
     temporary folder and the folders this call made are removed; a storage failure is an ``errors.StorageError``."""
     from ..io import publish
     from ..locking import missing_folders, remove_if_empty
     from ..stop_signals import held_stops
     from ..storage import api_writes
+    from ..swap_lock import swapping
 
     if not callable(save):  # round 22: "'int' object is not callable" from inside the staging
         raise UserError(f"save_whole: save: expected a function writing a model into the folder it is given (such as "
@@ -173,7 +175,8 @@ def save_whole(save: Callable[[str], Any], save_directory: str | os.PathLike) ->
             tmp = Path(tempfile.mkdtemp(prefix=".save_pretrained.tmp-", dir=out))
             result = save(str(tmp))
             publish(tmp)
-            with held_stops(deliver_after=True):  # a Ctrl-C among the renames would leave a mix of two saves
+            # a Ctrl-C among the renames would leave a mix of two saves, and a load among them read one (U515)
+            with swapping(out), held_stops(deliver_after=True):
                 _move_in(tmp, out)
             return result
         except BaseException as e:
