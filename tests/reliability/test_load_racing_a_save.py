@@ -87,3 +87,43 @@ def test_a_load_during_a_save_waits_for_it_and_reads_the_new_save_whole(tmp_path
         assert time.monotonic() - started > 1.0
     finally:
         assert writer.wait(timeout=120) == 0, writer.stderr.read()
+
+
+TOKENIZER_WRITER = r"""
+import sys, time
+from pathlib import Path
+import leviathan.replace_together as together
+from leviathan.data.tokenizer import load_tokenizer, train_bpe
+
+data, folder, marker, text = sys.argv[1:5]
+load_tokenizer(data).save(folder)
+real = together.replace_together
+
+def halting(pairs, aside, remove=()):  # tokenizer.json, a pause, then its record (atomic_write_together's order)
+    pairs = list(pairs)
+    done = real(pairs[:-1], aside)
+    Path(marker).touch()
+    time.sleep(3)
+    return done + real(pairs[-1:], aside, remove)
+
+together.replace_together = halting
+train_bpe([Path(text).read_text()], 280).save(folder)
+"""
+
+
+def test_a_tokenizer_load_during_a_save_waits_for_it(tmp_path, data):
+    """The same kind in ``Tokenizer.save`` / ``load_tokenizer``: a load among the renames read the new tokenizer.json
+    beside the earlier save's record, and blamed an edit ("not the file Tokenizer.save wrote")."""
+    from leviathan.data.tokenizer import load_tokenizer
+
+    text = sorted((data.parent / "corpus").iterdir())[0]
+    env = {**os.environ, "PYTHONPATH": str(REPO / "src"), "OMP_NUM_THREADS": "1", "TOKENIZERS_PARALLELISM": "false"}
+    writer = subprocess.Popen([sys.executable, "-c", TOKENIZER_WRITER, str(data), str(tmp_path / "t"),
+                               str(tmp_path / "mid-swap"), str(text)], env=env, stderr=subprocess.PIPE, text=True)
+    try:
+        _wait_for(tmp_path / "mid-swap", writer)
+        started = time.monotonic()
+        assert load_tokenizer(tmp_path / "t").vocab_size <= 280  # the second save, whole
+        assert time.monotonic() - started > 1.0
+    finally:
+        assert writer.wait(timeout=120) == 0, writer.stderr.read()

@@ -189,11 +189,13 @@ class Tokenizer:
         this call made: a full disk, or one out of inodes, left tokenizer.json alone in the new folder, which
         ``load_tokenizer`` took without its record (issue 30 round 20, M158, M160). The record holds the sha256 of
         tokenizer.json, which ``load_tokenizer`` checks (M89). The set is replaced whole, all or none (round 22, S22,
-        S547: ``_earlier_files``)."""
+        S547: ``_earlier_files``), under the folder's exclusive lock, which ``load_tokenizer`` waits for
+        (``swap_lock``: a load among the renames read another save's record beside this tokenizer.json, round 23)."""
         from ..io import atomic_write_together
         from ..locking import missing_folders, remove_if_empty
         from ..ownership import check_path_given
         from ..storage import api_writes
+        from ..swap_lock import swapping
 
         check_path_given(directory, "Tokenizer.save_owned")  # round 22: save_owned(5) was os.fspath's TypeError
         directory = Path(directory)
@@ -209,7 +211,8 @@ class Tokenizer:
             with api_writes("Tokenizer.save", directory):
                 created = missing_folders(directory)  # inside: a 300-byte name is the verbs' line (ENAMETOOLONG)
                 directory.mkdir(parents=True, exist_ok=True)
-                atomic_write_together(files, remove=_earlier_files(directory, own))
+                with swapping(directory):  # a load among the renames read a mix of two saves (round 23, U515's kind)
+                    atomic_write_together(files, remove=_earlier_files(directory, own))
         except BaseException:
             remove_if_empty(created)
             raise
@@ -693,8 +696,11 @@ def load_tokenizer(spec) -> Tokenizer:
                         f"prepared data dir (or its tokenizer.json), not by name")
     path = Path(spec).expanduser()
     if os.path.isdir(path):  # os.path: Path.is_dir raised ENAMETOOLONG for a 300-byte name (round 18, G238)
-        _check_export_companions(path)
-        return _from_directory(path)
+        from ..swap_lock import reading_whole
+
+        with reading_whole(path, "load_tokenizer"):  # a Tokenizer.save renaming its files waited for (U515's kind)
+            _check_export_companions(path)
+            return _from_directory(path)
     if os.path.isfile(path):
         return _from_json_file(path, str(path.resolve()))
     if os.path.lexists(path) or name_too_long(path):  # a device, a dead link, a long name: "no such file" (G233)
