@@ -7,7 +7,8 @@
 - U412: ``LeviathanConfig.from_pretrained`` of an empty folder, or of one whose config.json is a named pipe, returned
   the default config (200,019 ids) without a word.
 The checks live in ``leviathan.hf.model_path``; the same OSError for a folder holding config.json without its weights
-is named too.
+is named too, and ``load_adopted`` names a data or run folder, and a folder that does not exist ("nope has no
+config.json" before).
 """
 
 from __future__ import annotations
@@ -89,3 +90,16 @@ def test_leviathan_config_refuses_what_the_model_loader_refuses(exported, tmp_pa
         LeviathanConfig.from_pretrained(exported / "model.safetensors")
     assert LeviathanConfig.from_pretrained(exported).vocab_size == LeviathanConfig.from_pretrained(
         exported / "config.json").vocab_size < 200_019  # the folder's, and its config.json named itself
+
+
+def test_load_adopted_names_a_data_folder_and_a_missing_one(data, finished_run, tmp_path):
+    from leviathan.hf import load_adopted
+
+    with pytest.raises(UserError, match=r"has no config.json \(it is a prepared data folder \(written by `leviathan "
+                                        r"prepare`\)\); pass a directory written by save_pretrained"):
+        load_adopted(data)
+    with pytest.raises(UserError, match=r"has no config.json \(it is a train run folder"):
+        load_adopted(finished_run)
+    with pytest.raises(UserError, match=r"'.*nope' does not exist; check the path, or pass a directory written by "
+                                        r"save_pretrained"):
+        load_adopted(tmp_path / "nope")

@@ -661,7 +661,14 @@ def _check_config_there(path: Path) -> None:
     if (what := not_a_file(config_json)) is not None:
         raise UserError(f"{str(config_json)!r} {what}; restore config.json from a copy, or save the model again "
                         f"(save_pretrained writes it)")
-    raise UserError(f"{path} has no config.json; pass a directory written by save_pretrained")
+    if not os.path.lexists(path):  # "nope has no config.json" of a folder that is not there (round 23, U43's kind)
+        raise UserError(f"{str(path)!r} {missing(path)}; check the path, or pass a directory written by "
+                        f"save_pretrained")
+    from ..file_kinds import folder_kind
+
+    kind = folder_kind(path) if os.path.isdir(path) else None  # a data or run folder named as one (round 23, U61's kind)
+    raise UserError(f"{path} has no config.json{f' (it is {kind})' if kind else ''}; pass a directory written by "
+                    f"save_pretrained")
 
 
 def _check_saved_vocab(config: PretrainedConfig, where: Path) -> None:
