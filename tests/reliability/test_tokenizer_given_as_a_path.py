@@ -15,7 +15,8 @@ from leviathan.model.llama import CausalLM
 
 pytestmark = pytest.mark.reliability
 
-LOAD_FIRST = r"tokenizer= takes a tokenizer object, not the path '.*data': load it first, e\.g\. .*load_tokenizer\(path\)"
+LOAD_FIRST = (r"tokenizer= takes a tokenizer object, not the path '.*data': load it first, e\.g\. "
+              r".*load_tokenizer\(path\)")
 
 
 @pytest.fixture

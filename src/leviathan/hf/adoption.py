@@ -666,7 +666,7 @@ def _check_config_there(path: Path) -> None:
                         f"save_pretrained")
     from ..file_kinds import folder_kind
 
-    kind = folder_kind(path) if os.path.isdir(path) else None  # a data or run folder named as one (round 23, U61's kind)
+    kind = folder_kind(path) if os.path.isdir(path) else None  # a data or run folder named (round 23, U61's kind)
     raise UserError(f"{path} has no config.json{f' (it is {kind})' if kind else ''}; pass a directory written by "
                     f"save_pretrained")
 

@@ -141,8 +141,8 @@ class LeviathanConfig(PretrainedConfig):
         folder, and a folder whose config.json is a named pipe each returned the default LeviathanConfig (200,019 ids,
         width 512) without a word, not the folder's, where ``LeviathanForCausalLM.from_pretrained`` refuses the same
         folders (issue 30 round 23, U412). A JSON file itself may be given, as transformers allows; it is read by
-        ``config_file.read_config_json`` first (another file, such as the weights, is refused as no folder). A hub name is left to transformers, its failure said with both
-        readings (``model_path.hub_failure``)."""
+        ``config_file.read_config_json`` first (another file, such as the weights, is refused as no folder). A hub
+        name is left to transformers, its failure said with both readings (``model_path.hub_failure``)."""
         from .config_file import read_config_json
         from .model_path import check_model_path, hub_failure
 

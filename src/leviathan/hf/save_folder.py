@@ -153,8 +153,8 @@ def save_whole(save: Callable[[str], Any], save_directory: str | os.PathLike) ->
     """``save(folder)`` (transformers' ``save_pretrained``) into ``save_directory`` after ``check_save_directory``,
     whole or not at all (see Footgun 2 above): written into a hidden temporary folder inside it, published
     (``io.publish``: the umask's modes) and put in place all or none (``_move_in``, round 22); weights an earlier save
-    recorded that this one did not write (another shard count) are removed with it, under the folder's exclusive lock, which
-    the loaders' reads wait for (``swap_lock``, round 23, U515). On any failure, Ctrl-C included, the
+    recorded that this one did not write (another shard count) are removed with it, under the folder's exclusive lock,
+    which the loaders' reads wait for (``swap_lock``, round 23, U515). On any failure, Ctrl-C included, the
     temporary folder and the folders this call made are removed; a storage failure is an ``errors.StorageError``."""
     from ..io import publish
     from ..locking import missing_folders, remove_if_empty
