@@ -60,6 +60,7 @@ _VERB_FOLDERS = {  # a marker's verb -> what its folder is
 _FOLDER_FILES = (  # (a file only that kind of folder holds, what the folder is): folders written before markers
     ("meta.json", _VERB_FOLDERS["prepare"]),
     ("checkpoints", _VERB_FOLDERS["train"]),
+    ("state.json", "a checkpoint's step folder (written by `leviathan train`)"),
     ("report.md", _VERB_FOLDERS["report"]),
     ("lm_eval.json", _VERB_FOLDERS["lm-eval"]),
     ("config.json", "a Hugging Face model folder (written by `leviathan export` or save_pretrained)"),

@@ -339,7 +339,7 @@ def test_load_adopted_refuses_a_plain_directory(tmp_path):
     with pytest.raises(UserError, match="not an adopted model") as e:
         load_adopted(tmp_path / "plain")
     _problem_and_fix(e)
-    with pytest.raises(UserError, match="no config.json"):
+    with pytest.raises(UserError, match="absent' does not exist; check the path"):  # "has no config.json" (round 23)
         load_adopted(tmp_path / "absent")
 
 

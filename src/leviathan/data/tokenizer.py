@@ -189,11 +189,13 @@ class Tokenizer:
         this call made: a full disk, or one out of inodes, left tokenizer.json alone in the new folder, which
         ``load_tokenizer`` took without its record (issue 30 round 20, M158, M160). The record holds the sha256 of
         tokenizer.json, which ``load_tokenizer`` checks (M89). The set is replaced whole, all or none (round 22, S22,
-        S547: ``_earlier_files``)."""
+        S547: ``_earlier_files``), under the folder's exclusive lock, which ``load_tokenizer`` waits for
+        (``swap_lock``: a load among the renames read another save's record beside this tokenizer.json, round 23)."""
         from ..io import atomic_write_together
         from ..locking import missing_folders, remove_if_empty
         from ..ownership import check_path_given
         from ..storage import api_writes
+        from ..swap_lock import swapping
 
         check_path_given(directory, "Tokenizer.save_owned")  # round 22: save_owned(5) was os.fspath's TypeError
         directory = Path(directory)
@@ -209,7 +211,8 @@ class Tokenizer:
             with api_writes("Tokenizer.save", directory):
                 created = missing_folders(directory)  # inside: a 300-byte name is the verbs' line (ENAMETOOLONG)
                 directory.mkdir(parents=True, exist_ok=True)
-                atomic_write_together(files, remove=_earlier_files(directory, own))
+                with swapping(directory):  # a load among the renames read a mix of two saves (round 23, U515's kind)
+                    atomic_write_together(files, remove=_earlier_files(directory, own))
         except BaseException:
             remove_if_empty(created)
             raise
@@ -539,9 +542,11 @@ def _from_json_file(path: Path, name: str) -> HFTokenizer:
 
 def _tokenizer_record(directory: Path) -> dict:
     """{name, eot_id, vocab_size} of a folder: its leviathan_tokenizer.json, else a data folder's meta.json
-    (``data.meta.read_meta``, checked), else empty."""
+    (``data.meta.read_meta``, checked), else empty. A record that is there but no JSON object (``[record]``, a folder,
+    a pipe) is refused as damaged: it was passed over, and the folder loaded as an unrecorded tokenizer, the record's
+    sha256 check of tokenizer.json with it (issue 30 round 23, U523, U527)."""
     p = directory / INFO_FILE
-    if (what := not_a_file(p)) is not None:  # a pipe there was read as no record, its checks skipped (round 23, U379)
+    if (what := not_a_file(p)) is not None:  # was read as no record (round 23, U379, U523)
         raise UserError(f"{str(p)!r} {what}, where {directory}'s tokenizer record should be; move it away, then "
                         f"{_recreate(directory)}")
     if p.is_file():
@@ -549,14 +554,17 @@ def _tokenizer_record(directory: Path) -> dict:
             data = json_text.read_file(p)
         except json.JSONDecodeError as e:
             raise UserError(f"{p} is not valid JSON ({e}); re-create the directory") from None
-        if isinstance(data, dict):
-            _check_record_format(p, data)
-            info = {"name": data.get("name", data.get("tokenizer")), "eot_id": data.get("eot_id"),
-                    "vocab_size": data.get("vocab_size"), "kind": data.get("kind"), "sha256": data.get("sha256")}
-            if info["name"] is not None and not isinstance(info["name"], str):
-                raise UserError(f"{p}: field 'name' is {info['name']!r}, not a tokenizer name; the directory was "
-                                f"damaged or edited by hand; re-create it")
-            return info
+        if not isinstance(data, dict):  # [record] was passed over, its sha256 check with it (round 23, U523, U527)
+            shown = {"list": "array", "str": "string", "NoneType": "null"}.get(type(data).__name__, "number")
+            raise UserError(f"{p} is a JSON {shown}, not a tokenizer record (an object with name, eot_id and "
+                            f"vocab_size): the directory was damaged or edited by hand; {_recreate(directory)}")
+        _check_record_format(p, data)
+        info = {"name": data.get("name", data.get("tokenizer")), "eot_id": data.get("eot_id"),
+                "vocab_size": data.get("vocab_size"), "kind": data.get("kind"), "sha256": data.get("sha256")}
+        if info["name"] is not None and not isinstance(info["name"], str):
+            raise UserError(f"{p}: field 'name' is {info['name']!r}, not a tokenizer name; the directory was "
+                            f"damaged or edited by hand; re-create it")
+        return info
     meta = find_meta(directory)
     return {"name": meta.tokenizer, "eot_id": meta.eot_id, "vocab_size": meta.vocab_size} if meta else {}
 
@@ -692,8 +700,11 @@ def load_tokenizer(spec) -> Tokenizer:
                         f"prepared data dir (or its tokenizer.json), not by name")
     path = Path(spec).expanduser()
     if os.path.isdir(path):  # os.path: Path.is_dir raised ENAMETOOLONG for a 300-byte name (round 18, G238)
-        _check_export_companions(path)
-        return _from_directory(path)
+        from ..swap_lock import reading_whole
+
+        with reading_whole(path, "load_tokenizer"):  # a Tokenizer.save renaming its files waited for (U515's kind)
+            _check_export_companions(path)
+            return _from_directory(path)
     if os.path.isfile(path):
         return _from_json_file(path, str(path.resolve()))
     if os.path.lexists(path) or name_too_long(path):  # a device, a dead link, a long name: "no such file" (G233)

@@ -404,6 +404,10 @@ def evaluate_model(model, tokenizer, tasks: str | Sequence[str] = "paper", *, da
 
     Parameters: the options of ``leviathan lm-eval``, keyword arguments one each, passed on to the harness.
     """
+    if model is not None:  # a path was taken as a built-in encoding's name, after the tasks were built (U510)
+        from ..hf.export import refuse_tokenizer_path
+
+        refuse_tokenizer_path(tokenizer, "evaluate_model")
     keys, root = check_model_options(tasks, data, limit=limit, batch_size=batch_size, device=device, dtype=dtype,
                                      num_fewshot=num_fewshot)
     try:

@@ -121,8 +121,9 @@ def write_hf_tokenizer(tokenizer, directory: str | os.PathLike, model_max_length
     elif getattr(tokenizer, "kind", None) == "builtin":
         text = builtin_tokenizer_json(tokenizer.name)
     else:
-        raise UserError(f"cannot write a tokenizer.json for {tokenizer!r}: it is neither a tokenizer.json-based "
-                        f"tokenizer nor a known built-in encoding")
+        raise UserError(f"cannot write a tokenizer.json for {tokenizer!r:.80}: it is neither a tokenizer.json-based "
+                        f"tokenizer nor a known built-in encoding; pass the model's tokenizer, loaded with "
+                        f"leviathan.data.tokenizer.load_tokenizer(RUN_OR_DATA)")
     (directory / "tokenizer.json").write_text(text)
     eot = _eot_text(tokenizer)
     config = {"tokenizer_class": "PreTrainedTokenizerFast", "eos_token": eot, "bos_token": None, "unk_token": None,

@@ -16,8 +16,9 @@ from ..storage import api_write
 @api_write("export_for_harness", "out_dir")
 def export_for_harness(model, tokenizer, out_dir: str | os.PathLike, *, overwrite: bool = True) -> Path:
     """Plain-Llama HF directory (baked input side) + a transformers tokenizer for ``model``."""
-    from ..hf.export import to_plain_llama
+    from ..hf.export import refuse_tokenizer_path, to_plain_llama
 
+    refuse_tokenizer_path(tokenizer, "export_for_harness")  # round 23, U510: taken as a built-in encoding's name
     positions = model.config.max_position_embeddings
     return Path(to_plain_llama(model, out_dir, overwrite=overwrite,
                                also_write=lambda folder: write_hf_tokenizer(tokenizer, folder, positions),

@@ -570,13 +570,12 @@ def _base_class(config: PretrainedConfig, where: Path) -> type[PreTrainedModel]:
 
 def load_adopted(path: str | os.PathLike, **from_pretrained_kwargs: Any) -> PreTrainedModel:
     """Load a directory written by an adopted model's ``save_pretrained`` (or a Trainer checkpoint of one);
-    ``from_pretrained_kwargs`` go to ``from_pretrained`` (``dtype``, ``device_map``, ...).
+    ``from_pretrained_kwargs`` go to ``from_pretrained`` (``dtype``, ``device_map``, ...). Read under the folder's
+    shared lock, so a ``save_pretrained`` renaming its files into it is waited for, not read half done (round 23,
+    U515: ``swap_lock``).
     """
-    from transformers import AutoConfig
-
     from ..devices import check_device_map
     from ..empty_paths import refuse_empty_path
-    from .configuration import check_generation_ids
 
     refuse_empty_path(path, "load_adopted's path")  # '' was read as '.' (issue 30 round 17, E168)
     check_device_map(from_pretrained_kwargs.get("device_map"), "load_adopted")  # round 22, S608, S609
@@ -586,6 +585,18 @@ def load_adopted(path: str | os.PathLike, **from_pretrained_kwargs: Any) -> PreT
     path = Path(path)
     if os.path.isfile(path):  # "PATH/config.json has no config.json" before (issue 30 round 6)
         raise UserError(f"{path} is a file; pass the directory that holds it (written by save_pretrained)")
+    from ..swap_lock import reading_whole
+
+    with reading_whole(path, "load_adopted"):  # a save racing this load read as a mix (round 23, U515)
+        return _load_whole(path, from_pretrained_kwargs)
+
+
+def _load_whole(path: Path, from_pretrained_kwargs: dict) -> PreTrainedModel:
+    """``load_adopted``'s checks of the folder and its load, under the folder's shared lock (``swap_lock``)."""
+    from transformers import AutoConfig
+
+    from .configuration import check_generation_ids
+
     _check_config_there(path)
     fix = "restore it from a copy, or save the model again (save_pretrained writes it)"
     raw = read_config_json(path / "config.json", fix)  # G446 (round 18); S118 (round 22) for from_pretrained
@@ -650,7 +661,14 @@ def _check_config_there(path: Path) -> None:
     if (what := not_a_file(config_json)) is not None:
         raise UserError(f"{str(config_json)!r} {what}; restore config.json from a copy, or save the model again "
                         f"(save_pretrained writes it)")
-    raise UserError(f"{path} has no config.json; pass a directory written by save_pretrained")
+    if not os.path.lexists(path):  # "nope has no config.json" of a folder that is not there (round 23, U43's kind)
+        raise UserError(f"{str(path)!r} {missing(path)}; check the path, or pass a directory written by "
+                        f"save_pretrained")
+    from ..file_kinds import folder_kind
+
+    kind = folder_kind(path) if os.path.isdir(path) else None  # a data or run folder named (round 23, U61's kind)
+    raise UserError(f"{path} has no config.json{f' (it is {kind})' if kind else ''}; pass a directory written by "
+                    f"save_pretrained")
 
 
 def _check_saved_vocab(config: PretrainedConfig, where: Path) -> None:

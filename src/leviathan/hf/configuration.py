@@ -135,6 +135,35 @@ class LeviathanConfig(PretrainedConfig):
                 raise ConfigError(f"{problem}; pass the id of its tokenizer's token (such as its end-of-text id), or "
                                   f"None")
 
+    @classmethod
+    def from_pretrained(cls, pretrained_model_name_or_path, *args, **kwargs):
+        """transformers' read, after the checks of ``model_path.check_model_path``: an empty folder, a data or run
+        folder, and a folder whose config.json is a named pipe each returned the default LeviathanConfig (200,019 ids,
+        width 512) without a word, not the folder's, where ``LeviathanForCausalLM.from_pretrained`` refuses the same
+        folders (issue 30 round 23, U412). A JSON file itself may be given, as transformers allows; it is read by
+        ``config_file.read_config_json`` first (another file, such as the weights, is refused as no folder). A hub
+        name is left to transformers, its failure said with both readings (``model_path.hub_failure``)."""
+        from .config_file import read_config_json
+        from .model_path import check_model_path, hub_failure
+
+        where, subfolder = pretrained_model_name_or_path, kwargs.get("subfolder")
+        fix = "restore it from a copy, or export the checkpoint again (leviathan export RUN OUT)"
+        if isinstance(where, (str, os.PathLike)):
+            folder = os.path.join(os.fspath(where), os.fspath(subfolder)) if subfolder else os.fspath(where)
+            if os.path.isfile(folder) and folder.endswith(".json"):
+                read_config_json(folder, fix)
+            else:
+                check_model_path(folder, "from_pretrained")
+                if os.path.isdir(folder):
+                    read_config_json(os.path.join(folder, "config.json"), fix)
+        try:
+            return super().from_pretrained(pretrained_model_name_or_path, *args, **kwargs)
+        except OSError as e:
+            refused = hub_failure(e, where, "from_pretrained")
+            if refused is None:
+                raise
+            raise refused from None
+
     # ---- conversions ---------------------------------------------------------------------------
     def to_model_config(self) -> ModelConfig:
         """The native ``ModelConfig`` (validated) this config describes."""
@@ -173,12 +202,22 @@ def check_generation_ids(model: Any, folder: Any) -> None:
     vocabulary: a marker-less folder whose generation_config.json had eos_token_id 999 over 300 ids loaded and
     generated without a word, never able to stop at its end of text (issue 30 round 22, S104). config.json's own ids
     are checked by ``LeviathanConfig``."""
-    generation, vocab = getattr(model, "generation_config", None), getattr(model.config, "vocab_size", None)
-    if generation is None or not isinstance(vocab, int):
-        return
+    if (problem := generation_id_problem(model)) is not None:
+        where = os.path.join(os.fspath(folder), "generation_config.json")
+        raise UserError(f"{where!r}: {problem}; generate could never stop at, or would read, an id the model "
+                        f"does not have: set it to the tokenizer's id (or remove the line), or save the model "
+                        f"again")
+
+
+def generation_id_problem(model: Any) -> str | None:
+    """``token_id_problem`` of the first of ``model``'s generation settings (its ``generation_config``) that names a
+    token id outside its vocabulary; None when all are fine or the model has none. Read by the loaders
+    (``check_generation_ids``) and, for the same rule, by the savers (``save_folder.check_save_arguments``)."""
+    generation = getattr(model, "generation_config", None)
+    vocab = getattr(getattr(model, "config", None), "vocab_size", None)
+    if generation is None or not isinstance(vocab, int) or isinstance(vocab, bool):
+        return None
     for name in GENERATION_IDS:
         if (problem := token_id_problem(name, getattr(generation, name, None), vocab)) is not None:
-            where = os.path.join(os.fspath(folder), "generation_config.json")
-            raise UserError(f"{where!r}: {problem}; generate could never stop at, or would read, an id the model "
-                            f"does not have: set it to the tokenizer's id (or remove the line), or save the model "
-                            f"again")
+            return problem
+    return None

@@ -283,6 +283,7 @@ def check_tokenizer_fits(tokenizer: Any, vocab_size: int, api: str) -> None:
     from ..value_rules import api_check, whole_problem
 
     api_check(api, "vocab_size", whole_problem(vocab_size, 1, "a whole number >= 1"), "pass the model's vocab_size")
+    refuse_tokenizer_path(tokenizer, api)
     size, eos = _tokenizer_size(tokenizer), _eos_id(tokenizer)
     name = getattr(tokenizer, "name", None) or getattr(tokenizer, "name_or_path", None) or type(tokenizer).__name__
     problem = None
@@ -292,6 +293,19 @@ def check_tokenizer_fits(tokenizer: Any, vocab_size: int, api: str) -> None:
         problem = f"{name!r}'s end-of-text id {eos} is outside the model's vocabulary [0, {vocab_size:,})"
     api_check(api, "tokenizer", problem, "pass the tokenizer the model was trained with (load_tokenizer(RUN_OR_DATA))"
               ": text it encodes would give ids the model has no embedding for")
+
+
+def refuse_tokenizer_path(tokenizer: Any, api: str) -> None:
+    """``errors.ArgumentTypeError`` (a TypeError, as before) for a path given where a tokenizer object is expected: a
+    path was "cannot save tokenizer of type str" (issue 30 round 15, B233), and ``evaluate_model(m, 'data', ...)``
+    took it as the name of a built-in encoding, "neither a tokenizer.json-based tokenizer nor a known built-in
+    encoding", with no fix (round 23, U510)."""
+    from ..errors import ArgumentTypeError
+
+    if isinstance(tokenizer, (str, os.PathLike)):
+        raise ArgumentTypeError(f"{api}: tokenizer= takes a tokenizer object, not the path {str(tokenizer)!r:.80}: "
+                                f"load it first, e.g. leviathan.data.tokenizer.load_tokenizer(path) (a tokenizer.json, "
+                                f"a data or run folder) or transformers.AutoTokenizer.from_pretrained(folder)")
 
 
 def _save_tokenizer(tokenizer: Any, directory: Path) -> None:
@@ -311,10 +325,6 @@ def _save_tokenizer(tokenizer: Any, directory: Path) -> None:
     if hasattr(tokenizer, "save"):
         tokenizer.save(str(directory))
         return
-    if isinstance(tokenizer, (str, os.PathLike)):  # a path was "cannot save tokenizer of type str" (round 15, B233)
-        raise TypeError(f"tokenizer= takes a tokenizer object, not the path {str(tokenizer)!r:.80}: load it first, "
-                        f"e.g. leviathan.data.tokenizer.load_tokenizer(path) (a tokenizer.json, a data or run "
-                        f"folder) or transformers.AutoTokenizer.from_pretrained(folder)")
     raise TypeError(f"cannot save tokenizer of type {type(tokenizer).__name__}: it has neither save_pretrained(dir) "
                     "nor save(dir)")
 

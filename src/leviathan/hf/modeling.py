@@ -71,7 +71,10 @@ class LeviathanPreTrainedModel(PreTrainedModel):
         transformers' RuntimeError traceback); an adopted model's folder is sent to ``load_adopted`` (M301), a folder
         of another model_type (a ``bake_adopted`` llama: round 21, P464) to transformers' own loader; a path that is
         not one (``None``) is named (M349: a hub connection error), and ``device_map='meta'`` too (round 21, P470:
-        transformers' kernels ValueError). A hub name or a folder without safetensors is left to transformers."""
+        transformers' kernels ValueError); so are a file, a folder without config.json (a data or run folder) and a
+        path that is nothing here (round 23, U43, U60-U62: ``model_path``). A hub name is left to transformers, its
+        failure said with both readings. A local folder is read under its shared lock (``swap_lock``): a
+        ``save_pretrained`` into it waits, and this load waits for one renaming its files (round 23, U515)."""
         where = pretrained_model_name_or_path
         if (where is None and "state_dict" not in kwargs) or not isinstance(where, (str, os.PathLike, type(None))):
             raise UserError(f"from_pretrained: expected the path of a folder (an export, or a save_pretrained) or a "
@@ -79,11 +82,34 @@ class LeviathanPreTrainedModel(PreTrainedModel):
         from ..devices import check_device_map
 
         check_device_map(kwargs.get("device_map"), "from_pretrained")  # meta (P470), a GPU not here (S604)
+        from .model_path import check_model_path
+
         local = _local_folder(where, kwargs.get("subfolder"))
-        if local:
+        # a file, a data or run folder, a missing folder: transformers blamed the JSON, the weights or the network
+        check_model_path(local or where, "from_pretrained", config_given=kwargs.get("config") is not None)  # (U43-U62)
+        if not local:
+            return cls._load_checked(None, pretrained_model_name_or_path, *args, **kwargs)
+        from ..swap_lock import reading_whole
+
+        with reading_whole(local, "from_pretrained"):  # a save racing this load read as a mix (round 23, U515)
             _check_local_folder(local)
+            return cls._load_checked(local, pretrained_model_name_or_path, *args, **kwargs)
+
+    @classmethod
+    def _load_checked(cls, local, pretrained_model_name_or_path, *args, **kwargs):
+        """``from_pretrained``'s transformers load, its errors in our words, and the loaded model's generation ids;
+        ``local``: the local folder read, None for a hub name."""
+        from .model_path import hub_failure, weights_failure
+
+        where = pretrained_model_name_or_path
         try:
             model = super().from_pretrained(pretrained_model_name_or_path, *args, **kwargs)
+        except OSError as e:
+            fail = weights_failure if local else hub_failure
+            refused = fail(e, local or where, "from_pretrained")
+            if refused is None:
+                raise
+            raise refused from None
         except RuntimeError as e:
             from ..eval.weight_names import sizes_refused
 

@@ -54,13 +54,15 @@ def check_save_arguments(model: Any, state_dict: Any, kwargs: dict) -> None:
     takes (M8); one holding tensors the model has no place for (``junk.weight``) saved without a word, and the folder's
     own loader then blamed config.json (round 21, P578). A ``max_shard_size`` of -5 wrote one-tensor shards (round 22,
     S140, S420, S425: the check ``to_hf`` has made since round 15, B248) and a ``variant`` of '../x' ended in a raw
-    FileNotFoundError (S421); ``is_main_process='no'`` was read as true (``value_rules.check_switches``)."""
+    FileNotFoundError (S421); ``is_main_process='no'`` was read as true (``value_rules.check_switches``). Generation ids
+    outside the vocabulary were saved for the loader to refuse (round 23, U65: ``_check_generation_ids``)."""
     if kwargs.get("push_to_hub"):
         raise UserError("save_pretrained(push_to_hub=True) is not supported for this model: the save is staged in a "
                         "temporary folder, whose name would be the repo id; save it, then upload the folder "
                         "(huggingface_hub.upload_folder(repo_id=..., folder_path=DIR)) or call "
                         "model.push_to_hub(repo_id)")
     _check_save_options(kwargs)
+    _check_generation_ids(model)
     if state_dict is None:
         return
     if not isinstance(state_dict, dict):
@@ -75,6 +77,21 @@ def check_save_arguments(model: Any, state_dict: Any, kwargs: dict) -> None:
                         f"folder would look like a save but not load; pass the model's full state_dict (or none: "
                         f"model.state_dict() is saved), nothing was written")
     _refuse_extra_tensors(model, state_dict)
+
+
+def _check_generation_ids(model: Any) -> None:
+    """UserError when ``model``'s generation settings name a token id outside its vocabulary, which its loader
+    refuses (``configuration.check_generation_ids``): an adopted GPT-2 of 300 ids, built with GPT2Config's default
+    bos/eos 50256, was saved without a word, and ``load_adopted`` then refused the folder, saving again writing the
+    same (issue 30 round 23, U65)."""
+    from .configuration import generation_id_problem
+
+    if (problem := generation_id_problem(model)) is not None:
+        name = problem.split(" ", 1)[0]
+        raise UserError(f"save_pretrained: the model's generation_config: {problem}, which its loader refuses "
+                        f"(generate could never stop at, or would read, an id the model does not have); set "
+                        f"model.generation_config.{name} and model.config.{name} to the tokenizer's id, or None, "
+                        f"then save; nothing was written")
 
 
 # save_pretrained's switches: a text such as 'no' is read as true
@@ -136,12 +153,14 @@ def save_whole(save: Callable[[str], Any], save_directory: str | os.PathLike) ->
     """``save(folder)`` (transformers' ``save_pretrained``) into ``save_directory`` after ``check_save_directory``,
     whole or not at all (see Footgun 2 above): written into a hidden temporary folder inside it, published
     (``io.publish``: the umask's modes) and put in place all or none (``_move_in``, round 22); weights an earlier save
-    recorded that this one did not write (another shard count) are removed with it. On any failure, Ctrl-C included, the
+    recorded that this one did not write (another shard count) are removed with it, under the folder's exclusive lock,
+    which the loaders' reads wait for (``swap_lock``, round 23, U515). On any failure, Ctrl-C included, the
     temporary folder and the folders this call made are removed; a storage failure is an ``errors.StorageError``."""
     from ..io import publish
     from ..locking import missing_folders, remove_if_empty
     from ..stop_signals import held_stops
     from ..storage import api_writes
+    from ..swap_lock import swapping
 
     if not callable(save):  # round 22: "'int' object is not callable" from inside the staging
         raise UserError(f"save_whole: save: expected a function writing a model into the folder it is given (such as "
@@ -156,7 +175,8 @@ def save_whole(save: Callable[[str], Any], save_directory: str | os.PathLike) ->
             tmp = Path(tempfile.mkdtemp(prefix=".save_pretrained.tmp-", dir=out))
             result = save(str(tmp))
             publish(tmp)
-            with held_stops(deliver_after=True):  # a Ctrl-C among the renames would leave a mix of two saves
+            # a Ctrl-C among the renames would leave a mix of two saves, and a load among them read one (U515)
+            with swapping(out), held_stops(deliver_after=True):
                 _move_in(tmp, out)
             return result
         except BaseException as e:
