@@ -49,7 +49,9 @@ def reusable_rows(grid: Grid, runs: Iterable[RunSpec], candidates: Iterable[Resu
     under the run's name; runs without one are left out. ``config_fn(grid, spec)`` builds a run's config. ``why``
     (when given) gets, per run left out that has a row of its variant and seed, what that row differs in: rows of
     another corpus or budget were passed over without a word (issue 30 round 20, K84). ``skip_eval``: the sweep's
-    --skip-eval; a row of the other kind (``_kind_difference``) is not its run's."""
+    --skip-eval; a row of the other kind (``_kind_difference``) is not its run's. Parameters: each is one thing a row
+    must match (the grid and its runs, the data, the config builder, --skip-eval) or what is reported back (``source``,
+    ``why``); ``adopt_rows`` passes them through one each."""
     candidates = [r for r in candidates if r.config is not None]
     evaluation = evaluation_settings(grid.eval_sets, grid.eval_options)
     out = []
@@ -136,7 +138,8 @@ def adopt_rows(grid: Grid, runs: list[RunSpec], sources: list[str | os.PathLike]
     """Append to ``out_dir``'s results.jsonl the rows of ``sources`` (results folders) that are exactly one of
     ``runs`` without a row there yet; the rows appended. A source without rows is skipped (said in ``log``); one
     with rows that evaluated differently is refused. ``skip_eval``: the sweep's --skip-eval (a row of the other kind
-    is not reused: said in ``log``)."""
+    is not reused: said in ``log``). Parameters: ``reusable_rows``'s, plus where the rows come from and go (``sources``,
+    ``out_dir``) and where it reports (``log``)."""
     from .folder_grid import check_folder_grid, check_folder_runs
 
     out = Path(out_dir)
