@@ -23,6 +23,13 @@ Stages (each a subcommand; ``gpu_check.sh`` runs them under their own timeouts, 
 - ``report``: a markdown table of every stage's status plus the measured numbers, from the files
   the stages left in the work folder (``*.status``, ``env.json``, ``bench.json``, ``fsdp.json``,
   ``pytest.xml``); printed, and written to ``$OUT/gpu_check.md`` when ``OUT`` is set.
+- ``claim``: make ``--work`` (and ``$OUT`` when set) the check's folder (``gpu_check.sh`` runs it before it writes or
+  deletes anything there).
+
+The verbs' output rules hold here too (``gpu_check_common``): the work folder and ``$OUT`` are claimed with a
+marker (a user's file of a stage file's name there is refused, never deleted), ``--json`` and ``--md`` write only
+where nothing is or over an earlier output of their kind, numeric options are checked with their range, and a
+refusal or a storage failure is one line ``error: ...``, exit status 2 (``leviathan.cli.one_line_errors``).
 
 CPU rehearsal (no GPU needed; the default test suite runs the quick bench and the report):
     python scripts/gpu_check.py all --device cpu --quick --no-compile --dtype fp32 --work /tmp/gc
@@ -46,7 +53,11 @@ import gpu_check_bench as bench  # noqa: E402
 import gpu_check_fsdp as fsdp  # noqa: E402
 from gpu_check_fsdp import fsdp_world_size  # noqa: E402,F401 - the stage's rank choice (tests/gpu)
 import gpu_check_report as report  # noqa: E402
-from gpu_check_common import REPO, _now, _short_error, _write_json  # noqa: E402
+from leviathan.errors import UserError  # noqa: E402
+from gpu_check_common import (OUT_FILES, REPO, WORK_FILES, _now, _short_error, _write_json, check_output,  # noqa: E402
+                              claim_folder, json_with)
+
+ENV_KEYS = ("python", "torch", "requested_device", "missing_packages")  # an env.json of this stage has them all
 
 
 def env_info(device: str) -> dict:
@@ -84,6 +95,7 @@ def env_info(device: str) -> dict:
 
 
 def cmd_env(args) -> int:
+    check_output(args.json, "--json", json_with(*ENV_KEYS), "an earlier `gpu_check.py env` record")
     info = env_info(args.device)
     for k, v in info.items():
         print(f"{k}: {v}")
@@ -99,8 +111,8 @@ def cmd_env(args) -> int:
 
 
 def cmd_all(args) -> int:
-    work = Path(args.work)
-    work.mkdir(parents=True, exist_ok=True)
+    work = claim_folder(args.work, WORK_FILES, "--work")
+    report.check_outputs(args)  # before minutes of stages, not after
     t0 = _now()  # the GPU tests (they skip without CUDA), in a subprocess as gpu_check.sh runs them
     with open(work / "gpu-tests.log", "w") as log:
         cmd = [sys.executable, "-m", "pytest", "-v", "-m", "gpu", str(REPO / "tests" / "gpu"), "-rfEs",
@@ -114,6 +126,8 @@ def cmd_all(args) -> int:
         t0 = _now()
         try:
             rc = {"env": cmd_env, "bench": bench.cmd_bench, "fsdp": fsdp.cmd_fsdp}[name](ns)
+        except UserError:  # a refusal ends the check in one line
+            raise
         except Exception:  # noqa: BLE001
             traceback.print_exc()
             rc = 1
@@ -122,25 +136,53 @@ def cmd_all(args) -> int:
     return report.cmd_report(ns)
 
 
+def cmd_claim(args) -> int:
+    """Claim ``--work`` (and ``$OUT``) for the check: gpu_check.sh's first step, before its ``rm -f`` (V104); its
+    refusals name GPU_CHECK_WORK, the setting that gives the folder there."""
+    claim_folder(args.work, WORK_FILES, "GPU_CHECK_WORK")
+    if os.environ.get("OUT"):
+        claim_folder(os.environ["OUT"], OUT_FILES, "OUT")
+    return 0
+
+
 def _env_budget() -> float | None:
+    """$GPU_CHECK_STAGE_LIMIT minus 10 s (at least 1 s), the default of ``--budget-s``; None when unset."""
     limit = os.environ.get("GPU_CHECK_STAGE_LIMIT")
-    return max(float(limit) - 10.0, 1.0) if limit else None
+    if not limit:
+        return None
+    try:
+        seconds = float(limit)
+    except ValueError:
+        seconds = float("nan")
+    if not (seconds > 0 and seconds != float("inf")):
+        raise UserError(f"GPU_CHECK_STAGE_LIMIT={limit!r} is not a number of seconds > 0; set it to one, or unset it")
+    return max(seconds - 10.0, 1.0)
 
 
 def main(argv=None) -> int:
+    """The exit status: a refusal or a storage failure is one line ``error: ...``, status 2 (as the verbs end);
+    scripts/gpu_check.py ended in tracebacks (a damaged stage file, V77) or ran bad values (V38, V39)."""
+    from leviathan.cli import one_line_errors
+
+    return one_line_errors(lambda: _main(argv), "gpu_check")
+
+
+def _main(argv) -> int:
+    from leviathan.commands.values import harness_device, non_negative_int, positive_float, positive_int, thread_count
+
     p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0],
                                 formatter_class=argparse.RawDescriptionHelpFormatter)
     sub = p.add_subparsers(dest="cmd", required=True)
 
     def common(sp, json_default=True):
-        sp.add_argument("--device", default="cuda", help="cuda (default), cuda:N or cpu")
+        sp.add_argument("--device", type=harness_device, default="cuda", help="cuda (default), cuda:N or cpu")
         sp.add_argument("--quick", action="store_true", help="tiny sizes (seconds on a CPU): rehearse the logic")
         sp.add_argument("--no-compile", action="store_true", help="skip the torch.compile measurement")
         sp.add_argument("--dtype", choices=("bf16", "fp32"), default="bf16", help="autocast dtype (default bf16)")
-        sp.add_argument("--budget-s", type=float, default=_env_budget(),
+        sp.add_argument("--budget-s", type=positive_float, default=_env_budget(),
                         help="seconds this stage may take: no new measurement starts that would not fit "
                              "(default: $GPU_CHECK_STAGE_LIMIT minus 10 s, set by gpu_check.sh; else none)")
-        sp.add_argument("--threads", type=int, default=None, help="torch intra-op threads")
+        sp.add_argument("--threads", type=thread_count, default=None, help="torch intra-op threads")
         if json_default:
             sp.add_argument("--json", default=None, help="write the results here")
 
@@ -148,19 +190,24 @@ def main(argv=None) -> int:
         sp = sub.add_parser(name)
         common(sp)
         sp.add_argument("--preset", default="paper-109m")
-        sp.add_argument("--batch", type=int, default=None, help="sequences per step (default 16; quick 2)")
-        sp.add_argument("--seq", type=int, default=None, help="sequence length (default 512; quick 32)")
-        sp.add_argument("--repeats", type=int, default=None, help="timed steps per model (default 10; quick 3)")
-        sp.add_argument("--warmup", type=int, default=None, help="untimed steps per model first (default 3; quick 1)")
+        sp.add_argument("--batch", type=positive_int, default=None, help="sequences per step (default 16; quick 2)")
+        sp.add_argument("--seq", type=positive_int, default=None, help="sequence length (default 512; quick 32)")
+        sp.add_argument("--repeats", type=positive_int, default=None,
+                        help="timed steps per model (default 10; quick 3)")
+        sp.add_argument("--warmup", type=non_negative_int, default=None,
+                        help="untimed steps per model first (default 3; quick 1)")
         sp.add_argument("--work", default=os.environ.get("GPU_CHECK_WORK", "/tmp/gpu_check"),
                         help="scratch folder (data, runs, stage files)")
         sp.add_argument("--md", default=None, help="also write the markdown report here")
     sp = sub.add_parser("report")
     sp.add_argument("--work", default=os.environ.get("GPU_CHECK_WORK", "/tmp/gpu_check"))
     sp.add_argument("--md", default=None, help="write the markdown here too ($OUT/gpu_check.md is automatic)")
+    sp = sub.add_parser("claim", help="make --work (and $OUT) the check's folders (gpu_check.sh's first step)")
+    sp.add_argument("--work", default=os.environ.get("GPU_CHECK_WORK", "/tmp/gpu_check"))
     args = p.parse_args(argv)
+    args.work = os.path.abspath(args.work)  # the fsdp stage runs its commands from the repository (V37)
     return {"env": cmd_env, "bench": bench.cmd_bench, "fsdp": fsdp.cmd_fsdp, "report": report.cmd_report,
-            "all": cmd_all}[args.cmd](args)
+            "all": cmd_all, "claim": cmd_claim}[args.cmd](args)
 
 
 if __name__ == "__main__":

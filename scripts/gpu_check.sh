@@ -26,6 +26,7 @@
 # GPU_CHECK_SKIP_INSTALL=1 (use the interpreter as it is).
 
 set -u -o pipefail
+CALLER=$(pwd)
 cd "$(dirname "$0")/.." || exit 2
 REPO=$(pwd)
 START=$(date +%s)
@@ -38,9 +39,15 @@ NOCOMPILE=()
 [ "${GPU_CHECK_NO_COMPILE:-0}" = 1 ] && NOCOMPILE=(--no-compile)
 DTYPE=${GPU_CHECK_DTYPE:-bf16}
 WORK=${GPU_CHECK_WORK:-$(mktemp -d "${TMPDIR:-/tmp}/gpu_check.XXXXXX")}
-mkdir -p "$WORK" || exit 2
-rm -f "$WORK"/*.status "$WORK"/*.log "$WORK"/setup.note "$WORK"/env.json "$WORK"/bench.json "$WORK"/fsdp.json \
-    "$WORK"/pytest.xml "$WORK"/gpu_check.md
+case $WORK in /*) ;; *) WORK=$CALLER/$WORK ;; esac  # as typed, not from the repository this runs in (V37's kind)
+case ${OUT:-/} in /*) ;; *) OUT=$CALLER/$OUT ;; esac
+# The folders become the check's only when nothing of a user's is where it writes: the helper claims them with a
+# marker of its own (leviathan.ownership; it needs no torch) before anything there is deleted or written. The rm -f
+# below deleted a user's *.log and env.json in the folder GPU_CHECK_WORK named (issue 30 round 24, V104).
+PYTHONPATH="$REPO/src${PYTHONPATH:+:$PYTHONPATH}" OUT=${OUT:-} "${PYTHON:-python3}" scripts/gpu_check.py claim \
+    --work "$WORK" || exit 2
+rm -f "$WORK"/{setup,gpu-tests,fsdp,bench}.{status,log} "$WORK"/{pip,fsdp-torchrun}.log "$WORK"/setup.note \
+    "$WORK"/{env,bench,fsdp}.json "$WORK"/pytest.xml "$WORK"/gpu_check.md
 export PYTHONUNBUFFERED=1 TOKENIZERS_PARALLELISM=false HF_HUB_OFFLINE=1 TRANSFORMERS_OFFLINE=1 HF_DATASETS_OFFLINE=1
 export GPU_CHECK_WORK=$WORK
 

@@ -1,4 +1,12 @@
-"""Shared helpers of the GPU check (``scripts/gpu_check.py``): paths, stage names, timing, JSON files, the device."""
+"""Shared helpers of the GPU check (``scripts/gpu_check.py``): paths, stage names, timing, JSON files, the device,
+and the output rules the ``leviathan`` verbs follow (issue 30 round 24, V35, V36, V104, V121, V122).
+
+The footgun: these scripts wrote their work folder, ``--json``, ``--md`` and ``$OUT`` files over whatever was there
+(a user's notes given as ``--md``; ``--work DIR`` deleted ``DIR/fsdp-run``; ``gpu_check.sh`` began with ``rm -f
+*.log env.json`` in the folder ``GPU_CHECK_WORK`` names). Now the work folder (and ``$OUT``) is claimed with
+``leviathan.ownership`` (a marker of verb ``gpu_check``, as the verbs mark theirs) before anything is written or
+deleted there, and an output file is written only where nothing is, or over an earlier output of the same kind.
+"""
 
 from __future__ import annotations
 
@@ -7,10 +15,19 @@ import math
 import os
 import time
 from pathlib import Path
+from typing import Callable
 
 
 REPO = Path(__file__).resolve().parents[1]
 STAGES = ("setup", "gpu-tests", "fsdp", "bench")
+VERB = "gpu_check"  # the work folder's marker names it (``leviathan.ownership``)
+WHO = "scripts/gpu_check.py"
+# what the stages and gpu_check.sh write in the work folder (nothing else there is deleted or written over)
+WORK_FILES = (*(f"{s}.status" for s in STAGES), *(f"{s}.log" for s in STAGES), "pip.log", "fsdp-torchrun.log",
+              "setup.note", "env.json", "bench.json", "fsdp.json", "pytest.xml", "gpu_check.md", "fsdp-corpus",
+              "fsdp-data", "fsdp-run", "venv", "site")
+# what the report and gpu_check.sh write in $OUT
+OUT_FILES = ("gpu_check.md", "gpu_check.json", "pytest.xml", "gpu_check_logs.txt", "gpu_check_torchrun.log")
 STAGE_TITLES = {"setup": "setup (python, torch, install)", "gpu-tests": "GPU tests (pytest -m gpu tests/gpu)",
                 "fsdp": "FSDP2 smoke (torchrun, 2 ranks on 2+ GPUs, + resume; fully_shard in process)",
                 "bench": "training step time, leviathan / dense_tied (eager, compiled)"}
@@ -21,13 +38,97 @@ def _now() -> float:
 
 
 def _write_json(path: str | os.PathLike | None, obj: dict) -> None:
+    """``obj`` written atomically to ``path`` (checked first by ``check_output``); nothing when ``path`` is None."""
+    from leviathan.io import atomic_write_text
+
+    if not path:
+        return
+    atomic_write_text(path, json.dumps(obj, indent=2, default=str))
+
+
+def _looks_ours(folder: Path) -> bool:
+    """A work folder an earlier GPU check wrote before it had a marker: a stage status file in its own format."""
+    import re
+
+    for stage in STAGES:
+        try:
+            text = (folder / f"{stage}.status").read_text()[:200] if (folder / f"{stage}.status").is_file() else ""
+        except (OSError, UnicodeDecodeError):
+            continue
+        if re.fullmatch(r"(-?\d+ \d+ \d+|skip .*)\n?", text):
+            return True
+    return False
+
+
+def claim_folder(folder: str | os.PathLike, names: tuple[str, ...], flag: str) -> Path:
+    """``folder`` (absolute, created if missing) once it is the GPU check's: UserError when it holds a file or
+    folder of ``names`` the check did not write (``ownership.check_claim``: no marker of the check lists it), or is
+    another verb's output; then marked (``ownership.mark``). Other files there are left alone and never deleted.
+    The rmtree of ``DIR/fsdp-run`` and gpu_check.sh's ``rm -f`` run only after this (V36, V104)."""
+    from leviathan.errors import UserError, file_above
+    from leviathan.ownership import check_claim, mark
+
+    folder = Path(os.path.abspath(folder))
+    if os.path.lexists(folder) and not folder.is_dir():
+        raise UserError(f"{flag} {str(folder)!r} is not a folder; name a folder for the GPU check's files")
+    if (blocker := file_above(folder)) is not None:
+        raise UserError(f"{flag} {str(folder)!r} cannot be made: {blocker!r} is a file, not a folder; choose another "
+                        f"{flag}")
+    folder.mkdir(parents=True, exist_ok=True)
+    check_claim(folder, VERB, names, f"choose another {flag} (a new or empty folder)", legacy=_looks_ours, who=WHO)
+    mark(folder, VERB, names)
+    return folder
+
+
+def json_with(*keys: str) -> Callable[[Path], bool]:
+    """A test of a file: a JSON object holding ``keys`` (an earlier output of one stage)."""
+    def test(path: Path) -> bool:
+        from leviathan import json_text
+
+        try:
+            value = json_text.read_file(path)
+        except (OSError, ValueError):
+            return False
+        return isinstance(value, dict) and set(keys) <= set(value)
+    return test
+
+
+def is_report(path: Path) -> bool:
+    """Whether ``path`` is an earlier markdown report of the check."""
+    from leviathan.errors import not_regular
+
+    try:
+        with open(path, "rb") as f:
+            return not_regular(path) is None and f.read(13) == b"# GPU check ("
+    except OSError:
+        return False
+
+
+def check_output(path: str | os.PathLike | None, flag: str, earlier: Callable[[Path], bool], what: str) -> None:
+    """UserError unless the output file ``path`` may be written, before any work (``leviathan bench --json``'s rule,
+    round 23 T1, T3): not a folder, no file where a folder above it should be, not a pipe or device, nothing there
+    but an earlier output of the same kind (``earlier``; ``what`` names it); then the OSError the write would meet
+    (a read-only disk). ``report --md mynotes.md`` and ``env --json myenv.json`` wrote over the user's file (V35,
+    V121); ``--json afile/x.json`` was a FileExistsError traceback (V122). Missing folders above are created."""
+    from leviathan.errors import UserError, file_above
+    from leviathan.io import check_writable
+    from leviathan.ownership import CONTAINERS, check_not_inside, check_not_special
+
     if not path:
         return
     path = Path(path)
+    if path.is_dir():
+        raise UserError(f"{flag} {str(path)!r} is a folder; name the file to write (e.g. {path / 'gpu_check.out'})")
+    if (blocker := file_above(path)) is not None:
+        raise UserError(f"{flag} {str(path)!r} cannot be written: {blocker!r} is a file, not a folder; choose another "
+                        f"{flag} path, or move that file away")
+    check_not_special(path, flag)
+    check_not_inside(path, flag, ("train", "prepare", "export"), within=CONTAINERS)
+    if os.path.lexists(path) and not earlier(path):
+        raise UserError(f"{flag} {str(path)!r} exists and is not {what}, so {WHO} will not write over it; choose "
+                        f"another {flag} path, or move the file away")
     path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = path.with_suffix(path.suffix + ".tmp")
-    tmp.write_text(json.dumps(obj, indent=2, default=str))
-    os.replace(tmp, path)
+    check_writable(path)
 
 
 def _short_error(e: BaseException, limit: int = 300) -> str:

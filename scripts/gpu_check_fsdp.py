@@ -14,7 +14,8 @@ import sys
 import traceback
 from pathlib import Path
 
-from gpu_check_common import REPO, _clip, _device, _finite, _now, _short_error, _write_json
+from gpu_check_common import (REPO, WORK_FILES, _clip, _device, _finite, _now, _short_error, _write_json, check_output,
+                              claim_folder, json_with)
 from gpu_check_bench import make_batches
 
 
@@ -86,7 +87,7 @@ def torchrun_smoke(args, work: Path, deadline: float) -> dict:
     log = work / "fsdp-torchrun.log"
     data = work / "fsdp-data"
     run_dir = work / "fsdp-run"
-    shutil.rmtree(run_dir, ignore_errors=True)
+    shutil.rmtree(run_dir, ignore_errors=True)  # the check's own: cmd_fsdp claimed the work folder
     py = sys.executable
     if not (data / "meta.json").is_file():
         train_dir, val_dir = write_corpus(work / "fsdp-corpus")
@@ -261,8 +262,12 @@ def fully_shard_check(args) -> dict:
 
 
 def cmd_fsdp(args) -> int:
-    work = Path(args.work)
-    work.mkdir(parents=True, exist_ok=True)
+    """The stage's exit status. The work folder is claimed first (``claim_folder``): ``torchrun_smoke`` deletes its
+    ``fsdp-run`` and writes ``fsdp-corpus``, ``fsdp-data`` and ``fsdp-torchrun.log`` there, which deleted a user's
+    ``DIR/fsdp-run`` without a word (issue 30 round 24, V36). ``args.work`` is absolute (``gpu_check.main``): the
+    commands run from the repository, where a relative one named another folder (V37)."""
+    check_output(args.json, "--json", json_with("device", "torchrun"), "an earlier `gpu_check.py fsdp` result")
+    work = claim_folder(args.work, WORK_FILES, "--work")
     deadline = _now() + (args.budget_s or 3600)
     out = {"device": args.device}
     print(f"fsdp: torchrun --nproc_per_node={fsdp_world_size(args.device)} -m leviathan train --config tiny "

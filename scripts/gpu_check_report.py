@@ -1,46 +1,62 @@
 """The ``report`` stage of the GPU check: one markdown table from the files the stages left in the work folder
-(``*.status``, ``env.json``, ``bench.json``, ``fsdp.json``, ``pytest.xml``; ``scripts/gpu_check.py``)."""
+(``*.status``, ``env.json``, ``bench.json``, ``fsdp.json``, ``pytest.xml``; ``scripts/gpu_check.py``).
+
+The stages write their files whole (``_write_json`` is atomic), so a file that cannot be read as what its stage
+writes is damaged, or not the check's: the report then stops with one line naming it (``damaged``), instead of a
+traceback (a ``setup.status`` of "x y z", a bench.json nested 100,000 deep: issue 30 round 24, V77, V78), a hang
+(a named pipe in a file's place, V76) or passing it over without a word (an env.json of "not json{").
+"""
 
 from __future__ import annotations
 
-import json
 import os
 import re
 import time
 from pathlib import Path
 from xml.etree import ElementTree
 
-from gpu_check_common import STAGES, STAGE_TITLES, _clip, _finite, _write_json
+from gpu_check_common import OUT_FILES, STAGES, STAGE_TITLES, _clip, _finite, _write_json, check_output, claim_folder, \
+    is_report
 from gpu_check_bench import bench_table
 
 
 def read_status(work: Path, stage: str) -> dict | None:
     """``<stage>.status`` holds ``RC SECONDS LIMIT`` (or ``skip ...``); None if the stage never ran."""
     path = work / f"{stage}.status"
-    if not path.is_file():
-        return None
-    parts = path.read_text().split()
+    text = _read_text(path)
+    parts = text.split() if text is not None else []
     if not parts:
         return None
     if parts[0] == "skip":
         return {"result": "SKIPPED", "why": " ".join(parts[1:]) or "no time left"}
-    rc = int(parts[0])
-    secs = int(float(parts[1])) if len(parts) > 1 else None
-    limit = int(float(parts[2])) if len(parts) > 2 else None
+    try:
+        rc = int(parts[0])
+        secs = int(float(parts[1])) if len(parts) > 1 else None
+        limit = int(float(parts[2])) if len(parts) > 2 else None
+    except (ValueError, OverflowError):  # "x y z", "nan", "inf"
+        raise damaged(path, f"it holds {_clip(text.strip(), 60)!r}, not 'RC SECONDS LIMIT' or 'skip WHY'") from None
     result = "PASS" if rc == 0 else ("TIMEOUT" if rc in (124, 137) else "FAIL")
     return {"result": result, "rc": rc, "s": secs, "limit": limit}
 
 
 def read_junit(path: Path) -> dict | None:
-    if not path.is_file():
+    """Counts, failures, skip reasons and recorded properties of pytest's JUnit report; None if there is none."""
+    text = _read_text(path)
+    if text is None:
         return None
-    root = ElementTree.parse(path).getroot()
+    try:
+        root = ElementTree.fromstring(text)
+    except ElementTree.ParseError as e:
+        raise damaged(path, f"it is not XML ({e})") from None
     suites = [root] if root.tag == "testsuite" else list(root.iter("testsuite"))
     counts = {"tests": 0, "failures": 0, "errors": 0, "skipped": 0}
     failed, skipped_reasons, props = [], set(), []
     for s in suites:
         for k in counts:
-            counts[k] += int(s.get(k, 0))
+            try:
+                counts[k] += int(s.get(k, 0))
+            except ValueError:
+                raise damaged(path, f"its testsuite's {k}={s.get(k)!r} is not a count") from None
         for case in s.iter("testcase"):
             name = case.get("name")
             for tag in ("failure", "error"):
@@ -62,11 +78,11 @@ def read_junit(path: Path) -> dict | None:
 
 def read_pytest_log(path: Path) -> dict | None:
     """Counts from ``pytest -v`` lines (``tests/x.py::name PASSED``), for a run that never finished."""
-    if not path.is_file():
+    text = _read_text(path, errors="replace")
+    if text is None:
         return None
     outcome: dict[str, str] = {}
-    for m in re.finditer(r"^(\S+::\S+)\s+(PASSED|FAILED|ERROR|SKIPPED|XFAIL|XPASS)", path.read_text(errors="replace"),
-                         re.M):
+    for m in re.finditer(r"^(\S+::\S+)\s+(PASSED|FAILED|ERROR|SKIPPED|XFAIL|XPASS)", text, re.M):
         outcome[m.group(1)] = m.group(2)
     if not outcome:
         return None
@@ -86,9 +102,9 @@ def _stage_details(stage: str, work: Path) -> list[str]:
             d.append(f"python {env.get('python')}, torch {env.get('torch')} (CUDA {env.get('torch_cuda')}), {gpu}")
             if env.get("missing_packages"):
                 d.append("missing: " + ", ".join(env["missing_packages"]))
-        note = work / "setup.note"
-        if note.is_file():
-            d.append(note.read_text().strip().replace("\n", "; "))
+        note = _read_text(work / "setup.note", errors="replace")
+        if note is not None:
+            d.append(note.strip().replace("\n", "; "))
     elif stage == "gpu-tests":
         j = read_junit(work / "pytest.xml")
         if j is None:  # killed before pytest wrote its report: the verbose log's per-test lines
@@ -137,11 +153,56 @@ def _num(x) -> str:
     return f"{x:.4f}" if _finite(x) else str(x)
 
 
-def _load(path: Path) -> dict | None:
-    try:
-        return json.loads(path.read_text())
-    except (OSError, ValueError):
+def damaged(path: Path, problem: str):
+    """The UserError for a stage file ``path`` that cannot be read as its stage writes it."""
+    from leviathan.errors import UserError
+
+    return UserError(f"{str(path)!r} is not a file the GPU check wrote: {problem}; run the check again into a new "
+                     f"work folder (--work), or move the file out of the way")
+
+
+def _read_text(path: Path, errors: str = "strict") -> str | None:
+    """The text of the stage file ``path``; None when nothing is there. A named pipe, device or folder in its place
+    is refused (``read_text`` of a pipe waited forever, V76), and so is text that is not UTF-8 (unless ``errors``)."""
+    from leviathan.errors import not_a_file, not_regular
+
+    if not os.path.lexists(path):
         return None
+    if (kind := not_regular(path) or not_a_file(path)) is not None:
+        raise damaged(path, f"it {kind}" if kind.startswith("is ") else kind)
+    try:
+        return path.read_bytes().decode("utf-8", errors=errors)
+    except UnicodeDecodeError as e:
+        raise damaged(path, f"it is not UTF-8 text (byte at offset {e.start:,})") from None
+
+
+def _load(path: Path) -> dict | None:
+    """The JSON object of the stage file ``path`` (``leviathan.json_text``: bounded nesting, V78); None when there
+    is none."""
+    from leviathan import json_text
+
+    if _read_text(path) is None:
+        return None
+    try:
+        value = json_text.read_file(path)
+    except ValueError as e:
+        raise damaged(path, f"it is not readable JSON ({e})") from None
+    if not isinstance(value, dict):
+        raise damaged(path, f"it holds a JSON {type(value).__name__}, not an object")
+    return value
+
+
+STAGE_FILES = {"setup": "env.json", "gpu-tests": "pytest.xml", "fsdp": "fsdp.json", "bench": "bench.json"}
+
+
+def _shaped(show, stage: str, work: Path):
+    """``show(stage, work)``, with a stage file of the wrong shape (a field missing or of another type, as no stage
+    writes it) refused naming the file, not a KeyError or TypeError traceback (V77's kind)."""
+    try:
+        return show(stage, work)
+    except (KeyError, TypeError, AttributeError, ValueError, IndexError) as e:
+        raise damaged(work / STAGE_FILES[stage], f"a field is missing or of the wrong type ({type(e).__name__}: "
+                                                 f"{_clip(e, 80)})") from None
 
 
 def build_report(work: Path) -> tuple[str, bool]:
@@ -166,11 +227,11 @@ def build_report(work: Path) -> tuple[str, bool]:
                 result = f"FAIL (rc {st['rc']})"
         if st is None or st["result"] != "PASS":
             all_ok = False
-        details = "<br>".join(x.replace("|", "/") for x in _stage_details(stage, work)) or ""
+        details = "<br>".join(x.replace("|", "/") for x in _shaped(_stage_details, stage, work)) or ""
         lines.append(f"| {STAGE_TITLES[stage]} | {result} | {secs} | {limit} | {details} |")
     b = _load(work / "bench.json")
     if b and b.get("runs"):
-        lines += ["", bench_table(b)]
+        lines += ["", _shaped(lambda _, __: bench_table(b), "bench", work)]
     j = read_junit(work / "pytest.xml")
     if j and j["properties"]:
         lines += ["", "GPU test measurements:", ""] + [f"- {p}" for p in j["properties"]]
@@ -178,16 +239,29 @@ def build_report(work: Path) -> tuple[str, bool]:
     return "\n".join(lines) + "\n", all_ok
 
 
+def check_outputs(args) -> None:
+    """UserError before anything is written when ``--md`` names a user's file (it wrote over one, V35) or ``$OUT``
+    holds files the check did not write (``claim_folder``)."""
+    check_output(args.md, "--md", is_report, "an earlier GPU check report")
+    if os.environ.get("OUT"):
+        claim_folder(os.environ["OUT"], OUT_FILES, "OUT")
+
+
 def cmd_report(args) -> int:
+    from leviathan.errors import UserError
+    from leviathan.io import atomic_write_text
+
     work = Path(args.work)
+    if os.path.lexists(work) and not work.is_dir():
+        raise UserError(f"--work {str(work)!r} is not a folder; name the GPU check's work folder")
+    check_outputs(args)
     text, ok = build_report(work)
     print(text)
     targets = [Path(args.md)] if args.md else []
     if os.environ.get("OUT"):
         targets.append(Path(os.environ["OUT"]) / "gpu_check.md")
     for path in targets:
-        path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_text(text)
+        atomic_write_text(path, text)
         print(f"(written to {path})")
     if os.environ.get("OUT"):  # everything measured, for whoever reads the results later
         data = {name: _load(work / f"{name}.json") for name in ("env", "bench", "fsdp")}
