@@ -252,8 +252,10 @@ def cmd_report(args) -> int:
     from leviathan.io import atomic_write_text
 
     work = Path(args.work)
-    if os.path.lexists(work) and not work.is_dir():
-        raise UserError(f"--work {str(work)!r} is not a folder; name the GPU check's work folder")
+    if not work.is_dir():  # a typo was a table of NOT RUN stages, as if the check had not run
+        what = "is not a folder" if os.path.lexists(work) else "does not exist"
+        raise UserError(f"--work {str(work)!r} {what}: no stage wrote its files there; give the work folder the "
+                        f"stages wrote (GPU_CHECK_WORK, printed at gpu_check.sh's start)")
     check_outputs(args)
     text, ok = build_report(work)
     print(text)

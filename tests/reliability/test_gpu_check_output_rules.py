@@ -67,6 +67,7 @@ def refused(gc, tmp_path, monkeypatch, capsys):
 def test_report_md_refuses_a_users_file_and_rewrites_its_own(gc, tmp_path, monkeypatch):
     notes = tmp_path / "mynotes.md"
     notes.write_text("my precious notes\n")
+    (tmp_path / "gw").mkdir()
     proc = gpu_check(["report", "--work", "gw", "--md", "mynotes.md"], tmp_path)
     assert proc.returncode == 2, proc.stdout[-2000:] + proc.stderr[-2000:]
     line = one_error(proc.stderr)
@@ -102,6 +103,7 @@ def test_out_folder_of_a_user_is_refused(tmp_path, refused, monkeypatch):
     out = tmp_path / "out"
     out.mkdir()
     (out / "gpu_check.md").write_text("mine\n")
+    (tmp_path / "gw").mkdir()
     monkeypatch.setenv("OUT", str(out))
     line = refused(["report", "--work", "gw"])
     assert "gpu_check.md" in line and "choose another OUT" in line
@@ -213,3 +215,10 @@ def test_report_refuses_a_damaged_stage_file(tmp_path, refused, name, write, say
     work = _damaged_work(tmp_path, name, write)
     line = refused(["report", "--work", work])
     assert name in line and says in line
+
+
+def test_report_refuses_a_work_folder_that_is_not_there(refused, tmp_path):
+    line = refused(["report", "--work", "typo"])
+    assert "--work" in line and "does not exist" in line
+    (tmp_path / "afile").write_text("x")
+    assert "is not a folder" in refused(["report", "--work", "afile"])
