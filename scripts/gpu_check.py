@@ -186,19 +186,24 @@ def _main(argv) -> int:
         if json_default:
             sp.add_argument("--json", default=None, help="write the results here")
 
+    # each stage takes only the options it uses: `env --md r.md`, `all --json x.json` and `fsdp --batch 4` were
+    # taken and ignored, nothing written or changed, no word (issue 30 round 24, V38's kind)
     for name in ("env", "bench", "fsdp", "all"):
         sp = sub.add_parser(name)
-        common(sp)
-        sp.add_argument("--preset", default="paper-109m")
-        sp.add_argument("--batch", type=positive_int, default=None, help="sequences per step (default 16; quick 2)")
-        sp.add_argument("--seq", type=positive_int, default=None, help="sequence length (default 512; quick 32)")
-        sp.add_argument("--repeats", type=positive_int, default=None,
-                        help="timed steps per model (default 10; quick 3)")
-        sp.add_argument("--warmup", type=non_negative_int, default=None,
-                        help="untimed steps per model first (default 3; quick 1)")
+        common(sp, json_default=name != "all")  # all: each stage's JSON goes to the work folder
+        if name in ("bench", "all"):
+            sp.add_argument("--preset", default="paper-109m")
+            sp.add_argument("--batch", type=positive_int, default=None,
+                            help="sequences per step (default 16; quick 2)")
+            sp.add_argument("--seq", type=positive_int, default=None, help="sequence length (default 512; quick 32)")
+            sp.add_argument("--repeats", type=positive_int, default=None,
+                            help="timed steps per model (default 10; quick 3)")
+            sp.add_argument("--warmup", type=non_negative_int, default=None,
+                            help="untimed steps per model first (default 3; quick 1)")
         sp.add_argument("--work", default=os.environ.get("GPU_CHECK_WORK", "/tmp/gpu_check"),
                         help="scratch folder (data, runs, stage files)")
-        sp.add_argument("--md", default=None, help="also write the markdown report here")
+        if name == "all":
+            sp.add_argument("--md", default=None, help="also write the markdown report here")
     sp = sub.add_parser("report")
     sp.add_argument("--work", default=os.environ.get("GPU_CHECK_WORK", "/tmp/gpu_check"))
     sp.add_argument("--md", default=None, help="write the markdown here too ($OUT/gpu_check.md is automatic)")

@@ -51,6 +51,7 @@ def refused(gc, tmp_path, monkeypatch, capsys):
     monkeypatch.chdir(tmp_path)
     monkeypatch.delenv("OUT", raising=False)
     monkeypatch.delenv("GPU_CHECK_STAGE_LIMIT", raising=False)
+    monkeypatch.setenv("GPU_CHECK_WORK", str(tmp_path / "default-work"))  # never the shared /tmp/gpu_check
 
     def run(argv: list) -> str:
         try:
@@ -176,6 +177,13 @@ def test_shell_script_refuses_a_users_work_folder(tmp_path):
 def test_numeric_options_refused_at_the_command_line(refused, option, value):
     line = refused(["bench", "--device", "cpu", "--quick", option, value])
     assert f"argument {option}" in line
+
+
+@pytest.mark.parametrize("argv", [["env", "--md", "r.md"], ["all", "--json", "x.json"], ["fsdp", "--batch", "4"],
+                                  ["bench", "--md", "r.md"]])
+def test_an_option_the_stage_does_not_use_is_refused(refused, tmp_path, argv):
+    assert "unrecognized arguments" in refused(argv + ["--device", "cpu", "--quick", "--no-compile", "--dtype", "fp32"])
+    assert not (tmp_path / argv[-1]).exists()
 
 
 def test_seq_past_the_positions_is_refused(refused):
