@@ -75,4 +75,5 @@ def _given(parser: argparse.ArgumentParser, namespace: argparse.Namespace) -> di
 def _shown(option_string: str | None, values) -> str:
     if values is None or values == []:  # a flag (store_true, store_const) takes no value
         return str(option_string)
-    return f"{option_string} {values!r}" if not isinstance(values, list) else f"{option_string} {' '.join(values)!r}"
+    shown = " ".join(map(str, values)) if isinstance(values, (list, tuple)) else values  # nargs=2 of type=int too
+    return f"{option_string} {shown!r}"

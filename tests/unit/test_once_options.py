@@ -17,6 +17,7 @@ def _parser() -> argparse.ArgumentParser:
     p.add_argument("--quick", action="store_true")
     p.add_argument("--compile", action=argparse.BooleanOptionalAction)
     p.add_argument("--run", action="append")
+    p.add_argument("--size", nargs=2, type=int)
     p.add_argument("-v", action="count", default=0)
     p.add_argument("paths", nargs="*")
     return once_options(p)
@@ -28,6 +29,7 @@ def _parser() -> argparse.ArgumentParser:
     (["--quick", "--quick"], "--quick"),
     (["--compile", "--no-compile"], "--no-compile"),
     (["--ou", "ra", "--out", "ra"], "--out"),  # an abbreviation is the same option; the same value twice too
+    (["--size", "1", "2", "--size", "3", "4"], "--size"),
 ])
 def test_a_single_valued_option_given_twice_is_refused(argv, option):
     with pytest.raises(argparse.ArgumentError) as caught:
