@@ -27,6 +27,7 @@ from leviathan.bench.harness import TrainStep, alternate, build_model, throughpu
 from leviathan.commands.values import positive_int
 from leviathan.data.loader import TokenDataset, corpus_ids
 from leviathan.data.meta import read_meta
+from leviathan.empty_paths import refuse_empty_path
 from leviathan.errors import UserError
 from leviathan.io import atomic_write_text
 from leviathan.once_options import once_options
@@ -94,6 +95,8 @@ def _main(argv: list[str] | None) -> int:
     p.add_argument("--repeats", type=positive_int, default=3, help="timed alternating rounds (default 3)")
     p.add_argument("--json", default=None, help="also write the rows and ratios here")
     args = once_options(p).parse_args(argv)
+    for value, option in ((args.data, "the data argument"), (args.json, "--json")):
+        refuse_empty_path(value, option)  # --json "" was no JSON without a word (as for the verbs: round 15, B186)
     bc = CONFIGS[args.config]
     if args.json:  # before the timing, not after it (V123); never over a user's file (V40)
         check_json_target(args.json, "--json", _is_result, f"`{COMMAND} --json`", by="the script")

@@ -31,6 +31,7 @@ import tempfile
 from pathlib import Path
 
 from leviathan.commands.values import positive_int
+from leviathan.empty_paths import refuse_empty_path
 from leviathan.errors import UserError
 from leviathan.once_options import once_options
 
@@ -119,6 +120,7 @@ def _main(argv: list[str] | None) -> int:
     ap.add_argument("--batch-tokens", type=positive_int, default=8192)
     ap.add_argument("--data-dir", required=True, help="the prepared data folder")
     args = once_options(ap).parse_args(argv)
+    refuse_empty_path(args.data_dir, "--data-dir")  # "" was made the current folder (as for the verbs: B186)
     args.data_dir = os.path.abspath(args.data_dir)  # the runs train in the worktrees: a relative path meant nothing
     repo = _check_inputs(args)
     results: dict[str, dict[str, list[dict]]] = {}

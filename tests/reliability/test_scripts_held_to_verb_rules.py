@@ -94,6 +94,12 @@ def test_bench_corpus_softmax_says_a_data_folder_that_is_none_in_one_line(bench_
     assert "does not exist" in line, line
 
 
+def test_bench_corpus_softmax_refuses_an_empty_path(bench_script, data512, capsys):
+    """Found beside V40: --json "" wrote no JSON without a word, as the verbs refuse (round 15, B186)."""
+    line = _bench_refused(bench_script, capsys, [data512, "--config", "tiny", "--json", ""])
+    assert "--json is an empty path" in line, line
+
+
 def test_bench_corpus_softmax_refuses_data_of_another_vocabulary(bench_script, data, data512, capsys):
     """V44: the configuration's tokenizer against the data's, both named, before any timing."""
     line = _bench_refused(bench_script, capsys, [data, "--config", "o200k-d64", "--repeats", "1", "--batch", "1"])
@@ -134,6 +140,12 @@ def test_same_numbers_refuses_an_unknown_commit_before_any_worktree(data, tmp_pa
                     cwd=tmp_path)
     assert "commit 'nonexistentcommit0' is not a commit of" in line, line
     assert subprocess.run(["git", "-C", str(REPO), "worktree", "list"], capture_output=True, text=True).stdout == before
+
+
+def test_same_numbers_refuses_an_empty_data_dir(tmp_path):
+    """Found beside V33: --data-dir "" was made the current folder."""
+    line = _refused("same_numbers.py", ["--grid", "g", "--run", "x", "--data-dir", "", "HEAD", "HEAD"], cwd=tmp_path)
+    assert "--data-dir is an empty path" in line, line
 
 
 @pytest.mark.parametrize("option, value", [("--steps", "-1"), ("--batch-tokens", "0")])
