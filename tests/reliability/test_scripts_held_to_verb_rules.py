@@ -94,6 +94,12 @@ def test_bench_corpus_softmax_says_a_data_folder_that_is_none_in_one_line(bench_
     assert "does not exist" in line, line
 
 
+def test_bench_corpus_softmax_refuses_a_batch_the_data_cannot_fill(bench_script, data512, capsys):
+    """Found beside V42: a --batch past the training split was view()'s RuntimeError traceback."""
+    line = _bench_refused(bench_script, capsys, [data512, "--config", "tiny", "--batch", "100000"])
+    assert "fewer than the 2 batches of 100000 x 65" in line and "pass a smaller --batch (at most" in line, line
+
+
 def test_bench_corpus_softmax_refuses_an_empty_path(bench_script, data512, capsys):
     """Found beside V40: --json "" wrote no JSON without a word, as the verbs refuse (round 15, B186)."""
     line = _bench_refused(bench_script, capsys, [data512, "--config", "tiny", "--json", ""])
