@@ -6,25 +6,46 @@ Builds dense_tied and leviathan of a benchmark configuration (``leviathan.bench.
 twice from one seed: the full softmax and the softmax over ``corpus_ids(DATA)`` (the ids that occur in the
 prepared data). The four training steps (chunked head, AdamW) run alternately on the same batches of the
 data's training split (``harness.alternate``); the printed ratios of medians are the result, wall and CPU time.
+
+Held to the verbs' rules (issue 30 round 24, V40-V44, V123, V124): a refusal is one line ``error: ...``, exit 2, before
+any timing: a data folder that is none or whose vocabulary is not the configuration's, --repeats or --batch below 1,
+an option given twice, a --json path that holds a user's file or cannot be written (``leviathan.result_json``, the
+rule of ``leviathan bench --json``).
 """
 
 from __future__ import annotations
 
 import argparse
 import json
+import sys
 
 import numpy as np
 import torch
 
-from leviathan.bench.configs import CONFIGS
+from leviathan.bench.configs import CONFIGS, BenchConfig
 from leviathan.bench.harness import TrainStep, alternate, build_model, throughput_row, time_ratios
+from leviathan.commands.values import positive_int
 from leviathan.data.loader import TokenDataset, corpus_ids
+from leviathan.data.meta import read_meta
+from leviathan.empty_paths import refuse_empty_path
+from leviathan.errors import UserError
+from leviathan.io import atomic_write_text
+from leviathan.once_options import once_options
+from leviathan.result_json import check_json_target
+
+COMMAND = "python scripts/bench_corpus_softmax.py"
+RESULT_KEYS = {"config", "data", "ids", "vocab_size", "tokens_per_step", "rows", "ratios"}  # what --json writes
 
 
 def batches(data_dir: str, count: int, batch: int, seq_len: int) -> list[tuple[torch.Tensor, torch.Tensor]]:
-    """``count`` (x, y) batches of ``batch`` consecutive windows from the start of the training split."""
+    """``count`` (x, y) batches of ``batch`` consecutive windows from the start of the training split; UserError when
+    the split is too short for them (it was view()'s RuntimeError traceback)."""
     tokens = TokenDataset(data_dir, "train").tokens
     n = batch * (seq_len + 1)
+    if len(tokens) < count * n:
+        raise UserError(f"the training split of {data_dir!r} holds {len(tokens):,} tokens, fewer than the {count} "
+                        f"batches of {batch} x {seq_len + 1} the benchmark takes ({count * n:,}); pass a smaller "
+                        f"--batch (at most {len(tokens) // (count * (seq_len + 1))}) or a larger data folder")
     out = []
     for i in range(count):
         w = torch.from_numpy(np.asarray(tokens[i * n:(i + 1) * n], dtype=np.int64)).view(batch, seq_len + 1)
@@ -32,15 +53,54 @@ def batches(data_dir: str, count: int, batch: int, seq_len: int) -> list[tuple[t
     return out
 
 
-def main() -> None:
-    p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+def check_vocabulary(data_dir: str, bc: BenchConfig) -> None:
+    """UserError unless the data's tokenizer is the configuration's (by name, or a tokenizer of the same vocabulary
+    size: the cost depends on the sizes only) and its ids fit the head: o200k's 200,019-id head against a BPE-300
+    folder's 127 corpus ids was timed and reported as a 7.46x saving o200k data would not give (issue 30 round 24,
+    V44). Footgun: a BPE trained on little text stops short of its size (bpe:512 with 395 ids) and still matches."""
+    meta = read_meta(data_dir)
+    vocab = bc.model("dense_tied").vocab_size
+    if not _matches(meta, bc.tokenizer, vocab):
+        fitting = [name for name, c in sorted(CONFIGS.items())
+                   if _matches(meta, c.tokenizer, c.model("dense_tied").vocab_size)]
+        other = f", or --config {' / '.join(fitting)} for this data" if fitting else ""
+        raise UserError(f"data folder {data_dir!r} is tokenized with {meta.tokenizer!r} ({meta.vocab_size:,} ids), "
+                        f"but --config {bc.name} is {bc.tokenizer} ({vocab:,} ids): its saving would be measured on "
+                        f"ids of another vocabulary; pass a data folder prepared with {bc.tokenizer} (leviathan "
+                        f"prepare SOURCE --out DIR --tokenizer {bc.tokenizer}){other}")
+
+
+def _matches(meta, tokenizer: str, vocab: int) -> bool:
+    return (meta.tokenizer == tokenizer or meta.vocab_size == vocab) and meta.vocab_size <= vocab
+
+
+def _is_result(earlier) -> bool:
+    return isinstance(earlier, dict) and RESULT_KEYS <= set(earlier)
+
+
+def main(argv: list[str] | None = None) -> int:
+    """The exit status: a refusal or a storage failure is one line ``error: ...``, status 2 (``cli.one_line_errors``,
+    as collect_results.py says them); a stop is one line as the verbs say it."""
+    from leviathan.cli import _stoppable, one_line_errors
+
+    name = "bench_corpus_softmax"
+    return one_line_errors(lambda: _stoppable(name, lambda: _main(argv), COMMAND), name)
+
+
+def _main(argv: list[str] | None) -> int:
+    p = argparse.ArgumentParser(prog=COMMAND, description=__doc__.splitlines()[0])
     p.add_argument("data", help="prepared data folder whose tokenizer matches the configuration")
     p.add_argument("--config", default="o200k-d64", choices=sorted(CONFIGS))
-    p.add_argument("--batch", type=int, default=64, help="sequences per step (the ablations: 64 x 128)")
-    p.add_argument("--repeats", type=int, default=3)
+    p.add_argument("--batch", type=positive_int, default=64, help="sequences per step (the ablations: 64 x 128)")
+    p.add_argument("--repeats", type=positive_int, default=3, help="timed alternating rounds (default 3)")
     p.add_argument("--json", default=None, help="also write the rows and ratios here")
-    args = p.parse_args()
+    args = once_options(p).parse_args(argv)
+    for value, option in ((args.data, "the data argument"), (args.json, "--json")):
+        refuse_empty_path(value, option)  # --json "" was no JSON without a word (as for the verbs: round 15, B186)
     bc = CONFIGS[args.config]
+    if args.json:  # before the timing, not after it (V123); never over a user's file (V40)
+        check_json_target(args.json, "--json", _is_result, f"`{COMMAND} --json`", by="the script")
+    check_vocabulary(args.data, bc)
     ids = torch.from_numpy(corpus_ids(args.data))
     data = batches(args.data, 2, args.batch, bc.seq_len)
     steps = {}
@@ -60,10 +120,11 @@ def main() -> None:
     for v, r in ratios.items():
         print(f"  {v}: full / corpus step time {r['ratio']:.2f}x wall, {r['cpu_ratio']:.2f}x cpu")
     if args.json:
-        with open(args.json, "w") as f:
-            json.dump({"config": bc.name, "data": args.data, "ids": int(ids.numel()), "vocab_size": vocab,
-                       "tokens_per_step": tokens, "rows": rows, "ratios": ratios}, f, indent=2)
+        atomic_write_text(args.json, json.dumps({"config": bc.name, "data": args.data, "ids": int(ids.numel()),
+                                                 "vocab_size": vocab, "tokens_per_step": tokens, "rows": rows,
+                                                 "ratios": ratios}, indent=2) + "\n")
+    return 0
 
 
 if __name__ == "__main__":
-    main()
+    sys.exit(main())

@@ -12,6 +12,11 @@ compared for exact equality. Prints one line per run and exits 1 if any number d
 Same machine only: the o200k-fair round found that the same commit on another machine's CPU gives validation
 losses that differ in the 7th digit (results/o200k-fair/PLAN.md, the reproduction check), so this compares code,
 not hardware.
+
+Held to the verbs' rules (issue 30 round 24, V32, V33): a refusal is one line ``error: ...``, exit 2, before any
+worktree is made: --steps or --batch-tokens below 1, an option given twice, a --data-dir that is no prepared data, a
+commit git does not know; a git command that fails is one line with what git said. The repository is the script's own
+checkout, wherever it is typed from (a relative --data-dir is taken from the folder it is typed in).
 """
 
 from __future__ import annotations
@@ -25,6 +30,12 @@ import sys
 import tempfile
 from pathlib import Path
 
+from leviathan.commands.values import positive_int
+from leviathan.empty_paths import refuse_empty_path
+from leviathan.errors import UserError
+from leviathan.once_options import once_options
+
+COMMAND = "python scripts/same_numbers.py"
 TIMING_KEYS = {"time_s", "tokens_per_s", "elapsed_s", "wall_time_s", "step_time_s"}
 
 
@@ -38,32 +49,86 @@ def train_line(worktree: Path, grid: str, run: str, steps: int, batch_tokens: in
                out: Path) -> list[str]:
     """The run's ``leviathan train`` argv from the grid at this worktree, shortened to ``steps`` steps."""
     env = {**os.environ, "PYTHONPATH": str(worktree / "src")}
-    text = subprocess.run([sys.executable, "-m", "leviathan", "sweep", "--grid", grid, "--commands", "--only", run,
-                           "--data-dir", data_dir], cwd=worktree, env=env, capture_output=True, text=True,
-                          check=True).stdout
-    line = next(ln for ln in text.splitlines() if ln.startswith("leviathan train"))
+    done = subprocess.run([sys.executable, "-m", "leviathan", "sweep", "--grid", grid, "--commands", "--only", run,
+                           "--data-dir", data_dir], cwd=worktree, env=env, capture_output=True, text=True)
+    at = worktree.name.removeprefix("wt-")
+    if done.returncode != 0:  # a CalledProcessError traceback that hid sweep's own line (round 24, V33)
+        raise UserError(f"`leviathan sweep --grid {grid} --commands --only {run}` at {at} failed: "
+                        f"{_last_line(done.stderr)}; pass a --grid and --run that commit has")
+    line = next((ln for ln in done.stdout.splitlines() if ln.startswith("leviathan train")), None)
+    if line is None:
+        raise UserError(f"grid {grid!r} at {at} has no training command for run {run!r} (`leviathan sweep --commands "
+                        f"--only {run}` printed none); pass a --run of that grid")
     argv = shlex.split(line)[2:]
     argv = argv[:argv.index("--run-dir")]  # the run's settings; its --run-dir and --resume are ours to choose
     return [a for a in argv if not a.startswith("max_tokens=")] + [f"max_tokens={steps * batch_tokens}",
                                                                     "--run-dir", str(out)]
 
 
-def main() -> int:
-    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+def _last_line(text: str) -> str:
+    lines = [ln.strip() for ln in text.splitlines() if ln.strip()]
+    return lines[-1] if lines else "(it printed nothing)"
+
+
+def git(*argv: str, fix: str) -> str:
+    """``git argv``'s output; UserError with what git said and ``fix`` when it fails (a CalledProcessError traceback
+    of `git rev-parse --show-toplevel` outside a checkout, of `git worktree add` for a commit git does not know:
+    issue 30 round 24, V32, V33)."""
+    try:
+        done = subprocess.run(["git", *argv], capture_output=True, text=True)
+    except OSError as e:  # no git on PATH
+        raise UserError(f"`git` could not be run ({e.strerror}); install git, or put it on PATH") from None
+    if done.returncode != 0:
+        said = _last_line(done.stderr) if done.stderr.strip() else f"exit status {done.returncode}"
+        raise UserError(f"`git {' '.join(argv)}` failed ({said}); {fix}")
+    return done.stdout.strip()
+
+
+def _check_inputs(args: argparse.Namespace) -> Path:
+    """The repository (the script's own checkout), once the data folder and both commits are known good: before any
+    worktree is made."""
+    from leviathan.data.meta import read_meta
+
+    here = Path(__file__).resolve().parent
+    repo = Path(git("-C", str(here), "rev-parse", "--show-toplevel",
+                    fix=f"run the script of a leviathan git checkout ({here} is in none)"))
+    read_meta(args.data_dir)
+    for commit in args.commits:
+        known = subprocess.run(["git", "-C", str(repo), "rev-parse", "--verify", "--quiet", "--end-of-options",
+                                f"{commit}^{{commit}}"], capture_output=True, text=True)
+        if known.returncode != 0:
+            raise UserError(f"commit {commit!r} is not a commit of {repo} (git knows no commit by that name); "
+                            f"nothing was done; pass a commit hash, branch or tag it has (git log --oneline)")
+    return repo
+
+
+def main(argv: list[str] | None = None) -> int:
+    """The exit status (1: some number differs): a refusal is one line ``error: ...``, status 2
+    (``cli.one_line_errors``); a stop is one line as the verbs say it."""
+    from leviathan.cli import _stoppable, one_line_errors
+
+    name = "same_numbers"
+    return one_line_errors(lambda: _stoppable(name, lambda: _main(argv), COMMAND), name)
+
+
+def _main(argv: list[str] | None) -> int:
+    ap = argparse.ArgumentParser(prog=COMMAND, description=__doc__.split("\n")[0])
     ap.add_argument("commits", nargs=2)
     ap.add_argument("--grid", required=True)
     ap.add_argument("--run", action="append", required=True)
-    ap.add_argument("--steps", type=int, default=32)
-    ap.add_argument("--batch-tokens", type=int, default=8192)
-    ap.add_argument("--data-dir", required=True, help="absolute path of the prepared data folder")
-    args = ap.parse_args()
-    repo = Path(subprocess.run(["git", "rev-parse", "--show-toplevel"], capture_output=True, text=True,
-                               check=True).stdout.strip())
+    ap.add_argument("--steps", type=positive_int, default=32)
+    ap.add_argument("--batch-tokens", type=positive_int, default=8192)
+    ap.add_argument("--data-dir", required=True, help="the prepared data folder")
+    args = once_options(ap).parse_args(argv)
+    refuse_empty_path(args.data_dir, "--data-dir")  # "" was made the current folder (as for the verbs: B186)
+    args.data_dir = os.path.abspath(args.data_dir)  # the runs train in the worktrees: a relative path meant nothing
+    repo = _check_inputs(args)
     results: dict[str, dict[str, list[dict]]] = {}
     with tempfile.TemporaryDirectory() as tmp:
         for commit in args.commits:
             wt = Path(tmp) / f"wt-{commit}"
-            subprocess.run(["git", "-C", str(repo), "worktree", "add", "-q", "--detach", str(wt), commit], check=True)
+            git("-C", str(repo), "worktree", "add", "-q", "--detach", str(wt), commit,
+                fix="see git's message (no room for the worktree under TMPDIR? set TMPDIR to a folder with room)")
             try:
                 env = {**os.environ, "PYTHONPATH": str(wt / "src"), "OMP_NUM_THREADS": "1"}
                 for run in args.run:
@@ -72,7 +137,8 @@ def main() -> int:
                     done = subprocess.run([sys.executable, "-m", "leviathan", "train", *argv], cwd=wt, env=env,
                                           capture_output=True, text=True)
                     if done.returncode != 0:
-                        raise SystemExit(f"error: {run} at {commit} failed: {done.stderr.strip()[-2000:]}")
+                        raise UserError(f"the training of {run} at {commit} failed (exit {done.returncode}): "
+                                        f"{_last_line(done.stderr)}; fix that, then run the comparison again")
                     results.setdefault(run, {})[commit] = numbers(out / "metrics.jsonl")
             finally:
                 subprocess.run(["git", "-C", str(repo), "worktree", "remove", "--force", str(wt)], check=False)

@@ -5,9 +5,11 @@ modules are imported only when their verb runs, so ``leviathan params`` does not
 stack. A ``UserError`` (bad input, bad config) prints one line ``error: ...`` and exits with status 2, and so does
 an ``OSError`` about the user's storage (``errors.storage_error_message``; also the failures torch.save and
 safetensors report without an errno, ``leviathan.storage``); nothing else is swallowed. ``leviathan`` with no verb
-prints the help on stderr and exits 2; ``leviathan --help`` prints it on stdout and exits 0. A SIGTERM that arrives
-before a verb has its own handling (``train`` catches it from its session's first line) ends it with one line saying
-what it stopped and exit status 143, after the verb's cleanup ran (temporary folders removed, locks released).
+prints the help on stderr and exits 2; ``leviathan --help`` prints it on stdout and exits 0. An option given twice is
+argparse's usage error naming it, exit 2 (``leviathan.once_options``: the last one counted without a word). A SIGTERM
+that arrives before a verb has its own handling (``train`` catches it from its session's first line) ends it with one
+line saying what it stopped and exit status 143, after the verb's cleanup ran (temporary folders removed, locks
+released).
 """
 
 from __future__ import annotations
@@ -158,10 +160,12 @@ def _start_verb(module_name: str, help_text: str, verb: str, rest: list[str]) ->
     set only once the module was imported, and ``leviathan bench``'s import (torch) takes seconds: a SIGTERM then
     killed it without a word, exit 143 (issue 30 round 10, Q132)."""
     from .empty_paths import refuse_empty_paths
+    from .once_options import once_options
 
     module = importlib.import_module(module_name)
     parser = argparse.ArgumentParser(prog=f"leviathan {verb}", description=help_text)
     module.add_arguments(parser)
+    once_options(parser)  # `--out ra --out rb` wrote only rb, without a word (issue 30 round 24, V130)
     args = _parse(parser, rest)
     refuse_empty_paths(parser, args)  # "" is not '.' (issue 30 round 15, B186, B185)
     return module.run(args)

@@ -144,6 +144,7 @@ OUTPUT_OPTIONS = {"train": "--run-dir", "demo": "--run-dir", "sweep": "--out", "
                   # --rewrite writes the folder in place: "--dest" named an option it does not take (round 15, B26)
                   "collect_results --rewrite": "--rewrite of a copy of the folder there",
                   "generate": None, "params": None,
+                  "bench_corpus_softmax": "--json", "same_numbers": None,  # the scripts (round 24, V40, V32)
                   # Python API writes (``storage.api_writes``): the argument that chooses the place (round 14, B260)
                   "bake_adopted": "out_dir", "Tokenizer.save": "its directory argument",
                   # and every other public write (``storage.api_write``; round 17, E145 ... E291)

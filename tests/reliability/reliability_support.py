@@ -125,6 +125,13 @@ def cli_error(argv: list, cwd: Path | None = None) -> str:
     return one_error(proc.stderr)
 
 
+def script(name: str, argv: list, cwd: Path | None = None, timeout: float = 300) -> subprocess.CompletedProcess:
+    """``python scripts/<name> <argv>`` in a real process with one thread (stdout and stderr captured as text)."""
+    env = {**os.environ, "OMP_NUM_THREADS": "1", "PYTHONPATH": str(REPO / "src"), "TOKENIZERS_PARALLELISM": "false"}
+    return subprocess.run([sys.executable, str(REPO / "scripts" / name), *map(str, argv)], env=env, cwd=cwd,
+                          capture_output=True, text=True, timeout=timeout)
+
+
 def refingerprint(step: Path) -> None:
     """Rewrite a step folder's state.json to record its files as they are now: a checkpoint tampered with as a
     whole (state.json too), so the fingerprints agree and the deeper checks (weight shapes, the pickle guard) are

@@ -19,11 +19,11 @@ from pathlib import Path
 
 from ..bench import (CONFIGS, DEFAULT_SECTIONS, EXPERIMENT_CONFIGS, SECTIONS, WIDTH_CONFIGS, BenchOptions,
                      default_cache_dir, format_report, run_benchmark)
-from ..errors import UserError, file_above
-from ..io import atomic_write_text, check_writable
-from ..ownership import CONTAINERS, MARKER, check_not_inside, check_not_special, read_marker
+from ..errors import UserError
+from ..io import atomic_write_text
+from ..ownership import CONTAINERS, MARKER, check_not_inside, read_marker
+from ..result_json import check_earlier_result, check_json_target
 from .values import non_negative_int, positive_int, thread_count
-from .. import json_text
 
 
 def add_arguments(parser) -> None:
@@ -95,28 +95,14 @@ def _check_json_target(path: Path) -> None:
     """UserError unless ``--json`` names a free path or an earlier ``bench --json`` result (a JSON object with the
     bench's ``environment`` and ``sections``): bench wrote its JSON over a user's file of that name, exit 0 (issue 30
     round 5). Then an OSError if the file could not be written there (read-only, a missing folder): found out only
-    after the benchmark before."""
-    if path.is_dir():
-        raise UserError(f"--json {str(path)!r} is a folder; name the result's file (e.g. {path}/bench.json)")
-    if (blocker := file_above(path)) is not None:  # "create it first (mkdir -p afile)" of a file (round 23, T1)
-        raise UserError(f"--json {str(path)!r} cannot be written: {blocker!r} is a file, not a folder; choose another "
-                        f"--json path, or move that file away")
-    if not path.parent.is_dir():
-        raise UserError(f"--json {str(path)!r}: the folder {str(path.parent)!r} does not exist; create it first "
-                        f"(mkdir -p {path.parent}) or choose another --json path")
-    check_not_special(path, "--json")
-    check_not_inside(path, "--json", ("train", "prepare", "export"), within=CONTAINERS, verb="bench")  # C251, D251
-    if path.exists() or path.is_symlink():
-        _check_earlier_result(path)
-    check_writable(path)
+    after the benchmark before. The rule is ``leviathan.result_json``'s, shared with the scripts (round 24, V40)."""
+    check_json_target(path, "--json", _is_bench_result, "`leviathan bench --json`", by="bench", verb="bench")
 
 
 def _check_earlier_result(path: Path) -> None:
     """UserError unless the file at ``path`` is an earlier ``bench --json`` result."""
-    try:
-        earlier = json_text.read_file(path)
-    except (OSError, UnicodeDecodeError, ValueError):
-        earlier = None
-    if not (isinstance(earlier, dict) and {"environment", "sections"} <= set(earlier)):
-        raise UserError(f"--json {str(path)!r} exists and is not an earlier `leviathan bench --json` result, so bench "
-                        f"will not write over it; choose another --json path, or move the file away")
+    check_earlier_result(path, "--json", _is_bench_result, "`leviathan bench --json`", by="bench")
+
+
+def _is_bench_result(earlier) -> bool:
+    return isinstance(earlier, dict) and {"environment", "sections"} <= set(earlier)
