@@ -54,6 +54,7 @@ import gpu_check_fsdp as fsdp  # noqa: E402
 from gpu_check_fsdp import fsdp_world_size  # noqa: E402,F401 - the stage's rank choice (tests/gpu)
 import gpu_check_report as report  # noqa: E402
 from leviathan.errors import UserError  # noqa: E402
+from leviathan.once_options import once_options  # noqa: E402
 from gpu_check_common import (OUT_FILES, REPO, WORK_FILES, _now, _short_error, _write_json, check_output,  # noqa: E402
                               claim_folder, json_with)
 
@@ -209,7 +210,7 @@ def _main(argv) -> int:
     sp.add_argument("--md", default=None, help="write the markdown here too ($OUT/gpu_check.md is automatic)")
     sp = sub.add_parser("claim", help="make --work (and $OUT) the check's folders (gpu_check.sh's first step)")
     sp.add_argument("--work", default=os.environ.get("GPU_CHECK_WORK", "/tmp/gpu_check"))
-    args = p.parse_args(argv)
+    args = once_options(p).parse_args(argv)
     args.work = os.path.abspath(args.work)  # the fsdp stage runs its commands from the repository (V37)
     return {"env": cmd_env, "bench": bench.cmd_bench, "fsdp": fsdp.cmd_fsdp, "report": report.cmd_report,
             "all": cmd_all, "claim": cmd_claim}[args.cmd](args)
