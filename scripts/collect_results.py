@@ -490,7 +490,8 @@ def collect_locked(sweeps: list[Path], dest: Path) -> list[tuple[Path, Path, int
         return collect(sweeps, dest)  # a file in the way: collect names it, and writes nothing
     if not os.path.lexists(absolute) and len(os.fsencode(absolute.name)) > 255:  # no lock's name fits beside it:
         return collect(sweeps, dest)  # collect names the name too long (ENAMETOOLONG), and writes nothing
-    with folder_lock(dest, "collect results", "choose another --dest", beside=True):  # removes the folders it made
+    with folder_lock(dest, "collect results", "choose another --dest", beside=True,  # removes the folders it made
+                     who="`python scripts/collect_results.py`"):
         return collect(sweeps, dest)  # when nothing was collected into them
 
 
