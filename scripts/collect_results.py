@@ -305,11 +305,13 @@ def check_rows_agree(sweep: Path) -> None:
     whose grid was edited was copied, exit 0, while the report of the folder refused it (issue 30 round 14, B217,
     B263). The notes ``leviathan report`` gives of the folder's grid.json (``grid_coverage.coverage_notes``: runs
     without a row, rows of runs it does not list, seeds none of its runs has) are printed too: such a grid.json was
-    copied into the repository without a word (issue 30 round 17, E52, E56)."""
+    copied into the repository without a word (issue 30 round 17, E52, E56). A row whose final numbers its run's
+    metrics.jsonl contradicts is refused (``summary_check.check_rows_match_runs``, round 24, V14)."""
     from leviathan.experiments.machinery.grid_coverage import coverage_notes
     from leviathan.experiments.machinery.identity import unrecorded_evaluation_note
     from leviathan.experiments.machinery.one_sweep import check_one_sweep
     from leviathan.experiments.machinery.results import read_results
+    from leviathan.experiments.machinery.summary_check import check_rows_match_runs
     from leviathan.experiments.machinery.sweep_grid import read_sweep_grid
 
     rows, grid = read_results(sweep / "results.jsonl", _quiet), read_sweep_grid(sweep)
@@ -317,6 +319,7 @@ def check_rows_agree(sweep: Path) -> None:
         check_one_sweep(rows, grid, str(sweep), str(sweep / "grid.json"))
     except UserError as e:
         raise UserError(f"{e} (nothing was written)") from None
+    check_rows_match_runs(rows, sweep, "; nothing was written")  # round 24 (V14): edited final numbers
     for line in coverage_notes(rows, grid, str(sweep)):  # the report's notes of the same folder (round 17, E52, E56)
         print(line, file=sys.stderr)
     if (unrecorded := unrecorded_evaluation_note(rows, str(sweep))) is not None:  # the report's too (round 18, G318)
