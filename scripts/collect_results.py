@@ -159,6 +159,7 @@ def check_destination(dest: Path, out: Path, name: str) -> None:
                         f"not a results folder that holds grids' folders; nothing was written; pass the folder above "
                         f"it (--dest {str(dest.parent)!r} collects into {str(dest.parent / name)!r}), or another "
                         f"--dest")
+    _refuse_own_grid_folder(dest, name)
     for folder in (dest, out):  # round 9, N113; nor a report's or lm-eval's folder (round 17, D143); --dest itself
         # too: a new folder in a sweep's runs/ is refused, and DEST/<grid> lies one level deeper, where a run's own
         # marker judges (round 22, Q38: --dest SWEEP/runs/x wrote x/g/results.jsonl among the sweep's runs, exit 0)
@@ -192,6 +193,25 @@ def check_destination(dest: Path, out: Path, name: str) -> None:
         except (TypeError, ValueError) as e:
             raise UserError(f"{str(grid)!r} is not a grid.json this script wrote ({e}); nothing was written; move it "
                             f"out of {str(out)!r}, or choose another --dest") from None
+
+
+def _refuse_own_grid_folder(dest: Path, name: str) -> None:
+    """UserError when ``dest`` is itself the collected folder of grid ``name`` (``DEST/<grid>`` of an earlier collect):
+    the rows went into a second grid folder inside it, ``DEST/g/g``, exit 0, while a report's folder given the same
+    way was refused (issue 30 round 24, V80). Another grid's collected folder stays a --dest: the layout
+    ``results/o200k/o200k-lr`` (a learning-rate search kept inside its grid's folder) is one."""
+    from leviathan.file_kinds import is_collected
+
+    if not dest.is_dir() or not is_collected(dest):
+        return
+    try:
+        kept = json_text.read_file(dest / "grid.json")
+    except (OSError, ValueError):
+        return
+    if isinstance(kept, dict) and kept.get("name") == name:
+        raise UserError(f"--dest {str(dest)!r} is the collected folder of grid {name!r} itself (its grid.json says "
+                        f"so), not the results folder that holds it; nothing was written; pass the folder above it "
+                        f"(--dest {str(dest.parent)!r} collects into {str(dest.parent / name)!r}), or another --dest")
 
 
 def _check_kept_rows(results: Path, values: list) -> None:
@@ -712,13 +732,19 @@ def _refuse_other_kind(sweep: Path) -> None:
     """UserError for a folder without results.jsonl that another verb wrote (its kind named by
     ``leviathan.file_kinds``, as ``sweep --reuse`` does): a train run or a report folder was "no results.jsonl yet,
     skipped", exit 0, as if it were a sweep not finished yet (issue 30 round 18, F120, F122). A sweep folder without
-    rows yet, and a folder of unknown kind, keep that note."""
+    rows yet keeps that note. A folder of unknown kind without the grid.json a sweep writes as it starts (a folder of
+    the user's texts) is refused too: it was "no results.jsonl yet, skipped", exit 0 (issue 30 round 24, V81)."""
     from leviathan.file_kinds import folder_kind
 
     kind = folder_kind(sweep)
-    if not os.path.lexists(sweep / "results.jsonl") and kind is not None and "`leviathan sweep`" not in kind:
+    if os.path.lexists(sweep / "results.jsonl"):
+        return
+    if kind is not None and "`leviathan sweep`" not in kind:
         raise UserError(f"sweep folder {str(sweep)!r} is {kind}, not a sweep's folder: it holds no result rows to "
                         f"collect; nothing was written; pass the --out folder of a sweep (it holds results.jsonl)")
+    if kind is None and not os.path.lexists(sweep / "grid.json"):
+        raise UserError(f"sweep folder {str(sweep)!r} is not a sweep's folder: it holds neither results.jsonl nor the "
+                        f"grid.json a sweep writes as it starts; nothing was written; pass the --out folder of a sweep")
 
 
 def _main(argv=None) -> int:
