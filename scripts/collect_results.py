@@ -79,7 +79,27 @@ def _whole_rows(path: Path) -> str:
                                "not copied (its run has no row: the sweep trains it again)")
     for note in bad_line_notes(path, sorted(bad), "row", said):
         print(note, file=sys.stderr)
-    return "".join(json.dumps(row) + "\n" for number, row in values if number not in skipped)
+    return "".join(json.dumps(row) + "\n" for row in _first_of_each_run(path, values, skipped))
+
+
+def _first_of_each_run(path: Path, values: list, skipped: set) -> list[dict]:
+    """The rows of ``values`` (numbered, those in ``skipped`` left out) once per run, by the readers' rule
+    (``identity.resolve_duplicates``: a run given twice with the same measurement is counted once, the first, and its
+    note printed; two measurements are refused before this, by ``check_rows_agree``). A line repeated in the sweep's
+    file was dropped without a word under "(3 rows)" when 2 were written (issue 30 round 24, V117), and a repeat
+    differing only in its speed was refused as "a row in the results folder and a different one in the sweep folder",
+    where both were in the sweep's own file and `leviathan report` counts the first (V118)."""
+    from leviathan.experiments.machinery.identity import resolve_duplicates
+    from leviathan.experiments.machinery.results import ResultRow
+
+    kept = [(number, row) for number, row in values if number not in skipped]
+    _, notes = resolve_duplicates([(f"line {n}", ResultRow.from_dict(row)) for n, row in kept], str(path))
+    for note in notes:
+        print(note, file=sys.stderr)
+    first: dict[str, dict] = {}
+    for _, row in kept:
+        first.setdefault(row["name"], row)
+    return list(first.values())
 
 
 def _outside_run_path(row) -> str | None:
@@ -458,8 +478,32 @@ def stage(sweep: Path, dest: Path, staged: dict[Path, Path], scratch: Path, sour
                   f"{grid.get('data_dir')!r} (a path from the folder the sweep ran in) is not found from here, or is "
                   f"not the sweep's data (its fingerprint is not grid.json's); collect from the folder the sweep ran "
                   f"in to store it", file=sys.stderr)
-    atomic_write_text(work / "grid.json", json.dumps(portable_tree(grid), indent=1) + "\n")
+    written = _with_kept_runs(portable_tree(grid), work / "grid.json", out, sweep)
+    atomic_write_text(work / "grid.json", json.dumps(written, indent=1) + "\n")
     return out
+
+
+def _with_kept_runs(grid: dict, kept_file: Path, out: Path, sweep: Path) -> dict:
+    """``grid`` (the sweep's grid.json, portable) with the seeds and runs of the grid.json already in ``out``
+    (``kept_file``, its staged copy) that it lacks: the two were started with the same settings
+    (``check_same_settings``), seeds aside, so one record describes both. A sweep of the grid with another --seeds
+    had its grid.json put in place of the first's, whose rows the report of the folder then called "runs the grid no
+    longer has (or an edited grid.json)" (issue 30 round 24, V15). A note says so when ``out``'s record grows."""
+    if not kept_file.is_file():
+        return grid
+    kept = json_text.loads(kept_file.read_text())
+    names = {run.get("name") for run in grid.get("runs") or [] if isinstance(run, dict)}
+    extra_runs = [run for run in kept.get("runs") or [] if isinstance(run, dict) and run.get("name") not in names]
+    extra_seeds = [seed for seed in kept.get("seeds") or [] if seed not in (grid.get("seeds") or [])]
+    if not extra_runs and not extra_seeds:
+        return grid
+    merged = {**grid, "runs": [*extra_runs, *(grid.get("runs") or [])],
+              "seeds": sorted({*(grid.get("seeds") or []), *extra_seeds})}
+    if len(merged["runs"]) == len(kept.get("runs") or []) and merged["seeds"] == sorted(kept.get("seeds") or []):
+        return merged  # the record already held both (a collect run again)
+    print(f"note: {out / 'grid.json'} lists the runs of {sweep} and the {len(extra_runs)} other run(s) it held before "
+          f"(seeds {merged['seeds']}): both were swept with the same settings", file=sys.stderr)
+    return merged
 
 
 def collect(sweeps: list[Path], dest: Path) -> list[tuple[Path, Path, int]]:
@@ -478,9 +522,12 @@ def collect(sweeps: list[Path], dest: Path) -> list[tuple[Path, Path, int]]:
         os.mkdir(scratch, 0o700)
         for sweep in sweeps:
             stage(sweep, dest, staged, Path(scratch), done)
+        grown = [out for out, work in staged.items() if _rows_changed(out, work)]
         with placing:  # a grid's results.jsonl and grid.json are put in place together
             for out, work in staged.items():
                 put_in_place(out, work)
+        for note in _stale_report_notes(grown, dest):
+            print(note, file=sys.stderr)
     except OSError as e:  # a full $TMPDIR was "write to another disk (--dest)", where --dest had room (round 18, F19)
         line = temporary_storage_error(e, scratch, "collect_results stages the rows it collects",
                                        "python scripts/collect_results.py ...")
@@ -493,6 +540,34 @@ def collect(sweeps: list[Path], dest: Path) -> list[tuple[Path, Path, int]]:
     global STOPPED_AFTER_WORK
     STOPPED_AFTER_WORK = placing.signum or cleaning.signum
     return done
+
+
+def _rows_changed(out: Path, work: Path) -> bool:
+    """Whether the staged rows ``work`` differ from those in ``out`` (a folder without rows yet counts as changed)."""
+    try:
+        return (out / "results.jsonl").read_bytes() != (work / "results.jsonl").read_bytes()
+    except OSError:
+        return True
+
+
+def _stale_report_notes(grown: list[Path], dest: Path) -> list[str]:
+    """Notes for the reports beside rows this call changed (``grown``: the ``DEST/<grid>`` folders): a grid's report
+    written in place (``report DEST/<grid> --out DEST/<grid>``, this module's docstring) and the ablation report in
+    ``dest``. They were left looking current, "1 of grid 'g''s 2 runs have no row" beside the row now collected,
+    without a word (issue 30 round 24, V126); they are the user's to write again, with the options they chose."""
+    from leviathan.ownership import read_marker
+
+    notes = []
+    for out in grown:
+        marker = read_marker(out) if (out / "report.md").is_file() else None
+        if marker is not None and marker.verb == "report":
+            notes.append(f"note: {str(out / 'report.md')!r} was written from the rows {out} held before this collect; "
+                         f"run `leviathan report {out} --out {out}` (with the options it was written with) again to "
+                         f"report them all")
+    if grown and (dest / "ablations.json").is_file():
+        notes.append(f"note: the ablation report in {str(dest)!r} was written from the rows its grids held before "
+                     f"this collect; run its `leviathan report ... --ablation --out {dest}` again to report them all")
+    return notes
 
 
 # A stop (its number) that came while ``collect`` put its files in place or removed its staging folder: the files
