@@ -807,8 +807,9 @@ def _refuse_other_kind(sweep: Path) -> None:
     """UserError for a folder without results.jsonl that another verb wrote (its kind named by
     ``leviathan.file_kinds``, as ``sweep --reuse`` does): a train run or a report folder was "no results.jsonl yet,
     skipped", exit 0, as if it were a sweep not finished yet (issue 30 round 18, F120, F122). A sweep folder without
-    rows yet keeps that note. A folder of unknown kind without the grid.json a sweep writes as it starts (a folder of
-    the user's texts) is refused too: it was "no results.jsonl yet, skipped", exit 0 (issue 30 round 24, V81)."""
+    rows yet keeps that note, and so does an empty folder (an --out made before its sweep starts). A folder of
+    unknown kind holding files but not the grid.json a sweep writes as it starts (a folder of the user's texts) is
+    refused too: it was "no results.jsonl yet, skipped", exit 0 (issue 30 round 24, V81)."""
     from leviathan.file_kinds import folder_kind
 
     kind = folder_kind(sweep)
@@ -817,9 +818,10 @@ def _refuse_other_kind(sweep: Path) -> None:
     if kind is not None and "`leviathan sweep`" not in kind:
         raise UserError(f"sweep folder {str(sweep)!r} is {kind}, not a sweep's folder: it holds no result rows to "
                         f"collect; nothing was written; pass the --out folder of a sweep (it holds results.jsonl)")
-    if kind is None and not os.path.lexists(sweep / "grid.json"):
-        raise UserError(f"sweep folder {str(sweep)!r} is not a sweep's folder: it holds neither results.jsonl nor the "
-                        f"grid.json a sweep writes as it starts; nothing was written; pass the --out folder of a sweep")
+    if kind is None and not os.path.lexists(sweep / "grid.json") and any(os.scandir(sweep)):
+        raise UserError(f"sweep folder {str(sweep)!r} is not a sweep's folder: it holds files, but neither "
+                        f"results.jsonl nor the grid.json a sweep writes as it starts; nothing was written; pass the "
+                        f"--out folder of a sweep")
 
 
 def _main(argv=None) -> int:

@@ -72,12 +72,14 @@ def test_a_folder_of_texts_is_no_sweep_folder(swept, tmp_path):
 
 
 def test_a_sweep_not_finished_yet_keeps_its_note(swept, tmp_path):
-    started = tmp_path / "started"
+    started, empty = tmp_path / "started", tmp_path / "empty"  # an empty folder: an --out made before the sweep
     started.mkdir()
+    empty.mkdir()
     shutil.copy(swept / "grid.json", started / "grid.json")
-    done = _collect_results(started, "--dest", tmp_path / "cH")
-    assert done.returncode == 0, done.stderr
-    assert "no results.jsonl yet, skipped" in done.stderr
+    for folder in (started, empty):
+        done = _collect_results(folder, "--dest", tmp_path / "cH")
+        assert done.returncode == 0, done.stderr
+        assert f"{folder}: no results.jsonl yet, skipped" in done.stderr, done.stderr
 
 
 def test_records_of_a_folder_without_runs_are_refused_naming_the_sweep_to_pass(swept, collected, tmp_path):
