@@ -3,7 +3,8 @@ stamp the sweep writes (issue 30 round 24).
 
 - V14: a row whose final_val_loss, final_val_ppl and curve were edited consistently (its run's metrics.jsonl, which
   the row names, still says otherwise) was collected as is, and `leviathan report` of the sweep tabled the edited
-  loss; the sweep holds its own summary (sweep_train.json) to that file (round 14, A233).
+  loss; the sweep holds its own summary (sweep_train.json) to that file (round 14, A233). The report of several
+  folders merged as shards holds each folder's rows to its own runs the same way.
 - V88: a row's ``created`` of "not a date" was copied as is, while every other field of a row is checked.
 """
 
@@ -52,6 +53,8 @@ def test_a_row_edited_apart_from_its_metrics_is_refused_by_collect_and_report(sw
     line = cli_error(["report", sweep, "--out", tmp_path / "rep10"])
     assert "final_val_loss 4.0 is not the run's own last validation" in line, line
     assert not (tmp_path / "rep10").exists()
+    line = cli_error(["report", swept, sweep, "--out", tmp_path / "rep11"])  # merged as shards: each folder's own
+    assert f"{str(sweep / 'results.jsonl')!r}: the row of run {row['name']!r}: final_val_loss 4.0" in line, line
 
 
 def test_a_row_without_its_run_folder_is_not_compared(swept, tmp_path):
