@@ -1,7 +1,7 @@
 """`leviathan prepare` accepts nothing the next verb ignores or refuses without a word (issue 30 round 24).
 
 - V138: --text-field with a corpus of text files only (each read whole) had no effect, exit 0; it is refused naming
-  the kinds of source it applies to.
+  the kinds of source it applies to; the API's ``prepare_eval_text(text_field=...)`` alike.
 - V139: prepare's fix for a single-document corpus offered "--val-fraction 0 to train without validation", and the
   folder it then made was refused by train and sweep ("has no validation tokens"). The fix no longer offers it, and
   a folder prepared with --val-fraction 0 is named as one train and sweep refuse, with the way to train on it.
@@ -53,3 +53,14 @@ def test_a_folder_without_validation_says_train_and_sweep_refuse_it(tmp_path):
     assert "note: no validation split (--val-fraction 0): `leviathan train` and `leviathan sweep` refuse this " \
            "folder" in proc.stderr, proc.stderr
     assert "--val-fraction 0.01 or --val-source FILE" in proc.stderr, proc.stderr
+
+
+def test_the_apis_evaluation_text_refuses_a_text_field_for_text_files_alike(data, tmp_path):
+    from leviathan.data.prepare import prepare_eval_text
+    from leviathan.errors import UserError
+
+    text = tmp_path / "eval.txt"
+    text.write_text("a held-out text to score.\n")
+    with pytest.raises(UserError, match="--text-field 'body' names the field or column"):
+        prepare_eval_text(text, data, text_field="body")
+    assert len(prepare_eval_text(text, data)[0]) > 1

@@ -784,6 +784,7 @@ def prepare_eval_text(path, tokenizer, *, strict: bool = False, num_workers: int
     check_switches("prepare_eval_text", strict=strict)
     tok = load_tokenizer(tokenizer)
     src = open_source(path, text_field=text_field, strict=strict)
+    _check_text_field_used(text_field, src, None)  # ignored for text files, as by prepare (round 24, V138)
     pieces, piece_doc, num_bytes = [], [], 0
     for d, text in enumerate(src):
         num_bytes += len(text.encode("utf-8"))
