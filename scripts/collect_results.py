@@ -79,7 +79,27 @@ def _whole_rows(path: Path) -> str:
                                "not copied (its run has no row: the sweep trains it again)")
     for note in bad_line_notes(path, sorted(bad), "row", said):
         print(note, file=sys.stderr)
-    return "".join(json.dumps(row) + "\n" for number, row in values if number not in skipped)
+    return "".join(json.dumps(row) + "\n" for row in _first_of_each_run(path, values, skipped))
+
+
+def _first_of_each_run(path: Path, values: list, skipped: set) -> list[dict]:
+    """The rows of ``values`` (numbered, those in ``skipped`` left out) once per run, by the readers' rule
+    (``identity.resolve_duplicates``: a run given twice with the same measurement is counted once, the first, and its
+    note printed; two measurements are refused before this, by ``check_rows_agree``). A line repeated in the sweep's
+    file was dropped without a word under "(3 rows)" when 2 were written (issue 30 round 24, V117), and a repeat
+    differing only in its speed was refused as "a row in the results folder and a different one in the sweep folder",
+    where both were in the sweep's own file and `leviathan report` counts the first (V118)."""
+    from leviathan.experiments.machinery.identity import resolve_duplicates
+    from leviathan.experiments.machinery.results import ResultRow
+
+    kept = [(number, row) for number, row in values if number not in skipped]
+    _, notes = resolve_duplicates([(f"line {n}", ResultRow.from_dict(row)) for n, row in kept], str(path))
+    for note in notes:
+        print(note, file=sys.stderr)
+    first: dict[str, dict] = {}
+    for _, row in kept:
+        first.setdefault(row["name"], row)
+    return list(first.values())
 
 
 def _outside_run_path(row) -> str | None:
@@ -159,6 +179,7 @@ def check_destination(dest: Path, out: Path, name: str) -> None:
                         f"not a results folder that holds grids' folders; nothing was written; pass the folder above "
                         f"it (--dest {str(dest.parent)!r} collects into {str(dest.parent / name)!r}), or another "
                         f"--dest")
+    _refuse_own_grid_folder(dest, name)
     for folder in (dest, out):  # round 9, N113; nor a report's or lm-eval's folder (round 17, D143); --dest itself
         # too: a new folder in a sweep's runs/ is refused, and DEST/<grid> lies one level deeper, where a run's own
         # marker judges (round 22, Q38: --dest SWEEP/runs/x wrote x/g/results.jsonl among the sweep's runs, exit 0)
@@ -192,6 +213,25 @@ def check_destination(dest: Path, out: Path, name: str) -> None:
         except (TypeError, ValueError) as e:
             raise UserError(f"{str(grid)!r} is not a grid.json this script wrote ({e}); nothing was written; move it "
                             f"out of {str(out)!r}, or choose another --dest") from None
+
+
+def _refuse_own_grid_folder(dest: Path, name: str) -> None:
+    """UserError when ``dest`` is itself the collected folder of grid ``name`` (``DEST/<grid>`` of an earlier collect):
+    the rows went into a second grid folder inside it, ``DEST/g/g``, exit 0, while a report's folder given the same
+    way was refused (issue 30 round 24, V80). Another grid's collected folder stays a --dest: the layout
+    ``results/o200k/o200k-lr`` (a learning-rate search kept inside its grid's folder) is one."""
+    from leviathan.file_kinds import is_collected
+
+    if not dest.is_dir() or not is_collected(dest):
+        return
+    try:
+        kept = json_text.read_file(dest / "grid.json")
+    except (OSError, ValueError):
+        return
+    if isinstance(kept, dict) and kept.get("name") == name:
+        raise UserError(f"--dest {str(dest)!r} is the collected folder of grid {name!r} itself (its grid.json says "
+                        f"so), not the results folder that holds it; nothing was written; pass the folder above it "
+                        f"(--dest {str(dest.parent)!r} collects into {str(dest.parent / name)!r}), or another --dest")
 
 
 def _check_kept_rows(results: Path, values: list) -> None:
@@ -305,11 +345,13 @@ def check_rows_agree(sweep: Path) -> None:
     whose grid was edited was copied, exit 0, while the report of the folder refused it (issue 30 round 14, B217,
     B263). The notes ``leviathan report`` gives of the folder's grid.json (``grid_coverage.coverage_notes``: runs
     without a row, rows of runs it does not list, seeds none of its runs has) are printed too: such a grid.json was
-    copied into the repository without a word (issue 30 round 17, E52, E56)."""
+    copied into the repository without a word (issue 30 round 17, E52, E56). A row whose final numbers its run's
+    metrics.jsonl contradicts is refused (``summary_check.check_rows_match_runs``, round 24, V14)."""
     from leviathan.experiments.machinery.grid_coverage import coverage_notes
     from leviathan.experiments.machinery.identity import unrecorded_evaluation_note
     from leviathan.experiments.machinery.one_sweep import check_one_sweep
     from leviathan.experiments.machinery.results import read_results
+    from leviathan.experiments.machinery.summary_check import check_rows_match_runs
     from leviathan.experiments.machinery.sweep_grid import read_sweep_grid
 
     rows, grid = read_results(sweep / "results.jsonl", _quiet), read_sweep_grid(sweep)
@@ -317,6 +359,7 @@ def check_rows_agree(sweep: Path) -> None:
         check_one_sweep(rows, grid, str(sweep), str(sweep / "grid.json"))
     except UserError as e:
         raise UserError(f"{e} (nothing was written)") from None
+    check_rows_match_runs(rows, sweep, "; nothing was written")  # round 24 (V14): edited final numbers
     for line in coverage_notes(rows, grid, str(sweep)):  # the report's notes of the same folder (round 17, E52, E56)
         print(line, file=sys.stderr)
     if (unrecorded := unrecorded_evaluation_note(rows, str(sweep))) is not None:  # the report's too (round 18, G318)
@@ -435,8 +478,32 @@ def stage(sweep: Path, dest: Path, staged: dict[Path, Path], scratch: Path, sour
                   f"{grid.get('data_dir')!r} (a path from the folder the sweep ran in) is not found from here, or is "
                   f"not the sweep's data (its fingerprint is not grid.json's); collect from the folder the sweep ran "
                   f"in to store it", file=sys.stderr)
-    atomic_write_text(work / "grid.json", json.dumps(portable_tree(grid), indent=1) + "\n")
+    written = _with_kept_runs(portable_tree(grid), work / "grid.json", out, sweep)
+    atomic_write_text(work / "grid.json", json.dumps(written, indent=1) + "\n")
     return out
+
+
+def _with_kept_runs(grid: dict, kept_file: Path, out: Path, sweep: Path) -> dict:
+    """``grid`` (the sweep's grid.json, portable) with the seeds and runs of the grid.json already in ``out``
+    (``kept_file``, its staged copy) that it lacks: the two were started with the same settings
+    (``check_same_settings``), seeds aside, so one record describes both. A sweep of the grid with another --seeds
+    had its grid.json put in place of the first's, whose rows the report of the folder then called "runs the grid no
+    longer has (or an edited grid.json)" (issue 30 round 24, V15). A note says so when ``out``'s record grows."""
+    if not kept_file.is_file():
+        return grid
+    kept = json_text.loads(kept_file.read_text())
+    names = {run.get("name") for run in grid.get("runs") or [] if isinstance(run, dict)}
+    extra_runs = [run for run in kept.get("runs") or [] if isinstance(run, dict) and run.get("name") not in names]
+    extra_seeds = [seed for seed in kept.get("seeds") or [] if seed not in (grid.get("seeds") or [])]
+    if not extra_runs and not extra_seeds:
+        return grid
+    merged = {**grid, "runs": [*extra_runs, *(grid.get("runs") or [])],
+              "seeds": sorted({*(grid.get("seeds") or []), *extra_seeds})}
+    if len(merged["runs"]) == len(kept.get("runs") or []) and merged["seeds"] == sorted(kept.get("seeds") or []):
+        return merged  # the record already held both (a collect run again)
+    print(f"note: {out / 'grid.json'} lists the runs of {sweep} and the {len(extra_runs)} other run(s) it held before "
+          f"(seeds {merged['seeds']}): both were swept with the same settings", file=sys.stderr)
+    return merged
 
 
 def collect(sweeps: list[Path], dest: Path) -> list[tuple[Path, Path, int]]:
@@ -455,9 +522,12 @@ def collect(sweeps: list[Path], dest: Path) -> list[tuple[Path, Path, int]]:
         os.mkdir(scratch, 0o700)
         for sweep in sweeps:
             stage(sweep, dest, staged, Path(scratch), done)
+        grown = [out for out, work in staged.items() if _rows_changed(out, work)]
         with placing:  # a grid's results.jsonl and grid.json are put in place together
             for out, work in staged.items():
                 put_in_place(out, work)
+        for note in _stale_report_notes(grown, dest):
+            print(note, file=sys.stderr)
     except OSError as e:  # a full $TMPDIR was "write to another disk (--dest)", where --dest had room (round 18, F19)
         line = temporary_storage_error(e, scratch, "collect_results stages the rows it collects",
                                        "python scripts/collect_results.py ...")
@@ -470,6 +540,34 @@ def collect(sweeps: list[Path], dest: Path) -> list[tuple[Path, Path, int]]:
     global STOPPED_AFTER_WORK
     STOPPED_AFTER_WORK = placing.signum or cleaning.signum
     return done
+
+
+def _rows_changed(out: Path, work: Path) -> bool:
+    """Whether the staged rows ``work`` differ from those in ``out`` (a folder without rows yet counts as changed)."""
+    try:
+        return (out / "results.jsonl").read_bytes() != (work / "results.jsonl").read_bytes()
+    except OSError:
+        return True
+
+
+def _stale_report_notes(grown: list[Path], dest: Path) -> list[str]:
+    """Notes for the reports beside rows this call changed (``grown``: the ``DEST/<grid>`` folders): a grid's report
+    written in place (``report DEST/<grid> --out DEST/<grid>``, this module's docstring) and the ablation report in
+    ``dest``. They were left looking current, "1 of grid 'g''s 2 runs have no row" beside the row now collected,
+    without a word (issue 30 round 24, V126); they are the user's to write again, with the options they chose."""
+    from leviathan.ownership import read_marker
+
+    notes = []
+    for out in grown:
+        marker = read_marker(out) if (out / "report.md").is_file() else None
+        if marker is not None and marker.verb == "report":
+            notes.append(f"note: {str(out / 'report.md')!r} was written from the rows {out} held before this collect; "
+                         f"run `leviathan report {out} --out {out}` (with the options it was written with) again to "
+                         f"report them all")
+    if grown and (dest / "ablations.json").is_file():
+        notes.append(f"note: the ablation report in {str(dest)!r} was written from the rows its grids held before "
+                     f"this collect; run its `leviathan report ... --ablation --out {dest}` again to report them all")
+    return notes
 
 
 # A stop (its number) that came while ``collect`` put its files in place or removed its staging folder: the files
@@ -490,7 +588,8 @@ def collect_locked(sweeps: list[Path], dest: Path) -> list[tuple[Path, Path, int
         return collect(sweeps, dest)  # a file in the way: collect names it, and writes nothing
     if not os.path.lexists(absolute) and len(os.fsencode(absolute.name)) > 255:  # no lock's name fits beside it:
         return collect(sweeps, dest)  # collect names the name too long (ENAMETOOLONG), and writes nothing
-    with folder_lock(dest, "collect results", "choose another --dest", beside=True):  # removes the folders it made
+    with folder_lock(dest, "collect results", "choose another --dest", beside=True,  # removes the folders it made
+                     who="`python scripts/collect_results.py`"):
         return collect(sweeps, dest)  # when nothing was collected into them
 
 
@@ -708,13 +807,21 @@ def _refuse_other_kind(sweep: Path) -> None:
     """UserError for a folder without results.jsonl that another verb wrote (its kind named by
     ``leviathan.file_kinds``, as ``sweep --reuse`` does): a train run or a report folder was "no results.jsonl yet,
     skipped", exit 0, as if it were a sweep not finished yet (issue 30 round 18, F120, F122). A sweep folder without
-    rows yet, and a folder of unknown kind, keep that note."""
+    rows yet keeps that note, and so does an empty folder (an --out made before its sweep starts). A folder of
+    unknown kind holding files but not the grid.json a sweep writes as it starts (a folder of the user's texts) is
+    refused too: it was "no results.jsonl yet, skipped", exit 0 (issue 30 round 24, V81)."""
     from leviathan.file_kinds import folder_kind
 
     kind = folder_kind(sweep)
-    if not os.path.lexists(sweep / "results.jsonl") and kind is not None and "`leviathan sweep`" not in kind:
+    if os.path.lexists(sweep / "results.jsonl"):
+        return
+    if kind is not None and "`leviathan sweep`" not in kind:
         raise UserError(f"sweep folder {str(sweep)!r} is {kind}, not a sweep's folder: it holds no result rows to "
                         f"collect; nothing was written; pass the --out folder of a sweep (it holds results.jsonl)")
+    if kind is None and not os.path.lexists(sweep / "grid.json") and any(os.scandir(sweep)):
+        raise UserError(f"sweep folder {str(sweep)!r} is not a sweep's folder: it holds files, but neither "
+                        f"results.jsonl nor the grid.json a sweep writes as it starts; nothing was written; pass the "
+                        f"--out folder of a sweep")
 
 
 def _main(argv=None) -> int:

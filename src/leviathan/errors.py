@@ -183,17 +183,25 @@ def storage_error_message(e: OSError, verb: str | None = None) -> str | None:
         code = errno.EROFS
     if code in (errno.EEXIST, errno.ENOTDIR, errno.ELOOP) and name:
         link = _broken_link(name)
-        if link is not None:
-            return link
+        if link is not None:  # its fix names the verb's option too: collect_results' said "--run-dir / --out" (V98)
+            return _verbs_fix(link, verb)
     problem, fix = _STORAGE_ERRORS[code]
     filename = _file_in_the_way(name) if code == errno.ENOTDIR and name else name
-    if verb is not None:
-        option = OUTPUT_OPTIONS.get(verb, "--out")
-        fix = fix.replace(_GENERIC_OPTION, f"({option})") if option else fix.replace(f" {_GENERIC_OPTION}", "")
-        if verb not in _WRITES_RUNS:
-            fix = fix.replace(_RUNS_HINT, "")
     where = f"{_shown_path(filename)}: " if filename else ""
-    return f"{where}{problem}; {fix}"
+    return f"{where}{problem}; {_verbs_fix(fix, verb)}"
+
+
+def _verbs_fix(fix: str, verb: str | None) -> str:
+    """``fix`` with its generic "(--run-dir / --out)" replaced by the option ``verb`` chooses its output with
+    (``OUTPUT_OPTIONS``; left out for a verb that writes none), and the checkpoint hint dropped for a verb that writes
+    no runs; ``fix`` as it is without a verb. Every storage line goes through it: the dead-link line did not, and
+    `collect_results.py --dest LINK` was told to choose "--run-dir / --out", options the script lacks (issue 30
+    round 24, V98)."""
+    if verb is None:
+        return fix
+    option = OUTPUT_OPTIONS.get(verb, "--out")
+    fix = fix.replace(_GENERIC_OPTION, f"({option})") if option else fix.replace(f" {_GENERIC_OPTION}", "")
+    return fix if verb in _WRITES_RUNS else fix.replace(_RUNS_HINT, "")
 
 
 def _file_in_the_way(filename):

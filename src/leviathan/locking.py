@@ -94,8 +94,9 @@ def _busy(folder: Path, path: Path, verb: str, fix: str) -> UserError:
                      f"{str(path)!r}); wait for it to finish or stop it, or {fix}")
 
 
-def _acquire(path: Path, folder: Path, verb: str, fix: str) -> tuple[int, tuple[int | None, str]]:
-    """(descriptor holding the lock, (pid, command) of a dead holder whose lock file was left behind)."""
+def _acquire(path: Path, folder: Path, verb: str, fix: str, who: str) -> tuple[int, tuple[int | None, str]]:
+    """(descriptor holding the lock, (pid, command) of a dead holder whose lock file was left behind); ``who``: the
+    program taking it, as the refusal names it."""
     import fcntl
 
     while True:
@@ -103,7 +104,7 @@ def _acquire(path: Path, folder: Path, verb: str, fix: str) -> tuple[int, tuple[
         if os.path.lexists(path) and not is_lock_record(path):
             kind = "a link" if os.path.islink(path) else "a folder" if path.is_dir() else "a file"
             raise UserError(f"{str(path)!r} is {kind} leviathan did not write (not a lock file: those hold a process "
-                            f"id), but `leviathan {verb}` keeps the lock of {str(folder)!r} under that name and would "
+                            f"id), but {who} keeps the lock of {str(folder)!r} under that name and would "
                             f"take it over; move it away or rename it, or {fix}")
         try:
             fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o644)
@@ -126,17 +127,18 @@ def _acquire(path: Path, folder: Path, verb: str, fix: str) -> tuple[int, tuple[
 _BESIDE_ROOM = 32  # bytes the names kept beside a folder add to its own: "." + ".tmp-PID-XXXXXXXX" (or ".lock", ".old-")
 
 
-def _check_room(folder: Path, verb: str) -> None:
+def _check_room(folder: Path, who: str) -> None:
     """UserError when ``folder``'s name leaves no room for the hidden names a verb keeps beside it (its lock, the
     temporary folder it builds and renames into place): a name of 250 bytes, itself allowed, failed on the lock file's
-    name, which the error named instead of the folder the user gave (issue 30 round 9, N79/N80)."""
+    name, which the error named instead of the folder the user gave (issue 30 round 9, N79/N80). ``who``: the program,
+    as the line names it (`leviathan prepare`, or a script's own name)."""
     try:
         limit = os.pathconf(folder.parent, "PC_NAME_MAX")
     except (OSError, ValueError):
         limit = 255
     size = len(os.fsencode(folder.name))
     if size + _BESIDE_ROOM > limit:
-        raise UserError(f"the output folder's name is {size} bytes long ({folder.name[:40]}...): `leviathan {verb}` "
+        raise UserError(f"the output folder's name is {size} bytes long ({folder.name[:40]}...): {who} "
                         f"builds it beside itself under a longer hidden name (.NAME.tmp-..., locked as .NAME.lock), "
                         f"which would pass the file system's limit of {limit} bytes a name; choose a name of at most "
                         f"{limit - _BESIDE_ROOM} bytes")
@@ -230,18 +232,21 @@ def _say(msg: str) -> None:
 
 @contextlib.contextmanager
 def folder_lock(folder: str | os.PathLike, verb: str, fix: str = "choose another folder", *, beside: bool = False,
-                log: Callable[[str], None] = _say) -> Iterator[Path]:
+                log: Callable[[str], None] = _say, who: str | None = None) -> Iterator[Path]:
     """Hold the exclusive write lock of ``folder`` (module docstring); yields the lock file's path. ``verb`` and ``fix``
     word the refusal ("cannot <verb> into DIR: process N (...) is writing there ...; wait for it to finish or stop it,
-    or <fix>"). ``folder`` (or its parent, ``beside``) is created if needed.
+    or <fix>"). ``folder`` (or its parent, ``beside``) is created if needed. ``who``: the program as the lines name it
+    (by default `leviathan <verb>`); a script passes its own name: collect_results.py's line called it "`leviathan
+    collect results`", a command that does not exist (issue 30 round 24, V115).
     """
+    who = who or f"`leviathan {verb}`"
     check_utf8_name(folder, verb)
     folder = Path(os.path.abspath(folder)) if beside else Path(folder)  # "." has a name once absolute
     if beside:
-        _check_room(folder, verb)
+        _check_room(folder, who)
     path = lock_path(folder, beside)
     created = missing_folders(path.parent)  # the folder (inside) or its parent (beside), and what is missing above
-    fd, (dead_pid, dead_command) = _acquire(path, folder, verb, fix)
+    fd, (dead_pid, dead_command) = _acquire(path, folder, verb, fix, who)
     try:
         _write_holder(fd, path)
         if dead_pid is not None and dead_pid != os.getpid():

@@ -244,12 +244,15 @@ def _write_batch(batch: _Batch, toks: np.ndarray, offsets: np.ndarray, eot_id: i
             u = np.asarray(batch.doc_u)
             cand = np.nonzero(docs_here)[0]
             d = int(cand[np.argmin(u[cand])])
-            if u[d] < best.get("u", 2.0):
+            same = int((u[cand] == u[d]).sum())  # copies of that document (one text, one hash) in this batch
+            if u[d] == best.get("u"):
+                best["copies"] += same
+            elif u[d] < best.get("u", 2.0):
                 piece_out_len = seg_lens + seg_end  # tokens each piece adds to ``out``
                 starts = np.concatenate([[0], np.cumsum(piece_out_len)[:-1]])
                 mine = piece_doc[mask] == d
                 best.update(u=float(u[d]), start=writer.tokens + int(starts[mine][0]),
-                            length=int(piece_out_len[mine].sum()), bytes=int(doc_bytes[d]))
+                            length=int(piece_out_len[mine].sum()), bytes=int(doc_bytes[d]), copies=same)
         writer.write(out, int(docs_here.sum()), int(doc_bytes[docs_here].sum()))
 
 
@@ -510,6 +513,7 @@ def prepare(
     vsrc = (open_source(val_source, text_field=text_field, strict=strict, max_documents=max_documents)
             if val_source is not None else None)
     _check_apart(out, [source, val_source], [src, vsrc])
+    _check_text_field_used(text_field, src, vsrc)
     tok, bpe_vocab, tok_name = _resolve_tokenizer(tokenizer, bpe_vocab_size)
     val_fraction = 0.0 if vsrc is not None else float(val_fraction)
     settings = {"format": FORMAT_VERSION, "source": src.description,
@@ -606,7 +610,35 @@ def _prepare_into(job: _Job) -> dict:
             # a JSON line cut off or unreadable was dropped without a word, counted only in meta.json (round 14, B208)
             + (f"; {stats.skipped_records:,} JSON record(s) skipped (not valid JSON, or a null text; --strict refuses "
                f"them)" if stats.skipped_records else ""))
+    if val.tokens < 2:  # accepted without a word, then refused by train and sweep (issue 30 round 24, V139)
+        job.log(f"note: no validation split (--val-fraction {job.val_fraction:g}): `leviathan train` and `leviathan "
+                f"sweep` refuse this folder, as a run validates at its end; it serves `leviathan eval --split train` "
+                f"and another prepare's --tokenizer; to train on it, prepare it again with --val-fraction 0.01 or "
+                f"--val-source FILE")
     return meta
+
+
+def _check_text_field_used(text_field: str, src, vsrc) -> None:
+    """UserError when a ``text_field`` other than the default is given but no source reads fields (text files only,
+    read whole): the option had no effect, exit 0 (issue 30 round 24, V138)."""
+    from .sources import reads_fields
+
+    if text_field != "text" and not reads_fields(src) and not reads_fields(vsrc):
+        shown = src.description + (f" and {vsrc.description}" if vsrc is not None else "")
+        raise UserError(f"--text-field {text_field!r} names the field or column of JSON lines, parquet and hf: "
+                        f"sources, but {shown} holds only text files, each read whole as a document; leave "
+                        f"--text-field out, or pass the JSON lines or parquet files the field is in")
+
+
+def _copies_left(copies: int, job: _Job) -> str:
+    """The refusal when the document the fallback would move into validation is given ``copies`` times: the split
+    is by each document's content hash, so copies always share a split, but the fallback moved one copy and left the
+    others in train. Two copies of one book prepared a val.bin byte for byte the train.bin, exit 0, and every
+    validation loss then measured recall of the training text (issue 30 round 24, V52)."""
+    return (f"no document of {job.src.description} hashed into validation (--val-fraction {job.val_fraction}), and "
+            f"the one that would be moved there is given {copies} times (the same text in {copies} documents or "
+            f"files): its copies would stay in the training split, and validation would measure recall of training "
+            f"text; remove the copies from the corpus, or pass --val-source FILE")
 
 
 def _all_in_validation(documents: int, job: _Job) -> str:
@@ -694,9 +726,12 @@ def _check_splits(job: _Job, writers, best: dict) -> bool:
     fallback = False
     if job.val_fraction > 0 and val.documents == 0:
         if train.documents < 2:
-            fail(f"source {job.src.description} is a single document, so it cannot be split into "
-                 f"train and validation documents; pass --val-source FILE, or --val-fraction 0 to "
-                 f"train without validation")
+            fail(f"source {job.src.description} is a single document, so it cannot be split into "  # "or
+                 f"train and validation documents; pass --val-source FILE (a held-out text to validate on), or "
+                 f"cut the text into several documents (several text files, or JSON lines)")  # --val-fraction 0 to
+            # train without validation" led to a folder train and sweep refuse (issue 30 round 24, V139)
+        if best.get("copies", 1) > 1:  # its copies would stay in train: validation would measure recall (V52)
+            fail(_copies_left(best["copies"], job))
         _move_to_val(job.tmp, train, val, best)
         fallback = True
     if job.val_fraction > 0 and train.documents == 0:
@@ -749,6 +784,7 @@ def prepare_eval_text(path, tokenizer, *, strict: bool = False, num_workers: int
     check_switches("prepare_eval_text", strict=strict)
     tok = load_tokenizer(tokenizer)
     src = open_source(path, text_field=text_field, strict=strict)
+    _check_text_field_used(text_field, src, None)  # ignored for text files, as by prepare (round 24, V138)
     pieces, piece_doc, num_bytes = [], [], 0
     for d, text in enumerate(src):
         num_bytes += len(text.encode("utf-8"))

@@ -427,6 +427,14 @@ class Stdlib(TextFiles):
             yield (p.relative_to(self.root).as_posix(), st.st_size)
 
 
+def reads_fields(src: Source | None) -> bool:
+    """Whether ``src`` reads its text from a field or column (JSON lines, parquet, an ``hf:`` dataset), where
+    ``text_field`` applies; text files are read whole."""
+    if isinstance(src, Concat):
+        return any(reads_fields(part) for part in src.sources)
+    return isinstance(src, (JsonLines, Parquet, HFDataset))
+
+
 class Concat(Source):
     """Several sources, one after the other."""
 

@@ -361,6 +361,7 @@ def write_sweep_records(sweep: str | os.PathLike, dest: str | os.PathLike | None
         _check_dest_rows(rows, read_results(Path(dest) / RESULTS), sweep, Path(dest))
     if not redo:
         _check_kept_records(rows, out, sweep / RESULTS)
+    _check_runs_folder(sweep, rows, out, redo)
     written = []
     for row in rows:
         path = out / f"{row.name}.json"
@@ -443,6 +444,23 @@ def _check_dest_rows(rows: list, dest_rows: list, sweep: Path, dest: Path) -> No
                             f"row in {dest / RESULTS} measured step {other.steps:,} ({other.tokens:,} tokens): records "
                             f"of {sweep}'s runs would be reported as other runs there; nothing was written; pass the "
                             f"sweep whose runs {dest}'s rows measured, or another --dest")
+
+
+def _check_runs_folder(sweep: Path, rows: list, out: Path, redo: bool) -> None:
+    """UserError when ``sweep`` holds no ``runs/`` folder but a row still needs its record (none kept in ``out``, or
+    ``redo``): a record is made from a run's weights. A collected folder (rows only) or a sweep whose runs were moved
+    away printed "no run folder ..., skipped" for every row, then "0 record(s) written", exit 0 (issue 30 round 24,
+    V105)."""
+    from ...file_kinds import is_collected
+
+    if (sweep / "runs").is_dir() or not any(redo or not (out / f"{row.name}.json").is_file() for row in rows):
+        return
+    what = ("a results folder scripts/collect_results.py wrote (rows only, no run folders)" if is_collected(sweep)
+            else "a folder without the runs/ folder a sweep trains its runs in")
+    raise UserError(f"sweep folder {str(sweep)!r} is {what}: a record is made from a run's checkpoint, under "
+                    f"<sweep>/runs/<name>; nothing was written; pass the sweep folder the runs were trained in "
+                    f"(the --out of `leviathan sweep`), with --dest {str(sweep)!r} to write the records beside these "
+                    f"rows")
 
 
 def _check_not_trained_past_row(run_dir: Path, row, results: Path) -> None:

@@ -821,6 +821,18 @@ def _is_number(v: Any) -> bool:
     return isinstance(v, (int, float)) and not isinstance(v, bool)
 
 
+def _is_time_stamp(v: Any) -> bool:
+    """Whether ``v`` is a time as the sweep writes a row's ``created`` (``datetime.isoformat``, with its zone): "not a
+    date" was copied by collect_results and read by every verb without a word, while every other field of a row is
+    held to what the writer puts there (issue 30 round 24, V88)."""
+    import datetime
+
+    try:
+        return isinstance(v, str) and datetime.datetime.fromisoformat(v).tzinfo is not None
+    except ValueError:
+        return False
+
+
 # Every typed field of a row (``ResultRow``): what the writer puts there, so that no reader meets a text where it
 # sorts names or a list where it adds numbers (a ``variant`` of null, a ``params.total`` of "x", an ``evaluation``
 # that is not an object ended in tracebacks or passed unchecked before issue 30's round 4).
@@ -828,7 +840,8 @@ _FIELD_RULES = (
     (("steps", "tokens", "seed", "data_seed", "num_hidden_layers", "hidden_size", "intermediate_size", "vocab_size",
       "target_total"), _is_count, "a whole number >= 0"),
     (("wall_time_s", "tokens_per_s", "final_val_loss", "final_val_ppl"), _is_number, "a number"),
-    (("regime", "variant", "size", "grid", "created", "run_dir", "metrics"), lambda v: isinstance(v, str), "a name"),
+    (("regime", "variant", "size", "grid", "run_dir", "metrics"), lambda v: isinstance(v, str), "a name"),
+    (("created",), lambda v: _is_time_stamp(v), "a time stamp (ISO 8601 with its zone, as the sweep writes it)"),
     (("params", "model", "eval", "buckets", "curve", "config", "evaluation", "code", "data"),
      lambda v: isinstance(v, dict), "an object"),
     (("hardware",), lambda v: isinstance(v, (dict, str)), "an object"),

@@ -26,6 +26,7 @@ from .data_match import same_sweep_data
 from .grid_agreement import check_grid_describes_rows, run_differences
 from .identity import arm_clash, check_one_evaluation, check_one_grid, evaluation_settings, resolve_duplicates
 from .results import ResultRow, load_results, to_stderr
+from .summary_check import check_rows_match_runs
 from .sweep_grid import SweepGrid, read_sweep_grid
 
 SHARD_RE = re.compile(r"^\s*(\d+)\s*/\s*(\d+)\s*$")
@@ -151,6 +152,7 @@ def merge_sweeps(paths: list[str | os.PathLike], report=None) -> tuple[list[Resu
     rows = {folder: load_results(path, report) for path, folder in zip(paths, folders)}
     for path, folder in zip(paths, folders):  # each shard's grid.json its own (round 9, N27)
         check_grid_describes_rows(rows[folder], grids[folder], str(folder / "grid.json"), str(path))
+        check_rows_match_runs(rows[folder], path)  # its rows their runs' (round 24, V14: one folder's report)
     for folder in folders[1:]:
         if not same_sweep_data(grids[folders[0]], rows[folders[0]], grids[folder], rows[folder]):
             raise UserError(f"these shards of grid {grids[folder].name!r} were trained on different data (data "

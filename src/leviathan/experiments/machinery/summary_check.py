@@ -1,7 +1,8 @@
 """A sweep run's training summary (``sweep_train.json``) against itself and against its own metrics.jsonl (issue 30
-round 14, A233, A234).
+round 14, A233, A234), and a results row against its run's metrics.jsonl (round 24, V14).
 
     problem = summary_contradiction(summary, run_dir)   # None, or why the summary's final numbers cannot be
+    problem = row_contradiction(row, sweep_folder)      # the same for a row of the sweep folder's results.jsonl
 
 Before, ``final_val_loss`` edited to 1.0 (its perplexity 246.23 kept, A233; or loss, perplexity and bpb all edited
 consistently, A234) became the run's results row, exit 0, while the run's metrics.jsonl and the row's own curve ended
@@ -28,15 +29,55 @@ def summary_contradiction(summary: TrainSummary, run_dir: Path) -> str | None:
     loss, ppl = summary.final_val_loss, summary.final_val_ppl
     if ppl_contradicts(loss, ppl):
         return f"final_val_ppl {ppl!r} is not exp(final_val_loss) = {exp_shown(loss)} (fields edited apart)"
-    row = _last_validation(run_dir, summary.steps)
+    return _against_metrics({key: getattr(summary, f"final_val_{key}") for key in ("loss", "ppl", "bpb")},
+                            summary.steps, run_dir)
+
+
+def row_contradiction(row, folder: Path) -> str | None:
+    """Why a results ``row`` (``ResultRow``) of the sweep folder ``folder`` holds final validation numbers that its
+    run's own metrics.jsonl (``folder/runs/<name>``) does not: a row whose final_val_loss, final_val_ppl and curve were
+    edited consistently was collected, and reported, as the run's (issue 30 round 24, V14), where the sweep holds its
+    summary to the same file. None when nothing contradicts them, or the run folder is not there (a collected
+    folder: the rule proves nothing)."""
+    if not isinstance(row.steps, int):
+        return None
+    problem = _against_metrics({"loss": row.final_val_loss, "ppl": row.final_val_ppl}, row.steps,
+                               Path(folder) / "runs" / row.name)
+    return None if problem is None else f"the row of run {row.name!r}: {problem}"
+
+
+def check_rows_match_runs(rows, results, after: str = "") -> None:
+    """UserError naming the first of ``rows`` (read from ``results``, a sweep folder or its results.jsonl) that
+    ``row_contradiction`` finds against its run folder; ``after``: what the caller adds to the problem ("nothing was
+    written")."""
+    import os
+
+    from ...errors import UserError
+
+    folder = Path(results) if os.path.isdir(results) else Path(results).parent
+    for row in rows:
+        if (problem := row_contradiction(row, folder)) is not None:
+            raise UserError(f"{str(folder / 'results.jsonl')!r}: {problem}: the row was edited, or its run folder "
+                            f"holds another run{after}; delete the row's line and run the sweep's command again (the "
+                            f"sweep makes the row anew from its run folder), or put the run's own folder back")
+
+
+def _against_metrics(finals: dict, steps: int, run_dir: Path) -> str | None:
+    """Why the final numbers ``finals`` ({"loss": .., "ppl": .., "bpb": ..}) are not the last validation line of
+    ``run_dir``'s metrics.jsonl at ``steps`` (None: they are, or there is no such line)."""
+    row = _last_validation(run_dir, steps)
     if row is None:
         return None
     for key, logged in (("loss", row.val_loss), ("ppl", row.val_ppl), ("bpb", row.val_bpb)):
-        value = getattr(summary, f"final_val_{key}")
-        if value is not None and logged is not None and _differs(value, logged):
-            return (f"final_val_{key} {value!r} is not the run's own last validation at step {summary.steps} "
+        value = finals.get(key)
+        if _is_float(value) and _is_float(logged) and _differs(value, logged):
+            return (f"final_val_{key} {value!r} is not the run's own last validation at step {steps} "
                     f"(val_{key} {logged!r} in {str(run_dir / 'metrics.jsonl')!r})")
     return None
+
+
+def _is_float(value) -> bool:
+    return isinstance(value, (int, float)) and not isinstance(value, bool)
 
 
 def _last_validation(run_dir: Path, step: int):

@@ -29,6 +29,7 @@ from .presweep_of import check_presweep_of_grid
 from ..machinery.data_match import grid_plateau
 from ..machinery.results import COMPARISONS, json_safe, load_results
 from ..machinery.shards import merge_sweeps
+from ..machinery.summary_check import check_rows_match_runs
 from ..machinery.sweep_grid import grid_json_of, read_sweep_grid
 from ..staged import staged_output
 from .arguments import check_report_arguments
@@ -68,6 +69,7 @@ def write_report(results: str | os.PathLike | list, out_dir: str | os.PathLike, 
         rows = load_results(results, note)
         grid = read_sweep_grid(results)
         check_one_sweep(rows, grid, str(results), str(grid_json_of(results)))
+        check_rows_match_runs(rows, results)  # a row's edited final numbers were reported (round 24, V14)
     if (mixed := mixed_rates_note(rows)) is not None:  # seeds of one arm at other rates (round 14, B34)
         note(mixed)
     if (unrecorded := unrecorded_evaluation_note(rows, str(results))) is not None:  # round 18 (G318)
