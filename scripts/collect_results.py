@@ -43,6 +43,7 @@ from pathlib import Path  # noqa: E402
 
 from leviathan import json_text  # noqa: E402
 from leviathan.errors import UserError, missing, not_regular, temporary_storage_error  # noqa: E402
+from leviathan.once_options import once_options  # noqa: E402
 from leviathan.stop_signals import held_stops  # noqa: E402
 
 # folders whose files are fingerprinted by the verb that wrote them (an export's marker, a step folder's state.json, a
@@ -829,7 +830,7 @@ def _main(argv=None) -> int:
     parser.add_argument("sweeps", nargs="*", help="sweep --out folders")
     parser.add_argument("--dest", help="results folder in the repository")
     parser.add_argument("--rewrite", default=None, help="make the JSON files under this folder portable")
-    args = parser.parse_args(argv)
+    args = once_options(parser).parse_args(argv)
     from leviathan.empty_paths import refuse_empty_path
 
     for value, option in ((args.rewrite, "--rewrite"), (args.dest, "--dest"), (args.sweeps, "a sweep folder")):

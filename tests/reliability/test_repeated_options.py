@@ -31,9 +31,11 @@ def test_both_values_are_named(tmp_path):
     ("bench_corpus_softmax.py", ["d", "--repeats", "1", "--repeats", "2"]),
     ("same_numbers.py", ["--grid", "g", "--run", "x", "--data-dir", "d", "--steps", "1", "--steps", "2", "A", "B"]),
     ("gpu_check.py", ["report", "--work", "w1", "--work", "w2"]),
+    ("collect_results.py", ["s1", "--dest", "cW", "--dest", "cW2"]),
 ])
 def test_a_scripts_option_given_twice_is_refused(tmp_path, name, argv):
-    """The scripts' parsers take the same rule (gpu_check.py on its top parser, which covers its stages)."""
+    """The scripts' parsers take the same rule (gpu_check.py on its top parser, which covers its
+    stages; collect_results.py)."""
     done = script(name, argv, cwd=tmp_path)
     assert done.returncode == 2, done.stderr
     assert "given twice" in one_error(done.stderr)
