@@ -401,12 +401,15 @@ def _check_command_line_reaches(grid: Grid, spec: RunSpec, overrides: list[str],
 
 
 def _check_overrides_load(grid: Grid, overrides: list[str]) -> None:
-    """ConfigError naming the first override given on the command line (``overrides=``) that the run config refuses
-    in the grid's first run: ``load_grid(..., overrides=['optim.lr=nan'])`` returned a Grid carrying it without a
-    word, refused only once the sweep built that run, where ``load_run_config`` refuses it at once (issue 30 round 24,
-    W497). A run that fails without them is left to the sweep, which names the grid's own layer (``base_problem``)."""
+    """ConfigError naming the overrides given on the command line (``overrides=``) when the grid's first run config
+    fails with them and loads without them: ``load_grid(..., overrides=['optim.lr=nan'])`` returned a Grid carrying it
+    without a word, refused only once the sweep built that run, where ``load_run_config`` refuses it at once (issue 30
+    round 24, W497). Checked together, not one by one: ``max_steps=null max_tokens=N`` holds only as a pair. A run
+    that fails without them is left to the sweep, which names the grid's own layer (``base_problem``)."""
     from ...run_config import load_run_config
 
+    if not overrides:
+        return
     config = str(grid.base_config) if grid.base_config else None
 
     def loads(given: list[str]) -> None:
