@@ -143,8 +143,8 @@ def test_batch_loader_names_a_text_file_given_as_its_data_folder(tmp_path):
     text = tmp_path / "p01.txt"
     text.write_text("some text to train on\n" * 10)
     with pytest.raises(UserError, match=r"data dir .*p01.txt is a file, not a folder; pass a folder `leviathan "
-                                        r"prepare` wrote \(if the file holds the text to train on, `leviathan prepare "
-                                        r".*p01.txt --out NEW_DIR` makes one\)"):
+                                        r"prepare` wrote \(`leviathan prepare .*p01.txt --out DIR` makes one of a "
+                                        r"text file\)"):
         BatchLoader(str(text), 16, 2)
 
 

@@ -130,12 +130,7 @@ def read_meta(data_dir: str | os.PathLike, fix: str | None = None) -> PreparedMe
     d = Path(data_dir)
     fix = fix or f"run `leviathan prepare SOURCE --out {d}` to create it"
     if os.path.isfile(d):  # a corpus file was "does not exist; run prepare --out FILE" (issue 30 round 24, W382)
-        from ..file_kinds import file_kind
-
-        kind = file_kind(d)
-        raise UserError(f"data dir {d} is a file, not a folder" + (f": {kind}" if kind else "") + "; pass a folder "
-                        f"`leviathan prepare` wrote" + ("" if kind else f" (if the file holds the text to train on, "
-                                                                      f"`leviathan prepare {d} --out NEW_DIR` makes one)"))
+        raise UserError(f"data dir {d} {not_prepared(d)}")
     if not os.path.isdir(d):
         raise UserError(f"data dir {d} {missing(d)}; {fix}")
     p = d / META_FILE
