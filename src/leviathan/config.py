@@ -404,9 +404,22 @@ def load_yaml(path: str | os.PathLike) -> dict:
 def dump_yaml(obj: Any, path: str | os.PathLike | None = None) -> str:
     """``obj`` (a config dataclass) as YAML text; written to ``path`` too when given, only where nothing or a config
     it wrote stands, atomically (``config_target.write_config``: a user's file or an export's config.json was written
-    over, no word, issue 30 round 22, S281-S284)."""
+    over, no word, issue 30 round 22, S281-S284). Anything but a dataclass or a dict of plain values is an
+    ArgumentTypeError before a file is touched: ``object()`` was yaml's raw RepresenterError (round 24, W445)."""
+    import dataclasses
+
+    from .errors import ArgumentTypeError
+
+    fix = "pass a config dataclass (RunConfig, ModelConfig, ...) or a dict of plain values"
+    if not (dataclasses.is_dataclass(obj) and not isinstance(obj, type)) and not isinstance(obj, dict):
+        raise ArgumentTypeError(f"dump_yaml: obj: expected a config, got {type(obj).__name__} {obj!r:.60}; {fix}")
     data = to_dict(obj)
-    text = yaml.safe_dump(data, sort_keys=False)
+    try:
+        text = yaml.safe_dump(data, sort_keys=False)
+    except yaml.representer.RepresenterError as e:
+        value = e.args[1] if len(e.args) > 1 else None
+        raise ArgumentTypeError(f"dump_yaml: obj holds {type(value).__name__} {value!r:.60}, which YAML settings "
+                                f"cannot hold; {fix}") from None
     if path is not None:
         from .config_target import write_config
 

@@ -292,8 +292,12 @@ def build_run_config(raw: dict, check_data: bool = True) -> RunConfig:
     """RunConfig from a plain nested dict (YAML + overrides already applied).
 
     Applies ``model.preset``, fills ``model.vocab_size`` from the data when it is null/absent, makes
-    ``data.path`` absolute, and (``check_data``) checks the model's vocabulary covers the data's.
+    ``data.path`` absolute, and (``check_data``) checks the model's vocabulary covers the data's. ``check_data`` is a
+    switch: 'no' was read as true and the check ran, the opposite of what was written (issue 30 round 24, W426).
     """
+    from .value_rules import check_switches
+
+    check_switches("build_run_config", check_data=check_data)
     raw = copy.deepcopy(raw)
     if not isinstance(raw.get("model", {}), dict) or not isinstance(raw.get("data", {}), dict):
         raise ConfigError("'model' and 'data' must be sections of keys (for example model: {preset: cpu-tiny})")
@@ -359,6 +363,9 @@ def load_run_config(path: str | Path | None, overrides: Sequence[str] = (), chec
     without a word). ``layered=True`` is for a list that layers settings on purpose (a grid's base, then a size's,
     then the run's): the last value wins.
     """
+    from .value_rules import check_switches
+
+    check_switches("load_run_config", check_data=check_data, layered=layered)  # 'no' was true (round 24, W426)
     if path is not None:  # None is the empty start; 123 was os.fspath's bare TypeError (round 20, M340)
         from .value_rules import check_read_path
 

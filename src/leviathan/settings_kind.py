@@ -67,6 +67,11 @@ def other_settings_file(raw: dict, expected: str, path, run_keys=frozenset(), gr
         return (f"config file {str(path)!r} is a sweep grid (it has {' and '.join(marks)}), not a run config; run it "
                 f"with `leviathan sweep --grid {path}`, or give train a run config (--config tiny, or a run's "
                 f"config.yaml)")
+    if path is None and (what := json_kind(raw)) is not None:  # a sweep's grid.json read into a dict (round 24, W489)
+        recorded = raw.get("path") if isinstance(raw.get("path"), str) and "runs" in raw else None
+        return (f"the {expected} given (a dict) is {what}, not a {expected}; "
+                + (f"pass the grid file it records, {recorded!r}, or its dict" if recorded
+                   else f"pass a {expected} file or its dict"))
     only_run = sorted(str(key) for key in raw if key in run_keys and key not in grid_keys)
     if expected == "grid" and only_run and not marks and path is None:  # load_grid(dict) named 'None' (round 17, E300)
         return (f"the grid given (a dict) is a run config (it has {', '.join(only_run[:3])}), not a grid; give "

@@ -60,12 +60,18 @@ def test_batched_hidden_states_and_no_grad_path():
     torch.testing.assert_close(nll, expected, rtol=1e-5, atol=1e-5)
 
 
-def test_all_positions_ignored_gives_nan_like_cross_entropy():
+def test_all_positions_ignored_gives_nan_like_cross_entropy_inside_and_is_refused_at_the_api():
+    """The unchecked inner function gives NaN, as F.cross_entropy does; ``linear_cross_entropy`` refuses the labels,
+    as ``CausalLM.forward`` does (issue 30 round 24, W115: tensor(nan) without a word)."""
+    from leviathan.errors import ArgumentValueError
+    from leviathan.model.loss import chunked_cross_entropy
+
     h, w = torch.randn(4, 3, requires_grad=True), torch.randn(7, 3, requires_grad=True)
     y = torch.full((4,), -100)
     assert math.isnan(plain(h, w, y).item())
-    loss = linear_cross_entropy(h, w, y, chunk=2)
-    assert math.isnan(loss.item())
+    assert math.isnan(chunked_cross_entropy(h, w, y, -100, 2).item())
+    with pytest.raises(ArgumentValueError, match=r"linear_cross_entropy: every label is -100 \(ignored\)"):
+        linear_cross_entropy(h, w, y, chunk=2)
 
 
 def test_chunk_positions_bounds_the_block():

@@ -50,7 +50,12 @@ def load_data(configs, cache_dir: Path, log: Callable[[str], None] = print) -> d
 
 
 def run_benchmark(opts: BenchOptions, log: Callable[[str], None] = print) -> dict:
-    """Run the selected sections for the selected configurations; returns the JSON-able result."""
+    """Run the selected sections for the selected configurations; returns the JSON-able result. ``log`` None is
+    print, as ``run_sweep``'s (issue 30 round 24, W718's kind: None was "'NoneType' object is not callable")."""
+    from ..value_rules import check_callback
+
+    check_callback("run_benchmark", "log", log)
+    log = print if log is None else log
     if opts.threads is not None:
         torch.set_num_threads(opts.threads)
     unknown = [s for s in opts.sections if s not in SECTIONS]

@@ -129,6 +129,8 @@ def read_meta(data_dir: str | os.PathLike, fix: str | None = None) -> PreparedMe
     check_read_path("read_meta", "data_dir", data_dir, DATA_DIR_FIX)  # M333, M334 (round 20)
     d = Path(data_dir)
     fix = fix or f"run `leviathan prepare SOURCE --out {d}` to create it"
+    if os.path.isfile(d):  # a corpus file was "does not exist; run prepare --out FILE" (issue 30 round 24, W382)
+        raise UserError(f"data dir {d} {not_prepared(d)}")
     if not os.path.isdir(d):
         raise UserError(f"data dir {d} {missing(d)}; {fix}")
     p = d / META_FILE

@@ -32,6 +32,7 @@ import numpy as np
 from ..errors import UserError
 
 METHODS = ("mass", "log")
+MAX_COUNT = 2**62  # the counts in all: within int64 with room to add, far beyond any corpus (Fit.frequency's bound)
 MAX_BUCKETS = 1000  # a bucket is a share of the training mass to average over; 10^9 looped until memory ran out
 
 
@@ -74,6 +75,11 @@ def _counts(train_freq) -> np.ndarray:
         raise UserError(f"train_freq[{first}] is {counts[first].item()!r}, not a count ({int(bad.sum()):,} of its "
                         f"{len(counts):,} values are not whole numbers >= 0 within 64 bits); pass one whole-number "
                         f"count >= 0 per token id (np.load of a prepared data folder's train_freq.npy)")
+    if counts.astype(np.float64).sum() >= MAX_COUNT:  # summed as floats: int64's sum wraps around without a word
+        # a count of 2^63 - 1 wrapped the sum negative and put id 0 in bucket -2 (issue 30 round 24, W555)
+        raise UserError(f"train_freq's counts sum to {counts.astype(np.float64).sum():.4g}, past {MAX_COUNT:,} (2^62, "
+                        f"more tokens than any corpus); pass the training counts per token id (np.load of a prepared "
+                        f"data folder's train_freq.npy)")
     return counts.astype(np.int64)
 
 
@@ -212,7 +218,19 @@ def relative_reduction(baseline: list[float | None], model: list[float | None]) 
 
 def ppl_of(loss: float) -> float:
     """exp(loss), inf past float range (``eval.perplexity``'s rule): a diverged run's bucket loss of ~340,000 ended
-    `analyze frequency` in an OverflowError traceback (issue 30 round 14, B295)."""
+    `analyze frequency` in an OverflowError traceback (issue 30 round 14, B295). A loss that is no number >= 0 is an
+    ArgumentTypeError / ArgumentValueError: -1.0 gave a perplexity of 0.37, below 1, and '5' was a raw TypeError
+    (issue 30 round 24, W556, W557); NaN is carried, as ``relative_reduction`` carries it (round 23, U454)."""
+    import numbers
+
+    from ..errors import ArgumentTypeError, ArgumentValueError
+
+    if not isinstance(loss, numbers.Real) or isinstance(loss, (bool, np.bool_)):
+        raise ArgumentTypeError(f"ppl_of: loss: expected a loss (nats, a number >= 0), got {type(loss).__name__} "
+                                f"{loss!r:.40}; pass a mean cross-entropy in nats")
+    if loss < 0:  # NaN is carried; +inf (a diverged run) is inf
+        raise ArgumentValueError(f"ppl_of: loss: must be a number >= 0 (a loss in nats), got {loss!r}; pass a mean "
+                                 f"cross-entropy in nats (no model's is below 0)")
     return math.inf if loss >= 700 else math.exp(loss)
 
 

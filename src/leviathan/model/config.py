@@ -167,12 +167,21 @@ class ModelConfig:
     def _check_factorized_size(self) -> None:
         """The factorized table (V x e, then e x D) fits the bound a generator has (``generator_size``): an
         embedding_rank of 1e9 reached the allocator's traceback asking for 1.2 TB (issue 30 round 15, B207). A rank
-        past min(V, D) factorizes nothing: the product is a full V x D table either way."""
+        past min(V, D) factorizes nothing: the product is a full V x D table either way, so a rank past both that and
+        the default (128, the rank of the paper-size models) is refused: 10**6 for a 300 x 32 table was accepted, 332M
+        parameters and 1.2 GB for CausalLM (issue 30 round 24, W21). The default stays valid on the small presets
+        (cpu-tiny's D of 64) that the tests and grids build it on."""
         params = (self.vocab_size + self.hidden_size) * self.embedding_rank
         require(params <= MAX_PARAMETERS, f"model.embedding_rank={self.embedding_rank:,} gives the factorized table "
                 f"{params:,} parameters, more than the {MAX_PARAMETERS:,} an input side can use (a rank past the "
                 f"smaller of vocab_size and hidden_size factorizes nothing); lower model.embedding_rank (the "
                 f"experiment grids use 16 to 128)")
+        useful = min(self.vocab_size, self.hidden_size)
+        default = ModelConfig.__dataclass_fields__["embedding_rank"].default
+        require(self.embedding_rank <= max(useful, default),
+                f"model.embedding_rank={self.embedding_rank:,} is past the smaller of vocab_size ({self.vocab_size:,}) "
+                f"and hidden_size ({self.hidden_size:,}): a rank past min(V, D) factorizes nothing (the product is the "
+                f"full V x D table, with more parameters); set model.embedding_rank to at most {useful:,}")
 
     def _check_generator_size(self) -> None:
         """The generator these settings build fits in memory (``generator_size``; round 8: generator_rank=10**9

@@ -29,8 +29,15 @@ def check_labels(labels: torch.Tensor, input_ids: torch.Tensor, vocab_size: int)
     if labels.numel() == 0:
         return
     check_label_values(labels, vocab_size)
-    if bool((labels == IGNORE_INDEX).all()):  # the mean over no target: a NaN loss, no word (round 18, G262)
-        raise ArgumentValueError(f"every label is {IGNORE_INDEX} (ignored), so the loss would be a mean over no "
+    check_some_target(labels)
+
+
+def check_some_target(labels: torch.Tensor, ignore_index: int = IGNORE_INDEX, api: str = "") -> None:
+    """ValueError (a UserError too) when every one of the (non-empty) ``labels`` is ``ignore_index``: the mean over no
+    target is a NaN loss without a word (round 18, G262, in ``CausalLM.forward``; round 24, W115, in
+    ``linear_cross_entropy``). One scan of the labels."""
+    if labels.numel() and bool((labels == ignore_index).all()):
+        raise ArgumentValueError(f"{api}every label is {ignore_index} (ignored), so the loss would be a mean over no "
                                  f"target (NaN); give at least one target id, or leave out a batch with nothing to "
                                  f"score")
 

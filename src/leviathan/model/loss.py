@@ -20,7 +20,8 @@ Liger's are Triton, GPU-only, hence this CPU-capable version). Memory: O(chunk x
 Exactness: the same loss and gradients as ``F.cross_entropy(F.linear(h, W).float(), y)`` up to fp32
 summation order (tests/unit/test_loss.py), ``ignore_index`` positions excluded from the mean and
 given zero gradient, a tied head (W shared with the input table) receives the sum of both gradients
-through autograd as usual. With no valid position the loss is NaN, as in ``F.cross_entropy``.
+through autograd as usual. With no valid position ``chunked_cross_entropy`` gives NaN, as ``F.cross_entropy``
+does; ``linear_cross_entropy`` refuses such labels, as ``CausalLM.forward`` does (issue 30 round 24, W115).
 
 Under ``torch.compile`` the function runs eagerly (``torch.compiler.disable``): the chunk loop and the valid-
 count are data-dependent, and its GEMMs gain nothing from compilation.
@@ -38,7 +39,7 @@ import torch.nn.functional as F
 from torch.autograd.function import once_differentiable
 
 from ..errors import ArgumentTypeError, ArgumentValueError
-from .labels import IGNORE_INDEX, check_label_type, check_label_values
+from .labels import IGNORE_INDEX, check_label_type, check_label_values, check_some_target
 
 # Elements of one (chunk, V) fp32 block: 8M = 32 MiB, e.g. 40 positions of o200k or 1,024 of a BPE-8192.
 DEFAULT_CHUNK_ELEMENTS = 8 * 2**20
@@ -133,6 +134,7 @@ def linear_cross_entropy(hidden: torch.Tensor, weight: torch.Tensor, labels: tor
     """
     h, y, chunk = check_head_arguments("linear_cross_entropy", hidden, weight, labels, ignore_index, chunk)
     check_label_values(y, weight.shape[0], ignore_index, "the head's rows, V")
+    check_some_target(y, ignore_index, "linear_cross_entropy: ")  # NaN without a word (round 24, W115)
     return chunked_cross_entropy(h, weight, y, ignore_index, chunk)
 
 
@@ -197,6 +199,11 @@ def check_head_arguments(api: str, hidden, weight, labels, ignore_index, chunk) 
     if hidden.dtype != weight.dtype and not torch.is_autocast_enabled(hidden.device.type):
         raise ArgumentTypeError(f"{api}: hidden is {hidden.dtype} and weight {weight.dtype}; outside torch.autocast "
                                 f"they must share a dtype: cast one (hidden.to(weight.dtype))")
+    if hidden.dtype != weight.dtype and torch.float64 in (hidden.dtype, weight.dtype):
+        # autocast casts no float64 tensor: torch's "expected m1 and m2 to have the same dtype" (round 24, W678)
+        raise ArgumentTypeError(f"{api}: hidden is {hidden.dtype} and weight {weight.dtype}; torch.autocast does not "
+                                f"cast float64, so they must share a dtype there too: cast one "
+                                f"(hidden.to(weight.dtype))")
     if hidden.device != weight.device:
         raise ArgumentValueError(f"{api}: hidden is on {hidden.device} and weight on {weight.device}; move them to "
                                  f"one device")

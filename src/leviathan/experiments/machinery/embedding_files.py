@@ -175,6 +175,9 @@ def _looks_like_record(path: Path) -> bool:
 def write_record(path: str | os.PathLike, record: EmbeddingRecord, flag: str = "--out") -> Path:
     """Write ``record`` to ``path`` atomically (strict JSON, one space of indent); its folder is created. A file
     there that is not a record is refused (``check_record_target``)."""
+    from ..method.embeddings import check_records
+
+    check_records("write_record", "record", [record])  # round 24, W630's kind: 'a' was an AttributeError
     path = Path(path)
     check_record_target(path, flag)
     _check_same_run(path, record.run, flag)

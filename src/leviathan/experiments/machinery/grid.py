@@ -188,6 +188,11 @@ def load_grid(name_or_path: str | os.PathLike | dict, *, data_dir: str | None = 
 
         check_read_path("load_grid", "name_or_path", name_or_path, "pass a grid's name (cpu, paper), its YAML file or "
                         "a dict")
+    if data_dir is not None:  # data_dir=5 was Path('5') without a word (round 24, W504), as the run config's data.path
+        from ...value_rules import api_check, path_problem
+
+        api_check("load_grid", "data_dir", path_problem(data_dir), "pass the prepared data folder, or None for the "
+                  "grid's data.dir")
     gf, path = read_grid_file(name_or_path)
     # `name: ""` trained under the file's name without a word (round 13, X13): only a grid without `name` takes it
     name = plain_name(gf.name if gf.name is not None else (path.stem if path else "grid"), "the grid's name")
@@ -250,6 +255,7 @@ def load_grid(name_or_path: str | os.PathLike | dict, *, data_dir: str | None = 
             raise ConfigError(f"grid {name!r}: its experiments ({', '.join(given)}) make no run (no variants or sizes "
                               f"listed in them); list at least one variant and size in each")
         raise ConfigError(f"grid {name!r} has no experiments; add iso_body, isoparametric, scaling or variants")
+    _check_overrides_load(grid, overrides or [])
     _check_run_name_lengths(grid)
     _check_sizes_differ(grid)
     _check_size_keys(grid, parsed)
@@ -392,6 +398,38 @@ def _check_command_line_reaches(grid: Grid, spec: RunSpec, overrides: list[str],
                 raise ConfigError(f"grid {grid.name!r}: {text!r} on the command line sets {other}, which {where} sets "
                                   f"for run {spec.name} after the command line, so it would not reach that run; edit "
                                   f"{where} in the grid, or leave the override out")
+
+
+def _check_overrides_load(grid: Grid, overrides: list[str]) -> None:
+    """ConfigError naming the overrides given on the command line (``overrides=``) when the grid's first run config
+    fails with them and loads without them: ``load_grid(..., overrides=['optim.lr=nan'])`` returned a Grid carrying it
+    without a word, refused only once the sweep built that run, where ``load_run_config`` refuses it at once (issue 30
+    round 24, W497). Checked together, not one by one: ``max_steps=null max_tokens=N`` holds only as a pair. A run
+    that fails without them is left to the sweep, which names the grid's own layer (``base_problem``)."""
+    from ...run_config import load_run_config
+
+    if not overrides:
+        return
+    config = str(grid.base_config) if grid.base_config else None
+
+    def loads(given: list[str]) -> None:
+        base = [*grid.base_written, *(command_line_text(o) for o in given)]
+        load_run_config(config, replace(grid, base_overrides=base).run_overrides(grid.runs[0]), check_data=False,
+                        layered=True)
+
+    try:
+        loads(overrides)
+        return
+    except ConfigError as e:
+        problem = str(e)
+    except (UserError, OSError):
+        return
+    try:
+        loads([])
+    except (UserError, OSError):
+        return
+    shown = ", ".join(repr(o) for o in overrides)
+    raise ConfigError(f"grid {grid.name!r}, with the overrides given ({shown:.200}): {problem}")
 
 
 def _grid_data(data: DataSection, name: str, data_dir: str | None) -> tuple[Path, int, str]:

@@ -383,6 +383,9 @@ def read_results(path: str | os.PathLike, report=None) -> list[ResultRow]:
         raise UserError(f"results {str(path)!r} {missing(path)}; pass a sweep output dir or its results.jsonl")
     if os.path.isdir(path) and path.name != RESULTS:  # False, not ENAMETOOLONG, for a 300-byte name: ``missing``
         # names it (round 14, B328)
+        if not os.path.lexists(path / RESULTS) and (what := _not_a_sweep(path)) is not None:
+            raise UserError(f"results {str(path)!r} holds no results.jsonl: it is {what}; pass a sweep output dir "
+                            f"or its results.jsonl")
         path = path / RESULTS
     if os.path.isdir(path):  # round 14 (B180) in load_results; round 19 (J160): read_results was [] without a word
         raise UserError(f"{str(path)!r} is a folder, not the results file `leviathan sweep` writes; pass a sweep "
@@ -419,6 +422,22 @@ def read_results(path: str | os.PathLike, report=None) -> list[ResultRow]:
     for note in notes:
         (report or to_stderr)(note)
     return unique
+
+
+def _not_a_sweep(folder: Path) -> str | None:
+    """What ``folder``, which holds no results.jsonl, is when it is no sweep folder before its first row (None: it
+    may be one): another verb's folder, or a folder inside a sweep. ``read_results('sw1/runs')``, the sweep's runs
+    folder, was [] without a word, as for a sweep that wrote no row yet (issue 30 round 24, W455)."""
+    from ...file_kinds import folder_kind
+
+    sweep = "a sweep folder (written by `leviathan sweep`)"
+    kind = folder_kind(folder)
+    if kind is not None and kind != sweep:
+        return kind
+    parent = folder.resolve().parent
+    if kind is None and folder_kind(parent) == sweep:
+        return f"a folder inside the sweep folder {str(parent)!r}"
+    return None
 
 
 _NUMBERS = ("loss", "ppl", "bpb", "share_outside")

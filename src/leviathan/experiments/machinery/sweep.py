@@ -670,6 +670,7 @@ def run_sweep(grid: Grid, out_dir: str | os.PathLike, options: SweepOptions = Sw
     """Train and evaluate the grid's runs that ``options`` select and that have no row yet; the rows appended now.
     Every run config is built before the first run trains; what every run shares travels as one ``_Job``."""
     _check_sweep_call(grid, options, log)
+    log = print if log is None else log  # None is the default, as check_callback's line says (round 24, W718)
     o = options
     out_dir = Path(out_dir)
     if int(os.environ.get("WORLD_SIZE", "1")) > 1:

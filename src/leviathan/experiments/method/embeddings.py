@@ -430,8 +430,26 @@ def _overlap(a: list[int], b: list[int], k: int) -> float:
     return len(set(a) & set(b)) / k
 
 
+def check_records(api: str, name: str, records) -> list:
+    """``records`` as a list of ``EmbeddingRecord``s, or an ArgumentTypeError naming the first that is not one:
+    ``compare_records('a', 'b')`` was the raw AttributeError "'str' object has no attribute 'top_k'" (issue 30 round
+    24, W630). Footgun: a single record given for a list is refused too, as is text (a list of its letters)."""
+    from ...errors import ArgumentTypeError
+
+    fix = "pass what read_record, read_records or record_of_run return"
+    if isinstance(records, (str, bytes, EmbeddingRecord)) or not isinstance(records, (list, tuple)):
+        raise ArgumentTypeError(f"{api}: {name}: expected a list of EmbeddingRecords, got {type(records).__name__} "
+                                f"{records!r:.60}; {fix}")
+    for value in records:
+        if not isinstance(value, EmbeddingRecord):
+            raise ArgumentTypeError(f"{api}: {name}: expected an EmbeddingRecord, got {type(value).__name__} "
+                                    f"{value!r:.60}; {fix}")
+    return list(records)
+
+
 def compare_records(a: EmbeddingRecord, b: EmbeddingRecord) -> EmbeddingPair:
     """Neighbour agreement of two records made on the same probes with the same k (see the module docstring)."""
+    check_records("compare_records", "a and b", [a, b])
     if a.top_k != b.top_k:
         raise UserError(f"{a.run} lists {a.top_k} neighbours per probe and {b.run} {b.top_k}: make both records with "
                         f"the same --top-k")

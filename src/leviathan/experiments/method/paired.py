@@ -191,11 +191,12 @@ def check_ci(api: str, ci) -> None:
 
 def check_plateau(api: str, plateau) -> None:
     """UserError unless ``plateau`` is None or a positive finite loss: a NaN plateau was taken as "never past it"
-    without a word (issue 30 round 20, M234), as paired statistics refuse NaN since G213."""
+    without a word (issue 30 round 20, M234), as paired statistics refuse NaN since G213; a plateau of -1 nats, a
+    loss no model has, too (round 24, W471)."""
     from ...value_rules import api_check, number_problem
 
     if plateau is not None:
-        api_check(api, "plateau", number_problem(plateau, shown="a finite loss (nats)"),
+        api_check(api, "plateau", number_problem(plateau, above=0.0, shown="a finite loss (nats) above 0"),
                   "pass the unigram plateau's loss (plateau.unigram_entropy), or None")
 
 
@@ -434,6 +435,7 @@ def paired_comparisons(rows: Iterable[ResultRow], ci: float = 0.95, plateau: flo
     check_plateau("paired_comparisons", plateau)
     # as read_results holds them (round 17, E322-E324), evaluated alike (round 23, U416)
     rows = check_typed_rows(rows, "paired_comparisons", one_per_arm=True, compared=True)
+    _check_eval_sets(rows, eval_sets)
     out = []
     for regime in BASELINES:
         by_size = _by_size(rows, regime)
@@ -467,6 +469,25 @@ def paired_of(rows: Iterable[ResultRow], model: tuple[str, str], baseline: tuple
     pairs = [(by[(model[0], model[1], s)], by[(baseline[0], baseline[1], s)]) for s in seeds]
     donor = baseline[0] if baseline[0] != model[0] else None
     return _comparison(_Arms(regime, model[0], donor, model[1], baseline[1]), pairs, ci, plateau, None)
+
+
+def _check_eval_sets(rows: list[ResultRow], eval_sets) -> None:
+    """UserError unless ``eval_sets`` is None or a list of eval sets the rows hold (``check_eval_set_held``, as
+    ``analyze`` holds its eval_set): a set no row holds gave comparisons of n=0 and a text was iterated letter by
+    letter, 'v', 'a', 'l', without a word (issue 30 round 24, W472, W473)."""
+    from ...value_rules import api_check, eval_set_problem
+
+    if eval_sets is None:
+        return
+    held = sorted({s for r in rows for s in r.eval})
+    fix = f"pass a list of the sets the rows hold ({', '.join(held) or 'none'}), or None for those both arms hold"
+    if not isinstance(eval_sets, (list, tuple)):
+        api_check("paired_comparisons", "eval_sets", f"expected a list of eval set names, got {eval_sets!r:.60}", fix)
+    for name in eval_sets:
+        problem = eval_set_problem(name)
+        if problem is None and held and name not in held:
+            problem = f"no row was evaluated on {name!r:.40}"
+        api_check("paired_comparisons", "eval_sets", problem, fix)
 
 
 @dataclass(frozen=True)

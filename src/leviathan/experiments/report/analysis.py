@@ -25,7 +25,7 @@ from ..method.efficiency import EfficiencyEntry, ThroughputEntry, efficiency_fro
 from ..method.frequency import FrequencyEntry, frequency_from_results
 from ..method.fair_shot import FairShot
 from ..method.lr_sweep import LrChoice
-from ..method.paired import PairedComparison, paired_comparisons
+from ..method.paired import PairedComparison, check_plateau, paired_comparisons
 from ..method.records import Record, optional
 from ...eval.result import EvalResult
 from ..machinery.results import (COMPARISONS, ResultRow, check_comparison, check_eval_set_held, check_typed_rows,
@@ -159,6 +159,10 @@ def analyze(rows: Iterable[ResultRow], eval_set: str = "val", num_bootstrap: int
     Parameters: the rows and the report's optional inputs (pre-sweeps, fair shot, embeddings, notes), keyword-
     defaulted.
     """
+    from .arguments import check_analysis_options
+
+    check_analysis_options("analyze", eval_set, num_bootstrap, ci, seed, ladder)  # write_report's rules (W476-W478)
+    check_plateau("analyze", plateau)
     notes: list[str] = []
     rows = check_typed_rows(rows, "analyze", one_per_arm=True, compared=True, notes=notes)
     check_eval_set_held("analyze", rows, eval_set)

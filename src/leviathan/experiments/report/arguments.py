@@ -25,8 +25,6 @@ def check_report_arguments(results, out_dir, eval_set, num_bootstrap, ci, seed, 
                            fair_shot) -> None:
     """UserError naming the first of ``write_report``'s arguments its flag would refuse (module docstring).
     Parameters: ``write_report``'s own, one each, as its caller gave them."""
-    from ...model.config import EMBEDDING_KINDS
-
     api_check(API, "results", path_problem(results, many=True),
               "pass a sweep folder or its results.jsonl, or a list of the shard folders of one grid")
     api_check(API, "out_dir", path_problem(out_dir, many=False), "pass the folder to write the report into")
@@ -37,14 +35,23 @@ def check_report_arguments(results, out_dir, eval_set, num_bootstrap, ci, seed, 
         api_check(API, "fair_shot", path_problem(fair_shot, many=False),
                   "pass the results folder of the round it re-examines, or None")
         _check_fair_shot_apart(results, fair_shot)
-    api_check(API, "eval_set", eval_set_problem(eval_set), "pass the name of an eval set the rows hold (as --eval-set)")
-    api_check(API, "num_bootstrap", bootstrap_problem(num_bootstrap),
+    check_analysis_options(API, eval_set, num_bootstrap, ci, seed, ladder)
+
+
+def check_analysis_options(api: str, eval_set, num_bootstrap, ci, seed, ladder) -> None:
+    """UserError naming the first of the analysis options (shared by ``write_report`` and ``analyze``) that its flag
+    would refuse: ``analyze(rows, num_bootstrap=-1)``, ``seed=-1`` and ``ladder='nope'`` were taken without a word
+    while ``write_report`` refused them (issue 30 round 24, W476-W478)."""
+    from ...model.config import EMBEDDING_KINDS
+
+    api_check(api, "eval_set", eval_set_problem(eval_set), "pass the name of an eval set the rows hold (as --eval-set)")
+    api_check(api, "num_bootstrap", bootstrap_problem(num_bootstrap),
               "pass a number of draws such as 1000 (0: none), as --bootstrap takes")
-    api_check(API, "ci", fraction_problem(ci), "pass the intervals' coverage as a fraction such as 0.95, as --ci takes")
-    api_check(API, "seed", seed_problem(seed), "pass an integer seed such as 0, as --seed takes")
+    api_check(api, "ci", fraction_problem(ci), "pass the intervals' coverage as a fraction such as 0.95, as --ci takes")
+    api_check(api, "seed", seed_problem(seed), "pass an integer seed such as 0, as --seed takes")
     if ladder is not None and (not isinstance(ladder, str) or ladder not in EMBEDDING_KINDS):
-        raise UserError(f"{API}: ladder: must be one of {', '.join(EMBEDDING_KINDS)} or None, got {ladder!r}; pass "
-                        f"the variant of the scaling ladder, as --ladder takes")
+        raise UserError(f"{api}: ladder: must be one of {', '.join(EMBEDDING_KINDS)} or None, got {ladder!r:.60}; "
+                        f"pass the variant of the scaling ladder, as --ladder takes")
 
 
 def _folder(path) -> str:

@@ -18,7 +18,7 @@ from dataclasses import dataclass
 
 from ...errors import UserError
 from ...tables import arrow, markdown_table
-from ..method.embeddings import EmbeddingPair, EmbeddingRecord, GroupStats, compare_records
+from ..method.embeddings import EmbeddingPair, EmbeddingRecord, GroupStats, check_records, compare_records
 from ..method.records import Record
 
 STATS = ("rms", "shared_share", "effective_rank", "mean_cosine")
@@ -102,6 +102,7 @@ def _arm_geometry(arm: str, records: list[EmbeddingRecord]) -> ArmGeometry:
 
 def embeddings_section(records: list[EmbeddingRecord]) -> EmbeddingsSection:
     """The section of ``records`` (at least one): arms by name, pairs of arms within each seed."""
+    records = check_records("embeddings_section", "records", records)  # round 24, W630's kind
     by_arm: dict[str, list[EmbeddingRecord]] = {}
     for r in sorted(records, key=lambda r: (r.arm, r.seed)):
         by_arm.setdefault(r.arm, []).append(r)
