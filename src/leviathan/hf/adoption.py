@@ -383,7 +383,7 @@ def _check_instance(model: PreTrainedModel) -> tuple[nn.Embedding, float]:
         raise UserError(f"{name} is not a causal language model (AutoModelForCausalLM maps "
                         f"{type(model.config).__name__} to {expected.__name__}); pass a {expected.__name__} or "
                         "its config")
-    bidirectional = sorted({type(m).__name__ for m in model.modules() if getattr(m, "is_causal", None) is False})
+    bidirectional = _bidirectional_self_attention(model)
     if bidirectional:
         raise UserError(f"{name} is an encoder-only model: its attention ({', '.join(bidirectional)}) sees both "
                         "directions (is_causal False; for BERT-like configs, is_decoder=False), so it is no causal "
@@ -409,6 +409,31 @@ def _check_instance(model: PreTrainedModel) -> tuple[nn.Embedding, float]:
         raise UserError(f"{name} ties its head to the input table but get_output_embeddings() returns None, so the "
                         "head cannot be untied; adopt a model whose get_output_embeddings() is its head")
     return embedding, scale
+
+
+# the names transformers gives a decoder layer's cross-attention (Marian/Bart ``encoder_attn``, BERT ``crossattention``,
+# T5 ``EncDecAttention``, ...): attention over an encoder's output, which is never causal and says nothing of the
+# decoder's own self-attention
+_CROSS_ATTENTION = frozenset({"encoder_attn", "crossattention", "cross_attention", "cross_attn", "EncDecAttention"})
+
+
+def _bidirectional_self_attention(model: nn.Module) -> list[str]:
+    """The class names of ``model``'s self-attention modules that set ``is_causal`` False (they see both directions).
+    Cross-attention is skipped (a module named as one in ``_CROSS_ATTENTION``, or flagged ``is_cross_attention``, and
+    everything under it): MarianForCausalLM and BartForCausalLM built with is_decoder=True have a causal self_attn
+    and a non-causal ``encoder_attn`` in each decoder layer, and reading the latter called them encoder-only models
+    (issue 30 round 24, W181, W644)."""
+    cross: list[str] = []
+    found = set()
+    for name, module in model.named_modules():
+        if any(name == c or name.startswith(c + ".") for c in cross):
+            continue
+        if name.rpartition(".")[2] in _CROSS_ATTENTION or getattr(module, "is_cross_attention", False) is True:
+            cross.append(name)
+            continue
+        if getattr(module, "is_causal", None) is False:
+            found.add(type(module).__name__)
+    return sorted(found)
 
 
 def _output_scale(embedding: nn.Module) -> float | None:
