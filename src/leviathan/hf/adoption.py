@@ -639,12 +639,18 @@ def _load_whole(path: Path, from_pretrained_kwargs: dict) -> PreTrainedModel:
     base = _base_class(config, path / "config.json")
     _check_model_type(config, base, path / "config.json")
     _check_variant(path, from_pretrained_kwargs)
+    _check_load_options(config, from_pretrained_kwargs, path)
     try:
         model = adopted_class(base).from_pretrained(str(path), config=config, **from_pretrained_kwargs)
         _check_saved_vocab(config, path / "config.json")  # after: weights that do not fit are named first
         check_stamp(getattr(config, CONFIG_KEY), str(path / "config.json"))  # last, as the catch-all (round 17, E169)
         check_generation_ids(model[0] if isinstance(model, tuple) else model, path)  # round 22, S104 (loading info)
         return model
+    except TypeError as e:  # an option from_pretrained does not take reached the model's __init__ (round 24, W597)
+        refused = _unknown_option(e, path)
+        if refused is None:
+            raise
+        raise refused from None
     except RuntimeError as e:  # round 8: config.json's vocab_size edited to 301 ended in transformers' traceback
         from ..eval.weight_names import sizes_refused
 
@@ -652,6 +658,52 @@ def _load_whole(path: Path, from_pretrained_kwargs: dict) -> PreTrainedModel:
         if refused is None:
             raise
         raise refused from None
+
+
+# from_pretrained's own options that share a name with a config setting: taken by from_pretrained, not the config
+_LOAD_OPTIONS = frozenset({"dtype", "torch_dtype", "quantization_config", "generation_config"})
+
+
+def _check_load_options(config: PretrainedConfig, kwargs: dict, path: Path) -> None:
+    """UserError for a ``load_adopted`` keyword that would change the saved config: ``config=`` was Python's "got
+    multiple values for keyword argument 'config'" (issue 30 round 24, W193), and a setting such as ``rope_theta=1.0``
+    or ``vocab_size=299`` reached the model's ``__init__`` as transformers' raw "unexpected keyword argument" (W597,
+    W598): load_adopted builds the model its folder's config.json describes (the settings its weights, generator and
+    digest were saved with), so neither is taken."""
+    keep = "load_adopted builds the model that config.json describes (the settings its weights were saved with)"
+    if "config" in kwargs:
+        raise UserError(f"load_adopted: config={type(kwargs['config']).__name__} is not taken: {keep}, "
+                        f"{str(path / 'config.json')!r}; leave config out (to build another model from a config of "
+                        f"your own, adopt(config, ...) and train it)")
+    saved = config.to_dict()
+    nested = {k for v in saved.values() if isinstance(v, dict) for k in v}  # rope_theta in rope_parameters
+    settings = sorted(k for k in kwargs if k not in _LOAD_OPTIONS and (k in saved or k in nested
+                                                                        or _a_setting(config, k)))
+    if settings:
+        shown = ", ".join(f"{k}={kwargs[k]!r:.40}" for k in settings)
+        raise UserError(f"load_adopted: {shown} would change a setting of {str(path / 'config.json')!r}, and {keep}; "
+                        f"leave {'it' if len(settings) == 1 else 'them'} out, and pass only from_pretrained's "
+                        f"options (dtype, device_map, ...)")
+
+
+def _a_setting(config: PretrainedConfig, name: str) -> bool:
+    """Whether ``name`` is an attribute of ``config`` that its dict does not list (a property such as
+    ``num_labels``), not one of its methods."""
+    try:
+        return not callable(getattr(config, name))
+    except AttributeError:
+        return False
+
+
+def _unknown_option(error: TypeError, path: Path) -> UserError | None:
+    """The one line for transformers' raw "__init__() got an unexpected keyword argument 'X'": a keyword that is
+    neither a from_pretrained option nor a config setting (a misspelled ``dtpye=``) reaches the model's ``__init__``
+    when a config is given, as load_adopted gives it (round 24, W597's kind); None for another TypeError."""
+    match = re.search(r"__init__\(\) got an unexpected keyword argument '(\w+)'", str(error))
+    if match is None:
+        return None
+    return UserError(f"load_adopted({str(path)!r}): {match.group(1)!r} is no option of from_pretrained (nor a setting "
+                     f"it may change); check its spelling, or leave it out (options: dtype, device_map, variant, ...)")
 
 
 _VARIANT = re.compile(r"^(?:model|pytorch_model)\.(?:safetensors\.index|bin\.index)?\.?([^.-]+)(?:-\d+-of-\d+)?"
