@@ -228,20 +228,29 @@ def _say(msg: str) -> None:
     print(msg, file=sys.stderr)
 
 
+_HELD: set[tuple[int, str]] = set()  # (pid, absolute lock path) of the locks this process holds (``again=True``)
+
+
 @contextlib.contextmanager
 def folder_lock(folder: str | os.PathLike, verb: str, fix: str = "choose another folder", *, beside: bool = False,
-                log: Callable[[str], None] = _say) -> Iterator[Path]:
+                log: Callable[[str], None] = _say, again: bool = False) -> Iterator[Path]:
     """Hold the exclusive write lock of ``folder`` (module docstring); yields the lock file's path. ``verb`` and ``fix``
     word the refusal ("cannot <verb> into DIR: process N (...) is writing there ...; wait for it to finish or stop it,
-    or <fix>"). ``folder`` (or its parent, ``beside``) is created if needed.
+    or <fix>"). ``folder`` (or its parent, ``beside``) is created if needed. ``again``: when this process holds the
+    lock already, go on under it (the export writers take the lock the ``export`` verb holds around them).
     """
     check_utf8_name(folder, verb)
     folder = Path(os.path.abspath(folder)) if beside else Path(folder)  # "." has a name once absolute
     if beside:
         _check_room(folder, verb)
     path = lock_path(folder, beside)
+    key = (os.getpid(), os.path.abspath(path))
+    if again and key in _HELD:
+        yield path
+        return
     created = missing_folders(path.parent)  # the folder (inside) or its parent (beside), and what is missing above
     fd, (dead_pid, dead_command) = _acquire(path, folder, verb, fix)
+    _HELD.add(key)
     try:
         _write_holder(fd, path)
         if dead_pid is not None and dead_pid != os.getpid():
@@ -249,6 +258,7 @@ def folder_lock(folder: str | os.PathLike, verb: str, fix: str = "choose another
                 f"ended without releasing it (killed or crashed); nothing it left half-written is used")
         yield path
     finally:
+        _HELD.discard(key)
         _release(fd, path, created)
 
 

@@ -40,7 +40,7 @@ from transformers import GenerationConfig, LlamaConfig, PreTrainedModel
 
 from ..errors import ArgumentTypeError, UserError, file_above
 from ..io import publish
-from ..locking import check_utf8_name
+from ..locking import check_utf8_name, folder_lock
 from ..model.config import ModelConfig
 from ..model.embedding import TableEmbedding
 from ..model.llama import CausalLM
@@ -217,8 +217,23 @@ def _atomic_dir(out_dir: str | os.PathLike, overwrite: bool, flag: str = "--over
         raise UserError(f"out_dir {str(out)!r} cannot be made: {str(blocker)!r} is a file, not a folder; choose "
                         f"another out_dir, or move that file away")
     out.parent.mkdir(parents=True, exist_ok=True)
+    with folder_lock(out, verb, "choose another out_dir", beside=True, again=True):  # one writer (round 24, W545)
+        yield from _write_beside(out, overwrite, flag)
+
+
+def _write_beside(out: Path, overwrite: bool, flag: str) -> Iterator[Path]:
+    """``_atomic_dir``'s temporary folder and its rename, under the lock of ``out``: two ``bake_adopted`` (or
+    ``to_plain_llama``) into one new folder at once both returned, one export replaced by the other without
+    ``overwrite=True`` and without a word (issue 30 round 24, W545, W546); the lock refuses the second, naming the
+    first, and the emptiness check is made again under it. The folder's name holds the process id
+    (``.OUT.tmp-PID-XXXXXXXX``), as prepare's does, so a killed export's leftover is known and removed by the next
+    (``_remove_killed``: W537, W539 left a whole-looking model hidden beside the export for good)."""
+    if out.is_dir() and any(out.iterdir()) and not overwrite:  # written by another process before the lock was taken
+        raise UserError(f"{out} exists and is not empty; choose another output directory or pass {flag} to replace "
+                        f"an earlier export there")
+    _remove_killed(out)
     try:
-        tmp = Path(tempfile.mkdtemp(prefix=f".{out.name}.tmp-", dir=out.parent))
+        tmp = Path(tempfile.mkdtemp(prefix=f".{out.name}{TEMP_MARK}{os.getpid()}-", dir=out.parent))
     except OSError as e:  # a read-only disk refused the temporary folder: name the folder asked for (issue 30 round 8)
         raise OSError(e.errno, e.strerror, os.fspath(out)) from None
     try:
@@ -233,6 +248,47 @@ def _atomic_dir(out_dir: str | os.PathLike, overwrite: bool, flag: str = "--over
         if failed is not None and failed.errno is not None:  # a full disk named no file (issue 30 round 6)
             raise OSError(failed.errno, failed.strerror, os.fspath(as_asked(failed.filename, tmp, out))) from None
         raise
+
+
+TEMP_MARK = ".tmp-"  # .OUT.tmp-PID-XXXXXXXX: an export's temporary folder, beside OUT
+# what an export's temporary folder holds (the model's files, its card, a tokenizer, lm-eval's tokenizer files, the
+# marker): a leftover holding anything else is not deleted, only named
+_TEMP_FILES = ("config.json", "generation_config.json", "*.safetensors", "model.safetensors.index.json",
+               "pytorch_model*.bin", "pytorch_model.bin.index.json", "README.md", "tokenizer*", "*tokenizer.json",
+               "special_tokens_map.json", "added_tokens.json", "vocab.*", "merges.txt", "*.model",
+               "chat_template.*", "leviathan_output.json")
+
+
+def _remove_killed(out: Path) -> None:
+    """Delete the temporary folders (``.OUT.tmp-PID-*``) of exports into ``out`` whose process is gone, and name on
+    stderr a leftover that cannot be judged (an older export's name without a process id, or files no export
+    writes): a killed ``to_plain_llama`` left a 19 MB model hidden beside its rerun's export, for good and without a
+    word (issue 30 round 24, W537, W539). Called under the lock of ``out``: no live export can be writing one."""
+    import glob
+
+    import sys
+
+    from ..ownership import leftover_is_own
+
+    for leftover in sorted(out.parent.glob(f".{glob.escape(out.name)}{TEMP_MARK}*")):
+        pid = leftover.name[len(out.name) + 1 + len(TEMP_MARK):].split("-")[0]
+        if not leftover.is_dir() or (pid.isdigit() and (int(pid) == os.getpid() or _alive(int(pid)))):
+            continue
+        if pid.isdigit() and leftover_is_own(leftover, _TEMP_FILES) and remove_tree(leftover) is None:
+            continue
+        print(f"warning: {str(leftover)!r} is left from an export into {str(out)!r} that did not finish (killed or "
+              f"crashed); it is not part of the export: delete it (rm -r {str(leftover)!r})", file=sys.stderr)
+
+
+def _alive(pid: int) -> bool:
+    """Whether process ``pid`` exists (one of another user's, or one not knowable, counts as alive: left alone)."""
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except OSError:
+        return True
+    return True
 
 
 def _put_in_place(tmp: Path, out: Path) -> None:
