@@ -400,6 +400,13 @@ def _check_instance(model: PreTrainedModel) -> tuple[nn.Embedding, float]:
         raise UserError(f"{name}'s input embedding is already a LeviathanGenerator; adopt a model with a table, or "
                         "use this one as it is")
     scale = 1.0 if type(embedding) is nn.Embedding else _output_scale(embedding)
+    if scale is not None and getattr(embedding, "max_norm", None) is not None:
+        # nn.Embedding(max_norm=...) renormalises each row it looks up (and writes it back): adopted without a word,
+        # the generator's rows keep their own norms (issue 30 round 24, W652)
+        raise UserError(f"{name}'s input embedding has max_norm={embedding.max_norm!r}: it renormalises every row it "
+                        f"looks up (it does more than look up a row, and the generator would silently drop that); "
+                        f"set model.get_input_embeddings().max_norm = None first if the model should run without "
+                        f"it, or adopt a model whose embedding is a plain lookup")
     if scale is None:
         raise UserError(f"{name}'s input embedding is a {type(embedding).__name__}, not a plain torch.nn.Embedding "
                         "nor a table scaled by a constant embed_scale (it does more than look up a row, and the "

@@ -100,13 +100,46 @@ def from_native(model: CausalLM, **config_kwargs: Any) -> LeviathanForCausalLM:
     return _place_like(hf, model)
 
 
-def _check_training(training: Any, api: str) -> None:
+def _check_training(training: Any, api: str, model: Any) -> None:
     """TypeError unless ``training`` is None or a ``model_card.Training``: 'bogus' ended in "'str' object has no
-    attribute 'step'" from the model card, after the weights were written (issue 30 round 15, B249)."""
+    attribute 'step'" from the model card, after the weights were written (issue 30 round 15, B249). UserError when
+    ``training`` was read from a checkpoint whose weights are not ``model``'s (``_weights_of``)."""
     if training is not None and not isinstance(training, Training):
         raise TypeError(f"{api}: training must be a leviathan.hf.model_card.Training (from "
                         f"model_card.checkpoint_training(step_dir)) or None, got {type(training).__name__} "
                         f"{training!r:.40}")
+    if training is not None and training.source is not None:
+        _weights_of(training.source, model, api)
+
+
+def _weights_of(step_dir: str, model: Any, api: str) -> None:
+    """UserError unless ``model``'s tensors are the ones saved in ``step_dir/model.safetensors`` (compared one tensor
+    at a time, in the model's dtype): ``to_hf(fresh model, out, training=checkpoint_training(run1 step 4))`` wrote a
+    card saying "4 optimizer steps" and quoting run1's validation loss for weights that never saw a step (issue 30
+    round 24, W671). A card describes the checkpoint it was read from; the model must be that checkpoint's."""
+    from safetensors import safe_open
+
+    file = os.path.join(step_dir, "model.safetensors")
+    own = model.state_dict()
+    differs = None
+    try:
+        with safe_open(file, framework="pt") as saved:
+            names = [n for n in saved.keys() if n in own]
+            for name in names:
+                mine = own[name].detach()
+                if tuple(mine.shape) != tuple(saved.get_slice(name).get_shape()) or not torch.equal(
+                        mine.cpu(), saved.get_tensor(name).to(mine.dtype)):
+                    differs = name
+                    break
+            differs = differs or (None if names else "every tensor (no name in common)")
+    except (OSError, RuntimeError, ValueError) as e:  # a file gone or damaged since checkpoint_training read it
+        raise UserError(f"{api}: training: the checkpoint's weights {file!r} cannot be read ({e}) to check they are "
+                        f"the model's; restore the checkpoint, or pass training=None") from None
+    if differs is not None:
+        raise UserError(f"{api}: training describes the checkpoint {step_dir!r}, but the model's weights are not that "
+                        f"checkpoint's ({differs} differs), so the model card would claim training this model did not "
+                        f"have; pass the model loaded from that checkpoint, or training=None (the card then says its "
+                        f"training was not recorded)")
 
 
 def to_native(hf_model: LeviathanForCausalLM) -> CausalLM:
@@ -405,7 +438,7 @@ def to_hf(model: CausalLM | LeviathanForCausalLM, out_dir: str | os.PathLike, to
     ``model_card.checkpoint_training``) goes into the model card. Returns ``out_dir``.
     """
     _check_model(model, "to_hf")
-    _check_training(training, "to_hf")
+    _check_training(training, "to_hf", model)
     eos = _eos_id(tokenizer) if tokenizer is not None else None
     if tokenizer is not None:
         check_tokenizer_fits(tokenizer, _as_native(model).config.vocab_size, "to_hf")
@@ -443,7 +476,7 @@ def to_plain_llama(model: CausalLM | LeviathanForCausalLM, out_dir: str | os.Pat
         raise UserError(f"to_plain_llama: also_write: expected a function taking the export's folder, or None, got "
                         f"{also_write!r:.60}; pass one")
     _check_model(model, "to_plain_llama")
-    _check_training(training, "to_plain_llama")
+    _check_training(training, "to_plain_llama", model)
     native = _as_native(model)
     eos = _eos_id(tokenizer) if tokenizer is not None else None
     if tokenizer is not None:
