@@ -148,6 +148,13 @@ class _AdoptedMixin:
             _refuse_dropped(model, info["unexpected_keys"], source)
         return (model, info) if output_loading_info else model
 
+    def load_state_dict(self, state_dict, *args, **kwargs):
+        """torch's ``load_state_dict``, after naming a generator of other settings: ``transformers.Trainer`` resuming
+        a rank-4 adopted checkpoint into a model adopted at rank 8 ended in torch's raw 3-line "size mismatch for
+        model.embed_tokens.spline_coeff", naming neither the cause nor a fix (issue 30 round 24, W636)."""
+        _refuse_other_generator(self, state_dict)
+        return super().load_state_dict(state_dict, *args, **kwargs)
+
     def _generator_prefix(self) -> str:
         """The generator's module path (``model.embed_tokens``, ``transformer.wte``, ...)."""
         generator = self.get_input_embeddings()
@@ -279,6 +286,31 @@ def _missing_generator_tensors(source: Any, missing: list[str], total: int) -> s
             f"({shown}), so the generator would be random (a folder re-saved by transformers without leviathan keeps "
             "only the baked table); load it as the table model with transformers.AutoModelForCausalLM.from_pretrained, "
             "and leviathan.hf.adopt(model, fit=Fit(...)) to start a generator from that table")
+
+
+def _refuse_other_generator(model: PreTrainedModel, state_dict: Any) -> None:
+    """UserError when ``state_dict`` holds the generator's tensors in other shapes than ``model``'s generator (it was
+    saved from a model adopted with other settings: ``rank``, ``knots``, ``modes``, ``seed_dim``, ...), naming the
+    first such tensor and the adoption to use (``_AdoptedMixin.load_state_dict``; round 24, W636)."""
+    generator = model.get_input_embeddings()
+    if not isinstance(generator, LeviathanGenerator) or not hasattr(state_dict, "items"):
+        return
+    prefix = model._generator_prefix() + "."
+    own = {prefix + k: tuple(v.shape) for k, v in generator.state_dict().items()}
+    for key, value in state_dict.items():
+        shape = tuple(getattr(value, "shape", ()))
+        if key in own and shape != own[key]:
+            raise UserError(f"the weights loaded into this {type(model).__name__} hold its generator's {key} in shape "
+                            f"{shape}, where this model's is {own[key]}: they were saved from a model adopted with "
+                            f"other generator settings (this one: {_shown_settings(generator)}); adopt the model with "
+                            f"the settings the checkpoint's config.json records under {CONFIG_KEY} (or load it: "
+                            f"load_adopted(checkpoint)), then resume")
+
+
+def _shown_settings(generator: LeviathanGenerator) -> str:
+    """The generator's size settings as ``seed_dim=8, modes=2, knots=8, rank=8``."""
+    settings = generator.settings()
+    return ", ".join(f"{k}={settings[k]}" for k in ("seed_dim", "modes", "knots", "rank", "k", "base"))
 
 
 def _refuse_dropped(model: PreTrainedModel, unexpected: Any, source: Any) -> None:
