@@ -116,3 +116,22 @@ def test_each_writer_takes_the_lock_and_clears_a_dead_ones_folder(tmp_path, caps
     _write(kind, out)
     assert (out / "config.json").is_file() and not killed.exists() and older.is_dir()
     assert f"{str(older)!r} is left from an export into {str(out)!r} that did not finish" in capsys.readouterr().err
+
+
+def test_save_pretrained_clears_a_dead_saves_folder(tmp_path, capsys):
+    """The same kind inside ``save_pretrained``'s folder (round 24, W539's sibling): a dead save's hidden
+    ``.save_pretrained.tmp-PID-*`` (weights and all) is removed by the next save; one of an older name is named."""
+    from leviathan.hf import adopt
+
+    out = tmp_path / "saved"
+    dead = subprocess.Popen([sys.executable, "-c", "pass"])
+    dead.wait()
+    killed, older = out / f".save_pretrained.tmp-{dead.pid}-abcd1234", out / ".save_pretrained.tmp-k9x2_1ab"
+    for folder in (killed, older):
+        folder.mkdir(parents=True)
+        (folder / "model.safetensors").write_bytes(b"weights of a save that was killed")
+    config = transformers.LlamaConfig(vocab_size=300, hidden_size=32, intermediate_size=64, num_hidden_layers=1,
+                                      num_attention_heads=4)
+    adopt(config, seed_dim=8, modes=2, knots=8, rank=4).save_pretrained(out)
+    assert not killed.exists() and older.is_dir() and (out / "model.safetensors").is_file()
+    assert f"{str(older)!r} is left from a save_pretrained into" in capsys.readouterr().err

@@ -260,11 +260,11 @@ def _write_beside(out: Path, overwrite: bool, flag: str) -> Iterator[Path]:
     ``overwrite=True`` and without a word (issue 30 round 24, W545, W546); the lock refuses the second, naming the
     first, and the emptiness check is made again under it. The folder's name holds the process id
     (``.OUT.tmp-PID-XXXXXXXX``), as prepare's does, so a killed export's leftover is known and removed by the next
-    (``_remove_killed``: W537, W539 left a whole-looking model hidden beside the export for good)."""
+    (``remove_killed``: W537, W539 left a whole-looking model hidden beside the export for good)."""
     if out.is_dir() and any(out.iterdir()) and not overwrite:  # written by another process before the lock was taken
         raise UserError(f"{out} exists and is not empty; choose another output directory or pass {flag} to replace "
                         f"an earlier export there")
-    _remove_killed(out)
+    remove_killed(out.parent, f".{out.name}{TEMP_MARK}", out)  # under the lock: no live export writes one
     try:
         tmp = Path(tempfile.mkdtemp(prefix=f".{out.name}{TEMP_MARK}{os.getpid()}-", dir=out.parent))
     except OSError as e:  # a read-only disk refused the temporary folder: name the folder asked for (issue 30 round 8)
@@ -292,25 +292,25 @@ _TEMP_FILES = ("config.json", "generation_config.json", "*.safetensors", "model.
                "chat_template.*", "leviathan_output.json")
 
 
-def _remove_killed(out: Path) -> None:
-    """Delete the temporary folders (``.OUT.tmp-PID-*``) of exports into ``out`` whose process is gone, and name on
-    stderr a leftover that cannot be judged (an older export's name without a process id, or files no export
+def remove_killed(parent: Path, prefix: str, into: Path, writer: str = "an export") -> None:
+    """Delete the temporary folders (``PREFIX`` + ``PID-*``, in ``parent``) of writers into ``into`` whose process is
+    gone, and name on stderr a leftover that cannot be judged (an older name without a process id, or files no export
     writes): a killed ``to_plain_llama`` left a 19 MB model hidden beside its rerun's export, for good and without a
-    word (issue 30 round 24, W537, W539). Called under the lock of ``out``: no live export can be writing one."""
+    word (issue 30 round 24, W537, W539), and a killed ``save_pretrained`` one inside its folder. A live writer's
+    folder (its process still there) is left alone."""
     import glob
-
     import sys
 
     from ..ownership import leftover_is_own
 
-    for leftover in sorted(out.parent.glob(f".{glob.escape(out.name)}{TEMP_MARK}*")):
-        pid = leftover.name[len(out.name) + 1 + len(TEMP_MARK):].split("-")[0]
+    for leftover in sorted(parent.glob(f"{glob.escape(prefix)}*")):
+        pid = leftover.name[len(prefix):].split("-")[0]
         if not leftover.is_dir() or (pid.isdigit() and (int(pid) == os.getpid() or _alive(int(pid)))):
             continue
         if pid.isdigit() and leftover_is_own(leftover, _TEMP_FILES) and remove_tree(leftover) is None:
             continue
-        print(f"warning: {str(leftover)!r} is left from an export into {str(out)!r} that did not finish (killed or "
-              f"crashed); it is not part of the export: delete it (rm -r {str(leftover)!r})", file=sys.stderr)
+        print(f"warning: {str(leftover)!r} is left from {writer} into {str(into)!r} that did not finish (killed or "
+              f"crashed); it is not part of the output: delete it (rm -r {str(leftover)!r})", file=sys.stderr)
 
 
 def _alive(pid: int) -> bool:
