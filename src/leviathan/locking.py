@@ -230,14 +230,18 @@ def _say(msg: str) -> None:
     print(msg, file=sys.stderr)
 
 
+_HELD: set[tuple[int, str]] = set()  # (pid, absolute lock path) of the locks this process holds (``again=True``)
+
+
 @contextlib.contextmanager
 def folder_lock(folder: str | os.PathLike, verb: str, fix: str = "choose another folder", *, beside: bool = False,
-                log: Callable[[str], None] = _say, who: str | None = None) -> Iterator[Path]:
+                log: Callable[[str], None] = _say, who: str | None = None, again: bool = False) -> Iterator[Path]:
     """Hold the exclusive write lock of ``folder`` (module docstring); yields the lock file's path. ``verb`` and ``fix``
     word the refusal ("cannot <verb> into DIR: process N (...) is writing there ...; wait for it to finish or stop it,
     or <fix>"). ``folder`` (or its parent, ``beside``) is created if needed. ``who``: the program as the lines name it
     (by default `leviathan <verb>`); a script passes its own name: collect_results.py's line called it "`leviathan
-    collect results`", a command that does not exist (issue 30 round 24, V115).
+    collect results`", a command that does not exist (issue 30 round 24, V115). ``again``: when this process holds the
+    lock already, go on under it (the export writers take the lock the ``export`` verb holds around them).
     """
     who = who or f"`leviathan {verb}`"
     check_utf8_name(folder, verb)
@@ -245,8 +249,13 @@ def folder_lock(folder: str | os.PathLike, verb: str, fix: str = "choose another
     if beside:
         _check_room(folder, who)
     path = lock_path(folder, beside)
+    key = (os.getpid(), os.path.abspath(path))
+    if again and key in _HELD:
+        yield path
+        return
     created = missing_folders(path.parent)  # the folder (inside) or its parent (beside), and what is missing above
     fd, (dead_pid, dead_command) = _acquire(path, folder, verb, fix, who)
+    _HELD.add(key)
     try:
         _write_holder(fd, path)
         if dead_pid is not None and dead_pid != os.getpid():
@@ -254,6 +263,7 @@ def folder_lock(folder: str | os.PathLike, verb: str, fix: str = "choose another
                 f"ended without releasing it (killed or crashed); nothing it left half-written is used")
         yield path
     finally:
+        _HELD.discard(key)
         _release(fd, path, created)
 
 

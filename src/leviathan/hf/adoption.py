@@ -148,6 +148,13 @@ class _AdoptedMixin:
             _refuse_dropped(model, info["unexpected_keys"], source)
         return (model, info) if output_loading_info else model
 
+    def load_state_dict(self, state_dict, *args, **kwargs):
+        """torch's ``load_state_dict``, after naming a generator of other settings: ``transformers.Trainer`` resuming
+        a rank-4 adopted checkpoint into a model adopted at rank 8 ended in torch's raw 3-line "size mismatch for
+        model.embed_tokens.spline_coeff", naming neither the cause nor a fix (issue 30 round 24, W636)."""
+        _refuse_other_generator(self, state_dict)
+        return super().load_state_dict(state_dict, *args, **kwargs)
+
     def _generator_prefix(self) -> str:
         """The generator's module path (``model.embed_tokens``, ``transformer.wte``, ...)."""
         generator = self.get_input_embeddings()
@@ -281,6 +288,31 @@ def _missing_generator_tensors(source: Any, missing: list[str], total: int) -> s
             "and leviathan.hf.adopt(model, fit=Fit(...)) to start a generator from that table")
 
 
+def _refuse_other_generator(model: PreTrainedModel, state_dict: Any) -> None:
+    """UserError when ``state_dict`` holds the generator's tensors in other shapes than ``model``'s generator (it was
+    saved from a model adopted with other settings: ``rank``, ``knots``, ``modes``, ``seed_dim``, ...), naming the
+    first such tensor and the adoption to use (``_AdoptedMixin.load_state_dict``; round 24, W636)."""
+    generator = model.get_input_embeddings()
+    if not isinstance(generator, LeviathanGenerator) or not hasattr(state_dict, "items"):
+        return
+    prefix = model._generator_prefix() + "."
+    own = {prefix + k: tuple(v.shape) for k, v in generator.state_dict().items()}
+    for key, value in state_dict.items():
+        shape = tuple(getattr(value, "shape", ()))
+        if key in own and shape != own[key]:
+            raise UserError(f"the weights loaded into this {type(model).__name__} hold its generator's {key} in shape "
+                            f"{shape}, where this model's is {own[key]}: they were saved from a model adopted with "
+                            f"other generator settings (this one: {_shown_settings(generator)}); adopt the model with "
+                            f"the settings the checkpoint's config.json records under {CONFIG_KEY} (or load it: "
+                            f"load_adopted(checkpoint)), then resume")
+
+
+def _shown_settings(generator: LeviathanGenerator) -> str:
+    """The generator's size settings as ``seed_dim=8, modes=2, knots=8, rank=8``."""
+    settings = generator.settings()
+    return ", ".join(f"{k}={settings[k]}" for k in ("seed_dim", "modes", "knots", "rank", "k", "base"))
+
+
 def _refuse_dropped(model: PreTrainedModel, unexpected: Any, source: Any) -> None:
     """UserError when the file holds tensors the model its config.json builds has no place for (the baked table
     aside): a config.json edited to num_hidden_layers 1 over weights of 2 layers loaded a 1-layer model, layer 1's
@@ -383,7 +415,7 @@ def _check_instance(model: PreTrainedModel) -> tuple[nn.Embedding, float]:
         raise UserError(f"{name} is not a causal language model (AutoModelForCausalLM maps "
                         f"{type(model.config).__name__} to {expected.__name__}); pass a {expected.__name__} or "
                         "its config")
-    bidirectional = sorted({type(m).__name__ for m in model.modules() if getattr(m, "is_causal", None) is False})
+    bidirectional = _bidirectional_self_attention(model)
     if bidirectional:
         raise UserError(f"{name} is an encoder-only model: its attention ({', '.join(bidirectional)}) sees both "
                         "directions (is_causal False; for BERT-like configs, is_decoder=False), so it is no causal "
@@ -400,6 +432,13 @@ def _check_instance(model: PreTrainedModel) -> tuple[nn.Embedding, float]:
         raise UserError(f"{name}'s input embedding is already a LeviathanGenerator; adopt a model with a table, or "
                         "use this one as it is")
     scale = 1.0 if type(embedding) is nn.Embedding else _output_scale(embedding)
+    if scale is not None and getattr(embedding, "max_norm", None) is not None:
+        # nn.Embedding(max_norm=...) renormalises each row it looks up (and writes it back): adopted without a word,
+        # the generator's rows keep their own norms (issue 30 round 24, W652)
+        raise UserError(f"{name}'s input embedding has max_norm={embedding.max_norm!r}: it renormalises every row it "
+                        f"looks up (it does more than look up a row, and the generator would silently drop that); "
+                        f"set model.get_input_embeddings().max_norm = None first if the model should run without "
+                        f"it, or adopt a model whose embedding is a plain lookup")
     if scale is None:
         raise UserError(f"{name}'s input embedding is a {type(embedding).__name__}, not a plain torch.nn.Embedding "
                         "nor a table scaled by a constant embed_scale (it does more than look up a row, and the "
@@ -409,6 +448,31 @@ def _check_instance(model: PreTrainedModel) -> tuple[nn.Embedding, float]:
         raise UserError(f"{name} ties its head to the input table but get_output_embeddings() returns None, so the "
                         "head cannot be untied; adopt a model whose get_output_embeddings() is its head")
     return embedding, scale
+
+
+# the names transformers gives a decoder layer's cross-attention (Marian/Bart ``encoder_attn``, BERT ``crossattention``,
+# T5 ``EncDecAttention``, ...): attention over an encoder's output, which is never causal and says nothing of the
+# decoder's own self-attention
+_CROSS_ATTENTION = frozenset({"encoder_attn", "crossattention", "cross_attention", "cross_attn", "EncDecAttention"})
+
+
+def _bidirectional_self_attention(model: nn.Module) -> list[str]:
+    """The class names of ``model``'s self-attention modules that set ``is_causal`` False (they see both directions).
+    Cross-attention is skipped (a module named as one in ``_CROSS_ATTENTION``, or flagged ``is_cross_attention``, and
+    everything under it): MarianForCausalLM and BartForCausalLM built with is_decoder=True have a causal self_attn
+    and a non-causal ``encoder_attn`` in each decoder layer, and reading the latter called them encoder-only models
+    (issue 30 round 24, W181, W644)."""
+    cross: list[str] = []
+    found = set()
+    for name, module in model.named_modules():
+        if any(name == c or name.startswith(c + ".") for c in cross):
+            continue
+        if name.rpartition(".")[2] in _CROSS_ATTENTION or getattr(module, "is_cross_attention", False) is True:
+            cross.append(name)
+            continue
+        if getattr(module, "is_causal", None) is False:
+            found.add(type(module).__name__)
+    return sorted(found)
 
 
 def _output_scale(embedding: nn.Module) -> float | None:
@@ -614,12 +678,18 @@ def _load_whole(path: Path, from_pretrained_kwargs: dict) -> PreTrainedModel:
     base = _base_class(config, path / "config.json")
     _check_model_type(config, base, path / "config.json")
     _check_variant(path, from_pretrained_kwargs)
+    _check_load_options(config, from_pretrained_kwargs, path)
     try:
         model = adopted_class(base).from_pretrained(str(path), config=config, **from_pretrained_kwargs)
         _check_saved_vocab(config, path / "config.json")  # after: weights that do not fit are named first
         check_stamp(getattr(config, CONFIG_KEY), str(path / "config.json"))  # last, as the catch-all (round 17, E169)
         check_generation_ids(model[0] if isinstance(model, tuple) else model, path)  # round 22, S104 (loading info)
         return model
+    except TypeError as e:  # an option from_pretrained does not take reached the model's __init__ (round 24, W597)
+        refused = _unknown_option(e, path)
+        if refused is None:
+            raise
+        raise refused from None
     except RuntimeError as e:  # round 8: config.json's vocab_size edited to 301 ended in transformers' traceback
         from ..eval.weight_names import sizes_refused
 
@@ -627,6 +697,52 @@ def _load_whole(path: Path, from_pretrained_kwargs: dict) -> PreTrainedModel:
         if refused is None:
             raise
         raise refused from None
+
+
+# from_pretrained's own options that share a name with a config setting: taken by from_pretrained, not the config
+_LOAD_OPTIONS = frozenset({"dtype", "torch_dtype", "quantization_config", "generation_config"})
+
+
+def _check_load_options(config: PretrainedConfig, kwargs: dict, path: Path) -> None:
+    """UserError for a ``load_adopted`` keyword that would change the saved config: ``config=`` was Python's "got
+    multiple values for keyword argument 'config'" (issue 30 round 24, W193), and a setting such as ``rope_theta=1.0``
+    or ``vocab_size=299`` reached the model's ``__init__`` as transformers' raw "unexpected keyword argument" (W597,
+    W598): load_adopted builds the model its folder's config.json describes (the settings its weights, generator and
+    digest were saved with), so neither is taken."""
+    keep = "load_adopted builds the model that config.json describes (the settings its weights were saved with)"
+    if "config" in kwargs:
+        raise UserError(f"load_adopted: config={type(kwargs['config']).__name__} is not taken: {keep}, "
+                        f"{str(path / 'config.json')!r}; leave config out (to build another model from a config of "
+                        f"your own, adopt(config, ...) and train it)")
+    saved = config.to_dict()
+    nested = {k for v in saved.values() if isinstance(v, dict) for k in v}  # rope_theta in rope_parameters
+    settings = sorted(k for k in kwargs if k not in _LOAD_OPTIONS and (k in saved or k in nested
+                                                                        or _a_setting(config, k)))
+    if settings:
+        shown = ", ".join(f"{k}={kwargs[k]!r:.40}" for k in settings)
+        raise UserError(f"load_adopted: {shown} would change a setting of {str(path / 'config.json')!r}, and {keep}; "
+                        f"leave {'it' if len(settings) == 1 else 'them'} out, and pass only from_pretrained's "
+                        f"options (dtype, device_map, ...)")
+
+
+def _a_setting(config: PretrainedConfig, name: str) -> bool:
+    """Whether ``name`` is an attribute of ``config`` that its dict does not list (a property such as
+    ``num_labels``), not one of its methods."""
+    try:
+        return not callable(getattr(config, name))
+    except AttributeError:
+        return False
+
+
+def _unknown_option(error: TypeError, path: Path) -> UserError | None:
+    """The one line for transformers' raw "__init__() got an unexpected keyword argument 'X'": a keyword that is
+    neither a from_pretrained option nor a config setting (a misspelled ``dtpye=``) reaches the model's ``__init__``
+    when a config is given, as load_adopted gives it (round 24, W597's kind); None for another TypeError."""
+    match = re.search(r"__init__\(\) got an unexpected keyword argument '(\w+)'", str(error))
+    if match is None:
+        return None
+    return UserError(f"load_adopted({str(path)!r}): {match.group(1)!r} is no option of from_pretrained (nor a setting "
+                     f"it may change); check its spelling, or leave it out (options: dtype, device_map, variant, ...)")
 
 
 _VARIANT = re.compile(r"^(?:model|pytorch_model)\.(?:safetensors\.index|bin\.index)?\.?([^.-]+)(?:-\d+-of-\d+)?"

@@ -40,7 +40,7 @@ from transformers import GenerationConfig, LlamaConfig, PreTrainedModel
 
 from ..errors import ArgumentTypeError, UserError, file_above
 from ..io import publish
-from ..locking import check_utf8_name
+from ..locking import check_utf8_name, folder_lock
 from ..model.config import ModelConfig
 from ..model.embedding import TableEmbedding
 from ..model.llama import CausalLM
@@ -100,13 +100,46 @@ def from_native(model: CausalLM, **config_kwargs: Any) -> LeviathanForCausalLM:
     return _place_like(hf, model)
 
 
-def _check_training(training: Any, api: str) -> None:
+def _check_training(training: Any, api: str, model: Any) -> None:
     """TypeError unless ``training`` is None or a ``model_card.Training``: 'bogus' ended in "'str' object has no
-    attribute 'step'" from the model card, after the weights were written (issue 30 round 15, B249)."""
+    attribute 'step'" from the model card, after the weights were written (issue 30 round 15, B249). UserError when
+    ``training`` was read from a checkpoint whose weights are not ``model``'s (``_weights_of``)."""
     if training is not None and not isinstance(training, Training):
         raise TypeError(f"{api}: training must be a leviathan.hf.model_card.Training (from "
                         f"model_card.checkpoint_training(step_dir)) or None, got {type(training).__name__} "
                         f"{training!r:.40}")
+    if training is not None and training.source is not None:
+        _weights_of(training.source, model, api)
+
+
+def _weights_of(step_dir: str, model: Any, api: str) -> None:
+    """UserError unless ``model``'s tensors are the ones saved in ``step_dir/model.safetensors`` (compared one tensor
+    at a time, in the model's dtype): ``to_hf(fresh model, out, training=checkpoint_training(run1 step 4))`` wrote a
+    card saying "4 optimizer steps" and quoting run1's validation loss for weights that never saw a step (issue 30
+    round 24, W671). A card describes the checkpoint it was read from; the model must be that checkpoint's."""
+    from safetensors import safe_open
+
+    file = os.path.join(step_dir, "model.safetensors")
+    own = model.state_dict()
+    differs = None
+    try:
+        with safe_open(file, framework="pt") as saved:
+            names = [n for n in saved.keys() if n in own]
+            for name in names:
+                mine = own[name].detach()
+                if tuple(mine.shape) != tuple(saved.get_slice(name).get_shape()) or not torch.equal(
+                        mine.cpu(), saved.get_tensor(name).to(mine.dtype)):
+                    differs = name
+                    break
+            differs = differs or (None if names else "every tensor (no name in common)")
+    except (OSError, RuntimeError, ValueError) as e:  # a file gone or damaged since checkpoint_training read it
+        raise UserError(f"{api}: training: the checkpoint's weights {file!r} cannot be read ({e}) to check they are "
+                        f"the model's; restore the checkpoint, or pass training=None") from None
+    if differs is not None:
+        raise UserError(f"{api}: training describes the checkpoint {step_dir!r}, but the model's weights are not that "
+                        f"checkpoint's ({differs} differs), so the model card would claim training this model did not "
+                        f"have; pass the model loaded from that checkpoint, or training=None (the card then says its "
+                        f"training was not recorded)")
 
 
 def to_native(hf_model: LeviathanForCausalLM) -> CausalLM:
@@ -217,8 +250,23 @@ def _atomic_dir(out_dir: str | os.PathLike, overwrite: bool, flag: str = "--over
         raise UserError(f"out_dir {str(out)!r} cannot be made: {str(blocker)!r} is a file, not a folder; choose "
                         f"another out_dir, or move that file away")
     out.parent.mkdir(parents=True, exist_ok=True)
+    with folder_lock(out, verb, "choose another out_dir", beside=True, again=True):  # one writer (round 24, W545)
+        yield from _write_beside(out, overwrite, flag)
+
+
+def _write_beside(out: Path, overwrite: bool, flag: str) -> Iterator[Path]:
+    """``_atomic_dir``'s temporary folder and its rename, under the lock of ``out``: two ``bake_adopted`` (or
+    ``to_plain_llama``) into one new folder at once both returned, one export replaced by the other without
+    ``overwrite=True`` and without a word (issue 30 round 24, W545, W546); the lock refuses the second, naming the
+    first, and the emptiness check is made again under it. The folder's name holds the process id
+    (``.OUT.tmp-PID-XXXXXXXX``), as prepare's does, so a killed export's leftover is known and removed by the next
+    (``remove_killed``: W537, W539 left a whole-looking model hidden beside the export for good)."""
+    if out.is_dir() and any(out.iterdir()) and not overwrite:  # written by another process before the lock was taken
+        raise UserError(f"{out} exists and is not empty; choose another output directory or pass {flag} to replace "
+                        f"an earlier export there")
+    remove_killed(out.parent, f".{out.name}{TEMP_MARK}", out)  # under the lock: no live export writes one
     try:
-        tmp = Path(tempfile.mkdtemp(prefix=f".{out.name}.tmp-", dir=out.parent))
+        tmp = Path(tempfile.mkdtemp(prefix=f".{out.name}{TEMP_MARK}{os.getpid()}-", dir=out.parent))
     except OSError as e:  # a read-only disk refused the temporary folder: name the folder asked for (issue 30 round 8)
         raise OSError(e.errno, e.strerror, os.fspath(out)) from None
     try:
@@ -233,6 +281,47 @@ def _atomic_dir(out_dir: str | os.PathLike, overwrite: bool, flag: str = "--over
         if failed is not None and failed.errno is not None:  # a full disk named no file (issue 30 round 6)
             raise OSError(failed.errno, failed.strerror, os.fspath(as_asked(failed.filename, tmp, out))) from None
         raise
+
+
+TEMP_MARK = ".tmp-"  # .OUT.tmp-PID-XXXXXXXX: an export's temporary folder, beside OUT
+# what an export's temporary folder holds (the model's files, its card, a tokenizer, lm-eval's tokenizer files, the
+# marker): a leftover holding anything else is not deleted, only named
+_TEMP_FILES = ("config.json", "generation_config.json", "*.safetensors", "model.safetensors.index.json",
+               "pytorch_model*.bin", "pytorch_model.bin.index.json", "README.md", "tokenizer*", "*tokenizer.json",
+               "special_tokens_map.json", "added_tokens.json", "vocab.*", "merges.txt", "*.model",
+               "chat_template.*", "leviathan_output.json")
+
+
+def remove_killed(parent: Path, prefix: str, into: Path, writer: str = "an export") -> None:
+    """Delete the temporary folders (``PREFIX`` + ``PID-*``, in ``parent``) of writers into ``into`` whose process is
+    gone, and name on stderr a leftover that cannot be judged (an older name without a process id, or files no export
+    writes): a killed ``to_plain_llama`` left a 19 MB model hidden beside its rerun's export, for good and without a
+    word (issue 30 round 24, W537, W539), and a killed ``save_pretrained`` one inside its folder. A live writer's
+    folder (its process still there) is left alone."""
+    import glob
+    import sys
+
+    from ..ownership import leftover_is_own
+
+    for leftover in sorted(parent.glob(f"{glob.escape(prefix)}*")):
+        pid = leftover.name[len(prefix):].split("-")[0]
+        if not leftover.is_dir() or (pid.isdigit() and (int(pid) == os.getpid() or _alive(int(pid)))):
+            continue
+        if pid.isdigit() and leftover_is_own(leftover, _TEMP_FILES) and remove_tree(leftover) is None:
+            continue
+        print(f"warning: {str(leftover)!r} is left from {writer} into {str(into)!r} that did not finish (killed or "
+              f"crashed); it is not part of the output: delete it (rm -r {str(leftover)!r})", file=sys.stderr)
+
+
+def _alive(pid: int) -> bool:
+    """Whether process ``pid`` exists (one of another user's, or one not knowable, counts as alive: left alone)."""
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except OSError:
+        return True
+    return True
 
 
 def _put_in_place(tmp: Path, out: Path) -> None:
@@ -349,7 +438,7 @@ def to_hf(model: CausalLM | LeviathanForCausalLM, out_dir: str | os.PathLike, to
     ``model_card.checkpoint_training``) goes into the model card. Returns ``out_dir``.
     """
     _check_model(model, "to_hf")
-    _check_training(training, "to_hf")
+    _check_training(training, "to_hf", model)
     eos = _eos_id(tokenizer) if tokenizer is not None else None
     if tokenizer is not None:
         check_tokenizer_fits(tokenizer, _as_native(model).config.vocab_size, "to_hf")
@@ -387,7 +476,7 @@ def to_plain_llama(model: CausalLM | LeviathanForCausalLM, out_dir: str | os.Pat
         raise UserError(f"to_plain_llama: also_write: expected a function taking the export's folder, or None, got "
                         f"{also_write!r:.60}; pass one")
     _check_model(model, "to_plain_llama")
-    _check_training(training, "to_plain_llama")
+    _check_training(training, "to_plain_llama", model)
     native = _as_native(model)
     eos = _eos_id(tokenizer) if tokenizer is not None else None
     if tokenizer is not None:

@@ -49,6 +49,7 @@ class Training:
     evaluation: Evaluation | None = None
     untied: bool = False  # the run's metrics.jsonl has validation at this step, from another run or session (_tied)
     unconfirmed: str = ""  # why state.json's validation of the step has no metrics.jsonl row beside it (K198)
+    source: str | None = None  # the step folder read: the exporters check the model's weights are its (W671)
 
 
 @dataclass
@@ -138,7 +139,8 @@ def checkpoint_training(path: str | os.PathLike) -> Training:
     return Training(step=step, tokens=tokens, data=Path(cfg.data.path).name, tokenizer=tokenizer,
                     seq_len=cfg.data.seq_len, batch_tokens=cfg.batch_tokens, lr=cfg.optim.lr,
                     max_steps=cfg.max_steps, seed=cfg.seed, evaluation=evaluation, untied=bool(vals) and not tied,
-                    unconfirmed=_unconfirmed(state.raw.get("validation"), vals, unread, metrics))
+                    unconfirmed=_unconfirmed(state.raw.get("validation"), vals, unread, metrics),
+                    source=os.path.abspath(step_dir))
 
 
 def _unconfirmed(recorded, vals: list, unread: str, metrics: Path) -> str:

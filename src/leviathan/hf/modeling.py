@@ -25,6 +25,7 @@ which ``_init_weights`` therefore recomputes (through ``transformers.initializat
 
 from __future__ import annotations
 
+import copy
 import fnmatch
 import os
 from typing import Any, Optional
@@ -93,6 +94,7 @@ class LeviathanPreTrainedModel(PreTrainedModel):
 
         with reading_whole(local, "from_pretrained"):  # a save racing this load read as a mix (round 23, U515)
             _check_local_folder(local)
+            _check_overrides(cls, local, kwargs)
             return cls._load_checked(local, pretrained_model_name_or_path, *args, **kwargs)
 
     @classmethod
@@ -192,6 +194,45 @@ def _check_local_folder(where) -> None:
     check_output_files(where, export_again(where), names=names)
 
 
+def _check_overrides(cls: type, where: str, kwargs: dict) -> None:
+    """UserError when ``from_pretrained``'s settings (``embedding='dense_untied'``, ``generator_rank=8``, or a
+    ``config=``) build a model whose tensors are not the folder's: transformers draws the ones the file lacks at
+    random and drops the others, with its LOAD REPORT only; ``from_pretrained('ex1', embedding='dense_untied')`` loaded
+    a random table in place of a trained generator (issue 30 round 24, W593), where the same edit made in config.json is
+    refused (``check_weight_names``). Settings that change no tensor (``rope_theta``) are taken, as transformers takes
+    them. Both models are built on the meta device: names and shapes only."""
+    import dataclasses
+
+    from ..model.config import ModelConfig
+
+    fields = {f.name for f in dataclasses.fields(ModelConfig)}
+    given = {k: v for k, v in kwargs.items() if k in fields}
+    config = kwargs.get("config")
+    if not given and not isinstance(config, LeviathanConfig):
+        return
+    saved = LeviathanConfig.from_pretrained(where)
+    wanted = copy.deepcopy(config) if isinstance(config, LeviathanConfig) else LeviathanConfig.from_pretrained(where)
+    wanted = LeviathanConfig(**{**wanted.to_dict(), **given})  # validated as a whole (tying derived again)
+
+    def tensors(c: LeviathanConfig) -> dict[str, tuple]:
+        with torch.device("meta"):
+            model = cls(c)
+        tied = set(getattr(model, "all_tied_weights_keys", None) or {})
+        return {k: tuple(v.shape) for k, v in model.state_dict().items() if k not in tied}
+
+    have, want = tensors(saved), tensors(wanted)
+    if have == want:
+        return
+    from ..eval.weight_names import shown_names
+
+    shown = ", ".join([f"{k}={v!r:.40}" for k, v in given.items()] + (["config=..."] if config is not None else []))
+    lacks = sorted(k for k in want if have.get(k) != want[k])
+    raise UserError(f"from_pretrained({where!r}, {shown}) would build a model whose tensors are not the folder's "
+                    f"({shown_names(lacks or sorted(set(have) - set(want)))} would be drawn at random, or the "
+                    f"saved ones dropped); leave the setting out (config.json holds the settings its weights were "
+                    f"saved with), or train a model with that setting")
+
+
 @torch.no_grad()
 def init_generator(module: LeviathanGenerator) -> None:
     """The generator's init (docs/DESIGN.md §2) inside transformers' loader, skipping every tensor it loaded: the
@@ -212,6 +253,13 @@ class LeviathanForCausalLM(LeviathanPreTrainedModel, GenerationMixin):
     """``LlamaModel`` (any input side) + linear head, as a ``PreTrainedModel`` with ``generate``."""
 
     def __init__(self, config: LeviathanConfig):
+        if not isinstance(config, LeviathanConfig):  # a LlamaConfig was transformers' raw AttributeError (round 24,
+            from ..errors import ArgumentTypeError  # W224): 'LlamaConfig' object has no attribute 'to_model_config'
+
+            raise ArgumentTypeError(f"LeviathanForCausalLM takes a LeviathanConfig, got a {type(config).__name__}; "
+                                    f"build one with leviathan.hf.LeviathanConfig(...) (ModelConfig's "
+                                    f"fields) or LeviathanConfig.from_model_config(cfg), or load a transformers model "
+                                    f"with its own class")
         super().__init__(config)
         # tying only for dense_tied: transformers reads this {target: source} dict in post_init
         self._tied_weights_keys = dict(TIED_WEIGHTS) if config.tie_word_embeddings else None
@@ -327,9 +375,28 @@ class LeviathanForCausalLM(LeviathanPreTrainedModel, GenerationMixin):
 
         loss = None
         if labels is not None:
+            _check_hf_labels(labels, input_ids, self.config.vocab_size)
             # Hugging Face convention: labels == inputs, shifted inside (ignore_index -100)
             loss = self.loss_function(logits=logits, labels=labels, vocab_size=self.config.vocab_size,
                                       num_items_in_batch=kwargs.get("num_items_in_batch"))
         out = CausalLMOutputWithPast(loss=loss, logits=logits, **{_CACHE_FIELD: cache if use_cache else None})
         return_dict = return_dict if return_dict is not None else self.config.return_dict
         return out if return_dict else out.to_tuple()
+
+
+def _check_hf_labels(labels: Any, input_ids: torch.Tensor, vocab_size: int) -> None:
+    """The native model's label checks (``model.labels``: an integer tensor of ``input_ids``' shape, ids in
+    [0, vocab_size) or -100) for Hugging Face's labels, which are the inputs, shifted inside the loss: labels of
+    another length were torch's raw "Expected input batch_size (18) to match target batch_size (10)" (issue 30 round
+    24, W226). Unlike ``check_labels``, a batch whose labels are all -100 is left to transformers' loss (a Trainer
+    batch of padding alone)."""
+    from ..errors import ArgumentValueError
+    from ..model.labels import check_label_type, check_label_values
+
+    check_label_type(labels, "labels")
+    if labels.shape != input_ids.shape:
+        raise ArgumentValueError(f"labels must have the shape of input_ids {tuple(input_ids.shape)} (Hugging Face's "
+                                 f"convention: the inputs themselves, shifted inside the loss), got "
+                                 f"{tuple(labels.shape)}")
+    if labels.numel():
+        check_label_values(labels, vocab_size)

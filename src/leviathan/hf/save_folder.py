@@ -149,6 +149,9 @@ def _refuse_extra_tensors(model: Any, state_dict: dict) -> None:
                         f"model's own state_dict (or none: model.state_dict() is saved), nothing was written")
 
 
+SAVE_TEMP = ".save_pretrained.tmp-"  # + PID-XXXXXXXX: save_whole's folder inside save_directory (round 24)
+
+
 def save_whole(save: Callable[[str], Any], save_directory: str | os.PathLike) -> Any:
     """``save(folder)`` (transformers' ``save_pretrained``) into ``save_directory`` after ``check_save_directory``,
     whole or not at all (see Footgun 2 above): written into a hidden temporary folder inside it, published
@@ -161,6 +164,7 @@ def save_whole(save: Callable[[str], Any], save_directory: str | os.PathLike) ->
     from ..stop_signals import held_stops
     from ..storage import api_writes
     from ..swap_lock import swapping
+    from .export import remove_killed
 
     if not callable(save):  # round 22: "'int' object is not callable" from inside the staging
         raise UserError(f"save_whole: save: expected a function writing a model into the folder it is given (such as "
@@ -172,7 +176,8 @@ def save_whole(save: Callable[[str], Any], save_directory: str | os.PathLike) ->
         tmp = None
         try:
             out.mkdir(parents=True, exist_ok=True)  # first: a bad name or place fails before the model is written
-            tmp = Path(tempfile.mkdtemp(prefix=".save_pretrained.tmp-", dir=out))
+            remove_killed(out, SAVE_TEMP, out, "a save_pretrained")  # a killed save's whole-looking model (W539's kind)
+            tmp = Path(tempfile.mkdtemp(prefix=f"{SAVE_TEMP}{os.getpid()}-", dir=out))
             result = save(str(tmp))
             publish(tmp)
             # a Ctrl-C among the renames would leave a mix of two saves, and a load among them read one (U515)

@@ -279,10 +279,17 @@ class LeviathanGenerator(nn.Module):
         """The full (num_rows, D) table, num_rows defaulting to vocab_size (at most b^k), ``batch_size`` ids at a time.
 
         Both are whole numbers >= 1 (num_rows at most b^k), refused in one line otherwise: 0, -1 and 2.5 ended in
-        torch's errors and ``True`` baked one row without a word (issue 30 round 22, S225, S235-S237, S480, S481)."""
+        torch's errors and ``True`` baked one row without a word (issue 30 round 22, S225, S235-S237, S480, S481).
+        A generator on the meta device is refused: it has no values to bake, and ``adopt(meta model)
+        .save_pretrained`` (which bakes the table it writes) was torch's raw "unknown device type for autocast"
+        (issue 30 round 24, W650)."""
+        from ..meta_device import refuse_meta
         from ..value_rules import check_whole
 
         api = "LeviathanGenerator.bake"
+        refuse_meta(self.codebooks, "the LeviathanGenerator to bake (or save, which bakes its table)",
+                    "build the model off the meta device (or load its weights: load_adopted, from_pretrained, "
+                    "to_empty and init), then bake or save it")
         n = self.vocab_size if num_rows is None else check_whole(
             api, "num_rows", num_rows, 1, self.capacity,
             f"the generator addresses ids [0, b^k = {self.capacity:,}); None bakes vocab_size ({self.vocab_size:,})")
