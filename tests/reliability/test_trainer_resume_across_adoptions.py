@@ -1,7 +1,7 @@
 """Resuming a ``transformers.Trainer`` checkpoint of an adopted model into a model adopted with other generator
 settings names the cause and the fix (issue 30 round 24, W636): it was torch's raw 3-line "size mismatch for
 model.embed_tokens.spline_coeff" from inside the Trainer. (W637, a plain model resumed from an adopted checkpoint,
-runs no leviathan code: see docs/reliability/round-24/fixed-fix24d.md.)
+runs no leviathan code: see docs/RELIABILITY.md, "Round 24 findings fixed (branch fix24d)".)
 """
 
 from __future__ import annotations
