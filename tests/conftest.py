@@ -7,6 +7,7 @@
   reason when it is absent, so a fresh clone passes the suite without it.
 - ``single_thread`` (opt-in, module scope): one intra-op thread, see its docstring.
 - ``tiny_model_config`` builds a small, valid ``ModelConfig`` (every variant trains in milliseconds).
+- ``script_module`` loads a file of scripts/ as a module (the scripts are not a package).
 """
 
 from __future__ import annotations
@@ -32,6 +33,22 @@ def find_shared_dir() -> Path | None:
     """The shared folder, or None when it does not exist."""
     path = shared_dir_candidate()
     return path if path.is_dir() else None
+
+
+@pytest.fixture(scope="session")
+def script_module():
+    """``script_module("collect_results.py")``: scripts/NAME loaded as a module, to call its functions in this process
+    (a real process of a script that imports torch takes seconds to start; each file keeps one case as a real
+    process). Each call loads the file afresh."""
+    import importlib.util
+
+    def load(name: str):
+        spec = importlib.util.spec_from_file_location(Path(name).stem, REPO_ROOT / "scripts" / name)
+        module = importlib.util.module_from_spec(spec)
+        spec.loader.exec_module(module)
+        return module
+
+    return load
 
 
 @pytest.fixture(autouse=True)

@@ -5,7 +5,6 @@ at tiny sizes (fp32, no compile), and the report turns stage files into the mark
 
 from __future__ import annotations
 
-import importlib.util
 import json
 import math
 import shutil
@@ -16,15 +15,11 @@ import pytest
 
 REPO = Path(__file__).resolve().parents[2]
 SCRIPT = REPO / "scripts" / "gpu_check.sh"
-HELPER = REPO / "scripts" / "gpu_check.py"
 
 
 @pytest.fixture(scope="module")
-def gc():
-    spec = importlib.util.spec_from_file_location("gpu_check", HELPER)
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
+def gc(script_module):
+    return script_module("gpu_check.py")
 
 
 @pytest.mark.skipif(shutil.which("bash") is None, reason="bash is not installed")

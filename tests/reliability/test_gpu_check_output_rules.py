@@ -11,7 +11,6 @@ traceback (V122). Each is now a single ``error: ...`` line, exit status 2, with 
 
 from __future__ import annotations
 
-import importlib.util
 import json
 import os
 import shutil
@@ -37,11 +36,8 @@ def gpu_check(argv: list, cwd: Path, timeout: float = 120, **env) -> subprocess.
 
 
 @pytest.fixture(scope="module")
-def gc():
-    spec = importlib.util.spec_from_file_location("gpu_check", HELPER)
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
+def gc(script_module):
+    return script_module("gpu_check.py")
 
 
 @pytest.fixture

@@ -11,7 +11,6 @@ know, and --steps -1 not refused (V33).
 
 from __future__ import annotations
 
-import importlib.util
 import os
 import shutil
 import subprocess
@@ -35,13 +34,10 @@ def _refused(name: str, argv: list, cwd: Path | None = None) -> str:
 
 
 @pytest.fixture(scope="module")
-def bench_script():
+def bench_script(script_module):
     """scripts/bench_corpus_softmax.py as a module: its refusals in this process, past torch's import (a real
     process per case took 12 s each on a loaded machine); one case of each kind runs as a real process too."""
-    spec = importlib.util.spec_from_file_location("bench_corpus_softmax", REPO / "scripts" / "bench_corpus_softmax.py")
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
+    return script_module("bench_corpus_softmax.py")
 
 
 def _bench_refused(bench_script, capsys, argv: list) -> str:

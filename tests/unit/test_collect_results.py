@@ -1,6 +1,5 @@
 """scripts/collect_results.py: a sweep folder's rows merge into the committed results folder, never replace it."""
 
-import importlib.util
 import json
 from pathlib import Path
 
@@ -10,11 +9,8 @@ SCRIPT = Path(__file__).resolve().parents[2] / "scripts" / "collect_results.py"
 
 
 @pytest.fixture(scope="module")
-def collect():
-    spec = importlib.util.spec_from_file_location("collect_results", SCRIPT)
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
+def collect(script_module):
+    return script_module("collect_results.py")
 
 
 def _sweep(folder: Path, rows: list[dict]) -> Path:
