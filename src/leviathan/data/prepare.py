@@ -397,22 +397,11 @@ def _legacy_data_dir(meta: PreparedMeta | None, files: list[str]) -> bool:
 
 def _remove_stale_temps(out: Path) -> None:
     """Delete ``.NAME.tmp-PID-*`` folders left by prepare runs whose process no longer exists."""
-    import glob
+    from ..dead_writers import leftovers
 
-    for p in out.parent.glob(f".{glob.escape(out.name)}.tmp-*"):
-        try:
-            pid = int(p.name.rsplit(".tmp-", 1)[1].split("-")[0])
-        except (IndexError, ValueError):
-            continue
-        if pid == os.getpid():
-            continue
-        try:
-            os.kill(pid, 0)
-        except ProcessLookupError:
-            if leftover_is_own(p, OWN_FILES):  # a user's folder of that name is not prepare's to delete
-                shutil.rmtree(p, ignore_errors=True)
-        except OSError:  # alive under another user, or unknowable: leave it
-            pass
+    for p, pid in leftovers(out.parent, f".{out.name}.tmp-"):
+        if pid is not None and leftover_is_own(p, OWN_FILES):  # a user's folder of that name is not prepare's to delete
+            shutil.rmtree(p, ignore_errors=True)
 
 
 def _install(tmp: Path, out: Path) -> None:

@@ -33,6 +33,7 @@ from typing import Any, Iterable, Iterator
 
 from .. import stop_signals
 from ..stop_signals import held_stops
+from ..dead_writers import leftovers
 from ..ownership import _matches, _proof, leftover_is_own, mark, read_marker
 from ..replace_together import replace_together
 
@@ -165,26 +166,6 @@ def _named_in_out(e: OSError, stage: Path, out: Path) -> OSError:
 def _remove_dead_stages(out: Path, verb: str, files: tuple[str, ...]) -> None:
     """Remove the staging folders of ``verb`` that processes no longer running left in ``out`` (SIGKILL), when they
     hold only the verb's files (``ownership.leftover_is_own``)."""
-    prefix = _stage_prefix(verb)
-    try:
-        entries = os.listdir(out)
-    except OSError:
-        return
-    for name in entries:
-        pid = name[len(prefix):]
-        if not name.startswith(prefix) or not pid.isdigit() or _running(int(pid)):
-            continue
-        path = out / name
-        if path.is_dir() and leftover_is_own(path, files + (".*",)):
+    for path, pid in leftovers(out, _stage_prefix(verb)):
+        if pid is not None and path.is_dir() and leftover_is_own(path, files + (".*",)):
             shutil.rmtree(path, ignore_errors=True)
-
-
-def _running(pid: int) -> bool:
-    """Whether process ``pid`` exists (this one included)."""
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except OSError:
-        return True
-    return True

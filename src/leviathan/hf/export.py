@@ -44,6 +44,7 @@ from ..locking import check_utf8_name, folder_lock
 from ..model.config import ModelConfig
 from ..model.embedding import TableEmbedding
 from ..model.llama import CausalLM
+from ..dead_writers import remove_killed
 from ..ownership import CONTAINERS, check_not_inside, check_replaceable, listed_files, replaced_folder, write_marker
 from ..removal import remove_tree, warn_left
 from .. import stop_signals
@@ -51,7 +52,7 @@ from ..storage import api_write, as_asked, storage_oserror
 from .configuration import LeviathanConfig
 from .model_card import Training, native_card
 from .modeling import LeviathanForCausalLM
-from .save_folder import check_shard_size
+from .save_folder import MODEL_FOLDER_FILES, check_shard_size
 
 
 # ---- in-memory conversions ----------------------------------------------------------------------
@@ -264,7 +265,7 @@ def _write_beside(out: Path, overwrite: bool, flag: str) -> Iterator[Path]:
     if out.is_dir() and any(out.iterdir()) and not overwrite:  # written by another process before the lock was taken
         raise UserError(f"{out} exists and is not empty; choose another output directory or pass {flag} to replace "
                         f"an earlier export there")
-    remove_killed(out.parent, f".{out.name}{TEMP_MARK}", out)  # under the lock: no live export writes one
+    remove_killed(out.parent, f".{out.name}{TEMP_MARK}", out, MODEL_FOLDER_FILES)  # under the lock: no live writer
     try:
         tmp = Path(tempfile.mkdtemp(prefix=f".{out.name}{TEMP_MARK}{os.getpid()}-", dir=out.parent))
     except OSError as e:  # a read-only disk refused the temporary folder: name the folder asked for (issue 30 round 8)
@@ -284,44 +285,6 @@ def _write_beside(out: Path, overwrite: bool, flag: str) -> Iterator[Path]:
 
 
 TEMP_MARK = ".tmp-"  # .OUT.tmp-PID-XXXXXXXX: an export's temporary folder, beside OUT
-# what an export's temporary folder holds (the model's files, its card, a tokenizer, lm-eval's tokenizer files, the
-# marker): a leftover holding anything else is not deleted, only named
-_TEMP_FILES = ("config.json", "generation_config.json", "*.safetensors", "model.safetensors.index.json",
-               "pytorch_model*.bin", "pytorch_model.bin.index.json", "README.md", "tokenizer*", "*tokenizer.json",
-               "special_tokens_map.json", "added_tokens.json", "vocab.*", "merges.txt", "*.model",
-               "chat_template.*", "leviathan_output.json")
-
-
-def remove_killed(parent: Path, prefix: str, into: Path, writer: str = "an export") -> None:
-    """Delete the temporary folders (``PREFIX`` + ``PID-*``, in ``parent``) of writers into ``into`` whose process is
-    gone, and name on stderr a leftover that cannot be judged (an older name without a process id, or files no export
-    writes): a killed ``to_plain_llama`` left a 19 MB model hidden beside its rerun's export, for good and without a
-    word (issue 30 round 24, W537, W539), and a killed ``save_pretrained`` one inside its folder. A live writer's
-    folder (its process still there) is left alone."""
-    import glob
-    import sys
-
-    from ..ownership import leftover_is_own
-
-    for leftover in sorted(parent.glob(f"{glob.escape(prefix)}*")):
-        pid = leftover.name[len(prefix):].split("-")[0]
-        if not leftover.is_dir() or (pid.isdigit() and (int(pid) == os.getpid() or _alive(int(pid)))):
-            continue
-        if pid.isdigit() and leftover_is_own(leftover, _TEMP_FILES) and remove_tree(leftover) is None:
-            continue
-        print(f"warning: {str(leftover)!r} is left from {writer} into {str(into)!r} that did not finish (killed or "
-              f"crashed); it is not part of the output: delete it (rm -r {str(leftover)!r})", file=sys.stderr)
-
-
-def _alive(pid: int) -> bool:
-    """Whether process ``pid`` exists (one of another user's, or one not knowable, counts as alive: left alone)."""
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except OSError:
-        return True
-    return True
 
 
 def _put_in_place(tmp: Path, out: Path) -> None:

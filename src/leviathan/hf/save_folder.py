@@ -37,6 +37,12 @@ from ..errors import UserError
 # what save_pretrained writes into its folder (weights sharded or not, safetensors or torch)
 SAVED_FILES = ("config.json", "generation_config.json", "model.safetensors", "model-*.safetensors",
                "model.safetensors.index.json", "pytorch_model*.bin", "pytorch_model.bin.index.json")
+# what a model folder's temporary folder may hold (an export's or a save's: the model's files, its card, a tokenizer,
+# lm-eval's tokenizer files, the export marker): a killed writer's leftover holding anything else is named, not deleted
+MODEL_FOLDER_FILES = ("config.json", "generation_config.json", "*.safetensors", "model.safetensors.index.json",
+                      "pytorch_model*.bin", "pytorch_model.bin.index.json", "README.md", "tokenizer*",
+                      "*tokenizer.json", "special_tokens_map.json", "added_tokens.json", "vocab.*", "merges.txt",
+                      "*.model", "chat_template.*", "leviathan_output.json")
 
 
 def check_save_directory(save_directory: str | os.PathLike, who: str) -> None:
@@ -164,7 +170,7 @@ def save_whole(save: Callable[[str], Any], save_directory: str | os.PathLike) ->
     from ..stop_signals import held_stops
     from ..storage import api_writes
     from ..swap_lock import swapping
-    from .export import remove_killed
+    from ..dead_writers import remove_killed
 
     if not callable(save):  # round 22: "'int' object is not callable" from inside the staging
         raise UserError(f"save_whole: save: expected a function writing a model into the folder it is given (such as "
@@ -176,7 +182,7 @@ def save_whole(save: Callable[[str], Any], save_directory: str | os.PathLike) ->
         tmp = None
         try:
             out.mkdir(parents=True, exist_ok=True)  # first: a bad name or place fails before the model is written
-            remove_killed(out, SAVE_TEMP, out, "a save_pretrained")  # a killed save's whole-looking model (W539's kind)
+            remove_killed(out, SAVE_TEMP, out, MODEL_FOLDER_FILES, "a save_pretrained")  # a killed save's whole-looking model (W539's kind)
             tmp = Path(tempfile.mkdtemp(prefix=f"{SAVE_TEMP}{os.getpid()}-", dir=out))
             result = save(str(tmp))
             publish(tmp)
