@@ -78,6 +78,33 @@ def _read_jsonl(path: Path) -> list[dict]:
     return [json.loads(line) for line in path.read_text().splitlines() if line.strip()]
 
 
+def _remove_earlier_run(run_dir: Path, data: Path) -> None:
+    """Delete the stage's own earlier run, and nothing else: a `leviathan train` run folder (its marker, only train's
+    files) that trained on this work folder's ``fsdp-data``. The work folder's claim says the folder is the check's, not
+    what a user put inside it: a run and NOTES.txt copied into a claimed ``fsdp-run`` were deleted without a word
+    (issue 30 round 25, X25). Anything else is a UserError naming it and the ``rm -r`` to do it by hand."""
+    from leviathan.errors import UserError
+    from leviathan.ownership import check_replaceable
+    from leviathan.strict_yaml import load_strict
+    from leviathan.train.loop import RUN_FILES
+
+    if not os.path.lexists(run_dir):
+        return
+    fix = f"move it out of the work folder, or delete it by hand (rm -r {str(run_dir)!r}), then run the stage again"
+    if run_dir.is_symlink():
+        raise UserError(f"{str(run_dir)!r} is a link, not the fsdp stage's earlier run; {fix}")
+    check_replaceable(run_dir, "train", "the fsdp stage", own=RUN_FILES + tuple(f"{name}/*" for name in RUN_FILES))
+    try:
+        config = run_dir / "config.yaml"
+        trained_on = load_strict(config.read_text(encoding="utf-8"), str(config))["data"]["path"]
+    except Exception:  # missing, damaged or of another shape: not provably the stage's run
+        trained_on = None
+    if trained_on != str(data):
+        raise UserError(f"{str(run_dir)!r} is a `leviathan train` run on {trained_on!r}, not the fsdp stage's earlier "
+                        f"run (on {str(data)!r}); {fix}")
+    shutil.rmtree(run_dir)
+
+
 def torchrun_smoke(args, work: Path, deadline: float) -> dict:
     """Prepare a tiny dataset, torchrun one process with parallel=fsdp, check it, resume it to more steps."""
     res: dict = {"status": "running"}
@@ -87,7 +114,7 @@ def torchrun_smoke(args, work: Path, deadline: float) -> dict:
     log = work / "fsdp-torchrun.log"
     data = work / "fsdp-data"
     run_dir = work / "fsdp-run"
-    shutil.rmtree(run_dir, ignore_errors=True)  # the check's own: cmd_fsdp claimed the work folder
+    _remove_earlier_run(run_dir, data)  # cmd_fsdp checked it first; a no-op unless another stage wrote one since
     py = sys.executable
     if not (data / "meta.json").is_file():
         train_dir, val_dir = write_corpus(work / "fsdp-corpus")
@@ -268,6 +295,7 @@ def cmd_fsdp(args) -> int:
     commands run from the repository, where a relative one named another folder (V37)."""
     check_output(args.json, "--json", json_with("device", "torchrun"), "an earlier `gpu_check.py fsdp` result")
     work = claim_folder(args.work, WORK_FILES, "--work")
+    _remove_earlier_run(work / "fsdp-run", work / "fsdp-data")  # before any work: a user's run there is one line (X25)
     deadline = _now() + (args.budget_s or 3600)
     out = {"device": args.device}
     print(f"fsdp: torchrun --nproc_per_node={fsdp_world_size(args.device)} -m leviathan train --config tiny "

@@ -118,6 +118,49 @@ def test_fsdp_refuses_a_users_fsdp_run(tmp_path, refused):
     assert tree_hashes(tmp_path / "uw") == {"fsdp-run/MY_NOTES.txt": tree_hashes(run)["MY_NOTES.txt"]}
 
 
+def _train_run(run: Path, data_path: str) -> None:
+    """A folder as `leviathan train` leaves it: its marker (verb train) and its files, trained on ``data_path``."""
+    from leviathan.ownership import mark
+    from leviathan.train.loop import RUN_FILES
+
+    run.mkdir(parents=True)
+    (run / "config.yaml").write_text(f"data:\n  path: {data_path}\n")
+    (run / "metrics.jsonl").write_text('{"step": 1}\n')
+    mark(run, "train", RUN_FILES)
+
+
+@pytest.mark.parametrize("extra, trained_on", [("NOTES.txt", "fsdp-data"), (None, "/elsewhere/d1")])
+def test_fsdp_replaces_only_its_own_earlier_run_in_a_claimed_folder(gc, tmp_path, monkeypatch, capsys, extra,
+                                                                     trained_on):
+    """Round 25, X25: in a work folder the check had claimed, a user's run (and NOTES.txt) copied into fsdp-run was
+    deleted without a word; the claim is of the folder, not of what a user put inside it."""
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.delenv("OUT", raising=False)
+    assert gc.main(["claim", "--work", "w"]) == 0
+    work = tmp_path / "w"
+    _train_run(work / "fsdp-run", str(work / trained_on) if trained_on == "fsdp-data" else trained_on)
+    if extra:
+        (work / "fsdp-run" / extra).write_text("mine\n")
+    before = tree_hashes(work / "fsdp-run")
+    monkeypatch.setattr(gc.fsdp, "fully_shard_check", lambda args: {"status": "ok"})
+    assert gc.main(["fsdp", "--device", "cpu", "--quick", "--work", "w"]) == 2
+    line = one_error(capsys.readouterr().err)
+    assert "fsdp-run" in line and "rm -r" in line, line
+    assert tree_hashes(work / "fsdp-run") == before
+
+
+def test_fsdp_replaces_its_own_earlier_run(gc, tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.delenv("OUT", raising=False)
+    assert gc.main(["claim", "--work", "w"]) == 0
+    work = tmp_path / "w"
+    _train_run(work / "fsdp-run", str(work / "fsdp-data"))
+    monkeypatch.setattr(gc.fsdp, "_run", lambda cmd, log, timeout, env=None: (1, "", 0.0))
+    monkeypatch.setattr(gc.fsdp, "fully_shard_check", lambda args: {"status": "ok"})
+    gc.main(["fsdp", "--device", "cpu", "--quick", "--work", "w", "--json", "f.json"])
+    assert not (work / "fsdp-run").exists()
+
+
 def test_work_folder_is_claimed_once_and_a_users_other_files_stay(gc, tmp_path, monkeypatch):
     work = tmp_path / "w"
     work.mkdir()
