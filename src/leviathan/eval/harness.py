@@ -460,7 +460,7 @@ def _with_hf_tokenizer(hf_dir: Path, view: Path) -> Path:
     if (hf_dir / "tokenizer_config.json").is_file() or not (hf_dir / "leviathan_tokenizer.json").is_file():
         return hf_dir
     from ..data.tokenizer import load_tokenizer
-    from .hf_tokenizer import write_hf_tokenizer
+    from .hf_tokenizer import write_hf_tokenizer_owned
 
     tokenizer = load_tokenizer(hf_dir)
     try:
@@ -471,7 +471,7 @@ def _with_hf_tokenizer(hf_dir: Path, view: Path) -> Path:
     for item in hf_dir.iterdir():
         if item.name not in ("tokenizer.json", "tokenizer_config.json"):
             os.symlink(item.resolve(), view / item.name)
-    write_hf_tokenizer(tokenizer, view, positions if isinstance(positions, int) else None)
+    write_hf_tokenizer_owned(tokenizer, view, positions if isinstance(positions, int) else None)
     return view
 
 

@@ -10,6 +10,7 @@ import json
 import os
 from pathlib import Path
 
+from .. import json_text
 from ..errors import UserError
 from ..io import cache_root
 
@@ -113,8 +114,36 @@ def _eot_text(tokenizer) -> str:
     return "<|endoftext|>"
 
 
+HF_TOKENIZER_FILES = ("tokenizer.json", "tokenizer_config.json")
+
+
 def write_hf_tokenizer(tokenizer, directory: str | os.PathLike, model_max_length: int | None = None) -> None:
-    """Make ``directory`` loadable by ``AutoTokenizer``: tokenizer.json + tokenizer_config.json."""
+    """Make ``directory`` loadable by ``AutoTokenizer``: tokenizer.json + tokenizer_config.json. A folder that is a
+    verb's output, or one holding a tokenizer.json or tokenizer_config.json this function did not write, is refused
+    (``ownership.check_api_folder``): a user's own tokenizer.json was replaced without a word (issue 30 round 25,
+    Y628), where ``Tokenizer.save`` refuses the same case. The verbs write into folders of their own
+    (``write_hf_tokenizer_owned``)."""
+    from ..ownership import check_api_folder
+
+    if model_max_length is not None and (isinstance(model_max_length, bool) or not isinstance(model_max_length, int)
+                                         or model_max_length < 1):
+        raise UserError(f"write_hf_tokenizer: model_max_length must be a positive whole number of positions (or None "
+                        f"for no limit), got {model_max_length!r:.40}; pass the model's max_position_embeddings")
+    check_api_folder(directory, "write_hf_tokenizer", HF_TOKENIZER_FILES, legacy=_written_here)
+    write_hf_tokenizer_owned(tokenizer, directory, model_max_length)
+
+
+def _written_here(directory: Path) -> bool:
+    """Whether ``directory``'s tokenizer_config.json is one this module wrote (it records ``leviathan_tokenizer``)."""
+    try:
+        return "leviathan_tokenizer" in json_text.read_file(directory / "tokenizer_config.json")
+    except (OSError, ValueError, TypeError):
+        return False
+
+
+def write_hf_tokenizer_owned(tokenizer, directory: str | os.PathLike, model_max_length: int | None = None) -> None:
+    """``write_hf_tokenizer`` without its check of whose folder ``directory`` is: for a verb writing into a folder of
+    its own (an export's temporary folder, the harness's view)."""
     directory = Path(directory)
     if hasattr(tokenizer, "to_json"):
         text = tokenizer.to_json()

@@ -9,7 +9,7 @@ import os
 from pathlib import Path
 
 from ..errors import UserError
-from .hf_tokenizer import PROBE_TEXT, write_hf_tokenizer
+from .hf_tokenizer import PROBE_TEXT, write_hf_tokenizer_owned
 from ..storage import api_write
 
 
@@ -21,7 +21,7 @@ def export_for_harness(model, tokenizer, out_dir: str | os.PathLike, *, overwrit
     refuse_tokenizer_path(tokenizer, "export_for_harness")  # round 23, U510: taken as a built-in encoding's name
     positions = model.config.max_position_embeddings
     return Path(to_plain_llama(model, out_dir, overwrite=overwrite,
-                               also_write=lambda folder: write_hf_tokenizer(tokenizer, folder, positions),
+                               also_write=lambda folder: write_hf_tokenizer_owned(tokenizer, folder, positions),
                                overwrite_flag="--keep-export (keep_export=True)", verb="lm-eval"))
 
 
