@@ -4,8 +4,9 @@
         --run d64L6-leviathan-s0 --steps 32 --data-dir /abs/path/data/gutenberg-o200k
 
 For each commit a temporary ``git worktree`` is made; each named run of the grid is trained there for ``--steps``
-optimizer steps (the run's own ``leviathan train`` line from ``sweep --commands`` with ``max_tokens`` cut to that
-many steps: the schedule then differs from the full run's, but identically for both commits), one thread, and
+optimizer steps (the run's own ``leviathan train`` line from ``sweep --commands`` with its length set to
+``max_steps`` of the run's own batch: the schedule then differs from the full run's, but identically for both
+commits), one thread, and
 every number its metrics.jsonl logs (losses, gradient norms, lr, validation losses; not times or throughput) is
 compared for exact equality. Prints one line per run and exits 1 if any number differs.
 
@@ -14,7 +15,7 @@ losses that differ in the 7th digit (results/o200k-fair/PLAN.md, the reproductio
 not hardware.
 
 Held to the verbs' rules (issue 30 round 24, V32, V33): a refusal is one line ``error: ...``, exit 2, before any
-worktree is made: --steps or --batch-tokens below 1, an option given twice, a --data-dir that is no prepared data, a
+worktree is made: --steps below 1, an option given twice, a --data-dir that is no prepared data, a
 commit git does not know; a git command that fails is one line with what git said. The repository is the script's own
 checkout, wherever it is typed from (a relative --data-dir is taken from the folder it is typed in).
 """
@@ -37,15 +38,26 @@ from leviathan.once_options import once_options
 
 COMMAND = "python scripts/same_numbers.py"
 TIMING_KEYS = {"time_s", "tokens_per_s", "elapsed_s", "wall_time_s", "step_time_s"}
+IDENTITY_KEYS = {"run_id"}  # a fresh id per run (leviathan.run_identity): two runs never share it
 
 
 def numbers(metrics: Path) -> list[dict]:
-    """metrics.jsonl lines without their timing fields."""
+    """metrics.jsonl lines without their timing and identity fields: every line carries its run's random ``run_id``,
+    so one commit trained twice was "DIFFERENT" and the check could never answer "identical" (issue 30 round 25,
+    X37)."""
     rows = [json.loads(line) for line in metrics.read_text().splitlines() if line.strip()]
-    return [{k: v for k, v in r.items() if k not in TIMING_KEYS} for r in rows]
+    return [{k: v for k, v in r.items() if k not in TIMING_KEYS | IDENTITY_KEYS} for r in rows]
 
 
-def train_line(worktree: Path, grid: str, run: str, steps: int, batch_tokens: int, data_dir: str,
+def cut_to(argv: list[str], steps: int) -> list[str]:
+    """A run's ``leviathan train`` settings with its length replaced by ``steps`` optimizer steps of its own batch: a
+    grid whose base sets ``max_steps`` kept it beside an added ``max_tokens``, which train refuses (round 25, X34), and
+    ``max_tokens`` of a --batch-tokens other than the run's ran another number of steps than the line said (X38)."""
+    length = ("max_tokens=", "max_steps=")
+    return [a for a in argv if not a.startswith(length)] + [f"max_steps={steps}"]
+
+
+def train_line(worktree: Path, grid: str, run: str, steps: int, data_dir: str,
                out: Path) -> list[str]:
     """The run's ``leviathan train`` argv from the grid at this worktree, shortened to ``steps`` steps."""
     env = {**os.environ, "PYTHONPATH": str(worktree / "src")}
@@ -61,8 +73,7 @@ def train_line(worktree: Path, grid: str, run: str, steps: int, batch_tokens: in
                         f"--only {run}` printed none); pass a --run of that grid")
     argv = shlex.split(line)[2:]
     argv = argv[:argv.index("--run-dir")]  # the run's settings; its --run-dir and --resume are ours to choose
-    return [a for a in argv if not a.startswith("max_tokens=")] + [f"max_tokens={steps * batch_tokens}",
-                                                                    "--run-dir", str(out)]
+    return cut_to(argv, steps) + ["--run-dir", str(out)]
 
 
 def _last_line(text: str) -> str:
@@ -117,39 +128,38 @@ def _main(argv: list[str] | None) -> int:
     ap.add_argument("--grid", required=True)
     ap.add_argument("--run", action="append", required=True)
     ap.add_argument("--steps", type=positive_int, default=32)
-    ap.add_argument("--batch-tokens", type=positive_int, default=8192)
     ap.add_argument("--data-dir", required=True, help="the prepared data folder")
     args = once_options(ap).parse_args(argv)
     refuse_empty_path(args.data_dir, "--data-dir")  # "" was made the current folder (as for the verbs: B186)
     args.data_dir = os.path.abspath(args.data_dir)  # the runs train in the worktrees: a relative path meant nothing
     repo = _check_inputs(args)
-    results: dict[str, dict[str, list[dict]]] = {}
+    results: dict[str, dict[int, list[dict]]] = {}
     with tempfile.TemporaryDirectory() as tmp:
-        for commit in args.commits:
-            wt = Path(tmp) / f"wt-{commit}"
+        for side, commit in enumerate(args.commits):  # by side: `HEAD HEAD` met its own worktree (round 25, X36)
+            wt = Path(tmp) / str(side) / f"wt-{commit}"
             git("-C", str(repo), "worktree", "add", "-q", "--detach", str(wt), commit,
                 fix="see git's message (no room for the worktree under TMPDIR? set TMPDIR to a folder with room)")
             try:
                 env = {**os.environ, "PYTHONPATH": str(wt / "src"), "OMP_NUM_THREADS": "1"}
                 for run in args.run:
-                    out = Path(tmp) / commit / run
-                    argv = train_line(wt, args.grid, run, args.steps, args.batch_tokens, args.data_dir, out)
+                    out = Path(tmp) / str(side) / run
+                    argv = train_line(wt, args.grid, run, args.steps, args.data_dir, out)
                     done = subprocess.run([sys.executable, "-m", "leviathan", "train", *argv], cwd=wt, env=env,
                                           capture_output=True, text=True)
                     if done.returncode != 0:
                         raise UserError(f"the training of {run} at {commit} failed (exit {done.returncode}): "
                                         f"{_last_line(done.stderr)}; fix that, then run the comparison again")
-                    results.setdefault(run, {})[commit] = numbers(out / "metrics.jsonl")
+                    results.setdefault(run, {})[side] = numbers(out / "metrics.jsonl")
             finally:
                 subprocess.run(["git", "-C", str(repo), "worktree", "remove", "--force", str(wt)], check=False)
     same = True
-    a, b = args.commits
-    for run, by_commit in results.items():
-        equal = by_commit[a] == by_commit[b]
+    for run, by_side in results.items():
+        equal = by_side[0] == by_side[1]
         same &= equal
-        losses = [r["val_loss"] for r in by_commit[a] if "val_loss" in r]
-        print(f"{run}: {'identical' if equal else 'DIFFERENT'} over {len(by_commit[a])} metrics lines "
-              f"({args.steps} steps; validation losses {losses})")
+        losses = [r["val_loss"] for r in by_side[0] if "val_loss" in r]
+        steps = max((r["step"] for r in by_side[0] if isinstance(r.get("step"), int)), default=0)
+        print(f"{run}: {'identical' if equal else 'DIFFERENT'} over {len(by_side[0])} metrics lines "
+              f"({steps} steps of the run's own batch; validation losses {losses})")
     return 0 if same else 1
 
 

@@ -150,7 +150,7 @@ def test_same_numbers_refuses_an_empty_data_dir(tmp_path):
     assert "--data-dir is an empty path" in line, line
 
 
-@pytest.mark.parametrize("option, value", [("--steps", "-1"), ("--batch-tokens", "0")])
+@pytest.mark.parametrize("option, value", [("--steps", "-1"), ("--steps", "0")])
 def test_same_numbers_refuses_counts_below_one(data, option, value):
     """V33: --steps -1 at the command line."""
     line = _refused("same_numbers.py", ["--grid", "g", "--run", "x", "--data-dir", data, option, value, "HEAD", "HEAD"])
