@@ -251,7 +251,13 @@ def _atomic_dir(out_dir: str | os.PathLike, overwrite: bool, flag: str = "--over
         raise UserError(f"out_dir {str(out)!r} cannot be made: {str(blocker)!r} is a file, not a folder; choose "
                         f"another out_dir, or move that file away")
     out.parent.mkdir(parents=True, exist_ok=True)
-    with folder_lock(out, verb, "choose another out_dir", beside=True, again=True):  # one writer (round 24, W545)
+    with contextlib.ExitStack() as held:
+        try:  # one writer at a time (round 24, W545)
+            held.enter_context(folder_lock(out, verb, "choose another out_dir", beside=True, again=True))
+        except OSError as e:  # a read-only or full disk refused the lock file: the folder asked for is named, as the
+            if e.errno is None:  # temporary folder's failure names it (round 8; test_real_full_disk)
+                raise
+            raise OSError(e.errno, e.strerror, os.fspath(out)) from None
         yield from _write_beside(out, overwrite, flag)
 
 
