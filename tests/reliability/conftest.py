@@ -14,12 +14,26 @@ import pytest
 import torch
 
 sys.path.insert(0, str(Path(__file__).parent))
-from reliability_support import cli, make_data, run_overrides  # noqa: E402
+from reliability_support import cli, grid_file, make_data, one_run_grid, run_overrides, swept_grid  # noqa: E402
 
 
 @pytest.fixture(scope="session")
 def data(tmp_path_factory) -> Path:
     return make_data(tmp_path_factory.mktemp("reliability-data"))
+
+
+@pytest.fixture(scope="session")
+def one_run_sweep(data, tmp_path_factory) -> Path:
+    """The finished sweep of ``one_run_grid`` (one one-step run), trained once; modules copy it (``copied_sweep``)."""
+    root = tmp_path_factory.mktemp("one-run-sweep")
+    return swept_grid(one_run_grid(data, root), root)
+
+
+@pytest.fixture(scope="session")
+def two_run_sweep(data, tmp_path_factory) -> Path:
+    """The finished sweep of ``grid_file`` (two two-step runs), trained once; modules copy it (``copied_sweep``)."""
+    root = tmp_path_factory.mktemp("two-run-sweep")
+    return swept_grid(grid_file(root, data), root)
 
 
 def train_tiny(run: Path, overrides: list[str]) -> Path:

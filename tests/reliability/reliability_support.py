@@ -171,11 +171,29 @@ def damage_beyond_use(step: Path) -> int:
 
 def swept_grid(grid: Path, root: Path) -> Path:
     """``leviathan sweep --grid GRID --out ROOT/sweep`` in this process (real training and evaluation): the sweep
-    folder, for a module fixture that copies it per test."""
+    folder. The sweeps of ``one_run_grid`` and ``grid_file`` are trained once per session (conftest's
+    ``one_run_sweep``, ``two_run_sweep``); a module takes its own copy with ``copied_sweep``."""
     from leviathan.cli import main
 
     assert main(["sweep", "--grid", str(grid), "--out", str(root / "sweep")]) == 0
     return root / "sweep"
+
+
+def grid_file(folder: Path, data: Path, **eval_options) -> Path:
+    """A grid file ``folder/grid.yaml``: grid ``tiny``, two two-step runs (dense_tied and dense_untied of a width-16
+    cpu-tiny, seed 0) on ``data``, evaluated on the val split with ``eval_options``."""
+    import yaml
+
+    grid = {"name": "tiny", "data": {"dir": str(data)}, "seeds": [0],
+            "base": {"data": {"seq_len": 32}, "batch_tokens": 128, "micro_batch_size": 4, "max_steps": 2,
+                     "log_interval": 1, "eval_interval": 0, "eval_tokens": 200, "checkpoint_interval": 0,
+                     "keep_last": 1, "device": "cpu", "schedule": {"warmup_steps": 1}},
+            "eval": {"buckets": 2, "seq_len": 32, "batch_size": 4, "max_tokens": 400, **eval_options},
+            "sizes": {"a": {"preset": "cpu-tiny", "hidden_size": 16, "num_attention_heads": 2}},
+            "experiments": {"iso_body": {"variants": ["dense_tied", "dense_untied"], "sizes": ["a"]}}}
+    path = folder / "grid.yaml"
+    path.write_text(yaml.safe_dump(grid))
+    return path
 
 
 def one_run_grid(data: Path, folder: Path) -> Path:
@@ -188,3 +206,13 @@ def one_run_grid(data: Path, folder: Path) -> Path:
                                     "sizes": {"a": "cpu-tiny"},
                                     "experiments": {"iso_body": {"variants": ["dense_tied"], "sizes": ["a"]}}}))
     return grid
+
+
+def copied_sweep(sweep: Path, tmp_path_factory, name: str) -> Path:
+    """A copy of the session's finished ``sweep`` for a module fixture, in a fresh folder ``name``: the module may
+    change its copy; the session's sweep stays as trained. The folder holding the sweep is copied whole, under its
+    own name, so the grid file beside the sweep and the relative path grid.json records still name each other."""
+    import shutil
+
+    root = Path(sweep).parent
+    return Path(shutil.copytree(root, tmp_path_factory.mktemp(name) / root.name)) / Path(sweep).name

@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 
 sys.path.insert(0, str(Path(__file__).parent))
-from reliability_support import one_run_grid, swept_grid  # noqa: E402
+from reliability_support import copied_sweep  # noqa: E402
 from test_row_identity import _collect_results  # noqa: E402
 
 pytestmark = [pytest.mark.reliability, pytest.mark.usefixtures("single_thread")]
@@ -23,9 +23,8 @@ DEEP = '{"name": "g", "x": ' + "[" * 200_000 + "]" * 200_000 + "}\n"
 
 
 @pytest.fixture(scope="module")
-def swept(data, tmp_path_factory) -> Path:
-    root = tmp_path_factory.mktemp("collect-odd-json")
-    return swept_grid(one_run_grid(data, root), root)
+def swept(one_run_sweep, tmp_path_factory) -> Path:
+    return copied_sweep(one_run_sweep, tmp_path_factory, "collect-odd-json")
 
 
 def _no_traceback(done) -> None:

@@ -16,16 +16,15 @@ from pathlib import Path
 import pytest
 
 sys.path.insert(0, str(Path(__file__).parent))
-from reliability_support import cli, cli_error, swept_grid, tree_hashes  # noqa: E402
+from reliability_support import cli, cli_error, copied_sweep, tree_hashes  # noqa: E402
 from test_row_identity import _collect_results, grid_file  # noqa: E402
 
 pytestmark = [pytest.mark.reliability, pytest.mark.usefixtures("single_thread")]
 
 
 @pytest.fixture(scope="module")
-def swept(data, tmp_path_factory) -> Path:
-    root = tmp_path_factory.mktemp("grid-notes")
-    return swept_grid(grid_file(root, data), root)
+def swept(two_run_sweep, tmp_path_factory) -> Path:
+    return copied_sweep(two_run_sweep, tmp_path_factory, "grid-notes")
 
 
 def _edited(swept: Path, folder: Path, change) -> Path:

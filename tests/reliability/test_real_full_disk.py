@@ -99,12 +99,10 @@ def test_a_resume_on_a_disk_already_full_names_the_file_and_keeps_the_run(data, 
 
 
 @pytest.fixture(scope="module")
-def swept(data, tmp_path_factory) -> Path:
-    from reliability_support import swept_grid
-    from test_row_identity import grid_file
+def swept(two_run_sweep, tmp_path_factory) -> Path:
+    from reliability_support import copied_sweep
 
-    root = tmp_path_factory.mktemp("full-disk-sweep")
-    return swept_grid(grid_file(root, data), root)
+    return copied_sweep(two_run_sweep, tmp_path_factory, "full-disk-sweep")
 
 
 def test_a_report_that_does_not_fit_leaves_whole_figures_and_reruns_after_room_is_made(swept, small_disk):

@@ -19,16 +19,15 @@ from pathlib import Path
 import pytest
 
 sys.path.insert(0, str(Path(__file__).parent))
-from reliability_support import cli, cli_error, one_error, one_run_grid, swept_grid  # noqa: E402
+from reliability_support import cli, cli_error, copied_sweep, one_error  # noqa: E402
 from test_row_identity import _collect_results  # noqa: E402
 
 pytestmark = [pytest.mark.reliability, pytest.mark.usefixtures("single_thread")]
 
 
 @pytest.fixture(scope="module")
-def swept(data, tmp_path_factory) -> Path:
-    root = tmp_path_factory.mktemp("row-held")
-    return swept_grid(one_run_grid(data, root), root)
+def swept(one_run_sweep, tmp_path_factory) -> Path:
+    return copied_sweep(one_run_sweep, tmp_path_factory, "row-held")
 
 
 def _edit_first_row(sweep: Path, **fields) -> dict:

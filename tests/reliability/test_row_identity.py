@@ -21,30 +21,15 @@ import yaml
 from leviathan.cli import main
 
 sys.path.insert(0, str(Path(__file__).parent))
-from reliability_support import cli, one_error, swept_grid, tree_hashes  # noqa: E402
+from reliability_support import cli, copied_sweep, grid_file, one_error, tree_hashes  # noqa: E402,F401
 
 pytestmark = [pytest.mark.reliability, pytest.mark.usefixtures("single_thread")]
 
 
-def grid_file(folder: Path, data: Path, **eval_options) -> Path:
-    """A grid of two tiny runs of two steps each, evaluated on the val split."""
-    grid = {"name": "tiny", "data": {"dir": str(data)}, "seeds": [0],
-            "base": {"data": {"seq_len": 32}, "batch_tokens": 128, "micro_batch_size": 4, "max_steps": 2,
-                     "log_interval": 1, "eval_interval": 0, "eval_tokens": 200, "checkpoint_interval": 0,
-                     "keep_last": 1, "device": "cpu", "schedule": {"warmup_steps": 1}},
-            "eval": {"buckets": 2, "seq_len": 32, "batch_size": 4, "max_tokens": 400, **eval_options},
-            "sizes": {"a": {"preset": "cpu-tiny", "hidden_size": 16, "num_attention_heads": 2}},
-            "experiments": {"iso_body": {"variants": ["dense_tied", "dense_untied"], "sizes": ["a"]}}}
-    path = folder / "grid.yaml"
-    path.write_text(yaml.safe_dump(grid))
-    return path
-
-
 @pytest.fixture(scope="module")
-def swept(data, tmp_path_factory) -> Path:
+def swept(two_run_sweep, tmp_path_factory) -> Path:
     """A finished sweep of ``grid_file``'s two runs (real training and evaluation)."""
-    root = tmp_path_factory.mktemp("identity")
-    return swept_grid(grid_file(root, data), root)
+    return copied_sweep(two_run_sweep, tmp_path_factory, "identity")
 
 
 @pytest.fixture
