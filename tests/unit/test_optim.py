@@ -6,6 +6,7 @@ import pytest
 
 from leviathan import CausalLM
 from leviathan.config import ConfigError
+from leviathan.errors import UserError
 from leviathan.presets import preset
 from leviathan.run_config import RunConfig, build_run_config
 from leviathan.train.optim import build_optimizer, param_groups
@@ -81,6 +82,11 @@ def test_head_and_input_groups_for_the_ablations():
     set_lr(opt, 2e-3)
     lrs = {g["name"]: g["lr"] for g in opt.param_groups}
     assert lrs == {"decay": 2e-3, "no_decay": 2e-3, "head": 2e-3, "input": pytest.approx(6e-3)}
+    for bad in (float("nan"), float("inf"), -1e-3, "2e-3", True):  # a NaN was set on every group without a word
+        with pytest.raises(UserError, match=r"set_lr: value: .*; pass the learning rate lr_at gives"):
+            set_lr(opt, bad)
+    assert {g["name"]: g["lr"] for g in opt.param_groups} == lrs  # nothing set by a refused value
+    set_lr(opt, 0.0)  # the schedule's floor may be 0
     assert group_weight_decay(cfg, "head") == 0.0 and group_weight_decay(cfg, "decay") == 0.1
     # a tied model has no separate head: the option changes nothing there
     tied = CausalLM(preset("cpu-tiny", vocab_size=64, embedding="dense_tied", num_hidden_layers=1))

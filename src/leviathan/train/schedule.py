@@ -30,6 +30,13 @@ def lr_at(step: int, lr: float, warmup_steps: int, total_steps: int, min_lr: flo
 
 
 def set_lr(optimizer, value: float) -> None:
-    """Set every group's lr to ``value`` times its ``lr_mult`` (1 unless the group has one)."""
+    """Set every group's lr to ``value`` times its ``lr_mult`` (1 unless the group has one). ``value`` is a finite
+    number >= 0: a NaN was set on every group without a word, and AdamW then wrote NaN into every weight at the next
+    step (a learning rate of 0 is a schedule's legitimate floor)."""
+    from ..value_rules import api_check, number_problem
+
+    api_check("set_lr", "value", number_problem(value, above=None, shown="a finite number >= 0")
+              or (f"must be a finite number >= 0, got {value!r}" if value < 0 else None),
+              fix="pass the learning rate lr_at gives for the step")
     for group in optimizer.param_groups:
         group["lr"] = value * group.get("lr_mult", 1.0)
