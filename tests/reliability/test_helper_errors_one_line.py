@@ -108,3 +108,15 @@ def test_a_lock_where_no_folder_can_be_made_is_one_line():
     with pytest.raises(StorageError, match="'/proc/self/x' cannot be created: .*choose another location"):
         with folder_lock("/proc/self/x", "test"):
             pass
+
+
+def test_a_summary_with_a_perplexity_past_exps_range_is_still_written(tmp_path):
+    """Y311's kind in the package's own writer: ``final_val_ppl`` is inf for a finite loss >= 700; strict JSON holds
+    none, so summary.json writes it as null, which ``TrainSummary.read`` takes."""
+    from leviathan.train.summary import TrainSummary
+
+    summary = TrainSummary(run_dir="r", steps=1, tokens=1, wall_time_s=1.0, train_time_s=1.0, tokens_per_s=None,
+                           compile_s=None, final_val_loss=800.0, final_val_ppl=math.inf, params=None, metrics="m",
+                           checkpoint=None)
+    io.atomic_write_json(tmp_path / "summary.json", summary.to_dict())
+    assert TrainSummary.read(tmp_path / "summary.json").final_val_ppl is None
