@@ -152,7 +152,10 @@ OUTPUT_OPTIONS = {"train": "--run-dir", "demo": "--run-dir", "sweep": "--out", "
                   "to_hf": "out_dir", "to_plain_llama": "out_dir", "export_for_harness": "out_dir",
                   "write_ablation_report": "out", "write_record": "path", "write_sweep_records": "dest",
                   "append_result": "path", "save_pretrained": "save_directory",
-                  "dump_yaml": "path"}  # round 22 (S283, S284)  # round 19 (J54-J76)
+                  "dump_yaml": "path",  # round 22 (S283, S284)  # round 19 (J54-J76)
+                  # the low-level helpers (``storage.write_failure``, ``read_failure``; round 25, Y306-Y361)
+                  "atomic_write_text": "path", "atomic_write_bytes": "path", "atomic_write_json": "path",
+                  "atomic_write_together": "files", "folder_lock": "folder", "reading": None}
 _WRITES_RUNS = ("train", "demo", "sweep", "train()", "run_sweep")  # the writers of checkpoints: _RUNS_HINT's
 _GENERIC_OPTION = "(--run-dir / --out)"
 _RUNS_HINT = " (delete old runs or checkpoints, or lower keep_last)"  # only verbs that write checkpoints

@@ -13,6 +13,10 @@ else ``~/.cache/leviathan``; whatever lies under it can be deleted and is rebuil
 
 Footgun: ``atomic_write_*`` replace the file by rename, so the target folder must be writable and the temporary
 file (``.<name>.tmp<pid>``, shorter for a long name) lives beside it; on a failure the old file is left as it was.
+Their failures are the verbs' one line (``errors.StorageError``, ``storage.write_failure``: a folder in the file's
+place, a missing folder, a read-only disk, a name too long), still the OSError they were; text that UTF-8 cannot hold
+(a lone surrogate) and JSON that is not JSON (NaN, infinity, an object json cannot write) are an
+``ArgumentValueError`` / ``ArgumentTypeError`` before anything is written (issue 30 round 25, Y306-Y316).
 
 Permissions: every file the package writes ends with the mode a plain ``open(path, "w")`` gives it (0644 under the
 usual umask 022), so a group or a serving process can read a model. safetensors' ``save_file`` (a private
@@ -40,14 +44,14 @@ DEFAULT_DATA = Path("..") / "shared" / "data"  # beside a checkout, seen from it
 def atomic_write_text(path: str | os.PathLike, text: str) -> None:
     """Write ``text`` to ``path`` via a temporary file + fsync + rename: readers never see a partial file."""
     _check_write("atomic_write_text", path, text, str)
-    atomic_write_bytes(path, text.encode())
+    _write_together({path: text}, (), "atomic_write_text")
 
 
 def atomic_write_bytes(path: str | os.PathLike, data: bytes) -> None:
     """``atomic_write_text`` for bytes (a figure's PNG): a temporary file beside ``path``, fsync, rename. A failure
     names ``path``, never the temporary file the user did not ask for."""
     _check_write("atomic_write_bytes", path, data, (bytes, bytearray, str))
-    atomic_write_together({path: data})
+    _write_together({path: data}, (), "atomic_write_bytes")
 
 
 def atomic_write_together(files: dict, remove: Iterable = ()) -> None:
@@ -60,17 +64,24 @@ def atomic_write_together(files: dict, remove: Iterable = ()) -> None:
     The renames are all or none too (``replace_together``; round 22, S22): one file that could not be replaced (made
     immutable, a folder in its place) left the others already replaced, a tokenizer.json beside another save's
     record. ``remove``: files of the earlier set that this one does not write (S547), removed with it."""
-    from .replace_together import replace_together
-
     _check_together(files, remove)
+    _write_together(files, remove, "atomic_write_together")
+
+
+def _write_together(files: dict, remove: Iterable, api: str) -> None:
+    """``atomic_write_together``'s work, its arguments checked; a failure is worded for ``api``, the helper called
+    (``storage.write_failure``)."""
+    from .replace_together import replace_together
+    from .storage import write_failure
+
+    encoded = {Path(path): _utf8(api, path, data) for path, data in files.items()}  # before any file is opened
     written: list[tuple[Path, Path]] = []
     path = None
     try:
-        for path, data in files.items():
-            path = Path(path)
+        for path, data in encoded.items():
             written.append((path, _temporary_of(path)))
             with open(written[-1][1], "wb") as f:
-                f.write(data.encode() if isinstance(data, str) else data)
+                f.write(data)
                 f.flush()
                 os.fsync(f.fileno())
         if len(written) == 1 and not remove:
@@ -82,7 +93,7 @@ def atomic_write_together(files: dict, remove: Iterable = ()) -> None:
     except OSError as e:
         for _, tmp in written:
             _remove(tmp)
-        raise (e if path is None else named(e, path, _temporary_of(path))) from None
+        raise write_failure(e if path is None else named(e, path, _temporary_of(path)), api) from None
     except BaseException:
         for _, tmp in written:
             _remove(tmp)
@@ -101,6 +112,22 @@ def _check_write(api: str, path: Any, data: Any, kinds: Any) -> None:
     if not isinstance(data, kinds):
         wanted = "a str" if kinds is str else "bytes (or a str)"
         api_check(api, "data", f"expected {wanted}, got {type(data).__name__} {data!r:.40}", "pass what to write")
+
+
+def _utf8(api: str, path: Any, data: Any) -> bytes:
+    """``data`` as the bytes written: text as UTF-8; an ``ArgumentValueError`` naming the character for text UTF-8
+    cannot hold (a lone surrogate, what ``errors='surrogateescape'`` decoding leaves): it was the raw
+    UnicodeEncodeError (issue 30 round 25, Y310; the tokenizer's words, W506)."""
+    if not isinstance(data, str):
+        return bytes(data)
+    try:
+        return data.encode()
+    except UnicodeEncodeError as e:
+        from .errors import ArgumentValueError
+
+        raise ArgumentValueError(f"{api}: the text for {str(path)!r} holds {data[e.start]!r} at character "
+                                 f"{e.start:,}, a lone surrogate that is not UTF-8; nothing was written; decode the "
+                                 f"source with errors='replace' (or 'surrogatepass' and re-encode)") from None
 
 
 def _check_together(files: Any, remove: Any) -> None:
@@ -180,8 +207,64 @@ def named(e: OSError, path: str | os.PathLike, tmp: str | os.PathLike | None = N
 
 
 def atomic_write_json(path: str | os.PathLike, obj: Any) -> None:
-    """``obj`` as indented JSON (keys in their order, a final newline), written atomically."""
-    atomic_write_text(path, json.dumps(obj, indent=2, sort_keys=False) + "\n")
+    """``obj`` as indented JSON (keys in their order, a final newline), written atomically. Strict JSON: NaN and
+    infinity are refused (``json.dumps`` wrote the tokens NaN and Infinity, which are not JSON and which the package's
+    readers refuse: Y311), as is what JSON cannot hold (a tensor, an object: json's raw TypeError, Y312, Y313); numpy
+    scalars are written as the numbers they are (``np.bincount`` counts, a token file's ids: Y314)."""
+    from .value_rules import api_check, path_problem
+
+    api_check("atomic_write_json", "path", path_problem(path), "pass the path of the file to write")
+    _write_together({path: _json_text(path, obj)}, (), "atomic_write_json")
+
+
+def _json_text(path: str | os.PathLike, obj: Any) -> str:
+    """``obj`` as ``atomic_write_json`` writes it; an ``ArgumentTypeError`` / ``ArgumentValueError`` naming where in
+    ``obj`` the value JSON cannot hold lies."""
+    from .errors import ArgumentTypeError, ArgumentValueError
+
+    try:
+        return json.dumps(obj, indent=2, sort_keys=False, allow_nan=False, default=_plain_number) + "\n"
+    except TypeError as e:
+        raise ArgumentTypeError(f"atomic_write_json: obj {e}; nothing was written to {str(path)!r}; pass plain values "
+                                f"(dict, list, str, int, float, bool, None): convert a tensor or array with .item() "
+                                f"or .tolist()") from None
+    except ValueError as e:  # allow_nan=False, or a list or dict that holds itself ("Circular reference detected")
+        where = _non_finite(obj, "obj") if "Out of range float" in str(e) else None
+        problem = f"{where[0]} is {where[1]!r}, which is not JSON" if where else f"obj cannot be written as JSON ({e})"
+        fix = "write None (null) for a missing number" if where else "pass values that do not hold themselves"
+        raise ArgumentValueError(f"atomic_write_json: {problem}; nothing was written to {str(path)!r}; {fix}") from None
+
+
+def _plain_number(value: Any) -> Any:
+    """``json.dumps``' ``default``: a numpy (``numbers``) integer, float or bool scalar as the Python number it is;
+    anything else refused by its type."""
+    import numbers
+
+    import numpy as np
+
+    if isinstance(value, np.bool_):  # numpy's bool registers no ``numbers`` ABC
+        return bool(value)
+    if isinstance(value, numbers.Integral):
+        return int(value)
+    if isinstance(value, numbers.Real):
+        return float(value)
+    raise TypeError(f"holds {type(value).__name__} {value!r:.40}, which JSON cannot hold")
+
+
+def _non_finite(value: Any, where: str, depth: int = 0) -> tuple[str, float] | None:
+    """(where, value) of the first NaN or infinity in ``value`` (dicts and lists walked, to json's own depth limit),
+    None when there is none; asked only once json found one (a value that holds itself is json's other refusal)."""
+    import math
+    import numbers
+
+    if isinstance(value, numbers.Real) and not isinstance(value, numbers.Integral):
+        return None if math.isfinite(value) else (where, float(value))
+    items = value.items() if isinstance(value, dict) else enumerate(value) if isinstance(value, (list, tuple)) else ()
+    for key, item in items if depth < 100 else ():
+        found = _non_finite(item, f"{where}[{key!r}]", depth + 1)
+        if found:
+            return found
+    return None
 
 
 # --------------------------------------------------------------------------------------------
@@ -241,10 +324,17 @@ def publish(path: str | os.PathLike, *, executable: bool = False) -> None:
 
 def read_jsonl(path: str | os.PathLike) -> list:
     """Values of a JSON-lines file; blank lines, a line cut short by a kill and a line that is not UTF-8 are skipped
-    (quietly: a torn last line of metrics.jsonl is expected after a kill; ``leviathan.jsonl`` reports them)."""
+    (quietly: a torn last line of metrics.jsonl is expected after a kill; ``leviathan.jsonl`` reports them). A file
+    none of whose lines is JSON is a UserError (``check_some_json``): a damaged file, or no JSON-lines file at all,
+    was read as an empty one, [] without a word (issue 30 round 25, Y317); an unreadable one is
+    ``jsonl.read_json_lines``' one line (Y318, Y320)."""
     from .jsonl import read_json_lines
+    from .value_rules import check_read_path
 
-    return [value for _, value in read_json_lines(path)[0]]
+    check_read_path("read_jsonl", "path", path, "pass the path of a JSON-lines file")
+    values, damaged = read_json_lines(path)
+    check_some_json(Path(path), values, damaged, "a JSON-lines file", "pass a file of one JSON value a line")
+    return [value for _, value in values]
 
 
 def read_metrics(path: str | os.PathLike) -> list[dict]:
@@ -274,11 +364,12 @@ def metrics_file(path: str | os.PathLike) -> Path:
     return path
 
 
-def check_some_json(path: Path, values: list, damaged: list) -> None:
-    """UserError when ``path`` was given as a metrics file but none of its lines is JSON (``values`` and ``damaged``:
-    its lines as ``jsonl.read_json_lines`` read them): a PNG given to ``analyze efficiency --model`` was "no
-    validation rows" (issue 30 round 6), and ``read_metrics('data1/train.bin')``, a token file, returned [] without
-    a word (round 18, G303)."""
+def check_some_json(path: Path, values: list, damaged: list, what: str = "a run's metrics.jsonl",
+                    fix: str = "pass a run directory or its metrics.jsonl") -> None:
+    """UserError when ``path`` was given as a metrics file (``what``, refused with ``fix``) but none of its lines is
+    JSON (``values`` and ``damaged``: its lines as ``jsonl.read_json_lines`` read them): a PNG given to ``analyze
+    efficiency --model`` was "no validation rows" (issue 30 round 6), and ``read_metrics('data1/train.bin')``, a
+    token file, returned [] without a word (round 18, G303)."""
     if values or not damaged:
         return
     from .data.binary import binary_kind
@@ -286,9 +377,8 @@ def check_some_json(path: Path, values: list, damaged: list) -> None:
 
     with open(path, "rb") as f:
         kind = binary_kind(f.read(8192))
-    what = kind or f"line {damaged[0][0]} {damaged[0][1]}"
-    raise UserError(f"{str(path)!r} is not a run's metrics.jsonl ({what}; none of its lines is a JSON row); pass a "
-                    f"run directory or its metrics.jsonl")
+    raise UserError(f"{str(path)!r} is not {what} ({kind or f'line {damaged[0][0]} {damaged[0][1]}'}; none of its "
+                    f"lines is a JSON row); {fix}")
 
 
 # --------------------------------------------------------------------------------------------
@@ -296,7 +386,14 @@ def check_some_json(path: Path, values: list, damaged: list) -> None:
 
 
 def data_root(explicit: str | os.PathLike | None = None, *, search: bool = False) -> Optional[Path]:
-    """The data folder (see the module docstring for the rule); ``search`` also tries ``../shared/data``."""
+    """The data folder (see the module docstring for the rule); ``search`` also tries ``../shared/data``. ``explicit``
+    that is not a path (nor None) is a UserError: ``data_root(5)`` was pathlib's raw TypeError (issue 30 round 25,
+    Y325); '' stays "not given", as the rule has always read it."""
+    from .value_rules import api_check, check_switches, path_problem
+
+    if explicit is not None and explicit != "":
+        api_check("data_root", "explicit", path_problem(explicit), "pass the data folder, or None for the rule")
+    check_switches("data_root", search=search)
     value = explicit or os.environ.get(DATA_ENV)
     if not value and os.environ.get(OLD_DATA_ENV):
         warnings.warn(f"${OLD_DATA_ENV} is deprecated and will be removed in the next release; set "

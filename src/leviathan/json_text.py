@@ -50,14 +50,21 @@ def read_file(path, **kwargs: Any) -> Any:
     """The JSON value of the file at ``path`` (``loads`` of its text): ``OSError`` when it cannot be read,
     ``json.JSONDecodeError`` for anything else (bytes that are not UTF-8 text, or text that is not JSON, or a named
     pipe, socket or device in the file's place: reading a FIFO config.json waited forever, issue 30 round 23, U385,
-    U411)."""
+    U411). The ``OSError`` is ``errors.StorageError``'s one line (a folder, nothing there, no permission), and a path
+    that is not one a UserError: a direct call ended in the raw IsADirectoryError (issue 30 round 25, Y356)."""
     from pathlib import Path
 
     from .errors import not_regular
+    from .storage import read_failure
+    from .value_rules import check_read_path
 
+    check_read_path("json_text.read_file", "path", path, "pass the path of a JSON file")
     if (kind := not_regular(path)) is not None:  # a named pipe's read waits for a writer forever (round 23, U385)
         raise NotJSON(f"it {kind}; leviathan reads its JSON files whole", "", 0)
-    data = Path(path).read_bytes()
+    try:
+        data = Path(path).read_bytes()
+    except OSError as e:
+        raise read_failure(e, path, "pass the path of a JSON file") from None
     try:
         text = data.decode("utf-8")
     except UnicodeDecodeError as e:

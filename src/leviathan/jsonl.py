@@ -20,13 +20,23 @@ from . import json_text
 
 def read_json_lines(path: str | os.PathLike) -> tuple[list[tuple[int, Any]], list[tuple[int, str]]]:
     """([(line number, value)] of the lines that parse, [(line number, what is wrong)] of the others); line numbers
-    start at 1; blank lines are skipped."""
+    start at 1; blank lines are skipped. A file that cannot be read at all (none there, a folder, no permission) is
+    ``errors.StorageError``'s one line, still the OSError it was: the raw FileNotFoundError or pathlib's TypeError
+    of a path of None before (issue 30 round 25, Y339, Y340)."""
     from .errors import UserError, not_regular
+    from .storage import read_failure
+    from .value_rules import check_read_path
 
+    fix = "pass the path of a JSON-lines file"
+    check_read_path("read_json_lines", "path", path, fix)
     if (kind := not_regular(path)) is not None:  # reading it hung the verb (issue 30 round 12, T64, T72)
         raise UserError(f"{str(path)!r} {kind}; put the file itself there")
+    try:
+        data = Path(path).read_bytes()
+    except OSError as e:
+        raise read_failure(e, path, fix) from None
     values, bad = [], []
-    for number, raw in enumerate(Path(path).read_bytes().split(b"\n"), start=1):
+    for number, raw in enumerate(data.split(b"\n"), start=1):
         if number == 1 and raw.startswith(codecs.BOM_UTF8):  # as some editors save UTF-8 (round 11, R52: the whole
             raw = raw[len(codecs.BOM_UTF8):]                  # first row was "cut short or damaged")
         if not raw.strip():

@@ -241,8 +241,14 @@ def folder_lock(folder: str | os.PathLike, verb: str, fix: str = "choose another
     or <fix>"). ``folder`` (or its parent, ``beside``) is created if needed. ``who``: the program as the lines name it
     (by default `leviathan <verb>`); a script passes its own name: collect_results.py's line called it "`leviathan
     collect results`", a command that does not exist (issue 30 round 24, V115). ``again``: when this process holds the
-    lock already, go on under it (the export writers take the lock the ``export`` verb holds around them).
+    lock already, go on under it (the export writers take the lock the ``export`` verb holds around them). A folder
+    that cannot be made or locked (read-only, a file in the way, /proc) is ``errors.StorageError``'s one line
+    (``storage.write_failure``), not the raw OSError (issue 30 round 25, Y361).
     """
+    from .storage import write_failure
+    from .value_rules import api_check, path_problem
+
+    api_check("folder_lock", "folder", path_problem(folder), "pass the folder to lock")
     who = who or f"`leviathan {verb}`"
     check_utf8_name(folder, verb)
     folder = Path(os.path.abspath(folder)) if beside else Path(folder)  # "." has a name once absolute
@@ -254,7 +260,10 @@ def folder_lock(folder: str | os.PathLike, verb: str, fix: str = "choose another
         yield path
         return
     created = missing_folders(path.parent)  # the folder (inside) or its parent (beside), and what is missing above
-    fd, (dead_pid, dead_command) = _acquire(path, folder, verb, fix, who)
+    try:
+        fd, (dead_pid, dead_command) = _acquire(path, folder, verb, fix, who)
+    except OSError as e:
+        raise write_failure(e, "folder_lock") from None
     _HELD.add(key)
     try:
         _write_holder(fd, path)

@@ -95,7 +95,11 @@ def folder_home(folder: str | os.PathLike) -> str | None:
 
 
 def read_marker(folder: str | os.PathLike) -> OutputMarker | None:
-    """The marker of ``folder`` (None when it has none); a damaged one is a UserError naming the file and field."""
+    """The marker of ``folder`` (None when it has none); a damaged one is a UserError naming the file and field, a
+    ``folder`` that is not a path one naming the argument (pathlib's raw TypeError before, issue 30 round 25, Y364)."""
+    from .value_rules import check_read_path
+
+    check_read_path("read_marker", "folder", folder, "pass the output folder whose marker to read")
     path = Path(folder) / MARKER
     if not os.path.isfile(path):  # os.path: Path.is_file raised ENAMETOOLONG for a 300-byte name (round 18, G241)
         return None
@@ -136,9 +140,12 @@ def write_marker(folder: str | os.PathLike, verb: str, files: Iterable[str] | No
                  digests: bool = False) -> None:
     """Write ``folder``'s marker (atomically): ``verb`` wrote it, and ``files`` (None: owns the whole folder); with
     ``digests``, the sha256 of each of those files too (``check_output_files`` compares them when the folder is
-    read)."""
+    read). A ``folder`` that is not a path is a UserError naming the argument, as ``read_marker``'s (round 25, Y364)."""
     from . import __version__
     from .io import atomic_write_json
+    from .value_rules import api_check, path_problem
+
+    api_check("write_marker", "folder", path_problem(folder), "pass the output folder to mark")
 
     marker = {"format": FORMAT, "verb": verb, "files": None if files is None else sorted(files),
               "created": datetime.now(timezone.utc).isoformat(timespec="seconds"), "leviathan": __version__}

@@ -59,7 +59,11 @@ def new_run_id() -> str:
 
 
 def read_identity(run_dir: str | os.PathLike) -> RunIdentity | None:
-    """The run folder's run.json (None when it has none: a folder written before ids); a damaged one is a UserError."""
+    """The run folder's run.json (None when it has none: a folder written before ids); a damaged one is a UserError,
+    as is a ``run_dir`` that is not a path (pathlib's raw TypeError before, issue 30 round 25, Y370)."""
+    from .value_rules import check_read_path
+
+    check_read_path("read_identity", "run_dir", run_dir, "pass the run folder")
     path = Path(run_dir) / RUN_FILE
     if not path.is_file():
         return None

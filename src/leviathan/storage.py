@@ -2,6 +2,8 @@
 
     err = storage_oserror(e, path)          # OSError(ENOSPC, ...) for torch's "unexpected pos 704 vs 598"; else None
     errors.storage_error_message(err)       # "'PATH': no space left on device (the disk is full, or out of ..."
+    raise write_failure(e, "atomic_write_text") from None   # a helper's failed write: StorageError's one line
+    raise read_failure(e, path, "pass a JSON file") from None   # a helper's failed read: the same, for an input
 
 Python's own writes raise ``OSError`` with an errno, which the CLI turns into one line. Three do not:
 ``torch.save`` on a full disk (``RuntimeError("[enforce fail at inline_container.cc:...] . unexpected pos 704 vs
@@ -9,6 +11,12 @@ Python's own writes raise ``OSError`` with an errno, which the CLI turns into on
 part-way (``OSError("19517 requested and 3072 written")``, found on a real full tmpfs): no errno, no path, so the
 disk is asked (no free blocks, ``statvfs``: ENOSPC; a file at the process's size limit, ``ulimit -f``: EFBIG;
 otherwise EIO); safetensors' ``SafetensorError`` carries the Rust I/O error in its text (``IoError(Os { code: 28, ... })``), and the errno is taken from there.
+
+The low-level helpers a user can import (``io.atomic_write_*``, ``locking.folder_lock``, ``jsonl.read_json_lines``,
+``json_text.read_file``) turn their own failed writes and reads into the verbs' line with ``write_failure`` and
+``read_failure``: they raised the raw OSError ("[Errno 21] Is a directory", "[Errno 36] File name too long", a
+missing folder's FileNotFoundError) where the verbs say one line with the fix (issue 30 round 25, Y306-Y309, Y316,
+Y318, Y339, Y356, Y361).
 
 Anything else is None: a bug, to be reported with its traceback. Footgun: the torch check matches the
 message text of torch's C++ writer; a torch that words it differently is reported as a traceback again,
@@ -149,3 +157,42 @@ def api_write(api: str, where: str) -> Callable:
         return written
 
     return wrap
+
+
+def write_failure(e: OSError, api: str) -> OSError:
+    """``e``, the failed write of the file or folder it names (a helper's own: ``api``, as ``errors.OUTPUT_OPTIONS``
+    knows it), as ``errors.StorageError``'s one line: a storage failure in the verbs' words
+    (``storage_error_message``), or a missing folder (ENOENT: no errno line of its own, since a missing *input* is not
+    a storage failure; here it is the folder written into). ``e`` itself for anything else: a bug to report. The
+    StorageError is still the OSError it was (errno and file name kept), so ``except OSError`` catches it as before."""
+    from .errors import OUTPUT_OPTIONS, StorageError, storage_error_message
+
+    message = storage_error_message(e, api)
+    if message is None and e.errno == errno.ENOENT and e.filename is not None:
+        name = os.fsdecode(e.filename)
+        folder = os.path.dirname(name) or "."
+        option = f" ({OUTPUT_OPTIONS[api]})" if OUTPUT_OPTIONS.get(api) else ""
+        if os.path.isdir(folder):  # a folder that makes no entries (/proc, a folder removed meanwhile)
+            message = (f"{name!r} cannot be created: {folder!r} takes no new files or folders ({e.strerror}); choose "
+                       f"another location{option}")
+        else:
+            message = (f"{name!r}: the folder {folder!r} does not exist; create it first (mkdir -p {folder}) or "
+                       f"choose another location{option}")
+    return e if message is None else StorageError(message, e)
+
+
+def read_failure(e: OSError, path: str | os.PathLike, fix: str) -> OSError:
+    """``e``, the failed read of the input file ``path``, as ``errors.StorageError``'s one line ending in ``fix``:
+    nothing there (or a link to nothing: ``errors.missing``), a folder in the file's place, or a storage failure
+    (permission denied, an input/output error); ``e`` itself for anything else. Still an OSError, so a caller that
+    words an unreadable file itself (``except OSError``) keeps its words."""
+    from .errors import StorageError, missing, storage_error_message
+
+    shown = str(path)
+    if e.errno == errno.ENOENT:
+        message = f"{shown!r} {missing(path)}; {fix}"
+    elif e.errno == errno.EISDIR:
+        message = f"{shown!r} is a folder, not a file; {fix}"
+    else:
+        message = storage_error_message(OSError(e.errno, e.strerror, shown), "reading")  # the path as given
+    return e if message is None else StorageError(message, e)

@@ -92,14 +92,18 @@ def test_a_tokenizer_save_that_cannot_replace_its_record_leaves_the_earlier_save
 def test_files_written_together_are_replaced_all_or_none(tmp_path):
     """S22's rule, where the test cannot make a file immutable: ``io.atomic_write_together`` (what ``Tokenizer.save``
     and collect_results.py write with) over a set whose second file has a folder in its place is refused before
-    anything moves, the first file as it was and no temporary or aside file left; a set that can be written is."""
+    anything moves, the first file as it was and no temporary or aside file left; a set that can be written is. The
+    refusal is the verbs' one line, an ``errors.StorageError`` that is still the EISDIR OSError (round 25, Y316)."""
+    import errno
+
+    from leviathan.errors import StorageError
     from leviathan.io import atomic_write_together
 
     (tmp_path / "a.json").write_text("old a")
     (tmp_path / "b.json").mkdir()
-    with pytest.raises(IsADirectoryError, match="a folder is in the way") as caught:
+    with pytest.raises(StorageError, match="a folder is in the way") as caught:
         atomic_write_together({tmp_path / "a.json": "new a", tmp_path / "b.json": "new b"})
-    assert caught.value.filename == str(tmp_path / "b.json")
+    assert caught.value.filename == str(tmp_path / "b.json") and caught.value.errno == errno.EISDIR
     assert (tmp_path / "a.json").read_text() == "old a" and sorted(os.listdir(tmp_path)) == ["a.json", "b.json"]
     (tmp_path / "b.json").rmdir()
     (tmp_path / "c.json").write_text("old c")

@@ -476,7 +476,10 @@ def _with_hf_tokenizer(hf_dir: Path, view: Path) -> Path:
 
 
 def _jsonable(obj: Any) -> Any:
-    return json.loads(json.dumps(obj, default=lambda o: o.item() if hasattr(o, "item") else str(o)))
+    """lm-eval's results as plain JSON values; a NaN or infinite score (a standard error of one document) as null:
+    ``io.atomic_write_json`` writes strict JSON and refuses them (issue 30 round 25, Y311)."""
+    text = json.dumps(obj, default=lambda o: o.item() if hasattr(o, "item") else str(o))
+    return json.loads(text, parse_constant=lambda constant: None)
 
 
 def format_summary(summary: dict) -> str:

@@ -44,8 +44,12 @@ class TrainSummary:
     resumed_from: Optional[int] = None
 
     def to_dict(self) -> dict[str, Any]:
-        """The summary.json form (parameter counts as ``ParamCounts.as_dict``, total included)."""
+        """The summary.json form (parameter counts as ``ParamCounts.as_dict``, total included). A perplexity past
+        exp's range (a finite loss >= 700) is null: strict JSON holds no infinity, and ``io.atomic_write_json``
+        refuses one (issue 30 round 25, Y311); ``read`` takes null."""
         out = {f.name: getattr(self, f.name) for f in fields(self)}
+        if isinstance(self.final_val_ppl, float) and not math.isfinite(self.final_val_ppl):
+            out["final_val_ppl"] = None
         out["params"] = self.params.as_dict() if self.params is not None else None
         return out
 
