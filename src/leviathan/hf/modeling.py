@@ -83,6 +83,9 @@ class LeviathanPreTrainedModel(PreTrainedModel):
         from ..devices import check_device_map
 
         check_device_map(kwargs.get("device_map"), "from_pretrained")  # meta (P470), a GPU not here (S604)
+        from .load_keywords import check_transformers_keywords
+
+        check_transformers_keywords(kwargs, where, "LeviathanForCausalLM.from_pretrained")  # transformers' raw ValueErrors (round 25)
         from .model_path import check_model_path
 
         local = _local_folder(where, kwargs.get("subfolder"))
