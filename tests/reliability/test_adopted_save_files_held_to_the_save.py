@@ -3,7 +3,8 @@ whole-file save's are (issue 30 round 25): a shard copied in from another save o
 that lost an entry (Y510: a head drawn at random, also from a model.safetensors without it), a shard deleted (Y511:
 transformers' raw FileNotFoundError), an index naming a shard outside the folder (Y512: its raw ValueError), and a
 generation_config.json edited to ``max_length: -5`` (Y514) or damaged (Y515), both loaded without a word. Each is one
-line naming the file and the fix (``hf.shard_index``, ``hf.generation_file``, ``adoption._refuse_drawn_at_random``).
+line naming the file and the fix (``hf.shard_index``, ``hf.generation_file``, ``adoption._refuse_drawn_at_random``);
+a ``LeviathanForCausalLM``'s sharded save is held the same way.
 """
 
 from __future__ import annotations
@@ -113,6 +114,24 @@ def test_an_index_without_its_record_is_refused(saves, tmp_path):
     folder = _copy(saves, "s1", tmp_path)
     _edit_index(folder, lambda c: c["metadata"].pop("leviathan_shards"))
     _refused(folder, rf"records no digests of its shards .*{FIX}")
+
+
+def test_a_shard_from_another_save_is_refused_by_the_native_loader_too(tmp_path):
+    """Y509's kind in ``LeviathanForCausalLM.from_pretrained``: its name check reads the shards, not the index."""
+    from leviathan import CausalLM, ModelConfig
+    from leviathan.hf import LeviathanForCausalLM
+    from leviathan.hf.export import from_native
+
+    for seed in (1, 2):
+        torch.manual_seed(seed)
+        model = from_native(CausalLM(ModelConfig(vocab_size=300, hidden_size=32, num_hidden_layers=1,
+                                                 num_attention_heads=4, max_position_embeddings=64)))
+        model.save_pretrained(tmp_path / f"n{seed}", max_shard_size="20KB")
+    assert LeviathanForCausalLM.from_pretrained(tmp_path / "n1") is not None
+    last = _shards(tmp_path / "n1")[-1]
+    shutil.copy(tmp_path / "n2" / last, tmp_path / "n1" / last)
+    with pytest.raises(UserError, match=rf"{last}' is not the shard saved with {INDEX} .*{FIX}"):
+        LeviathanForCausalLM.from_pretrained(tmp_path / "n1")
 
 
 @pytest.mark.parametrize("text, match", [

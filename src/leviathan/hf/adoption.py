@@ -169,10 +169,10 @@ class _AdoptedMixin:
         output or over a file it did not write (``hf.save_folder``; round 18, G244-G248); written whole or not at all,
         a storage failure an ``errors.StorageError``, the files at the umask's modes even after Ctrl-C
         (``save_folder.save_whole``; round 19, J54, J58, J63, J69, J75, J322). A sharded save's index records the
-        digests of its weight map and shards, which ``load_adopted`` checks (``shard_index``; round 25, Y509-Y512).
+        digests of its weight map and shards (``save_whole``), which ``load_adopted`` checks (``shard_index``; round 25,
+        Y509-Y512).
         """
         from .save_folder import check_save_arguments, check_save_directory, save_whole
-        from .shard_index import record_shards
 
         check_save_directory(save_directory, "save_pretrained")
         check_save_arguments(self, state_dict, kwargs)  # round 20: push_to_hub (M10), a partial state_dict (M8)
@@ -184,13 +184,7 @@ class _AdoptedMixin:
             state_dict = dict(self.state_dict() if state_dict is None else state_dict)
             state_dict[f"{self._generator_prefix()}.weight"] = generator.bake()  # (V, D)
         original = super().save_pretrained
-
-        def save(folder: str) -> Any:  # a sharded save's index records its shards (round 25, Y509-Y512)
-            result = original(folder, *args, state_dict=state_dict, **kwargs)
-            record_shards(folder)
-            return result
-
-        return save_whole(save, save_directory)
+        return save_whole(lambda folder: original(folder, *args, state_dict=state_dict, **kwargs), save_directory)
 
     @torch.no_grad()
     @hf_init.guard_torch_init_functions()

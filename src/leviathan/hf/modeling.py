@@ -28,6 +28,7 @@ from __future__ import annotations
 import copy
 import fnmatch
 import os
+from pathlib import Path
 from typing import Any, Optional
 
 import torch
@@ -98,6 +99,9 @@ class LeviathanPreTrainedModel(PreTrainedModel):
         with reading_whole(local, "from_pretrained"):  # a save racing this load read as a mix (round 23, U515)
             _check_local_folder(local)
             _check_overrides(cls, local, kwargs)
+            from .shard_index import check_shards
+
+            check_shards(Path(local), kwargs.get("variant"))  # a shard from another save (round 25, Y509's kind)
             return cls._load_checked(local, pretrained_model_name_or_path, *args, **kwargs)
 
     @classmethod

@@ -1,15 +1,17 @@
-"""A sharded adopted save held to what was saved, as a whole-file save is: the index's record of its shards.
+"""A sharded save (an adopted model's, or a LeviathanForCausalLM's) held to what was saved, as a whole-file save is.
 
-    record_shards(folder)              # save_pretrained: the sha256 of each shard and of the weight map, in the index
-    check_shards(folder, variant)      # load_adopted: UserError for an index or shard that is not the saved one
+    record_shards(folder)              # save_whole: the sha256 of each shard and of the weight map, in the index
+    check_shards(folder, variant)      # the loaders: UserError for an index or shard that is not the saved one
 
 A whole-file save is one ``model.safetensors``: swapped whole, it is another model's weights file, which the loader's
 name and size checks judge (by design, W316). A sharded save is several files and an index that transformers trusts
 (issue 30 round 25): a shard copied in from another save of the same settings loaded a model that is neither (Y509),
 an index that lost its ``lm_head.weight`` entry loaded a head drawn at random with only transformers' LOAD REPORT
 (Y510), a missing shard was transformers' raw FileNotFoundError (Y511), and a shard named ``../other/...`` its raw
-ValueError (Y512). ``save_pretrained`` now records, in the index's ``metadata``, the sha256 of every shard and of the
-weight map (``leviathan_shards``); ``load_adopted`` checks them before transformers reads a shard.
+ValueError (Y512). ``save_folder.save_whole`` (every ``save_pretrained`` of an adopted model or a
+``LeviathanForCausalLM``) now records, in the index's ``metadata``, the sha256 of every shard and of the weight map
+(``leviathan_shards``); ``load_adopted`` and ``LeviathanForCausalLM.from_pretrained`` check them before transformers
+reads a shard (the latter's name check, ``check_weight_names``, reads the shards' names, not the index).
 
 Footgun: an index without the record (written by transformers alone, or by a leviathan before round 25) is refused,
 as settings without their digest are (round 21, P305): taking it would switch the check off for anyone who deletes it.
@@ -53,7 +55,8 @@ def _map_digest(weight_map: dict) -> str:
 
 
 def record_shards(folder: str | os.PathLike) -> None:
-    """Write into each index of ``folder`` (a save's temporary folder) the digests of its weight map and shards."""
+    """Write into each index of ``folder`` (a save's temporary folder) the digests of its weight map and shards; a
+    folder without an index (a whole-file save, or a non-main process's: nothing written) is left as it is."""
     folder = Path(folder)
     for index in sorted(folder.glob("*.index*.json")):
         content = json.loads(index.read_text())
