@@ -147,6 +147,7 @@ OUTPUT_OPTIONS = {"train": "--run-dir", "demo": "--run-dir", "sweep": "--out", "
                   "bench_corpus_softmax": "--json", "same_numbers": None,  # the scripts (round 24, V40, V32)
                   # Python API writes (``storage.api_writes``): the argument that chooses the place (round 14, B260)
                   "bake_adopted": "out_dir", "Tokenizer.save": "its directory argument",
+                  "write_hf_tokenizer": "directory",  # round 25 (Y629)
                   # and every other public write (``storage.api_write``; round 17, E145 ... E291)
                   "write_report": "out_dir", "train()": "run_dir", "prepare()": "out_dir", "run_sweep": "out_dir",
                   "to_hf": "out_dir", "to_plain_llama": "out_dir", "export_for_harness": "out_dir",

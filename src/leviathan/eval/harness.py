@@ -442,7 +442,7 @@ def _evaluate_in(work: Path, model, tokenizer, keys, root, hf_dir, limit, batch_
         target = _with_hf_tokenizer(Path(hf_dir), work / "view")
     else:
         target = Path(hf_dir) if hf_dir is not None else work / "hf"
-        export_for_harness(model, tokenizer, target)
+        export_for_harness(model, tokenizer, target, overwrite_flag="--keep-export (keep_export=True)")
         if verify:
             check = verify_export(model, tokenizer, target)
     results = run_harness(target, work / "tasks", [names[k] for k in keys], limit=limit, batch_size=batch_size,

@@ -122,15 +122,26 @@ def write_hf_tokenizer(tokenizer, directory: str | os.PathLike, model_max_length
     verb's output, or one holding a tokenizer.json or tokenizer_config.json this function did not write, is refused
     (``ownership.check_api_folder``): a user's own tokenizer.json was replaced without a word (issue 30 round 25,
     Y628), where ``Tokenizer.save`` refuses the same case. The verbs write into folders of their own
-    (``write_hf_tokenizer_owned``)."""
+    (``write_hf_tokenizer_owned``). A folder that is not there is made, as ``Tokenizer.save`` and ``save_pretrained``
+    make theirs (it was a raw FileNotFoundError naming tokenizer.json, round 25, Y629), and removed again when the
+    write fails; a storage failure is an ``errors.StorageError``."""
+    from ..locking import missing_folders, remove_if_empty
     from ..ownership import check_api_folder
+    from ..storage import api_writes
 
     if model_max_length is not None and (isinstance(model_max_length, bool) or not isinstance(model_max_length, int)
                                          or model_max_length < 1):
         raise UserError(f"write_hf_tokenizer: model_max_length must be a positive whole number of positions (or None "
                         f"for no limit), got {model_max_length!r:.40}; pass the model's max_position_embeddings")
     check_api_folder(directory, "write_hf_tokenizer", HF_TOKENIZER_FILES, legacy=_written_here)
-    write_hf_tokenizer_owned(tokenizer, directory, model_max_length)
+    with api_writes("write_hf_tokenizer", directory):
+        created = missing_folders(Path(directory))
+        try:
+            Path(directory).mkdir(parents=True, exist_ok=True)
+            write_hf_tokenizer_owned(tokenizer, directory, model_max_length)
+        except BaseException:
+            remove_if_empty(created)
+            raise
 
 
 def _written_here(directory: Path) -> bool:

@@ -145,6 +145,7 @@ class _AdoptedMixin:
             _refuse_no_model_weights(model, info, source)  # round 22, S531: before the line blaming a re-save
             if missing:
                 raise UserError(_missing_generator_tensors(source, missing, len(generator.state_dict())))
+            _refuse_drawn_at_random(model, info["missing_keys"], source)
             _refuse_dropped(model, info["unexpected_keys"], source)
         return (model, info) if output_loading_info else model
 
@@ -167,7 +168,9 @@ class _AdoptedMixin:
         ``load_adopted`` ignores it. Costs a (V, D) tensor on disk and one ``bake()`` per save. Refused into a verb's
         output or over a file it did not write (``hf.save_folder``; round 18, G244-G248); written whole or not at all,
         a storage failure an ``errors.StorageError``, the files at the umask's modes even after Ctrl-C
-        (``save_folder.save_whole``; round 19, J54, J58, J63, J69, J75, J322).
+        (``save_folder.save_whole``; round 19, J54, J58, J63, J69, J75, J322). A sharded save's index records the
+        digests of its weight map and shards (``save_whole``), which ``load_adopted`` checks (``shard_index``; round 25,
+        Y509-Y512).
         """
         from .save_folder import check_save_arguments, check_save_directory, save_whole
 
@@ -311,6 +314,22 @@ def _shown_settings(generator: LeviathanGenerator) -> str:
     """The generator's size settings as ``seed_dim=8, modes=2, knots=8, rank=8``."""
     settings = generator.settings()
     return ", ".join(f"{k}={settings[k]}" for k in ("seed_dim", "modes", "knots", "rank", "k", "base"))
+
+
+def _refuse_drawn_at_random(model: PreTrainedModel, missing: Any, source: Any) -> None:
+    """UserError when the saved weights lack tensors of the model other than the generator's (named by
+    ``_missing_generator_tensors``), which transformers draws at random with only its LOAD REPORT: a sharded save's
+    index that lost its ``lm_head.weight`` entry, or a model.safetensors without it, loaded a random head (issue 30
+    round 25, Y510), where ``LeviathanForCausalLM.from_pretrained`` refuses the same (``check_weight_names``, W289)."""
+    ignored = [re.compile(p) for p in (model._keys_to_ignore_on_load_missing or ())]
+    tied = set(getattr(model, "all_tied_weights_keys", None) or {})
+    lacking = sorted(k for k in missing or () if k not in tied and not any(p.search(k) for p in ignored))
+    if lacking:
+        from ..eval.weight_names import shown_names
+
+        raise UserError(f"the weights in {source} lack {len(lacking)} of the model's tensors ({shown_names(lacking)}), "
+                        f"which would be drawn at random: the weights file (or a sharded save's index) lost them; "
+                        f"restore the folder from a copy, or save the model again (model.save_pretrained(DIR))")
 
 
 def _refuse_dropped(model: PreTrainedModel, unexpected: Any, source: Any) -> None:
@@ -675,10 +694,16 @@ def _load_whole(path: Path, from_pretrained_kwargs: dict) -> PreTrainedModel:
 
     # a model.safetensors holding 'hello' or nothing was safetensors' raw "header too small" (round 18, G378, G380)
     saved_names(path, "restore it from a copy, or save the adopted model again (model.save_pretrained(DIR))")
+    from .shard_index import check_shards
+
+    check_shards(path, from_pretrained_kwargs.get("variant"))  # a shard from another save (round 25, Y509-Y512)
     base = _base_class(config, path / "config.json")
     _check_model_type(config, base, path / "config.json")
     _check_variant(path, from_pretrained_kwargs)
     _check_load_options(config, from_pretrained_kwargs, path)
+    from .load_keywords import check_load_keywords
+
+    check_load_keywords(from_pretrained_kwargs, path)  # subfolder=, attn_implementation=, state_dict= (round 25)
     try:
         model = adopted_class(base).from_pretrained(str(path), config=config, **from_pretrained_kwargs)
         _check_saved_vocab(config, path / "config.json")  # after: weights that do not fit are named first
@@ -860,6 +885,23 @@ def to_original(model: PreTrainedModel) -> PreTrainedModel:
     return _original(model, clone=True)
 
 
+def _check_bake_options(save_kwargs: dict) -> None:
+    """UserError for the ``save_pretrained`` options a baked folder cannot honour: ``is_main_process=False`` wrote no
+    config.json and ended in a raw FileNotFoundError from the bake's own read of it (issue 30 round 25, Y170); a
+    ``variant`` named the weights ``model.VARIANT.safetensors`` without a word, and the load line of the folder's own
+    model card (``AutoModelForCausalLM.from_pretrained(folder)``) then failed in transformers' raw "no file named
+    model.safetensors" (Y173)."""
+    if "is_main_process" in save_kwargs and save_kwargs["is_main_process"] is not True:
+        raise UserError(f"bake_adopted: is_main_process={save_kwargs['is_main_process']!r:.40} would write no model "
+                        f"into the folder bake_adopted makes whole; call bake_adopted on the main process only "
+                        f"(if is_main_process: bake_adopted(...)), and leave is_main_process out")
+    if save_kwargs.get("variant") is not None:
+        raise UserError(f"bake_adopted: variant={save_kwargs['variant']!r:.40} is not taken: the baked folder is for "
+                        f"transformers alone, loaded as its model card says (AutoModelForCausalLM.from_pretrained("
+                        f"folder)), which reads no variant's weights; leave variant out (convert the dtype with "
+                        f"model.half() before baking for a float16 folder)")
+
+
 def bake_adopted(model: PreTrainedModel, out_dir: str | os.PathLike, tokenizer: Any = None, *,
                  overwrite: bool = False, **save_kwargs: Any) -> Path:
     """Write ``model`` as a checkpoint of its original class that transformers alone loads (no leviathan import), with a
@@ -876,6 +918,7 @@ def bake_adopted(model: PreTrainedModel, out_dir: str | os.PathLike, tokenizer: 
         check_tokenizer_fits(tokenizer, model.config.vocab_size, "bake_adopted")
     plain = _original(model, clone=False)
     check_save_arguments(plain, save_kwargs.get("state_dict"), save_kwargs)  # round 20 (M10, M8), as save_pretrained
+    _check_bake_options(save_kwargs)  # is_main_process=False, variant= (round 25, Y170, Y173)
     with api_writes("bake_adopted", out_dir), _atomic_dir(out_dir, overwrite) as tmp:  # round 14 (B260): the
         # verbs' one line (errors.StorageError), not a raw OSError
         plain.save_pretrained(str(tmp), **save_kwargs)

@@ -220,12 +220,16 @@ def check_generation_ids(model: Any, folder: Any) -> None:
     """UserError when the loaded ``model``'s generation settings (generation_config.json) name a token id outside its
     vocabulary: a marker-less folder whose generation_config.json had eos_token_id 999 over 300 ids loaded and
     generated without a word, never able to stop at its end of text (issue 30 round 22, S104). config.json's own ids
-    are checked by ``LeviathanConfig``."""
+    are checked by ``LeviathanConfig``. The file itself and its other values next (``generation_file``: a damaged
+    file was skipped without a word, max_length -5 taken, round 25, Y514, Y515)."""
+    from .generation_file import check_generation_file
+
     if (problem := generation_id_problem(model)) is not None:
         where = os.path.join(os.fspath(folder), "generation_config.json")
         raise UserError(f"{where!r}: {problem}; generate could never stop at, or would read, an id the model "
                         f"does not have: set it to the tokenizer's id (or remove the line), or save the model "
                         f"again")
+    check_generation_file(model, folder)
 
 
 def generation_id_problem(model: Any) -> str | None:

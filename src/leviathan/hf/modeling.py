@@ -28,6 +28,7 @@ from __future__ import annotations
 import copy
 import fnmatch
 import os
+from pathlib import Path
 from typing import Any, Optional
 
 import torch
@@ -83,6 +84,9 @@ class LeviathanPreTrainedModel(PreTrainedModel):
         from ..devices import check_device_map
 
         check_device_map(kwargs.get("device_map"), "from_pretrained")  # meta (P470), a GPU not here (S604)
+        from .load_keywords import check_transformers_keywords
+
+        check_transformers_keywords(kwargs, where, "LeviathanForCausalLM.from_pretrained")  # transformers' raw ValueErrors (round 25)
         from .model_path import check_model_path
 
         local = _local_folder(where, kwargs.get("subfolder"))
@@ -95,6 +99,9 @@ class LeviathanPreTrainedModel(PreTrainedModel):
         with reading_whole(local, "from_pretrained"):  # a save racing this load read as a mix (round 23, U515)
             _check_local_folder(local)
             _check_overrides(cls, local, kwargs)
+            from .shard_index import check_shards
+
+            check_shards(Path(local), kwargs.get("variant"))  # a shard from another save (round 25, Y509's kind)
             return cls._load_checked(local, pretrained_model_name_or_path, *args, **kwargs)
 
     @classmethod

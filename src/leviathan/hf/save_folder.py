@@ -89,8 +89,10 @@ def _check_generation_ids(model: Any) -> None:
     """UserError when ``model``'s generation settings name a token id outside its vocabulary, which its loader
     refuses (``configuration.check_generation_ids``): an adopted GPT-2 of 300 ids, built with GPT2Config's default
     bos/eos 50256, was saved without a word, and ``load_adopted`` then refused the folder, saving again writing the
-    same (issue 30 round 23, U65)."""
+    same (issue 30 round 23, U65). A length or sampling value no generation can use (max_length -5), which the loader
+    refuses too (``generation_file``, round 25, Y514), likewise."""
     from .configuration import generation_id_problem
+    from .generation_file import generation_value_problem
 
     if (problem := generation_id_problem(model)) is not None:
         name = problem.split(" ", 1)[0]
@@ -98,6 +100,10 @@ def _check_generation_ids(model: Any) -> None:
                         f"(generate could never stop at, or would read, an id the model does not have); set "
                         f"model.generation_config.{name} and model.config.{name} to the tokenizer's id, or None, "
                         f"then save; nothing was written")
+    if (problem := generation_value_problem(getattr(model, "generation_config", None))) is not None:
+        name = problem.split(" ", 1)[0]
+        raise UserError(f"save_pretrained: the model's generation_config: {problem}, which its loader refuses; set "
+                        f"model.generation_config.{name} to a usable value, or None, then save; nothing was written")
 
 
 # save_pretrained's switches: a text such as 'no' is read as true
@@ -117,15 +123,20 @@ def _check_save_options(kwargs: dict) -> None:
 def check_shard_size(value: Any) -> None:
     """UserError unless ``value`` is a size above zero (``"5GB"``, ``"500MB"``, or a byte count): a negative or zero
     size was taken as "as small as possible" and the export written as one-tensor shards, without a word (issue 30
-    round 15, B248; every save path since round 22, S140, S420, S425)."""
-    import re
+    round 15, B248; every save path since round 22, S140, S420, S425). A text is read by huggingface_hub's own parser,
+    which every save path hands it to: ``'1B'`` and ``'5GiB'`` passed a looser pattern here and ended in its raw
+    "Unit '1B' not supported" (round 25, Y191)."""
+    from huggingface_hub.serialization._base import parse_size_to_int
 
     number = value if isinstance(value, int) and not isinstance(value, bool) else None
-    if isinstance(value, str) and (m := re.fullmatch(r"\s*(-?[0-9]*\.?[0-9]+)\s*([KMGT]i?B|B)?\s*", value, re.I)):
-        number = float(m.group(1))
+    if isinstance(value, str):
+        try:
+            number = parse_size_to_int(value)
+        except ValueError:
+            number = None
     if number is None or number <= 0:
         raise UserError(f"max_shard_size must be a size above zero, such as '5GB' or '500MB' (or a byte count), got "
-                        f"{value!r}")
+                        f"{value!r}; write it with a unit of KB, MB, GB or TB")
 
 
 def check_variant(variant: Any) -> None:
@@ -164,13 +175,16 @@ def save_whole(save: Callable[[str], Any], save_directory: str | os.PathLike) ->
     (``io.publish``: the umask's modes) and put in place all or none (``_move_in``, round 22); weights an earlier save
     recorded that this one did not write (another shard count) are removed with it, under the folder's exclusive lock,
     which the loaders' reads wait for (``swap_lock``, round 23, U515). On any failure, Ctrl-C included, the
-    temporary folder and the folders this call made are removed; a storage failure is an ``errors.StorageError``."""
+    temporary folder and the folders this call made are removed; a storage failure is an ``errors.StorageError``. A
+    sharded save's index records the digests of its weight map and shards (``shard_index.record_shards``), which the
+    loaders check (round 25, Y509-Y512)."""
     from ..io import publish
     from ..locking import missing_folders, remove_if_empty
     from ..stop_signals import held_stops
     from ..storage import api_writes
     from ..swap_lock import swapping
     from ..dead_writers import remove_killed
+    from .shard_index import record_shards
 
     if not callable(save):  # round 22: "'int' object is not callable" from inside the staging
         raise UserError(f"save_whole: save: expected a function writing a model into the folder it is given (such as "
@@ -185,6 +199,7 @@ def save_whole(save: Callable[[str], Any], save_directory: str | os.PathLike) ->
             remove_killed(out, SAVE_TEMP, out, MODEL_FOLDER_FILES, "a save_pretrained")  # a killed save's whole-looking model (W539's kind)
             tmp = Path(tempfile.mkdtemp(prefix=f"{SAVE_TEMP}{os.getpid()}-", dir=out))
             result = save(str(tmp))
+            record_shards(tmp)  # a sharded save's index records its shards, checked on load (round 25, Y509-Y512)
             publish(tmp)
             # a Ctrl-C among the renames would leave a mix of two saves, and a load among them read one (U515)
             with swapping(out), held_stops(deliver_after=True):

@@ -1,0 +1,70 @@
+"""A saved folder's generation_config.json held to what ``generate`` can use, read back by the loaders.
+
+    check_generation_file(model, folder)   # UserError: the file damaged, or a length, beam count or sampling value
+                                           # no generation can use (max_length -5)
+    generation_value_problem(generation)   # why one of those values is nonsense, or None (the savers' rule too)
+
+transformers reads generation_config.json for ``generate`` and trusts it: ``max_length: -5`` loaded without a word
+(``model.generation_config.max_length`` -5), and a file damaged to ``{oops`` was skipped for a generation config made
+from config.json, the file never named (issue 30 round 25, Y514, Y515), where an out-of-range eos id is refused
+(``configuration.check_generation_ids``, Y513). Footgun: only the values below are checked, each by its own range;
+combinations (``top_k`` without ``do_sample``) are transformers' own warnings.
+"""
+
+from __future__ import annotations
+
+import math
+import os
+from pathlib import Path
+from typing import Any
+
+from ..errors import UserError
+
+# setting -> the least whole number it may be (or null): a length, a count
+_WHOLE = {"max_length": 1, "max_new_tokens": 1, "min_length": 0, "min_new_tokens": 0, "num_beams": 1,
+          "num_beam_groups": 1, "num_return_sequences": 1, "top_k": 0, "no_repeat_ngram_size": 0}
+# numbers: a penalty above 0, a temperature of 0 or more (0 with greedy decoding is harmless, and some published
+# generation configs hold it), a probability mass in [0, 1]
+_RANGES = {"repetition_penalty": (0, math.inf, "above 0"), "temperature": (0, math.inf, ">= 0"),
+           "top_p": (0, 1, "in [0, 1]"), "typical_p": (0, 1, "in [0, 1]")}
+
+
+def generation_value_problem(generation: Any) -> str | None:
+    """Why one of ``generation``'s (a ``GenerationConfig``) lengths, counts or sampling numbers is one no generation
+    can use ("max_length -5 must be a whole number >= 1 (or null)"); None when all are fine or it is None."""
+    if generation is None:
+        return None
+    for name, least in _WHOLE.items():
+        value = getattr(generation, name, None)
+        if value is not None and (isinstance(value, bool) or not isinstance(value, int) or value < least):
+            return f"{name} {value!r:.40} must be a whole number >= {least} (or null)"
+    for name, (low, high, shown) in _RANGES.items():
+        value = getattr(generation, name, None)
+        if value is None:
+            continue
+        number = isinstance(value, (int, float)) and not isinstance(value, bool) and math.isfinite(value)
+        if not number or not low <= value <= high or (shown == "above 0" and value == 0):
+            return f"{name} {value!r:.40} must be a finite number {shown} (or null)"
+    return None
+
+
+def check_generation_file(model: Any, folder: str | os.PathLike) -> None:
+    """UserError when ``folder``'s generation_config.json is damaged (no JSON object: transformers skipped it without a
+    word) or the ``model`` loaded from it has a generation value ``generation_value_problem`` refuses."""
+    from .. import json_text
+
+    where = Path(folder) / "generation_config.json"
+    fix = ("restore it from a copy, remove it (a generation config is then made from config.json), or save the model "
+           "again")
+    if os.path.lexists(where):
+        try:
+            value = json_text.read_file(where)
+        except (OSError, ValueError) as e:
+            raise UserError(f"{str(where)!r} does not read as a generation config ({e}); {fix}") from None
+        if not isinstance(value, dict):
+            raise UserError(f"{str(where)!r} holds {type(value).__name__} {value!r:.40}, not the JSON object of a "
+                            f"generation config; {fix}")
+    if (problem := generation_value_problem(getattr(model, "generation_config", None))) is not None:
+        source = where if os.path.lexists(where) else Path(folder) / "config.json"  # made from config.json
+        raise UserError(f"{str(source)!r}: {problem}, a value no generation can use: the file was edited; set it to a "
+                        f"usable value (or remove the line), or save the model again")
