@@ -191,7 +191,7 @@ def test_load_adopted_of_a_variant_save_or_a_config_with_fewer_layers(tmp_path):
 
 
 @pytest.mark.parametrize("edit, said", [
-    (lambda g: g.update(ln_eps=0.5), r"lack their settings_sha256, which save_pretrained writes"),
+    (lambda g: g.update(ln_eps=0.05), r"lack their settings_sha256, which save_pretrained writes"),
     (lambda g: g.update(table_std=5.0), r"lack their settings_sha256, which save_pretrained writes")])
 def test_load_adopted_refuses_settings_without_their_digest(tmp_path, edit, said):
     """Round 21, P305: the settings digest taken out switched its check off: ln_eps or table_std edited with it

@@ -64,7 +64,7 @@ from ..positions import model_positions
 from .adoption_table import check_fit_table
 from .adoption_fit import Fit, FitReport, as_fit, bucket_fits, fit_to_table, row_weights, text_ids, text_loss
 from .config_file import check_saved_dtype, read_config_json
-from .modeling import InputEmbeddingError, init_generator
+from .modeling import InputEmbeddingError, LeviathanForCausalLM, init_generator
 from .settings_digest import check_stamp, stamp
 
 CONFIG_KEY = "leviathan_generator"
@@ -221,7 +221,43 @@ def adopted_class(base: type[PreTrainedModel]) -> type[PreTrainedModel]:
     if not (isinstance(base, type) and issubclass(base, PreTrainedModel)):
         raise UserError(f"adopted_class takes a transformers model class (such as transformers.LlamaForCausalLM), got "
                         f"{type(base).__name__} {base!r:.60}")
+    if not issubclass(base, _AdoptedMixin) and (problem := _not_adoptable_class(base)) is not None:
+        raise UserError(f"adopted_class({base.__name__}): {problem}")
     return _adopted_class(base)
+
+
+def _causal_class_of(cls: type) -> type | None:
+    """``AutoModelForCausalLM``'s class for ``cls``'s config class, or None (none mapped, or no config class:
+    ``PreTrainedModel``'s is None, which the mapping's lookup took for a class and failed on with AttributeError)."""
+    from transformers.models.auto.modeling_auto import MODEL_FOR_CAUSAL_LM_MAPPING
+
+    config_class = getattr(cls, "config_class", None)
+    if not isinstance(config_class, type):
+        return None
+    try:
+        return MODEL_FOR_CAUSAL_LM_MAPPING.get(config_class, None)
+    except (KeyError, AttributeError):
+        return None
+
+
+def _not_adoptable_class(cls: type) -> str | None:
+    """What makes ``cls`` no class ``adopt`` adopts (its rule, ``_check_instance``, for a class), and the fix; None when
+    nothing does. adopted_class
+    made ``LeviathanPreTrainedModel`` of the abstract base, ``LeviathanLeviathanForCausalLM`` of the project's own
+    model, and ``LeviathanBertForMaskedLM`` of a model adopt refuses as not causal, without a word (issue 30 round 25,
+    Y600-Y602)."""
+    if issubclass(cls, LeviathanForCausalLM):
+        return ("it is leviathan's own model, whose input embedding is a LeviathanGenerator already (nothing to "
+                "adopt); use it as it is (LeviathanForCausalLM.from_pretrained loads its exports)")
+    causal = _causal_class_of(cls)
+    config = getattr(getattr(cls, "config_class", None), "__name__", None)
+    if causal is not None and issubclass(cls, causal):
+        return None
+    why = ("it has no config class: an abstract base" if config is None else
+           f"AutoModelForCausalLM maps no class to its config, {config}" if causal is None else
+           f"AutoModelForCausalLM maps its config, {config}, to {causal.__name__}")
+    return (f"it is no causal language model class ({why}), and adopt takes only one; pass a causal LM class "
+            f"(such as transformers.LlamaForCausalLM)")
 
 
 @functools.cache
@@ -639,9 +675,7 @@ def _base_class(config: PretrainedConfig, where: Path) -> type[PreTrainedModel]:
     cls = getattr(transformers, name, None) if name else None
     if not (isinstance(cls, type) and issubclass(cls, PreTrainedModel)):
         return _causal_lm_class(config)
-    from transformers.models.auto.modeling_auto import MODEL_FOR_CAUSAL_LM_MAPPING
-
-    causal = MODEL_FOR_CAUSAL_LM_MAPPING.get(getattr(cls, "config_class", None), None)
+    causal = _causal_class_of(cls)
     if causal is None or not issubclass(cls, causal):  # the causal LM of the class's own config (model_type: below)
         shown = f" ({causal.__name__} for its config)" if causal is not None else ""
         raise UserError(f"{where}: {CONFIG_KEY}.architecture is {name!r}, which is no causal language model (adopt "

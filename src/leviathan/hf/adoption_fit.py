@@ -262,6 +262,7 @@ def fit_to_table(generator: LeviathanGenerator, table: torch.Tensor, weights: np
     w = w.float().to(device)
     scale = (target.pow(2).mean(1) * w).sum().clamp_min(torch.finfo(torch.float32).tiny)  # weighted mean square
     params = [p for p in generator.parameters() if p.requires_grad]
+    start = _objective(generator, target, w, scale)  # where the fit starts: a fit ending above it diverged (Y663)
     optimizer = torch.optim.Adam(params, lr=fit.lr)
     sampler = torch.Generator(device="cpu").manual_seed(fit.seed)
     everything = V <= fit.batch_ids
@@ -288,7 +289,32 @@ def fit_to_table(generator: LeviathanGenerator, table: torch.Tensor, weights: np
         raise UserError(f"the generator's fit diverged at Fit.lr={fit.lr:g} (objective {objective:.3g}, the "
                         f"generator's parameters are no longer finite), so the adopted model would compute NaN; "
                         f"load the model again and adopt it with a lower rate, e.g. Fit(lr={fit.lr / 10:g})")
+    _refuse_grown(fit, start, _objective(generator, target, w, scale))
     return objective
+
+
+def _refuse_grown(fit: Fit, start: float, end: float) -> None:
+    """UserError when the fit left the generator farther from the table than it started (the weighted objective over
+    every id, before and after): ``Fit(lr=1.0, steps=50)`` ended at an objective of 4941 (thousands of times the
+    rows' own mean square) and adopt returned the model as fitted, without a word (issue 30 round 25, Y663). Adam at
+    too high a rate overshoots; at a rate that fits, the objective falls from its start. The model was changed in
+    place, as for a fit that ended in NaN, hence the fix to load it again."""
+    if end > start:
+        raise UserError(f"the generator's fit diverged at Fit.lr={fit.lr:g}: it ended farther from the input table "
+                        f"than it started (objective {end:.4g} after {fit.steps} steps, {start:.4g} before), so the "
+                        f"adopted model would be worse than not fitting; load the model again and adopt it with a "
+                        f"lower rate, e.g. Fit(lr={fit.lr / 10:g})")
+
+
+@torch.no_grad()
+def _objective(generator: LeviathanGenerator, target: torch.Tensor, w: torch.Tensor, scale: torch.Tensor) -> float:
+    """``fit_to_table``'s objective over every id (weighted MSE / the rows' weighted mean square), in blocks of ids as
+    ``bucket_fits`` reads them, so a large vocabulary is never one (V, D) graph."""
+    total = 0.0
+    for a in range(0, target.shape[0], 8192):
+        ids = torch.arange(a, min(target.shape[0], a + 8192), device=target.device)
+        total += float(((_unscaled(generator, ids) - target[ids]).pow(2).mean(1) * w[ids]).sum())
+    return total / float(scale)
 
 
 def _unscaled(generator: LeviathanGenerator, ids: torch.Tensor) -> torch.Tensor:

@@ -204,6 +204,7 @@ def native_card(model, kind: str, training: Training | None = None, tokenizer: b
     (``kind="plain_llama"``)."""
     from ..model.accounting import count_model
 
+    _check_card_arguments(model, kind, training, tokenizer)
     cfg = model.config
     counts = count_model(model)
     params = {"input side": counts.input, "body": counts.body, "head": counts.head, "total": counts.total}
@@ -228,6 +229,30 @@ def native_card(model, kind: str, training: Training | None = None, tokenizer: b
     return ModelCard(title=f"leviathan model ({cfg.embedding})", summary=summary, architecture="LeviathanForCausalLM",
                      params=params, training=training, loader=_loader(False, tokenizer), tags=[cfg.embedding],
                      untrained_note=NATIVE_NOTE)
+
+
+CARD_KINDS = ("leviathan", "plain_llama")  # native_card's kinds: to_hf's folder, to_plain_llama's
+
+
+def _check_card_arguments(model, kind, training, tokenizer) -> None:
+    """UserError naming ``native_card``'s argument that is not what it takes: an unknown ``kind`` ('nonsense-kind',
+    'plain') was written as a ``leviathan`` card, and ``training=5`` taken, without a word (issue 30 round 25, Y640,
+    Y641); a model that is no native one (no ModelConfig) ended in an AttributeError from inside the counting."""
+    from ..model.config import ModelConfig
+    from ..value_rules import api_check, switch_problem
+
+    if not isinstance(getattr(model, "config", None), ModelConfig):
+        api_check("native_card", "model", f"expected a native leviathan model (CausalLM), got {type(model).__name__}",
+                  "pass the model to_hf or to_plain_llama exports (for an adopted model, bake_adopted writes its card)")
+    if not (isinstance(kind, str) and kind in CARD_KINDS):
+        api_check("native_card", "kind", f"{kind!r:.60} is none of {', '.join(map(repr, CARD_KINDS))}",
+                  "pass 'leviathan' (to_hf's folder) or 'plain_llama' (to_plain_llama's)")
+    if training is not None and not isinstance(training, Training):
+        api_check("native_card", "training", f"expected a Training or None, got {type(training).__name__} "
+                  f"{training!r:.40}", "pass checkpoint_training(step folder), or None for a card that says the "
+                  "training was not recorded")
+    api_check("native_card", "tokenizer", switch_problem(tokenizer), "pass True (the folder holds tokenizer.json) or "
+              "False")
 
 
 def adopted_card(base_name: str, generator, num_params: int, tokenizer: bool = False) -> ModelCard:

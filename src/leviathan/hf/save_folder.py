@@ -23,6 +23,7 @@ which ``check_save_directory`` then refuses (the user's next save into it) and w
 
 from __future__ import annotations
 
+import contextlib
 import fnmatch
 import os
 import shutil
@@ -191,11 +192,13 @@ def save_whole(save: Callable[[str], Any], save_directory: str | os.PathLike) ->
                         f"model.save_pretrained), got {save!r:.60}; pass one")
     check_save_directory(save_directory, "save_pretrained")
     out = Path(save_directory)
-    with api_writes("save_pretrained", out):
+    with api_writes("save_pretrained", out), contextlib.ExitStack() as held:
         created = missing_folders(out)  # the folders this call makes, innermost first (as a folder lock's)
         tmp = None
         try:
-            out.mkdir(parents=True, exist_ok=True)  # first: a bad name or place fails before the model is written
+            # first (it makes the folder): a bad name or place fails before the model is written; released last, it
+            # removes the folders it made when the save failed
+            held.enter_context(_one_save_at_a_time(out))
             remove_killed(out, SAVE_TEMP, out, MODEL_FOLDER_FILES, "a save_pretrained")  # a killed save's whole-looking model (W539's kind)
             tmp = Path(tempfile.mkdtemp(prefix=f"{SAVE_TEMP}{os.getpid()}-", dir=out))
             result = save(str(tmp))
@@ -210,6 +213,19 @@ def save_whole(save: Callable[[str], Any], save_directory: str | os.PathLike) ->
                 shutil.rmtree(tmp, ignore_errors=True)
             remove_if_empty(created)
             raise _failure_as_asked(e, tmp, out) from None
+
+
+def _one_save_at_a_time(out: Path) -> contextlib.AbstractContextManager:
+    """The lock of ``out`` (``out/.lock``, taken as the locked verbs take theirs, ``locking.folder_lock``), which the
+    save holds until its files are in place: two processes saving into one folder at once both returned, one save
+    replaced by the other without a word (issue 30 round 25, Y499, Y500). The second is refused at once, naming the
+    first, as the export writers refuse a second (round 24, W545): waiting would only let it replace the first's save
+    the moment it is made. The lock lives inside the folder (saved in place, as a run's or a sweep's ``.lock``), so
+    the folder's name needs no room for a longer one beside it; ``ownership`` counts a lock file among no folder's
+    files. A lock file a read-only or full disk refuses is named as the folder asked for (``_failure_as_asked``)."""
+    from ..locking import folder_lock
+
+    return folder_lock(out, "save_pretrained", "save into another folder", who="save_pretrained")
 
 
 def _failure_as_asked(e: BaseException, tmp: Path | None, out: Path) -> BaseException:

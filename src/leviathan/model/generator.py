@@ -421,6 +421,22 @@ class _ModeActivation(torch.autograd.Function):
 TABLE_STD_RANGE = (1e-15, 1e4)
 
 
+def _check_epsilons(ln_eps: float, norm_eps: float) -> None:
+    """ValueError unless each epsilon lies in the range ``ModelConfig`` gives its own (``generator_ln_eps``,
+    ``rms_norm_eps``, from which a native model's ``norm_eps`` comes: ``model.config.FLOAT_RANGES``). Adoption's and
+    the Python API's generators checked only "> 0": ``ln_eps=1e30`` flattened every seed's LayerNorm, all 300 baked
+    rows one row, and ``norm_eps=1e30`` made every output about 2e-18, without a word (issue 30 round 25, Y667,
+    Y668). An epsilon guards a division by a spread; far above any spread, it replaces it."""
+    from .config import FLOAT_RANGES
+
+    for name, value, twin in (("ln_eps", ln_eps, "generator_ln_eps"), ("norm_eps", norm_eps, "rms_norm_eps")):
+        low, high = FLOAT_RANGES[twin]
+        if not low <= value <= high:
+            raise ValueError(f"{name} must be in [{low:g}, {high:g}] (an epsilon: 1e-5 or 1e-6 is the usual, as "
+                             f"ModelConfig's {twin}), got {value!r}: above the spread it guards it flattens every "
+                             f"output")
+
+
 def _check_settings(**settings) -> None:
     """ValueError naming the setting and its valid range unless every size is a positive integer (knots >= 2, degree
     1-3, base None or >= 2), every epsilon and ``table_std`` a positive finite number and ``center`` / ``norm``
@@ -447,6 +463,7 @@ def _check_settings(**settings) -> None:
     if not low <= settings["table_std"] <= high:
         raise ValueError(f"table_std must be in [{low:g}, {high:g}] (a table row's std; 0.02 is the usual), got "
                          f"{settings['table_std']!r}: beyond that float32 squares overflow or underflow")
+    _check_epsilons(settings["ln_eps"], settings["norm_eps"])
     import numpy as np
 
     for name in ("center", "norm"):  # numpy's bool is one too, as its ints and floats are numbers above (round 15,

@@ -26,11 +26,16 @@ class OutputNorm(nn.Module):
         """``hidden_size`` a whole number >= 1, ``init_gain`` and ``eps`` finite numbers > 0: 0 rows, a negative gain
         and a NaN eps were taken without a word (issue 30 round 22, the kind of S225)."""
         from ..value_rules import api_check, check_whole, number_problem
+        from .config import FLOAT_RANGES
 
         check_whole("OutputNorm", "hidden_size", hidden_size, 1, fix="pass the width D of what it normalises")
         for name, value in (("init_gain", init_gain), ("eps", eps)):
             api_check("OutputNorm", name, number_problem(value, 0.0, "a finite number > 0"),
                       "pass the gain it starts at (a table row's std, 0.02) and a small eps (1e-6)")
+        low, high = FLOAT_RANGES["rms_norm_eps"]  # eps=1e30 made every output about 0 (issue 30 round 25, Y668's kind)
+        if not low <= eps <= high:
+            api_check("OutputNorm", "eps", f"must be in [{low:g}, {high:g}] (ModelConfig's rms_norm_eps range), got "
+                      f"{eps!r}", "pass a small eps (1e-6): above the spread it guards it flattens every output")
         super().__init__()
         self.init_gain, self.eps = float(init_gain), float(eps)
         self.weight = nn.Parameter(torch.empty(hidden_size))

@@ -19,6 +19,7 @@ from pathlib import Path
 
 from ...errors import UserError
 from ...io import atomic_write_json, atomic_write_text
+from ...locking import folder_lock
 from ...ownership import CONTAINERS, check_claim, check_not_inside, mark
 from ..machinery.arm_rates import mixed_rates_note
 from ..machinery.embedding_files import read_records, record_row_problem, records_dir
@@ -94,22 +95,24 @@ def write_report(results: str | os.PathLike | list, out_dir: str | os.PathLike, 
     check_claim(out, "report", REPORT_FILES, "choose another --out",
                 legacy=lambda folder: (folder / "report.md").is_file() and (folder / "analysis.json").is_file(),
                 alone=True)  # not among a user's files (round 18, G133, G134)
-    out.mkdir(parents=True, exist_ok=True)
-    mark(out, "report", REPORT_FILES)  # before the first file: a report stopped part-way (full disk, SIGTERM) left
-    # figures it had not claimed, and the rerun it advised was refused as writing over them (issue 30 round 5)
-    plateau = grid_plateau(grid)
-    if plateau is None and grid.data_dir:  # "Unigram plateau: - nats" without a word (issue 30 round 12, U201)
-        note(f"note: the unigram plateau is not shown: grid.json's data folder {grid.data_dir!r} (a path from the "
-             f"folder the sweep ran in) is not found from here, or is not the sweep's data; run the report from that "
-             f"folder, or collect the sweep with scripts/collect_results.py, which stores the plateau")
-    a = analyze(rows, eval_set, num_bootstrap, ci, seed, ladder, plateau, records)
-    a.notes = [n.split(": ", 1)[1] if n.startswith(("note: ", "warning: ")) else n for n in notes] or None
-    with staged_output(out, "report", REPORT_FILES, stale=FIGURE_NAMES) as stage:  # replaced as a whole (B289)
-        md = render_markdown(a, draw_figures(rows, a, stage), str(results))
-        md = _extra_sections(md, a, rows, ci, plateau, lr_sweep and (lr_rows, sweeps),
-                             fair_shot and (committed, fair_shot, planned))
-        atomic_write_text(stage / "report.md", md)
-        atomic_write_json(stage / "analysis.json", json_safe(a))
+    # one writer at a time: two reports into one folder at once both said done, one replaced by the other without
+    # a word (issue 30 round 25, Y505); the second is refused naming the first, as a second sweep or export is
+    with folder_lock(out, "write a report", "choose another --out", who="`leviathan report`"):
+        mark(out, "report", REPORT_FILES)  # before the first file: a report stopped part-way (full disk, SIGTERM)
+        # left figures it had not claimed, and the rerun it advised was refused as writing over them (round 5)
+        plateau = grid_plateau(grid)
+        if plateau is None and grid.data_dir:  # "Unigram plateau: - nats" without a word (issue 30 round 12, U201)
+            note(f"note: the unigram plateau is not shown: grid.json's data folder {grid.data_dir!r} (a path from "
+                 f"the folder the sweep ran in) is not found from here, or is not the sweep's data; run the report "
+                 f"from that folder, or collect the sweep with scripts/collect_results.py, which stores the plateau")
+        a = analyze(rows, eval_set, num_bootstrap, ci, seed, ladder, plateau, records)
+        a.notes = [n.split(": ", 1)[1] if n.startswith(("note: ", "warning: ")) else n for n in notes] or None
+        with staged_output(out, "report", REPORT_FILES, stale=FIGURE_NAMES) as stage:  # replaced as a whole (B289)
+            md = render_markdown(a, draw_figures(rows, a, stage), str(results))
+            md = _extra_sections(md, a, rows, ci, plateau, lr_sweep and (lr_rows, sweeps),
+                                 fair_shot and (committed, fair_shot, planned))
+            atomic_write_text(stage / "report.md", md)
+            atomic_write_json(stage / "analysis.json", json_safe(a))
     return out / "report.md"
 
 
