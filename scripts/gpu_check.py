@@ -55,8 +55,8 @@ from gpu_check_fsdp import fsdp_world_size  # noqa: E402,F401 - the stage's rank
 import gpu_check_report as report  # noqa: E402
 from leviathan.errors import UserError  # noqa: E402
 from leviathan.once_options import once_options  # noqa: E402
-from gpu_check_common import (OUT_FILES, REPO, WORK_FILES, _now, _short_error, _write_json, check_output,  # noqa: E402
-                              claim_folder, json_with)
+from gpu_check_common import (OUT_FILES, REPO, WHO, WORK_FILES, _now, _short_error, _write_json,  # noqa: E402
+                              check_device, check_output, claim_folder, json_with)
 
 ENV_KEYS = ("python", "torch", "requested_device", "missing_packages")  # an env.json of this stage has them all
 
@@ -163,13 +163,15 @@ def _env_budget() -> float | None:
 def main(argv=None) -> int:
     """The exit status: a refusal or a storage failure is one line ``error: ...``, status 2 (as the verbs end);
     scripts/gpu_check.py ended in tracebacks (a damaged stage file, V77) or ran bad values (V38, V39)."""
-    from leviathan.cli import one_line_errors
+    from leviathan.cli import _stoppable, one_line_errors
 
-    return one_line_errors(lambda: _main(argv), "gpu_check")
+    # a stop (Ctrl-C, SIGTERM) ended it with no line at all, exit 143 (issue 30 round 25, X88): the verbs' handler
+    return one_line_errors(lambda: _stoppable("gpu_check", lambda: _main(argv), WHO), "gpu_check")
 
 
 def _main(argv) -> int:
     from leviathan.commands.values import harness_device, non_negative_int, positive_float, positive_int, thread_count
+    from leviathan.empty_paths import refuse_empty_path
 
     p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0],
                                 formatter_class=argparse.RawDescriptionHelpFormatter)
@@ -193,7 +195,7 @@ def _main(argv) -> int:
         sp = sub.add_parser(name)
         common(sp, json_default=name != "all")  # all: each stage's JSON goes to the work folder
         if name in ("bench", "all"):
-            sp.add_argument("--preset", default="paper-109m")
+            sp.add_argument("--preset", default=None, help="model preset (default paper-109m; not with --quick)")
             sp.add_argument("--batch", type=positive_int, default=None,
                             help="sequences per step (default 16; quick 2)")
             sp.add_argument("--seq", type=positive_int, default=None, help="sequence length (default 512; quick 32)")
@@ -201,16 +203,20 @@ def _main(argv) -> int:
                             help="timed steps per model (default 10; quick 3)")
             sp.add_argument("--warmup", type=non_negative_int, default=None,
                             help="untimed steps per model first (default 3; quick 1)")
-        sp.add_argument("--work", default=os.environ.get("GPU_CHECK_WORK", "/tmp/gpu_check"),
+        sp.add_argument("--work", default=os.environ.get("GPU_CHECK_WORK") or "/tmp/gpu_check",
                         help="scratch folder (data, runs, stage files)")
         if name == "all":
             sp.add_argument("--md", default=None, help="also write the markdown report here")
     sp = sub.add_parser("report")
-    sp.add_argument("--work", default=os.environ.get("GPU_CHECK_WORK", "/tmp/gpu_check"))
+    sp.add_argument("--work", default=os.environ.get("GPU_CHECK_WORK") or "/tmp/gpu_check")
     sp.add_argument("--md", default=None, help="write the markdown here too ($OUT/gpu_check.md is automatic)")
     sp = sub.add_parser("claim", help="make --work (and $OUT) the check's folders (gpu_check.sh's first step)")
-    sp.add_argument("--work", default=os.environ.get("GPU_CHECK_WORK", "/tmp/gpu_check"))
+    sp.add_argument("--work", default=os.environ.get("GPU_CHECK_WORK") or "/tmp/gpu_check")
     args = once_options(p).parse_args(argv)
+    for dest in ("work", "json", "md"):  # '' was the current folder, or nothing written (round 25, X4, X7, X8, X12)
+        refuse_empty_path(getattr(args, dest, None), f"--{dest}")
+    if args.cmd in ("bench", "fsdp", "all"):  # before anything is written (round 25, X17, X18)
+        check_device(args.device)
     args.work = os.path.abspath(args.work)  # the fsdp stage runs its commands from the repository (V37)
     return {"env": cmd_env, "bench": bench.cmd_bench, "fsdp": fsdp.cmd_fsdp, "report": report.cmd_report,
             "all": cmd_all, "claim": cmd_claim}[args.cmd](args)

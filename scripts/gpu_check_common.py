@@ -105,30 +105,17 @@ def is_report(path: Path) -> bool:
 
 
 def check_output(path: str | os.PathLike | None, flag: str, earlier: Callable[[Path], bool], what: str) -> None:
-    """UserError unless the output file ``path`` may be written, before any work (``leviathan bench --json``'s rule,
-    round 23 T1, T3): not a folder, no file where a folder above it should be, not a pipe or device, nothing there
-    but an earlier output of the same kind (``earlier``; ``what`` names it); then the OSError the write would meet
-    (a read-only disk). ``report --md mynotes.md`` and ``env --json myenv.json`` wrote over the user's file (V35,
-    V121); ``--json afile/x.json`` was a FileExistsError traceback (V122). Missing folders above are created."""
-    from leviathan.errors import UserError, file_above
-    from leviathan.io import check_writable
-    from leviathan.ownership import CONTAINERS, check_not_inside, check_not_special
+    """UserError unless the output file ``path`` may be written, before any work: ``leviathan bench --json``'s rule
+    (``result_json.check_target``, round 23 T1, T3), with missing folders above created. ``report --md mynotes.md``
+    and ``env --json myenv.json`` wrote over the user's file (V35, V121); ``--json afile/x.json`` was a
+    FileExistsError traceback (V122); ``--json ''`` wrote nothing without a word (round 25, X4, X7)."""
+    from leviathan.empty_paths import refuse_empty_path
+    from leviathan.result_json import check_target
 
-    if not path:
+    if path is None:
         return
-    path = Path(path)
-    if path.is_dir():
-        raise UserError(f"{flag} {str(path)!r} is a folder; name the file to write (e.g. {path / 'gpu_check.out'})")
-    if (blocker := file_above(path)) is not None:
-        raise UserError(f"{flag} {str(path)!r} cannot be written: {blocker!r} is a file, not a folder; choose another "
-                        f"{flag} path, or move that file away")
-    check_not_special(path, flag)
-    check_not_inside(path, flag, ("train", "prepare", "export"), within=CONTAINERS)
-    if os.path.lexists(path) and not earlier(path):
-        raise UserError(f"{flag} {str(path)!r} exists and is not {what}, so {WHO} will not write over it; choose "
-                        f"another {flag} path, or move the file away")
-    path.parent.mkdir(parents=True, exist_ok=True)
-    check_writable(path)
+    refuse_empty_path(path, flag)
+    check_target(path, flag, earlier, f"{what}, so {WHO}", "gpu_check.out", parents=True)
 
 
 def _short_error(e: BaseException, limit: int = 300) -> str:
@@ -138,6 +125,28 @@ def _short_error(e: BaseException, limit: int = 300) -> str:
 
 def _finite(x) -> bool:
     return x is not None and isinstance(x, (int, float)) and math.isfinite(x)
+
+
+def check_device(spec: str) -> None:
+    """UserError when the device ``spec`` (``cuda``, ``cuda:N``, ``cpu``; its form is checked by the command line) is
+    not one this torch can use, before a stage writes or runs anything: on a CPU-only torch the default ``cuda`` ended
+    the bench in an AssertionError traceback and the fsdp stage in a raw exception's text after minutes of setup
+    (issue 30 round 25, X17, X18). ``env`` does not call it: it records the environment whatever it is."""
+    import torch
+
+    from leviathan.errors import UserError
+
+    device = torch.device(spec)
+    if device.type != "cuda":
+        return
+    if not torch.cuda.is_available():
+        raise UserError(f"--device {spec!r}: this torch ({torch.__version__}) sees no CUDA device "
+                        f"(torch.cuda.is_available() is False); run on a machine with a GPU, or pass --device cpu "
+                        f"(with --quick, a rehearsal)")
+    count = torch.cuda.device_count()
+    if device.index is not None and device.index >= count:
+        raise UserError(f"--device {spec!r}: this machine has {count} CUDA device(s); give cuda:0 to "
+                        f"cuda:{count - 1}, or cuda")
 
 
 def _device(spec: str):

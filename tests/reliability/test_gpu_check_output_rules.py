@@ -231,7 +231,7 @@ def test_seq_past_the_positions_is_refused(refused):
 
 
 def test_zero_warmup_is_taken_as_given(gc):
-    args = Namespace(quick=True, preset="paper-109m", batch=None, seq=None, repeats=None, warmup=0)
+    args = Namespace(quick=True, preset=None, batch=None, seq=None, repeats=None, warmup=0)
     assert gc.bench.bench_sizes(args)["warmup"] == 0
     args.quick, args.repeats = False, 1
     sizes = gc.bench.bench_sizes(args)
