@@ -53,10 +53,11 @@ import gpu_check_bench as bench  # noqa: E402
 import gpu_check_fsdp as fsdp  # noqa: E402
 from gpu_check_fsdp import fsdp_world_size  # noqa: E402,F401 - the stage's rank choice (tests/gpu)
 import gpu_check_report as report  # noqa: E402
+from gpu_check_settings import check_settings  # noqa: E402
 from leviathan.errors import UserError  # noqa: E402
 from leviathan.once_options import once_options  # noqa: E402
 from gpu_check_common import (OUT_FILES, REPO, WHO, WORK_FILES, _now, _short_error, _write_json,  # noqa: E402
-                              check_device, check_output, claim_folder, json_with)
+                              check_device, check_output, check_work_unlocked, claim_folder, json_with, work_lock)
 
 ENV_KEYS = ("python", "torch", "requested_device", "missing_packages")  # an env.json of this stage has them all
 
@@ -114,6 +115,12 @@ def cmd_env(args) -> int:
 def cmd_all(args) -> int:
     work = claim_folder(args.work, WORK_FILES, "--work")
     report.check_outputs(args)  # before minutes of stages, not after
+    with work_lock(work):  # one check at a time in a work folder (round 25, X74)
+        return _all(args, work)
+
+
+def _all(args, work) -> int:
+    """``all``'s stages, under the work folder's lock."""
     t0 = _now()  # the GPU tests (they skip without CUDA), in a subprocess as gpu_check.sh runs them
     with open(work / "gpu-tests.log", "w") as log:
         cmd = [sys.executable, "-m", "pytest", "-v", "-m", "gpu", str(REPO / "tests" / "gpu"), "-rfEs",
@@ -139,7 +146,10 @@ def cmd_all(args) -> int:
 
 def cmd_claim(args) -> int:
     """Claim ``--work`` (and ``$OUT``) for the check: gpu_check.sh's first step, before its ``rm -f`` (V104); its
-    refusals name GPU_CHECK_WORK, the setting that gives the folder there."""
+    refusals name GPU_CHECK_WORK, the setting that gives the folder there. The script's other settings are checked
+    first, in this one call before any stage (``gpu_check_settings``, round 25, X20-X23)."""
+    check_settings()
+    check_work_unlocked(Path(args.work), "GPU_CHECK_WORK")
     claim_folder(args.work, WORK_FILES, "GPU_CHECK_WORK")
     if os.environ.get("OUT"):
         claim_folder(os.environ["OUT"], OUT_FILES, "OUT")

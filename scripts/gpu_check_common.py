@@ -80,6 +80,33 @@ def claim_folder(folder: str | os.PathLike, names: tuple[str, ...], flag: str) -
     return folder
 
 
+LOCK_FIX = "give each check its own work folder (--work, GPU_CHECK_WORK)"
+
+
+def work_lock(work: Path):
+    """``with work_lock(work):`` the work folder's write lock (``leviathan.locking``, as the verbs hold theirs),
+    taken after ``claim_folder``: two ``fsdp`` stages in one folder shared ``fsdp-run``, the second ended in
+    torchrun's traceback and "continue it with --resume auto", and could rmtree the first's live run (issue 30 round
+    25, X74). ``all`` holds it around its stages, which take it again under it (``again``)."""
+    from leviathan.locking import folder_lock
+
+    return folder_lock(work, "write the GPU check's files", LOCK_FIX, who=WHO, again=True)
+
+
+def check_work_unlocked(work: Path, flag: str) -> None:
+    """UserError when a live stage process holds ``work``'s lock (``work_lock``): gpu_check.sh's ``claim`` runs this
+    before the script deletes the stage files there (X74)."""
+    from leviathan.errors import UserError
+    from leviathan.locking import held_by_another, lock_path
+
+    held = held_by_another(lock_path(work))
+    if held is not None:
+        pid, command = held
+        who = f"process {pid}" + (f" ({command})" if command else "") if pid is not None else "another process"
+        raise UserError(f"{flag} {str(work)!r} is in use: {who} is writing there; nothing was deleted; wait for it to "
+                        f"finish or stop it, or {LOCK_FIX}")
+
+
 def json_with(*keys: str) -> Callable[[Path], bool]:
     """A test of a file: a JSON object holding ``keys`` (an earlier output of one stage)."""
     def test(path: Path) -> bool:
@@ -129,24 +156,16 @@ def _finite(x) -> bool:
 
 def check_device(spec: str) -> None:
     """UserError when the device ``spec`` (``cuda``, ``cuda:N``, ``cpu``; its form is checked by the command line) is
-    not one this torch can use, before a stage writes or runs anything: on a CPU-only torch the default ``cuda`` ended
-    the bench in an AssertionError traceback and the fsdp stage in a raw exception's text after minutes of setup
-    (issue 30 round 25, X17, X18). ``env`` does not call it: it records the environment whatever it is."""
-    import torch
-
+    not on this machine (``devices.device_unavailable``), before a stage writes or runs anything: on a CPU-only torch
+    the default ``cuda`` ended the bench in an AssertionError traceback and the fsdp stage in a raw exception's text
+    after its setup (issue 30 round 25, X17, X18). ``env`` does not call it: it records the environment as it is."""
+    from leviathan.devices import device_unavailable
     from leviathan.errors import UserError
 
-    device = torch.device(spec)
-    if device.type != "cuda":
-        return
-    if not torch.cuda.is_available():
-        raise UserError(f"--device {spec!r}: this torch ({torch.__version__}) sees no CUDA device "
-                        f"(torch.cuda.is_available() is False); run on a machine with a GPU, or pass --device cpu "
-                        f"(with --quick, a rehearsal)")
-    count = torch.cuda.device_count()
-    if device.index is not None and device.index >= count:
-        raise UserError(f"--device {spec!r}: this machine has {count} CUDA device(s); give cuda:0 to "
-                        f"cuda:{count - 1}, or cuda")
+    problem = device_unavailable(spec)
+    if problem is not None:
+        raise UserError(f"--device {problem} (--device cpu --quick rehearses the check), or run it on a machine "
+                        f"with the GPU")
 
 
 def _device(spec: str):

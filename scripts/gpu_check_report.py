@@ -37,8 +37,12 @@ def read_status(work: Path, stage: str) -> dict | None:
         raise damaged(path, f"it holds {_clip(text.strip(), 60)!r}, not 'RC SECONDS LIMIT' or 'skip WHY'") from None
     if (problem := _status_problem(rc, secs, limit)) is not None:
         raise damaged(path, f"it holds {_clip(text.strip(), 60)!r}: {problem}")
-    result = "PASS" if rc == 0 else ("TIMEOUT" if rc in (124, 137) else "FAIL")
+    result = "PASS" if rc == 0 else ("TIMEOUT" if rc in (124, 137) else STOPS.get(rc, "FAIL"))
     return {"result": result, "rc": rc, "s": secs, "limit": limit}
+
+
+# gpu_check.sh's status of a stage it stopped for a stop signal (round 25, X87): 128 + the signal's number
+STOPS = {129: "STOPPED (SIGHUP)", 130: "STOPPED (Ctrl-C)", 143: "STOPPED (SIGTERM)"}
 
 
 def _status_problem(rc: int, secs: int | None, limit: int | None) -> str | None:

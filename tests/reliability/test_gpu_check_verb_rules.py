@@ -17,6 +17,7 @@ import errno
 import json
 import os
 import signal
+import time
 import subprocess
 import sys
 from pathlib import Path
@@ -100,7 +101,7 @@ def test_preset_with_quick_is_refused(tmp_path, refused, preset):
 def test_cuda_on_a_cpu_only_torch_is_refused_up_front(tmp_path, refused, stage, device):
     argv = [stage, "--quick", "--no-compile", "--work", tmp_path / "gw"] + (["--device", device] if device else [])
     line = refused(argv)
-    assert "sees no CUDA device" in line and "--device cpu" in line
+    assert f"--device is {device or 'cuda'!r}, but CUDA is not available here; use cpu" in line, line
     assert not (tmp_path / "gw").exists()
 
 
@@ -142,12 +143,14 @@ def test_a_status_no_stage_writes_is_refused(tmp_path, refused, status, says):
     assert "bench.status" in line and says in line
 
 
-def test_statuses_a_stage_writes_are_reported(gc, tmp_path, monkeypatch):
+def test_statuses_a_stage_writes_are_reported(gc, tmp_path, monkeypatch, capsys):
     monkeypatch.delenv("OUT", raising=False)
     work = _work(tmp_path, "0 5", {"device": "cpu"})
-    for status in ("0 5", "0 5 0", "124 40 30", "skip only 3s left of the 450s budget"):
+    for status, shown in (("0 5", "PASS"), ("0 5 0", "PASS"), ("124 40 30", "TIMEOUT (rc 124)"),
+                          ("skip only 3s left of the 450s budget", "SKIPPED"), ("130 3 86", "STOPPED (Ctrl-C)")):
         (work / "bench.status").write_text(status + "\n")
         assert gc.main(["report", "--work", str(work)]) == 1  # the other stages did not run
+        assert f"| training step time, leviathan / dense_tied (eager, compiled) | {shown} |" in capsys.readouterr().out
 
 
 @pytest.mark.parametrize("bench, says", [
@@ -178,3 +181,68 @@ def test_a_folder_that_takes_no_files_is_one_line(gc, refused):
     proc = cli(["bench", "--only", "generator", "--json", "/proc/x.json"], timeout=120)
     assert proc.returncode == 2, proc.stderr[-2000:]
     assert "'/proc/x.json' cannot be written" in one_error(proc.stderr)
+
+
+# ---- gpu_check.sh: settings, a second check, a stop (X20-X23, X74, X87) ------------------------------
+def _shell(tmp_path: Path, **settings) -> subprocess.Popen:
+    env = {**{k: v for k, v in os.environ.items() if k != "OUT"}, "GPU_CHECK_DEVICE": "cpu", "GPU_CHECK_QUICK": "1",
+           "GPU_CHECK_SKIP_INSTALL": "1", "GPU_CHECK_NO_COMPILE": "1", "GPU_CHECK_DTYPE": "fp32",
+           "GPU_CHECK_WORK": str(tmp_path / "gw"), "PYTHON": sys.executable, "OMP_NUM_THREADS": "1", **settings}
+    return subprocess.Popen(["bash", str(REPO / "scripts" / "gpu_check.sh")], cwd=tmp_path, env=env, text=True,
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, start_new_session=True)
+
+
+@pytest.mark.parametrize("setting, value, says", [
+    ("GPU_CHECK_BUDGET_S", "abc", "not a whole number of seconds from 1 to 86,400"),
+    ("GPU_CHECK_BUDGET_S", "1e3", "not a whole number of seconds"),
+    ("GPU_CHECK_BUDGET_S", "-5", "not a whole number of seconds"),
+    ("GPU_CHECK_DTYPE", "fp16", "bf16 (default) or fp32"),
+    ("GPU_CHECK_DEVICE", "tpu", "must be cpu, cuda or cuda:N"),
+    ("GPU_CHECK_QUICK", "yes", "1 (on) or 0 (off"),
+])
+def test_shell_settings_are_checked_before_any_stage(tmp_path, setting, value, says):
+    proc = _shell(tmp_path, **{setting: value})
+    _, err = proc.communicate(timeout=120)
+    assert proc.returncode == 2, err[-2000:]
+    line = one_error(err)
+    assert f"{setting}={value!r}" in line and says in line
+    assert not (tmp_path / "gw").exists()  # nothing claimed, no stage ran
+
+
+def _hold_the_lock(work: Path) -> subprocess.Popen:
+    """A second process holding ``work``'s lock, as a running stage does (returns once it holds it)."""
+    code = ("import sys, time; sys.path.insert(0, sys.argv[2]); from pathlib import Path; "
+            "from gpu_check_common import work_lock\nwith work_lock(Path(sys.argv[1])):\n"
+            "    print('held', flush=True); time.sleep(120)")
+    holder = subprocess.Popen([sys.executable, "-c", code, str(work), str(REPO / "scripts")], text=True,
+                              stdout=subprocess.PIPE, env={**os.environ, "PYTHONPATH": str(REPO / "src")})
+    assert holder.stdout.readline().strip() == "held"
+    return holder
+
+
+def test_a_second_check_in_a_work_folder_is_refused(gc, tmp_path, refused):
+    work = tmp_path / "gw2x"
+    assert gc.main(["claim", "--work", str(work)]) == 0
+    holder = _hold_the_lock(work)
+    try:
+        line = refused(["fsdp", *QUICK, "--work", work, "--budget-s", "100"])
+        assert f"process {holder.pid}" in line and "give each check its own work folder" in line
+        line = refused(["claim", "--work", work])
+        assert "is in use" in line and f"process {holder.pid}" in line
+    finally:
+        holder.kill()
+        holder.wait()
+    assert not (work / "fsdp-run").exists() and not (work / "fsdp-corpus").exists()
+
+
+def test_ctrl_c_stops_the_shell_check_and_says_so(tmp_path):
+    proc = _shell(tmp_path, GPU_CHECK_BUDGET_S="300")
+    wait_for(lambda: (tmp_path / "gw" / "gpu-tests.log").exists(), proc, "the gpu-tests stage", timeout=120)
+    time.sleep(1)
+    os.killpg(proc.pid, signal.SIGINT)  # Ctrl-C: the whole foreground group
+    out, err = proc.communicate(timeout=120)
+    assert proc.returncode == 130, out[-2000:] + err[-2000:]
+    assert "stopped by SIGINT during the gpu-tests stage" in err and "run the check again" in err
+    assert "=== [" in out and "report" not in out.split("gpu-tests: exit status")[-1]
+    assert (tmp_path / "gw" / "gpu-tests.status").read_text().split()[0] == "130"
+    assert not (tmp_path / "gw" / "bench.status").exists()
