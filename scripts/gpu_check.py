@@ -96,6 +96,14 @@ def env_info(device: str) -> dict:
     return info
 
 
+# the options each stage reads ("sizes": --preset, --batch, --seq, --repeats, --warmup); all: every stage's, its JSON
+# files in the work folder
+STAGE_OPTIONS = {"env": {"json"},
+                 "bench": {"quick", "no_compile", "dtype", "budget_s", "threads", "json", "sizes"},
+                 "fsdp": {"quick", "dtype", "budget_s", "json", "work"},
+                 "all": {"quick", "no_compile", "dtype", "budget_s", "threads", "sizes", "work"}}
+
+
 def cmd_env(args) -> int:
     check_output(args.json, "--json", json_with(*ENV_KEYS), "an earlier `gpu_check.py env` record")
     info = env_info(args.device)
@@ -187,24 +195,30 @@ def _main(argv) -> int:
                                 formatter_class=argparse.RawDescriptionHelpFormatter)
     sub = p.add_subparsers(dest="cmd", required=True)
 
-    def common(sp, json_default=True):
+    def common(sp, uses):
         sp.add_argument("--device", type=harness_device, default="cuda", help="cuda (default), cuda:N or cpu")
-        sp.add_argument("--quick", action="store_true", help="tiny sizes (seconds on a CPU): rehearse the logic")
-        sp.add_argument("--no-compile", action="store_true", help="skip the torch.compile measurement")
-        sp.add_argument("--dtype", choices=("bf16", "fp32"), default="bf16", help="autocast dtype (default bf16)")
-        sp.add_argument("--budget-s", type=positive_float, default=_env_budget(),
-                        help="seconds this stage may take: no new measurement starts that would not fit "
-                             "(default: $GPU_CHECK_STAGE_LIMIT minus 10 s, set by gpu_check.sh; else none)")
-        sp.add_argument("--threads", type=thread_count, default=None, help="torch intra-op threads")
-        if json_default:
+        if "quick" in uses:
+            sp.add_argument("--quick", action="store_true", help="tiny sizes (seconds on a CPU): rehearse the logic")
+        if "no_compile" in uses:
+            sp.add_argument("--no-compile", action="store_true", help="skip the torch.compile measurement")
+        if "dtype" in uses:
+            sp.add_argument("--dtype", choices=("bf16", "fp32"), default="bf16", help="autocast dtype (default bf16)")
+        if "budget_s" in uses:
+            sp.add_argument("--budget-s", type=positive_float, default=_env_budget(),
+                            help="seconds this stage may take: no new measurement starts that would not fit "
+                                 "(default: $GPU_CHECK_STAGE_LIMIT minus 10 s, set by gpu_check.sh; else none)")
+        if "threads" in uses:
+            sp.add_argument("--threads", type=thread_count, default=None, help="torch intra-op threads")
+        if "json" in uses:
             sp.add_argument("--json", default=None, help="write the results here")
 
-    # each stage takes only the options it uses: `env --md r.md`, `all --json x.json` and `fsdp --batch 4` were
-    # taken and ignored, nothing written or changed, no word (issue 30 round 24, V38's kind)
-    for name in ("env", "bench", "fsdp", "all"):
+    # each stage takes only the options it uses (STAGE_OPTIONS): `env --md r.md`, `all --json x.json` and `fsdp --batch
+    # 4` were taken and ignored, nothing written or changed, no word (issue 30 round 24, V38's kind); so were `env
+    # --quick --dtype fp32 --work w`, `bench --work w` and `fsdp --no-compile` (round 25, the kind of X15)
+    for name, uses in STAGE_OPTIONS.items():
         sp = sub.add_parser(name)
-        common(sp, json_default=name != "all")  # all: each stage's JSON goes to the work folder
-        if name in ("bench", "all"):
+        common(sp, uses)
+        if "sizes" in uses:
             sp.add_argument("--preset", default=None, help="model preset (default paper-109m; not with --quick)")
             sp.add_argument("--batch", type=positive_int, default=None,
                             help="sequences per step (default 16; quick 2)")
@@ -213,8 +227,9 @@ def _main(argv) -> int:
                             help="timed steps per model (default 10; quick 3)")
             sp.add_argument("--warmup", type=non_negative_int, default=None,
                             help="untimed steps per model first (default 3; quick 1)")
-        sp.add_argument("--work", default=os.environ.get("GPU_CHECK_WORK") or "/tmp/gpu_check",
-                        help="scratch folder (data, runs, stage files)")
+        if "work" in uses:
+            sp.add_argument("--work", default=os.environ.get("GPU_CHECK_WORK") or "/tmp/gpu_check",
+                            help="scratch folder (data, runs, stage files)")
         if name == "all":
             sp.add_argument("--md", default=None, help="also write the markdown report here")
     sp = sub.add_parser("report")
@@ -227,7 +242,8 @@ def _main(argv) -> int:
         refuse_empty_path(getattr(args, dest, None), f"--{dest}")
     if args.cmd in ("bench", "fsdp", "all"):  # before anything is written (round 25, X17, X18)
         check_device(args.device)
-    args.work = os.path.abspath(args.work)  # the fsdp stage runs its commands from the repository (V37)
+    if hasattr(args, "work"):
+        args.work = os.path.abspath(args.work)  # the fsdp stage runs its commands from the repository (V37)
     return {"env": cmd_env, "bench": bench.cmd_bench, "fsdp": fsdp.cmd_fsdp, "report": report.cmd_report,
             "all": cmd_all, "claim": cmd_claim}[args.cmd](args)
 

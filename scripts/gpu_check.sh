@@ -71,7 +71,8 @@ run_stage() {
     t0=$(date +%s)
     # in the background, so that a stop's trap runs at once (a foreground command delays it to its end); tee ignores
     # the Ctrl-C so that the stage's last lines reach the log
-    GPU_CHECK_STAGE_LIMIT=$limit timeout --kill-after=10 "$limit" "$@" > >(trap '' INT; exec tee "$WORK/$name.log") 2>&1 &
+    GPU_CHECK_STAGE_LIMIT=$limit timeout --kill-after=10 "$limit" "$@" \
+        > >(trap '' INT; exec tee "$WORK/$name.log") 2>&1 &
     local pid=$!
     wait "$pid"
     rc=$?

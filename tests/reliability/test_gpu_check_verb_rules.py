@@ -35,16 +35,17 @@ from leviathan.result_json import check_json_target  # noqa: E402
 
 CPU_ONLY = pytest.mark.skipif(torch.cuda.is_available(), reason="the refusal of cuda is for a CPU-only torch")
 QUICK = ["--device", "cpu", "--quick", "--no-compile", "--dtype", "fp32"]
+FSDP_QUICK = ["--device", "cpu", "--quick", "--dtype", "fp32"]  # fsdp compiles nothing: no --no-compile
 
 
 # ---- empty paths (X4, X7, X8, X12, X92) -------------------------------------------------------------
 @pytest.mark.parametrize("argv, option", [
     (["env", "--device", "cpu", "--json", ""], "--json"),
-    (["bench", *QUICK, "--work", "w", "--json", ""], "--json"),
+    (["bench", *QUICK, "--json", ""], "--json"),
     (["report", "--work", "w", "--md", ""], "--md"),
     (["report", "--work", ""], "--work"),
     (["claim", "--work", ""], "--work"),
-    (["fsdp", *QUICK, "--work", "", "--budget-s", "1"], "--work"),
+    (["fsdp", *FSDP_QUICK, "--work", "", "--budget-s", "1"], "--work"),
     (["all", *QUICK, "--work", ""], "--work"),
 ], ids=["env-json", "bench-json", "report-md", "report-work", "claim-work", "fsdp-work", "all-work"])
 def test_an_empty_path_is_refused(tmp_path, refused, argv, option):
@@ -91,16 +92,25 @@ def test_a_storage_line_names_the_scripts_own_options():
 # ---- options taken and ignored, devices that cannot run (X15, X17, X18) ------------------------------
 @pytest.mark.parametrize("preset", ["nope", "paper-1.2b"])
 def test_preset_with_quick_is_refused(tmp_path, refused, preset):
-    line = refused(["bench", *QUICK, "--work", tmp_path / "gw", "--preset", preset, "--repeats", "1"])
+    line = refused(["bench", *QUICK, "--json", tmp_path / "b.json", "--preset", preset, "--repeats", "1"])
     assert f"--preset {preset!r} is not used with --quick" in line
-    assert not (tmp_path / "gw").exists()
+    assert not (tmp_path / "b.json").exists()
+
+
+@pytest.mark.parametrize("argv", [["env", "--quick"], ["env", "--dtype", "fp32"], ["env", "--work", "w"],
+                                  ["bench", "--work", "w"], ["fsdp", "--no-compile"], ["fsdp", "--threads", "1"]])
+def test_an_option_the_stage_does_not_read_is_refused(tmp_path, refused, argv):
+    # --json '': a refusal of its own after the parse, so that a stage taking the option ends at once all the same
+    assert "unrecognized arguments" in refused([*argv, "--device", "cpu", "--json", ""])
+    assert not (tmp_path / "w").exists()
 
 
 @CPU_ONLY
 @pytest.mark.parametrize("stage, device", [("bench", None), ("bench", "cuda:0"), ("fsdp", None), ("all", "cuda")])
 def test_cuda_on_a_cpu_only_torch_is_refused_up_front(tmp_path, refused, stage, device):
-    argv = [stage, "--quick", "--no-compile", "--work", tmp_path / "gw"] + (["--device", device] if device else [])
-    line = refused(argv)
+    where = ["--json", tmp_path / "gw" / "b.json"] if stage == "bench" else ["--work", tmp_path / "gw"]
+    argv = [stage, "--quick", *where]
+    line = refused(argv + (["--device", device] if device else []))
     assert f"--device is {device or 'cuda'!r}, but CUDA is not available here; use cpu" in line, line
     assert not (tmp_path / "gw").exists()
 
@@ -110,9 +120,9 @@ def test_sigterm_during_the_bench_is_one_line_and_the_row_says_so(tmp_path):
     env = {**{k: v for k, v in os.environ.items() if k != "OUT"}, "OMP_NUM_THREADS": "1",
            "PYTHONPATH": str(REPO / "src")}
     out = tmp_path / "gw" / "b.json"
-    proc = subprocess.Popen([sys.executable, str(REPO / "scripts" / "gpu_check.py"), "bench", *QUICK, "--work",
-                             str(tmp_path / "gw"), "--json", str(out), "--repeats", "100000"], cwd=tmp_path, env=env,
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    proc = subprocess.Popen([sys.executable, str(REPO / "scripts" / "gpu_check.py"), "bench", *QUICK, "--json",
+                             str(out), "--repeats", "100000"], cwd=tmp_path, env=env, stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE, text=True)
     wait_for(lambda: out.exists() and "started" in out.read_text(), proc, "the first measurement", timeout=60)
     proc.send_signal(signal.SIGTERM)
     _, err = proc.communicate(timeout=60)
@@ -225,7 +235,7 @@ def test_a_second_check_in_a_work_folder_is_refused(gc, tmp_path, refused):
     assert gc.main(["claim", "--work", str(work)]) == 0
     holder = _hold_the_lock(work)
     try:
-        line = refused(["fsdp", *QUICK, "--work", work, "--budget-s", "100"])
+        line = refused(["fsdp", *FSDP_QUICK, "--work", work, "--budget-s", "100"])
         assert f"process {holder.pid}" in line and "give each check its own work folder" in line
         line = refused(["claim", "--work", work])
         assert "is in use" in line and f"process {holder.pid}" in line
