@@ -53,10 +53,11 @@ import gpu_check_bench as bench  # noqa: E402
 import gpu_check_fsdp as fsdp  # noqa: E402
 from gpu_check_fsdp import fsdp_world_size  # noqa: E402,F401 - the stage's rank choice (tests/gpu)
 import gpu_check_report as report  # noqa: E402
+from gpu_check_settings import check_settings  # noqa: E402
 from leviathan.errors import UserError  # noqa: E402
 from leviathan.once_options import once_options  # noqa: E402
-from gpu_check_common import (OUT_FILES, REPO, WORK_FILES, _now, _short_error, _write_json, check_output,  # noqa: E402
-                              claim_folder, json_with)
+from gpu_check_common import (OUT_FILES, REPO, WHO, WORK_FILES, _now, _short_error, _write_json,  # noqa: E402
+                              check_device, check_output, check_work_unlocked, claim_folder, json_with, work_lock)
 
 ENV_KEYS = ("python", "torch", "requested_device", "missing_packages")  # an env.json of this stage has them all
 
@@ -95,6 +96,14 @@ def env_info(device: str) -> dict:
     return info
 
 
+# the options each stage reads ("sizes": --preset, --batch, --seq, --repeats, --warmup); all: every stage's, its JSON
+# files in the work folder
+STAGE_OPTIONS = {"env": {"json"},
+                 "bench": {"quick", "no_compile", "dtype", "budget_s", "threads", "json", "sizes"},
+                 "fsdp": {"quick", "dtype", "budget_s", "json", "work"},
+                 "all": {"quick", "no_compile", "dtype", "budget_s", "threads", "sizes", "work"}}
+
+
 def cmd_env(args) -> int:
     check_output(args.json, "--json", json_with(*ENV_KEYS), "an earlier `gpu_check.py env` record")
     info = env_info(args.device)
@@ -114,6 +123,12 @@ def cmd_env(args) -> int:
 def cmd_all(args) -> int:
     work = claim_folder(args.work, WORK_FILES, "--work")
     report.check_outputs(args)  # before minutes of stages, not after
+    with work_lock(work):  # one check at a time in a work folder (round 25, X74)
+        return _all(args, work)
+
+
+def _all(args, work) -> int:
+    """``all``'s stages, under the work folder's lock."""
     t0 = _now()  # the GPU tests (they skip without CUDA), in a subprocess as gpu_check.sh runs them
     with open(work / "gpu-tests.log", "w") as log:
         cmd = [sys.executable, "-m", "pytest", "-v", "-m", "gpu", str(REPO / "tests" / "gpu"), "-rfEs",
@@ -139,7 +154,10 @@ def cmd_all(args) -> int:
 
 def cmd_claim(args) -> int:
     """Claim ``--work`` (and ``$OUT``) for the check: gpu_check.sh's first step, before its ``rm -f`` (V104); its
-    refusals name GPU_CHECK_WORK, the setting that gives the folder there."""
+    refusals name GPU_CHECK_WORK, the setting that gives the folder there. The script's other settings are checked
+    first, in this one call before any stage (``gpu_check_settings``, round 25, X20-X23)."""
+    check_settings()
+    check_work_unlocked(Path(args.work), "GPU_CHECK_WORK")
     claim_folder(args.work, WORK_FILES, "GPU_CHECK_WORK")
     if os.environ.get("OUT"):
         claim_folder(os.environ["OUT"], OUT_FILES, "OUT")
@@ -163,37 +181,45 @@ def _env_budget() -> float | None:
 def main(argv=None) -> int:
     """The exit status: a refusal or a storage failure is one line ``error: ...``, status 2 (as the verbs end);
     scripts/gpu_check.py ended in tracebacks (a damaged stage file, V77) or ran bad values (V38, V39)."""
-    from leviathan.cli import one_line_errors
+    from leviathan.cli import _stoppable, one_line_errors
 
-    return one_line_errors(lambda: _main(argv), "gpu_check")
+    # a stop (Ctrl-C, SIGTERM) ended it with no line at all, exit 143 (issue 30 round 25, X88): the verbs' handler
+    return one_line_errors(lambda: _stoppable("gpu_check", lambda: _main(argv), WHO), "gpu_check")
 
 
 def _main(argv) -> int:
     from leviathan.commands.values import harness_device, non_negative_int, positive_float, positive_int, thread_count
+    from leviathan.empty_paths import refuse_empty_path
 
     p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0],
                                 formatter_class=argparse.RawDescriptionHelpFormatter)
     sub = p.add_subparsers(dest="cmd", required=True)
 
-    def common(sp, json_default=True):
+    def common(sp, uses):
         sp.add_argument("--device", type=harness_device, default="cuda", help="cuda (default), cuda:N or cpu")
-        sp.add_argument("--quick", action="store_true", help="tiny sizes (seconds on a CPU): rehearse the logic")
-        sp.add_argument("--no-compile", action="store_true", help="skip the torch.compile measurement")
-        sp.add_argument("--dtype", choices=("bf16", "fp32"), default="bf16", help="autocast dtype (default bf16)")
-        sp.add_argument("--budget-s", type=positive_float, default=_env_budget(),
-                        help="seconds this stage may take: no new measurement starts that would not fit "
-                             "(default: $GPU_CHECK_STAGE_LIMIT minus 10 s, set by gpu_check.sh; else none)")
-        sp.add_argument("--threads", type=thread_count, default=None, help="torch intra-op threads")
-        if json_default:
+        if "quick" in uses:
+            sp.add_argument("--quick", action="store_true", help="tiny sizes (seconds on a CPU): rehearse the logic")
+        if "no_compile" in uses:
+            sp.add_argument("--no-compile", action="store_true", help="skip the torch.compile measurement")
+        if "dtype" in uses:
+            sp.add_argument("--dtype", choices=("bf16", "fp32"), default="bf16", help="autocast dtype (default bf16)")
+        if "budget_s" in uses:
+            sp.add_argument("--budget-s", type=positive_float, default=_env_budget(),
+                            help="seconds this stage may take: no new measurement starts that would not fit "
+                                 "(default: $GPU_CHECK_STAGE_LIMIT minus 10 s, set by gpu_check.sh; else none)")
+        if "threads" in uses:
+            sp.add_argument("--threads", type=thread_count, default=None, help="torch intra-op threads")
+        if "json" in uses:
             sp.add_argument("--json", default=None, help="write the results here")
 
-    # each stage takes only the options it uses: `env --md r.md`, `all --json x.json` and `fsdp --batch 4` were
-    # taken and ignored, nothing written or changed, no word (issue 30 round 24, V38's kind)
-    for name in ("env", "bench", "fsdp", "all"):
+    # each stage takes only the options it uses (STAGE_OPTIONS): `env --md r.md`, `all --json x.json` and `fsdp --batch
+    # 4` were taken and ignored, nothing written or changed, no word (issue 30 round 24, V38's kind); so were `env
+    # --quick --dtype fp32 --work w`, `bench --work w` and `fsdp --no-compile` (round 25, the kind of X15)
+    for name, uses in STAGE_OPTIONS.items():
         sp = sub.add_parser(name)
-        common(sp, json_default=name != "all")  # all: each stage's JSON goes to the work folder
-        if name in ("bench", "all"):
-            sp.add_argument("--preset", default="paper-109m")
+        common(sp, uses)
+        if "sizes" in uses:
+            sp.add_argument("--preset", default=None, help="model preset (default paper-109m; not with --quick)")
             sp.add_argument("--batch", type=positive_int, default=None,
                             help="sequences per step (default 16; quick 2)")
             sp.add_argument("--seq", type=positive_int, default=None, help="sequence length (default 512; quick 32)")
@@ -201,17 +227,23 @@ def _main(argv) -> int:
                             help="timed steps per model (default 10; quick 3)")
             sp.add_argument("--warmup", type=non_negative_int, default=None,
                             help="untimed steps per model first (default 3; quick 1)")
-        sp.add_argument("--work", default=os.environ.get("GPU_CHECK_WORK", "/tmp/gpu_check"),
-                        help="scratch folder (data, runs, stage files)")
+        if "work" in uses:
+            sp.add_argument("--work", default=os.environ.get("GPU_CHECK_WORK") or "/tmp/gpu_check",
+                            help="scratch folder (data, runs, stage files)")
         if name == "all":
             sp.add_argument("--md", default=None, help="also write the markdown report here")
     sp = sub.add_parser("report")
-    sp.add_argument("--work", default=os.environ.get("GPU_CHECK_WORK", "/tmp/gpu_check"))
+    sp.add_argument("--work", default=os.environ.get("GPU_CHECK_WORK") or "/tmp/gpu_check")
     sp.add_argument("--md", default=None, help="write the markdown here too ($OUT/gpu_check.md is automatic)")
     sp = sub.add_parser("claim", help="make --work (and $OUT) the check's folders (gpu_check.sh's first step)")
-    sp.add_argument("--work", default=os.environ.get("GPU_CHECK_WORK", "/tmp/gpu_check"))
+    sp.add_argument("--work", default=os.environ.get("GPU_CHECK_WORK") or "/tmp/gpu_check")
     args = once_options(p).parse_args(argv)
-    args.work = os.path.abspath(args.work)  # the fsdp stage runs its commands from the repository (V37)
+    for dest in ("work", "json", "md"):  # '' was the current folder, or nothing written (round 25, X4, X7, X8, X12)
+        refuse_empty_path(getattr(args, dest, None), f"--{dest}")
+    if args.cmd in ("bench", "fsdp", "all"):  # before anything is written (round 25, X17, X18)
+        check_device(args.device)
+    if hasattr(args, "work"):
+        args.work = os.path.abspath(args.work)  # the fsdp stage runs its commands from the repository (V37)
     return {"env": cmd_env, "bench": bench.cmd_bench, "fsdp": fsdp.cmd_fsdp, "report": report.cmd_report,
             "all": cmd_all, "claim": cmd_claim}[args.cmd](args)
 

@@ -30,8 +30,7 @@ CALLER=$(pwd)
 cd "$(dirname "$0")/.." || exit 2
 REPO=$(pwd)
 START=$(date +%s)
-BUDGET=${GPU_CHECK_BUDGET_S:-450}
-DEADLINE=$((START + BUDGET))
+BUDGET=${GPU_CHECK_BUDGET_S:-450}  # checked by the claim below before any arithmetic (X20-X22)
 DEVICE=${GPU_CHECK_DEVICE:-cuda}
 QUICK=()
 [ "${GPU_CHECK_QUICK:-0}" = 1 ] && QUICK=(--quick)
@@ -45,7 +44,8 @@ case ${OUT:-/} in /*) ;; *) OUT=$CALLER/$OUT ;; esac
 # marker of its own (leviathan.ownership; it needs no torch) before anything there is deleted or written. The rm -f
 # below deleted a user's *.log and env.json in the folder GPU_CHECK_WORK named (issue 30 round 24, V104).
 PYTHONPATH="$REPO/src${PYTHONPATH:+:$PYTHONPATH}" OUT=${OUT:-} "${PYTHON:-python3}" scripts/gpu_check.py claim \
-    --work "$WORK" || exit 2
+    --work "$WORK" || { [ -n "${GPU_CHECK_WORK:-}" ] || rmdir "$WORK" 2>/dev/null; exit 2; }  # mktemp's, left empty
+DEADLINE=$((START + BUDGET))
 rm -f "$WORK"/{setup,gpu-tests,fsdp,bench}.{status,log} "$WORK"/{pip,fsdp-torchrun}.log "$WORK"/setup.note \
     "$WORK"/{env,bench,fsdp}.json "$WORK"/pytest.xml "$WORK"/gpu_check.md
 export PYTHONUNBUFFERED=1 TOKENIZERS_PARALLELISM=false HF_HUB_OFFLINE=1 TRANSFORMERS_OFFLINE=1 HF_DATASETS_OFFLINE=1
@@ -69,10 +69,34 @@ run_stage() {
     fi
     echo "=== [$(elapsed)s] $name (limit ${limit}s): $*"
     t0=$(date +%s)
-    GPU_CHECK_STAGE_LIMIT=$limit timeout --kill-after=10 "$limit" "$@" 2>&1 | tee "$WORK/$name.log"
-    rc=${PIPESTATUS[0]}
+    # in the background, so that a stop's trap runs at once (a foreground command delays it to its end); tee ignores
+    # the Ctrl-C so that the stage's last lines reach the log
+    GPU_CHECK_STAGE_LIMIT=$limit timeout --kill-after=10 "$limit" "$@" \
+        > >(trap '' INT; exec tee "$WORK/$name.log") 2>&1 &
+    local pid=$!
+    wait "$pid"
+    rc=$?
+    if [ -n "$STOPPED" ]; then  # the stage itself is stopped (timeout passes the SIGTERM on), then the check
+        kill -TERM "$pid" 2>/dev/null
+        while kill -0 "$pid" 2>/dev/null; do wait "$pid"; done
+        rc=$(( 128 + $(kill -l "$STOPPED") ))
+    fi
     echo "$rc $(( $(date +%s) - t0 )) $limit" > "$WORK/$name.status"
     echo "=== [$(elapsed)s] $name: exit status $rc"
+    stop_if_stopped "$name"
+}
+
+# A stop (Ctrl-C, SIGTERM, SIGHUP) ends the check after the stage it came in: it was recorded as that stage's timeout
+# and the script went on to the report, exit 1, nothing saying the check was interrupted (issue 30 round 25, X87).
+STOPPED=
+trap 'STOPPED=INT' INT
+trap 'STOPPED=TERM' TERM
+trap 'STOPPED=HUP' HUP
+stop_if_stopped() {
+    [ -z "$STOPPED" ] && return
+    echo "gpu_check.sh: stopped by SIG$STOPPED during the $1 stage; the stages after it and the report did not run;" \
+        "run the check again (it redoes every stage)" >&2
+    exit $(( 128 + $(kill -l "$STOPPED") ))
 }
 
 # ---- 1. setup -------------------------------------------------------------------------------------
@@ -118,6 +142,7 @@ timeout 60 "$PY" scripts/gpu_check.py env --device "$DEVICE" --json "$WORK/env.j
 env_rc=${PIPESTATUS[0]}
 [ "$env_rc" = 0 ] || setup_rc=$env_rc
 echo "$setup_rc $(( $(date +%s) - t0 )) 0" > "$WORK/setup.status"
+stop_if_stopped setup
 
 # ---- 2-4. stages (limits: own maximum, cut so the later stages keep their minimum) ------------------
 run_stage gpu-tests 150 200 "$PY" -m pytest -v -m gpu tests/gpu -rfEs -p no:cacheprovider \

@@ -4,8 +4,11 @@ one process, alternated, medians and their ratio, eagerly and under torch.compil
 from __future__ import annotations
 
 import math
+import signal
 import statistics
 import traceback
+
+from leviathan.errors import Stopped
 
 from gpu_check_common import _clip, _device, _now, _short_error, _write_json, check_output, json_with
 
@@ -99,15 +102,22 @@ def make_batches(kind: str, vocab: int, batch: int, seq: int, count: int, device
 def bench_sizes(args) -> dict:
     """Preset, vocabulary override, batch, sequence, repeats, warmup for this run: each option given, else its
     default. Footgun: ``args.repeats or 3`` took ``--warmup 0`` (and a 0 the command line now refuses) as the default
-    without a word (issue 30 round 24, V38); the values themselves are checked by the command line's types."""
+    without a word (issue 30 round 24, V38); the values themselves are checked by the command line's types. A
+    ``--preset`` given with ``--quick`` (which measures cpu-tiny) is refused: it was taken and ignored, even
+    ``--preset nope`` (round 25, X15)."""
+    from leviathan.errors import UserError
+
     quick = args.quick
+    if quick and args.preset is not None:
+        raise UserError(f"--preset {args.preset!r} is not used with --quick, which measures the cpu-tiny model; drop "
+                        f"--preset, or drop --quick to measure {args.preset!r}")
     given = {"batch": args.batch, "seq": args.seq, "repeats": args.repeats, "warmup": args.warmup}
     defaults = {"batch": 2, "seq": 32, "repeats": 3, "warmup": 1} if quick else \
         {"batch": 16, "seq": 512, "repeats": 10, "warmup": 3}
     sizes = {k: defaults[k] if v is None else v for k, v in given.items()}
     if quick:
         return dict(preset="cpu-tiny", overrides={"vocab_size": 512, "max_position_embeddings": 64}, **sizes)
-    return dict(preset=args.preset, overrides={}, **sizes)
+    return dict(preset=args.preset or "paper-109m", overrides={}, **sizes)
 
 
 def check_sizes(sz: dict) -> None:
@@ -182,7 +192,7 @@ def cmd_bench(args) -> int:
             _write_json(args.json, out)
             print(f"  {mode}/{ids}: {row['status']}", flush=True)
             continue
-        row["status"] = "started, not finished (killed by the stage timeout?)"
+        row["status"] = "started, not finished (killed: the stage timeout, or a stop)"
         _write_json(args.json, out)
         try:
             compiled = mode == "compile"
@@ -224,6 +234,11 @@ def cmd_bench(args) -> int:
                   f"{row['leviathan']['median_ms']:.2f} ms, ratio {row['ratio']:.3f} "
                   f"(distinct ids {row['distinct_ids']}, first steps {row['first_step_s']} s, timed part "
                   f"{row['wall_s']} s)", flush=True)
+        except (Stopped, KeyboardInterrupt) as e:  # the row said "killed by the stage timeout?" (round 25, X88)
+            name = "Ctrl-C (SIGINT)" if isinstance(e, KeyboardInterrupt) else signal.Signals(e.signum).name
+            row["status"] = f"stopped by {name} before it finished (the stage timeout sends SIGTERM too)"
+            _write_json(args.json, out)
+            raise
         except Exception as e:  # noqa: BLE001 - one failing measurement must not stop the others
             failures += 1
             row["status"] = f"error: {_short_error(e)}"

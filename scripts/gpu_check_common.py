@@ -80,6 +80,33 @@ def claim_folder(folder: str | os.PathLike, names: tuple[str, ...], flag: str) -
     return folder
 
 
+LOCK_FIX = "give each check its own work folder (--work, GPU_CHECK_WORK)"
+
+
+def work_lock(work: Path):
+    """``with work_lock(work):`` the work folder's write lock (``leviathan.locking``, as the verbs hold theirs),
+    taken after ``claim_folder``: two ``fsdp`` stages in one folder shared ``fsdp-run``, the second ended in
+    torchrun's traceback and "continue it with --resume auto", and could rmtree the first's live run (issue 30 round
+    25, X74). ``all`` holds it around its stages, which take it again under it (``again``)."""
+    from leviathan.locking import folder_lock
+
+    return folder_lock(work, "write the GPU check's files", LOCK_FIX, who=WHO, again=True)
+
+
+def check_work_unlocked(work: Path, flag: str) -> None:
+    """UserError when a live stage process holds ``work``'s lock (``work_lock``): gpu_check.sh's ``claim`` runs this
+    before the script deletes the stage files there (X74)."""
+    from leviathan.errors import UserError
+    from leviathan.locking import held_by_another, lock_path
+
+    held = held_by_another(lock_path(work))
+    if held is not None:
+        pid, command = held
+        who = f"process {pid}" + (f" ({command})" if command else "") if pid is not None else "another process"
+        raise UserError(f"{flag} {str(work)!r} is in use: {who} is writing there; nothing was deleted; wait for it to "
+                        f"finish or stop it, or {LOCK_FIX}")
+
+
 def json_with(*keys: str) -> Callable[[Path], bool]:
     """A test of a file: a JSON object holding ``keys`` (an earlier output of one stage)."""
     def test(path: Path) -> bool:
@@ -105,30 +132,17 @@ def is_report(path: Path) -> bool:
 
 
 def check_output(path: str | os.PathLike | None, flag: str, earlier: Callable[[Path], bool], what: str) -> None:
-    """UserError unless the output file ``path`` may be written, before any work (``leviathan bench --json``'s rule,
-    round 23 T1, T3): not a folder, no file where a folder above it should be, not a pipe or device, nothing there
-    but an earlier output of the same kind (``earlier``; ``what`` names it); then the OSError the write would meet
-    (a read-only disk). ``report --md mynotes.md`` and ``env --json myenv.json`` wrote over the user's file (V35,
-    V121); ``--json afile/x.json`` was a FileExistsError traceback (V122). Missing folders above are created."""
-    from leviathan.errors import UserError, file_above
-    from leviathan.io import check_writable
-    from leviathan.ownership import CONTAINERS, check_not_inside, check_not_special
+    """UserError unless the output file ``path`` may be written, before any work: ``leviathan bench --json``'s rule
+    (``result_json.check_target``, round 23 T1, T3), with missing folders above created. ``report --md mynotes.md``
+    and ``env --json myenv.json`` wrote over the user's file (V35, V121); ``--json afile/x.json`` was a
+    FileExistsError traceback (V122); ``--json ''`` wrote nothing without a word (round 25, X4, X7)."""
+    from leviathan.empty_paths import refuse_empty_path
+    from leviathan.result_json import check_target
 
-    if not path:
+    if path is None:
         return
-    path = Path(path)
-    if path.is_dir():
-        raise UserError(f"{flag} {str(path)!r} is a folder; name the file to write (e.g. {path / 'gpu_check.out'})")
-    if (blocker := file_above(path)) is not None:
-        raise UserError(f"{flag} {str(path)!r} cannot be written: {blocker!r} is a file, not a folder; choose another "
-                        f"{flag} path, or move that file away")
-    check_not_special(path, flag)
-    check_not_inside(path, flag, ("train", "prepare", "export"), within=CONTAINERS)
-    if os.path.lexists(path) and not earlier(path):
-        raise UserError(f"{flag} {str(path)!r} exists and is not {what}, so {WHO} will not write over it; choose "
-                        f"another {flag} path, or move the file away")
-    path.parent.mkdir(parents=True, exist_ok=True)
-    check_writable(path)
+    refuse_empty_path(path, flag)
+    check_target(path, flag, earlier, f"{what}, so {WHO}", "gpu_check.out", parents=True)
 
 
 def _short_error(e: BaseException, limit: int = 300) -> str:
@@ -138,6 +152,20 @@ def _short_error(e: BaseException, limit: int = 300) -> str:
 
 def _finite(x) -> bool:
     return x is not None and isinstance(x, (int, float)) and math.isfinite(x)
+
+
+def check_device(spec: str) -> None:
+    """UserError when the device ``spec`` (``cuda``, ``cuda:N``, ``cpu``; its form is checked by the command line) is
+    not on this machine (``devices.device_unavailable``), before a stage writes or runs anything: on a CPU-only torch
+    the default ``cuda`` ended the bench in an AssertionError traceback and the fsdp stage in a raw exception's text
+    after its setup (issue 30 round 25, X17, X18). ``env`` does not call it: it records the environment as it is."""
+    from leviathan.devices import device_unavailable
+    from leviathan.errors import UserError
+
+    problem = device_unavailable(spec)
+    if problem is not None:
+        raise UserError(f"--device {problem} (--device cpu --quick rehearses the check), or run it on a machine "
+                        f"with the GPU")
 
 
 def _device(spec: str):

@@ -15,7 +15,7 @@ import traceback
 from pathlib import Path
 
 from gpu_check_common import (REPO, WORK_FILES, _clip, _device, _finite, _now, _short_error, _write_json, check_output,
-                              claim_folder, json_with)
+                              claim_folder, json_with, work_lock)
 from gpu_check_bench import make_batches
 
 
@@ -295,6 +295,12 @@ def cmd_fsdp(args) -> int:
     commands run from the repository, where a relative one named another folder (V37)."""
     check_output(args.json, "--json", json_with("device", "torchrun"), "an earlier `gpu_check.py fsdp` result")
     work = claim_folder(args.work, WORK_FILES, "--work")
+    with work_lock(work):  # a second check in the folder shared fsdp-run (round 25, X74)
+        return _fsdp(args, work)
+
+
+def _fsdp(args, work: Path) -> int:
+    """The stage itself, under the work folder's lock."""
     _remove_earlier_run(work / "fsdp-run", work / "fsdp-data")  # before any work: a user's run there is one line (X25)
     deadline = _now() + (args.budget_s or 3600)
     out = {"device": args.device}

@@ -35,8 +35,30 @@ def read_status(work: Path, stage: str) -> dict | None:
         limit = int(float(parts[2])) if len(parts) > 2 else None
     except (ValueError, OverflowError):  # "x y z", "nan", "inf"
         raise damaged(path, f"it holds {_clip(text.strip(), 60)!r}, not 'RC SECONDS LIMIT' or 'skip WHY'") from None
-    result = "PASS" if rc == 0 else ("TIMEOUT" if rc in (124, 137) else "FAIL")
+    if (problem := _status_problem(rc, secs, limit)) is not None:
+        raise damaged(path, f"it holds {_clip(text.strip(), 60)!r}: {problem}")
+    result = "PASS" if rc == 0 else ("TIMEOUT" if rc in (124, 137) else STOPS.get(rc, "FAIL"))
     return {"result": result, "rc": rc, "s": secs, "limit": limit}
+
+
+# gpu_check.sh's status of a stage it stopped for a stop signal (round 25, X87): 128 + the signal's number
+STOPS = {129: "STOPPED (SIGHUP)", 130: "STOPPED (Ctrl-C)", 143: "STOPPED (SIGTERM)"}
+
+
+def _status_problem(rc: int, secs: int | None, limit: int | None) -> str | None:
+    """What no stage writes in a status file, or None: an exit status outside 0-255, a negative time or limit, or a
+    time past the limit and ``timeout``'s 10 s grace (a limit of 0: none, as ``setup`` and ``all`` write). A status of
+    "0 -5 30" read as a PASS of -5 s (issue 30 round 25, X109): a saved number trusted as written."""
+    if not 0 <= rc <= 255:
+        return f"the exit status {rc} is not one a process ends with (0 to 255)"
+    if secs is not None and secs < 0 or limit is not None and limit < 0:
+        return "a time or a limit is negative"
+    if secs is not None and limit and secs > limit + STATUS_SLACK_S:
+        return f"the stage took {secs} s, past its limit of {limit} s (the stage timeout stops it by then)"
+    return None
+
+
+STATUS_SLACK_S = 30  # timeout's --kill-after=10, and the seconds of gpu_check.sh's own lines around the stage
 
 
 def read_junit(path: Path) -> dict | None:
@@ -205,9 +227,31 @@ def _shaped(show, stage: str, work: Path):
                                                  f"{_clip(e, 80)})") from None
 
 
+def check_companion(path: Path, env: dict) -> None:
+    """UserError (``damaged``) when the stage file ``path`` (bench.json, fsdp.json) was not written on the machine
+    env.json describes: another torch, a CUDA device where env.json saw none, another GPU. A bench.json of an H100's
+    check copied into a CPU rehearsal's folder was reported as this machine's, "Overall: PASS" (issue 30 round 25,
+    X111): companion files are checked against each other, as an export's are (``ownership.check_output_files``)."""
+    stage = _load(path) if env else None
+    if not stage:
+        return
+    device, gpu = str(stage.get("device") or ""), stage.get("gpu")
+    if stage.get("torch") and env.get("torch") and stage["torch"] != env["torch"]:
+        problem = f"it was written with torch {stage['torch']}, and env.json records torch {env['torch']}"
+    elif device.startswith("cuda") and env.get("cuda_available") is False:
+        problem = f"it was measured on {device}, and env.json records no CUDA device on this machine"
+    elif gpu and env.get("gpu") and gpu != env["gpu"] and device in ("cuda", "cuda:0"):  # env.json names GPU 0
+        problem = f"it was measured on a {gpu}, and env.json records a {env['gpu']}"
+    else:
+        return
+    raise damaged(path, f"{problem} (a file of another machine's check?)")
+
+
 def build_report(work: Path) -> tuple[str, bool]:
     """(markdown, all stages passed)."""
     env = _load(work / "env.json") or {}
+    for name in ("bench.json", "fsdp.json"):
+        check_companion(work / name, env)
     title = f"# GPU check ({time.strftime('%Y-%m-%d %H:%M:%S')})"
     lines = [title, "", f"Device: {env.get('gpu') or env.get('requested_device', '?')}; torch {env.get('torch', '?')}; "
              f"work folder {work}", "",
@@ -247,6 +291,26 @@ def check_outputs(args) -> None:
         claim_folder(os.environ["OUT"], OUT_FILES, "OUT")
 
 
+def check_work_folder(work: Path) -> None:
+    """UserError when ``work`` is not a GPU check's work folder: another verb's output (its marker says so), or a
+    folder of other files holding no stage file and no marker of the check. A training run or a user's corpus given
+    as --work read as a check whose four stages never ran, exit 1, without a word (issue 30 round 25, X9). An empty
+    folder, or one the check claimed before any stage wrote there, is a check that has not run yet: reported."""
+    from leviathan.errors import UserError
+    from leviathan.ownership import MARKER, read_marker
+
+    from gpu_check_common import VERB, WORK_FILES
+
+    fix = "give the work folder the stages wrote (GPU_CHECK_WORK, printed at gpu_check.sh's start)"
+    marker = read_marker(work)
+    if marker is not None and marker.verb != VERB:
+        raise UserError(f"--work {str(work)!r} is the output of `leviathan {marker.verb}` (its {MARKER} says so), "
+                        f"not a GPU check's work folder; {fix}")
+    if marker is None and any(work.iterdir()) and not any(os.path.lexists(work / n) for n in WORK_FILES):
+        raise UserError(f"--work {str(work)!r} is not a GPU check's work folder: it holds no file a stage writes "
+                        f"(*.status, env.json, bench.json, ...) and no {MARKER} of the check; {fix}")
+
+
 def cmd_report(args) -> int:
     from leviathan.errors import UserError
     from leviathan.io import atomic_write_text
@@ -256,6 +320,7 @@ def cmd_report(args) -> int:
         what = "is not a folder" if os.path.lexists(work) else "does not exist"
         raise UserError(f"--work {str(work)!r} {what}: no stage wrote its files there; give the work folder the "
                         f"stages wrote (GPU_CHECK_WORK, printed at gpu_check.sh's start)")
+    check_work_folder(work)
     check_outputs(args)
     text, ok = build_report(work)
     print(text)

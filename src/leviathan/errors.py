@@ -145,6 +145,8 @@ OUTPUT_OPTIONS = {"train": "--run-dir", "demo": "--run-dir", "sweep": "--out", "
                   "collect_results --rewrite": "--rewrite of a copy of the folder there",
                   "generate": None, "params": None,
                   "bench_corpus_softmax": "--json", "same_numbers": None,  # the scripts (round 24, V40, V32)
+                  # gpu_check.py has no --out: every place it writes comes from one of these (round 25, X54)
+                  "gpu_check": "--json, --md, --work / GPU_CHECK_WORK, or OUT",
                   # Python API writes (``storage.api_writes``): the argument that chooses the place (round 14, B260)
                   "bake_adopted": "out_dir", "Tokenizer.save": "its directory argument",
                   "write_hf_tokenizer": "directory",  # round 25 (Y629)

@@ -404,8 +404,9 @@ def check_claim(folder: str | os.PathLike, verb: str, names: Iterable[str], fix:
         return
     marker = read_marker(folder)
     if marker is not None and marker.verb != verb:
+        # "not of {who}": a script's refusal named a verb `leviathan gpu_check` that does not exist (round 25, X13)
         raise UserError(f"{str(folder)!r} is the output of `leviathan {marker.verb}` (its {MARKER} says so), not "
-                        f"of `leviathan {verb}`, which would write its own files there; {fix}")
+                        f"of {who}, which would write its own files there; {fix}")
     copied = marker is not None and _proof(marker, folder) is None  # a whole-folder marker written elsewhere
     marker = _proof(marker, folder)
     if marker is not None and marker.files is None:

@@ -91,7 +91,8 @@ def test_env_json_refuses_a_users_file_and_a_file_above(tmp_path, refused):
 def test_stage_json_refuses_a_users_file(tmp_path, refused, stage):
     mine = tmp_path / "mine.json"
     mine.write_text('{"mine": 1}')
-    line = refused([stage, "--device", "cpu", "--quick", "--json", mine, "--work", "gw"])
+    work = ["--work", "gw"] if stage == "fsdp" else []  # bench writes no work folder
+    line = refused([stage, "--device", "cpu", "--quick", "--json", mine, *work])
     assert f"not an earlier `gpu_check.py {stage}` result" in line and mine.read_text() == '{"mine": 1}'
     assert not (tmp_path / "gw").exists()
 
@@ -112,8 +113,7 @@ def test_fsdp_refuses_a_users_fsdp_run(tmp_path, refused):
     run = tmp_path / "uw" / "fsdp-run"
     run.mkdir(parents=True)
     (run / "MY_NOTES.txt").write_text("mine\n")
-    line = refused(["fsdp", "--device", "cpu", "--quick", "--no-compile", "--dtype", "fp32", "--work", "uw",
-                    "--budget-s", "20"])
+    line = refused(["fsdp", "--device", "cpu", "--quick", "--dtype", "fp32", "--work", "uw", "--budget-s", "20"])
     assert "would write over fsdp-run" in line and "choose another --work" in line
     assert tree_hashes(tmp_path / "uw") == {"fsdp-run/MY_NOTES.txt": tree_hashes(run)["MY_NOTES.txt"]}
 
@@ -231,7 +231,7 @@ def test_seq_past_the_positions_is_refused(refused):
 
 
 def test_zero_warmup_is_taken_as_given(gc):
-    args = Namespace(quick=True, preset="paper-109m", batch=None, seq=None, repeats=None, warmup=0)
+    args = Namespace(quick=True, preset=None, batch=None, seq=None, repeats=None, warmup=0)
     assert gc.bench.bench_sizes(args)["warmup"] == 0
     args.quick, args.repeats = False, 1
     sizes = gc.bench.bench_sizes(args)
