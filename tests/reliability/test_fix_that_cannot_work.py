@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 sys.path.insert(0, str(Path(__file__).parent))
-from reliability_support import one_error, script  # noqa: E402
+from reliability_support import cli_error, make_data, one_error, script  # noqa: E402
 
 from leviathan.data.meta import read_meta  # noqa: E402
 from leviathan.errors import UserError  # noqa: E402
@@ -28,3 +28,12 @@ def test_a_folder_of_texts_is_prepared_into_a_new_folder(tmp_path):
         read_meta(corpus)
     with pytest.raises(UserError, match="run `leviathan prepare SOURCE --out .*none` to create it"):
         read_meta(tmp_path / "none")  # a folder not there yet may be prepare's output itself
+
+
+def test_a_resume_on_data_of_another_tokenizer_names_the_tokenizer_first(run_copy, tmp_path):
+    """X94: the first refusal was "model.vocab_size=300 is smaller than the data's vocabulary (512); set
+    model.vocab_size=512", whose fix led to a generator_base refusal, and only that one's to the real cause."""
+    other = make_data(tmp_path / "other", vocab=512)
+    line = cli_error(["train", "--resume", "auto", "--run-dir", run_copy, "max_steps=5", f"data.path={other}"])
+    assert "cannot resume" in line and "was trained with tokenizer 'bpe:300'" in line, line
+    assert "model.vocab_size" not in line, line

@@ -43,6 +43,7 @@ def run(args) -> int:
     except UserError as e:
         if source is None and args.config is None and args.resume is not None:
             raise UserError(_nothing_to_resume(run_dir, e)) from None
+        _refuse_other_tokenizer(args, run_dir, source)  # the real cause, when it is one
         raise
     _check_not_measured(run_dir, cfg.total_steps if args.resume == "auto" else None)
     if args.print_config:
@@ -131,6 +132,30 @@ def _config_source(args, run_dir: Path) -> str | None:
     print(f"note: no --config given: resuming with the checkpoint's own config ({saved})"
           + (f", overrides on top ({' '.join(args.overrides)})" if args.overrides else ""), file=sys.stderr)
     return str(saved)
+
+
+def _refuse_other_tokenizer(args, run_dir: Path, source: str | None) -> None:
+    """The resume's tokenizer refusal, where the data the resume is pointed at was prepared with another tokenizer
+    than the checkpoint's: that is the cause, yet the config's checks against the data ran first and named a symptom
+    with a fix that fails in turn (issue 30 round 25, X94: "model.vocab_size=300 is smaller than the data's vocabulary
+    (512); set model.vocab_size=512", then a generator_base refusal, and only then the tokenizer). Called when
+    ``load_run_config`` refused; any trouble finding the step or the data path leaves that refusal to stand."""
+    from ..checkpoint.find import find_checkpoint
+    from ..checkpoint.layout import latest_checkpoint
+    from ..checkpoint.read import check_tokenizer
+    from ..data.meta import find_meta
+    from ..run_config import load_run_config
+
+    if args.resume is None:
+        return
+    try:
+        step = latest_checkpoint(run_dir) if args.resume == "auto" else find_checkpoint(args.resume)
+        data_path = None if step is None else load_run_config(source, args.overrides, check_data=False).data.path
+        if data_path is None or find_meta(data_path) is None:
+            return
+    except UserError:
+        return
+    check_tokenizer(step, data_path, "resume")
 
 
 def _nothing_to_resume(run_dir: Path, error: Exception) -> str:
