@@ -49,6 +49,7 @@ def run(args) -> int:
     if args.print_config:
         print(dump_yaml(cfg.resolved()), end="")
         return 0
+    _check_memory(cfg)
     from ..cli import Stopped
     from ..stop_signals import held_stops
     from ..train.loop import train
@@ -69,6 +70,20 @@ def run(args) -> int:
                  "wall_time_s", "checkpoint", "stopped")
         print(json.dumps({k: getattr(summary, k) for k in shown}, indent=2))
     return 0
+
+
+def _check_memory(cfg) -> None:
+    """``memory_preflight``'s refusal, before the model is built, for a model this machine's memory cannot train
+    (issue 30 round 25, X70's kind: the allocator's traceback, or the out-of-memory killer); one process on the CPU
+    only: a GPU's model is not held here, and torchrun's ranks share the work."""
+    from ..memory_preflight import check_training_memory
+    from ..model.accounting import count_config
+    from ..train.distributed import env_world, resolve_device
+
+    if env_world()[2] > 1 or resolve_device(cfg.device).type != "cpu":
+        return
+    check_training_memory([count_config(cfg.model).total], "the run's model (model.*)", "a smaller model.preset "
+                          "(cpu-tiny, cpu-small, ...) or smaller model sizes")
 
 
 def _check_not_measured(run_dir: Path, resumed_to: int | None) -> None:
