@@ -25,7 +25,7 @@ from .sweep_grid import read_sweep_grid
 def recorded_overrides(grid, out_dir: Path, config_fn: Callable, log: Callable[[str], None]) -> list[str]:
     """``grid.base_overrides`` less those new to ``out_dir``'s grid.json that change no run (see the module
     docstring); ``config_fn(grid, spec)`` builds a run's config (``sweep.build_run_config``)."""
-    if not (out_dir / "grid.json").is_file():
+    if not (out_dir / "grid.json").is_file() or not grid.runs:  # no run: nothing to prove an override idle by
         return list(grid.base_overrides)
     try:
         earlier = read_sweep_grid(out_dir).base_overrides
