@@ -15,23 +15,41 @@ rule of ``leviathan bench --json``).
 
 from __future__ import annotations
 
-import argparse
-import json
-import sys
+import _signal  # the built-in under ``signal``, loaded with the interpreter: the stops are held from the first line
 
-import numpy as np
-import torch
+HELD: list[int] = []  # stops that came while the script was importing torch (seconds): delivered once main() handles
+# them; before, a SIGTERM 1 s or 3 s in ended it with exit 143 and no word (issue 30 round 25, X33; collect_results.py's
+# way, round 15, B254)
 
-from leviathan.bench.configs import CONFIGS, BenchConfig
-from leviathan.bench.harness import TrainStep, alternate, build_model, throughput_row, time_ratios
-from leviathan.commands.values import positive_int
-from leviathan.data.loader import TokenDataset, corpus_ids
-from leviathan.data.meta import read_meta
-from leviathan.empty_paths import refuse_empty_path
-from leviathan.errors import UserError
-from leviathan.io import atomic_write_text
-from leviathan.once_options import once_options
-from leviathan.result_json import check_json_target
+
+def _hold(signum, _frame) -> None:
+    HELD.append(signum)
+
+
+if __name__ == "__main__":  # before every import
+    for _number in (_signal.SIGINT, _signal.SIGTERM, getattr(_signal, "SIGHUP", _signal.SIGTERM)):
+        if _signal.getsignal(_number) is not _signal.SIG_IGN:
+            _signal.signal(_number, _hold)
+
+import argparse  # noqa: E402
+import json  # noqa: E402
+import os  # noqa: E402
+import signal  # noqa: E402
+import sys  # noqa: E402
+
+import numpy as np  # noqa: E402
+import torch  # noqa: E402
+
+from leviathan.bench.configs import CONFIGS, BenchConfig  # noqa: E402
+from leviathan.bench.harness import TrainStep, alternate, build_model, throughput_row, time_ratios  # noqa: E402
+from leviathan.commands.values import positive_int  # noqa: E402
+from leviathan.data.loader import TokenDataset, corpus_ids  # noqa: E402
+from leviathan.data.meta import read_meta  # noqa: E402
+from leviathan.empty_paths import refuse_empty_path  # noqa: E402
+from leviathan.errors import UserError  # noqa: E402
+from leviathan.io import atomic_write_text  # noqa: E402
+from leviathan.once_options import once_options  # noqa: E402
+from leviathan.result_json import check_json_target  # noqa: E402
 
 COMMAND = "python scripts/bench_corpus_softmax.py"
 RESULT_KEYS = {"config", "data", "ids", "vocab_size", "tokens_per_step", "rows", "ratios"}  # what --json writes
@@ -84,7 +102,16 @@ def main(argv: list[str] | None = None) -> int:
     from leviathan.cli import _stoppable, one_line_errors
 
     name = "bench_corpus_softmax"
-    return one_line_errors(lambda: _stoppable(name, lambda: _main(argv), COMMAND), name)
+    return one_line_errors(lambda: _stoppable(name, lambda: _delivered(argv), COMMAND), name)
+
+
+def _delivered(argv: list[str] | None) -> int:
+    """``_main(argv)``, once a stop held while importing (``HELD``) is delivered again to the handlers now set."""
+    if signal.getsignal(signal.SIGINT) is _hold:
+        signal.signal(signal.SIGINT, signal.default_int_handler)
+    for signum in HELD:
+        os.kill(os.getpid(), signum)
+    return _main(argv)
 
 
 def _main(argv: list[str] | None) -> int:

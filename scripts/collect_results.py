@@ -92,11 +92,14 @@ def _first_of_each_run(path: Path, values: list, skipped: set) -> list[dict]:
     where both were in the sweep's own file and `leviathan report` counts the first (V118)."""
     from leviathan.experiments.machinery.identity import resolve_duplicates
     from leviathan.experiments.machinery.results import ResultRow
+    from leviathan.experiments.machinery.unknown_fields import unknown_field_note
 
     kept = [(number, row) for number, row in values if number not in skipped]
-    _, notes = resolve_duplicates([(f"line {n}", ResultRow.from_dict(row)) for n, row in kept], str(path))
-    for note in notes:
-        print(note, file=sys.stderr)
+    typed = [(f"line {n}", ResultRow.from_dict(row)) for n, row in kept]
+    _, notes = resolve_duplicates(typed, str(path))
+    for note in [*notes, unknown_field_note(path, typed)]:  # a field no reader knows is copied, named (X43)
+        if note is not None:
+            print(note, file=sys.stderr)
     first: dict[str, dict] = {}
     for _, row in kept:
         first.setdefault(row["name"], row)

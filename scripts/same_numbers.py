@@ -113,6 +113,16 @@ def _check_inputs(args: argparse.Namespace) -> Path:
     return repo
 
 
+def grid_argument(grid: str) -> str:
+    """``--grid`` as the worktrees' sweeps must read it: a YAML file that exists where it was typed, made absolute (the
+    sweep runs inside each worktree, where a relative ``g3.yaml`` was "grid file 'g3.yaml' does not exist", round 25,
+    X35, as --data-dir was before round 24); a grid's name (``cpu``, ``o200k-fair``) is left to each commit's own
+    configs. Footgun: a grid file of this checkout given by its path is read as it is now, by both commits; to run
+    each commit's own version, pass the grid's name."""
+    typed = os.path.expanduser(grid)
+    return os.path.abspath(typed) if os.path.isfile(typed) else grid
+
+
 def main(argv: list[str] | None = None) -> int:
     """The exit status (1: some number differs): a refusal is one line ``error: ...``, status 2
     (``cli.one_line_errors``); a stop is one line as the verbs say it."""
@@ -132,6 +142,7 @@ def _main(argv: list[str] | None) -> int:
     args = once_options(ap).parse_args(argv)
     refuse_empty_path(args.data_dir, "--data-dir")  # "" was made the current folder (as for the verbs: B186)
     args.data_dir = os.path.abspath(args.data_dir)  # the runs train in the worktrees: a relative path meant nothing
+    args.grid = grid_argument(args.grid)
     repo = _check_inputs(args)
     results: dict[str, dict[int, list[dict]]] = {}
     with tempfile.TemporaryDirectory() as tmp:

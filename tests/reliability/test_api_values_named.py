@@ -169,6 +169,7 @@ def test_a_sweep_whose_data_dir_is_a_train_run_names_it_as_one(data, finished_ru
     with pytest.raises(UserError) as caught:
         read_meta(finished_run)
     assert str(caught.value) == f"{finished_run} {said}" and tree_hashes(finished_run) == before
-    with pytest.raises(UserError, match="is not a prepared data dir .no meta.json.; run `leviathan prepare SOURCE"):
-        read_meta(tmp_path)  # a plain folder: the fix is still to prepare it
+    with pytest.raises(UserError, match="is not a prepared data folder .no meta.json.; if it holds the text to "
+                                        "train on, prepare it into a new folder"):
+        read_meta(tmp_path)  # a plain folder of files: prepare them apart, not into it (round 25, X30)
     assert load_grid(str(sized), data_dir=str(tmp_path / "later")).data_dir == tmp_path / "later"

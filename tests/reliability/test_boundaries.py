@@ -517,7 +517,7 @@ def test_the_python_apis_model_calls_name_the_argument_and_its_range():
 @pytest.mark.parametrize("settings, shown", [
     ({"rank": 10**9}, "these settings give the generator 32,896,000,135,808 parameters (122,547 GiB in float32), "
                       "more than the 2,147,483,648 any generator can use"),
-    ({"base": 10**12}, "lower rank, knots, modes, seed_dim or base"),
+    ({"base": 10**12}, "most of them in its codebooks (k x base x seed_dim); lower base, k or seed_dim"),
     ({"k": 100}, "k must be an integer in [1, 64]"),
 ])
 def test_generator_sizes_no_memory_holds_are_refused_before_any_tensor(settings, shown):
@@ -545,7 +545,8 @@ def test_a_generator_no_memory_holds_is_refused_by_trains_config(data, tmp_path)
     line = cli_error(["train", *run_overrides(data), "model.embedding=leviathan", "model.generator_rank=1000000000",
                       "--run-dir", tmp_path / "run"])
     assert "model.generator_*: these settings give the generator" in line
-    assert "lower model.generator_rank, _knots, _modes, _seed_dim or _base" in line
+    assert ("most of them in its splines (modes x seed_dim x (seed_dim + 2 + knots x rank)); lower "
+            "model.generator_knots, model.generator_rank, model.generator_seed_dim or model.generator_modes") in line
     assert not (tmp_path / "run").exists()
 
 
@@ -705,10 +706,14 @@ def test_a_bootstrap_no_time_holds_is_refused_in_the_python_api_and_a_huge_size_
 
     with pytest.raises(UserError, match=r"num_bootstrap: must be at most 100,000"):
         fit_power_law([1e5, 1e6, 1e7, 1e8], [4.0, 3.5, 3.2, 3.0], num_bootstrap=10**12)
-    with pytest.raises(ConfigError) as info:
+    with pytest.raises(ConfigError) as info:  # its own range first since round 25 (X59)
         ModelConfig(vocab_size=300, hidden_size=10**9, num_attention_heads=2)
-    assert "most of them in its output maps (modes x rank x hidden_size)" in str(info.value)
-    assert "hidden_size 1,000,000,000" in str(info.value)
+    assert "model.hidden_size=1,000,000,000 is outside the range any model uses: set it in [1, 65,536]" in \
+        str(info.value)
+    with pytest.raises(ConfigError) as info:  # within its range, still too wide for the generator's rank
+        ModelConfig(vocab_size=300, hidden_size=65536, num_attention_heads=2, generator_rank=10**4)
+    assert "most of them in its output maps (modes x rank x hidden_size); lower model.hidden_size, " \
+           "model.generator_rank or model.generator_modes" in str(info.value)
 
 
 def test_a_run_config_built_in_python_holds_its_integers_to_64_bits():

@@ -508,6 +508,18 @@ def _check_flags(args) -> None:
                         f"{seq} per micro batch): give --batch-tokens {lower} or {lower + micro * seq}")
 
 
+def _check_memory(configs: list, args) -> None:
+    """``memory_preflight``'s refusal for models this machine cannot hold: all of them at once when they train in
+    parallel, the largest when one after the other (the demo trains on the CPU: ``run_config``'s device)."""
+    from ..memory_preflight import check_training_memory
+    from ..model.accounting import count_config
+
+    counts = [count_config(c.model).total for c in configs]
+    held = counts if not (args.sequential or len(configs) == 1) else [max(counts)]
+    check_training_memory(held, f"--preset {args.preset}", "a smaller --preset (cpu-tiny, cpu-small, ...)"
+                          + ("" if args.sequential or len(configs) == 1 else " or --sequential"))
+
+
 def run(args) -> int:
     from ..codec import encode
     from ..errors import UserError
@@ -534,6 +546,8 @@ def run(args) -> int:
     check_apart(data_dir, "--data-dir", run_dir, "--run-dir")
     meta = _prepare_data(data_dir, args.data_dir is not None, args.vocab, args.quiet)
     prep_s = time.time() - t0
+    configs = [run_config(args, data_dir, v) for v in variants]
+    _check_memory(configs, args)  # before --run-dir is replaced and any model built (round 25, X70, X71)
     if run_dir.exists() or run_dir.is_symlink():  # a link to a missing folder is named (replaced_folder)
         run_dir = replaced_folder(run_dir, "--run-dir")  # deleted and made anew: never the current folder
         if any(run_dir.iterdir()):  # only an earlier demo (its marker and files), no live run: leviathan.ownership
@@ -546,7 +560,6 @@ def run(args) -> int:
                             f"another --run-dir")
     run_dir.mkdir(parents=True)
     write_marker(run_dir, "demo")  # claimed before the first file: the rerun a stopped demo advises may replace it
-    configs = [run_config(args, data_dir, v) for v in variants]
     how = "one after the other" if args.sequential or len(configs) == 1 else "at the same time, one process each"
     expected = estimate(configs, args)
     say(f"training {', '.join(variants)} {how} ({args.steps} steps x {args.batch_tokens:,} tokens, "

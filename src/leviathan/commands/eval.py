@@ -25,7 +25,7 @@ from .values import device, positive_int
 def add_arguments(parser) -> None:
     parser.add_argument("checkpoint", help="run folder or checkpoints/step-XXXXXXXX folder")
     parser.add_argument("--data", default=None, help="prepared data folder (default: the one the run trained on)")
-    parser.add_argument("--split", default="val", help="split of the prepared data (default val)")
+    parser.add_argument("--split", default=None, help="split of the prepared data (default val)")
     parser.add_argument("--text", default=None, help="evaluate a raw UTF-8 text file instead of a prepared split")
     parser.add_argument("--seq-len", type=positive_int, default=None, help="window length (default: the run's data.seq_len)")
     parser.add_argument("--batch-size", type=positive_int, default=8, help="windows per forward")
@@ -74,8 +74,10 @@ def _refuse_changed_data(step: Path, data_dir: str) -> None:
 def run(args) -> int:
     import torch
 
-    if args.text is not None and (args.data is not None or args.split != "val"):  # --data was ignored (round 14, B242)
+    if args.text is not None and (args.data is not None or args.split is not None):  # --data was ignored (B242)
+        # what was typed, not what differs from the default: `--split val` beside --text was taken (round 25, X84)
         raise UserError("--text scores a text file, --data / --split a prepared split: give one of the two")
+    split = "val" if args.split is None else args.split
 
     from ..eval.stream import EvalStream, run_seq_len
     from .. import checkpoint as ckpt
@@ -95,12 +97,12 @@ def run(args) -> int:
             how = not_prepared(data_dir) if dead_link(data_dir) is None and Path(data_dir).exists() else \
                 f"{missing(data_dir)}; pass a folder `leviathan prepare` wrote as --data"
             raise UserError(f"{data_dir!r} {how} (or score a text file with --text FILE)")
-        if args.split not in meta.splits:
-            raise UserError(f"split {args.split!r} not in {data_dir!r}; available: {', '.join(meta.splits)}")
+        if split not in meta.splits:
+            raise UserError(f"split {split!r} not in {data_dir!r}; available: {', '.join(meta.splits)}")
         ckpt.check_tokenizer(ckpt.find_checkpoint(args.checkpoint), data_dir, "evaluate")
         if args.data is None:
             _refuse_changed_data(ckpt.find_checkpoint(args.checkpoint), data_dir)
-        stream = EvalStream.from_split(data_dir, args.split, args.max_tokens)
+        stream = EvalStream.from_split(data_dir, split, args.max_tokens)
     stream.check_fits(model.config.vocab_size)
     dtype = torch.bfloat16 if device.type == "cuda" else None
     result = _score(model, stream, seq_len, args.batch_size, dtype)

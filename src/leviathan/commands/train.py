@@ -43,11 +43,13 @@ def run(args) -> int:
     except UserError as e:
         if source is None and args.config is None and args.resume is not None:
             raise UserError(_nothing_to_resume(run_dir, e)) from None
+        _refuse_other_tokenizer(args, run_dir, source)  # the real cause, when it is one
         raise
     _check_not_measured(run_dir, cfg.total_steps if args.resume == "auto" else None)
     if args.print_config:
         print(dump_yaml(cfg.resolved()), end="")
         return 0
+    _check_memory(cfg)
     from ..cli import Stopped
     from ..stop_signals import held_stops
     from ..train.loop import train
@@ -68,6 +70,20 @@ def run(args) -> int:
                  "wall_time_s", "checkpoint", "stopped")
         print(json.dumps({k: getattr(summary, k) for k in shown}, indent=2))
     return 0
+
+
+def _check_memory(cfg) -> None:
+    """``memory_preflight``'s refusal, before the model is built, for a model this machine's memory cannot train
+    (issue 30 round 25, X70's kind: the allocator's traceback, or the out-of-memory killer); one process on the CPU
+    only: a GPU's model is not held here, and torchrun's ranks share the work."""
+    from ..memory_preflight import check_training_memory
+    from ..model.accounting import count_config
+    from ..train.distributed import env_world, resolve_device
+
+    if env_world()[2] > 1 or resolve_device(cfg.device).type != "cpu":
+        return
+    check_training_memory([count_config(cfg.model).total], "the run's model (model.*)", "a smaller model.preset "
+                          "(cpu-tiny, cpu-small, ...) or smaller model sizes")
 
 
 def _check_not_measured(run_dir: Path, resumed_to: int | None) -> None:
@@ -131,6 +147,30 @@ def _config_source(args, run_dir: Path) -> str | None:
     print(f"note: no --config given: resuming with the checkpoint's own config ({saved})"
           + (f", overrides on top ({' '.join(args.overrides)})" if args.overrides else ""), file=sys.stderr)
     return str(saved)
+
+
+def _refuse_other_tokenizer(args, run_dir: Path, source: str | None) -> None:
+    """The resume's tokenizer refusal, where the data the resume is pointed at was prepared with another tokenizer
+    than the checkpoint's: that is the cause, yet the config's checks against the data ran first and named a symptom
+    with a fix that fails in turn (issue 30 round 25, X94: "model.vocab_size=300 is smaller than the data's vocabulary
+    (512); set model.vocab_size=512", then a generator_base refusal, and only then the tokenizer). Called when
+    ``load_run_config`` refused; any trouble finding the step or the data path leaves that refusal to stand."""
+    from ..checkpoint.find import find_checkpoint
+    from ..checkpoint.layout import latest_checkpoint
+    from ..checkpoint.read import check_tokenizer
+    from ..data.meta import find_meta
+    from ..run_config import load_run_config
+
+    if args.resume is None:
+        return
+    try:
+        step = latest_checkpoint(run_dir) if args.resume == "auto" else find_checkpoint(args.resume)
+        data_path = None if step is None else load_run_config(source, args.overrides, check_data=False).data.path
+        if data_path is None or find_meta(data_path) is None:
+            return
+    except UserError:
+        return
+    check_tokenizer(step, data_path, "resume")
 
 
 def _nothing_to_resume(run_dir: Path, error: Exception) -> str:

@@ -128,7 +128,7 @@ def read_meta(data_dir: str | os.PathLike, fix: str | None = None) -> PreparedMe
 
     check_read_path("read_meta", "data_dir", data_dir, DATA_DIR_FIX)  # M333, M334 (round 20)
     d = Path(data_dir)
-    fix = fix or f"run `leviathan prepare SOURCE --out {d}` to create it"
+    given_fix, fix = fix, fix or f"run `leviathan prepare SOURCE --out {d}` to create it"
     if os.path.isfile(d):  # a corpus file was "does not exist; run prepare --out FILE" (issue 30 round 24, W382)
         raise UserError(f"data dir {d} {not_prepared(d)}")
     if not os.path.isdir(d):
@@ -138,8 +138,9 @@ def read_meta(data_dir: str | os.PathLike, fix: str | None = None) -> PreparedMe
         raise UserError(f"{str(p)!r} {what}; restore it from a copy, or {fix}")
     if not p.is_file():
         other = not_prepared(d)  # another verb's folder: preparing into it was the fix given (round 19, J267)
-        raise UserError(f"{d} {other}" if not other.startswith(NO_META) else
-                        f"{d} is not a prepared data dir (no meta.json); {fix}")
+        raise UserError(f"{d} {other}" if not other.startswith(NO_META) or given_fix is None else
+                        f"{d} is not a prepared data dir (no meta.json); {fix}")  # a user's texts: not_prepared's
+        # fix prepares them into a NEW folder; the default one, `prepare SOURCE --out {d}`, is refused (round 25, X30)
     try:
         raw = json_text.read_file(p)
     except (OSError, json.JSONDecodeError) as e:

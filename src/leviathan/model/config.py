@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import math
 import numbers
+import re
 from dataclasses import dataclass, replace
 from typing import Literal, Optional
 
@@ -47,6 +48,8 @@ def min_base(vocab_size: int, k: int) -> int:
 # The float settings' ranges: only > 0 was checked, and ln_eps / rms_norm_eps 1e300 made every input embedding one
 # row or every RMSNorm output ~0, initializer_range 1e300 and rope_theta 1e-300 a loss of nan blamed on the lr
 # (issue 30 round 15, A169, A172, A173, A174). Far wider than any model of the paper or Hugging Face uses.
+MAX_HIDDEN_SIZE = 2**16  # 4x the widest released models (16,384); the presets use 64 to 2,048
+
 FLOAT_RANGES = {"rope_theta": (1.0, 1e12), "rms_norm_eps": (1e-30, 0.1), "initializer_range": (1e-8, 1.0),
                 "generator_ln_eps": (1e-30, 0.1)}
 
@@ -123,6 +126,10 @@ class ModelConfig:
             require(value is None or (is_integer(value) and value > 0),
                     f"model.{name} must be a positive integer or null, got {value!r}")
             setattr(self, name, value)
+        # its own range, before any bound it takes part in: 1e9 was refused as a generator too large, the fix naming
+        # only the generator's settings (issue 30 round 25, X59); a saved config is read as it was (require_range)
+        require_range(self.hidden_size <= MAX_HIDDEN_SIZE, f"model.hidden_size={self.hidden_size:,} is outside the "
+                      f"range any model uses: set it in [1, {MAX_HIDDEN_SIZE:,}] (the presets use 64 to 2,048)")
         require(self.vocab_size <= 2**32, f"model.vocab_size must be at most 4,294,967,296 (prepared token ids are "
                                           f"uint32 at most), got {self.vocab_size:,}")
         require(self.embedding in EMBEDDING_KINDS,
@@ -189,10 +196,11 @@ class ModelConfig:
         try:
             check_size(self.vocab_size, self.hidden_size, self.generator_k, self.generator_seed_dim,
                        self.generator_modes, self.generator_knots, self.generator_rank, self.generator_base)
-        except ValueError as e:
-            require(False, f"model.generator_*: {e}".replace("lower rank, knots, modes, seed_dim or base",
-                                                             "lower model.generator_rank, _knots, _modes, "
-                                                             "_seed_dim or _base"))
+        except ValueError as e:  # its fix in this config's keys: "lower hidden_size, rank or modes" (round 25)
+            head, _, fix = str(e).partition("; lower ")
+            keys = re.sub(r"\b(hidden_size|rank|knots|modes|seed_dim|base|k)\b",
+                          lambda m: "model." + ("" if m[1] == "hidden_size" else "generator_") + m[1], fix)
+            require(False, f"model.generator_*: {head}; lower {keys}" if fix else f"model.generator_*: {e}")
 
     def _check_options(self) -> None:
         """The input-side options: their values, and that they apply to this embedding variant."""

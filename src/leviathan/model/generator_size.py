@@ -21,17 +21,18 @@ def check_size(vocab_size: int, hidden_size: int, k: int, seed_dim: int, modes: 
     if k > 64:
         raise ValueError(f"k must be an integer in [1, 64] (base 2 already addresses 2^64 ids), got {k!r}")
     b = base if base is not None else smallest_base(vocab_size, k)
-    parts = {"codebooks (k x base x seed_dim)": k * b * seed_dim,
+    parts = {"codebooks (k x base x seed_dim)": (k * b * seed_dim, "base, k or seed_dim"),
              "splines (modes x seed_dim x (seed_dim + 2 + knots x rank))":
-                 modes * seed_dim * (seed_dim + 2 + knots * rank),
-             "output maps (modes x rank x hidden_size)": modes * rank * hidden_size}
-    count = sum(parts.values())
+                 (modes * seed_dim * (seed_dim + 2 + knots * rank), "knots, rank, seed_dim or modes"),
+             "output maps (modes x rank x hidden_size)": (modes * rank * hidden_size, "hidden_size, rank or modes")}
+    count = sum(n for n, _ in parts.values())
     if count > MAX_PARAMETERS:
-        # the largest part named: a hidden_size of 1e9 was refused naming only rank, knots, ... (issue 30 round 9, M55)
-        most = max(parts, key=parts.get)
+        # the largest part named (a hidden_size of 1e9 was refused naming only rank, knots, ..., issue 30 round 9,
+        # M55), and the fix its own sizes: that part's fix still named the generator's settings only (round 25, X59)
+        most = max(parts, key=lambda part: parts[part][0])
         raise ValueError(f"these settings give the generator {count:,} parameters ({count * 4 / 2**30:,.0f} GiB in "
                          f"float32), more than the {MAX_PARAMETERS:,} any generator can use (the paper's has about "
-                         f"2.5 million), most of them in its {most}; lower rank, knots, modes, seed_dim or base "
+                         f"2.5 million), most of them in its {most}; lower {parts[most][1]} "
                          f"(given: rank {rank}, knots {knots}, modes {modes}, seed_dim {seed_dim}, base {b}, k {k}, "
                          f"hidden_size {hidden_size:,})")
 

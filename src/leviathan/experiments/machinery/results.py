@@ -399,6 +399,7 @@ def read_results(path: str | os.PathLike, report=None) -> list[ResultRow]:
         return []
     from .identity import arm_clash, resolve_duplicates
     from .not_results import other_file
+    from .unknown_fields import unknown_field_note
 
     values, bad = read_json_lines(path)
     unparsed = list(bad)
@@ -420,6 +421,8 @@ def read_results(path: str | os.PathLike, report=None) -> list[ResultRow]:
         raise UserError(f"results {str(path)!r}: {clash}; delete the line of the row you do not trust, or correct "
                         f"its variant, size or seed")
     for note in notes:
+        (report or to_stderr)(note)
+    if (note := unknown_field_note(path, rows)) is not None:  # a misspelt field was read without a word (X43)
         (report or to_stderr)(note)
     return unique
 

@@ -685,6 +685,7 @@ def run_sweep(grid: Grid, out_dir: str | os.PathLike, options: SweepOptions = Sw
     with sweep_lock(out_dir):
         from ...io import atomic_write_json
         from .folder_grid import check_folder_grid, check_folder_runs
+        from .idle_overrides import recorded_overrides
 
         results = out_dir / RESULTS
         kept = read_results(results)
@@ -706,8 +707,9 @@ def run_sweep(grid: Grid, out_dir: str | os.PathLike, options: SweepOptions = Sw
             raise UserError(f"{str(results)!r} cannot be written (read-only or immutable), so the rows of the runs "
                             f"this sweep trains would be lost; make it writable (chmod u+w, chattr -i) or sweep into "
                             f"another --out")  # (issue 30 round 8, left open until round 12)
+        recorded = dataclasses.replace(grid, base_overrides=recorded_overrides(grid, out_dir, build_run_config, log))
         mark(out_dir, "sweep", SWEEP_FILES)
-        atomic_write_json(out_dir / "grid.json", grid_snapshot(grid))  # only once every kept row agrees with it
+        atomic_write_json(out_dir / "grid.json", grid_snapshot(recorded))  # only once every kept row agrees with it
         log(f"sweep {grid.name!r}: {len(runs)} runs selected, {len(runs) - len(todo)} already in {results}, "
             f"{len(todo)} to go")
         if o.jobs > 1:
