@@ -74,6 +74,8 @@ def test_meta_ids_are_named_by_the_model():
     """Y52: torch's 'Tensor.item() cannot be called on meta tensors'."""
     with pytest.raises(UserError, match=r"input_ids is on the meta device .*; pass ids with values"):
         _model()(torch.tensor([[1, 2]], device="meta"))
+    with pytest.raises(UserError, match=r"labels is on the meta device .*; pass target ids with values"):
+        _model()(torch.tensor([[1, 2]]), labels=torch.tensor([[1, 2]], device="meta"))
 
 
 def test_the_generator_takes_the_token_files_dtype():
