@@ -8,7 +8,7 @@ tokens gave bpb None or 1,535 where meta.json's byte counts are held to the toke
 TypeError (Y566); ``seed_everything(True)`` was seed 1 and ``'3'`` a % formatting's TypeError (Y589, Y590);
 ``initial_model(ModelConfig)`` an AttributeError where ``train`` names the mistake (Y592); ``fig_loss_curves([])``
 returned "nothing drawn" and wrote an empty PNG (Y639); ``load_train_freq(meta=5)`` and ``train_commands(G, 5)``
-raw AttributeError / TypeError (Y661, Y685).
+raw AttributeError / TypeError (Y661, Y685; ``runs=[]`` wrote every run's line, as Y450).
 """
 
 from __future__ import annotations
@@ -126,7 +126,8 @@ def test_load_train_freq_and_train_commands_name_an_argument_of_the_wrong_kind(d
     grid = load_grid(str(grid_file(tmp_path, data)))
     for kwargs, said in [({"out_dir": 5}, r"train_commands: out_dir: expected a path"),
                          ({"out_dir": tmp_path, "threads": True}, r"train_commands: threads: expected a positive"),
-                         ({"out_dir": tmp_path, "runs": ["a"]}, r"train_commands: runs must be a list of the grid's")]:
+                         ({"out_dir": tmp_path, "runs": ["a"]}, r"train_commands: runs must be a list of the grid's"),
+                         ({"out_dir": tmp_path, "runs": []}, r"train_commands: runs: is an empty list: no run to ")]:
         with pytest.raises(UserError, match=said):
             train_commands(grid, **kwargs)
     with pytest.raises(UserError, match=r"train_commands: grid must be a Grid"):

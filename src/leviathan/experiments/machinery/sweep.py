@@ -668,7 +668,7 @@ def _check_commands_call(grid, out_dir, runs, threads) -> None:
     """One line for a ``train_commands`` argument of the wrong kind, as ``run_sweep`` names its own
     (``_check_sweep_call``): ``train_commands(G, 5)`` was pathlib's "expected str, bytes or os.PathLike object, not
     int" (issue 30 round 25, Y685), ``threads=True`` wrote OMP_NUM_THREADS=True, a run list of names an
-    AttributeError."""
+    AttributeError, and ``runs=[]`` wrote a line for every run."""
     from ...errors import ArgumentTypeError
     from ...value_rules import api_check, path_problem, whole_problem
 
@@ -679,6 +679,9 @@ def _check_commands_call(grid, out_dir, runs, threads) -> None:
     if runs is not None and (not isinstance(runs, (list, tuple)) or not all(isinstance(r, RunSpec) for r in runs)):
         raise ArgumentTypeError(f"train_commands: runs must be a list of the grid's RunSpecs (grid.runs, or a part "
                                 f"of it), or None for every run, got {runs!r:.60}")
+    if runs is not None and not runs:  # [] was read as None, every run (the Y450 kind; `sweep --commands` stops first)
+        api_check("train_commands", "runs", "is an empty list: no run to write a line for",
+                  "pass the runs to train (select_runs(grid, ...)), or None for every run of the grid")
     if threads is not None:
         api_check("train_commands", "threads", whole_problem(threads, 1, "a positive integer"),
                   "pass the threads per run, e.g. 4, or None to leave OMP_NUM_THREADS unset")
@@ -802,7 +805,7 @@ def train_commands(grid: Grid, out_dir: str | os.PathLike, runs: list[RunSpec] |
     _check_commands_call(grid, out_dir, runs, threads)
 
     lines = []
-    for spec in runs or grid.runs:
+    for spec in grid.runs if runs is None else runs:
         args = ([f"OMP_NUM_THREADS={threads}"] if threads else []) + ["leviathan", "train"]
         if grid.base_config:
             args += ["--config", str(grid.base_config)]
