@@ -220,8 +220,8 @@ def check_model(model, who: str = "generate()") -> None:
     from .value_rules import model_problem
 
     if (problem := model_problem(model)) is not None:  # never the repr: a module's is many lines (round 25, Y413)
-        raise UserError(f"{who} takes leviathan's CausalLM: model {problem}; pass the model (e.g. "
-                        f"leviathan.checkpoint.read.load_model(RUN)[0])")
+        raise UserError(f"{who} takes leviathan's CausalLM (e.g. leviathan.checkpoint.read.load_model(RUN)[0]): "
+                        f"model {problem}; pass the model")
     if any(cls.__module__.startswith("transformers.") for cls in type(model).__mro__):
         raise UserError(f"{who} takes leviathan's own CausalLM, and {type(model).__name__} is a transformers "
                         f"model (adopted or not), whose forward takes no leviathan KV cache: use its own "

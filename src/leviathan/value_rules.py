@@ -142,7 +142,8 @@ def model_problem(value) -> str | None:
         pair = " (load_model returns the model and its config: take load_model(RUN)[0])" if value and isinstance(
             value[0], torch.nn.Module) else ""
         return f"expected a model (a torch module such as leviathan's CausalLM), got a tuple of ({parts}){pair}"
-    return f"expected a model (a torch module such as leviathan's CausalLM), got {type(value).__name__}"
+    shown = f" {value!r:.40}" if isinstance(value, (str, bytes, int, float)) or value is None else ""  # one line
+    return f"expected a model (a torch module such as leviathan's CausalLM), got {type(value).__name__}{shown}"
 
 
 def api_check(api: str, name: str, problem: str | None, fix: str) -> None:
