@@ -217,10 +217,11 @@ def check_model(model, who: str = "generate()") -> None:
     meta device torch's "Cannot copy out of meta tensor" (B121). ``who`` is the caller (``Decoder`` since round 22:
     S503, S513-S515, the same raw errors at its first ``prefill``)."""
     from .meta_device import refuse_meta
+    from .value_rules import model_problem
 
-    if not isinstance(model, torch.nn.Module):
-        raise UserError(f"{who} takes leviathan's CausalLM (e.g. leviathan.checkpoint.read.load_model(RUN)[0]), "
-                        f"got {type(model).__name__} {model!r:.40}")
+    if (problem := model_problem(model)) is not None:  # never the repr: a module's is many lines (round 25, Y413)
+        raise UserError(f"{who} takes leviathan's CausalLM (e.g. leviathan.checkpoint.read.load_model(RUN)[0]): "
+                        f"model {problem}; pass the model")
     if any(cls.__module__.startswith("transformers.") for cls in type(model).__mro__):
         raise UserError(f"{who} takes leviathan's own CausalLM, and {type(model).__name__} is a transformers "
                         f"model (adopted or not), whose forward takes no leviathan KV cache: use its own "

@@ -21,17 +21,35 @@ import numpy as np
 import torch
 
 from .model.llama import CausalLM
+from .integers import is_integer
 from .run_config import RunConfig
+from .seeds import seed_problem
 
 
 def seed_everything(seed: int) -> None:
-    """Seed python's, numpy's (modulo 2^32, its range) and torch's global generators with ``seed``."""
+    """Seed python's, numpy's and torch's global generators with ``seed``, a seed of ``leviathan.seeds``' range: True
+    was taken as seed 1 without a word and '3' reached a % formatting's TypeError (issue 30 round 25, Y589, Y590)."""
+    from .errors import ArgumentTypeError, ArgumentValueError
+
+    problem = seed_problem(seed)
+    if problem is not None:
+        error = ArgumentValueError if is_integer(seed) else ArgumentTypeError
+        raise error(f"seed_everything: seed {problem}; pass a run's seed, a whole number such as 0")
+    seed = int(seed)  # a numpy integer is a seed (integers.is_integer); random.seed refuses one
     random.seed(seed)
     np.random.seed(seed % 2**32)
     torch.manual_seed(seed)
 
 
 def initial_model(cfg: RunConfig) -> CausalLM:
-    """The freshly initialised model of ``cfg`` on the CPU, as training builds it (see the module docstring)."""
+    """The freshly initialised model of ``cfg`` on the CPU, as training builds it (see the module docstring). ``cfg``
+    is a RunConfig, as ``train`` takes: a ModelConfig was "'ModelConfig' object has no attribute 'seed'" (issue 30
+    round 25, Y592)."""
+    if not isinstance(cfg, RunConfig):
+        from .errors import ArgumentTypeError
+
+        raise ArgumentTypeError(f"initial_model: cfg must be a RunConfig (with the seed the weights are drawn from), "
+                                f"got {type(cfg).__name__}; pass load_run_config(CONFIG, OVERRIDES) or a run folder's "
+                                f"config (leviathan.checkpoint.read.load_model(RUN)[1])")
     seed_everything(cfg.seed)
     return CausalLM(cfg.model)

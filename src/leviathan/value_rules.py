@@ -128,6 +128,24 @@ def path_problem(value, many: bool = False) -> str | None:
     return None
 
 
+def model_problem(value) -> str | None:
+    """Why ``value`` is not a model (a torch module), naming its type and never its repr, which for a module is many
+    lines (``generate``'s one line was three, issue 30 round 25, Y413); ``load_model``'s (model, config) pair is named
+    with its fix, ``load_model(RUN)[0]`` (``evaluate`` of the pair was "'tuple' object has no attribute 'parameters'",
+    Y404)."""
+    import torch
+
+    if isinstance(value, torch.nn.Module):
+        return None
+    if isinstance(value, tuple):
+        parts = ", ".join(type(v).__name__ for v in value[:3]) + (", ..." if len(value) > 3 else "")
+        pair = " (load_model returns the model and its config: take load_model(RUN)[0])" if value and isinstance(
+            value[0], torch.nn.Module) else ""
+        return f"expected a model (a torch module such as leviathan's CausalLM), got a tuple of ({parts}){pair}"
+    shown = f" {value!r:.40}" if isinstance(value, (str, bytes, int, float)) or value is None else ""  # one line
+    return f"expected a model (a torch module such as leviathan's CausalLM), got {type(value).__name__}{shown}"
+
+
 def api_check(api: str, name: str, problem: str | None, fix: str) -> None:
     """UserError ``API: NAME: PROBLEM; FIX`` (as argparse's ``argument --FLAG: PROBLEM``) for a Python argument that
     breaks its rule (``problem`` None: it keeps it)."""

@@ -68,7 +68,7 @@ def test_read_metrics_of_a_file_that_is_not_one_names_it(data, finished_run, tmp
 
 def test_evaluate_refuses_a_byte_count_that_is_not_finite(finished_run, data):
     """G328: ``evaluate(m, toks, 32, 4, num_bytes=inf)`` gave bpb None without a word, as if no count were given
-    (True and -5 were refused since round 17); NaN likewise. 0 is still "unknown"."""
+    (True and -5 were refused since round 17); NaN likewise. Unknown is None."""
     from leviathan.checkpoint.read import load_model
     from leviathan.data.loader import TokenDataset
     from leviathan.eval.perplexity import evaluate
@@ -78,7 +78,7 @@ def test_evaluate_refuses_a_byte_count_that_is_not_finite(finished_run, data):
     for num_bytes in (float("inf"), float("nan")):
         with pytest.raises(ValueError, match=r"num_bytes must be the UTF-8 size in bytes .* \(a finite number >= 0\)"):
             evaluate(model, tokens, 32, 4, num_bytes=num_bytes)
-    assert evaluate(model, tokens, 32, 4, num_bytes=0).bpb is None
+    assert evaluate(model, tokens, 32, 4, num_bytes=None).bpb is None  # 0 is refused since round 25 (Y431)
     assert evaluate(model, tokens, 32, 4, num_bytes=600).bpb > 0
 
 

@@ -31,6 +31,7 @@ from ..errors import UserError
 from ..model.llama import CausalLM
 from ..run_config import RunConfig
 from .find import find_checkpoint
+from .layout import step_of
 from .state import StepState, read_step_state, verify_companions
 
 # ---- reading ------------------------------------------------------------------------------------
@@ -39,22 +40,56 @@ def _damaged(path: Path, problem: str) -> UserError:
                      f"step folder (--resume auto then uses the previous one) or pass another checkpoint")
 
 
+def _refuse_other_kinds(api: str, path, wants: str) -> Path:
+    """``path`` as a Path unless it is no path or a folder: a step folder given for its ``model.safetensors`` was
+    "No such device (os error 19)", called a damaged checkpoint whose fix deletes the step folder (issue 30 round 25,
+    Y645)."""
+    from ..value_rules import check_read_path
+
+    check_read_path(api, "path", path, f"pass a step folder's {wants}")
+    path = Path(path)
+    if os.path.isdir(path):
+        raise UserError(f"{api}: {str(path)!r} is a folder, not a file; pass the {wants} inside a step folder "
+                        f"(STEP/{wants}), or load a whole step with leviathan.checkpoint.read.load_model(STEP)")
+    return path
+
+
+def _unreadable(path: Path, problem: str, wants: str) -> UserError:
+    """The damage of a step folder's own file (``_damaged``, with its fix), or, for any other file, what it is not:
+    ``load_weights('corpus/p01.txt')`` told the user to delete a step folder the file is no part of (Y646)."""
+    from ..errors import missing
+
+    if path.name == wants and step_of(path.parent.name) is not None:
+        return _damaged(path, problem)
+    if not os.path.exists(path):
+        return UserError(f"{str(path)!r} {missing(path)}; pass a step folder's {wants} "
+                         f"(checkpoints/step-XXXXXXXX/{wants})")
+    return UserError(f"{str(path)!r} {problem}: it is not a step folder's {wants}; pass one "
+                     f"(checkpoints/step-XXXXXXXX/{wants})")
+
+
 def load_weights(path: Path) -> dict[str, torch.Tensor]:
-    """Tensors of a ``model.safetensors`` (safetensors only: no code runs while loading)."""
+    """Tensors of a ``model.safetensors`` (safetensors only: no code runs while loading). A folder, a missing path
+    and a file outside any step folder are named as such, not as a damaged checkpoint (``_refuse_other_kinds``)."""
+    path = _refuse_other_kinds("load_weights", path, "model.safetensors")
     try:
         return load_file(str(path))
     except Exception as e:  # noqa: BLE001 - safetensors raises its own error type for every defect
-        raise _damaged(path, f"is not a readable safetensors file ({e})") from None
+        raise _unreadable(path, f"is not a readable safetensors file ({e})", "model.safetensors") from None
 
 
 def load_tensors(path: Path) -> Any:
     """``torch.load(weights_only=True)`` of ``optimizer.pt`` / ``rng.pt``: any pickled object other than
-    tensors, numbers, strings and containers is refused (never executed) with a UserError."""
+    tensors, numbers, strings and containers is refused (never executed) with a UserError. A path that is no such
+    file of a step folder is named as ``load_weights`` names it."""
+    path = _refuse_other_kinds("load_tensors", path, "optimizer.pt")
     try:
         return torch.load(path, map_location="cpu", weights_only=True)
     except Exception as e:  # noqa: BLE001 - UnpicklingError, RuntimeError, EOFError ... all mean the same
-        raise _damaged(path, f"was refused ({_load_reason(e)}): leviathan loads only tensors, numbers and strings "
-                             f"and never unpickles arbitrary objects") from None
+        problem = (f"was refused ({_load_reason(e)}): leviathan loads only tensors, numbers and strings and never "
+                   f"unpickles arbitrary objects")
+        raise _unreadable(path, problem, path.name if path.name in ("optimizer.pt", "rng.pt") else "optimizer.pt") \
+            from None
 
 
 def _load_reason(e: Exception) -> str:
@@ -119,7 +154,7 @@ def checked_step(step: Path, names: tuple[str, ...]) -> StepState:
     """state.json of ``step``, checked, after checking the files ``names`` against its fingerprints
     (``checkpoint.state``): what is read from a step folder is what was saved together."""
     state = read_step_state(step)
-    verify_companions(step, state, names)
+    verify_companions(step, state, names, optional=True)  # a built-in tokenizer has no tokenizer.json
     return state
 
 

@@ -225,7 +225,12 @@ def _files(raw: Any, state: dict) -> dict[str, str] | None:
 def read_step_state(step_dir: str | os.PathLike) -> StepState:
     """state.json of ``step_dir``, every field checked (see the module docstring); a UserError names the file and field.
 
-    Pure JSON is read with duplicate keys refused (a file leviathan wrote never repeats one)."""
+    Pure JSON is read with duplicate keys refused (a file leviathan wrote never repeats one). A path that is no step
+    folder (a run folder, a file) is named as such, not as a damaged checkpoint (``_refuse_other_kinds``)."""
+    from ..value_rules import check_read_path
+
+    check_read_path("read_step_state", "step_dir", step_dir, _STEP_FIX)
+    _refuse_other_kinds(Path(step_dir))
     path = Path(step_dir) / STATE_FILE
     try:
         raw = json_text.read_file(path, object_pairs_hook=_no_repeats)
@@ -268,6 +273,28 @@ def read_step_state(step_dir: str | os.PathLike) -> StepState:
     return StepState(step, tokens, loader, rng, world, seconds, tokenizer, files, raw, run_id, data)
 
 
+_STEP_FIX = ("pass one of a run's checkpoints/step-XXXXXXXX folders (leviathan.checkpoint.find.find_checkpoint(RUN) "
+             "gives a run's latest)")
+
+
+def _refuse_other_kinds(step_dir: Path) -> None:
+    """UserError when ``step_dir`` is no step folder: not a folder, or one without state.json that neither is named
+    as train names steps nor holds weights. ``read_step_state('run1')`` (a run folder) said "'run1/state.json' is not
+    readable JSON ...; the checkpoint is damaged" with a fix that moves an intact folder (issue 30 round 25, Y648;
+    ``find_checkpoint`` names the mistake, round 24, Y495). A step folder without its state.json is still damage."""
+    from ..errors import missing
+
+    if not os.path.isdir(step_dir):
+        what = missing(step_dir) if not os.path.lexists(step_dir) else "is a file, not a folder"
+        raise UserError(f"step folder {str(step_dir)!r} {what}; {_STEP_FIX}")
+    if os.path.lexists(step_dir / STATE_FILE) or step_of(step_dir.name) is not None \
+            or os.path.lexists(step_dir / "model.safetensors"):
+        return
+    kind = " (a run folder: its steps are in checkpoints/)" if (step_dir / "checkpoints").is_dir() else ""
+    raise UserError(f"{str(step_dir)!r} is not a step folder{kind}: it has no {STATE_FILE} and is not named "
+                    f"step-XXXXXXXX; {_STEP_FIX}")
+
+
 def _data_fingerprint(raw: Any) -> str | None:
     """The data's fingerprint the step records (train writes meta.json's, a sha256, or null), checked like
     ``run_id``: an integer was taken as no fingerprint and the data check skipped, exit 0, even on other data (issue
@@ -305,6 +332,22 @@ def _no_repeats(pairs: list[tuple[str, Any]]) -> dict:
     return out
 
 
+def _check_companion_arguments(state, names, optional) -> None:
+    """ArgumentTypeError unless ``state`` is a StepState, ``names`` None or a list of file names (a text was read
+    letter by letter) and ``optional`` a switch (``verify_companions``' arguments)."""
+    from ..errors import ArgumentTypeError
+    from ..value_rules import check_switches
+
+    if not isinstance(state, StepState):
+        raise ArgumentTypeError(f"verify_companions: state must be the StepState read_step_state(STEP) returns, got "
+                                f"{type(state).__name__}; pass read_step_state(step_dir)")
+    if names is not None and (isinstance(names, (str, bytes)) or not isinstance(names, (list, tuple, set, frozenset))
+                              or not all(isinstance(n, str) for n in names)):
+        raise ArgumentTypeError(f"verify_companions: names must be a list of file names of the step folder (or None "
+                                f"for every recorded one), got {names!r:.60}; e.g. ['model.safetensors']")
+    check_switches("verify_companions", optional=optional)
+
+
 def _check_unrecorded(path: Path) -> None:
     """UserError when ``path``, a file a reader uses from a step folder whose state.json fingerprints its files, is
     there but not recorded: train records every file it saves with the step, so it was added later, or its record
@@ -318,18 +361,27 @@ def _check_unrecorded(path: Path) -> None:
                         f"from the previous one")
 
 
-def verify_companions(step_dir: str | os.PathLike, state: StepState, names: Iterable[str] | None = None) -> None:
+def verify_companions(step_dir: str | os.PathLike, state: StepState, names: Iterable[str] | None = None,
+                      optional: bool = False) -> None:
     """UserError unless each file ``names`` lists (None: every recorded one) that state.json fingerprints is the file
     saved with it (sha256). A recorded file that is missing is refused too; files of a folder saved before
     fingerprints were recorded are not checked. A mismatch names both possible causes: the file changed, or its
     record in state.json was edited (``files['model.safetensors']`` set to '0'*64 blamed the untouched weights
-    alone: issue 30 round 21, N226)."""
+    alone: issue 30 round 21, N226). ``state`` is what ``read_step_state`` returns (None was an AttributeError), and a
+    name neither recorded nor in the folder is refused, as nothing of it could be verified (it was "verified"
+    without a word: issue 30 round 25, Y649, Y651); ``optional``: such names are the reader's optional files (a
+    built-in tokenizer has no tokenizer.json), passed over."""
+    _check_companion_arguments(state, names, optional)
     if state.files is None:
         return
     step_dir = Path(step_dir)
     wanted = list(state.files) if names is None else [n for n in names if n in state.files]
     for name in [] if names is None else [n for n in names if n not in state.files]:
         _check_unrecorded(step_dir / name)
+        if not optional and not os.path.lexists(step_dir / name):
+            raise UserError(f"verify_companions: names: {name!r:.60} is neither in {str(step_dir)!r} nor recorded in "
+                            f"its {STATE_FILE}, so there is nothing to verify; pass names of the step's files "
+                            f"(recorded: {', '.join(sorted(state.files)) or 'none'})")
     for name in wanted:
         path = step_dir / name
         if not path.is_file():  # a pipe or a folder there was "is missing" (issue 30 round 23, U401)

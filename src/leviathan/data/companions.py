@@ -79,6 +79,12 @@ def load_train_freq(data_dir: str | os.PathLike, meta: PreparedMeta | None = Non
     from .meta import DATA_DIR_FIX
 
     check_read_path("load_train_freq", "data_dir", data_dir, DATA_DIR_FIX)  # M335 (round 20)
+    if meta is not None and not isinstance(meta, PreparedMeta):  # 5: "'int' object has no attribute 'files'" (Y661)
+        from ..errors import ArgumentTypeError
+
+        raise ArgumentTypeError(f"load_train_freq: meta must be the folder's PreparedMeta (leviathan.data.meta."
+                                f"read_meta(DATA)), or None to read it, got {type(meta).__name__} {meta!r:.40}; "
+                                f"leave it out")
     data_dir = Path(data_dir)
     meta = meta if meta is not None else find_meta(data_dir)
     path = data_dir / "train_freq.npy"

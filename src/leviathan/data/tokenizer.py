@@ -590,7 +590,8 @@ def _check_step_companions(directory: Path) -> None:
     from ..checkpoint.state import STATE_FILE, read_step_state, verify_companions
 
     if (directory / STATE_FILE).is_file():
-        verify_companions(directory, read_step_state(directory), ("tokenizer.json", "leviathan_tokenizer.json"))
+        verify_companions(directory, read_step_state(directory), ("tokenizer.json", "leviathan_tokenizer.json"),
+                          optional=True)
 
 
 def _from_directory(directory: Path) -> Tokenizer:

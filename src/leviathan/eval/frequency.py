@@ -211,9 +211,30 @@ def relative_reduction(baseline: list[float | None], model: list[float | None]) 
     Positive = the model is better. 0.81 means the model's perplexity is 81% lower in that bucket; -inf means the
     model's perplexity is past float range times the baseline's (a diverged run).
     """
+    for name, values in (("baseline", baseline), ("model", model)):
+        _check_bucket_losses(name, values)
     if len(baseline) != len(model):
         raise UserError("bucket lists differ in length; were they made with the same buckets?")
     return [None if (b is None or m is None) else _reduction(b, m) for b, m in zip(baseline, model)]
+
+
+def _check_bucket_losses(name: str, values) -> None:
+    """ArgumentTypeError unless ``values`` is a list of bucket losses (numbers, None for an empty bucket), as
+    ``BucketLosses.loss`` holds them: ``relative_reduction('ab', 'cd')`` was Python's "unsupported operand type(s)
+    for -: 'str' and 'str'" (issue 30 round 25, Y566; ``ppl_of`` names its argument, round 24, W557). NaN is carried."""
+    import numbers
+
+    from ..errors import ArgumentTypeError
+
+    if isinstance(values, (str, bytes)) or not isinstance(values, (list, tuple, np.ndarray)):
+        bad = f"{type(values).__name__} {values!r:.40}"
+    else:
+        wrong = [v for v in values if v is not None and (not isinstance(v, numbers.Real)
+                                                         or isinstance(v, (bool, np.bool_)))]
+        bad = f"{type(wrong[0]).__name__} {wrong[0]!r:.40} among them" if wrong else None
+    if bad is not None:
+        raise ArgumentTypeError(f"relative_reduction: {name}: expected a list of bucket losses (nats, None for an "
+                                f"empty bucket), got {bad}; pass BucketLosses.loss of each run")
 
 
 def ppl_of(loss: float) -> float:

@@ -24,8 +24,9 @@ from torch import nn
 
 from ..model.labels import check_outside
 from .result import EvalResult
-from ..value_rules import check_switches
-from .window_arguments import check_dtype, check_num_bytes, check_shard, check_sums, check_windows
+from ..value_rules import api_check, check_switches, model_problem
+from .window_arguments import (check_dtype, check_num_bytes, check_shard, check_sums, check_text_bytes,
+                               check_windows)
 
 
 def _token_nll(model: nn.Module, x: torch.Tensor, y: torch.Tensor, outside: str = "raise") -> torch.Tensor:
@@ -75,6 +76,7 @@ def token_losses(model: nn.Module, tokens: np.ndarray, seq_len: int, batch_size:
     Parameters: the stream and its windows, then independent optional modes (dtype, shard, even, outside) with
     defaults.
     """
+    api_check("token_losses", "model", model_problem(model), "pass the model itself")  # a pair (round 25, Y404)
     tokens = np.asarray(tokens)
     check_windows(model, tokens, seq_len, batch_size)  # whole numbers, a 1-D stream of integer ids (round 17, S77)
     n = len(tokens) - 1
@@ -132,6 +134,9 @@ def evaluate(model: nn.Module, tokens: np.ndarray, seq_len: int, batch_size: int
     ``num_bytes``. ``tokens`` counts predicted tokens (``len(tokens) - 1``); ``leviathan.eval.stream.EvalStream``
     gives a capped stream and its byte count.
     """
+    api_check("evaluate", "model", model_problem(model), "pass the model itself")  # load_model's pair (Y404)
     check_num_bytes(num_bytes)  # before the forward passes, not after them
+    tokens = np.asarray(tokens)
+    check_text_bytes(num_bytes, tokens.size)  # 0 or 1 byte for 200 tokens (round 25, Y431, Y432)
     nats = token_losses(model, tokens, seq_len, batch_size, dtype=dtype)
     return summarize(float(nats.sum()), len(nats), num_bytes)

@@ -2,6 +2,7 @@
 
     check_windows(model, tokens, seq_len, batch_size)   # ValueError naming the argument and what to pass
     check_num_bytes(num_bytes)                          # the text's size in bytes: a number >= 0, or None
+    check_text_bytes(num_bytes, len(tokens))            # ... that the tokens can encode (evaluate's; round 25)
     check_shard(shard)                                  # (rank, world) with 0 <= rank < world
 
 The CLI's ``eval`` takes whole numbers from its flags and refuses a window past the model's positions
@@ -53,6 +54,25 @@ def check_num_bytes(num_bytes) -> None:
             or not math.isfinite(num_bytes):
         raise ValueError(f"num_bytes must be the UTF-8 size in bytes of the text the tokens encode (a finite number "
                          f">= 0), or None for no bits per byte, got {num_bytes!r:.40}")
+
+
+def check_text_bytes(num_bytes, num_tokens: int) -> None:
+    """ValueError (a UserError too) unless ``evaluate``'s ``num_bytes`` (checked by ``check_num_bytes``) is None or a size the
+    ``num_tokens`` of a stream can encode: a text token covers at least half a byte (a word-start marker) and a
+    document of at least one byte ends with one end-of-text token, so tokens <= 3 x bytes; and at most
+    ``MAX_BYTES_PER_TOKEN`` bytes a token. meta.json's splits are held to these counts (``data.meta``); the caller's
+    were not: 0 bytes for 200 tokens gave bpb None and 1 byte bpb 1,535 without a word (issue 30 round 25, Y431,
+    Y432). Unknown is None (``EvalStream`` gives None for a split without a byte count)."""
+    from ..data.meta import MAX_BYTES_PER_TOKEN
+    from ..errors import ArgumentValueError
+
+    if num_bytes is None or (num_tokens <= 3 * num_bytes <= 3 * MAX_BYTES_PER_TOKEN * num_tokens):
+        return
+    raise ArgumentValueError(f"num_bytes {num_bytes!r:.40} is no size of the text {num_tokens:,} tokens encode "
+                             f"(it is at least a third of the tokens, as a token covers at least half a byte and one "
+                             f"end-of-text token ends each document, and at most {MAX_BYTES_PER_TOKEN:,} bytes a "
+                             f"token); pass the UTF-8 size of the text the tokens encode, or None when it is unknown "
+                             f"(bits per byte are then left out)")
 
 
 def check_shard(shard) -> None:

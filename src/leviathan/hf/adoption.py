@@ -74,6 +74,7 @@ SETTINGS = ("k", "seed_dim", "modes", "knots", "rank", "degree", "ln_eps", "base
             "table_std", "norm_eps")
 # taken from the adopted embedding, not chosen: its size, and the constant a scaled table multiplies its rows by
 FIXED = ("vocab_size", "hidden_size", "output_scale")
+MIN_OUTPUT_SCALE, MAX_OUTPUT_SCALE = 2.0**-24, 65_504.0  # fp16's smallest and largest non-zero numbers
 
 
 class ScaledLeviathanGenerator(LeviathanGenerator):
@@ -89,10 +90,15 @@ class ScaledLeviathanGenerator(LeviathanGenerator):
         scale = output_scale
         # a table's scale is a positive finite number (Gemma's sqrt(hidden)): an adopted config.json edited to NaN
         # loaded a model whose every embedding was NaN, and -1 one that flipped them (issue 30 round 14, B256, B257)
-        if isinstance(scale, bool) or not isinstance(scale, (int, float)) or not math.isfinite(scale) or scale <= 0:
-            raise UserError(f"output_scale must be a finite number > 0 (the scale the original model applied to its "
-                            f"table, e.g. sqrt(hidden_size) for Gemma), got {scale!r:.40}; config.json's "
-                            f"leviathan_generator was edited or damaged: adopt the model again")
+        # and 1e308 passed as finite, yet is inf in float32: every output inf without a word (round 25, Y94). The
+        # scale is rounded to the output's dtype (class docstring), so it must be one fp16 holds as a non-zero number
+        if isinstance(scale, bool) or not isinstance(scale, (int, float)) or not math.isfinite(scale) \
+                or not MIN_OUTPUT_SCALE <= scale <= MAX_OUTPUT_SCALE:
+            raise UserError(f"output_scale must be a finite number > 0, in [{MIN_OUTPUT_SCALE:.0e}, "
+                            f"{MAX_OUTPUT_SCALE:,.0f}] (what fp16, the narrowest output dtype, holds; the scale the "
+                            f"original model applied to its table, e.g. sqrt(hidden_size) for Gemma), got "
+                            f"{scale!r:.40}; config.json's leviathan_generator was edited or damaged: adopt the model "
+                            f"again")
         self.output_scale = float(scale)
 
     def forward(self, input_ids: torch.Tensor) -> torch.Tensor:

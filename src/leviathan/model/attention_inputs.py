@@ -32,5 +32,20 @@ def check_attention_inputs(position_ids, attention_mask, *, batch: int, length: 
         raise TypeError(f"position_ids must be integer positions, got a {position_ids.dtype} tensor")
 
 
+def check_mask_values(attention_mask: torch.Tensor) -> None:
+    """ValueError (a UserError too) naming the first value of a (non-bool) ``attention_mask`` other than 0 or 1: a
+    NaN was read as 1 (attend) without a word, as was any other non-zero (0.5, -inf of an additive mask), because the
+    mask is taken as ``.bool()`` (issue 30 round 25, Y45). One scan, as the ``.all()`` the model makes anyway."""
+    from ..errors import ArgumentValueError
+
+    if attention_mask.dtype == torch.bool:
+        return
+    bad = (attention_mask != 0) & (attention_mask != 1)
+    if bool(bad.any()):
+        raise ArgumentValueError(f"attention_mask must hold 1 for each key to attend and 0 for padding, got "
+                                 f"{attention_mask[bad][0].item()!r}; pass a 0/1 mask (an additive mask of 0 and "
+                                 f"-inf is not one: use (mask == 0) to turn it into one)")
+
+
 def _what(name: str) -> str:
     return "one position per input id" if name == "position_ids" else "1 for each key to attend, cached ones first"

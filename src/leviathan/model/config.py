@@ -267,6 +267,10 @@ class ModelConfig:
 
     def with_vocab_size(self, vocab_size: int) -> "ModelConfig":
         """Same model for a larger vocabulary, keeping the digit base (see module footgun)."""
+        vocab_size = as_int(vocab_size)  # '400' was Python's "'>' not supported" (issue 30 round 25, Y23)
+        require(is_integer(vocab_size) and vocab_size > 0,
+                f"with_vocab_size: vocab_size must be a positive integer (as ModelConfig's vocab_size), got "
+                f"{type(vocab_size).__name__} {vocab_size!r:.40}; pass the new number of token ids")
         cfg = self.resolved()
         if cfg.uses_digits and vocab_size > cfg.id_capacity:
             raise ConfigError(

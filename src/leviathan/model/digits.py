@@ -68,11 +68,22 @@ def _check_id_type(ids) -> None:
                                 f"with .long() only if they hold whole ids")
 
 
+_WIDE_UNSIGNED = (torch.uint16, torch.uint32, torch.uint64)  # torch's min, max and unique take none of them
+
+
+def as_lookup_ids(ids):
+    """``ids`` as int64 when they are uint16 (the token files' dtype), uint32 or uint64, which torch's reductions
+    refuse ("min_all" not implemented for 'UInt16'); anything else unchanged, for the checks after. ``CausalLM``
+    converts such ids itself (round 12, U124); the generator, "a drop-in nn.Embedding", did not (round 25, Y79)."""
+    return ids.long() if isinstance(ids, torch.Tensor) and ids.dtype in _WIDE_UNSIGNED else ids
+
+
 def to_digits(ids: torch.Tensor, base: int, k: int, check: bool = True) -> torch.Tensor:
     """ids (...) int -> digits (..., k) int64, most significant digit first.
 
     ``to_digits(tensor([205378]), 59, 3) == tensor([[58, 58, 58]])``.
     """
+    ids = as_lookup_ids(ids)
     if check:  # base 1 gave every id the digits 0, k 0 no digits at all, without a word (round 22)
         _check_base(base, k, "to_digits")
         check_ids(ids, base, k)

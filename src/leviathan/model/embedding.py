@@ -18,7 +18,7 @@ from torch import nn
 
 from .labels import check_input_ids
 from .config import ModelConfig
-from .digits import check_ids, codebook_sum
+from .digits import as_lookup_ids, check_ids, codebook_sum
 from .generator import LeviathanGenerator
 from .output_norm import OutputNorm
 
@@ -83,6 +83,7 @@ class CompositionalEmbedding(nn.Module):
         return self.vocab_size
 
     def forward(self, input_ids: torch.Tensor) -> torch.Tensor:
+        input_ids = as_lookup_ids(input_ids)  # uint16 ids (round 25, Y79)
         check_ids(input_ids, self.base, self.k)
         z = codebook_sum(input_ids.reshape(-1), self.codebooks)  # (N, d_s)
         return self.proj(z).view(*input_ids.shape, -1)  # (..., D)

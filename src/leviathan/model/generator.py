@@ -62,7 +62,7 @@ from torch import nn
 from torch.autograd.function import once_differentiable
 
 from ..integers import as_int
-from .digits import check_ids, check_unique_ids, codebook_sum
+from .digits import as_lookup_ids, check_ids, check_unique_ids, codebook_sum
 from .generator_size import check_size
 from .output_norm import OutputNorm
 from .spline_op import spline_product
@@ -245,6 +245,7 @@ class LeviathanGenerator(nn.Module):
         or 2D Tensor, but got Tensor of dimension 3", and an id past b^k aliased another id's digits without a word
         (issue 30 round 22, S477). Shape and dtype are checked always (O(1)); the range outside torch.compile only
         (it reads values). ``forward`` and ``bake`` pass ids they checked or made to ``_embed``."""
+        ids = as_lookup_ids(ids)  # uint16 ids (round 25, Y79)
         check_unique_ids(ids, self.base, self.k, "LeviathanGenerator.embed_unique")
         return self._embed(ids)
 
@@ -270,6 +271,7 @@ class LeviathanGenerator(nn.Module):
             from ..meta_device import refuse_meta
 
             refuse_meta(input_ids, "the ids given to LeviathanGenerator", "pass ids with values (on the CPU or a GPU)")
+        input_ids = as_lookup_ids(input_ids)  # uint16, the token files' dtype (round 25, Y79)
         uniq, inverse = _distinct_ids(input_ids, self.base, self.k)  # (U,), (N,)
         table = self._embed(uniq)  # (U, D), checked by _distinct_ids
         return F.embedding(inverse.view(input_ids.shape), table)  # (..., D); backward sums duplicates

@@ -78,6 +78,12 @@ class KVCache:
         if key.device != held.device:
             raise ValueError(f"this KV cache holds keys on {held.device}, and the input continues on {key.device}; "
                              f"{_FIX}")
+        if key.dtype != held.dtype:  # model.half() between two calls: torch's "Expected query, key, and value to have
+            from ..errors import ArgumentValueError  # the same dtype" from the attention (round 25, Y118)
+
+            raise ArgumentValueError(f"this KV cache holds keys in {held.dtype}, and the input continues in "
+                                     f"{key.dtype} (the model's dtype changed since the cache was filled, e.g. by "
+                                     f"model.half()); {_FIX}, or after changing the dtype")
 
 
 def _check_pair(key, value) -> None:

@@ -49,6 +49,10 @@ def check_label_type(labels, name: str) -> None:
             or labels.dtype == torch.bool:
         shown = labels.dtype if isinstance(labels, torch.Tensor) else type(labels).__name__
         raise ArgumentTypeError(f"{name} must be an integer tensor (torch.long) of target ids, got {shown}")
+    if labels.is_meta:  # the range check's .item() was torch's raw RuntimeError (round 25, beside Y52)
+        from ..meta_device import refuse_meta
+
+        refuse_meta(labels, name, "pass target ids with values (on the CPU or a GPU)")
 
 
 @torch.compiler.disable

@@ -23,11 +23,12 @@ import torch
 import torch.nn.functional as F
 from torch import nn
 
+from ..errors import ArgumentValueError
 from ..integers import is_integer
 from ..positions import check_within_positions
 from .config import ModelConfig
 from .embedding import TableEmbedding, build_input_embedding
-from .attention_inputs import check_attention_inputs
+from .attention_inputs import check_attention_inputs, check_mask_values
 from .kv_cache import KVCache, claim_cache
 from .labels import check_input_ids, check_label_type, check_label_values, check_labels, check_outside
 from .loss import chunked_cross_entropy, linear_token_nll
@@ -145,6 +146,10 @@ class LlamaModel(nn.Module):
         if input_ids.dtype.is_floating_point or input_ids.dtype.is_complex or input_ids.dtype == torch.bool:
             raise TypeError(f"token ids must be an integer tensor (torch.long), got {input_ids.dtype}; convert them with "
                             f".long() only if they hold whole ids")
+        if input_ids.is_meta:  # torch's "Tensor.item() cannot be called on meta tensors" (round 25, Y52)
+            from ..meta_device import refuse_meta
+
+            refuse_meta(input_ids, "input_ids", "pass ids with values (on the CPU or a GPU)")
         if input_ids.dtype not in (torch.int64, torch.int32):  # uint16 (the token files' dtype), uint8, int16: a raw
             input_ids = input_ids.long()  # torch error of the table's lookup (issue 30 round 12, U124)
         B, T = input_ids.shape
@@ -156,6 +161,8 @@ class LlamaModel(nn.Module):
         claim_cache(cache, self)  # another model's same-shaped keys were continued silently (round 22, S234)
         past = cache.get_seq_length() if cache is not None else 0
         check_attention_inputs(position_ids, attention_mask, batch=B, length=T, past=past)  # round 22
+        if attention_mask is not None:
+            check_mask_values(attention_mask)  # a NaN was taken as 1 (round 25, Y45)
         # a table checks its own ids; a generator embeds any id up to b^k - 1, past the vocabulary, so an input the
         # model has no token for was taken without a word (issue 30 round 14, B109, B171)
         if not isinstance(self.embed_tokens, TableEmbedding):
@@ -248,10 +255,10 @@ class CausalLM(nn.Module):
         if outside == "ignore":
             return pos.masked_fill(bad, -100)
         if bool(bad.any()):
-            raise ValueError(f"{int(bad.sum())} target ids (e.g. {int(labels[bad][0])}) are outside this model's "
-                             f"restricted softmax ({self.output_ids.numel():,} of {self.config.vocab_size:,} ids, "
-                             f"data.softmax=corpus): score text of the data it was trained on, or train with "
-                             f"data.softmax=full")
+            raise ArgumentValueError(f"{int(bad.sum())} target ids (e.g. {int(labels[bad][0])}) are outside this "
+                                     f"model's restricted softmax ({self.output_ids.numel():,} of "
+                                     f"{self.config.vocab_size:,} ids, data.softmax=corpus): score text of the data it "
+                                     f"was trained on, or train with data.softmax=full")
         return pos
 
     def _head_and_targets(self, labels: torch.Tensor, outside: str = "raise") -> tuple[torch.Tensor, torch.Tensor]:
@@ -283,6 +290,8 @@ class CausalLM(nn.Module):
             check_switches("CausalLM.forward", return_logits=return_logits)
         if labels is not None:
             check_labels(labels, input_ids, self.config.vocab_size)
+            if return_logits and self.restricted:  # a target outside the subset: loss inf without a word (Y31)
+                self._output_targets(labels)
         self._check_positions(input_ids, cache)
         h = self.model(input_ids, cache=cache, position_ids=position_ids, attention_mask=attention_mask)
         if labels is not None and not return_logits:

@@ -134,6 +134,10 @@ def linear_cross_entropy(hidden: torch.Tensor, weight: torch.Tensor, labels: tor
     """
     h, y, chunk = check_head_arguments("linear_cross_entropy", hidden, weight, labels, ignore_index, chunk)
     check_label_values(y, weight.shape[0], ignore_index, "the head's rows, V")
+    if y.numel() == 0:  # a mean over no position: NaN without a word (round 25, Y105; CausalLM refuses it, W39)
+        raise ArgumentValueError("linear_cross_entropy: labels hold no position (shape "
+                                 f"{tuple(labels.shape)}), so the loss would be a mean over no target (NaN); give at "
+                                 f"least one position, or leave out a batch with nothing to score")
     check_some_target(y, ignore_index, "linear_cross_entropy: ")  # NaN without a word (round 24, W115)
     return chunked_cross_entropy(h, weight, y, ignore_index, chunk)
 

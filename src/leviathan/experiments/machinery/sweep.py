@@ -664,6 +664,29 @@ def _check_sweep_call(grid, options, log) -> None:
     check_callback("run_sweep", "log", log)
 
 
+def _check_commands_call(grid, out_dir, runs, threads) -> None:
+    """One line for a ``train_commands`` argument of the wrong kind, as ``run_sweep`` names its own
+    (``_check_sweep_call``): ``train_commands(G, 5)`` was pathlib's "expected str, bytes or os.PathLike object, not
+    int" (issue 30 round 25, Y685), ``threads=True`` wrote OMP_NUM_THREADS=True, a run list of names an
+    AttributeError, and ``runs=[]`` wrote a line for every run."""
+    from ...errors import ArgumentTypeError
+    from ...value_rules import api_check, path_problem, whole_problem
+
+    if not isinstance(grid, Grid):
+        raise ArgumentTypeError(f"train_commands: grid must be a Grid (leviathan.load_grid(NAME_OR_FILE)), got "
+                                f"{type(grid).__name__} {grid!r:.60}; pass load_grid(...)")
+    api_check("train_commands", "out_dir", path_problem(out_dir), "pass the sweep's folder (as leviathan sweep's OUT)")
+    if runs is not None and (not isinstance(runs, (list, tuple)) or not all(isinstance(r, RunSpec) for r in runs)):
+        raise ArgumentTypeError(f"train_commands: runs must be a list of the grid's RunSpecs (grid.runs, or a part "
+                                f"of it), or None for every run, got {runs!r:.60}")
+    if runs is not None and not runs:  # [] was read as None, every run (the Y450 kind; `sweep --commands` stops first)
+        api_check("train_commands", "runs", "is an empty list: no run to write a line for",
+                  "pass the runs to train (select_runs(grid, ...)), or None for every run of the grid")
+    if threads is not None:
+        api_check("train_commands", "threads", whole_problem(threads, 1, "a positive integer"),
+                  "pass the threads per run, e.g. 4, or None to leave OMP_NUM_THREADS unset")
+
+
 @api_write("run_sweep", "out_dir")
 def run_sweep(grid: Grid, out_dir: str | os.PathLike, options: SweepOptions = SweepOptions(),
               log: Callable[[str], None] = print) -> list[ResultRow]:
@@ -781,8 +804,10 @@ def train_commands(grid: Grid, out_dir: str | os.PathLike, runs: list[RunSpec] |
 
     from ...config import layered_overrides
 
+    _check_commands_call(grid, out_dir, runs, threads)
+
     lines = []
-    for spec in runs or grid.runs:
+    for spec in grid.runs if runs is None else runs:
         args = ([f"OMP_NUM_THREADS={threads}"] if threads else []) + ["leviathan", "train"]
         if grid.base_config:
             args += ["--config", str(grid.base_config)]

@@ -474,7 +474,7 @@ def paired_of(rows: Iterable[ResultRow], model: tuple[str, str], baseline: tuple
 def _check_eval_sets(rows: list[ResultRow], eval_sets) -> None:
     """UserError unless ``eval_sets`` is None or a list of eval sets the rows hold (``check_eval_set_held``, as
     ``analyze`` holds its eval_set): a set no row holds gave comparisons of n=0 and a text was iterated letter by
-    letter, 'v', 'a', 'l', without a word (issue 30 round 24, W472, W473)."""
+    letter, 'v', 'a', 'l', without a word (issue 30 round 24, W472, W473); [] was read as None (round 25, Y450)."""
     from ...value_rules import api_check, eval_set_problem
 
     if eval_sets is None:
@@ -483,6 +483,8 @@ def _check_eval_sets(rows: list[ResultRow], eval_sets) -> None:
     fix = f"pass a list of the sets the rows hold ({', '.join(held) or 'none'}), or None for those both arms hold"
     if not isinstance(eval_sets, (list, tuple)):
         api_check("paired_comparisons", "eval_sets", f"expected a list of eval set names, got {eval_sets!r:.60}", fix)
+    if not eval_sets:  # [] was read as None, "every set" (round 25, Y450; SweepOptions(only=[]) refuses it, Y479)
+        api_check("paired_comparisons", "eval_sets", "is an empty list: no eval set to compare on", fix)
     for name in eval_sets:
         problem = eval_set_problem(name)
         if problem is None and held and name not in held:

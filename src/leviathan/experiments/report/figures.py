@@ -62,8 +62,7 @@ def fig_loss_curves(rows: list[ResultRow], path: Path) -> bool:
         ax.grid(alpha=0.3)
         if ax.lines:
             ax.legend(fontsize=6, ncol=1 if len(ax.lines) < 10 else 2)
-    save_figure(fig, path)
-    return drawn
+    return _saved_if_drawn(plt, fig, path, drawn)
 
 
 def fig_frontier(rows: list[ResultRow], fit: PowerLawFit | None, ladder: str | None, eval_set: str,
@@ -98,8 +97,18 @@ def fig_frontier(rows: list[ResultRow], fit: PowerLawFit | None, ladder: str | N
     handles, labels = ax.get_legend_handles_labels()
     uniq = dict(zip(labels, handles))
     ax.legend(uniq.values(), uniq.keys(), fontsize=7)
+    return _saved_if_drawn(plt, fig, path, drawn)
+
+
+def _saved_if_drawn(plt, fig, path: Path, drawn: bool) -> bool:
+    """Write ``fig`` at ``path`` when something was ``drawn``, else free it and write nothing: a figure that returns
+    "nothing drawn" (False) wrote an empty PNG at the path all the same (``fig_loss_curves([], path)``, issue 30 round
+    25, Y639), where its siblings return False before writing (``fig_param_allocation([])``)."""
+    if not drawn:
+        plt.close(fig)
+        return False
     save_figure(fig, path)
-    return drawn
+    return True
 
 
 def fig_reduction_by_size(comparisons: dict[str, list[ComparisonEntry]], path: Path) -> bool:
