@@ -57,7 +57,7 @@ class Buckets:
                 "max_count": self.max_count, "num_ids": self.num_ids, "mass": self.mass}
 
 
-def _counts(train_freq) -> np.ndarray:
+def checked_counts(train_freq) -> np.ndarray:
     """``train_freq`` as int64 counts, or a UserError naming the first id whose count is not a whole number >= 0 (that
     fits in 64 bits). A NaN was cast to a negative int64 (numpy's RuntimeWarning "invalid value encountered in cast")
     and blamed as "train_freq holds negative counts", and 2.5 was cut to 2 without a word (issue 30 round 18, G332)."""
@@ -85,7 +85,7 @@ def _counts(train_freq) -> np.ndarray:
 
 def make_buckets(train_freq: np.ndarray, num_buckets: int = 5, method: str = "mass") -> Buckets:
     """Bucket every token id by its training count (see module docstring for the rules)."""
-    counts = _counts(train_freq)
+    counts = checked_counts(train_freq)
     from ..integers import is_integer
 
     # 5.0 passed the range test and ended in range()'s "'float' object cannot be interpreted as an integer" (round 18,
