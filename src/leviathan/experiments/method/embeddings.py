@@ -179,10 +179,10 @@ def frequency_groups(train_freq: np.ndarray, vocab_size: int, num_buckets: int =
                      method: str = "mass") -> list[IdGroup]:
     """``bucket 1`` .. ``bucket n`` (rarest first; ids that occur in training) and ``unseen`` of a V-row table, bucketed as
     the eval buckets targets (``eval.frequency.make_buckets``). ``train_freq`` may be shorter than V (a head larger than
-    the tokenizer: the extra ids never occur); longer is another tokenizer's and refused. The counts are checked as the
-    eval's are (``eval.frequency.checked_counts``): a NaN was cast to int64 first and blamed as -9223372036854775808, after
-    numpy's RuntimeWarning (issue 30 round 23, U432); ``vocab_size`` 300.0 was numpy's TypeError and -1 was blamed on
-    another tokenizer (found beside U432)."""
+    the tokenizer: the extra ids never occur); longer is another tokenizer's and refused. The counts are checked as
+    the eval's are (``eval.frequency.checked_counts``): a NaN was cast to int64 first and blamed as
+    -9223372036854775808, after numpy's RuntimeWarning (issue 30 round 23, U432); ``vocab_size`` 300.0 was numpy's
+    TypeError and -1 was blamed on another tokenizer (found beside U432)."""
     from ...value_rules import api_check, whole_problem
 
     api_check("frequency_groups", "vocab_size", whole_problem(vocab_size, 1, "a whole number >= 1"),
