@@ -86,12 +86,15 @@ def switch_problem(value) -> str | None:
 
 
 def check_switches(api: str, **switches) -> None:
-    """TypeError ``API: NAME must be True or False, got ...; pass NAME=True or NAME=False`` for the first of
-    ``switches`` (an API's bool parameters, by name) that ``switch_problem`` refuses; checked before any work."""
+    """``errors.ArgumentTypeError`` (a UserError, still the TypeError it always was) ``API: NAME must be True or
+    False, got ...; pass NAME=True or NAME=False`` for the first of ``switches`` (an API's bool parameters, by name)
+    that ``switch_problem`` refuses; checked before any work."""
+    from .errors import ArgumentTypeError
+
     for name, value in switches.items():
         problem = switch_problem(value)
         if problem is not None:
-            raise TypeError(f"{api}: {name} {problem}; pass {name}=True or {name}=False (a text such as 'no' or a "
+            raise ArgumentTypeError(f"{api}: {name} {problem}; pass {name}=True or {name}=False (a text such as 'no' or a "
                             f"number is not a switch)")
 
 

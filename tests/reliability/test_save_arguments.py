@@ -175,13 +175,15 @@ def test_the_save_helpers_name_an_argument_they_cannot_take(tmp_path, monkeypatc
 def test_save_pretrained_refuses_a_switch_that_is_no_bool(tmp_path):
     """Round 22 (bool is not text): ``save_pretrained(D, is_main_process='no')`` was read as true and saved; the
     switches of every save path are True or False (``value_rules.check_switches``), nothing written."""
+    from leviathan.errors import ArgumentTypeError
     from leviathan.hf import adopt, bake_adopted
 
     adopted = adopt(_llama(), seed_dim=8, modes=2, knots=8, rank=4)
     for save in (lambda: adopted.save_pretrained(tmp_path / "a", is_main_process="no"),
                  lambda: _native().save_pretrained(tmp_path / "n", distributed_checkpoint=1),
                  lambda: bake_adopted(adopted, tmp_path / "b", is_main_process="no")):
-        with pytest.raises(TypeError, match=r"save_pretrained: (is_main_process|distributed_checkpoint) must be True "
+        # a UserError (one line at the CLI) that is still a TypeError (errors.ArgumentTypeError)
+        with pytest.raises(ArgumentTypeError, match=r"save_pretrained: (is_main_process|distributed_checkpoint) must be True "
                                             r"or False, got ('no'|1)"):
             save()
     assert sorted(p.name for p in tmp_path.iterdir()) == []
