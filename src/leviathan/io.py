@@ -484,3 +484,15 @@ def hardware_info() -> dict:
     except ImportError:  # pragma: no cover - torch is a dependency
         pass
     return info
+
+
+def sha256_file(path: str | os.PathLike) -> str:
+    """The hex sha256 of the file at ``path``, read in blocks (the one file digest of a checkpoint's state.json, an
+    output marker's ``sha256`` and a sharded save's shard record)."""
+    import hashlib
+
+    digest = hashlib.sha256()
+    with open(path, "rb") as f:
+        while block := f.read(1 << 22):
+            digest.update(block)
+    return digest.hexdigest()

@@ -46,6 +46,7 @@ from pathlib import Path
 from typing import Callable, Iterable
 
 from .errors import UserError, not_a_file
+from .io import sha256_file
 from .mounts import is_mount_point
 from . import json_text
 
@@ -152,18 +153,8 @@ def write_marker(folder: str | os.PathLike, verb: str, files: Iterable[str] | No
     if files is None:  # whole-folder: tied to this folder (a copy elsewhere proves nothing, module docstring)
         marker["home"] = folder_home(folder)
     if digests and files is not None:
-        marker["sha256"] = {name: _sha256(Path(folder) / name) for name in sorted(files)}
+        marker["sha256"] = {name: sha256_file(Path(folder) / name) for name in sorted(files)}
     atomic_write_json(Path(folder) / MARKER, marker)
-
-
-def _sha256(path: Path) -> str:
-    import hashlib
-
-    h = hashlib.sha256()
-    with open(path, "rb") as f:
-        for block in iter(lambda: f.read(1 << 20), b""):
-            h.update(block)
-    return h.hexdigest()
 
 
 def export_again(folder: str | os.PathLike) -> str:
@@ -192,7 +183,7 @@ def check_output_files(folder: str | os.PathLike, fix: str, names: Iterable[str]
         if not path.is_file():  # a pipe or a folder there was "is missing" (issue 30 round 23, U388, U398, U409)
             what = not_a_file(path) or "is missing"
             raise UserError(f"{str(path)!r} {what}, but {MARKER} records it: the folder is incomplete; {fix}")
-        found = _sha256(path)
+        found = sha256_file(path)
         if found != digest:
             raise UserError(f"{str(path)!r} is not the file `leviathan {marker.verb}` wrote there (sha256 "
                             f"{found[:12]}..., {MARKER} records {digest[:12]}...): the file was replaced (by one from "
@@ -350,7 +341,7 @@ def _not_own(folder: Path, verb: str, files: list[str], marker: OutputMarker, ow
         return (f"it holds files `leviathan {verb}` never writes ({_some(foreign)}), though its {MARKER} lists them "
                 f"(the marker was edited, or copied into a folder of yours)")
     if marker.sha256 is not None:
-        changed = [f for f in files if marker.sha256.get(f) != _sha256(Path(folder) / f)]
+        changed = [f for f in files if marker.sha256.get(f) != sha256_file(Path(folder) / f)]
         if changed:
             return (f"it holds files changed since `leviathan {verb}` wrote them, or that it did not write "
                     f"({_some(changed)}: their sha256 is not the one its {MARKER} records)")

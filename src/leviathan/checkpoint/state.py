@@ -25,7 +25,6 @@ resumed with exit 0). Now:
 
 from __future__ import annotations
 
-import hashlib
 import math
 import os
 import re
@@ -36,6 +35,7 @@ from typing import Any, Iterable
 
 from ..data.integrity import recorded_tokenizer_name
 from ..errors import UserError, not_a_file
+from ..io import sha256_file
 from ..run_identity import is_run_id
 from ..seeds import MAX_SEED
 from .layout import step_of
@@ -47,7 +47,6 @@ SHUFFLE_MODES = ("windows", "buffer", "none")
 _SHA256 = re.compile(r"^[0-9a-f]{64}$")
 _U32 = 2**32
 _MAX_COUNT = 2**62  # tokens trained: far beyond any run, and within numpy's int64 with room for a step
-_CHUNK = 1 << 22
 
 
 @dataclass(frozen=True)
@@ -70,14 +69,6 @@ class StepState:
 
 
 # ---- writing -------------------------------------------------------------------------------------
-def sha256_file(path: str | os.PathLike) -> str:
-    digest = hashlib.sha256()
-    with open(path, "rb") as f:
-        while chunk := f.read(_CHUNK):
-            digest.update(chunk)
-    return digest.hexdigest()
-
-
 def fingerprints(folder: str | os.PathLike, exclude: Iterable[str] = (STATE_FILE,)) -> dict[str, str]:
     """{file name: sha256} of every file in ``folder`` but ``exclude`` (what state.json records as ``files``)."""
     skip = set(exclude)

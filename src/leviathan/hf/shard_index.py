@@ -27,6 +27,7 @@ from pathlib import Path
 from typing import Any
 
 from ..errors import UserError
+from ..io import sha256_file
 
 RECORD = "leviathan_shards"  # index["metadata"][RECORD] = {"weight_map": sha256, "files": {shard: sha256}}
 _INDEXES = ("model.safetensors.index.json", "pytorch_model.bin.index.json")  # transformers' order of preference
@@ -42,14 +43,6 @@ def _with_variant(name: str, variant: str | None) -> str:
     return f"{stem}.{variant}.{suffix}"
 
 
-def _digest(path: Path) -> str:
-    h = hashlib.sha256()
-    with open(path, "rb") as f:
-        for block in iter(lambda: f.read(1 << 20), b""):
-            h.update(block)
-    return h.hexdigest()
-
-
 def _map_digest(weight_map: dict) -> str:
     return hashlib.sha256(json.dumps(weight_map, sort_keys=True).encode()).hexdigest()
 
@@ -61,7 +54,7 @@ def record_shards(folder: str | os.PathLike) -> None:
     for index in sorted(folder.glob("*.index*.json")):
         content = json.loads(index.read_text())
         weight_map = content.get("weight_map") or {}
-        files = {name: _digest(folder / name) for name in sorted(set(weight_map.values()))}
+        files = {name: sha256_file(folder / name) for name in sorted(set(weight_map.values()))}
         content.setdefault("metadata", {})[RECORD] = {"weight_map": _map_digest(weight_map), "files": files}
         index.write_text(json.dumps(content, indent=2, sort_keys=True) + "\n")
 
@@ -122,7 +115,7 @@ def _check_record(index: Path, weight_map: dict, record: Any, folder: Path) -> N
         raise UserError(f"{str(index)!r}: its weight_map is not the one saved (an entry was edited, added or removed, "
                         f"so a tensor would be drawn at random or read from another shard); {_FIX}")
     for name, recorded in sorted(files.items()):
-        if _digest(folder / name) != recorded:
+        if sha256_file(folder / name) != recorded:
             raise UserError(f"{str(folder / name)!r} is not the shard saved with {index.name} (its sha256 differs "
                             f"from the one recorded there): it was replaced, by a shard of another save or an edited "
                             f"file, and would load a model that is neither; {_FIX}")
