@@ -142,10 +142,13 @@ def file_kind(path: str | os.PathLike, run_keys: frozenset[str] = frozenset()) -
     path = Path(path)
     if os.path.isdir(path):
         return folder_kind(path)
+    if not os.path.isfile(path):  # a device or a pipe is none of them: /dev/zero was read whole until memory ran
+        return None               # out, and a pipe without a writer blocked for ever (issue 30 round 26, Q394, Q409)
     if (token := _token_file(path)) is not None:
         return token
     try:
-        data = path.read_bytes()[:1 << 20]
+        with open(path, "rb") as f:
+            data = f.read(1 << 20)  # the first MiB, not the whole file cut to it
     except OSError:
         return None
     return _text_kind(data, run_keys)

@@ -75,6 +75,7 @@ def _write_together(files: dict, remove: Iterable, api: str) -> None:
     from .storage import write_failure
 
     encoded = {Path(path): _utf8(api, path, data) for path, data in files.items()}  # before any file is opened
+    _refuse_special(api, encoded)
     written: list[tuple[Path, Path]] = []
     path = None
     try:
@@ -100,6 +101,19 @@ def _write_together(files: dict, remove: Iterable, api: str) -> None:
         raise
     for aside in earlier:
         _remove(aside)
+
+
+def _refuse_special(api: str, paths: Iterable[Path]) -> None:
+    """``ArgumentValueError`` when a path to write is a device, a named pipe or a socket (``errors.not_regular``): the
+    rename that makes a write atomic replaces whatever stands at the path, and ``atomic_write_text('/dev/null', 'x')``
+    put an ordinary file in place of the machine's /dev/null; a user's pipe and a character device were replaced the
+    same way (issue 30 round 26, Q350, Q351, Q418-Q420). Checked before any file is opened; nothing is written."""
+    from .errors import ArgumentValueError, not_regular
+
+    for path in paths:
+        if (problem := not_regular(path)) is not None:
+            raise ArgumentValueError(f"{api}: {str(path)!r} {problem}; nothing was written (an atomic write replaces "
+                                     f"what stands at the path with a file); name a regular file's path")
 
 
 def _check_write(api: str, path: Any, data: Any, kinds: Any) -> None:

@@ -1038,6 +1038,11 @@ def _check_results_file(path: str | os.PathLike, row: ResultRow, line: bytes) ->
     if (problem := _missing_field(row.to_dict())) is not None:
         raise UserError(f"append_result: the row {_shown(row.name)} {problem}, so no report or comparison could "
                         f"place it; nothing was written; give the row that field")
+    from ...errors import not_regular
+
+    if (special := not_regular(path)) is not None:  # a pipe blocked the open for ever, a device was errno 22 naming no
+        raise UserError(f"append_result: {str(path)!r} {special}; nothing was written; append to a sweep's "
+                        f"results.jsonl, or to a new file")  # path (issue 30 round 26, Q425, Q417)
     if not os.path.isfile(path) or os.path.getsize(path) == 0:
         return  # a new results file (a missing folder or a folder in its place: the open names it)
     values, _ = read_json_lines(path)
