@@ -50,10 +50,21 @@ def available_bytes() -> int | None:
     return min(found) if found else None
 
 
+def _skipped() -> bool:
+    """Whether ``LEVIATHAN_SKIP_MEMORY_CHECK`` asks to skip the check: 1 skips, unset, empty or 0 checks; any other
+    value is refused, for ``=false`` was read as "skip" and the demo it meant to guard ran into the allocator's
+    traceback (issue 30 round 26, P17)."""
+    value = os.environ.get(SKIP, "").strip()
+    if value not in ("", "0", "1"):
+        raise UserError(f"{SKIP}={value!r} is neither 1 (skip the memory check) nor 0 (check); set it to 1 or 0, or "
+                        f"unset it")
+    return value == "1"
+
+
 def check_training_memory(parameters: list[int], what: str, fix: str) -> None:
     """UserError when training models of ``parameters`` (each a count; all held at once) needs more memory than
     ``available_bytes``; ``what`` names the setting that sized them, ``fix`` the smaller choice."""
-    if os.environ.get(SKIP, "") not in ("", "0"):
+    if _skipped():
         return
     needed = sum(parameters) * BYTES_PER_PARAMETER
     free = available_bytes()

@@ -40,3 +40,23 @@ def test_train_refuses_a_model_no_memory_here_holds(data, tmp_path):
     line = one_error(done.stderr)
     assert done.returncode == 2 and "the run's model (model.*): training" in line and "GiB" in line, line
     assert not (tmp_path / "run").exists()
+
+
+def test_the_skip_setting_takes_1_or_0_and_refuses_anything_else(monkeypatch):
+    """Round 26 (P17): ``LEVIATHAN_SKIP_MEMORY_CHECK=false``, a user turning the check on, was read as "skip"."""
+    import pytest
+
+    from leviathan.errors import UserError
+    from leviathan.memory_preflight import SKIP, check_training_memory
+
+    huge = [2**60]  # more than any machine holds
+    for value in ("false", "yes", "2"):
+        monkeypatch.setenv(SKIP, value)
+        with pytest.raises(UserError, match=f"{SKIP}='{value}' is neither 1 .* nor 0"):
+            check_training_memory(huge, "--preset x", "a smaller --preset")
+    for value in ("0", ""):
+        monkeypatch.setenv(SKIP, value)
+        with pytest.raises(UserError, match="--preset x: training .* parameters needs at least"):
+            check_training_memory(huge, "--preset x", "a smaller --preset")
+    monkeypatch.setenv(SKIP, "1")
+    check_training_memory(huge, "--preset x", "a smaller --preset")  # skipped: nothing said
