@@ -40,6 +40,7 @@ DTYPE=${GPU_CHECK_DTYPE:-bf16}
 WORK=${GPU_CHECK_WORK:-$(mktemp -d "${TMPDIR:-/tmp}/gpu_check.XXXXXX")}
 case $WORK in /*) ;; *) WORK=$CALLER/$WORK ;; esac  # as typed, not from the repository this runs in (V37's kind)
 case ${OUT:-/} in /*) ;; *) OUT=$CALLER/$OUT ;; esac
+case ${GPU_CHECK_VENV:-/} in /*) ;; *) export GPU_CHECK_VENV=$CALLER/$GPU_CHECK_VENV ;; esac  # checked by the claim
 # The folders become the check's only when nothing of a user's is where it writes: the helper claims them with a
 # marker of its own (leviathan.ownership; it needs no torch) before anything there is deleted or written. The rm -f
 # below deleted a user's *.log and env.json in the folder GPU_CHECK_WORK named (issue 30 round 24, V104).

@@ -26,6 +26,9 @@ def settings_problem(environ: Mapping[str, str]) -> str | None:
     low, high = BUDGET_RANGE
     if budget and not (budget.isascii() and budget.isdigit() and low <= int(budget) <= high):
         return f"GPU_CHECK_BUDGET_S={budget!r} is not a whole number of seconds from {low} to {high:,} (default 450)"
+    if budget and budget != str(int(budget)):  # bash reads 060 as octal 48 and 09 as an error (round 26, P22, P23)
+        return f"GPU_CHECK_BUDGET_S={budget!r} starts with a 0, which bash's arithmetic reads as octal; write it as " \
+               f"{int(budget)}"
     dtype = environ.get("GPU_CHECK_DTYPE", "")
     if dtype and dtype not in ("bf16", "fp32"):
         return f"GPU_CHECK_DTYPE={dtype!r} is not an autocast dtype of the check: bf16 (default) or fp32"
@@ -35,7 +38,21 @@ def settings_problem(environ: Mapping[str, str]) -> str | None:
     for name in SWITCHES:
         if environ.get(name, "") not in ("", "0", "1"):
             return f"{name}={environ[name]!r} is not a switch: 1 (on) or 0 (off, the default)"
-    return None
+    return _venv_problem(environ.get("GPU_CHECK_VENV", ""))
+
+
+def _venv_problem(venv: str) -> str | None:
+    """GPU_CHECK_VENV names a virtual environment to use (its bin/python there) or a place with nothing yet, where
+    the check makes one: `python3 -m venv` over a user's folder wrote its pyvenv.cfg over the user's own and bin/,
+    lib/ among the user's files (issue 30 round 26, P27, P28). gpu_check.sh makes the path absolute first."""
+    if not venv:
+        return None
+    if not os.path.lexists(venv) or os.access(os.path.join(venv, "bin", "python"), os.X_OK):
+        return None
+    if os.path.isdir(venv) and not os.listdir(venv):
+        return None  # an empty folder: the venv is made in it
+    return (f"GPU_CHECK_VENV={venv!r} is no virtual environment (no bin/python), and the check would make one over "
+            f"what is there; name an existing venv or a new folder")
 
 
 def check_settings(environ: Mapping[str, str] = os.environ) -> None:

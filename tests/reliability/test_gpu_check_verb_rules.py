@@ -26,7 +26,7 @@ import pytest
 import torch
 
 sys.path.insert(0, str(Path(__file__).parent))
-from reliability_support import REPO, cli, one_error, wait_for  # noqa: E402
+from reliability_support import REPO, cli, one_error, tree_hashes, wait_for  # noqa: E402
 from test_gpu_check_output_rules import gc, gpu_check, refused  # noqa: E402,F401 - fixtures
 
 from leviathan.errors import storage_error_message  # noqa: E402
@@ -209,6 +209,7 @@ def _shell(tmp_path: Path, **settings) -> subprocess.Popen:
     ("GPU_CHECK_DTYPE", "fp16", "bf16 (default) or fp32"),
     ("GPU_CHECK_DEVICE", "tpu", "must be cpu, cuda or cuda:N"),
     ("GPU_CHECK_QUICK", "yes", "1 (on) or 0 (off"),
+    ("GPU_CHECK_BUDGET_S", "060", "starts with a 0, which bash's arithmetic reads as octal; write it as 60"),  # P23
 ])
 def test_shell_settings_are_checked_before_any_stage(tmp_path, setting, value, says):
     proc = _shell(tmp_path, **{setting: value})
@@ -217,6 +218,23 @@ def test_shell_settings_are_checked_before_any_stage(tmp_path, setting, value, s
     line = one_error(err)
     assert f"{setting}={value!r}" in line and says in line
     assert not (tmp_path / "gw").exists()  # nothing claimed, no stage ran
+
+
+def test_a_venv_setting_naming_a_users_folder_is_refused_before_any_stage(tmp_path):
+    """Round 26 (P27, P28): ``GPU_CHECK_VENV=ucorp2``, a user's folder with its own pyvenv.cfg, was made a venv over
+    (pyvenv.cfg overwritten, bin/ and lib/ added among the user's texts): only GPU_CHECK_WORK and OUT were claimed.
+    A relative path is read where it was typed."""
+    user = tmp_path / "ucorp2"
+    user.mkdir()
+    (user / "pyvenv.cfg").write_text("home = my own settings, keep\n")
+    (user / "notes.txt").write_text("mine\n")
+    before = tree_hashes(user)
+    proc = _shell(tmp_path, GPU_CHECK_VENV="ucorp2")
+    _, err = proc.communicate(timeout=120)
+    assert proc.returncode == 2, err[-2000:]
+    line = one_error(err)
+    assert f"GPU_CHECK_VENV='{user}' is no virtual environment (no bin/python)" in line, line
+    assert tree_hashes(user) == before and not (tmp_path / "gw").exists()
 
 
 def _hold_the_lock(work: Path) -> subprocess.Popen:
