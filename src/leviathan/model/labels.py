@@ -49,6 +49,10 @@ def check_label_type(labels, name: str) -> None:
             or labels.dtype == torch.bool:
         shown = labels.dtype if isinstance(labels, torch.Tensor) else type(labels).__name__
         raise ArgumentTypeError(f"{name} must be an integer tensor (torch.long) of target ids, got {shown}")
+    if labels.dtype != torch.int64:  # uint16 (the token files' dtype), uint8, int32: torch's raw "lt_cpu not
+        raise ArgumentTypeError(f"{name} are {labels.dtype}; target ids are torch.long (int64), as torch's "
+                                f"cross-entropy takes them: pass labels.long()")  # implemented", "gather(): Expected
+        # dtype int32/int64", "expected target dtype to be Long or Byte" (issue 30 round 26, Q82, Q113, Q185)
     if labels.is_meta:  # the range check's .item() was torch's raw RuntimeError (round 25, beside Y52)
         from ..meta_device import refuse_meta
 
