@@ -34,7 +34,14 @@ class NotJSON(json.JSONDecodeError):
 
 def loads(text: str | bytes, **kwargs: Any) -> Any:
     """``json.loads(text, **kwargs)``, raising only ``json.JSONDecodeError`` for text that is not a JSON value
-    Python can hold (too deeply nested, an integer over Python's digit limit, a hook's refusal, or broken JSON)."""
+    Python can hold (too deeply nested, an integer over Python's digit limit, a hook's refusal, or broken JSON);
+    ``text`` that is neither text nor bytes is ``errors.ArgumentTypeError`` (``loads(5)`` was json's raw TypeError,
+    issue 30 round 26, Q372)."""
+    if not isinstance(text, (str, bytes, bytearray)):
+        from .errors import ArgumentTypeError
+
+        raise ArgumentTypeError(f"json_text.loads: text must be a str or bytes of JSON, got {type(text).__name__} "
+                                f"{text!r:.40}; pass the file's text (json_text.read_file reads a file)")
     try:
         return json.loads(text, **kwargs)
     except json.JSONDecodeError:

@@ -187,7 +187,12 @@ def parse(text: str) -> Any:
 
 
 def load_strict(text: str, source: str) -> Any:
-    """The value of YAML ``text`` (``source`` names it in errors): a ``ConfigError`` for a repeated key or bad YAML."""
+    """The value of YAML ``text`` (``source`` names it in errors): a ``ConfigError`` for a repeated key or bad YAML,
+    and for ``text`` that is not text (``load_strict(5, ...)`` was PyYAML's raw AttributeError, issue 30 round 26,
+    Q635)."""
+    if not isinstance(text, str):
+        raise ConfigError(f"{source}: expected the YAML text as a str, got {type(text).__name__} {text!r:.40}; pass "
+                          f"the file's text (Path(...).read_text())")
     try:
         return parse(text)
     except DuplicateKeyError as e:

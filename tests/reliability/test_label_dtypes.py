@@ -36,3 +36,4 @@ def test_long_labels_still_train():
     model = CausalLM(ModelConfig(**SMALL))
     _, loss = model(IDS, labels=IDS)[:2]
     assert torch.isfinite(loss)
+
