@@ -26,8 +26,8 @@ def _names(path: Path) -> list[str]:
 
 def test_rows_of_a_second_sweep_folder_are_added_after_the_committed_ones(collect, tmp_path):
     # a round whose pairs ran from two worktrees: the second collect must not drop the first one's rows
-    first = _sweep(tmp_path / "a", [{"name": "r0", "loss": 1.0}, {"name": "r1", "loss": 2.0}])
-    second = _sweep(tmp_path / "b", [{"name": "r2", "loss": 3.0}, {"name": "r0", "loss": 1.0}])
+    first = _sweep(tmp_path / "a", [{"name": "r0", "final_val_loss": 1.0}, {"name": "r1", "final_val_loss": 2.0}])
+    second = _sweep(tmp_path / "b", [{"name": "r2", "final_val_loss": 3.0}, {"name": "r0", "final_val_loss": 1.0}])
     dest = tmp_path / "results"
     assert collect.main([str(first), "--dest", str(dest)]) == 0
     assert collect.main([str(second), "--dest", str(dest)]) == 0
@@ -38,8 +38,8 @@ def test_rows_of_a_second_sweep_folder_are_added_after_the_committed_ones(collec
 
 
 def test_a_run_with_two_different_rows_stops_before_writing(collect, tmp_path, capsys):
-    first = _sweep(tmp_path / "a", [{"name": "r0", "loss": 1.0}])
-    second = _sweep(tmp_path / "b", [{"name": "r0", "loss": 1.5}, {"name": "r1", "loss": 2.0}])
+    first = _sweep(tmp_path / "a", [{"name": "r0", "final_val_loss": 1.0}])
+    second = _sweep(tmp_path / "b", [{"name": "r0", "final_val_loss": 1.5}, {"name": "r1", "final_val_loss": 2.0}])
     dest = tmp_path / "results"
     collect.main([str(first), "--dest", str(dest)])
     before = (dest / "g" / "results.jsonl").read_bytes()
@@ -163,7 +163,7 @@ def test_collect_takes_the_plateau_only_from_a_data_folder_of_the_sweeps_fingerp
 @pytest.mark.parametrize("grid_json", [None, "{not json", "[1, 2]"], ids=["missing", "damaged", "not-a-grid"])
 def test_a_sweep_without_a_readable_grid_json_is_one_error(collect, tmp_path, capsys, grid_json):
     """Round 12 (T101): a sweep folder whose grid.json was deleted ended in a FileNotFoundError traceback."""
-    sweep = _sweep(tmp_path / "a", [{"name": "r0", "loss": 1.0}])
+    sweep = _sweep(tmp_path / "a", [{"name": "r0", "final_val_loss": 1.0}])
     (sweep / "grid.json").unlink()
     if grid_json is not None:
         (sweep / "grid.json").write_text(grid_json)
@@ -177,7 +177,7 @@ def test_a_sweep_without_a_readable_grid_json_is_one_error(collect, tmp_path, ca
 def test_a_grid_name_that_is_no_folder_name_writes_nothing(collect, tmp_path, capsys, name):
     """Round 12 (T188, T189, T191): grid.json's name "../escape" or an absolute path made collect write outside
     --dest; an empty one ended in a TypeError after D/results.jsonl was written."""
-    sweep = _sweep(tmp_path / "a", [{"name": "r0", "loss": 1.0}])
+    sweep = _sweep(tmp_path / "a", [{"name": "r0", "final_val_loss": 1.0}])
     (sweep / "grid.json").write_text(json.dumps({"name": name}))
     dest = tmp_path / "d" / "results"
     assert collect.main([str(sweep), "--dest", str(dest)]) == 2
@@ -217,7 +217,7 @@ def test_a_sweep_folder_that_is_not_there_or_no_folder_at_all_is_an_error(collec
 def test_a_users_results_jsonl_without_a_grid_json_is_not_collected_into(collect, tmp_path, capsys):
     """Issue 30 round 14 (B189): a user's DEST/g/results.jsonl holding {"name": "mine", "x": 1}, with no grid.json
     beside it, had the sweep's rows appended to it and a grid.json added, exit 0."""
-    sweep = _sweep(tmp_path / "a", [{"name": "r0", "loss": 1.0}])
+    sweep = _sweep(tmp_path / "a", [{"name": "r0", "final_val_loss": 1.0}])
     mine = tmp_path / "dest" / "g" / "results.jsonl"
     mine.parent.mkdir(parents=True)
     mine.write_text('{"name": "mine", "x": 1}\n')
@@ -245,7 +245,7 @@ def _tree(folder: Path) -> dict:
 def test_an_empty_path_is_refused_not_read_as_the_current_folder(tmp_path):
     """Round 15 (B186, damage; B185): ``--rewrite ""`` rewrote every results file under the folder it ran in, and
     ``--dest ""`` created the grid's folder there, exit 0. "" is refused in one line; nothing changes."""
-    sweep = _sweep(tmp_path / "sw1", [{"name": "r0", "loss": float("inf"), "run_dir": "/abs/runs/r0"}])
+    sweep = _sweep(tmp_path / "sw1", [{"name": "r0", "final_val_loss": float("inf"), "run_dir": "/abs/runs/r0"}])
     before = _tree(tmp_path)
     for argv in (["--rewrite", ""], [sweep, "--dest", ""], ["", "--dest", tmp_path / "d"]):
         done = _script(*argv, cwd=tmp_path)
@@ -260,7 +260,7 @@ def test_rewrite_leaves_a_file_whose_values_it_would_change_and_a_verbs_live_out
     left byte for byte, with a warning naming why; a collected file beside them is still made portable."""
     res = tmp_path / "res"
     files = {"inf/results.jsonl": '{"name": "r0", "variant": "v", "tokens_per_s": Infinity, "run_dir": "/x/runs/r0"}\n',
-             "nan/results.jsonl": '{"name": "r0", "variant": "v", "loss": NaN, "run_dir": "/x/runs/r0"}\n',
+             "nan/results.jsonl": '{"name": "r0", "variant": "v", "final_val_loss": NaN, "run_dir": "/x/runs/r0"}\n',
              "twice/results.jsonl": '{"name": "r0", "variant": "v", "x": 1, "x": 2, "run_dir": "/x/runs/r0"}\n',
              "out/results.jsonl": '{"name": "r0", "variant": "v", "run_dir": "/etc/passwd"}\n',
              "le1/lm_eval.json": '{"source": "/x/runs/r0", "tasks": [], "results": {}, "hf_dir": "/tmp/x/hf"}\n',
@@ -311,9 +311,9 @@ def test_a_row_with_a_run_dir_outside_any_runs_folder_is_not_copied_and_the_coun
         collect, tmp_path, capsys):
     """Round 15 (B269, B21): a row whose run_dir was '/etc/passwd' was collected as 'etc/passwd'; and the summary said
     "(7 rows)" when a skipped row left 6 written."""
-    sweep = _sweep(tmp_path / "a", [{"name": "r0", "loss": 1.0, "run_dir": "/etc/passwd"},
-                                    {"name": "r1", "loss": 1.0, "metrics": "/home/someone/m.jsonl"},
-                                    {"name": "r2", "loss": 1.0, "run_dir": "/x/runs/r2"}])
+    sweep = _sweep(tmp_path / "a", [{"name": "r0", "final_val_loss": 1.0, "run_dir": "/etc/passwd"},
+                                    {"name": "r1", "final_val_loss": 1.0, "metrics": "/home/someone/m.jsonl"},
+                                    {"name": "r2", "final_val_loss": 1.0, "run_dir": "/x/runs/r2"}])
     assert collect.main([str(sweep), "--dest", str(tmp_path / "d")]) == 0
     out, err = capsys.readouterr()
     assert "run_dir '/etc/passwd', an absolute path outside any sweep's runs/ folder" in err
@@ -324,7 +324,7 @@ def test_a_row_with_a_run_dir_outside_any_runs_folder_is_not_copied_and_the_coun
 def test_collect_into_a_reports_folder_or_under_a_file_names_the_folder_and_the_file(collect, tmp_path, capsys):
     """Round 15 (B148, B224): --dest of a `leviathan report` folder wrote DEST/<grid> inside the report; --dest pf/c
     with pf a file named 'pf/c/g' as the file in the way."""
-    sweep = _sweep(tmp_path / "a", [{"name": "r0", "loss": 1.0}])
+    sweep = _sweep(tmp_path / "a", [{"name": "r0", "final_val_loss": 1.0}])
     rep = tmp_path / "rep1"
     rep.mkdir()
     (rep / "leviathan_output.json").write_text(json.dumps({"format": 1, "verb": "report", "files": ["report.md"]}))
@@ -386,7 +386,7 @@ def test_a_stop_is_one_line_and_leaves_no_staging_folder(tmp_path, signame, afte
     import sys
     import time
 
-    sweep = _sweep(tmp_path / "a", [{"name": f"r{i}", "loss": 1.0} for i in range(3)])
+    sweep = _sweep(tmp_path / "a", [{"name": f"r{i}", "final_val_loss": 1.0} for i in range(3)])
     scratch = tmp_path / "tmp"
     scratch.mkdir()
     env = {**os.environ, "PYTHONPATH": str(SCRIPT.parents[1] / "src"), "TMPDIR": str(scratch)}
@@ -440,7 +440,7 @@ def test_a_full_disk_at_grid_json_leaves_neither_file_in_place(tmp_path):
     import subprocess
     import sys
 
-    sweep = _sweep(tmp_path / "a", [{"name": "r0", "loss": 1.0}])
+    sweep = _sweep(tmp_path / "a", [{"name": "r0", "final_val_loss": 1.0}])
     dest = tmp_path / "res"
     script = tmp_path / "full.py"  # ENOSPC at any write of a grid.json under dest, in a real process
     script.write_text(f"""import builtins, errno, os, runpy, sys
@@ -466,7 +466,7 @@ runpy.run_path({str(SCRIPT)!r}, run_name="__main__")
                           text=True, timeout=120, env=env)
     assert done.returncode == 0, done.stderr
     before = {p.name: p.read_bytes() for p in (dest / "g").iterdir()}
-    (sweep / "results.jsonl").write_text('{"name": "r0", "loss": 1.0}\n{"name": "r1", "loss": 2.0}\n')
+    (sweep / "results.jsonl").write_text('{"name": "r0", "final_val_loss": 1.0}\n{"name": "r1", "final_val_loss": 2.0}\n')
     done = run()
     assert done.returncode == 2 and "no space left on device" in done.stderr, done.stderr
     assert {p.name: p.read_bytes() for p in (dest / "g").iterdir()} == before
@@ -482,7 +482,7 @@ def test_a_stop_once_the_files_are_in_place_says_the_work_is_complete(tmp_path, 
     import subprocess
     import sys
 
-    sweep = _sweep(tmp_path / "a", [{"name": f"r{i}", "loss": 1.0} for i in range(3)])
+    sweep = _sweep(tmp_path / "a", [{"name": f"r{i}", "final_val_loss": 1.0} for i in range(3)])
     script = tmp_path / "stop.py"  # the stop arrives inside the write that puts the files in place
     script.write_text(f"""import os, runpy, signal, sys
 import leviathan.io
@@ -517,7 +517,7 @@ def test_a_stop_as_it_prints_its_last_line_is_never_a_silent_kill(tmp_path):
     import sys
     import time
 
-    sweep = _sweep(tmp_path / "a", [{"name": "r0", "loss": 1.0}])
+    sweep = _sweep(tmp_path / "a", [{"name": "r0", "final_val_loss": 1.0}])
     env = {**os.environ, "PYTHONPATH": str(SCRIPT.parents[1] / "src")}
     for attempt in range(8):
         proc = subprocess.Popen([sys.executable, str(SCRIPT), str(sweep), "--dest", str(tmp_path / f"d{attempt}")],
@@ -537,7 +537,7 @@ def test_a_train_run_or_a_report_folder_is_named_not_skipped_as_a_sweep_not_fini
     2, nothing written; a folder of no known kind keeps the note (a real process)."""
     from leviathan.ownership import write_marker
 
-    sweep = _sweep(tmp_path / "sw", [{"name": "r0", "loss": 1.0}])
+    sweep = _sweep(tmp_path / "sw", [{"name": "r0", "final_val_loss": 1.0}])
     run, report, plain = tmp_path / "run1", tmp_path / "rep1", tmp_path / "plain"
     (run / "checkpoints").mkdir(parents=True)
     write_marker(run, "train")
@@ -564,7 +564,7 @@ def test_a_full_temporary_directory_is_named_with_tmpdir_not_dest(tmp_path):
     import subprocess
     import sys
 
-    sweep = _sweep(tmp_path / "a", [{"name": "r0", "loss": 1.0}])
+    sweep = _sweep(tmp_path / "a", [{"name": "r0", "final_val_loss": 1.0}])
     temp, dest = tmp_path / "tmp", tmp_path / "res"
     temp.mkdir()
     script = tmp_path / "full.py"
