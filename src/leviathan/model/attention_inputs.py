@@ -16,7 +16,8 @@ import torch
 
 def check_attention_inputs(position_ids, attention_mask, *, batch: int, length: int, past: int) -> None:
     """ValueError / TypeError naming the argument, its shape and the one it must have: ``position_ids`` (B, T) of
-    integers (or (1, T), shared by the batch), ``attention_mask`` (B, past + T) (or (1, past + T)); None is fine."""
+    integers (or (1, T), shared by the batch), ``attention_mask`` (B, past + T) (or (1, past + T)) of 0 and 1
+    (``check_mask_values``); None is fine."""
     for name, value, width in (("position_ids", position_ids, length), ("attention_mask", attention_mask,
                                                                          past + length)):
         if value is None:
@@ -30,6 +31,8 @@ def check_attention_inputs(position_ids, attention_mask, *, batch: int, length: 
     if position_ids is not None and (position_ids.dtype.is_floating_point or position_ids.dtype.is_complex
                                      or position_ids.dtype == torch.bool):
         raise TypeError(f"position_ids must be integer positions, got a {position_ids.dtype} tensor")
+    if attention_mask is not None:
+        check_mask_values(attention_mask)  # a NaN was taken as 1 (round 25, Y45)
 
 
 def check_mask_values(attention_mask: torch.Tensor) -> None:

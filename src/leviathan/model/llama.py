@@ -28,7 +28,7 @@ from ..integers import is_integer
 from ..positions import check_within_positions
 from .config import ModelConfig
 from .embedding import TableEmbedding, build_input_embedding
-from .attention_inputs import check_attention_inputs, check_mask_values
+from .attention_inputs import check_attention_inputs
 from .kv_cache import KVCache, claim_cache
 from .labels import check_input_ids, check_label_type, check_label_values, check_labels, check_outside
 from .loss import chunked_cross_entropy, linear_token_nll
@@ -161,8 +161,6 @@ class LlamaModel(nn.Module):
         claim_cache(cache, self)  # another model's same-shaped keys were continued silently (round 22, S234)
         past = cache.get_seq_length() if cache is not None else 0
         check_attention_inputs(position_ids, attention_mask, batch=B, length=T, past=past)  # round 22
-        if attention_mask is not None:
-            check_mask_values(attention_mask)  # a NaN was taken as 1 (round 25, Y45)
         # a table checks its own ids; a generator embeds any id up to b^k - 1, past the vocabulary, so an input the
         # model has no token for was taken without a word (issue 30 round 14, B109, B171)
         if not isinstance(self.embed_tokens, TableEmbedding):
