@@ -7,6 +7,8 @@
   reason when it is absent, so a fresh clone passes the suite without it.
 - ``single_thread`` (opt-in, module scope): one intra-op thread, see its docstring.
 - ``tiny_model_config`` builds a small, valid ``ModelConfig`` (every variant trains in milliseconds).
+- Every test under tests/reliability is marked ``reliability`` (``pytest_collection_modifyitems``); the default run
+  leaves that folder to its own command (README, "Run the tests").
 - ``script_module`` loads a file of scripts/ as a module (the scripts are not a package).
 """
 
@@ -33,6 +35,19 @@ def find_shared_dir() -> Path | None:
     """The shared folder, or None when it does not exist."""
     path = shared_dir_candidate()
     return path if path.is_dir() else None
+
+
+RELIABILITY_DIR = REPO_ROOT / "tests" / "reliability"
+
+
+@pytest.hookimpl(tryfirst=True)
+def pytest_collection_modifyitems(config, items):
+    """Every test under tests/reliability carries the ``reliability`` marker (whether or not its file says so), so
+    the default run (pyproject's ``-m 'not slow and not reliability'``) leaves the whole folder to its own command,
+    ``python -m pytest -q -m 'reliability and not slow'``. ``tryfirst``: the marker must be on before ``-m`` selects."""
+    for item in items:
+        if RELIABILITY_DIR in Path(item.fspath).parents:
+            item.add_marker(pytest.mark.reliability)
 
 
 @pytest.fixture(scope="session")
