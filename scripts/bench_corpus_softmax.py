@@ -88,6 +88,21 @@ def check_vocabulary(data_dir: str, bc: BenchConfig) -> None:
                         f"prepare SOURCE --out DIR --tokenizer {bc.tokenizer}){other}")
 
 
+def check_memory(bc: BenchConfig, batch: int) -> None:
+    """``memory_preflight``'s refusal before any model is built (issue 30 round 26, P52: the paper configuration's
+    models built, and AdamW's first step met the allocator's traceback under `ulimit -v 6000000`): the four models'
+    weights, gradients and AdamW state, all held at once, and one step's activations (the chunked head, the full
+    vocabulary's: an upper bound for the corpus rows), fp32 on the CPU, where the script trains, against MemAvailable
+    and ``ulimit -v``."""
+    from leviathan.memory_preflight import check_training_memory, step_activation_bytes
+    from leviathan.model.accounting import count_config
+
+    cfgs = [bc.model(variant) for variant in ("dense_tied", "leviathan")]
+    steps = max(step_activation_bytes(c, batch * bc.seq_len) for c in cfgs)
+    check_training_memory([count_config(c).total for c in cfgs for _ in ("full", "corpus")],
+                          f"--config {bc.name} with --batch {batch}", "a smaller --config or --batch", steps)
+
+
 def _matches(meta, tokenizer: str, vocab: int) -> bool:
     return (meta.tokenizer == tokenizer or meta.vocab_size == vocab) and meta.vocab_size <= vocab
 
@@ -128,6 +143,7 @@ def _main(argv: list[str] | None) -> int:
     if args.json:  # before the timing, not after it (V123); never over a user's file (V40)
         check_json_target(args.json, "--json", _is_result, f"`{COMMAND} --json`", by="the script")
     check_vocabulary(args.data, bc)
+    check_memory(bc, args.batch)
     ids = torch.from_numpy(corpus_ids(args.data))
     data = batches(args.data, 2, args.batch, bc.seq_len)
     steps = {}

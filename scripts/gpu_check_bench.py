@@ -146,6 +146,23 @@ def _peak_gib(step, device) -> float | None:
     return round(torch.cuda.max_memory_allocated(device) / 2**30, 2)
 
 
+def _check_memory(sz: dict, device) -> None:
+    """``memory_preflight``'s refusal before the two models are built (issue 30 round 26, P20: two paper-1.2b models
+    met the allocator's traceback under `ulimit -v 8000000`): both models' weights, gradients and AdamW state (held
+    together) and one step's activations (the plain loss path with its (tokens, V) logits, as ``Step`` runs it), in
+    fp32 (an upper-ish bound under bf16 autocast). On the CPU against MemAvailable and ``ulimit -v``, on CUDA against
+    the device's free memory (``torch.cuda.mem_get_info``)."""
+    from leviathan.memory_preflight import check_training_memory, step_activation_bytes
+    from leviathan.model.accounting import count_config
+    from leviathan.presets import preset
+
+    cfgs = [preset(sz["preset"], embedding=v, **sz["overrides"]) for v in ("dense_tied", "leviathan")]
+    steps = max(step_activation_bytes(c, sz["batch"] * sz["seq"], chunked_loss=False) for c in cfgs)
+    check_training_memory([count_config(c).total for c in cfgs], f"--preset {sz['preset']} with --batch {sz['batch']} "
+                          f"x --seq {sz['seq']}", "a smaller --preset (paper-109m, ...), --batch or --seq", steps,
+                          device)
+
+
 def cmd_bench(args) -> int:
     import torch
 
@@ -160,6 +177,7 @@ def cmd_bench(args) -> int:
     t_start = _now()
     budget = args.budget_s or float("inf")
     device = _device(args.device)
+    _check_memory(sz, device)
     amp_dtype = {"bf16": torch.bfloat16, "fp32": None}[args.dtype]
     if args.threads:
         torch.set_num_threads(args.threads)

@@ -1,15 +1,23 @@
 """Training that cannot fit this machine's memory is refused in one line before any model is built.
 
-    check_training_memory([params_a, params_b], "--preset paper-1.2b", "a smaller --preset (cpu-small, ...)")
+    check_run_memory([run_config], "the run's model (model.*)", "a smaller model.preset")   # train, demo, sweep
+    check_training_memory([params_a, params_b], "--preset paper-1.2b", "a smaller --preset", activations=n)
 
 `demo --preset paper-1.2b` on a 23 GB, 2-core machine built the model until the allocator's RuntimeError traceback
 under a memory limit (issue 30 round 25, X70), and without one grew to 21 GB until the kernel's out-of-memory killer
-ended it, exit 137, nothing said (X71). The estimate is a floor: each parameter's fp32 weight, gradient and the two
-AdamW moments (16 bytes), activations and the data not counted; models trained at the same time add up. It is held
-against what this process may still take: ``MemAvailable`` of /proc/meminfo and, under ``ulimit -v``
-(RLIMIT_AS), the limit less the address space already in use. Where neither is known (not Linux) nothing is
-refused. ``LEVIATHAN_SKIP_MEMORY_CHECK=1`` skips the check for a user who knows better (swap, memory freed later).
-Footgun: only host memory is checked: a model trained on a GPU is the caller's to leave out.
+ended it, exit 137, nothing said (X71). The estimate: each parameter's fp32 weight, gradient and the two AdamW
+moments (16 bytes; models trained at the same time add up), plus the activations one training step keeps for its
+backward (``step_activation_bytes``; round 26, P18: `train --config paper-109m` under `ulimit -v 4000000` passed a
+parameters-only check and its first step of 32 x 512 tokens met the allocator's traceback). The data is not counted.
+It is held against what this process may still take: ``MemAvailable`` of /proc/meminfo and, under ``ulimit -v``
+(RLIMIT_AS), the limit less the address space already in use; on a CUDA device, the device's free memory
+(``torch.cuda.mem_get_info``, cheap once CUDA is up). Where none is known (not Linux) nothing is refused.
+``LEVIATHAN_SKIP_MEMORY_CHECK=1`` skips the check for a user who knows better (swap, memory freed later).
+Callers: ``train`` (one process on the CPU), ``demo``, ``sweep`` (the ``--jobs`` largest runs at once) and the
+scripts gpu_check.py bench and bench_corpus_softmax.py. A step that still runs out of memory is said in one line by
+``out_of_memory`` (the training loop's step).
+Footgun: a training run on a GPU is not checked by ``train`` or ``sweep`` (its model is the device's, and torchrun's
+ranks share the work); the scripts check a GPU against its free memory.
 """
 
 from __future__ import annotations
@@ -20,6 +28,12 @@ from .errors import UserError
 
 BYTES_PER_PARAMETER = 16  # fp32 weight + gradient + AdamW's two moments
 SKIP = "LEVIATHAN_SKIP_MEMORY_CHECK"
+FLOAT = 4  # bytes of an fp32 activation: the estimate's dtype (autocast's bf16 keeps less: an upper-ish bound)
+# fp32 values a decoder layer keeps per token for its backward, as multiples of (hidden, query width, key/value width,
+# intermediate): the two norms' inputs and outputs and the residual sums (D), q and k before and after the rotary
+# and its rotate_half products, attention's output and its reshaped copy (Dq, Dkv), the MLP's gate, silu, up and
+# their product (F); round 26 (P18), measured in ``step_activation_bytes``
+LAYER_FLOATS = (10, 6, 6, 4)
 
 
 def _kib_field(path: str, name: str) -> int | None:
@@ -50,6 +64,34 @@ def available_bytes() -> int | None:
     return min(found) if found else None
 
 
+def step_activation_bytes(model, tokens: int, chunked_loss: bool = True) -> int:
+    """Bytes of the activations one forward and backward of ``tokens`` positions (micro batch x seq len) of a model of
+    ``model`` (a ModelConfig) holds at its peak, fp32: ``tokens x layers x (10 D + 6 Dq + 6 Dkv + 4 F)`` floats for the
+    decoder layers (``LAYER_FLOATS``), 8 D a token for the embedding, the final norm and their gradients, a leviathan
+    generator's codebook sum, per-mode projections, spline input and product for each distinct id (``min(tokens,
+    b^k) x (d_s (1 + 4 M) + M r)``), and the head of the loss path used: the chunked loss (``model.loss``) keeps dh (tokens, D), the fp32 dW (V, D) and one
+    (chunk, V) block; the plain path the (tokens, V) logits, their log-softmax and its gradient (3 tokens x V).
+    An upper-ish bound, not a promise: against the peak RSS of real CPU training steps (fp32, torch 2.13, the step's
+    RSS peak less the RSS before it and its gradients) of cpu-tiny, cpu-mini and cpu-small (leviathan and dense_tied,
+    2,048-16,384 tokens, chunked and plain loss) it measured 0.94-1.10 of the estimate: RSS moves by about 10% from
+    one run to the next (the allocator keeps and frees pages in its own time); the optimizer's temporaries come after
+    backward has freed the activations and are not added."""
+    from .model.loss import chunk_positions
+
+    D, F, V = model.hidden_size, model.resolved_intermediate_size, model.vocab_size
+    q, kv = model.num_attention_heads * model.resolved_head_dim, model.kv_heads * model.resolved_head_dim
+    per_layer = sum(n * width for n, width in zip(LAYER_FLOATS, (D, q, kv, F)))
+    floats = tokens * (model.num_hidden_layers * per_layer + 8 * D)  # + the embedding, final norm and their gradients
+    if model.embedding == "leviathan":
+        ds, modes = model.generator_seed_dim, model.generator_modes
+        floats += min(tokens, model.id_capacity) * (ds * (1 + 4 * modes) + modes * model.generator_rank)
+    if chunked_loss:
+        floats += tokens * D + V * D + min(tokens, chunk_positions(V)) * V
+    else:
+        floats += 3 * tokens * V
+    return floats * FLOAT
+
+
 def _skipped() -> bool:
     """Whether ``LEVIATHAN_SKIP_MEMORY_CHECK`` asks to skip the check: 1 skips, unset, empty or 0 checks; any other
     value is refused, for ``=false`` was read as "skip" and the demo it meant to guard ran into the allocator's
@@ -61,17 +103,64 @@ def _skipped() -> bool:
     return value == "1"
 
 
-def check_training_memory(parameters: list[int], what: str, fix: str) -> None:
-    """UserError when training models of ``parameters`` (each a count; all held at once) needs more memory than
-    ``available_bytes``; ``what`` names the setting that sized them, ``fix`` the smaller choice."""
+def check_training_memory(parameters: list[int], what: str, fix: str, activations: int = 0, device=None) -> None:
+    """UserError when training models of ``parameters`` (each a count; all held at once) plus ``activations`` bytes
+    (``step_activation_bytes`` of the steps that run at once) needs more memory than ``available_bytes`` (``device``
+    None or a CPU) or a CUDA ``device``'s free memory; ``what`` names the setting that sized them, ``fix`` the
+    smaller choice. Another device (mps, ...) is not checked."""
     if _skipped():
         return
-    needed = sum(parameters) * BYTES_PER_PARAMETER
-    free = available_bytes()
+    needed = sum(parameters) * BYTES_PER_PARAMETER + activations
+    free, where = _free_on(device)
     if free is None or needed <= free:
         return
     raise UserError(f"{what}: training {' + '.join(f'{p:,}' for p in parameters)} parameters needs at least "
                     f"{needed / 2**30:,.1f} GiB (weights, gradients and AdamW state, {BYTES_PER_PARAMETER} bytes a "
-                    f"parameter, activations not counted), more than the {free / 2**30:,.1f} GiB this machine has "
-                    f"available now (MemAvailable, ulimit -v); nothing was built; use {fix}, or set {SKIP}=1 to "
-                    f"train anyway")
+                    f"parameter, and {activations / 2**30:,.1f} GiB of a training step's activations), more than the "
+                    f"{free / 2**30:,.1f} GiB {where}; nothing was built; use {fix}, or set {SKIP}=1 to train anyway")
+
+
+def _free_on(device) -> tuple[int | None, str]:
+    """What ``device`` may still take and the words that say where it was read; (None, '') where it is not known."""
+    kind = getattr(device, "type", None) or str(device or "cpu").split(":")[0]
+    if kind == "cpu":
+        return available_bytes(), "this machine has available now (MemAvailable, ulimit -v)"
+    if kind != "cuda":
+        return None, ""
+    import torch
+
+    try:
+        return torch.cuda.mem_get_info(device)[0], f"free on {device} now (torch.cuda.mem_get_info)"
+    except (RuntimeError, AssertionError, ValueError):  # no CUDA here: the device's own check says so
+        return None, ""
+
+
+def check_run_memory(configs: list, what: str, fix: str) -> None:
+    """``check_training_memory`` of run configs (RunConfig) trained at the same time, each with one micro batch of
+    ``micro_batch_size`` x ``data.seq_len`` tokens through its loss path (``chunked_loss``)."""
+    from .model.accounting import count_config
+
+    check_training_memory([count_config(c.model).total for c in configs], what, fix,
+                          sum(map(_run_activation_bytes, configs)))
+
+
+def run_bytes(cfg) -> int:
+    """What training a run config (RunConfig) takes by this estimate: its parameters and one micro batch's step."""
+    from .model.accounting import count_config
+
+    return count_config(cfg.model).total * BYTES_PER_PARAMETER + _run_activation_bytes(cfg)
+
+
+def _run_activation_bytes(cfg) -> int:
+    return step_activation_bytes(cfg.model, cfg.micro_batch_size * cfg.data.seq_len, cfg.chunked_loss)
+
+
+def out_of_memory(error: BaseException) -> bool:
+    """Whether ``error`` is the allocator's out-of-memory: the CPU's RuntimeError "DefaultCPUAllocator: can't allocate
+    memory" or CUDA's ``torch.OutOfMemoryError`` (a RuntimeError too); the training step says it in one line with the
+    fix (round 26, P18: a 90-line traceback, exit 1)."""
+    if isinstance(error, MemoryError):
+        return True
+    text = str(error)
+    return isinstance(error, RuntimeError) and any(s in text for s in ("can't allocate memory", "DefaultCPUAllocator",
+                                                                        "out of memory"))

@@ -510,14 +510,15 @@ def _check_flags(args) -> None:
 
 def _check_memory(configs: list, args) -> None:
     """``memory_preflight``'s refusal for models this machine cannot hold: all of them at once when they train in
-    parallel, the largest when one after the other (the demo trains on the CPU: ``run_config``'s device)."""
-    from ..memory_preflight import check_training_memory
+    parallel, the largest when one after the other (the demo trains on the CPU: ``run_config``'s device), each with
+    its micro batch's activations (round 26, P18's kind)."""
+    from ..memory_preflight import check_run_memory
     from ..model.accounting import count_config
 
-    counts = [count_config(c.model).total for c in configs]
-    held = counts if not (args.sequential or len(configs) == 1) else [max(counts)]
-    check_training_memory(held, f"--preset {args.preset}", "a smaller --preset (cpu-tiny, cpu-small, ...)"
-                          + ("" if args.sequential or len(configs) == 1 else " or --sequential"))
+    held = configs if not (args.sequential or len(configs) == 1) else [
+        max(configs, key=lambda c: count_config(c.model).total)]
+    check_run_memory(held, f"--preset {args.preset}", "a smaller --preset (cpu-tiny, cpu-small, ...)"
+                     + ("" if args.sequential or len(configs) == 1 else " or --sequential"))
 
 
 def run(args) -> int:

@@ -53,6 +53,7 @@ from ..eval.result import EvalResult
 from ..io import atomic_write_json, atomic_write_text
 from ..errors import ReportedInterrupt, Stopped, UserError, dead_link, missing
 from ..locking import folder_lock, reading
+from ..memory_preflight import out_of_memory
 from ..ownership import check_apart, check_claim, check_not_container, check_not_inside, mark
 from ..model.accounting import count_model
 from ..stop_signals import stop_and_interrupt_signals
@@ -335,7 +336,13 @@ class _Session:
                    cfg.optim.lr * cfg.schedule.min_lr_ratio)
         logged = _logged_step(state.step + 1, cfg)
         t0 = time.perf_counter()
-        result = train_step(self.parts, cfg, self.info, lr, group_norms=logged, before_update=self.saver.write_pending)
+        try:
+            result = train_step(self.parts, cfg, self.info, lr, group_norms=logged,
+                                before_update=self.saver.write_pending)
+        except (RuntimeError, MemoryError) as e:
+            if not out_of_memory(e):
+                raise
+            raise UserError(_out_of_memory_message(state.step + 1, cfg, e, self.run_dir)) from None
         if not result.finite:
             raise NonFiniteLossError(_divergence_message(state.step + 1, result.loss, result.grad_norm, lr, cfg,
                                                          self.run_dir))
@@ -630,6 +637,25 @@ def _data_tokenizer(data_dir: str):
     except ImportError as e:
         warnings.warn(f"checkpoints will not include a tokenizer: {e}")
         return None
+
+
+def _out_of_memory_message(step: int, cfg: RunConfig, error: BaseException, run_dir: Path) -> str:
+    """The one line for a training step that ran out of memory (issue 30 round 26, P18: the allocator's 90-line
+    traceback, exit 1): the step, its micro batch, the allocator's own words, what the run folder keeps and the fix.
+    Nothing of the failed step is saved: a pending checkpoint is written only in ``before_update``, of the weights the
+    previous step left, so the folder's checkpoints are all whole steps and ``--resume auto`` continues from them."""
+    from ..memory_preflight import SKIP
+
+    mb, seq = cfg.micro_batch_size, cfg.data.seq_len
+    said = str(error).strip().splitlines()[0] if str(error).strip() else type(error).__name__
+    said = said[said.find("DefaultCPUAllocator"):] if "DefaultCPUAllocator" in said else said
+    smaller = f"micro_batch_size={mb // 2} (batch_tokens stays: more accumulation steps)" if mb > 1 else \
+        "a smaller model (model.*) or data.seq_len"
+    skipped = f" ({SKIP}=1 skipped the memory check that counts this)" if os.environ.get(SKIP, "").strip() == "1" \
+        else ""
+    return (f"step {step} ran out of memory training a micro batch of {mb} x {seq} tokens ({said[:160]}){skipped}; "
+            f"{str(run_dir)!r} keeps its checkpoints of whole steps; set {smaller}, or free memory, then "
+            f"{ckpt.RESUME_HINT.get()}")
 
 
 def _divergence_message(step: int, loss: float, norm: float, lr: float, cfg: RunConfig, run_dir: Path,

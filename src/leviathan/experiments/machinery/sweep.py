@@ -723,6 +723,7 @@ def run_sweep(grid: Grid, out_dir: str | os.PathLike, options: SweepOptions = Sw
         # after both, naming neither the grid nor the run)
         configs = {spec.name: _run_config_of(grid, spec) for spec in todo}
         check_run_folders_against_grid(out_dir, configs, TRAIN_SUMMARY)  # round 11 (R24, R155, R186, R187)
+        _check_memory(configs, o.jobs)
         if todo and not o.skip_eval:  # every eval set read once before any training: a missing text file, one that
             check_eval_sets(grid, o.root)  # is not text, or a split the data lacks was named only after a run had
             # trained (issue 30 round 14, B272-B274)
@@ -742,6 +743,22 @@ def run_sweep(grid: Grid, out_dir: str | os.PathLike, options: SweepOptions = Sw
         with _torch_threads(o.threads):
             # the hardware after the thread count is set: the rows record it
             return _run_serial(_Job(grid, configs, out_dir, o.root, o.skip_eval, hardware_info()), todo, o.max_runs, log)
+
+
+def _check_memory(configs: dict, jobs: int) -> None:
+    """``memory_preflight``'s refusal before the folder is marked and any run trains: the ``jobs`` largest CPU runs
+    (parameters and one micro batch's activations) held at once, as ``--jobs`` trains them (issue 30 round 26, P21: a
+    1.6B-parameter run met the allocator's traceback in its first forward). Runs on a GPU are the device's (as
+    ``train``'s check leaves them)."""
+    from ...memory_preflight import check_run_memory, run_bytes
+    from ...train.distributed import resolve_device
+
+    cpu = {name: c for name, c in configs.items() if resolve_device(c.device).type == "cpu"}
+    largest = sorted(cpu, key=lambda name: run_bytes(cpu[name]), reverse=True)[:jobs]
+    if largest:
+        check_run_memory([cpu[n] for n in largest], f"run{'s' if len(largest) > 1 else ''} {', '.join(largest)} of "
+                         "the grid (its model sizes and micro_batch_size)", "a smaller size or micro_batch_size in the "
+                         "grid, " + ("fewer --jobs, " if len(largest) > 1 else "") + "or --only the runs that fit")
 
 
 @contextlib.contextmanager
