@@ -185,3 +185,22 @@ def test_bench_corpus_softmax_refuses_models_no_memory_here_holds(script_module,
     line = one_error(capsys.readouterr().err)
     assert status == 2 and "--config tiny with --batch 8: training" in line and "a smaller --config or --batch" in line
     assert not built and not (tmp_path / "b.json").exists(), line
+
+
+def test_the_bench_verbs_training_section_refuses_models_no_memory_here_holds(monkeypatch):
+    """Round 26, P20's and P52's kind in `leviathan bench`'s training section: both models are built and stepped with
+    AdamW; with the memory there is read as 1 MiB, refused in one line before either is built."""
+    import pytest
+    import torch
+
+    from leviathan import memory_preflight
+    from leviathan.bench.configs import CONFIGS
+    from leviathan.bench.sections import train as section
+    from leviathan.errors import UserError
+
+    monkeypatch.delenv(memory_preflight.SKIP, raising=False)
+    monkeypatch.setattr(memory_preflight, "available_bytes", lambda: 2**20)
+    monkeypatch.setattr(section, "build_model", lambda *a, **k: pytest.fail("a model was built"))
+    batches = [(torch.zeros(2, 64, dtype=torch.long), torch.zeros(2, 64, dtype=torch.long))]
+    with pytest.raises(UserError, match="the benchmark configuration 'tiny': training .* a smaller --config"):
+        section.bench_training(CONFIGS["tiny"], batches, repeats=1)
