@@ -103,6 +103,7 @@ def test_sharded_plan_runs_the_stages_and_picks_like_one_machine(tmp_path, monke
     monkeypatch.setattr(sweep_module, "evaluate_run", fake_eval)
     monkeypatch.setattr(sweep_module, "check_eval_sets", lambda grid, root: None)  # the fake evaluation reads no data
     monkeypatch.setattr(sweep_module, "build_run_config", lambda grid, spec: grid.run_overrides(spec))
+    monkeypatch.setattr(sweep_module, "_check_memory", lambda configs, jobs: None)  # it sizes the real configs
     main_file, lr_file = tiny_plan(tmp_path, tmp_path / "nodata", {"max_steps": 2},
                                    {"preset": "cpu-tiny", "num_attention_heads": 2})
     sharded = tmp_path / "sharded"
