@@ -143,9 +143,9 @@ def _main(argv: list[str] | None) -> int:
     if args.json:  # before the timing, not after it (V123); never over a user's file (V40)
         check_json_target(args.json, "--json", _is_result, f"`{COMMAND} --json`", by="the script")
     check_vocabulary(args.data, bc)
-    check_memory(bc, args.batch)
     ids = torch.from_numpy(corpus_ids(args.data))
-    data = batches(args.data, 2, args.batch, bc.seq_len)
+    data = batches(args.data, 2, args.batch, bc.seq_len)  # a batch the data cannot fill is said first
+    check_memory(bc, args.batch)
     steps = {}
     for variant in ("dense_tied", "leviathan"):
         steps[f"{variant} full"] = TrainStep(build_model(bc.model(variant)), data)
