@@ -19,7 +19,7 @@ from typing import Sequence
 
 import torch
 
-from .errors import UserError
+from .errors import ArgumentValueError, UserError
 
 from .model.llama import KVCache
 from .positions import model_positions
@@ -210,6 +210,20 @@ def check_sampling(max_new_tokens, temperature, top_k, top_p, eos_id, seed, voca
         raise ValueError(f"seed: {problem}")
 
 
+def check_eos_predicted(model, eos_id) -> None:
+    """ValueError (a UserError too) when ``eos_id`` is an id that ``model``'s restricted softmax (``restrict_output_``,
+    data.softmax=corpus) gives probability 0: no sequence could ever end at it, and ``generate`` ran to
+    ``max_new_tokens`` without a word (issue 30 round 26, Q653; ``evaluate`` names targets outside the subset, Q655).
+    The prompt is input, which every id of the vocabulary may be (its range is checked by the model)."""
+    output_ids = getattr(model, "output_ids", None)
+    if eos_id is None or output_ids is None or bool((output_ids == int(eos_id)).any()):
+        return
+    raise ArgumentValueError(f"eos_id {eos_id} is outside this model's restricted softmax ({output_ids.numel():,} of "
+                             f"{model.config.vocab_size:,} ids, data.softmax=corpus), which never samples it, so no "
+                             f"sequence could end there; pass an id the model predicts (its data's end-of-text id), "
+                             f"or eos_id=None")
+
+
 def check_model(model, who: str = "generate()") -> None:
     """UserError unless ``model`` is a leviathan ``CausalLM`` (its forward takes the native KV cache) with values: a
     text gave "'str' object has no attribute 'config'" (issue 30 round 15, B124), a transformers model (an adopted one
@@ -248,6 +262,7 @@ def generate(model, prompt_ids: Sequence[int] | torch.Tensor, max_new_tokens: in
     """
     check_model(model)
     check_sampling(max_new_tokens, temperature, top_k, top_p, eos_id, seed, model.config.vocab_size)
+    check_eos_predicted(model, eos_id)
     if not isinstance(use_cache, bool):  # use_cache="no" read as true (round 14, B115)
         raise TypeError(f"use_cache must be True or False, got {use_cache!r:.40}")
     device = next(model.parameters()).device

@@ -155,11 +155,19 @@ class BucketLosses:
 
 def bucket_losses(losses: np.ndarray, targets: np.ndarray, buckets: Buckets,
                   train_freq: np.ndarray | None = None) -> BucketLosses:
-    """Mean loss per frequency bucket. ``losses[i]`` is the loss of predicting ``targets[i]``."""
+    """Mean loss per frequency bucket. ``losses[i]`` is the loss of predicting ``targets[i]``.
+
+    Footguns refused: losses and targets of one count but other shapes ((2, 3) and (3, 2)) were paired by flat order,
+    and no target at all gave an overall loss of NaN without a word (issue 30 round 26, Q536; ``summarize`` and
+    ``linear_cross_entropy`` refuse a loss over no target)."""
+    if np.shape(losses) != np.shape(targets):  # equal counts were paired by flat order (round 26, Q83's kind)
+        raise UserError(f"losses {np.shape(losses)} and targets {np.shape(targets)} must align one to one (the same "
+                        f"shape); pass the targets the losses predict (aligned_targets(tokens, len(losses)))")
     losses = np.asarray(losses, dtype=np.float64).ravel()
     targets = _target_ids(targets, len(buckets.bucket_of))
-    if losses.shape != targets.shape:
-        raise UserError(f"losses ({len(losses)}) and targets ({len(targets)}) must align one to one")
+    if len(losses) == 0:
+        raise UserError("bucket_losses: losses and targets hold no target, so every loss would be a mean over none "
+                        "(NaN); pass the losses of at least one predicted token")
     vocab = len(buckets.bucket_of)
     if train_freq is not None and len(np.asarray(train_freq)) != vocab:  # a shorter one was IndexError (round 23)
         raise UserError(f"train_freq has {len(np.asarray(train_freq)):,} ids and the buckets {vocab:,}; pass the "
@@ -170,7 +178,7 @@ def bucket_losses(losses: np.ndarray, targets: np.ndarray, buckets: Buckets,
     mean = [float(s / c) if c else None for s, c in zip(sums, counts)]
     unseen = int(np.sum(np.asarray(train_freq)[targets] == 0)) if train_freq is not None else 0
     return BucketLosses(loss=mean, count=[int(c) for c in counts], num_unseen_targets=unseen,
-                        overall_loss=float(losses.mean()) if len(losses) else math.nan, buckets=buckets.as_dict())
+                        overall_loss=float(losses.mean()), buckets=buckets.as_dict())
 
 
 def _target_ids(targets, vocab: int) -> np.ndarray:

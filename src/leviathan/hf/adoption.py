@@ -77,6 +77,32 @@ FIXED = ("vocab_size", "hidden_size", "output_scale")
 MIN_OUTPUT_SCALE, MAX_OUTPUT_SCALE = 2.0**-24, 65_504.0  # fp16's smallest and largest non-zero numbers
 
 
+ARGUMENT_SCALE_FIX = "pass the scale the original model applies to its table's rows, as a number (float(t) of a tensor)"
+SAVED_SCALE_FIX = "config.json's leviathan_generator was edited or damaged: adopt the model again"
+ADOPTED_SCALE_FIX = ("the adopted embedding's embed_scale is one no generator can apply: adopt a model whose table's "
+                     "scale is in that range")
+
+
+def check_output_scale(scale: Any, fix: str) -> float:
+    """``scale`` as a float when it is a real number (numpy's scalars too) in [``MIN_OUTPUT_SCALE``,
+    ``MAX_OUTPUT_SCALE``]; else a UserError whose ``fix`` says where the value came from (a constructor argument, a
+    config.json, an adopted embedding). A table's scale is a positive finite number (Gemma's sqrt(hidden)): an adopted
+    config.json edited to NaN loaded a model whose every embedding was NaN, and -1 one that flipped them (issue 30
+    round 14, B256, B257); 1e308 passed as finite, yet is inf in float32 (round 25, Y94). It is rounded to the output's
+    dtype (``ScaledLeviathanGenerator``), so it must be one fp16 holds as a non-zero number. ``np.float32(4.0)`` was
+    refused as no number, blaming an edited config.json (round 26, Q75): ``Fit(lr=...)`` takes numpy floats."""
+    import numbers
+
+    import numpy as np
+
+    if isinstance(scale, numbers.Real) and not isinstance(scale, (bool, np.bool_)) and math.isfinite(scale) \
+            and MIN_OUTPUT_SCALE <= scale <= MAX_OUTPUT_SCALE:
+        return float(scale)
+    raise UserError(f"output_scale must be a finite number > 0, in [{MIN_OUTPUT_SCALE:.0e}, {MAX_OUTPUT_SCALE:,.0f}] "
+                    f"(what fp16, the narrowest output dtype, holds; the scale the original model applied to its "
+                    f"table, e.g. sqrt(hidden_size) for Gemma), got {scale!r:.40}; {fix}")
+
+
 class ScaledLeviathanGenerator(LeviathanGenerator):
     """A ``LeviathanGenerator`` whose embedding is multiplied by a constant, for a model whose input table does the
     same (Gemma: ``GemmaTextScaledWordEmbedding``, row x sqrt(hidden_size)). e(i) is still a pure function of the id.
@@ -87,19 +113,7 @@ class ScaledLeviathanGenerator(LeviathanGenerator):
 
     def __init__(self, *args: Any, output_scale: float, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
-        scale = output_scale
-        # a table's scale is a positive finite number (Gemma's sqrt(hidden)): an adopted config.json edited to NaN
-        # loaded a model whose every embedding was NaN, and -1 one that flipped them (issue 30 round 14, B256, B257)
-        # and 1e308 passed as finite, yet is inf in float32: every output inf without a word (round 25, Y94). The
-        # scale is rounded to the output's dtype (class docstring), so it must be one fp16 holds as a non-zero number
-        if isinstance(scale, bool) or not isinstance(scale, (int, float)) or not math.isfinite(scale) \
-                or not MIN_OUTPUT_SCALE <= scale <= MAX_OUTPUT_SCALE:
-            raise UserError(f"output_scale must be a finite number > 0, in [{MIN_OUTPUT_SCALE:.0e}, "
-                            f"{MAX_OUTPUT_SCALE:,.0f}] (what fp16, the narrowest output dtype, holds; the scale the "
-                            f"original model applied to its table, e.g. sqrt(hidden_size) for Gemma), got "
-                            f"{scale!r:.40}; config.json's leviathan_generator was edited or damaged: adopt the model "
-                            f"again")
-        self.output_scale = float(scale)
+        self.output_scale = check_output_scale(output_scale, ARGUMENT_SCALE_FIX)
 
     def forward(self, input_ids: torch.Tensor) -> torch.Tensor:
         out = super().forward(input_ids)  # (..., D)
@@ -430,10 +444,14 @@ def _check_json_settings(settings: Any) -> None:
                         f"plain numbers (int(...), float(...)), or adopt the original model again") from None
 
 
-def _build_generator(settings: dict[str, Any]) -> LeviathanGenerator:
+def _build_generator(settings: dict[str, Any], scale_fix: str = SAVED_SCALE_FIX) -> LeviathanGenerator:
+    """The generator of ``settings`` (config.leviathan_generator, or adopt's resolved settings); ``scale_fix`` says
+    where an output_scale outside its range came from (config.json by default; adopt: the embedding's own scale)."""
     _check_saved_settings(settings)
     params = inspect.signature(LeviathanGenerator).parameters
     kwargs = {k: v for k, v in settings.items() if k in params}
+    if settings.get("output_scale") is not None:
+        check_output_scale(settings["output_scale"], scale_fix)
     try:
         if settings.get("output_scale") is not None:
             return ScaledLeviathanGenerator(**kwargs, output_scale=settings["output_scale"])
@@ -598,7 +616,8 @@ def adopt(model_or_config: PreTrainedModel | PretrainedConfig, *, fit: Fit | boo
         check_fit_table(embedding.weight)  # NaN rows, all zeros, a scale no fit follows (round 14, B252-B254)
         table = embedding.weight.detach().clone()  # (V, D): the fit's target
         loss_before = text_loss(model, text) if text is not None else None
-    generator = _build_generator(resolved).to(device=embedding.weight.device, dtype=embedding.weight.dtype)
+    generator = _build_generator(resolved, ADOPTED_SCALE_FIX).to(device=embedding.weight.device,
+                                                                 dtype=embedding.weight.dtype)
     undo = _swap_in(model, base, embedding, generator, resolved)
     if fit is not None:
         try:

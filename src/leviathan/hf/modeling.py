@@ -382,7 +382,7 @@ class LeviathanForCausalLM(LeviathanPreTrainedModel, GenerationMixin):
 
         loss = None
         if labels is not None:
-            _check_hf_labels(labels, input_ids, self.config.vocab_size)
+            _check_hf_labels(labels, input_ids, self.config.vocab_size, kwargs.get("num_items_in_batch"))
             # Hugging Face convention: labels == inputs, shifted inside (ignore_index -100)
             loss = self.loss_function(logits=logits, labels=labels, vocab_size=self.config.vocab_size,
                                       num_items_in_batch=kwargs.get("num_items_in_batch"))
@@ -391,12 +391,14 @@ class LeviathanForCausalLM(LeviathanPreTrainedModel, GenerationMixin):
         return out if return_dict else out.to_tuple()
 
 
-def _check_hf_labels(labels: Any, input_ids: torch.Tensor, vocab_size: int) -> None:
+def _check_hf_labels(labels: Any, input_ids: torch.Tensor, vocab_size: int, num_items_in_batch: Any = None) -> None:
     """The native model's label checks (``model.labels``: an integer tensor of ``input_ids``' shape, ids in
     [0, vocab_size) or -100) for Hugging Face's labels, which are the inputs, shifted inside the loss: labels of
     another length were torch's raw "Expected input batch_size (18) to match target batch_size (10)" (issue 30 round
-    24, W226). Unlike ``check_labels``, a batch whose labels are all -100 is left to transformers' loss (a Trainer
-    batch of padding alone)."""
+    24, W226). Labels with no target after the shift (all -100, or only each row's first label) are refused as
+    ``check_labels`` refuses them: transformers' mean over no target was a NaN loss without a word (round 26, Q187).
+    Footgun kept: with ``num_items_in_batch`` (the Trainer's gradient accumulation) the loss is a sum divided by the
+    whole batch's count, so a micro-batch of padding alone is a loss of 0, not NaN, and is taken."""
     from ..errors import ArgumentValueError
     from ..model.labels import check_label_type, check_label_values
 
@@ -407,3 +409,8 @@ def _check_hf_labels(labels: Any, input_ids: torch.Tensor, vocab_size: int) -> N
                                  f"{tuple(labels.shape)}")
     if labels.numel():
         check_label_values(labels, vocab_size)
+    if num_items_in_batch is None and not bool((labels[..., 1:] != -100).any()):  # transformers shifts them
+        raise ArgumentValueError(f"labels {tuple(labels.shape)} hold no target after Hugging Face's shift (labels[..., "
+                                 f"1:], the ids the positions predict, are all -100 or none), so the loss would be a "
+                                 f"mean over no target (NaN); give at least one target id, or leave out a batch "
+                                 f"with nothing to score")

@@ -313,6 +313,10 @@ class CausalLM(nn.Module):
         -100): with a restricted softmax a target past V ended in torch's IndexError (issue 30 round 22)."""
         check_outside(outside)
         check_label_type(targets, "CausalLM.token_nll: targets")
+        if isinstance(input_ids, torch.Tensor) and targets.shape != input_ids.shape:  # paired by flat order (Q83)
+            raise ArgumentValueError(f"CausalLM.token_nll: targets {tuple(targets.shape)} must have the shape of "
+                                     f"input_ids {tuple(input_ids.shape)} (one target per position); pass the id "
+                                     f"that follows each input position, shaped as input_ids")
         check_label_values(targets, self.config.vocab_size)
         self._check_positions(input_ids, None)
         h = self.model(input_ids)  # (B, T, D)

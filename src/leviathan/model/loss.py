@@ -212,15 +212,21 @@ def check_head_arguments(api: str, hidden, weight, labels, ignore_index, chunk) 
         raise ArgumentValueError(f"{api}: hidden is on {hidden.device} and weight on {weight.device}; move them to "
                                  f"one device")
     check_label_type(labels, f"{api}: labels")
-    h, y = hidden.reshape(-1, D), labels.reshape(-1)  # (N, D), (N,)
-    if y.shape[0] != h.shape[0]:
+    if labels.shape != hidden.shape[:-1]:  # equal counts were paired by flat order: hidden (2, 3, D) with labels
+        # (3, 2) scored one sequence's positions against another's targets without a word (round 26, Q83, Q114)
         raise ArgumentValueError(f"{api}: labels {tuple(labels.shape)} do not match hidden states "
-                                 f"{tuple(hidden.shape)} (one label per position)")
+                                 f"{tuple(hidden.shape)} (one label per position: labels of shape hidden.shape[:-1], "
+                                 f"{tuple(hidden.shape[:-1])}); pass the targets in the hidden states' order")
+    h, y = hidden.reshape(-1, D), labels.reshape(-1)  # (N, D), (N,)
     if y.device != h.device:
         raise ArgumentValueError(f"{api}: labels are on {y.device} and hidden on {h.device}; move them to one device")
     if not is_integer(ignore_index):
         raise ArgumentTypeError(f"{api}: ignore_index must be a whole number (the label to leave out, {IGNORE_INDEX} "
                                 f"by default), got {type(ignore_index).__name__} {ignore_index!r:.40}")
+    if not -2**63 <= ignore_index < 2**63:  # compared with int64 labels: torch's raw "int too big to convert" (Q85)
+        raise ArgumentValueError(f"{api}: ignore_index must be a whole number in the labels' int64 range [-2**63, "
+                                 f"2**63), got {ignore_index!r:.40}; pass the label to leave out ({IGNORE_INDEX} by "
+                                 f"default)")
     if chunk is not None:
         chunk = check_whole(api, "chunk", chunk, 1, fix="pass the positions per chunk, or None for the default")
     return h, y, chunk
