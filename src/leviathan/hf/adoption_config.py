@@ -7,8 +7,8 @@ raised to a negative power" from the rotary embedding's ``__init__`` (issue 30 r
 sizes the same way: ``hidden_size=-8`` torch's "negative dimension", ``num_key_value_heads=0`` a ZeroDivisionError,
 ``num_key_value_heads=3`` of 4 heads a shape mismatch at the first forward, ``num_hidden_layers=-1`` "__len__() should
 return >= 0"; ``num_hidden_layers=0``, ``intermediate_size=0`` and a rope_theta of 0, -1 or NaN built a model without
-a word (no layers, an MLP that adds nothing, NaN logits). A config checks some of these when it is made, but not a
-value set on it afterwards (``config.hidden_size = 0``).
+a word (no layers, an MLP that adds nothing, NaN rotary angles). A config checks some of these when it is made, but
+not a value set on it afterwards (``config.hidden_size = 0``).
 
 Only the settings the config has (and not None) are read, by transformers' common names (a GPT-2 config answers
 ``hidden_size`` through its ``attribute_map``: ``n_embd``); a family that names its sizes otherwise is left to
@@ -61,8 +61,8 @@ def _check_heads(config: Any, name: str) -> None:
 
 def _check_rope(config: Any, name: str) -> None:
     """The rotary settings the model reads, where it has them: ``rope_theta`` a finite number > 0 (0 or below, or
-    NaN, gave NaN angles), ``partial_rotary_factor`` in (0, 1], and a rotary width (head_dim x factor) that is even
-    (rope turns pairs of values)."""
+    NaN, gave inf or NaN frequencies, so NaN angles), ``partial_rotary_factor`` in (0, 1], and a rotary width
+    (head_dim x factor) that is even (rope turns pairs of values)."""
     rope = getattr(config, "rope_parameters", None)
     rope = rope if isinstance(rope, dict) else {}
     theta = rope.get("rope_theta", getattr(config, "rope_theta", None))
