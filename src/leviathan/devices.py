@@ -66,33 +66,65 @@ def check_device_map(device_map: Any, who: str) -> None:
     puts weights on a GPU this machine lacks: ``device_map='cuda'`` or ``'cuda:3'`` on a torch without CUDA ended in
     torch's "AssertionError: Torch not compiled with CUDA enabled" through ``LeviathanForCausalLM.from_pretrained`` and
     ``load_adopted`` (issue 30 round 22, S604, S608, S609), where ``load_model(device='cuda')`` names it (S278); and
-    ``True``, torch's many-line "device() received an invalid combination of arguments". transformers' own names
-    (``auto``, ``balanced``, ``sequential``, ``cpu``, ``disk``) and refusals are left to it; the meta device is
-    ``meta_device.refuse_meta_device_map``'s, checked first here: this is the one check of a device_map."""
+    ``True``, torch's many-line "device() received an invalid combination of arguments". Each place of a dict is held
+    to the same rule as the string form: ``{'': 'cpu', 'lm_head': 'tpu'}`` was torch's raw "Expected one of cpu, cuda,
+    ..." RuntimeError, and a place of ``None`` or ``2.5`` its many-line TypeError (round 26, Q410). transformers' own
+    names (``auto``, ``balanced``, ``balanced_low_0``, ``sequential`` for the whole model; ``disk`` for a module) are
+    left to it; the meta device is ``meta_device.refuse_meta_device_map``'s, checked first here: this is the one check
+    of a device_map."""
     from .meta_device import refuse_meta_device_map
 
+    if device_map is None:
+        return
     refuse_meta_device_map(device_map, who)  # round 21, P470
     places = device_map.items() if isinstance(device_map, dict) else [(None, device_map)]
     for module, place in places:
         shown = "device_map" if module is None else f"device_map[{module!r}]"
-        problem = _place_problem(place)
+        problem = _place_problem(place, _STRATEGIES if module is None else ("disk",))
         if problem is not None:
             from .errors import UserError
 
             raise UserError(f"{who}: {shown} {problem}")
 
 
-def _place_problem(place: Any) -> str | None:
-    """Why one ``device_map`` place is no device here (``check_device_map``), or None."""
+_STRATEGIES = ("auto", "balanced", "balanced_low_0", "sequential")  # transformers' names for the whole model's map
+_PLACES = "pass 'cpu', 'cuda', 'cuda:N' (N a GPU's index), 'auto', or a dict of module -> device (or 'disk')"
+
+
+def _place_problem(place: Any, names: tuple[str, ...]) -> str | None:
+    """Why one ``device_map`` place is no device here (``check_device_map``), or None; ``names``: the words
+    transformers takes there besides a device (its strategies for the whole map, ``disk`` for one module)."""
     import numpy as np
     import torch
 
     from .integers import is_integer
 
     if isinstance(place, (bool, np.bool_)):
-        return f"is {place!r}, not a device; pass 'cpu', 'cuda', 'cuda:N', 'auto', or a dict of module -> device"
-    if not (isinstance(place, (str, torch.device)) or is_integer(place)):
-        return None  # transformers names it
-    spec = f"cuda:{int(place)}" if is_integer(place) and place >= 0 else str(place)
-    problem = device_unavailable(spec) if _CUDA.fullmatch(spec) else None
+        return f"is {place!r}, not a device; {_PLACES}"
+    if is_integer(place):
+        if place < 0:
+            return f"is {int(place)}, no GPU's index (an index is 0 or more); {_PLACES}"
+        place = f"cuda:{int(place)}"
+    if isinstance(place, str) and place in names:
+        return None
+    if not isinstance(place, (str, torch.device)):
+        return f"is {type(place).__name__} {place!r:.40}, not a device; {_PLACES}"
+    try:
+        kind = torch.device(place).type
+    except RuntimeError:
+        return f"is {place!r:.40}, not a device torch knows; {_PLACES}"
+    problem = device_unavailable(str(place)) if kind == "cuda" else _other_device_problem(kind)
     return None if problem is None else f"{problem} (leave device_map out to load onto the CPU)"
+
+
+def _other_device_problem(kind: str) -> str | None:
+    """Why a device of type ``kind`` (``mps``, ``xpu``, ...; cpu and meta aside) is not here, by its torch module's
+    ``is_available()``: ``device_map='mps'`` where torch has none was its raw "not linked with support for mps
+    devices" (round 26, Q410's kind); None when it is here, or torch has no such module to ask."""
+    import torch
+
+    module = getattr(torch, kind, None)
+    available = getattr(module, "is_available", None) if kind not in ("cpu", "meta") else None
+    if available is None or available():
+        return None
+    return f"is {kind!r}, but this torch has no {kind} device here; use cpu"

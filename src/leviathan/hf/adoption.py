@@ -35,10 +35,15 @@ tensors (what transformers alone writes when it re-saves an adopted folder) is r
 ``leviathan_generator`` from the config (the head stays untied) and saves with the original ``save_pretrained``.
 
 Footguns: ``padding_idx`` is not enforced by the generator (the pad id gets an embedding like any other id; padded
-positions are masked anyway, and a baked table loads as is). The generator is created in the embedding's dtype; a
-bf16/fp16 one computes in fp32 inside and returns its dtype (``generator.py``, Precision). An optimizer built before
-``adopt`` holds the old parameters: build it after. The subclass is created at run time and registered in this
-module under its name, so pickling an adopted model works only in a process that has adopted or loaded that class.
+positions are masked anyway, and a baked table loads as is). An embedding with ``max_norm`` (rows renormalised as
+they are looked up) or ``scale_grad_by_freq`` (each row's gradient divided by its id's count in the batch) is refused:
+the generator has no rows of its own to renormalise or to scale, and would drop either without a word (round 24, W652;
+round 26, Q132); set the option off first to adopt the model without it. ``sparse=True`` is dropped: the generator's
+gradients are dense (it has no table to update row by row), so build a dense optimizer (not SparseAdam) after. The
+generator is created in the embedding's dtype; a bf16/fp16 one computes in fp32 inside and returns its dtype
+(``generator.py``, Precision). An optimizer built before ``adopt`` holds the old parameters: build it after. The
+subclass is created at run time and registered in this module under its name, so pickling an adopted model works
+only in a process that has adopted or loaded that class.
 """
 
 from __future__ import annotations
@@ -61,6 +66,7 @@ from transformers import initialization as hf_init
 from ..errors import UserError
 from ..model.generator import GENERATOR_FORMS, GENERATOR_INITS, LeviathanGenerator
 from ..positions import model_positions
+from .adoption_config import check_source_config
 from .adoption_table import check_fit_table
 from .adoption_fit import Fit, FitReport, as_fit, bucket_fits, fit_to_table, row_weights, text_ids, text_loss
 from .config_file import check_saved_dtype, read_config_json
@@ -151,17 +157,21 @@ class _AdoptedMixin:
         initialises whatever a file lacks, and a folder re-saved by transformers alone keeps ``leviathan_generator`` in
         config.json but only the baked table among the weights (the generator at random init: logits off by ~0.6);
         and ``device_map`` on the meta device (``meta_device.refuse_meta_device_map``) or on a GPU this machine
-        lacks (``devices.check_device_map``: torch's AssertionError, round 22, S608, S609).
+        lacks (``devices.check_device_map``: torch's AssertionError, round 22, S608, S609), and the keywords
+        transformers takes raw (``load_keywords.check_transformers_keywords``: a non-floating ``dtype``, round 26,
+        Q142).
         """
         from ..devices import check_device_map
+        from .load_keywords import check_transformers_keywords
 
         check_device_map(kwargs.get("device_map"), "from_pretrained")  # meta (P470), a GPU not here (S604)
+        source = args[0] if args else kwargs.get("pretrained_model_name_or_path")
+        check_transformers_keywords(kwargs, source, "from_pretrained")  # dtype='int8' (round 26, Q142), ...
         model, info = super().from_pretrained(*args, output_loading_info=True, **kwargs)
         generator = model.get_input_embeddings()
         if isinstance(generator, LeviathanGenerator):
             prefix = model._generator_prefix() + "."
             missing = sorted(k for k in info["missing_keys"] if k.startswith(prefix))
-            source = args[0] if args else kwargs.get("pretrained_model_name_or_path")
             _refuse_no_model_weights(model, info, source)  # round 22, S531: before the line blaming a re-save
             if missing:
                 raise UserError(_missing_generator_tensors(source, missing, len(generator.state_dict())))
@@ -511,13 +521,13 @@ def _check_instance(model: PreTrainedModel) -> tuple[nn.Embedding, float]:
         raise UserError(f"{name}'s input embedding is already a LeviathanGenerator; adopt a model with a table, or "
                         "use this one as it is")
     scale = 1.0 if type(embedding) is nn.Embedding else _output_scale(embedding)
-    if scale is not None and getattr(embedding, "max_norm", None) is not None:
-        # nn.Embedding(max_norm=...) renormalises each row it looks up (and writes it back): adopted without a word,
-        # the generator's rows keep their own norms (issue 30 round 24, W652)
-        raise UserError(f"{name}'s input embedding has max_norm={embedding.max_norm!r}: it renormalises every row it "
-                        f"looks up (it does more than look up a row, and the generator would silently drop that); "
-                        f"set model.get_input_embeddings().max_norm = None first if the model should run without "
-                        f"it, or adopt a model whose embedding is a plain lookup")
+    options = _lookup_options(embedding) if scale is not None else []
+    if options:  # max_norm (round 24, W652), scale_grad_by_freq (round 26, Q132)
+        option, value, does, off = options[0]
+        raise UserError(f"{name}'s input embedding has {option}={value!r}: it {does} (it does more than look up a "
+                        f"row, and the generator would silently drop that); set model.get_input_embeddings()."
+                        f"{option} = {off} first if the model should run without it, or adopt a model whose "
+                        f"embedding is a plain lookup")
     if scale is None:
         raise UserError(f"{name}'s input embedding is a {type(embedding).__name__}, not a plain torch.nn.Embedding "
                         "nor a table scaled by a constant embed_scale (it does more than look up a row, and the "
@@ -527,6 +537,19 @@ def _check_instance(model: PreTrainedModel) -> tuple[nn.Embedding, float]:
         raise UserError(f"{name} ties its head to the input table but get_output_embeddings() returns None, so the "
                         "head cannot be untied; adopt a model whose get_output_embeddings() is its head")
     return embedding, scale
+
+
+def _lookup_options(embedding: nn.Embedding) -> list[tuple[str, Any, str, Any]]:
+    """(option, its value, what it does, the value that turns it off) for each ``nn.Embedding`` option that is set
+    and changes what the table does beyond a row lookup, which no generator carries: ``max_norm`` renormalises each
+    row it looks up and writes it back (issue 30 round 24, W652), ``scale_grad_by_freq`` divides each row's gradient
+    by its id's count in the batch (round 26, Q132: both were dropped without a word). The generator's parameters are
+    shared by every id, so neither has a row to act on; ``sparse`` only changes the gradient's layout, and
+    ``padding_idx`` is in the module docstring's footguns."""
+    options = [("max_norm", getattr(embedding, "max_norm", None), "renormalises every row it looks up", None),
+               ("scale_grad_by_freq", getattr(embedding, "scale_grad_by_freq", False),
+                "divides each row's gradient by how often its id occurs in the batch", False)]
+    return [option for option in options if option[1] not in (None, False)]
 
 
 # the names transformers gives a decoder layer's cross-attention (Marian/Bart ``encoder_attn``, BERT ``crossattention``,
@@ -591,6 +614,9 @@ def adopt(model_or_config: PreTrainedModel | PretrainedConfig, *, fit: Fit | boo
     generator_settings: ``k, seed_dim, modes, knots, rank, degree, ln_eps, base`` (LeviathanGenerator's arguments;
     paper defaults: 3, 128, 8, 32, 64, 2, 1e-5, smallest b with b^k >= V) and the options ``init, center, norm, form,
     table_std, norm_eps`` (defaults "reference", False, False, "paper", 0.02, 1e-6; see ``model/generator.py``).
+
+    Footguns: an input embedding built with ``max_norm`` or ``scale_grad_by_freq`` is refused (the generator would
+    drop either: module docstring); ``padding_idx`` and ``sparse`` are not carried.
     """
     settings = _settings(generator_settings)
     fit = as_fit(fit)
@@ -599,7 +625,9 @@ def adopt(model_or_config: PreTrainedModel | PretrainedConfig, *, fit: Fit | boo
             raise UserError("fit= fits the generator to a trained model's input table, and a config has none (adopt "
                             "builds a fresh model); pass the trained model instance, or leave fit out")
         config = copy.deepcopy(model_or_config)
-        model_or_config = _causal_lm_class(config)(config)  # a fresh model, then adopted like any instance
+        cls = _causal_lm_class(config)
+        check_source_config(config)  # hidden_size=0: transformers' raw ZeroDivisionError (round 26, Q128)
+        model_or_config = cls(config)  # a fresh model, then adopted like any instance
     if not isinstance(model_or_config, PreTrainedModel):
         raise UserError(f"adopt takes a transformers causal LM (a PreTrainedModel) or its config, got "
                         f"{type(model_or_config).__name__}; for a model of your own, use "

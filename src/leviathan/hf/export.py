@@ -154,24 +154,34 @@ def to_native(hf_model: LeviathanForCausalLM) -> CausalLM:
 
 
 def _check_leviathan_hf(model: Any) -> None:
-    """TypeError unless ``model`` is a ``LeviathanForCausalLM``, naming what was given and what to do with it: an
-    adopted model (``adopt``, ``load_adopted``) and a plain transformers model ended in "'LlamaConfig' object has no
-    attribute 'to_model_config'" (issue 30 round 19, J294, J295). An adopted model is recognised by the base class
-    its class records (``adoption`` imports this module, so not by ``is_adopted``)."""
+    """TypeError (an ``ArgumentTypeError``) unless ``model`` is a ``LeviathanForCausalLM``, naming what was given and
+    what to do with it: an adopted model (``adopt``, ``load_adopted``) and a plain transformers model ended in
+    "'LlamaConfig' object has no attribute 'to_model_config'" (issue 30 round 19, J294, J295)."""
     if isinstance(model, LeviathanForCausalLM):
         return
+    got, fix = _not_leviathan(model, "pass a model loaded from an export folder, e.g. "
+                                     "LeviathanForCausalLM.from_pretrained(DIR)")
+    raise ArgumentTypeError(f"to_native takes a LeviathanForCausalLM (leviathan's own Hugging Face model), got {got}; "
+                            f"{fix}")
+
+
+def _not_leviathan(model: Any, fix: str) -> tuple[str, str]:
+    """(what ``model`` is, what to do with it) for a model that is not leviathan's own, in one line: an adopted model
+    is named with its routes to a plain model, any other module by its class alone (its repr is many lines: round
+    26, Q196), a short value with its repr; ``fix`` is the route for anything else. An adopted model is recognised by
+    the base class its class records (``adoption`` imports this module, so not by ``is_adopted``)."""
     base = getattr(type(model), "_leviathan_base", None)
     if base is not None:
-        got = f"an adopted {base.__name__}"
-        fix = (f"an adopted model stays a transformers {base.__name__} with a generator as its input embedding: use it "
-               f"as it is, or leviathan.hf.to_original(model) / bake_adopted(model, DIR) for the plain {base.__name__}")
-    elif isinstance(model, PreTrainedModel):
-        got = f"a {type(model).__name__}"
-        fix = "a transformers model has no native leviathan form; leviathan.hf.adopt(model) gives it a generator"
-    else:
-        got = f"{type(model).__name__} {model!r:.60}"
-        fix = "pass a model loaded from an export folder, e.g. LeviathanForCausalLM.from_pretrained(DIR)"
-    raise TypeError(f"to_native takes a LeviathanForCausalLM (leviathan's own Hugging Face model), got {got}; {fix}")
+        return (f"an adopted {base.__name__}",
+                f"an adopted model stays a transformers {base.__name__} with a generator as its input embedding: use "
+                f"it as it is, or leviathan.hf.to_original(model) / bake_adopted(model, DIR) for the plain "
+                f"{base.__name__}")
+    if isinstance(model, PreTrainedModel):
+        return (f"a {type(model).__name__}", "a transformers model has no native leviathan form (save it as it is "
+                                            "with model.save_pretrained(DIR)); leviathan.hf.adopt(model) gives it a "
+                                            "generator")
+    shown = f" {model!r:.40}" if isinstance(model, (str, bytes, int, float)) or model is None else ""
+    return f"{type(model).__name__}{shown}", fix
 
 
 def plain_llama_config(cfg: ModelConfig, **kwargs: Any) -> LlamaConfig:
@@ -392,11 +402,13 @@ def _as_native(model: CausalLM | LeviathanForCausalLM) -> CausalLM:
 
 
 def _check_model(model: Any, writer: str) -> None:
-    """TypeError unless ``model`` is leviathan's: ``to_hf('a string', ...)`` ended in an AttributeError (issue 30 round
-    12, U142)."""
+    """TypeError (an ``ArgumentTypeError``) unless ``model`` is leviathan's: ``to_hf('a string', ...)`` ended in an
+    AttributeError (issue 30 round 12, U142); ``from_native(adopted model)`` named it by its repr cut at 60
+    characters, mid-line, and no fix (round 26, Q196): now its class and its routes, as ``to_native`` says them."""
     if not isinstance(model, (CausalLM, LeviathanForCausalLM)):
-        raise TypeError(f"{writer} takes a leviathan model (CausalLM or LeviathanForCausalLM), got "
-                        f"{type(model).__name__} {model!r:.60}")
+        got, fix = _not_leviathan(model, "pass a CausalLM (load_model(RUN)[0]) or a LeviathanForCausalLM")
+        raise ArgumentTypeError(f"{writer} takes a leviathan model (CausalLM or LeviathanForCausalLM), got {got}; "
+                                f"{fix}")
 
 
 @api_write("to_hf", "out_dir")
