@@ -405,7 +405,8 @@ def dump_yaml(obj: Any, path: str | os.PathLike | None = None) -> str:
     """``obj`` (a config dataclass) as YAML text; written to ``path`` too when given, only where nothing or a config
     it wrote stands, atomically (``config_target.write_config``: a user's file or an export's config.json was written
     over, no word, issue 30 round 22, S281-S284). Anything but a dataclass or a dict of plain values is an
-    ArgumentTypeError before a file is touched: ``object()`` was yaml's raw RepresenterError (round 24, W445)."""
+    ArgumentTypeError before a file is touched: ``object()`` was yaml's raw RepresenterError (round 24, W445); a NaN
+    or infinity an ArgumentValueError naming where it lies (``_refuse_non_finite``, round 26, Q642)."""
     import dataclasses
 
     from .errors import ArgumentTypeError
@@ -414,6 +415,7 @@ def dump_yaml(obj: Any, path: str | os.PathLike | None = None) -> str:
     if not (dataclasses.is_dataclass(obj) and not isinstance(obj, type)) and not isinstance(obj, dict):
         raise ArgumentTypeError(f"dump_yaml: obj: expected a config, got {type(obj).__name__} {obj!r:.60}; {fix}")
     data = to_dict(obj)
+    _refuse_non_finite(data, path)
     try:
         text = yaml.safe_dump(data, sort_keys=False)
     except yaml.representer.RepresenterError as e:
@@ -425,6 +427,21 @@ def dump_yaml(obj: Any, path: str | os.PathLike | None = None) -> str:
 
         write_config(path, data, text)
     return text
+
+
+def _refuse_non_finite(data: Any, path: str | os.PathLike | None) -> None:
+    """``ArgumentValueError`` naming where in ``data`` (``dump_yaml``'s) a NaN or infinity lies: yaml wrote '.nan' and
+    '.inf', which every settings reader refuses (``_finite``: "nan and inf are not settings"), so ``dump_yaml`` wrote
+    a text its own readers cannot take back (issue 30 round 26, Q642; ``io.atomic_write_json`` refuses them too)."""
+    from .errors import ArgumentValueError
+    from .io import _non_finite
+
+    where = _non_finite(data, "obj")
+    if where is not None:
+        written = "" if path is None else f"; nothing was written to {str(path)!r}"
+        raise ArgumentValueError(f"dump_yaml: {where[0]} is {where[1]!r}, which is not a setting (nan and inf are "
+                                 f"not settings, and no settings reader takes them back){written}; write a finite "
+                                 f"number, or None (null) to disable what can be disabled")
 
 
 def _finite(value: float, where: str) -> float:

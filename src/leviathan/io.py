@@ -160,6 +160,35 @@ def _check_together(files: Any, remove: Any) -> None:
     remove = list(remove)
     api_check("atomic_write_together", "remove", next(filter(None, map(path_problem, remove)), None),
               "pass [path, ...] (or leave it out)")
+    _refuse_named_twice(files, remove)
+
+
+def _refuse_named_twice(files: dict, remove: list) -> None:
+    """``ArgumentValueError`` when one file is named twice in an all-or-none write: under two spellings in ``files``
+    ('b8/t1' and './b8/t1', a str and a Path: two keys of the dict; the later content won, the other was lost without
+    a word), or both written and removed (``remove``: it was left written). Compared by ``_entry`` (the folder
+    resolved, the name kept: the rename replaces a link at the path, not the file it points to). Issue 30 round 26,
+    Q361, Q363."""
+    from .errors import ArgumentValueError
+
+    seen: dict[str, tuple[str, Any]] = {}
+    for role, paths in (("files", files), ("remove", remove)):
+        for path in paths:
+            entry = _entry(path)
+            if entry in seen:
+                first_role, first = seen[entry]
+                where = f"{role} names" if role == first_role else "files (to write) and remove (to remove) name"
+                raise ArgumentValueError(f"atomic_write_together: {where} one file twice, {entry!r}, as "
+                                         f"{os.fspath(first)!r} and {os.fspath(path)!r}; nothing was written; name "
+                                         f"each file once (in files or in remove)")
+            seen[entry] = (role, path)
+
+
+def _entry(path: Any) -> str:
+    """``path`` as the folder entry a rename replaces: its folder resolved (``..``, ``.``, links, the current
+    folder), its own name as given."""
+    head, name = os.path.split(os.path.abspath(os.fsdecode(path)))
+    return os.path.join(os.path.realpath(head), name)
 
 
 def _aside_of(path: Path) -> Path:
@@ -354,12 +383,21 @@ def read_jsonl(path: str | os.PathLike) -> list:
 def read_metrics(path: str | os.PathLike) -> list[dict]:
     """Rows of a run's metrics.jsonl (a run folder or the file itself; a torn last line is skipped); a missing
     file, or one none of whose lines is JSON, is a UserError naming the fix (``metrics_file``,
-    ``check_some_json``)."""
+    ``check_some_json``), and so is a line that is JSON but no object: the logger writes one object a row
+    (``train.metrics``), and a list or a text was returned as a metrics row without a word (issue 30 round 26,
+    Q366). Footgun: the rows are not typed or checked further (``train.metrics.read_metric_rows`` does that)."""
+    from .errors import UserError
     from .jsonl import read_json_lines
 
     path = metrics_file(path)
     values, damaged = read_json_lines(path)
     check_some_json(path, values, damaged)
+    for number, value in values:
+        if not isinstance(value, dict):
+            kind = {list: "an array", str: "a string", bool: "a boolean"}.get(type(value), "a number")
+            kind = "null" if value is None else kind
+            raise UserError(f"{str(path)!r} line {number} is {kind} ({value!r:.40}), not a metrics row (a JSON "
+                            f"object); remove that line, or pass a run directory or its metrics.jsonl")
     return [value for _, value in values]
 
 

@@ -242,8 +242,8 @@ def folder_lock(folder: str | os.PathLike, verb: str, fix: str = "choose another
     (by default `leviathan <verb>`); a script passes its own name: collect_results.py's line called it "`leviathan
     collect results`", a command that does not exist (issue 30 round 24, V115). ``again``: when this process holds the
     lock already, go on under it (the export writers take the lock the ``export`` verb holds around them). A folder
-    that cannot be made or locked (read-only, a file in the way, /proc) is ``errors.StorageError``'s one line
-    (``storage.write_failure``), not the raw OSError (issue 30 round 25, Y361).
+    that cannot be made or locked (read-only, a file in the way, /proc, a name too long) is ``errors.StorageError``'s
+    one line (``storage.write_failure``), not the raw OSError (issue 30 round 25, Y361; round 26, Q384).
     """
     from .storage import write_failure
     from .value_rules import api_check, path_problem
@@ -259,8 +259,8 @@ def folder_lock(folder: str | os.PathLike, verb: str, fix: str = "choose another
     if again and key in _HELD:
         yield path
         return
-    created = missing_folders(path.parent)  # the folder (inside) or its parent (beside), and what is missing above
-    try:
+    try:  # exists() raised ENAMETOOLONG for a 300-byte name, outside the line (issue 30 round 26, Q384)
+        created = missing_folders(path.parent)  # the folder (inside) or its parent (beside), and what is missing above
         fd, (dead_pid, dead_command) = _acquire(path, folder, verb, fix, who)
     except OSError as e:
         raise write_failure(e, "folder_lock") from None

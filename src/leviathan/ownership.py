@@ -141,20 +141,53 @@ def write_marker(folder: str | os.PathLike, verb: str, files: Iterable[str] | No
                  digests: bool = False) -> None:
     """Write ``folder``'s marker (atomically): ``verb`` wrote it, and ``files`` (None: owns the whole folder); with
     ``digests``, the sha256 of each of those files too (``check_output_files`` compares them when the folder is
-    read). A ``folder`` that is not a path is a UserError naming the argument, as ``read_marker``'s (round 25, Y364)."""
+    read). A ``folder`` that is not a path is a UserError naming the argument, as ``read_marker``'s (round 25, Y364);
+    so is what ``read_marker`` would refuse (``_check_marker_request``)."""
     from . import __version__
     from .io import atomic_write_json
     from .value_rules import api_check, path_problem
 
     api_check("write_marker", "folder", path_problem(folder), "pass the output folder to mark")
-
-    marker = {"format": FORMAT, "verb": verb, "files": None if files is None else sorted(files),
+    files = _check_marker_request(folder, verb, files, digests)
+    marker = {"format": FORMAT, "verb": verb, "files": files,
               "created": datetime.now(timezone.utc).isoformat(timespec="seconds"), "leviathan": __version__}
     if files is None:  # whole-folder: tied to this folder (a copy elsewhere proves nothing, module docstring)
         marker["home"] = folder_home(folder)
     if digests and files is not None:
-        marker["sha256"] = {name: sha256_file(Path(folder) / name) for name in sorted(files)}
+        marker["sha256"] = {name: sha256_file(Path(folder) / name) for name in files}
     atomic_write_json(Path(folder) / MARKER, marker)
+
+
+def _check_marker_request(folder: str | os.PathLike, verb: object, files: object, digests: object) -> list | None:
+    """``files`` sorted (None stays None), once ``write_marker``'s arguments hold what ``read_marker`` takes back: a
+    verb's name, file names relative to the folder (none empty, absolute or through '..'), each named once, and with
+    ``digests`` each a file there. A marker listing '../user.txt' was written without a word and then refused by its
+    reader, and every verb, as damaged (issue 30 round 26, Q388, Q413); a text as ``files`` was listed letter by
+    letter. A UserError naming the argument; nothing is written."""
+    from .value_rules import api_check, check_switches
+
+    check_switches("write_marker", digests=digests)
+    if not isinstance(verb, str) or not verb:
+        api_check("write_marker", "verb", f"expected the name of a leviathan verb, got {verb!r:.40}", "pass one")
+    if files is None:
+        return None
+    fix = "pass the names of the files written, relative to the folder (or None for the whole folder)"
+    if isinstance(files, (str, bytes, os.PathLike)) or not hasattr(files, "__iter__"):
+        api_check("write_marker", "files", f"expected a list of file names, got {files!r:.40}", fix)
+    names = list(files)
+    seen: dict[str, str] = {}
+    for name in names:
+        if not _relative(name):
+            api_check("write_marker", "files", f"{name!r:.60} is not a relative file name inside the folder "
+                      f"(read_marker refuses a marker listing it as damaged)", fix)
+        if os.path.normpath(name) in seen:
+            api_check("write_marker", "files", f"names one file twice ({seen[os.path.normpath(name)]!r} and "
+                      f"{name!r})", fix)
+        seen[os.path.normpath(name)] = name
+        if digests and not os.path.isfile(Path(folder) / name):
+            api_check("write_marker", "files", f"{name!r} is not a file in {str(folder)!r}, so it has no sha256 to "
+                      f"record", "write the files first, then their marker")
+    return sorted(names)
 
 
 def export_again(folder: str | os.PathLike) -> str:

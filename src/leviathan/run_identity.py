@@ -83,15 +83,33 @@ def read_identity(run_dir: str | os.PathLike) -> RunIdentity | None:
 
 
 def write_identity(run_dir: str | os.PathLike, identity: RunIdentity) -> None:
-    """Write run.json atomically (rank 0), unless it already says ``identity``."""
+    """Write run.json atomically (rank 0), unless it already says ``identity``. An ``identity`` that ``read_identity``
+    would refuse (``_identity_problem``) is a UserError naming the argument, nothing written: ``RunIdentity('abc')``
+    was written, and the run folder then refused as damaged (issue 30 round 26, Q388's kind)."""
     from .io import atomic_write_json
+    from .value_rules import api_check
 
+    api_check("write_identity", "identity", _identity_problem(identity),
+              "pass RunIdentity(new_run_id()) (a fork: forked_from a run id or None, fork_step the step folder's name)")
     if read_identity(run_dir) == identity:
         return
     raw: dict = {"format": FORMAT, "run_id": identity.run_id}
     if identity.forked:
         raw["forked_from"] = {"run_id": identity.forked_from, "step": identity.fork_step}
     atomic_write_json(Path(run_dir) / RUN_FILE, raw)
+
+
+def _identity_problem(identity: object) -> str | None:
+    """Why ``identity`` is not one ``read_identity`` takes back from run.json (None: it is)."""
+    if not isinstance(identity, RunIdentity):
+        return f"expected a RunIdentity, got {type(identity).__name__} {identity!r:.40}"
+    if not is_run_id(identity.run_id):
+        return f"run_id {identity.run_id!r:.40} is not a run id (32 lowercase hex digits)"
+    if identity.forked and not (identity.forked_from is None or is_run_id(identity.forked_from)):
+        return f"forked_from {identity.forked_from!r:.40} is not a run id (32 lowercase hex digits) or None"
+    if identity.forked and not isinstance(identity.fork_step, str):
+        return f"fork_step {identity.fork_step!r:.40} is not the name of the step folder forked from"
+    return None
 
 
 def settle_identity(run_dir: Path, source: Path | None, source_id: str | None) -> RunIdentity:

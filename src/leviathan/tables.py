@@ -7,8 +7,9 @@ how many digits a number shows.
 
 Footgun: every row must have one cell per header column. A short row was the raw IndexError and a long one lost its
 extra cells without a word; a header or rows that are no list were Python's TypeError; a ``|`` in a Markdown cell
-split the column in two. Each is refused (an ``errors.ArgumentValueError`` / ``ArgumentTypeError`` naming the row)
-or escaped (``\\|``) now (issue 30 round 25, Y331-Y337).
+split the column in two; an empty header gave a table of no columns. Each is refused (an
+``errors.ArgumentValueError`` / ``ArgumentTypeError`` naming the row) or escaped (``\\|``) now (issue 30 round 25,
+Y331-Y337; round 26, Q377).
 """
 
 from __future__ import annotations
@@ -67,7 +68,7 @@ def markdown_table(header: Sequence[object], rows: Sequence[Sequence[object]], a
 def _cells(api: str, header: Sequence[object], rows: Sequence[Sequence[object]]) -> list[list[str]]:
     """The header and rows as text (``str`` of each cell); an ``ArgumentTypeError`` for a header or rows that are no
     list (a text would be split into letters), an ``ArgumentValueError`` naming the first row whose length is not the
-    header's."""
+    header's, and for an empty header (a table of no columns)."""
     from .errors import ArgumentTypeError, ArgumentValueError
 
     for name, value, wanted in (("header", header, "a list of column names"),
@@ -76,6 +77,8 @@ def _cells(api: str, header: Sequence[object], rows: Sequence[Sequence[object]])
             raise ArgumentTypeError(f"{api}: {name} must be a list, got {type(value).__name__} {value!r:.40}; pass "
                                     f"{wanted}")
     cells = [[str(c) for c in header]]
+    if not cells[0]:  # '|  |\n||' was returned, no table at all (issue 30 round 26, Q377)
+        raise ArgumentValueError(f"{api}: header is empty, a table of no columns; pass one name per column")
     for number, row in enumerate(rows):
         if isinstance(row, (str, bytes)) or not hasattr(row, "__iter__"):
             raise ArgumentTypeError(f"{api}: rows[{number}] must be a list of cells, got {type(row).__name__} "
