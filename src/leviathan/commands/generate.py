@@ -42,7 +42,7 @@ def run(args) -> int:
         raise UserError(f"--temperature must be a finite number >= 0 (0: the likeliest token), got {args.temperature}")
     if args.top_p is not None and not 0 < args.top_p <= 1:
         raise UserError(f"--top-p must be in (0, 1], got {args.top_p}")
-    device = resolve_device(args.device)
+    device = resolve_device(args.device, "--device ")  # the fix names the option (round 26, P33)
     model, _ = ckpt.load_model(args.checkpoint, device=device)
     if not args.no_bake:
         model.bake_()
