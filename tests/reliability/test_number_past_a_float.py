@@ -43,7 +43,8 @@ def test_every_config_reader_names_it(tmp_path, value, words):
 
 @pytest.mark.parametrize("argv", [["generate", "r1", "--temperature", "1e-400"],
                                   ["demo", "--lr", "1e-400"],
-                                  ["prepare", "c", "--out", "d", "--val-fraction", "1e-400"]])
+                                  ["prepare", "c", "--out", "d", "--val-fraction", "1e-400"],
+                                  ["analyze", "fit", "--sizes", "1e-400,200,400", "--losses", "3,2,1"]])
 def test_command_line_numbers_name_it(tmp_path, argv):
     line = cli_error(argv, cwd=tmp_path)
     assert "'1e-400' is too small for a 64-bit float and reads as 0.0 (underflow)" in line, line
