@@ -142,7 +142,8 @@ def check_output(path: str | os.PathLike | None, flag: str, earlier: Callable[[P
     if path is None:
         return
     refuse_empty_path(path, flag)
-    check_target(path, flag, earlier, f"{what}, so {WHO}", "gpu_check.out", parents=True)
+    example = "gpu_check.md" if flag == "--md" else "gpu_check.json"  # a file name to suggest in a folder
+    check_target(path, flag, earlier, f"{what}, so {WHO}", example, parents=True)
 
 
 def _short_error(e: BaseException, limit: int = 300) -> str:

@@ -33,6 +33,7 @@ import yaml
 
 from .codec import encode
 from .errors import ConfigError, UserError, missing
+from .float_text import FLOAT_SIZES, float_lost
 from .settings_kind import not_settings
 from .strict_yaml import (AmbiguousNumberError, DuplicateKeyError, QuotedText, TooDeepError, load_strict,
                           parse as parse_yaml)
@@ -175,6 +176,8 @@ def _coerce_float(value: Any, where: str) -> float:
             number = float(value)
         except ValueError:
             number = None
+        if (lost := float_lost(value, number)) is not None:  # 1e-400 was "must be positive, got 0.0" (round 26, P30)
+            raise ConfigError(f"{where}: {value!r} {lost}; {FLOAT_SIZES}")
         if number is not None:
             return _finite(number, where)
     raise ConfigError(f"{where}: expected a number, got {value!r}")

@@ -44,6 +44,18 @@ def device_unavailable(spec: Any) -> str | None:
     return None
 
 
+def unavailable_line(spec: Any, option: str, auto: bool = True) -> str | None:
+    """The line refusing a device ``spec`` that is not on this machine (``device_unavailable``), its fix spelt as the
+    user gives a device: ``option`` "device=" (the config's setting) or "--device " (a verb's option; ``auto``:
+    whether that option takes auto). ``generate --device cuda`` was told "use device=cpu or device=auto", a config
+    override the verb takes none of (issue 30 round 26, P33). None when it is here."""
+    problem = device_unavailable(spec)
+    if problem is None:
+        return None
+    also = f", or {option}auto (a GPU where there is one)" if auto else ""
+    return f"{option.rstrip('= ')} {problem.removesuffix('; use cpu')}; use {option}cpu{also}"
+
+
 def model_device_problem(spec: Any) -> str | None:
     """Why ``spec``, a device a Python caller moves a model to, is not one here (None when it is): a name as
     ``device_problem`` takes it (``auto`` aside), a ``torch.device``, or a GPU's index as torch takes one (``3`` is

@@ -1,7 +1,9 @@
-"""An empty path given on the command line is refused, never read as the current folder.
+"""An empty path given on the command line is refused, never read as the current folder (nor a file's path typed
+as a folder's, ``--json bx/``, read as the file bx).
 
     refuse_empty_paths(parser, args)        # UserError naming the option, after a verb's arguments are parsed
     refuse_empty_path("", "--dest")         # the same for one value (scripts/collect_results.py)
+    refuse_folder_spelling("bx/", "--json", "bench.json")  # a FILE option typed as a folder: refused
 
 ``Path("")`` is ``Path(".")``: ``collect_results.py --rewrite ""`` rewrote every results.jsonl, grid.json and
 lm_eval.json under the folder it ran in, and ``--dest ""`` wrote its grid's folder there (issue 30 round 15, B186,
@@ -13,6 +15,7 @@ options that take a path are checked (``PATH_DESTS``): an empty ``--prompt`` is 
 from __future__ import annotations
 
 import argparse
+import os
 
 from .errors import UserError
 
@@ -29,6 +32,20 @@ def refuse_empty_path(value, option: str) -> None:
     if any(isinstance(v, str) and v == "" for v in values):
         raise UserError(f"{option} is an empty path (\"\"), which would be read as the current folder; nothing was "
                         f"done; pass the path itself (an unset shell variable?), or '.' for the current folder")
+
+
+def refuse_folder_spelling(value, option: str, example: str) -> None:
+    """UserError when ``value``, the path of a FILE to write as typed, ends in '/' (or '/.'), which names a folder:
+    ``Path('bx/')`` is ``Path('bx')``, so ``bench --json bx/``, ``analyze embeddings --out ae/`` and the scripts'
+    ``--json newdir/`` wrote a FILE named bx (issue 30 round 26, P3, P53). ``example``: a file name to suggest in it.
+    Footgun: call it on the value as typed, before any ``Path()`` of it; an option that names a folder takes the
+    slash."""
+    if not isinstance(value, str) or not value.endswith(("/", "/.")):
+        return
+    ending = "/." if value.endswith("/.") else "/"
+    folder = value[:-len(ending)].rstrip("/") or "/"
+    raise UserError(f"{option} {value!r} ends in {ending!r}, which names a folder; give a file name, e.g. "
+                    f"{os.path.join(folder, example)}")
 
 
 def _option_name(parser: argparse.ArgumentParser, dest: str) -> str | None:

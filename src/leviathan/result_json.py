@@ -17,6 +17,7 @@ from pathlib import Path
 from typing import Any, Callable
 
 from . import json_text
+from .empty_paths import refuse_folder_spelling
 from .errors import UserError, file_above
 from .io import check_writable
 from .ownership import CONTAINERS, check_not_inside, check_not_special
@@ -28,8 +29,9 @@ def check_json_target(path: str | Path, option: str, is_mine: Callable[[Any], bo
     message names it; ``by``: its short name, "bench"); then the OSError of a folder it cannot be written in.
     ``verb``: the verb writing it, for ``ownership.check_not_inside`` (None for a script: the verbs' outputs around
     it are refused all the same)."""
+    example = f"{by}.json" if by.isidentifier() else "result.json"  # not "the script.json" (round 26, P53)
     check_target(path, option, lambda found: holds_result(found, is_mine), f"an earlier {writer} result, so {by}",
-                 f"{by}.json", verb=verb)
+                 example, verb=verb)
 
 
 def check_target(path: str | Path, option: str, earlier: Callable[[Path], bool], refusal: str, example: str,
@@ -41,6 +43,7 @@ def check_target(path: str | Path, option: str, earlier: Callable[[Path], bool],
     inside another verb's output is refused; a missing folder above is refused, or created when ``parents``; then the
     OSError of a folder it cannot be written in, and a folder that takes no new files (``/proc/x.json`` was a
     FileNotFoundError traceback after `leviathan bench` measured, round 25) is refused."""
+    refuse_folder_spelling(path, option, example)  # 'bx/' is Path('bx'): a FILE named bx (round 26, P3, P53)
     path = Path(path)
     if path.is_dir():
         raise UserError(f"{option} {str(path)!r} is a folder; name the result's file (e.g. {path / example})")

@@ -16,6 +16,7 @@ from typing import Any
 import yaml
 
 from .errors import ConfigError
+from .float_text import FLOAT_SIZES, float_lost
 
 __all__ = ["StrictLoader", "DuplicateKeyError", "AmbiguousNumberError", "QuotedText", "TooDeepError", "parse",
            "load_strict"]
@@ -59,6 +60,8 @@ class AmbiguousNumberError(yaml.constructor.ConstructorError):
         super().__init__(None, None, f"{text!r} reads as {value!r} ({why})", node_mark)
 
     def advice(self) -> str:
+        if float_lost(self.text, self.value):  # optim.lr=1.0e-400 was "must be positive, got 0.0" (round 26, P30)
+            return f"{self.text!r} {self.why}; {FLOAT_SIZES}"
         if not isinstance(self.value, (int, float)):  # a date
             return f"{self.text!r} reads as a date ({self.why}); no setting takes a date: quote it if it is text"
         if ":" in self.text or self.text.lstrip("+-")[:2].lower() in ("0x", "0o", "0b"):
@@ -81,6 +84,8 @@ def _checked_number(construct):
         if bare[:2].lower() in ("0x", "0o", "0b"):  # optim.lr=0x10 trained at lr 16 (issue 30 round 14, B309)
             raise AmbiguousNumberError(node.value, value, f"YAML reads {bare[:2]}... as a number in base "
                                        f"{ {'x': 16, 'o': 8, 'b': 2}[bare[1].lower()]}", node.start_mark)
+        if (lost := float_lost(text, value)) is not None:  # 1.0e-400 reads as 0.0, 1.0e400 as inf
+            raise AmbiguousNumberError(node.value, value, lost, node.start_mark)
         if len(bare) > 1 and bare[0] == "0" and bare[1].isdigit() and "." not in bare and "e" not in bare.lower():
             raise AmbiguousNumberError(node.value, value, "YAML 1.1 reads a number with a leading zero as octal",
                                        node.start_mark)

@@ -173,7 +173,9 @@ def test_export_guard_refuses_a_model_that_is_not_ours(fixtures, tmp_path):
 
 def test_task_preparation_and_names(tmp_path, monkeypatch):
     assert lm_tasks.resolve_tasks("paper") == list(lm_tasks.PAPER_TASKS)
-    assert lm_tasks.resolve_tasks("lev_piqa,arc_easy,piqa") == ["piqa", "arc_easy"]  # each once, by design
+    assert lm_tasks.resolve_tasks("lev_piqa,arc_easy") == ["piqa", "arc_easy"]
+    with pytest.raises(UserError, match="task 'piqa' is listed twice"):  # was taken once without a word (round 26, P64)
+        lm_tasks.resolve_tasks("lev_piqa,arc_easy,piqa")
     with pytest.raises(UserError, match="an empty item in --tasks 'piqa,'"):  # round 12 (T132)
         lm_tasks.resolve_tasks("piqa,")
     with pytest.raises(UserError, match="unknown task"):

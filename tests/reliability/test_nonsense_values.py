@@ -80,8 +80,10 @@ def test_nonsense_command_line_numbers(capsys, tmp_path, argv, message):
 def test_an_inverted_point_with_infinite_parameters_is_refused(capsys):
     """Round 14 (B48): ``--invert 0.5:1e400`` placed "loss 0.5000 with inf params" on the fit, exit 0."""
     line = fails(capsys, "analyze", "fit", "--sizes", "100,200,400", "--losses", "3,2,1", "--invert", "0.5:1e400")
+    assert "--invert '0.5:1e400': '1e400' is too large for a 64-bit float and reads as inf (overflow)" in line  # P30
+    line = fails(capsys, "analyze", "fit", "--sizes", "100,200,400", "--losses", "3,2,1", "--invert", "0.5:inf")
     assert "--invert takes a finite LOSS > 0 and a finite PARAMS > 0 (a loss is positive, as in --losses), got " \
-           "'0.5:1e400'" in line
+           "'0.5:inf'" in line
 
 
 def test_an_inverted_point_with_a_negative_loss_is_refused_as_losses_refuses_it():

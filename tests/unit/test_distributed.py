@@ -12,6 +12,7 @@ def test_one_process_cuda_gets_an_explicit_index(spec, monkeypatch):
     calls = []
     monkeypatch.setattr(torch.cuda, "is_available", lambda: True)
     monkeypatch.setattr(torch.cuda, "current_device", lambda: 0)
+    monkeypatch.setattr(torch.cuda, "device_count", lambda: 1)  # resolve_device asks it of a cuda:N (round 26, P33)
     monkeypatch.setattr(torch.cuda, "set_device", lambda d: calls.append(torch.device(d)))
     monkeypatch.delenv("WORLD_SIZE", raising=False)
     device = resolve_device(spec)

@@ -189,20 +189,33 @@ def _num(v, spec=".2f"):
     return "inf" if isinstance(v, float) and not math.isfinite(v) else format(v, spec)
 
 
+def _written_floats(texts: list[str], option: str) -> list[float]:
+    """``float`` of each text (ValueError for one that is no number), a UserError naming one a 64-bit float cannot
+    hold as typed: ``--sizes 1e-400,...`` was "sizes and losses must be positive" of the 0.0 it reads as (issue 30
+    round 26, P30's kind; ``float_text``)."""
+    from ..errors import UserError
+    from ..float_text import FLOAT_SIZES, float_lost
+
+    values = [float(text) for text in texts]
+    for text, value in zip(texts, values):
+        if (lost := float_lost(text, value)) is not None:
+            raise UserError(f"{option}: {text.strip()!r} {lost}; {FLOAT_SIZES}")
+    return values
+
+
 def _fit(args) -> int:
     from ..errors import UserError
     from ..experiments.method.scaling import dense_equivalent, fit_power_law, format_fit
 
     try:
-        N = [float(v) for v in args.sizes.split(",")]
-        L = [float(v) for v in args.losses.split(",")]
+        N, L = _written_floats(args.sizes.split(","), "--sizes"), _written_floats(args.losses.split(","), "--losses")
     except ValueError:
         raise UserError("--sizes and --losses take comma-separated numbers") from None
     fit = fit_power_law(N, L, num_bootstrap=args.bootstrap, ci=args.ci, seed=args.seed)
     eqs = []
     for pair in (args.invert.split(",") if args.invert else []):
         try:
-            loss, params = (float(v) for v in pair.split(":"))
+            loss, params = _written_floats(pair.split(":"), f"--invert {pair!r}")
         except ValueError:
             raise UserError(f"--invert takes LOSS:PARAMS pairs, got {pair!r}") from None
         # 1e400 params: "inf params" (B48); a loss <= 0 was placed on the fit, which --losses refuses (round 16, C162)

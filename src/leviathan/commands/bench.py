@@ -62,7 +62,7 @@ def run(args) -> int:
     if args.warmup < 0:
         raise UserError(f"--warmup must be >= 0, got {args.warmup}")
     if args.json_out:
-        _check_json_target(Path(args.json_out))  # before minutes of timing, not after
+        _check_json_target(args.json_out)  # as typed, "bx/" a folder (round 26, P3); before minutes of timing
     if args.cache_dir:  # its BPE folder was written inside a data folder (issue 30 round 14, A144)
         _check_cache_dir(Path(args.cache_dir))
     sections = _split(args.only) if args.only is not None else DEFAULT_SECTIONS
@@ -91,7 +91,7 @@ def _check_cache_dir(path: Path) -> None:
     check_not_inside(path, "--cache-dir", ("prepare", "export", "train", "demo"), within=CONTAINERS, verb="bench")
 
 
-def _check_json_target(path: Path) -> None:
+def _check_json_target(path: str | Path) -> None:
     """UserError unless ``--json`` names a free path or an earlier ``bench --json`` result (a JSON object with the
     bench's ``environment`` and ``sections``): bench wrote its JSON over a user's file of that name, exit 0 (issue 30
     round 5). Then an OSError if the file could not be written there (read-only, a missing folder): found out only

@@ -85,7 +85,7 @@ def run(args) -> int:
     from ..run_config import data_meta
     from ..train.distributed import resolve_device
 
-    device = resolve_device(args.device)
+    device = resolve_device(args.device, "--device ")  # the fix names the option (round 26, P33)
     model, cfg = ckpt.load_model(args.checkpoint, device=device)
     seq_len = run_seq_len(cfg, args.seq_len)
     if args.text is not None:

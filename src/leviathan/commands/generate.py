@@ -12,16 +12,16 @@ import math
 import sys
 
 from ..errors import UserError
-from .values import device, positive_int, seed, utf8_text
+from .values import device, positive_int, seed, utf8_text, written_float
 
 
 def add_arguments(parser) -> None:
     parser.add_argument("checkpoint", help="run folder or checkpoints/step-XXXXXXXX folder")
     parser.add_argument("--prompt", default="", type=utf8_text, help="text to continue (default: start of a document)")
     parser.add_argument("--max-new-tokens", type=positive_int, default=100)
-    parser.add_argument("--temperature", type=float, default=0.8, help="0 = greedy")
+    parser.add_argument("--temperature", type=written_float, default=0.8, help="0 = greedy")
     parser.add_argument("--top-k", type=positive_int, default=None)
-    parser.add_argument("--top-p", type=float, default=None)
+    parser.add_argument("--top-p", type=written_float, default=None)
     parser.add_argument("--num-samples", type=positive_int, default=1)
     parser.add_argument("--seed", type=seed, default=None, help="sampling seed (reproducible output)")
     parser.add_argument("--no-bake", action="store_true", help="keep the generator instead of its baked table")
@@ -42,7 +42,7 @@ def run(args) -> int:
         raise UserError(f"--temperature must be a finite number >= 0 (0: the likeliest token), got {args.temperature}")
     if args.top_p is not None and not 0 < args.top_p <= 1:
         raise UserError(f"--top-p must be in (0, 1], got {args.top_p}")
-    device = resolve_device(args.device)
+    device = resolve_device(args.device, "--device ")  # the fix names the option (round 26, P33)
     model, _ = ckpt.load_model(args.checkpoint, device=device)
     if not args.no_bake:
         model.bake_()

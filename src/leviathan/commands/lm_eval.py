@@ -58,9 +58,13 @@ def _batch_size(text: str) -> int | str:
 
 
 def run(args) -> int:
+    from ..devices import unavailable_line
+    from ..errors import UserError
     from ..eval.harness import evaluate, format_summary
     from ..stop_signals import final_output
 
+    if (absent := unavailable_line(args.device, "--device ", auto=False)) is not None:  # not the API's "device"
+        raise UserError(absent)  # ... "use cpu" (round 26, P33's kind)
     final_output(args.out)  # None without --out: nothing is written, a stop then says to run it again
 
     if args.threads:

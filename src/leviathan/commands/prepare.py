@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import json
 
-from .values import positive_int, seed, thread_count
+from .values import positive_int, seed, thread_count, written_float
 
 
 def add_arguments(parser) -> None:
@@ -24,7 +24,7 @@ def add_arguments(parser) -> None:
     parser.add_argument("--tokenizer", default="o200k_base",
                         help="o200k_base (default) | cl100k_base | bpe:VOCAB (train one) | path/to/tokenizer.json | a data dir")
     parser.add_argument("--val-source", default=None, help="separate validation corpus (not with --val-fraction)")
-    parser.add_argument("--val-fraction", type=float, default=None,
+    parser.add_argument("--val-fraction", type=written_float, default=None,
                         help="fraction of documents held out for validation, by a content hash (default 0.01)")
     parser.add_argument("--workers", type=thread_count, default=2, help="tokenizer threads (default 2)")
     parser.add_argument("--seed", type=seed, default=0, help="seed of the train/validation assignment")

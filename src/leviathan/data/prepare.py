@@ -599,12 +599,30 @@ def _prepare_into(job: _Job) -> dict:
             # a JSON line cut off or unreadable was dropped without a word, counted only in meta.json (round 14, B208)
             + (f"; {stats.skipped_records:,} JSON record(s) skipped (not valid JSON, or a null text; --strict refuses "
                f"them)" if stats.skipped_records else ""))
+    if (note := skipped_note(stats)) is not None:
+        job.log(note)
     if val.tokens < 2:  # accepted without a word, then refused by train and sweep (issue 30 round 24, V139)
         job.log(f"note: no validation split (--val-fraction {job.val_fraction:g}): `leviathan train` and `leviathan "
                 f"sweep` refuse this folder, as a run validates at its end; it serves `leviathan eval --split train` "
                 f"and another prepare's --tokenizer; to train on it, prepare it again with --val-fraction 0.01 or "
                 f"--val-source FILE")
     return meta
+
+
+def skipped_note(stats: SourceStats, shown: int = 3) -> str | None:
+    """The line naming what the corpus folders' walk passed over (the first ``shown`` names, and why), None when
+    nothing: a README without an extension was left out of the data, counted only in meta.json's
+    ``source_stats.skipped_files`` (issue 30 round 26, P61), and a link back to a folder read already is skipped
+    (P60's guard). The names are in meta.json too (``skipped_file_names``, ``skipped_links``)."""
+    parts = []
+    if stats.skipped_files:
+        names = ", ".join(stats.skipped_file_names[:shown]) + (", ..." if stats.skipped_files > shown else "")
+        parts.append(f"{stats.skipped_files:,} file(s) no reader takes (no extension, or one not read as text: "
+                     f"{names}); give them a text extension such as .txt to include them")
+    if stats.skipped_links:
+        names = ", ".join(stats.skipped_links[:shown]) + (", ..." if len(stats.skipped_links) > shown else "")
+        parts.append(f"{len(stats.skipped_links):,} link(s) to a folder read already ({names}), each folder read once")
+    return f"note: skipped {'; and '.join(parts)}" if parts else None
 
 
 def _check_text_field_used(text_field: str, src, vsrc) -> None:

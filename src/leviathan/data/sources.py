@@ -75,15 +75,20 @@ class SourceStats:
     skipped_empty: int = 0
     skipped_records: int = 0  # JSON lines that did not parse (non-strict) or null texts
     skipped_files: int = 0  # files in folders with an extension no reader handles
+    skipped_file_names: list[str] = field(default_factory=list)  # the first of them, named (round 26, P61)
+    skipped_links: list[str] = field(default_factory=list)  # links to a folder read already (round 26, P60)
 
     def merge(self, other: "SourceStats") -> None:
         for k in ("documents", "bytes", "decode_errors", "skipped_empty", "skipped_records", "skipped_files"):
             setattr(self, k, getattr(self, k) + getattr(other, k))
         self.files_with_decode_errors.extend(other.files_with_decode_errors)
+        self.skipped_file_names.extend(other.skipped_file_names[:100 - len(self.skipped_file_names)])
+        self.skipped_links.extend(other.skipped_links[:100 - len(self.skipped_links)])
 
     def as_dict(self) -> dict:
         d = dict(self.__dict__)
-        d["files_with_decode_errors"] = self.files_with_decode_errors[:20]
+        for key in ("files_with_decode_errors", "skipped_file_names", "skipped_links"):
+            d[key] = list(getattr(self, key)[:20])
         return d
 
 
@@ -143,10 +148,11 @@ class Source:
 
     def __init__(self) -> None:
         self.stats = SourceStats()
-        self.skipped_files = 0  # files a folder walk passed over (unknown extension)
+        self.walked = SourceStats()  # what a folder walk passed over (``_folder_files``), counted in every iteration
 
     def __iter__(self) -> Iterator[str]:
-        self.stats = SourceStats(skipped_files=self.skipped_files)
+        self.stats = SourceStats()
+        self.stats.merge(self.walked)
         for doc in self._documents():
             if not doc or doc.isspace():
                 self.stats.skipped_empty += 1
@@ -538,15 +544,29 @@ def _refuse_dead_link(path: Path, root: Path) -> None:
                         f"{shlex.quote(str(path))}) or point it at the file it stands for")
 
 
-def _folder_files(root: Path, extensions: Sequence[str]) -> tuple[list[Path], int]:
+def _folder_files(root: Path, extensions: Sequence[str]) -> tuple[list[Path], SourceStats]:
+    """The files of the corpus folder ``root`` a reader takes, and what the walk passed over (``SourceStats``'
+    ``skipped_*``: files of no reader's extension, named; links to a folder read already). A link to a folder is
+    followed as a link to a file is read: ``more -> ../more`` was left out without a word or a count (issue 30 round
+    26, P60). Footgun: a link back up (``loop -> ..``, or to a folder holding the corpus) or to a folder read already
+    would read it again, for ever: each folder is read once, and such a link is skipped and named."""
     exts = tuple(e.lower() for e in extensions)
     data_exts = JSONL_SUFFIXES + PARQUET_SUFFIXES
-    files, skipped = [], 0
-    for dirpath, dirnames, filenames in os.walk(root):
-        dirnames[:] = [d for d in dirnames if d not in _SKIP_DIRS and not d.startswith(".")]
+    files, walked, read = [], SourceStats(), set()
+    tops = [Path(os.path.realpath(root))]  # the corpus and each linked folder followed: none is read twice
+    for dirpath, dirnames, filenames in os.walk(root, followlinks=True):
+        dirnames[:] = sorted(d for d in dirnames if d not in _SKIP_DIRS and not d.startswith("."))
+        real = Path(os.path.realpath(dirpath))
+        if real in read or (os.path.islink(dirpath) and any(top.is_relative_to(real) for top in tops)):
+            dirnames[:] = []  # a folder reached again through a link, or one holding the corpus ('loop -> ..')
+            walked.skipped_links.append(dirpath)
+            continue
+        if os.path.islink(dirpath):
+            tops.append(real)
+        read.add(real)
         if Path(dirpath) != root:
             _check_not_an_output(Path(dirpath), dirpath, root)
-        for f in filenames:
+        for f in sorted(filenames):
             if f.startswith("."):
                 continue
             low = f.lower()
@@ -557,8 +577,10 @@ def _folder_files(root: Path, extensions: Sequence[str]) -> tuple[list[Path], in
                 _refuse_dead_link(Path(dirpath) / f, root)
                 files.append(Path(dirpath) / f)
             else:
-                skipped += 1
-    return sorted(files, key=lambda p: p.relative_to(root).as_posix()), skipped
+                walked.skipped_files += 1
+                if len(walked.skipped_file_names) < 100:
+                    walked.skipped_file_names.append(str(Path(dirpath) / f))
+    return sorted(files, key=lambda p: p.relative_to(root).as_posix()), walked
 
 
 def parse_hf_spec(spec: str) -> tuple[str, str | None, str]:
@@ -624,12 +646,12 @@ def open_source(spec, *, text_field: str = "text", strict: bool = False,
             src = HFDataset(name, config, split, text_field, strict=strict)
         elif path.is_dir():
             _check_not_an_output(path, spec)
-            files, skipped = _folder_files(path, extensions)
+            files, walked = _folder_files(path, extensions)
             if not files:
                 raise UserError(f"folder {spec} holds no readable files (looked for {', '.join(extensions[:6])}, "
                                 f"..., .jsonl, .jsonl.zst, .parquet); point at the right folder or use a glob")
             src = _group_files(files, text_field, strict, f"{path}/ ({len(files)} files)")
-            src.skipped_files = skipped
+            src.walked = walked
         elif path.is_file():
             src = _group_files([path], text_field, strict, str(path))
         elif any(c in spec for c in "*?["):

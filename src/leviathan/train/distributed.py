@@ -61,14 +61,19 @@ def env_world() -> tuple[int, int, int]:
             int(os.environ.get("WORLD_SIZE", 1)))
 
 
-def resolve_device(spec: str) -> torch.device:
-    """``auto`` -> cuda (``cuda:LOCAL_RANK`` under torchrun) when available, else cpu."""
-    from ..devices import device_problem
+def resolve_device(spec: str, option: str = "device=") -> torch.device:
+    """``auto`` -> cuda (``cuda:LOCAL_RANK`` under torchrun) when available, else cpu. ``option``: how the user set
+    ``spec``, named in the fix: "device=" (the config's setting: ``train``) or "--device " (``eval``, ``generate``);
+    ``generate --device cuda`` was told "use device=cpu or device=auto", an override it takes none of, naming 'cuda:0'
+    where 'cuda' was typed (issue 30 round 26, P33)."""
+    from ..devices import device_problem, unavailable_line
     from ..errors import UserError
 
     problem = device_problem(spec)  # torch.device("tpu") raised a RuntimeError traceback (issue 30 round 7)
     if problem is not None:
         raise UserError(f"device {problem}; pass one of those")
+    if spec != "auto" and (absent := unavailable_line(spec, option)) is not None:  # as typed: 'cuda', not 'cuda:0'
+        raise UserError(absent)
     _, local_rank, world = env_world()
     if spec == "auto":
         spec = "cuda" if torch.cuda.is_available() else "cpu"
@@ -76,8 +81,6 @@ def resolve_device(spec: str) -> torch.device:
         spec = f"cuda:{local_rank if world > 1 else torch.cuda.current_device() if torch.cuda.is_available() else 0}"
     device = torch.device(spec)
     if device.type == "cuda":
-        if not torch.cuda.is_available():
-            raise UserError(f"device={spec!r} but CUDA is not available here; use device=cpu or device=auto")
         torch.cuda.set_device(device)
     return device
 

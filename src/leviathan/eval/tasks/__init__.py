@@ -46,26 +46,30 @@ PAPER_TASKS = ("lambada_openai", "hellaswag", "piqa", "arc_easy", "arc_challenge
 
 
 def resolve_tasks(names: str | Sequence[str]) -> list[str]:
-    """``"paper"`` or comma-separated names (with or without the ``lev_`` prefix) -> our task keys."""
+    """``"paper"`` or comma-separated names (with or without the ``lev_`` prefix) -> our task keys. A task named twice
+    (``arc_easy,arc_easy``, ``piqa,lev_piqa``, ``paper,piqa``) is refused, as demo's ``--variants`` and the grid's
+    lists refuse a repeat: it was taken without a word, one row (issue 30 round 26, P64)."""
+    typed = names  # as given, for the line refusing a repeat
     if isinstance(names, str):
         parts = [n.strip() for n in names.split(",")]
         if len(parts) > 1 and not all(parts):  # 'piqa,' dropped the empty item without a word (round 12, T132)
             raise UserError(f"an empty item in --tasks {names!r}; give comma-separated task names with nothing "
                             f"between two commas or at either end")
         names = [n for n in parts if n]
-    out = []
+    given: dict[str, str] = {}  # task key -> the item that named it
     for n in names:
-        if n in ("paper", "all"):
-            out += [t for t in PAPER_TASKS if t not in out]
-            continue
-        key = n.removeprefix("lev_")
-        if key not in TASKS:
+        keys = list(PAPER_TASKS) if n in ("paper", "all") else [str(n).removeprefix("lev_")]
+        if keys[0] not in TASKS:
             raise UserError(f"unknown task {n!r}; choose from paper, {', '.join(TASKS)}")
-        if key not in out:
-            out.append(key)
-    if not out:
+        if twice := [key for key in keys if key in given]:
+            group = next((item for item in (n, given[twice[0]]) if item in ("paper", "all")), None)
+            held = f" ({group} holds it)" if group else ""
+            shown = typed if isinstance(typed, str) else ",".join(map(str, typed))
+            raise UserError(f"task {twice[0]!r} is listed twice in --tasks {shown!r}{held}; list each task once")
+        given.update(dict.fromkeys(keys, n))
+    if not given:
         raise UserError("no tasks given; use --tasks paper or a comma-separated list")
-    return out
+    return list(given)
 
 
 def task_data_root(explicit: str | os.PathLike | None = None) -> Path:

@@ -29,6 +29,7 @@ from pathlib import Path
 import numpy as np
 
 from ...config import ConfigError, from_dict
+from ...empty_paths import refuse_folder_spelling
 from ...errors import UserError, missing, not_a_file, not_regular
 from ...io import atomic_write_text
 from ...ownership import RUN_CONTAINERS, check_not_dangling, check_not_inside, check_not_special
@@ -129,7 +130,9 @@ def record_of_run(run_dir: str | os.PathLike, data_dir: str | os.PathLike | None
 # ---- the record file: one writer, one reader ---------------------------------------------------------
 def check_record_target(path: str | os.PathLike, flag: str = "--out") -> None:
     """UserError unless ``path`` is free or holds a record (this verb's own file): a record is never written over a
-    file the verb did not write (issue 30)."""
+    file the verb did not write (issue 30), nor a FILE named ae written for an ``--out ae/`` typed as a folder
+    (round 26, P3)."""
+    refuse_folder_spelling(path, flag, "record.json")
     path = Path(path)
     if not path.exists() and not path.is_symlink():
         return

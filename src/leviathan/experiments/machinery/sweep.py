@@ -231,30 +231,38 @@ class EvalData:
     def stream(self, es) -> EvalStream | None:
         """The eval set as an ``EvalStream`` capped to the grid's ``max_tokens``; None for a missing optional set."""
         if es.name not in self._sets:
-            cap = int(self.grid.eval_options.max_tokens or 0) or None
-            if es.split is not None:
-                self._sets[es.name] = EvalStream.from_split(self.grid.data_dir, es.split, cap)
-            else:
-                path = resolve_text_path(es.text, self.root)
-                if not path.is_file():
-                    where = "" if self.root else " (relative paths need --data-root or $LEVIATHAN_DATA)"
-                    if not es.optional or os.path.lexists(path):  # optional skips a missing file, not a folder
-                        raise UserError(text_set_problem(es.name, es.text, path, self.root))  # or a device (K93)
-                    self.notes.append(f"eval set {es.name!r} skipped: {portable_path(path, self.root or '.')} "
-                                      f"not found{where}")  # a row's note names no machine folder
-                    self._sets[es.name] = None
-                    return None
-                self._sets[es.name] = EvalStream.from_text(path, self.tokenizer, cap)
+            self._sets[es.name] = self._open(es, int(self.grid.eval_options.max_tokens or 0) or None)
         return self._sets[es.name]
+
+    def whole(self, es) -> EvalStream | None:
+        """The eval set uncapped (not kept): what a larger ``eval.max_tokens`` could reach (``bucket_reach``)."""
+        return self._open(es, None)
+
+    def _open(self, es, cap: int | None) -> EvalStream | None:
+        if es.split is not None:
+            return EvalStream.from_split(self.grid.data_dir, es.split, cap)
+        path = resolve_text_path(es.text, self.root)
+        if not path.is_file():
+            where = "" if self.root else " (relative paths need --data-root or $LEVIATHAN_DATA)"
+            if not es.optional or os.path.lexists(path):  # optional skips a missing file, not a folder
+                raise UserError(text_set_problem(es.name, es.text, path, self.root))  # or a device (K93)
+            self.notes.append(f"eval set {es.name!r} skipped: {portable_path(path, self.root or '.')} "
+                              f"not found{where}")  # a row's note names no machine folder
+            return None
+        return EvalStream.from_text(path, self.tokenizer, cap)
 
 
 def check_eval_sets(grid: Grid, root: str | os.PathLike | None) -> None:
     """UserError for the first eval set of ``grid`` that cannot be read (its text file missing or not text, its split
-    not in the data) and for missing bucket counts; an optional set that is missing is left to the evaluation's note."""
+    not in the data), for missing bucket counts, and for a bucketed set whose scored targets leave a frequency bucket
+    empty; an optional set that is missing is left to the evaluation's note."""
+    from .bucket_reach import check_buckets_reached
+
     eval_data = EvalData(grid, data_root(root))
     for es in grid.eval_sets:
         eval_data.stream(es)
     eval_data.buckets()
+    check_buckets_reached(grid, eval_data)  # eval.max_tokens: 1 trained, then the row was refused (round 26, P43)
 
 
 @dataclass
