@@ -56,7 +56,8 @@ def test_an_override_equal_to_the_grids_own_base_value_is_not_recorded(data, tmp
         == grid.base_overrides
     assert len(notes) == 1 and all(o in notes[0] for o in typed), notes
     changed = load_grid(path, overrides=typed + ["eval_interval=5"])  # a real change is still recorded
-    assert recorded_overrides(changed, tmp_path, build_run_config, notes.append) == grid.base_overrides + ["eval_interval=5"]
+    assert recorded_overrides(changed, tmp_path, build_run_config, notes.append) \
+        == grid.base_overrides + ["eval_interval=5"]
 
 
 def test_a_second_copy_of_an_override_is_named_when_two_folders_differ_by_it():

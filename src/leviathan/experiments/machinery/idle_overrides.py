@@ -44,7 +44,8 @@ def recorded_overrides(grid, out_dir: Path, config_fn: Callable, log: Callable[[
         if _same_runs(grid, kept, without, config_fn):
             kept, idle = without, idle + [text]
     if idle:
-        log(f"note: {', '.join(idle)} {'changes' if len(idle) == 1 else 'change'} no run's settings (the grid gives each run the same already); not "
+        verb = "changes" if len(idle) == 1 else "change"
+        log(f"note: {', '.join(idle)} {verb} no run's settings (the grid gives each run the same already); not "
             f"recorded in {str(out_dir / 'grid.json')!r} as a change")
     return kept
 
