@@ -1,0 +1,70 @@
+"""The scripts take no input that makes what they report untrue (issue 30 round 26): `same_numbers.py --run a --run a`
+failed after the first training naming a temporary folder and options the user cannot give (P8), and `--run 'a-*'`
+matching two runs compared only the first, reported under the pattern (P9); `gpu_check.sh` with
+PYTHON=/nonexistent/python was bash's own line naming no setting (P24), and with TMPDIR=/nonexistent its failed mktemp
+made the current folder the work folder, claimed and written into (P25)."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+
+import pytest
+
+sys.path.insert(0, str(Path(__file__).parent))
+from reliability_support import REPO, grid_file, one_error, script  # noqa: E402
+
+from leviathan.errors import UserError  # noqa: E402
+
+pytestmark = [pytest.mark.reliability]
+
+
+def test_a_run_given_twice_is_refused_before_any_worktree(data, tmp_path):
+    grid = grid_file(tmp_path, data)
+    done = script("same_numbers.py", ["HEAD", "HEAD", "--grid", grid, "--run", "a-dense_tied-s0", "--run",
+                                      "a-dense_tied-s0", "--steps", "1", "--data-dir", data], cwd=tmp_path)
+    assert done.returncode == 2 and done.stdout == "", done
+    assert done.stderr.strip().splitlines() == ["error: --run 'a-dense_tied-s0' is given 2 times; give each run once"]
+
+
+def test_a_run_pattern_is_one_run_named_as_itself(script_module, data, tmp_path):
+    same = script_module("same_numbers.py")
+    grid = str(grid_file(tmp_path, data))
+    with pytest.raises(UserError, match=r"--run 'a-\*' matches 2 runs .*\(a-dense_tied-s0, a-dense_untied-s0\); a "
+                                        r"--run names one run: give each run to compare as its own --run"):
+        same.train_line(REPO, grid, "a-*", 1, str(data))
+    name, argv = same.train_line(REPO, grid, "a-*_untied-s0", 1, str(data))
+    assert name == "a-dense_untied-s0" and argv[-1] == "max_steps=1" and "--run-dir" not in argv
+    same.train_line = lambda worktree, grid, run, steps, data_dir: ("a-dense_tied-s0", [f"max_steps={steps}"])
+    args = argparse.Namespace(grid=grid, run=["a-dense_tied-s0", "a-*_tied-s0"], steps=1, data_dir=str(data))
+    with pytest.raises(UserError, match=r"--run 'a-\*_tied-s0' names run a-dense_tied-s0, which an earlier --run "):
+        same.run_lines(REPO, args)
+
+
+# ---- gpu_check.sh: a PYTHON that does not run, a mktemp that fails (P24, P25) -------------------------
+def test_a_python_setting_that_does_not_run_is_named(tmp_path):
+    """P24: PYTHON=/nonexistent/python was bash's own "No such file or directory", naming no setting."""
+    from test_gpu_check_verb_rules import _shell
+
+    proc = _shell(tmp_path, PYTHON=str(tmp_path / "nonexistent" / "python"))
+    _, err = proc.communicate(timeout=120)
+    assert proc.returncode == 2, err[-2000:]
+    assert f"PYTHON='{tmp_path / 'nonexistent' / 'python'}' is not a Python interpreter that runs" in one_error(err)
+    assert not (tmp_path / "gw").exists()
+
+
+def test_a_failed_mktemp_claims_not_the_current_folder(tmp_path):
+    """P25: with TMPDIR=/nonexistent, mktemp -d failed, WORK was left empty and read as the current folder, which was
+    claimed and written into by every stage."""
+    from test_gpu_check_verb_rules import _shell
+
+    here = tmp_path / "here"
+    here.mkdir()
+    (here / "mine.txt").write_text("mine\n")
+    proc = _shell(here, GPU_CHECK_WORK="", TMPDIR=str(tmp_path / "nonexistent"))
+    _, err = proc.communicate(timeout=120)
+    assert proc.returncode == 2, err[-2000:]
+    line = one_error(err)
+    assert f"no work folder could be made under TMPDIR={tmp_path / 'nonexistent'}" in line and "set TMPDIR" in line
+    assert sorted(p.name for p in here.iterdir()) == ["mine.txt"]
