@@ -2,11 +2,14 @@
 failed after the first training naming a temporary folder and options the user cannot give (P8), and `--run 'a-*'`
 matching two runs compared only the first, reported under the pattern (P9); `gpu_check.sh` with
 PYTHON=/nonexistent/python was bash's own line naming no setting (P24), and with TMPDIR=/nonexistent its failed mktemp
-made the current folder the work folder, claimed and written into (P25)."""
+made the current folder the work folder, claimed and written into (P25); `gpu_check.py report` took a pytest.xml of
+another machine's run, GPU tests passed, in a CPU rehearsal's work folder: "Overall: PASS" (P72)."""
 
 from __future__ import annotations
 
 import argparse
+import json
+import platform
 import sys
 from pathlib import Path
 
@@ -14,6 +17,8 @@ import pytest
 
 sys.path.insert(0, str(Path(__file__).parent))
 from reliability_support import REPO, grid_file, one_error, script  # noqa: E402
+from test_gpu_check_output_rules import gc, refused  # noqa: E402,F401 - fixtures
+from test_gpu_check_verb_rules import _shell, _work  # noqa: E402
 
 from leviathan.errors import UserError  # noqa: E402
 
@@ -45,8 +50,6 @@ def test_a_run_pattern_is_one_run_named_as_itself(script_module, data, tmp_path)
 # ---- gpu_check.sh: a PYTHON that does not run, a mktemp that fails (P24, P25) -------------------------
 def test_a_python_setting_that_does_not_run_is_named(tmp_path):
     """P24: PYTHON=/nonexistent/python was bash's own "No such file or directory", naming no setting."""
-    from test_gpu_check_verb_rules import _shell
-
     proc = _shell(tmp_path, PYTHON=str(tmp_path / "nonexistent" / "python"))
     _, err = proc.communicate(timeout=120)
     assert proc.returncode == 2, err[-2000:]
@@ -57,8 +60,6 @@ def test_a_python_setting_that_does_not_run_is_named(tmp_path):
 def test_a_failed_mktemp_claims_not_the_current_folder(tmp_path):
     """P25: with TMPDIR=/nonexistent, mktemp -d failed, WORK was left empty and read as the current folder, which was
     claimed and written into by every stage."""
-    from test_gpu_check_verb_rules import _shell
-
     here = tmp_path / "here"
     here.mkdir()
     (here / "mine.txt").write_text("mine\n")
@@ -68,3 +69,33 @@ def test_a_failed_mktemp_claims_not_the_current_folder(tmp_path):
     line = one_error(err)
     assert f"no work folder could be made under TMPDIR={tmp_path / 'nonexistent'}" in line and "set TMPDIR" in line
     assert sorted(p.name for p in here.iterdir()) == ["mine.txt"]
+
+
+# ---- gpu_check.py report: a pytest.xml of another machine (P72) ---------------------------------------
+def _junit(work: Path, host: str, passed: int, skipped: int) -> None:
+    cases = "".join(f'<testcase classname="tests.gpu.test_cuda_readiness" name="t{i}" time="0.1"/>'
+                    for i in range(passed))
+    cases += "".join(f'<testcase classname="tests.gpu.test_cuda_readiness" name="s{i}" time="0.0"><skipped '
+                     f'type="pytest.skip" message="needs a CUDA GPU"/></testcase>' for i in range(skipped))
+    (work / "pytest.xml").write_text(f'<?xml version="1.0" encoding="utf-8"?><testsuites><testsuite name="pytest" '
+                                     f'errors="0" failures="0" skipped="{skipped}" tests="{passed + skipped}" '
+                                     f'hostname="{host}">{cases}</testsuite></testsuites>')
+
+
+def test_gpu_tests_passed_where_env_json_saw_no_cuda_are_refused(tmp_path, refused):
+    work = _work(tmp_path, "0 5 30", {"device": "cpu"})
+    _junit(work, platform.node(), passed=11, skipped=0)
+    line = refused(["report", "--work", work])
+    assert "pytest.xml" in line and "11 GPU tests ran (passed or failed), and env.json records no CUDA device" in line
+
+
+def test_a_pytest_xml_of_another_host_is_refused_and_this_hosts_is_reported(gc, tmp_path, refused, capsys):
+    work = _work(tmp_path, "0 5 30", {"device": "cpu"})
+    env = json.loads((work / "env.json").read_text())
+    (work / "env.json").write_text(json.dumps({**env, "hostname": platform.node()}))
+    _junit(work, "h100-node-7", passed=0, skipped=11)
+    line = refused(["report", "--work", work])
+    assert f"pytest ran on h100-node-7, and env.json records host {platform.node()}" in line, line
+    _junit(work, platform.node(), passed=0, skipped=11)  # this machine's own CPU rehearsal: every GPU test skipped
+    assert gc.main(["report", "--work", str(work)]) == 1  # the other stages did not run
+    assert "0 passed, 0 failed, 11 skipped" in capsys.readouterr().out
