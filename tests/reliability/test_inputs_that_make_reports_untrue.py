@@ -3,12 +3,14 @@ failed after the first training naming a temporary folder and options the user c
 matching two runs compared only the first, reported under the pattern (P9); `gpu_check.sh` with
 PYTHON=/nonexistent/python was bash's own line naming no setting (P24), and with TMPDIR=/nonexistent its failed mktemp
 made the current folder the work folder, claimed and written into (P25); `gpu_check.py report` took a pytest.xml of
-another machine's run, GPU tests passed, in a CPU rehearsal's work folder: "Overall: PASS" (P72)."""
+another machine's run, GPU tests passed, in a CPU rehearsal's work folder: "Overall: PASS" (P72); a results row whose
+eval.val.loss is not its own buckets.val.overall_loss was tabled by report and merged by collect_results.py (P14)."""
 
 from __future__ import annotations
 
 import argparse
 import json
+import math
 import platform
 import sys
 from pathlib import Path
@@ -16,7 +18,7 @@ from pathlib import Path
 import pytest
 
 sys.path.insert(0, str(Path(__file__).parent))
-from reliability_support import REPO, grid_file, one_error, script  # noqa: E402
+from reliability_support import REPO, copied_sweep, grid_file, one_error, script  # noqa: E402
 from test_gpu_check_output_rules import gc, refused  # noqa: E402,F401 - fixtures
 from test_gpu_check_verb_rules import _shell, _work  # noqa: E402
 
@@ -99,3 +101,33 @@ def test_a_pytest_xml_of_another_host_is_refused_and_this_hosts_is_reported(gc, 
     _junit(work, platform.node(), passed=0, skipped=11)  # this machine's own CPU rehearsal: every GPU test skipped
     assert gc.main(["report", "--work", str(work)]) == 1  # the other stages did not run
     assert "0 passed, 0 failed, 11 skipped" in capsys.readouterr().out
+
+
+# ---- a results row whose eval loss is not its own buckets' (P14) ------------------------------------------
+@pytest.mark.parametrize("edit, says", [
+    ("eval", "has eval.val.loss 4.0, not its own buckets.val.overall_loss"),
+    ("bucket", "whose mean weighted by buckets.val.count is"),
+], ids=["eval-loss", "a-bucket-loss"])
+def test_a_row_whose_eval_loss_is_not_its_buckets_is_refused(one_run_sweep, tmp_path_factory, capsys, edit, says):
+    """P14: eval.val.loss edited to 4.0 (ppl and bpb with it) beside buckets.val.overall_loss 5.57, the same
+    evaluation's mean, was tabled by report and merged by collect_results.py; a bucket's loss edited apart from the
+    overall is the same fault."""
+    from leviathan.cli import main
+
+    sweep = copied_sweep(one_run_sweep, tmp_path_factory, f"p14-{edit}")
+    results = sweep / "results.jsonl"
+    row = json.loads(results.read_text())
+    ev = row["eval"]["val"]
+    if edit == "eval":
+        ev.update(loss=4.0, ppl=math.exp(4.0), bpb=ev["bpb"] * 4.0 / ev["loss"])
+    else:
+        row["buckets"]["val"]["loss"][0] += 1.0
+        row["buckets"]["val"]["ppl"][0] = math.exp(row["buckets"]["val"]["loss"][0])
+    results.write_text(json.dumps(row) + "\n")
+    capsys.readouterr()
+    assert main(["report", str(sweep), "--out", str(sweep.parent / "rp")]) == 2  # its only row is left out, named
+    err = capsys.readouterr().err
+    assert "results.jsonl:1: line 1 has" in err and says in err, err
+    if edit == "eval":  # the same shared checker in the script (one real process): the row is not copied, named
+        done = script("collect_results.py", [sweep, "--dest", sweep.parent / "cA"])
+        assert f"results.jsonl:1: line 1 {says}" in done.stderr and "skipped, not copied" in done.stderr, done.stderr
