@@ -42,6 +42,7 @@ from __future__ import annotations
 
 import argparse
 import os
+import platform
 import subprocess
 import sys
 import traceback
@@ -69,7 +70,8 @@ def env_info(device: str) -> dict:
 
     info = {"python": sys.version.split()[0], "executable": sys.executable, "torch": torch.__version__,
             "torch_cuda": torch.version.cuda, "cuda_available": torch.cuda.is_available(),
-            "requested_device": device, "cpu_count": os.cpu_count()}
+            "requested_device": device, "cpu_count": os.cpu_count(),
+            "hostname": platform.node()}  # pytest.xml's testsuite names its host too (report: check_junit, P72)
     if torch.cuda.is_available():
         info["gpu"] = torch.cuda.get_device_name(0)
         info["gpu_count"] = torch.cuda.device_count()

@@ -19,14 +19,17 @@
 #   GPU_CHECK_DEVICE=cpu GPU_CHECK_QUICK=1 GPU_CHECK_SKIP_INSTALL=1 PYTHON=.venv/bin/python bash scripts/gpu_check.sh
 #       (a rehearsal on a CPU: tiny sizes, GPU tests skip; proves the plumbing, measures nothing useful)
 #
-# Environment: PYTHON (interpreter), GPU_CHECK_BUDGET_S (overall seconds, default 450), GPU_CHECK_WORK (scratch
-# folder, default a new /tmp/gpu_check.XXXXXX), GPU_CHECK_VENV (venv made when no python has torch, default
-# $GPU_CHECK_WORK/venv), GPU_CHECK_DEVICE (cuda), GPU_CHECK_DTYPE (bf16 autocast, or fp32), GPU_CHECK_QUICK=1,
+# Environment: PYTHON (interpreter; a relative path is read where typed), GPU_CHECK_BUDGET_S (overall seconds,
+# default 450), GPU_CHECK_WORK (scratch folder, default a new /tmp/gpu_check.XXXXXX), GPU_CHECK_VENV (venv made
+# when no python has torch, default $GPU_CHECK_WORK/venv), GPU_CHECK_DEVICE (cuda), GPU_CHECK_DTYPE (bf16 autocast, or fp32), GPU_CHECK_QUICK=1,
 # GPU_CHECK_NO_COMPILE=1,
 # GPU_CHECK_SKIP_INSTALL=1 (use the interpreter as it is).
 
 set -u -o pipefail
-CALLER=$(pwd)
+# A path made by a command substitution is checked: one that failed left it empty, and an empty work folder was read as
+# the current one, claimed and written into (issue 30 round 26, P25: TMPDIR=/nonexistent, mktemp -d failed).
+refuse() { echo "gpu_check.sh: error: $*; nothing was run" >&2; exit 2; }
+CALLER=$(pwd) && [ -n "$CALLER" ] || refuse "the current folder cannot be read (removed?); cd into an existing folder"
 cd "$(dirname "$0")/.." || exit 2
 REPO=$(pwd)
 START=$(date +%s)
@@ -37,8 +40,25 @@ QUICK=()
 NOCOMPILE=()
 [ "${GPU_CHECK_NO_COMPILE:-0}" = 1 ] && NOCOMPILE=(--no-compile)
 DTYPE=${GPU_CHECK_DTYPE:-bf16}
-WORK=${GPU_CHECK_WORK:-$(mktemp -d "${TMPDIR:-/tmp}/gpu_check.XXXXXX")}
+if [ -n "${GPU_CHECK_WORK:-}" ]; then
+    WORK=$GPU_CHECK_WORK
+else
+    WORK=$(mktemp -d "${TMPDIR:-/tmp}/gpu_check.XXXXXX" 2>&1) && [ -d "$WORK" ] \
+        || refuse "no work folder could be made under TMPDIR=${TMPDIR:-/tmp} (${WORK#mktemp: }); set TMPDIR to an" \
+            "existing folder with room, or GPU_CHECK_WORK to the work folder"
+fi
 case $WORK in /*) ;; *) WORK=$CALLER/$WORK ;; esac  # as typed, not from the repository this runs in (V37's kind)
+# PYTHON runs the claim below: a PYTHON that is no interpreter was bash's own "No such file or directory", naming no
+# setting (round 26, P24); a relative one is read where it was typed, as the folders are
+case ${PYTHON:-} in */*) case $PYTHON in /*) ;; *) PYTHON=$CALLER/$PYTHON ;; esac ;; esac
+if ! "${PYTHON:-python3}" -c 'import sys' >/dev/null 2>&1; then
+    [ -n "${GPU_CHECK_WORK:-}" ] || rmdir "$WORK" 2>/dev/null  # mktemp's, left empty
+    if [ -n "${PYTHON:-}" ]; then
+        refuse "PYTHON='$PYTHON' is not a Python interpreter that runs (missing, or not executable); set PYTHON to" \
+            "one (the path of a python, or a name on PATH), or unset it to use python3"
+    fi
+    refuse "no python3 that runs is on PATH; set PYTHON to a Python interpreter (its path), or put python3 on PATH"
+fi
 case ${OUT:-/} in /*) ;; *) OUT=$CALLER/$OUT ;; esac
 case ${GPU_CHECK_VENV:-/} in /*) ;; *) export GPU_CHECK_VENV=$CALLER/$GPU_CHECK_VENV ;; esac  # checked by the claim
 # The folders become the check's only when nothing of a user's is where it writes: the helper claims them with a

@@ -95,7 +95,9 @@ def read_junit(path: Path) -> dict | None:
                 if vals:
                     props.append(f"{name}: {vals}")
     counts["passed"] = counts["tests"] - counts["failures"] - counts["errors"] - counts["skipped"]
-    return {**counts, "failed": failed, "skipped_reasons": sorted(skipped_reasons), "properties": props}
+    hosts = sorted({s.get("hostname") for s in suites if s.get("hostname")})  # the machine pytest ran on (P72)
+    return {**counts, "failed": failed, "skipped_reasons": sorted(skipped_reasons), "properties": props,
+            "hosts": hosts}
 
 
 def read_pytest_log(path: Path) -> dict | None:
@@ -247,11 +249,33 @@ def check_companion(path: Path, env: dict) -> None:
     raise damaged(path, f"{problem} (a file of another machine's check?)")
 
 
+def check_junit(path: Path, env: dict) -> None:
+    """UserError (``damaged``) when the gpu-tests stage's pytest.xml was not written on the machine env.json
+    describes: pytest ran on another host than env.json's, or GPU tests ran (passed or failed) where env.json saw no
+    CUDA device, on which every test of tests/gpu skips (its module's skipif). A pytest.xml of another machine's run
+    put into a CPU rehearsal's folder was reported as "GPU tests PASS, 11 passed" and "Overall: PASS" (issue 30 round
+    26, P72), while check_companion held bench.json and fsdp.json to env.json. Errors are not counted: a collection
+    error (a missing package) is this machine's own."""
+    junit = read_junit(path) if env else None
+    if not junit:
+        return
+    ran = junit["passed"] + junit["failures"]
+    if env.get("hostname") and junit["hosts"] and junit["hosts"] != [env["hostname"]]:
+        problem = f"pytest ran on {', '.join(junit['hosts'])}, and env.json records host {env['hostname']}"
+    elif ran and env.get("cuda_available") is False:
+        problem = (f"{ran} GPU test{'' if ran == 1 else 's'} ran (passed or failed), and env.json records no CUDA "
+                   f"device on this machine, where every GPU test skips")
+    else:
+        return
+    raise damaged(path, f"{problem} (a file of another machine's check?)")
+
+
 def build_report(work: Path) -> tuple[str, bool]:
     """(markdown, all stages passed)."""
     env = _load(work / "env.json") or {}
     for name in ("bench.json", "fsdp.json"):
         check_companion(work / name, env)
+    check_junit(work / "pytest.xml", env)
     title = f"# GPU check ({time.strftime('%Y-%m-%d %H:%M:%S')})"
     lines = [title, "", f"Device: {env.get('gpu') or env.get('requested_device', '?')}; torch {env.get('torch', '?')}; "
              f"work folder {work}", "",

@@ -15,7 +15,7 @@ losses that differ in the 7th digit (results/o200k-fair/PLAN.md, the reproductio
 not hardware.
 
 Held to the verbs' rules (issue 30 round 24, V32, V33): a refusal is one line ``error: ...``, exit 2, before any
-worktree is made: --steps below 1, an option given twice, a --data-dir that is no prepared data, a
+worktree is made: --steps below 1, an option given twice (a --run too), a --data-dir that is no prepared data, a
 commit git does not know; a git command that fails is one line with what git said. The repository is the script's own
 checkout, wherever it is typed from (a relative --data-dir is taken from the folder it is typed in).
 """
@@ -57,9 +57,11 @@ def cut_to(argv: list[str], steps: int) -> list[str]:
     return [a for a in argv if not a.startswith(length)] + [f"max_steps={steps}"]
 
 
-def train_line(worktree: Path, grid: str, run: str, steps: int, data_dir: str,
-               out: Path) -> list[str]:
-    """The run's ``leviathan train`` argv from the grid at this worktree, shortened to ``steps`` steps."""
+def train_line(worktree: Path, grid: str, run: str, steps: int, data_dir: str) -> tuple[str, list[str]]:
+    """The run's name and its ``leviathan train`` argv from the grid at this worktree, shortened to ``steps`` steps
+    (its --run-dir left for the caller to add). ``run`` may be a pattern, as ``sweep --only`` takes, of ONE run: one
+    matching two was compared only for its first match, reported under the pattern (round 26, P9); it is refused,
+    naming the runs it matches."""
     env = {**os.environ, "PYTHONPATH": str(worktree / "src")}
     done = subprocess.run([sys.executable, "-m", "leviathan", "sweep", "--grid", grid, "--commands", "--only", run,
                            "--data-dir", data_dir], cwd=worktree, env=env, capture_output=True, text=True)
@@ -67,13 +69,30 @@ def train_line(worktree: Path, grid: str, run: str, steps: int, data_dir: str,
     if done.returncode != 0:  # a CalledProcessError traceback that hid sweep's own line (round 24, V33)
         raise UserError(f"`leviathan sweep --grid {grid} --commands --only {run}` at {at} failed: "
                         f"{_last_line(done.stderr)}; pass a --grid and --run that commit has")
-    line = next((ln for ln in done.stdout.splitlines() if ln.startswith("leviathan train")), None)
-    if line is None:
+    lines = [shlex.split(ln)[2:] for ln in done.stdout.splitlines() if ln.startswith("leviathan train")]
+    if not lines:
         raise UserError(f"grid {grid!r} at {at} has no training command for run {run!r} (`leviathan sweep --commands "
                         f"--only {run}` printed none); pass a --run of that grid")
-    argv = shlex.split(line)[2:]
-    argv = argv[:argv.index("--run-dir")]  # the run's settings; its --run-dir and --resume are ours to choose
-    return cut_to(argv, steps) + ["--run-dir", str(out)]
+    names = [Path(argv[argv.index("--run-dir") + 1]).name for argv in lines]
+    if len(lines) > 1:
+        raise UserError(f"--run {run!r} matches {len(names)} runs of grid {grid!r} at {at} ({', '.join(names)}); "
+                        f"a --run names one run: give each run to compare as its own --run")
+    argv = lines[0][:lines[0].index("--run-dir")]  # the run's settings; its --run-dir and --resume are ours to choose
+    return names[0], cut_to(argv, steps)
+
+
+def run_lines(worktree: Path, args: argparse.Namespace) -> dict[str, list[str]]:
+    """Every --run's name and shortened ``leviathan train`` argv at this worktree, all found before any training: two
+    --run naming one run (`--run a --run a`, or a name and a pattern of it) trained the second into the first's folder
+    after minutes of training and failed naming a temporary folder and options the user cannot give (round 26, P8)."""
+    found: dict[str, list[str]] = {}
+    for run in args.run:
+        name, argv = train_line(worktree, args.grid, run, args.steps, args.data_dir)
+        if name in found:
+            raise UserError(f"--run {run!r} names run {name}, which an earlier --run names already; give each run "
+                            f"once")
+        found[name] = argv
+    return found
 
 
 def _last_line(text: str) -> str:
@@ -136,10 +155,15 @@ def _main(argv: list[str] | None) -> int:
     ap = argparse.ArgumentParser(prog=COMMAND, description=__doc__.split("\n")[0])
     ap.add_argument("commits", nargs=2)
     ap.add_argument("--grid", required=True)
-    ap.add_argument("--run", action="append", required=True)
+    ap.add_argument("--run", action="append", required=True,
+                    help="a run of the grid to compare (repeat for more runs, each once); a pattern, as sweep --only "
+                         "takes, must match one run: one matching several is refused, naming them")
     ap.add_argument("--steps", type=positive_int, default=32)
     ap.add_argument("--data-dir", required=True, help="the prepared data folder")
     args = once_options(ap).parse_args(argv)
+    if len(set(args.run)) < len(args.run):  # trained twice into one folder, refused only after the first training (P8)
+        twice = next(r for r in args.run if args.run.count(r) > 1)
+        raise UserError(f"--run {twice!r} is given {args.run.count(twice)} times; give each run once")
     refuse_empty_path(args.data_dir, "--data-dir")  # "" was made the current folder (as for the verbs: B186)
     args.data_dir = os.path.abspath(args.data_dir)  # the runs train in the worktrees: a relative path meant nothing
     args.grid = grid_argument(args.grid)
@@ -152,11 +176,10 @@ def _main(argv: list[str] | None) -> int:
                 fix="see git's message (no room for the worktree under TMPDIR? set TMPDIR to a folder with room)")
             try:
                 env = {**os.environ, "PYTHONPATH": str(wt / "src"), "OMP_NUM_THREADS": "1"}
-                for run in args.run:
+                for run, argv in run_lines(wt, args).items():
                     out = Path(tmp) / str(side) / run
-                    argv = train_line(wt, args.grid, run, args.steps, args.data_dir, out)
-                    done = subprocess.run([sys.executable, "-m", "leviathan", "train", *argv], cwd=wt, env=env,
-                                          capture_output=True, text=True)
+                    done = subprocess.run([sys.executable, "-m", "leviathan", "train", *argv, "--run-dir", str(out)],
+                                          cwd=wt, env=env, capture_output=True, text=True)
                     if done.returncode != 0:
                         raise UserError(f"the training of {run} at {commit} failed (exit {done.returncode}): "
                                         f"{_last_line(done.stderr)}; fix that, then run the comparison again")

@@ -79,10 +79,15 @@ def test_a_run_with_two_different_rows_is_refused(capsys, sweep_copy):
     lines = _lines(sweep_copy)
     other = json.loads(lines[0])
     other["eval"]["val"]["loss"] += 0.25
-    other["eval"]["val"]["ppl"] = math.exp(other["eval"]["val"]["loss"])  # a consistent row, not a damaged one
+    other["eval"]["val"]["ppl"] = math.exp(other["eval"]["val"]["loss"])  # a consistent row, not a damaged one:
+    for b in (other.get("buckets") or {}).values():  # its buckets are the same evaluation's (round 26, P14)
+        b["overall_loss"] += 0.25
+        b["loss"] = [x if x is None else x + 0.25 for x in b["loss"]]
+        b["ppl"] = [x if x is None else math.exp(x) for x in b["loss"]]
     (sweep_copy / "results.jsonl").write_text("\n".join(lines + [json.dumps(other)]) + "\n")
     line = fails(capsys, "report", sweep_copy, "--bootstrap", "10")
-    assert "run 'a-dense_tied-s0' has two different rows in" in line and "(line 1 and line 3; they differ in eval)" in line
+    assert "run 'a-dense_tied-s0' has two different rows in" in line
+    assert "(line 1 and line 3; they differ in eval, buckets)" in line
     assert "delete the other row" in line
     assert not (sweep_copy / "report").exists()
 

@@ -9,11 +9,18 @@ by report and collect_results.py, which compare the recorded overrides as writte
 without it (issue 30 round 25, X66). Of the overrides grid.json does not record yet, those that change no run's
 config (every run of the grid built with and without it, compared whole) are left out of the record, and a note says
 so; the rest are recorded as before. A folder with no grid.json yet records the overrides as typed.
+
+"New to grid.json" counts copies: the grid's own base is flattened into the same list, so ``eval_interval=3`` typed
+over a base of ``eval_interval: 3`` is a second copy of a text grid.json already holds. Asked "is the text in the
+record?", it was never checked and was appended (round 26, P86, P87: eval_interval, log_interval,
+checkpoint_interval, eval_tokens equal to the base's own); and taking it out meant taking out every copy, the base's
+too, which does change the runs. Each copy beyond those recorded is new, and only that copy is taken out to test it.
 """
 
 from __future__ import annotations
 
 import dataclasses
+from collections import Counter
 from pathlib import Path
 from typing import Callable
 
@@ -32,14 +39,33 @@ def recorded_overrides(grid, out_dir: Path, config_fn: Callable, log: Callable[[
     except UserError:  # a damaged grid.json is the sweep's own checks' to name
         return list(grid.base_overrides)
     kept, idle = list(grid.base_overrides), []
-    for text in [o for o in grid.base_overrides if o not in earlier]:
-        without = [o for o in kept if o != text]
+    for text in _new_copies(grid.base_overrides, earlier):
+        without = _less_last(kept, text)
         if _same_runs(grid, kept, without, config_fn):
             kept, idle = without, idle + [text]
     if idle:
-        log(f"note: {', '.join(idle)} changes no run's settings (the grid gives each run the same already); not "
+        verb = "changes" if len(idle) == 1 else "change"
+        log(f"note: {', '.join(idle)} {verb} no run's settings (the grid gives each run the same already); not "
             f"recorded in {str(out_dir / 'grid.json')!r} as a change")
     return kept
+
+
+def _new_copies(overrides: list[str], earlier: list[str]) -> list[str]:
+    """The texts of ``overrides`` beyond the copies ``earlier`` holds of each, in order (a list, not a set: the base's
+    ``eval_interval=3`` and a typed one are two copies)."""
+    left, new = Counter(earlier), []
+    for text in overrides:
+        if left[text] > 0:
+            left[text] -= 1
+        else:
+            new.append(text)
+    return new
+
+
+def _less_last(overrides: list[str], text: str) -> list[str]:
+    """``overrides`` without the last copy of ``text`` (the later one is the one typed; earlier copies stay)."""
+    i = len(overrides) - 1 - overrides[::-1].index(text)
+    return overrides[:i] + overrides[i + 1:]
 
 
 def _same_runs(grid, overrides: list[str], others: list[str], config_fn: Callable) -> bool:

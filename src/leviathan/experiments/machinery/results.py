@@ -759,6 +759,32 @@ def _buckets_contradict(d: dict) -> str | None:
             if scheme.get(key) is not None and options.get(option) is not None and scheme[key] != options[option]:
                 return (f"has buckets.{name}.buckets.{key} {_shown(scheme[key])}, not its "
                         f"evaluation.options.{option} {_shown(options[option])} (fields edited apart)")
+        if (problem := _overall_contradicts(name, b or {}, ((d.get("eval") or {}).get(name) or {}).get("loss"))):
+            return problem
+    return None
+
+
+def _overall_contradicts(name: str, b: dict, loss: Any) -> str | None:
+    """Why a set's bucket losses cannot be the evaluation its eval loss is: ``overall_loss`` is the mean of the very
+    per-token losses ``eval.NAME.loss`` averages (``eval.score.evaluate_checkpoint``), and the buckets' losses
+    weighted by their counts are that mean again. eval.val.loss edited to 4.0 beside overall_loss 5.57 was tabled as
+    written, "+349.3%" (issue 30 round 26, P14), while final_val_loss is held to the curve's last point. The tolerance
+    is float summation's (the slack of ``_curve_contradicts``)."""
+    overall = b.get("overall_loss")
+
+    def apart(x: float, y: float) -> bool:
+        return abs(x - y) > 1e-6 * max(1.0, abs(y))
+
+    if _is_number(overall) and _is_number(loss) and apart(loss, overall):
+        return (f"has eval.{name}.loss {_shown(loss)}, not its own buckets.{name}.overall_loss {_shown(overall)} (the "
+                f"same evaluation's mean loss; fields edited apart)")
+    losses, counts = b.get("loss"), b.get("count")
+    pairs = list(zip(losses, counts)) if isinstance(losses, list) and _numbers(counts) else []
+    if _is_number(overall) and pairs and sum(counts) > 0 and all(_is_number(x) for x, c in pairs if c):
+        mean = sum(x * c for x, c in pairs if c) / sum(counts)
+        if apart(mean, overall):
+            return (f"has buckets.{name}.loss {_shown(losses)}, whose mean weighted by buckets.{name}.count is "
+                    f"{mean:.6g}, not its buckets.{name}.overall_loss {_shown(overall)} (fields edited apart)")
     return None
 
 

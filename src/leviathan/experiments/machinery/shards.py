@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import os
 import re
+from collections import Counter
 from pathlib import Path
 
 from ...codec import encode
@@ -88,8 +89,9 @@ def _settings(grid: SweepGrid) -> dict:
 
 
 def _difference(key: str, a, b, folder_a: Path, folder_b: Path) -> str:
-    if key == "base overrides":  # long lists: name what only one of them has
-        only_a, only_b = sorted(set(a) - set(b)), sorted(set(b) - set(a))
+    if key == "base overrides":  # long lists: name what only one of them has, counting copies: a second copy of an
+        # override (`eval_interval=3` typed over the base's own) named two empty lists as sets (round 26, P86)
+        only_a, only_b = sorted((Counter(a) - Counter(b)).elements()), sorted((Counter(b) - Counter(a)).elements())
         return f"base overrides {only_a} only in {folder_a}, {only_b} only in {folder_b}"
     return f"{key}: {a!r} in {folder_a}, {b!r} in {folder_b}"
 
