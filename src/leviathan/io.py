@@ -64,7 +64,7 @@ def atomic_write_together(files: dict, remove: Iterable = ()) -> None:
     The renames are all or none too (``replace_together``; round 22, S22): one file that could not be replaced (made
     immutable, a folder in its place) left the others already replaced, a tokenizer.json beside another save's
     record. ``remove``: files of the earlier set that this one does not write (S547), removed with it."""
-    _check_together(files, remove)
+    remove = _check_together(files, remove)  # a list: a generator given as remove= is read once
     _write_together(files, remove, "atomic_write_together")
 
 
@@ -75,7 +75,8 @@ def _write_together(files: dict, remove: Iterable, api: str) -> None:
     from .storage import write_failure
 
     encoded = {Path(path): _utf8(api, path, data) for path, data in files.items()}  # before any file is opened
-    _refuse_special(api, encoded)
+    remove = list(remove)
+    _refuse_special(api, [*encoded, *map(Path, remove)])  # remove= unlinked a user's pipe too (round 27, S239)
     written: list[tuple[Path, Path]] = []
     path = None
     try:
@@ -107,13 +108,15 @@ def _refuse_special(api: str, paths: Iterable[Path]) -> None:
     """``ArgumentValueError`` when a path to write is a device, a named pipe or a socket (``errors.not_regular``): the
     rename that makes a write atomic replaces whatever stands at the path, and ``atomic_write_text('/dev/null', 'x')``
     put an ordinary file in place of the machine's /dev/null; a user's pipe and a character device were replaced the
-    same way (issue 30 round 26, Q350, Q351, Q418-Q420). Checked before any file is opened; nothing is written."""
+    same way (issue 30 round 26, Q350, Q351, Q418-Q420); ``atomic_write_together``'s ``remove=`` unlinked a user's
+    pipe (round 27, S239). Checked before any file is opened; nothing is written or removed."""
     from .errors import ArgumentValueError, not_regular
 
     for path in paths:
         if (problem := not_regular(path)) is not None:
-            raise ArgumentValueError(f"{api}: {str(path)!r} {problem}; nothing was written (an atomic write replaces "
-                                     f"what stands at the path with a file); name a regular file's path")
+            raise ArgumentValueError(f"{api}: {str(path)!r} {problem}; nothing was written or removed (an atomic "
+                                     f"write replaces what stands at its path with a file, and its remove= deletes "
+                                     f"it); name a regular file's path")
 
 
 def _check_write(api: str, path: Any, data: Any, kinds: Any) -> None:
@@ -144,9 +147,9 @@ def _utf8(api: str, path: Any, data: Any) -> bytes:
                                  f"source with errors='replace' (or 'surrogatepass' and re-encode)") from None
 
 
-def _check_together(files: Any, remove: Any) -> None:
+def _check_together(files: Any, remove: Any) -> list:
     """``atomic_write_together``'s arguments: ``files`` a dict of path -> str or bytes, ``remove`` a list of paths (a
-    single path given as ``remove`` was iterated letter by letter)."""
+    single path given as ``remove`` was iterated letter by letter); ``remove`` as a list."""
     from .value_rules import api_check, path_problem
 
     if not isinstance(files, dict):
@@ -161,6 +164,7 @@ def _check_together(files: Any, remove: Any) -> None:
     api_check("atomic_write_together", "remove", next(filter(None, map(path_problem, remove)), None),
               "pass [path, ...] (or leave it out)")
     _refuse_named_twice(files, remove)
+    return remove
 
 
 def _refuse_named_twice(files: dict, remove: list) -> None:
@@ -540,9 +544,16 @@ def hardware_info() -> dict:
 
 def sha256_file(path: str | os.PathLike) -> str:
     """The hex sha256 of the file at ``path``, read in blocks (the one file digest of a checkpoint's state.json, an
-    output marker's ``sha256`` and a sharded save's shard record)."""
+    output marker's ``sha256`` and a sharded save's shard record). A folder, a named pipe, a socket or a device at
+    ``path`` is a UserError naming it: a pipe blocked ``open`` until a writer came, for ever (issue 30 round 27, S261),
+    and a folder was the raw IsADirectoryError (S262)."""
     import hashlib
 
+    from .errors import UserError, not_a_file
+
+    if (problem := not_a_file(path)) is not None:
+        raise UserError(f"sha256_file: {os.fspath(path)!r} {problem}; nothing was read; pass the path of a regular "
+                        f"file")
     digest = hashlib.sha256()
     with open(path, "rb") as f:
         while block := f.read(1 << 22):

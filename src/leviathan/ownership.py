@@ -149,6 +149,7 @@ def write_marker(folder: str | os.PathLike, verb: str, files: Iterable[str] | No
 
     api_check("write_marker", "folder", path_problem(folder), "pass the output folder to mark")
     files = _check_marker_request(folder, verb, files, digests)
+    read_marker(folder)  # a user's own file under the marker's name is refused, not replaced (issue 30 round 27, S290)
     marker = {"format": FORMAT, "verb": verb, "files": files,
               "created": datetime.now(timezone.utc).isoformat(timespec="seconds"), "leviathan": __version__}
     if files is None:  # whole-folder: tied to this folder (a copy elsewhere proves nothing, module docstring)

@@ -20,7 +20,13 @@ from pathlib import Path
 
 def remove_tree(path: str | os.PathLike) -> str | None:
     """Delete the folder ``path`` as far as possible; None when it is gone, else ``'FILE': PROBLEM`` of the first
-    file or folder that stayed (its full path)."""
+    file or folder that stayed (its full path). A named pipe, a socket or a device at ``path`` stays, and is named:
+    ``shutil.rmtree`` opens the path to walk it, and opening a pipe waits for a writer, for ever (issue 30 round 27,
+    S315)."""
+    from .errors import not_regular
+
+    if not os.path.islink(path) and (problem := not_regular(path)) is not None:
+        return f"{os.fspath(path)!r}: {problem.replace('not a regular file', 'not a folder')}"
     first: list[tuple[str, BaseException]] = []
 
     def failed(func, name, error) -> None:

@@ -1,0 +1,80 @@
+"""The file helpers a user can import neither wait for ever on a named pipe nor replace a user's file under the
+marker's name (issue 30 round 27: S261 ``io.sha256_file`` of a pipe blocked in ``open``; S262 of a folder was the raw
+IsADirectoryError; S315 ``removal.remove_tree`` of a pipe blocked inside ``shutil.rmtree``; S290
+``ownership.write_marker`` replaced a user's own leviathan_output.json; S239 ``io.atomic_write_together``'s
+remove= unlinked a named pipe). Pipes are made here with ``os.mkfifo``; the
+calls that blocked run in a child process under a timeout, so a regression fails instead of hanging the suite."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+
+import pytest
+
+from leviathan.errors import UserError
+from leviathan.io import sha256_file
+from leviathan.ownership import MARKER, write_marker
+
+pytestmark = pytest.mark.reliability
+
+
+def _in_child(code: str, tmp_path) -> subprocess.CompletedProcess:
+    """``code`` run by a fresh interpreter in ``tmp_path``; a call that blocks fails the test after 60 s."""
+    return subprocess.run([sys.executable, "-c", code], cwd=tmp_path, capture_output=True, text=True, timeout=60)
+
+
+def test_sha256_of_a_named_pipe_is_one_line_not_a_wait(tmp_path):
+    os.mkfifo(tmp_path / "fifo")
+    done = _in_child("from leviathan.io import sha256_file\ntry:\n    sha256_file('fifo')\n"
+                     "except Exception as e:\n    print(type(e).__name__, e)\n", tmp_path)
+    assert "UserError" in done.stdout and "named pipe" in done.stdout, done.stdout + done.stderr
+
+
+def test_sha256_of_a_folder_names_it(tmp_path):
+    (tmp_path / "d").mkdir()
+    with pytest.raises(UserError, match="is a folder, not a file"):
+        sha256_file(tmp_path / "d")
+
+
+def test_remove_tree_of_a_named_pipe_leaves_it_and_says_so(tmp_path):
+    os.mkfifo(tmp_path / "fifo")
+    done = _in_child("from leviathan.removal import remove_tree\nprint(remove_tree('fifo'))\n", tmp_path)
+    assert "named pipe" in done.stdout and "not a folder" in done.stdout, done.stdout + done.stderr
+    assert (tmp_path / "fifo").exists()
+
+
+def test_write_marker_refuses_a_users_file_under_the_markers_name(tmp_path):
+    folder = tmp_path / "m"
+    folder.mkdir()
+    (folder / MARKER).write_text("my notes")
+    with pytest.raises(UserError, match="if it is a file of yours, move it out"):
+        write_marker(folder, "export")
+    assert (folder / MARKER).read_text() == "my notes"
+
+
+def test_write_marker_still_rewrites_its_own_marker(tmp_path):
+    folder = tmp_path / "m"
+    folder.mkdir()
+    write_marker(folder, "export")
+    write_marker(folder, "train")
+    assert '"train"' in (folder / MARKER).read_text()
+
+
+def test_write_together_does_not_remove_a_named_pipe(tmp_path):
+    from leviathan.errors import ArgumentValueError
+    from leviathan.io import atomic_write_together
+
+    os.mkfifo(tmp_path / "fifo")
+    with pytest.raises(ArgumentValueError, match="named pipe"):
+        atomic_write_together({tmp_path / "t": "a"}, remove=[tmp_path / "fifo"])
+    assert (tmp_path / "fifo").exists() and not (tmp_path / "t").exists()
+
+
+def test_write_together_takes_a_generator_as_remove(tmp_path):
+    from leviathan.io import atomic_write_together
+
+    (tmp_path / "old").write_text("x")
+    atomic_write_together({tmp_path / "t": "a"}, remove=(p for p in [tmp_path / "old"]))
+    assert not (tmp_path / "old").exists() and (tmp_path / "t").read_text() == "a"
