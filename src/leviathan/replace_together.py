@@ -21,6 +21,8 @@ import os
 from collections.abc import Callable, Iterable, Sequence
 from pathlib import Path
 
+from .errors import UserError, not_regular
+
 
 def replace_together(pairs: Sequence[tuple[Path, Path]], aside: Callable[[Path], Path],
                      remove: Iterable[Path] = ()) -> list[Path]:
@@ -32,6 +34,10 @@ def replace_together(pairs: Sequence[tuple[Path, Path]], aside: Callable[[Path],
     for target in earlier:
         if target.is_dir() and not target.is_symlink():
             raise IsADirectoryError(errno.EISDIR, "a folder is in the way where a file is expected", str(target))
+        if not target.is_symlink() and (problem := not_regular(target)) is not None:  # a user's pipe was replaced by
+            # a report's file without a word (issue 30 round 27, R66, R68); io._refuse_special's rule, at every caller
+            raise UserError(f"{str(target)!r} {problem}, in the way where a file is written; nothing was replaced "
+                            f"(it is left as it is); move it away, or write elsewhere")
     moved: list[tuple[Path, Path]] = []  # (from, to) renames done, undone in reverse on a failure
     target = None
     try:

@@ -2,7 +2,8 @@
 marker's name (issue 30 round 27: S261 ``io.sha256_file`` of a pipe blocked in ``open``; S262 of a folder was the raw
 IsADirectoryError; S315 ``removal.remove_tree`` of a pipe blocked inside ``shutil.rmtree``; S290
 ``ownership.write_marker`` replaced a user's own leviathan_output.json; S239 ``io.atomic_write_together``'s
-remove= unlinked a named pipe). Pipes are made here with ``os.mkfifo``; the
+remove= unlinked a named pipe; R66, R68 ``report`` replaced a pipe at its files; R67 ``export
+--overwrite`` waited on a pipe, through sha256_file). Pipes are made here with ``os.mkfifo``; the
 calls that blocked run in a child process under a timeout, so a regression fails instead of hanging the suite."""
 
 from __future__ import annotations
@@ -78,3 +79,18 @@ def test_write_together_takes_a_generator_as_remove(tmp_path):
     (tmp_path / "old").write_text("x")
     atomic_write_together({tmp_path / "t": "a"}, remove=(p for p in [tmp_path / "old"]))
     assert not (tmp_path / "old").exists() and (tmp_path / "t").read_text() == "a"
+
+
+def test_replacing_together_leaves_a_named_pipe_in_the_way(tmp_path):
+    """R66, R68: ``report --out`` over its own earlier folder replaced a user's pipe at report.md / analysis.json / a
+    figure with a file (the staged swap, through ``replace_together``, shared with save_pretrained)."""
+    from leviathan.replace_together import replace_together
+
+    (tmp_path / "new").write_text("n")
+    (tmp_path / "kept").write_text("k")
+    os.mkfifo(tmp_path / "fifo")
+    with pytest.raises(UserError, match="named pipe"):
+        replace_together([(tmp_path / "new", tmp_path / "kept"), (tmp_path / "new", tmp_path / "fifo")],
+                         aside=lambda target: tmp_path / f"{target.name}.aside")
+    assert (tmp_path / "kept").read_text() == "k" and (tmp_path / "new").exists()
+    assert not (tmp_path / "fifo").is_file() and (tmp_path / "fifo").exists()
