@@ -58,9 +58,7 @@ def number_problem(value, above: float | None = None, shown: str = "a finite num
     J280, J288, J289)."""
     import numbers
 
-    import numpy as np
-
-    if not isinstance(value, numbers.Real) or isinstance(value, (bool, np.bool_)):
+    if not isinstance(value, numbers.Real) or isinstance(value, _bools()):
         return f"expected {shown}, got {type(value).__name__} {value!r:.40}"
     if not math.isfinite(value) or (above is not None and not value > above):
         return f"must be {shown}, got {value!r}"
@@ -80,9 +78,16 @@ def switch_problem(value) -> str | None:
     """Why ``value`` is not a switch: True or False (numpy's bool too). Text and numbers are not: Python reads any
     non-empty text as true, so ``prepare(..., overwrite='no')`` replaced a data folder and ``train(..., quiet='no')``
     printed nothing (issue 30 round 17, E194, E190, E19; ``to_hf``'s overwrite since round 8)."""
-    import numpy as np
+    return None if isinstance(value, _bools()) else f"must be True or False, got {value!r:.60}"
 
-    return None if isinstance(value, (bool, np.bool_)) else f"must be True or False, got {value!r:.60}"
+
+def _bools() -> tuple[type, ...]:
+    """``bool``, and numpy's when numpy is loaded (a numpy bool exists only then). Importing numpy here broke
+    gpu_check.sh's claim step, which runs on a bare python3 before anything is installed (issue 30 round 27, R20)."""
+    import sys
+
+    numpy = sys.modules.get("numpy")
+    return (bool, numpy.bool_) if numpy is not None else (bool,)
 
 
 def check_switches(api: str, **switches) -> None:

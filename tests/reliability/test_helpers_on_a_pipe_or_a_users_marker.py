@@ -94,3 +94,13 @@ def test_replacing_together_leaves_a_named_pipe_in_the_way(tmp_path):
                          aside=lambda target: tmp_path / f"{target.name}.aside")
     assert (tmp_path / "kept").read_text() == "k" and (tmp_path / "new").exists()
     assert not (tmp_path / "fifo").is_file() and (tmp_path / "fifo").exists()
+
+
+def test_marking_a_folder_needs_no_numpy(tmp_path):
+    """R20: gpu_check.sh's claim step (``ownership.write_marker``) runs on a bare python3; round 26's marker check
+    imported numpy through ``value_rules.check_switches``. A child whose numpy import fails still marks a folder."""
+    code = ("import sys\nsys.modules['numpy'] = None\nfrom leviathan.ownership import write_marker\n"
+            "write_marker('m', 'gpu_check', files=[])\nprint('marked')\n")
+    (tmp_path / "m").mkdir()
+    done = _in_child(code, tmp_path)
+    assert "marked" in done.stdout, done.stdout + done.stderr
