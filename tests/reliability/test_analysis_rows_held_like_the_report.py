@@ -100,9 +100,15 @@ def test_a_run_given_twice_is_counted_once_with_a_note(swept):
 
 
 def _other_loss(row):
+    """``row`` with its validation loss 0.5 higher, a consistent row: its buckets are the same evaluation's, so they
+    move with it (a row whose eval.val.loss disagrees with its buckets' is refused as edited, round 26, P14)."""
     val = row.eval["val"]
     loss = val.loss + 0.5
-    return dataclasses.replace(row, eval={**row.eval, "val": dataclasses.replace(
+    buckets = {name: dataclasses.replace(
+        b, loss=[x if x is None else x + 0.5 for x in b.loss],
+        ppl=None if b.ppl is None else [x if x is None else math.exp(x + 0.5) for x in b.loss],
+        overall_loss=None if b.overall_loss is None else b.overall_loss + 0.5) for name, b in row.buckets.items()}
+    return dataclasses.replace(row, buckets=buckets, eval={**row.eval, "val": dataclasses.replace(
         val, loss=loss, ppl=math.exp(loss), bpb=None if val.bpb is None else val.bpb * loss / val.loss)})
 
 
@@ -113,7 +119,7 @@ def test_two_different_rows_of_one_run_are_refused_naming_both(swept, who):
 
     rows = read_results(swept)
     with pytest.raises(UserError, match=rf"^{who}: run 'a-dense_untied-s0' has two different rows in the rows given "
-                                        rf"\(rows\[1\] and rows\[2\]; they differ in eval\): .*call it again$"):
+                                        rf"\(rows\[1\] and rows\[2\]; they differ in eval, buckets\): .*call it again$"):
         _comparers()[who](rows + [_other_loss(rows[1])])
 
 
