@@ -265,8 +265,8 @@ def test_scalar_and_empty_inputs():
 
 
 def test_explicit_base_is_respected_and_too_small_base_rejected():
-    g = LeviathanGenerator(100, 4, seed_dim=4, modes=1, knots=4, rank=2, base=11)
-    assert g.base == 11 and g.codebooks.shape == (3, 11, 4) and g.capacity == 1331
+    g = LeviathanGenerator(100, 4, seed_dim=4, modes=1, knots=4, rank=2, base=9)  # 9 the largest: 10^2 >= 100
+    assert g.base == 9 and g.codebooks.shape == (3, 9, 4) and g.capacity == 729
     with pytest.raises(ValueError, match="cannot address"):
         LeviathanGenerator(1001, 4, seed_dim=4, modes=1, knots=4, rank=2, base=10)
 

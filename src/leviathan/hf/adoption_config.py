@@ -10,32 +10,54 @@ return >= 0"; ``num_hidden_layers=0``, ``intermediate_size=0`` and a rope_theta 
 a word (no layers, an MLP that adds nothing, NaN rotary angles). A config checks some of these when it is made, but
 not a value set on it afterwards (``config.hidden_size = 0``).
 
-Only the settings the config has (and not None) are read, by transformers' common names (a GPT-2 config answers
-``hidden_size`` through its ``attribute_map``: ``n_embd``); a family that names its sizes otherwise is left to
-transformers. Footgun: the upper bound (``MAX_SIZE``) refuses typos such as 10**9, not a model too large for memory.
+Round 27 found the settings that check did not know (S1-S5, S8, S9, S14-S16, S23, S24, S53, S54): the positions
+(GPT-2's ``n_positions=-1`` torch's "negative dimension", 0 a model that took 9 positions without a word), the
+dropouts (``resid_pdrop=1.5`` torch's raw ValueError, ``attention_dropout=2.0`` at the first training forward), an
+activation transformers has not (a KeyError), ``pad_token_id`` past the vocabulary (an AssertionError), a rope_type
+transformers has not (a KeyError) or a factor of -2 (taken), a rotary width that rounds to 0 (no rotary positions
+at all), Mistral's ``sliding_window`` <= 0 and GPT-2's ``n_inner`` <= 0 (shape errors at the first forward).
+
+Only the settings the config has (and not None: GPT-2's ``n_inner``, Mistral's ``sliding_window`` and a pad id are
+optional) are read, by transformers' common names through the config's ``attribute_map`` (a GPT-2 config answers
+``max_position_embeddings`` with its ``n_positions``, and is named by that spelling) or the other spellings of
+``ALIASES``; activations and rope types are held to transformers' own tables (``ACT2FN``, ``ROPE_INIT_FUNCTIONS``).
+Footguns: the upper bounds (``size_bounds``) refuse typos such as 10**9, not a model too large for memory; bos and
+eos ids are not checked (GPT2Config keeps its 50,256 whatever vocab_size is given; they only stop generation).
 """
 
 from __future__ import annotations
 
-from typing import Any
+import re
+from typing import Any, Iterator
 
 from ..errors import UserError
+from ..model.size_bounds import MAX_LAYERS, MAX_SIZE
 from ..value_rules import check_whole, number_problem
 
-MAX_SIZE = 2**24  # 16,777,216: above any vocabulary, width, depth or head count a causal LM has; larger is a typo
-# the sizes a causal LM's config holds, each a whole number of at least 1, with an example for the message
-SIZES = {"vocab_size": 32_000, "hidden_size": 512, "intermediate_size": 1376, "num_hidden_layers": 8,
-         "num_attention_heads": 8, "num_key_value_heads": 8, "head_dim": 64}
+# the sizes a causal LM's config holds, each a whole number of at least 1: an example for the message, the bound
+SIZES = {"vocab_size": (32_000, MAX_SIZE), "hidden_size": (512, MAX_SIZE), "intermediate_size": (1376, MAX_SIZE),
+         "num_hidden_layers": (8, MAX_LAYERS), "num_attention_heads": (8, MAX_SIZE),
+         "num_key_value_heads": (8, MAX_SIZE), "head_dim": (64, MAX_SIZE), "max_position_embeddings": (2048, MAX_SIZE),
+         "sliding_window": (4096, MAX_SIZE), "rotary_dim": (64, MAX_SIZE)}
+# a family's own spelling of a common name, where its attribute_map does not map it (GPT-2, GPT-J and CodeGen's
+# n_inner, OPT's ffn_dim, Falcon's ffn_hidden_size and activation, GPT-Neo's window_size, Gemma 3's hidden_activation)
+ALIASES = {"intermediate_size": ("n_inner", "ffn_dim", "ffn_hidden_size"), "sliding_window": ("window_size",),
+           "hidden_act": ("activation_function", "hidden_activation", "activation")}
+# what None means for the optional sizes, said with their fix (a value of 0 or below was taken for "none")
+UNSET = {"sliding_window": "full attention", "window_size": "full attention", "n_inner": "4 x the width",
+         "rotary_dim": "the whole head"}
+DROPOUT = re.compile(r"(dropout|pdrop|layerdrop)$")  # resid_pdrop, attention_dropout, hidden_dropout, layerdrop, ...
 NORM_EPS = ("rms_norm_eps", "layer_norm_eps", "layer_norm_epsilon")
 
 
 def check_source_config(config: Any) -> None:
     """One line for the first setting of ``config`` out of its range (module docstring), before the model is built."""
     name = type(config).__name__
-    for key, example in SIZES.items():
-        value = getattr(config, key, None)
-        if value is not None:
-            check_whole("adopt", f"{name}.{key}", value, 1, MAX_SIZE, f"set it in the config (e.g. {key}={example})")
+    for key, (example, high) in SIZES.items():
+        for shown, value in spellings(config, key):
+            unset = f", or None for {UNSET[shown]}" if shown in UNSET else ""
+            check_whole("adopt", f"{name}.{shown}", value, 1, high,
+                        f"set it in the config (e.g. {shown}={example}{unset})")
     _check_heads(config, name)
     _check_rope(config, name)
     for key in NORM_EPS:
@@ -44,6 +66,48 @@ def check_source_config(config: Any) -> None:
         if problem is not None or (value is not None and value < 0):
             raise UserError(f"adopt: {name}.{key} {problem or f'must be a finite number >= 0, got {value!r}'}; set it "
                             f"in the config (e.g. {key}=1e-6)")
+    _check_dropouts(config, name)
+    _check_activation_and_pad(config, name)
+
+
+def spellings(config: Any, key: str) -> Iterator[tuple[str, Any]]:
+    """(the name as the config's family spells it, the value) for each spelling of the common name ``key`` that the
+    config holds with a value other than None: one table for every family, not one branch each."""
+    mapped = getattr(type(config), "attribute_map", None) or {}
+    for spelled in (key, *ALIASES.get(key, ())):
+        value = getattr(config, spelled, None)
+        if value is not None:
+            yield mapped.get(spelled, spelled), value
+
+
+def _check_dropouts(config: Any, name: str) -> None:
+    """Every dropout probability the config holds in [0, 1]: torch's raw "dropout probability has to be between 0 and
+    1" came at build (``resid_pdrop=1.5``) or only at the first training forward (``attention_dropout=2.0``)."""
+    for key, value in sorted(config.to_dict().items()):
+        if not DROPOUT.search(key) or value is None:
+            continue
+        problem = number_problem(value, shown="a probability in [0, 1]")
+        if problem is not None or not 0 <= value <= 1:
+            raise UserError(f"adopt: {name}.{key} {problem or f'must be a probability in [0, 1], got {value!r}'}; set "
+                            f"it in the config (0.0: no dropout)")
+
+
+def _check_activation_and_pad(config: Any, name: str) -> None:
+    """The activation one of transformers' ``ACT2FN`` (another was its raw KeyError at build), and ``pad_token_id`` an
+    id of the vocabulary or None (500 of 300 ids was torch's "Padding_idx must be within num_embeddings")."""
+    from transformers.activations import ACT2FN
+
+    from .configuration import token_id_problem
+
+    for shown, value in spellings(config, "hidden_act"):
+        if not isinstance(value, str) or value not in ACT2FN:
+            raise UserError(f"adopt: {name}.{shown} is {value!r:.40}, not an activation transformers has; set it to "
+                            f"one of {', '.join(sorted(ACT2FN))}")
+    vocab = getattr(config, "vocab_size", None)
+    if vocab is not None and (problem := token_id_problem("pad_token_id", getattr(config, "pad_token_id", None),
+                                                          vocab)) is not None:
+        raise UserError(f"adopt: {name}.{problem}; set pad_token_id to an id below {vocab:,} (its tokenizer's pad "
+                        f"token), or None")
 
 
 def _check_heads(config: Any, name: str) -> None:
@@ -60,25 +124,59 @@ def _check_heads(config: Any, name: str) -> None:
 
 
 def _check_rope(config: Any, name: str) -> None:
-    """The rotary settings the model reads, where it has them: ``rope_theta`` a finite number > 0 (0 or below, or
-    NaN, gave inf or NaN frequencies, so NaN angles), ``partial_rotary_factor`` in (0, 1], and a rotary width
-    (head_dim x factor) that is even (rope turns pairs of values)."""
-    rope = getattr(config, "rope_parameters", None)
-    rope = rope if isinstance(rope, dict) else {}
-    theta = rope.get("rope_theta", getattr(config, "rope_theta", None))
-    if theta is None:
-        return  # no rotary embedding (GPT-2's learned positions)
-    if (problem := number_problem(theta, above=0.0, shown="a finite number > 0")) is not None:
-        raise UserError(f"adopt: {name}'s rope_theta {problem}; set it in the config's rope_parameters (e.g. "
-                        f"rope_theta=10000.0, the Llama default)")
-    factor = rope.get("partial_rotary_factor", getattr(config, "partial_rotary_factor", None))
-    factor = 1.0 if factor is None else factor
-    if (problem := number_problem(factor, above=0.0, shown="a number in (0, 1]")) is not None or factor > 1:
-        raise UserError(f"adopt: {name}'s partial_rotary_factor {problem or f'must be in (0, 1], got {factor!r}'}; "
-                        f"set it in the config's rope_parameters (1.0 rotates the whole head)")
-    heads, hidden = getattr(config, "num_attention_heads", None), getattr(config, "hidden_size", None)
-    head_dim = getattr(config, "head_dim", None) or (hidden // heads if heads and hidden else None)
-    if head_dim is not None and int(head_dim * factor) % 2:
-        raise UserError(f"adopt: {name}'s rotary width (head_dim x partial_rotary_factor = {head_dim} x {factor:g}) "
-                        f"is {int(head_dim * factor)}, odd, and rope turns pairs; choose an even head_dim "
-                        f"(or a factor that gives an even width)")
+    """The rotary settings the model reads, in each rope dict it has (``rope_dicts``): ``rope_theta`` a finite number
+    > 0 (0 or below, or NaN, gave inf or NaN frequencies, so NaN angles), a ``rope_type`` transformers has (another was
+    its raw KeyError), a scaling ``factor`` finite > 0 (-2 was taken), ``partial_rotary_factor`` in (0, 1], and a
+    rotary width (head_dim x factor, as transformers rounds it down) that is even (rope turns pairs of values) and at
+    least 2 (Phi's head_dim 8 x 0.1 rounded to 0: a model with no rotary positions, built without a word)."""
+    for rope in rope_dicts(config):
+        theta = rope.get("rope_theta", getattr(config, "rope_theta", None))
+        if theta is None:
+            continue  # no rotary embedding (GPT-2's learned positions)
+        if (problem := number_problem(theta, above=0.0, shown="a finite number > 0")) is not None:
+            raise UserError(f"adopt: {name}'s rope_theta {problem}; set it in the config's rope_parameters (e.g. "
+                            f"rope_theta=10000.0, the Llama default)")
+        _check_rope_type(config, name, rope)
+        factor = rope.get("partial_rotary_factor", getattr(config, "partial_rotary_factor", None))
+        factor = 1.0 if factor is None else factor
+        if (problem := number_problem(factor, above=0.0, shown="a number in (0, 1]")) is not None or factor > 1:
+            raise UserError(f"adopt: {name}'s partial_rotary_factor {problem or f'must be in (0, 1], got {factor!r}'}; "
+                            f"set it in the config's rope_parameters (1.0 rotates the whole head)")
+        heads, hidden = getattr(config, "num_attention_heads", None), getattr(config, "hidden_size", None)
+        head_dim = getattr(config, "head_dim", None) or (hidden // heads if heads and hidden else None)
+        width = None if head_dim is None else int(head_dim * factor)
+        if width is not None and (width % 2 or width < 2):
+            what = "odd, and rope turns pairs" if width % 2 else "no pair of values to turn (no rotary positions)"
+            raise UserError(f"adopt: {name}'s rotary width (head_dim x partial_rotary_factor = {head_dim} x "
+                            f"{factor:g}, rounded down) is {width}, {what}; choose an even head_dim (or a factor "
+                            f"that gives an even width of at least 2)")
+
+
+def rope_dicts(config: Any) -> list[dict]:
+    """Each rope dict of ``config``: its ``rope_parameters`` (or the older ``rope_scaling``), one per layer type where
+    they are nested (Gemma 3's sliding_attention / full_attention); ``[{}]`` for a config with neither, so that an
+    older config's own ``rope_theta`` attribute is still read."""
+    found: list[dict] = []
+    for key in ("rope_parameters", "rope_scaling"):
+        rope = getattr(config, key, None)
+        if not isinstance(rope, dict) or not rope or any(rope is seen for seen in found):
+            continue  # rope_scaling is rope_parameters under its older name on transformers 5's configs
+        nested = all(isinstance(value, dict) or value is None for value in rope.values())
+        found += [value for value in rope.values() if isinstance(value, dict)] if nested else [rope]
+    return found or [{}]
+
+
+def _check_rope_type(config: Any, name: str, rope: dict) -> None:
+    """``rope_type`` (or the older ``type``) one of transformers' ``ROPE_INIT_FUNCTIONS`` or the config's default, and
+    a scaling ``factor``, where there is one, a finite number > 0."""
+    from transformers.modeling_rope_utils import ROPE_INIT_FUNCTIONS
+
+    rope_type = rope.get("rope_type", rope.get("type", "default"))
+    known = {"default", getattr(config, "default_rope_type", "default"), *ROPE_INIT_FUNCTIONS}
+    if not isinstance(rope_type, str) or rope_type not in known:
+        raise UserError(f"adopt: {name}'s rope_parameters rope_type is {rope_type!r:.40}, not a rope transformers "
+                        f"has; set it to one of {', '.join(sorted(known))} (or leave it out: default)")
+    factor = rope.get("factor")
+    if factor is not None and (problem := number_problem(factor, above=0.0, shown="a finite number > 0")) is not None:
+        raise UserError(f"adopt: {name}'s rope_parameters factor (rope_type {rope_type!r}) {problem}; set it in the "
+                        f"config's rope_parameters (a context scale, e.g. factor=2.0; 1.0 scales nothing)")

@@ -26,10 +26,11 @@ import re
 from dataclasses import dataclass, replace
 from typing import Literal, Optional
 
-from ..config import ConfigError, require, require_range
+from ..config import ConfigError, reading_saved_config, require, require_range
 from ..integers import as_int, is_integer
 from .embedding_kinds import EMBEDDING_KINDS  # in a leaf module: ownership reads it too (round 22)
-from .generator_size import MAX_PARAMETERS, check_size, smallest_base
+from .generator_size import MAX_PARAMETERS, check_size, digits_problem, smallest_base
+from .size_bounds import MAX_LAYERS, MAX_SIZE
 
 EmbeddingKind = Literal["dense_tied", "dense_untied", "leviathan", "factorized", "compositional"]
 GENERATOR_INITS: tuple[str, ...] = ("reference", "table_rms")
@@ -130,6 +131,7 @@ class ModelConfig:
         # only the generator's settings (issue 30 round 25, X59); a saved config is read as it was (require_range)
         require_range(self.hidden_size <= MAX_HIDDEN_SIZE, f"model.hidden_size={self.hidden_size:,} is outside the "
                       f"range any model uses: set it in [1, {MAX_HIDDEN_SIZE:,}] (the presets use 64 to 2,048)")
+        self._check_size_bounds()
         require(self.vocab_size <= 2**32, f"model.vocab_size must be at most 4,294,967,296 (prepared token ids are "
                                           f"uint32 at most), got {self.vocab_size:,}")
         require(self.embedding in EMBEDDING_KINDS,
@@ -166,10 +168,28 @@ class ModelConfig:
                         f"model.generator_base={self.generator_base} with generator_k={self.generator_k} addresses "
                         f"{self.generator_base ** self.generator_k} ids, fewer than vocab_size={self.vocab_size}; "
                         f"raise generator_base or set it to null")
+        if self.uses_digits:  # a base or knots past what V ids use (issue 30 round 27, S135, S396)
+            problem = digits_problem(self.vocab_size, self.generator_k, self.generator_base, self.generator_knots,
+                                     prefix="model.generator_")
+            require_range(problem is None, str(problem))
         if self.embedding == "leviathan":
             self._check_generator_size()
         if self.embedding == "factorized":
             self._check_factorized_size()
+
+    def _check_size_bounds(self) -> None:
+        """The backbone's sizes at most ``size_bounds``' bounds, as adopt's config check holds them: an
+        intermediate_size of 10**9 (96 billion body parameters for a width of 32) and 10**7 layers were taken without
+        a word (issue 30 round 27, S549, S550). A saved config is read as it was (``require_range``)."""
+        for name in ("intermediate_size", "num_hidden_layers", "num_attention_heads", "num_key_value_heads", "head_dim",
+                     "max_position_embeddings"):
+            value, layers = getattr(self, name), name == "num_hidden_layers"
+            high = MAX_LAYERS if layers else MAX_SIZE
+            if value is None:
+                continue
+            require_range(value <= high, f"model.{name}={value:,} is outside the range any model uses: "
+                          f"set it in [1, {high:,}] (" + ("8x the deepest released model's 126 blocks; the presets use "
+                          "2 to 16)" if layers else "past any released model's; larger is a typo)"))
 
     def _check_factorized_size(self) -> None:
         """The factorized table (V x e, then e x D) fits the bound a generator has (``generator_size``): an
@@ -276,4 +296,5 @@ class ModelConfig:
             raise ConfigError(
                 f"vocab_size {vocab_size} exceeds the generator's capacity b^k = {cfg.base}^{cfg.generator_k} "
                 f"= {cfg.id_capacity}; a larger vocabulary needs a new generator (larger generator_base)")
-        return replace(cfg, vocab_size=vocab_size)
+        with reading_saved_config():  # the base is kept, not chosen: past the largest a smaller V uses is no typo
+            return replace(cfg, vocab_size=vocab_size)

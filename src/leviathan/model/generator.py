@@ -63,7 +63,7 @@ from torch.autograd.function import once_differentiable
 
 from ..integers import as_int
 from .digits import as_lookup_ids, check_ids, check_unique_ids, codebook_sum
-from .generator_size import check_size
+from .generator_size import check_size, digits_problem
 from .output_norm import OutputNorm
 from .spline_op import spline_product
 
@@ -473,4 +473,7 @@ def _check_settings(**settings) -> None:
             raise ValueError(f"{name} must be true or false, got {settings[name]!r}")
     check_size(**{k: settings[k] for k in ("vocab_size", "hidden_size", "k", "seed_dim", "modes", "knots", "rank",
                                            "base")})
+    problem = digits_problem(settings["vocab_size"], settings["k"], settings["base"], settings["knots"])
+    if problem is not None:  # a base or knots past what V ids use (round 27, S28, S29)
+        raise ValueError(problem)
 

@@ -10,6 +10,7 @@ in: adoption, the Python API) apply the same bound.
 from __future__ import annotations
 
 MAX_PARAMETERS = 2**31  # 8 GiB of float32; the paper's generator at V = 200,019, D = 512 has about 2.5 million
+MAX_KNOTS = 1024  # 32x the paper's 32 (16 also used); each knot adds modes x seed_dim x rank spline parameters
 
 
 def check_size(vocab_size: int, hidden_size: int, k: int, seed_dim: int, modes: int, knots: int, rank: int,
@@ -35,6 +36,36 @@ def check_size(vocab_size: int, hidden_size: int, k: int, seed_dim: int, modes: 
                          f"2.5 million), most of them in its {most}; lower {parts[most][1]} "
                          f"(given: rank {rank}, knots {knots}, modes {modes}, seed_dim {seed_dim}, base {b}, k {k}, "
                          f"hidden_size {hidden_size:,})")
+
+
+def digits_problem(vocab_size: int, k: int, base: int | None, knots: int, prefix: str = "") -> str | None:
+    """Why ``base`` or ``knots`` is past what ``vocab_size`` ids can use, with the fix; None when both are fine.
+    ``prefix`` names the settings as the caller spells them (ModelConfig's ``model.generator_``).
+
+    The paper writes each id in k = ceil(log_b V) digits of base b: with a base so large that every id fits in k - 1
+    digits (b^(k-1) >= V), the top digit is always 0 and most codebook rows are never used. ``adopt(base=10**7)`` for
+    300 ids built 3 x 10^7 codebook rows of which 302 are read, and ``knots=10**6`` 64 million spline parameters,
+    without a word (issue 30 round 27, S28, S29, S135, S396). One rule for ModelConfig (a run config,
+    ``LeviathanConfig``) and ``LeviathanGenerator`` (adopt, the Python API); the arguments are checked before."""
+    largest = largest_base(vocab_size, k)
+    if base is not None and base > largest:
+        unused = (f"rows past {vocab_size:,} are never read" if k == 1 else
+                  f"every id fits in {k - 1} digits, so the top codebook is read only at its row 0")
+        return (f"{prefix}base={base:,} is larger than {vocab_size:,} ids can use with {prefix}k={k} (the paper writes "
+                f"an id in k = ceil(log_b V) digits; past base {largest:,} {unused}); set {prefix}base to at most "
+                f"{largest:,}, or leave it out for the smallest base, {smallest_base(vocab_size, k):,}")
+    if knots > MAX_KNOTS:
+        return (f"{prefix}knots={knots:,} is more than {MAX_KNOTS:,}, past any spline grid the generator uses (the "
+                f"paper uses 16 and 32; each knot adds modes x seed_dim x rank parameters, and a finer grid than the "
+                f"ids' inputs fill leaves knots no id trains); set {prefix}knots to at most {MAX_KNOTS:,} (e.g. 32)")
+    return None
+
+
+def largest_base(vocab_size: int, k: int) -> int:
+    """The largest base whose k digits ``vocab_size`` ids all use: b^(k-1) < V (for k = 1, b <= V), and never less
+    than the smallest base (2 digits of base 2 for 3 ids leave the top one unused already)."""
+    top = vocab_size if k == 1 else smallest_base(vocab_size, k - 1) - 1
+    return max(top, smallest_base(vocab_size, k))
 
 
 def smallest_base(vocab_size: int, k: int) -> int:
