@@ -166,7 +166,7 @@ class _AdoptedMixin:
 
         check_device_map(kwargs.get("device_map"), "from_pretrained")  # meta (P470), a GPU not here (S604)
         source = args[0] if args else kwargs.get("pretrained_model_name_or_path")
-        check_transformers_keywords(kwargs, source, "from_pretrained")  # dtype='int8' (round 26, Q142), ...
+        check_transformers_keywords(kwargs, source, "from_pretrained", adopted=True)  # dtype='int8' (round 26, Q142), ...
         model, info = super().from_pretrained(*args, output_loading_info=True, **kwargs)
         generator = model.get_input_embeddings()
         if isinstance(generator, LeviathanGenerator):
