@@ -1,7 +1,7 @@
 """``load_adopted``'s keywords that transformers would take raw: checked at leviathan's boundary, in one line naming the
 keyword, its value and the fix.
 
-    check_load_keywords(from_pretrained_kwargs, path)   # UserError for subfolder=, attn_implementation=, state_dict=, ...
+    check_load_keywords(from_pretrained_kwargs, path)   # UserError for subfolder=, state_dict=, a text switch, ...
     check_transformers_keywords(kwargs, folder, "from_pretrained")   # all but subfolder=, for LeviathanForCausalLM
 
 Round 24 closed this for ``config=`` and the config's settings (``adoption._check_load_options``); round 25 found the
