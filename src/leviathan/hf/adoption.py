@@ -796,7 +796,7 @@ def _load_whole(path: Path, from_pretrained_kwargs: dict) -> PreTrainedModel:
     raw = read_config_json(path / "config.json", fix)  # G446 (round 18); S118 (round 22) for from_pretrained
     check_saved_dtype(raw, path / "config.json", fix)  # 'float8': transformers' AttributeError (round 22, S119)
     config = saved_config(path, raw, fix)  # vocab_size 300.0: transformers' StrictDataclassFieldValidationError (S90)
-    config.__dict__.pop(WEIGHTS_RECORD, None)  # checked below; never carried into a later save or a baked model
+    config.__dict__.pop(WEIGHTS_RECORD, None)  # checked after the load; never carried into a later save or bake
     if CONFIG_KEY not in raw:  # present but [] or {}: a damaged adopted folder, not a table model (round 21, P308)
         raise UserError(f"{path} is not an adopted model (its config.json has no {CONFIG_KEY!r}); load it with "
                         "transformers.AutoModelForCausalLM.from_pretrained, or adopt it after loading")
@@ -809,7 +809,6 @@ def _load_whole(path: Path, from_pretrained_kwargs: dict) -> PreTrainedModel:
     from .shard_index import check_shards
 
     check_shards(path, from_pretrained_kwargs.get("variant"))  # a shard from another save (round 25, Y509-Y512)
-    check_weights(path, raw, from_pretrained_kwargs.get("variant"))  # a whole weights file of another (round 27, S475)
     base = _base_class(config, path / "config.json")
     _check_model_type(config, base, path / "config.json")
     _check_variant(path, from_pretrained_kwargs)
@@ -820,6 +819,8 @@ def _load_whole(path: Path, from_pretrained_kwargs: dict) -> PreTrainedModel:
     try:
         model = adopted_class(base).from_pretrained(str(path), config=config, **from_pretrained_kwargs)
         _check_saved_vocab(config, path / "config.json")  # after: weights that do not fit are named first
+        # after: weights that are no model's, or not this config's, are named first (the catch-all of round 27, S475)
+        check_weights(path, raw, from_pretrained_kwargs.get("variant"))
         check_stamp(getattr(config, CONFIG_KEY), str(path / "config.json"))  # last, as the catch-all (round 17, E169)
         check_generation_ids(model[0] if isinstance(model, tuple) else model, path)  # round 22, S104 (loading info)
         return model

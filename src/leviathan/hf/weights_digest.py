@@ -8,8 +8,9 @@ the model.safetensors of another save of the same settings (another seed, anothe
 config.json, its generator settings digest and generation_config.json without a word, and gave that model's logits
 (issue 30 round 27, S475; round 25 had judged a whole-file swap by design, W316, as the name and size checks see
 it). ``save_whole`` now records the digest in config.json, beside transformers' keys, and ``load_adopted`` checks it
-before transformers reads the weights; the key is taken off the loaded config, so it is never carried into a later
-save or a baked model stale.
+after transformers' load, as the catch-all (weights that are no model's, or do not fit the config, are named first by
+the sharper checks before it); the key is taken off the loaded config, so it is never carried into a later save or a
+baked model stale.
 
 Footgun: a whole-file adopted save without the record (written by transformers alone, or by a leviathan before
 round 27) is refused, as settings without their digest (round 21, P305) and an index without its record are: taking
