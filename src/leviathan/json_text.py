@@ -16,6 +16,11 @@ let through. Here both become the ``JSONDecodeError`` of broken JSON, so each re
 ``UnicodeDecodeError`` before any JSON was parsed, which the readers catching ``JSONDecodeError`` let through (a
 meta.json or leviathan_tokenizer.json holding one Latin-1 byte ended train, eval and ``load_tokenizer`` in a
 traceback; issue 30 round 21, P476, P487, P489): ``read_file`` reads the bytes and reports that as broken JSON too.
+
+A key given twice in one object is taken by ``json`` as "the last one wins", without a word; a reader of a file
+leviathan wrote (which never repeats a key) passes ``object_pairs_hook=no_repeats`` to refuse it as broken JSON
+naming the key (state.json since round 10; config.json since issue 30 round 27, S89: a second ``leviathan_generator``
+holding ``rank`` alone was blamed on its missing ``vocab_size``).
 """
 
 from __future__ import annotations
@@ -51,6 +56,17 @@ def loads(text: str | bytes, **kwargs: Any) -> Any:
     except ValueError as e:  # "Exceeds the limit (4300 digits) for integer string conversion; use ...", a hook's
         problem = str(e).split("; use sys.")[0]
     raise NotJSON(problem, text if isinstance(text, str) else "", 0) from None
+
+
+def no_repeats(pairs: list[tuple[str, Any]]) -> dict:
+    """An ``object_pairs_hook`` that refuses a key given twice in one object (``loads`` reports it as broken JSON:
+    "key 'rank' appears twice"), where ``json`` keeps the last without a word."""
+    out: dict = {}
+    for key, value in pairs:
+        if key in out:
+            raise ValueError(f"key {key!r} appears twice, of which JSON would keep only the last")
+        out[key] = value
+    return out
 
 
 def read_file(path, **kwargs: Any) -> Any:

@@ -102,11 +102,15 @@ def read_marker(folder: str | os.PathLike) -> OutputMarker | None:
 
     check_read_path("read_marker", "folder", folder, "pass the output folder whose marker to read")
     path = Path(folder) / MARKER
-    if not os.path.isfile(path):  # os.path: Path.is_file raised ENAMETOOLONG for a 300-byte name (round 18, G241)
-        return None
     fix = (f"if it is a file of yours, move it out of the folder (leviathan keeps its output marker under that "
            f"name); if it is leviathan's marker, restore it, or delete it (rm {_quote(path)}): the folder is then "
            f"judged as one written before markers existed")
+    if not os.path.isfile(path):  # os.path: Path.is_file raised ENAMETOOLONG for a 300-byte name (round 18, G241)
+        # a pipe (or a folder, a link to nothing) there was read as no marker: an export's files check was skipped
+        # without a word (issue 30 round 27, S576)
+        if (what := not_a_file(path)) is not None:
+            raise UserError(f"{str(path)!r} {what}, where leviathan keeps its output marker; {fix}")
+        return None
     try:
         raw = json_text.read_file(path)
     except (OSError, ValueError) as e:

@@ -224,7 +224,7 @@ def read_step_state(step_dir: str | os.PathLike) -> StepState:
     _refuse_other_kinds(Path(step_dir))
     path = Path(step_dir) / STATE_FILE
     try:
-        raw = json_text.read_file(path, object_pairs_hook=_no_repeats)
+        raw = json_text.read_file(path, object_pairs_hook=json_text.no_repeats)
     except (OSError, UnicodeDecodeError, ValueError) as e:
         raise UserError(f"{str(path)!r} is not readable JSON ({e}); the checkpoint is damaged: restore the file from "
                         f"a copy, or move the step folder out of checkpoints/ to go on from the previous one") from None
@@ -312,15 +312,6 @@ def _validation(raw: Any) -> None:
     problem = metrics_row_problem(raw) if raw is not None else None
     if problem is not None:
         raise _Bad("validation", problem)
-
-
-def _no_repeats(pairs: list[tuple[str, Any]]) -> dict:
-    out: dict = {}
-    for key, value in pairs:
-        if key in out:
-            raise ValueError(f"key {key!r} appears twice")
-        out[key] = value
-    return out
 
 
 def _check_companion_arguments(state, names, optional) -> None:

@@ -69,7 +69,8 @@ from ..positions import model_positions
 from .adoption_config import check_source_config
 from .adoption_table import check_fit_table
 from .adoption_fit import Fit, FitReport, as_fit, bucket_fits, fit_to_table, row_weights, text_ids, text_loss
-from .config_file import check_saved_dtype, read_config_json
+from .config_file import check_saved_dtype, read_config_json, saved_config
+from .weights_digest import RECORD as WEIGHTS_RECORD, check_weights
 from .modeling import InputEmbeddingError, LeviathanForCausalLM, init_generator
 from .settings_digest import check_stamp, stamp
 
@@ -166,7 +167,7 @@ class _AdoptedMixin:
 
         check_device_map(kwargs.get("device_map"), "from_pretrained")  # meta (P470), a GPU not here (S604)
         source = args[0] if args else kwargs.get("pretrained_model_name_or_path")
-        check_transformers_keywords(kwargs, source, "from_pretrained")  # dtype='int8' (round 26, Q142), ...
+        check_transformers_keywords(kwargs, source, "from_pretrained", adopted=True)  # dtype="int8" (Q142), gguf (S74)
         model, info = super().from_pretrained(*args, output_loading_info=True, **kwargs)
         generator = model.get_input_embeddings()
         if isinstance(generator, LeviathanGenerator):
@@ -366,14 +367,35 @@ def _refuse_other_generator(model: PreTrainedModel, state_dict: Any) -> None:
         return
     prefix = model._generator_prefix() + "."
     own = {prefix + k: tuple(v.shape) for k, v in generator.state_dict().items()}
+    fix = (f"adopt the model with the settings the checkpoint's config.json records under {CONFIG_KEY} (or load it: "
+           f"load_adopted(checkpoint)), then resume")
     for key, value in state_dict.items():
         shape = tuple(getattr(value, "shape", ()))
         if key in own and shape != own[key]:
             raise UserError(f"the weights loaded into this {type(model).__name__} hold its generator's {key} in shape "
                             f"{shape}, where this model's is {own[key]}: they were saved from a model adopted with "
-                            f"other generator settings (this one: {_shown_settings(generator)}); adopt the model with "
-                            f"the settings the checkpoint's config.json records under {CONFIG_KEY} (or load it: "
-                            f"load_adopted(checkpoint)), then resume")
+                            f"other generator settings (this one: {_shown_settings(generator)}); {fix}")
+    _refuse_other_tensors(model, state_dict, own, fix)
+
+
+def _refuse_other_tensors(model: PreTrainedModel, state_dict: Any, own: dict, fix: str) -> None:
+    """UserError when ``state_dict`` holds some of the generator's tensors but lacks one of ``own`` or holds one the
+    generator has not (the baked ``.weight`` table aside): the Trainer loads with ``strict=False``, so a center=False
+    checkpoint resumed into a model adopted with center=True kept the model's own initial ``center`` buffer, a
+    generator the checkpoint was never trained as, without a word (issue 30 round 27, S478). A state dict holding none
+    of them (the head alone) is left to torch."""
+    prefix = model._generator_prefix() + "."
+    given = {k for k in state_dict if k.startswith(prefix) and k != prefix + "weight"}
+    if not given:
+        return
+    lacking, extra = sorted(set(own) - given), sorted(given - set(own))
+    if lacking or extra:
+        said = "; ".join(part for part in (f"lack its {', '.join(lacking)}" if lacking else "",
+                                           f"hold {', '.join(extra)}, which it has not" if extra else "") if part)
+        settings = model.get_input_embeddings().settings()
+        shown = ", ".join(f"{k}={settings[k]!r}" for k in ("center", "norm", "form", "init"))
+        raise UserError(f"the weights loaded into this {type(model).__name__} {said}: they were saved from a "
+                        f"generator adopted with other settings (this one: {shown}); {fix}")
 
 
 def _shown_settings(generator: LeviathanGenerator) -> str:
@@ -420,6 +442,10 @@ def _check_saved_values(settings: dict[str, Any], where: str) -> None:
     from ..model.generator import _check_settings
 
     params = inspect.signature(LeviathanGenerator).parameters
+    lacking = [name for name, p in params.items() if p.default is p.empty and name not in settings]
+    if lacking:  # was "vocab_size must be an integer >= 1, got <class 'inspect._empty'>" (round 27, S89)
+        raise UserError(f"{where}: {CONFIG_KEY} lacks {', '.join(lacking)}, which adopt writes: config.json was "
+                        f"edited or damaged; restore it from a copy, or adopt the original model again")
     given = {name: settings.get(name, p.default) for name, p in params.items()}
     try:
         _check_settings(**{k: v for k, v in given.items() if k not in ("init", "form")})
@@ -763,15 +789,14 @@ def load_adopted(path: str | os.PathLike, **from_pretrained_kwargs: Any) -> PreT
 
 def _load_whole(path: Path, from_pretrained_kwargs: dict) -> PreTrainedModel:
     """``load_adopted``'s checks of the folder and its load, under the folder's shared lock (``swap_lock``)."""
-    from transformers import AutoConfig
-
     from .configuration import check_generation_ids
 
     _check_config_there(path)
     fix = "restore it from a copy, or save the model again (save_pretrained writes it)"
     raw = read_config_json(path / "config.json", fix)  # G446 (round 18); S118 (round 22) for from_pretrained
     check_saved_dtype(raw, path / "config.json", fix)  # 'float8': transformers' AttributeError (round 22, S119)
-    config = AutoConfig.from_pretrained(str(path))
+    config = saved_config(path, raw, fix)  # vocab_size 300.0: transformers' StrictDataclassFieldValidationError (S90)
+    config.__dict__.pop(WEIGHTS_RECORD, None)  # checked after the load; never carried into a later save or bake
     if CONFIG_KEY not in raw:  # present but [] or {}: a damaged adopted folder, not a table model (round 21, P308)
         raise UserError(f"{path} is not an adopted model (its config.json has no {CONFIG_KEY!r}); load it with "
                         "transformers.AutoModelForCausalLM.from_pretrained, or adopt it after loading")
@@ -794,6 +819,8 @@ def _load_whole(path: Path, from_pretrained_kwargs: dict) -> PreTrainedModel:
     try:
         model = adopted_class(base).from_pretrained(str(path), config=config, **from_pretrained_kwargs)
         _check_saved_vocab(config, path / "config.json")  # after: weights that do not fit are named first
+        # after: weights that are no model's, or not this config's, are named first (the catch-all of round 27, S475)
+        check_weights(path, raw, from_pretrained_kwargs.get("variant"))
         check_stamp(getattr(config, CONFIG_KEY), str(path / "config.json"))  # last, as the catch-all (round 17, E169)
         check_generation_ids(model[0] if isinstance(model, tuple) else model, path)  # round 22, S104 (loading info)
         return model

@@ -129,9 +129,22 @@ class LeviathanConfig(PretrainedConfig):
         _check_misspelled(kwargs)
         self._check_dtype(kwargs.get("torch_dtype"))  # before transformers' getattr(torch, name) (round 22, S108)
         super().__post_init__(**kwargs)
+        self._check_switches()
         self._check_dtype()
         self.to_model_config()  # validate with ModelConfig's messages
         self._check_token_ids()  # of vocab_size, checked above
+
+    def _check_switches(self) -> None:
+        """The Hugging Face switches are True or False (None where transformers takes "decide for me"):
+        ``from_native(m, use_cache='no')`` stored the text, which transformers reads as true, a cache used, without a
+        word (issue 30 round 27, S133), as ``output_hidden_states='no'`` and ``return_dict='no'`` were."""
+        from ..value_rules import switch_problem
+
+        for name, optional in _SWITCHES.items():
+            value = getattr(self, name, None)
+            if (value is not None or not optional) and (problem := switch_problem(value)) is not None:
+                raise ConfigError(f"{name} {problem}; pass {name}=True or {name}=False (a text such as 'no' or a "
+                                  f"number is not a switch)" + (", or None" if optional else ""))
 
     def _check_dtype(self, older_name=None) -> None:
         """config.json's ``dtype`` (and ``older_name``, the ``torch_dtype`` older folders carry) names a floating type a
@@ -167,16 +180,22 @@ class LeviathanConfig(PretrainedConfig):
 
         where, subfolder = pretrained_model_name_or_path, kwargs.get("subfolder")
         fix = "restore it from a copy, or export the checkpoint again (leviathan export RUN OUT)"
+        file = None
         if isinstance(where, (str, os.PathLike)):
             folder = os.path.join(os.fspath(where), os.fspath(subfolder)) if subfolder else os.fspath(where)
             if os.path.isfile(folder) and folder.endswith(".json"):
-                read_config_json(folder, fix)
+                file = folder
             else:
                 check_model_path(folder, "from_pretrained")
-                if os.path.isdir(folder):
-                    read_config_json(os.path.join(folder, "config.json"), fix)
+                file = os.path.join(folder, "config.json") if os.path.isdir(folder) else None
+            if file is not None:
+                read_config_json(file, fix)  # a key given twice too (round 27, S89's kind)
         try:
             return super().from_pretrained(pretrained_model_name_or_path, *args, **kwargs)
+        except ConfigError as e:  # vocab_size 300.0 named no file and no fix (round 27, S90's kind)
+            if file is None:
+                raise
+            raise ConfigError(f"{file!r}: {e} (config.json was edited or damaged); {fix}") from None
         except OSError as e:
             refused = hub_failure(e, where, "from_pretrained")
             if refused is None:
@@ -200,6 +219,9 @@ class LeviathanConfig(PretrainedConfig):
         values = dataclasses.asdict(cfg.resolved())
         return cls(**values, **kwargs)
 
+
+# LeviathanConfig's switches (its own use_cache, and PretrainedConfig's) -> whether None is taken too
+_SWITCHES = {"use_cache": False, "output_hidden_states": True, "return_dict": True, "is_encoder_decoder": False}
 
 GENERATION_IDS = ("bos_token_id", "eos_token_id", "pad_token_id", "decoder_start_token_id")
 

@@ -148,9 +148,55 @@ def to_native(hf_model: LeviathanForCausalLM) -> CausalLM:
     if isinstance(hf_model, CausalLM):
         return hf_model
     _check_leviathan_hf(hf_model)
+    _check_config_describes(hf_model)
     model = CausalLM(hf_model.config.to_model_config())
     model.load_state_dict(hf_model.state_dict(), strict=True)
     return _place_like(model, hf_model)
+
+
+# config field -> the generator setting it builds (``build_input_embedding``)
+_GENERATOR_FIELDS = {"generator_k": "k", "generator_seed_dim": "seed_dim", "generator_modes": "modes",
+                     "generator_knots": "knots", "generator_rank": "rank", "generator_degree": "degree",
+                     "generator_center": "center", "embedding_norm": "norm", "generator_form": "form"}
+
+
+def _check_config_describes(hf_model: LeviathanForCausalLM) -> None:
+    """``ArgumentValueError`` when ``hf_model.config`` no longer builds the tensors the model holds (compared on the
+    meta device, names and shapes only), naming the fields that differ from the model's modules: a
+    ``config.generator_rank`` set after the model was built ended in torch's raw "size mismatch for
+    model.embed_tokens.spline_coeff" (issue 30 round 27, S134)."""
+    from ..errors import ArgumentValueError
+    from ..eval.weight_names import shown_names
+
+    cfg = hf_model.config.to_model_config().resolved()
+    with torch.device("meta"):
+        built = CausalLM(cfg)
+    have = {k: tuple(v.shape) for k, v in hf_model.state_dict().items()}
+    want = {k: tuple(v.shape) for k, v in built.state_dict().items()}
+    if have == want:
+        return
+    differing = sorted(k for k in set(have) | set(want) if have.get(k) != want.get(k))
+    edited = _edited_fields(hf_model, cfg)
+    said = ", ".join(f"config.{k} is {v!r}, the model's {m!r}" for k, (v, m) in edited.items()) or (
+        f"its tensors {shown_names(differing)} are not the ones its config builds")
+    put_back = ", ".join(f"config.{k} = {m!r}" for k, (_, m) in edited.items()) or "the settings it was built with"
+    raise ArgumentValueError(f"to_native: the model's config no longer describes its weights ({said}): it was "
+                             f"changed after the model was built; put it back ({put_back}), or build a model of the "
+                             f"config you want and train it")
+
+
+def _edited_fields(hf_model: LeviathanForCausalLM, cfg: ModelConfig) -> dict[str, tuple[Any, Any]]:
+    """{config field: (its value, the model's)} for the fields ``hf_model``'s modules show: the sizes of the head
+    and the layers, and the generator's settings."""
+    from ..model.generator import LeviathanGenerator
+
+    head = hf_model.lm_head.weight
+    live = {"vocab_size": head.shape[0], "hidden_size": head.shape[1], "num_hidden_layers": len(hf_model.model.layers)}
+    generator = hf_model.model.embed_tokens
+    if isinstance(generator, LeviathanGenerator):
+        settings = generator.settings()
+        live.update({field: settings[name] for field, name in _GENERATOR_FIELDS.items()})
+    return {k: (getattr(cfg, k), v) for k, v in live.items() if getattr(cfg, k) != v}
 
 
 def _check_leviathan_hf(model: Any) -> None:

@@ -1,7 +1,7 @@
 """``load_adopted``'s keywords that transformers would take raw: checked at leviathan's boundary, in one line naming the
 keyword, its value and the fix.
 
-    check_load_keywords(from_pretrained_kwargs, path)   # UserError for subfolder=, attn_implementation=, state_dict=
+    check_load_keywords(from_pretrained_kwargs, path)   # UserError for subfolder=, state_dict=, a text switch, ...
     check_transformers_keywords(kwargs, folder, "from_pretrained")   # all but subfolder=, for LeviathanForCausalLM
 
 Round 24 closed this for ``config=`` and the config's settings (``adoption._check_load_options``); round 25 found the
@@ -19,16 +19,25 @@ same kind in from_pretrained's own options (issue 30, Y156, Y157, Y159):
 ``LeviathanForCausalLM.from_pretrained`` met the same two raw errors; it takes a subfolder (round 22, S607) and
 ``state_dict`` without a folder (``from_pretrained(None, config=..., state_dict=...)``, transformers' own use).
 
+Round 27 (S73, S74, S472, S473, S502, S506) found the same kind in the keywords the table ``_RULES`` now holds, each
+by name: ``use_safetensors=False`` on a folder of safetensors only was transformers' "no file named
+model.safetensors ... found in directory" (the folder holds one); ``gguf_file=`` a raw TypeError or a hub address for
+a local folder; ``quantization_config=object()`` a raw AttributeError; and ``local_files_only='no'`` was read as true,
+the opposite of what was written (a switch: True or False, ``value_rules.check_switches``, as every switch of
+leviathan's own). A keyword the table does not name is left to transformers, as before.
+
 Footgun: an ``attn_implementation`` naming a hub kernel (``'org/repo'``) is left to transformers (it may fetch it);
 only a plain name is held to the implementations this transformers knows.
 """
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 from typing import Any
 
 from ..errors import UserError
+from ..value_rules import check_switches
 from .config_file import DTYPE_KEYS, LOADABLE_DTYPES, dtype_problem
 
 
@@ -41,14 +50,19 @@ def check_load_keywords(kwargs: dict, path: Path) -> None:
         raise UserError(f"load_adopted: subfolder={subfolder!r:.60} is not taken: load_adopted reads the config.json, "
                         f"settings and weights of the folder it is given ({str(path)!r}); pass the subfolder itself: "
                         f"load_adopted({inner!r})")
-    check_transformers_keywords(kwargs, path, "load_adopted")
+    check_transformers_keywords(kwargs, path, "load_adopted", adopted=True)
 
 
-def check_transformers_keywords(kwargs: dict, path: Any, who: str) -> None:
+def check_transformers_keywords(kwargs: dict, path: Any, who: str, adopted: bool = False) -> None:
     """UserError for ``state_dict=`` beside the folder ``path`` (transformers takes one or the other), for an
-    ``attn_implementation`` transformers does not know, and for a ``dtype`` / ``torch_dtype`` the weights do not load
-    in, in ``who``'s words (``load_adopted``, and ``LeviathanForCausalLM.from_pretrained``, which met the same raw
-    errors)."""
+    ``attn_implementation`` transformers does not know, for a ``dtype`` / ``torch_dtype`` the weights do not load
+    in, and for a keyword of ``_RULES`` its rule refuses, in ``who``'s words (``load_adopted``, and
+    ``LeviathanForCausalLM.from_pretrained``, which met the same raw errors); ``adopted``: the model is an adopted one
+    (``load_adopted``'s class), which takes no quantization."""
+    folder = _folder(path, kwargs.get("subfolder"))
+    for key, rule in _RULES.items():
+        if key in kwargs:
+            rule(who, key, kwargs[key], folder, adopted)
     if "state_dict" in kwargs and path is not None:
         raise UserError(f"{who}: state_dict= is not taken with a folder: {who} loads the weights saved in "
                         f"{str(path)!r}; leave it out, and load tensors of your own afterwards (model = {who}(...); "
@@ -91,3 +105,83 @@ def _check_attention(value: Any, who: str) -> None:
         raise UserError(f"{who}: attn_implementation={value!r:.60} is no attention implementation transformers "
                         f"knows; pass one of {', '.join(repr(k) for k in known)}, or leave it out (sdpa where the "
                         f"model supports it)")
+
+
+# ---- the keywords checked by name (round 27) ------------------------------------------------------------------
+def _folder(path: Any, subfolder: Any) -> Path | None:
+    """The local folder transformers would read the weights from (``path``, or ``path/subfolder``), None for a hub
+    name or a folder that is not there (left to ``model_path`` and transformers)."""
+    if not isinstance(path, (str, os.PathLike)):
+        return None
+    folder = Path(path) / subfolder if isinstance(subfolder, str) and subfolder else Path(path)
+    return folder if folder.is_dir() else None
+
+
+def _switch(who: str, key: str, value: Any, folder: Path | None, adopted: bool) -> None:
+    """True or False: transformers reads any non-empty text as true (S502: ``local_files_only='no'``)."""
+    check_switches(who, **{key: value})
+
+
+def _switch_or_none(who: str, key: str, value: Any, folder: Path | None, adopted: bool) -> None:
+    """True, False, or None (transformers' "decide for me")."""
+    if value is not None:
+        check_switches(who, **{key: value})
+
+
+def _safetensors(who: str, key: str, value: Any, folder: Path | None, adopted: bool) -> None:
+    """A switch or None; and a folder holding the kind of weights asked for: ``use_safetensors=False`` on a folder of
+    safetensors only was transformers' "no file named model.safetensors ... found in directory" (S73, S472), blaming
+    a file the folder holds."""
+    _switch_or_none(who, key, value, folder, adopted)
+    if value is None or folder is None:
+        return
+    names = os.listdir(folder)
+    safetensors = any(n.endswith((".safetensors", ".safetensors.index.json")) for n in names)
+    pickled = any(n.startswith("pytorch_model") and n.endswith((".bin", ".bin.index.json")) for n in names)
+    if not value and safetensors and not pickled:
+        raise UserError(f"{who}: use_safetensors=False asks for pickled weights (pytorch_model.bin), but "
+                        f"{str(folder)!r} holds its weights as safetensors only (model.safetensors); leave "
+                        f"use_safetensors out (or pass True)")
+    if value and pickled and not safetensors:
+        raise UserError(f"{who}: use_safetensors=True asks for model.safetensors, but {str(folder)!r} holds its "
+                        f"weights as pickled pytorch_model.bin only; leave use_safetensors out (or pass False)")
+
+
+def _no_gguf(who: str, key: str, value: Any, folder: Path | None, adopted: bool) -> None:
+    """Refused: leviathan's models are saved as config.json and safetensors; transformers' GGUF reader knows no
+    generator (S74: a raw TypeError; S473: a hub address for a local folder)."""
+    if value is not None:
+        raise UserError(f"{who}: gguf_file={value!r:.60} is not taken: leviathan's models are saved as config.json "
+                        f"and model.safetensors (save_pretrained, leviathan export), which hold the generator a GGUF "
+                        f"file has no place for; leave gguf_file out and pass the saved folder")
+
+
+def _quantization(who: str, key: str, value: Any, folder: Path | None, adopted: bool) -> None:
+    """Refused on an adopted model: its generator computes the embedding from float tensors of its own, which a
+    quantizer does not know; bake first. Elsewhere, a quantization config transformers knows (S506:
+    ``quantization_config=object()`` was a raw AttributeError)."""
+    if value is None:
+        return
+    if adopted:
+        raise UserError(f"{who}: quantization_config={type(value).__name__} is not taken by an adopted model: its "
+                        f"LeviathanGenerator computes the embedding from float tensors a quantizer does not know; "
+                        f"leave quantization_config out (a float dtype= still halves memory), or bake the model "
+                        f"(leviathan.hf.bake_adopted(model, DIR)) and load DIR with quantization_config=")
+    from transformers.quantizers.auto import AUTO_QUANTIZATION_CONFIG_MAPPING
+    from transformers.utils.quantization_config import QuantizationConfigMixin
+
+    method = value.get("quant_method") if isinstance(value, dict) else None
+    if not isinstance(value, QuantizationConfigMixin) and method not in AUTO_QUANTIZATION_CONFIG_MAPPING:
+        raise UserError(f"{who}: quantization_config={value!r:.60} is no quantization config transformers knows (a "
+                        f"transformers.BitsAndBytesConfig, ..., or a dict whose quant_method is one of "
+                        f"{', '.join(sorted(AUTO_QUANTIZATION_CONFIG_MAPPING))}); pass one, or leave it out")
+
+
+# from_pretrained's keywords by name -> the rule its value is held to; a name not here is left to transformers
+_RULES = {
+    "local_files_only": _switch, "force_download": _switch, "ignore_mismatched_sizes": _switch,
+    "weights_only": _switch, "output_loading_info": _switch, "offload_buffers": _switch,
+    "allow_all_kernels": _switch, "low_cpu_mem_usage": _switch_or_none, "disable_mmap": _switch_or_none,
+    "trust_remote_code": _switch_or_none, "use_kernels": _switch_or_none,
+    "use_safetensors": _safetensors, "gguf_file": _no_gguf, "quantization_config": _quantization,
+}

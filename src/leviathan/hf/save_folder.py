@@ -178,7 +178,8 @@ def save_whole(save: Callable[[str], Any], save_directory: str | os.PathLike) ->
     which the loaders' reads wait for (``swap_lock``, round 23, U515). On any failure, Ctrl-C included, the
     temporary folder and the folders this call made are removed; a storage failure is an ``errors.StorageError``. A
     sharded save's index records the digests of its weight map and shards (``shard_index.record_shards``), which the
-    loaders check (round 25, Y509-Y512)."""
+    loaders check (round 25, Y509-Y512); an adopted whole-file save's config.json its weights file's
+    (``weights_digest.record_weights``, round 27, S475)."""
     from ..io import publish
     from ..locking import missing_folders, remove_if_empty
     from ..stop_signals import held_stops
@@ -186,6 +187,7 @@ def save_whole(save: Callable[[str], Any], save_directory: str | os.PathLike) ->
     from ..swap_lock import swapping
     from ..dead_writers import remove_killed
     from .shard_index import record_shards
+    from .weights_digest import record_weights
 
     if not callable(save):  # round 22: "'int' object is not callable" from inside the staging
         raise UserError(f"save_whole: save: expected a function writing a model into the folder it is given (such as "
@@ -203,6 +205,7 @@ def save_whole(save: Callable[[str], Any], save_directory: str | os.PathLike) ->
             tmp = Path(tempfile.mkdtemp(prefix=f"{SAVE_TEMP}{os.getpid()}-", dir=out))
             result = save(str(tmp))
             record_shards(tmp)  # a sharded save's index records its shards, checked on load (round 25, Y509-Y512)
+            record_weights(tmp)  # an adopted whole-file save's config.json its weights (round 27, S475)
             publish(tmp)
             # a Ctrl-C among the renames would leave a mix of two saves, and a load among them read one (U515)
             with swapping(out), held_stops(deliver_after=True):

@@ -1,0 +1,88 @@
+"""An adopted model's whole-file save held to its config.json: the sha256 of its weights file, recorded in config.json.
+
+    record_weights(folder)                 # save_whole: config.json's leviathan_weights_sha256 = {file: sha256}
+    check_weights(folder, raw, variant)    # load_adopted: UserError for a weights file that is not the saved one
+
+A sharded save's index records its shards (``shard_index``, round 25); a whole-file adopted save recorded nothing, so
+the model.safetensors of another save of the same settings (another seed, another step) loaded under this
+config.json, its generator settings digest and generation_config.json without a word, and gave that model's logits
+(issue 30 round 27, S475; round 25 had judged a whole-file swap by design, W316, as the name and size checks see
+it). ``save_whole`` now records the digest in config.json, beside transformers' keys, and ``load_adopted`` checks it
+after transformers' load, as the catch-all (weights that are no model's, or do not fit the config, are named first by
+the sharper checks before it); the key is taken off the loaded config, so it is never carried into a later save or a
+baked model stale.
+
+Footgun: a whole-file adopted save without the record (written by transformers alone, or by a leviathan before
+round 27) is refused, as settings without their digest (round 21, P305) and an index without its record are: taking
+it would switch the check off for anyone who deletes the key. Only adopted folders (config.json holding
+``leviathan_generator``) get it: ``LeviathanConfig`` takes no key it does not know. Reading the weights costs one pass
+per load, as the export's digests do.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+from pathlib import Path
+
+from ..errors import UserError, not_a_file
+from ..io import sha256_file
+
+RECORD = "leviathan_weights_sha256"  # config.json: {weights file name: sha256}
+_WHOLE = re.compile(r"^(?:model|pytorch_model)(?:\.[^.-]+)?\.(?:safetensors|bin)$")  # a variant's too, no shard
+_FIX = "restore the folder from a copy, or save the model again (model.save_pretrained(DIR))"
+
+
+def _whole_files(folder: Path) -> list[str]:
+    """The whole-file weights in ``folder`` (none when it holds a shard index: its shards are recorded there)."""
+    names = os.listdir(folder)
+    if any(".index" in n and n.endswith(".json") for n in names):
+        return []
+    return sorted(n for n in names if _WHOLE.match(n))
+
+
+def record_weights(folder: str | os.PathLike) -> None:
+    """Write into ``folder``'s config.json (a save's temporary folder) the sha256 of each whole weights file, when it
+    is an adopted model's (its config.json holds ``leviathan_generator``); any other folder is left as it is."""
+    folder = Path(folder)
+    config = folder / "config.json"
+    if not config.is_file():
+        return
+    content = json.loads(config.read_text())
+    files = _whole_files(folder)
+    if "leviathan_generator" not in content or not files:
+        return
+    content[RECORD] = {name: sha256_file(folder / name) for name in files}
+    config.write_text(json.dumps(content, indent=2, sort_keys=True) + "\n")
+
+
+def check_weights(folder: Path, raw: dict, variant: str | None) -> None:
+    """UserError unless each whole weights file transformers would read in ``folder`` (``variant``'s) is the one
+    config.json (``raw``) records (module docstring)."""
+    if variant is not None and not isinstance(variant, str):
+        return  # left to transformers' own refusal
+    suffix = f".{variant}" if variant else ""
+    files = [n for n in _whole_files(folder) if n in (f"model{suffix}.safetensors", f"pytorch_model{suffix}.bin")]
+    if not files:
+        return
+    config = str(folder / "config.json")
+    record = raw.get(RECORD)
+    if not isinstance(record, dict):
+        raise UserError(f"{config!r} records no sha256 of its weights ({RECORD}), which an adopted model's "
+                        f"save_pretrained writes with them, so weights of another save could not be told from its own: "
+                        f"config.json was edited, or the folder was saved by transformers alone or before round 27; "
+                        f"{_FIX}")
+    for name in files:
+        digest = record.get(name)
+        if not isinstance(digest, str):
+            raise UserError(f"{config!r} records no sha256 of {name} ({RECORD} lists {sorted(record)!r:.60}): the "
+                            f"weights file is not the one saved with this config.json; {_FIX}")
+        path = folder / name
+        if (what := not_a_file(path)) is not None:
+            raise UserError(f"{str(path)!r} {what}; {_FIX}")
+        found = sha256_file(path)
+        if found != digest:
+            raise UserError(f"{str(path)!r} is not the weights file saved with {config!r} (sha256 {found[:12]}..., "
+                            f"config.json records {digest[:12]}...): it comes from another save (another seed or "
+                            f"step), or config.json's record was edited; {_FIX}")

@@ -1,0 +1,64 @@
+"""``load_adopted`` and ``LeviathanForCausalLM.from_pretrained`` hold from_pretrained's keywords to a rule each, by
+name (``load_keywords._RULES``), before transformers reads them (issue 30 round 27): ``use_safetensors=False`` on a
+folder of safetensors only was transformers' "no file named model.safetensors" (S73, S472), ``gguf_file=`` a raw
+TypeError or a hub address for a local folder (S74, S473), ``quantization_config=object()`` a raw AttributeError
+(S506), and ``local_files_only='no'`` was read as true without a word (S502).
+"""
+
+from __future__ import annotations
+
+import pytest
+
+transformers = pytest.importorskip("transformers")
+
+from leviathan.errors import ArgumentTypeError, UserError  # noqa: E402
+from leviathan.hf import LeviathanForCausalLM, load_adopted  # noqa: E402
+from leviathan.hf.export import to_hf  # noqa: E402
+from test_hf_keywords_at_the_boundary import _native, _one_line, adopted_folder  # noqa: E402,F401  (a fixture)
+
+pytestmark = pytest.mark.reliability
+
+
+@pytest.fixture(scope="module")
+def export_folder(tmp_path_factory):
+    return to_hf(_native(), tmp_path_factory.mktemp("export") / "ex")
+
+
+def _loaders(adopted_folder, export_folder):
+    return [(load_adopted, adopted_folder, "load_adopted"),
+            (LeviathanForCausalLM.from_pretrained, export_folder, "LeviathanForCausalLM.from_pretrained")]
+
+
+@pytest.mark.parametrize("given, named", [
+    (dict(use_safetensors=False), r"use_safetensors=False asks for pickled weights .* holds its weights as "
+                                  r"safetensors only .*; leave use_safetensors out"),  # S73, S472
+    (dict(gguf_file="x.gguf"), r"gguf_file='x.gguf' is not taken: .*; leave gguf_file out"),  # S74, S473
+    (dict(quantization_config=object()), r"quantization_config=.*; "),  # S506
+])
+def test_a_keyword_the_product_cannot_honour_is_one_line(adopted_folder, export_folder, given, named):
+    for load, folder, who in _loaders(adopted_folder, export_folder):
+        with pytest.raises(UserError, match=f"^{who.replace('.', '[.]')}: {named}") as e:
+            load(folder, **given)
+        _one_line(e)
+
+
+def test_an_adopted_model_takes_no_quantization(adopted_folder):
+    """S506's kind: even a quantization config transformers knows; the generator is no quantizer's module."""
+    with pytest.raises(UserError, match=r"^load_adopted: quantization_config=dict is not taken by an adopted model: "
+                                        r".*bake_adopted"):
+        load_adopted(adopted_folder, quantization_config={"quant_method": "bitsandbytes_8bit", "load_in_8bit": True})
+
+
+@pytest.mark.parametrize("key", ["local_files_only", "use_safetensors", "force_download", "ignore_mismatched_sizes",
+                                 "trust_remote_code"])
+def test_a_text_switch_is_refused(adopted_folder, export_folder, key):
+    """S502: transformers read local_files_only='no' as true, the opposite of what was written."""
+    for load, folder, who in _loaders(adopted_folder, export_folder):
+        with pytest.raises(ArgumentTypeError, match=f"^{who.replace('.', '[.]')}: {key} must be True or False, got "
+                                                    f"'no'; pass {key}=True or {key}=False"):
+            load(folder, **{key: "no"})
+
+
+def test_the_switches_and_use_safetensors_true_still_load(adopted_folder, export_folder):
+    for load, folder, _ in _loaders(adopted_folder, export_folder):
+        assert load(folder, local_files_only=True, use_safetensors=True, trust_remote_code=None) is not None
