@@ -346,6 +346,8 @@ def write_sweep_records(sweep: str | os.PathLike, dest: str | os.PathLike | None
     from ...value_rules import check_callback, check_read_path, check_switches
 
     check_read_path("write_sweep_records", "sweep", sweep, "pass a sweep's --out folder")  # '' named '.' (U480's kind)
+    if dest is not None:  # a NUL: os.stat's raw ValueError after the first record was computed (round 27, S95's kind)
+        check_read_path("write_sweep_records", "dest", dest, "pass the results folder to write the records into")
     check_switches("write_sweep_records", redo=redo)
     check_callback("write_sweep_records", "log", log)
     log = log if log is not None else print
