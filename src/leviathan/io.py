@@ -75,6 +75,10 @@ def _write_together(files: dict, remove: Iterable, api: str) -> None:
     from .replace_together import replace_together
     from .storage import write_failure
 
+    from .empty_paths import refuse_folder_spelling
+
+    for path in files:  # 'x/' was a file named x; a last '..' was the rename's raw EBUSY (issue 30 round 27, R3)
+        refuse_folder_spelling(path, f"{api}: path", "NAME")
     encoded = {Path(path): _utf8(api, path, data) for path, data in files.items()}  # before any file is opened
     remove = list(remove)
     _refuse_special(api, [*encoded, *map(Path, remove)])  # remove= unlinked a user's pipe too (round 27, S239)

@@ -181,8 +181,8 @@ def write_record(path: str | os.PathLike, record: EmbeddingRecord, flag: str = "
     from ..method.embeddings import check_records
 
     check_records("write_record", "record", [record])  # round 24, W630's kind: 'a' was an AttributeError
+    check_record_target(path, flag)  # as typed: Path('ae/') is Path('ae') (round 27, R3's kind)
     path = Path(path)
-    check_record_target(path, flag)
     _check_same_run(path, record.run, flag)
     check_not_inside(path, flag, ("train", "prepare", "export"), within=RUN_CONTAINERS, verb="analyze")  # N124, C204, E352
     path.parent.mkdir(parents=True, exist_ok=True)
