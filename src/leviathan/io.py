@@ -72,10 +72,9 @@ def atomic_write_together(files: dict, remove: Iterable = ()) -> None:
 def _write_together(files: dict, remove: Iterable, api: str) -> None:
     """``atomic_write_together``'s work, its arguments checked; a failure is worded for ``api``, the helper called
     (``storage.write_failure``)."""
+    from .empty_paths import refuse_folder_spelling
     from .replace_together import replace_together
     from .storage import write_failure
-
-    from .empty_paths import refuse_folder_spelling
 
     for path in files:  # 'x/' was a file named x; a last '..' was the rename's raw EBUSY (issue 30 round 27, R3)
         refuse_folder_spelling(path, f"{api}: path", "NAME")

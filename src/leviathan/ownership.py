@@ -141,8 +141,8 @@ def _relative(name: object) -> bool:
 def _name_problem(name: object) -> str | None:
     """Why ``name`` is not a file (or glob) name inside the folder a marker may list: one that is empty, absolute,
     goes up through '..', is the folder itself ('.', './.'), holds a NUL byte or has a part no file system takes
-    (over 255 bytes, or not encodable) names no file in it. 'f\\x00' and '.' were recorded and
-    read back (issue 30 round 27, S287, S288)."""
+    (over 255 bytes, or not encodable) names no file in it. 'f\\x00' and '.' were recorded and read back (issue 30
+    round 27, S287, S288)."""
     if not isinstance(name, str) or not name:
         return "is not a relative file name inside the folder"
     if os.path.isabs(name) or ".." in Path(name).parts:
