@@ -165,6 +165,7 @@ def _main(argv: list[str] | None) -> int:
         twice = next(r for r in args.run if args.run.count(r) > 1)
         raise UserError(f"--run {twice!r} is given {args.run.count(twice)} times; give each run once")
     refuse_empty_path(args.data_dir, "--data-dir")  # "" was made the current folder (as for the verbs: B186)
+    refuse_empty_path(args.grid, "--grid")  # 'g.yaml/' went to the worktrees as a name (as for the verbs: round 27, R2)
     args.data_dir = os.path.abspath(args.data_dir)  # the runs train in the worktrees: a relative path meant nothing
     args.grid = grid_argument(args.grid)
     repo = _check_inputs(args)

@@ -3,7 +3,8 @@ as a folder's, ``--json bx/``, read as the file bx).
 
     refuse_empty_paths(parser, args)        # UserError naming the option, after a verb's arguments are parsed
     refuse_empty_path("", "--dest")         # the same for one value (scripts/collect_results.py)
-    refuse_folder_spelling("bx/", "--json", "bench.json")  # a FILE option typed as a folder: refused
+    refuse_folder_spelling("bx/", "--json", "bench.json")  # a FILE option typed as a folder ('bx/', 'bx/..'): refused
+    refuse_file_typed_as_folder("g.yaml/", "--grid")  # a file's path typed with a '/': refused, input or output
 
 ``Path("")`` is ``Path(".")``: ``collect_results.py --rewrite ""`` rewrote every results.jsonl, grid.json and
 lm_eval.json under the folder it ran in, and ``--dest ""`` wrote its grid's folder there (issue 30 round 15, B186,
@@ -27,20 +28,51 @@ PATH_DESTS = frozenset({"out", "out_dir", "dest", "run_dir", "checkpoint", "sour
 
 
 def refuse_empty_path(value, option: str) -> None:
-    """UserError when ``value`` (a path as typed, or a list of them) is the empty string."""
+    """UserError when ``value`` (a path as typed, or a list of them) is the empty string, or a file's path typed as
+    a folder's (``refuse_file_typed_as_folder``): the rules on a path as typed, which every verb's path options and
+    every script's pass."""
     values = value if isinstance(value, (list, tuple)) else [value]
     if any(isinstance(v, str) and v == "" for v in values):
         raise UserError(f"{option} is an empty path (\"\"), which would be read as the current folder; nothing was "
                         f"done; pass the path itself (an unset shell variable?), or '.' for the current folder")
+    for v in values:
+        refuse_file_typed_as_folder(v, option)
+
+
+def refuse_file_typed_as_folder(value, option: str) -> None:
+    """UserError when ``value``, a path as typed, ends in '/' (or '/.') but what it names is a file: the system
+    refuses such a path (ENOTDIR), and ``Path('c5.txt/')`` is ``Path('c5.txt')``, so ``prepare --val-source c5.txt/``,
+    ``--tokenizer tok.json/``, ``sweep --grid g.yaml/`` and ``train --config g.yaml/`` read the file without a word
+    while ``eval --text b1.txt/`` said the file "does not exist" (issue 30 round 27, R1, R2). One rule for every path
+    option, input or output: the slash is named as the fault. A path that names nothing is left to the option's
+    own check (a folder to be made, a file that does not exist)."""
+    if not isinstance(value, str) or not value.endswith(("/", "/.")):
+        return
+    base = value
+    while base.endswith(("/", "/.")) and base.strip("/") not in ("", "."):
+        base = base[:-1] if base.endswith("/") else base[:-2]
+    if os.path.lexists(base) and not os.path.isdir(base):
+        ending = value[len(base):]
+        raise UserError(f"{option} {value!r} ends in {ending!r}, which names a folder, but {base!r} is a file; drop "
+                        f"the {ending!r} and give {base!r}")
 
 
 def refuse_folder_spelling(value, option: str, example: str) -> None:
     """UserError when ``value``, the path of a FILE to write as typed, ends in '/' (or '/.'), which names a folder:
     ``Path('bx/')`` is ``Path('bx')``, so ``bench --json bx/``, ``analyze embeddings --out ae/`` and the scripts'
-    ``--json newdir/`` wrote a FILE named bx (issue 30 round 26, P3, P53). ``example``: a file name to suggest in it.
-    Footgun: call it on the value as typed, before any ``Path()`` of it; an option that names a folder takes the
-    slash."""
-    if not isinstance(value, str) or not value.endswith(("/", "/.")):
+    ``--json newdir/`` wrote a FILE named bx (issue 30 round 26, P3, P53); or its last part is '.' or '..', which
+    name a folder too: ``--out ae/..`` with no ae made the folder, computed, and then the rename onto 'ae/..' failed
+    with EBUSY, a traceback (round 27, R3, R4). ``example``: a file name to suggest in it. Footgun: call it on the
+    value as typed, before any ``Path()`` of it (a ``Path`` keeps a last '..', not a last '/'); an option that names a
+    folder takes the slash."""
+    if isinstance(value, os.PathLike) and isinstance(os.fspath(value), str):  # Path keeps a last '..' (not a '/')
+        value = os.fspath(value) if os.path.basename(os.fspath(value)) in (".", "..") else None
+    if not isinstance(value, str):
+        return
+    if value in (".", "..") or value.endswith("/.."):
+        raise UserError(f"{option} {value!r} ends in {os.path.basename(value)!r}, which names a folder; give a file "
+                        f"name, e.g. {os.path.join(value, example)}")
+    if not value.endswith(("/", "/.")):
         return
     ending = "/." if value.endswith("/.") else "/"
     folder = value[:-len(ending)].rstrip("/") or "/"

@@ -26,6 +26,7 @@ by ``publish``.
 
 from __future__ import annotations
 
+import errno
 import json
 import os
 import platform
@@ -71,9 +72,12 @@ def atomic_write_together(files: dict, remove: Iterable = ()) -> None:
 def _write_together(files: dict, remove: Iterable, api: str) -> None:
     """``atomic_write_together``'s work, its arguments checked; a failure is worded for ``api``, the helper called
     (``storage.write_failure``)."""
+    from .empty_paths import refuse_folder_spelling
     from .replace_together import replace_together
     from .storage import write_failure
 
+    for path in files:  # 'x/' was a file named x; a last '..' was the rename's raw EBUSY (issue 30 round 27, R3)
+        refuse_folder_spelling(path, f"{api}: path", "NAME")
     encoded = {Path(path): _utf8(api, path, data) for path, data in files.items()}  # before any file is opened
     remove = list(remove)
     _refuse_special(api, [*encoded, *map(Path, remove)])  # remove= unlinked a user's pipe too (round 27, S239)
@@ -220,11 +224,17 @@ def _temporary_of(path: Path) -> Path:
 def check_writable(path: str | os.PathLike) -> None:
     """Raise the ``OSError`` that ``atomic_write_bytes(path, ...)`` would meet (a missing or read-only folder, no
     permission), by creating and removing the temporary file it would write; the error names ``path``. For a verb
-    that writes its result only after minutes of work (``bench --json``): find out before, not after."""
+    that writes its result only after minutes of work (``bench --json``): find out before, not after. What stands at
+    ``path`` is judged as the writer judges it: a device, a pipe or a socket is its ``ArgumentValueError``
+    (``_refuse_special``), a folder the rename's IsADirectoryError; a named pipe was answered writable, which the
+    writer then refused (issue 30 round 27, S267)."""
     from .value_rules import api_check, path_problem
 
     api_check("check_writable", "path", path_problem(path), "pass the path of the file to write")
     path = Path(path)
+    _refuse_special("check_writable", [path])
+    if path.is_dir() and not path.is_symlink():  # the rename onto a folder fails; onto a link it replaces the link
+        raise IsADirectoryError(errno.EISDIR, os.strerror(errno.EISDIR), os.fspath(path))
     tmp = _temporary_of(path)
     try:
         with open(tmp, "xb"):

@@ -249,6 +249,9 @@ def folder_lock(folder: str | os.PathLike, verb: str, fix: str = "choose another
     from .value_rules import api_check, path_problem
 
     api_check("folder_lock", "folder", path_problem(folder), "pass the folder to lock")
+    if not isinstance(verb, str) or not verb:  # '' was taken; each holder line said "cannot  into" (round 27, S280)
+        api_check("folder_lock", "verb", f"expected the name of the verb taking the lock, got {verb!r:.40}",
+                  "pass one, e.g. 'train' (write_marker's rule)")
     who = who or f"`leviathan {verb}`"
     check_utf8_name(folder, verb)
     folder = Path(os.path.abspath(folder)) if beside else Path(folder)  # "." has a name once absolute

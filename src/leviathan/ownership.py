@@ -138,7 +138,28 @@ def read_marker(folder: str | os.PathLike) -> OutputMarker | None:
 
 
 def _relative(name: object) -> bool:
-    return isinstance(name, str) and bool(name) and not os.path.isabs(name) and ".." not in Path(name).parts
+    """Whether ``name`` is one a marker may list (``_name_problem``), for the reader and the writer alike."""
+    return _name_problem(name) is None
+
+
+def _name_problem(name: object) -> str | None:
+    """Why ``name`` is not a file (or glob) name inside the folder a marker may list: one that is empty, absolute,
+    goes up through '..', is the folder itself ('.', './.'), holds a NUL byte or has a part no file system takes
+    (over 255 bytes, or not encodable) names no file in it. 'f\\x00' and '.' were recorded and read back (issue 30
+    round 27, S287, S288)."""
+    if not isinstance(name, str) or not name:
+        return "is not a relative file name inside the folder"
+    if os.path.isabs(name) or ".." in Path(name).parts:
+        return "is not a relative file name inside the folder (absolute, or through '..')"
+    if "\0" in name:
+        return "holds a NUL byte, which no file name can hold"
+    if os.path.normpath(name) == ".":
+        return "names the folder itself, not a file in it"
+    try:
+        too_long = any(len(os.fsencode(part)) > 255 for part in Path(name).parts)
+    except UnicodeEncodeError:
+        return "is not text a file name can hold (not encodable to the file system's encoding)"
+    return "has a part longer than the 255 bytes a file name may have" if too_long else None
 
 
 def write_marker(folder: str | os.PathLike, verb: str, files: Iterable[str] | None = None,
@@ -182,9 +203,9 @@ def _check_marker_request(folder: str | os.PathLike, verb: object, files: object
     names = list(files)
     seen: dict[str, str] = {}
     for name in names:
-        if not _relative(name):
-            api_check("write_marker", "files", f"{name!r:.60} is not a relative file name inside the folder "
-                      f"(read_marker refuses a marker listing it as damaged)", fix)
+        if (problem := _name_problem(name)) is not None:
+            api_check("write_marker", "files", f"{name!r:.60} {problem} (read_marker refuses a marker listing it as "
+                      f"damaged)", fix)
         if os.path.normpath(name) in seen:
             api_check("write_marker", "files", f"names one file twice ({seen[os.path.normpath(name)]!r} and "
                       f"{name!r})", fix)
@@ -536,14 +557,15 @@ def check_not_special(path: str | os.PathLike, flag: str) -> None:
 
 
 # ---- inputs and outputs --------------------------------------------------------------------------
-def check_path_given(path, name: str) -> None:
+def check_path_given(path, name: str, place: str = "the folder to write") -> None:
     """UserError naming ``name`` when an API writer's place ``path`` is not a path (``value_rules.path_problem``):
     ``to_hf(m, None)`` was os.fspath's "expected str, bytes or os.PathLike object, not NoneType", naming no argument
-    (issue 30 round 19, J244)."""
+    (issue 30 round 19, J244); a NUL byte in it was os.stat's raw "embedded null byte" (round 27, S95). ``place``:
+    what the path names, for the fix."""
     from .value_rules import path_problem
 
     if (problem := path_problem(path)) is not None:
-        raise UserError(f"{name}: {problem}; pass the path of the folder to write")
+        raise UserError(f"{name}: {problem}; pass the path of {place}")
 
 
 def replaced_folder(folder: str | os.PathLike, flag: str) -> Path:
@@ -593,6 +615,7 @@ def check_apart(source: str | os.PathLike, source_what: str, out: str | os.PathL
                 inside_ok: bool = False) -> None:
     """UserError when the output folder ``out`` is the input ``source``, holds it, or (unless ``inside_ok``: an
     export kept in its run folder) lies inside it: writing or replacing one would change the other."""
+    check_path_given(out, out_what, "the output to write")  # a NUL: realpath's raw ValueError (round 27, S554)
     a, b = Path(os.path.realpath(source)), Path(os.path.realpath(out))
     if a == b:
         relation = "is the same folder as"
@@ -622,6 +645,7 @@ def check_not_inside(folder: str | os.PathLike, what: str, verbs: Iterable[str],
     (``HOLDS``: a sweep's folder holds sweeps, reports and its runs; a report's holds nothing else) refuses it too
     (``_foreign``): prepare's data folder, lm-eval's results and bench's JSON were written among a sweep's or a
     report's files, exit 0, while report and train refused theirs there (issue 30 round 16, C203, C204, C251)."""
+    check_path_given(folder, what, "the output to write")  # a NUL: realpath's raw ValueError (round 27, S95's kind)
     verbs, within = set(verbs), within or {}
     real = Path(os.path.realpath(folder))
     nearest = True  # the nearest output above judges a foreign verb (a stage's run lies in the plan's folder)

@@ -121,18 +121,26 @@ def thread_problem(value) -> str | None:
     return problem
 
 
+NUL = "\0"  # the one character no path can hold (the system ends a path's name at it)
+
+
 def path_problem(value, many: bool = False) -> str | None:
     """Why ``value`` is not a path (or, with ``many``, a non-empty list of them); '' is the current folder to
     ``Path`` (issue 30 round 15, B186). ``write_report``'s rule (round 16), and every API writer's place since
-    round 19 (J244: ``to_hf(m, None)`` was os.fspath's TypeError naming no argument)."""
+    round 19 (J244: ``to_hf(m, None)`` was os.fspath's TypeError naming no argument). A NUL byte is refused here,
+    where every writer's and reader's place passes: no file name can hold one, and each writer ended in Python's raw
+    "ValueError: embedded null byte" from its first os.stat (issue 30 round 27, S95, S110, S227, S474, S551-S559)."""
     values = list(value) if many and isinstance(value, (list, tuple)) else [value]
     if not values:
         return "is an empty list: no results folder was given"
     for v in values:
-        if not isinstance(v, (str, os.PathLike)):
+        if not isinstance(v, (str, os.PathLike)) or not isinstance(text := os.fspath(v), str):
             return f"expected a path (a str or a pathlib.Path), got {v!r:.60}"
-        if os.fspath(v) == "":
+        if text == "":
             return "is an empty path (''), which would be read as the current folder"
+        if NUL in text:
+            return (f"{text!r:.80} holds a NUL byte ('\\x00', character {text.index(NUL) + 1}), which no file or "
+                    f"folder name can hold (remove it)")
     return None
 
 

@@ -154,7 +154,11 @@ def _written_here(directory: Path) -> bool:
 
 def write_hf_tokenizer_owned(tokenizer, directory: str | os.PathLike, model_max_length: int | None = None) -> None:
     """``write_hf_tokenizer`` without its check of whose folder ``directory`` is: for a verb writing into a folder of
-    its own (an export's temporary folder, the harness's view)."""
+    its own (an export's temporary folder, the harness's view). Its place is still a path (a NUL byte was open's raw
+    ValueError, issue 30 round 27, S555's kind)."""
+    from ..ownership import check_path_given
+
+    check_path_given(directory, "write_hf_tokenizer_owned")
     directory = Path(directory)
     if hasattr(tokenizer, "to_json"):
         text = tokenizer.to_json()

@@ -288,7 +288,11 @@ class LeviathanForCausalLM(LeviathanPreTrainedModel, GenerationMixin):
         return save_whole(lambda folder: self.save_owned(folder, *args, **kwargs), save_directory)
 
     def save_owned(self, save_directory, *args, **kwargs):
-        """``save_pretrained`` without the check: for ``export``, saving into a new temporary folder of its own."""
+        """``save_pretrained`` without the check: for ``export``, saving into a new temporary folder of its own. Its
+        place is still a path (a NUL byte was os.makedirs' raw ValueError, issue 30 round 27, S474's kind)."""
+        from ..ownership import check_path_given
+
+        check_path_given(save_directory, "save_owned")
         return super().save_pretrained(save_directory, *args, **kwargs)
 
     # ---- embeddings --------------------------------------------------------------------------

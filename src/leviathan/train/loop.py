@@ -57,6 +57,7 @@ from ..memory_preflight import out_of_memory
 from ..ownership import check_apart, check_claim, check_not_container, check_not_inside, mark
 from ..model.accounting import count_model
 from ..stop_signals import stop_and_interrupt_signals
+from ..value_rules import api_check, path_problem
 from ..initial_model import initial_model
 from . import checkpoint as ckpt
 from . import distributed as D
@@ -106,6 +107,7 @@ def train(cfg: RunConfig, run_dir: str | os.PathLike, resume: str | None = None,
     """
     if not isinstance(run_dir, (str, os.PathLike)) or not os.fspath(run_dir):  # round 8: None was os.fspath's TypeError
         raise TypeError(f"run_dir must be the path of the run folder (str or Path), got {run_dir!r:.60}")
+    api_check("train", "run_dir", path_problem(run_dir), "pass the path of the run folder")  # a NUL (round 27, S554)
     if not isinstance(cfg, RunConfig):  # a text ended in an AttributeError (issue 30 round 9, M131)
         raise TypeError(f"cfg must be a RunConfig (leviathan.run_config.load_run_config(CONFIG, OVERRIDES)), got "
                         f"{type(cfg).__name__} {cfg!r:.60}")

@@ -181,8 +181,8 @@ def write_record(path: str | os.PathLike, record: EmbeddingRecord, flag: str = "
     from ..method.embeddings import check_records
 
     check_records("write_record", "record", [record])  # round 24, W630's kind: 'a' was an AttributeError
+    check_record_target(path, flag)  # as typed: Path('ae/') is Path('ae') (round 27, R3's kind)
     path = Path(path)
-    check_record_target(path, flag)
     _check_same_run(path, record.run, flag)
     check_not_inside(path, flag, ("train", "prepare", "export"), within=RUN_CONTAINERS, verb="analyze")  # N124, C204, E352
     path.parent.mkdir(parents=True, exist_ok=True)
@@ -346,6 +346,8 @@ def write_sweep_records(sweep: str | os.PathLike, dest: str | os.PathLike | None
     from ...value_rules import check_callback, check_read_path, check_switches
 
     check_read_path("write_sweep_records", "sweep", sweep, "pass a sweep's --out folder")  # '' named '.' (U480's kind)
+    if dest is not None:  # a NUL: os.stat's raw ValueError after the first record was computed (round 27, S95's kind)
+        check_read_path("write_sweep_records", "dest", dest, "pass the results folder to write the records into")
     check_switches("write_sweep_records", redo=redo)
     check_callback("write_sweep_records", "log", log)
     log = log if log is not None else print

@@ -656,12 +656,13 @@ def empty_selection(grid: Grid, only, regimes, shard: tuple[int, int] | None) ->
     return line
 
 
-def _check_sweep_call(grid, options, log) -> None:
+def _check_sweep_call(grid, out_dir, options, log) -> None:
     """TypeError for a ``run_sweep`` argument of the wrong kind, before anything is written: a grid file's name
     (``run_sweep('g1.yaml', OUT)``) and a dict of options ended in a raw AttributeError, and ``log='yes'`` in
     "'str' object is not callable" after grid.json and the folder's marker were written (issue 30 round 18,
-    G464-G466)."""
-    from ...value_rules import check_callback
+    G464-G466). ``out_dir`` must be a path (a NUL byte was realpath's raw ValueError, issue 30 round 27, S95's
+    kind)."""
+    from ...value_rules import api_check, check_callback, path_problem
 
     if not isinstance(grid, Grid):
         raise TypeError(f"run_sweep: grid must be a Grid (leviathan.load_grid(NAME_OR_FILE)), got "
@@ -669,6 +670,7 @@ def _check_sweep_call(grid, options, log) -> None:
     if not isinstance(options, SweepOptions):
         raise TypeError(f"run_sweep: options must be a SweepOptions, got {type(options).__name__} {options!r:.60}; "
                         f"pass SweepOptions(only=[...], ...) (its fields are leviathan sweep's flags)")
+    api_check("run_sweep", "out_dir", path_problem(out_dir), "pass the sweep's folder (as leviathan sweep's --out)")
     check_callback("run_sweep", "log", log)
 
 
@@ -700,7 +702,7 @@ def run_sweep(grid: Grid, out_dir: str | os.PathLike, options: SweepOptions = Sw
               log: Callable[[str], None] = print) -> list[ResultRow]:
     """Train and evaluate the grid's runs that ``options`` select and that have no row yet; the rows appended now.
     Every run config is built before the first run trains; what every run shares travels as one ``_Job``."""
-    _check_sweep_call(grid, options, log)
+    _check_sweep_call(grid, out_dir, options, log)
     log = print if log is None else log  # None is the default, as check_callback's line says (round 24, W718)
     o = options
     out_dir = Path(out_dir)
