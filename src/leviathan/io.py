@@ -33,6 +33,8 @@ import warnings
 from pathlib import Path
 from typing import Any, Iterable, Optional
 
+from .cache_place import cache_root  # noqa: F401 - the cache root rule, re-exported (its own module: errors needs it)
+
 DATA_ENV = "LEVIATHAN_DATA"
 OLD_DATA_ENV = "LEVIATHAN_SHARED"  # deprecated: names the folder *above* data/
 DEFAULT_DATA = Path("..") / "shared" / "data"  # beside a checkout, seen from its root
@@ -467,14 +469,6 @@ def books_root() -> Optional[Path]:
     root = data_root(search=True)
     ok = root is not None and all((root / "gutenberg" / split).is_dir() for split in ("train", "valid"))
     return root.resolve() if ok else None
-
-
-def cache_root() -> Path:
-    """``$LEVIATHAN_CACHE``, else ``$XDG_CACHE_HOME/leviathan``, else ``~/.cache/leviathan`` (not created)."""
-    explicit = os.environ.get("LEVIATHAN_CACHE")
-    if explicit:
-        return Path(explicit).expanduser()
-    return Path(os.environ.get("XDG_CACHE_HOME") or "~/.cache").expanduser() / "leviathan"
 
 
 # --------------------------------------------------------------------------------------------

@@ -3,8 +3,9 @@ R73, R76, "unclear").
 
 Each was one clean line, exit 2, yet followed it led nowhere: ``gpu_check.py bench --quick --preset nope`` told to
 drop --quick, which met "not a model preset" (R61); gpu_check.sh took PYTHON=/bin/true (it exits 0) for a python,
-and every stage then failed on a work folder never made, no line naming PYTHON (R21); the rest are named in their
-tests. Each line now names the
+and every stage then failed on a work folder never made, no line naming PYTHON (R21); with LEVIATHAN_CACHE naming a
+file, bench's line named --json / --cache-dir and demo's --run-dir, neither given, and bench trained its BPE before
+finding the file (R76); the rest are named in their tests. Each line now names the
 cause first and a fix this very command takes.
 """
 
@@ -16,7 +17,7 @@ from pathlib import Path
 import pytest
 
 sys.path.insert(0, str(Path(__file__).parent))
-from reliability_support import one_error  # noqa: E402
+from reliability_support import cli, one_error  # noqa: E402
 from test_gpu_check_output_rules import gc, refused  # noqa: E402,F401 - fixtures
 from test_gpu_check_verb_rules import QUICK, _shell  # noqa: E402
 
@@ -56,3 +57,20 @@ def test_a_python_setting_that_is_no_python_is_named(tmp_path, body, says):
     line = one_error(err)
     assert str(exe) in line and says in line, line
     assert not (tmp_path / "gw").exists()
+
+
+# ---- R76: a place that came from $LEVIATHAN_CACHE is named by it -------------------------------------
+@pytest.mark.parametrize("argv, also", [
+    (["bench", "--quick", "--only", "train", "--config", "cpu"], ", or give --cache-dir)"),
+    (["demo", "--steps", "1", "--run-dir", "dm"], "another folder)"),
+], ids=["bench", "demo"])
+def test_a_file_as_the_cache_folder_names_leviathan_cache(tmp_path, monkeypatch, argv, also):
+    (tmp_path / "ufile").write_text("mine\n")
+    monkeypatch.setenv("LEVIATHAN_CACHE", "ufile")
+    proc = cli(argv, cwd=tmp_path, timeout=120)
+    assert proc.returncode == 2, proc.stderr[-2000:]
+    line = one_error(proc.stderr)
+    assert "a file is in the way" in line and "$LEVIATHAN_CACHE='ufile': set LEVIATHAN_CACHE to another folder" in line
+    assert line.endswith(also) and "--json" not in line and "--run-dir" not in line, line
+    assert "training a BPE" not in proc.stderr  # refused before minutes of training, not after
+    assert (tmp_path / "ufile").read_text() == "mine\n" and sorted(p.name for p in tmp_path.iterdir()) == ["ufile"]
