@@ -1,19 +1,21 @@
 """Inputs the verbs took without a word (issue 30 round 27: R36, R77, R78, R87, "silent").
 
 ``bench --only generator --config widths`` loaded the data of four width configurations, then measured the paper
-defaults as without --config, exit 0: a configuration list given to sections that measure none (R36); the rest are
-named in their tests. Each is now refused in one line naming what would use it, or said in the output.
+defaults as without --config, exit 0: a configuration list given to sections that measure none (R36); ``params
+--isoparametric model.embedding=dense_tied`` showed an "iso" row matched to dense_untied's count, a row the table
+left out, beside a dense_tied half its size (R87); the rest are named in their tests. Each is now refused in one line naming what would use it, or said in the output.
 """
 
 from __future__ import annotations
 
+import json
 import sys
 from pathlib import Path
 
 import pytest
 
 sys.path.insert(0, str(Path(__file__).parent))
-from reliability_support import cli_error  # noqa: E402
+from reliability_support import cli, cli_error  # noqa: E402
 
 
 # ---- R36: bench's --config (and --decode-tokens) given to sections that do not use it -------------------
@@ -47,3 +49,19 @@ def test_sections_that_measure_no_configuration_load_none(monkeypatch):
     with pytest.raises(KeyboardInterrupt):
         runner.run_benchmark(BenchOptions(configs=("cpu", "tiny"), sections=("generator",), quick=True), log=None)
     assert loaded == [{"paper"}]
+
+
+# ---- R87: the row the isoparametric depth is matched to is shown --------------------------------------
+@pytest.mark.parametrize("embedding", ["dense_tied", "leviathan"])
+def test_the_iso_rows_target_is_shown_when_not_listed(embedding):
+    proc = cli(["params", "--isoparametric", "--preset", "cpu-tiny", f"model.embedding={embedding}", "--json"])
+    assert proc.returncode == 0, proc.stderr
+    rows = {r["name"]: r for r in json.loads(proc.stdout)}
+    target = rows["dense_untied (iso target)"]
+    iso = next(r for name, r in rows.items() if name.startswith("leviathan iso"))
+    assert abs(iso["total"] - target["total"]) / target["total"] < 0.01 and embedding in rows
+
+
+def test_the_default_table_lists_dense_untied_once():
+    proc = cli(["params", "--isoparametric", "--preset", "cpu-tiny"])
+    assert proc.returncode == 0 and proc.stdout.count("dense_untied") == 1 and "iso target" not in proc.stdout
