@@ -3,12 +3,15 @@
 ``bench --only generator --config widths`` loaded the data of four width configurations, then measured the paper
 defaults as without --config, exit 0: a configuration list given to sections that measure none (R36); ``params
 --isoparametric model.embedding=dense_tied`` showed an "iso" row matched to dense_untied's count, a row the table
-left out, beside a dense_tied half its size (R87); the rest are named in their tests. Each is now refused in one line naming what would use it, or said in the output.
+left out, beside a dense_tied half its size (R87); ``demo`` with $LEVIATHAN_DATA naming a folder without the
+Gutenberg books (R77), or one that does not exist (R78), trained on the standard library's sources without a word:
+now a note says so, and a missing folder is refused as lm-eval refuses it. Each is now refused in one line naming what would use it, or said in the output.
 """
 
 from __future__ import annotations
 
 import json
+import os
 import sys
 from pathlib import Path
 
@@ -65,3 +68,53 @@ def test_the_iso_rows_target_is_shown_when_not_listed(embedding):
 def test_the_default_table_lists_dense_untied_once():
     proc = cli(["params", "--isoparametric", "--preset", "cpu-tiny"])
     assert proc.returncode == 0 and proc.stdout.count("dense_untied") == 1 and "iso target" not in proc.stdout
+
+
+# ---- R77, R78: a $LEVIATHAN_DATA without the books, or not there -----------------------------------------
+@pytest.mark.parametrize("argv", [["demo", "--steps", "1", "--run-dir", "dmd4", "--quiet"],
+                                  ["bench", "--quick", "--only", "train", "--config", "tiny", "--cache-dir", "bc"]],
+                         ids=["demo", "bench"])
+def test_a_data_folder_the_setting_names_that_is_not_there_is_refused(tmp_path, monkeypatch, argv):
+    monkeypatch.setenv("LEVIATHAN_DATA", str(tmp_path / "nonexistent"))
+    monkeypatch.setenv("LEVIATHAN_CACHE", str(tmp_path / "cache"))
+    line = cli_error(argv, cwd=tmp_path)
+    assert line == (f"error: the data folder {str(tmp_path / 'nonexistent')!r} (named by $LEVIATHAN_DATA) does not "
+                    f"exist; set LEVIATHAN_DATA to the folder holding gutenberg/train and gutenberg/valid, or unset it "
+                    f"to use the Python standard library's sources"), line
+    assert not os.listdir(tmp_path)
+
+
+def test_a_data_folder_without_the_books_is_said_before_the_stdlib_is_used(tmp_path, monkeypatch, capsys):
+    """R77: the demo's corpus source is chosen in ``_prepare_data``; its note is printed (under --quiet too) before
+    the (minutes of) preparing, which is cut short here."""
+    import importlib
+
+    from leviathan.commands import demo
+
+    prepare_module = importlib.import_module("leviathan.data.prepare")  # the package's `prepare` is the function
+
+    (tmp_path / "corpus").mkdir()
+    (tmp_path / "corpus" / "b1.txt").write_text("a book of mine\n")
+    monkeypatch.setenv("LEVIATHAN_DATA", str(tmp_path / "corpus"))
+    sources = []
+
+    def prepare(source, out, **kwargs):
+        sources.append(source)
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(prepare_module, "prepare", prepare)
+    with pytest.raises(KeyboardInterrupt):
+        demo._prepare_data(tmp_path / "dd", explicit=True, vocab=300, quiet=True)
+    assert sources == ["stdlib"]
+    assert (f"note: the data folder {str(tmp_path / 'corpus')!r} (named by $LEVIATHAN_DATA) holds no Gutenberg books "
+            f"(gutenberg/train and gutenberg/valid); the Python standard library's sources are used instead"
+            in capsys.readouterr().err)
+
+
+def test_the_default_data_folder_without_books_is_the_quiet_fallback(tmp_path, monkeypatch):
+    from leviathan.io import books_note, books_root
+
+    monkeypatch.delenv("LEVIATHAN_DATA", raising=False)
+    monkeypatch.delenv("LEVIATHAN_SHARED", raising=False)
+    monkeypatch.chdir(tmp_path)  # no ../shared/data here
+    assert books_root() is None and books_note() is None
