@@ -5,7 +5,9 @@ Each was one clean line, exit 2, yet followed it led nowhere: ``gpu_check.py ben
 drop --quick, which met "not a model preset" (R61); gpu_check.sh took PYTHON=/bin/true (it exits 0) for a python,
 and every stage then failed on a work folder never made, no line naming PYTHON (R21); with LEVIATHAN_CACHE naming a
 file, bench's line named --json / --cache-dir and demo's --run-dir, neither given, and bench trained its BPE before
-finding the file (R76); the rest are named in their tests. Each line now names the
+finding the file (R76); a sweep on a data folder with an empty val split said its eval set "scores -1 target(s)"
+and offered fewer buckets or a larger set, naming neither the empty split nor the fix (R59); the rest are named in
+their tests. Each line now names the
 cause first and a fix this very command takes.
 """
 
@@ -17,7 +19,7 @@ from pathlib import Path
 import pytest
 
 sys.path.insert(0, str(Path(__file__).parent))
-from reliability_support import cli, one_error  # noqa: E402
+from reliability_support import cli, cli_error, one_error, one_run_grid, write_corpus  # noqa: E402
 from test_gpu_check_output_rules import gc, refused  # noqa: E402,F401 - fixtures
 from test_gpu_check_verb_rules import QUICK, _shell  # noqa: E402
 
@@ -74,3 +76,17 @@ def test_a_file_as_the_cache_folder_names_leviathan_cache(tmp_path, monkeypatch,
     assert line.endswith(also) and "--json" not in line and "--run-dir" not in line, line
     assert "training a BPE" not in proc.stderr  # refused before minutes of training, not after
     assert (tmp_path / "ufile").read_text() == "mine\n" and sorted(p.name for p in tmp_path.iterdir()) == ["ufile"]
+
+
+# ---- R59: an eval set with nothing to score is named as empty --------------------------------------------
+def test_a_sweep_on_an_empty_val_split_names_it_and_the_prepare_fix(tmp_path):
+    from leviathan.data.prepare import prepare
+
+    dq = tmp_path / "dq"
+    prepare(str(write_corpus(tmp_path / "corpus", num_docs=6)), dq, tokenizer="bpe:300", val_fraction=0,
+            progress=False, log=lambda msg: None)
+    line = cli_error(["sweep", "--grid", one_run_grid(dq, tmp_path), "--data-dir", dq, "--out", tmp_path / "sdq"])
+    assert line == (f"error: grid 'g': eval set 'val' is the val split of {str(dq)!r}, which holds 0 token(s), no "
+                    f"target to score; prepare the data with a validation split (leviathan prepare ... --val-fraction "
+                    f"0.01, or --val-source FILE), or leave the set out of eval.sets"), line
+    assert not (tmp_path / "sdq").exists()
