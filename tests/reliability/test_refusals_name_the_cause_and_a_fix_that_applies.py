@@ -6,8 +6,9 @@ drop --quick, which met "not a model preset" (R61); gpu_check.sh took PYTHON=/bi
 and every stage then failed on a work folder never made, no line naming PYTHON (R21); with LEVIATHAN_CACHE naming a
 file, bench's line named --json / --cache-dir and demo's --run-dir, neither given, and bench trained its BPE before
 finding the file (R76); a sweep on a data folder with an empty val split said its eval set "scores -1 target(s)"
-and offered fewer buckets or a larger set, naming neither the empty split nor the fix (R59); the rest are named in
-their tests. Each line now names the
+and offered fewer buckets or a larger set, naming neither the empty split nor the fix (R59); ``eval`` on a run
+folder train was writing, before its first checkpoint, sent the user to another run folder, not saying the run is
+being trained (R51); the rest are named in their tests. Each line now names the
 cause first and a fix this very command takes.
 """
 
@@ -19,7 +20,8 @@ from pathlib import Path
 import pytest
 
 sys.path.insert(0, str(Path(__file__).parent))
-from reliability_support import cli, cli_error, one_error, one_run_grid, write_corpus  # noqa: E402
+from reliability_support import (cli, cli_error, launch, one_error, one_run_grid, run_overrides,  # noqa: E402
+                                 wait_for, write_corpus)
 from test_gpu_check_output_rules import gc, refused  # noqa: E402,F401 - fixtures
 from test_gpu_check_verb_rules import QUICK, _shell  # noqa: E402
 
@@ -90,3 +92,19 @@ def test_a_sweep_on_an_empty_val_split_names_it_and_the_prepare_fix(tmp_path):
                     f"target to score; prepare the data with a validation split (leviathan prepare ... --val-fraction "
                     f"0.01, or --val-source FILE), or leave the set out of eval.sets"), line
     assert not (tmp_path / "sdq").exists()
+
+
+# ---- R51: a run being trained, before its first checkpoint -----------------------------------------------
+def test_eval_on_a_run_before_its_first_checkpoint_says_it_is_being_trained(data, tmp_path):
+    run, marker = tmp_path / "rtw", tmp_path / "paused"
+    argv = ["train", *run_overrides(data, max_steps=4), "--run-dir", str(run), "--quiet"]
+    first = launch(argv, tmp_path, plan={"pause": {"step": 2, "where": "rename", "marker": str(marker)}})
+    try:
+        wait_for(marker.exists, first, "the train to reach its first checkpoint's rename")
+        line = cli_error(["eval", run])
+    finally:
+        first.kill()
+        first.wait()
+    assert f"{str(run)!r} holds no complete checkpoint" in line
+    assert (f"it is a run process {first.pid} (" in line and "is training now (it holds" in line
+            and "has saved no checkpoint yet: wait for its first one (every checkpoint_interval steps" in line), line
