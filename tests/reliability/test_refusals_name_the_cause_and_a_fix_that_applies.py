@@ -8,7 +8,10 @@ file, bench's line named --json / --cache-dir and demo's --run-dir, neither give
 finding the file (R76); a sweep on a data folder with an empty val split said its eval set "scores -1 target(s)"
 and offered fewer buckets or a larger set, naming neither the empty split nor the fix (R59); ``eval`` on a run
 folder train was writing, before its first checkpoint, sent the user to another run folder, not saying the run is
-being trained (R51); the rest are named in their tests. Each line now names the
+being trained (R51); ``train --resume auto --run-dir SWEEP`` without --config spoke of the built-in defaults and
+told to start a run there with --config, which was refused in turn as the sweep's folder (R73); ``same_numbers.py
+--steps 1`` on the smoke grid (warmup 2) relayed train's "set schedule.warmup_steps", which the script does not take,
+after a worktree was made and the training started (R18). Each line now names the
 cause first and a fix this very command takes.
 """
 
@@ -20,8 +23,8 @@ from pathlib import Path
 import pytest
 
 sys.path.insert(0, str(Path(__file__).parent))
-from reliability_support import (cli, cli_error, launch, one_error, one_run_grid, run_overrides,  # noqa: E402
-                                 wait_for, write_corpus)
+from reliability_support import (cli, cli_error, copied_sweep, launch, one_error, one_run_grid, run_overrides,  # noqa: E402
+                                 script, wait_for, write_corpus)
 from test_gpu_check_output_rules import gc, refused  # noqa: E402,F401 - fixtures
 from test_gpu_check_verb_rules import QUICK, _shell  # noqa: E402
 
@@ -108,3 +111,27 @@ def test_eval_on_a_run_before_its_first_checkpoint_says_it_is_being_trained(data
     assert f"{str(run)!r} holds no complete checkpoint" in line
     assert (f"it is a run process {first.pid} (" in line and "is training now (it holds" in line
             and "has saved no checkpoint yet: wait for its first one (every checkpoint_interval steps" in line), line
+
+
+# ---- R73: --resume without --config on a sweep's folder -----------------------------------------------
+def test_resume_auto_on_a_sweep_folder_names_the_sweep_and_its_own_command(one_run_sweep, tmp_path_factory):
+    sweep = copied_sweep(one_run_sweep, tmp_path_factory, "r73")
+    before = sorted(p.name for p in sweep.rglob("*"))
+    line = cli_error(["train", "--resume", "auto", "--run-dir", sweep, "max_steps=8"])
+    assert line == (f"error: {str(sweep)!r} is the output of `leviathan sweep` (its leviathan_output.json says so), "
+                    f"not a run of train; to resume the sweep, run the same `leviathan sweep --grid GRID --out "
+                    f"{sweep}` command again (it trains only the runs results.jsonl lacks)"), line
+    assert sorted(p.name for p in sweep.rglob("*")) == before
+
+
+# ---- R18: same_numbers.py --steps shorter than the run's warmup ---------------------------------------
+def test_same_numbers_refuses_steps_below_the_warmup_before_any_worktree(data, tmp_path, monkeypatch):
+    (tmp_path / "tmp").mkdir()
+    monkeypatch.setenv("TMPDIR", str(tmp_path / "tmp"))  # where the script makes its worktrees: left empty
+    done = script("same_numbers.py", ["HEAD", "HEAD", "--grid", "smoke", "--run", "a-dense_tied-s0", "--steps", "1",
+                                      "--data-dir", data], cwd=tmp_path)
+    assert done.returncode == 2 and done.stdout == "", done
+    assert one_error(done.stderr) == ("error: --steps 1 is shorter than run a-dense_tied-s0's warmup "
+                                      "(schedule.warmup_steps=2 in its grid): train refuses a run that ends before "
+                                      "its learning rate is reached; pass --steps 2 or more")
+    assert not list((tmp_path / "tmp").iterdir())
