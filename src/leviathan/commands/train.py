@@ -199,7 +199,7 @@ def _refuse_other_verbs_output(run_dir: Path) -> None:
         marker = read_marker(run_dir) if run_dir.is_dir() else None
     except UserError:
         return
-    if marker is None or marker.verb == "train":
+    if marker is None or marker.verb in ("train", "prepare"):  # prepare's: `_nothing_to_resume` names data.path
         return
     said = f"{str(run_dir)!r} is the output of `leviathan {marker.verb}` (its {MARKER} says so), not a run of train"
     if marker.verb == "sweep":
