@@ -49,16 +49,26 @@ else
 fi
 case $WORK in /*) ;; *) WORK=$CALLER/$WORK ;; esac  # as typed, not from the repository this runs in (V37's kind)
 # PYTHON runs the claim below: a PYTHON that is no interpreter was bash's own "No such file or directory", naming no
-# setting (round 26, P24); a relative one is read where it was typed, as the folders are
+# setting (round 26, P24); a relative one is read where it was typed, as the folders are. It must print a Python's
+# version, not merely exit 0: PYTHON=/bin/true passed `-c 'import sys'`, claimed nothing, and every stage then failed
+# on a work folder never made, no line naming PYTHON (round 27, R21); a Python older than pyproject's 3.10 is named.
 case ${PYTHON:-} in */*) case $PYTHON in /*) ;; *) PYTHON=$CALLER/$PYTHON ;; esac ;; esac
-if ! "${PYTHON:-python3}" -c 'import sys' >/dev/null 2>&1; then
-    [ -n "${GPU_CHECK_WORK:-}" ] || rmdir "$WORK" 2>/dev/null  # mktemp's, left empty
-    if [ -n "${PYTHON:-}" ]; then
-        refuse "PYTHON='$PYTHON' is not a Python interpreter that runs (missing, or not executable); set PYTHON to" \
-            "one (the path of a python, or a name on PATH), or unset it to use python3"
-    fi
-    refuse "no python3 that runs is on PATH; set PYTHON to a Python interpreter (its path), or put python3 on PATH"
-fi
+PYVER=$("${PYTHON:-python3}" -c 'import sys; v = sys.version_info
+print("%s %d.%d" % (v >= (3, 10) and "new" or "old", v[0], v[1]))' 2>/dev/null)
+case $PYVER in
+    "new "[0-9]*.[0-9]*) ;;
+    *) [ -n "${GPU_CHECK_WORK:-}" ] || rmdir "$WORK" 2>/dev/null  # mktemp's, left empty
+       case $PYVER in
+           "old "[0-9]*.[0-9]*) refuse "${PYTHON:-python3} is Python ${PYVER#old }, older than the 3.10 this checkout" \
+               "needs; set PYTHON to a Python 3.10 or newer" ;;
+       esac
+       if [ -n "${PYTHON:-}" ]; then
+           refuse "PYTHON='$PYTHON' is not a Python interpreter that runs (missing, not executable, or not a python:" \
+               "it printed no Python version); set PYTHON to one (the path of a python, or a name on PATH), or unset" \
+               "it to use python3"
+       fi
+       refuse "no python3 that runs is on PATH; set PYTHON to a Python interpreter (its path), or put python3 on PATH" ;;
+esac
 case ${OUT:-/} in /*) ;; *) OUT=$CALLER/$OUT ;; esac
 case ${GPU_CHECK_VENV:-/} in /*) ;; *) export GPU_CHECK_VENV=$CALLER/$GPU_CHECK_VENV ;; esac  # checked by the claim
 # The folders become the check's only when nothing of a user's is where it writes: the helper claims them with a

@@ -104,11 +104,15 @@ def bench_sizes(args) -> dict:
     default. Footgun: ``args.repeats or 3`` took ``--warmup 0`` (and a 0 the command line now refuses) as the default
     without a word (issue 30 round 24, V38); the values themselves are checked by the command line's types. A
     ``--preset`` given with ``--quick`` (which measures cpu-tiny) is refused: it was taken and ignored, even
-    ``--preset nope`` (round 25, X15)."""
+    ``--preset nope`` (round 25, X15). An unknown name is named as such first: the conflict's second fix, drop
+    --quick, met "not a model preset" in turn (round 27, R61); ``--preset cpu-tiny``, the model --quick measures, is
+    consistent and taken."""
     from leviathan.errors import UserError
 
     quick = args.quick
-    if quick and args.preset is not None:
+    if args.preset is not None:
+        _check_preset_name(args.preset)
+    if quick and args.preset not in (None, "cpu-tiny"):
         raise UserError(f"--preset {args.preset!r} is not used with --quick, which measures the cpu-tiny model; drop "
                         f"--preset, or drop --quick to measure {args.preset!r}")
     given = {"batch": args.batch, "seq": args.seq, "repeats": args.repeats, "warmup": args.warmup}
@@ -120,14 +124,22 @@ def bench_sizes(args) -> dict:
     return dict(preset=args.preset or "paper-109m", overrides={}, **sizes)
 
 
+def _check_preset_name(name: str) -> None:
+    """UserError naming ``name`` as no model preset, with the presets to choose from."""
+    from leviathan.errors import UserError
+    from leviathan.presets import PRESETS
+
+    if name not in PRESETS:
+        raise UserError(f"--preset {name!r} is not a model preset; use one of {', '.join(sorted(PRESETS))}")
+
+
 def check_sizes(sz: dict) -> None:
     """UserError when the preset is unknown or ``--seq`` is past its positions (the measurement's cells were
     tracebacks' text, exit 1, naming no option: V39's kind)."""
     from leviathan.errors import UserError
-    from leviathan.presets import PRESETS, preset
+    from leviathan.presets import preset
 
-    if sz["preset"] not in PRESETS:
-        raise UserError(f"--preset {sz['preset']!r} is not a model preset; use one of {', '.join(sorted(PRESETS))}")
+    _check_preset_name(sz["preset"])
     positions = preset(sz["preset"], **sz["overrides"]).max_position_embeddings
     if sz["seq"] > positions:
         raise UserError(f"--seq {sz['seq']} is longer than the {sz['preset']} model's {positions} positions; give "

@@ -15,7 +15,7 @@ losses that differ in the 7th digit (results/o200k-fair/PLAN.md, the reproductio
 not hardware.
 
 Held to the verbs' rules (issue 30 round 24, V32, V33): a refusal is one line ``error: ...``, exit 2, before any
-worktree is made: --steps below 1, an option given twice (a --run too), a --data-dir that is no prepared data, a
+worktree is made: --steps below 1 or below a run's warmup, an option given twice (a --run too), a --data-dir that is no prepared data, a
 commit git does not know; a git command that fails is one line with what git said. The repository is the script's own
 checkout, wherever it is typed from (a relative --data-dir is taken from the folder it is typed in).
 """
@@ -91,8 +91,37 @@ def run_lines(worktree: Path, args: argparse.Namespace) -> dict[str, list[str]]:
         if name in found:
             raise UserError(f"--run {run!r} names run {name}, which an earlier --run names already; give each run "
                             f"once")
+        check_steps(name, argv, args.steps)
         found[name] = argv
     return found
+
+
+def check_steps(run: str, argv: list[str], steps: int) -> None:
+    """UserError when ``--steps`` is shorter than the run's warmup: train refused it after the worktree was made and
+    the training started, its line relayed with a fix this script cannot take ("set schedule.warmup_steps"), and the
+    one it takes, a longer --steps, unnamed (issue 30 round 27, R18). The config is read with this checkout's code:
+    a line it cannot read (another commit's keys) is left to the training's own check."""
+    from leviathan.run_config import load_run_config
+
+    try:
+        warmup = load_run_config(None, argv, check_data=False).schedule.warmup_steps
+    except (UserError, ValueError, TypeError):
+        return
+    if warmup > steps:
+        raise UserError(f"--steps {steps} is shorter than run {run}'s warmup (schedule.warmup_steps={warmup} in its "
+                        f"grid): train refuses a run that ends before its learning rate is reached; pass --steps "
+                        f"{warmup} or more")
+
+
+def _check_steps_here(repo: Path, args: argparse.Namespace) -> None:
+    """``check_steps`` with the grid as this checkout reads it, before any worktree is made; a grid or run this
+    checkout does not have is left to each commit's own check (``run_lines``), made before its training."""
+    for run in args.run:
+        try:
+            name, argv = train_line(repo, args.grid, run, args.steps, args.data_dir)
+        except UserError:
+            continue
+        check_steps(name, argv, args.steps)
 
 
 def _last_line(text: str) -> str:
@@ -169,6 +198,7 @@ def _main(argv: list[str] | None) -> int:
     args.data_dir = os.path.abspath(args.data_dir)  # the runs train in the worktrees: a relative path meant nothing
     args.grid = grid_argument(args.grid)
     repo = _check_inputs(args)
+    _check_steps_here(repo, args)  # --steps shorter than a run's warmup: before any worktree (round 27, R18)
     results: dict[str, dict[int, list[dict]]] = {}
     with tempfile.TemporaryDirectory() as tmp:
         for side, commit in enumerate(args.commits):  # by side: `HEAD HEAD` met its own worktree (round 25, X36)

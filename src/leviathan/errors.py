@@ -194,7 +194,20 @@ def storage_error_message(e: OSError, verb: str | None = None) -> str | None:
     problem, fix = _STORAGE_ERRORS[code]
     filename = _file_in_the_way(name) if code == errno.ENOTDIR and name else name
     where = f"{_shown_path(filename)}: " if filename else ""
-    return f"{where}{problem}; {_verbs_fix(fix, verb)}"
+    return f"{where}{problem}; {_cache_fix(fix, filename, verb) or _verbs_fix(fix, verb)}"
+
+
+def _cache_fix(fix: str, filename, verb: str | None) -> str | None:
+    """``fix`` naming the setting that chose the place, for a path in leviathan's cache (None elsewhere): bench's
+    and demo's cache is where $LEVIATHAN_CACHE says, and their lines named "--json / --cache-dir" and "--run-dir",
+    options not given (issue 30 round 27, R76). Bench's own --cache-dir moves its BPE too."""
+    from .cache_place import cache_setting
+
+    setting = cache_setting(filename) if filename else None
+    if setting is None:
+        return None
+    also = ", or give --cache-dir" if verb == "bench" else ""
+    return fix.replace(_GENERIC_OPTION, f"({setting}{also})").replace(_RUNS_HINT, "")
 
 
 def _verbs_fix(fix: str, verb: str | None) -> str:

@@ -34,6 +34,8 @@ import warnings
 from pathlib import Path
 from typing import Any, Iterable, Optional
 
+from .cache_place import cache_root  # noqa: F401 - the cache root rule, re-exported (its own module: errors needs it)
+
 DATA_ENV = "LEVIATHAN_DATA"
 OLD_DATA_ENV = "LEVIATHAN_SHARED"  # deprecated: names the folder *above* data/
 DEFAULT_DATA = Path("..") / "shared" / "data"  # beside a checkout, seen from its root
@@ -473,18 +475,35 @@ def data_root(explicit: str | os.PathLike | None = None, *, search: bool = False
 
 
 def books_root() -> Optional[Path]:
-    """The data folder (``data_root``, searched) when it holds the Gutenberg books (``gutenberg/train``, ``valid``)."""
+    """The data folder (``data_root``, searched) when it holds the Gutenberg books (``gutenberg/train``, ``valid``).
+    A folder $LEVIATHAN_DATA names that does not exist (or is a file) is a UserError, as lm-eval's: demo and bench
+    trained on the standard library's sources without a word (issue 30 round 27, R78); one that exists without the
+    books is their fallback, which ``books_note`` says."""
     root = data_root(search=True)
+    if root is not None and not root.is_dir():  # only a setting names a folder that is not there (the default is
+        from .errors import UserError          # searched for)
+        what = "is a file, not a folder" if root.exists() else "does not exist"
+        raise UserError(f"the data folder {str(root)!r} (named by ${_data_setting()}) {what}; set "
+                        f"{_data_setting()} to the folder holding gutenberg/train and gutenberg/valid, or unset it to "
+                        f"use the Python standard library's sources")
     ok = root is not None and all((root / "gutenberg" / split).is_dir() for split in ("train", "valid"))
     return root.resolve() if ok else None
 
 
-def cache_root() -> Path:
-    """``$LEVIATHAN_CACHE``, else ``$XDG_CACHE_HOME/leviathan``, else ``~/.cache/leviathan`` (not created)."""
-    explicit = os.environ.get("LEVIATHAN_CACHE")
-    if explicit:
-        return Path(explicit).expanduser()
-    return Path(os.environ.get("XDG_CACHE_HOME") or "~/.cache").expanduser() / "leviathan"
+def books_note() -> Optional[str]:
+    """The line for a data folder a setting names that holds no Gutenberg books, so the standard library's sources are
+    used instead (None otherwise): ``LEVIATHAN_DATA=corpus leviathan demo`` trained on them without a word (issue 30
+    round 27, R77). The default ``../shared/data`` without books is the documented fallback, said by the corpus'
+    name."""
+    if books_root() is not None or not _data_setting():
+        return None
+    return (f"note: the data folder {str(data_root())!r} (named by ${_data_setting()}) holds no Gutenberg books "
+            f"(gutenberg/train and gutenberg/valid); the Python standard library's sources are used instead")
+
+
+def _data_setting() -> str | None:
+    """The environment variable that names the data folder, None when neither is set."""
+    return DATA_ENV if os.environ.get(DATA_ENV) else OLD_DATA_ENV if os.environ.get(OLD_DATA_ENV) else None
 
 
 # --------------------------------------------------------------------------------------------

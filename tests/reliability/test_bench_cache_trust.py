@@ -49,7 +49,7 @@ def test_a_real_bench_refuses_the_swapped_cache_in_one_line(books, data, tmp_pat
     """T8 as it was found: a real process, one line, exit 2, nothing measured."""
     cache, folder = _cache(tmp_path, 512)
     _swap_in_another_bpe(folder, data, "deleted")
-    proc = cli(["bench", "--quick", "--config", "tiny", "--only", "generator", "--cache-dir", cache])
+    proc = cli(["bench", "--quick", "--config", "tiny", "--only", "train", "--cache-dir", cache])  # train reads tiny
     assert proc.returncode == 2, proc.stderr
     assert proc.stderr.strip().splitlines()[-1].startswith(
         f"error: bench's cached tokenizer in {str(folder)!r} is not the one bench trained"), proc.stderr

@@ -90,10 +90,9 @@ def test_a_storage_line_names_the_scripts_own_options():
 
 
 # ---- options taken and ignored, devices that cannot run (X15, X17, X18) ------------------------------
-@pytest.mark.parametrize("preset", ["nope", "paper-1.2b"])
-def test_preset_with_quick_is_refused(tmp_path, refused, preset):
-    line = refused(["bench", *QUICK, "--json", tmp_path / "b.json", "--preset", preset, "--repeats", "1"])
-    assert f"--preset {preset!r} is not used with --quick" in line
+def test_preset_with_quick_is_refused(tmp_path, refused):
+    line = refused(["bench", *QUICK, "--json", tmp_path / "b.json", "--preset", "paper-1.2b", "--repeats", "1"])
+    assert "--preset 'paper-1.2b' is not used with --quick" in line
     assert not (tmp_path / "b.json").exists()
 
 

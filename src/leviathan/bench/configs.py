@@ -13,6 +13,9 @@ from .data import default_cache_dir
 
 SECTIONS = ("train", "modes", "generator", "memory", "decode", "hf", "width")
 DEFAULT_SECTIONS = SECTIONS[:-1]  # ``width`` compares several configurations at once: only when asked (--only width)
+# the sections that measure the chosen configurations; generator and memory measure the paper defaults whatever
+# --config says: given to them alone, the configurations' data were loaded for nothing (issue 30 round 27, R36)
+CONFIG_SECTIONS = ("train", "modes", "decode", "hf", "width")
 
 
 @dataclass(frozen=True)

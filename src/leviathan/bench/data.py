@@ -76,9 +76,10 @@ def bench_tokenizer(spec: str, cache_dir: Path, log: Callable[[str], None] = pri
     directory = Path(cache_dir) / f"bpe-{vocab}-{key.hexdigest()[:12]}"
     if (directory / "tokenizer.json").is_file():
         return _cached(directory, spec, vocab)
+    # made before the training: a file in the cache's place ($LEVIATHAN_CACHE=a file) was found after it (round 27, R76)
+    directory.mkdir(parents=True, exist_ok=True)
     log(f"training a BPE of {vocab} on {description} ({len(texts_files)} files, cached in {directory}) ...")
     tok = train_bpe(read_texts(texts_files, max_chars), vocab)
-    directory.mkdir(parents=True, exist_ok=True)
     tok.save(directory)
     _record_cache(directory)
     return load_tokenizer(str(directory))

@@ -12,7 +12,7 @@ import torch
 
 from ..errors import UserError
 from ..io import hardware_info, load_average
-from .configs import CONFIGS, SECTIONS, BenchOptions, check_configs_once
+from .configs import CONFIG_SECTIONS, CONFIGS, SECTIONS, BenchOptions, check_configs_once
 from .data import TokenData, bench_tokenizer, token_stream
 from .report import evaluate_targets
 from .sections import decode, generator, hf, memory, modes, train, width
@@ -70,7 +70,7 @@ def run_benchmark(opts: BenchOptions, log: Callable[[str], None] = print) -> dic
     t_start = time.perf_counter()
 
     # token ids per configuration (cheap next to the model work; shared by the sections)
-    needed = set(opts.configs)
+    needed = set(opts.configs) if set(CONFIG_SECTIONS) & set(opts.sections) else set()  # none: loaded for nothing
     if {"generator", "memory"} & set(opts.sections):
         needed.add("paper")  # the generator sections run on a real o200k batch at paper defaults
     data = load_data(needed, opts.cache_dir, log)

@@ -67,6 +67,8 @@ def _what_it_is(path: Path) -> str:
     """What a folder without checkpoints holds, when it is another verb's output, and the way on: a prepared data
     folder or a sweep folder given where a run belongs was only "holds no complete checkpoint" (issue 30 round 9,
     M115, M122, M124)."""
+    if (training := _being_trained(path)) is not None:
+        return training
     if (path / "meta.json").is_file():
         return ("; it is a prepared data folder (meta.json, as `leviathan prepare` writes): pass a run folder, and "
                 "this folder as its data (--data) where the verb takes one")
@@ -74,6 +76,20 @@ def _what_it_is(path: Path) -> str:
         return (f"; it is a sweep folder (results.jsonl, grid.json): pass one of its runs "
                 f"({str(path / 'runs' / 'NAME')!r})")
     return "; pass a run folder `leviathan train` wrote, or one of its step folders"
+
+
+def _being_trained(path: Path) -> str | None:
+    """The way on for a run folder a live ``train`` holds (its .lock) before its first checkpoint, None for any other
+    folder: ``eval`` there sent the user to "a run folder `leviathan train` wrote", another folder, while this one
+    only needed its first save (issue 30 round 27, R51)."""
+    from ..locking import LOCK_NAME, _describe, held_by_another
+
+    holder = held_by_another(path / LOCK_NAME)
+    if holder is None:
+        return None
+    return (f"; it is a run {_describe(*holder)} is training now (it holds {str(path / LOCK_NAME)!r}) and has saved "
+            f"no checkpoint yet: wait for its first one (every checkpoint_interval steps, and at its end), or pass a "
+            f"finished run")
 
 
 def _refuse_exported(path: Path) -> None:

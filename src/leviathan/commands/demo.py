@@ -6,7 +6,8 @@
 1. It says first what the project found (``leviathan.verdict``, the committed verdict, packaged) and how long the
    demo will take (``estimate``: the runs' training FLOPs at a throughput measured on the project's 2-core machine).
 2. Data: the Gutenberg books of the project's data folder (``leviathan.io.data_root``), else the Python standard
-   library's sources (no download), with a byte-level BPE of 32,768 ids (most ids rare: the regime where a
+   library's sources (no download; a note says so when $LEVIATHAN_DATA names a folder without the books, and a
+   $LEVIATHAN_DATA that does not exist is refused: ``io.books_root``, ``books_note``), with a byte-level BPE of 32,768 ids (most ids rare: the regime where a
    generated input side can beat a table; docs/DESIGN.md, results/ablations), prepared once into
    ``<cache>/data/<corpus>-bpe32768`` (``leviathan.io``'s cache root; or ``--data-dir``) and reused.
 3. Three models with the same backbone (``cpu-tiny``: width 64, 2 layers, 4 heads): ``dense_tied``,
@@ -36,7 +37,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from ..data.meta import PreparedMeta
-from ..io import books_root
+from ..io import books_note, books_root
 from ..model.accounting import ParamCounts
 from .values import bpe_vocab, non_negative_int, positive_float, positive_int, thread_count
 
@@ -125,7 +126,9 @@ def _prepare_data(data_dir: Path, explicit: bool, vocab: int | None, quiet: bool
         raise UserError(f"--data-dir {str(data_dir)!r} is {what}; give a folder `leviathan prepare` wrote, or a "
                         f"--data-dir that does not exist yet (or is empty) for the demo to prepare its corpus into")
     vocab = vocab or BPE_VOCAB
-    books = books_root()
+    books = books_root()  # a $LEVIATHAN_DATA that is not there is refused; one without the books is said (round 27)
+    if (note := books_note()) is not None:
+        print(note, file=sys.stderr)  # under --quiet too: it says what the demo trains on
     source = str(books / "gutenberg" / "train") if books else "stdlib"
     kwargs = dict(tokenizer=f"bpe:{vocab}", progress=not quiet, log=(lambda m: None) if quiet else None)
     kwargs.update({"val_source": str(books / "gutenberg" / "valid")} if books else {"val_fraction": 0.03})
@@ -539,8 +542,10 @@ def run(args) -> int:
     t0 = time.time()
     run_dir = Path(args.run_dir)
     check_not_inside(run_dir, "--run-dir", ("train", "prepare", "export"), within=CONTAINERS, verb="demo")  # N121
-    corpus = "gutenberg" if books_root() else "stdlib"
-    data_dir = Path(args.data_dir).expanduser() if args.data_dir else default_data_dir(corpus, args.vocab or BPE_VOCAB)
+    if args.data_dir:  # a prepared --data-dir reads no data folder: $LEVIATHAN_DATA is not looked at for it
+        data_dir = Path(args.data_dir).expanduser()
+    else:
+        data_dir = default_data_dir("gutenberg" if books_root() else "stdlib", args.vocab or BPE_VOCAB)
     # the data folder apart from the run folder, before it is prepared: `--data-dir D/data --run-dir D` prepared the
     # corpus into D, then refused D as holding files no demo writes, and the data blocked that command from then on
     # (issue 30 round 14, A244, A246)

@@ -27,7 +27,8 @@ def add_arguments(parser) -> None:
                         help=f"comma-separated embedding variants to list (of {', '.join(EMBEDDING_KINDS)}; default "
                              f"{DEFAULT_VARIANTS}, or the one model.embedding=... names)")
     parser.add_argument("--isoparametric", action="store_true",
-                        help="also solve the leviathan depth whose total matches dense_untied")
+                        help="also solve the leviathan depth whose total matches dense_untied (its row "
+                             "shown too)")
     parser.add_argument("--json", action="store_true", help="print JSON instead of a table")
 
 
@@ -42,6 +43,17 @@ def listed_variants(variants: list[str] | None, embedding) -> list[str]:
                         f"to count; give one: drop --variants to count {embedding} alone, or drop model.embedding "
                         f"and list it in --variants")
     return [str(embedding)]
+
+
+def iso_rows(base: ModelConfig, listed: list[str]) -> list[tuple[str, ModelConfig]]:
+    """The rows ``--isoparametric`` adds: the leviathan depth whose total matches dense_untied's, and dense_untied
+    itself, named as its target, when the table does not list it. ``params --isoparametric model.embedding=
+    dense_tied`` showed dense_tied beside an "iso" model twice its size, matched to a row left out, without a word
+    (issue 30 round 27, R87)."""
+    untied = replace(base, embedding="dense_untied")
+    sol = isoparametric_depth(untied)
+    target = [] if "dense_untied" in listed else [("dense_untied (iso target)", untied)]
+    return target + [(f"leviathan iso ({sol.relative_gap:+.2%})", sol.config)]
 
 
 def run(args) -> int:
@@ -61,8 +73,7 @@ def run(args) -> int:
     rows = [(v, base if v == base.embedding else replace(base, embedding=v))  # each once (round 11, S93, S95)
             for v in listed_variants(args.variants, data["model"].get("embedding"))]
     if args.isoparametric:
-        sol = isoparametric_depth(replace(base, embedding="dense_untied"))
-        rows.append((f"leviathan iso ({sol.relative_gap:+.2%})", sol.config))
+        rows += iso_rows(base, [c.embedding for _, c in rows])
     if args.json:
         out = [{"name": n, "num_hidden_layers": c.num_hidden_layers, **count_config(c).as_dict(),
                 "flops_per_token": flops_per_token(c)} for n, c in rows]

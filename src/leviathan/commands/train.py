@@ -140,6 +140,7 @@ def _config_source(args, run_dir: Path) -> str | None:
 
     step = latest_checkpoint(run_dir) if args.resume == "auto" else find_checkpoint(args.resume)
     if step is None:  # nothing to resume: a fresh start, as --resume auto promises
+        _refuse_other_verbs_output(run_dir)
         return _started_config(run_dir, args)
     refuse_other_runs_step(step, run_dir)  # before the note: a step of another run copied in (round 14, A156)
     checked_step(step, ("config.yaml",))  # the file saved with the weights, not one edited or swapped in since
@@ -185,6 +186,26 @@ def _nothing_to_resume(run_dir: Path, error: Exception) -> str:
            else f"start a run there with --config CONFIG (with --resume auto it starts at step 0)")
     return (f"no run to resume: {str(run_dir)!r} {what}, and without --config the built-in defaults fail "
             f"({str(error).removeprefix('error: ')}); {fix}")
+
+
+def _refuse_other_verbs_output(run_dir: Path) -> None:
+    """UserError when the folder ``--resume`` is given without ``--config`` is another verb's output (its marker says
+    so): a sweep's folder was "no run to resume ... the built-in defaults fail ...; start a run there with --config",
+    and that fix, followed, was refused as the sweep's folder (issue 30 round 27, R73). A sweep is resumed by its own
+    command. A damaged marker is left to the folder claim, later."""
+    from ..ownership import MARKER, read_marker
+
+    try:
+        marker = read_marker(run_dir) if run_dir.is_dir() else None
+    except UserError:
+        return
+    if marker is None or marker.verb in ("train", "prepare"):  # prepare's: `_nothing_to_resume` names data.path
+        return
+    said = f"{str(run_dir)!r} is the output of `leviathan {marker.verb}` (its {MARKER} says so), not a run of train"
+    if marker.verb == "sweep":
+        raise UserError(f"{said}; to resume the sweep, run the same `leviathan sweep --grid GRID --out "
+                        f"{shlex.quote(str(run_dir))}` command again (it trains only the runs results.jsonl lacks)")
+    raise UserError(f"{said}; give --run-dir a run folder `leviathan train` wrote, or a new folder with --config CONFIG")
 
 
 def _started_config(run_dir: Path, args) -> str | None:

@@ -260,9 +260,24 @@ def check_eval_sets(grid: Grid, root: str | os.PathLike | None) -> None:
 
     eval_data = EvalData(grid, data_root(root))
     for es in grid.eval_sets:
-        eval_data.stream(es)
+        stream = eval_data.stream(es)
+        if stream is not None and len(stream.tokens) < 2 and len(eval_data.whole(es).tokens) < 2:
+            raise UserError(_empty_set_problem(grid, es, len(eval_data.whole(es).tokens)))
     eval_data.buckets()
     check_buckets_reached(grid, eval_data)  # eval.max_tokens: 1 trained, then the row was refused (round 26, P43)
+
+
+def _empty_set_problem(grid: Grid, es, tokens: int) -> str:
+    """The line for an eval set with no target to score (fewer than 2 tokens): a data folder prepared with
+    ``--val-fraction 0`` was "scores -1 target(s) ... lower eval.buckets, or score a larger set", naming neither the
+    empty split nor the fix train gives for it (issue 30 round 27, R59)."""
+    if es.split is None:
+        return (f"grid {grid.name!r}: eval set {es.name!r} (text {es.text!r}) holds {tokens} token(s), no target to "
+                f"score; give a longer text, or leave the set out of eval.sets")
+    fix = ("prepare the data with a validation split (leviathan prepare ... --val-fraction 0.01, or --val-source "
+           "FILE)" if es.split == "val" else f"prepare the data with more text in its {es.split} split")
+    return (f"grid {grid.name!r}: eval set {es.name!r} is the {es.split} split of {str(grid.data_dir)!r}, which holds "
+            f"{tokens} token(s), no target to score; {fix}, or leave the set out of eval.sets")
 
 
 @dataclass
