@@ -78,6 +78,12 @@ def step_activation_bytes(model, tokens: int, chunked_loss: bool = True) -> int:
     backward has freed the activations and are not added."""
     from .model.loss import chunk_positions
 
+    model = _model_config("step_activation_bytes", model)
+    _check_count("step_activation_bytes", "tokens", tokens, 1, "pass the positions of one step (micro batch x seq len)")
+    if not isinstance(chunked_loss, bool):
+        from .value_rules import check_switches
+
+        check_switches("step_activation_bytes", chunked_loss=chunked_loss)
     D, F, V = model.hidden_size, model.resolved_intermediate_size, model.vocab_size
     q, kv = model.num_attention_heads * model.resolved_head_dim, model.kv_heads * model.resolved_head_dim
     per_layer = sum(n * width for n, width in zip(LAYER_FLOATS, (D, q, kv, F)))
@@ -90,6 +96,30 @@ def step_activation_bytes(model, tokens: int, chunked_loss: bool = True) -> int:
     else:
         floats += 3 * tokens * V
     return floats * FLOAT
+
+
+def _model_config(api: str, model):
+    """``model`` as the ModelConfig it names: a ModelConfig, or a leviathan ``CausalLM`` (its ``.config``, read for
+    free); anything else is one ArgumentTypeError. The parameter is named model but took only a config: the model
+    itself and a text were raw AttributeErrors, "'CausalLM' object has no attribute 'hidden_size'" (issue 30 round
+    27, S306, S307)."""
+    from .errors import ArgumentTypeError
+    from .model.config import ModelConfig
+
+    if isinstance(getattr(model, "config", None), ModelConfig) and not isinstance(model, ModelConfig):
+        model = model.config  # CausalLM: its resolved config
+    if not isinstance(model, ModelConfig):
+        raise ArgumentTypeError(f"{api}: model must be a ModelConfig (or leviathan's CausalLM, whose .config is read), "
+                                f"got {type(model).__name__} {model!r:.40}; pass run_config.model or model.config")
+    return model
+
+
+def _check_count(api: str, name: str, value, low: int, fix: str) -> None:
+    """``value_rules.check_whole`` of a count of the estimate (bytes, tokens, parameters): a negative one was
+    subtracted from the need, so ``activations=-10**15`` passed any model (issue 30 round 27, S309)."""
+    from .value_rules import check_whole
+
+    check_whole(api, name, value, low, fix=fix)
 
 
 def _skipped() -> bool:
@@ -107,7 +137,17 @@ def check_training_memory(parameters: list[int], what: str, fix: str, activation
     """UserError when training models of ``parameters`` (each a count; all held at once) plus ``activations`` bytes
     (``step_activation_bytes`` of the steps that run at once) needs more memory than ``available_bytes`` (``device``
     None or a CPU) or a CUDA ``device``'s free memory; ``what`` names the setting that sized them, ``fix`` the
-    smaller choice. Another device (mps, ...) is not checked."""
+    smaller choice. Another device (mps, ...) is not checked. Each count is a whole number >= 0 (round 27, S309)."""
+    if isinstance(parameters, (str, bytes)) or not hasattr(parameters, "__iter__"):
+        from .errors import ArgumentTypeError
+
+        raise ArgumentTypeError(f"check_training_memory: parameters must be a list of parameter counts, got "
+                                f"{type(parameters).__name__} {parameters!r:.40}; pass e.g. [count_config(cfg).total]")
+    parameters = list(parameters)
+    for count in parameters:
+        _check_count("check_training_memory", "each of parameters", count, 0, "pass each model's parameter count")
+    _check_count("check_training_memory", "activations", activations, 0,
+                 "pass the bytes of the steps' activations (step_activation_bytes), or 0")
     if _skipped():
         return
     needed = sum(parameters) * BYTES_PER_PARAMETER + activations
