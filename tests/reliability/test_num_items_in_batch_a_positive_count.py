@@ -36,7 +36,8 @@ def _model_and_ids():
 
 @pytest.mark.parametrize("count, kind", [(0, ArgumentValueError), (-1, ArgumentValueError),
                                          (2.5, ArgumentTypeError), (True, ArgumentTypeError),
-                                         (torch.tensor(0), ArgumentValueError), (torch.tensor(-3.0), ArgumentValueError),
+                                         (torch.tensor(0), ArgumentValueError),
+                                         (torch.tensor(-3.0), ArgumentValueError),
                                          (torch.tensor(2.5), ArgumentValueError),
                                          (torch.tensor([4, 4]), ArgumentTypeError),
                                          (torch.tensor(True), ArgumentTypeError)])

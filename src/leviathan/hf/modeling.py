@@ -438,8 +438,8 @@ def _check_items_count(count: Any) -> None:
         check_whole("LeviathanForCausalLM.forward", "num_items_in_batch", count, 1, fix=fix)
         return
     if count.numel() != 1 or count.dtype == torch.bool or count.dtype.is_complex:
-        raise ArgumentTypeError(f"LeviathanForCausalLM.forward: num_items_in_batch must be a whole number >= 1 (an int, "
-                                f"or a one-value integer or float tensor), got a {count.dtype} tensor of shape "
+        raise ArgumentTypeError(f"LeviathanForCausalLM.forward: num_items_in_batch must be a whole number >= 1 (an "
+                                f"int, or a one-value integer or float tensor), got a {count.dtype} tensor of shape "
                                 f"{tuple(count.shape)}; {fix}")
     if count.device.type == "cpu":
         value = float(count)

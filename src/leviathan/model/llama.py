@@ -193,8 +193,8 @@ class LlamaModel(nn.Module):
             if tensor.is_meta:
                 from ..meta_device import refuse_meta
 
-                refuse_meta(tensor, "the model", "load it with its weights (leviathan.checkpoint.read.load_model(RUN)), "
-                            "or call model.to_empty(device='cpu') and load a state dict first")
+                refuse_meta(tensor, "the model", "load it with its weights (leviathan.checkpoint.read.load_model("
+                            "RUN)), or call model.to_empty(device='cpu') and load a state dict first")
 
 
 class CausalLM(nn.Module):
