@@ -376,7 +376,8 @@ class _Session:
         saved = self.info.world_size == 1 and all(bool(p.isfinite().all()) for p in self.parts.model.parameters())
         if saved:
             self.saver.save_now(state)
-        raise UserError(_validation_out_of_memory_message(state.step, self.cfg, said, saved, self.run_dir))
+        raise UserError(_validation_out_of_memory_message(state.step, self.cfg, (self.validator.largest_rows(), said),
+                                                          saved, self.run_dir))
 
     def _log(self, state: TrainState, result, lr: float) -> None:
         speed = self.speed
@@ -674,14 +675,17 @@ def _out_of_memory_message(step: int, cfg: RunConfig, error: BaseException, run_
             f"{ckpt.RESUME_HINT.get()}")
 
 
-def _validation_out_of_memory_message(step: int, cfg: RunConfig, said: str, saved: bool, run_dir: Path) -> str:
+def _validation_out_of_memory_message(step: int, cfg: RunConfig, failed: tuple[int, str], saved: bool,
+                                      run_dir: Path) -> str:
     """The one line for a validation that ran out of memory (issue 30 round 27, R9): the step, the validation batch
-    (eval_batch_size, or micro_batch_size when it is unset, windows of data.seq_len), the allocator's words, whether
-    the step was saved (``_Session._validate``) and the smaller eval_batch_size; training needs no less memory."""
+    (``failed``: its windows of data.seq_len, at most eval_batch_size, or the micro_batch_size when that is unset,
+    and the allocator's words), whether the step was saved (``_Session._validate``) and the smaller eval_batch_size;
+    training needs no less memory."""
     from ..memory_preflight import SKIP
 
-    rows, seq = cfg.eval_batch_size or cfg.micro_batch_size, cfg.data.seq_len
-    setting = "eval_batch_size" if cfg.eval_batch_size else "eval_batch_size (unset: the micro_batch_size)"
+    (rows, said), seq = failed, cfg.data.seq_len
+    setting = (f"eval_batch_size {cfg.eval_batch_size}" if cfg.eval_batch_size else
+               f"eval_batch_size unset: the micro_batch_size {cfg.micro_batch_size}")
     skipped = f" ({SKIP}=1 skipped the memory check that counts this)" if os.environ.get(SKIP, "").strip() == "1" \
         else ""
     latest = ckpt.latest_checkpoint(run_dir)
