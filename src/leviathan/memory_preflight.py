@@ -36,6 +36,13 @@ FLOAT = 4  # bytes of an fp32 activation: the estimate's dtype (autocast's bf16 
 LAYER_FLOATS = (10, 6, 6, 4)
 
 
+# fp32 values a validation forward (no gradients) holds per token, as multiples of (hidden, query width,
+# intermediate): the residual stream, its norm and the norm's temporaries (D), q and its rotary products (Dq), the
+# MLP's gate, silu and up (F); 4 Dq more when grouped-query heads repeat k and v; round 27 (R9), measured in
+# ``eval_activation_bytes``
+EVAL_FLOATS = (3, 2, 3)
+
+
 def _kib_field(path: str, name: str) -> int | None:
     """A ``Name:  N kB`` field of a /proc file, in bytes; None where the file or the field is not there."""
     try:
@@ -78,6 +85,12 @@ def step_activation_bytes(model, tokens: int, chunked_loss: bool = True) -> int:
     backward has freed the activations and are not added."""
     from .model.loss import chunk_positions
 
+    model = _model_config("step_activation_bytes", model)
+    _check_count("step_activation_bytes", "tokens", tokens, 1, "pass the positions of one step (micro batch x seq len)")
+    if not isinstance(chunked_loss, bool):
+        from .value_rules import check_switches
+
+        check_switches("step_activation_bytes", chunked_loss=chunked_loss)
     D, F, V = model.hidden_size, model.resolved_intermediate_size, model.vocab_size
     q, kv = model.num_attention_heads * model.resolved_head_dim, model.kv_heads * model.resolved_head_dim
     per_layer = sum(n * width for n, width in zip(LAYER_FLOATS, (D, q, kv, F)))
@@ -90,6 +103,88 @@ def step_activation_bytes(model, tokens: int, chunked_loss: bool = True) -> int:
     else:
         floats += 3 * tokens * V
     return floats * FLOAT
+
+
+def eval_activation_bytes(model, tokens: int) -> int:
+    """Bytes of the activations one forward without gradients (validation, ``eval``, ``token_losses``) of ``tokens``
+    positions (batch x seq len) holds at its peak, fp32: nothing is kept for a backward, so a layer's tensors are
+    freed before the next and the count is one layer's, not ``layers`` of them: ``tokens x (3 D + 2 Dq + 3 F)``
+    (``EVAL_FLOATS``; + 4 Dq with grouped-query heads, whose k and v are repeated), a leviathan generator's per-id
+    values as ``step_activation_bytes`` counts them, and two (chunk, V) blocks of the head (``CausalLM.token_nll``
+    scores chunks of positions: the logits and their temporaries). Against the peak RSS of real validation forwards
+    (fp32, torch 2.13, one batch of ``token_losses`` less the RSS before it) of dense cpu-tiny and cpu-small-shaped
+    models (widths 64-1,024, intermediate 384-4,096, grouped-query heads, 8,192-32,768 tokens of 128) it measured
+    0.81-0.99 of the estimate (one shape's RSS moved by 20% from one run to the next), and 0.7 with a leviathan
+    generator (its per-id values are counted as a training step keeps them). A validation batch of 1,300 x
+    128 tokens of a width-1,024 model met the allocator's traceback under `ulimit -v 6000000` while its training
+    step of 1 x 128 passed the check (issue 30 round 27, R9, R11)."""
+    from .model.loss import chunk_positions
+
+    model = _model_config("eval_activation_bytes", model)
+    _check_count("eval_activation_bytes", "tokens", tokens, 1, "pass the positions of one forward (batch x seq len)")
+    D, F, V = model.hidden_size, model.resolved_intermediate_size, model.vocab_size
+    q = model.num_attention_heads * model.resolved_head_dim
+    repeated = 4 * q if model.kv_heads != model.num_attention_heads else 0
+    floats = tokens * (sum(n * width for n, width in zip(EVAL_FLOATS, (D, q, F))) + repeated)
+    if model.embedding == "leviathan":
+        ds, modes = model.generator_seed_dim, model.generator_modes
+        floats += min(tokens, model.id_capacity) * (ds * (1 + 4 * modes) + modes * model.generator_rank)
+    return (floats + 2 * min(tokens, chunk_positions(V)) * V) * FLOAT
+
+
+def validation_tokens(cfg) -> int:
+    """Positions of a run config's (RunConfig) largest validation forward: ``eval_batch_size`` (None: the
+    micro_batch_size) windows of ``data.seq_len``, no more than ``eval_tokens``. Footgun: with ``eval_tokens`` None
+    (the whole split) the split's own size is not read, so a batch larger than the split is counted whole."""
+    tokens = (cfg.eval_batch_size or cfg.micro_batch_size) * cfg.data.seq_len
+    return tokens if cfg.eval_tokens is None else min(tokens, cfg.eval_tokens)
+
+
+def check_eval_memory(model, tokens: int, what: str, fix: str, device=None) -> None:
+    """UserError when one forward without gradients of ``tokens`` positions (``eval_activation_bytes``) of a model
+    already held (``model``: its ModelConfig or the model) needs more memory than ``device`` has free
+    (``check_training_memory``'s reader and its LEVIATHAN_SKIP_MEMORY_CHECK); ``what`` names the batch, ``fix`` the
+    smaller one. The `eval` verb's check (issue 30 round 27, R11: the allocator's traceback, the fix unsaid)."""
+    if _skipped():
+        return
+    needed = eval_activation_bytes(model, tokens)
+    free, where = _free_on(device)
+    if free is None or needed <= free:
+        return
+    raise UserError(f"{what}: scoring {tokens:,} tokens in one forward needs about {needed / 2**30:,.1f} GiB of "
+                    f"activations (no gradients), more than the {free / 2**30:,.1f} GiB {where}; nothing was scored; "
+                    f"use {fix}, or set {SKIP}=1 to try anyway")
+
+
+def allocator_words(error: BaseException) -> str:
+    """The first line of an out-of-memory ``error`` from its "DefaultCPUAllocator" on (the CPU's words start with an
+    ``[enforce fail at alloc_cpu.cpp:...]`` prefix), at most 160 characters: what the one-line messages quote."""
+    said = str(error).strip().splitlines()[0] if str(error).strip() else type(error).__name__
+    return (said[said.find("DefaultCPUAllocator"):] if "DefaultCPUAllocator" in said else said)[:160]
+
+
+def _model_config(api: str, model):
+    """``model`` as the ModelConfig it names: a ModelConfig, or a leviathan ``CausalLM`` (its ``.config``, read for
+    free); anything else is one ArgumentTypeError. The parameter is named model but took only a config: the model
+    itself and a text were raw AttributeErrors, "'CausalLM' object has no attribute 'hidden_size'" (issue 30 round
+    27, S306, S307)."""
+    from .errors import ArgumentTypeError
+    from .model.config import ModelConfig
+
+    if isinstance(getattr(model, "config", None), ModelConfig) and not isinstance(model, ModelConfig):
+        model = model.config  # CausalLM: its resolved config
+    if not isinstance(model, ModelConfig):
+        raise ArgumentTypeError(f"{api}: model must be a ModelConfig (or leviathan's CausalLM, whose .config is read), "
+                                f"got {type(model).__name__} {model!r:.40}; pass run_config.model or model.config")
+    return model
+
+
+def _check_count(api: str, name: str, value, low: int, fix: str) -> None:
+    """``value_rules.check_whole`` of a count of the estimate (bytes, tokens, parameters): a negative one was
+    subtracted from the need, so ``activations=-10**15`` passed any model (issue 30 round 27, S309)."""
+    from .value_rules import check_whole
+
+    check_whole(api, name, value, low, fix=fix)
 
 
 def _skipped() -> bool:
@@ -107,7 +202,17 @@ def check_training_memory(parameters: list[int], what: str, fix: str, activation
     """UserError when training models of ``parameters`` (each a count; all held at once) plus ``activations`` bytes
     (``step_activation_bytes`` of the steps that run at once) needs more memory than ``available_bytes`` (``device``
     None or a CPU) or a CUDA ``device``'s free memory; ``what`` names the setting that sized them, ``fix`` the
-    smaller choice. Another device (mps, ...) is not checked."""
+    smaller choice. Another device (mps, ...) is not checked. Each count is a whole number >= 0 (round 27, S309)."""
+    if isinstance(parameters, (str, bytes)) or not hasattr(parameters, "__iter__"):
+        from .errors import ArgumentTypeError
+
+        raise ArgumentTypeError(f"check_training_memory: parameters must be a list of parameter counts, got "
+                                f"{type(parameters).__name__} {parameters!r:.40}; pass e.g. [count_config(cfg).total]")
+    parameters = list(parameters)
+    for count in parameters:
+        _check_count("check_training_memory", "each of parameters", count, 0, "pass each model's parameter count")
+    _check_count("check_training_memory", "activations", activations, 0,
+                 "pass the bytes of the steps' activations (step_activation_bytes), or 0")
     if _skipped():
         return
     needed = sum(parameters) * BYTES_PER_PARAMETER + activations
@@ -116,8 +221,9 @@ def check_training_memory(parameters: list[int], what: str, fix: str, activation
         return
     raise UserError(f"{what}: training {' + '.join(f'{p:,}' for p in parameters)} parameters needs at least "
                     f"{needed / 2**30:,.1f} GiB (weights, gradients and AdamW state, {BYTES_PER_PARAMETER} bytes a "
-                    f"parameter, and {activations / 2**30:,.1f} GiB of a training step's activations), more than the "
-                    f"{free / 2**30:,.1f} GiB {where}; nothing was built; use {fix}, or set {SKIP}=1 to train anyway")
+                    f"parameter, and {activations / 2**30:,.1f} GiB of a training step's or validation's "
+                    f"activations), more than the {free / 2**30:,.1f} GiB {where}; nothing was built; use {fix}, or "
+                    f"set {SKIP}=1 to train anyway")
 
 
 def _free_on(device) -> tuple[int | None, str]:
@@ -137,7 +243,8 @@ def _free_on(device) -> tuple[int | None, str]:
 
 def check_run_memory(configs: list, what: str, fix: str) -> None:
     """``check_training_memory`` of run configs (RunConfig) trained at the same time, each with one micro batch of
-    ``micro_batch_size`` x ``data.seq_len`` tokens through its loss path (``chunked_loss``)."""
+    ``micro_batch_size`` x ``data.seq_len`` tokens through its loss path (``chunked_loss``), or its validation batch
+    (``validation_tokens``) where that holds more."""
     from .model.accounting import count_config
 
     check_training_memory([count_config(c.model).total for c in configs], what, fix,
@@ -151,8 +258,21 @@ def run_bytes(cfg) -> int:
     return count_config(cfg.model).total * BYTES_PER_PARAMETER + _run_activation_bytes(cfg)
 
 
+def larger_batch(cfg) -> str:
+    """The words for the batch ``_run_activation_bytes`` counts of a run config: its micro batch, or its validation
+    batch where that holds more (a check's line names the setting to lower)."""
+    mb, seq, rows = cfg.micro_batch_size, cfg.data.seq_len, cfg.eval_batch_size or cfg.micro_batch_size
+    if eval_activation_bytes(cfg.model, validation_tokens(cfg)) > step_activation_bytes(cfg.model, mb * seq,
+                                                                                          cfg.chunked_loss):
+        return f"validation batch (eval_batch_size {rows} x {seq} tokens)"
+    return f"micro batch ({mb} x {seq} tokens)"
+
+
 def _run_activation_bytes(cfg) -> int:
-    return step_activation_bytes(cfg.model, cfg.micro_batch_size * cfg.data.seq_len, cfg.chunked_loss)
+    """The larger of a run's training step and its validation forward (``validation_tokens``): validation runs after
+    the step, when its activations are freed, with the weights and optimizer state still held (round 27, R9)."""
+    return max(step_activation_bytes(cfg.model, cfg.micro_batch_size * cfg.data.seq_len, cfg.chunked_loss),
+               eval_activation_bytes(cfg.model, validation_tokens(cfg)))
 
 
 def out_of_memory(error: BaseException) -> bool:

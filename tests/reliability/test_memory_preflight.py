@@ -101,7 +101,7 @@ def test_the_estimate_counts_a_steps_activations(monkeypatch):
     monkeypatch.delenv(memory_preflight.SKIP, raising=False)
     monkeypatch.setattr(memory_preflight, "available_bytes", lambda: 4 * 2**30)  # P18's `ulimit -v 4000000`
     with pytest.raises(UserError, match=r"micro batch \(32 x 512 tokens\): training 124,199,040 parameters needs at "
-                                         r"least .* GiB of a training step's activations\)"):
+                                         r"least .* GiB of a training step's or validation's activations\)"):
         memory_preflight.check_run_memory([cfg], "the run's model (model.*) and micro batch (32 x 512 tokens)", "x")
     steps = memory_preflight.step_activation_bytes(cfg.model, 32 * 512)
     assert 4 * 2**30 < steps < 12 * 2**30, steps  # 7.2 GiB by the documented bound

@@ -59,6 +59,31 @@ def _score(model, stream, seq_len: int, batch_size: int, dtype) -> EvalResult:
                    share_outside=left / len(nats))
 
 
+def _scored(model, stream, seq_len: int, batch_size: int, device):
+    """``_score`` after ``memory_preflight``'s check of its largest forward (on the CPU; a GPU's bf16 forward is the
+    device's), and an out-of-memory forward said in one line naming the batch and the smaller --batch-size: both were
+    the allocator's traceback, exit 1, the fix unsaid (issue 30 round 27, R11: --batch-size 1300 --seq-len 128 of a
+    width-1,024 model under `ulimit -v 6000000`)."""
+    import torch
+
+    from ..eval.perplexity import window_batches
+    from ..memory_preflight import allocator_words, check_eval_memory, out_of_memory
+
+    rows, length = max(((len(starts), n) for starts, n in window_batches(len(stream.tokens) - 1, seq_len, batch_size)),
+                       key=lambda b: b[0] * b[1])
+    batch = f"--batch-size {batch_size}: a forward of {rows} windows of {length} tokens"
+    fix = f"a smaller --batch-size (e.g. --batch-size {max(1, rows // 2)})"
+    if device.type == "cpu":
+        check_eval_memory(model, rows * length, batch, fix, device)
+    try:
+        return _score(model, stream, seq_len, batch_size, torch.bfloat16 if device.type == "cuda" else None)
+    except (RuntimeError, MemoryError) as e:
+        if not out_of_memory(e):
+            raise
+        said = allocator_words(e)
+    raise UserError(f"{batch} ran out of memory ({said}); nothing was scored; use {fix}, or free memory")
+
+
 def _refuse_changed_data(step: Path, data_dir: str) -> None:
     """UserError when the run's own data folder (the default, no --data) now holds other data than the step trained
     on: it was prepared again from another corpus under the same name, and eval scored that corpus as the run's
@@ -72,8 +97,6 @@ def _refuse_changed_data(step: Path, data_dir: str) -> None:
 
 
 def run(args) -> int:
-    import torch
-
     if args.text is not None and (args.data is not None or args.split is not None):  # --data was ignored (B242)
         # what was typed, not what differs from the default: `--split val` beside --text was taken (round 25, X84)
         raise UserError("--text scores a text file, --data / --split a prepared split: give one of the two")
@@ -104,8 +127,7 @@ def run(args) -> int:
             _refuse_changed_data(ckpt.find_checkpoint(args.checkpoint), data_dir)
         stream = EvalStream.from_split(data_dir, split, args.max_tokens)
     stream.check_fits(model.config.vocab_size)
-    dtype = torch.bfloat16 if device.type == "cuda" else None
-    result = _score(model, stream, seq_len, args.batch_size, dtype)
+    result = _scored(model, stream, seq_len, args.batch_size, device)
     checkpoint = str(ckpt.find_checkpoint(args.checkpoint))
     if args.json:
         numbers = result.to_dict()

@@ -75,16 +75,16 @@ def run(args) -> int:
 def _check_memory(cfg) -> None:
     """``memory_preflight``'s refusal, before the model is built, for a model and micro batch this machine's memory
     cannot train (issue 30 round 25, X70's kind: the allocator's traceback, or the out-of-memory killer; round 26,
-    P18: the step's activations were not counted); one process on the CPU
+    P18: the step's activations were not counted; round 27, R9: nor the validation batch's); one process on the CPU
     only: a GPU's model is not held here, and torchrun's ranks share the work."""
-    from ..memory_preflight import check_run_memory
+    from ..memory_preflight import check_run_memory, larger_batch
     from ..train.distributed import env_world, resolve_device
 
     if env_world()[2] > 1 or resolve_device(cfg.device).type != "cpu":
         return
-    check_run_memory([cfg], f"the run's model (model.*) and micro batch ({cfg.micro_batch_size} x "
-                     f"{cfg.data.seq_len} tokens)", "a smaller micro_batch_size (batch_tokens stays: more "
-                     "accumulation steps), a smaller model.preset (cpu-tiny, cpu-small, ...) or smaller model sizes")
+    check_run_memory([cfg], f"the run's model (model.*) and {larger_batch(cfg)}", "a smaller micro_batch_size "
+                     "(batch_tokens stays: more accumulation steps) or eval_batch_size (validation's windows per "
+                     "forward), a smaller model.preset (cpu-tiny, cpu-small, ...) or smaller model sizes")
 
 
 def _check_not_measured(run_dir: Path, resumed_to: int | None) -> None:

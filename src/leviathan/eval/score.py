@@ -43,7 +43,7 @@ def evaluate_checkpoint(run_dir: str | os.PathLike, streams: dict[str, EvalStrea
     _check_buckets(buckets, bucket_sets)
     evals, bucketed = {}, {}
     for name, stream in streams.items():
-        losses = token_losses(model, stream.tokens, seq_len, batch_size, outside="nan")
+        losses = _losses(model, stream, name, seq_len, batch_size)
         targets = aligned_targets(stream.tokens, len(losses))
         inside = ~np.isnan(losses)  # all True unless a restricted softmax cannot predict some targets
         if not inside.any():  # summarize refuses a loss over no target (round 21, P392): say which set and why
@@ -59,6 +59,23 @@ def evaluate_checkpoint(run_dir: str | os.PathLike, streams: dict[str, EvalStrea
         if buckets is not None and (bucket_sets is None or name in bucket_sets):
             bucketed[name] = bucket_losses(losses[inside], targets[inside], buckets, freq)
     return evals, bucketed
+
+
+def _losses(model, stream: EvalStream, name: str, seq_len: int, batch_size: int) -> np.ndarray:
+    """``token_losses`` of one eval set; a forward that runs out of memory is one line naming the set, the batch and
+    the smaller batch_size (a sweep's grid ``eval: batch_size``, analyze's --batch-size): it was the allocator's
+    traceback, as validation's and `eval`'s were (issue 30 round 27, R9, R11's kind)."""
+    from ..memory_preflight import allocator_words, out_of_memory
+
+    try:
+        return token_losses(model, stream.tokens, seq_len, batch_size, outside="nan")
+    except (RuntimeError, MemoryError) as e:
+        if not out_of_memory(e):
+            raise
+        said = allocator_words(e)
+    raise UserError(f"scoring eval set {name!r} in batches of {batch_size} windows of {seq_len} tokens ran out of "
+                    f"memory ({said}); nothing was scored; use a smaller batch_size (e.g. {max(1, batch_size // 2)}: "
+                    f"a grid's eval batch_size, analyze's --batch-size), or free memory")
 
 
 def check_stream_tokenizers(run_dir: str | os.PathLike, streams) -> None:

@@ -150,6 +150,7 @@ class LlamaModel(nn.Module):
             from ..meta_device import refuse_meta
 
             refuse_meta(input_ids, "input_ids", "pass ids with values (on the CPU or a GPU)")
+        self._refuse_meta_weights()
         if input_ids.dtype not in (torch.int64, torch.int32):  # uint16 (the token files' dtype), uint8, int16: a raw
             input_ids = input_ids.long()  # torch error of the table's lookup (issue 30 round 12, U124)
         B, T = input_ids.shape
@@ -180,6 +181,20 @@ class LlamaModel(nn.Module):
         for layer in self.layers:
             h = layer(h, cos, sin, cache, attn_mask)
         return self.norm(h)
+
+
+    def _refuse_meta_weights(self) -> None:
+        """UserError when the model is on the meta device: ``CausalLM(cfg).to('meta')`` then forward ended in torch's
+        raw "Tensor on device meta is not on the expected device cpu!" from the rotary embedding (issue 30 round 27,
+        S545), while the generator alone, generate and adopt said it in one line. Two attribute reads a forward (the
+        final norm's weight and the rotary buffer, which a loader may leave on meta when it assigns only the saved
+        weights): no GPU sync."""
+        for tensor in (self.norm.weight, self.rotary_emb.inv_freq):
+            if tensor.is_meta:
+                from ..meta_device import refuse_meta
+
+                refuse_meta(tensor, "the model", "load it with its weights (leviathan.checkpoint.read.load_model("
+                            "RUN)), or call model.to_empty(device='cpu') and load a state dict first")
 
 
 class CausalLM(nn.Module):

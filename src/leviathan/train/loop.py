@@ -53,7 +53,7 @@ from ..eval.result import EvalResult
 from ..io import atomic_write_json, atomic_write_text
 from ..errors import ReportedInterrupt, Stopped, UserError, dead_link, missing
 from ..locking import folder_lock, reading
-from ..memory_preflight import out_of_memory
+from ..memory_preflight import allocator_words, out_of_memory
 from ..ownership import check_apart, check_claim, check_not_container, check_not_inside, mark
 from ..model.accounting import count_model
 from ..stop_signals import stop_and_interrupt_signals
@@ -195,7 +195,7 @@ def _session(cfg: RunConfig, run_dir: Path, resume: str | None, device: torch.de
         metrics.close()
 
     if state.last_eval is None and stopped is None:  # resumed a finished run: report its validation numbers
-        state.last_eval = validator.run(model)
+        state.last_eval = session._validate(state)  # saved already: out of memory, nothing more is written
     return _write_summary(run_dir, state, session.speed, time.time() - t_start, counts, stopped, info,
                           resumed_from=None if loaded is None else start_step)
 
@@ -358,10 +358,28 @@ class _Session:
         if logged:
             self._log(state, result, lr)
         if self.validator.due(state.step):
-            state.last_eval, state.last_eval_step = self.validator.run(self.parts.model), state.step
+            state.last_eval, state.last_eval_step = self._validate(state), state.step
             self.metrics.log({"step": state.step, "tokens": state.tokens, **state.last_eval.metrics_row(), "split": "val"})
             self.out.note(_eval_line(state))
         self._checkpoint(state, lr)
+
+    def _validate(self, state: TrainState) -> EvalResult:
+        """The validation after ``state.step``. Out of memory, one line (issue 30 round 27, R9: the allocator's
+        traceback, exit 1, and the step just trained was lost): one process first saves that step, whose weights
+        are finite and whose training loss was, so ``--resume auto`` with a smaller eval_batch_size continues from
+        it (a finished run's resume validates it); under torchrun, whose save is collective and whose other ranks
+        may be waiting in the validation's all-reduce, nothing more is saved and the line says so."""
+        try:
+            return self.validator.run(self.parts.model)
+        except (RuntimeError, MemoryError) as e:
+            if not out_of_memory(e):
+                raise
+            said = allocator_words(e)  # out of the except: the failed forward's frames and tensors are freed
+        saved = self.info.world_size == 1 and all(bool(p.isfinite().all()) for p in self.parts.model.parameters())
+        if saved:
+            self.saver.save_now(state)
+        raise UserError(_validation_out_of_memory_message(state.step, self.cfg, (self.validator.largest_rows(), said),
+                                                          saved, self.run_dir))
 
     def _log(self, state: TrainState, result, lr: float) -> None:
         speed = self.speed
@@ -649,15 +667,35 @@ def _out_of_memory_message(step: int, cfg: RunConfig, error: BaseException, run_
     from ..memory_preflight import SKIP
 
     mb, seq = cfg.micro_batch_size, cfg.data.seq_len
-    said = str(error).strip().splitlines()[0] if str(error).strip() else type(error).__name__
-    said = said[said.find("DefaultCPUAllocator"):] if "DefaultCPUAllocator" in said else said
+    said = allocator_words(error)
     smaller = f"micro_batch_size={mb // 2} (batch_tokens stays: more accumulation steps)" if mb > 1 else \
         "a smaller model (model.*) or data.seq_len"
     skipped = f" ({SKIP}=1 skipped the memory check that counts this)" if os.environ.get(SKIP, "").strip() == "1" \
         else ""
-    return (f"step {step} ran out of memory training a micro batch of {mb} x {seq} tokens ({said[:160]}){skipped}; "
+    return (f"step {step} ran out of memory training a micro batch of {mb} x {seq} tokens ({said}){skipped}; "
             f"{str(run_dir)!r} keeps its checkpoints of whole steps; set {smaller}, or free memory, then "
             f"{ckpt.RESUME_HINT.get()}")
+
+
+def _validation_out_of_memory_message(step: int, cfg: RunConfig, failed: tuple[int, str], saved: bool,
+                                      run_dir: Path) -> str:
+    """The one line for a validation that ran out of memory (issue 30 round 27, R9): the step, the validation batch
+    (``failed``: its windows of data.seq_len, at most eval_batch_size, or the micro_batch_size when that is unset,
+    and the allocator's words), whether the step was saved (``_Session._validate``) and the smaller eval_batch_size;
+    training needs no less memory."""
+    from ..memory_preflight import SKIP
+
+    (rows, said), seq = failed, cfg.data.seq_len
+    setting = (f"eval_batch_size {cfg.eval_batch_size}" if cfg.eval_batch_size else
+               f"eval_batch_size unset: the micro_batch_size {cfg.micro_batch_size}")
+    skipped = f" ({SKIP}=1 skipped the memory check that counts this)" if os.environ.get(SKIP, "").strip() == "1" \
+        else ""
+    latest = ckpt.latest_checkpoint(run_dir)
+    kept = (f"step {step} was saved in {str(run_dir)!r}" if saved else
+            f"step {step} was not saved; {str(run_dir)!r} keeps " + (f"{latest.name}" if latest else "no checkpoint"))
+    return (f"the validation after step {step} ran out of memory scoring a batch of {rows} x {seq} tokens ({setting}; "
+            f"{said}){skipped}; {kept}; set eval_batch_size={max(1, rows // 2)} (validation's windows per forward; "
+            f"training is unchanged), or free memory, then {ckpt.RESUME_HINT.get()}")
 
 
 def _divergence_message(step: int, loss: float, norm: float, lr: float, cfg: RunConfig, run_dir: Path,

@@ -39,6 +39,11 @@ class Validator:
         """Whether optimizer step ``step`` (1-based, just taken) is followed by a validation."""
         return step == self.total_steps or bool(self.interval and step % self.interval == 0)
 
+    def largest_rows(self) -> int:
+        """Windows in the validation's largest forward: ``batch_size``, or fewer when the stream holds fewer (what an
+        out-of-memory line names and halves)."""
+        return min(self.batch_size, max(1, (len(self.stream.tokens) - 1) // self.seq_len))
+
     def run(self, model: torch.nn.Module) -> EvalResult:
         """The ``EvalResult`` of the validation stream (``model``: unwrapped, or FSDP's)."""
         nats = token_losses(model, self.stream.tokens, self.seq_len, self.batch_size, dtype=self.amp_dtype,

@@ -772,9 +772,9 @@ def run_sweep(grid: Grid, out_dir: str | os.PathLike, options: SweepOptions = Sw
 
 def _check_memory(configs: dict, jobs: int) -> None:
     """``memory_preflight``'s refusal before the folder is marked and any run trains: the ``jobs`` largest CPU runs
-    (parameters and one micro batch's activations) held at once, as ``--jobs`` trains them (issue 30 round 26, P21: a
-    1.6B-parameter run met the allocator's traceback in its first forward). Runs on a GPU are the device's (as
-    ``train``'s check leaves them)."""
+    (parameters and one micro batch's or validation batch's activations, the larger) held at once, as ``--jobs``
+    trains them (issue 30 round 26, P21: a 1.6B-parameter run met the allocator's traceback in its first forward;
+    round 27, R9: the validation batch). Runs on a GPU are the device's (as ``train``'s check leaves them)."""
     from ...memory_preflight import check_run_memory, run_bytes
     from ...train.distributed import resolve_device
 
@@ -782,8 +782,9 @@ def _check_memory(configs: dict, jobs: int) -> None:
     largest = sorted(cpu, key=lambda name: run_bytes(cpu[name]), reverse=True)[:jobs]
     if largest:
         check_run_memory([cpu[n] for n in largest], f"run{'s' if len(largest) > 1 else ''} {', '.join(largest)} of "
-                         "the grid (its model sizes and micro_batch_size)", "a smaller size or micro_batch_size in the "
-                         "grid, " + ("fewer --jobs, " if len(largest) > 1 else "") + "or --only the runs that fit")
+                         "the grid (its model sizes, micro_batch_size and eval_batch_size)", "a smaller size, "
+                         "eval_batch_size or micro_batch_size in the grid, "
+                         + ("fewer --jobs, " if len(largest) > 1 else "") + "or --only the runs that fit")
 
 
 @contextlib.contextmanager
