@@ -488,6 +488,7 @@ def prepare(
     check_switches("prepare", overwrite=overwrite, strict=strict, progress=progress)  # round 17 (E194): 'no' is true
     check_callback("prepare", "log", log)
     check_prepare_arguments("prepare", out_dir, text_field, max_documents, num_workers, batch_chars, piece_chars)
+    max_documents = None if max_documents is None else int(max_documents)  # numpy's int64 entered meta.json (S408)
     log = log or (lambda msg: print(msg, file=sys.stderr))
     out = Path(out_dir).expanduser()
     out = Path(os.path.abspath(out)) if out.name in ("", ".", "..") else out  # its name and parent are its own
