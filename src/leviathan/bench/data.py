@@ -77,7 +77,7 @@ def bench_tokenizer(spec: str, cache_dir: Path, log: Callable[[str], None] = pri
     if (directory / "tokenizer.json").is_file():
         return _cached(directory, spec, vocab)
     log(f"training a BPE of {vocab} on {description} ({len(texts_files)} files, cached in {directory}) ...")
-    tok = train_bpe(read_texts(texts_files, max_chars), vocab)
+    tok = train_bpe(read_texts(texts_files, max_chars), vocab, name=spec)  # the cache's key, short of it or not
     directory.mkdir(parents=True, exist_ok=True)
     tok.save(directory)
     _record_cache(directory)
