@@ -23,7 +23,6 @@ import dataclasses
 import json
 import math
 import os
-import re
 import time
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
@@ -618,24 +617,8 @@ def _impossible(d: dict) -> str | None:
         if mine is not None and configured is not None and mine != configured:
             return (f"has {key} {_shown(mine)} but its config says {where}: {_shown(configured)} (a row edited or "
                     f"copied under another run's name)")
-    return (_name_contradicts(d) or _model_contradicts(d, model) or _hardware_impossible(d)
-            or _tokens_contradict(d, config) or _steps_contradict(d, config) or _curve_contradicts(d)
-            or _params_contradict(params, model))
-
-
-def _name_contradicts(d: dict) -> str | None:
-    """Why a row's ``name`` cannot be the run its size, variant and seed describe: the sweep names a run
-    ``SIZE-VARIANT[-L<layers>][-F<ffn>]-s<SEED>`` (``grid._Runs.add``), and two rows whose names were swapped were read
-    as each other's runs without a word, the config agreeing with the row's variant but not its name (issue 30 round
-    27, S571; the seed, variant and size were held to the config, S565, the name to nothing). None where one of the
-    four is unrecorded (an older row)."""
-    name, size, variant, seed = d.get("name"), d.get("size"), d.get("variant"), d.get("seed")
-    if not (isinstance(size, str) and isinstance(variant, str) and _is_count(seed)):
-        return None
-    if re.fullmatch(re.escape(f"{size}-{variant}") + r"(-L\d+)?(-F\d+)?" + re.escape(f"-s{seed}"), name):
-        return None
-    return (f"has name {_shown(name)}, not the name the sweep gives size {size!r}, variant {variant!r} and seed "
-            f"{seed} ({size}-{variant}[-L<layers>][-F<ffn>]-s{seed}; a row edited or copied under another run's name)")
+    return (_model_contradicts(d, model) or _hardware_impossible(d) or _tokens_contradict(d, config)
+            or _steps_contradict(d, config) or _curve_contradicts(d) or _params_contradict(params, model))
 
 
 def _model_contradicts(d: dict, configured: dict) -> str | None:
