@@ -9,10 +9,15 @@ dataclasses, so no record carries a hand-written codec. Field metadata says wher
 ``optional()`` (left out while None), ``inline()`` (a record whose keys are written into the enclosing one's) and
 ``extra_keys()`` (the keys this version does not know, kept as read and written back last: rewriting loses nothing).
 
-``decode`` is tolerant, for files this package wrote (any earlier version): an unknown key goes into ``extra`` (or
-is dropped without one), a missing key takes the field's default (None without one), a null stays None. Values are
-kept as written (an integer token count stays an integer), so numbers derived from old files do not change. A
-user's configuration is read by ``config.from_dict`` instead, which checks every key and type and names the fix.
+``decode`` is tolerant, for files this package wrote (any earlier version): an unknown key goes into ``extra``, a
+missing key takes the field's default (None without one), a null stays None. Values are kept as written (an integer
+token count stays an integer), so numbers derived from old files do not change. A key that a record without an
+``extra`` field does not know is refused (``ArgumentValueError`` naming the key and the record), as every config
+file and override refuses one: ``decode(ModelConfig, {..., "extra": 1})`` dropped it without a word (issue 30 round
+27, S532). A reader that means to drop such keys says so, ``unknown=DROP``: a results row's config read as a
+``RunConfig`` (a retired key), grid.json's ``SweepGrid``, metrics.jsonl's rows, a row's hardware and the analysis
+records. A user's configuration is read by ``config.from_dict`` instead, which checks every key and type and names
+the fix.
 
 Footguns: ``encode`` keeps numbers as they are (numpy scalars, inf, nan; ``experiments.machinery.results.json_safe``
 makes strict JSON of them); a class that defines ``as_dict`` is encoded through it; ``decode`` resolves annotations
@@ -29,9 +34,12 @@ from functools import lru_cache
 from pathlib import PurePath
 from typing import Any
 
+from .errors import ArgumentValueError
+
 OMIT_NONE = "omit_none"  # field metadata: no key while the value is None
 INLINE = "inline"  # field metadata: the value's keys are written in place of the field
 EXTRA = "extra"  # field metadata: unknown keys, kept as read
+REFUSE, DROP = "refuse", "drop"  # decode's ``unknown``: what becomes of a key a record without ``extra`` does not know
 
 
 def optional(default: Any = None) -> Any:
@@ -84,39 +92,56 @@ def encode_fields(record: Any) -> dict:
 
 
 # ---- decoding -----------------------------------------------------------------------------------
-def decode(tp: Any, value: Any) -> Any:
+def decode(tp: Any, value: Any, unknown: str = REFUSE) -> Any:
     """``value`` (parsed JSON) as type ``tp``: dataclasses built field by field (see the module docstring),
     ``list[X]`` and ``dict[str, X]`` element by element, anything else kept as written. A null where a record
-    (a non-optional dataclass) belongs is a TypeError, not that record's defaults (``model: null``)."""
+    (a non-optional dataclass) belongs is a TypeError, not that record's defaults (``model: null``). ``unknown``:
+    ``REFUSE`` (an ``ArgumentValueError`` naming a key a record without ``extra`` does not know) or ``DROP``
+    (leave it out: for a file an earlier or later version wrote), at every depth."""
+    if unknown not in (REFUSE, DROP):
+        raise ArgumentValueError(f"decode: unknown must be {REFUSE!r} or {DROP!r}, got {unknown!r:.40}; pass "
+                                 f"unknown={DROP!r} to leave out keys a record does not know")
     if value is None:
         if isinstance(tp, type) and dataclasses.is_dataclass(tp):
             raise TypeError(f"expected a JSON object for {tp.__name__}, got null")
         return None
     origin = typing.get_origin(tp)
     if origin in (typing.Union, types.UnionType):
-        return _decode_union(typing.get_args(tp), value)
+        return _decode_union(typing.get_args(tp), value, unknown)
     if origin is list and isinstance(value, list):
         (item,) = typing.get_args(tp) or (Any,)
-        return [decode(item, v) for v in value]
+        return [decode(item, v, unknown) for v in value]
     if origin is dict and isinstance(value, Mapping):
         _, item = typing.get_args(tp) or (Any, Any)
-        return {k: decode(item, v) for k, v in value.items()}
+        return {k: decode(item, v, unknown) for k, v in value.items()}
     if isinstance(tp, type) and dataclasses.is_dataclass(tp):
-        return value if isinstance(value, tp) else _decode_record(tp, value)
+        return value if isinstance(value, tp) else _decode_record(tp, value, unknown)
     return value
 
 
-def _decode_union(members: tuple, value: Any) -> Any:
+def _decode_union(members: tuple, value: Any, unknown: str) -> Any:
     kinds = [m for m in members if m is not type(None)]
     if len(kinds) == 1:
-        return decode(kinds[0], value)
+        return decode(kinds[0], value, unknown)
     records = [m for m in kinds if isinstance(m, type) and dataclasses.is_dataclass(m)]
     if len(records) == 1 and isinstance(value, Mapping):
-        return decode(records[0], value)
+        return decode(records[0], value, unknown)
     return value  # e.g. ``dict | str``: kept as written
 
 
-def _decode_record(cls: type, data: Any) -> Any:
+def _refuse_unknown(cls: type, data: Mapping, known: set[str]) -> None:
+    """ArgumentValueError naming the first key of ``data`` that ``cls`` (a record without ``extra``) does not know."""
+    import difflib
+
+    strange = [k for k in data if k not in known]
+    if strange:
+        close = difflib.get_close_matches(str(strange[0]), sorted(known), n=1)
+        hint = f" (did you mean {close[0]!r}?)" if close else ""
+        raise ArgumentValueError(f"decode: unknown key {strange[0]!r:.60} in {cls.__name__}{hint}; remove it, or pass "
+                                 f"unknown={DROP!r} to leave out the keys of a record another version wrote")
+
+
+def _decode_record(cls: type, data: Any, unknown: str = REFUSE) -> Any:
     if not isinstance(data, Mapping):
         raise TypeError(f"expected a JSON object for {cls.__name__}, got {type(data).__name__}")
     hints = _hints(cls)
@@ -130,16 +155,18 @@ def _decode_record(cls: type, data: Any) -> Any:
             extra_field = f.name
             continue
         if INLINE in f.metadata:
-            kwargs[f.name] = decode(hints[f.name], data)
+            kwargs[f.name] = decode(hints[f.name], data, DROP)  # the enclosing record's keys are its own
             known.update(_inline_keys(hints[f.name]))
             continue
         known.add(f.name)
         if f.name in data:
-            kwargs[f.name] = decode(hints[f.name], data[f.name])
+            kwargs[f.name] = decode(hints[f.name], data[f.name], unknown)
         elif f.default is dataclasses.MISSING and f.default_factory is dataclasses.MISSING:
             kwargs[f.name] = None  # a key an older writer left out, in a field without a default
     if extra_field is not None:
         kwargs[extra_field] = {k: v for k, v in data.items() if k not in known}
+    elif unknown == REFUSE:
+        _refuse_unknown(cls, data, known)
     return cls(**kwargs)
 
 

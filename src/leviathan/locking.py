@@ -209,7 +209,8 @@ def held_by_another(path: Path) -> tuple[int | None, str] | None:
 
     Asked by taking and at once dropping a shared flock: it fails only while a writer holds its exclusive one.
     Used by verbs that would delete a folder (``leviathan.ownership``): a folder a live writer holds is never
-    touched."""
+    touched. This process's own writer lock is not another's (prepare holds its beside lock while it replaces), but
+    its own reader claim is: a ``TokenDataset`` of this process still reads the folder (issue 30 round 27, S521)."""
     import fcntl
 
     try:
@@ -220,7 +221,8 @@ def held_by_another(path: Path) -> tuple[int | None, str] | None:
         fcntl.flock(fd, fcntl.LOCK_SH | fcntl.LOCK_NB)
     except BlockingIOError:
         found = holder(path)
-        return None if found[0] == os.getpid() else found  # this process's own lock (a beside lock it holds)
+        own = found[0] == os.getpid() and not is_reader_lock(path.name)
+        return None if own else found  # this process's own lock (a beside lock it holds)
     finally:
         os.close(fd)  # closing drops the shared lock too
     return None

@@ -435,8 +435,11 @@ def check_unlocked(folder: Path, doing: str) -> None:
             pid, command = held
             who = f"process {pid}" + (f" ({command})" if command else "") if pid is not None else "another process"
             use = "is reading it" if is_reader_lock(path.name) else "is writing there"  # locking.reading: a run's data
+            fix = "wait for it to finish or stop it"
+            if pid == os.getpid():  # a TokenDataset / BatchLoader of this very process (round 27, S521)
+                who, fix = "this process", "drop the BatchLoader or TokenDataset reading it first (del it)"
             raise UserError(f"{doing} {str(folder)!r}, but {who} {use} (it holds {str(path)!r}); nothing "
-                            f"was deleted; wait for it to finish or stop it, or choose another output folder")
+                            f"was deleted; {fix}, or choose another output folder")
 
 
 # ---- writing into a folder -----------------------------------------------------------------------

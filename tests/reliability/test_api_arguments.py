@@ -435,7 +435,7 @@ def test_a_writer_given_no_path_names_its_argument(finished_run, data, tmp_path)
 @pytest.mark.parametrize("given, said", [
     ({"piece_chars": -1}, "prepare: piece_chars: must be a positive integer, got -1"),
     ({"piece_chars": 0}, "prepare: piece_chars: must be a positive integer, got 0"),
-    ({"batch_chars": -1}, "prepare: batch_chars: must be a whole number >= 0, got -1"),
+    ({"batch_chars": -1}, "prepare: batch_chars: must be a positive integer, got -1"),
     ({"max_documents": True}, "prepare: max_documents: expected a positive integer, got True"),
     ({"max_documents": 0}, "prepare: max_documents: must be a positive integer, got 0"),
     ({"text_field": 5}, "prepare: text_field: expected a field name (a non-empty str), got 5"),

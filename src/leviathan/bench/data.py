@@ -79,7 +79,7 @@ def bench_tokenizer(spec: str, cache_dir: Path, log: Callable[[str], None] = pri
     # made before the training: a file in the cache's place ($LEVIATHAN_CACHE=a file) was found after it (round 27, R76)
     directory.mkdir(parents=True, exist_ok=True)
     log(f"training a BPE of {vocab} on {description} ({len(texts_files)} files, cached in {directory}) ...")
-    tok = train_bpe(read_texts(texts_files, max_chars), vocab)
+    tok = train_bpe(read_texts(texts_files, max_chars), vocab, name=spec)  # the cache's key, short of it or not
     tok.save(directory)
     _record_cache(directory)
     return load_tokenizer(str(directory))

@@ -50,6 +50,21 @@ _SPLIT_ALIASES = {"valid": "val", "validation": "val", "dev": "val"}
 _FULL_CHECK_TOKENS = 64_000_000  # at most this many ids are scanned for ids >= vocab_size
 
 
+def _claim_while_mapped(folder: Path, tokens: np.ndarray) -> None:
+    """Claim ``folder`` as read (``locking.reading``) for as long as the memory map ``tokens`` (or any view of it, a
+    BatchLoader's) lives: ``prepare(..., overwrite=True)`` replaced a data folder a BatchLoader of the same process, or
+    of another script, was reading, without a word, the loader going on through its map of the deleted files (issue
+    30 round 27, S521; only ``train`` took the claim). The claim goes with the map (``weakref.finalize``), or with the
+    process."""
+    import weakref
+
+    from ..locking import reading
+
+    claim = reading(folder)
+    claim.__enter__()
+    weakref.finalize(tokens, claim.__exit__, None, None, None)
+
+
 class TokenDataset:
     """One split of a prepared data dir as a read-only memmap: ``.tokens`` (N,) uint16/uint32, ``.meta`` (PreparedMeta),
     ``.vocab_size``, ``.eot_id``, ``.num_tokens``, ``.data_dir``, ``.split``, ``.num_bytes`` (the split's UTF-8 bytes)."""
@@ -100,6 +115,8 @@ class TokenDataset:
         check_file(self.data_dir, self.meta.files, path.name)  # the token file prepared with this meta.json
         self.tokens = (np.memmap(path, dtype=self.dtype, mode="r", shape=(n,)) if n
                        else np.zeros(0, dtype=self.dtype))
+        if n:
+            _claim_while_mapped(self.data_dir, self.tokens)
         if check_ids:
             self._check_ids()
 

@@ -50,6 +50,7 @@ import sys
 import threading
 import time
 import uuid
+import warnings
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from pathlib import Path
@@ -72,8 +73,8 @@ from .meta import META_FILE, PreparedMeta, find_meta
 from .meta_digest import DIGESTS, field_digests
 from .prepare_arguments import check_prepare_arguments
 from .sources import Source, SourceStats, open_source
-from .tokenizer import (BUILTIN_ENCODINGS, Tokenizer, check_bpe_vocab_size, load_tokenizer, split_for_threads,
-                        train_bpe)
+from .tokenizer import (BUILTIN_ENCODINGS, Tokenizer, check_bpe_vocab_size, load_tokenizer, short_vocabulary,
+                        split_for_threads, train_bpe)
 from .val_overlap import ValOverlap
 from ..storage import api_write
 
@@ -488,6 +489,7 @@ def prepare(
     check_switches("prepare", overwrite=overwrite, strict=strict, progress=progress)  # round 17 (E194): 'no' is true
     check_callback("prepare", "log", log)
     check_prepare_arguments("prepare", out_dir, text_field, max_documents, num_workers, batch_chars, piece_chars)
+    max_documents = None if max_documents is None else int(max_documents)  # numpy's int64 entered meta.json (S408)
     log = log or (lambda msg: print(msg, file=sys.stderr))
     out = Path(out_dir).expanduser()
     out = Path(os.path.abspath(out)) if out.name in ("", ".", "..") else out  # its name and parent are its own
@@ -613,7 +615,8 @@ def skipped_note(stats: SourceStats, shown: int = 3) -> str | None:
     """The line naming what the corpus folders' walk passed over (the first ``shown`` names, and why), None when
     nothing: a README without an extension was left out of the data, counted only in meta.json's
     ``source_stats.skipped_files`` (issue 30 round 26, P61), and a link back to a folder read already is skipped
-    (P60's guard). The names are in meta.json too (``skipped_file_names``, ``skipped_links``)."""
+    (P60's guard), and a file reached again through a link (round 27, R84). The names are in meta.json too
+    (``skipped_file_names``, ``skipped_links``, ``skipped_file_links``)."""
     parts = []
     if stats.skipped_files:
         names = ", ".join(stats.skipped_file_names[:shown]) + (", ..." if stats.skipped_files > shown else "")
@@ -622,6 +625,9 @@ def skipped_note(stats: SourceStats, shown: int = 3) -> str | None:
     if stats.skipped_links:
         names = ", ".join(stats.skipped_links[:shown]) + (", ..." if len(stats.skipped_links) > shown else "")
         parts.append(f"{len(stats.skipped_links):,} link(s) to a folder read already ({names}), each folder read once")
+    if stats.skipped_file_links:  # round 27, R84: one file under three names was three documents
+        names = ", ".join(stats.skipped_file_links[:shown]) + (", ..." if len(stats.skipped_file_links) > shown else "")
+        parts.append(f"{len(stats.skipped_file_links):,} link(s) to a file read already ({names}), each file read once")
     return f"note: skipped {'; and '.join(parts)}" if parts else None
 
 
@@ -670,15 +676,18 @@ def _train_job_bpe(job: _Job, timing: dict) -> Tokenizer:
     job.log(f"training a byte-level BPE with {job.bpe_vocab:,} ids on {job.src.description} ...")
     t0 = time.perf_counter()
     try:
-        tok = train_bpe(train_texts(), job.bpe_vocab, show_progress=job.progress)
+        with warnings.catch_warnings():  # said below as a note, in the verb's words
+            warnings.filterwarnings("ignore", message="the BPE reached")
+            tok = train_bpe(train_texts(), job.bpe_vocab, show_progress=job.progress)
     except UserError:
         if counts[0] and counts[0] == counts[1]:  # no text to train on: the split's own words, as below
             raise UserError(_all_in_validation(counts[0], job)) from None
         raise
-    tok.name = job.settings["tokenizer"]
     timing["bpe_train_s"] = round(time.perf_counter() - t0, 3)
     job.log(f"trained BPE: {tok.vocab_size:,} ids in {timing['bpe_train_s']:.1f}s"
             f"{'' if tok.fast else ' (quicktok refused it; encoding with tokenizers, slower)'}")
+    if tok.vocab_size < job.bpe_vocab:  # meta.json's tokenizer is the BPE's own name, bpe:REACHED (S537); the
+        job.log("note: " + short_vocabulary(tok.vocab_size, job.bpe_vocab, 2, tok.name))  # settings keep the request
     return tok
 
 

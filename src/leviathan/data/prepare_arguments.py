@@ -8,8 +8,10 @@ was read as 1 document ("first 1 documents", J182), ``text_field=5`` was accepte
 (J183), and ``piece_chars=-1`` cut every long document into the same piece forever, the process growing to 6.9 GB
 until killed (J190, a hang); ``out_dir=None`` was pathlib's TypeError. Each value is judged by the rule its flag
 applies (``value_rules``: one rule per value), before any file is read or written; the line names the argument
-and what to pass. ``batch_chars`` and ``piece_chars`` have no flag: a batch may be empty (0: one per piece), a piece
-may not.
+and what to pass. ``batch_chars`` and ``piece_chars`` have no flag; both are sizes in characters held to one rule,
+a positive integer (issue 30 round 27, S408: ``batch_chars=0`` was taken while ``piece_chars=0`` was refused). A
+batch is sent once it holds at least ``batch_chars`` characters, so 1 sends each document alone (round 25's Y383
+read 0 that way; 0 is no size of a batch, and 1 says the same).
 """
 
 from __future__ import annotations
@@ -30,7 +32,7 @@ def check_prepare_arguments(api: str, out_dir, text_field, max_documents, num_wo
                   "pass a number of documents such as 1000, or None for all (as --max-documents)")
     api_check(api, "num_workers", thread_problem(num_workers), "pass a number of tokenizer threads such as 2 "
               "(as --workers)")
-    api_check(api, "batch_chars", whole_problem(batch_chars, 0, "a whole number >= 0"),
-              "pass a number of characters such as 8000000 (0: a batch per piece)")
+    api_check(api, "batch_chars", whole_problem(batch_chars, 1, "a positive integer"),
+              "pass a number of characters such as 8000000 (1: a batch per document)")
     api_check(api, "piece_chars", whole_problem(piece_chars, 1, "a positive integer"),
               "pass a number of characters such as 1000000")

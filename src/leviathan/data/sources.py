@@ -77,6 +77,7 @@ class SourceStats:
     skipped_files: int = 0  # files in folders with an extension no reader handles
     skipped_file_names: list[str] = field(default_factory=list)  # the first of them, named (round 26, P61)
     skipped_links: list[str] = field(default_factory=list)  # links to a folder read already (round 26, P60)
+    skipped_file_links: list[str] = field(default_factory=list)  # names of a file read already (round 27, R84)
 
     def merge(self, other: "SourceStats") -> None:
         for k in ("documents", "bytes", "decode_errors", "skipped_empty", "skipped_records", "skipped_files"):
@@ -84,10 +85,11 @@ class SourceStats:
         self.files_with_decode_errors.extend(other.files_with_decode_errors)
         self.skipped_file_names.extend(other.skipped_file_names[:100 - len(self.skipped_file_names)])
         self.skipped_links.extend(other.skipped_links[:100 - len(self.skipped_links)])
+        self.skipped_file_links.extend(other.skipped_file_links[:100 - len(self.skipped_file_links)])
 
     def as_dict(self) -> dict:
         d = dict(self.__dict__)
-        for key in ("files_with_decode_errors", "skipped_file_names", "skipped_links"):
+        for key in ("files_with_decode_errors", "skipped_file_names", "skipped_links", "skipped_file_links"):
             d[key] = list(getattr(self, key)[:20])
         return d
 
@@ -580,7 +582,20 @@ def _folder_files(root: Path, extensions: Sequence[str]) -> tuple[list[Path], So
                 walked.skipped_files += 1
                 if len(walked.skipped_file_names) < 100:
                     walked.skipped_file_names.append(str(Path(dirpath) / f))
-    return sorted(files, key=lambda p: p.relative_to(root).as_posix()), walked
+    files, walked.skipped_file_links = _once_each(sorted(files, key=lambda p: p.relative_to(root).as_posix()))
+    return files, walked
+
+
+def _once_each(files: list[Path]) -> tuple[list[Path], list[str]]:
+    """``files`` with each real file once, and the names left out (links to a file listed already). A file reached
+    through two more names (``b.txt -> a.txt``, ``sub/c.txt -> ../a.txt``) was read as three documents, without a word
+    (issue 30 round 27, R84): round 26 read a linked folder once (P60), not a linked file. Of the names of one file
+    the first that is no link is kept (the file's own name), else the first; the order of ``files`` is kept."""
+    names: dict[str, list[Path]] = {}
+    for p in files:
+        names.setdefault(os.path.realpath(p), []).append(p)
+    kept = {min(group, key=lambda p: (os.path.islink(p), group.index(p))) for group in names.values()}
+    return [p for p in files if p in kept], [str(p) for p in files if p not in kept][:100]
 
 
 def parse_hf_spec(spec: str) -> tuple[str, str | None, str]:
@@ -660,7 +675,9 @@ def open_source(spec, *, text_field: str = "text", strict: bool = False,
             if not files:
                 raise UserError(f"glob {spec!r} matches no files; check the pattern (quote it so the shell "
                                 f"does not expand it)")
+            files, twice = _once_each(files)  # a link matched beside its file: read once (R84)
             src = _group_files(files, text_field, strict, f"{spec} ({len(files)} files)")
+            src.walked = SourceStats(skipped_file_links=twice)
         else:
             raise UserError(f"source {spec!r} {missing(spec)}; pass a file, a folder, a glob, "
                             f"hf:NAME[:CONFIG][@SPLIT] or stdlib")

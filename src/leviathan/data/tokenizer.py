@@ -460,7 +460,9 @@ def train_bpe(texts: Iterable[str], vocab_size: int, *, min_frequency: int = 2,
               show_progress: bool = False, name: str | None = None) -> HFTokenizer:
     """Train a byte-level BPE with ``vocab_size`` ids ("<|endoftext|>" is id 0) on ``texts``: o200k's regex, then GPT-2's
     byte-to-unicode map, so every byte string is encodable and quicktok can run it. On a small corpus the vocabulary can
-    stop short of ``vocab_size``; ``.vocab_size`` is the real size, ``.name`` the request (``bpe:VOCAB``).
+    stop short of ``vocab_size`` (no pair left that occurs ``min_frequency`` times): the default ``.name`` is then the
+    size reached (``bpe:259`` where 300 were asked) and a warning says so (``short_vocabulary``). The name was the
+    request, a size the tokenizer did not have, without a word (issue 30 round 27, S537).
     """
     from tokenizers import Regex, Tokenizer as _HF, decoders, models, pre_tokenizers, trainers
 
@@ -502,7 +504,19 @@ def train_bpe(texts: Iterable[str], vocab_size: int, *, min_frequency: int = 2,
     tok.train_from_iterator(given(), trainer=trainer)
     if not seen[0] or tok.get_vocab_size() <= 1:
         raise UserError("cannot train a BPE on an empty corpus; give it some text")
-    return HFTokenizer(tok, name or f"bpe:{vocab_size}")
+    reached = tok.get_vocab_size()
+    if reached < vocab_size:
+        import warnings
+
+        warnings.warn(short_vocabulary(reached, vocab_size, min_frequency, name or f"bpe:{reached}"), stacklevel=2)
+    return HFTokenizer(tok, name or f"bpe:{reached}")
+
+
+def short_vocabulary(reached: int, asked: int, min_frequency: int, name: str) -> str:
+    """The line saying a BPE stopped short of the ids asked, its name and what to do (``train_bpe``, ``prepare``)."""
+    why = "to merge" if min_frequency <= 1 else f"that occurs {min_frequency} or more times"
+    return (f"the BPE reached {reached:,} of the {asked:,} ids asked (no pair of its text is left {why}): it is "
+            f"named {name} and a model of its data has vocab_size {reached}; give more text for a larger vocabulary")
 
 
 def check_not_builtin_name(name, who: str, example: str) -> None:

@@ -32,7 +32,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from ...codec import decode, encode, encode_fields, extra_keys
+from ...codec import DROP, decode, encode, encode_fields, extra_keys
 from ...data.fingerprint_fields import recorded_problem
 from ...errors import ArgumentTypeError, ArgumentValueError, UserError, dead_link, missing, not_regular
 from ...eval.consistency import ppl_contradicts
@@ -260,7 +260,7 @@ class ResultRow:
         from ...run_config import RunConfig
 
         try:
-            return None if self.config is None else decode(RunConfig, self.config)
+            return None if self.config is None else decode(RunConfig, self.config, DROP)
         except (TypeError, ValueError) as e:  # RunConfig's own checks: a partial or edited config
             raise UserError(f"row {self.name!r}: its config does not read as a RunConfig ({e})") from None
 
@@ -307,7 +307,7 @@ class ResultRow:
         """Where the run's throughput was measured, as one string (runs compare fairly only when equal)."""
         if isinstance(self.hardware, str):
             return self.hardware
-        hw = decode(_Hardware, self.hardware or {})
+        hw = decode(_Hardware, self.hardware or {}, DROP)  # only the parts that say where
         parts = [str(hw.device), str(hw.cpu), f"threads={hw.torch_threads}"] + ([str(hw.gpu)] if hw.gpu else [])
         return " / ".join(p for p in parts if p)
 

@@ -43,7 +43,11 @@ def row_contradiction(row, folder: Path) -> str | None:
         return None
     problem = _against_metrics({"loss": row.final_val_loss, "ppl": row.final_val_ppl}, row.steps,
                                Path(folder) / "runs" / row.name)
-    return None if problem is None else f"the row of run {row.name!r}: {problem}"
+    if problem is None:
+        from .bpb_check import bpb_contradiction
+
+        return bpb_contradiction(row, Path(folder))  # eval bpb against the data's bytes (round 27, R56)
+    return f"the row of run {row.name!r}: {problem}"
 
 
 def check_rows_match_runs(rows, results, after: str = "") -> None:

@@ -17,7 +17,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from ...codec import decode
+from ...codec import DROP, decode
 from ...data.fingerprint_fields import recorded_problem
 from ...errors import UserError
 from ... import json_text
@@ -87,7 +87,7 @@ class SweepGrid:
     @classmethod
     def from_dict(cls, d: Mapping) -> SweepGrid:
         """From grid.json's object (keys it does not use are ignored; null lists read as empty)."""
-        grid = decode(cls, d)  # codec: nested records typed, keys it does not use dropped
+        grid = decode(cls, d, DROP)  # codec: nested records typed, keys it does not use dropped
         for field_name, kind in (("runs", GridRun), ("eval_sets", GridEvalSet)):  # "val" where a list belongs ended
             value = getattr(grid, field_name)  # in an AttributeError of every report (round 12, U20, U252, U269)
             if value is not None and (not isinstance(value, list) or not all(isinstance(v, kind) for v in value)):

@@ -16,7 +16,7 @@ from __future__ import annotations
 
 from typing import Any, TypeVar
 
-from ...codec import decode, encode, encode_fields, inline, optional
+from ...codec import DROP, decode, encode, encode_fields, inline, optional
 from ... import json_text
 
 __all__ = ["Record", "inline", "optional", "plain"]
@@ -35,7 +35,7 @@ class Record:
     @classmethod
     def from_dict(cls: type[R], data: Any) -> R:
         """The record of its JSON (``codec.decode``: nested records typed, unknown keys dropped)."""
-        return decode(cls, data)
+        return decode(cls, data, DROP)
 
     @classmethod
     def read_file(cls: type[R], path, name: str) -> R:
