@@ -69,8 +69,9 @@ def _no_config(rows):  # an arm given twice under two names, with nothing else t
     (lambda rows: setattr(rows[1], "seed", True), "rows[1] ('a-dense_untied-s0') has seed True, not a whole number"),
     (lambda rows: setattr(rows[1], "variant", "dense_tied"), "rows[1] ('a-dense_untied-s0') has variant 'dense_tied' "
                                                              "but its config says model.embedding: 'dense_untied'"),
-    (_no_config, "rows[1] ('a-dense_untied-s0') and rows[0] ('a-dense_tied-s0') are both variant 'dense_tied' of size "
-                 "'a', seed 0 in regime 'iso_body'"),
+    # the edited row's own name names its true variant, which round 27's S571 rule refuses first
+    (_no_config, "rows[1] ('a-dense_untied-s0') has name 'a-dense_untied-s0', which names variant 'dense_untied', but "
+                 "its variant is 'dense_tied'"),
 ], ids=["E322-nan", "E323-seed", "E324-variant", "E324-two-names"])
 def test_paired_comparisons_refuses_rows_the_file_reader_would_refuse(swept, edit, said):
     from leviathan.experiments.machinery.results import read_results

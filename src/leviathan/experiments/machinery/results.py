@@ -618,7 +618,33 @@ def _impossible(d: dict) -> str | None:
             return (f"has {key} {_shown(mine)} but its config says {where}: {_shown(configured)} (a row edited or "
                     f"copied under another run's name)")
     return (_model_contradicts(d, model) or _hardware_impossible(d) or _tokens_contradict(d, config)
-            or _steps_contradict(d, config) or _curve_contradicts(d) or _params_contradict(params, model))
+            or _steps_contradict(d, config) or _curve_contradicts(d) or _params_contradict(params, model)
+            or _name_contradicts(d))
+
+
+def _name_contradicts(d: dict) -> str | None:
+    """Why a row's ``name`` says another run than its own variant and seed: two rows whose names were swapped (an
+    'a-leviathan-s0' holding the dense_tied row) were read as each other's runs without a word (issue 30 round 27,
+    S571; the variant and seed were held to the config, S565, the name to nothing). Only a contradiction counts: a name
+    whose dash-separated parts include an embedding kind other than the row's (and not the row's own), or end in
+    ``s<N>`` with N not the row's seed. A name that says neither (a hand-made 'n249', a size edited in the name) is
+    left to the checks that hold size and identity (``identity``, the grid's run list), which refuse rather than skip.
+    Last in ``_impossible``, so every sharper line comes first."""
+    from ...model.embedding_kinds import EMBEDDING_KINDS
+
+    name, variant, seed = d.get("name"), d.get("variant"), d.get("seed")
+    if not isinstance(name, str):
+        return None
+    parts = name.split("-")
+    named = [kind for kind in EMBEDDING_KINDS if kind in parts]
+    if isinstance(variant, str) and named and variant not in named:
+        return (f"has name {_shown(name)}, which names variant {named[0]!r}, but its variant is {variant!r} (a row "
+                f"edited or copied under another run's name)")
+    last = parts[-1]
+    if len(parts) > 1 and _is_count(seed) and last[:1] == "s" and last[1:].isdigit() and int(last[1:]) != seed:
+        return (f"has name {_shown(name)}, which names seed {int(last[1:])}, but its seed is {seed} (a row edited or "
+                f"copied under another run's name)")
+    return None
 
 
 def _model_contradicts(d: dict, configured: dict) -> str | None:
