@@ -94,17 +94,18 @@ def check_memory(bc: BenchConfig, batch: int) -> None:
     weights, gradients and AdamW state, all held at once, and one step's activations (the chunked head, the full
     vocabulary's: an upper bound for the corpus rows), fp32 on the CPU, where the script trains, against MemAvailable
     and ``ulimit -v``."""
-    from leviathan.memory_preflight import check_training_memory, step_activation_bytes
-    from leviathan.model.accounting import count_config
+    from leviathan.memory_preflight import check_models_memory
 
-    cfgs = [bc.model(variant) for variant in ("dense_tied", "leviathan")]
-    steps = max(step_activation_bytes(c, batch * bc.seq_len) for c in cfgs)
-    check_training_memory([count_config(c).total for c in cfgs for _ in ("full", "corpus")],
-                          f"--config {bc.name} with --batch {batch}", "a smaller --config or --batch", steps)
+    check_models_memory([bc.model(variant) for variant in ("dense_tied", "leviathan")], batch * bc.seq_len,
+                        f"--config {bc.name} with --batch {batch}", "a smaller --config or --batch",
+                        copies=2)  # each model with the full and the corpus softmax
 
 
 def _matches(meta, tokenizer: str, vocab: int) -> bool:
-    return (meta.tokenizer == tokenizer or meta.vocab_size == vocab) and meta.vocab_size <= vocab
+    """By the tokenizer asked for (meta.json's settings: since round 27, S537, a BPE short of its size is named by the
+    size it reached, bpe:395 for a bpe:512 asked) or its own name, or the same vocabulary size; its ids fit the head."""
+    asked = (meta.settings or {}).get("tokenizer", meta.tokenizer)
+    return (tokenizer in (meta.tokenizer, asked) or meta.vocab_size == vocab) and meta.vocab_size <= vocab
 
 
 def _is_result(earlier) -> bool:

@@ -164,15 +164,13 @@ def _check_memory(sz: dict, device) -> None:
     together) and one step's activations (the plain loss path with its (tokens, V) logits, as ``Step`` runs it), in
     fp32 (an upper-ish bound under bf16 autocast). On the CPU against MemAvailable and ``ulimit -v``, on CUDA against
     the device's free memory (``torch.cuda.mem_get_info``)."""
-    from leviathan.memory_preflight import check_training_memory, step_activation_bytes
-    from leviathan.model.accounting import count_config
+    from leviathan.memory_preflight import check_models_memory
     from leviathan.presets import preset
 
-    cfgs = [preset(sz["preset"], embedding=v, **sz["overrides"]) for v in ("dense_tied", "leviathan")]
-    steps = max(step_activation_bytes(c, sz["batch"] * sz["seq"], chunked_loss=False) for c in cfgs)
-    check_training_memory([count_config(c).total for c in cfgs], f"--preset {sz['preset']} with --batch {sz['batch']} "
-                          f"x --seq {sz['seq']}", "a smaller --preset (paper-109m, ...), --batch or --seq", steps,
-                          device)
+    check_models_memory([preset(sz["preset"], embedding=v, **sz["overrides"]) for v in ("dense_tied", "leviathan")],
+                        sz["batch"] * sz["seq"], f"--preset {sz['preset']} with --batch {sz['batch']} x --seq "
+                        f"{sz['seq']}", "a smaller --preset (paper-109m, ...), --batch or --seq", chunked_loss=False,
+                        device=device)
 
 
 def cmd_bench(args) -> int:

@@ -2,6 +2,7 @@
 
     check_run_memory([run_config], "the run's model (model.*)", "a smaller model.preset")   # train, demo, sweep
     check_training_memory([params_a, params_b], "--preset paper-1.2b", "a smaller --preset", activations=n)
+    check_models_memory([cfg_a, cfg_b], tokens, "--config paper", "a smaller --config")        # the benchmarks
 
 `demo --preset paper-1.2b` on a 23 GB, 2-core machine built the model until the allocator's RuntimeError traceback
 under a memory limit (issue 30 round 25, X70), and without one grew to 21 GB until the kernel's out-of-memory killer
@@ -249,6 +250,19 @@ def check_run_memory(configs: list, what: str, fix: str) -> None:
 
     check_training_memory([count_config(c.model).total for c in configs], what, fix,
                           sum(map(_run_activation_bytes, configs)))
+
+
+def check_models_memory(configs: list, tokens: int, what: str, fix: str, copies: int = 1, chunked_loss: bool = True,
+                        device=None) -> None:
+    """``check_training_memory`` of model configs (ModelConfig) built side by side, as the benchmarks build them:
+    ``copies`` of each held at once, stepped one at a time on ``tokens`` positions, so the parameters add up and the
+    activations are the largest one step's (``step_activation_bytes`` with ``chunked_loss``, the loss path the
+    benchmark steps). One reading of one rule for `leviathan bench`, gpu_check.py bench and bench_corpus_softmax.py."""
+    from .model.accounting import count_config
+
+    configs = list(configs)
+    steps = max((step_activation_bytes(c, tokens, chunked_loss=chunked_loss) for c in configs), default=0)
+    check_training_memory([count_config(c).total for c in configs for _ in range(copies)], what, fix, steps, device)
 
 
 def run_bytes(cfg) -> int:

@@ -204,3 +204,27 @@ def test_the_bench_verbs_training_section_refuses_models_no_memory_here_holds(mo
     batches = [(torch.zeros(2, 64, dtype=torch.long), torch.zeros(2, 64, dtype=torch.long))]
     with pytest.raises(UserError, match="the benchmark configuration 'tiny': training .* a smaller --config"):
         section.bench_training(CONFIGS["tiny"], batches, repeats=1)
+
+
+def test_the_benchmarks_rule_adds_every_copys_parameters_and_the_largest_step(monkeypatch):
+    """``check_models_memory``, the one rule of the three benchmarks (bench's training section, gpu_check.py bench,
+    bench_corpus_softmax.py, which each repeated it): the models are held at once, so their parameters (times
+    ``copies``) add up, and stepped one at a time, so the activations are the largest one step's."""
+    import pytest
+
+    from leviathan import memory_preflight
+    from leviathan.errors import UserError
+    from leviathan.model.accounting import count_config
+    from leviathan.presets import preset
+
+    cfgs = [preset("cpu-tiny", embedding=v) for v in ("dense_tied", "leviathan")]
+    params = sum(count_config(c).total for c in cfgs)
+    steps = max(memory_preflight.step_activation_bytes(c, 256) for c in cfgs)
+    need = 2 * params * memory_preflight.BYTES_PER_PARAMETER + steps
+    monkeypatch.delenv(memory_preflight.SKIP, raising=False)
+    monkeypatch.setattr(memory_preflight, "available_bytes", lambda: need)
+    memory_preflight.check_models_memory(cfgs, 256, "w", "f", copies=2)  # exactly fits
+    monkeypatch.setattr(memory_preflight, "available_bytes", lambda: need - 1)
+    with pytest.raises(UserError, match=r"^w: training .* parameters needs at least .*; use f, or set"):
+        memory_preflight.check_models_memory(cfgs, 256, "w", "f", copies=2)
+    memory_preflight.check_models_memory(cfgs, 256, "w", "f")  # one copy each: fits

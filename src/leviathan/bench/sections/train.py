@@ -34,13 +34,11 @@ def bench_training(bc: BenchConfig, batches, repeats: int, warmup: int = 1) -> d
     """leviathan vs dense_tied training step (and the generator's own share) on the same batches; refused in one line
     first when both models and a step's activations cannot fit this machine's memory (``memory_preflight``, the kind
     of issue 30 round 26, P20 and P52, in the scripts' own benchmarks)."""
-    from ...memory_preflight import check_training_memory, step_activation_bytes
-    from ...model.accounting import count_config, count_model
+    from ...memory_preflight import check_models_memory
+    from ...model.accounting import count_model
 
-    cfgs = [bc.model(v) for v in ("dense_tied", "leviathan")]
-    check_training_memory([count_config(c).total for c in cfgs], f"the benchmark configuration {bc.name!r}",
-                          "a smaller --config (cpu rather than paper)",
-                          max(step_activation_bytes(c, batches[0][0].numel()) for c in cfgs))
+    check_models_memory([bc.model(v) for v in ("dense_tied", "leviathan")], batches[0][0].numel(),
+                        f"the benchmark configuration {bc.name!r}", "a smaller --config (cpu rather than paper)")
     models = {v: build_model(bc.model(v)) for v in ("dense_tied", "leviathan")}
     steps = {v: TrainStep(m, batches) for v, m in models.items()}
     steps["generator only"] = GeneratorStep(models["leviathan"].model.embed_tokens, batches)
