@@ -25,6 +25,7 @@ def remove_tree(path: str | os.PathLike) -> str | None:
     S315)."""
     from .errors import not_regular
 
+    _refuse_unsafe(path)
     if not os.path.islink(path) and (problem := not_regular(path)) is not None:
         return f"{os.fspath(path)!r}: {problem.replace('not a regular file', 'not a folder')}"
     first: list[tuple[str, BaseException]] = []
@@ -41,6 +42,27 @@ def remove_tree(path: str | os.PathLike) -> str | None:
     name, error = first[0] if first else (os.fspath(path), OSError("it is still there"))
     why = (error.strerror or str(error)).lower() if isinstance(error, OSError) else str(error)
     return f"{name!r}: {why}"
+
+
+def _refuse_unsafe(path: str | os.PathLike) -> None:
+    """ArgumentValueError for a ``path`` no verb deletes as its own output: '' (read as the current folder), a last
+    part '.' or '..', the root, or a folder that holds the current working folder. ``remove_tree('.')`` emptied the
+    caller's whole current folder and then answered "'.': invalid argument", which read as if nothing was deleted, and
+    ``remove_tree('')`` answered None, "gone" (issue 30 round 28, U557, U556); ``rm -r .`` refuses the first. Every
+    caller passes a folder it moved aside or made (``.data.old-*``, a step folder, demo's output) by its own name."""
+    from .errors import ArgumentValueError
+
+    text = os.fsdecode(os.fspath(path))
+    real = os.path.realpath(text) if text else ""
+    here = os.path.realpath(os.getcwd())
+    if not text or os.path.basename(text.rstrip(os.sep)) in ("", ".", ".."):
+        why = "names no folder by its own name (empty, the root, or a last part '.' or '..')"
+    elif here == real or here.startswith(real.rstrip(os.sep) + os.sep):
+        why = f"holds the current working folder {here!r}"
+    else:
+        return
+    raise ArgumentValueError(f"remove_tree: {text!r} {why}, which is never a verb's own output; nothing was deleted; "
+                             f"pass the folder to delete by its own name (e.g. 'out/run1'), from outside it")
 
 
 def warn_left(path: str | os.PathLike, problem: str, what: str, done: str) -> None:
