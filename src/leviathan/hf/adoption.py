@@ -787,6 +787,18 @@ def load_adopted(path: str | os.PathLike, **from_pretrained_kwargs: Any) -> PreT
         return _load_whole(path, from_pretrained_kwargs)
 
 
+def _check_saved_source(config: Any, where: Path) -> None:
+    """``adopt``'s own check of the transformers settings (``check_source_config``), on the config a folder saved:
+    config.json edited to ``hidden_act: 'nope'``, ``attention_dropout: 5`` or GPT-2's ``n_positions: -1`` ended in the
+    raw KeyError / RuntimeError that round 27 fixed for ``adopt`` (issue 30 round 28, U238-U240, U732-U805). One line
+    naming the file and the setting."""
+    try:
+        check_source_config(config)
+    except UserError as e:
+        raise UserError(f"{str(where)!r}: {str(e).removeprefix('adopt: ')} (config.json was edited, or written by "
+                        f"another program)") from None
+
+
 def _load_whole(path: Path, from_pretrained_kwargs: dict) -> PreTrainedModel:
     """``load_adopted``'s checks of the folder and its load, under the folder's shared lock (``swap_lock``)."""
     from .configuration import check_generation_ids
@@ -802,6 +814,7 @@ def _load_whole(path: Path, from_pretrained_kwargs: dict) -> PreTrainedModel:
                         "transformers.AutoModelForCausalLM.from_pretrained, or adopt it after loading")
     _check_saved_settings(raw[CONFIG_KEY], str(path / "config.json"))
     _check_saved_values(getattr(config, CONFIG_KEY), str(path / "config.json"))
+    _check_saved_source(config, path / "config.json")
     from ..eval.weight_names import saved_names
 
     # a model.safetensors holding 'hello' or nothing was safetensors' raw "header too small" (round 18, G378, G380)
