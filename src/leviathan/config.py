@@ -35,8 +35,8 @@ from .codec import encode
 from .errors import ConfigError, UserError, missing
 from .float_text import FLOAT_SIZES, float_lost
 from .settings_kind import not_settings
-from .strict_yaml import (AmbiguousNumberError, DuplicateKeyError, QuotedText, TooDeepError, load_strict,
-                          parse as parse_yaml)
+from .strict_yaml import (AmbiguousNumberError, DuplicateKeyError, QuotedText, TooDeepError, TooManyValuesError,
+                          load_strict, parse as parse_yaml)
 
 T = TypeVar("T")
 
@@ -280,6 +280,8 @@ def parse_override(text: str) -> tuple[list[str], Any]:
         raise ConfigError(f"override {text!r}: {e.advice()}") from None
     except TooDeepError as e:
         raise ConfigError(f"override {text[:40]!r}...: {e}; write it flatter") from None
+    except TooManyValuesError as e:  # round 28, T36's kind in an override
+        raise ConfigError(f"override {text[:40]!r}...: {e}; write the values out or alias less") from None
     except yaml.YAMLError:
         value = raw
     if isinstance(value, QuotedText):  # 'optim.lr="0.5"' (the shell keeps quotes only escaped): text, as in a file

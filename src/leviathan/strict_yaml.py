@@ -18,7 +18,8 @@ import yaml
 from .errors import ConfigError
 from .float_text import FLOAT_SIZES, float_lost
 
-__all__ = ["StrictLoader", "DuplicateKeyError", "AmbiguousNumberError", "QuotedText", "TooDeepError", "parse",
+__all__ = ["StrictLoader", "DuplicateKeyError", "AmbiguousNumberError", "QuotedText", "TooDeepError",
+           "TooManyValuesError", "parse",
            "load_strict"]
 
 
@@ -182,13 +183,45 @@ class TooDeepError(yaml.YAMLError):
         return "its mappings or lists are nested too deeply to read (hundreds of levels)"
 
 
+class TooManyValuesError(yaml.YAMLError):
+    """The text's aliases expand to more than ``MAX_VALUES`` values: nine anchored lists of ten aliases each (600 bytes)
+    are 10^9 strings, which PyYAML shares by reference but every later reader (a check, an error line quoting the
+    value) walks whole: `train --config` and `sweep --grid` ran on with no output until killed (issue 30 round 28,
+    T36). Anchors used as configs use them (a shared body, ``<<: *body``) stay far below the limit."""
+
+    def __init__(self, count: int):
+        self.count = count
+
+    def __str__(self) -> str:
+        return (f"its anchors and aliases expand to more than {MAX_VALUES:,} values (at least {self.count:,}: an alias "
+                f"of an alias of ...)")
+
+
+MAX_VALUES = 1_000_000  # a config holds hundreds; a grid thousands
+
+
 def parse(text: str) -> Any:
-    """The value of YAML ``text`` read by ``StrictLoader`` (raises ``DuplicateKeyError``, ``TooDeepError`` or another
-    ``yaml.YAMLError``)."""
+    """The value of YAML ``text`` read by ``StrictLoader`` (raises ``DuplicateKeyError``, ``TooDeepError``,
+    ``TooManyValuesError`` or another ``yaml.YAMLError``)."""
     try:
-        return yaml.load(text, Loader=StrictLoader)  # noqa: S506 - StrictLoader is a SafeLoader
+        value = yaml.load(text, Loader=StrictLoader)  # noqa: S506 - StrictLoader is a SafeLoader
+        if (count := _expanded_size(value, {})) > MAX_VALUES:
+            raise TooManyValuesError(count)
+        return value
     except RecursionError:
         raise TooDeepError() from None
+
+
+def _expanded_size(value: Any, memo: dict[int, int]) -> int:
+    """How many values ``value`` holds when every shared (aliased) list or mapping is counted at each place it is used;
+    linear in the distinct objects (``memo`` by id), so a bomb is measured without being walked."""
+    if not isinstance(value, (list, dict)):
+        return 1
+    if (known := memo.get(id(value))) is not None:
+        return known
+    parts = [*value.keys(), *value.values()] if isinstance(value, dict) else value
+    memo[id(value)] = total = 1 + sum(_expanded_size(part, memo) for part in parts)
+    return total
 
 
 def load_strict(text: str, source: str) -> Any:
@@ -207,6 +240,8 @@ def load_strict(text: str, source: str) -> Any:
         raise ConfigError(f"{source} line {e.line}: {e.advice()}") from None
     except TooDeepError as e:
         raise ConfigError(f"{source}: {e}; a setting needs a few levels at most, so write it flatter") from None
+    except TooManyValuesError as e:
+        raise ConfigError(f"{source}: {e}; a config needs far fewer, so write the values out or alias less") from None
     except yaml.YAMLError as e:
         raise ConfigError(f"{source} is not valid YAML ({' '.join(str(e).split())}); correct it where named") from None
 
