@@ -223,7 +223,9 @@ def test_a_folder_of_another_verb_is_refused(capsys, data, run_copy, tmp_path):
     results.mkdir()
     (results / MARKER).write_text(json.dumps({"format": 1, "verb": "sweep", "files": None}))
     line = fails(capsys, *resume(results, data))
-    assert "is the output of `leviathan sweep` (its leviathan_output.json says so), not of `leviathan train`" in line
+    # round 27 (R73): the line names the sweep's own command to resume it
+    assert "is the output of `leviathan sweep` (its leviathan_output.json says so), not a run of train" in line, line
+    assert "to resume the sweep, run the same `leviathan sweep --grid GRID --out" in line, line
     assert tree_hashes(run_copy) == before
 
 
