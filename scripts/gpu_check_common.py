@@ -62,8 +62,9 @@ def _looks_ours(folder: Path) -> bool:
 
 def claim_folder(folder: str | os.PathLike, names: tuple[str, ...], flag: str) -> Path:
     """``folder`` (absolute, created if missing) once it is the GPU check's: UserError when it holds a file or
-    folder of ``names`` the check did not write (``ownership.check_claim``: no marker of the check lists it), or is
-    another verb's output; then marked (``ownership.mark``). Other files there are left alone and never deleted.
+    folder of ``names`` the check did not write (``ownership.check_claim``: no marker of the check lists it), is
+    another verb's output, or, not yet claimed, holds anything else (a user's folder: ``alone``); then marked
+    (``ownership.mark``). Files added beside the check's later are left alone and never deleted.
     The rmtree of ``DIR/fsdp-run`` and gpu_check.sh's ``rm -f`` run only after this (V36, V104)."""
     from leviathan.errors import UserError, file_above
     from leviathan.ownership import check_claim, mark
@@ -75,7 +76,9 @@ def claim_folder(folder: str | os.PathLike, names: tuple[str, ...], flag: str) -
         raise UserError(f"{flag} {str(folder)!r} cannot be made: {blocker!r} is a file, not a folder; choose another "
                         f"{flag}")
     folder.mkdir(parents=True, exist_ok=True)
-    check_claim(folder, VERB, names, f"choose another {flag} (a new or empty folder)", legacy=_looks_ours, who=WHO)
+    # alone: a folder not yet the check's holds nothing else; a user's corpus given as --work / OUT was marked, and
+    # prepare then refused it as the GPU check's output (issue 30 round 28, T50, T52)
+    check_claim(folder, VERB, names, f"choose another {flag}", legacy=_looks_ours, who=WHO, alone=True)
     mark(folder, VERB, names)
     return folder
 

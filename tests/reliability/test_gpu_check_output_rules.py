@@ -162,16 +162,35 @@ def test_fsdp_replaces_its_own_earlier_run(gc, tmp_path, monkeypatch):
 
 
 def test_work_folder_is_claimed_once_and_a_users_other_files_stay(gc, tmp_path, monkeypatch):
+    """A new folder is claimed (twice: the second run finds its own marker); a file the user adds beside the check's
+    later stays, and the folder is claimed again."""
     work = tmp_path / "w"
-    work.mkdir()
-    (work / "keep.txt").write_text("mine\n")
     monkeypatch.chdir(tmp_path)
     monkeypatch.delenv("OUT", raising=False)
-    for _ in range(2):
-        assert gc.main(["claim", "--work", "w"]) == 0
+    assert gc.main(["claim", "--work", "w"]) == 0
+    (work / "keep.txt").write_text("mine\n")
+    assert gc.main(["claim", "--work", "w"]) == 0
     marker = json.loads((work / "leviathan_output.json").read_text())
-    assert marker["verb"] == "gpu_check" and "fsdp-run" in marker["files"] and "keep.txt" not in marker["files"]
+    assert marker["verb"] == "gpu_check" and "keep.txt" not in (marker["files"] or [])
     assert (work / "keep.txt").read_text() == "mine\n"
+
+
+@pytest.mark.parametrize("where", ["--work", "OUT"])
+def test_a_users_folder_is_not_claimed(tmp_path, refused, monkeypatch, where):
+    """Round 28 (T50, T52): `gpu_check.py claim --work corpus` (or OUT=corpus) marked a user's folder of text files
+    as the GPU check's output, exit 0; `leviathan prepare corpus` then refused it as the check's output. Refused now,
+    as train, sweep and report refuse such a folder, nothing marked."""
+    corpus = tmp_path / "corpus"
+    corpus.mkdir()
+    (corpus / "book.txt").write_text("a user's book\n")
+    if where == "OUT":
+        monkeypatch.setenv("OUT", str(corpus))
+        line = refused(["claim", "--work", tmp_path / "w"])
+    else:
+        line = refused(["claim", "--work", corpus])
+    assert "would write its output among files it did not write" in line and "book.txt" in line, line
+    assert f"choose another {'GPU_CHECK_WORK' if where == '--work' else 'OUT'}" in line, line
+    assert sorted(p.name for p in corpus.iterdir()) == ["book.txt"]
 
 
 def test_relative_work_reaches_the_stage_commands_absolute(gc, tmp_path, monkeypatch):
