@@ -63,10 +63,15 @@ sys.exit(main(sys.argv[2:]))
 
 
 def tree_hashes(root: Path) -> dict[str, str]:
-    """sha256 of every file under ``root`` (relative path -> hex digest)."""
+    """sha256 of every file under ``root`` (relative path -> hex digest), less a reader's claim
+    (``.reader-PID-X.lock``): since round 27 (S521) a TokenDataset claims its data folder for as long as its map lives,
+    and a dataset an in-process refusal built lives until the garbage collector frees its traceback's frames. The
+    claim is a lock, not a change of the folder; it goes with the map or the process."""
+    from leviathan.locking import is_reader_lock
+
     root = Path(root)
     return {str(p.relative_to(root)): hashlib.sha256(p.read_bytes()).hexdigest()
-            for p in sorted(root.rglob("*")) if p.is_file()}
+            for p in sorted(root.rglob("*")) if p.is_file() and not is_reader_lock(p.name)}
 
 
 def one_error(err: str) -> str:
