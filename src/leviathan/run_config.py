@@ -313,6 +313,9 @@ def build_run_config(raw: dict, check_data: bool = True) -> RunConfig:
         raise ConfigError(f"data.path: expected the path of a prepared data folder (text), got {given!r}")
     if given == "":  # resolved as '.', "'.' has no meta.json" named a folder the user never gave (round 9, M82)
         raise ConfigError("data.path is empty; set it to a prepared data directory (leviathan prepare)")
+    if "\x00" in str(given):  # a YAML "\0" in a file, an override or a grid: realpath's raw ValueError (round 28, T4, T5)
+        raise ConfigError(f"data.path {str(given)!r} holds a NUL byte (character {str(given).index(chr(0)) + 1}), which "
+                          f"no folder name can hold; remove it (a \"\\0\" in a quoted YAML value is one)")
     data_path = Path(str(given)).expanduser()
     data["path"] = str(data_path.resolve())
     meta = data_meta(data_path)

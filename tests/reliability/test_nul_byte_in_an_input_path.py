@@ -1,0 +1,34 @@
+"""A NUL byte in ``data.path`` (a YAML ``"\\0"`` in a config file, an override or a grid) is one ConfigError line
+(issue 30 round 28, T4, T5): round 27 refused it in every output path, and this input path ended in the raw
+"ValueError: embedded null byte" from realpath in ``build_run_config``.
+"""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+pytestmark = [pytest.mark.reliability]
+
+REPO = Path(__file__).resolve().parents[2]
+
+
+def test_an_override_with_a_nul_in_data_path_is_one_line():
+    from leviathan.errors import ConfigError
+    from leviathan.run_config import load_run_config
+
+    with pytest.raises(ConfigError, match=r"^data\.path 'd1\\x00x' holds a NUL byte \(character 3\)"):
+        load_run_config("tiny", ['data.path="d1\\0x"'])
+
+
+def test_a_config_file_with_a_nul_in_data_path_is_one_line_at_the_command_line(tmp_path):
+    (tmp_path / "nul.yaml").write_text('data:\n  path: "d1\\0x"\nmax_steps: 1\n')
+    done = subprocess.run([sys.executable, "-m", "leviathan", "train", "--config", "nul.yaml", "--run-dir", "r"],
+                          cwd=tmp_path, capture_output=True, text=True, timeout=120,
+                          env={"PYTHONPATH": str(REPO / "src"), "PATH": "/usr/bin:/bin", "OMP_NUM_THREADS": "1"})
+    lines = done.stderr.strip().splitlines()
+    assert done.returncode == 2 and len(lines) == 1 and "holds a NUL byte" in lines[0], done.stderr
+    assert not (tmp_path / "r").exists()
