@@ -136,7 +136,15 @@ def eval_activation_bytes(model, tokens: int) -> int:
 def validation_tokens(cfg) -> int:
     """Positions of a run config's (RunConfig) largest validation forward: ``eval_batch_size`` (None: the
     micro_batch_size) windows of ``data.seq_len``, no more than ``eval_tokens``. Footgun: with ``eval_tokens`` None
-    (the whole split) the split's own size is not read, so a batch larger than the split is counted whole."""
+    (the whole split) the split's own size is not read, so a batch larger than the split is counted whole. Anything
+    but a RunConfig is one ArgumentTypeError (a preset's name was 'str' object has no attribute, round 28, U572)."""
+    from .run_config import RunConfig
+
+    if not isinstance(cfg, RunConfig):
+        from .errors import ArgumentTypeError
+
+        raise ArgumentTypeError(f"validation_tokens: cfg must be a RunConfig, got {type(cfg).__name__} {cfg!r:.40}; "
+                                f"pass load_run_config(NAME_OR_PATH, overrides)")
     tokens = (cfg.eval_batch_size or cfg.micro_batch_size) * cfg.data.seq_len
     return tokens if cfg.eval_tokens is None else min(tokens, cfg.eval_tokens)
 

@@ -46,3 +46,16 @@ def test_the_check_refuses_a_negative_or_fractional_count():
     one_line(lambda: check_training_memory(5, "x", "y"), ArgumentTypeError, "parameters must be a list of parameter "
              "counts")
     assert check_training_memory((100,), "x", "y", activations=0) is None  # a tuple of counts is still a list of them
+
+
+def test_validation_tokens_takes_a_run_config_only():
+    """Round 28 (U572): a preset's name was the raw "'str' object has no attribute 'eval_batch_size'"."""
+    import pytest
+
+    from leviathan.errors import ArgumentTypeError
+    from leviathan.memory_preflight import validation_tokens
+    from leviathan.run_config import load_run_config
+
+    with pytest.raises(ArgumentTypeError, match=r"^validation_tokens: cfg must be a RunConfig, got str 'tiny'"):
+        validation_tokens("tiny")
+    assert validation_tokens(load_run_config("tiny", ["model.vocab_size=300"])) > 0
