@@ -5,15 +5,15 @@
 
 from __future__ import annotations
 
-import subprocess
 import sys
 from pathlib import Path
 
 import pytest
 
-pytestmark = [pytest.mark.reliability]
+sys.path.insert(0, str(Path(__file__).parent))
+from reliability_support import REPO, cli  # noqa: E402
 
-REPO = Path(__file__).resolve().parents[2]
+pytestmark = [pytest.mark.reliability]
 
 
 def test_an_override_with_a_nul_in_data_path_is_one_line():
@@ -26,9 +26,7 @@ def test_an_override_with_a_nul_in_data_path_is_one_line():
 
 def test_a_config_file_with_a_nul_in_data_path_is_one_line_at_the_command_line(tmp_path):
     (tmp_path / "nul.yaml").write_text('data:\n  path: "d1\\0x"\nmax_steps: 1\n')
-    done = subprocess.run([sys.executable, "-m", "leviathan", "train", "--config", "nul.yaml", "--run-dir", "r"],
-                          cwd=tmp_path, capture_output=True, text=True, timeout=120,
-                          env={"PYTHONPATH": str(REPO / "src"), "PATH": "/usr/bin:/bin", "OMP_NUM_THREADS": "1"})
+    done = cli(["train", "--config", "nul.yaml", "--run-dir", "r"], cwd=tmp_path, timeout=120)
     lines = done.stderr.strip().splitlines()
     assert done.returncode == 2 and len(lines) == 1 and "holds a NUL byte" in lines[0], done.stderr
     assert not (tmp_path / "r").exists()

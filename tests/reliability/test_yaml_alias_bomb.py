@@ -7,15 +7,15 @@ past ``MAX_VALUES``; a grid's ordinary anchors (``<<: *body``) stay far below it
 
 from __future__ import annotations
 
-import subprocess
 import sys
 from pathlib import Path
 
 import pytest
 
-pytestmark = [pytest.mark.reliability]
+sys.path.insert(0, str(Path(__file__).parent))
+from reliability_support import REPO, cli  # noqa: E402
 
-REPO = Path(__file__).resolve().parents[2]
+pytestmark = [pytest.mark.reliability]
 
 
 def bomb(levels: int, key: str = "seed") -> str:
@@ -48,9 +48,7 @@ def test_an_override_whose_aliases_expand_past_the_limit_is_one_line():
 
 def test_train_refuses_the_bomb_at_once(tmp_path):
     (tmp_path / "bomb.yaml").write_text(bomb(9))
-    done = subprocess.run([sys.executable, "-m", "leviathan", "train", "--config", "bomb.yaml", "--run-dir", "r"],
-                          cwd=tmp_path, capture_output=True, text=True, timeout=120,
-                          env={"PYTHONPATH": str(REPO / "src"), "PATH": "/usr/bin:/bin", "OMP_NUM_THREADS": "1"})
+    done = cli(["train", "--config", "bomb.yaml", "--run-dir", "r"], cwd=tmp_path, timeout=120)
     lines = done.stderr.strip().splitlines()
     assert done.returncode == 2 and len(lines) == 1 and "expand to more than 1,000,000 values" in lines[0], done.stderr
     assert not (tmp_path / "r").exists()
