@@ -129,7 +129,7 @@ def test_a_hard_linked_results_file_is_not_appended_to_in_its_other_copy(sweep, 
     os.link(original / "results.jsonl", copy / "results.jsonl")
     before = (original / "results.jsonl").read_bytes()
     row = read_results(original)[0]
-    append_result(copy / "results.jsonl", {**row.to_dict(), "name": "other-s1", "size": "other"})
+    append_result(copy / "results.jsonl", {**row.to_dict(), "name": "other-s0", "size": "other"})
     assert (original / "results.jsonl").read_bytes() == before
     assert len((copy / "results.jsonl").read_text().splitlines()) == 2
 
@@ -146,7 +146,7 @@ def test_a_results_file_that_is_a_symbolic_link_is_not_appended_to_in_its_target
     (copy / "results.jsonl").symlink_to(original / "results.jsonl")
     before = (original / "results.jsonl").read_bytes()
     row = read_results(original)[0]
-    append_result(copy / "results.jsonl", {**row.to_dict(), "name": "other-s1", "size": "other"})
+    append_result(copy / "results.jsonl", {**row.to_dict(), "name": "other-s0", "size": "other"})
     assert (original / "results.jsonl").read_bytes() == before
     assert not (copy / "results.jsonl").is_symlink()
     assert (copy / "results.jsonl").read_bytes().startswith(before)
