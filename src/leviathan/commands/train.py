@@ -14,6 +14,7 @@ from __future__ import annotations
 import json
 import os
 import shlex
+import sys
 from pathlib import Path
 
 from ..errors import UserError
@@ -237,10 +238,9 @@ def _peer_died(e: Exception) -> bool:
 
 
 def _peer_failure(e: Exception, args, run_dir: Path) -> int:
-    """Re-raise ``e`` unless a peer rank died; then the reporting rank raises one UserError (the rank that died,
-    the last complete checkpoint, the resume command) and the others exit with status 2 quietly."""
+    """Re-raise ``e`` unless a peer rank died; then the reporting rank prints one line ``error: ...`` (the rank that
+    died, the last complete checkpoint, the resume command) and every surviving rank returns status 2."""
     from ..checkpoint.layout import latest_checkpoint
-    from ..errors import UserError
     from ..train.rank_failure import peer_failure, resume_command
 
     failure = peer_failure(e)
@@ -253,4 +253,10 @@ def _peer_failure(e: Exception, args, run_dir: Path) -> int:
                                                                                 "step 0)"
     train_args = (["--config", args.config] if args.config else []) + list(args.overrides) + \
         ["--run-dir", str(run_dir), "--resume", "auto"] + (["--quiet"] if args.quiet else [])
-    raise UserError(f"{failure.describe()}; resume the run {start} with: {resume_command(train_args)}") from None
+    # Printed here, inside the caller's ``held_stops``: raised as a UserError, the line was printed by the CLI only
+    # after the stop handlers were put back, and torchrun's SIGTERM to the survivors in that moment killed the rank
+    # without it (exit -15, no line: the fresh-clone CI of fe884db, test_rank_kill), or replaced it with "stopped by
+    # SIGTERM".
+    print(f"error: {failure.describe()}; resume the run {start} with: {resume_command(train_args)}", file=sys.stderr,
+          flush=True)
+    return 2
