@@ -11,6 +11,10 @@ field as the family spells it, the value and the range:
 - an amplitude, a finite number >= 0: Mixtral's ``router_jitter_noise=-1`` (U144) was taken;
 - an expert count in [1, n]: ``num_local_experts=0`` (U142), ``num_experts_per_tok=9`` of 8 (U143) torch's "selected
   index k out of range";
+- siblings the tryer did not try, of the same kinds: Granite's ``attention_multiplier``, ``router_aux_loss_coef``,
+  Qwen2-MoE's ``num_experts_per_tok`` and ``moe_intermediate_size=0`` (a raw RuntimeError), DeepSeek V3's
+  ``topk_group`` past ``n_group`` and ``n_group=0`` (torch's top-k error, a ZeroDivisionError), an unknown layer
+  kind, yarn's betas out of order, Llama's ``rope_theta`` set after (ignored), longrope's factor lists;
 - a per-layer list: Qwen2's ``layer_types`` of 3 entries for 1 layer (U178) was taken, a sliding layer with no
   window (U177) a TypeError in the cache;
 - the rope: a dynamic factor 0.5 (U167) and a llama3 rope with low == high freq factor (U169) were taken, yarn's
@@ -52,6 +56,20 @@ def _family(name, **after):
     return lambda: _after(getattr(transformers, name)(**LLAMA), **after)
 
 
+def _deepseek():
+    return transformers.DeepseekV3Config(**{**LLAMA, "num_key_value_heads": 4}, n_routed_experts=4,
+                                         num_experts_per_tok=2, n_group=1, topk_group=1, moe_intermediate_size=16,
+                                         first_k_dense_replace=0,
+                                         q_lora_rank=None, kv_lora_rank=8, qk_rope_head_dim=4, qk_nope_head_dim=4,
+                                         v_head_dim=8)
+
+
+def _longrope():
+    return transformers.Phi3Config(**{**LLAMA, "num_key_value_heads": 4}, pad_token_id=None, rope_parameters={
+        "rope_type": "longrope", "rope_theta": 10000.0, "short_factor": [1.0] * 4, "long_factor": [2.0] * 4,
+        "original_max_position_embeddings": 16})
+
+
 def _rope(**rope):
     return lambda: _llama(rope_parameters={"rope_theta": 10000.0, **rope})
 
@@ -69,7 +87,8 @@ def _rope(**rope):
     (_family("MixtralConfig", num_local_experts=0), r"MixtralConfig\.num_local_experts must be a whole number in "
                                                     r"\[1, .*\], got 0"),
     (_family("MixtralConfig", num_local_experts=8, num_experts_per_tok=9),
-     r"MixtralConfig\.num_experts_per_tok must be a whole number in \[1, 8\], got 9; .*at most the expert count"),
+     r"MixtralConfig\.num_experts_per_tok must be a whole number in \[1, 8\], got 9; .*at most num_local_experts "
+     r"\(8\)"),
     (_family("MixtralConfig", router_jitter_noise=-1.0), r"MixtralConfig\.router_jitter_noise must be a finite "
                                                          r"number >= 0, got -1\.0"),
     (_family("OlmoConfig", clip_qkv=-1.0), r"OlmoConfig\.clip_qkv must be a finite number > 0 \(or None\), got -1\.0"),
@@ -103,9 +122,17 @@ def _rope(**rope):
      r"LlamaConfig's rope_parameters beta_fast \(1\.0\) must be greater than beta_slow \(2\.0\)"),
     (_family("LlamaConfig", rope_theta=5.0), r"LlamaConfig\.rope_theta is 5\.0, but its rope_parameters hold "
                                              r"rope_theta=10000\.0"),
+    (lambda: transformers.Qwen2MoeConfig(**LLAMA, num_experts=4, num_experts_per_tok=2, moe_intermediate_size=0),
+     r"Qwen2MoeConfig\.moe_intermediate_size must be a whole number in \[1, .*\], got 0"),
+    (lambda: _after(_deepseek(), n_group=2, topk_group=3),
+     r"DeepseekV3Config\.topk_group must be a whole number in \[1, 2\], got 3; .*at most n_group \(2\)"),
+    (lambda: _after(_deepseek(), n_group=0), r"DeepseekV3Config\.n_group .*got 0"),
+    (lambda: _after(_longrope(), rope_parameters={**_longrope().rope_parameters, "short_factor": [-1.0] * 4}),
+     r"Phi3Config's rope_parameters short_factor must be 4 finite numbers > 0"),
 ], ids=["U135", "U136", "U137", "U138", "U139", "U141", "U142", "U143", "U144", "U145", "U151", "U155", "U156", "U167",
         "U168", "U169", "U171", "U177", "U178", "granite-attention", "aux-loss-nan", "qwen2moe-top-k", "layer-kind",
-        "sliding-window-0", "yarn-betas-order", "llama-theta-after"])
+        "sliding-window-0", "yarn-betas-order", "llama-theta-after", "moe-width-0", "topk-group", "n-group-0",
+        "longrope-factors"])
 def test_adopt_refuses_a_family_setting_out_of_its_range_in_one_line(make, named):
     """Each was a raw error at build or at the first forward, or a model with NaN logits (or ignoring the value)."""
     with pytest.raises(UserError, match=rf"^adopt: {named}") as e:
@@ -127,8 +154,10 @@ def test_adopt_refuses_a_family_setting_out_of_its_range_in_one_line(make, named
     _rope(rope_type="llama3", factor=8.0, low_freq_factor=1.0, high_freq_factor=4.0,
           original_max_position_embeddings=16),
     _rope(rope_type="dynamic", factor=2.0),
+    _deepseek,
+    _longrope,
 ], ids=["granite", "gemma2-no-cap", "mixtral", "olmo-no-clip", "stablelm", "gptj", "qwen2-sliding", "qwen2moe-default",
-        "yarn", "llama3", "dynamic"])
+        "yarn", "llama3", "dynamic", "deepseek-v3", "phi3-longrope"])
 def test_valid_family_settings_still_adopt_and_run(make):
     model = adopt(make(), **GEN)
     model.train()

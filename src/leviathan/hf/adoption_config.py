@@ -37,13 +37,14 @@ from ..errors import UserError
 from ..model.size_bounds import MAX_LAYERS, MAX_SIZE
 from ..value_rules import check_whole, number_problem
 from .family_settings import ALIASES, check_family_settings, spellings  # noqa: F401 (ALIASES: its table)
-from .rope_settings import check_rope_numbers, check_rope_read, check_rotary_dim
+from .rope_settings import check_rope_lists, check_rope_numbers, check_rope_read, check_rotary_dim
 
 # the sizes a causal LM's config holds, each a whole number of at least 1: an example for the message, the bound
 SIZES = {"vocab_size": (32_000, MAX_SIZE), "hidden_size": (512, MAX_SIZE), "intermediate_size": (1376, MAX_SIZE),
          "num_hidden_layers": (8, MAX_LAYERS), "num_attention_heads": (8, MAX_SIZE),
          "num_key_value_heads": (8, MAX_SIZE), "head_dim": (64, MAX_SIZE), "max_position_embeddings": (2048, MAX_SIZE),
-         "sliding_window": (4096, MAX_SIZE), "rotary_dim": (64, MAX_SIZE)}
+         "sliding_window": (4096, MAX_SIZE), "rotary_dim": (64, MAX_SIZE),
+         "moe_intermediate_size": (1408, MAX_SIZE)}  # an expert's MLP width (round 28: 0 a raw RuntimeError)
 # what None means for the optional sizes, said with their fix (a value of 0 or below was taken for "none")
 UNSET = {"sliding_window": "full attention", "window_size": "full attention", "n_inner": "4 x the width",
          "rotary_dim": "the whole head"}
@@ -152,6 +153,8 @@ def _check_rope(config: Any, name: str) -> None:
             raise UserError(f"adopt: {name}'s rotary width (head_dim x partial_rotary_factor = {head_dim} x "
                             f"{factor:g}, rounded down) is {width}, {what}; choose an even head_dim (or a factor "
                             f"that gives an even width of at least 2)")
+        if width is not None:
+            check_rope_lists(rope, name, width)
 
 
 def rope_dicts(config: Any) -> list[dict]:

@@ -13,9 +13,9 @@ layer was taken, a ``sliding_attention`` layer with no ``sliding_window`` a Type
 
 One rule per KIND of setting, so a new family's scale is one row of ``SETTINGS``, not a new branch: a ``scale``
 (a finite number > 0: a multiplier, a divisor, a softcap, a clip bound), an ``amplitude`` (a finite number >= 0: a
-noise or a loss coefficient, 0 turning it off), an expert count (a whole number >= 1, and the experts a token is
-routed to at most that count), and a per-layer list (as long as the layer count, each item one of transformers' own
-``ALLOWED_ATTN_LAYER_TYPES`` / ``ALLOWED_MLP_LAYER_TYPES``).
+noise or a loss coefficient, 0 turning it off), a count chosen from a pool (``COUNTS``: the experts a token is
+routed to, at most the expert count), and a per-layer list (as long as the layer count, each item one of
+transformers' own ``ALLOWED_ATTN_LAYER_TYPES`` / ``ALLOWED_MLP_LAYER_TYPES``).
 Footguns: a setting left None is not read (the caps' None is "no cap", said in the fix; a scale of None is the
 family's own business); the fields are read by the name the family spells them (``spellings``: ``attribute_map``).
 """
@@ -50,7 +50,10 @@ SETTINGS = {
     "router_jitter_noise": ("amplitude", "0.0", None),  # Mixtral family: a training forward's uniform(1-j, 1+j)
     "router_aux_loss_coef": ("amplitude", "0.001", None),  # the MoE families: the balancing loss's weight
 }
-EXPERTS = ("num_local_experts", "num_experts", "n_routed_experts")  # Mixtral / Qwen2-MoE, OLMoE / DeepSeek
+# a count chosen from a pool: (its spellings, the pool's spellings); each a whole number >= 1, the count at most the
+# pool (torch's top-k raised "selected index k out of range" past it; DeepSeek's n_group=0 a ZeroDivisionError)
+COUNTS = {"num_experts_per_tok": ("num_local_experts", "num_experts", "n_routed_experts"),  # Mixtral, OLMoE, DeepSeek
+          "topk_group": ("n_group",)}  # DeepSeek V3: the expert groups a token may route to, of n_group
 # the per-layer lists: the transformers table their items come from
 LAYER_LISTS = {"layer_types": "ALLOWED_ATTN_LAYER_TYPES", "mlp_layer_types": "ALLOWED_MLP_LAYER_TYPES"}
 
@@ -79,17 +82,17 @@ def spellings(config: Any, key: str) -> Iterator[tuple[str, Any]]:
 
 
 def _check_experts(config: Any, name: str) -> None:
-    """Each expert count a whole number >= 1, and ``num_experts_per_tok`` (the experts a token is routed to) in
-    [1, the count]: torch's top-k raised "selected index k out of range" at the first forward past it."""
-    count = None
-    for key in EXPERTS:
+    """Each pool of ``COUNTS`` a whole number >= 1, and the count chosen from it in [1, the pool]."""
+    for key, pools in COUNTS.items():
+        pool, within = None, pools[0]
+        for spelled in pools:
+            for within, value in spellings(config, spelled):
+                pool = check_whole("adopt", f"{name}.{within}", value, 1, MAX_SIZE,
+                                   f"set it in the config (e.g. {within}=8)")
         for shown, value in spellings(config, key):
-            count = check_whole("adopt", f"{name}.{shown}", value, 1, MAX_SIZE,
-                                f"set it in the config (e.g. {shown}=8)")
-    for shown, value in spellings(config, "num_experts_per_tok"):
-        check_whole("adopt", f"{name}.{shown}", value, 1, count,
-                    f"set it in the config to at most the expert count{f' ({count:,})' if count else ''} (e.g. "
-                    f"{shown}=2)")
+            check_whole("adopt", f"{name}.{shown}", value, 1, pool,
+                        f"set it in the config to at most {within}{'' if pool is None else f' ({pool:,})'} (e.g. "
+                        f"{shown}=2)")
 
 
 def _check_layer_lists(config: Any, name: str) -> None:

@@ -2,6 +2,7 @@
 not read (issue 30 round 28, U151, U155, U156, U167-U169, U171), each one line naming the field, value and range.
 
     check_rope_numbers(rope, rope_type, name)   # a rope dict's own numbers, per rope type
+    check_rope_lists(rope, name, width)          # longrope's factor lists
     check_rope_read(config, name, dicts)         # the rope dict there, and no value set beside it that it ignores
     check_rotary_dim(config, name, head_dim)     # GPT-J / CodeGen's rotary_dim: even, at most the head width
 
@@ -29,6 +30,7 @@ ROPE_SCALES = {"beta_fast": 32.0, "beta_slow": 1.0, "attention_factor": 1.0, "lo
                "high_freq_factor": 4.0}
 # (the larger, its default, the smaller, its default): transformers divides by (or ramps over) their difference
 ROPE_ORDER = (("beta_fast", 32.0, "beta_slow", 1.0), ("high_freq_factor", None, "low_freq_factor", None))
+LISTS = ("short_factor", "long_factor")  # longrope: one factor per rotated pair, each a finite number > 0
 SET_AFTER = ("rope_theta", "partial_rotary_factor")  # attributes transformers 5 copies into the rope dict when made
 _FIX = "set it in the config's rope_parameters"
 
@@ -55,6 +57,21 @@ def check_rope_numbers(rope: dict, rope_type: str, name: str) -> None:
     if (original := rope.get("original_max_position_embeddings")) is not None:
         check_whole("adopt", f"{where} original_max_position_embeddings", original, 1,
                     fix=f"{_FIX} (the context the model was trained at, e.g. 8192)")
+
+
+def check_rope_lists(rope: dict, name: str, width: int) -> None:
+    """longrope's ``short_factor`` / ``long_factor``: one finite number > 0 per rotated pair (``width // 2``); a
+    config checks this when made, not a dict set after (-1 was taken: positions turned backwards)."""
+    for key in LISTS:
+        factors = rope.get(key)
+        if factors is None:
+            continue
+        bad = not isinstance(factors, (list, tuple)) or len(factors) != width // 2 or any(
+            number_problem(value, above=0.0) for value in factors)
+        if bad:
+            shown = f"{len(factors)} values" if isinstance(factors, (list, tuple)) else type(factors).__name__
+            raise UserError(f"adopt: {name}'s rope_parameters {key} must be {width // 2} finite numbers > 0 (one per "
+                            f"rotated pair of the {width}-wide rotary part), got {shown}: {str(factors):.60}; {_FIX}")
 
 
 def check_rope_read(config: Any, name: str, dicts: list[dict]) -> None:
