@@ -71,7 +71,7 @@ from .adoption_table import check_fit_table
 from .adoption_fit import Fit, FitReport, as_fit, bucket_fits, fit_to_table, row_weights, text_ids, text_loss
 from .config_file import check_saved_dtype, read_config_json, saved_config
 from .weights_digest import RECORD as WEIGHTS_RECORD, check_weights
-from .modeling import InputEmbeddingError, LeviathanForCausalLM, init_generator
+from .modeling import InputEmbeddingError, LeviathanForCausalLM, check_items_count, init_generator
 from .settings_digest import check_stamp, stamp
 
 CONFIG_KEY = "leviathan_generator"
@@ -298,10 +298,24 @@ def _adopted_class(base: type[PreTrainedModel]) -> type[PreTrainedModel]:
         return base
     name = f"Leviathan{base.__name__}"
     cls = type(name, (_AdoptedMixin, base), {"__module__": __name__, "__qualname__": name, "_leviathan_base": base,
+                                              "forward": _counted_forward(base.forward, name),
                                               "__doc__": f"{base.__name__} whose input embedding is a "
                                                          "LeviathanGenerator (see leviathan.hf.adopt)."})
     globals()[name] = cls  # so pickle finds it by name in this process
     return cls
+
+
+def _counted_forward(forward: Any, name: str) -> Any:
+    """``forward`` after ``modeling.check_items_count`` on its ``num_items_in_batch`` (the Trainer's count, which
+    the summed loss is divided by): 0 gave an adopted model an inf loss without a word, which LeviathanForCausalLM
+    refuses since round 27 (issue 30 round 28, U619). Footgun: ``functools.wraps`` keeps the original's signature,
+    which the Trainer reads (the dataset columns it keeps, whether the model takes loss kwargs)."""
+    @functools.wraps(forward)
+    def counted(self, *args: Any, **kwargs: Any) -> Any:
+        check_items_count(kwargs.get("num_items_in_batch"), f"{name}.forward")
+        return forward(self, *args, **kwargs)
+
+    return counted
 
 
 def is_adopted(model: Any) -> bool:
@@ -554,6 +568,7 @@ def _check_instance(model: PreTrainedModel) -> tuple[nn.Embedding, float]:
                         f"row, and the generator would silently drop that); set model.get_input_embeddings()."
                         f"{option} = {off} first if the model should run without it, or adopt a model whose "
                         f"embedding is a plain lookup")
+    _refuse_hooks(embedding, name)
     if scale is None:
         raise UserError(f"{name}'s input embedding is a {type(embedding).__name__}, not a plain torch.nn.Embedding "
                         "nor a table scaled by a constant embed_scale (it does more than look up a row, and the "
@@ -563,6 +578,21 @@ def _check_instance(model: PreTrainedModel) -> tuple[nn.Embedding, float]:
         raise UserError(f"{name} ties its head to the input table but get_output_embeddings() returns None, so the "
                         "head cannot be untied; adopt a model whose get_output_embeddings() is its head")
     return embedding, scale
+
+
+def _refuse_hooks(embedding: nn.Module, name: str) -> None:
+    """UserError when a hook is registered on the input embedding adopt replaces: the hook lives on that module and
+    cannot be carried over to the generator, so a forward hook scaling the output by 0 was dropped and the logits
+    changed without a word (issue 30 round 28, U221). ``enable_input_require_grads()`` registers such a hook too."""
+    kinds = {"forward ": embedding._forward_hooks, "forward pre-": embedding._forward_pre_hooks,
+             "backward ": embedding._backward_hooks, "backward pre-": embedding._backward_pre_hooks}
+    found = {kind: len(hooks) for kind, hooks in kinds.items() if hooks}
+    if found:
+        shown = ", ".join(f"{count} {kind}hook{'s' if count > 1 else ''}" for kind, count in found.items())
+        raise UserError(f"{name}'s input embedding has {shown} registered on it: adopt replaces that module, and a "
+                        f"hook on it cannot be carried over to the generator (it would be dropped without a word); "
+                        f"remove the hook (handle.remove()) before adopt, or register it after adopt on "
+                        f"model.get_input_embeddings()")
 
 
 def _lookup_options(embedding: nn.Embedding) -> list[tuple[str, Any, str, Any]]:

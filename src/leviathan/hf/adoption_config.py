@@ -23,29 +23,34 @@ optional) are read, by transformers' common names through the config's ``attribu
 ``ALIASES``; activations and rope types are held to transformers' own tables (``ACT2FN``, ``ROPE_INIT_FUNCTIONS``).
 Footguns: the upper bounds (``size_bounds``) refuse typos such as 10**9, not a model too large for memory; bos and
 eos ids are not checked (GPT2Config keeps its 50,256 whatever vocab_size is given; they only stop generation).
+
+Round 28 (U135-U178) found a family's own settings unchecked: Granite's scales, Gemma 2's caps, Mixtral's experts,
+Qwen2's ``layer_types`` (``family_settings``, one table row each), and rope settings (``rope_settings``).
 """
 
 from __future__ import annotations
 
 import re
-from typing import Any, Iterator
+from typing import Any
 
 from ..errors import UserError
 from ..model.size_bounds import MAX_LAYERS, MAX_SIZE
 from ..value_rules import check_whole, number_problem
+from .family_settings import ALIASES, check_family_settings, spellings  # noqa: F401 (ALIASES: its table)
+from .rope_settings import check_rope_lists, check_rope_numbers, check_rope_read, check_rotary_dim
 
 # the sizes a causal LM's config holds, each a whole number of at least 1: an example for the message, the bound
 SIZES = {"vocab_size": (32_000, MAX_SIZE), "hidden_size": (512, MAX_SIZE), "intermediate_size": (1376, MAX_SIZE),
          "num_hidden_layers": (8, MAX_LAYERS), "num_attention_heads": (8, MAX_SIZE),
          "num_key_value_heads": (8, MAX_SIZE), "head_dim": (64, MAX_SIZE), "max_position_embeddings": (2048, MAX_SIZE),
-         "sliding_window": (4096, MAX_SIZE), "rotary_dim": (64, MAX_SIZE)}
-# a family's own spelling of a common name, where its attribute_map does not map it (GPT-2, GPT-J and CodeGen's
-# n_inner, OPT's ffn_dim, Falcon's ffn_hidden_size and activation, GPT-Neo's window_size, Gemma 3's hidden_activation)
-ALIASES = {"intermediate_size": ("n_inner", "ffn_dim", "ffn_hidden_size"), "sliding_window": ("window_size",),
-           "hidden_act": ("activation_function", "hidden_activation", "activation")}
+         "sliding_window": (4096, MAX_SIZE), "rotary_dim": (64, MAX_SIZE),
+         "moe_intermediate_size": (1408, MAX_SIZE)}  # an expert's MLP width (round 28: 0 a raw RuntimeError)
 # what None means for the optional sizes, said with their fix (a value of 0 or below was taken for "none")
 UNSET = {"sliding_window": "full attention", "window_size": "full attention", "n_inner": "4 x the width",
          "rotary_dim": "the whole head"}
+# a size read only while its switch is on: Qwen2-MoE's default config holds sliding_window=0 with
+# use_sliding_window=False (round 28: a valid default config was refused)
+SWITCHED = {"sliding_window": "use_sliding_window"}
 DROPOUT = re.compile(r"(dropout|pdrop|layerdrop)$")  # resid_pdrop, attention_dropout, hidden_dropout, layerdrop, ...
 NORM_EPS = ("rms_norm_eps", "layer_norm_eps", "layer_norm_epsilon")
 
@@ -54,6 +59,8 @@ def check_source_config(config: Any) -> None:
     """One line for the first setting of ``config`` out of its range (module docstring), before the model is built."""
     name = type(config).__name__
     for key, (example, high) in SIZES.items():
+        if getattr(config, SWITCHED.get(key, ""), None) is False:
+            continue
         for shown, value in spellings(config, key):
             unset = f", or None for {UNSET[shown]}" if shown in UNSET else ""
             check_whole("adopt", f"{name}.{shown}", value, 1, high,
@@ -68,16 +75,7 @@ def check_source_config(config: Any) -> None:
                             f"in the config (e.g. {key}=1e-6)")
     _check_dropouts(config, name)
     _check_activation_and_pad(config, name)
-
-
-def spellings(config: Any, key: str) -> Iterator[tuple[str, Any]]:
-    """(the name as the config's family spells it, the value) for each spelling of the common name ``key`` that the
-    config holds with a value other than None: one table for every family, not one branch each."""
-    mapped = getattr(type(config), "attribute_map", None) or {}
-    for spelled in (key, *ALIASES.get(key, ())):
-        value = getattr(config, spelled, None)
-        if value is not None:
-            yield mapped.get(spelled, spelled), value
+    check_family_settings(config, name)  # Granite's scales, Gemma 2's caps, Mixtral's experts (round 28)
 
 
 def _check_dropouts(config: Any, name: str) -> None:
@@ -128,8 +126,15 @@ def _check_rope(config: Any, name: str) -> None:
     > 0 (0 or below, or NaN, gave inf or NaN frequencies, so NaN angles), a ``rope_type`` transformers has (another was
     its raw KeyError), a scaling ``factor`` finite > 0 (-2 was taken), ``partial_rotary_factor`` in (0, 1], and a
     rotary width (head_dim x factor, as transformers rounds it down) that is even (rope turns pairs of values) and at
-    least 2 (Phi's head_dim 8 x 0.1 rounded to 0: a model with no rotary positions, built without a word)."""
-    for rope in rope_dicts(config):
+    least 2 (Phi's head_dim 8 x 0.1 rounded to 0: a model with no rotary positions, built without a word); and
+    (round 28, ``rope_settings``) the rope dict there where the model reads it, no rope value set beside it that it
+    ignores, each rope type's own numbers, and GPT-J's ``rotary_dim``."""
+    dicts = rope_dicts(config)
+    check_rope_read(config, name, dicts)
+    heads, hidden = getattr(config, "num_attention_heads", None), getattr(config, "hidden_size", None)
+    head_dim = getattr(config, "head_dim", None) or (hidden // heads if heads and hidden else None)
+    check_rotary_dim(config, name, head_dim)
+    for rope in dicts:
         theta = rope.get("rope_theta", getattr(config, "rope_theta", None))
         if theta is None:
             continue  # no rotary embedding (GPT-2's learned positions)
@@ -142,14 +147,14 @@ def _check_rope(config: Any, name: str) -> None:
         if (problem := number_problem(factor, above=0.0, shown="a number in (0, 1]")) is not None or factor > 1:
             raise UserError(f"adopt: {name}'s partial_rotary_factor {problem or f'must be in (0, 1], got {factor!r}'}; "
                             f"set it in the config's rope_parameters (1.0 rotates the whole head)")
-        heads, hidden = getattr(config, "num_attention_heads", None), getattr(config, "hidden_size", None)
-        head_dim = getattr(config, "head_dim", None) or (hidden // heads if heads and hidden else None)
         width = None if head_dim is None else int(head_dim * factor)
         if width is not None and (width % 2 or width < 2):
             what = "odd, and rope turns pairs" if width % 2 else "no pair of values to turn (no rotary positions)"
             raise UserError(f"adopt: {name}'s rotary width (head_dim x partial_rotary_factor = {head_dim} x "
                             f"{factor:g}, rounded down) is {width}, {what}; choose an even head_dim (or a factor "
                             f"that gives an even width of at least 2)")
+        if width is not None:
+            check_rope_lists(rope, name, width)
 
 
 def rope_dicts(config: Any) -> list[dict]:
@@ -168,7 +173,7 @@ def rope_dicts(config: Any) -> list[dict]:
 
 def _check_rope_type(config: Any, name: str, rope: dict) -> None:
     """``rope_type`` (or the older ``type``) one of transformers' ``ROPE_INIT_FUNCTIONS`` or the config's default, and
-    a scaling ``factor``, where there is one, a finite number > 0."""
+    a scaling ``factor``, where there is one, a finite number > 0; then the type's own numbers (``rope_settings``)."""
     from transformers.modeling_rope_utils import ROPE_INIT_FUNCTIONS
 
     rope_type = rope.get("rope_type", rope.get("type", "default"))
@@ -180,3 +185,4 @@ def _check_rope_type(config: Any, name: str, rope: dict) -> None:
     if factor is not None and (problem := number_problem(factor, above=0.0, shown="a finite number > 0")) is not None:
         raise UserError(f"adopt: {name}'s rope_parameters factor (rope_type {rope_type!r}) {problem}; set it in the "
                         f"config's rope_parameters (a context scale, e.g. factor=2.0; 1.0 scales nothing)")
+    check_rope_numbers(rope, rope_type, name)

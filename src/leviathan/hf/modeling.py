@@ -424,7 +424,7 @@ def _check_hf_labels(labels: Any, input_ids: torch.Tensor, vocab_size: int, num_
     from ..model.labels import check_label_type, check_label_values
 
     check_label_type(labels, "labels")
-    _check_items_count(num_items_in_batch)
+    check_items_count(num_items_in_batch)
     if labels.shape != input_ids.shape:
         raise ArgumentValueError(f"labels must have the shape of input_ids {tuple(input_ids.shape)} (Hugging Face's "
                                  f"convention: the inputs themselves, shifted inside the loss), got "
@@ -438,7 +438,7 @@ def _check_hf_labels(labels: Any, input_ids: torch.Tensor, vocab_size: int, num_
                                  f"with nothing to score")
 
 
-def _check_items_count(count: Any) -> None:
+def check_items_count(count: Any, api: str = "LeviathanForCausalLM.forward") -> None:
     """ArgumentTypeError / ArgumentValueError unless ``num_items_in_batch`` (the Trainer's count of the targets of
     the whole accumulated batch, which the summed loss is divided by) is None or a positive whole number: 0 returned
     a loss of inf, -1 a negative cross-entropy and 2.5 a loss 2.5 times too small, all without a word (issue 30 round
@@ -446,7 +446,8 @@ def _check_items_count(count: Any) -> None:
     Trainer passes a one-value tensor on the model's device (``Trainer._get_num_items_in_batch``: ``labels.ne(-100)
     .sum()`` divided by its parallel sizes, so a float tensor of a whole value): any integer or float dtype is taken.
     Footgun: its value is read only on the CPU; on a GPU reading it would stall every step on a host sync (the
-    Trainer keeps the count on the device to avoid one), so there only its dtype and size are checked."""
+    Trainer keeps the count on the device to avoid one), so there only its dtype and size are checked.
+    ``api``: the forward the line names (an adopted model's forward is held to this rule too: round 28, U619)."""
     import math
 
     from ..errors import ArgumentTypeError, ArgumentValueError
@@ -456,14 +457,14 @@ def _check_items_count(count: Any) -> None:
     if count is None:
         return
     if not isinstance(count, torch.Tensor):
-        check_whole("LeviathanForCausalLM.forward", "num_items_in_batch", count, 1, fix=fix)
+        check_whole(api, "num_items_in_batch", count, 1, fix=fix)
         return
     if count.numel() != 1 or count.dtype == torch.bool or count.dtype.is_complex:
-        raise ArgumentTypeError(f"LeviathanForCausalLM.forward: num_items_in_batch must be a whole number >= 1 (an "
+        raise ArgumentTypeError(f"{api}: num_items_in_batch must be a whole number >= 1 (an "
                                 f"int, or a one-value integer or float tensor), got a {count.dtype} tensor of shape "
                                 f"{tuple(count.shape)}; {fix}")
     if count.device.type == "cpu":
         value = float(count)
         if not (math.isfinite(value) and value >= 1 and value == int(value)):
-            raise ArgumentValueError(f"LeviathanForCausalLM.forward: num_items_in_batch must be a whole number >= 1, "
+            raise ArgumentValueError(f"{api}: num_items_in_batch must be a whole number >= 1, "
                                      f"got tensor({value:g}); {fix}")
