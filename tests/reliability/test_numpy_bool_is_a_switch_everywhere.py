@@ -5,6 +5,8 @@ round 28: U19, unclear).
 np.True_" (a line saying a true value is not true), while ``LeviathanGenerator(center=np.True_)`` and ``adopt`` took
 it. Each now asks ``value_rules.switch_problem`` (numpy's bool is a bool in all but type, as numpy's ints are
 integers to ModelConfig), and ModelConfig and LeviathanConfig store a plain bool, so config.json holds true or false.
+Found beside it: ``config.from_dict``, the reader of a run config's dict, said the same of a dict's np.True_ for any
+switch field (``_coerce_bool``), where it takes numpy's ints and floats.
 """
 
 from __future__ import annotations
@@ -43,6 +45,17 @@ def test_leviathan_config_writes_true_for_numpys_bool():
 def test_the_generator_and_adopt_take_it_as_model_config_does():
     assert LeviathanGenerator(300, 16, center=np.bool_(True), **GEN).center is not None
     assert adopt(_llama(), center=np.bool_(True), **GEN).config.leviathan_generator["center"] is True
+
+
+def test_a_run_configs_dict_reads_numpys_bool_as_its_ints():
+    from leviathan.config import from_dict
+    from leviathan.run_config import RunConfig
+
+    raw = {"max_steps": 3, "data": {"path": "no-data-here", "seq_len": 32},
+           "model": {**SMALL, "embedding_norm": np.bool_(True)}}
+    assert from_dict(RunConfig, raw).model.embedding_norm is True
+    with pytest.raises(ConfigError, match=r"model\.embedding_norm: expected true or false, got np\.int64\(1\)"):
+        from_dict(RunConfig, {**raw, "model": {**SMALL, "embedding_norm": np.int64(1)}})
 
 
 @pytest.mark.parametrize("value", [1, "yes"], ids=["int-1", "text"])
