@@ -127,9 +127,11 @@ def refuse_quoted(value: Any, where: str, kind: str) -> None:
 
 
 def _coerce_bool(value: Any, where: str) -> bool:
+    from .value_rules import switch_problem
+
     refuse_quoted(value, where, "true or false")
-    if isinstance(value, bool):
-        return value
+    if switch_problem(value) is None:  # numpy's bool too, as numpy's ints are integers below: a dict's np.True_ was
+        return bool(value)  # "expected true or false, got np.True_" (issue 30 round 28, U19's kind)
     if isinstance(value, str) and value.lower() in ("true", "yes", "1", "on", "false", "no", "0", "off"):
         return value.lower() in ("true", "yes", "1", "on")
     raise ConfigError(f"{where}: expected true or false, got {value!r}")

@@ -52,7 +52,14 @@ def check_within_positions(past: int, length: int, limit: int) -> None:
     """ValueError when ``past`` cached positions and ``length`` new ids pass the model's ``limit`` positions:
     ``CausalLM`` given 65 ids with 64 positions returned logits for position 65 without a word, while ``evaluate``
     refuses such a window and ``generate`` stops at the limit (issue 30 round 21, P425). Called only past the limit,
-    from a shape comparison, so compiled graphs hold no check (as ``check_input_ids`` keeps value reads out)."""
+    from a shape comparison, so compiled graphs hold no check (as ``check_input_ids`` keeps value reads out). Each
+    argument is a whole number (``limit`` >= 1), as ``fit_positions``' are: a negative ``past`` passed (round 28,
+    U565); a ValueError (a UserError too, ``ArgumentValueError``) or TypeError (``ArgumentTypeError``)."""
+    from .value_rules import check_whole
+
+    for name, value, least in (("past", past, 0), ("length", length, 0), ("limit", limit, 1)):
+        check_whole("check_within_positions", name, value, least, fix="pass token counts (limit: the model's "
+                    "positions, model_positions(model))")
     if past + length > limit:
         cached = f"{past:,} cached + {length:,} new" if past else f"{length:,}"
         raise ValueError(f"the input reaches position {past + length:,} ({cached} ids), past the model's "

@@ -83,14 +83,19 @@ def check_stream_tokenizers(run_dir: str | os.PathLike, streams) -> None:
     (``EvalStream.data_dir``) was prepared with the tokenizer the run's checkpoint saved (``checkpoint.read.
     check_tokenizer``, what `leviathan eval RUN --data D` applies): a stream of another BPE's data folder was scored,
     loss 5.28, no word, its ids meaning other strings (issue 30 round 22, S397). A text file's stream is tokenized by
-    its caller, who chooses the tokenizer; a hand-made stream names no folder."""
+    its caller, who chooses the tokenizer; a hand-made stream names no folder. Each key is an eval set's name."""
     from collections.abc import Mapping
+
+    from ..value_rules import api_check, eval_set_problem
 
     if not isinstance(streams, Mapping):
         raise UserError(f"evaluate_checkpoint: streams must be a dict of name -> EvalStream, got {streams!r:.60}; "
                         f"pass e.g. {{'val': EvalStream.from_split(data_dir, 'val')}}")
     checked = set()
     for name, stream in streams.items():
+        # a results row's eval set named by nothing: '' was scored and returned under the key '' (round 28, U784)
+        api_check("evaluate_checkpoint", "streams' key", eval_set_problem(name),
+                  "name each stream by its eval set, e.g. {'val': EvalStream.from_split(data_dir, 'val')}")
         if not isinstance(stream, EvalStream):
             raise UserError(f"evaluate_checkpoint: streams[{name!r}] must be an EvalStream, got {stream!r:.60}; "
                             f"build it with EvalStream.from_split or EvalStream.from_text")

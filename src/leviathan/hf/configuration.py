@@ -131,7 +131,9 @@ class LeviathanConfig(PretrainedConfig):
         super().__post_init__(**kwargs)
         self._check_switches()
         self._check_dtype()
-        self.to_model_config()  # validate with ModelConfig's messages
+        model = self.to_model_config()  # validate with ModelConfig's messages
+        # its switches as ModelConfig stores them: numpy's bool taken (round 28, U19), config.json holds true or false
+        self.embedding_norm, self.generator_center = model.embedding_norm, model.generator_center
         self._check_token_ids()  # of vocab_size, checked above
 
     def _check_switches(self) -> None:

@@ -29,7 +29,7 @@ from typing import Literal, Optional
 from ..config import ConfigError, reading_saved_config, require, require_range
 from ..integers import as_int, is_integer
 from .embedding_kinds import EMBEDDING_KINDS  # in a leaf module: ownership reads it too (round 22)
-from .generator_size import MAX_PARAMETERS, check_size, digits_problem, smallest_base
+from .generator_size import MAX_PARAMETERS, check_size, digits_problem, features_problem, smallest_base
 from .size_bounds import MAX_LAYERS, MAX_SIZE
 
 EmbeddingKind = Literal["dense_tied", "dense_untied", "leviathan", "factorized", "compositional"]
@@ -174,6 +174,9 @@ class ModelConfig:
             require_range(problem is None, str(problem))
         if self.embedding == "leviathan":
             self._check_generator_size()
+            problem = features_problem(self.vocab_size, self.generator_modes, self.generator_rank,
+                                       prefix="model.generator_")  # past what V ids use (round 28, U27, U28)
+            require_range(problem is None, str(problem))
         if self.embedding == "factorized":
             self._check_factorized_size()
 
@@ -224,9 +227,12 @@ class ModelConfig:
 
     def _check_options(self) -> None:
         """The input-side options: their values, and that they apply to this embedding variant."""
-        for name in ("embedding_norm", "generator_center"):
-            require(isinstance(getattr(self, name), bool), f"model.{name} must be true or false, got "
-                                                            f"{getattr(self, name)!r}")
+        from ..value_rules import switch_problem
+
+        for name in ("embedding_norm", "generator_center"):  # one switch rule with LeviathanGenerator and adopt:
+            require(switch_problem(getattr(self, name)) is None,  # numpy's bool was refused here, "must be true or
+                    f"model.{name} must be true or false, got {getattr(self, name)!r}")  # false, got np.True_" (U19)
+            setattr(self, name, bool(getattr(self, name)))  # stored as bool: a saved config.json holds true or false
         require(self.generator_init in GENERATOR_INITS,
                 f"model.generator_init must be one of {', '.join(GENERATOR_INITS)}, got {self.generator_init!r}")
         require(self.generator_form in GENERATOR_FORMS,

@@ -63,7 +63,7 @@ from torch.autograd.function import once_differentiable
 
 from ..integers import as_int
 from .digits import as_lookup_ids, check_ids, check_unique_ids, codebook_sum
-from .generator_size import check_size, digits_problem
+from .generator_size import check_size, digits_problem, features_problem
 from .output_norm import OutputNorm
 from .spline_op import spline_product
 
@@ -466,14 +466,17 @@ def _check_settings(**settings) -> None:
         raise ValueError(f"table_std must be in [{low:g}, {high:g}] (a table row's std; 0.02 is the usual), got "
                          f"{settings['table_std']!r}: beyond that float32 squares overflow or underflow")
     _check_epsilons(settings["ln_eps"], settings["norm_eps"])
-    import numpy as np
+    from ..value_rules import switch_problem
 
     for name in ("center", "norm"):  # numpy's bool is one too, as its ints and floats are numbers above (round 15,
-        if not isinstance(settings[name], (bool, np.bool_)):  # B270)
+        if switch_problem(settings[name]) is not None:  # B270): value_rules' rule, ModelConfig's too (round 28, U19)
             raise ValueError(f"{name} must be true or false, got {settings[name]!r}")
     check_size(**{k: settings[k] for k in ("vocab_size", "hidden_size", "k", "seed_dim", "modes", "knots", "rank",
                                            "base")})
     problem = digits_problem(settings["vocab_size"], settings["k"], settings["base"], settings["knots"])
     if problem is not None:  # a base or knots past what V ids use (round 27, S28, S29)
+        raise ValueError(problem)
+    problem = features_problem(settings["vocab_size"], settings["modes"], settings["rank"])
+    if problem is not None:  # modes or rank past what V ids use (round 28, U71, U182)
         raise ValueError(problem)
 

@@ -11,6 +11,9 @@ from __future__ import annotations
 
 MAX_PARAMETERS = 2**31  # 8 GiB of float32; the paper's generator at V = 200,019, D = 512 has about 2.5 million
 MAX_KNOTS = 1024  # 32x the paper's 32 (16 also used); each knot adds modes x seed_dim x rank spline parameters
+MAX_MODES = 256  # 32x the paper's 8, the knot cap's multiple; each mode adds a projection, splines and an output map
+MAX_RANK = 2048  # 32x the paper's 64; each rank adds modes x (seed_dim x knots + hidden_size) parameters
+PAPER_FEATURES = 8 * 64  # the paper's modes x rank: step 6's features, always allowed (small vocabularies use it)
 
 
 def check_size(vocab_size: int, hidden_size: int, k: int, seed_dim: int, modes: int, knots: int, rank: int,
@@ -58,6 +61,34 @@ def digits_problem(vocab_size: int, k: int, base: int | None, knots: int, prefix
         return (f"{prefix}knots={knots:,} is more than {MAX_KNOTS:,}, past any spline grid the generator uses (the "
                 f"paper uses 16 and 32; each knot adds modes x seed_dim x rank parameters, and a finer grid than the "
                 f"ids' inputs fill leaves knots no id trains); set {prefix}knots to at most {MAX_KNOTS:,} (e.g. 32)")
+    return None
+
+
+def features_problem(vocab_size: int, modes: int, rank: int, prefix: str = "") -> str | None:
+    """Why ``modes`` or ``rank`` is past what the generator can use for ``vocab_size`` ids, with the fix; None when
+    both are fine. ``prefix`` as ``digits_problem``'s; the arguments are checked before, and after ``check_size``
+    (whose line names a generator no memory holds first).
+
+    Step 6 writes e(i) = sum_m P_m W^out_m: a (modes x rank)-wide feature row per id times a (modes x rank) x D map.
+    The V ids' feature rows span at most V dimensions, so features past V (and past the paper's 8 x 64 = 512, kept
+    for small vocabularies) add parameters and no embedding the table could not already hold; past that, and past
+    32x the paper's 8 modes or 64 ranks (the knot cap's multiple), a value is a typo. ``ModelConfig(generator_modes=
+    10**6)`` and ``rank=10**7``, ``LeviathanGenerator(300, 16, modes=10**6)`` and ``adopt(..., modes=10**6)`` built
+    hundreds of millions of parameters for a 300 x 32 table without a word (issue 30 round 28, U27, U28, U71, U182).
+    One rule for ModelConfig and LeviathanGenerator, as ``digits_problem`` is."""
+    for name, value, cap, paper, adds in (("modes", modes, MAX_MODES, 8, "a projection, splines and an output map"),
+                                          ("rank", rank, MAX_RANK, 64, "modes x (seed_dim x knots + hidden_size) "
+                                                                        "parameters")):
+        if value > cap:
+            return (f"{prefix}{name}={value:,} is more than {cap:,}, 32x the paper's {paper}, past any generator's "
+                    f"(each adds {adds}); set {prefix}{name} to at most {cap:,} (the paper: {paper})")
+    limit = max(vocab_size, PAPER_FEATURES)
+    if modes * rank > limit:
+        return (f"{prefix}modes x {prefix}rank = {modes:,} x {rank:,} = {modes * rank:,} features is more than "
+                f"{vocab_size:,} ids can use (step 6 maps each id's modes x rank features to its embedding, and "
+                f"{vocab_size:,} ids' features span at most {vocab_size:,} dimensions: past that, or past the paper's "
+                f"8 x 64 = {PAPER_FEATURES}, they add parameters, not embeddings); lower {prefix}modes or {prefix}rank "
+                f"so that their product is at most {limit:,}")
     return None
 
 

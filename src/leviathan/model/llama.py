@@ -295,12 +295,17 @@ class CausalLM(nn.Module):
 
         ``return_logits=False`` with labels computes the loss over chunks of positions
         (``loss.linear_cross_entropy``) without ever forming the (B T, V) logits: what training uses,
-        since with a large vocabulary those logits and their softmax dominate time and memory.
+        since with a large vocabulary those logits and their softmax dominate time and memory. Without labels it is
+        refused: there is no loss to return instead, and the full logits came back without a word (round 28, U59).
         """
         if not isinstance(return_logits, bool):  # 'no' was read as true (issue 30 round 18, G267)
             from ..value_rules import check_switches
 
             check_switches("CausalLM.forward", return_logits=return_logits)
+        if labels is None and not return_logits:
+            raise ArgumentValueError("CausalLM.forward: return_logits=False without labels has nothing to return (it "
+                                     "computes the loss without the (tokens x V) logits, and there is no loss); pass "
+                                     "labels=..., or return_logits=True for the logits")
         if labels is not None:
             check_labels(labels, input_ids, self.config.vocab_size)
             if return_logits and self.restricted:  # a target outside the subset: loss inf without a word (Y31)
@@ -392,7 +397,8 @@ class CausalLM(nn.Module):
 
 def _check_output_ids(ids) -> None:
     """TypeError (a UserError too) for ids of ``restrict_output_`` that are not whole numbers: ``tensor([1.5, 2.7])``
-    was truncated to ids 1 and 2, and ``True`` read as id 1, without a word (issue 30 round 22, the S477 kind)."""
+    was truncated to ids 1 and 2, and ``True`` read as id 1, without a word (issue 30 round 22, the S477 kind);
+    ValueError (a UserError too) for any shape but 1-D: ``[[1, 2]]`` was read flattened (round 28, U99)."""
     from ..errors import ArgumentTypeError
 
     t = ids if isinstance(ids, torch.Tensor) else None
@@ -401,6 +407,12 @@ def _check_output_ids(ids) -> None:
             t = torch.as_tensor(ids)
         except (TypeError, ValueError, RuntimeError):
             t = None
+    if t is not None and t.dim() != 1:  # [[1, 2]] was read flattened, a 0-d id as a set of one (round 28, U99)
+        from ..errors import ArgumentValueError
+
+        raise ArgumentValueError(f"CausalLM.restrict_output_: ids must be a 1-D set of token ids (a list of ints or a "
+                                 f"(n,) tensor), got {t.dim()}-D of shape {tuple(t.shape)}; pass the sorted ids to "
+                                 f"predict as one flat list, or None for the full softmax")
     if t is not None and t.numel() == 0:
         return  # an empty list reads as float: the caller names "got 0 ids"
     if t is None or t.dtype.is_floating_point or t.dtype.is_complex or t.dtype == torch.bool:
