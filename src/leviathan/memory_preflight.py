@@ -154,6 +154,7 @@ def check_eval_memory(model, tokens: int, what: str, fix: str, device=None) -> N
     already held (``model``: its ModelConfig or the model) needs more memory than ``device`` has free
     (``check_training_memory``'s reader and its LEVIATHAN_SKIP_MEMORY_CHECK); ``what`` names the batch, ``fix`` the
     smaller one. The `eval` verb's check (issue 30 round 27, R11: the allocator's traceback, the fix unsaid)."""
+    _check_device("check_eval_memory", device)
     if _skipped():
         return
     needed = eval_activation_bytes(model, tokens)
@@ -222,6 +223,7 @@ def check_training_memory(parameters: list[int], what: str, fix: str, activation
         _check_count("check_training_memory", "each of parameters", count, 0, "pass each model's parameter count")
     _check_count("check_training_memory", "activations", activations, 0,
                  "pass the bytes of the steps' activations (step_activation_bytes), or 0")
+    _check_device("check_training_memory", device)
     if _skipped():
         return
     needed = sum(parameters) * BYTES_PER_PARAMETER + activations
@@ -233,6 +235,30 @@ def check_training_memory(parameters: list[int], what: str, fix: str, activation
                     f"parameter, and {activations / 2**30:,.1f} GiB of a training step's or validation's "
                     f"activations), more than the {free / 2**30:,.1f} GiB {where}; nothing was built; use {fix}, or "
                     f"set {SKIP}=1 to train anyway")
+
+
+def _check_device(api: str, device) -> None:
+    """One line when ``device`` (None: the CPU) is no device, or one this machine lacks (``devices.
+    device_here_problem``'s words, as ``load_adopted`` names a missing GPU): ``check_training_memory(...,
+    device='cuda')`` without CUDA read no free memory and passed without a word (issue 30 round 28, U624). Checked
+    before LEVIATHAN_SKIP_MEMORY_CHECK: skipping the measure does not make the device here."""
+    import torch
+
+    from .devices import device_here_problem
+    from .errors import ArgumentTypeError, ArgumentValueError
+
+    if device is None:
+        return
+    fix = "pass 'cpu', 'cuda' or 'cuda:N' (a device this machine has), a torch.device, or None for the CPU"
+    if not isinstance(device, (str, torch.device)):
+        raise ArgumentTypeError(f"{api}: device must be a device's name or a torch.device, got "
+                                f"{type(device).__name__} {device!r:.40}; {fix}")
+    try:
+        problem = device_here_problem(device)
+    except RuntimeError:
+        problem = f"is {device!r:.40}, not a device torch knows"
+    if problem is not None:
+        raise ArgumentValueError(f"{api}: device {problem.removesuffix('; use cpu')}; {fix}")
 
 
 def _free_on(device) -> tuple[int | None, str]:
