@@ -122,11 +122,29 @@ def _place_problem(place: Any, names: tuple[str, ...]) -> str | None:
     if not isinstance(place, (str, torch.device)):
         return f"is {type(place).__name__} {place!r:.40}, not a device; {_PLACES}"
     try:
-        kind = torch.device(place).type
+        torch.device(place)
     except RuntimeError:
         return f"is {place!r:.40}, not a device torch knows; {_PLACES}"
-    problem = device_unavailable(str(place)) if kind == "cuda" else _other_device_problem(kind)
+    problem = device_here_problem(place)
     return None if problem is None else f"{problem} (leave device_map out to load onto the CPU)"
+
+
+def device_here_problem(place: Any) -> str | None:
+    """Why ``place``, a device torch knows (a name it parses, or a ``torch.device``), is not on this machine, in
+    ``device_unavailable``'s words ("is 'cuda', but CUDA is not available here; use cpu"); None when it is here.
+    ``cpu:N`` past ``cpu:0`` is refused: torch has one CPU device and quietly reads ``cpu:1`` as it, so
+    ``check_device_map('cpu:1')`` passed a device this machine has not (issue 30 round 28, U576). Footgun: a name
+    torch cannot parse is the caller's to refuse first (``torch.device`` raises its RuntimeError here)."""
+    import torch
+
+    device = torch.device(place)
+    if device.type == "cuda":
+        return device_unavailable(str(device))
+    if device.type == "cpu":
+        if device.index:
+            return f"is {str(device)!r}, but torch has one CPU device (cpu, or cpu:0); use cpu"
+        return None
+    return _other_device_problem(device.type)
 
 
 def _other_device_problem(kind: str) -> str | None:

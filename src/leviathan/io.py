@@ -355,12 +355,19 @@ def publish(path: str | os.PathLike, *, executable: bool = False) -> None:
     """Give ``path`` the mode a plain ``open`` would have (``default_mode``): a file, or a folder and everything
     under it (folders searchable, files not executable unless ``executable``). For what a library or ``tempfile``
     created private (see the module docstring); symlinks are left alone. ``executable`` is a switch (round 22: a
-    text such as 'no' read as true)."""
+    text such as 'no' read as true). A path that is not there is one StorageError naming it (still an OSError, errno
+    ENOENT): it was os.chmod's raw FileNotFoundError (issue 30 round 28, U464)."""
     from .value_rules import api_check, check_switches, path_problem
 
     api_check("publish", "path", path_problem(path), "pass the file or folder to publish")
     check_switches("publish", executable=executable)
     path = Path(path)
+    if not os.path.lexists(path):
+        from .errors import StorageError, missing
+
+        raise StorageError(f"publish: path {os.fspath(path)!r} {missing(path)}; pass the file or folder that was "
+                           f"written (publish gives an existing path its mode)",
+                           FileNotFoundError(errno.ENOENT, os.strerror(errno.ENOENT), os.fspath(path)))
     file_mode, dir_mode = default_mode(directory=executable), default_mode(directory=True)
     if path.is_symlink():
         return

@@ -154,15 +154,56 @@ def check_eval_memory(model, tokens: int, what: str, fix: str, device=None) -> N
     already held (``model``: its ModelConfig or the model) needs more memory than ``device`` has free
     (``check_training_memory``'s reader and its LEVIATHAN_SKIP_MEMORY_CHECK); ``what`` names the batch, ``fix`` the
     smaller one. The `eval` verb's check (issue 30 round 27, R11: the allocator's traceback, the fix unsaid)."""
+    _check_device("check_eval_memory", device)
     if _skipped():
         return
-    needed = eval_activation_bytes(model, tokens)
+    _check_forward(eval_activation_bytes(model, tokens), tokens, what, fix, device)
+
+
+def _check_forward(needed: int, tokens: int, what: str, fix: str, device) -> None:
+    """The one line of a forward of ``tokens`` positions whose ``needed`` bytes ``device`` has not free."""
     free, where = _free_on(device)
     if free is None or needed <= free:
         return
     raise UserError(f"{what}: scoring {tokens:,} tokens in one forward needs about {needed / 2**30:,.1f} GiB of "
                     f"activations (no gradients), more than the {free / 2**30:,.1f} GiB {where}; nothing was scored; "
                     f"use {fix}, or set {SKIP}=1 to try anyway")
+
+
+def harness_activation_bytes(config, rows: int, length: int) -> int | None:
+    """Bytes one forward without gradients of ``rows`` requests of ``length`` tokens holds at its peak through a
+    transformers causal LM of ``config`` (its ``PretrainedConfig``), as lm-evaluation-harness's HFLM scores a batch:
+    a layer's values as ``eval_activation_bytes`` counts them (``EVAL_FLOATS``), the attention's scores and their
+    softmax (rows x heads x length^2 each: CPU sdpa with a padding mask takes torch's math path), and two (tokens, V)
+    blocks, the logits of every position and HFLM's log-softmax of them (no chunking, unlike ``CausalLM.token_nll``).
+    fp32, so an upper-ish bound for a bf16 or fp16 load. None where ``config`` lacks a size (not a decoder
+    transformers builds from these names): nothing is estimated. Footgun: not measured against RSS as
+    ``eval_activation_bytes`` was; a leviathan generator in an HF folder (not the baked export lm-eval scores) is not
+    counted."""
+    text = config.get_text_config() if hasattr(config, "get_text_config") else config
+    D, F, V, heads = (getattr(text, k, None) for k in ("hidden_size", "intermediate_size", "vocab_size",
+                                                       "num_attention_heads"))
+    if not all(isinstance(n, int) and n > 0 for n in (D, F, V, heads)):
+        return None
+    q = heads * (getattr(text, "head_dim", None) or D // heads)
+    kv = getattr(text, "num_key_value_heads", None) or heads
+    tokens = rows * length
+    floats = tokens * (sum(n * width for n, width in zip(EVAL_FLOATS, (D, q, F))) + (4 * q if kv != heads else 0))
+    return (floats + 2 * rows * heads * length * length + 2 * tokens * V) * FLOAT
+
+
+def check_harness_memory(config, rows: int, length: int, what: str, fix: str, device=None) -> None:
+    """``check_eval_memory``'s rule for lm-evaluation-harness's batch of ``rows`` requests of ``length`` tokens through
+    a transformers model of ``config`` (``harness_activation_bytes``): `lm-eval --batch-size 1000` of a width-1,024
+    model met the allocator's traceback in transformers' rotate_half under `ulimit -v 6000000`, exit 1 (issue 30
+    round 28, T7). Nothing is checked where the estimate is None."""
+    _check_device("check_harness_memory", device)
+    _check_count("check_harness_memory", "rows", rows, 1, "pass the requests of one forward")
+    _check_count("check_harness_memory", "length", length, 1, "pass the tokens of the longest request")
+    needed = harness_activation_bytes(config, rows, length)
+    if _skipped() or needed is None:
+        return
+    _check_forward(needed, rows * length, what, fix, device)
 
 
 def allocator_words(error: BaseException) -> str:
@@ -222,6 +263,7 @@ def check_training_memory(parameters: list[int], what: str, fix: str, activation
         _check_count("check_training_memory", "each of parameters", count, 0, "pass each model's parameter count")
     _check_count("check_training_memory", "activations", activations, 0,
                  "pass the bytes of the steps' activations (step_activation_bytes), or 0")
+    _check_device("check_training_memory", device)
     if _skipped():
         return
     needed = sum(parameters) * BYTES_PER_PARAMETER + activations
@@ -233,6 +275,30 @@ def check_training_memory(parameters: list[int], what: str, fix: str, activation
                     f"parameter, and {activations / 2**30:,.1f} GiB of a training step's or validation's "
                     f"activations), more than the {free / 2**30:,.1f} GiB {where}; nothing was built; use {fix}, or "
                     f"set {SKIP}=1 to train anyway")
+
+
+def _check_device(api: str, device) -> None:
+    """One line when ``device`` (None: the CPU) is no device, or one this machine lacks (``devices.
+    device_here_problem``'s words, as ``load_adopted`` names a missing GPU): ``check_training_memory(...,
+    device='cuda')`` without CUDA read no free memory and passed without a word (issue 30 round 28, U624). Checked
+    before LEVIATHAN_SKIP_MEMORY_CHECK: skipping the measure does not make the device here."""
+    import torch
+
+    from .devices import device_here_problem
+    from .errors import ArgumentTypeError, ArgumentValueError
+
+    if device is None:
+        return
+    fix = "pass 'cpu', 'cuda' or 'cuda:N' (a device this machine has), a torch.device, or None for the CPU"
+    if not isinstance(device, (str, torch.device)):
+        raise ArgumentTypeError(f"{api}: device must be a device's name or a torch.device, got "
+                                f"{type(device).__name__} {device!r:.40}; {fix}")
+    try:
+        problem = device_here_problem(device)
+    except RuntimeError:
+        problem = f"is {device!r:.40}, not a device torch knows"
+    if problem is not None:
+        raise ArgumentValueError(f"{api}: device {problem.removesuffix('; use cpu')}; {fix}")
 
 
 def _free_on(device) -> tuple[int | None, str]:

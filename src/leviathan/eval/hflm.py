@@ -1,12 +1,15 @@
 """lm-eval's side of the bridge: ``offline_env`` (HF_DATASETS_OFFLINE, HF_HUB_OFFLINE for a call) and
 ``fitting_hflm``, lm-eval's ``HFLM`` with every log-likelihood request fitted into the model's window
-(``eval/harness.py`` explains why and what is counted).
+(``eval/harness.py`` explains why and what is counted), its largest batch checked against the memory there is
+before it is scored, and an out-of-memory forward said in one line naming --batch-size (issue 30 round 28, T7: the
+allocator's traceback from transformers' rotate_half, exit 1, as round 27 fixed for `eval`, R11).
 """
 
 from __future__ import annotations
 
 import contextlib
 import os
+import sys
 
 
 @contextlib.contextmanager
@@ -72,7 +75,53 @@ def fitting_hflm():
                     if cut:
                         stats[cut] += 1
                 fitted.append((key, ctx, cont))
-            return super()._loglikelihood_tokens(fitted, disable_tqdm=disable_tqdm, override_bs=override_bs)
+            _check_batch_memory(self, fitted)
+            try:
+                return super()._loglikelihood_tokens(fitted, disable_tqdm=disable_tqdm, override_bs=override_bs)
+            except (RuntimeError, MemoryError) as e:
+                refused = _out_of_memory_line(self, fitted, e)
+                if refused is None:
+                    raise
+                print(file=sys.stderr)  # the harness's progress bar is left mid-line: the error gets a line of its own
+                raise refused from None
 
     _FITTING_HFLM = FittingHFLM
     return FittingHFLM
+
+
+def _largest_batch(lm, fitted: list) -> tuple[int, int]:
+    """(rows, tokens) of the largest forward HFLM makes of the ``fitted`` requests: ``--batch-size`` of them (HFLM sorts
+    the longest first and pads a batch to its longest), each at most the longest input, (context + continuation)
+    less its last token."""
+    rows = len(fitted) if lm.batch_size == "auto" else min(int(lm.batch_size), len(fitted))
+    return rows, max(1, max(len(ctx) + len(cont) - 1 for _, ctx, cont in fitted))
+
+
+def _batch_words(lm, fitted: list) -> tuple[str, str]:
+    """The words naming the batch and the smaller --batch-size that fixes it."""
+    rows, length = _largest_batch(lm, fitted)
+    return (f"lm-eval --batch-size {lm.batch_size}: a forward of {rows} requests of up to {length} tokens",
+            f"a smaller --batch-size (e.g. --batch-size {max(1, rows // 2)})")
+
+
+def _check_batch_memory(lm, fitted: list) -> None:
+    """``memory_preflight.check_harness_memory`` of the largest batch, on the CPU (a GPU's forward is the device's, as
+    for `eval`; with ``--batch-size auto`` lm-eval finds a size that fits by itself)."""
+    from ..memory_preflight import check_harness_memory
+
+    if not fitted or lm.batch_size == "auto" or getattr(lm.device, "type", str(lm.device)) != "cpu":
+        return
+    what, fix = _batch_words(lm, fitted)
+    check_harness_memory(lm.model.config, *_largest_batch(lm, fitted), what, fix)
+
+
+def _out_of_memory_line(lm, fitted: list, error: BaseException):
+    """The UserError of an out-of-memory ``error`` while scoring ``fitted``, None for any other error."""
+    from ..errors import UserError
+    from ..memory_preflight import allocator_words, out_of_memory
+
+    if not out_of_memory(error) or not fitted:
+        return None
+    what, fix = _batch_words(lm, fitted)
+    return UserError(f"{what} ran out of memory ({allocator_words(error)}); no results were written; use {fix}, or "
+                     f"free memory")

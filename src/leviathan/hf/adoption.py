@@ -859,6 +859,9 @@ def _load_whole(path: Path, from_pretrained_kwargs: dict) -> PreTrainedModel:
     from .load_keywords import check_load_keywords
 
     check_load_keywords(from_pretrained_kwargs, path)  # subfolder=, attn_implementation=, state_dict= (round 25)
+    from .generation_file import check_generation_json
+
+    check_generation_json(path)  # max_new_tokens -5: transformers' raw ValueError out of the load (round 28, U298)
     try:
         model = adopted_class(base).from_pretrained(str(path), config=config, **from_pretrained_kwargs)
         _check_saved_vocab(config, path / "config.json")  # after: weights that do not fit are named first
@@ -867,6 +870,13 @@ def _load_whole(path: Path, from_pretrained_kwargs: dict) -> PreTrainedModel:
         check_stamp(getattr(config, CONFIG_KEY), str(path / "config.json"))  # last, as the catch-all (round 17, E169)
         check_generation_ids(model[0] if isinstance(model, tuple) else model, path)  # round 22, S104 (loading info)
         return model
+    except OSError as e:  # a folder without weights: transformers' "no file named model.safetensors" (round 28, U274)
+        from .model_path import weights_failure
+
+        refused = weights_failure(e, path, "load_adopted")
+        if refused is None:
+            raise
+        raise refused from None
     except TypeError as e:  # an option from_pretrained does not take reached the model's __init__ (round 24, W597)
         refused = _unknown_option(e, path)
         if refused is None:

@@ -30,16 +30,17 @@ _RANGES = {"repetition_penalty": (0, math.inf, "above 0"), "temperature": (0, ma
 
 
 def generation_value_problem(generation: Any) -> str | None:
-    """Why one of ``generation``'s (a ``GenerationConfig``) lengths, counts or sampling numbers is one no generation
+    """Why one of ``generation``'s (a ``GenerationConfig``, or the dict of its file) lengths, counts or sampling numbers is one no generation
     can use ("max_length -5 must be a whole number >= 1 (or null)"); None when all are fine or it is None."""
     if generation is None:
         return None
+    get = generation.get if isinstance(generation, dict) else lambda name, default: getattr(generation, name, default)
     for name, least in _WHOLE.items():
-        value = getattr(generation, name, None)
+        value = get(name, None)
         if value is not None and (isinstance(value, bool) or not isinstance(value, int) or value < least):
             return f"{name} {value!r:.40} must be a whole number >= {least} (or null)"
     for name, (low, high, shown) in _RANGES.items():
-        value = getattr(generation, name, None)
+        value = get(name, None)
         if value is None:
             continue
         number = isinstance(value, (int, float)) and not isinstance(value, bool) and math.isfinite(value)
@@ -51,20 +52,59 @@ def generation_value_problem(generation: Any) -> str | None:
 def check_generation_file(model: Any, folder: str | os.PathLike) -> None:
     """UserError when ``folder``'s generation_config.json is damaged (no JSON object: transformers skipped it without a
     word) or the ``model`` loaded from it has a generation value ``generation_value_problem`` refuses."""
-    from .. import json_text
-
     where = Path(folder) / "generation_config.json"
-    fix = ("restore it from a copy, remove it (a generation config is then made from config.json), or save the model "
-           "again")
-    if os.path.lexists(where):
-        try:
-            value = json_text.read_file(where)
-        except (OSError, ValueError) as e:
-            raise UserError(f"{str(where)!r} does not read as a generation config ({e}); {fix}") from None
-        if not isinstance(value, dict):
-            raise UserError(f"{str(where)!r} holds {type(value).__name__} {value!r:.40}, not the JSON object of a "
-                            f"generation config; {fix}")
+    _read_file(where)
     if (problem := generation_value_problem(getattr(model, "generation_config", None))) is not None:
         source = where if os.path.lexists(where) else Path(folder) / "config.json"  # made from config.json
-        raise UserError(f"{str(source)!r}: {problem}, a value no generation can use: the file was edited; set it to a "
-                        f"usable value (or remove the line), or save the model again")
+        raise UserError(f"{str(source)!r}: {problem}, {_EDITED}")
+
+
+def check_generation_json(folder: str | os.PathLike) -> None:
+    """Before a loader hands ``folder`` to transformers: UserError when its generation_config.json is damaged, holds a
+    value ``generation_value_problem`` refuses, or one transformers' ``GenerationConfig`` refuses as it loads:
+    ``max_new_tokens: -5`` was its raw ValueError ("`max_new_tokens` must be greater than 0") out of
+    ``from_pretrained``, where ``max_length: -5`` loads and ``check_generation_file`` names it after the load (issue
+    30 round 28, U298). No file: nothing to check (a generation config is made from config.json)."""
+    where = Path(folder) / "generation_config.json"
+    value = _read_file(where)
+    if value is None:
+        return
+    if (problem := generation_value_problem(value) or _refused_by_transformers(value)) is not None:
+        raise UserError(f"{str(where)!r}: {problem}, {_EDITED}")
+
+
+_EDITED = "a value no generation can use: the file was edited; set it to a usable value (or remove the line), or " \
+          "save the model again"
+
+
+def _read_file(where: Path) -> dict | None:
+    """The JSON object of the generation_config.json ``where``, None when there is none; UserError for a file that
+    does not read as one (transformers skipped it without a word, round 25, Y515)."""
+    from .. import json_text
+
+    fix = ("restore it from a copy, remove it (a generation config is then made from config.json), or save the model "
+           "again")
+    if not os.path.lexists(where):
+        return None
+    try:
+        value = json_text.read_file(where)
+    except (OSError, ValueError) as e:
+        raise UserError(f"{str(where)!r} does not read as a generation config ({e}); {fix}") from None
+    if not isinstance(value, dict):
+        raise UserError(f"{str(where)!r} holds {type(value).__name__} {value!r:.40}, not the JSON object of a "
+                        f"generation config; {fix}")
+    return value
+
+
+def _refused_by_transformers(value: dict) -> str | None:
+    """transformers' own refusal of the file's ``value`` (``GenerationConfig.from_dict``, as its loader builds it), its
+    first line; None when it is taken. Footgun: its warnings about combinations (``top_k`` without ``do_sample``) are
+    printed here first; transformers says each once."""
+    from transformers import GenerationConfig
+
+    try:
+        GenerationConfig.from_dict(value)
+    except (ValueError, TypeError, AttributeError, KeyError) as e:
+        said = str(e).strip().splitlines()
+        return f"transformers refuses it ({said[0][:200] if said else type(e).__name__})"
+    return None

@@ -105,6 +105,34 @@ def _check_attention(value: Any, who: str) -> None:
         raise UserError(f"{who}: attn_implementation={value!r:.60} is no attention implementation transformers "
                         f"knows; pass one of {', '.join(repr(k) for k in known)}, or leave it out (sdpa where the "
                         f"model supports it)")
+    if (problem := _attention_unusable(name)) is not None:
+        raise UserError(f"{who}: attn_implementation={value!r:.60} cannot be used here: {problem}; leave it out (sdpa "
+                        f"where the model supports it), or pass 'sdpa' or 'eager'")
+
+
+def _attention_unusable(name: str) -> str | None:
+    """Why a known attention implementation cannot run on this machine (None when it can, or transformers gives no
+    way to ask): ``flash_attention_2`` without the flash-attn package, or without a device it runs on, was
+    transformers' raw ImportError from the model's ``__init__`` (issue 30 round 28, U291). Asked in transformers' own
+    terms (``FLASH_ATTENTION_COMPATIBILITY_MATRIX``: a custom device such as Ascend's NPU first, then the general
+    check), so what transformers would take is taken."""
+    from transformers import modeling_utils
+    from transformers.utils import is_torch_flex_attn_available
+
+    if name == "flex_attention":
+        return None if is_torch_flex_attn_available() else "this torch has no flex_attention"
+    version = {"flash_attention_2": 2, "flash_attention_3": 3, "flash_attention_4": 4}.get(name)
+    matrix = getattr(modeling_utils, "FLASH_ATTENTION_COMPATIBILITY_MATRIX", {}).get(version)
+    if matrix is None or any(check() for check, _ in matrix.get("custom_supported_devices", ())):
+        return None
+    if matrix["general_availability_check"]():
+        return None
+    if not matrix["pkg_availability_check"]():
+        return f"the package of FlashAttention{version} is not installed (install it on a machine with a GPU it " \
+               f"supports)"
+    devices = ", ".join(device for _, device in matrix["supported_devices"])
+    return f"FlashAttention{version} does not run on this machine's devices (it needs one of: {devices}, of a " \
+           f"version it supports)"
 
 
 # ---- the keywords checked by name (round 27) ------------------------------------------------------------------

@@ -102,6 +102,9 @@ class LeviathanPreTrainedModel(PreTrainedModel):
             from .shard_index import check_shards
 
             check_shards(Path(local), kwargs.get("variant"))  # a shard from another save (round 25, Y509's kind)
+            from .generation_file import check_generation_json
+
+            check_generation_json(local)  # max_new_tokens -5: transformers' raw ValueError (round 28, U298's kind)
             return cls._load_checked(local, pretrained_model_name_or_path, *args, **kwargs)
 
     @classmethod

@@ -23,6 +23,7 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+import re
 from pathlib import Path
 from typing import Any
 
@@ -33,6 +34,8 @@ RECORD = "leviathan_shards"  # index["metadata"][RECORD] = {"weight_map": sha256
 _INDEXES = ("model.safetensors.index.json", "pytorch_model.bin.index.json")  # transformers' order of preference
 _WHOLE = ("model.safetensors", "pytorch_model.bin")  # the whole-file save each index stands for
 _FIX = "restore the folder from a copy, or save the model again (model.save_pretrained(DIR))"
+# a shard's name as transformers writes it: model[.VARIANT]-00001-of-00003.safetensors (or pytorch_model ... .bin)
+_SHARD = re.compile(r"^(?:model|pytorch_model)(?:\.([^.-]+))?-\d+-of-\d+\.(safetensors|bin)$")
 
 
 def _with_variant(name: str, variant: str | None) -> str:
@@ -73,6 +76,27 @@ def check_shards(folder: Path, variant: str | None) -> None:
         _check_names(index, weight_map, folder)
         _check_record(index, weight_map, record, folder)
         return
+    _refuse_lost_index(folder, variant)
+
+
+def _refuse_lost_index(folder: Path, variant: str | None) -> None:
+    """UserError when ``folder`` holds a sharded save's shards (``variant``'s) but neither its index nor a whole
+    weights file: the index deleted or left behind by a copy was transformers' raw "no file named
+    model.safetensors, or pytorch_model.bin, found in directory" (issue 30 round 28, U274), blaming a file a sharded
+    save never has and not naming the one lost."""
+    if any(os.path.isfile(folder / _with_variant(whole, variant)) for whole in _WHOLE):
+        return
+    names = os.listdir(folder)
+    for index_name, whole in zip(_INDEXES, _WHOLE):
+        kind = whole.rsplit(".", 1)[1]
+        shards = sorted(n for n in names if (m := _SHARD.match(n)) and (m.group(1) or "") == (variant or "")
+                        and m.group(2) == kind)
+        if shards:
+            index = _with_variant(index_name, variant)
+            raise UserError(f"{str(folder)!r} holds {len(shards)} shard(s) of a sharded save ({shards[0]}, ...) but "
+                            f"not their index {index}, which names the shard each tensor is in, so they cannot be "
+                            f"loaded: it was deleted, or not copied with them; restore {index} from a copy of the "
+                            f"folder, or save the model again (model.save_pretrained(DIR))")
 
 
 def _read_index(index: Path) -> tuple[dict, Any]:

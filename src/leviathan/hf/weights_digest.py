@@ -73,6 +73,7 @@ def check_weights(folder: Path, raw: dict, variant: str | None) -> None:
                         f"save_pretrained writes with them, so weights of another save could not be told from its own: "
                         f"config.json was edited, or the folder was saved by transformers alone or before round 27; "
                         f"{_FIX}")
+    _check_record_names(folder, record, config)
     for name in files:
         digest = record.get(name)
         if not isinstance(digest, str):
@@ -86,3 +87,20 @@ def check_weights(folder: Path, raw: dict, variant: str | None) -> None:
             raise UserError(f"{str(path)!r} is not the weights file saved with {config!r} (sha256 {found[:12]}..., "
                             f"config.json records {digest[:12]}...): it comes from another save (another seed or "
                             f"step), or config.json's record was edited; {_FIX}")
+
+
+def _check_record_names(folder: Path, record: dict, config: str) -> None:
+    """UserError unless ``record`` names exactly the whole weights files ``folder`` holds: a record that also named a
+    file the folder lacks (``extra.safetensors``) was taken, only the files there read against it (issue 30 round 28,
+    U229): the record and the folder are then not one save, one of them edited or a file lost; and a weights file the
+    record does not name is not the save's either."""
+    there = sorted(n for n in os.listdir(folder) if _WHOLE.match(n))
+    lost = sorted(set(record) - set(there), key=str)
+    if lost:
+        raise UserError(f"{config!r} records the sha256 of {lost[0]!r:.60}{' and more' if len(lost) > 1 else ''} "
+                        f"({RECORD}), which {str(folder)!r} does not hold: the save's weights files are not all there, "
+                        f"or config.json's record was edited; {_FIX}")
+    if unrecorded := [n for n in there if n not in record]:
+        raise UserError(f"{str(folder / unrecorded[0])!r} is a weights file {config!r} does not record ({RECORD} "
+                        f"lists {sorted(record, key=str)!r:.60}): it was added after the save; move it out of the "
+                        f"folder, or {_FIX}")
