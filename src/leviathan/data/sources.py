@@ -34,6 +34,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Iterable, Iterator, Sequence
 
+from ..empty_paths import refuse_file_typed_as_folder
 from ..errors import UserError, dead_link, missing, not_regular
 from .. import json_text
 
@@ -653,6 +654,7 @@ def open_source(spec, *, text_field: str = "text", strict: bool = False,
         spec = os.fspath(spec)
         if not isinstance(spec, str) or not spec:
             raise UserError(f"source {spec!r} is empty; pass a file, folder, glob, hf:NAME or stdlib")
+        refuse_file_typed_as_folder(spec, "source")  # 'b1.txt/' was read as the file b1.txt (round 28, U777)
         path = Path(spec).expanduser()
         if spec == "stdlib":
             src = Stdlib(strict)
