@@ -615,7 +615,8 @@ def skipped_note(stats: SourceStats, shown: int = 3) -> str | None:
     """The line naming what the corpus folders' walk passed over (the first ``shown`` names, and why), None when
     nothing: a README without an extension was left out of the data, counted only in meta.json's
     ``source_stats.skipped_files`` (issue 30 round 26, P61), and a link back to a folder read already is skipped
-    (P60's guard), and a file reached again through a link (round 27, R84). The names are in meta.json too
+    (P60's guard), and a file reached again through a link (round 27, R84), a hard link or a second source naming
+    it (round 28, T19, T21). The names are in meta.json too
     (``skipped_file_names``, ``skipped_links``, ``skipped_file_links``)."""
     parts = []
     if stats.skipped_files:
@@ -627,7 +628,8 @@ def skipped_note(stats: SourceStats, shown: int = 3) -> str | None:
         parts.append(f"{len(stats.skipped_links):,} link(s) to a folder read already ({names}), each folder read once")
     if stats.skipped_file_links:  # round 27, R84: one file under three names was three documents
         names = ", ".join(stats.skipped_file_links[:shown]) + (", ..." if len(stats.skipped_file_links) > shown else "")
-        parts.append(f"{len(stats.skipped_file_links):,} link(s) to a file read already ({names}), each file read once")
+        parts.append(f"{len(stats.skipped_file_links):,} more name(s) of a file read already ({names}: a link, or a "
+                     f"source naming it again), each file read once")
     return f"note: skipped {'; and '.join(parts)}" if parts else None
 
 
