@@ -59,7 +59,7 @@ from typing import Callable
 import numpy as np
 
 from ..value_rules import api_check, check_callback, check_switches, thread_problem
-from ..errors import UserError
+from ..errors import UserError, not_a_folder
 from ..locking import folder_lock
 from ..ownership import (CONTAINERS, check_apart, check_not_inside, check_replaceable, check_unlocked,
                          leftover_is_own, listed_files, read_marker, replaced_folder, write_marker)
@@ -303,8 +303,8 @@ def _check_out_dir(out: Path, settings: dict, stat: str, overwrite: bool) -> Pre
     """Existing up-to-date data dir -> its meta; a conflicting one -> UserError (unless overwrite)."""
     if not out.exists():
         return None
-    if not out.is_dir():
-        raise UserError(f"--out {out} is a file; choose a directory path")
+    if not out.is_dir():  # a named pipe was "is a file" (round 28, T48)
+        raise UserError(f"--out {out} {not_a_folder(out)}; choose a directory path (a new or empty folder)")
     fix = "pass --overwrite (overwrite=True) to replace it, or choose another --out"
     # a damaged meta.json in a folder without prepare's marker: --overwrite would be refused too (round 11, R65)
     damaged_fix = fix if _marked_by_prepare(out) else (f"the folder holds no marker of `leviathan prepare`, so "
