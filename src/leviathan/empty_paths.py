@@ -5,6 +5,8 @@ as a folder's, ``--json bx/``, read as the file bx).
     refuse_empty_path("", "--dest")         # the same for one value (scripts/collect_results.py)
     refuse_folder_spelling("bx/", "--json", "bench.json")  # a FILE option typed as a folder ('bx/', 'bx/..'): refused
     refuse_file_typed_as_folder("g.yaml/", "--grid")  # a file's path typed with a '/': refused, input or output
+    refuse_up_through_nothing("tr/x/..", "--run-dir")  # a '..' out of a folder that does not exist: refused
+    refuse_folder_above("t/a/..", "save_pretrained")  # a model's output folder ending in '..': refused
 
 ``Path("")`` is ``Path(".")``: ``collect_results.py --rewrite ""`` rewrote every results.jsonl, grid.json and
 lm_eval.json under the folder it ran in, and ``--dest ""`` wrote its grid's folder there (issue 30 round 15, B186,
@@ -78,6 +80,44 @@ def refuse_folder_spelling(value, option: str, example: str) -> None:
     folder = value[:-len(ending)].rstrip("/") or "/"
     raise UserError(f"{option} {value!r} ends in {ending!r}, which names a folder; give a file name, e.g. "
                     f"{os.path.join(folder, example)}")
+
+
+def refuse_up_through_nothing(value, option: str) -> None:
+    """UserError when ``value``, a path as typed, goes up ('..') out of a folder that does not exist (or is a file).
+    The system follows 'tr/x/..' only when tr/x is a folder, but ``os.path.abspath`` reads it as 'tr' and
+    ``mkdir(parents=True)`` makes tr/x on the way: ``train --run-dir tr/x/..`` (tr new or empty) made x and then
+    refused tr for holding "files it did not write: x", the wrong cause (issue 30 round 28, T2). Asked by the shared
+    output check (``ownership.check_not_inside``) before anything is made. A '..' out of a folder that exists keeps the
+    system's meaning; leading '..' and '.' parts name folders that exist."""
+    if not isinstance(value, (str, os.PathLike)) or not isinstance(text := os.fspath(value), str):
+        return
+    parts = text.split("/")
+    for i, part in enumerate(parts):
+        if part != ".." or all(p in ("", ".", "..") for p in parts[:i]):
+            continue
+        above = "/".join(parts[:i])
+        if not os.path.isdir(above):
+            what = "is a file" if os.path.lexists(above) else "does not exist"
+            raise UserError(f"{option} {text!r} goes up ('..') out of {above!r}, which {what}, so it names no folder "
+                            f"the system can reach; nothing was made; give the folder by its own path, "
+                            f"{os.path.normpath(text)!r}")
+
+
+def refuse_folder_above(value, option: str) -> None:
+    """UserError when ``value``, the output FOLDER of a model save or export as typed (a str or a Path: a Path keeps a
+    last '..'), ends in '..': it names the folder above the one typed, most often a folder of the user's files.
+    ``save_pretrained('t/a770/..')`` wrote config.json and the weights among t's 250 files without a word, where its
+    own line asks for "a folder of its own" (issue 30 round 28, U770; ``refuse_folder_spelling``'s rule for a FILE
+    option, round 27). A last '.' names the folder itself and is kept ('out/.'). A '..' out of a folder that does not
+    exist is named as that first (``refuse_up_through_nothing``)."""
+    refuse_up_through_nothing(value, option)
+    if not isinstance(value, (str, os.PathLike)) or not isinstance(text := os.fspath(value), str):
+        return
+    if os.path.basename(text.rstrip("/")) == "..":
+        above = os.path.dirname(text.rstrip("/")) or "."
+        raise UserError(f"{option} {text!r} ends in '..', which names the folder above {above!r}, not a folder of its "
+                        f"own; nothing was written; give the folder by its own path, {os.path.normpath(text)!r}, if "
+                        f"its files are meant to go there")
 
 
 def _option_name(parser: argparse.ArgumentParser, dest: str) -> str | None:

@@ -393,6 +393,19 @@ def not_regular(path) -> str | None:
     return None
 
 
+def not_a_folder(path) -> str | None:
+    """"is a file, not a folder" (or "is a named pipe (FIFO), not a folder", a socket, a device) for a ``path`` that
+    exists, where a folder is expected, as something else; None for a folder or nothing there. A named pipe given as
+    a data folder was "not a prepared data folder (no meta.json); prepare it with `leviathan prepare SOURCE --out
+    fifo1`", which prepare then refused as "a file" (issue 30 round 28, T48): the line says what stands there."""
+    import os
+
+    if not os.path.exists(path) or os.path.isdir(path):
+        return None
+    special = not_regular(path)
+    return f"{special.removesuffix(', not a regular file')}, not a folder" if special else "is a file, not a folder"
+
+
 def _read_only(path) -> bool:
     """Whether the file system holding ``path`` (or its nearest existing parent) is mounted read-only."""
     import os

@@ -463,10 +463,11 @@ def check_some_json(path: Path, values: list, damaged: list, what: str = "a run'
 def data_root(explicit: str | os.PathLike | None = None, *, search: bool = False) -> Optional[Path]:
     """The data folder (see the module docstring for the rule); ``search`` also tries ``../shared/data``. ``explicit``
     that is not a path (nor None) is a UserError: ``data_root(5)`` was pathlib's raw TypeError (issue 30 round 25,
-    Y325); '' stays "not given", as the rule has always read it."""
+    Y325). '' is refused as every other path reader refuses it: it returned None ("no data folder") without a word,
+    so a caller's unset variable fell back to $LEVIATHAN_DATA (round 28, U463); pass None for the rule."""
     from .value_rules import api_check, check_switches, path_problem
 
-    if explicit is not None and explicit != "":
+    if explicit is not None:
         api_check("data_root", "explicit", path_problem(explicit), "pass the data folder, or None for the rule")
     check_switches("data_root", search=search)
     value = explicit or os.environ.get(DATA_ENV)

@@ -45,6 +45,7 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import Callable, Iterable
 
+from .empty_paths import refuse_up_through_nothing
 from .errors import UserError, not_a_file
 from .io import sha256_file
 from .mounts import is_mount_point
@@ -649,6 +650,7 @@ def check_not_inside(folder: str | os.PathLike, what: str, verbs: Iterable[str],
     (``_foreign``): prepare's data folder, lm-eval's results and bench's JSON were written among a sweep's or a
     report's files, exit 0, while report and train refused theirs there (issue 30 round 16, C203, C204, C251)."""
     check_path_given(folder, what, "the output to write")  # a NUL: realpath's raw ValueError (round 27, S95's kind)
+    refuse_up_through_nothing(folder, what)  # 'tr/x/..' with no tr/x: made x on the way (round 28, T2)
     verbs, within = set(verbs), within or {}
     real = Path(os.path.realpath(folder))
     nearest = True  # the nearest output above judges a foreign verb (a stage's run lies in the plan's folder)

@@ -39,8 +39,11 @@ def arrow(a, b, spec: str) -> str:
 
 def text_table(header: Sequence[object], rows: Sequence[Sequence[object]]) -> str:
     """Columns padded to their widest cell, the first left-aligned and the others right-aligned, with a
-    dashed rule under the header."""
-    cells = _cells("text_table", header, rows)
+    dashed rule under the header. A line break in a cell is escaped, shown as ``\\n`` (``\\r``): it wrote the cell
+    across two lines, breaking the table's columns without a word (issue 30 round 28, U477). Escaped, not refused:
+    the cell is text the caller formatted (a note, a name), the table is for reading, and ``markdown_table`` keeps
+    such a cell too (as ``<br>``)."""
+    cells = [[_one_line(c) for c in r] for r in _cells("text_table", header, rows)]
     widths = [max(len(r[i]) for r in cells) for i in range(len(cells[0]))]
 
     def line(r: list[str]) -> str:
@@ -54,7 +57,7 @@ def markdown_table(header: Sequence[object], rows: Sequence[Sequence[object]], a
     in a cell is escaped and a line break made ``<br>``: either ended the cell where the text did not."""
     from .errors import ArgumentValueError
 
-    cells = [[c.replace("|", "\\|").replace("\r\n", "<br>").replace("\n", "<br>") for c in r]
+    cells = [[c.replace("|", "\\|").replace("\r\n", "<br>").replace("\n", "<br>").replace("\r", "<br>") for c in r]
              for r in _cells("markdown_table", header, rows)]
     align = align or "l" * len(cells[0])
     if not isinstance(align, str) or len(align) != len(cells[0]) or set(align) - {"l", "r"}:
@@ -63,6 +66,11 @@ def markdown_table(header: Sequence[object], rows: Sequence[Sequence[object]], a
     rule = "|" + "|".join("---:" if a == "r" else "---" for a in align) + "|"
     return "\n".join(["| " + " | ".join(r) + " |" for r in cells[:1]] + [rule] +
                      ["| " + " | ".join(r) + " |" for r in cells[1:]])
+
+
+def _one_line(text: str) -> str:
+    """``text`` with its line breaks escaped (``\\n``, ``\\r``; a Windows ``\\r\\n`` as one ``\\n``)."""
+    return text.replace("\r\n", "\\n").replace("\n", "\\n").replace("\r", "\\r")
 
 
 def _cells(api: str, header: Sequence[object], rows: Sequence[Sequence[object]]) -> list[list[str]]:

@@ -194,8 +194,15 @@ def check_read_path(api: str, name: str, value, fix: str, many: bool = False) ->
     """UserError ``API: NAME: PROBLEM; FIX`` when a public reader's ``value`` is not a path (``path_problem``):
     ``read_meta(None)``, ``load_grid(123)``, ``load_model(None)`` ... were os.fspath's bare "TypeError: expected str,
     bytes or os.PathLike object, not NoneType", naming no argument and no fix (issue 30 round 20, M333-M350: the J244
-    kind, fixed for the API writers in round 19, not for the readers). ``many``: a non-empty list of paths."""
+    kind, fixed for the API writers in round 19, not for the readers). ``many``: a non-empty list of paths. A file's
+    path typed as a folder's ('run1/config.yaml/') is refused too, as the CLI's path options refuse it
+    (``empty_paths.refuse_file_typed_as_folder``): ``Path`` drops the '/', so ``load_yaml`` read the file without a
+    word (issue 30 round 28, U779)."""
+    from .empty_paths import refuse_file_typed_as_folder
+
     api_check(api, name, path_problem(value, many), fix)
+    for text in (value if many and isinstance(value, (list, tuple)) else [value]):
+        refuse_file_typed_as_folder(text, f"{api}: {name}")
 
 
 def usable_cores() -> int:

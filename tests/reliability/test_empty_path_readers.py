@@ -3,7 +3,8 @@
 ``list_checkpoints('')`` listed the current folder's checkpoints; other API readers refuse '' as "an empty path
 ('')" (``value_rules.check_read_path``), as the CLI does (``empty_paths``). Beyond the id: ``read_results('')`` was
 [] and ``read_sweep_grid('')`` an empty grid without a word, ``write_sweep_records('')`` named '.', and
-``metrics_file('')`` 'metrics.jsonl'."""
+``metrics_file('')`` 'metrics.jsonl'. Round 28 (U463): ``io.data_root('')`` returned None ("no data folder") without
+a word, so a caller's unset variable fell back to $LEVIATHAN_DATA; it is refused as the others are."""
 
 from __future__ import annotations
 
@@ -44,3 +45,13 @@ def test_the_results_and_metrics_readers_refuse_an_empty_path(tmp_path, monkeypa
         with pytest.raises(UserError, match=rf"^{name}: \w+: is an empty path \(''\), which would be read as the "
                                             rf"current folder; pass a "):
             reader("")
+
+
+def test_data_root_refuses_an_empty_path(tmp_path, monkeypatch):
+    from leviathan.io import data_root
+
+    monkeypatch.setenv("LEVIATHAN_DATA", str(tmp_path))
+    with pytest.raises(UserError, match=r"^data_root: explicit: is an empty path \(''\), which would be read as the "
+                                        r"current folder; pass the data folder, or None for the rule$"):
+        data_root("")
+    assert data_root(None) == tmp_path  # None is the rule: the setting

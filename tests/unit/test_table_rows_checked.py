@@ -2,7 +2,8 @@
 
 A short row was the raw IndexError (Y331), a long one lost its extra cells without a word (Y332), a ``|`` in a
 Markdown cell split its column in two (Y334), ``cell('x', ',.2f')`` was format's raw ValueError (Y336) and a header
-that is no list Python's TypeError (Y337).
+that is no list Python's TypeError (Y337). A line break in a text_table cell wrote the row across two lines (round 28,
+U477): it is escaped as ``\\n``, one row per line, as markdown_table makes it ``<br>`` (a lone ``\\r`` too).
 """
 
 from __future__ import annotations
@@ -38,3 +39,9 @@ def test_a_cell_its_format_cannot_take_is_named():
     with pytest.raises(ArgumentValueError, match=r"cell: str 'x' cannot be formatted with ',.2f'"):
         cell("x", ",.2f")
     assert cell(None, ".2f") == "-" and cell(float("nan"), ",.2f") == "nan"
+
+
+def test_a_line_break_in_a_cell_keeps_the_row_on_one_line():
+    table = text_table(["a", "b"], [["line1\nline2", "x\r\ny\rz"]])
+    assert table.splitlines() == ["a                   b", "------------  -------", "line1\\nline2  x\\ny\\rz"]
+    assert markdown_table(["a"], [["p\rq"]]).splitlines()[-1] == "| p<br>q |"

@@ -110,7 +110,7 @@ def _prepare_data(data_dir: Path, explicit: bool, vocab: int | None, quiet: bool
     is (re)built from the books (or the stdlib) when missing or out of date."""
     from ..data.meta import find_meta, read_meta
     from ..data.prepare import prepare
-    from ..errors import UserError
+    from ..errors import UserError, not_a_folder
 
     meta = find_meta(data_dir)
     if explicit and meta is not None:
@@ -120,10 +120,11 @@ def _prepare_data(data_dir: Path, explicit: bool, vocab: int | None, quiet: bool
                             f"{asked!r} ({meta.vocab_size:,} ids); drop --vocab to use that folder as it is, or "
                             f"give a --data-dir that does not exist yet to prepare one with BPE {vocab:,}")
         return meta
-    if explicit and meta is None and (data_dir.is_file() or (data_dir.is_dir() and any(data_dir.iterdir()))):
-        # prepare's own refusal named its flag, `--out`, which the user never gave (issue 30 round 8, D2)
-        what = "a file" if data_dir.is_file() else "a folder that is not a prepared data folder (no meta.json)"
-        raise UserError(f"--data-dir {str(data_dir)!r} is {what}; give a folder `leviathan prepare` wrote, or a "
+    if explicit and meta is None and (not_a_folder(data_dir) or (data_dir.is_dir() and any(data_dir.iterdir()))):
+        # prepare's own refusal named its flag, `--out`, which the user never gave (issue 30 round 8, D2); a named
+        # pipe was "--out fifo1 is a file" (round 28, T48)
+        what = not_a_folder(data_dir) or "is a folder that is not a prepared data folder (no meta.json)"
+        raise UserError(f"--data-dir {str(data_dir)!r} {what}; give a folder `leviathan prepare` wrote, or a "
                         f"--data-dir that does not exist yet (or is empty) for the demo to prepare its corpus into")
     vocab = vocab or BPE_VOCAB
     books = books_root()  # a $LEVIATHAN_DATA that is not there is refused; one without the books is said (round 27)

@@ -20,7 +20,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from ..errors import UserError, missing, not_a_file
+from ..errors import UserError, missing, not_a_file, not_a_folder
 from .fingerprint_fields import recorded_problem
 from .meta_digest import edited_field
 from .. import json_text
@@ -78,6 +78,9 @@ def not_prepared(path: str | os.PathLike) -> str:
     option the user had passed (round 14, A70, A71, A167). Starts with ``NO_META`` for a plain folder."""
     p = Path(path)
     prepare = _prepare_fix(p)
+    if not p.is_file() and (special := not_a_folder(p)) is not None:  # a pipe was "no meta.json" (round 28, T48)
+        return (f"{special}; pass a folder `leviathan prepare` wrote, or a new folder for `leviathan prepare SOURCE "
+                f"--out NEW_DIR` to make one")
     if p.is_file():
         if p.name == META_FILE or (p.parent / META_FILE).is_file():  # a shard was to be "prepared" as text (K186)
             return f"is a file, not a folder; pass its folder ({str(p.parent)!r}), which `leviathan prepare` wrote"
@@ -129,8 +132,8 @@ def read_meta(data_dir: str | os.PathLike, fix: str | None = None) -> PreparedMe
     check_read_path("read_meta", "data_dir", data_dir, DATA_DIR_FIX)  # M333, M334 (round 20)
     d = Path(data_dir)
     given_fix, fix = fix, fix or f"run `leviathan prepare SOURCE --out {d}` to create it"
-    if os.path.isfile(d):  # a corpus file was "does not exist; run prepare --out FILE" (issue 30 round 24, W382)
-        raise UserError(f"data dir {d} {not_prepared(d)}")
+    if not_a_folder(d) is not None:  # a corpus file was "does not exist; run prepare --out FILE" (issue 30 round 24,
+        raise UserError(f"data dir {d} {not_prepared(d)}")  # W382); a pipe "...; run prepare --out PIPE" (round 28)
     if not os.path.isdir(d):
         raise UserError(f"data dir {d} {missing(d)}; {fix}")
     p = d / META_FILE

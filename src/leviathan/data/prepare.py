@@ -59,7 +59,7 @@ from typing import Callable
 import numpy as np
 
 from ..value_rules import api_check, check_callback, check_switches, thread_problem
-from ..errors import UserError
+from ..errors import UserError, not_a_folder
 from ..locking import folder_lock
 from ..ownership import (CONTAINERS, check_apart, check_not_inside, check_replaceable, check_unlocked,
                          leftover_is_own, listed_files, read_marker, replaced_folder, write_marker)
@@ -303,8 +303,8 @@ def _check_out_dir(out: Path, settings: dict, stat: str, overwrite: bool) -> Pre
     """Existing up-to-date data dir -> its meta; a conflicting one -> UserError (unless overwrite)."""
     if not out.exists():
         return None
-    if not out.is_dir():
-        raise UserError(f"--out {out} is a file; choose a directory path")
+    if not out.is_dir():  # a named pipe was "is a file" (round 28, T48)
+        raise UserError(f"--out {out} {not_a_folder(out)}; choose a directory path (a new or empty folder)")
     fix = "pass --overwrite (overwrite=True) to replace it, or choose another --out"
     # a damaged meta.json in a folder without prepare's marker: --overwrite would be refused too (round 11, R65)
     damaged_fix = fix if _marked_by_prepare(out) else (f"the folder holds no marker of `leviathan prepare`, so "
@@ -615,7 +615,8 @@ def skipped_note(stats: SourceStats, shown: int = 3) -> str | None:
     """The line naming what the corpus folders' walk passed over (the first ``shown`` names, and why), None when
     nothing: a README without an extension was left out of the data, counted only in meta.json's
     ``source_stats.skipped_files`` (issue 30 round 26, P61), and a link back to a folder read already is skipped
-    (P60's guard), and a file reached again through a link (round 27, R84). The names are in meta.json too
+    (P60's guard), and a file reached again through a link (round 27, R84), a hard link or a second source naming
+    it (round 28, T19, T21). The names are in meta.json too
     (``skipped_file_names``, ``skipped_links``, ``skipped_file_links``)."""
     parts = []
     if stats.skipped_files:
@@ -627,7 +628,8 @@ def skipped_note(stats: SourceStats, shown: int = 3) -> str | None:
         parts.append(f"{len(stats.skipped_links):,} link(s) to a folder read already ({names}), each folder read once")
     if stats.skipped_file_links:  # round 27, R84: one file under three names was three documents
         names = ", ".join(stats.skipped_file_links[:shown]) + (", ..." if len(stats.skipped_file_links) > shown else "")
-        parts.append(f"{len(stats.skipped_file_links):,} link(s) to a file read already ({names}), each file read once")
+        parts.append(f"{len(stats.skipped_file_links):,} more name(s) of a file read already ({names}: a link, or a "
+                     f"source naming it again), each file read once")
     return f"note: skipped {'; and '.join(parts)}" if parts else None
 
 

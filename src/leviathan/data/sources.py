@@ -34,6 +34,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Iterable, Iterator, Sequence
 
+from ..empty_paths import refuse_file_typed_as_folder
 from ..errors import UserError, dead_link, missing, not_regular
 from .. import json_text
 
@@ -586,16 +587,56 @@ def _folder_files(root: Path, extensions: Sequence[str]) -> tuple[list[Path], So
     return files, walked
 
 
+def _file_key(path: Path) -> tuple:
+    """What makes two names one file: its (device, inode), which a hard link shares (``os.path.realpath`` tells a
+    symbolic link's target, not a hard link's: round 28, T19); the real path where the file cannot be stat'ed."""
+    try:
+        st = os.stat(path)
+    except OSError:
+        return ("path", os.path.realpath(path))
+    return (st.st_dev, st.st_ino)
+
+
 def _once_each(files: list[Path]) -> tuple[list[Path], list[str]]:
     """``files`` with each real file once, and the names left out (links to a file listed already). A file reached
     through two more names (``b.txt -> a.txt``, ``sub/c.txt -> ../a.txt``) was read as three documents, without a word
-    (issue 30 round 27, R84): round 26 read a linked folder once (P60), not a linked file. Of the names of one file
-    the first that is no link is kept (the file's own name), else the first; the order of ``files`` is kept."""
-    names: dict[str, list[Path]] = {}
+    (issue 30 round 27, R84): round 26 read a linked folder once (P60), not a linked file; a hard link too (round 28,
+    T19: one file by its inode, ``_file_key``). Of the names of one file the first that is no symbolic link is kept
+    (the file's own name), else the first; the order of ``files`` is kept."""
+    names: dict[tuple, list[Path]] = {}
     for p in files:
-        names.setdefault(os.path.realpath(p), []).append(p)
+        names.setdefault(_file_key(p), []).append(p)
     kept = {min(group, key=lambda p: (os.path.islink(p), group.index(p))) for group in names.values()}
     return [p for p in files if p in kept], [str(p) for p in files if p not in kept][:100]
+
+
+def _once_across(sources: list[Source]) -> list[str]:
+    """Leave out of each of ``sources`` the files an earlier one reads (one file by ``_file_key``); return the names
+    left out. Two sources naming one file (``'corpus/*.txt' corpus``, or two globs both matching b0.txt) read it
+    twice, without a word (issue 30 round 28, T21): ``_once_each`` kept each file once within one source only. A
+    source named twice, or a file inside a folder also named, is refused before (``prepare._check_named_once``)."""
+    seen: set[tuple] = set()
+    twice: list[str] = []
+    for files in (part for src in sources for part in _file_sources(src)):
+        kept = []
+        for p in files.paths:
+            key = _file_key(p)
+            if key in seen:
+                twice.append(str(p))
+            else:
+                seen.add(key)
+                kept.append(p)
+        files.paths = kept
+    return twice[:100]
+
+
+def _file_sources(src: Source) -> Iterator["_FileSource"]:
+    """The file-reading sources ``src`` is made of (itself, or a Concat's parts), in reading order."""
+    if isinstance(src, _FileSource):
+        yield src
+    elif isinstance(src, Concat):
+        for part in src.sources:
+            yield from _file_sources(part)
 
 
 def parse_hf_spec(spec: str) -> tuple[str, str | None, str]:
@@ -644,6 +685,7 @@ def open_source(spec, *, text_field: str = "text", strict: bool = False,
         src = spec
     elif isinstance(spec, (list, tuple)):
         src = Concat([open_source(s, text_field=text_field, strict=strict, extensions=extensions) for s in spec])
+        src.walked.skipped_file_links = _once_across(src.sources)
         if len(src.sources) == 1:
             src = src.sources[0]
     else:
@@ -653,6 +695,7 @@ def open_source(spec, *, text_field: str = "text", strict: bool = False,
         spec = os.fspath(spec)
         if not isinstance(spec, str) or not spec:
             raise UserError(f"source {spec!r} is empty; pass a file, folder, glob, hf:NAME or stdlib")
+        refuse_file_typed_as_folder(spec, "source")  # 'b1.txt/' was read as the file b1.txt (round 28, U777)
         path = Path(spec).expanduser()
         if spec == "stdlib":
             src = Stdlib(strict)

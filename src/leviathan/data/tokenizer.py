@@ -46,6 +46,7 @@ from typing import Iterable, Sequence
 
 import numpy as np
 
+from ..empty_paths import refuse_file_typed_as_folder
 from ..errors import UserError, missing, name_too_long, not_a_file
 from ..integers import is_integer
 from .integrity import check_meta_tokenizer
@@ -713,6 +714,7 @@ def load_tokenizer(spec) -> Tokenizer:
     if spec.startswith("bpe:"):
         raise UserError(f"tokenizer {spec!r} is a BPE trained by `leviathan prepare`; load it from the "
                         f"prepared data dir (or its tokenizer.json), not by name")
+    refuse_file_typed_as_folder(spec, "load_tokenizer: spec")  # 'tok.json/' read the file (round 28, U778)
     path = Path(spec).expanduser()
     if os.path.isdir(path):  # os.path: Path.is_dir raised ENAMETOOLONG for a 300-byte name (round 18, G238)
         from ..swap_lock import reading_whole

@@ -92,6 +92,19 @@ class EvalStream:
                             f"({vocab_size}); was it tokenized with another tokenizer?")
 
 
+def short_split_problem(what: str, split: str, tokens: int, seq_len: int, setting: str) -> str:
+    """The line for a split of ``what`` (a data folder, as its option names it) that holds fewer tokens than one
+    evaluation window (``seq_len`` + 1 tokens: ``seq_len`` targets), named by the ``setting`` that sets the window. A
+    val split of 4 tokens passed every check (round 27's R59 refuses fewer than 2), and the rows and the run's summary
+    gave a val loss measured on 3 targets (issue 30 round 28, T13). One window is the floor: such a loss is that of a
+    sequence's first few positions, with almost no context, so it compares with no other run's; a window is the
+    evaluator's unit, the least that scores every position the model was trained on."""
+    fix = ("prepare the data with more validation text (leviathan prepare ... --val-source FILE, or a larger "
+           "--val-fraction)" if split == "val" else f"prepare the data with more text in its {split} split")
+    return (f"{what}: its {split} split holds {tokens:,} tokens, fewer than one evaluation window ({setting} {seq_len:,} "
+            f"+ 1): its loss would be measured on {max(tokens - 1, 0):,} target(s); {fix}, or lower {setting}")
+
+
 def check_max_tokens(max_tokens) -> None:
     """UserError unless ``max_tokens`` is None (no cap) or a whole number >= 1: ``from_split(D, 'val',
     max_tokens=0)`` returned the whole split (0 read as "no cap", the falsy-as-unset kind of round 21's P234), and

@@ -45,7 +45,9 @@ from ..model.config import ModelConfig
 from ..model.embedding import TableEmbedding
 from ..model.llama import CausalLM
 from ..dead_writers import remove_killed
-from ..ownership import CONTAINERS, check_not_inside, check_replaceable, listed_files, replaced_folder, write_marker
+from ..empty_paths import refuse_folder_above
+from ..ownership import (CONTAINERS, check_not_inside, check_path_given, check_replaceable, listed_files,
+                         replaced_folder, write_marker)
 from ..removal import remove_tree, warn_left
 from .. import stop_signals
 from ..storage import api_write, as_asked, storage_oserror
@@ -290,6 +292,8 @@ def _atomic_dir(out_dir: str | os.PathLike, overwrite: bool, flag: str = "--over
     OUT/hf is ``"lm-eval"``, and an export of another verb there is refused (round 17, D140)."""
     if not isinstance(overwrite, bool):  # round 8: overwrite="yes" (or "no") read as true and replaced the folder
         raise TypeError(f"overwrite must be True or False, got {overwrite!r}")
+    check_path_given(out_dir, "out_dir")
+    refuse_folder_above(out_dir, "out_dir")  # 'e/..' names e's parent, a user's folder (round 28, U770's kind)
     out = replaced_folder(out_dir, "out_dir")  # built beside it and renamed into place: never ".", never the cwd
     check_utf8_name(out_dir, verb)  # to_hf wrote what transformers cannot open by name (round 18, G425)
     # not inside a data folder or another export (inside a run: allowed); the Python API skipped the CLI's check and

@@ -48,9 +48,12 @@ MODEL_FOLDER_FILES = ("config.json", "generation_config.json", "*.safetensors", 
 
 def check_save_directory(save_directory: str | os.PathLike, who: str) -> None:
     """UserError when ``who`` (``save_pretrained``) would write into a verb's output or over a file it did not write
-    (see the module docstring)."""
-    from ..ownership import check_api_folder
+    (see the module docstring), or into a folder typed with a last '..' (``empty_paths.refuse_folder_above``)."""
+    from ..empty_paths import refuse_folder_above
+    from ..ownership import check_api_folder, check_path_given
 
+    check_path_given(save_directory, who)
+    refuse_folder_above(save_directory, who)  # 't/a/..' wrote among t's files (round 28, U770)
     check_api_folder(save_directory, who, SAVED_FILES, legacy=_saved_here)
 
 

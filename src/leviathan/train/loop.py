@@ -50,6 +50,7 @@ from ..checkpoint.layout import CHECKPOINTS, step_of
 from ..config import dump_yaml
 from ..data.meta import PreparedMeta, not_prepared
 from ..eval.result import EvalResult
+from ..eval.stream import short_split_problem
 from ..io import atomic_write_json, atomic_write_text
 from ..errors import ReportedInterrupt, Stopped, UserError, dead_link, missing
 from ..locking import folder_lock, reading
@@ -217,6 +218,9 @@ def _check_inputs(cfg: RunConfig, run_dir: Path, info: D.DistInfo) -> PreparedMe
         raise UserError(f"data.path {cfg.data.path!r} has no validation tokens (its val split: {state}), and a run "
                         f"validates at its end (and every eval_interval steps); prepare the data with a validation "
                         f"split (leviathan prepare ... --val-fraction 0.01, or --val-source FILE)")
+    if val.tokens < cfg.data.seq_len + 1:
+        raise UserError(short_split_problem(f"data.path {cfg.data.path!r}", "val", val.tokens, cfg.data.seq_len,
+                                            "data.seq_len"))
     _check_batch_fits(cfg, meta)
     if info.is_main:
         _check_run_dir(run_dir)

@@ -47,7 +47,7 @@ import numpy as np
 from ...data.companions import load_train_freq
 from ...errors import UserError, missing, not_a_file, not_regular
 from ...eval.score import evaluate_checkpoint
-from ...eval.stream import EvalStream
+from ...eval.stream import EvalStream, short_split_problem
 from ...io import data_root, hardware_info
 from ...ownership import CONTAINERS, check_apart, check_claim, check_not_inside, mark
 from .drift import check_rows_against_grid, check_run_folders_against_grid
@@ -254,8 +254,9 @@ class EvalData:
 
 def check_eval_sets(grid: Grid, root: str | os.PathLike | None) -> None:
     """UserError for the first eval set of ``grid`` that cannot be read (its text file missing or not text, its split
-    not in the data), for missing bucket counts, and for a bucketed set whose scored targets leave a frequency bucket
-    empty; an optional set that is missing is left to the evaluation's note."""
+    not in the data), for a split shorter than one evaluation window (``eval.stream.short_split_problem``, round 28,
+    T13), for missing bucket counts, and for a bucketed set whose scored targets leave a frequency bucket empty; an
+    optional set that is missing is left to the evaluation's note."""
     from .bucket_reach import check_buckets_reached
 
     eval_data = EvalData(grid, data_root(root))
@@ -263,6 +264,11 @@ def check_eval_sets(grid: Grid, root: str | os.PathLike | None) -> None:
         stream = eval_data.stream(es)
         if stream is not None and len(stream.tokens) < 2 and len(eval_data.whole(es).tokens) < 2:
             raise UserError(_empty_set_problem(grid, es, len(eval_data.whole(es).tokens)))
+        seq_len = grid.eval_options.seq_len  # None: each run's data.seq_len, which train holds its val split to
+        if stream is not None and es.split is not None and seq_len and \
+                len(whole := eval_data.whole(es).tokens) < seq_len + 1:
+            raise UserError(short_split_problem(f"grid {grid.name!r}: eval set {es.name!r} reads {str(grid.data_dir)!r}",
+                                                es.split, len(whole), seq_len, "eval.seq_len"))  # round 28, T13
     eval_data.buckets()
     check_buckets_reached(grid, eval_data)  # eval.max_tokens: 1 trained, then the row was refused (round 26, P43)
 
