@@ -118,7 +118,8 @@ def main(argv: list[str] | None = None) -> int:
     from leviathan.cli import _stoppable, one_line_errors
 
     name = "bench_corpus_softmax"
-    return one_line_errors(lambda: _stoppable(name, lambda: _delivered(argv), COMMAND), name)
+    # ``ending``: a stop as the process ends is said in one line, not a silent kill (round 28, T34's kind)
+    return one_line_errors(lambda: _stoppable(name, lambda: _delivered(argv), COMMAND, ending=argv is None), name)
 
 
 def _delivered(argv: list[str] | None) -> int:

@@ -112,6 +112,10 @@ def cmd_env(args) -> int:
     for k, v in info.items():
         print(f"{k}: {v}")
     _write_json(args.json, info)
+    if args.cmd == "env":  # the verb's own output, not all's env stage: a stop from here on finds it complete
+        from leviathan import stop_signals  # (the process spent ~2 s after it, issue 30 round 28, T34)
+
+        stop_signals.output_in_place = True
     if args.device.startswith("cuda") and not info["cuda_available"]:
         print("error: device cuda requested but torch.cuda.is_available() is False", file=sys.stderr)
         return 1
@@ -186,7 +190,10 @@ def main(argv=None) -> int:
     from leviathan.cli import _stoppable, one_line_errors
 
     # a stop (Ctrl-C, SIGTERM) ended it with no line at all, exit 143 (issue 30 round 25, X88): the verbs' handler
-    return one_line_errors(lambda: _stoppable("gpu_check", lambda: _main(argv), WHO), "gpu_check")
+    # and a stop as the process ended, its work done, killed it without a word (round 28, T34): ``ending``, as the
+    # verbs and collect_results.py end, says it in one line
+    return one_line_errors(lambda: _stoppable("gpu_check", lambda: _main(argv), WHO, ending=argv is None),
+                           "gpu_check")
 
 
 def _main(argv) -> int:

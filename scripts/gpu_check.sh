@@ -87,15 +87,20 @@ note() { echo "$*" | tee -a "$WORK/setup.note"; }
 upto() { local left=$(( DEADLINE - $(date +%s) - 30 )); echo $(( $1 < left ? $1 : (left > 5 ? left : 5) )); }  # setup steps
 
 # run_stage NAME MAX_S RESERVE_S CMD...: run CMD under min(MAX_S, time left - RESERVE_S) seconds, log to
-# $WORK/NAME.log, record "RC SECONDS LIMIT" in $WORK/NAME.status (or "skip ..." when under 20 s are left).
+# $WORK/NAME.log, record "RC SECONDS LIMIT" in $WORK/NAME.status (or "skip WHY" when under 20 s are left for it).
+# WHY names the time left, the reserve kept for the later stages and the budget that would run the stage: it read
+# "only -146s left of the 60s budget" 14 s into a 60 s budget, the time left less the unsaid reserve (round 28, T10).
 run_stage() {
-    local name=$1 max=$2 reserve=$3 left limit t0 rc
+    local name=$1 max=$2 reserve=$3 left limit t0 rc why
     shift 3
-    left=$(( DEADLINE - $(date +%s) - reserve ))
-    limit=$(( max < left ? max : left ))
+    left=$(( DEADLINE - $(date +%s) ))
+    left=$(( left > 0 ? left : 0 ))
+    limit=$(( max < left - reserve ? max : left - reserve ))
     if [ "$limit" -lt 20 ]; then
-        echo "skip only ${limit}s left of the ${BUDGET}s budget" > "$WORK/$name.status"
-        echo "=== [$(elapsed)s] $name: skipped (only ${limit}s left)"
+        why="${left}s of the ${BUDGET}s budget left, and the later stages need ${reserve}s: under 20s for this"
+        why="$why stage; set GPU_CHECK_BUDGET_S to $(( BUDGET + 20 - limit )) or more to run it"
+        echo "skip $why" > "$WORK/$name.status"
+        echo "=== [$(elapsed)s] $name: skipped ($why)"
         return
     fi
     echo "=== [$(elapsed)s] $name (limit ${limit}s): $*"

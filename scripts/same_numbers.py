@@ -177,7 +177,8 @@ def main(argv: list[str] | None = None) -> int:
     from leviathan.cli import _stoppable, one_line_errors
 
     name = "same_numbers"
-    return one_line_errors(lambda: _stoppable(name, lambda: _main(argv), COMMAND), name)
+    # ``ending``: a stop as the process ends is said in one line, not a silent kill (round 28, T34's kind)
+    return one_line_errors(lambda: _stoppable(name, lambda: _main(argv), COMMAND, ending=argv is None), name)
 
 
 def _main(argv: list[str] | None) -> int:

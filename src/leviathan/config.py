@@ -310,14 +310,41 @@ def check_repeated_overrides(overrides: Sequence[str], prefix: str = "", where: 
             raise ConfigError(f"{key} is given twice {where} ({seen[key]!r} and {text!r}), and only one value can "
                               f"hold; keep one")
         # a section and a key inside it (`optim.lr=1 optim={lr: 2}`): the later one replaced the earlier without a
-        # word (issue 30 round 7)
-        inside = next((k for k in seen if keys_overlap(k, key)), None)
+        # word (issue 30 round 7); a mapping is merged key by key (round 28, T74), so only the keys it holds collide
+        inside = next((k for k in seen if keys_overlap(k, key) and _collide(seen[k], text, prefix)), None)
         if inside is not None:
             outer, inner = (key, inside) if inside.startswith(key + ".") else (inside, key)
             raise ConfigError(f"{inner} is set twice {where}: by {seen[inside]!r} and by {text!r} (which "
-                              f"{'sets' if outer == key else 'is inside'} the whole section {outer}), and only one "
+                              f"{'sets' if outer == key else 'is inside'} the section {outer}), and only one "
                               f"value can hold; keep one")
         seen[key] = text
+
+
+def override_leaves(text: str) -> list[str]:
+    """The dotted keys an override sets: its key, or for a mapping each key it holds (``'optim={lr: 1}'`` sets
+    ``optim.lr`` alone, since ``apply_overrides`` merges it; an empty mapping sets nothing). An override that does not
+    parse is its key (``parse_override`` names the problem)."""
+    try:
+        path, value = parse_override(text)
+    except ConfigError:
+        return [override_key(text)]
+
+    def leaves(prefix: str, item: Any) -> list[str]:
+        if not isinstance(item, dict):
+            return [prefix]
+        return [leaf for key, sub in item.items() for leaf in leaves(f"{prefix}.{key}", sub)]
+
+    return leaves(".".join(path), value)
+
+
+def _collide(a: str, b: str, prefix: str) -> bool:
+    """Whether the overrides ``a`` and ``b`` set one setting (a key both set, or a value over a section the other
+    sets keys in); ``prefix`` as ``check_repeated_overrides`` takes it."""
+    def keys(text: str) -> list[str]:
+        return [k if not prefix or k.startswith(prefix) or k == prefix.rstrip(".") else prefix + k
+                for k in override_leaves(text)]
+
+    return any(keys_overlap(x, y) for x in keys(a) for y in keys(b))
 
 
 def override_key(text: str) -> str:
@@ -337,10 +364,15 @@ def layered_overrides(overrides: Sequence[str]) -> list[str]:
     once: an override whose key is set again later, or that lies inside a section set later, is dropped, which is
     what applying them in order did. The ``train`` lines ``sweep --commands`` prints are this list, since ``train``
     refuses a key given twice (issue 30 round 18, G186). A later key inside an earlier whole-section override
-    (``optim={lr: 1}`` then ``optim.lr=2``) cannot be merged by dropping one; both stay."""
-    keys = [override_key(text) for text in overrides]
-    return [text for i, (text, key) in enumerate(zip(overrides, keys))
-            if not any(later == key or key.startswith(later + ".") for later in keys[i + 1:])]
+    (``optim={lr: 1}`` then ``optim.lr=2``) cannot be merged by dropping one; both stay. A mapping is merged
+    (``apply_overrides``): an earlier override is dropped only when later ones set every key it sets."""
+    leaves = [override_leaves(text) for text in overrides]  # a mapping merges (round 28, T74): its keys alone
+    kept = []
+    for i, text in enumerate(overrides):
+        later = {leaf for after in leaves[i + 1:] for leaf in after}
+        if not leaves[i] or not all(any(leaf == k or leaf.startswith(k + ".") for k in later) for leaf in leaves[i]):
+            kept.append(text)
+    return kept
 
 
 def override_list(overrides) -> list[str]:
@@ -357,7 +389,11 @@ def override_list(overrides) -> list[str]:
 
 def apply_overrides(data: dict, overrides: Sequence[str]) -> dict:
     """Apply ``a.b=c`` overrides to a nested dict (in place) and return it. ``overrides`` is a list
-    (``override_list``): a text was read letter by letter, "override 'm' must look like key=value" (round 22)."""
+    (``override_list``): a text was read letter by letter, "override 'm' must look like key=value" (round 22).
+
+    A mapping given for a section (``'data={path: d1}'``) is merged into it, key by key, as the dotted overrides
+    ``data.path=d1`` would set it: it replaced the section, so tiny's ``data.seq_len`` 128 fell back to the code's
+    512 and the refusal named ``data.seq_len=512``, a value the user never gave (issue 30 round 28, T74)."""
     if not isinstance(data, dict):
         raise ConfigError(f"apply_overrides: data must be a dict of settings, got {type(data).__name__}; pass the "
                           f"settings read from a config (load_yaml)")
@@ -373,8 +409,16 @@ def apply_overrides(data: dict, overrides: Sequence[str]) -> dict:
                                   f"an earlier override, not a section of keys; make it a section there, or drop this "
                                   f"override")
             node = child
-        node[path[-1]] = value
+        node[path[-1]] = _merged(node.get(path[-1]), value)
     return data
+
+
+def _merged(section: Any, value: Any) -> Any:
+    """``value`` set over ``section``: a mapping over a mapping key by key (a copy: the override's own dict is not
+    changed), anything else replacing it."""
+    if not isinstance(section, dict) or not isinstance(value, dict):
+        return value
+    return {**section, **{key: _merged(section.get(key), item) for key, item in value.items()}}
 
 
 def load_yaml(path: str | os.PathLike) -> dict:

@@ -194,7 +194,8 @@ def storage_error_message(e: OSError, verb: str | None = None) -> str | None:
     problem, fix = _STORAGE_ERRORS[code]
     filename = _file_in_the_way(name) if code == errno.ENOTDIR and name else name
     where = f"{_shown_path(filename)}: " if filename else ""
-    return f"{where}{problem}; {_cache_fix(fix, filename, verb) or _verbs_fix(fix, verb)}"
+    # the setting is found from the path the call named: the file in the way may be the cache's parent (T68)
+    return f"{where}{problem}; {_cache_fix(fix, name, verb) or _verbs_fix(fix, verb)}"
 
 
 def _cache_fix(fix: str, filename, verb: str | None) -> str | None:

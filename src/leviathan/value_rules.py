@@ -29,6 +29,27 @@ def whole_problem(value, minimum: int, what: str) -> str | None:
 MAX_BOOTSTRAP = 100_000  # draws: each refits the curve (~1 ms); 10**12 ran until memory ran out (round 9, M88)
 
 
+MIN_BOOTSTRAP = 100  # draws below which no interval is called a 95% (or any ci) interval (round 28, T60)
+
+
+def bootstrap_floor(ci: float) -> int:
+    """The fewest draws whose percentile interval of coverage ``ci`` is one: ``MIN_BOOTSTRAP``, and more for a wider
+    ``ci``, so that at least 2 draws lie beyond each end (0.99: 400). Below it the ends are the extreme draws or
+    nearly, whatever ``ci`` says: ``analyze fit --bootstrap 1`` printed "95% bootstrap intervals" [1.75, 1.75] from
+    one draw (issue 30 round 28, T60)."""
+    return max(MIN_BOOTSTRAP, math.ceil(2 / ((1 - ci) / 2) - 1e-9))
+
+
+def few_draws(num_draws: int, ci: float) -> str | None:
+    """The words for intervals from fewer draws than ``bootstrap_floor(ci)`` ("from only 2 bootstrap draws, not 95%
+    intervals: ..."), naming the fix, --bootstrap; None for 0 draws (no interval) or enough of them."""
+    floor = bootstrap_floor(ci)
+    if num_draws == 0 or num_draws >= floor:
+        return None
+    return (f"intervals from only {num_draws} bootstrap draw{'s' if num_draws != 1 else ''}, not {int(100 * ci)}% "
+            f"intervals: at least {floor} draws put 2 beyond each end; give --bootstrap {floor} or more (default 1000)")
+
+
 def bootstrap_problem(value) -> str | None:
     """Why ``value`` is not a number of bootstrap draws: an integer in [0, ``MAX_BOOTSTRAP``]. Each draw
     refits the scaling curve (about a millisecond): ``report --bootstrap 1000000000000`` was accepted and, on a sweep

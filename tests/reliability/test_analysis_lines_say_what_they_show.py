@@ -42,5 +42,5 @@ def test_a_fit_without_bootstrap_draws_claims_no_intervals():
     assert done.returncode == 0, done.stderr
     assert "bootstrap intervals" not in done.stdout and "no intervals: no bootstrap draws (--bootstrap 0)" in \
         done.stdout, done.stdout
-    done = cli(["analyze", "fit", "--sizes", "1e6,2e6,4e6,8e6", "--losses", "5,4,3.5,3.2", "--bootstrap", "20"])
+    done = cli(["analyze", "fit", "--sizes", "1e6,2e6,4e6,8e6", "--losses", "5,4,3.5,3.2", "--bootstrap", "200"])
     assert "95% bootstrap intervals" in done.stdout, done.stdout

@@ -247,7 +247,7 @@ def test_grid_and_size_names_are_plain_folder_names(data, tmp_path, where, name)
      "model.hidden_size is given twice on the command line ('model.hidden_size=64' and 'hidden_size=128')"),
     (["params", "hidden_size=64", "model={hidden_size: 32}"],
      "model.hidden_size is set twice on the command line: by 'hidden_size=64' and by 'model={hidden_size: 32}' "
-     "(which sets the whole section model)"),
+     "(which sets the section model)"),
     (["sweep", "--grid", "smoke", "--list", "optim.lr=1", "optim={lr: 2}"],
      "optim.lr is set twice on the command line: by 'optim.lr=1' and by 'optim={lr: 2}'"),
     (["sweep", "--grid", "smoke", "--list", "optim={lr: 2}", "optim.lr=1"],

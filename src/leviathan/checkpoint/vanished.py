@@ -8,6 +8,7 @@ checkpoint is incomplete: restore the file, or move the step folder out of check
 damaged) or as "not a readable Hugging Face tokenizer.json". Now, when a step folder the line names is gone and a live
 process holds the run folder's lock, the line says the run is being written and to run the command again.
 Footgun: a step folder the user mistyped reads the same ("does not exist (any more)"), so the line claims no more.
+A step folder still there, its files half deleted, is one only when a newer complete step exists (round 28, T31).
 """
 
 from __future__ import annotations
@@ -24,13 +25,32 @@ def pruned_while_read(message: str) -> str | None:
 
     for match in _STEP_PATH.finditer(message):
         step = Path(match.group(1))
-        if step.exists():
+        being = step.exists() and _older_than_kept(step)  # mid-deletion: its files go before the folder (T31)
+        if step.exists() and not being:
             continue
         run = step.parent.parent
         holder = held_by_another(run / LOCK_NAME)
         if holder is None:
             continue
-        return (f"the step folder {str(step)!r} does not exist (any more): {_describe(*holder)} is training run "
-                f"{str(run)!r}, whose keep_last deletes older steps as it saves new ones; run the command again on "
-                f"the run folder (it takes the newest step then), or give a step folder the run keeps")
+        what = ("is being deleted, a newer step saved" if being else "does not exist (any more)")
+        return (f"the step folder {str(step)!r} {what}: {_describe(*holder)} is training run {str(run)!r}, whose "
+                f"keep_last deletes older steps as it saves new ones (the checkpoint is not damaged); run the command "
+                f"again on the run folder (it takes the newest step then), or give a step folder the run keeps")
     return None
+
+
+def _older_than_kept(step: Path) -> bool:
+    """Whether a step folder that still exists lacks its state.json or model.safetensors while a newer step of the
+    run is complete: keep_last removes a step's files one by one, and ``export`` of a run being trained with
+    keep_last=1 read its step's model.safetensors just as it went, and was told to delete a step folder it called
+    damaged (issue 30 round 28, T31), because the folder was still there."""
+    from .layout import step_of
+
+    mine = step_of(step.name)
+    if mine is None or ((step / "state.json").is_file() and (step / "model.safetensors").is_file()):
+        return False
+    try:
+        newer = [p for p in step.parent.iterdir() if (n := step_of(p.name)) is not None and n > mine]
+    except OSError:
+        return False
+    return any((p / "state.json").is_file() for p in newer)

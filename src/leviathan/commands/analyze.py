@@ -23,7 +23,7 @@ import sys
 
 from ..experiments.machinery.grid import REGIMES as REGIME_CHOICES
 from ..model.config import EMBEDDING_KINDS
-from .values import bootstrap_count, bucket_count, eval_set_name, open_fraction, positive_int, seed
+from .values import add_bootstrap_option, bucket_count, eval_set_name, open_fraction, positive_int, seed
 from .. import json_text
 
 
@@ -40,7 +40,7 @@ def add_arguments(parser) -> None:
     common(p)
     p.add_argument("--variant", default=None, help="dense ladder variant (default: the scaling experiment's)")
     p.add_argument("--count", default="total", choices=["total", "body", "non_input"], help="parameters counted as N")
-    p.add_argument("--bootstrap", type=bootstrap_count, default=1000)
+    add_bootstrap_option(p)
     p.add_argument("--ci", type=open_fraction, default=0.95)
     p.add_argument("--seed", type=seed, default=0)
 
@@ -48,7 +48,7 @@ def add_arguments(parser) -> None:
     p.add_argument("--sizes", required=True, help="comma-separated parameter counts")
     p.add_argument("--losses", required=True, help="comma-separated losses, same order")
     p.add_argument("--invert", default=None, help="LOSS:PARAMS pairs (comma-separated) to place on the fit")
-    p.add_argument("--bootstrap", type=bootstrap_count, default=1000)
+    add_bootstrap_option(p)
     p.add_argument("--ci", type=open_fraction, default=0.95)
     p.add_argument("--seed", type=seed, default=0)
     p.add_argument("--json", action="store_true")

@@ -46,12 +46,23 @@ def add_arguments(parser) -> None:
                         help=f"where the benchmark's trained BPE is cached (default {default_cache_dir()})")
 
 
-def _split(value: str) -> tuple[str, ...]:
-    return tuple(v.strip() for v in value.split(",") if v.strip())
+def _split(value: str, option: str) -> tuple[str, ...]:
+    """The comma-separated items of ``option``'s ``value``; UserError for an empty item among others (``--only
+    'generator,'``) and, for ``--only``, a section named twice: both ran without a word, exit 0 (issue 30 round 28,
+    T12), where lm-eval's --tasks refuses the empty item and bench's --config the name given twice. An all-empty
+    value is ``run``'s to refuse, with its own line."""
+    items = tuple(v.strip() for v in value.split(","))
+    if any(items) and not all(items):
+        raise UserError(f"an empty item in {option} {value!r}; give comma-separated names with nothing between two "
+                        f"commas or after the last")
+    twice = next((v for i, v in enumerate(items) if v and v in items[:i]), None)
+    if option == "--only" and twice is not None:
+        raise UserError(f"--only names the section {twice!r} twice; name each section once")
+    return tuple(v for v in items if v)
 
 
 def run(args) -> int:
-    configs = ("cpu", "paper") if args.config in (None, "all") else _split(args.config)
+    configs = ("cpu", "paper") if args.config in (None, "all") else _split(args.config, "--config")
     if "experiments" in configs:
         configs = tuple(c for c in configs if c != "experiments") + EXPERIMENT_CONFIGS
     if "widths" in configs:
@@ -67,7 +78,7 @@ def run(args) -> int:
         _check_json_target(args.json_out)  # as typed, "bx/" a folder (round 26, P3); before minutes of timing
     if args.cache_dir:  # its BPE folder was written inside a data folder (issue 30 round 14, A144)
         _check_cache_dir(Path(args.cache_dir))
-    sections = _split(args.only) if args.only is not None else DEFAULT_SECTIONS
+    sections = _split(args.only, "--only") if args.only is not None else DEFAULT_SECTIONS
     if not sections:  # '' ran every section for a minute and more, where --config '' is refused (round 15, A34)
         raise UserError(f"--only is empty; name the sections to run (of {', '.join(SECTIONS)}), or leave --only out "
                         f"to run all but width")
@@ -85,10 +96,10 @@ def run(args) -> int:
 
 
 def _check_options_used(args, configs: tuple[str, ...], sections: tuple[str, ...]) -> None:
-    """UserError when ``--config`` or ``--decode-tokens`` is given and no section of ``sections`` uses it: ``--only
-    generator --config widths`` loaded the four width configurations' data and measured the paper defaults, as
-    without it, exit 0 (issue 30 round 27, R36); ``--decode-tokens`` without the decode section was dropped the same
-    way. An unknown section or configuration is left to ``run_benchmark``'s line, which names it."""
+    """UserError when ``--config``, ``--decode-tokens`` or ``--cache-dir`` is given and no section of ``sections``
+    uses it: ``--only generator --config widths`` loaded the four width configurations' data and measured the paper
+    defaults, as without it, exit 0 (issue 30 round 27, R36); ``--decode-tokens`` without the decode section was
+    dropped the same way, and ``--cache-dir`` where no BPE is trained (round 28, T12). An unknown section or configuration is left to ``run_benchmark``'s line, which names it."""
     if not set(sections) <= set(SECTIONS) or not set(configs) <= set(CONFIGS):
         return
     if args.config is not None and not set(CONFIG_SECTIONS) & set(sections):
@@ -98,11 +109,34 @@ def _check_options_used(args, configs: tuple[str, ...], sections: tuple[str, ...
     if args.decode_tokens is not None and "decode" not in sections:
         raise UserError(f"--decode-tokens {args.decode_tokens} is used by the decode section alone, not by "
                         f"{', '.join(sections)}; drop --decode-tokens, or add decode to --only")
+    if args.cache_dir is not None and not _trains_a_bpe(configs, sections):
+        given = f" with --config {args.config}" if args.config is not None else ""
+        raise UserError(f"--cache-dir {args.cache_dir!r} is not used by the section(s) {', '.join(sections)}{given}: "
+                        f"only a configuration of a BPE tokenizer "
+                        f"({', '.join(c for c in CONFIGS if CONFIGS[c].tokenizer.startswith('bpe:'))}) in a section "
+                        f"that measures configurations ({', '.join(CONFIG_SECTIONS)}) caches one; drop --cache-dir")
+
+
+def _trains_a_bpe(configs: tuple[str, ...], sections: tuple[str, ...]) -> bool:
+    """Whether the run reads the BPE cache (``--cache-dir``): a BPE configuration in a configuration section, as
+    ``run_benchmark`` loads it (the generator and memory sections measure the paper defaults, of o200k, bundled)."""
+    return bool(set(CONFIG_SECTIONS) & set(sections)) and any(CONFIGS[c].tokenizer.startswith("bpe:") for c in configs)
 
 
 def _check_cache_dir(path: Path) -> None:
     """UserError when --cache-dir is, or lies inside, another verb's output (the BPE folder it writes would be mixed
-    into a data folder, an export or a run)."""
+    into a data folder, an export or a run), or is anything but a folder: a named pipe or a user's file was taken
+    without a word, exit 0, when no BPE was trained (issue 30 round 28, T12), and was a storage line after the
+    timing's start otherwise."""
+    from ..errors import file_above, not_regular
+
+    if path.exists() and not path.is_dir():
+        what = (not_regular(path) or "is a file").replace("not a regular file", "not a folder")
+        raise UserError(f"--cache-dir {str(path)!r} {what}{', not a folder' if what == 'is a file' else ''}; give a "
+                        f"folder (a new one, or one bench cached its BPE in)")
+    if (blocker := file_above(path)) is not None:
+        raise UserError(f"--cache-dir {str(path)!r} cannot be made: {blocker!r} is a file, not a folder; choose "
+                        f"another --cache-dir, or move that file away")
     marker = read_marker(path) if path.is_dir() else None
     if marker is not None:
         raise UserError(f"--cache-dir {str(path)!r} is the output of `leviathan {marker.verb}` (its {MARKER} says so): "

@@ -8,6 +8,7 @@
 from __future__ import annotations
 
 import json
+import sys
 from dataclasses import replace
 
 from ..config import apply_overrides, check_repeated_overrides, from_dict, parse_override
@@ -45,15 +46,23 @@ def listed_variants(variants: list[str] | None, embedding) -> list[str]:
     return [str(embedding)]
 
 
-def iso_rows(base: ModelConfig, listed: list[str]) -> list[tuple[str, ModelConfig]]:
+def iso_rows(base: ModelConfig, listed: list[str]) -> tuple[list[tuple[str, ModelConfig]], str | None]:
     """The rows ``--isoparametric`` adds: the leviathan depth whose total matches dense_untied's, and dense_untied
     itself, named as its target, when the table does not list it. ``params --isoparametric model.embedding=
     dense_tied`` showed dense_tied beside an "iso" model twice its size, matched to a row left out, without a word
-    (issue 30 round 27, R87)."""
+    (issue 30 round 27, R87). With the note to print when no depth matches (the solver's bound, or one layer too
+    many): the row is then labelled "not iso", where it read "leviathan iso" (round 28, T17)."""
     untied = replace(base, embedding="dense_untied")
     sol = isoparametric_depth(untied)
     target = [] if "dense_untied" in listed else [("dense_untied (iso target)", untied)]
-    return target + [(f"leviathan iso ({sol.relative_gap:+.2%})", sol.config)]
+    generator, table = count_config(sol.config).input, count_config(untied).input
+    why = sol.bound or (f"the generator alone ({generator:,} parameters) outweighs dense_untied's input table "
+                        f"({table:,}), so there is no table budget to spend on depth" if generator > table else None)
+    if why is None:
+        return target + [(f"leviathan iso ({sol.relative_gap:+.2%})", sol.config)], None
+    note = (f"note: no leviathan depth is isoparametric with dense_untied: {why}; the row 'leviathan not iso' is the "
+            f"closest depth ({sol.config.num_hidden_layers:,}), not a match (change model.vocab_size or the width)")
+    return target + [(f"leviathan not iso ({sol.relative_gap:+.2%})", sol.config)], note
 
 
 def run(args) -> int:
@@ -72,14 +81,20 @@ def run(args) -> int:
     base = from_dict(ModelConfig, data["model"], prefix="model.")
     rows = [(v, base if v == base.embedding else replace(base, embedding=v))  # each once (round 11, S93, S95)
             for v in listed_variants(args.variants, data["model"].get("embedding"))]
+    note = None
     if args.isoparametric:
-        rows += iso_rows(base, [c.embedding for _, c in rows])
+        added, note = iso_rows(base, [c.embedding for _, c in rows])
+        rows += added
     if args.json:
         out = [{"name": n, "num_hidden_layers": c.num_hidden_layers, **count_config(c).as_dict(),
                 "flops_per_token": flops_per_token(c)} for n, c in rows]
         print(json.dumps(out, indent=2))
+        if note:
+            print(note, file=sys.stderr)  # stdout stays one JSON document
         return 0
     print(format_table(rows))
+    if note:
+        print(f"\n{note}")
     lev = [c for n, c in rows if c.embedding == "leviathan"]
     if lev:
         f = flops_per_token(lev[0])

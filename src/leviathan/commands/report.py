@@ -13,7 +13,7 @@
 from __future__ import annotations
 
 from ..model.config import EMBEDDING_KINDS
-from .values import bootstrap_count, eval_set_name, open_fraction, seed
+from .values import add_bootstrap_option, eval_set_name, open_fraction, seed
 
 
 def add_arguments(parser) -> None:
@@ -25,8 +25,7 @@ def add_arguments(parser) -> None:
     parser.add_argument("--eval-set", default="val", type=eval_set_name, help="eval set whose losses the tables use (default: val)")
     parser.add_argument("--ladder", default=None, choices=EMBEDDING_KINDS,  # "nope" was taken (round 14, B182)
                         help="dense variant of the scaling fit (default: the grid's)")
-    parser.add_argument("--bootstrap", type=bootstrap_count, default=1000,
-                        help="bootstrap draws for the scaling intervals")
+    add_bootstrap_option(parser)
     parser.add_argument("--ci", type=open_fraction, default=0.95, help="coverage of the intervals")
     parser.add_argument("--seed", type=seed, default=0, help="bootstrap seed")
     parser.add_argument("--lr-sweep", action="append", default=None, metavar="DIR",

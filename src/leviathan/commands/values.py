@@ -89,6 +89,18 @@ def bootstrap_count(text: str) -> int:
     return value
 
 
+def add_bootstrap_option(parser) -> None:
+    """``--bootstrap``, one definition for ``analyze fit``, ``analyze scaling`` and ``report``: its floor is said in
+    the help, and a count under it is named in the output as intervals from too few draws (``value_rules.few_draws``,
+    issue 30 round 28, T60)."""
+    from ..value_rules import MIN_BOOTSTRAP
+
+    parser.add_argument("--bootstrap", type=bootstrap_count, default=1000,
+                        help=f"bootstrap draws for the scaling intervals (default 1000; 0: no intervals; under "
+                             f"{MIN_BOOTSTRAP}, more for --ci above 0.95, the intervals are said to be from too few "
+                             f"draws, not of the --ci coverage)")
+
+
 def non_negative_int(text: str) -> int:
     """An integer >= 0 (0 is meaningful: no bootstrap draws, no warmup rounds, no few-shot examples)."""
     return _int_at_least(text, 0, "a whole number >= 0")

@@ -168,6 +168,7 @@ class IsoSolution:
     config: ModelConfig
     target_total: int
     total: int
+    max_layers: int = 1024  # the deepest depth the solver considered
 
     @property
     def gap(self) -> int:
@@ -176,6 +177,21 @@ class IsoSolution:
     @property
     def relative_gap(self) -> float:
         return self.gap / self.target_total
+
+    @property
+    def bound(self) -> str | None:
+        """Why no depth matches the target, when the depth stopped at a bound more than half a layer away from it
+        (None when it is the closest depth there is): ``params --isoparametric model.vocab_size=100000000`` printed
+        "leviathan iso" at 1,024 layers and half the target, and ``model.vocab_size=2`` at 1 layer, its generator
+        alone outweighing the dense table, as if matched (issue 30 round 28, T17)."""
+        layers, half = self.config.num_hidden_layers, layer_params(self.config) / 2
+        if layers == self.max_layers and -self.gap > half:
+            return (f"even {layers:,} layers, the deepest considered, leave it {-self.gap:,} parameters short of the "
+                    f"target {self.target_total:,}")
+        if layers == 1 and self.gap > half:
+            return (f"even 1 layer exceeds the target {self.target_total:,} by {self.gap:,} parameters: the "
+                    f"embedding's parameters alone outweigh what the target's table and layers hold")
+        return None
 
 
 def isoparametric_depth(dense: ModelConfig, embedding: str = "leviathan", max_layers: int = 1024) -> IsoSolution:
@@ -200,7 +216,7 @@ def isoparametric_depth(dense: ModelConfig, embedding: str = "leviathan", max_la
     candidates = [n for n in (best - 1, best, best + 1) if 1 <= n <= max_layers]
     layers = min(candidates, key=lambda n: abs(fixed_total + n * per_layer - target))
     cfg = replace(base, num_hidden_layers=layers)
-    return IsoSolution(cfg, target, count_config(cfg).total)
+    return IsoSolution(cfg, target, count_config(cfg).total, int(max_layers))
 
 
 def format_table(rows: list[tuple[str, ModelConfig]]) -> str:

@@ -41,7 +41,7 @@ from typing import Iterable, Sequence
 
 import numpy as np
 
-from ...value_rules import bootstrap_problem
+from ...value_rules import bootstrap_problem, few_draws
 from ...errors import UserError
 from .records import Record, inline
 from ..machinery.results import DEFAULT_LADDER, ResultRow, check_typed_rows
@@ -118,17 +118,19 @@ class PowerLawFit(Record):
     def unidentified(self) -> list[str]:
         """Why the bootstrap says the fit is not identified (empty: identified, or no draws to tell)."""
         reasons = []
+        drawn = 0 if self.draws is None else len(self.draws)
+        span = f"{int(100 * self.ci)}% interval" if few_draws(drawn, self.ci) is None else f"interval ({drawn} draws)"
         if self.slope is not None and self.slope > RISING_SLOPE:  # F190: alpha = 1e-4 [1e-4, 1e-4], no word
             reasons.append(f"the losses rise with size (slope {self.slope:+.3g} nats per e-fold of N): a loss that "
                            f"falls as a power law does not describe them, and alpha sits at its bound; check the "
                            f"sizes and losses are paired as meant, and that the larger runs trained to the end")
         a = self.interval("alpha")
         if a is not None and a[0] > 0 and a[1] / a[0] > ALPHA_RATIO_IDENTIFIED:
-            reasons.append(f"alpha's {int(100 * self.ci)}% interval [{a[0]:.3g}, {a[1]:.3g}] spans a factor of "
+            reasons.append(f"alpha's {span} [{a[0]:.3g}, {a[1]:.3g}] spans a factor of "
                            f"{a[1] / a[0]:.1f} (> {ALPHA_RATIO_IDENTIFIED:g})")
         e = self.interval("E")
         if e is not None and self.L_min and (e[1] - e[0]) > E_SHARE_IDENTIFIED * self.L_min:
-            reasons.append(f"E's {int(100 * self.ci)}% interval [{e[0]:.3g}, {e[1]:.3g}] covers "
+            reasons.append(f"E's {span} [{e[0]:.3g}, {e[1]:.3g}] covers "
                            f"{100 * (e[1] - e[0]) / self.L_min:.0f}% of [0, min loss {self.L_min:.3g})")
         return reasons
 
@@ -444,9 +446,11 @@ def format_fit(fit: PowerLawFit) -> str:
         r = fit.interval(name)
         return "" if r is None else f" [{r[0]:.4g}, {r[1]:.4g}]"
 
-    # --bootstrap 0 draws nothing: the line claimed "95% bootstrap intervals" and showed none (round 20, K210)
-    drawn = fit.draws is not None and len(fit.draws) > 0
-    said = f"{int(fit.ci * 100)}% bootstrap intervals" if drawn else "no intervals: no bootstrap draws (--bootstrap 0)"
+    # --bootstrap 0 draws nothing: the line claimed "95% bootstrap intervals" and showed none (round 20, K210); and
+    # one or two draws were "95% bootstrap intervals" too (round 28, T60)
+    drawn = 0 if fit.draws is None else len(fit.draws)
+    said = (few_draws(drawn, fit.ci) or f"{int(fit.ci * 100)}% bootstrap intervals" if drawn else
+            "no intervals: no bootstrap draws (--bootstrap 0)")
     return (f"L(N) = E + A N^-alpha over {fit.num_runs} runs, N in [{fit.N_min:.3g}, {fit.N_max:.3g}]: "
             f"E = {fit.E:.4g}{iv('E')}, A = {fit.A:.4g}{iv('A')}, alpha = {fit.alpha:.4g}{iv('alpha')} "
             f"(rmse {fit.rmse:.3g}; {said})"

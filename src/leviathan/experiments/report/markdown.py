@@ -9,6 +9,7 @@ from __future__ import annotations
 import math
 
 from ...tables import markdown_table
+from ...value_rules import few_draws
 from ..method.efficiency import EfficiencyEntry
 from ..method.paired import PairedComparison, PairedEfficiency, PplChange, TInterval
 from ..machinery.results import COMPARISONS
@@ -247,11 +248,13 @@ def _scaling_section(a: Analysis, figures: Drawn) -> list[str]:
             return "" if not v else f" [{_fmt(v[0], '.4g')}, {_fmt(v[1], '.4g')}]"
 
         num_bootstrap = 0 if f.draws is None else len(f.draws)
+        few = few_draws(num_bootstrap, f.ci)  # 2 draws were a "95%" interval (round 28, T60)
+        coverage = f"{int(100 * f.ci)}% " if few is None else ""
         md += [f"Fit of L(N) = E + A N^-alpha to the {sc.variant} ladder ({f.num_runs} runs, N = total "
                f"parameters from {f.N_min:,.0f} to {f.N_max:,.0f}): E = {f.E:.4g}{iv('E')}, "
                f"A = {f.A:.4g}{iv('A')}, alpha = {f.alpha:.4g}{iv('alpha')}; rmse {f.rmse:.3g}. "
-               f"Intervals: {int(100 * f.ci)}% bootstrap over runs ({num_bootstrap} draws"
-               f"{', stratified by size' if f.stratified else ''}).", ""]
+               f"Intervals: {coverage}bootstrap over runs ({num_bootstrap} draws"
+               f"{', stratified by size' if f.stratified else ''}){'' if few is None else f'; {few}'}.", ""]
         unidentified = f.unidentified()
         if unidentified:
             md += ["**The power law is not identified**: " + "; ".join(unidentified) + ". Ladders that "
