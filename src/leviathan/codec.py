@@ -34,7 +34,7 @@ from functools import lru_cache
 from pathlib import PurePath
 from typing import Any
 
-from .errors import ArgumentValueError
+from .errors import ArgumentTypeError, ArgumentValueError
 
 OMIT_NONE = "omit_none"  # field metadata: no key while the value is None
 INLINE = "inline"  # field metadata: the value's keys are written in place of the field
@@ -58,18 +58,51 @@ def extra_keys() -> Any:
 
 
 # ---- encoding -----------------------------------------------------------------------------------
+NOT_JSON = (set, frozenset, bytes, bytearray, memoryview, complex)  # no JSON value holds one (json.dumps refuses it)
+
+
+class NotJsonError(ArgumentTypeError):
+    """A value no JSON file can hold, found by ``encode`` (issue 30 round 28, U526: ``encode({'a': {1, 2}})``
+    returned the set, and the writer given it failed later in json's own words, far from the key). Each container
+    on the way out puts its key in front of ``path``, so the one line names the whole key path."""
+
+    def __init__(self, value: Any) -> None:
+        super().__init__()
+        self.value, self.path = value, []
+
+    def at(self, key: Any) -> "NotJsonError":
+        self.path.insert(0, f"[{key}]" if isinstance(key, int) else f".{key}")
+        return self
+
+    def __str__(self) -> str:
+        where = "".join(self.path).lstrip(".") or "the value"
+        return (f"encode: {where} is a {type(self.value).__name__} ({self.value!r:.40}), which JSON cannot hold; "
+                f"give a list, a text or a number there")
+
+
 def encode(value: Any) -> Any:
-    """``value`` with every dataclass in it (at any depth of lists, tuples and dicts) as its JSON object."""
+    """``value`` with every dataclass in it (at any depth of lists, tuples and dicts) as its JSON object. A set,
+    bytes or a complex number anywhere is a ``NotJsonError`` (an ``ArgumentTypeError``) naming its key path."""
     if dataclasses.is_dataclass(value) and not isinstance(value, type):
         as_dict = getattr(value, "as_dict", None)
         return as_dict() if callable(as_dict) else encode_fields(value)
     if isinstance(value, (list, tuple)):
-        return [encode(v) for v in value]
+        return [_encode_at(i, v) for i, v in enumerate(value)]
     if isinstance(value, dict):
-        return {k: encode(v) for k, v in value.items()}
+        return {k: _encode_at(k, v) for k, v in value.items()}
     if isinstance(value, PurePath):
         return str(value)
+    if isinstance(value, NOT_JSON):
+        raise NotJsonError(value)
     return value
+
+
+def _encode_at(key: Any, value: Any) -> Any:
+    """``encode(value)``, a refusal inside it naming ``key`` in its path."""
+    try:
+        return encode(value)
+    except NotJsonError as e:
+        raise e.at(key) from None
 
 
 def encode_fields(record: Any) -> dict:
@@ -80,13 +113,13 @@ def encode_fields(record: Any) -> dict:
     for f in dataclasses.fields(record):
         value = getattr(record, f.name)
         if EXTRA in f.metadata:
-            kept = value
+            kept = encode(value)
         elif value is None and OMIT_NONE in f.metadata:
             continue
         elif INLINE in f.metadata:
             out.update(encode(value))
         else:
-            out[f.name] = encode(value)
+            out[f.name] = _encode_at(f.name, value)
     out.update(kept)
     return out
 

@@ -284,11 +284,26 @@ def parse_override(text: str) -> tuple[list[str], Any]:
         raise ConfigError(f"override {text[:40]!r}...: {e}; write it flatter") from None
     except TooManyValuesError as e:  # round 28, T36's kind in an override
         raise ConfigError(f"override {text[:40]!r}...: {e}; write the values out or alias less") from None
-    except yaml.YAMLError:
-        value = raw
+    except yaml.YAMLError as e:
+        _refuse_broken_collection(text, key, raw, e)
+        value = raw  # '@x', 'a: b: c': YAML has no reading of it, so it is the text the user typed
     if isinstance(value, QuotedText):  # 'optim.lr="0.5"' (the shell keeps quotes only escaped): text, as in a file
         value = QuotedText(value)  # (C135); its "line 1" is no line of any file
     return key.split("."), value
+
+
+def _refuse_broken_collection(text: str, key: str, raw: str, error: yaml.YAMLError) -> None:
+    """ConfigError when an override's value opens a YAML list or mapping ('[' or '{') that does not parse: a missing
+    bracket (``a=[1, 2``) was taken as the text '[1, 2' without a word (round 28, U504), which a str setting keeps and
+    a list setting then refuses for its type, far from the typo. Text that starts so is written quoted (``a="[x"``)."""
+    value = raw.strip()
+    if not value.startswith(("[", "{")):
+        return
+    kind, closed = ("list", "[1, 2]") if value.startswith("[") else ("mapping", "{a: 1}")
+    problem = getattr(error, "problem", None) or "not valid YAML"
+    raise ConfigError(f"override {text[:60]!r}: its value {value[:40]!r} opens a YAML {kind} that does not parse "
+                      f"({problem}); close it (e.g. {key}={closed}), or quote the value if it is text "
+                      f"({key}=\"{value[:20]}\")")
 
 
 def check_repeated_overrides(overrides: Sequence[str], prefix: str = "", where: str = "on the command line") -> None:

@@ -393,12 +393,13 @@ def read_jsonl(path: str | os.PathLike) -> list:
     (quietly: a torn last line of metrics.jsonl is expected after a kill; ``leviathan.jsonl`` reports them). A file
     none of whose lines is JSON is a UserError (``check_some_json``): a damaged file, or no JSON-lines file at all,
     was read as an empty one, [] without a word (issue 30 round 25, Y317); an unreadable one is
-    ``jsonl.read_json_lines``' one line (Y318, Y320)."""
+    ``jsonl.read_json_lines``' one line (Y318, Y320). A line giving a key twice is refused (``refuse_repeated_keys``)."""
     from .jsonl import read_json_lines
     from .value_rules import check_read_path
 
     check_read_path("read_jsonl", "path", path, "pass the path of a JSON-lines file")
     values, damaged = read_json_lines(path)
+    refuse_repeated_keys(Path(path), damaged)
     check_some_json(Path(path), values, damaged, "a JSON-lines file", "pass a file of one JSON value a line")
     return [value for _, value in values]
 
@@ -414,6 +415,7 @@ def read_metrics(path: str | os.PathLike) -> list[dict]:
 
     path = metrics_file(path)
     values, damaged = read_json_lines(path)
+    refuse_repeated_keys(path, damaged)
     check_some_json(path, values, damaged)
     for number, value in values:
         if not isinstance(value, dict):
@@ -437,6 +439,18 @@ def metrics_file(path: str | os.PathLike) -> Path:
         what = f"{str(path)!r} {not_a_file(path)}" if not_a_file(path) else f"no metrics file at {str(path)!r}"
         raise UserError(f"{what}; pass a run directory or its metrics.jsonl")
     return path
+
+
+def refuse_repeated_keys(path: Path, damaged: list[tuple[int, str]]) -> None:
+    """UserError naming the first line of a JSON-lines file whose object gives a key twice (``jsonl.REPEATED_KEY``):
+    ``read_jsonl`` took ``{"a": 1, "a": 2}`` as ``{"a": 2}`` without a word (issue 30 round 28, U455). Its other
+    damaged lines stay quiet skips (a torn last line is expected after a kill); this one no kill writes."""
+    from .errors import UserError
+    from .jsonl import REPEATED_KEY
+
+    for number, why in damaged:
+        if why.startswith(REPEATED_KEY):
+            raise UserError(f"{str(path)!r} line {number} {why}; keep one of them (no leviathan writer repeats a key)")
 
 
 def check_some_json(path: Path, values: list, damaged: list, what: str = "a run's metrics.jsonl",

@@ -6,7 +6,9 @@
 A line can be cut short (a killed write, a full disk), not be UTF-8 or not be JSON. Each line is decoded on its
 own, so one bad line costs only itself and never raises: the caller decides whether to skip it quietly (the torn
 last line of a metrics.jsonl after a kill) or to say so (a results.jsonl row is a finished run). Blank lines are
-not values and not reported. A UTF-8 byte order mark before the first line (some editors save one) is read past.
+not values and not reported. A UTF-8 byte order mark before the first line (some editors save one) is read past. A
+line whose object gives a key twice is a bad line (``REPEATED_KEY``), not the last value json would keep: no leviathan
+writer repeats a key (issue 30 round 28, U455, as config.json and state.json refuse one, ``json_text.no_repeats``).
 """
 
 from __future__ import annotations
@@ -16,6 +18,26 @@ import os
 from pathlib import Path
 from typing import Any, Callable
 from . import json_text
+
+
+REPEATED_KEY = "gives the key"  # how a line holding an object with a key given twice is reported
+
+
+class _RepeatedKey(json_text.NotJSON):
+    def __init__(self, key: str) -> None:
+        super().__init__(f"key {key!r} appears twice", "", 0)
+        self.key = key
+
+
+def _no_repeats(pairs: list[tuple[str, Any]]) -> dict:
+    """``json_text.no_repeats`` raising ``_RepeatedKey`` (which ``json_text.loads`` lets through as the
+    ``JSONDecodeError`` it is), so the line's report names the key rather than "not a whole JSON value"."""
+    try:
+        return json_text.no_repeats(pairs)
+    except ValueError:
+        seen: set = set()
+        key = next(k for k, _ in pairs if k in seen or seen.add(k))
+        raise _RepeatedKey(key) from None
 
 
 def read_json_lines(path: str | os.PathLike) -> tuple[list[tuple[int, Any]], list[tuple[int, str]]]:
@@ -47,7 +69,9 @@ def read_json_lines(path: str | os.PathLike) -> tuple[list[tuple[int, Any]], lis
             bad.append((number, f"is not UTF-8 text (byte 0x{raw[e.start]:02x} at column {e.start + 1})"))
             continue
         try:
-            values.append((number, json_text.loads(text)))
+            values.append((number, json_text.loads(text, object_pairs_hook=_no_repeats)))
+        except _RepeatedKey as e:  # json keeps the last without a word (round 28, U455); no writer repeats a key
+            bad.append((number, f"{REPEATED_KEY} {e.key!r} twice, of which JSON would keep only the last"))
         except json_text.NotJSON as e:  # thousands of '[' (a RecursionError traceback: round 17's fix18b, round 18)
             bad.append((number, f"is not a JSON value Python can hold ({e}), so it is no leviathan row"))
         except ValueError:

@@ -53,6 +53,10 @@ from . import json_text
 
 MARKER = "leviathan_output.json"
 FORMAT = 1
+# the verbs that write a marker (``mark``, ``write_marker``; scripts/gpu_check.py's work folder is "gpu_check"): the
+# one rule of a marker's verb for its writer and its reader (issue 30 round 28, U531, U629: 'export ' and 'train\0'
+# were written or read back, and no verb's ownership check matched them)
+MARKER_VERBS = ("train", "sweep", "prepare", "export", "report", "report --ablation", "lm-eval", "demo", "gpu_check")
 _SHOWN = 5  # files named in a refusal
 _WALK_LIMIT = 100_000  # entries looked at in a folder before it counts as "too many to be an output"
 
@@ -121,12 +125,14 @@ def read_marker(folder: str | os.PathLike) -> OutputMarker | None:
         raise UserError(f"{str(path)!r}: field 'format' is {shown!r}, "
                         f"expected {FORMAT}; {fix}")
     verb, files, created = raw.get("verb"), raw.get("files"), raw.get("created")
-    if not isinstance(verb, str) or not verb:
-        raise UserError(f"{str(path)!r}: field 'verb' is {verb!r}, expected the name of a leviathan verb; {fix}")
+    if verb not in MARKER_VERBS or not isinstance(verb, str):  # True == 1: a str alone (none is a number)
+        raise UserError(f"{str(path)!r}: field 'verb' is {verb!r:.60}, expected the name of a leviathan verb that "
+                        f"writes markers ({', '.join(MARKER_VERBS)}); {fix}")
     if files is not None and not (isinstance(files, list) and all(_relative(f) for f in files)):
         raise UserError(f"{str(path)!r}: field 'files' is not a list of relative file names inside the folder; {fix}")
-    if created is not None and not isinstance(created, str):
-        raise UserError(f"{str(path)!r}: field 'created' is {created!r}, expected a time stamp; {fix}")
+    if created is not None and not _is_time_stamp(created):  # 'yesterday' was read back (round 28, U535)
+        raise UserError(f"{str(path)!r}: field 'created' is {created!r:.60}, expected a time stamp as write_marker "
+                        f"writes it (ISO 8601 with its UTC offset, e.g. 2026-01-01T00:00:00+00:00); {fix}")
     digests = raw.get("sha256")
     if digests is not None and not (isinstance(digests, dict) and all(
             _relative(k) and isinstance(v, str) and len(v) == 64 and all(c in "0123456789abcdef" for c in v)
@@ -136,6 +142,14 @@ def read_marker(folder: str | os.PathLike) -> OutputMarker | None:
     if home is not None and not isinstance(home, str):
         raise UserError(f"{str(path)!r}: field 'home' is {home!r}, expected the folder's \"device:inode\"; {fix}")
     return OutputMarker(verb, None if files is None else tuple(files), created, digests, home)
+
+
+def _is_time_stamp(value: object) -> bool:
+    """Whether ``value`` is a time as ``write_marker`` writes it: ISO 8601 text with its UTC offset."""
+    try:
+        return isinstance(value, str) and datetime.fromisoformat(value).tzinfo is not None
+    except ValueError:
+        return False
 
 
 def _relative(name: object) -> bool:
@@ -164,18 +178,25 @@ def _name_problem(name: object) -> str | None:
 
 
 def write_marker(folder: str | os.PathLike, verb: str, files: Iterable[str] | None = None,
-                 digests: bool = False) -> None:
+                 digests: bool = False, replace: bool = False) -> None:
     """Write ``folder``'s marker (atomically): ``verb`` wrote it, and ``files`` (None: owns the whole folder); with
     ``digests``, the sha256 of each of those files too (``check_output_files`` compares them when the folder is
     read). A ``folder`` that is not a path is a UserError naming the argument, as ``read_marker``'s (round 25, Y364);
-    so is what ``read_marker`` would refuse (``_check_marker_request``)."""
+    so is what ``read_marker`` would refuse (``_check_marker_request``). Another verb's marker there is refused unless
+    the caller says the verb's output replaces it, ``replace=True``: ``write_marker(data, 'export')`` turned a data
+    folder into export's output without a word, which ``export --overwrite`` may then delete (round 28, U540)."""
     from . import __version__
     from .io import atomic_write_json
-    from .value_rules import api_check, path_problem
+    from .value_rules import api_check, check_switches, path_problem
 
     api_check("write_marker", "folder", path_problem(folder), "pass the output folder to mark")
+    check_switches("write_marker", replace=replace)
     files = _check_marker_request(folder, verb, files, digests)
-    read_marker(folder)  # a user's own file under the marker's name is refused, not replaced (issue 30 round 27, S290)
+    # a user's own file under the marker's name is refused, not replaced (issue 30 round 27, S290)
+    if (earlier := read_marker(folder)) is not None and earlier.verb != verb and not replace:
+        api_check("write_marker", "folder", f"{str(folder)!r} is the output of `leviathan {earlier.verb}` (its "
+                  f"{MARKER} says so), which a {verb!r} marker would replace", f"mark a folder of its own, or pass "
+                  f"replace=True when the {verb} output replaces the {earlier.verb} one")
     marker = {"format": FORMAT, "verb": verb, "files": files,
               "created": datetime.now(timezone.utc).isoformat(timespec="seconds"), "leviathan": __version__}
     if files is None:  # whole-folder: tied to this folder (a copy elsewhere proves nothing, module docstring)
@@ -194,8 +215,9 @@ def _check_marker_request(folder: str | os.PathLike, verb: object, files: object
     from .value_rules import api_check, check_switches
 
     check_switches("write_marker", digests=digests)
-    if not isinstance(verb, str) or not verb:
-        api_check("write_marker", "verb", f"expected the name of a leviathan verb, got {verb!r:.40}", "pass one")
+    if verb not in MARKER_VERBS or not isinstance(verb, str):
+        api_check("write_marker", "verb", f"expected the name of a leviathan verb that writes markers, got "
+                  f"{verb!r:.40}", f"pass one of {', '.join(MARKER_VERBS)}")
     if files is None:
         return None
     fix = "pass the names of the files written, relative to the folder (or None for the whole folder)"
@@ -276,20 +298,22 @@ def mark(folder: str | os.PathLike, verb: str, names: Iterable[str]) -> None:
     """Record in ``folder``'s marker that ``verb`` writes ``names`` there (glob patterns allowed): the whole folder
     when it holds nothing else (a folder the verb created), else just those names, added to what an earlier marker of
     the verb lists. A folder marked whole, or by another verb, is left as it is (``check_claim`` refused the latter)."""
-    marker = _proof(read_marker(folder), folder)  # a copied one: check_claim judged the folder without it
+    found = read_marker(folder)
+    marker = _proof(found, folder)  # a copied one: check_claim judged the folder without it
     if marker is not None and (marker.verb != verb or marker.files is None):
         return
+    copied = found is not None and marker is None  # proves nothing here: replaced (write_marker's replace)
     patterns = list(names)
     entries = [e for e in os.listdir(folder) if e != MARKER and not _is_lock(e, os.path.join(folder, e))]
     ours = {e for e in entries if _matches(e, patterns)}
     if marker is None and ours == set(entries):
-        write_marker(folder, verb)
+        write_marker(folder, verb, replace=copied)
         return
     literal = {p for p in patterns if not any(c in p for c in "*?[")}
     files = set(marker.files if marker is not None else ()) | ours | literal
     if marker is not None and files == set(marker.files):
         return  # unchanged: rewriting would only move its time stamp (a diff in every committed results folder)
-    write_marker(folder, verb, files)
+    write_marker(folder, verb, files, replace=copied)
 
 
 def listed_files(folder: str | os.PathLike, limit: int = _WALK_LIMIT) -> list[str]:

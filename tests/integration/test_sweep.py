@@ -151,10 +151,12 @@ def test_trained_but_not_evaluated_run_skips_training(tmp_path):
 def test_throughput_of_a_run_trained_elsewhere_comes_from_its_metrics(tmp_path):
     class Finished(FakeTrainer):  # what train(resume="auto") returns for a run finished by `leviathan train`
         def __call__(self, cfg, run_dir, resume=None):
-            with open(os.path.join(run_dir, "metrics.jsonl"), "a") as f:
-                for tps in (100.0, 300.0, 200.0):
-                    f.write(json.dumps({"step": 1, "tokens": 10, "train_loss": 5.0, "tokens_per_s": tps}) + "\n")
-            return {**super().__call__(cfg, run_dir, resume), "tokens_per_s": None}
+            summary = super().__call__(cfg, run_dir, resume)  # its validation rows of steps 1-4
+            with open(os.path.join(run_dir, "metrics.jsonl"), "a") as f:  # each step once, in order (round 28, U481)
+                for step, tps in enumerate((100.0, 300.0, 200.0), start=5):
+                    f.write(json.dumps({"step": step, "tokens": 100 * step, "train_loss": 5.0, "tokens_per_s": tps})
+                            + "\n")
+            return {**summary, "tokens_per_s": None}
 
     rows = sweep(tmp_path, Finished(), only=["a-dense_tied-*"])
     assert rows[0].tokens_per_s == 200.0

@@ -59,7 +59,9 @@ def test_write_marker_still_rewrites_its_own_marker(tmp_path):
     folder = tmp_path / "m"
     folder.mkdir()
     write_marker(folder, "export")
-    write_marker(folder, "train")
+    write_marker(folder, "export", ["a.txt"])  # its own verb's marker
+    assert '"a.txt"' in (folder / MARKER).read_text()
+    write_marker(folder, "train", replace=True)  # another verb's: only when told (round 28, U540)
     assert '"train"' in (folder / MARKER).read_text()
 
 

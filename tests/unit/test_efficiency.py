@@ -37,15 +37,17 @@ def test_sample_efficiency_of_a_curve_twice_as_fast():
 
 def test_read_metrics_and_val_curve(tmp_path):
     rows = [{"step": 1, "tokens": 10, "train_loss": 5.0, "lr": 1e-3},
-            {"step": 2, "tokens": 20, "val_loss": 4.5, "val_ppl": 90.0, "split": "val"},
+            {"step": 2, "tokens": 20, "val_loss": 4.5, "split": "val"},
             {"step": 4, "tokens": 40, "val_loss": 4.0, "split": "val"},
-            {"step": 2, "tokens": 20, "val_loss": 4.4, "split": "val"},  # resumed run re-logs step 2
-            {"step": 4, "tokens": 40, "val_loss": 9.0, "split": "other"}]
+            {"step": 2, "tokens": 20, "val_loss": 4.4, "split": "val"},  # step 2 again: no logger writes it (a
+            {"step": 4, "tokens": 40, "val_loss": 9.0, "split": "other"}]  # resume rewrites the file; round 28, U481)
     (tmp_path / "metrics.jsonl").write_text("\n".join(json.dumps(r) for r in rows) + "\n{\"torn")
     got = read_metrics(tmp_path)
     assert len(got) == 5
-    c = val_curve(read_metric_rows(tmp_path), split="val")
-    assert c.tokens.tolist() == [20.0, 40.0] and c.loss.tolist() == [4.4, 4.0]
+    said = []
+    c = val_curve(read_metric_rows(tmp_path, report=said.append), split="val")
+    assert c.tokens.tolist() == [20.0, 40.0] and c.loss.tolist() == [4.5, 4.0]
+    assert "line 4 has step 2 after step 4" in said[0] and len(said) == 2  # and the torn line
     with pytest.raises(UserError):
         val_curve([MetricsRow(tokens=1, train_loss=3)])
     with pytest.raises(UserError):

@@ -151,10 +151,12 @@ def test_every_lazily_exported_name_loads():
 
 def test_read_results_of_a_folder_that_is_not_there_names_it(tmp_path):
     """Issue 30 round 15 (B204): ``read_results("nonexist")`` (a mistyped path) returned [] without a word, while
-    ``read_results(None)`` named what to pass. A sweep folder whose results.jsonl is not written yet is still []."""
+    ``read_results(None)`` named what to pass. A sweep folder whose results.jsonl is not written yet is still [] (one
+    with its grid.json: a folder with nothing of a sweep is refused since round 28, U603)."""
     from leviathan.errors import UserError
     from leviathan.experiments.machinery.results import read_results
 
     with pytest.raises(UserError, match=f"results '{tmp_path / 'nonexist'}' does not exist; pass a sweep output dir"):
         read_results(tmp_path / "nonexist")
+    (tmp_path / "grid.json").write_text("{}")
     assert read_results(tmp_path) == [] and read_results(tmp_path / "results.jsonl") == []

@@ -114,13 +114,19 @@ def _words(raw: Any, field: str, length: int) -> None:
         raise _Bad(field, f"holds values that are not 32-bit unsigned integers, expected {length} of them")
 
 
+def _is_format(value: Any, expected: int) -> bool:
+    """``value`` is the int ``expected``: true and 1.0 equal 1 to Python, and no writer writes them (round 28, U410's
+    kind)."""
+    return type(value) is int and value == expected
+
+
 def _loader(raw: Any, step: int, tokens: int) -> dict:
     """The data loader's state (``data.loader.BatchLoader.state_dict``), checked; ``position`` counts sequences read,
     so it lies between the steps taken and the tokens trained (an int past numpy's int64 ended in an OverflowError
     traceback at the first batch, issue 30 round 6)."""
     if not isinstance(raw, dict):
         raise _Bad("loader", f"is {raw!r}, expected an object")
-    if raw.get("format", 1) != 1:
+    if not _is_format(raw.get("format", 1), 1):
         raise _Bad("loader.format", f"is {raw.get('format')!r}, expected 1")
     position = _int(raw.get("position"), "loader.position", 0)
     _int(raw.get("seed"), "loader.seed", 0, MAX_SEED)
@@ -231,7 +237,7 @@ def read_step_state(step_dir: str | os.PathLike) -> StepState:
     if not isinstance(raw, dict):
         raise _damaged(path, "(top level)", f"is {type(raw).__name__}, expected an object")
     try:
-        if raw.get("format", FORMAT) != FORMAT:
+        if not _is_format(raw.get("format", FORMAT), FORMAT):
             raise _Bad("format", f"is {raw.get('format')!r}, expected {FORMAT}")
         step = _int(raw.get("step"), "step", 0)
         named = step_of(Path(step_dir).name)

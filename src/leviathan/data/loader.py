@@ -240,6 +240,9 @@ def _check_batch_fits(batch_size: int, world_size: int, num_windows: int) -> Non
               f"use a batch_size of at most {num_windows // world_size:,}, a shorter seq_len, or more data")
 
 
+LOADER_FORMAT = 1  # the "format" of ``BatchLoader.state_dict()`` (and of state.json's loader)
+
+
 class BatchLoader:
     """Deterministic, resumable (x, y) batches of int64 (batch_size, seq_len); see module docstring."""
 
@@ -337,7 +340,7 @@ class BatchLoader:
             yield self.next_batch()
 
     def state_dict(self) -> dict:
-        state = {"format": 1, "position": int(self.position), "seed": self.seed, "seq_len": self.seq_len,
+        state = {"format": LOADER_FORMAT, "position": int(self.position), "seed": self.seed, "seq_len": self.seq_len,
                  "num_windows": int(self.num_windows), "shuffle": self.shuffle}
         if self.shuffle == "buffer":
             state["shuffle_buffer"] = int(self.shuffle_buffer)
@@ -345,6 +348,14 @@ class BatchLoader:
         return state
 
     def load_state_dict(self, state: dict) -> None:
+        """Resume where ``state_dict()`` left off. Every field is checked as state.json's ``loader`` is
+        (``checkpoint.state._loader``): ``format`` too, 1 or absent (a state of before the field); -5 was taken
+        without a word (issue 30 round 28, U410)."""
+        fmt = state.get("format", LOADER_FORMAT) if isinstance(state, dict) else None
+        if type(fmt) is not int or fmt != LOADER_FORMAT:  # True == 1 to Python: no writer writes it
+            what = f"its format is {fmt!r:.40}" if isinstance(state, dict) else f"it is {type(state).__name__}"
+            raise UserError(f"BatchLoader.load_state_dict: state: {what}, expected a dict of format {LOADER_FORMAT}; "
+                            f"pass a state that BatchLoader.state_dict() returned")
         for key in ("seed", "seq_len", "num_windows", "shuffle") + (("shuffle_buffer",) if self.shuffle == "buffer" else ()):
             mine = getattr(self, key)
             if key in state and state[key] != mine:

@@ -33,6 +33,7 @@ from ..eval.consistency import exp_shown, ppl_contradicts
 from ..io import atomic_write_text, check_some_json, cpu_id, metrics_file, named
 from ..run_identity import RUN_FILE, is_run_id, quiet_identity, read_identity
 from .event_writer import event_writer, events_named
+from .metrics_order import in_order
 from .. import json_text
 
 
@@ -83,6 +84,11 @@ def metrics_row_problem(row: object) -> str | None:
     return _impossible_numbers(row)
 
 
+# the logger's numbers that are never below 0: a learning rate, a speed, a time, a gradient's norm (lr -1 was read
+# back without a word while train_loss -3 is refused: issue 30 round 28, U544)
+_AT_LEAST_ZERO = ("lr", "tokens_per_s", "time_s", "grad_norm", "grad_norm_input", "grad_norm_head", "compile_s")
+
+
 def _impossible_numbers(row: dict) -> str | None:
     """Why a row's numbers cannot be ones the logger wrote (issue 30 round 11, S30: a validation line edited to loss
     -1.0, perplexity 0.37 was quoted on an export's card): a cross-entropy is >= 0 and its perplexity exp(loss) >= 1
@@ -90,7 +96,8 @@ def _impossible_numbers(row: dict) -> str | None:
     exp of its loss (round 14, A130: loss 0.1 beside perplexity 237.09 was quoted on the card). Bits per byte are
     not checked against the loss: their ratio is the split's tokens per byte, which the row does not hold."""
     for key, low, what in (("train_loss", 0, "a loss >= 0"), ("val_loss", 0, "a loss >= 0"),
-                           ("val_bpb", 0, "bits per byte >= 0"), ("val_ppl", 1, "a perplexity (>= 1)")):
+                           ("val_bpb", 0, "bits per byte >= 0"), ("val_ppl", 1, "a perplexity (>= 1)"),
+                           *((key, 0, "a number >= 0") for key in _AT_LEAST_ZERO)):
         if row.get(key) is not None and row[key] < low:
             return f"has {key} {row[key]!r}, not {what}"
     if ppl_contradicts(row.get("val_loss"), row.get("val_ppl")):  # round 14 (A130): loss 0.1 beside ppl 237.09
@@ -120,7 +127,8 @@ def read_metric_rows(path: str | os.PathLike, report=_warn, given: bool = False)
     (``io.metrics_file``). A line that is not a metrics row (``metrics_row_problem``) is skipped and reported
     (``report(message)``, default stderr; ``None``: quietly), and so is a line cut short or not UTF-8 (issue 30
     round 14, A133: a torn last line left an export's card saying "Not evaluated at this step" without a word, while an
-    impossible value was warned about). ``given``: the path is the user's (``analyze efficiency --model``), and a file
+    impossible value was warned about), and so is a row that cannot follow the rows before it (``metrics_order``:
+    a step twice or going backwards, tokens going down, another run's id; round 28, U481-U547). ``given``: the path is the user's (``analyze efficiency --model``), and a file
     none of whose lines is JSON is a UserError (a PNG passed by mistake was reported as "no validation rows", issue 30
     round 6). Footgun: a file polled while training writes it (``demo_progress``) passes ``report=None``: a line being
     written is normal there, and stays quiet."""
@@ -131,16 +139,21 @@ def read_metric_rows(path: str | os.PathLike, report=_warn, given: bool = False)
     check_switches("read_metric_rows", given=given)
 
     path = metrics_file(path)  # the UserError of a missing file
-    rows, bad = [], []
+    bad = []
     values, damaged = read_json_lines(path)
     if given:
         check_some_json(path, values, damaged)
+    alone = []
     for number, value in values:
         problem = metrics_row_problem(value)
         if problem is None:
-            rows.append(decode(MetricsRow, value, DROP))  # a key of another version: left out
+            alone.append((number, value))
         else:
             bad.append((number, problem))
+    own = quiet_identity(path.parent)  # whose rows these are (round 28, U547), where run.json says
+    kept, disordered = in_order(alone, own.run_id if own is not None else None)
+    bad += disordered
+    rows = [decode(MetricsRow, value, DROP) for _, value in kept]  # a key of another version: left out
     if report is not None:  # a torn line too (round 14, A133): the card said "Not evaluated" without a word why
         from ..jsonl import bad_line_notes
 
@@ -287,7 +300,11 @@ def foreign_metrics(run_dir: Path) -> str | None:
     path = run_dir / "metrics.jsonl"
     if own is None or not path.is_file():
         return None
-    others = sorted({r.run_id for r in read_metric_rows(path, report=None) if r.run_id and r.run_id != own.run_id})
+    from ..jsonl import read_json_lines
+
+    # every row's id, one of another run too (read_metric_rows skips such rows: metrics_order)
+    ids = {row.get("run_id") for _, row in read_json_lines(path)[0] if metrics_row_problem(row) is None}
+    others = sorted(i for i in ids if i and i != own.run_id)
     if not others:
         return None
     home = next((str(p) for p in sorted(run_dir.parent.glob(f"*/{RUN_FILE}"))

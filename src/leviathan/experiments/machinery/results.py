@@ -386,6 +386,9 @@ def read_results(path: str | os.PathLike, report=None) -> list[ResultRow]:
         if not os.path.lexists(path / RESULTS) and (what := _not_a_sweep(path)) is not None:
             raise UserError(f"results {str(path)!r} holds no results.jsonl: it is {what}; pass a sweep output dir "
                             f"or its results.jsonl")
+        if not os.path.lexists(path / RESULTS) and not _may_be_a_sweep(path):
+            raise UserError(f"results {str(path)!r} holds no results.jsonl, and nothing of a sweep (no grid.json, no "
+                            f"sweep's leviathan_output.json); pass a sweep output dir or its results.jsonl")
         path = path / RESULTS
     if os.path.isdir(path):  # round 14 (B180) in load_results; round 19 (J160): read_results was [] without a word
         raise UserError(f"{str(path)!r} is a folder, not the results file `leviathan sweep` writes; pass a sweep "
@@ -441,6 +444,18 @@ def _not_a_sweep(folder: Path) -> str | None:
     if kind is None and folder_kind(parent) == sweep:
         return f"a folder inside the sweep folder {str(parent)!r}"
     return None
+
+
+def _may_be_a_sweep(folder: Path) -> bool:
+    """Whether ``folder``, which holds no results.jsonl, may be a sweep folder before its first row (its marker, or
+    the grid.json a sweep writes first) or a collected --dest whose rows are in subfolders (``load_results`` names
+    them). ``read_results('corpus')``, a folder of text files, and an empty folder were [] without a word, as a
+    sweep that wrote no row yet (issue 30 round 28, U603)."""
+    from ...file_kinds import folder_kind
+
+    sweep = "a sweep folder (written by `leviathan sweep`)"
+    return (folder_kind(folder) == sweep or os.path.lexists(folder / "grid.json")
+            or bool(grid_subfolders(folder)))
 
 
 _NUMBERS = ("loss", "ppl", "bpb", "share_outside")
@@ -552,6 +567,10 @@ def _impossible(d: dict) -> str | None:
     for key in ("final_val_loss", "wall_time_s", "tokens_per_s"):
         if d.get(key) is not None and d[key] < 0:
             return f"has {key} {_shown(d[key])}, not a number >= 0"
+    if d.get("tokens_per_s") == 0:  # the sweep writes a measured speed or none (make_row): 0 for tokens trained in
+        # a positive time was taken without a word, and ranked the run slowest (issue 30 round 28, U677)
+        return (f"has tokens_per_s 0 for {_shown(d.get('tokens'))} tokens trained in {_shown(d.get('wall_time_s'))} "
+                f"s, a throughput no run has (the sweep writes a measured speed, or none)")
     if d.get("wall_time_s") is not None and d["wall_time_s"] > time.time():  # round 11 (S23): 1e308 s was reported
         return (f"has wall_time_s {d['wall_time_s']:g}, longer than the clock has run since 1970 "
                 f"({time.time():,.0f} s)")

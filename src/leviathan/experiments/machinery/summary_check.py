@@ -44,10 +44,36 @@ def row_contradiction(row, folder: Path) -> str | None:
     problem = _against_metrics({"loss": row.final_val_loss, "ppl": row.final_val_ppl}, row.steps,
                                Path(folder) / "runs" / row.name)
     if problem is None:
+        problem = _curve_against_metrics(row, Path(folder) / "runs" / row.name)
+    if problem is None:
         from .bpb_check import bpb_contradiction
 
         return bpb_contradiction(row, Path(folder))  # eval bpb against the data's bytes (round 27, R56)
     return f"the row of run {row.name!r}: {problem}"
+
+
+def _curve_against_metrics(row, run_dir: Path) -> str | None:
+    """Why the row's validation curve (``curve.tokens``, ``curve.val_loss``, which the sweep copies from the run's
+    metrics.jsonl: ``sweep._curve``) holds a point its run's log does not (None: every point the log holds at those
+    tokens agrees). Checked only where the log is proven the row's: its last validation at the row's steps is the
+    row's final_val_loss (``_against_metrics`` passed on it). A point edited from 5.4495 to 0.5 was reported, and
+    entered analysis.json's gain over training, exit 0 (issue 30 round 28, T27)."""
+    curve, final = row.curve, _last_validation(run_dir, row.steps)
+    if curve is None or final is None or not (_is_float(row.final_val_loss) and _is_float(final.val_loss)):
+        return None
+    from ...errors import UserError
+    from ...train.metrics import read_metric_rows
+
+    try:
+        logged = {r.tokens: r.val_loss for r in read_metric_rows(run_dir / "metrics.jsonl", report=None)
+                  if r.val_loss is not None}
+    except (UserError, OSError):
+        return None
+    for tokens, loss in zip(curve.tokens or [], curve.val_loss or []):
+        if _is_float(tokens) and _is_float(loss) and _is_float(logged.get(tokens)) and _differs(loss, logged[tokens]):
+            return (f"curve.val_loss {loss!r} at {tokens:,} tokens is not the run's own validation there (val_loss "
+                    f"{logged[tokens]!r} in {str(run_dir / 'metrics.jsonl')!r})")
+    return None
 
 
 def check_rows_match_runs(rows, results, after: str = "") -> None:

@@ -115,7 +115,8 @@ def _same_curve(a: Curve, b: Curve) -> bool:
 
 def val_curve(rows: list[MetricsRow], split: str | None = None) -> Curve:
     """Validation curve from metrics rows; ``split`` selects rows with that ``split`` (None: all val rows; a row naming no
-    split counts as any). A resumed run may log a step twice: the last row for a token count wins."""
+    split counts as any). Rows at one token count: the last wins (``read_metric_rows`` already skips a step logged
+    twice, which no logger writes since a resume rewrites the file: issue 30 round 28, U481)."""
     points: dict[float, float] = {}
     splits = {r.split for r in rows if r.val_loss is not None and r.split is not None}
     if split is not None and splits and split not in splits:  # round 15 (B86): blamed on training, 'nope' not named
