@@ -288,8 +288,10 @@ def read_records(results: str | os.PathLike, report: Callable[[str], None] | Non
     paths = sorted(folder.glob("*.json")) if os.path.isdir(folder) else []  # a long name: no ENAMETOOLONG (G241)
     if not paths:
         return []
-    # quietly: the caller's own read of the rows warns about a damaged line
-    rows = {row.name: row for row in read_results(folder.parent, report=lambda message: None)}
+    # quietly: the caller's own read of the rows warns about a damaged line; a folder of records without a
+    # results.jsonl has no rows to hold them to (read_results refuses such a folder as no sweep's, round 28 U603)
+    held = (folder.parent / RESULTS).is_file()
+    rows = {row.name: row for row in read_results(folder.parent, report=lambda message: None)} if held else {}
     for path in [p for p in paths if p.stem not in rows and not _looks_like_record(p)]:
         (report or _to_stderr)(f"note: {path} is not an embeddings record and is named after no run of "
                                f"{folder.parent}; left out (the folder holds the records <run>.json of `leviathan "
