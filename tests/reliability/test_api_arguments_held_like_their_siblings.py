@@ -70,8 +70,8 @@ def test_paired_comparisons_refuses_a_negative_plateau_and_eval_sets_no_row_hold
 
 
 def test_read_results_names_a_folder_inside_a_sweep_and_another_verbs(swept, tmp_path):
-    """W455: read_results('sw1/runs') was [] without a word; a run folder too. A folder of no kind (a sweep folder
-    before its first row) is still no rows."""
+    """W455: read_results('sw1/runs') was [] without a word; a run folder too. A sweep folder before its first row
+    (its grid.json written) is still no rows; an empty folder, no sweep's, is refused (round 28, U603)."""
     from leviathan.experiments.machinery.results import read_results
 
     with pytest.raises(UserError, match=r"results '.*runs' holds no results.jsonl: it is a folder inside the sweep "
@@ -81,6 +81,9 @@ def test_read_results_names_a_folder_inside_a_sweep_and_another_verbs(swept, tmp
     with pytest.raises(UserError, match=r"holds no results.jsonl: it is a train run folder"):
         read_results(run)
     (tmp_path / "new").mkdir()
+    with pytest.raises(UserError, match=r"holds no results.jsonl, and nothing of a sweep"):
+        read_results(tmp_path / "new")
+    shutil.copy(swept / "grid.json", tmp_path / "new" / "grid.json")
     assert read_results(tmp_path / "new") == []
 
 
