@@ -186,10 +186,14 @@ def write_marker(folder: str | os.PathLike, verb: str, files: Iterable[str] | No
     the caller says the verb's output replaces it, ``replace=True``: ``write_marker(data, 'export')`` turned a data
     folder into export's output without a word, which ``export --overwrite`` may then delete (round 28, U540)."""
     from . import __version__
+    from .empty_paths import refuse_folder_above
     from .io import atomic_write_json
     from .value_rules import api_check, check_switches, path_problem
 
     api_check("write_marker", "folder", path_problem(folder), "pass the output folder to mark")
+    # 't/o/..' marked t, a folder of the user's files, as train's output, and train then wrote its run among them
+    # (issue 30 round 29, W603, W607): a last '..' names the folder above, never a folder of the verb's own
+    refuse_folder_above(folder, "write_marker: folder")
     check_switches("write_marker", replace=replace)
     files = _check_marker_request(folder, verb, files, digests)
     # a user's own file under the marker's name is refused, not replaced (issue 30 round 27, S290)
