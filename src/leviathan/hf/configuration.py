@@ -134,7 +134,22 @@ class LeviathanConfig(PretrainedConfig):
         model = self.to_model_config()  # validate with ModelConfig's messages
         # its switches as ModelConfig stores them: numpy's bool taken (round 28, U19), config.json holds true or false
         self.embedding_norm, self.generator_center = model.embedding_norm, model.generator_center
+        self._plain_numbers()
         self._check_token_ids()  # of vocab_size, checked above
+
+    def _plain_numbers(self) -> None:
+        """numpy's numbers, once validated (ModelConfig takes them: round 28, U19), stored as Python's: a numpy int
+        was kept, and ``to_json_string`` (what ``save_pretrained`` and ``print(config)`` write) ended in json's raw
+        TypeError (issue 30 round 29, W489, W503)."""
+        import numpy as np
+
+        for name, value in vars(self).items():
+            if isinstance(value, np.bool_):
+                setattr(self, name, bool(value))
+            elif isinstance(value, np.integer):
+                setattr(self, name, int(value))
+            elif isinstance(value, np.floating):
+                setattr(self, name, float(value))
 
     def _check_switches(self) -> None:
         """The Hugging Face switches are True or False (None where transformers takes "decide for me"):
