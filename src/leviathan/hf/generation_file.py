@@ -28,6 +28,20 @@ _WHOLE = {"max_length": 1, "max_new_tokens": 1, "min_length": 0, "min_new_tokens
 _RANGES = {"repetition_penalty": (0, math.inf, "above 0"), "temperature": (0, math.inf, ">= 0"),
            "top_p": (0, 1, "in [0, 1]"), "typical_p": (0, 1, "in [0, 1]")}
 
+# token ids: an empty list (no id at all) loaded and ``generate`` then ended in transformers' raw IndexError (issue 30
+# round 29, W104, W130); an id itself, or the ids of a list, are held to the model's vocabulary after the load
+# (``configuration.check_generation_ids``), which names the range
+_IDS = ("eos_token_id", "bos_token_id", "pad_token_id", "decoder_start_token_id")
+# switches: ``do_sample: "yes"`` loaded as the text (W726)
+_SWITCHES = ("do_sample", "use_cache")
+
+
+def _ids_problem(name: str, value: Any) -> str | None:
+    """Why ``value`` is no token id setting at all (an empty list), or None."""
+    if isinstance(value, (list, tuple)) and not value:
+        return f"{name} {value!r:.40} names no token: give a token id, a non-empty list of them, or null"
+    return None
+
 
 def generation_value_problem(generation: Any) -> str | None:
     """Why one of ``generation``'s (a ``GenerationConfig``, or the dict of its file) lengths, counts or sampling numbers is one no generation
@@ -39,6 +53,13 @@ def generation_value_problem(generation: Any) -> str | None:
         value = get(name, None)
         if value is not None and (isinstance(value, bool) or not isinstance(value, int) or value < least):
             return f"{name} {value!r:.40} must be a whole number >= {least} (or null)"
+    for name in _IDS:
+        if (problem := _ids_problem(name, get(name, None))) is not None:
+            return problem
+    for name in _SWITCHES:
+        value = get(name, None)
+        if value is not None and not isinstance(value, bool):
+            return f"{name} {value!r:.40} must be true or false (or null)"
     for name, (low, high, shown) in _RANGES.items():
         value = get(name, None)
         if value is None:
