@@ -648,6 +648,7 @@ def check_apart(source: str | os.PathLike, source_what: str, out: str | os.PathL
     """UserError when the output folder ``out`` is the input ``source``, holds it, or (unless ``inside_ok``: an
     export kept in its run folder) lies inside it: writing or replacing one would change the other."""
     check_path_given(out, out_what, "the output to write")  # a NUL: realpath's raw ValueError (round 27, S554)
+    check_path_given(source, source_what, "the input to read")  # a grid's data.dir "d1\0" (round 29, V1)
     a, b = Path(os.path.realpath(source)), Path(os.path.realpath(out))
     if a == b:
         relation = "is the same folder as"

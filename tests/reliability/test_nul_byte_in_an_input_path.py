@@ -30,3 +30,19 @@ def test_a_config_file_with_a_nul_in_data_path_is_one_line_at_the_command_line(t
     lines = done.stderr.strip().splitlines()
     assert done.returncode == 2 and len(lines) == 1 and "holds a NUL byte" in lines[0], done.stderr
     assert not (tmp_path / "r").exists()
+
+
+def test_a_grid_with_a_nul_in_data_dir_is_one_line_when_swept(data, tmp_path):
+    """Round 29, V1 (T5's grid case): ``sweep --list`` refused it in one line, but the sweep itself ended in
+    ``ownership.check_apart``'s realpath: "ValueError: embedded null byte", exit 1."""
+    import yaml
+
+    (tmp_path / "d1").symlink_to(data)  # a prepared folder: the NUL, not a missing folder, is what stops it
+    grid = {"name": "g", "data": {"dir": "d1\0"}, "seeds": [0],
+            "base": {"max_steps": 1, "schedule": {"warmup_steps": 0}, "data": {"seq_len": 32}},
+            "sizes": {"a": "cpu-tiny"}, "experiments": {"iso_body": {"variants": ["dense_tied"], "sizes": ["a"]}}}
+    (tmp_path / "gn.yaml").write_text(yaml.safe_dump(grid))
+    done = cli(["sweep", "--grid", "gn.yaml", "--out", "sn1", "--max-runs", "1"], cwd=tmp_path, timeout=120)
+    lines = done.stderr.strip().splitlines()
+    assert done.returncode == 2 and len(lines) == 1 and "NUL" in lines[0], done.stderr
+    assert not (tmp_path / "sn1").exists()

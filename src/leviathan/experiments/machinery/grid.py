@@ -437,6 +437,10 @@ def _grid_data(data: DataSection, name: str, data_dir: str | None) -> tuple[Path
     ddir = data_dir or data.dir
     if not ddir:
         raise ConfigError(f"grid {name!r} names no data dir; set data.dir in the grid or pass --data-dir")
+    from ...value_rules import path_problem
+
+    if data_dir is None and (problem := path_problem(ddir)) is not None:  # "d1\0": read as a folder not prepared,
+        raise ConfigError(f"grid {name!r}: data.dir {problem}; set data.dir to the prepared data folder")  # V1
     ddir = Path(os.path.expandvars(os.path.expanduser(str(ddir))))
     vocab = read_vocab_size(ddir)
     if vocab is not None and data.vocab_size and int(data.vocab_size) != vocab and not data_dir:
