@@ -54,24 +54,26 @@ def _lm_eval(how: str, argv: list, cwd: Path) -> subprocess.CompletedProcess:
                           cwd=cwd, capture_output=True, text=True, timeout=300)
 
 
-def test_a_batch_no_memory_here_holds_is_refused_before_it_is_scored(finished_run, tmp_path):
+def _refused_at_batch_4(how: str, finished_run: Path, tmp_path: Path) -> tuple[str, Path]:
+    """piqa scored at --batch-size 4 under the allocator ``how``: its one error line (exit 2, naming the batch) and
+    the --out folder."""
     root, out = _piqa_root(tmp_path / "tasks"), tmp_path / "lmw"
-    done = _lm_eval("little", [finished_run, "--tasks", "piqa", "--data-root", root, "--threads", "1",
-                               "--batch-size", "4", "--out", out], tmp_path)
+    done = _lm_eval(how, [finished_run, "--tasks", "piqa", "--data-root", root, "--threads", "1",
+                          "--batch-size", "4", "--out", out], tmp_path)
     line = one_error(done.stderr)
     assert done.returncode == 2, done.stderr
     assert "lm-eval --batch-size 4: a forward of 4 requests of up to " in line, line
+    return line, out
+
+
+def test_a_batch_no_memory_here_holds_is_refused_before_it_is_scored(finished_run, tmp_path):
+    line, out = _refused_at_batch_4("little", finished_run, tmp_path)
     assert "nothing was scored; use a smaller --batch-size (e.g. --batch-size 2)" in line, line
     assert not (out / "lm_eval.json").exists()
 
 
 def test_an_out_of_memory_forward_is_one_line_naming_the_batch_size(finished_run, tmp_path):
-    root, out = _piqa_root(tmp_path / "tasks"), tmp_path / "lmw"
-    done = _lm_eval("exhausted", [finished_run, "--tasks", "piqa", "--data-root", root, "--threads", "1",
-                                  "--batch-size", "4", "--out", out], tmp_path)
-    line = one_error(done.stderr)
-    assert done.returncode == 2, done.stderr
-    assert "lm-eval --batch-size 4: a forward of 4 requests of up to " in line, line
+    line, out = _refused_at_batch_4("exhausted", finished_run, tmp_path)
     assert "ran out of memory (DefaultCPUAllocator: can't allocate memory" in line, line
     assert "use a smaller --batch-size (e.g. --batch-size 2), or free memory" in line, line
     assert not (out / "lm_eval.json").exists()
