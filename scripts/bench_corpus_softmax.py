@@ -171,5 +171,7 @@ def _main(argv: list[str] | None) -> int:
     return 0
 
 
-if __name__ == "__main__":
-    sys.exit(main())
+if __name__ == "__main__":  # without the interpreter's finalization, whose default stop actions killed a
+    from leviathan.cli import end_program  # finished check without a word, -15 (the CI of stop 55, gpu_check env)
+
+    end_program(main())

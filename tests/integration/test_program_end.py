@@ -59,3 +59,16 @@ def test_a_verbs_error_status_survives_the_ending(tmp_path):
     proc = subprocess.run([sys.executable, "-m", "leviathan", "params", "--preset", "no-such-preset"], env=_env(),
                           capture_output=True, text=True, timeout=120)
     assert proc.returncode == 2 and proc.stderr.startswith("error:"), proc.stderr
+
+
+def test_every_script_that_ends_as_a_program_ends_through_end_program():
+    """A script whose ``main`` hands ``_stoppable`` ``ending=`` is the whole program and must end through
+    ``end_program``, as the CLI does: `gpu_check.py env` ended with ``sys.exit(main())``, and a SIGTERM just after it
+    wrote its record came after finalization had put the default actions back, killing it without a word, status
+    -15 (the landing CI of stop 55). bench_corpus_softmax.py and same_numbers.py ended the same way."""
+    scripts = SRC.parent / "scripts"
+    ending = [p for p in sorted(scripts.glob("*.py")) if "_stoppable(" in p.read_text() and "ending=" in p.read_text()]
+    assert len(ending) >= 4, [p.name for p in ending]  # collect_results, gpu_check, bench_corpus_softmax, same_numbers
+    for path in ending:
+        tail = path.read_text().split('if __name__ == "__main__":', 1)[-1]
+        assert "end_program(main())" in tail and "sys.exit(main())" not in tail, path.name
