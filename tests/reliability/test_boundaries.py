@@ -1326,8 +1326,10 @@ def test_a_stop_held_over_an_import_that_train_then_takes_is_said_once(capsys, d
     command again", and exit 129. The stop is now the verb's once delivered: train's lines only, exit 0."""
     import os
     import signal
+    import threading
     import time
 
+    from leviathan import cli
     from leviathan.train import loop
 
     stop = getattr(signal, signame)
@@ -1344,10 +1346,19 @@ def test_a_stop_held_over_an_import_that_train_then_takes_is_said_once(capsys, d
         import e160_import  # noqa: F401
         return real_check(cfg)
 
-    def slow_model(cfg):  # the held stop is delivered again (after 0.05 s) while the model is built
+    flag_in_place = threading.Event()
+    real_deliver = cli._deliver_again
+
+    def deliver_once_train_has_its_flag(signum, held):  # the CLI's timer: 0.05 s, and then train's flag is in place
+        flag_in_place.wait(60)  # under load (CI, 11 processes on 2 cores) train's folder checks took longer than the
+        real_deliver(signum, held)  # timer's 0.05 s: the CLI then rightly stopped train before it began, exit 143
+
+    def slow_model(cfg):  # the held stop is delivered again while the model is built, train's flag in place
+        flag_in_place.set()
         time.sleep(0.5)
         return real_model(cfg)
 
+    monkeypatch.setattr(cli, "_deliver_again", deliver_once_train_has_its_flag)
     monkeypatch.setattr(loop, "check_run_config", check_importing)
     monkeypatch.setattr(loop, "initial_model", slow_model)
     try:
