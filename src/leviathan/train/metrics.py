@@ -187,7 +187,7 @@ class MetricsLogger:
                 row, problem = line_value(line)  # a key given twice too: kept, every reader skipped it (W383)
                 if problem is not None:
                     if line.strip() and (number < len(lines) or problem != CUT_SHORT):  # only the last line is
-                        bad.append((number, problem))                                   # cut short by a crash (A203)
+                        bad.append((number, "is not JSON" if problem == CUT_SHORT else problem))  # cut short (A203)
                     continue
                 problem = metrics_row_problem(row)
                 if problem is not None:
