@@ -21,6 +21,7 @@ from . import json_text
 
 
 REPEATED_KEY = "gives the key"  # how a line holding an object with a key given twice is reported
+CUT_SHORT = "is not a whole JSON value (cut short or damaged)"
 
 
 class _RepeatedKey(json_text.NotJSON):
@@ -68,15 +69,26 @@ def read_json_lines(path: str | os.PathLike) -> tuple[list[tuple[int, Any]], lis
         except UnicodeDecodeError as e:
             bad.append((number, f"is not UTF-8 text (byte 0x{raw[e.start]:02x} at column {e.start + 1})"))
             continue
-        try:
-            values.append((number, json_text.loads(text, object_pairs_hook=_no_repeats)))
-        except _RepeatedKey as e:  # json keeps the last without a word (round 28, U455); no writer repeats a key
-            bad.append((number, f"{REPEATED_KEY} {e.key!r} twice, of which JSON would keep only the last"))
-        except json_text.NotJSON as e:  # thousands of '[' (a RecursionError traceback: round 17's fix18b, round 18)
-            bad.append((number, f"is not a JSON value Python can hold ({e}), so it is no leviathan row"))
-        except ValueError:
-            bad.append((number, "is not a whole JSON value (cut short or damaged)"))
+        value, problem = line_value(text)
+        if problem is None:
+            values.append((number, value))
+        else:
+            bad.append((number, problem))
     return values, bad
+
+
+def line_value(text: str) -> tuple[Any, str | None]:
+    """(the JSON value of one line's ``text``, None), or (None, what is wrong with it: ``CUT_SHORT`` for text that is
+    no whole JSON value, as a killed write leaves the last line). Also for a reader that keeps the lines' text (train's
+    resume rewrites its log from them: a line giving "step" twice was kept, issue 30 round 29, W383)."""
+    try:
+        return json_text.loads(text, object_pairs_hook=_no_repeats), None
+    except _RepeatedKey as e:  # json keeps the last without a word (round 28, U455); no writer repeats a key
+        return None, f"{REPEATED_KEY} {e.key!r} twice, of which JSON would keep only the last"
+    except json_text.NotJSON as e:  # thousands of '[' (a RecursionError traceback: round 17's fix18b, round 18)
+        return None, f"is not a JSON value Python can hold ({e}), so it is no leviathan row"
+    except ValueError:
+        return None, CUT_SHORT
 
 
 def bad_line_notes(path: str | os.PathLike, bad: list[tuple[int, str]], what: str,

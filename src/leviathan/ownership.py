@@ -117,12 +117,12 @@ def read_marker(folder: str | os.PathLike) -> OutputMarker | None:
             raise UserError(f"{str(path)!r} {what}, where leviathan keeps its output marker; {fix}")
         return None
     try:
-        raw = json_text.read_file(path)
+        raw = json_text.read_file(path, object_pairs_hook=json_text.no_repeats)  # a key twice: round 29's kind
     except (OSError, ValueError) as e:
         raise UserError(f"{str(path)!r} is not readable JSON ({e}); {fix}") from None
     shown = raw.get("format") if isinstance(raw, dict) else raw
-    if not isinstance(raw, dict) or isinstance(shown, bool) or shown != FORMAT:  # true == 1 in Python (round 8)
-        raise UserError(f"{str(path)!r}: field 'format' is {shown!r}, "
+    if not isinstance(raw, dict) or type(shown) is not int or shown != FORMAT:  # true and 1.0 == 1 in Python (round
+        raise UserError(f"{str(path)!r}: field 'format' is {shown!r}, "    # 8; round 29, W232)
                         f"expected {FORMAT}; {fix}")
     verb, files, created = raw.get("verb"), raw.get("files"), raw.get("created")
     if verb not in MARKER_VERBS or not isinstance(verb, str):  # True == 1: a str alone (none is a number)
@@ -141,7 +141,25 @@ def read_marker(folder: str | os.PathLike) -> OutputMarker | None:
     home = raw.get("home")
     if home is not None and not isinstance(home, str):
         raise UserError(f"{str(path)!r}: field 'home' is {home!r}, expected the folder's \"device:inode\"; {fix}")
+    _check_as_written(path, raw, fix)
     return OutputMarker(verb, None if files is None else tuple(files), created, digests, home)
+
+
+def _check_as_written(path: Path, raw: dict, fix: str) -> None:
+    """UserError for a field ``write_marker`` never writes as it is here (``raw``'s other fields checked already):
+    the writer's version (``leviathan``) as anything but text, the number 5 (issue 30 round 29, W230); a file listed
+    twice (W233: the writer refuses one, round 28 U628). A marker of before the version field (none) reads."""
+    version, files = raw.get("leviathan"), raw.get("files")
+    if "leviathan" in raw and not (isinstance(version, str) and version.strip()):
+        raise UserError(f"{str(path)!r}: field 'leviathan' is {version!r:.40}, expected the version of leviathan "
+                        f"that wrote it (text, e.g. '0.1.0'); {fix}")
+    seen: dict[str, str] = {}
+    for name in files or ():
+        if (earlier := seen.get(os.path.normpath(name))) is None:
+            seen[os.path.normpath(name)] = name
+        else:
+            raise UserError(f"{str(path)!r}: field 'files' names one file twice ({earlier!r} and {name!r}), which "
+                            f"write_marker never writes; {fix}")
 
 
 def _is_time_stamp(value: object) -> bool:
@@ -178,13 +196,15 @@ def _name_problem(name: object) -> str | None:
 
 
 def write_marker(folder: str | os.PathLike, verb: str, files: Iterable[str] | None = None,
-                 digests: bool = False, replace: bool = False) -> None:
+                 digests: bool = False, replace: bool = False, own: Iterable[str] = ()) -> None:
     """Write ``folder``'s marker (atomically): ``verb`` wrote it, and ``files`` (None: owns the whole folder); with
     ``digests``, the sha256 of each of those files too (``check_output_files`` compares them when the folder is
     read). A ``folder`` that is not a path is a UserError naming the argument, as ``read_marker``'s (round 25, Y364);
     so is what ``read_marker`` would refuse (``_check_marker_request``). Another verb's marker there is refused unless
     the caller says the verb's output replaces it, ``replace=True``: ``write_marker(data, 'export')`` turned a data
-    folder into export's output without a word, which ``export --overwrite`` may then delete (round 28, U540)."""
+    folder into export's output without a word, which ``export --overwrite`` may then delete (round 28, U540). A
+    whole-folder marker (``files`` None) is refused over a folder holding anything but the verb's names ``own`` (glob
+    patterns: ``mark``'s) and its own earlier whole-folder output (``_not_the_verbs``)."""
     from . import __version__
     from .empty_paths import refuse_folder_above
     from .io import atomic_write_json
@@ -196,6 +216,10 @@ def write_marker(folder: str | os.PathLike, verb: str, files: Iterable[str] | No
     refuse_folder_above(folder, "write_marker: folder")
     check_switches("write_marker", replace=replace)
     files = _check_marker_request(folder, verb, files, digests)
+    if files is None and (found := _not_the_verbs(folder, verb, own)) is not None:
+        api_check("write_marker", "folder", f"{str(folder)!r} holds {found!r:.60}, which a whole-folder {verb!r} "
+                  f"marker (files=None) would make `leviathan {verb}`'s output, for its reruns to replace",
+                  "mark an empty folder, or list the files the verb wrote (files=[...])")
     # a user's own file under the marker's name is refused, not replaced (issue 30 round 27, S290)
     if (earlier := read_marker(folder)) is not None and earlier.verb != verb and not replace:
         api_check("write_marker", "folder", f"{str(folder)!r} is the output of `leviathan {earlier.verb}` (its "
@@ -208,6 +232,28 @@ def write_marker(folder: str | os.PathLike, verb: str, files: Iterable[str] | No
     if digests and files is not None:
         marker["sha256"] = {name: sha256_file(Path(folder) / name) for name in files}
     atomic_write_json(Path(folder) / MARKER, marker)
+
+
+def _not_the_verbs(folder: str | os.PathLike, verb: str, own: Iterable[str]) -> str | None:
+    """The first entry of ``folder`` (sorted) that a whole-folder ``verb`` marker may not cover, None when there is
+    none: every entry but the marker, lock files, names matching ``own`` and those the verb's own marker there lists
+    (or all, where it marks the folder whole, written there). ``write_marker(a folder holding the user's mine.txt,
+    'export')`` marked it as export's output without a word (issue 30 round 29, W613); the verbs mark a folder whole
+    only when it is new or holds their names alone (``mark``, demo's fresh --run-dir)."""
+    try:
+        entries = sorted(os.listdir(folder))
+    except OSError:
+        return None  # not a folder there: the marker's own write names it
+    patterns = list(own)
+    found = [e for e in entries if e != MARKER and not _is_lock(e, os.path.join(folder, e)) and not
+             _matches(e, patterns)]
+    marker = read_marker(folder) if found else None
+    if marker is not None and marker.verb == verb:  # its own earlier output: marked whole here, or what it lists
+        if marker.owns(folder):
+            return None
+        listed = list(marker.files or ())
+        found = [e for e in found if not _matches(e, listed) and e not in {Path(n).parts[0] for n in listed}]
+    return found[0] if found else None
 
 
 def _check_marker_request(folder: str | os.PathLike, verb: object, files: object, digests: object) -> list | None:
@@ -311,7 +357,7 @@ def mark(folder: str | os.PathLike, verb: str, names: Iterable[str]) -> None:
     entries = [e for e in os.listdir(folder) if e != MARKER and not _is_lock(e, os.path.join(folder, e))]
     ours = {e for e in entries if _matches(e, patterns)}
     if marker is None and ours == set(entries):
-        write_marker(folder, verb, replace=copied)
+        write_marker(folder, verb, replace=copied, own=patterns)
         return
     literal = {p for p in patterns if not any(c in p for c in "*?[")}
     files = set(marker.files if marker is not None else ()) | ours | literal

@@ -69,7 +69,7 @@ def read_identity(run_dir: str | os.PathLike) -> RunIdentity | None:
         return None
     fix = "restore the file from a copy, or delete it (the run is then read as one written before run ids)"
     try:
-        raw = json_text.read_file(path)
+        raw = json_text.read_file(path, object_pairs_hook=json_text.no_repeats)  # a key twice (round 29's kind)
     except (OSError, UnicodeDecodeError, ValueError) as e:
         raise UserError(f"{str(path)!r} is not readable JSON ({e}); {fix}") from None
     if not isinstance(raw, dict) or raw.get("format") != FORMAT or not is_run_id(raw.get("run_id")):

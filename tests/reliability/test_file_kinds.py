@@ -108,8 +108,8 @@ def test_sweep_reuse_of_a_folder_that_is_not_a_sweep_is_refused_before_out_is_ma
 
     report = tmp_path / "rep"
     report.mkdir()
+    write_marker(report, "report")  # as report marks its new folder, before its first file
     (report / "report.md").write_text("# report\n")
-    write_marker(report, "report")
     grid = one_run_grid(data, tmp_path)
     cases = ((report, "a report folder (written by `leviathan report`)"),
              (data, "a prepared data folder (written by `leviathan prepare`)"),

@@ -32,7 +32,7 @@ def test_read_jsonl_refuses_a_key_given_twice(tmp_path):
 
 def test_metrics_readers_name_the_line(tmp_path):
     (tmp_path / "metrics.jsonl").write_text('{"step": 1, "step": 2, "tokens": 1, "train_loss": 3.0, "lr": 0.001}\n'
-                                            '{"step": 3, "tokens": 2, "train_loss": 3.0, "lr": 0.001}\n')
+                                            '{"step": 3, "tokens": 3, "train_loss": 3.0, "lr": 0.001}\n')
     with pytest.raises(UserError, match=r"line 1 gives the key 'step' twice"):
         lio.read_metrics(tmp_path)
     said: list[str] = []

@@ -1387,9 +1387,10 @@ def test_a_sweep_folder_of_one_grid_refuses_a_sweep_of_another_name(data, sweep_
     assert f"'{sweep_copy}' holds the sweep of grid 'tiny' (its grid.json says so), not of grid 'tinyb'" in line, line
     assert "sweep grid 'tinyb' into a new --out, or give the grid its old name again (`name: tiny` in" in line, line
     assert tree_hashes(sweep_copy) == before
-    from leviathan.ownership import write_marker
+    from leviathan.experiments.machinery.sweep import SWEEP_FILES
+    from leviathan.ownership import mark
 
-    write_marker(sweep_copy, "sweep")  # the sweep's own folder (its marker written here), its grid.json gone:
+    mark(sweep_copy, "sweep", SWEEP_FILES)  # the sweep's own folder (its marker written here), its grid.json gone:
     (sweep_copy / "grid.json").unlink()  # the rows say which grid they are of
     line = cli_error(["sweep", "--grid", grid, "--out", sweep_copy])
     assert "holds the sweep of grid 'tiny' (its rows say so: a-dense_tied-s0, a-dense_untied-s0)" in line, line

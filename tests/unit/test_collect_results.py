@@ -539,8 +539,9 @@ def test_a_train_run_or_a_report_folder_is_named_not_skipped_as_a_sweep_not_fini
 
     sweep = _sweep(tmp_path / "sw", [{"name": "r0", "final_val_loss": 1.0}])
     run, report, plain = tmp_path / "run1", tmp_path / "rep1", tmp_path / "plain"
-    (run / "checkpoints").mkdir(parents=True)
-    write_marker(run, "train")
+    run.mkdir()
+    write_marker(run, "train")  # as train marks its new folder, before its first file
+    (run / "checkpoints").mkdir()
     report.mkdir()
     (report / "report.md").write_text("# report\n")
     write_marker(report, "report", ["report.md"])

@@ -103,7 +103,8 @@ def _cached(directory: Path, spec: str, vocab: int):
 
     fix = f"delete the folder {str(directory)!r} and run bench again (it trains the tokenizer anew)"
     try:
-        record = json_text.read_file(directory / CACHE_RECORD) if (directory / CACHE_RECORD).exists() else None
+        record = json_text.read_file(directory / CACHE_RECORD, object_pairs_hook=json_text.no_repeats) \
+            if (directory / CACHE_RECORD).exists() else None
     except (OSError, ValueError) as e:
         raise UserError(f"bench's cache record {str(directory / CACHE_RECORD)!r} is not readable JSON ({e}); {fix}")
     found = fingerprints(directory, (CACHE_RECORD,))

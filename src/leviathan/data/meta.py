@@ -145,7 +145,7 @@ def read_meta(data_dir: str | os.PathLike, fix: str | None = None) -> PreparedMe
                         f"{d} is not a prepared data dir (no meta.json); {fix}")  # a user's texts: not_prepared's
         # fix prepares them into a NEW folder; the default one, `prepare SOURCE --out {d}`, is refused (round 25, X30)
     try:
-        raw = json_text.read_file(p)
+        raw = json_text.read_file(p, object_pairs_hook=json_text.no_repeats)
     except (OSError, json.JSONDecodeError) as e:
         raise UserError(f"{p} is not valid JSON ({e}); the data dir is damaged; {fix}") from None
     shown = raw.get("format") if isinstance(raw, dict) else "?"

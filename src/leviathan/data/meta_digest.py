@@ -55,8 +55,9 @@ def edited_field(raw: dict) -> tuple[str, str] | None:
     for key in sorted(set(recorded) | set(now)):
         if key not in now:
             return key, "is missing, but prepare wrote it"
-        if key not in recorded:
-            return key, "was added after prepare wrote meta.json"
+        if key not in recorded:  # not "was added": its digest alone may be gone (issue 30 round 29, W705: 'format')
+            return key, (f"has no digest in {DIGESTS}, where prepare records one of every field it writes (the "
+                         f"digest was removed from {DIGESTS}, or the field added after prepare wrote meta.json)")
         if recorded[key] != now[key]:
             return key, f"is not the value prepare wrote (its digest is {now[key]}, {DIGESTS} records {recorded[key]})"
     return None

@@ -229,6 +229,22 @@ class TextFiles(_FileSource):
             yield decode_utf8(data, str(path), self.strict, self.stats)
 
 
+class _Record(dict):
+    """A JSON object of a source line, with ``repeated``: the keys given more than once in it (json keeps the last
+    value without a word). Only the text field's repeat is refused (``JsonLines``): it is the one field prepare
+    reads, and a user's file may repeat a field prepare never looks at."""
+
+    repeated: frozenset = frozenset()
+
+    @classmethod
+    def of(cls, pairs: list) -> "_Record":
+        record = cls(pairs)
+        if len(record) < len(pairs):
+            seen: set = set()
+            record.repeated = frozenset(key for key, _ in pairs if key in seen or seen.add(key))
+        return record
+
+
 class JsonLines(_FileSource):
     """JSON lines, one document per line in field ``text_field``; ``.zst`` files stream-decompressed."""
 
@@ -275,7 +291,7 @@ class JsonLines(_FileSource):
                 text = decode_utf8(line, where, self.strict, self.stats, base_offset=start,
                                    offset_kind="decompressed byte offset" if compressed else "byte offset")
                 try:
-                    record = json_text.loads(text)
+                    record = json_text.loads(text, object_pairs_hook=_Record.of)
                 except json.JSONDecodeError as e:
                     if self.strict:
                         raise UserError(f"{where}: not valid JSON ({e.msg}); fix the line or drop --strict "
@@ -286,6 +302,10 @@ class JsonLines(_FileSource):
                     keys = ", ".join(map(str, record)) if isinstance(record, dict) else type(record).__name__
                     raise UserError(f"{where}: no {self.text_field!r} field (found: {keys}); pass "
                                     f"--text-field NAME to read another field")
+                if self.text_field in record.repeated:  # json kept the last text without a word (round 29, W439)
+                    raise UserError(f"{where}: field {self.text_field!r} is given twice in one record, of which "
+                                    f"JSON would keep only the last text; keep one {self.text_field!r} per line (or "
+                                    f"pass --text-field NAME for another field)")
                 value = record[self.text_field]
                 if value is None:
                     self.stats.skipped_records += 1

@@ -552,7 +552,22 @@ def _from_json_file(path: Path, name: str) -> HFTokenizer:
     except Exception as e:  # noqa: BLE001 - the library raises plain Exception
         raise UserError(f"{path} is not a readable Hugging Face tokenizer.json ({e}); "
                         f"pass a valid tokenizer.json or a built-in name (o200k_base)") from None
+    _refuse_shared_ids(path, hf)
     return HFTokenizer(hf, name)
+
+
+def _refuse_shared_ids(path: Path, hf) -> None:
+    """UserError when the tokenizer ``hf`` read from ``path`` gives one id to two tokens: the tokenizers library
+    loads such a vocab without a word (a 300-id tokenizer whose id then decodes to one of two texts, issue 30 round
+    29, W421); no trainer writes one. A token listed both in the model's vocab and as an added token, under its one
+    id, is one token."""
+    owner: dict[int, str] = {}
+    for token, number in sorted(hf.get_vocab(with_added_tokens=True).items(), key=lambda item: (item[1], item[0])):
+        if number in owner:
+            raise UserError(f"{path}: id {number} is given to two tokens, {owner[number]!r:.40} and {token!r:.40}, "
+                            f"so decoding it could give either: the vocab was edited or damaged; pass an undamaged "
+                            f"tokenizer.json (save the tokenizer again, or prepare the data again)")
+        owner[number] = token
 
 
 def _tokenizer_record(directory: Path) -> dict:
@@ -566,7 +581,7 @@ def _tokenizer_record(directory: Path) -> dict:
                         f"{_recreate(directory)}")
     if p.is_file():
         try:
-            data = json_text.read_file(p)
+            data = json_text.read_file(p, object_pairs_hook=json_text.no_repeats)  # a key twice (round 29's kind)
         except json.JSONDecodeError as e:
             raise UserError(f"{p} is not valid JSON ({e}); re-create the directory") from None
         if not isinstance(data, dict):  # [record] was passed over, its sha256 check with it (round 23, U523, U527)

@@ -108,7 +108,7 @@ def _read_file(where: Path) -> dict | None:
     if not os.path.lexists(where):
         return None
     try:
-        value = json_text.read_file(where)
+        value = json_text.read_file(where, object_pairs_hook=json_text.no_repeats)
     except (OSError, ValueError) as e:
         raise UserError(f"{str(where)!r} does not read as a generation config ({e}); {fix}") from None
     if not isinstance(value, dict):

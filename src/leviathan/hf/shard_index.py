@@ -104,7 +104,7 @@ def _read_index(index: Path) -> tuple[dict, Any]:
     from .. import json_text
 
     try:
-        content = json_text.read_file(index)
+        content = json_text.read_file(index, object_pairs_hook=json_text.no_repeats)
     except (OSError, ValueError) as e:
         raise UserError(f"{str(index)!r} does not read as a shard index ({e}); {_FIX}") from None
     weight_map = content.get("weight_map") if isinstance(content, dict) else None

@@ -34,7 +34,7 @@ from ..io import atomic_write_text, check_some_json, cpu_id, metrics_file, named
 from ..run_identity import RUN_FILE, is_run_id, quiet_identity, read_identity
 from .event_writer import event_writer, events_named
 from .metrics_order import in_order
-from .. import json_text
+from ..jsonl import CUT_SHORT, line_value
 
 
 @dataclass
@@ -184,11 +184,10 @@ class MetricsLogger:
         if resume_step is not None and self.path.exists():
             lines = self.path.read_text(encoding="utf-8", errors="replace").splitlines()  # damage: skipped below
             for number, line in enumerate(lines, start=1):
-                try:
-                    row = json_text.loads(line)
-                except ValueError:
-                    if number < len(lines) and line.strip():  # only the last line is cut short by a crash (A203)
-                        bad.append((number, "is not JSON"))
+                row, problem = line_value(line)  # a key given twice too: kept, every reader skipped it (W383)
+                if problem is not None:
+                    if line.strip() and (number < len(lines) or problem != CUT_SHORT):  # only the last line is
+                        bad.append((number, "is not JSON" if problem == CUT_SHORT else problem))  # cut short (A203)
                     continue
                 problem = metrics_row_problem(row)
                 if problem is not None:

@@ -10,7 +10,9 @@ tokens that never go down, all under one run id. Such a row is skipped and repor
 Footguns: the rows are compared with the rows kept before them, in file order: a row skipped here does not move
 the reference on, so one edited row costs only itself. Which run a file is is run.json's run id where the folder
 has one (``run_identity``), else the first row's: a file whose first rows are another run's keeps its own rows.
-A log written before run ids (no ``run_id``) is not compared by id.
+A log written before run ids (no ``run_id``) is not compared by id; once a row carries an id, every later row does
+(a pre-id log resumed by a later version gains ids, never loses them: round 29, W179). Every step trains its batch's
+tokens, so a row at step N counts at least N tokens (step 1 at tokens 0 was taken: round 29, W181).
 """
 
 from __future__ import annotations
@@ -31,6 +33,7 @@ class _Log:
         self.steps: dict[str, tuple[int, int]] = {}  # kind -> (step, line)
         self.last_step: tuple[int, int] | None = None
         self.last_tokens: tuple[Any, int] | None = None
+        self.id_row: int | None = None  # the first kept row carrying an id
 
     def problem(self, row: dict) -> str | None:
         """Why ``row`` cannot follow the rows kept (None: it can)."""
@@ -38,6 +41,12 @@ class _Log:
         if run_id is not None and self.run_id is not None and run_id != self.run_id:
             whose = "run.json's" if self.id_line is None else f"line {self.id_line}'s"
             return f"has run_id {run_id}, not {whose} {self.run_id} (the rows of two runs in one file)"
+        if run_id is None and self.id_row is not None:  # round 29, W179
+            return (f"has no run_id, after line {self.id_row}'s {self.run_id} (the logger writes the run's id into "
+                    f"every row; only a log from before run ids lacks it, in its first rows)")
+        if step is not None and tokens is not None and tokens < step:  # round 29, W181: step 1 at tokens 0
+            return (f"has tokens {tokens} at step {step} (each step trains its batch's tokens, at least one, so step "
+                    f"{step} comes after at least {step})")
         if step is not None and (seen := self.steps.get(_kind(row))) is not None and step <= seen[0]:
             said = "again" if step == seen[0] else f"after step {seen[0]}"
             return (f"has step {step} {said} (the {_kind(row)} row on line {seen[1]}; one file lists each step once, "
@@ -53,6 +62,8 @@ class _Log:
         step, tokens = row.get("step"), row.get("tokens")
         if self.run_id is None and row.get("run_id") is not None:
             self.run_id, self.id_line = row["run_id"], number
+        if self.id_row is None and row.get("run_id") is not None:
+            self.id_row = number
         if step is not None:
             self.steps[_kind(row)] = (step, number)
             self.last_step = (step, number)

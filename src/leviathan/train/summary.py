@@ -60,7 +60,7 @@ class TrainSummary:
 
         fix = "delete the file: the run is evaluated again from its checkpoint (train resumes a finished run at once)"
         try:
-            raw = json_text.loads(open(path, encoding="utf-8").read())
+            raw = json_text.read_file(path, object_pairs_hook=json_text.no_repeats)
         except (OSError, UnicodeDecodeError, ValueError) as e:
             raise UserError(f"{str(path)!r} is not readable JSON ({e}); {fix}") from None
         problem = _summary_problem(raw)

@@ -224,7 +224,7 @@ def read_record(path: str | os.PathLike) -> EmbeddingRecord:
     if (kind := not_regular(path)) is not None:  # reading it hung `report` (issue 30 round 12, T65)
         raise UserError(f"{str(path)!r} {kind}; put the record file itself there, or move it out of the folder")
     try:
-        raw = json_text.read_file(path)
+        raw = json_text.read_file(path, object_pairs_hook=json_text.no_repeats)
     except (OSError, ValueError) as e:
         raise UserError(f"cannot read {path} as an embeddings record ({e}); pass a file `leviathan analyze "
                         f"embeddings RUN_DIR --out FILE` wrote, or a run folder") from None

@@ -182,7 +182,7 @@ def read_sweep_grid(path: str | os.PathLike) -> SweepGrid:
     if not os.path.isfile(file):  # os.path: a 300-byte name raised ENAMETOOLONG (round 18, G241's kind)
         return SweepGrid()
     try:
-        return SweepGrid.from_dict(json_text.read_file(file))
+        return SweepGrid.from_dict(json_text.read_file(file, object_pairs_hook=json_text.no_repeats))
     except (ValueError, TypeError, AttributeError) as e:
         raise UserError(f"{file} is not a sweep's grid.json ({e}); restore it from the sweep folder (the sweep "
                         f"writes it on every start) or delete it") from None

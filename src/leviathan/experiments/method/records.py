@@ -45,7 +45,7 @@ class Record:
         from pathlib import Path
 
         path = Path(path)
-        raw = json_text.loads((path / name if path.is_dir() else path).read_text())
+        raw = json_text.read_file(path / name if path.is_dir() else path, object_pairs_hook=json_text.no_repeats)
         if not isinstance(raw, dict):
             raise ValueError(f"{path} is not an {name} object")
         try:
