@@ -618,11 +618,29 @@ def replaced_folder(folder: str | os.PathLike, flag: str) -> Path:
                         f"({flag} {out.name or out})")
     check_not_dangling(out, given, flag, "folder")  # renaming a folder over a link fails (ENOTDIR) after the work
     # (issue 30 round 7: "a file is in the way", "another process may be writing there")
+    check_not_a_link(out, given, flag)
     if is_mount_point(out):
         raise UserError(f"{flag} {given!r} is a mount point: the output is built beside it and renamed into its "
                         f"place, and a mount point cannot be renamed; give a new folder inside it "
                         f"({flag} {_quote(out / 'NAME')}), or unmount it")
     return out
+
+
+def check_not_a_link(out: Path, given: str, flag: str) -> None:
+    """UserError when the output folder ``out`` (given as ``given``) is itself a symbolic link (one that names
+    nothing is ``check_not_dangling``'s). The output is built beside it and renamed into its place, so the link was
+    replaced by a new folder and the folder it names, the earlier output the user meant to replace, was left as it was,
+    without a word (issue 30 round 29, W153, W646, W647: bake_adopted, prepare, to_plain_llama with overwrite=True).
+    One rule for every writer that replaces its folder (prepare, export and its API, demo): refuse, naming the link
+    and the folder it names, which is the path to give. A link among the folders above ``out`` is followed as the
+    system follows it (``out``'s own name is not a link there)."""
+    if not os.path.islink(out):
+        return
+    target = os.path.realpath(out)
+    raise UserError(f"{flag} {given!r} is a symbolic link to {target!r}: the output is built beside the link and "
+                    f"renamed into its place, which would replace the link by a new folder and leave the folder it "
+                    f"names as it was; give that folder itself ({flag} {_quote(target)}), or remove the link "
+                    f"(rm {_quote(out)}) to write a new folder in its place")
 
 
 def check_not_dangling(path: str | os.PathLike, given: str, flag: str, what: str) -> None:
