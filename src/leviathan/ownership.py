@@ -45,7 +45,7 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import Callable, Iterable
 
-from .empty_paths import refuse_up_through_nothing
+from .empty_paths import refuse_folder_above, refuse_up_through_nothing
 from .errors import UserError, not_a_file
 from .io import sha256_file
 from .mounts import is_mount_point
@@ -186,7 +186,6 @@ def write_marker(folder: str | os.PathLike, verb: str, files: Iterable[str] | No
     the caller says the verb's output replaces it, ``replace=True``: ``write_marker(data, 'export')`` turned a data
     folder into export's output without a word, which ``export --overwrite`` may then delete (round 28, U540)."""
     from . import __version__
-    from .empty_paths import refuse_folder_above
     from .io import atomic_write_json
     from .value_rules import api_check, check_switches, path_problem
 
@@ -557,10 +556,14 @@ def check_api_folder(folder: str | os.PathLike, who: str, names: Iterable[str],
     eval then refused; into a run's checkpoints/ or tensorboard/, inside an export, a data folder or a sweep their
     files were mixed into that output, no word (issue 30 round 18, G47, G54-G59, G244-G249). The verbs themselves
     save into a new folder of their own (a step's, an export's temporary one) without this check. A folder whose
-    name is not UTF-8 is refused as the verbs refuse it (``locking.check_utf8_name``; round 18, G426)."""
+    name is not UTF-8 is refused as the verbs refuse it (``locking.check_utf8_name``; round 18, G426). A folder
+    typed with a last '..' names the folder above, where the files went among the user's own without a word
+    (``write_hf_tokenizer('t/k/..')``, issue 30 round 29, W576): refused for every API writer here
+    (``empty_paths.refuse_folder_above``, as ``save_pretrained`` and the exports refuse it since round 28)."""
     from .locking import check_utf8_name
 
     check_path_given(folder, who)
+    refuse_folder_above(folder, who)
     check_utf8_name(folder, f"save ({who})")
     real = Path(os.path.realpath(folder))
     for parent in (real, *real.parents):
