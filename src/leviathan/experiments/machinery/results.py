@@ -1166,8 +1166,13 @@ def _check_results_file(path: str | os.PathLike, row: ResultRow, line: bytes) ->
     if (special := not_regular(path)) is not None:  # a pipe blocked the open for ever, a device was errno 22 naming no
         raise UserError(f"append_result: {str(path)!r} {special}; nothing was written; append to a sweep's "
                         f"results.jsonl, or to a new file")  # path (issue 30 round 26, Q425, Q417)
+    if os.path.isdir(path):  # the open's "a folder is in the way ... move that folder away" moved the user's sweep
+        # away (issue 30 round 29, W300): the file it takes is named
+        raise UserError(f"append_result: path {str(path)!r} is a folder, not a results file (read_results takes a "
+                        f"sweep folder, append_result the file itself); nothing was written; pass the file to append "
+                        f"to, e.g. {str(Path(path) / RESULTS)!r}")
     if not os.path.isfile(path) or os.path.getsize(path) == 0:
-        return  # a new results file (a missing folder or a folder in its place: the open names it)
+        return  # a new results file (a missing folder in its way: the open names it)
     values, _ = read_json_lines(path)
     kept = [(f"line {n}", ResultRow.from_dict(d)) for n, d in values if isinstance(d, dict) and row_problem(d) is None]
     if not kept:
