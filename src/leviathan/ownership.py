@@ -297,6 +297,41 @@ def _check_digests_recorded(marker: OutputMarker, folder: str | os.PathLike, fix
                         f"cannot be told from one of another run; {fix}")
 
 
+def edited_since_written(folder: str | os.PathLike) -> list[str]:
+    """The files of ``folder`` whose sha256 its marker records, that are there and are not those files any more:
+    changed since the verb wrote them (a user's edits). A verb that rewrites its own output in place refuses them
+    rather than replace the edits (``export``'s rule through ``check_replaceable``, round 28 U249; ``report``'s since
+    round 29, W651). [] for a folder with no marker or no digests."""
+    marker = read_marker(folder)
+    if marker is None or not marker.sha256:
+        return []
+    return sorted(name for name, digest in marker.sha256.items()
+                  if os.path.isfile(Path(folder) / name) and sha256_file(Path(folder) / name) != digest)
+
+
+def refuse_edited(folder: str | os.PathLike, verb: str) -> None:
+    """UserError when a file of ``verb``'s earlier output in ``folder`` was changed since it was written
+    (``edited_since_written``), before ``verb`` rewrites the folder in place."""
+    edited = edited_since_written(folder)
+    if edited:
+        raise UserError(f"{str(folder)!r} holds {', '.join(edited[:3])}{', ...' if len(edited) > 3 else ''} changed "
+                        f"since `leviathan {verb}` wrote it (its sha256 is not the one its {MARKER} records): "
+                        f"rewriting the folder would replace those edits; nothing was written; move the edited file "
+                        f"out of the folder (or copy the edits elsewhere) and run again, or choose another --out")
+
+
+def record_digests(folder: str | os.PathLike, verb: str, names: Iterable[str]) -> None:
+    """Rewrite ``verb``'s marker of ``folder`` with the sha256 of each of its files that is there, so that a rerun can
+    tell a file the user edited since (``edited_since_written``). Its files: those the marker lists, or for a marker
+    of the whole folder those matching ``names`` (glob patterns; the folder becomes a listed one, as
+    ``staged._record_written`` makes it). A marker of another verb is left as it is."""
+    marker = read_marker(folder)
+    if marker is None or marker.verb != verb:
+        return
+    files = marker.files if marker.files is not None else [f for f in listed_files(folder) if _matches(f, names)]
+    write_marker(folder, verb, [f for f in files if os.path.isfile(Path(folder) / f)], digests=True)
+
+
 def mark(folder: str | os.PathLike, verb: str, names: Iterable[str]) -> None:
     """Record in ``folder``'s marker that ``verb`` writes ``names`` there (glob patterns allowed): the whole folder
     when it holds nothing else (a folder the verb created), else just those names, added to what an earlier marker of
