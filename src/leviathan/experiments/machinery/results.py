@@ -602,8 +602,6 @@ def _impossible(d: dict) -> str | None:
             return f"has buckets.{name}.count {_shown(b['count'])}, not token counts >= 0"
     if (problem := _buckets_contradict(d)) is not None or (problem := _sets_unbacked(d)) is not None:
         return problem
-    if (problem := _derived_contradicts(d)) is not None:
-        return problem
     curve = d.get("curve") if isinstance(d.get("curve"), dict) else {}
     if (problem := _curve_null(curve)) is not None:
         return problem
@@ -640,7 +638,7 @@ def _impossible(d: dict) -> str | None:
                     f"copied under another run's name)")
     return (_model_contradicts(d, model) or _hardware_impossible(d) or _tokens_contradict(d, config)
             or _steps_contradict(d, config) or _curve_contradicts(d) or _params_contradict(params, model)
-            or _name_contradicts(d))
+            or _derived_contradicts(d) or _name_contradicts(d))
 
 
 def _name_contradicts(d: dict) -> str | None:
@@ -841,7 +839,8 @@ def _derived_contradicts(d: dict) -> str | None:
     are shares of the training occurrences (``frequency.make_buckets``: they sum to 1); ``share_outside`` is
     ``targets_outside`` over every target (``eval.score``: the two are written together, or neither, for a full
     softmax); ``regime`` is the first of ``regimes`` (``SweepRun.regime``, and the report pairs by it); a curve's
-    ``*_median`` is the median of its list's numbers (``sweep._curve``). The slack is float summation's."""
+    ``*_median`` is the median of its list's numbers (``sweep._curve``). The slack is float summation's. Asked after
+    the checks of the numbers themselves (a negative norm, curve points out of order), which name the plainer fault."""
     for name, b in (d.get("buckets") or {}).items():
         scheme = (b or {}).get("buckets") if isinstance((b or {}).get("buckets"), dict) else {}
         mass = scheme.get("mass")
