@@ -444,6 +444,11 @@ def load_yaml(path: str | os.PathLike) -> dict:
 
     check_read_path("load_yaml", "path", path, "pass the path of a YAML file")
     path = Path(path)
+    if path.is_dir():  # it was "does not exist" (issue 30 round 29, W275): a run folder given for its config.yaml
+        inside = path / "config.yaml"
+        fix = (f"pass the file in it, {str(inside)!r}" if inside.is_file() else
+               "pass the path of a YAML file (a run folder's config.yaml, a grid file)")
+        raise ConfigError(f"config file {str(path)!r} is a folder, not a YAML file; {fix}")
     if not path.is_file():
         raise ConfigError(f"config file {str(path)!r} {missing(path)}; pass the path of a YAML file")
     data = path.read_bytes()

@@ -75,6 +75,7 @@ def _write_together(files: dict, remove: Iterable, api: str) -> None:
     """``atomic_write_together``'s work, its arguments checked; a failure is worded for ``api``, the helper called
     (``storage.write_failure``)."""
     from .empty_paths import refuse_folder_spelling
+    from .errors import UserError
     from .replace_together import replace_together
     from .storage import write_failure
 
@@ -98,6 +99,10 @@ def _write_together(files: dict, remove: Iterable, api: str) -> None:
             return
         path = None
         earlier = replace_together([(tmp, path) for path, tmp in written], aside=_aside_of, remove=list(remove))
+    except UserError:  # worded already (another writer's race, W459): write_failure would blame the folder
+        for _, tmp in written:
+            _remove(tmp)
+        raise
     except OSError as e:
         for _, tmp in written:
             _remove(tmp)

@@ -264,6 +264,11 @@ def folder_lock(folder: str | os.PathLike, verb: str, fix: str = "choose another
     if again and key in _HELD:
         yield path
         return
+    if key in _HELD:  # flock refuses a second descriptor of this process too: the refusal named this very process,
+        # "wait for it to finish or stop it", which would wait for itself (issue 30 round 29, W243)
+        raise UserError(f"cannot {verb} into {str(folder)!r}: this process holds its lock already (it holds "
+                        f"{str(path)!r}, taken by an enclosing folder_lock that has not ended); pass again=True to go "
+                        f"on under the lock it holds, or end the first folder_lock before taking it again")
     try:  # exists() raised ENAMETOOLONG for a 300-byte name, outside the line (issue 30 round 26, Q384)
         created = missing_folders(path.parent)  # the folder (inside) or its parent (beside), and what is missing above
         fd, (dead_pid, dead_command) = _acquire(path, folder, verb, fix, who)

@@ -45,7 +45,7 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import Callable, Iterable
 
-from .empty_paths import refuse_up_through_nothing
+from .empty_paths import refuse_folder_above, refuse_up_through_nothing
 from .errors import UserError, not_a_file
 from .io import sha256_file
 from .mounts import is_mount_point
@@ -206,7 +206,6 @@ def write_marker(folder: str | os.PathLike, verb: str, files: Iterable[str] | No
     whole-folder marker (``files`` None) is refused over a folder holding anything but the verb's names ``own`` (glob
     patterns: ``mark``'s) and its own earlier whole-folder output (``_not_the_verbs``)."""
     from . import __version__
-    from .empty_paths import refuse_folder_above
     from .io import atomic_write_json
     from .value_rules import api_check, check_switches, path_problem
 
@@ -342,6 +341,41 @@ def _check_digests_recorded(marker: OutputMarker, folder: str | os.PathLike, fix
                         f"{', ...' if len(lacking) > 3 else ''} but records no sha256 of it, though `leviathan "
                         f"{marker.verb}` records one of every file it writes: the marker was edited, so the file "
                         f"cannot be told from one of another run; {fix}")
+
+
+def edited_since_written(folder: str | os.PathLike) -> list[str]:
+    """The files of ``folder`` whose sha256 its marker records, that are there and are not those files any more:
+    changed since the verb wrote them (a user's edits). A verb that rewrites its own output in place refuses them
+    rather than replace the edits (``export``'s rule through ``check_replaceable``, round 28 U249; ``report``'s since
+    round 29, W651). [] for a folder with no marker or no digests."""
+    marker = read_marker(folder)
+    if marker is None or not marker.sha256:
+        return []
+    return sorted(name for name, digest in marker.sha256.items()
+                  if os.path.isfile(Path(folder) / name) and sha256_file(Path(folder) / name) != digest)
+
+
+def refuse_edited(folder: str | os.PathLike, verb: str) -> None:
+    """UserError when a file of ``verb``'s earlier output in ``folder`` was changed since it was written
+    (``edited_since_written``), before ``verb`` rewrites the folder in place."""
+    edited = edited_since_written(folder)
+    if edited:
+        raise UserError(f"{str(folder)!r} holds {', '.join(edited[:3])}{', ...' if len(edited) > 3 else ''} changed "
+                        f"since `leviathan {verb}` wrote it (its sha256 is not the one its {MARKER} records): "
+                        f"rewriting the folder would replace those edits; nothing was written; move the edited file "
+                        f"out of the folder (or copy the edits elsewhere) and run again, or choose another --out")
+
+
+def record_digests(folder: str | os.PathLike, verb: str, names: Iterable[str]) -> None:
+    """Rewrite ``verb``'s marker of ``folder`` with the sha256 of each of its files that is there, so that a rerun can
+    tell a file the user edited since (``edited_since_written``). Its files: those the marker lists, or for a marker
+    of the whole folder those matching ``names`` (glob patterns; the folder becomes a listed one, as
+    ``staged._record_written`` makes it). A marker of another verb is left as it is."""
+    marker = read_marker(folder)
+    if marker is None or marker.verb != verb:
+        return
+    files = marker.files if marker.files is not None else [f for f in listed_files(folder) if _matches(f, names)]
+    write_marker(folder, verb, [f for f in files if os.path.isfile(Path(folder) / f)], digests=True)
 
 
 def mark(folder: str | os.PathLike, verb: str, names: Iterable[str]) -> None:
@@ -603,10 +637,14 @@ def check_api_folder(folder: str | os.PathLike, who: str, names: Iterable[str],
     eval then refused; into a run's checkpoints/ or tensorboard/, inside an export, a data folder or a sweep their
     files were mixed into that output, no word (issue 30 round 18, G47, G54-G59, G244-G249). The verbs themselves
     save into a new folder of their own (a step's, an export's temporary one) without this check. A folder whose
-    name is not UTF-8 is refused as the verbs refuse it (``locking.check_utf8_name``; round 18, G426)."""
+    name is not UTF-8 is refused as the verbs refuse it (``locking.check_utf8_name``; round 18, G426). A folder
+    typed with a last '..' names the folder above, where the files went among the user's own without a word
+    (``write_hf_tokenizer('t/k/..')``, issue 30 round 29, W576): refused for every API writer here
+    (``empty_paths.refuse_folder_above``, as ``save_pretrained`` and the exports refuse it since round 28)."""
     from .locking import check_utf8_name
 
     check_path_given(folder, who)
+    refuse_folder_above(folder, who)
     check_utf8_name(folder, f"save ({who})")
     real = Path(os.path.realpath(folder))
     for parent in (real, *real.parents):
@@ -664,11 +702,29 @@ def replaced_folder(folder: str | os.PathLike, flag: str) -> Path:
                         f"({flag} {out.name or out})")
     check_not_dangling(out, given, flag, "folder")  # renaming a folder over a link fails (ENOTDIR) after the work
     # (issue 30 round 7: "a file is in the way", "another process may be writing there")
+    check_not_a_link(out, given, flag)
     if is_mount_point(out):
         raise UserError(f"{flag} {given!r} is a mount point: the output is built beside it and renamed into its "
                         f"place, and a mount point cannot be renamed; give a new folder inside it "
                         f"({flag} {_quote(out / 'NAME')}), or unmount it")
     return out
+
+
+def check_not_a_link(out: Path, given: str, flag: str) -> None:
+    """UserError when the output folder ``out`` (given as ``given``) is itself a symbolic link (one that names
+    nothing is ``check_not_dangling``'s). The output is built beside it and renamed into its place, so the link was
+    replaced by a new folder and the folder it names, the earlier output the user meant to replace, was left as it was,
+    without a word (issue 30 round 29, W153, W646, W647: bake_adopted, prepare, to_plain_llama with overwrite=True).
+    One rule for every writer that replaces its folder (prepare, export and its API, demo): refuse, naming the link
+    and the folder it names, which is the path to give. A link among the folders above ``out`` is followed as the
+    system follows it (``out``'s own name is not a link there)."""
+    if not os.path.islink(out):
+        return
+    target = os.path.realpath(out)
+    raise UserError(f"{flag} {given!r} is a symbolic link to {target!r}: the output is built beside the link and "
+                    f"renamed into its place, which would replace the link by a new folder and leave the folder it "
+                    f"names as it was; give that folder itself ({flag} {_quote(target)}), or remove the link "
+                    f"(rm {_quote(out)}) to write a new folder in its place")
 
 
 def check_not_dangling(path: str | os.PathLike, given: str, flag: str, what: str) -> None:

@@ -43,7 +43,7 @@ def replace_together(pairs: Sequence[tuple[Path, Path]], aside: Callable[[Path],
     try:
         for target in earlier:
             if os.path.lexists(target):
-                _rename(target, aside(target), moved)
+                _move_aside(target, aside(target), moved)
         asides = [to for _, to in moved]
         for new, target in pairs:
             _rename(new, target, moved)
@@ -51,10 +51,28 @@ def replace_together(pairs: Sequence[tuple[Path, Path]], aside: Callable[[Path],
         for src, dst in reversed(moved):
             with contextlib.suppress(OSError):
                 os.replace(dst, src)
-        if isinstance(e, OSError) and e.errno is not None and target is not None:
+        if isinstance(e, OSError) and not isinstance(e, UserError) and e.errno is not None and target is not None:
             raise OSError(e.errno, e.strerror, str(target)) from None
         raise
     return asides
+
+
+def _move_aside(target: Path, to: Path, moved: list) -> None:
+    """Move the earlier ``target`` aside (``_rename``). A target that was there a moment ago and is gone now was moved
+    by another process writing the same files at once (nothing here serializes two writers): the loser stopped with
+    "'DIR' takes no new files or folders (No such file or directory)", blaming a folder that takes files (issue 30
+    round 29, W459). It is a ``StorageError`` naming the cause and the fix; the caller puts back what it moved."""
+    from .errors import StorageError
+
+    try:
+        _rename(target, to, moved)
+    except FileNotFoundError as e:
+        if os.path.lexists(target) or not os.path.isdir(target.parent):
+            raise
+        raise StorageError(f"{str(target)!r} was moved away by another process while this one replaced it (two "
+                           f"writers of the same files at once); nothing of this write was kept, the files are as the "
+                           f"other writer left them; write them from one process at a time (under "
+                           f"locking.folder_lock of their folder), or try again", e) from None
 
 
 def _rename(src: Path, dst: Path, moved: list) -> None:

@@ -85,10 +85,14 @@ def read_identity(run_dir: str | os.PathLike) -> RunIdentity | None:
 def write_identity(run_dir: str | os.PathLike, identity: RunIdentity) -> None:
     """Write run.json atomically (rank 0), unless it already says ``identity``. An ``identity`` that ``read_identity``
     would refuse (``_identity_problem``) is a UserError naming the argument, nothing written: ``RunIdentity('abc')``
-    was written, and the run folder then refused as damaged (issue 30 round 26, Q388's kind)."""
+    was written, and the run folder then refused as damaged (issue 30 round 26, Q388's kind). A ``run_dir`` typed
+    with a last '..' names the folder above, and run.json was written among the user's files (round 29, W620): it is
+    refused as ``write_marker`` refuses it (``empty_paths.refuse_folder_above``)."""
+    from .empty_paths import refuse_folder_above
     from .io import atomic_write_json
     from .value_rules import api_check
 
+    refuse_folder_above(run_dir, "write_identity: run_dir")
     api_check("write_identity", "identity", _identity_problem(identity),
               "pass RunIdentity(new_run_id()) (a fork: forked_from a run id or None, fork_step the step folder's name)")
     if read_identity(run_dir) == identity:

@@ -235,10 +235,11 @@ def test_an_output_folder_that_is_a_mount_point_is_refused_before_any_work(finis
     assert sorted(p.name for p in tmp_path.iterdir()) == ["corpus", "data", "data-bind", "hf", "hf-bind"]
 
 
-def test_demo_replaces_a_link_to_an_earlier_demo_and_keeps_what_it_names(data, tmp_path):
+def test_demo_refuses_a_link_to_an_earlier_demo_and_keeps_what_it_names(capsys, data, tmp_path):
     """Round 6: ``demo --run-dir LINK`` with LINK a symlink to an earlier demo ended in ``Cannot call rmtree on a
-    symbolic link`` (a traceback). The link is replaced by the new demo's folder, as prepare and export replace a link
-    given as their output; the earlier demo it named is kept."""
+    symbolic link`` (a traceback). Round 29 (W153, W646, W647): replacing the link by a new folder left the earlier
+    demo it named as it was, without a word; the link is now refused in one line naming the folder it names (the path
+    to give), as prepare and export refuse theirs, and the link and the earlier demo are kept as they were."""
     from leviathan.cli import main
 
     args = ["demo", "--data-dir", str(data), "--steps", "1", "--seq-len", "32", "--batch-tokens", "64",
@@ -246,9 +247,10 @@ def test_demo_replaces_a_link_to_an_earlier_demo_and_keeps_what_it_names(data, t
     assert main([*args, "--run-dir", str(tmp_path / "earlier")]) == 0
     before = tree_hashes(tmp_path / "earlier")
     (tmp_path / "link").symlink_to("earlier")
-    assert main([*args, "--run-dir", str(tmp_path / "link")]) == 0
-    assert not (tmp_path / "link").is_symlink() and (tmp_path / "link" / "demo.json").is_file()
-    assert tree_hashes(tmp_path / "earlier") == before
+    capsys.readouterr()
+    assert main([*args, "--run-dir", str(tmp_path / "link")]) == 2
+    assert f"--run-dir '{tmp_path / 'link'}' is a symbolic link to '{tmp_path / 'earlier'}'" in capsys.readouterr().err
+    assert (tmp_path / "link").is_symlink() and tree_hashes(tmp_path / "earlier") == before
 
 
 def test_a_demo_stopped_part_way_is_replaced_by_the_rerun_it_advises(data, tmp_path):
@@ -383,10 +385,10 @@ def test_a_users_folder_named_like_a_temporary_folder_is_kept(finished_run, run_
     assert not crashed.exists()
 
 
-def test_prepare_overwrite_of_a_link_to_a_data_folder_leaves_no_hidden_link(capsys, data, tmp_path):
+def test_prepare_overwrite_of_a_link_to_a_data_folder_is_refused_and_leaves_nothing(capsys, data, tmp_path):
     """Round 9 (N5): ``prepare --out LINK --overwrite``, LINK naming a data folder, replaced the link by the new folder
-    and kept its target, as demo and export do, but left a hidden ``.LINK.old-*`` link beside it (rmtree refuses a
-    link, and the error was ignored)."""
+    and kept its target, but left a hidden ``.LINK.old-*`` link beside it. Round 29 (W646): the data the link names
+    was left as it was, without a word; the link is now refused naming that folder, nothing made or changed."""
     from leviathan.cli import main
 
     target = Path(shutil.copytree(data, tmp_path / "data"))
@@ -394,7 +396,7 @@ def test_prepare_overwrite_of_a_link_to_a_data_folder_leaves_no_hidden_link(caps
     (tmp_path / "link").symlink_to("data")
     corpus = write_corpus(tmp_path / "corpus", seed=4)
     assert main(["prepare", str(corpus), "--out", str(tmp_path / "link"), "--tokenizer", "bpe:300", "--no-progress",
-                 "--overwrite"]) == 0, capsys.readouterr().err
-    assert not (tmp_path / "link").is_symlink() and (tmp_path / "link" / "meta.json").is_file()
-    assert tree_hashes(target) == before
+                 "--overwrite"]) == 2
+    assert f"--out '{tmp_path / 'link'}' is a symbolic link to '{target}'" in capsys.readouterr().err
+    assert (tmp_path / "link").is_symlink() and tree_hashes(target) == before
     assert sorted(p.name for p in tmp_path.iterdir()) == ["corpus", "data", "link"]

@@ -224,7 +224,8 @@ def test_report_gives_the_trend_the_share_left_out_and_the_lr_pre_sweep(tmp_path
     out.mkdir(), lr.mkdir()
     for r in _sweep_rows():
         if r.variant != "dense_untied":
-            r.eval["wiki"] = type(r.eval["val"]).from_dict({"loss": 7.0, "ppl": math.exp(7.0), "share_outside": 0.125})
+            r.eval["wiki"] = type(r.eval["val"]).from_dict({"loss": 7.0, "ppl": math.exp(7.0), "tokens": 7, "targets_outside": 1,
+                                                       "share_outside": 0.125})  # 1 of 8 targets (round 29, W290)
         append_result(out / "results.jsonl", r)
     for variant, losses in (("dense_tied", (6.0, 5.9, 6.2)), ("leviathan", (6.1, 5.995, 5.99))):
         for value, loss in zip((1e-3, 3e-3, 1e-2), losses):

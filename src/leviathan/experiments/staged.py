@@ -34,7 +34,7 @@ from typing import Any, Iterable, Iterator
 from .. import stop_signals
 from ..stop_signals import held_stops
 from ..dead_writers import leftovers
-from ..ownership import _matches, _proof, leftover_is_own, mark, read_marker
+from ..ownership import _matches, _proof, leftover_is_own, mark, read_marker, record_digests, refuse_edited
 from ..replace_together import replace_together
 
 
@@ -47,9 +47,11 @@ def staged_output(out: Path, verb: str, files: Iterable[str], stale: Iterable[st
     """A fresh staging folder in ``out`` for ``verb``'s files (glob patterns ``files``); on a normal exit its files
     replace their namesakes in ``out`` and the verb's ``stale`` files it does not hold are removed, on any exception
     (a storage error, ``Stopped``, Ctrl-C) it is removed and ``out`` is left as it was (issue 30 round 14, B289, B324,
-    B322)."""
+    B322). The marker records each file's sha256 with the swap, and a file changed since (a report.md the user
+    edited) is refused before anything is staged, as export refuses it (round 29, W651; ``ownership.refuse_edited``)."""
     files, stale = _check_staged(out, verb, files, stale)
     out = Path(out)
+    refuse_edited(out, verb)  # a rerun replaced a report.md the user had edited, no word (issue 30 round 29, W651)
     _remove_dead_stages(out, verb, files)
     stage = out / f"{_stage_prefix(verb)}{os.getpid()}"
     shutil.rmtree(stage, ignore_errors=True)
@@ -68,6 +70,7 @@ def staged_output(out: Path, verb: str, files: Iterable[str], stale: Iterable[st
             mark(out, verb, files)  # the names it now writes there, before a held stop is delivered
             if any(_is_glob(pattern) for pattern in stale):
                 _record_written(out, verb, written, removed)
+            record_digests(out, verb, files)  # with the files in place: a held stop cannot part the two
             stop_signals.output_in_place = True  # a held stop then says the report is complete (round 22, Q106)
     finally:
         shutil.rmtree(stage, ignore_errors=True)

@@ -638,7 +638,7 @@ def _impossible(d: dict) -> str | None:
                     f"copied under another run's name)")
     return (_model_contradicts(d, model) or _hardware_impossible(d) or _tokens_contradict(d, config)
             or _steps_contradict(d, config) or _curve_contradicts(d) or _params_contradict(params, model)
-            or _name_contradicts(d))
+            or _derived_contradicts(d) or _name_contradicts(d))
 
 
 def _name_contradicts(d: dict) -> str | None:
@@ -830,6 +830,57 @@ def _overall_contradicts(name: str, b: dict, loss: Any) -> str | None:
         if apart(mean, overall):
             return (f"has buckets.{name}.loss {_shown(losses)}, whose mean weighted by buckets.{name}.count is "
                     f"{mean:.6g}, not its buckets.{name}.overall_loss {_shown(overall)} (fields edited apart)")
+    return None
+
+
+def _derived_contradicts(d: dict) -> str | None:
+    """Why a number a row derives from its other fields is not what they give (issue 30 round 29, W283, W290, W291,
+    W293: each was read as valid, edited apart from its source). The writer derives them: a bucket scheme's ``mass``
+    are shares of the training occurrences (``frequency.make_buckets``: they sum to 1); ``share_outside`` is
+    ``targets_outside`` over every target (``eval.score``: the two are written together, or neither, for a full
+    softmax); ``regime`` is the first of ``regimes`` (``SweepRun.regime``, and the report pairs by it); a curve's
+    ``*_median`` is the median of its list's numbers (``sweep._curve``). The slack is float summation's. Asked after
+    the checks of the numbers themselves (a negative norm, curve points out of order), which name the plainer fault."""
+    for name, b in (d.get("buckets") or {}).items():
+        scheme = (b or {}).get("buckets") if isinstance((b or {}).get("buckets"), dict) else {}
+        mass = scheme.get("mass")
+        if _numbers(mass) and (any(not 0 <= m <= 1 for m in mass) or abs(sum(mass) - 1) > 1e-6):
+            return (f"has buckets.{name}.buckets.mass {_shown(mass)} (sum {sum(mass):.6g}), not shares of the training "
+                    f"tokens (each in [0, 1], summing to 1; fields edited apart)")
+    for name, ev in (d.get("eval") or {}).items():
+        if (problem := _outside_contradicts(name, ev or {})) is not None:
+            return problem
+    regimes = d.get("regimes")
+    if isinstance(regimes, list) and regimes and d.get("regime") is not None and d["regime"] != regimes[0]:
+        return (f"has regime {_shown(d['regime'])}, not the first of its regimes {_shown(regimes)} (the regime decides "
+                f"what the report pairs it with; fields edited apart)")
+    curve = d.get("curve") if isinstance(d.get("curve"), dict) else {}
+    for key in ("grad_norm_input", "grad_norm_head"):
+        values = sorted(v for v in curve.get(key) or [] if _is_number(v))
+        median = curve.get(f"{key}_median")
+        if values and _is_number(median):
+            middle = len(values) // 2
+            true = values[middle] if len(values) % 2 else (values[middle - 1] + values[middle]) / 2
+            if abs(median - true) > 1e-6 * max(1.0, abs(true)):
+                return (f"has curve.{key}_median {_shown(median)}, not the median of its curve.{key} ({true:.6g}; "
+                        f"fields edited apart)")
+    return None
+
+
+def _outside_contradicts(name: str, ev: dict) -> str | None:
+    """Why a set's ``share_outside`` is not its ``targets_outside`` over every target (``tokens`` scored inside the
+    softmax set plus those left out): a share without its count (W290) or a count without its share."""
+    share, outside, tokens = ev.get("share_outside"), ev.get("targets_outside"), ev.get("tokens")
+    if (share is None) != (outside is None):
+        given, missing = ("share_outside", "targets_outside") if outside is None else ("targets_outside",
+                                                                                      "share_outside")
+        return (f"has eval.{name}.{given} {_shown(ev[given])} beside {missing} null (the evaluation writes both for a "
+                f"restricted softmax, neither for a full one; fields edited apart)")
+    if _is_number(share) and _is_count(outside) and _is_count(tokens) and tokens + outside > 0:
+        true = outside / (tokens + outside)
+        if abs(share - true) > 1e-6:
+            return (f"has eval.{name}.share_outside {_shown(share)}, not its targets_outside {outside:,} over "
+                    f"tokens {tokens:,} + targets_outside = {true:.6g} (fields edited apart)")
     return None
 
 
@@ -1114,8 +1165,13 @@ def _check_results_file(path: str | os.PathLike, row: ResultRow, line: bytes) ->
     if (special := not_regular(path)) is not None:  # a pipe blocked the open for ever, a device was errno 22 naming no
         raise UserError(f"append_result: {str(path)!r} {special}; nothing was written; append to a sweep's "
                         f"results.jsonl, or to a new file")  # path (issue 30 round 26, Q425, Q417)
+    if os.path.isdir(path):  # the open's "a folder is in the way ... move that folder away" moved the user's sweep
+        # away (issue 30 round 29, W300): the file it takes is named
+        raise UserError(f"append_result: path {str(path)!r} is a folder, not a results file (read_results takes a "
+                        f"sweep folder, append_result the file itself); nothing was written; pass the file to append "
+                        f"to, e.g. {str(Path(path) / RESULTS)!r}")
     if not os.path.isfile(path) or os.path.getsize(path) == 0:
-        return  # a new results file (a missing folder or a folder in its place: the open names it)
+        return  # a new results file (a missing folder in its way: the open names it)
     values, _ = read_json_lines(path)
     kept = [(f"line {n}", ResultRow.from_dict(d)) for n, d in values if isinstance(d, dict) and row_problem(d) is None]
     if not kept:
@@ -1230,13 +1286,19 @@ def _one_row_per_run(rows: list[ResultRow], who: str, notes: list[str] | None) -
     """The rows with a run given twice, the same measurement, kept once (its note appended to ``notes``), by
     ``read_results``' rule (``identity.resolve_duplicates``); two different rows of one run are an
     ``ArgumentValueError``. ``analyze(rows + rows)`` counted 8 runs for 4, without a word, and a run's second,
-    different row hid its first in the comparisons (issue 30 round 23, U417)."""
+    different row hid its first in the comparisons (issue 30 round 23, U417). A caller with no ``notes`` to say the
+    rule in (``paired_comparisons``, ``comparison_table``, ...) refuses the repeat instead, naming the run: its note was
+    dropped, and ``paired_comparisons(rows + rows)`` paired every run as once without a word (round 29, W310)."""
     from .identity import resolve_duplicates
 
     try:
         unique, said = resolve_duplicates([(f"rows[{i}]", row) for i, row in enumerate(rows)], "the rows given")
     except UserError as e:
         raise ArgumentValueError(f"{who}: {str(e).replace('and run the command again', 'and call it again')}") from None
+    if notes is None and said:
+        repeat = said[0].removeprefix("note: ").split("; counted once")[0]
+        raise ArgumentValueError(f"{who}: {repeat}; pass each run once, as read_results returns them (analyze counts "
+                                 f"a repeat once and says so)")
     if notes is not None:
         notes.extend(said)
     return unique
