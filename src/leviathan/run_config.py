@@ -221,6 +221,11 @@ class RunConfig:
             require(self.max_tokens >= self.batch_tokens,
                     f"max_tokens={self.max_tokens} is less than one optimizer step of batch_tokens="
                     f"{self.batch_tokens}; raise max_tokens or lower batch_tokens")
+        from .eval.stream import short_cap_problem
+
+        short = short_cap_problem("eval_tokens", self.eval_tokens, self.data.seq_len, "data.seq_len",
+                                  "null (the whole split)")
+        require(short is None, short or "")  # validations of fewer targets than a window, no word (round 29, W692)
         require(self.data.seq_len <= self.model.max_position_embeddings,
                 f"data.seq_len={self.data.seq_len} exceeds model.max_position_embeddings="
                 f"{self.model.max_position_embeddings}; lower data.seq_len or raise model.max_position_embeddings")
