@@ -3,8 +3,9 @@
 A grid whose eval section set ``max_tokens: 10`` (windows of 64) loaded, and its sweep scored every run on 9 targets
 without a word: round 28's floor of one window (``seq_len`` + 1 tokens, ``short_split_problem``) held the split's size,
 not the cap actually scored. ``eval.stream.short_cap_problem`` now holds the grid's ``eval.max_tokens`` (against
-``eval.seq_len``, else each run's ``data.seq_len``), a run config's ``eval_tokens`` (train's validation) and the eval
-verb's ``--max-tokens`` to it, in one line naming the cap, the window and the least cap.
+``eval.seq_len``, else each run's ``data.seq_len``), a run config's ``eval_tokens`` (train's validation), the eval
+verb's ``--max-tokens`` and, found beside them, ``analyze frequency --runs``' ``--max-tokens`` to it, in one line
+naming the cap, the window and the least cap.
 """
 
 from __future__ import annotations
@@ -51,3 +52,11 @@ def test_the_eval_verb_refuses_a_cap_below_its_window(finished_run, tmp_path):
             "would be measured on 9 target(s); set --max-tokens to at least 33, or leave it out") in line, line
     done = cli(["eval", finished_run, "--max-tokens", "10", "--seq-len", "8"], cwd=tmp_path)
     assert done.returncode == 0, done.stderr
+
+
+def test_analyze_frequency_refuses_a_cap_below_the_runs_window(finished_run, data, tmp_path):
+    done = cli(["analyze", "frequency", "--runs", finished_run, "--data", data, "--max-tokens", "10"], cwd=tmp_path)
+    assert done.returncode == 2, done.stderr
+    line = one_error(done.stderr)
+    assert (f"--max-tokens 10 is fewer than one evaluation window (data.seq_len of run '{finished_run}' 32 + 1 "
+            f"tokens)") in line, line
