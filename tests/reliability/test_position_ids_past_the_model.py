@@ -64,8 +64,10 @@ def test_positions_outside_the_model_are_refused(build, first, shown):
 @pytest.mark.parametrize("build", MODELS)
 def test_float_positions_are_refused(build):
     x = torch.randint(0, 300, (1, 9))
-    with pytest.raises(TypeError, match="position_ids must be integer positions, got a torch.float32 tensor"):
+    with pytest.raises(TypeError, match="position_ids must be integer positions, got a torch.float32 tensor; pass "
+                                        "torch.long positions") as caught:
         _logits(build(), x, torch.arange(9.0).unsqueeze(0))
+    assert isinstance(caught.value, UserError)
 
 
 @pytest.mark.parametrize("build", MODELS)

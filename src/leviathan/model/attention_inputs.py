@@ -30,7 +30,10 @@ def check_attention_inputs(position_ids, attention_mask, *, batch: int, length: 
                              f"sequence(s) of {length} ids after {past} cached position(s)), got {tuple(value.shape)}")
     if position_ids is not None and (position_ids.dtype.is_floating_point or position_ids.dtype.is_complex
                                      or position_ids.dtype == torch.bool):
-        raise TypeError(f"position_ids must be integer positions, got a {position_ids.dtype} tensor")
+        from ..errors import ArgumentTypeError  # a UserError too, as check_position_values' (round 29, W525)
+
+        raise ArgumentTypeError(f"position_ids must be integer positions, got a {position_ids.dtype} tensor; pass "
+                                f"torch.long positions (or none: the model counts them from 0)")
     if attention_mask is not None:
         check_mask_values(attention_mask)  # a NaN was taken as 1 (round 25, Y45)
 
