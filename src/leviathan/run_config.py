@@ -221,7 +221,7 @@ class RunConfig:
             require(self.max_tokens >= self.batch_tokens,
                     f"max_tokens={self.max_tokens} is less than one optimizer step of batch_tokens="
                     f"{self.batch_tokens}; raise max_tokens or lower batch_tokens")
-        from .eval.stream import short_cap_problem
+        from .eval.window_floor import short_cap_problem
 
         short = short_cap_problem("eval_tokens", self.eval_tokens, self.data.seq_len, "data.seq_len",
                                   "null (the whole split)")

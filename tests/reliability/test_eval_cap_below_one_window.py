@@ -2,7 +2,7 @@
 
 A grid whose eval section set ``max_tokens: 10`` (windows of 64) loaded, and its sweep scored every run on 9 targets
 without a word: round 28's floor of one window (``seq_len`` + 1 tokens, ``short_split_problem``) held the split's size,
-not the cap actually scored. ``eval.stream.short_cap_problem`` now holds the grid's ``eval.max_tokens`` (against
+not the cap actually scored. ``eval.window_floor.short_cap_problem`` now holds the grid's ``eval.max_tokens`` (against
 ``eval.seq_len``, else each run's ``data.seq_len``), a run config's ``eval_tokens`` (train's validation), the eval
 verb's ``--max-tokens`` and, found beside them, ``analyze frequency --runs``' ``--max-tokens`` to it, in one line
 naming the cap, the window and the least cap.

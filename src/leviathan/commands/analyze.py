@@ -299,11 +299,11 @@ def _exp(v):
 
 def _check_window_cap(args, run_dir) -> None:
     """UserError when --max-tokens is fewer than one evaluation window of ``run_dir`` (--seq-len, else the run's
-    data.seq_len, + 1 tokens), as `eval` refuses it (``eval.stream.short_cap_problem``; issue 30 round 29, W692's kind,
+    data.seq_len, + 1 tokens), as `eval` refuses it (``eval.window_floor.short_cap_problem``; issue 30 round 29, W692's kind,
     found beside it): the buckets were filled from a few targets of each sequence's first positions, no word."""
     from .. import checkpoint as ckpt
     from ..errors import UserError
-    from ..eval.stream import short_cap_problem
+    from ..eval.window_floor import short_cap_problem
 
     if args.max_tokens is None:
         return

@@ -102,7 +102,8 @@ def run(args) -> int:
         raise UserError("--text scores a text file, --data / --split a prepared split: give one of the two")
     split = "val" if args.split is None else args.split
 
-    from ..eval.stream import EvalStream, run_seq_len, short_cap_problem
+    from ..eval.stream import EvalStream, run_seq_len
+    from ..eval.window_floor import short_cap_problem
     from .. import checkpoint as ckpt
     from ..data.meta import not_prepared
     from ..run_config import data_meta

@@ -105,19 +105,6 @@ def short_split_problem(what: str, split: str, tokens: int, seq_len: int, settin
             f"+ 1): its loss would be measured on {max(tokens - 1, 0):,} target(s); {fix}, or lower {setting}")
 
 
-def short_cap_problem(cap: str, max_tokens: int | None, seq_len: int, setting: str,
-                      unset: str = "leave it out (the whole set)") -> str | None:
-    """The line for a cap on the tokens scored (``cap``, the option that sets it: a grid's eval.max_tokens, a run's
-    eval_tokens, eval's --max-tokens) below one evaluation window of ``seq_len`` + 1 tokens (named by ``setting``), or
-    None. ``short_split_problem`` held the split's size to that floor, not the cap actually scored: a grid's eval
-    max_tokens 10 with seq_len 64 scored every run on 9 targets without a word (issue 30 round 29, W692)."""
-    if max_tokens is None or max_tokens >= seq_len + 1:
-        return None
-    return (f"{cap} {max_tokens:,} is fewer than one evaluation window ({setting} {seq_len:,} + 1 tokens): each loss "
-            f"would be measured on {max(max_tokens - 1, 0):,} target(s); set {cap} to at least {seq_len + 1:,}, or "
-            f"{unset}")
-
-
 def check_max_tokens(max_tokens) -> None:
     """UserError unless ``max_tokens`` is None (no cap) or a whole number >= 1: ``from_split(D, 'val',
     max_tokens=0)`` returned the whole split (0 read as "no cap", the falsy-as-unset kind of round 21's P234), and

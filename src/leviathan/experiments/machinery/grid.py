@@ -342,7 +342,7 @@ def _check_eval_window(grid: Grid) -> None:
     ``data.seq_len``, + 1 tokens): the grid loaded and its sweep scored every run on 9 targets without a word, while a
     split that short is refused (``short_split_problem``; issue 30 round 29, W692). A run whose config does not load
     is left to the sweep, which names it (``base_problem``)."""
-    from ...eval.stream import short_cap_problem
+    from ...eval.window_floor import short_cap_problem
     from ...run_config import load_run_config
 
     cap, seq_len = grid.eval_options.max_tokens, grid.eval_options.seq_len
