@@ -330,7 +330,7 @@ def _frequency_runs(args) -> int:
     if not args.data:
         raise UserError("--runs needs --data (the prepared data dir the models were trained on)")
     freq = load_train_freq(args.data)  # names a missing file, or a pipe in its place (round 23, U394's kind)
-    buckets = make_buckets(freq, args.buckets, args.method)
+    buckets = make_buckets(freq, args.buckets, args.method, "--buckets")
     stream = EvalStream.from_split(args.data, args.split, args.max_tokens)
     for run_dir in args.runs:  # as eval does: data of another tokenizer was scored without a word (round 6)
         ckpt.check_tokenizer(ckpt.find_checkpoint(run_dir), args.data, "analyze its frequency buckets")
