@@ -221,14 +221,14 @@ class RunConfig:
             require(self.max_tokens >= self.batch_tokens,
                     f"max_tokens={self.max_tokens} is less than one optimizer step of batch_tokens="
                     f"{self.batch_tokens}; raise max_tokens or lower batch_tokens")
+        require(self.data.seq_len <= self.model.max_position_embeddings,
+                f"data.seq_len={self.data.seq_len} exceeds model.max_position_embeddings="
+                f"{self.model.max_position_embeddings}; lower data.seq_len or raise model.max_position_embeddings")
         from .eval.window_floor import short_cap_problem
 
         short = short_cap_problem("eval_tokens", self.eval_tokens, self.data.seq_len, "data.seq_len",
                                   "null (the whole split)")
         require(short is None, short or "")  # validations of fewer targets than a window, no word (round 29, W692)
-        require(self.data.seq_len <= self.model.max_position_embeddings,
-                f"data.seq_len={self.data.seq_len} exceeds model.max_position_embeddings="
-                f"{self.model.max_position_embeddings}; lower data.seq_len or raise model.max_position_embeddings")
         self.seed = check_seed(self.seed, "seed")  # a plain int (a numpy integer is one: round 9)
         problem = device_problem(self.device)  # "cuda:x" passed a startswith("cuda") test: a torch traceback
         require(problem is None, f"device {problem}; set device=auto (or cpu)")
