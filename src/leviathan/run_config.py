@@ -224,6 +224,11 @@ class RunConfig:
         require(self.data.seq_len <= self.model.max_position_embeddings,
                 f"data.seq_len={self.data.seq_len} exceeds model.max_position_embeddings="
                 f"{self.model.max_position_embeddings}; lower data.seq_len or raise model.max_position_embeddings")
+        from .eval.window_floor import short_cap_problem
+
+        short = short_cap_problem("eval_tokens", self.eval_tokens, self.data.seq_len, "data.seq_len",
+                                  "null (the whole split)")
+        require(short is None, short or "")  # validations of fewer targets than a window, no word (round 29, W692)
         self.seed = check_seed(self.seed, "seed")  # a plain int (a numpy integer is one: round 9)
         problem = device_problem(self.device)  # "cuda:x" passed a startswith("cuda") test: a torch traceback
         require(problem is None, f"device {problem}; set device=auto (or cpu)")

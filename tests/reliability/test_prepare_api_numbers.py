@@ -14,7 +14,7 @@ from leviathan.errors import UserError
 pytestmark = [pytest.mark.reliability]
 
 
-@pytest.mark.parametrize("value", ["abc", None, np.array([0.1, 0.2]), math.nan, True, 1.0, -0.1])
+@pytest.mark.parametrize("value", ["abc", np.array([0.1, 0.2]), math.nan, True, 1.0, -0.1])  # None: 0.01 (W753)
 def test_a_val_fraction_that_is_no_fraction_is_one_line(tmp_path, value):
     from leviathan.data.prepare import prepare
 

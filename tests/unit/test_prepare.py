@@ -99,7 +99,7 @@ def test_long_documents_are_cut_for_threads_without_changing_ids(tmp_path):
 def test_explicit_val_source(tmp_path):
     src, docs = _corpus(tmp_path / "tr", 5)
     val, vdocs = _corpus(tmp_path / "va", 2, start=100)
-    meta = prepare(src, tmp_path / "d", "cl100k_base", val_source=val, val_fraction=0.5, **_quiet())
+    meta = prepare(src, tmp_path / "d", "cl100k_base", val_source=val, **_quiet())  # with val_fraction: refused
     assert _docs_of(tmp_path / "d", "train") == docs and _docs_of(tmp_path / "d", "val") == vdocs
     assert meta["val_assignment"]["method"] == "val_source" and meta["val_source"]
     (tmp_path / "blank.txt").write_text("\n")

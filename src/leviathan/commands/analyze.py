@@ -297,6 +297,24 @@ def _exp(v):
     return None if v is None else ppl_of(v)  # inf past float range (round 14, B295)
 
 
+def _check_window_cap(args, run_dir) -> None:
+    """UserError when --max-tokens is fewer than one evaluation window of ``run_dir`` (--seq-len, else the run's
+    data.seq_len, + 1 tokens), as `eval` refuses it (``eval.window_floor.short_cap_problem``; issue 30 round 29, W692's kind,
+    found beside it): the buckets were filled from a few targets of each sequence's first positions, no word."""
+    from .. import checkpoint as ckpt
+    from ..errors import UserError
+    from ..eval.window_floor import short_cap_problem
+
+    if args.max_tokens is None:
+        return
+    given = args.seq_len is not None
+    seq_len = args.seq_len if given else ckpt.load_run_config(ckpt.find_checkpoint(run_dir)).data.seq_len
+    short = short_cap_problem("--max-tokens", args.max_tokens, seq_len,
+                              "--seq-len" if given else f"data.seq_len of run {str(run_dir)!r}")
+    if short is not None:
+        raise UserError(short)
+
+
 def _frequency_runs(args) -> int:
     """Evaluate checkpoints now: token losses on a split of the data dir, bucketed by train_freq.npy."""
     import sys
@@ -312,10 +330,11 @@ def _frequency_runs(args) -> int:
     if not args.data:
         raise UserError("--runs needs --data (the prepared data dir the models were trained on)")
     freq = load_train_freq(args.data)  # names a missing file, or a pipe in its place (round 23, U394's kind)
-    buckets = make_buckets(freq, args.buckets, args.method)
+    buckets = make_buckets(freq, args.buckets, args.method, "--buckets")
     stream = EvalStream.from_split(args.data, args.split, args.max_tokens)
     for run_dir in args.runs:  # as eval does: data of another tokenizer was scored without a word (round 6)
         ckpt.check_tokenizer(ckpt.find_checkpoint(run_dir), args.data, "analyze its frequency buckets")
+        _check_window_cap(args, run_dir)
     results = []
     for run_dir in args.runs:
         evals, bucketed = evaluate_checkpoint(run_dir, {args.split: stream}, seq_len=args.seq_len,

@@ -103,6 +103,7 @@ def run(args) -> int:
     split = "val" if args.split is None else args.split
 
     from ..eval.stream import EvalStream, run_seq_len
+    from ..eval.window_floor import short_cap_problem
     from .. import checkpoint as ckpt
     from ..data.meta import not_prepared
     from ..run_config import data_meta
@@ -111,6 +112,10 @@ def run(args) -> int:
     device = resolve_device(args.device, "--device ")  # the fix names the option (round 26, P33)
     model, cfg = ckpt.load_model(args.checkpoint, device=device)
     seq_len = run_seq_len(cfg, args.seq_len)
+    short = short_cap_problem("--max-tokens", args.max_tokens, seq_len,
+                              "--seq-len" if args.seq_len is not None else "the run's data.seq_len")
+    if short is not None:  # 10 tokens of a 64-token window: a loss of 9 targets, no word (round 29, W692)
+        raise UserError(short)
     if args.text is not None:
         stream = EvalStream.from_text(args.text, ckpt.load_tokenizer(args.checkpoint), args.max_tokens)
     else:

@@ -47,8 +47,7 @@ def run(args) -> int:
                         f"{args.val_source!r} is the validation corpus itself: give one of the two")
     final_output(args.out)  # a stop once it is in place says so (round 22, Q106); the demo's own folder does not
     source = args.source[0] if len(args.source) == 1 else list(args.source)
-    fraction = 0.01 if args.val_fraction is None else args.val_fraction
-    meta = prepare(source, args.out, args.tokenizer, val_fraction=fraction, val_source=args.val_source,
+    meta = prepare(source, args.out, args.tokenizer, val_fraction=args.val_fraction, val_source=args.val_source,
                    num_workers=args.workers, seed=args.seed, overwrite=args.overwrite, strict=args.strict,
                    text_field=args.text_field, max_documents=args.max_documents, progress=not args.no_progress)
     if args.json:

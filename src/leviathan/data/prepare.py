@@ -457,13 +457,25 @@ def _resolve_tokenizer(tokenizer, bpe_vocab_size) -> tuple[Tokenizer | None, int
     return tok, None, tok.name
 
 
+def _checked_val_choice(val_fraction, val_source):
+    """``val_fraction`` (None: 0.01), or a UserError when ``val_source`` is given too: the validation came from the file
+    and ``val_fraction=0.5`` was dropped without a word (issue 30 round 29, W753), where ``leviathan prepare`` refuses
+    --val-fraction beside --val-source (round 25's X84 kind: what was given, not what differs from the default)."""
+    if val_source is None:
+        return 0.01 if val_fraction is None else val_fraction
+    if val_fraction is not None:
+        raise UserError(f"prepare: val_fraction={val_fraction!r:.40} holds out part of the source, and val_source="
+                        f"{str(val_source)!r:.80} is the validation corpus itself: pass one of the two")
+    return 0.0
+
+
 @api_write("prepare()", "out_dir")
 def prepare(
     source,
     out_dir: str | os.PathLike,
     tokenizer="o200k_base",
     *,
-    val_fraction: float = 0.01,
+    val_fraction: float | None = None,
     val_source=None,
     bpe_vocab_size: int | None = None,
     num_workers: int = 2,
@@ -480,7 +492,8 @@ def prepare(
     """Tokenize ``source`` into ``out_dir`` (see module docstring); returns the meta.json dict.
 
     ``tokenizer``: o200k_base | cl100k_base | bpe:VOCAB | tokenizer.json path | data dir | Tokenizer.
-    ``val_source``: an explicit validation corpus (then ``val_fraction`` is ignored).
+    ``val_fraction``: the share of ``source``'s documents held out for validation (None: 0.01).
+    ``val_source``: an explicit validation corpus, instead of ``val_fraction`` (giving both is refused).
     ``max_documents`` caps the documents read from each of source and val_source.
 
     Parameters: the options of ``leviathan prepare``, keyword arguments one each (the library entry point mirrors
@@ -493,6 +506,7 @@ def prepare(
     log = log or (lambda msg: print(msg, file=sys.stderr))
     out = Path(out_dir).expanduser()
     out = Path(os.path.abspath(out)) if out.name in ("", ".", "..") else out  # its name and parent are its own
+    val_fraction = _checked_val_choice(val_fraction, val_source)
     if isinstance(val_fraction, bool) or not isinstance(val_fraction, numbers.Real) or not 0.0 <= val_fraction < 1.0:
         # 'abc', None and an array were float()'s tracebacks (issue 30 round 23, U143-U145)
         raise UserError(f"val_fraction must be a number in [0, 1), got {val_fraction!r:.40}; e.g. 0.01")

@@ -83,8 +83,24 @@ def checked_counts(train_freq) -> np.ndarray:
     return counts.astype(np.int64)
 
 
-def make_buckets(train_freq: np.ndarray, num_buckets: int = 5, method: str = "mass") -> Buckets:
-    """Bucket every token id by its training count (see module docstring for the rules)."""
+def _check_ids_for_buckets(counts: np.ndarray, num_buckets: int, setting: str) -> None:
+    """UserError when ``num_buckets`` is more than the ids that occur in training: each id sits in one bucket, so the
+    buckets past them hold no id whatever the counts. ``frequency_groups(np.ones(300), 300, num_buckets=301)`` returned
+    301 buckets, 300 of them empty, with the warning below only (issue 30 round 29, W670); the warning stays for
+    buckets that ids could fill but these counts' few distinct values do not."""
+    seen = int(np.count_nonzero(counts))
+    if num_buckets > seen:
+        fix = (f"lower {setting} to at most {seen:,}" if seen >= 2 else
+               "pass the train_freq of a training split (np.load of a prepared data folder's train_freq.npy)")
+        raise UserError(f"{setting} {num_buckets:,} is more than the {seen:,} ids that occur in training (counts > 0 "
+                        f"in train_freq): {num_buckets - seen:,} of the buckets would hold no id; {fix}")
+
+
+def make_buckets(train_freq: np.ndarray, num_buckets: int = 5, method: str = "mass",
+                 setting: str = "num_buckets") -> Buckets:
+    """Bucket every token id by its training count (see module docstring for the rules). ``setting`` names
+    ``num_buckets`` where the caller took it (a grid's eval.buckets, --buckets) in the line refusing more buckets
+    than ids."""
     counts = checked_counts(train_freq)
     from ..integers import is_integer
 
@@ -98,6 +114,7 @@ def make_buckets(train_freq: np.ndarray, num_buckets: int = 5, method: str = "ma
     total = int(counts.sum())
     if total == 0:
         raise UserError("train_freq is all zeros; was the training split empty?")
+    _check_ids_for_buckets(counts, num_buckets, setting)
 
     if method == "mass":
         values = np.unique(counts)  # ascending distinct counts

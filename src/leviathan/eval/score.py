@@ -37,6 +37,7 @@ def evaluate_checkpoint(run_dir: str | os.PathLike, streams: dict[str, EvalStrea
     (``targets_outside``, ``share_outside`` say how many were left out; models with the same set pair) without bits per
     byte.
     """
+    _check_some_stream(streams)
     model, cfg = load_model(str(run_dir))
     seq_len = run_seq_len(cfg, seq_len, "seq_len")
     check_stream_tokenizers(run_dir, streams)
@@ -76,6 +77,17 @@ def _losses(model, stream: EvalStream, name: str, seq_len: int, batch_size: int)
     raise UserError(f"scoring eval set {name!r} in batches of {batch_size} windows of {seq_len} tokens ran out of "
                     f"memory ({said}); nothing was scored; use a smaller batch_size (e.g. {max(1, batch_size // 2)}: "
                     f"a grid's eval batch_size, analyze's --batch-size), or free memory")
+
+
+def _check_some_stream(streams) -> None:
+    """UserError for an empty ``streams`` mapping, before the model is loaded: ``evaluate_checkpoint(run, {})`` scored
+    nothing and returned ``({}, {})`` without a word (issue 30 round 29, W407). Other kinds are
+    ``check_stream_tokenizers``'."""
+    from collections.abc import Mapping
+
+    if isinstance(streams, Mapping) and not streams:
+        raise UserError("evaluate_checkpoint: streams is empty, so there is nothing to score; pass at least one eval "
+                        "set, e.g. {'val': EvalStream.from_split(data_dir, 'val')}")
 
 
 def check_stream_tokenizers(run_dir: str | os.PathLike, streams) -> None:

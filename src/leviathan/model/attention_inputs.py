@@ -30,7 +30,10 @@ def check_attention_inputs(position_ids, attention_mask, *, batch: int, length: 
                              f"sequence(s) of {length} ids after {past} cached position(s)), got {tuple(value.shape)}")
     if position_ids is not None and (position_ids.dtype.is_floating_point or position_ids.dtype.is_complex
                                      or position_ids.dtype == torch.bool):
-        raise TypeError(f"position_ids must be integer positions, got a {position_ids.dtype} tensor")
+        from ..errors import ArgumentTypeError  # a UserError too, as check_position_values' (round 29, W525)
+
+        raise ArgumentTypeError(f"position_ids must be integer positions, got a {position_ids.dtype} tensor; pass "
+                                f"torch.long positions (or none: the model counts them from 0)")
     if attention_mask is not None:
         check_mask_values(attention_mask)  # a NaN was taken as 1 (round 25, Y45)
 
@@ -48,6 +51,31 @@ def check_mask_values(attention_mask: torch.Tensor) -> None:
         raise ArgumentValueError(f"attention_mask must hold 1 for each key to attend and 0 for padding, got "
                                  f"{attention_mask[bad][0].item()!r}; pass a 0/1 mask (an additive mask of 0 and "
                                  f"-inf is not one: use (mask == 0) to turn it into one)")
+
+
+def check_position_values(position_ids, limit: int | None, api: str | None = None) -> None:
+    """ValueError (a UserError too) naming the first of ``position_ids`` outside [0, ``limit``), the model's
+    ``max_position_embeddings``: positions 60..68 of a 64-position model returned logits from rotary angles it was
+    never trained on, and -1 ran too, without a word, where the same reach by ids is refused
+    (``positions.check_within_positions``; issue 30 round 29, W525). TypeError (a UserError too) for positions that
+    are not integers. One scan of the (B, T) positions, as ``check_mask_values`` makes of the mask; nothing to check
+    for None (the model counts them itself), an unknown limit, or inside compiled graphs."""
+    from ..errors import ArgumentTypeError, ArgumentValueError
+
+    if not isinstance(position_ids, torch.Tensor) or limit is None or torch.compiler.is_compiling():
+        return
+    where = f"{api}: " if api else ""
+    if position_ids.dtype.is_floating_point or position_ids.dtype.is_complex or position_ids.dtype == torch.bool:
+        raise ArgumentTypeError(f"{where}position_ids must be integer positions, got a {position_ids.dtype} tensor; "
+                                f"pass torch.long positions (or none: the model counts them from 0)")
+    if position_ids.is_meta or not position_ids.numel():
+        return  # a meta input is named by the model's own checks (meta_device)
+    bad = (position_ids < 0) | (position_ids >= limit)
+    if bool(bad.any()):
+        raise ArgumentValueError(f"{where}position_ids holds position {int(position_ids[bad][0])}, outside the model's "
+                                 f"positions [0, {limit:,}) (max_position_embeddings {limit:,}); pass positions from 0 "
+                                 f"to {limit - 1:,}: crop the sequence, or score a long text in windows of at most "
+                                 f"{limit:,} (leviathan.eval.perplexity.evaluate)")
 
 
 def _what(name: str) -> str:

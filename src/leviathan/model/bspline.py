@@ -66,6 +66,7 @@ def dbeta(x: torch.Tensor, degree: int) -> torch.Tensor:
 def dense_basis(u: torch.Tensor, num_knots: int, degree: int = 2) -> torch.Tensor:
     """u (...) in [0, 1] -> normalised basis (..., kappa). Literal formula, O(kappa) per point."""
     check_knots("dense_basis", num_knots, degree)
+    check_coordinates("dense_basis", u)
     s = u.unsqueeze(-1) * (num_knots - 1)  # (..., 1)
     g = torch.arange(num_knots, dtype=u.dtype, device=u.device)  # (kappa,)
     raw = beta(s - g, degree)  # (..., kappa)
@@ -132,6 +133,7 @@ def window(u: torch.Tensor, num_knots: int, degree: int = 2, with_derivative: bo
         dw: (..., p+1) d w / d u (includes the chain factor kappa - 1 and the normalisation), or None.
     """
     check_knots("window", num_knots, degree)
+    check_coordinates("window", u)
     idx, w, derivative = window_rows(u, num_knots, degree, 0, index_dtype=torch.int64)
     return idx, w, derivative() if with_derivative else None
 
@@ -228,3 +230,20 @@ def check_degree(api: str, degree) -> None:
 
     if not is_integer(degree) or degree not in (1, 2, 3):
         raise ArgumentValueError(f"{api}: degree must be the whole number 1, 2 or 3, got {degree!r}")
+
+
+def check_coordinates(api: str, u: torch.Tensor) -> None:
+    """ValueError (a UserError too) naming the value unless every coordinate is in [0, 1], the knot grid's span:
+    ``dense_basis(tensor([1.5]), 8)`` returned a row of NaN, and ``window`` weights of knots past the grid, without a
+    word (issue 30 round 29, W795); NaN is refused too. For the public entry points only: the generator's path maps
+    its coordinates into [0, 1] itself (a sigmoid) and calls ``window_rows``, which is left unchecked. One
+    reduction over u (a device sync on a GPU), skipped inside compiled graphs."""
+    from ..errors import ArgumentValueError
+
+    if not isinstance(u, torch.Tensor) or u.numel() == 0 or torch.compiler.is_compiling():
+        return
+    outside = ~((u >= 0) & (u <= 1))  # NaN compares false both ways
+    if bool(outside.any()):
+        bad = float(u[outside].reshape(-1)[0])
+        raise ArgumentValueError(f"{api}: coordinate u={bad:g} is outside the spline's range [0, 1]; pass coordinates "
+                                 f"in [0, 1] (the generator maps its own through a sigmoid; clamp or rescale yours)")

@@ -101,9 +101,25 @@ def from_digits(digits: torch.Tensor, base: int) -> torch.Tensor:
 
         raise ArgumentValueError("from_digits takes digits (..., k), one row of k digits per id, got a 0-d tensor")
     _check_base(base, 1, "from_digits")
+    _check_digit_range(digits, base)
     k = digits.shape[-1]
     powers = base ** torch.arange(k - 1, -1, -1, device=digits.device, dtype=torch.long)
     return (digits.long() * powers).sum(-1)
+
+
+def _check_digit_range(digits: torch.Tensor, base: int) -> None:
+    """ValueError (a UserError too) naming the digit unless every digit is in [0, base): a digit 9 in base 7 was
+    summed into the id of other digits ((1, 9, 0) gave 112, the id of (2, 2, 0)) without a word (issue 30 round 29,
+    W793; ``to_digits`` checks its ids, W791). A read of the values, skipped inside compiled graphs."""
+    from ..errors import ArgumentValueError
+
+    if digits.numel() == 0 or torch.compiler.is_compiling():
+        return
+    lo, hi = int(digits.min()), int(digits.max())
+    if lo < 0 or hi >= base:
+        bad = lo if lo < 0 else hi
+        raise ArgumentValueError(f"from_digits: digit {bad} is outside [0, {base}) (base {base}); pass the digits "
+                                 f"of ids in base {base} (to_digits(ids, {base}, k) gives them)")
 
 
 def codebook_sum(ids: torch.Tensor, codebooks: torch.Tensor) -> torch.Tensor:

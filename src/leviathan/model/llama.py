@@ -28,7 +28,7 @@ from ..integers import is_integer
 from ..positions import check_within_positions
 from .config import ModelConfig
 from .embedding import TableEmbedding, build_input_embedding
-from .attention_inputs import check_attention_inputs
+from .attention_inputs import check_attention_inputs, check_position_values
 from .kv_cache import KVCache, claim_cache
 from .labels import check_input_ids, check_label_type, check_label_values, check_labels, check_outside
 from .loss import chunked_cross_entropy, linear_token_nll
@@ -137,6 +137,7 @@ class LlamaModel(nn.Module):
         self.layers = nn.ModuleList(LlamaDecoderLayer(cfg, i) for i in range(cfg.num_hidden_layers))
         self.norm = LlamaRMSNorm(cfg.hidden_size, cfg.rms_norm_eps)
         self.rotary_emb = LlamaRotaryEmbedding(cfg.resolved_head_dim, cfg.rope_theta)
+        self.max_positions = cfg.max_position_embeddings  # position_ids past it are refused (round 29, W525)
 
     def forward(self, input_ids, cache=None, position_ids=None, attention_mask=None):
         if not isinstance(input_ids, torch.Tensor) or input_ids.dim() != 2:  # a list: an AttributeError (round 9, M137)
@@ -162,6 +163,7 @@ class LlamaModel(nn.Module):
         claim_cache(cache, self)  # another model's same-shaped keys were continued silently (round 22, S234)
         past = cache.get_seq_length() if cache is not None else 0
         check_attention_inputs(position_ids, attention_mask, batch=B, length=T, past=past)  # round 22
+        check_position_values(position_ids, self.max_positions)  # positions past the limit ran (round 29, W525)
         # a table checks its own ids; a generator embeds any id up to b^k - 1, past the vocabulary, so an input the
         # model has no token for was taken without a word (issue 30 round 14, B109, B171)
         if not isinstance(self.embed_tokens, TableEmbedding):

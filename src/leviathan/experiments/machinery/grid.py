@@ -256,6 +256,7 @@ def load_grid(name_or_path: str | os.PathLike | dict, *, data_dir: str | None = 
                               f"listed in them); list at least one variant and size in each")
         raise ConfigError(f"grid {name!r} has no experiments; add iso_body, isoparametric, scaling or variants")
     _check_overrides_load(grid, overrides or [])
+    _check_eval_window(grid)
     _check_run_name_lengths(grid)
     _check_sizes_differ(grid)
     _check_size_keys(grid, parsed)
@@ -334,6 +335,35 @@ def _check_eval_positions(grid: Grid) -> None:
             raise ConfigError(f"grid {grid.name!r}: eval.seq_len {seq_len:,} exceeds run {run.name}'s "
                               f"max_position_embeddings ({limit:,}, size {run.size!r}); set eval.seq_len to at most "
                               f"{limit:,}, or leave it out (each run's own data.seq_len)")
+
+
+def _check_eval_window(grid: Grid) -> None:
+    """ConfigError when ``eval.max_tokens`` is fewer than one evaluation window (``eval.seq_len``, else a run's own
+    ``data.seq_len``, + 1 tokens): the grid loaded and its sweep scored every run on 9 targets without a word, while a
+    split that short is refused (``short_split_problem``; issue 30 round 29, W692). A run whose config does not load
+    is left to the sweep, which names it (``base_problem``)."""
+    from ...eval.window_floor import short_cap_problem
+    from ...run_config import load_run_config
+
+    cap, seq_len = grid.eval_options.max_tokens, grid.eval_options.seq_len
+    if cap is None:
+        return
+    if seq_len is not None:
+        problem = short_cap_problem("eval.max_tokens", cap, seq_len, "eval.seq_len", "null (the whole set)")
+    else:
+        config = str(grid.base_config) if grid.base_config else None
+        problem = None
+        for run in grid.runs:
+            try:
+                run_len = load_run_config(config, grid.run_overrides(run), check_data=False, layered=True).data.seq_len
+            except (UserError, OSError):
+                continue
+            problem = short_cap_problem("eval.max_tokens", cap, run_len, f"run {run.name}'s data.seq_len",
+                                        "null (the whole set)")
+            if problem is not None:
+                break
+    if problem is not None:
+        raise ConfigError(f"grid {grid.name!r}: {problem}")
 
 
 def _check_ablations(raw, sizes: dict, grid_name: str) -> None:

@@ -225,7 +225,7 @@ class EvalData:
             # checked against meta.json, and a missing file or a pipe in its place named (data.companions)
             self._freq = load_train_freq(self.grid.data_dir)
             self._buckets = make_buckets(self._freq, int(self.grid.eval_options.buckets),
-                                         str(self.grid.eval_options.bucket_method))
+                                         str(self.grid.eval_options.bucket_method), "eval.buckets")
         return self._buckets, self._freq
 
     def stream(self, es) -> EvalStream | None:

@@ -229,13 +229,23 @@ def sample_efficiency(model: Curve, reference: Curve) -> SampleEfficiency:
 
 
 def gain_over_training(model: Curve, reference: Curve) -> GainCurve:
-    """Relative perplexity reduction 1 - exp(L_model - L_ref) at the token counts both curves share."""
+    """Relative perplexity reduction 1 - exp(L_model - L_ref) at the token counts both curves share (a UserError
+    naming both curves' spans when they share none)."""
     _check_curve("gain_over_training", "model", model)
     _check_curve("gain_over_training", "reference", reference)
     common = np.intersect1d(model.tokens, reference.tokens)
+    if not len(common):  # an empty GainCurve drew an empty figure, no word (issue 30 round 29, W540)
+        raise UserError(f"gain_over_training: the model's curve (tokens {_span(model)}) and the reference's (tokens "
+                        f"{_span(reference)}) share no token count, so there is no point to compare; pass curves "
+                        f"validated at the same token counts (the same eval interval and tokens per step)")
     lm = model.loss[np.searchsorted(model.tokens, common)]
     lr = reference.loss[np.searchsorted(reference.tokens, common)]
     return GainCurve(common.tolist(), (1.0 - np.exp(lm - lr)).tolist())
+
+
+def _span(curve: Curve) -> str:
+    """A curve's token counts as ``first to last (n points)``, for a message."""
+    return f"{curve.tokens[0]:,.0f} to {curve.tokens[-1]:,.0f}, {len(curve.tokens):,} points"
 
 
 def _checked_baselines(baselines) -> dict[str, str]:
@@ -309,6 +319,9 @@ def efficiency_from_results(rows: Iterable[ResultRow], regime: str = "iso_body",
                 entry.error = str(e)
             else:
                 entry.result = sample_efficiency(mc, bc)
-                entry.gain_over_training = gain_over_training(mc, bc)
+                try:
+                    entry.gain_over_training = gain_over_training(mc, bc)
+                except UserError as e:  # curves at other token counts: the gain says why it is missing (W540)
+                    entry.error = str(e)
             out.append(entry)
     return out

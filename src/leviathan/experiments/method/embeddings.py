@@ -314,18 +314,21 @@ def nearest_neighbours(table: np.ndarray, probes: np.ndarray, candidates: np.nda
     most similar first, ties to the lower id. One (``PROBE_CHUNK``, N) block of cosines at a time. ``k`` is a whole
     number >= 1 and the rows read finite: k=0 was numpy's "zero-size array to reduction operation minimum", a NaN row
     was given neighbours without a word and an all-NaN table was "could not broadcast" (issue 30 round 23, U435,
-    U437; ``analyze_tables`` checked its tables, this did not)."""
+    U437; ``analyze_tables`` checked its tables, this did not). Ids are whole numbers and their rows nonzero (round 29,
+    W672, W673: a float probe 1.5 was read as row 1, and a zero row, which has no direction, got ids 0, 1, 2)."""
     from ...value_rules import api_check, whole_problem
 
     api_check("nearest_neighbours", "k", whole_problem(k, 1, "a whole number >= 1"),
               "pass the neighbours wanted per probe, e.g. k=10 (--top-k)")
     table = np.asarray(table)
-    probes = np.asarray(probes, dtype=np.int64)
-    candidates = np.asarray(candidates, dtype=np.int64)
+    probes = _id_array("nearest_neighbours", "probes", probes)
+    candidates = _id_array("nearest_neighbours", "candidates", candidates)
     _check_shape("nearest_neighbours", "table", table)
     for name, ids in (("probes", probes), ("candidates", candidates)):
         _check_ids_in_table("nearest_neighbours", name, ids, len(table))
     _check_finite_rows("nearest_neighbours", "table", table, np.concatenate([probes, candidates]))
+    for name, ids in (("probes", probes), ("candidates", candidates)):
+        _check_nonzero_rows("nearest_neighbours", name, table, ids)
     if len(candidates) <= k:
         raise UserError(f"only {len(candidates)} ids occur in training: too few for {k} neighbours; lower --top-k")
     cand = _unit_rows(np.asarray(table)[candidates])  # (N, D)
@@ -343,6 +346,39 @@ def nearest_neighbours(table: np.ndarray, probes: np.ndarray, candidates: np.nda
             order = np.lexsort((candidates[sel], -cos[r, sel]))  # by cosine, descending, then id
             out[a + r] = candidates[sel[order[:k]]]
     return out
+
+
+def _id_array(api: str, name: str, ids) -> np.ndarray:
+    """``ids`` as an int64 array, or a UserError unless they are whole numbers by their dtype
+    (``integers.is_integer_array``): ``np.asarray(ids, dtype=np.int64)`` cut a float probe 1.5 to row 1 and read
+    ``True`` as row 1 without a word (issue 30 round 29, W672). An empty list (float64 to numpy) is no ids."""
+    from ...integers import is_integer_array
+    from ...value_rules import api_check
+
+    array = np.asarray(ids)
+    if array.size == 0:
+        return array.astype(np.int64).reshape(-1)
+    if not is_integer_array(array):
+        flat = array.reshape(-1)
+        cut = np.flatnonzero(flat != np.floor(flat)) if array.dtype.kind == "f" else []  # the value cut, if any
+        api_check(api, name, f"must be whole token ids, got an array of {array.dtype} "
+                  f"({flat[cut[0] if len(cut) else 0].item()!r})",
+                  "pass integer ids (np.asarray(ids, dtype=np.int64) of whole numbers)")
+    return array.astype(np.int64)
+
+
+def _check_nonzero_rows(api: str, name: str, table: np.ndarray, ids: np.ndarray) -> None:
+    """UserError naming the ids of ``name`` whose rows of ``table`` are all zero: such a row has no direction, so its
+    cosine with every row is undefined (read as 0), and a zero probe was given ids 0, 1, 2 as its neighbours without a
+    word (issue 30 round 29, W673); NaN rows are ``_check_finite_rows``'."""
+    from ...value_rules import api_check
+
+    rows = np.unique(ids)
+    bad = rows[~np.any(table[rows] != 0, axis=1)] if len(rows) else rows
+    shown = ", ".join(str(i) for i in bad[:8]) + (f" and {len(bad) - 8:,} more" if len(bad) > 8 else "")
+    api_check(api, name, f"holds {len(bad):,} ids whose table rows are all zero (ids {shown}): a zero row has no "
+              f"direction, so no cosine neighbours" if len(bad) else None,
+              "leave those ids out, or analyse a table whose rows are nonzero")
 
 
 def _check_ids_in_table(api: str, name: str, ids: np.ndarray, rows: int) -> None:
