@@ -488,13 +488,11 @@ def _check_flags(args) -> None:
     15, A128), and train's settings the demo does not take (``batch_tokens=96``, ``micro_batch_size``, ``optim.lr``:
     A129, A126)."""
     from ..errors import UserError
-    from ..presets import preset_dict
+    from ..presets import preset_dict_named
     from ..run_config import OPTIM_RANGES
 
-    try:  # before the corpus is prepared: `--preset nope` began a 32,768-id BPE first (round 17, E339)
-        preset_dict(args.preset)
-    except UserError as e:
-        raise UserError(f"--preset: {e}; give one of them (default cpu-tiny)") from None
+    preset_dict_named("--preset", args.preset)  # before the corpus is prepared: `--preset nope` began a 32,768-id
+    # BPE first (round 17, E339)
     if args.steps < 1:
         raise UserError(f"--steps must be at least 1, got {args.steps}")
     low, high = OPTIM_RANGES["lr"]

@@ -15,7 +15,7 @@ from ..config import apply_overrides, check_repeated_overrides, from_dict, parse
 from ..errors import UserError
 from ..model.accounting import count_config, flops_per_token, format_table, isoparametric_depth
 from ..model.config import EMBEDDING_KINDS, ModelConfig
-from ..presets import preset_dict
+from ..presets import preset_dict_named
 from .demo import variant_list
 
 DEFAULT_VARIANTS = "dense_tied,dense_untied,leviathan"
@@ -71,13 +71,13 @@ def run(args) -> int:
     check_repeated_overrides(args.overrides, "model.")  # `model.hidden_size=64 hidden_size=128`: the last won silently
     overrides = [o if o.startswith("model.") or o.split("=", 1)[0].strip() == "model" else f"model.{o}"
                  for o in args.overrides]
-    data = {"model": preset_dict(args.preset) if args.preset else {}}
+    data = {"model": {} if args.preset is None else preset_dict_named("--preset", args.preset)}
     apply_overrides(data, overrides)
     named = data["model"].pop("preset", None)  # `model.preset=cpu-tiny`, as train takes it (round 9, M81: "unknown
     if named is not None:                       # key 'model.preset' in ModelConfig")
-        if args.preset and str(named) != args.preset:
+        if args.preset is not None and str(named) != args.preset:
             raise UserError(f"--preset {args.preset} and model.preset={named} name two presets; give one")
-        data["model"] = {**preset_dict(str(named)), **data["model"]}
+        data["model"] = {**preset_dict_named("model.preset", str(named)), **data["model"]}
     base = from_dict(ModelConfig, data["model"], prefix="model.")
     rows = [(v, base if v == base.embedding else replace(base, embedding=v))  # each once (round 11, S93, S95)
             for v in listed_variants(args.variants, data["model"].get("embedding"))]
