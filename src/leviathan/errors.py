@@ -407,6 +407,18 @@ def not_a_folder(path) -> str | None:
     return f"{special.removesuffix(', not a regular file')}, not a folder" if special else "is a file, not a folder"
 
 
+def not_a_folder_there(path) -> str:
+    """``not_a_folder``'s words for a ``path`` known to stand where a folder is needed (``file_above``'s blocker, a
+    --data-root that is no folder): "is a named pipe (FIFO), not a folder" for a pipe, which bench --cache-dir
+    'fifo1/x' and lm-eval --data-root fifo1 called "a file" (issue 30 round 29, V8, V27); a dangling link is named as
+    one (``missing``), anything else "is a file, not a folder"."""
+    import os
+
+    if not os.path.exists(path) and os.path.islink(path):
+        return missing(path)
+    return not_a_folder(path) or "is a file, not a folder"
+
+
 def _read_only(path) -> bool:
     """Whether the file system holding ``path`` (or its nearest existing parent) is mounted read-only."""
     import os

@@ -52,7 +52,7 @@ from ..data.meta import PreparedMeta, not_prepared
 from ..eval.result import EvalResult
 from ..eval.stream import short_split_problem
 from ..io import atomic_write_json, atomic_write_text
-from ..errors import ReportedInterrupt, Stopped, UserError, dead_link, missing
+from ..errors import ReportedInterrupt, Stopped, UserError, dead_link, missing, not_a_folder_there
 from ..locking import folder_lock, reading
 from ..memory_preflight import allocator_words, out_of_memory
 from ..ownership import check_apart, check_claim, check_not_container, check_not_inside, mark
@@ -639,8 +639,8 @@ def _check_run_dir(run_dir: Path) -> None:
     while not existing.exists() and existing.parent != existing:
         existing = existing.parent
     if not existing.is_dir():
-        raise UserError(f"cannot use run folder {str(run_dir)!r}: {str(existing)!r} is a file, not a folder; "
-                        f"choose another --run-dir or move the file away")
+        raise UserError(f"cannot use run folder {str(run_dir)!r}: {str(existing)!r} "
+                        f"{not_a_folder_there(existing)}; choose another --run-dir or move the file away")
     if not os.access(existing, os.W_OK | os.X_OK):
         if os.statvfs(existing).f_flag & os.ST_RDONLY:
             raise UserError(f"cannot write run folder {str(run_dir)!r}: {str(existing)!r} is on a read-only file "
