@@ -219,8 +219,11 @@ def _check_inputs(cfg: RunConfig, run_dir: Path, info: D.DistInfo) -> PreparedMe
                         f"validates at its end (and every eval_interval steps); prepare the data with a validation "
                         f"split (leviathan prepare ... --val-fraction 0.01, or --val-source FILE)")
     if val.tokens < cfg.data.seq_len + 1:
-        raise UserError(short_split_problem(f"data.path {cfg.data.path!r}", "val", val.tokens, cfg.data.seq_len,
-                                            "data.seq_len"))
+        from ..data.loader import TokenDataset  # meta.json's count held to val.bin first: a meta.json from another
+
+        TokenDataset(cfg.data.path, "val", check_ids=False)  # folder was "18 tokens, fewer than one window" of a
+        raise UserError(short_split_problem(f"data.path {cfg.data.path!r}", "val", val.tokens,  # 14,112-token val.bin
+                                            cfg.data.seq_len, "data.seq_len"))  # (issue 30 round 29, V54)
     _check_batch_fits(cfg, meta)
     if info.is_main:
         _check_run_dir(run_dir)
