@@ -679,9 +679,11 @@ def _out_of_memory_message(step: int, cfg: RunConfig, error: BaseException, run_
         "a smaller model (model.*) or data.seq_len"
     skipped = f" ({SKIP}=1 skipped the memory check that counts this)" if os.environ.get(SKIP, "").strip() == "1" \
         else ""
+    kept = f"{str(run_dir)!r} keeps its checkpoints of whole steps"
+    if ckpt.latest_checkpoint(run_dir) is None:  # said of a run that had none (issue 30 round 29, V30)
+        kept = f"{str(run_dir)!r} holds no checkpoint yet (nothing of the failed step is saved: it starts from step 0)"
     return (f"step {step} ran out of memory training a micro batch of {mb} x {seq} tokens ({said}){skipped}; "
-            f"{str(run_dir)!r} keeps its checkpoints of whole steps; set {smaller}, or free memory, then "
-            f"{ckpt.RESUME_HINT.get()}")
+            f"{kept}; set {smaller}, or free memory, then {ckpt.RESUME_HINT.get()}")
 
 
 def _validation_out_of_memory_message(step: int, cfg: RunConfig, failed: tuple[int, str], saved: bool,
