@@ -91,14 +91,17 @@ upto() { local left=$(( DEADLINE - $(date +%s) - 30 )); echo $(( $1 < left ? $1 
 # WHY names the time left, the reserve kept for the later stages and the budget that would run the stage: it read
 # "only -146s left of the 60s budget" 14 s into a 60 s budget, the time left less the unsaid reserve (round 28, T10).
 run_stage() {
-    local name=$1 max=$2 reserve=$3 left limit t0 rc why
+    local name=$1 max=$2 reserve=$3 left over limit t0 rc why
     shift 3
-    left=$(( DEADLINE - $(date +%s) ))
-    left=$(( left > 0 ? left : 0 ))
+    over=$(( DEADLINE - $(date +%s) ))  # negative once the budget is spent: the budget it names must cover that too
+    left=$(( over > 0 ? over : 0 ))
     limit=$(( max < left - reserve ? max : left - reserve ))
     if [ "$limit" -lt 20 ]; then
+        # the budget named is computed from the time really left, not the 0 shown: 8 s into a 1 s budget it named
+        # 221, which leaves the stage 13 s, skipped again (issue 30 round 29, V51)
         why="${left}s of the ${BUDGET}s budget left, and the later stages need ${reserve}s: under 20s for this"
-        why="$why stage; set GPU_CHECK_BUDGET_S to $(( BUDGET + 20 - limit )) or more to run it"
+        why="$why stage; set GPU_CHECK_BUDGET_S to $(( BUDGET + 20 - (max < over - reserve ? max : over - reserve) ))"
+        why="$why or more to run it"
         echo "skip $why" > "$WORK/$name.status"
         echo "=== [$(elapsed)s] $name: skipped ($why)"
         return

@@ -66,15 +66,15 @@ def claim_folder(folder: str | os.PathLike, names: tuple[str, ...], flag: str) -
     another verb's output, or, not yet claimed, holds anything else (a user's folder: ``alone``); then marked
     (``ownership.mark``). Files added beside the check's later are left alone and never deleted.
     The rmtree of ``DIR/fsdp-run`` and gpu_check.sh's ``rm -f`` run only after this (V36, V104)."""
-    from leviathan.errors import UserError, file_above
+    from leviathan.errors import UserError, file_above, not_a_folder_there
     from leviathan.ownership import check_claim, mark
 
     folder = Path(os.path.abspath(folder))
     if os.path.lexists(folder) and not folder.is_dir():
         raise UserError(f"{flag} {str(folder)!r} is not a folder; name a folder for the GPU check's files")
     if (blocker := file_above(folder)) is not None:
-        raise UserError(f"{flag} {str(folder)!r} cannot be made: {blocker!r} is a file, not a folder; choose another "
-                        f"{flag}")
+        raise UserError(f"{flag} {str(folder)!r} cannot be made: {blocker!r} {not_a_folder_there(blocker)}; choose "
+                        f"another {flag}")
     folder.mkdir(parents=True, exist_ok=True)
     # alone: a folder not yet the check's holds nothing else; a user's corpus given as --work / OUT was marked, and
     # prepare then refused it as the GPU check's output (issue 30 round 28, T50, T52)

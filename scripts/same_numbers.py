@@ -33,7 +33,7 @@ from pathlib import Path
 
 from leviathan.commands.values import positive_int
 from leviathan.empty_paths import refuse_empty_path
-from leviathan.errors import UserError
+from leviathan.errors import UserError, not_a_file
 from leviathan.once_options import once_options
 
 COMMAND = "python scripts/same_numbers.py"
@@ -168,6 +168,10 @@ def grid_argument(grid: str) -> str:
     configs. Footgun: a grid file of this checkout given by its path is read as it is now, by both commits; to run
     each commit's own version, pass the grid's name."""
     typed = os.path.expanduser(grid)
+    if os.path.lexists(typed) and not os.path.isfile(typed) and not os.path.isdir(typed):  # a pipe went to the
+        # worktrees as a grid's name: "unknown grid 'fifo1'" (issue 30 round 29, V41); a folder is a grid's name there
+        raise UserError(f"--grid {grid!r} {not_a_file(typed) or 'is not a file'}; pass the path of a grid YAML file "
+                        f"or a grid's name (`leviathan sweep --grids` lists them)")
     return os.path.abspath(typed) if os.path.isfile(typed) else grid
 
 

@@ -315,24 +315,28 @@ def check_repeated_overrides(overrides: Sequence[str], prefix: str = "", where: 
     key without it belongs to (``params``: ``hidden_size`` is ``model.hidden_size``); ``where`` names the place in the
     message (a grid's section flattened to overrides: ``optim.lr: 0.01`` beside ``optim: {lr: 0.02}``, issue 30 round
     7)."""
-    seen: dict[str, str] = {}
+    seen: list[tuple[str, str]] = []  # (key, override) in order: one key may come twice, as two disjoint mappings
     for text in overrides:
         if "=" not in text:
             continue  # parse_override names the problem
         key = override_key(text)
         key = key if not prefix or key.startswith(prefix) or key == prefix.rstrip(".") else prefix + key
-        if key in seen:
-            raise ConfigError(f"{key} is given twice {where} ({seen[key]!r} and {text!r}), and only one value can "
+        # two mappings of one section merge key by key too (round 28, T74): 'data={path: d1}' 'data={seq_len: 64}'
+        # were refused as "given twice ... keep one", which dropped a setting (issue 30 round 29, V22)
+        same = next((t for k, t in seen if k == key and _collide(t, text, prefix)), None)
+        if same is not None:
+            raise ConfigError(f"{key} is given twice {where} ({same!r} and {text!r}), and only one value can "
                               f"hold; keep one")
         # a section and a key inside it (`optim.lr=1 optim={lr: 2}`): the later one replaced the earlier without a
         # word (issue 30 round 7); a mapping is merged key by key (round 28, T74), so only the keys it holds collide
-        inside = next((k for k in seen if keys_overlap(k, key) and _collide(seen[k], text, prefix)), None)
+        inside = next(((k, t) for k, t in seen if k != key and keys_overlap(k, key) and _collide(t, text, prefix)),
+                      None)
         if inside is not None:
-            outer, inner = (key, inside) if inside.startswith(key + ".") else (inside, key)
-            raise ConfigError(f"{inner} is set twice {where}: by {seen[inside]!r} and by {text!r} (which "
+            outer, inner = (key, inside[0]) if inside[0].startswith(key + ".") else (inside[0], key)
+            raise ConfigError(f"{inner} is set twice {where}: by {inside[1]!r} and by {text!r} (which "
                               f"{'sets' if outer == key else 'is inside'} the section {outer}), and only one "
                               f"value can hold; keep one")
-        seen[key] = text
+        seen.append((key, text))
 
 
 def override_leaves(text: str) -> list[str]:

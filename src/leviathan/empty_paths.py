@@ -29,11 +29,21 @@ PATH_DESTS = frozenset({"out", "out_dir", "dest", "run_dir", "checkpoint", "sour
                         "presweep", "fair_shot"})  # fair_shot: round 19 (H206), the API's line named write_report
 
 
+# options that take a name or a path: their empty value is neither, and '.' (a folder) is no fix for them (train
+# --config '' was told to pass '.'; issue 30 round 29, V7)
+NAME_OR_PATH = {"--config": "a packaged configuration's name (tiny, cpu-small, paper-109m) or a config file's path",
+                "--tokenizer": "a built-in tokenizer's name (o200k_base, cl100k_base, or bpe:VOCAB to train one), a "
+                               "tokenizer.json's path or a folder holding one"}
+
+
 def refuse_empty_path(value, option: str) -> None:
     """UserError when ``value`` (a path as typed, or a list of them) is the empty string, or a file's path typed as
     a folder's (``refuse_file_typed_as_folder``): the rules on a path as typed, which every verb's path options and
     every script's pass."""
     values = value if isinstance(value, (list, tuple)) else [value]
+    if any(isinstance(v, str) and v == "" for v in values) and option in NAME_OR_PATH:
+        raise UserError(f"{option} is empty (\"\"): an unset shell variable?; nothing was done; give "
+                        f"{NAME_OR_PATH[option]}")
     if any(isinstance(v, str) and v == "" for v in values):
         raise UserError(f"{option} is an empty path (\"\"), which would be read as the current folder; nothing was "
                         f"done; pass the path itself (an unset shell variable?), or '.' for the current folder")

@@ -189,8 +189,8 @@ def storage_error_message(e: OSError, verb: str | None = None) -> str | None:
         code = errno.EROFS
     if code in (errno.EEXIST, errno.ENOTDIR, errno.ELOOP) and name:
         link = _broken_link(name)
-        if link is not None:  # its fix names the verb's option too: collect_results' said "--run-dir / --out" (V98)
-            return _verbs_fix(link, verb)
+        if link is not None:  # its fix names the verb's option too: collect_results' said "--run-dir / --out" (V98),
+            return _cache_fix(link, name, verb, above=True) or _verbs_fix(link, verb)  # or the cache's setting (V10)
     problem, fix = _STORAGE_ERRORS[code]
     filename = _file_in_the_way(name) if code == errno.ENOTDIR and name else name
     where = f"{_shown_path(filename)}: " if filename else ""
@@ -198,13 +198,13 @@ def storage_error_message(e: OSError, verb: str | None = None) -> str | None:
     return f"{where}{problem}; {_cache_fix(fix, name, verb) or _verbs_fix(fix, verb)}"
 
 
-def _cache_fix(fix: str, filename, verb: str | None) -> str | None:
+def _cache_fix(fix: str, filename, verb: str | None, above: bool = False) -> str | None:
     """``fix`` naming the setting that chose the place, for a path in leviathan's cache (None elsewhere): bench's
     and demo's cache is where $LEVIATHAN_CACHE says, and their lines named "--json / --cache-dir" and "--run-dir",
     options not given (issue 30 round 27, R76). Bench's own --cache-dir moves its BPE too."""
     from .cache_place import cache_setting
 
-    setting = cache_setting(filename) if filename else None
+    setting = cache_setting(filename, above) if filename else None
     if setting is None:
         return None
     also = ", or give --cache-dir" if verb == "bench" else ""
@@ -405,6 +405,18 @@ def not_a_folder(path) -> str | None:
         return None
     special = not_regular(path)
     return f"{special.removesuffix(', not a regular file')}, not a folder" if special else "is a file, not a folder"
+
+
+def not_a_folder_there(path) -> str:
+    """``not_a_folder``'s words for a ``path`` known to stand where a folder is needed (``file_above``'s blocker, a
+    --data-root that is no folder): "is a named pipe (FIFO), not a folder" for a pipe, which bench --cache-dir
+    'fifo1/x' and lm-eval --data-root fifo1 called "a file" (issue 30 round 29, V8, V27); a dangling link is named as
+    one (``missing``), anything else "is a file, not a folder"."""
+    import os
+
+    if not os.path.exists(path) and os.path.islink(path):
+        return missing(path)
+    return not_a_folder(path) or "is a file, not a folder"
 
 
 def _read_only(path) -> bool:

@@ -509,7 +509,9 @@ def books_root() -> Optional[Path]:
     root = data_root(search=True)
     if root is not None and not root.is_dir():  # only a setting names a folder that is not there (the default is
         from .errors import UserError          # searched for)
-        what = "is a file, not a folder" if root.exists() else "does not exist"
+        from .errors import not_a_folder_there
+
+        what = not_a_folder_there(root) if root.exists() else "does not exist"
         raise UserError(f"the data folder {str(root)!r} (named by ${_data_setting()}) {what}; set "
                         f"{_data_setting()} to the folder holding gutenberg/train and gutenberg/valid, or unset it to "
                         f"use the Python standard library's sources")

@@ -54,6 +54,17 @@ def preset_dict(name: str) -> dict:
     return dict(PRESETS[name])
 
 
+def preset_dict_named(setting: str, name) -> dict:
+    """``preset_dict`` of a name the user gave at ``setting`` (``--preset``, ``model.preset``), the setting named in
+    the refusal. An empty name is a name, not 'no preset': ``params --preset ''`` (an unset shell variable) printed
+    the default model's table while ``demo --preset ''`` refused it (issue 30 round 29, V67); callers test ``is
+    None``, never truth, before calling this."""
+    try:
+        return preset_dict(name)
+    except UserError as e:
+        raise type(e)(f"{setting}: {e}; give one of them") from None
+
+
 def preset(name: str, **overrides) -> ModelConfig:
     """ModelConfig for a named preset, with keyword overrides (e.g. ``embedding="dense_tied"``)."""
     return replace(ModelConfig(**preset_dict(name)), **overrides) if overrides else ModelConfig(**preset_dict(name))

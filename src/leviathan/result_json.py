@@ -18,7 +18,7 @@ from typing import Any, Callable
 
 from . import json_text
 from .empty_paths import refuse_folder_spelling
-from .errors import UserError, file_above
+from .errors import UserError, file_above, not_a_folder_there
 from .io import check_writable
 from .ownership import CONTAINERS, check_not_inside, check_not_special
 
@@ -48,8 +48,8 @@ def check_target(path: str | Path, option: str, earlier: Callable[[Path], bool],
     if path.is_dir():
         raise UserError(f"{option} {str(path)!r} is a folder; name the result's file (e.g. {path / example})")
     if (blocker := file_above(path)) is not None:  # "create it first (mkdir -p afile)" of a file (round 23, T1)
-        raise UserError(f"{option} {str(path)!r} cannot be written: {blocker!r} is a file, not a folder; choose "
-                        f"another {option} path, or move that file away")
+        raise UserError(f"{option} {str(path)!r} cannot be written: {blocker!r} {not_a_folder_there(blocker)}; "
+                        f"choose another {option} path, or move that file away")
     if not parents and not path.parent.is_dir():
         raise UserError(f"{option} {str(path)!r}: the folder {str(path.parent)!r} does not exist; create it first "
                         f"(mkdir -p {path.parent}) or choose another {option} path")

@@ -35,7 +35,7 @@ from .configs import find_train_config
 from .data.meta import PreparedMeta, find_meta, not_prepared
 from .devices import device_problem
 from .model.config import ModelConfig
-from .presets import preset_dict
+from .presets import preset_dict_named
 from .integers import as_int, is_integer
 from .seeds import check_seed
 from .settings_kind import other_settings_file
@@ -309,8 +309,8 @@ def build_run_config(raw: dict, check_data: bool = True) -> RunConfig:
     _section_hint(raw)
     model = dict(raw.get("model") or {})
     name = model.pop("preset", None)
-    if name:
-        model = {**preset_dict(str(name)), **model}
+    if name is not None:  # `model.preset=''` was read as no preset (issue 30 round 29, V67)
+        model = {**preset_dict_named("model.preset", str(name)), **model}
     data = dict(raw.get("data") or {})
     given = data.get("path", DataConfig.path)
     if isinstance(given, bool) or not isinstance(given, (str, os.PathLike, int)):

@@ -11,7 +11,7 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-from ..errors import UserError, missing as missing_path
+from ..errors import UserError, missing as missing_path, not_a_folder_there
 from .damage import files_problem, refuse_damaged_newest
 from .layout import CHECKPOINTS, is_complete, latest_checkpoint, step_of
 
@@ -38,7 +38,7 @@ def find_checkpoint(path: str | os.PathLike) -> Path:
     if not path.is_dir():  # a file of the run (round 8: config.yaml "holds no complete checkpoint")
         parent = path.parent  # named only when it is a run folder: a text file's folder was offered (round 14, B235)
         run = (parent / CHECKPOINTS).is_dir() or (parent / "config.yaml").is_file() and (parent / "metrics.jsonl").exists()
-        raise UserError(f"checkpoint {str(path)!r} is a file, not a folder; pass "
+        raise UserError(f"checkpoint {str(path)!r} {not_a_folder_there(path)}; pass "
                         + (f"the run folder ({str(parent)!r})" if run else "a run folder (as `leviathan train` writes)")
                         + " or one of its checkpoints/step-XXXXXXXX folders")
     run_dir = path.parent if path.name == CHECKPOINTS else path

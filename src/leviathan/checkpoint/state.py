@@ -279,10 +279,10 @@ def _refuse_other_kinds(step_dir: Path) -> None:
     as train names steps nor holds weights. ``read_step_state('run1')`` (a run folder) said "'run1/state.json' is not
     readable JSON ...; the checkpoint is damaged" with a fix that moves an intact folder (issue 30 round 25, Y648;
     ``find_checkpoint`` names the mistake, round 24, Y495). A step folder without its state.json is still damage."""
-    from ..errors import missing
+    from ..errors import missing, not_a_folder_there
 
     if not os.path.isdir(step_dir):
-        what = missing(step_dir) if not os.path.lexists(step_dir) else "is a file, not a folder"
+        what = missing(step_dir) if not os.path.lexists(step_dir) else not_a_folder_there(step_dir)
         raise UserError(f"step folder {str(step_dir)!r} {what}; {_STEP_FIX}")
     if os.path.lexists(step_dir / STATE_FILE) or step_of(step_dir.name) is not None \
             or os.path.lexists(step_dir / "model.safetensors"):

@@ -28,7 +28,7 @@ from .values import non_negative_int, positive_int, thread_count
 
 
 def add_arguments(parser) -> None:
-    parser.add_argument("--config", default=None,
+    parser.add_argument("--config", dest="config_names", default=None,  # names, not a path (round 29, V7)
                         help=f"comma-separated configurations for the {'/'.join(CONFIG_SECTIONS)} sections "
                              f"({', '.join(CONFIGS)}; refused with the others alone); "
                              "default cpu,paper; 'all' means cpu,paper; 'experiments' the experiments' "
@@ -62,13 +62,14 @@ def _split(value: str, option: str) -> tuple[str, ...]:
 
 
 def run(args) -> int:
-    configs = ("cpu", "paper") if args.config in (None, "all") else _split(args.config, "--config")
+    configs = ("cpu", "paper") if args.config_names in (None, "all") else _split(args.config_names, "--config")
     if "experiments" in configs:
         configs = tuple(c for c in configs if c != "experiments") + EXPERIMENT_CONFIGS
     if "widths" in configs:
         configs = tuple(c for c in configs if c != "widths") + WIDTH_CONFIGS
     if not configs:
-        raise UserError("--config is empty; use cpu, paper or cpu,paper")
+        raise UserError(f"--config is empty (an unset shell variable?); give comma-separated configuration names "
+                        f"(of {', '.join(CONFIGS)}, experiments, widths), or leave --config out for cpu,paper")
     for name, value in (("--repeats", args.repeats), ("--threads", args.threads), ("--decode-tokens", args.decode_tokens)):
         if value is not None and value < 1:
             raise UserError(f"{name} must be at least 1, got {value}")
@@ -102,15 +103,15 @@ def _check_options_used(args, configs: tuple[str, ...], sections: tuple[str, ...
     dropped the same way, and ``--cache-dir`` where no BPE is trained (round 28, T12). An unknown section or configuration is left to ``run_benchmark``'s line, which names it."""
     if not set(sections) <= set(SECTIONS) or not set(configs) <= set(CONFIGS):
         return
-    if args.config is not None and not set(CONFIG_SECTIONS) & set(sections):
-        raise UserError(f"--config {args.config!r} is not used by the section(s) {', '.join(sections)}, which measure "
+    if args.config_names is not None and not set(CONFIG_SECTIONS) & set(sections):
+        raise UserError(f"--config {args.config_names!r} is not used by the section(s) {', '.join(sections)}, which measure "
                         f"the paper defaults; drop --config, or add a section that measures configurations "
                         f"({', '.join(CONFIG_SECTIONS)}) to --only")
     if args.decode_tokens is not None and "decode" not in sections:
         raise UserError(f"--decode-tokens {args.decode_tokens} is used by the decode section alone, not by "
                         f"{', '.join(sections)}; drop --decode-tokens, or add decode to --only")
     if args.cache_dir is not None and not _trains_a_bpe(configs, sections):
-        given = f" with --config {args.config}" if args.config is not None else ""
+        given = f" with --config {args.config_names}" if args.config_names is not None else ""
         raise UserError(f"--cache-dir {args.cache_dir!r} is not used by the section(s) {', '.join(sections)}{given}: "
                         f"only a configuration of a BPE tokenizer "
                         f"({', '.join(c for c in CONFIGS if CONFIGS[c].tokenizer.startswith('bpe:'))}) in a section "
@@ -128,14 +129,14 @@ def _check_cache_dir(path: Path) -> None:
     into a data folder, an export or a run), or is anything but a folder: a named pipe or a user's file was taken
     without a word, exit 0, when no BPE was trained (issue 30 round 28, T12), and was a storage line after the
     timing's start otherwise."""
-    from ..errors import file_above, not_regular
+    from ..errors import file_above, not_a_folder_there, not_regular
 
     if path.exists() and not path.is_dir():
         what = (not_regular(path) or "is a file").replace("not a regular file", "not a folder")
         raise UserError(f"--cache-dir {str(path)!r} {what}{', not a folder' if what == 'is a file' else ''}; give a "
                         f"folder (a new one, or one bench cached its BPE in)")
     if (blocker := file_above(path)) is not None:
-        raise UserError(f"--cache-dir {str(path)!r} cannot be made: {blocker!r} is a file, not a folder; choose "
+        raise UserError(f"--cache-dir {str(path)!r} cannot be made: {blocker!r} {not_a_folder_there(blocker)}; choose "
                         f"another --cache-dir, or move that file away")
     marker = read_marker(path) if path.is_dir() else None
     if marker is not None:

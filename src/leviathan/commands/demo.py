@@ -388,6 +388,7 @@ def committed_grid(path: Path = RESULTS / "cpu-bpe32k" / "analysis.json", *, siz
     """A committed grid's paired intervals of leviathan at ``size`` (default: the BPE-32k grid's size m, this
     demo's backbone and generator), against every baseline or the ``baselines`` named; [] before it has a pair."""
     from ..experiments.report.analysis import read_analysis
+    from ..value_rules import level_percent
 
     try:
         paired = read_analysis(path).paired
@@ -401,7 +402,7 @@ def committed_grid(path: Path = RESULTS / "cpu-bpe32k" / "analysis.json", *, siz
             continue
         e, tokens = c.eval["val"], (c.curve.tokens or [0])[-1]
         loss = e.loss
-        interval = "" if not loss.ci else f" [{int(100 * c.ci)}% interval {loss.ci[0]:+.3f}, {loss.ci[1]:+.3f}]"
+        interval = "" if not loss.ci else f" [{level_percent(c.ci)}% interval {loss.ci[0]:+.3f}, {loss.ci[1]:+.3f}]"
         lines.append(f"committed grid ({label}, {tokens / 1e6:.1f}M tokens, "
                      f"{len(c.seeds)} seed(s)): leviathan - {c.baseline} validation loss {loss.mean:+.3f} "
                      f"nats{interval}, perplexity {e.ppl_change.mean:+.1%}: {loss.verdict}")
@@ -488,13 +489,11 @@ def _check_flags(args) -> None:
     15, A128), and train's settings the demo does not take (``batch_tokens=96``, ``micro_batch_size``, ``optim.lr``:
     A129, A126)."""
     from ..errors import UserError
-    from ..presets import preset_dict
+    from ..presets import preset_dict_named
     from ..run_config import OPTIM_RANGES
 
-    try:  # before the corpus is prepared: `--preset nope` began a 32,768-id BPE first (round 17, E339)
-        preset_dict(args.preset)
-    except UserError as e:
-        raise UserError(f"--preset: {e}; give one of them (default cpu-tiny)") from None
+    preset_dict_named("--preset", args.preset)  # before the corpus is prepared: `--preset nope` began a 32,768-id
+    # BPE first (round 17, E339)
     if args.steps < 1:
         raise UserError(f"--steps must be at least 1, got {args.steps}")
     low, high = OPTIM_RANGES["lr"]

@@ -96,6 +96,18 @@ def _refuse_changed_data(step: Path, data_dir: str) -> None:
                         f"with --data {data_dir}")
 
 
+def _check_window_fits(data_dir, split: str, tokens: int, seq_len: int, args) -> None:
+    """UserError for a split shorter than one evaluation window (``seq_len`` + 1 tokens), the floor train and sweep
+    hold a val split to (round 28, T13): ``eval --data`` of such a folder printed a loss "on 79 tokens", exit 0
+    (issue 30 round 29, V23). ``tokens``: those read; a --max-tokens under one window is the user's own cap."""
+    from ..eval.stream import short_split_problem
+
+    if tokens < seq_len + 1 and (args.max_tokens is None or args.max_tokens >= seq_len + 1):
+        setting = "--seq-len" if args.seq_len is not None else "--seq-len (default the run's data.seq_len)"
+        what = f"--data {str(data_dir)!r}" if args.data is not None else f"the run's data.path {str(data_dir)!r}"
+        raise UserError(short_split_problem(what, split, tokens, seq_len, setting))
+
+
 def run(args) -> int:
     if args.text is not None and (args.data is not None or args.split is not None):  # --data was ignored (B242)
         # what was typed, not what differs from the default: `--split val` beside --text was taken (round 25, X84)
@@ -131,6 +143,7 @@ def run(args) -> int:
         if args.data is None:
             _refuse_changed_data(ckpt.find_checkpoint(args.checkpoint), data_dir)
         stream = EvalStream.from_split(data_dir, split, args.max_tokens)
+        _check_window_fits(data_dir, split, len(stream.tokens), seq_len, args)
     stream.check_fits(model.config.vocab_size)
     result = _scored(model, stream, seq_len, args.batch_size, device)
     checkpoint = str(ckpt.find_checkpoint(args.checkpoint))

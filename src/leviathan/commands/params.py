@@ -8,14 +8,15 @@
 from __future__ import annotations
 
 import json
+import math
 import sys
 from dataclasses import replace
 
 from ..config import apply_overrides, check_repeated_overrides, from_dict, parse_override
 from ..errors import UserError
-from ..model.accounting import count_config, flops_per_token, format_table, isoparametric_depth
+from ..model.accounting import count_config, flops_per_token, format_table, isoparametric_depth, layer_params
 from ..model.config import EMBEDDING_KINDS, ModelConfig
-from ..presets import preset_dict
+from ..presets import preset_dict_named
 from .demo import variant_list
 
 DEFAULT_VARIANTS = "dense_tied,dense_untied,leviathan"
@@ -61,8 +62,22 @@ def iso_rows(base: ModelConfig, listed: list[str]) -> tuple[list[tuple[str, Mode
     if why is None:
         return target + [(f"leviathan iso ({sol.relative_gap:+.2%})", sol.config)], None
     note = (f"note: no leviathan depth is isoparametric with dense_untied: {why}; the row 'leviathan not iso' is the "
-            f"closest depth ({sol.config.num_hidden_layers:,}), not a match (change model.vocab_size or the width)")
+            f"closest depth ({sol.config.num_hidden_layers:,}), not a match ({_iso_fix(base, sol)})")
     return target + [(f"leviathan not iso ({sol.relative_gap:+.2%})", sol.config)], note
+
+
+def _iso_fix(base: ModelConfig, sol) -> str:
+    """What makes a depth match when ``sol`` stopped at a bound. At the deepest bound, leviathan needs as many layers
+    more than dense_untied's as its saved table buys, whatever the depth: when the target's own depth leaves no room
+    for them, a lower model.num_hidden_layers solves it (``--isoparametric model.num_hidden_layers=1024`` was told to
+    change the vocabulary or the width, where 2 layers solve the same preset; issue 30 round 29, V13)."""
+    if sol.config.num_hidden_layers == sol.max_layers and sol.gap < 0:
+        extra = sol.max_layers + math.ceil(-sol.gap / layer_params(sol.config) - 0.5) - base.num_hidden_layers
+        if sol.max_layers - extra >= 1:
+            return (f"leviathan needs {extra:,} layers more than dense_untied's {base.num_hidden_layers:,}: set "
+                    f"model.num_hidden_layers to {sol.max_layers - extra:,} or fewer, or change model.vocab_size "
+                    f"or the width")
+    return "change model.vocab_size or the width"
 
 
 def run(args) -> int:
@@ -71,13 +86,13 @@ def run(args) -> int:
     check_repeated_overrides(args.overrides, "model.")  # `model.hidden_size=64 hidden_size=128`: the last won silently
     overrides = [o if o.startswith("model.") or o.split("=", 1)[0].strip() == "model" else f"model.{o}"
                  for o in args.overrides]
-    data = {"model": preset_dict(args.preset) if args.preset else {}}
+    data = {"model": {} if args.preset is None else preset_dict_named("--preset", args.preset)}
     apply_overrides(data, overrides)
     named = data["model"].pop("preset", None)  # `model.preset=cpu-tiny`, as train takes it (round 9, M81: "unknown
     if named is not None:                       # key 'model.preset' in ModelConfig")
-        if args.preset and str(named) != args.preset:
+        if args.preset is not None and str(named) != args.preset:
             raise UserError(f"--preset {args.preset} and model.preset={named} name two presets; give one")
-        data["model"] = {**preset_dict(str(named)), **data["model"]}
+        data["model"] = {**preset_dict_named("model.preset", str(named)), **data["model"]}
     base = from_dict(ModelConfig, data["model"], prefix="model.")
     rows = [(v, base if v == base.embedding else replace(base, embedding=v))  # each once (round 11, S93, S95)
             for v in listed_variants(args.variants, data["model"].get("embedding"))]

@@ -220,7 +220,9 @@ def data_root_folder(text: str) -> str:
 
     if os.path.isdir(text):
         return text
-    what = "is a file, not a folder" if os.path.lexists(text) else "does not exist"
+    from ..errors import not_a_folder_there
+
+    what = not_a_folder_there(text) if os.path.lexists(text) else "does not exist"  # a pipe: "a file" (round 29, V27)
     raise argparse.ArgumentTypeError(f"{text!r} {what}; pass the data folder (the one holding the task or eval "
                                      f"text files, e.g. ../shared/data), or leave --data-root out to use "
                                      f"$LEVIATHAN_DATA")

@@ -742,6 +742,9 @@ def load_tokenizer(spec) -> Tokenizer:
     if os.path.lexists(path) or name_too_long(path):  # a device, a dead link, a long name: "no such file" (G233)
         raise UserError(f"tokenizer {spec!r} {missing(path)}; {_SPEC_HELP}")
     lowered = spec.lower().replace("-", "_")
+    if lowered.startswith("bpe:"):  # 'BPE:300' in prepare was told bpe:VOCAB is for prepare (round 29, V43)
+        raise UserError(f"unknown tokenizer {spec!r}: the bpe: prefix is written in lower case, as the built-in names "
+                        f"are; write 'bpe:{spec[4:]}' (a BPE that `leviathan prepare` trains)")
     hint = next((b for b in BUILTIN_ENCODINGS if lowered.startswith(b[:4])), None)
     extra = f"; did you mean {hint!r}?" if hint else ""
     raise UserError(f"unknown tokenizer {spec!r} (no such built-in, file or directory){extra}; {_SPEC_HELP}")

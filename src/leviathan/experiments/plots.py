@@ -25,13 +25,15 @@ def _usable_config_dir() -> None:
     import sys
     import tempfile
 
+    from ..errors import not_a_folder_there
+
     given = os.environ.get("MPLCONFIGDIR")
     if not given or "matplotlib" in sys.modules:
         return
     try:
         os.makedirs(given, exist_ok=True)  # matplotlib makes it too
     except OSError as e:
-        why = ("is a file, not a folder" if os.path.lexists(given) else
+        why = (not_a_folder_there(given) if os.path.lexists(given) else
                f"cannot be made a folder ({(e.strerror or str(e)).lower()})")
     else:
         if os.access(given, os.W_OK | os.X_OK):

@@ -38,7 +38,7 @@ from typing import Any, Callable, Iterator, Optional
 import torch
 from transformers import GenerationConfig, LlamaConfig, PreTrainedModel
 
-from ..errors import ArgumentTypeError, UserError, file_above
+from ..errors import ArgumentTypeError, UserError, file_above, not_a_folder_there
 from ..io import publish
 from ..locking import check_utf8_name, folder_lock
 from ..model.config import ModelConfig
@@ -308,8 +308,8 @@ def _atomic_dir(out_dir: str | os.PathLike, overwrite: bool, flag: str = "--over
                                 f"{flag} to replace an earlier export there")
             check_replaceable(out, "export", flag, digested=True)
     if (blocker := file_above(out)) is not None:  # mkdir's FileExistsError named no fix (round 14, B259, B365)
-        raise UserError(f"out_dir {str(out)!r} cannot be made: {str(blocker)!r} is a file, not a folder; choose "
-                        f"another out_dir, or move that file away")
+        raise UserError(f"out_dir {str(out)!r} cannot be made: {str(blocker)!r} {not_a_folder_there(blocker)}; "
+                        f"choose another out_dir, or move that file away")
     out.parent.mkdir(parents=True, exist_ok=True)
     with contextlib.ExitStack() as held:
         try:  # one writer at a time (round 24, W545)

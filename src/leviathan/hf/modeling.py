@@ -171,9 +171,9 @@ def _local_folder(where: Any, subfolder: Any) -> str | None:
                         f"{subfolder!r:.60}; pass its name, or leave subfolder out")
     folder = os.path.join(os.fspath(where), os.fspath(subfolder))
     if not os.path.isdir(folder):
-        from ..errors import missing
+        from ..errors import missing, not_a_folder_there
 
-        what = "is a file, not a folder" if os.path.isfile(folder) else missing(folder)
+        what = not_a_folder_there(folder) if os.path.exists(folder) else missing(folder)
         raise UserError(f"from_pretrained: subfolder {os.fspath(subfolder)!r}: {folder!r} {what}; pass "
                         f"the subfolder of {os.fspath(where)!r} that holds config.json and the weights, or leave "
                         f"subfolder out")

@@ -94,7 +94,9 @@ def _cpu_signature() -> str:
 def _cache_dir() -> Path:
     root = os.environ.get("TORCH_EXTENSIONS_DIR")
     if not root:
-        xdg = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
+        from ..cache_place import xdg_cache_home  # a relative value is ignored (round 29, V11)
+
+        xdg = xdg_cache_home() or os.path.join(os.path.expanduser("~"), ".cache")
         root = os.path.join(xdg, "torch_extensions")
     return Path(root) / "leviathan_spline"
 

@@ -52,7 +52,7 @@ from ..data.meta import PreparedMeta, not_prepared
 from ..eval.result import EvalResult
 from ..eval.stream import short_split_problem
 from ..io import atomic_write_json, atomic_write_text
-from ..errors import ReportedInterrupt, Stopped, UserError, dead_link, missing
+from ..errors import ReportedInterrupt, Stopped, UserError, dead_link, missing, not_a_folder_there
 from ..locking import folder_lock, reading
 from ..memory_preflight import allocator_words, out_of_memory
 from ..ownership import check_apart, check_claim, check_not_container, check_not_inside, mark
@@ -219,8 +219,11 @@ def _check_inputs(cfg: RunConfig, run_dir: Path, info: D.DistInfo) -> PreparedMe
                         f"validates at its end (and every eval_interval steps); prepare the data with a validation "
                         f"split (leviathan prepare ... --val-fraction 0.01, or --val-source FILE)")
     if val.tokens < cfg.data.seq_len + 1:
-        raise UserError(short_split_problem(f"data.path {cfg.data.path!r}", "val", val.tokens, cfg.data.seq_len,
-                                            "data.seq_len"))
+        from ..data.loader import TokenDataset  # meta.json's count held to val.bin first: a meta.json from another
+
+        TokenDataset(cfg.data.path, "val", check_ids=False)  # folder was "18 tokens, fewer than one window" of a
+        raise UserError(short_split_problem(f"data.path {cfg.data.path!r}", "val", val.tokens,  # 14,112-token val.bin
+                                            cfg.data.seq_len, "data.seq_len"))  # (issue 30 round 29, V54)
     _check_batch_fits(cfg, meta)
     if info.is_main:
         _check_run_dir(run_dir)
@@ -639,8 +642,8 @@ def _check_run_dir(run_dir: Path) -> None:
     while not existing.exists() and existing.parent != existing:
         existing = existing.parent
     if not existing.is_dir():
-        raise UserError(f"cannot use run folder {str(run_dir)!r}: {str(existing)!r} is a file, not a folder; "
-                        f"choose another --run-dir or move the file away")
+        raise UserError(f"cannot use run folder {str(run_dir)!r}: {str(existing)!r} "
+                        f"{not_a_folder_there(existing)}; choose another --run-dir or move the file away")
     if not os.access(existing, os.W_OK | os.X_OK):
         if os.statvfs(existing).f_flag & os.ST_RDONLY:
             raise UserError(f"cannot write run folder {str(run_dir)!r}: {str(existing)!r} is on a read-only file "
@@ -676,9 +679,11 @@ def _out_of_memory_message(step: int, cfg: RunConfig, error: BaseException, run_
         "a smaller model (model.*) or data.seq_len"
     skipped = f" ({SKIP}=1 skipped the memory check that counts this)" if os.environ.get(SKIP, "").strip() == "1" \
         else ""
+    kept = f"{str(run_dir)!r} keeps its checkpoints of whole steps"
+    if ckpt.latest_checkpoint(run_dir) is None:  # said of a run that had none (issue 30 round 29, V30)
+        kept = f"{str(run_dir)!r} holds no checkpoint yet (nothing of the failed step is saved: it starts from step 0)"
     return (f"step {step} ran out of memory training a micro batch of {mb} x {seq} tokens ({said}){skipped}; "
-            f"{str(run_dir)!r} keeps its checkpoints of whole steps; set {smaller}, or free memory, then "
-            f"{ckpt.RESUME_HINT.get()}")
+            f"{kept}; set {smaller}, or free memory, then {ckpt.RESUME_HINT.get()}")
 
 
 def _validation_out_of_memory_message(step: int, cfg: RunConfig, failed: tuple[int, str], saved: bool,

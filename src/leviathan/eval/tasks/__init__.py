@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Sequence
 
-from ...errors import UserError
+from ...errors import UserError, not_a_folder_there
 from ...io import data_root, named
 from .check import check_present, read_piqa_labels, read_task_rows
 
@@ -80,7 +80,7 @@ def task_data_root(explicit: str | os.PathLike | None = None) -> Path:
                         "LEVIATHAN_DATA (e.g. ../shared/data)")
     root = Path(value).expanduser().resolve()
     if not root.is_dir():  # a file was "does not exist" (issue 30 round 20, K217); say which and where it came from
-        what = "is a file, not a folder" if root.exists() else "does not exist"
+        what = not_a_folder_there(root) if root.exists() else "does not exist"
         given = "given" if explicit else "named by $LEVIATHAN_DATA"
         raise UserError(f"data folder {str(root)!r} ({given}) {what}; pass --data-root DIR or set LEVIATHAN_DATA to "
                         f"the folder holding the task files")

@@ -29,7 +29,7 @@ from pathlib import Path
 import numpy as np
 
 from ...config import ConfigError, from_dict
-from ...empty_paths import refuse_folder_spelling
+from ...empty_paths import refuse_folder_spelling, refuse_up_through_nothing
 from ...errors import UserError, missing, not_a_file, not_regular
 from ...io import atomic_write_text
 from ...ownership import RUN_CONTAINERS, check_not_dangling, check_not_inside, check_not_special
@@ -264,7 +264,10 @@ def _check_dest(dest: Path) -> None:
     """UserError unless ``dest`` can take records: a folder with a results.jsonl (a results or sweep folder,
     where the report finds them), or one not made yet, empty, or holding only records from an earlier call. A
     prepared data folder, a run folder or any other folder of files would get an ``embeddings/`` no reader looks
-    for (issue 30)."""
+    for (issue 30). A '..' out of a folder that does not exist is named on --dest as typed: the shared output check,
+    asked later of each record's path, named 'sd/x/../embeddings/R.json' and offered that path as the fix (issue 30
+    round 29, V17)."""
+    refuse_up_through_nothing(dest, "--dest")
     if dest.exists() and not dest.is_dir():
         raise UserError(f"--dest {str(dest)!r} is a file; pass a results folder (one holding {RESULTS})")
     if dest.is_dir() and not (dest / RESULTS).is_file() and any(p.name != EMBEDDINGS for p in dest.iterdir()):

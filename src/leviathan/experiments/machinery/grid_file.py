@@ -271,6 +271,7 @@ def parse_eval(raw: Any, grid_name: str) -> tuple[list[EvalSet], EvalOptions]:
         es = from_dict(EvalSet, {"name": str(set_name), **s}, prefix=f"{where}.")
         if (es.split is None) == (es.text is None):
             raise ConfigError(f"grid {grid_name!r}: eval set {set_name!r} needs exactly one of split: or text:")
+        _check_set_names(es, grid_name)
         eval_sets.append(es)
     options = [f.name for f in dataclasses.fields(EvalOptions)]
     for k in ev:
@@ -283,6 +284,20 @@ def parse_eval(raw: Any, grid_name: str) -> tuple[list[EvalSet], EvalOptions]:
                           f"eval set of the grid (its sets: {', '.join(es.name for es in eval_sets)}); name sets of "
                           f"eval.sets")
     return eval_sets, opts
+
+
+def _check_set_names(es: EvalSet, grid_name: str) -> None:
+    """ConfigError when an eval set's ``text:`` path or ``split:`` name holds a NUL byte: the text was "does not
+    exist" (the file does; an optional set was skipped as missing), where data.dir's line names the NUL (issue 30
+    round 29, V2; data.path's rule, round 28 T4, and data.dir's, V1). Refused here, so --list and --commands refuse
+    it with the run."""
+    from ...value_rules import path_problem
+
+    for key, value in (("text", es.text), ("split", es.split)):
+        if isinstance(value, str) and "\0" in value and (problem := path_problem(value)) is not None:
+            raise ConfigError(f"grid {grid_name!r}: eval set {es.name!r}: {key}: {problem}; set {key}: to "
+                              + ("the path of a UTF-8 text file" if key == "text" else "a split of the data folder "
+                                 "(val, or one prepare wrote)"))
 
 
 @dataclass

@@ -41,7 +41,7 @@ from typing import Iterable, Sequence
 
 import numpy as np
 
-from ...value_rules import bootstrap_problem, few_draws
+from ...value_rules import bootstrap_problem, few_draws, level_percent
 from ...errors import UserError
 from .records import Record, inline
 from ..machinery.results import DEFAULT_LADDER, ResultRow, check_typed_rows
@@ -119,7 +119,8 @@ class PowerLawFit(Record):
         """Why the bootstrap says the fit is not identified (empty: identified, or no draws to tell)."""
         reasons = []
         drawn = 0 if self.draws is None else len(self.draws)
-        span = f"{int(100 * self.ci)}% interval" if few_draws(drawn, self.ci) is None else f"interval ({drawn} draws)"
+        few = few_draws(drawn, self.ci) is not None
+        span = f"interval ({drawn} draws)" if few else f"{level_percent(self.ci)}% interval"
         if self.slope is not None and self.slope > RISING_SLOPE:  # F190: alpha = 1e-4 [1e-4, 1e-4], no word
             reasons.append(f"the losses rise with size (slope {self.slope:+.3g} nats per e-fold of N): a loss that "
                            f"falls as a power law does not describe them, and alpha sits at its bound; check the "
@@ -449,7 +450,7 @@ def format_fit(fit: PowerLawFit) -> str:
     # --bootstrap 0 draws nothing: the line claimed "95% bootstrap intervals" and showed none (round 20, K210); and
     # one or two draws were "95% bootstrap intervals" too (round 28, T60)
     drawn = 0 if fit.draws is None else len(fit.draws)
-    said = (few_draws(drawn, fit.ci) or f"{int(fit.ci * 100)}% bootstrap intervals" if drawn else
+    said = (few_draws(drawn, fit.ci) or f"{level_percent(fit.ci)}% bootstrap intervals" if drawn else
             "no intervals: no bootstrap draws (--bootstrap 0)")
     return (f"L(N) = E + A N^-alpha over {fit.num_runs} runs, N in [{fit.N_min:.3g}, {fit.N_max:.3g}]: "
             f"E = {fit.E:.4g}{iv('E')}, A = {fit.A:.4g}{iv('A')}, alpha = {fit.alpha:.4g}{iv('alpha')} "

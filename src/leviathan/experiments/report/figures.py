@@ -18,6 +18,7 @@ from pathlib import Path
 import numpy as np
 
 from ...errors import UserError
+from ...value_rules import level_percent
 from ..method.efficiency import EfficiencyEntry, row_curve
 from ..method.frequency import FrequencyEntry
 from ..method.paired import PairedComparison
@@ -89,7 +90,7 @@ def fig_frontier(rows: list[ResultRow], fit: PowerLawFit | None, ladder: str | N
             curves = power_law(N[None, :], fit.draws[:, :1], fit.draws[:, 1:2], fit.draws[:, 2:3])
             q = (1 - fit.ci) / 2
             ax.fill_between(N, np.quantile(curves, q, axis=0), np.quantile(curves, 1 - q, axis=0), color="k",
-                            alpha=0.12, label=f"{int(fit.ci * 100)}% bootstrap band")
+                            alpha=0.12, label=f"{level_percent(fit.ci)}% bootstrap band")
     ax.set_xscale("log")
     ax.set_xlabel("parameters (total)")
     ax.set_ylabel(f"{eval_set} loss (nats)")
@@ -221,7 +222,7 @@ def fig_paired_gap(paired: list[PairedComparison], path: Path) -> bool:
         t = np.array(cur.tokens, dtype=float) / 1e6
         ax.plot(t, cur.mean, color=_color(c.model), lw=1.6, label=f"mean over {len(c.seeds)} seed(s)")
         if all(v is not None for v in cur.lo):
-            ax.fill_between(t, cur.lo, cur.hi, color=_color(c.model), alpha=0.2, label=f"{int(100 * c.ci)}% t interval")
+            ax.fill_between(t, cur.lo, cur.hi, color=_color(c.model), alpha=0.2, label=f"{level_percent(c.ci)}% t interval")
         ax.axhline(0, color="black", lw=0.8)
         if cur.past_plateau_tokens is not None:
             ax.axvline(cur.past_plateau_tokens / 1e6, color="gray", ls=":", lw=1, label="baseline 0.5 nats below unigram")
@@ -250,7 +251,7 @@ def fig_width_gap(panel: WidthPanel | None, path: Path) -> bool:
         seeds = [d for d in p.per_seed if d is not None]
         ax.scatter([p.body_params] * len(seeds), seeds, color=color, s=10, alpha=0.45, zorder=2)
     ax.errorbar(x, mean, yerr=[mean - lo, hi - mean], fmt="o", color=color, capsize=4, zorder=3,
-                label=f"{panel.generator} - {panel.table}: mean over seeds, {int(100 * panel.ci)}% t interval")
+                label=f"{panel.generator} - {panel.table}: mean over seeds, {level_percent(panel.ci)}% t interval")
     for p, m in zip(panel.points, mean):
         ax.annotate(f"d {p.hidden_size}" if p.hidden_size else "", (p.body_params, m), textcoords="offset points",
                     xytext=(6, 6), fontsize=8)

@@ -9,7 +9,7 @@ from __future__ import annotations
 import math
 
 from ...tables import markdown_table
-from ...value_rules import few_draws
+from ...value_rules import few_draws, level_percent
 from ..method.efficiency import EfficiencyEntry
 from ..method.paired import PairedComparison, PairedEfficiency, PplChange, TInterval
 from ..machinery.results import COMPARISONS
@@ -63,7 +63,7 @@ def _paired_section(a: Analysis, figures: Drawn) -> list[str]:
     md = ["## Paired differences across seeds", ""]
     if not paired:
         return md + ["_No comparison has both of its runs at a size and seed yet._", ""]
-    ci = int(100 * paired[0].ci)
+    ci = level_percent(paired[0].ci)
     md += [f"Per seed, model minus baseline (same size, same seed: same tokens in the same order); mean over seeds "
            f"with the {ci}% Student t interval. Loss in nats per token (negative: the model is better); perplexity "
            f"change = exp(mean loss difference) - 1. Verdict: `better`/`worse` only when the interval excludes 0; "
@@ -103,7 +103,7 @@ def _width_section(panel: WidthPanel | None, figures: Drawn) -> list[str]:
     """The width panel (``experiments.method.width``): the gap per body size, the primary slope, the secondaries."""
     if panel is None:
         return []
-    ci = int(100 * panel.ci)
+    ci = level_percent(panel.ci)
     st = panel.slope
     md = ["## Width: the generator's gap to the untied table against the body's size", "",
           f"Per body size, d_s = L({panel.generator}, s) - L({panel.table}, s), the final `{panel.eval_set}` loss "
@@ -249,7 +249,7 @@ def _scaling_section(a: Analysis, figures: Drawn) -> list[str]:
 
         num_bootstrap = 0 if f.draws is None else len(f.draws)
         few = few_draws(num_bootstrap, f.ci)  # 2 draws were a "95%" interval (round 28, T60)
-        coverage = f"{int(100 * f.ci)}% " if few is None else ""
+        coverage = f"{level_percent(f.ci)}% " if few is None else ""
         md += [f"Fit of L(N) = E + A N^-alpha to the {sc.variant} ladder ({f.num_runs} runs, N = total "
                f"parameters from {f.N_min:,.0f} to {f.N_max:,.0f}): E = {f.E:.4g}{iv('E')}, "
                f"A = {f.A:.4g}{iv('A')}, alpha = {f.alpha:.4g}{iv('alpha')}; rmse {f.rmse:.3g}. "
@@ -282,7 +282,7 @@ def _equivalents_table(equivalents: list[Equivalent], ci: float) -> list[str]:
                      _fmt(v.N_eq, ",.0f", "inf"), _fmt(v.multiplier, ".2f", "inf") + "x",
                      "-" if not mci else f"[{_fmt(mci[0], '.2f', 'inf')}, {_fmt(mci[1], '.2f', 'inf')}]", v.flag])
     return [markdown_table(["model", "regimes", "seeds", "params", "loss", "dense-equivalent N", "multiplier",
-                            f"{int(100 * ci)}% interval", "flag"], rows),
+                            f"{level_percent(ci)}% interval", "flag"], rows),
             "", "`below_irreducible`: the loss is below the fitted E, so no dense size reaches it according "
             "to the fit (N_eq undefined); `extrapolated`: N_eq lies outside the ladder's range.", ""]
 
