@@ -64,6 +64,7 @@ from transformers import PretrainedConfig, PreTrainedModel
 from transformers import initialization as hf_init
 
 from ..errors import UserError
+from ..integers import as_int
 from ..model.generator import GENERATOR_FORMS, GENERATOR_INITS, LeviathanGenerator
 from ..positions import model_positions
 from .adoption_config import check_source_config
@@ -308,11 +309,15 @@ def _adopted_class(base: type[PreTrainedModel]) -> type[PreTrainedModel]:
 def _counted_forward(forward: Any, name: str) -> Any:
     """``forward`` after ``modeling.check_items_count`` on its ``num_items_in_batch`` (the Trainer's count, which
     the summed loss is divided by): 0 gave an adopted model an inf loss without a word, which LeviathanForCausalLM
-    refuses since round 27 (issue 30 round 28, U619). Footgun: ``functools.wraps`` keeps the original's signature,
-    which the Trainer reads (the dataset columns it keeps, whether the model takes loss kwargs)."""
+    refuses since round 27 (issue 30 round 28, U619). A numpy ``logits_to_keep`` is passed on as Python's int:
+    transformers takes only an ``int`` as a count, and ``np.int64(1)`` was read as an index, the position axis
+    dropped (round 29, W504's kind). Footgun: ``functools.wraps`` keeps the original's signature, which the Trainer
+    reads (the dataset columns it keeps, whether the model takes loss kwargs)."""
     @functools.wraps(forward)
     def counted(self, *args: Any, **kwargs: Any) -> Any:
         check_items_count(kwargs.get("num_items_in_batch"), f"{name}.forward")
+        if "logits_to_keep" in kwargs:
+            kwargs["logits_to_keep"] = as_int(kwargs["logits_to_keep"])
         return forward(self, *args, **kwargs)
 
     return counted
