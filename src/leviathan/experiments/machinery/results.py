@@ -1050,7 +1050,8 @@ def append_result(path: str | os.PathLike, row: ResultRow | Mapping) -> None:
 
     api_check("append_result", "path", path_problem(path), "pass the path of a results.jsonl")  # None: os.fspath's
     # TypeError (round 22)
-    row = ResultRow.from_dict(row)
+    # a dict's numpy arrays and NaN as their JSON first: the codec takes only what JSON holds (round 29, W248)
+    row = ResultRow.from_dict(json_safe(row) if isinstance(row, Mapping) else row)
     data = (dumps(row.to_dict()) + "\n").encode()
     _check_results_file(path, row, data)
     _check_no_other_writer(path)
