@@ -20,13 +20,16 @@ records. A user's configuration is read by ``config.from_dict`` instead, which c
 the fix.
 
 Footguns: ``encode`` keeps numbers as they are (numpy scalars, inf, nan; ``experiments.machinery.results.json_safe``
-makes strict JSON of them); a class that defines ``as_dict`` is encoded through it; ``decode`` resolves annotations
+makes strict JSON of them) but takes nothing else JSON does not hold (a numpy array, a range, a tuple key: round 29);
+a class that defines ``as_dict`` is encoded through it; ``decode`` resolves annotations
 with ``typing.get_type_hints``, so a record's field types must be importable names of its module.
 """
 
 from __future__ import annotations
 
 import dataclasses
+import numbers
+import sys
 import types
 import typing
 from collections.abc import Mapping
@@ -59,6 +62,8 @@ def extra_keys() -> Any:
 
 # ---- encoding -----------------------------------------------------------------------------------
 NOT_JSON = (set, frozenset, bytes, bytearray, memoryview, complex)  # no JSON value holds one (json.dumps refuses it)
+PLAIN = (str, bool, float, numbers.Integral)  # kept as they are (numpy's ints too; numpy's bool and floats: _numpy)
+KEYS = (str, numbers.Integral, float)  # a JSON object's keys: text, and numbers json writes as text (not True, None)
 
 
 class NotJsonError(ArgumentTypeError):
@@ -66,35 +71,60 @@ class NotJsonError(ArgumentTypeError):
     returned the set, and the writer given it failed later in json's own words, far from the key). Each container
     on the way out puts its key in front of ``path``, so the one line names the whole key path."""
 
-    def __init__(self, value: Any) -> None:
+    def __init__(self, value: Any, key: bool = False) -> None:
         super().__init__()
-        self.value, self.path = value, []
+        self.value, self.path, self.key = value, [], key
 
     def at(self, key: Any) -> "NotJsonError":
         self.path.insert(0, f"[{key}]" if isinstance(key, int) else f".{key}")
         return self
 
     def __str__(self) -> str:
-        where = "".join(self.path).lstrip(".") or "the value"
-        return (f"encode: {where} is a {type(self.value).__name__} ({self.value!r:.40}), which JSON cannot hold; "
-                f"give a list, a text or a number there")
+        where = "".join(self.path).lstrip(".")
+        if self.key:
+            at = f" at {where}" if where else ""
+            return (f"encode: the object{at} has the key {self.value!r:.40}, a {type(self.value).__name__}, which no "
+                    f"JSON object holds as a key (its keys are texts; an int or float is written as one); give a text "
+                    f"key there")
+        return (f"encode: {where or 'the value'} is a {type(self.value).__name__} ({self.value!r:.40}), which JSON "
+                f"cannot hold; give a list, a text or a number there")
 
 
 def encode(value: Any) -> Any:
-    """``value`` with every dataclass in it (at any depth of lists, tuples and dicts) as its JSON object. A set,
-    bytes or a complex number anywhere is a ``NotJsonError`` (an ``ArgumentTypeError``) naming its key path."""
+    """``value`` with every dataclass in it (at any depth of lists, tuples and dicts) as its JSON object. Only what
+    JSON holds is taken: None, text, a bool, a number (numpy's scalars too, kept as they are), a path (as its text),
+    lists and tuples (as lists), dicts keyed by text or numbers (numpy's as Python's), records. Anything else (a set,
+    bytes, a complex number, a numpy array, a range, an object, a tuple or None key) is a ``NotJsonError`` (an
+    ``ArgumentTypeError``) naming its key path: it was returned as it was, and json.dumps failed far from the key
+    (round 28 U526; round 29 W248, W250, W251, W253)."""
     if dataclasses.is_dataclass(value) and not isinstance(value, type):
         as_dict = getattr(value, "as_dict", None)
         return as_dict() if callable(as_dict) else encode_fields(value)
     if isinstance(value, (list, tuple)):
         return [_encode_at(i, v) for i, v in enumerate(value)]
     if isinstance(value, dict):
-        return {k: _encode_at(k, v) for k, v in value.items()}
+        return {_key(k): _encode_at(k, v) for k, v in value.items()}
     if isinstance(value, PurePath):
         return str(value)
-    if isinstance(value, NOT_JSON):
-        raise NotJsonError(value)
-    return value
+    if value is None or isinstance(value, PLAIN + _numpy()):
+        return value
+    raise NotJsonError(value)
+
+
+def _key(key: Any) -> Any:
+    """A dict's key as JSON writes it: text, or an int or float (numpy's as Python's, which json.dumps refuses)."""
+    if isinstance(key, bool) or not isinstance(key, KEYS + _numpy()[1:]):
+        raise NotJsonError(key, key=True)
+    if isinstance(key, (str, int, float)):
+        return key
+    return int(key) if isinstance(key, numbers.Integral) else float(key)
+
+
+def _numpy() -> tuple[type, ...]:
+    """numpy's bool and float scalars when numpy is loaded (its ints are ``numbers.Integral``); not imported here,
+    as ``value_rules._bools`` does not: the codec is read by scripts that run before numpy is installed."""
+    numpy = sys.modules.get("numpy")
+    return (numpy.bool_, numpy.floating) if numpy is not None else ()
 
 
 def _encode_at(key: Any, value: Any) -> Any:

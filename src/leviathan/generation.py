@@ -23,6 +23,7 @@ from .errors import ArgumentValueError, UserError
 
 from .model.llama import KVCache
 from .positions import model_positions
+from .value_rules import check_switches
 
 
 def sample_next_token(logits: torch.Tensor, temperature: float = 1.0, top_k: int | None = None,
@@ -263,8 +264,8 @@ def generate(model, prompt_ids: Sequence[int] | torch.Tensor, max_new_tokens: in
     check_model(model)
     check_sampling(max_new_tokens, temperature, top_k, top_p, eos_id, seed, model.config.vocab_size)
     check_eos_predicted(model, eos_id)
-    if not isinstance(use_cache, bool):  # use_cache="no" read as true (round 14, B115)
-        raise TypeError(f"use_cache must be True or False, got {use_cache!r:.40}")
+    check_switches("generate", use_cache=use_cache)  # "no" read as true (round 14, B115); np.False_ a switch (W768)
+    use_cache = bool(use_cache)
     device = next(model.parameters()).device
     if isinstance(prompt_ids, torch.Tensor) and (prompt_ids.dtype.is_floating_point or prompt_ids.dtype.is_complex
                                                  or prompt_ids.dtype == torch.bool):

@@ -35,6 +35,7 @@ from pathlib import Path
 from typing import Any, Iterable, Optional
 
 from .cache_place import cache_root  # noqa: F401 - the cache root rule, re-exported (its own module: errors needs it)
+from .json_text import repeated_key
 
 DATA_ENV = "LEVIATHAN_DATA"
 OLD_DATA_ENV = "LEVIATHAN_SHARED"  # deprecated: names the folder *above* data/
@@ -287,7 +288,7 @@ def _json_text(path: str | os.PathLike, obj: Any) -> str:
     from .errors import ArgumentTypeError, ArgumentValueError
 
     try:
-        return json.dumps(obj, indent=2, sort_keys=False, allow_nan=False, default=_plain_number) + "\n"
+        text = json.dumps(obj, indent=2, sort_keys=False, allow_nan=False, default=_plain_number) + "\n"
     except TypeError as e:
         raise ArgumentTypeError(f"atomic_write_json: obj {e}; nothing was written to {str(path)!r}; pass plain values "
                                 f"(dict, list, str, int, float, bool, None): convert a tensor or array with .item() "
@@ -297,6 +298,11 @@ def _json_text(path: str | os.PathLike, obj: Any) -> str:
         problem = f"{where[0]} is {where[1]!r}, which is not JSON" if where else f"obj cannot be written as JSON ({e})"
         fix = "write None (null) for a missing number" if where else "pass values that do not hold themselves"
         raise ArgumentValueError(f"atomic_write_json: {problem}; nothing was written to {str(path)!r}; {fix}") from None
+    if (repeated := repeated_key(obj, "obj")) is not None:
+        raise ArgumentValueError(f"atomic_write_json: {repeated[0]} has keys {repeated[1]!r} and {repeated[2]!r}, "
+                                 f"both written as the key \"{repeated[3]}\", which the readers refuse (JSON would keep "
+                                 f"only the last); nothing was written to {str(path)!r}; give each key once, as text")
+    return text
 
 
 def _plain_number(value: Any) -> Any:

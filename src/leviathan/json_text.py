@@ -69,6 +69,26 @@ def no_repeats(pairs: list[tuple[str, Any]]) -> dict:
     return out
 
 
+def repeated_key(value: Any, where: str, depth: int = 0) -> tuple[str, Any, Any, str] | None:
+    """(where, one key, the other, the text of both) of the first object in ``value`` whose keys collide as JSON
+    text, None when none does: the writers' side of ``no_repeats``. ``{1: 'x', '1': 'y'}`` was written as
+    ``{"1": "x", "1": "y"}``, a file ``no_repeats`` refuses and ``json`` reads last-wins (issue 30 round 29, W209).
+    Only an object with a key other than text can collide, so an all-text object costs one look at its keys."""
+    if isinstance(value, dict) and not all(isinstance(key, str) for key in value):
+        seen: dict[str, Any] = {}
+        for key in value:
+            text = key if isinstance(key, str) else json.dumps(key)  # 1 -> "1", True -> "true", None -> "null"
+            if text in seen:
+                return where, seen[text], key, text
+            seen[text] = key
+    items = value.items() if isinstance(value, dict) else enumerate(value) if isinstance(value, (list, tuple)) else ()
+    for key, item in items if depth < 100 else ():
+        found = repeated_key(item, f"{where}[{key!r}]", depth + 1)
+        if found:
+            return found
+    return None
+
+
 def read_file(path, **kwargs: Any) -> Any:
     """The JSON value of the file at ``path`` (``loads`` of its text): ``OSError`` when it cannot be read,
     ``json.JSONDecodeError`` for anything else (bytes that are not UTF-8 text, or text that is not JSON, or a named

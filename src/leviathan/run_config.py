@@ -64,9 +64,12 @@ class DataConfig:
     softmax: Literal["full", "corpus"] = "full"
 
     def __post_init__(self) -> None:
-        require(isinstance(self.seq_len, int) and self.seq_len > 0,
+        # numpy's ints are integers, stored as Python's (round 29, W504's kind: RunConfig's own sizes took them)
+        self.seq_len, self.shuffle_buffer = as_int(self.seq_len), as_int(self.shuffle_buffer)
+        require(is_integer(self.seq_len) and self.seq_len > 0,
                 f"data.seq_len must be a positive integer, got {self.seq_len!r}")
-        require(self.shuffle_buffer > 0, f"data.shuffle_buffer must be a positive integer, got {self.shuffle_buffer}")
+        require(is_integer(self.shuffle_buffer) and self.shuffle_buffer > 0,
+                f"data.shuffle_buffer must be a positive integer, got {self.shuffle_buffer!r}")
         require(bool(self.path), "data.path is empty; set it to a prepared data directory (leviathan prepare)")
 
 
@@ -145,7 +148,8 @@ class ScheduleConfig:
     min_lr_ratio: float = 0.1
 
     def __post_init__(self) -> None:
-        require(isinstance(self.warmup_steps, int) and self.warmup_steps >= 0,
+        self.warmup_steps = as_int(self.warmup_steps)  # numpy's int as Python's (round 29, W504's kind)
+        require(is_integer(self.warmup_steps) and self.warmup_steps >= 0,
                 f"schedule.warmup_steps must be an integer >= 0, got {self.warmup_steps!r}")
         require(0.0 <= self.min_lr_ratio <= 1.0, f"schedule.min_lr_ratio must be in [0, 1], got {self.min_lr_ratio}")
 

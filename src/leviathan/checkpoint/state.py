@@ -35,6 +35,7 @@ from typing import Any, Iterable
 
 from ..data.integrity import recorded_tokenizer_name
 from ..errors import UserError, not_a_file
+from ..integers import is_integer
 from ..io import sha256_file
 from ..run_identity import is_run_id
 from ..seeds import MAX_SEED
@@ -115,9 +116,9 @@ def _words(raw: Any, field: str, length: int) -> None:
 
 
 def _is_format(value: Any, expected: int) -> bool:
-    """``value`` is the int ``expected``: true and 1.0 equal 1 to Python, and no writer writes them (round 28, U410's
-    kind)."""
-    return type(value) is int and value == expected
+    """``value`` is the whole number ``expected``: true and 1.0 equal 1 to Python, and no writer writes them (round 28,
+    U410's kind); numpy's 1 is 1 (``integers.is_integer``, as ``BatchLoader.load_state_dict``'s, round 29 W323)."""
+    return is_integer(value) and value == expected
 
 
 def _loader(raw: Any, step: int, tokens: int) -> dict:

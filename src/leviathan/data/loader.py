@@ -37,6 +37,7 @@ from pathlib import Path
 import numpy as np
 import torch
 
+from ..integers import is_integer
 from ..value_rules import api_check, check_read_path, whole_problem
 from ..errors import UserError, not_a_file
 from ..seeds import seed_problem
@@ -352,7 +353,7 @@ class BatchLoader:
         (``checkpoint.state._loader``): ``format`` too, 1 or absent (a state of before the field); -5 was taken
         without a word (issue 30 round 28, U410)."""
         fmt = state.get("format", LOADER_FORMAT) if isinstance(state, dict) else None
-        if type(fmt) is not int or fmt != LOADER_FORMAT:  # True == 1 to Python: no writer writes it
+        if not is_integer(fmt) or fmt != LOADER_FORMAT:  # True == 1 to Python: no writer writes it; np.int64(1) is 1
             what = f"its format is {fmt!r:.40}" if isinstance(state, dict) else f"it is {type(state).__name__}"
             raise UserError(f"BatchLoader.load_state_dict: state: {what}, expected a dict of format {LOADER_FORMAT}; "
                             f"pass a state that BatchLoader.state_dict() returned")

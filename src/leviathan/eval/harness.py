@@ -408,6 +408,14 @@ def evaluate_model(model, tokenizer, tasks: str | Sequence[str] = "paper", *, da
         from ..hf.export import refuse_tokenizer_path
 
         refuse_tokenizer_path(tokenizer, "evaluate_model")
+    from ..integers import as_int
+    from ..value_rules import check_switches
+
+    # verify='no' was read as true; numpy's ints and bools are integers and switches, kept as Python's for the
+    # returned record (round 29: W768's and W504's kind)
+    check_switches("evaluate_model", verify=verify, log_samples=log_samples)
+    verify, log_samples = bool(verify), bool(log_samples)
+    limit, batch_size, num_fewshot = as_int(limit), as_int(batch_size), as_int(num_fewshot)
     keys, root = check_model_options(tasks, data, limit=limit, batch_size=batch_size, device=device, dtype=dtype,
                                      num_fewshot=num_fewshot)
     try:

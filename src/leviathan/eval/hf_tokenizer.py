@@ -129,10 +129,13 @@ def write_hf_tokenizer(tokenizer, directory: str | os.PathLike, model_max_length
     from ..ownership import check_api_folder
     from ..storage import api_writes
 
-    if model_max_length is not None and (isinstance(model_max_length, bool) or not isinstance(model_max_length, int)
-                                         or model_max_length < 1):
+    from ..integers import as_int, is_integer
+
+    # numpy's ints are whole numbers (round 29, W575), kept as a plain int for tokenizer_config.json; True is not 1
+    if model_max_length is not None and (not is_integer(model_max_length) or model_max_length < 1):
         raise UserError(f"write_hf_tokenizer: model_max_length must be a positive whole number of positions (or None "
                         f"for no limit), got {model_max_length!r:.40}; pass the model's max_position_embeddings")
+    model_max_length = as_int(model_max_length)
     check_api_folder(directory, "write_hf_tokenizer", HF_TOKENIZER_FILES, legacy=_written_here)
     with api_writes("write_hf_tokenizer", directory):
         created = missing_folders(Path(directory))

@@ -64,6 +64,7 @@ from transformers import PretrainedConfig, PreTrainedModel
 from transformers import initialization as hf_init
 
 from ..errors import UserError
+from ..integers import as_int
 from ..model.attention_inputs import check_position_values
 from ..model.generator import GENERATOR_FORMS, GENERATOR_INITS, LeviathanGenerator
 from ..positions import model_positions
@@ -309,9 +310,12 @@ def _adopted_class(base: type[PreTrainedModel]) -> type[PreTrainedModel]:
 def _counted_forward(forward: Any, name: str) -> Any:
     """``forward`` after ``modeling.check_items_count`` on its ``num_items_in_batch`` (the Trainer's count, which
     the summed loss is divided by): 0 gave an adopted model an inf loss without a word, which LeviathanForCausalLM
-    refuses since round 27 (issue 30 round 28, U619); and ``position_ids`` past the model's positions, which the
-    original's rotary embedding computes without a word (round 29, W525, ``check_position_values``). Footgun: ``functools.wraps`` keeps the original's signature,
-    which the Trainer reads (the dataset columns it keeps, whether the model takes loss kwargs)."""
+    refuses since round 27 (issue 30 round 28, U619); ``position_ids`` past the model's positions, which the
+    original's rotary embedding computes without a word (round 29, W525, ``check_position_values``). A numpy
+    ``logits_to_keep`` is passed on as Python's int: transformers takes only an ``int`` as a count, and
+    ``np.int64(1)`` was read as an index, the position axis dropped (round 29, W504's kind). Footgun:
+    ``functools.wraps`` keeps the original's signature, which the Trainer reads (the dataset columns it keeps,
+    whether the model takes loss kwargs)."""
     names = list(inspect.signature(forward).parameters)[1:]  # after self: where a positional position_ids sits
     slot = names.index("position_ids") if "position_ids" in names else None
 
@@ -320,6 +324,8 @@ def _counted_forward(forward: Any, name: str) -> Any:
         check_items_count(kwargs.get("num_items_in_batch"), f"{name}.forward")
         given = args[slot] if slot is not None and len(args) > slot else kwargs.get("position_ids")
         check_position_values(given, model_positions(self), f"{name}.forward")  # round 29, W525
+        if "logits_to_keep" in kwargs:
+            kwargs["logits_to_keep"] = as_int(kwargs["logits_to_keep"])
         return forward(self, *args, **kwargs)
 
     return counted

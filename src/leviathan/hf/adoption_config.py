@@ -55,6 +55,31 @@ DROPOUT = re.compile(r"(dropout|pdrop|layerdrop)$")  # resid_pdrop, attention_dr
 NORM_EPS = ("rms_norm_eps", "layer_norm_eps", "layer_norm_epsilon")
 
 
+def _size_fix(config: Any, shown: str, example: int) -> str:
+    """The fix a size's refusal offers, each value one the config takes: GPT-J's rotary_dim is the head width (64
+    is past an 8-wide head), and "or None" only where the family's config takes None: GPTJConfig, CodeGenConfig and
+    GPTNeoConfig refuse it for rotary_dim and window_size (transformers' strict fields, issue 30 round 29, W72)."""
+    unset = f", or None for {UNSET[shown]}" if shown in UNSET and _takes_none(config, shown) else ""
+    if shown == "rotary_dim" and (head := _head_width(config)) is not None and head >= 2:
+        example, unset = head - head % 2, ": the whole head"  # as check_rotary_dim's own fix
+    return f"set it in the config (e.g. {shown}={example}{unset})"
+
+
+def _takes_none(config: Any, key: str) -> bool:
+    """Whether ``config``'s class is made with ``key`` None (a refusal, or a class that needs other arguments: no)."""
+    try:
+        type(config)(**{key: None})
+    except Exception:  # noqa: BLE001 (transformers' StrictDataclassFieldValidationError, a TypeError, ...)
+        return False
+    return True
+
+
+def _head_width(config: Any) -> int | None:
+    """``head_dim``, else hidden_size / heads (None when the config gives neither)."""
+    heads, hidden = getattr(config, "num_attention_heads", None), getattr(config, "hidden_size", None)
+    return getattr(config, "head_dim", None) or (hidden // heads if heads and hidden else None)
+
+
 def check_source_config(config: Any) -> None:
     """One line for the first setting of ``config`` out of its range (module docstring), before the model is built."""
     name = type(config).__name__
@@ -62,9 +87,7 @@ def check_source_config(config: Any) -> None:
         if getattr(config, SWITCHED.get(key, ""), None) is False:
             continue
         for shown, value in spellings(config, key):
-            unset = f", or None for {UNSET[shown]}" if shown in UNSET else ""
-            check_whole("adopt", f"{name}.{shown}", value, 1, high,
-                        f"set it in the config (e.g. {shown}={example}{unset})")
+            check_whole("adopt", f"{name}.{shown}", value, 1, high, _size_fix(config, shown, example))
     _check_heads(config, name)
     _check_rope(config, name)
     for key in NORM_EPS:
@@ -131,8 +154,7 @@ def _check_rope(config: Any, name: str) -> None:
     ignores, each rope type's own numbers, and GPT-J's ``rotary_dim``."""
     dicts = rope_dicts(config)
     check_rope_read(config, name, dicts)
-    heads, hidden = getattr(config, "num_attention_heads", None), getattr(config, "hidden_size", None)
-    head_dim = getattr(config, "head_dim", None) or (hidden // heads if heads and hidden else None)
+    head_dim = _head_width(config)
     check_rotary_dim(config, name, head_dim)
     for rope in dicts:
         theta = rope.get("rope_theta", getattr(config, "rope_theta", None))

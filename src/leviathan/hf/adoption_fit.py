@@ -143,10 +143,13 @@ class FitReport:
 
 # ---- the pieces adopt calls ----------------------------------------------------------------------------------
 def as_fit(fit: Any) -> Fit | None:
-    """``adopt``'s ``fit`` argument as a ``Fit`` (None / False: no fit; True: ``Fit()``)."""
-    if fit is None or fit is False:
+    """``adopt``'s ``fit`` argument as a ``Fit`` (None / False: no fit; True: ``Fit()``). The switch is
+    ``switch_problem``'s: numpy's bool too (``fit=np.True_`` was refused as "got bool", round 29 W773), never 1."""
+    from ..value_rules import switch_problem
+
+    if fit is None or (switch_problem(fit) is None and not fit):
         return None
-    if fit is True:
+    if switch_problem(fit) is None:
         return Fit()
     if isinstance(fit, Fit):
         # a Fit is a mutable dataclass: a field set after construction (f.lr = nan, f.steps = -5) skipped its checks

@@ -17,6 +17,7 @@ Footguns:
 """
 
 import dataclasses
+import numbers
 import os
 from typing import Any
 
@@ -24,6 +25,7 @@ from transformers import PretrainedConfig
 
 from ..config import ConfigError, warn_retired
 from ..errors import UserError
+from ..integers import is_integer
 from ..model.config import ModelConfig
 
 from .config_file import LOADABLE_DTYPES, dtype_problem  # noqa: F401 (LOADABLE_DTYPES: read from here before)
@@ -122,7 +124,7 @@ class LeviathanConfig(PretrainedConfig):
         self.tie_word_embeddings = self.embedding == "dense_tied"
         for name in ("rope_theta", "rms_norm_eps", "initializer_range", "generator_ln_eps"):
             value = getattr(self, name)
-            if isinstance(value, bool) or not isinstance(value, (int, float)):
+            if isinstance(value, bool) or not isinstance(value, numbers.Real):  # numpy's too (np.float32: round 29)
                 raise ConfigError(f"{name} must be a number, got {value!r}")
             setattr(self, name, float(value))  # config.json then always holds a float
         _check_implemented(kwargs)
@@ -140,16 +142,9 @@ class LeviathanConfig(PretrainedConfig):
     def _plain_numbers(self) -> None:
         """numpy's numbers, once validated (ModelConfig takes them: round 28, U19), stored as Python's: a numpy int
         was kept, and ``to_json_string`` (what ``save_pretrained`` and ``print(config)`` write) ended in json's raw
-        TypeError (issue 30 round 29, W489, W503)."""
-        import numpy as np
-
-        for name, value in vars(self).items():
-            if isinstance(value, np.bool_):
-                setattr(self, name, bool(value))
-            elif isinstance(value, np.integer):
-                setattr(self, name, int(value))
-            elif isinstance(value, np.floating):
-                setattr(self, name, float(value))
+        TypeError (issue 30 round 29, W489, W503); inside a list too (``eos_token_id=[np.int64(2), ...]``, W504's)."""
+        for name, value in list(vars(self).items()):
+            setattr(self, name, _plain(value))
 
     def _check_switches(self) -> None:
         """The Hugging Face switches are True or False (None where transformers takes "decide for me"):
@@ -243,12 +238,24 @@ _SWITCHES = {"use_cache": False, "output_hidden_states": True, "return_dict": Tr
 GENERATION_IDS = ("bos_token_id", "eos_token_id", "pad_token_id", "decoder_start_token_id")
 
 
+def _plain(value: Any) -> Any:
+    """``value`` with numpy's bools, ints and floats (also inside lists and tuples) as Python's own."""
+    import numpy as np
+
+    if isinstance(value, (list, tuple)):
+        return type(value)(_plain(v) for v in value)
+    if isinstance(value, np.bool_):
+        return bool(value)
+    if isinstance(value, np.integer):
+        return int(value)
+    return float(value) if isinstance(value, np.floating) else value
+
+
 def token_id_problem(name: str, value: Any, vocab_size: int) -> str | None:
     """"eos_token_id 999 is not a token id of this model (...)" when ``value`` (None, an id, or for eos a list of
     ids) holds something other than a whole number in [0, vocab_size); None when it is fine (round 17, E419, E420)."""
     ids = value if name == "eos_token_id" and isinstance(value, (list, tuple)) else [value]
-    bad = next((i for i in ids if i is not None and (isinstance(i, bool) or not isinstance(i, int)
-                                                     or not 0 <= i < vocab_size)), "ok")
+    bad = next((i for i in ids if i is not None and (not is_integer(i) or not 0 <= i < vocab_size)), "ok")  # numpy's
     if bad == "ok":
         return None
     return (f"{name} {bad!r} is not a token id of this model (whole numbers 0 to {vocab_size - 1}, its vocabulary of "
@@ -277,7 +284,7 @@ def generation_id_problem(model: Any) -> str | None:
     (``check_generation_ids``) and, for the same rule, by the savers (``save_folder.check_save_arguments``)."""
     generation = getattr(model, "generation_config", None)
     vocab = getattr(getattr(model, "config", None), "vocab_size", None)
-    if generation is None or not isinstance(vocab, int) or isinstance(vocab, bool):
+    if generation is None or not is_integer(vocab):
         return None
     for name in GENERATION_IDS:
         if (problem := token_id_problem(name, getattr(generation, name, None), vocab)) is not None:

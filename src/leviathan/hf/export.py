@@ -51,6 +51,7 @@ from ..ownership import (CONTAINERS, check_not_inside, check_path_given, check_r
 from ..removal import remove_tree, warn_left
 from .. import stop_signals
 from ..storage import api_write, as_asked, storage_oserror
+from ..value_rules import check_switches
 from .configuration import LeviathanConfig
 from .model_card import Training, native_card
 from .modeling import LeviathanForCausalLM
@@ -290,8 +291,10 @@ def _atomic_dir(out_dir: str | os.PathLike, overwrite: bool, flag: str = "--over
     that asked for the replacement, as a refusal names it (lm-eval's ``--keep-export``: lm-eval has no --overwrite,
     issue 30 round 13, V140). ``verb``: whose output the export is (``ownership.check_not_inside``): lm-eval's own
     OUT/hf is ``"lm-eval"``, and an export of another verb there is refused (round 17, D140)."""
-    if not isinstance(overwrite, bool):  # round 8: overwrite="yes" (or "no") read as true and replaced the folder
-        raise TypeError(f"overwrite must be True or False, got {overwrite!r}")
+    # round 8: overwrite="yes" (or "no") read as true and replaced the folder; numpy's bool is a switch (round 29,
+    # W157, W766: np.True_ was refused as "not True or False", round 28's U19 decision missed here)
+    check_switches(verb, overwrite=overwrite)
+    overwrite = bool(overwrite)
     check_path_given(out_dir, "out_dir")
     refuse_folder_above(out_dir, "out_dir")  # 'e/..' names e's parent, a user's folder (round 28, U770's kind)
     out = replaced_folder(out_dir, "out_dir")  # built beside it and renamed into place: never ".", never the cwd
@@ -502,7 +505,7 @@ def to_plain_llama(model: CausalLM | LeviathanForCausalLM, out_dir: str | os.Pat
     (``to_hf``'s, plus the shard size and the two callers' hooks above)."""
     from huggingface_hub import save_torch_state_dict
 
-    check_shard_size(max_shard_size)
+    max_shard_size = check_shard_size(max_shard_size)
     if also_write is not None and not callable(also_write):  # round 22: "'int' object is not callable", mid-export
         raise UserError(f"to_plain_llama: also_write: expected a function taking the export's folder, or None, got "
                         f"{also_write!r:.60}; pass one")

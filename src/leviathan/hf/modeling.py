@@ -380,7 +380,7 @@ class LeviathanForCausalLM(LeviathanPreTrainedModel, GenerationMixin):
         if use_cache and cache is None:
             cache = DynamicCache(config=self.config)
 
-        _check_logits_to_keep(logits_to_keep)
+        logits_to_keep = _check_logits_to_keep(logits_to_keep)
         h = self.model(input_ids, cache=cache, position_ids=position_ids, attention_mask=attention_mask)  # (B, T, D)
         if isinstance(logits_to_keep, int):
             h = h[:, -logits_to_keep:, :] if logits_to_keep > 0 else h
@@ -399,20 +399,23 @@ class LeviathanForCausalLM(LeviathanPreTrainedModel, GenerationMixin):
         return out if return_dict else out.to_tuple()
 
 
-def _check_logits_to_keep(value: Any) -> None:
+def _check_logits_to_keep(value: Any) -> Any:
     """``logits_to_keep``: a whole number >= 0 (the last N positions; 0 keeps every one) or an index tensor, as
-    transformers documents it. A negative count kept every position here, where transformers' Llama keeps positions N
-    onwards (``slice(-N, None)``), and True was taken as 1: both silently (issue 30, noticed in round 27's fixes)."""
+    transformers documents it, returned (a numpy int as Python's: it was taken as an index, one position with its
+    axis dropped, round 29 W504's kind). A negative count kept every position here, where transformers' Llama keeps
+    positions N onwards (``slice(-N, None)``), and True was taken as 1: both silently (issue 30, round 27's fixes)."""
     if isinstance(value, torch.Tensor):
-        return
+        return value
     from ..errors import ArgumentTypeError, ArgumentValueError
+    from ..integers import is_integer
 
-    if isinstance(value, bool) or not isinstance(value, int):
+    if not is_integer(value):
         raise ArgumentTypeError(f"logits_to_keep must be a whole number of positions (or an index tensor), got "
                                 f"{type(value).__name__} {value!r:.40}; pass e.g. 1 for the last position, 0 for all")
     if value < 0:
         raise ArgumentValueError(f"logits_to_keep must be >= 0 (the last N positions; 0 keeps every one), got "
                                  f"{value}; pass a count >= 0, or an index tensor for other positions")
+    return int(value)
 
 
 def _check_hf_labels(labels: Any, input_ids: torch.Tensor, vocab_size: int, num_items_in_batch: Any = None) -> None:

@@ -119,20 +119,24 @@ def _check_save_options(kwargs: dict) -> None:
     from ..value_rules import check_switches
 
     if "max_shard_size" in kwargs:
-        check_shard_size(kwargs["max_shard_size"])
+        kwargs["max_shard_size"] = check_shard_size(kwargs["max_shard_size"])  # the dict save_owned is given
     check_variant(kwargs.get("variant"))
     check_switches("save_pretrained", **{name: kwargs[name] for name in _SWITCHES if name in kwargs})
 
 
-def check_shard_size(value: Any) -> None:
+def check_shard_size(value: Any) -> Any:
     """UserError unless ``value`` is a size above zero (``"5GB"``, ``"500MB"``, or a byte count): a negative or zero
     size was taken as "as small as possible" and the export written as one-tensor shards, without a word (issue 30
     round 15, B248; every save path since round 22, S140, S420, S425). A text is read by huggingface_hub's own parser,
     which every save path hands it to: ``'1B'`` and ``'5GiB'`` passed a looser pattern here and ended in its raw
-    "Unit '1B' not supported" (round 25, Y191)."""
+    "Unit '1B' not supported" (round 25, Y191). Returns ``value``, a numpy int as Python's: huggingface_hub reads
+    any other number as text, and ``np.int64(1000)`` was refused here as no size (round 29, W575's kind)."""
     from huggingface_hub.serialization._base import parse_size_to_int
 
-    number = value if isinstance(value, int) and not isinstance(value, bool) else None
+    from ..integers import as_int, is_integer
+
+    value = as_int(value)
+    number = value if is_integer(value) else None
     if isinstance(value, str):
         try:
             number = parse_size_to_int(value)
@@ -141,6 +145,7 @@ def check_shard_size(value: Any) -> None:
     if number is None or number <= 0:
         raise UserError(f"max_shard_size must be a size above zero, such as '5GB' or '500MB' (or a byte count), got "
                         f"{value!r}; write it with a unit of KB, MB, GB or TB")
+    return value
 
 
 def check_variant(variant: Any) -> None:

@@ -38,6 +38,7 @@ from ...errors import ArgumentTypeError, ArgumentValueError, UserError, dead_lin
 from ...eval.consistency import ppl_contradicts
 from ...eval.result import EvalResult
 from ...storage import api_write
+from ... import json_text
 from ...model.accounting import ParamCounts
 from .identity import Evaluation
 from .provenance import CodeProvenance, DataProvenance
@@ -115,8 +116,13 @@ def json_default(o: Any) -> Any:
 
 
 def dumps(o: Any, **kwargs) -> str:
-    """Strict JSON text of ``o`` (``json_safe`` first; NaN and infinity never reach the file)."""
-    return json.dumps(json_safe(o), allow_nan=False, **kwargs)
+    """Strict JSON text of ``o`` (``json_safe`` first; NaN and infinity never reach the file, nor an object whose keys
+    collide as text, ``json_text.repeated_key``: the readers refuse it, round 29 W209's kind)."""
+    plain = json_safe(o)
+    if (repeated := json_text.repeated_key(plain, "the record")) is not None:
+        raise ArgumentValueError(f"{repeated[0]} has keys {repeated[1]!r} and {repeated[2]!r}, both written as the key "
+                                 f"\"{repeated[3]}\", which the readers refuse; give each key once, as text")
+    return json.dumps(plain, allow_nan=False, **kwargs)
 
 
 # --------------------------------------------------------------------------------------------
@@ -1095,7 +1101,8 @@ def append_result(path: str | os.PathLike, row: ResultRow | Mapping) -> None:
 
     api_check("append_result", "path", path_problem(path), "pass the path of a results.jsonl")  # None: os.fspath's
     # TypeError (round 22)
-    row = ResultRow.from_dict(row)
+    # a dict's numpy arrays and NaN as their JSON first: the codec takes only what JSON holds (round 29, W248)
+    row = ResultRow.from_dict(json_safe(row) if isinstance(row, Mapping) else row)
     data = (dumps(row.to_dict()) + "\n").encode()
     _check_results_file(path, row, data)
     _check_no_other_writer(path)
