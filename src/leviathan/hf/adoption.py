@@ -309,13 +309,30 @@ def _counted_forward(forward: Any, name: str) -> Any:
     """``forward`` after ``modeling.check_items_count`` on its ``num_items_in_batch`` (the Trainer's count, which
     the summed loss is divided by): 0 gave an adopted model an inf loss without a word, which LeviathanForCausalLM
     refuses since round 27 (issue 30 round 28, U619). Footgun: ``functools.wraps`` keeps the original's signature,
-    which the Trainer reads (the dataset columns it keeps, whether the model takes loss kwargs)."""
+    which the Trainer reads (the dataset columns it keeps, whether the model takes loss kwargs). A tensor argument on
+    the meta device is refused too (``_refuse_meta_arguments``, round 29, W744's kind)."""
+    names = [*inspect.signature(forward).parameters][1:]  # after self: input_ids, attention_mask, ...
+
     @functools.wraps(forward)
     def counted(self, *args: Any, **kwargs: Any) -> Any:
         check_items_count(kwargs.get("num_items_in_batch"), f"{name}.forward")
+        _refuse_meta_arguments(self, f"{name}.forward", [*zip(names, args), *kwargs.items()])
         return forward(self, *args, **kwargs)
 
     return counted
+
+
+def _refuse_meta_arguments(model: nn.Module, api: str, arguments: list) -> None:
+    """UserError naming the first tensor argument on the meta device (no values) given to a model that has values:
+    labels there were torch's raw "Cannot copy out of meta tensor; no data!" from transformers' loss, an
+    attention_mask the same from its mask code (issue 30 round 29, W744's kind; the ids are the generator's to
+    refuse). Footgun: a model built on meta (shapes only) is left its meta arguments; checking ``is_meta`` reads no
+    value, so this costs no device sync."""
+    from ..meta_device import is_meta, refuse_meta
+
+    for key, value in arguments:
+        if isinstance(value, torch.Tensor) and value.is_meta and not is_meta(model):
+            refuse_meta(value, f"{api}: {key}", "pass it with values (on the model's device), or leave it out")
 
 
 def is_adopted(model: Any) -> bool:

@@ -466,6 +466,10 @@ def check_items_count(count: Any, api: str = "LeviathanForCausalLM.forward") -> 
         raise ArgumentTypeError(f"{api}: num_items_in_batch must be a whole number >= 1 (an "
                                 f"int, or a one-value integer or float tensor), got a {count.dtype} tensor of shape "
                                 f"{tuple(count.shape)}; {fix}")
+    if count.is_meta:  # transformers' loss read it: torch's raw "Cannot copy out of meta tensor" (round 29, W744)
+        from ..meta_device import refuse_meta
+
+        refuse_meta(count, f"{api}: num_items_in_batch", fix)
     if count.device.type == "cpu":
         value = float(count)
         if not (math.isfinite(value) and value >= 1 and value == int(value)):
