@@ -1101,7 +1101,7 @@ def bake_adopted(model: PreTrainedModel, out_dir: str | os.PathLike, tokenizer: 
     if tokenizer is not None:  # G299: o200k's tokenizer beside a 300-id model
         check_tokenizer_fits(tokenizer, model.config.vocab_size, "bake_adopted")
     plain = _original(model, clone=False)
-    check_save_arguments(plain, save_kwargs.get("state_dict"), save_kwargs)  # round 20 (M10, M8), as save_pretrained
+    check_save_arguments(plain, save_kwargs.get("state_dict"), save_kwargs, "bake_adopted")  # round 20, round 29
     _check_bake_options(save_kwargs)  # is_main_process=False, variant= (round 25, Y170, Y173)
     with api_writes("bake_adopted", out_dir), _atomic_dir(out_dir, overwrite) as tmp:  # round 14 (B260): the
         # verbs' one line (errors.StorageError), not a raw OSError
