@@ -71,7 +71,7 @@ from .adoption_table import check_fit_table
 from .adoption_fit import Fit, FitReport, as_fit, bucket_fits, fit_to_table, row_weights, text_ids, text_loss
 from .config_file import check_saved_dtype, read_config_json, saved_config
 from .weights_digest import RECORD as WEIGHTS_RECORD, check_weights
-from .modeling import InputEmbeddingError, LeviathanForCausalLM, check_items_count, init_generator
+from .modeling import InputEmbeddingError, LeviathanForCausalLM, check_items_count, init_generator, loss_count
 from .settings_digest import check_stamp, stamp
 
 CONFIG_KEY = "leviathan_generator"
@@ -308,15 +308,19 @@ def _adopted_class(base: type[PreTrainedModel]) -> type[PreTrainedModel]:
 def _counted_forward(forward: Any, name: str) -> Any:
     """``forward`` after ``modeling.check_items_count`` on its ``num_items_in_batch`` (the Trainer's count, which
     the summed loss is divided by): 0 gave an adopted model an inf loss without a word, which LeviathanForCausalLM
-    refuses since round 27 (issue 30 round 28, U619). Footgun: ``functools.wraps`` keeps the original's signature,
+    refuses since round 27 (issue 30 round 28, U619); 0 beside labels with no target is the Trainer's count of a fully
+    masked batch, taken as a loss of 0 (``modeling.loss_count``, round 29, W681). Footgun: ``functools.wraps`` keeps the original's signature,
     which the Trainer reads (the dataset columns it keeps, whether the model takes loss kwargs). A tensor argument on
     the meta device is refused too (``_refuse_meta_arguments``, round 29, W744's kind)."""
     names = [*inspect.signature(forward).parameters][1:]  # after self: input_ids, attention_mask, ...
 
     @functools.wraps(forward)
     def counted(self, *args: Any, **kwargs: Any) -> Any:
-        check_items_count(kwargs.get("num_items_in_batch"), f"{name}.forward")
-        _refuse_meta_arguments(self, f"{name}.forward", [*zip(names, args), *kwargs.items()])
+        given = [*zip(names, args), *kwargs.items()]
+        check_items_count(kwargs.get("num_items_in_batch"), f"{name}.forward", dict(given).get("labels"))
+        _refuse_meta_arguments(self, f"{name}.forward", given)
+        if "num_items_in_batch" in kwargs:
+            kwargs["num_items_in_batch"] = loss_count(kwargs["num_items_in_batch"])
         return forward(self, *args, **kwargs)
 
     return counted
