@@ -951,10 +951,11 @@ def _unknown_option(error: TypeError, path: Path) -> UserError | None:
     """The one line for transformers' raw "__init__() got an unexpected keyword argument 'X'": a keyword that is
     neither a from_pretrained option nor a config setting (a misspelled ``dtpye=``) reaches the model's ``__init__``
     when a config is given, as load_adopted gives it (round 24, W597's kind); None for another TypeError."""
-    match = re.search(r"__init__\(\) got an unexpected keyword argument '(\w+)'", str(error))
-    if match is None:
+    from .modeling import unknown_keyword
+
+    if (name := unknown_keyword(error)) is None:
         return None
-    return UserError(f"load_adopted({str(path)!r}): {match.group(1)!r} is no option of from_pretrained (nor a setting "
+    return UserError(f"load_adopted({str(path)!r}): {name!r} is no option of from_pretrained (nor a setting "
                      f"it may change); check its spelling, or leave it out (options: dtype, device_map, variant, ...)")
 
 

@@ -122,6 +122,12 @@ class LeviathanPreTrainedModel(PreTrainedModel):
             if refused is None:
                 raise
             raise refused from None
+        except TypeError as e:  # a keyword transformers hands on to __init__ (round 29, W165's kind)
+            if (name := unknown_keyword(e)) is None:
+                raise
+            raise UserError(f"from_pretrained({str(where)!r}): {name!r} is no option of from_pretrained (nor a "
+                            f"setting of LeviathanConfig); check its spelling, or leave it out (options: dtype, "
+                            f"device_map, variant, ...)") from None
         except RuntimeError as e:
             from ..eval.weight_names import sizes_refused
 
@@ -498,3 +504,14 @@ def loss_count(count: Any) -> Any:
     if isinstance(count, torch.Tensor):
         return count.clamp(min=1)
     return 1 if count == 0 else count
+
+
+def unknown_keyword(error: TypeError) -> str | None:
+    """The keyword of transformers' raw "__init__() got an unexpected keyword argument 'X'", None for another
+    TypeError: ``from_pretrained`` hands a keyword that is neither its option nor a config setting (a misspelled
+    ``dtpye=``) to the model's ``__init__`` (``load_adopted``: round 24, W597's kind; ``LeviathanForCausalLM``:
+    round 29, beside W165)."""
+    import re
+
+    match = re.search(r"__init__\(\) got an unexpected keyword argument '(\w+)'", str(error))
+    return None if match is None else match.group(1)

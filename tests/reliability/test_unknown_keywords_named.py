@@ -1,11 +1,14 @@
-"""A keyword ``save_pretrained`` does not take is named, before anything is written (issue 30 round 29, W165).
+"""A keyword ``save_pretrained`` (or ``from_pretrained``) does not take is named, before anything is written (issue 30
+round 29, W165).
 
 W165: ``bake_adopted(model, DIR, unknown_option=1)`` (a typo of an option: ``safe_serialisation=False``) passed the
 keyword to transformers' ``save_pretrained``, which gathers what it does not know for the hub upload and dropped it
 without a word. ``save_folder._refuse_unknown_keywords`` (called by ``check_save_arguments``, so by an adopted model's
 and a LeviathanForCausalLM's ``save_pretrained`` too) names it and the keywords save_pretrained takes, read from
 transformers' own signature. ``to_hf``, ``to_plain_llama`` and ``export_for_harness`` take no ``**kwargs`` (Python
-names an unknown keyword), and ``load_adopted``'s unknown keyword is already one line (round 24, W597's kind).
+names an unknown keyword), and ``load_adopted``'s unknown keyword is already one line (round 24, W597's kind);
+``LeviathanForCausalLM.from_pretrained``'s was transformers' raw "LeviathanForCausalLM.__init__() got an unexpected
+keyword argument", now the same line (``modeling.unknown_keyword``).
 """
 
 from __future__ import annotations
@@ -16,7 +19,7 @@ import torch
 transformers = pytest.importorskip("transformers")
 
 from leviathan.errors import UserError  # noqa: E402
-from leviathan.hf import adopt, bake_adopted  # noqa: E402
+from leviathan.hf import LeviathanForCausalLM, adopt, bake_adopted  # noqa: E402
 from leviathan.hf.export import from_native  # noqa: E402
 
 from test_adopted_save_files_held_to_the_save import GEN, LLAMA  # noqa: E402
@@ -48,3 +51,11 @@ def test_the_keywords_save_pretrained_takes_still_save(tmp_path):
     assert bake_adopted(_adopted(), tmp_path / "baked", max_shard_size="5GB", token=None).is_dir()
     _adopted().save_pretrained(tmp_path / "saved", max_shard_size="20KB")
     assert (tmp_path / "saved" / "model.safetensors.index.json").is_file()
+
+
+def test_from_pretrained_names_a_keyword_it_does_not_take(tmp_path):
+    from_native(_model()).save_pretrained(tmp_path / "native")
+    with pytest.raises(UserError, match=r"^from_pretrained\('.*native'\): 'unknown_option' is no option of "
+                                        r"from_pretrained .*check its spelling, or leave it out") as e:
+        LeviathanForCausalLM.from_pretrained(tmp_path / "native", unknown_option=1)
+    assert "\n" not in str(e.value)
