@@ -309,9 +309,10 @@ def _counted_forward(forward: Any, name: str) -> Any:
     """``forward`` after ``modeling.check_items_count`` on its ``num_items_in_batch`` (the Trainer's count, which
     the summed loss is divided by): 0 gave an adopted model an inf loss without a word, which LeviathanForCausalLM
     refuses since round 27 (issue 30 round 28, U619); 0 beside labels with no target is the Trainer's count of a fully
-    masked batch, taken as a loss of 0 (``modeling.loss_count``, round 29, W681). Footgun: ``functools.wraps`` keeps the original's signature,
-    which the Trainer reads (the dataset columns it keeps, whether the model takes loss kwargs). A tensor argument on
-    the meta device is refused too (``_refuse_meta_arguments``, round 29, W744's kind)."""
+    masked batch, taken as a loss of 0 (``modeling.loss_count``, round 29, W681). A tensor argument on the meta device
+    is refused too (``_refuse_meta_arguments``, round 29, W744's kind). Footgun: ``functools.wraps`` keeps the
+    original's signature, which the Trainer reads (the dataset columns it keeps, whether the model takes loss
+    kwargs)."""
     names = [*inspect.signature(forward).parameters][1:]  # after self: input_ids, attention_mask, ...
 
     @functools.wraps(forward)
