@@ -83,7 +83,8 @@ def check_device_map(device_map: Any, who: str) -> None:
     ..." RuntimeError, and a place of ``None`` or ``2.5`` its many-line TypeError (round 26, Q410). transformers' own
     names (``auto``, ``balanced``, ``balanced_low_0``, ``sequential`` for the whole model; ``disk`` for a module) are
     left to it; the meta device is ``meta_device.refuse_meta_device_map``'s, checked first here: this is the one check
-    of a device_map."""
+    of a device_map. A module on ``disk`` nested in one kept on a device, or the reverse, is refused too
+    (``_nested_disk_problem``, round 29, W735)."""
     from .meta_device import refuse_meta_device_map
 
     if device_map is None:
@@ -97,6 +98,35 @@ def check_device_map(device_map: Any, who: str) -> None:
             from .errors import UserError
 
             raise UserError(f"{who}: {shown} {problem}")
+    if isinstance(device_map, dict) and (problem := _nested_disk_problem(device_map)) is not None:
+        from .errors import UserError
+
+        raise UserError(f"{who}: {problem}")
+
+
+def _nested_disk_problem(device_map: dict) -> str | None:
+    """Why a ``device_map`` dict mixes ``disk`` and a device along one branch of the model (None when it does not):
+    ``{'model.embed_tokens': 'disk', '': 'cpu'}`` (an adopted model's generator offloaded, the rest on the CPU; ``''``
+    is the whole model) loaded the offloaded module's weights as nothing and ended in accelerate's raw "codebooks is
+    on the meta device, we need a `value` to put in on cpu" (issue 30 round 29, W735); transformers' own Llama meets
+    the same with any module (``lm_head``), and ``{'': 'disk', 'lm_head': 'cpu'}`` too. Modules side by side
+    (``{'model': 'disk', 'lm_head': 'cpu'}``) and the whole model on disk (``{'': 'disk'}``, W131) load, and are
+    taken."""
+    def inside(outer: str, inner: str) -> bool:
+        return outer == "" or inner.startswith(outer + ".")
+
+    names = [name for name in device_map if isinstance(name, str)]
+    for disk in (name for name in names if device_map[name] == "disk"):
+        for other in (name for name in names if device_map[name] != "disk"):
+            if inside(other, disk) or inside(disk, other):
+                outer, inner = (other, disk) if inside(other, disk) else (disk, other)
+                whole = " (the whole model)" if outer == "" else ""
+                return (f"device_map puts {inner!r} on {device_map[inner]!r} inside {outer!r}{whole} on "
+                        f"{device_map[outer]!r}, which transformers' loader cannot do (the offloaded weights load as "
+                        f"none); map modules side by side, naming the others in place of {outer!r} (as "
+                        f"{{'model.embed_tokens': 'disk', 'model.layers': 'cpu', ..., 'lm_head': 'cpu'}}), or put "
+                        f"the whole model on disk ({{'': 'disk'}})")
+    return None
 
 
 _STRATEGIES = ("auto", "balanced", "balanced_low_0", "sequential")  # transformers' names for the whole model's map

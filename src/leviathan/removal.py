@@ -22,12 +22,16 @@ def remove_tree(path: str | os.PathLike) -> str | None:
     """Delete the folder ``path`` as far as possible; None when it is gone, else ``'FILE': PROBLEM`` of the first
     file or folder that stayed (its full path). A named pipe, a socket or a device at ``path`` stays, and is named:
     ``shutil.rmtree`` opens the path to walk it, and opening a pipe waits for a writer, for ever (issue 30 round 27,
-    S315)."""
+    S315). A folder holding a mount point stays whole, and the mount point is named (``_mount_inside``)."""
     from .errors import not_regular
 
     _refuse_unsafe(path)
     if not os.path.islink(path) and (problem := not_regular(path)) is not None:
         return f"{os.fspath(path)!r}: {problem.replace('not a regular file', 'not a folder')}"
+    if not os.path.islink(path) and (mount := _mount_inside(path)) is not None:
+        return (f"{mount!r}: a mount point (another file system, or a folder mounted there with `mount --bind`) "
+                f"whose files are not this folder's; nothing was deleted; unmount it (umount {mount}), then delete "
+                f"the folder")
     first: list[tuple[str, BaseException]] = []
 
     def failed(func, name, error) -> None:
@@ -42,6 +46,33 @@ def remove_tree(path: str | os.PathLike) -> str | None:
     name, error = first[0] if first else (os.fspath(path), OSError("it is still there"))
     why = (error.strerror or str(error)).lower() if isinstance(error, OSError) else str(error)
     return f"{name!r}: {why}"
+
+
+def _mount_inside(path: str | os.PathLike) -> str | None:
+    """The first mount point below the folder ``path`` (the folder itself aside), or None. ``shutil.rmtree`` crosses
+    them as ``rm -r`` does: ``remove_tree`` of a folder holding a bind mount of another folder deleted that folder's
+    files through the mount, then answered only "device or resource busy" (issue 30 round 29, W781); ``rm -r
+    --one-file-system`` refuses to cross. Asked of the kernel's mount table (``mounts.mount_points``: a bind mount of
+    the same file system has the same device), then of each folder's device against the root's (where the table
+    cannot be read). Footgun: ``os.walk`` does not follow links, so a symlink to another disk is deleted as a link."""
+    from .mounts import mount_points
+
+    real = os.path.realpath(path).rstrip(os.sep) + os.sep
+    below = sorted(point for point in mount_points() if point.startswith(real))
+    if below:
+        return below[0]
+    try:
+        device = os.lstat(path).st_dev
+    except OSError:
+        return None
+    for folder, names, _ in os.walk(path):
+        for name in names:
+            try:
+                if os.lstat(os.path.join(folder, name)).st_dev != device:
+                    return os.path.join(folder, name)
+            except OSError:  # gone meanwhile: rmtree says what stayed
+                continue
+    return None
 
 
 def _refuse_unsafe(path: str | os.PathLike) -> None:

@@ -114,6 +114,20 @@ def _count_and_replace(exc: UnicodeDecodeError):
 codecs.register_error("leviathan.count", _count_and_replace)
 
 
+def utf8_size(text: str, where: str) -> int:
+    """The UTF-8 size of ``text``, or a UserError naming ``where`` and the character when it holds a lone surrogate
+    (U+D800-U+DFFF, half of a UTF-16 pair), which no UTF-8 can hold: JSON writes one as the escape ``\\ud800``, valid
+    JSON that decodes to a str Python cannot encode, and prepare ended in a raw UnicodeEncodeError (issue 30 round 29,
+    W745). Decoded bytes never hold one (``decode_utf8`` replaces invalid UTF-8), so only JSON text, and values
+    handed over as str (parquet, Hugging Face datasets), can."""
+    try:
+        return len(text.encode("utf-8"))
+    except UnicodeEncodeError as e:
+        raise UserError(f"{where}: the text holds \\u{ord(text[e.start]):04x} at character {e.start:,}, a lone "
+                        f"surrogate (half of a UTF-16 pair, in JSON that escape alone) that is not valid Unicode "
+                        f"text; write the whole character (or both escapes of its pair), or remove it") from None
+
+
 def decode_utf8(data: bytes, where: str, strict: bool, stats: SourceStats, base_offset: int = 0,
                 offset_kind: str = "byte offset") -> str:
     """UTF-8 -> str; counts replaced sequences in ``stats`` or raises UserError when ``strict``."""
@@ -313,6 +327,8 @@ class JsonLines(_FileSource):
                 if not isinstance(value, str):
                     raise UserError(f"{where}: field {self.text_field!r} holds {type(value).__name__}, not "
                                     f"text; pass --text-field NAME for the field with the document text")
+                if "\\u" in text:  # an escape may decode to a lone surrogate (W745)
+                    utf8_size(value, where)
                 self.stats.bytes += len(line)
                 yield value
 
@@ -342,8 +358,10 @@ class Parquet(_FileSource):
             if self.text_field not in names:
                 raise UserError(f"{path}: no column {self.text_field!r} (columns: {', '.join(names)}); "
                                 f"pass --text-field NAME")
+            row = 0
             for batch in pf.iter_batches(batch_size=self.batch_rows, columns=[self.text_field]):
                 for value in batch.column(0).to_pylist():
+                    row += 1
                     if value is None:
                         self.stats.skipped_records += 1
                         continue
@@ -351,7 +369,7 @@ class Parquet(_FileSource):
                         value = decode_utf8(value, str(path), self.strict, self.stats)
                     elif not isinstance(value, str):
                         raise UserError(f"{path}: column {self.text_field!r} is not text; pass --text-field NAME")
-                    self.stats.bytes += len(value.encode("utf-8"))
+                    self.stats.bytes += utf8_size(value, f"{path} row {row}")
                     yield value
 
 
@@ -421,7 +439,7 @@ class HFDataset(Source):
                 continue
             if not isinstance(value, str):
                 raise UserError(f"{self.description}: field {self.text_field!r} is not text; pass --text-field NAME")
-            self.stats.bytes += len(value.encode("utf-8"))
+            self.stats.bytes += utf8_size(value, f"{self.description} row {row_number}")
             yield value
 
 

@@ -502,7 +502,12 @@ def train_bpe(texts: Iterable[str], vocab_size: int, *, min_frequency: int = 2,
                 seen[0] += 1
                 yield t
 
-    tok.train_from_iterator(given(), trainer=trainer)
+    try:
+        tok.train_from_iterator(given(), trainer=trainer)
+    except UnicodeEncodeError as e:  # a lone surrogate: the tokenizers library's raw error (round 29, W745's kind)
+        raise UserError(f"train_bpe: a text holds \\u{ord(e.object[e.start]):04x} at character {e.start:,}, a lone "
+                        f"surrogate (half of a UTF-16 pair) that is not valid Unicode text; remove it from the "
+                        f"text, or decode the source with errors='replace'") from None
     if not seen[0] or tok.get_vocab_size() <= 1:
         raise UserError("cannot train a BPE on an empty corpus; give it some text")
     reached = tok.get_vocab_size()

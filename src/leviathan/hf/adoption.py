@@ -73,7 +73,7 @@ from .adoption_table import check_fit_table
 from .adoption_fit import Fit, FitReport, as_fit, bucket_fits, fit_to_table, row_weights, text_ids, text_loss
 from .config_file import check_saved_dtype, read_config_json, saved_config
 from .weights_digest import RECORD as WEIGHTS_RECORD, check_weights
-from .modeling import InputEmbeddingError, LeviathanForCausalLM, check_items_count, init_generator
+from .modeling import InputEmbeddingError, LeviathanForCausalLM, check_items_count, init_generator, loss_count
 from .settings_digest import check_stamp, stamp
 
 CONFIG_KEY = "leviathan_generator"
@@ -310,25 +310,42 @@ def _adopted_class(base: type[PreTrainedModel]) -> type[PreTrainedModel]:
 def _counted_forward(forward: Any, name: str) -> Any:
     """``forward`` after ``modeling.check_items_count`` on its ``num_items_in_batch`` (the Trainer's count, which
     the summed loss is divided by): 0 gave an adopted model an inf loss without a word, which LeviathanForCausalLM
-    refuses since round 27 (issue 30 round 28, U619); ``position_ids`` past the model's positions, which the
-    original's rotary embedding computes without a word (round 29, W525, ``check_position_values``). A numpy
-    ``logits_to_keep`` is passed on as Python's int: transformers takes only an ``int`` as a count, and
-    ``np.int64(1)`` was read as an index, the position axis dropped (round 29, W504's kind). Footgun:
-    ``functools.wraps`` keeps the original's signature, which the Trainer reads (the dataset columns it keeps,
-    whether the model takes loss kwargs)."""
-    names = list(inspect.signature(forward).parameters)[1:]  # after self: where a positional position_ids sits
-    slot = names.index("position_ids") if "position_ids" in names else None
+    refuses since round 27 (issue 30 round 28, U619); 0 beside labels with no target is the Trainer's count of a fully
+    masked batch, taken as a loss of 0 (``modeling.loss_count``, round 29, W681). A tensor argument on the meta device
+    is refused too (``_refuse_meta_arguments``, round 29, W744's kind); and ``position_ids`` past the model's
+    positions, which the original's rotary embedding computes without a word (round 29, W525,
+    ``check_position_values``). A numpy ``logits_to_keep`` is passed on as Python's int: transformers takes only an
+    ``int`` as a count, and ``np.int64(1)`` was read as an index, the position axis dropped (round 29, W504's kind).
+    Footgun: ``functools.wraps`` keeps the original's signature, which the Trainer reads (the dataset columns it
+    keeps, whether the model takes loss kwargs)."""
+    names = [*inspect.signature(forward).parameters][1:]  # after self: input_ids, attention_mask, position_ids, ...
 
     @functools.wraps(forward)
     def counted(self, *args: Any, **kwargs: Any) -> Any:
-        check_items_count(kwargs.get("num_items_in_batch"), f"{name}.forward")
-        given = args[slot] if slot is not None and len(args) > slot else kwargs.get("position_ids")
-        check_position_values(given, model_positions(self), f"{name}.forward")  # round 29, W525
+        given = [*zip(names, args), *kwargs.items()]
+        check_items_count(kwargs.get("num_items_in_batch"), f"{name}.forward", dict(given).get("labels"))
+        _refuse_meta_arguments(self, f"{name}.forward", given)
+        check_position_values(dict(given).get("position_ids"), model_positions(self), f"{name}.forward")  # W525
+        if "num_items_in_batch" in kwargs:
+            kwargs["num_items_in_batch"] = loss_count(kwargs["num_items_in_batch"])
         if "logits_to_keep" in kwargs:
             kwargs["logits_to_keep"] = as_int(kwargs["logits_to_keep"])
         return forward(self, *args, **kwargs)
 
     return counted
+
+
+def _refuse_meta_arguments(model: nn.Module, api: str, arguments: list) -> None:
+    """UserError naming the first tensor argument on the meta device (no values) given to a model that has values:
+    labels there were torch's raw "Cannot copy out of meta tensor; no data!" from transformers' loss, an
+    attention_mask the same from its mask code (issue 30 round 29, W744's kind; the ids are the generator's to
+    refuse). Footgun: a model built on meta (shapes only) is left its meta arguments; checking ``is_meta`` reads no
+    value, so this costs no device sync."""
+    from ..meta_device import is_meta, refuse_meta
+
+    for key, value in arguments:
+        if isinstance(value, torch.Tensor) and value.is_meta and not is_meta(model):
+            refuse_meta(value, f"{api}: {key}", "pass it with values (on the model's device), or leave it out")
 
 
 def is_adopted(model: Any) -> bool:
@@ -943,10 +960,11 @@ def _unknown_option(error: TypeError, path: Path) -> UserError | None:
     """The one line for transformers' raw "__init__() got an unexpected keyword argument 'X'": a keyword that is
     neither a from_pretrained option nor a config setting (a misspelled ``dtpye=``) reaches the model's ``__init__``
     when a config is given, as load_adopted gives it (round 24, W597's kind); None for another TypeError."""
-    match = re.search(r"__init__\(\) got an unexpected keyword argument '(\w+)'", str(error))
-    if match is None:
+    from .modeling import unknown_keyword
+
+    if (name := unknown_keyword(error)) is None:
         return None
-    return UserError(f"load_adopted({str(path)!r}): {match.group(1)!r} is no option of from_pretrained (nor a setting "
+    return UserError(f"load_adopted({str(path)!r}): {name!r} is no option of from_pretrained (nor a setting "
                      f"it may change); check its spelling, or leave it out (options: dtype, device_map, variant, ...)")
 
 
@@ -1097,7 +1115,7 @@ def bake_adopted(model: PreTrainedModel, out_dir: str | os.PathLike, tokenizer: 
     if tokenizer is not None:  # G299: o200k's tokenizer beside a 300-id model
         check_tokenizer_fits(tokenizer, model.config.vocab_size, "bake_adopted")
     plain = _original(model, clone=False)
-    check_save_arguments(plain, save_kwargs.get("state_dict"), save_kwargs)  # round 20 (M10, M8), as save_pretrained
+    check_save_arguments(plain, save_kwargs.get("state_dict"), save_kwargs, "bake_adopted")  # round 20, round 29
     _check_bake_options(save_kwargs)  # is_main_process=False, variant= (round 25, Y170, Y173)
     with api_writes("bake_adopted", out_dir), _atomic_dir(out_dir, overwrite) as tmp:  # round 14 (B260): the
         # verbs' one line (errors.StorageError), not a raw OSError

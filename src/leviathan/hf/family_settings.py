@@ -16,6 +16,12 @@ One rule per KIND of setting, so a new family's scale is one row of ``SETTINGS``
 noise or a loss coefficient, 0 turning it off), a count chosen from a pool (``COUNTS``: the experts a token is
 routed to, at most the expert count), and a per-layer list (as long as the layer count, each item one of
 transformers' own ``ALLOWED_ATTN_LAYER_TYPES`` / ``ALLOWED_MLP_LAYER_TYPES``).
+Round 29 (W51, W53, W54) found more of the kind: FalconH1's nine multipliers but ``embedding_multiplier`` unread
+(``lm_head_multiplier=0``: every logit 0, a uniform model; ``key_multiplier=-inf``), PhiMoE's ``input_jitter_noise=-1``
+taken where Mixtral's ``router_jitter_noise=-1`` is refused; rows added for them and for the other scales and loss
+weights of the families adopt builds (MiniCPM 3's ``scale_emb``, the MoE routers' scaling factors, JetMoE's and
+Bamba's loss coefficients, ...). A setting of per-part scales (FalconH1's ``mlp_multipliers``, ``ssm_multipliers``)
+is a list, each item held to the rule, of the length the family unpacks (``SCALE_LISTS``).
 Footguns: a setting left None is not read (the caps' None is "no cap", said in the fix; a scale of None is the
 family's own business); the fields are read by the name the family spells them (``spellings``: ``attribute_map``).
 """
@@ -49,7 +55,23 @@ SETTINGS = {
     "clip_qkv": ("scale", "8.0", "no clipping"),  # OLMo, OLMo 2, OLMoE: q, k, v clamped to [-clip, clip]
     "router_jitter_noise": ("amplitude", "0.0", None),  # Mixtral family: a training forward's uniform(1-j, 1+j)
     "router_aux_loss_coef": ("amplitude", "0.001", None),  # the MoE families: the balancing loss's weight
+    # round 29 (W51, W53): FalconH1's muP multipliers of the head, the attention's key, input, output, the SSM's
+    "lm_head_multiplier": ("scale", "1.0", None), "key_multiplier": ("scale", "1.0", None),
+    "attention_in_multiplier": ("scale", "1.0", None), "attention_out_multiplier": ("scale", "1.0", None),
+    "ssm_in_multiplier": ("scale", "1.0", None), "ssm_out_multiplier": ("scale", "1.0", None),
+    "mlp_multipliers": ("scale", "[1.0, 1.0]", None), "ssm_multipliers": ("scale", "[1.0, 1.0, 1.0, 1.0, 1.0]", None),
+    "input_jitter_noise": ("amplitude", "0.0", None),  # PhiMoE: as router_jitter_noise, on the input (W54)
+    # the same kinds in the other families adopt builds (round 29)
+    "scale_emb": ("scale", "12", None), "scale_depth": ("scale", "1.4", None),  # MiniCPM 3: embedding, residual
+    "embedding_scale": ("scale", "1.0", None), "logits_mup_width_multiplier": ("scale", "1.0", None),
+    "moe_routed_scaling_factor": ("scale", "1.0", None), "router_scaling_factor": ("scale", "1.0", None),
+    "route_scale": ("scale", "1.0", None), "swiglu_alpha": ("scale", "1.702", None),  # GPT-OSS: sigmoid(alpha x)
+    "aux_loss_coef": ("amplitude", "0.01", None), "z_loss_coefficient": ("amplitude", "0.0", None),
+    "mtp_loss_scaling_factor": ("amplitude", "0.0", None),
 }
+# a setting of one scale per part: its length, as the family unpacks it (FalconH1: the MLP's gate and down; the
+# SSM's five parts); a list of another length was a raw "too many values to unpack" or IndexError, or parts unread
+SCALE_LISTS = {"mlp_multipliers": 2, "ssm_multipliers": 5}
 # a count chosen from a pool: (its spellings, the pool's spellings); each a whole number >= 1, the count at most the
 # pool (torch's top-k raised "selected index k out of range" past it; DeepSeek's n_group=0 a ZeroDivisionError)
 COUNTS = {"num_experts_per_tok": ("num_local_experts", "num_experts", "n_routed_experts"),  # Mixtral, OLMoE, DeepSeek
@@ -63,12 +85,26 @@ def check_family_settings(config: Any, name: str) -> None:
     for key, (kind, example, unset) in SETTINGS.items():
         for shown, value in spellings(config, key):
             words, test = KINDS[kind]
-            if number_problem(value, shown=words) is not None or not test(value):
-                none = f", or None for {unset}" if unset else ""
-                raise UserError(f"adopt: {name}.{shown} must be {words}{' (or None)' if unset else ''}, got "
-                                f"{value!r:.40}; set it in the config (e.g. {shown}={example}{none})")
+            if key in SCALE_LISTS:
+                _check_list(value, SCALE_LISTS[key], f"{name}.{shown}", f"{shown}={example}")
+                items = [(f"{shown}[{i}]", item) for i, item in enumerate(value)]
+            else:
+                items = [(shown, value)]
+            for part, item in items:
+                if number_problem(item, shown=words) is not None or not test(item):
+                    none = f", or None for {unset}" if unset else ""
+                    raise UserError(f"adopt: {name}.{part} must be {words}{' (or None)' if unset else ''}, got "
+                                    f"{item!r:.40}; set it in the config (e.g. {shown}={example}{none})")
     _check_experts(config, name)
     _check_layer_lists(config, name)
+
+
+def _check_list(value: Any, length: int, shown: str, example: str) -> None:
+    """UserError unless ``value`` is a list (or tuple) of ``length`` items (``SCALE_LISTS``)."""
+    if not isinstance(value, (list, tuple)) or len(value) != length:
+        got = f"{len(value)} items" if isinstance(value, (list, tuple)) else f"{type(value).__name__} {value!r:.40}"
+        raise UserError(f"adopt: {shown} must be a list of {length} numbers (one scale per part), got {got}; set it "
+                        f"in the config (e.g. {example})")
 
 
 def spellings(config: Any, key: str) -> Iterator[tuple[str, Any]]:

@@ -26,8 +26,12 @@ a local folder; ``quantization_config=object()`` a raw AttributeError; and ``loc
 the opposite of what was written (a switch: True or False, ``value_rules.check_switches``, as every switch of
 leviathan's own). A keyword the table does not name is left to transformers, as before.
 
-Footgun: an ``attn_implementation`` naming a hub kernel (``'org/repo'``) is left to transformers (it may fetch it);
-only a plain name is held to the implementations this transformers knows.
+Round 29 (W100, W790): an ``attn_implementation`` naming a hub kernel (``'kernels-community/flash-attn'``, any
+``'org/repo'`` or ``'org/repo:kernel'``, also behind ``'paged|'``) passed here and ended in the kernels package's raw
+"could not verify publisher trust status" (load_adopted) or transformers' "does not support Flash Attention yet"
+(LeviathanForCausalLM): refused by its form (a ``/`` in the name), as U291's flash attention that cannot run here.
+Footgun: the form is all that is asked; leviathan's models run their attention through transformers' own functions,
+and no kernel is fetched from the hub here.
 """
 
 from __future__ import annotations
@@ -93,14 +97,20 @@ def _check_dtype(value: Any, key: str, who: str) -> None:
 
 
 def _check_attention(value: Any, who: str) -> None:
-    """UserError unless ``value`` is None, a hub kernel's ``'org/repo'``, or an attention implementation this
-    transformers knows (``eager``, and those of ``ALL_ATTENTION_FUNCTIONS``: sdpa, flash_attention_2, ...)."""
+    """UserError unless ``value`` is None or an attention implementation this transformers knows (``eager``, and
+    those of ``ALL_ATTENTION_FUNCTIONS``: sdpa, flash_attention_2, ...) that runs here; a hub kernel's
+    ``'org/repo[:kernel]'`` is refused by its form (module docstring, W100)."""
     from transformers.modeling_utils import ALL_ATTENTION_FUNCTIONS
 
-    if value is None or (isinstance(value, str) and "/" in value):
+    if value is None:
         return
-    known = ["eager", *ALL_ATTENTION_FUNCTIONS.valid_keys()]
     name = value.removeprefix("paged|") if isinstance(value, str) else None
+    if name is not None and "/" in name:
+        raise UserError(f"{who}: attn_implementation={value!r:.80} names a kernel on the Hugging Face hub, which is "
+                        f"not loaded here (kernels from the hub are fetched and trusted as code, and leviathan's "
+                        f"models run transformers' own attention); pass 'sdpa' or 'eager', or leave it out (sdpa "
+                        f"where the model supports it)")
+    known = ["eager", *ALL_ATTENTION_FUNCTIONS.valid_keys()]
     if name not in known:
         raise UserError(f"{who}: attn_implementation={value!r:.60} is no attention implementation transformers "
                         f"knows; pass one of {', '.join(repr(k) for k in known)}, or leave it out (sdpa where the "

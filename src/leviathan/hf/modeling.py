@@ -122,6 +122,12 @@ class LeviathanPreTrainedModel(PreTrainedModel):
             if refused is None:
                 raise
             raise refused from None
+        except TypeError as e:  # a keyword transformers hands on to __init__ (round 29, W165's kind)
+            if (name := unknown_keyword(e)) is None:
+                raise
+            raise UserError(f"from_pretrained({str(where)!r}): {name!r} is no option of from_pretrained (nor a "
+                            f"setting of LeviathanConfig); check its spelling, or leave it out (options: dtype, "
+                            f"device_map, variant, ...)") from None
         except RuntimeError as e:
             from ..eval.weight_names import sizes_refused
 
@@ -393,7 +399,7 @@ class LeviathanForCausalLM(LeviathanPreTrainedModel, GenerationMixin):
             _check_hf_labels(labels, input_ids, self.config.vocab_size, kwargs.get("num_items_in_batch"))
             # Hugging Face convention: labels == inputs, shifted inside (ignore_index -100)
             loss = self.loss_function(logits=logits, labels=labels, vocab_size=self.config.vocab_size,
-                                      num_items_in_batch=kwargs.get("num_items_in_batch"))
+                                      num_items_in_batch=loss_count(kwargs.get("num_items_in_batch")))
         out = CausalLMOutputWithPast(loss=loss, logits=logits, **{_CACHE_FIELD: cache if use_cache else None})
         return_dict = return_dict if return_dict is not None else self.config.return_dict
         return out if return_dict else out.to_tuple()
@@ -430,7 +436,7 @@ def _check_hf_labels(labels: Any, input_ids: torch.Tensor, vocab_size: int, num_
     from ..model.labels import check_label_type, check_label_values
 
     check_label_type(labels, "labels")
-    check_items_count(num_items_in_batch)
+    check_items_count(num_items_in_batch, labels=labels)
     if labels.shape != input_ids.shape:
         raise ArgumentValueError(f"labels must have the shape of input_ids {tuple(input_ids.shape)} (Hugging Face's "
                                  f"convention: the inputs themselves, shifted inside the loss), got "
@@ -444,7 +450,7 @@ def _check_hf_labels(labels: Any, input_ids: torch.Tensor, vocab_size: int, num_
                                  f"with nothing to score")
 
 
-def check_items_count(count: Any, api: str = "LeviathanForCausalLM.forward") -> None:
+def check_items_count(count: Any, api: str = "LeviathanForCausalLM.forward", labels: Any = None) -> None:
     """ArgumentTypeError / ArgumentValueError unless ``num_items_in_batch`` (the Trainer's count of the targets of
     the whole accumulated batch, which the summed loss is divided by) is None or a positive whole number: 0 returned
     a loss of inf, -1 a negative cross-entropy and 2.5 a loss 2.5 times too small, all without a word (issue 30 round
@@ -453,24 +459,62 @@ def check_items_count(count: Any, api: str = "LeviathanForCausalLM.forward") -> 
     .sum()`` divided by its parallel sizes, so a float tensor of a whole value): any integer or float dtype is taken.
     Footgun: its value is read only on the CPU; on a GPU reading it would stall every step on a host sync (the
     Trainer keeps the count on the device to avoid one), so there only its dtype and size are checked.
-    ``api``: the forward the line names (an adopted model's forward is held to this rule too: round 28, U619)."""
+    ``api``: the forward the line names (an adopted model's forward is held to this rule too: round 28, U619). A count
+    of 0 beside ``labels`` with no target after the shift is the Trainer's for a batch with nothing to score (a fully
+    masked fine-tuning batch), and is taken: the loss is then 0 (``loss_count``; round 29, W681)."""
     import math
 
     from ..errors import ArgumentTypeError, ArgumentValueError
+    from ..integers import is_integer
     from ..value_rules import check_whole
 
-    fix = "pass the number of target positions (labels != -100 after the shift) of the whole batch, or leave it out"
+    fix = ("pass the number of target positions (labels != -100 after the shift) of the whole batch (0 only where "
+           "it has none), or leave it out")
     if count is None:
         return
     if not isinstance(count, torch.Tensor):
-        check_whole(api, "num_items_in_batch", count, 1, fix=fix)
+        if not (is_integer(count) and count == 0 and _no_target(labels)):
+            check_whole(api, "num_items_in_batch", count, 1, fix=fix)
         return
     if count.numel() != 1 or count.dtype == torch.bool or count.dtype.is_complex:
         raise ArgumentTypeError(f"{api}: num_items_in_batch must be a whole number >= 1 (an "
                                 f"int, or a one-value integer or float tensor), got a {count.dtype} tensor of shape "
                                 f"{tuple(count.shape)}; {fix}")
+    if count.is_meta:  # transformers' loss read it: torch's raw "Cannot copy out of meta tensor" (round 29, W744)
+        from ..meta_device import refuse_meta
+
+        refuse_meta(count, f"{api}: num_items_in_batch", fix)
     if count.device.type == "cpu":
         value = float(count)
+        if value == 0 and _no_target(labels):
+            return
         if not (math.isfinite(value) and value >= 1 and value == int(value)):
             raise ArgumentValueError(f"{api}: num_items_in_batch must be a whole number >= 1, "
                                      f"got tensor({value:g}); {fix}")
+
+
+def _no_target(labels: Any) -> bool:
+    """Whether ``labels`` (Hugging Face's: shifted inside the loss) hold no target: every ``labels[..., 1:]`` -100."""
+    return isinstance(labels, torch.Tensor) and not labels.is_meta and not bool((labels[..., 1:] != -100).any())
+
+
+def loss_count(count: Any) -> Any:
+    """``num_items_in_batch`` as the loss divides by it: a count of 0 (a batch with no target, ``check_items_count``)
+    as 1, so the summed loss over no target is 0 with zero gradients, as the step of transformers' own models (their
+    0 / 0, a NaN loss the Trainer leaves out of its log, whose gradients are zero; issue 30 round 29, W681). A tensor
+    is clamped on its device: no host sync. Footgun: on a GPU a count of 0 beside targets is not seen (its value is
+    not read there, ``check_items_count``) and divides by 1."""
+    if isinstance(count, torch.Tensor):
+        return count.clamp(min=1)
+    return 1 if count == 0 else count
+
+
+def unknown_keyword(error: TypeError) -> str | None:
+    """The keyword of transformers' raw "__init__() got an unexpected keyword argument 'X'", None for another
+    TypeError: ``from_pretrained`` hands a keyword that is neither its option nor a config setting (a misspelled
+    ``dtpye=``) to the model's ``__init__`` (``load_adopted``: round 24, W597's kind; ``LeviathanForCausalLM``:
+    round 29, beside W165)."""
+    import re
+
+    match = re.search(r"__init__\(\) got an unexpected keyword argument '(\w+)'", str(error))
+    return None if match is None else match.group(1)

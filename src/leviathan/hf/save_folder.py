@@ -57,7 +57,7 @@ def check_save_directory(save_directory: str | os.PathLike, who: str) -> None:
     check_api_folder(save_directory, who, SAVED_FILES, legacy=_saved_here)
 
 
-def check_save_arguments(model: Any, state_dict: Any, kwargs: dict) -> None:
+def check_save_arguments(model: Any, state_dict: Any, kwargs: dict, who: str = "save_pretrained") -> None:
     """UserError for the ``save_pretrained`` arguments a whole save cannot honour (issue 30 round 20):
     ``push_to_hub=True`` pushed the hidden temporary folder ``save_whole`` saves into, its name taken as the repo id
     (M10); a ``state_dict`` lacking the model's tensors (``{}``) wrote a folder that looks like a save, which no loader
@@ -65,7 +65,9 @@ def check_save_arguments(model: Any, state_dict: Any, kwargs: dict) -> None:
     own loader then blamed config.json (round 21, P578). A ``max_shard_size`` of -5 wrote one-tensor shards (round 22,
     S140, S420, S425: the check ``to_hf`` has made since round 15, B248) and a ``variant`` of '../x' ended in a raw
     FileNotFoundError (S421); ``is_main_process='no'`` was read as true (``value_rules.check_switches``). Generation ids
-    outside the vocabulary were saved for the loader to refuse (round 23, U65: ``_check_generation_ids``)."""
+    outside the vocabulary were saved for the loader to refuse (round 23, U65: ``_check_generation_ids``). A keyword
+    save_pretrained does not take is named (``_refuse_unknown_keywords``, round 29, W165), in ``who``'s words."""
+    _refuse_unknown_keywords(kwargs, who)
     if kwargs.get("push_to_hub"):
         raise UserError("save_pretrained(push_to_hub=True) is not supported for this model: the save is staged in a "
                         "temporary folder, whose name would be the repo id; save it, then upload the folder "
@@ -87,6 +89,25 @@ def check_save_arguments(model: Any, state_dict: Any, kwargs: dict) -> None:
                         f"folder would look like a save but not load; pass the model's full state_dict (or none: "
                         f"model.state_dict() is saved), nothing was written")
     _refuse_extra_tensors(model, state_dict)
+
+
+def _refuse_unknown_keywords(kwargs: dict, who: str) -> None:
+    """UserError naming the keywords transformers' ``save_pretrained`` does not take: it gathers them in ``**kwargs``
+    for the hub upload (``push_to_hub``, refused above), so ``bake_adopted(model, DIR, safe_serialisation=False)``, a
+    typo of an option, was dropped without a word (issue 30 round 29, W165), as by ``save_pretrained`` itself. The
+    keywords taken are read from transformers' own signature, so a new option is taken when transformers adds it."""
+    import inspect
+
+    from transformers import PreTrainedModel
+
+    taken = [name for name, parameter in inspect.signature(PreTrainedModel.save_pretrained).parameters.items()
+             if name not in ("self", "save_directory") and parameter.kind is not parameter.VAR_KEYWORD]
+    if unknown := sorted(set(kwargs) - set(taken), key=str):
+        shown = ", ".join(f"{name}={kwargs[name]!r:.30}" for name in unknown)
+        raise UserError(f"{who}: {shown} {'is no keyword' if len(unknown) == 1 else 'are no keywords'} of "
+                        f"save_pretrained, which would drop {'it' if len(unknown) == 1 else 'them'} without a word; "
+                        f"check the spelling, or leave {'it' if len(unknown) == 1 else 'them'} out (the keywords it "
+                        f"takes: {', '.join(taken)}); nothing was written")
 
 
 def _check_generation_ids(model: Any) -> None:

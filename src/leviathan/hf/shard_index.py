@@ -13,6 +13,11 @@ ValueError (Y512). ``save_folder.save_whole`` (every ``save_pretrained`` of an a
 (``leviathan_shards``); ``load_adopted`` and ``LeviathanForCausalLM.from_pretrained`` check them before transformers
 reads a shard (the latter's name check, ``check_weight_names``, reads the shards' names, not the index).
 
+Round 29 (W96, W129): a whole ``model.safetensors`` copied in beside a sharded save was loaded without a word
+(transformers prefers the whole file, and both checks stepped aside: this one for the whole file, ``weights_digest``
+for the index), another model's weights under this save's config and index. A folder holding both is refused
+(``_refuse_whole_beside_index``): one save writes one or the other.
+
 Footgun: an index without the record (written by transformers alone, or by a leviathan before round 25) is refused,
 as settings without their digest are (round 21, P305): taking it would switch the check off for anyone who deletes it.
 Reading every shard costs one pass over the weights per load, as the export's digests do.
@@ -68,6 +73,7 @@ def check_shards(folder: Path, variant: str | None) -> None:
     (module docstring). A ``variant`` that is no name is left to transformers' own refusal."""
     if variant is not None and not isinstance(variant, str):
         return
+    _refuse_whole_beside_index(folder, variant)
     for index_name, whole in zip(_INDEXES, _WHOLE):
         index = folder / _with_variant(index_name, variant)
         if os.path.isfile(folder / _with_variant(whole, variant)) or not os.path.lexists(index):
@@ -77,6 +83,20 @@ def check_shards(folder: Path, variant: str | None) -> None:
         _check_record(index, weight_map, record, folder)
         return
     _refuse_lost_index(folder, variant)
+
+
+def _refuse_whole_beside_index(folder: Path, variant: str | None) -> None:
+    """UserError when ``folder`` holds a shard index and a whole weights file of one ``variant``: transformers loads
+    the whole file and leaves the recorded shards unread, so a model.safetensors copied in from another save loaded
+    that model's weights under this save's config.json and index, without a word (issue 30 round 29, W96, W129). A
+    save (``save_folder.save_whole`` replaces the folder whole) writes one or the other, never both."""
+    indexes = [name for name in (_with_variant(n, variant) for n in _INDEXES) if os.path.lexists(folder / name)]
+    wholes = [name for name in (_with_variant(n, variant) for n in _WHOLE) if os.path.lexists(folder / name)]
+    if indexes and wholes:
+        raise UserError(f"{str(folder)!r} holds both the whole weights file {wholes[0]} and the shard index "
+                        f"{indexes[0]} of a sharded save: a save writes one or the other, so one was added after it "
+                        f"(transformers would load {wholes[0]} and leave the recorded shards unread); move the one "
+                        f"that is not this save's out of the folder, or {_FIX}")
 
 
 def _refuse_lost_index(folder: Path, variant: str | None) -> None:

@@ -17,7 +17,11 @@ import torch
 def check_attention_inputs(position_ids, attention_mask, *, batch: int, length: int, past: int) -> None:
     """ValueError / TypeError naming the argument, its shape and the one it must have: ``position_ids`` (B, T) of
     integers (or (1, T), shared by the batch), ``attention_mask`` (B, past + T) (or (1, past + T)) of 0 and 1
-    (``check_mask_values``); None is fine."""
+    (``check_mask_values``); None is fine. On the meta device either is a UserError: the mask's value check was
+    torch's raw "Tensor.item() cannot be called on meta tensors", positions its "Tensor on device cpu is not on the
+    expected device meta" (issue 30 round 29, W744's kind)."""
+    from ..meta_device import refuse_meta
+
     for name, value, width in (("position_ids", position_ids, length), ("attention_mask", attention_mask,
                                                                          past + length)):
         if value is None:
@@ -28,6 +32,7 @@ def check_attention_inputs(position_ids, attention_mask, *, batch: int, length: 
         if value.dim() != 2 or value.shape[0] not in (1, batch) or value.shape[1] != width:
             raise ValueError(f"{name} must have shape ({batch}, {width}) ({_what(name)}: the input's {batch} "
                              f"sequence(s) of {length} ids after {past} cached position(s)), got {tuple(value.shape)}")
+        refuse_meta(value, name, "pass it with values (on the input_ids' device), or leave it out")
     if position_ids is not None and (position_ids.dtype.is_floating_point or position_ids.dtype.is_complex
                                      or position_ids.dtype == torch.bool):
         from ..errors import ArgumentTypeError  # a UserError too, as check_position_values' (round 29, W525)

@@ -400,9 +400,13 @@ class CausalLM(nn.Module):
 def _check_output_ids(ids) -> None:
     """TypeError (a UserError too) for ids of ``restrict_output_`` that are not whole numbers: ``tensor([1.5, 2.7])``
     was truncated to ids 1 and 2, and ``True`` read as id 1, without a word (issue 30 round 22, the S477 kind);
-    ValueError (a UserError too) for any shape but 1-D: ``[[1, 2]]`` was read flattened (round 28, U99)."""
+    ValueError (a UserError too) for any shape but 1-D: ``[[1, 2]]`` was read flattened (round 28, U99); a UserError
+    for ids on the meta device, torch's raw "Cannot copy out of meta tensor; no data!" (round 29, W744)."""
     from ..errors import ArgumentTypeError
+    from ..meta_device import refuse_meta
 
+    refuse_meta(ids, "CausalLM.restrict_output_: ids", "pass the ids themselves (a list of ints, or a tensor on the "
+                                                       "CPU or a GPU), or None for the full softmax")
     t = ids if isinstance(ids, torch.Tensor) else None
     if t is None and not isinstance(ids, bool):
         try:
