@@ -31,7 +31,7 @@ from typing import Any, Iterable, Literal, Mapping, Sequence, TypeVar, get_args,
 
 import yaml
 
-from .codec import encode
+from .codec import NotJsonError, encode
 from .errors import ConfigError, UserError, missing
 from .float_text import FLOAT_SIZES, float_lost
 from .settings_kind import not_settings
@@ -489,7 +489,13 @@ def dump_yaml(obj: Any, path: str | os.PathLike | None = None) -> str:
     fix = "pass a config dataclass (RunConfig, ModelConfig, ...) or a dict of plain values"
     if not (dataclasses.is_dataclass(obj) and not isinstance(obj, type)) and not isinstance(obj, dict):
         raise ArgumentTypeError(f"dump_yaml: obj: expected a config, got {type(obj).__name__} {obj!r:.60}; {fix}")
-    data = to_dict(obj)
+    try:
+        data = to_dict(obj)
+    except NotJsonError as e:  # codec's own line said "encode: ... which JSON cannot hold" to a YAML call (round 29)
+        where = "".join(e.path).lstrip(".")
+        what = "the key" if e.key else "the value"
+        raise ArgumentTypeError(f"dump_yaml: obj holds {type(e.value).__name__} {e.value!r:.60} ({what}"
+                                f"{' at ' + where if where else ''}), which YAML settings cannot hold; {fix}") from None
     _refuse_non_finite(data, path)
     try:
         text = yaml.safe_dump(data, sort_keys=False)
