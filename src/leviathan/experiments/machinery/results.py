@@ -1101,8 +1101,11 @@ def append_result(path: str | os.PathLike, row: ResultRow | Mapping) -> None:
 
     api_check("append_result", "path", path_problem(path), "pass the path of a results.jsonl")  # None: os.fspath's
     # TypeError (round 22)
-    # a dict's numpy arrays and NaN as their JSON first: the codec takes only what JSON holds (round 29, W248)
-    row = ResultRow.from_dict(json_safe(row) if isinstance(row, Mapping) else row)
+    # a dict's numpy arrays and NaN as their JSON first: the codec takes only what JSON holds (round 29, W248); a
+    # field's own NaN or inf is left for the row check to name (json_safe's None hid `steps: inf`, J249)
+    if isinstance(row, Mapping):
+        row = {k: v if isinstance(v, float) and not math.isfinite(v) else json_safe(v) for k, v in row.items()}
+    row = ResultRow.from_dict(row)
     data = (dumps(row.to_dict()) + "\n").encode()
     _check_results_file(path, row, data)
     _check_no_other_writer(path)
