@@ -99,11 +99,11 @@ def _refuse_changed_data(step: Path, data_dir: str) -> None:
 def _check_window_fits(data_dir, split: str, tokens: int, seq_len: int, args) -> None:
     """UserError for a split shorter than one evaluation window (``seq_len`` + 1 tokens), the floor train and sweep
     hold a val split to (round 28, T13): ``eval --data`` of such a folder printed a loss "on 79 tokens", exit 0
-    (issue 30 round 29, V23). ``tokens``: those read; a --max-tokens under one window is the user's own cap. A split
-    with nothing to score (fewer than 2 tokens) keeps the stream's own line, whose fix names --split train too."""
+    (issue 30 round 29, V23). ``tokens``: those read. A split with nothing to score (fewer than 2 tokens) keeps
+    the stream's own line, whose fix names --split train too."""
     from ..eval.stream import short_split_problem
 
-    if 2 <= tokens < seq_len + 1 and (args.max_tokens is None or args.max_tokens >= seq_len + 1):
+    if 2 <= tokens < seq_len + 1:  # a --max-tokens under one window is refused before (short_cap_problem)
         setting = "--seq-len" if args.seq_len is not None else "--seq-len (default the run's data.seq_len)"
         what = f"--data {str(data_dir)!r}" if args.data is not None else f"the run's data.path {str(data_dir)!r}"
         raise UserError(short_split_problem(what, split, tokens, seq_len, setting))
