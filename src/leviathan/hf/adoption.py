@@ -323,9 +323,10 @@ def _counted_forward(forward: Any, name: str) -> Any:
     @functools.wraps(forward)
     def counted(self, *args: Any, **kwargs: Any) -> Any:
         given = [*zip(names, args), *kwargs.items()]
-        check_items_count(kwargs.get("num_items_in_batch"), f"{name}.forward", dict(given).get("labels"))
+        named = dict(given)
+        check_items_count(kwargs.get("num_items_in_batch"), f"{name}.forward", named.get("labels"))
         _refuse_meta_arguments(self, f"{name}.forward", given)
-        check_position_values(dict(given).get("position_ids"), model_positions(self), f"{name}.forward")  # W525
+        check_position_values(named.get("position_ids"), model_positions(self), f"{name}.forward")  # W525
         if "num_items_in_batch" in kwargs:
             kwargs["num_items_in_batch"] = loss_count(kwargs["num_items_in_batch"])
         if "logits_to_keep" in kwargs:
