@@ -885,7 +885,6 @@ def _load_whole(path: Path, from_pretrained_kwargs: dict) -> PreTrainedModel:
     check_shards(path, from_pretrained_kwargs.get("variant"))  # a shard from another save (round 25, Y509-Y512)
     base = _base_class(config, path / "config.json")
     _check_model_type(config, base, path / "config.json")
-    _check_variant(path, from_pretrained_kwargs)
     _check_load_options(config, from_pretrained_kwargs, path)
     from .load_keywords import check_load_keywords
 
@@ -969,22 +968,8 @@ def _unknown_option(error: TypeError, path: Path) -> UserError | None:
                      f"it may change); check its spelling, or leave it out (options: dtype, device_map, variant, ...)")
 
 
-_VARIANT = re.compile(r"^(?:model|pytorch_model)\.(?:safetensors\.index|bin\.index)?\.?([^.-]+)(?:-\d+-of-\d+)?"
-                      r"\.(?:safetensors|bin|json)$")
 _PLAIN_WEIGHTS = ("model.safetensors", "model.safetensors.index.json", "pytorch_model.bin",
                   "pytorch_model.bin.index.json")
-
-
-def _check_variant(path: Path, kwargs: dict) -> None:
-    """UserError naming the variant when the folder holds only weights saved with ``save_pretrained(variant=V)`` and
-    no ``variant=`` is given: transformers' raw "OSError: Error no file named model.safetensors ..." (issue 30 round
-    20, M9)."""
-    if kwargs.get("variant") is not None or any((path / name).is_file() for name in _PLAIN_WEIGHTS):
-        return
-    variants = sorted({m.group(1) for name in os.listdir(path) if (m := _VARIANT.match(name))})
-    if variants:
-        raise UserError(f"{path} holds weights saved with variant={variants[0]!r} (save_pretrained(variant=...)) and "
-                        f"none without; load them with load_adopted({str(path)!r}, variant={variants[0]!r})")
 
 
 def _check_config_there(path: Path) -> None:

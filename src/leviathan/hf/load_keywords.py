@@ -67,6 +67,9 @@ def check_transformers_keywords(kwargs: dict, path: Any, who: str, adopted: bool
     for key, rule in _RULES.items():
         if key in kwargs:
             rule(who, key, kwargs[key], folder, adopted)
+    from .weights_variant import check_weights_variant
+
+    check_weights_variant(who, kwargs.get("variant"), folder)  # round 30, Y732, Y736-Y740 (and M9, no variant given)
     if "state_dict" in kwargs and path is not None:
         raise UserError(f"{who}: state_dict= is not taken with a folder: {who} loads the weights saved in "
                         f"{str(path)!r}; leave it out, and load tensors of your own afterwards (model = {who}(...); "
