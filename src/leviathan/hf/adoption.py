@@ -892,6 +892,7 @@ def _load_whole(path: Path, from_pretrained_kwargs: dict) -> PreTrainedModel:
     from .generation_file import check_generation_json
 
     check_generation_json(path)  # max_new_tokens -5: transformers' raw ValueError out of the load (round 28, U298)
+    _check_map_covers(base, config, from_pretrained_kwargs.get("device_map"))
     try:
         model = adopted_class(base).from_pretrained(str(path), config=config, **from_pretrained_kwargs)
         _check_saved_vocab(config, path / "config.json")  # after: weights that do not fit are named first
@@ -919,6 +920,15 @@ def _load_whole(path: Path, from_pretrained_kwargs: dict) -> PreTrainedModel:
         if refused is None:
             raise
         raise refused from None
+
+
+def _check_map_covers(base: type, config: PretrainedConfig, device_map: Any) -> None:
+    """``devices.check_map_covers`` for the model the folder builds: a device_map leaving the generator unmapped
+    (``'model.embed_token'`` misspelt) was accelerate's raw ValueError (issue 30 round 30, Y91)."""
+    from ..devices import check_map_covers
+    from ..meta_device import model_on_meta
+
+    check_map_covers(device_map, lambda: model_on_meta(adopted_class(base), config), "load_adopted")
 
 
 # from_pretrained's own options that share a name with a config setting: taken by from_pretrained, not the config
