@@ -129,6 +129,44 @@ def _nested_disk_problem(device_map: dict) -> str | None:
     return None
 
 
+def check_map_covers(device_map: Any, model_of: Any, who: str) -> None:
+    """UserError when a ``device_map`` dict gives no device to some of the model's tensors, naming the modules left
+    out (and the keys that name no module, the usual cause: a misspelt ``'model.embed_token'``): accelerate's raw
+    "ValueError: The device_map provided does not give any device for the following parameters: ..." came after the
+    weights were read (issue 30 round 30, Y91). ``model_of()`` builds the model on the meta device (names only), and
+    is called only for a dict without ``''`` (the whole model): a device, a strategy or such a dict covers every
+    tensor. It may return None (the model cannot be built here: left to transformers)."""
+    if not isinstance(device_map, dict) or "" in device_map:
+        return
+    model = model_of()
+    if model is None:
+        return
+    keys = [k for k in device_map if isinstance(k, str)]
+    tensors = list(model.state_dict())
+    left = [name for name in tensors if not any(name == k or name.startswith(k + ".") for k in keys)]
+    if not left:
+        return
+    from .errors import UserError
+
+    modules = dict(model.named_modules())
+    owners = sorted({_outermost_left(name, left, tensors) for name in left})
+    shown = ", ".join(repr(m) for m in owners[:4]) + (f", ... ({len(owners) - 4} more)" if len(owners) > 4 else "")
+    unknown = [k for k in keys if k not in modules]
+    typo = f" (device_map names {', '.join(repr(k) for k in unknown)}, no module of the model)" if unknown else ""
+    raise UserError(f"{who}: device_map gives no device to {shown} ({len(left)} tensor(s)){typo}; give "
+                    f"each a device beside the others (e.g. {owners[0]!r}: 'cpu'), or leave device_map out")
+
+
+def _outermost_left(name: str, left: list[str], tensors: list[str]) -> str:
+    """The outermost module above the tensor ``name`` all of whose tensors are ``left`` unmapped ('model.embed_tokens'
+    for 'model.embed_tokens.codebooks'), or ``name`` itself."""
+    parts = name.split(".")[:-1]
+    for module in (".".join(parts[:i]) for i in range(1, len(parts) + 1)):
+        if all(n in left for n in tensors if n.startswith(module + ".")):
+            return module
+    return name
+
+
 _STRATEGIES = ("auto", "balanced", "balanced_low_0", "sequential")  # transformers' names for the whole model's map
 _PLACES = "pass 'cpu', 'cuda', 'cuda:N' (N a GPU's index), 'auto', or a dict of module -> device (or 'disk')"
 

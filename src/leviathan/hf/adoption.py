@@ -29,7 +29,8 @@ Saving, loading and baking (docs/USING.md §3-4, which also lists what cannot be
 ``<problem>; <fix>``): ``save_pretrained`` writes the generator's parameters and, beside them, the baked (V, D)
 table under the original embedding's key, and keeps the original ``model_type``, so transformers alone loads the
 original class with the same logits, never a random embedding. ``load_adopted`` finds the original class, calls
-``adopted_class(cls).from_pretrained`` and ignores the baked table; a folder whose file lacks the generator's
+``adopted_class(cls)._from_folder`` (the original's load; the class's ``from_pretrained`` is ``load_adopted``, round
+30) and ignores the baked table; a folder whose file lacks the generator's
 tensors (what transformers alone writes when it re-saves an adopted folder) is refused: it is a table model.
 ``bake_adopted`` writes the table (``LeviathanGenerator.bake``) as the original class's embedding weight, drops
 ``leviathan_generator`` from the config (the head stays untied) and saves with the original ``save_pretrained``.
@@ -155,21 +156,19 @@ class _AdoptedMixin:
             self._keys_to_ignore_on_load_unexpected.add(rf"^{re.escape(self._generator_prefix())}\.weight$")
 
     @classmethod
-    def from_pretrained(cls, *args, output_loading_info: bool = False, **kwargs):
-        """The original's ``from_pretrained``, refusing a file that lacks any of the generator's tensors: transformers
-        initialises whatever a file lacks, and a folder re-saved by transformers alone keeps ``leviathan_generator`` in
-        config.json but only the baked table among the weights (the generator at random init: logits off by ~0.6);
-        and ``device_map`` on the meta device (``meta_device.refuse_meta_device_map``) or on a GPU this machine
-        lacks (``devices.check_device_map``: torch's AssertionError, round 22, S608, S609), and the keywords
-        transformers takes raw (``load_keywords.check_transformers_keywords``: a non-floating ``dtype``, round 26,
-        Q142).
-        """
-        from ..devices import check_device_map
-        from .load_keywords import check_transformers_keywords
+    def from_pretrained(cls, *args, **kwargs):
+        """``load_adopted`` of the folder, refused when it holds another class's model: both ways in hold the folder
+        and the keywords to the same rules (``_adopted_from_pretrained``; issue 30 round 30, Y714-Y720)."""
+        return _adopted_from_pretrained(cls, args, kwargs)
 
-        check_device_map(kwargs.get("device_map"), "from_pretrained")  # meta (P470), a GPU not here (S604)
+    @classmethod
+    def _from_folder(cls, *args, output_loading_info: bool = False, **kwargs):
+        """The original's ``from_pretrained`` (``load_adopted``'s load, after its checks), refusing a file that lacks
+        any of the generator's tensors: transformers initialises whatever a file lacks, and a folder re-saved by
+        transformers alone keeps ``leviathan_generator`` in config.json but only the baked table among the weights
+        (the generator at random init: logits off by ~0.6).
+        """
         source = args[0] if args else kwargs.get("pretrained_model_name_or_path")
-        check_transformers_keywords(kwargs, source, "from_pretrained", adopted=True)  # dtype="int8" (Q142), gguf (S74)
         model, info = super().from_pretrained(*args, output_loading_info=True, **kwargs)
         generator = model.get_input_embeddings()
         if isinstance(generator, LeviathanGenerator):
@@ -245,11 +244,32 @@ class _AdoptedMixin:
             "(leviathan.hf.to_original(model)) and resize the baked model")
 
 
+def _adopted_from_pretrained(cls: type, args: tuple, kwargs: dict) -> Any:
+    """An adopted class's ``from_pretrained(path, **kwargs)``: ``load_adopted(path, **kwargs)``, refused when the
+    folder holds a model of another class. Its own ``from_pretrained`` skipped load_adopted's rules:
+    ``output_loading_info='no'`` or ``1`` was read as true (issue 30 round 30, Y714, Y715), ``foo=1`` was
+    transformers' raw "__init__() got an unexpected keyword argument" (Y718), and another model's model.safetensors
+    of the same shapes loaded without a word, where load_adopted refuses it by the weights digest config.json records
+    (Y720). Footgun: the lines say ``load_adopted``, the one loader of an adopted folder."""
+    path = args[0] if args else kwargs.pop("pretrained_model_name_or_path", None)
+    if len(args) > 1:
+        raise UserError(f"{cls.__name__}.from_pretrained: {len(args) - 1} positional argument(s) after the folder "
+                        f"({args[1]!r:.40}, ...) are not taken: an adopted model is built from the config.json its "
+                        f"folder holds; pass the folder alone, and options by name (dtype=..., device_map=...)")
+    model = load_adopted(path, **kwargs)
+    loaded = model[0] if isinstance(model, tuple) else model
+    if not isinstance(loaded, cls):
+        raise UserError(f"{cls.__name__}.from_pretrained: {str(path)!r} holds a {type(loaded).__name__}, not a "
+                        f"{cls.__name__}; load it with leviathan.hf.load_adopted({str(path)!r}) (it builds the class "
+                        f"the folder was saved as)")
+    return model
+
+
 def adopted_class(base: type[PreTrainedModel]) -> type[PreTrainedModel]:
     """The subclass ``Leviathan<base.__name__>`` of a causal LM class (created once, registered in this module); its
-    ``from_pretrained`` is what ``load_adopted`` calls. A ``base`` that is no transformers model class is refused:
-    'x' was Python's "issubclass() arg 1 must be a class", and ``int`` made a class ``Leviathanint`` without a word
-    (issue 30 round 22, the S514 kind).
+    ``_from_folder`` is what ``load_adopted`` calls, and its ``from_pretrained`` calls ``load_adopted`` (round 30).
+    A ``base`` that is no transformers model class is refused: 'x' was Python's "issubclass() arg 1 must be a
+    class", and ``int`` made a class ``Leviathanint`` without a word (issue 30 round 22, the S514 kind).
     """
     if not (isinstance(base, type) and issubclass(base, PreTrainedModel)):
         raise UserError(f"adopted_class takes a transformers model class (such as transformers.LlamaForCausalLM), got "
@@ -885,7 +905,6 @@ def _load_whole(path: Path, from_pretrained_kwargs: dict) -> PreTrainedModel:
     check_shards(path, from_pretrained_kwargs.get("variant"))  # a shard from another save (round 25, Y509-Y512)
     base = _base_class(config, path / "config.json")
     _check_model_type(config, base, path / "config.json")
-    _check_variant(path, from_pretrained_kwargs)
     _check_load_options(config, from_pretrained_kwargs, path)
     from .load_keywords import check_load_keywords
 
@@ -893,8 +912,9 @@ def _load_whole(path: Path, from_pretrained_kwargs: dict) -> PreTrainedModel:
     from .generation_file import check_generation_json
 
     check_generation_json(path)  # max_new_tokens -5: transformers' raw ValueError out of the load (round 28, U298)
+    _check_map_covers(base, config, from_pretrained_kwargs.get("device_map"))
     try:
-        model = adopted_class(base).from_pretrained(str(path), config=config, **from_pretrained_kwargs)
+        model = adopted_class(base)._from_folder(str(path), config=config, **from_pretrained_kwargs)
         _check_saved_vocab(config, path / "config.json")  # after: weights that do not fit are named first
         # after: weights that are no model's, or not this config's, are named first (the catch-all of round 27, S475)
         check_weights(path, raw, from_pretrained_kwargs.get("variant"))
@@ -920,6 +940,15 @@ def _load_whole(path: Path, from_pretrained_kwargs: dict) -> PreTrainedModel:
         if refused is None:
             raise
         raise refused from None
+
+
+def _check_map_covers(base: type, config: PretrainedConfig, device_map: Any) -> None:
+    """``devices.check_map_covers`` for the model the folder builds: a device_map leaving the generator unmapped
+    (``'model.embed_token'`` misspelt) was accelerate's raw ValueError (issue 30 round 30, Y91)."""
+    from ..devices import check_map_covers
+    from ..meta_device import model_on_meta
+
+    check_map_covers(device_map, lambda: model_on_meta(adopted_class(base), config), "load_adopted")
 
 
 # from_pretrained's own options that share a name with a config setting: taken by from_pretrained, not the config
@@ -969,22 +998,8 @@ def _unknown_option(error: TypeError, path: Path) -> UserError | None:
                      f"it may change); check its spelling, or leave it out (options: dtype, device_map, variant, ...)")
 
 
-_VARIANT = re.compile(r"^(?:model|pytorch_model)\.(?:safetensors\.index|bin\.index)?\.?([^.-]+)(?:-\d+-of-\d+)?"
-                      r"\.(?:safetensors|bin|json)$")
 _PLAIN_WEIGHTS = ("model.safetensors", "model.safetensors.index.json", "pytorch_model.bin",
                   "pytorch_model.bin.index.json")
-
-
-def _check_variant(path: Path, kwargs: dict) -> None:
-    """UserError naming the variant when the folder holds only weights saved with ``save_pretrained(variant=V)`` and
-    no ``variant=`` is given: transformers' raw "OSError: Error no file named model.safetensors ..." (issue 30 round
-    20, M9)."""
-    if kwargs.get("variant") is not None or any((path / name).is_file() for name in _PLAIN_WEIGHTS):
-        return
-    variants = sorted({m.group(1) for name in os.listdir(path) if (m := _VARIANT.match(name))})
-    if variants:
-        raise UserError(f"{path} holds weights saved with variant={variants[0]!r} (save_pretrained(variant=...)) and "
-                        f"none without; load them with load_adopted({str(path)!r}, variant={variants[0]!r})")
 
 
 def _check_config_there(path: Path) -> None:

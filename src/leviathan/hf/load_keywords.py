@@ -30,6 +30,10 @@ Round 29 (W100, W790): an ``attn_implementation`` naming a hub kernel (``'kernel
 ``'org/repo'`` or ``'org/repo:kernel'``, also behind ``'paged|'``) passed here and ended in the kernels package's raw
 "could not verify publisher trust status" (load_adopted) or transformers' "does not support Flash Attention yet"
 (LeviathanForCausalLM): refused by its form (a ``/`` in the name), as U291's flash attention that cannot run here.
+Round 30: an ``offload_folder`` that is a named pipe or a file (Y64, Y93, Y94) was ``os.makedirs``' raw
+FileExistsError from transformers' disk offload: named as what it is (``_offload_folder``); a ``variant`` that is no
+name, or names no weights the folder holds (Y732, Y736-Y740), is ``weights_variant.check_weights_variant``'s line.
+
 Footgun: the form is all that is asked; leviathan's models run their attention through transformers' own functions,
 and no kernel is fetched from the hub here.
 """
@@ -67,6 +71,9 @@ def check_transformers_keywords(kwargs: dict, path: Any, who: str, adopted: bool
     for key, rule in _RULES.items():
         if key in kwargs:
             rule(who, key, kwargs[key], folder, adopted)
+    from .weights_variant import check_weights_variant
+
+    check_weights_variant(who, kwargs.get("variant"), folder)  # round 30, Y732, Y736-Y740 (and M9, no variant given)
     if "state_dict" in kwargs and path is not None:
         raise UserError(f"{who}: state_dict= is not taken with a folder: {who} loads the weights saved in "
                         f"{str(path)!r}; leave it out, and load tensors of your own afterwards (model = {who}(...); "
@@ -215,6 +222,26 @@ def _quantization(who: str, key: str, value: Any, folder: Path | None, adopted: 
                         f"{', '.join(sorted(AUTO_QUANTIZATION_CONFIG_MAPPING))}); pass one, or leave it out")
 
 
+def _offload_folder(who: str, key: str, value: Any, folder: Path | None, adopted: bool) -> None:
+    """None, or a folder (made when missing): a named pipe or a regular file given as ``offload_folder`` was
+    ``os.makedirs``' raw "FileExistsError: [Errno 17] File exists" from transformers' disk offload (issue 30 round 30,
+    Y64, Y93 through ``load_adopted``; Y94 through ``LeviathanForCausalLM.from_pretrained``); so is a path under a
+    file, and a value that is no path (``os.makedirs``' TypeError). Named as what stands there
+    (``errors.not_a_folder_there``)."""
+    from ..errors import file_above, not_a_folder_there
+
+    if value is None:
+        return
+    fix = "pass a folder (made when missing) for the offloaded weights, or leave offload_folder out"
+    if not isinstance(value, (str, os.PathLike)) or os.fspath(value) in ("", b""):
+        raise UserError(f"{who}: offload_folder={value!r:.60} is no folder's path; {fix}")
+    if os.path.lexists(value) and not os.path.isdir(value):
+        raise UserError(f"{who}: offload_folder {os.fspath(value)!r} {not_a_folder_there(value)}; {fix}")
+    if (blocker := file_above(value)) is not None:
+        raise UserError(f"{who}: offload_folder {os.fspath(value)!r} lies under {blocker!r}, which "
+                        f"{not_a_folder_there(blocker)}; {fix}")
+
+
 # from_pretrained's keywords by name -> the rule its value is held to; a name not here is left to transformers
 _RULES = {
     "local_files_only": _switch, "force_download": _switch, "ignore_mismatched_sizes": _switch,
@@ -222,4 +249,5 @@ _RULES = {
     "allow_all_kernels": _switch, "low_cpu_mem_usage": _switch_or_none, "disable_mmap": _switch_or_none,
     "trust_remote_code": _switch_or_none, "use_kernels": _switch_or_none,
     "use_safetensors": _safetensors, "gguf_file": _no_gguf, "quantization_config": _quantization,
+    "offload_folder": _offload_folder,
 }

@@ -99,6 +99,7 @@ class LeviathanPreTrainedModel(PreTrainedModel):
         with reading_whole(local, "from_pretrained"):  # a save racing this load read as a mix (round 23, U515)
             _check_local_folder(local)
             _check_overrides(cls, local, kwargs)
+            _check_map_covers(cls, local, kwargs)
             from .shard_index import check_shards
 
             check_shards(Path(local), kwargs.get("variant"))  # a shard from another save (round 25, Y509's kind)
@@ -247,6 +248,20 @@ def _check_overrides(cls: type, where: str, kwargs: dict) -> None:
                     f"({shown_names(lacks or sorted(set(have) - set(want)))} would be drawn at random, or the "
                     f"saved ones dropped); leave the setting out (config.json holds the settings its weights were "
                     f"saved with), or train a model with that setting")
+
+
+def _check_map_covers(cls: type, where: str, kwargs: dict) -> None:
+    """``devices.check_map_covers`` for the model the folder (or ``config=``) builds: a device_map leaving a module
+    unmapped was accelerate's raw ValueError after the weights were read (issue 30 round 30, Y91's kind)."""
+    from ..devices import check_map_covers
+    from ..meta_device import model_on_meta
+
+    def model_of() -> Any:
+        config = kwargs.get("config")
+        saved = config if isinstance(config, LeviathanConfig) else LeviathanConfig.from_pretrained(where)
+        return model_on_meta(cls, saved)
+
+    check_map_covers(kwargs.get("device_map"), model_of, "LeviathanForCausalLM.from_pretrained")
 
 
 @torch.no_grad()

@@ -173,12 +173,10 @@ def check_variant(variant: Any) -> None:
     """UserError unless ``variant`` is None or a plain name (transformers puts it inside the weight files' names,
     ``model.VARIANT.safetensors``): ``variant='../x'`` ended in a raw FileNotFoundError naming a folder the caller
     never gave (issue 30 round 22, S421)."""
-    if variant is None:
-        return
-    plain = isinstance(variant, str) and variant not in ("", ".", "..") and not any(c in variant for c in "/\\\0")
-    if not plain:
-        raise UserError(f"save_pretrained: variant must be a plain name such as 'fp16' (no '/', not '..' or empty), "
-                        f"got {variant!r}; pass a name without a path, or leave variant out")
+    from .weights_variant import variant_problem  # the rule the loaders hold a variant to (round 30, Y737, Y738)
+
+    if (problem := variant_problem(variant)) is not None:
+        raise UserError(f"save_pretrained: variant {problem}; pass a name without a path, or leave variant out")
 
 
 def _refuse_extra_tensors(model: Any, state_dict: dict) -> None:
