@@ -221,14 +221,6 @@ class _AdoptedMixin:
 
     @torch.no_grad()
     @hf_init.guard_torch_init_functions()
-    def _validate_generated_length(self, generation_config, input_ids_length, has_default_max_length):
-        """transformers' check of ``generate``'s lengths, then ``positions.check_generation_room``: a generation past
-        the model's positions is refused before it starts, naming max_new_tokens, where the forward's position check
-        (round 29, W525) stopped it partway (issue 30 round 30, Y496, Y517)."""
-        super()._validate_generated_length(generation_config, input_ids_length, has_default_max_length)
-        check_generation_room(model_positions(self), generation_config.max_length, input_ids_length,
-                              generation_config.max_new_tokens, f"{type(self).__name__}.generate")
-
     def initialize_weights(self):
         super().initialize_weights()
         # transformers dispatches a submodule's init to its own PreTrainedModel (e.g. Qwen2Model), which does not
@@ -236,6 +228,14 @@ class _AdoptedMixin:
         generator = self.get_input_embeddings()
         if isinstance(generator, LeviathanGenerator):
             init_generator(generator)
+
+    def _validate_generated_length(self, generation_config, input_ids_length, has_default_max_length):
+        """transformers' check of ``generate``'s lengths, then ``positions.check_generation_room``: a generation past
+        the model's positions is refused before it starts, naming max_new_tokens, where the forward's position check
+        (round 29, W525) stopped it partway (issue 30 round 30, Y496, Y517)."""
+        super()._validate_generated_length(generation_config, input_ids_length, has_default_max_length)
+        check_generation_room(model_positions(self), generation_config.max_length, input_ids_length,
+                              generation_config.max_new_tokens, f"{type(self).__name__}.generate")
 
     def set_input_embeddings(self, value: nn.Module) -> None:
         if not isinstance(value, LeviathanGenerator):
