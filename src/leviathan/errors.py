@@ -301,12 +301,40 @@ def dead_link(path) -> tuple[str, str] | None:
     return None
 
 
+NUL = "\0"  # the one character no path can hold (the system ends a path's name at it)
+
+
+def nul_byte(path) -> str | None:
+    """Why ``path`` can name no file when it holds a NUL byte ("holds a NUL byte ('\\x00', character 22), which no
+    file or folder name can hold"), None when it holds none (or is no path). The one wording of the rule, for a
+    reader's "does not exist" (``missing``) and a writer's place (``value_rules.path_problem``): a NUL in a source, a
+    tokenizer, a text file or a model folder was said as "does not exist" / "no such file", while its siblings named
+    the NUL (issue 30 round 30, Y569, Y591, Y592, Y602, Y604)."""
+    import os
+
+    try:
+        text = os.fspath(path)
+    except TypeError:
+        return None
+    if isinstance(text, bytes):
+        text = text.decode("utf-8", "replace")
+    if not isinstance(text, str) or NUL not in text:
+        return None
+    return (f"holds a NUL byte ('\\x00', character {text.index(NUL) + 1}), which no file or folder name can "
+            f"hold")
+
+
 def missing(path) -> str:
     """Why an input ``path`` cannot be found, to follow its name in an error: "does not exist", or, for a path that
     is (or lies under) a symbolic link that loops or names nothing, what that link is (issue 30 round 8: a link that
-    loops, given to eval, prepare, --config or report, "does not exist" while `ls` lists it)."""
+    loops, given to eval, prepare, --config or report, "does not exist" while `ls` lists it). A path with a NUL byte
+    is said to hold one (``nul_byte``; round 30, Y569): no file can have such a name, so "does not exist" sent the
+    reader looking for a file."""
     import os
 
+    nul = nul_byte(path)
+    if nul is not None:
+        return f"{nul}, so nothing can have it (remove the NUL)"
     too_long = name_too_long(path)  # round 14 (B328): the output advice "choose a shorter name (--out)" for an input
     if too_long is not None:
         return f"does not exist: {too_long}, so nothing can have it (check the path)"

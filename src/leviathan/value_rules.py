@@ -14,6 +14,8 @@ from __future__ import annotations
 import math
 import os
 
+from .errors import NUL, nul_byte  # noqa: F401  (NUL: the one character no path can hold; nul_byte its rule)
+
 
 # A Python caller hears the flag's words: ``write_report(seed=True)`` was taken as seed 1 and ``ci=2`` as a
 # '200% interval' (issue 30 round 16, C241-C245).
@@ -149,7 +151,6 @@ def thread_problem(value) -> str | None:
     return problem
 
 
-NUL = "\0"  # the one character no path can hold (the system ends a path's name at it)
 
 
 def path_problem(value, many: bool = False) -> str | None:
@@ -166,9 +167,8 @@ def path_problem(value, many: bool = False) -> str | None:
             return f"expected a path (a str or a pathlib.Path), got {v!r:.60}"
         if text == "":
             return "is an empty path (''), which would be read as the current folder"
-        if NUL in text:
-            return (f"{text!r:.80} holds a NUL byte ('\\x00', character {text.index(NUL) + 1}), which no file or "
-                    f"folder name can hold (remove it)")
+        if (nul := nul_byte(text)) is not None:  # the wording errors.missing gives a reader (round 30, Y569)
+            return f"{text!r:.80} {nul} (remove it)"
     return None
 
 

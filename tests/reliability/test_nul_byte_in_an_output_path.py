@@ -103,3 +103,51 @@ def test_a_nul_byte_in_a_readers_path_is_named_too(tmp_path):
 
     with pytest.raises(UserError, match=SAID):  # was "does not exist" (S558): the NUL is the fault
         read_results(str(tmp_path / "sw\0"))
+
+
+def _readers(data, corpus, out):
+    """(name, call, path given) of the readers that said a path with a NUL byte "does not exist" (``errors.missing``)
+    or "no such built-in, file or directory" (issue 30 round 30, Y569, Y591, Y592, Y602, Y604), and siblings of theirs
+    that ask ``errors.missing`` too."""
+    from leviathan.checkpoint.read import load_model
+    from leviathan.config import load_yaml
+    from leviathan.data.meta import read_meta
+    from leviathan.data.prepare import prepare
+    from leviathan.data.sources import open_source
+    from leviathan.data.tokenizer import load_tokenizer
+    from leviathan.eval.stream import EvalStream
+    from leviathan.hf import LeviathanForCausalLM
+
+    text = str(corpus / "a.txt\0")
+    return [
+        ("prepare's source (Y569)", lambda: prepare(text, out, "bpe:300")),
+        ("prepare's val_source (Y602)", lambda: prepare(str(corpus), out, "bpe:300", val_source=text)),
+        ("open_source", lambda: open_source(text)),
+        ("load_tokenizer (Y591)", lambda: load_tokenizer(str(data) + "\0/tokenizer.json")),
+        ("EvalStream.from_text (Y592)", lambda: EvalStream.from_text(text, load_tokenizer(data))),
+        ("LeviathanForCausalLM.from_pretrained (Y604)", lambda: LeviathanForCausalLM.from_pretrained(str(out) + "\0")),
+        ("read_meta", lambda: read_meta(str(data) + "\0")),
+        ("load_model", lambda: load_model(str(out) + "\0")),
+        ("a config file", lambda: load_yaml(str(corpus / "c.yaml\0"))),
+    ]
+
+
+def test_a_nul_byte_in_a_readers_path_is_named_not_said_missing(data, tmp_path):
+    """Each reader names the NUL (``errors.nul_byte``, the wording a writer's ``path_problem`` uses) where it said
+    "does not exist", which sent the caller looking for a file; nothing is written. The same path without the NUL is
+    still "does not exist" (or the reader's own words for a file that is not there)."""
+    corpus, out = tmp_path / "corpus", tmp_path / "out"
+    corpus.mkdir()
+    (corpus / "a.txt").write_text("some words of text\n" * 50)
+    for name, call in _readers(data, corpus, out):
+        with pytest.raises(UserError, match=SAID) as caught:
+            call()
+        said = str(caught.value)
+        assert "\n" not in said and "does not exist" not in said and "no such" not in said, (name, said)
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["corpus"]
+    assert [p.name for p in corpus.iterdir()] == ["a.txt"]
+    from leviathan.errors import missing, nul_byte
+
+    assert missing(corpus / "b.txt") == "does not exist" and nul_byte(corpus / "b.txt") is None
+    assert nul_byte(corpus / "b\0") == "holds a NUL byte ('\\x00', character %d), which no file or folder name can " \
+        "hold" % (len(str(corpus)) + 3)

@@ -27,3 +27,22 @@ def test_fit_positions_keeps_what_fits_and_says_each_limit(prompt, new, limit, e
     keep, fits, notes = fit_positions(prompt, new, limit)
     assert (keep, fits, len(notes)) == expected
     assert keep + fits <= limit
+
+
+def test_check_generation_room_names_the_argument_given_and_the_room_left():
+    """Issue 30 round 30 (Y495, Y496, Y517): the line a Hugging Face generate past the positions is refused with."""
+    from leviathan.errors import UserError
+    from leviathan.positions import check_generation_room
+
+    check_generation_room(64, 64, 3, 61, "g")  # fills the positions: nothing said
+    check_generation_room(None, 10**6, 3, None, "g")  # no limit named: nothing to check
+    for args, said in (((64, 203, 3, 200), "g: max_new_tokens=200 after the prompt's 3 ids reaches 203 tokens, past "
+                                           "the model's 64 positions (max_position_embeddings); pass max_new_tokens "
+                                           "<= 61 (or a shorter prompt)"),
+                       ((64, 80, 3, None), "g: max_length=80 (the prompt's 3 ids and what is generated) is past the "
+                                           "model's 64 positions (max_position_embeddings); pass max_new_tokens <= "
+                                           "61, or max_length <= 64"),
+                       ((64, 70, 64, 6), "g: the prompt has 64 ids but the model has 64 positions")):
+        with pytest.raises(UserError) as caught:
+            check_generation_room(*args, "g")
+        assert str(caught.value).startswith(said), str(caught.value)

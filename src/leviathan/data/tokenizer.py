@@ -47,7 +47,7 @@ from typing import Iterable, Sequence
 import numpy as np
 
 from ..empty_paths import refuse_file_typed_as_folder
-from ..errors import UserError, missing, name_too_long, not_a_file
+from ..errors import UserError, missing, name_too_long, not_a_file, nul_byte
 from ..integers import is_integer
 from .integrity import check_meta_tokenizer
 from .meta import find_meta
@@ -744,7 +744,8 @@ def load_tokenizer(spec) -> Tokenizer:
             return _from_directory(path)
     if os.path.isfile(path):
         return _from_json_file(path, str(path.resolve()))
-    if os.path.lexists(path) or name_too_long(path):  # a device, a dead link, a long name: "no such file" (G233)
+    # a device, a dead link, a long name: "no such file" (G233); a NUL: "no such built-in, file or directory" (Y591)
+    if os.path.lexists(path) or name_too_long(path) or nul_byte(spec):
         raise UserError(f"tokenizer {spec!r} {missing(path)}; {_SPEC_HELP}")
     lowered = spec.lower().replace("-", "_")
     if lowered.startswith("bpe:"):  # 'BPE:300' in prepare was told bpe:VOCAB is for prepare (round 29, V43)

@@ -65,14 +65,14 @@ from transformers import PretrainedConfig, PreTrainedModel
 from transformers import initialization as hf_init
 
 from ..errors import UserError
-from ..integers import as_int
 from ..model.attention_inputs import check_position_values
 from ..model.generator import GENERATOR_FORMS, GENERATOR_INITS, LeviathanGenerator
-from ..positions import model_positions
+from ..positions import check_counted_positions, check_generation_room, model_positions
 from .adoption_config import check_source_config
 from .adoption_table import check_fit_table
 from .adoption_fit import Fit, FitReport, as_fit, bucket_fits, fit_to_table, row_weights, text_ids, text_loss
 from .config_file import check_saved_dtype, read_config_json, saved_config
+from .logits_to_keep import check_logits_to_keep, input_length
 from .weights_digest import RECORD as WEIGHTS_RECORD, check_weights
 from .modeling import InputEmbeddingError, LeviathanForCausalLM, check_items_count, init_generator, loss_count
 from .settings_digest import check_stamp, stamp
@@ -228,6 +228,14 @@ class _AdoptedMixin:
         if isinstance(generator, LeviathanGenerator):
             init_generator(generator)
 
+    def _validate_generated_length(self, generation_config, input_ids_length, has_default_max_length):
+        """transformers' check of ``generate``'s lengths, then ``positions.check_generation_room``: a generation past
+        the model's positions is refused before it starts, naming max_new_tokens, where the forward's position check
+        (round 29, W525) stopped it partway (issue 30 round 30, Y496, Y517)."""
+        super()._validate_generated_length(generation_config, input_ids_length, has_default_max_length)
+        check_generation_room(model_positions(self), generation_config.max_length, input_ids_length,
+                              generation_config.max_new_tokens, f"{type(self).__name__}.generate")
+
     def set_input_embeddings(self, value: nn.Module) -> None:
         if not isinstance(value, LeviathanGenerator):
             raise InputEmbeddingError(
@@ -335,7 +343,9 @@ def _counted_forward(forward: Any, name: str) -> Any:
     is refused too (``_refuse_meta_arguments``, round 29, W744's kind); and ``position_ids`` past the model's
     positions, which the original's rotary embedding computes without a word (round 29, W525,
     ``check_position_values``). A numpy ``logits_to_keep`` is passed on as Python's int: transformers takes only an
-    ``int`` as a count, and ``np.int64(1)`` was read as an index, the position axis dropped (round 29, W504's kind).
+    ``int`` as a count, and ``np.int64(1)`` was read as an index, the position axis dropped (round 29, W504's kind);
+    it is checked as LeviathanForCausalLM's is (``_checked_logits_to_keep``, round 30), and ids counted past the
+    positions are refused as given ones are (``_check_counted_positions``, round 30, Y514).
     Footgun: ``functools.wraps`` keeps the original's signature, which the Trainer reads (the dataset columns it
     keeps, whether the model takes loss kwargs)."""
     names = [*inspect.signature(forward).parameters][1:]  # after self: input_ids, attention_mask, position_ids, ...
@@ -347,13 +357,36 @@ def _counted_forward(forward: Any, name: str) -> Any:
         check_items_count(kwargs.get("num_items_in_batch"), f"{name}.forward", named.get("labels"))
         _refuse_meta_arguments(self, f"{name}.forward", given)
         check_position_values(named.get("position_ids"), model_positions(self), f"{name}.forward")  # W525
+        _check_counted_positions(self, named, f"{name}.forward")  # Y514
         if "num_items_in_batch" in kwargs:
             kwargs["num_items_in_batch"] = loss_count(kwargs["num_items_in_batch"])
-        if "logits_to_keep" in kwargs:
-            kwargs["logits_to_keep"] = as_int(kwargs["logits_to_keep"])
+        if "logits_to_keep" in named:  # checked, numpy's int as Python's (W504's kind; round 30, Y77, Y80, Y97-Y100)
+            args, kwargs = _checked_logits_to_keep(names, args, kwargs, named, f"{name}.forward")
         return forward(self, *args, **kwargs)
 
     return counted
+
+
+def _checked_logits_to_keep(names: list, args: tuple, kwargs: dict, named: dict, api: str) -> tuple[tuple, dict]:
+    """``(args, kwargs)`` with ``logits_to_keep`` (given by name or in its place) as ``hf.logits_to_keep`` checks it,
+    the rule LeviathanForCausalLM's forward follows: transformers' own forward indexed with a float, a text, numpy's
+    bool or an index past the sequence (raw IndexError / TypeError, issue 30 round 30, Y80, Y98-Y100) and read -1 and
+    True as counts without a word (Y77, Y97)."""
+    kept = check_logits_to_keep(named["logits_to_keep"], input_length(named.get("input_ids"),
+                                                                      named.get("inputs_embeds")), api)
+    if "logits_to_keep" in kwargs:
+        return args, {**kwargs, "logits_to_keep": kept}
+    return tuple(kept if n == "logits_to_keep" else a for n, a in zip(names, args)) + args[len(names):], kwargs
+
+
+def _check_counted_positions(model: nn.Module, named: dict, api: str) -> None:
+    """``positions.check_counted_positions`` for a forward given no positions (transformers counts them from the
+    cache): ids past max_position_embeddings ran, while the same positions given as position_ids are refused since
+    round 29, W525 (issue 30 round 30, Y514, decided: refused, as in LeviathanForCausalLM and leviathan's CausalLM)."""
+    if named.get("position_ids") is not None or named.get("cache_position") is not None:
+        return  # given: their values are checked (check_position_values)
+    cache = named.get("cache", named.get("past_key_values"))
+    check_counted_positions(model, input_length(named.get("input_ids"), named.get("inputs_embeds")), cache, api)
 
 
 def _refuse_meta_arguments(model: nn.Module, api: str, arguments: list) -> None:

@@ -43,7 +43,9 @@ from ..model.embedding import CompositionalEmbedding, FactorizedEmbedding
 from ..model.generator import LeviathanGenerator
 from ..model.output_norm import OutputNorm
 from ..model.llama import LlamaModel, LlamaRMSNorm, LlamaRotaryEmbedding
+from ..positions import check_counted_positions, check_generation_room, model_positions
 from .configuration import LeviathanConfig
+from .logits_to_keep import check_logits_to_keep, input_length
 
 TIED_WEIGHTS = {"lm_head.weight": "model.embed_tokens.weight"}
 # transformers 5 renamed the output's ``past_key_values`` field to ``cache``
@@ -360,6 +362,14 @@ class LeviathanForCausalLM(LeviathanPreTrainedModel, GenerationMixin):
     def set_output_embeddings(self, new_embeddings: nn.Module) -> None:
         self.lm_head = new_embeddings
 
+    def _validate_generated_length(self, generation_config, input_ids_length, has_default_max_length):
+        """transformers' check of ``generate``'s lengths, then ``positions.check_generation_room``: a generation past
+        the model's positions is refused before it starts, naming max_new_tokens, where the forward's position check
+        stopped it partway (issue 30 round 30, Y495)."""
+        super()._validate_generated_length(generation_config, input_ids_length, has_default_max_length)
+        check_generation_room(model_positions(self), generation_config.max_length, input_ids_length,
+                              generation_config.max_new_tokens, "LeviathanForCausalLM.generate")
+
     # ---- forward -----------------------------------------------------------------------------
     def forward(
         self,
@@ -401,7 +411,10 @@ class LeviathanForCausalLM(LeviathanPreTrainedModel, GenerationMixin):
         if use_cache and cache is None:
             cache = DynamicCache(config=self.config)
 
-        logits_to_keep = _check_logits_to_keep(logits_to_keep)
+        logits_to_keep = check_logits_to_keep(logits_to_keep, input_length(input_ids),  # Y99: an index past T
+                                              "LeviathanForCausalLM.forward")
+        if position_ids is None:  # counted from the cache: past the limit ran without a word (round 30, Y514)
+            check_counted_positions(self, input_length(input_ids), cache, "LeviathanForCausalLM.forward")
         h = self.model(input_ids, cache=cache, position_ids=position_ids, attention_mask=attention_mask)  # (B, T, D)
         if isinstance(logits_to_keep, int):
             h = h[:, -logits_to_keep:, :] if logits_to_keep > 0 else h
@@ -418,25 +431,6 @@ class LeviathanForCausalLM(LeviathanPreTrainedModel, GenerationMixin):
         out = CausalLMOutputWithPast(loss=loss, logits=logits, **{_CACHE_FIELD: cache if use_cache else None})
         return_dict = return_dict if return_dict is not None else self.config.return_dict
         return out if return_dict else out.to_tuple()
-
-
-def _check_logits_to_keep(value: Any) -> Any:
-    """``logits_to_keep``: a whole number >= 0 (the last N positions; 0 keeps every one) or an index tensor, as
-    transformers documents it, returned (a numpy int as Python's: it was taken as an index, one position with its
-    axis dropped, round 29 W504's kind). A negative count kept every position here, where transformers' Llama keeps
-    positions N onwards (``slice(-N, None)``), and True was taken as 1: both silently (issue 30, round 27's fixes)."""
-    if isinstance(value, torch.Tensor):
-        return value
-    from ..errors import ArgumentTypeError, ArgumentValueError
-    from ..integers import is_integer
-
-    if not is_integer(value):
-        raise ArgumentTypeError(f"logits_to_keep must be a whole number of positions (or an index tensor), got "
-                                f"{type(value).__name__} {value!r:.40}; pass e.g. 1 for the last position, 0 for all")
-    if value < 0:
-        raise ArgumentValueError(f"logits_to_keep must be >= 0 (the last N positions; 0 keeps every one), got "
-                                 f"{value}; pass a count >= 0, or an index tensor for other positions")
-    return int(value)
 
 
 def _check_hf_labels(labels: Any, input_ids: torch.Tensor, vocab_size: int, num_items_in_batch: Any = None) -> None:
