@@ -7,7 +7,7 @@ any non-zero number as true, so ``folder_lock(again='yes')``, ``to_digits(check=
 ``prepare`` and two dozen others refuse them through ``value_rules.check_switches``. This sweep reads the source of
 src/leviathan: a public function (its name, its class's and its module's without a leading underscore; the CLI's
 ``commands`` package aside, whose switches argparse gives as bools) must name each of its switches in a
-``check_switches(...)`` call in its own body, or be listed in ``CHECKED_ELSEWHERE`` / ``NOT_A_SWITCH`` with the reason.
+``check_switches(...)`` (or ``switch_problem(...)``) call in its own body, or be listed in ``CHECKED_ELSEWHERE`` / ``NOT_A_SWITCH`` with the reason.
 """
 
 from __future__ import annotations
@@ -25,6 +25,7 @@ CHECKED_ELSEWHERE = {
     "hf/adoption.py:bake_adopted": "_atomic_dir, as to_hf",
     "eval/lm_export.py:export_for_harness": "to_plain_llama's _atomic_dir (verb 'lm-eval')",
     "ownership.py:write_marker": "_check_marker_request (check_switches('write_marker', digests=...))",
+    "hf/model_card.py:native_card": "_check_card_arguments (api_check(..., switch_problem(tokenizer), ...))",
     "train/loop.py:train": "train.arguments.check_train_arguments (check_switches('train', quiet=...))",
 }
 
@@ -55,8 +56,11 @@ def _switches(fn: ast.FunctionDef) -> list[str]:
 def _checked(fn: ast.FunctionDef) -> set[str]:
     names = set()
     for node in ast.walk(fn):
-        if isinstance(node, ast.Call) and getattr(node.func, "id", getattr(node.func, "attr", "")) == "check_switches":
+        name = getattr(node.func, "id", getattr(node.func, "attr", "")) if isinstance(node, ast.Call) else ""
+        if name == "check_switches":
             names.update(k.arg for k in node.keywords if k.arg)
+        elif name == "switch_problem":  # the rule itself, asked by the function's own line (api_check)
+            names.update(a.id for a in node.args if isinstance(a, ast.Name))
     return names
 
 

@@ -202,9 +202,6 @@ NATIVE_NOTE = "`leviathan export RUN_DIR OUT` exports a run folder's checkpoint 
 def native_card(model, kind: str, training: Training | None = None, tokenizer: bool = False) -> ModelCard:
     """The card of a native model exported by ``to_hf`` (``kind="leviathan"``) or ``to_plain_llama``
     (``kind="plain_llama"``)."""
-    from ..value_rules import check_switches
-
-    check_switches("native_card", tokenizer=tokenizer)  # 'no' was true (round 30, Y621's kind)
     from ..model.accounting import count_model
 
     _check_card_arguments(model, kind, training, tokenizer)
