@@ -19,6 +19,9 @@ _CUDA = re.compile(r"cuda(:\d{1,4})?")
 def device_problem(spec: Any, *, auto: bool = True) -> str | None:
     """Why ``spec`` names no device leviathan runs on (None when it names one): ``cpu``, ``cuda``, ``cuda:N`` and,
     where ``auto``, ``auto`` (cuda when available, else cpu)."""
+    from .value_rules import check_switches
+
+    check_switches("device_problem", auto=auto)  # 'no' was true (round 30, Y713)
     names = "auto, cpu, cuda or cuda:N" if auto else "cpu, cuda or cuda:N"
     if isinstance(spec, str) and (spec == "cpu" or (auto and spec == "auto") or _CUDA.fullmatch(spec)):
         return None
@@ -49,6 +52,9 @@ def unavailable_line(spec: Any, option: str, auto: bool = True) -> str | None:
     user gives a device: ``option`` "device=" (the config's setting) or "--device " (a verb's option; ``auto``:
     whether that option takes auto). ``generate --device cuda`` was told "use device=cpu or device=auto", a config
     override the verb takes none of (issue 30 round 26, P33). None when it is here."""
+    from .value_rules import check_switches
+
+    check_switches("unavailable_line", auto=auto)  # 'no' was true (round 30, Y621's kind)
     problem = device_unavailable(spec)
     if problem is None:
         return None

@@ -359,6 +359,9 @@ def current_umask() -> int:
 def default_mode(directory: bool = False) -> int:
     """The mode ``open``/``mkdir`` give a new file (0666) or folder (0777) under the current umask: 0644 / 0755
     under the usual umask 022."""
+    from .value_rules import check_switches
+
+    check_switches("default_mode", directory=directory)  # 'no' was true (round 30, Y631)
     return (0o777 if directory else 0o666) & ~current_umask()
 
 

@@ -39,7 +39,11 @@ LOCK_NAME = ".lock"
 
 
 def lock_path(folder: Path, beside: bool = False) -> Path:
-    """The lock file of ``folder``: ``folder/.lock``, or ``folder/../.<name>.lock`` when ``beside``."""
+    """The lock file of ``folder``: ``folder/.lock``, or ``folder/../.<name>.lock`` when ``beside`` (a switch: 1 was
+    taken as true, issue 30 round 30, Y622's kind)."""
+    from .value_rules import check_switches
+
+    check_switches("lock_path", beside=beside)
     if beside:
         folder = Path(os.path.abspath(folder)) if Path(folder).name in ("", ".", "..") else Path(folder)
         return folder.parent / f".{folder.name}.lock"
@@ -237,7 +241,7 @@ _HELD: set[tuple[int, str]] = set()  # (pid, absolute lock path) of the locks th
 
 @contextlib.contextmanager
 def folder_lock(folder: str | os.PathLike, verb: str, fix: str = "choose another folder", *, beside: bool = False,
-                log: Callable[[str], None] = _say, who: str | None = None, again: bool = False) -> Iterator[Path]:
+                log: Callable[[str], None] | None = _say, who: str | None = None, again: bool = False) -> Iterator[Path]:
     """Hold the exclusive write lock of ``folder`` (module docstring); yields the lock file's path. ``verb`` and ``fix``
     word the refusal ("cannot <verb> into DIR: process N (...) is writing there ...; wait for it to finish or stop it,
     or <fix>"). ``folder`` (or its parent, ``beside``) is created if needed. ``who``: the program as the lines name it
@@ -245,12 +249,18 @@ def folder_lock(folder: str | os.PathLike, verb: str, fix: str = "choose another
     collect results`", a command that does not exist (issue 30 round 24, V115). ``again``: when this process holds the
     lock already, go on under it (the export writers take the lock the ``export`` verb holds around them). A folder
     that cannot be made or locked (read-only, a file in the way, /proc, a name too long) is ``errors.StorageError``'s
-    one line (``storage.write_failure``), not the raw OSError (issue 30 round 25, Y361; round 26, Q384).
+    one line (``storage.write_failure``), not the raw OSError (issue 30 round 25, Y361; round 26, Q384). ``log``: the
+    function that says a dead writer's lock was taken over (None: the default); 'print' or None was called only then,
+    Python's "'str' object is not callable" (issue 30 round 30, Y431, Y619). ``beside`` and ``again`` are switches
+    (``value_rules.check_switches``): again='yes' and beside=1 were taken as true (round 30, Y621, Y622).
     """
     from .storage import write_failure
-    from .value_rules import api_check, path_problem
+    from .value_rules import api_check, check_callback, check_switches, path_problem
 
     api_check("folder_lock", "folder", path_problem(folder), "pass the folder to lock")
+    check_switches("folder_lock", beside=beside, again=again)
+    check_callback("folder_lock", "log", log)
+    log = _say if log is None else log
     if not isinstance(verb, str) or not verb:  # '' was taken; each holder line said "cannot  into" (round 27, S280)
         api_check("folder_lock", "verb", f"expected the name of the verb taking the lock, got {verb!r:.40}",
                   "pass one, e.g. 'train' (write_marker's rule)")

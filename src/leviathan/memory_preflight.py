@@ -332,6 +332,9 @@ def check_models_memory(configs: list, tokens: int, what: str, fix: str, copies:
     ``copies`` of each held at once, stepped one at a time on ``tokens`` positions, so the parameters add up and the
     activations are the largest one step's (``step_activation_bytes`` with ``chunked_loss``, the loss path the
     benchmark steps). One reading of one rule for `leviathan bench`, gpu_check.py bench and bench_corpus_softmax.py."""
+    from .value_rules import check_switches
+
+    check_switches("check_models_memory", chunked_loss=chunked_loss)  # 'no' was true (round 30, Y621's kind)
     from .model.accounting import count_config
 
     configs = list(configs)

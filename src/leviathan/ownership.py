@@ -466,6 +466,9 @@ def check_replaceable(folder: str | os.PathLike, verb: str, flag: str,
     make it the verb's, and a file whose sha256 the marker records is replaced only while it is that file.
     ``digested``: the verb's marker always records every file's sha256 (an export's), so one that records none was
     written by hand: a forged export marker listing a user's notes.txt had it deleted (issue 30 round 14, A223)."""
+    from .value_rules import check_switches
+
+    check_switches("check_replaceable", digested=digested)  # 'no' was true (round 30, Y621's kind)
     folder = Path(folder)
     if not folder.exists():
         return
@@ -560,6 +563,9 @@ def check_claim(folder: str | os.PathLike, verb: str, names: Iterable[str], fix:
     way out (``choose another --run-dir``); ``who``: how a refusal names the writer (default ``leviathan VERB``; an
     API call such as ``Tokenizer.save``, round 17). ``alone``: the verb marks the folder as its output (a run, a
     sweep, a report), so a folder it has not claimed before must hold nothing but what it writes (``_check_alone``)."""
+    from .value_rules import check_switches
+
+    check_switches("check_claim", alone=alone)  # 'no' was true (round 30, Y621's kind)
     who = who or f"`leviathan {verb}`"
     folder = Path(folder)
     if not os.path.isdir(folder):  # Path.is_dir raises on a 300-byte name (Python 3.11): the write reports it
@@ -749,6 +755,9 @@ def check_apart(source: str | os.PathLike, source_what: str, out: str | os.PathL
                 inside_ok: bool = False) -> None:
     """UserError when the output folder ``out`` is the input ``source``, holds it, or (unless ``inside_ok``: an
     export kept in its run folder) lies inside it: writing or replacing one would change the other."""
+    from .value_rules import check_switches
+
+    check_switches("check_apart", inside_ok=inside_ok)  # 'no' was true (round 30, Y621's kind)
     check_path_given(out, out_what, "the output to write")  # a NUL: realpath's raw ValueError (round 27, S554)
     check_path_given(source, source_what, "the input to read")  # a grid's data.dir "d1\0" (round 29, V1)
     a, b = Path(os.path.realpath(source)), Path(os.path.realpath(out))

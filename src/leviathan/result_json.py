@@ -43,6 +43,9 @@ def check_target(path: str | Path, option: str, earlier: Callable[[Path], bool],
     inside another verb's output is refused; a missing folder above is refused, or created when ``parents``; then the
     OSError of a folder it cannot be written in, and a folder that takes no new files (``/proc/x.json`` was a
     FileNotFoundError traceback after `leviathan bench` measured, round 25) is refused."""
+    from .value_rules import check_switches
+
+    check_switches("check_target", parents=parents)  # 'no' was true (round 30, Y621's kind)
     refuse_folder_spelling(path, option, example)  # 'bx/' is Path('bx'): a FILE named bx (round 26, P3, P53)
     path = Path(path)
     if path.is_dir():

@@ -24,6 +24,9 @@ FIELDS = ("_fd", "_pid", "_lock", "_check_alive", "ensure_running")
 
 def quiet_tracker_death(say: bool) -> None:
     """Make this process's resource tracker, once dead, a sink instead of a new process (``say``: warn once)."""
+    from .value_rules import check_switches
+
+    check_switches("quiet_tracker_death", say=say)  # 'no' was true (round 30, Y621's kind)
     from multiprocessing import resource_tracker
 
     tracker = getattr(resource_tracker, "_resource_tracker", None)

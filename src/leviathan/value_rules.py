@@ -136,9 +136,12 @@ def check_switches(api: str, **switches) -> None:
 def check_callback(api: str, name: str, value) -> None:
     """TypeError when ``value`` is neither None nor a function (a ``report=`` or ``log=`` that takes one message):
     ``read_results(path, report='yes')`` was taken while no line was damaged (E27) and was called as a function at
-    the first torn one, "'str' object is not callable" (issue 30 round 17, E30)."""
+    the first torn one, "'str' object is not callable" (issue 30 round 17, E30). ``errors.ArgumentTypeError``, a
+    UserError that is still the TypeError it was, so the CLI and callers read it as one line (round 30, Y431)."""
+    from .errors import ArgumentTypeError
+
     if value is not None and not callable(value):
-        raise TypeError(f"{api}: {name} must be a function taking one message (such as print), or None for the "
+        raise ArgumentTypeError(f"{api}: {name} must be a function taking one message (such as print), or None for the "
                         f"default, got {value!r:.60}; pass one")
 
 
@@ -159,6 +162,7 @@ def path_problem(value, many: bool = False) -> str | None:
     round 19 (J244: ``to_hf(m, None)`` was os.fspath's TypeError naming no argument). A NUL byte is refused here,
     where every writer's and reader's place passes: no file name can hold one, and each writer ended in Python's raw
     "ValueError: embedded null byte" from its first os.stat (issue 30 round 27, S95, S110, S227, S474, S551-S559)."""
+    check_switches("path_problem", many=many)  # 'no' was true (round 30, Y621's kind)
     values = list(value) if many and isinstance(value, (list, tuple)) else [value]
     if not values:
         return "is an empty list: no results folder was given"
@@ -226,6 +230,7 @@ def check_read_path(api: str, name: str, value, fix: str, many: bool = False) ->
     path typed as a folder's ('run1/config.yaml/') is refused too, as the CLI's path options refuse it
     (``empty_paths.refuse_file_typed_as_folder``): ``Path`` drops the '/', so ``load_yaml`` read the file without a
     word (issue 30 round 28, U779)."""
+    check_switches("check_read_path", many=many)  # 'no' was true (round 30, Y621's kind)
     from .empty_paths import refuse_file_typed_as_folder
 
     api_check(api, name, path_problem(value, many), fix)

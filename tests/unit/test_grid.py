@@ -261,3 +261,22 @@ def test_a_grid_vocab_size_apart_from_its_folders_meta_json_is_refused_naming_bo
         load_grid(small_grid(data={"dir": str(tmp_path), "vocab_size": 299}))
     assert load_grid(small_grid(data={"dir": str(tmp_path), "vocab_size": 300})).vocab_size == 300
     assert load_grid(small_grid(data={"dir": str(tmp_path)})).vocab_size == 300
+
+
+def test_a_grid_vocab_size_apart_from_its_own_folder_given_as_data_dir_is_refused(tmp_path, monkeypatch):
+    """Round 30 (Y688): ``load_grid(g, data_dir=...)`` naming the grid's own data.dir skipped M59's check, as if it
+    were another preparation: data.vocab_size 299 beside the folder's 300 was dropped and the runs sized for 300. A
+    folder that is another preparation (not the grid's data.dir) still rules with its meta.json."""
+    data = tmp_path / "data"
+    other = tmp_path / "other"
+    for folder in (data, other):
+        folder.mkdir()
+        (folder / "meta.json").write_text(json.dumps({"format": 1, "tokenizer": "bpe:300", "vocab_size": 300,
+                                                      "dtype": "uint16", "eot_id": 0, "splits": {"train": {}}}))
+    monkeypatch.chdir(tmp_path)
+    for given in (str(data), "data", "./data/"):
+        with pytest.raises(UserError, match=r"says data.vocab_size 299, but its data folder .* is prepared with a "
+                                            r"vocabulary of 300 \(its meta.json\)"):
+            load_grid(small_grid(data={"dir": "data", "vocab_size": 299}), data_dir=given)
+    assert load_grid(small_grid(data={"dir": "data", "vocab_size": 299}), data_dir=str(other)).vocab_size == 300
+    assert load_grid(small_grid(data={"dir": "data", "vocab_size": 300}), data_dir=str(data)).vocab_size == 300

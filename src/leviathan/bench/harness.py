@@ -53,6 +53,9 @@ def stats(times: Sequence[float], cpu: Optional[Sequence[float]] = None) -> dict
 def throughput_row(times: Sequence[float], cpu: Sequence[float], tokens: int, samples: bool = True) -> dict:
     """``stats`` of one compared thing plus ``tokens_per_s`` (``tokens`` per timed call, over the median);
     ``samples=False`` drops the per-call samples (a decode section times thousands of single tokens)."""
+    from ..value_rules import check_switches
+
+    check_switches("throughput_row", samples=samples)  # 'no' was true (round 30, Y621's kind)
     row = stats(times, cpu)
     if not samples:
         row.pop("times_s"), row.pop("cpu_times_s", None)

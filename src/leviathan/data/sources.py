@@ -719,6 +719,9 @@ def _check_not_an_output(path: Path, spec: str, corpus: Path | None = None) -> N
 def open_source(spec, *, text_field: str = "text", strict: bool = False,
                 extensions: Sequence[str] = DEFAULT_TEXT_EXTENSIONS, max_documents: int | None = None) -> Source:
     """A ``Source`` for ``spec``: a path (file, folder, glob), ``hf:...``, ``stdlib``, a Source, or a list."""
+    from ..value_rules import check_switches
+
+    check_switches("open_source", strict=strict)  # 'no' was true (round 30, Y635)
     if isinstance(spec, Source):
         src = spec
     elif isinstance(spec, (list, tuple)):

@@ -67,6 +67,9 @@ def run_harness(hf_dir: str | os.PathLike, task_dir: str | os.PathLike, task_nam
     Parameters: lm-evaluation-harness's options, passed through one each; ``shown``: the folder to name in an error
     (the user's, when ``hf_dir`` is a view of it).
     """
+    from ..value_rules import check_switches
+
+    check_switches("run_harness", log_samples=log_samples)  # 'no' was true (round 30, Y621's kind)
     shown = hf_dir if shown is None else shown
     from ..devices import device_problem
 
@@ -175,6 +178,9 @@ def evaluate(source: str | os.PathLike, tasks: str | Sequence[str] = "paper", *,
     summary, "verify": {...}, "results": lm-eval's dict}``. ``out_dir`` (optional) receives ``lm_eval.json`` and, with
     ``keep_export``, the exported model as ``out_dir/hf``; other keyword arguments are ``evaluate_model``'s.
     """
+    from ..value_rules import check_switches
+
+    check_switches("evaluate", keep_export=keep_export)  # 'no' was true (round 30, Y621's kind)
     src = Path(source)
     if not os.path.exists(src):  # Path.exists raised ENAMETOOLONG for a 300-byte name (round 14, B328)
         raise UserError(f"{str(src)!r} {missing(src)}; pass a run dir, a checkpoint step dir or an HF directory")

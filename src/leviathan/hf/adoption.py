@@ -184,7 +184,12 @@ class _AdoptedMixin:
     def load_state_dict(self, state_dict, *args, **kwargs):
         """torch's ``load_state_dict``, after naming a generator of other settings: ``transformers.Trainer`` resuming
         a rank-4 adopted checkpoint into a model adopted at rank 8 ended in torch's raw 3-line "size mismatch for
-        model.embed_tokens.spline_coeff", naming neither the cause nor a fix (issue 30 round 24, W636)."""
+        model.embed_tokens.spline_coeff", naming neither the cause nor a fix (issue 30 round 24, W636). The weights
+        file of the checkpoint folder the Trainer resumes from must be the one its config.json records
+        (``trainer_resume.check_trainer_resume``): another run's was resumed without a word (round 30, Y535)."""
+        from .trainer_resume import check_trainer_resume
+
+        check_trainer_resume()
         _refuse_other_generator(self, state_dict)
         return super().load_state_dict(state_dict, *args, **kwargs)
 

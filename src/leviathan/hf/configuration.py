@@ -54,22 +54,14 @@ def _check_implemented(extra: dict) -> None:
                           f"key from config.json, or re-export the run (`leviathan export RUN OUT`)")
 
 
-def _check_misspelled(extra: dict) -> None:
-    """ConfigError for a key that is no field but reads like one of ``ModelConfig``'s (``generator_rnk``), or is in
-    its ``generator_``/``embedding_`` namespace: it was taken and saved into config.json without a word, the model
-    built with the default it meant to change, where ``ModelConfig(generator_rnk=8)`` is a TypeError (issue 30 round
-    24, W259). Other unknown keys are transformers' own habit (a config carries what it is given) and are kept."""
-    import difflib
+def _check_unknown(extra: dict) -> None:
+    """ConfigError for a key that is no field and that neither transformers nor this config reads
+    (``config_keys.check_config_keys``): a near miss of a field (``generator_rnk``, round 24, W259) and any other key
+    (``factorized_rank=0``, ``unknown_key=5``: stored, saved and read by nothing, issue 30 round 30, Y483, Y488)."""
+    from .config_keys import check_config_keys
 
-    fields = [f.name for f in dataclasses.fields(ModelConfig)]
-    for key in extra:
-        if not isinstance(key, str) or key in IMPLEMENTED_ONLY or key in ModelConfig.RETIRED_KEYS:
-            continue
-        hint = difflib.get_close_matches(key, fields, n=1, cutoff=0.8)
-        if hint or key.startswith(("generator_", "embedding_")):
-            shown = f" (did you mean {hint[0]!r}?)" if hint else ""
-            raise ConfigError(f"LeviathanConfig has no setting {key!r}{shown}, so it would be saved and never read; "
-                              f"use one of ModelConfig's fields, or remove the key (from config.json too)")
+    own = set(IMPLEMENTED_ONLY) | set(ModelConfig.RETIRED_KEYS)
+    check_config_keys(extra, [f.name for f in dataclasses.fields(ModelConfig)], own)
 
 
 class LeviathanConfig(PretrainedConfig):
@@ -128,7 +120,7 @@ class LeviathanConfig(PretrainedConfig):
                 raise ConfigError(f"{name} must be a number, got {value!r}")
             setattr(self, name, float(value))  # config.json then always holds a float
         _check_implemented(kwargs)
-        _check_misspelled(kwargs)
+        _check_unknown(kwargs)
         self._check_dtype(kwargs.get("torch_dtype"))  # before transformers' getattr(torch, name) (round 22, S108)
         super().__post_init__(**kwargs)
         self._check_switches()

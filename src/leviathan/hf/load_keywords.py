@@ -67,6 +67,9 @@ def check_transformers_keywords(kwargs: dict, path: Any, who: str, adopted: bool
     in, and for a keyword of ``_RULES`` its rule refuses, in ``who``'s words (``load_adopted``, and
     ``LeviathanForCausalLM.from_pretrained``, which met the same raw errors); ``adopted``: the model is an adopted one
     (``load_adopted``'s class), which takes no quantization."""
+    from ..value_rules import check_switches
+
+    check_switches("check_transformers_keywords", adopted=adopted)  # 'no' was true (round 30, Y621's kind)
     folder = _folder(path, kwargs.get("subfolder"))
     for key, rule in _RULES.items():
         if key in kwargs:

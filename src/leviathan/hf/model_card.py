@@ -257,6 +257,9 @@ def _check_card_arguments(model, kind, training, tokenizer) -> None:
 
 def adopted_card(base_name: str, generator, num_params: int, tokenizer: bool = False) -> ModelCard:
     """The card of ``bake_adopted``'s folder: a transformers model whose generator was baked into its table."""
+    from ..value_rules import check_switches
+
+    check_switches("adopted_card", tokenizer=tokenizer)  # 'no' was true (round 30, Y621's kind)
     summary = (f"A `{base_name}` whose input embedding was a Leviathan generator (adopted with `leviathan.hf.adopt`: "
                f"vocabulary {generator.vocab_size:,}, width {generator.hidden_size}, seed width {generator.seed_dim}, "
                f"{generator.modes} modes, {generator.knots} knots, rank {generator.rank}), baked back into an ordinary "

@@ -32,6 +32,9 @@ def check_model_path(where: Any, api: str, *, config_given: bool = False) -> Non
     """UserError when ``where`` (the path or hub name given to ``api``) is a local file, a local folder without
     config.json (unless ``config_given``: transformers then reads only the weights), or a path that is nothing here
     and cannot be a hub model id. Anything else is left to the caller's own checks and transformers."""
+    from ..value_rules import check_switches
+
+    check_switches("check_model_path", config_given=config_given)  # 'no' was true (round 30, Y621's kind)
     if not isinstance(where, (str, os.PathLike)):
         return
     path = os.fspath(where)

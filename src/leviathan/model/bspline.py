@@ -132,6 +132,9 @@ def window(u: torch.Tensor, num_knots: int, degree: int = 2, with_derivative: bo
         w: (..., p+1) normalised weights; they sum to 1 over the last dim.
         dw: (..., p+1) d w / d u (includes the chain factor kappa - 1 and the normalisation), or None.
     """
+    from ..value_rules import check_switches
+
+    check_switches("window", with_derivative=with_derivative)  # 'no' was true (round 30, Y629)
     check_knots("window", num_knots, degree)
     check_coordinates("window", u)
     idx, w, derivative = window_rows(u, num_knots, degree, 0, index_dtype=torch.int64)

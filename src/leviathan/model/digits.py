@@ -83,6 +83,9 @@ def to_digits(ids: torch.Tensor, base: int, k: int, check: bool = True) -> torch
 
     ``to_digits(tensor([205378]), 59, 3) == tensor([[58, 58, 58]])``.
     """
+    from ..value_rules import check_switches
+
+    check_switches("to_digits", check=check)  # 'no' ran the check, 0 skipped it (issue 30 round 30, Y627, Y628)
     ids = as_lookup_ids(ids)
     if check:  # base 1 gave every id the digits 0, k 0 no digits at all, without a word (round 22)
         _check_base(base, k, "to_digits")

@@ -96,6 +96,9 @@ def _fsync_dir(path: Path) -> None:
 
 def model_tensors(state_dict: dict[str, torch.Tensor], tied: bool) -> dict[str, torch.Tensor]:
     """Contiguous CPU tensors for safetensors; a tied head is dropped (it *is* embed_tokens.weight)."""
+    from ..value_rules import check_switches
+
+    check_switches("model_tensors", tied=tied)  # 'no' was true (round 30, Y621's kind)
     out = {}
     for k, v in state_dict.items():
         if tied and k == "lm_head.weight":

@@ -65,6 +65,9 @@ class StepResult:
 def train_step(parts: TrainParts, cfg: RunConfig, info: D.DistInfo, lr: float, *, group_norms: bool = False,
                before_update: Callable[[], None] | None = None) -> StepResult:
     """One optimizer step of ``cfg.batch_tokens`` tokens at learning rate ``lr`` (steps 1-6 of the module)."""
+    from ..value_rules import check_switches
+
+    check_switches("train_step", group_norms=group_norms)  # 'no' was true (round 30, Y621's kind)
     set_lr(parts.optimizer, lr)
     autocast = (lambda: torch.autocast(parts.device.type, dtype=parts.amp_dtype)) if parts.amp_dtype \
         else contextlib.nullcontext

@@ -44,6 +44,9 @@ class ModeStep(TrainStep):
 def bench_modes(bc, batches, repeats: int, warmup: int = 1, rss: bool = True,
                 log: Callable[[str], None] = print) -> dict:
     """Tokens/s of every (variant, mode) side by side, compile time, and (``rss``) peak memory per process."""
+    from ...value_rules import check_switches
+
+    check_switches("bench_modes", rss=rss)  # 'no' was true (round 30, Y621's kind)
     steps, compile_s = {}, {}
     for v in VARIANTS:
         for mode in MODES:

@@ -462,6 +462,22 @@ def _check_overrides_load(grid: Grid, overrides: list[str]) -> None:
     raise ConfigError(f"grid {grid.name!r}, with the overrides given ({shown:.200}): {problem}")
 
 
+def _own_folder(ddir: Path, data: DataSection, data_dir: str | None) -> bool:
+    """Whether ``ddir`` is the grid's own data folder (its data.dir): no ``data_dir`` given, or one naming that very
+    folder. ``load_grid(g, data_dir='/work/d')`` of a grid whose data.dir is ``d`` (the same folder, from /work) skipped
+    the M59 check as if it were another preparation: data.vocab_size 299 beside the folder's 300 was dropped, the runs
+    sized for 300, without a word (issue 30 round 30, Y688)."""
+    if not data_dir:
+        return True
+    if not data.dir:
+        return False
+    own = Path(os.path.expandvars(os.path.expanduser(str(data.dir))))
+    try:
+        return os.path.samefile(own, ddir)
+    except (OSError, ValueError):  # the grid's folder is not there (or not a path): another preparation
+        return False
+
+
 def _grid_data(data: DataSection, name: str, data_dir: str | None) -> tuple[Path, int, str]:
     """(data folder, vocabulary size, where the size came from: ``meta.json`` or ``grid``)."""
     ddir = data_dir or data.dir
@@ -473,7 +489,7 @@ def _grid_data(data: DataSection, name: str, data_dir: str | None) -> tuple[Path
         raise ConfigError(f"grid {name!r}: data.dir {problem}; set data.dir to the prepared data folder")  # V1
     ddir = Path(os.path.expandvars(os.path.expanduser(str(ddir))))
     vocab = read_vocab_size(ddir)
-    if vocab is not None and data.vocab_size and int(data.vocab_size) != vocab and not data_dir:
+    if vocab is not None and data.vocab_size and int(data.vocab_size) != vocab and _own_folder(ddir, data, data_dir):
         # the grid's own folder prepared with another vocabulary: the grid's was dropped unsaid (round 20, M59); a
         # folder given with --data-dir is another preparation, whose meta.json rules (data.vocab_size plans the grid's)
         raise UserError(f"grid {name!r} says data.vocab_size {data.vocab_size}, but its data folder {str(ddir)!r} is "

@@ -391,6 +391,9 @@ def check_evaluated_like(rows: Iterable, skip_eval: bool, results: str) -> None:
     with eval numbers beside rows trained with ``--skip-eval``, which no report can put in one table. Before (issue
     30 round 5), a sweep without --skip-eval into a --skip-eval sweep's folder evaluated only its new runs and kept
     the old rows unevaluated, without a word."""
+    from ...value_rules import check_switches
+
+    check_switches("check_evaluated_like", skip_eval=skip_eval)  # 'no' was true (round 30, Y621's kind)
     other = [row.name for row in rows if skipped_eval(row) != skip_eval]
     if not other:
         return

@@ -1268,6 +1268,9 @@ def check_typed_rows(rows: Iterable, who: str, one_per_arm: bool = False, compar
     dropped a row whose seed was ``True`` (E323) and a second row of one size, seed and variant (E324) without a
     word. Footgun: call it where a public function first takes the rows, before grouping them
     (``comparison_groups`` keeps the last of two rows of one arm)."""
+    from ...value_rules import check_switches
+
+    check_switches("check_typed_rows", one_per_arm=one_per_arm, compared=compared)  # 'no' was true (round 30, Y711)
     if isinstance(rows, (str, os.PathLike)):  # round 8: a sweep's path ended in an AttributeError
         raise ArgumentTypeError(f"rows must be results rows, e.g. {who}(read_results({os.fspath(rows)!r})), got the "
                                 f"path {os.fspath(rows)!r}")

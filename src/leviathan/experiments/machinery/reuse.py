@@ -52,6 +52,9 @@ def reusable_rows(grid: Grid, runs: Iterable[RunSpec], candidates: Iterable[Resu
     --skip-eval; a row of the other kind (``_kind_difference``) is not its run's. Parameters: each is one thing a row
     must match (the grid and its runs, the data, the config builder, --skip-eval) or what is reported back (``source``,
     ``why``); ``adopt_rows`` passes them through one each."""
+    from ...value_rules import check_switches
+
+    check_switches("reusable_rows", skip_eval=skip_eval)  # 'no' was true (round 30, Y621's kind)
     candidates = [r for r in candidates if r.config is not None]
     evaluation = evaluation_settings(grid.eval_sets, grid.eval_options)
     out = []
@@ -140,6 +143,9 @@ def adopt_rows(grid: Grid, runs: list[RunSpec], sources: list[str | os.PathLike]
     with rows that evaluated differently is refused. ``skip_eval``: the sweep's --skip-eval (a row of the other kind
     is not reused: said in ``log``). Parameters: ``reusable_rows``'s, plus where the rows come from and go (``sources``,
     ``out_dir``) and where it reports (``log``)."""
+    from ...value_rules import check_switches
+
+    check_switches("adopt_rows", skip_eval=skip_eval)  # 'no' was true (round 30, Y621's kind)
     from .folder_grid import check_folder_grid, check_folder_runs
 
     out = Path(out_dir)

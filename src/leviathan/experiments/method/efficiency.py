@@ -266,6 +266,9 @@ def throughput_table(rows: Iterable[ResultRow], baselines: dict[str, str] | None
     checked as ``efficiency_from_results``'s regime and baseline are (``check_comparison``): ``{'iso_body': 'nope'}``
     left every slowdown None and an unknown regime key was ignored, without a word (issue 30 round 21, P460).
     """
+    from ...value_rules import check_switches
+
+    check_switches("throughput_table", allow_mixed_hardware=allow_mixed_hardware)  # 'no' was true (round 30, Y621's kind)
     baselines = {**BASELINES, **_checked_baselines(baselines)}
     groups: dict[tuple, dict[str, ResultRow]] = {}
     for r in check_typed_rows(rows, "throughput_table"):  # as read_results holds them (round 17, E322)

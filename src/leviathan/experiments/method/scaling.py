@@ -74,6 +74,9 @@ def law_value_problem(value, positive: bool) -> str | None:
     a bool or a text is no number. ``power_law`` took E nan (nan), A inf (inf), alpha -0.5 (a loss of 1001 growing with
     size) and E -5 (a negative loss), no word; the fits hold E in [0, min L), A > 0, alpha > 0 (issue 30 round 22,
     S617-S620). ``dense_equivalent`` took the loss True as 1.0 (S623)."""
+    from ...value_rules import check_switches
+
+    check_switches("law_value_problem", positive=positive)  # 'no' was true (round 30, Y621's kind)
     problem = not_numbers(value)
     if problem is not None:
         return problem

@@ -1,0 +1,78 @@
+"""A ``transformers.Trainer`` resume of an adopted model reads its checkpoint's own weights file (issue 30 round 30,
+Y535): another run's checkpoint-2 model.safetensors (same shapes) copied over this run's was resumed without a word,
+though config.json records the sha256 of the weights saved with it, which ``load_adopted`` checks. The adopted
+class's ``load_state_dict`` (what the Trainer calls) now checks it too (``hf.trainer_resume``), before anything is
+loaded; this run's own checkpoint still resumes.
+"""
+
+from __future__ import annotations
+
+import inspect
+import shutil
+
+import pytest
+import torch
+
+transformers = pytest.importorskip("transformers")
+
+from leviathan.errors import UserError  # noqa: E402
+from leviathan.hf import adopt  # noqa: E402
+from leviathan.hf.trainer_resume import _LOADER  # noqa: E402
+
+pytestmark = [pytest.mark.reliability]
+
+V, D = 300, 32
+QWEN = dict(vocab_size=V, hidden_size=D, intermediate_size=64, num_hidden_layers=1, num_attention_heads=4,
+            num_key_value_heads=2, max_position_embeddings=64, bos_token_id=1, eos_token_id=2)
+SMALL = dict(seed_dim=8, modes=2, knots=8, rank=4)
+
+
+class Rows(torch.utils.data.Dataset):
+    def __init__(self):
+        self.ids = torch.randint(0, V, (8, 16), generator=torch.Generator().manual_seed(0))
+
+    def __len__(self):
+        return len(self.ids)
+
+    def __getitem__(self, i):
+        return {"input_ids": self.ids[i], "labels": self.ids[i]}
+
+
+def _trainer(out, steps, seed):
+    args = transformers.TrainingArguments(output_dir=str(out), max_steps=steps, per_device_train_batch_size=4,
+                                          learning_rate=1e-2, save_steps=2, report_to="none", use_cpu=True, seed=seed,
+                                          disable_tqdm=True)
+    torch.manual_seed(seed)
+    return transformers.Trainer(model=adopt(transformers.Qwen2Config(**QWEN), **SMALL), args=args,
+                                train_dataset=Rows())
+
+
+def test_another_runs_weights_in_the_checkpoint_are_refused_on_resume(tmp_path):
+    ours, theirs = tmp_path / "a", tmp_path / "b"
+    for out, seed in ((ours, 0), (theirs, 1)):
+        _trainer(out, 2, seed).train()
+    weights = ours / "checkpoint-2" / "model.safetensors"
+    shutil.copy(theirs / "checkpoint-2" / "model.safetensors", weights)
+    trainer = _trainer(ours, 3, 0)
+    with pytest.raises(UserError) as caught:
+        trainer.train(resume_from_checkpoint=True)
+    said = str(caught.value)
+    assert said.startswith(f"{str(weights)!r} is not the weights file saved with "
+                           f"{str(ours / 'checkpoint-2' / 'config.json')!r} (sha256 ")
+    assert "\n" not in said and said.endswith("restore the folder from a copy, or save the model again "
+                                              "(model.save_pretrained(DIR))")
+    assert not (ours / "checkpoint-3").exists()
+
+
+def test_a_runs_own_checkpoint_still_resumes(tmp_path):
+    _trainer(tmp_path, 2, 0).train()
+    trainer = _trainer(tmp_path, 3, 0)
+    trainer.train(resume_from_checkpoint=True)
+    assert trainer.state.global_step == 3
+
+
+def test_the_trainer_method_the_check_reads_is_there():
+    """The check finds the folder in ``Trainer._load_from_checkpoint``'s frame: a transformers that renamed it would
+    resume unchecked (hf/trainer_resume.py's footgun)."""
+    method = getattr(transformers.Trainer, _LOADER)
+    assert "resume_from_checkpoint" in inspect.signature(method).parameters
