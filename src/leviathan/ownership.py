@@ -148,7 +148,8 @@ def read_marker(folder: str | os.PathLike) -> OutputMarker | None:
 def _check_as_written(path: Path, raw: dict, fix: str) -> None:
     """UserError for a field ``write_marker`` never writes as it is here (``raw``'s other fields checked already):
     the writer's version (``leviathan``) as anything but text, the number 5 (issue 30 round 29, W230); a file listed
-    twice (W233: the writer refuses one, round 28 U628). A marker of before the version field (none) reads."""
+    twice (W233: the writer refuses one, round 28 U628); a digest of a file not listed (round 30, Y416). A marker of
+    before the version field (none) reads."""
     version, files = raw.get("leviathan"), raw.get("files")
     if "leviathan" in raw and not (isinstance(version, str) and version.strip()):
         raise UserError(f"{str(path)!r}: field 'leviathan' is {version!r:.40}, expected the version of leviathan "
@@ -160,6 +161,24 @@ def _check_as_written(path: Path, raw: dict, fix: str) -> None:
         else:
             raise UserError(f"{str(path)!r}: field 'files' names one file twice ({earlier!r} and {name!r}), which "
                             f"write_marker never writes; {fix}")
+    _check_digests_listed(path, raw, fix)
+
+
+def _check_digests_listed(path: Path, raw: dict, fix: str) -> None:
+    """UserError for a ``sha256`` entry of a file the marker's ``files`` do not list (or any, where it lists none: a
+    whole-folder marker): ``write_marker`` records a digest for each listed file and no other, so a digest for
+    extra.bin, unlisted, was read back as a valid marker without a word (issue 30 round 30, Y416), a file the
+    folder's checks then held to a digest while its marker did not own it."""
+    digests, files = raw.get("sha256"), raw.get("files")
+    if not digests:
+        return
+    listed = {os.path.normpath(name) for name in files or ()}
+    if files is None:
+        raise UserError(f"{str(path)!r}: field 'sha256' records digests ({', '.join(map(repr, sorted(digests)[:3]))}) "
+                        f"but field 'files' is null (the whole folder), which write_marker never writes; {fix}")
+    if extra := sorted(name for name in digests if os.path.normpath(name) not in listed):
+        raise UserError(f"{str(path)!r}: field 'sha256' records {extra[0]!r}, a file its field 'files' does not list "
+                        f"(write_marker records a digest for each listed file, no other); {fix}")
 
 
 def _is_time_stamp(value: object) -> bool:

@@ -37,7 +37,7 @@ transformers = pytest.importorskip("transformers")
 
 from leviathan.errors import UserError  # noqa: E402
 from leviathan.hf import adopt, load_adopted  # noqa: E402
-from test_adopt_config_settings_checked import GEN, LLAMA, _llama  # noqa: E402
+from test_adopt_config_settings_checked import GEN, GPT2, LLAMA, _llama  # noqa: E402
 from test_hf_keywords_at_the_boundary import adopted_folder  # noqa: E402,F401  (a fixture)
 
 pytestmark = [pytest.mark.reliability, pytest.mark.usefixtures("single_thread")]
@@ -181,3 +181,52 @@ def test_load_adopted_holds_a_saved_config_to_the_same_rules(adopted_folder, tmp
         load_adopted(copy)
     line = str(caught.value)
     assert "\n" not in line and line.startswith(f"{str(copy / 'config.json')!r}: {said}"), line
+
+
+def _neox(**after):
+    return lambda: _after(transformers.GPTNeoXConfig(vocab_size=300, hidden_size=32, intermediate_size=64,
+                                                     num_hidden_layers=1, num_attention_heads=4,
+                                                     max_position_embeddings=64), **after)
+
+
+@pytest.mark.parametrize("make, named", [
+    (_family("Qwen2Config", use_sliding_window=True, sliding_window=8, max_window_layers=-1),
+     r"Qwen2Config\.max_window_layers must be a whole number in \[0, .*\], got -1; set it in the config"),
+    (lambda: transformers.Qwen2Config(**LLAMA, use_sliding_window=True, sliding_window=8, max_window_layers=-1),
+     r"Qwen2Config\.max_window_layers must be a whole number in \[0, .*\], got -1"),
+    (_neox(rotary_pct=-0.5), r"GPTNeoXConfig\.rotary_pct is -0\.5, but its rope_parameters hold "
+                             r"partial_rotary_factor=0\.25, the value the model reads"),
+    (lambda: transformers.LlamaConfig(**LLAMA, eos_token_id=[1, 400]),
+     r"LlamaConfig\.eos_token_id 400 is not a token id of this model \(whole numbers 0 to 299, its vocabulary of "
+     r"300\) \(in eos_token_id=\[1, 400\]\); set eos_token_id to the tokenizer's id"),
+    # siblings of the same kinds
+    (_neox(rotary_emb_base=500.0), r"GPTNeoXConfig\.rotary_emb_base is 500\.0, but its rope_parameters hold "
+                                   r"rope_theta=10000\.0"),
+    (lambda: transformers.LlamaConfig(**LLAMA, bos_token_id=-1), r"LlamaConfig\.bos_token_id -1 is not a token id"),
+    (lambda: transformers.GPT2Config(**GPT2, eos_token_id=300), r"GPT2Config\.eos_token_id 300 is not a token id"),
+    (lambda: _after(_deepseek(), first_k_dense_replace=-1), r"DeepseekV3Config\.first_k_dense_replace must be a "
+                                                            r"whole number in \[0, "),
+    (lambda: transformers.Qwen2MoeConfig(**LLAMA, num_experts=4, num_experts_per_tok=2, moe_intermediate_size=16,
+                                         shared_expert_intermediate_size=16, decoder_sparse_step=0),
+     r"Qwen2MoeConfig\.decoder_sparse_step must be a whole number in \[1, "),
+], ids=["Y316-set-after", "Y334-when-made", "Y328-rotary-pct-after", "Y343-eos-list", "neox-rotary-base-after",
+        "bos-negative", "gpt2-eos-given", "first-k-dense-negative", "decoder-sparse-step-0"])
+def test_adopt_refuses_layer_counts_ignored_rotary_spellings_and_given_ids_past_the_vocab(make, named):
+    """Issue 30 round 30: each was adopted without a word (a negative count of layers read as 0, a rotary_pct set after
+    the config was made and never read, an eos id the model has no row for)."""
+    with pytest.raises(UserError, match=rf"^adopt: {named}") as e:
+        adopt(make(), **GEN)
+    assert "\n" not in str(e.value)
+
+
+@pytest.mark.parametrize("make", [
+    lambda: transformers.GPT2Config(**GPT2),  # GPT-2's own default eos 50,256 left as it is: the save names it
+    lambda: transformers.LlamaConfig(**LLAMA, eos_token_id=[1, 2], bos_token_id=0),
+    _neox(),
+    lambda: transformers.GPTNeoXConfig(vocab_size=300, hidden_size=32, intermediate_size=64, num_hidden_layers=1,
+                                       num_attention_heads=4, max_position_embeddings=64, rotary_pct=0.5),
+    lambda: transformers.Qwen2Config(**LLAMA, use_sliding_window=True, sliding_window=4, max_window_layers=28),
+], ids=["gpt2-default-eos", "llama-ids", "neox", "neox-rotary-pct-when-made", "qwen2-window-layers-past-layers"])
+def test_valid_counts_spellings_and_ids_still_adopt(make):
+    model = adopt(make(), **GEN)
+    assert model(torch.tensor([[1, 2, 3]])).logits.shape == (1, 3, 300)

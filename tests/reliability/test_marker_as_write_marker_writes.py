@@ -74,3 +74,38 @@ def test_the_verbs_whole_folder_markers_still_written(tmp_path):
     (run / "config.yaml").write_text("a: 1\n")  # train's first file, then its mark
     ownership.mark(run, "train", ["config.yaml", "metrics.jsonl"])
     assert ownership.read_marker(run).files is None and ownership.read_marker(run).owns(run)
+
+
+@pytest.fixture
+def digested(tmp_path):
+    folder = tmp_path / "digested"
+    folder.mkdir()
+    for name in ("a.txt", "b.txt"):
+        (folder / name).write_text(name)
+    ownership.write_marker(folder, "export", ["a.txt", "b.txt"], digests=True)
+    return folder
+
+
+@pytest.mark.parametrize(("change", "said"), [
+    (lambda raw: raw["sha256"].update({"extra.bin": "0" * 64}),
+     r"field 'sha256' records 'extra\.bin', a file its field 'files' does not list"),
+    (lambda raw: raw.update({"files": None}),
+     r"field 'sha256' records digests \('a\.txt', 'b\.txt'\) but field 'files' is null"),
+], ids=["Y416-unlisted-digest", "digests-of-a-whole-folder-marker"])
+def test_a_digest_of_a_file_the_marker_does_not_list_is_refused(digested, change, said):
+    """Y416 (issue 30 round 30): a sha256 entry for extra.bin, which the marker's files do not list, read as a valid
+    marker without a word; write_marker records a digest for each listed file and no other."""
+    path = digested / ownership.MARKER
+    raw = json.loads(path.read_text())
+    change(raw)
+    path.write_text(json.dumps(raw))
+    with pytest.raises(UserError, match=r"leviathan_output\.json': " + said + r".*if it is leviathan's marker, "
+                                        r"restore it, or delete it"):
+        ownership.read_marker(digested)
+
+
+def test_digests_as_written_read(digested):
+    marker = ownership.read_marker(digested)
+    assert sorted(marker.sha256) == ["a.txt", "b.txt"] and marker.files == ("a.txt", "b.txt")
+    ownership.record_digests(digested, "export", ["*.txt"])
+    assert sorted(ownership.read_marker(digested).sha256) == ["a.txt", "b.txt"]

@@ -49,3 +49,19 @@ def test_whole_ids_of_any_integer_type_still_work():
             == expected).all()
     assert (nearest_neighbours(table, [1], list(range(300)), 3) == expected).all()
     assert nearest_neighbours(table, [], np.arange(300), 3).shape == (0, 3)
+
+
+@pytest.mark.parametrize("candidates, said", [
+    ([2, 2, 2, 2], r"candidates: holds id 2 twice \(at \[0\] and \[1\]\); pass each id once, ascending"),
+    ([5, 3, 4, 7], r"candidates: is not in ascending order: \[1\] is 3 after 5; pass each id once, ascending"),
+], ids=["Y195-repeated", "unsorted"])
+def test_candidates_are_each_id_once_ascending(candidates, said):
+    """Y195 (issue 30 round 30): candidates [2, 2, 2, 2] gave the three nearest neighbours [2, 2, 2] without a word;
+    unsorted candidates were searched as sorted (a probe could be its own neighbour)."""
+    with pytest.raises(UserError, match=rf"^nearest_neighbours: {said}"):
+        nearest_neighbours(_table(), np.array([1]), np.array(candidates), 3)
+
+
+def test_a_probe_given_twice_still_gets_its_row_twice():
+    out = nearest_neighbours(_table(), np.array([1, 1]), np.arange(300), 3)
+    assert out[0].tolist() == out[1].tolist() and 1 not in out[0]

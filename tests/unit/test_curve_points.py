@@ -49,3 +49,22 @@ def test_a_point_after_a_diverged_evaluation_is_reached_where_it_was_measured():
         assert res.reached and res.tokens == 512.0 and res.factor == 1.0
     assert tokens_to_reach(Curve([0, 100, 200, 300], [9.0, float("nan"), 4.0, 3.0]), 3.5) == pytest.approx(250.0)
     assert Curve([256, 512], [5.6, 5.5]).final_tokens == 512.0  # lists are taken as the arrays they hold
+
+
+@pytest.mark.parametrize("tokens, loss, name", [
+    (np.array([False, True]), [5.0, 4.0], "tokens"),
+    (["1", "2"], [5.0, 4.0], "tokens"),
+    ([1, True], [5.0, 4.0], "tokens"),
+    ([1.0, 2.0], [True, False], "loss"),
+    ([1.0, 2.0], np.array(["5", "4"]), "loss"),
+], ids=["Y188-bools", "Y189-texts", "a-bool-among-ints", "bool-losses", "text-losses"])
+def test_bools_and_texts_are_no_token_counts_or_losses(tokens, loss, name):
+    """Y188, Y189 (issue 30 round 30): ``Curve(np.array([False, True]), ...)`` read the bools as token counts 0 and 1,
+    ``Curve(['1', '2'], ...)`` the texts as 1.0 and 2.0, without a word."""
+    with pytest.raises(ArgumentTypeError, match=rf"^Curve: {name} must be an array of numbers, got .*; pass a 1-d "):
+        Curve(tokens, loss)
+
+
+def test_numbers_of_any_numpy_kind_still_make_a_curve():
+    curve = Curve([np.int64(1), 2, np.uint8(3)], np.array([5.0, float("nan"), 4.0], dtype=np.float32))
+    assert curve.tokens.tolist() == [1.0, 2.0, 3.0] and curve.loss.dtype == float

@@ -553,12 +553,48 @@ def _from_json_file(path: Path, name: str) -> HFTokenizer:
     from tokenizers import Tokenizer as _HF
 
     try:
-        hf = _HF.from_str(path.read_text(encoding="utf-8"))
+        text = path.read_text(encoding="utf-8")
+        hf = _HF.from_str(text)
     except Exception as e:  # noqa: BLE001 - the library raises plain Exception
         raise UserError(f"{path} is not a readable Hugging Face tokenizer.json ({e}); "
                         f"pass a valid tokenizer.json or a built-in name (o200k_base)") from None
+    _refuse_empty_vocab(path, hf)
     _refuse_shared_ids(path, hf)
+    _refuse_moved_added_tokens(path, hf, text)
     return HFTokenizer(hf, name)
+
+
+_DAMAGED = "pass an undamaged tokenizer.json (save the tokenizer again, or prepare the data again)"
+
+
+def _refuse_empty_vocab(path: Path, hf) -> None:
+    """UserError when the tokenizer's model holds no token: a BPE (or Unigram, WordLevel) vocab of nothing loaded as
+    a tokenizer of 1 id, its end-of-text added, and ``prepare`` turned 39,000 bytes of text into the 3 document
+    separators, meta.json saying vocab_size 1, without a word (issue 30 round 30, Y472, Y695, Y700)."""
+    if hf.get_vocab_size(with_added_tokens=False) == 0:
+        raise UserError(f"{path}: its model's vocab holds no tokens, so it could encode no text (every document would "
+                        f"be dropped): the vocab was emptied or never trained; {_DAMAGED}")
+
+
+def _refuse_moved_added_tokens(path: Path, hf, text: str) -> None:
+    """UserError when an added token of the file is not at the id the file gives it: the tokenizers library moves an
+    added token whose id a vocab token holds to a new id past the vocab without a word (``<|pad|>`` given id 5, the
+    vocab's '%', became id 300: a 301-id tokenizer whose id 5 decodes to '%'; issue 30 round 30, Y691, Y698), the
+    kind ``_refuse_shared_ids`` refuses within the vocab (W421)."""
+    try:
+        added = json.loads(text).get("added_tokens") or []
+    except (ValueError, AttributeError):
+        return  # the library read it: a shape it takes, but not the one read here (nothing to compare)
+    for entry in added if isinstance(added, list) else []:
+        if not isinstance(entry, dict) or not isinstance(entry.get("content"), str):
+            continue
+        given, got = entry.get("id"), hf.token_to_id(entry["content"])
+        if isinstance(given, int) and got is not None and got != given:
+            holder = hf.id_to_token(given)
+            held = f", the id of the vocab's {holder!r:.40}" if holder is not None and holder != entry["content"] else ""
+            raise UserError(f"{path}: added token {entry['content']!r:.40} is given id {given}{held}, so the "
+                            f"tokenizers library moved it to id {got} (two tokens on one id, and a vocabulary one "
+                            f"id larger): the added tokens were edited or damaged; {_DAMAGED}")
 
 
 def _refuse_shared_ids(path: Path, hf) -> None:

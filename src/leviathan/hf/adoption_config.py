@@ -22,7 +22,8 @@ optional) are read, by transformers' common names through the config's ``attribu
 ``max_position_embeddings`` with its ``n_positions``, and is named by that spelling) or the other spellings of
 ``ALIASES``; activations and rope types are held to transformers' own tables (``ACT2FN``, ``ROPE_INIT_FUNCTIONS``).
 Footguns: the upper bounds (``size_bounds``) refuse typos such as 10**9, not a model too large for memory; bos and
-eos ids are not checked (GPT2Config keeps its 50,256 whatever vocab_size is given; they only stop generation).
+eos ids left at the family's default are not checked (GPT2Config keeps its 50,256 whatever vocab_size is given; they
+only stop generation, and the save names them); ids a caller gave are (round 30, Y343: ``_check_given_token_ids``).
 
 Round 28 (U135-U178) found a family's own settings unchecked: Granite's scales, Gemma 2's caps, Mixtral's experts,
 Qwen2's ``layer_types`` (``family_settings``, one table row each), and rope settings (``rope_settings``).
@@ -129,6 +130,37 @@ def _check_activation_and_pad(config: Any, name: str) -> None:
                                                           vocab)) is not None:
         raise UserError(f"adopt: {name}.{problem}; set pad_token_id to an id below {vocab:,} (its tokenizer's pad "
                         f"token), or None")
+    _check_given_token_ids(config, name, vocab)
+
+
+def _check_given_token_ids(config: Any, name: str, vocab: int | None) -> None:
+    """``bos_token_id`` and ``eos_token_id`` (an id or a list of ids) given to the config: ids of its vocabulary, as
+    ``pad_token_id`` is (``configuration.token_id_problem``, the rule ``LeviathanConfig`` and the savers hold):
+    ``eos_token_id=[1, 400]`` over 300 ids was adopted without a word, a model whose ``generate`` could never stop at
+    400 and whose ``save_pretrained`` then refused it (issue 30 round 30, Y343). Footgun: the family's own default
+    left as it is (GPT2Config's 50,256 whatever ``vocab_size`` is given) is not refused here: only the ids a caller
+    gave are; the save names a default id past the vocabulary."""
+    from .configuration import token_id_problem
+
+    if vocab is None:
+        return
+    defaults = _class_defaults(config)
+    for key in ("bos_token_id", "eos_token_id"):
+        value = getattr(config, key, None)
+        if key in defaults and value == defaults[key]:
+            continue
+        if (problem := token_id_problem(key, value, vocab)) is not None:
+            shown = f"{problem} (in {key}={value!r:.40})" if isinstance(value, (list, tuple)) else problem
+            raise UserError(f"adopt: {name}.{shown}; set {key} to the tokenizer's id (below {vocab:,}), or None")
+
+
+def _class_defaults(config: Any) -> dict:
+    """The bos / eos ids a default config of ``config``'s class holds (empty when the class cannot be made bare)."""
+    try:
+        bare = type(config)()
+    except Exception:  # noqa: BLE001 (a class that needs other arguments: every id is then checked)
+        return {}
+    return {key: getattr(bare, key, None) for key in ("bos_token_id", "eos_token_id")}
 
 
 def _check_heads(config: Any, name: str) -> None:

@@ -76,6 +76,10 @@ SCALE_LISTS = {"mlp_multipliers": 2, "ssm_multipliers": 5}
 # pool (torch's top-k raised "selected index k out of range" past it; DeepSeek's n_group=0 a ZeroDivisionError)
 COUNTS = {"num_experts_per_tok": ("num_local_experts", "num_experts", "n_routed_experts"),  # Mixtral, OLMoE, DeepSeek
           "topk_group": ("n_group",)}  # DeepSeek V3: the expert groups a token may route to, of n_group
+# a count of layers, or a layer period (round 30, Y316, Y334): the least value with a meaning, an example. Qwen2's
+# max_window_layers=-1 (layers below it use full attention) was taken, a negative count read as 0; DeepSeek's
+# first_k_dense_replace the same; Qwen2-MoE's decoder_sparse_step=0 (every step-th layer is sparse) a modulo by 0
+LAYER_COUNTS = {"max_window_layers": (0, "28"), "first_k_dense_replace": (0, "1"), "decoder_sparse_step": (1, "1")}
 # the per-layer lists: the transformers table their items come from
 LAYER_LISTS = {"layer_types": "ALLOWED_ATTN_LAYER_TYPES", "mlp_layer_types": "ALLOWED_MLP_LAYER_TYPES"}
 
@@ -96,6 +100,7 @@ def check_family_settings(config: Any, name: str) -> None:
                     raise UserError(f"adopt: {name}.{part} must be {words}{' (or None)' if unset else ''}, got "
                                     f"{item!r:.40}; set it in the config (e.g. {shown}={example}{none})")
     _check_experts(config, name)
+    _check_layer_counts(config, name)
     _check_layer_lists(config, name)
 
 
@@ -129,6 +134,20 @@ def _check_experts(config: Any, name: str) -> None:
             check_whole("adopt", f"{name}.{shown}", value, 1, pool,
                         f"set it in the config to at most {within}{'' if pool is None else f' ({pool:,})'} (e.g. "
                         f"{shown}=2)")
+
+
+def _check_layer_counts(config: Any, name: str) -> None:
+    """Each of ``LAYER_COUNTS`` a whole number of at least its floor (``check_whole``): ``max_window_layers=-1``
+    passed adopt without a word (issue 30 round 30, Y316 set after the config was made, Y334 given when made).
+    Footgun: a count past ``num_hidden_layers`` is taken (Qwen2's default 28 with fewer layers: no sliding layer), and
+    one set after the config was made is not compared with the ``layer_types`` it built (each family builds them its
+    own way; the model reads ``layer_types``, which ``_check_layer_lists`` holds)."""
+    from ..model.size_bounds import MAX_LAYERS
+
+    for key, (low, example) in LAYER_COUNTS.items():
+        for shown, value in spellings(config, key):
+            check_whole("adopt", f"{name}.{shown}", value, low, MAX_LAYERS, f"set it in the config (e.g. "
+                                                                            f"{shown}={example})")
 
 
 def _check_layer_lists(config: Any, name: str) -> None:

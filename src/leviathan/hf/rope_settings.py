@@ -32,6 +32,9 @@ ROPE_SCALES = {"beta_fast": 32.0, "beta_slow": 1.0, "attention_factor": 1.0, "lo
 ROPE_ORDER = (("beta_fast", 32.0, "beta_slow", 1.0), ("high_freq_factor", None, "low_freq_factor", None))
 LISTS = ("short_factor", "long_factor")  # longrope: one factor per rotated pair, each a finite number > 0
 SET_AFTER = ("rope_theta", "partial_rotary_factor")  # attributes transformers 5 copies into the rope dict when made
+# a family's own spelling of them, read only when the config is made (GPT-NeoX: rotary_pct, rotary_emb_base): one set
+# after was ignored without a word, where Phi3's partial_rotary_factor set after is refused (round 30, Y328)
+SET_AFTER_SPELLINGS = {"rope_theta": ("rotary_emb_base",), "partial_rotary_factor": ("rotary_pct",)}
 _FIX = "set it in the config's rope_parameters"
 
 
@@ -86,11 +89,14 @@ def check_rope_read(config: Any, name: str, dicts: list[dict]) -> None:
     if len(dicts) != 1:
         return
     for key in SET_AFTER:
-        value, held = getattr(config, key, None), dicts[0].get(key)
-        if value is not None and held is not None and value != held:
-            raise UserError(f"adopt: {name}.{key} is {value!r:.40}, but its rope_parameters hold {key}={held!r:.40}, "
-                            f"the value the model reads (a value set after the config was made is not copied "
-                            f"there); {_FIX} (config.rope_parameters[{key!r}] = {value!r:.40})")
+        held = dicts[0].get(key)
+        for spelled in (key, *SET_AFTER_SPELLINGS.get(key, ())):
+            value = getattr(config, spelled, None)
+            if value is not None and held is not None and value != held:
+                raise UserError(f"adopt: {name}.{spelled} is {value!r:.40}, but its rope_parameters hold "
+                                f"{key}={held!r:.40}, the value the model reads (a value set after the config was "
+                                f"made is not copied there); {_FIX} (config.rope_parameters[{key!r}] = "
+                                f"{value!r:.40})")
 
 
 def _default_rope(config: Any) -> Any:

@@ -137,6 +137,21 @@ def _check_merge_inputs(paths: list[str | os.PathLike]) -> None:
                             f"sweep's --out folder, or its grid.json was removed; put the sweep's grid.json back (the "
                             f"sweep writes it again on every start: rerun its command, runs with a row are not trained "
                             f"again), or report it on its own")
+    _check_named_once(paths)
+
+
+def _check_named_once(paths: list[str | os.PathLike]) -> None:
+    """UserError naming both paths when two of ``paths`` are one sweep folder (the same name, a symbolic link to it, or
+    the folder and its results.jsonl): ``merge_sweeps([sw1, sw1])`` and ``write_report([sw1, sw1], out)`` merged the
+    folder with itself without a word, so a shard mistyped for another went unnoticed (issue 30 round 30, Y379, Y380,
+    Y393), where ``report --ablation`` (``ablation.analysis.collect``) and ``prepare`` (Y209) refuse it."""
+    seen: dict[str, str] = {}
+    for path in paths:
+        folder = os.path.realpath(_folder(path))
+        if folder in seen:
+            raise UserError(f"{os.fsdecode(path)!r} is the sweep folder {seen[folder]!r} again ({folder}): its rows "
+                            f"would be merged with themselves; give each shard's sweep folder once")
+        seen[folder] = os.fsdecode(path)
 
 
 def merge_sweeps(paths: list[str | os.PathLike], report=None) -> tuple[list[ResultRow], SweepGrid]:

@@ -66,8 +66,14 @@ class Curve:
 
 
 def _points(name: str, values) -> np.ndarray:
-    """``values`` as a 1-d float array, else the ``Curve`` error naming ``name``."""
+    """``values`` as a 1-d float array, else the ``Curve`` error naming ``name``. Bools and texts are no numbers
+    (``scaling.not_numbers``, the test ``dense_equivalent`` and ``fit_power_law`` use): ``np.asarray(..., float)``
+    read True as the token count 1 and '2' as 2.0 without a word (issue 30 round 30, Y188, Y189)."""
+    from .scaling import not_numbers
+
     try:
+        if isinstance(values, (str, bytes)) or (np.size(values) > 0 and not_numbers(values) is not None):
+            raise TypeError(name)
         out = np.asarray(values, dtype=float)
     except (TypeError, ValueError):
         raise ArgumentTypeError(f"Curve: {name} must be an array of numbers, got {type(values).__name__} "

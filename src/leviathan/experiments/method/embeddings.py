@@ -326,6 +326,7 @@ def nearest_neighbours(table: np.ndarray, probes: np.ndarray, candidates: np.nda
     _check_shape("nearest_neighbours", "table", table)
     for name, ids in (("probes", probes), ("candidates", candidates)):
         _check_ids_in_table("nearest_neighbours", name, ids, len(table))
+    _check_ascending("nearest_neighbours", "candidates", candidates)
     _check_finite_rows("nearest_neighbours", "table", table, np.concatenate([probes, candidates]))
     for name, ids in (("probes", probes), ("candidates", candidates)):
         _check_nonzero_rows("nearest_neighbours", name, table, ids)
@@ -391,6 +392,22 @@ def _check_ids_in_table(api: str, name: str, ids: np.ndarray, rows: int) -> None
     shown = ", ".join(str(i) for i in bad[:8]) + (f" and {len(bad) - 8:,} more" if len(bad) > 8 else "")
     api_check(api, name, f"holds ids outside the table's [0, {rows:,}): {shown}" if len(bad) else None,
               f"pass token ids of the table (0 to {rows - 1:,})")
+
+
+def _check_ascending(api: str, name: str, ids: np.ndarray) -> None:
+    """UserError unless ``ids`` are strictly ascending, each id once, as documented for ``nearest_neighbours``'
+    candidates: [2, 2, 2, 2] gave the neighbours [2, 2, 2], one id counted three times, without a word (issue 30 round
+    30, Y195), and unsorted ones were searched as if sorted (``np.searchsorted``), so a probe could be its own
+    neighbour."""
+    from ...value_rules import api_check
+
+    back = np.flatnonzero(np.diff(ids) <= 0)
+    problem = None
+    if back.size:
+        i = int(back[0]) + 1
+        problem = (f"holds id {ids[i]} twice (at [{i - 1:,}] and [{i:,}])" if ids[i] == ids[i - 1] else
+                   f"is not in ascending order: [{i:,}] is {ids[i]} after {ids[i - 1]}")
+    api_check(api, name, problem, "pass each id once, ascending (np.unique(ids) gives that)")
 
 
 def _check_shape(api: str, name: str, table: np.ndarray) -> None:
