@@ -414,7 +414,7 @@ def read_results(path: str | os.PathLike, report=None) -> list[ResultRow]:
     unparsed = list(bad)
     rows = []
     for number, d in values:
-        problem = row_problem(d)
+        problem = row_problem(d) or _provenance_without_data(d)  # a line of the file: its data removed (X75)
         if problem is None:
             rows.append((f"line {number}", ResultRow.from_dict(d)))
         else:
@@ -487,8 +487,6 @@ def row_problem(d: Any) -> str | None:
     data = d.get("data")
     if data is not None and not isinstance(data, dict):
         return f"has data {_shown(data)}, not an object"
-    if (problem := _provenance_without_data(d)) is not None:
-        return problem
     problem = recorded_problem(*((data or {}).get(k) for k in ("fingerprint", "fingerprint_version",
                                                                 "legacy_fingerprint")))
     if problem is not None:
@@ -568,19 +566,17 @@ def row_problem(d: Any) -> str | None:
 
 
 def _provenance_without_data(d: dict) -> str | None:
-    """Why a row recording its ``config`` or ``code`` has no ``data`` (None when it has, or records neither): the sweep
-    writes the three together (``RunProvenance.row_fields``, since provenance came in) and ``data`` always names its
-    folder (``dir``). A row whose whole ``data`` was removed or set to {} was reported without a word and paired with
-    rows of a data folder, while a fingerprint removed inside ``data`` is skipped and named (issue 30 round 30, X75);
-    a row from before provenance (no config, no code) still reads."""
-    if d.get("config") is None and d.get("code") is None:
+    """Why a line of a results file records its ``config`` or ``code`` but no ``data`` (None when it has one, or records
+    neither): the sweep writes the three together (``RunProvenance.row_fields``, since provenance came in), ``data``
+    never empty (its folder at least). A row whose whole ``data`` was removed or set to {} was reported without a word
+    and paired with rows of a data folder, while a fingerprint removed inside ``data`` is skipped and named (issue 30
+    round 30, X75); a row from before provenance (no config, no code) still reads. Asked by ``read_results`` of the
+    file's lines only: rows built in Python (``paired_of(rows)``) may leave provenance out."""
+    if d.get("config") is None and d.get("code") is None or d.get("data"):
         return None
-    data = d.get("data")
-    if isinstance(data, dict) and data.get("dir") is not None:
-        return None
-    shown = "no data" if data is None else f"data {_shown(data)} without its folder (dir)"
+    shown = "no data" if d.get("data") is None else f"data {_shown(d['data'])}"
     return (f"has {shown} beside its config and code, which the sweep always records with the data folder it trained "
-            f"on (the data object, or its dir, was removed or emptied)")
+            f"on (the data object was removed or emptied)")
 
 
 def _impossible(d: dict) -> str | None:
