@@ -42,7 +42,7 @@ import sys  # noqa: E402
 from pathlib import Path  # noqa: E402
 
 from leviathan import json_text  # noqa: E402
-from leviathan.errors import UserError, missing, not_regular, temporary_storage_error  # noqa: E402
+from leviathan.errors import UserError, missing, not_a_folder_there, not_regular, temporary_storage_error  # noqa: E402
 from leviathan.once_options import once_options  # noqa: E402
 from leviathan.stop_signals import held_stops  # noqa: E402
 
@@ -730,7 +730,8 @@ def rewrite(folder: Path, said=lambda path: None) -> list[Path]:
     from leviathan.io import atomic_write_text
 
     if not folder.is_dir():  # a file or a missing path rewrote nothing, exit 0 (issue 30 round 12, T199, T200)
-        what = "is a file" if folder.is_file() else missing(folder)
+        # a named pipe was "is a file" (issue 30 round 30, X105)
+        what = not_a_folder_there(folder) if os.path.exists(folder) else missing(folder)
         raise UserError(f"--rewrite {str(folder)!r} {what}; pass the folder whose results files to make portable "
                         f"(e.g. results/)")
     changed, seen, left = [], 0, 0
@@ -850,7 +851,7 @@ def _main(argv=None) -> int:
     for sweep in args.sweeps:  # before any is written
         if not os.path.isdir(sweep):  # "nonexist: no results.jsonl yet, skipped", exit 0 (round 14, B215); isdir:
             # False, not ENAMETOOLONG, for a 300-byte name, which ``missing`` names (round 14, B328)
-            what = missing(sweep) if not os.path.exists(sweep) else "is a file"
+            what = missing(sweep) if not os.path.exists(sweep) else not_a_folder_there(sweep)  # a pipe (X105)
             raise UserError(f"sweep folder {str(sweep)!r} {what}; nothing was written; pass the --out folder of a sweep")
         if (kind := not_regular(sweep / "results.jsonl")) is not None:  # round 11 (R108): "no results.jsonl yet"
             raise UserError(f"{str(sweep / 'results.jsonl')!r} {kind}; nothing was written; collect a sweep folder "

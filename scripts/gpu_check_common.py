@@ -71,7 +71,7 @@ def claim_folder(folder: str | os.PathLike, names: tuple[str, ...], flag: str) -
 
     folder = Path(os.path.abspath(folder))
     if os.path.lexists(folder) and not folder.is_dir():
-        raise UserError(f"{flag} {str(folder)!r} is not a folder; name a folder for the GPU check's files")
+        raise UserError(f"{flag} {str(folder)!r} {not_a_folder_there(folder)}; name a folder for the GPU check's files")
     if (blocker := file_above(folder)) is not None:
         raise UserError(f"{flag} {str(folder)!r} cannot be made: {blocker!r} {not_a_folder_there(blocker)}; choose "
                         f"another {flag}")

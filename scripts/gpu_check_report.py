@@ -336,12 +336,13 @@ def check_work_folder(work: Path) -> None:
 
 
 def cmd_report(args) -> int:
-    from leviathan.errors import UserError
+    from leviathan.errors import UserError, not_a_folder_there
     from leviathan.io import atomic_write_text
 
     work = Path(args.work)
     if not work.is_dir():  # a typo was a table of NOT RUN stages, as if the check had not run
-        what = "is not a folder" if os.path.lexists(work) else "does not exist"
+        # what stands there named (a pipe, a file; issue 30 round 30, X105's kind)
+        what = not_a_folder_there(work) if os.path.lexists(work) else "does not exist"
         raise UserError(f"--work {str(work)!r} {what}: no stage wrote its files there; give the work folder the "
                         f"stages wrote (GPU_CHECK_WORK, printed at gpu_check.sh's start)")
     check_work_folder(work)

@@ -35,8 +35,8 @@ from .codec import NotJsonError, encode
 from .errors import ConfigError, UserError, missing
 from .float_text import FLOAT_SIZES, float_lost
 from .settings_kind import not_settings
-from .strict_yaml import (AmbiguousNumberError, DuplicateKeyError, QuotedText, TooDeepError, TooManyValuesError,
-                          load_strict, parse as parse_yaml)
+from .strict_yaml import (AliasLoopError, AmbiguousNumberError, DuplicateKeyError, QuotedText, TooDeepError,
+                          TooManyValuesError, load_strict, parse as parse_yaml)
 
 T = TypeVar("T")
 
@@ -284,6 +284,8 @@ def parse_override(text: str) -> tuple[list[str], Any]:
         raise ConfigError(f"override {text[:40]!r}...: {e}; write it flatter") from None
     except TooManyValuesError as e:  # round 28, T36's kind in an override
         raise ConfigError(f"override {text[:40]!r}...: {e}; write the values out or alias less") from None
+    except AliasLoopError as e:  # round 30, X114's kind in an override: was named as depth
+        raise ConfigError(f"override {text[:40]!r}...: {e}; write the value out") from None
     except yaml.YAMLError as e:
         _refuse_broken_collection(text, key, raw, e)
         value = raw  # '@x', 'a: b: c': YAML has no reading of it, so it is the text the user typed

@@ -20,7 +20,7 @@ from __future__ import annotations
 import argparse
 import os
 
-from .errors import UserError
+from .errors import UserError, not_a_folder_there
 
 # the argparse ``dest`` of every option or positional of the verbs that takes a file or folder
 PATH_DESTS = frozenset({"out", "out_dir", "dest", "run_dir", "checkpoint", "source", "results", "paths", "data",
@@ -65,7 +65,8 @@ def refuse_file_typed_as_folder(value, option: str) -> None:
         base = base[:-1] if base.endswith("/") else base[:-2]
     if os.path.lexists(base) and not os.path.isdir(base):
         ending = value[len(base):]
-        raise UserError(f"{option} {value!r} ends in {ending!r}, which names a folder, but {base!r} is a file; drop "
+        what = not_a_folder_there(base).removesuffix(", not a folder")  # a pipe was "a file" (round 30, X26's kind)
+        raise UserError(f"{option} {value!r} ends in {ending!r}, which names a folder, but {base!r} {what}; drop "
                         f"the {ending!r} and give {base!r}")
 
 
@@ -107,7 +108,9 @@ def refuse_up_through_nothing(value, option: str) -> None:
             continue
         above = "/".join(parts[:i])
         if not os.path.isdir(above):
-            what = "is a file" if os.path.lexists(above) else "does not exist"
+            # a pipe was "is a file" (issue 30 round 30, X26's kind)
+            what = (not_a_folder_there(above).removesuffix(", not a folder") if os.path.exists(above) else
+                    "does not exist")
             raise UserError(f"{option} {text!r} goes up ('..') out of {above!r}, which {what}, so it names no folder "
                             f"the system can reach; nothing was made; give the folder by its own path, "
                             f"{os.path.normpath(text)!r}")

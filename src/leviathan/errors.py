@@ -193,6 +193,11 @@ def storage_error_message(e: OSError, verb: str | None = None) -> str | None:
             return _cache_fix(link, name, verb, above=True) or _verbs_fix(link, verb)  # or the cache's setting (V10)
     problem, fix = _STORAGE_ERRORS[code]
     filename = _file_in_the_way(name) if code == errno.ENOTDIR and name else name
+    special = _special_in_the_way(filename, code)
+    if special is not None:  # a pipe was "a file is in the way" / "(a file where a folder belongs?)" (X25, X26, X100)
+        where = f"{_shown_path(filename)} {special}; "
+        fix = "remove or rename it, or choose another location (--run-dir / --out)"
+        return f"{where}{_cache_fix(fix, name, verb) or _verbs_fix(fix, verb)}"
     where = f"{_shown_path(filename)}: " if filename else ""
     # the setting is found from the path the call named: the file in the way may be the cache's parent (T68)
     return f"{where}{problem}; {_cache_fix(fix, name, verb) or _verbs_fix(fix, verb)}"
@@ -222,6 +227,17 @@ def _verbs_fix(fix: str, verb: str | None) -> str:
     option = OUTPUT_OPTIONS.get(verb, "--out")
     fix = fix.replace(_GENERIC_OPTION, f"({option})") if option else fix.replace(f" {_GENERIC_OPTION}", "")
     return fix if verb in _WRITES_RUNS else fix.replace(_RUNS_HINT, "")
+
+
+def _special_in_the_way(filename, code) -> str | None:
+    """``not_a_folder_there``'s words ("is a named pipe (FIFO), not a folder", a socket, a device) for what stands in
+    the way of a folder to make (ENOTDIR's blocker, mkdir's EEXIST) when it is neither a file nor a folder; None
+    otherwise, where the line's "a file is in the way" holds. A pipe on the way to export's, prepare's, sweep's,
+    report's, lm-eval's, demo's and collect_results.py's output was "a file is in the way where a folder is expected"
+    or "something is in the way ... (a file where a folder belongs?)" (issue 30 round 30, X25, X26, X100, X105)."""
+    if code not in (errno.ENOTDIR, errno.EEXIST) or not filename:
+        return None
+    return not_a_folder_there(filename) if not_regular(filename) is not None else None
 
 
 def _file_in_the_way(filename):

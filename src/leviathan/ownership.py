@@ -492,7 +492,9 @@ def check_replaceable(folder: str | os.PathLike, verb: str, flag: str,
     if not folder.exists():
         return
     if not folder.is_dir():
-        raise UserError(f"{str(folder)!r} exists and is not a folder; {flag} replaces only a folder that an earlier "
+        from .errors import not_a_folder_there  # a pipe named as what it is (issue 30 round 30, X25)
+
+        raise UserError(f"{str(folder)!r} {not_a_folder_there(folder)}; {flag} replaces only a folder that an earlier "
                         f"`leviathan {verb}` wrote; choose another output folder")
     files = listed_files(folder)
     marker = read_marker(folder)

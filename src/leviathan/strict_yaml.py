@@ -19,6 +19,7 @@ from .errors import ConfigError
 from .float_text import FLOAT_SIZES, float_lost
 
 __all__ = ["StrictLoader", "DuplicateKeyError", "AmbiguousNumberError", "QuotedText", "TooDeepError",
+           "AliasLoopError",
            "TooManyValuesError", "parse",
            "load_strict"]
 
@@ -200,25 +201,42 @@ class TooManyValuesError(yaml.YAMLError):
 MAX_VALUES = 1_000_000  # a config holds hundreds; a grid thousands
 
 
+class AliasLoopError(yaml.YAMLError):
+    """A list or mapping holds itself through an alias (``a: &x [*x]``): PyYAML builds a value that contains itself,
+    which no setting is, and the count of its values recursed until Python's limit, named as "nested too deeply
+    (hundreds of levels)" for a file two lines long (issue 30 round 30, X114)."""
+
+    def __str__(self) -> str:
+        return ("a list or mapping holds itself through an alias (an alias such as *x inside the value its anchor &x "
+                "names: a loop, which no setting can be)")
+
+
 def parse(text: str) -> Any:
     """The value of YAML ``text`` read by ``StrictLoader`` (raises ``DuplicateKeyError``, ``TooDeepError``,
     ``TooManyValuesError`` or another ``yaml.YAMLError``)."""
     try:
         value = yaml.load(text, Loader=StrictLoader)  # noqa: S506 - StrictLoader is a SafeLoader
-        if (count := _expanded_size(value, {})) > MAX_VALUES:
+        if (count := _expanded_size(value, {})) > MAX_VALUES:  # raises AliasLoopError for a loop (X114)
             raise TooManyValuesError(count)
         return value
     except RecursionError:
         raise TooDeepError() from None
 
 
+_OPEN = -1  # ``_expanded_size``'s mark of a value whose count is being taken
+
+
 def _expanded_size(value: Any, memo: dict[int, int]) -> int:
     """How many values ``value`` holds when every shared (aliased) list or mapping is counted at each place it is used;
-    linear in the distinct objects (``memo`` by id), so a bomb is measured without being walked."""
+    linear in the distinct objects (``memo`` by id), so a bomb is measured without being walked. A value met again
+    while its own count is open (``_OPEN``) holds itself: ``AliasLoopError`` (issue 30 round 30, X114)."""
     if not isinstance(value, (list, dict)):
         return 1
     if (known := memo.get(id(value))) is not None:
+        if known == _OPEN:
+            raise AliasLoopError()
         return known
+    memo[id(value)] = _OPEN
     parts = [*value.keys(), *value.values()] if isinstance(value, dict) else value
     memo[id(value)] = total = 1 + sum(_expanded_size(part, memo) for part in parts)
     return total
@@ -242,6 +260,8 @@ def load_strict(text: str, source: str) -> Any:
         raise ConfigError(f"{source}: {e}; a setting needs a few levels at most, so write it flatter") from None
     except TooManyValuesError as e:
         raise ConfigError(f"{source}: {e}; a config needs far fewer, so write the values out or alias less") from None
+    except AliasLoopError as e:  # was named as depth (round 30, X114)
+        raise ConfigError(f"{source}: {e}; write the value out, or move the alias out of its anchor's value") from None
     except yaml.YAMLError as e:
         raise ConfigError(f"{source} is not valid YAML ({' '.join(str(e).split())}); correct it where named") from None
 

@@ -287,4 +287,4 @@ def test_report_refuses_a_work_folder_that_is_not_there(refused, tmp_path):
     line = refused(["report", "--work", "typo"])
     assert "--work" in line and "does not exist" in line
     (tmp_path / "afile").write_text("x")
-    assert "is not a folder" in refused(["report", "--work", "afile"])
+    assert "is a file, not a folder" in refused(["report", "--work", "afile"])

@@ -49,6 +49,37 @@ def test_an_integer_setting_past_64_bits_is_refused(data, tmp_path):
     assert not (tmp_path / "run").exists()
 
 
+def test_a_run_far_longer_than_its_data_is_refused(data, tmp_path):
+    """Round 30 (X54): ``max_steps=1e12`` on a split of tens of thousands of tokens was taken without a word (about
+    2e11 passes, thousands of years). A run may read its training split at most ``MAX_PASSES_PER_RUN`` times; the
+    line names the setting, the passes and a length of about one pass; nothing is made."""
+    from reliability_support import cli_error
+
+    line = cli_error(["train", "--config", "tiny", f"data.path={data}", "max_steps=1e12", "--run-dir",
+                      tmp_path / "rbig"])
+    assert line.startswith("error: max_steps=1,000,000,000,000 would read the ") and "at most 100,000 passes are " \
+        "taken); lower it (max_steps=" in line and "is about one pass) or prepare more text" in line, line
+    assert not (tmp_path / "rbig").exists()
+
+
+def test_max_tokens_far_past_the_data_is_refused_and_a_long_stop_test_run_is_not(data, tmp_path):
+    from leviathan.errors import UserError
+    from leviathan.run_config import load_run_config
+    from leviathan.train.loop import MAX_PASSES_PER_RUN, train
+
+    cfg = load_run_config(None, run_overrides(data, max_steps="null", max_tokens="1e15"))
+    with pytest.raises(UserError, match=r"^max_tokens=1,000,000,000,000,000 would read the [0-9,]+ tokens of the "
+                                        r"training split"):
+        train(cfg, tmp_path / "r", quiet=True)
+    assert not (tmp_path / "r").exists()
+    from leviathan.data.meta import read_meta
+    from leviathan.train.loop import _check_run_length
+
+    tokens = read_meta(data).splits["train"].tokens  # the stop tests' "forever": demo --steps 1000000 of 64 tokens
+    assert 1_000_000 * 64 <= MAX_PASSES_PER_RUN * tokens
+    _check_run_length(load_run_config(None, run_overrides(data, max_steps=100_000)), read_meta(data))
+
+
 @pytest.mark.parametrize("argv, message", [
     (["analyze", "fit", "--sizes", "1e6,2e6,4e6", "--losses", "3,2.5,2", "--bootstrap", "-3"],
      "argument --bootstrap: must be a whole number >= 0, got -3"),

@@ -270,6 +270,32 @@ def test_a_real_row_with_an_impossible_value_is_reported_and_skipped(sweep_copy,
     assert f"results.jsonl:2: line 2 {why}" in proc.stderr and "skipped" in proc.stderr, proc.stderr
 
 
+@pytest.mark.parametrize("change, why", [
+    (lambda r: r.pop("data"), "has no data beside its config and code"),
+    (lambda r: r.update(data={}), "has data {} beside its config and code"),
+    (lambda r: r.update(data=None), "has no data beside its config and code"),
+], ids=["removed", "empty", "null"])
+def test_a_row_whose_data_was_removed_is_reported_and_skipped(sweep_copy, change, why):
+    """Round 30 (X75): a row of this version (config, code, evaluation) whose whole ``data`` object was removed or set
+    to {} was reported beside the other run without a word, while a fingerprint removed inside ``data`` was skipped and
+    named. The sweep writes config, code and data together, data always with its folder: the line is named, skipped."""
+    from reliability_support import cli
+
+    _edit_second_row(sweep_copy / "results.jsonl", change)
+    proc = cli(["report", sweep_copy, "--bootstrap", "5", "--out", sweep_copy / "rp"])
+    assert proc.returncode == 0 and "Traceback" not in proc.stderr, proc.stderr
+    assert "results.jsonl:2: line 2 has " in proc.stderr and why in proc.stderr and "skipped" in proc.stderr, \
+        proc.stderr
+
+
+def test_a_row_from_before_provenance_still_reads(sweep_copy, capsys):
+    """X75's rule reads a row without config, code and data (written before rows recorded provenance) as before."""
+    from leviathan.experiments.machinery.results import read_results
+
+    _edit_second_row(sweep_copy / "results.jsonl", lambda r: [r.pop(k) for k in ("config", "code", "data")])
+    assert len(read_results(sweep_copy)) == 2 and "skipped" not in capsys.readouterr().err
+
+
 def test_a_resumed_rows_tokens_may_include_an_earlier_sessions_other_batch(sweep_copy):
     """Round 9 left (N53): a row's tokens must be its steps x batch_tokens, except a run the sweep resumed (its note
     says from which step), whose earlier session may have trained with another batch: that row is reported."""

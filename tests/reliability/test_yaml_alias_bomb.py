@@ -60,3 +60,31 @@ def test_the_packaged_grids_anchors_still_read():
     for name in ("o200k-width", "paper-width-lr"):
         path = REPO / "src" / "leviathan" / "configs" / "experiments" / f"{name}.yaml"
         assert isinstance(load_strict(path.read_text(), path.name), dict)
+
+
+LOOP = "a list or mapping holds itself through an alias"
+
+
+@pytest.mark.parametrize("text", ["a: &x [*x]\nmax_steps: 3\n", "a: &x {b: *x}\n", "a: &x [1, [2, *x]]\n"],
+                         ids=["list", "mapping", "inner"])
+def test_an_alias_inside_its_own_anchor_is_named_a_loop_not_depth(text):
+    """Round 30 (X114): ``a: &x [*x]``, a list that holds itself, was "nested too deeply to read (hundreds of
+    levels) ... write it flatter" for a file two lines deep: the count of values recursed around the loop."""
+    from leviathan.config import parse_override
+    from leviathan.errors import ConfigError
+    from leviathan.strict_yaml import load_strict
+
+    with pytest.raises(ConfigError, match=rf"^c\.yaml: {LOOP} .*move the alias out of its anchor's value$") as caught:
+        load_strict(text, "c.yaml")
+    assert "deep" not in str(caught.value)
+    with pytest.raises(ConfigError, match=rf"^override .*: {LOOP} .*write the value out$"):
+        parse_override("model={" + text.splitlines()[0] + "}")
+    assert load_strict("a: &x [1]\nb: [*x, *x]\n", "ok.yaml") == {"a": [1], "b": [[1], [1]]}  # shared, no loop
+
+
+def test_train_names_the_loop(tmp_path):
+    (tmp_path / "c_rec2.yaml").write_text("a: &x [*x]\nmax_steps: 3\n")
+    done = cli(["train", "--config", "c_rec2.yaml", "--print-config"], cwd=tmp_path, timeout=120)
+    lines = done.stderr.strip().splitlines()
+    assert done.returncode == 2 and len(lines) == 1, done.stderr
+    assert lines[0].startswith(f"error: config file 'c_rec2.yaml': {LOOP}") and "deep" not in lines[0], lines[0]

@@ -129,12 +129,11 @@ def _check_cache_dir(path: Path) -> None:
     into a data folder, an export or a run), or is anything but a folder: a named pipe or a user's file was taken
     without a word, exit 0, when no BPE was trained (issue 30 round 28, T12), and was a storage line after the
     timing's start otherwise."""
-    from ..errors import file_above, not_a_folder_there, not_regular
+    from ..errors import file_above, not_a_folder_there
 
-    if path.exists() and not path.is_dir():
-        what = (not_regular(path) or "is a file").replace("not a regular file", "not a folder")
-        raise UserError(f"--cache-dir {str(path)!r} {what}{', not a folder' if what == 'is a file' else ''}; give a "
-                        f"folder (a new one, or one bench cached its BPE in)")
+    if path.exists() and not path.is_dir():  # one helper names a file, a pipe, a device (issue 30 round 30, X25's kind)
+        raise UserError(f"--cache-dir {str(path)!r} {not_a_folder_there(path)}; give a folder (a new one, or one "
+                        f"bench cached its BPE in)")
     if (blocker := file_above(path)) is not None:
         raise UserError(f"--cache-dir {str(path)!r} cannot be made: {blocker!r} {not_a_folder_there(blocker)}; choose "
                         f"another --cache-dir, or move that file away")

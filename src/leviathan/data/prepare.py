@@ -698,6 +698,8 @@ def _train_job_bpe(job: _Job, timing: dict) -> Tokenizer:
     except UserError:
         if counts[0] and counts[0] == counts[1]:  # no text to train on: the split's own words, as below
             raise UserError(_all_in_validation(counts[0], job)) from None
+        if not counts[0] and (why := job.src.stats.unparsed_note()) is not None:  # "give it some text" (X48)
+            raise UserError(f"source {job.src.description} holds no text: {why}") from None
         raise
     timing["bpe_train_s"] = round(time.perf_counter() - t0, 3)
     job.log(f"trained BPE: {tok.vocab_size:,} ids in {timing['bpe_train_s']:.1f}s"
@@ -750,9 +752,13 @@ def _check_splits(job: _Job, writers, best: dict) -> bool:
         raise UserError(message)
 
     if train.documents + val.documents == 0:
+        if (why := job.src.stats.unparsed_note()) is not None:  # every line not JSON (round 30, X48)
+            fail(f"source {job.src.description} holds no text: {why}")
         fail(f"source {job.src.description} holds no text (0 non-empty documents); check the path, "
              f"--text-field or the file extensions")
     if job.vsrc is not None and val.documents == 0:
+        if (why := job.vsrc.stats.unparsed_note()) is not None:
+            fail(f"validation source {job.vsrc.description} holds no text: {why}")
         fail(f"validation source {job.vsrc.description} holds no text (0 non-empty documents); check "
              f"--val-source")
     fallback = False

@@ -79,17 +79,34 @@ class SourceStats:
     skipped_file_names: list[str] = field(default_factory=list)  # the first of them, named (round 26, P61)
     skipped_links: list[str] = field(default_factory=list)  # links to a folder read already (round 26, P60)
     skipped_file_links: list[str] = field(default_factory=list)  # names of a file read already (round 27, R84)
+    unparsed_records: int = 0  # of skipped_records, the lines that were not JSON (not in meta.json: ``as_dict``)
+    first_unparsed: str | None = None  # the first of them: "FILE line N: not valid JSON (why)" (round 30, X48)
 
     def merge(self, other: "SourceStats") -> None:
-        for k in ("documents", "bytes", "decode_errors", "skipped_empty", "skipped_records", "skipped_files"):
+        for k in ("documents", "bytes", "decode_errors", "skipped_empty", "skipped_records", "skipped_files",
+                  "unparsed_records"):
             setattr(self, k, getattr(self, k) + getattr(other, k))
+        self.first_unparsed = self.first_unparsed or other.first_unparsed
         self.files_with_decode_errors.extend(other.files_with_decode_errors)
         self.skipped_file_names.extend(other.skipped_file_names[:100 - len(self.skipped_file_names)])
         self.skipped_links.extend(other.skipped_links[:100 - len(self.skipped_links)])
         self.skipped_file_links.extend(other.skipped_file_links[:100 - len(self.skipped_file_links)])
 
+    def unparsed_note(self) -> str | None:
+        """Why a source read no document when lines were skipped as not JSON: "its 2 line(s) that hold anything
+        were skipped as not valid JSON (the first: FILE line 1: ...)"; None when none was. A .jsonl whose every line
+        is not JSON (or nested past reading) was "cannot train a BPE on an empty corpus; give it some text" or
+        "holds no text; check the path, --text-field or the file extensions" (issue 30 round 30, X48)."""
+        if not self.unparsed_records:
+            return None
+        return (f"{self.unparsed_records:,} of its line(s) were skipped as not valid JSON (the first, "
+                f"{self.first_unparsed}), so no document was read; write one JSON object per line (--strict stops at "
+                f"the first bad line)")
+
     def as_dict(self) -> dict:
         d = dict(self.__dict__)
+        for key in ("unparsed_records", "first_unparsed"):  # meta.json's source_stats as before (X48 needs them only
+            d.pop(key)  # for its line)
         for key in ("files_with_decode_errors", "skipped_file_names", "skipped_links", "skipped_file_links"):
             d[key] = list(getattr(self, key)[:20])
         return d
@@ -311,6 +328,8 @@ class JsonLines(_FileSource):
                         raise UserError(f"{where}: not valid JSON ({e.msg}); fix the line or drop --strict "
                                         f"to skip bad lines (they are counted)") from None
                     self.stats.skipped_records += 1
+                    self.stats.unparsed_records += 1  # named when no document is left (round 30, X48)
+                    self.stats.first_unparsed = self.stats.first_unparsed or f"{where}: {e.msg}"
                     continue
                 if not isinstance(record, dict) or self.text_field not in record:
                     keys = ", ".join(map(str, record)) if isinstance(record, dict) else type(record).__name__

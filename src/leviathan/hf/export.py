@@ -304,7 +304,8 @@ def _atomic_dir(out_dir: str | os.PathLike, overwrite: bool, flag: str = "--over
     check_not_inside(out_dir, "out_dir", ("prepare", "export"), within=CONTAINERS, verb=verb)
     if out.exists():
         if not out.is_dir():
-            raise UserError(f"{out} exists and is not a directory; choose another output directory")
+            # a pipe was "exists and is not a directory" (issue 30 round 30, X25)
+            raise UserError(f"{out} {not_a_folder_there(out)}; choose another output directory")
         if any(out.iterdir()):
             if not overwrite:
                 raise UserError(f"{out} exists and is not empty; choose another output directory or pass "

@@ -225,6 +225,7 @@ def _check_inputs(cfg: RunConfig, run_dir: Path, info: D.DistInfo) -> PreparedMe
         raise UserError(short_split_problem(f"data.path {cfg.data.path!r}", "val", val.tokens,  # 14,112-token val.bin
                                             cfg.data.seq_len, "data.seq_len"))  # (issue 30 round 29, V54)
     _check_batch_fits(cfg, meta)
+    _check_run_length(cfg, meta)
     if info.is_main:
         _check_run_dir(run_dir)
     return meta
@@ -250,6 +251,29 @@ def _check_batch_fits(cfg: RunConfig, meta: PreparedMeta) -> None:
 
 # The most passes over the training split one optimizer step may take (``_check_batch_fits``).
 MAX_PASSES_PER_STEP = 100
+# The most passes over the training split a whole run may take (``_check_run_length``).
+MAX_PASSES_PER_RUN = 100_000
+
+
+def _check_run_length(cfg: RunConfig, meta: PreparedMeta) -> None:
+    """A whole run may read the training split at most ``MAX_PASSES_PER_RUN`` times, as one step may read it at most
+    ``MAX_PASSES_PER_STEP`` times. ``max_steps=1e12`` on 42,323 training tokens was taken without a word: about 2e11
+    passes, some 4,000 years at the speed shown, with the cosine schedule holding the learning rate at its peak for
+    any part a user would run (issue 30 round 30, X54). Footgun: the test suite's stop tests train "forever" on a
+    tiny corpus (``demo --steps 1000000`` of 64 tokens on ~8,700 tokens: about 7,400 passes) to be stopped, so the
+    rule refuses only a length no recipe takes; a run of a few hundred epochs on a small text is allowed."""
+    train = meta.splits.get("train")
+    if train is None or not train.tokens:
+        return
+    read = cfg.total_steps * cfg.batch_tokens
+    if read <= MAX_PASSES_PER_RUN * train.tokens:
+        return
+    setting = f"max_steps={cfg.max_steps:,}" if cfg.max_steps is not None else f"max_tokens={cfg.max_tokens:,}"
+    one = max(1, -(-train.tokens // cfg.batch_tokens))  # the steps of about one pass
+    raise UserError(f"{setting} would read the {train.tokens:,} tokens of the training split in {cfg.data.path!r} "
+                    f"{read / train.tokens:,.0f} times ({cfg.total_steps:,} steps x {cfg.batch_tokens:,} tokens; at "
+                    f"most {MAX_PASSES_PER_RUN:,} passes are taken); lower it (max_steps={one:,} is about one pass) or "
+                    f"prepare more text")
 
 
 def _build(cfg: RunConfig, device: torch.device, info: D.DistInfo):

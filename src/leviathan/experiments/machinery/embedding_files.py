@@ -269,7 +269,10 @@ def _check_dest(dest: Path) -> None:
     round 29, V17)."""
     refuse_up_through_nothing(dest, "--dest")
     if dest.exists() and not dest.is_dir():
-        raise UserError(f"--dest {str(dest)!r} is a file; pass a results folder (one holding {RESULTS})")
+        from ...errors import not_a_folder_there  # a pipe was "is a file" (issue 30 round 30, X26's kind)
+
+        raise UserError(f"--dest {str(dest)!r} {not_a_folder_there(dest)}; pass a results folder (one holding "
+                        f"{RESULTS})")
     if dest.is_dir() and not (dest / RESULTS).is_file() and any(p.name != EMBEDDINGS for p in dest.iterdir()):
         raise UserError(f"--dest {str(dest)!r} holds no {RESULTS} and is not empty (a data, run or other folder); "
                         f"records go beside a results.jsonl, where `leviathan report` reads them: pass the results "

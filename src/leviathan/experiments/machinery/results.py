@@ -414,7 +414,7 @@ def read_results(path: str | os.PathLike, report=None) -> list[ResultRow]:
     unparsed = list(bad)
     rows = []
     for number, d in values:
-        problem = row_problem(d)
+        problem = row_problem(d) or _provenance_without_data(d)  # a line of the file: its data removed (X75)
         if problem is None:
             rows.append((f"line {number}", ResultRow.from_dict(d)))
         else:
@@ -563,6 +563,20 @@ def row_problem(d: Any) -> str | None:
             if ev.get(key) is not None and not _is_count(ev[key]):
                 return f"has eval.{name}.{key} {ev[key]!r}, not a count"
     return _impossible(d)
+
+
+def _provenance_without_data(d: dict) -> str | None:
+    """Why a line of a results file records its ``config`` or ``code`` but no ``data`` (None when it has one, or records
+    neither): the sweep writes the three together (``RunProvenance.row_fields``, since provenance came in), ``data``
+    never empty (its folder at least). A row whose whole ``data`` was removed or set to {} was reported without a word
+    and paired with rows of a data folder, while a fingerprint removed inside ``data`` is skipped and named (issue 30
+    round 30, X75); a row from before provenance (no config, no code) still reads. Asked by ``read_results`` of the
+    file's lines only: rows built in Python (``paired_of(rows)``) may leave provenance out."""
+    if d.get("config") is None and d.get("code") is None or d.get("data"):
+        return None
+    shown = "no data" if d.get("data") is None else f"data {_shown(d['data'])}"
+    return (f"has {shown} beside its config and code, which the sweep always records with the data folder it trained "
+            f"on (the data object was removed or emptied)")
 
 
 def _impossible(d: dict) -> str | None:

@@ -114,7 +114,10 @@ def check_reuse_sources(sources: Iterable[str | os.PathLike]) -> None:
             raise UserError(f"--reuse {source} {missing(source)}; pass a sweep's --out folder (it holds "
                             f"results.jsonl)")
         if not os.path.isdir(source) and Path(source).name != RESULTS:  # a file's folder was read (round 19, H192)
-            raise UserError(f"--reuse {source} is a file, not a sweep's folder or its {RESULTS}: it holds no result "
+            from ...errors import not_a_folder_there  # a pipe was "is a file" (issue 30 round 30, X26's kind)
+
+            what = not_a_folder_there(source).removesuffix(", not a folder")
+            raise UserError(f"--reuse {source} {what}, not a sweep's folder or its {RESULTS}: it holds no result "
                             f"rows to reuse; pass a sweep's --out folder (it holds {RESULTS})")
         kind = folder_kind(folder)
         if not os.path.lexists(folder / RESULTS) and kind is not None and "`leviathan sweep`" not in kind:
