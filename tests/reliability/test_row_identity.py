@@ -271,9 +271,9 @@ def test_a_real_row_with_an_impossible_value_is_reported_and_skipped(sweep_copy,
 
 
 @pytest.mark.parametrize("change, why", [
-    (lambda r: r.pop("data"), "has no data beside its config and code"),
-    (lambda r: r.update(data={}), "has data {} beside its config and code"),
-    (lambda r: r.update(data=None), "has no data beside its config and code"),
+    (lambda r: r.pop("data"), "has no data beside its code"),
+    (lambda r: r.update(data={}), "has data {} beside its code"),
+    (lambda r: r.update(data=None), "has no data beside its code"),
 ], ids=["removed", "empty", "null"])
 def test_a_row_whose_data_was_removed_is_reported_and_skipped(sweep_copy, change, why):
     """Round 30 (X75): a row of this version (config, code, evaluation) whose whole ``data`` object was removed or set

@@ -566,16 +566,17 @@ def row_problem(d: Any) -> str | None:
 
 
 def _provenance_without_data(d: dict) -> str | None:
-    """Why a line of a results file records its ``config`` or ``code`` but no ``data`` (None when it has one, or records
-    neither): the sweep writes the three together (``RunProvenance.row_fields``, since provenance came in), ``data``
-    never empty (its folder at least). A row whose whole ``data`` was removed or set to {} was reported without a word
+    """Why a line of a results file records its ``code`` but no ``data`` (None when it has one, or records no code): the
+    sweep writes ``config``, ``code`` and ``data`` together (``RunProvenance.row_fields``, since provenance came in),
+    ``data`` never empty (its folder at least); ``code`` comes only with it, while rows with a ``config`` alone are
+    older or built in Python (``append_result`` of a hand-made row) and read as before. A row whose whole ``data`` was removed or set to {} was reported without a word
     and paired with rows of a data folder, while a fingerprint removed inside ``data`` is skipped and named (issue 30
     round 30, X75); a row from before provenance (no config, no code) still reads. Asked by ``read_results`` of the
     file's lines only: rows built in Python (``paired_of(rows)``) may leave provenance out."""
-    if d.get("config") is None and d.get("code") is None or d.get("data"):
+    if d.get("code") is None or d.get("data"):
         return None
     shown = "no data" if d.get("data") is None else f"data {_shown(d['data'])}"
-    return (f"has {shown} beside its config and code, which the sweep always records with the data folder it trained "
+    return (f"has {shown} beside its code, which the sweep always records with the data folder it trained "
             f"on (the data object was removed or emptied)")
 
 
