@@ -327,14 +327,19 @@ def test_a_marker_edited_to_list_a_users_file_does_not_make_it_the_verbs(finishe
                                                                          whole):
     """Round 8 (A4, A5): a user's notes.txt put in an earlier export or data folder, with the folder's marker edited to
     list it (or to claim the whole folder), was deleted by ``export --overwrite`` / ``prepare --overwrite``, exit 0.
-    A file the verb never writes, or one whose sha256 is not the one an export's marker records, is not its own."""
+    A file the verb never writes, or one whose sha256 is not the one an export's marker records, is not its own; an
+    export's marker edited to claim the whole folder keeps its digests and is refused as a marker no verb writes
+    (round 30, Y416)."""
     copy = Path(shutil.copytree(data, tmp_path / "data"))
     for folder in (earlier_export, copy):
         (folder / "notes.txt").write_text("mine")
         _list_in_marker(folder, "notes.txt", whole)
     before = {folder: tree_hashes(folder) for folder in (earlier_export, copy)}
     line = cli_error(["export", finished_run, earlier_export, "--overwrite"])
-    assert "notes.txt" in line and "delete it by hand first" in line
+    if whole:  # an export's marker records digests, which a whole-folder marker never holds (round 30, Y416)
+        assert "field 'sha256' records digests" in line and "field 'files' is null" in line
+    else:
+        assert "notes.txt" in line and "delete it by hand first" in line
     line = cli_error(["prepare", write_corpus(tmp_path / "corpus"), "--out", copy, "--tokenizer", "bpe:300",
                       "--overwrite", "--no-progress"])
     assert "never writes (notes.txt)" in line and f"rm -r {copy}" in line
