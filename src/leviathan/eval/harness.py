@@ -48,7 +48,7 @@ import tempfile
 from pathlib import Path
 from typing import Any, Sequence
 
-from ..errors import UserError, missing, temporary_storage_error
+from ..errors import UserError, missing, not_a_folder_there, temporary_storage_error
 from ..ownership import (CONTAINERS, MARKER, check_apart, check_claim, check_not_inside, check_output_files,
                          check_replaceable, export_again, mark, read_marker)
 from .hflm import fitting_hflm, offline_env
@@ -223,6 +223,9 @@ def _check_out(src: Path, data, out_dir, keep_export: bool, hf_source: bool) -> 
     source is evaluated as it is, so ``--keep-export`` kept nothing and the earlier OUT/hf was removed unchecked: an
     export of the user's with their NOTES.md, or a folder of their own, deleted, exit 0 (issue 30 round 17, D148,
     D150, D151). ``--keep-export`` of an HF folder is refused now; OUT/hf goes only when it is lm-eval's own export."""
+    if os.path.exists(out_dir) and not os.path.isdir(out_dir):  # named before the task data: without
+        # --data-root a pipe as --out got "the task files live in the data folder" (the CI of f9cb519)
+        raise UserError(f"--out {os.fspath(out_dir)!r} {not_a_folder_there(out_dir)}; choose another --out")
     check_apart(src, "the evaluated model's folder", out_dir, "--out")
     _check_out_not_in_data(data, out_dir)
     check_not_inside(out_dir, "--out", ("train", "prepare", "export"), within=CONTAINERS, verb="lm-eval")  # C204
