@@ -88,28 +88,31 @@ def check_counted_positions(model, length: int | None, cache, api: str) -> None:
 
 
 def check_generation_room(limit: int | None, max_length: int, prompt_length: int, max_new_tokens: int | None,
-                          api: str) -> None:
+                          api: str, prompt_said: str | None = None) -> None:
     """``ArgumentValueError`` (a UserError) before a Hugging Face ``generate`` starts when its ``max_length`` tokens
     (the prompt's ``prompt_length`` and ``max_new_tokens``, or ``max_length`` itself) pass the model's ``limit``
     positions: the forward's position check (round 29, W525) stopped it partway, with a line about position_ids the
     caller never passed and an evaluation's fix (issue 30 round 30, Y495, Y496, Y517). The fix named is the argument
     the caller gave: max_new_tokens <= limit - prompt, as leviathan's own ``generate`` fits a continuation
     (``fit_positions``); a prompt of ``limit`` ids or more is refused as that ``generate`` refuses it (round 16,
-    C102). Nothing is checked where the model names no limit (None)."""
+    C102). Nothing is checked where the model names no limit (None). ``prompt_said`` names what fills the prompt's
+    positions when they are not all ids ("3 embeddings (inputs_embeds)", "60 cached positions and 3 ids"): counted as
+    the ids alone, the line named a room past the positions (issue 30 round 31, AA108, AA105)."""
     from .errors import ArgumentValueError
 
     if limit is None or max_length <= limit:
         return
     where = f"the model's {limit:,} positions (max_position_embeddings)"
+    said = prompt_said or f"{prompt_length:,} ids"
     if prompt_length >= limit:
-        raise ArgumentValueError(f"{api}: the prompt has {prompt_length:,} ids but the model has {limit:,} positions "
+        raise ArgumentValueError(f"{api}: the prompt has {said} but the model has {limit:,} positions "
                                  f"(max_position_embeddings), so no new id fits after it; pass at most its last "
                                  f"{limit - 1:,} ids")
     room = limit - prompt_length
     if max_new_tokens is not None:
-        raise ArgumentValueError(f"{api}: max_new_tokens={max_new_tokens:,} after the prompt's {prompt_length:,} ids "
+        raise ArgumentValueError(f"{api}: max_new_tokens={max_new_tokens:,} after the prompt's {said} "
                                  f"reaches {max_length:,} tokens, past {where}; pass max_new_tokens <= {room:,} (or "
                                  f"a shorter prompt)")
-    raise ArgumentValueError(f"{api}: max_length={max_length:,} (the prompt's {prompt_length:,} ids and what is "
+    raise ArgumentValueError(f"{api}: max_length={max_length:,} (the prompt's {said} and what is "
                              f"generated) is past {where}; pass max_new_tokens <= {room:,}, or max_length <= "
                              f"{limit:,}")

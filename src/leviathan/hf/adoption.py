@@ -241,6 +241,16 @@ class _AdoptedMixin:
         check_generation_room(model_positions(self), generation_config.max_length, input_ids_length,
                               generation_config.max_new_tokens, f"{type(self).__name__}.generate")
 
+    def generate(self, inputs=None, generation_config=None, *args, **kwargs):
+        """transformers' ``generate``, its arguments checked first (``generate_arguments.check_generate_arguments``):
+        a length, beam count or sampling value it cannot use, a prompt on meta, or a generation past the positions
+        counted from a cached prefix or inputs_embeds ended in its raw errors or ran on (issue 30 round 31, AA90-AA108,
+        AA523, AA619-AA649)."""
+        from .generate_arguments import check_generate_arguments
+
+        check_generate_arguments(self, f"{type(self).__name__}.generate", inputs, generation_config, kwargs)
+        return super().generate(inputs, generation_config, *args, **kwargs)
+
     def set_input_embeddings(self, value: nn.Module) -> None:
         if not isinstance(value, LeviathanGenerator):
             raise InputEmbeddingError(

@@ -282,6 +282,16 @@ def init_generator(module: LeviathanGenerator) -> None:
         hf_init.copy_(module.center, center)
 
 
+def _refuse_inputs_embeds(api: str) -> None:
+    """``ArgumentValueError`` (a UserError, still the ValueError it was) for ``inputs_embeds``: the input side is the
+    model's own; ``generate(inputs_embeds=...)`` counted them as 0 ids and named a room for them (issue 30 round 31,
+    AA106's sibling in this class)."""
+    from ..errors import ArgumentValueError
+
+    raise ArgumentValueError(f"{api}: LeviathanForCausalLM computes its own input embeddings, so inputs_embeds is "
+                             f"not taken; pass input_ids instead")
+
+
 class LeviathanForCausalLM(LeviathanPreTrainedModel, GenerationMixin):
     """``LlamaModel`` (any input side) + linear head, as a ``PreTrainedModel`` with ``generate``."""
 
@@ -370,6 +380,18 @@ class LeviathanForCausalLM(LeviathanPreTrainedModel, GenerationMixin):
         check_generation_room(model_positions(self), generation_config.max_length, input_ids_length,
                               generation_config.max_new_tokens, "LeviathanForCausalLM.generate")
 
+    def generate(self, inputs=None, generation_config=None, *args, **kwargs):
+        """transformers' ``generate``, its arguments checked first (``generate_arguments.check_generate_arguments``):
+        a length, beam count or sampling value it cannot use, a prompt on meta, or a generation past the positions
+        counted from a cached prefix or inputs_embeds ended in its raw errors or ran on (issue 30 round 31, AA90-AA108,
+        AA523, AA619-AA649)."""
+        from .generate_arguments import check_generate_arguments
+
+        if kwargs.get("inputs_embeds") is not None:  # forward's refusal, before the lengths are counted (AA106)
+            _refuse_inputs_embeds("LeviathanForCausalLM.generate")
+        check_generate_arguments(self, "LeviathanForCausalLM.generate", inputs, generation_config, kwargs)
+        return super().generate(inputs, generation_config, *args, **kwargs)
+
     # ---- forward -----------------------------------------------------------------------------
     def forward(
         self,
@@ -396,8 +418,7 @@ class LeviathanForCausalLM(LeviathanPreTrainedModel, GenerationMixin):
         Parameters: Hugging Face's ``forward`` signature, which generation and the Trainer call by keyword.
         """
         if inputs_embeds is not None:
-            raise ValueError("LeviathanForCausalLM computes its own input embeddings; "
-                             "pass input_ids, not inputs_embeds")
+            _refuse_inputs_embeds("LeviathanForCausalLM.forward")
         if input_ids is None:
             raise ValueError("input_ids is required")
         for flag in ("output_attentions", "output_hidden_states"):
