@@ -114,3 +114,18 @@ def test_the_positions_are_counted_from_inputs_embeds(models):  # AA106, AA108
     assert adopted.generate(inputs_embeds=embeds, max_new_tokens=LIMIT - 3, do_sample=False).shape == (1, LIMIT - 3)
     _refused(lambda: native.generate(inputs_embeds=embeds, max_new_tokens=2), f"{native_name}.generate: "
              "LeviathanForCausalLM computes its own input embeddings, so inputs_embeds is not taken", ValueError)
+
+
+def test_a_prompt_or_generation_config_of_the_wrong_kind_is_refused(models):
+    """Siblings of AA93: a list, 1-D ids, a text as generation_config and do_sample='yes' were transformers' raw
+    AttributeError / IndexError, or taken."""
+    for name, model in models:
+        for call, said in ((lambda: model.generate([[1, 2, 3]], max_new_tokens=2), "inputs must be a (batch, length) "
+                            "tensor of token ids, got list [[1, 2, 3]]"),
+                           (lambda: model.generate(PROMPT[0], max_new_tokens=2), "inputs must be a (batch, length) tensor of token ids, got a 1-D "
+                            "tensor"),
+                           (lambda: model.generate(PROMPT, generation_config="x"), "generation_config must be a "
+                            "transformers GenerationConfig, got str 'x'"),
+                           (lambda: model.generate(PROMPT, max_new_tokens=2, do_sample="yes"), "do_sample 'yes' must "
+                            "be True or False")):
+            _refused(call, f"{name}.generate: {said}", TypeError)

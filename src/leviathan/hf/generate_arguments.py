@@ -56,11 +56,30 @@ def _getter(config: Any):
 def check_generate_arguments(model: Any, api: str, inputs: Any, generation_config: Any, kwargs: dict) -> None:
     """A UserError (``ArgumentValueError`` / ``ArgumentTypeError``) naming the argument and its fix when ``generate``
     would fail inside transformers or run past the model's positions (the module docstring's findings)."""
+    _check_kinds(api, inputs, generation_config, kwargs)
     values = generation_values(model, generation_config, kwargs)
     _check_each(api, values)
     _check_sampling(api, values)
     _refuse_meta_inputs(model, api, inputs, kwargs)
     _check_lengths(model, api, values, _Prompt(inputs, kwargs))
+
+
+def _check_kinds(api: str, inputs: Any, generation_config: Any, kwargs: dict) -> None:
+    """``ArgumentTypeError`` for a prompt that is no (batch, length) tensor (a list, 1-D ids: transformers' raw
+    AttributeError / IndexError) or a ``generation_config`` that is no ``GenerationConfig`` ('x': its AttributeError);
+    siblings of round 31's AA93."""
+    from transformers import GenerationConfig
+
+    if generation_config is not None and not isinstance(generation_config, GenerationConfig):
+        raise ArgumentTypeError(f"{api}: generation_config must be a transformers GenerationConfig, got "
+                                f"{type(generation_config).__name__} {generation_config!r:.40}; pass "
+                                f"GenerationConfig(...), the settings as keywords, or leave it out")
+    for name, value in (("inputs", inputs), ("input_ids", kwargs.get("input_ids"))):
+        if value is not None and not (isinstance(value, torch.Tensor) and value.dim() == 2):
+            shown = f"a {value.dim()}-D tensor" if isinstance(value, torch.Tensor) else \
+                f"{type(value).__name__} {value!r:.40}"
+            raise ArgumentTypeError(f"{api}: {name} must be a (batch, length) tensor of token ids, got {shown}; "
+                                    f"pass torch.tensor([ids]) (one row per prompt)")
 
 
 def _fix(name: str, where: str) -> str:
@@ -82,7 +101,7 @@ def _check_each(api: str, values: dict) -> None:
         number = is_integer(value) if name in _WHOLE else (isinstance(value, (int, float)) and not
                                                            isinstance(value, bool))
         error = ArgumentValueError if number else ArgumentTypeError
-        raise error(f"{api}: {problem.replace('(or null)', '(or None)')}; {_fix(name, where)}")
+        raise error(f"{api}: {problem.replace('(or null)', '(or None)').replace('true or false', 'True or False')}; {_fix(name, where)}")
 
 
 def _check_sampling(api: str, values: dict) -> None:
