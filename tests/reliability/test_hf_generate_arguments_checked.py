@@ -122,8 +122,8 @@ def test_a_prompt_or_generation_config_of_the_wrong_kind_is_refused(models):
     for name, model in models:
         for call, said in ((lambda: model.generate([[1, 2, 3]], max_new_tokens=2), "inputs must be a (batch, length) "
                             "tensor of token ids, got list [[1, 2, 3]]"),
-                           (lambda: model.generate(PROMPT[0], max_new_tokens=2), "inputs must be a (batch, length) tensor of token ids, got a 1-D "
-                            "tensor"),
+                           (lambda: model.generate(PROMPT[0], max_new_tokens=2), "inputs must be a (batch, length) "
+                            "tensor of token ids, got a 1-D tensor"),
                            (lambda: model.generate(PROMPT, generation_config="x"), "generation_config must be a "
                             "transformers GenerationConfig, got str 'x'"),
                            (lambda: model.generate(PROMPT, max_new_tokens=2, do_sample="yes"), "do_sample 'yes' must "

@@ -101,7 +101,8 @@ def _check_each(api: str, values: dict) -> None:
         number = is_integer(value) if name in _WHOLE else (isinstance(value, (int, float)) and not
                                                            isinstance(value, bool))
         error = ArgumentValueError if number else ArgumentTypeError
-        raise error(f"{api}: {problem.replace('(or null)', '(or None)').replace('true or false', 'True or False')}; {_fix(name, where)}")
+        said = problem.replace("(or null)", "(or None)").replace("true or false", "True or False")  # Python's words
+        raise error(f"{api}: {said}; {_fix(name, where)}")
 
 
 def _check_sampling(api: str, values: dict) -> None:
