@@ -6,7 +6,10 @@ Issue 30, noticed while fixing round 27: LeviathanForCausalLM kept every positio
 own) ended in torch's raw IndexError for numpy's True, 2.0 or an index past the sequence, and a TypeError for '2'
 (Y80, Y98, Y99, Y100); it read -1 as every position but the first and True as 1, silently (Y77, Y97);
 LeviathanForCausalLM raised the raw IndexError for the index past the sequence too. Each is refused in one line
-naming the class; 0, N, numpy's ints and an index tensor keep working.
+naming the class; 0, N, numpy's ints and an index tensor keep working. Round 31: an index tensor of int8 / int16 was
+torch's raw "tensors used as indices must be long, int, byte or bool tensors" and one of uint8 was read as a mask (a
+raw IndexError about its shape), in both classes (AA78, AA79, AA520, AA521); a count beside labels was torch's raw
+"Expected input batch_size (4) to match target batch_size (18)" (AA85, AA86). Each is one line now.
 """
 
 from __future__ import annotations
@@ -97,3 +100,35 @@ def test_an_adopted_models_logits_to_keep_given_in_its_place_is_checked_too(adop
     with pytest.raises(ValueError, match="logits_to_keep must be >= 0"):
         adopted(x, *[None] * (place - 1), -1)
     assert adopted(x, *[None] * (place - 1), 2).logits.shape == (1, 2, 64)
+
+
+@pytest.mark.parametrize("dtype", [torch.int8, torch.int16, torch.uint8])  # AA78, AA520; AA79, AA521 (uint8)
+def test_an_index_tensor_torch_cannot_index_with_is_refused(model, adopted, dtype):
+    from leviathan.errors import UserError
+
+    x = torch.randint(0, 64, (2, 6))
+    for name, hf in _both(model, adopted):
+        with pytest.raises(TypeError, match="^" + re.escape(
+                f"{name}.forward: logits_to_keep as a tensor must hold torch.long (or torch.int32) positions, got a "
+                f"{dtype} tensor")) as caught:
+            hf(x, logits_to_keep=torch.tensor([1, 2], dtype=dtype), use_cache=False)
+        assert isinstance(caught.value, UserError) and "\n" not in str(caught.value)
+        assert str(caught.value).endswith("pass logits_to_keep.long()")
+        kept = hf(x, logits_to_keep=torch.tensor([1, 2], dtype=torch.int32), use_cache=False).logits  # int32 indexes
+        assert kept.shape == (2, 2, 64)
+
+
+@pytest.mark.parametrize("value", [2, torch.tensor([5, 4, 3, 2, 1, 0])])  # AA85, AA86; the pairs mixed up silently
+def test_logits_kept_beside_labels_are_refused(model, adopted, value):
+    from leviathan.errors import UserError
+
+    x = torch.randint(0, 64, (2, 6))
+    for name, hf in _both(model, adopted):
+        with pytest.raises(ValueError, match="^" + re.escape(f"{name}.forward: labels were given beside "
+                                                             f"logits_to_keep=")) as caught:
+            hf(x, labels=x, logits_to_keep=value, use_cache=False)
+        assert isinstance(caught.value, UserError) and "leave logits_to_keep out (0) when passing labels" in str(
+            caught.value)
+        with torch.no_grad():  # every position kept: the loss of logits_to_keep=0
+            assert torch.equal(hf(x, labels=x, logits_to_keep=6, use_cache=False).loss,
+                               hf(x, labels=x, use_cache=False).loss)

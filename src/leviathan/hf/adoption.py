@@ -72,9 +72,12 @@ from .adoption_config import check_source_config
 from .adoption_table import check_fit_table
 from .adoption_fit import Fit, FitReport, as_fit, bucket_fits, fit_to_table, row_weights, text_ids, text_loss
 from .config_file import check_saved_dtype, read_config_json, saved_config
-from .logits_to_keep import check_logits_to_keep, input_length
+from .forward_switches import check_forward_switches
+from .generate_ids import check_generate_ids
+from .logits_to_keep import check_kept_for_loss, check_logits_to_keep, input_length
 from .weights_digest import RECORD as WEIGHTS_RECORD, check_weights
-from .modeling import InputEmbeddingError, LeviathanForCausalLM, check_items_count, init_generator, loss_count
+from .modeling import (InputEmbeddingError, LeviathanForCausalLM, check_hf_labels, check_items_count, init_generator,
+                       loss_count)
 from .settings_digest import check_stamp, stamp
 
 CONFIG_KEY = "leviathan_generator"
@@ -251,6 +254,12 @@ class _AdoptedMixin:
         check_generate_arguments(self, f"{type(self).__name__}.generate", inputs, generation_config, kwargs)
         return super().generate(inputs, generation_config, *args, **kwargs)
 
+    def _prepare_special_tokens(self, generation_config, *args, **kwargs):
+        """transformers' preparation of ``generate``'s token ids, after ``generate_ids.check_generate_ids``: an
+        ``eos_token_id`` the model does not have was taken without a word (issue 30 round 31, AA623, AA624)."""
+        check_generate_ids(self, generation_config, f"{type(self).__name__}.generate")
+        return super()._prepare_special_tokens(generation_config, *args, **kwargs)
+
     def set_input_embeddings(self, value: nn.Module) -> None:
         if not isinstance(value, LeviathanGenerator):
             raise InputEmbeddingError(
@@ -360,7 +369,10 @@ def _counted_forward(forward: Any, name: str) -> Any:
     ``check_position_values``). A numpy ``logits_to_keep`` is passed on as Python's int: transformers takes only an
     ``int`` as a count, and ``np.int64(1)`` was read as an index, the position axis dropped (round 29, W504's kind);
     it is checked as LeviathanForCausalLM's is (``_checked_logits_to_keep``, round 30), and ids counted past the
-    positions are refused as given ones are (``_check_counted_positions``, round 30, Y514).
+    positions are refused as given ones are (``_check_counted_positions``, round 30, Y514). Round 31: its switches
+    (``forward_switches``, AA634-AA636), its ids and 2-D mask (``_check_ids_and_mask``, AA625, AA630) and its labels
+    (``modeling.check_hf_labels``, AA632, AA633; beside ``logits_to_keep``, AA86) are held to LeviathanForCausalLM's
+    rules.
     Footgun: ``functools.wraps`` keeps the original's signature, which the Trainer reads (the dataset columns it
     keeps, whether the model takes loss kwargs)."""
     names = [*inspect.signature(forward).parameters][1:]  # after self: input_ids, attention_mask, position_ids, ...
@@ -369,10 +381,15 @@ def _counted_forward(forward: Any, name: str) -> Any:
     def counted(self, *args: Any, **kwargs: Any) -> Any:
         given = [*zip(names, args), *kwargs.items()]
         named = dict(given)
+        check_forward_switches(f"{name}.forward", named)  # 'no' read as true (round 31, AA634-AA636)
         check_items_count(kwargs.get("num_items_in_batch"), f"{name}.forward", named.get("labels"))
         _refuse_meta_arguments(self, f"{name}.forward", given)
         check_position_values(named.get("position_ids"), model_positions(self), f"{name}.forward")  # W525
         _check_counted_positions(self, named, f"{name}.forward")  # Y514
+        _check_ids_and_mask(self, named, f"{name}.forward")  # AA625, AA630
+        if named.get("labels") is not None:  # float labels, labels past the vocabulary (round 31, AA632, AA633)
+            check_hf_labels(named["labels"], _input_shape(named), self.config.vocab_size,
+                            kwargs.get("num_items_in_batch"), f"{name}.forward")
         if "num_items_in_batch" in kwargs:
             kwargs["num_items_in_batch"] = loss_count(kwargs["num_items_in_batch"])
         if "logits_to_keep" in named:  # checked, numpy's int as Python's (W504's kind; round 30, Y77, Y80, Y97-Y100)
@@ -387,11 +404,44 @@ def _checked_logits_to_keep(names: list, args: tuple, kwargs: dict, named: dict,
     the rule LeviathanForCausalLM's forward follows: transformers' own forward indexed with a float, a text, numpy's
     bool or an index past the sequence (raw IndexError / TypeError, issue 30 round 30, Y80, Y98-Y100) and read -1 and
     True as counts without a word (Y77, Y97)."""
-    kept = check_logits_to_keep(named["logits_to_keep"], input_length(named.get("input_ids"),
-                                                                      named.get("inputs_embeds")), api)
+    length = input_length(named.get("input_ids"), named.get("inputs_embeds"))
+    kept = check_logits_to_keep(named["logits_to_keep"], length, api)
+    check_kept_for_loss(kept, named.get("labels"), length, api)  # a count beside labels (round 31, AA86)
     if "logits_to_keep" in kwargs:
         return args, {**kwargs, "logits_to_keep": kept}
     return tuple(kept if n == "logits_to_keep" else a for n, a in zip(names, args)) + args[len(names):], kwargs
+
+
+def _input_shape(named: dict) -> tuple[int, int] | None:
+    """The (B, T) of a forward's input (``input_ids``, or ``inputs_embeds`` (B, T, D)); None when neither is such a
+    tensor (the original model names that itself)."""
+    for value, dims in ((named.get("input_ids"), 2), (named.get("inputs_embeds"), 3)):
+        if isinstance(value, torch.Tensor) and value.dim() == dims:
+            return int(value.shape[0]), int(value.shape[1])
+    return None
+
+
+def _check_ids_and_mask(model: nn.Module, named: dict, api: str) -> None:
+    """The input rules of leviathan's own models for an adopted model's forward: ids in [0, config.vocab_size)
+    (``model.labels.check_input_ids``), where the generator embeds any id below its capacity b^k, so ``generate`` on
+    prompt ids past the 300 of the vocabulary ran without a word (issue 30 round 31, AA625); and a 2-D
+    ``attention_mask`` of shape (B, cached + T) with 0/1 values (``model.attention_inputs.check_attention_inputs``):
+    one of 5 positions for 9 ids was taken without a word (AA630). A 4-D mask (transformers' custom masks) is the
+    original's to read. Costs one scan of the ids and of a 2-D mask per call (one device sync each, as in
+    LeviathanForCausalLM); none on meta or while compiling."""
+    from ..model.attention_inputs import check_attention_inputs
+    from ..model.labels import check_input_ids
+
+    if torch.compiler.is_compiling():
+        return
+    ids, vocab = named.get("input_ids"), getattr(model.config, "vocab_size", None)
+    if isinstance(ids, torch.Tensor) and not ids.is_meta and isinstance(vocab, int):
+        check_input_ids(ids, vocab)
+    mask, shape = named.get("attention_mask"), _input_shape(named)
+    if isinstance(mask, torch.Tensor) and mask.dim() == 2 and shape is not None and not mask.is_meta:
+        cache = named.get("cache", named.get("past_key_values"))
+        past = cache.get_seq_length() if cache is not None and hasattr(cache, "get_seq_length") else 0
+        check_attention_inputs(None, mask, batch=shape[0], length=shape[1], past=int(past))
 
 
 def _check_counted_positions(model: nn.Module, named: dict, api: str) -> None:

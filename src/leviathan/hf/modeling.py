@@ -38,14 +38,16 @@ from transformers import initialization as hf_init
 from transformers.cache_utils import DynamicCache
 from transformers.modeling_outputs import CausalLMOutputWithPast
 
-from ..errors import UserError
+from ..errors import ArgumentValueError, UserError
 from ..model.embedding import CompositionalEmbedding, FactorizedEmbedding
 from ..model.generator import LeviathanGenerator
 from ..model.output_norm import OutputNorm
 from ..model.llama import LlamaModel, LlamaRMSNorm, LlamaRotaryEmbedding
 from ..positions import check_counted_positions, check_generation_room, model_positions
 from .configuration import LeviathanConfig
-from .logits_to_keep import check_logits_to_keep, input_length
+from .forward_switches import check_forward_switches
+from .generate_ids import check_generate_ids
+from .logits_to_keep import check_kept_for_loss, check_logits_to_keep, input_length
 
 TIED_WEIGHTS = {"lm_head.weight": "model.embed_tokens.weight"}
 # transformers 5 renamed the output's ``past_key_values`` field to ``cache``
@@ -392,6 +394,12 @@ class LeviathanForCausalLM(LeviathanPreTrainedModel, GenerationMixin):
         check_generate_arguments(self, "LeviathanForCausalLM.generate", inputs, generation_config, kwargs)
         return super().generate(inputs, generation_config, *args, **kwargs)
 
+    def _prepare_special_tokens(self, generation_config, *args, **kwargs):
+        """transformers' preparation of ``generate``'s token ids, after ``generate_ids.check_generate_ids``: an
+        ``eos_token_id`` the model does not have was taken without a word (issue 30 round 31, AA645)."""
+        check_generate_ids(self, generation_config, "LeviathanForCausalLM.generate")
+        return super()._prepare_special_tokens(generation_config, *args, **kwargs)
+
     # ---- forward -----------------------------------------------------------------------------
     def forward(
         self,
@@ -421,9 +429,12 @@ class LeviathanForCausalLM(LeviathanPreTrainedModel, GenerationMixin):
             _refuse_inputs_embeds("LeviathanForCausalLM.forward")
         if input_ids is None:
             raise ValueError("input_ids is required")
+        check_forward_switches("LeviathanForCausalLM.forward",  # 'no' read as true (round 31, AA637-AA639)
+                               {**kwargs, "use_cache": use_cache, "return_dict": return_dict})
         for flag in ("output_attentions", "output_hidden_states"):
-            if kwargs.get(flag):
-                raise ValueError(f"{flag}=True is not supported by LeviathanForCausalLM")
+            if kwargs.get(flag):  # a UserError too (still the ValueError it was): round 31, AA638
+                raise ArgumentValueError(f"{flag}=True is not supported by LeviathanForCausalLM; leave {flag} out "
+                                         f"(or pass False)")
         if isinstance(attention_mask, torch.Tensor) and attention_mask.dim() != 2:  # a non-tensor: LlamaModel's
             raise ValueError(f"attention_mask must be 2D (batch, keys), got shape {tuple(attention_mask.shape)}; "
                              "static/compiled caches are not supported")
@@ -445,7 +456,8 @@ class LeviathanForCausalLM(LeviathanPreTrainedModel, GenerationMixin):
 
         loss = None
         if labels is not None:
-            _check_hf_labels(labels, input_ids, self.config.vocab_size, kwargs.get("num_items_in_batch"))
+            check_hf_labels(labels, input_ids.shape, self.config.vocab_size, kwargs.get("num_items_in_batch"))
+            check_kept_for_loss(logits_to_keep, labels, input_length(input_ids), "LeviathanForCausalLM.forward")  # AA85
             # Hugging Face convention: labels == inputs, shifted inside (ignore_index -100)
             loss = self.loss_function(logits=logits, labels=labels, vocab_size=self.config.vocab_size,
                                       num_items_in_batch=loss_count(kwargs.get("num_items_in_batch")))
@@ -454,30 +466,34 @@ class LeviathanForCausalLM(LeviathanPreTrainedModel, GenerationMixin):
         return out if return_dict else out.to_tuple()
 
 
-def _check_hf_labels(labels: Any, input_ids: torch.Tensor, vocab_size: int, num_items_in_batch: Any = None) -> None:
+def check_hf_labels(labels: Any, shape: Any, vocab_size: int, num_items_in_batch: Any = None, api: str = "") -> None:
     """The native model's label checks (``model.labels``: an integer tensor of ``input_ids``' shape, ids in
     [0, vocab_size) or -100) for Hugging Face's labels, which are the inputs, shifted inside the loss: labels of
     another length were torch's raw "Expected input batch_size (18) to match target batch_size (10)" (issue 30 round
     24, W226). Labels with no target after the shift (all -100, or only each row's first label) are refused as
     ``check_labels`` refuses them: transformers' mean over no target was a NaN loss without a word (round 26, Q187).
     Footgun kept: with ``num_items_in_batch`` (the Trainer's gradient accumulation) the loss is a sum divided by the
-    whole batch's count, so a micro-batch of padding alone is a loss of 0, not NaN, and is taken."""
+    whole batch's count, so a micro-batch of padding alone is a loss of 0, not NaN, and is taken. ``shape``: the
+    input's (B, T) (None: not known, left to the model); ``api``: the forward a line names, for an adopted model's
+    forward, which took float labels and labels past the vocabulary to torch's raw errors (issue 30 round 31, AA632,
+    AA633; none of these rules were its)."""
     from ..errors import ArgumentValueError
     from ..model.labels import check_label_type, check_label_values
 
-    check_label_type(labels, "labels")
+    prefix = f"{api}: " if api else ""
+    check_label_type(labels, f"{prefix}labels")
     check_items_count(num_items_in_batch, labels=labels)
-    if labels.shape != input_ids.shape:
-        raise ArgumentValueError(f"labels must have the shape of input_ids {tuple(input_ids.shape)} (Hugging Face's "
+    if shape is not None and labels.shape != tuple(shape):
+        raise ArgumentValueError(f"{prefix}labels must have the shape of input_ids {tuple(shape)} (Hugging Face's "
                                  f"convention: the inputs themselves, shifted inside the loss), got "
                                  f"{tuple(labels.shape)}")
     if labels.numel():
         check_label_values(labels, vocab_size)
     if num_items_in_batch is None and not bool((labels[..., 1:] != -100).any()):  # transformers shifts them
-        raise ArgumentValueError(f"labels {tuple(labels.shape)} hold no target after Hugging Face's shift (labels[..., "
-                                 f"1:], the ids the positions predict, are all -100 or none), so the loss would be a "
-                                 f"mean over no target (NaN); give at least one target id, or leave out a batch "
-                                 f"with nothing to score")
+        raise ArgumentValueError(f"{prefix}labels {tuple(labels.shape)} hold no target after Hugging Face's shift "
+                                 f"(labels[..., 1:], the ids the positions predict, are all -100 or none), so the loss "
+                                 f"would be a mean over no target (NaN); give at least one target id, or leave out a "
+                                 f"batch with nothing to score")
 
 
 def check_items_count(count: Any, api: str = "LeviathanForCausalLM.forward", labels: Any = None) -> None:

@@ -19,7 +19,10 @@ def check_attention_inputs(position_ids, attention_mask, *, batch: int, length: 
     integers (or (1, T), shared by the batch), ``attention_mask`` (B, past + T) (or (1, past + T)) of 0 and 1
     (``check_mask_values``); None is fine. On the meta device either is a UserError: the mask's value check was
     torch's raw "Tensor.item() cannot be called on meta tensors", positions its "Tensor on device cpu is not on the
-    expected device meta" (issue 30 round 29, W744's kind)."""
+    expected device meta" (issue 30 round 29, W744's kind). The type and shape lines are ``errors.ArgumentTypeError`` /
+    ``ArgumentValueError``, UserErrors that are still the TypeError / ValueError they were: an adopted model's forward
+    holds its 2-D mask to this rule too (issue 30 round 31, AA630), and the API's bad input ends in a UserError."""
+    from ..errors import ArgumentTypeError, ArgumentValueError
     from ..meta_device import refuse_meta
 
     for name, value, width in (("position_ids", position_ids, length), ("attention_mask", attention_mask,
@@ -27,16 +30,15 @@ def check_attention_inputs(position_ids, attention_mask, *, batch: int, length: 
         if value is None:
             continue
         if not isinstance(value, torch.Tensor):
-            raise TypeError(f"{name} must be a tensor (batch, {_what(name)}) or None, got {type(value).__name__} "
-                            f"{value!r:.40}")
+            raise ArgumentTypeError(f"{name} must be a tensor (batch, {_what(name)}) or None, got "
+                                    f"{type(value).__name__} {value!r:.40}")
         if value.dim() != 2 or value.shape[0] not in (1, batch) or value.shape[1] != width:
-            raise ValueError(f"{name} must have shape ({batch}, {width}) ({_what(name)}: the input's {batch} "
-                             f"sequence(s) of {length} ids after {past} cached position(s)), got {tuple(value.shape)}")
+            raise ArgumentValueError(f"{name} must have shape ({batch}, {width}) ({_what(name)}: the input's {batch} "
+                                     f"sequence(s) of {length} ids after {past} cached position(s)), got "
+                                     f"{tuple(value.shape)}")
         refuse_meta(value, name, "pass it with values (on the input_ids' device), or leave it out")
     if position_ids is not None and (position_ids.dtype.is_floating_point or position_ids.dtype.is_complex
                                      or position_ids.dtype == torch.bool):
-        from ..errors import ArgumentTypeError  # a UserError too, as check_position_values' (round 29, W525)
-
         raise ArgumentTypeError(f"position_ids must be integer positions, got a {position_ids.dtype} tensor; pass "
                                 f"torch.long positions (or none: the model counts them from 0)")
     if attention_mask is not None:

@@ -1,0 +1,38 @@
+"""The token ids ``generate`` is given (``eos_token_id=``, ``pad_token_id=``, ... or the model's generation_config),
+held to the model's vocabulary in both of leviathan's HF classes.
+
+    check_generate_ids(model, generation_config, "LeviathanForCausalLM.generate")
+
+``generate(..., eos_token_id=400)`` on a model of 300 ids generated to the end without a word, never able to stop at
+an id the model cannot produce, and ``pad_token_id=-1`` was taken the same way (issue 30 round 31, AA623, AA624,
+AA645), while the loaders and savers refuse such ids in config.json and generation_config.json (AA159, AA426;
+``configuration.token_id_problem`` is the rule for all of them).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import torch
+
+
+def check_generate_ids(model: Any, generation_config: Any, api: str) -> None:
+    """``errors.ArgumentValueError`` (a UserError) naming ``api`` and the first of ``configuration.GENERATION_IDS`` of
+    ``generation_config`` (generate's, its keywords merged in) that is not a token id of ``model``'s vocabulary
+    (``config.vocab_size``); a tensor of ids is read once (a few values). Nothing is checked when the vocabulary is
+    not a whole number."""
+    from ..errors import ArgumentValueError
+    from ..integers import is_integer
+    from .configuration import GENERATION_IDS, token_id_problem
+
+    vocab = getattr(getattr(model, "config", None), "vocab_size", None)
+    if generation_config is None or not is_integer(vocab):
+        return
+    for name in GENERATION_IDS:
+        value = getattr(generation_config, name, None)
+        if isinstance(value, torch.Tensor):  # transformers takes a tensor of ids too
+            value = None if value.is_meta else value.reshape(-1).tolist()
+            value = value[0] if isinstance(value, list) and len(value) == 1 and name != "eos_token_id" else value
+        if (problem := token_id_problem(name, value, vocab)) is not None:
+            raise ArgumentValueError(f"{api}: {problem}; pass the tokenizer's id (below {vocab}) as {name}, or leave "
+                                     f"it out (and set model.generation_config.{name} to such an id, or None)")
