@@ -233,7 +233,7 @@ def save_whole(save: Callable[[str], Any], save_directory: str | os.PathLike) ->
             result = save(str(tmp))
             record_shards(tmp)  # a sharded save's index records its shards, checked on load (round 25, Y509-Y512)
             record_weights(tmp)  # an adopted whole-file save's config.json its weights (round 27, S475)
-            keep_earlier_variants(tmp, out)  # and the other variants' already there (round 31, AA751)
+            keep_earlier_variants(tmp, out, _earlier_weights(out))  # other variants kept (round 31, AA751)
             publish(tmp)
             # a Ctrl-C among the renames would leave a mix of two saves, and a load among them read one (U515)
             with swapping(out), held_stops(deliver_after=True):
@@ -277,7 +277,7 @@ def _move_in(tmp: Path, out: Path) -> None:
     from ..replace_together import replace_together
 
     names = sorted(os.listdir(tmp), key=lambda name: name == "config.json")
-    stale = [out / name for name in earlier_weights(out) if name not in names]
+    stale = [out / name for name in _earlier_weights(out) if name not in names]
     earlier = tmp / ".earlier"
     earlier.mkdir()
     replace_together([(tmp / name, out / name) for name in names], aside=lambda target: earlier / target.name,
@@ -289,7 +289,7 @@ _WEIGHT_FILES = ("model.safetensors", "pytorch_model.bin")  # an unsharded save'
 _INDEX_FILES = ("model.safetensors.index.json", "pytorch_model.bin.index.json")  # a sharded save's record
 
 
-def earlier_weights(out: Path) -> list[str]:
+def _earlier_weights(out: Path) -> list[str]:
     """The weight files of ``out`` that an earlier ``save_pretrained`` wrote: an unsharded save's weights, its index and
     the shards the index names. A glob of weight names (``model-*.safetensors``, ``pytorch_model*.bin``) removed a
     user's own ``model-mine.safetensors`` and ``pytorch_model_backup.bin`` on a rerun (round 22, S485): only a name

@@ -57,15 +57,15 @@ def record_weights(folder: str | os.PathLike) -> None:
     config.write_text(json.dumps(content, indent=2, sort_keys=True) + "\n")
 
 
-def keep_earlier_variants(tmp: Path, out: Path) -> None:
+def keep_earlier_variants(tmp: Path, out: Path, replaced: list[str]) -> None:
     """Carry into ``tmp``'s config.json (a save's temporary folder, after ``record_weights``) the records of the whole
     weights files already in ``out`` that this save neither writes nor replaces (another variant's), when ``out``'s
     config.json is this save's but for the record and each such file is the one it records; otherwise a UserError
     before anything in ``out`` changes. A second save with variant='v2' into a folder holding a variant='v1' save
     rewrote config.json's record to v2 only and left model.v1.safetensors, which load_adopted then refused as "added
-    after the save": the earlier variant no longer loaded, and nothing was said (issue 30 round 31, AA751)."""
+    after the save": the earlier variant no longer loaded, and nothing was said (issue 30 round 31, AA751).
+    ``replaced``: the earlier save's own weights this save replaces (``save_folder._earlier_weights``)."""
     from .. import json_text
-    from .save_folder import earlier_weights
 
     config = tmp / "config.json"
     if not config.is_file() or not os.path.isdir(out):
@@ -74,7 +74,6 @@ def keep_earlier_variants(tmp: Path, out: Path) -> None:
     record = content.get(RECORD)
     if "leviathan_generator" not in content or not isinstance(record, dict):
         return
-    replaced = set(earlier_weights(out))  # the earlier save's own unsharded weights: this save replaces them
     left = sorted(n for n in os.listdir(out) if _WHOLE.match(n) and n not in record and n not in replaced)
     if not left:
         return
