@@ -613,11 +613,14 @@ def sha256_file(path: str | os.PathLike) -> str:
     """The hex sha256 of the file at ``path``, read in blocks (the one file digest of a checkpoint's state.json, an
     output marker's ``sha256`` and a sharded save's shard record). A folder, a named pipe, a socket or a device at
     ``path`` is a UserError naming it: a pipe blocked ``open`` until a writer came, for ever (issue 30 round 27, S261),
-    and a folder was the raw IsADirectoryError (S262)."""
+    and a folder was the raw IsADirectoryError (S262). The path is held to ``value_rules.path_problem`` first, as every
+    reader's place: a NUL byte was Python's raw "ValueError: embedded null byte" (issue 30 round 31, AA368)."""
     import hashlib
 
     from .errors import UserError, not_a_file
+    from .value_rules import api_check, path_problem
 
+    api_check("sha256_file", "path", path_problem(path), "pass the path of a regular file")
     if (problem := not_a_file(path)) is not None:
         raise UserError(f"sha256_file: {os.fspath(path)!r} {problem}; nothing was read; pass the path of a regular "
                         f"file")

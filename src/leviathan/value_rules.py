@@ -137,12 +137,31 @@ def check_callback(api: str, name: str, value) -> None:
     """TypeError when ``value`` is neither None nor a function (a ``report=`` or ``log=`` that takes one message):
     ``read_results(path, report='yes')`` was taken while no line was damaged (E27) and was called as a function at
     the first torn one, "'str' object is not callable" (issue 30 round 17, E30). ``errors.ArgumentTypeError``, a
-    UserError that is still the TypeError it was, so the CLI and callers read it as one line (round 30, Y431)."""
+    UserError that is still the TypeError it was, so the CLI and callers read it as one line (round 30, Y431). A
+    function that cannot be called with the one message is refused too, before any work: ``folder_lock(log=lambda:
+    None)`` took over a dead writer's lock and then ended in "<lambda>() takes 0 positional arguments but 1 was given"
+    (issue 30 round 31, AA281, AA714: ``lambda m, extra: None``). A callable whose signature Python cannot read (some
+    builtins) is taken as it is."""
+    import inspect
+
     from .errors import ArgumentTypeError
 
     if value is not None and not callable(value):
         raise ArgumentTypeError(f"{api}: {name} must be a function taking one message (such as print), or None for the "
                         f"default, got {value!r:.60}; pass one")
+    if value is None:
+        return
+    try:
+        signature = inspect.signature(value)
+    except (TypeError, ValueError):  # no signature to read (a builtin of C): left to the call
+        return
+    try:
+        signature.bind("message")
+    except TypeError:
+        shown = getattr(value, "__qualname__", type(value).__name__)
+        raise ArgumentTypeError(f"{api}: {name} must be a function taking one message (such as print), or None for the "
+                                f"default, got {shown}{signature}, which cannot be called with one message; pass a "
+                                f"function of one argument (lambda message: ...)") from None
 
 
 def thread_problem(value) -> str | None:

@@ -124,3 +124,27 @@ def test_folder_lock_log_none_is_the_default(tmp_path, capsys):
     with folder_lock(folder, "export", log=said.append):
         pass
     assert len(said) == 1 and said[0].startswith("note: took over the lock of")
+
+
+@pytest.mark.parametrize("log, shown", [(lambda: None, r"<lambda>\(\)"), (lambda m, extra: None, r"<lambda>\(m, extra\)")])
+def test_folder_lock_log_of_the_wrong_arity_is_refused_at_the_call(tmp_path, log, shown):
+    """Round 31, AA281, AA714: a callback that cannot take the one message took over the dead writer's lock and then
+    ended in Python's raw "takes 0 positional arguments but 1 was given"."""
+    folder = tmp_path / "lk714"
+    _dead_holder(folder, tmp_path)
+    with pytest.raises(UserError, match=rf"folder_lock: log must be a function taking one message .*got .*{shown}, "
+                                        r"which cannot be called with one message; pass a function of one argument"):
+        with folder_lock(folder, "export", log=log):
+            pass
+    assert (folder / ".lock").exists()  # the dead writer's lock is left as it was
+
+
+def test_the_callback_siblings_refuse_the_wrong_arity_before_any_work(tmp_path):
+    """Round 31, AA714's siblings: merge_sweeps, read_records and adopt_rows called their report/log unchecked."""
+    from leviathan.experiments.machinery.embedding_files import read_records
+    from leviathan.experiments.machinery.shards import merge_sweeps
+
+    for call, who in ((lambda: merge_sweeps([tmp_path / "none"], report=lambda: None), "merge_sweeps: report"),
+                      (lambda: read_records(tmp_path / "none", report=lambda a, b: None), "read_records: report")):
+        with pytest.raises(UserError, match=rf"^{who} must be a function taking one message"):
+            call()

@@ -39,6 +39,13 @@ def test_sha256_of_a_folder_names_it(tmp_path):
         sha256_file(tmp_path / "d")
 
 
+def test_sha256_of_a_path_with_a_nul_is_one_line(tmp_path):
+    """Round 31, AA368: a NUL in the path was Python's raw "ValueError: embedded null byte"."""
+    (tmp_path / "b0.txt").write_text("x")
+    with pytest.raises(UserError, match=r"sha256_file: path: .*NUL byte.*pass the path of a regular file"):
+        sha256_file(str(tmp_path / "b0.txt") + "\x00")
+
+
 def test_remove_tree_of_a_named_pipe_leaves_it_and_says_so(tmp_path):
     os.mkfifo(tmp_path / "fifo")
     done = _in_child("from leviathan.removal import remove_tree\nprint(remove_tree('fifo'))\n", tmp_path)

@@ -65,3 +65,13 @@ def test_candidates_are_each_id_once_ascending(candidates, said):
 def test_a_probe_given_twice_still_gets_its_row_twice():
     out = nearest_neighbours(_table(), np.array([1, 1]), np.arange(300), 3)
     assert out[0].tolist() == out[1].tolist() and 1 not in out[0]
+
+
+@pytest.mark.parametrize("name", ["probes", "candidates"])
+def test_ids_of_two_dimensions_are_named(name):
+    """Round 31, AA393: 2-D candidates were numpy's raw "all the input arrays must have same number of dimensions"."""
+    given = {"probes": np.array([1]), "candidates": np.arange(300)}
+    given[name] = given[name].reshape(1, -1)
+    with pytest.raises(UserError, match=rf"nearest_neighbours: {name}: must be one list of token ids \(a 1-D array\), "
+                                        r"got an array of shape \(1, \d+\); pass a flat list"):
+        nearest_neighbours(_table(), given["probes"], given["candidates"], 1)

@@ -76,3 +76,31 @@ def test_the_trainer_method_the_check_reads_is_there():
     resume unchecked (hf/trainer_resume.py's footgun)."""
     method = getattr(transformers.Trainer, _LOADER)
     assert "resume_from_checkpoint" in inspect.signature(method).parameters
+
+
+@pytest.fixture(scope="module")
+def trained(tmp_path_factory):
+    """A 2-step Trainer run of an adopted model (checkpoint-2), trained once; tests resume copies of it."""
+    out = tmp_path_factory.mktemp("trainer-run") / "a"
+    _trainer(out, 2, 0).train()
+    return out
+
+
+@pytest.mark.parametrize("config, said", [
+    (None, r"config\.json' is missing, though an adopted model's save_pretrained writes it into every checkpoint"),
+    ('{"a": 1, "a": 2}', r"config\.json' is not readable JSON \(.*'a'.*\)"),
+    ('{"a": 1}', r"config\.json' is not an adopted model's config\.json \(it has no leviathan_generator\)"),
+])
+def test_a_checkpoint_config_json_missing_or_not_the_saves_is_refused_on_resume(trained, tmp_path, config, said):
+    """Round 31, AA736 (no config.json), AA737 (a key twice): resumed without a word, the digest check skipped."""
+    ours = tmp_path / "a"
+    shutil.copytree(trained, ours)
+    file = ours / "checkpoint-2" / "config.json"
+    file.unlink()
+    if config is not None:
+        file.write_text(config)
+    with pytest.raises(UserError, match=rf"^'.*checkpoint-2/{said}.*; restore the checkpoint folder from a copy, or "
+                                        r"resume from another checkpoint \(trainer\.train\(resume_from_checkpoint="
+                                        r"FOLDER\)\)$"):
+        _trainer(ours, 3, 0).train(resume_from_checkpoint=True)
+    assert not (ours / "checkpoint-3").exists()

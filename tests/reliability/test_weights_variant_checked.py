@@ -89,3 +89,53 @@ def test_variant_problem():
     assert variant_problem(None) is None and variant_problem("fp16") is None
     for bad in ("..", ".", "a/b", "a\\b", "a\0", b"v1", 1.5):
         assert variant_problem(bad) is not None
+
+
+@pytest.fixture(scope="module")
+def two_variants(tmp_path_factory):
+    """One adopted model saved with variant 'v1' and then 'v2' into one folder, and a second model (another seed)
+    saved with 'v2' into a copy of a 'v1' save (round 31, AA751, AA752)."""
+    import shutil
+
+    root = tmp_path_factory.mktemp("two-variants")
+    model = adopt(transformers.LlamaConfig(**LLAMA), **GEN)
+    model.save_pretrained(root / "both", variant="v1")
+    shutil.copytree(root / "both", root / "other")
+    model.save_pretrained(root / "both", variant="v2")
+    return root, model
+
+
+def test_a_second_variant_saved_into_a_folder_keeps_the_first_loading(two_variants):
+    """AA751: the v2 save rewrote config.json's record to v2 alone; model.v1.safetensors was then refused as added
+    after the save. Both load now, each its own weights."""
+    import torch
+
+    root, model = two_variants
+    for variant in ("v1", "v2"):
+        loaded = load_adopted(root / "both", variant=variant)
+        assert all(torch.equal(a, b) for a, b in zip(loaded.state_dict().values(), model.state_dict().values()))
+
+
+def test_a_variant_of_another_model_is_refused_before_anything_is_written(two_variants, tmp_path):
+    """AA751's other side: a model of other settings saved with 'v2' beside a 'v1' save would leave v1 unrecorded."""
+    import hashlib
+
+    root, _ = two_variants
+    other = adopt(transformers.LlamaConfig(**{**LLAMA, "num_hidden_layers": LLAMA["num_hidden_layers"] + 1}), **GEN)
+    before = {p.name: hashlib.sha256(p.read_bytes()).hexdigest() for p in (root / "other").iterdir() if p.is_file()}
+    with pytest.raises(UserError, match=r"^save_pretrained: '.*other' holds model\.v1\.safetensors, weights of an "
+                                        r"earlier save that this save's config\.json would not record .*; nothing was "
+                                        r"written; save into another folder, or move model\.v1\.safetensors out"):
+        other.save_pretrained(root / "other", variant="v2")
+    after = {p.name: hashlib.sha256(p.read_bytes()).hexdigest() for p in (root / "other").iterdir() if p.is_file()}
+    assert after == before
+    load_adopted(root / "other", variant="v1")
+
+
+def test_a_folder_of_two_variants_names_both(two_variants):
+    """AA752: the line named v1 alone (and told to load it, which was then refused)."""
+    root, _ = two_variants
+    _one_line(load_adopted, root / "both", r"^load_adopted: '.*both' holds weights saved with variant='v1' and "
+                                           r"variant='v2' \(save_pretrained\(variant=\.\.\.\)\) and none without; load "
+                                           r"one of them with load_adopted\('.*both', variant='v1'\) or "
+                                           r"load_adopted\('.*both', variant='v2'\)$")

@@ -58,6 +58,10 @@ def default_cache_dir() -> Path:
 def bench_tokenizer(spec: str, cache_dir: Path, log: Callable[[str], None] = print):
     """o200k_base (bundled), or a BPE of ``bpe:VOCAB`` trained on a few MB of train text, cached on disk under a key of the
     vocabulary, the corpus files (names and sizes) and the character budget, so changed text retrains."""
+    from ..value_rules import check_callback
+
+    check_callback("bench_tokenizer", "log", log)  # a function of one message (round 31, AA281, AA714)
+    log = print if log is None else log  # None is the default, as check_callback's line says
     from ..data.tokenizer import load_tokenizer, train_bpe
 
     if not spec.startswith("bpe:"):

@@ -34,6 +34,10 @@ def environment() -> dict:
 def load_data(configs, cache_dir: Path, log: Callable[[str], None] = print) -> dict[str, TokenData]:
     """The validation id stream of each configuration's tokenizer (a BPE is trained once and cached; configurations
     of one tokenizer share its stream, encoded once)."""
+    from ..value_rules import check_callback
+
+    check_callback("load_data", "log", log)  # a function of one message (round 31, AA281, AA714)
+    log = print if log is None else log  # None is the default, as check_callback's line says
     data: dict[str, TokenData] = {}
     by_tokenizer: dict[str, TokenData] = {}
     for name in sorted(configs):

@@ -214,7 +214,7 @@ def save_whole(save: Callable[[str], Any], save_directory: str | os.PathLike) ->
     from ..swap_lock import swapping
     from ..dead_writers import remove_killed
     from .shard_index import record_shards
-    from .weights_digest import record_weights
+    from .weights_digest import keep_earlier_variants, record_weights
 
     if not callable(save):  # round 22: "'int' object is not callable" from inside the staging
         raise UserError(f"save_whole: save: expected a function writing a model into the folder it is given (such as "
@@ -233,6 +233,7 @@ def save_whole(save: Callable[[str], Any], save_directory: str | os.PathLike) ->
             result = save(str(tmp))
             record_shards(tmp)  # a sharded save's index records its shards, checked on load (round 25, Y509-Y512)
             record_weights(tmp)  # an adopted whole-file save's config.json its weights (round 27, S475)
+            keep_earlier_variants(tmp, out, _earlier_weights(out))  # other variants kept (round 31, AA751)
             publish(tmp)
             # a Ctrl-C among the renames would leave a mix of two saves, and a load among them read one (U515)
             with swapping(out), held_stops(deliver_after=True):

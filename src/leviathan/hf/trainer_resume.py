@@ -1,6 +1,7 @@
 """An adopted model resumed by ``transformers.Trainer`` from a checkpoint folder holds that folder's own weights.
 
     check_trainer_resume()   # in load_state_dict: UserError when the Trainer's checkpoint weights are not its save's
+                             # (or its config.json is missing or not the adopted save's: round 31, AA736, AA737)
 
 ``Trainer.train(resume_from_checkpoint=...)`` reads ``model.safetensors`` itself and hands the tensors to the model's
 ``load_state_dict``; ``load_adopted`` checks the file against the sha256 its config.json records
@@ -18,6 +19,8 @@ from __future__ import annotations
 import os
 import sys
 from pathlib import Path
+
+from ..errors import UserError
 
 _LOADER = "_load_from_checkpoint"  # transformers.Trainer's method that loads a checkpoint folder's weights file
 
@@ -39,16 +42,26 @@ def resumed_folder(depth: int = 2) -> Path | None:
 def check_trainer_resume() -> None:
     """UserError when ``Trainer`` is resuming this adopted model from a checkpoint folder whose whole weights file
     is not the one its config.json records (``weights_digest.check_weights``'s line: another save's file, or a
-    record edited); nothing is loaded then. A folder without a config.json is left to the Trainer."""
-    from .. import json_text
+    record edited); nothing is loaded then. The folder's config.json must be the adopted save's, read as
+    ``load_adopted`` reads it (``config_file.read_config_json``): a checkpoint without config.json, or whose
+    config.json was '{"a": 1, "a": 2}' (a key twice, no ``leviathan_generator``), resumed without a word, the digest
+    check skipped for want of a record, so any run's weights were taken (issue 30 round 31, AA736, AA737)."""
+    from .config_file import read_config_json
     from .weights_digest import check_weights
 
     folder = resumed_folder(depth=3)
-    if folder is None or not (folder / "config.json").is_file():
+    if folder is None:
         return
-    try:
-        raw = json_text.read_file(folder / "config.json", object_pairs_hook=json_text.no_repeats)
-    except (OSError, ValueError):  # transformers read it before (its version check); left to its own refusal
-        return
-    if isinstance(raw, dict) and "leviathan_generator" in raw:
-        check_weights(folder, raw, None)
+    config = folder / "config.json"
+    fix = ("restore the checkpoint folder from a copy, or resume from another checkpoint "
+           "(trainer.train(resume_from_checkpoint=FOLDER))")
+    if not config.is_file():
+        raise UserError(f"{str(config)!r} is missing, though an adopted model's save_pretrained writes it into every "
+                        f"checkpoint with the sha256 of the weights saved with it, so weights of another run could not "
+                        f"be told from this one's; {fix}")
+    raw = read_config_json(config, fix)
+    if "leviathan_generator" not in raw:
+        raise UserError(f"{str(config)!r} is not an adopted model's config.json (it has no leviathan_generator), "
+                        f"while the model resumed from it is adopted: config.json was edited or replaced, or the "
+                        f"checkpoint is another model's; {fix}")
+    check_weights(folder, raw, None)

@@ -57,6 +57,45 @@ def record_weights(folder: str | os.PathLike) -> None:
     config.write_text(json.dumps(content, indent=2, sort_keys=True) + "\n")
 
 
+def keep_earlier_variants(tmp: Path, out: Path, replaced: list[str]) -> None:
+    """Carry into ``tmp``'s config.json (a save's temporary folder, after ``record_weights``) the records of the whole
+    weights files already in ``out`` that this save neither writes nor replaces (another variant's), when ``out``'s
+    config.json is this save's but for the record and each such file is the one it records; otherwise a UserError
+    before anything in ``out`` changes. A second save with variant='v2' into a folder holding a variant='v1' save
+    rewrote config.json's record to v2 only and left model.v1.safetensors, which load_adopted then refused as "added
+    after the save": the earlier variant no longer loaded, and nothing was said (issue 30 round 31, AA751).
+    ``replaced``: the earlier save's own weights this save replaces (``save_folder._earlier_weights``)."""
+    from .. import json_text
+
+    config = tmp / "config.json"
+    if not config.is_file() or not os.path.isdir(out):
+        return
+    content = json.loads(config.read_text())
+    record = content.get(RECORD)
+    if "leviathan_generator" not in content or not isinstance(record, dict):
+        return
+    left = sorted(n for n in os.listdir(out) if _WHOLE.match(n) and n not in record and n not in replaced)
+    if not left:
+        return
+    try:
+        earlier = json_text.read_file(out / "config.json", object_pairs_hook=json_text.no_repeats)
+    except (OSError, ValueError):
+        earlier = None
+    kept = earlier.get(RECORD) if isinstance(earlier, dict) else None
+    same = isinstance(kept, dict) and ({k: v for k, v in earlier.items() if k != RECORD}
+                                       == {k: v for k, v in content.items() if k != RECORD})
+    if same and all(isinstance(kept.get(n), str) and (out / n).is_file() and sha256_file(out / n) == kept[n]
+                    for n in left):
+        content[RECORD] = {**record, **{n: kept[n] for n in left}}
+        config.write_text(json.dumps(content, indent=2, sort_keys=True) + "\n")
+        return
+    shown = ", ".join(left[:3]) + (f" and {len(left) - 3} more" if len(left) > 3 else "")
+    raise UserError(f"save_pretrained: {str(out)!r} holds {shown}, weights of an earlier save that this save's "
+                    f"config.json would not record (the earlier config.json is another model's or other settings', or "
+                    f"does not record them as they are), so they would no longer load; nothing was written; save into "
+                    f"another folder, or move {shown} out of {str(out)!r} first")
+
+
 def check_weights(folder: Path, raw: dict, variant: str | None) -> None:
     """UserError unless each whole weights file transformers would read in ``folder`` (``variant``'s) is the one
     config.json (``raw``) records (module docstring)."""

@@ -84,9 +84,11 @@ def check_weights_variant(who: str, variant: Any, folder: Path | None) -> None:
     if variant is None:
         if plain or not variants:
             return
-        raise UserError(f"{who}: {str(folder)!r} holds weights saved with variant={variants[0]!r} "
-                        f"(save_pretrained(variant=...)) and none without; load them with {who}({str(folder)!r}, "
-                        f"variant={variants[0]!r})")
+        # every variant named: a folder of v1 and v2 was said to hold v1 alone (issue 30 round 31, AA752)
+        held = " and ".join(f"variant={v!r}" for v in variants)
+        loads = " or ".join(f"{who}({str(folder)!r}, variant={v!r})" for v in variants)
+        raise UserError(f"{who}: {str(folder)!r} holds weights saved with {held} (save_pretrained(variant=...)) and "
+                        f"none without; load {'one of them' if len(variants) > 1 else 'them'} with {loads}")
     if _holds(folder, variant):
         return
     held = [f"variant {v!r}" for v in variants] + (["weights saved without a variant"] if plain else [])

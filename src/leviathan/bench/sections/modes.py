@@ -44,8 +44,10 @@ class ModeStep(TrainStep):
 def bench_modes(bc, batches, repeats: int, warmup: int = 1, rss: bool = True,
                 log: Callable[[str], None] = print) -> dict:
     """Tokens/s of every (variant, mode) side by side, compile time, and (``rss``) peak memory per process."""
-    from ...value_rules import check_switches
+    from ...value_rules import check_callback, check_switches
 
+    check_callback("bench_modes", "log", log)  # a function of one message (round 31, AA281, AA714)
+    log = print if log is None else log  # None is the default, as check_callback's line says
     check_switches("bench_modes", rss=rss)  # 'no' was true (round 30, Y621's kind)
     steps, compile_s = {}, {}
     for v in VARIANTS:

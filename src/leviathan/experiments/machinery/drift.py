@@ -121,6 +121,10 @@ def check_rows_against_grid(grid, rows: list, config_fn: Callable, log: Callable
                             data: DataProvenance | None = None) -> None:
     """UserError if a row's recorded config (or data) differs from what ``grid`` builds for that run now (and from
     ``data``, the grid's data folder: ``provenance.data_provenance``)."""
+    from ...value_rules import check_callback
+
+    check_callback("check_rows_against_grid", "log", log)  # a function of one message (round 31, AA281, AA714)
+    log = print if log is None else log  # None is the default, as check_callback's line says
     specs = {spec.name: spec for spec in grid.runs}
     evaluation = evaluation_settings(grid.eval_sets, grid.eval_options)
     changed, unchecked, foreign, by_summary, no_evaluation = [], [], [], [], []

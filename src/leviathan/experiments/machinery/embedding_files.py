@@ -290,6 +290,9 @@ def read_records(results: str | os.PathLike, report: Callable[[str], None] | Non
     that is not a record and is named after no run of the results is a user's (a README.json): left out, with a note
     to ``report`` (default: stderr). It blocked the report with a fix that did not apply, "pass a file or a run
     folder" (issue 30 round 11, R77)."""
+    from ...value_rules import check_callback
+
+    check_callback("read_records", "report", report)  # a function of one message (round 31, AA281, AA714)
     folder = records_dir(results)
     paths = sorted(folder.glob("*.json")) if os.path.isdir(folder) else []  # a long name: no ENAMETOOLONG (G241)
     if not paths:

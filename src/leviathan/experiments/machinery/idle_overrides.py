@@ -32,6 +32,10 @@ from .sweep_grid import read_sweep_grid
 def recorded_overrides(grid, out_dir: Path, config_fn: Callable, log: Callable[[str], None]) -> list[str]:
     """``grid.base_overrides`` less those new to ``out_dir``'s grid.json that change no run (see the module
     docstring); ``config_fn(grid, spec)`` builds a run's config (``sweep.build_run_config``)."""
+    from ...value_rules import check_callback
+
+    check_callback("recorded_overrides", "log", log)  # a function of one message (round 31, AA281, AA714)
+    log = print if log is None else log  # None is the default, as check_callback's line says
     if not (out_dir / "grid.json").is_file() or not grid.runs:  # no run: nothing to prove an override idle by
         return list(grid.base_overrides)
     try:

@@ -176,6 +176,10 @@ def run_plan(main: Grid, presweep: Grid, out_dir: str | os.PathLike, *, sweep: C
     """Do the stage that is due (every stage in turn without ``shard``; module docstring). ``sweep(grid, folder,
     names)`` trains and evaluates the named runs of ``grid`` into ``folder`` (``sweep.run_sweep`` with the
     command's options) and returns the rows it appended."""
+    from ...value_rules import check_callback
+
+    check_callback("run_plan", "log", log)  # a function of one message (round 31, AA281, AA714)
+    log = print if log is None else log  # None is the default, as check_callback's line says
     trained: list[str] = []
     while True:
         state = presweep_state(presweep, read_stage_rows(out_dir, "base"))

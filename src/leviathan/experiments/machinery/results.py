@@ -1050,6 +1050,9 @@ def to_stderr(message: str) -> None:
 def load_results(path: str | os.PathLike, report=None) -> list[ResultRow]:
     """Like ``read_results`` (``report`` receives its warnings and notes) but a missing or empty file is an error
     naming the fix."""
+    from ...value_rules import check_callback
+
+    check_callback("load_results", "report", report)  # a function of one message (round 31, AA281, AA714)
     rows = read_results(path, report)
     if not rows and (dead_link(path) is not None or not os.path.lexists(path)):  # a folder that is not there was
         # "no result rows in 'nonexist'" (issue 30 round 14, B310)

@@ -146,8 +146,10 @@ def adopt_rows(grid: Grid, runs: list[RunSpec], sources: list[str | os.PathLike]
     with rows that evaluated differently is refused. ``skip_eval``: the sweep's --skip-eval (a row of the other kind
     is not reused: said in ``log``). Parameters: ``reusable_rows``'s, plus where the rows come from and go (``sources``,
     ``out_dir``) and where it reports (``log``)."""
-    from ...value_rules import check_switches
+    from ...value_rules import check_callback, check_switches
 
+    check_callback("adopt_rows", "log", log)  # a function of one message (round 31, AA281, AA714)
+    log = print if log is None else log  # None is the default, as check_callback's line says
     check_switches("adopt_rows", skip_eval=skip_eval)  # 'no' was true (round 30, Y621's kind)
     from .folder_grid import check_folder_grid, check_folder_runs
 

@@ -157,6 +157,9 @@ def _check_named_once(paths: list[str | os.PathLike]) -> None:
 def merge_sweeps(paths: list[str | os.PathLike], report=None) -> tuple[list[ResultRow], SweepGrid]:
     """(every run's row once, the grid.json of the first folder) over several sweep folders of one grid;
     ``report`` receives the readers' warnings and notes (default: stderr)."""
+    from ...value_rules import check_callback
+
+    check_callback("merge_sweeps", "report", report)  # a function of one message (round 31, AA281, AA714)
     _check_merge_inputs(paths)
     folders = [_folder(p) for p in paths]
     grids = {f: read_sweep_grid(f) for f in folders}

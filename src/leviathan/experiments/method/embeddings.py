@@ -352,11 +352,16 @@ def nearest_neighbours(table: np.ndarray, probes: np.ndarray, candidates: np.nda
 def _id_array(api: str, name: str, ids) -> np.ndarray:
     """``ids`` as an int64 array, or a UserError unless they are whole numbers by their dtype
     (``integers.is_integer_array``): ``np.asarray(ids, dtype=np.int64)`` cut a float probe 1.5 to row 1 and read
-    ``True`` as row 1 without a word (issue 30 round 29, W672). An empty list (float64 to numpy) is no ids."""
+    ``True`` as row 1 without a word (issue 30 round 29, W672). An empty list (float64 to numpy) is no ids. The ids
+    are one list (a 1-D array): 2-D candidates ``[[2, 3]]`` were numpy's raw "all the input arrays must have same
+    number of dimensions" (issue 30 round 31, AA393)."""
     from ...integers import is_integer_array
     from ...value_rules import api_check
 
     array = np.asarray(ids)
+    if array.ndim != 1 and array.size:
+        api_check(api, name, f"must be one list of token ids (a 1-D array), got an array of shape "
+                  f"{tuple(array.shape)}", "pass a flat list of ids (np.ravel(ids), if every row is meant)")
     if array.size == 0:
         return array.astype(np.int64).reshape(-1)
     if not is_integer_array(array):

@@ -144,6 +144,9 @@ def read_records_of(folders: list, rows: list | None = None, report=None) -> lis
     another step or token count is a UserError: records made from another sweep's runs (``analyze embeddings --sweep
     OTHER --dest THIS``) were reported as this sweep's, exit 0 (issue 30 round 9, N57/N58). Records made with other
     bucket settings are a UserError too: the section compares them bucket by bucket (round 11, R27)."""
+    from ...value_rules import check_callback
+
+    check_callback("read_records_of", "report", report)  # a function of one message (round 31, AA281, AA714)
     by_name = {row.name: row for row in rows or []}
     out, strays = [], []
     for folder in folders:
