@@ -18,24 +18,10 @@ transformers = pytest.importorskip("transformers")
 from leviathan.errors import UserError  # noqa: E402
 from leviathan.hf import adopt  # noqa: E402
 from leviathan.hf.trainer_resume import _LOADER  # noqa: E402
+from adopted_trainer_support import QWEN, SMALL, Rows  # noqa: E402
 
 pytestmark = [pytest.mark.reliability]
 
-V, D = 300, 32
-QWEN = dict(vocab_size=V, hidden_size=D, intermediate_size=64, num_hidden_layers=1, num_attention_heads=4,
-            num_key_value_heads=2, max_position_embeddings=64, bos_token_id=1, eos_token_id=2)
-SMALL = dict(seed_dim=8, modes=2, knots=8, rank=4)
-
-
-class Rows(torch.utils.data.Dataset):
-    def __init__(self):
-        self.ids = torch.randint(0, V, (8, 16), generator=torch.Generator().manual_seed(0))
-
-    def __len__(self):
-        return len(self.ids)
-
-    def __getitem__(self, i):
-        return {"input_ids": self.ids[i], "labels": self.ids[i]}
 
 
 def _trainer(out, steps, seed):
