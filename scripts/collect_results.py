@@ -68,12 +68,12 @@ def _whole_rows(path: Path) -> str:
     (its run has no row and is trained again). It ended in a JSONDecodeError traceback (issue 30 round 7). A row the
     readers refuse (``results.row_problem``) is left out the same way: one holding NaN was copied with the NaN written
     as null, and the report of the copy ended in a TypeError traceback (issue 30 round 14, B300)."""
-    from leviathan.experiments.machinery.results import row_problem, skipped_consequence
+    from leviathan.experiments.machinery.results import line_problem, skipped_consequence
     from leviathan.jsonl import bad_line_notes, read_json_lines
 
-    values, bad = read_json_lines(path)
-    bad += [(number, row_problem(row) or _outside_run_path(row)) for number, row in values
-            if (row_problem(row) or _outside_run_path(row)) is not None]
+    values, bad = read_json_lines(path)  # line_problem: read_results' rule, provenance included (Z145, Z146)
+    bad += [(number, line_problem(row) or _outside_run_path(row)) for number, row in values
+            if (line_problem(row) or _outside_run_path(row)) is not None]
     skipped = {number for number, _ in bad}
     copied = {row["name"]: f"line {number}" for number, row in values if number not in skipped}  # N279: named too
     said = skipped_consequence(values, copied, "is copied instead",
@@ -244,10 +244,10 @@ def _check_kept_rows(results: Path, values: list) -> None:
     staged copy of the folder hold "no result rows", named by its temporary path, exit 2 (issue 30 round 23, T90,
     T113). Footgun: a kept row the readers take but that does not go with the sweep's rows (no eval numbers beside
     evaluated ones: T89, T114) is ``check_merged_rows``' to judge."""
-    from leviathan.experiments.machinery.results import row_problem
+    from leviathan.experiments.machinery.results import line_problem
 
     for number, row in values:
-        if (problem := row_problem(row)) is not None:
+        if (problem := line_problem(row)) is not None:  # read_results' rule, provenance included (Z146)
             raise UserError(f"{str(results)!r} line {number}: the row {row['name']!r} {problem}, so `leviathan "
                             f"report` would skip it; nothing was written; correct or delete that line, or choose "
                             f"another --dest")

@@ -277,7 +277,7 @@ def parse_override(text: str) -> tuple[list[str], Any]:
     try:
         value = parse_yaml(raw) if raw.strip() else ""
     except DuplicateKeyError as e:
-        raise ConfigError(f"override {text!r}: key {e.key!r} is given twice in its value; keep one") from None
+        raise ConfigError(f"override {text!r}: key {e.key!r} is given twice{e.how} in its value; keep one") from None
     except AmbiguousNumberError as e:
         raise ConfigError(f"override {text!r}: {e.advice()}") from None
     except TooDeepError as e:

@@ -27,9 +27,39 @@ __all__ = ["StrictLoader", "DuplicateKeyError", "AmbiguousNumberError", "QuotedT
 class DuplicateKeyError(yaml.constructor.ConstructorError):
     """A mapping holds the same key twice: ``key``, the 1-based ``line`` of the repeat and of the ``first``."""
 
-    def __init__(self, key: Any, line: int, first: int, node_mark):
-        self.key, self.line, self.first = key, line, first
-        super().__init__(None, None, f"key {key!r} is given twice (lines {first} and {line})", node_mark)
+    def __init__(self, key: Any, line: int, first: int, node_mark, how: str = ""):
+        self.key, self.line, self.first, self.how = key, line, first, how  # how: " by two maps of one merge ..."
+        super().__init__(None, None, f"key {key!r} is given twice{how} (lines {first} and {line})", node_mark)
+
+
+MERGE = "tag:yaml.org,2002:merge"
+
+
+def _check_merges(node: yaml.MappingNode) -> None:
+    """``DuplicateKeyError`` for a merge key (``<<``) given twice in one mapping, or a key that two maps of one merge
+    list (``<<: [*a, *b]``) both give: PyYAML kept one of them without a word (the last ``<<``; of a list, not the
+    first map YAML's merge rule names), where every other key given twice is refused (issue 30 round 31, Z54, Z55).
+    A key given beside a merge still overrides the merged one, as YAML specifies."""
+    merges = [(key, value) for key, value in node.value if key.tag == MERGE]
+    if len(merges) > 1:
+        first, second = merges[0][0], merges[1][0]
+        raise DuplicateKeyError("<<", second.start_mark.line + 1, first.start_mark.line + 1, second.start_mark,
+                                " (the merge key: put every merged map in one list, '<<: [*a, *b]')")
+    if not merges or not isinstance(merges[0][1], yaml.SequenceNode):
+        return
+    own = {key.value for key, _ in node.value if isinstance(key, yaml.ScalarNode) and key.tag != MERGE}
+    seen: dict[Any, int] = {}
+    for sub in merges[0][1].value:
+        if not isinstance(sub, yaml.MappingNode):
+            continue  # SafeLoader refuses a merged value that is no map, in its own words
+        for key_node, _ in sub.value:
+            if not isinstance(key_node, yaml.ScalarNode) or key_node.tag == MERGE or key_node.value in own:
+                continue  # a key the mapping gives itself overrides every merged one: no doubt which holds
+            line = key_node.start_mark.line + 1
+            if key_node.value in seen:
+                raise DuplicateKeyError(key_node.value, line, seen[key_node.value], key_node.start_mark,
+                                        " by two maps of one merge list ('<<: [...]'), which keeps one of them")
+            seen[key_node.value] = line
 
 
 class StrictLoader(yaml.SafeLoader):
@@ -37,9 +67,10 @@ class StrictLoader(yaml.SafeLoader):
 
     def construct_mapping(self, node, deep=False):
         if isinstance(node, yaml.MappingNode):
+            _check_merges(node)  # Z54, Z55
             seen: dict[Any, int] = {}
             for key_node, _ in node.value:
-                if key_node.tag == "tag:yaml.org,2002:merge":
+                if key_node.tag == MERGE:
                     continue
                 key = self.construct_object(key_node, deep=True)
                 try:
@@ -252,8 +283,8 @@ def load_strict(text: str, source: str) -> Any:
     try:
         return parse(text)
     except DuplicateKeyError as e:
-        raise ConfigError(f"{source} line {e.line}: key {e.key!r} is given twice (first on line {e.first}), and only "
-                          f"one value can hold; delete one of them") from None
+        raise ConfigError(f"{source} line {e.line}: key {e.key!r} is given twice{e.how} (first on line {e.first}), "
+                          f"and only one value can hold; delete one of them") from None
     except AmbiguousNumberError as e:
         raise ConfigError(f"{source} line {e.line}: {e.advice()}") from None
     except TooDeepError as e:

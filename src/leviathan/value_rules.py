@@ -69,6 +69,21 @@ def bootstrap_problem(value) -> str | None:
     return problem
 
 
+MAX_BENCH_ROUNDS = 1_000  # bench's repeats or warmup rounds per model: the sections' defaults are 1 to 9 (Z157, Z166)
+
+
+def bench_rounds_problem(value, minimum: int) -> str | None:
+    """Why ``value`` is not a number of bench rounds (``--repeats``: ``minimum`` 1, ``--warmup``: 0): a whole number in
+    [``minimum``, ``MAX_BENCH_ROUNDS``]. ``bench --repeats 1000000000`` and ``--warmup 1000000000`` were taken without
+    a word and ran until killed, the kind of a run of absurd length refused in train, demo and sweep (issue 30 round
+    31, Z157, Z166; round 30, X54)."""
+    problem = whole_problem(value, minimum, "a positive integer" if minimum else "a whole number >= 0")
+    if problem is None and value > MAX_BENCH_ROUNDS:
+        problem = (f"must be at most {MAX_BENCH_ROUNDS:,} (each round times every model once; the sections' defaults "
+                   f"are 1 to 9), got {value:,}")
+    return problem
+
+
 def fraction_problem(value, shown=None) -> str | None:
     """Why ``value`` is not a number strictly between 0 and 1 (an interval's coverage); ``shown``: as typed."""
     import numbers

@@ -61,3 +61,55 @@ def test_the_api_names_them_too_and_a_source_with_some_text_still_prepares(sourc
     mixed.write_text("not json\n" + "".join(f'{{"text": "document {i} holds some words"}}\n' for i in range(8)))
     meta = prepare(str(mixed), tmp_path / "o", "bpe:300", val_fraction=0, progress=False)
     assert meta["source_stats"]["skipped_records"] == 1 and "unparsed_records" not in meta["source_stats"]
+
+
+def _refused(capsys, *argv) -> str:
+    """The one error line of an in-process ``leviathan`` call that must end in exit 2."""
+    from leviathan.cli import main
+
+    assert main([str(a) for a in argv]) == 2
+    err = capsys.readouterr().err
+    assert "Traceback" not in err, err
+    return [line for line in err.splitlines() if line.startswith("error: ")][-1]
+
+
+@pytest.mark.parametrize("source", ["garbage.jsonl", "empty.txt"])
+def test_a_validation_source_does_not_hide_a_source_without_text(capsys, sources, data, tmp_path, source):
+    """Round 31 (Z41, Z42): with a ready tokenizer and a --val-source, a source of lines none of which is JSON, or an
+    empty file, made a data folder of 0 training tokens (exit 0; train and eval refused it later): the no-text rule
+    counted the validation source's documents. The source's own documents are counted; nothing is written."""
+    (sources / "empty.txt").write_bytes(b"")
+    val = write_corpus(tmp_path / "val", num_docs=1)
+    line = _refused(capsys, "prepare", sources / source, "--val-source", val, "--tokenizer", data / "tokenizer.json",
+                    "--out", tmp_path / "out")
+    assert line.startswith(f"error: source {sources / source} holds no text"), line
+    assert not (tmp_path / "out").exists()
+
+
+def test_a_line_cut_short_beside_one_document_is_named(capsys, sources, tmp_path):
+    """Round 31 (Z37): two JSON lines, the second cut mid-object, were "a single document ... cut the text into
+    several documents (... JSON lines)", which it was; the line skipped is named now, and its fix."""
+    trunc = sources / "trunc.jsonl"
+    trunc.write_text('{"text": "hello world this is text"}\n{"text": "x"')
+    line = _refused(capsys, "prepare", trunc, "--tokenizer", "bpe:300", "--out", tmp_path / "out")
+    assert f"is a single document (and 1 line(s) skipped as not valid JSON, the first {trunc} line 2: " in line, line
+    assert "fix or delete the line(s) that are not JSON" in line and not (tmp_path / "out").exists()
+
+
+@pytest.mark.parametrize("name, data_bytes, said", [
+    ("u16.jsonl", '{"text": "hello there"}\n{"text": "more words"}\n'.encode("utf-16"),
+     "looks like UTF-16 text (a little-endian byte order mark); convert it to UTF-8 (iconv -f utf-16"),
+    ("u16be.jsonl", b"\xfe\xff" + '{"text": "hello"}\n'.encode("utf-16-be"), "UTF-16 text (a big-endian byte order"),
+    ("bom.jsonl", b'\xff\xfe{"text": "abc"}\n', "a UTF-16 byte order mark (bytes 0xff 0xfe) before text that is not "
+                                                 "UTF-16; remove those first two bytes"),
+    ("bom.txt", b"\xff\xfeplain words here\n", "a UTF-16 byte order mark (bytes 0xff 0xfe) before text"),
+], ids=["utf16-jsonl", "utf16be-jsonl", "bom-before-utf8-jsonl", "bom-before-utf8-txt"])
+def test_utf16_and_a_stray_byte_order_mark_are_named_as_such(capsys, sources, tmp_path, name, data_bytes, said):
+    """Round 31 (Z35, Z36): a .jsonl saved as UTF-16 (Windows Notepad), or a UTF-16 byte order mark before UTF-8
+    lines, was "not valid JSON ... Expecting value; write one JSON object per line", where the same text as .txt was
+    named UTF-16. JSON lines are looked at like text files (``binary.binary_kind`` on the first line)."""
+    path = sources / name
+    path.write_bytes(data_bytes)
+    line = _refused(capsys, "prepare", path, "--tokenizer", "bpe:300", "--out", tmp_path / "out")
+    assert line.startswith(f"error: {path} is not text: it looks like ") and said in line, line
+    assert "not valid JSON" not in line and not (tmp_path / "out").exists()

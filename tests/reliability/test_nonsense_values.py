@@ -62,6 +62,19 @@ def test_a_run_far_longer_than_its_data_is_refused(data, tmp_path):
     assert not (tmp_path / "rbig").exists()
 
 
+def test_demos_absurd_steps_are_named_as_its_option_before_anything_is_made(capsys, data, tmp_path):
+    """Round 31 (Z61): ``demo --steps 100000000000`` was refused by the training loop in the config's words
+    ("max_steps=... lower it (max_steps=11 is about one pass)") after an estimate of 273,066,667 minutes, and left its
+    --run-dir made. The demo checks the length first, naming --steps and its fix; nothing is made."""
+    from leviathan.cli import main
+
+    assert main(["demo", "--steps", "100000000000", "--data-dir", str(data), "--run-dir", str(tmp_path / "dm")]) == 2
+    err = capsys.readouterr().err
+    line = [x for x in err.splitlines() if x.startswith("error: ")][-1]
+    assert line.startswith("error: --steps 100,000,000,000 would read the ") and "lower it (--steps " in line, line
+    assert "max_steps" not in line and " min on this machine" not in err and not (tmp_path / "dm").exists(), err
+
+
 def test_max_tokens_far_past_the_data_is_refused_and_a_long_stop_test_run_is_not(data, tmp_path):
     from leviathan.errors import UserError
     from leviathan.run_config import load_run_config
@@ -88,6 +101,11 @@ def test_max_tokens_far_past_the_data_is_refused_and_a_long_stop_test_run_is_not
     (["prepare", "stdlib", "--out", "{run}", "--max-documents", "-1"],
      "argument --max-documents: must be a positive integer, got -1"),
     (["bench", "--warmup", "-1"], "argument --warmup: must be a whole number >= 0, got -1"),
+    # round 31 (Z157, Z166): taken without a word, and timed until killed
+    (["bench", "--quick", "--only", "generator", "--repeats", "1000000000"],
+     "argument --repeats: must be at most 1,000 (each round times every model once; the sections' defaults are 1 to "
+     "9), got 1,000,000,000"),
+    (["bench", "--quick", "--only", "generator", "--warmup", "1000000000"], "argument --warmup: must be at most 1,000"),
     (["analyze", "embeddings", "--sweep", "{run}", "--buckets", "1000000000"],
      "argument --buckets: must be at most 1000 (each bucket averages a share of the training tokens), "
      "got 1,000,000,000"),  # round 6: accepted, and looped over the buckets until memory ran out
@@ -98,7 +116,7 @@ def test_max_tokens_far_past_the_data_is_refused_and_a_long_stop_test_run_is_not
     (["analyze", "frequency", "{run}", "--baseline", "nonsense"], "argument --baseline: invalid choice: 'nonsense'"),
     (["report", "{run}", "--ladder", "nope"], "argument --ladder: invalid choice: 'nope'"),
 ], ids=["bootstrap-negative", "ci-above-1",
-        "max-runs-zero", "max-documents-negative", "warmup-negative", "buckets-huge", "buckets-one", "regime-unknown",
+        "max-runs-zero", "max-documents-negative", "warmup-negative", "repeats-huge", "warmup-huge", "buckets-huge", "buckets-one", "regime-unknown",
         "baseline-unknown", "ladder-unknown"])
 def test_nonsense_command_line_numbers(capsys, tmp_path, argv, message):
     with pytest.raises(SystemExit) as info:  # argparse: usage + one error line, status 2
@@ -106,6 +124,17 @@ def test_nonsense_command_line_numbers(capsys, tmp_path, argv, message):
     assert info.value.code == 2
     assert message in one_error(capsys.readouterr().err)
     assert not (tmp_path / "x").exists()
+
+
+def test_run_benchmark_holds_a_python_caller_to_the_flags_rule():
+    """Z157, Z166 through the API: ``run_benchmark(BenchOptions(repeats=10**9))`` is refused before any work."""
+    from leviathan.bench import BenchOptions, run_benchmark
+    from leviathan.errors import UserError
+
+    with pytest.raises(UserError, match=r"^run_benchmark: opts.repeats: must be at most 1,000 "):
+        run_benchmark(BenchOptions(sections=("generator",), quick=True, repeats=10**9), log=lambda m: None)
+    with pytest.raises(UserError, match=r"^run_benchmark: opts.warmup: must be at most 1,000 "):
+        run_benchmark(BenchOptions(sections=("generator",), quick=True, warmup=10**9), log=lambda m: None)
 
 
 def test_an_inverted_point_with_infinite_parameters_is_refused(capsys):

@@ -296,6 +296,64 @@ def test_a_row_from_before_provenance_still_reads(sweep_copy, capsys):
     assert len(read_results(sweep_copy)) == 2 and "skipped" not in capsys.readouterr().err
 
 
+@pytest.mark.parametrize("change, why", [
+    (lambda r: r.pop("config"), "has no config beside its code and data"),
+    (lambda r: r.update(config={}), "has config {} beside its code and data"),
+    (lambda r: r.update(code={}), "has code {} beside its data"),
+    (lambda r: r["data"].update(dir=None), "has data.dir None, where the sweep always records its data folder"),
+], ids=["config-removed", "config-empty", "code-empty", "data-dir-null"])
+def test_a_row_missing_part_of_its_provenance_is_named_and_skipped(capsys, sweep_copy, change, why):
+    """Round 31 (Z74, Z75, Z155): X75's kind beyond data: a row whose config or code was removed or emptied beside
+    the rest of its provenance, or whose data.dir was set to null, was read by report and analyze without a word (as
+    a row "written before rows carried one"). The sweep writes config, code and data together: named and skipped."""
+    from leviathan.experiments.machinery.results import read_results
+
+    _edit_second_row(sweep_copy / "results.jsonl", change)
+    assert [r.name for r in read_results(sweep_copy)] == ["a-dense_tied-s0"]
+    err = capsys.readouterr().err
+    assert "results.jsonl:2: line 2 " in err and why in err and "skipped" in err, err
+
+
+def test_a_sweep_over_rows_whose_config_was_removed_leaves_grid_json_alone(capsys, data, sweep_copy, tmp_path):
+    """Round 31 (Z76, near damage): rows whose config was removed (code and data kept) were "rows written before
+    rows carried one": the drift check skipped them and the sweep rewrote grid.json with the new grid's lr, so the
+    folder recorded a learning rate its runs never trained with. The rows are skipped as damaged now, and their run
+    folders' checkpoints are checked against the grid before grid.json is written; collect_results.py (Z145, Z146)
+    names them too."""
+    import yaml
+
+    rows = [json.loads(line) for line in (sweep_copy / "results.jsonl").read_text().splitlines()]
+    for row in rows:
+        row.pop("config")
+    (sweep_copy / "results.jsonl").write_text("".join(json.dumps(r) + "\n" for r in rows))
+    before = (sweep_copy / "grid.json").read_text()
+    grid = grid_file(tmp_path, data)
+    g = yaml.safe_load(grid.read_text())
+    g["base"]["optim"] = {"lr": 0.1}
+    grid.write_text(yaml.safe_dump(g))
+    line = fails(capsys, "sweep", "--grid", grid, "--out", sweep_copy)
+    assert "optim.lr" in line and "0.1" in line, line
+    assert (sweep_copy / "grid.json").read_text() == before
+    proc = _collect_results(sweep_copy, "--dest", tmp_path / "res")
+    assert "has no config beside its code and data" in proc.stderr and "Traceback" not in proc.stderr, proc.stderr
+
+
+def test_a_sweep_over_rows_without_evaluation_settings_holds_them_to_grid_json(capsys, data, sweep_copy, tmp_path):
+    """Round 31 (Z77): rows whose evaluation settings were removed (config, code, data kept) were "written before
+    rows carried them": a sweep with another eval.max_tokens was taken with that note and grid.json rewritten. The
+    folder's grid.json stands in for what those rows do not record: refused, nothing written; the same grid passes."""
+    rows = [json.loads(line) for line in (sweep_copy / "results.jsonl").read_text().splitlines()]
+    for row in rows:
+        row.pop("evaluation")
+    (sweep_copy / "results.jsonl").write_text("".join(json.dumps(r) + "\n" for r in rows))
+    before = (sweep_copy / "grid.json").read_text()
+    line = fails(capsys, "sweep", "--grid", grid_file(tmp_path, data, max_tokens=300), "--out", sweep_copy)
+    assert "evaluates otherwise than the grid.json of " in line and "eval.max_tokens: 400 in grid.json, 300 now" in \
+        line and "2 row(s) that record no evaluation settings" in line, line
+    assert (sweep_copy / "grid.json").read_text() == before
+    assert main(["sweep", "--grid", str(grid_file(tmp_path, data)), "--out", str(sweep_copy)]) == 0
+
+
 def test_a_resumed_rows_tokens_may_include_an_earlier_sessions_other_batch(sweep_copy):
     """Round 9 left (N53): a row's tokens must be its steps x batch_tokens, except a run the sweep resumed (its note
     says from which step), whose earlier session may have trained with another batch: that row is reported."""

@@ -9,6 +9,7 @@ trained 8 steps; a second ``optim:`` section dropped every key of the first). Gr
 from __future__ import annotations
 
 import copy
+import re
 import sys
 from pathlib import Path
 
@@ -50,6 +51,33 @@ def test_a_merge_key_is_not_a_repeat(tmp_path):
     path = tmp_path / "c.yaml"
     path.write_text("base: &b {lr: 1, eps: 2}\noptim:\n  <<: *b\n  lr: 3\n")
     assert load_yaml(path)["optim"] == {"lr": 3, "eps": 2}
+
+
+@pytest.mark.parametrize("text, said", [
+    ("<<: [{max_steps: 2}, {max_steps: 5}]\n", "line 1: key 'max_steps' is given twice by two maps of one merge list"),
+    ("a: &a {max_steps: 2}\nb: &b {max_steps: 5}\nc:\n  <<: [*a, *b]\n",
+     "line 2: key 'max_steps' is given twice by two maps of one merge list ('<<: [...]'), which keeps one of them "
+     "(first on line 1)"),
+    ("<<: {max_steps: 2}\n<<: {max_steps: 5}\n", "line 2: key '<<' is given twice (the merge key: "),
+], ids=["merge-list", "merge-list-of-aliases", "merge-key-twice"])
+def test_a_key_given_twice_through_merges_is_refused(tmp_path, text, said):
+    """Round 31 (Z54, Z55): one setting given by two maps of one merge list, or the merge key '<<' given twice in one
+    mapping, kept one value without a word (max_steps 5, where YAML's merge rule names the first map's 2), while
+    every other key given twice is refused. A key the mapping gives itself beside the merge still overrides."""
+    path = tmp_path / "c.yaml"
+    path.write_text(text)
+    with pytest.raises(ConfigError, match=re.escape(said)):
+        load_yaml(path)
+    path.write_text("a: &a {lr: 1, eps: 2}\nb: &b {lr: 3}\noptim:\n  <<: [*a, *b]\n  lr: 4\n")
+    assert load_yaml(path)["optim"] == {"lr": 4, "eps": 2}
+
+
+def test_a_merge_list_in_an_override_value(capsys, data, tmp_path):
+    """Z54's kind in a ``key=value`` override."""
+    from leviathan.cli import main
+
+    assert main(["train", *run_overrides(data), "optim={<<: [{lr: 1}, {lr: 2}]}", "--print-config"]) == 2
+    assert "key 'lr' is given twice by two maps of one merge list" in capsys.readouterr().err
 
 
 def test_a_repeated_key_in_an_override_value(capsys, data, tmp_path):

@@ -59,6 +59,11 @@ def run_benchmark(opts: BenchOptions, log: Callable[[str], None] = print) -> dic
     from ..value_rules import check_callback
 
     check_callback("run_benchmark", "log", log)
+    from ..value_rules import api_check, bench_rounds_problem
+
+    if opts.repeats is not None:  # the flags' rule for a Python caller (Z157, Z166)
+        api_check("run_benchmark", "opts.repeats", bench_rounds_problem(opts.repeats, 1), "pass 1 to a few dozen")
+    api_check("run_benchmark", "opts.warmup", bench_rounds_problem(opts.warmup, 0), "pass 0 to a few")
     log = print if log is None else log
     if opts.threads is not None:
         torch.set_num_threads(opts.threads)

@@ -24,7 +24,8 @@ from ..errors import UserError
 from ..io import atomic_write_text
 from ..ownership import CONTAINERS, MARKER, check_not_inside, read_marker
 from ..result_json import check_earlier_result, check_json_target
-from .values import non_negative_int, positive_int, thread_count
+from ..value_rules import MAX_BENCH_ROUNDS
+from .values import bench_repeats, bench_warmup, positive_int, thread_count
 
 
 def add_arguments(parser) -> None:
@@ -37,8 +38,10 @@ def add_arguments(parser) -> None:
     parser.add_argument("--only", default=None,
                         help=f"comma-separated sections to run (of {', '.join(SECTIONS)}; default: all but width)")
     parser.add_argument("--quick", action="store_true", help="few repeats and ids: a smoke test, not a measurement")
-    parser.add_argument("--repeats", type=positive_int, default=None, help="timed repeats per model (default depends on section)")
-    parser.add_argument("--warmup", type=non_negative_int, default=1, help="untimed rounds before timing (default 1)")
+    parser.add_argument("--repeats", type=bench_repeats, default=None,
+                        help=f"timed repeats per model, at most {MAX_BENCH_ROUNDS:,} (default depends on section)")
+    parser.add_argument("--warmup", type=bench_warmup, default=1,
+                        help=f"untimed rounds before timing, at most {MAX_BENCH_ROUNDS:,} (default 1)")
     parser.add_argument("--threads", type=thread_count, default=None, help="torch intra-op threads (default: torch's)")
     parser.add_argument("--decode-tokens", type=positive_int, default=None, help="new tokens per decode run (default 64)")
     parser.add_argument("--json", dest="json_out", default=None, help="also write the full result as JSON here")

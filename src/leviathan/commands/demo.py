@@ -553,6 +553,9 @@ def run(args) -> int:
     meta = _prepare_data(data_dir, args.data_dir is not None, args.vocab, args.quiet)
     prep_s = time.time() - t0
     configs = [run_config(args, data_dir, v) for v in variants]
+    from ..train.loop import _check_run_length
+
+    _check_run_length(configs[0], meta, flag="--steps")  # before the estimate and --run-dir (Z61): one length for all
     _check_memory(configs, args)  # before --run-dir is replaced and any model built (round 25, X70, X71)
     if run_dir.exists() or run_dir.is_symlink():  # a link to a missing folder is named (replaced_folder)
         run_dir = replaced_folder(run_dir, "--run-dir")  # deleted and made anew: never the current folder

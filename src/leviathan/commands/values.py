@@ -24,7 +24,8 @@ import argparse
 import math
 
 from ..float_text import FLOAT_SIZES, float_lost
-from ..value_rules import bootstrap_problem, eval_set_problem, fraction_problem, thread_problem, whole_problem
+from ..value_rules import (bench_rounds_problem, bootstrap_problem, eval_set_problem, fraction_problem,
+                           thread_problem, whole_problem)
 
 
 def _int_at_least(text: str, minimum: int, what: str) -> int:
@@ -99,6 +100,20 @@ def add_bootstrap_option(parser) -> None:
                         help=f"bootstrap draws for the scaling intervals (default 1000; 0: no intervals; under "
                              f"{MIN_BOOTSTRAP}, more for --ci above 0.95, the intervals are said to be from too few "
                              f"draws, not of the --ci coverage)")
+
+
+def bench_repeats(text: str) -> int:
+    """bench's ``--repeats``: 1 to ``MAX_BENCH_ROUNDS`` (``value_rules.bench_rounds_problem``, Z157)."""
+    value = _int_at_least(text, 1, "a positive integer")
+    _refuse(bench_rounds_problem(value, 1))
+    return value
+
+
+def bench_warmup(text: str) -> int:
+    """bench's ``--warmup``: 0 to ``MAX_BENCH_ROUNDS`` (``value_rules.bench_rounds_problem``, Z166)."""
+    value = _int_at_least(text, 0, "a whole number >= 0")
+    _refuse(bench_rounds_problem(value, 0))
+    return value
 
 
 def non_negative_int(text: str) -> int:

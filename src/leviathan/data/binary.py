@@ -6,7 +6,8 @@
 archive or an image became thousands of replacement characters in the training data. A file whose first bytes are
 a known binary signature, or whose first 8 KiB hold a NUL byte (git's rule), is refused with what it looks like and
 the fix. Footgun: only the start is looked at (binary data appended to text is not caught; its invalid bytes are
-still counted); UTF-16 text has NUL bytes and is refused too: convert it to UTF-8.
+still counted); UTF-16 text (NUL bytes, or a UTF-16 byte order mark) is refused too: convert it to UTF-8. JSON
+lines are looked at the same way, on their first line (issue 30 round 31, Z35, Z36).
 """
 
 from __future__ import annotations
@@ -25,6 +26,7 @@ SIGNATURES: tuple[tuple[bytes, str], ...] = (
     (b"\x7fELF", "an executable"),
     (b"SQLite format 3\x00", "an SQLite database"),
 )
+UTF16_MARKS = {b"\xff\xfe": "little-endian", b"\xfe\xff": "big-endian"}
 SNIFF_BYTES = 8192
 
 
@@ -33,15 +35,33 @@ def binary_kind(data: bytes) -> str | None:
     for signature, kind in SIGNATURES:
         if data.startswith(signature):
             return kind
+    if (kind := _utf16_kind(data)) is not None:
+        return kind
     if b"\x00" in data[:SNIFF_BYTES]:
         return "binary data (NUL bytes; or UTF-16 text)"
     return None
+
+
+def _utf16_kind(data: bytes) -> str | None:
+    """What a file starting with a UTF-16 byte order mark is (Windows Notepad's "Unicode"): UTF-16 text when NUL bytes
+    follow, else a stray mark before 8-bit text. A .jsonl of either was "not valid JSON ... Expecting value", the
+    cause and the fix wrong (issue 30 round 31, Z35, Z36)."""
+    order = UTF16_MARKS.get(data[:2])
+    if order is None:
+        return None
+    if b"\x00" in data[2:SNIFF_BYTES]:
+        return f"UTF-16 text (a {order} byte order mark)"
+    return f"a UTF-16 byte order mark (bytes {data[0]:#04x} {data[1]:#04x}) before text that is not UTF-16"
 
 
 def not_text_fix(kind: str) -> str:
     """The fix for a file of ``kind`` given where text is expected."""
     if "compressed" in kind or "archive" in kind:
         return "decompress it first (prepare reads .txt, .jsonl, .jsonl.zst and .parquet files)"
+    if kind.startswith("UTF-16"):
+        return "convert it to UTF-8 (iconv -f utf-16 -t utf-8 FILE > NEW)"
+    if kind.startswith("a UTF-16 byte order mark"):
+        return "remove those first two bytes (tail -c +3 FILE > NEW), or save the file as UTF-8"
     if kind.startswith("a parquet"):
         return "name it *.parquet so prepare reads its text column"
     return "pass UTF-8 text files (convert UTF-16 with iconv), or remove it from the corpus"

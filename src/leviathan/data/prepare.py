@@ -751,7 +751,9 @@ def _check_splits(job: _Job, writers, best: dict) -> bool:
             w.close()
         raise UserError(message)
 
-    if train.documents + val.documents == 0:
+    # the source's own documents: those of a --val-source hid an empty source, or one of lines that are not JSON,
+    # which made a folder of 0 training tokens that train and eval refuse later (issue 30 round 31, Z41, Z42)
+    if (train.documents if job.vsrc is not None else train.documents + val.documents) == 0:
         if (why := job.src.stats.unparsed_note()) is not None:  # every line not JSON (round 30, X48)
             fail(f"source {job.src.description} holds no text: {why}")
         fail(f"source {job.src.description} holds no text (0 non-empty documents); check the path, "
@@ -764,9 +766,11 @@ def _check_splits(job: _Job, writers, best: dict) -> bool:
     fallback = False
     if job.val_fraction > 0 and val.documents == 0:
         if train.documents < 2:
-            fail(f"source {job.src.description} is a single document, so it cannot be split into "  # "or
-                 f"train and validation documents; pass --val-source FILE (a held-out text to validate on), or "
-                 f"cut the text into several documents (several text files, or JSON lines)")  # --val-fraction 0 to
+            aside = job.src.stats.unparsed_aside()  # the line skipped, named (Z37)
+            fail(f"source {job.src.description} is a single document{aside}, so it cannot be split into "  # "or
+                 f"train and validation documents; {'fix or delete the line(s) that are not JSON, ' if aside else ''}"
+                 f"pass --val-source FILE (a held-out text to validate on), or cut the text into several documents "
+                 f"(several text files, or JSON lines)")  # --val-fraction 0 to
             # train without validation" led to a folder train and sweep refuse (issue 30 round 24, V139)
         if best.get("copies", 1) > 1:  # its copies would stay in train: validation would measure recall (V52)
             fail(_copies_left(best["copies"], job))

@@ -103,6 +103,15 @@ class SourceStats:
                 f"{self.first_unparsed}), so no document was read; write one JSON object per line (--strict stops at "
                 f"the first bad line)")
 
+    def unparsed_aside(self) -> str:
+        """" (and N line(s) skipped as not valid JSON, the first FILE line N: WHY)" when some were, for a line about
+        the documents that were read: a .jsonl whose second line was cut short was "a single document", the line
+        dropped not named (issue 30 round 31, Z37); "" when none was."""
+        if not self.unparsed_records:
+            return ""
+        return (f" (and {self.unparsed_records:,} line(s) skipped as not valid JSON, the first "
+                f"{self.first_unparsed})")
+
     def as_dict(self) -> dict:
         d = dict(self.__dict__)
         for key in ("unparsed_records", "first_unparsed"):  # meta.json's source_stats as before (X48 needs them only
@@ -308,6 +317,8 @@ class JsonLines(_FileSource):
                 yield from f
 
     def _documents(self):
+        from .binary import binary_kind, not_text_fix
+
         compressed = None
         for path in self.paths:
             if not path.exists():
@@ -316,6 +327,8 @@ class JsonLines(_FileSource):
             offset = 0
             for lineno, line in enumerate(self._lines(path), 1):
                 start, offset = offset, offset + len(line)
+                if lineno == 1 and (kind := binary_kind(line)) is not None:  # UTF-16 was "not valid JSON" (Z35, Z36)
+                    raise UserError(f"{path} is not text: it looks like {kind}; {not_text_fix(kind)}")
                 if not line.strip():
                     continue
                 where = f"{path} line {lineno}"

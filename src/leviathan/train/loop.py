@@ -255,13 +255,15 @@ MAX_PASSES_PER_STEP = 100
 MAX_PASSES_PER_RUN = 100_000
 
 
-def _check_run_length(cfg: RunConfig, meta: PreparedMeta) -> None:
+def _check_run_length(cfg: RunConfig, meta: PreparedMeta, flag: str | None = None) -> None:
     """A whole run may read the training split at most ``MAX_PASSES_PER_RUN`` times, as one step may read it at most
     ``MAX_PASSES_PER_STEP`` times. ``max_steps=1e12`` on 42,323 training tokens was taken without a word: about 2e11
     passes, some 4,000 years at the speed shown, with the cosine schedule holding the learning rate at its peak for
     any part a user would run (issue 30 round 30, X54). Footgun: the test suite's stop tests train "forever" on a
     tiny corpus (``demo --steps 1000000`` of 64 tokens on ~8,700 tokens: about 7,400 passes) to be stopped, so the
-    rule refuses only a length no recipe takes; a run of a few hundred epochs on a small text is allowed."""
+    rule refuses only a length no recipe takes; a run of a few hundred epochs on a small text is allowed. ``flag``: the
+    option that set max_steps (demo's ``--steps``), named with its fix instead of the config key: demo was told to
+    lower "max_steps=..." and left its run folder made (issue 30 round 31, Z61)."""
     train = meta.splits.get("train")
     if train is None or not train.tokens:
         return
@@ -270,9 +272,12 @@ def _check_run_length(cfg: RunConfig, meta: PreparedMeta) -> None:
         return
     setting = f"max_steps={cfg.max_steps:,}" if cfg.max_steps is not None else f"max_tokens={cfg.max_tokens:,}"
     one = max(1, -(-train.tokens // cfg.batch_tokens))  # the steps of about one pass
+    shorter = f"max_steps={one:,}"
+    if flag is not None:  # the option that set it, in its own words (Z61)
+        setting, shorter = f"{flag} {cfg.total_steps:,}", f"{flag} {one:,}"
     raise UserError(f"{setting} would read the {train.tokens:,} tokens of the training split in {cfg.data.path!r} "
                     f"{read / train.tokens:,.0f} times ({cfg.total_steps:,} steps x {cfg.batch_tokens:,} tokens; at "
-                    f"most {MAX_PASSES_PER_RUN:,} passes are taken); lower it (max_steps={one:,} is about one pass) or "
+                    f"most {MAX_PASSES_PER_RUN:,} passes are taken); lower it ({shorter} is about one pass) or "
                     f"prepare more text")
 
 

@@ -414,7 +414,7 @@ def read_results(path: str | os.PathLike, report=None) -> list[ResultRow]:
     unparsed = list(bad)
     rows = []
     for number, d in values:
-        problem = row_problem(d) or _provenance_without_data(d)  # a line of the file: its data removed (X75)
+        problem = line_problem(d)  # a line's provenance part removed too (X75, Z74-Z76)
         if problem is None:
             rows.append((f"line {number}", ResultRow.from_dict(d)))
         else:
@@ -565,19 +565,14 @@ def row_problem(d: Any) -> str | None:
     return _impossible(d)
 
 
-def _provenance_without_data(d: dict) -> str | None:
-    """Why a line of a results file records its ``code`` but no ``data`` (None when it has one, or records no code): the
-    sweep writes ``config``, ``code`` and ``data`` together (``RunProvenance.row_fields``, since provenance came in),
-    ``data`` never empty (its folder at least); ``code`` comes only with it, while rows with a ``config`` alone are
-    older or built in Python (``append_result`` of a hand-made row) and read as before. A row whose whole ``data`` was removed or set to {} was reported without a word
-    and paired with rows of a data folder, while a fingerprint removed inside ``data`` is skipped and named (issue 30
-    round 30, X75); a row from before provenance (no config, no code) still reads. Asked by ``read_results`` of the
-    file's lines only: rows built in Python (``paired_of(rows)``) may leave provenance out."""
-    if d.get("code") is None or d.get("data"):
-        return None
-    shown = "no data" if d.get("data") is None else f"data {_shown(d['data'])}"
-    return (f"has {shown} beside its code, which the sweep always records with the data folder it trained "
-            f"on (the data object was removed or emptied)")
+def line_problem(d: dict) -> str | None:
+    """Why a line of a results file is skipped (None: it is read): ``row_problem``, or part of the provenance the
+    sweep writes together removed or emptied (``row_provenance.provenance_problem``: X75, Z74-Z76). One rule for
+    ``read_results`` and collect_results.py, which copied a row whose data (X75) or config (Z145, Z146) was removed
+    without a word. Rows built in Python (``append_result``, ``paired_of(rows)``) may leave provenance out."""
+    from .row_provenance import provenance_problem
+
+    return row_problem(d) or provenance_problem(d)
 
 
 def _impossible(d: dict) -> str | None:

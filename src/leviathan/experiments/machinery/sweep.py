@@ -739,6 +739,7 @@ def run_sweep(grid: Grid, out_dir: str | os.PathLike, options: SweepOptions = Sw
     with sweep_lock(out_dir):
         from ...io import atomic_write_json
         from .folder_grid import check_folder_grid, check_folder_runs
+        from .unrecorded_evaluation import check_unrecorded_evaluation
         from .idle_overrides import recorded_overrides
 
         results = out_dir / RESULTS
@@ -746,6 +747,7 @@ def run_sweep(grid: Grid, out_dir: str | os.PathLike, options: SweepOptions = Sw
         check_folder_grid(grid, kept, out_dir)  # round 16 (C82): a copy of grid g1's sweep swept as g1b
         check_folder_runs(grid, kept, out_dir)  # round 17 (D20, D61): --seeds 1 over seed-0 rows
         check_rows_against_grid(grid, kept, build_run_config, log, data_provenance(grid.data_dir))
+        check_unrecorded_evaluation(grid, kept, out_dir)  # rows without evaluation settings: grid.json's (Z77)
         check_evaluated_like(kept, o.skip_eval, str(results))
         done = {r.name for r in kept}
         todo = [r for r in runs if r.name not in done]

@@ -1,0 +1,48 @@
+"""Whether a line of a results file holds the provenance the sweep writes as one piece.
+
+    provenance_problem(d)   # why the line's config / code / data are not what the sweep writes together (None: fine)
+
+The sweep writes a row's ``config``, ``code`` and ``data`` together (``provenance.RunProvenance.row_fields``, since
+provenance came in): ``code`` an object, ``data`` an object that always names its folder (``data.dir``), ``config``
+the run folder's config.yaml (``null`` only when that file could not be read). A row is held to this when it records
+its ``code``: rows written before provenance carry no code (a ``config`` alone, or nothing), and rows built by hand
+or in Python may record ``data`` alone; they read as before. Footgun: so a row whose code was removed beside its data
+reads as such a row.
+
+A row whose data object was removed or emptied was reported without a word (issue 30 round 30, X75). Round 31 found
+the rest of the kind: a row whose ``config`` was removed or set to {} beside its code and data was read as a row
+"written before rows carried one", so the sweep skipped its drift check and rewrote grid.json with a learning rate
+its runs never trained with (Z76), and report, analyze and collect_results.py read it without a word (Z75, Z145, Z146,
+Z155); ``code`` set to {} beside its data, and ``data.dir`` set to null (Z74), were taken as well. Such a line is
+now named and skipped like any damaged line (``read_results``), so the sweep trains or evaluates its run again from
+its folder, whose checkpoint config is checked against the grid before grid.json is written.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+WHY = "which the sweep always records together (the field was removed or emptied)"
+
+
+def _shown(v: Any) -> str:
+    text = repr(v)
+    return text if len(text) <= 40 else text[:37] + "..."
+
+
+def provenance_problem(d: dict) -> str | None:
+    """Why line ``d`` of a results file records its code but not the rest of its provenance, or a part emptied (None
+    when it records config, code and data as the sweep writes them, or no code: an older or hand-made row)."""
+    if d.get("code") is None:  # before provenance (no code: a config alone or nothing), or a row built by hand or in
+        return None  # Python (the tests' rows of data alone): read as before
+    if d.get("code") is not None and not d.get("data"):  # X75, its wording kept
+        shown = "no data" if d.get("data") is None else f"data {_shown(d['data'])}"
+        return f"has {shown} beside its code, {WHY}"
+    if not isinstance(d["code"], dict) or not d["code"]:  # Z75: code {} beside its data
+        return f"has code {_shown(d['code'])} beside its data, {WHY}"
+    if "config" not in d or d["config"] == {}:  # Z75, Z76: config removed or {} (null: config.yaml was unreadable)
+        shown = "no config" if "config" not in d else "config {}"
+        return f"has {shown} beside its code and data, {WHY}"
+    if isinstance(d["data"], dict) and not d["data"].get("dir"):  # Z74: the sweep names the data folder always
+        return f"has data.dir {_shown(d['data'].get('dir'))}, where the sweep always records its data folder"
+    return None
