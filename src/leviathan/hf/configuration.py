@@ -235,12 +235,12 @@ class LeviathanConfig(PretrainedConfig):
                               f"settings, or leave it out")
         return config
 
-    def save_pretrained(self, save_directory, push_to_hub: bool = False, **kwargs):
+    def save_pretrained(self, save_directory, *args, **kwargs):
         """transformers' ``save_pretrained``, after ``check_saveable``: a config changed after it was made
         (``config.unknown_attr = 5``) was written into config.json, which ``from_pretrained`` then refused (issue 30
         round 31, AA204)."""
         self.check_saveable()
-        return super().save_pretrained(save_directory, push_to_hub=push_to_hub, **kwargs)
+        return super().save_pretrained(save_directory, *args, **kwargs)
 
     def check_saveable(self) -> None:
         """ConfigError unless the config.json this config writes is one ``from_pretrained`` reads back: the config is
