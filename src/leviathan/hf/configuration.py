@@ -226,6 +226,7 @@ class LeviathanConfig(PretrainedConfig):
         if kwargs.get("return_unused_kwargs"):
             return super().from_dict(config_dict, **kwargs)
         config, unused = super().from_dict(config_dict, return_unused_kwargs=True, **kwargs)
+        unused = {k: v for k, v in unused.items() if v is not None and k not in _LOADER_KEYS}  # lm-eval's gguf_file=None
         if unused:
             from .config_keys import near_field
 
@@ -307,6 +308,13 @@ class LeviathanConfig(PretrainedConfig):
         """A config for ``cfg`` with every default made explicit; ``kwargs`` set Hugging Face fields."""
         values = dataclasses.asdict(cfg.resolved())
         return cls(**values, **kwargs)
+
+
+# from_pretrained's own options that callers (lm-evaluation-harness: gguf_file=None) hand to AutoConfig, which
+# transformers drops here by design: not settings, so never refused as unknown ones
+_LOADER_KEYS = frozenset({"gguf_file", "cache_dir", "force_download", "proxies", "token", "use_auth_token",
+                          "local_files_only", "revision", "subfolder", "trust_remote_code", "code_revision",
+                          "_commit_hash", "user_agent", "resume_download"})
 
 
 def _field_names() -> set[str]:
