@@ -140,27 +140,50 @@ def check_map_covers(device_map: Any, model_of: Any, who: str) -> None:
     out (and the keys that name no module, the usual cause: a misspelt ``'model.embed_token'``): accelerate's raw
     "ValueError: The device_map provided does not give any device for the following parameters: ..." came after the
     weights were read (issue 30 round 30, Y91). ``model_of()`` builds the model on the meta device (names only), and
-    is called only for a dict without ``''`` (the whole model): a device, a strategy or such a dict covers every
-    tensor. It may return None (the model cannot be built here: left to transformers)."""
-    if not isinstance(device_map, dict) or "" in device_map:
+    is called only for a dict naming a module: a device or a strategy covers every tensor, as ``{'': ...}`` does. A key
+    naming no module or tensor of the model is refused too when the rest covers it (``{'model': 'cpu', 'lm_head':
+    'cpu', 'model.layers.7': 'cpu'}`` on one layer, ``{'': 'cpu', 'bogus': 'cpu'}``): transformers dropped it without
+    a word (issue 30 round 31, AA21, AA25; AA510 through ``LeviathanForCausalLM.from_pretrained``). It may return None
+    (the model cannot be built here: left to transformers)."""
+    if not isinstance(device_map, dict) or not any(isinstance(k, str) and k != "" for k in device_map):
         return
     model = model_of()
     if model is None:
         return
-    keys = [k for k in device_map if isinstance(k, str)]
+    keys = [k for k in device_map if isinstance(k, str) and k != ""]
     tensors = list(model.state_dict())
-    left = [name for name in tensors if not any(name == k or name.startswith(k + ".") for k in keys)]
-    if not left:
-        return
+    modules = dict(model.named_modules())
+    named = set(modules) | set(tensors) | {n for n, _ in model.named_parameters()} | {n for n, _ in
+                                                                                      model.named_buffers()}
+    unknown = [k for k in keys if k not in named]
+    left = [] if "" in device_map else [name for name in tensors
+                                        if not any(name == k or name.startswith(k + ".") for k in keys)]
     from .errors import UserError
 
-    modules = dict(model.named_modules())
+    if not left:
+        if unknown:  # taken without a word when the rest covered the model (issue 30 round 31, AA21, AA25, AA510)
+            raise UserError(f"{who}: device_map names {_unknown_shown(unknown, modules)}, no module or tensor of the "
+                            f"model, which transformers' loader would drop without a word; correct the name, or "
+                            f"remove the key")
+        return
     owners = sorted({_outermost_left(name, left, tensors) for name in left})
     shown = ", ".join(repr(m) for m in owners[:4]) + (f", ... ({len(owners) - 4} more)" if len(owners) > 4 else "")
-    unknown = [k for k in keys if k not in modules]
     typo = f" (device_map names {', '.join(repr(k) for k in unknown)}, no module of the model)" if unknown else ""
     raise UserError(f"{who}: device_map gives no device to {shown} ({len(left)} tensor(s)){typo}; give "
                     f"each a device beside the others (e.g. {owners[0]!r}: 'cpu'), or leave device_map out")
+
+
+def _unknown_shown(unknown: list[str], modules: dict) -> str:
+    """``'model.layers.7' (the model's modules near it: 'model.layers.0')`` for the keys of a device_map that name
+    nothing in the model, each with the module names closest to it (its outer modules where none is close)."""
+    import difflib
+
+    outer = [name for name in modules if name and name.count(".") < 2]
+    parts = []
+    for key in unknown[:3]:
+        near = difflib.get_close_matches(key, [m for m in modules if m], n=2, cutoff=0.6) or outer[:6]
+        parts.append(f"{key!r:.60} (the model's modules near it: {', '.join(repr(m) for m in near)})")
+    return ", ".join(parts) + (f", ... ({len(unknown) - 3} more)" if len(unknown) > 3 else "")
 
 
 def _outermost_left(name: str, left: list[str], tensors: list[str]) -> str:

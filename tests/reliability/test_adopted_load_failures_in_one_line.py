@@ -73,10 +73,13 @@ def test_a_folder_without_weights_says_so(saves, tmp_path):
 @pytest.mark.skipif(transformers.utils.is_flash_attn_2_available(), reason="flash-attn is usable here")
 @pytest.mark.parametrize("load", [load_adopted, LeviathanForCausalLM.from_pretrained])
 def test_flash_attention_that_is_not_here_is_named(saves, load):
-    """U291."""
+    """U291. LeviathanForCausalLM supports no flash attention at all (transformers' "does not support Flash Attention
+    2 yet", flash-attn installed or not): since round 31 (AA657) its line says so, before the package is asked."""
     name = "whole" if load is load_adopted else "native"
-    _one_line(load, saves / name, r"attn_implementation='flash_attention_2' cannot be used here: .*FlashAttention2.*"
-                                  r"leave it out \(sdpa where the model supports it\), or pass 'sdpa' or 'eager'",
+    said = (r"cannot be used here: .*FlashAttention2.*leave it out \(sdpa where the model supports it\), or pass "
+            r"'sdpa' or 'eager'" if load is load_adopted else
+            r"is not one LeviathanForCausalLM supports; pass one of 'eager', 'sdpa', or leave it out")
+    _one_line(load, saves / name, rf"attn_implementation='flash_attention_2' {said}",
               attn_implementation="flash_attention_2")
 
 

@@ -48,3 +48,26 @@ def test_a_map_that_covers_the_model_is_taken():
         devices.check_map_covers({"0": "cpu", "1.0": "cpu"}, lambda: model, "api")
     with pytest.raises(UserError, match=r"no device to '1' \(4 tensor\(s\)\) \(device_map names '2', no module"):
         devices.check_map_covers({"0": "cpu", "2": "cpu"}, lambda: model, "api")
+
+
+@pytest.mark.parametrize("load, name, who", [(load_adopted, "whole", "load_adopted"),
+                                             (LeviathanForCausalLM.from_pretrained, "native",
+                                              "LeviathanForCausalLM.from_pretrained")])
+@pytest.mark.parametrize("device_map, key, near", [
+    ({"model": "cpu", "lm_head": "cpu", "model.layers.7": "cpu"}, "model.layers.7", "'model.layers.0'"),  # AA21, AA510
+    ({"": "cpu", "lm_head": "cpu", "bogus": "cpu"}, "bogus", "'model', "),  # AA25: beside the whole model
+])
+def test_a_key_naming_nothing_beside_a_covering_map_is_named(saves, load, name, who, device_map, key, near):  # noqa: F811
+    """Round 31: AA21, AA25 (load_adopted), AA510 (LeviathanForCausalLM): the key was dropped without a word."""
+    with pytest.raises(UserError, match=rf"^{who.replace('.', '[.]')}: device_map names '{key}' \(the model's modules "
+                                        rf"near it: {near}.*\), no module or tensor of the model, which transformers' "
+                                        rf"loader would drop without a word; correct the name, or remove the key$"):
+        load(saves / name, device_map=device_map)
+
+
+def test_keys_naming_a_module_or_a_tensor_are_taken_beside_the_whole_model():
+    model = nn.Sequential(nn.Linear(2, 2), nn.Sequential(nn.Linear(2, 2), nn.Linear(2, 2)))
+    for device_map in ({"": "cpu", "1.0": "cpu"}, {"0": "cpu", "1": "cpu", "1.1.weight": "cpu"}):
+        devices.check_map_covers(device_map, lambda: model, "api")
+    with pytest.raises(UserError, match=r"^api: device_map names '1\.2' \(the model's modules near it: '1\.\d'"):
+        devices.check_map_covers({"": "cpu", "1.2": "cpu"}, lambda: model, "api")

@@ -66,3 +66,37 @@ def test_the_keys_transformers_passes_still_load_and_round_trip(tmp_path):
     model = AutoModelForCausalLM.from_pretrained(tmp_path, dtype="float32", attn_implementation="eager")
     model.save_pretrained(tmp_path / "again")
     assert LeviathanConfig.from_pretrained(tmp_path / "again").to_dict()["vocab_size"] == 300
+
+
+def test_the_ways_to_change_a_config_refuse_what_its_constructor_refuses(tmp_path):
+    """Round 31: AA209 (``update`` stored factorized_rank), AA210 (``update_from_string`` a misspelt key: transformers'
+    raw ValueError), AA203 (``from_dict``'s keyword dropped without a word), AA204 (an attribute set after, saved into
+    a config.json from_pretrained refuses). Each one ConfigError line; nothing changed or written."""
+    config = LeviathanConfig(**SMALL)
+    with pytest.raises(ConfigError, match=r"^update: LeviathanConfig has no setting 'factorized_rank' \(did you mean "
+                                          r"'embedding_rank'\?\)"):
+        config.update({"factorized_rank": 0})
+    with pytest.raises(ConfigError, match=r"^update_from_string: LeviathanConfig has no setting 'num_hidden_layer' "
+                                          r"\(did you mean 'num_hidden_layers'\?\); write KEY=VALUE pairs"):
+        config.update_from_string("hidden_size=64,num_hidden_layer=2")
+    with pytest.raises(ConfigError, match=r"^update_from_string: 'hidden_size=abc': invalid literal for int\(\)"):
+        config.update_from_string("num_hidden_layers=2,hidden_size=abc")
+    assert (config.hidden_size, config.num_hidden_layers) == (32, 1) and "factorized_rank" not in config.to_dict()
+    config.update_from_string("hidden_size=64,num_hidden_layers=2")
+    assert (config.hidden_size, config.num_hidden_layers) == (64, 2)
+    with pytest.raises(ConfigError, match=r"^LeviathanConfig has no setting 'factorized_rank' \(did you mean "
+                                          r"'embedding_rank'\?\), so factorized_rank=0 would be dropped without a "
+                                          r"word; pass one of its settings, or leave it out$"):
+        LeviathanConfig.from_dict(dict(SMALL), factorized_rank=0)
+    assert LeviathanConfig.from_dict(dict(SMALL), return_unused_kwargs=True, foo=1)[1] == {"foo": 1}
+    config.unknown_attr = 5
+    with pytest.raises(ConfigError, match=r"^save_pretrained: LeviathanConfig has no setting 'unknown_attr', .*; it "
+                                          r"was set after the config was made, and from_pretrained would refuse the "
+                                          r"saved config\.json: set it back \(or del config\.NAME\), then save; "
+                                          r"nothing was written$"):
+        config.save_pretrained(tmp_path / "cfg1")
+    with pytest.raises(ConfigError, match=r"^save_pretrained: LeviathanConfig has no setting 'unknown_attr'"):
+        model = LeviathanForCausalLM(LeviathanConfig(**SMALL))
+        model.config.unknown_attr = 5
+        model.save_pretrained(tmp_path / "model1")  # the model's save asks the same
+    assert not (tmp_path / "cfg1").exists() and not (tmp_path / "model1").exists()

@@ -62,3 +62,26 @@ def test_a_text_switch_is_refused(adopted_folder, export_folder, key):
 def test_the_switches_and_use_safetensors_true_still_load(adopted_folder, export_folder):
     for load, folder, _ in _loaders(adopted_folder, export_folder):
         assert load(folder, local_files_only=True, use_safetensors=True, trust_remote_code=None) is not None
+
+
+@pytest.mark.parametrize("given, named", [
+    (dict(device_map="auto", max_memory="1GB"), r"max_memory='1GB' is no dict of place -> size; pass a dict of a "
+                                                r"GPU's index .*, or leave max_memory out$"),  # AA41
+    (dict(device_map="auto", max_memory={"cpu": "lots"}), r"max_memory\['cpu'\]='lots' is no size \(a byte count, "
+                                                          r"or a number with a unit: .*\); pass a dict"),  # AA511
+    (dict(device_map="auto", max_memory={"cuda:0": "1GB"}), r"max_memory names the place 'cuda:0', which is none of "),
+    (dict(max_memory={"cpu": "1GB"}), r"max_memory is read only when transformers computes the device_map .*, and "
+                                      r"device_map is None, so it would be dropped without a word; pass "
+                                      r"device_map='auto' too, or leave max_memory out$"),
+])
+def test_max_memory_is_held_to_accelerates_form(adopted_folder, export_folder, given, named):
+    """Round 31: AA41 (a text: accelerate's raw TypeError), AA511 (a size that is none: its raw ValueError), a GPU
+    named as a device (its "not recognized"), and max_memory beside no map computed (dropped without a word)."""
+    for load, folder, who in _loaders(adopted_folder, export_folder):
+        with pytest.raises(UserError, match=f"^{who.replace('.', '[.]')}: {named}") as e:
+            load(folder, **given)
+        assert "\n" not in str(e.value)
+
+
+def test_a_max_memory_of_the_cpu_still_loads(adopted_folder):
+    assert load_adopted(adopted_folder, device_map="auto", max_memory={"cpu": "1GB"}) is not None

@@ -68,3 +68,20 @@ def test_a_folder_made_when_missing_still_takes_the_offloaded_weights(saves, tmp
     expected = load_adopted(saves / "whole").eval()(ids).logits
     model = load_adopted(saves / "whole", device_map=OFFLOAD, offload_folder=str(tmp_path / "new" / "off"))
     assert torch.equal(model.eval()(ids).logits, expected)
+
+
+@pytest.mark.parametrize("load, name, who", LOADERS)
+@pytest.mark.parametrize("given, said, device_map", [
+    ("o\x00x", r"holds a NUL byte \('\\x00', character \d+\), which no file or folder name can hold", OFFLOAD),  # AA5
+    ("o\x00", r"holds a NUL byte .*", {"": "disk"}),  # AA536: the whole model on disk
+    ("a" * 300, r"its name 'a+…' is 300 bytes, more than the \d+ the file system allows for one name", OFFLOAD),  # AA6, AA509
+])
+def test_an_offload_folder_no_folder_can_be_named_is_one_line(saves, tmp_path, load, name, who, given, said,  # noqa: F811
+                                                              device_map):
+    """Round 31: AA5, AA536 (a NUL: os.makedirs' raw "embedded null byte"), AA6, AA509 (300 bytes: its raw "[Errno 36]
+    File name too long"), through both loaders."""
+    with pytest.raises(UserError, match=rf"^{who.replace('.', '[.]')}: offload_folder '.*' {said}, so no folder can "
+                                        rf"have it; pass a folder \(made when missing\) for the offloaded weights, or "
+                                        rf"leave offload_folder out$") as e:
+        load(saves / name, device_map=device_map, offload_folder=os.path.join(tmp_path, given))
+    assert "\n" not in str(e.value) and os.listdir(tmp_path) == []

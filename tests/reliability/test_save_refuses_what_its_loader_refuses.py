@@ -47,3 +47,17 @@ def test_a_leviathan_models_generation_id_past_its_vocabulary_is_refused_at_save
     with pytest.raises(UserError, match=r"eos_token_id 999 is not a token id of this model \(whole numbers 0 to 49"):
         hf.save_pretrained(tmp_path / "native")
     assert not (tmp_path / "native").exists()
+
+
+def test_an_adopted_models_config_id_set_after_adopt_is_refused_at_save(tmp_path):
+    """Round 31, AA427: ``A.config.eos_token_id = 400`` (300 ids) was saved without a word, and load_adopted then
+    refused the folder, blaming an edit of config.json."""
+    adopted = adopt(transformers.LlamaConfig(vocab_size=300, hidden_size=32, intermediate_size=64, num_hidden_layers=1,
+                                             num_attention_heads=4, max_position_embeddings=64), **SMALL)
+    adopted.config.eos_token_id = 400
+    with pytest.raises(UserError, match=r"^save_pretrained: LlamaConfig\.eos_token_id 400 is not a token id of this "
+                                        r"model \(whole numbers 0 to 299.*\); set eos_token_id to the tokenizer's id "
+                                        r"\(below 300\), or None \(load_adopted would refuse the saved config\.json\); "
+                                        r"nothing was written$"):
+        adopted.save_pretrained(tmp_path / "ge2")
+    assert not (tmp_path / "ge2").exists()

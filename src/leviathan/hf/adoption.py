@@ -216,6 +216,7 @@ class _AdoptedMixin:
 
         check_save_directory(save_directory, "save_pretrained")
         check_save_arguments(self, state_dict, kwargs)  # round 20: push_to_hub (M10), a partial state_dict (M8)
+        _check_source_before_save(self.config)  # eos_token_id 400 set after adopt (round 31, AA427)
         _check_json_settings(getattr(self.config, CONFIG_KEY, None))
         generator = self.get_input_embeddings()
         if isinstance(getattr(self.config, CONFIG_KEY, None), dict):
@@ -976,6 +977,18 @@ def _check_saved_source(config: Any, where: Path) -> None:
     except UserError as e:
         raise UserError(f"{str(where)!r}: {str(e).removeprefix('adopt: ')} (config.json was edited, or written by "
                         f"another program)") from None
+
+
+def _check_source_before_save(config: Any) -> None:
+    """``_check_saved_source``'s rule before an adopted model's ``save_pretrained`` writes: ``A.config.eos_token_id =
+    400`` set after ``adopt`` over 300 ids was saved without a word, and ``load_adopted`` then refused the folder,
+    blaming an edit of config.json (issue 30 round 31, AA427); the generation_config's ids were refused at save
+    already (AA426, ``save_folder._check_generation_ids``). One line naming the setting; nothing is written."""
+    try:
+        check_source_config(config)
+    except UserError as e:
+        raise UserError(f"save_pretrained: {str(e).removeprefix('adopt: ')} (load_adopted would refuse the saved "
+                        f"config.json); nothing was written") from None
 
 
 def _load_whole(path: Path, from_pretrained_kwargs: dict) -> PreTrainedModel:

@@ -99,7 +99,18 @@ def check_source_config(config: Any) -> None:
                             f"in the config (e.g. {key}=1e-6)")
     _check_dropouts(config, name)
     _check_activation_and_pad(config, name)
+    _check_attention_setting(config, name)
     check_family_settings(config, name)  # Granite's scales, Gemma 2's caps, Mixtral's experts (round 28)
+
+
+def _check_attention_setting(config: Any, name: str) -> None:
+    """The config's ``attn_implementation`` one transformers knows and that runs here (``load_keywords.check_attention``,
+    the rule of ``load_adopted``'s keyword): ``adopt(LlamaConfig(..., attn_implementation='flash'))`` was transformers'
+    raw "Specified `attn_implementation="flash"` is not supported" from the model's ``__init__`` (issue 30 round 31,
+    AA221's kind; ``LeviathanForCausalLM`` asks the same of its config)."""
+    from .load_keywords import check_attention
+
+    check_attention(getattr(config, "_attn_implementation", None), f"adopt: {name}")
 
 
 def _check_dropouts(config: Any, name: str) -> None:

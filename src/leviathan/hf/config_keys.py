@@ -58,6 +58,16 @@ def transformers_keys() -> frozenset[str]:
     return TRANSFORMERS_KEYS | declared | set(vars(base)) | set(base.to_dict()) | set(PretrainedConfig.attribute_map)
 
 
+def near_field(key: object, fields: list[str]) -> str:
+    """`` (did you mean 'y'?)`` for a key spelt near one of ``fields`` (or one ``MEANT`` names), '' otherwise; the
+    hint ``check_config_keys`` gives, for the other ways a key reaches a config (``update_from_string``,
+    ``from_dict``'s keywords: issue 30 round 31, AA203, AA210)."""
+    if not isinstance(key, str):
+        return ""
+    hint = [MEANT[key]] if key in MEANT else difflib.get_close_matches(key, fields, n=1, cutoff=0.6)
+    return f" (did you mean {hint[0]!r}?)" if hint else ""
+
+
 def check_config_keys(extra: dict, fields: list[str], own: set[str]) -> None:
     """ConfigError for the first key of ``extra`` (the keywords that are no field of the config) that transformers
     does not read and that is not in ``own`` (the config's own extra keys): "LeviathanConfig has no setting 'x' (did

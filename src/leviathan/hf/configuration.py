@@ -16,9 +16,11 @@ Footguns:
   missing rather than silently dropping it (tests/integration/test_hf.py checks the two agree).
 """
 
+import copy
 import dataclasses
 import numbers
 import os
+import warnings
 from typing import Any
 
 from transformers import PretrainedConfig
@@ -171,6 +173,90 @@ class LeviathanConfig(PretrainedConfig):
                 raise ConfigError(f"{problem}; pass the id of its tokenizer's token (such as its end-of-text id), or "
                                   f"None")
 
+    # ---- changes after construction (issue 30 round 31) ------------------------------------------
+    def update(self, config_dict: dict[str, Any]) -> None:
+        """transformers' ``update``, after refusing a key the constructor refuses (``_check_implemented``,
+        ``_check_unknown``): ``config.update({'factorized_rank': 0})`` stored the key ``LeviathanConfig(...,
+        factorized_rank=0)`` refuses, saved and read by nothing (issue 30 round 31, AA209)."""
+        if not isinstance(config_dict, dict):
+            raise ConfigError(f"update: expected a dict of setting -> value, got {type(config_dict).__name__}; pass "
+                              f"e.g. config.update({{'hidden_size': 64}})")
+        extra = {k: v for k, v in config_dict.items() if k not in _field_names()}
+        try:
+            _check_implemented(extra)
+            _check_unknown(extra)
+        except ConfigError as e:
+            raise ConfigError(f"update: {e}") from None
+        super().update(config_dict)
+
+    def update_from_string(self, update_str: str) -> None:
+        """transformers' ``update_from_string`` (``'hidden_size=64,num_hidden_layers=2'``), its refusals in one
+        ConfigError line naming the key and its near spelling: ``'num_hidden_layer=2'`` was transformers' raw
+        "ValueError: key num_hidden_layer isn't in the original config dict" (issue 30 round 31, AA210), a value that is
+        no number its raw ``int()`` ValueError, a setting that is None its TypeError."""
+        fix = "write KEY=VALUE pairs of the config's settings, separated by commas (e.g. 'hidden_size=64,rope_theta=1e4')"
+        if not isinstance(update_str, str):
+            raise ConfigError(f"update_from_string: expected a text, got {type(update_str).__name__}; {fix}")
+        pairs = update_str.split(",")
+        if (bad := next((p for p in pairs if p.count("=") != 1 or not p.split("=")[0]), None)) is not None:
+            raise ConfigError(f"update_from_string: {bad!r:.60} is no KEY=VALUE pair; {fix}")
+        for key in (p.split("=")[0] for p in pairs):
+            if not hasattr(self, key):
+                from .config_keys import near_field
+
+                raise ConfigError(f"update_from_string: LeviathanConfig has no setting {key!r:.60}"
+                                  f"{near_field(key, sorted(_field_names()))}; {fix}")
+        trial = copy.deepcopy(self)  # each pair tried alone, so the line names it; nothing changed unless all take
+        for pair in pairs:
+            try:
+                PretrainedConfig.update_from_string(trial, pair)
+            except (ValueError, TypeError) as e:
+                raise ConfigError(f"update_from_string: {pair!r:.60}: {str(e).split(' (key ')[0]:.120}; write a whole "
+                                  f"number for an integer setting, a number for a float, true or false for a switch "
+                                  f"(a setting that is None is set as an attribute: config.NAME = value)") from None
+        super().update_from_string(update_str)
+
+    @classmethod
+    def from_dict(cls, config_dict: dict[str, Any], **kwargs: Any) -> Any:
+        """transformers' ``from_dict``, refusing a keyword it would drop: ``LeviathanConfig.from_dict(d,
+        factorized_rank=0)`` returned the config without the key and without a word (issue 30 round 31, AA203), where
+        the constructor refuses it; ``from_pretrained(DIR, factorized_rank=0)`` reads through here too. A caller that
+        asks for the keywords left over (``return_unused_kwargs=True``: transformers' model loaders, which pass their
+        own options along) gets them, as before."""
+        if kwargs.get("return_unused_kwargs"):
+            return super().from_dict(config_dict, **kwargs)
+        config, unused = super().from_dict(config_dict, return_unused_kwargs=True, **kwargs)
+        unused = {k: v for k, v in unused.items() if v is not None and k not in _LOADER_KEYS}  # lm-eval's gguf_file=None
+        if unused:
+            from .config_keys import near_field
+
+            key = next(iter(unused))
+            raise ConfigError(f"LeviathanConfig has no setting {key!r:.60}{near_field(key, sorted(_field_names()))}, "
+                              f"so {key}={unused[key]!r:.40} would be dropped without a word; pass one of its "
+                              f"settings, or leave it out")
+        return config
+
+    def save_pretrained(self, save_directory, *args, **kwargs):
+        """transformers' ``save_pretrained``, after ``check_saveable``: a config changed after it was made
+        (``config.unknown_attr = 5``) was written into config.json, which ``from_pretrained`` then refused (issue 30
+        round 31, AA204)."""
+        self.check_saveable()
+        return super().save_pretrained(save_directory, *args, **kwargs)
+
+    def check_saveable(self) -> None:
+        """ConfigError unless the config.json this config writes is one ``from_pretrained`` reads back: the config is
+        built again from its own ``to_dict`` (the constructor's checks: unknown keys, settings the model does not
+        implement, sizes, token ids), so an attribute set after construction that the constructor refuses is named
+        before anything is written (AA204; the model's ``save_pretrained`` asks this too, AA427's kind)."""
+        try:
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore")
+                type(self).from_dict(self.to_dict())
+        except ConfigError as e:
+            raise ConfigError(f"save_pretrained: {e}; it was set after the config was made, and from_pretrained "
+                              f"would refuse the saved config.json: set it back (or del config.NAME), then save; "
+                              f"nothing was written") from None
+
     @classmethod
     def from_pretrained(cls, pretrained_model_name_or_path, *args, **kwargs):
         """transformers' read, after the checks of ``model_path.check_model_path``: an empty folder, a data or run
@@ -222,6 +308,20 @@ class LeviathanConfig(PretrainedConfig):
         """A config for ``cfg`` with every default made explicit; ``kwargs`` set Hugging Face fields."""
         values = dataclasses.asdict(cfg.resolved())
         return cls(**values, **kwargs)
+
+
+# from_pretrained's own options that callers (lm-evaluation-harness: gguf_file=None) hand to AutoConfig, which
+# transformers drops here by design: not settings, so never refused as unknown ones
+_LOADER_KEYS = frozenset({"gguf_file", "cache_dir", "force_download", "proxies", "token", "use_auth_token",
+                          "local_files_only", "revision", "subfolder", "trust_remote_code", "code_revision",
+                          "_commit_hash", "user_agent", "resume_download"})
+
+
+def _field_names() -> set[str]:
+    """The names ``LeviathanConfig`` declares and those transformers' ``PretrainedConfig`` does (fields, attributes)."""
+    from .config_keys import transformers_keys
+
+    return {f.name for f in dataclasses.fields(LeviathanConfig)} | set(transformers_keys())
 
 
 # LeviathanConfig's switches (its own use_cache, and PretrainedConfig's) -> whether None is taken too

@@ -99,6 +99,9 @@ def from_native(model: CausalLM, **config_kwargs: Any) -> LeviathanForCausalLM:
         raise UserError(f"from_native: {', '.join(fixed)} {'is' if len(fixed) == 1 else 'are'} the model's own "
                         f"(its weights fix {'it' if len(fixed) == 1 else 'them'}); config_kwargs may only add other "
                         f"Hugging Face fields, such as eos_token_id; build the model with the size you want instead")
+    from .load_keywords import check_attention
+
+    check_attention(config_kwargs.get("attn_implementation"), "from_native", LeviathanForCausalLM)  # round 31, AA657 (flash-attn absent)
     hf = LeviathanForCausalLM(LeviathanConfig.from_model_config(_native_config(model), **config_kwargs))
     hf.load_state_dict(model.state_dict(), strict=True)
     return _place_like(hf, model)

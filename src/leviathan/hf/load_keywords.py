@@ -34,6 +34,9 @@ Round 30: an ``offload_folder`` that is a named pipe or a file (Y64, Y93, Y94) w
 FileExistsError from transformers' disk offload: named as what it is (``_offload_folder``); a ``variant`` that is no
 name, or names no weights the folder holds (Y732, Y736-Y740), is ``weights_variant.check_weights_variant``'s line.
 
+Round 31 (AA41, AA511): ``max_memory`` is held to accelerate's form, beside a device_map strategy that reads it
+(``_check_max_memory``); ``offload_folder`` to a name a folder can have (AA5, AA6).
+
 Footgun: the form is all that is asked; leviathan's models run their attention through transformers' own functions,
 and no kernel is fetched from the hub here.
 """
@@ -61,12 +64,14 @@ def check_load_keywords(kwargs: dict, path: Path) -> None:
     check_transformers_keywords(kwargs, path, "load_adopted", adopted=True)
 
 
-def check_transformers_keywords(kwargs: dict, path: Any, who: str, adopted: bool = False) -> None:
+def check_transformers_keywords(kwargs: dict, path: Any, who: str, adopted: bool = False,
+                                model_class: type | None = None) -> None:
     """UserError for ``state_dict=`` beside the folder ``path`` (transformers takes one or the other), for an
     ``attn_implementation`` transformers does not know, for a ``dtype`` / ``torch_dtype`` the weights do not load
     in, and for a keyword of ``_RULES`` its rule refuses, in ``who``'s words (``load_adopted``, and
     ``LeviathanForCausalLM.from_pretrained``, which met the same raw errors); ``adopted``: the model is an adopted one
-    (``load_adopted``'s class), which takes no quantization."""
+    (``load_adopted``'s class), which takes no quantization; ``model_class``: the class loaded, whose supported
+    attention implementations ``attn_implementation`` is held to (``check_attention``)."""
     from ..value_rules import check_switches
 
     check_switches("check_transformers_keywords", adopted=adopted)  # 'no' was true (round 30, Y621's kind)
@@ -82,7 +87,9 @@ def check_transformers_keywords(kwargs: dict, path: Any, who: str, adopted: bool
                         f"{str(path)!r}; leave it out, and load tensors of your own afterwards (model = {who}(...); "
                         f"model.load_state_dict(state_dict))")
     if "attn_implementation" in kwargs:
-        _check_attention(kwargs["attn_implementation"], who)
+        check_attention(kwargs["attn_implementation"], who, model_class)
+    if "max_memory" in kwargs:
+        _check_max_memory(kwargs["max_memory"], kwargs.get("device_map"), who)
     for key in DTYPE_KEYS:
         _check_dtype(kwargs.get(key), key, who)
 
@@ -106,10 +113,13 @@ def _check_dtype(value: Any, key: str, who: str) -> None:
                             f"quantization_config=, not with {key}), or leave it out")
 
 
-def _check_attention(value: Any, who: str) -> None:
+def check_attention(value: Any, who: str, model_class: type | None = None) -> None:
     """UserError unless ``value`` is None or an attention implementation this transformers knows (``eager``, and
     those of ``ALL_ATTENTION_FUNCTIONS``: sdpa, flash_attention_2, ...) that runs here; a hub kernel's
-    ``'org/repo[:kernel]'`` is refused by its form (module docstring, W100)."""
+    ``'org/repo[:kernel]'`` is refused by its form (module docstring, W100). With ``model_class``, one that class
+    declares it supports (its ``_supports_flash_attn`` / ``_supports_flex_attn`` / ``_supports_sdpa``): ``from_native(m,
+    attn_implementation='flash_attention_2')`` was transformers' raw "LeviathanForCausalLM does not support Flash
+    Attention 2 yet. Please request to add support ... on its model hub page" (issue 30 round 31, AA657)."""
     from transformers.modeling_utils import ALL_ATTENTION_FUNCTIONS
 
     if value is None:
@@ -125,9 +135,19 @@ def _check_attention(value: Any, who: str) -> None:
         raise UserError(f"{who}: attn_implementation={value!r:.60} is no attention implementation transformers "
                         f"knows; pass one of {', '.join(repr(k) for k in known)}, or leave it out (sdpa where the "
                         f"model supports it)")
+    if model_class is not None and not getattr(model_class, _SUPPORT_FLAGS.get(name.split("|")[-1], ""), True):
+        taken = ["eager", *(n for n, flag in _SUPPORT_FLAGS.items() if getattr(model_class, flag, False))]
+        raise UserError(f"{who}: attn_implementation={value!r:.60} is not one {model_class.__name__} supports; pass "
+                        f"one of {', '.join(repr(k) for k in taken)}, or leave it out")
     if (problem := _attention_unusable(name)) is not None:
         raise UserError(f"{who}: attn_implementation={value!r:.60} cannot be used here: {problem}; leave it out (sdpa "
                         f"where the model supports it), or pass 'sdpa' or 'eager'")
+
+
+# attention implementation -> the class flag transformers reads to take it (its _check_and_adjust_attn_implementation)
+_SUPPORT_FLAGS = {"sdpa": "_supports_sdpa", "flash_attention_2": "_supports_flash_attn",
+                  "flash_attention_3": "_supports_flash_attn", "flash_attention_4": "_supports_flash_attn",
+                  "flex_attention": "_supports_flex_attn"}
 
 
 def _attention_unusable(name: str) -> str | None:
@@ -153,6 +173,65 @@ def _attention_unusable(name: str) -> str | None:
     devices = ", ".join(device for _, device in matrix["supported_devices"])
     return f"FlashAttention{version} does not run on this machine's devices (it needs one of: {devices}, of a " \
            f"version it supports)"
+
+
+# transformers' names for a device_map it computes, the only ones that read max_memory (devices._STRATEGIES' names)
+_STRATEGIES = ("auto", "balanced", "balanced_low_0", "sequential")
+_MEMORY_PLACES = "a GPU's index (0, 1, ...), 'cpu', 'mps' or 'disk'"
+
+
+def _check_max_memory(value: Any, device_map: Any, who: str) -> None:
+    """UserError unless ``max_memory`` is None, or a dict of place (a GPU's index, ``'cpu'``, ``'mps'``, ``'disk'``)
+    -> a size accelerate reads (a byte count, or a text such as ``'5GB'``, ``'500MiB'``), given with a ``device_map``
+    strategy that reads it (``'auto'``, ...). ``max_memory='1GB'`` was accelerate's raw "TypeError: string indices must
+    be integers" and ``{'cpu': 'lots'}`` its "ValueError: `size` lots is not in a valid format", after the config and
+    the model were built (issue 30 round 31, AA41 through ``load_adopted``, AA511 through
+    ``LeviathanForCausalLM.from_pretrained``); a key such as ``'cuda:0'`` its "Device cuda:0 is not recognized", a GPU
+    this machine lacks (``0`` without CUDA) torch's "Cannot access accelerator device" (``devices.device_unavailable``,
+    the rule of a device_map's GPU); and
+    beside no device_map, or a device or a dict of modules, max_memory was dropped without a word (transformers reads
+    it only to compute a map)."""
+    from ..devices import device_unavailable
+
+    if value is None:
+        return
+    fix = (f"pass a dict of {_MEMORY_PLACES} -> a size (a byte count, or a text such as '5GB'), e.g. "
+           f"max_memory={{'cpu': '2GB'}}, or leave max_memory out")
+    if not isinstance(value, dict) or not value:
+        what = "is an empty dict" if isinstance(value, dict) else "is no dict of place -> size"
+        raise UserError(f"{who}: max_memory={value!r:.60} {what}; {fix}")
+    for place, size in value.items():
+        if not (isinstance(place, str) and place in ("cpu", "mps", "disk")) and not (
+                isinstance(place, int) and not isinstance(place, bool) and place >= 0):
+            raise UserError(f"{who}: max_memory names the place {place!r:.40}, which is none of {_MEMORY_PLACES} "
+                            f"(a GPU is named by its index: 0, not 'cuda:0'); {fix}")
+        if not isinstance(place, str) and (missing := device_unavailable(f"cuda:{place}")) is not None:
+            shown = missing.removeprefix("is ").removesuffix("; use cpu")
+            raise UserError(f"{who}: max_memory names the GPU {place} ({shown}); name only the GPUs this machine has "
+                            f"(and 'cpu'), or leave max_memory out")
+        if _size_problem(size):
+            raise UserError(f"{who}: max_memory[{place!r:.40}]={size!r:.40} is no size (a byte count, or a number "
+                            f"with a unit: '5GB', '500MB', '2GiB'); {fix}")
+    if device_map not in _STRATEGIES:
+        raise UserError(f"{who}: max_memory is read only when transformers computes the device_map "
+                        f"(device_map='auto', 'balanced', 'balanced_low_0' or 'sequential'), and device_map is "
+                        f"{device_map!r:.60}, so it would be dropped without a word; pass device_map='auto' too, or "
+                        f"leave max_memory out")
+
+
+def _size_problem(size: Any) -> bool:
+    """Whether ``size`` is no size accelerate reads (``convert_file_size_to_int``'s rule: an int of bytes, not a
+    bool, not negative; or a number and a unit: GB, MB, KB, GiB, MiB, KiB)."""
+    if isinstance(size, bool) or not isinstance(size, (int, str)):
+        return True
+    if isinstance(size, int):
+        return size < 0
+    from accelerate.utils import convert_file_size_to_int
+
+    try:
+        return convert_file_size_to_int(size) < 0
+    except (ValueError, TypeError):
+        return True
 
 
 # ---- the keywords checked by name (round 27) ------------------------------------------------------------------
@@ -230,14 +309,21 @@ def _offload_folder(who: str, key: str, value: Any, folder: Path | None, adopted
     ``os.makedirs``' raw "FileExistsError: [Errno 17] File exists" from transformers' disk offload (issue 30 round 30,
     Y64, Y93 through ``load_adopted``; Y94 through ``LeviathanForCausalLM.from_pretrained``); so is a path under a
     file, and a value that is no path (``os.makedirs``' TypeError). Named as what stands there
-    (``errors.not_a_folder_there``)."""
-    from ..errors import file_above, not_a_folder_there
+    (``errors.not_a_folder_there``). A name no folder can have, one holding a NUL byte or one past the file system's
+    255 bytes, was ``os.makedirs``' raw "ValueError: embedded null byte" / "OSError: [Errno 36] File name too long"
+    (issue 30 round 31, AA5, AA536; AA6, AA509 through ``LeviathanForCausalLM.from_pretrained``): the same words as a
+    reader's (``errors.nul_byte``, ``errors.name_too_long``)."""
+    from ..errors import file_above, name_too_long, not_a_folder_there, nul_byte
 
     if value is None:
         return
     fix = "pass a folder (made when missing) for the offloaded weights, or leave offload_folder out"
     if not isinstance(value, (str, os.PathLike)) or os.fspath(value) in ("", b""):
         raise UserError(f"{who}: offload_folder={value!r:.60} is no folder's path; {fix}")
+    if (problem := nul_byte(value) or name_too_long(value)) is not None:  # round 31, AA5, AA6, AA509, AA536
+        text = os.fspath(value)
+        shown = text if len(text) <= 80 else text[:60] + "…"
+        raise UserError(f"{who}: offload_folder {shown!r} {problem}, so no folder can have it; {fix}")
     if os.path.lexists(value) and not os.path.isdir(value):
         raise UserError(f"{who}: offload_folder {os.fspath(value)!r} {not_a_folder_there(value)}; {fix}")
     if (blocker := file_above(value)) is not None:

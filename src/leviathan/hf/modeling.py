@@ -90,7 +90,8 @@ class LeviathanPreTrainedModel(PreTrainedModel):
         check_device_map(kwargs.get("device_map"), "from_pretrained")  # meta (P470), a GPU not here (S604)
         from .load_keywords import check_transformers_keywords
 
-        check_transformers_keywords(kwargs, where, "LeviathanForCausalLM.from_pretrained")  # transformers' raw ValueErrors (round 25)
+        check_transformers_keywords(kwargs, where, "LeviathanForCausalLM.from_pretrained",  # raw ValueErrors (round 25)
+                                    model_class=cls)
         from .model_path import check_model_path
 
         local = _local_folder(where, kwargs.get("subfolder"))
@@ -305,6 +306,10 @@ class LeviathanForCausalLM(LeviathanPreTrainedModel, GenerationMixin):
                                     f"build one with leviathan.hf.LeviathanConfig(...) (ModelConfig's "
                                     f"fields) or LeviathanConfig.from_model_config(cfg), or load a transformers model "
                                     f"with its own class")
+        from .load_keywords import check_attention
+
+        # 'flash' set on the config: transformers' raw ValueError from its __init__ (issue 30 round 31, AA221, AA657)
+        check_attention(getattr(config, "_attn_implementation", None), "LeviathanForCausalLM(config)", type(self))
         super().__init__(config)
         # tying only for dense_tied: transformers reads this {target: source} dict in post_init
         self._tied_weights_keys = dict(TIED_WEIGHTS) if config.tie_word_embeddings else None

@@ -74,6 +74,8 @@ def check_save_arguments(model: Any, state_dict: Any, kwargs: dict, who: str = "
                         "(huggingface_hub.upload_folder(repo_id=..., folder_path=DIR)) or call "
                         "model.push_to_hub(repo_id)")
     _check_save_options(kwargs)
+    if callable(check := getattr(getattr(model, "config", None), "check_saveable", None)):
+        check()  # a LeviathanConfig changed after it was made (issue 30 round 31, AA204's kind)
     _check_generation_ids(model)
     if state_dict is None:
         return
