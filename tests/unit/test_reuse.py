@@ -13,7 +13,8 @@ from leviathan.experiments.machinery.reuse import adopt_rows, reusable_rows
 from leviathan.experiments.machinery.sweep import grid_snapshot
 from leviathan.run_config import load_run_config
 
-DATA = {"fingerprint": "ab" * 32, "fingerprint_version": 2, "tokenizer": "bpe:512", "vocab_size": 512}
+DATA = {"dir": "data/bpe512", "fingerprint": "ab" * 32, "fingerprint_version": 2, "tokenizer": "bpe:512",
+        "vocab_size": 512}  # a sweep always records its data folder (rows without one are skipped: round 31, Z74)
 
 
 def config_fn(grid, spec):
