@@ -14,7 +14,8 @@ from __future__ import annotations
 import ast
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[2] / "src" / "leviathan"
+from source_sweep import ROOT, public_functions
+
 
 CALLBACKS = ("log", "report")
 
@@ -26,19 +27,6 @@ CHECKED_ELSEWHERE = {
 }
 
 
-def _public_functions(root: Path):
-    """(path, function) of each public function, as test_switches_checked's sweep reads them."""
-    for path in sorted(root.rglob("*.py")):
-        rel = path.relative_to(root)
-        if rel.parts[0] == "commands" or any(p.startswith("_") and p != "__init__.py" for p in rel.parts):
-            continue
-        for node in ast.parse(path.read_text(encoding="utf-8")).body:
-            if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) and not node.name.startswith("_"):
-                yield rel.as_posix(), node
-            elif isinstance(node, ast.ClassDef) and not node.name.startswith("_"):
-                for item in node.body:
-                    if isinstance(item, (ast.FunctionDef, ast.AsyncFunctionDef)) and not item.name.startswith("_"):
-                        yield rel.as_posix(), item
 
 
 def _checked(fn: ast.FunctionDef) -> set[str]:
@@ -51,7 +39,7 @@ def _checked(fn: ast.FunctionDef) -> set[str]:
 
 def unchecked_callbacks(root: Path = ROOT) -> list[str]:
     found = []
-    for rel, fn in _public_functions(root):
+    for rel, fn in public_functions(root):
         if f"{rel}:{fn.name}" in CHECKED_ELSEWHERE:
             continue
         a = fn.args
@@ -69,7 +57,7 @@ def test_every_public_callback_goes_through_check_callback():
 
 
 def test_the_listed_exceptions_still_exist():
-    keys = {f"{rel}:{fn.name}" for rel, fn in _public_functions(ROOT)}
+    keys = {f"{rel}:{fn.name}" for rel, fn in public_functions(ROOT)}
     assert not sorted(set(CHECKED_ELSEWHERE) - keys)
 
 

@@ -15,7 +15,8 @@ from __future__ import annotations
 import ast
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[2] / "src" / "leviathan"
+from source_sweep import ROOT, public_functions
+
 
 # checked, before any work, by the helper named
 CHECKED_ELSEWHERE = {
@@ -64,25 +65,12 @@ def _checked(fn: ast.FunctionDef) -> set[str]:
     return names
 
 
-def _public_functions(root: Path):
-    for path in sorted(root.rglob("*.py")):
-        rel = path.relative_to(root)
-        if rel.parts[0] == "commands" or any(p.startswith("_") and p != "__init__.py" for p in rel.parts):
-            continue
-        tree = ast.parse(path.read_text(encoding="utf-8"))
-        for node in tree.body:
-            if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) and not node.name.startswith("_"):
-                yield rel.as_posix(), node
-            elif isinstance(node, ast.ClassDef) and not node.name.startswith("_"):
-                for item in node.body:
-                    if isinstance(item, (ast.FunctionDef, ast.AsyncFunctionDef)) and not item.name.startswith("_"):
-                        yield rel.as_posix(), item
 
 
 def unchecked_switches(root: Path = ROOT) -> list[str]:
     """``path:line name (switches)`` of each public function with a switch no check_switches call names."""
     found = []
-    for rel, fn in _public_functions(root):
+    for rel, fn in public_functions(root):
         key = f"{rel}:{fn.name}"
         if key in CHECKED_ELSEWHERE or key in NOT_A_SWITCH:
             continue
@@ -99,7 +87,7 @@ def test_every_public_switch_goes_through_check_switches():
 
 
 def test_the_listed_exceptions_still_exist():
-    keys = {f"{rel}:{fn.name}" for rel, fn in _public_functions(ROOT)}
+    keys = {f"{rel}:{fn.name}" for rel, fn in public_functions(ROOT)}
     stale = sorted((set(CHECKED_ELSEWHERE) | set(NOT_A_SWITCH)) - keys)
     assert not stale, stale
 
