@@ -235,7 +235,9 @@ def save_whole(save: Callable[[str], Any], save_directory: str | os.PathLike) ->
             result = save(str(tmp))
             record_shards(tmp)  # a sharded save's index records its shards, checked on load (round 25, Y509-Y512)
             record_weights(tmp)  # an adopted whole-file save's config.json its weights (round 27, S475)
-            keep_earlier_variants(tmp, out, _earlier_weights(out))  # other variants kept (round 31, AA751)
+            # other variants kept (round 31, AA751); only this save's variant's earlier weights replaced (round 32,
+            # AC289, AC419, AC422: a variant='v2' save deleted the folder's model.safetensors)
+            keep_earlier_variants(tmp, out, _earlier_weights(out, _variant_written(tmp)))
             publish(tmp)
             # a Ctrl-C among the renames would leave a mix of two saves, and a load among them read one (U515)
             with swapping(out), held_stops(deliver_after=True):
@@ -279,7 +281,7 @@ def _move_in(tmp: Path, out: Path) -> None:
     from ..replace_together import replace_together
 
     names = sorted(os.listdir(tmp), key=lambda name: name == "config.json")
-    stale = [out / name for name in _earlier_weights(out) if name not in names]
+    stale = [out / name for name in _earlier_weights(out, _variant_written(tmp)) if name not in names]
     earlier = tmp / ".earlier"
     earlier.mkdir()
     replace_together([(tmp / name, out / name) for name in names], aside=lambda target: earlier / target.name,
@@ -291,21 +293,39 @@ _WEIGHT_FILES = ("model.safetensors", "pytorch_model.bin")  # an unsharded save'
 _INDEX_FILES = ("model.safetensors.index.json", "pytorch_model.bin.index.json")  # a sharded save's record
 
 
-def _earlier_weights(out: Path) -> list[str]:
-    """The weight files of ``out`` that an earlier ``save_pretrained`` wrote: an unsharded save's weights, its index and
-    the shards the index names. A glob of weight names (``model-*.safetensors``, ``pytorch_model*.bin``) removed a
-    user's own ``model-mine.safetensors`` and ``pytorch_model_backup.bin`` on a rerun (round 22, S485): only a name
-    the earlier save recorded (and a weight's name at that) is its own."""
-    weights = [pattern for pattern in SAVED_FILES if not pattern.endswith("config.json")]
-    own = {name for name in (*_WEIGHT_FILES, *_INDEX_FILES) if (out / name).is_file()}
-    for index in own & set(_INDEX_FILES):
+def _variant_written(tmp: Path) -> str | None:
+    """The weights variant a save wrote into its temporary folder ``tmp`` (None: the default weights), read from its
+    files' names (``weights_variant.held_variants``), so a variant given by position is read as the keyword is."""
+    from .weights_variant import held_variants
+
+    plain, variants = held_variants(tmp)
+    return None if plain or not variants else variants[0]
+
+
+def _earlier_weights(out: Path, variant: str | None) -> list[str]:
+    """The weight files of ``out`` that an earlier ``save_pretrained`` of ``variant`` (None: the default weights) wrote:
+    an unsharded save's weights, its index and the shards the index names. A glob of weight names
+    (``model-*.safetensors``, ``pytorch_model*.bin``) removed a user's own ``model-mine.safetensors`` and
+    ``pytorch_model_backup.bin`` on a rerun (round 22, S485): only a name the earlier save recorded (and a weight's
+    name at that) is its own. Another variant's weights are not this save's to replace: taking the default weights as
+    the earlier save's whatever the variant, a save with variant='v2' deleted the folder's model.safetensors, and a
+    whole v1 save left a sharded v1 beside it (issue 30 round 32, AC289, AC419, AC422, AC421)."""
+    from .weights_variant import with_variant
+
+    shard = (f"model.{variant}-*.safetensors", f"pytorch_model.{variant}-*.bin") if variant else \
+        ("model-*.safetensors", "pytorch_model-*.bin")
+    whole = {with_variant(name, variant) for name in _WEIGHT_FILES}
+    indexes = {with_variant(name, variant) for name in _INDEX_FILES}
+    own = {name for name in whole | indexes if (out / name).is_file()}
+    for index in own & indexes:
         try:
             weight_map = json_text.read_file(out / index).get("weight_map")
         except (OSError, ValueError, AttributeError):
             continue
         if isinstance(weight_map, dict):
-            own |= {name for name in weight_map.values() if isinstance(name, str) and os.path.basename(name) == name}
-    return sorted(name for name in own if (out / name).is_file() and any(fnmatch.fnmatch(name, p) for p in weights))
+            own |= {name for name in weight_map.values() if isinstance(name, str) and os.path.basename(name) == name
+                    and any(fnmatch.fnmatch(name, p) for p in shard)}
+    return sorted(name for name in own if (out / name).is_file())
 
 
 def _saved_here(directory: Path) -> bool:

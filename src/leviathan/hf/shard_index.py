@@ -34,6 +34,7 @@ from typing import Any
 
 from ..errors import UserError
 from ..io import sha256_file
+from .weights_variant import with_variant
 
 RECORD = "leviathan_shards"  # index["metadata"][RECORD] = {"weight_map": sha256, "files": {shard: sha256}}
 _INDEXES = ("model.safetensors.index.json", "pytorch_model.bin.index.json")  # transformers' order of preference
@@ -41,14 +42,6 @@ _WHOLE = ("model.safetensors", "pytorch_model.bin")  # the whole-file save each 
 _FIX = "restore the folder from a copy, or save the model again (model.save_pretrained(DIR))"
 # a shard's name as transformers writes it: model[.VARIANT]-00001-of-00003.safetensors (or pytorch_model ... .bin)
 _SHARD = re.compile(r"^(?:model|pytorch_model)(?:\.([^.-]+))?-\d+-of-\d+\.(safetensors|bin)$")
-
-
-def _with_variant(name: str, variant: str | None) -> str:
-    """transformers' ``_add_variant``: ``model.safetensors.index.json`` -> ``model.safetensors.index.V.json``."""
-    if variant is None:
-        return name
-    stem, suffix = name.rsplit(".", 1)
-    return f"{stem}.{variant}.{suffix}"
 
 
 def _map_digest(weight_map: dict) -> str:
@@ -75,8 +68,8 @@ def check_shards(folder: Path, variant: str | None) -> None:
         return
     _refuse_whole_beside_index(folder, variant)
     for index_name, whole in zip(_INDEXES, _WHOLE):
-        index = folder / _with_variant(index_name, variant)
-        if os.path.isfile(folder / _with_variant(whole, variant)) or not os.path.lexists(index):
+        index = folder / with_variant(index_name, variant)
+        if os.path.isfile(folder / with_variant(whole, variant)) or not os.path.lexists(index):
             continue
         weight_map, record = _read_index(index)
         _check_names(index, weight_map, folder)
@@ -90,8 +83,8 @@ def _refuse_whole_beside_index(folder: Path, variant: str | None) -> None:
     the whole file and leaves the recorded shards unread, so a model.safetensors copied in from another save loaded
     that model's weights under this save's config.json and index, without a word (issue 30 round 29, W96, W129). A
     save (``save_folder.save_whole`` replaces the folder whole) writes one or the other, never both."""
-    indexes = [name for name in (_with_variant(n, variant) for n in _INDEXES) if os.path.lexists(folder / name)]
-    wholes = [name for name in (_with_variant(n, variant) for n in _WHOLE) if os.path.lexists(folder / name)]
+    indexes = [name for name in (with_variant(n, variant) for n in _INDEXES) if os.path.lexists(folder / name)]
+    wholes = [name for name in (with_variant(n, variant) for n in _WHOLE) if os.path.lexists(folder / name)]
     if indexes and wholes:
         raise UserError(f"{str(folder)!r} holds both the whole weights file {wholes[0]} and the shard index "
                         f"{indexes[0]} of a sharded save: a save writes one or the other, so one was added after it "
@@ -104,7 +97,7 @@ def _refuse_lost_index(folder: Path, variant: str | None) -> None:
     weights file: the index deleted or left behind by a copy was transformers' raw "no file named
     model.safetensors, or pytorch_model.bin, found in directory" (issue 30 round 28, U274), blaming a file a sharded
     save never has and not naming the one lost."""
-    if any(os.path.isfile(folder / _with_variant(whole, variant)) for whole in _WHOLE):
+    if any(os.path.isfile(folder / with_variant(whole, variant)) for whole in _WHOLE):
         return
     names = os.listdir(folder)
     for index_name, whole in zip(_INDEXES, _WHOLE):
@@ -112,7 +105,7 @@ def _refuse_lost_index(folder: Path, variant: str | None) -> None:
         shards = sorted(n for n in names if (m := _SHARD.match(n)) and (m.group(1) or "") == (variant or "")
                         and m.group(2) == kind)
         if shards:
-            index = _with_variant(index_name, variant)
+            index = with_variant(index_name, variant)
             raise UserError(f"{str(folder)!r} holds {len(shards)} shard(s) of a sharded save ({shards[0]}, ...) but "
                             f"not their index {index}, which names the shard each tensor is in, so they cannot be "
                             f"loaded: it was deleted, or not copied with them; restore {index} from a copy of the "

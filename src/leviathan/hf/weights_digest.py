@@ -35,11 +35,10 @@ _FIX = "restore the folder from a copy, or save the model again (model.save_pret
 
 
 def _whole_files(folder: Path) -> list[str]:
-    """The whole-file weights in ``folder`` (none when it holds a shard index: its shards are recorded there)."""
-    names = os.listdir(folder)
-    if any(".index" in n and n.endswith(".json") for n in names):
-        return []
-    return sorted(n for n in names if _WHOLE.match(n))
+    """The whole-file weights in ``folder``, of every variant (a sharded save's shards are recorded in its index,
+    ``shard_index``; a whole file beside another variant's index is still recorded here: skipping every whole file
+    of a folder that held any index left the default weights unchecked beside a sharded variant, round 32)."""
+    return sorted(n for n in os.listdir(folder) if _WHOLE.match(n))
 
 
 def record_weights(folder: str | os.PathLike) -> None:
@@ -63,7 +62,9 @@ def keep_earlier_variants(tmp: Path, out: Path, replaced: list[str]) -> None:
     config.json is this save's but for the record and each such file is the one it records; otherwise a UserError
     before anything in ``out`` changes. A second save with variant='v2' into a folder holding a variant='v1' save
     rewrote config.json's record to v2 only and left model.v1.safetensors, which load_adopted then refused as "added
-    after the save": the earlier variant no longer loaded, and nothing was said (issue 30 round 31, AA751).
+    after the save": the earlier variant no longer loaded, and nothing was said (issue 30 round 31, AA751). A sharded
+    save writes no record of its own (its index records its shards); the earlier whole files' are carried all the same
+    (round 32, AC422's kind: the default weights beside a sharded variant).
     ``replaced``: the earlier save's own weights this save replaces (``save_folder._earlier_weights``)."""
     from .. import json_text
 
@@ -71,7 +72,7 @@ def keep_earlier_variants(tmp: Path, out: Path, replaced: list[str]) -> None:
     if not config.is_file() or not os.path.isdir(out):
         return
     content = json.loads(config.read_text())
-    record = content.get(RECORD)
+    record = content.get(RECORD, {})  # none when this save is sharded: its index records its shards
     if "leviathan_generator" not in content or not isinstance(record, dict):
         return
     left = sorted(n for n in os.listdir(out) if _WHOLE.match(n) and n not in record and n not in replaced)

@@ -47,8 +47,11 @@ def variant_problem(variant: Any) -> str | None:
     return f"must be a plain name such as 'fp16' (no '/', not '..' or empty), got {shown}"
 
 
-def _with_variant(name: str, variant: str) -> str:
-    """transformers' ``_add_variant``: ``model.safetensors`` -> ``model.V.safetensors``."""
+def with_variant(name: str, variant: str | None) -> str:
+    """transformers' ``_add_variant``: ``model.safetensors`` -> ``model.V.safetensors``,
+    ``model.safetensors.index.json`` -> ``model.safetensors.index.V.json``; ``name`` itself for None."""
+    if variant is None:
+        return name
     stem, suffix = name.rsplit(".", 1)
     return f"{stem}.{variant}.{suffix}"
 
@@ -64,7 +67,7 @@ def held_variants(folder: Path) -> tuple[bool, list[str]]:
 
 def _holds(folder: Path, variant: str) -> bool:
     """Whether ``folder`` holds a weight file (or a shard) transformers reads for ``variant``."""
-    if any(os.path.lexists(folder / _with_variant(name, variant)) for name in _WEIGHTS):
+    if any(os.path.lexists(folder / with_variant(name, variant)) for name in _WEIGHTS):
         return True
     return any(name.startswith((f"model.{variant}-", f"pytorch_model.{variant}-")) for name in os.listdir(folder))
 
@@ -94,5 +97,5 @@ def check_weights_variant(who: str, variant: Any, folder: Path | None) -> None:
     held = [f"variant {v!r}" for v in variants] + (["weights saved without a variant"] if plain else [])
     fixes = [f"pass variant={v!r}" for v in variants] + (["leave variant out"] if plain else [])
     raise UserError(f"{who}: variant={variant!r} names no weights in {str(folder)!r} (no "
-                    f"{_with_variant('model.safetensors', variant)} or its shards): it holds {', '.join(held)}; "
+                    f"{with_variant('model.safetensors', variant)} or its shards): it holds {', '.join(held)}; "
                     f"{' or '.join(fixes)}")
