@@ -447,6 +447,16 @@ class HFDataset(Source):
                 f"{str(e).splitlines()[0] if str(e) else ''}); check the name, config and split, and network "
                 f"access (offline machines: download the files and pass their path instead)") from None
 
+    def _read_failure_fix(self) -> str:
+        """The fix for a failure while rows are read: a local file's row that does not parse was told to "check
+        network access" (noticed in issue 30's fix29a), which only a hub stream's failure calls for."""
+        if self.data_files is not None:
+            return ("fix the row the error names in the data files (it does not parse as their format), or pass "
+                    "other files")
+        if self.streaming:
+            return "check network access and retry"
+        return "the dataset's downloaded files may be damaged: remove it from the datasets cache and retry"
+
     def _documents(self):
         ds = self._open()
         it = iter(ds)
@@ -458,9 +468,10 @@ class HFDataset(Source):
                 return
             except UserError:
                 raise
-            except Exception as e:  # noqa: BLE001 - streaming can fail mid-way (network)
+            except Exception as e:  # noqa: BLE001 - streaming can fail mid-way (network, a row that does not parse)
                 raise UserError(f"reading {self.description} failed after {row_number} rows "
-                                f"({type(e).__name__}: {e}); check network access and retry") from None
+                                f"({type(e).__name__}: {str(e).splitlines()[0] if str(e) else ''}); "
+                                f"{self._read_failure_fix()}") from None
             row_number += 1
             if self.text_field not in row:
                 raise UserError(f"{self.description}: rows have no {self.text_field!r} field (found: "
