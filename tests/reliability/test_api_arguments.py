@@ -452,6 +452,25 @@ def test_prepares_arguments_take_the_rules_of_its_flags(tmp_path, given, said):
     assert str(info.value).startswith(said), str(info.value)
     assert sorted(p.name for p in tmp_path.iterdir()) == ["corpus"]
 
+def test_a_tokenizer_giving_numpy_ids_is_held_to_the_vocabulary_too():
+    """A tokenizer built from arrays gives np.int64 sizes and ids, which ``_tokenizer_size`` and ``_eos_id`` read as
+    "no id", so the fit check above passed them (noticed in fix29b)."""
+    from types import SimpleNamespace
+
+    import numpy as np
+
+    from leviathan.hf.export import check_tokenizer_fits
+
+    wide = SimpleNamespace(name="np-wide", vocab_size=np.int64(400), eot_id=np.int64(2))
+    past = SimpleNamespace(name="np-past", eot_id=np.int64(305))
+    with pytest.raises(UserError, match=r"to_hf: tokenizer: 'np-wide' gives 400 ids, but the model's vocab_size "
+                                        r"is 300"):
+        check_tokenizer_fits(wide, 300, "to_hf")
+    with pytest.raises(UserError, match=r"to_hf: tokenizer: 'np-past''s end-of-text id 305 is outside"):
+        check_tokenizer_fits(past, 300, "to_hf")
+    check_tokenizer_fits(SimpleNamespace(name="np-fits", vocab_size=np.int64(300), eot_id=np.int64(299)), 300, "to_hf")
+
+
 def test_a_tokenizer_with_ids_past_the_models_vocabulary_is_refused_by_the_writers(finished_run, data, tmp_path):
     """G101, G299: ``to_hf(model, d, tokenizer=load_tokenizer('o200k_base'))`` of a 300-id model wrote config.json's
     ``eos_token_id`` 199999 and o200k's tokenizer beside it, and ``bake_adopted`` of a 300-id adopted model likewise,

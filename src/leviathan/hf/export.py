@@ -29,6 +29,7 @@ from __future__ import annotations
 
 import contextlib
 import dataclasses
+import numbers
 import os
 import shutil
 import tempfile
@@ -381,10 +382,15 @@ def _put_in_place(tmp: Path, out: Path) -> None:
         stop_signals.placed(out)
 
 
+def _whole(value: Any) -> Optional[int]:
+    """``value`` as an int when it is a whole number (a numpy integer too: a tokenizer built from arrays gives
+    ``np.int64`` ids, which were read as "no id", so the fit check passed them, noticed in fix29b); else None."""
+    return int(value) if isinstance(value, numbers.Integral) and not isinstance(value, bool) else None
+
+
 def _eos_id(tokenizer: Any) -> Optional[int]:
     for attr in ("eot_id", "eos_token_id"):
-        value = getattr(tokenizer, attr, None)
-        if isinstance(value, int) and not isinstance(value, bool):
+        if (value := _whole(getattr(tokenizer, attr, None))) is not None:
             return value
     return None
 
@@ -397,7 +403,7 @@ def _tokenizer_size(tokenizer: Any) -> Optional[int]:
         size = tokenizer.get_vocab_size()
     elif hasattr(tokenizer, "save_pretrained") and hasattr(tokenizer, "__len__"):
         size = len(tokenizer)
-    return size if isinstance(size, int) and not isinstance(size, bool) else None
+    return _whole(size)
 
 
 def check_tokenizer_fits(tokenizer: Any, vocab_size: int, api: str) -> None:
