@@ -139,8 +139,8 @@ def _prepare_data(data_dir: Path, explicit: bool, vocab: int | None, quiet: bool
     try:
         prepare(source, data_dir, **kwargs)  # returns at once when the cache is up to date
     except UserError:
-        if explicit:
-            raise
+        if explicit or meta is None:  # no cache was there: the failure is not a stale cache's ($XDG_CACHE_HOME a file
+            raise                     # was told "out of date; rebuilding it" first, noticed in fix28f)
         print(f"the cached demo corpus in {data_dir} is out of date; rebuilding it", file=sys.stderr)
         prepare(source, data_dir, overwrite=True, **kwargs)
     return read_meta(data_dir)
