@@ -249,10 +249,12 @@ class _AdoptedMixin:
         """transformers' ``generate``, its arguments checked first (``generate_arguments.check_generate_arguments``):
         a length, beam count or sampling value it cannot use, a prompt on meta, or a generation past the positions
         counted from a cached prefix or inputs_embeds ended in its raw errors or ran on (issue 30 round 31, AA90-AA108,
-        AA523, AA619-AA649)."""
+        AA523, AA619-AA649); settings transformers refuses or takes as nonsense, ids past the vocabulary, an empty
+        prompt, a mask or callable of the wrong kind, and numpy scalars taken as Python's (round 32, AC2-AC138)."""
         from .generate_arguments import check_generate_arguments
 
-        check_generate_arguments(self, f"{type(self).__name__}.generate", inputs, generation_config, kwargs)
+        api = f"{type(self).__name__}.generate"
+        generation_config = check_generate_arguments(self, api, inputs, generation_config, kwargs)
         return super().generate(inputs, generation_config, *args, **kwargs)
 
     def _prepare_special_tokens(self, generation_config, *args, **kwargs):

@@ -374,11 +374,16 @@ def generation_id_problem(model: Any) -> str | None:
     """``token_id_problem`` of the first of ``model``'s generation settings (its ``generation_config``) that names a
     token id outside its vocabulary; None when all are fine or the model has none. Read by the loaders
     (``check_generation_ids``) and, for the same rule, by the savers (``save_folder.check_save_arguments``)."""
+    from .setting_ids import LISTED_IDS, setting_ids_problem
+
     generation = getattr(model, "generation_config", None)
     vocab = getattr(getattr(model, "config", None), "vocab_size", None)
     if generation is None or not is_integer(vocab):
         return None
     for name in GENERATION_IDS:
         if (problem := token_id_problem(name, getattr(generation, name, None), vocab)) is not None:
+            return problem
+    for name in LISTED_IDS:  # suppress_tokens [400] loaded without a word (issue 30 round 32, AC408)
+        if (problem := setting_ids_problem(name, getattr(generation, name, None), vocab)) is not None:
             return problem
     return None

@@ -15,8 +15,15 @@ as 0 ids, AA106, AA108) ran past the model's positions or named a wrong room (``
 
 The values are the ones transformers would use (a keyword, else the ``generation_config`` given, else the model's),
 each held to ``generation_file.generation_value_problem``'s rule (the rule its generation_config.json is held to).
-Footgun: only the lengths, counts and sampling numbers listed there are checked; combinations transformers only warns
-about (``top_k`` without ``do_sample``) stay its warnings.
+Issue 30 round 32: settings transformers refused with a traceback or took as nonsense (``num_return_sequences``
+against the beams, ``typical_p`` 0, ``min_p`` 2, ``num_beam_groups``, ``early_stopping='maybe'``, a NaN
+``length_penalty`` / ``guidance_scale`` / decay factor, ``epsilon_cutoff`` 1.5, ``max_time`` -1, switches given as 'yes'
+or 1) are held to that rule too, then to transformers' own ``GenerationConfig.validate`` on the merged settings
+(``_check_merged``); numpy scalars are taken as the Python values they equal (``_plain_settings``). The ids inside list
+settings are ``generate_ids``' to check, the prompt, mask, cache and callables ``generate_inputs``'.
+
+Footgun: only the lengths, counts, sampling numbers and switches listed there are checked by their own rule;
+combinations transformers only warns about (``top_k`` without ``do_sample``) stay its warnings.
 """
 
 from __future__ import annotations
@@ -27,10 +34,10 @@ import torch
 
 from ..errors import ArgumentTypeError, ArgumentValueError
 from ..positions import check_generation_room, model_positions
-from .generation_file import _RANGES, _WHOLE, generation_value_problem
+from .generation_file import _WHOLE, SAMPLING_ZEROS, SETTINGS, generation_value_problem
 
-# the settings read here: those of the file's rule, and the switch that makes temperature and top_p matter
-_NAMES = (*_WHOLE, *_RANGES, "do_sample")
+# the settings read here: those of the file's rule (lengths, counts, sampling numbers, switches)
+_NAMES = SETTINGS
 _DEFAULT_NEW = 20  # transformers' max_length when none is set anywhere: 20 new tokens (capped at the positions)
 
 
@@ -53,15 +60,104 @@ def _getter(config: Any):
     return (lambda name: None) if config is None else (lambda name: getattr(config, name, None))
 
 
-def check_generate_arguments(model: Any, api: str, inputs: Any, generation_config: Any, kwargs: dict) -> None:
+def check_generate_arguments(model: Any, api: str, inputs: Any, generation_config: Any, kwargs: dict) -> Any:
     """A UserError (``ArgumentValueError`` / ``ArgumentTypeError``) naming the argument and its fix when ``generate``
-    would fail inside transformers or run past the model's positions (the module docstring's findings)."""
+    would fail inside transformers, run past the model's positions, or take nonsense (the module docstring's
+    findings); the inputs besides the settings are ``generate_inputs``' to check. Returns the ``generation_config``
+    to hand transformers; ``kwargs`` is made ready in place: numpy scalars as Python's own (``_plain_settings``), a
+    ``prefix_allowed_tokens_fn`` wrapped to name an id past the vocabulary (``generate_ids``)."""
+    from .generate_ids import checked_prefix_function
+    from .generate_inputs import check_generate_inputs
+
     _check_kinds(api, inputs, generation_config, kwargs)
+    generation_config = _plain_settings(generation_config, kwargs)
     values = generation_values(model, generation_config, kwargs)
     _check_each(api, values)
     _check_sampling(api, values)
+    _check_merged(model, api, generation_config, kwargs)
     _refuse_meta_inputs(model, api, inputs, kwargs)
+    check_generate_inputs(model, api, inputs, kwargs)
     _check_lengths(model, api, values, _Prompt(inputs, kwargs))
+    if kwargs.get("prefix_allowed_tokens_fn") is not None:
+        vocab = getattr(getattr(model, "config", None), "vocab_size", None)
+        kwargs["prefix_allowed_tokens_fn"] = checked_prefix_function(kwargs["prefix_allowed_tokens_fn"], vocab, api)
+    return generation_config
+
+
+def _plain_settings(generation_config: Any, kwargs: dict) -> Any:
+    """numpy's ints, bools and floats among ``kwargs`` (in place) and the settings of ``generation_config`` (a copy,
+    when it holds any) as Python's own. transformers takes ``np.int64(3)`` as a length, but reads ``do_sample=
+    np.bool_(True)`` as not True (greedy) without a word; both were refused here as "must be a whole number" / "True or
+    False" for the number they equal (issue 30 round 32, AC2, AC19, AC37, AC54, AC415): a value read from a numpy
+    array is taken as the Python value it equals, as ``integers.is_integer`` takes it elsewhere."""
+    import copy
+
+    import numpy as np
+
+    from .configuration import _plain
+
+    numpy_scalar = (np.generic,)
+    for name, value in list(kwargs.items()):
+        if isinstance(value, numpy_scalar) or (isinstance(value, (list, tuple)) and
+                                               any(isinstance(v, numpy_scalar) for v in value)):
+            kwargs[name] = _plain(value)
+    if generation_config is None:
+        return None
+    held = {name: getattr(generation_config, name, None) for name in _NAMES}
+    if not any(isinstance(value, numpy_scalar) for value in held.values()):
+        return generation_config
+    generation_config = copy.deepcopy(generation_config)
+    for name, value in held.items():
+        if isinstance(value, numpy_scalar):
+            setattr(generation_config, name, _plain(value))
+    return generation_config
+
+
+def _check_merged(model: Any, api: str, generation_config: Any, kwargs: dict) -> None:
+    """The settings as transformers merges them (``_prepare_generation_config``: the keywords over the
+    ``generation_config`` given over the model's) held to transformers' own ``GenerationConfig.validate``, its refusal
+    turned into one line: ``num_return_sequences`` above ``num_beams`` or above 1 with greedy decoding (AC11, AC12,
+    AC46, AC47), ``early_stopping='maybe'`` (AC413) were its raw ValueError (issue 30 round 32). Its warnings about
+    combinations stay warnings. Then the generation mode: one transformers moved to code on the Hub
+    (``num_beam_groups`` > 1: group beam search, AC26, AC61) is named with the setting that asks for it, unless the
+    caller lets that code run (``trust_remote_code`` / ``custom_generate``); and ``exponential_decay_length_penalty``
+    with no ``eos_token_id`` to push toward (torch's raw "Could not infer dtype of NoneType", AC123). One copy of the
+    settings per call, as transformers makes."""
+    fix = ("change the setting it names (a keyword of generate, the generation_config given, or "
+           "model.generation_config)")
+    try:
+        merged, _ = model._prepare_generation_config(generation_config, **kwargs)
+    except ValueError as e:
+        said = str(e).strip().splitlines()
+        raise ArgumentValueError(f"{api}: transformers refuses these generation settings "
+                                 f"({said[0][:240] if said else type(e).__name__}); {fix}") from None
+    _check_mode(api, merged, kwargs)
+    if merged.exponential_decay_length_penalty is not None and merged.eos_token_id is None:
+        raise ArgumentValueError(f"{api}: exponential_decay_length_penalty raises the score of eos_token_id, and none "
+                                 f"is set; pass eos_token_id= (the tokenizer's end-of-text id), or leave "
+                                 f"exponential_decay_length_penalty out")
+
+
+# generation modes transformers moved to code on the Hub -> the settings that ask for them
+_HUB_MODES = {"group_beam_search": ("num_beam_groups", "pass num_beam_groups=1 (plain beam search)"),
+              "contrastive_search": ("penalty_alpha", "leave penalty_alpha out (or 0)"),
+              "constrained_beam_search": ("force_words_ids", "leave force_words_ids and constraints out"),
+              "dola_generation": ("dola_layers", "leave dola_layers out")}
+
+
+def _check_mode(api: str, merged: Any, kwargs: dict) -> None:
+    """``ArgumentValueError`` for a generation mode transformers no longer runs itself (``_HUB_MODES``): it loads
+    code from the Hub only with ``trust_remote_code=True``, and said so in its raw ValueError (AC26, AC61)."""
+    if kwargs.get("trust_remote_code") or kwargs.get("custom_generate") is not None:
+        return
+    mode = merged.get_generation_mode(kwargs.get("assistant_model"))
+    if (found := _HUB_MODES.get(getattr(mode, "value", mode))) is None:
+        return
+    name, fix = found
+    said = str(getattr(mode, "value", mode)).replace("_", " ")
+    raise ArgumentValueError(f"{api}: {name}={getattr(merged, name, None)!r} asks for {said}, "
+                             f"which transformers no longer runs itself (it loads that code from the Hub); {fix}, or "
+                             f"pass trust_remote_code=True to run the Hub's code")
 
 
 def _check_kinds(api: str, inputs: Any, generation_config: Any, kwargs: dict) -> None:
@@ -98,7 +194,7 @@ def _check_each(api: str, values: dict) -> None:
         problem = generation_value_problem({name: value})
         if problem is None:
             continue
-        number = is_integer(value) if name in _WHOLE else (isinstance(value, (int, float)) and not
+        number = is_integer(value) if name in _WHOLE else (isinstance(value, (int, float, list, tuple)) and not
                                                            isinstance(value, bool))
         error = ArgumentValueError if number else ArgumentTypeError
         said = problem.replace("(or null)", "(or None)").replace("true or false", "True or False")  # Python's words
@@ -110,8 +206,10 @@ def _check_sampling(api: str, values: dict) -> None:
     from its logits processors); greedy decoding ignores both."""
     if values.get("do_sample", (False, ""))[0] is not True:
         return
-    for name, fix in (("temperature", "pass temperature > 0, or do_sample=False for the likeliest tokens"),
-                      ("top_p", "pass top_p > 0 (1.0 keeps every token), or do_sample=False")):
+    fixes = {"temperature": "pass temperature > 0, or do_sample=False for the likeliest tokens",
+             "top_p": "pass top_p > 0 (1.0 keeps every token), or do_sample=False",
+             "typical_p": "pass typical_p > 0 (1.0 keeps every token), or do_sample=False"}  # AC23, AC58, AC406
+    for name, fix in ((name, fixes[name]) for name in SAMPLING_ZEROS):
         value, where = values.get(name, (None, ""))
         if value is not None and value == 0:
             raise ArgumentValueError(f"{api}: {name}=0 with do_sample=True leaves no token to sample; {fix}")

@@ -6,7 +6,9 @@ held to the model's vocabulary in both of leviathan's HF classes.
 ``generate(..., eos_token_id=400)`` on a model of 300 ids generated to the end without a word, never able to stop at
 an id the model cannot produce, and ``pad_token_id=-1`` was taken the same way (issue 30 round 31, AA623, AA624,
 AA645), while the loaders and savers refuse such ids in config.json and generation_config.json (AA159, AA426;
-``configuration.token_id_problem`` is the rule for all of them).
+``configuration.token_id_problem`` is the rule for all of them). The ids inside list settings (``suppress_tokens``,
+``bad_words_ids``, ``sequence_bias``, ...) are held to ``setting_ids.setting_ids_problem`` the same way, and those a
+``prefix_allowed_tokens_fn`` returns by ``checked_prefix_function`` (issue 30 round 32).
 """
 
 from __future__ import annotations
@@ -24,6 +26,7 @@ def check_generate_ids(model: Any, generation_config: Any, api: str) -> None:
     from ..errors import ArgumentValueError
     from ..integers import is_integer
     from .configuration import GENERATION_IDS, token_id_problem
+    from .setting_ids import LISTED_IDS, setting_ids_problem
 
     vocab = getattr(getattr(model, "config", None), "vocab_size", None)
     if generation_config is None or not is_integer(vocab):
@@ -36,3 +39,33 @@ def check_generate_ids(model: Any, generation_config: Any, api: str) -> None:
         if (problem := token_id_problem(name, value, vocab)) is not None:
             raise ArgumentValueError(f"{api}: {problem}; pass the tokenizer's id (below {vocab}) as {name}, or leave "
                                      f"it out (and set model.generation_config.{name} to such an id, or None)")
+    for name in LISTED_IDS:  # issue 30 round 32: suppress_tokens, bad_words_ids, ... (``setting_ids``)
+        if (problem := setting_ids_problem(name, getattr(generation_config, name, None), vocab)) is not None:
+            raise ArgumentValueError(f"{api}: {problem}; pass the tokenizer's ids (below {vocab}) as {name}, or "
+                                     f"leave it out (and set model.generation_config.{name} to such ids, or None)")
+
+
+def checked_prefix_function(function: Any, vocab: Any, api: str) -> Any:
+    """``prefix_allowed_tokens_fn`` wrapped so that an id it allows past the vocabulary (or negative) is an
+    ``errors.ArgumentValueError`` naming it, where torch's raw "index 400 is out of bounds for dimension 0 with size
+    300" came out of the logits processor (issue 30 round 32, AC91, AC118). The function's own cost is per token;
+    the wrapper's is one pass over the list it returns (a tensor it returns is passed on unread: reading
+    one would sync the device each token). None, a non-callable (``generate_inputs`` names it) or an unknown
+    vocabulary: ``function`` unchanged."""
+    from ..errors import ArgumentValueError
+    from ..integers import is_integer
+
+    if function is None or not callable(function) or not is_integer(vocab):
+        return function
+
+    def allowed(batch_id, ids):
+        result = function(batch_id, ids)
+        if isinstance(result, (list, tuple)) and result:
+            bad = next((i for i in result if not is_integer(i) or not 0 <= i < vocab), None)
+            if bad is not None:
+                raise ArgumentValueError(f"{api}: prefix_allowed_tokens_fn returned {bad!r}, which is not a token id "
+                                         f"of this model (whole numbers 0 to {vocab - 1}); return the tokenizer's ids "
+                                         f"(below {vocab})")
+        return result
+
+    return allowed

@@ -23,17 +23,35 @@ from ..errors import UserError
 # setting -> the least whole number it may be (or null): a length, a count
 _WHOLE = {"max_length": 1, "max_new_tokens": 1, "min_length": 0, "min_new_tokens": 0, "num_beams": 1,
           "num_beam_groups": 1, "num_return_sequences": 1, "top_k": 0, "no_repeat_ngram_size": 0}
-# numbers: a penalty above 0, a temperature of 0 or more (0 with greedy decoding is harmless, and some published
-# generation configs hold it), a probability mass in [0, 1]
-_RANGES = {"repetition_penalty": (0, math.inf, "above 0"), "temperature": (0, math.inf, ">= 0"),
-           "top_p": (0, 1, "in [0, 1]"), "typical_p": (0, 1, "in [0, 1]")}
+# numbers: name -> (least, most, whether each end is allowed, shown): a penalty above 0, a temperature of 0 or more (0
+# with greedy decoding is harmless, and some published generation configs hold it), a probability mass in [0, 1].
+# Issue 30 round 32: transformers' logits processors refused ``min_p`` 2 with their raw ValueError (AC25, AC60,
+# AC410), ignored ``epsilon_cutoff`` 1.5 without a word (it keeps the cut only inside (0, 1), AC24, AC59), and took a
+# NaN ``length_penalty`` (beams ranked by NaN, AC22, AC57, AC409), a NaN ``guidance_scale`` (AC92, AC119) and a
+# negative ``max_time`` (one token made, AC27, AC62)
+_INF = math.inf
+_RANGES = {"repetition_penalty": (0, _INF, False, True, "above 0"), "temperature": (0, _INF, True, True, ">= 0"),
+           "top_p": (0, 1, True, True, "in [0, 1]"), "typical_p": (0, 1, True, True, "in [0, 1]"),
+           "min_p": (0, 1, True, True, "in [0, 1]"), "top_h": (0, 1, True, True, "in [0, 1]"),
+           "epsilon_cutoff": (0, 1, True, False, "in [0, 1)"), "eta_cutoff": (0, 1, True, False, "in [0, 1)"),
+           "encoder_repetition_penalty": (0, _INF, False, True, "above 0"),
+           "length_penalty": (-_INF, _INF, True, True, ""), "diversity_penalty": (-_INF, _INF, True, True, ""),
+           "guidance_scale": (-_INF, _INF, True, True, ""), "penalty_alpha": (-_INF, _INF, True, True, ""),
+           "max_time": (0, _INF, False, True, "above 0 (seconds)")}
 
 # token ids: an empty list (no id at all) loaded and ``generate`` then ended in transformers' raw IndexError (issue 30
 # round 29, W104, W130); an id itself, or the ids of a list, are held to the model's vocabulary after the load
 # (``configuration.check_generation_ids``), which names the range
 _IDS = ("eos_token_id", "bos_token_id", "pad_token_id", "decoder_start_token_id")
-# switches: ``do_sample: "yes"`` loaded as the text (W726)
-_SWITCHES = ("do_sample", "use_cache")
+# switches: ``do_sample: "yes"`` loaded as the text (W726); ``return_dict_in_generate='yes'``, ``output_scores=1`` and
+# ``renormalize_logits='yes'`` were read by Python's truth (issue 30 round 32, AC86, AC87, AC93, AC113, AC114, AC120)
+_SWITCHES = ("do_sample", "use_cache", "return_dict_in_generate", "output_scores", "output_logits",
+             "output_attentions", "output_hidden_states", "renormalize_logits", "remove_invalid_values", "low_memory")
+# a pair (the index the penalty starts at, its growth factor): a NaN factor was taken (AC96) or torch's raw "Could
+# not infer dtype of NoneType" (AC123)
+_PAIRS = {"exponential_decay_length_penalty": "a pair (start index >= 0, finite decay factor)"}
+# the settings these rules read, for the callers that merge them (``generate_arguments``)
+SETTINGS = (*_WHOLE, *_RANGES, *_SWITCHES, *_PAIRS)
 
 
 def _ids_problem(name: str, value: Any) -> str | None:
@@ -60,14 +78,45 @@ def generation_value_problem(generation: Any) -> str | None:
         value = get(name, None)
         if value is not None and not isinstance(value, bool):
             return f"{name} {value!r:.40} must be true or false (or null)"
-    for name, (low, high, shown) in _RANGES.items():
+    for name, (low, high, low_in, high_in, shown) in _RANGES.items():
         value = get(name, None)
         if value is None:
             continue
         number = isinstance(value, (int, float)) and not isinstance(value, bool) and math.isfinite(value)
-        if not number or not low <= value <= high or (shown == "above 0" and value == 0):
-            return f"{name} {value!r:.40} must be a finite number {shown} (or null)"
+        if not number or not (low <= value if low_in else low < value) or not (value <= high if high_in else
+                                                                                  value < high):
+            return f"{name} {value!r:.40} must be a finite number{' ' + shown if shown else ''} (or null)"
+    for name, shown in _PAIRS.items():
+        if (value := get(name, None)) is not None and not _decay_pair(value):
+            return f"{name} {value!r:.40} must be {shown} (or null)"
+    return sampling_problem(get("do_sample", None), get)
+
+
+# with sampling, 0 leaves no token to sample from: transformers' logits processors' raw ValueError (round 31, AA622's
+# sibling; ``typical_p`` 0, also from a saved generation_config.json, issue 30 round 32, AC23, AC58, AC406)
+SAMPLING_ZEROS = ("temperature", "top_p", "typical_p")
+
+
+def sampling_problem(do_sample: Any, get) -> str | None:
+    """Why the sampling numbers read by ``get(name, None)`` leave nothing to sample when ``do_sample`` is True (one of
+    ``SAMPLING_ZEROS`` is 0); greedy decoding ignores them, so a file may hold temperature 0."""
+    if do_sample is not True:
+        return None
+    for name in SAMPLING_ZEROS:
+        value = get(name, None)
+        if value is not None and not isinstance(value, bool) and value == 0:
+            return f"{name} 0 with do_sample true leaves no token to sample"
     return None
+
+
+def _decay_pair(value: Any) -> bool:
+    """Whether ``value`` is exponential_decay_length_penalty's (start index, decay factor): a whole number >= 0 and a
+    finite number (transformers raises eos's score by factor ** (length - start) - 1)."""
+    if not isinstance(value, (list, tuple)) or len(value) != 2:
+        return False
+    start, factor = value
+    whole = isinstance(start, int) and not isinstance(start, bool) and start >= 0
+    return whole and isinstance(factor, (int, float)) and not isinstance(factor, bool) and math.isfinite(factor)
 
 
 def check_generation_file(model: Any, folder: str | os.PathLike) -> None:

@@ -1,0 +1,148 @@
+"""What ``generate`` is handed besides its settings: the prompt (ids or embeddings), its mask, a cache and the
+callables, held to what a generation can use in both of leviathan's HF classes, once per call.
+
+    check_generate_inputs(model, "LeviathanForCausalLM.generate", inputs, kwargs)
+    # ArgumentValueError: LeviathanForCausalLM.generate: inputs holds no ids (shape (1, 0)); pass at least one ...
+
+Issue 30 round 32: an empty prompt or a batch of 0 ended in transformers' or torch's raw IndexError / RuntimeError
+(AC73, AC74, AC100, AC101); an attention_mask longer than the prompt or hiding every id was taken and ids generated
+from nothing (AC76, AC77, AC103, AC104), a mask of halves blamed on position_ids the caller never passed (AC78); a
+float prompt was a plain TypeError from the model's forward (AC98), the prompt given as ``inputs`` and ``input_ids``
+transformers' raw ValueError (AC417); ``inputs_embeds`` holding a NaN generated without a word, float64 or of the wrong
+width ended in torch's raw errors (AC125, AC126, AC127); a ``streamer``, ``logits_processor``, ``stopping_criteria``
+or ``past_key_values`` of the wrong kind were an AttributeError / TypeError from inside the decoding loop (AC88-AC90,
+AC115-AC117, AC134, AC138).
+
+Footgun: the mask's and the embeddings' values are read here, one scan each (one device sync per ``generate`` call,
+never per token); the callables are checked by their kind, not called.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import torch
+
+from ..errors import ArgumentTypeError, ArgumentValueError
+
+
+def check_generate_inputs(model: Any, api: str, inputs: Any, kwargs: dict) -> None:
+    """A UserError (``ArgumentValueError`` / ``ArgumentTypeError``) naming the first of ``generate``'s inputs (the
+    module docstring's findings) no generation can use."""
+    _check_prompt(api, inputs, kwargs)
+    _check_embeds(model, api, kwargs.get("inputs_embeds"))
+    _check_mask(api, inputs, kwargs)
+    _check_cache(api, kwargs)
+    _check_callables(api, kwargs)
+
+
+def _check_prompt(api: str, inputs: Any, kwargs: dict) -> None:
+    """The ids: given once, of an integer dtype, at least one row of at least one id."""
+    ids = kwargs.get("input_ids")
+    if inputs is not None and ids is not None:
+        raise ArgumentValueError(f"{api}: the prompt is given twice, as inputs and as input_ids; pass it once (either "
+                                 f"generate(ids) or generate(input_ids=ids))")
+    for name, value in (("inputs", inputs), ("input_ids", ids)):
+        if not isinstance(value, torch.Tensor) or value.dim() != 2:
+            continue  # no (batch, length) tensor: generate_arguments names it
+        if value.dtype.is_floating_point or value.dtype.is_complex or value.dtype == torch.bool:
+            raise ArgumentTypeError(f"{api}: {name} must be token ids (an integer tensor, torch.long), got a "
+                                    f"{value.dtype} tensor; convert them with .long() only if they hold whole ids")
+        _refuse_empty(api, name, value, "ids")
+
+
+def _refuse_empty(api: str, name: str, value: torch.Tensor, what: str) -> None:
+    if value.shape[0] == 0 or value.shape[1] == 0:
+        raise ArgumentValueError(f"{api}: {name} holds no {what} (shape {tuple(value.shape)}); pass at least one row "
+                                 f"of at least one id (the tokenizer's bos id to start from nothing)")
+
+
+def _check_embeds(model: Any, api: str, embeds: Any) -> None:
+    """``inputs_embeds``: (batch, length, hidden) of the model's width and floating dtype, not empty, all finite."""
+    if embeds is None:
+        return
+    width = getattr(getattr(model, "config", None), "hidden_size", None)
+    if not isinstance(embeds, torch.Tensor) or embeds.dim() != 3:
+        shown = f"a {embeds.dim()}-D tensor" if isinstance(embeds, torch.Tensor) else \
+            f"{type(embeds).__name__} {embeds!r:.40}"
+        raise ArgumentTypeError(f"{api}: inputs_embeds must be a (batch, length, {width}) tensor of embeddings, got "
+                                f"{shown}; pass the input embeddings' output for the prompt ids")
+    if isinstance(width, int) and embeds.shape[-1] != width:
+        raise ArgumentValueError(f"{api}: inputs_embeds has width {embeds.shape[-1]}, and this model's hidden size is "
+                                 f"{width}; pass embeddings of shape (batch, length, {width}), such as "
+                                 f"model.get_input_embeddings()(ids)")
+    dtype = getattr(model, "dtype", None)
+    if isinstance(dtype, torch.dtype) and embeds.dtype != dtype:
+        raise ArgumentTypeError(f"{api}: inputs_embeds is {embeds.dtype}, and the model computes in {dtype}; pass "
+                                f"inputs_embeds.to({dtype})")
+    _refuse_empty(api, "inputs_embeds", embeds, "embeddings")
+    if not embeds.is_meta and not bool(torch.isfinite(embeds).all()):
+        raise ArgumentValueError(f"{api}: inputs_embeds holds NaN or infinite values; pass finite embeddings (the "
+                                 f"input embeddings' output, not a model's diverged state)")
+
+
+def _check_mask(api: str, inputs: Any, kwargs: dict) -> None:
+    """A 2-D ``attention_mask``: one row per prompt, as wide as the prompt (with a cached prefix: the prompt, or the
+    cached positions and the new ids), 0/1 values (``attention_inputs.check_mask_values``) and no row all 0."""
+    from ..model.attention_inputs import check_mask_values
+
+    mask = kwargs.get("attention_mask")
+    prompt = inputs if inputs is not None else kwargs.get("input_ids")
+    if prompt is None:
+        prompt = kwargs.get("inputs_embeds")
+    if not isinstance(mask, torch.Tensor) or not isinstance(prompt, torch.Tensor) or prompt.dim() < 2 or mask.is_meta:
+        return  # no mask, or a prompt named before (a mask that is not 2-D is refused below, as transformers does)
+    batch, length = prompt.shape[0], prompt.shape[1]
+    cache = kwargs.get("past_key_values", kwargs.get("cache"))
+    past = cache.get_seq_length() if hasattr(cache, "get_seq_length") else 0
+    widths = sorted({length, past + length}) if isinstance(past, int) and past > 0 else [length]
+    if mask.dim() != 2 or mask.shape[0] != batch or mask.shape[1] not in widths:
+        said = " or ".join(f"({batch}, {w})" for w in widths)
+        raise ArgumentValueError(f"{api}: attention_mask has shape {tuple(mask.shape)}, and the prompt is {batch} "
+                                 f"row(s) of {length} (after {past} cached position(s)); pass a mask of shape {said}: "
+                                 f"1 for each id to attend, 0 for padding")
+    try:
+        check_mask_values(mask)
+    except ArgumentValueError as e:
+        raise ArgumentValueError(f"{api}: {e}") from None
+    empty = mask.sum(dim=-1) == 0
+    if bool(empty.any()):
+        row = int(empty.nonzero()[0, 0])
+        raise ArgumentValueError(f"{api}: attention_mask row {row} is all 0, hiding every id of that prompt, so the "
+                                 f"generation would start from nothing; give each row at least one 1 (its real ids)")
+
+
+def _check_cache(api: str, kwargs: dict) -> None:
+    """``past_key_values``: a transformers ``Cache`` (a DynamicCache of an earlier call) or None."""
+    from transformers import Cache
+
+    value = kwargs.get("past_key_values")
+    if value is not None and not isinstance(value, Cache):
+        raise ArgumentTypeError(f"{api}: past_key_values must be a transformers Cache (the past_key_values of an "
+                                f"earlier output, or DynamicCache()), got {type(value).__name__} {value!r:.40}; pass "
+                                f"one, or leave it out")
+
+
+def _check_callables(api: str, kwargs: dict) -> None:
+    """``streamer`` (``put`` and ``end``), ``logits_processor`` / ``stopping_criteria`` (lists of callables) and
+    ``prefix_allowed_tokens_fn`` (a callable), each None or of its kind."""
+    streamer = kwargs.get("streamer")
+    if streamer is not None and not (callable(getattr(streamer, "put", None)) and
+                                     callable(getattr(streamer, "end", None))):
+        raise ArgumentTypeError(f"{api}: streamer must be a transformers streamer (with put and end, such as "
+                                f"TextStreamer(tokenizer)), got {type(streamer).__name__} {streamer!r:.40}; pass one, "
+                                f"or leave it out")
+    for name, kind in (("logits_processor", "LogitsProcessorList"), ("stopping_criteria", "StoppingCriteriaList")):
+        value = kwargs.get(name)
+        if value is None:
+            continue
+        listed = isinstance(value, (list, tuple))
+        bad = [item for item in value if not callable(item)] if listed else [value]
+        if bad:
+            held = f" holding {type(bad[0]).__name__} {bad[0]!r:.20}" if listed else ""
+            raise ArgumentTypeError(f"{api}: {name} must be a list of callables ({kind}([...])), got "
+                                    f"{type(value).__name__} {value!r:.40}{held}; pass {kind}([...]), or leave it out")
+    function = kwargs.get("prefix_allowed_tokens_fn")
+    if function is not None and not callable(function):
+        raise ArgumentTypeError(f"{api}: prefix_allowed_tokens_fn must be a function (batch_id, ids) -> allowed ids, "
+                                f"got {type(function).__name__} {function!r:.40}; pass one, or leave it out")
