@@ -189,11 +189,13 @@ class _AdoptedMixin:
         a rank-4 adopted checkpoint into a model adopted at rank 8 ended in torch's raw 3-line "size mismatch for
         model.embed_tokens.spline_coeff", naming neither the cause nor a fix (issue 30 round 24, W636). The weights
         file of the checkpoint folder the Trainer resumes from must be the one its config.json records
-        (``trainer_resume.check_trainer_resume``): another run's was resumed without a word (round 30, Y535)."""
-        from .trainer_resume import check_trainer_resume
+        (``trainer_resume.check_trainer_resume``): another run's was resumed without a word (round 30, Y535), and so
+        were settings edited in its config.json (round 32, AC345, AC347, AC352: ``check_resumed_settings``)."""
+        from .trainer_resume import check_resumed_settings, check_trainer_resume
 
-        check_trainer_resume()
+        resumed = check_trainer_resume()
         _refuse_other_generator(self, state_dict)
+        check_resumed_settings(self, resumed)  # round 32, AC347's kind
         return super().load_state_dict(state_dict, *args, **kwargs)
 
     def _generator_prefix(self) -> str:
