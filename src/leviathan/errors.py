@@ -359,7 +359,8 @@ def missing(path) -> str:
         return f"{kind} that can be read whole (copy its contents into a file)"
     above = file_above(path)  # round 32 (AC325): a path under a file was the raw NotADirectoryError
     if above is not None and not os.path.lexists(path):
-        return f"does not exist: {above!r} above it is a file, not a folder, so nothing can be under it (check the path)"
+        return (f"does not exist: {above!r} above it is a file, not a folder, so nothing can be under it (check the "
+                f"path)")
     found = dead_link(path)
     if found is None:
         return "does not exist"

@@ -250,8 +250,8 @@ def _check_batch_fits(cfg: RunConfig, meta: PreparedMeta) -> None:
     fix = f"lower batch_tokens (e.g. batch_tokens={most}, one pass) or prepare more text"
     if most > MAX_PASSES_PER_STEP * train.tokens:  # one micro batch is already past the rule (round 32, AB17)
         fit = max(1, MAX_PASSES_PER_STEP * train.tokens // cfg.data.seq_len)
-        fix = (f"lower micro_batch_size with it: one micro batch (micro_batch_size={cfg.micro_batch_size} x data.seq_len="
-               f"{cfg.data.seq_len}) is {unit:,} tokens already (e.g. micro_batch_size={fit} batch_tokens="
+        fix = (f"lower micro_batch_size with it: one micro batch (micro_batch_size={cfg.micro_batch_size} x "
+               f"data.seq_len={cfg.data.seq_len}) is {unit:,} tokens already (e.g. micro_batch_size={fit} batch_tokens="
                f"{fit * cfg.data.seq_len}), or prepare more text")
     raise UserError(f"batch_tokens={cfg.batch_tokens:,} is {cfg.batch_tokens / train.tokens:,.1f} times the "
                     f"{train.tokens:,} tokens of the training split in {cfg.data.path!r}: one optimizer step would "
