@@ -78,7 +78,7 @@ from .logits_to_keep import check_kept_for_loss, check_logits_to_keep, input_len
 from .weights_digest import RECORD as WEIGHTS_RECORD, check_weights
 from .modeling import (InputEmbeddingError, LeviathanForCausalLM, check_hf_labels, check_items_count, init_generator,
                        loss_count)
-from .settings_digest import check_stamp, stamp
+from .settings_digest import check_settings_mapping as _check_saved_settings, check_stamp, stamp
 
 CONFIG_KEY = "leviathan_generator"
 # the generator's settings a caller may choose (LeviathanGenerator's keyword arguments, paper defaults there);
@@ -621,18 +621,6 @@ def _check_saved_values(settings: dict[str, Any], where: str) -> None:
     except ValueError as e:
         raise UserError(f"{where}: {CONFIG_KEY} holds a setting the generator refuses ({e}): config.json was edited or "
                         f"damaged; restore it from a copy, or adopt the original model again") from None
-
-
-def _check_saved_settings(settings: Any, where: str = "the model's config") -> None:
-    """UserError unless ``settings`` (config.leviathan_generator as read back) is a mapping: a hand-edited config.json
-    holding text there ended in an AttributeError traceback (issue 30 round 6), and ``[]`` was "not an adopted model
-    (no leviathan_generator)", whose fix loads the weights without their generator (round 21, P308): a value that is
-    no mapping, or one holding nothing, is a damaged config.json. Its values are checked by the generator itself
-    (``_build_generator``)."""
-    if not isinstance(settings, dict) or not settings:
-        raise UserError(f"{where}: {CONFIG_KEY} is {settings!r:.60}, not the mapping of generator settings that adopt "
-                        "writes (config.json was edited or damaged); restore config.json from a copy, or adopt the "
-                        "original model again")
 
 
 def _check_json_settings(settings: Any) -> None:

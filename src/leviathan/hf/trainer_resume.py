@@ -53,9 +53,8 @@ def check_trainer_resume() -> tuple[Path, dict] | None:
     theirs): null, a rank edited 4 -> 5 and an edited digest resumed without a word (issue 30 round 32, AC345, AC347,
     AC352). A folder without trainer_state.json (an adopted save, no checkpoint) is named before anything is loaded:
     the Trainer read it after loading the weights, transformers' raw FileNotFoundError (round 32, AC350). Returns the config.json and its settings, for ``check_resumed_settings``; None when no Trainer resumes."""
-    from .adoption import _check_saved_settings
     from .config_file import read_config_json
-    from .settings_digest import check_stamp
+    from .settings_digest import check_settings_mapping, check_stamp
     from .weights_digest import check_weights
 
     folder = resumed_folder(depth=3)
@@ -79,7 +78,7 @@ def check_trainer_resume() -> tuple[Path, dict] | None:
                         f"while the model resumed from it is adopted: config.json was edited or replaced, or the "
                         f"checkpoint is another model's; {fix}")
     settings = raw["leviathan_generator"]
-    _check_saved_settings(settings, repr(str(config)))  # null, text, {}: round 32, AC345
+    check_settings_mapping(settings, repr(str(config)))  # null, text, {}: round 32, AC345
     check_stamp(settings, repr(str(config)))  # a setting or the digest edited: round 32, AC347, AC352
     check_weights(folder, raw, None)
     return config, settings
@@ -90,13 +89,12 @@ def check_resumed_settings(model, resumed: tuple[Path, dict] | None) -> None:
     ``resumed``) are not those of the ``model`` being resumed: the Trainer loads the weights alone, so weights trained
     under one ``ln_eps`` or ``base`` would go on under another without a word (issue 30 round 32, AC347's kind).
     ``_refuse_other_generator`` names a difference of shapes first (round 24, W636); this is the rest."""
-    from .adoption import CONFIG_KEY
     from .settings_digest import DIGEST_KEY
 
     if resumed is None:
         return
     config, saved = resumed
-    own = getattr(model.config, CONFIG_KEY, None)
+    own = getattr(model.config, "leviathan_generator", None)
     if not isinstance(own, dict):
         return
 
