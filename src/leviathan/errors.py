@@ -345,7 +345,7 @@ def missing(path) -> str:
     is (or lies under) a symbolic link that loops or names nothing, what that link is (issue 30 round 8: a link that
     loops, given to eval, prepare, --config or report, "does not exist" while `ls` lists it). A path with a NUL byte
     is said to hold one (``nul_byte``; round 30, Y569): no file can have such a name, so "does not exist" sent the
-    reader looking for a file."""
+    reader looking for a file. A path under a regular file says which file is in the way (issue 30 round 32, AC325)."""
     import os
 
     nul = nul_byte(path)
@@ -357,6 +357,10 @@ def missing(path) -> str:
     kind = not_regular(path)  # round 11 (S159, S162): a pipe or a device was "does not exist"
     if kind is not None:
         return f"{kind} that can be read whole (copy its contents into a file)"
+    above = file_above(path)  # round 32 (AC325): a path under a file was the raw NotADirectoryError
+    if above is not None and not os.path.lexists(path):
+        return (f"does not exist: {above!r} above it is a file, not a folder, so nothing can be under it (check the "
+                f"path)")
     found = dead_link(path)
     if found is None:
         return "does not exist"

@@ -442,15 +442,16 @@ def read_metrics(path: str | os.PathLike) -> list[dict]:
 
 def metrics_file(path: str | os.PathLike) -> Path:
     """The metrics.jsonl that ``path`` names (a run folder or the file); a UserError when there is none."""
-    from .errors import UserError, not_a_file
+    from .errors import UserError, name_too_long, not_a_file
     from .value_rules import check_read_path
 
     check_read_path("metrics_file", "path", path, "pass a run directory or its metrics.jsonl")  # U480's kind
     path = Path(path)
-    if path.is_dir():
+    if os.path.isdir(path):  # Path.is_dir raised a name too long for the file system (issue 30 round 32, AC322's kind)
         path = path / "metrics.jsonl"
-    if not path.is_file():  # a pipe or a folder there was "no metrics file" (issue 30 round 23, U379's kind)
+    if not os.path.isfile(path):  # a pipe or a folder there was "no metrics file" (issue 30 round 23, U379's kind)
         what = f"{str(path)!r} {not_a_file(path)}" if not_a_file(path) else f"no metrics file at {str(path)!r}"
+        what += f" ({too_long})" if (too_long := name_too_long(path)) else ""
         raise UserError(f"{what}; pass a run directory or its metrics.jsonl")
     return path
 
@@ -614,18 +615,24 @@ def sha256_file(path: str | os.PathLike) -> str:
     output marker's ``sha256`` and a sharded save's shard record). A folder, a named pipe, a socket or a device at
     ``path`` is a UserError naming it: a pipe blocked ``open`` until a writer came, for ever (issue 30 round 27, S261),
     and a folder was the raw IsADirectoryError (S262). The path is held to ``value_rules.path_problem`` first, as every
-    reader's place: a NUL byte was Python's raw "ValueError: embedded null byte" (issue 30 round 31, AA368)."""
+    reader's place: a NUL byte was Python's raw "ValueError: embedded null byte" (issue 30 round 31, AA368). A failed
+    read is ``storage.read_failure``'s one line, as every reader's: a name too long for the file system and a path
+    under a file were the raw OSError and NotADirectoryError (issue 30 round 32, AC322, AC325)."""
     import hashlib
 
     from .errors import UserError, not_a_file
-    from .value_rules import api_check, path_problem
+    from .storage import read_failure
+    from .value_rules import check_read_path
 
-    api_check("sha256_file", "path", path_problem(path), "pass the path of a regular file")
+    check_read_path("sha256_file", "path", path, "pass the path of a regular file")
     if (problem := not_a_file(path)) is not None:
         raise UserError(f"sha256_file: {os.fspath(path)!r} {problem}; nothing was read; pass the path of a regular "
                         f"file")
     digest = hashlib.sha256()
-    with open(path, "rb") as f:
-        while block := f.read(1 << 22):
-            digest.update(block)
+    try:
+        with open(path, "rb") as f:
+            while block := f.read(1 << 22):
+                digest.update(block)
+    except OSError as e:  # a name too long, a path under a file (round 32, AC322, AC325), nothing there, no permission
+        raise read_failure(e, path, "pass the path of a regular file") from None
     return digest.hexdigest()

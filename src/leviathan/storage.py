@@ -185,11 +185,13 @@ def read_failure(e: OSError, path: str | os.PathLike, fix: str) -> OSError:
     """``e``, the failed read of the input file ``path``, as ``errors.StorageError``'s one line ending in ``fix``:
     nothing there (or a link to nothing: ``errors.missing``), a folder in the file's place, or a storage failure
     (permission denied, an input/output error); ``e`` itself for anything else. Still an OSError, so a caller that
-    words an unreadable file itself (``except OSError``) keeps its words."""
+    words an unreadable file itself (``except OSError``) keeps its words. A name too long for the file system, or a path
+    under a file, is an input that is not there (``errors.missing`` says why), not the output advice "choose a shorter
+    name" or "remove or rename that file" of ``storage_error_message`` (issue 30 round 32, AC322, AC325)."""
     from .errors import StorageError, missing, storage_error_message
 
     shown = str(path)
-    if e.errno == errno.ENOENT:
+    if e.errno in (errno.ENOENT, errno.ENAMETOOLONG, errno.ENOTDIR):  # round 32 (AC322, AC325): an input's words
         message = f"{shown!r} {missing(path)}; {fix}"
     elif e.errno == errno.EISDIR:
         message = f"{shown!r} is a folder, not a file; {fix}"

@@ -39,27 +39,52 @@ def _check_merges(node: yaml.MappingNode) -> None:
     """``DuplicateKeyError`` for a merge key (``<<``) given twice in one mapping, or a key that two maps of one merge
     list (``<<: [*a, *b]``) both give: PyYAML kept one of them without a word (the last ``<<``; of a list, not the
     first map YAML's merge rule names), where every other key given twice is refused (issue 30 round 31, Z54, Z55).
-    A key given beside a merge still overrides the merged one, as YAML specifies."""
+    A key given beside a merge still overrides the merged one, as YAML specifies. A merge nested in a merged map is
+    held to the same rule: ``optim: {<<: {<<: [{lr: 0.1}, {lr: 0.2}]}}`` kept one lr without a word, since SafeLoader
+    flattens a merged map without constructing it (issue 30 round 32, AB41)."""
     merges = [(key, value) for key, value in node.value if key.tag == MERGE]
     if len(merges) > 1:
         first, second = merges[0][0], merges[1][0]
         raise DuplicateKeyError("<<", second.start_mark.line + 1, first.start_mark.line + 1, second.start_mark,
                                 " (the merge key: put every merged map in one list, '<<: [*a, *b]')")
-    if not merges or not isinstance(merges[0][1], yaml.SequenceNode):
+    if not merges:
+        return
+    merged = merges[0][1]
+    subs = merged.value if isinstance(merged, yaml.SequenceNode) else [merged]
+    for sub in subs:  # a merge inside a merged map: SafeLoader flattens it without constructing it (round 32, AB41)
+        if isinstance(sub, yaml.MappingNode):
+            _check_merges(sub)
+    if not isinstance(merged, yaml.SequenceNode):
         return
     own = {key.value for key, _ in node.value if isinstance(key, yaml.ScalarNode) and key.tag != MERGE}
     seen: dict[Any, int] = {}
-    for sub in merges[0][1].value:
+    for sub in subs:
         if not isinstance(sub, yaml.MappingNode):
             continue  # SafeLoader refuses a merged value that is no map, in its own words
-        for key_node, _ in sub.value:
-            if not isinstance(key_node, yaml.ScalarNode) or key_node.tag == MERGE or key_node.value in own:
+        for key_node in _given_keys(sub):
+            if key_node.value in own:
                 continue  # a key the mapping gives itself overrides every merged one: no doubt which holds
             line = key_node.start_mark.line + 1
             if key_node.value in seen:
                 raise DuplicateKeyError(key_node.value, line, seen[key_node.value], key_node.start_mark,
                                         " by two maps of one merge list ('<<: [...]'), which keeps one of them")
             seen[key_node.value] = line
+
+
+def _given_keys(node: yaml.MappingNode, depth: int = 0) -> list:
+    """The scalar key nodes a mapping gives, its own and those its merges give it (each once: its own override a
+    merged one), so a key that one map of a merge list gives through a merge of its own is seen (round 32, AB41)."""
+    keys = [key for key, _ in node.value if isinstance(key, yaml.ScalarNode) and key.tag != MERGE]
+    names = {key.value for key in keys}
+    for key, value in node.value if depth < 50 else ():
+        if key.tag == MERGE:
+            for sub in value.value if isinstance(value, yaml.SequenceNode) else [value]:
+                if isinstance(sub, yaml.MappingNode):
+                    for inner in _given_keys(sub, depth + 1):
+                        if inner.value not in names:
+                            keys.append(inner)
+                            names.add(inner.value)
+    return keys
 
 
 class StrictLoader(yaml.SafeLoader):

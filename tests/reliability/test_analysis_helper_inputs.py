@@ -76,6 +76,23 @@ def test_nearest_neighbours_refuses_k_0_and_nan_rows_it_reads(table):
     assert nearest_neighbours(one_nan, np.array([1]), np.arange(5), 3).shape == (1, 3)  # row 5 is not read
 
 
+def test_nearest_neighbours_names_what_was_asked_and_what_there_is(table):
+    """Round 32, AC333, AC337, AC338: k past the candidates, the probe itself as the only candidate and no candidates
+    were all "only N ids occur in training: too few for k neighbours; lower --top-k" ("only 0 ids", "only 1 ids")."""
+    with pytest.raises(UserError, match=r"nearest_neighbours: k: asks 5 neighbours per probe, but candidates holds 2 "
+                                        r"ids, so probe 1 can have at most 2; pass k=2 or less \(--top-k\)"):
+        nearest_neighbours(table, [1], [2, 3], 5)
+    with pytest.raises(UserError, match=r"nearest_neighbours: candidates: holds only probe 1 itself, which is never its "
+                                        r"own neighbour, so it has none; pass other ids"):
+        nearest_neighbours(table, [1], [1], 1)
+    with pytest.raises(UserError, match=r"nearest_neighbours: candidates: is empty, so no probe has a neighbour"):
+        nearest_neighbours(table, [1], np.array([], dtype=np.int64), 1)
+    with pytest.raises(UserError, match=r"holds 3 ids, one of them probe 2, which is never its own neighbour, so probe "
+                                        r"2 can have at most 2; pass k=2 or less"):
+        nearest_neighbours(table, [1, 2], [2, 3, 4], 3)
+    assert nearest_neighbours(table, [1], [2, 3], 2).shape == (1, 2)  # k = all the candidates, the probe not one
+
+
 def test_analyze_tables_names_short_counts_and_a_table_of_width_0(table, freq):
     """U445: counts of 10 ids for a 300-row table were "only 4 ids occur in training ...; lower --top-k"; U447: (300, 0)
     tables gave rms NaN per group with numpy's RuntimeWarnings."""

@@ -46,6 +46,22 @@ def test_sha256_of_a_path_with_a_nul_is_one_line(tmp_path):
         sha256_file(str(tmp_path / "b0.txt") + "\x00")
 
 
+@pytest.mark.parametrize("reader", ["sha256_file", "read_jsonl", "read_file", "read_metrics"])
+def test_readers_of_a_name_too_long_or_a_path_under_a_file_say_it_is_not_there(tmp_path, reader):
+    """Round 32, AC322, AC325: ``sha256_file`` of a 300-byte name and of 'afile/x' were the raw OSError and
+    NotADirectoryError; ``read_jsonl`` and ``json_text.read_file`` gave the output advice "choose a shorter name" and
+    "remove or rename that file"; ``read_metrics`` of the long name was the raw OSError of ``Path.is_dir``."""
+    from leviathan import io, json_text
+
+    call = {"read_file": json_text.read_file}.get(reader) or getattr(io, reader)
+    (tmp_path / "afile").write_text("x")
+    with pytest.raises(UserError, match=r"its name 'aaaa.*300 bytes, more than the \d+ the file system allows"):
+        call(str(tmp_path / ("a" * 300)))
+    if reader != "read_metrics":  # its own words: "no metrics file at ..."
+        with pytest.raises(UserError, match=r"does not exist: '.*afile' above it is a file, not a folder"):
+            call(str(tmp_path / "afile" / "x"))
+
+
 def test_remove_tree_of_a_named_pipe_leaves_it_and_says_so(tmp_path):
     os.mkfifo(tmp_path / "fifo")
     done = _in_child("from leviathan.removal import remove_tree\nprint(remove_tree('fifo'))\n", tmp_path)

@@ -103,7 +103,10 @@ def test_a_line_cut_short_beside_one_document_is_named(capsys, sources, tmp_path
     ("bom.jsonl", b'\xff\xfe{"text": "abc"}\n', "a UTF-16 byte order mark (bytes 0xff 0xfe) before text that is not "
                                                  "UTF-16; remove those first two bytes"),
     ("bom.txt", b"\xff\xfeplain words here\n", "a UTF-16 byte order mark (bytes 0xff 0xfe) before text"),
-], ids=["utf16-jsonl", "utf16be-jsonl", "bom-before-utf8-jsonl", "bom-before-utf8-txt"])
+    ("u32.jsonl", '{"text": "hello world"}\n'.encode("utf-32"),  # round 32, AB3: named UTF-16, with its iconv
+     "looks like UTF-32 text (a little-endian byte order mark); convert it to UTF-8 (iconv -f utf-32 -t utf-8"),
+    ("u32be.txt", b"\x00\x00\xfe\xff" + "plain words\n".encode("utf-32-be"), "UTF-32 text (a big-endian byte"),
+], ids=["utf16-jsonl", "utf16be-jsonl", "bom-before-utf8-jsonl", "bom-before-utf8-txt", "utf32-jsonl", "utf32be-txt"])
 def test_utf16_and_a_stray_byte_order_mark_are_named_as_such(capsys, sources, tmp_path, name, data_bytes, said):
     """Round 31 (Z35, Z36): a .jsonl saved as UTF-16 (Windows Notepad), or a UTF-16 byte order mark before UTF-8
     lines, was "not valid JSON ... Expecting value; write one JSON object per line", where the same text as .txt was

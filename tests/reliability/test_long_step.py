@@ -48,6 +48,36 @@ def test_a_batch_of_a_few_passes_is_still_taken(data):
         _check_batch_fits(load_run_config(None, run_overrides(data, batch_tokens=edge + unit)), meta)
 
 
+def test_a_batch_refusal_offers_a_batch_the_rule_takes(data, tmp_path, capsys):
+    """Round 32, AB17: on 2 training tokens, "lower batch_tokens (e.g. batch_tokens=1024, one pass)" offered the value
+    given. A split shorter than one window is the loader's line (it names seq_len), and a split shorter than one
+    micro batch is told to lower micro_batch_size with batch_tokens."""
+    from types import SimpleNamespace
+
+    from leviathan.cli import main
+    from leviathan.errors import UserError
+    from leviathan.run_config import load_run_config
+    from leviathan.train.loop import _check_batch_fits
+
+    (tmp_path / "one.txt").write_text("x")
+    (tmp_path / "val.txt").write_text("some validation words " * 40)
+    small = tmp_path / "small"
+    assert main(["prepare", str(tmp_path / "one.txt"), "--out", str(small), "--tokenizer", str(data / "tokenizer.json"),
+                 "--val-source", str(tmp_path / "val.txt")]) == 0
+    capsys.readouterr()
+    run = tmp_path / "run"
+    assert main(["train", *map(str, run_overrides(small, batch_tokens=1024, micro_batch_size=8)), "--run-dir",
+                 str(run)]) == 2
+    err = capsys.readouterr().err
+    assert "fewer than seq_len + 1" in err and "batch_tokens=1024, one pass" not in err, err
+    assert not run.exists()
+    cfg = load_run_config(None, run_overrides(data, batch_tokens=32 * 400, micro_batch_size=400))  # seq_len 32
+    with pytest.raises(UserError, match=r"lower micro_batch_size with it: one micro batch \(micro_batch_size=400 x "
+                                        r"data.seq_len=32\) is 12,800 tokens already \(e.g. micro_batch_size=315 "
+                                        r"batch_tokens=10080\)"):
+        _check_batch_fits(cfg, SimpleNamespace(splits={"train": SimpleNamespace(tokens=101)}))
+
+
 @pytest.fixture
 def flag():
     """train's stop flag with its handlers installed for SIGTERM (and the others), removed after."""

@@ -301,7 +301,9 @@ def test_a_row_from_before_provenance_still_reads(sweep_copy, capsys):
     (lambda r: r.update(config={}), "has config {} beside its code and data"),
     (lambda r: r.update(code={}), "has code {} beside its data"),
     (lambda r: r["data"].update(dir=None), "has data.dir None, where the sweep always records its data folder"),
-], ids=["config-removed", "config-empty", "code-empty", "data-dir-null"])
+    (lambda r: r.update(code={"commit": ""}), "has code.commit '', where the sweep records the run's commit as text"),
+    (lambda r: r.update(code={"note": "x"}), "has code {'note': 'x'} with no commit and no leviathan or torch"),
+], ids=["config-removed", "config-empty", "code-empty", "data-dir-null", "code-commit-emptied", "code-fields-gone"])
 def test_a_row_missing_part_of_its_provenance_is_named_and_skipped(capsys, sweep_copy, change, why):
     """Round 31 (Z74, Z75, Z155): X75's kind beyond data: a row whose config or code was removed or emptied beside
     the rest of its provenance, or whose data.dir was set to null, was read by report and analyze without a word (as
@@ -1047,6 +1049,18 @@ def test_a_row_whose_validation_curve_holds_a_null_is_reported_and_skipped(sweep
     n = len(json.loads((sweep_copy / "results.jsonl").read_text().splitlines()[1])["curve"]["val_loss"])
     assert f"results.jsonl:2: line 2 has curve.val_loss null at point {n} of {n}" in proc.stderr, proc.stderr
     assert "skipped" in proc.stderr
+
+
+def test_collect_results_does_not_copy_a_row_whose_commit_was_emptied(swept, tmp_path):
+    """Round 32, AB43 (AB24 through report): a row whose code was set to {"commit": ""} (the commit emptied, the
+    versions removed) was copied as whole provenance, "sD -> resD/g (2 rows)", exit 0. ``line_problem`` names it."""
+    from reliability_support import script
+
+    sweep = Path(shutil.copytree(swept, tmp_path / "sweep"))
+    _edit_second_row(sweep / "results.jsonl", lambda r: r.update(code={"commit": ""}))
+    done = script("collect_results.py", [sweep, "--dest", tmp_path / "results"])
+    assert "Traceback" not in done.stderr, done.stderr
+    assert f"{sweep}/results.jsonl:2: line 2 has code.commit ''" in done.stderr, done.stderr
 
 
 def test_collect_results_does_not_copy_a_row_holding_nan(swept, tmp_path):

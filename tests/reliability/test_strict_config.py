@@ -59,7 +59,11 @@ def test_a_merge_key_is_not_a_repeat(tmp_path):
      "line 2: key 'max_steps' is given twice by two maps of one merge list ('<<: [...]'), which keeps one of them "
      "(first on line 1)"),
     ("<<: {max_steps: 2}\n<<: {max_steps: 5}\n", "line 2: key '<<' is given twice (the merge key: "),
-], ids=["merge-list", "merge-list-of-aliases", "merge-key-twice"])
+    ("max_steps: 2\noptim:\n  <<: {<<: [{lr: 0.1}, {lr: 0.2}]}\n",  # round 32, AB41: inside a merged map
+     "line 3: key 'lr' is given twice by two maps of one merge list"),
+    ("optim:\n  <<: [{<<: {lr: 0.1}}, {lr: 0.2}]\n", "line 2: key 'lr' is given twice by two maps of one merge"),
+], ids=["merge-list", "merge-list-of-aliases", "merge-key-twice", "merge-list-in-a-merged-map",
+        "merge-list-map-merging-its-key"])
 def test_a_key_given_twice_through_merges_is_refused(tmp_path, text, said):
     """Round 31 (Z54, Z55): one setting given by two maps of one merge list, or the merge key '<<' given twice in one
     mapping, kept one value without a word (max_steps 5, where YAML's merge rule names the first map's 2), while

@@ -90,3 +90,54 @@ def test_a_checkpoint_config_json_missing_or_not_the_saves_is_refused_on_resume(
                                         r"FOLDER\)\)$"):
         _trainer(ours, 3, 0).train(resume_from_checkpoint=True)
     assert not (ours / "checkpoint-3").exists()
+
+
+
+def _flipped(digest):
+    return ("0" if digest[0] != "0" else "1") + digest[1:]
+
+
+def _restamped(raw):
+    from leviathan.hf.settings_digest import stamp
+
+    raw["leviathan_generator"]["ln_eps"] = 1e-3
+    stamp(raw["leviathan_generator"])
+
+
+@pytest.mark.parametrize("edit, said", [
+    (lambda r: r.update(leviathan_generator=None), r"leviathan_generator is None, not the mapping of generator "
+                                                   r"settings"),
+    (lambda r: r["leviathan_generator"].update(rank=5), r"the generator settings \(leviathan_generator\) are not the "
+                                                        r"ones save_pretrained wrote"),
+    (lambda r: r["leviathan_generator"].update(settings_sha256=_flipped(r["leviathan_generator"]["settings_sha256"])),
+     r"are not the ones save_pretrained wrote"),
+    (_restamped, r"records generator settings \(leviathan_generator\) other than those of the "
+                 r"LeviathanQwen2ForCausalLM being resumed \(ln_eps=0\.001 there, 1e-05 here\)"),
+], ids=["generator-null", "rank-4-to-5", "digest-edited", "ln-eps-edited-and-restamped"])
+def test_a_checkpoint_config_json_whose_settings_were_edited_is_refused_on_resume(trained, tmp_path, edit, said):
+    """Round 32, AC345 (leviathan_generator null), AC347 (rank 4 -> 5), AC352 (settings_sha256 edited): resumed
+    without a word, checkpoint-6 written. The settings are held to their digest as ``load_adopted`` holds them, and
+    to the model being resumed (settings edited with a digest made anew)."""
+    import json
+
+    ours = tmp_path / "a"
+    shutil.copytree(trained, ours)
+    file = ours / "checkpoint-2" / "config.json"
+    raw = json.loads(file.read_text())
+    edit(raw)
+    file.write_text(json.dumps(raw))
+    with pytest.raises(UserError, match=rf"^'.*checkpoint-2/config\.json'.*{said}"):
+        _trainer(ours, 3, 0).train(resume_from_checkpoint=True)
+    assert not (ours / "checkpoint-3").exists()
+
+
+def test_an_adopted_save_without_trainer_state_is_named_before_anything_is_loaded(trained, tmp_path):
+    """Round 32, AC350: resume_from_checkpoint naming an adopted save (save_pretrained's folder, no trainer_state.json)
+    ended in transformers' raw "FileNotFoundError: ... trainer_state.json", after the weights were loaded."""
+    ours = tmp_path / "a"
+    shutil.copytree(trained, ours)
+    (ours / "checkpoint-2" / "trainer_state.json").unlink()
+    with pytest.raises(UserError, match=r"^'.*checkpoint-2' is not a Trainer checkpoint \(it has no trainer_state\.json"
+                                        r"\).*; pass a checkpoint-N folder the Trainer wrote"):
+        _trainer(ours, 3, 0).train(resume_from_checkpoint=str(ours / "checkpoint-2"))
+    assert not (ours / "checkpoint-3").exists()

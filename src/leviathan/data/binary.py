@@ -7,7 +7,9 @@ archive or an image became thousands of replacement characters in the training d
 a known binary signature, or whose first 8 KiB hold a NUL byte (git's rule), is refused with what it looks like and
 the fix. Footgun: only the start is looked at (binary data appended to text is not caught; its invalid bytes are
 still counted); UTF-16 text (NUL bytes, or a UTF-16 byte order mark) is refused too: convert it to UTF-8. JSON
-lines are looked at the same way, on their first line (issue 30 round 31, Z35, Z36).
+lines are looked at the same way, on their first line (issue 30 round 31, Z35, Z36). A UTF-32 byte order mark
+(ff fe 00 00, 00 00 fe ff) is told from UTF-16's: UTF-32LE's starts with UTF-16LE's, and was called UTF-16 text with
+the iconv line that turns it into text full of NUL characters (issue 30 round 32, AB3).
 """
 
 from __future__ import annotations
@@ -27,6 +29,7 @@ SIGNATURES: tuple[tuple[bytes, str], ...] = (
     (b"SQLite format 3\x00", "an SQLite database"),
 )
 UTF16_MARKS = {b"\xff\xfe": "little-endian", b"\xfe\xff": "big-endian"}
+UTF32_MARKS = {b"\xff\xfe\x00\x00": "little-endian", b"\x00\x00\xfe\xff": "big-endian"}
 SNIFF_BYTES = 8192
 
 
@@ -35,6 +38,8 @@ def binary_kind(data: bytes) -> str | None:
     for signature, kind in SIGNATURES:
         if data.startswith(signature):
             return kind
+    if (order := UTF32_MARKS.get(data[:4])) is not None:  # before UTF-16: ff fe 00 00 starts with ff fe (AB3)
+        return f"UTF-32 text (a {order} byte order mark)"
     if (kind := _utf16_kind(data)) is not None:
         return kind
     if b"\x00" in data[:SNIFF_BYTES]:
@@ -58,6 +63,8 @@ def not_text_fix(kind: str) -> str:
     """The fix for a file of ``kind`` given where text is expected."""
     if "compressed" in kind or "archive" in kind:
         return "decompress it first (prepare reads .txt, .jsonl, .jsonl.zst and .parquet files)"
+    if kind.startswith("UTF-32"):  # iconv -f utf-16 made it text full of NUL characters (issue 30 round 32, AB3)
+        return "convert it to UTF-8 (iconv -f utf-32 -t utf-8 FILE > NEW)"
     if kind.startswith("UTF-16"):
         return "convert it to UTF-8 (iconv -f utf-16 -t utf-8 FILE > NEW)"
     if kind.startswith("a UTF-16 byte order mark"):

@@ -78,7 +78,7 @@ from .logits_to_keep import check_kept_for_loss, check_logits_to_keep, input_len
 from .weights_digest import RECORD as WEIGHTS_RECORD, check_weights
 from .modeling import (InputEmbeddingError, LeviathanForCausalLM, check_hf_labels, check_items_count, init_generator,
                        loss_count)
-from .settings_digest import check_stamp, stamp
+from .settings_digest import check_settings_mapping as _check_saved_settings, check_stamp, stamp
 
 CONFIG_KEY = "leviathan_generator"
 # the generator's settings a caller may choose (LeviathanGenerator's keyword arguments, paper defaults there);
@@ -189,11 +189,13 @@ class _AdoptedMixin:
         a rank-4 adopted checkpoint into a model adopted at rank 8 ended in torch's raw 3-line "size mismatch for
         model.embed_tokens.spline_coeff", naming neither the cause nor a fix (issue 30 round 24, W636). The weights
         file of the checkpoint folder the Trainer resumes from must be the one its config.json records
-        (``trainer_resume.check_trainer_resume``): another run's was resumed without a word (round 30, Y535)."""
-        from .trainer_resume import check_trainer_resume
+        (``trainer_resume.check_trainer_resume``): another run's was resumed without a word (round 30, Y535), and so
+        were settings edited in its config.json (round 32, AC345, AC347, AC352: ``check_resumed_settings``)."""
+        from .trainer_resume import check_resumed_settings, check_trainer_resume
 
-        check_trainer_resume()
+        resumed = check_trainer_resume()
         _refuse_other_generator(self, state_dict)
+        check_resumed_settings(self, resumed)  # round 32, AC347's kind
         return super().load_state_dict(state_dict, *args, **kwargs)
 
     def _generator_prefix(self) -> str:
@@ -621,18 +623,6 @@ def _check_saved_values(settings: dict[str, Any], where: str) -> None:
     except ValueError as e:
         raise UserError(f"{where}: {CONFIG_KEY} holds a setting the generator refuses ({e}): config.json was edited or "
                         f"damaged; restore it from a copy, or adopt the original model again") from None
-
-
-def _check_saved_settings(settings: Any, where: str = "the model's config") -> None:
-    """UserError unless ``settings`` (config.leviathan_generator as read back) is a mapping: a hand-edited config.json
-    holding text there ended in an AttributeError traceback (issue 30 round 6), and ``[]`` was "not an adopted model
-    (no leviathan_generator)", whose fix loads the weights without their generator (round 21, P308): a value that is
-    no mapping, or one holding nothing, is a damaged config.json. Its values are checked by the generator itself
-    (``_build_generator``)."""
-    if not isinstance(settings, dict) or not settings:
-        raise UserError(f"{where}: {CONFIG_KEY} is {settings!r:.60}, not the mapping of generator settings that adopt "
-                        "writes (config.json was edited or damaged); restore config.json from a copy, or adopt the "
-                        "original model again")
 
 
 def _check_json_settings(settings: Any) -> None:

@@ -46,3 +46,16 @@ def check_stamp(settings: dict[str, Any], where: str) -> None:
                         f"wrote (their {DIGEST_KEY} is {str(recorded)[:16]}..., theirs now "
                         f"{settings_digest(settings)[:16]}...): a value was edited, and the weights were trained with "
                         f"the saved one; restore config.json from a copy (or put the saved value back)")
+
+
+def check_settings_mapping(settings: Any, where: str = "the model's config") -> None:
+    """UserError unless ``settings`` (config.leviathan_generator as read back) is a mapping: a hand-edited config.json
+    holding text there ended in an AttributeError traceback (issue 30 round 6), and ``[]`` was "not an adopted model
+    (no leviathan_generator)", whose fix loads the weights without their generator (round 21, P308): a value that is
+    no mapping, or one holding nothing, is a damaged config.json. Its values are checked by the generator itself
+    (``adoption._build_generator``). Here, not in adoption, so that ``trainer_resume`` holds a resumed checkpoint's
+    settings to it too (issue 30 round 32, AC345) without an import circle."""
+    if not isinstance(settings, dict) or not settings:
+        raise UserError(f"{where}: leviathan_generator is {settings!r:.60}, not the mapping of generator settings "
+                        "that adopt writes (config.json was edited or damaged); restore config.json from a copy, or "
+                        "adopt the original model again")

@@ -1,7 +1,9 @@
 """An adopted model resumed by ``transformers.Trainer`` from a checkpoint folder holds that folder's own weights.
 
-    check_trainer_resume()   # in load_state_dict: UserError when the Trainer's checkpoint weights are not its save's
-                             # (or its config.json is missing or not the adopted save's: round 31, AA736, AA737)
+    resumed = check_trainer_resume()   # in load_state_dict: UserError when the Trainer's checkpoint weights are not its
+                                       # save's (or its config.json is missing or not the adopted save's: round 31,
+                                       # AA736, AA737; its settings edited: round 32, AC345, AC347, AC352)
+    check_resumed_settings(model, resumed)   # the checkpoint's settings are the model's (round 32)
 
 ``Trainer.train(resume_from_checkpoint=...)`` reads ``model.safetensors`` itself and hands the tensors to the model's
 ``load_state_dict``; ``load_adopted`` checks the file against the sha256 its config.json records
@@ -16,6 +18,7 @@ before (tests/reliability/test_trainer_resume_weights_held_to_the_save.py notice
 
 from __future__ import annotations
 
+import json
 import os
 import sys
 from pathlib import Path
@@ -39,19 +42,29 @@ def resumed_folder(depth: int = 2) -> Path | None:
     return None
 
 
-def check_trainer_resume() -> None:
+def check_trainer_resume() -> tuple[Path, dict] | None:
     """UserError when ``Trainer`` is resuming this adopted model from a checkpoint folder whose whole weights file
     is not the one its config.json records (``weights_digest.check_weights``'s line: another save's file, or a
     record edited); nothing is loaded then. The folder's config.json must be the adopted save's, read as
     ``load_adopted`` reads it (``config_file.read_config_json``): a checkpoint without config.json, or whose
     config.json was '{"a": 1, "a": 2}' (a key twice, no ``leviathan_generator``), resumed without a word, the digest
-    check skipped for want of a record, so any run's weights were taken (issue 30 round 31, AA736, AA737)."""
+    check skipped for want of a record, so any run's weights were taken (issue 30 round 31, AA736, AA737). Its
+    ``leviathan_generator`` is held to the rules ``load_adopted`` holds it to (a mapping, its ``settings_sha256``
+    theirs): null, a rank edited 4 -> 5 and an edited digest resumed without a word (issue 30 round 32, AC345, AC347,
+    AC352). A folder without trainer_state.json (an adopted save, no checkpoint) is named before anything is loaded:
+    the Trainer read it after loading the weights, transformers' raw FileNotFoundError (round 32, AC350). Returns the config.json and its settings, for ``check_resumed_settings``; None when no Trainer resumes."""
     from .config_file import read_config_json
+    from .settings_digest import check_settings_mapping, check_stamp
     from .weights_digest import check_weights
 
     folder = resumed_folder(depth=3)
     if folder is None:
         return
+    if not (folder / "trainer_state.json").is_file():  # the Trainer reads it next, as a raw FileNotFoundError (AC350)
+        raise UserError(f"{str(folder)!r} is not a Trainer checkpoint (it has no trainer_state.json): a folder saved "
+                        f"by save_pretrained holds the model, not the optimizer, schedule and step a resume goes on "
+                        f"from; pass a checkpoint-N folder the Trainer wrote (trainer.train(resume_from_checkpoint="
+                        f"FOLDER)), or start a new run from that model (trainer.train() of load_adopted(folder))")
     config = folder / "config.json"
     fix = ("restore the checkpoint folder from a copy, or resume from another checkpoint "
            "(trainer.train(resume_from_checkpoint=FOLDER))")
@@ -64,4 +77,35 @@ def check_trainer_resume() -> None:
         raise UserError(f"{str(config)!r} is not an adopted model's config.json (it has no leviathan_generator), "
                         f"while the model resumed from it is adopted: config.json was edited or replaced, or the "
                         f"checkpoint is another model's; {fix}")
+    settings = raw["leviathan_generator"]
+    check_settings_mapping(settings, repr(str(config)))  # null, text, {}: round 32, AC345
+    check_stamp(settings, repr(str(config)))  # a setting or the digest edited: round 32, AC347, AC352
     check_weights(folder, raw, None)
+    return config, settings
+
+
+def check_resumed_settings(model, resumed: tuple[Path, dict] | None) -> None:
+    """UserError when the generator settings a resumed checkpoint's config.json records (``check_trainer_resume``'s
+    ``resumed``) are not those of the ``model`` being resumed: the Trainer loads the weights alone, so weights trained
+    under one ``ln_eps`` or ``base`` would go on under another without a word (issue 30 round 32, AC347's kind).
+    ``_refuse_other_generator`` names a difference of shapes first (round 24, W636); this is the rest."""
+    from .settings_digest import DIGEST_KEY
+
+    if resumed is None:
+        return
+    config, saved = resumed
+    own = getattr(model.config, "leviathan_generator", None)
+    if not isinstance(own, dict):
+        return
+
+    def plain(settings: dict) -> dict:
+        return json.loads(json.dumps({k: v for k, v in settings.items() if k != DIGEST_KEY}, default=str))
+
+    saved, own = plain(saved), plain(own)
+    differ = sorted(k for k in saved.keys() | own.keys() if saved.get(k) != own.get(k))
+    if differ:
+        shown = ", ".join(f"{k}={saved.get(k)!r} there, {own.get(k)!r} here" for k in differ[:4])
+        raise UserError(f"{str(config)!r} records generator settings (leviathan_generator) other than those of the "
+                        f"{type(model).__name__} being resumed ({shown}): the checkpoint's weights were trained under "
+                        f"its own; resume into a model adopted with them (load_adopted(checkpoint)), or resume from "
+                        f"another checkpoint")

@@ -237,16 +237,25 @@ def _check_batch_fits(cfg: RunConfig, meta: PreparedMeta) -> None:
     waited for that step to end (issue 30 round 22, Q57, a hang). Footgun: a step of a few passes is what a smoke test
     on a small corpus does with the default batch (65,536 tokens; the test suite's one-step grids on ~9,000 tokens
     too), so the rule refuses only a step no training recipe takes. ``BatchLoader`` refuses a micro batch past the
-    data; this is the global batch, which gradient accumulation spreads over many micro batches."""
+    data; this is the global batch, which gradient accumulation spreads over many micro batches. The fix offered is
+    a batch the rule takes: with a split shorter than one micro batch, "e.g. batch_tokens=1024" was the value given
+    (issue 30 round 32, AB17); a split shorter than one window is left to the loader's line, which names seq_len."""
     train = meta.splits.get("train")
     if train is None or not train.tokens or cfg.batch_tokens <= MAX_PASSES_PER_STEP * train.tokens:
         return
+    if train.tokens < cfg.data.seq_len + 1:  # no batch fits: the loader's line names the split and seq_len (AB17)
+        return
     unit = cfg.data.seq_len * cfg.micro_batch_size
     most = max(unit, (train.tokens // unit) * unit)
+    fix = f"lower batch_tokens (e.g. batch_tokens={most}, one pass) or prepare more text"
+    if most > MAX_PASSES_PER_STEP * train.tokens:  # one micro batch is already past the rule (round 32, AB17)
+        fit = max(1, MAX_PASSES_PER_STEP * train.tokens // cfg.data.seq_len)
+        fix = (f"lower micro_batch_size with it: one micro batch (micro_batch_size={cfg.micro_batch_size} x "
+               f"data.seq_len={cfg.data.seq_len}) is {unit:,} tokens already (e.g. micro_batch_size={fit} batch_tokens="
+               f"{fit * cfg.data.seq_len}), or prepare more text")
     raise UserError(f"batch_tokens={cfg.batch_tokens:,} is {cfg.batch_tokens / train.tokens:,.1f} times the "
                     f"{train.tokens:,} tokens of the training split in {cfg.data.path!r}: one optimizer step would "
-                    f"read all of it that many times (at most {MAX_PASSES_PER_STEP} are taken); lower batch_tokens "
-                    f"(e.g. batch_tokens={most}, one pass) or prepare more text")
+                    f"read all of it that many times (at most {MAX_PASSES_PER_STEP} are taken); {fix}")
 
 
 # The most passes over the training split one optimizer step may take (``_check_batch_fits``).

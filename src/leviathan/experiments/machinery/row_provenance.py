@@ -13,7 +13,8 @@ A row whose data object was removed or emptied was reported without a word (issu
 the rest of the kind: a row whose ``config`` was removed or set to {} beside its code and data was read as a row
 "written before rows carried one", so the sweep skipped its drift check and rewrote grid.json with a learning rate
 its runs never trained with (Z76), and report, analyze and collect_results.py read it without a word (Z75, Z145, Z146,
-Z155); ``code`` set to {} beside its data, and ``data.dir`` set to null (Z74), were taken as well. Such a line is
+Z155); ``code`` set to {} beside its data, and ``data.dir`` set to null (Z74), were taken as well, and so was a
+code whose commit was emptied and versions removed (round 32, AB24, AB43: ``_code_problem``). Such a line is
 now named and skipped like any damaged line (``read_results``), so the sweep trains or evaluates its run again from
 its folder, whose checkpoint config is checked against the grid before grid.json is written.
 """
@@ -40,9 +41,28 @@ def provenance_problem(d: dict) -> str | None:
         return f"has {shown} beside its code, {WHY}"
     if not isinstance(d["code"], dict) or not d["code"]:  # Z75: code {} beside its data
         return f"has code {_shown(d['code'])} beside its data, {WHY}"
+    if (problem := _code_problem(d["code"])) is not None:  # round 32, AB24, AB43: code {"commit": ""}
+        return problem
     if "config" not in d or d["config"] == {}:  # Z75, Z76: config removed or {} (null: config.yaml was unreadable)
         shown = "no config" if "config" not in d else "config {}"
         return f"has {shown} beside its code and data, {WHY}"
     if isinstance(d["data"], dict) and not d["data"].get("dir"):  # Z74: the sweep names the data folder always
         return f"has data.dir {_shown(d['data'].get('dir'))}, where the sweep always records its data folder"
+    return None
+
+
+CODE_FIELDS = ("commit", "leviathan", "torch")  # what the sweep writes as a row's code (``CodeProvenance``)
+
+
+def _code_problem(code: dict) -> str | None:
+    """Why a row's ``code`` object is not one the sweep writes: a commit or version emptied to '' or not text, or
+    none of them left. The sweep writes commit, leviathan and torch every time, each the text of the run's
+    versions.json or null where it does not say; ``{"commit": ""}`` (the commit emptied, the versions removed) was
+    read by report and copied by collect_results.py as provenance without a word (issue 30 round 32, AB24, AB43)."""
+    for key in CODE_FIELDS:
+        if key in code and code[key] is not None and (not isinstance(code[key], str) or not code[key].strip()):
+            return (f"has code.{key} {_shown(code[key])}, where the sweep records the run's {key} as text, or null "
+                    f"where its versions.json does not say (the field was emptied or edited)")
+    if not any(key in code for key in CODE_FIELDS):
+        return f"has code {_shown(code)} with no commit and no leviathan or torch version, {WHY}"
     return None

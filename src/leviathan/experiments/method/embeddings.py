@@ -330,8 +330,7 @@ def nearest_neighbours(table: np.ndarray, probes: np.ndarray, candidates: np.nda
     _check_finite_rows("nearest_neighbours", "table", table, np.concatenate([probes, candidates]))
     for name, ids in (("probes", probes), ("candidates", candidates)):
         _check_nonzero_rows("nearest_neighbours", name, table, ids)
-    if len(candidates) <= k:
-        raise UserError(f"only {len(candidates)} ids occur in training: too few for {k} neighbours; lower --top-k")
+    _check_enough_neighbours(probes, candidates, k)
     cand = _unit_rows(np.asarray(table)[candidates])  # (N, D)
     out = np.empty((len(probes), k), dtype=np.int64)
     for a in range(0, len(probes), PROBE_CHUNK):
@@ -347,6 +346,29 @@ def nearest_neighbours(table: np.ndarray, probes: np.ndarray, candidates: np.nda
             order = np.lexsort((candidates[sel], -cos[r, sel]))  # by cosine, descending, then id
             out[a + r] = candidates[sel[order[:k]]]
     return out
+
+
+def _check_enough_neighbours(probes: np.ndarray, candidates: np.ndarray, k: int) -> None:
+    """UserError unless every probe has ``k`` candidates besides itself (a probe is never its own neighbour), naming
+    what was asked and what there is: "only 2 ids occur in training: too few for 5 neighbours; lower --top-k" named
+    the CLI's option and its corpus for an API call, and said "only 0 ids" for no candidates and "only 1 ids" where
+    the one candidate was the probe itself (issue 30 round 32, AC333, AC337, AC338). ``candidates`` is ascending."""
+    from ...value_rules import api_check
+
+    api_check("nearest_neighbours", "candidates", "is empty, so no probe has a neighbour among them" if len(candidates)
+              == 0 else None, "pass the ids to search among (np.unique of the ids seen in training, for example)")
+    pos = np.minimum(np.searchsorted(candidates, probes), len(candidates) - 1)
+    among = candidates[pos] == probes  # (P,) which probes are candidates themselves
+    if len(probes) == 0 or (not among.any() and len(candidates) >= k):
+        return
+    probe = int(probes[np.argmax(among)]) if among.any() else int(probes[0])
+    left = len(candidates) - int(among.any())
+    api_check("nearest_neighbours", "candidates", f"holds only probe {probe} itself, which is never its own "
+              f"neighbour, so it has none" if left == 0 else None, "pass other ids as candidates (or a larger list)")
+    besides = f", one of them probe {probe}, which is never its own neighbour," if among.any() else ","
+    api_check("nearest_neighbours", "k", f"asks {k:,} neighbours per probe, but candidates holds {len(candidates):,} "
+              f"ids{besides} so probe {probe} can have at most {left:,}" if left < k else None,
+              f"pass k={left:,} or less (--top-k), or more candidates")
 
 
 def _id_array(api: str, name: str, ids) -> np.ndarray:
