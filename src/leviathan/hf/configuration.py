@@ -258,14 +258,14 @@ class LeviathanConfig(PretrainedConfig):
     def save_pretrained(self, save_directory, push_to_hub: bool = False, **kwargs):
         """transformers' ``save_pretrained``, after ``check_saveable``: a config changed after it was made
         (``config.unknown_attr = 5``) was written into config.json, which ``from_pretrained`` then refused (issue 30
-        round 31, AA204). Its place is held to the model saves' rules (``save_folder.check_save_directory``) and a
+        round 31, AA204). Its place is held to the model saves' rules (``save_place.check_save_directory``) and a
         storage failure is their ``errors.StorageError`` (``storage.api_writes``): a file or a pipe in the folder's
         place, a NUL byte and a 300-byte name were transformers' AssertionError or os.makedirs' raw errors, and
         ``push_to_hub='no'`` was read as true, the network tried after config.json was written (issue 30 round 32,
         AC281-AC285)."""
         from ..storage import api_writes
         from ..value_rules import check_switches
-        from .save_folder import check_save_directory
+        from .save_place import check_save_directory
 
         check_switches("save_pretrained", push_to_hub=push_to_hub)
         self.check_saveable()
