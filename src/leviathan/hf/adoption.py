@@ -620,8 +620,10 @@ def _check_saved_values(settings: dict[str, Any], where: str) -> None:
             if given[name] not in allowed:
                 raise ValueError(f"{name} must be one of {allowed}, got {given[name]!r}")
     except ValueError as e:
-        raise UserError(f"{where}: {CONFIG_KEY} holds a setting the generator refuses ({e}): config.json was edited or "
-                        f"damaged; restore it from a copy, or adopt the original model again") from None
+        # the generator's own fix left out: this one's is config.json's (round 32, AC373's line)
+        raise UserError(f"{where}: {CONFIG_KEY} holds a setting the generator refuses ({getattr(e, 'problem', e)}): "
+                        f"config.json was edited or damaged; restore it from a copy, or adopt the original model "
+                        f"again") from None
 
 
 def _check_saved_settings(settings: Any, where: str = "the model's config") -> None:

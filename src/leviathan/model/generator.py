@@ -425,6 +425,15 @@ class _ModeActivation(torch.autograd.Function):
 TABLE_STD_RANGE = (1e-15, 1e4)
 
 
+def _refused(problem: str, fix: str) -> ArgumentValueError:
+    """The ArgumentValueError ``PROBLEM; FIX`` of a generator setting (a plain ValueError with no fix before issue 30
+    round 32, AC373); ``.problem`` holds the line without the fix, for a caller that gives its own (adoption's check of
+    an edited config.json: ``adoption._check_saved_values``)."""
+    error = ArgumentValueError(f"{problem}; {fix}")
+    error.problem = problem
+    return error
+
+
 def _check_epsilons(ln_eps: float, norm_eps: float) -> None:
     """ValueError unless each epsilon lies in the range ``ModelConfig`` gives its own (``generator_ln_eps``,
     ``rms_norm_eps``, from which a native model's ``norm_eps`` comes: ``model.config.FLOAT_RANGES``). Adoption's and
@@ -436,24 +445,23 @@ def _check_epsilons(ln_eps: float, norm_eps: float) -> None:
     for name, value, twin in (("ln_eps", ln_eps, "generator_ln_eps"), ("norm_eps", norm_eps, "rms_norm_eps")):
         low, high = FLOAT_RANGES[twin]
         if not low <= value <= high:
-            raise ArgumentValueError(f"{name} must be in [{low:g}, {high:g}] (an epsilon: 1e-5 or 1e-6 is the "
-                                     f"usual, as ModelConfig's {twin}), got {value!r}: above the spread it guards it "
-                                     f"flattens every output; pass one in that range")
+            raise _refused(f"{name} must be in [{low:g}, {high:g}] (an epsilon: 1e-5 or 1e-6 is the usual, as "
+                           f"ModelConfig's {twin}), got {value!r}: above the spread it guards it flattens every "
+                           f"output", "pass one in that range")
 
 
 def _check_settings(**settings) -> None:
     """ArgumentValueError (a UserError that is still the ValueError it was; a plain ValueError with no fix before
     issue 30 round 32, AC373) naming the setting, its valid range and the fix unless every size is a positive integer
-    (knots >= 2, degree 1-3, base None or >= 2), every epsilon and ``table_std`` a positive finite number and ``center`` / ``norm``
-    booleans: checked here, where every way in (ModelConfig, adoption, the Python API) meets, because a NaN or
+    (knots >= 2, degree 1-3, base None or >= 2), every epsilon and ``table_std`` a positive finite number and
+    ``center`` / ``norm`` booleans: checked here, where every way in (ModelConfig, adoption, the Python API) meets, because a NaN or
     negative epsilon builds a model whose every output is NaN, and ``center="no"`` would read as true."""
     def whole(name: str, low: int, high: int | None = None) -> None:
         value = settings[name]
         if isinstance(value, bool) or not isinstance(value, numbers.Integral) or value < low or \
                 (high is not None and value > high):
             bounds = f">= {low}" if high is None else f"in [{low}, {high}]"
-            raise ArgumentValueError(f"{name} must be an integer {bounds}, got {value!r}; pass {name}=N with N "
-                                     f"{bounds}")  # a plain ValueError with no fix (round 32, AC373)
+            raise _refused(f"{name} must be an integer {bounds}, got {value!r}", f"pass {name}=N with N {bounds}")
 
     for name in ("vocab_size", "hidden_size", "k", "seed_dim", "modes", "rank"):
         whole(name, 1)
@@ -464,19 +472,19 @@ def _check_settings(**settings) -> None:
     for name in ("ln_eps", "norm_eps", "table_std"):
         value = settings[name]
         if isinstance(value, bool) or not isinstance(value, numbers.Real) or not math.isfinite(value) or value <= 0:
-            raise ArgumentValueError(f"{name} must be a finite number > 0, got {value!r}; pass a positive number")
+            raise _refused(f"{name} must be a finite number > 0, got {value!r}", "pass a positive number")
     low, high = TABLE_STD_RANGE  # round 15 (B273): 1e300 passed as "finite > 0" and every embedding came out NaN
     if not low <= settings["table_std"] <= high:
-        raise ArgumentValueError(f"table_std must be in [{low:g}, {high:g}] (a table row's std; 0.02 is the usual), "
-                                 f"got {settings['table_std']!r}: beyond that float32 squares overflow or underflow; "
-                                 f"pass one in that range")
+        raise _refused(f"table_std must be in [{low:g}, {high:g}] (a table row's std; 0.02 is the usual), got "
+                       f"{settings['table_std']!r}: beyond that float32 squares overflow or underflow",
+                       "pass one in that range")
     _check_epsilons(settings["ln_eps"], settings["norm_eps"])
     from ..value_rules import switch_problem
 
     for name in ("center", "norm"):  # numpy's bool is one too, as its ints and floats are numbers above (round 15,
         if switch_problem(settings[name]) is not None:  # B270): value_rules' rule, ModelConfig's too (round 28, U19)
-            raise ArgumentValueError(f"{name} must be true or false, got {settings[name]!r}; pass {name}=True or "
-                                     f"{name}=False")
+            raise _refused(f"{name} must be true or false, got {settings[name]!r}",
+                           f"pass {name}=True or {name}=False")
     check_size(**{k: settings[k] for k in ("vocab_size", "hidden_size", "k", "seed_dim", "modes", "knots", "rank",
                                            "base")})
     problem = digits_problem(settings["vocab_size"], settings["k"], settings["base"], settings["knots"])
