@@ -96,6 +96,14 @@ def check_device_map(device_map: Any, who: str) -> None:
     if device_map is None:
         return
     refuse_meta_device_map(device_map, who)  # round 21, P470
+    if isinstance(device_map, dict) and (key := next((k for k in device_map if not isinstance(k, str)), None)) \
+            is not None:  # transformers' raw "'int' object has no attribute 'count'" (round 32, AC244)
+        from .errors import UserError
+
+        raise UserError(f"{who}: device_map's key {key!r:.40} is no module's name (a device_map dict maps the "
+                        f"model's modules, by their names, to a device); name the module ('model', 'lm_head', "
+                        f"'model.layers.0', ...; '' for the whole model), or pass device_map={device_map[key]!r:.30} "
+                        f"for the whole model")
     places = device_map.items() if isinstance(device_map, dict) else [(None, device_map)]
     for module, place in places:
         shown = "device_map" if module is None else f"device_map[{module!r}]"

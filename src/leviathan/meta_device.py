@@ -37,6 +37,20 @@ def refuse_meta(value: Any, what: str, fix: str) -> None:
         raise UserError(f"{what} is on {_WHAT}, and this needs its values; {fix}")
 
 
+def refuse_meta_arguments(model: Any, api: str, arguments: Any) -> None:
+    """UserError naming the first tensor of ``arguments`` (pairs of name, value: a forward's arguments) on the meta
+    device, given to a ``model`` that has values: labels there were torch's raw "Cannot copy out of meta tensor; no
+    data!" from an adopted model's loss (issue 30 round 29, W744's kind), and ``logits_to_keep`` there was taken by
+    ``LeviathanForCausalLM.forward``, 2 positions of unknown choice returned without a word (round 32, AC186): both
+    Hugging Face classes ask this one rule. A model built on meta (shapes only) is left its meta arguments; checking
+    ``is_meta`` reads no value, so this costs no device sync."""
+    import torch
+
+    for key, value in arguments:
+        if isinstance(value, torch.Tensor) and value.is_meta and not is_meta(model):
+            refuse_meta(value, f"{api}: {key}", "pass it with values (on the model's device), or leave it out")
+
+
 def refuse_meta_device_map(device_map: Any, who: str) -> None:
     """UserError when ``from_pretrained``'s ``device_map`` (a device, or a dict of module -> device) puts weights on the
     meta device: transformers' hub-kernels "ValueError: Unsupported device type 'meta'" traceback came through

@@ -11,6 +11,8 @@ embedding, at most max(V, the paper's 512): V ids' features span at most V dimen
 
 from __future__ import annotations
 
+import re
+
 import pytest
 
 transformers = pytest.importorskip("transformers")
@@ -73,3 +75,17 @@ def test_the_papers_sizes_and_the_bound_itself_still_build():
     assert LeviathanGenerator(1000, 8, seed_dim=4, modes=4, knots=4, rank=250).modes == 4  # 1,000 features for 1,000
     with pytest.raises(ValueError, match=r"= 4 x 251 = 1,004 features is more than 1,000 ids"):
         LeviathanGenerator(1000, 8, seed_dim=4, modes=4, knots=4, rank=251)
+
+
+@pytest.mark.parametrize("setting, said", [({"knots": 1}, "knots must be an integer >= 2, got 1; pass knots=N"),
+                                           ({"center": "no"}, "center must be true or false, got 'no'; pass "
+                                                              "center=True or center=False"),
+                                           ({"init": "bogus"}, "init must be one of"),
+                                           ({"ln_eps": 1.0}, "; pass one in that range")])
+def test_a_generator_setting_out_of_range_is_a_user_error_with_the_fix(setting, said):
+    """Round 32, AC373: ``LeviathanGenerator(..., knots=1)`` was a plain ValueError with no fix, where adopt's same
+    setting is a UserError with one; every refusal of the generator's settings is an ArgumentValueError now (still a
+    ValueError)."""
+    with pytest.raises(UserError, match=re.escape(said)) as caught:
+        LeviathanGenerator(300, 32, **{**dict(seed_dim=8, modes=2, knots=8, rank=4), **setting})
+    assert isinstance(caught.value, ValueError) and "\n" not in str(caught.value)

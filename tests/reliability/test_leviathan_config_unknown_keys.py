@@ -13,11 +13,14 @@ from __future__ import annotations
 
 import copy
 import json
+import os
 
+import numpy as np
 import pytest
 from transformers import AutoConfig, AutoModelForCausalLM
 
 from leviathan.config import ConfigError
+from leviathan.errors import UserError
 from leviathan.hf import LeviathanConfig, LeviathanForCausalLM
 
 pytestmark = [pytest.mark.reliability]
@@ -100,3 +103,65 @@ def test_the_ways_to_change_a_config_refuse_what_its_constructor_refuses(tmp_pat
         model.config.unknown_attr = 5
         model.save_pretrained(tmp_path / "model1")  # the model's save asks the same
     assert not (tmp_path / "cfg1").exists() and not (tmp_path / "model1").exists()
+
+
+@pytest.mark.parametrize("change", [{"hidden_size": "x"}, {"generator_rank": -1}, {"vocab_size": float("nan")},
+                                    {"num_attention_heads": 5}, {"use_cache": "no"}, {"eos_token_id": 400},
+                                    {"embedding": "bogus"}])
+def test_update_holds_a_known_setting_to_the_constructors_rules(change):
+    """Round 32, AC251-AC256, AC258: ``config.update`` stored each of these without a word (``config_values``)."""
+    config = LeviathanConfig(**SMALL)
+    before = config.to_dict()
+    with pytest.raises(ConfigError, match=r"^update: .*; nothing was changed: give the setting a value "
+                                          r"LeviathanConfig\(\.\.\.\) takes$"):
+        config.update(change)
+    assert config.to_dict() == before
+    config.update({"hidden_size": np.int64(64), "embedding": "dense_tied"})  # numpy's int taken as Python's
+    assert type(config.hidden_size) is int and config.tie_word_embeddings is True
+
+
+@pytest.mark.parametrize("text", ["hidden_size=64,hidden_size=48", "hidden_size=-8", "rms_norm_eps=nan",
+                                  "hidden_size=48,generator_rank=-1"])
+def test_update_from_string_is_all_or_nothing_under_the_constructors_rules(text):
+    """Round 32, AC259 (a key twice: the last kept), AC264, AC265, AC268 (the first pair kept beside a bad second)."""
+    config = LeviathanConfig(**SMALL)
+    before = config.to_dict()
+    with pytest.raises(ConfigError, match=r"^update_from_string: .*nothing was changed"):
+        config.update_from_string(text)
+    assert config.to_dict() == before
+
+
+def test_the_readers_hold_keywords_and_files_to_the_constructors_rules(tmp_path):
+    """Round 32: AC277 (``from_pretrained(DIR, hidden_size=-1)`` a config of width -1), AC273 (a numpy keyword:
+    json's raw TypeError), AC271 (``from_dict('x')``: Python's raw TypeError), AC287 (``from_json_file`` kept the last
+    of a key given twice)."""
+    LeviathanConfig(**SMALL).save_pretrained(tmp_path / "c")
+    with pytest.raises(ConfigError, match=r"^LeviathanConfig: model\.hidden_size must be a positive integer, got -1 "
+                                          r"\(from the keywords hidden_size=-1\); pass values the config takes"):
+        LeviathanConfig.from_pretrained(tmp_path / "c", hidden_size=-1)
+    assert LeviathanConfig.from_pretrained(tmp_path / "c", hidden_size=64).hidden_size == 64
+    assert LeviathanConfig.from_dict(dict(SMALL), hidden_size=np.int64(64)).to_json_string()
+    with pytest.raises(ConfigError, match=r"^from_dict: expected a dict of setting -> value, got str; pass e\.g\."):
+        LeviathanConfig.from_dict("x")
+    text = (tmp_path / "c" / "config.json").read_text().replace('"hidden_size": 32', '"hidden_size": 48, '
+                                                                                      '"hidden_size": 32')
+    (tmp_path / "c" / "config.json").write_text(text)
+    with pytest.raises(UserError, match=r"config\.json' is not readable JSON \(key 'hidden_size' appears twice"):
+        LeviathanConfig.from_json_file(tmp_path / "c" / "config.json")
+
+
+def test_a_config_save_takes_the_model_saves_checks(tmp_path):
+    """Round 32, AC281-AC285: a file, a pipe, a NUL, a 300-byte name (transformers' AssertionError, os.makedirs' raw
+    errors) and ``push_to_hub='no'`` (read as true: the network tried) each one UserError line; nothing written."""
+    config = LeviathanConfig(**SMALL)
+    (tmp_path / "afile").write_text("mine")
+    os.mkfifo(tmp_path / "pipe")
+    for place, said in [(tmp_path / "afile", "something is in the way"), (tmp_path / "pipe", "named pipe"),
+                        (f"{tmp_path}/c\x00", "NUL byte"), (tmp_path / ("a" * 300), "too long")]:
+        with pytest.raises(UserError, match=said):
+            config.save_pretrained(place)
+    with pytest.raises(UserError, match=r"^save_pretrained: push_to_hub must be True or False, got 'no'"):
+        config.save_pretrained(tmp_path / "c", push_to_hub="no")
+    assert sorted(os.listdir(tmp_path)) == ["afile", "pipe"] and (tmp_path / "afile").read_text() == "mine"
+    config.save_pretrained(tmp_path / "c")
+    assert LeviathanConfig.from_pretrained(tmp_path / "c").to_dict() == config.to_dict()

@@ -65,15 +65,18 @@ from transformers import PretrainedConfig, PreTrainedModel
 from transformers import initialization as hf_init
 
 from ..errors import UserError
+from ..meta_device import refuse_meta_arguments
 from ..model.attention_inputs import check_position_values
 from ..model.generator import GENERATOR_FORMS, GENERATOR_INITS, LeviathanGenerator
 from ..positions import check_counted_positions, check_generation_room, model_positions
 from .adoption_config import check_source_config
 from .adoption_table import check_fit_table
+from .cache_position import check_cache_position
 from .adoption_fit import Fit, FitReport, as_fit, bucket_fits, fit_to_table, row_weights, text_ids, text_loss
 from .config_file import check_saved_dtype, read_config_json, saved_config
 from .forward_switches import check_forward_switches
 from .generate_ids import check_generate_ids
+from .load_keywords import check_attention_set
 from .logits_to_keep import check_kept_for_loss, check_logits_to_keep, input_length
 from .weights_digest import RECORD as WEIGHTS_RECORD, check_weights
 from .modeling import (InputEmbeddingError, LeviathanForCausalLM, check_hf_labels, check_items_count, init_generator,
@@ -157,6 +160,14 @@ class _AdoptedMixin:
         if isinstance(self.get_input_embeddings(), LeviathanGenerator):
             # the baked table save_pretrained writes for transformers alone (see save_pretrained): not ours to load
             self._keys_to_ignore_on_load_unexpected.add(rf"^{re.escape(self._generator_prefix())}\.weight$")
+
+    def set_attn_implementation(self, attn_implementation, *args, **kwargs):
+        """transformers' ``set_attn_implementation``, after ``load_keywords.check_attention_change``, the rule
+        LeviathanForCausalLM's asks (issue 30 round 32, AC240's sibling): the same names as the loaders take."""
+        from .load_keywords import check_attention_change
+
+        check_attention_change(self, attn_implementation, f"{type(self).__name__}.set_attn_implementation")
+        return super().set_attn_implementation(attn_implementation, *args, **kwargs)
 
     @classmethod
     def from_pretrained(cls, *args, **kwargs):
@@ -369,7 +380,7 @@ def _counted_forward(forward: Any, name: str) -> Any:
     the summed loss is divided by): 0 gave an adopted model an inf loss without a word, which LeviathanForCausalLM
     refuses since round 27 (issue 30 round 28, U619); 0 beside labels with no target is the Trainer's count of a fully
     masked batch, taken as a loss of 0 (``modeling.loss_count``, round 29, W681). A tensor argument on the meta device
-    is refused too (``_refuse_meta_arguments``, round 29, W744's kind); and ``position_ids`` past the model's
+    is refused too (``meta_device.refuse_meta_arguments``, round 29, W744's kind); and ``position_ids`` past the model's
     positions, which the original's rotary embedding computes without a word (round 29, W525,
     ``check_position_values``). A numpy ``logits_to_keep`` is passed on as Python's int: transformers takes only an
     ``int`` as a count, and ``np.int64(1)`` was read as an index, the position axis dropped (round 29, W504's kind);
@@ -387,11 +398,15 @@ def _counted_forward(forward: Any, name: str) -> Any:
         given = [*zip(names, args), *kwargs.items()]
         named = dict(given)
         check_forward_switches(f"{name}.forward", named)  # 'no' read as true (round 31, AA634-AA636)
+        check_attention_set(self, f"{name}.forward")  # one set on the config after the load (round 32, AC239's kind)
         check_items_count(kwargs.get("num_items_in_batch"), f"{name}.forward", named.get("labels"))
-        _refuse_meta_arguments(self, f"{name}.forward", given)
+        refuse_meta_arguments(self, f"{name}.forward", given)
         check_position_values(named.get("position_ids"), model_positions(self), f"{name}.forward")  # W525
         _check_counted_positions(self, named, f"{name}.forward")  # Y514
         _check_ids_and_mask(self, named, f"{name}.forward")  # AA625, AA630
+        check_cache_position(named.get("cache_position"), input_length(named.get("input_ids"),  # read by no one
+                                                                       named.get("inputs_embeds")),  # (AC173)
+                             named.get("cache", named.get("past_key_values")), f"{name}.forward")
         if named.get("labels") is not None:  # float labels, labels past the vocabulary (round 31, AA632, AA633)
             check_hf_labels(named["labels"], _input_shape(named), self.config.vocab_size,
                             kwargs.get("num_items_in_batch"), f"{name}.forward")
@@ -434,7 +449,7 @@ def _check_ids_and_mask(model: nn.Module, named: dict, api: str) -> None:
     one of 5 positions for 9 ids was taken without a word (AA630). A 4-D mask (transformers' custom masks) is the
     original's to read. Costs one scan of the ids and of a 2-D mask per call (one device sync each, as in
     LeviathanForCausalLM); none on meta or while compiling."""
-    from ..model.attention_inputs import check_attention_inputs
+    from ..model.attention_inputs import check_attention_inputs, check_mask_dims
     from ..model.labels import check_input_ids
 
     if torch.compiler.is_compiling():
@@ -443,6 +458,7 @@ def _check_ids_and_mask(model: nn.Module, named: dict, api: str) -> None:
     if isinstance(ids, torch.Tensor) and not ids.is_meta and isinstance(vocab, int):
         check_input_ids(ids, vocab)
     mask, shape = named.get("attention_mask"), _input_shape(named)
+    check_mask_dims(mask, api, dims=(2, 4))  # a 3-D mask was taken without a word (round 32, AC171)
     if isinstance(mask, torch.Tensor) and mask.dim() == 2 and shape is not None and not mask.is_meta:
         cache = named.get("cache", named.get("past_key_values"))
         past = cache.get_seq_length() if cache is not None and hasattr(cache, "get_seq_length") else 0
@@ -453,23 +469,10 @@ def _check_counted_positions(model: nn.Module, named: dict, api: str) -> None:
     """``positions.check_counted_positions`` for a forward given no positions (transformers counts them from the
     cache): ids past max_position_embeddings ran, while the same positions given as position_ids are refused since
     round 29, W525 (issue 30 round 30, Y514, decided: refused, as in LeviathanForCausalLM and leviathan's CausalLM)."""
-    if named.get("position_ids") is not None or named.get("cache_position") is not None:
-        return  # given: their values are checked (check_position_values)
+    if named.get("position_ids") is not None:
+        return  # given: their values are checked (check_position_values); a cache_position is the counted ones
     cache = named.get("cache", named.get("past_key_values"))
     check_counted_positions(model, input_length(named.get("input_ids"), named.get("inputs_embeds")), cache, api)
-
-
-def _refuse_meta_arguments(model: nn.Module, api: str, arguments: list) -> None:
-    """UserError naming the first tensor argument on the meta device (no values) given to a model that has values:
-    labels there were torch's raw "Cannot copy out of meta tensor; no data!" from transformers' loss, an
-    attention_mask the same from its mask code (issue 30 round 29, W744's kind; the ids are the generator's to
-    refuse). Footgun: a model built on meta (shapes only) is left its meta arguments; checking ``is_meta`` reads no
-    value, so this costs no device sync."""
-    from ..meta_device import is_meta, refuse_meta
-
-    for key, value in arguments:
-        if isinstance(value, torch.Tensor) and value.is_meta and not is_meta(model):
-            refuse_meta(value, f"{api}: {key}", "pass it with values (on the model's device), or leave it out")
 
 
 def is_adopted(model: Any) -> bool:
@@ -621,8 +624,10 @@ def _check_saved_values(settings: dict[str, Any], where: str) -> None:
             if given[name] not in allowed:
                 raise ValueError(f"{name} must be one of {allowed}, got {given[name]!r}")
     except ValueError as e:
-        raise UserError(f"{where}: {CONFIG_KEY} holds a setting the generator refuses ({e}): config.json was edited or "
-                        f"damaged; restore it from a copy, or adopt the original model again") from None
+        # the generator's own fix left out: this one's is config.json's (round 32, AC373's line)
+        raise UserError(f"{where}: {CONFIG_KEY} holds a setting the generator refuses ({getattr(e, 'problem', e)}): "
+                        f"config.json was edited or damaged; restore it from a copy, or adopt the original model "
+                        f"again") from None
 
 
 def _check_json_settings(settings: Any) -> None:

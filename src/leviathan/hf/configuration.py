@@ -20,7 +20,6 @@ import copy
 import dataclasses
 import numbers
 import os
-import warnings
 from typing import Any
 
 from transformers import PretrainedConfig
@@ -31,6 +30,7 @@ from ..integers import is_integer
 from ..model.config import ModelConfig
 
 from .config_file import LOADABLE_DTYPES, dtype_problem  # noqa: F401 (LOADABLE_DTYPES: read from here before)
+from .config_values import check_config_values, config_values_problem, repeated_keys
 
 # Llama-family settings a config.json may carry that this model does not read: the one value it implements. Any other
 # value was loaded, shown as the model's (config.hidden_act 'gelu') and ignored, the logits unchanged (issue 30 round
@@ -187,7 +187,12 @@ class LeviathanConfig(PretrainedConfig):
             _check_unknown(extra)
         except ConfigError as e:
             raise ConfigError(f"update: {e}") from None
+        config_dict = {k: _plain(v) for k, v in config_dict.items()}  # numpy's numbers as Python's (round 29, W489)
+        trial = copy.deepcopy(self)  # the values held to the constructor's rules, nothing changed unless all take
+        PretrainedConfig.update(trial, config_dict)
+        check_config_values(trial, "update", _UNCHANGED)
         super().update(config_dict)
+        self.tie_word_embeddings = self.embedding == "dense_tied"  # derived, as the constructor derives it
 
     def update_from_string(self, update_str: str) -> None:
         """transformers' ``update_from_string`` (``'hidden_size=64,num_hidden_layers=2'``), its refusals in one
@@ -200,6 +205,9 @@ class LeviathanConfig(PretrainedConfig):
         pairs = update_str.split(",")
         if (bad := next((p for p in pairs if p.count("=") != 1 or not p.split("=")[0]), None)) is not None:
             raise ConfigError(f"update_from_string: {bad!r:.60} is no KEY=VALUE pair; {fix}")
+        if (twice := repeated_keys(pairs)) is not None:  # the last was kept without a word (round 32, AC259)
+            raise ConfigError(f"update_from_string: {twice!r:.60} is given twice in {update_str!r:.80}; give each "
+                              f"setting once; nothing was changed")
         for key in (p.split("=")[0] for p in pairs):
             if not hasattr(self, key):
                 from .config_keys import near_field
@@ -214,6 +222,7 @@ class LeviathanConfig(PretrainedConfig):
                 raise ConfigError(f"update_from_string: {pair!r:.60}: {str(e).split(' (key ')[0]:.120}; write a whole "
                                   f"number for an integer setting, a number for a float, true or false for a switch "
                                   f"(a setting that is None is set as an attribute: config.NAME = value)") from None
+        check_config_values(trial, "update_from_string", _UNCHANGED)  # AC264, AC265, AC268
         super().update_from_string(update_str)
 
     @classmethod
@@ -223,9 +232,19 @@ class LeviathanConfig(PretrainedConfig):
         the constructor refuses it; ``from_pretrained(DIR, factorized_rank=0)`` reads through here too. A caller that
         asks for the keywords left over (``return_unused_kwargs=True``: transformers' model loaders, which pass their
         own options along) gets them, as before."""
+        if not isinstance(config_dict, dict):  # transformers' raw "argument after ** must be a mapping" (AC271)
+            raise ConfigError(f"from_dict: expected a dict of setting -> value, got {type(config_dict).__name__}; pass "
+                              f"e.g. LeviathanConfig.from_dict(config.to_dict()), or LeviathanConfig.from_json_file("
+                              f"PATH) for a file")
+        # numpy's numbers as Python's: transformers sets a keyword after the constructor, and its log line then ended
+        # in json's raw "Object of type int64 is not JSON serializable" (round 32, AC273)
+        kwargs = {k: _plain(v) for k, v in kwargs.items()}
         if kwargs.get("return_unused_kwargs"):
-            return super().from_dict(config_dict, **kwargs)
+            config, unused = super().from_dict(config_dict, **kwargs)
+            _check_keyword_values(config, kwargs)
+            return config, unused
         config, unused = super().from_dict(config_dict, return_unused_kwargs=True, **kwargs)
+        _check_keyword_values(config, kwargs)
         unused = {k: v for k, v in unused.items() if v is not None and k not in _LOADER_KEYS}  # lm-eval's gguf_file=None
         if unused:
             from .config_keys import near_field
@@ -236,26 +255,44 @@ class LeviathanConfig(PretrainedConfig):
                               f"settings, or leave it out")
         return config
 
-    def save_pretrained(self, save_directory, *args, **kwargs):
+    def save_pretrained(self, save_directory, push_to_hub: bool = False, **kwargs):
         """transformers' ``save_pretrained``, after ``check_saveable``: a config changed after it was made
         (``config.unknown_attr = 5``) was written into config.json, which ``from_pretrained`` then refused (issue 30
-        round 31, AA204)."""
+        round 31, AA204). Its place is held to the model saves' rules (``save_place.check_save_directory``) and a
+        storage failure is their ``errors.StorageError`` (``storage.api_writes``): a file or a pipe in the folder's
+        place, a NUL byte and a 300-byte name were transformers' AssertionError or os.makedirs' raw errors, and
+        ``push_to_hub='no'`` was read as true, the network tried after config.json was written (issue 30 round 32,
+        AC281-AC285)."""
+        from ..storage import api_writes
+        from ..value_rules import check_switches
+        from .save_place import check_save_directory
+
+        check_switches("save_pretrained", push_to_hub=push_to_hub)
         self.check_saveable()
-        return super().save_pretrained(save_directory, *args, **kwargs)
+        check_save_directory(save_directory, "save_pretrained")
+        with api_writes("save_pretrained", save_directory):
+            os.makedirs(save_directory, exist_ok=True)  # a file in its place: the storage line, not an AssertionError
+            return super().save_pretrained(save_directory, push_to_hub=push_to_hub, **kwargs)
+
+    @classmethod
+    def _dict_from_json_file(cls, json_file):
+        """transformers' reader of a config's JSON file (``from_json_file``, ``from_pretrained``), by
+        ``config_file.read_config_json``: a key given twice was taken as "the last one wins" by ``from_json_file``,
+        where ``from_pretrained`` refuses the same file (issue 30 round 32, AC287; round 27, S89)."""
+        from .config_file import read_config_json
+
+        raw = read_config_json(json_file, "give each setting once (restore the file from a copy, or export the "
+                                          "checkpoint again: leviathan export RUN OUT)")
+        return cls._decode_special_floats(raw)
 
     def check_saveable(self) -> None:
         """ConfigError unless the config.json this config writes is one ``from_pretrained`` reads back: the config is
         built again from its own ``to_dict`` (the constructor's checks: unknown keys, settings the model does not
         implement, sizes, token ids), so an attribute set after construction that the constructor refuses is named
         before anything is written (AA204; the model's ``save_pretrained`` asks this too, AA427's kind)."""
-        try:
-            with warnings.catch_warnings():
-                warnings.simplefilter("ignore")
-                type(self).from_dict(self.to_dict())
-        except ConfigError as e:
-            raise ConfigError(f"save_pretrained: {e}; it was set after the config was made, and from_pretrained "
-                              f"would refuse the saved config.json: set it back (or del config.NAME), then save; "
-                              f"nothing was written") from None
+        check_config_values(self, "save_pretrained", "it was set after the config was made, and from_pretrained "
+                                                     "would refuse the saved config.json: set it back (or del "
+                                                     "config.NAME), then save; nothing was written")
 
     @classmethod
     def from_pretrained(cls, pretrained_model_name_or_path, *args, **kwargs):
@@ -283,7 +320,7 @@ class LeviathanConfig(PretrainedConfig):
         try:
             return super().from_pretrained(pretrained_model_name_or_path, *args, **kwargs)
         except ConfigError as e:  # vocab_size 300.0 named no file and no fix (round 27, S90's kind)
-            if file is None:
+            if file is None or getattr(e, "from_keywords", False):
                 raise
             raise ConfigError(f"{file!r}: {e} (config.json was edited or damaged); {fix}") from None
         except OSError as e:
@@ -315,6 +352,25 @@ class LeviathanConfig(PretrainedConfig):
 _LOADER_KEYS = frozenset({"gguf_file", "cache_dir", "force_download", "proxies", "token", "use_auth_token",
                           "local_files_only", "revision", "subfolder", "trust_remote_code", "code_revision",
                           "_commit_hash", "user_agent", "resume_download"})
+
+
+# the fix every refused change of a config's values ends with (check_config_values)
+_UNCHANGED = "nothing was changed: give the setting a value LeviathanConfig(...) takes"
+
+
+def _check_keyword_values(config: "LeviathanConfig", kwargs: dict) -> None:
+    """ConfigError when the settings ``from_dict`` (and ``from_pretrained``, through it) set from its keywords, after
+    the constructor, are values the constructor refuses: ``from_pretrained(DIR, hidden_size=-1)`` returned a config of
+    width -1 without a word (issue 30 round 32, AC277). Marked ``from_keywords`` so ``from_pretrained`` does not blame
+    config.json."""
+    given = {k: v for k, v in kwargs.items() if k != "return_unused_kwargs" and hasattr(config, k)}
+    if not given or (problem := config_values_problem(config)) is None:
+        return
+    shown = ", ".join(f"{k}={v!r:.30}" for k, v in given.items())
+    error = ConfigError(f"LeviathanConfig: {problem} (from the keywords {shown}); pass values the config takes, or "
+                        f"leave them out")
+    error.from_keywords = True
+    raise error
 
 
 def _field_names() -> set[str]:

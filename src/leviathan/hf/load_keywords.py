@@ -89,6 +89,7 @@ def check_transformers_keywords(kwargs: dict, path: Any, who: str, adopted: bool
     if "attn_implementation" in kwargs:
         check_attention(kwargs["attn_implementation"], who, model_class)
     if "max_memory" in kwargs:
+        kwargs["max_memory"] = _plain_memory(kwargs["max_memory"])  # numpy's ints (round 32, AC227)
         _check_max_memory(kwargs["max_memory"], kwargs.get("device_map"), who)
     for key in DTYPE_KEYS:
         _check_dtype(kwargs.get(key), key, who)
@@ -142,6 +143,32 @@ def check_attention(value: Any, who: str, model_class: type | None = None) -> No
     if (problem := _attention_unusable(name)) is not None:
         raise UserError(f"{who}: attn_implementation={value!r:.60} cannot be used here: {problem}; leave it out (sdpa "
                         f"where the model supports it), or pass 'sdpa' or 'eager'")
+
+
+def check_attention_set(model: Any, api: str) -> None:
+    """``check_attention`` of the implementation ``model``'s config holds now, for a forward (``api``): one set on
+    the loaded model's config (``m.config._attn_implementation = 'bogus'``) was taken by LeviathanForCausalLM's forward
+    without a word (issue 30 round 32, AC239), where a config holding it before the model was made is refused
+    (round 31, AA221). Asked once per value (the last one taken is kept on the model), so a forward pays one
+    attribute read."""
+    value = getattr(getattr(model, "config", None), "_attn_implementation", None)
+    if value is None or model.__dict__.get("_leviathan_attention_taken", None) == value:
+        return
+    check_attention(value, f"{api} (its config's _attn_implementation, set after the model was made)", type(model))
+    object.__setattr__(model, "_leviathan_attention_taken", value)
+
+
+def check_attention_change(model: Any, attn_implementation: Any, api: str) -> None:
+    """``check_attention`` of ``set_attn_implementation``'s value (a name, or transformers' dict of sub-config ->
+    name, whose ``''`` is the model's own) before transformers sets it: ``set_attn_implementation(
+    'flash_attention_2')`` on LeviathanForCausalLM was transformers' raw "does not support Flash Attention 2 yet.
+    Please request to add support ... on its model hub page" (issue 30 round 32, AC240), as the same keyword of
+    ``from_pretrained`` was before round 31 (AA657). Both Hugging Face classes ask this."""
+    value = attn_implementation.get("", None) if isinstance(attn_implementation, dict) else attn_implementation
+    if value is None and not isinstance(attn_implementation, dict):
+        raise UserError(f"{api}: attn_implementation=None names no attention implementation; pass 'sdpa' or "
+                        f"'eager'")
+    check_attention(value, api, type(model))
 
 
 # attention implementation -> the class flag transformers reads to take it (its _check_and_adjust_attn_implementation)
@@ -217,6 +244,18 @@ def _check_max_memory(value: Any, device_map: Any, who: str) -> None:
                         f"(device_map='auto', 'balanced', 'balanced_low_0' or 'sequential'), and device_map is "
                         f"{device_map!r:.60}, so it would be dropped without a word; pass device_map='auto' too, or "
                         f"leave max_memory out")
+
+
+def _plain_memory(value: Any) -> Any:
+    """``max_memory`` with numpy's integers (a GPU's index, a byte count) as Python's: accelerate passes a byte count
+    that is no text on as it is (``get_max_memory``) and compares it as a number, so ``{'cpu': np.int64(10**9)}`` is
+    a byte count it takes, which was refused as "no size" (issue 30 round 32, AC227); accelerate finds GPUs by
+    ``isinstance(key, int)``, so a numpy index is handed on as Python's. Anything else unchanged, for the check."""
+    from ..integers import as_int
+
+    if not isinstance(value, dict):
+        return value
+    return {as_int(place): as_int(size) for place, size in value.items()}
 
 
 def _size_problem(size: Any) -> bool:

@@ -39,14 +39,18 @@ from transformers.cache_utils import DynamicCache
 from transformers.modeling_outputs import CausalLMOutputWithPast
 
 from ..errors import ArgumentValueError, UserError
+from ..meta_device import refuse_meta_arguments
+from ..model.attention_inputs import check_mask_dims
 from ..model.embedding import CompositionalEmbedding, FactorizedEmbedding
 from ..model.generator import LeviathanGenerator
 from ..model.output_norm import OutputNorm
 from ..model.llama import LlamaModel, LlamaRMSNorm, LlamaRotaryEmbedding
 from ..positions import check_counted_positions, check_generation_room, model_positions
+from .cache_position import check_cache_position
 from .configuration import LeviathanConfig
 from .forward_switches import check_forward_switches
 from .generate_ids import check_generate_ids
+from .load_keywords import check_attention_set
 from .logits_to_keep import check_kept_for_loss, check_logits_to_keep, input_length
 
 TIED_WEIGHTS = {"lm_head.weight": "model.embed_tokens.weight"}
@@ -407,6 +411,14 @@ class LeviathanForCausalLM(LeviathanPreTrainedModel, GenerationMixin):
         check_generate_ids(self, generation_config, "LeviathanForCausalLM.generate")
         return super()._prepare_special_tokens(generation_config, *args, **kwargs)
 
+    def set_attn_implementation(self, attn_implementation, *args, **kwargs):
+        """transformers' ``set_attn_implementation``, after ``load_keywords.check_attention_change`` (round 32, AC240:
+        'flash_attention_2' was transformers' raw "does not support Flash Attention 2 yet" ValueError)."""
+        from .load_keywords import check_attention_change
+
+        check_attention_change(self, attn_implementation, "LeviathanForCausalLM.set_attn_implementation")
+        return super().set_attn_implementation(attn_implementation, *args, **kwargs)
+
     # ---- forward -----------------------------------------------------------------------------
     def forward(
         self,
@@ -434,18 +446,23 @@ class LeviathanForCausalLM(LeviathanPreTrainedModel, GenerationMixin):
         """
         if inputs_embeds is not None:
             _refuse_inputs_embeds("LeviathanForCausalLM.forward")
-        if input_ids is None:
-            raise ValueError("input_ids is required")
+        api = "LeviathanForCausalLM.forward"
+        if input_ids is None:  # a UserError too, still the ValueError it was (round 32, AC204's kind)
+            raise ArgumentValueError(f"{api}: input_ids is required; pass the token ids, a (batch, length) tensor")
         check_forward_switches("LeviathanForCausalLM.forward",  # 'no' read as true (round 31, AA637-AA639)
                                {**kwargs, "use_cache": use_cache, "return_dict": return_dict})
         for flag in ("output_attentions", "output_hidden_states"):
             if kwargs.get(flag):  # a UserError too (still the ValueError it was): round 31, AA638
                 raise ArgumentValueError(f"{flag}=True is not supported by LeviathanForCausalLM; leave {flag} out "
                                          f"(or pass False)")
-        if isinstance(attention_mask, torch.Tensor) and attention_mask.dim() != 2:  # a non-tensor: LlamaModel's
-            raise ValueError(f"attention_mask must be 2D (batch, keys), got shape {tuple(attention_mask.shape)}; "
-                             "static/compiled caches are not supported")
+        check_mask_dims(attention_mask, api)  # the adopted class's line too (round 32, AC171, AC207)
+        check_attention_set(self, api)  # 'bogus' set on the config after the load (round 32, AC239)
+        # no tensor argument on meta (round 32, AC186: logits_to_keep there kept 2 positions of unknown choice)
+        # (ids, mask, positions and labels have their own lines, in LlamaModel and the label checks)
+        refuse_meta_arguments(self, api, [("logits_to_keep", logits_to_keep), *kwargs.items()])
         cache = cache if cache is not None else past_key_values
+        # read by no one (transformers 5): taken only where it is what the model counts (round 32, AC209)
+        check_cache_position(kwargs.get("cache_position"), input_length(input_ids), cache, api)
         use_cache = use_cache if use_cache is not None else self.config.use_cache
         if use_cache and cache is None:
             cache = DynamicCache(config=self.config)

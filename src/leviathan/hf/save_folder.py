@@ -34,27 +34,14 @@ from typing import Any
 
 from .. import json_text
 from ..errors import UserError
+from .save_place import SAVED_FILES, check_save_directory  # noqa: F401 (read from here before: modeling, adoption)
 
-# what save_pretrained writes into its folder (weights sharded or not, safetensors or torch)
-SAVED_FILES = ("config.json", "generation_config.json", "model.safetensors", "model-*.safetensors",
-               "model.safetensors.index.json", "pytorch_model*.bin", "pytorch_model.bin.index.json")
 # what a model folder's temporary folder may hold (an export's or a save's: the model's files, its card, a tokenizer,
 # lm-eval's tokenizer files, the export marker): a killed writer's leftover holding anything else is named, not deleted
 MODEL_FOLDER_FILES = ("config.json", "generation_config.json", "*.safetensors", "model.safetensors.index.json",
                       "pytorch_model*.bin", "pytorch_model.bin.index.json", "README.md", "tokenizer*",
                       "*tokenizer.json", "special_tokens_map.json", "added_tokens.json", "vocab.*", "merges.txt",
                       "*.model", "chat_template.*", "leviathan_output.json")
-
-
-def check_save_directory(save_directory: str | os.PathLike, who: str) -> None:
-    """UserError when ``who`` (``save_pretrained``) would write into a verb's output or over a file it did not write
-    (see the module docstring), or into a folder typed with a last '..' (``empty_paths.refuse_folder_above``)."""
-    from ..empty_paths import refuse_folder_above
-    from ..ownership import check_api_folder, check_path_given
-
-    check_path_given(save_directory, who)
-    refuse_folder_above(save_directory, who)  # 't/a/..' wrote among t's files (round 28, U770)
-    check_api_folder(save_directory, who, SAVED_FILES, legacy=_saved_here)
 
 
 def check_save_arguments(model: Any, state_dict: Any, kwargs: dict, who: str = "save_pretrained") -> None:
@@ -326,16 +313,6 @@ def _earlier_weights(out: Path, variant: str | None) -> list[str]:
             own |= {name for name in weight_map.values() if isinstance(name, str) and os.path.basename(name) == name
                     and any(fnmatch.fnmatch(name, p) for p in shard)}
     return sorted(name for name in own if (out / name).is_file())
-
-
-def _saved_here(directory: Path) -> bool:
-    """Whether ``directory`` holds an earlier ``save_pretrained``: a config.json that is a model's (a JSON object with
-    a ``model_type``); a user's own config.json (``{"mine": 1}``) is not one."""
-    try:
-        config = json_text.read_file(directory / "config.json")
-    except (OSError, ValueError):
-        return False
-    return isinstance(config, dict) and isinstance(config.get("model_type"), str)
 
 
 def refuse_adopted(folder: Path) -> None:

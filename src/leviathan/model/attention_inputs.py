@@ -45,6 +45,22 @@ def check_attention_inputs(position_ids, attention_mask, *, batch: int, length: 
         check_mask_values(attention_mask)  # a NaN was taken as 1 (round 25, Y45)
 
 
+def check_mask_dims(attention_mask, api: str, dims: tuple[int, ...] = (2,)) -> None:
+    """ArgumentValueError (a UserError that is still the ValueError it was) unless ``attention_mask`` is None, no tensor
+    (named by ``check_attention_inputs``), or of one of ``dims`` dimensions: a 2-D (batch, keys) mask, and where an
+    adopted model's original reads them ``dims=(2, 4)``, transformers' 4-D custom masks. A 3-D (2, 1, 9) mask was taken
+    by an adopted model without a word
+    and refused by ``LeviathanForCausalLM`` in a plain ValueError with no fix, about static caches (issue 30 round 32,
+    AC171, AC207). Both Hugging Face classes ask this one line. Reads the shape only."""
+    from ..errors import ArgumentValueError
+
+    if not isinstance(attention_mask, torch.Tensor) or attention_mask.dim() in dims:
+        return
+    raise ArgumentValueError(f"{api}: attention_mask must be 2-D (batch, keys: 1 for each key to attend, 0 for "
+                             f"padding, cached keys first), got shape {tuple(attention_mask.shape)}; pass a (batch, "
+                             f"keys) mask (mask.reshape(batch, -1) for one of shape (batch, 1, keys)), or leave it out")
+
+
 def check_mask_values(attention_mask: torch.Tensor) -> None:
     """ValueError (a UserError too) naming the first value of a (non-bool) ``attention_mask`` other than 0 or 1: a
     NaN was read as 1 (attend) without a word, as was any other non-zero (0.5, -inf of an additive mask), because the

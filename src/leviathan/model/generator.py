@@ -61,6 +61,7 @@ import torch.nn.functional as F
 from torch import nn
 from torch.autograd.function import once_differentiable
 
+from ..errors import ArgumentValueError
 from ..integers import as_int
 from .digits import as_lookup_ids, check_ids, check_unique_ids, codebook_sum
 from .generator_size import check_size, digits_problem, features_problem
@@ -110,9 +111,9 @@ class LeviathanGenerator(nn.Module):
                         knots=knots, rank=rank, degree=degree, ln_eps=ln_eps, base=base, center=center, norm=norm,
                         table_std=table_std, norm_eps=norm_eps)
         if init not in GENERATOR_INITS:
-            raise ValueError(f"init must be one of {GENERATOR_INITS}, got {init!r}")
+            raise ArgumentValueError(f"init must be one of {GENERATOR_INITS}, got {init!r}; pass one of those")
         if form not in GENERATOR_FORMS:
-            raise ValueError(f"form must be one of {GENERATOR_FORMS}, got {form!r}")
+            raise ArgumentValueError(f"form must be one of {GENERATOR_FORMS}, got {form!r}; pass one of those")
         self.init, self.form, self.table_std, self.norm_eps = init, form, float(table_std), float(norm_eps)
         from .config import min_base
 
@@ -126,7 +127,8 @@ class LeviathanGenerator(nn.Module):
         self.degree, self.ln_eps = degree, float(ln_eps)
         self.base = base if base is not None else min_base(vocab_size, k)
         if self.base**k < vocab_size:
-            raise ValueError(f"base {self.base} with k={k} cannot address vocab_size={vocab_size}")
+            raise ArgumentValueError(f"base {self.base} with k={k} cannot address vocab_size={vocab_size}; pass a "
+                                     f"larger base (or base=None: the smallest that does) or a larger k")
         self.codebooks = nn.Parameter(torch.empty(k, self.base, seed_dim))
         self.proj = nn.Parameter(torch.empty(modes, seed_dim, seed_dim))
         self.ln_weight = nn.Parameter(torch.empty(modes, seed_dim))
@@ -423,6 +425,15 @@ class _ModeActivation(torch.autograd.Function):
 TABLE_STD_RANGE = (1e-15, 1e4)
 
 
+def _refused(problem: str, fix: str) -> ArgumentValueError:
+    """The ArgumentValueError ``PROBLEM; FIX`` of a generator setting (a plain ValueError with no fix before issue 30
+    round 32, AC373); ``.problem`` holds the line without the fix, for a caller that gives its own (adoption's check of
+    an edited config.json: ``adoption._check_saved_values``)."""
+    error = ArgumentValueError(f"{problem}; {fix}")
+    error.problem = problem
+    return error
+
+
 def _check_epsilons(ln_eps: float, norm_eps: float) -> None:
     """ValueError unless each epsilon lies in the range ``ModelConfig`` gives its own (``generator_ln_eps``,
     ``rms_norm_eps``, from which a native model's ``norm_eps`` comes: ``model.config.FLOAT_RANGES``). Adoption's and
@@ -434,22 +445,23 @@ def _check_epsilons(ln_eps: float, norm_eps: float) -> None:
     for name, value, twin in (("ln_eps", ln_eps, "generator_ln_eps"), ("norm_eps", norm_eps, "rms_norm_eps")):
         low, high = FLOAT_RANGES[twin]
         if not low <= value <= high:
-            raise ValueError(f"{name} must be in [{low:g}, {high:g}] (an epsilon: 1e-5 or 1e-6 is the usual, as "
-                             f"ModelConfig's {twin}), got {value!r}: above the spread it guards it flattens every "
-                             f"output")
+            raise _refused(f"{name} must be in [{low:g}, {high:g}] (an epsilon: 1e-5 or 1e-6 is the usual, as "
+                           f"ModelConfig's {twin}), got {value!r}: above the spread it guards it flattens every "
+                           f"output", "pass one in that range")
 
 
 def _check_settings(**settings) -> None:
-    """ValueError naming the setting and its valid range unless every size is a positive integer (knots >= 2, degree
-    1-3, base None or >= 2), every epsilon and ``table_std`` a positive finite number and ``center`` / ``norm``
-    booleans: checked here, where every way in (ModelConfig, adoption, the Python API) meets, because a NaN or
+    """ArgumentValueError (a UserError that is still the ValueError it was; a plain ValueError with no fix before
+    issue 30 round 32, AC373) naming the setting, its valid range and the fix unless every size is a positive integer
+    (knots >= 2, degree 1-3, base None or >= 2), every epsilon and ``table_std`` a positive finite number and
+    ``center`` / ``norm`` booleans: checked here, where every way in (ModelConfig, adoption, the Python API) meets, because a NaN or
     negative epsilon builds a model whose every output is NaN, and ``center="no"`` would read as true."""
     def whole(name: str, low: int, high: int | None = None) -> None:
         value = settings[name]
         if isinstance(value, bool) or not isinstance(value, numbers.Integral) or value < low or \
                 (high is not None and value > high):
             bounds = f">= {low}" if high is None else f"in [{low}, {high}]"
-            raise ValueError(f"{name} must be an integer {bounds}, got {value!r}")
+            raise _refused(f"{name} must be an integer {bounds}, got {value!r}", f"pass {name}=N with N {bounds}")
 
     for name in ("vocab_size", "hidden_size", "k", "seed_dim", "modes", "rank"):
         whole(name, 1)
@@ -460,23 +472,25 @@ def _check_settings(**settings) -> None:
     for name in ("ln_eps", "norm_eps", "table_std"):
         value = settings[name]
         if isinstance(value, bool) or not isinstance(value, numbers.Real) or not math.isfinite(value) or value <= 0:
-            raise ValueError(f"{name} must be a finite number > 0, got {value!r}")
+            raise _refused(f"{name} must be a finite number > 0, got {value!r}", "pass a positive number")
     low, high = TABLE_STD_RANGE  # round 15 (B273): 1e300 passed as "finite > 0" and every embedding came out NaN
     if not low <= settings["table_std"] <= high:
-        raise ValueError(f"table_std must be in [{low:g}, {high:g}] (a table row's std; 0.02 is the usual), got "
-                         f"{settings['table_std']!r}: beyond that float32 squares overflow or underflow")
+        raise _refused(f"table_std must be in [{low:g}, {high:g}] (a table row's std; 0.02 is the usual), got "
+                       f"{settings['table_std']!r}: beyond that float32 squares overflow or underflow",
+                       "pass one in that range")
     _check_epsilons(settings["ln_eps"], settings["norm_eps"])
     from ..value_rules import switch_problem
 
     for name in ("center", "norm"):  # numpy's bool is one too, as its ints and floats are numbers above (round 15,
         if switch_problem(settings[name]) is not None:  # B270): value_rules' rule, ModelConfig's too (round 28, U19)
-            raise ValueError(f"{name} must be true or false, got {settings[name]!r}")
+            raise _refused(f"{name} must be true or false, got {settings[name]!r}",
+                           f"pass {name}=True or {name}=False")
     check_size(**{k: settings[k] for k in ("vocab_size", "hidden_size", "k", "seed_dim", "modes", "knots", "rank",
                                            "base")})
     problem = digits_problem(settings["vocab_size"], settings["k"], settings["base"], settings["knots"])
     if problem is not None:  # a base or knots past what V ids use (round 27, S28, S29)
-        raise ValueError(problem)
+        raise ArgumentValueError(problem)
     problem = features_problem(settings["vocab_size"], settings["modes"], settings["rank"])
     if problem is not None:  # modes or rank past what V ids use (round 28, U71, U182)
-        raise ValueError(problem)
+        raise ArgumentValueError(problem)
 

@@ -23,7 +23,7 @@ import torch
 import torch.nn.functional as F
 from torch import nn
 
-from ..errors import ArgumentValueError
+from ..errors import ArgumentTypeError, ArgumentValueError
 from ..integers import is_integer
 from ..positions import check_within_positions
 from .config import ModelConfig
@@ -142,11 +142,12 @@ class LlamaModel(nn.Module):
     def forward(self, input_ids, cache=None, position_ids=None, attention_mask=None):
         if not isinstance(input_ids, torch.Tensor) or input_ids.dim() != 2:  # a list: an AttributeError (round 9, M137)
             shown = tuple(input_ids.shape) if isinstance(input_ids, torch.Tensor) else type(input_ids).__name__
-            raise TypeError(f"input_ids must be a (batch, length) tensor of token ids, got {shown}; e.g. "
-                            f"torch.tensor([ids]) for one sequence")
+            raise ArgumentTypeError(f"input_ids must be a (batch, length) tensor of token ids, got {shown}; e.g. "
+                                    f"torch.tensor([ids]) for one sequence")
         if input_ids.dtype.is_floating_point or input_ids.dtype.is_complex or input_ids.dtype == torch.bool:
-            raise TypeError(f"token ids must be an integer tensor (torch.long), got {input_ids.dtype}; convert them with "
-                            f".long() only if they hold whole ids")
+            # a UserError too, as the generator's same line (round 32, AC204: a plain TypeError)
+            raise ArgumentTypeError(f"token ids must be an integer tensor (torch.long), got {input_ids.dtype}; convert "
+                                    f"them with .long() only if they hold whole ids")
         if input_ids.is_meta:  # torch's "Tensor.item() cannot be called on meta tensors" (round 25, Y52)
             from ..meta_device import refuse_meta
 
@@ -157,9 +158,9 @@ class LlamaModel(nn.Module):
         B, T = input_ids.shape
         if cache is not None and not (hasattr(cache, "update") and hasattr(cache, "get_seq_length")):
             # cache='x' ended in "'str' object has no attribute 'get_seq_length'" (issue 30 round 21, P420)
-            raise TypeError(f"cache must be a KVCache (leviathan.model.llama.KVCache) or None, got "
-                            f"{type(cache).__name__} {cache!r:.40}; pass cache=KVCache() and reuse it for the next "
-                            f"positions")
+            raise ArgumentTypeError(f"cache must be a KVCache (leviathan.model.llama.KVCache) or None, got "
+                                    f"{type(cache).__name__} {cache!r:.40}; pass cache=KVCache() and reuse it for the "
+                                    f"next positions")
         claim_cache(cache, self)  # another model's same-shaped keys were continued silently (round 22, S234)
         past = cache.get_seq_length() if cache is not None else 0
         check_attention_inputs(position_ids, attention_mask, batch=B, length=T, past=past)  # round 22
