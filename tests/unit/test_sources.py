@@ -150,7 +150,7 @@ def test_hf_datasets_streaming_with_a_local_builder(tmp_path, monkeypatch):
 def test_a_local_file_that_stops_parsing_mid_way_is_not_called_a_network_failure(tmp_path, monkeypatch):
     """A row of a local data file that does not parse, met while streaming, was told to "check network access"."""
     monkeypatch.setenv("HF_DATASETS_OFFLINE", "1")
-    path = _write(tmp_path / "hf.jsonl", _jsonl([{"text": f"row {i}"} for i in range(50)]) + '{"text": broken\n')
+    path = _write(tmp_path / "hf.jsonl", _jsonl([{"text": f"row {i}"} for i in range(50)]) + b'{"text": broken\n')
     with pytest.raises(UserError, match=r"^reading hf:json@train .* failed after \d+ rows \(.*\); fix the row the error "
                                         r"names in the data files") as e:
         list(HFDataset("json", data_files=str(path), split="train"))
