@@ -111,3 +111,104 @@ def test_the_default_weights_beside_a_sharded_variant_are_still_checked(models, 
 
     with pytest.raises(UserError, match=r"is not the weights file saved with"):
         load_adopted(folder)
+
+
+# ---- round 33 -------------------------------------------------------------------------------------------------------
+
+def test_a_variant_named_like_a_shard_keeps_the_variant_it_resembles(models, saves, tmp_path):  # noqa: F811
+    """AE4, AE19: 'ckpt-1-of-3' was read back from its file's name as a shard of 'ckpt', and the save deleted
+    model.ckpt.safetensors."""
+    first, second = models
+    folder = tmp_path / "m"
+    first.save_pretrained(folder, variant="ckpt")
+    second.save_pretrained(folder, variant="ckpt-1-of-3")
+    assert (folder / "model.ckpt.safetensors").is_file() and (folder / "model.ckpt-1-of-3.safetensors").is_file()
+    assert _same(load_adopted(folder, variant="ckpt"), first)
+    native = LeviathanForCausalLM.from_pretrained(saves / "native")
+    folder = tmp_path / "native"
+    native.save_pretrained(folder, variant="ckpt")
+    native.save_pretrained(folder, variant="ckpt-00001-of-00002")
+    assert (folder / "model.ckpt.safetensors").is_file()
+    assert _same(LeviathanForCausalLM.from_pretrained(folder, variant="ckpt"), native)
+
+
+def test_a_users_pytorch_model_bin_is_not_taken_for_the_saves_own(models, saves, tmp_path):  # noqa: F811
+    """AE24: transformers 5 writes safetensors only, yet a re-save deleted a pytorch_model.bin the user wrote. The
+    native class's save keeps it; the adopted class's, whose config.json records its weights files, refuses (a file
+    it does not record would keep the folder from loading) and writes nothing."""
+    from leviathan.errors import UserError
+
+    native = LeviathanForCausalLM.from_pretrained(saves / "native")
+    first, _ = models
+    for model, folder in ((native, tmp_path / "native"), (first, tmp_path / "adopted")):
+        model.save_pretrained(folder)
+        torch.save(model.state_dict(), folder / "pytorch_model.bin")
+        before = _digests(folder)
+        if model is native:
+            model.save_pretrained(folder)
+            assert _digests(folder)["pytorch_model.bin"] == before["pytorch_model.bin"]
+        else:
+            with pytest.raises(UserError, match=r"holds pytorch_model\.bin, weights of an earlier save"):
+                model.save_pretrained(folder)
+            assert _digests(folder) == before
+
+
+@pytest.mark.parametrize("first_variant, second_variant", [(None, "v2"), ("v1", None)], ids=["variant", "default"])
+def test_weights_of_other_settings_are_refused_beside_kept_weights(saves, tmp_path, first_variant,  # noqa: F811
+                                                                  second_variant):
+    """AE299, AE303, AE304: a save of a model of other settings beside weights it keeps rewrote the folder's one
+    config.json, and the kept weights loaded as another model without a word. Refused, nothing written."""
+    from leviathan.errors import UserError
+
+    model = LeviathanForCausalLM.from_pretrained(saves / "native")
+    other = LeviathanForCausalLM(model.config.__class__(**{**model.config.to_dict(), "rms_norm_eps": 1e-2}))
+    folder = tmp_path / "m"
+    model.save_pretrained(folder, variant=first_variant)
+    before = _digests(folder)
+    with pytest.raises(UserError, match=r"^save_pretrained: '.*m' holds model.*safetensors, weights this save keeps, "
+                                        r"and its config\.json differs in rms_norm_eps: .*nothing was written"):
+        other.save_pretrained(folder, variant=second_variant)
+    assert _digests(folder) == before
+
+
+def test_a_native_variant_into_an_adopted_folder_is_refused(models, saves, tmp_path):  # noqa: F811
+    """AE301: LeviathanForCausalLM's v2 save replaced an adopted folder's config.json; neither weights loaded."""
+    from leviathan.errors import UserError
+
+    first, _ = models
+    folder = tmp_path / "m"
+    first.save_pretrained(folder)
+    before = _digests(folder)
+    with pytest.raises(UserError, match=r"weights this save keeps, and its config\.json differs in"):
+        LeviathanForCausalLM.from_pretrained(saves / "native").save_pretrained(folder, variant="v2")
+    assert _digests(folder) == before
+    assert _same(load_adopted(folder), first)
+
+
+def test_save_options_given_by_position_are_checked_as_keywords(models, saves, tmp_path):  # noqa: F811
+    """AE1: the adopted class handed a state_dict given by position on twice (a raw TypeError); AE18: a variant of
+    '../x' given by position reached transformers (a raw FileNotFoundError naming the save folder)."""
+    from leviathan.errors import UserError
+
+    first, _ = models
+    first.save_pretrained(tmp_path / "a", True, None, False, "50GB", "v2")
+    assert _same(load_adopted(tmp_path / "a", variant="v2"), first)
+    native = LeviathanForCausalLM.from_pretrained(saves / "native")
+    with pytest.raises(UserError, match=r"variant must be a plain name"):
+        native.save_pretrained(tmp_path / "b", True, None, False, "50GB", "../x")
+    with pytest.raises(UserError, match=r"^save_pretrained: .*; pass the options after the folder as keywords"):
+        native.save_pretrained(tmp_path / "c", True, None, False, "50GB", None, None, True, True, False, "extra")
+
+
+def test_a_state_dict_given_is_the_model_saved_for_both_loaders(models, tmp_path):
+    """AE328: the table baked for the original class came from the live generator, the rest from the state_dict
+    given, so transformers' LlamaForCausalLM and load_adopted read two different models from one file."""
+    first, second = models
+    first.save_pretrained(tmp_path / "m", state_dict=second.state_dict())
+    ids = torch.tensor([[1, 5, 9, 3]])
+    with torch.no_grad():
+        want = second(ids).logits
+        plain = transformers.LlamaForCausalLM.from_pretrained(tmp_path / "m")(ids).logits
+        adopted = load_adopted(tmp_path / "m")(ids).logits
+    torch.testing.assert_close(adopted, want)
+    torch.testing.assert_close(plain, want, rtol=1e-4, atol=1e-4)

@@ -119,6 +119,23 @@ def check_output_scale(scale: Any, fix: str) -> float:
                     f"table, e.g. sqrt(hidden_size) for Gemma), got {scale!r:.40}; {fix}")
 
 
+
+def _generator_of(generator: LeviathanGenerator, state_dict: dict, prefix: str) -> LeviathanGenerator:
+    """A copy of ``generator`` holding ``state_dict``'s generator tensors (under ``prefix``), whose ``bake()`` is the
+    table of the model the state_dict describes: the live generator's was baked beside another model's tensors
+    (an EMA's, another step's), so the original class (AutoModelForCausalLM) read one model and ``load_adopted``
+    another from the one file (issue 30 round 33, AE328). ``check_save_arguments`` has already held the state_dict
+    to the model's keys."""
+    import copy
+
+    own = generator.state_dict()
+    given = {name: state_dict[f"{prefix}.{name}"] for name in own if f"{prefix}.{name}" in state_dict}
+    if all(given.get(name) is tensor for name, tensor in own.items()):
+        return generator  # the model's own tensors: nothing to copy
+    copied = copy.deepcopy(generator)
+    copied.load_state_dict({**own, **given})
+    return copied
+
 class ScaledLeviathanGenerator(LeviathanGenerator):
     """A ``LeviathanGenerator`` whose embedding is multiplied by a constant, for a model whose input table does the
     same (Gemma: ``GemmaTextScaledWordEmbedding``, row x sqrt(hidden_size)). e(i) is still a pure function of the id.
@@ -225,9 +242,11 @@ class _AdoptedMixin:
         digests of its weight map and shards (``save_whole``), which ``load_adopted`` checks (``shard_index``; round 25,
         Y509-Y512).
         """
-        from .save_folder import check_save_arguments, check_save_directory, save_whole
+        from .save_folder import check_save_arguments, check_save_directory, save_keywords, save_whole
 
         check_save_directory(save_directory, "save_pretrained")
+        kwargs = save_keywords(args, {**kwargs, **({} if state_dict is None else {"state_dict": state_dict})})  # AE1
+        state_dict = kwargs.pop("state_dict", None)
         check_save_arguments(self, state_dict, kwargs)  # round 20: push_to_hub (M10), a partial state_dict (M8)
         _check_source_before_save(self.config)  # eos_token_id 400 set after adopt (round 31, AA427)
         _check_json_settings(getattr(self.config, CONFIG_KEY, None))
@@ -235,10 +254,13 @@ class _AdoptedMixin:
         if isinstance(getattr(self.config, CONFIG_KEY, None), dict):
             stamp(getattr(self.config, CONFIG_KEY))  # checked by load_adopted (round 17, E169)
         if isinstance(generator, LeviathanGenerator):
+            prefix = self._generator_prefix()
+            baked = generator if state_dict is None else _generator_of(generator, state_dict, prefix)
             state_dict = dict(self.state_dict() if state_dict is None else state_dict)
-            state_dict[f"{self._generator_prefix()}.weight"] = generator.bake()  # (V, D)
+            state_dict[f"{prefix}.weight"] = baked.bake()  # (V, D)
         original = super().save_pretrained
-        return save_whole(lambda folder: original(folder, *args, state_dict=state_dict, **kwargs), save_directory)
+        return save_whole(lambda folder: original(folder, state_dict=state_dict, **kwargs), save_directory,
+                          variant=kwargs.get("variant"))
 
     @torch.no_grad()
     @hf_init.guard_torch_init_functions()

@@ -329,10 +329,12 @@ class LeviathanForCausalLM(LeviathanPreTrainedModel, GenerationMixin):
         (``hf.save_folder``; round 18, G249: ``from_native(...).save_pretrained`` replaced a checkpoint's weights), and
         written whole or not at all, a storage failure an ``errors.StorageError`` (``save_folder.save_whole``; round 19,
         J55, J59, J64, J70, J76: a full disk left config.json without weights, under a raw SafetensorError)."""
-        from .save_folder import check_save_arguments, save_whole
+        from .save_folder import check_save_arguments, save_keywords, save_whole
 
+        kwargs = save_keywords(args, kwargs)  # a variant given by position is checked too (round 33, AE18)
         check_save_arguments(self, kwargs.get("state_dict"), kwargs)  # round 20: push_to_hub (M10), state_dict (M8)
-        return save_whole(lambda folder: self.save_owned(folder, *args, **kwargs), save_directory)
+        return save_whole(lambda folder: self.save_owned(folder, **kwargs), save_directory,
+                          variant=kwargs.get("variant"))
 
     def save_owned(self, save_directory, *args, **kwargs):
         """``save_pretrained`` without the check: for ``export``, saving into a new temporary folder of its own. Its

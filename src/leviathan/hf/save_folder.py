@@ -26,6 +26,7 @@ from __future__ import annotations
 import contextlib
 import fnmatch
 import os
+import re
 import shutil
 import tempfile
 from collections.abc import Callable
@@ -186,7 +187,7 @@ def _refuse_extra_tensors(model: Any, state_dict: dict) -> None:
 SAVE_TEMP = ".save_pretrained.tmp-"  # + PID-XXXXXXXX: save_whole's folder inside save_directory (round 24)
 
 
-def save_whole(save: Callable[[str], Any], save_directory: str | os.PathLike) -> Any:
+def save_whole(save: Callable[[str], Any], save_directory: str | os.PathLike, variant: str | None = None) -> Any:
     """``save(folder)`` (transformers' ``save_pretrained``) into ``save_directory`` after ``check_save_directory``,
     whole or not at all (see Footgun 2 above): written into a hidden temporary folder inside it, published
     (``io.publish``: the umask's modes) and put in place all or none (``_move_in``, round 22); weights an earlier save
@@ -195,7 +196,9 @@ def save_whole(save: Callable[[str], Any], save_directory: str | os.PathLike) ->
     temporary folder and the folders this call made are removed; a storage failure is an ``errors.StorageError``. A
     sharded save's index records the digests of its weight map and shards (``shard_index.record_shards``), which the
     loaders check (round 25, Y509-Y512); an adopted whole-file save's config.json its weights file's
-    (``weights_digest.record_weights``, round 27, S475)."""
+    (``weights_digest.record_weights``, round 27, S475). ``variant``: the save's ``variant``, whose earlier weights
+    are the ones replaced (``_earlier_weights``); weights of other variants are kept only under the same config.json
+    (``_refuse_other_settings``)."""
     from ..io import publish
     from ..locking import missing_folders, remove_if_empty
     from ..stop_signals import held_stops
@@ -224,11 +227,13 @@ def save_whole(save: Callable[[str], Any], save_directory: str | os.PathLike) ->
             record_weights(tmp)  # an adopted whole-file save's config.json its weights (round 27, S475)
             # other variants kept (round 31, AA751); only this save's variant's earlier weights replaced (round 32,
             # AC289, AC419, AC422: a variant='v2' save deleted the folder's model.safetensors)
-            keep_earlier_variants(tmp, out, _earlier_weights(out, _variant_written(tmp)))
+            replaced = _earlier_weights(out, variant)
+            _refuse_other_settings(tmp, out, replaced)  # round 33, AE299-AE304
+            keep_earlier_variants(tmp, out, replaced)
             publish(tmp)
             # a Ctrl-C among the renames would leave a mix of two saves, and a load among them read one (U515)
             with swapping(out), held_stops(deliver_after=True):
-                _move_in(tmp, out)
+                _move_in(tmp, out, replaced)
             return result
         except BaseException as e:
             if tmp is not None:
@@ -261,14 +266,14 @@ def _failure_as_asked(e: BaseException, tmp: Path | None, out: Path) -> BaseExce
     return OSError(failed.errno, failed.strerror, os.fspath(as_asked(failed.filename, tmp, out) if tmp else out))
 
 
-def _move_in(tmp: Path, out: Path) -> None:
+def _move_in(tmp: Path, out: Path, replaced: list[str]) -> None:
     """Rename every file of ``tmp`` into ``out`` and remove ``out``'s weights of an earlier save that this one did not
     write, all or none (``replace_together``: a file that cannot be replaced, immutable or a folder in its place,
     left the new weights beside the earlier config.json, round 22, S21, S368, S371); then remove ``tmp``."""
     from ..replace_together import replace_together
 
     names = sorted(os.listdir(tmp), key=lambda name: name == "config.json")
-    stale = [out / name for name in _earlier_weights(out, _variant_written(tmp)) if name not in names]
+    stale = [out / name for name in replaced if name not in names]
     earlier = tmp / ".earlier"
     earlier.mkdir()
     replace_together([(tmp / name, out / name) for name in names], aside=lambda target: earlier / target.name,
@@ -276,17 +281,13 @@ def _move_in(tmp: Path, out: Path) -> None:
     shutil.rmtree(tmp, ignore_errors=True)
 
 
-_WEIGHT_FILES = ("model.safetensors", "pytorch_model.bin")  # an unsharded save's weights
-_INDEX_FILES = ("model.safetensors.index.json", "pytorch_model.bin.index.json")  # a sharded save's record
-
-
-def _variant_written(tmp: Path) -> str | None:
-    """The weights variant a save wrote into its temporary folder ``tmp`` (None: the default weights), read from its
-    files' names (``weights_variant.held_variants``), so a variant given by position is read as the keyword is."""
-    from .weights_variant import held_variants
-
-    plain, variants = held_variants(tmp)
-    return None if plain or not variants else variants[0]
+# an unsharded save's weights and a sharded save's record: transformers 5 writes safetensors only, so a
+# pytorch_model.bin in the folder is no save's own (a user's torch.save was deleted by a re-save, round 33, AE24)
+_WEIGHT_FILES = ("model.safetensors",)
+_INDEX_FILES = ("model.safetensors.index.json",)
+# every weights file or index a loader reads, of any variant and either format: what other settings must not reach
+_LOADABLE = re.compile(r"^(?:model(?:\.[^/]+)?\.safetensors|pytorch_model(?:\.[^/]+)?\.bin|"
+                       r"(?:model\.safetensors|pytorch_model\.bin)\.index(?:\.[^/]+)?\.json)$")
 
 
 def _earlier_weights(out: Path, variant: str | None) -> list[str]:
@@ -296,11 +297,12 @@ def _earlier_weights(out: Path, variant: str | None) -> list[str]:
     ``pytorch_model_backup.bin`` on a rerun (round 22, S485): only a name the earlier save recorded (and a weight's
     name at that) is its own. Another variant's weights are not this save's to replace: taking the default weights as
     the earlier save's whatever the variant, a save with variant='v2' deleted the folder's model.safetensors, and a
-    whole v1 save left a sharded v1 beside it (issue 30 round 32, AC289, AC419, AC422, AC421)."""
+    whole v1 save left a sharded v1 beside it (issue 30 round 32, AC289, AC419, AC422, AC421). The variant is the one
+    the caller gave, not read back from the names written: 'ckpt-1-of-3' reads as a shard of 'ckpt' (round 33, AE4,
+    AE19)."""
     from .weights_variant import with_variant
 
-    shard = (f"model.{variant}-*.safetensors", f"pytorch_model.{variant}-*.bin") if variant else \
-        ("model-*.safetensors", "pytorch_model-*.bin")
+    shard = f"model.{variant}-*.safetensors" if variant else "model-*.safetensors"
     whole = {with_variant(name, variant) for name in _WEIGHT_FILES}
     indexes = {with_variant(name, variant) for name in _INDEX_FILES}
     own = {name for name in whole | indexes if (out / name).is_file()}
@@ -311,8 +313,39 @@ def _earlier_weights(out: Path, variant: str | None) -> list[str]:
             continue
         if isinstance(weight_map, dict):
             own |= {name for name in weight_map.values() if isinstance(name, str) and os.path.basename(name) == name
-                    and any(fnmatch.fnmatch(name, p) for p in shard)}
+                    and fnmatch.fnmatch(name, shard)}
     return sorted(name for name in own if (out / name).is_file())
+
+
+def _refuse_other_settings(tmp: Path, out: Path, replaced: list[str]) -> None:
+    """UserError, before anything in ``out`` changes, when ``out`` holds weights this save keeps (another variant's,
+    or the default weights beside a variant save) and this save's config.json (in ``tmp``) says other settings than
+    the folder's: the folder's one config.json is what every weights file in it loads under, so a variant saved by a
+    model of rms_norm_eps 1e-2 made the default weights load under 1e-2 (other logits, no word), and a
+    LeviathanForCausalLM variant saved into an adopted folder left neither loading (issue 30 round 33, AE299, AE301,
+    AE303, AE304). The weights-digest record (``weights_digest.RECORD``) is the save's own and not compared."""
+    from .weights_digest import RECORD
+
+    kept = sorted(name for name in os.listdir(out) if _LOADABLE.match(name) and name not in replaced
+                  and (out / name).is_file())
+    if not kept or not (out / "config.json").is_file() or not (tmp / "config.json").is_file():
+        return
+    try:
+        earlier = json_text.read_file(out / "config.json")
+    except (OSError, ValueError):
+        earlier = None
+    new = json_text.read_file(tmp / "config.json")
+    if isinstance(earlier, dict) and ({k: v for k, v in earlier.items() if k != RECORD}
+                                      == {k: v for k, v in new.items() if k != RECORD}):
+        return
+    differ = sorted(k for k in {*(earlier or {}), *new} - {RECORD}
+                    if not isinstance(earlier, dict) or earlier.get(k) != new.get(k))
+    shown = ", ".join(kept[:3]) + (f" and {len(kept) - 3} more" if len(kept) > 3 else "")
+    said = (f"its config.json differs in {', '.join(differ[:4])}" if isinstance(earlier, dict) else
+            "its config.json is not one this save can read")
+    raise UserError(f"save_pretrained: {str(out)!r} holds {shown}, weights this save keeps, and {said}: the folder's "
+                    f"one config.json would then describe them with this model's settings, so they would load as "
+                    f"another model; nothing was written; save into another folder, or move {shown} out first")
 
 
 def refuse_adopted(folder: Path) -> None:
@@ -345,3 +378,23 @@ def refuse_other_model_type(folder: Path) -> None:
                         f"LeviathanForCausalLM would drop its weights and draw its own at random; load it with "
                         f"transformers.AutoModelForCausalLM.from_pretrained({str(folder)!r}) (what bake_adopted "
                         f"writes), and leviathan.hf.adopt(model, fit=Fit(...)) to start a generator from its table")
+
+
+def save_keywords(args: tuple, kwargs: dict, who: str = "save_pretrained") -> dict:
+    """``save_pretrained``'s arguments after ``save_directory`` as keywords, bound to transformers' own signature:
+    the checks read keywords only, so a ``variant`` of '../x' given by position reached transformers (a raw
+    FileNotFoundError naming the save folder), and the adopted class's state_dict given by position was handed on
+    twice (a raw TypeError) (issue 30 round 33, AE1, AE18). Too many positional arguments, or one given twice, are a
+    UserError in ``who``'s words."""
+    import inspect
+
+    from transformers import PreTrainedModel
+
+    try:
+        bound = inspect.signature(PreTrainedModel.save_pretrained).bind(None, ".", *args, **kwargs)
+    except TypeError as e:
+        raise UserError(f"{who}: {e}; pass the options after the folder as keywords (variant=..., "
+                        f"max_shard_size=...)") from None
+    given = dict(bound.arguments)
+    given.pop("self", None), given.pop("save_directory", None)
+    return {**given.pop("kwargs", {}), **given}
