@@ -357,11 +357,11 @@ def missing(path) -> str:
     kind = not_regular(path)  # round 11 (S159, S162): a pipe or a device was "does not exist"
     if kind is not None:
         return f"{kind} that can be read whole (copy its contents into a file)"
+    found = dead_link(path)  # first: a link that loops is no folder either, and is the cause to name (round 8)
     above = file_above(path)  # round 32 (AC325): a path under a file was the raw NotADirectoryError
-    if above is not None and not os.path.lexists(path):
+    if found is None and above is not None and not os.path.lexists(path):
         return (f"does not exist: {above!r} above it is a file, not a folder, so nothing can be under it (check the "
                 f"path)")
-    found = dead_link(path)
     if found is None:
         return "does not exist"
     where, what = found

@@ -265,10 +265,12 @@ class LeviathanConfig(PretrainedConfig):
         AC281-AC285)."""
         from ..storage import api_writes
         from ..value_rules import check_switches
-        from .save_place import check_save_directory
+        from .save_place import check_save_directory, in_model_save
 
         check_switches("save_pretrained", push_to_hub=push_to_hub)
         self.check_saveable()
+        if in_model_save():  # the model's save placed and checked its folder (save_place.model_save)
+            return super().save_pretrained(save_directory, push_to_hub=push_to_hub, **kwargs)
         check_save_directory(save_directory, "save_pretrained")
         with api_writes("save_pretrained", save_directory):
             os.makedirs(save_directory, exist_ok=True)  # a file in its place: the storage line, not an AssertionError

@@ -341,8 +341,11 @@ class LeviathanForCausalLM(LeviathanPreTrainedModel, GenerationMixin):
         place is still a path (a NUL byte was os.makedirs' raw ValueError, issue 30 round 27, S474's kind)."""
         from ..ownership import check_path_given
 
+        from .save_place import model_save
+
         check_path_given(save_directory, "save_owned")
-        return super().save_pretrained(save_directory, *args, **kwargs)
+        with model_save():  # config.json is written into this folder by transformers (save_place.model_save)
+            return super().save_pretrained(save_directory, *args, **kwargs)
 
     # ---- embeddings --------------------------------------------------------------------------
     def get_input_embeddings(self) -> nn.Module:

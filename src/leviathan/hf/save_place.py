@@ -10,6 +10,9 @@ stopped). A module of its own so that ``LeviathanConfig.save_pretrained`` asks t
 
 from __future__ import annotations
 
+import contextlib
+import contextvars
+
 import os
 from pathlib import Path
 
@@ -39,3 +42,25 @@ def _saved_here(directory: Path) -> bool:
     except (OSError, ValueError):
         return False
     return isinstance(config, dict) and isinstance(config.get("model_type"), str)
+
+
+# set while a model's own save writes its config.json into the save's temporary folder (``model_save``)
+_MODEL_SAVE: "contextvars.ContextVar[bool]" = contextvars.ContextVar("leviathan_model_save", default=False)
+
+
+@contextlib.contextmanager
+def model_save():
+    """Marks a model's own ``save_pretrained`` (``LeviathanForCausalLM.save_owned``): transformers writes config.json
+    through ``config.save_pretrained`` into the temporary folder the model's save has already placed and checked, so
+    ``LeviathanConfig.save_pretrained`` leaves its own place check to it (``in_model_save``). Without this the export
+    of a run into RUN/hf was refused: its temporary folder lies inside the run (found by the CI of ff0d53a)."""
+    token = _MODEL_SAVE.set(True)
+    try:
+        yield
+    finally:
+        _MODEL_SAVE.reset(token)
+
+
+def in_model_save() -> bool:
+    """Whether a model's own save is writing (``model_save``)."""
+    return _MODEL_SAVE.get()
