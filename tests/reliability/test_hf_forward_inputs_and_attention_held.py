@@ -13,39 +13,16 @@ no size (AC227). Each is one UserError line now, naming the argument and the fix
 
 from __future__ import annotations
 
-import re
 
 import numpy as np
 import pytest
 import torch
 
+from test_hf_forward_switches_ids_and_labels import V, _refused, models  # noqa: F401 (the same pair)
+
 pytestmark = [pytest.mark.reliability]
 
-V, T = 60, 9
-
-
-@pytest.fixture(scope="module")
-def models():
-    from transformers import LlamaConfig
-
-    from leviathan.hf import LeviathanConfig, LeviathanForCausalLM, adopt
-
-    torch.manual_seed(0)
-    sizes = dict(vocab_size=V, hidden_size=32, intermediate_size=64, num_hidden_layers=1, num_attention_heads=2,
-                 num_key_value_heads=2, max_position_embeddings=32)
-    native = LeviathanForCausalLM(LeviathanConfig(**sizes)).eval()
-    adopted = adopt(LlamaConfig(**sizes), seed_dim=8, modes=2, knots=8, rank=4).eval()
-    return {"LeviathanForCausalLM": native, type(adopted).__name__: adopted}
-
-
-def _refused(call, said: str, error: type = Exception) -> str:
-    from leviathan.errors import UserError
-
-    with pytest.raises(UserError, match=re.escape(said)) as caught:
-        call()
-    assert isinstance(caught.value, error)
-    assert "\n" not in str(caught.value), str(caught.value)
-    return str(caught.value)
+T = 9
 
 
 def test_a_mask_of_three_dims_is_refused_by_both_classes_in_one_line(models):
