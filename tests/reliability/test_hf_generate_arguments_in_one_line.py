@@ -140,8 +140,8 @@ def test_an_argument_of_the_wrong_kind_is_named(models):
 
 
 def test_a_cache_of_another_model_batch_or_length_is_named(models):
-    """AE63 (4 kv heads against 2), AE64, AE65 (2 rows against 1), AE66, AE67 (6 positions against 3 ids); a cache
-    of the prompt's first ids is still taken."""
+    """AE63 (4 kv heads against 2), AE64, AE65 (2 rows against 1), AE66, AE67 (6 positions against 3 ids), also as
+    ``cache=`` (transformers 5's name); a cache of the prompt's first ids is still taken."""
     for name, model in models:
         width = 32 // 2
         refused(_generate(model, past_key_values=_cache(1, 4, 2, 8)), f"{name}.generate: past_key_values holds 4 kv "
@@ -151,6 +151,8 @@ def test_a_cache_of_another_model_batch_or_length_is_named(models):
                 f"for 2 row(s), and the prompt has 1")
         refused(_generate(model, past_key_values=_cache(1, 2, 6, width)), f"{name}.generate: past_key_values holds 6 "
                 f"position(s), and the prompt only 3 id(s)")
+        refused(_generate(model, cache=_cache(2, 2, 2, width)), f"{name}.generate: cache was made for 2 row(s)")
+        refused(_generate(model, cache="x"), f"{name}.generate: cache must be a transformers Cache", TypeError)
         with torch.no_grad():
             cache = model(PROMPT[:, :2], use_cache=True).past_key_values
         assert model.generate(PROMPT, past_key_values=cache, max_new_tokens=2).shape == (1, 5)

@@ -29,7 +29,8 @@ def check_generate_cache(model: Any, api: str, inputs: Any, kwargs: dict) -> Non
     head width), its rows are not the prompt's, or it holds more positions than the prompt's ids."""
     from transformers import Cache
 
-    cache = kwargs.get("past_key_values", kwargs.get("cache"))
+    name = "past_key_values" if kwargs.get("past_key_values") is not None else "cache"
+    cache = kwargs.get(name)
     if not isinstance(cache, Cache):
         return  # none, or of another kind (``generate_inputs`` names it)
     keys = [layer.keys for layer in getattr(cache, "layers", ()) if isinstance(getattr(layer, "keys", None),
@@ -37,25 +38,25 @@ def check_generate_cache(model: Any, api: str, inputs: Any, kwargs: dict) -> Non
     keys = [k for k in keys if k.dim() == 4 and k.numel() > 0]
     if not keys:
         return  # an empty cache: the generation fills it
-    _check_layers(model, api, len(keys), tuple(keys[0].shape))
+    _check_layers(model, api, name, len(keys), tuple(keys[0].shape))
     ids = inputs if inputs is not None else kwargs.get("input_ids")
     prompt = ids if isinstance(ids, torch.Tensor) and ids.dim() == 2 else kwargs.get("inputs_embeds")
     if not isinstance(prompt, torch.Tensor) or prompt.dim() < 2:
         return
     rows, cached = keys[0].shape[0], cache.get_seq_length()
     if rows != prompt.shape[0]:
-        raise ArgumentValueError(f"{api}: past_key_values was made for {rows} row(s), and the prompt has "
+        raise ArgumentValueError(f"{api}: {name} was made for {rows} row(s), and the prompt has "
                                  f"{prompt.shape[0]}; {_FIX}")
     mask = kwargs.get("attention_mask")
     new_only = isinstance(mask, torch.Tensor) and mask.dim() == 2 and mask.shape[1] == cached + ids.shape[1] \
         if prompt is ids else True  # the new ids only, the mask covering the cache too (round 31, AA105): taken
     if prompt is ids and not new_only and isinstance(cached, int) and cached > ids.shape[1]:
-        raise ArgumentValueError(f"{api}: past_key_values holds {cached} position(s), and the prompt only "
+        raise ArgumentValueError(f"{api}: {name} holds {cached} position(s), and the prompt only "
                                  f"{ids.shape[1]} id(s); pass the prompt as the cached ids followed by the new ones "
-                                 f"(at least {cached} ids), or leave past_key_values out")
+                                 f"(at least {cached} ids), or leave {name} out")
 
 
-def _check_layers(model: Any, api: str, layers: int, shape: tuple) -> None:
+def _check_layers(model: Any, api: str, name: str, layers: int, shape: tuple) -> None:
     """The cache's layers against the model's: no more layers than it has, its kv heads and head width."""
     config = getattr(model, "config", None)
     heads = getattr(config, "num_key_value_heads", None) or getattr(config, "num_attention_heads", None)
@@ -66,9 +67,9 @@ def _check_layers(model: Any, api: str, layers: int, shape: tuple) -> None:
         width = config.hidden_size // attention
     count = getattr(config, "num_hidden_layers", None)
     if isinstance(count, int) and layers > count:
-        raise ArgumentValueError(f"{api}: past_key_values holds {layers} layers, and this model has {count}: it is "
+        raise ArgumentValueError(f"{api}: {name} holds {layers} layers, and this model has {count}: it is "
                                  f"another model's cache; {_FIX}")
     if isinstance(heads, int) and isinstance(width, int) and (shape[1], shape[3]) != (heads, width):
-        raise ArgumentValueError(f"{api}: past_key_values holds {shape[1]} kv head(s) of width {shape[3]} per layer, "
+        raise ArgumentValueError(f"{api}: {name} holds {shape[1]} kv head(s) of width {shape[3]} per layer, "
                                  f"and this model's attention has {heads} of width {width}: it is another model's "
                                  f"cache; {_FIX}")

@@ -152,14 +152,16 @@ def _check_mask(api: str, inputs: Any, kwargs: dict) -> None:
 
 
 def _check_cache(api: str, kwargs: dict) -> None:
-    """``past_key_values``: a transformers ``Cache`` (a DynamicCache of an earlier call) or None."""
+    """``past_key_values`` (or ``cache``, its name in transformers 5: issue 30 round 33, a sibling of AE63): a
+    transformers ``Cache`` (a DynamicCache of an earlier call) or None."""
     from transformers import Cache
 
-    value = kwargs.get("past_key_values")
-    if value is not None and not isinstance(value, Cache):
-        raise ArgumentTypeError(f"{api}: past_key_values must be a transformers Cache (the past_key_values of an "
-                                f"earlier output, or DynamicCache()), got {type(value).__name__} {value!r:.40}; pass "
-                                f"one, or leave it out")
+    for name in ("past_key_values", "cache"):
+        value = kwargs.get(name)
+        if value is not None and not isinstance(value, Cache):
+            raise ArgumentTypeError(f"{api}: {name} must be a transformers Cache (the past_key_values of an earlier "
+                                    f"output, or DynamicCache()), got {type(value).__name__} {value!r:.40}; pass one, "
+                                    f"or leave it out")
 
 
 def _check_callables(api: str, kwargs: dict) -> None:
