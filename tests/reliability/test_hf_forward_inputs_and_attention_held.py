@@ -18,11 +18,18 @@ import numpy as np
 import pytest
 import torch
 
-from test_hf_forward_switches_ids_and_labels import V, _refused, models  # noqa: F401 (the same pair)
+from hf_pair_support import refused as _refused
+from hf_pair_support import tiny_pair
 
 pytestmark = [pytest.mark.reliability]
 
+V = 60  # the pair of test_hf_forward_switches_ids_and_labels
 T = 9
+
+
+@pytest.fixture(scope="module")
+def models():
+    return dict(tiny_pair(V))
 
 
 def test_a_mask_of_three_dims_is_refused_by_both_classes_in_one_line(models):

@@ -12,10 +12,11 @@ the end without a word in both classes (AA623, AA624, AA645). Each is one line n
 
 from __future__ import annotations
 
-import re
-
 import pytest
 import torch
+
+from hf_pair_support import refused as _refused
+from hf_pair_support import tiny_pair
 
 pytestmark = [pytest.mark.reliability]
 
@@ -24,33 +25,14 @@ V = 60  # the generator has 4^3 = 64 ids: 60 .. 63 embed without a word (AA625)
 
 @pytest.fixture(scope="module")
 def models():
-    from transformers import LlamaConfig
-
-    from leviathan.hf import LeviathanConfig, LeviathanForCausalLM, adopt
-
-    torch.manual_seed(0)
-    sizes = dict(vocab_size=V, hidden_size=32, intermediate_size=64, num_hidden_layers=1, num_attention_heads=2,
-                 num_key_value_heads=2, max_position_embeddings=32)
-    native = LeviathanForCausalLM(LeviathanConfig(**sizes)).eval()
-    adopted = adopt(LlamaConfig(**sizes), seed_dim=8, modes=2, knots=8, rank=4).eval()
-    assert adopted.get_input_embeddings().capacity > V  # ids V .. b^k - 1 have embeddings: AA625's room
-    return {"LeviathanForCausalLM": native, type(adopted).__name__: adopted}
-
-
-def _refused(call, said: str, error: type = Exception) -> str:
-    """The one-line UserError (also ``error``) ``call`` raises, which must hold ``said``."""
-    from leviathan.errors import UserError
-
-    with pytest.raises(UserError, match=re.escape(said)) as caught:
-        call()
-    assert isinstance(caught.value, error)
-    assert "\n" not in str(caught.value), str(caught.value)
-    return str(caught.value)
+    pair = dict(tiny_pair(V))
+    assert pair[[*pair][1]].get_input_embeddings().capacity > V  # ids V .. b^k - 1 have embeddings: AA625's room
+    return pair
 
 
 @pytest.mark.parametrize("switch, value", [("use_cache", "no"), ("return_dict", "no"), ("output_hidden_states", 1),
                                            ("output_attentions", "yes")])  # AA634-AA639
-def test_a_forward_switch_that_is_no_switch_is_refused(models, switch, value):
+def test_a_forward_switch_that_is_no_switch_isrefused(models, switch, value):
     x = torch.randint(0, V, (2, 5))
     for name, model in models.items():
         _refused(lambda: model(x, **{switch: value}),

@@ -11,11 +11,12 @@ the wrong kind) and numpy's ``np.int64(3)`` / ``np.bool_(True)`` (AC2, AC19, AC3
 
 from __future__ import annotations
 
-import re
-
 import numpy as np
 import pytest
 import torch
+
+from hf_pair_support import refused as _refused
+from hf_pair_support import tiny_pair
 
 pytestmark = [pytest.mark.reliability, pytest.mark.usefixtures("single_thread")]
 
@@ -26,27 +27,7 @@ NAN = float("nan")
 
 @pytest.fixture(scope="module")
 def models():
-    from transformers import LlamaConfig
-
-    from leviathan.hf import LeviathanConfig, LeviathanForCausalLM, adopt
-
-    torch.manual_seed(0)
-    sizes = dict(vocab_size=VOCAB, hidden_size=32, intermediate_size=64, num_hidden_layers=1, num_attention_heads=2,
-                 num_key_value_heads=2, max_position_embeddings=32)
-    native = LeviathanForCausalLM(LeviathanConfig(**sizes)).eval()
-    adopted = adopt(LlamaConfig(**sizes), seed_dim=8, modes=2, knots=8, rank=4).eval()
-    return [("LeviathanForCausalLM", native), (type(adopted).__name__, adopted)]
-
-
-def _refused(call, said: str) -> str:
-    """The one-line UserError ``call`` raises, which must hold ``said``."""
-    from leviathan.errors import UserError
-
-    with pytest.raises(UserError, match=re.escape(said)) as caught:
-        call()
-    line = str(caught.value)
-    assert "\n" not in line, line
-    return line
+    return tiny_pair(VOCAB)
 
 
 def _config(**settings):
@@ -123,7 +104,7 @@ def test_an_input_no_generation_can_use_is_refused_in_one_line(models, prompt, k
         assert line.startswith(f"{name}.generate: "), line
 
 
-def test_bad_inputs_embeds_of_the_adopted_class_are_refused(models):  # AC125, AC126, AC127
+def test_bad_inputs_embeds_of_the_adopted_class_arerefused(models):  # AC125, AC126, AC127
     _, adopted = models[1]
     embeds = adopted.get_input_embeddings()(PROMPT).detach()
     broken = embeds.clone()

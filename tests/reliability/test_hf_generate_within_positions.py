@@ -11,10 +11,11 @@ position_ids ran past max_position_embeddings, while the same positions given ar
 
 from __future__ import annotations
 
-import re
-
 import pytest
 import torch
+
+from hf_pair_support import refused as _refused
+from hf_pair_support import tiny_pair
 
 pytestmark = [pytest.mark.reliability, pytest.mark.usefixtures("single_thread")]
 
@@ -23,29 +24,7 @@ LIMIT = 32
 
 @pytest.fixture(scope="module")
 def models():
-    from transformers import LlamaConfig
-
-    from leviathan.hf import LeviathanConfig, LeviathanForCausalLM, adopt
-
-    torch.manual_seed(0)
-    native = LeviathanForCausalLM(LeviathanConfig(vocab_size=64, hidden_size=32, intermediate_size=64,
-                                                  num_hidden_layers=1, num_attention_heads=2, num_key_value_heads=2,
-                                                  max_position_embeddings=LIMIT)).eval()
-    adopted = adopt(LlamaConfig(vocab_size=64, hidden_size=32, intermediate_size=64, num_hidden_layers=1,
-                                num_attention_heads=2, num_key_value_heads=2, max_position_embeddings=LIMIT),
-                    seed_dim=8, modes=2, knots=8, rank=4).eval()
-    return [("LeviathanForCausalLM", native), (type(adopted).__name__, adopted)]
-
-
-def _refused(call, said: str) -> str:
-    """The one-line UserError ``call`` raises, which must hold ``said``."""
-    from leviathan.errors import UserError
-
-    with pytest.raises(UserError, match=re.escape(said)) as caught:
-        call()
-    line = str(caught.value)
-    assert "\n" not in line, line
-    return line
+    return tiny_pair(64, LIMIT)
 
 
 @pytest.mark.parametrize("use_cache", [True, False])

@@ -75,6 +75,7 @@ from .cache_position import check_cache_position
 from .adoption_fit import Fit, FitReport, as_fit, bucket_fits, fit_to_table, row_weights, text_ids, text_loss
 from .config_file import check_saved_dtype, read_config_json, saved_config
 from .forward_switches import check_forward_switches
+from .generate_guard import GenerateGuard
 from .generate_ids import check_generate_ids
 from .load_keywords import check_attention_set
 from .logits_to_keep import check_kept_for_loss, check_logits_to_keep, input_length
@@ -157,8 +158,9 @@ class ScaledLeviathanGenerator(LeviathanGenerator):
 
 
 # ---- the subclass --------------------------------------------------------------------------------------------
-class _AdoptedMixin:
-    """Mixed in before the original class by ``adopted_class``; see the module docstring."""
+class _AdoptedMixin(GenerateGuard):
+    """Mixed in before the original class by ``adopted_class``; see the module docstring. ``GenerateGuard``:
+    transformers' argument steps of ``generate`` inside one guard (issue 30 round 33)."""
 
     _tied_weights_keys = None  # the head is never tied to the generator
     _leviathan_base: type[PreTrainedModel]

@@ -389,11 +389,14 @@ GENERATION_IDS = ("bos_token_id", "eos_token_id", "pad_token_id", "decoder_start
 
 
 def _plain(value: Any) -> Any:
-    """``value`` with numpy's bools, ints and floats (also inside lists and tuples) as Python's own."""
+    """``value`` with numpy's bools, ints and floats (also inside lists, tuples and a dict's keys and values, as
+    ``sequence_bias`` holds them: issue 30 round 33, AE389) as Python's own."""
     import numpy as np
 
     if isinstance(value, (list, tuple)):
         return type(value)(_plain(v) for v in value)
+    if isinstance(value, dict):
+        return {_plain(k): _plain(v) for k, v in value.items()}
     if isinstance(value, np.bool_):
         return bool(value)
     if isinstance(value, np.integer):
@@ -422,9 +425,10 @@ def check_generation_ids(model: Any, folder: Any) -> None:
 
     if (problem := generation_id_problem(model)) is not None:
         where = os.path.join(os.fspath(folder), "generation_config.json")
-        raise UserError(f"{where!r}: {problem}; generate could never stop at, or would read, an id the model "
-                        f"does not have: set it to the tokenizer's id (or remove the line), or save the model "
-                        f"again")
+        why = ("generate could never stop at, or would read, an id the model does not have" if "not a token id" in
+               problem else "laid out as transformers' generate cannot read it (issue 30 round 33, AE200)")
+        raise UserError(f"{where!r}: {problem}; {why}: set it to the tokenizer's id (or remove the line), or save the "
+                        f"model again")
     check_generation_file(model, folder)
 
 

@@ -66,10 +66,11 @@ def check_generate_arguments(model: Any, api: str, inputs: Any, generation_confi
     findings); the inputs besides the settings are ``generate_inputs``' to check. Returns the ``generation_config``
     to hand transformers; ``kwargs`` is made ready in place: numpy scalars as Python's own (``_plain_settings``), a
     ``prefix_allowed_tokens_fn`` wrapped to name an id past the vocabulary (``generate_ids``)."""
+    from .generate_callables import checked_callables
     from .generate_ids import checked_prefix_function
     from .generate_inputs import check_generate_inputs
 
-    _check_kinds(api, inputs, generation_config, kwargs)
+    _check_kinds(model, api, inputs, generation_config, kwargs)
     generation_config = _plain_settings(generation_config, kwargs)
     values = generation_values(model, generation_config, kwargs)
     _check_each(api, values)
@@ -81,6 +82,7 @@ def check_generate_arguments(model: Any, api: str, inputs: Any, generation_confi
     if kwargs.get("prefix_allowed_tokens_fn") is not None:
         vocab = getattr(getattr(model, "config", None), "vocab_size", None)
         kwargs["prefix_allowed_tokens_fn"] = checked_prefix_function(kwargs["prefix_allowed_tokens_fn"], vocab, api)
+    kwargs.update(checked_callables(model, api, kwargs))  # the caller's processors and criteria (round 33)
     return generation_config
 
 
@@ -98,8 +100,7 @@ def _plain_settings(generation_config: Any, kwargs: dict) -> Any:
 
     numpy_scalar = (np.generic,)
     for name, value in list(kwargs.items()):
-        if isinstance(value, numpy_scalar) or (isinstance(value, (list, tuple)) and
-                                               any(isinstance(v, numpy_scalar) for v in value)):
+        if isinstance(value, numpy_scalar) or (isinstance(value, (list, tuple, dict)) and _holds_numpy(value)):
             kwargs[name] = _plain(value)
     if generation_config is None:
         return None
@@ -113,6 +114,19 @@ def _plain_settings(generation_config: Any, kwargs: dict) -> Any:
     return generation_config
 
 
+def _holds_numpy(value: Any) -> bool:
+    """Whether a numpy scalar is inside ``value`` (lists, tuples, a dict's keys and values, nested): a numpy bias in
+    ``sequence_bias={(5,): np.float64(1.0)}`` (or its list of pairs) was torch's raw "Index put requires the source
+    and destination dtypes match" (issue 30 round 33, AE389, AE393)."""
+    import numpy as np
+
+    if isinstance(value, np.generic):
+        return True
+    if isinstance(value, dict):
+        return any(_holds_numpy(k) or _holds_numpy(v) for k, v in value.items())
+    return isinstance(value, (list, tuple)) and any(_holds_numpy(v) for v in value)
+
+
 def _check_merged(model: Any, api: str, generation_config: Any, kwargs: dict) -> None:
     """The settings as transformers merges them (``_prepare_generation_config``: the keywords over the
     ``generation_config`` given over the model's) held to transformers' own ``GenerationConfig.validate``, its refusal
@@ -123,15 +137,12 @@ def _check_merged(model: Any, api: str, generation_config: Any, kwargs: dict) ->
     caller lets that code run (``trust_remote_code`` / ``custom_generate``); and ``exponential_decay_length_penalty``
     with no ``eos_token_id`` to push toward (torch's raw "Could not infer dtype of NoneType", AC123). One copy of the
     settings per call, as transformers makes."""
-    fix = ("change the setting it names (a keyword of generate, the generation_config given, or "
-           "model.generation_config)")
-    try:
-        merged, _ = model._prepare_generation_config(generation_config, **kwargs)
-    except ValueError as e:
-        said = str(e).strip().splitlines()
-        raise ArgumentValueError(f"{api}: transformers refuses these generation settings "
-                                 f"({said[0][:240] if said else type(e).__name__}); {fix}") from None
+    from .generate_needs import check_generate_needs
+
+    # its refusal is ``generate_guard``'s line (issue 30 round 33: its TypeError and AttributeError too)
+    merged, _ = model._prepare_generation_config(generation_config, **kwargs)
     _check_mode(api, merged, kwargs)
+    check_generate_needs(model, api, merged, kwargs)  # a tokenizer, a cache kind, synced_gpus (round 33)
     if merged.exponential_decay_length_penalty is not None and merged.eos_token_id is None:
         raise ArgumentValueError(f"{api}: exponential_decay_length_penalty raises the score of eos_token_id, and none "
                                  f"is set; pass eos_token_id= (the tokenizer's end-of-text id), or leave "
@@ -160,16 +171,28 @@ def _check_mode(api: str, merged: Any, kwargs: dict) -> None:
                              f"pass trust_remote_code=True to run the Hub's code")
 
 
-def _check_kinds(api: str, inputs: Any, generation_config: Any, kwargs: dict) -> None:
+def _check_kinds(model: Any, api: str, inputs: Any, generation_config: Any, kwargs: dict) -> None:
     """``ArgumentTypeError`` for a prompt that is no (batch, length) tensor (a list, 1-D ids: transformers' raw
     AttributeError / IndexError) or a ``generation_config`` that is no ``GenerationConfig`` ('x': its AttributeError);
-    siblings of round 31's AA93."""
+    siblings of round 31's AA93. Issue 30 round 33: ``model.generation_config`` set to 'x' or None, and an
+    ``assistant_model`` that is no model ('x'), were transformers' raw AttributeError (AE72, AE73, AE37)."""
     from transformers import GenerationConfig
 
     if generation_config is not None and not isinstance(generation_config, GenerationConfig):
         raise ArgumentTypeError(f"{api}: generation_config must be a transformers GenerationConfig, got "
                                 f"{type(generation_config).__name__} {generation_config!r:.40}; pass "
                                 f"GenerationConfig(...), the settings as keywords, or leave it out")
+    own = getattr(model, "generation_config", None)
+    if not isinstance(own, GenerationConfig):  # 'x' or None set on the model: transformers' raw AttributeError
+        raise ArgumentTypeError(f"{api}: model.generation_config must be a transformers GenerationConfig, got "
+                                f"{type(own).__name__} {own!r:.40}; set model.generation_config = "
+                                f"GenerationConfig() (or GenerationConfig.from_model_config(model.config))")  # AE72
+    assistant = kwargs.get("assistant_model")
+    if assistant is not None and not (isinstance(assistant, torch.nn.Module) and hasattr(assistant, "config") and
+                                      callable(getattr(assistant, "generate", None))):
+        raise ArgumentTypeError(f"{api}: assistant_model must be a model that generates (a transformers model "
+                                f"sharing this model's tokenizer), got {type(assistant).__name__} "
+                                f"{assistant!r:.40}; pass one, or leave it out")  # AE37: its raw AttributeError
     for name, value in (("inputs", inputs), ("input_ids", kwargs.get("input_ids"))):
         if value is not None and not (isinstance(value, torch.Tensor) and value.dim() == 2):
             shown = f"a {value.dim()}-D tensor" if isinstance(value, torch.Tensor) else \

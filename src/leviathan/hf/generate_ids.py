@@ -50,17 +50,29 @@ def checked_prefix_function(function: Any, vocab: Any, api: str) -> Any:
     ``errors.ArgumentValueError`` naming it, where torch's raw "index 400 is out of bounds for dimension 0 with size
     300" came out of the logits processor (issue 30 round 32, AC91, AC118). The function's own cost is per token;
     the wrapper's is one pass over the list it returns (a tensor it returns is passed on unread: reading
-    one would sync the device each token). None, a non-callable (``generate_inputs`` names it) or an unknown
-    vocabulary: ``function`` unchanged."""
-    from ..errors import ArgumentValueError
+    one would sync the device each token). None or a non-callable (``generate_inputs`` names it): ``function``
+    unchanged. Issue 30 round 33: a function that takes no (batch_id, ids) (Python's raw TypeError, AE45, refused
+    before any token), that returns None (transformers' raw TypeError, AE44) or no id (its raw ValueError, AE40,
+    AE41) is named."""
+    from ..errors import ArgumentTypeError, ArgumentValueError
     from ..integers import is_integer
 
-    if function is None or not callable(function) or not is_integer(vocab):
+    if function is None or not callable(function) or isinstance(function, type):
         return function
+    _check_arity(function, api)
+    vocab = vocab if is_integer(vocab) else None
 
     def allowed(batch_id, ids):
         result = function(batch_id, ids)
-        if isinstance(result, (list, tuple)) and result:
+        if result.numel() == 0 if isinstance(result, torch.Tensor) else isinstance(result, (list, tuple)) and \
+                not result:  # AE40, AE41 (a tensor's size, not its values: no device sync)
+            raise ArgumentValueError(f"{api}: prefix_allowed_tokens_fn returned no id for row {batch_id}, so no token "
+                                     f"can follow; return at least one allowed id for each row (all ids: "
+                                     f"list(range(vocab_size)))")
+        if not isinstance(result, (list, tuple, torch.Tensor)):  # None: transformers' raw TypeError (AE44)
+            raise ArgumentTypeError(f"{api}: prefix_allowed_tokens_fn returned {type(result).__name__} "
+                                    f"{result!r:.30}, not the allowed ids; return a list of token ids")
+        if vocab is not None and isinstance(result, (list, tuple)):
             bad = next((i for i in result if not is_integer(i) or not 0 <= i < vocab), None)
             if bad is not None:
                 raise ArgumentValueError(f"{api}: prefix_allowed_tokens_fn returned {bad!r}, which is not a token id "
@@ -69,3 +81,20 @@ def checked_prefix_function(function: Any, vocab: Any, api: str) -> Any:
         return result
 
     return allowed
+
+
+def _check_arity(function: Any, api: str) -> None:
+    """``ArgumentTypeError`` when ``function`` cannot be called as transformers calls it, (batch_id, ids)."""
+    import inspect
+
+    from ..errors import ArgumentTypeError
+
+    try:
+        inspect.signature(function).bind(0, None)
+    except ValueError:
+        return  # no signature to read (a builtin): called as it is
+    except TypeError:
+        raise ArgumentTypeError(f"{api}: prefix_allowed_tokens_fn must take two arguments (batch_id, ids), and "
+                                f"{getattr(function, '__name__', type(function).__name__)} takes "
+                                f"{inspect.signature(function)}; pass a function of (batch_id, ids) -> allowed ids"
+                                ) from None

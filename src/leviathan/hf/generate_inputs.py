@@ -11,7 +11,9 @@ float prompt was a plain TypeError from the model's forward (AC98), the prompt g
 transformers' raw ValueError (AC417); ``inputs_embeds`` holding a NaN generated without a word, float64 or of the wrong
 width ended in torch's raw errors (AC125, AC126, AC127); a ``streamer``, ``logits_processor``, ``stopping_criteria``
 or ``past_key_values`` of the wrong kind were an AttributeError / TypeError from inside the decoding loop (AC88-AC90,
-AC115-AC117, AC134, AC138).
+AC115-AC117, AC134, AC138). Issue 30 round 33: a list mask (AE321), a list or numpy negative prompt (AE60, AE397),
+ids and embeddings of different shapes (AE68, AE69), a class in place of a streamer, processor or criterion (AE306 -
+AE308); a cache of another model, batch or length is ``generate_cache``'s.
 
 Footgun: the mask's and the embeddings' values are read here, one scan each (one device sync per ``generate`` call,
 never per token); the callables are checked by their kind, not called.
@@ -29,11 +31,45 @@ from ..errors import ArgumentTypeError, ArgumentValueError
 def check_generate_inputs(model: Any, api: str, inputs: Any, kwargs: dict) -> None:
     """A UserError (``ArgumentValueError`` / ``ArgumentTypeError``) naming the first of ``generate``'s inputs (the
     module docstring's findings) no generation can use."""
+    from .generate_cache import check_generate_cache
+
     _check_prompt(api, inputs, kwargs)
     _check_embeds(model, api, kwargs.get("inputs_embeds"))
+    _check_beside_embeds(api, inputs, kwargs)
+    _check_negative_prompt(api, kwargs)
     _check_mask(api, inputs, kwargs)
     _check_cache(api, kwargs)
+    check_generate_cache(model, api, inputs, kwargs)  # another model's, batch's or longer (round 33)
     _check_callables(api, kwargs)
+
+
+def _check_beside_embeds(api: str, inputs: Any, kwargs: dict) -> None:
+    """Ids given beside ``inputs_embeds`` (transformers takes both: the ids are returned before the new ones) name the
+    same (batch, length): ids of 3 beside embeddings of 5, or of 1 row beside 2, were torch's raw size errors (issue 30
+    round 33, AE68, AE69)."""
+    embeds = kwargs.get("inputs_embeds")
+    ids = inputs if inputs is not None else kwargs.get("input_ids")
+    if not isinstance(embeds, torch.Tensor) or not isinstance(ids, torch.Tensor) or embeds.dim() != 3 or \
+            ids.dim() != 2 or tuple(ids.shape) == tuple(embeds.shape[:2]):
+        return
+    raise ArgumentValueError(f"{api}: the ids given beside inputs_embeds are {tuple(ids.shape)} (batch, length), and "
+                             f"the embeddings {tuple(embeds.shape[:2])}; pass the ids the embeddings were made from "
+                             f"(the same batch and length), or only inputs_embeds")
+
+
+def _check_negative_prompt(api: str, kwargs: dict) -> None:
+    """``negative_prompt_ids`` (and its mask), read with ``guidance_scale``: a (batch, length) tensor of ids; a list
+    or a numpy array was torch's raw "ones_like(): argument 'input' must be Tensor" at the first token (issue 30
+    round 33, AE60, AE397)."""
+    for name in ("negative_prompt_ids", "negative_prompt_attention_mask"):
+        value = kwargs.get(name)
+        if value is None:
+            continue
+        if not isinstance(value, torch.Tensor) or value.dim() != 2 or value.dtype.is_floating_point:
+            shown = f"a {value.dim()}-D {value.dtype} tensor" if isinstance(value, torch.Tensor) else \
+                f"{type(value).__name__} {value!r:.40}"
+            raise ArgumentTypeError(f"{api}: {name} must be a (batch, length) integer tensor, got {shown}; pass "
+                                    f"torch.tensor([[...]]) (one row per prompt), or leave it out")
 
 
 def _check_prompt(api: str, inputs: Any, kwargs: dict) -> None:
@@ -87,6 +123,9 @@ def _check_mask(api: str, inputs: Any, kwargs: dict) -> None:
     from ..model.attention_inputs import check_mask_values
 
     mask = kwargs.get("attention_mask")
+    if mask is not None and not isinstance(mask, torch.Tensor):  # a list: transformers' raw AttributeError (AE321)
+        raise ArgumentTypeError(f"{api}: attention_mask must be a (batch, length) tensor of 0 and 1, got "
+                                f"{type(mask).__name__} {mask!r:.40}; pass torch.tensor(mask), or leave it out")
     prompt = inputs if inputs is not None else kwargs.get("input_ids")
     if prompt is None:
         prompt = kwargs.get("inputs_embeds")
@@ -113,35 +152,46 @@ def _check_mask(api: str, inputs: Any, kwargs: dict) -> None:
 
 
 def _check_cache(api: str, kwargs: dict) -> None:
-    """``past_key_values``: a transformers ``Cache`` (a DynamicCache of an earlier call) or None."""
+    """``past_key_values`` (or ``cache``, its name in transformers 5: issue 30 round 33, a sibling of AE63): a
+    transformers ``Cache`` (a DynamicCache of an earlier call) or None."""
     from transformers import Cache
 
-    value = kwargs.get("past_key_values")
-    if value is not None and not isinstance(value, Cache):
-        raise ArgumentTypeError(f"{api}: past_key_values must be a transformers Cache (the past_key_values of an "
-                                f"earlier output, or DynamicCache()), got {type(value).__name__} {value!r:.40}; pass "
-                                f"one, or leave it out")
+    for name in ("past_key_values", "cache"):
+        value = kwargs.get(name)
+        if value is not None and not isinstance(value, Cache):
+            raise ArgumentTypeError(f"{api}: {name} must be a transformers Cache (the past_key_values of an earlier "
+                                    f"output, or DynamicCache()), got {type(value).__name__} {value!r:.40}; pass one, "
+                                    f"or leave it out")
 
 
 def _check_callables(api: str, kwargs: dict) -> None:
     """``streamer`` (``put`` and ``end``), ``logits_processor`` / ``stopping_criteria`` (lists of callables) and
-    ``prefix_allowed_tokens_fn`` (a callable), each None or of its kind."""
+    ``prefix_allowed_tokens_fn`` (a callable), each None or of its kind; a class where an instance belongs is
+    refused (``streamer=TextStreamer``: transformers' raw "put() missing 1 required positional argument", issue 30
+    round 33, AE306)."""
     streamer = kwargs.get("streamer")
-    if streamer is not None and not (callable(getattr(streamer, "put", None)) and
-                                     callable(getattr(streamer, "end", None))):
+    if streamer is not None and (isinstance(streamer, type) or not (callable(getattr(streamer, "put", None)) and
+                                                                    callable(getattr(streamer, "end", None)))):
+        got = f"the class {streamer.__name__}, not an instance" if isinstance(streamer, type) else \
+            f"{type(streamer).__name__} {streamer!r:.40}"
         raise ArgumentTypeError(f"{api}: streamer must be a transformers streamer (with put and end, such as "
-                                f"TextStreamer(tokenizer)), got {type(streamer).__name__} {streamer!r:.40}; pass one, "
-                                f"or leave it out")
+                                f"TextStreamer(tokenizer)), got {got}; pass one, or leave it out")
     for name, kind in (("logits_processor", "LogitsProcessorList"), ("stopping_criteria", "StoppingCriteriaList")):
         value = kwargs.get(name)
         if value is None:
             continue
         listed = isinstance(value, (list, tuple))
-        bad = [item for item in value if not callable(item)] if listed else [value]
-        if bad:
-            held = f" holding {type(bad[0]).__name__} {bad[0]!r:.20}" if listed else ""
-            raise ArgumentTypeError(f"{api}: {name} must be a list of callables ({kind}([...])), got "
-                                    f"{type(value).__name__} {value!r:.40}{held}; pass {kind}([...]), or leave it out")
+        bad = [item for item in value if not callable(item) or isinstance(item, type)] if listed else [value]
+        if bad:  # a class (not an instance) is callable too: transformers' raw errors (round 33, AE307, AE308)
+            if not listed:
+                got = f"{type(value).__name__} {value!r:.40}"
+            elif isinstance(bad[0], type):
+                got = (f"{type(value).__name__} holding the class {bad[0].__name__}, not an instance "
+                       f"({bad[0].__name__}(...))")
+            else:
+                got = f"{type(value).__name__} {value!r:.40} holding {type(bad[0]).__name__} {bad[0]!r:.20}"
+            raise ArgumentTypeError(f"{api}: {name} must be a list of callables ({kind}([...])), got {got}; pass "
+                                    f"{kind}([...]), or leave it out")
     function = kwargs.get("prefix_allowed_tokens_fn")
     if function is not None and not callable(function):
         raise ArgumentTypeError(f"{api}: prefix_allowed_tokens_fn must be a function (batch_id, ids) -> allowed ids, "

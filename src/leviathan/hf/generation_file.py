@@ -21,8 +21,12 @@ from typing import Any
 from ..errors import UserError
 
 # setting -> the least whole number it may be (or null): a length, a count
+# (issue 30 round 33: the counts of assisted and prompt-lookup decoding, ``prompt_lookup_num_tokens=-1`` transformers'
+# raw "Invalid max_matching_ngram_size or num_output_tokens" (AE82), ``max_matching_ngram_size=0`` read as unset (2)
+# and ``num_assistant_tokens=-1`` taken without a word, AE83, AE84)
 _WHOLE = {"max_length": 1, "max_new_tokens": 1, "min_length": 0, "min_new_tokens": 0, "num_beams": 1,
-          "num_beam_groups": 1, "num_return_sequences": 1, "top_k": 0, "no_repeat_ngram_size": 0}
+          "num_beam_groups": 1, "num_return_sequences": 1, "top_k": 0, "no_repeat_ngram_size": 0,
+          "prompt_lookup_num_tokens": 1, "max_matching_ngram_size": 1, "num_assistant_tokens": 1}
 # numbers: name -> (least, most, whether each end is allowed, shown): a penalty above 0, a temperature of 0 or more (0
 # with greedy decoding is harmless, and some published generation configs hold it), a probability mass in [0, 1].
 # Issue 30 round 32: transformers' logits processors refused ``min_p`` 2 with their raw ValueError (AC25, AC60,
@@ -45,13 +49,22 @@ _RANGES = {"repetition_penalty": (0, _INF, False, True, "above 0"), "temperature
 _IDS = ("eos_token_id", "bos_token_id", "pad_token_id", "decoder_start_token_id")
 # switches: ``do_sample: "yes"`` loaded as the text (W726); ``return_dict_in_generate='yes'``, ``output_scores=1`` and
 # ``renormalize_logits='yes'`` were read by Python's truth (issue 30 round 32, AC86, AC87, AC93, AC113, AC114, AC120)
+# (``token_healing`` too, issue 30 round 33, AE86's sibling)
 _SWITCHES = ("do_sample", "use_cache", "return_dict_in_generate", "output_scores", "output_logits",
-             "output_attentions", "output_hidden_states", "renormalize_logits", "remove_invalid_values", "low_memory")
+             "output_attentions", "output_hidden_states", "renormalize_logits", "remove_invalid_values", "low_memory",
+             "token_healing")
+# a switch that also takes one word: ``early_stopping=1`` was read as True (1 == True) without a word (issue 30 round
+# 33, AE392); a text other than those is transformers' own check's ('maybe', round 32, AC413)
+_SWITCH_OR = {"early_stopping": ("never",)}
 # a pair (the index the penalty starts at, its growth factor): a NaN factor was taken (AC96) or torch's raw "Could
 # not infer dtype of NoneType" (AC123)
 _PAIRS = {"exponential_decay_length_penalty": "a pair (start index >= 0, finite decay factor)"}
+# the watermark's settings, each by its use in transformers' WatermarkLogitsProcessor: ``{'bias': 'x'}`` loaded and
+# ended in torch's raw "unsupported operand type(s) for +: 'Tensor' and 'str'" at the first token (issue 30 round 33,
+# AE85, from generation_config.json AE201); its own validate reads only seeding_scheme, greenlist_ratio, context_width
+_WATERMARK = "watermarking_config"
 # the settings these rules read, for the callers that merge them (``generate_arguments``)
-SETTINGS = (*_WHOLE, *_RANGES, *_SWITCHES, *_PAIRS)
+SETTINGS = (*_WHOLE, *_RANGES, *_SWITCHES, *_SWITCH_OR, *_PAIRS, _WATERMARK)
 
 
 def _ids_problem(name: str, value: Any) -> str | None:
@@ -78,6 +91,11 @@ def generation_value_problem(generation: Any) -> str | None:
         value = get(name, None)
         if value is not None and not isinstance(value, bool):
             return f"{name} {value!r:.40} must be true or false (or null)"
+    for name, words in _SWITCH_OR.items():
+        value = get(name, None)
+        if value is not None and not isinstance(value, (bool, str)):  # other texts: transformers' own check
+            shown = " or ".join(repr(word) for word in words)
+            return f"{name} {value!r:.40} must be true or false, or {shown} (or null)"
     for name, (low, high, low_in, high_in, shown) in _RANGES.items():
         value = get(name, None)
         if value is None:
@@ -89,7 +107,37 @@ def generation_value_problem(generation: Any) -> str | None:
     for name, shown in _PAIRS.items():
         if (value := get(name, None)) is not None and not _decay_pair(value):
             return f"{name} {value!r:.40} must be {shown} (or null)"
+    if (problem := watermark_problem(get(_WATERMARK, None))) is not None:
+        return problem
     return sampling_problem(get("do_sample", None), get)
+
+
+def watermark_problem(value: Any) -> str | None:
+    """Why ``value`` (``watermarking_config``: None, its dict, or transformers' ``WatermarkingConfig``) is no watermark
+    a generation can use: bias a finite number, greenlist_ratio in [0, 1], context_width and hashing_key whole numbers
+    (context_width >= 1), seeding_scheme 'lefthash' or 'selfhash'; None when fine (issue 30 round 33, AE85, AE201)."""
+    if value is None:
+        return None
+    held = value.to_dict() if callable(getattr(value, "to_dict", None)) else value
+    if not isinstance(held, dict):
+        return f"{_WATERMARK} {value!r:.40} must be a map of watermark settings (or null)"
+    rules = {"bias": (lambda v: _finite(v), "a finite number"),
+             "greenlist_ratio": (lambda v: _finite(v) and 0 <= v <= 1, "a number in [0, 1]"),
+             "context_width": (lambda v: _whole(v) and v >= 1, "a whole number >= 1"),
+             "hashing_key": (_whole, "a whole number"),
+             "seeding_scheme": (lambda v: v in ("lefthash", "selfhash"), "'lefthash' or 'selfhash'")}
+    for key, (fits, shown) in rules.items():
+        if key in held and held[key] is not None and not fits(held[key]):
+            return f"{_WATERMARK}'s {key} {held[key]!r:.40} must be {shown}"
+    return None
+
+
+def _finite(value: Any) -> bool:
+    return isinstance(value, (int, float)) and not isinstance(value, bool) and math.isfinite(value)
+
+
+def _whole(value: Any) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool)
 
 
 # with sampling, 0 leaves no token to sample from: transformers' logits processors' raw ValueError (round 31, AA622's
@@ -141,6 +189,38 @@ def check_generation_json(folder: str | os.PathLike) -> None:
         return
     if (problem := generation_value_problem(value) or _refused_by_transformers(value)) is not None:
         raise UserError(f"{str(where)!r}: {problem}, {_EDITED}")
+    if (problem := key_problem(value)) is not None:
+        raise UserError(f"{str(where)!r}: {problem}")
+
+
+# keys a model's config.json holds and no generation config does: the file holds another file's object
+_MODEL_CONFIG_KEYS = ("model_type", "architectures")
+
+
+def key_problem(value: dict) -> str | None:
+    """Why a key of the generation_config.json object ``value`` is a mistake, with its fix; None when fine.
+
+    transformers keeps a key it does not know as an attribute of the generation config (custom generation code may
+    read it), so an unknown key is taken. Refused are only what is clearly a mistake (issue 30 round 33): a key one
+    letter or so from a setting's name (``max_new_token`` for ``max_new_tokens``: the setting silently unset and 20
+    new ids made, AE204; difflib's ratio >= 0.9, which no two of transformers' own names reach but bos/eos), and the
+    marks of a model's config.json (``model_type``, ``architectures``: config.json's text copied over the file and
+    its keys taken as settings, AE212)."""
+    import difflib
+
+    from transformers import GenerationConfig
+
+    known = set(vars(GenerationConfig()))
+    unknown = [key for key in value if key not in known]
+    if marks := [key for key in unknown if key in _MODEL_CONFIG_KEYS]:
+        return (f"holds {marks[0]!r}, a key of a model's config.json, not of a generation config: the file holds "
+                f"another file's object; restore it from a copy, remove it (a generation config is then made from "
+                f"config.json), or save the model again")
+    for key in unknown:
+        if close := difflib.get_close_matches(key, known, n=1, cutoff=0.9):
+            return (f"holds {key!r}, which is no generation setting; it reads as a misspelt {close[0]!r}: rename it "
+                    f"(or remove the line)")
+    return None
 
 
 _EDITED = "a value no generation can use: the file was edited; set it to a usable value (or remove the line), or " \

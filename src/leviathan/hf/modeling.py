@@ -49,6 +49,7 @@ from ..positions import check_counted_positions, check_generation_room, model_po
 from .cache_position import check_cache_position
 from .configuration import LeviathanConfig
 from .forward_switches import check_forward_switches
+from .generate_guard import GenerateGuard
 from .generate_ids import check_generate_ids
 from .load_keywords import check_attention_set
 from .logits_to_keep import check_kept_for_loss, check_logits_to_keep, input_length
@@ -299,8 +300,12 @@ def _refuse_inputs_embeds(api: str) -> None:
                              f"not taken; pass input_ids instead")
 
 
-class LeviathanForCausalLM(LeviathanPreTrainedModel, GenerationMixin):
+class LeviathanForCausalLM(LeviathanPreTrainedModel, GenerateGuard, GenerationMixin):
     """``LlamaModel`` (any input side) + linear head, as a ``PreTrainedModel`` with ``generate``."""
+
+    # its attention reads a growing cache (DynamicCache) only: a fixed-size one is refused by generate (issue 30
+    # round 33, AE31, AE198: a plain ValueError naming an attn_mask never given; ``generate_needs``)
+    _leviathan_growing_cache_only = True
 
     def __init__(self, config: LeviathanConfig):
         if not isinstance(config, LeviathanConfig):  # a LlamaConfig was transformers' raw AttributeError (round 24,

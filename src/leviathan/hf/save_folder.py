@@ -111,8 +111,10 @@ def _check_generation_ids(model: Any) -> None:
 
     if (problem := generation_id_problem(model)) is not None:
         name = problem.split(" ", 1)[0]
+        why = ("generate could never stop at, or would read, an id the model does not have" if "not a token id" in
+               problem else "laid out as generate cannot read it")  # bad_words_ids [[]] (round 33, AE200's kind)
         raise UserError(f"save_pretrained: the model's generation_config: {problem}, which its loader refuses "
-                        f"(generate could never stop at, or would read, an id the model does not have); set "
+                        f"({why}); set "
                         f"model.generation_config.{name} and model.config.{name} to the tokenizer's id, or None, "
                         f"then save; nothing was written")
     if (problem := generation_value_problem(getattr(model, "generation_config", None))) is not None:

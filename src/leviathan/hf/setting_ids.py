@@ -10,7 +10,9 @@ is 300, but the following tokens were being biased", ``bad_words_ids`` AC28, AC6
 IndexError (``forced_eos_token_id`` AC30, AC65), or taken without a word (``suppress_tokens`` AC29, AC64, also from
 generation_config.json AC408; ``begin_suppress_tokens=[-1]`` read by torch as id 299, AC95, AC122;
 ``forced_bos_token_id`` 999, AC411), where ``eos_token_id`` and its siblings are refused
-(``configuration.token_id_problem``, round 31).
+(``configuration.token_id_problem``, round 31). Issue 30 round 33: the layouts as transformers takes them
+(``bad_words_ids`` a list of non-empty lists, AE47, AE390, AE395; ``sequence_bias`` keys non-empty, AE48) and the
+biases finite numbers (AE49, AE50).
 """
 
 from __future__ import annotations
@@ -22,8 +24,8 @@ from ..integers import is_integer
 # name -> how its ids are laid out: one id (or a list of them), a list of ids, a list of lists, a map of id tuples
 LISTED_IDS = {"forced_bos_token_id": "id", "forced_eos_token_id": "id or ids", "suppress_tokens": "ids",
               "begin_suppress_tokens": "ids", "bad_words_ids": "lists of ids", "sequence_bias": "bias map"}
-_SHOWN = {"ids": "a list of token ids", "lists of ids": "a list of lists of token ids",
-          "bias map": "a map of id tuples to biases ({(id, ...): bias})"}
+_SHOWN = {"ids": "a list of token ids", "lists of ids": "a list of non-empty lists of token ids ([[id, ...], ...])",
+          "bias map": "a map of non-empty id tuples to finite biases ({(id, ...): bias})"}
 
 
 def _ids(layout: str, value: Any) -> list | None:
@@ -35,9 +37,9 @@ def _ids(layout: str, value: Any) -> list | None:
         return list(value) if listed else [value]
     if layout == "ids":
         return list(value) if listed else None
-    if layout == "lists of ids":
-        if not listed or not all(isinstance(row, (list, tuple)) for row in value):
-            return None
+    if layout == "lists of ids":  # lists, as transformers takes them (tuples: its raw ValueError, AE390, AE395)
+        if not isinstance(value, list) or not value or not all(isinstance(row, list) and row for row in value):
+            return None  # an empty word (``[[]]``) was taken without a word (AE47, AE200)
         return [i for row in value for i in row]
     # sequence_bias: {(ids...): bias} or [[[ids...], bias], ...]
     if isinstance(value, dict):
@@ -46,9 +48,14 @@ def _ids(layout: str, value: Any) -> list | None:
         keys = [pair[0] for pair in value]
     else:
         return None
-    if not all(isinstance(key, (list, tuple)) for key in keys):
+    if not all(isinstance(key, (list, tuple)) and key for key in keys):  # ``{(): 1.0}``: AE48
         return None
     return [i for key in keys for i in key]
+
+
+def _biases(value: Any) -> list:
+    """The biases of a ``sequence_bias`` laid out as ``_ids`` reads it."""
+    return list(value.values()) if isinstance(value, dict) else [pair[1] for pair in value]
 
 
 def setting_ids_problem(name: str, value: Any, vocab_size: int) -> str | None:
@@ -62,6 +69,17 @@ def setting_ids_problem(name: str, value: Any, vocab_size: int) -> str | None:
         return f"{name} {value!r:.60} is not {_SHOWN[layout]}"
     bad = next((i for i in ids if not is_integer(i) or not 0 <= i < vocab_size), "ok")
     if bad == "ok":
-        return None
+        return _bias_problem(name, value) if layout == "bias map" else None
     return (f"{name} holds {bad!r}, which is not a token id of this model (whole numbers 0 to {vocab_size - 1}, its "
             f"vocabulary of {vocab_size:,})")
+
+
+def _bias_problem(name: str, value: Any) -> str | None:
+    """Why a bias of ``sequence_bias`` is no finite number: NaN was taken without a word (issue 30 round 33, AE49), a
+    text transformers' raw ValueError (AE50)."""
+    import math
+
+    for bias in _biases(value):
+        if isinstance(bias, bool) or not isinstance(bias, (int, float)) or not math.isfinite(bias):
+            return f"{name} {value!r:.60} is not {_SHOWN['bias map']}: the bias {bias!r:.20} is no finite number"
+    return None

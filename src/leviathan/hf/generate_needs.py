@@ -1,0 +1,85 @@
+"""What ``generate``'s settings need that the call, the model or the machine lacks, refused before the first forward
+in one line, for both of leviathan's Hugging Face classes.
+
+    check_generate_needs(model, "LeviathanForCausalLM.generate", merged, kwargs)
+    # ArgumentValueError: LeviathanForCausalLM.generate: token_healing=True rewrites the prompt's last token with
+    # the tokenizer's vocabulary, and no tokenizer is given; pass tokenizer=<the model's tokenizer>, or leave ...
+
+Issue 30 round 33. Each of these failed inside a step that runs the model (so ``generate_guard`` cannot tell its
+error from the model's own) or per token: ``token_healing`` without a tokenizer (transformers' raw ValueError from
+``heal_tokens``, which generates, AE86; ``stop_strings`` the same, AE28, AE30, AE75, AE197, also refused by the guard:
+one rule names both); ``cache_implementation='static'`` on LeviathanForCausalLM, whose attention runs only on a
+growing cache (a plain ValueError naming an attn_mask never given, AE31, from generation_config.json AE198; a
+``StaticCache`` given as past_key_values the same); ``'offloaded'`` with the model off CUDA (torch's raw "Torch not
+compiled with CUDA enabled" AssertionError from the cache's first update, AE34); ``synced_gpus`` given as a text
+(read by Python's truth, AE36) or True in one process (torch.distributed's raw "Default process group has not been
+initialized" at the first token, AE35).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ..errors import ArgumentValueError
+
+# the settings that read the tokenizer's vocabulary -> what they do
+_NEED_TOKENIZER = {"token_healing": "rewrites the prompt's last token with the tokenizer's vocabulary",
+                   "stop_strings": "stops at texts, which are found in the tokenizer's vocabulary"}
+# the cache implementations that copy each layer between the CPU and a CUDA device
+_OFFLOADED = ("offloaded", "offloaded_static")
+
+
+def check_generate_needs(model: Any, api: str, merged: Any, kwargs: dict) -> None:
+    """``ArgumentValueError`` / ``ArgumentTypeError`` naming the setting of ``merged`` (the generation settings as
+    transformers merges them) or keyword of ``kwargs`` that needs what this call lacks (module docstring)."""
+    _check_tokenizer(api, merged, kwargs)
+    _check_cache_kind(model, api, merged, kwargs)
+    _check_synced(api, kwargs.get("synced_gpus"))
+
+
+def _check_tokenizer(api: str, merged: Any, kwargs: dict) -> None:
+    if kwargs.get("tokenizer") is not None:
+        return
+    for name, does in _NEED_TOKENIZER.items():
+        value = getattr(merged, name, None)
+        if value is not None and value is not False:
+            raise ArgumentValueError(f"{api}: {name}={value!r:.40} {does}, and no tokenizer is given; pass "
+                                     f"tokenizer=<the model's tokenizer> to generate, or leave {name} out (also of "
+                                     f"model.generation_config)")
+
+
+def _check_cache_kind(model: Any, api: str, merged: Any, kwargs: dict) -> None:
+    """A fixed-size cache on a model whose attention grows its cache (``_leviathan_growing_cache_only``), and an
+    offloaded cache off CUDA."""
+    from transformers.generation.configuration_utils import ALL_STATIC_CACHE_IMPLEMENTATIONS
+
+    kind = getattr(merged, "cache_implementation", None)
+    cache = kwargs.get("past_key_values", kwargs.get("cache"))
+    fixed = kind in ALL_STATIC_CACHE_IMPLEMENTATIONS or bool(getattr(cache, "is_compileable", False))
+    if fixed and getattr(model, "_leviathan_growing_cache_only", False):
+        said = f"cache_implementation={kind!r}" if kind is not None else f"past_key_values={type(cache).__name__}"
+        raise ArgumentValueError(f"{api}: {said} asks for a fixed-size cache, and {type(model).__name__}'s attention "
+                                 f"runs on a growing one (DynamicCache); leave cache_implementation out (also of "
+                                 f"model.generation_config), or pass 'dynamic'")
+    device = getattr(model, "device", None)
+    offloaded = kind in _OFFLOADED or bool(getattr(cache, "offloading", False))
+    if offloaded and getattr(device, "type", None) != "cuda":
+        said = f"cache_implementation={kind!r}" if kind in _OFFLOADED else "past_key_values (an offloading cache)"
+        raise ArgumentValueError(f"{api}: {said} copies the cache between the CPU and a CUDA device, and the model "
+                                 f"is on {device}; leave cache_implementation out (or pass 'dynamic'), or move the "
+                                 f"model to a CUDA device")
+
+
+def _check_synced(api: str, synced: Any) -> None:
+    """``synced_gpus``: a switch, and True only where torch.distributed runs (several processes in step)."""
+    import torch.distributed as dist
+
+    from ..value_rules import check_switches
+
+    if synced is None:
+        return
+    check_switches(api, synced_gpus=synced)
+    if synced and not (dist.is_available() and dist.is_initialized()):
+        raise ArgumentValueError(f"{api}: synced_gpus=True keeps several processes generating in step, and "
+                                 f"torch.distributed is not initialized (one process); leave synced_gpus out (or "
+                                 f"pass False), or call torch.distributed.init_process_group first")
