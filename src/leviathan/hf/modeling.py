@@ -416,6 +416,16 @@ class LeviathanForCausalLM(LeviathanPreTrainedModel, GenerationMixin):
         check_generate_ids(self, generation_config, "LeviathanForCausalLM.generate")
         return super()._prepare_special_tokens(generation_config, *args, **kwargs)
 
+    def load_state_dict(self, state_dict, *args, **kwargs):
+        """torch's ``load_state_dict``, after ``trainer_resume.check_native_resume`` when ``transformers.Trainer`` is
+        resuming this model from a checkpoint folder: one without trainer_state.json, or with an empty one, or whose
+        config.json records other settings, resumed into a raw FileNotFoundError / JSONDecodeError or without a word
+        (issue 30 round 33, AE153, AE155, AE164). Any other caller loads as before."""
+        from .trainer_resume import check_native_resume
+
+        check_native_resume(self)
+        return super().load_state_dict(state_dict, *args, **kwargs)
+
     def set_attn_implementation(self, attn_implementation, *args, **kwargs):
         """transformers' ``set_attn_implementation``, after ``load_keywords.check_attention_change`` (round 32, AC240:
         'flash_attention_2' was transformers' raw "does not support Flash Attention 2 yet" ValueError)."""
