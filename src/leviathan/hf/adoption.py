@@ -1035,7 +1035,8 @@ def _load_whole(path: Path, from_pretrained_kwargs: dict) -> PreTrainedModel:
     from ..eval.weight_names import saved_names
 
     # a model.safetensors holding 'hello' or nothing was safetensors' raw "header too small" (round 18, G378, G380)
-    saved_names(path, "restore it from a copy, or save the adopted model again (model.save_pretrained(DIR))")
+    saved_names(path, "restore it from a copy, or save the adopted model again (model.save_pretrained(DIR))",
+                variant=from_pretrained_kwargs.get("variant"))  # the save's files only (round 33, AE11, AE20)
     from .shard_index import check_shards
 
     check_shards(path, from_pretrained_kwargs.get("variant"))  # a shard from another save (round 25, Y509-Y512)

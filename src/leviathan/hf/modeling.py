@@ -106,7 +106,7 @@ class LeviathanPreTrainedModel(PreTrainedModel):
         from ..swap_lock import reading_whole
 
         with reading_whole(local, "from_pretrained"):  # a save racing this load read as a mix (round 23, U515)
-            _check_local_folder(local)
+            _check_local_folder(local, kwargs.get("variant"))
             _check_overrides(cls, local, kwargs)
             _check_map_covers(cls, local, kwargs)
             from .shard_index import check_shards
@@ -196,7 +196,7 @@ def _local_folder(where: Any, subfolder: Any) -> str | None:
     return folder
 
 
-def _check_local_folder(where) -> None:
+def _check_local_folder(where, variant=None) -> None:
     """``from_pretrained``'s checks of a local folder (see its docstring)."""
     from pathlib import Path
 
@@ -213,7 +213,7 @@ def _check_local_folder(where) -> None:
         check_saved_dtype(read_config_json(config_json, fix), config_json, fix)  # (S108)
     refuse_adopted(Path(where))
     refuse_other_model_type(Path(where))  # round 21, P464: a bake_adopted (llama) folder
-    check_weight_names(Path(where))
+    check_weight_names(Path(where), variant if isinstance(variant, str) else None)  # its files only (AE20's)
     # G210: an export's config.json edited (rope_theta 10000 -> 500) loaded other logits without a word, though
     # export's marker records its sha256 (the adopted folders' kind, E169); M14, M16: its weights too
     names = [n for n in os.listdir(where) if any(fnmatch.fnmatch(n, pattern) for pattern in SAVED_FILES)]
