@@ -117,3 +117,31 @@ def test_a_native_runs_own_checkpoint_still_resumes(runs, tmp_path):
     trainer = _trainer("native", copy, 3)
     trainer.train(resume_from_checkpoint=True)
     assert trainer.state.global_step == 3
+
+
+@pytest.mark.parametrize("given, said", [
+    (5, r"^check_resume_checkpoint: resume_from_checkpoint=5 \(of type int\) is no checkpoint folder; pass the path of a "
+        r"checkpoint-N folder"),
+    ("nul", r"^check_resume_checkpoint: resume_from_checkpoint: '.*' holds a NUL byte"),
+    ("empty-config", r"config\.json' is not readable JSON \(Expecting value.*; restore the checkpoint folder from a "
+                     r"copy"),
+])
+def test_the_check_function_names_what_transformers_reads_first(runs, tmp_path, given, said):
+    """AE163 (a number: transformers' raw TypeError before any code of ours runs), and round 32's AC349 (a NUL) and
+    AC343 (an empty config.json), which end inside the Trainer too: ``check_resume_checkpoint`` (USING.md section 5)
+    names them before the resume; a run's own checkpoint, and True over its output_dir, pass."""
+    from leviathan.hf import check_resume_checkpoint
+
+    copy = tmp_path / "checkpoint-2"
+    shutil.copytree(runs["adopted"] / "checkpoint-2", copy)
+    if given == "nul":
+        given = f"{copy}\x00"
+    elif given == "empty-config":
+        (copy / "config.json").write_text("")
+        given = copy
+    with pytest.raises(UserError, match=said) as caught:
+        check_resume_checkpoint(given)
+    assert "\n" not in str(caught.value)
+    assert check_resume_checkpoint(runs["native"] / "checkpoint-2") == runs["native"] / "checkpoint-2"
+    assert check_resume_checkpoint(True, output_dir=runs["native"]) == runs["native"] / "checkpoint-2"
+    assert check_resume_checkpoint(True, output_dir=tmp_path / "none-yet") is None

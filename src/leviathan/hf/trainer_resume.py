@@ -122,6 +122,49 @@ def check_trainer_state(folder: Path, load: str) -> None:
                         f"more); {fix}")
 
 
+def check_resume_checkpoint(checkpoint, output_dir=None) -> Path | None:
+    """The checkpoint folder ``trainer.train(resume_from_checkpoint=checkpoint)`` would resume from, checked first;
+    UserError in one line where transformers' own first lines would end in a raw error, before any code of the model
+    runs (so no hook of ours can): a number (``resume_from_checkpoint=5``: "TypeError: expected str, bytes or
+    os.PathLike object, not int", issue 30 round 33, AE163), a path holding a NUL ("Can't find a valid checkpoint"
+    with the NUL unnamed, round 32, AC349), an empty or damaged config.json (json's raw JSONDecodeError, AC343), and
+    what ``check_trainer_state`` names. ``True`` is the last checkpoint in ``output_dir`` (None when there is none, as
+    a first run), ``False`` / None resume nothing. docs/USING.md section 5 says to call it before resuming."""
+    from ..errors import missing
+    from ..value_rules import check_read_path
+    from .config_file import read_config_json
+
+    fix = ("pass the path of a checkpoint-N folder the Trainer wrote, True for the last one in output_dir, or leave "
+           "resume_from_checkpoint out")
+    if checkpoint is None or checkpoint is False:
+        return None
+    if checkpoint is True:
+        if output_dir is None:
+            raise UserError(f"check_resume_checkpoint: checkpoint=True needs output_dir (the TrainingArguments' "
+                            f"output_dir, where the Trainer looks for the last checkpoint); pass "
+                            f"output_dir=trainer.args.output_dir")
+        from transformers.trainer_utils import get_last_checkpoint
+
+        check_read_path("check_resume_checkpoint", "output_dir", output_dir, "pass the Trainer's output_dir")
+        last = get_last_checkpoint(os.fspath(output_dir)) if os.path.isdir(output_dir) else None
+        if last is None:
+            return None
+        checkpoint = last
+    if isinstance(checkpoint, bool) or not isinstance(checkpoint, (str, os.PathLike)):
+        raise UserError(f"check_resume_checkpoint: resume_from_checkpoint={checkpoint!r:.40} (of type "
+                        f"{type(checkpoint).__name__}) is no checkpoint folder; {fix}")
+    check_read_path("check_resume_checkpoint", "resume_from_checkpoint", checkpoint, fix)  # a NUL (AC349)
+    folder = Path(checkpoint)
+    if not folder.is_dir():
+        what = "is a file, not a folder" if folder.is_file() else missing(folder)
+        raise UserError(f"check_resume_checkpoint: {str(folder)!r} {what}; {fix}")
+    check_trainer_state(folder, "from_pretrained(folder), or load_adopted(folder) for an adopted model")
+    if (folder / "config.json").exists() or os.path.lexists(folder / "config.json"):  # an empty one: AC343
+        read_config_json(folder / "config.json", "restore the checkpoint folder from a copy, or resume from another "
+                                                 "checkpoint")
+    return folder
+
+
 def check_native_resume(model) -> None:
     """UserError when ``Trainer`` is resuming a ``LeviathanForCausalLM`` from a checkpoint folder that is no
     checkpoint (``check_trainer_state``: no trainer_state.json was transformers' raw FileNotFoundError after the
