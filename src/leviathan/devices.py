@@ -96,9 +96,12 @@ def check_device_map(device_map: Any, who: str) -> None:
     if device_map is None:
         return
     refuse_meta_device_map(device_map, who)  # round 21, P470
-    if isinstance(device_map, dict) and (key := next((k for k in device_map if not isinstance(k, str)), None)) \
-            is not None:  # transformers' raw "'int' object has no attribute 'count'" (round 32, AC244)
+    # transformers' raw "'int' object has no attribute 'count'" (round 32, AC244); a key None was taken for "none
+    # found" and reached accelerate's "'NoneType' object has no attribute 'count'" (round 33, AE189)
+    if isinstance(device_map, dict) and any(not isinstance(k, str) for k in device_map):
         from .errors import UserError
+
+        key = next(k for k in device_map if not isinstance(k, str))
 
         raise UserError(f"{who}: device_map's key {key!r:.40} is no module's name (a device_map dict maps the "
                         f"model's modules, by their names, to a device); name the module ('model', 'lm_head', "

@@ -252,7 +252,8 @@ def folder_lock(folder: str | os.PathLike, verb: str, fix: str = "choose another
     one line (``storage.write_failure``), not the raw OSError (issue 30 round 25, Y361; round 26, Q384). ``log``: the
     function that says a dead writer's lock was taken over (None: the default); 'print' or None was called only then,
     Python's "'str' object is not callable" (issue 30 round 30, Y431, Y619). ``beside`` and ``again`` are switches
-    (``value_rules.check_switches``): again='yes' and beside=1 were taken as true (round 30, Y621, Y622).
+    (``value_rules.check_switches``): again='yes' and beside=1 were taken as true (round 30, Y621, Y622). ``fix`` and
+    ``who`` are words (``fix=5`` was taken and shown as "or 5" in a later refusal, round 33, AE289).
     """
     from .storage import write_failure
     from .value_rules import api_check, check_callback, check_switches, path_problem
@@ -264,6 +265,12 @@ def folder_lock(folder: str | os.PathLike, verb: str, fix: str = "choose another
     if not isinstance(verb, str) or not verb:  # '' was taken; each holder line said "cannot  into" (round 27, S280)
         api_check("folder_lock", "verb", f"expected the name of the verb taking the lock, got {verb!r:.40}",
                   "pass one, e.g. 'train' (write_marker's rule)")
+    for name, value in (("fix", fix), ("who", who)):  # fix=5 was kept for the refusal's "or 5" (issue 30 round 33, AE289)
+        if not (value is None and name == "who") and (not isinstance(value, str) or not value.strip()):
+            what = "the advice the refusal line ends with" if name == "fix" else "the program's name the lines give"
+            api_check("folder_lock", name, f"expected {what}, as text, got {value!r:.40}",
+                      "pass the advice as words, e.g. fix='choose another folder'" if name == "fix" else
+                      "pass the program's name, e.g. who='collect_results.py', or leave it out")
     who = who or f"`leviathan {verb}`"
     check_utf8_name(folder, verb)
     folder = Path(os.path.abspath(folder)) if beside else Path(folder)  # "." has a name once absolute

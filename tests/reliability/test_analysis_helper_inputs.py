@@ -93,6 +93,25 @@ def test_nearest_neighbours_names_what_was_asked_and_what_there_is(table):
     assert nearest_neighbours(table, [1], [2, 3], 2).shape == (1, 2)  # k = all the candidates, the probe not one
 
 
+def test_a_table_or_ids_on_the_meta_device_are_named_and_tensors_elsewhere_read(table, freq):
+    """Round 33, AE149: ``nearest_neighbours`` of a table on the meta device was torch's raw "can't convert meta
+    device type tensor to numpy"; its siblings (ids there, table_geometry, analyze_tables) too. A tensor that requires
+    grad is read as its values (numpy's raw "Can't call numpy() on Tensor that requires grad")."""
+    import torch
+
+    meta = torch.tensor(table, device="meta")
+    with pytest.raises(UserError, match=r"^nearest_neighbours: table is on the meta device .*; pass it with values"):
+        nearest_neighbours(meta, [1], [2, 3], 1)
+    with pytest.raises(UserError, match=r"^nearest_neighbours: probes is on the meta device"):
+        nearest_neighbours(table, torch.tensor([1], device="meta"), [2, 3], 1)
+    with pytest.raises(UserError, match=r"^table_geometry: table is on the meta device"):
+        table_geometry(meta, frequency_groups(freq, V))
+    with pytest.raises(UserError, match=r"^analyze_tables: init is on the meta device"):
+        analyze_tables(meta, table, freq)
+    grad = torch.tensor(table, requires_grad=True)
+    assert (nearest_neighbours(grad, torch.tensor([1]), [2, 3], 1) == nearest_neighbours(table, [1], [2, 3], 1)).all()
+
+
 def test_analyze_tables_names_short_counts_and_a_table_of_width_0(table, freq):
     """U445: counts of 10 ids for a 300-row table were "only 4 ids occur in training ...; lower --top-k"; U447: (300, 0)
     tables gave rms NaN per group with numpy's RuntimeWarnings."""

@@ -48,6 +48,16 @@ def test_folder_lock_switches_are_switches(tmp_path, keyword, value):
     assert not folder.exists() and not (tmp_path / ".lk.lock").exists()  # refused before any work
 
 
+@pytest.mark.parametrize("keyword, value", [("fix", 5), ("fix", ""), ("who", 3)])
+def test_folder_lock_words_are_words(tmp_path, keyword, value):
+    """Round 33, AE289: fix=5 (the refusal's advice) was taken and kept for a later refusal's "or 5"."""
+    folder = tmp_path / "lk"
+    with pytest.raises(UserError, match=rf"^folder_lock: {keyword}: expected .*, as text, got {value!r}; pass "):
+        with folder_lock(folder, "export", **{keyword: value}):
+            pass
+    assert not folder.exists()
+
+
 @pytest.mark.parametrize("value", ["no", 0])
 def test_to_digits_check_is_a_switch(value):
     with pytest.raises(ArgumentTypeError) as caught:

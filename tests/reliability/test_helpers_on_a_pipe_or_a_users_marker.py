@@ -129,3 +129,13 @@ def test_marking_a_folder_needs_no_numpy(tmp_path):
     (tmp_path / "m").mkdir()
     done = _in_child(code, tmp_path)
     assert "marked" in done.stdout, done.stdout + done.stderr
+
+
+def test_sha256_file_under_a_dangling_link_names_the_link(tmp_path):
+    """Round 33, AE136: a path under a link to nothing was said to lie under a file ("'t/dangle' above it is a file,
+    not a folder"); the dead link is named first again since main's 6b37c7ad (not reproduced on fix34b; pinned, as
+    errors.missing promises)."""
+    os.symlink(tmp_path / "nowhere", tmp_path / "dangle")
+    with pytest.raises(UserError, match=r"cannot be read: '.*dangle' on its way is a symbolic link to '.*nowhere', "
+                                        r"which does not exist \(repair or remove the link\)"):
+        sha256_file(tmp_path / "dangle" / "x")

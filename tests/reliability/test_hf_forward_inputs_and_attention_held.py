@@ -104,5 +104,41 @@ def test_a_device_map_key_that_is_no_name_and_numpy_memory(tmp_path, models):
     for who, (load, folder) in loaders.items():
         _refused(lambda: load(folder, device_map={"model": "cpu", "lm_head": "cpu", 5: "cpu"}),
                  f"{who}: device_map's key 5 is no module's name")
+        _refused(lambda: load(folder, device_map={"model": "cpu", "lm_head": "cpu", None: "cpu"}),  # round 33, AE189
+                 f"{who}: device_map's key None is no module's name")
         loaded = load(folder, device_map="auto", max_memory={"cpu": np.int64(10**9)})
         assert loaded(torch.randint(0, V, (1, T))).logits.shape == (1, T, V)
+
+
+def test_a_custom_mask_is_held_to_the_attention_shape(models):
+    """Round 33, AE170: a 4-D mask (2, 1, 9, 5) for 9 ids (and other sizes the attention cannot broadcast) was torch's
+    raw "The size of tensor a (9) must match the size of tensor b (5)" from inside transformers' attention; the
+    shapes transformers reads, (2, 1, 9, 9), one mask for all queries (1, 1, 1, 9) and one per head, are still taken.
+    (LeviathanForCausalLM refuses every 4-D mask, AC207.)"""
+    name, model = next((n, m) for n, m in models.items() if n != "LeviathanForCausalLM")
+    x = torch.randint(0, V, (2, T))
+    for shape in [(2, 1, T, 5), (2, 1, T, T + 3), (2, 1, 7, T), (3, 1, T, T)]:
+        _refused(lambda: model(x, attention_mask=torch.ones(shape, dtype=torch.bool)),
+                 f"{name}.forward: a 4-D attention_mask must broadcast to (batch, heads, queries, keys) = (2, 2, 9, 9)",
+                 ValueError)
+    for shape in [(2, 1, T, T), (1, 1, 1, T), (1, 2, T, T)]:
+        assert model(x, attention_mask=torch.ones(shape, dtype=torch.bool)).logits.shape == (2, T, V)
+
+
+def test_flex_attention_is_refused_where_its_backward_would_be_needed_on_the_cpu(models):
+    """Round 33, AE187: set_attn_implementation('flex_attention') is taken on the CPU, where it runs under no_grad,
+    and a forward with grad on was torch's raw "FlexAttention does not support backward on CPU"."""
+    from transformers.utils import is_torch_flex_attn_available
+
+    if not is_torch_flex_attn_available():
+        pytest.skip("this torch has no flex_attention")
+    name, model = next((n, m) for n, m in models.items() if n != "LeviathanForCausalLM")
+    x = torch.randint(0, V, (1, T))
+    model.set_attn_implementation("flex_attention")
+    try:
+        with torch.no_grad():
+            assert model(x).logits.shape == (1, T, V)
+        _refused(lambda: model(x), f"{name}.forward: attn_implementation 'flex_attention' runs no backward on the "
+                                   f"CPU")
+    finally:
+        model.set_attn_implementation("sdpa")

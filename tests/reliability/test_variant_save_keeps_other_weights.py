@@ -117,17 +117,23 @@ def test_the_default_weights_beside_a_sharded_variant_are_still_checked(models, 
 
 def test_a_variant_named_like_a_shard_keeps_the_variant_it_resembles(models, saves, tmp_path):  # noqa: F811
     """AE4, AE19: 'ckpt-1-of-3' was read back from its file's name as a shard of 'ckpt', and the save deleted
-    model.ckpt.safetensors."""
+    model.ckpt.safetensors. Since round 33 (AE22, fix34b) such a variant is refused at the save
+    (``save_folder.shard_like_variant``: the loaders read its file as a shard of 'ckpt'), so 'ckpt' is kept the more
+    so: nothing is written."""
+    from leviathan.errors import UserError
+
     first, second = models
     folder = tmp_path / "m"
     first.save_pretrained(folder, variant="ckpt")
-    second.save_pretrained(folder, variant="ckpt-1-of-3")
-    assert (folder / "model.ckpt.safetensors").is_file() and (folder / "model.ckpt-1-of-3.safetensors").is_file()
+    with pytest.raises(UserError, match=r"variant 'ckpt-1-of-3' ends like a shard's name"):
+        second.save_pretrained(folder, variant="ckpt-1-of-3")
+    assert (folder / "model.ckpt.safetensors").is_file() and not (folder / "model.ckpt-1-of-3.safetensors").exists()
     assert _same(load_adopted(folder, variant="ckpt"), first)
     native = LeviathanForCausalLM.from_pretrained(saves / "native")
     folder = tmp_path / "native"
     native.save_pretrained(folder, variant="ckpt")
-    native.save_pretrained(folder, variant="ckpt-00001-of-00002")
+    with pytest.raises(UserError, match=r"variant 'ckpt-00001-of-00002' ends like a shard's name"):
+        native.save_pretrained(folder, variant="ckpt-00001-of-00002")
     assert (folder / "model.ckpt.safetensors").is_file()
     assert _same(LeviathanForCausalLM.from_pretrained(folder, variant="ckpt"), native)
 

@@ -18,6 +18,7 @@ Footgun: a name check cannot see a tensor of the right name from another model; 
 
 from __future__ import annotations
 
+import os
 import re
 from pathlib import Path
 
@@ -27,8 +28,36 @@ from .hflm import offline_env
 _SHOWN = 4  # tensor names listed in the error
 
 
-def saved_names(folder: Path, fix: str = "export the checkpoint again") -> set[str] | None:
-    """Every tensor name in the folder's ``*.safetensors`` files; None when it has none (transformers then reads
+def weight_files(folder: Path, variant: str | None = None) -> list[Path]:
+    """The safetensors files transformers loads from ``folder`` for ``variant``: the shards its index
+    (``model.safetensors.index[.V].json``) names, else its whole ``model[.V].safetensors``; when it holds neither,
+    every ``*.safetensors`` there (a damaged or unusual save, named by the checks that read them). A user's own
+    ``model-mine.safetensors`` beside a save is no part of it (the savers keep it, S485): it was read, and its
+    "header too small" made the folder fail to load, with an advice to save again that kept it (issue 30 round 33,
+    AE11, AE20)."""
+    import json
+
+    from ..hf.weights_variant import variant_problem, with_variant
+
+    if variant_problem(variant) is not None:  # named by the loaders' own variant check
+        return sorted(folder.glob("*.safetensors"))
+    index = folder / with_variant("model.safetensors.index.json", variant)
+    if index.is_file():
+        try:
+            weight_map = json.loads(index.read_text(encoding="utf-8")).get("weight_map")
+        except (OSError, ValueError, AttributeError):
+            weight_map = None  # a damaged index: shard_index.check_shards names it
+        if isinstance(weight_map, dict) and all(isinstance(v, str) for v in weight_map.values()):
+            return sorted({folder / name for name in weight_map.values() if os.path.lexists(folder / name)})
+    whole = folder / with_variant("model.safetensors", variant)
+    if os.path.lexists(whole):
+        return [whole]
+    return sorted(folder.glob("*.safetensors"))
+
+
+def saved_names(folder: Path, fix: str = "export the checkpoint again", variant: str | None = None) -> set[str] | None:
+    """Every tensor name in the safetensors files the folder's load reads (``weight_files``, for ``variant``); None
+    when it has none (transformers then reads
     ``pytorch_model.bin``, whose names need the whole file loaded: left to transformers). A file that is not one is a
     UserError ending in ``fix`` (``load_adopted``'s: save the model again; round 18, G378, G380), and so is a folder
     (or a device) in a weights file's place, which safetensors named "No such device (os error 19)" (round 22, S528)."""
@@ -36,7 +65,7 @@ def saved_names(folder: Path, fix: str = "export the checkpoint again") -> set[s
 
     from ..errors import not_a_file
 
-    files = sorted(folder.glob("*.safetensors"))
+    files = weight_files(folder, variant)
     if not files:
         return None
     names: set[str] = set()
@@ -73,10 +102,11 @@ def expected_names(folder: Path) -> tuple[set[str], str, list[str]] | None:
     return names, model.base_model_prefix, ignored
 
 
-def check_weight_names(folder: Path) -> None:
-    """UserError unless the folder's safetensors tensors are exactly the names its config's model takes (module
-    docstring); a folder without safetensors files or a config transformers cannot build is left to its load."""
-    saved = saved_names(folder)
+def check_weight_names(folder: Path, variant: str | None = None) -> None:
+    """UserError unless the folder's safetensors tensors (of ``variant``'s files) are exactly the names its config's
+    model takes (module docstring); a folder without safetensors files or a config transformers cannot build is left
+    to its load."""
+    saved = saved_names(folder, variant=variant)
     built = expected_names(folder) if saved is not None else None
     if built is None:
         return

@@ -15,10 +15,11 @@ from .adoption import (ScaledLeviathanGenerator, adopt, adopted_class, bake_adop
 from .adoption_fit import Fit, FitReport
 from .configuration import LeviathanConfig
 from .modeling import InputEmbeddingError, LeviathanForCausalLM, LeviathanPreTrainedModel
+from .trainer_resume import check_resume_checkpoint
 
 AutoConfig.register(LeviathanConfig.model_type, LeviathanConfig, exist_ok=True)
 AutoModelForCausalLM.register(LeviathanConfig, LeviathanForCausalLM, exist_ok=True)
 
 __all__ = ["LeviathanConfig", "LeviathanForCausalLM", "LeviathanPreTrainedModel", "InputEmbeddingError", "export",
            "adopt", "adopted_class", "bake_adopted", "is_adopted", "load_adopted", "to_original",
-           "ScaledLeviathanGenerator", "Fit", "FitReport"]
+           "ScaledLeviathanGenerator", "Fit", "FitReport", "check_resume_checkpoint"]

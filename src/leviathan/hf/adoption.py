@@ -473,7 +473,7 @@ def _check_ids_and_mask(model: nn.Module, named: dict, api: str) -> None:
     one of 5 positions for 9 ids was taken without a word (AA630). A 4-D mask (transformers' custom masks) is the
     original's to read. Costs one scan of the ids and of a 2-D mask per call (one device sync each, as in
     LeviathanForCausalLM); none on meta or while compiling."""
-    from ..model.attention_inputs import check_attention_inputs, check_mask_dims
+    from ..model.attention_inputs import check_attention_inputs, check_custom_mask_shape, check_mask_dims
     from ..model.labels import check_input_ids
 
     if torch.compiler.is_compiling():
@@ -483,10 +483,16 @@ def _check_ids_and_mask(model: nn.Module, named: dict, api: str) -> None:
         check_input_ids(ids, vocab)
     mask, shape = named.get("attention_mask"), _input_shape(named)
     check_mask_dims(mask, api, dims=(2, 4))  # a 3-D mask was taken without a word (round 32, AC171)
-    if isinstance(mask, torch.Tensor) and mask.dim() == 2 and shape is not None and not mask.is_meta:
+    if isinstance(mask, torch.Tensor) and shape is not None and not mask.is_meta:
         cache = named.get("cache", named.get("past_key_values"))
         past = cache.get_seq_length() if cache is not None and hasattr(cache, "get_seq_length") else 0
-        check_attention_inputs(None, mask, batch=shape[0], length=shape[1], past=int(past))
+        if mask.dim() == 2:
+            check_attention_inputs(None, mask, batch=shape[0], length=shape[1], past=int(past))
+        else:  # a 4-D mask of another width was torch's raw size mismatch (round 33, AE170)
+            most = cache.get_max_cache_shape() if hasattr(cache, "get_max_cache_shape") else None
+            heads = getattr(model.config, "num_attention_heads", 1)
+            check_custom_mask_shape(mask, api, batch=shape[0], length=shape[1], past=int(past), heads=int(heads),
+                                    keys=(most,) if isinstance(most, int) and most > 0 else ())
 
 
 def _check_counted_positions(model: nn.Module, named: dict, api: str) -> None:
@@ -1031,7 +1037,8 @@ def _load_whole(path: Path, from_pretrained_kwargs: dict) -> PreTrainedModel:
     from ..eval.weight_names import saved_names
 
     # a model.safetensors holding 'hello' or nothing was safetensors' raw "header too small" (round 18, G378, G380)
-    saved_names(path, "restore it from a copy, or save the adopted model again (model.save_pretrained(DIR))")
+    saved_names(path, "restore it from a copy, or save the adopted model again (model.save_pretrained(DIR))",
+                variant=from_pretrained_kwargs.get("variant"))  # the save's files only (round 33, AE11, AE20)
     from .shard_index import check_shards
 
     check_shards(path, from_pretrained_kwargs.get("variant"))  # a shard from another save (round 25, Y509-Y512)

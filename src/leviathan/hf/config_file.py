@@ -40,10 +40,19 @@ def dtype_problem(value: Any) -> str | None:
 
 
 def read_config_json(file: str | os.PathLike, fix: str) -> dict:
-    """``file`` read as a JSON object; UserError naming it and ``fix`` unless Python can read one (see the module)."""
+    """``file`` read as a JSON object; UserError naming it and ``fix`` unless Python can read one (see the module).
+    ``fix`` is for a file whose text is damaged; a path that is no regular file (a pipe, a folder, nothing there, a
+    path under a file) gets the storage line's own fix (issue 30 round 33, AE110-AE113, AE115: ``from_json_file``
+    gave every cause the fix of a key given twice, "give each setting once (restore the file ...)")."""
+    from ..errors import not_regular
+
     try:
         raw = json_text.read_file(file, object_pairs_hook=json_text.no_repeats)  # a key twice (S89)
-    except (OSError, UnicodeDecodeError, ValueError) as e:
+    except OSError as e:  # its line names the path's problem and its fix (AE111, AE112)
+        raise UserError(f"{str(file)!r} is not readable JSON ({e})") from None
+    except (UnicodeDecodeError, ValueError) as e:
+        if not_regular(file) is not None:  # a pipe in the file's place (AE110)
+            fix = "pass the path of a regular file (config.json as save_pretrained writes it)"
         raise UserError(f"{str(file)!r} is not readable JSON ({e}); {fix}") from None
     if not isinstance(raw, dict):
         raise UserError(f"{str(file)!r} is a JSON {type(raw).__name__}, not the object save_pretrained writes; {fix}")

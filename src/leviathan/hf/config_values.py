@@ -22,7 +22,13 @@ from ..errors import ConfigError
 
 def config_values_problem(config: Any) -> ConfigError | None:
     """The ConfigError the constructor raises for ``config``'s current values (rebuilt from its ``to_dict``); None
-    when it takes them."""
+    when it takes them. ``model_type`` first: ``to_dict`` writes the class's, so ``update({'model_type': 'llama'})``
+    passed the rebuild, and the config said 'llama' while its config.json said 'leviathan' (issue 30 round 33, AE94,
+    AE128)."""
+    own = type(config).model_type
+    if (given := vars(config).get("model_type", own)) != own:
+        return ConfigError(f"model_type {given!r:.60} is not this config's: a {type(config).__name__} is model_type "
+                           f"{own!r} whatever it is told (config.json is written with {own!r}); leave model_type out")
     try:
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
@@ -36,6 +42,31 @@ def check_config_values(config: Any, api: str, fix: str) -> None:
     """ConfigError ``API: <the constructor's line>; FIX`` when ``config``'s values are ones its constructor refuses."""
     if (problem := config_values_problem(config)) is not None:
         raise ConfigError(f"{api}: {problem}; {fix}") from None
+
+
+def hf_fields_problem(values: dict) -> str | None:
+    """Why one of transformers' own fields among ``values`` is no value transformers reads: ``architectures`` is None
+    or a list of class names (``update({'architectures': 5})`` was saved into config.json and read back as 5, issue 30
+    round 33, AE97, AE129); ``id2label`` and ``label2id`` are None or dicts (``update({'id2label': 5})`` ended in
+    transformers' raw "AttributeError: 'int' object has no attribute 'items'", AE252). None when they are fine."""
+    arch = values.get("architectures")
+    if arch is not None and (not isinstance(arch, (list, tuple)) or not all(isinstance(a, str) for a in arch)):
+        return f"architectures must be a list of model class names (e.g. ['LeviathanForCausalLM']) or None, got {arch!r:.60}"
+    for name in ("id2label", "label2id"):
+        if (value := values.get(name)) is not None and not isinstance(value, dict):
+            return f"{name} must be a dict (label id -> name, or name -> id) or None, got {value!r:.60}"
+    return None
+
+
+def tie_problem(given: dict, embedding: Any) -> str | None:
+    """Why ``tie_word_embeddings`` among the settings ``given`` contradicts the one the config derives from
+    ``embedding`` (True exactly for 'dense_tied'): ``update({'embedding': 'dense_tied', 'tie_word_embeddings':
+    False})`` dropped the False without a word (issue 30 round 33, AE343). None when it is not given or agrees."""
+    if "tie_word_embeddings" not in given or given["tie_word_embeddings"] == (embedding == "dense_tied"):
+        return None
+    return (f"tie_word_embeddings={given['tie_word_embeddings']!r:.30} contradicts embedding={embedding!r:.40} (tying is "
+            f"derived from the embedding: True exactly for 'dense_tied'); set embedding, and leave tie_word_embeddings "
+            f"out")
 
 
 def repeated_keys(pairs: list[str]) -> str | None:

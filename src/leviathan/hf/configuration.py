@@ -30,7 +30,7 @@ from ..integers import is_integer
 from ..model.config import ModelConfig
 
 from .config_file import LOADABLE_DTYPES, dtype_problem  # noqa: F401 (LOADABLE_DTYPES: read from here before)
-from .config_values import check_config_values, config_values_problem, repeated_keys
+from .config_values import check_config_values, config_values_problem, hf_fields_problem, repeated_keys, tie_problem
 
 # Llama-family settings a config.json may carry that this model does not read: the one value it implements. Any other
 # value was loaded, shown as the model's (config.hidden_act 'gelu') and ignored, the logits unchanged (issue 30 round
@@ -123,6 +123,8 @@ class LeviathanConfig(PretrainedConfig):
             setattr(self, name, float(value))  # config.json then always holds a float
         _check_implemented(kwargs)
         _check_unknown(kwargs)
+        if (problem := hf_fields_problem(vars(self))) is not None:  # before transformers reads them (round 33, AE252)
+            raise ConfigError(problem)
         self._check_dtype(kwargs.get("torch_dtype"))  # before transformers' getattr(torch, name) (round 22, S108)
         super().__post_init__(**kwargs)
         self._check_switches()
@@ -132,6 +134,15 @@ class LeviathanConfig(PretrainedConfig):
         self.embedding_norm, self.generator_center = model.embedding_norm, model.generator_center
         self._plain_numbers()
         self._check_token_ids()  # of vocab_size, checked above
+
+    def __setattr__(self, key, value):
+        """Setting ``embedding`` derives ``tie_word_embeddings`` again, as the constructor does, whichever door set
+        it: ``update_from_string('embedding=dense_tied')``, ``from_dict(d, embedding='dense_tied')`` and
+        ``from_pretrained(DIR, embedding='dense_tied')`` left it False (only ``update`` derived it), so the model of
+        that config had an untied head (issue 30 round 33, AE104, AE130, AE339, AE340, AE345)."""
+        super().__setattr__(key, value)
+        if key == "embedding":
+            super().__setattr__("tie_word_embeddings", value == "dense_tied")
 
     def _plain_numbers(self) -> None:
         """numpy's numbers, once validated (ModelConfig takes them: round 28, U19), stored as Python's: a numpy int
@@ -190,6 +201,8 @@ class LeviathanConfig(PretrainedConfig):
         config_dict = {k: _plain(v) for k, v in config_dict.items()}  # numpy's numbers as Python's (round 29, W489)
         trial = copy.deepcopy(self)  # the values held to the constructor's rules, nothing changed unless all take
         PretrainedConfig.update(trial, config_dict)
+        if (problem := tie_problem(config_dict, trial.embedding)) is not None:  # round 33, AE343
+            raise ConfigError(f"update: {problem}; nothing was changed")
         check_config_values(trial, "update", _UNCHANGED)
         super().update(config_dict)
         self.tie_word_embeddings = self.embedding == "dense_tied"  # derived, as the constructor derives it
@@ -222,6 +235,9 @@ class LeviathanConfig(PretrainedConfig):
                 raise ConfigError(f"update_from_string: {pair!r:.60}: {str(e).split(' (key ')[0]:.120}; write a whole "
                                   f"number for an integer setting, a number for a float, true or false for a switch "
                                   f"(a setting that is None is set as an attribute: config.NAME = value)") from None
+        given = {p.split("=")[0]: getattr(trial, p.split("=")[0]) for p in pairs}
+        if (problem := tie_problem(given, trial.embedding)) is not None:  # round 33, AE343's door
+            raise ConfigError(f"update_from_string: {problem}; nothing was changed")
         check_config_values(trial, "update_from_string", _UNCHANGED)  # AC264, AC265, AC268
         super().update_from_string(update_str)
 
@@ -239,6 +255,10 @@ class LeviathanConfig(PretrainedConfig):
         # numpy's numbers as Python's: transformers sets a keyword after the constructor, and its log line then ended
         # in json's raw "Object of type int64 is not JSON serializable" (round 32, AC273)
         kwargs = {k: _plain(v) for k, v in kwargs.items()}
+        _check_keyword_kinds(kwargs)
+        from ..value_rules import check_switches
+
+        check_switches("from_dict", return_unused_kwargs=kwargs.get("return_unused_kwargs", False))  # AE108
         if kwargs.get("return_unused_kwargs"):
             config, unused = super().from_dict(config_dict, **kwargs)
             _check_keyword_values(config, kwargs)
@@ -272,9 +292,16 @@ class LeviathanConfig(PretrainedConfig):
         if in_model_save():  # the model's save placed and checked its folder (save_place.model_save)
             return super().save_pretrained(save_directory, push_to_hub=push_to_hub, **kwargs)
         check_save_directory(save_directory, "save_pretrained")
+        made = not os.path.lexists(save_directory)
         with api_writes("save_pretrained", save_directory):
             os.makedirs(save_directory, exist_ok=True)  # a file in its place: the storage line, not an AssertionError
-            return super().save_pretrained(save_directory, push_to_hub=push_to_hub, **kwargs)
+            try:  # as text: transformers splits it for the repo id, a Path was its raw AttributeError (AE260's)
+                return super().save_pretrained(os.fspath(save_directory), push_to_hub=push_to_hub, **kwargs)
+            except Exception as e:
+                refused = _hub_unreachable(e, save_directory, made) if push_to_hub else None
+                if refused is None:
+                    raise
+                raise refused from None
 
     @classmethod
     def _dict_from_json_file(cls, json_file):
@@ -283,9 +310,20 @@ class LeviathanConfig(PretrainedConfig):
         where ``from_pretrained`` refuses the same file (issue 30 round 32, AC287; round 27, S89)."""
         from .config_file import read_config_json
 
-        raw = read_config_json(json_file, "give each setting once (restore the file from a copy, or export the "
-                                          "checkpoint again: leviathan export RUN OUT)")
+        raw = read_config_json(json_file, "restore the file from a copy, or export the checkpoint again (leviathan "
+                                          "export RUN OUT)")
         return cls._decode_special_floats(raw)
+
+    @classmethod
+    def from_json_file(cls, json_file):
+        """transformers' ``from_json_file``, its refusal of a value naming the file as ``from_pretrained``'s does:
+        ``hidden_size: NaN`` was "model.hidden_size must be a positive integer, got nan", no file and no fix (issue 30
+        round 33, AE114)."""
+        try:
+            return super().from_json_file(json_file)
+        except ConfigError as e:
+            raise ConfigError(f"{os.fspath(json_file)!r}: {e} (the file was edited or damaged); restore it from a "
+                              f"copy, or export the checkpoint again (leviathan export RUN OUT)") from None
 
     def check_saveable(self) -> None:
         """ConfigError unless the config.json this config writes is one ``from_pretrained`` reads back: the config is
@@ -366,6 +404,10 @@ def _check_keyword_values(config: "LeviathanConfig", kwargs: dict) -> None:
     width -1 without a word (issue 30 round 32, AC277). Marked ``from_keywords`` so ``from_pretrained`` does not blame
     config.json."""
     given = {k: v for k, v in kwargs.items() if k != "return_unused_kwargs" and hasattr(config, k)}
+    if (tie := tie_problem(given, config.embedding)) is not None:  # round 33, AE343's door
+        error = ConfigError(f"LeviathanConfig: {tie}")
+        error.from_keywords = True
+        raise error
     if not given or (problem := config_values_problem(config)) is None:
         return
     shown = ", ".join(f"{k}={v!r:.30}" for k, v in given.items())
@@ -373,6 +415,50 @@ def _check_keyword_values(config: "LeviathanConfig", kwargs: dict) -> None:
                         f"leave them out")
     error.from_keywords = True
     raise error
+
+
+def _hub_unreachable(e: BaseException, folder: Any, made: bool) -> UserError | None:
+    """``save_pretrained(push_to_hub=True)``'s failure to reach the Hub (``model_path.is_network_failure``) as one
+    line: no network here ended in httpx's raw "ConnectError: [Errno -2] Name or service not known", and the empty
+    folder transformers makes before it asks the Hub was left behind (issue 30 round 33, AE260). The folder is
+    removed again when this save made it and it is still empty. None for any other failure."""
+    from .model_path import is_network_failure
+
+    if not is_network_failure(e):
+        return None
+    written = os.path.isfile(os.path.join(os.fspath(folder), "config.json"))
+    if made and not written:
+        try:
+            os.rmdir(folder)
+        except OSError:
+            pass
+    said = str(e).strip().splitlines()[0] if str(e).strip() else ""
+    state = ("config.json was written there, not uploaded" if written else "nothing was written")
+    return UserError(f"save_pretrained(push_to_hub=True): the Hugging Face Hub could not be reached "
+                     f"({type(e).__name__}: {said:.120}); {state}: save without push_to_hub "
+                     f"(config.save_pretrained({os.fspath(folder)!r:.60})), then upload the folder where the network "
+                     f"reaches the Hub (huggingface_hub.upload_folder(repo_id=..., folder_path=DIR))")
+
+
+def _check_keyword_kinds(kwargs: dict) -> None:
+    """ConfigError for a keyword setting of ``from_dict`` / ``from_pretrained`` that is a torch tensor or a numpy
+    array, which no config.json holds: ``from_dict(d, hidden_size=torch.tensor(32))`` ended in json's raw "Object of
+    type Tensor is not JSON serializable" from transformers' log line, before any check (issue 30 round 33, AE347),
+    where the constructor refuses the same value. (transformers' own keywords, such as a Path ``name_or_path`` or a
+    torch.dtype ``dtype``, are left to it.)"""
+    import sys
+
+    import numpy as np
+
+    torch = sys.modules.get("torch")
+    kinds = (np.ndarray,) + ((torch.Tensor,) if torch is not None else ())
+    for key, value in kwargs.items():
+        if isinstance(value, kinds) and key in _field_names():
+            hint = " (tensor.item() gives its number)" if value.ndim == 0 else ""
+            error = ConfigError(f"LeviathanConfig: {key}={value!r:.40} is a {type(value).__name__}, not a value "
+                                f"config.json can hold; pass a plain Python value{hint}, or leave it out")
+            error.from_keywords = True
+            raise error from None
 
 
 def _field_names() -> set[str]:

@@ -73,8 +73,9 @@ def checked_prefix_function(function: Any, vocab: Any, api: str) -> Any:
             raise ArgumentTypeError(f"{api}: prefix_allowed_tokens_fn returned {type(result).__name__} "
                                     f"{result!r:.30}, not the allowed ids; return a list of token ids")
         if vocab is not None and isinstance(result, (list, tuple)):
-            bad = next((i for i in result if not is_integer(i) or not 0 <= i < vocab), None)
-            if bad is not None:
+            # a list, not next(..., None): a None returned was taken for "none bad" (round 33, AE189's kind)
+            if wrong := [i for i in result if not is_integer(i) or not 0 <= i < vocab]:
+                bad = wrong[0]
                 raise ArgumentValueError(f"{api}: prefix_allowed_tokens_fn returned {bad!r}, which is not a token id "
                                          f"of this model (whole numbers 0 to {vocab - 1}); return the tokenizer's ids "
                                          f"(below {vocab})")

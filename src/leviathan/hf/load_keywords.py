@@ -152,10 +152,31 @@ def check_attention_set(model: Any, api: str) -> None:
     (round 31, AA221). Asked once per value (the last one taken is kept on the model), so a forward pays one
     attribute read."""
     value = getattr(getattr(model, "config", None), "_attn_implementation", None)
+    if value == "flex_attention":
+        _check_flex_backward(model, api)
     if value is None or model.__dict__.get("_leviathan_attention_taken", None) == value:
         return
     check_attention(value, f"{api} (its config's _attn_implementation, set after the model was made)", type(model))
     object.__setattr__(model, "_leviathan_attention_taken", value)
+
+
+def _check_flex_backward(model: Any, api: str) -> None:
+    """UserError when a forward under ``flex_attention`` would need its backward on the CPU, which torch lacks: grad
+    on and a trainable weight of the model on the CPU. ``set_attn_implementation('flex_attention')`` (or
+    ``load_adopted(..., attn_implementation='flex_attention')``) is taken on the CPU, where it runs under
+    ``torch.no_grad()``, and a forward outside it was torch's raw "NotImplementedError: FlexAttention does not support
+    backward on CPU" (issue 30 round 33, AE187)."""
+    import torch
+
+    if not torch.is_grad_enabled():
+        return
+    weight = next((p for p in model.parameters() if p.requires_grad), None)
+    if weight is None or weight.device.type != "cpu":
+        return
+    raise UserError(f"{api}: attn_implementation 'flex_attention' runs no backward on the CPU (torch's FlexAttention "
+                    f"has none there), and this forward would need one (grad is on and the model's weights train); "
+                    f"run it under torch.no_grad() (or torch.inference_mode()) for inference, or "
+                    f"set_attn_implementation('sdpa') to train on the CPU, or move the model to a GPU")
 
 
 def check_attention_change(model: Any, attn_implementation: Any, api: str) -> None:

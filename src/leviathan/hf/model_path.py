@@ -96,6 +96,15 @@ def hub_failure(e: BaseException, where: Any, api: str) -> UserError | None:
                      f"the connection")
 
 
+def is_network_failure(e: BaseException) -> bool:
+    """Whether ``e`` is the Hugging Face Hub not reached (no network, no such host, offline mode, a refused
+    connection): huggingface_hub's, httpx's (transformers 5 ships it as httpx2) and requests' own errors, and Python's
+    ConnectionError and TimeoutError (issue 30 round 33, AE260)."""
+    root = type(e).__module__.split(".")[0]
+    return isinstance(e, (ConnectionError, TimeoutError)) or root in ("httpx", "httpx2", "huggingface_hub",
+                                                                       "requests", "urllib3")
+
+
 _WEIGHTS = ("model.safetensors", "model-", "pytorch_model")  # how the weight files' names begin (any shard, variant)
 
 

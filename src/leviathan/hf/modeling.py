@@ -107,7 +107,7 @@ class LeviathanPreTrainedModel(PreTrainedModel):
         from ..swap_lock import reading_whole
 
         with reading_whole(local, "from_pretrained"):  # a save racing this load read as a mix (round 23, U515)
-            _check_local_folder(local)
+            _check_local_folder(local, kwargs.get("variant"))
             _check_overrides(cls, local, kwargs)
             _check_map_covers(cls, local, kwargs)
             from .shard_index import check_shards
@@ -197,7 +197,7 @@ def _local_folder(where: Any, subfolder: Any) -> str | None:
     return folder
 
 
-def _check_local_folder(where) -> None:
+def _check_local_folder(where, variant=None) -> None:
     """``from_pretrained``'s checks of a local folder (see its docstring)."""
     from pathlib import Path
 
@@ -214,7 +214,7 @@ def _check_local_folder(where) -> None:
         check_saved_dtype(read_config_json(config_json, fix), config_json, fix)  # (S108)
     refuse_adopted(Path(where))
     refuse_other_model_type(Path(where))  # round 21, P464: a bake_adopted (llama) folder
-    check_weight_names(Path(where))
+    check_weight_names(Path(where), variant if isinstance(variant, str) else None)  # its files only (AE20's)
     # G210: an export's config.json edited (rope_theta 10000 -> 500) loaded other logits without a word, though
     # export's marker records its sha256 (the adopted folders' kind, E169); M14, M16: its weights too
     names = [n for n in os.listdir(where) if any(fnmatch.fnmatch(n, pattern) for pattern in SAVED_FILES)]
@@ -420,6 +420,16 @@ class LeviathanForCausalLM(LeviathanPreTrainedModel, GenerateGuard, GenerationMi
         ``eos_token_id`` the model does not have was taken without a word (issue 30 round 31, AA645)."""
         check_generate_ids(self, generation_config, "LeviathanForCausalLM.generate")
         return super()._prepare_special_tokens(generation_config, *args, **kwargs)
+
+    def load_state_dict(self, state_dict, *args, **kwargs):
+        """torch's ``load_state_dict``, after ``trainer_resume.check_native_resume`` when ``transformers.Trainer`` is
+        resuming this model from a checkpoint folder: one without trainer_state.json, or with an empty one, or whose
+        config.json records other settings, resumed into a raw FileNotFoundError / JSONDecodeError or without a word
+        (issue 30 round 33, AE153, AE155, AE164). Any other caller loads as before."""
+        from .trainer_resume import check_native_resume
+
+        check_native_resume(self)
+        return super().load_state_dict(state_dict, *args, **kwargs)
 
     def set_attn_implementation(self, attn_implementation, *args, **kwargs):
         """transformers' ``set_attn_implementation``, after ``load_keywords.check_attention_change`` (round 32, AC240:

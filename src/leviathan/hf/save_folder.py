@@ -164,11 +164,31 @@ def check_shard_size(value: Any) -> Any:
 def check_variant(variant: Any) -> None:
     """UserError unless ``variant`` is None or a plain name (transformers puts it inside the weight files' names,
     ``model.VARIANT.safetensors``): ``variant='../x'`` ended in a raw FileNotFoundError naming a folder the caller
-    never gave (issue 30 round 22, S421)."""
+    never gave (issue 30 round 22, S421). One ending like a shard's name is refused too (``shard_like_variant``,
+    round 33, AE22)."""
     from .weights_variant import variant_problem  # the rule the loaders hold a variant to (round 30, Y737, Y738)
 
     if (problem := variant_problem(variant)) is not None:
         raise UserError(f"save_pretrained: variant {problem}; pass a name without a path, or leave variant out")
+    if (like := shard_like_variant(variant)) is not None:
+        raise UserError(f"save_pretrained: variant {variant!r:.60} ends like a shard's name (-N-of-M), so its file "
+                        f"{like} reads as a shard of variant {variant.rsplit('-', 3)[0]!r}, and the loaders' advice for "
+                        f"it fails; choose a variant that does not end in -N-of-M (e.g. "
+                        f"{variant.rsplit('-', 3)[0] + '_' + '_'.join(variant.rsplit('-', 3)[1:])!r}), or leave "
+                        f"variant out")
+
+
+def shard_like_variant(variant: Any) -> str | None:
+    """The weight file name of ``variant`` (``model.x-1-of-1.safetensors``) when the variant ends like a shard's
+    name, ``-N-of-M``; None otherwise. ``weights_variant.held_variants`` reads such a file as shard 1 of 1 of variant
+    'x' (transformers' shard names are ``model.V-00001-of-00002.safetensors``), so a folder saved with
+    ``variant='x-1-of-1'`` was told to load ``variant='x'``, which then found a shard without its index (issue 30
+    round 33, AE22). Refused at the save, where the name is chosen."""
+    import re
+
+    if isinstance(variant, str) and re.search(r"-\d+-of-\d+$", variant):
+        return f"model.{variant}.safetensors"
+    return None
 
 
 def _refuse_extra_tensors(model: Any, state_dict: dict) -> None:

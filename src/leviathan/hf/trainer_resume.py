@@ -14,6 +14,12 @@ tensors, so the folder is read from the Trainer's own frame (``Trainer._load_fro
 ``resume_from_checkpoint``): the one place transformers loads a checkpoint's weights file into a built model.
 Footgun: it depends on that method's name and argument; a transformers that renames them resumes unchecked, as
 before (tests/reliability/test_trainer_resume_weights_held_to_the_save.py notices).
+
+Round 33: ``LeviathanForCausalLM`` resumes through the same frame (its own ``load_state_dict``:
+``check_native_resume``), and both classes hold the checkpoint's trainer_state.json to ``check_trainer_state``.
+What no file records is not checked: another run's optimizer.pt, scheduler.pt or trainer_state.json of the same
+step (issue 30 round 33, AE158, AE159, AE165) read as this run's, since the Trainer writes them after the model's
+save and no record of theirs exists to hold them to.
 """
 
 from __future__ import annotations
@@ -60,11 +66,7 @@ def check_trainer_resume() -> tuple[Path, dict] | None:
     folder = resumed_folder(depth=3)
     if folder is None:
         return
-    if not (folder / "trainer_state.json").is_file():  # the Trainer reads it next, as a raw FileNotFoundError (AC350)
-        raise UserError(f"{str(folder)!r} is not a Trainer checkpoint (it has no trainer_state.json): a folder saved "
-                        f"by save_pretrained holds the model, not the optimizer, schedule and step a resume goes on "
-                        f"from; pass a checkpoint-N folder the Trainer wrote (trainer.train(resume_from_checkpoint="
-                        f"FOLDER)), or start a new run from that model (trainer.train() of load_adopted(folder))")
+    check_trainer_state(folder, "load_adopted(folder)")  # AC350; round 33, AE155-AE157
     config = folder / "config.json"
     fix = ("restore the checkpoint folder from a copy, or resume from another checkpoint "
            "(trainer.train(resume_from_checkpoint=FOLDER))")
@@ -82,6 +84,124 @@ def check_trainer_resume() -> tuple[Path, dict] | None:
     check_stamp(settings, repr(str(config)))  # a setting or the digest edited: round 32, AC347, AC352
     check_weights(folder, raw, None)
     return config, settings
+
+
+def check_trainer_state(folder: Path, load: str) -> None:
+    """UserError unless ``folder`` (a checkpoint the Trainer is resuming from) holds the trainer_state.json the
+    Trainer reads right after the weights, as a JSON object whose ``global_step`` is a whole number >= 0. Asked by
+    both classes' ``load_state_dict``, before anything is loaded: without it (a folder saved by save_pretrained) the
+    resume ended in transformers' raw FileNotFoundError (round 32, AC350; the native class's, round 33, AE153); an
+    empty file in json's raw "JSONDecodeError: Expecting value" (AE155); a folder of that name was said to be no file
+    at all (AE156); a ``global_step`` of -3 resumed to step 6 without a word (AE157). ``load``: how the model is loaded
+    from that folder, for the line's second fix."""
+    from .. import json_text
+    from ..errors import not_a_file
+
+    state = folder / "trainer_state.json"
+    if (problem := not_a_file(state)) is not None:  # a folder, a pipe, a dead link in its place (AE156)
+        raise UserError(f"{str(state)!r} {problem}, where a Trainer checkpoint holds the trainer state (its step, "
+                        f"log and schedule) as a file; restore the checkpoint folder from a copy, or resume from another "
+                        f"checkpoint (trainer.train(resume_from_checkpoint=FOLDER))")
+    if not state.is_file():  # the Trainer reads it next, as a raw FileNotFoundError (AC350, AE153)
+        raise UserError(f"{str(folder)!r} is not a Trainer checkpoint (it has no trainer_state.json): a folder saved "
+                        f"by save_pretrained holds the model, not the optimizer, schedule and step a resume goes on "
+                        f"from; pass a checkpoint-N folder the Trainer wrote (trainer.train(resume_from_checkpoint="
+                        f"FOLDER)), or start a new run from that model (trainer.train() of {load})")
+    fix = ("the checkpoint is damaged: restore it from a copy, or resume from another checkpoint "
+           "(trainer.train(resume_from_checkpoint=FOLDER))")
+    try:
+        raw = json_text.read_file(state, object_pairs_hook=json_text.no_repeats)
+    except (OSError, ValueError) as e:  # an empty file (AE155)
+        raise UserError(f"{str(state)!r} is not readable JSON ({e}); {fix}") from None
+    step = raw.get("global_step") if isinstance(raw, dict) else None
+    if not isinstance(raw, dict):
+        raise UserError(f"{str(state)!r} is a JSON {type(raw).__name__}, not the object the Trainer writes; {fix}")
+    if isinstance(step, bool) or not isinstance(step, int) or step < 0:  # -3 resumed to step 6 (AE157)
+        shown = "has no global_step" if "global_step" not in raw else f"has global_step {step!r:.40}"
+        raise UserError(f"{str(state)!r} {shown}, where the Trainer writes the whole number of steps done (0 or "
+                        f"more); {fix}")
+
+
+def check_resume_checkpoint(checkpoint, output_dir=None) -> Path | None:
+    """The checkpoint folder ``trainer.train(resume_from_checkpoint=checkpoint)`` would resume from, checked first;
+    UserError in one line where transformers' own first lines would end in a raw error, before any code of the model
+    runs (so no hook of ours can): a number (``resume_from_checkpoint=5``: "TypeError: expected str, bytes or
+    os.PathLike object, not int", issue 30 round 33, AE163), a path holding a NUL ("Can't find a valid checkpoint"
+    with the NUL unnamed, round 32, AC349), an empty or damaged config.json (json's raw JSONDecodeError, AC343), and
+    what ``check_trainer_state`` names. ``True`` is the last checkpoint in ``output_dir`` (None when there is none, as
+    a first run), ``False`` / None resume nothing. docs/USING.md section 5 says to call it before resuming."""
+    from ..errors import missing
+    from ..value_rules import check_read_path
+    from .config_file import read_config_json
+
+    fix = ("pass the path of a checkpoint-N folder the Trainer wrote, True for the last one in output_dir, or leave "
+           "resume_from_checkpoint out")
+    if checkpoint is None or checkpoint is False:
+        return None
+    if checkpoint is True:
+        if output_dir is None:
+            raise UserError(f"check_resume_checkpoint: checkpoint=True needs output_dir (the TrainingArguments' "
+                            f"output_dir, where the Trainer looks for the last checkpoint); pass "
+                            f"output_dir=trainer.args.output_dir")
+        from transformers.trainer_utils import get_last_checkpoint
+
+        check_read_path("check_resume_checkpoint", "output_dir", output_dir, "pass the Trainer's output_dir")
+        last = get_last_checkpoint(os.fspath(output_dir)) if os.path.isdir(output_dir) else None
+        if last is None:
+            return None
+        checkpoint = last
+    if isinstance(checkpoint, bool) or not isinstance(checkpoint, (str, os.PathLike)):
+        raise UserError(f"check_resume_checkpoint: resume_from_checkpoint={checkpoint!r:.40} (of type "
+                        f"{type(checkpoint).__name__}) is no checkpoint folder; {fix}")
+    check_read_path("check_resume_checkpoint", "resume_from_checkpoint", checkpoint, fix)  # a NUL (AC349)
+    folder = Path(checkpoint)
+    if not folder.is_dir():
+        what = "is a file, not a folder" if folder.is_file() else missing(folder)
+        raise UserError(f"check_resume_checkpoint: {str(folder)!r} {what}; {fix}")
+    check_trainer_state(folder, "from_pretrained(folder), or load_adopted(folder) for an adopted model")
+    if (folder / "config.json").exists() or os.path.lexists(folder / "config.json"):  # an empty one: AC343
+        read_config_json(folder / "config.json", "restore the checkpoint folder from a copy, or resume from another "
+                                                 "checkpoint")
+    return folder
+
+
+def check_native_resume(model) -> None:
+    """UserError when ``Trainer`` is resuming a ``LeviathanForCausalLM`` from a checkpoint folder that is no
+    checkpoint (``check_trainer_state``: no trainer_state.json was transformers' raw FileNotFoundError after the
+    weights were loaded, issue 30 round 33, AE153), or whose config.json records settings other than the model's:
+    ``generator_rank`` edited 4 -> 5 there resumed to step 6 without a word, the weights going on under a config.json
+    that no longer describes them (AE164; round 32 left it, fix33c's "sibling not fixed"). The settings compared are
+    the model's (``LeviathanConfig.to_model_config().resolved()``), so defaults written out or left implicit agree.
+    Nothing is loaded on a refusal."""
+    import dataclasses
+
+    from ..config import ConfigError
+    from .config_file import read_config_json
+
+    folder = resumed_folder(depth=3)
+    if folder is None:
+        return
+    check_trainer_state(folder, "LeviathanForCausalLM.from_pretrained(folder)")
+    config = folder / "config.json"
+    fix = ("restore the checkpoint folder from a copy, or resume from another checkpoint "
+           "(trainer.train(resume_from_checkpoint=FOLDER))")
+    if not config.is_file():
+        raise UserError(f"{str(config)!r} is missing, though LeviathanForCausalLM's save_pretrained writes it into "
+                        f"every checkpoint, so the settings its weights were trained under are unknown; {fix}")
+    raw = read_config_json(config, fix)
+    try:
+        saved = type(model.config).from_dict(raw).to_model_config().resolved()
+    except (ConfigError, UserError) as e:
+        raise UserError(f"{str(config)!r} is not a config LeviathanConfig reads ({e}); {fix}") from None
+    own = model.config.to_model_config().resolved()
+    mine, theirs = dataclasses.asdict(own), dataclasses.asdict(saved)
+    differ = sorted(k for k in mine if mine[k] != theirs.get(k))
+    if differ:
+        shown = ", ".join(f"{k}={theirs.get(k)!r} there, {mine[k]!r} here" for k in differ[:4])
+        raise UserError(f"{str(config)!r} records settings other than those of the LeviathanForCausalLM being resumed "
+                        f"({shown}): the checkpoint's weights were trained under its own, or its config.json was "
+                        f"edited; resume into the model the checkpoint describes "
+                        f"(LeviathanForCausalLM.from_pretrained(checkpoint)), or {fix.split(', or ')[0]}")
 
 
 def check_resumed_settings(model, resumed: tuple[Path, dict] | None) -> None:

@@ -61,6 +61,28 @@ def check_mask_dims(attention_mask, api: str, dims: tuple[int, ...] = (2,)) -> N
                              f"keys) mask (mask.reshape(batch, -1) for one of shape (batch, 1, keys)), or leave it out")
 
 
+def check_custom_mask_shape(attention_mask, api: str, *, batch: int, length: int, past: int, heads: int,
+                            keys: tuple[int, ...] = ()) -> None:
+    """ArgumentValueError unless a 4-D (custom) ``attention_mask`` broadcasts to the attention's (batch, heads,
+    queries, keys) = (``batch``, ``heads``, ``length``, ``past`` + ``length``): each of its first three sizes that
+    size or 1, its last the number of keys (or one of ``keys``: a static cache's length). A (2, 1, 9, 5) mask for 9
+    ids was torch's raw "The size of tensor a (9) must match the size of tensor b (5) at non-singleton dimension 3"
+    from inside transformers' attention (issue 30 round 33, AE170), as were other batch and query sizes. Reads the
+    shape only; a mask of other dimensions is ``check_mask_dims``' to name."""
+    from ..errors import ArgumentValueError
+
+    if not isinstance(attention_mask, torch.Tensor) or attention_mask.dim() != 4:
+        return
+    want = (batch, heads, length, past + length)
+    got = tuple(attention_mask.shape)
+    if all(g in (1, w) for g, w in zip(got[:3], want[:3])) and got[3] in (want[3], *keys):
+        return
+    raise ArgumentValueError(f"{api}: a 4-D attention_mask must broadcast to (batch, heads, queries, keys) = {want} "
+                             f"(the input's {batch} sequence(s) of {length} ids after {past} cached position(s)), got "
+                             f"shape {got}; pass a ({batch}, 1, {length}, {past + length}) mask, or a 2-D "
+                             f"({batch}, {past + length}) one")
+
+
 def check_mask_values(attention_mask: torch.Tensor) -> None:
     """ValueError (a UserError too) naming the first value of a (non-bool) ``attention_mask`` other than 0 or 1: a
     NaN was read as 1 (attend) without a word, as was any other non-zero (0.5, -inf of an additive mask), because the

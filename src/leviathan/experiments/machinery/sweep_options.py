@@ -27,8 +27,8 @@ def _names_problem(value, known=None) -> str | None:
         return None
     if isinstance(value, (str, bytes)) or not isinstance(value, (list, tuple)):
         return f"expected a list of names, got {type(value).__name__} {value!r:.60}"
-    bad = next((v for v in value if not isinstance(v, str) or not v or (known and v not in known)), None)
-    if bad is not None or not value:
+    # any(), not next(..., None): a None among the names was taken for "none bad" (round 33, AE189's kind)
+    if any(not isinstance(v, str) or not v or (known and v not in known) for v in value) or not value:
         among = f" among {', '.join(known)}" if known else ""
         return f"expected names{among}, got {value!r:.60}"
     return None

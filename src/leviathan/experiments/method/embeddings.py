@@ -267,7 +267,7 @@ def table_geometry(table: np.ndarray, groups: list[IdGroup]) -> list[GroupStats]
     round 23, U433, U451); the rows read must be finite (a NaN row's numbers are NaN)."""
     from ...value_rules import api_check
 
-    table = np.asarray(table)
+    table = _values("table_geometry", "table", table)
     _check_shape("table_geometry", "table", table)
     ok = isinstance(groups, (list, tuple)) and len(groups) > 0 and all(isinstance(g, IdGroup) for g in groups)
     api_check("table_geometry", "groups", None if ok else f"expected a non-empty list of IdGroup, got {groups!r:.60}",
@@ -320,7 +320,7 @@ def nearest_neighbours(table: np.ndarray, probes: np.ndarray, candidates: np.nda
 
     api_check("nearest_neighbours", "k", whole_problem(k, 1, "a whole number >= 1"),
               "pass the neighbours wanted per probe, e.g. k=10 (--top-k)")
-    table = np.asarray(table)
+    table = _values("nearest_neighbours", "table", table)
     probes = _id_array("nearest_neighbours", "probes", probes)
     candidates = _id_array("nearest_neighbours", "candidates", candidates)
     _check_shape("nearest_neighbours", "table", table)
@@ -371,6 +371,23 @@ def _check_enough_neighbours(probes: np.ndarray, candidates: np.ndarray, k: int)
               f"pass k={left:,} or less (--top-k), or more candidates")
 
 
+def _values(api: str, name: str, value) -> np.ndarray:
+    """``value`` (an array, a list, or a torch tensor on any device) as a numpy array of its values; a tensor on the
+    meta device, which has none, is one UserError (``meta_device.refuse_meta``): ``nearest_neighbours`` of a table
+    there was torch's raw "can't convert meta device type tensor to numpy" (issue 30 round 33, AE149), as were the
+    other readers of a table or ids here. A tensor on a GPU, or one that requires grad, is read as its values (numpy's
+    "can't convert cuda:0 device type tensor" / "Can't call numpy() on Tensor that requires grad")."""
+    import sys
+
+    torch = sys.modules.get("torch")
+    if torch is not None and isinstance(value, torch.Tensor):
+        from ...meta_device import refuse_meta
+
+        refuse_meta(value, f"{api}: {name}", "pass it with values (a numpy array, or a tensor on the CPU or a GPU)")
+        value = value.detach().cpu().numpy()
+    return np.asarray(value)
+
+
 def _id_array(api: str, name: str, ids) -> np.ndarray:
     """``ids`` as an int64 array, or a UserError unless they are whole numbers by their dtype
     (``integers.is_integer_array``): ``np.asarray(ids, dtype=np.int64)`` cut a float probe 1.5 to row 1 and read
@@ -380,7 +397,7 @@ def _id_array(api: str, name: str, ids) -> np.ndarray:
     from ...integers import is_integer_array
     from ...value_rules import api_check
 
-    array = np.asarray(ids)
+    array = _values(api, name, ids)
     if array.ndim != 1 and array.size:
         api_check(api, name, f"must be one list of token ids (a 1-D array), got an array of shape "
                   f"{tuple(array.shape)}", "pass a flat list of ids (np.ravel(ids), if every row is meant)")
@@ -480,7 +497,7 @@ def _check_enough_candidates(num_candidates: int, top_k: int, num_counts: int, r
 def analyze_tables(init: np.ndarray, final: np.ndarray, train_freq: np.ndarray, num_buckets: int = 5,
                    method: str = "mass", probes_per_group: int = 200, top_k: int = 10) -> TableAnalysis:
     """Geometry per group of the (V, D) tables at init and at the end, and the probes' neighbours in both."""
-    init, final = np.asarray(init), np.asarray(final)
+    init, final = _values("analyze_tables", "init", init), _values("analyze_tables", "final", final)
     if init.shape != final.shape:
         raise UserError(f"the initial table {init.shape} and the final one {final.shape} differ in shape: they are "
                         f"not one run's; rebuild the init from the config of the checkpoint analysed")

@@ -331,9 +331,9 @@ def least_squares_slope(xs: list[float], ys: list[float], api: str = "least_squa
     from ...value_rules import api_check
 
     xs, ys = list(xs), list(ys)
-    wrong = next((v for v in xs + ys if not _real(v)), None)
-    api_check(api, "xs, ys", None if wrong is None else f"expected numbers, got {type(wrong).__name__} "
-              f"{wrong!r:.40}", "pass the points' coordinates as numbers")
+    wrong = [v for v in xs + ys if not _real(v)]  # not next(..., None): a None was "none wrong" (round 33, AE189's kind)
+    api_check(api, "xs, ys", None if not wrong else f"expected numbers, got {type(wrong[0]).__name__} "
+              f"{wrong[0]!r:.40}", "pass the points' coordinates as numbers")
     problem = (f"expected as many numbers as ys ({len(ys)}), at least 2, got {len(xs)}" if len(xs) != len(ys)
                or len(xs) < 2 else "are all equal, so no line has a slope through them (a ZeroDivisionError before, "
                "issue 30 round 18, G217)" if len(set(xs)) < 2 else None)
