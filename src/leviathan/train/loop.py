@@ -33,7 +33,6 @@ from __future__ import annotations
 import contextlib
 import contextvars
 import functools
-import json
 import math
 import os
 import signal
