@@ -658,7 +658,8 @@ def test_a_users_folder_with_a_meta_json_that_is_no_json_is_not_offered_overwrit
     folder.mkdir()
     (folder / "meta.json").symlink_to(next(p for p in Path(corpus).rglob("*") if p.is_file()))
     line = fails(capsys, "prepare", corpus, "--out", folder, "--tokenizer", "bpe:300", "--no-progress")
-    assert "holds no marker of `leviathan prepare`, so --overwrite (overwrite=True) would not replace it either" in line, line
+    assert "holds no marker of `leviathan prepare`, so --overwrite (overwrite=True) would not replace it either" in \
+        line, line
 
 
 @pytest.mark.parametrize("size, words", [("100", "is too small: it needs 256 byte tokens"),
