@@ -19,7 +19,7 @@ from typing import Sequence
 
 import torch
 
-from .errors import ArgumentValueError, UserError
+from .errors import ArgumentTypeError, ArgumentValueError, UserError
 
 from .model.llama import KVCache
 from .positions import model_positions
@@ -58,7 +58,7 @@ def sample_next_token(logits: torch.Tensor, temperature: float = 1.0, top_k: int
     except RuntimeError as e:  # NaN logits: "probability tensor contains either inf, nan or element < 0" (B117)
         if "probability tensor" not in str(e):
             raise
-        raise ValueError(_unsampleable(given)) from None
+        raise ArgumentValueError(_unsampleable(given)) from None
 
 
 def _unsampleable(logits: torch.Tensor) -> str:
@@ -82,8 +82,9 @@ def check_a_likeliest(logits: torch.Tensor) -> None:
     if bool(rows.any()):
         row = int(rows.nonzero()[0, 0])
         what = "hold NaN" if bool(logits[row].isnan().any()) else "are -inf for every id"
-        raise ValueError(f"the logits of row {row} {what}, so no token is the likeliest (a diverged or damaged "
-                         f"model?); check the model's weights (its training run's last finite checkpoint)")
+        raise ArgumentValueError(f"the logits of row {row} {what}, so no token is the likeliest (a diverged or "
+                                 f"damaged model?); check the model's weights (its training run's last finite "
+                                 f"checkpoint)")
 
 
 class Decoder:
@@ -104,8 +105,8 @@ class Decoder:
         integers" (issue 30 round 22, the S513 kind)."""
         if not isinstance(logits, torch.Tensor) or logits.dim() != 3:
             shown = tuple(logits.shape) if isinstance(logits, torch.Tensor) else type(logits).__name__
-            raise ValueError(f"Decoder.pick takes the model's logits (B, T, V), got {shown}; pass model(ids)[0] (for "
-                             f"the logits of one position (B, V), call sample_next_token)")
+            raise ArgumentValueError(f"Decoder.pick takes the model's logits (B, T, V), got {shown}; pass "
+                                     f"model(ids)[0] (for the logits of one position (B, V), call sample_next_token)")
         return sample_next_token(logits[:, -1], self.temperature, self.top_k, self.top_p, self.generator)
 
     @torch.no_grad()
@@ -113,8 +114,8 @@ class Decoder:
         """Run the prompt (B, T) into a fresh cache; returns the first new ids (B,). An empty prompt is refused as
         ``generate`` refuses it: it ended in torch's "index -1 is out of bounds" (issue 30 round 21, P412)."""
         if isinstance(ids, torch.Tensor) and ids.dim() == 2 and ids.shape[1] == 0:
-            raise ValueError("Decoder.prefill: the prompt is empty (shape (B, 0)); there is no position to predict "
-                             "after: give at least one token id per sequence, e.g. a BOS id")
+            raise ArgumentValueError("Decoder.prefill: the prompt is empty (shape (B, 0)); there is no position to "
+                                     "predict after: give at least one token id per sequence, e.g. a BOS id")
         self.cache = KVCache()
         logits, _ = self.model(ids, cache=self.cache)
         return self.pick(logits)
@@ -125,11 +126,12 @@ class Decoder:
         if self.cache is None:
             raise RuntimeError("Decoder.step before prefill: run the prompt first")
         if not isinstance(ids, torch.Tensor):  # [4] ended in "list indices must be integers or slices" (round 21, P417)
-            raise TypeError(f"Decoder.step takes the ids just chosen as a tensor (B,), one per sequence, got "
-                            f"{type(ids).__name__} {ids!r:.40}; e.g. torch.tensor([4]) (prefill and step return one)")
+            raise ArgumentTypeError(f"Decoder.step takes the ids just chosen as a tensor (B,), one per sequence, "
+                                    f"got {type(ids).__name__} {ids!r:.40}; e.g. torch.tensor([4]) (prefill and step "
+                                    f"return one)")
         if ids.dim() != 1:
-            raise ValueError(f"Decoder.step takes one id per sequence, a tensor (B,), got shape {tuple(ids.shape)}; "
-                             f"pass the ids prefill or step returned")
+            raise ArgumentValueError(f"Decoder.step takes one id per sequence, a tensor (B,), got shape "
+                                     f"{tuple(ids.shape)}; pass the ids prefill or step returned")
         logits, _ = self.model(ids[:, None], cache=self.cache)
         return self.pick(logits)
 
@@ -143,6 +145,13 @@ def _flat(values) -> list:
     return out
 
 
+def _first_not_whole(values):
+    """The first item of a list of ids (or of lists of ids) that is not a whole number, to name in the refusal."""
+    from .integers import is_integer
+
+    return next(v for v in _flat(values) if not is_integer(v))
+
+
 def check_not_arrays(**options) -> None:
     """TypeError for the first option given as a tensor or a numpy array where a plain number is meant:
     ``max_new_tokens=torch.tensor(3)`` was "must be a whole number >= 0, got tensor(3)", which blamed the value
@@ -151,13 +160,15 @@ def check_not_arrays(**options) -> None:
 
     for name, value in options.items():
         if isinstance(value, (torch.Tensor, np.ndarray)):
-            raise TypeError(f"{name} must be a plain number, got a {type(value).__name__} ({value!r:.40}); pass a "
-                            f"Python number, e.g. {name}=value.item()")
+            raise ArgumentTypeError(f"{name} must be a plain number, got a {type(value).__name__} ({value!r:.40}); "
+                                    f"pass a Python number, e.g. {name}=value.item()")
 
 
 def check_filters(temperature, top_k, top_p) -> None:
-    """ValueError naming the sampling filter outside its range: temperature a finite number >= 0, top_k a whole
-    number >= 1, top_p a number in (0, 1] (each of the last two may be None); a tensor is refused by its type."""
+    """``ArgumentValueError`` naming the sampling filter outside its range and the fix: temperature a finite number >=
+    0, top_k a whole number >= 1, top_p a number in (0, 1] (each of the last two may be None); a tensor is refused by
+    its type. Every refusal of this module is the API's refusal class (a UserError), still the ValueError or TypeError
+    it was: plain ones without a fix (issue 30 round 33, AE351-AE362, as round 32's AC373 for the generator)."""
     import math
     import numbers
 
@@ -169,11 +180,15 @@ def check_filters(temperature, top_k, top_p) -> None:
         return isinstance(value, numbers.Real) and not isinstance(value, bool)
 
     if not number(temperature) or not math.isfinite(temperature) or temperature < 0:
-        raise ValueError(f"temperature must be a finite number >= 0 (0: the likeliest token), got {temperature!r}")
+        raise ArgumentValueError(f"temperature must be a finite number >= 0 (0: the likeliest token), got "
+                                 f"{temperature!r}; pass temperature=0 for greedy decoding, or a positive number such "
+                                 f"as 1.0")
     if top_k is not None and (not is_integer(top_k) or top_k < 1):
-        raise ValueError(f"top_k must be a whole number >= 1 (or None), got {top_k!r}")
+        raise ArgumentValueError(f"top_k must be a whole number >= 1 (or None), got {top_k!r}; pass the number of "
+                                 f"likeliest ids to sample from (such as 50), or top_k=None to keep every id")
     if top_p is not None and (not number(top_p) or not 0 < top_p <= 1):
-        raise ValueError(f"top_p must be a number in (0, 1] (or None), got {top_p!r}")
+        raise ArgumentValueError(f"top_p must be a number in (0, 1] (or None), got {top_p!r}; pass the share of the "
+                                 f"probability mass to sample from (such as 0.9), or top_p=None to keep every id")
 
 
 def check_logits(logits, generator) -> None:
@@ -181,21 +196,21 @@ def check_logits(logits, generator) -> None:
     ``generator`` None or a ``torch.Generator``: ``sample_next_token(torch.randn(1, 0))`` ended in torch's "amax():
     Expected reduction dim -1 to have non-zero size" (issue 30 round 18, G150)."""
     if not isinstance(logits, torch.Tensor) or logits.dtype == torch.bool or logits.dtype.is_complex:
-        raise TypeError(f"logits must be a tensor (B, V) of scores, got {type(logits).__name__} "
-                        f"{getattr(logits, 'dtype', '')}; pass the model's output logits[:, -1]")
+        raise ArgumentTypeError(f"logits must be a tensor (B, V) of scores, got {type(logits).__name__} "
+                                f"{getattr(logits, 'dtype', '')}; pass the model's output logits[:, -1]")
     if logits.dim() == 0 or logits.shape[-1] == 0:
-        raise ValueError(f"logits must hold one score per id in their last dimension (B, V) with V >= 1, got shape "
-                         f"{tuple(logits.shape)}; pass the model's output logits[:, -1]")
+        raise ArgumentValueError(f"logits must hold one score per id in their last dimension (B, V) with V >= 1, got "
+                                 f"shape {tuple(logits.shape)}; pass the model's output logits[:, -1]")
     if generator is not None and not isinstance(generator, torch.Generator):
-        raise TypeError(f"generator must be a torch.Generator (or None), got {type(generator).__name__}; pass e.g. "
-                        f"torch.Generator().manual_seed(0)")
+        raise ArgumentTypeError(f"generator must be a torch.Generator (or None), got {type(generator).__name__}; "
+                                f"pass e.g. torch.Generator().manual_seed(0)")
 
 
 def check_sampling(max_new_tokens, temperature, top_k, top_p, eos_id, seed, vocab_size: int) -> None:
-    """ValueError (TypeError for a wrong type) naming the option and its range, as ``leviathan generate``'s flags
-    check them: the Python API took ``max_new_tokens=-1``, ``top_k=-1``, ``eos_id=1000`` past the vocabulary,
-    ``seed=-1``, ``top_p=True``, and ``temperature=nan`` ended in torch.multinomial's RuntimeError (issue 30 round 12,
-    U128-U135)."""
+    """ArgumentValueError (ArgumentTypeError for a wrong type) naming the option, its range and the fix (round 33,
+    AE351-AE354), as ``leviathan generate``'s flags check them: the Python API took ``max_new_tokens=-1``,
+    ``top_k=-1``, ``eos_id=1000`` past the vocabulary, ``seed=-1``, ``top_p=True``, and ``temperature=nan`` ended in
+    torch.multinomial's RuntimeError (issue 30 round 12, U128-U135)."""
     from .seeds import is_integer, seed_problem
 
     def whole(value) -> bool:  # numpy integers too
@@ -203,26 +218,34 @@ def check_sampling(max_new_tokens, temperature, top_k, top_p, eos_id, seed, voca
 
     check_not_arrays(max_new_tokens=max_new_tokens, eos_id=eos_id, seed=seed)
     if not whole(max_new_tokens) or max_new_tokens < 0:
-        raise ValueError(f"max_new_tokens must be a whole number >= 0, got {max_new_tokens!r}")
+        raise ArgumentValueError(f"max_new_tokens must be a whole number >= 0, got {max_new_tokens!r}; pass the "
+                                 f"number of ids to add after the prompt (0 returns the prompt)")
     check_filters(temperature, top_k, top_p)
     if eos_id is not None and (not whole(eos_id) or not 0 <= eos_id < vocab_size):
-        raise ValueError(f"eos_id must be a token id in [0, {vocab_size}) (or None), got {eos_id!r}")
+        raise ArgumentValueError(f"eos_id must be a token id in [0, {vocab_size}) (or None), got {eos_id!r}; pass the "
+                                 f"tokenizer's end-of-text id (tokenizer.eot_id), or eos_id=None to stop at "
+                                 f"max_new_tokens only")
     if seed is not None and (problem := seed_problem(seed)) is not None:
-        raise ValueError(f"seed: {problem}")
+        raise ArgumentValueError(f"seed: {problem}; pass a seed in that range, or seed=None for fresh randomness")
 
 
-def check_eos_predicted(model, eos_id) -> None:
+def check_eos_predicted(model, eos_id, option: str | None = None) -> None:
     """ValueError (a UserError too) when ``eos_id`` is an id that ``model``'s restricted softmax (``restrict_output_``,
     data.softmax=corpus) gives probability 0: no sequence could ever end at it, and ``generate`` ran to
     ``max_new_tokens`` without a word (issue 30 round 26, Q653; ``evaluate`` names targets outside the subset, Q655).
-    The prompt is input, which every id of the vocabulary may be (its range is checked by the model)."""
+    The prompt is input, which every id of the vocabulary may be (its range is checked by the model). ``option``: the
+    command-line flag that chose the id (``leviathan generate --stop-at-eot``), whose line named the API's
+    ``eos_id=None`` (round 33, a carried item): the line is then in the flag's words."""
     output_ids = getattr(model, "output_ids", None)
     if eos_id is None or output_ids is None or bool((output_ids == int(eos_id)).any()):
         return
-    raise ArgumentValueError(f"eos_id {eos_id} is outside this model's restricted softmax ({output_ids.numel():,} of "
-                             f"{model.config.vocab_size:,} ids, data.softmax=corpus), which never samples it, so no "
-                             f"sequence could end there; pass an id the model predicts (its data's end-of-text id), "
-                             f"or eos_id=None")
+    outside = (f"is outside this model's restricted softmax ({output_ids.numel():,} of {model.config.vocab_size:,} "
+               f"ids, data.softmax=corpus), which never samples it, so no")
+    if option is not None:
+        raise ArgumentValueError(f"{option}: the end-of-text id {eos_id} {outside} sample could end there; leave out "
+                                 f"{option} (each sample then runs to --max-new-tokens)")
+    raise ArgumentValueError(f"eos_id {eos_id} {outside} sequence could end there; pass an id the model predicts (its "
+                             f"data's end-of-text id), or eos_id=None")
 
 
 def check_model(model, who: str = "generate()") -> None:
@@ -269,29 +292,31 @@ def generate(model, prompt_ids: Sequence[int] | torch.Tensor, max_new_tokens: in
     device = next(model.parameters()).device
     if isinstance(prompt_ids, torch.Tensor) and (prompt_ids.dtype.is_floating_point or prompt_ids.dtype.is_complex
                                                  or prompt_ids.dtype == torch.bool):
-        raise TypeError(f"prompt_ids must be integer token ids, got a {prompt_ids.dtype} tensor")
+        raise ArgumentTypeError(f"prompt_ids must be integer token ids, got a {prompt_ids.dtype} tensor; pass the "
+                                f"tokenizer's ids (prompt_ids.long() if they are whole numbers)")
     from .integers import is_integer
 
     if not isinstance(prompt_ids, torch.Tensor) and not all(is_integer(i) for i in _flat(prompt_ids)):  # [5.7] was
         # truncated to id 5 (U135)
-        raise TypeError("prompt_ids must be integer token ids (a list of ints, or an integer tensor)")
+        raise ArgumentTypeError(f"prompt_ids must be integer token ids (a list of ints, or an integer tensor), got "
+                                f"{_first_not_whole(prompt_ids)!r}; pass the ids a tokenizer's encode returns")
     from .meta_device import refuse_meta
 
     refuse_meta(prompt_ids, "prompt_ids", "pass the ids themselves (a list of ints, or a tensor on the CPU or a GPU)")
     try:  # B121: "Cannot copy out of meta tensor; no data!"
         ids = torch.as_tensor(prompt_ids, dtype=torch.long, device=device)
     except ValueError:  # [[1, 2], [3]]: torch's "expected sequence of length 2 at dim 1" (round 14, B111)
-        raise ValueError("prompt_ids of several sequences must have equal lengths (a (B, T) batch); pad them, or "
-                         "generate each on its own") from None
+        raise ArgumentValueError("prompt_ids of several sequences must have equal lengths (a (B, T) batch); pad "
+                                 "them, or generate each on its own") from None
     if ids.dim() == 1:
         ids = ids.unsqueeze(0)
     if ids.shape[1] == 0:
-        raise ValueError("the prompt is empty; give at least one token (for example the end-of-text id)")
+        raise ArgumentValueError("the prompt is empty; give at least one token (for example the end-of-text id)")
     limit = model_positions(model)  # leviathan's config always names it (check_model)
     if ids.shape[1] >= limit:
-        raise ValueError(f"the prompt has {ids.shape[1]:,} ids but the model has {limit:,} positions, so no new id "
-                         f"fits after it; pass at most its last {limit - 1:,} ids (prompt_ids[..., -{limit - 1}:]), "
-                         f"as `leviathan generate` does")
+        raise ArgumentValueError(f"the prompt has {ids.shape[1]:,} ids but the model has {limit:,} positions, so no "
+                                 f"new id fits after it; pass at most its last {limit - 1:,} ids (prompt_ids[..., "
+                                 f"-{limit - 1}:]), as `leviathan generate` does")
     generator = None
     if seed is not None:
         generator = torch.Generator(device=device)

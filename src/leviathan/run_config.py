@@ -32,8 +32,9 @@ from typing import Any, Literal, Optional, Sequence
 from .config import (ConfigError, apply_overrides, check_repeated_overrides, from_dict, load_yaml, override_list,
                      require, require_range, to_dict)
 from .configs import find_train_config
-from .data.meta import PreparedMeta, find_meta, not_prepared
+from .data.meta import PreparedMeta, data_folder_problem, find_meta
 from .devices import device_problem
+from .errors import missing
 from .model.config import ModelConfig
 from .presets import preset_dict_named
 from .integers import as_int, is_integer
@@ -331,9 +332,10 @@ def build_run_config(raw: dict, check_data: bool = True) -> RunConfig:
     if model.get("vocab_size") is None:
         if meta is None:  # any other mistake of the config first (an unknown key is the likelier cause): vocab 1 fits all
             from_dict(RunConfig, {**raw, "model": {**model, "vocab_size": 1}, "data": data})
-            if data_path.exists():  # round 10 (Q141); a corpus folder: "set model.vocab_size" only led to the
-                # next refusal, whose fix was then to prepare into the corpus itself (round 20, K187)
-                raise ConfigError(f"data.path {str(data_path)!r} {not_prepared(data_path)}")
+            if os.path.lexists(data_path) or missing(data_path) != "does not exist":  # round 10 (Q141); a corpus
+                # folder: "set model.vocab_size" only led to the next refusal, whose fix was then to prepare into the
+                # corpus itself (round 20, K187); a name too long or a file above it named so (round 33, AD36, AD37)
+                raise ConfigError(f"data.path {str(data_path)!r} {data_folder_problem(data_path)}")
             raise ConfigError(
                 f"model.vocab_size is null, which means 'take it from the data', but {str(data_path)!r} has no "
                 f"meta.json; prepare the data first (leviathan prepare) or set model.vocab_size")

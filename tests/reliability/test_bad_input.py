@@ -179,6 +179,40 @@ def test_missing_data_folder(capsys, tmp_path):
     assert not (tmp_path / "run").exists()
 
 
+def _long_name(tmp_path: Path) -> Path:
+    return tmp_path / ("a" * 300)
+
+
+def _under_a_file(tmp_path: Path) -> Path:
+    (tmp_path / "b0.txt").write_text("some text\n")
+    return tmp_path / "b0.txt" / "d"
+
+
+_NOT_THERE = [(_long_name, "is 300 bytes, more than the 255 the file system allows for one name"),
+              (_under_a_file, "b0.txt' above it is a file, not a folder, so nothing can be under it")]
+
+
+@pytest.mark.parametrize("vocab", ["null", "300"], ids=["vocab-from-data", "vocab-given"])
+@pytest.mark.parametrize("where, said", _NOT_THERE, ids=["AD36-name-too-long", "AD37-under-a-file"])
+def test_a_data_path_that_cannot_exist_gets_the_inputs_line(capsys, tmp_path, vocab, where, said):
+    """Round 33 (AD36, AD37): a 300-byte data.path got the output's line "the file name is too long ...; choose a
+    shorter name ... (--run-dir)" (pathlib's exists raised ENAMETOOLONG), and one under a file "has no meta.json;
+    prepare the data first" (model.vocab_size from the data). ``meta.data_folder_problem``: the input named, with why."""
+    path = where(tmp_path)
+    line = fails(capsys, "train", *run_overrides(path), f"model.vocab_size={vocab}", "--run-dir", tmp_path / "run",
+                 "--quiet")
+    assert line.startswith("error: data.path ") and " does not exist: " in line and said in line, line
+    assert "--run-dir" not in line and "meta.json" not in line and not (tmp_path / "run").exists()
+
+
+@pytest.mark.parametrize("where, said", _NOT_THERE, ids=["name-too-long", "under-a-file"])
+def test_eval_data_that_cannot_exist_gets_the_inputs_line(capsys, tmp_path, run_copy, where, said):
+    """Round 33 (AD36's kind in eval): ``eval --data`` of a 300-byte name got the output's line "the file name is too
+    long ...; choose a shorter name" (pathlib's exists). ``meta.data_folder_problem``, as train's data.path."""
+    line = fails(capsys, "eval", run_copy, "--data", where(tmp_path))
+    assert " does not exist: " in line and said in line and "pass a folder `leviathan prepare` wrote as --data" in line
+
+
 def test_a_mistyped_key_is_named_before_the_missing_data(capsys, tmp_path):
     """Round 5 left this: with data not prepared yet, a mistyped key was hidden behind the data error (fix the data,
     rerun, and only then learn of the typo). The config's own mistakes come first."""
@@ -624,7 +658,8 @@ def test_a_users_folder_with_a_meta_json_that_is_no_json_is_not_offered_overwrit
     folder.mkdir()
     (folder / "meta.json").symlink_to(next(p for p in Path(corpus).rglob("*") if p.is_file()))
     line = fails(capsys, "prepare", corpus, "--out", folder, "--tokenizer", "bpe:300", "--no-progress")
-    assert "holds no marker of `leviathan prepare`, so --overwrite would not replace it either" in line, line
+    assert "holds no marker of `leviathan prepare`, so --overwrite (overwrite=True) would not replace it either" in \
+        line, line
 
 
 @pytest.mark.parametrize("size, words", [("100", "is too small: it needs 256 byte tokens"),

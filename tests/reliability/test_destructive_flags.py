@@ -115,7 +115,7 @@ def test_prepare_overwrite_refuses_a_folder_with_a_foreign_meta_json(capsys, tmp
     (site / "index.html").write_text("<html>")
     before = tree_hashes(site)
     line = fails(capsys, *_prepare(site, corpus, "--overwrite"))
-    assert f"--overwrite would delete '{site}' (2 file(s): index.html, meta.json)" in line
+    assert f"--overwrite (overwrite=True) would delete '{site}' (2 file(s): index.html, meta.json)" in line
     assert f"rm -r {site}" in line
     assert tree_hashes(site) == before
 

@@ -116,3 +116,42 @@ def test_utf16_and_a_stray_byte_order_mark_are_named_as_such(capsys, sources, tm
     line = _refused(capsys, "prepare", path, "--tokenizer", "bpe:300", "--out", tmp_path / "out")
     assert line.startswith(f"error: {path} is not text: it looks like ") and said in line, line
     assert "not valid JSON" not in line and not (tmp_path / "out").exists()
+
+
+_TWO_LINES = '{"text": "hello world and more words here"}\n{"text": "more"}\n'
+
+
+@pytest.mark.parametrize("name, data_bytes, said", [
+    ("u32le_nobom.jsonl", _TWO_LINES.encode("utf-32-le"), "looks like UTF-32LE text (no byte order mark); convert it "
+                                                          "to UTF-8 (iconv -f utf-32le -t utf-8 FILE > NEW)"),
+    ("u32be_nobom.txt", ("hello world " * 50).encode("utf-32-be"), "UTF-32BE text (no byte order mark); convert it to "
+                                                                   "UTF-8 (iconv -f utf-32be"),
+    ("u16le_nobom.txt", ("hello world " * 50).encode("utf-16-le"), "UTF-16LE text (no byte order mark); convert it to "
+                                                                   "UTF-8 (iconv -f utf-16le"),
+    ("u16be_nobom.jsonl", _TWO_LINES.encode("utf-16-be"), "UTF-16BE text (no byte order mark); convert it to UTF-8 "
+                                                          "(iconv -f utf-16be"),
+], ids=["AD19-utf32le-jsonl", "AD20-utf32be-txt", "utf16le-txt", "utf16be-jsonl"])
+def test_utf32_and_utf16_without_a_byte_order_mark_are_named(capsys, sources, tmp_path, name, data_bytes, said):
+    """Round 33 (AD19, AD20): UTF-32 without a byte order mark was "binary data (NUL bytes; or UTF-16 text) ... convert
+    UTF-16 with iconv", whose `iconv -f utf-16` gives text full of NULs. ``binary._unmarked_kind`` tells the encoding
+    by where its NUL bytes fall, and the fix names it (iconv reads utf-16 / utf-32 as big-endian without a mark)."""
+    path = sources / name
+    path.write_bytes(data_bytes)
+    line = _refused(capsys, "prepare", path, "--tokenizer", "bpe:300", "--out", tmp_path / "out")
+    assert line.startswith(f"error: {path} is not text: it looks like ") and said in line, line
+    assert "corpus" not in line and not (tmp_path / "out").exists()
+
+
+def test_eval_text_in_utf32_without_a_mark_is_named_without_a_corpus(sources):
+    """Round 33 (AD29): ``eval --text`` of UTF-32LE without a mark said "binary data (NUL bytes; or UTF-16 text); pass
+    UTF-8 text files (convert UTF-16 with iconv), or remove it from the corpus": UTF-16, and a corpus for eval's one
+    file. Its reader (``EvalStream.from_text``) now names UTF-32LE and its iconv line."""
+    from leviathan.errors import UserError
+    from leviathan.eval.stream import EvalStream
+
+    path = sources / "eval_u32le.jsonl"
+    path.write_bytes(_TWO_LINES.encode("utf-32-le"))
+    with pytest.raises(UserError) as refused:
+        EvalStream.from_text(path, "cl100k_base")
+    assert str(refused.value) == (f"{path} is not text: it looks like UTF-32LE text (no byte order mark); convert it "
+                                  f"to UTF-8 (iconv -f utf-32le -t utf-8 FILE > NEW)")

@@ -120,6 +120,71 @@ def test_generate_refuses_an_eos_its_restricted_softmax_never_samples():
     assert out.shape[1] <= 5 and set(out[0, 2:].tolist()) <= {1, 2, 3}
 
 
+@pytest.fixture(scope="module")
+def tiny_generator_model():
+    """AE351's model: a one-layer leviathan CausalLM of 300 ids (untrained: only refusals are looked at)."""
+    from leviathan import CausalLM, ModelConfig
+
+    torch.manual_seed(0)
+    return CausalLM(ModelConfig(vocab_size=300, hidden_size=32, num_hidden_layers=1, num_attention_heads=4,
+                                max_position_embeddings=64, embedding="leviathan", generator_seed_dim=8,
+                                generator_modes=2, generator_knots=8, generator_rank=4)).eval()
+
+
+@pytest.mark.parametrize("args, kwargs, kind, words", [
+    ((torch.tensor([5, 6, 7]), 2), {"top_p": np.float32(1.5)}, ValueError, ("top_p must be", "or top_p=None")),
+    ((torch.tensor([5, 6, 7]), 2), {"top_k": 0}, ValueError, ("top_k must be", "or top_k=None to keep every id")),
+    ((torch.tensor([5, 6, 7]), 2), {"eos_id": 400}, ValueError, ("eos_id must be a token id in [0, 300)",
+                                                                  "pass the tokenizer's end-of-text id")),
+    ((torch.tensor([5, 6, 7]), 2), {"seed": -1}, ValueError, ("seed: must be an integer", "or seed=None")),
+    ((torch.tensor([], dtype=torch.long), 2), {}, ValueError, ("the prompt is empty; give at least one token",)),
+    (([[5, 6], [7]], 2), {}, ValueError, ("must have equal lengths", "pad them")),
+    (([5.0, 6.0], 2), {}, TypeError, ("prompt_ids must be integer token ids", "got 5.0; pass the ids")),
+    ((torch.tensor([5, 6, 7]), -1), {}, ValueError, ("max_new_tokens must be a whole number >= 0", "; pass the")),
+], ids=["AE351-top_p", "AE352-top_k", "AE353-eos_id", "AE354-seed", "AE356-empty", "AE358-ragged", "AE362-floats",
+        "max_new_tokens"])
+def test_generate_refuses_with_the_apis_class_and_a_fix(tiny_generator_model, args, kwargs, kind, words):
+    """Round 33 (AE351-AE354, AE356, AE358, AE362): ``leviathan.generation.generate`` raised plain ValueError /
+    TypeError, most without a fix. Each is the API's refusal class now (ArgumentValueError / ArgumentTypeError, a
+    UserError), still the ValueError / TypeError callers catch, naming the argument and the fix."""
+    from leviathan.generation import generate
+
+    message = one_line(lambda: generate(tiny_generator_model, *args, **kwargs), kind, *words)
+    assert "; " in message, message
+
+
+def test_the_samplers_and_decoders_refusals_are_the_apis_class(tiny_generator_model):
+    """Round 33 (AE351's kind, the siblings in the module): ``sample_next_token``, ``Decoder`` and the logits checks
+    raised plain ValueError / TypeError too."""
+    from leviathan.generation import Decoder, sample_next_token
+
+    one_line(lambda: sample_next_token(torch.randn(1, 300), top_p=2.0), ValueError, "top_p must be")
+    one_line(lambda: sample_next_token(torch.full((1, 300), float("nan"))), ValueError, "the logits hold NaN")
+    one_line(lambda: sample_next_token(torch.randn(1, 0)), ValueError, "logits must hold one score per id")
+    one_line(lambda: sample_next_token(torch.randn(1, 300), generator=5), TypeError, "generator must be")
+    one_line(lambda: Decoder(tiny_generator_model, top_k=-3), ValueError, "top_k must be")
+    decoder = Decoder(tiny_generator_model, temperature=0)
+    one_line(lambda: decoder.pick(torch.randn(1, 300)), ValueError, "Decoder.pick takes the model's logits")
+    one_line(lambda: decoder.prefill(torch.zeros(1, 0, dtype=torch.long)), ValueError, "the prompt is empty")
+    decoder.prefill(torch.tensor([[5, 6]]))
+    one_line(lambda: decoder.step([4]), TypeError, "Decoder.step takes the ids just chosen as a tensor")
+
+
+def test_stop_at_eot_outside_a_restricted_softmax_is_named_in_the_flags_words():
+    """Round 33 (carried): ``leviathan generate --stop-at-eot`` on a model whose restricted softmax never samples the
+    end-of-text id was refused with generate()'s fix, "or eos_id=None", an argument the command line has not.
+    ``check_eos_predicted(..., option)``, asked by the verb before sampling, names the flag."""
+    from leviathan import CausalLM, ModelConfig
+    from leviathan.generation import check_eos_predicted
+
+    model = CausalLM(ModelConfig(vocab_size=300, hidden_size=32, num_hidden_layers=1, num_attention_heads=4)).eval()
+    model.restrict_output_(torch.tensor([1, 2, 3]))
+    message = one_line(lambda: check_eos_predicted(model, 299, "--stop-at-eot"), ValueError,
+                       "--stop-at-eot: the end-of-text id 299 is outside this model's restricted softmax",
+                       "leave out --stop-at-eot")
+    assert "eos_id" not in message, message
+
+
 def test_an_output_scale_is_any_real_number_in_range_and_its_refusal_names_where_it_came_from():
     """Q75: ``output_scale=np.float32(4.0)`` was refused as no number, its fix naming an edited config.json, which a
     constructor call has none of; a config.json's bad scale still names config.json."""

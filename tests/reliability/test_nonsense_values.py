@@ -219,8 +219,8 @@ def test_generation_beyond_the_model_positions_says_so(capsys, finished_run):
 
 @pytest.mark.parametrize("content, kind, fix", [
     (b"\x1f\x8b\x08\x00" + bytes(200), "gzip-compressed data", "decompress it first"),
-    (b"a\x00b\x00c\x00\n", "binary data (NUL bytes; or UTF-16 text)", "pass UTF-8 text files"),
-    (b"\x89PNG\r\n\x1a\n" + bytes(100), "a PNG image", "remove it from the corpus"),
+    (b"\x00\x01\x02\x03 not text \x00\xff\n", "binary data (NUL bytes)", "pass UTF-8 text in its place"),
+    (b"\x89PNG\r\n\x1a\n" + bytes(100), "a PNG image", "or leave the file out"),
 ], ids=["gzip", "nul-bytes", "png"])
 def test_prepare_refuses_a_source_that_is_not_text(capsys, tmp_path, content, kind, fix):
     source = tmp_path / "corpus.txt"

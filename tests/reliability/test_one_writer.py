@@ -190,7 +190,7 @@ def test_prepare_overwrite_of_the_data_of_a_live_run_is_refused_until_the_run_en
         wait_for(marker.exists, first, "the run to reach its checkpoint write")
         before = tree_hashes(mine)
         line = fails(capsys, *redo)
-        assert f"--overwrite would delete {str(mine)!r}, but process {first.pid} (" in line
+        assert f"--overwrite (overwrite=True) would delete {str(mine)!r}, but process {first.pid} (" in line
         assert "is reading it" in line and "nothing was deleted" in line
         assert tree_hashes(mine) == before
     finally:

@@ -320,7 +320,7 @@ def test_a_data_folder_is_never_inside_its_corpus_nor_holds_it(capsys, tmp_path)
     assert "lies inside the source folder" in line
     line = fails(capsys, "prepare", corpus / "doc000.txt", "--out", corpus, "--overwrite", "--val-fraction", "0",
                  "--tokenizer", "cl100k_base", "--no-progress")
-    assert "holds the source file" in line and "--overwrite would delete it" in line
+    assert "holds the source file" in line and "--overwrite (overwrite=True) would delete it" in line
     assert tree_hashes(corpus) == before
 
 

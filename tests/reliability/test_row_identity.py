@@ -1063,6 +1063,38 @@ def test_collect_results_does_not_copy_a_row_whose_commit_was_emptied(swept, tmp
     assert f"{sweep}/results.jsonl:2: line 2 has code.commit ''" in done.stderr, done.stderr
 
 
+@pytest.mark.parametrize("change, why", [
+    (lambda r: r["code"].update(commit="zzz not a sha"), "has code.commit 'zzz not a sha', not a git commit"),
+    (lambda r: r["code"].update(commit="\u0000"), "has code.commit '\\x00', not a git commit"),
+    (lambda r: r["code"].update(commit="fcb4a0fe" * 100), "has code.commit 'fcb4a0fefcb4a0fe"),
+    (lambda r: r["code"].update(torch="2.x y"), "has code.torch '2.x y', not a version"),
+    (lambda r: r["code"].pop("torch"), "has no code.torch beside its code.commit"),
+], ids=["AD3-not-a-sha", "AD7-nul", "AD17-800-chars", "torch-not-a-version", "AD8-torch-removed"])
+def test_a_row_whose_code_record_is_not_the_sweeps_is_named_and_skipped(capsys, sweep_copy, change, why):
+    """Round 33 (AD3, AD7, AD8, AD14, AD17): a row's code.commit was checked only for being empty, so a commit no
+    git writes ('zzz not a sha', a NUL, 800 characters) and a code whose torch field was removed were read by report
+    and analyze as the row's provenance without a word. ``row_provenance.code_field_problem``: named and skipped."""
+    from leviathan.experiments.machinery.results import read_results
+
+    _edit_second_row(sweep_copy / "results.jsonl", change)
+    assert [r.name for r in read_results(sweep_copy)] == ["a-dense_tied-s0"]
+    err = capsys.readouterr().err
+    assert "results.jsonl:2: line 2 " in err and why in err and "skipped" in err, err
+
+
+def test_collect_results_does_not_copy_a_row_whose_code_was_edited(swept, tmp_path):
+    """Round 33 (AD10, AD11): scripts/collect_results.py copied a row whose code.commit was 'zzz not a sha', or
+    whose code.torch was removed, as provenance ("cC -> res_cC/g (2 rows)", exit 0). ``line_problem`` names it."""
+    from reliability_support import script
+
+    sweep = Path(shutil.copytree(swept, tmp_path / "sweep"))
+    _edit_second_row(sweep / "results.jsonl", lambda r: r["code"].update(commit="zzz not a sha"))
+    done = script("collect_results.py", [sweep, "--dest", tmp_path / "results"])
+    assert done.returncode == 0 and "Traceback" not in done.stderr, done.stderr
+    assert f"{sweep}/results.jsonl:2: line 2 has code.commit 'zzz not a sha'" in done.stderr, done.stderr
+    assert "(1 rows)" in done.stdout + done.stderr, done.stdout + done.stderr
+
+
 def test_collect_results_does_not_copy_a_row_holding_nan(swept, tmp_path):
     """Round 14 (B300): a row whose losses were NaN was copied by scripts/collect_results.py with each NaN written as
     null, exit 0, and the report of the collected folder ended in a TypeError traceback. The row is not copied, with a

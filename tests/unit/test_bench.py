@@ -211,3 +211,23 @@ def test_width_softmax_ids_keep_every_target():
     assert softmax_ids(batches, None, 20) is None
     with pytest.raises(bench.UserError, match="between the batches' 2 distinct targets"):
         softmax_ids(batches, 1, 20)
+
+
+def test_bench_names_the_data_setting_whose_folder_holds_no_books(tmp_path, monkeypatch):
+    """Round 32's note, carried in round 33: bench on a $LEVIATHAN_DATA folder without the Gutenberg books said only
+    "training a BPE ... on stdlib sources", not the variable that chose the folder; ``load_data`` logs demo's
+    ``io.books_note`` line first."""
+    from leviathan.bench import runner
+
+    class Stop(Exception):
+        pass
+
+    def stop(*args):
+        raise Stop
+
+    monkeypatch.setenv("LEVIATHAN_DATA", str(tmp_path))
+    monkeypatch.setattr(runner, "bench_tokenizer", stop)
+    said: list[str] = []
+    with pytest.raises(Stop):
+        runner.load_data({"cpu"}, tmp_path / "cache", said.append)
+    assert said and "$LEVIATHAN_DATA" in said[0] and str(tmp_path) in said[0] and "holds no Gutenberg books" in said[0]

@@ -38,3 +38,19 @@ def test_data_provenance_reads_the_fingerprint(tmp_path):
     assert d.as_dict() == {"dir": tmp_path.name, "fingerprint": "abc", "tokenizer": "bpe:300", "vocab_size": 300,
                            "train_tokens": 10, "val_tokens": 2}
     assert data_provenance(Path("/nonexistent/x")).fingerprint is None
+
+
+def test_code_provenance_records_only_what_a_row_may_hold(tmp_path):
+    """Round 33 (AD3-AD17): a row's code record is held to its format on reading (``code_field_problem``), so the
+    sweep records a versions.json value of another format as null (the file does not say), not as a row that every
+    later read would skip as edited."""
+    import json
+
+    from leviathan.experiments.machinery.provenance import code_provenance
+
+    (tmp_path / "versions.json").write_text(json.dumps({"git_revision": "zzz not a sha", "leviathan": "0.1.0",
+                                                        "torch": "2.5.1+cpu"}))
+    assert code_provenance(tmp_path).as_dict() == {"commit": None, "leviathan": "0.1.0", "torch": "2.5.1+cpu"}
+    (tmp_path / "versions.json").write_text(json.dumps({"git_revision": "ab" * 20 + "-dirty", "leviathan": "\x00",
+                                                        "torch": 2}))
+    assert code_provenance(tmp_path).as_dict() == {"commit": "ab" * 20 + "-dirty", "leviathan": None, "torch": None}

@@ -38,6 +38,10 @@ def load_data(configs, cache_dir: Path, log: Callable[[str], None] = print) -> d
 
     check_callback("load_data", "log", log)  # a function of one message (round 31, AA281, AA714)
     log = print if log is None else log  # None is the default, as check_callback's line says
+    from ..io import books_note
+
+    if configs and (note := books_note()) is not None:  # "training a BPE ... on stdlib sources" did not name
+        log(note)  # $LEVIATHAN_DATA, whose folder holds no books (round 32's note, carried in round 33); demo's line
     data: dict[str, TokenData] = {}
     by_tokenizer: dict[str, TokenData] = {}
     for name in sorted(configs):

@@ -29,7 +29,6 @@ from __future__ import annotations
 import contextlib
 import math
 import os
-import shutil
 import signal
 import sys
 import time

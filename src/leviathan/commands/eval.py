@@ -17,7 +17,7 @@ import math
 from dataclasses import replace
 from pathlib import Path
 
-from ..errors import UserError, dead_link, missing
+from ..errors import UserError
 from ..eval.result import EvalResult
 from .values import device, positive_int
 
@@ -118,7 +118,7 @@ def run(args) -> int:
     from ..eval.stream import EvalStream, run_seq_len
     from ..eval.window_floor import short_cap_problem
     from .. import checkpoint as ckpt
-    from ..data.meta import not_prepared
+    from ..data.meta import data_folder_problem
     from ..run_config import data_meta
     from ..train.distributed import resolve_device
 
@@ -135,8 +135,7 @@ def run(args) -> int:
         data_dir = args.data or cfg.data.path
         meta = data_meta(data_dir)
         if meta is None:
-            how = not_prepared(data_dir) if dead_link(data_dir) is None and Path(data_dir).exists() else \
-                f"{missing(data_dir)}; pass a folder `leviathan prepare` wrote as --data"
+            how = data_folder_problem(data_dir, "pass a folder `leviathan prepare` wrote as --data")  # AD36's kind
             raise UserError(f"{data_dir!r} {how} (or score a text file with --text FILE)")
         if split not in meta.splits:
             raise UserError(f"split {split!r} not in {data_dir!r}; available: {', '.join(meta.splits)}")

@@ -31,7 +31,7 @@ def add_arguments(parser) -> None:
 
 
 def run(args) -> int:
-    from ..generation import generate
+    from ..generation import check_eos_predicted, generate
     from ..positions import fit_positions
     from .. import checkpoint as ckpt
     from ..train.distributed import resolve_device
@@ -47,6 +47,8 @@ def run(args) -> int:
     if not args.no_bake:
         model.bake_()
     tokenizer = ckpt.load_tokenizer(args.checkpoint)
+    if args.stop_at_eot:  # its line named generate()'s eos_id=None (round 33, carried): the flag's words
+        check_eos_predicted(model, tokenizer.eot_id, "--stop-at-eot")
     prompt = tokenizer.encode(args.prompt) if args.prompt else [tokenizer.eot_id]
     keep, max_new, notes = fit_positions(len(prompt), args.max_new_tokens, model.config.max_position_embeddings)
     for note in notes:  # the model's positions limit both: say so (leviathan.positions)

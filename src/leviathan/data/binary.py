@@ -9,7 +9,11 @@ the fix. Footgun: only the start is looked at (binary data appended to text is n
 still counted); UTF-16 text (NUL bytes, or a UTF-16 byte order mark) is refused too: convert it to UTF-8. JSON
 lines are looked at the same way, on their first line (issue 30 round 31, Z35, Z36). A UTF-32 byte order mark
 (ff fe 00 00, 00 00 fe ff) is told from UTF-16's: UTF-32LE's starts with UTF-16LE's, and was called UTF-16 text with
-the iconv line that turns it into text full of NUL characters (issue 30 round 32, AB3).
+the iconv line that turns it into text full of NUL characters (issue 30 round 32, AB3). Without a mark, UTF-32 and
+UTF-16 text of mostly Latin letters is told by where its NUL bytes fall (``_unmarked_kind``): UTF-32LE was "binary
+data (NUL bytes; or UTF-16 text)" with "convert UTF-16 with iconv", which gives text full of NULs (round 33, AD19,
+AD20, AD29). Footgun: UTF-16 or UTF-32 text of other scripts (few or no NUL bytes) is not told apart; its NULs, if
+any, still refuse it as binary data.
 """
 
 from __future__ import annotations
@@ -43,7 +47,25 @@ def binary_kind(data: bytes) -> str | None:
     if (kind := _utf16_kind(data)) is not None:
         return kind
     if b"\x00" in data[:SNIFF_BYTES]:
-        return "binary data (NUL bytes; or UTF-16 text)"
+        return _unmarked_kind(data[:SNIFF_BYTES]) or "binary data (NUL bytes)"
+    return None
+
+
+_UNMARKED = ((4, (1, 2, 3), "UTF-32LE"), (4, (0, 1, 2), "UTF-32BE"), (2, (1,), "UTF-16LE"), (2, (0,), "UTF-16BE"))
+
+
+def _unmarked_kind(data: bytes) -> str | None:
+    """"UTF-32LE text (no byte order mark)" and the like when ``data``'s NUL bytes fall where that encoding puts them
+    for text of mostly Latin letters (the high bytes of each code unit all NUL, the low ones not), else None. Round 33
+    (AD19, AD20, AD29): such UTF-32 was called "binary data (NUL bytes; or UTF-16 text)", its fix UTF-16's iconv."""
+    for width, zero, name in _UNMARKED:  # UTF-32 first: its NUL columns hold UTF-16's
+        units = [data[i:i + width] for i in range(0, len(data) - len(data) % width, width)]
+        if len(units) < 2:
+            continue
+        high = sum(all(u[k] == 0 for k in zero) for u in units)
+        low = sum(any(u[k] != 0 for k in range(width) if k not in zero) for u in units)
+        if high >= 0.95 * len(units) and low >= 0.95 * len(units):
+            return f"{name} text (no byte order mark)"
     return None
 
 
@@ -63,6 +85,8 @@ def not_text_fix(kind: str) -> str:
     """The fix for a file of ``kind`` given where text is expected."""
     if "compressed" in kind or "archive" in kind:
         return "decompress it first (prepare reads .txt, .jsonl, .jsonl.zst and .parquet files)"
+    if kind.endswith("(no byte order mark)"):  # iconv's utf-16 / utf-32 read big-endian without a mark (AD19, AD20)
+        return f"convert it to UTF-8 (iconv -f {kind.split()[0].lower()} -t utf-8 FILE > NEW)"
     if kind.startswith("UTF-32"):  # iconv -f utf-16 made it text full of NUL characters (issue 30 round 32, AB3)
         return "convert it to UTF-8 (iconv -f utf-32 -t utf-8 FILE > NEW)"
     if kind.startswith("UTF-16"):
@@ -71,4 +95,4 @@ def not_text_fix(kind: str) -> str:
         return "remove those first two bytes (tail -c +3 FILE > NEW), or save the file as UTF-8"
     if kind.startswith("a parquet"):
         return "name it *.parquet so prepare reads its text column"
-    return "pass UTF-8 text files (convert UTF-16 with iconv), or remove it from the corpus"
+    return "pass UTF-8 text in its place, or leave the file out"  # prepare's corpus or eval's one file (AD29)

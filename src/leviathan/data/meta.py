@@ -20,7 +20,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from ..errors import UserError, missing, not_a_file, not_a_folder
+from ..errors import UserError, dead_link, missing, not_a_file, not_a_folder
 from .fingerprint_fields import recorded_problem
 from .meta_digest import edited_field
 from .. import json_text
@@ -68,6 +68,19 @@ class PreparedMeta:
 
 
 NO_META = f"is not a prepared data folder (no {META_FILE})"
+
+
+def data_folder_problem(path: str | os.PathLike,
+                        fix: str = "create it with `leviathan prepare` or point data.path at one") -> str:
+    """Why ``path``, given as a prepared data folder, holds no meta.json, and the fix: ``not_prepared`` for a path
+    that exists, else why it cannot be found (``errors.missing``: a name too long, a file above it, a dead link) and
+    ``fix``. Round 33 (AD36, AD37): a 300-byte data.path got the output's line "the file name is too long ...; choose
+    a shorter name (--run-dir)" (pathlib's ``exists`` raised ENAMETOOLONG; eval --data the same), and one under a
+    file "has no meta.json; prepare the data first", where the same path with model.vocab_size set was named by
+    ``missing``. One rule for the config reader, train and eval."""
+    if os.path.exists(path) and dead_link(path) is None:  # os.path: Path.exists raised ENAMETOOLONG (AD36)
+        return not_prepared(path)
+    return f"{missing(path)}; {fix}"
 
 
 def not_prepared(path: str | os.PathLike) -> str:

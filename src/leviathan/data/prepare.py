@@ -299,16 +299,21 @@ def _marked_by_prepare(out: Path) -> bool:
     return marker is not None and marker.verb == "prepare"
 
 
+# the flag and the API's keyword that replace a data folder, named both in every refusal about it: the lines said
+# "--overwrite" to a Python caller of prepare(..., overwrite=True) (round 32's note, carried in round 33), as export's
+OVERWRITE = "--overwrite (overwrite=True)"
+
+
 def _check_out_dir(out: Path, settings: dict, stat: str, overwrite: bool) -> PreparedMeta | None:
     """Existing up-to-date data dir -> its meta; a conflicting one -> UserError (unless overwrite)."""
     if not out.exists():
         return None
     if not out.is_dir():  # a named pipe was "is a file" (round 28, T48)
         raise UserError(f"--out {out} {not_a_folder(out)}; choose a directory path (a new or empty folder)")
-    fix = "pass --overwrite (overwrite=True) to replace it, or choose another --out"
+    fix = f"pass {OVERWRITE} to replace it, or choose another --out"
     # a damaged meta.json in a folder without prepare's marker: --overwrite would be refused too (round 11, R65)
     damaged_fix = fix if _marked_by_prepare(out) else (f"the folder holds no marker of `leviathan prepare`, so "
-                                                       f"--overwrite would not replace it either; choose a new or "
+                                                       f"{OVERWRITE} would not replace it either; choose a new or "
                                                        f"empty --out")
     try:
         meta = find_meta(out, damaged_fix)
@@ -323,7 +328,7 @@ def _check_out_dir(out: Path, settings: dict, stat: str, overwrite: bool) -> Pre
                                 f"replace it; choose a new or empty directory")
             return None
     if overwrite:
-        check_replaceable(out, "prepare", "--overwrite", legacy=lambda folder, files: _legacy_data_dir(meta, files),
+        check_replaceable(out, "prepare", OVERWRITE, legacy=lambda folder, files: _legacy_data_dir(meta, files),
                           own=OWN_FILES)
         return None
     if meta.settings == settings and meta.source_stat == stat and _complete(out, meta):
@@ -381,7 +386,7 @@ def _check_apart(out: Path, specs: list, sources: list) -> None:
     inside = [f for f in files if Path(os.path.realpath(f)).is_relative_to(root)]
     if inside:
         raise UserError(f"--out {str(out)!r} holds the source file {str(inside[0])!r}: an output folder must be apart "
-                        f"from its input (--overwrite would delete it); choose another --out")
+                        f"from its input ({OVERWRITE} would delete it); choose another --out")
 
 
 # every file a data folder (and the temporary folder it is built in) ever holds: its split files are NAME.bin
@@ -409,7 +414,7 @@ def _install(tmp: Path, out: Path) -> None:
     """Rename the finished temporary folder to ``out`` (replacing an old data dir)."""
     old = None
     if out.exists():
-        check_unlocked(out, "--overwrite would replace")  # a training run may have started reading it meanwhile (H1)
+        check_unlocked(out, f"{OVERWRITE} would replace")  # a training run may have started reading it meanwhile (H1)
         if os.path.islink(out) or any(out.iterdir()):  # a link is replaced, what it names kept (as demo does)
             old = out.with_name(f".{out.name}.old-{uuid.uuid4().hex[:8]}")
             os.rename(out, old)

@@ -29,7 +29,7 @@ from ..errors import UserError
 from ..integers import is_integer
 from ..model.config import ModelConfig
 
-from .config_file import LOADABLE_DTYPES, dtype_problem  # noqa: F401 (LOADABLE_DTYPES: read from here before)
+from .config_file import dtype_problem
 from .config_values import check_config_values, config_values_problem, hf_fields_problem, repeated_keys, tie_problem
 
 # Llama-family settings a config.json may carry that this model does not read: the one value it implements. Any other

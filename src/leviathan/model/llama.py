@@ -29,7 +29,7 @@ from ..positions import check_within_positions
 from .config import ModelConfig
 from .embedding import TableEmbedding, build_input_embedding
 from .attention_inputs import check_attention_inputs, check_position_values
-from .kv_cache import KVCache, claim_cache
+from .kv_cache import KVCache, claim_cache  # noqa: F401 - KVCache re-exported: its public name (generation, tests)
 from .labels import check_input_ids, check_label_type, check_label_values, check_labels, check_outside
 from .loss import chunked_cross_entropy, linear_token_nll
 

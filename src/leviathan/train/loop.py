@@ -33,7 +33,6 @@ from __future__ import annotations
 import contextlib
 import contextvars
 import functools
-import json
 import math
 import os
 import signal
@@ -48,11 +47,11 @@ import torch
 
 from ..checkpoint.layout import CHECKPOINTS, step_of
 from ..config import dump_yaml
-from ..data.meta import PreparedMeta, not_prepared
+from ..data.meta import PreparedMeta, data_folder_problem
 from ..eval.result import EvalResult
 from ..eval.stream import short_split_problem
 from ..io import atomic_write_json, atomic_write_text
-from ..errors import ReportedInterrupt, Stopped, UserError, dead_link, missing, not_a_folder_there
+from ..errors import ReportedInterrupt, Stopped, UserError, not_a_folder_there
 from ..locking import folder_lock, reading
 from ..memory_preflight import allocator_words, out_of_memory
 from ..ownership import check_apart, check_claim, check_not_container, check_not_inside, mark
@@ -207,10 +206,8 @@ def _check_inputs(cfg: RunConfig, run_dir: Path, info: D.DistInfo) -> PreparedMe
     folder can be written (rank 0)."""
     cfg.check_schedule()
     meta = data_meta(cfg.data.path)
-    if meta is None:
-        how = not_prepared(cfg.data.path) if dead_link(cfg.data.path) is None and Path(cfg.data.path).exists() \
-            else f"{missing(cfg.data.path)}; create it with `leviathan prepare` or point data.path at one"
-        raise UserError(f"data.path {cfg.data.path!r} {how}")
+    if meta is None:  # a too-long name: the output's line (pathlib's ENAMETOOLONG; round 33, AD36)
+        raise UserError(f"data.path {cfg.data.path!r} {data_folder_problem(cfg.data.path)}")
     check_vocab(cfg, meta)
     val = meta.splits.get("val")
     if val is None or val.tokens is None or val.tokens < 2:

@@ -150,7 +150,17 @@ class RunProvenance:
 def code_provenance(run_dir: Path) -> CodeProvenance:
     """Commit and versions from the run folder's versions.json (what the run trained with)."""
     versions = _read_json(run_dir / "versions.json")
-    return CodeProvenance(versions.get("git_revision"), versions.get("leviathan"), versions.get("torch"))
+    return CodeProvenance(*(_recordable(key, versions.get(name)) for key, name in
+                            (("commit", "git_revision"), ("leviathan", "leviathan"), ("torch", "torch"))))
+
+
+def _recordable(key: str, value: Any) -> str | None:
+    """``value`` of versions.json if a results row may record it as ``code.<key>``, else None (the file does not say
+    it): a row the sweep writes must read back (``row_provenance.code_field_problem``, round 33, AD3-AD17), or it
+    would be skipped as edited on every later read."""
+    from .row_provenance import code_field_problem
+
+    return value if code_field_problem(key, value) is None else None
 
 
 def data_provenance(data_dir: str | os.PathLike, *bases: str | os.PathLike) -> DataProvenance:

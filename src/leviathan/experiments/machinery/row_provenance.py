@@ -21,6 +21,7 @@ its folder, whose checkpoint config is checked against the grid before grid.json
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 WHY = "which the sweep always records together (the field was removed or emptied)"
@@ -53,16 +54,44 @@ def provenance_problem(d: dict) -> str | None:
 
 CODE_FIELDS = ("commit", "leviathan", "torch")  # what the sweep writes as a row's code (``CodeProvenance``)
 
+COMMIT = re.compile(r"[0-9a-f]{4,64}(-dirty)?")  # ``metrics.git_revision``: ``git rev-parse HEAD``[-dirty]
+VERSION = re.compile(r"[0-9][0-9A-Za-z.+!_-]{0,63}")  # a package's ``__version__``: '0.1.0', '2.13.0+cpu'
+_FORMATS = {"commit": (COMMIT, "a git commit (the hex digits `git rev-parse HEAD` prints, '-dirty' after them when "
+                               "the tree had changes)"),
+            "leviathan": (VERSION, "a version (such as '0.1.0')"),
+            "torch": (VERSION, "a version (such as '2.5.1+cpu')")}
+
+
+def code_field_problem(key: str, value: Any) -> str | None:
+    """Why ``value`` is not what the sweep records as a row's ``code.<key>`` (None: text of its format, or null).
+    Round 33 (AD3, AD7, AD17): only an empty commit was refused, so 'zzz not a sha', a NUL or 800 characters were
+    read by report and analyze and copied by collect_results.py as the row's provenance without a word."""
+    if value is None:
+        return None
+    if not isinstance(value, str) or not value.strip():
+        return (f"has code.{key} {_shown(value)}, where the sweep records the run's {key} as text, or null where its "
+                f"versions.json does not say (the field was emptied or edited)")
+    pattern, what = _FORMATS[key]
+    if pattern.fullmatch(value) is None:
+        return f"has code.{key} {_shown(value)}, not {what} as the sweep records it (the field was edited)"
+    return None
+
 
 def _code_problem(code: dict) -> str | None:
     """Why a row's ``code`` object is not one the sweep writes: a commit or version emptied to '' or not text, or
     none of them left. The sweep writes commit, leviathan and torch every time, each the text of the run's
     versions.json or null where it does not say; ``{"commit": ""}`` (the commit emptied, the versions removed) was
-    read by report and copied by collect_results.py as provenance without a word (issue 30 round 32, AB24, AB43)."""
+    read by report and copied by collect_results.py as provenance without a word (issue 30 round 32, AB24, AB43).
+    Round 33: each value is held to its format (``code_field_problem``: AD3, AD7, AD17), and a code that lost one of
+    the three fields while keeping the others is named as well (AD8, AD11: code.torch removed passed)."""
     for key in CODE_FIELDS:
-        if key in code and code[key] is not None and (not isinstance(code[key], str) or not code[key].strip()):
-            return (f"has code.{key} {_shown(code[key])}, where the sweep records the run's {key} as text, or null "
-                    f"where its versions.json does not say (the field was emptied or edited)")
+        if key in code and (problem := code_field_problem(key, code[key])) is not None:
+            return problem
     if not any(key in code for key in CODE_FIELDS):
         return f"has code {_shown(code)} with no commit and no leviathan or torch version, {WHY}"
+    missing = [key for key in CODE_FIELDS if key not in code]
+    if missing:
+        return (f"has no code.{missing[0]} beside its code.{next(k for k in CODE_FIELDS if k in code)}, where the "
+                f"sweep records commit, leviathan and torch together (null where the run's versions.json does not "
+                f"say): the field was removed")
     return None
