@@ -194,10 +194,8 @@ def check_native_resume(model) -> None:
     except (ConfigError, UserError) as e:
         raise UserError(f"{str(config)!r} is not a config LeviathanConfig reads ({e}); {fix}") from None
     own = model.config.to_model_config().resolved()
-    mine, theirs = dataclasses.asdict(own), dataclasses.asdict(saved)
-    differ = sorted(k for k in mine if mine[k] != theirs.get(k))
-    if differ:
-        shown = ", ".join(f"{k}={theirs.get(k)!r} there, {mine[k]!r} here" for k in differ[:4])
+    shown = _differences(dataclasses.asdict(saved), dataclasses.asdict(own))
+    if shown:
         raise UserError(f"{str(config)!r} records settings other than those of the LeviathanForCausalLM being resumed "
                         f"({shown}): the checkpoint's weights were trained under its own, or its config.json was "
                         f"edited; resume into the model the checkpoint describes "
@@ -221,11 +219,16 @@ def check_resumed_settings(model, resumed: tuple[Path, dict] | None) -> None:
     def plain(settings: dict) -> dict:
         return json.loads(json.dumps({k: v for k, v in settings.items() if k != DIGEST_KEY}, default=str))
 
-    saved, own = plain(saved), plain(own)
-    differ = sorted(k for k in saved.keys() | own.keys() if saved.get(k) != own.get(k))
-    if differ:
-        shown = ", ".join(f"{k}={saved.get(k)!r} there, {own.get(k)!r} here" for k in differ[:4])
+    shown = _differences(plain(saved), plain(own))
+    if shown:
         raise UserError(f"{str(config)!r} records generator settings (leviathan_generator) other than those of the "
                         f"{type(model).__name__} being resumed ({shown}): the checkpoint's weights were trained under "
                         f"its own; resume into a model adopted with them (load_adopted(checkpoint)), or resume from "
                         f"another checkpoint")
+
+
+def _differences(theirs: dict, mine: dict) -> str:
+    """The first four keys whose values differ between a checkpoint's settings (``theirs``) and the model's
+    (``mine``), as "key=THEIRS there, MINE here" joined by commas; '' when none differ."""
+    differ = sorted(k for k in theirs.keys() | mine.keys() if theirs.get(k) != mine.get(k))
+    return ", ".join(f"{k}={theirs.get(k)!r} there, {mine.get(k)!r} here" for k in differ[:4])
