@@ -198,10 +198,12 @@ SETTINGS = [  # (keywords, what the line says, the error's kind)
     (dict(sequence_bias={(5,): float("nan")}), "sequence_bias {(5,): nan} is not a map of non-empty id tuples to "
      "finite biases ({(id, ...): bias}): the bias nan is no finite number", ValueError),  # AE49
     (dict(sequence_bias={(5,): "x"}), "sequence_bias {(5,): 'x'} is not a map", ValueError),  # AE50
-    (dict(prompt_lookup_num_tokens=-1), "prompt_lookup_num_tokens -1 must be a whole number >= 1", ValueError),  # AE82
-    (dict(prompt_lookup_num_tokens=3, max_matching_ngram_size=0), "max_matching_ngram_size 0 must be a whole number "
-     ">= 1", ValueError),  # AE83
-    (dict(num_assistant_tokens=-1), "num_assistant_tokens -1 must be a whole number >= 1", ValueError),  # AE84
+    # AE82-AE84: prompt-lookup and assisted decoding are refused as features since round 34 (generation_features)
+    (dict(prompt_lookup_num_tokens=-1), "prompt_lookup_num_tokens=-1 asks for prompt-lookup decoding, which "
+     "leviathan's classes do not support", ValueError),  # AE82
+    (dict(prompt_lookup_num_tokens=3, max_matching_ngram_size=0), "prompt_lookup_num_tokens=3 asks for prompt-lookup "
+     "decoding", ValueError),  # AE83
+    (dict(num_assistant_tokens=-1), "num_assistant_tokens=-1 asks for assisted decoding", ValueError),  # AE84
     (dict(num_beams=2, early_stopping=1), "early_stopping 1 must be True or False, or 'never'", ValueError),  # AE392
     (dict(watermarking_config={"bias": "x"}), "watermarking_config's bias 'x' must be a finite number", TypeError),
 ]

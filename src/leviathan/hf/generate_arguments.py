@@ -67,17 +67,23 @@ def check_generate_arguments(model: Any, api: str, inputs: Any, generation_confi
     to hand transformers; ``kwargs`` is made ready in place: numpy scalars as Python's own (``_plain_settings``), a
     ``prefix_allowed_tokens_fn`` wrapped to name an id past the vocabulary (``generate_ids``)."""
     from .generate_callables import checked_callables
-    from .generate_ids import checked_prefix_function
+    from .generate_ids import check_listed_ids_layout, checked_prefix_function
     from .generate_inputs import check_generate_inputs
+
+    from .generation_features import check_generate_features
 
     _check_kinds(model, api, inputs, generation_config, kwargs)
     generation_config = _plain_settings(generation_config, kwargs)
+    check_generate_features(model, api, generation_config, kwargs)  # the allow-list (round 34)
     values = generation_values(model, generation_config, kwargs)
     _check_each(api, values)
     _check_sampling(api, values)
+    check_listed_ids_layout(model, api, generation_config, kwargs)  # before the merge reads them (round 34, AG175)
     _check_merged(model, api, generation_config, kwargs)
     _refuse_meta_inputs(model, api, inputs, kwargs)
-    check_generate_inputs(model, api, inputs, kwargs)
+    new = values.get("max_new_tokens", (None,))[0]
+    new = new if new is not None else (_DEFAULT_NEW if "max_length" not in values else None)
+    check_generate_inputs(model, api, inputs, kwargs, values.get("guidance_scale", (None,))[0], new)
     _check_lengths(model, api, values, _Prompt(inputs, kwargs))
     if kwargs.get("prefix_allowed_tokens_fn") is not None:
         vocab = getattr(getattr(model, "config", None), "vocab_size", None)

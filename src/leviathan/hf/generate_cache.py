@@ -24,7 +24,7 @@ from ..errors import ArgumentValueError
 _FIX = "pass the past_key_values this model returned for the same prompt rows, or leave it out"
 
 
-def check_generate_cache(model: Any, api: str, inputs: Any, kwargs: dict) -> None:
+def check_generate_cache(model: Any, api: str, inputs: Any, kwargs: dict, new_tokens: Any = None) -> None:
     """``ArgumentValueError`` naming the cache when its layers are not this model's (more layers, other kv heads or
     head width), its rows are not the prompt's, or it holds more positions than the prompt's ids."""
     from transformers import Cache
@@ -35,10 +35,12 @@ def check_generate_cache(model: Any, api: str, inputs: Any, kwargs: dict) -> Non
         return  # none, or of another kind (``generate_inputs`` names it)
     keys = [layer.keys for layer in getattr(cache, "layers", ()) if isinstance(getattr(layer, "keys", None),
                                                                                  torch.Tensor)]
+    _check_room(api, name, cache, inputs if inputs is not None else kwargs.get("input_ids"), new_tokens)
     keys = [k for k in keys if k.dim() == 4 and k.numel() > 0]
     if not keys:
         return  # an empty cache: the generation fills it
     _check_layers(model, api, name, len(keys), tuple(keys[0].shape))
+    _check_values(model, api, name, cache)
     ids = inputs if inputs is not None else kwargs.get("input_ids")
     prompt = ids if isinstance(ids, torch.Tensor) and ids.dim() == 2 else kwargs.get("inputs_embeds")
     if not isinstance(prompt, torch.Tensor) or prompt.dim() < 2:
@@ -73,3 +75,38 @@ def _check_layers(model: Any, api: str, name: str, layers: int, shape: tuple) ->
         raise ArgumentValueError(f"{api}: {name} holds {shape[1]} kv head(s) of width {shape[3]} per layer, "
                                  f"and this model's attention has {heads} of width {width}: it is another model's "
                                  f"cache; {_FIX}")
+
+
+def _check_values(model: Any, api: str, name: str, cache: Any) -> None:
+    """The cache's tensors against the model's dtype and device, and finite (issue 30 round 34): float64 keys were
+    torch's raw dtype error inside the attention (AG27, AG28), keys on meta its raw device error (AG29), NaN keys
+    taken, the argmax of NaN scores emitted as id 0 (AG30). One pass over the cache and one device sync per call."""
+    tensors = [t for layer in getattr(cache, "layers", ()) for t in (getattr(layer, "keys", None),
+                                                                      getattr(layer, "values", None))
+               if isinstance(t, torch.Tensor) and t.numel() > 0]
+    dtype, device = getattr(model, "dtype", None), getattr(model, "device", None)
+    for tensor in tensors:
+        if tensor.is_meta:
+            raise ArgumentValueError(f"{api}: {name} holds tensors on the meta device (shapes, no values); {_FIX}")
+        if isinstance(dtype, torch.dtype) and tensor.dtype != dtype:
+            raise ArgumentValueError(f"{api}: {name} holds {tensor.dtype} tensors, and the model computes in {dtype}; "
+                                     f"{_FIX}")
+        if isinstance(device, torch.device) and tensor.device != device:
+            raise ArgumentValueError(f"{api}: {name} is on {tensor.device}, and the model on {device}; {_FIX}")
+    if tensors and not bool(torch.stack([torch.isfinite(t).all() for t in tensors]).all()):
+        raise ArgumentValueError(f"{api}: {name} holds NaN or infinite keys or values (a diverged run's); {_FIX}")
+
+
+def _check_room(api: str, name: str, cache: Any, ids: Any, new_tokens: Any) -> None:
+    """A fixed-size cache (``StaticCache(max_cache_len=4)``) too short for the prompt and the new tokens: transformers'
+    raw IndexError at the first forward (issue 30 round 34, AG31)."""
+    lengths = [getattr(layer, "max_cache_len", None) for layer in getattr(cache, "layers", ())]
+    length = min(lengths) if lengths and all(isinstance(n, int) for n in lengths) else None
+    if not getattr(cache, "is_compileable", False) or not isinstance(length, int) or \
+            not isinstance(ids, torch.Tensor) or ids.dim() != 2:
+        return
+    need = ids.shape[1] + (new_tokens if isinstance(new_tokens, int) else 0)
+    if need > length:
+        raise ArgumentValueError(f"{api}: {name} is a fixed-size cache of {length} positions, and the prompt's "
+                                 f"{ids.shape[1]} ids and {need - ids.shape[1]} new token(s) need {need}; pass one of "
+                                 f"max_cache_len >= {need}, or leave {name} out")

@@ -29,35 +29,44 @@ from ..errors import ArgumentTypeError, ArgumentValueError
 
 def checked_callables(model: Any, api: str, kwargs: dict) -> dict:
     """The ``logits_processor`` / ``stopping_criteria`` of ``kwargs`` with the caller's functions wrapped (module
-    docstring), the same list kinds; after ``check_max_length_criteria``. Only the names given are returned."""
+    docstring), the same list kinds; after ``check_max_length_criteria``. Only the names given are returned. A
+    function of the caller's that cannot be called with (ids, scores) is refused before any token (issue 30 round 34:
+    three required arguments, transformers' raw TypeError at the first token, AG52)."""
     check_max_length_criteria(model, api, kwargs.get("stopping_criteria"))
     found = {}
-    for name, wrap, takes in (("logits_processor", _checked_processor, _two),
-                              ("stopping_criteria", _checked_criterion, _callers)):
+    for name, wrap in (("logits_processor", _checked_processor), ("stopping_criteria", _checked_criterion)):
         value = kwargs.get(name)
-        if isinstance(value, (list, tuple)) and any(takes(item) for item in value):
+        if isinstance(value, (list, tuple)) and any(_callers(item) for item in value):
+            for i, item in enumerate(value):
+                _check_arity(item, f"{api}: {name}[{i}]")
             kind = type(value) if isinstance(value, list) else list
-            found[name] = kind(wrap(item, f"{api}: {name}[{i}]") if takes(item) else item
+            found[name] = kind(wrap(item, f"{api}: {name}[{i}]") if _callers(item) else item
                                for i, item in enumerate(value))
     return found
 
 
 def _callers(item: Any) -> bool:
-    """Whether ``item`` is the caller's function of (ids, scores) (a criterion's may take ``**kwargs`` too), not one
-    of transformers' classes."""
+    """Whether ``item`` is the caller's function (not one of transformers' classes, whose type transformers matches
+    against its defaults) with a signature to read. Issue 30 round 34: one taking ``**kwargs`` is the caller's too
+    (it was not wrapped, and its None result torch's raw TypeError, AG53)."""
     if isinstance(item, type) or not callable(item) or type(item).__module__.startswith("transformers."):
         return False
     try:
-        parameters = inspect.signature(item).parameters.values()
+        inspect.signature(item)
     except (TypeError, ValueError):
         return False
-    return sum(p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD) for p in parameters) == 2 and \
-        all(p.kind != p.VAR_POSITIONAL for p in parameters)
+    return True
 
 
-def _two(item: Any) -> bool:
-    """A processor transformers calls with (ids, scores) only: exactly two parameters (``LogitsProcessorList``)."""
-    return _callers(item) and len(inspect.signature(item).parameters) == 2
+def _check_arity(item: Any, said: str) -> None:
+    if not _callers(item):
+        return
+    try:
+        inspect.signature(item).bind(None, None)
+    except TypeError:
+        raise ArgumentTypeError(f"{said} takes {inspect.signature(item)}, and the decoding loop calls it with (ids, "
+                                f"scores); make it a function of (input_ids, scores) (more parameters need "
+                                f"defaults)") from None
 
 
 def _checked_processor(function: Any, said: str):
@@ -70,14 +79,30 @@ def _checked_processor(function: Any, said: str):
                 f"{type(result).__name__} {result!r:.30}"
             raise ArgumentTypeError(f"{said} returned {shown}, not the scores; return a tensor of the scores' shape "
                                     f"{tuple(scores.shape)} (the scores given, changed) from it")
+        if not result.dtype.is_floating_point:  # scores truncated to integers, taken (round 34, AG46)
+            raise ArgumentTypeError(f"{said} returned a {result.dtype} tensor, not the scores; return "
+                                    f"{scores.dtype} scores (the scores given, changed)")
         if first[0]:
             first[0] = False
-            if not result.is_meta and bool(torch.isnan(result).any()):
-                raise ArgumentValueError(f"{said} returned NaN scores, from which no token can be chosen; return "
-                                         f"finite scores (-inf to rule a token out)")
+            _check_first_scores(result, said)
         return result
 
     return processor
+
+
+def _check_first_scores(result: torch.Tensor, said: str) -> None:
+    """At the first token only (one device sync per call): NaN scores (round 33), or a row of scores all -inf, which
+    forbids every token (greedy decoding emitted id 0 without a word, AG49; sampling was torch's raw multinomial
+    error, AG50: issue 30 round 34). Footgun: made only at a later token, neither is seen (AG51)."""
+    if result.is_meta or result.numel() == 0:
+        return
+    nan, closed = torch.stack([torch.isnan(result).any(), torch.isneginf(result).all(dim=-1).any()]).tolist()
+    if nan:
+        raise ArgumentValueError(f"{said} returned NaN scores, from which no token can be chosen; return "
+                                 f"finite scores (-inf to rule a token out)")
+    if closed:
+        raise ArgumentValueError(f"{said} returned a row of scores all -inf, which rules out every token, so none "
+                                 f"can be chosen; leave at least one token finite in each row")
 
 
 def _checked_criterion(function: Any, said: str):
@@ -88,6 +113,11 @@ def _checked_criterion(function: Any, said: str):
         if not isinstance(result, bool) and not (isinstance(result, torch.Tensor) and result.dtype == torch.bool):
             raise ArgumentTypeError(f"{said} returned {type(result).__name__} {result!r:.30}, not whether to stop; "
                                     f"return True / False, or a bool tensor with one value per row")
+        if isinstance(result, torch.Tensor) and tuple(result.shape) not in ((), (input_ids.shape[0],)):
+            # 2 answers for 1 row were broadcast without a word (issue 30 round 34, AG57)
+            raise ArgumentValueError(f"{said} returned a bool tensor of shape {tuple(result.shape)}, and the batch "
+                                     f"has {input_ids.shape[0]} row(s); return one value per row (shape "
+                                     f"({input_ids.shape[0]},)), or True / False for all")
         return result
 
     return criterion

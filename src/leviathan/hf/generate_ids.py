@@ -33,8 +33,11 @@ def check_generate_ids(model: Any, generation_config: Any, api: str) -> None:
         return
     for name in GENERATION_IDS:
         value = getattr(generation_config, name, None)
+        if isinstance(value, torch.Tensor) and value.is_meta:  # torch's raw NotImplementedError (round 34, AG169)
+            raise ArgumentValueError(f"{api}: {name} is a tensor on the meta device (no values); pass the id as a "
+                                     f"number (or a tensor with values), or leave it out")
         if isinstance(value, torch.Tensor):  # transformers takes a tensor of ids too
-            value = None if value.is_meta else value.reshape(-1).tolist()
+            value = value.reshape(-1).tolist()
             value = value[0] if isinstance(value, list) and len(value) == 1 and name != "eos_token_id" else value
         if (problem := token_id_problem(name, value, vocab)) is not None:
             raise ArgumentValueError(f"{api}: {problem}; pass the tokenizer's id (below {vocab}) as {name}, or leave "
@@ -69,6 +72,10 @@ def checked_prefix_function(function: Any, vocab: Any, api: str) -> Any:
             raise ArgumentValueError(f"{api}: prefix_allowed_tokens_fn returned no id for row {batch_id}, so no token "
                                      f"can follow; return at least one allowed id for each row (all ids: "
                                      f"list(range(vocab_size)))")
+        if isinstance(result, torch.Tensor) and (result.dtype.is_floating_point or result.dtype.is_complex or
+                                                 result.dtype == torch.bool):  # round 34, AG66: raw IndexError
+            raise ArgumentTypeError(f"{api}: prefix_allowed_tokens_fn returned a {result.dtype} tensor, not the "
+                                    f"allowed ids; return a list of token ids (or a torch.long tensor of them)")
         if not isinstance(result, (list, tuple, torch.Tensor)):  # None: transformers' raw TypeError (AE44)
             raise ArgumentTypeError(f"{api}: prefix_allowed_tokens_fn returned {type(result).__name__} "
                                     f"{result!r:.30}, not the allowed ids; return a list of token ids")
@@ -99,3 +106,23 @@ def _check_arity(function: Any, api: str) -> None:
                                 f"{getattr(function, '__name__', type(function).__name__)} takes "
                                 f"{inspect.signature(function)}; pass a function of (batch_id, ids) -> allowed ids"
                                 ) from None
+
+
+def check_listed_ids_layout(model: Any, api: str, generation_config: Any, kwargs: dict) -> None:
+    """The id lists of the settings (``setting_ids.LISTED_IDS``) held to their layout before transformers merges
+    them: ``suppress_tokens=[[5]]`` was the guard's line about an unhashable list, naming no argument (issue 30 round
+    34, AG175). The same rule ``check_generate_ids`` reads after the merge, read earlier."""
+    from ..errors import ArgumentValueError
+    from ..integers import is_integer
+    from .setting_ids import LISTED_IDS, setting_ids_problem
+
+    vocab = getattr(getattr(model, "config", None), "vocab_size", None)
+    if not is_integer(vocab):
+        return
+    for name in LISTED_IDS:
+        value = kwargs.get(name)
+        if value is None:
+            value = getattr(generation_config, name, None)
+        if value is not None and (problem := setting_ids_problem(name, value, vocab)) is not None:
+            raise ArgumentValueError(f"{api}: {problem}; pass the tokenizer's ids (below {vocab}) as {name}, or "
+                                     f"leave it out (and set model.generation_config.{name} to such ids, or None)")

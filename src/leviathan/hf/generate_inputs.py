@@ -28,7 +28,8 @@ import torch
 from ..errors import ArgumentTypeError, ArgumentValueError
 
 
-def check_generate_inputs(model: Any, api: str, inputs: Any, kwargs: dict) -> None:
+def check_generate_inputs(model: Any, api: str, inputs: Any, kwargs: dict, guidance: Any = None,
+                          new_tokens: Any = None) -> None:
     """A UserError (``ArgumentValueError`` / ``ArgumentTypeError``) naming the first of ``generate``'s inputs (the
     module docstring's findings) no generation can use."""
     from .generate_cache import check_generate_cache
@@ -36,10 +37,10 @@ def check_generate_inputs(model: Any, api: str, inputs: Any, kwargs: dict) -> No
     _check_prompt(api, inputs, kwargs)
     _check_embeds(model, api, kwargs.get("inputs_embeds"))
     _check_beside_embeds(api, inputs, kwargs)
-    _check_negative_prompt(api, kwargs)
+    _check_negative_prompt(model, api, inputs, kwargs, guidance, new_tokens)
     _check_mask(api, inputs, kwargs)
     _check_cache(api, kwargs)
-    check_generate_cache(model, api, inputs, kwargs)  # another model's, batch's or longer (round 33)
+    check_generate_cache(model, api, inputs, kwargs, new_tokens)  # another model's, batch's or longer (round 33)
     _check_callables(api, kwargs)
 
 
@@ -57,7 +58,8 @@ def _check_beside_embeds(api: str, inputs: Any, kwargs: dict) -> None:
                              f"(the same batch and length), or only inputs_embeds")
 
 
-def _check_negative_prompt(api: str, kwargs: dict) -> None:
+def _check_negative_prompt(model: Any, api: str, inputs: Any, kwargs: dict, guidance: Any = None,
+                           new_tokens: Any = None) -> None:
     """``negative_prompt_ids`` (and its mask), read with ``guidance_scale``: a (batch, length) tensor of ids; a list
     or a numpy array was torch's raw "ones_like(): argument 'input' must be Tensor" at the first token (issue 30
     round 33, AE60, AE397)."""
@@ -70,6 +72,37 @@ def _check_negative_prompt(api: str, kwargs: dict) -> None:
                 f"{type(value).__name__} {value!r:.40}"
             raise ArgumentTypeError(f"{api}: {name} must be a (batch, length) integer tensor, got {shown}; pass "
                                     f"torch.tensor([[...]]) (one row per prompt), or leave it out")
+    _check_negative_use(model, api, inputs, kwargs, guidance, new_tokens)
+
+
+def _check_negative_use(model: Any, api: str, inputs: Any, kwargs: dict, guidance: Any, new_tokens: Any) -> None:
+    """A negative prompt transformers would drop or fail on at the first token (issue 30 round 34): without a
+    ``guidance_scale`` other than 1 it was dropped without a word (AG190); of other rows than the prompt (AG187),
+    empty (AG191) or on meta (AG189, a line naming the forward's input_ids) torch's raw errors; long enough to run
+    past the positions, the forward's line about positions (AG192). Shapes and the device only, no value read."""
+    from ..positions import model_positions
+
+    negative = kwargs.get("negative_prompt_ids")
+    if not isinstance(negative, torch.Tensor):
+        return
+    if guidance is None or guidance == 1:
+        raise ArgumentValueError(f"{api}: negative_prompt_ids is read only by classifier-free guidance, and "
+                                 f"guidance_scale is {guidance!r} (off); pass guidance_scale=<a number other than 1>, "
+                                 f"or leave negative_prompt_ids out")
+    prompt = inputs if inputs is not None else kwargs.get("input_ids")
+    rows = prompt.shape[0] if isinstance(prompt, torch.Tensor) and prompt.dim() == 2 else None
+    if negative.is_meta:
+        raise ArgumentValueError(f"{api}: negative_prompt_ids is on the meta device (shapes, no values); pass it with "
+                                 f"values, on the model's device")
+    if negative.shape[1] == 0 or (rows is not None and negative.shape[0] != rows):
+        raise ArgumentValueError(f"{api}: negative_prompt_ids has shape {tuple(negative.shape)}, and the prompt has "
+                                 f"{rows} row(s); pass one non-empty row of ids per prompt row, or leave it out")
+    positions = model_positions(model)
+    new = new_tokens if isinstance(new_tokens, int) else 0
+    if isinstance(positions, int) and negative.shape[1] + new > positions:
+        raise ArgumentValueError(f"{api}: negative_prompt_ids holds {negative.shape[1]} ids, which with "
+                                 f"{new} new token(s) reaches past the model's {positions} positions "
+                                 f"(max_position_embeddings); pass a negative prompt of at most {positions - new} ids")
 
 
 def _check_prompt(api: str, inputs: Any, kwargs: dict) -> None:
@@ -126,6 +159,9 @@ def _check_mask(api: str, inputs: Any, kwargs: dict) -> None:
     if mask is not None and not isinstance(mask, torch.Tensor):  # a list: transformers' raw AttributeError (AE321)
         raise ArgumentTypeError(f"{api}: attention_mask must be a (batch, length) tensor of 0 and 1, got "
                                 f"{type(mask).__name__} {mask!r:.40}; pass torch.tensor(mask), or leave it out")
+    if isinstance(mask, torch.Tensor) and mask.dtype.is_complex:  # cast to real with torch's warning (round 34, AG81)
+        raise ArgumentTypeError(f"{api}: attention_mask is a {mask.dtype} tensor; pass a mask of 0 and 1 as integers "
+                                f"or bools (torch.long / torch.bool), or leave it out")
     prompt = inputs if inputs is not None else kwargs.get("input_ids")
     if prompt is None:
         prompt = kwargs.get("inputs_embeds")
@@ -176,6 +212,12 @@ def _check_callables(api: str, kwargs: dict) -> None:
             f"{type(streamer).__name__} {streamer!r:.40}"
         raise ArgumentTypeError(f"{api}: streamer must be a transformers streamer (with put and end, such as "
                                 f"TextStreamer(tokenizer)), got {got}; pass one, or leave it out")
+    if streamer is not None and hasattr(streamer, "tokenizer") and not callable(getattr(streamer.tokenizer, "decode",
+                                                                                       None)):
+        # TextStreamer(None): transformers' raw AttributeError at its first put (issue 30 round 34, AG64)
+        raise ArgumentTypeError(f"{api}: streamer {type(streamer).__name__} holds no tokenizer to decode with (got "
+                                f"{type(streamer.tokenizer).__name__}); pass {type(streamer).__name__}(<the model's "
+                                f"tokenizer>), or leave streamer out")
     for name, kind in (("logits_processor", "LogitsProcessorList"), ("stopping_criteria", "StoppingCriteriaList")):
         value = kwargs.get(name)
         if value is None:

@@ -20,7 +20,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from ..errors import ArgumentValueError
+from ..errors import ArgumentTypeError, ArgumentValueError
 
 # the settings that read the tokenizer's vocabulary -> what they do
 _NEED_TOKENIZER = {"token_healing": "rewrites the prompt's last token with the tokenizer's vocabulary",
@@ -38,7 +38,17 @@ def check_generate_needs(model: Any, api: str, merged: Any, kwargs: dict) -> Non
 
 
 def _check_tokenizer(api: str, merged: Any, kwargs: dict) -> None:
-    if kwargs.get("tokenizer") is not None:
+    """A setting that reads the tokenizer's vocabulary without one (round 33), and a ``tokenizer`` that is none:
+    ``tokenizer=5`` taken without a word (issue 30 round 34, AG126), 'gpt2' the guard's line naming no argument
+    (AG151), with token_healing transformers' raw AttributeError (AG161)."""
+    from transformers import PreTrainedTokenizerBase
+
+    tokenizer = kwargs.get("tokenizer")
+    if tokenizer is not None and not isinstance(tokenizer, PreTrainedTokenizerBase):
+        raise ArgumentTypeError(f"{api}: tokenizer must be a transformers tokenizer (AutoTokenizer.from_pretrained"
+                                f"(...)), got {type(tokenizer).__name__} {tokenizer!r:.40}; pass the model's "
+                                f"tokenizer, or leave tokenizer out")
+    if tokenizer is not None:
         return
     for name, does in _NEED_TOKENIZER.items():
         value = getattr(merged, name, None)
