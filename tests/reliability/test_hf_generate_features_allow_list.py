@@ -105,7 +105,7 @@ def _criteria(*items):
 
 def test_the_supported_features_inputs_are_held_by_hand_rules(models):
     """AG27-AG31 (a cache of another dtype, on meta, NaN, a static cache too short), AG46-AG57 (processors and
-    criteria), AG64, AG66, AG81, AG126, AG151, AG161, AG169, AG175, AG187-AG192 (the negative prompt)."""
+    criteria), AG64, AG66, AG81, AG198 (more beams than tokens), AG126, AG151, AG161, AG169, AG175, AG187-AG192 (the negative prompt)."""
     from transformers import StaticCache, TextStreamer
 
     for name, model in models:
@@ -128,6 +128,7 @@ def test_the_supported_features_inputs_are_held_by_hand_rules(models):
             (dict(prefix_allowed_tokens_fn=lambda b, ids: torch.tensor([5.0])), "returned a torch.float32 tensor"),
             (dict(attention_mask=torch.ones(1, 3, dtype=torch.complex64)), "attention_mask is a torch.complex64"),
             (dict(tokenizer=5), "tokenizer must be a transformers tokenizer"),
+            (dict(num_beams=VOCAB + 1), f"num_beams={VOCAB + 1} is more beams than the model's {VOCAB} tokens"),
             (dict(stop_strings=["x"], tokenizer="gpt2"), "got str 'gpt2'"),
             (dict(eos_token_id=torch.tensor([5], device="meta")), "eos_token_id is a tensor on the meta device"),
             (dict(suppress_tokens=[[5]]), "suppress_tokens holds [5]"),

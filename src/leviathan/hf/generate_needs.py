@@ -35,6 +35,19 @@ def check_generate_needs(model: Any, api: str, merged: Any, kwargs: dict) -> Non
     _check_tokenizer(api, merged, kwargs)
     _check_cache_kind(model, api, merged, kwargs)
     _check_synced(api, kwargs.get("synced_gpus"))
+    _check_beams(model, api, merged)
+
+
+def _check_beams(model: Any, api: str, merged: Any) -> None:
+    """More beams than the vocabulary has tokens: a million beams on 300 ids ran for minutes on copies of the same
+    few sequences without a word (issue 30 round 34, AG198); the first step has only vocab_size distinct beams."""
+    from ..integers import is_integer
+
+    beams = getattr(merged, "num_beams", None)
+    vocab = getattr(getattr(model, "config", None), "vocab_size", None)
+    if is_integer(beams) and is_integer(vocab) and beams > vocab:
+        raise ArgumentValueError(f"{api}: num_beams={beams} is more beams than the model's {vocab} tokens, so most "
+                                 f"would be copies of the same sequences; pass num_beams <= {vocab} (a few: 2 to 8)")
 
 
 def _check_tokenizer(api: str, merged: Any, kwargs: dict) -> None:
