@@ -145,3 +145,15 @@ def test_the_supported_features_inputs_are_held_by_hand_rules(models):
             refused(_generate(model, **keywords), f"{name}.generate: ")
             refused(_generate(model, **keywords), said)
         assert _generate(model, guidance_scale=2.0, negative_prompt_ids=PROMPT[:, :2])().shape == (1, 5)
+
+
+def test_generates_arguments_by_position_are_checked_as_by_keyword(models):
+    """AG376-AG382: the arguments after generation_config given by position went to transformers unchecked."""
+    for name, model in models:
+        refused(lambda: model.generate(PROMPT, None, _processors(lambda ids, s: None), max_new_tokens=2),
+                f"{name}.generate: logits_processor[0] returned NoneType None", TypeError)
+        refused(lambda: model.generate(PROMPT, None, None, None, None, None, None, 5, max_new_tokens=2),
+                f"{name}.generate: streamer must be a transformers streamer", TypeError)
+        refused(lambda: model.generate(PROMPT, None, None, _criteria(), stopping_criteria=_criteria(),
+                                       max_new_tokens=2), "stopping_criteria is given twice", TypeError)
+        assert model.generate(PROMPT, None, None, max_new_tokens=2).shape == (1, 5)

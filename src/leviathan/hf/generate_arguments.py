@@ -92,6 +92,26 @@ def check_generate_arguments(model: Any, api: str, inputs: Any, generation_confi
     return generation_config
 
 
+# generate's parameters after (inputs, generation_config), in transformers' order
+_POSITIONAL = ("logits_processor", "stopping_criteria", "prefix_allowed_tokens_fn", "synced_gpus", "assistant_model",
+               "streamer", "negative_prompt_ids", "negative_prompt_attention_mask", "custom_generate")
+
+
+def positional_into_keywords(api: str, args: tuple, kwargs: dict) -> None:
+    """``generate``'s arguments given by position after ``generation_config`` moved into ``kwargs`` (in place) under
+    their names, so that the same checks read them: by position they went to transformers unchecked (a processor
+    returning None, a prefix function's id 400, synced_gpus=True in one process, streamer=5: raw errors; issue 30
+    round 34, AG376-AG382)."""
+    if len(args) > len(_POSITIONAL):
+        raise ArgumentTypeError(f"{api}: takes at most {len(_POSITIONAL) + 2} arguments by position (inputs, "
+                                f"generation_config, {', '.join(_POSITIONAL)}), got {len(args) + 2}; pass the "
+                                f"settings as keywords")
+    for name, value in zip(_POSITIONAL, args):
+        if name in kwargs:
+            raise ArgumentTypeError(f"{api}: {name} is given twice, by position and as a keyword; pass it once")
+        kwargs[name] = value
+
+
 def _plain_settings(generation_config: Any, kwargs: dict) -> Any:
     """numpy's ints, bools and floats among ``kwargs`` (in place) and the settings of ``generation_config`` (a copy,
     when it holds any) as Python's own. transformers takes ``np.int64(3)`` as a length, but reads ``do_sample=

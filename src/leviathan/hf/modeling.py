@@ -407,13 +407,14 @@ class LeviathanForCausalLM(LeviathanPreTrainedModel, GenerateGuard, GenerationMi
         counted from a cached prefix or inputs_embeds ended in its raw errors or ran on (issue 30 round 31, AA90-AA108,
         AA523, AA619-AA649); settings transformers refuses or takes as nonsense, ids past the vocabulary, an empty
         prompt, a mask or callable of the wrong kind, and numpy scalars taken as Python's (round 32, AC2-AC138)."""
-        from .generate_arguments import check_generate_arguments
+        from .generate_arguments import check_generate_arguments, positional_into_keywords
 
+        positional_into_keywords("LeviathanForCausalLM.generate", args, kwargs)  # round 34, AG376-AG382
         if kwargs.get("inputs_embeds") is not None:  # forward's refusal, before the lengths are counted (AA106)
             _refuse_inputs_embeds("LeviathanForCausalLM.generate")
         generation_config = check_generate_arguments(self, "LeviathanForCausalLM.generate", inputs, generation_config,
                                                      kwargs)
-        return super().generate(inputs, generation_config, *args, **kwargs)
+        return super().generate(inputs, generation_config, **kwargs)
 
     def _prepare_special_tokens(self, generation_config, *args, **kwargs):
         """transformers' preparation of ``generate``'s token ids, after ``generate_ids.check_generate_ids``: an
