@@ -157,3 +157,33 @@ def test_generates_arguments_by_position_are_checked_as_by_keyword(models):
         refused(lambda: model.generate(PROMPT, None, None, _criteria(), stopping_criteria=_criteria(),
                                        max_new_tokens=2), "stopping_criteria is given twice", TypeError)
         assert model.generate(PROMPT, None, None, max_new_tokens=2).shape == (1, 5)
+
+
+def test_later_ids_of_the_round_special_ids_scores_and_caches(models):
+    """AG250, AG251, AG314 (special ids: empty, several pad ids, a numpy array), AG354, AG355 (a partial, a processor
+    taking **kwargs: now wrapped), AG358 (a numpy bool taken), AG366, AG369 (scores on meta, +inf), AG385, AG311 (two
+    caches, an encoder-decoder cache)."""
+    import functools
+
+    import numpy as np
+    from transformers import DynamicCache, EncoderDecoderCache
+
+    def none(ids, scores, extra):
+        return None
+
+    for name, model in models:
+        cases = [
+            (dict(eos_token_id=[]), "eos_token_id [] names no token"),
+            (dict(pad_token_id=torch.tensor([5, 6])), "pad_token_id holds 2 ids"),
+            (dict(eos_token_id=np.array([5, 6])), "eos_token_id is a numpy array"),
+            (dict(logits_processor=_processors(functools.partial(none, extra=1))), "returned NoneType None"),
+            (dict(logits_processor=_processors(lambda ids, scores: scores.to("meta"))), "returned scores on meta"),
+            (dict(logits_processor=_processors(lambda ids, scores: scores + float("inf"))), "returned +inf scores"),
+            (dict(cache=DynamicCache(), past_key_values=DynamicCache()), "a cache is given twice"),
+            (dict(past_key_values=EncoderDecoderCache(DynamicCache(), DynamicCache())), "is an EncoderDecoderCache"),
+        ]
+        for keywords, said in cases:
+            refused(_generate(model, **keywords), f"{name}.generate: ")
+            refused(_generate(model, **keywords), said)
+        stop = _criteria(lambda ids, s, **kw: np.bool_(False))
+        assert _generate(model, stopping_criteria=stop)().shape == (1, 5)

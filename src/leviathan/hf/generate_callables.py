@@ -22,6 +22,7 @@ from __future__ import annotations
 import inspect
 from typing import Any
 
+import numpy as np
 import torch
 
 from ..errors import ArgumentTypeError, ArgumentValueError
@@ -79,6 +80,9 @@ def _checked_processor(function: Any, said: str):
                 f"{type(result).__name__} {result!r:.30}"
             raise ArgumentTypeError(f"{said} returned {shown}, not the scores; return a tensor of the scores' shape "
                                     f"{tuple(scores.shape)} (the scores given, changed) from it")
+        if result.device != scores.device:  # moved to meta: torch's raw device error (round 34, AG366)
+            raise ArgumentTypeError(f"{said} returned scores on {result.device}, and the scores given are on "
+                                    f"{scores.device}; return them on {scores.device} (the scores given, changed)")
         if not result.dtype.is_floating_point:  # scores truncated to integers, taken (round 34, AG46)
             raise ArgumentTypeError(f"{said} returned a {result.dtype} tensor, not the scores; return "
                                     f"{scores.dtype} scores (the scores given, changed)")
@@ -96,10 +100,14 @@ def _check_first_scores(result: torch.Tensor, said: str) -> None:
     error, AG50: issue 30 round 34). Footgun: made only at a later token, neither is seen (AG51)."""
     if result.is_meta or result.numel() == 0:
         return
-    nan, closed = torch.stack([torch.isnan(result).any(), torch.isneginf(result).all(dim=-1).any()]).tolist()
+    nan, closed, high = torch.stack([torch.isnan(result).any(), torch.isneginf(result).all(dim=-1).any(),
+                                     torch.isposinf(result).any()]).tolist()
     if nan:
         raise ArgumentValueError(f"{said} returned NaN scores, from which no token can be chosen; return "
                                  f"finite scores (-inf to rule a token out)")
+    if high:  # +inf everywhere: greedy took id 0 without a word (round 34, AG369)
+        raise ArgumentValueError(f"{said} returned +inf scores, which no softmax can rank; return finite scores "
+                                 f"(-inf to rule a token out)")
     if closed:
         raise ArgumentValueError(f"{said} returned a row of scores all -inf, which rules out every token, so none "
                                  f"can be chosen; leave at least one token finite in each row")
@@ -110,6 +118,8 @@ def _checked_criterion(function: Any, said: str):
 
     def criterion(input_ids, scores, **kwargs):
         result = function(input_ids, scores, **kwargs) if takes_more else function(input_ids, scores)
+        if isinstance(result, np.bool_):  # numpy's bool is a bool (round 34, AG358)
+            result = bool(result)
         if not isinstance(result, bool) and not (isinstance(result, torch.Tensor) and result.dtype == torch.bool):
             raise ArgumentTypeError(f"{said} returned {type(result).__name__} {result!r:.30}, not whether to stop; "
                                     f"return True / False, or a bool tensor with one value per row")

@@ -119,6 +119,7 @@ def check_listed_ids_layout(model: Any, api: str, generation_config: Any, kwargs
     vocab = getattr(getattr(model, "config", None), "vocab_size", None)
     if not is_integer(vocab):
         return
+    _check_special_ids_layout(api, generation_config, kwargs)
     for name in LISTED_IDS:
         value = kwargs.get(name)
         if value is None:
@@ -126,3 +127,29 @@ def check_listed_ids_layout(model: Any, api: str, generation_config: Any, kwargs
         if value is not None and (problem := setting_ids_problem(name, value, vocab)) is not None:
             raise ArgumentValueError(f"{api}: {problem}; pass the tokenizer's ids (below {vocab}) as {name}, or "
                                      f"leave it out (and set model.generation_config.{name} to such ids, or None)")
+
+
+def _check_special_ids_layout(api: str, generation_config: Any, kwargs: dict) -> None:
+    """The special ids as transformers merges them: ``eos_token_id=[]`` (no id: its raw IndexError, AG250), a pad,
+    bos or decoder-start id of several values (``pad_token_id=torch.tensor([5, 6])``: torch's raw "Boolean value of
+    Tensor with more than one value", AG251), a numpy array of ids (numpy's raw "truth value of an array", AG314) are
+    named before the merge (issue 30 round 34). The values are read only where a tensor or array is given."""
+    import numpy as np
+
+    from ..errors import ArgumentTypeError, ArgumentValueError
+
+    for name in ("eos_token_id", "pad_token_id", "bos_token_id", "decoder_start_token_id"):
+        value = kwargs.get(name)
+        if value is None:
+            value = getattr(generation_config, name, None)
+        if isinstance(value, np.ndarray):
+            raise ArgumentTypeError(f"{api}: {name} is a numpy array; pass the id as a number (or a list of ids: "
+                                    f"{name}={value.tolist()!r:.40}), or leave it out")
+        count = value.numel() if isinstance(value, torch.Tensor) else len(value) if isinstance(value, (list, tuple)) \
+            else 1
+        if count == 0:
+            raise ArgumentValueError(f"{api}: {name} {value!r:.40} names no token; pass a token id (or, for "
+                                     f"eos_token_id, a non-empty list of them), or leave it out")
+        if count > 1 and name != "eos_token_id":
+            raise ArgumentValueError(f"{api}: {name} holds {count} ids, and transformers reads one; pass one token "
+                                     f"id, or leave it out")

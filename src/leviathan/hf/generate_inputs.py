@@ -192,8 +192,17 @@ def _check_cache(api: str, kwargs: dict) -> None:
     transformers ``Cache`` (a DynamicCache of an earlier call) or None."""
     from transformers import Cache
 
+    from transformers import EncoderDecoderCache
+
+    if kwargs.get("past_key_values") is not None and kwargs.get("cache") is not None:  # one dropped (round 34, AG385)
+        raise ArgumentValueError(f"{api}: a cache is given twice, as past_key_values and as cache; pass it once (cache="
+                                 f"..., transformers 5's name)")
     for name in ("past_key_values", "cache"):
         value = kwargs.get(name)
+        if isinstance(value, EncoderDecoderCache):  # an encoder-decoder model's: raw AttributeError (round 34, AG311)
+            raise ArgumentTypeError(f"{api}: {name} is an EncoderDecoderCache, an encoder-decoder model's, and this "
+                                    f"model is decoder-only; pass a DynamicCache (the past_key_values of an earlier "
+                                    f"output), or leave it out")
         if value is not None and not isinstance(value, Cache):
             raise ArgumentTypeError(f"{api}: {name} must be a transformers Cache (the past_key_values of an earlier "
                                     f"output, or DynamicCache()), got {type(value).__name__} {value!r:.40}; pass one, "
