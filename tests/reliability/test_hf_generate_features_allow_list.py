@@ -187,3 +187,20 @@ def test_later_ids_of_the_round_special_ids_scores_and_caches(models):
             refused(_generate(model, **keywords), said)
         stop = _criteria(lambda ids, s, **kw: np.bool_(False))
         assert _generate(model, stopping_criteria=stop)().shape == (1, 5)
+
+
+def test_a_refusal_at_the_first_token_leaves_the_callers_cache_as_it_was(models):
+    """AG268-AG270, AG285, AG286 (damage: the first forward grew the caller's cache before the refusal, and a retry ran
+    on 5 positions where 3 were cached)."""
+    prompt = torch.tensor([[1, 2, 3, 4, 5]])
+    for name, model in models:
+        cache = model(PROMPT, use_cache=True).past_key_values
+        for keywords in (dict(prefix_allowed_tokens_fn=lambda b, ids: []),
+                         dict(logits_processor=_processors(lambda ids, s: s * float("nan"))),
+                         dict(stopping_criteria=_criteria(lambda ids, s, **kw: "x"))):
+            refused(_generate(model, prompt=prompt, past_key_values=cache, **keywords), f"{name}.generate: ")
+            assert cache.get_seq_length() == 3
+        fresh = model(PROMPT, use_cache=True).past_key_values
+        assert torch.equal(_generate(model, prompt=prompt, past_key_values=cache)(),
+                           _generate(model, prompt=prompt, past_key_values=fresh)())
+        assert cache.get_seq_length() == fresh.get_seq_length()

@@ -289,11 +289,13 @@ class _AdoptedMixin(GenerateGuard):
         AA523, AA619-AA649); settings transformers refuses or takes as nonsense, ids past the vocabulary, an empty
         prompt, a mask or callable of the wrong kind, and numpy scalars taken as Python's (round 32, AC2-AC138)."""
         from .generate_arguments import check_generate_arguments, positional_into_keywords
+        from .generate_cache import cache_kept_on_refusal
 
         api = f"{type(self).__name__}.generate"
         positional_into_keywords(api, args, kwargs)  # round 34, AG376-AG382
         generation_config = check_generate_arguments(self, api, inputs, generation_config, kwargs)
-        return super().generate(inputs, generation_config, **kwargs)
+        with cache_kept_on_refusal(kwargs):  # the caller's cache as it was after an error (round 34, AG268)
+            return super().generate(inputs, generation_config, **kwargs)
 
     def _prepare_special_tokens(self, generation_config, *args, **kwargs):
         """transformers' preparation of ``generate``'s token ids, after ``generate_ids.check_generate_ids``: an

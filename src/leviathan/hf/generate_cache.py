@@ -15,7 +15,8 @@ again); so is a prompt of the new ids only with a mask covering the cache and th
 
 from __future__ import annotations
 
-from typing import Any
+import contextlib
+from typing import Any, Iterator
 
 import torch
 
@@ -110,3 +111,22 @@ def _check_room(api: str, name: str, cache: Any, ids: Any, new_tokens: Any) -> N
         raise ArgumentValueError(f"{api}: {name} is a fixed-size cache of {length} positions, and the prompt's "
                                  f"{ids.shape[1]} ids and {need - ids.shape[1]} new token(s) need {need}; pass one of "
                                  f"max_cache_len >= {need}, or leave {name} out")
+
+
+@contextlib.contextmanager
+def cache_kept_on_refusal(kwargs: dict) -> Iterator[None]:
+    """The caller's cache (``past_key_values`` / ``cache``) cut back to the positions it held when ``generate`` ends
+    in an error: a refusal at the first token (a processor's NaN scores, a prefix function allowing nothing, a
+    criterion's text) came after the first forward had grown it, so a retry ran on a cache of the wrong length
+    (issue 30 round 34, damage AG268, AG269, AG270, AG375; AG285, AG286). A length read before, a ``crop`` after an
+    error only; a cache without ``crop`` (a fixed-size one) is left as it is."""
+    cache = kwargs.get("past_key_values")
+    cache = cache if cache is not None else kwargs.get("cache")
+    length = cache.get_seq_length() if callable(getattr(cache, "crop", None)) and \
+        callable(getattr(cache, "get_seq_length", None)) else None
+    try:
+        yield
+    except BaseException:
+        if isinstance(length, int) and (grown := cache.get_seq_length() - length) > 0:
+            cache.crop(-grown)  # transformers 5: a negative count of positions to remove
+        raise

@@ -408,13 +408,15 @@ class LeviathanForCausalLM(LeviathanPreTrainedModel, GenerateGuard, GenerationMi
         AA523, AA619-AA649); settings transformers refuses or takes as nonsense, ids past the vocabulary, an empty
         prompt, a mask or callable of the wrong kind, and numpy scalars taken as Python's (round 32, AC2-AC138)."""
         from .generate_arguments import check_generate_arguments, positional_into_keywords
+        from .generate_cache import cache_kept_on_refusal
 
         positional_into_keywords("LeviathanForCausalLM.generate", args, kwargs)  # round 34, AG376-AG382
         if kwargs.get("inputs_embeds") is not None:  # forward's refusal, before the lengths are counted (AA106)
             _refuse_inputs_embeds("LeviathanForCausalLM.generate")
         generation_config = check_generate_arguments(self, "LeviathanForCausalLM.generate", inputs, generation_config,
                                                      kwargs)
-        return super().generate(inputs, generation_config, **kwargs)
+        with cache_kept_on_refusal(kwargs):  # the caller's cache as it was after an error (round 34, AG268)
+            return super().generate(inputs, generation_config, **kwargs)
 
     def _prepare_special_tokens(self, generation_config, *args, **kwargs):
         """transformers' preparation of ``generate``'s token ids, after ``generate_ids.check_generate_ids``: an
