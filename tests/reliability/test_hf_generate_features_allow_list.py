@@ -162,11 +162,13 @@ def test_generates_arguments_by_position_are_checked_as_by_keyword(models):
 def test_later_ids_of_the_round_special_ids_scores_and_caches(models):
     """AG250, AG251, AG314 (special ids: empty, several pad ids, a numpy array), AG354, AG355 (a partial, a processor
     taking **kwargs: now wrapped), AG358 (a numpy bool taken), AG366, AG369 (scores on meta, +inf), AG385, AG311 (two
-    caches, an encoder-decoder cache)."""
+    caches, an encoder-decoder cache), AG255-AG259 (transformers' own processors and criteria holding an id past the
+    vocabulary, or no time)."""
     import functools
 
     import numpy as np
-    from transformers import DynamicCache, EncoderDecoderCache
+    from transformers import (DynamicCache, EncoderDecoderCache, EosTokenCriteria, MaxTimeCriteria,
+                              NoBadWordsLogitsProcessor, SuppressTokensLogitsProcessor)
 
     def none(ids, scores, extra):
         return None
@@ -181,6 +183,10 @@ def test_later_ids_of_the_round_special_ids_scores_and_caches(models):
             (dict(logits_processor=_processors(lambda ids, scores: scores + float("inf"))), "returned +inf scores"),
             (dict(cache=DynamicCache(), past_key_values=DynamicCache()), "a cache is given twice"),
             (dict(past_key_values=EncoderDecoderCache(DynamicCache(), DynamicCache())), "is an EncoderDecoderCache"),
+            (dict(logits_processor=_processors(SuppressTokensLogitsProcessor([VOCAB]))), f"holds {VOCAB} among"),
+            (dict(logits_processor=_processors(NoBadWordsLogitsProcessor([[VOCAB]]))), f"holds {VOCAB} among"),
+            (dict(stopping_criteria=_criteria(EosTokenCriteria(eos_token_id=VOCAB))), f"holds {VOCAB} among"),
+            (dict(stopping_criteria=_criteria(MaxTimeCriteria(-1))), "has max_time -1, no time to generate in"),
         ]
         for keywords, said in cases:
             refused(_generate(model, **keywords), f"{name}.generate: ")

@@ -34,6 +34,8 @@ def checked_callables(model: Any, api: str, kwargs: dict) -> dict:
     function of the caller's that cannot be called with (ids, scores) is refused before any token (issue 30 round 34:
     three required arguments, transformers' raw TypeError at the first token, AG52)."""
     check_max_length_criteria(model, api, kwargs.get("stopping_criteria"))
+    for name in ("logits_processor", "stopping_criteria"):
+        check_transformers_instances(model, api, name, kwargs.get(name))
     found = {}
     for name, wrap in (("logits_processor", _checked_processor), ("stopping_criteria", _checked_criterion)):
         value = kwargs.get(name)
@@ -150,3 +152,41 @@ def check_max_length_criteria(model: Any, api: str, criteria: Any) -> None:
                                      f"takes the place of max_new_tokens and reaches past the model's {limit} "
                                      f"positions (max_position_embeddings); pass max_length <= {limit} to it, or "
                                      f"leave it out and pass max_new_tokens")
+
+
+# transformers' own processors' and criteria's attributes that hold token ids
+_ID_ATTRIBUTES = ("eos_token_id", "suppress_tokens", "begin_suppress_tokens", "bad_word_ids")
+
+
+def check_transformers_instances(model: Any, api: str, name: str, items: Any) -> None:
+    """transformers' own processors and criteria the caller builds, held to what generate's keywords of the same
+    settings are held to (issue 30 round 34): an id past the vocabulary inside ``SuppressTokensLogitsProcessor``,
+    ``ForcedEOSTokenLogitsProcessor``, ``EosTokenCriteria`` (taken without a word, AG255, AG256, AG258) or
+    ``NoBadWordsLogitsProcessor`` (its raw ValueError at the first token, AG257), a ``MaxTimeCriteria`` of no time
+    (AG259). Read once per call (a few ids)."""
+    from transformers import MaxTimeCriteria
+
+    from ..integers import is_integer
+
+    if not isinstance(items, (list, tuple)):
+        return
+    vocab = getattr(getattr(model, "config", None), "vocab_size", None)
+    for i, item in enumerate(items):
+        if not type(item).__module__.startswith("transformers."):
+            continue
+        said = f"{api}: {name}[{i}] ({type(item).__name__})"
+        if isinstance(item, MaxTimeCriteria) and not (isinstance(item.max_time, (int, float)) and item.max_time > 0):
+            raise ArgumentValueError(f"{said} has max_time {item.max_time!r}, no time to generate in; pass a number "
+                                     f"of seconds above 0")
+        for attribute in _ID_ATTRIBUTES:
+            value = getattr(item, attribute, None)
+            if value is None or not is_integer(vocab):
+                continue
+            if isinstance(value, torch.Tensor):
+                ids = [] if value.is_meta else value.reshape(-1).tolist()
+            else:
+                ids = [i for row in value for i in (row if isinstance(row, (list, tuple)) else [row])] \
+                    if isinstance(value, (list, tuple)) else [value]
+            if bad := [j for j in ids if not is_integer(j) or not 0 <= j < vocab]:
+                raise ArgumentValueError(f"{said} holds {bad[0]!r} among its ids, which is not a token id of this "
+                                         f"model (whole numbers 0 to {vocab - 1}); build it with the tokenizer's ids")
