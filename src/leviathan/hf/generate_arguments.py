@@ -83,7 +83,9 @@ def check_generate_arguments(model: Any, api: str, inputs: Any, generation_confi
     _refuse_meta_inputs(model, api, inputs, kwargs)
     new = values.get("max_new_tokens", (None,))[0]
     new = new if new is not None else (_DEFAULT_NEW if "max_length" not in values else None)
-    check_generate_inputs(model, api, inputs, kwargs, values.get("guidance_scale", (None,))[0], new)
+    expand = max(v if isinstance(v := values.get(name, (1,))[0], int) and v > 0 else 1
+                 for name in ("num_beams", "num_return_sequences"))  # the rows transformers makes of each (AG413)
+    check_generate_inputs(model, api, inputs, kwargs, values.get("guidance_scale", (None,))[0], new, expand)
     _check_lengths(model, api, values, _Prompt(inputs, kwargs))
     if kwargs.get("prefix_allowed_tokens_fn") is not None:
         vocab = getattr(getattr(model, "config", None), "vocab_size", None)
@@ -267,11 +269,13 @@ def _check_sampling(api: str, values: dict) -> None:
 def _refuse_meta_inputs(model: Any, api: str, inputs: Any, kwargs: dict) -> None:
     """The prompt (ids, embeddings, mask) on the meta device (no values) given to a model that has values: torch's
     "Tensor.item() cannot be called on meta tensors" from transformers' mask code (AA626, AA646); forward refuses
-    them (round 30, Y66)."""
+    them (round 30, Y66). A model on meta (shapes only): the adopted class's was torch's raw "Tensor on device meta
+    is not on the expected device cpu!" (issue 30 round 34, AG274; the native class's forward named it, AG275)."""
     from ..meta_device import is_meta, refuse_meta
 
     if is_meta(model):
-        return
+        refuse_meta(model, f"{api}: the model", "load it with its weights (load_adopted(DIR) / from_pretrained(DIR)), "
+                    "or call model.to_empty(device='cpu') and load a state dict first")
     for name, value in (("inputs", inputs), *((k, kwargs.get(k)) for k in ("input_ids", "inputs_embeds",
                                                                              "attention_mask"))):
         if isinstance(value, torch.Tensor):

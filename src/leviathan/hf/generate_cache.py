@@ -25,9 +25,14 @@ from ..errors import ArgumentValueError
 _FIX = "pass the past_key_values this model returned for the same prompt rows, or leave it out"
 
 
-def check_generate_cache(model: Any, api: str, inputs: Any, kwargs: dict, new_tokens: Any = None) -> None:
+def check_generate_cache(model: Any, api: str, inputs: Any, kwargs: dict, new_tokens: Any = None,
+                         expand: int = 1) -> None:
     """``ArgumentValueError`` naming the cache when its layers are not this model's (more layers, other kv heads or
-    head width), its rows are not the prompt's, or it holds more positions than the prompt's ids."""
+    head width), its rows are not the prompt's, or it holds more positions than the prompt's ids. ``expand``: the
+    rows transformers makes of each prompt row (``max(num_beams, num_return_sequences)``); a cache of the prompt's
+    rows against 2 beams or 2 returned sequences was torch's raw "Sizes of tensors must match" at the first forward,
+    the prompt expanded and the cache not (issue 30 round 34, AG413-AG415, AG419, AG420): its rows must be the
+    expanded ones (``cache.batch_repeat_interleave(expand)``)."""
     from transformers import Cache
 
     name = "past_key_values" if kwargs.get("past_key_values") is not None else "cache"
@@ -47,7 +52,13 @@ def check_generate_cache(model: Any, api: str, inputs: Any, kwargs: dict, new_to
     if not isinstance(prompt, torch.Tensor) or prompt.dim() < 2:
         return
     rows, cached = keys[0].shape[0], cache.get_seq_length()
-    if rows != prompt.shape[0]:
+    if expand > 1 and rows != prompt.shape[0] * expand:
+        raise ArgumentValueError(f"{api}: {name} was made for {rows} row(s), and the prompt's {prompt.shape[0]} "
+                                 f"row(s) run as {prompt.shape[0] * expand} (num_beams / num_return_sequences "
+                                 f"{expand} each); pass the cache repeated for them "
+                                 f"({name}.batch_repeat_interleave({expand}) on the prompt's own cache), or leave "
+                                 f"{name} out")
+    if expand == 1 and rows != prompt.shape[0]:
         raise ArgumentValueError(f"{api}: {name} was made for {rows} row(s), and the prompt has "
                                  f"{prompt.shape[0]}; {_FIX}")
     mask = kwargs.get("attention_mask")

@@ -29,7 +29,7 @@ from ..errors import ArgumentTypeError, ArgumentValueError
 
 
 def check_generate_inputs(model: Any, api: str, inputs: Any, kwargs: dict, guidance: Any = None,
-                          new_tokens: Any = None) -> None:
+                          new_tokens: Any = None, expand: int = 1) -> None:
     """A UserError (``ArgumentValueError`` / ``ArgumentTypeError``) naming the first of ``generate``'s inputs (the
     module docstring's findings) no generation can use."""
     from .generate_cache import check_generate_cache
@@ -40,7 +40,7 @@ def check_generate_inputs(model: Any, api: str, inputs: Any, kwargs: dict, guida
     _check_negative_prompt(model, api, inputs, kwargs, guidance, new_tokens)
     _check_mask(api, inputs, kwargs)
     _check_cache(api, kwargs)
-    check_generate_cache(model, api, inputs, kwargs, new_tokens)  # another model's, batch's or longer (round 33)
+    check_generate_cache(model, api, inputs, kwargs, new_tokens, expand)  # another model's, batch's or longer (round 33)
     _check_callables(api, kwargs)
 
 
@@ -59,7 +59,7 @@ def _check_beside_embeds(api: str, inputs: Any, kwargs: dict) -> None:
 
 
 def _check_negative_prompt(model: Any, api: str, inputs: Any, kwargs: dict, guidance: Any = None,
-                           new_tokens: Any = None) -> None:
+                           new_tokens: Any = None, expand: int = 1) -> None:
     """``negative_prompt_ids`` (and its mask), read with ``guidance_scale``: a (batch, length) tensor of ids; a list
     or a numpy array was torch's raw "ones_like(): argument 'input' must be Tensor" at the first token (issue 30
     round 33, AE60, AE397)."""

@@ -36,6 +36,7 @@ def check_generate_needs(model: Any, api: str, merged: Any, kwargs: dict) -> Non
     _check_cache_kind(model, api, merged, kwargs)
     _check_synced(api, kwargs.get("synced_gpus"))
     _check_beams(model, api, merged)
+    _check_pad_for_end_criteria(model, api, merged, kwargs.get("stopping_criteria"))
 
 
 def _check_beams(model: Any, api: str, merged: Any) -> None:
@@ -48,6 +49,26 @@ def _check_beams(model: Any, api: str, merged: Any) -> None:
     if is_integer(beams) and is_integer(vocab) and beams > vocab:
         raise ArgumentValueError(f"{api}: num_beams={beams} is more beams than the model's {vocab} tokens, so most "
                                  f"would be copies of the same sequences; pass num_beams <= {vocab} (a few: 2 to 8)")
+
+
+def _check_pad_for_end_criteria(model: Any, api: str, merged: Any, criteria: Any) -> None:
+    """A stopping criterion holding an ``eos_token_id`` (transformers' ``EosTokenCriteria``, or the caller's own)
+    makes transformers fill each finished row with ``pad_token_id``; with no pad id and no end id set anywhere (from
+    which transformers would take one) that was its raw "unsupported operand type(s) for *: 'NoneType' and 'Tensor'"
+    at the first token (issue 30 round 34, seen by fix35a's first part; LeviathanForCausalLM sets no pad id). A
+    criterion's id past the vocabulary is named first (``check_transformers_instances``, AG258)."""
+    from .generate_callables import check_transformers_instances
+
+    check_transformers_instances(model, api, "stopping_criteria", criteria)
+    if not isinstance(criteria, (list, tuple)) or getattr(merged, "pad_token_id", None) is not None \
+            or getattr(merged, "eos_token_id", None) is not None:
+        return
+    for i, item in enumerate(criteria):
+        if hasattr(item, "eos_token_id"):
+            raise ArgumentValueError(f"{api}: stopping_criteria[{i}] ({type(item).__name__}) stops rows at an end "
+                                     f"id, and generate fills the finished rows with pad_token_id, which is not set; "
+                                     f"pass pad_token_id= (the tokenizer's pad id, or its end-of-text id), or "
+                                     f"eos_token_id= in place of the criterion")
 
 
 def _check_tokenizer(api: str, merged: Any, kwargs: dict) -> None:
