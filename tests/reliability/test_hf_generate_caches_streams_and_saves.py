@@ -139,3 +139,76 @@ def test_a_save_writes_what_its_own_load_takes_or_nothing(models, tmp_path):
             refused(lambda: model.save_pretrained(tmp_path / f"{name}-refused"), said)
             assert not (tmp_path / f"{name}-refused").exists()
         model.generation_config = held
+
+
+def test_later_tracebacks_of_the_round_in_one_line(models):
+    """AG274 (the adopted model on meta: torch's raw device error), AG386 (position_ids for 2 of 3 ids: torch's raw
+    size error in the rotary step), AG444 (eos_token_id a 2-D tensor: torch's raw size error), AG431 (no prompt and no
+    bos id: transformers' raw ValueError), AG340 (a StaticCache filled under inference_mode reused outside it: torch's
+    raw in-place error)."""
+    import copy
+
+    from transformers import StaticCache
+
+    for name, model in models:
+        cases = [(dict(position_ids=torch.tensor([[0, 1]])), "position_ids has shape (1, 2), and the prompt is 1"),
+                 (dict(eos_token_id=torch.tensor([[5, 6]])), "eos_token_id tensor([[5, 6]]) is laid out in rows")]
+        for keywords, said in cases:
+            refused(lambda: model.generate(PROMPT, max_new_tokens=2, **keywords), f"{name}.generate: {said}")
+        assert model.generate(PROMPT, max_new_tokens=2, position_ids=torch.tensor([[0, 1, 2]])).shape == (1, 5)
+        bos = model.generation_config.bos_token_id, model.config.bos_token_id
+        model.generation_config.bos_token_id = model.config.bos_token_id = None
+        try:
+            refused(lambda: model.generate(max_new_tokens=2), f"{name}.generate: no prompt is given and no "
+                                                              f"bos_token_id")
+        finally:
+            model.generation_config.bos_token_id, model.config.bos_token_id = bos
+        on_meta = copy.deepcopy(model).to("meta")
+        refused(lambda: on_meta.generate(PROMPT, max_new_tokens=2), f"{name}.generate: the model is on the meta")
+    name, adopted = models[1]
+    cache = StaticCache(config=adopted.config, max_cache_len=LIMIT)
+    with torch.inference_mode():
+        out = adopted.generate(PROMPT, past_key_values=cache, max_new_tokens=2)
+    refused(lambda: adopted.generate(torch.cat([out, PROMPT], 1), past_key_values=cache, max_new_tokens=2),
+            f"{name}.generate: past_key_values is a fixed-size cache filled under torch.inference_mode()")
+
+
+def test_later_silent_and_unclear_ids_of_the_round(models, tmp_path):
+    """AG426, AG427 (a negative prompt's mask of other width: the forward's line about the caller's attention_mask; all
+    0: taken), AG330, AG453 (sequence_bias naming one sequence twice, also from generation_config.json: one bias
+    dropped), AG400 (remove_invalid_values=True with a processor's NaN: refused though transformers cleans them),
+    AG260 (a MaxLengthCriteria below the prompt: one token made past it), AG241 (a mask of 3 beside no prompt: taken),
+    AG447, AG448 (the prompt again beside its own full cache: run twice, without a word)."""
+    from transformers import MaxLengthCriteria, StoppingCriteriaList
+
+    from leviathan.hf import LeviathanForCausalLM, load_adopted
+
+    negative = dict(guidance_scale=2.0, negative_prompt_ids=torch.tensor([[1, 2]]))
+    twice = [[[5], 1.0], [[5], 2.0]]
+    for name, model in models:
+        cases = [(dict(negative_prompt_attention_mask=torch.ones(1, 5).long(), **negative),
+                  "negative_prompt_attention_mask has shape (1, 5), and negative_prompt_ids (1, 2)"),
+                 (dict(negative_prompt_attention_mask=torch.tensor([[0, 0]]), **negative),
+                  "negative_prompt_attention_mask has a row of only 0"),
+                 (dict(sequence_bias=twice), "sequence_bias names the sequence [5] twice"),
+                 (dict(stopping_criteria=StoppingCriteriaList([MaxLengthCriteria(3)])),
+                  "stopping_criteria[0] is MaxLengthCriteria(max_length=3), and the prompt already holds 3 ids")]
+        for keywords, said in cases:
+            refused(lambda: model.generate(PROMPT, max_new_tokens=2, **keywords), f"{name}.generate: {said}")
+        refused(lambda: model.generate(attention_mask=torch.ones(1, 3).long(), max_new_tokens=2, bos_token_id=1),
+                f"{name}.generate: attention_mask has shape (1, 3), and no prompt is given")
+        cache = model(PROMPT, use_cache=True).past_key_values
+        refused(lambda: model.generate(PROMPT, past_key_values=cache, max_new_tokens=2),
+                f"{name}.generate: past_key_values holds 3 position(s), as many as the prompt's ids")
+        assert cache.get_seq_length() == 3
+        nan = [lambda ids, scores: scores * float("nan")]
+        assert model.generate(PROMPT, max_new_tokens=2, remove_invalid_values=True, logits_processor=nan).shape \
+            == (1, 5)
+        assert model.generate(PROMPT, max_new_tokens=2, sequence_bias=[[[5], 1.0], [[6], 2.0]],
+                              **{k: v for k, v in negative.items()}).shape == (1, 5)
+        load = LeviathanForCausalLM.from_pretrained if name == "LeviathanForCausalLM" else load_adopted
+        folder = tmp_path / name
+        model.save_pretrained(folder)
+        settings = json.loads((folder / "generation_config.json").read_text())
+        (folder / "generation_config.json").write_text(json.dumps({**settings, "sequence_bias": twice}))
+        refused(lambda: load(folder), "sequence_bias names the sequence [5] twice")

@@ -79,7 +79,7 @@ def check_generate_arguments(model: Any, api: str, inputs: Any, generation_confi
     _check_each(api, values)
     _check_sampling(api, values)
     check_listed_ids_layout(model, api, generation_config, kwargs)  # before the merge reads them (round 34, AG175)
-    _check_merged(model, api, generation_config, kwargs)
+    _check_merged(model, api, generation_config, kwargs, inputs)
     _refuse_meta_inputs(model, api, inputs, kwargs)
     new = values.get("max_new_tokens", (None,))[0]
     new = new if new is not None else (_DEFAULT_NEW if "max_length" not in values else None)
@@ -90,7 +90,10 @@ def check_generate_arguments(model: Any, api: str, inputs: Any, generation_confi
     if kwargs.get("prefix_allowed_tokens_fn") is not None:
         vocab = getattr(getattr(model, "config", None), "vocab_size", None)
         kwargs["prefix_allowed_tokens_fn"] = checked_prefix_function(kwargs["prefix_allowed_tokens_fn"], vocab, api)
-    kwargs.update(checked_callables(model, api, kwargs))  # the caller's processors and criteria (round 33)
+    cleaned = values.get("remove_invalid_values", (False,))[0] is True  # transformers' own cleaning (AG400)
+    ids = inputs if inputs is not None else kwargs.get("input_ids")
+    length = ids.shape[1] if isinstance(ids, torch.Tensor) and ids.dim() == 2 else None
+    kwargs.update(checked_callables(model, api, kwargs, cleaned, length))  # the caller's processors and criteria (round 33)
     return generation_config
 
 
@@ -155,7 +158,7 @@ def _holds_numpy(value: Any) -> bool:
     return isinstance(value, (list, tuple)) and any(_holds_numpy(v) for v in value)
 
 
-def _check_merged(model: Any, api: str, generation_config: Any, kwargs: dict) -> None:
+def _check_merged(model: Any, api: str, generation_config: Any, kwargs: dict, inputs: Any = None) -> None:
     """The settings as transformers merges them (``_prepare_generation_config``: the keywords over the
     ``generation_config`` given over the model's) held to transformers' own ``GenerationConfig.validate``, its refusal
     turned into one line: ``num_return_sequences`` above ``num_beams`` or above 1 with greedy decoding (AC11, AC12,
@@ -170,7 +173,7 @@ def _check_merged(model: Any, api: str, generation_config: Any, kwargs: dict) ->
     # its refusal is ``generate_guard``'s line (issue 30 round 33: its TypeError and AttributeError too)
     merged, _ = model._prepare_generation_config(generation_config, **kwargs)
     _check_mode(api, merged, kwargs)
-    check_generate_needs(model, api, merged, kwargs)  # a tokenizer, a cache kind, synced_gpus (round 33)
+    check_generate_needs(model, api, merged, kwargs, inputs)  # a tokenizer, a cache kind, synced_gpus (round 33)
     if merged.exponential_decay_length_penalty is not None and merged.eos_token_id is None:
         raise ArgumentValueError(f"{api}: exponential_decay_length_penalty raises the score of eos_token_id, and none "
                                  f"is set; pass eos_token_id= (the tokenizer's end-of-text id), or leave "

@@ -9,8 +9,8 @@ Issue 30 round 33: another model's cache (4 kv heads against 2, AE63), a cache o
 AE65) were torch's raw "Sizes of tensors must match" from the cache's update; a cache longer than the prompt (6
 cached positions, 3 ids: transformers counts the ids past the cache as the new ones, here none) was Llama's raw
 "cannot reshape tensor of 0 elements" (AE66) or a line about position_ids never passed (AE67). transformers reads the
-prompt as the cached ids and the new ones, so a cache of as many positions as the prompt is taken (its last id runs
-again); so is a prompt of the new ids only with a mask covering the cache and them (round 31, AA105).
+prompt as the cached ids and the new ones; a cache of as many positions as the prompt was taken, and transformers
+ran the whole prompt again after it (issue 30 round 34, AG447, AG448: refused); taken is a prompt of the new ids only with a mask covering the cache and them (round 31, AA105).
 """
 
 from __future__ import annotations
@@ -68,6 +68,11 @@ def check_generate_cache(model: Any, api: str, inputs: Any, kwargs: dict, new_to
         raise ArgumentValueError(f"{api}: {name} holds {cached} position(s), and the prompt only "
                                  f"{ids.shape[1]} id(s); pass the prompt as the cached ids followed by the new ones "
                                  f"(at least {cached} ids), or leave {name} out")
+    if prompt is ids and not new_only and isinstance(cached, int) and cached == ids.shape[1]:
+        # transformers ran all the prompt's ids again after the cached ones (issue 30 round 34, AG447, AG448)
+        raise ArgumentValueError(f"{api}: {name} holds {cached} position(s), as many as the prompt's ids, so "
+                                 f"transformers would run the whole prompt again after them (the prompt said "
+                                 f"twice); pass the cached ids followed by at least one new id, or leave {name} out")
 
 
 def _check_layers(model: Any, api: str, name: str, layers: int, shape: tuple) -> None:
@@ -92,7 +97,8 @@ def _check_layers(model: Any, api: str, name: str, layers: int, shape: tuple) ->
 def _check_values(model: Any, api: str, name: str, cache: Any) -> None:
     """The cache's tensors against the model's dtype and device, and finite (issue 30 round 34): float64 keys were
     torch's raw dtype error inside the attention (AG27, AG28), keys on meta its raw device error (AG29), NaN keys
-    taken, the argmax of NaN scores emitted as id 0 (AG30). One pass over the cache and one device sync per call."""
+    taken, the argmax of NaN scores emitted as id 0 (AG30); a fixed-size cache filled under ``torch.inference_mode()``
+    reused outside it, torch's raw "Inplace update to inference tensor outside InferenceMode" (AG340). One pass over the cache and one device sync per call."""
     tensors = [t for layer in getattr(cache, "layers", ()) for t in (getattr(layer, "keys", None),
                                                                       getattr(layer, "values", None))
                if isinstance(t, torch.Tensor) and t.numel() > 0]
@@ -100,6 +106,11 @@ def _check_values(model: Any, api: str, name: str, cache: Any) -> None:
     for tensor in tensors:
         if tensor.is_meta:
             raise ArgumentValueError(f"{api}: {name} holds tensors on the meta device (shapes, no values); {_FIX}")
+        if getattr(cache, "is_compileable", False) and tensor.is_inference() and \
+                not torch.is_inference_mode_enabled():  # AG340: torch's raw in-place error at the first update
+            raise ArgumentValueError(f"{api}: {name} is a fixed-size cache filled under torch.inference_mode(), whose "
+                                     f"tensors cannot be updated outside it; generate under torch.inference_mode() "
+                                     f"again, or pass a cache filled outside it")
         if isinstance(dtype, torch.dtype) and tensor.dtype != dtype:
             raise ArgumentValueError(f"{api}: {name} holds {tensor.dtype} tensors, and the model computes in {dtype}; "
                                      f"{_FIX}")

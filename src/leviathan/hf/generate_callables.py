@@ -28,16 +28,21 @@ import torch
 from ..errors import ArgumentTypeError, ArgumentValueError
 
 
-def checked_callables(model: Any, api: str, kwargs: dict) -> dict:
+def checked_callables(model: Any, api: str, kwargs: dict, cleaned: bool = False, length: int | None = None) -> dict:
     """The ``logits_processor`` / ``stopping_criteria`` of ``kwargs`` with the caller's functions wrapped (module
     docstring), the same list kinds; after ``check_max_length_criteria``. Only the names given are returned. A
     function of the caller's that cannot be called with (ids, scores) is refused before any token (issue 30 round 34:
-    three required arguments, transformers' raw TypeError at the first token, AG52)."""
-    check_max_length_criteria(model, api, kwargs.get("stopping_criteria"))
+    three required arguments, transformers' raw TypeError at the first token, AG52). ``cleaned``: remove_invalid_values
+    is on, so transformers' own processor, run after the caller's, turns NaN and infinite scores into numbers; the
+    first scores' NaN / inf rule then does not hold (it refused what the caller asked to have cleaned, AG400)."""
+    check_max_length_criteria(model, api, kwargs.get("stopping_criteria"), length)
     for name in ("logits_processor", "stopping_criteria"):
         check_transformers_instances(model, api, name, kwargs.get(name))
     found = {}
-    for name, wrap in (("logits_processor", _checked_processor), ("stopping_criteria", _checked_criterion)):
+    import functools
+
+    processor = functools.partial(_checked_processor, read_first=not cleaned)
+    for name, wrap in (("logits_processor", processor), ("stopping_criteria", _checked_criterion)):
         value = kwargs.get(name)
         if isinstance(value, (list, tuple)) and any(_callers(item) for item in value):
             for i, item in enumerate(value):
@@ -72,8 +77,8 @@ def _check_arity(item: Any, said: str) -> None:
                                 f"defaults)") from None
 
 
-def _checked_processor(function: Any, said: str):
-    first = [True]
+def _checked_processor(function: Any, said: str, read_first: bool = True):
+    first = [read_first]
 
     def processor(input_ids, scores):
         result = function(input_ids, scores)
@@ -135,9 +140,11 @@ def _checked_criterion(function: Any, said: str):
     return criterion
 
 
-def check_max_length_criteria(model: Any, api: str, criteria: Any) -> None:
+def check_max_length_criteria(model: Any, api: str, criteria: Any, length: int | None = None) -> None:
     """``ArgumentValueError`` for a ``MaxLengthCriteria`` among ``criteria`` whose max_length is past the model's
-    positions (it takes the place of generate's own, AE61, AE62)."""
+    positions (it takes the place of generate's own, AE61, AE62), or not past the prompt's ``length`` ids: one token
+    was made past a length already reached without a word (issue 30 round 34, AG260; max_length=2 as a keyword is
+    refused)."""
     from transformers import MaxLengthCriteria
 
     from ..positions import model_positions
@@ -146,12 +153,16 @@ def check_max_length_criteria(model: Any, api: str, criteria: Any) -> None:
         return
     limit = model_positions(model)
     for i, item in enumerate(criteria):
-        length = getattr(item, "max_length", None) if isinstance(item, MaxLengthCriteria) else None
-        if isinstance(limit, int) and isinstance(length, int) and length > limit:
-            raise ArgumentValueError(f"{api}: stopping_criteria[{i}] is MaxLengthCriteria(max_length={length}), which "
+        most = getattr(item, "max_length", None) if isinstance(item, MaxLengthCriteria) else None
+        if isinstance(limit, int) and isinstance(most, int) and most > limit:
+            raise ArgumentValueError(f"{api}: stopping_criteria[{i}] is MaxLengthCriteria(max_length={most}), which "
                                      f"takes the place of max_new_tokens and reaches past the model's {limit} "
                                      f"positions (max_position_embeddings); pass max_length <= {limit} to it, or "
                                      f"leave it out and pass max_new_tokens")
+        if isinstance(length, int) and isinstance(most, int) and most <= length:
+            raise ArgumentValueError(f"{api}: stopping_criteria[{i}] is MaxLengthCriteria(max_length={most}), and "
+                                     f"the prompt already holds {length} ids; pass max_length > {length} (the "
+                                     f"prompt's ids and the new ones), or leave it out and pass max_new_tokens")
 
 
 # transformers' own processors' and criteria's attributes that hold token ids

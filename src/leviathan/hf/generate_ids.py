@@ -132,8 +132,9 @@ def check_listed_ids_layout(model: Any, api: str, generation_config: Any, kwargs
 def _check_special_ids_layout(api: str, generation_config: Any, kwargs: dict) -> None:
     """The special ids as transformers merges them: ``eos_token_id=[]`` (no id: its raw IndexError, AG250), a pad,
     bos or decoder-start id of several values (``pad_token_id=torch.tensor([5, 6])``: torch's raw "Boolean value of
-    Tensor with more than one value", AG251), a numpy array of ids (numpy's raw "truth value of an array", AG314) are
-    named before the merge (issue 30 round 34). The values are read only where a tensor or array is given."""
+    Tensor with more than one value", AG251), a numpy array of ids (numpy's raw "truth value of an array", AG314), ids
+    in rows (``eos_token_id=torch.tensor([[5, 6]])``: torch's raw size error, AG444) are named before the merge (issue
+    30 round 34). The values are read only where a tensor or array is given."""
     import numpy as np
 
     from ..errors import ArgumentTypeError, ArgumentValueError
@@ -150,6 +151,10 @@ def _check_special_ids_layout(api: str, generation_config: Any, kwargs: dict) ->
         if count == 0:
             raise ArgumentValueError(f"{api}: {name} {value!r:.40} names no token; pass a token id (or, for "
                                      f"eos_token_id, a non-empty list of them), or leave it out")
+        if isinstance(value, torch.Tensor) and value.dim() > 1 or isinstance(value, (list, tuple)) and any(
+                isinstance(v, (list, tuple, torch.Tensor)) for v in value):  # AG444: torch's raw size error
+            raise ArgumentValueError(f"{api}: {name} {value!r:.40} is laid out in rows; pass one token id (or, for "
+                                     f"eos_token_id, a flat list of them: {name}=[5, 6]), or leave it out")
         if count > 1 and name != "eos_token_id":
             raise ArgumentValueError(f"{api}: {name} holds {count} ids, and transformers reads one; pass one token "
                                      f"id, or leave it out")

@@ -39,6 +39,7 @@ def check_generate_inputs(model: Any, api: str, inputs: Any, kwargs: dict, guida
     _check_beside_embeds(api, inputs, kwargs)
     _check_negative_prompt(model, api, inputs, kwargs, guidance, new_tokens)
     _check_mask(api, inputs, kwargs)
+    _check_positions(api, inputs, kwargs)
     _check_cache(api, kwargs)
     check_generate_cache(model, api, inputs, kwargs, new_tokens, expand)  # another model's, batch's or longer (round 33)
     _check_callables(api, kwargs)
@@ -59,7 +60,7 @@ def _check_beside_embeds(api: str, inputs: Any, kwargs: dict) -> None:
 
 
 def _check_negative_prompt(model: Any, api: str, inputs: Any, kwargs: dict, guidance: Any = None,
-                           new_tokens: Any = None, expand: int = 1) -> None:
+                           new_tokens: Any = None) -> None:
     """``negative_prompt_ids`` (and its mask), read with ``guidance_scale``: a (batch, length) tensor of ids; a list
     or a numpy array was torch's raw "ones_like(): argument 'input' must be Tensor" at the first token (issue 30
     round 33, AE60, AE397)."""
@@ -73,6 +74,28 @@ def _check_negative_prompt(model: Any, api: str, inputs: Any, kwargs: dict, guid
             raise ArgumentTypeError(f"{api}: {name} must be a (batch, length) integer tensor, got {shown}; pass "
                                     f"torch.tensor([[...]]) (one row per prompt), or leave it out")
     _check_negative_use(model, api, inputs, kwargs, guidance, new_tokens)
+
+
+def _check_negative_mask(api: str, negative: torch.Tensor, mask: Any) -> None:
+    """``negative_prompt_attention_mask`` of the negative prompt's shape, 0/1, no row all 0 (issue 30 round 34): a mask
+    of 5 for 2 ids was refused by the forward as the caller's attention_mask, naming no class (AG426); a row all 0 ran
+    the unconditional branch from nothing without a word (AG427; the same row of the main mask is refused, AG297).
+    One read of the mask, only when given."""
+    from ..model.attention_inputs import check_mask_values
+
+    if not isinstance(mask, torch.Tensor) or mask.is_meta:
+        return
+    if tuple(mask.shape) != tuple(negative.shape):
+        raise ArgumentValueError(f"{api}: negative_prompt_attention_mask has shape {tuple(mask.shape)}, and "
+                                 f"negative_prompt_ids {tuple(negative.shape)}; pass a mask of the negative prompt's "
+                                 f"shape (1 for each id to attend, 0 for padding), or leave it out")
+    try:
+        check_mask_values(mask)
+    except ArgumentValueError as e:
+        raise ArgumentValueError(f"{api}: negative_prompt_{e}") from None
+    if bool((mask.sum(dim=-1) == 0).any()):
+        raise ArgumentValueError(f"{api}: negative_prompt_attention_mask has a row of only 0, which hides every id of "
+                                 f"that negative prompt; mark at least one id 1 in each row, or leave the mask out")
 
 
 def _check_negative_use(model: Any, api: str, inputs: Any, kwargs: dict, guidance: Any, new_tokens: Any) -> None:
@@ -97,6 +120,7 @@ def _check_negative_use(model: Any, api: str, inputs: Any, kwargs: dict, guidanc
     if negative.shape[1] == 0 or (rows is not None and negative.shape[0] != rows):
         raise ArgumentValueError(f"{api}: negative_prompt_ids has shape {tuple(negative.shape)}, and the prompt has "
                                  f"{rows} row(s); pass one non-empty row of ids per prompt row, or leave it out")
+    _check_negative_mask(api, negative, kwargs.get("negative_prompt_attention_mask"))
     positions = model_positions(model)
     new = new_tokens if isinstance(new_tokens, int) else 0
     if isinstance(positions, int) and negative.shape[1] + new > positions:
@@ -150,6 +174,28 @@ def _check_embeds(model: Any, api: str, embeds: Any) -> None:
                                  f"input embeddings' output, not a model's diverged state)")
 
 
+def _check_positions(api: str, inputs: Any, kwargs: dict) -> None:
+    """``position_ids`` given to ``generate``: one row (or one per prompt row) of one position per prompt id (with a
+    cached prefix: per id, or per new id). Positions for 2 of 3 ids were torch's raw "The size of tensor a (3) must
+    match the size of tensor b (2)" in the adopted Llama's rotary step (issue 30 round 34, AG386); the native class's
+    forward named them. Reads the shape only."""
+    positions = kwargs.get("position_ids")
+    prompt = inputs if inputs is not None else kwargs.get("input_ids")
+    if prompt is None:
+        prompt = kwargs.get("inputs_embeds")
+    if not isinstance(positions, torch.Tensor) or not isinstance(prompt, torch.Tensor) or prompt.dim() < 2:
+        return
+    batch, length = prompt.shape[0], prompt.shape[1]
+    cache = kwargs.get("past_key_values", kwargs.get("cache"))
+    past = cache.get_seq_length() if hasattr(cache, "get_seq_length") else 0
+    widths = sorted({length, length - past}) if isinstance(past, int) and 0 < past < length else [length]
+    if positions.dim() != 2 or positions.shape[0] not in (1, batch) or positions.shape[1] not in widths:
+        said = " or ".join(f"({batch}, {w})" for w in widths)
+        raise ArgumentValueError(f"{api}: position_ids has shape {tuple(positions.shape)}, and the prompt is {batch} "
+                                 f"row(s) of {length} (after {past} cached position(s)); pass positions of shape "
+                                 f"{said} (one per id), or leave them out (the model counts them)")
+
+
 def _check_mask(api: str, inputs: Any, kwargs: dict) -> None:
     """A 2-D ``attention_mask``: one row per prompt, as wide as the prompt (with a cached prefix: the prompt, or the
     cached positions and the new ids), 0/1 values (``attention_inputs.check_mask_values``) and no row all 0."""
@@ -165,6 +211,11 @@ def _check_mask(api: str, inputs: Any, kwargs: dict) -> None:
     prompt = inputs if inputs is not None else kwargs.get("input_ids")
     if prompt is None:
         prompt = kwargs.get("inputs_embeds")
+    if prompt is None and isinstance(mask, torch.Tensor) and (mask.dim() != 2 or mask.shape[-1] != 1):
+        # a mask of 3 beside no prompt (generate starts from the one bos id) was taken (issue 30 round 34, AG241)
+        raise ArgumentValueError(f"{api}: attention_mask has shape {tuple(mask.shape)}, and no prompt is given "
+                                 f"(generate starts each row from the one bos_token_id); pass the prompt's ids "
+                                 f"beside the mask, or leave the mask out")
     if not isinstance(mask, torch.Tensor) or not isinstance(prompt, torch.Tensor) or prompt.dim() < 2 or mask.is_meta:
         return  # no mask, or a prompt named before (a mask that is not 2-D is refused below, as transformers does)
     batch, length = prompt.shape[0], prompt.shape[1]

@@ -29,13 +29,14 @@ _NEED_TOKENIZER = {"token_healing": "rewrites the prompt's last token with the t
 _OFFLOADED = ("offloaded", "offloaded_static")
 
 
-def check_generate_needs(model: Any, api: str, merged: Any, kwargs: dict) -> None:
+def check_generate_needs(model: Any, api: str, merged: Any, kwargs: dict, inputs: Any = None) -> None:
     """``ArgumentValueError`` / ``ArgumentTypeError`` naming the setting of ``merged`` (the generation settings as
     transformers merges them) or keyword of ``kwargs`` that needs what this call lacks (module docstring)."""
     _check_tokenizer(api, merged, kwargs)
     _check_cache_kind(model, api, merged, kwargs)
     _check_synced(api, kwargs.get("synced_gpus"))
     _check_beams(model, api, merged)
+    _check_start_id(api, merged, kwargs, inputs)
     _check_pad_for_end_criteria(model, api, merged, kwargs.get("stopping_criteria"))
 
 
@@ -49,6 +50,16 @@ def _check_beams(model: Any, api: str, merged: Any) -> None:
     if is_integer(beams) and is_integer(vocab) and beams > vocab:
         raise ArgumentValueError(f"{api}: num_beams={beams} is more beams than the model's {vocab} tokens, so most "
                                  f"would be copies of the same sequences; pass num_beams <= {vocab} (a few: 2 to 8)")
+
+
+def _check_start_id(api: str, merged: Any, kwargs: dict, inputs: Any) -> None:
+    """No prompt (no ids, no embeddings) and no ``bos_token_id`` to start from: transformers' raw "`bos_token_id` has
+    to be defined when no `input_ids` are provided." ValueError as it makes the inputs (issue 30 round 34, AG431)."""
+    if inputs is not None or kwargs.get("input_ids") is not None or kwargs.get("inputs_embeds") is not None:
+        return
+    if getattr(merged, "bos_token_id", None) is None:
+        raise ArgumentValueError(f"{api}: no prompt is given and no bos_token_id is set to start from; pass the "
+                                 f"prompt's ids (inputs=), or bos_token_id= (the tokenizer's start id)")
 
 
 def _check_pad_for_end_criteria(model: Any, api: str, merged: Any, criteria: Any) -> None:
