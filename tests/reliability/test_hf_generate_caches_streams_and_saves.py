@@ -212,3 +212,24 @@ def test_later_silent_and_unclear_ids_of_the_round(models, tmp_path):
         settings = json.loads((folder / "generation_config.json").read_text())
         (folder / "generation_config.json").write_text(json.dumps({**settings, "sequence_bias": twice}))
         refused(lambda: load(folder), "sequence_bias names the sequence [5] twice")
+
+
+def test_an_adopted_models_config_changed_in_memory_is_named(models):
+    """AG224 (config.num_hidden_layers = 0: other ids without a word), AG370 (layer_types ['x']: the guard's line
+    naming no argument), AG371 (a sliding window of -4: taken)."""
+    name, adopted = models[1]
+    config = adopted.config
+    held = {key: getattr(config, key, None) for key in ("num_hidden_layers", "layer_types", "sliding_window")}
+    cases = [(dict(num_hidden_layers=0), "model.config.num_hidden_layers is 0, and the model holds 1 decoder"),
+             (dict(layer_types=["x"]), "model.config.layer_types holds 'x', which is no layer type"),
+             (dict(layer_types=["sliding_attention"], sliding_window=-4),
+              "model.config.layer_types has sliding_attention layers, and model.config.sliding_window is -4")]
+    try:
+        for settings, said in cases:
+            for key, value in {**held, **settings}.items():
+                setattr(config, key, value)
+            refused(lambda: adopted.generate(PROMPT, max_new_tokens=2), f"{name}.generate: {said}")
+    finally:
+        for key, value in held.items():
+            setattr(config, key, value)
+    assert adopted.generate(PROMPT, max_new_tokens=2).shape == (1, 5)

@@ -295,10 +295,12 @@ class _AdoptedMixin(GenerateGuard):
         from .generate_cache import cache_kept_on_refusal
 
         api = f"{type(self).__name__}.generate"
+        from .config_in_memory import check_config_in_memory
         from .generate_streamer import streamer_ended_on_refusal
 
         with streamer_ended_on_refusal(args, kwargs):  # a threaded stream's loop ended (round 34, AG410, AG411)
             positional_into_keywords(api, args, kwargs)  # round 34, AG376-AG382
+            check_config_in_memory(self, api)  # the config changed after the load (round 34, AG224, AG370, AG371)
             generation_config = check_generate_arguments(self, api, inputs, generation_config, kwargs)
             with cache_kept_on_refusal(kwargs):  # the caller's cache as it was after an error (round 34, AG268)
                 return super().generate(inputs, generation_config, **kwargs)

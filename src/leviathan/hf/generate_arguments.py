@@ -93,7 +93,8 @@ def check_generate_arguments(model: Any, api: str, inputs: Any, generation_confi
     cleaned = values.get("remove_invalid_values", (False,))[0] is True  # transformers' own cleaning (AG400)
     ids = inputs if inputs is not None else kwargs.get("input_ids")
     length = ids.shape[1] if isinstance(ids, torch.Tensor) and ids.dim() == 2 else None
-    kwargs.update(checked_callables(model, api, kwargs, cleaned, length))  # the caller's processors and criteria (round 33)
+    # the caller's processors and criteria (round 33)
+    kwargs.update(checked_callables(model, api, kwargs, cleaned, length))
     return generation_config
 
 

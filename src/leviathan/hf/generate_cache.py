@@ -10,7 +10,8 @@ AE65) were torch's raw "Sizes of tensors must match" from the cache's update; a 
 cached positions, 3 ids: transformers counts the ids past the cache as the new ones, here none) was Llama's raw
 "cannot reshape tensor of 0 elements" (AE66) or a line about position_ids never passed (AE67). transformers reads the
 prompt as the cached ids and the new ones; a cache of as many positions as the prompt was taken, and transformers
-ran the whole prompt again after it (issue 30 round 34, AG447, AG448: refused); taken is a prompt of the new ids only with a mask covering the cache and them (round 31, AA105).
+ran the whole prompt again after it (issue 30 round 34, AG447, AG448: refused); taken is a prompt of the new ids only
+with a mask covering the cache and them (round 31, AA105).
 """
 
 from __future__ import annotations
@@ -98,7 +99,8 @@ def _check_values(model: Any, api: str, name: str, cache: Any) -> None:
     """The cache's tensors against the model's dtype and device, and finite (issue 30 round 34): float64 keys were
     torch's raw dtype error inside the attention (AG27, AG28), keys on meta its raw device error (AG29), NaN keys
     taken, the argmax of NaN scores emitted as id 0 (AG30); a fixed-size cache filled under ``torch.inference_mode()``
-    reused outside it, torch's raw "Inplace update to inference tensor outside InferenceMode" (AG340). One pass over the cache and one device sync per call."""
+    reused outside it, torch's raw "Inplace update to inference tensor outside InferenceMode" (AG340). One pass over
+    the cache and one device sync per call."""
     tensors = [t for layer in getattr(cache, "layers", ()) for t in (getattr(layer, "keys", None),
                                                                       getattr(layer, "values", None))
                if isinstance(t, torch.Tensor) and t.numel() > 0]

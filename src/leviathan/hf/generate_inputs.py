@@ -41,7 +41,8 @@ def check_generate_inputs(model: Any, api: str, inputs: Any, kwargs: dict, guida
     _check_mask(api, inputs, kwargs)
     _check_positions(api, inputs, kwargs)
     _check_cache(api, kwargs)
-    check_generate_cache(model, api, inputs, kwargs, new_tokens, expand)  # another model's, batch's or longer (round 33)
+    # another model's, batch's or longer (round 33); against the rows beams make (round 34)
+    check_generate_cache(model, api, inputs, kwargs, new_tokens, expand)
     _check_callables(api, kwargs)
 
 

@@ -145,7 +145,8 @@ def _check_transformers_validate(generation: Any) -> None:
         generation.validate(strict=getattr(generation, "_original_object_hash", None) != hash(generation))
     except (ValueError, TypeError, AttributeError) as e:
         lines = [line.strip(" -") for line in str(e).splitlines() if line.strip().startswith("- ")]
-        said = (lines[0] if lines else str(e).splitlines()[0] if str(e) else type(e).__name__).replace("`", "").rstrip(".")
+        said = lines[0] if lines else str(e).splitlines()[0] if str(e) else type(e).__name__
+        said = said.replace("`", "").rstrip(".")
         raise UserError(f"save_pretrained: the model's generation_config: {said}, which transformers refuses to "
                         f"save; change model.generation_config as it says, then save; nothing was written") from None
 
