@@ -70,6 +70,7 @@ def test_an_end_criterion_without_a_pad_id_is_named(models):
             refused(lambda: model.generate(PROMPT, stopping_criteria=stop, max_new_tokens=2),
                     f"{name}.generate: stopping_criteria[0] (EosTokenCriteria) stops rows at an end id")
         assert model.generate(PROMPT, stopping_criteria=stop, max_new_tokens=2, pad_token_id=0).shape == (1, 5)
+        assert model.generate(PROMPT, stopping_criteria=stop, max_new_tokens=2, num_beams=2).shape == (1, 5)
 
 
 def test_a_threaded_streamer_ends_when_generate_is_refused(models):

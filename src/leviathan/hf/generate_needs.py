@@ -67,12 +67,13 @@ def _check_pad_for_end_criteria(model: Any, api: str, merged: Any, criteria: Any
     makes transformers fill each finished row with ``pad_token_id``; with no pad id and no end id set anywhere (from
     which transformers would take one) that was its raw "unsupported operand type(s) for *: 'NoneType' and 'Tensor'"
     at the first token (issue 30 round 34, seen by fix35a's first part; LeviathanForCausalLM sets no pad id). A
-    criterion's id past the vocabulary is named first (``check_transformers_instances``, AG258)."""
+    criterion's id past the vocabulary is named first (``check_transformers_instances``, AG258). Greedy decoding and
+    sampling only: beam search runs such a criterion without the pad fill."""
     from .generate_callables import check_transformers_instances
 
     check_transformers_instances(model, api, "stopping_criteria", criteria)
     if not isinstance(criteria, (list, tuple)) or getattr(merged, "pad_token_id", None) is not None \
-            or getattr(merged, "eos_token_id", None) is not None:
+            or getattr(merged, "eos_token_id", None) is not None or (getattr(merged, "num_beams", 1) or 1) > 1:
         return
     for i, item in enumerate(criteria):
         if hasattr(item, "eos_token_id"):
