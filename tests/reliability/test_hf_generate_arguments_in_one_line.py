@@ -264,6 +264,7 @@ def test_the_settings_of_generation_config_json_are_held_to_the_same_rules(model
             assert said in str(caught.value) and "\n" not in str(caught.value), str(caught.value)
         kept = load(_edited(saved, tmp_path / "b", name, lambda g: {**g, "my_own_setting": 3}))
         assert kept.generate(PROMPT, max_new_tokens=2).shape == (1, 5)  # a key of the caller's own: taken
-    static = LeviathanForCausalLM.from_pretrained(_edited(saved, tmp_path / "c", native_name,
-                                                          lambda g: {**g, "cache_implementation": "static"}))
-    refused(_generate(static), f"{native_name}.generate: cache_implementation='static' asks for a fixed-size cache")
+    static = _edited(saved, tmp_path / "c", native_name, lambda g: {**g, "cache_implementation": "static"})
+    # refused at the load since round 34 (AG347: every generate refused it; the save wrote it without a word)
+    refused(lambda: LeviathanForCausalLM.from_pretrained(static), "generation_config.json': cache_implementation "
+            "'static' asks for a fixed-size cache, and LeviathanForCausalLM's attention runs on a growing one")

@@ -234,3 +234,25 @@ def test_an_adopted_models_config_changed_in_memory_is_named(models):
         for key, value in held.items():
             setattr(config, key, value)
     assert adopted.generate(PROMPT, max_new_tokens=2).shape == (1, 5)
+
+
+def test_a_fixed_size_cache_setting_the_native_class_never_runs_is_not_saved(models, tmp_path):
+    """AG347 (LeviathanForCausalLM's generation_config.cache_implementation = 'static', which every generate of the
+    class refuses, AG351, saved over a good folder and loaded without a word); the adopted class runs it."""
+    name, native = models[0]
+    native.save_pretrained(tmp_path / "good")
+    held = native.generation_config.cache_implementation
+    native.generation_config.cache_implementation = "static"
+    try:
+        refused(lambda: native.save_pretrained(tmp_path / "good"), "cache_implementation 'static' asks for a "
+                                                                   "fixed-size cache")
+    finally:
+        native.generation_config.cache_implementation = held
+    assert "cache_implementation" not in json.loads((tmp_path / "good" / "generation_config.json").read_text())
+    name, adopted = models[1]
+    held = adopted.generation_config.cache_implementation
+    adopted.generation_config.cache_implementation = "static"
+    try:
+        adopted.save_pretrained(tmp_path / "adopted")
+    finally:
+        adopted.generation_config.cache_implementation = held

@@ -126,6 +126,19 @@ def _check_cache_kind(model: Any, api: str, merged: Any, kwargs: dict) -> None:
                                  f"model to a CUDA device")
 
 
+def fixed_cache_problem(model: Any, generation: Any) -> str | None:
+    """Why ``generation``'s (a model's generation settings) ``cache_implementation`` is one ``model`` never runs: a
+    fixed-size cache on a class whose attention grows its cache. Every generate refuses it (AG351), and it was saved
+    and loaded without a word (issue 30 round 34, AG347): the savers and the loader ask this rule too."""
+    from transformers.generation.configuration_utils import ALL_STATIC_CACHE_IMPLEMENTATIONS
+
+    kind = getattr(generation, "cache_implementation", None)
+    if kind in ALL_STATIC_CACHE_IMPLEMENTATIONS and getattr(model, "_leviathan_growing_cache_only", False):
+        return (f"cache_implementation {kind!r} asks for a fixed-size cache, and {type(model).__name__}'s attention "
+                f"runs on a growing one (every generate refuses it)")
+    return None
+
+
 def _check_synced(api: str, synced: Any) -> None:
     """``synced_gpus``: a switch, and True only where torch.distributed runs (several processes in step)."""
     import torch.distributed as dist

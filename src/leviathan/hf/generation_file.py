@@ -175,9 +175,12 @@ def _decay_pair(value: Any) -> bool:
 def check_generation_file(model: Any, folder: str | os.PathLike) -> None:
     """UserError when ``folder``'s generation_config.json is damaged (no JSON object: transformers skipped it without a
     word) or the ``model`` loaded from it has a generation value ``generation_value_problem`` refuses."""
+    from .generate_needs import fixed_cache_problem
+
     where = Path(folder) / "generation_config.json"
     _read_file(where)
-    if (problem := generation_value_problem(getattr(model, "generation_config", None))) is not None:
+    generation = getattr(model, "generation_config", None)
+    if (problem := generation_value_problem(generation) or fixed_cache_problem(model, generation)) is not None:
         source = where if os.path.lexists(where) else Path(folder) / "config.json"  # made from config.json
         raise UserError(f"{str(source)!r}: {problem}, {_EDITED}")
 

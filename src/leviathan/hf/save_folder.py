@@ -113,6 +113,7 @@ def _check_generation_ids(model: Any) -> None:
     from .generation_save import json_problem, saved_settings
 
     # the settings as the save writes them (round 34, AG390-AG396, AG399: numpy numbers, sequence_bias's tuple keys)
+    owner = model
     model = types.SimpleNamespace(generation_config=saved_settings(getattr(model, "generation_config", None)),
                                   config=getattr(model, "config", None))
     if model.generation_config is not None and (problem := json_problem(model.generation_config)) is not None:
@@ -129,7 +130,10 @@ def _check_generation_ids(model: Any) -> None:
                         f"({why}); set "
                         f"model.generation_config.{name} and model.config.{name} to the tokenizer's id, or None, "
                         f"then save; nothing was written")
-    if (problem := generation_value_problem(getattr(model, "generation_config", None))) is not None:
+    from .generate_needs import fixed_cache_problem
+
+    problem = fixed_cache_problem(owner, model.generation_config) if model.generation_config is not None else None
+    if (problem := generation_value_problem(model.generation_config) or problem) is not None:
         name = problem.split(" ", 1)[0]
         raise UserError(f"save_pretrained: the model's generation_config: {problem}, which its loader refuses; set "
                         f"model.generation_config.{name} to a usable value, or None, then save; nothing was written")
