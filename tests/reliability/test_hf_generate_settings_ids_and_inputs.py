@@ -44,8 +44,8 @@ SETTINGS = [  # (keywords, what the line says)
     (dict(do_sample=True, min_p=2.0), "min_p 2.0 must be a finite number in [0, 1]"),  # AC25, AC60
     (dict(generation_config=_config(max_new_tokens=2, min_p=1.5, do_sample=True)),
      "min_p 1.5 must be a finite number in [0, 1] (or None); set the generation_config's min_p"),  # AC410
-    (dict(num_beams=4, num_beam_groups=2), "num_beam_groups=2 asks for group beam search, which transformers no "
-     "longer runs itself"),  # AC26, AC61
+    (dict(num_beams=4, num_beam_groups=2), "num_beam_groups=2 asks for group beam search, which leviathan's classes "
+     "do not support"),  # AC26, AC61 (round 34: generation_features' allow-list)
     (dict(num_beams=2, early_stopping="maybe"), "`early_stopping` must be a boolean or 'never'"),  # AC413
     (dict(num_beams=2, length_penalty=NAN), "length_penalty nan must be a finite number"),  # AC22, AC57
     (dict(do_sample=True, epsilon_cutoff=1.5), "epsilon_cutoff 1.5 must be a finite number in [0, 1)"),  # AC24, AC59

@@ -41,6 +41,9 @@ NOT_A_SWITCH = {
                                     "below value_rules (importing it here closes an import circle)",
     "data/val_overlap.py:add": "prepare's own record of each document: is_val is the split it computed",
     "data/sources.py:decode_utf8": "called per chunk by the readers open_source built, with the strict it checked",
+    "hf/generate_callables.py:checked_callables": "cleaned is generate's remove_invalid_values as "
+                                                  "check_generate_arguments computed it (is True), after that "
+                                                  "setting's own switch rule (round 34, AG400)",
 }
 
 

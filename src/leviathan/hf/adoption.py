@@ -261,8 +261,11 @@ class _AdoptedMixin(GenerateGuard):
             state_dict = dict(self.state_dict() if state_dict is None else state_dict)
             state_dict[f"{prefix}.weight"] = baked.bake()  # (V, D)
         original = super().save_pretrained
-        return save_whole(lambda folder: original(folder, state_dict=state_dict, **kwargs), save_directory,
-                          variant=kwargs.get("variant"))
+        from .generation_save import generation_config_as_saved
+
+        with generation_config_as_saved(self):  # the form its loader takes (round 34, AG393)
+            return save_whole(lambda folder: original(folder, state_dict=state_dict, **kwargs), save_directory,
+                              variant=kwargs.get("variant"))
 
     @torch.no_grad()
     @hf_init.guard_torch_init_functions()
@@ -288,11 +291,19 @@ class _AdoptedMixin(GenerateGuard):
         counted from a cached prefix or inputs_embeds ended in its raw errors or ran on (issue 30 round 31, AA90-AA108,
         AA523, AA619-AA649); settings transformers refuses or takes as nonsense, ids past the vocabulary, an empty
         prompt, a mask or callable of the wrong kind, and numpy scalars taken as Python's (round 32, AC2-AC138)."""
-        from .generate_arguments import check_generate_arguments
+        from .generate_arguments import check_generate_arguments, positional_into_keywords
+        from .generate_cache import cache_kept_on_refusal
 
         api = f"{type(self).__name__}.generate"
-        generation_config = check_generate_arguments(self, api, inputs, generation_config, kwargs)
-        return super().generate(inputs, generation_config, *args, **kwargs)
+        from .config_in_memory import check_config_in_memory
+        from .generate_streamer import streamer_ended_on_refusal
+
+        with streamer_ended_on_refusal(args, kwargs):  # a threaded stream's loop ended (round 34, AG410, AG411)
+            positional_into_keywords(api, args, kwargs)  # round 34, AG376-AG382
+            check_config_in_memory(self, api)  # the config changed after the load (round 34, AG224, AG370, AG371)
+            generation_config = check_generate_arguments(self, api, inputs, generation_config, kwargs)
+            with cache_kept_on_refusal(kwargs):  # the caller's cache as it was after an error (round 34, AG268)
+                return super().generate(inputs, generation_config, **kwargs)
 
     def _prepare_special_tokens(self, generation_config, *args, **kwargs):
         """transformers' preparation of ``generate``'s token ids, after ``generate_ids.check_generate_ids``: an
@@ -489,10 +500,28 @@ def _check_ids_and_mask(model: nn.Module, named: dict, api: str) -> None:
         if mask.dim() == 2:
             check_attention_inputs(None, mask, batch=shape[0], length=shape[1], past=int(past))
         else:  # a 4-D mask of another width was torch's raw size mismatch (round 33, AE170)
-            most = cache.get_max_cache_shape() if hasattr(cache, "get_max_cache_shape") else None
             heads = getattr(model.config, "num_attention_heads", 1)
             check_custom_mask_shape(mask, api, batch=shape[0], length=shape[1], past=int(past), heads=int(heads),
-                                    keys=(most,) if isinstance(most, int) and most > 0 else ())
+                                    keys=_fixed_mask_widths(cache, shape[1]))
+
+
+def _fixed_mask_widths(cache: Any, length: int) -> tuple[int, ...]:
+    """The key widths a fixed-size cache makes transformers' 4-D mask (a StaticCache of 64: (1, 1, 1, 64)), read from
+    its layers (``max_cache_len``, ``get_mask_sizes``). The mask check (AE170) asked ``get_max_cache_shape``, which
+    transformers 5 no longer has, so a StaticCache of the model's positions was refused at its first forward (issue
+    30 round 34, AG32, a regression of fix34b). Reads attributes only."""
+    widths = set()
+    for layer in getattr(cache, "layers", None) or ():
+        most = getattr(layer, "max_cache_len", None)
+        if isinstance(most, int) and not isinstance(most, bool) and most > 0:
+            widths.add(most)
+        try:
+            width = layer.get_mask_sizes(length)[0] if hasattr(layer, "get_mask_sizes") else None
+        except Exception:  # a layer not yet filled, or of another kind: its width is not this check's to name
+            width = None
+        if isinstance(width, int) and not isinstance(width, bool) and width > 0:
+            widths.add(width)
+    return tuple(sorted(widths))
 
 
 def _check_counted_positions(model: nn.Module, named: dict, api: str) -> None:
@@ -1274,7 +1303,10 @@ def bake_adopted(model: PreTrainedModel, out_dir: str | os.PathLike, tokenizer: 
     _check_bake_options(save_kwargs)  # is_main_process=False, variant= (round 25, Y170, Y173)
     with api_writes("bake_adopted", out_dir), _atomic_dir(out_dir, overwrite) as tmp:  # round 14 (B260): the
         # verbs' one line (errors.StorageError), not a raw OSError
-        plain.save_pretrained(str(tmp), **save_kwargs)
+        from .generation_save import generation_config_as_saved
+
+        with generation_config_as_saved(plain):  # the form its loader takes (round 34, AG393)
+            plain.save_pretrained(str(tmp), **save_kwargs)
         if tokenizer is not None:
             _save_tokenizer(tokenizer, tmp)
         card = adopted_card(type(plain).__name__, generator, plain.num_parameters(),

@@ -67,23 +67,55 @@ def check_generate_arguments(model: Any, api: str, inputs: Any, generation_confi
     to hand transformers; ``kwargs`` is made ready in place: numpy scalars as Python's own (``_plain_settings``), a
     ``prefix_allowed_tokens_fn`` wrapped to name an id past the vocabulary (``generate_ids``)."""
     from .generate_callables import checked_callables
-    from .generate_ids import checked_prefix_function
+    from .generate_ids import check_listed_ids_layout, checked_prefix_function
     from .generate_inputs import check_generate_inputs
+
+    from .generation_features import check_generate_features
 
     _check_kinds(model, api, inputs, generation_config, kwargs)
     generation_config = _plain_settings(generation_config, kwargs)
+    check_generate_features(model, api, generation_config, kwargs)  # the allow-list (round 34)
     values = generation_values(model, generation_config, kwargs)
     _check_each(api, values)
     _check_sampling(api, values)
-    _check_merged(model, api, generation_config, kwargs)
+    check_listed_ids_layout(model, api, generation_config, kwargs)  # before the merge reads them (round 34, AG175)
+    _check_merged(model, api, generation_config, kwargs, inputs)
     _refuse_meta_inputs(model, api, inputs, kwargs)
-    check_generate_inputs(model, api, inputs, kwargs)
+    new = values.get("max_new_tokens", (None,))[0]
+    new = new if new is not None else (_DEFAULT_NEW if "max_length" not in values else None)
+    expand = max(v if isinstance(v := values.get(name, (1,))[0], int) and v > 0 else 1
+                 for name in ("num_beams", "num_return_sequences"))  # the rows transformers makes of each (AG413)
+    check_generate_inputs(model, api, inputs, kwargs, values.get("guidance_scale", (None,))[0], new, expand)
     _check_lengths(model, api, values, _Prompt(inputs, kwargs))
     if kwargs.get("prefix_allowed_tokens_fn") is not None:
         vocab = getattr(getattr(model, "config", None), "vocab_size", None)
         kwargs["prefix_allowed_tokens_fn"] = checked_prefix_function(kwargs["prefix_allowed_tokens_fn"], vocab, api)
-    kwargs.update(checked_callables(model, api, kwargs))  # the caller's processors and criteria (round 33)
+    cleaned = values.get("remove_invalid_values", (False,))[0] is True  # transformers' own cleaning (AG400)
+    ids = inputs if inputs is not None else kwargs.get("input_ids")
+    length = ids.shape[1] if isinstance(ids, torch.Tensor) and ids.dim() == 2 else None
+    # the caller's processors and criteria (round 33)
+    kwargs.update(checked_callables(model, api, kwargs, cleaned, length))
     return generation_config
+
+
+# generate's parameters after (inputs, generation_config), in transformers' order
+_POSITIONAL = ("logits_processor", "stopping_criteria", "prefix_allowed_tokens_fn", "synced_gpus", "assistant_model",
+               "streamer", "negative_prompt_ids", "negative_prompt_attention_mask", "custom_generate")
+
+
+def positional_into_keywords(api: str, args: tuple, kwargs: dict) -> None:
+    """``generate``'s arguments given by position after ``generation_config`` moved into ``kwargs`` (in place) under
+    their names, so that the same checks read them: by position they went to transformers unchecked (a processor
+    returning None, a prefix function's id 400, synced_gpus=True in one process, streamer=5: raw errors; issue 30
+    round 34, AG376-AG382)."""
+    if len(args) > len(_POSITIONAL):
+        raise ArgumentTypeError(f"{api}: takes at most {len(_POSITIONAL) + 2} arguments by position (inputs, "
+                                f"generation_config, {', '.join(_POSITIONAL)}), got {len(args) + 2}; pass the "
+                                f"settings as keywords")
+    for name, value in zip(_POSITIONAL, args):
+        if name in kwargs:
+            raise ArgumentTypeError(f"{api}: {name} is given twice, by position and as a keyword; pass it once")
+        kwargs[name] = value
 
 
 def _plain_settings(generation_config: Any, kwargs: dict) -> Any:
@@ -127,7 +159,7 @@ def _holds_numpy(value: Any) -> bool:
     return isinstance(value, (list, tuple)) and any(_holds_numpy(v) for v in value)
 
 
-def _check_merged(model: Any, api: str, generation_config: Any, kwargs: dict) -> None:
+def _check_merged(model: Any, api: str, generation_config: Any, kwargs: dict, inputs: Any = None) -> None:
     """The settings as transformers merges them (``_prepare_generation_config``: the keywords over the
     ``generation_config`` given over the model's) held to transformers' own ``GenerationConfig.validate``, its refusal
     turned into one line: ``num_return_sequences`` above ``num_beams`` or above 1 with greedy decoding (AC11, AC12,
@@ -142,7 +174,7 @@ def _check_merged(model: Any, api: str, generation_config: Any, kwargs: dict) ->
     # its refusal is ``generate_guard``'s line (issue 30 round 33: its TypeError and AttributeError too)
     merged, _ = model._prepare_generation_config(generation_config, **kwargs)
     _check_mode(api, merged, kwargs)
-    check_generate_needs(model, api, merged, kwargs)  # a tokenizer, a cache kind, synced_gpus (round 33)
+    check_generate_needs(model, api, merged, kwargs, inputs)  # a tokenizer, a cache kind, synced_gpus (round 33)
     if merged.exponential_decay_length_penalty is not None and merged.eos_token_id is None:
         raise ArgumentValueError(f"{api}: exponential_decay_length_penalty raises the score of eos_token_id, and none "
                                  f"is set; pass eos_token_id= (the tokenizer's end-of-text id), or leave "
@@ -241,11 +273,13 @@ def _check_sampling(api: str, values: dict) -> None:
 def _refuse_meta_inputs(model: Any, api: str, inputs: Any, kwargs: dict) -> None:
     """The prompt (ids, embeddings, mask) on the meta device (no values) given to a model that has values: torch's
     "Tensor.item() cannot be called on meta tensors" from transformers' mask code (AA626, AA646); forward refuses
-    them (round 30, Y66)."""
+    them (round 30, Y66). A model on meta (shapes only): the adopted class's was torch's raw "Tensor on device meta
+    is not on the expected device cpu!" (issue 30 round 34, AG274; the native class's forward named it, AG275)."""
     from ..meta_device import is_meta, refuse_meta
 
     if is_meta(model):
-        return
+        refuse_meta(model, f"{api}: the model", "load it with its weights (load_adopted(DIR) / from_pretrained(DIR)), "
+                    "or call model.to_empty(device='cpu') and load a state dict first")
     for name, value in (("inputs", inputs), *((k, kwargs.get(k)) for k in ("input_ids", "inputs_embeds",
                                                                              "attention_mask"))):
         if isinstance(value, torch.Tensor):

@@ -33,8 +33,11 @@ def check_generate_ids(model: Any, generation_config: Any, api: str) -> None:
         return
     for name in GENERATION_IDS:
         value = getattr(generation_config, name, None)
+        if isinstance(value, torch.Tensor) and value.is_meta:  # torch's raw NotImplementedError (round 34, AG169)
+            raise ArgumentValueError(f"{api}: {name} is a tensor on the meta device (no values); pass the id as a "
+                                     f"number (or a tensor with values), or leave it out")
         if isinstance(value, torch.Tensor):  # transformers takes a tensor of ids too
-            value = None if value.is_meta else value.reshape(-1).tolist()
+            value = value.reshape(-1).tolist()
             value = value[0] if isinstance(value, list) and len(value) == 1 and name != "eos_token_id" else value
         if (problem := token_id_problem(name, value, vocab)) is not None:
             raise ArgumentValueError(f"{api}: {problem}; pass the tokenizer's id (below {vocab}) as {name}, or leave "
@@ -69,6 +72,10 @@ def checked_prefix_function(function: Any, vocab: Any, api: str) -> Any:
             raise ArgumentValueError(f"{api}: prefix_allowed_tokens_fn returned no id for row {batch_id}, so no token "
                                      f"can follow; return at least one allowed id for each row (all ids: "
                                      f"list(range(vocab_size)))")
+        if isinstance(result, torch.Tensor) and (result.dtype.is_floating_point or result.dtype.is_complex or
+                                                 result.dtype == torch.bool):  # round 34, AG66: raw IndexError
+            raise ArgumentTypeError(f"{api}: prefix_allowed_tokens_fn returned a {result.dtype} tensor, not the "
+                                    f"allowed ids; return a list of token ids (or a torch.long tensor of them)")
         if not isinstance(result, (list, tuple, torch.Tensor)):  # None: transformers' raw TypeError (AE44)
             raise ArgumentTypeError(f"{api}: prefix_allowed_tokens_fn returned {type(result).__name__} "
                                     f"{result!r:.30}, not the allowed ids; return a list of token ids")
@@ -99,3 +106,55 @@ def _check_arity(function: Any, api: str) -> None:
                                 f"{getattr(function, '__name__', type(function).__name__)} takes "
                                 f"{inspect.signature(function)}; pass a function of (batch_id, ids) -> allowed ids"
                                 ) from None
+
+
+def check_listed_ids_layout(model: Any, api: str, generation_config: Any, kwargs: dict) -> None:
+    """The id lists of the settings (``setting_ids.LISTED_IDS``) held to their layout before transformers merges
+    them: ``suppress_tokens=[[5]]`` was the guard's line about an unhashable list, naming no argument (issue 30 round
+    34, AG175). The same rule ``check_generate_ids`` reads after the merge, read earlier."""
+    from ..errors import ArgumentValueError
+    from ..integers import is_integer
+    from .setting_ids import LISTED_IDS, setting_ids_problem
+
+    vocab = getattr(getattr(model, "config", None), "vocab_size", None)
+    if not is_integer(vocab):
+        return
+    _check_special_ids_layout(api, generation_config, kwargs)
+    for name in LISTED_IDS:
+        value = kwargs.get(name)
+        if value is None:
+            value = getattr(generation_config, name, None)
+        if value is not None and (problem := setting_ids_problem(name, value, vocab)) is not None:
+            raise ArgumentValueError(f"{api}: {problem}; pass the tokenizer's ids (below {vocab}) as {name}, or "
+                                     f"leave it out (and set model.generation_config.{name} to such ids, or None)")
+
+
+def _check_special_ids_layout(api: str, generation_config: Any, kwargs: dict) -> None:
+    """The special ids as transformers merges them: ``eos_token_id=[]`` (no id: its raw IndexError, AG250), a pad,
+    bos or decoder-start id of several values (``pad_token_id=torch.tensor([5, 6])``: torch's raw "Boolean value of
+    Tensor with more than one value", AG251), a numpy array of ids (numpy's raw "truth value of an array", AG314), ids
+    in rows (``eos_token_id=torch.tensor([[5, 6]])``: torch's raw size error, AG444) are named before the merge (issue
+    30 round 34). The values are read only where a tensor or array is given."""
+    import numpy as np
+
+    from ..errors import ArgumentTypeError, ArgumentValueError
+
+    for name in ("eos_token_id", "pad_token_id", "bos_token_id", "decoder_start_token_id"):
+        value = kwargs.get(name)
+        if value is None:
+            value = getattr(generation_config, name, None)
+        if isinstance(value, np.ndarray):
+            raise ArgumentTypeError(f"{api}: {name} is a numpy array; pass the id as a number (or a list of ids: "
+                                    f"{name}={value.tolist()!r:.40}), or leave it out")
+        count = value.numel() if isinstance(value, torch.Tensor) else len(value) if isinstance(value, (list, tuple)) \
+            else 1
+        if count == 0:
+            raise ArgumentValueError(f"{api}: {name} {value!r:.40} names no token; pass a token id (or, for "
+                                     f"eos_token_id, a non-empty list of them), or leave it out")
+        if isinstance(value, torch.Tensor) and value.dim() > 1 or isinstance(value, (list, tuple)) and any(
+                isinstance(v, (list, tuple, torch.Tensor)) for v in value):  # AG444: torch's raw size error
+            raise ArgumentValueError(f"{api}: {name} {value!r:.40} is laid out in rows; pass one token id (or, for "
+                                     f"eos_token_id, a flat list of them: {name}=[5, 6]), or leave it out")
+        if count > 1 and name != "eos_token_id":
+            raise ArgumentValueError(f"{api}: {name} holds {count} ids, and transformers reads one; pass one token "
+                                     f"id, or leave it out")

@@ -28,7 +28,8 @@ import torch
 from ..errors import ArgumentTypeError, ArgumentValueError
 
 
-def check_generate_inputs(model: Any, api: str, inputs: Any, kwargs: dict) -> None:
+def check_generate_inputs(model: Any, api: str, inputs: Any, kwargs: dict, guidance: Any = None,
+                          new_tokens: Any = None, expand: int = 1) -> None:
     """A UserError (``ArgumentValueError`` / ``ArgumentTypeError``) naming the first of ``generate``'s inputs (the
     module docstring's findings) no generation can use."""
     from .generate_cache import check_generate_cache
@@ -36,10 +37,12 @@ def check_generate_inputs(model: Any, api: str, inputs: Any, kwargs: dict) -> No
     _check_prompt(api, inputs, kwargs)
     _check_embeds(model, api, kwargs.get("inputs_embeds"))
     _check_beside_embeds(api, inputs, kwargs)
-    _check_negative_prompt(api, kwargs)
+    _check_negative_prompt(model, api, inputs, kwargs, guidance, new_tokens)
     _check_mask(api, inputs, kwargs)
+    _check_positions(api, inputs, kwargs)
     _check_cache(api, kwargs)
-    check_generate_cache(model, api, inputs, kwargs)  # another model's, batch's or longer (round 33)
+    # another model's, batch's or longer (round 33); against the rows beams make (round 34)
+    check_generate_cache(model, api, inputs, kwargs, new_tokens, expand)
     _check_callables(api, kwargs)
 
 
@@ -57,7 +60,8 @@ def _check_beside_embeds(api: str, inputs: Any, kwargs: dict) -> None:
                              f"(the same batch and length), or only inputs_embeds")
 
 
-def _check_negative_prompt(api: str, kwargs: dict) -> None:
+def _check_negative_prompt(model: Any, api: str, inputs: Any, kwargs: dict, guidance: Any = None,
+                           new_tokens: Any = None) -> None:
     """``negative_prompt_ids`` (and its mask), read with ``guidance_scale``: a (batch, length) tensor of ids; a list
     or a numpy array was torch's raw "ones_like(): argument 'input' must be Tensor" at the first token (issue 30
     round 33, AE60, AE397)."""
@@ -70,6 +74,60 @@ def _check_negative_prompt(api: str, kwargs: dict) -> None:
                 f"{type(value).__name__} {value!r:.40}"
             raise ArgumentTypeError(f"{api}: {name} must be a (batch, length) integer tensor, got {shown}; pass "
                                     f"torch.tensor([[...]]) (one row per prompt), or leave it out")
+    _check_negative_use(model, api, inputs, kwargs, guidance, new_tokens)
+
+
+def _check_negative_mask(api: str, negative: torch.Tensor, mask: Any) -> None:
+    """``negative_prompt_attention_mask`` of the negative prompt's shape, 0/1, no row all 0 (issue 30 round 34): a mask
+    of 5 for 2 ids was refused by the forward as the caller's attention_mask, naming no class (AG426); a row all 0 ran
+    the unconditional branch from nothing without a word (AG427; the same row of the main mask is refused, AG297).
+    One read of the mask, only when given."""
+    from ..model.attention_inputs import check_mask_values
+
+    if not isinstance(mask, torch.Tensor) or mask.is_meta:
+        return
+    if tuple(mask.shape) != tuple(negative.shape):
+        raise ArgumentValueError(f"{api}: negative_prompt_attention_mask has shape {tuple(mask.shape)}, and "
+                                 f"negative_prompt_ids {tuple(negative.shape)}; pass a mask of the negative prompt's "
+                                 f"shape (1 for each id to attend, 0 for padding), or leave it out")
+    try:
+        check_mask_values(mask)
+    except ArgumentValueError as e:
+        raise ArgumentValueError(f"{api}: negative_prompt_{e}") from None
+    if bool((mask.sum(dim=-1) == 0).any()):
+        raise ArgumentValueError(f"{api}: negative_prompt_attention_mask has a row of only 0, which hides every id of "
+                                 f"that negative prompt; mark at least one id 1 in each row, or leave the mask out")
+
+
+def _check_negative_use(model: Any, api: str, inputs: Any, kwargs: dict, guidance: Any, new_tokens: Any) -> None:
+    """A negative prompt transformers would drop or fail on at the first token (issue 30 round 34): without a
+    ``guidance_scale`` other than 1 it was dropped without a word (AG190); of other rows than the prompt (AG187),
+    empty (AG191) or on meta (AG189, a line naming the forward's input_ids) torch's raw errors; long enough to run
+    past the positions, the forward's line about positions (AG192). Shapes and the device only, no value read."""
+    from ..positions import model_positions
+
+    negative = kwargs.get("negative_prompt_ids")
+    if not isinstance(negative, torch.Tensor):
+        return
+    if guidance is None or guidance == 1:
+        raise ArgumentValueError(f"{api}: negative_prompt_ids is read only by classifier-free guidance, and "
+                                 f"guidance_scale is {guidance!r} (off); pass guidance_scale=<a number other than 1>, "
+                                 f"or leave negative_prompt_ids out")
+    prompt = inputs if inputs is not None else kwargs.get("input_ids")
+    rows = prompt.shape[0] if isinstance(prompt, torch.Tensor) and prompt.dim() == 2 else None
+    if negative.is_meta:
+        raise ArgumentValueError(f"{api}: negative_prompt_ids is on the meta device (shapes, no values); pass it with "
+                                 f"values, on the model's device")
+    if negative.shape[1] == 0 or (rows is not None and negative.shape[0] != rows):
+        raise ArgumentValueError(f"{api}: negative_prompt_ids has shape {tuple(negative.shape)}, and the prompt has "
+                                 f"{rows} row(s); pass one non-empty row of ids per prompt row, or leave it out")
+    _check_negative_mask(api, negative, kwargs.get("negative_prompt_attention_mask"))
+    positions = model_positions(model)
+    new = new_tokens if isinstance(new_tokens, int) else 0
+    if isinstance(positions, int) and negative.shape[1] + new > positions:
+        raise ArgumentValueError(f"{api}: negative_prompt_ids holds {negative.shape[1]} ids, which with "
+                                 f"{new} new token(s) reaches past the model's {positions} positions "
+                                 f"(max_position_embeddings); pass a negative prompt of at most {positions - new} ids")
 
 
 def _check_prompt(api: str, inputs: Any, kwargs: dict) -> None:
@@ -117,6 +175,28 @@ def _check_embeds(model: Any, api: str, embeds: Any) -> None:
                                  f"input embeddings' output, not a model's diverged state)")
 
 
+def _check_positions(api: str, inputs: Any, kwargs: dict) -> None:
+    """``position_ids`` given to ``generate``: one row (or one per prompt row) of one position per prompt id (with a
+    cached prefix: per id, or per new id). Positions for 2 of 3 ids were torch's raw "The size of tensor a (3) must
+    match the size of tensor b (2)" in the adopted Llama's rotary step (issue 30 round 34, AG386); the native class's
+    forward named them. Reads the shape only."""
+    positions = kwargs.get("position_ids")
+    prompt = inputs if inputs is not None else kwargs.get("input_ids")
+    if prompt is None:
+        prompt = kwargs.get("inputs_embeds")
+    if not isinstance(positions, torch.Tensor) or not isinstance(prompt, torch.Tensor) or prompt.dim() < 2:
+        return
+    batch, length = prompt.shape[0], prompt.shape[1]
+    cache = kwargs.get("past_key_values", kwargs.get("cache"))
+    past = cache.get_seq_length() if hasattr(cache, "get_seq_length") else 0
+    widths = sorted({length, length - past}) if isinstance(past, int) and 0 < past < length else [length]
+    if positions.dim() != 2 or positions.shape[0] not in (1, batch) or positions.shape[1] not in widths:
+        said = " or ".join(f"({batch}, {w})" for w in widths)
+        raise ArgumentValueError(f"{api}: position_ids has shape {tuple(positions.shape)}, and the prompt is {batch} "
+                                 f"row(s) of {length} (after {past} cached position(s)); pass positions of shape "
+                                 f"{said} (one per id), or leave them out (the model counts them)")
+
+
 def _check_mask(api: str, inputs: Any, kwargs: dict) -> None:
     """A 2-D ``attention_mask``: one row per prompt, as wide as the prompt (with a cached prefix: the prompt, or the
     cached positions and the new ids), 0/1 values (``attention_inputs.check_mask_values``) and no row all 0."""
@@ -126,9 +206,17 @@ def _check_mask(api: str, inputs: Any, kwargs: dict) -> None:
     if mask is not None and not isinstance(mask, torch.Tensor):  # a list: transformers' raw AttributeError (AE321)
         raise ArgumentTypeError(f"{api}: attention_mask must be a (batch, length) tensor of 0 and 1, got "
                                 f"{type(mask).__name__} {mask!r:.40}; pass torch.tensor(mask), or leave it out")
+    if isinstance(mask, torch.Tensor) and mask.dtype.is_complex:  # cast to real with torch's warning (round 34, AG81)
+        raise ArgumentTypeError(f"{api}: attention_mask is a {mask.dtype} tensor; pass a mask of 0 and 1 as integers "
+                                f"or bools (torch.long / torch.bool), or leave it out")
     prompt = inputs if inputs is not None else kwargs.get("input_ids")
     if prompt is None:
         prompt = kwargs.get("inputs_embeds")
+    if prompt is None and isinstance(mask, torch.Tensor) and (mask.dim() != 2 or mask.shape[-1] != 1):
+        # a mask of 3 beside no prompt (generate starts from the one bos id) was taken (issue 30 round 34, AG241)
+        raise ArgumentValueError(f"{api}: attention_mask has shape {tuple(mask.shape)}, and no prompt is given "
+                                 f"(generate starts each row from the one bos_token_id); pass the prompt's ids "
+                                 f"beside the mask, or leave the mask out")
     if not isinstance(mask, torch.Tensor) or not isinstance(prompt, torch.Tensor) or prompt.dim() < 2 or mask.is_meta:
         return  # no mask, or a prompt named before (a mask that is not 2-D is refused below, as transformers does)
     batch, length = prompt.shape[0], prompt.shape[1]
@@ -156,8 +244,17 @@ def _check_cache(api: str, kwargs: dict) -> None:
     transformers ``Cache`` (a DynamicCache of an earlier call) or None."""
     from transformers import Cache
 
+    from transformers import EncoderDecoderCache
+
+    if kwargs.get("past_key_values") is not None and kwargs.get("cache") is not None:  # one dropped (round 34, AG385)
+        raise ArgumentValueError(f"{api}: a cache is given twice, as past_key_values and as cache; pass it once (cache="
+                                 f"..., transformers 5's name)")
     for name in ("past_key_values", "cache"):
         value = kwargs.get(name)
+        if isinstance(value, EncoderDecoderCache):  # an encoder-decoder model's: raw AttributeError (round 34, AG311)
+            raise ArgumentTypeError(f"{api}: {name} is an EncoderDecoderCache, an encoder-decoder model's, and this "
+                                    f"model is decoder-only; pass a DynamicCache (the past_key_values of an earlier "
+                                    f"output), or leave it out")
         if value is not None and not isinstance(value, Cache):
             raise ArgumentTypeError(f"{api}: {name} must be a transformers Cache (the past_key_values of an earlier "
                                     f"output, or DynamicCache()), got {type(value).__name__} {value!r:.40}; pass one, "
@@ -176,6 +273,12 @@ def _check_callables(api: str, kwargs: dict) -> None:
             f"{type(streamer).__name__} {streamer!r:.40}"
         raise ArgumentTypeError(f"{api}: streamer must be a transformers streamer (with put and end, such as "
                                 f"TextStreamer(tokenizer)), got {got}; pass one, or leave it out")
+    if streamer is not None and hasattr(streamer, "tokenizer") and not callable(getattr(streamer.tokenizer, "decode",
+                                                                                       None)):
+        # TextStreamer(None): transformers' raw AttributeError at its first put (issue 30 round 34, AG64)
+        raise ArgumentTypeError(f"{api}: streamer {type(streamer).__name__} holds no tokenizer to decode with (got "
+                                f"{type(streamer.tokenizer).__name__}); pass {type(streamer).__name__}(<the model's "
+                                f"tokenizer>), or leave streamer out")
     for name, kind in (("logits_processor", "LogitsProcessorList"), ("stopping_criteria", "StoppingCriteriaList")):
         value = kwargs.get(name)
         if value is None:

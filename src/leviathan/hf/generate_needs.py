@@ -20,7 +20,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from ..errors import ArgumentValueError
+from ..errors import ArgumentTypeError, ArgumentValueError
 
 # the settings that read the tokenizer's vocabulary -> what they do
 _NEED_TOKENIZER = {"token_healing": "rewrites the prompt's last token with the tokenizer's vocabulary",
@@ -29,16 +29,72 @@ _NEED_TOKENIZER = {"token_healing": "rewrites the prompt's last token with the t
 _OFFLOADED = ("offloaded", "offloaded_static")
 
 
-def check_generate_needs(model: Any, api: str, merged: Any, kwargs: dict) -> None:
+def check_generate_needs(model: Any, api: str, merged: Any, kwargs: dict, inputs: Any = None) -> None:
     """``ArgumentValueError`` / ``ArgumentTypeError`` naming the setting of ``merged`` (the generation settings as
     transformers merges them) or keyword of ``kwargs`` that needs what this call lacks (module docstring)."""
     _check_tokenizer(api, merged, kwargs)
     _check_cache_kind(model, api, merged, kwargs)
     _check_synced(api, kwargs.get("synced_gpus"))
+    _check_beams(model, api, merged)
+    _check_start_id(api, merged, kwargs, inputs)
+    _check_pad_for_end_criteria(model, api, merged, kwargs.get("stopping_criteria"))
+
+
+def _check_beams(model: Any, api: str, merged: Any) -> None:
+    """More beams than the vocabulary has tokens: a million beams on 300 ids ran for minutes on copies of the same
+    few sequences without a word (issue 30 round 34, AG198); the first step has only vocab_size distinct beams."""
+    from ..integers import is_integer
+
+    beams = getattr(merged, "num_beams", None)
+    vocab = getattr(getattr(model, "config", None), "vocab_size", None)
+    if is_integer(beams) and is_integer(vocab) and beams > vocab:
+        raise ArgumentValueError(f"{api}: num_beams={beams} is more beams than the model's {vocab} tokens, so most "
+                                 f"would be copies of the same sequences; pass num_beams <= {vocab} (a few: 2 to 8)")
+
+
+def _check_start_id(api: str, merged: Any, kwargs: dict, inputs: Any) -> None:
+    """No prompt (no ids, no embeddings) and no ``bos_token_id`` to start from: transformers' raw "`bos_token_id` has
+    to be defined when no `input_ids` are provided." ValueError as it makes the inputs (issue 30 round 34, AG431)."""
+    if inputs is not None or kwargs.get("input_ids") is not None or kwargs.get("inputs_embeds") is not None:
+        return
+    if getattr(merged, "bos_token_id", None) is None:
+        raise ArgumentValueError(f"{api}: no prompt is given and no bos_token_id is set to start from; pass the "
+                                 f"prompt's ids (inputs=), or bos_token_id= (the tokenizer's start id)")
+
+
+def _check_pad_for_end_criteria(model: Any, api: str, merged: Any, criteria: Any) -> None:
+    """A stopping criterion holding an ``eos_token_id`` (transformers' ``EosTokenCriteria``, or the caller's own)
+    makes transformers fill each finished row with ``pad_token_id``; with no pad id and no end id set anywhere (from
+    which transformers would take one) that was its raw "unsupported operand type(s) for *: 'NoneType' and 'Tensor'"
+    at the first token (issue 30 round 34, seen by fix35a's first part; LeviathanForCausalLM sets no pad id). A
+    criterion's id past the vocabulary is named first (``check_transformers_instances``, AG258). Greedy decoding and
+    sampling only: beam search runs such a criterion without the pad fill."""
+    from .generate_callables import check_transformers_instances
+
+    check_transformers_instances(model, api, "stopping_criteria", criteria)
+    if not isinstance(criteria, (list, tuple)) or getattr(merged, "pad_token_id", None) is not None \
+            or getattr(merged, "eos_token_id", None) is not None or (getattr(merged, "num_beams", 1) or 1) > 1:
+        return
+    for i, item in enumerate(criteria):
+        if hasattr(item, "eos_token_id"):
+            raise ArgumentValueError(f"{api}: stopping_criteria[{i}] ({type(item).__name__}) stops rows at an end "
+                                     f"id, and generate fills the finished rows with pad_token_id, which is not set; "
+                                     f"pass pad_token_id= (the tokenizer's pad id, or its end-of-text id), or "
+                                     f"eos_token_id= in place of the criterion")
 
 
 def _check_tokenizer(api: str, merged: Any, kwargs: dict) -> None:
-    if kwargs.get("tokenizer") is not None:
+    """A setting that reads the tokenizer's vocabulary without one (round 33), and a ``tokenizer`` that is none:
+    ``tokenizer=5`` taken without a word (issue 30 round 34, AG126), 'gpt2' the guard's line naming no argument
+    (AG151), with token_healing transformers' raw AttributeError (AG161)."""
+    from transformers import PreTrainedTokenizerBase
+
+    tokenizer = kwargs.get("tokenizer")
+    if tokenizer is not None and not isinstance(tokenizer, PreTrainedTokenizerBase):
+        raise ArgumentTypeError(f"{api}: tokenizer must be a transformers tokenizer (AutoTokenizer.from_pretrained"
+                                f"(...)), got {type(tokenizer).__name__} {tokenizer!r:.40}; pass the model's "
+                                f"tokenizer, or leave tokenizer out")
+    if tokenizer is not None:
         return
     for name, does in _NEED_TOKENIZER.items():
         value = getattr(merged, name, None)
@@ -68,6 +124,19 @@ def _check_cache_kind(model: Any, api: str, merged: Any, kwargs: dict) -> None:
         raise ArgumentValueError(f"{api}: {said} copies the cache between the CPU and a CUDA device, and the model "
                                  f"is on {device}; leave cache_implementation out (or pass 'dynamic'), or move the "
                                  f"model to a CUDA device")
+
+
+def fixed_cache_problem(model: Any, generation: Any) -> str | None:
+    """Why ``generation``'s (a model's generation settings) ``cache_implementation`` is one ``model`` never runs: a
+    fixed-size cache on a class whose attention grows its cache. Every generate refuses it (AG351), and it was saved
+    and loaded without a word (issue 30 round 34, AG347): the savers and the loader ask this rule too."""
+    from transformers.generation.configuration_utils import ALL_STATIC_CACHE_IMPLEMENTATIONS
+
+    kind = getattr(generation, "cache_implementation", None)
+    if kind in ALL_STATIC_CACHE_IMPLEMENTATIONS and getattr(model, "_leviathan_growing_cache_only", False):
+        return (f"cache_implementation {kind!r} asks for a fixed-size cache, and {type(model).__name__}'s attention "
+                f"runs on a growing one (every generate refuses it)")
+    return None
 
 
 def _check_synced(api: str, synced: Any) -> None:

@@ -50,9 +50,10 @@ _IDS = ("eos_token_id", "bos_token_id", "pad_token_id", "decoder_start_token_id"
 # switches: ``do_sample: "yes"`` loaded as the text (W726); ``return_dict_in_generate='yes'``, ``output_scores=1`` and
 # ``renormalize_logits='yes'`` were read by Python's truth (issue 30 round 32, AC86, AC87, AC93, AC113, AC114, AC120)
 # (``token_healing`` too, issue 30 round 33, AE86's sibling)
+# (``disable_compile='no'`` taken without a word, issue 30 round 34, AG152)
 _SWITCHES = ("do_sample", "use_cache", "return_dict_in_generate", "output_scores", "output_logits",
              "output_attentions", "output_hidden_states", "renormalize_logits", "remove_invalid_values", "low_memory",
-             "token_healing")
+             "token_healing", "disable_compile")
 # a switch that also takes one word: ``early_stopping=1`` was read as True (1 == True) without a word (issue 30 round
 # 33, AE392); a text other than those is transformers' own check's ('maybe', round 32, AC413)
 _SWITCH_OR = {"early_stopping": ("never",)}
@@ -80,6 +81,10 @@ def generation_value_problem(generation: Any) -> str | None:
     if generation is None:
         return None
     get = generation.get if isinstance(generation, dict) else lambda name, default: getattr(generation, name, default)
+    from .generation_features import feature_problem  # a feature leviathan's classes do not run (round 34, AG199)
+
+    if (problem := feature_problem(lambda name: get(name, None))) is not None:
+        return problem
     for name, least in _WHOLE.items():
         value = get(name, None)
         if value is not None and (isinstance(value, bool) or not isinstance(value, int) or value < least):
@@ -170,9 +175,12 @@ def _decay_pair(value: Any) -> bool:
 def check_generation_file(model: Any, folder: str | os.PathLike) -> None:
     """UserError when ``folder``'s generation_config.json is damaged (no JSON object: transformers skipped it without a
     word) or the ``model`` loaded from it has a generation value ``generation_value_problem`` refuses."""
+    from .generate_needs import fixed_cache_problem
+
     where = Path(folder) / "generation_config.json"
     _read_file(where)
-    if (problem := generation_value_problem(getattr(model, "generation_config", None))) is not None:
+    generation = getattr(model, "generation_config", None)
+    if (problem := generation_value_problem(generation) or fixed_cache_problem(model, generation)) is not None:
         source = where if os.path.lexists(where) else Path(folder) / "config.json"  # made from config.json
         raise UserError(f"{str(source)!r}: {problem}, {_EDITED}")
 

@@ -337,9 +337,12 @@ class LeviathanForCausalLM(LeviathanPreTrainedModel, GenerateGuard, GenerationMi
         from .save_folder import check_save_arguments, save_keywords, save_whole
 
         kwargs = save_keywords(args, kwargs)  # a variant given by position is checked too (round 33, AE18)
+        from .generation_save import generation_config_as_saved
+
         check_save_arguments(self, kwargs.get("state_dict"), kwargs)  # round 20: push_to_hub (M10), state_dict (M8)
-        return save_whole(lambda folder: self.save_owned(folder, **kwargs), save_directory,
-                          variant=kwargs.get("variant"))
+        with generation_config_as_saved(self):  # the form its loader takes (round 34, AG393)
+            return save_whole(lambda folder: self.save_owned(folder, **kwargs), save_directory,
+                              variant=kwargs.get("variant"))
 
     def save_owned(self, save_directory, *args, **kwargs):
         """``save_pretrained`` without the check: for ``export``, saving into a new temporary folder of its own. Its
@@ -407,13 +410,19 @@ class LeviathanForCausalLM(LeviathanPreTrainedModel, GenerateGuard, GenerationMi
         counted from a cached prefix or inputs_embeds ended in its raw errors or ran on (issue 30 round 31, AA90-AA108,
         AA523, AA619-AA649); settings transformers refuses or takes as nonsense, ids past the vocabulary, an empty
         prompt, a mask or callable of the wrong kind, and numpy scalars taken as Python's (round 32, AC2-AC138)."""
-        from .generate_arguments import check_generate_arguments
+        from .generate_arguments import check_generate_arguments, positional_into_keywords
+        from .generate_cache import cache_kept_on_refusal
 
-        if kwargs.get("inputs_embeds") is not None:  # forward's refusal, before the lengths are counted (AA106)
-            _refuse_inputs_embeds("LeviathanForCausalLM.generate")
-        generation_config = check_generate_arguments(self, "LeviathanForCausalLM.generate", inputs, generation_config,
-                                                     kwargs)
-        return super().generate(inputs, generation_config, *args, **kwargs)
+        from .generate_streamer import streamer_ended_on_refusal
+
+        with streamer_ended_on_refusal(args, kwargs):  # a threaded stream's loop ended (round 34, AG410, AG411)
+            positional_into_keywords("LeviathanForCausalLM.generate", args, kwargs)  # round 34, AG376-AG382
+            if kwargs.get("inputs_embeds") is not None:  # forward's refusal, before the lengths are counted (AA106)
+                _refuse_inputs_embeds("LeviathanForCausalLM.generate")
+            generation_config = check_generate_arguments(self, "LeviathanForCausalLM.generate", inputs,
+                                                         generation_config, kwargs)
+            with cache_kept_on_refusal(kwargs):  # the caller's cache as it was after an error (round 34, AG268)
+                return super().generate(inputs, generation_config, **kwargs)
 
     def _prepare_special_tokens(self, generation_config, *args, **kwargs):
         """transformers' preparation of ``generate``'s token ids, after ``generate_ids.check_generate_ids``: an

@@ -106,9 +106,22 @@ def _check_generation_ids(model: Any) -> None:
     bos/eos 50256, was saved without a word, and ``load_adopted`` then refused the folder, saving again writing the
     same (issue 30 round 23, U65). A length or sampling value no generation can use (max_length -5), which the loader
     refuses too (``generation_file``, round 25, Y514), likewise."""
+    import types
+
     from .configuration import generation_id_problem
     from .generation_file import generation_value_problem
+    from .generation_save import json_problem, saved_settings
 
+    # the settings as the save writes them (round 34, AG390-AG396, AG399: numpy numbers, sequence_bias's tuple keys)
+    owner = model
+    model = types.SimpleNamespace(generation_config=saved_settings(getattr(model, "generation_config", None)),
+                                  config=getattr(model, "config", None))
+    if model.generation_config is not None and (problem := json_problem(model.generation_config)) is not None:
+        name = problem.split(" ", 1)[0]
+        raise UserError(f"save_pretrained: the model's generation_config: {problem}, which generation_config.json "
+                        f"cannot hold; set model.generation_config.{name} to a number, text, list or dict of them, "
+                        f"or None, then save; nothing was written")
+    _check_transformers_validate(model.generation_config)
     if (problem := generation_id_problem(model)) is not None:
         name = problem.split(" ", 1)[0]
         why = ("generate could never stop at, or would read, an id the model does not have" if "not a token id" in
@@ -117,10 +130,29 @@ def _check_generation_ids(model: Any) -> None:
                         f"({why}); set "
                         f"model.generation_config.{name} and model.config.{name} to the tokenizer's id, or None, "
                         f"then save; nothing was written")
-    if (problem := generation_value_problem(getattr(model, "generation_config", None))) is not None:
+    from .generate_needs import fixed_cache_problem
+
+    problem = fixed_cache_problem(owner, model.generation_config) if model.generation_config is not None else None
+    if (problem := generation_value_problem(model.generation_config) or problem) is not None:
         name = problem.split(" ", 1)[0]
         raise UserError(f"save_pretrained: the model's generation_config: {problem}, which its loader refuses; set "
                         f"model.generation_config.{name} to a usable value, or None, then save; nothing was written")
+
+
+def _check_transformers_validate(generation: Any) -> None:
+    """transformers' own check of a ``GenerationConfig`` at its save (``validate(strict=True)`` once changed since its
+    load: ``top_k=5`` without ``do_sample``), its raw ValueError raised from inside the save turned into one line
+    before anything is written (issue 30 round 34, met fixing AG390: a numpy top_k had been refused first)."""
+    if generation is None or not callable(getattr(generation, "validate", None)):
+        return
+    try:
+        generation.validate(strict=getattr(generation, "_original_object_hash", None) != hash(generation))
+    except (ValueError, TypeError, AttributeError) as e:
+        lines = [line.strip(" -") for line in str(e).splitlines() if line.strip().startswith("- ")]
+        said = lines[0] if lines else str(e).splitlines()[0] if str(e) else type(e).__name__
+        said = said.replace("`", "").rstrip(".")
+        raise UserError(f"save_pretrained: the model's generation_config: {said}, which transformers refuses to "
+                        f"save; change model.generation_config as it says, then save; nothing was written") from None
 
 
 # save_pretrained's switches: a text such as 'no' is read as true

@@ -69,7 +69,7 @@ def setting_ids_problem(name: str, value: Any, vocab_size: int) -> str | None:
         return f"{name} {value!r:.60} is not {_SHOWN[layout]}"
     bad = next((i for i in ids if not is_integer(i) or not 0 <= i < vocab_size), "ok")
     if bad == "ok":
-        return _bias_problem(name, value) if layout == "bias map" else None
+        return (_bias_problem(name, value) or _twice_problem(name, value)) if layout == "bias map" else None
     return (f"{name} holds {bad!r}, which is not a token id of this model (whole numbers 0 to {vocab_size - 1}, its "
             f"vocabulary of {vocab_size:,})")
 
@@ -82,4 +82,20 @@ def _bias_problem(name: str, value: Any) -> str | None:
     for bias in _biases(value):
         if isinstance(bias, bool) or not isinstance(bias, (int, float)) or not math.isfinite(bias):
             return f"{name} {value!r:.60} is not {_SHOWN['bias map']}: the bias {bias!r:.20} is no finite number"
+    return None
+
+
+def _twice_problem(name: str, value: Any) -> str | None:
+    """Why a ``sequence_bias`` list of pairs is no map: the same sequence given twice kept one of its biases and
+    dropped the other without a word (issue 30 round 34, AG330; from generation_config.json AG453, where the file's
+    duplicate JSON keys are refused, AG202)."""
+    if isinstance(value, dict):
+        return None
+    seen = set()
+    for key, _ in value:
+        key = tuple(key)
+        if key in seen:
+            return (f"{name} names the sequence {list(key)!r:.40} twice, and only one of its biases would be kept: "
+                    f"give each sequence once")
+        seen.add(key)
     return None
