@@ -4,6 +4,7 @@ own copies of both, in small variants).
 
     models = tiny_pair(vocab=64, positions=32)   # [("LeviathanForCausalLM", native), ("LeviathanLlama...", adopted)]
     line = refused(lambda: model.generate(...), "LeviathanForCausalLM.generate: ...", ValueError)
+    line = refused(generate_call(model, num_beams=2), "...")   # model.generate(PROMPT, max_new_tokens=2, num_beams=2)
 """
 
 from __future__ import annotations
@@ -39,3 +40,13 @@ def refused(call, said: str, error: type = Exception) -> str:
     line = str(caught.value)
     assert "\n" not in line, line
     return line
+
+
+PROMPT = torch.tensor([[1, 2, 3]])
+
+
+def generate_call(model, **keywords):
+    """A call of ``model.generate`` for ``refused``: the prompt ``PROMPT`` (or ``prompt=``), 2 new tokens unless
+    ``max_new_tokens`` is given, the other keywords as they are."""
+    keywords.setdefault("max_new_tokens", 2)
+    return lambda: model.generate(keywords.pop("prompt", PROMPT), **keywords)

@@ -11,23 +11,18 @@ import json
 import pytest
 import torch
 
-from hf_pair_support import refused, tiny_pair
+from hf_pair_support import PROMPT, refused, tiny_pair
+from hf_pair_support import generate_call as _generate
 
 pytestmark = [pytest.mark.reliability, pytest.mark.usefixtures("single_thread")]
 
 VOCAB, LIMIT = 64, 32
-PROMPT = torch.tensor([[1, 2, 3]])
 SAID = "which leviathan's classes do not support"
 
 
 @pytest.fixture(scope="module")
 def models():
     return tiny_pair(VOCAB, LIMIT)
-
-
-def _generate(model, **keywords):
-    keywords.setdefault("max_new_tokens", 2)
-    return lambda: model.generate(keywords.pop("prompt", PROMPT), **keywords)
 
 
 FEATURES = [  # (keywords, what the line says)
