@@ -13,6 +13,7 @@ from . import export
 from .adoption import (ScaledLeviathanGenerator, adopt, adopted_class, bake_adopted, is_adopted, load_adopted,
                        to_original)
 from .adoption_fit import Fit, FitReport
+from .checkpoint_record import RecordCheckpointFiles
 from .configuration import LeviathanConfig
 from .modeling import InputEmbeddingError, LeviathanForCausalLM, LeviathanPreTrainedModel
 from .trainer_resume import check_resume_checkpoint
@@ -22,4 +23,4 @@ AutoModelForCausalLM.register(LeviathanConfig, LeviathanForCausalLM, exist_ok=Tr
 
 __all__ = ["LeviathanConfig", "LeviathanForCausalLM", "LeviathanPreTrainedModel", "InputEmbeddingError", "export",
            "adopt", "adopted_class", "bake_adopted", "is_adopted", "load_adopted", "to_original",
-           "ScaledLeviathanGenerator", "Fit", "FitReport", "check_resume_checkpoint"]
+           "ScaledLeviathanGenerator", "Fit", "FitReport", "check_resume_checkpoint", "RecordCheckpointFiles"]

@@ -244,6 +244,7 @@ class _AdoptedMixin(GenerateGuard):
         digests of its weight map and shards (``save_whole``), which ``load_adopted`` checks (``shard_index``; round 25,
         Y509-Y512).
         """
+        from .checkpoint_record import note_trainer_save
         from .save_folder import check_save_arguments, check_save_directory, save_keywords, save_whole
 
         check_save_directory(save_directory, "save_pretrained")
@@ -264,8 +265,10 @@ class _AdoptedMixin(GenerateGuard):
         from .generation_save import generation_config_as_saved
 
         with generation_config_as_saved(self):  # the form its loader takes (round 34, AG393)
-            return save_whole(lambda folder: original(folder, state_dict=state_dict, **kwargs), save_directory,
-                              variant=kwargs.get("variant"))
+            saved = save_whole(lambda folder: original(folder, state_dict=state_dict, **kwargs), save_directory,
+                               variant=kwargs.get("variant"))
+        note_trainer_save(save_directory)  # a Trainer checkpoint gets its files' record (round 33, AE158)
+        return saved
 
     @torch.no_grad()
     @hf_init.guard_torch_init_functions()

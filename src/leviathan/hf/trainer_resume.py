@@ -17,9 +17,9 @@ before (tests/reliability/test_trainer_resume_weights_held_to_the_save.py notice
 
 Round 33: ``LeviathanForCausalLM`` resumes through the same frame (its own ``load_state_dict``:
 ``check_native_resume``), and both classes hold the checkpoint's trainer_state.json to ``check_trainer_state``.
-What no file records is not checked: another run's optimizer.pt, scheduler.pt or trainer_state.json of the same
-step (issue 30 round 33, AE158, AE159, AE165) read as this run's, since the Trainer writes them after the model's
-save and no record of theirs exists to hold them to.
+Another run's optimizer.pt, scheduler.pt or trainer_state.json of the same step were read as this run's (issue 30
+round 33, AE158, AE159, AE165): the Trainer writes them after the model's save, so config.json cannot record them;
+``checkpoint_record`` writes a record of every file after the Trainer's save and both classes check it here.
 """
 
 from __future__ import annotations
@@ -132,6 +132,7 @@ def check_resume_checkpoint(checkpoint, output_dir=None) -> Path | None:
     a first run), ``False`` / None resume nothing. docs/USING.md section 5 says to call it before resuming."""
     from ..errors import missing
     from ..value_rules import check_read_path
+    from .checkpoint_record import check_checkpoint_record
     from .config_file import read_config_json
 
     fix = ("pass the path of a checkpoint-N folder the Trainer wrote, True for the last one in output_dir, or leave "
@@ -162,6 +163,7 @@ def check_resume_checkpoint(checkpoint, output_dir=None) -> Path | None:
     if (folder / "config.json").exists() or os.path.lexists(folder / "config.json"):  # an empty one: AC343
         read_config_json(folder / "config.json", "restore the checkpoint folder from a copy, or resume from another "
                                                  "checkpoint")
+    check_checkpoint_record(folder)  # round 33, AE158, AE159, AE165
     return folder
 
 
@@ -176,6 +178,7 @@ def check_native_resume(model) -> None:
     import dataclasses
 
     from ..config import ConfigError
+    from .checkpoint_record import check_checkpoint_record
     from .config_file import read_config_json
 
     folder = resumed_folder(depth=3)
@@ -200,31 +203,33 @@ def check_native_resume(model) -> None:
                         f"({shown}): the checkpoint's weights were trained under its own, or its config.json was "
                         f"edited; resume into the model the checkpoint describes "
                         f"(LeviathanForCausalLM.from_pretrained(checkpoint)), or {fix.split(', or ')[0]}")
+    check_checkpoint_record(folder)  # the optimizer, scheduler and state files the save recorded (round 33, AE158)
 
 
 def check_resumed_settings(model, resumed: tuple[Path, dict] | None) -> None:
     """UserError when the generator settings a resumed checkpoint's config.json records (``check_trainer_resume``'s
     ``resumed``) are not those of the ``model`` being resumed: the Trainer loads the weights alone, so weights trained
     under one ``ln_eps`` or ``base`` would go on under another without a word (issue 30 round 32, AC347's kind).
-    ``_refuse_other_generator`` names a difference of shapes first (round 24, W636); this is the rest."""
+    ``_refuse_other_generator`` names a difference of shapes first (round 24, W636); this is the rest. Last, the
+    checkpoint's files are held to their record (``checkpoint_record``; round 33, AE158, AE159, AE165)."""
+    from .checkpoint_record import check_checkpoint_record
     from .settings_digest import DIGEST_KEY
 
     if resumed is None:
         return
     config, saved = resumed
     own = getattr(model.config, "leviathan_generator", None)
-    if not isinstance(own, dict):
-        return
 
     def plain(settings: dict) -> dict:
         return json.loads(json.dumps({k: v for k, v in settings.items() if k != DIGEST_KEY}, default=str))
 
-    shown = _differences(plain(saved), plain(own))
+    shown = _differences(plain(saved), plain(own)) if isinstance(own, dict) else ""
     if shown:
         raise UserError(f"{str(config)!r} records generator settings (leviathan_generator) other than those of the "
                         f"{type(model).__name__} being resumed ({shown}): the checkpoint's weights were trained under "
                         f"its own; resume into a model adopted with them (load_adopted(checkpoint)), or resume from "
                         f"another checkpoint")
+    check_checkpoint_record(config.parent)  # the optimizer, scheduler and state files the save recorded (AE158)
 
 
 def _differences(theirs: dict, mine: dict) -> str:
