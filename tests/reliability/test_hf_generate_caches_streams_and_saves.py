@@ -59,6 +59,26 @@ def test_a_cache_against_the_rows_beams_and_sequences_make(models):
                            model.generate(prompt, num_beams=2, max_new_tokens=2))
 
 
+def test_embeddings_no_longer_than_the_cache_are_refused(models):
+    """AG308: inputs_embeds of 3 positions after a cache of 5 (and of as many as the cache, with or without a mask
+    covering the cache too) were torch's raw "cannot reshape tensor of 0 elements" inside the attention: transformers
+    reads embeddings after a cache as the whole sequence. The whole sequence generates as ids after the cache do."""
+    name, adopted = models[1]
+    ids = torch.tensor([[1, 2, 3, 4, 5, 6]])
+    embeds = adopted.get_input_embeddings()(ids).detach()  # (1, 6, D)
+    covering = torch.ones(1, 8, dtype=torch.long)  # the cache's 5 positions and the 3 embeddings
+    for given, mask in ((embeds[:, 3:], None), (embeds[:, 1:], None), (embeds[:, 3:], covering)):
+        cache = adopted(ids[:, :5], use_cache=True).past_key_values
+        refused(lambda: adopted.generate(inputs_embeds=given, past_key_values=cache, attention_mask=mask,
+                                         max_new_tokens=2, do_sample=False),
+                f"{name}.generate: past_key_values holds 5 position(s), and inputs_embeds only {given.shape[1]}: after "
+                f"a cache, transformers reads inputs_embeds as the whole sequence")
+        assert cache.get_seq_length() == 5  # the caller's cache as it was
+    cache = adopted(ids[:, :5], use_cache=True).past_key_values
+    got = adopted.generate(inputs_embeds=embeds, past_key_values=cache, max_new_tokens=2, do_sample=False)
+    assert torch.equal(got, adopted.generate(ids, max_new_tokens=2, do_sample=False)[:, 6:])
+
+
 def test_an_end_criterion_without_a_pad_id_is_named(models):
     """EosTokenCriteria on LeviathanForCausalLM, which sets no pad id: transformers' raw "unsupported operand type(s)
     for *: 'NoneType' and 'Tensor'" (seen by fix35a's first part)."""

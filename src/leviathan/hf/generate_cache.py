@@ -11,7 +11,8 @@ cached positions, 3 ids: transformers counts the ids past the cache as the new o
 "cannot reshape tensor of 0 elements" (AE66) or a line about position_ids never passed (AE67). transformers reads the
 prompt as the cached ids and the new ones; a cache of as many positions as the prompt was taken, and transformers
 ran the whole prompt again after it (issue 30 round 34, AG447, AG448: refused); taken is a prompt of the new ids only
-with a mask covering the cache and them (round 31, AA105).
+with a mask covering the cache and them (round 31, AA105). Embeddings are read as the whole sequence whatever the
+mask: as many as the cache or fewer were torch's raw reshape error (round 34, AG308: refused).
 """
 
 from __future__ import annotations
@@ -65,6 +66,14 @@ def check_generate_cache(model: Any, api: str, inputs: Any, kwargs: dict, new_to
     mask = kwargs.get("attention_mask")
     new_only = isinstance(mask, torch.Tensor) and mask.dim() == 2 and mask.shape[1] == cached + ids.shape[1] \
         if prompt is ids else True  # the new ids only, the mask covering the cache too (round 31, AA105): taken
+    if prompt is not ids and isinstance(cached, int) and cached >= prompt.shape[1]:
+        # transformers reads embeddings after a cache as the whole sequence: torch's raw "cannot reshape tensor of 0
+        # elements" inside the attention, whatever the mask (issue 30 round 34, AG308)
+        raise ArgumentValueError(f"{api}: {name} holds {cached} position(s), and inputs_embeds only "
+                                 f"{prompt.shape[1]}: after a cache, transformers reads inputs_embeds as the whole "
+                                 f"sequence, the cached positions first, and runs only those past them; pass the "
+                                 f"embeddings of the cached positions followed by at least one new one, or leave "
+                                 f"{name} out")
     if prompt is ids and not new_only and isinstance(cached, int) and cached > ids.shape[1]:
         raise ArgumentValueError(f"{api}: {name} holds {cached} position(s), and the prompt only "
                                  f"{ids.shape[1]} id(s); pass the prompt as the cached ids followed by the new ones "
