@@ -75,6 +75,20 @@ def test_transformers_refusal_of_an_argument_is_one_line_and_a_models_own_error_
         monkeypatch.undo()
 
 
+def test_memory_running_out_while_the_cache_is_made_is_not_told_as_the_arguments_fault(models, monkeypatch):
+    """The cache step's guard takes RuntimeError (torch's "not compiled with CUDA", AE34); a full GPU there
+    (torch.OutOfMemoryError, a RuntimeError) was told as "transformers refuses these generation arguments"."""
+    from transformers import GenerationMixin
+
+    def full(*args, **kwargs):
+        raise torch.OutOfMemoryError("CUDA out of memory. Tried to allocate 2.00 GiB")
+
+    monkeypatch.setattr(GenerationMixin, "_prepare_cache_for_generation", full)
+    for name, model in models:
+        with pytest.raises(torch.OutOfMemoryError, match="CUDA out of memory"):
+            model.generate(PROMPT, max_new_tokens=2)
+
+
 def test_what_a_setting_needs_and_the_call_lacks_is_named(models):
     """AE28, AE30, AE75 (stop_strings without a tokenizer, also in model.generation_config), AE86 (token_healing),
     AE31 (a static cache on LeviathanForCausalLM), AE34 (offloaded off CUDA), AE35, AE36 (synced_gpus)."""

@@ -17,7 +17,8 @@ the generation mode (``_validate_generation_mode``), the cache it makes (``_prep
 logits processors and stopping criteria it builds (``_get_logits_processor``, ``_get_stopping_criteria``). Their
 ValueError / TypeError / AttributeError / IndexError / KeyError / ImportError (the cache's also AssertionError and
 RuntimeError: torch's "not compiled with CUDA enabled") become ``ArgumentValueError`` / ``ArgumentTypeError``;
-a UserError of leviathan's own checks passes as it is. None of these steps runs the model, so no error of the model's
+a UserError of leviathan's own checks passes as it is, and so does torch's OutOfMemoryError (a RuntimeError: a full
+GPU making the cache was told as the arguments' fault). None of these steps runs the model, so no error of the model's
 own forward is turned into an argument's (those are bugs to see); the steps that do (``heal_tokens``, the decoding
 loop, the processors' first call) are not wrapped, and their arguments have hand rules (``generate_arguments``,
 ``generate_inputs``, ``generate_callables``). Cost: a ``try`` per step, nothing per token.
@@ -27,6 +28,8 @@ from __future__ import annotations
 
 import contextlib
 from typing import Any, Iterator
+
+import torch
 
 from ..errors import ArgumentTypeError, ArgumentValueError, UserError
 
@@ -43,7 +46,7 @@ def argument_errors(api: str, step: str, caught: tuple[type, ...] = _ARGUMENT_ER
     UserError line: its first line, which names the argument, and the fix; a UserError passes as it is."""
     try:
         yield
-    except UserError:
+    except (UserError, torch.OutOfMemoryError):  # memory is no argument's fault (a RuntimeError: the cache step's)
         raise
     except caught as e:
         said = str(e).strip().splitlines()
