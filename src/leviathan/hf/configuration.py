@@ -282,8 +282,10 @@ class LeviathanConfig(PretrainedConfig):
         storage failure is their ``errors.StorageError`` (``storage.api_writes``): a file or a pipe in the folder's
         place, a NUL byte and a 300-byte name were transformers' AssertionError or os.makedirs' raw errors, and
         ``push_to_hub='no'`` was read as true, the network tried after config.json was written (issue 30 round 32,
-        AC281-AC285)."""
+        AC281-AC285). Into a folder holding weights it writes only what their config.json says already, and then
+        nothing (``config_save.keep_weights_config``, round 35, AI581-AI583, AI586)."""
         from ..storage import api_writes
+        from .config_save import keep_weights_config
         from ..value_rules import check_switches
         from .save_place import check_save_directory, in_model_save
 
@@ -292,6 +294,8 @@ class LeviathanConfig(PretrainedConfig):
         if in_model_save():  # the model's save placed and checked its folder (save_place.model_save)
             return super().save_pretrained(save_directory, push_to_hub=push_to_hub, **kwargs)
         check_save_directory(save_directory, "save_pretrained")
+        if not keep_weights_config(self, save_directory) and not push_to_hub:
+            return None  # the folder's config.json says this already: kept, with its records
         made = not os.path.lexists(save_directory)
         with api_writes("save_pretrained", save_directory):
             os.makedirs(save_directory, exist_ok=True)  # a file in its place: the storage line, not an AssertionError

@@ -35,7 +35,7 @@ from typing import Any
 
 from .. import json_text
 from ..errors import UserError
-from .save_place import SAVED_FILES, check_save_directory  # noqa: F401 (read from here before: modeling, adoption)
+from .save_place import LOADABLE, SAVED_FILES, check_save_directory  # noqa: F401 (read from here before: modeling, adoption)
 
 # what a model folder's temporary folder may hold (an export's or a save's: the model's files, its card, a tokenizer,
 # lm-eval's tokenizer files, the export marker): a killed writer's leftover holding anything else is named, not deleted
@@ -340,8 +340,7 @@ def _move_in(tmp: Path, out: Path, replaced: list[str]) -> None:
 _WEIGHT_FILES = ("model.safetensors",)
 _INDEX_FILES = ("model.safetensors.index.json",)
 # every weights file or index a loader reads, of any variant and either format: what other settings must not reach
-_LOADABLE = re.compile(r"^(?:model(?:\.[^/]+)?\.safetensors|pytorch_model(?:\.[^/]+)?\.bin|"
-                       r"(?:model\.safetensors|pytorch_model\.bin)\.index(?:\.[^/]+)?\.json)$")
+_LOADABLE = LOADABLE
 
 
 def _earlier_weights(out: Path, variant: str | None) -> list[str]:

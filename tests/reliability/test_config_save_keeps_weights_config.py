@@ -1,0 +1,79 @@
+"""A config's ``save_pretrained`` never replaces the config.json that the weights beside it were saved with (issue 30
+round 35, AI581-AI583, AI586).
+
+``LeviathanConfig.save_pretrained(DIR)`` into a model folder replaced its config.json without a word: rope_theta 10
+made the weights load as another model (AI581), other sizes left the folder unloadable (AI582), a native config saved
+into an adopted folder dropped its generator settings (AI583), and one saved into a Trainer checkpoint changed it
+(AI586). Now it is one UserError line and the folder is unchanged (``config_save.keep_weights_config``); the folder's
+own config saved back writes nothing (AI587), and a fresh or config-only folder is written as before.
+"""
+
+from __future__ import annotations
+
+import hashlib
+
+import pytest
+
+transformers = pytest.importorskip("transformers")
+torch = pytest.importorskip("torch")
+
+from leviathan.errors import UserError  # noqa: E402
+from leviathan.hf import LeviathanConfig, LeviathanForCausalLM, adopt  # noqa: E402
+
+from test_adopted_save_files_held_to_the_save import GEN, LLAMA  # noqa: E402
+
+pytestmark = pytest.mark.reliability
+
+SMALL = dict(vocab_size=300, hidden_size=32, num_hidden_layers=1, num_attention_heads=4, max_position_embeddings=64)
+
+
+def _digests(folder) -> dict:
+    return {p.name: hashlib.sha256(p.read_bytes()).hexdigest() for p in folder.iterdir() if p.is_file()}
+
+
+@pytest.fixture(scope="module")
+def folders(tmp_path_factory):
+    """A native model folder and an adopted one, saved once."""
+    root = tmp_path_factory.mktemp("config_save")
+    torch.manual_seed(0)
+    LeviathanForCausalLM(LeviathanConfig(**SMALL)).save_pretrained(root / "native")
+    adopt(transformers.LlamaConfig(**LLAMA), **GEN).save_pretrained(root / "adopted")
+    return root
+
+
+def _changed(config, **settings):
+    for name, value in settings.items():
+        setattr(config, name, value)
+    return config
+
+
+@pytest.mark.parametrize("target, change", [("native", {"rope_theta": 10.0}),
+                                            ("native", {"hidden_size": 64, "intermediate_size": 192}),
+                                            ("adopted", {})],
+                         ids=["AI581-rope_theta", "AI582-sizes", "AI583-native-into-adopted"])
+def test_a_config_of_other_settings_is_refused_beside_weights(folders, tmp_path, target, change):
+    import shutil
+
+    folder = shutil.copytree(folders / target, tmp_path / target)
+    before = _digests(folder)
+    config = _changed(LeviathanConfig.from_pretrained(folders / "native"), **change)
+    with pytest.raises(UserError, match=r"^config\.save_pretrained: .* holds model\.safetensors, saved with its own "
+                                        r"config\.json, .*nothing was written") as e:
+        config.save_pretrained(folder)
+    assert "\n" not in str(e.value)
+    assert _digests(folder) == before
+
+
+def test_the_folders_own_config_and_fresh_folders_still_save(folders, tmp_path):
+    """AI587: the folder's own config saved back leaves the file as it is; a fresh folder and a config-only folder
+    are written."""
+    import shutil
+
+    folder = shutil.copytree(folders / "native", tmp_path / "native")
+    before = _digests(folder)
+    LeviathanConfig.from_pretrained(folder).save_pretrained(folder)
+    assert _digests(folder) == before
+    config = _changed(LeviathanConfig.from_pretrained(folder), rope_theta=10.0)
+    config.save_pretrained(tmp_path / "fresh")
+    config.save_pretrained(tmp_path / "fresh")  # a config-only folder: no weights to describe
+    assert LeviathanConfig.from_pretrained(tmp_path / "fresh").rope_theta == 10.0
