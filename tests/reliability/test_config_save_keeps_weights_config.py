@@ -5,7 +5,10 @@ round 35, AI581-AI583, AI586).
 made the weights load as another model (AI581), other sizes left the folder unloadable (AI582), a native config saved
 into an adopted folder dropped its generator settings (AI583), and one saved into a Trainer checkpoint changed it
 (AI586). Now it is one UserError line and the folder is unchanged (``config_save.keep_weights_config``); the folder's
-own config saved back writes nothing (AI587), and a fresh or config-only folder is written as before.
+own config saved back writes nothing (AI587), and a fresh or config-only folder is written as before. An adopted
+model's config (transformers' own class) follows the same rule (``config_save.held_config``): saved into a native
+folder it replaced its config.json (AI585), and saved back into its own folder it dropped the weights' sha256 record,
+so the folder no longer loaded (AI588).
 """
 
 from __future__ import annotations
@@ -18,7 +21,7 @@ transformers = pytest.importorskip("transformers")
 torch = pytest.importorskip("torch")
 
 from leviathan.errors import UserError  # noqa: E402
-from leviathan.hf import LeviathanConfig, LeviathanForCausalLM, adopt  # noqa: E402
+from leviathan.hf import LeviathanConfig, LeviathanForCausalLM, adopt, load_adopted  # noqa: E402
 
 from test_adopted_save_files_held_to_the_save import GEN, LLAMA  # noqa: E402
 
@@ -77,3 +80,23 @@ def test_the_folders_own_config_and_fresh_folders_still_save(folders, tmp_path):
     config.save_pretrained(tmp_path / "fresh")
     config.save_pretrained(tmp_path / "fresh")  # a config-only folder: no weights to describe
     assert LeviathanConfig.from_pretrained(tmp_path / "fresh").rope_theta == 10.0
+
+
+def test_an_adopted_models_config_follows_the_rule(folders, tmp_path):
+    """AI585: refused beside a native model's weights, the folder unchanged; AI588: saved back into its own folder,
+    the folder keeps its record and loads; a fresh folder is written, and transformers still maps the config to its
+    model class."""
+    import shutil
+
+    native = shutil.copytree(folders / "native", tmp_path / "native")
+    adopted = shutil.copytree(folders / "adopted", tmp_path / "adopted")
+    config = load_adopted(adopted).config
+    before = _digests(native), _digests(adopted)
+    with pytest.raises(UserError, match=r"^config\.save_pretrained: .* is a 'leviathan' model's, this config a "
+                                        r"'llama' one's: .*nothing was written"):
+        config.save_pretrained(native)
+    config.save_pretrained(adopted)
+    assert (_digests(native), _digests(adopted)) == before
+    load_adopted(adopted)
+    config.save_pretrained(tmp_path / "fresh")
+    assert type(transformers.AutoModelForCausalLM.from_config(config)) is transformers.LlamaForCausalLM

@@ -1,7 +1,8 @@
 """A config's own ``save_pretrained`` held to the model saves' rule: it never replaces the config.json that the
 weights beside it were saved with (issue 30 round 35, AI581-AI583, AI586).
 
-    written = keep_weights_config(config_text, save_directory)   # False: the folder's config.json says this already
+    written = keep_weights_config(config, save_directory)   # False: the folder's config.json says this already
+    held_config(config)      # an adopted model's config (transformers' class): its save_pretrained follows the rule
 
 Footgun: ``config.save_pretrained(DIR)`` writes config.json into any folder. Into a model folder it replaced the
 config.json its weights were saved with, no word: a ``LeviathanConfig`` of rope_theta 10 made the weights load as
@@ -11,11 +12,13 @@ checkpoint changed what resuming it trains (AI586). The model saves refuse exact
 (``save_folder._refuse_other_settings``, AE299/AE303). A config save into a folder holding weights is now refused
 unless it says what the folder's config.json says (leviathan's records, ``transformers_version`` and the keys left at
 their defaults aside); then the folder's file is kept as it is, its records with it, and nothing is written.
-Saving into a fresh folder, or a folder holding a config only, stays allowed.
+Saving into a fresh folder, or a folder holding a config only, stays allowed. An adopted model's config, transformers'
+own class, is given the rule by ``held_config`` where adopt and load_adopted make it (AI585, AI588).
 """
 
 from __future__ import annotations
 
+import functools
 import json
 import os
 from pathlib import Path
@@ -80,3 +83,37 @@ def _with_defaults(config: Any, written: dict) -> dict:
     except Exception:  # a config class that cannot be made without arguments: compare what is written
         defaults = {}
     return {k: v for k, v in {**defaults, **written}.items() if k not in _NOT_SETTINGS}
+
+
+def held_config(config: Any) -> Any:
+    """``config`` (an adopted model's: transformers' own class, ``Qwen2Config`` holding ``leviathan_generator``) made
+    an instance of its class's ``held_class``, whose ``save_pretrained`` follows ``keep_weights_config`` too: such a
+    config saved into a native model's folder replaced its config.json (AI585), and the loaded model's own config saved
+    back into its folder dropped the weights' sha256 record, so the folder no longer loaded (AI588). Returns
+    ``config``, changed in place; a LeviathanConfig (which holds the rule itself) is returned as it is."""
+    if getattr(config, "model_type", None) != "leviathan" and not getattr(type(config), "_leviathan_held", False):
+        config.__class__ = held_class(type(config))
+    return config
+
+
+@functools.cache
+def held_class(cls: type) -> type:
+    """The subclass of the config class ``cls`` whose ``save_pretrained`` is ``_held_save`` (one per class, registered
+    in this module for pickle). It keeps ``cls``'s ``__name__``: transformers finds a config's model class by its
+    class's name (``AutoModelForCausalLM``'s mapping), which must still find the original's."""
+    if getattr(cls, "_leviathan_held", False):
+        return cls
+    qualname = f"Held{cls.__name__}"
+    held = type(cls.__name__, (cls,), {"__module__": __name__, "__qualname__": qualname, "_leviathan_held": True,
+                                        "save_pretrained": _held_save, "__doc__": cls.__doc__})
+    globals()[qualname] = held  # so pickle finds it by name in this process
+    return held
+
+
+def _held_save(self, save_directory, push_to_hub: bool = False, **kwargs):
+    """transformers' ``save_pretrained`` of the config, after ``keep_weights_config`` (see ``held_config``)."""
+    from .save_place import in_model_save
+
+    if not in_model_save() and not keep_weights_config(self, save_directory) and not push_to_hub:
+        return None  # the folder's config.json says this already: kept, with its records
+    return super(type(self), self).save_pretrained(save_directory, push_to_hub=push_to_hub, **kwargs)
