@@ -105,16 +105,15 @@ class LeviathanConfig(PretrainedConfig):
     bos_token_id: int | None = None
     eos_token_id: int | list[int] | None = None
     pad_token_id: int | None = None
-    tie_word_embeddings: bool = False
+    tie_word_embeddings: bool | None = None  # derived from embedding; None: not given (round 35, AI69)
 
     def __post_init__(self, **kwargs):
         for key, reason in ModelConfig.RETIRED_KEYS.items():  # config.json of an older export
             if key in kwargs:
                 kwargs.pop(key)
                 warn_retired(key, reason)
-        if self.tie_word_embeddings and self.embedding != "dense_tied":
-            raise ConfigError(f"tie_word_embeddings=True needs embedding='dense_tied' (got {self.embedding!r}); "
-                              "tying is derived from the embedding variant, set embedding instead")
+        if self.tie_word_embeddings is not None:  # given: a switch that agrees with the embedding (round 35, AI69)
+            _check_tie(self.tie_word_embeddings, self.embedding)
         self.tie_word_embeddings = self.embedding == "dense_tied"
         for name in ("rope_theta", "rms_norm_eps", "initializer_range", "generator_ln_eps"):
             value = getattr(self, name)
@@ -139,7 +138,17 @@ class LeviathanConfig(PretrainedConfig):
         """Setting ``embedding`` derives ``tie_word_embeddings`` again, as the constructor does, whichever door set
         it: ``update_from_string('embedding=dense_tied')``, ``from_dict(d, embedding='dense_tied')`` and
         ``from_pretrained(DIR, embedding='dense_tied')`` left it False (only ``update`` derived it), so the model of
-        that config had an untied head (issue 30 round 33, AE104, AE130, AE339, AE340, AE345)."""
+        that config had an untied head (issue 30 round 33, AE104, AE130, AE339, AE340, AE345). Setting
+        ``tie_word_embeddings`` itself, once the config is made, is held to the same rule: ``c.tie_word_embeddings =
+        False`` (or 0) beside 'dense_tied' was kept, and the model of that config had an untied head and saved a folder
+        its loader refused (issue 30 round 35, AI72, AI87, AI93; the keyword door of ``from_dict``, AE343's, too)."""
+        if key == "tie_word_embeddings" and getattr(self, "_post_init_done", False):
+            try:
+                _check_tie(value, self.embedding)
+            except ConfigError as e:
+                error = ConfigError(f"LeviathanConfig: {e}")
+                error.from_keywords = True  # from_pretrained's keyword, not config.json (``_check_keyword_values``)
+                raise error from None
         super().__setattr__(key, value)
         if key == "embedding":
             super().__setattr__("tie_word_embeddings", value == "dense_tied")
@@ -200,11 +209,11 @@ class LeviathanConfig(PretrainedConfig):
             raise ConfigError(f"update: {e}") from None
         config_dict = {k: _plain(v) for k, v in config_dict.items()}  # numpy's numbers as Python's (round 29, W489)
         trial = copy.deepcopy(self)  # the values held to the constructor's rules, nothing changed unless all take
-        PretrainedConfig.update(trial, config_dict)
+        PretrainedConfig.update(trial, _tie_last(config_dict))
         if (problem := tie_problem(config_dict, trial.embedding)) is not None:  # round 33, AE343
             raise ConfigError(f"update: {problem}; nothing was changed")
         check_config_values(trial, "update", _UNCHANGED)
-        super().update(config_dict)
+        super().update(_tie_last(config_dict))  # the tie checked against the embedding it comes with (AI72)
         self.tie_word_embeddings = self.embedding == "dense_tied"  # derived, as the constructor derives it
 
     def update_from_string(self, update_str: str) -> None:
@@ -228,9 +237,13 @@ class LeviathanConfig(PretrainedConfig):
                 raise ConfigError(f"update_from_string: LeviathanConfig has no setting {key!r:.60}"
                                   f"{near_field(key, sorted(_field_names()))}; {fix}")
         trial = copy.deepcopy(self)  # each pair tried alone, so the line names it; nothing changed unless all take
+        pairs = sorted(pairs, key=lambda p: p.split("=")[0] == "tie_word_embeddings")  # after its embedding (AI72)
         for pair in pairs:
             try:
                 PretrainedConfig.update_from_string(trial, pair)
+            except ConfigError as e:  # the tie held to the embedding (``__setattr__``, AI72)
+                raise ConfigError(f"update_from_string: {str(e).removeprefix('LeviathanConfig: ')}; nothing was "
+                                  f"changed") from None
             except (ValueError, TypeError) as e:
                 raise ConfigError(f"update_from_string: {pair!r:.60}: {str(e).split(' (key ')[0]:.120}; write a whole "
                                   f"number for an integer setting, a number for a float, true or false for a switch "
@@ -239,7 +252,7 @@ class LeviathanConfig(PretrainedConfig):
         if (problem := tie_problem(given, trial.embedding)) is not None:  # round 33, AE343's door
             raise ConfigError(f"update_from_string: {problem}; nothing was changed")
         check_config_values(trial, "update_from_string", _UNCHANGED)  # AC264, AC265, AC268
-        super().update_from_string(update_str)
+        super().update_from_string(",".join(pairs))
 
     @classmethod
     def from_dict(cls, config_dict: dict[str, Any], **kwargs: Any) -> Any:
@@ -254,7 +267,7 @@ class LeviathanConfig(PretrainedConfig):
                               f"PATH) for a file")
         # numpy's numbers as Python's: transformers sets a keyword after the constructor, and its log line then ended
         # in json's raw "Object of type int64 is not JSON serializable" (round 32, AC273)
-        kwargs = {k: _plain(v) for k, v in kwargs.items()}
+        kwargs = _tie_last({k: _plain(v) for k, v in kwargs.items()})
         _check_keyword_kinds(kwargs)
         from ..value_rules import check_switches
 
@@ -285,8 +298,8 @@ class LeviathanConfig(PretrainedConfig):
         AC281-AC285). Into a folder holding weights it writes only what their config.json says already, and then
         nothing (``config_save.keep_weights_config``, round 35, AI581-AI583, AI586)."""
         from ..storage import api_writes
-        from .config_save import keep_weights_config
         from ..value_rules import check_switches
+        from .config_save import keep_weights_config
         from .save_place import check_save_directory, in_model_save
 
         check_switches("save_pretrained", push_to_hub=push_to_hub)
@@ -400,6 +413,29 @@ _LOADER_KEYS = frozenset({"gguf_file", "cache_dir", "force_download", "proxies",
 
 # the fix every refused change of a config's values ends with (check_config_values)
 _UNCHANGED = "nothing was changed: give the setting a value LeviathanConfig(...) takes"
+
+
+def _check_tie(value: Any, embedding: Any) -> None:
+    """ConfigError unless ``value``, a ``tie_word_embeddings`` given, is a switch agreeing with ``embedding`` (True
+    exactly for 'dense_tied'): the constructor dropped a False given beside 'dense_tied' without a word, through
+    ``from_dict``'s dict and ``AutoConfig.for_model`` too (issue 30 round 35, AI69, AI73, AI75), and read the text
+    'yes' as True, its line speaking of the embedding (AI76)."""
+    from ..value_rules import switch_problem
+
+    if (problem := switch_problem(value)) is not None:
+        raise ConfigError(f"tie_word_embeddings {problem}; it is derived from the embedding (True exactly for "
+                          f"embedding='dense_tied'): set embedding, and leave tie_word_embeddings out")
+    if value and embedding != "dense_tied":
+        raise ConfigError(f"tie_word_embeddings=True needs embedding='dense_tied' (got {embedding!r}); "
+                          "tying is derived from the embedding variant, set embedding instead")
+    if (problem := tie_problem({"tie_word_embeddings": value}, embedding)) is not None:
+        raise ConfigError(problem)
+
+
+def _tie_last(settings: dict) -> dict:
+    """``settings`` with ``tie_word_embeddings`` last: set after the ``embedding`` given with it, which it is held to
+    (``LeviathanConfig.__setattr__``)."""
+    return dict(sorted(settings.items(), key=lambda item: item[0] == "tie_word_embeddings"))
 
 
 def _check_keyword_values(config: "LeviathanConfig", kwargs: dict) -> None:
