@@ -111,8 +111,14 @@ def held_class(cls: type) -> type:
 
 
 def _held_save(self, save_directory, push_to_hub: bool = False, **kwargs):
-    """transformers' ``save_pretrained`` of the config, after ``keep_weights_config`` (see ``held_config``)."""
+    """transformers' ``save_pretrained`` of the config, after ``keep_weights_config`` (see ``held_config``), and the
+    switch and token rules ``LeviathanConfig.save_pretrained`` holds (AI389, AI330)."""
+    from ..value_rules import check_switches, hub_token_problem
     from .save_place import in_model_save
+
+    check_switches("save_pretrained", push_to_hub=push_to_hub)
+    if (problem := hub_token_problem(kwargs.get("token"))) is not None:
+        raise UserError(f"save_pretrained: {problem}; pass the token's text, or leave token out")
 
     if not in_model_save() and not keep_weights_config(self, save_directory) and not push_to_hub:
         return None  # the folder's config.json says this already: kept, with its records

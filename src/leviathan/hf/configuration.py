@@ -298,11 +298,13 @@ class LeviathanConfig(PretrainedConfig):
         AC281-AC285). Into a folder holding weights it writes only what their config.json says already, and then
         nothing (``config_save.keep_weights_config``, round 35, AI581-AI583, AI586)."""
         from ..storage import api_writes
-        from ..value_rules import check_switches
+        from ..value_rules import check_switches, hub_token_problem
         from .config_save import keep_weights_config
         from .save_place import check_save_directory, in_model_save
 
         check_switches("save_pretrained", push_to_hub=push_to_hub)
+        if (problem := hub_token_problem(kwargs.get("token"))) is not None:  # token=5 (round 35, AI330's sibling)
+            raise ConfigError(f"save_pretrained: {problem}; pass the token's text, or leave token out")
         self.check_saveable()
         if in_model_save():  # the model's save placed and checked its folder (save_place.model_save)
             return super().save_pretrained(save_directory, push_to_hub=push_to_hub, **kwargs)
