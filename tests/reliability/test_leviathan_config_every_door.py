@@ -4,7 +4,7 @@ AE104, AE130, AE339, AE340, AE345; a contradicting tie_word_embeddings dropped: 
 held to what it reads (model_type 'llama', architectures 5, id2label 5: AE94, AE97, AE128, AE129, AE252), from_dict's
 switch and a tensor keyword (AE108, AE347), a push to an unreachable Hub (AE260) and from_json_file's lines (AE110-
 AE115). Round 35: a tie given by any door, the constructor and the attribute included, held to the embedding
-(AI69, AI72, AI73, AI75, AI76, AI87, AI93). In-process, no model built except one tiny one for the head's tie.
+(AI69, AI72, AI73, AI75, AI76, AI87, AI93); labels that are no names (AI387). In-process, no model built except one tiny one for the head's tie.
 """
 
 from __future__ import annotations
@@ -116,10 +116,13 @@ def test_a_tie_given_as_text_is_named_as_no_switch():
     ("architectures", 5, r"architectures must be a list of model class names .* or None, got 5"),
     ("id2label", 5, r"id2label must be a dict .* or None, got 5"),
     ("label2id", 5, r"label2id must be a dict .* or None, got 5"),
+    ("id2label", {0: 5}, r"id2label must map label ids \(whole numbers\) to label names \(text\), got '?0'?: 5"),  # AI387
+    ("label2id", {"a": "b"}, r"label2id must map label names \(text\) to label ids .*, got 'a': 'b'"),  # AI387
 ])
 def test_transformers_fields_are_held_to_what_transformers_reads(key, value, said, tmp_path):
     """AE94, AE128 (model_type 'llama' kept, config.json saying 'leviathan'), AE97, AE129 (architectures 5 saved and
-    read back), AE252 (id2label 5: transformers' raw AttributeError)."""
+    read back), AE252 (id2label 5: transformers' raw AttributeError); round 35, AI387 (id2label {0: 5}, a number as
+    a label's name, stored and saved without a word)."""
     c = LeviathanConfig(**SMALL)
     before = c.to_dict()
     with pytest.raises(ConfigError, match=rf"^update: {said}.*nothing was changed"):
