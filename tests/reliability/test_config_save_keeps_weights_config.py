@@ -8,7 +8,7 @@ into an adopted folder dropped its generator settings (AI583), and one saved int
 own config saved back writes nothing (AI587), and a fresh or config-only folder is written as before. An adopted
 model's config (transformers' own class) follows the same rule (``config_save.held_config``): saved into a native
 folder it replaced its config.json (AI585), and saved back into its own folder it dropped the weights' sha256 record,
-so the folder no longer loaded (AI588).
+so the folder no longer loaded (AI588). Reading another model type's config.json names it as such (AI418).
 """
 
 from __future__ import annotations
@@ -100,3 +100,16 @@ def test_an_adopted_models_config_follows_the_rule(folders, tmp_path):
     load_adopted(adopted)
     config.save_pretrained(tmp_path / "fresh")
     assert type(transformers.AutoModelForCausalLM.from_config(config)) is transformers.LlamaForCausalLM
+
+
+def test_another_model_types_config_is_named_as_such(folders):
+    """AI418: LeviathanConfig.from_pretrained of an adopted model's folder printed transformers' note, then refused its
+    first foreign key as one to remove from config.json; now one line naming the model type and the loader to use
+    (from_json_file too)."""
+    from leviathan.config import ConfigError
+
+    said = r"config\.json' is a 'llama' model's config \(its model_type\), not a LeviathanConfig; leviathan\.hf\.load_adopted"
+    with pytest.raises(ConfigError, match=said):
+        LeviathanConfig.from_pretrained(folders / "adopted")
+    with pytest.raises(ConfigError, match=said):
+        LeviathanConfig.from_json_file(folders / "adopted" / "config.json")

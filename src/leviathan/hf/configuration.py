@@ -337,7 +337,13 @@ class LeviathanConfig(PretrainedConfig):
     def from_json_file(cls, json_file):
         """transformers' ``from_json_file``, its refusal of a value naming the file as ``from_pretrained``'s does:
         ``hidden_size: NaN`` was "model.hidden_size must be a positive integer, got nan", no file and no fix (issue 30
-        round 33, AE114)."""
+        round 33, AE114). Another model type's file is named as such (``_refuse_other_model_type``, AI418's sibling)."""
+        from .config_file import read_config_json
+
+        if isinstance(json_file, (str, os.PathLike)) and os.path.isfile(json_file):
+            _refuse_other_model_type(read_config_json(json_file, "restore the file from a copy, or export the "
+                                                                "checkpoint again (leviathan export RUN OUT)"),
+                                     os.fspath(json_file))
         try:
             return super().from_json_file(json_file)
         except ConfigError as e:
@@ -375,7 +381,7 @@ class LeviathanConfig(PretrainedConfig):
                 check_model_path(folder, "from_pretrained")
                 file = os.path.join(folder, "config.json") if os.path.isdir(folder) else None
             if file is not None:
-                read_config_json(file, fix)  # a key given twice too (round 27, S89's kind)
+                _refuse_other_model_type(read_config_json(file, fix), file)  # a key twice too (round 27, S89's kind)
         try:
             return super().from_pretrained(pretrained_model_name_or_path, *args, **kwargs)
         except ConfigError as e:  # vocab_size 300.0 named no file and no fix (round 27, S90's kind)
@@ -438,6 +444,20 @@ def _tie_last(settings: dict) -> dict:
     """``settings`` with ``tie_word_embeddings`` last: set after the ``embedding`` given with it, which it is held to
     (``LeviathanConfig.__setattr__``)."""
     return dict(sorted(settings.items(), key=lambda item: item[0] == "tie_word_embeddings"))
+
+
+def _refuse_other_model_type(raw: Any, file: str) -> None:
+    """ConfigError when config.json ``file`` (read as ``raw``) is another model type's: ``from_pretrained`` of an adopted
+    Qwen2's folder printed transformers' "model of type qwen2 to instantiate a model of type leviathan" note, then
+    refused its first Qwen2 key ('layer_types') as a key to remove from the file (issue 30 round 35, AI418), as the
+    model loader names such a folder (``save_folder.refuse_other_model_type``, round 21, P464)."""
+    kind = raw.get("model_type") if isinstance(raw, dict) else None
+    if not isinstance(kind, str) or kind == "leviathan":
+        return
+    folder = os.path.dirname(file) or "."
+    use = (f"leviathan.hf.load_adopted({folder!r}) loads it (an adopted model: leviathan_generator in its config.json)"
+           if "leviathan_generator" in raw else f"transformers.AutoConfig.from_pretrained({folder!r}) reads it")
+    raise ConfigError(f"{file!r} is a {kind!r} model's config (its model_type), not a LeviathanConfig; {use}")
 
 
 def _check_keyword_values(config: "LeviathanConfig", kwargs: dict) -> None:
