@@ -100,6 +100,12 @@ def test_an_adopted_models_config_follows_the_rule(folders, tmp_path):
     load_adopted(adopted)
     config.save_pretrained(tmp_path / "fresh")
     assert type(transformers.AutoModelForCausalLM.from_config(config)) is transformers.LlamaForCausalLM
+    import pickle  # pickled by the original class (the held one exists only in this process), held again on reading
+
+    assert b"HeldLlamaConfig" not in pickle.dumps(config)
+    again = pickle.loads(pickle.dumps(config))
+    with pytest.raises(UserError, match=r"^config\.save_pretrained: "):
+        again.save_pretrained(native)
 
 
 def test_another_model_types_config_is_named_as_such(folders):

@@ -105,9 +105,23 @@ def held_class(cls: type) -> type:
         return cls
     qualname = f"Held{cls.__name__}"
     held = type(cls.__name__, (cls,), {"__module__": __name__, "__qualname__": qualname, "_leviathan_held": True,
-                                        "save_pretrained": _held_save, "__doc__": cls.__doc__})
+                                        "save_pretrained": _held_save, "__doc__": cls.__doc__,
+                                        "__reduce_ex__": _held_reduce})
     globals()[qualname] = held  # so pickle finds it by name in this process
     return held
+
+
+def _held_reduce(self, protocol):
+    """Pickled as the original class's config and held again when read (``_held_again``): the held class exists only
+    in the process that made it, so a config pickled here could not be read in a fresh one."""
+    return _held_again, (type(self).__mro__[1], self.__dict__)
+
+
+def _held_again(cls: type, state: dict) -> Any:
+    """The config of class ``cls`` holding ``state``, held (``held_config``): ``_held_reduce``'s reader."""
+    config = cls.__new__(cls)
+    config.__dict__.update(state)
+    return held_config(config)
 
 
 def _held_save(self, save_directory, push_to_hub: bool = False, **kwargs):
