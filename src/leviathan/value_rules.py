@@ -110,6 +110,16 @@ def number_problem(value, above: float | None = None, shown: str = "a finite num
     return None
 
 
+def hub_token_problem(value) -> str | None:
+    """Why ``value`` is no Hugging Face Hub ``token`` (None, a token's text, or True/False: use, or not, the one
+    logged in with): ``save_pretrained(d, token=5)`` was taken without a word, where every switch and size of the call
+    is checked (issue 30 round 35, AI330), as ``from_pretrained``'s was."""
+    if value is None or isinstance(value, _bools()) or (isinstance(value, str) and value.strip()):
+        return None
+    return (f"token must be a Hugging Face token (its text), True (the one you logged in with) or None, got "
+            f"{value!r:.40}")
+
+
 def eval_set_problem(value) -> str | None:
     """Why ``value`` is not the name of an eval set: '' was accepted and printed "ppl -" for every run (issue 30
     round 11, S119, S121)."""

@@ -104,3 +104,18 @@ def test_a_usable_generation_value_loads(saves, tmp_path):
     folder = _copy(saves, "whole", tmp_path)
     (folder / "generation_config.json").write_text(json.dumps({"max_new_tokens": 5}))
     assert load_adopted(folder).generation_config.max_new_tokens == 5
+
+
+@pytest.mark.parametrize("total", [-1, "edited"])
+@pytest.mark.parametrize("name, load", [("sharded", load_adopted), ("native", LeviathanForCausalLM.from_pretrained)])
+def test_an_index_whose_total_size_was_edited_names_the_index(saves, tmp_path, name, load, total):
+    """Round 35, AI29: metadata.total_size -1 was taken without a word (nothing reads it); the save's record now
+    holds the digest of the index's metadata, and a total_size that is no byte count is refused in any index."""
+    folder = _copy(saves, name, tmp_path)
+    index = json.loads((folder / INDEX).read_text())
+    index["metadata"]["total_size"] = total
+    (folder / INDEX).write_text(json.dumps(index))
+    _one_line(load, folder, r"model\.safetensors\.index\.json': its metadata \(total_size .*\) is not the one saved")
+    del index["metadata"]["leviathan_shards"]["metadata"]  # a record written before round 35: the kind still checked
+    (folder / INDEX).write_text(json.dumps(index))
+    _one_line(load, folder, r"its metadata's total_size .* is no byte count")

@@ -3,7 +3,8 @@ the embedding by each door (``update_from_string``, ``from_dict`` / ``from_pretr
 AE104, AE130, AE339, AE340, AE345; a contradicting tie_word_embeddings dropped: AE343), transformers' own fields
 held to what it reads (model_type 'llama', architectures 5, id2label 5: AE94, AE97, AE128, AE129, AE252), from_dict's
 switch and a tensor keyword (AE108, AE347), a push to an unreachable Hub (AE260) and from_json_file's lines (AE110-
-AE115). In-process, no model built except one tiny one for the head's tie.
+AE115). Round 35: a tie given by any door, the constructor and the attribute included, held to the embedding
+(AI69, AI72, AI73, AI75, AI76, AI87, AI93); labels that are no names (AI387). In-process, no model built except one tiny one for the head's tie.
 """
 
 from __future__ import annotations
@@ -72,15 +73,56 @@ def test_a_tie_contradicting_the_embedding_is_refused(change):
     assert c.to_dict() == before
 
 
+@pytest.mark.parametrize("door", ["constructor", "from_dict", "for_model", "attribute", "attribute_number",
+                                  "from_pretrained"])
+def test_a_tie_given_by_any_door_is_held_to_the_embedding(door, tmp_path):
+    """Round 35, AI69 (the constructor), AI73 (from_dict's dict), AI75 (AutoConfig.for_model): a False given beside
+    'dense_tied' was dropped; AI72, AI93 (the attribute, False or 0): kept, so the model had an untied head and its
+    save did not load (AI87). Each is one ConfigError line; an agreeing tie, and the tie given after its embedding,
+    are taken."""
+    import transformers
+
+    said = r"tie_word_embeddings(=False contradicts embedding='dense_tied'| must be True or False, got 0)"
+    given = {**SMALL, "embedding": "dense_tied", "tie_word_embeddings": False}
+    c = LeviathanConfig(**SMALL, embedding="dense_tied")
+    with pytest.raises(ConfigError, match=said) as e:
+        if door == "constructor":
+            LeviathanConfig(**given)
+        elif door == "from_dict":
+            LeviathanConfig.from_dict(given)
+        elif door == "for_model":
+            transformers.AutoConfig.for_model("leviathan", **given)
+        elif door == "from_pretrained":
+            c.save_pretrained(tmp_path / "c")
+            LeviathanConfig.from_pretrained(tmp_path / "c", tie_word_embeddings=False)
+        else:
+            c.tie_word_embeddings = 0 if door == "attribute_number" else False
+    assert "\n" not in str(e.value) and "config.json" not in str(e.value)
+    assert c.tie_word_embeddings is True
+    assert LeviathanConfig(**{**given, "tie_word_embeddings": True}).tie_word_embeddings is True
+    plain = LeviathanConfig(**SMALL)
+    plain.update({"tie_word_embeddings": True, "embedding": "dense_tied"})
+    assert plain.tie_word_embeddings is True
+
+
+def test_a_tie_given_as_text_is_named_as_no_switch():
+    """AI76: tie_word_embeddings='yes' was read as True and refused as needing 'dense_tied'."""
+    with pytest.raises(ConfigError, match=r"^tie_word_embeddings must be True or False, got 'yes'; it is derived"):
+        LeviathanConfig(**SMALL, tie_word_embeddings="yes")
+
+
 @pytest.mark.parametrize("key, value, said", [
     ("model_type", "llama", r"model_type 'llama' is not this config's: a LeviathanConfig is model_type 'leviathan'"),
     ("architectures", 5, r"architectures must be a list of model class names .* or None, got 5"),
     ("id2label", 5, r"id2label must be a dict .* or None, got 5"),
     ("label2id", 5, r"label2id must be a dict .* or None, got 5"),
+    ("id2label", {0: 5}, r"id2label must map label ids \(whole numbers\) to label names \(text\), got '?0'?: 5"),  # AI387
+    ("label2id", {"a": "b"}, r"label2id must map label names \(text\) to label ids .*, got 'a': 'b'"),  # AI387
 ])
 def test_transformers_fields_are_held_to_what_transformers_reads(key, value, said, tmp_path):
     """AE94, AE128 (model_type 'llama' kept, config.json saying 'leviathan'), AE97, AE129 (architectures 5 saved and
-    read back), AE252 (id2label 5: transformers' raw AttributeError)."""
+    read back), AE252 (id2label 5: transformers' raw AttributeError); round 35, AI387 (id2label {0: 5}, a number as
+    a label's name, stored and saved without a word)."""
     c = LeviathanConfig(**SMALL)
     before = c.to_dict()
     with pytest.raises(ConfigError, match=rf"^update: {said}.*nothing was changed"):

@@ -85,3 +85,21 @@ def test_max_memory_is_held_to_accelerates_form(adopted_folder, export_folder, g
 
 def test_a_max_memory_of_the_cpu_still_loads(adopted_folder):
     assert load_adopted(adopted_folder, device_map="auto", max_memory={"cpu": "1GB"}) is not None
+
+
+@pytest.mark.parametrize("given, named", [
+    (dict(token=5), r"token must be a Hugging Face token \(its text\), True .* or None, got 5"),  # AI330's sibling
+    (dict(offload_state_dict="yes"), r"offload_state_dict must be True or False, got 'yes'"),  # AI126
+    (dict(offload_state_dict=True), r"offload_state_dict=True does nothing: transformers .* no longer reads "
+                                    r"offload_state_dict and drops it without a word; leave it out"),  # AI126
+    (dict(from_tf=True), r"from_tf=True does nothing"),
+])
+def test_a_keyword_transformers_drops_or_a_token_that_is_no_token_is_one_line(adopted_folder, export_folder, given,
+                                                                               named):
+    """Round 35, AI126: ``offload_state_dict='yes'``, a keyword transformers 5 pops and drops, was taken without a
+    word; a token that is a number likewise. False (asking nothing) is still taken."""
+    for load, folder, who in _loaders(adopted_folder, export_folder):
+        with pytest.raises(UserError, match=f"^{who.replace('.', '[.]')}: {named}") as e:
+            load(folder, **given)
+        _one_line(e)
+    LeviathanForCausalLM.from_pretrained(export_folder, offload_state_dict=False)

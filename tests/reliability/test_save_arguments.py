@@ -187,3 +187,21 @@ def test_save_pretrained_refuses_a_switch_that_is_no_bool(tmp_path):
                                             r"or False, got ('no'|1)"):
             save()
     assert sorted(p.name for p in tmp_path.iterdir()) == []
+
+
+def test_save_pretrained_refuses_a_hub_switch_and_token_of_the_wrong_kind(tmp_path):
+    """Round 35: ``push_to_hub='yes'`` was read as True (the push line, not the switch's, AI389) and ``token=5`` taken
+    without a word (AI330), by both classes and the config's own save; nothing written. A token's text is taken."""
+    from leviathan.errors import ArgumentTypeError
+    from leviathan.hf import adopt
+
+    adopted, native = adopt(_llama(), seed_dim=8, modes=2, knots=8, rank=4), _native()
+    for model in (adopted, native):
+        with pytest.raises(ArgumentTypeError, match=r"^save_pretrained: push_to_hub must be True or False, got 'yes'"):
+            model.save_pretrained(tmp_path / "p", push_to_hub="yes")
+        for save in (model.save_pretrained, model.config.save_pretrained):  # an adopted config: transformers' class
+            with pytest.raises(UserError, match=r"^save_pretrained: token must be a Hugging Face token \(its text\), "
+                                                r"True .* or None, got 5; pass the token's text"):
+                save(tmp_path / "t", token=5)
+    assert sorted(p.name for p in tmp_path.iterdir()) == []
+    native.save_pretrained(tmp_path / "ok", token="hf_not_used_without_push")

@@ -74,6 +74,7 @@ from .adoption_table import check_fit_table
 from .cache_position import check_cache_position
 from .adoption_fit import Fit, FitReport, as_fit, bucket_fits, fit_to_table, row_weights, text_ids, text_loss
 from .config_file import check_saved_dtype, read_config_json, saved_config
+from .config_save import held_config
 from .forward_switches import check_forward_switches
 from .generate_guard import GenerateGuard
 from .generate_ids import check_generate_ids
@@ -951,6 +952,7 @@ def _swap_in(model: PreTrainedModel, base: type, embedding: nn.Module, generator
         holder.config = config
     config.tie_word_embeddings = False
     setattr(config, CONFIG_KEY, resolved)
+    held_config(config)  # its own save_pretrained keeps a model folder's config.json (round 35, AI585, AI588)
     model.__class__ = adopted_class(base)
     model.all_tied_weights_keys = model.get_expanded_tied_weights_keys(all_submodels=True)  # now {}
 
@@ -1060,6 +1062,7 @@ def _load_whole(path: Path, from_pretrained_kwargs: dict) -> PreTrainedModel:
     check_saved_dtype(raw, path / "config.json", fix)  # 'float8': transformers' AttributeError (round 22, S119)
     config = saved_config(path, raw, fix)  # vocab_size 300.0: transformers' StrictDataclassFieldValidationError (S90)
     config.__dict__.pop(WEIGHTS_RECORD, None)  # checked after the load; never carried into a later save or bake
+    held_config(config)  # its own save_pretrained keeps the folder's config.json (round 35, AI585, AI588)
     if CONFIG_KEY not in raw:  # present but [] or {}: a damaged adopted folder, not a table model (round 21, P308)
         raise UserError(f"{path} is not an adopted model (its config.json has no {CONFIG_KEY!r}); load it with "
                         "transformers.AutoModelForCausalLM.from_pretrained, or adopt it after loading")

@@ -55,6 +55,25 @@ def hf_fields_problem(values: dict) -> str | None:
     for name in ("id2label", "label2id"):
         if (value := values.get(name)) is not None and not isinstance(value, dict):
             return f"{name} must be a dict (label id -> name, or name -> id) or None, got {value!r:.60}"
+    return _labels_problem(values.get("id2label") or {}, values.get("label2id") or {})
+
+
+def _labels_problem(id2label: dict, label2id: dict) -> str | None:
+    """Why ``id2label`` (label id -> name) or ``label2id`` (name -> id) holds an entry of the wrong kind: transformers'
+    labels are names, so ``update({'id2label': {0: 5}})`` stored and saved a number as a label's name without a word
+    (issue 30 round 35, AI387). An id is a whole number (or its text, as config.json's keys are); a name is text."""
+    def is_id(value):
+        return (isinstance(value, int) and not isinstance(value, bool)) or (isinstance(value, str) and
+                                                                            value.lstrip("-").isdigit())
+
+    for key, label in id2label.items():
+        if not is_id(key) or not isinstance(label, str):
+            return (f"id2label must map label ids (whole numbers) to label names (text), got {key!r:.20}: "
+                    f"{label!r:.30}; write it as {{0: 'LABEL_0', 1: 'LABEL_1'}}")
+    for label, key in label2id.items():
+        if not isinstance(label, str) or not is_id(key):
+            return (f"label2id must map label names (text) to label ids (whole numbers), got {label!r:.30}: "
+                    f"{key!r:.20}; write it as {{'LABEL_0': 0, 'LABEL_1': 1}}")
     return None
 
 

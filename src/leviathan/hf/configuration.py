@@ -105,16 +105,15 @@ class LeviathanConfig(PretrainedConfig):
     bos_token_id: int | None = None
     eos_token_id: int | list[int] | None = None
     pad_token_id: int | None = None
-    tie_word_embeddings: bool = False
+    tie_word_embeddings: bool | None = None  # derived from embedding; None: not given (round 35, AI69)
 
     def __post_init__(self, **kwargs):
         for key, reason in ModelConfig.RETIRED_KEYS.items():  # config.json of an older export
             if key in kwargs:
                 kwargs.pop(key)
                 warn_retired(key, reason)
-        if self.tie_word_embeddings and self.embedding != "dense_tied":
-            raise ConfigError(f"tie_word_embeddings=True needs embedding='dense_tied' (got {self.embedding!r}); "
-                              "tying is derived from the embedding variant, set embedding instead")
+        if self.tie_word_embeddings is not None:  # given: a switch that agrees with the embedding (round 35, AI69)
+            _check_tie(self.tie_word_embeddings, self.embedding)
         self.tie_word_embeddings = self.embedding == "dense_tied"
         for name in ("rope_theta", "rms_norm_eps", "initializer_range", "generator_ln_eps"):
             value = getattr(self, name)
@@ -139,7 +138,17 @@ class LeviathanConfig(PretrainedConfig):
         """Setting ``embedding`` derives ``tie_word_embeddings`` again, as the constructor does, whichever door set
         it: ``update_from_string('embedding=dense_tied')``, ``from_dict(d, embedding='dense_tied')`` and
         ``from_pretrained(DIR, embedding='dense_tied')`` left it False (only ``update`` derived it), so the model of
-        that config had an untied head (issue 30 round 33, AE104, AE130, AE339, AE340, AE345)."""
+        that config had an untied head (issue 30 round 33, AE104, AE130, AE339, AE340, AE345). Setting
+        ``tie_word_embeddings`` itself, once the config is made, is held to the same rule: ``c.tie_word_embeddings =
+        False`` (or 0) beside 'dense_tied' was kept, and the model of that config had an untied head and saved a folder
+        its loader refused (issue 30 round 35, AI72, AI87, AI93; the keyword door of ``from_dict``, AE343's, too)."""
+        if key == "tie_word_embeddings" and getattr(self, "_post_init_done", False):
+            try:
+                _check_tie(value, self.embedding)
+            except ConfigError as e:
+                error = ConfigError(f"LeviathanConfig: {e}")
+                error.from_keywords = True  # from_pretrained's keyword, not config.json (``_check_keyword_values``)
+                raise error from None
         super().__setattr__(key, value)
         if key == "embedding":
             super().__setattr__("tie_word_embeddings", value == "dense_tied")
@@ -200,11 +209,11 @@ class LeviathanConfig(PretrainedConfig):
             raise ConfigError(f"update: {e}") from None
         config_dict = {k: _plain(v) for k, v in config_dict.items()}  # numpy's numbers as Python's (round 29, W489)
         trial = copy.deepcopy(self)  # the values held to the constructor's rules, nothing changed unless all take
-        PretrainedConfig.update(trial, config_dict)
+        PretrainedConfig.update(trial, _tie_last(config_dict))
         if (problem := tie_problem(config_dict, trial.embedding)) is not None:  # round 33, AE343
             raise ConfigError(f"update: {problem}; nothing was changed")
         check_config_values(trial, "update", _UNCHANGED)
-        super().update(config_dict)
+        super().update(_tie_last(config_dict))  # the tie checked against the embedding it comes with (AI72)
         self.tie_word_embeddings = self.embedding == "dense_tied"  # derived, as the constructor derives it
 
     def update_from_string(self, update_str: str) -> None:
@@ -228,9 +237,13 @@ class LeviathanConfig(PretrainedConfig):
                 raise ConfigError(f"update_from_string: LeviathanConfig has no setting {key!r:.60}"
                                   f"{near_field(key, sorted(_field_names()))}; {fix}")
         trial = copy.deepcopy(self)  # each pair tried alone, so the line names it; nothing changed unless all take
+        pairs = sorted(pairs, key=lambda p: p.split("=")[0] == "tie_word_embeddings")  # after its embedding (AI72)
         for pair in pairs:
             try:
                 PretrainedConfig.update_from_string(trial, pair)
+            except ConfigError as e:  # the tie held to the embedding (``__setattr__``, AI72)
+                raise ConfigError(f"update_from_string: {str(e).removeprefix('LeviathanConfig: ')}; nothing was "
+                                  f"changed") from None
             except (ValueError, TypeError) as e:
                 raise ConfigError(f"update_from_string: {pair!r:.60}: {str(e).split(' (key ')[0]:.120}; write a whole "
                                   f"number for an integer setting, a number for a float, true or false for a switch "
@@ -239,7 +252,7 @@ class LeviathanConfig(PretrainedConfig):
         if (problem := tie_problem(given, trial.embedding)) is not None:  # round 33, AE343's door
             raise ConfigError(f"update_from_string: {problem}; nothing was changed")
         check_config_values(trial, "update_from_string", _UNCHANGED)  # AC264, AC265, AC268
-        super().update_from_string(update_str)
+        super().update_from_string(",".join(pairs))
 
     @classmethod
     def from_dict(cls, config_dict: dict[str, Any], **kwargs: Any) -> Any:
@@ -254,7 +267,7 @@ class LeviathanConfig(PretrainedConfig):
                               f"PATH) for a file")
         # numpy's numbers as Python's: transformers sets a keyword after the constructor, and its log line then ended
         # in json's raw "Object of type int64 is not JSON serializable" (round 32, AC273)
-        kwargs = {k: _plain(v) for k, v in kwargs.items()}
+        kwargs = _tie_last({k: _plain(v) for k, v in kwargs.items()})
         _check_keyword_kinds(kwargs)
         from ..value_rules import check_switches
 
@@ -282,16 +295,22 @@ class LeviathanConfig(PretrainedConfig):
         storage failure is their ``errors.StorageError`` (``storage.api_writes``): a file or a pipe in the folder's
         place, a NUL byte and a 300-byte name were transformers' AssertionError or os.makedirs' raw errors, and
         ``push_to_hub='no'`` was read as true, the network tried after config.json was written (issue 30 round 32,
-        AC281-AC285)."""
+        AC281-AC285). Into a folder holding weights it writes only what their config.json says already, and then
+        nothing (``config_save.keep_weights_config``, round 35, AI581-AI583, AI586)."""
         from ..storage import api_writes
-        from ..value_rules import check_switches
+        from ..value_rules import check_switches, hub_token_problem
+        from .config_save import keep_weights_config
         from .save_place import check_save_directory, in_model_save
 
         check_switches("save_pretrained", push_to_hub=push_to_hub)
+        if (problem := hub_token_problem(kwargs.get("token"))) is not None:  # token=5 (round 35, AI330's sibling)
+            raise ConfigError(f"save_pretrained: {problem}; pass the token's text, or leave token out")
         self.check_saveable()
         if in_model_save():  # the model's save placed and checked its folder (save_place.model_save)
             return super().save_pretrained(save_directory, push_to_hub=push_to_hub, **kwargs)
         check_save_directory(save_directory, "save_pretrained")
+        if not keep_weights_config(self, save_directory) and not push_to_hub:
+            return None  # the folder's config.json says this already: kept, with its records
         made = not os.path.lexists(save_directory)
         with api_writes("save_pretrained", save_directory):
             os.makedirs(save_directory, exist_ok=True)  # a file in its place: the storage line, not an AssertionError
@@ -318,7 +337,13 @@ class LeviathanConfig(PretrainedConfig):
     def from_json_file(cls, json_file):
         """transformers' ``from_json_file``, its refusal of a value naming the file as ``from_pretrained``'s does:
         ``hidden_size: NaN`` was "model.hidden_size must be a positive integer, got nan", no file and no fix (issue 30
-        round 33, AE114)."""
+        round 33, AE114). Another model type's file is named as such (``_refuse_other_model_type``, AI418's sibling)."""
+        from .config_file import read_config_json
+
+        if isinstance(json_file, (str, os.PathLike)) and os.path.isfile(json_file):
+            _refuse_other_model_type(read_config_json(json_file, "restore the file from a copy, or export the "
+                                                                "checkpoint again (leviathan export RUN OUT)"),
+                                     os.fspath(json_file))
         try:
             return super().from_json_file(json_file)
         except ConfigError as e:
@@ -356,7 +381,7 @@ class LeviathanConfig(PretrainedConfig):
                 check_model_path(folder, "from_pretrained")
                 file = os.path.join(folder, "config.json") if os.path.isdir(folder) else None
             if file is not None:
-                read_config_json(file, fix)  # a key given twice too (round 27, S89's kind)
+                _refuse_other_model_type(read_config_json(file, fix), file)  # a key twice too (round 27, S89's kind)
         try:
             return super().from_pretrained(pretrained_model_name_or_path, *args, **kwargs)
         except ConfigError as e:  # vocab_size 300.0 named no file and no fix (round 27, S90's kind)
@@ -396,6 +421,43 @@ _LOADER_KEYS = frozenset({"gguf_file", "cache_dir", "force_download", "proxies",
 
 # the fix every refused change of a config's values ends with (check_config_values)
 _UNCHANGED = "nothing was changed: give the setting a value LeviathanConfig(...) takes"
+
+
+def _check_tie(value: Any, embedding: Any) -> None:
+    """ConfigError unless ``value``, a ``tie_word_embeddings`` given, is a switch agreeing with ``embedding`` (True
+    exactly for 'dense_tied'): the constructor dropped a False given beside 'dense_tied' without a word, through
+    ``from_dict``'s dict and ``AutoConfig.for_model`` too (issue 30 round 35, AI69, AI73, AI75), and read the text
+    'yes' as True, its line speaking of the embedding (AI76)."""
+    from ..value_rules import switch_problem
+
+    if (problem := switch_problem(value)) is not None:
+        raise ConfigError(f"tie_word_embeddings {problem}; it is derived from the embedding (True exactly for "
+                          f"embedding='dense_tied'): set embedding, and leave tie_word_embeddings out")
+    if value and embedding != "dense_tied":
+        raise ConfigError(f"tie_word_embeddings=True needs embedding='dense_tied' (got {embedding!r}); "
+                          "tying is derived from the embedding variant, set embedding instead")
+    if (problem := tie_problem({"tie_word_embeddings": value}, embedding)) is not None:
+        raise ConfigError(problem)
+
+
+def _tie_last(settings: dict) -> dict:
+    """``settings`` with ``tie_word_embeddings`` last: set after the ``embedding`` given with it, which it is held to
+    (``LeviathanConfig.__setattr__``)."""
+    return dict(sorted(settings.items(), key=lambda item: item[0] == "tie_word_embeddings"))
+
+
+def _refuse_other_model_type(raw: Any, file: str) -> None:
+    """ConfigError when config.json ``file`` (read as ``raw``) is another model type's: ``from_pretrained`` of an adopted
+    Qwen2's folder printed transformers' "model of type qwen2 to instantiate a model of type leviathan" note, then
+    refused its first Qwen2 key ('layer_types') as a key to remove from the file (issue 30 round 35, AI418), as the
+    model loader names such a folder (``save_folder.refuse_other_model_type``, round 21, P464)."""
+    kind = raw.get("model_type") if isinstance(raw, dict) else None
+    if not isinstance(kind, str) or kind == "leviathan":
+        return
+    folder = os.path.dirname(file) or "."
+    use = (f"leviathan.hf.load_adopted({folder!r}) loads it (an adopted model: leviathan_generator in its config.json)"
+           if "leviathan_generator" in raw else f"transformers.AutoConfig.from_pretrained({folder!r}) reads it")
+    raise ConfigError(f"{file!r} is a {kind!r} model's config (its model_type), not a LeviathanConfig; {use}")
 
 
 def _check_keyword_values(config: "LeviathanConfig", kwargs: dict) -> None:

@@ -364,6 +364,30 @@ def _quantization(who: str, key: str, value: Any, folder: Path | None, adopted: 
                         f"{', '.join(sorted(AUTO_QUANTIZATION_CONFIG_MAPPING))}); pass one, or leave it out")
 
 
+def _token(who: str, key: str, value: Any, folder: Path | None, adopted: bool) -> None:
+    """None, a token's text, or a switch (``value_rules.hub_token_problem``, round 35, AI330's sibling)."""
+    from ..value_rules import hub_token_problem
+
+    if (problem := hub_token_problem(value)) is not None:
+        raise UserError(f"{who}: {problem}; pass the token's text, or leave token out")
+
+
+def _dropped(who: str, key: str, value: Any, folder: Path | None, adopted: bool) -> None:
+    """A switch transformers 5 no longer reads (it pops the keyword and drops it): taken as True it would do nothing
+    without a word, and ``offload_state_dict='yes'`` passed (issue 30 round 35, AI126); False, asking nothing, is
+    taken."""
+    check_switches(who, **{key: value})
+    if value:
+        raise UserError(f"{who}: {key}=True does nothing: transformers {_transformers_version()} no longer reads "
+                        f"{key} and drops it without a word; leave it out")
+
+
+def _transformers_version() -> str:
+    import transformers
+
+    return transformers.__version__
+
+
 def _offload_folder(who: str, key: str, value: Any, folder: Path | None, adopted: bool) -> None:
     """None, or a folder (made when missing): a named pipe or a regular file given as ``offload_folder`` was
     ``os.makedirs``' raw "FileExistsError: [Errno 17] File exists" from transformers' disk offload (issue 30 round 30,
@@ -398,5 +422,6 @@ _RULES = {
     "allow_all_kernels": _switch, "low_cpu_mem_usage": _switch_or_none, "disable_mmap": _switch_or_none,
     "trust_remote_code": _switch_or_none, "use_kernels": _switch_or_none,
     "use_safetensors": _safetensors, "gguf_file": _no_gguf, "quantization_config": _quantization,
-    "offload_folder": _offload_folder,
+    "offload_folder": _offload_folder, "token": _token,
+    "offload_state_dict": _dropped, "from_tf": _dropped, "from_flax": _dropped,  # round 35, AI126
 }

@@ -35,7 +35,7 @@ from typing import Any
 
 from .. import json_text
 from ..errors import UserError
-from .save_place import SAVED_FILES, check_save_directory  # noqa: F401 (read from here before: modeling, adoption)
+from .save_place import LOADABLE, SAVED_FILES, check_save_directory  # noqa: F401 (read from here before: modeling, adoption)
 
 # what a model folder's temporary folder may hold (an export's or a save's: the model's files, its card, a tokenizer,
 # lm-eval's tokenizer files, the export marker): a killed writer's leftover holding anything else is named, not deleted
@@ -52,10 +52,14 @@ def check_save_arguments(model: Any, state_dict: Any, kwargs: dict, who: str = "
     takes (M8); one holding tensors the model has no place for (``junk.weight``) saved without a word, and the folder's
     own loader then blamed config.json (round 21, P578). A ``max_shard_size`` of -5 wrote one-tensor shards (round 22,
     S140, S420, S425: the check ``to_hf`` has made since round 15, B248) and a ``variant`` of '../x' ended in a raw
-    FileNotFoundError (S421); ``is_main_process='no'`` was read as true (``value_rules.check_switches``). Generation ids
+    FileNotFoundError (S421); ``is_main_process='no'`` was read as true (``value_rules.check_switches``), and
+    ``push_to_hub='yes'`` too, and ``token=5`` taken (round 35, AI389, AI330). Generation ids
     outside the vocabulary were saved for the loader to refuse (round 23, U65: ``_check_generation_ids``). A keyword
     save_pretrained does not take is named (``_refuse_unknown_keywords``, round 29, W165), in ``who``'s words."""
     _refuse_unknown_keywords(kwargs, who)
+    from ..value_rules import check_switches
+
+    check_switches(who, **{name: kwargs[name] for name in ("push_to_hub",) if name in kwargs})  # 'yes' (AI389)
     if kwargs.get("push_to_hub"):
         raise UserError("save_pretrained(push_to_hub=True) is not supported for this model: the save is staged in a "
                         "temporary folder, whose name would be the repo id; save it, then upload the folder "
@@ -161,12 +165,15 @@ _SWITCHES = ("is_main_process", "save_peft_format", "save_original_format", "dis
 
 def _check_save_options(kwargs: dict) -> None:
     """``save_pretrained``'s ``max_shard_size``, ``variant`` and switches, as ``check_save_arguments`` says."""
-    from ..value_rules import check_switches
+    from ..value_rules import check_switches, hub_token_problem
 
     if "max_shard_size" in kwargs:
         kwargs["max_shard_size"] = check_shard_size(kwargs["max_shard_size"])  # the dict save_owned is given
     check_variant(kwargs.get("variant"))
     check_switches("save_pretrained", **{name: kwargs[name] for name in _SWITCHES if name in kwargs})
+    if (problem := hub_token_problem(kwargs.get("token"))) is not None:  # token=5 (round 35, AI330)
+        raise UserError(f"save_pretrained: {problem}; pass the token's text, or leave token out (it is read only "
+                        f"with push_to_hub)")
 
 
 def check_shard_size(value: Any) -> Any:
@@ -340,8 +347,7 @@ def _move_in(tmp: Path, out: Path, replaced: list[str]) -> None:
 _WEIGHT_FILES = ("model.safetensors",)
 _INDEX_FILES = ("model.safetensors.index.json",)
 # every weights file or index a loader reads, of any variant and either format: what other settings must not reach
-_LOADABLE = re.compile(r"^(?:model(?:\.[^/]+)?\.safetensors|pytorch_model(?:\.[^/]+)?\.bin|"
-                       r"(?:model\.safetensors|pytorch_model\.bin)\.index(?:\.[^/]+)?\.json)$")
+_LOADABLE = LOADABLE
 
 
 def _earlier_weights(out: Path, variant: str | None) -> list[str]:

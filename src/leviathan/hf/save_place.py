@@ -14,6 +14,7 @@ import contextlib
 import contextvars
 
 import os
+import re
 from pathlib import Path
 
 from .. import json_text
@@ -21,6 +22,11 @@ from .. import json_text
 # what save_pretrained writes into its folder (weights sharded or not, safetensors or torch)
 SAVED_FILES = ("config.json", "generation_config.json", "model.safetensors", "model-*.safetensors",
                "model.safetensors.index.json", "pytorch_model*.bin", "pytorch_model.bin.index.json")
+
+# every weights file or index a loader reads, of any variant and either format: what other settings must not reach
+# (save_folder._refuse_other_settings, a model save's rule; config_save.keep_weights_config, a config save's)
+LOADABLE = re.compile(r"^(?:model(?:\.[^/]+)?\.safetensors|pytorch_model(?:\.[^/]+)?\.bin|"
+                      r"(?:model\.safetensors|pytorch_model\.bin)\.index(?:\.[^/]+)?\.json)$")
 
 
 def check_save_directory(save_directory: str | os.PathLike, who: str) -> None:

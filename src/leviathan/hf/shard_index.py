@@ -56,7 +56,9 @@ def record_shards(folder: str | os.PathLike) -> None:
         content = json.loads(index.read_text())
         weight_map = content.get("weight_map") or {}
         files = {name: sha256_file(folder / name) for name in sorted(set(weight_map.values()))}
-        content.setdefault("metadata", {})[RECORD] = {"weight_map": _map_digest(weight_map), "files": files}
+        metadata = content.setdefault("metadata", {})
+        metadata[RECORD] = {"weight_map": _map_digest(weight_map), "files": files,
+                            "metadata": _map_digest(_other_metadata(metadata))}  # total_size too (round 35, AI29)
         index.write_text(json.dumps(content, indent=2, sort_keys=True) + "\n")
 
 
@@ -74,6 +76,7 @@ def check_shards(folder: Path, variant: str | None) -> None:
         weight_map, record = _read_index(index)
         _check_names(index, weight_map, folder)
         _check_record(index, weight_map, record, folder)
+        _check_metadata(index, record)
         return
     _refuse_lost_index(folder, variant)
 
@@ -126,6 +129,28 @@ def _read_index(index: Path) -> tuple[dict, Any]:
                         f"damaged); {_FIX}")
     metadata = content.get("metadata")
     return weight_map, metadata.get(RECORD) if isinstance(metadata, dict) else None
+
+
+def _other_metadata(metadata: Any) -> dict:
+    """The index's ``metadata`` without the record itself (transformers' ``total_size``, ...)."""
+    return {k: v for k, v in metadata.items() if k != RECORD} if isinstance(metadata, dict) else {}
+
+
+def _check_metadata(index: Path, record: Any) -> None:
+    """UserError when the index's ``metadata`` (its ``total_size``) is not what the save wrote: ``total_size`` -1 was
+    taken without a word, nothing reading it (issue 30 round 35, AI29). A record written before round 35 holds no
+    digest of it; there a ``total_size`` that is no byte count is still refused."""
+    from .. import json_text
+
+    metadata = json_text.read_file(index).get("metadata")
+    total = metadata.get("total_size") if isinstance(metadata, dict) else None
+    recorded = record.get("metadata") if isinstance(record, dict) else None
+    if recorded is not None and recorded != _map_digest(_other_metadata(metadata)):
+        raise UserError(f"{str(index)!r}: its metadata (total_size {total!r:.30}) is not the one saved (an entry was "
+                        f"edited, added or removed); {_FIX}")
+    if total is not None and (not isinstance(total, int) or isinstance(total, bool) or total < 0):
+        raise UserError(f"{str(index)!r}: its metadata's total_size {total!r:.30} is no byte count (the index was "
+                        f"edited or damaged); {_FIX}")
 
 
 def _check_names(index: Path, weight_map: dict, folder: Path) -> None:
