@@ -140,3 +140,19 @@ def test_transformers_still_names_the_methods_the_record_hooks():
     a transformers that renames either would write or check nothing (checkpoint_record's footgun)."""
     assert callable(getattr(transformers.Trainer, "_save_checkpoint", None))
     assert callable(getattr(transformers.Trainer, "_load_from_checkpoint", None))
+
+
+@pytest.mark.parametrize("kind,verb", [("native", "train"), ("adopted", "export"), ("adopted", "prepare")])
+def test_a_refused_trainer_save_into_a_verbs_output_leaves_nothing(tmp_path, kind, verb):
+    """AI375-AI377: the Trainer's output_dir a verb's output: the save is refused, and the empty checkpoint-2/ the
+    Trainer made first is gone, so the verb's own --overwrite still takes its folder."""
+    from leviathan.ownership import check_replaceable, mark
+
+    out = tmp_path / "out"
+    out.mkdir()
+    (out / "model.safetensors").write_text("x")
+    mark(out, verb, ["model.safetensors"])
+    with pytest.raises(UserError, match=r"checkpoint-2' lies inside .* is the output of `leviathan " + verb):
+        _trainer(kind, out, 2).train()
+    assert sorted(p.name for p in out.iterdir()) == ["leviathan_output.json", "model.safetensors"]
+    check_replaceable(out, verb, "--overwrite")

@@ -244,7 +244,15 @@ class _AdoptedMixin(GenerateGuard):
         digests of its weight map and shards (``save_whole``), which ``load_adopted`` checks (``shard_index``; round 25,
         Y509-Y512).
         """
-        from .checkpoint_record import note_trainer_save
+        from .checkpoint_record import note_trainer_save, trainer_folder_dropped_on_refusal
+
+        with trainer_folder_dropped_on_refusal(save_directory):  # nothing left by a refused Trainer save (AI375)
+            saved = self._save_checked(save_directory, args, state_dict, kwargs)
+        note_trainer_save(save_directory)  # a Trainer checkpoint gets its files' record (round 33, AE158)
+        return saved
+
+    def _save_checked(self, save_directory, args, state_dict, kwargs):
+        """``save_pretrained``'s checks, the baked table and the whole-or-nothing save."""
         from .save_folder import check_save_arguments, check_save_directory, save_keywords, save_whole
 
         check_save_directory(save_directory, "save_pretrained")
@@ -265,10 +273,8 @@ class _AdoptedMixin(GenerateGuard):
         from .generation_save import generation_config_as_saved
 
         with generation_config_as_saved(self):  # the form its loader takes (round 34, AG393)
-            saved = save_whole(lambda folder: original(folder, state_dict=state_dict, **kwargs), save_directory,
-                               variant=kwargs.get("variant"))
-        note_trainer_save(save_directory)  # a Trainer checkpoint gets its files' record (round 33, AE158)
-        return saved
+            return save_whole(lambda folder: original(folder, state_dict=state_dict, **kwargs), save_directory,
+                              variant=kwargs.get("variant"))
 
     @torch.no_grad()
     @hf_init.guard_torch_init_functions()
