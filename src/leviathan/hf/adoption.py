@@ -77,6 +77,7 @@ from .config_file import check_saved_dtype, read_config_json, saved_config
 from .forward_switches import check_forward_switches
 from .generate_guard import GenerateGuard
 from .generate_ids import check_generate_ids
+from .flex_cpu import check_flex_cpu_forward
 from .load_keywords import check_attention_set
 from .logits_to_keep import check_kept_for_loss, check_logits_to_keep, input_length
 from .weights_digest import RECORD as WEIGHTS_RECORD, check_weights
@@ -448,6 +449,8 @@ def _counted_forward(forward: Any, name: str) -> Any:
         check_position_values(named.get("position_ids"), model_positions(self), f"{name}.forward")  # W525
         _check_counted_positions(self, named, f"{name}.forward")  # Y514
         _check_ids_and_mask(self, named, f"{name}.forward")  # AA625, AA630
+        check_flex_cpu_forward(self, f"{name}.forward", named.get("attention_mask"),  # aborts torch (AI380, AI403)
+                               named.get("cache", named.get("past_key_values")))
         check_cache_position(named.get("cache_position"), input_length(named.get("input_ids"),  # read by no one
                                                                        named.get("inputs_embeds")),  # (AC173)
                              named.get("cache", named.get("past_key_values")), f"{name}.forward")
