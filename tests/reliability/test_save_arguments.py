@@ -187,3 +187,22 @@ def test_save_pretrained_refuses_a_switch_that_is_no_bool(tmp_path):
                                             r"or False, got ('no'|1)"):
             save()
     assert sorted(p.name for p in tmp_path.iterdir()) == []
+
+
+def test_both_classes_saves_name_a_tensor_on_meta_and_an_unsharded_distributed_checkpoint(tmp_path):
+    """Round 35: a state_dict tensor on meta (AI335) and the native model on meta (AI556) were safetensors' raw
+    "Cannot copy out of meta tensor; no data!"; distributed_checkpoint=True outside FSDP / TP transformers' raw
+    ValueError (AI327). One line each in both classes, nothing written."""
+    from leviathan.hf import adopt
+
+    for model in (adopt(_llama(), seed_dim=8, modes=2, knots=8, rank=4), _native()):
+        state = dict(model.state_dict())
+        key = next(k for k in state if k.endswith("norm.weight"))
+        state[key] = state[key].to("meta")
+        with pytest.raises(UserError, match=rf"save_pretrained: state_dict\['{key}'\] is on the meta device"):
+            model.save_pretrained(tmp_path / "s", state_dict=state)
+        with pytest.raises(UserError, match=r"distributed_checkpoint=True\) needs a model sharded by FSDP or tensor"):
+            model.save_pretrained(tmp_path / "d", distributed_checkpoint=True)
+        with pytest.raises(UserError, match=r"save_pretrained: the model's .* is on the meta device"):
+            model.to("meta").save_pretrained(tmp_path / "m")
+    assert sorted(p.name for p in tmp_path.iterdir()) == []
