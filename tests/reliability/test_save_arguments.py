@@ -206,3 +206,20 @@ def test_both_classes_saves_name_a_tensor_on_meta_and_an_unsharded_distributed_c
         with pytest.raises(UserError, match=r"save_pretrained: the model's .* is on the meta device"):
             model.to("meta").save_pretrained(tmp_path / "m")
     assert sorted(p.name for p in tmp_path.iterdir()) == []
+
+
+def test_the_exports_name_a_model_on_meta(tmp_path):
+    """Round 35: from_native, to_native and to_hf of a model on meta were torch's raw "Error(s) in loading
+    state_dict ... Cannot copy out of meta tensor" (AI550, AI551, AI555); nothing written."""
+    from leviathan import CausalLM, ModelConfig
+    from leviathan.hf.export import from_native, to_hf, to_native
+
+    native = CausalLM(ModelConfig(vocab_size=300, hidden_size=32, num_hidden_layers=1, num_attention_heads=4,
+                                  max_position_embeddings=64))
+    hf = from_native(native).to("meta")
+    native = native.to("meta")
+    for call, api in [(lambda: from_native(native), "from_native"), (lambda: to_native(hf), "to_native"),
+                      (lambda: to_hf(native, tmp_path / "out"), "to_hf")]:
+        with pytest.raises(UserError, match=rf"^{api}: the model is on the meta device .*load it with its weights"):
+            call()
+    assert not (tmp_path / "out").exists()
