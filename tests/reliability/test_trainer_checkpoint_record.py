@@ -245,3 +245,17 @@ def test_the_native_class_resuming_an_adopted_checkpoint_names_the_other_class(r
     with pytest.raises(UserError, match=r"config\.json' is the config of another model class \(model_type 'qwen2', "
                                         r"adopted\), not of the LeviathanForCausalLM being resumed"):
         trainer.train(resume_from_checkpoint=str(runs["adopted"][0] / "checkpoint-4"))
+
+
+def test_the_native_class_names_another_models_weights_in_an_unrecorded_checkpoint(runs, tmp_path):
+    """AI56: the adopted run's model.safetensors copied into the native checkpoint (no record): torch's raw "size
+    mismatch" from load_state_dict; now the first tensor of another shape is named and nothing trains."""
+    folder = tmp_path / "r" / "checkpoint-4"
+    shutil.copytree(runs["native"][0] / "checkpoint-4", folder)
+    (folder / RECORD).unlink()
+    shutil.copy(runs["adopted"][0] / "checkpoint-4" / "model.safetensors", folder / "model.safetensors")
+    trainer = _trainer("native", tmp_path / "r", 6)
+    with pytest.raises(UserError, match=r"checkpoint-4': its weights file holds .* of shape \(\d+, \d+\), where the "
+                                        r"LeviathanForCausalLM being resumed has"):
+        trainer.train(resume_from_checkpoint=str(folder))
+    assert trainer.state.global_step == 0

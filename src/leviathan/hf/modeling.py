@@ -445,7 +445,7 @@ class LeviathanForCausalLM(LeviathanPreTrainedModel, GenerateGuard, GenerationMi
         (issue 30 round 33, AE153, AE155, AE164). Any other caller loads as before."""
         from .trainer_resume import check_native_resume
 
-        check_native_resume(self)
+        check_native_resume(self, state_dict)  # its shapes too (round 35, AI56)
         return super().load_state_dict(state_dict, *args, **kwargs)
 
     def set_attn_implementation(self, attn_implementation, *args, **kwargs):

@@ -184,7 +184,7 @@ def check_resume_checkpoint(checkpoint, output_dir=None) -> Path | None:
     return folder
 
 
-def check_native_resume(model) -> None:
+def check_native_resume(model, state_dict=None) -> None:
     """UserError when ``Trainer`` is resuming a ``LeviathanForCausalLM`` from a checkpoint folder that is no
     checkpoint (``check_trainer_state``: no trainer_state.json was transformers' raw FileNotFoundError after the
     weights were loaded, issue 30 round 33, AE153), or whose config.json records settings other than the model's:
@@ -228,6 +228,24 @@ def check_native_resume(model) -> None:
                         f"(LeviathanForCausalLM.from_pretrained(checkpoint)), or {fix.split(', or ')[0]}")
     check_checkpoint_record(folder)  # the optimizer, scheduler and state files the save recorded (round 33, AE158)
     check_checkpoint_files(folder)  # a truncated optimizer.pt without a record (round 35, AI66)
+    _check_shapes(model, state_dict, folder)  # another class's weights without a record (round 35, AI56)
+
+
+def _check_shapes(model, state_dict, folder: Path) -> None:
+    """UserError when a tensor of the ``state_dict`` the Trainer read from ``folder``'s weights file has another
+    shape than the model's tensor of that name: another model's model.safetensors copied into a checkpoint without a
+    record was torch's raw "Error(s) in loading state_dict ... size mismatch" (issue 30 round 35, AI56). Reads
+    shapes only."""
+    if not isinstance(state_dict, dict):
+        return
+    own = model.state_dict()
+    for key, value in state_dict.items():
+        mine = own.get(key)
+        if mine is not None and hasattr(value, "shape") and tuple(value.shape) != tuple(mine.shape):
+            raise UserError(f"{str(folder)!r}: its weights file holds {key} of shape {tuple(value.shape)}, where the "
+                            f"{type(model).__name__} being resumed has {tuple(mine.shape)}: the weights are another "
+                            f"model's (copied in, or another run's); restore the checkpoint folder from a copy, or "
+                            f"resume from another checkpoint (trainer.train(resume_from_checkpoint=FOLDER))")
 
 
 def check_resumed_settings(model, resumed: tuple[Path, dict] | None) -> None:
