@@ -51,3 +51,18 @@ def test_the_hugging_face_adapter_on_meta_is_one_line():
                                                  num_attention_heads=4, max_position_embeddings=64)).to("meta")
     with pytest.raises(UserError, match=MATCH):
         model(torch.tensor([[1, 2]]))
+
+
+def test_round_35_meta_lines_name_the_model_and_both_loaders():
+    """AI557: token_nll with targets moved to the model's (meta) device, as evaluate does, blamed the targets; AI560:
+    LeviathanForCausalLM's line named only the native checkpoint loader."""
+    from leviathan.hf import LeviathanConfig, LeviathanForCausalLM
+
+    ids = torch.tensor([[1, 2, 3]])
+    with pytest.raises(UserError, match=MATCH):
+        _model().to("meta").token_nll(ids.to("meta"), ids.to("meta"))
+    model = LeviathanForCausalLM(LeviathanConfig(vocab_size=300, hidden_size=32, num_hidden_layers=1,
+                                                 num_attention_heads=4, max_position_embeddings=64)).to("meta")
+    with pytest.raises(UserError, match=MATCH + r" \(a CausalLM: .*load_model\(RUN\); a LeviathanForCausalLM: "
+                                                 r"LeviathanForCausalLM\.from_pretrained\(DIR\)\)"):
+        model(ids)

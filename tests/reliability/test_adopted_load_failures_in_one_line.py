@@ -119,3 +119,23 @@ def test_an_index_whose_total_size_was_edited_names_the_index(saves, tmp_path, n
     del index["metadata"]["leviathan_shards"]["metadata"]  # a record written before round 35: the kind still checked
     (folder / INDEX).write_text(json.dumps(index))
     _one_line(load, folder, r"its metadata's total_size .* is no byte count")
+
+
+def test_a_renamed_weights_file_is_named_by_both_classes_loads(saves, tmp_path):
+    """Round 35: model.safetensors renamed model.safetensors.bak (AI451, AI457; the native class's from a whole
+    save), or .old loaded with variant='old' (AI458): transformers' raw "Error no file named model.safetensors" (the
+    name's start was taken for weights by ``model_path.weights_failure``)."""
+    from leviathan import CausalLM, ModelConfig
+    from leviathan.hf.export import from_native
+
+    folder = _copy(saves, "whole", tmp_path)
+    (folder / "model.safetensors").rename(folder / "model.safetensors.bak")
+    said = r"holds config.json but no weights file transformers reads .* it holds model\.safetensors\.{}, .*rename it"
+    _one_line(load_adopted, folder, r"load_adopted: '.*whole' " + said.format("bak"))
+    (folder / "model.safetensors.bak").rename(folder / "model.safetensors.old")
+    _one_line(load_adopted, folder, r"load_adopted: '.*whole' " + said.format("old"), variant="old")
+    native = tmp_path / "native-whole"
+    from_native(CausalLM(ModelConfig(vocab_size=300, hidden_size=32, num_hidden_layers=1, num_attention_heads=4,
+                                     max_position_embeddings=64))).save_pretrained(native)
+    (native / "model.safetensors").rename(native / "model.safetensors.bak")
+    _one_line(LeviathanForCausalLM.from_pretrained, native, r"from_pretrained: '.*native-whole' " + said.format("bak"))

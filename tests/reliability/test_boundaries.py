@@ -334,6 +334,7 @@ def test_adoptions_fit_refuses_what_is_not_counts_or_ids_and_takes_numpy_numbers
     for fit, words in ((dict(frequency=["a"] * 300), "got <U1 values"), (dict(frequency=[True] * 300), "got bool"),
                        (dict(frequency=np.ones(300, dtype=np.complex64)), "got complex64 values"),
                        (dict(text="hello world"), "Fit.text must be token ids, got str 'hello world'"),
+                       (dict(text=[[1, 2, 3], [4, 5]]), "Fit.text holds rows of unequal length (3, 2 ids)"),  # AI575
                        (dict(text=torch.ones(1, 10, dtype=torch.bool)), "got torch.bool values"),
                        (dict(text=torch.randint(0, 300, (1, 100))), "rows are 100 tokens, more than the model's 32 "
                                                                     "positions")):

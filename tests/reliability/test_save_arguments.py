@@ -205,3 +205,39 @@ def test_save_pretrained_refuses_a_hub_switch_and_token_of_the_wrong_kind(tmp_pa
                 save(tmp_path / "t", token=5)
     assert sorted(p.name for p in tmp_path.iterdir()) == []
     native.save_pretrained(tmp_path / "ok", token="hf_not_used_without_push")
+
+
+def test_both_classes_saves_name_a_tensor_on_meta_and_an_unsharded_distributed_checkpoint(tmp_path):
+    """Round 35: a state_dict tensor on meta (AI335) and the native model on meta (AI556) were safetensors' raw
+    "Cannot copy out of meta tensor; no data!"; distributed_checkpoint=True outside FSDP / TP transformers' raw
+    ValueError (AI327). One line each in both classes, nothing written."""
+    from leviathan.hf import adopt
+
+    for model in (adopt(_llama(), seed_dim=8, modes=2, knots=8, rank=4), _native()):
+        state = dict(model.state_dict())
+        key = next(k for k in state if k.endswith("norm.weight"))
+        state[key] = state[key].to("meta")
+        with pytest.raises(UserError, match=rf"save_pretrained: state_dict\['{key}'\] is on the meta device"):
+            model.save_pretrained(tmp_path / "s", state_dict=state)
+        with pytest.raises(UserError, match=r"distributed_checkpoint=True\) needs a model sharded by FSDP or tensor"):
+            model.save_pretrained(tmp_path / "d", distributed_checkpoint=True)
+        with pytest.raises(UserError, match=r"save_pretrained: the model's .* is on the meta device"):
+            model.to("meta").save_pretrained(tmp_path / "m")
+    assert sorted(p.name for p in tmp_path.iterdir()) == []
+
+
+def test_the_exports_name_a_model_on_meta(tmp_path):
+    """Round 35: from_native, to_native and to_hf of a model on meta were torch's raw "Error(s) in loading
+    state_dict ... Cannot copy out of meta tensor" (AI550, AI551, AI555); nothing written."""
+    from leviathan import CausalLM, ModelConfig
+    from leviathan.hf.export import from_native, to_hf, to_native
+
+    native = CausalLM(ModelConfig(vocab_size=300, hidden_size=32, num_hidden_layers=1, num_attention_heads=4,
+                                  max_position_embeddings=64))
+    hf = from_native(native).to("meta")
+    native = native.to("meta")
+    for call, api in [(lambda: from_native(native), "from_native"), (lambda: to_native(hf), "to_native"),
+                      (lambda: to_hf(native, tmp_path / "out"), "to_hf")]:
+        with pytest.raises(UserError, match=rf"^{api}: the model is on the meta device .*load it with its weights"):
+            call()
+    assert not (tmp_path / "out").exists()

@@ -140,3 +140,122 @@ def test_transformers_still_names_the_methods_the_record_hooks():
     a transformers that renames either would write or check nothing (checkpoint_record's footgun)."""
     assert callable(getattr(transformers.Trainer, "_save_checkpoint", None))
     assert callable(getattr(transformers.Trainer, "_load_from_checkpoint", None))
+
+
+@pytest.mark.parametrize("kind,verb", [("native", "train"), ("adopted", "export"), ("adopted", "prepare")])
+def test_a_refused_trainer_save_into_a_verbs_output_leaves_nothing(tmp_path, kind, verb):
+    """AI375-AI377: the Trainer's output_dir a verb's output: the save is refused, and the empty checkpoint-2/ the
+    Trainer made first is gone, so the verb's own --overwrite still takes its folder."""
+    from leviathan.ownership import check_replaceable, mark
+
+    out = tmp_path / "out"
+    out.mkdir()
+    (out / "model.safetensors").write_text("x")
+    mark(out, verb, ["model.safetensors"])
+    with pytest.raises(UserError, match=r"checkpoint-2' lies inside .* is the output of `leviathan " + verb):
+        _trainer(kind, out, 2).train()
+    assert sorted(p.name for p in out.iterdir()) == ["leviathan_output.json", "model.safetensors"]
+    check_replaceable(out, verb, "--overwrite")
+
+
+def _truncate(name):
+    return lambda folder, runs: open(folder / name, "r+b").truncate(100)
+
+
+def _state(**values):
+    def apply(folder, runs):
+        state = json.loads((folder / "trainer_state.json").read_text())
+        (folder / "trainer_state.json").write_text(json.dumps({**state, **values}))
+    return apply
+
+
+def _rng_folder(folder, runs):
+    (folder / "rng_state.pth").unlink()
+    (folder / "rng_state.pth").mkdir()
+
+
+ROUND_35 = {  # id -> (edit of a checkpoint-4 copy, the line with the record, the line without it or None)
+    "AI47": (_state(global_step=10 ** 6), r"trainer_state\.json' has global_step 1000000, but",  # state first
+             r"trainer_state\.json' has global_step 1000000, but the Trainer names each checkpoint after its step"),
+    "AI48": (_state(log_history="x"), r"trainer_state\.json' has a log_history of 'x'",
+             r"trainer_state\.json' has a log_history of 'x'"),
+    "AI50": (_state(global_step=2), r"trainer_state\.json' has global_step 2, but",
+             r"trainer_state\.json' has global_step 2, but"),
+    "AI52": (_remove("model.safetensors"), r"model\.safetensors' is missing, though the Trainer saved it",
+             r"' holds no weights file \(model\.safetensors\)"),
+    "AI60": (_truncate("model.safetensors"), r"model\.safetensors' is not the file the Trainer saved",
+             r"model\.safetensors' is not a whole safetensors file \(Error while deserializing header"),
+    "AI66": (_truncate("optimizer.pt"), r"optimizer\.pt' is not the file the Trainer saved",
+             r"optimizer\.pt' is not a file torch saved \(no readable zip archive"),
+    "AI67": (_remove("scheduler.pt"), r"scheduler\.pt' is missing, though the Trainer saved it", None),
+    "AI68": (_rng_folder, r"rng_state\.pth' is missing, though the Trainer saved it",
+             r"rng_state\.pth' is not a file, where the Trainer saved one"),
+}
+
+
+@pytest.mark.parametrize("kind", ["native", "adopted"])
+@pytest.mark.parametrize("recorded", [True, False], ids=["record", "no-record"])
+@pytest.mark.parametrize("case", sorted(ROUND_35))
+def test_round_35_edits_of_a_checkpoint_are_named_with_or_without_a_record(runs, tmp_path, kind, recorded, case):
+    """Round 35 (AI47-AI68): a fresh checkpoint's record names each edit; one saved without a record (before the
+    record existed) names a removed or truncated weights / optimizer file, an RNG file that is a folder, a
+    log_history that is no list and a global_step other than the folder's name (checkpoint_files,
+    trainer_resume.check_trainer_state). A scheduler.pt removed from an unrecorded checkpoint is transformers' own
+    fresh schedule (AE158's kind, left by decision): nothing to name."""
+    edit, with_record, without = ROUND_35[case]
+    folder = tmp_path / "r" / "checkpoint-4"
+    shutil.copytree(runs[kind][0] / "checkpoint-4", folder)
+    if not recorded:
+        (folder / RECORD).unlink()
+    edit(folder, runs[kind])
+    line = with_record if recorded else without
+    if line is None:
+        assert check_resume_checkpoint(folder) == folder
+        return
+    with pytest.raises(UserError, match=r"checkpoint-4" + ("" if line.startswith("'") else "/") + line):
+        check_resume_checkpoint(folder)
+
+
+@pytest.mark.parametrize("kind", ["native", "adopted"])
+def test_an_unrecorded_truncated_optimizer_is_named_by_the_trainers_resume(runs, tmp_path, kind):
+    """AI66 through trainer.train: the weights load (the hook runs), then torch's raw PytorchStreamReader error came
+    from the optimizer's load; now the hook names it and nothing trains."""
+    folder = tmp_path / "r" / "checkpoint-4"
+    shutil.copytree(runs[kind][0] / "checkpoint-4", folder)
+    (folder / RECORD).unlink()
+    _truncate("optimizer.pt")(folder, runs)
+    trainer = _trainer(kind, tmp_path / "r", 6)
+    with pytest.raises(UserError, match=r"optimizer\.pt' is not a file torch saved"):
+        trainer.train(resume_from_checkpoint=str(folder))
+    assert trainer.state.global_step == 0
+
+
+def test_the_output_dir_is_checked_beside_a_checkpoint_path_and_a_file_refused(runs, tmp_path):
+    """AI426 (output_dir=5 taken beside a path), AI421 (a file as output_dir: None, "no checkpoint yet")."""
+    with pytest.raises(UserError, match=r"output_dir: expected a path .* got 5"):
+        check_resume_checkpoint(runs["native"][0] / "checkpoint-4", output_dir=5)
+    (tmp_path / "a.txt").write_text("x")
+    with pytest.raises(UserError, match=r"output_dir '.*a\.txt' is a file, not a folder"):
+        check_resume_checkpoint(True, output_dir=tmp_path / "a.txt")
+
+
+def test_the_native_class_resuming_an_adopted_checkpoint_names_the_other_class(runs, tmp_path):
+    """AI54: the line blamed config.json's key 'layer_types' and said to remove it."""
+    trainer = _trainer("native", tmp_path / "r", 6)
+    with pytest.raises(UserError, match=r"config\.json' is the config of another model class \(model_type 'qwen2', "
+                                        r"adopted\), not of the LeviathanForCausalLM being resumed"):
+        trainer.train(resume_from_checkpoint=str(runs["adopted"][0] / "checkpoint-4"))
+
+
+def test_the_native_class_names_another_models_weights_in_an_unrecorded_checkpoint(runs, tmp_path):
+    """AI56: the adopted run's model.safetensors copied into the native checkpoint (no record): torch's raw "size
+    mismatch" from load_state_dict; now the first tensor of another shape is named and nothing trains."""
+    folder = tmp_path / "r" / "checkpoint-4"
+    shutil.copytree(runs["native"][0] / "checkpoint-4", folder)
+    (folder / RECORD).unlink()
+    shutil.copy(runs["adopted"][0] / "checkpoint-4" / "model.safetensors", folder / "model.safetensors")
+    trainer = _trainer("native", tmp_path / "r", 6)
+    with pytest.raises(UserError, match=r"checkpoint-4': its weights file holds .* of shape \(\d+, \d+\), where the "
+                                        r"LeviathanForCausalLM being resumed has"):
+        trainer.train(resume_from_checkpoint=str(folder))
+    assert trainer.state.global_step == 0

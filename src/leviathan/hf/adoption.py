@@ -78,6 +78,7 @@ from .config_save import held_config
 from .forward_switches import check_forward_switches
 from .generate_guard import GenerateGuard
 from .generate_ids import check_generate_ids
+from .flex_cpu import check_flex_cpu_forward
 from .load_keywords import check_attention_set
 from .logits_to_keep import check_kept_for_loss, check_logits_to_keep, input_length
 from .weights_digest import RECORD as WEIGHTS_RECORD, check_weights
@@ -245,7 +246,15 @@ class _AdoptedMixin(GenerateGuard):
         digests of its weight map and shards (``save_whole``), which ``load_adopted`` checks (``shard_index``; round 25,
         Y509-Y512).
         """
-        from .checkpoint_record import note_trainer_save
+        from .checkpoint_record import note_trainer_save, trainer_folder_dropped_on_refusal
+
+        with trainer_folder_dropped_on_refusal(save_directory):  # nothing left by a refused Trainer save (AI375)
+            saved = self._save_checked(save_directory, args, state_dict, kwargs)
+        note_trainer_save(save_directory)  # a Trainer checkpoint gets its files' record (round 33, AE158)
+        return saved
+
+    def _save_checked(self, save_directory, args, state_dict, kwargs):
+        """``save_pretrained``'s checks, the baked table and the whole-or-nothing save."""
         from .save_folder import check_save_arguments, check_save_directory, save_keywords, save_whole
 
         check_save_directory(save_directory, "save_pretrained")
@@ -266,10 +275,8 @@ class _AdoptedMixin(GenerateGuard):
         from .generation_save import generation_config_as_saved
 
         with generation_config_as_saved(self):  # the form its loader takes (round 34, AG393)
-            saved = save_whole(lambda folder: original(folder, state_dict=state_dict, **kwargs), save_directory,
-                               variant=kwargs.get("variant"))
-        note_trainer_save(save_directory)  # a Trainer checkpoint gets its files' record (round 33, AE158)
-        return saved
+            return save_whole(lambda folder: original(folder, state_dict=state_dict, **kwargs), save_directory,
+                              variant=kwargs.get("variant"))
 
     @torch.no_grad()
     @hf_init.guard_torch_init_functions()
@@ -443,6 +450,8 @@ def _counted_forward(forward: Any, name: str) -> Any:
         check_position_values(named.get("position_ids"), model_positions(self), f"{name}.forward")  # W525
         _check_counted_positions(self, named, f"{name}.forward")  # Y514
         _check_ids_and_mask(self, named, f"{name}.forward")  # AA625, AA630
+        check_flex_cpu_forward(self, f"{name}.forward", named.get("attention_mask"),  # aborts torch (AI380, AI403)
+                               named.get("cache", named.get("past_key_values")))
         check_cache_position(named.get("cache_position"), input_length(named.get("input_ids"),  # read by no one
                                                                        named.get("inputs_embeds")),  # (AC173)
                              named.get("cache", named.get("past_key_values")), f"{name}.forward")

@@ -215,6 +215,11 @@ def text_ids(text: Any, vocab_size: int, device: torch.device, positions: int | 
     try:
         given = torch.as_tensor(text)
     except (TypeError, ValueError, RuntimeError):  # a str: "new(): invalid data type 'str'" (round 14, B82)
+        if (isinstance(text, (list, tuple)) and len(text) > 1 and all(isinstance(r, (list, tuple)) for r in text)
+                and len({len(r) for r in text}) > 1):  # rows of 3 and 2 ids were "must be token ids" (round 35, AI575)
+            lengths = ", ".join(str(len(r)) for r in text[:4]) + (", ..." if len(text) > 4 else "")
+            raise UserError(f"Fit.text holds rows of unequal length ({lengths} ids), which make no (rows, length) "
+                            f"tensor; cut the rows to one length, or join them into one row") from None
         raise UserError(f"Fit.text must be token ids, got {type(text).__name__} {text!r:.40}; pass a tokenized "
                         "text, e.g. tokenizer(text).input_ids") from None
     from ..meta_device import refuse_meta

@@ -23,6 +23,7 @@ still passes). Costs one sha256 pass over the checkpoint at each save and each r
 
 from __future__ import annotations
 
+import contextlib
 import fnmatch
 import os
 import sys
@@ -75,11 +76,28 @@ def note_trainer_save(save_directory) -> None:
     callback.pending = folder
 
 
-def _saving_trainer():
+@contextlib.contextmanager
+def trainer_folder_dropped_on_refusal(save_directory):
+    """Around a model's ``save_pretrained``: when it fails inside ``Trainer._save_checkpoint`` (a refusal: the
+    Trainer's output_dir is a verb's output, an export, a run or a data folder), the checkpoint-N folder the Trainer
+    made empty just before (``Trainer.save_model``'s ``os.makedirs``) is removed again, so a refused save leaves
+    nothing behind. It stayed, and the verb's own ``--overwrite`` then refused its folder for holding files the verb
+    did not write (issue 30 round 35, AI375, AI376, AI377). Only an empty folder is removed; any other caller's
+    folder is left as it is."""
+    try:
+        yield
+    except BaseException:
+        if _saving_trainer(depth=3) is not None:
+            with contextlib.suppress(OSError):
+                os.rmdir(save_directory)  # only succeeds on an empty folder
+        raise
+
+
+def _saving_trainer(depth: int = 2):
     """The ``transformers.Trainer`` whose ``_save_checkpoint`` is up the stack (through ``save_model`` / ``_save``),
-    or None."""
-    frame = sys._getframe(2)
-    for _ in range(8):
+    or None. ``depth``: the frames to skip (this function's and its caller's by default)."""
+    frame = sys._getframe(depth)
+    for _ in range(10):
         if frame is None:
             return None
         if frame.f_code.co_name == _SAVER and frame.f_globals.get("__name__", "").startswith("transformers."):

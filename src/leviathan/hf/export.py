@@ -211,6 +211,7 @@ def _check_leviathan_hf(model: Any) -> None:
     what to do with it: an adopted model (``adopt``, ``load_adopted``) and a plain transformers model ended in
     "'LlamaConfig' object has no attribute 'to_model_config'" (issue 30 round 19, J294, J295)."""
     if isinstance(model, LeviathanForCausalLM):
+        _refuse_meta_model(model, "to_native")  # round 35, AI551
         return
     got, fix = _not_leviathan(model, "pass a model loaded from an export folder, e.g. "
                                      "LeviathanForCausalLM.from_pretrained(DIR)")
@@ -472,6 +473,19 @@ def _check_model(model: Any, writer: str) -> None:
         got, fix = _not_leviathan(model, "pass a CausalLM (load_model(RUN)[0]) or a LeviathanForCausalLM")
         raise ArgumentTypeError(f"{writer} takes a leviathan model (CausalLM or LeviathanForCausalLM), got {got}; "
                                 f"{fix}")
+    _refuse_meta_model(model, writer)
+
+
+def _refuse_meta_model(model: Any, api: str) -> None:
+    """UserError when ``model`` (a module) has a tensor on the meta device: from_native, to_native and to_hf of such
+    a model were torch's raw "Error(s) in loading state_dict ... Cannot copy out of meta tensor; no data!" (issue 30
+    round 35, AI550, AI551, AI555). Reads no value."""
+    from ..meta_device import refuse_meta
+
+    first = next((t for t in [*model.parameters(), *model.buffers()] if t.is_meta), None)
+    if first is not None:
+        refuse_meta(first, f"{api}: the model", "load it with its weights (load_model(RUN)[0], or "
+                                                "LeviathanForCausalLM.from_pretrained(DIR)), then convert it")
 
 
 @api_write("to_hf", "out_dir")

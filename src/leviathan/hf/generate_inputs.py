@@ -32,6 +32,7 @@ def check_generate_inputs(model: Any, api: str, inputs: Any, kwargs: dict, guida
                           new_tokens: Any = None, expand: int = 1) -> None:
     """A UserError (``ArgumentValueError`` / ``ArgumentTypeError``) naming the first of ``generate``'s inputs (the
     module docstring's findings) no generation can use."""
+    from .flex_cpu import check_flex_cpu_generate
     from .generate_cache import check_generate_cache
 
     _check_prompt(api, inputs, kwargs)
@@ -39,6 +40,7 @@ def check_generate_inputs(model: Any, api: str, inputs: Any, kwargs: dict, guida
     _check_beside_embeds(api, inputs, kwargs)
     _check_negative_prompt(model, api, inputs, kwargs, guidance, new_tokens)
     _check_mask(api, inputs, kwargs)
+    check_flex_cpu_generate(model, api, kwargs)  # a padded mask under flex on the CPU (round 35, AI402)
     _check_positions(api, inputs, kwargs)
     _check_cache(api, kwargs)
     # another model's, batch's or longer (round 33); against the rows beams make (round 34)

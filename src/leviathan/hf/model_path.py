@@ -20,6 +20,7 @@ absolute path) is refused here as a missing folder.
 from __future__ import annotations
 
 import os
+from pathlib import Path
 from typing import Any
 
 from ..errors import UserError
@@ -112,10 +113,18 @@ def weights_failure(e: BaseException, folder: Any, api: str) -> UserError | None
     """``e``, transformers' "Error no file named model.safetensors, or pytorch_model.bin, found in directory D" (an
     OSError without errno), as one line with the fix, when the local ``folder`` holds no weight file of any name
     (round 23, U61's kind: config.json without the weights beside it). None for anything else."""
+    from .weights_variant import held_variants
+
     if not isinstance(e, OSError) or e.errno is not None or not os.path.isdir(folder):
         return None
-    if any(name.startswith(_WEIGHTS) for name in os.listdir(folder)):
+    if any(held_variants(Path(folder))):  # weights transformers reads by name (issue 30 round 35, AI451)
         return None
+    renamed = sorted(name for name in os.listdir(folder) if name.startswith(_WEIGHTS))[:3]
+    if renamed:  # model.safetensors.bak, model.safetensors.old: taken for weights by the name's start (AI451, AI457)
+        return UserError(f"{api}: {os.fspath(folder)!r} holds config.json but no weights file transformers reads "
+                         f"(model.safetensors, or its shards or a variant's model.V.safetensors); it holds "
+                         f"{', '.join(renamed)}, which no loader reads by that name; rename it back to "
+                         f"model.safetensors, or save the model again (save_pretrained)")
     return UserError(f"{api}: {os.fspath(folder)!r} holds config.json but no weights (model.safetensors, or its "
                      f"shards): the folder is incomplete; copy the weights back from where it came from, or export "
                      f"the checkpoint again (leviathan export RUN OUT) or save the model again (save_pretrained)")

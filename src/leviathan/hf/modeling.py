@@ -334,18 +334,23 @@ class LeviathanForCausalLM(LeviathanPreTrainedModel, GenerateGuard, GenerationMi
         (``hf.save_folder``; round 18, G249: ``from_native(...).save_pretrained`` replaced a checkpoint's weights), and
         written whole or not at all, a storage failure an ``errors.StorageError`` (``save_folder.save_whole``; round 19,
         J55, J59, J64, J70, J76: a full disk left config.json without weights, under a raw SafetensorError)."""
-        from .checkpoint_record import note_trainer_save
+        from .checkpoint_record import note_trainer_save, trainer_folder_dropped_on_refusal
+
+        with trainer_folder_dropped_on_refusal(save_directory):  # nothing left by a refused Trainer save (AI376)
+            saved = self._save_checked(save_directory, args, kwargs)
+        note_trainer_save(save_directory)  # a Trainer checkpoint gets its files' record (round 33, AE158)
+        return saved
+
+    def _save_checked(self, save_directory, args, kwargs):
+        """``save_pretrained``'s checks and its whole-or-nothing save."""
+        from .generation_save import generation_config_as_saved
         from .save_folder import check_save_arguments, save_keywords, save_whole
 
         kwargs = save_keywords(args, kwargs)  # a variant given by position is checked too (round 33, AE18)
-        from .generation_save import generation_config_as_saved
-
         check_save_arguments(self, kwargs.get("state_dict"), kwargs)  # round 20: push_to_hub (M10), state_dict (M8)
         with generation_config_as_saved(self):  # the form its loader takes (round 34, AG393)
-            saved = save_whole(lambda folder: self.save_owned(folder, **kwargs), save_directory,
-                               variant=kwargs.get("variant"))
-        note_trainer_save(save_directory)  # a Trainer checkpoint gets its files' record (round 33, AE158)
-        return saved
+            return save_whole(lambda folder: self.save_owned(folder, **kwargs), save_directory,
+                              variant=kwargs.get("variant"))
 
     def save_owned(self, save_directory, *args, **kwargs):
         """``save_pretrained`` without the check: for ``export``, saving into a new temporary folder of its own. Its
@@ -440,7 +445,7 @@ class LeviathanForCausalLM(LeviathanPreTrainedModel, GenerateGuard, GenerationMi
         (issue 30 round 33, AE153, AE155, AE164). Any other caller loads as before."""
         from .trainer_resume import check_native_resume
 
-        check_native_resume(self)
+        check_native_resume(self, state_dict)  # its shapes too (round 35, AI56)
         return super().load_state_dict(state_dict, *args, **kwargs)
 
     def set_attn_implementation(self, attn_implementation, *args, **kwargs):

@@ -26,6 +26,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import sys
 from pathlib import Path
 
@@ -120,6 +121,15 @@ def check_trainer_state(folder: Path, load: str) -> None:
         shown = "has no global_step" if "global_step" not in raw else f"has global_step {step!r:.40}"
         raise UserError(f"{str(state)!r} {shown}, where the Trainer writes the whole number of steps done (0 or "
                         f"more); {fix}")
+    named = re.fullmatch(r"checkpoint-(\d+)", Path(os.path.abspath(folder)).name)
+    if named is not None and int(named.group(1)) != step:  # 2 or 10**6 in checkpoint-4 resumed (round 35, AI47, AI50)
+        raise UserError(f"{str(state)!r} has global_step {step}, but the Trainer names each checkpoint after its step "
+                        f"(this folder is checkpoint-{named.group(1)}): the file was edited or comes from another "
+                        f"checkpoint; {fix}")
+    history = raw.get("log_history", [])
+    if not isinstance(history, list) or not all(isinstance(entry, dict) for entry in history):  # 'x': AI48
+        raise UserError(f"{str(state)!r} has a log_history of {history!r:.40}, where the Trainer writes a list of "
+                        f"log entries (objects) and appends to it at the next log; {fix}")
 
 
 def check_resume_checkpoint(checkpoint, output_dir=None) -> Path | None:
@@ -132,11 +142,18 @@ def check_resume_checkpoint(checkpoint, output_dir=None) -> Path | None:
     a first run), ``False`` / None resume nothing. docs/USING.md section 5 says to call it before resuming."""
     from ..errors import missing
     from ..value_rules import check_read_path
+    from .checkpoint_files import check_checkpoint_files
     from .checkpoint_record import check_checkpoint_record
     from .config_file import read_config_json
 
     fix = ("pass the path of a checkpoint-N folder the Trainer wrote, True for the last one in output_dir, or leave "
            "resume_from_checkpoint out")
+    if output_dir is not None:  # 5 taken beside a checkpoint path (round 35, AI426)
+        check_read_path("check_resume_checkpoint", "output_dir", output_dir, "pass the Trainer's output_dir")
+        if os.path.exists(output_dir) and not os.path.isdir(output_dir):  # a file: "no checkpoint yet" (AI421)
+            raise UserError(f"check_resume_checkpoint: output_dir {os.fspath(output_dir)!r} is a file, not a folder: "
+                            f"no checkpoint can be there, and the Trainer's save into it would fail; pass the "
+                            f"Trainer's output_dir (trainer.args.output_dir)")
     if checkpoint is None or checkpoint is False:
         return None
     if checkpoint is True:
@@ -146,7 +163,6 @@ def check_resume_checkpoint(checkpoint, output_dir=None) -> Path | None:
                             f"output_dir=trainer.args.output_dir")
         from transformers.trainer_utils import get_last_checkpoint
 
-        check_read_path("check_resume_checkpoint", "output_dir", output_dir, "pass the Trainer's output_dir")
         last = get_last_checkpoint(os.fspath(output_dir)) if os.path.isdir(output_dir) else None
         if last is None:
             return None
@@ -164,10 +180,11 @@ def check_resume_checkpoint(checkpoint, output_dir=None) -> Path | None:
         read_config_json(folder / "config.json", "restore the checkpoint folder from a copy, or resume from another "
                                                  "checkpoint")
     check_checkpoint_record(folder)  # round 33, AE158, AE159, AE165
+    check_checkpoint_files(folder)  # without a record: removed or truncated files (round 35, AI52, AI60, AI61, AI66)
     return folder
 
 
-def check_native_resume(model) -> None:
+def check_native_resume(model, state_dict=None) -> None:
     """UserError when ``Trainer`` is resuming a ``LeviathanForCausalLM`` from a checkpoint folder that is no
     checkpoint (``check_trainer_state``: no trainer_state.json was transformers' raw FileNotFoundError after the
     weights were loaded, issue 30 round 33, AE153), or whose config.json records settings other than the model's:
@@ -178,6 +195,7 @@ def check_native_resume(model) -> None:
     import dataclasses
 
     from ..config import ConfigError
+    from .checkpoint_files import check_checkpoint_files
     from .checkpoint_record import check_checkpoint_record
     from .config_file import read_config_json
 
@@ -192,6 +210,11 @@ def check_native_resume(model) -> None:
         raise UserError(f"{str(config)!r} is missing, though LeviathanForCausalLM's save_pretrained writes it into "
                         f"every checkpoint, so the settings its weights were trained under are unknown; {fix}")
     raw = read_config_json(config, fix)
+    if "leviathan_generator" in raw or raw.get("model_type") != model.config.model_type:  # round 35, AI54
+        raise UserError(f"{str(config)!r} is the config of another model class (model_type "
+                        f"{raw.get('model_type')!r:.40}{', adopted' if 'leviathan_generator' in raw else ''}), not "
+                        f"of the LeviathanForCausalLM being resumed: the checkpoint is another run's; resume it into "
+                        f"the model it was saved from (load_adopted(checkpoint) for an adopted one), or {fix}")
     try:
         saved = type(model.config).from_dict(raw).to_model_config().resolved()
     except (ConfigError, UserError) as e:
@@ -204,6 +227,25 @@ def check_native_resume(model) -> None:
                         f"edited; resume into the model the checkpoint describes "
                         f"(LeviathanForCausalLM.from_pretrained(checkpoint)), or {fix.split(', or ')[0]}")
     check_checkpoint_record(folder)  # the optimizer, scheduler and state files the save recorded (round 33, AE158)
+    check_checkpoint_files(folder)  # a truncated optimizer.pt without a record (round 35, AI66)
+    _check_shapes(model, state_dict, folder)  # another class's weights without a record (round 35, AI56)
+
+
+def _check_shapes(model, state_dict, folder: Path) -> None:
+    """UserError when a tensor of the ``state_dict`` the Trainer read from ``folder``'s weights file has another
+    shape than the model's tensor of that name: another model's model.safetensors copied into a checkpoint without a
+    record was torch's raw "Error(s) in loading state_dict ... size mismatch" (issue 30 round 35, AI56). Reads
+    shapes only."""
+    if not isinstance(state_dict, dict):
+        return
+    own = model.state_dict()
+    for key, value in state_dict.items():
+        mine = own.get(key)
+        if mine is not None and hasattr(value, "shape") and tuple(value.shape) != tuple(mine.shape):
+            raise UserError(f"{str(folder)!r}: its weights file holds {key} of shape {tuple(value.shape)}, where the "
+                            f"{type(model).__name__} being resumed has {tuple(mine.shape)}: the weights are another "
+                            f"model's (copied in, or another run's); restore the checkpoint folder from a copy, or "
+                            f"resume from another checkpoint (trainer.train(resume_from_checkpoint=FOLDER))")
 
 
 def check_resumed_settings(model, resumed: tuple[Path, dict] | None) -> None:
@@ -212,6 +254,7 @@ def check_resumed_settings(model, resumed: tuple[Path, dict] | None) -> None:
     under one ``ln_eps`` or ``base`` would go on under another without a word (issue 30 round 32, AC347's kind).
     ``_refuse_other_generator`` names a difference of shapes first (round 24, W636); this is the rest. Last, the
     checkpoint's files are held to their record (``checkpoint_record``; round 33, AE158, AE159, AE165)."""
+    from .checkpoint_files import check_checkpoint_files
     from .checkpoint_record import check_checkpoint_record
     from .settings_digest import DIGEST_KEY
 
@@ -230,6 +273,7 @@ def check_resumed_settings(model, resumed: tuple[Path, dict] | None) -> None:
                         f"its own; resume into a model adopted with them (load_adopted(checkpoint)), or resume from "
                         f"another checkpoint")
     check_checkpoint_record(config.parent)  # the optimizer, scheduler and state files the save recorded (AE158)
+    check_checkpoint_files(config.parent)  # a truncated optimizer.pt without a record (round 35, AI66)
 
 
 def _differences(theirs: dict, mine: dict) -> str:

@@ -196,8 +196,9 @@ class LlamaModel(nn.Module):
             if tensor.is_meta:
                 from ..meta_device import refuse_meta
 
-                refuse_meta(tensor, "the model", "load it with its weights (leviathan.checkpoint.read.load_model("
-                            "RUN)), or call model.to_empty(device='cpu') and load a state dict first")
+                refuse_meta(tensor, "the model", "load it with its weights (a CausalLM: leviathan.checkpoint.read."
+                            "load_model(RUN); a LeviathanForCausalLM: LeviathanForCausalLM.from_pretrained(DIR)), or "
+                            "call model.to_empty(device='cpu') and load a state dict first")  # both named (AI560)
 
 
 class CausalLM(nn.Module):
@@ -335,6 +336,7 @@ class CausalLM(nn.Module):
         ``outside`` is a ValueError (round 21, P394). Targets are checked first (an integer tensor, each in [0, V) or
         -100): with a restricted softmax a target past V ended in torch's IndexError (issue 30 round 22)."""
         check_outside(outside)
+        self.model._refuse_meta_weights()  # the model on meta, not the targets moved there (round 35, AI557)
         check_label_type(targets, "CausalLM.token_nll: targets")
         if isinstance(input_ids, torch.Tensor) and targets.shape != input_ids.shape:  # paired by flat order (Q83)
             raise ArgumentValueError(f"CausalLM.token_nll: targets {tuple(targets.shape)} must have the shape of "

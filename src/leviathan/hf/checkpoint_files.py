@@ -1,0 +1,60 @@
+"""A Trainer checkpoint's files are there and readable before a resume reads them (issue 30 round 35).
+
+    check_checkpoint_files(folder)   # check_resume_checkpoint, and both classes' resume hooks (load_state_dict)
+
+A checkpoint with ``leviathan_checkpoint.json`` (``checkpoint_record``) has every file held to its sha256; one saved
+before the record existed (or whose record was removed) had none of this: its model.safetensors removed was
+transformers' raw "Can't find a valid checkpoint" (AI52), truncated safetensors' raw "SafetensorError: invalid header
+length" (AI60, AI61), a truncated optimizer.pt torch's raw "PytorchStreamReader failed reading zip archive" after the
+weights were loaded (AI66), and ``check_resume_checkpoint`` returned such folders without a word. Checked here: a
+weights file the Trainer reads is there, a model.safetensors' header reads (safetensors checks the data's length
+against it), and each optimizer / scheduler / scaler / RNG file present is a file torch can open as its zip archive.
+
+Footgun: the Trainer reads the weights before any hook of the model runs, so a missing or truncated weights file is
+named by ``check_resume_checkpoint`` (docs/USING.md section 5 says to call it first), not by ``trainer.train``'s own
+resume; the optimizer's and the rest are named by both. Costs a stat per file and one header read.
+"""
+
+from __future__ import annotations
+
+import zipfile
+from pathlib import Path
+
+from ..errors import UserError
+
+WEIGHTS = ("model.safetensors", "model.safetensors.index.json", "pytorch_model.bin", "pytorch_model.bin.index.json")
+_FIX = "restore the checkpoint folder from a copy, or resume from another checkpoint " \
+       "(trainer.train(resume_from_checkpoint=FOLDER))"
+
+
+def check_checkpoint_files(folder: Path) -> None:
+    """UserError naming the first file of the Trainer checkpoint ``folder`` a resume could not read (the module
+    docstring)."""
+    if not any((folder / name).is_file() for name in WEIGHTS):
+        raise UserError(f"{str(folder)!r} holds no weights file (model.safetensors), which every Trainer checkpoint "
+                        f"holds: it was removed or renamed; {_FIX}")
+    weights = folder / "model.safetensors"
+    if weights.is_file():
+        _check_safetensors(weights)
+    for path in sorted([*(folder / n for n in ("optimizer.pt", "scheduler.pt", "scaler.pt")),
+                        *folder.glob("rng_state*.pth")]):
+        if not path.exists() and not path.is_symlink():
+            continue
+        if not path.is_file():
+            raise UserError(f"{str(path)!r} is not a file, where the Trainer saved one; a resume would skip or fail "
+                            f"on it; {_FIX}")
+        if not zipfile.is_zipfile(path):
+            raise UserError(f"{str(path)!r} is not a file torch saved (no readable zip archive: truncated or "
+                            f"overwritten), so a resume would fail on it after loading the weights; {_FIX}")
+
+
+def _check_safetensors(path: Path) -> None:
+    """UserError when ``path``'s safetensors header does not read or does not match the file's length."""
+    from safetensors import safe_open
+
+    try:
+        with safe_open(str(path), framework="pt") as f:
+            f.keys()
+    except Exception as e:  # SafetensorError (truncated, not safetensors), OSError
+        raise UserError(f"{str(path)!r} is not a whole safetensors file ({str(e).splitlines()[0][:120]}): truncated "
+                        f"or overwritten; {_FIX}") from None
