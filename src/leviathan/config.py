@@ -34,6 +34,7 @@ import yaml
 from .codec import NotJsonError, encode
 from .errors import ConfigError, UserError, missing
 from .float_text import FLOAT_SIZES, float_lost
+from .data.binary import not_text_fix, other_encoding
 from .settings_kind import not_settings
 from .strict_yaml import (AliasLoopError, AmbiguousNumberError, DuplicateKeyError, QuotedText, TooDeepError,
                           TooManyValuesError, load_strict, parse as parse_yaml)
@@ -458,6 +459,9 @@ def load_yaml(path: str | os.PathLike) -> dict:
     if not path.is_file():
         raise ConfigError(f"config file {str(path)!r} {missing(path)}; pass the path of a YAML file")
     data = path.read_bytes()
+    if (encoding := other_encoding(data)) is not None:  # "pass a YAML file" for YAML in UTF-16 (round 35, AH34, AH35)
+        raise ConfigError(f"config file {str(path)!r} is {encoding}, and settings are read as UTF-8; "
+                          f"{not_text_fix(encoding)}")
     other = not_settings(data)  # a results.jsonl, a checkpoint's weights, ... (issue 30 round 9, M116)
     if other is not None:
         raise ConfigError(f"config file {str(path)!r} {other}, not YAML settings; pass a YAML file of settings "
