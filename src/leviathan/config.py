@@ -32,7 +32,7 @@ from typing import Any, Iterable, Literal, Mapping, Sequence, TypeVar, get_args,
 import yaml
 
 from .codec import NotJsonError, encode
-from .errors import ConfigError, UserError, missing
+from .errors import ArgumentTypeError, ConfigError, UserError, missing
 from .float_text import FLOAT_SIZES, float_lost
 from .data.binary import not_text_fix, other_encoding
 from .settings_kind import not_settings
@@ -404,7 +404,7 @@ def override_list(overrides) -> list[str]:
     overrides = () if overrides is None else overrides  # None: no overrides (was "'NoneType' object is not iterable")
     listed = list(overrides) if isinstance(overrides, Iterable) else None
     if isinstance(overrides, (str, bytes, Mapping)) or listed is None or not all(isinstance(o, str) for o in listed):
-        raise TypeError(f"overrides must be a list of 'key=value' strings, e.g. ['max_steps=100'], got "
+        raise ArgumentTypeError(f"overrides must be a list of 'key=value' strings, e.g. ['max_steps=100'], got "
                         f"{type(overrides).__name__} {overrides!r:.60}")
     return listed
 
