@@ -525,8 +525,19 @@ def books_root() -> Optional[Path]:
         raise UserError(f"the data folder {str(root)!r} (named by ${_data_setting()}) {what}; set "
                         f"{_data_setting()} to the folder holding gutenberg/train and gutenberg/valid, or unset it to "
                         f"use the Python standard library's sources")
-    ok = root is not None and all((root / "gutenberg" / split).is_dir() for split in ("train", "valid"))
+    # each split a folder holding a book (a .txt, what bench reads and the books are): two empty folders were taken as
+    # the books, so bench trained on the stdlib without the note and demo refused with prepare's "use a glob" (round
+    # 35, AH129, AH132)
+    ok = root is not None and all(_holds_books(root / "gutenberg" / split) for split in ("train", "valid"))
     return root.resolve() if ok else None
+
+
+def _holds_books(folder: Path) -> bool:
+    """Whether ``folder`` is a folder holding at least one book (a regular .txt file)."""
+    try:
+        return folder.is_dir() and any(p.is_file() for p in folder.glob("*.txt"))
+    except OSError:
+        return False
 
 
 def books_note() -> Optional[str]:
