@@ -160,12 +160,14 @@ def _start_verb(module_name: str, help_text: str, verb: str, rest: list[str]) ->
     set only once the module was imported, and ``leviathan bench``'s import (torch) takes seconds: a SIGTERM then
     killed it without a word, exit 143 (issue 30 round 10, Q132)."""
     from .empty_paths import refuse_empty_paths
+    from .negative_values import negative_values
     from .once_options import once_options
 
     module = importlib.import_module(module_name)
     parser = argparse.ArgumentParser(prog=f"leviathan {verb}", description=help_text)
     module.add_arguments(parser)
     once_options(parser)  # `--out ra --out rb` wrote only rb, without a word (issue 30 round 24, V130)
+    negative_values(parser)  # `--sizes -1e6,2e6` was "expected one argument" (issue 30 round 35, AH162)
     args = _parse(parser, rest)
     refuse_empty_paths(parser, args)  # "" is not '.' (issue 30 round 15, B186, B185)
     return module.run(args)

@@ -32,8 +32,9 @@ from typing import Any, Iterable, Literal, Mapping, Sequence, TypeVar, get_args,
 import yaml
 
 from .codec import NotJsonError, encode
-from .errors import ConfigError, UserError, missing
+from .errors import ArgumentTypeError, ConfigError, UserError, missing
 from .float_text import FLOAT_SIZES, float_lost
+from .data.binary import not_text_fix, other_encoding
 from .settings_kind import not_settings
 from .strict_yaml import (AliasLoopError, AmbiguousNumberError, DuplicateKeyError, QuotedText, TooDeepError,
                           TooManyValuesError, load_strict, parse as parse_yaml)
@@ -403,7 +404,7 @@ def override_list(overrides) -> list[str]:
     overrides = () if overrides is None else overrides  # None: no overrides (was "'NoneType' object is not iterable")
     listed = list(overrides) if isinstance(overrides, Iterable) else None
     if isinstance(overrides, (str, bytes, Mapping)) or listed is None or not all(isinstance(o, str) for o in listed):
-        raise TypeError(f"overrides must be a list of 'key=value' strings, e.g. ['max_steps=100'], got "
+        raise ArgumentTypeError(f"overrides must be a list of 'key=value' strings, e.g. ['max_steps=100'], got "
                         f"{type(overrides).__name__} {overrides!r:.60}")
     return listed
 
@@ -458,6 +459,9 @@ def load_yaml(path: str | os.PathLike) -> dict:
     if not path.is_file():
         raise ConfigError(f"config file {str(path)!r} {missing(path)}; pass the path of a YAML file")
     data = path.read_bytes()
+    if (encoding := other_encoding(data)) is not None:  # "pass a YAML file" for YAML in UTF-16 (round 35, AH34, AH35)
+        raise ConfigError(f"config file {str(path)!r} is {encoding}, and settings are read as UTF-8; "
+                          f"{not_text_fix(encoding)}")
     other = not_settings(data)  # a results.jsonl, a checkpoint's weights, ... (issue 30 round 9, M116)
     if other is not None:
         raise ConfigError(f"config file {str(path)!r} {other}, not YAML settings; pass a YAML file of settings "

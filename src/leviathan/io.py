@@ -407,14 +407,24 @@ def read_jsonl(path: str | os.PathLike) -> list:
     (quietly: a torn last line of metrics.jsonl is expected after a kill; ``leviathan.jsonl`` reports them). A file
     none of whose lines is JSON is a UserError (``check_some_json``): a damaged file, or no JSON-lines file at all,
     was read as an empty one, [] without a word (issue 30 round 25, Y317); an unreadable one is
-    ``jsonl.read_json_lines``' one line (Y318, Y320). A line giving a key twice is refused (``refuse_repeated_keys``)."""
-    from .jsonl import read_json_lines
+    ``jsonl.read_json_lines``' one line (Y318, Y320). A line giving a key twice is refused (``refuse_repeated_keys``).
+    A line that is no JSON before the last line is a UserError naming it: only a kill's torn last line is expected,
+    and a prose file whose dialogue lines parse as JSON strings returned those strings, the rest skipped without a
+    word (issue 30 round 35, AI215)."""
+    from .errors import UserError
+    from .jsonl import CUT_SHORT, read_json_lines
     from .value_rules import check_read_path
 
     check_read_path("read_jsonl", "path", path, "pass the path of a JSON-lines file")
     values, damaged = read_json_lines(path)
     refuse_repeated_keys(Path(path), damaged)
     check_some_json(Path(path), values, damaged, "a JSON-lines file", "pass a file of one JSON value a line")
+    last = max(number for number, _ in values + damaged)
+    inside = [(number, why) for number, why in damaged if why == CUT_SHORT and number < last]
+    if inside:
+        raise UserError(f"{str(path)!r}: line {inside[0][0]} {CUT_SHORT}, before the file's last line"
+                        f"{f' (and {len(inside) - 1} more such lines)' if len(inside) > 1 else ''}: only a last line "
+                        f"cut short by a kill is skipped; repair or remove it, or pass a file of one JSON value a line")
     return [value for _, value in values]
 
 
@@ -525,8 +535,19 @@ def books_root() -> Optional[Path]:
         raise UserError(f"the data folder {str(root)!r} (named by ${_data_setting()}) {what}; set "
                         f"{_data_setting()} to the folder holding gutenberg/train and gutenberg/valid, or unset it to "
                         f"use the Python standard library's sources")
-    ok = root is not None and all((root / "gutenberg" / split).is_dir() for split in ("train", "valid"))
+    # each split a folder holding a book (a .txt, what bench reads and the books are): two empty folders were taken as
+    # the books, so bench trained on the stdlib without the note and demo refused with prepare's "use a glob" (round
+    # 35, AH129, AH132)
+    ok = root is not None and all(_holds_books(root / "gutenberg" / split) for split in ("train", "valid"))
     return root.resolve() if ok else None
+
+
+def _holds_books(folder: Path) -> bool:
+    """Whether ``folder`` is a folder holding at least one book (a regular .txt file)."""
+    try:
+        return folder.is_dir() and any(p.is_file() for p in folder.glob("*.txt"))
+    except OSError:
+        return False
 
 
 def books_note() -> Optional[str]:

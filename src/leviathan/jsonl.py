@@ -45,7 +45,9 @@ def read_json_lines(path: str | os.PathLike) -> tuple[list[tuple[int, Any]], lis
     """([(line number, value)] of the lines that parse, [(line number, what is wrong)] of the others); line numbers
     start at 1; blank lines are skipped. A file that cannot be read at all (none there, a folder, no permission) is
     ``errors.StorageError``'s one line, still the OSError it was: the raw FileNotFoundError or pathlib's TypeError
-    of a path of None before (issue 30 round 25, Y339, Y340)."""
+    of a path of None before (issue 30 round 25, Y339, Y340). A file of UTF-16 or UTF-32 text is a UserError that
+    names its encoding and iconv's conversion: each of its lines was "cut short or damaged" (round 35, AH36-AH38)."""
+    from .data.binary import not_text_fix, other_encoding
     from .errors import UserError, not_regular
     from .storage import read_failure
     from .value_rules import check_read_path
@@ -58,6 +60,9 @@ def read_json_lines(path: str | os.PathLike) -> tuple[list[tuple[int, Any]], lis
         data = Path(path).read_bytes()
     except OSError as e:
         raise read_failure(e, path, fix) from None
+    if (encoding := other_encoding(data)) is not None:  # each line "cut short or damaged" before (round 35, AH36-AH38)
+        raise UserError(f"{str(path)!r} is {encoding}, and JSON lines are read as UTF-8 (none of its lines can be "
+                        f"read); {not_text_fix(encoding)}")
     values, bad = [], []
     for number, raw in enumerate(data.split(b"\n"), start=1):
         if number == 1 and raw.startswith(codecs.BOM_UTF8):  # as some editors save UTF-8 (round 11, R52: the whole

@@ -327,7 +327,10 @@ def build_run_config(raw: dict, check_data: bool = True) -> RunConfig:
         raise ConfigError(f"data.path {str(given)!r} holds a NUL byte (character {str(given).index(chr(0)) + 1}), which "
                           f"no folder name can hold; remove it (a \"\\0\" in a quoted YAML value is one)")
     data_path = Path(str(given)).expanduser()
-    data["path"] = str(data_path.resolve())
+    # os.path.realpath, not Path.resolve: a link that loops raised pathlib's "Symlink loop" RuntimeError here, which
+    # the CLI read as a failed write and named with the output's fix, "choose another location (--run-dir)" / "(--out)"
+    # (round 35, AH40, AH49); the loop is now named below as the input it is (``data_folder_problem``)
+    data["path"] = os.path.realpath(data_path)
     meta = data_meta(data_path)
     if model.get("vocab_size") is None:
         if meta is None:  # any other mistake of the config first (an unknown key is the likelier cause): vocab 1 fits all

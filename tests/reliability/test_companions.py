@@ -788,3 +788,31 @@ def test_a_step_folders_tokenizer_swapped_for_another_is_refused_when_the_step_i
     path.write_text(path.read_text() + " ")  # the same JSON, but not the file saved with this step
     with pytest.raises(UserError, match="tokenizer.json"):
         load_tokenizer(step)
+
+
+def test_the_fix_for_a_step_of_another_run_says_what_moving_it_out_leaves(finished_run, other_run, tmp_path):
+    """Round 35 (AH256-AH258): a run whose only step folder was copied in from another run was told "move it out (the
+    run's previous step is then used)" by eval and export, and "(--resume auto then goes on from this run's previous
+    step)" by train: there is none. The fix now names the previous step (``layout.step_before``), or says the run then
+    holds none (eval, export) / starts again from step 0 (train)."""
+    from leviathan.checkpoint.find import find_checkpoint
+    from leviathan.errors import UserError
+    from leviathan.train.branch import refuse_other_runs_step
+
+    run = Path(shutil.copytree(finished_run, tmp_path / "X"))
+    shutil.rmtree(run / STEP4)
+    shutil.copytree(other_run / STEP4, run / STEP4)
+    with pytest.raises(UserError, match=r"\(the run's previous step, step-00000002, is then used\)"):
+        find_checkpoint(run)
+    with pytest.raises(UserError, match=r"\(--resume auto then goes on from this run's previous step, step-00000002\)"):
+        refuse_other_runs_step(run / STEP4, run)
+    for step in (run / "checkpoints").iterdir():
+        if step.name != STEP4.split("/")[-1]:
+            shutil.rmtree(step)
+    with pytest.raises(UserError) as refused:
+        find_checkpoint(run)
+    assert "(the run then holds no checkpoint of its own: train it to get one)" in str(refused.value)
+    assert "previous step" not in str(refused.value)
+    with pytest.raises(UserError) as refused:
+        refuse_other_runs_step(run / STEP4, run)
+    assert "(--resume auto then starts this run again from step 0, as it holds no other step)" in str(refused.value)

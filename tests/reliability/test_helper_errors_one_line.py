@@ -120,3 +120,18 @@ def test_a_summary_with_a_perplexity_past_exps_range_is_still_written(tmp_path):
                            checkpoint=None)
     io.atomic_write_json(tmp_path / "summary.json", summary.to_dict())
     assert TrainSummary.read(tmp_path / "summary.json").final_val_ppl is None
+
+
+def test_read_jsonl_names_a_line_that_is_no_json_before_the_last(tmp_path):
+    """Round 35 (AI215): ``io.read_jsonl`` of '{"a": 1}\\nnot json\\n{"a": 2}\\n' returned [{'a': 1}, {'a': 2}], the
+    middle line skipped without a word (a prose file returned its dialogue lines as strings). Only a torn last line is
+    skipped."""
+    from leviathan.errors import UserError
+    from leviathan.io import read_jsonl
+
+    path = tmp_path / "a.jsonl"
+    path.write_text('{"a": 1}\nnot json\n{"a": 2}\n')
+    with pytest.raises(UserError, match=r"line 2 is not a whole JSON value \(cut short or damaged\), before the file's"):
+        read_jsonl(path)
+    path.write_text('{"a": 1}\n{"a": 2}\n{"a": ')
+    assert read_jsonl(path) == [{"a": 1}, {"a": 2}]

@@ -36,8 +36,9 @@ FEATURES = [  # (keywords, what the line says)
     (dict(num_assistant_tokens_schedule="x"), "num_assistant_tokens_schedule='x' asks for assisted"),  # AG114
     (dict(target_lookbehind=-1, assistant_lookbehind=-3), "assistant_lookbehind=-3 asks for assisted"),  # AG118
     (dict(constraints=["x"], num_beams=2), "constraints=['x'] asks for constrained beam search"),  # AG132
-    (dict(use_mtp="yes"), "use_mtp='yes' asks for multi-token-prediction drafts"),  # AG138, AG160
-    (dict(is_assistant="yes"), "is_assistant='yes' asks for assisted decoding"),  # AG140
+    # True, not 'yes': a switch given as text is named as that since round 35 (AI283, the unit test of the allow-list)
+    (dict(use_mtp=True), "use_mtp=True asks for multi-token-prediction drafts"),  # AG138, AG160
+    (dict(is_assistant=True), "is_assistant=True asks for assisted decoding"),  # AG140
     (dict(assistant_early_exit=0), "assistant_early_exit=0 asks for early-exit assisted decoding"),  # AG116, AG147
     (dict(speculation_type="x"), "speculation_type='x' asks for speculative decoding"),  # AG154
     (dict(encoder_no_repeat_ngram_size=-2), "encoder_no_repeat_ngram_size=-2 asks for"),  # AG155

@@ -118,3 +118,36 @@ def test_the_default_data_folder_without_books_is_the_quiet_fallback(tmp_path, m
     monkeypatch.delenv("LEVIATHAN_SHARED", raising=False)
     monkeypatch.chdir(tmp_path)  # no ../shared/data here
     assert books_root() is None and books_note() is None
+
+
+def test_empty_book_folders_are_no_books(capsys, tmp_path, monkeypatch):
+    """Round 35 (AH129, AH132): $LEVIATHAN_DATA whose gutenberg/train and gutenberg/valid were both there and empty was
+    taken as holding the books (``io.books_root`` looked only for the folders): bench fell back to the standard
+    library's sources without the note, and demo prepared the empty folder and was refused with prepare's "point at
+    the right folder or use a glob", $LEVIATHAN_DATA never named. A split now holds books when it holds a .txt file;
+    otherwise the fallback and its note, as for a folder without them."""
+    import importlib
+
+    from leviathan.commands import demo
+    from leviathan.io import books_note, books_root
+
+    prepare_module = importlib.import_module("leviathan.data.prepare")
+
+    for split in ("train", "valid"):
+        (tmp_path / "gd1" / "gutenberg" / split).mkdir(parents=True)
+    monkeypatch.setenv("LEVIATHAN_DATA", str(tmp_path / "gd1"))
+    assert books_root() is None
+    assert "(named by $LEVIATHAN_DATA) holds no Gutenberg books" in books_note()
+    sources = []
+
+    def prepare(source, out, **kwargs):
+        sources.append(source)
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(prepare_module, "prepare", prepare)
+    with pytest.raises(KeyboardInterrupt):
+        demo._prepare_data(tmp_path / "dd", explicit=True, vocab=300, quiet=True)
+    assert sources == ["stdlib"] and "holds no Gutenberg books" in capsys.readouterr().err
+    for split in ("train", "valid"):
+        (tmp_path / "gd1" / "gutenberg" / split / "b.txt").write_text("a book\n")
+    assert books_root() == (tmp_path / "gd1").resolve() and books_note() is None

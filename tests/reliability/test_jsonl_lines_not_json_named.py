@@ -155,3 +155,67 @@ def test_eval_text_in_utf32_without_a_mark_is_named_without_a_corpus(sources):
         EvalStream.from_text(path, "cl100k_base")
     assert str(refused.value) == (f"{path} is not text: it looks like UTF-32LE text (no byte order mark); convert it "
                                   f"to UTF-8 (iconv -f utf-32le -t utf-8 FILE > NEW)")
+
+
+_ZH = "这是一个测试文本，用于检查编码。" * 200
+_RU = "Это тестовый текст для проверки кодировки. " * 100
+_EMOJI = "word \U0001F600\U0001F600\U0001F600 " * 300
+
+
+@pytest.mark.parametrize("name, data_bytes, said", [
+    ("zh16le.txt", _ZH.encode("utf-16-le"), "UTF-16LE text (no byte order mark); convert it to UTF-8 (iconv -f utf-16le"),
+    ("ru16le.txt", _RU.encode("utf-16-le"), "UTF-16LE text (no byte order mark); convert it to UTF-8 (iconv -f utf-16le"),
+    ("ru16be.txt", _RU.encode("utf-16-be"), "UTF-16BE text (no byte order mark); convert it to UTF-8 (iconv -f utf-16be"),
+    ("emoji32.txt", _EMOJI.encode("utf-32-le"), "UTF-32LE text (no byte order mark); convert it to UTF-8 (iconv -f "
+                                                "utf-32le"),
+], ids=["AH26-chinese-utf16le", "AH27-russian-utf16le", "russian-utf16be", "AH31-emoji-utf32le"])
+def test_utf16_and_utf32_of_other_scripts_without_a_mark_are_named(sources, name, data_bytes, said):
+    """Round 35 (AH26, AH27, AH31, AH33): UTF-16 or UTF-32 text of other scripts, whose NUL bytes fall in no one
+    column, was "binary data (NUL bytes); pass UTF-8 text in its place" in prepare and eval --text. ``binary.
+    _decoded_kind`` tells it by decoding (the reader eval --text uses; prepare asks the same ``binary_kind``)."""
+    from leviathan.data.binary import binary_kind
+    from leviathan.errors import UserError
+    from leviathan.eval.stream import EvalStream
+
+    path = sources / name
+    path.write_bytes(data_bytes)
+    with pytest.raises(UserError) as refused:
+        EvalStream.from_text(path, "cl100k_base")
+    assert str(refused.value).startswith(f"{path} is not text: it looks like ") and said in str(refused.value)
+    assert binary_kind(bytes(range(1, 256)) * 3 + b"\x00") == "binary data (NUL bytes)"
+
+
+def test_a_token_file_is_still_binary_data():
+    """Round 35: the decoding rule must not call a prepared folder's token ids (uint16, which also decode as UTF-16)
+    text: their letters scatter over scripts and blocks (``binary._one_script``)."""
+    import numpy as np
+
+    from leviathan.data.binary import binary_kind
+
+    ids = (np.random.default_rng(0).zipf(1.3, 4096) % 4096).astype(np.uint16)
+    assert binary_kind(ids.tobytes()) == "binary data (NUL bytes)"
+
+
+@pytest.mark.parametrize("encoding", ["utf-16-le", "utf-32-be"])
+def test_settings_and_results_in_utf16_or_utf32_name_the_conversion(capsys, tmp_path, encoding):
+    """Round 35 (AH34, AH35): a run config or grid in UTF-16 / UTF-32 was "not YAML settings; pass a YAML file of
+    settings" with no conversion; (AH36-AH38) a results.jsonl in UTF-16 had each line "cut short or damaged", then "no
+    result rows", and collect_results.py copied 0 rows into a new folder. ``config.load_yaml`` and
+    ``jsonl.read_json_lines`` name the encoding and iconv's line (``binary.other_encoding``)."""
+    from leviathan.config import load_yaml
+    from leviathan.errors import UserError
+    from leviathan.experiments.machinery.results import read_results
+
+    flag = "utf-" + encoding[4:6] + encoding[7:]
+    config = tmp_path / "u.yaml"
+    config.write_bytes("max_steps: 2\ndata:\n  path: d1\n".encode(encoding))
+    with pytest.raises(UserError) as refused:
+        load_yaml(config)
+    assert f"is {flag.upper()} text (no byte order mark), and settings are read as UTF-8; convert it to UTF-8 " \
+           f"(iconv -f {flag} -t utf-8" in str(refused.value), refused.value
+    rows = tmp_path / "results.jsonl"
+    rows.write_bytes(('{"name": "a", "final_val_loss": 3.0}\n' * 3).encode(encoding))
+    with pytest.raises(UserError) as refused:
+        read_results(rows)
+    assert f"is {flag.upper()} text (no byte order mark), and JSON lines are read as UTF-8" in str(refused.value)
+    assert "cut short" not in capsys.readouterr().err

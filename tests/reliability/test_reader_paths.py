@@ -7,6 +7,7 @@ or os.stat's bare "TypeError: expected str, bytes or os.PathLike object, not Non
 from __future__ import annotations
 
 import importlib
+from pathlib import Path
 
 import pytest
 
@@ -47,3 +48,24 @@ def test_load_run_config_none_is_still_the_empty_start():
     from leviathan.run_config import load_run_config
 
     assert load_run_config(None, ["max_steps=1", "model.vocab_size=300"], check_data=False).max_steps == 1
+
+
+def test_unigram_entropy_of_a_folder_that_is_not_prepared_data_is_named(data, tmp_path):
+    """Round 35 (AI202, AI203): ``unigram_entropy`` of an export folder or a path that does not exist returned None
+    ("no plateau") without a word. A folder that is not a prepared data folder is a UserError naming it
+    (``data_folder_problem``); a prepared folder still gives its entropy, and one without train_freq.npy None."""
+    import shutil
+
+    from leviathan.errors import UserError
+    from leviathan.experiments.method.plateau import unigram_entropy
+
+    with pytest.raises(UserError, match=r"data_dir '.*no/such' does not exist; pass the path of a prepared data"):
+        unigram_entropy(tmp_path / "no" / "such")
+    (tmp_path / "hf").mkdir()
+    (tmp_path / "hf" / "config.json").write_text("{}")
+    with pytest.raises(UserError, match="not prepared data"):
+        unigram_entropy(tmp_path / "hf")
+    assert unigram_entropy(data) > 0
+    older = Path(shutil.copytree(data, tmp_path / "older"))
+    (older / "train_freq.npy").unlink()
+    assert unigram_entropy(older) is None

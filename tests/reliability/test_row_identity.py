@@ -1069,11 +1069,17 @@ def test_collect_results_does_not_copy_a_row_whose_commit_was_emptied(swept, tmp
     (lambda r: r["code"].update(commit="fcb4a0fe" * 100), "has code.commit 'fcb4a0fefcb4a0fe"),
     (lambda r: r["code"].update(torch="2.x y"), "has code.torch '2.x y', not a version"),
     (lambda r: r["code"].pop("torch"), "has no code.torch beside its code.commit"),
-], ids=["AD3-not-a-sha", "AD7-nul", "AD17-800-chars", "torch-not-a-version", "AD8-torch-removed"])
+    (lambda r: r["code"].update(torch="2.13.0+cpu+cpu"), "has code.torch '2.13.0+cpu+cpu', not a version"),
+    (lambda r: r["code"].update(leviathan="0..1"), "has code.leviathan '0..1', not a version"),
+    (lambda r: r["code"].update(torch="9" * 64), "has code.torch '99999"),
+], ids=["AD3-not-a-sha", "AD7-nul", "AD17-800-chars", "torch-not-a-version", "AD8-torch-removed",
+        "AH14-two-local-parts", "AH15-empty-number", "AH286-64-nines"])
 def test_a_row_whose_code_record_is_not_the_sweeps_is_named_and_skipped(capsys, sweep_copy, change, why):
     """Round 33 (AD3, AD7, AD8, AD14, AD17): a row's code.commit was checked only for being empty, so a commit no
     git writes ('zzz not a sha', a NUL, 800 characters) and a code whose torch field was removed were read by report
-    and analyze as the row's provenance without a word. ``row_provenance.code_field_problem``: named and skipped."""
+    and analyze as the row's provenance without a word. ``row_provenance.code_field_problem``: named and skipped.
+    Round 35 (AH14, AH15, AH18, AH20, AH22, AH286): a version is held to PEP 440's form (``row_provenance.VERSION``),
+    no longer any text that begins with a digit."""
     from leviathan.experiments.machinery.results import read_results
 
     _edit_second_row(sweep_copy / "results.jsonl", change)

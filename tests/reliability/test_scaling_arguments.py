@@ -105,3 +105,18 @@ def test_split_for_threads_refuses_a_piece_of_no_length():
     with pytest.raises(TypeError, match="split_for_threads: text must be a str, got bytes"):
         split_for_threads(b"abc", 10)
     assert split_for_threads("abc", 10) == ["abc"]
+
+
+@pytest.mark.parametrize("argv, said", [
+    (["--sizes", "-1e6,2e6,4e6,8e6", "--losses", "4,3.5,3.2,3.0"], "error: sizes and losses must be positive"),
+    (["--sizes", "1e6,2e6,4e6,8e6", "--losses", "-4,3.5,3.2,3.0"], "error: sizes and losses must be positive"),
+], ids=["AH162-negative-size", "negative-loss"])
+def test_a_negative_first_value_reaches_its_rule_not_argparse(capsys, argv, said):
+    """Round 35 (AH162): `analyze fit --sizes -1e6,2e6,...` was argparse's "argument --sizes: expected one argument"
+    (it took '-1e6,...' for an option): one was given. ``negative_values`` widens the parser's negative-number rule,
+    so the value reaches its own rule's line."""
+    from leviathan.cli import main
+
+    assert main(["analyze", "fit", *argv]) == 2
+    err = capsys.readouterr().err
+    assert said in err and "expected one argument" not in err, err

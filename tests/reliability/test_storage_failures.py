@@ -330,7 +330,32 @@ def test_an_input_that_is_a_symbolic_link_that_loops_is_named_as_such(capsys, da
     line = one_error(capsys.readouterr().err)
     assert "is a symbolic link that leads back to itself (it names 'loop2')" in line, line
     assert "does not exist" not in line and "unknown" not in line and "no result rows" not in line
+    assert "choose another location" not in line, line  # an output's fix for an input (round 35, AH40)
     assert sorted(p.name for p in tmp_path.iterdir()) == ["loop1", "loop2"]  # nothing made
+
+
+@pytest.mark.parametrize("verb", ["train data.path", "sweep --data-dir"])
+def test_a_data_folder_that_is_a_looping_link_gets_an_inputs_fix(capsys, data, finished_run, tmp_path, verb):
+    """Round 35 (AH40, AH49): a looping link as data.path or sweep's --data-dir raised pathlib's "Symlink loop"
+    RuntimeError in ``build_run_config`` (``Path.resolve``), which the CLI read as a failed write: the line ended
+    "or choose another location (--run-dir)" / "(--out)", the output's fix for an input. ``os.path.realpath`` now,
+    and the loop is named by ``data_folder_problem``; a sweep's data dir with no vocab_size was "not prepared (no
+    meta.json)" (``grid`` names it by ``errors.missing``)."""
+    from reliability_support import one_run_grid
+
+    links = tmp_path / "links"
+    links.mkdir()
+    (links / "loop1").symlink_to("loop2")
+    (links / "loop2").symlink_to("loop1")
+    loop = links / "loop1"
+    argv = {"train data.path": ["train", *run_overrides(data), f"data.path={loop}", "--run-dir", tmp_path / "r"],
+            "sweep --data-dir": ["sweep", "--grid", one_run_grid(data, tmp_path), "--out", tmp_path / "s",
+                                 "--data-dir", loop]}[verb]
+    assert main([str(a) for a in argv]) == 2
+    line = one_error(capsys.readouterr().err)
+    assert "is a symbolic link that leads back to itself (it names 'loop2')" in line, line
+    assert "choose another location" not in line and "--run-dir" not in line and "(--out)" not in line, line
+    assert not (tmp_path / "r").exists() and not (tmp_path / "s").exists()
 
 
 def test_an_input_that_is_a_link_to_nothing_names_what_it_names(capsys, finished_run, tmp_path):
@@ -913,3 +938,16 @@ def test_tensorboards_writer_thread_failing_is_one_line_naming_its_events_file(f
     assert proc.returncode == 2 and "Traceback" not in proc.stderr, proc.stderr
     assert f"error: '{run}/tensorboard/events.out.tfevents." in one_error(proc.stderr), proc.stderr
     assert "operation not permitted" in one_error(proc.stderr), proc.stderr
+
+
+def test_a_task_data_root_that_is_a_looping_link_is_named(monkeypatch, tmp_path):
+    """Round 35 (AH40's kind): ``task_data_root`` (lm-eval's data folder from $LEVIATHAN_DATA) resolved a looping link
+    with ``Path.resolve``, whose "Symlink loop" RuntimeError the CLI named as a failed write (the output's fix)."""
+    from leviathan.errors import UserError
+    from leviathan.eval.tasks import task_data_root
+
+    (tmp_path / "loop1").symlink_to("loop2")
+    (tmp_path / "loop2").symlink_to("loop1")
+    monkeypatch.setenv("LEVIATHAN_DATA", str(tmp_path / "loop1"))
+    with pytest.raises(UserError, match=r"\(named by \$LEVIATHAN_DATA\) is a symbolic link that leads back to itself"):
+        task_data_root()

@@ -54,3 +54,27 @@ def test_code_provenance_records_only_what_a_row_may_hold(tmp_path):
     (tmp_path / "versions.json").write_text(json.dumps({"git_revision": "ab" * 20 + "-dirty", "leviathan": "\x00",
                                                         "torch": 2}))
     assert code_provenance(tmp_path).as_dict() == {"commit": "ab" * 20 + "-dirty", "leviathan": None, "torch": None}
+
+
+def test_code_provenance_names_a_versions_value_it_drops(tmp_path):
+    """Round 35 (AH187): a run evaluated again from its folder whose versions.json was damaged ('zzz not a sha',
+    a torch version with a newline, or the file not JSON) got a row recording null without a word. Each dropped
+    value is reported, naming the file and the field."""
+    import json
+
+    from leviathan.experiments.machinery.provenance import code_provenance
+
+    said = []
+    (tmp_path / "versions.json").write_text(json.dumps({"git_revision": "zzz not a sha", "leviathan": "0.1.0",
+                                                        "torch": "2.13.0+cpu\n"}))
+    assert code_provenance(tmp_path, said.append).as_dict() == {"commit": None, "leviathan": "0.1.0", "torch": None}
+    assert len(said) == 2 and "versions.json: git_revision 'zzz not a sha'" in said[0] and "code.commit" in said[0]
+    assert "torch '2.13.0+cpu\\n'" in said[1] and "code.torch as null" in said[1], said
+    said.clear()
+    (tmp_path / "versions.json").write_text("{not json")
+    assert code_provenance(tmp_path, said.append).as_dict() == {"commit": None, "leviathan": None, "torch": None}
+    assert len(said) == 1 and "is not a JSON object of versions" in said[0], said
+    said.clear()
+    (tmp_path / "versions.json").unlink()  # no file: an older run, quietly null as before
+    assert code_provenance(tmp_path, said.append).as_dict() == {"commit": None, "leviathan": None, "torch": None}
+    assert said == []

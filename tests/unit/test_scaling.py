@@ -123,3 +123,14 @@ def test_identification_told_apart_from_a_flat_narrow_ladder():
     assert flat.as_dict()["unidentified"] == reasons
     assert "not identified: alpha" in format_fit(flat)
     assert fit_power_law(SIZES, power_law(SIZES, **TRUE), num_bootstrap=0).unidentified() == []  # no draws
+
+
+def test_flat_losses_are_not_identified():
+    """Round 35 (AH156): losses that do not change with size fit alpha = 1e-4 (its lower bound) and A ~ 3e-9 with
+    no word, where rising losses (F190) were "not identified". An alpha at its lower bound is named too."""
+    fit = fit_power_law([1e6, 2e6, 4e6, 8e6], [3.0, 3.0, 3.0, 3.0])
+    reasons = fit.unidentified()
+    assert any("alpha sits at its lower bound" in r and "do not fall with size" in r for r in reasons), reasons
+    assert "not identified: alpha sits at its lower bound" in format_fit(fit)
+    falling = fit_power_law([1e6, 2e6, 4e6, 8e6], [4.0, 3.5, 3.2, 3.0])
+    assert not any("bound" in r for r in falling.unidentified())

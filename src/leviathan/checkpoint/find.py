@@ -13,7 +13,7 @@ from pathlib import Path
 
 from ..errors import UserError, missing as missing_path, not_a_folder_there
 from .damage import files_problem, refuse_damaged_newest
-from .layout import CHECKPOINTS, is_complete, latest_checkpoint, step_of
+from .layout import CHECKPOINTS, is_complete, latest_checkpoint, step_before, step_of
 
 
 def find_checkpoint(path: str | os.PathLike) -> Path:
@@ -58,9 +58,12 @@ def _refuse_other_runs(latest: Path, run_dir: Path) -> None:
     from ..run_identity import refuse_foreign_step
     from .state import read_step_state
 
+    before = step_before(run_dir, latest)  # none: "the run's previous step is then used" could not work (AH256, AH258)
+    then = (f"the run's previous step, {before.name}, is then used" if before is not None else
+            "the run then holds no checkpoint of its own: train it to get one")
     refuse_foreign_step(latest, read_step_state(latest).run_id,
-                        f"move it out of {str(run_dir / CHECKPOINTS)!r} (the run's previous step is then used), or "
-                        f"give that step folder itself in place of the run folder to use it anyway")
+                        f"move it out of {str(run_dir / CHECKPOINTS)!r} ({then}), or give that step folder itself in "
+                        f"place of the run folder to use it anyway")
 
 
 def _what_it_is(path: Path) -> str:

@@ -93,6 +93,15 @@ def list_checkpoints(run_dir: str | os.PathLike, api: str = "list_checkpoints") 
     return sorted(out)
 
 
+def step_before(run_dir: str | os.PathLike, step_folder: str | os.PathLike) -> Path | None:
+    """The run's newest complete step folder older than ``step_folder`` (None when it holds none): what a reader of
+    the run takes once ``step_folder`` is moved out. A fix "move it out (the run's previous step is then used)" was
+    given for a run whose only step it was (issue 30 round 35, AH256-AH258)."""
+    step = step_of(Path(step_folder).name)
+    older = [folder for number, folder in list_checkpoints(run_dir, "step_before") if step is None or number < step]
+    return older[-1] if older else None
+
+
 def latest_checkpoint(run_dir: str | os.PathLike) -> Path | None:
     """The run's newest complete step folder, or None (``list_checkpoints``' rules)."""
     found = list_checkpoints(run_dir, "latest_checkpoint")

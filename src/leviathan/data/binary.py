@@ -12,8 +12,9 @@ lines are looked at the same way, on their first line (issue 30 round 31, Z35, Z
 the iconv line that turns it into text full of NUL characters (issue 30 round 32, AB3). Without a mark, UTF-32 and
 UTF-16 text of mostly Latin letters is told by where its NUL bytes fall (``_unmarked_kind``): UTF-32LE was "binary
 data (NUL bytes; or UTF-16 text)" with "convert UTF-16 with iconv", which gives text full of NULs (round 33, AD19,
-AD20, AD29). Footgun: UTF-16 or UTF-32 text of other scripts (few or no NUL bytes) is not told apart; its NULs, if
-any, still refuse it as binary data.
+AD20, AD29). UTF-16 or UTF-32 text of other scripts, whose NULs fall in no one column, is told by decoding it
+(``_decoded_kind``, round 35, AH26, AH27, AH31, AH33). Footgun: such text with no NUL byte at all in its first 8 KiB
+is not looked at here (it is read as UTF-8, its invalid bytes counted, or refused under --strict).
 """
 
 from __future__ import annotations
@@ -66,7 +67,60 @@ def _unmarked_kind(data: bytes) -> str | None:
         low = sum(any(u[k] != 0 for k in range(width) if k not in zero) for u in units)
         if high >= 0.95 * len(units) and low >= 0.95 * len(units):
             return f"{name} text (no byte order mark)"
-    return None
+    return _decoded_kind(data)
+
+
+_WIDTHS = {"UTF-32LE": 4, "UTF-32BE": 4, "UTF-16LE": 2, "UTF-16BE": 2}
+
+
+def _decoded_kind(data: bytes) -> str | None:
+    """"UTF-16LE text (no byte order mark)" and the like for UTF-16 or UTF-32 text of other scripts, whose NUL bytes
+    do not fall in one column (Chinese or Cyrillic in UTF-16, emoji beside Latin letters in UTF-32), else None. Round
+    35 (AH26, AH27, AH31, AH33): such text was called "binary data (NUL bytes)" with "pass UTF-8 text", though iconv
+    converts it. The rule: the encoding decodes the bytes without error into text (at least 95% of the characters
+    assigned, printable or whitespace, no NUL) whose letters keep to one script (``_one_script``); where more than
+    one does (UTF-16 read with its bytes swapped often
+    decodes too), the one whose characters fall in the fewest Unicode blocks of 128 is taken, since text keeps to
+    its script's few blocks and swapped bytes scatter them. Binary data with NUL bytes decodes to control characters
+    or unassigned ones and stays "binary data"."""
+    import unicodedata
+
+    best: tuple[int, str] | None = None
+    for name, width in _WIDTHS.items():
+        chunk = data[:len(data) - len(data) % width]
+        try:
+            text = chunk.decode(name.lower())
+        except UnicodeDecodeError as err:
+            if err.start < len(chunk) - 4:  # only a character cut at the end of the sample is forgiven
+                continue
+            text = chunk[:err.start].decode(name.lower(), errors="replace")
+        if len(text) < 2 or "\x00" in text:
+            continue
+        texty = sum(ch in "\t\n\r" or unicodedata.category(ch) not in ("Cc", "Cn", "Co", "Cs") for ch in text)
+        if texty < 0.95 * len(text) or not _one_script(text, unicodedata):
+            continue
+        blocks = len({ord(ch) >> 7 for ch in text})
+        if best is None or blocks < best[0]:
+            best = (blocks, name)
+    return None if best is None else f"{best[1]} text (no byte order mark)"
+
+
+def _one_script(text: str, unicodedata) -> bool:
+    """Whether ``text``'s letters are written in one script, as a language's text is (at least 90% of them share the
+    first word of their Unicode name: CJK, CYRILLIC, LATIN, ...), Latin letters mostly plain ASCII. A prepared
+    folder's token ids (train.bin, uint16) also decode as UTF-16, into a soup of accented and extended Latin letters
+    from every block, which this tells from text."""
+    letters = [ch for ch in text if unicodedata.category(ch).startswith("L")]
+    if not letters:
+        return False
+    scripts: dict[str, int] = {}
+    for ch in letters:
+        script = unicodedata.name(ch, "?").split()[0]
+        scripts[script] = scripts.get(script, 0) + 1
+    script, count = max(scripts.items(), key=lambda item: item[1])
+    if count < 0.9 * len(letters):
+        return False
+    return script != "LATIN" or sum(ch < "\x80" for ch in letters) >= 0.8 * len(letters)
 
 
 def _utf16_kind(data: bytes) -> str | None:
@@ -79,6 +133,14 @@ def _utf16_kind(data: bytes) -> str | None:
     if b"\x00" in data[2:SNIFF_BYTES]:
         return f"UTF-16 text (a {order} byte order mark)"
     return f"a UTF-16 byte order mark (bytes {data[0]:#04x} {data[1]:#04x}) before text that is not UTF-16"
+
+
+def other_encoding(data: bytes) -> str | None:
+    """"UTF-16LE text (no byte order mark)" and the like when ``data`` (a file's first bytes) is text in UTF-16 or
+    UTF-32, with or without a mark; None otherwise (UTF-8 text, or binary data). For the readers of text that is
+    read as UTF-8 (YAML settings, JSON lines), whose line for such a file named no conversion (round 35, AH34-AH38)."""
+    kind = binary_kind(data[:SNIFF_BYTES])
+    return kind if kind is not None and kind.startswith("UTF-") else None
 
 
 def not_text_fix(kind: str) -> str:

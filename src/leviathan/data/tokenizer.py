@@ -47,7 +47,8 @@ from typing import Iterable, Sequence
 import numpy as np
 
 from ..empty_paths import refuse_file_typed_as_folder
-from ..errors import UserError, missing, name_too_long, not_a_file, nul_byte
+from ..errors import (ArgumentTypeError, ArgumentValueError, UserError, missing, name_too_long, not_a_file,
+                      nul_byte)
 from ..integers import is_integer
 from .integrity import check_meta_tokenizer
 from .meta import find_meta
@@ -120,16 +121,19 @@ class Tokenizer:
         encoded as two replacement characters without a word (round 21, P35b); which encoding and which repair is the
         caller's to say."""
         if isinstance(text, (bytes, bytearray, memoryview)):
-            raise TypeError(f"encode takes a str, got {type(text).__name__} {bytes(text)!r:.40}; decode it first: "
-                            f"data.decode('utf-8') (errors='replace' to keep bytes that are not UTF-8 as \\ufffd)")
+            raise ArgumentTypeError(
+                f"encode takes a str, got {type(text).__name__} {bytes(text)!r:.40}; decode it first: "
+                f"data.decode('utf-8') (errors='replace' to keep bytes that are not UTF-8 as \\ufffd)")
         if not isinstance(text, str):
-            raise TypeError(f"encode takes a str, got {type(text).__name__} {text!r:.40}; for several texts use "
-                            f"encode_batch")
+            raise ArgumentTypeError(
+                f"encode takes a str, got {type(text).__name__} {text!r:.40}; for several texts use "
+                f"encode_batch")
         try:
             text.encode("utf-8")
         except UnicodeEncodeError as e:
-            raise ValueError(f"the text holds {text[e.start]!r} at character {e.start:,}, a lone surrogate that is not "
-                             f"UTF-8; decode the source with errors='replace' (or 'surrogatepass' and re-encode)") \
+            raise ArgumentValueError(
+                f"the text holds {text[e.start]!r} at character {e.start:,}, a lone surrogate that is not "
+                f"UTF-8; decode the source with errors='replace' (or 'surrogatepass' and re-encode)") \
                 from None
         return text
 
@@ -142,11 +146,12 @@ class Tokenizer:
         from ..value_rules import thread_problem
 
         if isinstance(texts, (str, bytes)):
-            raise TypeError("encode_batch takes a list of texts, got one str; pass [text], or use encode(text)")
+            raise ArgumentTypeError("encode_batch takes a list of texts, got one str; pass [text], or use encode(text)")
         if isinstance(num_threads, bool) or not is_integer(num_threads) or num_threads < 0:
-            raise ValueError(f"num_threads must be a whole number >= 0 (0: every core), got {num_threads!r:.40}")
+            raise ArgumentValueError(
+                f"num_threads must be a whole number >= 0 (0: every core), got {num_threads!r:.40}")
         if num_threads > 0 and (problem := thread_problem(num_threads)) is not None:
-            raise ValueError(f"num_threads {problem}; more threads than that are no faster (0: every core)")
+            raise ArgumentValueError(f"num_threads {problem}; more threads than that are no faster (0: every core)")
         return [Tokenizer._checked_text(t) for t in texts], int(num_threads)
 
     def _checked_ids(self, ids: Iterable[int]) -> list[int]:
@@ -154,20 +159,22 @@ class Tokenizer:
         returned '' without a word (issue 30 round 12, U152, U153); ``decode([1.5])`` and ``decode([True])`` decoded
         ids 1 (round 13, W92, W94): an id is an integer (int, a numpy or torch integer), never a bool, float or text."""
         if isinstance(ids, (str, bytes)) or not hasattr(ids, "__iter__") or getattr(ids, "ndim", 1) != 1:
-            raise TypeError(f"decode takes a sequence of token ids (a list or a 1-d array), got {type(ids).__name__} "
-                            f"{ids!r:.40}")  # decode(5): "'int' object is not iterable" (round 14, B95, B98, B99)
+            raise ArgumentTypeError(
+                f"decode takes a sequence of token ids (a list or a 1-d array), got {type(ids).__name__} "
+                f"{ids!r:.40}; pass one row of ids (decode(ids[0]), or each row in turn for a batch)")  # decode(5): "'int' object is not iterable" (round 14, B95, B98, B99)
         out = []
         for i in ids:
             if isinstance(i, bool) or str(getattr(i, "dtype", "")) in ("bool", "torch.bool"):  # numpy's, torch's
-                raise TypeError(f"token ids are integers, got the bool {i!r}; pass ints such as [15, 2047]")
+                raise ArgumentTypeError(f"token ids are integers, got the bool {i!r}; pass ints such as [15, 2047]")
             try:
                 out.append(operator.index(i))
             except TypeError:
-                raise TypeError(f"token ids are integers, got {type(i).__name__} {i!r:.40}; pass ints such as "
+                raise ArgumentTypeError(f"token ids are integers, got {type(i).__name__} {i!r:.40}; pass ints such as "
                                 f"[15, 2047]") from None
         bad = next((i for i in out if not 0 <= i < self.vocab_size), None)
         if bad is not None:
-            raise ValueError(f"token id {bad} is outside this tokenizer's ids [0, {self.vocab_size})")
+            raise ArgumentValueError(f"token id {bad} is outside this tokenizer's ids [0, {self.vocab_size}); pass "
+                                     f"ids this tokenizer makes (a model's vocabulary may be larger than its tokenizer's)")
         return out
 
     def save(self, directory: str | os.PathLike) -> Path:
@@ -798,9 +805,9 @@ def split_for_threads(text: str, max_chars: int) -> list[str]:
     from ..value_rules import whole_problem
 
     if not isinstance(text, str):
-        raise TypeError(f"split_for_threads: text must be a str, got {type(text).__name__}; decode it first")
+        raise ArgumentTypeError(f"split_for_threads: text must be a str, got {type(text).__name__}; decode it first")
     if (problem := whole_problem(max_chars, 1, "a whole number >= 1")) is not None:
-        raise ValueError(f"split_for_threads: max_chars {problem}; pass the piece length in characters")
+        raise ArgumentValueError(f"split_for_threads: max_chars {problem}; pass the piece length in characters")
     if len(text) <= max_chars:
         return [text]
     pieces, start = [], 0

@@ -22,6 +22,7 @@ import torch
 import torch.nn.functional as F
 from torch import nn
 
+from ..errors import ArgumentValueError
 from ..model.labels import check_outside
 from .result import EvalResult
 from ..value_rules import api_check, check_switches, model_problem
@@ -51,7 +52,7 @@ def window_batches(n: int, seq_len: int, batch_size: int) -> list[tuple[list[int
     for name, value, minimum in (("n", n, 0), ("seq_len", seq_len, 1), ("batch_size", batch_size, 1)):
         problem = whole_problem(value, minimum, f"a whole number >= {minimum}")
         if problem is not None:
-            raise ValueError(f"window_batches: {name} {problem}; pass a whole number such as 32")
+            raise ArgumentValueError(f"window_batches: {name} {problem}; pass a whole number such as 32")
     num_full = n // seq_len
     batches = [(list(range(j * seq_len, min(j + batch_size, num_full) * seq_len, seq_len)), seq_len)
                for j in range(0, num_full, batch_size)]
@@ -81,7 +82,8 @@ def token_losses(model: nn.Module, tokens: np.ndarray, seq_len: int, batch_size:
     check_windows(model, tokens, seq_len, batch_size)  # whole numbers, a 1-D stream of integer ids (round 17, S77)
     n = len(tokens) - 1
     if n < 1:
-        raise ValueError(f"need at least 2 tokens to predict one, got {len(tokens)}")
+        raise ArgumentValueError(f"need at least 2 tokens to predict one, got {len(tokens)}; pass a longer "
+                                 f"stream of token ids")
     check_switches("token_losses", even=even)  # even='yes' was read as a flag, 'no' as True too (round 22, S76)
     check_dtype(dtype)  # 'bfloat16' as text was torch's TypeError (round 18, G327)
     check_shard(shard)  # (0, 0): "slice step cannot be zero"; (2, 2): other ranks' batches (round 21, P395, P396)

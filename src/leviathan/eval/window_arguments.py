@@ -22,6 +22,7 @@ import numbers
 
 import numpy as np
 
+from ..errors import ArgumentTypeError, ArgumentValueError
 from ..value_rules import whole_problem
 from ..positions import model_positions
 
@@ -31,18 +32,21 @@ def check_windows(model, tokens: np.ndarray, seq_len, batch_size) -> None:
     for name, value in (("seq_len", seq_len), ("batch_size", batch_size)):
         problem = whole_problem(value, 1, "a positive integer")
         if problem is not None:
-            raise ValueError(f"{name} {problem}; pass a whole number such as 32")  # E103
+            raise ArgumentValueError(f"{name} {problem}; pass a whole number such as 32")  # E103
     if tokens.ndim != 1:  # S77: a (10, 20) array was "input_ids must be a (batch, length) tensor ..., got (1, 9, 20)"
-        raise ValueError(f"tokens must be a 1-D stream of token ids (documents one after another, as a split's .bin "
-                         f"holds them), got an array of shape {tokens.shape}; pass one stream (tokens.ravel() joins "
-                         f"the rows of a 2-D array in order)")
+        raise ArgumentValueError(
+            f"tokens must be a 1-D stream of token ids (documents one after another, as a split's .bin "
+            f"holds them), got an array of shape {tokens.shape}; pass one stream (tokens.ravel() joins "
+            f"the rows of a 2-D array in order)")
     if not np.issubdtype(tokens.dtype, np.integer):  # E106: 5.7 was read as id 5
-        raise ValueError(f"tokens must be integer token ids, got an array of {tokens.dtype}; pass the ids as integers "
-                         f"(np.asarray(ids, dtype=np.int64)): fractional values would be cut to other ids")
+        raise ArgumentValueError(
+            f"tokens must be integer token ids, got an array of {tokens.dtype}; pass the ids as integers "
+            f"(np.asarray(ids, dtype=np.int64)): fractional values would be cut to other ids")
     limit = model_positions(model)
     if limit is not None and seq_len > limit:  # E107: as `leviathan eval --seq-len` and generate refuse it
-        raise ValueError(f"seq_len {seq_len} exceeds the model's max_position_embeddings ({limit}); pass seq_len <= "
-                         f"{limit} (the run's data.seq_len is the context it was trained with)")
+        raise ArgumentValueError(
+            f"seq_len {seq_len} exceeds the model's max_position_embeddings ({limit}); pass seq_len <= "
+            f"{limit} (the run's data.seq_len is the context it was trained with)")
 
 
 def check_num_bytes(num_bytes) -> None:
@@ -52,8 +56,9 @@ def check_num_bytes(num_bytes) -> None:
         return
     if not isinstance(num_bytes, numbers.Real) or isinstance(num_bytes, bool) or not num_bytes >= 0 \
             or not math.isfinite(num_bytes):
-        raise ValueError(f"num_bytes must be the UTF-8 size in bytes of the text the tokens encode (a finite number "
-                         f">= 0), or None for no bits per byte, got {num_bytes!r:.40}")
+        raise ArgumentValueError(
+            f"num_bytes must be the UTF-8 size in bytes of the text the tokens encode (a finite number "
+            f">= 0), or None for no bits per byte, got {num_bytes!r:.40}")
 
 
 def check_text_bytes(num_bytes, num_tokens: int) -> None:
@@ -81,15 +86,18 @@ def check_shard(shard) -> None:
     scored other ranks' batches (or none) without a word, so the ranks' arrays no longer summed to the whole stream's
     (issue 30 round 21, P395, P396)."""
     if not isinstance(shard, (tuple, list)) or len(shard) != 2:
-        raise TypeError(f"shard must be a pair (rank, world), got {shard!r:.40}; pass e.g. shard=(0, 1) for one "
-                        f"process, or (dist.get_rank(), dist.get_world_size())")
+        raise ArgumentTypeError(
+            f"shard must be a pair (rank, world), got {shard!r:.40}; pass e.g. shard=(0, 1) for one "
+            f"process, or (dist.get_rank(), dist.get_world_size())")
     rank, world = shard
     if whole_problem(world, 1, "a positive integer") is not None:
-        raise ValueError(f"shard (rank, world): world {world!r:.20} must be a whole number >= 1 (the processes that "
-                         f"score the stream); pass e.g. shard=(0, 1)")
+        raise ArgumentValueError(
+            f"shard (rank, world): world {world!r:.20} must be a whole number >= 1 (the processes that "
+            f"score the stream); pass e.g. shard=(0, 1)")
     if whole_problem(rank, 0, "a whole number") is not None or rank >= world:
-        raise ValueError(f"shard (rank, world): rank {rank!r:.20} must be a whole number in [0, {world}) (one of the "
-                         f"{world} processes); pass each process its own rank")
+        raise ArgumentValueError(
+            f"shard (rank, world): rank {rank!r:.20} must be a whole number in [0, {world}) (one of the "
+            f"{world} processes); pass each process its own rank")
 
 
 AUTOCAST_DTYPES = ("float32", "bfloat16", "float16")  # what a scoring call's autocast runs in
@@ -105,7 +113,7 @@ def check_dtype(dtype) -> None:
         return
     hint = f" (the name of torch.{dtype}: pass torch.{dtype})" if isinstance(dtype, str) and hasattr(torch, dtype) \
         else ""
-    error = TypeError if not isinstance(dtype, torch.dtype) else ValueError
+    error = ArgumentTypeError if not isinstance(dtype, torch.dtype) else ArgumentValueError  # round 35 (AI162)
     raise error(f"dtype must be None or one of torch.{', torch.'.join(AUTOCAST_DTYPES)}, got {dtype!r:.40}{hint}; "
                 f"pass e.g. dtype=torch.bfloat16")
 
@@ -117,8 +125,9 @@ def check_sums(total_nats, num_predicted) -> None:
     of a row refuses (issue 30 round 21, P392, P393)."""
     problem = whole_problem(num_predicted, 1, "a whole number >= 1")
     if problem is not None:
-        raise ValueError(f"num_predicted {problem} (a loss is a mean over predicted tokens); pass their count "
+        raise ArgumentValueError(f"num_predicted {problem} (a loss is a mean over predicted tokens); pass their count "
                          f"(len(token_losses(...)))")
     if not isinstance(total_nats, numbers.Real) or isinstance(total_nats, bool) or total_nats < 0:
-        raise ValueError(f"total_nats must be the summed negative log-likelihood of the predicted tokens (a number "
-                         f">= 0: each token's loss is >= 0), got {total_nats!r:.40}; pass token_losses(...).sum()")
+        raise ArgumentValueError(
+            f"total_nats must be the summed negative log-likelihood of the predicted tokens (a number "
+            f">= 0: each token's loss is >= 0), got {total_nats!r:.40}; pass token_losses(...).sum()")

@@ -457,8 +457,10 @@ def _save_tokenizer(tokenizer: Any, directory: Path) -> None:
     if hasattr(tokenizer, "save"):
         tokenizer.save(str(directory))
         return
-    raise TypeError(f"cannot save tokenizer of type {type(tokenizer).__name__}: it has neither save_pretrained(dir) "
-                    "nor save(dir)")
+    raise ArgumentTypeError(
+        f"cannot save tokenizer of type {type(tokenizer).__name__}: it has neither save_pretrained(dir) "
+        "nor save(dir); pass the tokenizer object itself (a transformers or leviathan tokenizer), or leave tokenizer "
+        "out")
 
 
 def _as_native(model: CausalLM | LeviathanForCausalLM) -> CausalLM:

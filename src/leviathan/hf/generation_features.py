@@ -68,15 +68,55 @@ _FIX = ("leave it out (also of model.generation_config and generation_config.jso
         "transformers model")
 
 
+# what each refused field with an "off" value holds in transformers' GenerationConfig: a switch, a whole number or a
+# number; a value of another kind is named as that (round 35, AI280-AI304: low_memory=0 or 'False' and
+# num_beam_groups=1.0 were "asks for low-memory beam search" / "group beam search", the cause the wrong one)
+_KINDS = {"is_assistant": "switch", "use_mtp": "switch", "low_memory": "switch", "num_beam_groups": "whole",
+          "encoder_no_repeat_ngram_size": "whole", "penalty_alpha": "number", "diversity_penalty": "number"}
+_EXPECTED = {"switch": "True or False (a text such as 'False' or a number is not a switch)",
+             "whole": "a whole number", "number": "a number"}
+
+
+def _kind_problem(name: str, value: Any) -> str | None:
+    """Why ``value`` of refused field ``name`` is not of the kind the field holds (None: it is, or None)."""
+    import numbers
+
+    from ..value_rules import _bools
+
+    kind = _KINDS.get(name)
+    if value is None or kind is None:
+        return None
+    if kind == "switch":
+        fine = isinstance(value, _bools())
+    else:
+        fine = isinstance(value, numbers.Integral if kind == "whole" else numbers.Real) and not isinstance(value, _bools())
+    if fine:
+        return None
+    off = " or ".join(repr(v) for v in _OFF[name])
+    return (f"{name}={value!r:.40} is not {_EXPECTED[kind]}; {REFUSED[name]}, which leviathan's classes do not "
+            f"support, is off when {name} is {off} or left out")
+
+
 def _off(name: str, value: Any) -> bool:
-    return value is None or any(type(value) is type(off) and value == off for off in _OFF.get(name, ()))
+    """Whether ``value`` asks for nothing: None, or the field's off value. A number counts by value: a penalty of 0.0
+    is no penalty (transformers 4 wrote ``diversity_penalty: 0.0`` and ``penalty_alpha`` is a float field), so 0.0
+    was "asks for group beam search" (round 35, AI280, AI285, AI302, AI303)."""
+    if value is None:
+        return True
+    if _KINDS.get(name) == "number":
+        return _kind_problem(name, value) is None and value == 0
+    return any(type(value) is type(off) and value == off for off in _OFF.get(name, ()))
 
 
 def feature_problem(get: Callable[[str], Any]) -> str | None:
     """Why the settings ``get`` reads (``get(name)`` -> value or None) ask for a feature leviathan's classes do not
-    support ("prefill_chunk_size=-1 asks for chunked prefill, which leviathan's classes do not support"), or None."""
+    support ("prefill_chunk_size=-1 asks for chunked prefill, which leviathan's classes do not support"), or hold a
+    value of another kind in such a field ("low_memory=0 is not True or False ..."), or None."""
     for name, feature in REFUSED.items():
-        if not _off(name, value := get(name)):
+        value = get(name)
+        if (problem := _kind_problem(name, value)) is not None:
+            return problem
+        if not _off(name, value):
             return f"{name}={value!r:.40} asks for {feature}, which leviathan's classes do not support"
     for name, refused in _REFUSED_VALUES.items():
         value = get(name)
@@ -108,5 +148,8 @@ def check_generate_features(model: Any, api: str, generation_config: Any, kwargs
                 return value
         return None
 
+    for name in _KINDS:  # a value of another kind is the caller's type mistake (round 35, AI282, AI283, AI304)
+        if (problem := _kind_problem(name, get(name))) is not None:
+            raise ArgumentTypeError(f"{api}: {problem}; {_FIX}")
     if (problem := feature_problem(get)) is not None:
         raise ArgumentValueError(f"{api}: {problem}; {_FIX}")

@@ -19,6 +19,7 @@ from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Optional
 
 from ..codec import decode, encode_fields, extra_keys
+from ..errors import ArgumentTypeError
 from .config import ModelConfig
 
 if TYPE_CHECKING:  # counting from a config needs no torch; the package's light readers import this module
@@ -95,8 +96,9 @@ def count_config(cfg: ModelConfig) -> ParamCounts:
     """Analytic parameter counts for a configuration (TypeError for anything but a ``ModelConfig``: a preset's name
     ended in an AttributeError, issue 30 round 8)."""
     if not isinstance(cfg, ModelConfig):
-        raise TypeError(f"count_config takes a ModelConfig, got {type(cfg).__name__} {cfg!r:.60}; for a preset, "
-                        f"count_config(leviathan.presets.preset(NAME)) or `leviathan params --preset NAME`")
+        raise ArgumentTypeError(
+            f"count_config takes a ModelConfig, got {type(cfg).__name__} {cfg!r:.60}; for a preset, "
+            f"count_config(leviathan.presets.preset(NAME)) or `leviathan params --preset NAME`")
     body = cfg.num_hidden_layers * layer_params(cfg) + cfg.hidden_size
     head = 0 if cfg.tie_word_embeddings else cfg.vocab_size * cfg.hidden_size
     return ParamCounts(input=input_params(cfg), body=body, head=head, tied=cfg.tie_word_embeddings)
@@ -109,9 +111,10 @@ def count_model(model: nn.Module) -> ParamCounts:
     # count_model('x') (round 13, W103) and count_model(nn.Linear(3, 3)) (round 18, G385) were AttributeErrors
     if not isinstance(model, torch.nn.Module) or not (isinstance(getattr(model, "lm_head", None), torch.nn.Module) and
                                                       hasattr(getattr(model, "model", None), "embed_tokens")):
-        raise TypeError(f"count_model takes a built model (a causal LM: an nn.Module with model.embed_tokens and "
-                        f"lm_head, such as CausalLM), got {type(model).__name__} {model!r:.60}; for a config use "
-                        f"count_config")
+        raise ArgumentTypeError(
+            f"count_model takes a built model (a causal LM: an nn.Module with model.embed_tokens and "
+            f"lm_head, such as CausalLM), got {type(model).__name__} {model!r:.60}; for a config use "
+            f"count_config")
     groups = {"input": 0, "body": 0, "head": 0}
     seen = set()
     for name, p in model.named_parameters(remove_duplicate=False):
@@ -137,7 +140,7 @@ def flops_per_token(cfg: ModelConfig, seq_len: int | None = None) -> dict:
     from ..integers import is_integer
 
     if not isinstance(cfg, ModelConfig):  # None ended in an AttributeError (issue 30 round 9, M140)
-        raise TypeError(f"flops_per_token takes a ModelConfig, got {type(cfg).__name__} {cfg!r:.60}")
+        raise ArgumentTypeError(f"flops_per_token takes a ModelConfig, got {type(cfg).__name__} {cfg!r:.60}")
     limit = cfg.max_position_embeddings
     if seq_len is not None and (not is_integer(seq_len) or not 1 <= seq_len <= limit):
         raise ArgumentValueError(f"flops_per_token: seq_len must be a positive whole number of positions, at most the "

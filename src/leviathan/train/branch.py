@@ -20,7 +20,7 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-from ..checkpoint.layout import list_checkpoints, step_of
+from ..checkpoint.layout import list_checkpoints, step_before, step_of
 from ..errors import UserError
 from ..run_identity import refuse_foreign_step
 
@@ -59,8 +59,11 @@ def refuse_other_runs_step(path: Path, run_dir: Path) -> None:
     if step_of(path.name) is None or not _same_folder(path.parent.parent, run_dir):
         return
     checkpoints = str(run_dir / "checkpoints")
+    before = step_before(run_dir, path)  # none: "goes on from this run's previous step" could not work (AH257)
+    then = (f"--resume auto then goes on from this run's previous step, {before.name}" if before is not None else
+            "--resume auto then starts this run again from step 0, as it holds no other step")
     refuse_foreign_step(path, read_step_state(path).run_id,
-                        f"move it out of {checkpoints!r} (--resume auto then goes on from this run's previous step); "
+                        f"move it out of {checkpoints!r} ({then}); "
                         f"to train on from it, fork it from where you moved it into a new run folder (leviathan train "
                         f"--run-dir NEW --resume MOVED_STEP_FOLDER)")
 

@@ -51,7 +51,7 @@ from ..data.meta import PreparedMeta, data_folder_problem
 from ..eval.result import EvalResult
 from ..eval.stream import short_split_problem
 from ..io import atomic_write_json, atomic_write_text
-from ..errors import ReportedInterrupt, Stopped, UserError, not_a_folder_there
+from ..errors import ArgumentTypeError, ReportedInterrupt, Stopped, UserError, not_a_folder_there
 from ..locking import folder_lock, reading
 from ..memory_preflight import allocator_words, out_of_memory
 from ..ownership import check_apart, check_claim, check_not_container, check_not_inside, mark
@@ -106,11 +106,12 @@ def train(cfg: RunConfig, run_dir: str | os.PathLike, resume: str | None = None,
     train itself names its own rerun: ``with checkpoint.resume_hint("run the same ... again"): train(...)``).
     """
     if not isinstance(run_dir, (str, os.PathLike)) or not os.fspath(run_dir):  # round 8: None was os.fspath's TypeError
-        raise TypeError(f"run_dir must be the path of the run folder (str or Path), got {run_dir!r:.60}")
+        raise ArgumentTypeError(f"run_dir must be the path of the run folder (str or Path), got {run_dir!r:.60}")
     api_check("train", "run_dir", path_problem(run_dir), "pass the path of the run folder")  # a NUL (round 27, S554)
     if not isinstance(cfg, RunConfig):  # a text ended in an AttributeError (issue 30 round 9, M131)
-        raise TypeError(f"cfg must be a RunConfig (leviathan.run_config.load_run_config(CONFIG, OVERRIDES)), got "
-                        f"{type(cfg).__name__} {cfg!r:.60}")
+        raise ArgumentTypeError(
+            f"cfg must be a RunConfig (leviathan.run_config.load_run_config(CONFIG, OVERRIDES)), got "
+            f"{type(cfg).__name__} {cfg!r:.60}")
     check_train_arguments(resume, quiet)  # round 17 (E18, E19): resume=True, quiet='no'
     cfg = check_run_config(cfg)  # edited after it was built: a file's checks (round 16, C248, C250)
     device = D.resolve_device(cfg.device)

@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Sequence
 
-from ...errors import UserError, not_a_folder_there
+from ...errors import UserError, missing, not_a_folder_there
 from ...io import data_root, named
 from .check import check_present, read_piqa_labels, read_task_rows
 
@@ -78,9 +78,9 @@ def task_data_root(explicit: str | os.PathLike | None = None) -> Path:
     if not value:
         raise UserError("the downstream task files live in the data folder: pass --data-root DIR or set "
                         "LEVIATHAN_DATA (e.g. ../shared/data)")
-    root = Path(value).expanduser().resolve()
+    root = Path(os.path.realpath(Path(value).expanduser()))  # resolve(): a loop was named as an output (AH40's kind)
     if not root.is_dir():  # a file was "does not exist" (issue 30 round 20, K217); say which and where it came from
-        what = not_a_folder_there(root) if root.exists() else "does not exist"
+        what = not_a_folder_there(root) if root.exists() else missing(Path(value).expanduser())  # a loop (AH40)
         given = "given" if explicit else "named by $LEVIATHAN_DATA"
         raise UserError(f"data folder {str(root)!r} ({given}) {what}; pass --data-root DIR or set LEVIATHAN_DATA to "
                         f"the folder holding the task files")

@@ -20,6 +20,7 @@ the raw text's paths, so two of them differ for the same text prepared at two pl
 from __future__ import annotations
 
 from dataclasses import dataclass
+from pathlib import Path
 
 from ...data.fingerprint import LEGACY_VERSION
 from ..method.plateau import unigram_entropy
@@ -95,7 +96,8 @@ def grid_plateau(grid: SweepGrid) -> float | None:
     grid.json records; a grid.json that records none falls back to the folder only when it stores no value."""
     if not grid.data_dir:
         return grid.unigram_entropy
-    plateau = unigram_entropy(grid.data_dir) if trusted_data_folder(grid) else None
+    prepared = (Path(grid.data_dir) / "meta.json").is_file()  # unigram_entropy refuses any other folder (AI202, AI203)
+    plateau = unigram_entropy(grid.data_dir) if prepared and trusted_data_folder(grid) else None
     return grid.unigram_entropy if plateau is None else plateau
 
 

@@ -53,7 +53,7 @@ from typing import Any
 from ...config import ConfigError, check_repeated_overrides, from_dict, keys_overlap, override_key, override_list, to_dict
 from ...configs import GRIDS, available, find_grid_file
 from ...data.meta import NO_META, find_meta, not_prepared
-from ...errors import UserError
+from ...errors import UserError, missing
 from ...model.accounting import ParamCounts, count_config, isoparametric_depth
 from ...model.config import EMBEDDING_KINDS, ModelConfig
 from ...presets import preset_dict
@@ -498,6 +498,8 @@ def _grid_data(data: DataSection, name: str, data_dir: str | None) -> tuple[Path
                         f"prepare the data with the grid's tokenizer")
     if vocab is not None:
         return ddir, vocab, "meta.json"
+    if not ddir.exists() and (why := missing(ddir)) != "does not exist":  # round 35 (AH49): a looping link was
+        raise UserError(f"grid {name!r}: data dir {str(ddir)!r} {why}")  # "not prepared (no meta.json)" or the output's fix
     other = not_prepared(ddir) if ddir.exists() else NO_META
     if not other.startswith(NO_META):  # a train run's folder was "not prepared ... run `leviathan prepare`": preparing
         raise UserError(f"grid {name!r}: data dir {str(ddir)!r} {other}")  # into it (issue 30 round 19, J267)

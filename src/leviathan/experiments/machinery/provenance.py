@@ -147,20 +147,45 @@ class RunProvenance:
         return {"config": self.config, "code": self.code, "data": self.data}
 
 
-def code_provenance(run_dir: Path) -> CodeProvenance:
-    """Commit and versions from the run folder's versions.json (what the run trained with)."""
-    versions = _read_json(run_dir / "versions.json")
-    return CodeProvenance(*(_recordable(key, versions.get(name)) for key, name in
+def code_provenance(run_dir: Path, report=None) -> CodeProvenance:
+    """Commit and versions from the run folder's versions.json (what the run trained with). A value the row may not
+    record, or a versions.json that is there but not a JSON object, is recorded as null and reported
+    (``report(message)``, default stderr): round 35 (AH187) found it dropped without a word."""
+    path = Path(run_dir) / "versions.json"
+    versions = _read_json(path)
+    if not isinstance(versions, dict):
+        versions = {}
+    if not versions and path.is_file():
+        _report(report, f"warning: {path} is not a JSON object of versions (damaged or edited); the run's results row "
+                        f"records its commit and versions as null (not known)")
+    return CodeProvenance(*(_recordable(key, versions.get(name), path, name, report) for key, name in
                             (("commit", "git_revision"), ("leviathan", "leviathan"), ("torch", "torch"))))
 
 
-def _recordable(key: str, value: Any) -> str | None:
+def _report(report, message: str) -> None:
+    if report is None:
+        import sys
+
+        print(message, file=sys.stderr)
+    else:
+        report(message)
+
+
+def _recordable(key: str, value: Any, path: Path | None = None, name: str = "", report=None) -> str | None:
     """``value`` of versions.json if a results row may record it as ``code.<key>``, else None (the file does not say
     it): a row the sweep writes must read back (``row_provenance.code_field_problem``, round 33, AD3-AD17), or it
-    would be skipped as edited on every later read."""
+    would be skipped as edited on every later read. Round 35 (AH187): a value dropped so is reported, naming the file
+    and the field, not recorded as null without a word."""
     from .row_provenance import code_field_problem
 
-    return value if code_field_problem(key, value) is None else None
+    if code_field_problem(key, value) is None:
+        return value
+    if path is not None:
+        shown = repr(value) if len(repr(value)) <= 40 else repr(value)[:37] + "..."
+        _report(report, f"warning: {path}: {name} {shown} is not what a run records there (damaged or edited); the "
+                        f"run's results row records code.{key} as null (not known); restore the file from a copy to "
+                        f"keep it")
+    return None
 
 
 def data_provenance(data_dir: str | os.PathLike, *bases: str | os.PathLike) -> DataProvenance:

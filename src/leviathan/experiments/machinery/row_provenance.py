@@ -55,11 +55,18 @@ def provenance_problem(d: dict) -> str | None:
 CODE_FIELDS = ("commit", "leviathan", "torch")  # what the sweep writes as a row's code (``CodeProvenance``)
 
 COMMIT = re.compile(r"[0-9a-f]{4,64}(-dirty)?")  # ``metrics.git_revision``: ``git rev-parse HEAD``[-dirty]
-VERSION = re.compile(r"[0-9][0-9A-Za-z.+!_-]{0,63}")  # a package's ``__version__``: '0.1.0', '2.13.0+cpu'
+# A package's ``__version__`` as PEP 440 writes it normalised ('0.1.0', '2.5.1+cpu', '2.6.0.dev20241112+cu121',
+# '0.1.0.dev0'): release numbers joined by single dots, at least major.minor (no torch or leviathan release was ever
+# one number), then an optional pre-release, post and dev part and one local label after a single '+'. Round 35
+# (AH14, AH15, AH18, AH20, AH22, AH286): the earlier pattern took any text of 64 characters that began with a digit,
+# so '2.13.0+cpu+cpu', '0..1' and 64 nines were read and copied as a row's provenance without a word.
+_NUMBER = r"(?:0|[1-9][0-9]*)"
+VERSION = re.compile(rf"(?=.{{1,64}}$)(?:{_NUMBER}!)?{_NUMBER}(?:\.{_NUMBER})+(?:(?:a|b|rc){_NUMBER})?"
+                     rf"(?:\.post{_NUMBER})?(?:\.dev{_NUMBER})?(?:\+[A-Za-z0-9]+(?:\.[A-Za-z0-9]+)*)?")
 _FORMATS = {"commit": (COMMIT, "a git commit (the hex digits `git rev-parse HEAD` prints, '-dirty' after them when "
                                "the tree had changes)"),
-            "leviathan": (VERSION, "a version (such as '0.1.0')"),
-            "torch": (VERSION, "a version (such as '2.5.1+cpu')")}
+            "leviathan": (VERSION, "a version (such as '0.1.0': numbers joined by dots, PEP 440)"),
+            "torch": (VERSION, "a version (such as '2.5.1+cpu': numbers joined by dots, PEP 440)")}
 
 
 def code_field_problem(key: str, value: Any) -> str | None:

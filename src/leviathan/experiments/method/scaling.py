@@ -128,6 +128,14 @@ class PowerLawFit(Record):
             reasons.append(f"the losses rise with size (slope {self.slope:+.3g} nats per e-fold of N): a loss that "
                            f"falls as a power law does not describe them, and alpha sits at its bound; check the "
                            f"sizes and losses are paired as meant, and that the larger runs trained to the end")
+        elif self.alpha <= ALPHA_BOUNDS[0] * (1 + 1e-6):  # round 35 (AH156): flat losses, alpha 1e-4, A ~0, no word
+            slope = "" if self.slope is None else f" (slope {self.slope:+.3g} nats per e-fold of N)"
+            reasons.append(f"alpha sits at its lower bound {ALPHA_BOUNDS[0]:g}: the losses do not fall with size"
+                           f"{slope}, so A and alpha describe nothing; check the sizes and losses are paired as "
+                           f"meant, and that the larger runs trained to the end")
+        elif self.alpha >= ALPHA_BOUNDS[1] * (1 - 1e-6):  # the same kind at the other bound
+            reasons.append(f"alpha sits at its upper bound {ALPHA_BOUNDS[1]:g}: the losses fall faster with size than "
+                           f"any power law the fit allows; check the sizes and losses are paired as meant")
         a = self.interval("alpha")
         if a is not None and a[0] > 0 and a[1] / a[0] > ALPHA_RATIO_IDENTIFIED:
             reasons.append(f"alpha's {span} [{a[0]:.3g}, {a[1]:.3g}] spans a factor of "
