@@ -8,6 +8,8 @@ import math
 import numpy as np
 import pytest
 
+from leviathan.errors import UserError
+
 from leviathan.cli import main
 from leviathan.experiments.ablation import collect, pair_arms, write_ablation_report
 from leviathan.experiments.method.plateau import unigram_entropy
@@ -70,7 +72,8 @@ def test_pairs_by_backbone_and_seed(sweeps):
 def test_unigram_entropy(tmp_path):
     np.save(tmp_path / "train_freq.npy", np.array([2, 1, 1, 0]))
     assert unigram_entropy(tmp_path) == pytest.approx(-(0.5 * math.log(0.5) + 2 * 0.25 * math.log(0.25)))
-    assert unigram_entropy(tmp_path / "missing") is None
+    with pytest.raises(UserError, match="does not exist"):  # a mistyped folder is named, not "no plateau" (AI203)
+        unigram_entropy(tmp_path / "missing")
 
 
 def test_summaries_and_vocabulary_factor(sweeps):

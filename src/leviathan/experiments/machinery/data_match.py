@@ -96,7 +96,8 @@ def grid_plateau(grid: SweepGrid) -> float | None:
     grid.json records; a grid.json that records none falls back to the folder only when it stores no value."""
     if not grid.data_dir:
         return grid.unigram_entropy
-    prepared = (Path(grid.data_dir) / "meta.json").is_file()  # unigram_entropy refuses any other folder (AI202, AI203)
+    folder = Path(grid.data_dir)  # unigram_entropy refuses a folder with neither file (AI202, AI203)
+    prepared = (folder / "meta.json").is_file() or (folder / "train_freq.npy").is_file()
     plateau = unigram_entropy(grid.data_dir) if prepared and trusted_data_folder(grid) else None
     return grid.unigram_entropy if plateau is None else plateau
 

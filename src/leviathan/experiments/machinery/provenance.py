@@ -151,6 +151,9 @@ def code_provenance(run_dir: Path, report=None) -> CodeProvenance:
     """Commit and versions from the run folder's versions.json (what the run trained with). A value the row may not
     record, or a versions.json that is there but not a JSON object, is recorded as null and reported
     (``report(message)``, default stderr): round 35 (AH187) found it dropped without a word."""
+    from ...value_rules import check_callback
+
+    check_callback("code_provenance", "report", report)
     path = Path(run_dir) / "versions.json"
     versions = _read_json(path)
     if not isinstance(versions, dict):

@@ -15,18 +15,19 @@ import numpy as np
 
 def unigram_entropy(data_dir: str | Path) -> float | None:
     """Entropy (nats) of the training unigram distribution, from the data folder's train_freq.npy; None for a
-    prepared data folder without one (a preparation older than the file). A folder that is not a prepared data folder
-    (none there, an export, a run) is a UserError naming it (``data_folder_problem``): it returned None, "no
+    prepared data folder without one (a preparation older than the file). A folder with neither the file nor a
+    prepared folder's meta.json (none there, an export, a run) is a UserError naming it (``data_folder_problem``): it returned None, "no
     plateau", without a word (issue 30 round 35, AI202, AI203)."""
     from ...data.meta import DATA_DIR_FIX, META_FILE, data_folder_problem
     from ...errors import UserError
     from ...value_rules import check_read_path
 
     check_read_path("unigram_entropy", "data_dir", data_dir, DATA_DIR_FIX)  # M339 (round 20)
-    if not (Path(data_dir) / META_FILE).is_file():
-        raise UserError(f"unigram_entropy: data_dir {str(data_dir)!r} {data_folder_problem(data_dir, DATA_DIR_FIX)}")
     path = Path(data_dir) / "train_freq.npy"
     if not path.is_file():
+        if not (Path(data_dir) / META_FILE).is_file():
+            raise UserError(f"unigram_entropy: data_dir {str(data_dir)!r} "
+                            f"{data_folder_problem(data_dir, DATA_DIR_FIX)}")
         return None
     from ...data.companions import load_train_freq
 
