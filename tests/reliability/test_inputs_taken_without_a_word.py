@@ -87,25 +87,10 @@ def test_a_data_folder_the_setting_names_that_is_not_there_is_refused(tmp_path, 
 def test_a_data_folder_without_the_books_is_said_before_the_stdlib_is_used(tmp_path, monkeypatch, capsys):
     """R77: the demo's corpus source is chosen in ``_prepare_data``; its note is printed (under --quiet too) before
     the (minutes of) preparing, which is cut short here."""
-    import importlib
-
-    from leviathan.commands import demo
-
-    prepare_module = importlib.import_module("leviathan.data.prepare")  # the package's `prepare` is the function
-
     (tmp_path / "corpus").mkdir()
     (tmp_path / "corpus" / "b1.txt").write_text("a book of mine\n")
     monkeypatch.setenv("LEVIATHAN_DATA", str(tmp_path / "corpus"))
-    sources = []
-
-    def prepare(source, out, **kwargs):
-        sources.append(source)
-        raise KeyboardInterrupt
-
-    monkeypatch.setattr(prepare_module, "prepare", prepare)
-    with pytest.raises(KeyboardInterrupt):
-        demo._prepare_data(tmp_path / "dd", explicit=True, vocab=300, quiet=True)
-    assert sources == ["stdlib"]
+    assert _demo_prepares_from(tmp_path, monkeypatch) == ["stdlib"]
     assert (f"note: the data folder {str(tmp_path / 'corpus')!r} (named by $LEVIATHAN_DATA) holds no Gutenberg books "
             f"(gutenberg/train and gutenberg/valid); the Python standard library's sources are used instead"
             in capsys.readouterr().err)
@@ -126,18 +111,25 @@ def test_empty_book_folders_are_no_books(capsys, tmp_path, monkeypatch):
     library's sources without the note, and demo prepared the empty folder and was refused with prepare's "point at
     the right folder or use a glob", $LEVIATHAN_DATA never named. A split now holds books when it holds a .txt file;
     otherwise the fallback and its note, as for a folder without them."""
-    import importlib
-
-    from leviathan.commands import demo
     from leviathan.io import books_note, books_root
-
-    prepare_module = importlib.import_module("leviathan.data.prepare")
 
     for split in ("train", "valid"):
         (tmp_path / "gd1" / "gutenberg" / split).mkdir(parents=True)
     monkeypatch.setenv("LEVIATHAN_DATA", str(tmp_path / "gd1"))
     assert books_root() is None
     assert "(named by $LEVIATHAN_DATA) holds no Gutenberg books" in books_note()
+    assert _demo_prepares_from(tmp_path, monkeypatch) == ["stdlib"]
+    assert "holds no Gutenberg books" in capsys.readouterr().err
+
+
+def _demo_prepares_from(tmp_path, monkeypatch) -> list:
+    """The sources the demo's ``_prepare_data`` hands to prepare, which is cut short at its first call."""
+    import importlib
+
+    from leviathan.commands import demo
+
+    prepare_module = importlib.import_module("leviathan.data.prepare")  # the package's `prepare` is the function
+
     sources = []
 
     def prepare(source, out, **kwargs):
@@ -147,7 +139,7 @@ def test_empty_book_folders_are_no_books(capsys, tmp_path, monkeypatch):
     monkeypatch.setattr(prepare_module, "prepare", prepare)
     with pytest.raises(KeyboardInterrupt):
         demo._prepare_data(tmp_path / "dd", explicit=True, vocab=300, quiet=True)
-    assert sources == ["stdlib"] and "holds no Gutenberg books" in capsys.readouterr().err
+    return sources
     for split in ("train", "valid"):
         (tmp_path / "gd1" / "gutenberg" / split / "b.txt").write_text("a book\n")
     assert books_root() == (tmp_path / "gd1").resolve() and books_note() is None
