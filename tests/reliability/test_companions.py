@@ -649,6 +649,7 @@ def test_lm_eval_refuses_an_export_whose_config_describes_another_model_than_its
     config = json.loads((export / "config.json").read_text())
     was = config["embedding"]
     config["embedding"] = "dense_tied" if was == "leviathan" else "leviathan"
+    config.pop("tie_word_embeddings", None)  # a coherent edit: tying follows the embedding (a contradiction is refused)
     (export / "config.json").write_text(json.dumps(config, indent=2))
     marker = json.loads((export / "leviathan_output.json").read_text())
     marker["sha256"]["config.json"] = hashlib.sha256((export / "config.json").read_bytes()).hexdigest()

@@ -26,6 +26,7 @@ def test_from_pretrained_refuses_weights_its_edited_config_does_not_describe(exp
     edited = Path(shutil.copytree(exported, tmp_path / "D"))
     config = json.loads((edited / "config.json").read_text())
     assert config["embedding"] == "leviathan"
+    config.pop("tie_word_embeddings", None)  # a coherent edit: tying follows the embedding (a contradiction is refused)
     (edited / "config.json").write_text(json.dumps({**config, "embedding": "dense_tied"}))
     with pytest.raises(UserError, match=r"are not the model its config\.json describes: .*which would be dropped"):
         AutoModelForCausalLM.from_pretrained(str(edited))
