@@ -26,8 +26,10 @@ def find_checkpoint(path: str | os.PathLike) -> Path:
     check_read_path("find_checkpoint", "path", path, "pass a run folder `leviathan train` wrote, or one of its checkpoints/step-XXXXXXXX folders")
     path = Path(path)
     if not os.path.exists(path):  # Path.exists raised ENAMETOOLONG for a 300-byte name (round 14, B328)
+        auto = ("; to resume the run folder's latest checkpoint, spell the switch resume='auto' (round 35, AI220)"
+                if str(path).strip().lower() == "auto" else "")
         raise UserError(f"checkpoint {str(path)!r} {missing_path(path)}; pass a run folder or one of its "
-                        f"checkpoints/step-XXXXXXXX folders")
+                        f"checkpoints/step-XXXXXXXX folders{auto}")
     if (path / "model.safetensors").exists() or step_of(path.name) is not None:
         _refuse_exported(path)
         if not is_complete(path):

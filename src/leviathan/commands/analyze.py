@@ -115,6 +115,7 @@ def _rows(args, one_evaluation: bool = True):
     from ..experiments.machinery.grid_agreement import check_grid_describes_rows
     from ..experiments.machinery.identity import check_eval_set, check_one_evaluation, check_one_grid
     from ..experiments.machinery.results import load_results
+    from ..experiments.machinery.summary_check import check_rows_match_runs
     from ..experiments.machinery.sweep_grid import grid_json_of, read_sweep_grid
 
     if not args.results:
@@ -128,6 +129,7 @@ def _rows(args, one_evaluation: bool = True):
         check_eval_set(rows, args.eval_set, str(args.results))
     check_grid_describes_rows(rows, grid, str(grid_json_of(args.results)),
                               str(args.results))  # a row edited or pasted apart from its grid (round 10, P48)
+    check_rows_match_runs(rows, args.results)  # a row's numbers against its run folder, as report (round 35, AH171)
     return rows
 
 

@@ -144,21 +144,10 @@ def check_checkpoint_record(folder: Path) -> None:
 
 def _read_record(record: Path) -> dict[str, str]:
     """The record's ``files`` (name -> 64 hex digits), or a UserError naming what is wrong with the file."""
-    from .. import json_text
+    from .digest_record import read_record
 
-    damaged = f"{str(record)!r} is not the record the checkpoint was saved with"
-    try:
-        raw = json_text.read_file(record, object_pairs_hook=json_text.no_repeats)
-    except (OSError, ValueError) as e:
-        raise UserError(f"{damaged} ({e}); {_FIX}") from None
-    files = raw.get("files") if isinstance(raw, dict) else None
-    if not isinstance(raw, dict) or raw.get("format") != FORMAT or not isinstance(files, dict):
-        raise UserError(f"{damaged} (not an object with format {FORMAT!r} and a files mapping); {_FIX}")
-    for name, digest in files.items():
-        if (not isinstance(digest, str) or len(digest) != 64 or any(c not in "0123456789abcdef" for c in digest)
-                or name.startswith("/") or ".." in name.split("/")):
-            raise UserError(f"{damaged} (its entry {name!r:.60}: {digest!r:.70} is no file name with a sha256); {_FIX}")
-    return files
+    return read_record(record, FORMAT, f"{str(record)!r} is not the record the checkpoint was saved with", _FIX,
+                       nested=True)
 
 
 def _files(folder: Path) -> list[str]:

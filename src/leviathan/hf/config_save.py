@@ -42,6 +42,11 @@ def keep_weights_config(config: Any, save_directory: str | os.PathLike) -> bool:
     out = Path(save_directory)
     try:
         weights = sorted(name for name in os.listdir(out) if LOADABLE.match(name) and (out / name).is_file())
+        if (out / "config.json").is_symlink():  # the save writes through the link: the weights beside its target
+            # count (a config-only folder linked to a model's config.json, issue 30 round 36, AK8, AK10)
+            target = Path(os.path.realpath(out / "config.json")).parent
+            weights += sorted(str(target / name) for name in os.listdir(target)
+                              if LOADABLE.match(name) and (target / name).is_file())
     except OSError:  # no folder yet, or a name the system refuses: the save's own write names it
         return True
     if not weights or not (out / "config.json").is_file():
@@ -125,15 +130,62 @@ def _held_again(cls: type, state: dict) -> Any:
 
 
 def _held_save(self, save_directory, push_to_hub: bool = False, **kwargs):
-    """transformers' ``save_pretrained`` of the config, after ``keep_weights_config`` (see ``held_config``), and the
-    switch and token rules ``LeviathanConfig.save_pretrained`` holds (AI389, AI330)."""
+    """transformers' ``save_pretrained`` of the config by ``save_config`` (see ``held_config``), after the switch and
+    token rules ``LeviathanConfig.save_pretrained`` holds (AI389, AI330)."""
     from ..value_rules import check_switches, hub_token_problem
-    from .save_place import in_model_save
 
     check_switches("save_pretrained", push_to_hub=push_to_hub)
     if (problem := hub_token_problem(kwargs.get("token"))) is not None:
         raise UserError(f"save_pretrained: {problem}; pass the token's text, or leave token out")
+    return save_config(self, save_directory, push_to_hub, kwargs, super(type(self), self).save_pretrained)
 
-    if not in_model_save() and not keep_weights_config(self, save_directory) and not push_to_hub:
+
+def save_config(config: Any, save_directory, push_to_hub: bool, kwargs: dict, save) -> Any:
+    """Both config classes' ``save_pretrained`` after their own argument checks: ``save`` (transformers' own, bound)
+    into a place held to the model saves' rules (``save_place.check_save_directory``), never over the config.json of
+    weights (``keep_weights_config``), a storage failure the ``errors.StorageError`` line (``storage.api_writes``).
+    ``LeviathanConfig`` had all of it (round 32, AC281-AC285; round 35, AI581); the adopted model's held config only
+    the weights rule, so it wrote config.json among a verb's output (a data folder, whose own --overwrite then
+    refused it) and None, bytes, a NUL, a file's path or a 300-byte name were raw errors (issue 30 round 36, AK7,
+    AK19-AK26). Inside a model's own save (``save_place.in_model_save``) the model's save has placed the folder."""
+    from ..storage import api_writes
+    from .save_place import check_save_directory, in_model_save
+
+    if in_model_save():
+        return save(save_directory, push_to_hub=push_to_hub, **kwargs)
+    check_save_directory(save_directory, "save_pretrained")
+    if not keep_weights_config(config, save_directory) and not push_to_hub:
         return None  # the folder's config.json says this already: kept, with its records
-    return super(type(self), self).save_pretrained(save_directory, push_to_hub=push_to_hub, **kwargs)
+    made = not os.path.lexists(save_directory)
+    with api_writes("save_pretrained", save_directory):
+        os.makedirs(save_directory, exist_ok=True)  # a file in its place: the storage line, not an AssertionError
+        try:  # as text: transformers splits it for the repo id, a Path was its raw AttributeError (AE260's)
+            return save(os.fspath(save_directory), push_to_hub=push_to_hub, **kwargs)
+        except Exception as e:
+            refused = _hub_unreachable(e, save_directory, made) if push_to_hub else None
+            if refused is None:
+                raise
+            raise refused from None
+
+
+def _hub_unreachable(e: BaseException, folder: Any, made: bool) -> UserError | None:
+    """``save_pretrained(push_to_hub=True)``'s failure to reach the Hub (``model_path.is_network_failure``) as one
+    line: no network here ended in httpx's raw "ConnectError: [Errno -2] Name or service not known", and the empty
+    folder transformers makes before it asks the Hub was left behind (issue 30 round 33, AE260). The folder is
+    removed again when this save made it and it is still empty. None for any other failure."""
+    from .model_path import is_network_failure
+
+    if not is_network_failure(e):
+        return None
+    written = os.path.isfile(os.path.join(os.fspath(folder), "config.json"))
+    if made and not written:
+        try:
+            os.rmdir(folder)
+        except OSError:
+            pass
+    said = str(e).strip().splitlines()[0] if str(e).strip() else ""
+    state = ("config.json was written there, not uploaded" if written else "nothing was written")
+    return UserError(f"save_pretrained(push_to_hub=True): the Hugging Face Hub could not be reached "
+                     f"({type(e).__name__}: {said:.120}); {state}: save without push_to_hub "
+                     f"(config.save_pretrained({os.fspath(folder)!r:.60})), then upload the folder where the network "
+                     f"reaches the Hub (huggingface_hub.upload_folder(repo_id=..., folder_path=DIR))")

@@ -297,30 +297,14 @@ class LeviathanConfig(PretrainedConfig):
         ``push_to_hub='no'`` was read as true, the network tried after config.json was written (issue 30 round 32,
         AC281-AC285). Into a folder holding weights it writes only what their config.json says already, and then
         nothing (``config_save.keep_weights_config``, round 35, AI581-AI583, AI586)."""
-        from ..storage import api_writes
         from ..value_rules import check_switches, hub_token_problem
-        from .config_save import keep_weights_config
-        from .save_place import check_save_directory, in_model_save
+        from .config_save import save_config
 
         check_switches("save_pretrained", push_to_hub=push_to_hub)
         if (problem := hub_token_problem(kwargs.get("token"))) is not None:  # token=5 (round 35, AI330's sibling)
             raise ConfigError(f"save_pretrained: {problem}; pass the token's text, or leave token out")
         self.check_saveable()
-        if in_model_save():  # the model's save placed and checked its folder (save_place.model_save)
-            return super().save_pretrained(save_directory, push_to_hub=push_to_hub, **kwargs)
-        check_save_directory(save_directory, "save_pretrained")
-        if not keep_weights_config(self, save_directory) and not push_to_hub:
-            return None  # the folder's config.json says this already: kept, with its records
-        made = not os.path.lexists(save_directory)
-        with api_writes("save_pretrained", save_directory):
-            os.makedirs(save_directory, exist_ok=True)  # a file in its place: the storage line, not an AssertionError
-            try:  # as text: transformers splits it for the repo id, a Path was its raw AttributeError (AE260's)
-                return super().save_pretrained(os.fspath(save_directory), push_to_hub=push_to_hub, **kwargs)
-            except Exception as e:
-                refused = _hub_unreachable(e, save_directory, made) if push_to_hub else None
-                if refused is None:
-                    raise
-                raise refused from None
+        return save_config(self, save_directory, push_to_hub, kwargs, super().save_pretrained)
 
     @classmethod
     def _dict_from_json_file(cls, json_file):
@@ -478,28 +462,6 @@ def _check_keyword_values(config: "LeviathanConfig", kwargs: dict) -> None:
     error.from_keywords = True
     raise error
 
-
-def _hub_unreachable(e: BaseException, folder: Any, made: bool) -> UserError | None:
-    """``save_pretrained(push_to_hub=True)``'s failure to reach the Hub (``model_path.is_network_failure``) as one
-    line: no network here ended in httpx's raw "ConnectError: [Errno -2] Name or service not known", and the empty
-    folder transformers makes before it asks the Hub was left behind (issue 30 round 33, AE260). The folder is
-    removed again when this save made it and it is still empty. None for any other failure."""
-    from .model_path import is_network_failure
-
-    if not is_network_failure(e):
-        return None
-    written = os.path.isfile(os.path.join(os.fspath(folder), "config.json"))
-    if made and not written:
-        try:
-            os.rmdir(folder)
-        except OSError:
-            pass
-    said = str(e).strip().splitlines()[0] if str(e).strip() else ""
-    state = ("config.json was written there, not uploaded" if written else "nothing was written")
-    return UserError(f"save_pretrained(push_to_hub=True): the Hugging Face Hub could not be reached "
-                     f"({type(e).__name__}: {said:.120}); {state}: save without push_to_hub "
-                     f"(config.save_pretrained({os.fspath(folder)!r:.60})), then upload the folder where the network "
-                     f"reaches the Hub (huggingface_hub.upload_folder(repo_id=..., folder_path=DIR))")
 
 
 def _check_keyword_kinds(kwargs: dict) -> None:

@@ -215,6 +215,9 @@ def _check_local_folder(where, variant=None) -> None:
     refuse_adopted(Path(where))
     refuse_other_model_type(Path(where))  # round 21, P464: a bake_adopted (llama) folder
     check_weight_names(Path(where), variant if isinstance(variant, str) else None)  # its files only (AE20's)
+    from .save_record import check_save_record
+
+    check_save_record(where)  # another model's weights or an edited config.json (round 35, AI57, AI64, AI497)
     # G210: an export's config.json edited (rope_theta 10000 -> 500) loaded other logits without a word, though
     # export's marker records its sha256 (the adopted folders' kind, E169); M14, M16: its weights too
     names = [n for n in os.listdir(where) if any(fnmatch.fnmatch(n, pattern) for pattern in SAVED_FILES)]

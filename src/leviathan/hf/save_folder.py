@@ -39,9 +39,9 @@ from .save_place import LOADABLE, SAVED_FILES, check_save_directory  # noqa: F40
 
 # what a model folder's temporary folder may hold (an export's or a save's: the model's files, its card, a tokenizer,
 # lm-eval's tokenizer files, the export marker): a killed writer's leftover holding anything else is named, not deleted
-MODEL_FOLDER_FILES = ("config.json", "generation_config.json", "*.safetensors", "model.safetensors.index.json",
-                      "pytorch_model*.bin", "pytorch_model.bin.index.json", "README.md", "tokenizer*",
-                      "*tokenizer.json", "special_tokens_map.json", "added_tokens.json", "vocab.*", "merges.txt",
+MODEL_FOLDER_FILES = ("config.json", "generation_config.json", "leviathan_save.json", "*.safetensors",
+                      "model.safetensors.index.json", "pytorch_model*.bin", "pytorch_model.bin.index.json",
+                      "README.md", "tokenizer*", "*tokenizer.json", "special_tokens_map.json", "added_tokens.json", "vocab.*", "merges.txt",
                       "*.model", "chat_template.*", "leviathan_output.json")
 
 
@@ -312,6 +312,7 @@ def save_whole(save: Callable[[str], Any], save_directory: str | os.PathLike, va
     from ..swap_lock import swapping
     from ..dead_writers import remove_killed
     from .shard_index import record_shards
+    from .save_record import record_save
     from .weights_digest import keep_earlier_variants, record_weights
 
     if not callable(save):  # round 22: "'int' object is not callable" from inside the staging
@@ -336,6 +337,7 @@ def save_whole(save: Callable[[str], Any], save_directory: str | os.PathLike, va
             replaced = _earlier_weights(out, variant)
             _refuse_other_settings(tmp, out, replaced)  # round 33, AE299-AE304
             keep_earlier_variants(tmp, out, replaced)
+            record_save(tmp, out, replaced)  # a native save's files' digests (round 35, AI57, AI64, AI497)
             publish(tmp)
             # a Ctrl-C among the renames would leave a mix of two saves, and a load among them read one (U515)
             with swapping(out), held_stops(deliver_after=True):

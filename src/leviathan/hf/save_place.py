@@ -20,8 +20,8 @@ from pathlib import Path
 from .. import json_text
 
 # what save_pretrained writes into its folder (weights sharded or not, safetensors or torch)
-SAVED_FILES = ("config.json", "generation_config.json", "model.safetensors", "model-*.safetensors",
-               "model.safetensors.index.json", "pytorch_model*.bin", "pytorch_model.bin.index.json")
+SAVED_FILES = ("config.json", "generation_config.json", "leviathan_save.json", "model.safetensors",
+               "model-*.safetensors", "model.safetensors.index.json", "pytorch_model*.bin", "pytorch_model.bin.index.json")
 
 # every weights file or index a loader reads, of any variant and either format: what other settings must not reach
 # (save_folder._refuse_other_settings, a model save's rule; config_save.keep_weights_config, a config save's)

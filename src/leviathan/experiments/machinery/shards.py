@@ -123,6 +123,7 @@ def _check_merge_inputs(paths: list[str | os.PathLike]) -> None:
                         f"{os.fsdecode(paths)!r}; pass a list, e.g. merge_sweeps([{os.fsdecode(paths)!r}])")
     check_read_path("merge_sweeps", "paths", paths if isinstance(paths, (list, tuple)) else [paths],
                     "pass a list of sweep --out folders", many=True)
+    _check_named_once(paths)  # first: a folder without grid.json named twice was blamed on grid.json (round 35, AI170)
     for path in paths:
         if not os.path.exists(path):  # False too for a dead link or a name too long: ``missing`` says which
             raise UserError(f"sweep folder {str(path)!r} {missing(path)}; pass the --out folder of a sweep (or its "
@@ -137,7 +138,6 @@ def _check_merge_inputs(paths: list[str | os.PathLike]) -> None:
                             f"sweep's --out folder, or its grid.json was removed; put the sweep's grid.json back (the "
                             f"sweep writes it again on every start: rerun its command, runs with a row are not trained "
                             f"again), or report it on its own")
-    _check_named_once(paths)
 
 
 def _check_named_once(paths: list[str | os.PathLike]) -> None:

@@ -46,10 +46,34 @@ def row_contradiction(row, folder: Path) -> str | None:
     if problem is None:
         problem = _curve_against_metrics(row, Path(folder) / "runs" / row.name)
     if problem is None:
+        problem = _speed_against_summary(row, Path(folder) / "runs" / row.name)
+    if problem is None:
         from .bpb_check import bpb_contradiction
 
         return bpb_contradiction(row, Path(folder))  # eval bpb against the data's bytes (round 27, R56)
     return f"the row of run {row.name!r}: {problem}"
+
+
+def _speed_against_summary(row, run_dir: Path) -> str | None:
+    """Why the row's ``tokens_per_s`` or ``wall_time_s`` is not its run's training summary's (``sweep_train.json``,
+    from which the sweep copies them: ``sweep.make_row``); None when they agree, or the summary is not there or holds
+    no speed (a resumed finished run: the row's speed then comes from metrics.jsonl). A row's tokens_per_s edited
+    x1000 was reported by ``analyze throughput`` as 76005% faster, exit 0 (issue 30 round 35, AH171)."""
+    from ... import json_text
+    from .sweep import TRAIN_SUMMARY
+
+    try:
+        summary = json_text.read_file(run_dir / TRAIN_SUMMARY)
+    except (OSError, ValueError):
+        return None
+    if not isinstance(summary, dict):
+        return None
+    for key in ("tokens_per_s", "wall_time_s"):
+        value, recorded = getattr(row, key, None), summary.get(key)
+        if _is_float(value) and _is_float(recorded) and recorded and _differs(value, recorded):
+            return (f"{key} {value!r} is not the run's own training summary's ({key} {recorded!r} in "
+                    f"{str(run_dir / TRAIN_SUMMARY)!r})")
+    return None
 
 
 def _curve_against_metrics(row, run_dir: Path) -> str | None:

@@ -179,8 +179,11 @@ def _check_inputs(N, L) -> tuple[np.ndarray, np.ndarray]:
         raise UserError(f"sizes and losses differ in length ({len(N)} vs {len(L)})")
     if not (np.all(np.isfinite(N)) and np.all(np.isfinite(L))):
         raise UserError("sizes and losses must be finite numbers (a diverged run has loss nan/inf; drop it)")
-    if np.any(N <= 0) or np.any(L <= 0):
-        raise UserError("sizes and losses must be positive")
+    for what, values in (("size", N), ("loss", L)):
+        if np.any(values <= 0):  # round 35, AI192: which value, and the fix
+            k = int(np.argmax(values <= 0))
+            raise UserError(f"sizes and losses must be positive, got {what} {values[k]:g} at position {k + 1}; "
+                            f"pass parameter counts and losses above 0, or drop that run")
     if len(np.unique(N)) < 3:
         raise UserError(f"a power-law fit E + A N^-alpha needs runs at 3 or more distinct sizes, got "
                         f"{len(np.unique(N))}; add sizes to the dense ladder")

@@ -28,6 +28,13 @@ def check_report_arguments(results, out_dir, eval_set, num_bootstrap, ci, seed, 
     api_check(API, "results", path_problem(results, many=True),
               "pass a sweep folder or its results.jsonl, or a list of the shard folders of one grid")
     api_check(API, "out_dir", path_problem(out_dir, many=False), "pass the folder to write the report into")
+    if os.path.lexists(out_dir) and not os.path.isdir(out_dir):  # round 35, AI482: blamed on a report marker above
+        from ...errors import not_a_folder_there
+
+        given = [os.path.realpath(r) for r in (results if isinstance(results, (list, tuple)) else [results])]
+        itself = " (it is the results file given)" if os.path.realpath(out_dir) in given else ""
+        raise UserError(f"{API}: out_dir: {os.fsdecode(out_dir)!r} {not_a_folder_there(out_dir)}{itself}; pass the "
+                        f"folder to write the report into")
     if lr_sweep is not None:
         api_check(API, "lr_sweep", path_problem(lr_sweep, many=True),
                   "pass the pre-sweep's folder (or its shards' folders), or None")

@@ -1,0 +1,101 @@
+"""An adopted model's config (transformers' class, held by ``config_save.held_config``) saves by the rules
+``LeviathanConfig.save_pretrained`` keeps (issue 30 round 36): into a verb's output it wrote config.json among that
+output, whose own --overwrite then refused its folder (AK23); None, bytes, a NUL, a file's path and a 300-byte name
+were raw TypeError, ValueError, AssertionError and OSError tracebacks (AK7, AK19, AK20, AK25, AK26). And a config-only
+folder whose config.json is a link to a model folder's: both config classes wrote through the link, so that folder's
+weights loaded as another model or not at all (AK8, AK10).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+
+import pytest
+import torch
+
+transformers = pytest.importorskip("transformers")
+
+from leviathan.errors import UserError  # noqa: E402
+from leviathan.hf import LeviathanConfig, LeviathanForCausalLM, adopt, load_adopted  # noqa: E402
+from leviathan.ownership import mark  # noqa: E402
+from adopted_trainer_support import QWEN, SMALL  # noqa: E402
+
+pytestmark = [pytest.mark.reliability]
+
+NATIVE = dict(vocab_size=300, hidden_size=32, intermediate_size=64, num_hidden_layers=1, num_attention_heads=2,
+              num_key_value_heads=2, generator_seed_dim=8, generator_modes=2, generator_knots=8, generator_rank=4)
+
+
+@pytest.fixture(scope="module")
+def folders(tmp_path_factory):
+    """(an adopted model's save, a native model's save)."""
+    base = tmp_path_factory.mktemp("held-config")
+    torch.manual_seed(0)
+    adopt(transformers.Qwen2Config(**QWEN), **SMALL).save_pretrained(base / "adopted")
+    LeviathanForCausalLM(LeviathanConfig(**NATIVE)).save_pretrained(base / "native")
+    return base / "adopted", base / "native"
+
+
+@pytest.fixture
+def held(folders):
+    return load_adopted(folders[0]).config
+
+
+@pytest.mark.parametrize("where, said", [
+    (None, "save_pretrained: expected a path (a str or a pathlib.Path), got None; pass the path of the folder"),
+    (b"hb", "save_pretrained: expected a path (a str or a pathlib.Path), got b'hb'"),
+    ("a\x00b", "holds a NUL byte"),
+], ids=["AK19-None", "AK20-bytes", "AK25-NUL"])
+def test_a_path_that_is_no_path_is_one_line(held, where, said):
+    with pytest.raises(UserError) as raised:
+        held.save_pretrained(where)
+    assert said in str(raised.value), raised.value
+
+
+def test_a_files_path_and_a_name_too_long_are_one_line(held, tmp_path, monkeypatch):
+    """AK7, AK26: the storage line the native config's save gives (nothing left behind)."""
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "afile.txt").write_text("x")
+    with pytest.raises(UserError, match=r"'afile\.txt': something is in the way"):
+        held.save_pretrained("afile.txt")
+    assert (tmp_path / "afile.txt").read_text() == "x"
+    with pytest.raises(UserError, match=r"the file name is too long for the file system; choose a shorter name"):
+        held.save_pretrained("n" * 300)
+    assert sorted(os.listdir(tmp_path)) == ["afile.txt"]
+
+
+def test_a_verbs_output_is_refused_and_left_as_it_was(held, tmp_path):
+    """AK23: a folder a verb marked as its output (here `prepare`'s, its marker written as the verb writes it)."""
+    data = tmp_path / "data"
+    data.mkdir()
+    (data / "train.bin").write_bytes(b"\0" * 8)
+    mark(data, "prepare", ["train.bin"])
+    before = sorted(os.listdir(data))
+    with pytest.raises(UserError, match=r"is the output of `leviathan prepare` .*save into a folder of its own"):
+        held.save_pretrained(data)
+    assert sorted(os.listdir(data)) == before
+
+
+@pytest.mark.parametrize("kind", ["adopted", "native"])
+def test_a_config_json_linked_to_a_model_folders_is_not_written_through(folders, tmp_path, kind):
+    """AK8 (LeviathanConfig of other sizes), AK10 (the held config with another rms_norm_eps)."""
+    model = shutil.copytree(folders[0] if kind == "adopted" else folders[1], tmp_path / "model")
+    before = (model / "config.json").read_bytes()
+    config = load_adopted(folders[0]).config if kind == "adopted" else LeviathanConfig(**{**NATIVE, "hidden_size": 64})
+    if kind == "adopted":
+        config.rms_norm_eps = 0.5
+    linked = tmp_path / "cfg"
+    linked.mkdir()
+    os.symlink(model / "config.json", linked / "config.json")
+    with pytest.raises(UserError, match=r"config\.save_pretrained: .*holds .*model\.safetensors, saved with its own "
+                                        r"config\.json, and its config\.json differs in .*(rms_norm_eps|hidden_size)"):
+        config.save_pretrained(linked)
+    assert (model / "config.json").read_bytes() == before
+    assert (load_adopted(model) if kind == "adopted" else LeviathanForCausalLM.from_pretrained(model)) is not None
+
+
+def test_a_fresh_folder_still_takes_the_held_config(held, tmp_path):
+    held.save_pretrained(tmp_path / "fresh")
+    assert json.loads((tmp_path / "fresh" / "config.json").read_text())["model_type"] == "qwen2"
