@@ -130,6 +130,14 @@ def check_trainer_state(folder: Path, load: str) -> None:
     if not isinstance(history, list) or not all(isinstance(entry, dict) for entry in history):  # 'x': AI48
         raise UserError(f"{str(state)!r} has a log_history of {history!r:.40}, where the Trainer writes a list of "
                         f"log entries (objects) and appends to it at the next log; {fix}")
+    size = raw.get("train_batch_size")  # 'x': transformers' raw TypeError at the resume (round 36, AK37)
+    if size is not None and (isinstance(size, bool) or not isinstance(size, int) or size < 1):
+        raise UserError(f"{str(state)!r} has train_batch_size {size!r:.40}, where the Trainer writes the batch size "
+                        f"it trained with (a whole number of 1 or more); {fix}")
+    callbacks = raw.get("stateful_callbacks", {})  # 'x': transformers' raw TypeError (round 36, AK39)
+    if not isinstance(callbacks, dict):
+        raise UserError(f"{str(state)!r} has stateful_callbacks {callbacks!r:.40}, where the Trainer writes an object "
+                        f"of its callbacks' states by name; {fix}")
 
 
 def check_resume_checkpoint(checkpoint, output_dir=None) -> Path | None:
