@@ -99,3 +99,34 @@ def test_a_config_json_linked_to_a_model_folders_is_not_written_through(folders,
 def test_a_fresh_folder_still_takes_the_held_config(held, tmp_path):
     held.save_pretrained(tmp_path / "fresh")
     assert json.loads((tmp_path / "fresh" / "config.json").read_text())["model_type"] == "qwen2"
+
+
+def test_a_numpy_number_set_on_a_config_saves_as_the_number(tmp_path):
+    """AK123, AK129: rms_norm_eps set to np.float32 after construction ended the save in json's raw TypeError."""
+    import numpy as np
+
+    config = LeviathanConfig(**NATIVE)
+    config.rms_norm_eps = np.float32(1e-6)
+    assert type(config.rms_norm_eps) is float
+    config.save_pretrained(tmp_path / "saved")
+    assert json.loads((tmp_path / "saved" / "config.json").read_text())["rms_norm_eps"] == float(np.float32(1e-6))
+
+
+@pytest.mark.parametrize("kind", ["native", "adopted"])
+def test_a_config_save_that_fails_while_writing_leaves_the_folders_file_whole(held, tmp_path, monkeypatch, kind):
+    """AK127: the failure came after transformers opened config.json for writing, so a user's own config.json was
+    left empty. Now the save writes into a temporary folder first; the failure here is injected where json failed."""
+    folder = tmp_path / "mine"
+    folder.mkdir()
+    config = LeviathanConfig(**NATIVE) if kind == "native" else held
+    (folder / "config.json").write_text(config.to_json_string())
+    before = (folder / "config.json").read_bytes()
+
+    def fails(self, *args, **kwargs):
+        raise TypeError("Object of type float32 is not JSON serializable")
+
+    monkeypatch.setattr(transformers.PretrainedConfig, "to_json_string", fails)
+    with pytest.raises(TypeError):
+        config.save_pretrained(folder)
+    assert (folder / "config.json").read_bytes() == before
+    assert sorted(os.listdir(folder)) == ["config.json"]

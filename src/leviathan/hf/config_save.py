@@ -160,12 +160,31 @@ def save_config(config: Any, save_directory, push_to_hub: bool, kwargs: dict, sa
     with api_writes("save_pretrained", save_directory):
         os.makedirs(save_directory, exist_ok=True)  # a file in its place: the storage line, not an AssertionError
         try:  # as text: transformers splits it for the repo id, a Path was its raw AttributeError (AE260's)
-            return save(os.fspath(save_directory), push_to_hub=push_to_hub, **kwargs)
+            if push_to_hub:  # the Hub's upload reads the folder itself
+                return save(os.fspath(save_directory), push_to_hub=push_to_hub, **kwargs)
+            return _save_whole(save, Path(save_directory), kwargs)
         except Exception as e:
             refused = _hub_unreachable(e, save_directory, made) if push_to_hub else None
             if refused is None:
                 raise
             raise refused from None
+
+
+def _save_whole(save, out: Path, kwargs: dict) -> Any:
+    """``save`` into a hidden temporary folder inside ``out``, then its config.json renamed over ``out``'s: a save that
+    failed while writing (a value json cannot write) truncated the config.json already there, a user's own (issue 30
+    round 36, AK127). The temporary folder is removed whatever happens."""
+    import shutil
+    import tempfile
+
+    tmp = Path(tempfile.mkdtemp(prefix=".config-save-", dir=out))
+    try:
+        result = save(os.fspath(tmp), push_to_hub=False, **kwargs)
+        for name in os.listdir(tmp):
+            os.replace(tmp / name, out / name)
+        return result
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)
 
 
 def _hub_unreachable(e: BaseException, folder: Any, made: bool) -> UserError | None:

@@ -149,7 +149,10 @@ class LeviathanConfig(PretrainedConfig):
                 error = ConfigError(f"LeviathanConfig: {e}")
                 error.from_keywords = True  # from_pretrained's keyword, not config.json (``_check_keyword_values``)
                 raise error from None
-        super().__setattr__(key, value)
+        # numpy's numbers stored as Python's at every door (the constructor's ``_plain_numbers``): rms_norm_eps set to
+        # np.float32 after construction ended its save in json's raw TypeError, config.json left truncated (round 36,
+        # AK123, AK127-AK130)
+        super().__setattr__(key, _plain(value))
         if key == "embedding":
             super().__setattr__("tie_word_embeddings", value == "dense_tied")
 
