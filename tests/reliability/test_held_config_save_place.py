@@ -130,3 +130,18 @@ def test_a_config_save_that_fails_while_writing_leaves_the_folders_file_whole(he
         config.save_pretrained(folder)
     assert (folder / "config.json").read_bytes() == before
     assert sorted(os.listdir(folder)) == ["config.json"]
+
+
+@pytest.mark.parametrize("case", ["AK189-config-json-a-folder", "AK190-a-users-own-config"])
+def test_a_folder_holding_what_the_save_did_not_write_is_refused(held, tmp_path, case):
+    """The held save wrote over a user's own config.json ({"mine": 1}) without a word, and met a folder named
+    config.json with transformers' raw IsADirectoryError; both are the ownership line LeviathanConfig's save gives."""
+    folder = tmp_path / "f"
+    if case.startswith("AK189"):
+        (folder / "config.json").mkdir(parents=True)
+    else:
+        folder.mkdir()
+        (folder / "config.json").write_text('{"mine": 1}')
+    with pytest.raises(UserError, match=r"save_pretrained would write over config\.json in .*which it did not create"):
+        held.save_pretrained(folder)
+    assert case.startswith("AK189") or (folder / "config.json").read_text() == '{"mine": 1}'

@@ -506,6 +506,11 @@ def _check_ids_and_mask(model: nn.Module, named: dict, api: str) -> None:
     if isinstance(ids, torch.Tensor) and not ids.is_meta and isinstance(vocab, int):
         check_input_ids(ids, vocab)
     mask, shape = named.get("attention_mask"), _input_shape(named)
+    if mask is not None and not isinstance(mask, torch.Tensor):  # a numpy mask: transformers' raw AttributeError
+        from ..errors import ArgumentValueError  # in masking_utils, under sdpa and flex alike (round 36, AK68)
+
+        raise ArgumentValueError(f"{api}: attention_mask must be a torch.Tensor (batch, keys) of 0 and 1, got "
+                                 f"{type(mask).__name__}; pass torch.as_tensor(mask), or leave it out")
     check_mask_dims(mask, api, dims=(2, 4))  # a 3-D mask was taken without a word (round 32, AC171)
     if isinstance(mask, torch.Tensor) and shape is not None and not mask.is_meta:
         cache = named.get("cache", named.get("past_key_values"))

@@ -30,11 +30,13 @@ _FIX = "set_attn_implementation('sdpa') (or 'eager') to run it on the CPU, or mo
 
 
 def _flex_on_cpu(model: Any) -> bool:
-    """Whether ``model`` runs transformers' flex_attention with its weights on the CPU."""
+    """Whether ``model`` runs transformers' flex_attention with its weights on the CPU: some on the CPU and none on
+    an accelerator (weights offloaded to disk by a device_map are on meta until their hook loads them onto the CPU;
+    judging by the first weight alone, an offloaded generator let a 4-D mask abort the process, round 36, AK140)."""
     if getattr(getattr(model, "config", None), "_attn_implementation", None) != "flex_attention":
         return False
-    weight = next(iter(model.parameters()), None)
-    return weight is not None and weight.device.type == "cpu"
+    devices = {p.device.type for p in model.parameters()}
+    return "cpu" in devices and devices <= {"cpu", "meta"}
 
 
 def _cached(cache: Any) -> int:

@@ -171,7 +171,8 @@ def check_resume_checkpoint(checkpoint, output_dir=None) -> Path | None:
                             f"output_dir=trainer.args.output_dir")
         from transformers.trainer_utils import get_last_checkpoint
 
-        last = get_last_checkpoint(os.fspath(output_dir)) if os.path.isdir(output_dir) else None
+        # str(): numpy's text passed check_read_path and was get_last_checkpoint's raw TypeError (round 36, AK108)
+        last = get_last_checkpoint(str(os.fspath(output_dir))) if os.path.isdir(output_dir) else None
         if last is None:
             return None
         checkpoint = last
