@@ -28,6 +28,8 @@ CHECKED_ELSEWHERE = {
     "ownership.py:write_marker": "_check_marker_request (check_switches('write_marker', digests=...))",
     "hf/model_card.py:native_card": "_check_card_arguments (api_check(..., switch_problem(tokenizer), ...))",
     "train/loop.py:train": "train.arguments.check_train_arguments (check_switches('train', quiet=...))",
+    "hf/config_save.py:save_config": "both callers (LeviathanConfig.save_pretrained, _held_save) ask "
+                                     "check_switches('save_pretrained', push_to_hub=...) first",
 }
 
 # parameters typed bool that are not a caller's switch
@@ -41,6 +43,8 @@ NOT_A_SWITCH = {
                                     "below value_rules (importing it here closes an import circle)",
     "data/val_overlap.py:add": "prepare's own record of each document: is_val is the split it computed",
     "data/sources.py:decode_utf8": "called per chunk by the readers open_source built, with the strict it checked",
+    "hf/digest_record.py:read_record": "nested is the calling record's own format (a literal in save_record and "
+                                       "checkpoint_record), not a caller's switch",
     "hf/generate_callables.py:checked_callables": "cleaned is generate's remove_invalid_values as "
                                                   "check_generate_arguments computed it (is True), after that "
                                                   "setting's own switch rule (round 34, AG400)",

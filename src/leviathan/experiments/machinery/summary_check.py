@@ -22,6 +22,7 @@ from ...eval.consistency import exp_shown, ppl_contradicts
 from ...train.summary import TrainSummary
 
 RELATIVE = 1e-3  # the same evaluation repeated agrees far closer; any edit that matters differs far more
+TRAIN_SUMMARY = "sweep_train.json"  # a sweep run's training summary (``sweep`` writes it, and reads it on a rerun)
 
 
 def summary_contradiction(summary: TrainSummary, run_dir: Path) -> str | None:
@@ -60,7 +61,6 @@ def _speed_against_summary(row, run_dir: Path) -> str | None:
     no speed (a resumed finished run: the row's speed then comes from metrics.jsonl). A row's tokens_per_s edited
     x1000 was reported by ``analyze throughput`` as 76005% faster, exit 0 (issue 30 round 35, AH171)."""
     from ... import json_text
-    from .sweep import TRAIN_SUMMARY
 
     try:
         summary = json_text.read_file(run_dir / TRAIN_SUMMARY)

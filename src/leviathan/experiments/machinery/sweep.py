@@ -63,7 +63,7 @@ from .results import (RESULTS, BucketResult, ResultRow, TrainingCurve, append_re
 from ...storage import api_write
 
 
-TRAIN_SUMMARY = "sweep_train.json"
+from .summary_check import TRAIN_SUMMARY  # noqa: E402  (its one definition, beside its reader)
 
 
 # --------------------------------------------------------------------------------------------
