@@ -149,8 +149,13 @@ class LeviathanPreTrainedModel(PreTrainedModel):
             raise refused from None
         if local:
             from .configuration import check_generation_ids
+            from .save_record import check_save_record
 
             check_generation_ids(model[0] if isinstance(model, tuple) else model, local)  # round 22, S104
+            # last, as the adopted class's weights digest: the sharper checks name what they can first; this
+            # catches the rest, another model's weights of the same shapes or an edited setting that still loads
+            # (round 35, AI57, AI64, AI497)
+            check_save_record(local)
         return model
 
     @torch.no_grad()
@@ -215,9 +220,6 @@ def _check_local_folder(where, variant=None) -> None:
     refuse_adopted(Path(where))
     refuse_other_model_type(Path(where))  # round 21, P464: a bake_adopted (llama) folder
     check_weight_names(Path(where), variant if isinstance(variant, str) else None)  # its files only (AE20's)
-    from .save_record import check_save_record
-
-    check_save_record(where)  # another model's weights or an edited config.json (round 35, AI57, AI64, AI497)
     # G210: an export's config.json edited (rope_theta 10000 -> 500) loaded other logits without a word, though
     # export's marker records its sha256 (the adopted folders' kind, E169); M14, M16: its weights too
     names = [n for n in os.listdir(where) if any(fnmatch.fnmatch(n, pattern) for pattern in SAVED_FILES)]

@@ -2,7 +2,8 @@
 
     record_save(tmp, out, replaced)   # save_whole, in the save's temporary folder: the record of the folder as it
                                       # will be once moved in (this save's files and the earlier variants it keeps)
-    check_save_record(folder)         # LeviathanForCausalLM.from_pretrained: UserError for a recorded file changed,
+    check_save_record(folder)         # LeviathanForCausalLM.from_pretrained, after its load (the sharper checks
+                                      # first): UserError for a recorded file changed,
                                       # or a config.json or weights file the save did not write
 
 An adopted save records its weights' digest and its settings' digest in config.json (``weights_digest``,
