@@ -188,7 +188,8 @@ def test_other_readers_name_a_pipe_in_a_files_place(finished_run, tmp_path):
     sweep.mkdir()
     os.mkfifo(sweep / "grid.json")
     os.mkfifo(sweep / "results.jsonl")
+    (tmp_path / "other").mkdir()  # a second folder: one named twice is said first (round 35, AI170)
     with pytest.raises(UserError, match=f"^{str(sweep / 'grid.json')!r} is a named pipe"):
-        merge_sweeps([sweep, sweep])
+        merge_sweeps([sweep, tmp_path / "other"])
     with pytest.raises(UserError, match=f"^{str(sweep / 'results.jsonl')!r} is a named pipe"):
         write_sweep_records(sweep)

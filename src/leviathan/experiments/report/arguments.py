@@ -28,13 +28,11 @@ def check_report_arguments(results, out_dir, eval_set, num_bootstrap, ci, seed, 
     api_check(API, "results", path_problem(results, many=True),
               "pass a sweep folder or its results.jsonl, or a list of the shard folders of one grid")
     api_check(API, "out_dir", path_problem(out_dir, many=False), "pass the folder to write the report into")
-    if os.path.lexists(out_dir) and not os.path.isdir(out_dir):  # round 35, AI482: blamed on a report marker above
-        from ...errors import not_a_folder_there
-
-        given = [os.path.realpath(r) for r in (results if isinstance(results, (list, tuple)) else [results])]
-        itself = " (it is the results file given)" if os.path.realpath(out_dir) in given else ""
-        raise UserError(f"{API}: out_dir: {os.fsdecode(out_dir)!r} {not_a_folder_there(out_dir)}{itself}; pass the "
-                        f"folder to write the report into")
+    if os.path.isfile(out_dir) and os.path.realpath(out_dir) in _results_files(results):  # round 35, AI482: the
+        # results file itself was blamed on the report marker of the folder above (other files in the way keep
+        # the place rules' own lines)
+        raise UserError(f"{API}: out_dir: {os.fsdecode(out_dir)!r} is a file, not a folder (it is the results file "
+                        f"given); pass the folder to write the report into")
     if lr_sweep is not None:
         api_check(API, "lr_sweep", path_problem(lr_sweep, many=True),
                   "pass the pre-sweep's folder (or its shards' folders), or None")
@@ -76,3 +74,14 @@ def _check_fair_shot_apart(results, fair_shot) -> None:
         raise UserError(f"--fair-shot (fair_shot) {os.fspath(fair_shot)!r} is the round being reported: the fair-shot "
                         f"rules compare this round with the committed round it re-examines; pass that round's "
                         f"results folder (e.g. --fair-shot results/o200k), or leave it out")
+
+
+def _results_files(results) -> set[str]:
+    """The resolved paths of the results files ``results`` names (a folder stands for its results.jsonl)."""
+    paths = results if isinstance(results, (list, tuple)) else [results]
+    out = set()
+    for path in paths:
+        if isinstance(path, (str, os.PathLike)):
+            real = os.path.realpath(path)
+            out.add(os.path.join(real, "results.jsonl") if os.path.isdir(real) else real)
+    return out
